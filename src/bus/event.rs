@@ -1,0 +1,281 @@
+//! The events a run publishes: what every viewer, the recorder and replay
+//! understand. One JSON object per event, `{"run", "seq", "t_ms", "type", ...}`.
+//! Adding a kind is backwards compatible; renaming one breaks old recordings.
+
+use crate::scenario::{PatternKind, Scenario};
+use crate::stop::StopReason;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// Which run of this process an event belongs to (1, 2, 3 …).
+pub type RunId = u32;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub run: RunId,
+    /// 1, 2, 3 … per run, without gaps.
+    pub seq: u64,
+    /// Milliseconds since the run started, on the engine's run clock.
+    pub t_ms: u64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    RunStarted(RunStarted),
+    RunFinished {
+        status: RunStatus,
+        stop_reason: StopReason,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<String>,
+        /// The run's result document, as `run --headless` prints it.
+        result: Value,
+    },
+    RoundStarted {
+        round: u32,
+        /// Who speaks this round, in order.
+        speakers: Vec<String>,
+    },
+    ContributionRequested {
+        round: u32,
+        agent: String,
+    },
+    ContributionAccepted {
+        round: u32,
+        agent: String,
+        stance: Stance,
+        confidence: f64,
+        summary: String,
+        actions: Vec<String>,
+    },
+    ContributionRejected {
+        round: u32,
+        agent: String,
+        reason: StopReason,
+        /// What the model returned, as the gateway saw it.
+        raw: Value,
+    },
+    RoundFinished {
+        round: u32,
+        conflicts: Vec<Conflict>,
+        decision: Option<Decision>,
+    },
+    /// The team reached a decision and the final brief is being written.
+    FinalizeStarted {
+        decision: Decision,
+    },
+    BudgetConsumed {
+        budget: BudgetKind,
+        used: u64,
+        limit: u64,
+    },
+    FlagChanged {
+        name: String,
+        on: bool,
+    },
+    Paused {
+        gate: GatePoint,
+    },
+    Resumed {
+        gate: GatePoint,
+    },
+    Stepped {
+        gate: GatePoint,
+    },
+    CallStarted {
+        call: u64,
+        tool: String,
+        attempt: u32,
+        /// What the call is for, e.g. `round 2 · risk_analyst`.
+        label: String,
+    },
+    CallFinished {
+        call: u64,
+        tool: String,
+        attempt: u32,
+        latency_ms: u64,
+        outcome: CallOutcome,
+    },
+}
+
+/// The first event of every run: enough to draw the run without the
+/// scenario file, so a recording replays on its own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunStarted {
+    pub pattern: PatternKind,
+    pub seed: u64,
+    pub goal: String,
+    pub clock: ClockMode,
+    /// Every flag with its state at launch, in declaration order.
+    pub flags: Vec<FlagState>,
+    /// The scenario file the run was launched from, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Wall-clock start, milliseconds since the Unix epoch: the one value in
+    /// a recording that differs between two otherwise identical runs.
+    pub started_at_ms: u64,
+    pub scenario: Arc<Scenario>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlagState {
+    pub name: String,
+    pub on: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Ok,
+    Stopped,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockMode {
+    /// tokio's paused clock, advanced only by the run's own timers.
+    Virtual,
+    Real,
+}
+
+/// A collaboration stance, as 000's contract allows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stance {
+    Go,
+    Caution,
+    Block,
+}
+
+impl Stance {
+    pub fn parse(s: &str) -> Option<Stance> {
+        match s {
+            "go" => Some(Stance::Go),
+            "caution" => Some(Stance::Caution),
+            "block" => Some(Stance::Block),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stance::Go => "go",
+            Stance::Caution => "caution",
+            Stance::Block => "block",
+        }
+    }
+}
+
+/// A round's outcome when the team agreed (000's `decide_round_outcome`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Go,
+    GoWithCaution,
+    NoGo,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Go => "go",
+            Decision::GoWithCaution => "go_with_caution",
+            Decision::NoGo => "no_go",
+        }
+    }
+}
+
+/// A disagreement in a round (000's `detect_conflicts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conflict {
+    NoContributions,
+    GoVsCaution,
+    BlockingVsNonBlock,
+    HighDivergence,
+}
+
+impl Conflict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conflict::NoContributions => "no_contributions",
+            Conflict::GoVsCaution => "go_vs_caution",
+            Conflict::BlockingVsNonBlock => "blocking_vs_non_block",
+            Conflict::HighDivergence => "high_divergence",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    Messages,
+}
+
+/// Where a run checks its control channel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "before", rename_all = "snake_case")]
+pub enum GatePoint {
+    Round { round: u32 },
+}
+
+impl fmt::Display for GatePoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GatePoint::Round { round } => write!(f, "before round {round}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOutcome {
+    Ok,
+    Timeout,
+    Error,
+    Cancelled,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_are_flat_tagged_json() {
+        let event = Event {
+            run: 1,
+            seq: 7,
+            t_ms: 450,
+            kind: EventKind::RoundFinished {
+                round: 2,
+                conflicts: vec![Conflict::GoVsCaution],
+                decision: Some(Decision::GoWithCaution),
+            },
+        };
+        let value = serde_json::to_value(&event).unwrap();
+        assert_eq!(
+            value,
+            json!({"run": 1, "seq": 7, "t_ms": 450, "type": "round_finished", "round": 2,
+                   "conflicts": ["go_vs_caution"], "decision": "go_with_caution"})
+        );
+        let back: Event = serde_json::from_value(value).unwrap();
+        assert_eq!(back, event);
+    }
+
+    #[test]
+    fn gate_points_name_where_the_run_waits() {
+        let paused = EventKind::Paused {
+            gate: GatePoint::Round { round: 2 },
+        };
+        assert_eq!(
+            serde_json::to_value(&paused).unwrap(),
+            json!({"type": "paused", "gate": {"before": "round", "round": 2}})
+        );
+        assert_eq!(GatePoint::Round { round: 2 }.to_string(), "before round 2");
+    }
+}

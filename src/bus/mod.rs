@@ -1,0 +1,212 @@
+//! The event bus: every step of a run becomes a numbered [`Event`] here.
+//! Live viewers read a bounded broadcast and are told how many events they
+//! missed when they fall behind; the engine never waits for them. The
+//! recorder gets every event, in order, through its own lossless channel.
+
+mod event;
+
+pub use event::*;
+
+use crate::clock::RunClock;
+use crate::record::RecordSink;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::broadcast;
+
+/// How many events a live viewer may fall behind before it starts missing
+/// some.
+pub const DEFAULT_CAPACITY: usize = 4096;
+
+/// The broadcast every run of a process publishes to. Viewers subscribe here,
+/// before launching, so they see each run from its first event.
+#[derive(Clone, Debug)]
+pub struct Hub {
+    tx: broadcast::Sender<Arc<Event>>,
+}
+
+impl Hub {
+    pub fn new(capacity: usize) -> Self {
+        let (tx, _) = broadcast::channel(capacity.max(1));
+        Hub { tx }
+    }
+
+    pub fn subscribe(&self) -> Subscription {
+        Subscription {
+            rx: self.tx.subscribe(),
+        }
+    }
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub::new(DEFAULT_CAPACITY)
+    }
+}
+
+/// What a live viewer receives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delivery {
+    Event(Arc<Event>),
+    /// The viewer fell behind and this many events were dropped for it.
+    Missed(u64),
+    /// Every publisher is gone.
+    Closed,
+}
+
+#[derive(Debug)]
+pub struct Subscription {
+    rx: broadcast::Receiver<Arc<Event>>,
+}
+
+impl Subscription {
+    pub async fn next(&mut self) -> Delivery {
+        match self.rx.recv().await {
+            Ok(event) => Delivery::Event(event),
+            Err(broadcast::error::RecvError::Lagged(n)) => Delivery::Missed(n),
+            Err(broadcast::error::RecvError::Closed) => Delivery::Closed,
+        }
+    }
+
+    /// The next delivery if one is ready, without waiting.
+    pub fn try_next(&mut self) -> Option<Delivery> {
+        match self.rx.try_recv() {
+            Ok(event) => Some(Delivery::Event(event)),
+            Err(broadcast::error::TryRecvError::Lagged(n)) => Some(Delivery::Missed(n)),
+            Err(broadcast::error::TryRecvError::Closed) => Some(Delivery::Closed),
+            Err(broadcast::error::TryRecvError::Empty) => None,
+        }
+    }
+}
+
+/// One run's publisher: numbers events, stamps them with the run clock and
+/// hands them to the recorder and the hub.
+#[derive(Clone, Debug)]
+pub struct Bus {
+    inner: Arc<BusInner>,
+}
+
+#[derive(Debug)]
+struct BusInner {
+    run: RunId,
+    clock: RunClock,
+    hub: Hub,
+    state: Mutex<BusState>,
+}
+
+#[derive(Debug)]
+struct BusState {
+    next_seq: u64,
+    last_t_ms: u64,
+    recorder: Option<RecordSink>,
+}
+
+impl Bus {
+    pub fn new(run: RunId, clock: RunClock, hub: Hub, recorder: Option<RecordSink>) -> Self {
+        Bus {
+            inner: Arc::new(BusInner {
+                run,
+                clock,
+                hub,
+                state: Mutex::new(BusState {
+                    next_seq: 1,
+                    last_t_ms: 0,
+                    recorder,
+                }),
+            }),
+        }
+    }
+
+    pub fn run(&self) -> RunId {
+        self.inner.run
+    }
+
+    pub fn clock(&self) -> &RunClock {
+        &self.inner.clock
+    }
+
+    /// Publish one event and return its sequence number. Never waits: the
+    /// hub drops the oldest event for a lagging viewer, and the recorder's
+    /// channel is unbounded.
+    pub fn publish(&self, kind: EventKind) -> u64 {
+        let now_ms = self.inner.clock.elapsed_ms();
+        // Numbering, recording and broadcasting happen under one lock so that
+        // the recorder and every viewer see the run's events in seq order.
+        let mut state = self
+            .inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        state.last_t_ms = state.last_t_ms.max(now_ms);
+        let event = Arc::new(Event {
+            run: self.inner.run,
+            seq,
+            t_ms: state.last_t_ms,
+            kind,
+        });
+        if let Some(sink) = &state.recorder {
+            sink.record(Arc::clone(&event));
+        }
+        // An error only means nobody is watching right now.
+        let _ = self.inner.hub.tx.send(event);
+        seq
+    }
+
+    /// Stop recording: the recorder writes what it has and finishes. Later
+    /// events still reach live viewers.
+    pub fn close_recording(&self) {
+        let mut state = self
+            .inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        state.recorder = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bus(hub: &Hub) -> Bus {
+        Bus::new(1, RunClock::start(), hub.clone(), None)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn seq_starts_at_one_without_gaps_and_t_ms_follows_the_run_clock() {
+        let hub = Hub::new(16);
+        let mut sub = hub.subscribe();
+        let bus = bus(&hub);
+        for round in 1..=3 {
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            bus.publish(EventKind::RoundStarted {
+                round,
+                speakers: vec![],
+            });
+        }
+        for (i, want_t) in [(1, 250), (2, 500), (3, 750)] {
+            let Delivery::Event(event) = sub.next().await else {
+                panic!("expected an event")
+            };
+            assert_eq!((event.seq, event.t_ms), (i, want_t));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lagging_viewer_learns_how_many_it_missed() {
+        let hub = Hub::new(4);
+        let mut sub = hub.subscribe();
+        let bus = bus(&hub);
+        for round in 1..=10 {
+            bus.publish(EventKind::RoundStarted {
+                round,
+                speakers: vec![],
+            });
+        }
+        assert_eq!(sub.next().await, Delivery::Missed(6));
+        let Delivery::Event(first_kept) = sub.next().await else {
+            panic!("expected an event")
+        };
+        assert_eq!(first_kept.seq, 7);
+    }
+}

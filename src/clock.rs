@@ -1,0 +1,97 @@
+//! The engine's run clock: time since the run started on `tokio::time`, less
+//! the time the run spent paused at a gate. Budgets (`max_seconds`) and every
+//! event's `t_ms` read it, so a paused run neither ages nor times out.
+//! It never reads the wall clock.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::time::Instant;
+
+const NOT_PAUSED: u64 = u64::MAX;
+
+#[derive(Clone, Debug)]
+pub struct RunClock {
+    inner: Arc<ClockInner>,
+}
+
+#[derive(Debug)]
+struct ClockInner {
+    origin: Instant,
+    /// Nanoseconds since `origin` at which the current pause began.
+    paused_at: AtomicU64,
+    /// Total nanoseconds spent in finished pauses.
+    paused_total: AtomicU64,
+}
+
+impl RunClock {
+    /// A clock that starts now.
+    pub fn start() -> Self {
+        RunClock {
+            inner: Arc::new(ClockInner {
+                origin: Instant::now(),
+                paused_at: AtomicU64::new(NOT_PAUSED),
+                paused_total: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    fn since_origin(&self) -> u64 {
+        u64::try_from(self.inner.origin.elapsed().as_nanos()).unwrap_or(u64::MAX - 1)
+    }
+
+    /// Run time so far, pauses excluded.
+    pub fn elapsed(&self) -> Duration {
+        let paused_at = self.inner.paused_at.load(Ordering::Acquire);
+        let now = if paused_at == NOT_PAUSED {
+            self.since_origin()
+        } else {
+            paused_at
+        };
+        let total = self.inner.paused_total.load(Ordering::Acquire);
+        Duration::from_nanos(now.saturating_sub(total))
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Stop the clock (the run halted at a gate). Idempotent.
+    pub fn pause(&self) {
+        let now = self.since_origin();
+        let _ = self.inner.paused_at.compare_exchange(
+            NOT_PAUSED,
+            now,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+
+    /// Start the clock again. Idempotent.
+    pub fn resume(&self) {
+        let paused_at = self.inner.paused_at.swap(NOT_PAUSED, Ordering::AcqRel);
+        if paused_at != NOT_PAUSED {
+            let spent = self.since_origin().saturating_sub(paused_at);
+            self.inner.paused_total.fetch_add(spent, Ordering::AcqRel);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn pauses_do_not_count() {
+        let clock = RunClock::start();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        clock.pause();
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(clock.elapsed_ms(), 300);
+        clock.resume();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(clock.elapsed_ms(), 500);
+        clock.resume();
+        assert_eq!(clock.elapsed_ms(), 500, "a second resume changes nothing");
+    }
+}

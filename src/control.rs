@@ -1,0 +1,459 @@
+//! Control of a live run: pause, resume, step, flags and cancel. Commands
+//! queue on a small channel and the engine reads them only at its gates
+//! (before each round, wave, handoff or step), so a run changes course at
+//! well-defined points; cancel alone also interrupts a call in flight.
+
+use crate::bus::{Bus, EventKind, FlagState, GatePoint};
+use crate::scenario::Scenario;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// How many commands may wait for the next gate.
+const QUEUE: usize = 64;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    Pause,
+    Resume,
+    /// While paused, let exactly one gate pass; while running, pause at the
+    /// next gate.
+    Step,
+    SetFlag {
+        name: String,
+        on: bool,
+    },
+    Cancel,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ControlError {
+    #[error("unknown flag {name:?}; this scenario declares: {known}")]
+    UnknownFlag { name: String, known: String },
+    #[error("the run has finished")]
+    RunOver,
+    #[error("too many commands are waiting for the next gate")]
+    Busy,
+}
+
+/// The sending side, held by the dashboard or a test.
+#[derive(Clone, Debug)]
+pub struct Controller {
+    tx: mpsc::Sender<Control>,
+    cancel: CancellationToken,
+    flag_names: Arc<[String]>,
+}
+
+impl Controller {
+    pub fn send(&self, command: Control) -> Result<(), ControlError> {
+        match &command {
+            Control::Cancel => {
+                self.cancel.cancel();
+                return Ok(());
+            }
+            Control::SetFlag { name, .. } if !self.flag_names.contains(name) => {
+                return Err(ControlError::UnknownFlag {
+                    name: name.clone(),
+                    known: known_flags(&self.flag_names),
+                });
+            }
+            _ => {}
+        }
+        self.tx.try_send(command).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => ControlError::Busy,
+            mpsc::error::TrySendError::Closed(_) => ControlError::RunOver,
+        })
+    }
+
+    pub fn pause(&self) -> Result<(), ControlError> {
+        self.send(Control::Pause)
+    }
+
+    pub fn resume(&self) -> Result<(), ControlError> {
+        self.send(Control::Resume)
+    }
+
+    pub fn step(&self) -> Result<(), ControlError> {
+        self.send(Control::Step)
+    }
+
+    pub fn set_flag(&self, name: &str, on: bool) -> Result<(), ControlError> {
+        self.send(Control::SetFlag {
+            name: name.to_string(),
+            on,
+        })
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+}
+
+fn known_flags(names: &[String]) -> String {
+    if names.is_empty() {
+        "no flags".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The flags of a run and what they gate, as they stand at the last gate.
+#[derive(Clone, Debug)]
+pub struct Flags {
+    scenario: Arc<Scenario>,
+    on: Vec<bool>,
+}
+
+impl Flags {
+    /// The scenario's defaults with `overrides` applied; an unknown name is
+    /// an error.
+    pub fn new(
+        scenario: Arc<Scenario>,
+        overrides: &[(String, bool)],
+    ) -> Result<Flags, ControlError> {
+        let mut flags = Flags {
+            on: scenario.flags.values().map(|f| f.default).collect(),
+            scenario,
+        };
+        for (name, on) in overrides {
+            flags.set(name, *on)?;
+        }
+        Ok(flags)
+    }
+
+    /// Set a flag; returns whether its state changed.
+    fn set(&mut self, name: &str, on: bool) -> Result<bool, ControlError> {
+        let Some(index) = self.scenario.flags.get_index_of(name) else {
+            let names: Vec<String> = self.scenario.flags.keys().cloned().collect();
+            return Err(ControlError::UnknownFlag {
+                name: name.to_string(),
+                known: known_flags(&names),
+            });
+        };
+        let changed = self.on[index] != on;
+        self.on[index] = on;
+        Ok(changed)
+    }
+
+    pub fn is_on(&self, name: &str) -> Option<bool> {
+        self.scenario.flags.get_index_of(name).map(|i| self.on[i])
+    }
+
+    /// Whether `name` is inside the execution allowlist: no flag that is
+    /// off gates it.
+    pub fn allows(&self, name: &str) -> bool {
+        self.scenario
+            .flags
+            .values()
+            .zip(&self.on)
+            .all(|(flag, on)| *on || !flag.gated_names().any(|n| n == name))
+    }
+
+    /// Roles of the flags with `joins` that are on, in flag order, each once.
+    pub fn joined_roles(&self) -> Vec<String> {
+        let mut roles: Vec<String> = Vec::new();
+        for (flag, on) in self.scenario.flags.values().zip(&self.on) {
+            if *on && flag.joins {
+                for role in &flag.roles {
+                    if !roles.contains(role) {
+                        roles.push(role.clone());
+                    }
+                }
+            }
+        }
+        roles
+    }
+
+    pub fn states(&self) -> Vec<FlagState> {
+        self.scenario
+            .flags
+            .keys()
+            .zip(&self.on)
+            .map(|(name, on)| FlagState {
+                name: name.clone(),
+                on: *on,
+            })
+            .collect()
+    }
+}
+
+/// The engine's side: where a run stops to read its commands.
+#[derive(Debug)]
+pub struct Gate {
+    rx: mpsc::Receiver<Control>,
+    cancel: CancellationToken,
+    paused: bool,
+    flags: Flags,
+    bus: Bus,
+}
+
+/// The run was cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// A connected controller and gate for one run.
+pub fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate) {
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let cancel = CancellationToken::new();
+    let controller = Controller {
+        tx,
+        cancel: cancel.clone(),
+        flag_names: flags.scenario.flags.keys().cloned().collect(),
+    };
+    let gate = Gate {
+        rx,
+        cancel,
+        paused: start_paused,
+        flags,
+        bus,
+    };
+    (controller, gate)
+}
+
+impl Gate {
+    pub fn flags(&self) -> &Flags {
+        &self.flags
+    }
+
+    /// The token that interrupts calls in flight when the run is cancelled.
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Apply waiting commands and, while paused, wait for resume or step.
+    /// Flag changes made here are published and hold from now on.
+    pub async fn pass(&mut self, at: GatePoint) -> Result<(), Cancelled> {
+        let mut announced = false;
+        loop {
+            if self.cancel.is_cancelled() {
+                return Err(Cancelled);
+            }
+            let command = if self.paused {
+                if !announced {
+                    announced = true;
+                    self.bus.clock().pause();
+                    self.bus.publish(EventKind::Paused { gate: at.clone() });
+                }
+                tokio::select! {
+                    biased;
+                    () = self.cancel.cancelled() => return Err(Cancelled),
+                    command = self.rx.recv() => command.unwrap_or(Control::Resume),
+                }
+            } else {
+                match self.rx.try_recv() {
+                    Ok(command) => command,
+                    Err(_) => return Ok(()),
+                }
+            };
+            match command {
+                Control::Pause => self.paused = true,
+                Control::Resume => {
+                    if self.paused {
+                        self.paused = false;
+                        self.bus.clock().resume();
+                        if announced {
+                            self.bus.publish(EventKind::Resumed { gate: at.clone() });
+                        }
+                    }
+                }
+                Control::Step => {
+                    if self.paused {
+                        self.bus.clock().resume();
+                        self.bus.publish(EventKind::Stepped { gate: at });
+                        return Ok(());
+                    }
+                    self.paused = true;
+                }
+                Control::SetFlag { name, on } => {
+                    if self.flags.set(&name, on) == Ok(true) {
+                        self.bus.publish(EventKind::FlagChanged { name, on });
+                    }
+                }
+                Control::Cancel => {
+                    self.cancel.cancel();
+                    return Err(Cancelled);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{Delivery, Hub};
+    use crate::clock::RunClock;
+    use crate::scenario::{FlagSpec, Scenario};
+    use std::time::Duration;
+
+    fn scenario() -> Arc<Scenario> {
+        let mut scenario: Scenario = serde_json::from_value(serde_json::json!({
+            "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
+            "provider": {"kind": "sim"}
+        }))
+        .unwrap();
+        scenario.flags.insert(
+            "legal".into(),
+            FlagSpec {
+                roles: vec!["legal_analyst".into()],
+                joins: true,
+                ..FlagSpec::default()
+            },
+        );
+        scenario.flags.insert(
+            "ops".into(),
+            FlagSpec {
+                default: true,
+                roles: vec!["ops".into(), "legal_analyst".into()],
+                joins: true,
+                ..FlagSpec::default()
+            },
+        );
+        Arc::new(scenario)
+    }
+
+    fn setup(start_paused: bool) -> (Controller, Gate, crate::bus::Subscription) {
+        let hub = Hub::new(64);
+        let sub = hub.subscribe();
+        let bus = Bus::new(1, RunClock::start(), hub, None);
+        let flags = Flags::new(scenario(), &[]).unwrap();
+        let (controller, gate) = channel(flags, bus, start_paused);
+        (controller, gate, sub)
+    }
+
+    fn kinds(sub: &mut crate::bus::Subscription) -> Vec<EventKind> {
+        let mut out = Vec::new();
+        while let Some(Delivery::Event(e)) = sub.try_next() {
+            out.push(e.kind.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn flags_gate_the_execution_allowlist_and_join_in_order() {
+        let flags = Flags::new(scenario(), &[]).unwrap();
+        assert!(!flags.allows("legal_analyst"), "gated by the off flag");
+        assert!(flags.allows("ops"));
+        assert!(flags.allows("demand_analyst"), "no flag gates it");
+        assert_eq!(flags.joined_roles(), vec!["ops", "legal_analyst"]);
+        let flags = Flags::new(scenario(), &[("legal".into(), true)]).unwrap();
+        assert!(flags.allows("legal_analyst"));
+        assert_eq!(flags.joined_roles(), vec!["legal_analyst", "ops"]);
+        let err = Flags::new(scenario(), &[("legl".into(), true)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown flag \"legl\"; this scenario declares: legal, ops"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_running_gate_applies_queued_commands_and_passes() {
+        let (controller, mut gate, mut sub) = setup(false);
+        controller.set_flag("legal", true).unwrap();
+        controller.set_flag("ops", true).unwrap(); // no change, no event
+        gate.pass(GatePoint::Round { round: 1 }).await.unwrap();
+        assert_eq!(
+            kinds(&mut sub),
+            vec![EventKind::FlagChanged {
+                name: "legal".into(),
+                on: true
+            }]
+        );
+        assert_eq!(gate.flags().is_on("legal"), Some(true));
+        assert!(matches!(
+            controller.set_flag("nope", true),
+            Err(ControlError::UnknownFlag { .. })
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn step_lets_exactly_one_gate_pass_and_the_clock_stops_while_paused() {
+        let (controller, mut gate, mut sub) = setup(true);
+        let clock = gate.bus.clock().clone();
+        let waiting = tokio::spawn(async move {
+            gate.pass(GatePoint::Round { round: 1 }).await.unwrap();
+            let second = tokio::time::timeout(
+                Duration::from_secs(3600),
+                gate.pass(GatePoint::Round { round: 2 }),
+            )
+            .await;
+            (gate, second.is_err())
+        });
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(clock.elapsed_ms(), 0, "paused at the first gate");
+        controller.step().unwrap();
+        let (mut gate, second_blocked) = waiting.await.unwrap();
+        assert!(second_blocked, "the second gate waits for another step");
+        assert_eq!(
+            kinds(&mut sub),
+            vec![
+                EventKind::Paused {
+                    gate: GatePoint::Round { round: 1 }
+                },
+                EventKind::Stepped {
+                    gate: GatePoint::Round { round: 1 }
+                },
+                EventKind::Paused {
+                    gate: GatePoint::Round { round: 2 }
+                },
+            ]
+        );
+        controller.resume().unwrap();
+        gate.pass(GatePoint::Round { round: 3 }).await.unwrap();
+        assert_eq!(
+            kinds(&mut sub),
+            vec![
+                EventKind::Paused {
+                    gate: GatePoint::Round { round: 3 }
+                },
+                EventKind::Resumed {
+                    gate: GatePoint::Round { round: 3 }
+                },
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cancel_interrupts_a_paused_gate() {
+        let (controller, mut gate, _sub) = setup(true);
+        let waiting = tokio::spawn(async move { gate.pass(GatePoint::Round { round: 1 }).await });
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        controller.cancel();
+        assert_eq!(waiting.await.unwrap(), Err(Cancelled));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pause_while_running_holds_at_the_next_gate() {
+        let (controller, mut gate, mut sub) = setup(false);
+        controller.pause().unwrap();
+        controller.set_flag("legal", true).unwrap();
+        let waiting = tokio::spawn(async move {
+            gate.pass(GatePoint::Round { round: 2 }).await.unwrap();
+            gate
+        });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!waiting.is_finished());
+        controller.resume().unwrap();
+        let gate = waiting.await.unwrap();
+        assert_eq!(gate.flags().is_on("legal"), Some(true));
+        assert_eq!(
+            kinds(&mut sub),
+            vec![
+                EventKind::Paused {
+                    gate: GatePoint::Round { round: 2 }
+                },
+                EventKind::FlagChanged {
+                    name: "legal".into(),
+                    on: true
+                },
+                EventKind::Resumed {
+                    gate: GatePoint::Round { round: 2 }
+                },
+            ]
+        );
+    }
+}

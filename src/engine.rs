@@ -1,0 +1,168 @@
+//! Launching runs: wires a scenario to its bus, recorder, control gate,
+//! gateway and provider, and runs its pattern as a tokio task. The engine
+//! knows nothing of viewers; they subscribe to the hub before launching.
+
+use crate::bus::{Bus, ClockMode, EventKind, Hub, RunId, RunStarted};
+use crate::clock::RunClock;
+use crate::control::{self, ControlError, Controller, Flags};
+use crate::gateway::Gateway;
+use crate::patterns::{self, RunContext, RunOutcome};
+use crate::provider::{Provider, SimProvider};
+use crate::record::Recorder;
+use crate::rng::RunRng;
+use crate::scenario::{ProviderKind, Scenario};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+use tokio::task::JoinHandle;
+
+/// How to launch a run; everything not given comes from the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchOptions {
+    pub run: RunId,
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    /// Overrides the scenario's goal.
+    pub goal: Option<String>,
+    /// Flag states at launch, over the scenario's defaults.
+    pub flags: Vec<(String, bool)>,
+    /// Record every event to this JSONL file.
+    pub record: Option<PathBuf>,
+    /// Hold at the first gate until resumed or stepped.
+    pub start_paused: bool,
+    /// Which clock the run is on, for the record (the runtime decides).
+    pub clock: Option<ClockMode>,
+    /// The scenario file, for the record.
+    pub source: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error(transparent)]
+    Flag(#[from] ControlError),
+    #[error("cannot create the recording {path}: {source}")]
+    Recording {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the openai provider is not available in this build yet; use \"kind\": \"sim\"")]
+    ProviderUnavailable,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("the run crashed: {0}")]
+    Crashed(String),
+    #[error("the recording {path} is incomplete: {source}")]
+    Recording {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A live run.
+#[derive(Debug)]
+pub struct RunHandle {
+    pub run: RunId,
+    pub controller: Controller,
+    task: JoinHandle<RunOutcome>,
+    recorder: Option<Recorder>,
+}
+
+/// Start a run on the current tokio runtime. Subscribe to `hub` first to
+/// see it from its first event.
+pub fn launch(
+    scenario: Arc<Scenario>,
+    hub: &Hub,
+    options: LaunchOptions,
+) -> Result<RunHandle, LaunchError> {
+    let flags = Flags::new(Arc::clone(&scenario), &options.flags)?;
+    if scenario.provider.kind != ProviderKind::Sim {
+        return Err(LaunchError::ProviderUnavailable);
+    }
+    let (sink, recorder) = match &options.record {
+        Some(path) => {
+            let (sink, recorder) =
+                Recorder::create(path).map_err(|source| LaunchError::Recording {
+                    path: path.clone(),
+                    source,
+                })?;
+            (Some(sink), Some(recorder))
+        }
+        None => (None, None),
+    };
+    let seed = options.seed.or(scenario.seed).unwrap_or(0);
+    let rng = RunRng::seeded(seed);
+    let clock = RunClock::start();
+    let bus = Bus::new(options.run, clock, hub.clone(), sink);
+    let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
+    let provider = Arc::new(Provider::Sim(SimProvider::new(
+        scenario.provider.clone(),
+        rng,
+    )));
+    let gateway = Gateway::new(bus.clone(), provider, gate.cancel_token());
+    let goal = options
+        .goal
+        .clone()
+        .unwrap_or_else(|| scenario.goal.clone());
+
+    bus.publish(EventKind::RunStarted(RunStarted {
+        pattern: scenario.pattern,
+        seed,
+        goal: goal.clone(),
+        clock: options.clock.unwrap_or(ClockMode::Real),
+        flags: gate.flags().states(),
+        source: options.source.clone(),
+        started_at_ms: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        scenario: Arc::clone(&scenario),
+    }));
+    let ctx = RunContext {
+        scenario,
+        goal,
+        bus: bus.clone(),
+        gate,
+        gateway,
+    };
+    let task = tokio::spawn(async move {
+        let outcome = patterns::run(ctx).await;
+        bus.publish(EventKind::RunFinished {
+            status: outcome.status,
+            stop_reason: outcome.stop_reason.clone(),
+            phase: outcome.phase.clone(),
+            result: outcome.result.clone(),
+        });
+        bus.close_recording();
+        outcome
+    });
+    Ok(RunHandle {
+        run: options.run,
+        controller,
+        task,
+        recorder,
+    })
+}
+
+impl RunHandle {
+    pub fn recording(&self) -> Option<&std::path::Path> {
+        self.recorder.as_ref().map(Recorder::path)
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+
+    /// Wait for the run to end and its recording to be complete on disk.
+    pub async fn finish(self) -> Result<RunOutcome, EngineError> {
+        let outcome = self.task.await;
+        if let Some(recorder) = self.recorder {
+            let path = recorder.path().to_path_buf();
+            tokio::task::spawn_blocking(move || recorder.finish())
+                .await
+                .map_err(|e| EngineError::Crashed(e.to_string()))?
+                .map_err(|source| EngineError::Recording { path, source })?;
+        }
+        outcome.map_err(|e| EngineError::Crashed(e.to_string()))
+    }
+}

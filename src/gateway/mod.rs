@@ -1,0 +1,91 @@
+//! The gateway: the one place that decides whether and how a call happens.
+//! Every model call of every pattern passes here; it applies the timeout,
+//! interrupts the call when the run is cancelled and publishes one
+//! `call_started` and one `call_finished` per attempt. Pattern runners never
+//! time calls themselves.
+
+use crate::bus::{Bus, CallOutcome, EventKind};
+use crate::provider::{ModelOutput, ModelRequest, Provider, ProviderError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio_util::sync::CancellationToken;
+
+/// The tool name model calls carry in events.
+pub const MODEL_TOOL: &str = "model";
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("the call timed out")]
+    Timeout,
+    #[error("the run was cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Failed(String),
+}
+
+#[derive(Debug)]
+pub struct Gateway {
+    bus: Bus,
+    provider: Arc<Provider>,
+    cancel: CancellationToken,
+    next_call: AtomicU64,
+}
+
+impl Gateway {
+    pub fn new(bus: Bus, provider: Arc<Provider>, cancel: CancellationToken) -> Self {
+        Gateway {
+            bus,
+            provider,
+            cancel,
+            next_call: AtomicU64::new(1),
+        }
+    }
+
+    /// Call the model. `label` says what for, in the event log.
+    pub async fn model(
+        &self,
+        label: String,
+        request: ModelRequest,
+    ) -> Result<ModelOutput, CallError> {
+        let call = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let attempt = 1;
+        self.bus.publish(EventKind::CallStarted {
+            call,
+            tool: MODEL_TOOL.to_string(),
+            attempt,
+            label,
+        });
+        let started = self.bus.clock().elapsed();
+        let answer = async {
+            match self.provider.timeout() {
+                Some(limit) => tokio::time::timeout(limit, self.provider.complete(&request))
+                    .await
+                    .unwrap_or(Err(ProviderError::Timeout)),
+                None => self.provider.complete(&request).await,
+            }
+        };
+        let result = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(CallError::Cancelled),
+            answer = answer => answer.map_err(|e| match e {
+                ProviderError::Timeout => CallError::Timeout,
+                ProviderError::Failed(message) => CallError::Failed(message),
+            }),
+        };
+        let outcome = match &result {
+            Ok(_) => CallOutcome::Ok,
+            Err(CallError::Timeout) => CallOutcome::Timeout,
+            Err(CallError::Cancelled) => CallOutcome::Cancelled,
+            Err(CallError::Failed(_)) => CallOutcome::Error,
+        };
+        let latency = self.bus.clock().elapsed().saturating_sub(started);
+        self.bus.publish(EventKind::CallFinished {
+            call,
+            tool: MODEL_TOOL.to_string(),
+            attempt,
+            latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+            outcome,
+        });
+        result
+    }
+}

@@ -1,0 +1,125 @@
+//! `conclave run --headless`: run one scenario without a screen and print
+//! its result document on stdout, nothing else. Virtual time is the default
+//! for the sim, so a run takes no wall time and is exactly reproducible.
+
+use crate::bus::{ClockMode, Hub, RunStatus};
+use crate::engine::{self, LaunchError, LaunchOptions};
+use crate::scenario;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Exit statuses of the command line (DESIGN.md "Command line").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The run finished with status `ok`.
+    Ok = 0,
+    /// Conclave itself failed.
+    Internal = 1,
+    /// A bad scenario or bad arguments.
+    BadInput = 2,
+    /// The run stopped with another stop reason.
+    Stopped = 3,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit as u8)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct HeadlessRun {
+    pub scenario: PathBuf,
+    pub seed: Option<u64>,
+    pub clock: ClockMode,
+    pub flags: Vec<(String, bool)>,
+    pub record: Option<PathBuf>,
+    pub goal: Option<String>,
+}
+
+/// Run and print; the exit status says how the run ended.
+pub fn run(args: HeadlessRun) -> Exit {
+    let scenario = match scenario::load(&args.scenario) {
+        Ok(s) => Arc::new(s),
+        Err(errors) => {
+            eprintln!("{errors}");
+            return Exit::BadInput;
+        }
+    };
+    let runtime = match args.clock {
+        ClockMode::Virtual => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build(),
+        ClockMode::Real => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+    };
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("conclave: cannot start the runtime: {e}");
+            return Exit::Internal;
+        }
+    };
+    let options = LaunchOptions {
+        run: 1,
+        seed: args.seed,
+        goal: args.goal,
+        flags: args.flags,
+        record: args.record,
+        start_paused: false,
+        clock: Some(args.clock),
+        source: Some(args.scenario.display().to_string()),
+    };
+    runtime.block_on(async move {
+        let hub = Hub::default();
+        let handle = match engine::launch(scenario, &hub, options) {
+            Ok(handle) => handle,
+            Err(e @ (LaunchError::Flag(_) | LaunchError::ProviderUnavailable)) => {
+                eprintln!("{}: {e}", args.scenario.display());
+                return Exit::BadInput;
+            }
+            Err(e) => {
+                eprintln!("conclave: {e}");
+                return Exit::Internal;
+            }
+        };
+        match handle.finish().await {
+            Ok(outcome) => {
+                match serde_json::to_string_pretty(&outcome.result) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => {
+                        eprintln!("conclave: cannot print the result: {e}");
+                        return Exit::Internal;
+                    }
+                }
+                match outcome.status {
+                    RunStatus::Ok => Exit::Ok,
+                    RunStatus::Stopped => Exit::Stopped,
+                }
+            }
+            Err(e) => {
+                eprintln!("conclave: {e}");
+                Exit::Internal
+            }
+        }
+    })
+}
+
+/// `conclave validate`: check every file, print every error, and say
+/// whether all were valid.
+pub fn validate(files: &[PathBuf]) -> Exit {
+    let mut all_valid = true;
+    for file in files {
+        match scenario::load(file) {
+            Ok(_) => println!("{}: ok", file.display()),
+            Err(errors) => {
+                all_valid = false;
+                eprintln!("{errors}");
+            }
+        }
+    }
+    if all_valid { Exit::Ok } else { Exit::BadInput }
+}

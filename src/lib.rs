@@ -1,0 +1,19 @@
+//! Conclave: a terminal dashboard and engine for multi-agent runs.
+//!
+//! A scenario file describes one run of one pattern. The engine runs the
+//! pattern through the gateway, publishes every step on the bus, and viewers
+//! (the dashboard, the recorder, the headless printer) read the bus.
+
+pub mod bus;
+pub mod clock;
+pub mod control;
+pub mod engine;
+pub mod gateway;
+pub mod headless;
+pub mod patterns;
+pub mod provider;
+pub mod pycompat;
+pub mod record;
+pub mod rng;
+pub mod scenario;
+pub mod stop;

@@ -1,0 +1,401 @@
+//! The round table (000): role analysts give stances in rounds over shared
+//! facts; the contract checks each contribution, conflicts and the consensus
+//! policy decide each round, and a final brief closes a decided run. Flags
+//! gate roles live: a gated-off role in the sequence stops the run with
+//! `agent_denied`, and a flag that `joins` seats its roles after the sequence
+//! from the next round.
+
+pub mod contract;
+pub mod result;
+
+use super::{RunContext, RunOutcome};
+use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunStatus};
+use crate::gateway::CallError;
+use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::pycompat::{parse_model_text, py_json_dumps, py_strip};
+use crate::scenario::{Scenario, Team};
+use crate::stop::{ContributionError, StopReason};
+use contract::{Contribution, decide_round, detect_conflicts, validate_contribution};
+use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// 000's `Budget` defaults.
+pub const DEFAULT_MAX_ROUNDS: u32 = 3;
+pub const DEFAULT_MAX_MESSAGES: u32 = 12;
+pub const DEFAULT_MAX_SECONDS: f64 = 40.0;
+pub const DEFAULT_MIN_GO_VOTES: u32 = 2;
+
+/// The limits of one collaboration run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    pub max_rounds: u32,
+    pub max_messages: u32,
+    pub max_seconds: f64,
+    pub min_go_votes: u32,
+}
+
+impl Limits {
+    pub fn of(scenario: &Scenario) -> Self {
+        let budget = scenario.budget.clone().unwrap_or_default();
+        Limits {
+            max_rounds: budget.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS),
+            max_messages: budget.max_messages.unwrap_or(DEFAULT_MAX_MESSAGES),
+            max_seconds: budget.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS),
+            min_go_votes: budget.min_go_votes.unwrap_or(DEFAULT_MIN_GO_VOTES),
+        }
+    }
+
+    fn time_is_up(&self, elapsed: Duration) -> bool {
+        elapsed.as_secs_f64() > self.max_seconds
+    }
+}
+
+/// How a run ends early: the reason, and what the result adds to it.
+struct Stop {
+    reason: StopReason,
+    phase: Option<String>,
+    raw_contribution: Option<Value>,
+}
+
+impl Stop {
+    fn new(reason: StopReason) -> Self {
+        Stop {
+            reason,
+            phase: None,
+            raw_contribution: None,
+        }
+    }
+
+    fn in_phase(mut self, phase: String) -> Self {
+        self.phase = Some(phase);
+        self
+    }
+}
+
+struct Table<'a> {
+    ctx: &'a mut RunContext,
+    team: Team,
+    limits: Limits,
+    messages: u32,
+    history: Vec<RoundRecord>,
+    trace: Vec<TraceEntry>,
+    open_conflicts: Vec<crate::bus::Conflict>,
+}
+
+pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
+    // The loader refuses a collaboration scenario without a team; one built
+    // in code without it runs with an empty table.
+    let team = ctx.scenario.team.clone().unwrap_or_default();
+    let limits = Limits::of(&ctx.scenario);
+    let mut table = Table {
+        ctx: &mut ctx,
+        team,
+        limits,
+        messages: 0,
+        history: Vec::new(),
+        trace: Vec::new(),
+        open_conflicts: Vec::new(),
+    };
+    let ended = table.play().await;
+    finish(table, ended)
+}
+
+impl Table<'_> {
+    /// Rounds until a decision, then the brief. `Ok` carries the answer and
+    /// the decision.
+    async fn play(&mut self) -> Result<(String, Decision), Stop> {
+        let mut decided = None;
+        for round in 1..=self.limits.max_rounds {
+            if self
+                .ctx
+                .gate
+                .pass(GatePoint::Round { round })
+                .await
+                .is_err()
+            {
+                return Err(Stop::new(StopReason::Cancelled).in_phase(format!("round_{round}")));
+            }
+            if self.limits.time_is_up(self.ctx.bus.clock().elapsed()) {
+                return Err(Stop::new(StopReason::MaxSeconds));
+            }
+            if let Some(decision) = self.round(round).await? {
+                decided = Some(decision);
+                break;
+            }
+        }
+        let Some(decision) = decided else {
+            return Err(Stop::new(StopReason::MaxRoundsReached));
+        };
+        self.ctx
+            .bus
+            .publish(EventKind::FinalizeStarted { decision });
+        let answer = self.brief(decision).await?;
+        Ok((answer, decision))
+    }
+
+    /// The speaking order of this round: the sequence, then the roles that
+    /// joined through flags and are not in it.
+    fn speakers(&self) -> Vec<String> {
+        let mut speakers = self.team.sequence.clone();
+        for role in self.ctx.gate.flags().joined_roles() {
+            if !self.team.sequence.contains(&role) {
+                speakers.push(role);
+            }
+        }
+        speakers
+    }
+
+    async fn round(&mut self, round: u32) -> Result<Option<Decision>, Stop> {
+        let speakers = self.speakers();
+        self.ctx.bus.publish(EventKind::RoundStarted {
+            round,
+            speakers: speakers.clone(),
+        });
+        let mut contributions = Vec::with_capacity(speakers.len());
+        for role in &speakers {
+            let contribution = self.contribution(round, role).await?;
+            self.trace.push(TraceEntry::Contribution {
+                round,
+                agent: role.clone(),
+                stance: contribution.stance,
+                confidence: contribution.confidence,
+                accepted: true,
+            });
+            contributions.push(contribution);
+        }
+
+        let conflicts = detect_conflicts(&contributions);
+        let decision = decide_round(&contributions, self.limits.min_go_votes);
+        self.ctx.bus.publish(EventKind::RoundFinished {
+            round,
+            conflicts: conflicts.clone(),
+            decision,
+        });
+        self.trace.push(TraceEntry::Round {
+            round,
+            conflicts: conflicts.clone(),
+            decision: decision.map_or("next_round", Decision::as_str),
+        });
+        self.history.push(RoundRecord {
+            round,
+            contributions,
+            conflicts: conflicts.clone(),
+            decision,
+        });
+        if decision.is_none() {
+            self.open_conflicts = conflicts;
+        }
+        Ok(decision)
+    }
+
+    /// Ask `role` and pass its answer through the gateway's checks, in 000's
+    /// order: the model is asked first, then the execution allowlist, the
+    /// message budget and the contract are applied.
+    async fn contribution(&mut self, round: u32, role: &str) -> Result<Contribution, Stop> {
+        let phase = format!("round_{round}:{role}");
+        self.ctx.bus.publish(EventKind::ContributionRequested {
+            round,
+            agent: role.to_string(),
+        });
+        let request = ModelRequest {
+            purpose: Purpose::Contribution {
+                role: role.to_string(),
+            },
+            payload: self.contribution_payload(role),
+        };
+        let raw = match self
+            .ctx
+            .gateway
+            .model(format!("round {round} · {role}"), request)
+            .await
+        {
+            Ok(output) => contribution_json(output),
+            Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
+        };
+
+        let flags = self.ctx.gate.flags();
+        let accepted = if !flags.allows(role) {
+            Err(StopReason::AgentDenied {
+                role: role.to_string(),
+            })
+        } else {
+            self.messages += 1;
+            self.ctx.bus.publish(EventKind::BudgetConsumed {
+                budget: BudgetKind::Messages,
+                used: u64::from(self.messages),
+                limit: u64::from(self.limits.max_messages),
+            });
+            if self.messages > self.limits.max_messages {
+                Err(StopReason::MaxMessages)
+            } else {
+                let declared = |agent: &str| self.team.roles.contains_key(agent);
+                validate_contribution(&raw, |agent| declared(agent) && flags.allows(agent))
+                    .and_then(|c| {
+                        if c.agent == role {
+                            Ok(c)
+                        } else {
+                            Err(ContributionError::AgentMismatch {
+                                expected: role.to_string(),
+                            })
+                        }
+                    })
+                    .map_err(StopReason::InvalidContribution)
+            }
+        };
+
+        match accepted {
+            Ok(contribution) => {
+                self.ctx.bus.publish(EventKind::ContributionAccepted {
+                    round,
+                    agent: role.to_string(),
+                    stance: contribution.stance,
+                    confidence: contribution.confidence,
+                    summary: contribution.summary.clone(),
+                    actions: contribution.actions.clone(),
+                });
+                Ok(contribution)
+            }
+            Err(reason) => {
+                self.ctx.bus.publish(EventKind::ContributionRejected {
+                    round,
+                    agent: role.to_string(),
+                    reason: reason.clone(),
+                    raw: raw.clone(),
+                });
+                Err(Stop {
+                    reason,
+                    phase: Some(phase),
+                    raw_contribution: Some(raw),
+                })
+            }
+        }
+    }
+
+    /// What a role is told: the goal, its focus, the shared facts, the last
+    /// two rounds in short and the conflicts still open.
+    fn contribution_payload(&self, role: &str) -> Value {
+        let recent: Vec<Value> = self
+            .history
+            .iter()
+            .rev()
+            .take(2)
+            .rev()
+            .map(|round| {
+                json!({
+                    "round": round.round,
+                    "decision": round.decision,
+                    "conflicts": round.conflicts,
+                    "stances": round.contributions.iter().map(StanceSummary::of).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let focus = self
+            .team
+            .roles
+            .get(role)
+            .and_then(|r| r.focus.clone())
+            .unwrap_or_default();
+        json!({
+            "goal": self.ctx.goal,
+            "role": role,
+            "focus": focus,
+            "shared_context": self.ctx.scenario.context,
+            "recent_rounds": recent,
+            "open_conflicts": self.open_conflicts,
+        })
+    }
+
+    async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
+        let request = ModelRequest {
+            purpose: Purpose::FinalBrief,
+            payload: json!({
+                "goal": self.ctx.goal,
+                "final_decision": decision,
+                "history": self.history,
+            }),
+        };
+        let phase = || "finalize".to_string();
+        let text = match self.ctx.gateway.model("final brief".into(), request).await {
+            Ok(ModelOutput::Text(text)) => text,
+            Ok(ModelOutput::Json(value)) => py_json_dumps(&value),
+            Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase())),
+        };
+        let answer = py_strip(&text);
+        if answer.is_empty() {
+            return Err(Stop::new(StopReason::LlmEmpty).in_phase(phase()));
+        }
+        Ok(answer.to_string())
+    }
+}
+
+/// A model's text as 000 reads it: empty content counts as `{}`, and text
+/// that is not JSON becomes `{"invalid": true, "raw": text}`.
+fn contribution_json(output: ModelOutput) -> Value {
+    match output {
+        ModelOutput::Json(value) => value,
+        ModelOutput::Text(text) => {
+            let text = if text.is_empty() {
+                "{}".to_string()
+            } else {
+                text
+            };
+            parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
+        }
+    }
+}
+
+/// 000 stops a model call that failed with `llm_timeout`, whatever the
+/// transport error.
+fn call_stop(error: &CallError) -> StopReason {
+    match error {
+        CallError::Cancelled => StopReason::Cancelled,
+        CallError::Timeout | CallError::Failed(_) => StopReason::LlmTimeout,
+    }
+}
+
+fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutcome {
+    let context = &table.ctx.scenario.context;
+    let result = match ended {
+        Ok((answer, decision)) => {
+            let last = table.history.last();
+            CollaborationResult {
+                status: RunStatus::Ok,
+                stop_reason: StopReason::Success,
+                phase: None,
+                raw_contribution: None,
+                answer: Some(answer),
+                final_decision: Some(decision),
+                rounds_used: Some(table.history.len()),
+                team_summary: Some(TeamSummary {
+                    report_date: context.get("report_date").cloned().unwrap_or(Value::Null),
+                    region: context.get("region").cloned().unwrap_or(Value::Null),
+                    stances: last
+                        .map(|r| r.contributions.iter().map(StanceSummary::of).collect())
+                        .unwrap_or_default(),
+                    conflicts: last.map(|r| r.conflicts.clone()).unwrap_or_default(),
+                }),
+                trace: table.trace,
+                history: table.history,
+            }
+        }
+        Err(stop) => CollaborationResult {
+            status: RunStatus::Stopped,
+            stop_reason: stop.reason,
+            phase: stop.phase,
+            raw_contribution: stop.raw_contribution,
+            answer: None,
+            final_decision: None,
+            rounds_used: None,
+            team_summary: None,
+            trace: table.trace,
+            history: table.history,
+        },
+    };
+    RunOutcome {
+        status: result.status,
+        stop_reason: result.stop_reason.clone(),
+        phase: result.phase.clone(),
+        result: serde_json::to_value(&result).unwrap_or(Value::Null),
+    }
+}

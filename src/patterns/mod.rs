@@ -1,0 +1,44 @@
+//! Pattern runners: each decides *what* a run does next, calls models and
+//! tools only through the gateway, stops at the control gates, publishes its
+//! steps on the bus and returns its reference's result document.
+
+pub mod collaboration;
+
+use crate::bus::{Bus, RunStatus};
+use crate::control::Gate;
+use crate::gateway::Gateway;
+use crate::scenario::{PatternKind, Scenario};
+use crate::stop::StopReason;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Everything a runner may use.
+pub struct RunContext {
+    pub scenario: Arc<Scenario>,
+    pub goal: String,
+    pub bus: Bus,
+    pub gate: Gate,
+    pub gateway: Gateway,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub stop_reason: StopReason,
+    pub phase: Option<String>,
+    /// The result document `run --headless` prints.
+    pub result: Value,
+}
+
+pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
+    match ctx.scenario.pattern {
+        PatternKind::Collaboration => collaboration::run(ctx).await,
+        other => RunOutcome {
+            status: RunStatus::Stopped,
+            stop_reason: StopReason::Other(format!("pattern_unavailable:{other}")),
+            phase: None,
+            result: Value::Null,
+        },
+    }
+}

@@ -1,0 +1,74 @@
+//! Model providers: where a model call ends up once the gateway lets it
+//! through. A provider answers one request; it never retries, never applies
+//! a breaker and never publishes events: that is the gateway's job.
+
+pub mod sim;
+
+use serde_json::Value;
+use std::time::Duration;
+
+pub use sim::SimProvider;
+
+/// What a model call is for. The sim picks its script by it; an HTTP
+/// provider picks its prompt by it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A collaboration role's contribution to a round.
+    Contribution { role: String },
+    /// The final brief after the team decided.
+    FinalBrief,
+}
+
+impl Purpose {
+    /// The key of this purpose's outputs in a sim script.
+    pub fn script_key(&self) -> &str {
+        match self {
+            Purpose::Contribution { role } => role,
+            Purpose::FinalBrief => "final_answer",
+        }
+    }
+}
+
+/// One model call: its purpose and the JSON payload the model is given.
+#[derive(Clone, Debug)]
+pub struct ModelRequest {
+    pub purpose: Purpose,
+    pub payload: Value,
+}
+
+/// What a model returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelOutput {
+    /// Raw text, parsed by the pattern as its reference does.
+    Text(String),
+    /// JSON a scripted model returned as such.
+    Json(Value),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("the model did not answer in time")]
+    Timeout,
+    #[error("{0}")]
+    Failed(String),
+}
+
+#[derive(Debug)]
+pub enum Provider {
+    Sim(SimProvider),
+}
+
+impl Provider {
+    pub async fn complete(&self, request: &ModelRequest) -> Result<ModelOutput, ProviderError> {
+        match self {
+            Provider::Sim(sim) => sim.complete(request).await,
+        }
+    }
+
+    /// How long one call may take before it counts as timed out.
+    pub fn timeout(&self) -> Option<Duration> {
+        match self {
+            Provider::Sim(sim) => sim.timeout(),
+        }
+    }
+}

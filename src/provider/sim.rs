@@ -1,0 +1,218 @@
+//! The embedded simulated model: answers each call with the next scripted
+//! output for its purpose (the last one repeats) after a latency drawn from
+//! the run's seeded random source. It needs no key and no network, and the
+//! same seed gives the same answers at the same moments.
+
+use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
+use crate::pycompat::py_strip;
+use crate::rng::RunRng;
+use crate::scenario::script::{Fault, ScriptedOutput, script_entries};
+use crate::scenario::{Latency, ProviderSpec};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+#[derive(Debug)]
+pub struct SimProvider {
+    spec: ProviderSpec,
+    rng: RunRng,
+    /// How many calls each script key has answered.
+    calls: Mutex<HashMap<String, usize>>,
+}
+
+impl SimProvider {
+    pub fn new(spec: ProviderSpec, rng: RunRng) -> Self {
+        SimProvider {
+            spec,
+            rng,
+            calls: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn timeout(&self) -> Option<Duration> {
+        self.spec
+            .timeout_seconds
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+    }
+
+    fn script(&self, purpose: &Purpose) -> Option<&Value> {
+        match purpose {
+            Purpose::Contribution { role } => self.spec.responses.as_ref()?.get(role),
+            Purpose::FinalBrief => self.spec.final_answer.as_ref(),
+        }
+    }
+
+    fn latency(&self) -> Duration {
+        let ms = match self.spec.latency_ms {
+            None => 0,
+            Some(Latency::Fixed(ms)) => ms,
+            Some(Latency::Range(range)) => self.rng.between(range.min, range.max),
+        };
+        Duration::from_millis(ms)
+    }
+
+    /// The next output of `purpose`'s script, advancing its cursor.
+    fn next_output(&self, purpose: &Purpose) -> Option<Result<ScriptedOutput, String>> {
+        let entries = script_entries(self.script(purpose)?);
+        let last = entries.len().checked_sub(1)?;
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        let made = calls.entry(purpose.script_key().to_string()).or_insert(0);
+        let entry = &entries[(*made).min(last)];
+        *made += 1;
+        Some(ScriptedOutput::parse(entry))
+    }
+
+    pub async fn complete(&self, request: &ModelRequest) -> Result<ModelOutput, ProviderError> {
+        let output = self.next_output(&request.purpose);
+        tokio::time::sleep(self.latency()).await;
+        match output {
+            Some(Ok(ScriptedOutput::Text(text))) => Ok(ModelOutput::Text(text)),
+            Some(Ok(ScriptedOutput::Json(value))) => Ok(ModelOutput::Json(value)),
+            Some(Ok(ScriptedOutput::Fault(Fault::Timeout))) => Err(ProviderError::Timeout),
+            Some(Ok(ScriptedOutput::Fault(Fault::Empty))) => Ok(ModelOutput::Text(String::new())),
+            Some(Err(message)) => Err(ProviderError::Failed(message)),
+            None => match request.purpose {
+                Purpose::FinalBrief => Ok(ModelOutput::Text(brief_from_history(&request.payload))),
+                Purpose::Contribution { ref role } => Err(ProviderError::Failed(format!(
+                    "the sim has no scripted output for role {role:?}"
+                ))),
+            },
+        }
+    }
+}
+
+/// The sim's own final brief when the scenario scripts none: the decision,
+/// the last round's stances and the first actions the team proposed.
+fn brief_from_history(payload: &Value) -> String {
+    let decision = payload["final_decision"].as_str().unwrap_or("no decision");
+    let rounds = payload["history"].as_array().map_or(0, Vec::len);
+    let last = payload["history"]
+        .as_array()
+        .and_then(|h| h.last())
+        .and_then(|round| round["contributions"].as_array());
+    let mut brief = format!(
+        "Decision: {} after {rounds} round{}.",
+        decision.replace('_', " ").to_uppercase(),
+        if rounds == 1 { "" } else { "s" }
+    );
+    let Some(contributions) = last else {
+        return brief;
+    };
+    let stances: Vec<String> = contributions
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} ({})",
+                c["agent"].as_str().unwrap_or("?"),
+                c["stance"].as_str().unwrap_or("?"),
+                c["confidence"]
+            )
+        })
+        .collect();
+    if !stances.is_empty() {
+        brief.push_str(&format!(" Final stances: {}.", stances.join(", ")));
+    }
+    let actions: Vec<&str> = contributions
+        .iter()
+        .filter_map(|c| c["actions"].as_array()?.first()?.as_str())
+        .map(py_strip)
+        .take(2)
+        .collect();
+    if !actions.is_empty() {
+        brief.push_str(&format!(" Next: {}.", actions.join("; ")));
+    }
+    brief
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sim(spec: Value, seed: u64) -> SimProvider {
+        SimProvider::new(serde_json::from_value(spec).unwrap(), RunRng::seeded(seed))
+    }
+
+    fn contribution(role: &str) -> ModelRequest {
+        ModelRequest {
+            purpose: Purpose::Contribution { role: role.into() },
+            payload: json!({}),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn outputs_are_consumed_in_order_and_the_last_repeats() {
+        let sim = sim(
+            json!({"kind": "sim", "latency_ms": 200, "responses": {
+                "a": ["first", {"stance": "go"}, {"$fault": "empty"}],
+                "b": {"$fault": "timeout"}
+            }}),
+            1,
+        );
+        let start = tokio::time::Instant::now();
+        let a = contribution("a");
+        assert_eq!(
+            sim.complete(&a).await,
+            Ok(ModelOutput::Text("first".into()))
+        );
+        assert_eq!(
+            sim.complete(&a).await,
+            Ok(ModelOutput::Json(json!({"stance": "go"})))
+        );
+        assert_eq!(sim.complete(&a).await, Ok(ModelOutput::Text(String::new())));
+        assert_eq!(sim.complete(&a).await, Ok(ModelOutput::Text(String::new())));
+        assert_eq!(
+            sim.complete(&contribution("b")).await,
+            Err(ProviderError::Timeout)
+        );
+        assert_eq!(
+            start.elapsed(),
+            Duration::from_millis(1000),
+            "a fault takes its latency too"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn latency_ranges_draw_from_the_seed() {
+        let spec =
+            json!({"kind": "sim", "latency_ms": {"min": 100, "max": 900}, "responses": {"a": "x"}});
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let sim = sim(spec.clone(), 42);
+            let mut took = Vec::new();
+            for _ in 0..20 {
+                let start = tokio::time::Instant::now();
+                sim.complete(&contribution("a")).await.unwrap();
+                took.push(start.elapsed().as_millis());
+            }
+            runs.push(took);
+        }
+        assert_eq!(runs[0], runs[1]);
+        assert!(runs[0].iter().all(|ms| (100..=900).contains(ms)));
+        assert!(runs[0].iter().any(|ms| *ms != runs[0][0]), "draws vary");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_final_answer_the_sim_writes_one() {
+        let sim = sim(json!({"kind": "sim"}), 0);
+        let payload = json!({"final_decision": "go_with_caution", "history": [
+            {"round": 1, "contributions": [{"agent": "risk", "stance": "caution", "confidence": 0.7,
+                                            "actions": ["Watch the payment failure rate"]}]}
+        ]});
+        let brief = sim
+            .complete(&ModelRequest {
+                purpose: Purpose::FinalBrief,
+                payload,
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            brief,
+            ModelOutput::Text(
+                "Decision: GO WITH CAUTION after 1 round. Final stances: risk caution (0.7). Next: Watch the payment failure rate."
+                    .into()
+            )
+        );
+    }
+}

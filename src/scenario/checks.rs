@@ -1,0 +1,238 @@
+//! The cross-reference checks a schema cannot express: every name a scenario
+//! uses must be declared, each section must belong to the scenario's
+//! pattern, and the sim must have a script for everyone who speaks.
+
+use super::error::Problem;
+use super::path::JsonPath;
+use super::script::{ScriptedOutput, script_entries};
+use super::types::{PatternKind, ProviderKind, Scenario};
+use serde_json::Value;
+
+pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let root = JsonPath::root();
+    match scenario.pattern {
+        PatternKind::Collaboration => check_collaboration(scenario, &mut problems),
+        other => problems.push(Problem::at(
+            root.key("pattern"),
+            format!(
+                "the {other} pattern is not available in this build yet; expected \"collaboration\""
+            ),
+        )),
+    }
+    check_provider(scenario, &mut problems);
+    problems
+}
+
+fn check_collaboration(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let root = JsonPath::root();
+    let Some(team) = &scenario.team else {
+        problems.push(Problem::at(
+            root,
+            "missing field \"team\": a collaboration scenario declares its roles and their speaking order",
+        ));
+        return;
+    };
+    let roles_path = root.key("team").key("roles");
+    let declared: Vec<&str> = team.roles.keys().map(String::as_str).collect();
+    if declared.is_empty() {
+        problems.push(Problem::at(
+            roles_path.clone(),
+            "expected at least one role",
+        ));
+    }
+    let expected_role = |found: &str| {
+        format!(
+            "expected a role declared in team.roles ({}), found {}",
+            declared.join(", "),
+            Value::from(found)
+        )
+    };
+    for (i, role) in team.sequence.iter().enumerate() {
+        if !team.roles.contains_key(role) {
+            problems.push(Problem::at(
+                root.key("team").key("sequence").index(i),
+                expected_role(role),
+            ));
+        }
+    }
+    for (name, flag) in &scenario.flags {
+        let flag_path = root.key("flags").key(name);
+        for (i, role) in flag.roles.iter().enumerate() {
+            if !team.roles.contains_key(role) {
+                problems.push(Problem::at(
+                    flag_path.key("roles").index(i),
+                    expected_role(role),
+                ));
+            }
+        }
+        for (field, names) in [
+            ("workers", &flag.workers),
+            ("agents", &flag.agents),
+            ("domains", &flag.domains),
+        ] {
+            if !names.is_empty() {
+                problems.push(Problem::at_key(
+                    flag_path.key(field),
+                    format!(
+                        "collaboration flags gate roles; expected \"roles\" instead of \"{field}\""
+                    ),
+                ));
+            }
+        }
+    }
+    if scenario.provider.kind == ProviderKind::Sim {
+        check_role_scripts(scenario, &declared, problems);
+    }
+}
+
+/// Every role that can speak needs scripted outputs: the sequence, and the
+/// roles of flags that join the table.
+fn check_role_scripts(scenario: &Scenario, declared: &[&str], problems: &mut Vec<Problem>) {
+    let Some(team) = &scenario.team else { return };
+    let provider_path = JsonPath::root().key("provider");
+    let responses_path = provider_path.key("responses");
+    let mut speakers: Vec<(String, JsonPath)> = team
+        .sequence
+        .iter()
+        .enumerate()
+        .map(|(i, role)| {
+            (
+                role.clone(),
+                JsonPath::root().key("team").key("sequence").index(i),
+            )
+        })
+        .collect();
+    for (name, flag) in scenario.flags.iter().filter(|(_, f)| f.joins) {
+        for (i, role) in flag.roles.iter().enumerate() {
+            speakers.push((
+                role.clone(),
+                JsonPath::root()
+                    .key("flags")
+                    .key(name)
+                    .key("roles")
+                    .index(i),
+            ));
+        }
+    }
+    let Some(responses) = &scenario.provider.responses else {
+        problems.push(Problem::at(
+            provider_path,
+            "missing field \"responses\": the sim needs each speaking role's outputs",
+        ));
+        return;
+    };
+    let mut reported = Vec::new();
+    for (role, used_at) in &speakers {
+        if team.roles.contains_key(role)
+            && !responses.contains_key(role)
+            && !reported.contains(role)
+        {
+            reported.push(role.clone());
+            problems.push(Problem::at(
+                responses_path.clone(),
+                format!(
+                    "missing the outputs of role {} (it speaks at {used_at})",
+                    Value::from(role.as_str())
+                ),
+            ));
+        }
+    }
+    for (role, script) in responses {
+        let path = responses_path.key(role);
+        if !team.roles.contains_key(role) {
+            problems.push(Problem::at_key(
+                path.clone(),
+                format!(
+                    "{} is not a role declared in team.roles ({})",
+                    Value::from(role.as_str()),
+                    declared.join(", ")
+                ),
+            ));
+        }
+        check_script(script, &path, problems);
+    }
+}
+
+fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
+    let entries = script_entries(script);
+    if entries.is_empty() {
+        problems.push(Problem::at(path.clone(), "expected at least one output"));
+    }
+    let listed = script.is_array();
+    for (i, entry) in entries.iter().enumerate() {
+        if let Err(message) = ScriptedOutput::parse(entry) {
+            let at = if listed { path.index(i) } else { path.clone() };
+            problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
+        }
+    }
+}
+
+fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let provider = &scenario.provider;
+    let path = JsonPath::root().key("provider");
+    let (own, foreign): (&str, Vec<(&str, bool)>) = match provider.kind {
+        ProviderKind::Sim => (
+            "sim",
+            vec![
+                ("model", provider.model.is_some()),
+                ("base_url", provider.base_url.is_some()),
+            ],
+        ),
+        ProviderKind::Openai => (
+            "openai",
+            vec![
+                ("latency_ms", provider.latency_ms.is_some()),
+                ("responses", provider.responses.is_some()),
+                ("final_answer", provider.final_answer.is_some()),
+            ],
+        ),
+    };
+    for (field, present) in foreign {
+        if present {
+            let other = if own == "sim" { "openai" } else { "sim" };
+            problems.push(Problem::at_key(
+                path.key(field),
+                format!(
+                    "{field:?} is only for kind \"{other}\"; this provider's kind is \"{own}\""
+                ),
+            ));
+        }
+    }
+    if let Some(super::types::Latency::Range(range)) = provider.latency_ms
+        && range.min > range.max
+    {
+        problems.push(Problem::at(
+            path.key("latency_ms"),
+            format!(
+                "expected min ≤ max, found min {} and max {}",
+                range.min, range.max
+            ),
+        ));
+    }
+    if let Some(final_answer) = &provider.final_answer {
+        check_script(final_answer, &path.key("final_answer"), problems);
+    }
+    if provider.kind == ProviderKind::Sim
+        && scenario.pattern != PatternKind::Collaboration
+        && let Some(responses) = &provider.responses
+    {
+        problems.push(Problem::at_key(
+            path.key("responses"),
+            format!(
+                "\"responses\" scripts collaboration roles ({} given); this scenario's pattern is {}",
+                responses.len(),
+                scenario.pattern
+            ),
+        ));
+    }
+    if scenario.pattern != PatternKind::Collaboration && scenario.team.is_some() {
+        problems.push(Problem::at_key(
+            JsonPath::root().key("team"),
+            format!(
+                "\"team\" belongs to collaboration scenarios; this scenario's pattern is {}",
+                scenario.pattern
+            ),
+        ));
+    }
+}

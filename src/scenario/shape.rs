@@ -1,0 +1,216 @@
+//! The structural check: a scenario document against the JSON Schema derived
+//! from the scenario types, reporting every mismatch (unknown fields, wrong
+//! types, missing fields) in words a person can act on.
+
+use super::error::Problem;
+use super::path::{JsonPath, Segment};
+use super::types::Scenario;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{JsonType, ValidationError, Validator};
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// The scenario format's JSON Schema, as `conclave schema` prints it.
+pub fn json_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let mut schema = serde_json::to_value(schemars::schema_for!(Scenario))
+            .expect("a derived schema serialises");
+        if let Some(map) = schema.as_object_mut() {
+            map.insert("title".into(), "Conclave scenario".into());
+        }
+        schema
+    })
+}
+
+fn validator() -> &'static Validator {
+    static VALIDATOR: OnceLock<Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        jsonschema::validator_for(json_schema()).expect("the derived schema is a valid schema")
+    })
+}
+
+/// Every structural problem of `document`.
+pub(crate) fn check(document: &Value) -> Vec<Problem> {
+    validator()
+        .iter_errors(document)
+        .flat_map(|error| describe(document, &error))
+        .collect()
+}
+
+fn describe(document: &Value, error: &ValidationError<'_>) -> Vec<Problem> {
+    let path = instance_path(document, error.instance_path().as_str());
+    let found = error.instance();
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let expected = allowed_properties(error.schema_path().as_str());
+            unexpected
+                .iter()
+                .map(|name| {
+                    let mut message = format!("unknown field {}", quoted(name));
+                    if !expected.is_empty() {
+                        message.push_str(&format!("; expected one of: {}", expected.join(", ")));
+                    }
+                    Problem::at_key(path.key(name), message)
+                })
+                .collect()
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), quoted);
+            vec![Problem::at(path, format!("missing field {name}"))]
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => type_name(*t).to_string(),
+                TypeKind::Multiple(set) => {
+                    let names: Vec<&str> = set
+                        .iter()
+                        .filter(|t| *t != JsonType::Null)
+                        .map(type_name)
+                        .collect();
+                    names.join(" or ")
+                }
+            };
+            vec![Problem::at(
+                path,
+                format!("expected {expected}, found {}", describe_value(found)),
+            )]
+        }
+        ValidationErrorKind::Enum { options } => {
+            let options = options
+                .as_array()
+                .map(|o| {
+                    o.iter()
+                        .map(Value::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            vec![Problem::at(
+                path,
+                format!("expected one of {options}, found {}", describe_value(found)),
+            )]
+        }
+        ValidationErrorKind::Minimum { limit } => vec![Problem::at(
+            path,
+            format!(
+                "expected a number ≥ {limit}, found {}",
+                describe_value(found)
+            ),
+        )],
+        ValidationErrorKind::Maximum { limit } => vec![Problem::at(
+            path,
+            format!(
+                "expected a number ≤ {limit}, found {}",
+                describe_value(found)
+            ),
+        )],
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            let wanted = description_at(error.schema_path().as_str())
+                .unwrap_or_else(|| "a value of another shape".to_string());
+            vec![Problem::at(
+                path,
+                format!("expected {wanted}, found {}", describe_value(found)),
+            )]
+        }
+        _ => vec![Problem::at(path, error.to_string())],
+    }
+}
+
+/// Turn a JSON pointer into a path, telling array indexes from keys that
+/// look like numbers by the document itself.
+fn instance_path(document: &Value, pointer: &str) -> JsonPath {
+    let mut path = JsonPath::root();
+    let mut node = Some(document);
+    for raw in pointer.split('/').skip(1) {
+        let token = raw.replace("~1", "/").replace("~0", "~");
+        match node {
+            Some(Value::Array(items)) => {
+                let index = token.parse::<usize>().unwrap_or(usize::MAX);
+                node = items.get(index);
+                path.push(Segment::Index(index));
+            }
+            Some(Value::Object(map)) => {
+                node = map.get(&token);
+                path.push(Segment::Key(token));
+            }
+            _ => {
+                node = None;
+                path.push(Segment::Key(token));
+            }
+        }
+    }
+    path
+}
+
+/// The schema object that holds the keyword at `keyword_location`.
+fn schema_node(keyword_location: &str) -> Option<&'static Value> {
+    let parent = keyword_location.rsplit_once('/').map(|(p, _)| p)?;
+    json_schema().pointer(parent)
+}
+
+fn allowed_properties(keyword_location: &str) -> Vec<String> {
+    schema_node(keyword_location)
+        .and_then(|node| node.get("properties"))
+        .and_then(Value::as_object)
+        .map(|props| props.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn description_at(keyword_location: &str) -> Option<String> {
+    let node = schema_node(keyword_location)?;
+    let text = node.get("description")?.as_str()?;
+    // The first sentence says what the value is; lower-case it to read on.
+    let first = text
+        .split(". ")
+        .next()
+        .unwrap_or(text)
+        .trim_end_matches('.');
+    let mut chars = first.chars();
+    let head = chars.next()?;
+    Some(
+        head.to_lowercase()
+            .chain(chars)
+            .collect::<String>()
+            .replace('\n', " "),
+    )
+}
+
+fn type_name(t: JsonType) -> &'static str {
+    match t {
+        JsonType::Array => "a list",
+        JsonType::Boolean => "true or false",
+        JsonType::Integer => "a whole number",
+        JsonType::Null => "null",
+        JsonType::Number => "a number",
+        JsonType::Object => "an object",
+        JsonType::String => "a string",
+    }
+}
+
+fn quoted(s: &str) -> String {
+    Value::from(s).to_string()
+}
+
+/// A short description of a value for messages: its kind and, when short,
+/// the value itself.
+pub(crate) fn describe_value(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "whole number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+    };
+    let text = value.to_string();
+    if text.chars().count() <= 40 {
+        format!("{kind} {text}")
+    } else {
+        let short: String = text.chars().take(37).collect();
+        format!("{kind} {short}...")
+    }
+}

@@ -1,0 +1,215 @@
+//! The scenario file format (DESIGN.md "Scenario files"). These types are the
+//! one description of the format: serde reads files into them and schemars
+//! derives the JSON Schema that both `conclave schema` prints and the loader
+//! checks files against. The doc comments become the schema's descriptions.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A Conclave scenario: one run of one multi-agent pattern.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short machine name, e.g. `checkout_v2_launch`.
+    pub name: String,
+    /// Which multi-agent pattern runs this scenario.
+    pub pattern: PatternKind,
+    /// What the agents are asked to achieve.
+    pub goal: String,
+    /// The shared facts every agent sees: any JSON value.
+    pub context: Value,
+    /// The model behind the agents: the embedded simulator or an
+    /// OpenAI-compatible endpoint.
+    pub provider: ProviderSpec,
+    /// A human title for the scenario picker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// One or two sentences for the scenario picker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Seed of the run's random choices (simulated latency, jitter); `--seed`
+    /// overrides it. Without one the seed is 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Run limits; each missing limit takes its reference's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
+    /// Feature flags that gate roles, workers, agents or domains; toggled at
+    /// launch with `--flag NAME=on|off` or live from the dashboard.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub flags: IndexMap<String, FlagSpec>,
+    /// The collaboration team: its roles and their speaking order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<Team>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PatternKind {
+    Collaboration,
+    Orchestrator,
+    Swarm,
+    Coordinator,
+    Research,
+}
+
+impl PatternKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PatternKind::Collaboration => "collaboration",
+            PatternKind::Orchestrator => "orchestrator",
+            PatternKind::Swarm => "swarm",
+            PatternKind::Coordinator => "coordinator",
+            PatternKind::Research => "research",
+        }
+    }
+}
+
+impl std::fmt::Display for PatternKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Run limits. Which keys apply depends on the pattern.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    /// collaboration: rounds before the run stops with `max_rounds_reached`
+    /// (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rounds: Option<u32>,
+    /// collaboration: contributions the gateway accepts for checking before
+    /// `max_messages` (default 12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_messages: Option<u32>,
+    /// Seconds of run time before the run stops with `max_seconds`
+    /// (collaboration default 40).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub max_seconds: Option<f64>,
+    /// collaboration: `go` votes a round needs to decide (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_go_votes: Option<u32>,
+}
+
+/// A feature flag. While off, the names it lists are outside the execution
+/// allowlist.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlagSpec {
+    /// State at launch (default off).
+    #[serde(default)]
+    pub default: bool,
+    /// What turning the flag on does, shown in the flags overlay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// collaboration: roles this flag gates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<String>,
+    /// orchestrator: workers this flag gates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<String>,
+    /// swarm and coordinator: agents this flag gates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
+    /// research: domains this flag gates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub domains: Vec<String>,
+    /// collaboration: while on, the flag's roles that the sequence does not
+    /// list speak after the sequence, from the next round.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub joins: bool,
+}
+
+impl FlagSpec {
+    /// Every name the flag gates, whatever its kind.
+    pub fn gated_names(&self) -> impl Iterator<Item = &str> {
+        self.roles
+            .iter()
+            .chain(&self.workers)
+            .chain(&self.agents)
+            .chain(&self.domains)
+            .map(String::as_str)
+    }
+}
+
+/// The collaboration team.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Team {
+    /// Every role that may take part (the policy allowlist), by name.
+    pub roles: IndexMap<String, RoleSpec>,
+    /// The speaking order of every round; each name must be a declared role.
+    pub sequence: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSpec {
+    /// What the role looks at, given to the model as its brief.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// The embedded, deterministic simulated model: scripted outputs.
+    Sim,
+    /// An OpenAI-compatible chat-completions endpoint.
+    Openai,
+}
+
+/// The model provider. `kind: "sim"` takes a script of outputs; `kind:
+/// "openai"` takes an endpoint (the API key comes only from
+/// `OPENAI_API_KEY`). A scripted model output is any JSON value: a string is
+/// the model's raw text, anything else the JSON it returned;
+/// `{"$fault": "timeout"}` and `{"$fault": "empty"}` stand for a call that
+/// timed out or returned nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSpec {
+    pub kind: ProviderKind,
+    /// sim: how long each simulated call takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<Latency>,
+    /// A model call that takes longer fails with `llm_timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub timeout_seconds: Option<f64>,
+    /// sim, collaboration: each role's outputs, one per call in order (the
+    /// last one repeats). A single value instead of a list is that role's
+    /// only output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<IndexMap<String, Value>>,
+    /// sim: the final brief. Without it the sim writes a short brief from
+    /// the run's history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_answer: Option<Value>,
+    /// openai: the model name (default `OPENAI_MODEL`, then `gpt-4.1-mini`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// openai: the endpoint (default `OPENAI_BASE_URL`, then OpenAI's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+}
+
+/// Simulated latency of a call: a fixed number of milliseconds, or
+/// `{"min": ms, "max": ms}` drawn uniformly from the run's seeded random
+/// source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Latency {
+    Fixed(u64),
+    Range(LatencyRange),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyRange {
+    pub min: u64,
+    pub max: u64,
+}
