@@ -3,10 +3,10 @@
 //! event's `t_ms` read it, so a paused run neither ages nor times out.
 //! It never reads the wall clock.
 
+use crate::bus::ClockMode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::time::Instant;
 
 const NOT_PAUSED: u64 = u64::MAX;
 
@@ -17,7 +17,7 @@ pub struct RunClock {
 
 #[derive(Debug)]
 struct ClockInner {
-    origin: Instant,
+    source: Source,
     /// Nanoseconds since `origin` at which the current pause began.
     paused_at: AtomicU64,
     /// Total nanoseconds spent in finished pauses.
@@ -25,11 +25,29 @@ struct ClockInner {
 }
 
 impl RunClock {
-    /// A clock that starts now.
+    /// A clock on tokio's time, which a paused runtime advances: what
+    /// virtual runs and tests use.
     pub fn start() -> Self {
+        RunClock::start_on(ClockMode::Virtual)
+    }
+
+    /// A clock that starts now on `mode`'s time.
+    pub fn start_on(mode: ClockMode) -> Self {
+        let source = match mode {
+            ClockMode::Virtual => Source::Tokio {
+                origin: tokio::time::Instant::now(),
+            },
+            ClockMode::Real => {
+                let tsc = quanta::Clock::new();
+                Source::Tsc {
+                    origin: tsc.raw(),
+                    tsc,
+                }
+            }
+        };
         RunClock {
             inner: Arc::new(ClockInner {
-                origin: Instant::now(),
+                source,
                 paused_at: AtomicU64::new(NOT_PAUSED),
                 paused_total: AtomicU64::new(0),
             }),
@@ -37,7 +55,11 @@ impl RunClock {
     }
 
     fn since_origin(&self) -> u64 {
-        u64::try_from(self.inner.origin.elapsed().as_nanos()).unwrap_or(u64::MAX - 1)
+        let nanos = match &self.inner.source {
+            Source::Tokio { origin } => origin.elapsed().as_nanos(),
+            Source::Tsc { tsc, origin } => u128::from(tsc.delta_as_nanos(*origin, tsc.raw())),
+        };
+        u64::try_from(nanos).unwrap_or(u64::MAX - 1)
     }
 
     /// Run time so far, pauses excluded.
@@ -75,6 +97,16 @@ impl RunClock {
             self.inner.paused_total.fetch_add(spent, Ordering::AcqRel);
         }
     }
+}
+
+/// Where the clock reads its time.
+#[derive(Debug)]
+enum Source {
+    /// tokio's clock, which a paused runtime advances.
+    Tokio { origin: tokio::time::Instant },
+    /// The CPU's monotonic counter, calibrated to nanoseconds: real time at
+    /// a fraction of the cost of tokio's clock, which takes a lock per read.
+    Tsc { tsc: quanta::Clock, origin: u64 },
 }
 
 #[cfg(test)]

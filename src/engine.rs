@@ -30,7 +30,9 @@ pub struct LaunchOptions {
     pub record: Option<PathBuf>,
     /// Hold at the first gate until resumed or stepped.
     pub start_paused: bool,
-    /// Which clock the run is on, for the record (the runtime decides).
+    /// Which clock the run is on: `Virtual` (the default) reads tokio's
+    /// clock, which a paused runtime advances; `Real` is for runtimes that
+    /// run in real time (the dashboard, `--clock real`).
     pub clock: Option<ClockMode>,
     /// The scenario file, for the record.
     pub source: Option<String>,
@@ -93,7 +95,7 @@ pub fn launch(
     };
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
-    let clock = RunClock::start();
+    let clock = RunClock::start_on(options.clock.unwrap_or(ClockMode::Virtual));
     let bus = Bus::new(options.run, clock, hub.clone(), sink);
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
     let provider = Arc::new(Provider::Sim(SimProvider::new(
@@ -110,7 +112,7 @@ pub fn launch(
         pattern: scenario.pattern,
         seed,
         goal: goal.clone(),
-        clock: options.clock.unwrap_or(ClockMode::Real),
+        clock: options.clock.unwrap_or(ClockMode::Virtual),
         flags: gate.flags().states(),
         source: options.source.clone(),
         started_at_ms: SystemTime::now()

@@ -6,6 +6,12 @@ use conclave::headless::{self, Exit, HeadlessRun};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+// jemalloc keeps the recorder's frees of events allocated on the engine's
+// thread off the engine's path (glibc's arenas serialise them).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// A terminal dashboard and engine for multi-agent runs.
 #[derive(Parser, Debug)]
 #[command(name = "conclave", version, about)]

@@ -1,30 +1,87 @@
 //! JSONL recordings: one event per line, every seq of a run in order. The
-//! writer runs on its own thread behind an unbounded channel, so recording is
-//! lossless and never slows the engine; it writes whole lines only and
-//! flushes whenever it catches up, so a killed process leaves a file that is
-//! valid up to its last line.
+//! writer runs on its own thread behind an unbounded queue, so recording is
+//! lossless and never makes the engine wait; it writes whole lines in
+//! batches about a millisecond apart, so a killed process leaves a file that
+//! is valid up to its last line.
 
 use crate::bus::Event;
+use parking_lot::{Condvar, Mutex};
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-/// Write to the file once this much is buffered even if more events wait.
-const BATCH_BYTES: usize = 256 * 1024;
+/// After writing a batch, the writer naps this long so that a busy run's
+/// events gather into the next batch instead of waking it one by one.
+const NAP: Duration = Duration::from_millis(1);
 
-/// The bus's end of a recording.
+/// The queue between the bus and the writer thread. Publishing pushes under
+/// a short lock and wakes the writer only when it sleeps on an empty queue.
+#[derive(Debug, Default)]
+struct Queue {
+    state: Mutex<QueueState>,
+    wake: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct QueueState {
+    /// Events in fixed-size chunks: a long backlog grows by a chunk at a
+    /// time instead of moving everything it holds.
+    pending: Vec<Vec<Arc<Event>>>,
+    /// Emptied chunks handed back by the writer, reused before allocating.
+    spare: Vec<Vec<Arc<Event>>>,
+    writer_sleeping: bool,
+    closed: bool,
+}
+
+const CHUNK: usize = 1024;
+
+impl QueueState {
+    fn push(&mut self, event: Arc<Event>) {
+        match self.pending.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK => chunk.push(event),
+            _ => {
+                let mut chunk = self
+                    .spare
+                    .pop()
+                    .unwrap_or_else(|| Vec::with_capacity(CHUNK));
+                chunk.push(event);
+                self.pending.push(chunk);
+            }
+        }
+    }
+}
+
+/// The bus's end of a recording. Dropping the last clone closes it: the
+/// writer writes what is queued and finishes.
 #[derive(Clone, Debug)]
 pub struct RecordSink {
-    tx: mpsc::Sender<Arc<Event>>,
+    queue: Arc<Queue>,
+    _closer: Arc<Closer>,
+}
+
+/// Closes the queue when the last sink goes.
+#[derive(Debug)]
+struct Closer(Arc<Queue>);
+
+impl Drop for Closer {
+    fn drop(&mut self) {
+        let mut state = self.0.state.lock();
+        state.closed = true;
+        self.0.wake.notify_one();
+    }
 }
 
 impl RecordSink {
     pub(crate) fn record(&self, event: Arc<Event>) {
-        // The writer only goes away after a write error, which `finish` reports.
-        let _ = self.tx.send(event);
+        let mut state = self.queue.state.lock();
+        state.push(event);
+        if state.writer_sleeping {
+            state.writer_sleeping = false;
+            self.queue.wake.notify_one();
+        }
     }
 }
 
@@ -42,12 +99,19 @@ impl Recorder {
             fs::create_dir_all(dir)?;
         }
         let file = File::create(path)?;
-        let (tx, rx) = mpsc::channel();
+        let queue = Arc::new(Queue::default());
+        let writer_queue = Arc::clone(&queue);
         let thread = std::thread::Builder::new()
             .name("conclave-recorder".into())
-            .spawn(move || write_lines(file, rx))?;
+            .spawn(move || {
+                lower_priority();
+                write_lines(file, &writer_queue)
+            })?;
         Ok((
-            RecordSink { tx },
+            RecordSink {
+                _closer: Arc::new(Closer(Arc::clone(&queue))),
+                queue,
+            },
             Recorder {
                 path: path.to_path_buf(),
                 thread,
@@ -59,8 +123,8 @@ impl Recorder {
         &self.path
     }
 
-    /// Wait until every event sent before the last sink was dropped is on
-    /// disk; returns how many events the file holds.
+    /// Wait until every recorded event is on disk, once every sink is
+    /// dropped; returns how many events the file holds.
     pub fn finish(self) -> io::Result<u64> {
         self.thread
             .join()
@@ -68,35 +132,55 @@ impl Recorder {
     }
 }
 
-fn write_lines(mut file: File, rx: mpsc::Receiver<Arc<Event>>) -> io::Result<u64> {
+/// The writer yields the CPU to the engine and the dashboard when they
+/// compete for it: it catches up on its unbounded queue afterwards.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on the calling thread's own id changes only that
+    // thread's nice value; gettid cannot fail.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}
+
+fn write_lines(mut file: File, queue: &Queue) -> io::Result<u64> {
     let mut written = 0u64;
-    let mut batch = Vec::with_capacity(BATCH_BYTES + 4096);
-    while let Ok(first) = rx.recv() {
-        append_line(&mut batch, &first)?;
-        written += 1;
-        while batch.len() < BATCH_BYTES {
-            match rx.try_recv() {
-                Ok(event) => {
-                    append_line(&mut batch, &event)?;
-                    written += 1;
-                }
-                Err(_) => break,
+    let mut chunks = Vec::new();
+    let mut bytes = Vec::with_capacity(256 * 1024);
+    loop {
+        let closed = {
+            let mut state = queue.state.lock();
+            while state.pending.is_empty() && !state.closed {
+                state.writer_sleeping = true;
+                queue.wake.wait(&mut state);
             }
+            state.writer_sleeping = false;
+            state.spare.append(&mut chunks);
+            std::mem::swap(&mut chunks, &mut state.pending);
+            state.closed
+        };
+        // Whole lines only, one chunk per write: a killed process leaves a
+        // file that ends at a line boundary.
+        for chunk in &mut chunks {
+            for event in chunk.drain(..) {
+                serde_json::to_writer(&mut bytes, &*event)?;
+                bytes.push(b'\n');
+                written += 1;
+            }
+            file.write_all(&bytes)?;
+            bytes.clear();
         }
-        file.write_all(&batch)?;
-        batch.clear();
+        if closed && queue.state.lock().pending.is_empty() {
+            break;
+        }
+        std::thread::sleep(NAP);
     }
     file.flush()?;
     // Not every file can be synced (a pipe, some network mounts); the data
     // is written either way.
     let _ = file.sync_data();
     Ok(written)
-}
-
-fn append_line(batch: &mut Vec<u8>, event: &Event) -> io::Result<()> {
-    serde_json::to_writer(&mut *batch, event)?;
-    batch.push(b'\n');
-    Ok(())
 }
 
 /// A problem in one line of a recording.

@@ -9,7 +9,8 @@ pub use event::*;
 
 use crate::clock::RunClock;
 use crate::record::RecordSink;
-use std::sync::{Arc, Mutex, PoisonError};
+use parking_lot::Mutex;
+use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// How many events a live viewer may fall behind before it starts missing
@@ -130,11 +131,7 @@ impl Bus {
         let now_ms = self.inner.clock.elapsed_ms();
         // Numbering, recording and broadcasting happen under one lock so that
         // the recorder and every viewer see the run's events in seq order.
-        let mut state = self
-            .inner
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.inner.state.lock();
         let seq = state.next_seq;
         state.next_seq += 1;
         state.last_t_ms = state.last_t_ms.max(now_ms);
@@ -155,11 +152,7 @@ impl Bus {
     /// Stop recording: the recorder writes what it has and finishes. Later
     /// events still reach live viewers.
     pub fn close_recording(&self) {
-        let mut state = self
-            .inner
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.inner.state.lock();
         state.recorder = None;
     }
 }

@@ -45,7 +45,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
             file: file.to_string(),
             position: (e.line() > 0).then_some(Position {
                 line: e.line(),
-                column: e.column(),
+                column: e.column().max(1),
             }),
             path: JsonPath::root(),
             message: format!("not valid JSON: {message}"),

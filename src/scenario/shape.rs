@@ -107,8 +107,12 @@ fn describe(document: &Value, error: &ValidationError<'_>) -> Vec<Problem> {
                 describe_value(found)
             ),
         )],
-        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
-            let wanted = description_at(error.schema_path().as_str())
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            if let Some(errors) = telling_branch(error.instance_path().as_str(), context) {
+                return errors.iter().flat_map(|e| describe(document, e)).collect();
+            }
+            let wanted = constants_at(error.schema_path().as_str())
+                .or_else(|| description_at(error.schema_path().as_str()))
                 .unwrap_or_else(|| "a value of another shape".to_string());
             vec![Problem::at(
                 path,
@@ -116,6 +120,45 @@ fn describe(document: &Value, error: &ValidationError<'_>) -> Vec<Problem> {
             )]
         }
         _ => vec![Problem::at(path, error.to_string())],
+    }
+}
+
+/// Of the alternatives a value failed, the one whose errors say the most:
+/// the only one left once `null` (how an optional field is written) is set
+/// aside, or the only one whose errors lie inside the value, meaning its
+/// shape was right and a part of it is wrong.
+fn telling_branch<'e>(
+    at: &str,
+    branches: &'e [Vec<ValidationError<'static>>],
+) -> Option<&'e [ValidationError<'static>]> {
+    let null_only = |errors: &Vec<ValidationError<'static>>| {
+        errors.len() == 1
+            && matches!(
+                errors[0].kind(),
+                ValidationErrorKind::Type {
+                    kind: TypeKind::Single(JsonType::Null)
+                }
+            )
+    };
+    let candidates: Vec<&Vec<ValidationError<'static>>> = branches
+        .iter()
+        .filter(|errors| !null_only(errors))
+        .collect();
+    if let [only] = candidates[..] {
+        return Some(only);
+    }
+    let inside: Vec<&Vec<ValidationError<'static>>> = candidates
+        .into_iter()
+        .filter(|errors| {
+            !errors.is_empty()
+                && errors
+                    .iter()
+                    .all(|e| e.instance_path().as_str().len() > at.len())
+        })
+        .collect();
+    match inside[..] {
+        [only] => Some(only),
+        _ => None,
     }
 }
 
@@ -157,6 +200,17 @@ fn allowed_properties(keyword_location: &str) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|props| props.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// "one of "a", "b"" when every alternative at `keyword_location` is a
+/// constant (an enum whose variants carry their own descriptions).
+fn constants_at(keyword_location: &str) -> Option<String> {
+    let branches = json_schema().pointer(keyword_location)?.as_array()?;
+    let constants: Option<Vec<String>> = branches
+        .iter()
+        .map(|b| b.get("const").map(Value::to_string))
+        .collect();
+    Some(format!("one of {}", constants?.join(", ")))
 }
 
 fn description_at(keyword_location: &str) -> Option<String> {

@@ -197,9 +197,8 @@ pub struct ProviderSpec {
     pub base_url: Option<String>,
 }
 
-/// Simulated latency of a call: a fixed number of milliseconds, or
-/// `{"min": ms, "max": ms}` drawn uniformly from the run's seeded random
-/// source.
+/// Simulated latency of a call: a whole number of milliseconds, or
+/// {"min": ms, "max": ms} to draw from the run's seeded random source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Latency {

@@ -1,0 +1,232 @@
+//! The command line as a user runs it: results on stdout, messages on
+//! stderr, and the documented exit statuses.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn conclave(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn result(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is one JSON document ({e}):\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+const CHECKOUT: &str = "scenarios/checkout_v2_launch.json";
+
+#[test]
+fn the_checkout_launch_goes_with_caution_after_two_rounds() {
+    let output = conclave(&["run", CHECKOUT, "--headless"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let r = result(&output);
+    assert_eq!(r["final_decision"], "go_with_caution");
+    assert_eq!(r["rounds_used"], 2);
+    assert_eq!(
+        r["history"][0]["decision"],
+        Value::Null,
+        "risk blocks round 1"
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "nothing but the result is printed"
+    );
+}
+
+#[test]
+fn the_legal_flag_seats_the_legal_analyst() {
+    let output = conclave(&["run", CHECKOUT, "--headless", "--flag", "legal_analyst=on"]);
+    assert_eq!(output.status.code(), Some(0));
+    let r = result(&output);
+    let agents: Vec<&str> = r["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["agent"].as_str())
+        .collect();
+    assert!(agents.contains(&"legal_analyst"), "{agents:?}");
+    assert_eq!(r["team_summary"]["stances"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn shipped_scenarios_end_as_their_descriptions_say() {
+    for (file, code, reason, decision) in [
+        (
+            "scenarios/eu_pricing_change.json",
+            0,
+            "success",
+            Some("no_go"),
+        ),
+        (
+            "scenarios/loyalty_program_deadlock.json",
+            3,
+            "max_rounds_reached",
+            None,
+        ),
+        (
+            "scenarios/legal_review_required.json",
+            3,
+            "agent_denied:legal_analyst",
+            None,
+        ),
+    ] {
+        let output = conclave(&["run", file, "--headless"]);
+        assert_eq!(output.status.code(), Some(code), "{file}");
+        let r = result(&output);
+        assert_eq!(r["stop_reason"], reason, "{file}");
+        if let Some(decision) = decision {
+            assert_eq!(r["final_decision"], decision, "{file}");
+        }
+    }
+    let output = conclave(&[
+        "run",
+        "scenarios/legal_review_required.json",
+        "--headless",
+        "--flag",
+        "legal_review=on",
+    ]);
+    assert_eq!(result(&output)["stop_reason"], "success");
+}
+
+#[test]
+fn a_recording_holds_every_event_and_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let output = conclave(&[
+        "run",
+        CHECKOUT,
+        "--headless",
+        "--record",
+        path.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--goal",
+        "A goal from the command line",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events[0]["type"], "run_started");
+    assert_eq!(events[0]["seed"], 3);
+    assert_eq!(events[0]["goal"], "A goal from the command line");
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event["seq"], i as u64 + 1);
+    }
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "run_finished");
+    assert_eq!(last["result"], result(&output));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"name\": \"x\", \"pattern\": \"collaboration\"}").unwrap();
+    let bad = bad.to_str().unwrap();
+    for args in [
+        vec!["run", bad, "--headless"],
+        vec!["run", "no/such/file.json", "--headless"],
+        vec!["run", CHECKOUT, "--headless", "--flag", "legal=on"],
+        vec!["run", CHECKOUT, "--headless", "--flag", "legal_analyst"],
+        vec!["run", CHECKOUT, "--headless", "--seed", "-1"],
+        vec!["validate", bad],
+    ] {
+        let output = conclave(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            output.stdout.is_empty() || args[0] == "validate",
+            "{args:?}"
+        );
+        assert!(!output.stderr.is_empty(), "{args:?}: says why");
+    }
+    let output = conclave(&["run", CHECKOUT, "--headless", "--flag", "legal=on"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown flag \"legal\"; this scenario declares: legal_analyst"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn validate_reports_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\n  \"name\": 1,\n  \"pattern\": \"collaboration\"\n}",
+    )
+    .unwrap();
+    let output = conclave(&["validate", CHECKOUT, bad.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.contains("checkout_v2_launch.json: ok"));
+    assert!(
+        stderr.contains("bad.json:2:11: name: expected a string, found whole number 1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("missing field \"goal\""), "{stderr}");
+
+    let all: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+            .unwrap()
+            .map(|e| e.unwrap().path().display().to_string())
+            .collect();
+    let mut args = vec!["validate"];
+    args.extend(all.iter().map(String::as_str));
+    assert_eq!(
+        conclave(&args).status.code(),
+        Some(0),
+        "every shipped scenario is valid"
+    );
+}
+
+#[test]
+fn schema_prints_a_json_schema() {
+    let output = conclave(&["schema"]);
+    assert_eq!(output.status.code(), Some(0));
+    let schema = result(&output);
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert!(schema["properties"]["team"].is_object());
+}
+
+#[test]
+fn help_lists_the_commands_the_readme_shows() {
+    let output = conclave(&["--help"]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    for command in ["run", "validate", "schema"] {
+        assert!(help.contains(command), "{help}");
+    }
+    let output = conclave(&["run", "--help"]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    for option in [
+        "--headless",
+        "--seed",
+        "--clock",
+        "--flag",
+        "--record",
+        "--goal",
+    ] {
+        assert!(help.contains(option), "{help}");
+    }
+}

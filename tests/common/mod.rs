@@ -1,0 +1,85 @@
+//! Running scenarios in-process for tests: on tokio's paused clock, with the
+//! events a viewer would see collected alongside the outcome.
+
+#![allow(dead_code)]
+
+use conclave::bus::{Delivery, Event, EventKind, Hub};
+use conclave::engine::{self, LaunchOptions, RunHandle};
+use conclave::patterns::RunOutcome;
+use conclave::scenario::{self, Scenario};
+use serde_json::Value;
+use std::sync::Arc;
+
+pub fn scenario(document: &Value) -> Arc<Scenario> {
+    match scenario::parse(&document.to_string(), "test.json") {
+        Ok(s) => Arc::new(s),
+        Err(e) => panic!("test scenario is invalid:\n{e}"),
+    }
+}
+
+pub fn shipped(name: &str) -> Arc<Scenario> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name);
+    Arc::new(scenario::load(&path).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// Launch with a hub big enough that the test's viewer never lags.
+pub fn launch(
+    scenario: Arc<Scenario>,
+    options: LaunchOptions,
+) -> (RunHandle, conclave::bus::Subscription) {
+    let hub = Hub::new(1 << 16);
+    let sub = hub.subscribe();
+    let handle = engine::launch(scenario, &hub, options).expect("launch");
+    (handle, sub)
+}
+
+/// Run to the end; returns the outcome and every event.
+pub async fn run(scenario: Arc<Scenario>, options: LaunchOptions) -> (RunOutcome, Vec<Event>) {
+    let (handle, mut sub) = launch(scenario, options);
+    let outcome = handle.finish().await.expect("run finishes");
+    (outcome, drain(&mut sub))
+}
+
+pub async fn run_default(scenario: Arc<Scenario>) -> RunOutcome {
+    run(scenario, LaunchOptions::default()).await.0
+}
+
+/// Every event delivered so far.
+pub fn drain(sub: &mut conclave::bus::Subscription) -> Vec<Event> {
+    let mut events = Vec::new();
+    while let Some(delivery) = sub.try_next() {
+        match delivery {
+            Delivery::Event(e) => events.push((*e).clone()),
+            Delivery::Missed(n) => panic!("the test viewer missed {n} events"),
+            Delivery::Closed => break,
+        }
+    }
+    events
+}
+
+pub fn kinds(events: &[Event]) -> Vec<&EventKind> {
+    events.iter().map(|e| &e.kind).collect()
+}
+
+/// A collaboration scenario with three roles whose outputs are given per
+/// role; everything else takes defaults.
+pub fn table(responses: Value) -> Value {
+    serde_json::json!({
+        "name": "t", "pattern": "collaboration", "goal": "Decide.",
+        "context": {"report_date": "2026-03-02", "region": "US"},
+        "team": {
+            "roles": {"demand_analyst": {}, "finance_analyst": {}, "risk_analyst": {}, "legal_analyst": {}},
+            "sequence": ["demand_analyst", "finance_analyst", "risk_analyst"]
+        },
+        "flags": {"legal_analyst": {"default": false, "roles": ["legal_analyst"], "joins": true}},
+        "provider": {"kind": "sim", "latency_ms": 100, "responses": responses, "final_answer": "Brief."}
+    })
+}
+
+/// A valid contribution.
+pub fn said(agent: &str, stance: &str, confidence: f64) -> Value {
+    serde_json::json!({"agent": agent, "stance": stance, "summary": format!("{agent} says {stance}"),
+                       "confidence": confidence, "actions": ["act"]})
+}

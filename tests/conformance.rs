@@ -1,0 +1,88 @@
+//! Field-for-field conformance with the references. Each case in
+//! `tests/conformance/*.jsonl` is a generated scenario with the result its
+//! reference returned for the same scripted outputs (see the generator
+//! script beside it); Conclave must return the same document.
+
+mod common;
+
+use conclave::engine::LaunchOptions;
+use serde_json::Value;
+
+const COLLABORATION_FIELDS: [&str; 10] = [
+    "status",
+    "stop_reason",
+    "phase",
+    "final_decision",
+    "rounds_used",
+    "trace",
+    "history",
+    "raw_contribution",
+    "answer",
+    "team_summary",
+];
+
+fn cases(file: &str) -> Vec<Value> {
+    let path = format!("{}/tests/conformance/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn collaboration_results_equal_the_reference() {
+    let cases = cases("collaboration.jsonl");
+    assert!(cases.len() >= 200);
+    let mut mismatches = Vec::new();
+    for case in &cases {
+        let scenario = common::scenario(&case["scenario"]);
+        let flags = case["flags"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, on)| (name.clone(), on.as_bool().unwrap()))
+            .collect();
+        let (outcome, _) = common::run(
+            scenario.clone(),
+            LaunchOptions {
+                flags,
+                ..LaunchOptions::default()
+            },
+        )
+        .await;
+        let expected = &case["expected"];
+        let ours = &outcome.result;
+        let absent = Value::String("<absent>".into());
+        for field in COLLABORATION_FIELDS {
+            let (want, got) = (
+                expected.get(field).unwrap_or(&absent),
+                ours.get(field).unwrap_or(&absent),
+            );
+            if want != got {
+                mismatches.push(format!(
+                    "{}: {field}: expected {want}, got {got}",
+                    scenario.name
+                ));
+            }
+        }
+        let extra: Vec<&String> = ours
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| expected.get(*k).is_none())
+            .collect();
+        if !extra.is_empty() {
+            mismatches.push(format!(
+                "{}: fields the reference lacks: {extra:?}",
+                scenario.name
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}

@@ -1,0 +1,324 @@
+//! Bad scenario files: every error names the file, the line and column, the
+//! JSON path and what was expected; no input makes the loader panic.
+
+use conclave::scenario::{self, ScenarioErrors};
+use serde_json::{Value, json};
+
+fn valid() -> Value {
+    json!({
+        "name": "t",
+        "pattern": "collaboration",
+        "goal": "Decide.",
+        "context": {"region": "US"},
+        "team": {
+            "roles": {"demand_analyst": {"focus": "demand"}, "risk_analyst": {}, "legal_analyst": {}},
+            "sequence": ["demand_analyst", "risk_analyst"]
+        },
+        "flags": {"legal_analyst": {"default": false, "roles": ["legal_analyst"]}},
+        "provider": {"kind": "sim", "latency_ms": 100,
+                     "responses": {"demand_analyst": ["{}"], "risk_analyst": ["{}"]}}
+    })
+}
+
+fn errors_of(text: &str) -> ScenarioErrors {
+    match scenario::parse(text, "bad.json") {
+        Ok(_) => panic!("expected errors for:\n{text}"),
+        Err(errors) => errors,
+    }
+}
+
+/// Change `valid()` at a JSON pointer: set it, or remove it with `None`.
+fn edit(pointer: &str, value: Option<Value>) -> String {
+    let mut document = valid();
+    let (parent, key) = pointer.rsplit_once('/').unwrap();
+    let target = document.pointer_mut(parent).unwrap();
+    match (target, value) {
+        (Value::Object(map), Some(v)) => {
+            map.insert(key.to_string(), v);
+        }
+        (Value::Object(map), None) => {
+            map.remove(key);
+        }
+        (Value::Array(items), Some(v)) => items[key.parse::<usize>().unwrap()] = v,
+        (other, _) => panic!("cannot edit {other}"),
+    }
+    serde_json::to_string_pretty(&document).unwrap()
+}
+
+#[test]
+fn the_valid_base_is_valid() {
+    scenario::parse(&valid().to_string(), "ok.json").unwrap();
+}
+
+#[test]
+fn each_malformed_file_gets_its_documented_error() {
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("not JSON", "{\"name\": \"t\",".into(), "not valid JSON"),
+        (
+            "trailing comma",
+            "{\"name\": \"t\",}".into(),
+            "not valid JSON",
+        ),
+        (
+            "top level is a list",
+            "[1, 2]".into(),
+            "expected an object, found list",
+        ),
+        (
+            "unknown top-level field",
+            edit("/teams", Some(json!({}))),
+            "unknown field \"teams\"; expected one of: name, pattern, goal",
+        ),
+        (
+            "unknown nested field",
+            edit("/team/order", Some(json!([]))),
+            "team.order: unknown field \"order\"; expected one of: roles, sequence",
+        ),
+        (
+            "missing goal",
+            edit("/goal", None),
+            "missing field \"goal\"",
+        ),
+        (
+            "missing provider",
+            edit("/provider", None),
+            "missing field \"provider\"",
+        ),
+        (
+            "goal is a number",
+            edit("/goal", Some(json!(5))),
+            "goal: expected a string, found whole number 5",
+        ),
+        (
+            "unknown pattern",
+            edit("/pattern", Some(json!("collab"))),
+            "pattern: expected one of \"collaboration\", \"orchestrator\"",
+        ),
+        (
+            "sequence names an undeclared role",
+            edit("/team/sequence/1", Some(json!("risk_analist"))),
+            "team.sequence[1]: expected a role declared in team.roles (demand_analyst, risk_analyst, legal_analyst), found \"risk_analist\"",
+        ),
+        (
+            "sequence is not a list",
+            edit("/team/sequence", Some(json!("demand_analyst"))),
+            "team.sequence: expected a list, found string",
+        ),
+        (
+            "flag gates an undeclared role",
+            edit("/flags/legal_analyst/roles", Some(json!(["lawyer"]))),
+            "flags.legal_analyst.roles[0]: expected a role declared in team.roles",
+        ),
+        (
+            "flag default is a string",
+            edit("/flags/legal_analyst/default", Some(json!("on"))),
+            "flags.legal_analyst.default: expected true or false, found string \"on\"",
+        ),
+        (
+            "flag gates workers in a collaboration",
+            edit("/flags/legal_analyst/workers", Some(json!(["w"]))),
+            "collaboration flags gate roles; expected \"roles\" instead of \"workers\"",
+        ),
+        (
+            "sim script misses a role in the sequence",
+            edit("/provider/responses/risk_analyst", None),
+            "provider.responses: missing the outputs of role \"risk_analyst\" (it speaks at team.sequence[1])",
+        ),
+        (
+            "joining role without a script",
+            edit("/flags/legal_analyst/joins", Some(json!(true))),
+            "missing the outputs of role \"legal_analyst\" (it speaks at flags.legal_analyst.roles[0])",
+        ),
+        (
+            "script for an undeclared role",
+            edit("/provider/responses/cfo", Some(json!(["{}"]))),
+            "provider.responses.cfo: \"cfo\" is not a role declared in team.roles",
+        ),
+        (
+            "empty script",
+            edit("/provider/responses/risk_analyst", Some(json!([]))),
+            "provider.responses.risk_analyst: expected at least one output",
+        ),
+        (
+            "unknown fault",
+            edit(
+                "/provider/responses/risk_analyst",
+                Some(json!([{"$fault": "slow"}])),
+            ),
+            "provider.responses.risk_analyst[0].$fault: expected $fault to be \"timeout\" or \"empty\", found \"slow\"",
+        ),
+        (
+            "negative budget",
+            edit("/budget", Some(json!({"max_rounds": -1}))),
+            "budget.max_rounds: expected a number ≥ 0, found whole number -1",
+        ),
+        (
+            "budget seconds as text",
+            edit("/budget", Some(json!({"max_seconds": "40"}))),
+            "budget.max_seconds: expected a number, found string \"40\"",
+        ),
+        (
+            "unknown budget key",
+            edit("/budget", Some(json!({"max_round": 3}))),
+            "budget.max_round: unknown field \"max_round\"",
+        ),
+        (
+            "latency as text",
+            edit("/provider/latency_ms", Some(json!("fast"))),
+            "provider.latency_ms: expected simulated latency of a call: a whole number of milliseconds",
+        ),
+        (
+            "latency range upside down",
+            edit(
+                "/provider/latency_ms",
+                Some(json!({"min": 500, "max": 100})),
+            ),
+            "provider.latency_ms: expected min ≤ max, found min 500 and max 100",
+        ),
+        (
+            "unknown provider kind",
+            edit("/provider/kind", Some(json!("anthropic"))),
+            "provider.kind: expected one of \"sim\", \"openai\"",
+        ),
+        (
+            "openai field on the sim",
+            edit("/provider/base_url", Some(json!("http://x"))),
+            "provider.base_url: \"base_url\" is only for kind \"openai\"",
+        ),
+        (
+            "no roles",
+            edit("/team", Some(json!({"roles": {}, "sequence": []}))),
+            "team.roles: expected at least one role",
+        ),
+        (
+            "collaboration without a team",
+            edit("/team", None),
+            "missing field \"team\"",
+        ),
+        ("seed too large", edit("/seed", Some(json!(1e30))), "seed"),
+    ];
+    assert!(cases.len() >= 15);
+    for (what, text, fragment) in cases {
+        let errors = errors_of(&text);
+        let shown = errors.to_string();
+        assert!(
+            shown.contains(fragment),
+            "{what}: expected {fragment:?} in\n{shown}"
+        );
+        for error in &errors.0 {
+            assert!(shown.starts_with("bad.json"), "{what}: names the file");
+            assert!(
+                error.position.is_some(),
+                "{what}: has a line and column:\n{error}"
+            );
+        }
+    }
+}
+
+#[test]
+fn errors_point_at_the_line_and_column_of_the_culprit() {
+    let text = edit("/team/sequence/1", Some(json!("nobody")));
+    let line = text.lines().position(|l| l.contains("\"nobody\"")).unwrap() + 1;
+    let column = text
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .find("\"nobody\"")
+        .unwrap()
+        + 1;
+    let errors = errors_of(&text);
+    assert_eq!(
+        errors.to_string(),
+        format!(
+            "bad.json:{line}:{column}: team.sequence[1]: expected a role declared in team.roles (demand_analyst, risk_analyst, legal_analyst), found \"nobody\""
+        )
+    );
+}
+
+#[test]
+fn every_error_of_a_file_is_reported_in_file_order() {
+    let mut document = valid();
+    document["goal"] = json!(1);
+    document["context"] = json!({"anything": "goes"});
+    document["team"]["extra"] = json!(true);
+    document["flags"]["legal_analyst"]["default"] = json!("no");
+    let errors = errors_of(&serde_json::to_string_pretty(&document).unwrap());
+    let paths: Vec<String> = errors.0.iter().map(|e| e.path.to_string()).collect();
+    assert_eq!(
+        paths,
+        vec!["goal", "team.extra", "flags.legal_analyst.default"]
+    );
+    let lines: Vec<usize> = errors.0.iter().map(|e| e.position.unwrap().line).collect();
+    assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+}
+
+/// A small deterministic generator of broken texts: truncations, byte
+/// flips, and values swapped for values of other types.
+#[test]
+fn no_input_makes_the_loader_panic() {
+    let base = serde_json::to_string_pretty(&valid()).unwrap();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/checkout_v2_launch.json"
+    ))
+    .unwrap();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let replacements = [
+        "null",
+        "[]",
+        "{}",
+        "\"\"",
+        "-1",
+        "1e999",
+        "true",
+        "\"\\u0000\"",
+        "[[[[[[",
+        "\u{1f600}",
+    ];
+    for text in [&base, &shipped] {
+        let bytes = text.as_bytes();
+        for _ in 0..600 {
+            let mut broken = bytes.to_vec();
+            match next() % 3 {
+                0 => broken.truncate((next() as usize) % bytes.len()),
+                1 => {
+                    let at = (next() as usize) % broken.len();
+                    broken[at] = (next() % 128) as u8;
+                }
+                _ => {
+                    let at = (next() as usize) % broken.len();
+                    let with = replacements[(next() as usize) % replacements.len()];
+                    let end = (at + 1 + (next() as usize) % 12).min(broken.len());
+                    broken.splice(at..end, with.bytes());
+                }
+            }
+            let text = String::from_utf8_lossy(&broken);
+            let _ = scenario::parse(&text, "fuzz.json");
+        }
+    }
+    let deep = "[".repeat(10_000);
+    assert!(scenario::parse(&deep, "deep.json").is_err());
+}
+
+#[test]
+fn the_schema_describes_the_format() {
+    let schema = scenario::json_schema();
+    assert_eq!(schema["title"], "Conclave scenario");
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        required,
+        vec!["name", "pattern", "goal", "context", "provider"]
+    );
+    assert_eq!(schema["additionalProperties"], false);
+}
