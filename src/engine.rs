@@ -17,7 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
 /// How to launch a run; everything not given comes from the scenario.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LaunchOptions {
     pub run: RunId,
     /// Overrides the scenario's seed.
@@ -36,6 +36,21 @@ pub struct LaunchOptions {
     pub clock: Option<ClockMode>,
     /// The scenario file, for the record.
     pub source: Option<String>,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        LaunchOptions {
+            run: 1,
+            seed: None,
+            goal: None,
+            flags: Vec::new(),
+            record: None,
+            start_paused: false,
+            clock: None,
+            source: None,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +82,7 @@ pub enum EngineError {
 pub struct RunHandle {
     pub run: RunId,
     pub controller: Controller,
+    clock: RunClock,
     task: JoinHandle<RunOutcome>,
     recorder: Option<Recorder>,
 }
@@ -96,7 +112,7 @@ pub fn launch(
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
     let clock = RunClock::start_on(options.clock.unwrap_or(ClockMode::Virtual));
-    let bus = Bus::new(options.run, clock, hub.clone(), sink);
+    let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink);
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
     let provider = Arc::new(Provider::Sim(SimProvider::new(
         scenario.provider.clone(),
@@ -141,6 +157,7 @@ pub fn launch(
     Ok(RunHandle {
         run: options.run,
         controller,
+        clock,
         task,
         recorder,
     })
@@ -149,6 +166,11 @@ pub fn launch(
 impl RunHandle {
     pub fn recording(&self) -> Option<&std::path::Path> {
         self.recorder.as_ref().map(Recorder::path)
+    }
+
+    /// The run's clock, for showing its time while it runs.
+    pub fn clock(&self) -> RunClock {
+        self.clock.clone()
     }
 
     pub fn is_finished(&self) -> bool {

@@ -17,3 +17,4 @@ pub mod record;
 pub mod rng;
 pub mod scenario;
 pub mod stop;
+pub mod tui;

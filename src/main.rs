@@ -1,8 +1,9 @@
 //! The `conclave` command line: parses arguments and calls the library.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use conclave::bus::ClockMode;
 use conclave::headless::{self, Exit, HeadlessRun};
+use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,7 +13,8 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// A terminal dashboard and engine for multi-agent runs.
+/// A terminal dashboard and engine for multi-agent runs. Without a command
+/// it opens the dashboard on the scenario picker.
 #[derive(Parser, Debug)]
 #[command(name = "conclave", version, about)]
 struct Cli {
@@ -22,7 +24,14 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run a scenario.
+    /// Open the dashboard, launching SCENARIO at once if given.
+    Tui {
+        /// The scenario file.
+        scenario: Option<PathBuf>,
+        #[command(flatten)]
+        screen: ScreenArgs,
+    },
+    /// Run a scenario: in the dashboard, or with --headless print its result.
     Run {
         /// The scenario file.
         scenario: PathBuf,
@@ -32,18 +41,20 @@ enum Command {
         /// Seed of the run's random choices (overrides the scenario's).
         #[arg(long)]
         seed: Option<u64>,
-        /// The engine's clock: virtual (instant and reproducible; the default headless on the sim) or real.
+        /// The engine's clock: virtual (instant and reproducible; the default headless) or real.
         #[arg(long, value_enum)]
         clock: Option<Clock>,
         /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
         #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
         flags: Vec<(String, bool)>,
-        /// Record every event to this JSONL file.
+        /// Record every event to this JSONL file (headless).
         #[arg(long, value_name = "FILE.jsonl")]
         record: Option<PathBuf>,
         /// Replace the scenario's goal.
         #[arg(long, value_name = "TEXT")]
         goal: Option<String>,
+        #[command(flatten)]
+        screen: ScreenArgs,
     },
     /// Check scenario files and report every error.
     Validate {
@@ -52,6 +63,18 @@ enum Command {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+}
+
+/// Options of the dashboard.
+#[derive(Args, Debug, Default)]
+struct ScreenArgs {
+    /// Do not record runs (the dashboard records each run under
+    /// $XDG_STATE_HOME/conclave/runs/ by default).
+    #[arg(long)]
+    no_record: bool,
+    /// Hold runs at their first gate until resumed (space) or stepped (s).
+    #[arg(long)]
+    paused: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -75,27 +98,41 @@ fn parse_flag(text: &str) -> Result<(String, bool), String> {
     Ok((name.to_string(), on))
 }
 
-const DEFAULT_SCENARIO: &str = "scenarios/checkout_v2_launch.json";
+fn dashboard(scenario: Option<PathBuf>, screen: ScreenArgs, overrides: Overrides) -> Exit {
+    tui::run(TuiOptions {
+        scenario,
+        overrides,
+        record: !screen.no_record,
+        start_paused: screen.paused,
+    })
+}
 
 fn main() -> ExitCode {
+    let _ = color_eyre::install();
     let cli = Cli::parse();
     let exit = match cli.command {
-        None => headless::run(HeadlessRun {
-            scenario: PathBuf::from(DEFAULT_SCENARIO),
-            seed: None,
-            clock: ClockMode::Virtual,
-            flags: Vec::new(),
-            record: None,
-            goal: None,
-        }),
+        None => dashboard(None, ScreenArgs::default(), Overrides::default()),
+        Some(Command::Tui { scenario, screen }) => {
+            dashboard(scenario, screen, Overrides::default())
+        }
         Some(Command::Run {
             scenario,
-            headless: _,
+            headless: false,
+            seed,
+            flags,
+            goal,
+            screen,
+            ..
+        }) => dashboard(Some(scenario), screen, Overrides { seed, flags, goal }),
+        Some(Command::Run {
+            scenario,
+            headless: true,
             seed,
             clock,
             flags,
             record,
             goal,
+            ..
         }) => headless::run(HeadlessRun {
             scenario,
             seed,

@@ -1,0 +1,637 @@
+//! The dashboard's one place that decides: it owns the runs (their folded
+//! state, their view state and their engine handles), the focus and the
+//! overlays, turns keys into actions and actions into changes. Drawing
+//! reads it and never changes it.
+
+use super::catalog::{self, Entry};
+use super::keymap::{self, Action, OverlayKind, PaneId, Scope};
+use super::state::{Activity, Cell, RunState};
+use super::view_state::{LogView, Overlay, RunUi};
+use crate::bus::{ClockMode, Event, Hub, RunId};
+use crate::clock::RunClock;
+use crate::control::Control;
+use crate::engine::{self, LaunchOptions, RunHandle};
+use crate::scenario::Scenario;
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
+use ratatui_textarea::TextArea;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How the dashboard was started.
+#[derive(Clone, Debug, Default)]
+pub struct AppOptions {
+    /// Where recordings go; `None` records nothing.
+    pub runs_dir: Option<PathBuf>,
+    /// Where the picker looks for scenarios.
+    pub scenarios_dir: PathBuf,
+    /// Launch runs paused at their first gate.
+    pub start_paused: bool,
+}
+
+/// What a launch may change from the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub seed: Option<u64>,
+    pub flags: Vec<(String, bool)>,
+    pub goal: Option<String>,
+}
+
+/// One run on the dashboard.
+pub struct RunSlot {
+    pub state: RunState,
+    pub ui: RunUi,
+    pub scenario: Arc<Scenario>,
+    /// The scenario file, if it came from one.
+    pub source: Option<String>,
+    pub recording: Option<PathBuf>,
+    /// A goal edited for the next restart.
+    pub next_goal: Option<String>,
+    handle: Option<RunHandle>,
+    clock: Option<RunClock>,
+}
+
+impl RunSlot {
+    /// The run clock now: live for a running run, the last event's time
+    /// otherwise.
+    pub fn clock_ms(&self) -> u64 {
+        match (&self.clock, self.state.is_live()) {
+            (Some(clock), true) => clock.elapsed_ms().max(self.state.t_ms),
+            _ => self.state.t_ms,
+        }
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.state.is_live()
+    }
+}
+
+pub struct App {
+    pub hub: Hub,
+    pub options: AppOptions,
+    pub catalog: Vec<Entry>,
+    pub runs: Vec<RunSlot>,
+    pub selected: usize,
+    pub focus: PaneId,
+    pub overlay: Option<Overlay>,
+    /// A short note for the footer (a launch error, an unavailable key).
+    pub notice: Option<String>,
+    pub quitting: bool,
+    next_run: RunId,
+    /// Handles of runs that ended or were replaced, to finish on quit.
+    retired: Vec<RunHandle>,
+}
+
+impl App {
+    pub fn new(hub: Hub, options: AppOptions) -> Self {
+        let catalog = catalog::load(&options.scenarios_dir);
+        App {
+            hub,
+            options,
+            catalog,
+            runs: Vec::new(),
+            selected: 0,
+            focus: PaneId::Pattern,
+            overlay: None,
+            notice: None,
+            quitting: false,
+            next_run: 1,
+            retired: Vec::new(),
+        }
+    }
+
+    pub fn run(&self) -> Option<&RunSlot> {
+        self.runs.get(self.selected)
+    }
+
+    fn run_mut(&mut self) -> Option<&mut RunSlot> {
+        self.runs.get_mut(self.selected)
+    }
+
+    pub fn open_picker(&mut self) {
+        self.catalog = catalog::load(&self.options.scenarios_dir);
+        self.overlay = Some(Overlay::Picker {
+            selected: catalog::default_index(&self.catalog),
+        });
+    }
+
+    /// Launch `scenario` as a new run and select it.
+    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
+        self.launch_with(scenario, source, Overrides::default());
+    }
+
+    /// Launch with a seed, flags or goal other than the scenario's.
+    pub fn launch_with(
+        &mut self,
+        scenario: Arc<Scenario>,
+        source: Option<String>,
+        overrides: Overrides,
+    ) {
+        let seed = overrides.seed.or(scenario.seed).unwrap_or(0);
+        let mut flags: Vec<(String, bool)> = scenario
+            .flags
+            .iter()
+            .map(|(name, flag)| (name.clone(), flag.default))
+            .collect();
+        flags.extend(overrides.flags);
+        match self.start(
+            Arc::clone(&scenario),
+            source.clone(),
+            seed,
+            flags,
+            overrides.goal,
+        ) {
+            Ok(slot) => {
+                self.runs.push(slot);
+                self.selected = self.runs.len() - 1;
+                self.focus = PaneId::Pattern;
+            }
+            Err(e) => self.notice = Some(format!("cannot launch {}: {e}", scenario.name)),
+        }
+    }
+
+    fn start(
+        &mut self,
+        scenario: Arc<Scenario>,
+        source: Option<String>,
+        seed: u64,
+        flags: Vec<(String, bool)>,
+        goal: Option<String>,
+    ) -> Result<RunSlot, engine::LaunchError> {
+        let run = self.next_run;
+        let recording = self.options.runs_dir.as_ref().map(|dir| {
+            let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+            dir.join(format!(
+                "{stamp}-{}-run{run}.jsonl",
+                file_safe(&scenario.name)
+            ))
+        });
+        let handle = engine::launch(
+            Arc::clone(&scenario),
+            &self.hub,
+            LaunchOptions {
+                run,
+                seed: Some(seed),
+                goal,
+                flags,
+                record: recording.clone(),
+                start_paused: self.options.start_paused,
+                clock: Some(ClockMode::Real),
+                source: source.clone(),
+            },
+        )?;
+        self.next_run += 1;
+        Ok(RunSlot {
+            state: RunState::new(run),
+            ui: RunUi::default(),
+            clock: Some(handle.clock()),
+            handle: Some(handle),
+            scenario,
+            source,
+            recording,
+            next_goal: None,
+        })
+    }
+
+    /// Show a run from its events alone (a recording, or events captured in
+    /// a test): the same state and panes as a live run, without an engine.
+    /// Returns `None` when the events do not start with the run's start.
+    pub fn add_from_events(
+        &mut self,
+        events: &[Arc<Event>],
+        source: Option<String>,
+    ) -> Option<usize> {
+        let first = events.first()?;
+        let crate::bus::EventKind::RunStarted(started) = &first.kind else {
+            return None;
+        };
+        let state = RunState::from_events(first.run, events);
+        let mut ui = RunUi::default();
+        ui.after_event(&state);
+        self.next_run = self.next_run.max(first.run + 1);
+        self.runs.push(RunSlot {
+            state,
+            ui,
+            scenario: Arc::clone(&started.scenario),
+            source,
+            recording: None,
+            next_goal: None,
+            handle: None,
+            clock: None,
+        });
+        self.selected = self.runs.len() - 1;
+        Some(self.selected)
+    }
+
+    /// The selected run's view state, to move a selection or scroll.
+    pub fn run_ui_mut(&mut self) -> Option<&mut RunUi> {
+        self.run_mut().map(|slot| &mut slot.ui)
+    }
+
+    /// Restart the selected run: same scenario, seed and current flags, and
+    /// the edited goal if there is one.
+    fn restart(&mut self) {
+        let Some(slot) = self.runs.get(self.selected) else {
+            return;
+        };
+        let scenario = Arc::clone(&slot.scenario);
+        let source = slot.source.clone();
+        let seed = slot
+            .state
+            .info
+            .as_ref()
+            .map_or(scenario.seed.unwrap_or(0), |i| i.seed);
+        let flags = slot
+            .state
+            .flags
+            .iter()
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    slot.ui.pending_flag(&f.name).unwrap_or(f.on),
+                )
+            })
+            .collect();
+        let goal = slot
+            .next_goal
+            .clone()
+            .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()));
+        match self.start(scenario, source, seed, flags, goal) {
+            Ok(fresh) => {
+                let old = std::mem::replace(&mut self.runs[self.selected], fresh);
+                self.retire(old);
+            }
+            Err(e) => self.notice = Some(format!("cannot restart: {e}")),
+        }
+    }
+
+    fn retire(&mut self, mut slot: RunSlot) {
+        if let Some(handle) = slot.handle.take() {
+            handle.controller.cancel();
+            self.retired.push(handle);
+        }
+    }
+
+    /// Every handle still to finish, for a clean shutdown: live runs are
+    /// cancelled first.
+    pub fn take_handles(&mut self) -> Vec<RunHandle> {
+        let mut handles = std::mem::take(&mut self.retired);
+        for slot in &mut self.runs {
+            if let Some(handle) = slot.handle.take() {
+                handle.controller.cancel();
+                handles.push(handle);
+            }
+        }
+        handles
+    }
+
+    /// An event from the bus.
+    pub fn apply(&mut self, event: Arc<Event>) {
+        let Some(index) = self.runs.iter().position(|s| s.state.run == event.run) else {
+            return;
+        };
+        let slot = &mut self.runs[index];
+        slot.state.apply(event);
+        slot.ui.after_event(&slot.state);
+        if !slot.state.is_live()
+            && let Some(handle) = slot.handle.take()
+        {
+            self.retired.push(handle);
+        }
+    }
+
+    /// The hub dropped `n` events for this viewer.
+    pub fn missed(&mut self, n: u64) {
+        for slot in self.runs.iter_mut().filter(|s| s.is_live()) {
+            slot.state.note_missed(n);
+        }
+    }
+
+    /// Which scope gets a key first.
+    pub fn scope(&self) -> Scope {
+        match &self.overlay {
+            Some(overlay) => Scope::Overlay(overlay.kind()),
+            None => Scope::Pane(self.focus),
+        }
+    }
+
+    pub fn key(&mut self, key: KeyEvent) {
+        self.notice = None;
+        // Text inputs take every key but their own commands.
+        match &mut self.overlay {
+            Some(Overlay::Goal(editor)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
+                    Some(action) => self.update(action),
+                    None => {
+                        editor.input(key);
+                    }
+                }
+                return;
+            }
+            Some(Overlay::Filter(text)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Filter), &key) {
+                    Some(action) => self.update(action),
+                    None => {
+                        use crossterm::event::KeyCode;
+                        match key.code {
+                            KeyCode::Char(c) => text.push(c),
+                            KeyCode::Backspace => {
+                                text.pop();
+                            }
+                            _ => {}
+                        }
+                        let query = text.clone();
+                        if let Some(slot) = self.run_mut() {
+                            slot.ui.log.set_filter(Some(query), &slot.state);
+                        }
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        let scope = self.scope();
+        let action = keymap::lookup(scope, &key).or_else(|| match scope {
+            Scope::Pane(_) => keymap::lookup(Scope::Everywhere, &key),
+            _ => None,
+        });
+        if let Some(action) = action {
+            self.update(action);
+        }
+    }
+
+    pub fn mouse(&mut self, mouse: MouseEvent, layout: &super::layout::Areas) {
+        let action = match mouse.kind {
+            MouseEventKind::ScrollUp => Action::Up,
+            MouseEventKind::ScrollDown => Action::Down,
+            _ => return,
+        };
+        if self.overlay.is_some() {
+            self.update(action);
+            return;
+        }
+        if let Some(pane) = layout.pane_at(mouse.column, mouse.row) {
+            self.focus = pane;
+            let steps = if pane == PaneId::Log { 3 } else { 1 };
+            for _ in 0..steps {
+                self.update(action);
+            }
+        }
+    }
+
+    /// Why `action` cannot be done now, if it cannot.
+    pub fn unavailable(&self, action: Action) -> Option<&'static str> {
+        let run = self.run();
+        let live = run.is_some_and(RunSlot::is_live);
+        match action {
+            Action::TogglePause | Action::Step if run.is_none() => Some("no run"),
+            Action::TogglePause | Action::Step if !live => Some("the run has finished"),
+            Action::Flags if run.is_some_and(|r| r.state.flags.is_empty()) => {
+                Some("this scenario has no flags")
+            }
+            Action::Flags | Action::EditGoal | Action::Restart if run.is_none() => Some("no run"),
+            Action::Focus(n) if PaneId::from_number(n).is_none() => {
+                Some("no such pane for this pattern")
+            }
+            Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
+            _ => None,
+        }
+    }
+
+    pub fn update(&mut self, action: Action) {
+        if let Some(why) = self.unavailable(action) {
+            self.notice = Some(why.to_string());
+            return;
+        }
+        match (&mut self.overlay, action) {
+            (_, Action::Quit) => self.quitting = true,
+            (Some(_), Action::Close) => {
+                if matches!(self.overlay, Some(Overlay::Filter(_)))
+                    && let Some(slot) = self.run_mut()
+                {
+                    slot.ui.log.set_filter(None, &slot.state);
+                }
+                self.overlay = None;
+            }
+            (Some(Overlay::Help { scroll } | Overlay::Details { scroll, .. }), Action::Up) => {
+                *scroll = scroll.saturating_sub(1);
+            }
+            (Some(Overlay::Help { scroll } | Overlay::Details { scroll, .. }), Action::Down) => {
+                *scroll = scroll.saturating_add(1);
+            }
+            (Some(Overlay::Flags { selected } | Overlay::Picker { selected }), Action::Up) => {
+                *selected = selected.saturating_sub(1);
+            }
+            (Some(Overlay::Flags { selected }), Action::Down) => {
+                let count = self
+                    .runs
+                    .get(self.selected)
+                    .map_or(0, |s| s.state.flags.len());
+                *selected = (*selected + 1).min(count.saturating_sub(1));
+            }
+            (Some(Overlay::Picker { selected }), Action::Down) => {
+                *selected = (*selected + 1).min(self.catalog.len().saturating_sub(1));
+            }
+            (Some(Overlay::Flags { selected }), Action::Toggle) => {
+                let selected = *selected;
+                self.toggle_flag(selected);
+            }
+            (Some(Overlay::Picker { selected }), Action::Confirm) => {
+                let entry = self.catalog.get(*selected).cloned();
+                match entry.map(|e| (e.scenario, e.origin)) {
+                    Some((Ok(scenario), origin)) => {
+                        self.overlay = None;
+                        let source = (!origin.starts_with("built-in")).then_some(origin);
+                        self.launch(scenario, source);
+                    }
+                    Some((Err(e), _)) => self.notice = Some(first_line(&e)),
+                    None => {}
+                }
+            }
+            (Some(Overlay::Goal(editor)), Action::Confirm) => {
+                let goal = editor.lines().join("\n");
+                self.overlay = None;
+                if let Some(slot) = self.run_mut() {
+                    slot.next_goal = Some(goal);
+                }
+                self.notice = Some("goal saved: r restarts the run with it".into());
+            }
+            (Some(Overlay::Filter(_)), Action::Confirm) => self.overlay = None,
+            (Some(_), _) => {}
+            (None, action) => self.update_panes(action),
+        }
+    }
+
+    fn update_panes(&mut self, action: Action) {
+        match action {
+            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Action::NewRun => self.open_picker(),
+            Action::TogglePause => self.send_to_run(|slot| match slot.state.activity {
+                Activity::Paused { .. } => Control::Resume,
+                _ if slot.ui.pause_requested => Control::Resume,
+                _ => Control::Pause,
+            }),
+            Action::Step => self.send_to_run(|_| Control::Step),
+            Action::Flags => self.overlay = Some(Overlay::Flags { selected: 0 }),
+            Action::EditGoal => {
+                let goal = self.run().map(|slot| {
+                    slot.next_goal
+                        .clone()
+                        .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()))
+                        .unwrap_or_default()
+                });
+                let mut editor =
+                    TextArea::new(goal.unwrap_or_default().lines().map(String::from).collect());
+                editor.set_cursor_line_style(ratatui::style::Style::default());
+                self.overlay = Some(Overlay::Goal(Box::new(editor)));
+            }
+            Action::Restart => self.restart(),
+            Action::FocusNext | Action::FocusPrev => {
+                let panes = PaneId::ALL;
+                let at = panes.iter().position(|p| *p == self.focus).unwrap_or(0);
+                let next = if action == Action::FocusNext {
+                    (at + 1) % panes.len()
+                } else {
+                    (at + panes.len() - 1) % panes.len()
+                };
+                self.focus = panes[next];
+            }
+            Action::Focus(n) => {
+                if let Some(pane) = PaneId::from_number(n) {
+                    self.focus = pane;
+                }
+            }
+            Action::PrevRun => self.selected = self.selected.saturating_sub(1),
+            Action::NextRun => {
+                self.selected = (self.selected + 1).min(self.runs.len().saturating_sub(1))
+            }
+            Action::Details => self.open_details(),
+            Action::Filter => {
+                let current = self
+                    .run()
+                    .and_then(|s| s.ui.log.filter.clone())
+                    .unwrap_or_default();
+                self.overlay = Some(Overlay::Filter(current));
+            }
+            Action::Left | Action::Right if self.focus == PaneId::Runs => {
+                self.update(if action == Action::Left {
+                    Action::PrevRun
+                } else {
+                    Action::NextRun
+                });
+            }
+            other => {
+                let focus = self.focus;
+                if let Some(slot) = self.run_mut() {
+                    slot.ui.navigate(focus, other, &slot.state);
+                }
+            }
+        }
+    }
+
+    fn send_to_run(&mut self, command: impl FnOnce(&RunSlot) -> Control) {
+        let Some(slot) = self.runs.get_mut(self.selected) else {
+            return;
+        };
+        let command = command(slot);
+        match &command {
+            Control::Pause | Control::Step => slot.ui.pause_requested = true,
+            Control::Resume => slot.ui.pause_requested = false,
+            _ => {}
+        }
+        if let Some(handle) = &slot.handle
+            && let Err(e) = handle.controller.send(command)
+        {
+            self.notice = Some(e.to_string());
+        }
+    }
+
+    fn toggle_flag(&mut self, index: usize) {
+        let Some(slot) = self.runs.get_mut(self.selected) else {
+            return;
+        };
+        let Some(flag) = slot.state.flags.get(index) else {
+            return;
+        };
+        let name = flag.name.clone();
+        let on = !slot.ui.pending_flag(&name).unwrap_or(flag.on);
+        match &slot.handle {
+            Some(handle) if slot.state.is_live() => match handle.controller.set_flag(&name, on) {
+                Ok(()) => slot.ui.pending_flags.push((name, on)),
+                Err(e) => self.notice = Some(e.to_string()),
+            },
+            _ => {
+                // A finished run keeps the choice for its restart.
+                slot.ui.pending_flags.retain(|(n, _)| n != &name);
+                slot.ui.pending_flags.push((name, on));
+                self.notice = Some("the run has finished: r restarts it with this flag".into());
+            }
+        }
+    }
+
+    fn open_details(&mut self) {
+        let Some(slot) = self.run() else { return };
+        let text = match self.focus {
+            PaneId::Pattern => {
+                let (row, column) = slot.ui.table.selection(&slot.state);
+                let role = slot.state.table.roles.get(row).cloned().unwrap_or_default();
+                let round = slot.state.table.rounds.get(column).map_or(0, |c| c.round);
+                match slot.state.table.cell(row, column) {
+                    Some(Cell::Accepted(c)) => serde_json::json!({
+                        "round": round, "agent": role, "stance": c.stance, "summary": c.summary,
+                        "confidence": c.confidence, "actions": c.actions,
+                    }),
+                    Some(Cell::Rejected { reason, raw }) => serde_json::json!({
+                        "round": round, "agent": role, "rejected": reason, "raw": raw,
+                    }),
+                    _ => return,
+                }
+            }
+            PaneId::Log => match slot.ui.log.selected_event(&slot.state) {
+                Some(event) => serde_json::to_value(&*event).unwrap_or_default(),
+                None => return,
+            },
+            PaneId::Result => match &slot.state.outcome {
+                Some(outcome) => outcome.result.clone(),
+                None => return,
+            },
+            PaneId::Runs => return,
+        };
+        self.overlay = Some(Overlay::Details {
+            scroll: 0,
+            text: serde_json::to_string_pretty(&text).unwrap_or_default(),
+        });
+    }
+
+    /// Whether a redraw is due without new input: a live run's clock moves.
+    pub fn animating(&self) -> bool {
+        self.runs
+            .iter()
+            .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// A scenario name made safe for a file name.
+fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect()
+}
+
+impl LogView {
+    /// The newest event the log shows: the one `Enter` opens.
+    pub fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
+        let index = *self.window(state, 1).last()?;
+        state.log.events.get(index).cloned()
+    }
+}

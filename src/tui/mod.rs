@@ -1,0 +1,238 @@
+//! The terminal dashboard. One loop selects over terminal input, the bus and
+//! a frame deadline: input becomes actions on the app, events fold into run
+//! states, and the screen is drawn when something changed, at most 30 times
+//! a second, and not at all while nothing changes.
+
+pub mod app;
+pub mod catalog;
+pub mod describe;
+pub mod keymap;
+pub mod layout;
+pub mod overlays;
+pub mod panes;
+pub mod sanitize;
+pub mod state;
+pub mod terminal;
+pub mod text;
+pub mod theme;
+pub mod view;
+pub mod view_state;
+
+use crate::bus::{Delivery, Hub};
+use crate::headless::Exit;
+use crate::scenario;
+use app::{App, AppOptions};
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use futures_util::StreamExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The shortest time between two frames (30 frames a second).
+const FRAME: Duration = Duration::from_millis(33);
+/// How often a running run's clock is redrawn when nothing else happens.
+const CLOCK_TICK: Duration = Duration::from_millis(100);
+/// How many bus events to fold before looking at input again.
+const BATCH: usize = 2048;
+
+#[derive(Clone, Debug, Default)]
+pub struct TuiOptions {
+    /// Launch this scenario at once; without it the picker opens.
+    pub scenario: Option<PathBuf>,
+    /// Seed, flags and goal for that launch.
+    pub overrides: app::Overrides,
+    /// Record every run (to the runs folder).
+    pub record: bool,
+    /// Runs wait at their first gate.
+    pub start_paused: bool,
+}
+
+/// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
+/// `~/.local/state/conclave/runs`.
+pub fn runs_dir() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    Some(state.join("conclave").join("runs"))
+}
+
+pub fn run(options: TuiOptions) -> Exit {
+    let launch = match &options.scenario {
+        Some(path) => match scenario::load(path) {
+            Ok(s) => Some((Arc::new(s), path.display().to_string())),
+            Err(errors) => {
+                eprintln!("{errors}");
+                return Exit::BadInput;
+            }
+        },
+        None => None,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("conclave: cannot start the runtime: {e}");
+            return Exit::Internal;
+        }
+    };
+    let mut screen = match terminal::init() {
+        Ok(screen) => screen,
+        Err(e) => {
+            eprintln!("conclave: cannot open the terminal: {e}");
+            return Exit::Internal;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        let hub = Hub::default();
+        // Subscribed before the first launch, so every run is seen from its
+        // first event.
+        let bus = hub.subscribe();
+        let mut app = App::new(
+            hub.clone(),
+            AppOptions {
+                runs_dir: options.record.then(runs_dir).flatten(),
+                scenarios_dir: PathBuf::from("scenarios"),
+                start_paused: options.start_paused,
+            },
+        );
+        match launch {
+            Some((scenario, source)) => {
+                app.launch_with(scenario, Some(source), options.overrides.clone())
+            }
+            None => app.open_picker(),
+        }
+        let result = event_loop(&mut screen, &mut app, bus).await;
+        finish_runs(&mut app).await;
+        result
+    });
+    terminal::restore();
+    match outcome {
+        Ok(()) => Exit::Ok,
+        Err(e) => {
+            eprintln!("conclave: {e}");
+            Exit::Internal
+        }
+    }
+}
+
+async fn event_loop(
+    screen: &mut terminal::Screen,
+    app: &mut App,
+    mut bus: crate::bus::Subscription,
+) -> std::io::Result<()> {
+    let mut input = EventStream::new();
+    let mut signals = Signals::new()?;
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    let mut size = screen.size()?;
+    loop {
+        if app.quitting {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let due = if dirty {
+            last_draw + FRAME
+        } else if app.animating() {
+            last_draw + CLOCK_TICK
+        } else {
+            now + Duration::from_secs(3600)
+        };
+        if now >= due {
+            screen.draw(|frame| view::draw(frame, app))?;
+            size = screen.size()?;
+            last_draw = Instant::now();
+            dirty = false;
+            continue;
+        }
+        tokio::select! {
+            biased;
+            () = signals.next() => app.quitting = true,
+            input = input.next() => match input {
+                Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
+                    app.key(key);
+                    dirty = true;
+                }
+                Some(Ok(TermEvent::Mouse(mouse))) => {
+                    let areas = view::areas(app, ratatui::layout::Rect::new(0, 0, size.width, size.height));
+                    app.mouse(mouse, &areas);
+                    dirty = true;
+                }
+                Some(Ok(TermEvent::Resize(..))) => {
+                    screen.autoresize()?;
+                    dirty = true;
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e),
+                None => app.quitting = true,
+            },
+            delivery = bus.next() => {
+                take(app, delivery);
+                for _ in 0..BATCH {
+                    match bus.try_next() {
+                        Some(delivery) => take(app, delivery),
+                        None => break,
+                    }
+                }
+                dirty = true;
+            }
+            () = tokio::time::sleep_until(due) => {}
+        }
+    }
+}
+
+fn take(app: &mut App, delivery: Delivery) {
+    match delivery {
+        Delivery::Event(event) => app.apply(event),
+        Delivery::Missed(n) => app.missed(n),
+        Delivery::Closed => {}
+    }
+}
+
+/// Cancel what still runs and wait (briefly) for every recording to be
+/// complete on disk.
+async fn finish_runs(app: &mut App) {
+    let handles = app.take_handles();
+    let all = futures_util::future::join_all(handles.into_iter().map(|h| h.finish()));
+    let _ = tokio::time::timeout(Duration::from_secs(5), all).await;
+}
+
+/// SIGINT, SIGTERM and SIGHUP end the dashboard cleanly.
+struct Signals {
+    #[cfg(unix)]
+    streams: Vec<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Signals {
+                streams: vec![
+                    signal(SignalKind::interrupt())?,
+                    signal(SignalKind::terminate())?,
+                    signal(SignalKind::hangup())?,
+                ],
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        {
+            let waits = self.streams.iter_mut().map(|s| Box::pin(s.recv()));
+            futures_util::future::select_all(waits).await;
+        }
+        #[cfg(not(unix))]
+        std::future::pending::<()>().await;
+    }
+}

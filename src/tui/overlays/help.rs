@@ -1,0 +1,62 @@
+//! Help: every key of the key table, grouped by where it applies, with the
+//! reason when a key is unavailable right now.
+
+use super::frame_box;
+use crate::tui::app::App;
+use crate::tui::keymap::{self, OverlayKind, PaneId, Scope};
+use crate::tui::layout::centered;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+const GROUPS: &[(&str, Scope)] = &[
+    ("Everywhere", Scope::Everywhere),
+    ("Runs [1]", Scope::Pane(PaneId::Runs)),
+    ("Pattern pane [2]", Scope::Pane(PaneId::Pattern)),
+    ("Event log [3]", Scope::Pane(PaneId::Log)),
+    ("Result [4]", Scope::Pane(PaneId::Result)),
+    ("Flags", Scope::Overlay(OverlayKind::Flags)),
+    ("Scenario picker", Scope::Overlay(OverlayKind::Picker)),
+    ("Goal editor", Scope::Overlay(OverlayKind::Goal)),
+    ("Log filter", Scope::Overlay(OverlayKind::Filter)),
+];
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
+    let area = centered(area, 72, 40);
+    let inner = frame_box(
+        frame,
+        area,
+        "Keys",
+        "Esc closes · j/k scroll · mouse wheel scrolls panes",
+    );
+    let mut lines = Vec::new();
+    for (title, scope) in GROUPS {
+        lines.push(Line::styled(*title, theme::bold()));
+        for binding in keymap::bindings(*scope) {
+            let why = if *scope == Scope::Everywhere {
+                app.unavailable(binding.action)
+            } else {
+                None
+            };
+            let mut spans = vec![
+                Span::styled(
+                    format!("  {:<7}", binding.label),
+                    Style::default().fg(theme::ACCENT),
+                ),
+                Span::raw(binding.help),
+            ];
+            if let Some(why) = why {
+                spans.push(Span::styled(
+                    format!("  (unavailable: {why})"),
+                    theme::dim(),
+                ));
+            }
+            lines.push(Line::from(spans));
+        }
+        lines.push(Line::raw(""));
+    }
+    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inner);
+}

@@ -1,0 +1,26 @@
+//! Overlays drawn over the panes: help, flags, the scenario picker, the goal
+//! editor and the JSON details of a selected item.
+
+pub mod details;
+pub mod flags;
+pub mod goal;
+pub mod help;
+pub mod picker;
+
+use super::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear};
+
+/// Clear `area` and frame it; returns the inside.
+pub fn frame_box(frame: &mut Frame, area: Rect, title: &str, hint: &str) -> Rect {
+    let block = Block::bordered()
+        .border_style(theme::border(true))
+        .title(Span::styled(format!(" {title} "), theme::bold()))
+        .title_bottom(Line::from(Span::styled(format!(" {hint} "), theme::dim())));
+    let inner = block.inner(area);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    inner
+}

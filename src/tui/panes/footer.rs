@@ -1,0 +1,54 @@
+//! The footer: the keys of the focused pane and the global ones, drawn from
+//! the key table, dimmed where unavailable; a notice first when there is
+//! one.
+
+use crate::tui::app::App;
+use crate::tui::keymap::{self, Scope};
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let mut spans = Vec::new();
+    if let Some(notice) = &app.notice {
+        spans.push(Span::styled(
+            format!(" {} ", fit(notice, 80)),
+            Style::default().fg(theme::CAUTION),
+        ));
+        spans.push(Span::styled("│", theme::dim()));
+    }
+    let scope = app.scope();
+    let mut scopes = vec![scope];
+    if matches!(scope, Scope::Pane(_)) {
+        scopes.push(Scope::Everywhere);
+    }
+    for scope in scopes {
+        for binding in keymap::bindings(scope) {
+            // Focus and run switching are listed in help; the footer keeps
+            // to what a run's screen needs most.
+            if matches!(
+                binding.action,
+                keymap::Action::Focus(_)
+                    | keymap::Action::PrevRun
+                    | keymap::Action::NextRun
+                    | keymap::Action::FocusPrev
+                    | keymap::Action::FocusNext
+            ) {
+                continue;
+            }
+            let available = app.unavailable(binding.action).is_none();
+            let (key_style, help_style) = if available {
+                (Style::default().fg(theme::ACCENT), Style::default())
+            } else {
+                (theme::dim(), theme::dim())
+            };
+            spans.push(Span::styled(format!(" {}", binding.label), key_style));
+            spans.push(Span::styled(format!(" {}", binding.help), help_style));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,155 @@
+//! The header: scenario, pattern, status, run clock, seed, recording, and
+//! on the second row the flags with their state and the stop reason.
+
+use crate::bus::RunStatus;
+use crate::tui::app::RunSlot;
+use crate::tui::describe::clock;
+use crate::tui::state::Activity;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
+    let brand = Span::styled(
+        " CONCLAVE ",
+        Style::default()
+            .fg(Color::Black)
+            .bg(theme::ACCENT)
+            .add_modifier(Modifier::BOLD),
+    );
+    let Some(slot) = slot else {
+        let line = Line::from(vec![
+            brand,
+            Span::styled("  no run yet: n opens the scenario picker", theme::dim()),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    };
+    let state = &slot.state;
+    let (badge, color) = status(slot);
+    let mut first = vec![
+        brand,
+        Span::raw(" "),
+        Span::styled(
+            format!(" {badge} "),
+            Style::default()
+                .fg(Color::Black)
+                .bg(color)
+                .add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(" "),
+    ];
+    first.push(Span::styled(
+        format!("⏱ {} ", clock(slot.clock_ms())),
+        theme::bold(),
+    ));
+    let title = slot
+        .scenario
+        .title
+        .clone()
+        .unwrap_or_else(|| slot.scenario.name.clone());
+    let mut rest = vec![slot.scenario.pattern.to_string()];
+    if let Some(info) = &state.info {
+        rest.push(format!("seed {}", info.seed));
+    }
+    if let Some(path) = &slot.recording {
+        rest.push(format!(
+            "⏺ {}",
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        ));
+    }
+    let used: usize = first.iter().map(Span::width).sum();
+    let room = usize::from(area.width).saturating_sub(used);
+    let title = fit(&title, room.min(48));
+    let mut room = room.saturating_sub(title.chars().count());
+    first.push(Span::styled(title, theme::bold()));
+    for part in rest {
+        let part = format!(" · {part}");
+        let width = part.chars().count();
+        if width > room {
+            break;
+        }
+        room -= width;
+        first.push(Span::styled(part, theme::dim()));
+    }
+
+    let mut second = vec![Span::styled(" flags: ", theme::dim())];
+    if state.flags.is_empty() {
+        second.push(Span::styled("none", theme::dim()));
+    }
+    for flag in &state.flags {
+        let (glyph, style) = if flag.on {
+            ("●", Style::default().fg(theme::GO))
+        } else {
+            ("○", theme::dim())
+        };
+        second.push(Span::styled(
+            format!(
+                "{} {glyph} {}",
+                fit(&flag.name, 24),
+                if flag.on { "on" } else { "off" }
+            ),
+            style,
+        ));
+        if let Some(on) = slot.ui.pending_flag(&flag.name) {
+            let when = if slot.is_live() {
+                "at the next gate"
+            } else {
+                "on restart"
+            };
+            second.push(Span::styled(
+                format!(" → {} {when}", if on { "on" } else { "off" }),
+                Style::default().fg(theme::CAUTION),
+            ));
+        }
+        second.push(Span::raw("  "));
+    }
+    if let Some((used, limit)) = state.messages {
+        second.push(Span::styled(
+            format!("│ messages {used}/{limit}  "),
+            theme::dim(),
+        ));
+    }
+    if let Some(outcome) = &state.outcome {
+        let style = match outcome.status {
+            RunStatus::Ok => Style::default().fg(theme::GO),
+            RunStatus::Stopped => theme::error(),
+        };
+        second.push(Span::styled(
+            format!("│ stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
+            style,
+        ));
+        if let Some(phase) = &outcome.phase {
+            second.push(Span::styled(
+                format!(" at {}", fit(phase, 40)),
+                theme::dim(),
+            ));
+        }
+    }
+    let lines = if area.height >= 2 {
+        vec![Line::from(first), Line::from(second)]
+    } else {
+        vec![Line::from(first)]
+    };
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The status badge and its colour.
+fn status(slot: &RunSlot) -> (String, Color) {
+    match (&slot.state.activity, &slot.state.outcome) {
+        (Activity::Finished, Some(outcome)) if outcome.status == RunStatus::Ok => {
+            ("FINISHED".into(), theme::GO)
+        }
+        (Activity::Finished, _) => ("STOPPED".into(), theme::BLOCK),
+        (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),
+        _ if slot.ui.pause_requested => ("PAUSING…".into(), theme::CAUTION),
+        (Activity::Starting, _) => ("STARTING".into(), Color::Gray),
+        (Activity::Running, _) => ("RUNNING".into(), theme::ACCENT),
+    }
+}

@@ -1,0 +1,99 @@
+//! The result: the final decision, the stop reason and phase, the rounds
+//! used and the brief; while the run is live, what it is doing.
+
+use super::block;
+use crate::bus::{Decision, RunStatus};
+use crate::tui::app::RunSlot;
+use crate::tui::keymap::PaneId;
+use crate::tui::state::Activity;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
+    let state = &slot.state;
+    let block = block(PaneId::Result, "Result", focused);
+    let lines = match &state.outcome {
+        Some(outcome) => {
+            let mut lines = Vec::new();
+            match outcome.final_decision() {
+                Some(decision) => {
+                    let style = match decision {
+                        "go" => theme::decision(Decision::Go),
+                        "go_with_caution" => theme::decision(Decision::GoWithCaution),
+                        _ => theme::decision(Decision::NoGo),
+                    };
+                    lines.push(Line::styled(
+                        fit(&decision.replace('_', " ").to_uppercase(), 40),
+                        style,
+                    ));
+                }
+                None => lines.push(Line::styled(
+                    "NO DECISION",
+                    if outcome.status == RunStatus::Ok {
+                        theme::bold()
+                    } else {
+                        theme::error().patch(theme::bold())
+                    },
+                )),
+            }
+            let reason_style = match outcome.status {
+                RunStatus::Ok => Style::default().fg(theme::GO),
+                RunStatus::Stopped => theme::error(),
+            };
+            lines.push(Line::from(vec![
+                Span::styled("stop reason ", theme::dim()),
+                Span::styled(fit(&outcome.stop_reason.to_string(), 200), reason_style),
+            ]));
+            if let Some(phase) = &outcome.phase {
+                lines.push(Line::from(vec![
+                    Span::styled("phase       ", theme::dim()),
+                    Span::raw(fit(phase, 200)),
+                ]));
+            }
+            let rounds = outcome
+                .rounds_used()
+                .map_or_else(|| state.table.rounds.len().to_string(), |n| n.to_string());
+            lines.push(Line::from(vec![
+                Span::styled("rounds      ", theme::dim()),
+                Span::raw(rounds),
+            ]));
+            if let Some(answer) = outcome.answer() {
+                lines.push(Line::raw(""));
+                lines.push(Line::raw(fit(answer, 20_000)));
+            }
+            lines
+        }
+        None => {
+            let doing = match &state.activity {
+                Activity::Starting => "Starting…".to_string(),
+                Activity::Paused { gate } => {
+                    format!("Paused {gate}. space resumes, s steps one round.")
+                }
+                Activity::Running | Activity::Finished => match &state.calling {
+                    Some(label) => format!("Running: asking the model ({}).", fit(label, 60)),
+                    None => "Running.".to_string(),
+                },
+            };
+            vec![
+                Line::styled(doing, theme::dim()),
+                Line::raw(""),
+                Line::styled(
+                    "The decision and the brief appear here when the run ends.",
+                    theme::dim(),
+                ),
+            ]
+        }
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((slot.ui.result_scroll, 0)),
+        area,
+    );
+}

@@ -1,0 +1,249 @@
+//! The round table: agents × rounds, each cell the agent's stance (glyph and
+//! word in its colour) and confidence; under each round its conflicts and
+//! decision; below the grid the selected contribution's summary and actions.
+
+use super::block;
+use crate::bus::{Conflict, Stance};
+use crate::tui::app::RunSlot;
+use crate::tui::keymap::PaneId;
+use crate::tui::state::{Cell, RoundColumn, RunState};
+use crate::tui::text::{fit, pad};
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+const CELL: usize = 15;
+const NAME_MAX: usize = 20;
+/// Rows the grid adds to the agents: the round header, conflicts, decision.
+const GRID_EXTRA: usize = 3;
+/// Rows kept for the selected contribution under the grid.
+const DETAIL_ROWS: usize = 6;
+
+/// How tall the pane would like to be for `state`.
+pub fn wanted_height(state: &RunState) -> u16 {
+    let rows = state.table.roles.len().max(1) + GRID_EXTRA + DETAIL_ROWS + 2;
+    u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
+    let state = &slot.state;
+    let title = match (state.table.rounds.last(), &slot.scenario.budget) {
+        (Some(column), budget) => {
+            let max = budget.as_ref().and_then(|b| b.max_rounds).unwrap_or(3);
+            format!("Round table · round {} of {max}", column.round)
+        }
+        (None, _) => "Round table".to_string(),
+    };
+    let block = block(PaneId::Pattern, &title, focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+
+    let table = &state.table;
+    let (sel_row, sel_col) = slot.ui.table.selection(state);
+    let name_w = table
+        .roles
+        .iter()
+        .map(|r| r.chars().count())
+        .max()
+        .unwrap_or(5)
+        .clamp(5, NAME_MAX)
+        + 1;
+    let width = usize::from(inner.width);
+    let visible_cols = (width.saturating_sub(name_w) / CELL).max(1);
+    let first_col = (sel_col + 1).saturating_sub(visible_cols);
+    let columns: Vec<(usize, &RoundColumn)> = table
+        .rounds
+        .iter()
+        .enumerate()
+        .skip(first_col)
+        .take(visible_cols)
+        .collect();
+
+    let height = usize::from(inner.height);
+    let grid_wanted = table.roles.len().max(1) + GRID_EXTRA;
+    let detail_rows = if height >= grid_wanted + 2 {
+        DETAIL_ROWS.min(height - grid_wanted)
+    } else {
+        0
+    };
+    let grid_rows = height - detail_rows;
+    let visible_roles = grid_rows.saturating_sub(GRID_EXTRA).max(1);
+    let first_role = (sel_row + 1).saturating_sub(visible_roles);
+
+    let mut lines = Vec::with_capacity(grid_rows);
+    let mut header = vec![Span::styled(pad("agent", name_w), theme::dim())];
+    if first_col > 0 {
+        header[0] = Span::styled(pad(&format!("◀ {first_col} more"), name_w), theme::dim());
+    }
+    for (_, column) in &columns {
+        header.push(Span::styled(
+            pad(&format!("R{}", column.round), CELL),
+            theme::bold(),
+        ));
+    }
+    if table.rounds.is_empty() {
+        header.push(Span::styled("waiting for round 1", theme::dim()));
+    }
+    lines.push(Line::from(header));
+
+    for (row, role) in table
+        .roles
+        .iter()
+        .enumerate()
+        .skip(first_role)
+        .take(visible_roles)
+    {
+        let mut spans = vec![Span::raw(pad(role, name_w))];
+        for (col, column) in &columns {
+            let mut span = cell_span(column.cells.get(row).and_then(Option::as_ref));
+            if row == sel_row && *col == sel_col {
+                span = span.patch_style(theme::selected());
+            }
+            spans.push(span);
+        }
+        lines.push(Line::from(spans));
+    }
+    // A round the run never finished has no outcome to wait for.
+    let pending = if state.is_live() { "…" } else { "—" };
+    lines.push(footer_line("conflicts", name_w, &columns, |c| {
+        if !c.finished {
+            return Span::styled(pad(pending, CELL), theme::dim());
+        }
+        let words: Vec<&str> = c.conflicts.iter().map(|c| conflict_word(*c)).collect();
+        if words.is_empty() {
+            Span::styled(pad("none", CELL), theme::dim())
+        } else {
+            Span::styled(
+                pad(&words.join(","), CELL),
+                Style::default().fg(theme::CAUTION),
+            )
+        }
+    }));
+    lines.push(footer_line("decision", name_w, &columns, |c| {
+        match (c.finished, c.decision) {
+            (false, _) => Span::styled(pad(pending, CELL), theme::dim()),
+            (true, None) => Span::styled(pad("→ next", CELL), theme::dim()),
+            (true, Some(d)) => Span::styled(
+                pad(&d.as_str().replace('_', " ").to_uppercase(), CELL),
+                theme::decision(d),
+            ),
+        }
+    }));
+    let grid_area = Rect {
+        height: u16::try_from(grid_rows).unwrap_or(inner.height),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), grid_area);
+
+    if detail_rows > 0 {
+        let detail_area = Rect {
+            y: inner.y + grid_area.height,
+            height: inner.height - grid_area.height,
+            ..inner
+        };
+        frame.render_widget(
+            Paragraph::new(detail(state, sel_row, sel_col, width)).wrap(Wrap { trim: false }),
+            detail_area,
+        );
+    }
+}
+
+fn footer_line<'a>(
+    label: &str,
+    name_w: usize,
+    columns: &[(usize, &RoundColumn)],
+    cell: impl Fn(&RoundColumn) -> Span<'a>,
+) -> Line<'a> {
+    let mut spans = vec![Span::styled(pad(label, name_w), theme::dim())];
+    spans.extend(columns.iter().map(|(_, c)| cell(c)));
+    Line::from(spans)
+}
+
+fn cell_span(cell: Option<&Cell>) -> Span<'static> {
+    match cell {
+        None => Span::styled(pad(" ·", CELL), theme::dim()),
+        Some(Cell::Waiting) => {
+            Span::styled(pad("… asking", CELL), Style::default().fg(theme::ACCENT))
+        }
+        Some(Cell::Rejected { .. }) => Span::styled(pad("✗ rejected", CELL), theme::error()),
+        Some(Cell::Accepted(c)) => Span::styled(
+            pad(
+                &format!(
+                    "{} {:<7} {:.2}",
+                    theme::stance_glyph(c.stance),
+                    c.stance.as_str(),
+                    c.confidence
+                ),
+                CELL,
+            ),
+            theme::stance(c.stance),
+        ),
+    }
+}
+
+fn conflict_word(conflict: Conflict) -> &'static str {
+    match conflict {
+        Conflict::NoContributions => "empty",
+        Conflict::GoVsCaution => "go/caution",
+        Conflict::BlockingVsNonBlock => "blocked",
+        Conflict::HighDivergence => "split",
+    }
+}
+
+/// The selected contribution in words.
+fn detail(state: &RunState, row: usize, col: usize, width: usize) -> Vec<Line<'static>> {
+    let role = state.table.roles.get(row).map_or("", String::as_str);
+    let round = state.table.rounds.get(col).map_or(0, |c| c.round);
+    let heading = |extra: Span<'static>| {
+        Line::from(vec![
+            Span::styled(
+                fit(&format!("{role} · round {round} · "), width),
+                theme::bold(),
+            ),
+            extra,
+        ])
+    };
+    match state.table.cell(row, col) {
+        Some(Cell::Accepted(c)) => {
+            let mut lines = vec![heading(stance_words(c.stance, c.confidence))];
+            lines.push(Line::raw(fit(&c.summary, 2000)));
+            for action in &c.actions {
+                lines.push(Line::styled(
+                    format!("→ {}", fit(action, 500)),
+                    Style::default().fg(theme::ACCENT),
+                ));
+            }
+            lines
+        }
+        Some(Cell::Rejected { reason, .. }) => vec![
+            heading(Span::styled("rejected", theme::error())),
+            Line::styled(fit(&reason.to_string(), 500), theme::error()),
+            Line::styled("Enter shows what the model returned", theme::dim()),
+        ],
+        Some(Cell::Waiting) => vec![heading(Span::styled(
+            "waiting for the model…",
+            theme::dim(),
+        ))],
+        None if state.table.rounds.is_empty() => {
+            vec![Line::styled("The table has not met yet.", theme::dim())]
+        }
+        None => vec![heading(Span::styled("did not speak", theme::dim()))],
+    }
+}
+
+fn stance_words(stance: Stance, confidence: f64) -> Span<'static> {
+    Span::styled(
+        format!(
+            "{} {} · confidence {confidence:.2}",
+            theme::stance_glyph(stance),
+            stance.as_str()
+        ),
+        theme::stance(stance),
+    )
+}

@@ -1,0 +1,53 @@
+//! Fitting text into cells: cleaning, truncating and padding by display
+//! width, so wide characters and emoji never push a grid out of line.
+
+use super::sanitize::clean;
+use unicode_width::UnicodeWidthChar;
+
+/// `text` cleaned and cut to at most `width` columns, with `…` when cut.
+pub fn fit(text: &str, width: usize) -> String {
+    let text = clean(text);
+    let mut out = String::new();
+    let mut used = 0;
+    let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return text.into_owned();
+    }
+    let budget = width.saturating_sub(1);
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > budget {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` fitted to `width` and padded with spaces to exactly `width`.
+pub fn pad(text: &str, width: usize) -> String {
+    let mut out = fit(text, width);
+    let used: usize = out.chars().map(|c| c.width().unwrap_or(0)).sum();
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_by_display_width() {
+        assert_eq!(fit("demand_analyst", 8), "demand_…");
+        assert_eq!(fit("short", 8), "short");
+        assert_eq!(fit("日本語テキスト", 5), "日本…");
+        assert_eq!(pad("go", 5), "go   ");
+        assert_eq!(pad("日本語", 5), "日本…");
+        assert_eq!(fit("x\u{1b}[2Jy", 10), "xy");
+        assert_eq!(fit("anything", 0), "");
+    }
+}

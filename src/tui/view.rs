@@ -1,0 +1,86 @@
+//! Drawing the whole screen from the app: the layout, the panes of the
+//! selected run, and the open overlay on top. Reads, never changes.
+
+use super::app::App;
+use super::keymap::PaneId;
+use super::layout::Areas;
+use super::overlays;
+use super::panes::{self, round_table};
+use super::theme;
+use super::view_state::Overlay;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+/// The areas of the screen for the app's selected run.
+pub fn areas(app: &App, screen: Rect) -> Areas {
+    let wanted = app
+        .run()
+        .map_or(10, |slot| round_table::wanted_height(&slot.state));
+    Areas::compute(screen, wanted)
+}
+
+pub fn draw(frame: &mut Frame, app: &App) {
+    let screen = frame.area();
+    let areas = areas(app, screen);
+    panes::header::draw(frame, areas.header, app.run());
+    panes::run_list::draw(frame, areas.runs, app);
+    let focused = |pane: PaneId| app.overlay.is_none() && app.focus == pane;
+    match app.run() {
+        Some(slot) => {
+            round_table::draw(frame, areas.pattern, slot, focused(PaneId::Pattern));
+            let filter_input = match &app.overlay {
+                Some(Overlay::Filter(text)) => Some(text.as_str()),
+                _ => None,
+            };
+            panes::event_log::draw(
+                frame,
+                areas.log,
+                slot,
+                focused(PaneId::Log) || filter_input.is_some(),
+                filter_input,
+            );
+            panes::result::draw(frame, areas.result, slot, focused(PaneId::Result));
+        }
+        None => {
+            let body = Rect {
+                y: areas.pattern.y,
+                height: areas
+                    .result
+                    .bottom()
+                    .max(areas.log.bottom())
+                    .saturating_sub(areas.pattern.y),
+                ..screen
+            };
+            frame.render_widget(
+                Paragraph::new(vec![
+                    Line::raw(""),
+                    Line::styled(
+                        "  No runs yet. Press n to pick a scenario, ? for help, q to quit.",
+                        theme::dim(),
+                    ),
+                ]),
+                body,
+            );
+        }
+    }
+    panes::footer::draw(frame, areas.footer, app);
+
+    match &app.overlay {
+        Some(Overlay::Help { scroll }) => overlays::help::draw(frame, screen, app, *scroll),
+        Some(Overlay::Flags { selected }) => {
+            if let Some(slot) = app.run() {
+                overlays::flags::draw(frame, screen, slot, *selected);
+            }
+        }
+        Some(Overlay::Picker { selected }) => {
+            overlays::picker::draw(frame, screen, &app.catalog, *selected)
+        }
+        Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
+        Some(Overlay::Details { scroll, text }) => {
+            overlays::details::draw(frame, screen, text, *scroll)
+        }
+        Some(Overlay::Filter(_)) | None => {}
+    }
+}

@@ -1,0 +1,229 @@
+//! Snapshots of the dashboard drawn into ratatui's TestBackend, at 80×24 and
+//! 160×48, for the moments a user looks at: a run mid round 2, a paused run,
+//! the flags and help overlays, a finished run and a stopped one. The states
+//! come from real runs of the shipped scenarios on the virtual clock.
+
+mod common;
+
+use conclave::bus::{Event, EventKind, Hub};
+use conclave::engine::{self, LaunchOptions};
+use conclave::tui::app::{App, AppOptions};
+use conclave::tui::keymap::Action;
+use conclave::tui::panes;
+use conclave::tui::view;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Color;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn app_with(events: &[Arc<Event>]) -> App {
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    app.add_from_events(events, Some("scenarios/test.json".into()))
+        .expect("events start with run_started");
+    app
+}
+
+async fn full_run(file: &str, flags: Vec<(String, bool)>) -> Vec<Arc<Event>> {
+    let (_, events) = common::run(
+        common::shipped(file),
+        LaunchOptions {
+            flags,
+            ..LaunchOptions::default()
+        },
+    )
+    .await;
+    events.into_iter().map(Arc::new).collect()
+}
+
+/// The checkout run up to the moment finance is asked in round 2.
+async fn mid_round_2() -> Vec<Arc<Event>> {
+    let events = full_run("checkout_v2_launch.json", vec![]).await;
+    let cut = events
+        .iter()
+        .position(|e| {
+            matches!(&e.kind, EventKind::ContributionRequested { round: 2, agent } if agent == "finance_analyst")
+        })
+        .unwrap();
+    events[..=cut].to_vec()
+}
+
+/// The checkout run stepped through round 1 and paused before round 2.
+async fn paused() -> Vec<Arc<Event>> {
+    let hub = Hub::new(4096);
+    let mut sub = hub.subscribe();
+    let handle = engine::launch(
+        common::shipped("checkout_v2_launch.json"),
+        &hub,
+        LaunchOptions {
+            start_paused: true,
+            ..LaunchOptions::default()
+        },
+    )
+    .unwrap();
+    handle.controller.step().unwrap();
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let events: Vec<Arc<Event>> = common::drain(&mut sub).into_iter().map(Arc::new).collect();
+    handle.controller.cancel();
+    handle.finish().await.unwrap();
+    assert!(matches!(
+        events.last().unwrap().kind,
+        EventKind::Paused { .. }
+    ));
+    events
+}
+
+fn screen(app: &App, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| view::draw(frame, app)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn text(buffer: &Buffer) -> String {
+    let area = buffer.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn snap_screens(name: &str, app: &App) {
+    for (width, height) in [(80, 24), (160, 48)] {
+        insta::assert_snapshot!(
+            format!("{name}_{width}x{height}"),
+            text(&screen(app, width, height))
+        );
+    }
+}
+
+/// Draw one pane alone into a `width` × `height` buffer.
+fn pane(width: u16, height: u16, draw: impl FnOnce(&mut ratatui::Frame, Rect)) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, frame.area())).unwrap();
+    text(terminal.backend().buffer())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_mid_round_2() {
+    let app = app_with(&mid_round_2().await);
+    snap_screens("mid_round_2", &app);
+    let slot = app.run().unwrap();
+    insta::assert_snapshot!(
+        "pane_header",
+        pane(120, 2, |f, a| panes::header::draw(f, a, Some(slot)))
+    );
+    insta::assert_snapshot!(
+        "pane_runs",
+        pane(80, 1, |f, a| panes::run_list::draw(f, a, &app))
+    );
+    insta::assert_snapshot!(
+        "pane_round_table",
+        pane(90, 14, |f, a| panes::round_table::draw(f, a, slot, true))
+    );
+    insta::assert_snapshot!(
+        "pane_event_log",
+        pane(100, 12, |f, a| panes::event_log::draw(
+            f, a, slot, false, None
+        ))
+    );
+    insta::assert_snapshot!(
+        "pane_result_running",
+        pane(60, 8, |f, a| panes::result::draw(f, a, slot, false))
+    );
+    insta::assert_snapshot!(
+        "pane_footer",
+        pane(160, 1, |f, a| panes::footer::draw(f, a, &app))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_paused_run_and_its_overlays() {
+    let events = paused().await;
+    let mut app = app_with(&events);
+    snap_screens("paused", &app);
+
+    app.update(Action::Flags);
+    snap_screens("flags_overlay", &app);
+    app.update(Action::Close);
+
+    app.update(Action::Help);
+    snap_screens("help_overlay", &app);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_finished_run_goes_with_caution() {
+    let app = app_with(
+        &full_run(
+            "checkout_v2_launch.json",
+            vec![("legal_analyst".into(), true)],
+        )
+        .await,
+    );
+    snap_screens("finished_go_with_caution", &app);
+    let slot = app.run().unwrap();
+    insta::assert_snapshot!(
+        "pane_result_finished",
+        pane(60, 12, |f, a| panes::result::draw(f, a, slot, false))
+    );
+
+    // Stances carry their colours.
+    let buffer = screen(&app, 160, 48);
+    let colour_of = |glyph: &str| {
+        buffer
+            .content()
+            .iter()
+            .find(|c| c.symbol() == glyph)
+            .map(|c| c.fg)
+            .unwrap_or_else(|| panic!("no {glyph} on screen"))
+    };
+    assert_eq!(colour_of("●"), Color::Green);
+    assert_eq!(colour_of("▲"), Color::Yellow);
+    assert_eq!(colour_of("■"), Color::Red);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stopped_run_says_why() {
+    let app = app_with(&full_run("legal_review_required.json", vec![]).await);
+    snap_screens("stopped_agent_denied", &app);
+    let slot = app.run().unwrap();
+    insta::assert_snapshot!(
+        "pane_result_stopped",
+        pane(60, 8, |f, a| panes::result::draw(f, a, slot, false))
+    );
+    insta::assert_snapshot!(
+        "pane_round_table_stopped",
+        pane(90, 12, |f, a| panes::round_table::draw(f, a, slot, true))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn nothing_overflows_or_panics_at_any_size() {
+    let events = mid_round_2().await;
+    let mut app = app_with(&events);
+    for (width, height) in [
+        (1, 1),
+        (20, 5),
+        (40, 10),
+        (79, 23),
+        (80, 24),
+        (200, 60),
+        (300, 5),
+        (5, 100),
+    ] {
+        let buffer = screen(&app, width, height);
+        assert_eq!(buffer.area, Rect::new(0, 0, width, height));
+    }
+    app.update(Action::Help);
+    let _ = screen(&app, 20, 5);
+    app.update(Action::Close);
+    app.update(Action::Flags);
+    let _ = screen(&app, 20, 5);
+}
