@@ -482,6 +482,8 @@ impl App {
                 let mut editor =
                     TextArea::new(goal.unwrap_or_default().lines().map(String::from).collect());
                 editor.set_cursor_line_style(ratatui::style::Style::default());
+                editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
+                editor.move_cursor(ratatui_textarea::CursorMove::End);
                 self.overlay = Some(Overlay::Goal(Box::new(editor)));
             }
             Action::Restart => self.restart(),

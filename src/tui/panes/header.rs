@@ -81,7 +81,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
 
     let mut second = vec![Span::styled(" flags: ", theme::dim())];
     if state.flags.is_empty() {
-        second.push(Span::styled("none", theme::dim()));
+        second.push(Span::styled("none  ", theme::dim()));
     }
     for flag in &state.flags {
         let (glyph, style) = if flag.on {

@@ -1,0 +1,168 @@
+//! The dashboard's costs: drawing the full screen at 200×60 for a round
+//! table of 12 agents × 10 rounds with 5,000 events in the log, and folding
+//! events into run state (events per second).
+
+use conclave::bus::{
+    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, FlagState, Hub, RunStarted,
+    Stance,
+};
+use conclave::scenario::{PatternKind, Scenario};
+use conclave::tui::app::{App, AppOptions};
+use conclave::tui::state::RunState;
+use conclave::tui::view;
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use std::sync::Arc;
+
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+const AGENTS: usize = 12;
+const ROUNDS: u32 = 10;
+
+fn scenario() -> Arc<Scenario> {
+    let roles: Vec<String> = (0..AGENTS).map(|i| format!("analyst_{i:02}")).collect();
+    let responses: serde_json::Map<String, serde_json::Value> =
+        roles.iter().map(|r| (r.clone(), json!("{}"))).collect();
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": "bench_table", "pattern": "collaboration", "goal": "Decide.", "context": {},
+            "team": {"roles": roles.iter().map(|r| (r.clone(), json!({}))).collect::<serde_json::Map<_, _>>(),
+                     "sequence": roles},
+            "budget": {"max_rounds": ROUNDS, "max_messages": 1000},
+            "provider": {"kind": "sim", "responses": responses}
+        }))
+        .unwrap(),
+    )
+}
+
+/// A collaboration run of 12 agents over `rounds` rounds, each contribution
+/// with its request, model call, budget and acceptance, padded with model
+/// call events to `total` events.
+fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
+    let scenario = scenario();
+    let roles: Vec<String> = scenario.team.as_ref().unwrap().sequence.clone();
+    let mut kinds = vec![EventKind::RunStarted(RunStarted {
+        pattern: PatternKind::Collaboration,
+        seed: 1,
+        goal: "Decide.".into(),
+        clock: ClockMode::Virtual,
+        flags: Vec::<FlagState>::new(),
+        source: None,
+        started_at_ms: 0,
+        scenario: Arc::clone(&scenario),
+    })];
+    let stances = [Stance::Go, Stance::Caution, Stance::Block];
+    let mut call = 0u64;
+    for round in 1..=rounds {
+        kinds.push(EventKind::RoundStarted {
+            round,
+            speakers: roles.clone(),
+        });
+        for (i, role) in roles.iter().enumerate() {
+            call += 1;
+            kinds.push(EventKind::ContributionRequested {
+                round,
+                agent: role.clone(),
+            });
+            kinds.push(EventKind::CallStarted {
+                call,
+                tool: "model".into(),
+                attempt: 1,
+                label: format!("round {round} · {role}"),
+            });
+            kinds.push(EventKind::CallFinished {
+                call,
+                tool: "model".into(),
+                attempt: 1,
+                latency_ms: 250,
+                outcome: CallOutcome::Ok,
+            });
+            kinds.push(EventKind::BudgetConsumed {
+                budget: BudgetKind::Messages,
+                used: call,
+                limit: 1000,
+            });
+            kinds.push(EventKind::ContributionAccepted {
+                round,
+                agent: role.clone(),
+                stance: stances[(i + round as usize) % 3],
+                confidence: 0.5 + (i as f64) / 40.0,
+                summary: format!(
+                    "{role} weighs round {round}: the facts hold, with one open risk to watch."
+                ),
+                actions: vec!["Watch the failure rate".into(), "Stage the rollout".into()],
+            });
+        }
+        kinds.push(EventKind::RoundFinished {
+            round,
+            conflicts: vec![Conflict::BlockingVsNonBlock, Conflict::HighDivergence],
+            decision: None,
+        });
+    }
+    while kinds.len() < total {
+        call += 1;
+        kinds.push(EventKind::CallStarted {
+            call,
+            tool: "model".into(),
+            attempt: 1,
+            label: "final brief".into(),
+        });
+    }
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            Arc::new(Event {
+                run: 1,
+                seq: i as u64 + 1,
+                t_ms: i as u64 * 10,
+                kind,
+            })
+        })
+        .collect()
+}
+
+fn render(c: &mut Criterion) {
+    let events = events(ROUNDS, 5_000);
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    app.add_from_events(&events, None).unwrap();
+    assert_eq!(app.run().unwrap().state.log.len(), 5_000);
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let mut group = c.benchmark_group("render_200x60");
+    group.bench_function("frame", |b| {
+        b.iter(|| terminal.draw(|frame| view::draw(frame, &app)).unwrap().area)
+    });
+    group.bench_function("full_repaint", |b| {
+        b.iter(|| {
+            terminal.clear().unwrap();
+            terminal.draw(|frame| view::draw(frame, &app)).unwrap().area
+        })
+    });
+    group.finish();
+}
+
+fn reduce(c: &mut Criterion) {
+    let events = events(1_600, 0);
+    let mut group = c.benchmark_group("reducer");
+    group.throughput(Throughput::Elements(events.len() as u64));
+    group.bench_function("fold", |b| {
+        b.iter_batched(
+            || RunState::new(1),
+            |mut state| {
+                for event in &events {
+                    state.apply(Arc::clone(event));
+                }
+                state.last_seq
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, render, reduce);
+criterion_main!(benches);

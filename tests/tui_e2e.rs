@@ -1,0 +1,311 @@
+//! The real binary in a pseudo-terminal, read through a terminal emulator:
+//! what a person at the keyboard sees. The dashboard runs on the real clock,
+//! so each step waits for what should appear on screen (never a fixed
+//! sleep), with a generous limit.
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::num::NonZero;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(60);
+const ROWS: u16 = 40;
+const COLS: u16 = 140;
+
+struct Session {
+    screen: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Session {
+    fn start(args: &[&str], state_home: &Path) -> Session {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_conclave"));
+        command.args(args);
+        command.cwd(env!("CARGO_MANIFEST_DIR"));
+        command.env("XDG_STATE_HOME", state_home);
+        command.env("TERM", "xterm-256color");
+        let child = pair
+            .slave
+            .spawn_command(command)
+            .expect("the binary starts");
+        drop(pair.slave);
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(
+            NonZero::new(ROWS).unwrap(),
+            NonZero::new(COLS).unwrap(),
+            0,
+        )));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let (screen_in, raw_in) = (Arc::clone(&screen), Arc::clone(&raw));
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                screen_in.lock().unwrap().process(&buf[..n]);
+                raw_in.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let writer = pair.master.take_writer().unwrap();
+        Session {
+            screen,
+            raw,
+            writer,
+            child,
+            _master: pair.master,
+        }
+    }
+
+    fn text(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    /// Wait until the screen satisfies `ready`; fail with the screen if it
+    /// does not within the limit.
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if ready(&text) {
+                return;
+            }
+            assert!(
+                start.elapsed() < LIMIT,
+                "timed out waiting for {what}; the screen shows:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_text(&self, needle: &str) {
+        self.wait_for(needle, |text| text.contains(needle));
+    }
+
+    fn press(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                start.elapsed() < LIMIT,
+                "the dashboard did not exit:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn recordings(state_home: &Path) -> Vec<PathBuf> {
+    let dir = state_home.join("conclave").join("runs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| entries.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The row of the round table that starts with `role`.
+fn row_of<'a>(text: &'a str, role: &str) -> Option<&'a str> {
+    text.lines()
+        .find(|line| line.trim_start_matches('│').starts_with(role))
+}
+
+#[test]
+fn launch_pause_step_toggle_a_flag_and_quit() {
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(
+        &["tui", "scenarios/checkout_v2_launch.json", "--paused"],
+        home.path(),
+    );
+
+    session.wait_text("PAUSED BEFORE ROUND 1");
+    session.wait_text("demand_analyst");
+
+    // Step one gate: round 1 runs, risk blocks, the run waits before round 2.
+    session.press("s");
+    session.wait_text("PAUSED BEFORE ROUND 2");
+    let text = session.text();
+    assert!(
+        row_of(&text, "risk_analyst").is_some_and(|r| r.contains("block")),
+        "{text}"
+    );
+    assert!(
+        row_of(&text, "demand_analyst").is_some_and(|r| r.contains("go")),
+        "{text}"
+    );
+    assert!(
+        row_of(&text, "legal_analyst").is_none(),
+        "legal is not at the table yet:\n{text}"
+    );
+
+    // Turn legal_analyst on in the flags overlay.
+    session.press("f");
+    session.wait_text("Enter/space toggles");
+    session.press("\r");
+    session.wait_for("the flag to be on", |t| t.contains("legal_analyst ● on"));
+    session.press("\x1b");
+    session.wait_for("the overlay to close", |t| {
+        !t.contains("Enter/space toggles")
+    });
+
+    // Resume: legal speaks in round 2 and the team decides.
+    session.press(" ");
+    session.wait_text("FINISHED");
+    let text = session.text();
+    let legal = row_of(&text, "legal_analyst").unwrap_or_else(|| panic!("legal joined:\n{text}"));
+    assert!(legal.contains("caution"), "{legal}");
+    assert!(text.contains("GO WITH CAUTION"), "{text}");
+
+    session.press("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+
+    // The terminal is given back: main screen, cursor shown, mouse released.
+    let screen = session.screen.lock().unwrap();
+    assert!(
+        !screen.screen().alternate_screen(),
+        "left the alternate screen"
+    );
+    assert!(!screen.screen().hide_cursor(), "cursor shown");
+    let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).into_owned();
+    assert!(raw.rfind("\x1b[?1049l") > raw.rfind("\x1b[?1049h"));
+    assert!(raw.contains("\x1b[?1000l"), "mouse capture released");
+    drop(screen);
+
+    // The recording is complete: every seq, the flag change, legal in round
+    // 2, the finish.
+    let files = recordings(home.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let events: Vec<Value> = std::fs::read_to_string(&files[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event["seq"], i as u64 + 1);
+    }
+    assert!(
+        events.iter().any(|e| e["type"] == "flag_changed"
+            && e["name"] == "legal_analyst"
+            && e["on"] == true)
+    );
+    assert!(events.iter().any(|e| {
+        e["type"] == "round_started"
+            && e["round"] == 2
+            && e["speakers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s == "legal_analyst")
+    }));
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "run_finished");
+    assert_eq!(last["result"]["final_decision"], "go_with_caution");
+}
+
+#[test]
+fn model_text_cannot_steer_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let mut scenario: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/checkout_v2_launch.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let hostile = "Fine\u{1b}]52;c;cHduZWQ=\u{07} plan\u{1b}]0;pwned\u{07}\u{1b}[2J\u{9b}31m ok";
+    for round in scenario["provider"]["responses"]["demand_analyst"]
+        .as_array_mut()
+        .unwrap()
+    {
+        round["summary"] = Value::from(hostile);
+        round["actions"][0] = Value::from(hostile);
+    }
+    scenario["title"] = Value::from("Hostile\u{1b}]0;title\u{07} text");
+    let file = home.path().join("hostile.json");
+    std::fs::write(&file, scenario.to_string()).unwrap();
+
+    let mut session = Session::start(&["tui", file.to_str().unwrap(), "--no-record"], home.path());
+    session.wait_text("FINISHED");
+    session.press("q");
+    assert!(session.wait_exit().success());
+    let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).into_owned();
+    assert!(
+        !raw.contains("\x1b]52"),
+        "no clipboard write reached the terminal"
+    );
+    assert!(
+        !raw.contains("\x1b]0;"),
+        "no title change reached the terminal"
+    );
+    assert!(
+        !raw.contains('\u{9b}'),
+        "no 8-bit control sequence reached the terminal"
+    );
+    assert!(
+        recordings(home.path()).is_empty(),
+        "--no-record records nothing"
+    );
+}
+
+#[test]
+fn signals_restore_the_terminal_and_keep_the_recording() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        signal_ends_cleanly(signal);
+    }
+}
+
+fn signal_ends_cleanly(signal: libc::c_int) {
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(
+        &["tui", "scenarios/checkout_v2_launch.json", "--paused"],
+        home.path(),
+    );
+    session.wait_text("PAUSED BEFORE ROUND 1");
+    let pid = session.child.process_id().expect("a pid");
+    // SAFETY: sending a signal to the child this test started.
+    unsafe {
+        libc::kill(pid as libc::pid_t, signal);
+    }
+    session.wait_exit();
+    let screen = session.screen.lock().unwrap();
+    assert!(!screen.screen().alternate_screen());
+    assert!(!screen.screen().hide_cursor());
+    drop(screen);
+    let files = recordings(home.path());
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events[0]["type"], "run_started");
+    assert_eq!(
+        events.last().unwrap()["type"],
+        "run_finished",
+        "the cancelled run is closed"
+    );
+    assert_eq!(events.last().unwrap()["stop_reason"], "cancelled");
+}
