@@ -5,13 +5,12 @@
 
 use super::catalog::{self, Entry};
 use super::keymap::{self, Action, OverlayKind, PaneId, Scope};
+pub use super::runs::{Overrides, RunSlot};
 use super::state::{Activity, Cell, RunState};
-use super::view_state::{LogView, Overlay, RunUi};
-use crate::bus::{ClockMode, Event, Hub, RunId};
-use crate::clock::RunClock;
+use super::view_state::{LogView, Overlay};
+use crate::bus::{Event, Hub, RunId};
 use crate::control::Control;
-use crate::engine::{self, LaunchOptions, RunHandle};
-use crate::scenario::Scenario;
+use crate::engine::RunHandle;
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui_textarea::TextArea;
 use std::path::PathBuf;
@@ -28,43 +27,6 @@ pub struct AppOptions {
     pub start_paused: bool,
 }
 
-/// What a launch may change from the scenario.
-#[derive(Clone, Debug, Default)]
-pub struct Overrides {
-    pub seed: Option<u64>,
-    pub flags: Vec<(String, bool)>,
-    pub goal: Option<String>,
-}
-
-/// One run on the dashboard.
-pub struct RunSlot {
-    pub state: RunState,
-    pub ui: RunUi,
-    pub scenario: Arc<Scenario>,
-    /// The scenario file, if it came from one.
-    pub source: Option<String>,
-    pub recording: Option<PathBuf>,
-    /// A goal edited for the next restart.
-    pub next_goal: Option<String>,
-    handle: Option<RunHandle>,
-    clock: Option<RunClock>,
-}
-
-impl RunSlot {
-    /// The run clock now: live for a running run, the last event's time
-    /// otherwise.
-    pub fn clock_ms(&self) -> u64 {
-        match (&self.clock, self.state.is_live()) {
-            (Some(clock), true) => clock.elapsed_ms().max(self.state.t_ms),
-            _ => self.state.t_ms,
-        }
-    }
-
-    pub fn is_live(&self) -> bool {
-        self.state.is_live()
-    }
-}
-
 pub struct App {
     pub hub: Hub,
     pub options: AppOptions,
@@ -76,9 +38,9 @@ pub struct App {
     /// A short note for the footer (a launch error, an unavailable key).
     pub notice: Option<String>,
     pub quitting: bool,
-    next_run: RunId,
+    pub(super) next_run: RunId,
     /// Handles of runs that ended or were replaced, to finish on quit.
-    retired: Vec<RunHandle>,
+    pub(super) retired: Vec<RunHandle>,
 }
 
 impl App {
@@ -103,7 +65,7 @@ impl App {
         self.runs.get(self.selected)
     }
 
-    fn run_mut(&mut self) -> Option<&mut RunSlot> {
+    pub(super) fn run_mut(&mut self) -> Option<&mut RunSlot> {
         self.runs.get_mut(self.selected)
     }
 
@@ -112,176 +74,6 @@ impl App {
         self.overlay = Some(Overlay::Picker {
             selected: catalog::default_index(&self.catalog),
         });
-    }
-
-    /// Launch `scenario` as a new run and select it.
-    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
-        self.launch_with(scenario, source, Overrides::default());
-    }
-
-    /// Launch with a seed, flags or goal other than the scenario's.
-    pub fn launch_with(
-        &mut self,
-        scenario: Arc<Scenario>,
-        source: Option<String>,
-        overrides: Overrides,
-    ) {
-        let seed = overrides.seed.or(scenario.seed).unwrap_or(0);
-        let mut flags: Vec<(String, bool)> = scenario
-            .flags
-            .iter()
-            .map(|(name, flag)| (name.clone(), flag.default))
-            .collect();
-        flags.extend(overrides.flags);
-        match self.start(
-            Arc::clone(&scenario),
-            source.clone(),
-            seed,
-            flags,
-            overrides.goal,
-        ) {
-            Ok(slot) => {
-                self.runs.push(slot);
-                self.selected = self.runs.len() - 1;
-                self.focus = PaneId::Pattern;
-            }
-            Err(e) => self.notice = Some(format!("cannot launch {}: {e}", scenario.name)),
-        }
-    }
-
-    fn start(
-        &mut self,
-        scenario: Arc<Scenario>,
-        source: Option<String>,
-        seed: u64,
-        flags: Vec<(String, bool)>,
-        goal: Option<String>,
-    ) -> Result<RunSlot, engine::LaunchError> {
-        let run = self.next_run;
-        let recording = self.options.runs_dir.as_ref().map(|dir| {
-            let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
-            dir.join(format!(
-                "{stamp}-{}-run{run}.jsonl",
-                file_safe(&scenario.name)
-            ))
-        });
-        let handle = engine::launch(
-            Arc::clone(&scenario),
-            &self.hub,
-            LaunchOptions {
-                run,
-                seed: Some(seed),
-                goal,
-                flags,
-                record: recording.clone(),
-                start_paused: self.options.start_paused,
-                clock: Some(ClockMode::Real),
-                source: source.clone(),
-            },
-        )?;
-        self.next_run += 1;
-        Ok(RunSlot {
-            state: RunState::new(run),
-            ui: RunUi::default(),
-            clock: Some(handle.clock()),
-            handle: Some(handle),
-            scenario,
-            source,
-            recording,
-            next_goal: None,
-        })
-    }
-
-    /// Show a run from its events alone (a recording, or events captured in
-    /// a test): the same state and panes as a live run, without an engine.
-    /// Returns `None` when the events do not start with the run's start.
-    pub fn add_from_events(
-        &mut self,
-        events: &[Arc<Event>],
-        source: Option<String>,
-    ) -> Option<usize> {
-        let first = events.first()?;
-        let crate::bus::EventKind::RunStarted(started) = &first.kind else {
-            return None;
-        };
-        let state = RunState::from_events(first.run, events);
-        let mut ui = RunUi::default();
-        ui.after_event(&state);
-        self.next_run = self.next_run.max(first.run + 1);
-        self.runs.push(RunSlot {
-            state,
-            ui,
-            scenario: Arc::clone(&started.scenario),
-            source,
-            recording: None,
-            next_goal: None,
-            handle: None,
-            clock: None,
-        });
-        self.selected = self.runs.len() - 1;
-        Some(self.selected)
-    }
-
-    /// The selected run's view state, to move a selection or scroll.
-    pub fn run_ui_mut(&mut self) -> Option<&mut RunUi> {
-        self.run_mut().map(|slot| &mut slot.ui)
-    }
-
-    /// Restart the selected run: same scenario, seed and current flags, and
-    /// the edited goal if there is one.
-    fn restart(&mut self) {
-        let Some(slot) = self.runs.get(self.selected) else {
-            return;
-        };
-        let scenario = Arc::clone(&slot.scenario);
-        let source = slot.source.clone();
-        let seed = slot
-            .state
-            .info
-            .as_ref()
-            .map_or(scenario.seed.unwrap_or(0), |i| i.seed);
-        let flags = slot
-            .state
-            .flags
-            .iter()
-            .map(|f| {
-                (
-                    f.name.clone(),
-                    slot.ui.pending_flag(&f.name).unwrap_or(f.on),
-                )
-            })
-            .collect();
-        let goal = slot
-            .next_goal
-            .clone()
-            .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()));
-        match self.start(scenario, source, seed, flags, goal) {
-            Ok(fresh) => {
-                let old = std::mem::replace(&mut self.runs[self.selected], fresh);
-                self.retire(old);
-            }
-            Err(e) => self.notice = Some(format!("cannot restart: {e}")),
-        }
-    }
-
-    fn retire(&mut self, mut slot: RunSlot) {
-        if let Some(handle) = slot.handle.take() {
-            handle.controller.cancel();
-            self.retired.push(handle);
-        }
-    }
-
-    /// Every handle still to finish, for a clean shutdown: live runs are
-    /// cancelled first.
-    pub fn take_handles(&mut self) -> Vec<RunHandle> {
-        let mut handles = std::mem::take(&mut self.retired);
-        for slot in &mut self.runs {
-            if let Some(handle) = slot.handle.take() {
-                handle.controller.cancel();
-                handles.push(handle);
-            }
-        }
-        handles
     }
 
     /// An event from the bus.
@@ -614,20 +406,6 @@ impl App {
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
-}
-
-/// A scenario name made safe for a file name.
-fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(60)
-        .collect()
 }
 
 impl LogView {

@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod layout;
 pub mod overlays;
 pub mod panes;
+pub mod runs;
 pub mod sanitize;
 pub mod state;
 pub mod terminal;

@@ -2,8 +2,8 @@
 //! space toggles it live, from the run's next gate.
 
 use super::frame_box;
-use crate::tui::app::RunSlot;
 use crate::tui::layout::centered;
+use crate::tui::runs::RunSlot;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;

@@ -4,9 +4,9 @@
 
 use super::block;
 use crate::bus::EventKind;
-use crate::tui::app::RunSlot;
 use crate::tui::describe::{clock, describe, kind_name};
 use crate::tui::keymap::PaneId;
+use crate::tui::runs::RunSlot;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;

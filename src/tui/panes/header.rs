@@ -2,8 +2,8 @@
 //! on the second row the flags with their state and the stop reason.
 
 use crate::bus::RunStatus;
-use crate::tui::app::RunSlot;
 use crate::tui::describe::clock;
+use crate::tui::runs::RunSlot;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
 use crate::tui::theme;

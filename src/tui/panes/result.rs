@@ -3,8 +3,8 @@
 
 use super::block;
 use crate::bus::{Decision, RunStatus};
-use crate::tui::app::RunSlot;
 use crate::tui::keymap::PaneId;
+use crate::tui::runs::RunSlot;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
 use crate::tui::theme;

@@ -4,8 +4,8 @@
 
 use super::block;
 use crate::bus::{Conflict, Stance};
-use crate::tui::app::RunSlot;
 use crate::tui::keymap::PaneId;
+use crate::tui::runs::RunSlot;
 use crate::tui::state::{Cell, RoundColumn, RunState};
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
