@@ -4,10 +4,14 @@
 //! batches about a millisecond apart, so a killed process leaves a file that
 //! is valid up to its last line.
 
+mod reader;
+
+pub use reader::{Recording, RecordingError, RecordingProblem, read_recording};
+
 use crate::bus::Event;
 use parking_lot::{Condvar, Mutex};
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -183,46 +187,6 @@ fn write_lines(mut file: File, queue: &Queue) -> io::Result<u64> {
     Ok(written)
 }
 
-/// A problem in one line of a recording.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}:{line}: {message}")]
-pub struct RecordingProblem {
-    pub path: String,
-    pub line: usize,
-    pub message: String,
-}
-
-/// What could be read from a recording.
-#[derive(Debug, Default)]
-pub struct Recording {
-    pub events: Vec<Event>,
-    /// Lines that could not be read, with their line numbers; the events
-    /// around them are kept.
-    pub problems: Vec<RecordingProblem>,
-}
-
-/// Read a recording, keeping every line that parses and noting the others.
-pub fn read_recording(path: &Path) -> io::Result<Recording> {
-    let reader = BufReader::new(File::open(path)?);
-    let shown = path.display().to_string();
-    let mut recording = Recording::default();
-    for (index, line) in reader.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Event>(&line) {
-            Ok(event) => recording.events.push(event),
-            Err(e) => recording.problems.push(RecordingProblem {
-                path: shown.clone(),
-                line: index + 1,
-                message: format!("not a Conclave event: {e}"),
-            }),
-        }
-    }
-    Ok(recording)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,24 +208,9 @@ mod tests {
         drop(bus);
         assert_eq!(recorder.finish().unwrap(), 1000);
         let recording = read_recording(&path).unwrap();
-        assert!(recording.problems.is_empty());
+        assert!(recording.problems.is_empty(), "{:?}", recording.problems);
         let seqs: Vec<u64> = recording.events.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, (1..=1000).collect::<Vec<_>>());
         assert!(recording.events.iter().all(|e| e.run == 3));
-    }
-
-    #[test]
-    fn unreadable_lines_are_reported_with_their_line_numbers() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cut.jsonl");
-        std::fs::write(
-            &path,
-            "{\"run\":1,\"seq\":1,\"t_ms\":0,\"type\":\"flag_changed\",\"name\":\"x\",\"on\":true}\nnot json\n{\"run\":1,\"seq\":2,\"t_ms\":5,\"type\":\"flag_chan",
-        )
-        .unwrap();
-        let recording = read_recording(&path).unwrap();
-        assert_eq!(recording.events.len(), 1);
-        let lines: Vec<usize> = recording.problems.iter().map(|p| p.line).collect();
-        assert_eq!(lines, vec![2, 3]);
     }
 }
