@@ -243,3 +243,176 @@ impl Gateway {
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{Bus, Delivery, Hub, Subscription};
+    use crate::clock::RunClock;
+    use crate::control::{Flags, channel};
+    use crate::provider::{Provider, SimProvider, SimWorkers};
+    use crate::rng::RunRng;
+    use crate::scenario::Scenario;
+    use serde_json::json;
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    fn scenario() -> Arc<Scenario> {
+        Arc::new(
+            serde_json::from_value(json!({
+                "name": "t", "pattern": "orchestrator", "goal": "g", "context": {},
+                "provider": {"kind": "sim"},
+                "workers": {
+                    "slow_worker": {"latency_ms": 60000},
+                    "gated_worker": {"latency_ms": 10}
+                },
+                "flags": {"gate": {"default": false, "workers": ["gated_worker"]}}
+            }))
+            .unwrap(),
+        )
+    }
+
+    struct Rig {
+        gateway: Gateway,
+        workers: Arc<SimWorkers>,
+        gate: crate::control::Gate,
+        events: Subscription,
+    }
+
+    fn rig() -> Rig {
+        let hub = Hub::new(1024);
+        let events = hub.subscribe();
+        let bus = Bus::new(1, RunClock::start(), hub, None);
+        let scenario = scenario();
+        let rng = RunRng::seeded(0);
+        let provider = Arc::new(Provider::Sim(SimProvider::new(
+            scenario.provider.clone(),
+            rng.clone(),
+        )));
+        let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng));
+        let gateway = Gateway::new(
+            bus.clone(),
+            provider,
+            Arc::clone(&workers),
+            CancellationToken::new(),
+        );
+        let (_controller, gate) = channel(Flags::new(scenario, &[]).unwrap(), bus, false);
+        Rig {
+            gateway,
+            workers,
+            gate,
+            events,
+        }
+    }
+
+    fn drain(events: &mut Subscription) -> Vec<EventKind> {
+        let mut out = Vec::new();
+        while let Some(Delivery::Event(e)) = events.try_next() {
+            out.push(e.kind.clone());
+        }
+        out
+    }
+
+    const ARGS: &str = r#"{"report_date": "2026-02-26", "region": "US"}"#;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timed_out_attempt_is_dropped_and_retried_at_once() {
+        let mut rig = rig();
+        let gate = SharedGate::new(&mut rig.gate);
+        let args: Value = serde_json::from_str(ARGS).unwrap();
+        let call = ToolCall {
+            task: "t1",
+            tool: "slow_worker",
+            args: &args,
+        };
+        let policy = ToolPolicy {
+            max_attempts: 3,
+            attempt_timeout: Duration::from_secs(2),
+        };
+        let limits = DispatchLimits::new(10, Duration::from_secs(100));
+        let start = tokio::time::Instant::now();
+        let workers = Arc::clone(&rig.workers);
+        let watch = async {
+            let mut seen = Vec::new();
+            for _ in 0..3 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                seen.push(workers.in_flight());
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            seen
+        };
+        let (report, in_flight) =
+            tokio::join!(rig.gateway.call_tool(call, &policy, &limits, &gate), watch);
+        assert_eq!(
+            in_flight,
+            vec![1, 1, 1],
+            "never more than the current attempt"
+        );
+        assert_eq!(rig.workers.in_flight(), 0);
+        assert_eq!(start.elapsed(), Duration::from_secs(6), "3 attempts of 2 s");
+        assert_eq!(
+            report,
+            ToolReport {
+                attempts_used: 3,
+                outcome: Err(StopReason::TaskTimeout)
+            }
+        );
+        assert_eq!(limits.used(), 3);
+        let retries: Vec<u32> = drain(&mut rig.events)
+            .into_iter()
+            .filter_map(|k| match k {
+                EventKind::RetryScheduled { attempt, .. } => Some(attempt),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(retries, vec![2, 3]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn refused_attempts_never_reach_the_worker() {
+        let mut rig = rig();
+        let gate = SharedGate::new(&mut rig.gate);
+        let args: Value = serde_json::from_str(ARGS).unwrap();
+        let policy = ToolPolicy {
+            max_attempts: 2,
+            attempt_timeout: Duration::from_secs(2),
+        };
+        let cases = [
+            (
+                "gated_worker",
+                10,
+                100,
+                StopReason::WorkerDenied {
+                    worker: "gated_worker".into(),
+                },
+            ),
+            ("slow_worker", 0, 100, StopReason::MaxDispatches),
+            ("slow_worker", 10, 0, StopReason::MaxSeconds),
+        ];
+        for (tool, budget, seconds, want) in cases {
+            let limits = DispatchLimits::new(budget, Duration::from_secs(seconds));
+            let call = ToolCall {
+                task: "t1",
+                tool,
+                args: &args,
+            };
+            let report = rig.gateway.call_tool(call, &policy, &limits, &gate).await;
+            assert_eq!(report.outcome, Err(want.clone()));
+            assert_eq!(report.attempts_used, 1, "{want} is not retried");
+            let events = drain(&mut rig.events);
+            assert!(
+                !events
+                    .iter()
+                    .any(|k| matches!(k, EventKind::CallStarted { .. })),
+                "{want}: {events:?}"
+            );
+            assert!(events.iter().any(|k| matches!(
+                k,
+                EventKind::AttemptFinished {
+                    outcome: CallOutcome::Refused,
+                    ..
+                }
+            )));
+        }
+    }
+}

@@ -77,8 +77,10 @@ pub struct HealthRule {
 }
 
 /// How a health rule tests its field. Comparisons fire only on a number (a
-/// boolean counts as 0 or 1, as in Python); for the others a missing field
-/// reads as null.
+/// boolean counts as 0 or 1, as in Python); `non_empty` fires on a field
+/// that is present and not empty, zero, false or null; `not_in` fires when
+/// the field equals none of the listed values. For `==`, `!=` and `not_in` a
+/// missing field reads as null.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum HealthOp {
     #[serde(rename = ">=")]
@@ -93,10 +95,8 @@ pub enum HealthOp {
     Equals,
     #[serde(rename = "!=")]
     Differs,
-    /// The field is present and not empty, zero, false or null.
     #[serde(rename = "non_empty")]
     NonEmpty,
-    /// The field equals none of the listed values.
     #[serde(rename = "not_in")]
     NotIn,
 }
