@@ -276,6 +276,30 @@ async fn the_same_run_publishes_the_same_events() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_recording_reads_back_as_the_events_the_run_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let (outcome, events) = run(
+        common::shipped("morning_ops_report.json"),
+        LaunchOptions {
+            record: Some(path.clone()),
+            ..LaunchOptions::default()
+        },
+    )
+    .await;
+    let recording = conclave::record::read_recording(&path).unwrap();
+    assert!(recording.problems.is_empty(), "{:?}", recording.problems);
+    assert_eq!(
+        recording.events, events,
+        "every orchestrator event reads back"
+    );
+    match &recording.events.last().unwrap().kind {
+        EventKind::RunFinished { result, .. } => assert_eq!(result, &outcome.result),
+        other => panic!("the recording ends with {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_regional_sweep_keeps_eight_tasks_in_flight() {
     let (outcome, events) = run(
         common::shipped("regional_ops_sweep.json"),

@@ -99,7 +99,11 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     };
     let declared = |worker: &str| scenario.workers.contains_key(worker);
     let tasks = match validate_plan(&raw_plan, declared, limits.max_tasks) {
-        Ok(tasks) => tasks,
+        Ok(tasks) => {
+            // The result keeps the normalised plan; the raw one can be big.
+            drop(raw_plan);
+            tasks
+        }
         Err(error) => {
             let reason = StopReason::InvalidPlan(error);
             ctx.bus.publish(EventKind::PlanRejected {
