@@ -78,6 +78,18 @@ impl RunClock {
         u64::try_from(self.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
+    /// Wait until the run clock reads `at`. Time spent paused does not
+    /// count: a pause that falls inside the wait extends it.
+    pub async fn sleep_until(&self, at: Duration) {
+        loop {
+            let now = self.elapsed();
+            if now >= at {
+                return;
+            }
+            tokio::time::sleep(at - now).await;
+        }
+    }
+
     /// Stop the clock (the run halted at a gate). Idempotent.
     pub fn pause(&self) {
         let now = self.since_origin();
@@ -125,5 +137,25 @@ mod tests {
         assert_eq!(clock.elapsed_ms(), 500);
         clock.resume();
         assert_eq!(clock.elapsed_ms(), 500, "a second resume changes nothing");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn sleep_until_waits_for_run_time_not_for_tokio_time() {
+        let clock = RunClock::start();
+        let waiter = {
+            let clock = clock.clone();
+            tokio::spawn(async move {
+                clock.sleep_until(Duration::from_millis(1000)).await;
+                tokio::time::Instant::now()
+            })
+        };
+        let start = tokio::time::Instant::now();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        clock.pause();
+        tokio::time::sleep(Duration::from_millis(5000)).await;
+        clock.resume();
+        let woke = waiter.await.unwrap();
+        assert_eq!(woke - start, Duration::from_millis(6000));
+        assert_eq!(clock.elapsed_ms(), 1000);
     }
 }

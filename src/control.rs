@@ -3,6 +3,10 @@
 //! (before each round, wave, handoff or step), so a run changes course at
 //! well-defined points; cancel alone also interrupts a call in flight.
 
+mod shared;
+
+pub use shared::SharedGate;
+
 use crate::bus::{Bus, EventKind, FlagState, GatePoint};
 use crate::scenario::Scenario;
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
 use crate::patterns::{self, RunContext, RunOutcome};
-use crate::provider::{Provider, SimProvider};
+use crate::provider::{Provider, SimProvider, SimWorkers};
 use crate::record::Recorder;
 use crate::rng::RunRng;
 use crate::scenario::{ProviderKind, Scenario};
@@ -116,9 +116,10 @@ pub fn launch(
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
     let provider = Arc::new(Provider::Sim(SimProvider::new(
         scenario.provider.clone(),
-        rng,
+        rng.clone(),
     )));
-    let gateway = Gateway::new(bus.clone(), provider, gate.cancel_token());
+    let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng));
+    let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token());
     let goal = options
         .goal
         .clone()

@@ -1,6 +1,7 @@
 //! The few Python behaviours the reference implementations rely on, so that a
 //! Conclave result equals the reference's for the same inputs: `str.strip()`,
-//! `round(x, n)`, `json.loads` of model text and `json.dumps` of a value.
+//! `round(x, n)`, `str(x)`, truthiness and `==` of parsed JSON, `json.loads`
+//! of model text and `json.dumps` of a value.
 //! Nothing here knows about patterns or events.
 
 use serde_json::Value;
@@ -28,6 +29,112 @@ pub fn py_round(x: f64, digits: usize) -> f64 {
         return x;
     }
     format!("{x:.digits$}").parse().unwrap_or(x)
+}
+
+/// Python's `str(x)` (what an f-string prints) of a parsed JSON value.
+pub fn py_str(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
+}
+
+/// Python's `repr(x)` of a parsed JSON value.
+pub fn py_repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
+            Some(f) => match py_float_repr(f).as_str() {
+                "NaN" => "nan".into(),
+                "Infinity" => "inf".into(),
+                "-Infinity" => "-inf".into(),
+                other => other.into(),
+            },
+            None => n.to_string(),
+        },
+        Value::String(s) => py_str_repr(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(py_repr).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", py_str_repr(k), py_repr(v)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text holds a single quote
+/// and no double one.
+fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's truthiness of a parsed JSON value: empty, zero, false and
+/// null are false.
+pub fn py_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(map) => !map.is_empty(),
+    }
+}
+
+/// A number as Python compares it: booleans are 0 and 1.
+pub fn py_number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        Value::Number(n) => n.as_f64(),
+        _ => None,
+    }
+}
+
+/// Python's `==` of two parsed JSON values: numbers and booleans compare by
+/// value (`1 == 1.0 == True`), containers element by element.
+pub fn py_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| py_eq(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+        }
+        _ => match (py_number(a), py_number(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => a == b,
+        },
+    }
 }
 
 /// `json.loads` of a model's text, as the references call it. `None` when the
@@ -237,6 +344,38 @@ mod tests {
             r#"{"a":"\u00e9\ud83d\ude00\u0001","b":[1,2.5,true,null]}"#
         );
         assert_eq!(py_json_dumps(&json!({"x": [1, 2]})), r#"{"x": [1, 2]}"#);
+    }
+
+    #[test]
+    fn str_truthiness_and_equality_match_python() {
+        assert_eq!(py_str(&json!("2026-02-26")), "2026-02-26");
+        assert_eq!(py_str(&json!(2026)), "2026");
+        assert_eq!(py_str(&json!(1.5)), "1.5");
+        assert_eq!(py_str(&json!(null)), "None");
+        assert_eq!(py_str(&json!(true)), "True");
+        assert_eq!(
+            py_str(&json!({"a": [1, "it's"], "b": "x"})),
+            r#"{'a': [1, "it's"], 'b': 'x'}"#
+        );
+        for (value, truthy) in [
+            (json!(null), false),
+            (json!(0), false),
+            (json!(0.0), false),
+            (json!(""), false),
+            (json!([]), false),
+            (json!({}), false),
+            (json!(false), false),
+            (json!("none"), true),
+            (json!(["SKU-1"]), true),
+            (json!(-1), true),
+        ] {
+            assert_eq!(py_truthy(&value), truthy, "{value}");
+        }
+        assert!(py_eq(&json!(1), &json!(1.0)));
+        assert!(py_eq(&json!(true), &json!(1)));
+        assert!(py_eq(&json!([0, {"a": 1}]), &json!([false, {"a": 1.0}])));
+        assert!(!py_eq(&json!(null), &json!(0)));
+        assert!(!py_eq(&json!("none"), &json!(null)));
     }
 
     #[test]

@@ -22,6 +22,32 @@ pub enum StopReason {
         role: String,
     },
     InvalidContribution(ContributionError),
+    /// The planner's output failed the plan contract (001's
+    /// `validate_orchestration_plan`).
+    InvalidPlan(PlanError),
+    /// More attempts than `max_dispatches` were started (every attempt
+    /// counts, retries included).
+    MaxDispatches,
+    /// One attempt of a task did not finish within its timeout.
+    TaskTimeout,
+    /// A worker outside the execution allowlist.
+    WorkerDenied {
+        worker: String,
+    },
+    /// A task's args do not fit the worker's signature.
+    WorkerBadArgs {
+        worker: String,
+    },
+    /// The worker itself failed (a scripted `fail` call or an outage).
+    WorkerError {
+        worker: String,
+    },
+    /// No worker of that name is registered.
+    WorkerMissing {
+        worker: String,
+    },
+    /// A task marked critical did not finish.
+    CriticalTaskFailed,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -42,6 +68,23 @@ pub enum ContributionError {
     AgentMismatch { expected: String },
 }
 
+/// The plan contract's rejections, in the order 001's gateway checks them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PlanError {
+    NonJson,
+    Kind,
+    Tasks,
+    MaxTasks,
+    TaskShape,
+    MissingKeys,
+    TaskId,
+    DuplicateTaskId,
+    Worker,
+    WorkerNotAllowed { worker: String },
+    Args,
+    Critical,
+}
+
 impl StopReason {
     pub fn is_success(&self) -> bool {
         matches!(self, StopReason::Success)
@@ -60,6 +103,14 @@ impl fmt::Display for StopReason {
             StopReason::MaxRoundsReached => f.write_str("max_rounds_reached"),
             StopReason::AgentDenied { role } => write!(f, "agent_denied:{role}"),
             StopReason::InvalidContribution(e) => write!(f, "invalid_contribution:{e}"),
+            StopReason::InvalidPlan(e) => write!(f, "invalid_plan:{e}"),
+            StopReason::MaxDispatches => f.write_str("max_dispatches"),
+            StopReason::TaskTimeout => f.write_str("task_timeout"),
+            StopReason::WorkerDenied { worker } => write!(f, "worker_denied:{worker}"),
+            StopReason::WorkerBadArgs { worker } => write!(f, "worker_bad_args:{worker}"),
+            StopReason::WorkerError { worker } => write!(f, "worker_error:{worker}"),
+            StopReason::WorkerMissing { worker } => write!(f, "worker_missing:{worker}"),
+            StopReason::CriticalTaskFailed => f.write_str("critical_task_failed"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -80,6 +131,51 @@ impl fmt::Display for ContributionError {
             ContributionError::ActionItem => f.write_str("action_item"),
             ContributionError::AgentMismatch { expected } => write!(f, "agent_mismatch:{expected}"),
         }
+    }
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::NonJson => f.write_str("non_json"),
+            PlanError::Kind => f.write_str("kind"),
+            PlanError::Tasks => f.write_str("tasks"),
+            PlanError::MaxTasks => f.write_str("max_tasks"),
+            PlanError::TaskShape => f.write_str("task_shape"),
+            PlanError::MissingKeys => f.write_str("missing_keys"),
+            PlanError::TaskId => f.write_str("task_id"),
+            PlanError::DuplicateTaskId => f.write_str("duplicate_task_id"),
+            PlanError::Worker => f.write_str("worker"),
+            PlanError::WorkerNotAllowed { worker } => write!(f, "worker_not_allowed:{worker}"),
+            PlanError::Args => f.write_str("args"),
+            PlanError::Critical => f.write_str("critical"),
+        }
+    }
+}
+
+impl FromStr for PlanError {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Ok(match s {
+            "non_json" => PlanError::NonJson,
+            "kind" => PlanError::Kind,
+            "tasks" => PlanError::Tasks,
+            "max_tasks" => PlanError::MaxTasks,
+            "task_shape" => PlanError::TaskShape,
+            "missing_keys" => PlanError::MissingKeys,
+            "task_id" => PlanError::TaskId,
+            "duplicate_task_id" => PlanError::DuplicateTaskId,
+            "worker" => PlanError::Worker,
+            "args" => PlanError::Args,
+            "critical" => PlanError::Critical,
+            other => PlanError::WorkerNotAllowed {
+                worker: other
+                    .strip_prefix("worker_not_allowed:")
+                    .ok_or(())?
+                    .to_string(),
+            },
+        })
     }
 }
 
@@ -126,22 +222,30 @@ impl FromStr for StopReason {
             "llm_empty" => StopReason::LlmEmpty,
             "max_messages" => StopReason::MaxMessages,
             "max_rounds_reached" => StopReason::MaxRoundsReached,
+            "max_dispatches" => StopReason::MaxDispatches,
+            "task_timeout" => StopReason::TaskTimeout,
+            "critical_task_failed" => StopReason::CriticalTaskFailed,
             other => {
-                if let Some(role) = other.strip_prefix("agent_denied:") {
-                    StopReason::AgentDenied {
-                        role: role.to_string(),
-                    }
-                } else if let Some(e) = other
-                    .strip_prefix("invalid_contribution:")
-                    .and_then(|rest| rest.parse().ok())
-                {
-                    StopReason::InvalidContribution(e)
-                } else {
-                    StopReason::Other(other.to_string())
-                }
+                parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
         })
     }
+}
+
+/// The reasons that carry a name or a sub-reason after a colon.
+fn parse_with_detail(s: &str) -> Option<StopReason> {
+    let (head, rest) = s.split_once(':')?;
+    let name = || rest.to_string();
+    Some(match head {
+        "agent_denied" => StopReason::AgentDenied { role: name() },
+        "worker_denied" => StopReason::WorkerDenied { worker: name() },
+        "worker_bad_args" => StopReason::WorkerBadArgs { worker: name() },
+        "worker_error" => StopReason::WorkerError { worker: name() },
+        "worker_missing" => StopReason::WorkerMissing { worker: name() },
+        "invalid_contribution" => StopReason::InvalidContribution(rest.parse().ok()?),
+        "invalid_plan" => StopReason::InvalidPlan(rest.parse().ok()?),
+        _ => return None,
+    })
 }
 
 impl Serialize for StopReason {
@@ -181,7 +285,37 @@ mod tests {
                 expected: "risk_analyst".into(),
             }),
             StopReason::InvalidContribution(ContributionError::ConfidenceRange),
+            StopReason::InvalidPlan(PlanError::NonJson),
+            StopReason::InvalidPlan(PlanError::Kind),
+            StopReason::InvalidPlan(PlanError::Tasks),
+            StopReason::InvalidPlan(PlanError::MaxTasks),
+            StopReason::InvalidPlan(PlanError::TaskShape),
+            StopReason::InvalidPlan(PlanError::MissingKeys),
+            StopReason::InvalidPlan(PlanError::TaskId),
+            StopReason::InvalidPlan(PlanError::DuplicateTaskId),
+            StopReason::InvalidPlan(PlanError::Worker),
+            StopReason::InvalidPlan(PlanError::WorkerNotAllowed {
+                worker: "fraud:worker".into(),
+            }),
+            StopReason::InvalidPlan(PlanError::Args),
+            StopReason::InvalidPlan(PlanError::Critical),
+            StopReason::MaxDispatches,
+            StopReason::TaskTimeout,
+            StopReason::WorkerDenied {
+                worker: "inventory_worker".into(),
+            },
+            StopReason::WorkerBadArgs {
+                worker: "sales_worker".into(),
+            },
+            StopReason::WorkerError {
+                worker: "payments_worker".into(),
+            },
+            StopReason::WorkerMissing {
+                worker: "fraud_worker".into(),
+            },
+            StopReason::CriticalTaskFailed,
             StopReason::Other("from_the_future".into()),
+            StopReason::Other("invalid_plan:from_the_future".into()),
         ];
         for reason in reasons {
             let wire = reason.to_string();
@@ -193,6 +327,14 @@ mod tests {
             }
             .to_string(),
             "agent_denied:legal_analyst"
+        );
+        assert_eq!(
+            StopReason::InvalidPlan(PlanError::WorkerNotAllowed {
+                worker: " sales_worker".into()
+            })
+            .to_string(),
+            "invalid_plan:worker_not_allowed: sales_worker",
+            "the worker as the plan wrote it"
         );
     }
 }

@@ -103,6 +103,69 @@ fn shipped_scenarios_end_as_their_descriptions_say() {
 }
 
 #[test]
+fn the_orchestrator_scenarios_end_as_their_descriptions_say() {
+    let output = conclave(&["run", "scenarios/morning_ops_report.json", "--headless"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let r = result(&output);
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(r["aggregate"]["health"], "yellow");
+    assert_eq!(r["aggregate"]["payments"]["failed_payment_rate"], 0.023);
+    assert_eq!(r["trace"][1]["attempts_used"], 2, "payments retried once");
+    assert_eq!(r["trace"][1]["args_hash"], "2c66d7cf0e03");
+
+    let output = conclave(&[
+        "run",
+        "scenarios/morning_ops_report.json",
+        "--headless",
+        "--flag",
+        "inventory_runtime=off",
+    ]);
+    assert_eq!(output.status.code(), Some(3));
+    let r = result(&output);
+    assert_eq!(r["stop_reason"], "critical_task_failed");
+    assert_eq!(r["phase"], "dispatch");
+    assert_eq!(
+        r["failed_critical"][0]["stop_reason"],
+        "worker_denied:inventory_worker"
+    );
+
+    let output = conclave(&[
+        "run",
+        "scenarios/payments_gateway_outage.json",
+        "--headless",
+    ]);
+    assert_eq!(output.status.code(), Some(3));
+    let r = result(&output);
+    assert_eq!(r["stop_reason"], "critical_task_failed");
+    assert_eq!(
+        r["failed_critical"],
+        serde_json::json!([{"task_id": "t2", "worker": "payments_worker", "critical": true, "status": "failed",
+                            "attempts_used": 2, "retried": true, "args_hash": "642f6ea1a680",
+                            "stop_reason": "task_timeout"}])
+    );
+
+    let output = conclave(&["run", "scenarios/regional_ops_sweep.json", "--headless"]);
+    assert_eq!(output.status.code(), Some(0));
+    let r = result(&output);
+    assert_eq!(r["trace"].as_array().unwrap().len(), 40);
+    assert_eq!(r["aggregate"]["health"], "yellow");
+    assert_eq!(
+        r["aggregate"]["failed_tasks"],
+        serde_json::json!([{"task_id": "apac-returns", "worker": "returns_worker", "critical": false,
+                            "stop_reason": "worker_error:returns_worker"}])
+    );
+    assert_eq!(
+        r["aggregate"]["marketing"]["roas"], 3.8,
+        "the US task is the last"
+    );
+}
+
+#[test]
 fn a_recording_holds_every_event_and_the_same_result() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");

@@ -2,6 +2,8 @@
 //! `tests/conformance/*.jsonl` is a generated scenario with the result its
 //! reference returned for the same scripted outputs (see the generator
 //! script beside it); Conclave must return the same document.
+//! `CONCLAVE_ORCHESTRATOR_CASES=/abs/path.jsonl` checks another generated set
+//! of orchestrator cases (e.g. a few thousand) instead of the committed one.
 
 mod common;
 
@@ -21,8 +23,26 @@ const COLLABORATION_FIELDS: [&str; 10] = [
     "team_summary",
 ];
 
+const ORCHESTRATOR_FIELDS: [&str; 10] = [
+    "status",
+    "stop_reason",
+    "phase",
+    "plan",
+    "aggregate",
+    "trace",
+    "failed_critical",
+    "answer",
+    "history",
+    "raw_plan",
+];
+
+/// The cases of `file`, beside this test unless the path is absolute.
 fn cases(file: &str) -> Vec<Value> {
-    let path = format!("{}/tests/conformance/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = if file.starts_with('/') {
+        file.to_string()
+    } else {
+        format!("{}/tests/conformance/{file}", env!("CARGO_MANIFEST_DIR"))
+    };
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{path}: {e}"))
         .lines()
@@ -34,8 +54,36 @@ fn cases(file: &str) -> Vec<Value> {
 async fn collaboration_results_equal_the_reference() {
     let cases = cases("collaboration.jsonl");
     assert!(cases.len() >= 200);
+    let mismatches = compare(&cases, &COLLABORATION_FIELDS).await;
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn orchestrator_results_equal_the_reference() {
+    let file = std::env::var("CONCLAVE_ORCHESTRATOR_CASES")
+        .unwrap_or_else(|_| "orchestrator.jsonl".to_string());
+    let cases = cases(&file);
+    assert!(cases.len() >= 200);
+    let mismatches = compare(&cases, &ORCHESTRATOR_FIELDS).await;
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches over {} cases:\n{}",
+        mismatches.len(),
+        cases.len(),
+        mismatches.join("\n")
+    );
+}
+
+/// Run every case and list each field that differs from the reference's,
+/// and every field the reference does not return.
+async fn compare(cases: &[Value], fields: &[&str]) -> Vec<String> {
     let mut mismatches = Vec::new();
-    for case in &cases {
+    for case in cases {
         let scenario = common::scenario(&case["scenario"]);
         let flags = case["flags"]
             .as_object()
@@ -54,10 +102,10 @@ async fn collaboration_results_equal_the_reference() {
         let expected = &case["expected"];
         let ours = &outcome.result;
         let absent = Value::String("<absent>".into());
-        for field in COLLABORATION_FIELDS {
+        for field in fields {
             let (want, got) = (
-                expected.get(field).unwrap_or(&absent),
-                ours.get(field).unwrap_or(&absent),
+                expected.get(*field).unwrap_or(&absent),
+                ours.get(*field).unwrap_or(&absent),
             );
             if want != got {
                 mismatches.push(format!(
@@ -79,10 +127,5 @@ async fn collaboration_results_equal_the_reference() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    mismatches
 }

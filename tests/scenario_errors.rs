@@ -215,6 +215,199 @@ fn each_malformed_file_gets_its_documented_error() {
     }
 }
 
+fn valid_orchestrator() -> Value {
+    json!({
+        "name": "o",
+        "pattern": "orchestrator",
+        "goal": "Report.",
+        "context": {"report_date": "2026-02-26", "region": "US"},
+        "budget": {"max_tasks": 4, "max_parallel": 3, "max_dispatches": 8},
+        "workers": {
+            "sales_worker": {"data": {"2026-02-26:US": {"orders": 1}}, "latency_ms": 400},
+            "payments_worker": {"latency_ms": [2600, 300], "fail": [3], "outage_ms": [[0, 100]]}
+        },
+        "flags": {"payments": {"default": true, "workers": ["payments_worker"]}},
+        "health_rules": [{"worker": "payments_worker", "field": "failed_payment_rate", "op": ">=",
+                          "value": 0.03, "level": "yellow"}],
+        "provider": {"kind": "sim", "plan": "{\"kind\": \"plan\"}", "final_answer": "Brief."}
+    })
+}
+
+/// Change `valid_orchestrator()` at a JSON pointer, as `edit` does.
+fn edit_orchestrator(pointer: &str, value: Option<Value>) -> String {
+    let mut document = valid_orchestrator();
+    let (parent, key) = pointer.rsplit_once('/').unwrap();
+    let target = document.pointer_mut(parent).unwrap();
+    match (target, value) {
+        (Value::Object(map), Some(v)) => {
+            map.insert(key.to_string(), v);
+        }
+        (Value::Object(map), None) => {
+            map.remove(key);
+        }
+        (Value::Array(items), Some(v)) => items[key.parse::<usize>().unwrap()] = v,
+        (other, _) => panic!("cannot edit {other}"),
+    }
+    serde_json::to_string_pretty(&document).unwrap()
+}
+
+#[test]
+fn the_valid_orchestrator_base_is_valid() {
+    scenario::parse(&valid_orchestrator().to_string(), "ok.json").unwrap();
+}
+
+#[test]
+fn each_malformed_orchestrator_file_gets_its_documented_error() {
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "no workers",
+            edit_orchestrator("/workers", None),
+            "missing field \"workers\": an orchestrator scenario declares at least one worker",
+        ),
+        (
+            "flag gates an undeclared worker",
+            edit_orchestrator("/flags/payments/workers", Some(json!(["fraud_worker"]))),
+            "flags.payments.workers[0]: expected a worker declared in workers (sales_worker, payments_worker), found \"fraud_worker\"",
+        ),
+        (
+            "flag gates roles in an orchestrator",
+            edit_orchestrator("/flags/payments/roles", Some(json!(["legal_analyst"]))),
+            "flags.payments.roles: orchestrator flags gate workers; expected \"workers\" instead of \"roles\"",
+        ),
+        (
+            "health rule names an undeclared worker",
+            edit_orchestrator("/health_rules/0/worker", Some(json!("fraud_worker"))),
+            "health_rules[0].worker: expected a worker declared in workers",
+        ),
+        (
+            "health rule with an unknown op",
+            edit_orchestrator("/health_rules/0/op", Some(json!("=>"))),
+            "health_rules[0].op: expected one of \">=\", \">\", \"<=\", \"<\", \"==\", \"!=\", \"non_empty\", \"not_in\", found string \"=>\"",
+        ),
+        (
+            "health rule compares with text",
+            edit_orchestrator("/health_rules/0/value", Some(json!("3%"))),
+            "health_rules[0].value: expected a number for op \">=\", found string \"3%\"",
+        ),
+        (
+            "health rule without a value",
+            edit_orchestrator("/health_rules/0/value", None),
+            "health_rules[0]: missing field \"value\": op \">=\" compares the field with it",
+        ),
+        (
+            "not_in without a list",
+            edit_orchestrator(
+                "/health_rules/0",
+                Some(
+                    json!({"worker": "payments_worker", "field": "gateway_incident", "op": "not_in",
+                            "value": "none", "level": "red"}),
+                ),
+            ),
+            "health_rules[0].value: expected a list for op \"not_in\"",
+        ),
+        (
+            "health level unknown",
+            edit_orchestrator("/health_rules/0/level", Some(json!("amber"))),
+            "health_rules[0].level: expected one of \"yellow\", \"red\"",
+        ),
+        (
+            "a collaboration budget key",
+            edit_orchestrator("/budget/max_rounds", Some(json!(3))),
+            "budget.max_rounds: \"max_rounds\" is a budget of collaboration scenarios; this scenario's pattern is orchestrator",
+        ),
+        (
+            "no parallelism",
+            edit_orchestrator("/budget/max_parallel", Some(json!(0))),
+            "budget.max_parallel: expected a number ≥ 1, found whole number 0",
+        ),
+        (
+            "a team in an orchestrator",
+            edit_orchestrator("/team", Some(json!({"roles": {}, "sequence": []}))),
+            "team: \"team\" belongs to collaboration scenarios; this scenario's pattern is orchestrator",
+        ),
+        (
+            "collaboration responses in an orchestrator",
+            edit_orchestrator("/provider/responses", Some(json!({"a": "x"}))),
+            "provider.responses: \"responses\" scripts collaboration roles (1 given); this scenario's pattern is orchestrator",
+        ),
+        (
+            "two workers under one short name",
+            edit_orchestrator("/workers/sales", Some(json!({}))),
+            "workers.sales: \"sales_worker\" and \"sales\" both report under \"sales\" in the aggregate; rename one",
+        ),
+        (
+            "a worker named after an aggregate key",
+            edit_orchestrator("/workers/health_worker", Some(json!({}))),
+            "workers.health_worker: the aggregate keeps \"health\" for itself; rename the worker",
+        ),
+        (
+            "an unknown field in a worker",
+            edit_orchestrator("/workers/sales_worker/latency", Some(json!(3))),
+            "workers.sales_worker.latency: unknown field \"latency\"; expected one of: description, data, latency_ms",
+        ),
+        (
+            "latency range upside down",
+            edit_orchestrator(
+                "/workers/sales_worker/latency_ms",
+                Some(json!({"min": 500, "max": 100})),
+            ),
+            "workers.sales_worker.latency_ms: expected min ≤ max, found min 500 and max 100",
+        ),
+        (
+            "call number zero",
+            edit_orchestrator("/workers/payments_worker/fail", Some(json!([0]))),
+            "workers.payments_worker.fail[0]: expected a number ≥ 1, found whole number 0",
+        ),
+        (
+            "outage window upside down",
+            edit_orchestrator(
+                "/workers/payments_worker/outage_ms",
+                Some(json!([[500, 100]])),
+            ),
+            "workers.payments_worker.outage_ms[0]: expected from < to, found [500, 100]",
+        ),
+        (
+            "data that is not an object",
+            edit_orchestrator("/workers/sales_worker/data/2026-02-26:US", Some(json!([1]))),
+            "workers.sales_worker.data[\"2026-02-26:US\"]: expected an object, found list [1]",
+        ),
+        (
+            "unknown plan fault",
+            edit_orchestrator("/provider/plan", Some(json!({"$fault": "slow"}))),
+            "provider.plan.$fault: expected $fault to be \"timeout\" or \"empty\", found \"slow\"",
+        ),
+        (
+            "a plan in a collaboration",
+            edit("/provider/plan", Some(json!("{}"))),
+            "provider.plan: \"plan\" scripts the orchestrator's planner; this scenario's pattern is collaboration",
+        ),
+        (
+            "workers in a collaboration",
+            edit("/workers", Some(json!({"sales_worker": {}}))),
+            "workers: \"workers\" belongs to orchestrator scenarios; this scenario's pattern is collaboration",
+        ),
+        (
+            "an orchestrator budget key in a collaboration",
+            edit("/budget", Some(json!({"max_dispatches": 8}))),
+            "budget.max_dispatches: \"max_dispatches\" is a budget of orchestrator scenarios; this scenario's pattern is collaboration",
+        ),
+    ];
+    for (what, text, fragment) in cases {
+        let errors = errors_of(&text);
+        let shown = errors.to_string();
+        assert!(
+            shown.contains(fragment),
+            "{what}: expected {fragment:?} in\n{shown}"
+        );
+        for error in &errors.0 {
+            assert!(
+                error.position.is_some(),
+                "{what}: has a line and column:\n{error}"
+            );
+        }
+    }
+}
+
 #[test]
 fn errors_point_at_the_line_and_column_of_the_culprit() {
     let text = edit("/team/sequence/1", Some(json!("nobody")));
@@ -262,6 +455,12 @@ fn no_input_makes_the_loader_panic() {
         "/scenarios/checkout_v2_launch.json"
     ))
     .unwrap();
+    let orchestrator = serde_json::to_string_pretty(&valid_orchestrator()).unwrap();
+    let morning = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/morning_ops_report.json"
+    ))
+    .unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         state ^= state << 13;
@@ -281,7 +480,7 @@ fn no_input_makes_the_loader_panic() {
         "[[[[[[",
         "\u{1f600}",
     ];
-    for text in [&base, &shipped] {
+    for text in [&base, &shipped, &orchestrator, &morning] {
         let bytes = text.as_bytes();
         for _ in 0..600 {
             let mut broken = bytes.to_vec();

@@ -227,3 +227,189 @@ async fn nothing_overflows_or_panics_at_any_size() {
     app.update(Action::Flags);
     let _ = screen(&app, 20, 5);
 }
+
+/// An orchestrator run caught with one task done, one failed, one retrying
+/// and one running, built event by event.
+fn workers_mid_run() -> Vec<Arc<Event>> {
+    use conclave::bus::{BudgetKind, CallOutcome, ClockMode, PlannedTask, RunStarted, TaskStatus};
+    use conclave::stop::StopReason;
+    let scenario = common::shipped("morning_ops_report.json");
+    let args = serde_json::json!({"report_date": "2026-02-26", "region": "US"});
+    let planned: Vec<PlannedTask> = [
+        ("t1", "sales_worker", true),
+        ("t2", "payments_worker", true),
+        ("t3", "inventory_worker", false),
+        ("t4", "sales_worker", false),
+    ]
+    .into_iter()
+    .map(|(id, worker, critical)| PlannedTask {
+        id: id.into(),
+        worker: worker.into(),
+        args: args.clone(),
+        critical,
+    })
+    .collect();
+    let mut kinds: Vec<(u64, EventKind)> = vec![
+        (
+            0,
+            EventKind::RunStarted(RunStarted {
+                pattern: scenario.pattern,
+                seed: 1,
+                goal: scenario.goal.clone(),
+                clock: ClockMode::Virtual,
+                flags: vec![],
+                source: None,
+                started_at_ms: 0,
+                scenario: Arc::clone(&scenario),
+            }),
+        ),
+        (
+            300,
+            EventKind::PlanAccepted {
+                tasks: planned.clone(),
+            },
+        ),
+    ];
+    for task in &planned {
+        kinds.push((
+            300,
+            EventKind::TaskQueued {
+                task: task.id.clone(),
+                worker: task.worker.clone(),
+                critical: task.critical,
+                max_attempts: 2,
+            },
+        ));
+    }
+    let start = |t: u64, task: &str, worker: &str, attempt: u32| {
+        (
+            t,
+            EventKind::AttemptStarted {
+                task: task.into(),
+                worker: worker.into(),
+                attempt,
+                max_attempts: 2,
+                timeout_ms: 2000,
+            },
+        )
+    };
+    let finish =
+        |t: u64, task: &str, worker: &str, outcome, elapsed_ms, reason: Option<StopReason>| {
+            (
+                t,
+                EventKind::AttemptFinished {
+                    task: task.into(),
+                    worker: worker.into(),
+                    attempt: 1,
+                    outcome,
+                    elapsed_ms,
+                    reason,
+                },
+            )
+        };
+    kinds.extend([
+        start(300, "t1", "sales_worker", 1),
+        start(300, "t2", "payments_worker", 1),
+        start(300, "t3", "inventory_worker", 1),
+        finish(700, "t1", "sales_worker", CallOutcome::Ok, 400, None),
+        (
+            700,
+            EventKind::TaskFinished {
+                task: "t1".into(),
+                worker: "sales_worker".into(),
+                status: TaskStatus::Done,
+                attempts_used: 1,
+                stop_reason: None,
+                result: Some(serde_json::json!({"gross_sales_usd": 182450.0, "orders": 4820})),
+            },
+        ),
+        start(700, "t4", "sales_worker", 1),
+        finish(
+            800,
+            "t3",
+            "inventory_worker",
+            CallOutcome::Error,
+            500,
+            Some("worker_error:inventory_worker".parse().unwrap()),
+        ),
+        (
+            800,
+            EventKind::TaskFinished {
+                task: "t3".into(),
+                worker: "inventory_worker".into(),
+                status: TaskStatus::Failed,
+                attempts_used: 1,
+                stop_reason: Some("worker_error:inventory_worker".parse().unwrap()),
+                result: None,
+            },
+        ),
+        finish(
+            2300,
+            "t2",
+            "payments_worker",
+            CallOutcome::Timeout,
+            2000,
+            Some("task_timeout".parse().unwrap()),
+        ),
+        (
+            2300,
+            EventKind::RetryScheduled {
+                task: "t2".into(),
+                worker: "payments_worker".into(),
+                attempt: 2,
+                delay_ms: 250,
+                after: "task_timeout".parse().unwrap(),
+            },
+        ),
+        (
+            2400,
+            EventKind::BudgetConsumed {
+                budget: BudgetKind::Dispatches,
+                used: 4,
+                limit: 8,
+            },
+        ),
+    ]);
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, (t_ms, kind))| {
+            Arc::new(Event {
+                run: 1,
+                seq: i as u64 + 1,
+                t_ms,
+                kind,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_workers_pane_mid_run() {
+    let app = app_with(&workers_mid_run());
+    snap_screens("workers_mid_run", &app);
+    let slot = app.run().unwrap();
+    insta::assert_snapshot!(
+        "pane_workers",
+        pane(110, 12, |f, a| panes::workers::draw(f, a, slot, true))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_plan_of_forty_tasks_scrolls_to_the_selected_one() {
+    let events = full_run("regional_ops_sweep.json", vec![]).await;
+    let mut app = app_with(&events);
+    app.focus = conclave::tui::keymap::PaneId::Pattern;
+    for _ in 0..39 {
+        app.update(Action::Down);
+    }
+    let last = &app.run().unwrap().state.workers.tasks[39].id;
+    let text = text(&screen(&app, 80, 24));
+    assert!(
+        text.contains(last.as_str()),
+        "the last task is in view:\n{text}"
+    );
+    for (width, height) in [(20, 5), (40, 10), (200, 60)] {
+        let _ = screen(&app, width, height);
+    }
+}

@@ -2,6 +2,7 @@
 //! understand. One JSON object per event, `{"run", "seq", "t_ms", "type", ...}`.
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
+use super::task::{Health, PlannedTask, TaskStatus};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
@@ -99,6 +100,75 @@ pub enum EventKind {
         attempt: u32,
         latency_ms: u64,
         outcome: CallOutcome,
+    },
+    /// The planner's output passed the plan contract.
+    PlanAccepted {
+        tasks: Vec<PlannedTask>,
+    },
+    /// The planner's output failed the plan contract; the run stops.
+    PlanRejected {
+        reason: StopReason,
+        /// The plan as the model returned it.
+        raw: Value,
+    },
+    /// A task waits for a free dispatch slot (published for every task of
+    /// the plan, in plan order, before the first wave).
+    TaskQueued {
+        task: String,
+        worker: String,
+        critical: bool,
+        /// Attempts the task may use, its retries included.
+        max_attempts: u32,
+    },
+    /// One attempt of a task begins; its worker call follows unless the
+    /// gateway refuses it.
+    AttemptStarted {
+        task: String,
+        worker: String,
+        attempt: u32,
+        max_attempts: u32,
+        /// How long this attempt may run: the task timeout, clipped to the
+        /// time left before `max_seconds`.
+        timeout_ms: u64,
+    },
+    AttemptFinished {
+        task: String,
+        worker: String,
+        attempt: u32,
+        outcome: CallOutcome,
+        /// Run time the attempt took.
+        elapsed_ms: u64,
+        /// Why the attempt failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<StopReason>,
+    },
+    /// The gateway will try a task again after `delay_ms`.
+    RetryScheduled {
+        task: String,
+        worker: String,
+        /// The attempt about to start.
+        attempt: u32,
+        delay_ms: u64,
+        /// What the previous attempt failed with.
+        after: StopReason,
+    },
+    TaskFinished {
+        task: String,
+        worker: String,
+        status: TaskStatus,
+        attempts_used: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<StopReason>,
+        /// The worker's result, when the task is done.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+    },
+    /// Every task has finished and no critical one failed: the workers'
+    /// results are combined and rated.
+    Aggregated {
+        health: Health,
+        /// The aggregate document, as the result carries it.
+        aggregate: Value,
     },
 }
 
@@ -214,19 +284,37 @@ impl Conflict {
 #[serde(rename_all = "snake_case")]
 pub enum BudgetKind {
     Messages,
+    /// Orchestrator attempts started, retries included.
+    Dispatches,
 }
 
 /// Where a run checks its control channel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "before", rename_all = "snake_case")]
 pub enum GatePoint {
-    Round { round: u32 },
+    Round {
+        round: u32,
+    },
+    /// Before the orchestrator starts queued tasks in the free dispatch
+    /// slots (the first wave fills them all; later ones refill freed slots).
+    Wave {
+        wave: u32,
+    },
+    /// Before the gateway starts attempt `attempt` of a task again.
+    Retry {
+        task: String,
+        attempt: u32,
+    },
 }
 
 impl fmt::Display for GatePoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GatePoint::Round { round } => write!(f, "before round {round}"),
+            GatePoint::Wave { wave } => write!(f, "before dispatch wave {wave}"),
+            GatePoint::Retry { task, attempt } => {
+                write!(f, "before attempt {attempt} of task {task}")
+            }
         }
     }
 }
@@ -238,6 +326,9 @@ pub enum CallOutcome {
     Timeout,
     Error,
     Cancelled,
+    /// The gateway refused the call before it reached the tool (allowlist,
+    /// budget or deadline).
+    Refused,
 }
 
 #[cfg(test)]
@@ -277,5 +368,33 @@ mod tests {
             json!({"type": "paused", "gate": {"before": "round", "round": 2}})
         );
         assert_eq!(GatePoint::Round { round: 2 }.to_string(), "before round 2");
+        let retry = GatePoint::Retry {
+            task: "t2".into(),
+            attempt: 2,
+        };
+        assert_eq!(
+            serde_json::to_value(&retry).unwrap(),
+            json!({"before": "retry", "task": "t2", "attempt": 2})
+        );
+        assert_eq!(retry.to_string(), "before attempt 2 of task t2");
+    }
+
+    #[test]
+    fn orchestrator_events_carry_task_and_attempt() {
+        let event = EventKind::AttemptFinished {
+            task: "t2".into(),
+            worker: "payments_worker".into(),
+            attempt: 1,
+            outcome: CallOutcome::Timeout,
+            elapsed_ms: 2000,
+            reason: Some(StopReason::TaskTimeout),
+        };
+        let value = serde_json::to_value(&event).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "attempt_finished", "task": "t2", "worker": "payments_worker",
+                   "attempt": 1, "outcome": "timeout", "elapsed_ms": 2000, "reason": "task_timeout"})
+        );
+        assert_eq!(serde_json::from_value::<EventKind>(value).unwrap(), event);
     }
 }

@@ -4,8 +4,10 @@
 //! recorder gets every event, in order, through its own lossless channel.
 
 mod event;
+mod task;
 
 pub use event::*;
+pub use task::*;
 
 use crate::clock::RunClock;
 use crate::record::RecordSink;

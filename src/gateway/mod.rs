@@ -1,11 +1,16 @@
 //! The gateway: the one place that decides whether and how a call happens.
-//! Every model call of every pattern passes here; it applies the timeout,
-//! interrupts the call when the run is cancelled and publishes one
-//! `call_started` and one `call_finished` per attempt. Pattern runners never
-//! time calls themselves.
+//! Every model call and every worker call of every pattern passes here; it
+//! applies the timeouts, the retries and the run's call budgets, interrupts
+//! a call when the run is cancelled and publishes one `call_started` and one
+//! `call_finished` per call that reaches its tool. Pattern runners never
+//! time or retry calls themselves.
+
+mod tool;
+
+pub use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
 
 use crate::bus::{Bus, CallOutcome, EventKind};
-use crate::provider::{ModelOutput, ModelRequest, Provider, ProviderError};
+use crate::provider::{ModelOutput, ModelRequest, Provider, ProviderError, SimWorkers};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio_util::sync::CancellationToken;
@@ -27,18 +32,29 @@ pub enum CallError {
 pub struct Gateway {
     bus: Bus,
     provider: Arc<Provider>,
+    workers: Arc<SimWorkers>,
     cancel: CancellationToken,
     next_call: AtomicU64,
 }
 
 impl Gateway {
-    pub fn new(bus: Bus, provider: Arc<Provider>, cancel: CancellationToken) -> Self {
+    pub fn new(
+        bus: Bus,
+        provider: Arc<Provider>,
+        workers: Arc<SimWorkers>,
+        cancel: CancellationToken,
+    ) -> Self {
         Gateway {
             bus,
             provider,
+            workers,
             cancel,
             next_call: AtomicU64::new(1),
         }
+    }
+
+    fn next_call_id(&self) -> u64 {
+        self.next_call.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Call the model. `label` says what for, in the event log.
@@ -47,7 +63,7 @@ impl Gateway {
         label: String,
         request: ModelRequest,
     ) -> Result<ModelOutput, CallError> {
-        let call = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let call = self.next_call_id();
         let attempt = 1;
         self.bus.publish(EventKind::CallStarted {
             call,

@@ -3,6 +3,7 @@
 //! steps on the bus and returns its reference's result document.
 
 pub mod collaboration;
+pub mod orchestrator;
 
 use crate::bus::{Bus, RunStatus};
 use crate::control::Gate;
@@ -34,6 +35,7 @@ pub struct RunOutcome {
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     match ctx.scenario.pattern {
         PatternKind::Collaboration => collaboration::run(ctx).await,
+        PatternKind::Orchestrator => orchestrator::run(ctx).await,
         other => RunOutcome {
             status: RunStatus::Stopped,
             stop_reason: StopReason::Other(format!("pattern_unavailable:{other}")),

@@ -1,13 +1,16 @@
-//! Model providers: where a model call ends up once the gateway lets it
-//! through. A provider answers one request; it never retries, never applies
-//! a breaker and never publishes events: that is the gateway's job.
+//! Model providers and simulated workers: where a model or worker call ends
+//! up once the gateway lets it through. A provider answers one request; it
+//! never retries, never applies a breaker and never publishes events: that
+//! is the gateway's job.
 
 pub mod sim;
+pub mod workers;
 
 use serde_json::Value;
 use std::time::Duration;
 
 pub use sim::SimProvider;
+pub use workers::{SimWorkers, WorkerError};
 
 /// What a model call is for. The sim picks its script by it; an HTTP
 /// provider picks its prompt by it.
@@ -15,7 +18,9 @@ pub use sim::SimProvider;
 pub enum Purpose {
     /// A collaboration role's contribution to a round.
     Contribution { role: String },
-    /// The final brief after the team decided.
+    /// The orchestrator's plan of tasks.
+    Plan,
+    /// The final brief after the team decided or the workers reported.
     FinalBrief,
 }
 
@@ -24,6 +29,7 @@ impl Purpose {
     pub fn script_key(&self) -> &str {
         match self {
             Purpose::Contribution { role } => role,
+            Purpose::Plan => "plan",
             Purpose::FinalBrief => "final_answer",
         }
     }

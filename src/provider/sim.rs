@@ -3,6 +3,8 @@
 //! the run's seeded random source. It needs no key and no network, and the
 //! same seed gives the same answers at the same moments.
 
+mod orchestrator;
+
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::pycompat::py_strip;
 use crate::rng::RunRng;
@@ -39,6 +41,7 @@ impl SimProvider {
     fn script(&self, purpose: &Purpose) -> Option<&Value> {
         match purpose {
             Purpose::Contribution { role } => self.spec.responses.as_ref()?.get(role),
+            Purpose::Plan => self.spec.plan.as_ref(),
             Purpose::FinalBrief => self.spec.final_answer.as_ref(),
         }
     }
@@ -73,6 +76,12 @@ impl SimProvider {
             Some(Ok(ScriptedOutput::Fault(Fault::Empty))) => Ok(ModelOutput::Text(String::new())),
             Some(Err(message)) => Err(ProviderError::Failed(message)),
             None => match request.purpose {
+                Purpose::Plan => Ok(ModelOutput::Json(orchestrator::default_plan(
+                    &request.payload,
+                ))),
+                Purpose::FinalBrief if request.payload.get("aggregate").is_some() => Ok(
+                    ModelOutput::Text(orchestrator::brief_from_aggregate(&request.payload)),
+                ),
                 Purpose::FinalBrief => Ok(ModelOutput::Text(brief_from_history(&request.payload))),
                 Purpose::Contribution { ref role } => Err(ProviderError::Failed(format!(
                     "the sim has no scripted output for role {role:?}"

@@ -2,6 +2,8 @@
 //! uses must be declared, each section must belong to the scenario's
 //! pattern, and the sim must have a script for everyone who speaks.
 
+mod orchestrator;
+
 use super::error::Problem;
 use super::path::JsonPath;
 use super::script::{ScriptedOutput, script_entries};
@@ -13,15 +15,59 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     let root = JsonPath::root();
     match scenario.pattern {
         PatternKind::Collaboration => check_collaboration(scenario, &mut problems),
+        PatternKind::Orchestrator => orchestrator::check(scenario, &mut problems),
         other => problems.push(Problem::at(
             root.key("pattern"),
             format!(
-                "the {other} pattern is not available in this build yet; expected \"collaboration\""
+                "the {other} pattern is not available in this build yet; expected \"collaboration\" or \"orchestrator\""
             ),
         )),
     }
     check_provider(scenario, &mut problems);
+    check_sections(scenario, &mut problems);
     problems
+}
+
+/// Sections and budget keys that belong to another pattern than the
+/// scenario's.
+fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let root = JsonPath::root();
+    let pattern = scenario.pattern;
+    let mut foreign = |section: &str, owner: PatternKind, present: bool| {
+        if present && pattern != owner {
+            problems.push(Problem::at_key(
+                root.key(section),
+                format!(
+                    "{section:?} belongs to {owner} scenarios; this scenario's pattern is {pattern}"
+                ),
+            ));
+        }
+    };
+    foreign("team", PatternKind::Collaboration, scenario.team.is_some());
+    foreign(
+        "workers",
+        PatternKind::Orchestrator,
+        !scenario.workers.is_empty(),
+    );
+    foreign(
+        "health_rules",
+        PatternKind::Orchestrator,
+        scenario.health_rules.is_some(),
+    );
+    if let Some(budget) = &scenario.budget {
+        for (key, owners) in budget.keys_set() {
+            if !owners.contains(&pattern) {
+                let owners: Vec<&str> = owners.iter().map(|p| p.as_str()).collect();
+                problems.push(Problem::at_key(
+                    root.key("budget").key(key),
+                    format!(
+                        "{key:?} is a budget of {} scenarios; this scenario's pattern is {pattern}",
+                        owners.join(" and ")
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 fn check_collaboration(scenario: &Scenario, problems: &mut Vec<Problem>) {
@@ -185,6 +231,7 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ("latency_ms", provider.latency_ms.is_some()),
                 ("responses", provider.responses.is_some()),
                 ("final_answer", provider.final_answer.is_some()),
+                ("plan", provider.plan.is_some()),
             ],
         ),
     };
@@ -226,13 +273,17 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
             ),
         ));
     }
-    if scenario.pattern != PatternKind::Collaboration && scenario.team.is_some() {
-        problems.push(Problem::at_key(
-            JsonPath::root().key("team"),
-            format!(
-                "\"team\" belongs to collaboration scenarios; this scenario's pattern is {}",
-                scenario.pattern
-            ),
-        ));
+    if let Some(plan) = &provider.plan {
+        if scenario.pattern == PatternKind::Orchestrator {
+            check_script(plan, &path.key("plan"), problems);
+        } else {
+            problems.push(Problem::at_key(
+                path.key("plan"),
+                format!(
+                    "\"plan\" scripts the orchestrator's planner; this scenario's pattern is {}",
+                    scenario.pattern
+                ),
+            ));
+        }
     }
 }

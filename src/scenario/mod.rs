@@ -9,11 +9,13 @@ mod path;
 pub mod script;
 mod shape;
 mod types;
+mod workers;
 
 pub use error::{ScenarioError, ScenarioErrors};
 pub use path::{JsonPath, Position};
 pub use shape::json_schema;
 pub use types::*;
+pub use workers::*;
 
 use error::Problem;
 use path::SourceMap;

@@ -3,6 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
+use super::workers::{HealthRule, WorkerSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,13 @@ pub struct Scenario {
     /// The collaboration team: its roles and their speaking order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<Team>,
+    /// orchestrator: the workers a plan may use (the policy allowlist), by
+    /// name.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub workers: IndexMap<String, WorkerSpec>,
+    /// orchestrator: what turns the run's health yellow or red.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health_rules: Option<Vec<HealthRule>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -86,13 +94,74 @@ pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
-    /// (collaboration default 40).
+    /// (collaboration default 40, orchestrator 25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub max_seconds: Option<f64>,
     /// collaboration: `go` votes a round needs to decide (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_go_votes: Option<u32>,
+    /// orchestrator: tasks a plan may hold (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tasks: Option<u32>,
+    /// orchestrator: tasks running at once (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_parallel: Option<u32>,
+    /// orchestrator: how often a timed-out task is tried again (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retries_per_task: Option<u32>,
+    /// orchestrator: attempts the whole run may start, retries included
+    /// (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_dispatches: Option<u32>,
+    /// orchestrator: seconds one attempt may take before it times out
+    /// (default 2.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub task_timeout_seconds: Option<f64>,
+}
+
+impl Budget {
+    /// The keys that are set, by name, with the patterns they belong to.
+    pub fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
+        const COLLABORATION: &[PatternKind] = &[PatternKind::Collaboration];
+        const ORCHESTRATOR: &[PatternKind] = &[PatternKind::Orchestrator];
+        const EVERY: &[PatternKind] = &[
+            PatternKind::Collaboration,
+            PatternKind::Orchestrator,
+            PatternKind::Swarm,
+            PatternKind::Coordinator,
+            PatternKind::Research,
+        ];
+        [
+            ("max_rounds", self.max_rounds.is_some(), COLLABORATION),
+            ("max_messages", self.max_messages.is_some(), COLLABORATION),
+            ("max_seconds", self.max_seconds.is_some(), EVERY),
+            ("min_go_votes", self.min_go_votes.is_some(), COLLABORATION),
+            ("max_tasks", self.max_tasks.is_some(), ORCHESTRATOR),
+            ("max_parallel", self.max_parallel.is_some(), ORCHESTRATOR),
+            (
+                "max_retries_per_task",
+                self.max_retries_per_task.is_some(),
+                ORCHESTRATOR,
+            ),
+            (
+                "max_dispatches",
+                self.max_dispatches.is_some(),
+                ORCHESTRATOR,
+            ),
+            (
+                "task_timeout_seconds",
+                self.task_timeout_seconds.is_some(),
+                ORCHESTRATOR,
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, set, _)| *set)
+        .map(|(name, _, patterns)| (name, patterns))
+        .collect()
+    }
 }
 
 /// A feature flag. While off, the names it lists are outside the execution
@@ -185,8 +254,13 @@ pub struct ProviderSpec {
     /// only output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub responses: Option<IndexMap<String, Value>>,
+    /// sim, orchestrator: the planner's output. Without it the sim plans one
+    /// critical task per declared worker, with the context's `report_date`
+    /// and `region` as args.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Value>,
     /// sim: the final brief. Without it the sim writes a short brief from
-    /// the run's history.
+    /// the run's history (collaboration) or aggregate (orchestrator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_answer: Option<Value>,
     /// openai: the model name (default `OPENAI_MODEL`, then `gpt-4.1-mini`).

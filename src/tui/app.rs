@@ -11,6 +11,7 @@ use super::view_state::{LogView, Overlay};
 use crate::bus::{Event, Hub, RunId};
 use crate::control::Control;
 use crate::engine::RunHandle;
+use crate::scenario::PatternKind;
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui_textarea::TextArea;
 use std::path::PathBuf;
@@ -185,6 +186,12 @@ impl App {
                 Some("no such pane for this pattern")
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
+            Action::Left | Action::Right
+                if self.focus == PaneId::Pattern
+                    && run.is_some_and(|r| r.scenario.pattern == PatternKind::Orchestrator) =>
+            {
+                Some("this pattern has no rounds")
+            }
             _ => None,
         }
     }
@@ -365,6 +372,14 @@ impl App {
     fn open_details(&mut self) {
         let Some(slot) = self.run() else { return };
         let text = match self.focus {
+            PaneId::Pattern if !slot.state.workers.tasks.is_empty() => {
+                let index = slot
+                    .ui
+                    .tasks
+                    .selected
+                    .min(slot.state.workers.tasks.len() - 1);
+                task_json(&slot.state.workers.tasks[index])
+            }
             PaneId::Pattern => {
                 let (row, column) = slot.ui.table.selection(&slot.state);
                 let role = slot.state.table.roles.get(row).cloned().unwrap_or_default();
@@ -402,6 +417,26 @@ impl App {
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
+}
+
+/// A task of the workers pane as JSON, with its attempts.
+fn task_json(task: &super::state::TaskView) -> serde_json::Value {
+    let attempts: Vec<serde_json::Value> = task
+        .attempts
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "attempt": a.attempt, "started_ms": a.started_ms, "timeout_ms": a.timeout_ms,
+                "outcome": a.outcome, "elapsed_ms": a.elapsed_ms,
+                "reason": a.reason.as_ref().map(ToString::to_string),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "task": task.id, "worker": task.worker, "critical": task.critical,
+        "max_attempts": task.max_attempts, "state": format!("{:?}", task.state),
+        "attempts": attempts, "result": task.result,
+    })
 }
 
 fn first_line(text: &str) -> String {

@@ -2,7 +2,7 @@
 //! free of ratatui; the text is already cleaned for the terminal.
 
 use super::sanitize::clean;
-use crate::bus::{CallOutcome, EventKind, RunStatus};
+use crate::bus::{CallOutcome, EventKind, RunStatus, TaskStatus};
 
 /// The kind of an event as its serde name, e.g. `contribution_accepted`.
 pub fn kind_name(kind: &EventKind) -> &'static str {
@@ -22,6 +22,14 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::Stepped { .. } => "stepped",
         EventKind::CallStarted { .. } => "call_started",
         EventKind::CallFinished { .. } => "call_finished",
+        EventKind::PlanAccepted { .. } => "plan_accepted",
+        EventKind::PlanRejected { .. } => "plan_rejected",
+        EventKind::TaskQueued { .. } => "task_queued",
+        EventKind::AttemptStarted { .. } => "attempt_started",
+        EventKind::AttemptFinished { .. } => "attempt_finished",
+        EventKind::RetryScheduled { .. } => "retry_scheduled",
+        EventKind::TaskFinished { .. } => "task_finished",
+        EventKind::Aggregated { .. } => "aggregated",
     }
 }
 
@@ -110,20 +118,74 @@ pub fn describe(kind: &EventKind) -> String {
             latency_ms,
             outcome,
             ..
-        } => {
-            let outcome = match outcome {
-                CallOutcome::Ok => "ok",
-                CallOutcome::Timeout => "timeout",
-                CallOutcome::Error => "error",
-                CallOutcome::Cancelled => "cancelled",
-            };
-            format!(
-                "{tool}: {outcome} in {latency_ms} ms{}",
-                attempt_note(*attempt)
-            )
-        }
+        } => format!(
+            "{tool}: {} in {latency_ms} ms{}",
+            outcome_word(*outcome),
+            attempt_note(*attempt)
+        ),
+        EventKind::PlanAccepted { tasks } => format!("{} tasks planned", tasks.len()),
+        EventKind::PlanRejected { reason, .. } => format!("plan refused: {reason}"),
+        EventKind::TaskQueued {
+            task,
+            worker,
+            critical,
+            ..
+        } => format!(
+            "{task} → {worker}{}",
+            if *critical { " (critical)" } else { "" }
+        ),
+        EventKind::AttemptStarted {
+            task,
+            attempt,
+            max_attempts,
+            timeout_ms,
+            ..
+        } => format!("{task} attempt {attempt}/{max_attempts}, timeout {timeout_ms} ms"),
+        EventKind::AttemptFinished {
+            task,
+            attempt,
+            outcome,
+            elapsed_ms,
+            reason,
+            ..
+        } => match reason {
+            Some(reason) => format!("{task} attempt {attempt}: {reason} after {elapsed_ms} ms"),
+            None => format!(
+                "{task} attempt {attempt}: {} in {elapsed_ms} ms",
+                outcome_word(*outcome)
+            ),
+        },
+        EventKind::RetryScheduled {
+            task,
+            attempt,
+            delay_ms,
+            after,
+            ..
+        } => format!("{task} attempt {attempt} in {delay_ms} ms (after {after})"),
+        EventKind::TaskFinished {
+            task,
+            status,
+            attempts_used,
+            stop_reason,
+            ..
+        } => match (status, stop_reason) {
+            (_, Some(reason)) => format!("{task} failed: {reason} ({attempts_used} attempts)"),
+            (TaskStatus::Done, None) => format!("{task} done ({attempts_used} attempts)"),
+            (TaskStatus::Failed, None) => format!("{task} failed ({attempts_used} attempts)"),
+        },
+        EventKind::Aggregated { health, .. } => format!("health {}", health.as_str()),
     };
     clean(&text).into_owned()
+}
+
+fn outcome_word(outcome: CallOutcome) -> &'static str {
+    match outcome {
+        CallOutcome::Ok => "ok",
+        CallOutcome::Timeout => "timeout",
+        CallOutcome::Error => "error",
+        CallOutcome::Cancelled => "cancelled",
+        CallOutcome::Refused => "refused",
+    }
 }
 
 fn attempt_note(attempt: u32) -> String {

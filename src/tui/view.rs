@@ -5,9 +5,11 @@ use super::app::App;
 use super::keymap::PaneId;
 use super::layout::Areas;
 use super::overlays;
-use super::panes::{self, round_table};
+use super::panes::{self, round_table, workers};
+use super::runs::RunSlot;
 use super::theme;
 use super::view_state::Overlay;
+use crate::scenario::PatternKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -15,9 +17,10 @@ use ratatui::widgets::Paragraph;
 
 /// The areas of the screen for the app's selected run.
 pub fn areas(app: &App, screen: Rect) -> Areas {
-    let wanted = app
-        .run()
-        .map_or(10, |slot| round_table::wanted_height(&slot.state));
+    let wanted = app.run().map_or(10, |slot| match slot.scenario.pattern {
+        PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
+        _ => round_table::wanted_height(&slot.state),
+    });
     Areas::compute(screen, wanted)
 }
 
@@ -29,7 +32,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let focused = |pane: PaneId| app.overlay.is_none() && app.focus == pane;
     match app.run() {
         Some(slot) => {
-            round_table::draw(frame, areas.pattern, slot, focused(PaneId::Pattern));
+            draw_pattern(frame, areas.pattern, slot, focused(PaneId::Pattern));
             let filter_input = match &app.overlay {
                 Some(Overlay::Filter(text)) => Some(text.as_str()),
                 _ => None,
@@ -82,5 +85,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
             overlays::details::draw(frame, screen, text, *scroll)
         }
         Some(Overlay::Filter(_)) | None => {}
+    }
+}
+
+/// The pane of the run's pattern.
+fn draw_pattern(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
+    match slot.scenario.pattern {
+        PatternKind::Orchestrator => workers::draw(frame, area, slot, focused),
+        _ => round_table::draw(frame, area, slot, focused),
     }
 }

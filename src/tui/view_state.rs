@@ -5,6 +5,7 @@
 use super::keymap::{Action, OverlayKind, PaneId};
 use super::state::{Cell, RunState};
 use crate::bus::Event;
+use crate::scenario::PatternKind;
 use ratatui_textarea::TextArea;
 use std::sync::Arc;
 
@@ -44,6 +45,7 @@ impl Overlay {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunUi {
     pub table: TableView,
+    pub tasks: ListView,
     pub log: LogView,
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
@@ -73,7 +75,12 @@ impl RunUi {
 
     pub fn navigate(&mut self, focus: PaneId, action: Action, state: &RunState) {
         match focus {
-            PaneId::Pattern => self.table.navigate(action, state),
+            PaneId::Pattern => match state.info.as_ref().map(|i| i.pattern) {
+                Some(PatternKind::Orchestrator) => {
+                    self.tasks.navigate(action, state.workers.tasks.len())
+                }
+                _ => self.table.navigate(action, state),
+            },
             PaneId::Log => self.log.navigate(action, state),
             PaneId::Result => match action {
                 Action::Up | Action::PageUp => {
@@ -87,6 +94,27 @@ impl RunUi {
             },
             PaneId::Runs => {}
         }
+    }
+}
+
+/// A selected row in a list that keeps its order (the workers' tasks).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListView {
+    pub selected: usize,
+}
+
+impl ListView {
+    fn navigate(&mut self, action: Action, rows: usize) {
+        let last = rows.saturating_sub(1);
+        self.selected = match action {
+            Action::Up => self.selected.saturating_sub(1),
+            Action::Down => (self.selected + 1).min(last),
+            Action::PageUp => self.selected.saturating_sub(10),
+            Action::PageDown => (self.selected + 10).min(last),
+            Action::Top => 0,
+            Action::Follow => last,
+            _ => self.selected,
+        };
     }
 }
 

@@ -83,3 +83,40 @@ pub fn said(agent: &str, stance: &str, confidence: f64) -> Value {
     serde_json::json!({"agent": agent, "stance": stance, "summary": format!("{agent} says {stance}"),
                        "confidence": confidence, "actions": ["act"]})
 }
+
+/// An orchestrator scenario with 001's three workers (sales 400 ms,
+/// payments 300 ms, inventory 500 ms) and a 100 ms planner.
+pub fn ops(plan: Value) -> Value {
+    serde_json::json!({
+        "name": "t", "pattern": "orchestrator", "goal": "Report.",
+        "context": {"report_date": "2026-02-26", "region": "US"},
+        "workers": {
+            "sales_worker": {"data": {"2026-02-26:US": {"gross_sales_usd": 182450.0, "orders": 4820}},
+                             "latency_ms": 400},
+            "payments_worker": {"data": {"2026-02-26:US": {"failed_payment_rate": 0.023, "gateway_incident": "none"}},
+                                "latency_ms": 300},
+            "inventory_worker": {"data": {"2026-02-26:US": {"out_of_stock_skus": []}}, "latency_ms": 500}
+        },
+        "flags": {"inventory_runtime": {"default": true, "workers": ["inventory_worker"]}},
+        "provider": {"kind": "sim", "latency_ms": 100, "plan": plan, "final_answer": "Brief."}
+    })
+}
+
+/// A valid plan task for the report of `ops`.
+pub fn task(id: &str, worker: &str, critical: bool) -> Value {
+    serde_json::json!({"id": id, "worker": worker,
+                       "args": {"report_date": "2026-02-26", "region": "US"}, "critical": critical})
+}
+
+pub fn plan_of(tasks: Vec<Value>) -> Value {
+    serde_json::json!({"kind": "plan", "tasks": tasks})
+}
+
+/// t1 sales, t2 payments, t3 inventory, all critical.
+pub fn three_tasks() -> Value {
+    plan_of(vec![
+        task("t1", "sales_worker", true),
+        task("t2", "payments_worker", true),
+        task("t3", "inventory_worker", true),
+    ])
+}

@@ -91,8 +91,16 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }
-        EventKind::ContributionAccepted { .. } => Style::default().fg(theme::GO),
-        EventKind::ContributionRejected { .. } => theme::error(),
+        EventKind::ContributionAccepted { .. } | EventKind::PlanAccepted { .. } => {
+            Style::default().fg(theme::GO)
+        }
+        EventKind::ContributionRejected { .. } | EventKind::PlanRejected { .. } => theme::error(),
+        EventKind::TaskFinished { status, .. } => match status {
+            crate::bus::TaskStatus::Done => Style::default().fg(theme::GO),
+            crate::bus::TaskStatus::Failed => theme::error(),
+        },
+        EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
+        EventKind::Aggregated { .. } => theme::bold(),
         EventKind::RoundStarted { .. }
         | EventKind::RoundFinished { .. }
         | EventKind::FinalizeStarted { .. } => theme::bold(),
@@ -103,6 +111,9 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::ContributionRequested { .. }
         | EventKind::BudgetConsumed { .. }
         | EventKind::CallStarted { .. }
-        | EventKind::CallFinished { .. } => theme::dim(),
+        | EventKind::CallFinished { .. }
+        | EventKind::TaskQueued { .. }
+        | EventKind::AttemptStarted { .. }
+        | EventKind::AttemptFinished { .. } => theme::dim(),
     }
 }

@@ -41,6 +41,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 continue;
             }
             let available = app.unavailable(binding.action).is_none();
+            // A pane's keys that do not apply to this pattern are left out.
+            if !available && matches!(binding.scope, Scope::Pane(_)) {
+                continue;
+            }
             let (key_style, help_style) = if available {
                 (Style::default().fg(theme::ACCENT), Style::default())
             } else {

@@ -110,9 +110,13 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
         }
         second.push(Span::raw("  "));
     }
-    if let Some((used, limit)) = state.messages {
+    if let Some((budget, used, limit)) = state.budget {
+        let name = match budget {
+            crate::bus::BudgetKind::Messages => "messages",
+            crate::bus::BudgetKind::Dispatches => "dispatches",
+        };
         second.push(Span::styled(
-            format!("│ messages {used}/{limit}  "),
+            format!("│ {name} {used}/{limit}  "),
             theme::dim(),
         ));
     }

@@ -5,7 +5,7 @@ use super::block;
 use crate::bus::{Decision, RunStatus};
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::RunSlot;
-use crate::tui::state::Activity;
+use crate::tui::state::{Activity, RunState, TaskState};
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -32,6 +32,22 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                         style,
                     ));
                 }
+                None if outcome.result.pointer("/aggregate/health").is_some() => {
+                    let health = outcome
+                        .result
+                        .pointer("/aggregate/health")
+                        .and_then(|h| h.as_str())
+                        .unwrap_or("");
+                    let style = match health {
+                        "green" => theme::decision(Decision::Go),
+                        "yellow" => theme::decision(Decision::GoWithCaution),
+                        _ => theme::decision(Decision::NoGo),
+                    };
+                    lines.push(Line::styled(
+                        format!("HEALTH {}", fit(health, 20).to_uppercase()),
+                        style,
+                    ));
+                }
                 None => lines.push(Line::styled(
                     "NO DECISION",
                     if outcome.status == RunStatus::Ok {
@@ -55,13 +71,17 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                     Span::raw(fit(phase, 200)),
                 ]));
             }
-            let rounds = outcome
-                .rounds_used()
-                .map_or_else(|| state.table.rounds.len().to_string(), |n| n.to_string());
-            lines.push(Line::from(vec![
-                Span::styled("rounds      ", theme::dim()),
-                Span::raw(rounds),
-            ]));
+            if state.workers.tasks.is_empty() {
+                let rounds = outcome
+                    .rounds_used()
+                    .map_or_else(|| state.table.rounds.len().to_string(), |n| n.to_string());
+                lines.push(Line::from(vec![
+                    Span::styled("rounds      ", theme::dim()),
+                    Span::raw(rounds),
+                ]));
+            } else {
+                lines.extend(task_lines(state));
+            }
             if let Some(answer) = outcome.answer() {
                 lines.push(Line::raw(""));
                 lines.push(Line::raw(fit(answer, 20_000)));
@@ -96,4 +116,28 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             .scroll((slot.ui.result_scroll, 0)),
         area,
     );
+}
+
+/// The tasks' tally and the failed ones, for an orchestrator run.
+fn task_lines(state: &RunState) -> Vec<Line<'static>> {
+    let (_, _, _, done, failed) = state.workers.counts();
+    let mut lines = vec![Line::from(vec![
+        Span::styled("tasks       ", theme::dim()),
+        Span::raw(format!(
+            "{done} done, {failed} failed, {} retries",
+            state.workers.retries
+        )),
+    ])];
+    for task in &state.workers.tasks {
+        if let TaskState::Failed { reason } = &task.state {
+            let reason = reason
+                .as_ref()
+                .map_or("did not finish".into(), ToString::to_string);
+            lines.push(Line::styled(
+                format!("  ✗ {} {}", fit(&task.id, 24), fit(&reason, 60)),
+                theme::error(),
+            ));
+        }
+    }
+    lines
 }

@@ -60,6 +60,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     let columns: Vec<(usize, &RoundColumn)> = table
         .rounds
         .iter()
+        .map(AsRef::as_ref)
         .enumerate()
         .skip(first_col)
         .take(visible_cols)

@@ -3,18 +3,19 @@
 //! same `apply`, so they draw the same frames. Nothing here knows ratatui,
 //! and nothing here reads a clock or the engine.
 
-use crate::bus::{
-    ClockMode, Conflict, Decision, Event, EventKind, GatePoint, RunId, RunStatus, Stance,
-};
+use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStatus};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// How many events the log keeps for viewing; older ones stay in the
-/// recording.
-pub const LOG_CAPACITY: usize = 50_000;
+mod log;
+mod table;
+mod workers;
+
+pub use log::{EventLog, LOG_CAPACITY};
+pub use table::{Cell, Contribution, RoundColumn, RoundTable};
+pub use workers::{Attempt, TaskState, TaskView, Workers};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunState {
@@ -28,8 +29,9 @@ pub struct RunState {
     pub missed: u64,
     pub flags: Vec<FlagView>,
     pub table: RoundTable,
-    /// Messages used and the budget, as the gateway counts them.
-    pub messages: Option<(u64, u64)>,
+    pub workers: Workers,
+    /// The budget the gateway counted last: which, used and its limit.
+    pub budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
     pub calling: Option<String>,
     pub model_calls: u64,
@@ -93,100 +95,6 @@ impl Outcome {
     }
 }
 
-/// The round table: one row per role in order of first appearance, one
-/// column per round.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RoundTable {
-    pub roles: Vec<String>,
-    pub rounds: Vec<RoundColumn>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct RoundColumn {
-    pub round: u32,
-    pub speakers: Vec<String>,
-    /// Indexed like `RoundTable::roles`.
-    pub cells: Vec<Option<Cell>>,
-    pub conflicts: Vec<Conflict>,
-    pub decision: Option<Decision>,
-    pub finished: bool,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Cell {
-    /// Asked, no answer yet.
-    Waiting,
-    Accepted(Contribution),
-    Rejected {
-        reason: StopReason,
-        raw: Value,
-    },
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Contribution {
-    pub stance: Stance,
-    pub confidence: f64,
-    pub summary: String,
-    pub actions: Vec<String>,
-}
-
-impl RoundTable {
-    fn role_index(&mut self, role: &str) -> usize {
-        match self.roles.iter().position(|r| r == role) {
-            Some(i) => i,
-            None => {
-                self.roles.push(role.to_string());
-                self.roles.len() - 1
-            }
-        }
-    }
-
-    fn column(&mut self, round: u32) -> Option<&mut RoundColumn> {
-        self.rounds.iter_mut().rev().find(|c| c.round == round)
-    }
-
-    fn set_cell(&mut self, round: u32, role: &str, cell: Cell) {
-        let index = self.role_index(role);
-        if let Some(column) = self.column(round) {
-            if column.cells.len() <= index {
-                column.cells.resize(index + 1, None);
-            }
-            column.cells[index] = Some(cell);
-        }
-    }
-
-    pub fn cell(&self, row: usize, column: usize) -> Option<&Cell> {
-        self.rounds.get(column)?.cells.get(row)?.as_ref()
-    }
-}
-
-/// The events kept for the log, oldest first.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EventLog {
-    pub events: VecDeque<Arc<Event>>,
-    /// Older events dropped from view to keep the log bounded.
-    pub dropped: u64,
-}
-
-impl EventLog {
-    fn push(&mut self, event: Arc<Event>) {
-        if self.events.len() == LOG_CAPACITY {
-            self.events.pop_front();
-            self.dropped += 1;
-        }
-        self.events.push_back(event);
-    }
-
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-}
-
 impl RunState {
     pub fn new(run: RunId) -> Self {
         RunState {
@@ -234,19 +142,9 @@ impl RunState {
                             .and_then(|s| s.description.clone()),
                     })
                     .collect();
-                if let Some(team) = &scenario.team {
-                    for role in &team.sequence {
-                        self.table.role_index(role);
-                    }
-                }
-                for (flag, spec) in scenario.flags.iter() {
-                    let on = started.flags.iter().any(|f| &f.name == flag && f.on);
-                    if on && spec.joins {
-                        for role in &spec.roles {
-                            self.table.role_index(role);
-                        }
-                    }
-                }
+                self.table.seat(&scenario, |flag| {
+                    started.flags.iter().any(|f| f.name == flag && f.on)
+                });
                 self.info = Some(RunInfo {
                     name: scenario.name.clone(),
                     title: scenario.title.clone(),
@@ -267,13 +165,8 @@ impl RunState {
             } => {
                 self.activity = Activity::Finished;
                 self.calling = None;
-                for column in &mut self.table.rounds {
-                    for cell in column.cells.iter_mut() {
-                        if matches!(cell, Some(Cell::Waiting)) {
-                            *cell = None;
-                        }
-                    }
-                }
+                self.table.close();
+                self.workers.close();
                 self.outcome = Some(Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -281,66 +174,12 @@ impl RunState {
                     result: result.clone(),
                 });
             }
-            EventKind::RoundStarted { round, speakers } => {
-                for role in speakers {
-                    self.table.role_index(role);
-                }
-                self.table.rounds.push(RoundColumn {
-                    round: *round,
-                    speakers: speakers.clone(),
-                    cells: Vec::new(),
-                    conflicts: Vec::new(),
-                    decision: None,
-                    finished: false,
-                });
-            }
-            EventKind::ContributionRequested { round, agent } => {
-                self.table.set_cell(*round, agent, Cell::Waiting);
-            }
-            EventKind::ContributionAccepted {
-                round,
-                agent,
-                stance,
-                confidence,
-                summary,
-                actions,
-            } => self.table.set_cell(
-                *round,
-                agent,
-                Cell::Accepted(Contribution {
-                    stance: *stance,
-                    confidence: *confidence,
-                    summary: summary.clone(),
-                    actions: actions.clone(),
-                }),
-            ),
-            EventKind::ContributionRejected {
-                round,
-                agent,
-                reason,
-                raw,
-            } => self.table.set_cell(
-                *round,
-                agent,
-                Cell::Rejected {
-                    reason: reason.clone(),
-                    raw: raw.clone(),
-                },
-            ),
-            EventKind::RoundFinished {
-                round,
-                conflicts,
-                decision,
+            EventKind::BudgetConsumed {
+                budget,
+                used,
+                limit,
             } => {
-                if let Some(column) = self.table.column(*round) {
-                    column.conflicts = conflicts.clone();
-                    column.decision = *decision;
-                    column.finished = true;
-                }
-            }
-            EventKind::FinalizeStarted { .. } => {}
-            EventKind::BudgetConsumed { used, limit, .. } => {
-                self.messages = Some((*used, *limit));
+                self.budget = Some((*budget, *used, *limit));
             }
             EventKind::FlagChanged { name, on } => {
                 if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
@@ -360,6 +199,20 @@ impl RunState {
             EventKind::CallFinished { .. } => {
                 self.calling = None;
             }
+            EventKind::RoundStarted { .. }
+            | EventKind::ContributionRequested { .. }
+            | EventKind::ContributionAccepted { .. }
+            | EventKind::ContributionRejected { .. }
+            | EventKind::RoundFinished { .. }
+            | EventKind::FinalizeStarted { .. } => self.table.apply(&event.kind),
+            EventKind::PlanAccepted { .. }
+            | EventKind::PlanRejected { .. }
+            | EventKind::TaskQueued { .. }
+            | EventKind::AttemptStarted { .. }
+            | EventKind::AttemptFinished { .. }
+            | EventKind::RetryScheduled { .. }
+            | EventKind::TaskFinished { .. }
+            | EventKind::Aggregated { .. } => self.workers.apply(&event.kind, event.t_ms),
         }
         self.log.push(event);
     }
@@ -368,7 +221,7 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{FlagState, RunStarted};
+    use crate::bus::{Conflict, FlagState, RunStarted, Stance};
     use serde_json::json;
 
     fn event(seq: u64, t_ms: u64, kind: EventKind) -> Arc<Event> {

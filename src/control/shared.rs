@@ -1,0 +1,105 @@
+//! One run's gate shared by the steps it runs at once (the orchestrator's
+//! tasks and their retries). One step passes at a time; while the run is
+//! paused, every step that reaches a gate waits there. It never decides
+//! what a step does; it only holds steps and answers the allowlist.
+
+use super::{Cancelled, Flags, Gate};
+use crate::bus::GatePoint;
+use parking_lot::Mutex;
+
+#[derive(Debug)]
+pub struct SharedGate<'g> {
+    gate: tokio::sync::Mutex<&'g mut Gate>,
+    /// The flags as the last gate left them, readable without waiting for
+    /// a gate that is held while paused.
+    flags: Mutex<Flags>,
+}
+
+impl<'g> SharedGate<'g> {
+    pub fn new(gate: &'g mut Gate) -> Self {
+        let flags = Mutex::new(gate.flags().clone());
+        SharedGate {
+            gate: tokio::sync::Mutex::new(gate),
+            flags,
+        }
+    }
+
+    /// Pass the gate at `at`: apply waiting commands and, while paused,
+    /// wait for resume or step. Flag changes hold from here on.
+    pub async fn pass(&self, at: GatePoint) -> Result<(), Cancelled> {
+        let mut gate = self.gate.lock().await;
+        let passed = gate.pass(at).await;
+        *self.flags.lock() = gate.flags().clone();
+        passed
+    }
+
+    /// Whether `name` is inside the execution allowlist as the last gate
+    /// left it.
+    pub fn allows(&self, name: &str) -> bool {
+        self.flags.lock().allows(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{Bus, Hub};
+    use crate::clock::RunClock;
+    use crate::control::channel;
+    use crate::scenario::Scenario;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    fn scenario() -> Arc<Scenario> {
+        Arc::new(
+            serde_json::from_value(serde_json::json!({
+                "name": "t", "pattern": "orchestrator", "goal": "g", "context": {},
+                "provider": {"kind": "sim"},
+                "workers": {"inventory_worker": {}},
+                "flags": {"inventory": {"default": true, "workers": ["inventory_worker"]}}
+            }))
+            .unwrap(),
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_flag_change_reaches_the_allowlist_at_the_next_gate() {
+        let bus = Bus::new(1, RunClock::start(), Hub::new(16), None);
+        let flags = Flags::new(scenario(), &[]).unwrap();
+        let (controller, mut gate) = channel(flags, bus, false);
+        let shared = SharedGate::new(&mut gate);
+        assert!(shared.allows("inventory_worker"));
+        controller.set_flag("inventory", false).unwrap();
+        assert!(
+            shared.allows("inventory_worker"),
+            "not before the next gate"
+        );
+        shared.pass(GatePoint::Wave { wave: 2 }).await.unwrap();
+        assert!(!shared.allows("inventory_worker"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn while_one_step_is_paused_the_others_wait_at_their_gates() {
+        let bus = Bus::new(1, RunClock::start(), Hub::new(16), None);
+        let flags = Flags::new(scenario(), &[]).unwrap();
+        let (controller, mut gate) = channel(flags, bus, true);
+        let shared = SharedGate::new(&mut gate);
+        let first = shared.pass(GatePoint::Wave { wave: 1 });
+        let second = shared.pass(GatePoint::Retry {
+            task: "t1".into(),
+            attempt: 2,
+        });
+        let both = async { tokio::join!(first, second) };
+        let held = tokio::time::timeout(Duration::from_secs(60), both).await;
+        assert!(held.is_err(), "paused: neither passes");
+
+        let first = shared.pass(GatePoint::Wave { wave: 1 });
+        let second = shared.pass(GatePoint::Retry {
+            task: "t1".into(),
+            attempt: 2,
+        });
+        controller.resume().unwrap();
+        let (a, b) = tokio::join!(first, second);
+        assert_eq!((a, b), (Ok(()), Ok(())));
+    }
+}

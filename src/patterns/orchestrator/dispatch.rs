@@ -1,0 +1,149 @@
+//! The dispatch stage: runs the plan's tasks through the gateway, at most
+//! `max_parallel` at once, starting queued tasks in plan order as slots
+//! free up, each start of a batch behind a wave gate. It decides what runs
+//! and when; the gateway times and retries each call. Like 001's
+//! `dispatch_parallel`, it waits for the tasks until the run's deadline
+//! (at least 0.01 s) and stops the run with `max_seconds` past it.
+
+use super::in_flight::InFlight;
+use super::result::TaskRecord;
+use crate::bus::{Bus, EventKind, GatePoint, PlannedTask, TaskStatus};
+use crate::control::SharedGate;
+use crate::gateway::{
+    DispatchLimits, Gateway, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport,
+};
+use crate::pycompat::args_hash;
+use crate::stop::StopReason;
+use std::future::Future;
+use std::pin::{Pin, pin};
+
+/// What a dispatch needs from its run.
+#[derive(Clone, Copy)]
+pub(super) struct Dispatcher<'a> {
+    pub gateway: &'a Gateway,
+    pub bus: &'a Bus,
+    pub gate: &'a SharedGate<'a>,
+    pub limits: &'a DispatchLimits,
+    pub policy: &'a ToolPolicy,
+    pub max_parallel: usize,
+}
+
+impl<'a> Dispatcher<'a> {
+    /// Run every task; their records in plan order, or why the dispatch
+    /// stopped (`max_seconds`, `cancelled`).
+    pub(super) async fn run(self, tasks: &'a [PlannedTask]) -> Result<Vec<TaskRecord>, StopReason> {
+        // tokio's cooperative budget would make some ready tasks wait for
+        // a later poll at the same instant, out of plan order.
+        tokio::task::unconstrained(self.run_constrained(tasks)).await
+    }
+
+    async fn run_constrained(
+        self,
+        tasks: &'a [PlannedTask],
+    ) -> Result<Vec<TaskRecord>, StopReason> {
+        let clock = self.bus.clock();
+        let started = clock.elapsed();
+        let deadline = self.limits.deadline();
+        if started >= deadline {
+            return Err(StopReason::MaxSeconds);
+        }
+        let end = started + (deadline - started).max(MIN_ATTEMPT_TIMEOUT);
+        for task in tasks {
+            self.bus.publish(EventKind::TaskQueued {
+                task: task.id.clone(),
+                worker: task.worker.clone(),
+                critical: task.critical,
+                max_attempts: self.policy.max_attempts,
+            });
+        }
+
+        let mut records: Vec<Option<TaskRecord>> = vec![None; tasks.len()];
+        let mut running = InFlight::new(tasks.len());
+        let mut next = 0;
+        let mut wave = 0;
+        let mut out_of_time = pin!(clock.sleep_until(end));
+        loop {
+            if next < tasks.len() && running.len() < self.max_parallel {
+                wave += 1;
+                // Tasks in flight go on while the run is held at this gate.
+                let mut gate = pin!(self.gate.pass(GatePoint::Wave { wave }));
+                loop {
+                    tokio::select! {
+                        biased;
+                        passed = &mut gate => {
+                            passed.map_err(|_| StopReason::Cancelled)?;
+                            break;
+                        }
+                        ended = running.next_batch(), if !running.is_empty() => {
+                            self.settle(tasks, ended, &mut records)?;
+                        }
+                    }
+                }
+                while running.len() < self.max_parallel && next < tasks.len() {
+                    running.push(next, self.call(&tasks[next]));
+                    next += 1;
+                }
+            }
+            if running.is_empty() {
+                break;
+            }
+            tokio::select! {
+                biased;
+                ended = running.next_batch() => self.settle(tasks, ended, &mut records)?,
+                () = &mut out_of_time => return Err(StopReason::MaxSeconds),
+            }
+        }
+        Ok(records.into_iter().flatten().collect())
+    }
+
+    fn call(self, task: &'a PlannedTask) -> Pin<Box<dyn Future<Output = ToolReport> + Send + 'a>> {
+        let call = ToolCall {
+            task: &task.id,
+            tool: &task.worker,
+            args: &task.args,
+        };
+        Box::pin(
+            self.gateway
+                .call_tool(call, self.policy, self.limits, self.gate),
+        )
+    }
+
+    /// Record the tasks that ended.
+    fn settle(
+        self,
+        tasks: &[PlannedTask],
+        ended: Vec<(usize, ToolReport)>,
+        records: &mut [Option<TaskRecord>],
+    ) -> Result<(), StopReason> {
+        for (index, report) in ended {
+            if report.outcome == Err(StopReason::Cancelled) {
+                return Err(StopReason::Cancelled);
+            }
+            let task = &tasks[index];
+            let (status, observation, stop_reason) = match report.outcome {
+                Ok(observation) => (TaskStatus::Done, Some(observation), None),
+                Err(reason) => (TaskStatus::Failed, None, Some(reason)),
+            };
+            self.bus.publish(EventKind::TaskFinished {
+                task: task.id.clone(),
+                worker: task.worker.clone(),
+                status,
+                attempts_used: report.attempts_used,
+                stop_reason: stop_reason.clone(),
+                result: observation.as_ref().and_then(|o| o.get("result").cloned()),
+            });
+            records[index] = Some(TaskRecord {
+                task_id: task.id.clone(),
+                worker: task.worker.clone(),
+                critical: task.critical,
+                status,
+                attempts_used: report.attempts_used,
+                retried: report.attempts_used > 1,
+                args_hash: args_hash(&task.args),
+                observation,
+                stop_reason,
+            });
+        }
+        Ok(())
+    }
+}

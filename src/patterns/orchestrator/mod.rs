@@ -1,0 +1,242 @@
+//! The orchestrator (001): a planner proposes tasks for specialised
+//! workers; the plan is checked against the declared workers; the tasks run
+//! in parallel through the gateway, which times, retries and budgets each
+//! call; a failed critical task stops the run, otherwise the results are
+//! aggregated, rated and summed up in a final brief. Flags gate workers
+//! live, from the next wave or retry.
+
+mod aggregate;
+mod dispatch;
+mod in_flight;
+pub mod plan;
+pub mod result;
+
+use super::{RunContext, RunOutcome};
+use crate::bus::{EventKind, RunStatus, TaskStatus};
+use crate::control::SharedGate;
+use crate::gateway::{CallError, DispatchLimits, ToolPolicy};
+use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::pycompat::{py_json_dumps, py_strip};
+use crate::scenario::Scenario;
+use crate::stop::StopReason;
+use dispatch::Dispatcher;
+use plan::{plan_json, validate_plan};
+use result::{OrchestratorResult, Phase, TraceEntry};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+pub use aggregate::default_rules;
+
+/// 001's `Budget` defaults.
+pub const DEFAULT_MAX_TASKS: u32 = 4;
+pub const DEFAULT_MAX_PARALLEL: u32 = 3;
+pub const DEFAULT_MAX_RETRIES_PER_TASK: u32 = 1;
+pub const DEFAULT_MAX_DISPATCHES: u32 = 8;
+pub const DEFAULT_TASK_TIMEOUT_SECONDS: f64 = 2.0;
+pub const DEFAULT_MAX_SECONDS: f64 = 25.0;
+
+/// The limits of one orchestrator run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    pub max_tasks: u32,
+    pub max_parallel: u32,
+    pub max_retries_per_task: u32,
+    pub max_dispatches: u32,
+    pub task_timeout: Duration,
+    pub max_seconds: Duration,
+}
+
+impl Limits {
+    pub fn of(scenario: &Scenario) -> Self {
+        let budget = scenario.budget.clone().unwrap_or_default();
+        Limits {
+            max_tasks: budget.max_tasks.unwrap_or(DEFAULT_MAX_TASKS),
+            max_parallel: budget.max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL).max(1),
+            max_retries_per_task: budget
+                .max_retries_per_task
+                .unwrap_or(DEFAULT_MAX_RETRIES_PER_TASK),
+            max_dispatches: budget.max_dispatches.unwrap_or(DEFAULT_MAX_DISPATCHES),
+            task_timeout: seconds(
+                budget
+                    .task_timeout_seconds
+                    .unwrap_or(DEFAULT_TASK_TIMEOUT_SECONDS),
+            ),
+            max_seconds: seconds(budget.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS)),
+        }
+    }
+}
+
+/// Seconds as a duration, to the nearest nanosecond (so 0.7 s is exactly
+/// 700 ms, as the references' float seconds mean it).
+fn seconds(s: f64) -> Duration {
+    Duration::from_nanos((s.max(0.0) * 1e9).round() as u64)
+}
+
+pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
+    let result = orchestrate(&mut ctx).await;
+    RunOutcome {
+        status: result.status,
+        stop_reason: result.stop_reason.clone(),
+        phase: result.phase.map(|p| p.as_str().to_string()),
+        result: serde_json::to_value(&result).unwrap_or(Value::Null),
+    }
+}
+
+/// Plan → dispatch → aggregate → finalize, stopping where 001 stops.
+async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
+    let limits = Limits::of(&ctx.scenario);
+    let scenario = &ctx.scenario;
+    let clock = ctx.bus.clock().clone();
+    let time_is_up = || clock.elapsed() > limits.max_seconds;
+
+    let request = ModelRequest {
+        purpose: Purpose::Plan,
+        payload: plan_payload(scenario, &ctx.goal, limits.max_tasks),
+    };
+    let raw_plan = match ctx.gateway.model("plan".into(), request).await {
+        Ok(output) => plan_json(output),
+        Err(error) => return OrchestratorResult::stopped(call_stop(&error), Phase::Plan),
+    };
+    let declared = |worker: &str| scenario.workers.contains_key(worker);
+    let tasks = match validate_plan(&raw_plan, declared, limits.max_tasks) {
+        Ok(tasks) => {
+            // The result keeps the normalised plan; the raw one can be big.
+            drop(raw_plan);
+            tasks
+        }
+        Err(error) => {
+            let reason = StopReason::InvalidPlan(error);
+            ctx.bus.publish(EventKind::PlanRejected {
+                reason: reason.clone(),
+                raw: raw_plan.clone(),
+            });
+            let mut result = OrchestratorResult::stopped(reason, Phase::Plan);
+            result.raw_plan = Some(raw_plan);
+            return result;
+        }
+    };
+    ctx.bus.publish(EventKind::PlanAccepted {
+        tasks: tasks.clone(),
+    });
+    let stopped_in_dispatch = |reason, tasks| {
+        let mut result = OrchestratorResult::stopped(reason, Phase::Dispatch);
+        result.plan = Some(tasks);
+        result
+    };
+    if time_is_up() {
+        return stopped_in_dispatch(StopReason::MaxSeconds, tasks);
+    }
+
+    let dispatch_limits = DispatchLimits::new(u64::from(limits.max_dispatches), limits.max_seconds);
+    let policy = ToolPolicy {
+        max_attempts: limits.max_retries_per_task.saturating_add(1),
+        attempt_timeout: limits.task_timeout,
+    };
+    let gate = SharedGate::new(&mut ctx.gate);
+    let dispatcher = Dispatcher {
+        gateway: &ctx.gateway,
+        bus: &ctx.bus,
+        gate: &gate,
+        limits: &dispatch_limits,
+        policy: &policy,
+        max_parallel: limits.max_parallel as usize,
+    };
+    let records = match dispatcher.run(&tasks).await {
+        Ok(records) => records,
+        Err(reason) => return stopped_in_dispatch(reason, tasks),
+    };
+
+    let trace: Vec<TraceEntry> = records.iter().map(TraceEntry::of).collect();
+    let failed_critical: Vec<_> = records
+        .iter()
+        .filter(|r| r.status == TaskStatus::Failed && r.critical)
+        .cloned()
+        .collect();
+    if !failed_critical.is_empty() {
+        let mut result = stopped_in_dispatch(StopReason::CriticalTaskFailed, tasks);
+        result.failed_critical = Some(failed_critical);
+        result.trace = trace;
+        result.history = records;
+        return result;
+    }
+
+    let (health, aggregate) = aggregate::aggregate(scenario, &records);
+    ctx.bus.publish(EventKind::Aggregated {
+        health,
+        aggregate: aggregate.clone(),
+    });
+    let stopped_in_finalize = |reason| {
+        let mut result = OrchestratorResult::stopped(reason, Phase::Finalize);
+        result.aggregate = Some(aggregate.clone());
+        result.trace = trace.clone();
+        result.history = records.clone();
+        result
+    };
+    if time_is_up() {
+        return stopped_in_finalize(StopReason::MaxSeconds);
+    }
+    let request = ModelRequest {
+        purpose: Purpose::FinalBrief,
+        payload: json!({"goal": ctx.goal, "aggregate": aggregate}),
+    };
+    let text = match ctx.gateway.model("final brief".into(), request).await {
+        Ok(ModelOutput::Text(text)) => text,
+        Ok(ModelOutput::Json(value)) => py_json_dumps(&value),
+        Err(error) => return stopped_in_finalize(call_stop(&error)),
+    };
+    let answer = py_strip(&text);
+    if answer.is_empty() {
+        return stopped_in_finalize(StopReason::LlmEmpty);
+    }
+    OrchestratorResult {
+        status: RunStatus::Ok,
+        stop_reason: StopReason::Success,
+        phase: None,
+        answer: Some(answer.to_string()),
+        raw_plan: None,
+        plan: Some(tasks),
+        failed_critical: None,
+        aggregate: Some(aggregate),
+        trace,
+        history: records,
+    }
+}
+
+/// What the planner is told: the goal, the report's date and region, the
+/// task limit and the worker catalog (001's `create_plan` payload).
+fn plan_payload(scenario: &Scenario, goal: &str, max_tasks: u32) -> Value {
+    let context = scenario.context.as_object();
+    let fact = |key: &str| {
+        context
+            .and_then(|c| c.get(key))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let catalog: Vec<Value> = scenario
+        .workers
+        .iter()
+        .map(|(name, spec)| {
+            json!({
+                "name": name,
+                "description": spec.description.clone().unwrap_or_default(),
+                "args": {"report_date": "YYYY-MM-DD", "region": "US|EU|..."},
+            })
+        })
+        .collect();
+    json!({
+        "goal": goal,
+        "report_date": fact("report_date"),
+        "region": fact("region"),
+        "max_tasks": max_tasks,
+        "available_workers": catalog,
+    })
+}
+
+/// 001 stops a model call that failed with `llm_timeout`, whatever the
+/// transport error.
+fn call_stop(error: &CallError) -> StopReason {
+    match error {
+        CallError::Cancelled => StopReason::Cancelled,
+        CallError::Timeout | CallError::Failed(_) => StopReason::LlmTimeout,
+    }
+}

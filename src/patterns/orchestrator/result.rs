@@ -1,0 +1,111 @@
+//! The orchestrator result document, field for field as 001's
+//! `run_orchestrator` returns it in each case.
+
+use crate::bus::{PlannedTask, RunStatus, TaskStatus};
+use crate::stop::StopReason;
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Serialize)]
+pub struct OrchestratorResult {
+    pub status: RunStatus,
+    pub stop_reason: StopReason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The planner's output when the plan was rejected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_plan: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<PlannedTask>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_critical: Option<Vec<TaskRecord>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Value>,
+    pub trace: Vec<TraceEntry>,
+    pub history: Vec<TaskRecord>,
+}
+
+impl OrchestratorResult {
+    /// A run that stopped in `phase`, with nothing else to report yet.
+    pub fn stopped(stop_reason: StopReason, phase: Phase) -> Self {
+        OrchestratorResult {
+            status: RunStatus::Stopped,
+            stop_reason,
+            phase: Some(phase),
+            answer: None,
+            raw_plan: None,
+            plan: None,
+            failed_critical: None,
+            aggregate: None,
+            trace: Vec::new(),
+            history: Vec::new(),
+        }
+    }
+}
+
+/// Where a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Plan,
+    Dispatch,
+    Finalize,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Plan => "plan",
+            Phase::Dispatch => "dispatch",
+            Phase::Finalize => "finalize",
+        }
+    }
+}
+
+/// How one task ended: an entry of `history` and `failed_critical`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskRecord {
+    pub task_id: String,
+    pub worker: String,
+    pub critical: bool,
+    pub status: TaskStatus,
+    pub attempts_used: u32,
+    pub retried: bool,
+    pub args_hash: String,
+    /// What the worker returned, when the task is done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+}
+
+/// An entry of `trace`: a task's record without its observation, with
+/// `stop_reason` null when it is done.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceEntry {
+    pub task_id: String,
+    pub worker: String,
+    pub status: TaskStatus,
+    pub attempts_used: u32,
+    pub retried: bool,
+    pub args_hash: String,
+    pub stop_reason: Option<StopReason>,
+    pub critical: bool,
+}
+
+impl TraceEntry {
+    pub fn of(record: &TaskRecord) -> Self {
+        TraceEntry {
+            task_id: record.task_id.clone(),
+            worker: record.worker.clone(),
+            status: record.status,
+            attempts_used: record.attempts_used,
+            retried: record.retried,
+            args_hash: record.args_hash.clone(),
+            stop_reason: record.stop_reason.clone(),
+            critical: record.critical,
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The orchestrator's cross-reference checks: flags and health rules may
+//! only name declared workers, each worker's short name must be its own
+//! key in the aggregate, and the simulated calls must be well-formed.
+
+use super::super::error::Problem;
+use super::super::path::JsonPath;
+use super::super::shape::describe_value;
+use super::super::types::Scenario;
+use super::super::workers::{HealthOp, WorkerLatency, short_name};
+use serde_json::Value;
+
+/// Keys the aggregate uses itself, so no worker's short name may take them.
+const AGGREGATE_KEYS: [&str; 4] = ["report_date", "region", "health", "failed_tasks"];
+
+pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let root = JsonPath::root();
+    let declared: Vec<&str> = scenario.workers.keys().map(String::as_str).collect();
+    if declared.is_empty() {
+        problems.push(Problem::at(
+            root.clone(),
+            "missing field \"workers\": an orchestrator scenario declares at least one worker",
+        ));
+    }
+    let expected_worker = |found: &str| {
+        format!(
+            "expected a worker declared in workers ({}), found {}",
+            declared.join(", "),
+            Value::from(found)
+        )
+    };
+    check_workers(scenario, problems);
+
+    for (name, flag) in &scenario.flags {
+        let flag_path = root.key("flags").key(name);
+        for (i, worker) in flag.workers.iter().enumerate() {
+            if !scenario.workers.contains_key(worker) {
+                problems.push(Problem::at(
+                    flag_path.key("workers").index(i),
+                    expected_worker(worker),
+                ));
+            }
+        }
+        for (field, set) in [
+            ("roles", !flag.roles.is_empty()),
+            ("agents", !flag.agents.is_empty()),
+            ("domains", !flag.domains.is_empty()),
+            ("joins", flag.joins),
+        ] {
+            if set {
+                problems.push(Problem::at_key(
+                    flag_path.key(field),
+                    format!("orchestrator flags gate workers; expected \"workers\" instead of \"{field}\""),
+                ));
+            }
+        }
+    }
+
+    for (i, rule) in scenario.health_rules.iter().flatten().enumerate() {
+        let path = root.key("health_rules").index(i);
+        if !scenario.workers.contains_key(&rule.worker) {
+            problems.push(Problem::at(
+                path.key("worker"),
+                expected_worker(&rule.worker),
+            ));
+        }
+        let op = rule.op.as_str();
+        match (&rule.value, rule.op) {
+            (None, HealthOp::NonEmpty) | (Some(Value::Array(_)), HealthOp::NotIn) => {}
+            (Some(_), HealthOp::NonEmpty) => problems.push(Problem::at_key(
+                path.key("value"),
+                "\"non_empty\" takes no value",
+            )),
+            (Some(Value::Number(_)), op) if op.is_comparison() => {}
+            (Some(_), HealthOp::Equals | HealthOp::Differs) => {}
+            (Some(found), _) => {
+                let wanted = if rule.op == HealthOp::NotIn {
+                    "a list"
+                } else {
+                    "a number"
+                };
+                problems.push(Problem::at(
+                    path.key("value"),
+                    format!(
+                        "expected {wanted} for op \"{op}\", found {}",
+                        describe_value(found)
+                    ),
+                ));
+            }
+            (None, _) => problems.push(Problem::at(
+                path,
+                format!("missing field \"value\": op \"{op}\" compares the field with it"),
+            )),
+        }
+    }
+}
+
+fn check_workers(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let workers_path = JsonPath::root().key("workers");
+    let mut shorts: Vec<(&str, &str)> = Vec::new();
+    for (name, spec) in &scenario.workers {
+        let path = workers_path.key(name);
+        let short = short_name(name);
+        if short.is_empty() || name.trim() != name {
+            problems.push(Problem::at_key(
+                path.clone(),
+                format!(
+                    "expected a worker name without surrounding spaces and with more than \"_worker\", found {}",
+                    Value::from(name.as_str())
+                ),
+            ));
+        } else if AGGREGATE_KEYS.contains(&short) {
+            problems.push(Problem::at_key(
+                path.clone(),
+                format!("the aggregate keeps \"{short}\" for itself; rename the worker"),
+            ));
+        } else if let Some((other, _)) = shorts.iter().find(|(_, s)| *s == short) {
+            problems.push(Problem::at_key(
+                path.clone(),
+                format!(
+                    "{} and {} both report under \"{short}\" in the aggregate; rename one",
+                    Value::from(*other),
+                    Value::from(name.as_str())
+                ),
+            ));
+        }
+        shorts.push((name, short));
+
+        match &spec.latency_ms {
+            Some(WorkerLatency::Range(range)) if range.min > range.max => {
+                problems.push(Problem::at(
+                    path.key("latency_ms"),
+                    format!(
+                        "expected min ≤ max, found min {} and max {}",
+                        range.min, range.max
+                    ),
+                ))
+            }
+            Some(WorkerLatency::PerCall(calls)) if calls.is_empty() => problems.push(Problem::at(
+                path.key("latency_ms"),
+                "expected at least one latency",
+            )),
+            _ => {}
+        }
+        for (i, [from, to]) in spec.outage_ms.iter().enumerate() {
+            if from >= to {
+                problems.push(Problem::at(
+                    path.key("outage_ms").index(i),
+                    format!("expected from < to, found [{from}, {to}]"),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The orchestrator's sections of a scenario file: the simulated workers
+//! (`workers`) and the rules that rate the run's health (`health_rules`).
+//! Types only; the checks live in `checks`, the behaviour in the provider
+//! and the orchestrator pattern.
+
+use super::types::LatencyRange;
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::num::NonZeroU32;
+
+/// A simulated worker: what it returns for each report date and region,
+/// and how each call behaves. It takes exactly the args `report_date` and
+/// `region` (the gateway adds `request_id`, as 001's does).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerSpec {
+    /// What the worker provides; the planner is shown it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The worker's results keyed `<report_date>:<REGION>` (the region
+    /// upper-cased). A missing key, or an empty object, gives
+    /// `{"warning": "<short name>_data_missing"}`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub data: IndexMap<String, Map<String, Value>>,
+    /// How long each call takes: whole milliseconds, `{"min", "max"}` drawn
+    /// per call from the run's seeded source, or a list with one entry per
+    /// call to this worker in call order (the last repeats). Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<WorkerLatency>,
+    /// Call numbers (1 is the run's first call to this worker) that fail
+    /// with `worker_error:<name>` once their latency has passed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fail: Vec<NonZeroU32>,
+    /// Outage windows `[from_ms, to_ms]` on the run clock: a call that
+    /// starts at or after `from_ms` and before `to_ms` fails at once with
+    /// `worker_error:<name>` (or hangs, with `hang`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outage_ms: Vec<[u64; 2]>,
+    /// During an outage, calls hang until their timeout instead of failing
+    /// at once.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hang: bool,
+}
+
+/// Simulated latency of a worker's calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum WorkerLatency {
+    Fixed(u64),
+    // Before `Range`: serde would read a two-entry list as a range.
+    PerCall(Vec<u64>),
+    Range(LatencyRange),
+}
+
+/// A rule that rates the run's health from one worker's result. Red wins
+/// over yellow; with no rule firing, health is green. Without
+/// `health_rules`, 001's rules apply (payments `failed_payment_rate` ≥ 0.03
+/// or any inventory `out_of_stock_skus`: yellow; a payments
+/// `gateway_incident` other than "none": red).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HealthRule {
+    /// The declared worker whose result the rule reads.
+    pub worker: String,
+    /// A top-level field of that result.
+    pub field: String,
+    pub op: HealthOp,
+    /// What the field is compared with: a number for `>=`, `>`, `<=`, `<`;
+    /// any value for `==` and `!=`; a list for `not_in`; nothing for
+    /// `non_empty`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// The health the run gets when the rule fires.
+    pub level: HealthLevel,
+}
+
+/// How a health rule tests its field. Comparisons fire only on a number (a
+/// boolean counts as 0 or 1, as in Python); `non_empty` fires on a field
+/// that is present and not empty, zero, false or null; `not_in` fires when
+/// the field equals none of the listed values. For `==`, `!=` and `not_in` a
+/// missing field reads as null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum HealthOp {
+    #[serde(rename = ">=")]
+    AtLeast,
+    #[serde(rename = ">")]
+    Above,
+    #[serde(rename = "<=")]
+    AtMost,
+    #[serde(rename = "<")]
+    Below,
+    #[serde(rename = "==")]
+    Equals,
+    #[serde(rename = "!=")]
+    Differs,
+    #[serde(rename = "non_empty")]
+    NonEmpty,
+    #[serde(rename = "not_in")]
+    NotIn,
+}
+
+impl HealthOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HealthOp::AtLeast => ">=",
+            HealthOp::Above => ">",
+            HealthOp::AtMost => "<=",
+            HealthOp::Below => "<",
+            HealthOp::Equals => "==",
+            HealthOp::Differs => "!=",
+            HealthOp::NonEmpty => "non_empty",
+            HealthOp::NotIn => "not_in",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            HealthOp::AtLeast | HealthOp::Above | HealthOp::AtMost | HealthOp::Below
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HealthLevel {
+    Yellow,
+    Red,
+}
+
+/// A worker's short name: its name less a trailing `_worker`, the key of
+/// its result in the aggregate (`payments_worker` → `payments`).
+pub fn short_name(worker: &str) -> &str {
+    worker.strip_suffix("_worker").unwrap_or(worker)
+}

@@ -1,0 +1,264 @@
+//! The workers pane: one row per planned task in plan order (id, worker,
+//! critical mark, state, attempt n of max, a gauge of the attempt's elapsed
+//! time against its timeout, the retry countdown, and the stop reason or a
+//! one-line result), a summary line, and the selected task's attempts.
+
+use super::block;
+use crate::bus::Health;
+use crate::tui::keymap::PaneId;
+use crate::tui::runs::RunSlot;
+use crate::tui::state::{TaskState, TaskView, Workers};
+use crate::tui::text::{fit, pad};
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+const GAUGE: usize = 10;
+/// Rows kept under the list for the selected task's attempts.
+const DETAIL_ROWS: usize = 3;
+
+/// How tall the pane would like to be.
+pub fn wanted_height(workers: &Workers) -> u16 {
+    u16::try_from(workers.tasks.len().max(1) + 2 + DETAIL_ROWS + 2).unwrap_or(u16::MAX)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
+    let state = &slot.state;
+    let workers = &state.workers;
+    let (queued, running, retrying, done, failed) = workers.counts();
+    let block = block(
+        PaneId::Pattern,
+        &format!("Workers · {} tasks", workers.tasks.len()),
+        focused,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let now = slot.clock_ms();
+    let width = usize::from(inner.width);
+    let height = usize::from(inner.height);
+
+    let mut summary = vec![
+        Span::styled(
+            format!("{running} running"),
+            Style::default().fg(theme::ACCENT),
+        ),
+        Span::raw(format!(" · {queued} queued · ")),
+        Span::styled(
+            format!("{retrying} retrying"),
+            Style::default().fg(theme::CAUTION),
+        ),
+        Span::raw(" · "),
+        Span::styled(format!("{done} done"), Style::default().fg(theme::GO)),
+        Span::raw(" · "),
+        Span::styled(
+            format!("{failed} failed"),
+            if failed > 0 {
+                theme::error()
+            } else {
+                Style::default()
+            },
+        ),
+        Span::raw(format!(" · {} retries", workers.retries)),
+    ];
+    if let Some((crate::bus::BudgetKind::Dispatches, used, limit)) = state.budget {
+        summary.push(Span::raw(format!(" · dispatches {used}/{limit}")));
+    }
+    if let Some(health) = workers.health {
+        summary.push(Span::raw(" · health "));
+        summary.push(Span::styled(
+            health.as_str().to_uppercase(),
+            health_style(health),
+        ));
+    }
+    let mut lines = vec![Line::from(summary)];
+    if let Some(reason) = &workers.plan_rejected {
+        lines.push(Line::styled(
+            format!("The plan was refused: {reason}"),
+            theme::error(),
+        ));
+    } else if workers.tasks.is_empty() {
+        lines.push(Line::styled("Waiting for the plan…", theme::dim()));
+    }
+
+    let selected = slot
+        .ui
+        .tasks
+        .selected
+        .min(workers.tasks.len().saturating_sub(1));
+    let detail_rows = if height > DETAIL_ROWS + 4 {
+        DETAIL_ROWS
+    } else {
+        0
+    };
+    let list_rows = height.saturating_sub(1 + detail_rows).max(1);
+    let first = (selected + 1).saturating_sub(list_rows);
+    let id_w = column_width(workers.tasks.iter().map(|t| t.id.as_str()), 4, 14);
+    let worker_w = column_width(workers.tasks.iter().map(|t| t.worker.as_str()), 6, 20);
+    for (i, task) in workers.tasks.iter().enumerate().skip(first).take(list_rows) {
+        let mut line = row(task, now, id_w, worker_w, width);
+        if i == selected && focused {
+            line = line.patch_style(theme::selected());
+        }
+        lines.push(line);
+    }
+    let list_height = u16::try_from(lines.len())
+        .unwrap_or(inner.height)
+        .min(inner.height);
+    frame.render_widget(
+        Paragraph::new(lines),
+        Rect {
+            height: list_height,
+            ..inner
+        },
+    );
+
+    if detail_rows > 0
+        && let Some(task) = workers.tasks.get(selected)
+    {
+        let detail_area = Rect {
+            y: inner.y + inner.height - u16::try_from(detail_rows).unwrap_or(0),
+            height: u16::try_from(detail_rows).unwrap_or(0),
+            ..inner
+        };
+        frame.render_widget(
+            Paragraph::new(attempts(task)).wrap(Wrap { trim: false }),
+            detail_area,
+        );
+    }
+}
+
+fn column_width<'a>(names: impl Iterator<Item = &'a str>, min: usize, max: usize) -> usize {
+    names
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(min)
+        .clamp(min, max)
+}
+
+fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) -> Line<'static> {
+    let (word, style) = match &task.state {
+        TaskState::Planned | TaskState::Queued => ("queued", theme::dim()),
+        TaskState::Running { .. } => ("running", Style::default().fg(theme::ACCENT)),
+        TaskState::Retrying { .. } => ("retrying", Style::default().fg(theme::CAUTION)),
+        TaskState::Done => ("done", Style::default().fg(theme::GO)),
+        TaskState::Failed { .. } => ("failed", theme::error()),
+    };
+    let attempt = task.attempts.last().map_or(0, |a| a.attempt);
+    let mut spans = vec![
+        Span::styled(if task.critical { "!" } else { " " }, theme::error()),
+        Span::raw(format!("{} ", pad(&task.id, id_w))),
+        Span::styled(format!("{} ", pad(&task.worker, worker_w)), theme::dim()),
+        Span::styled(pad(word, 9), style),
+        Span::raw(format!("{attempt}/{} ", task.max_attempts)),
+    ];
+    let used: usize = spans.iter().map(Span::width).sum();
+    let rest = width.saturating_sub(used + GAUGE + 12);
+    match &task.state {
+        TaskState::Running {
+            started_ms,
+            timeout_ms,
+            ..
+        } => {
+            let elapsed = now.saturating_sub(*started_ms);
+            spans.push(gauge(elapsed, *timeout_ms));
+            spans.push(Span::styled(
+                format!(" {}/{}", seconds(elapsed), seconds(*timeout_ms)),
+                theme::dim(),
+            ));
+        }
+        TaskState::Retrying {
+            since_ms, delay_ms, ..
+        } => {
+            let left = (since_ms + delay_ms).saturating_sub(now);
+            spans.push(Span::styled(
+                format!("retry in {}", seconds(left)),
+                Style::default().fg(theme::CAUTION),
+            ));
+        }
+        TaskState::Done => {
+            let result = task
+                .result
+                .as_ref()
+                .map(|r| r.to_string())
+                .unwrap_or_default();
+            spans.push(Span::raw(fit(&result, rest + GAUGE + 10)));
+        }
+        TaskState::Failed { reason } => {
+            let reason = reason
+                .as_ref()
+                .map_or("did not finish".to_string(), ToString::to_string);
+            spans.push(Span::styled(
+                fit(&reason, rest + GAUGE + 10),
+                theme::error(),
+            ));
+        }
+        TaskState::Planned | TaskState::Queued => {}
+    }
+    Line::from(spans)
+}
+
+/// Elapsed time against a timeout, as a bar that fills and turns red near
+/// the end.
+fn gauge(elapsed: u64, timeout: u64) -> Span<'static> {
+    let ratio = if timeout == 0 {
+        1.0
+    } else {
+        (elapsed as f64 / timeout as f64).min(1.0)
+    };
+    let filled = (ratio * GAUGE as f64).round() as usize;
+    let bar: String = "▮".repeat(filled) + &"▯".repeat(GAUGE - filled);
+    let color = if ratio >= 0.8 {
+        theme::BLOCK
+    } else if ratio >= 0.5 {
+        theme::CAUTION
+    } else {
+        theme::GO
+    };
+    Span::styled(bar, Style::default().fg(color))
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+/// The selected task's attempts in words.
+fn attempts(task: &TaskView) -> Vec<Line<'static>> {
+    let mut words = vec![Span::styled(
+        format!("{} · {}", fit(&task.id, 30), fit(&task.worker, 30)),
+        theme::bold(),
+    )];
+    if task.critical {
+        words.push(Span::styled(" · critical", theme::error()));
+    }
+    let mut lines = vec![Line::from(words)];
+    if task.attempts.is_empty() {
+        lines.push(Line::styled("no attempt yet", theme::dim()));
+    }
+    let history: Vec<String> = task
+        .attempts
+        .iter()
+        .map(|a| match (&a.reason, a.elapsed_ms) {
+            (Some(reason), Some(ms)) => format!("#{} {reason} after {ms} ms", a.attempt),
+            (None, Some(ms)) => format!("#{} ok in {ms} ms", a.attempt),
+            (_, None) => format!("#{} running (timeout {} ms)", a.attempt, a.timeout_ms),
+        })
+        .collect();
+    if !history.is_empty() {
+        lines.push(Line::raw(fit(&history.join(" · "), 2000)));
+    }
+    lines
+}
+
+fn health_style(health: Health) -> Style {
+    theme::bold().fg(match health {
+        Health::Green => theme::GO,
+        Health::Yellow => theme::CAUTION,
+        Health::Red => Color::Red,
+    })
+}

@@ -1,0 +1,43 @@
+//! The events a run's log shows, oldest first, bounded: older events leave
+//! the view (they stay in the recording).
+
+use crate::bus::Event;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// How many events the log keeps for viewing.
+pub const LOG_CAPACITY: usize = 50_000;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventLog {
+    pub events: VecDeque<Arc<Event>>,
+    /// Older events dropped from view to keep the log bounded.
+    pub dropped: u64,
+}
+
+impl EventLog {
+    pub(super) fn push(&mut self, event: Arc<Event>) {
+        if self.events.len() == LOG_CAPACITY {
+            self.events.pop_front();
+            self.dropped += 1;
+        }
+        self.events.push_back(event);
+    }
+
+    /// The log as it stands after `events`: their last `LOG_CAPACITY`.
+    pub fn tail_of(events: &[Arc<Event>]) -> EventLog {
+        let start = events.len().saturating_sub(LOG_CAPACITY);
+        EventLog {
+            events: events[start..].iter().cloned().collect(),
+            dropped: start as u64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+}

@@ -1,0 +1,177 @@
+//! The round table's state: one row per role in order of first appearance,
+//! one column per round, folded from the collaboration's events. Finished
+//! rounds are shared (`Arc`), so copies of the state for replay's
+//! checkpoints stay cheap.
+
+use crate::bus::{Conflict, Decision, EventKind, Stance};
+use crate::scenario::Scenario;
+use crate::stop::StopReason;
+use serde_json::Value;
+use std::sync::Arc;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RoundTable {
+    pub roles: Vec<String>,
+    pub rounds: Vec<Arc<RoundColumn>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundColumn {
+    pub round: u32,
+    pub speakers: Vec<String>,
+    /// Indexed like `RoundTable::roles`.
+    pub cells: Vec<Option<Cell>>,
+    pub conflicts: Vec<Conflict>,
+    pub decision: Option<Decision>,
+    pub finished: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// Asked, no answer yet.
+    Waiting,
+    Accepted(Contribution),
+    Rejected {
+        reason: StopReason,
+        raw: Value,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contribution {
+    pub stance: Stance,
+    pub confidence: f64,
+    pub summary: String,
+    pub actions: Vec<String>,
+}
+
+impl RoundTable {
+    /// Seat the sequence and the roles of joining flags that are on.
+    pub(super) fn seat(&mut self, scenario: &Scenario, flag_on: impl Fn(&str) -> bool) {
+        if let Some(team) = &scenario.team {
+            for role in &team.sequence {
+                self.role_index(role);
+            }
+        }
+        for (flag, spec) in &scenario.flags {
+            if spec.joins && flag_on(flag) {
+                for role in &spec.roles {
+                    self.role_index(role);
+                }
+            }
+        }
+    }
+
+    /// Fold one collaboration event; others are ignored.
+    pub(super) fn apply(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::RoundStarted { round, speakers } => {
+                for role in speakers {
+                    self.role_index(role);
+                }
+                self.rounds.push(Arc::new(RoundColumn {
+                    round: *round,
+                    speakers: speakers.clone(),
+                    cells: Vec::new(),
+                    conflicts: Vec::new(),
+                    decision: None,
+                    finished: false,
+                }));
+            }
+            EventKind::ContributionRequested { round, agent } => {
+                self.set_cell(*round, agent, Cell::Waiting)
+            }
+            EventKind::ContributionAccepted {
+                round,
+                agent,
+                stance,
+                confidence,
+                summary,
+                actions,
+            } => self.set_cell(
+                *round,
+                agent,
+                Cell::Accepted(Contribution {
+                    stance: *stance,
+                    confidence: *confidence,
+                    summary: summary.clone(),
+                    actions: actions.clone(),
+                }),
+            ),
+            EventKind::ContributionRejected {
+                round,
+                agent,
+                reason,
+                raw,
+            } => self.set_cell(
+                *round,
+                agent,
+                Cell::Rejected {
+                    reason: reason.clone(),
+                    raw: raw.clone(),
+                },
+            ),
+            EventKind::RoundFinished {
+                round,
+                conflicts,
+                decision,
+            } => {
+                if let Some(column) = self.column(*round) {
+                    column.conflicts = conflicts.clone();
+                    column.decision = *decision;
+                    column.finished = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The run ended: nobody is still being asked.
+    pub(super) fn close(&mut self) {
+        for column in &mut self.rounds {
+            if column
+                .cells
+                .iter()
+                .any(|c| matches!(c, Some(Cell::Waiting)))
+            {
+                for cell in Arc::make_mut(column).cells.iter_mut() {
+                    if matches!(cell, Some(Cell::Waiting)) {
+                        *cell = None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn role_index(&mut self, role: &str) -> usize {
+        match self.roles.iter().position(|r| r == role) {
+            Some(i) => i,
+            None => {
+                self.roles.push(role.to_string());
+                self.roles.len() - 1
+            }
+        }
+    }
+
+    fn column(&mut self, round: u32) -> Option<&mut RoundColumn> {
+        self.rounds
+            .iter_mut()
+            .rev()
+            .find(|c| c.round == round)
+            .map(Arc::make_mut)
+    }
+
+    fn set_cell(&mut self, round: u32, role: &str, cell: Cell) {
+        let index = self.role_index(role);
+        if let Some(column) = self.column(round) {
+            if column.cells.len() <= index {
+                column.cells.resize(index + 1, None);
+            }
+            column.cells[index] = Some(cell);
+        }
+    }
+
+    pub fn cell(&self, row: usize, column: usize) -> Option<&Cell> {
+        self.rounds.get(column)?.cells.get(row)?.as_ref()
+    }
+}
