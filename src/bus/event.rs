@@ -111,6 +111,12 @@ pub enum EventKind {
         /// The plan as the model returned it.
         raw: Value,
     },
+    /// The orchestrator passed a wave gate and starts these tasks in the
+    /// free dispatch slots.
+    WaveStarted {
+        wave: u32,
+        tasks: Vec<String>,
+    },
     /// A task waits for a free dispatch slot (published for every task of
     /// the plan, in plan order, before the first wave).
     TaskQueued {

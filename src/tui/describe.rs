@@ -25,6 +25,7 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::PlanAccepted { .. } => "plan_accepted",
         EventKind::PlanRejected { .. } => "plan_rejected",
         EventKind::TaskQueued { .. } => "task_queued",
+        EventKind::WaveStarted { .. } => "wave_started",
         EventKind::AttemptStarted { .. } => "attempt_started",
         EventKind::AttemptFinished { .. } => "attempt_finished",
         EventKind::RetryScheduled { .. } => "retry_scheduled",
@@ -124,6 +125,9 @@ pub fn describe(kind: &EventKind) -> String {
             attempt_note(*attempt)
         ),
         EventKind::PlanAccepted { tasks } => format!("{} tasks planned", tasks.len()),
+        EventKind::WaveStarted { wave, tasks } => {
+            format!("wave {wave}: {}", tasks.join(", "))
+        }
         EventKind::PlanRejected { reason, .. } => format!("plan refused: {reason}"),
         EventKind::TaskQueued {
             task,

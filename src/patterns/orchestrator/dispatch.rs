@@ -79,10 +79,17 @@ impl<'a> Dispatcher<'a> {
                         }
                     }
                 }
+                let mut started = Vec::new();
                 while running.len() < self.max_parallel && next < tasks.len() {
                     running.push(next, self.call(&tasks[next]));
+                    started.push(tasks[next].id.clone());
                     next += 1;
                 }
+                // Published before any of the wave's attempts runs.
+                self.bus.publish(EventKind::WaveStarted {
+                    wave,
+                    tasks: started,
+                });
             }
             if running.is_empty() {
                 break;

@@ -100,7 +100,7 @@ fn kind_style(kind: &EventKind) -> Style {
             crate::bus::TaskStatus::Failed => theme::error(),
         },
         EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
-        EventKind::Aggregated { .. } => theme::bold(),
+        EventKind::Aggregated { .. } | EventKind::WaveStarted { .. } => theme::bold(),
         EventKind::RoundStarted { .. }
         | EventKind::RoundFinished { .. }
         | EventKind::FinalizeStarted { .. } => theme::bold(),

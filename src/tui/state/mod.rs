@@ -208,6 +208,7 @@ impl RunState {
             EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
+            | EventKind::WaveStarted { .. }
             | EventKind::AttemptStarted { .. }
             | EventKind::AttemptFinished { .. }
             | EventKind::RetryScheduled { .. }

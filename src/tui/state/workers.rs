@@ -16,6 +16,8 @@ pub struct Workers {
     pub plan_rejected: Option<StopReason>,
     pub retries: u64,
     pub health: Option<Health>,
+    /// Dispatch waves started so far.
+    pub waves: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -179,6 +181,7 @@ impl Workers {
                 task.result = result.clone();
             }
             EventKind::Aggregated { health, .. } => self.health = Some(*health),
+            EventKind::WaveStarted { wave, .. } => self.waves = *wave,
             _ => {}
         }
     }
