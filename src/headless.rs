@@ -2,7 +2,7 @@
 //! its result document on stdout, nothing else. Virtual time is the default
 //! for the sim, so a run takes no wall time and is exactly reproducible.
 
-use crate::bus::{ClockMode, Hub, RunStatus};
+use crate::bus::{ClockMode, EventKind, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions};
 use crate::scenario;
 use std::path::PathBuf;
@@ -106,6 +106,64 @@ pub fn run(args: HeadlessRun) -> Exit {
             }
         }
     })
+}
+
+/// `conclave replay --headless`: the recorded run's result on stdout (from
+/// its finish event), the problems found reading it and a line per round
+/// or step on stderr; the exit status says how the run ended.
+pub fn replay(path: &std::path::Path) -> Exit {
+    let recording = match crate::record::read_recording(path) {
+        Ok(recording) => recording,
+        Err(e) => {
+            eprintln!("{e}");
+            return Exit::BadInput;
+        }
+    };
+    for problem in &recording.problems {
+        eprintln!("{problem}");
+    }
+    for event in &recording.events {
+        if let Some(line) = step_summary(&event.kind) {
+            eprintln!("{line}");
+        }
+    }
+    let finish = recording.events.last().and_then(|e| match &e.kind {
+        EventKind::RunFinished { status, result, .. } => Some((*status, result)),
+        _ => None,
+    });
+    match finish {
+        Some((status, result)) => {
+            match serde_json::to_string_pretty(result) {
+                Ok(text) => println!("{text}"),
+                Err(e) => {
+                    eprintln!("conclave: cannot print the result: {e}");
+                    return Exit::Internal;
+                }
+            }
+            match status {
+                RunStatus::Ok => Exit::Ok,
+                RunStatus::Stopped => Exit::Stopped,
+            }
+        }
+        None => {
+            eprintln!(
+                "{}: {}",
+                path.display(),
+                recording.cut_short().unwrap_or_default()
+            );
+            Exit::Stopped
+        }
+    }
+}
+
+/// One line for an event that closes a round or a step.
+fn step_summary(kind: &EventKind) -> Option<String> {
+    match kind {
+        EventKind::RoundFinished { .. } | EventKind::TaskFinished { .. } => {
+            Some(crate::tui::describe::describe(kind))
+        }
+        _ => None,
+    }
 }
 
 /// `conclave validate`: check every file, print every error, and say

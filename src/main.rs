@@ -56,6 +56,14 @@ enum Command {
         #[command(flatten)]
         screen: ScreenArgs,
     },
+    /// Replay a recording in the dashboard, or with --headless print its result.
+    Replay {
+        /// The recording (JSONL, as --record or the dashboard writes it).
+        recording: PathBuf,
+        /// Print the run's result on stdout and a line per round or step on stderr.
+        #[arg(long)]
+        headless: bool,
+    },
     /// Check scenario files and report every error.
     Validate {
         #[arg(required = true, value_name = "FILE")]
@@ -104,6 +112,7 @@ fn dashboard(scenario: Option<PathBuf>, screen: ScreenArgs, overrides: Overrides
         overrides,
         record: !screen.no_record,
         start_paused: screen.paused,
+        replay: None,
     })
 }
 
@@ -143,6 +152,17 @@ fn main() -> ExitCode {
             flags,
             record,
             goal,
+        }),
+        Some(Command::Replay {
+            recording,
+            headless: true,
+        }) => headless::replay(&recording),
+        Some(Command::Replay {
+            recording,
+            headless: false,
+        }) => tui::run(TuiOptions {
+            replay: Some(recording),
+            ..TuiOptions::default()
         }),
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Schema) => {

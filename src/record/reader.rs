@@ -64,6 +64,8 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
     let reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(io_error)?);
     let mut recording = Recording::default();
     let mut lines_seen = false;
+    // Unreadable lines since the last event kept.
+    let mut unreadable = 0u64;
     let problem = |line: usize, message: String| RecordingProblem {
         path: shown.clone(),
         line,
@@ -90,6 +92,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
                     Ok(_) => format!("not a Conclave event: {e}"),
                 };
                 recording.problems.push(problem(number, message));
+                unreadable += 1;
                 continue;
             }
         };
@@ -114,7 +117,8 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
                 ));
                 continue;
             }
-            if event.seq > previous.seq + 1 {
+            // Lines already reported as unreadable account for their seqs.
+            if event.seq > previous.seq + 1 + unreadable {
                 recording.problems.push(problem(
                     number,
                     format!(
@@ -127,6 +131,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
             }
         }
         recording.events.push(Arc::new(event));
+        unreadable = 0;
     }
     if !lines_seen {
         return Err(RecordingError::Empty { path: shown });

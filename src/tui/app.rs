@@ -3,7 +3,7 @@
 //! overlays, turns keys into actions and actions into changes. Drawing
 //! reads it and never changes it.
 
-use super::catalog::{self, Entry};
+use super::catalog::{self, Entry, Item};
 use super::keymap::{self, Action, OverlayKind, PaneId, Scope};
 pub use super::runs::{Overrides, RunSlot};
 use super::state::{Activity, Cell, RunState};
@@ -22,11 +22,16 @@ use std::sync::Arc;
 pub struct AppOptions {
     /// Where recordings go; `None` records nothing.
     pub runs_dir: Option<PathBuf>,
+    /// Where the picker looks for recordings to replay.
+    pub recordings_dir: Option<PathBuf>,
     /// Where the picker looks for scenarios.
     pub scenarios_dir: PathBuf,
     /// Launch runs paused at their first gate.
     pub start_paused: bool,
 }
+
+/// How many recent recordings the picker lists.
+const RECENT_RECORDINGS: usize = 20;
 
 pub struct App {
     pub hub: Hub,
@@ -72,6 +77,10 @@ impl App {
 
     pub fn open_picker(&mut self) {
         self.catalog = catalog::load(&self.options.scenarios_dir);
+        if let Some(dir) = &self.options.recordings_dir {
+            self.catalog
+                .extend(catalog::recordings(dir, RECENT_RECORDINGS));
+        }
         self.overlay = Some(Overlay::Picker {
             selected: catalog::default_index(&self.catalog),
         });
@@ -79,7 +88,13 @@ impl App {
 
     /// An event from the bus.
     pub fn apply(&mut self, event: Arc<Event>) {
-        let Some(index) = self.runs.iter().position(|s| s.state.run == event.run) else {
+        // Replays have run ids of their own recordings; live events are not
+        // theirs.
+        let Some(index) = self
+            .runs
+            .iter()
+            .position(|s| s.replay.is_none() && s.state.run == event.run)
+        else {
             return;
         };
         let slot = &mut self.runs[index];
@@ -120,6 +135,24 @@ impl App {
                 }
                 return;
             }
+            Some(Overlay::Jump(text)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Jump), &key) {
+                    Some(action) => self.update(action),
+                    None => {
+                        use crossterm::event::KeyCode;
+                        match key.code {
+                            KeyCode::Char(c) if c.is_ascii_digit() && text.len() < 6 => {
+                                text.push(c)
+                            }
+                            KeyCode::Backspace => {
+                                text.pop();
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                return;
+            }
             Some(Overlay::Filter(text)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Filter), &key) {
                     Some(action) => self.update(action),
@@ -141,6 +174,14 @@ impl App {
                 return;
             }
             _ => {}
+        }
+        // A replay's own keys come before its panes' and the global ones.
+        if self.overlay.is_none()
+            && self.run().is_some_and(|slot| slot.replay.is_some())
+            && let Some(action) = keymap::lookup(Scope::Replay, &key)
+        {
+            self.playback(action);
+            return;
         }
         let scope = self.scope();
         let action = keymap::lookup(scope, &key).or_else(|| match scope {
@@ -182,6 +223,9 @@ impl App {
                 Some("this scenario has no flags")
             }
             Action::Flags | Action::EditGoal | Action::Restart if run.is_none() => Some("no run"),
+            Action::Flags | Action::EditGoal if run.is_some_and(|r| r.replay.is_some()) => {
+                Some("a replay shows the run as recorded")
+            }
             Action::Focus(n) if PaneId::from_number(n).is_none() => {
                 Some("no such pane for this pattern")
             }
@@ -236,13 +280,17 @@ impl App {
             }
             (Some(Overlay::Picker { selected }), Action::Confirm) => {
                 let entry = self.catalog.get(*selected).cloned();
-                match entry.map(|e| (e.scenario, e.origin)) {
-                    Some((Ok(scenario), origin)) => {
+                match entry.map(|e| (e.item, e.origin)) {
+                    Some((Item::Scenario(Ok(scenario)), origin)) => {
                         self.overlay = None;
                         let source = (!origin.starts_with("built-in")).then_some(origin);
                         self.launch(scenario, source);
                     }
-                    Some((Err(e), _)) => self.notice = Some(first_line(&e)),
+                    Some((Item::Scenario(Err(e)), _)) => self.notice = Some(first_line(&e)),
+                    Some((Item::Recording(path), _)) => match self.open_replay(&path) {
+                        Ok(()) => self.overlay = None,
+                        Err(e) => self.notice = Some(first_line(&e)),
+                    },
                     None => {}
                 }
             }
@@ -255,6 +303,14 @@ impl App {
                 self.notice = Some("goal saved: r restarts the run with it".into());
             }
             (Some(Overlay::Filter(_)), Action::Confirm) => self.overlay = None,
+            (Some(Overlay::Jump(text)), Action::Confirm) => {
+                let unit = text.parse::<usize>().ok();
+                self.overlay = None;
+                match unit {
+                    Some(n) => self.jump(n),
+                    None => self.notice = Some("type a round or wave number".into()),
+                }
+            }
             (Some(_), _) => {}
             (None, action) => self.update_panes(action),
         }

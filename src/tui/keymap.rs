@@ -34,6 +34,12 @@ pub enum Action {
     Close,
     Toggle,
     Confirm,
+    StepBack,
+    Start,
+    End,
+    Jump,
+    Faster,
+    Slower,
 }
 
 /// Where a key applies.
@@ -44,6 +50,8 @@ pub enum Scope {
     Pane(PaneId),
     /// An open overlay.
     Overlay(OverlayKind),
+    /// A replayed run, before its panes.
+    Replay,
 }
 
 /// The panes a run's screen is made of, numbered as the `1`-`6` keys jump.
@@ -80,6 +88,8 @@ pub enum OverlayKind {
     Details,
     Goal,
     Filter,
+    /// The round or wave number to jump to in a replay.
+    Jump,
 }
 
 /// One entry of the key table.
@@ -179,6 +189,17 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[ctrl('s')], label: "C-s", action: Action::Confirm, help: "save (next launch/restart)", scope: Scope::Overlay(OverlayKind::Goal) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Goal) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "apply filter", scope: Scope::Overlay(OverlayKind::Filter) },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "jump", scope: Scope::Overlay(OverlayKind::Jump) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Jump) },
+    Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "play/pause", scope: Scope::Replay },
+    Binding { keys: &[key('s'), code(KeyCode::Right)], label: "s/→", action: Action::Step, help: "step one gate", scope: Scope::Replay },
+    Binding { keys: &[code(KeyCode::Left)], label: "←", action: Action::StepBack, help: "step back", scope: Scope::Replay },
+    Binding { keys: &[code(KeyCode::Home)], label: "Home", action: Action::Start, help: "start", scope: Scope::Replay },
+    Binding { keys: &[code(KeyCode::End)], label: "End", action: Action::End, help: "end", scope: Scope::Replay },
+    Binding { keys: &[key('g')], label: "g", action: Action::Jump, help: "jump to round N", scope: Scope::Replay },
+    Binding { keys: &[key('+'), key('=')], label: "+", action: Action::Faster, help: "faster", scope: Scope::Replay },
+    Binding { keys: &[key('-')], label: "-", action: Action::Slower, help: "slower", scope: Scope::Replay },
+    Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "replay from the start", scope: Scope::Replay },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter", scope: Scope::Overlay(OverlayKind::Filter) },
 ];
 

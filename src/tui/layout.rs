@@ -13,6 +13,8 @@ pub struct Areas {
     pub pattern: Rect,
     pub log: Rect,
     pub result: Rect,
+    /// The replay timeline (empty for a live run).
+    pub timeline: Rect,
     pub footer: Rect,
 }
 
@@ -20,8 +22,9 @@ pub struct Areas {
 const WIDE: u16 = 120;
 
 impl Areas {
-    /// `pattern_rows` is how tall the pattern pane would like to be.
-    pub fn compute(area: Rect, pattern_rows: u16) -> Areas {
+    /// `pattern_rows` is how tall the pattern pane would like to be;
+    /// `timeline` asks for the replay's timeline row.
+    pub fn compute(area: Rect, pattern_rows: u16, timeline: bool) -> Areas {
         let header_rows = match area.height {
             0..=2 => 0,
             3..=11 => 1,
@@ -29,10 +32,12 @@ impl Areas {
         };
         let footer_rows = u16::from(area.height >= 4);
         let runs_rows = u16::from(area.height >= 8);
-        let [header, runs, body, footer] = Layout::vertical([
+        let timeline_rows = u16::from(timeline && area.height >= 6);
+        let [header, runs, body, timeline, footer] = Layout::vertical([
             Constraint::Length(header_rows),
             Constraint::Length(runs_rows),
             Constraint::Min(0),
+            Constraint::Length(timeline_rows),
             Constraint::Length(footer_rows),
         ])
         .areas(area);
@@ -64,6 +69,7 @@ impl Areas {
             pattern,
             log,
             result,
+            timeline,
             footer,
         }
     }
@@ -109,7 +115,7 @@ mod tests {
         for width in widths {
             for height in (0..=70u16).step_by(3).chain([1, 2, 4, 5, 8, 11, 12, 24]) {
                 let screen = Rect::new(0, 0, width, height);
-                let areas = Areas::compute(screen, 20);
+                let areas = Areas::compute(screen, 20, width % 2 == 0);
                 for rect in [
                     areas.header,
                     areas.runs,
@@ -129,10 +135,10 @@ mod tests {
 
     #[test]
     fn wide_screens_put_the_result_beside_the_pattern_pane() {
-        let areas = Areas::compute(Rect::new(0, 0, 160, 48), 14);
+        let areas = Areas::compute(Rect::new(0, 0, 160, 48), 14, false);
         assert_eq!(areas.pattern.y, areas.result.y);
         assert_eq!(areas.log.width, 160);
-        let narrow = Areas::compute(Rect::new(0, 0, 80, 24), 14);
+        let narrow = Areas::compute(Rect::new(0, 0, 80, 24), 14, true);
         assert_eq!(narrow.log.y, narrow.result.y);
         assert_eq!(narrow.pattern.width, 80);
     }

@@ -10,6 +10,8 @@ pub mod keymap;
 pub mod layout;
 pub mod overlays;
 pub mod panes;
+pub mod playback;
+pub mod replay;
 pub mod runs;
 pub mod sanitize;
 pub mod state;
@@ -47,6 +49,8 @@ pub struct TuiOptions {
     pub record: bool,
     /// Runs wait at their first gate.
     pub start_paused: bool,
+    /// Replay this recording instead of launching.
+    pub replay: Option<PathBuf>,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -83,14 +87,7 @@ pub fn run(options: TuiOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    let mut screen = match terminal::init() {
-        Ok(screen) => screen,
-        Err(e) => {
-            eprintln!("conclave: cannot open the terminal: {e}");
-            return Exit::Internal;
-        }
-    };
-    let outcome = runtime.block_on(async {
+    runtime.block_on(async {
         let hub = Hub::default();
         // Subscribed before the first launch, so every run is seen from its
         // first event.
@@ -99,28 +96,40 @@ pub fn run(options: TuiOptions) -> Exit {
             hub.clone(),
             AppOptions {
                 runs_dir: options.record.then(runs_dir).flatten(),
+                recordings_dir: runs_dir(),
                 scenarios_dir: PathBuf::from("scenarios"),
                 start_paused: options.start_paused,
             },
         );
-        match launch {
-            Some((scenario, source)) => {
-                app.launch_with(scenario, Some(source), options.overrides.clone())
+        if let Some(path) = &options.replay {
+            if let Err(e) = app.open_replay(path) {
+                eprintln!("{e}");
+                return Exit::BadInput;
             }
-            None => app.open_picker(),
+        } else if let Some((scenario, source)) = launch {
+            app.launch_with(scenario, Some(source), options.overrides.clone());
+        } else {
+            app.open_picker();
         }
+        let mut screen = match terminal::init() {
+            Ok(screen) => screen,
+            Err(e) => {
+                eprintln!("conclave: cannot open the terminal: {e}");
+                finish_runs(&mut app).await;
+                return Exit::Internal;
+            }
+        };
         let result = event_loop(&mut screen, &mut app, bus).await;
         finish_runs(&mut app).await;
-        result
-    });
-    terminal::restore();
-    match outcome {
-        Ok(()) => Exit::Ok,
-        Err(e) => {
-            eprintln!("conclave: {e}");
-            Exit::Internal
+        terminal::restore();
+        match result {
+            Ok(()) => Exit::Ok,
+            Err(e) => {
+                eprintln!("conclave: {e}");
+                Exit::Internal
+            }
         }
-    }
+    })
 }
 
 async fn event_loop(
@@ -138,7 +147,7 @@ async fn event_loop(
             return Ok(());
         }
         let now = Instant::now();
-        let due = if dirty {
+        let due = if dirty || app.playing() {
             last_draw + FRAME
         } else if app.animating() {
             last_draw + CLOCK_TICK
@@ -146,6 +155,10 @@ async fn event_loop(
             now + Duration::from_secs(3600)
         };
         if now >= due {
+            // Playback moves by the time since the last frame, at most a
+            // tenth of a second at once.
+            let elapsed = now.saturating_duration_since(last_draw).min(CLOCK_TICK);
+            app.tick(elapsed.as_secs_f64() * 1000.0);
             screen.draw(|frame| view::draw(frame, app))?;
             size = screen.size()?;
             last_draw = Instant::now();

@@ -4,13 +4,15 @@
 
 use super::app::App;
 use super::keymap::PaneId;
+use super::replay::Replay;
 use super::state::RunState;
 use super::view_state::RunUi;
-use crate::bus::{ClockMode, Event};
+use crate::bus::{ClockMode, Event, EventKind};
 use crate::clock::RunClock;
 use crate::engine::{self, LaunchOptions, RunHandle};
+use crate::record::read_recording;
 use crate::scenario::Scenario;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What a launch may change from the scenario.
@@ -33,16 +35,24 @@ pub struct RunSlot {
     pub next_goal: Option<String>,
     pub(super) handle: Option<RunHandle>,
     pub(super) clock: Option<RunClock>,
+    /// Set when the run is a replay of a recording.
+    pub replay: Option<Replay>,
 }
 
 impl RunSlot {
     /// The run clock now: live for a running run, the last event's time
     /// otherwise.
     pub fn clock_ms(&self) -> u64 {
-        match (&self.clock, self.state.is_live()) {
-            (Some(clock), true) => clock.elapsed_ms().max(self.state.t_ms),
+        match (&self.replay, &self.clock, self.state.is_live()) {
+            (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
+            (None, Some(clock), true) => clock.elapsed_ms().max(self.state.t_ms),
             _ => self.state.t_ms,
         }
+    }
+
+    /// Whether the engine drives this run (not a replay, not finished).
+    pub fn is_engine_live(&self) -> bool {
+        self.replay.is_none() && self.state.is_live()
     }
 
     pub fn is_live(&self) -> bool {
@@ -122,6 +132,7 @@ impl App {
             ui: RunUi::default(),
             clock: Some(handle.clock()),
             handle: Some(handle),
+            replay: None,
             scenario,
             source,
             recording,
@@ -138,7 +149,7 @@ impl App {
         source: Option<String>,
     ) -> Option<usize> {
         let first = events.first()?;
-        let crate::bus::EventKind::RunStarted(started) = &first.kind else {
+        let EventKind::RunStarted(started) = &first.kind else {
             return None;
         };
         let state = RunState::from_events(first.run, events);
@@ -154,9 +165,47 @@ impl App {
             next_goal: None,
             handle: None,
             clock: None,
+            replay: None,
         });
         self.selected = self.runs.len() - 1;
         Some(self.selected)
+    }
+
+    /// Open a recording as a replay and select it. The error says why the
+    /// file cannot be replayed.
+    pub fn open_replay(&mut self, path: &Path) -> Result<(), String> {
+        let recording = read_recording(path).map_err(|e| e.to_string())?;
+        let Some(first) = recording.events.first() else {
+            return Err(format!("{}: no events", path.display()));
+        };
+        let EventKind::RunStarted(started) = &first.kind else {
+            return Err(format!(
+                "{}: the recording does not start with the run's start (seq {})",
+                path.display(),
+                first.seq
+            ));
+        };
+        let scenario = Arc::clone(&started.scenario);
+        let source = path.display().to_string();
+        let Some((replay, state)) = Replay::open(recording, source.clone()) else {
+            return Err(format!("{}: no events", path.display()));
+        };
+        let mut ui = RunUi::default();
+        ui.after_event(&state);
+        self.runs.push(RunSlot {
+            state,
+            ui,
+            scenario,
+            source: Some(source),
+            recording: Some(path.to_path_buf()),
+            next_goal: None,
+            handle: None,
+            clock: None,
+            replay: Some(replay),
+        });
+        self.selected = self.runs.len() - 1;
+        self.focus = PaneId::Pattern;
+        Ok(())
     }
 
     /// The selected run's view state, to move a selection or scroll.

@@ -21,7 +21,8 @@ pub fn areas(app: &App, screen: Rect) -> Areas {
         PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
         _ => round_table::wanted_height(&slot.state),
     });
-    Areas::compute(screen, wanted)
+    let replaying = app.run().is_some_and(|slot| slot.replay.is_some());
+    Areas::compute(screen, wanted, replaying)
 }
 
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -68,6 +69,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
             );
         }
     }
+    if let Some(slot) = app.run()
+        && let Some(replay) = &slot.replay
+    {
+        let jump = match &app.overlay {
+            Some(Overlay::Jump(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        panes::timeline::draw(frame, areas.timeline, slot, replay, jump);
+    }
     panes::footer::draw(frame, areas.footer, app);
 
     match &app.overlay {
@@ -84,7 +94,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Details { scroll, text }) => {
             overlays::details::draw(frame, screen, text, *scroll)
         }
-        Some(Overlay::Filter(_)) | None => {}
+        Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
     }
 }
 

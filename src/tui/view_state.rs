@@ -27,6 +27,8 @@ pub enum Overlay {
     Goal(Box<TextArea<'static>>),
     /// The log filter being typed.
     Filter(String),
+    /// The round or wave number to jump to, being typed.
+    Jump(String),
 }
 
 impl Overlay {
@@ -38,6 +40,7 @@ impl Overlay {
             Overlay::Details { .. } => OverlayKind::Details,
             Overlay::Goal(_) => OverlayKind::Goal,
             Overlay::Filter(_) => OverlayKind::Filter,
+            Overlay::Jump(_) => OverlayKind::Jump,
         }
     }
 }

@@ -22,6 +22,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Scenario picker", Scope::Overlay(OverlayKind::Picker)),
     ("Goal editor", Scope::Overlay(OverlayKind::Goal)),
     ("Log filter", Scope::Overlay(OverlayKind::Filter)),
+    ("Replay (before the panes' keys)", Scope::Replay),
 ];
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {

@@ -2,7 +2,7 @@
 //! selected one's description; Enter launches it as a new run.
 
 use super::frame_box;
-use crate::tui::catalog::Entry;
+use crate::tui::catalog::{Entry, Item};
 use crate::tui::layout::centered;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
@@ -17,7 +17,7 @@ pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
     let inner = frame_box(
         frame,
         area,
-        "New run: pick a scenario",
+        "New run: pick a scenario or a recording",
         "j/k select · Enter launches · Esc closes · q quits",
     );
     let [list, about] = Layout::vertical([
@@ -31,13 +31,11 @@ pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
         .iter()
         .enumerate()
         .map(|(i, entry)| {
-            let pattern = entry
-                .pattern()
-                .map_or("invalid".to_string(), |p| p.to_string());
-            let style = if entry.scenario.is_ok() {
-                theme::bold()
-            } else {
-                theme::error()
+            let pattern = entry.kind();
+            let style = match &entry.item {
+                Item::Scenario(Ok(_)) => theme::bold(),
+                Item::Scenario(Err(_)) => theme::error(),
+                Item::Recording(_) => theme::dim(),
             };
             let mut line = Line::from(vec![
                 Span::styled(pad(&entry.title(), title_w), style),
@@ -55,8 +53,16 @@ pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
     frame.render_widget(Paragraph::new(lines), list);
 
     let about_lines = match entries.get(selected) {
-        Some(entry) => match &entry.scenario {
-            Ok(scenario) => vec![
+        Some(entry) => match &entry.item {
+            Item::Recording(path) => vec![
+                Line::raw(""),
+                Line::styled(fit(&entry.origin, width), theme::dim()),
+                Line::raw(fit(
+                    &format!("Replay the run recorded in {}.", path.display()),
+                    2000,
+                )),
+            ],
+            Item::Scenario(Ok(scenario)) => vec![
                 Line::raw(""),
                 Line::styled(fit(&entry.origin, width), theme::dim()),
                 Line::raw(fit(
@@ -67,7 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
                     2000,
                 )),
             ],
-            Err(error) => vec![
+            Item::Scenario(Err(error)) => vec![
                 Line::raw(""),
                 Line::styled(fit(&entry.origin, width), theme::dim()),
                 Line::styled(fit(error, 2000), theme::error()),

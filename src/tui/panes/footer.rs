@@ -22,12 +22,25 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::styled("│", theme::dim()));
     }
     let scope = app.scope();
-    let mut scopes = vec![scope];
+    let replaying = app.overlay.is_none() && app.run().is_some_and(|s| s.replay.is_some());
+    let mut scopes = Vec::new();
+    if replaying {
+        scopes.push(Scope::Replay);
+    }
+    scopes.push(scope);
     if matches!(scope, Scope::Pane(_)) {
         scopes.push(Scope::Everywhere);
     }
     for scope in scopes {
         for binding in keymap::bindings(scope) {
+            // A replay's own keys replace the live run's for the same keys.
+            if replaying
+                && scope != Scope::Replay
+                && keymap::bindings(Scope::Replay)
+                    .any(|r| r.keys.iter().any(|k| binding.keys.contains(k)))
+            {
+                continue;
+            }
             // Focus and run switching are listed in help; the footer keeps
             // to what a run's screen needs most.
             if matches!(

@@ -57,8 +57,13 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
         rest.push(format!("seed {}", info.seed));
     }
     if let Some(path) = &slot.recording {
+        let mark = if slot.replay.is_some() {
+            "⏵ replay of"
+        } else {
+            "⏺"
+        };
         rest.push(format!(
-            "⏺ {}",
+            "{mark} {}",
             path.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
@@ -146,6 +151,15 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
 
 /// The status badge and its colour.
 fn status(slot: &RunSlot) -> (String, Color) {
+    if let Some(replay) = &slot.replay {
+        let state = if replay.playing { "▶" } else { "⏸" };
+        let color = match &slot.state.outcome {
+            Some(outcome) if outcome.status == RunStatus::Ok => theme::GO,
+            Some(_) => theme::BLOCK,
+            None => Color::Magenta,
+        };
+        return (format!("REPLAY {state}"), color);
+    }
     match (&slot.state.activity, &slot.state.outcome) {
         (Activity::Finished, Some(outcome)) if outcome.status == RunStatus::Ok => {
             ("FINISHED".into(), theme::GO)

@@ -7,6 +7,7 @@ pub mod header;
 pub mod result;
 pub mod round_table;
 pub mod run_list;
+pub mod timeline;
 pub mod workers;
 
 use super::keymap::PaneId;

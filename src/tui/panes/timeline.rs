@@ -1,0 +1,87 @@
+//! The replay's timeline: playing or paused and at what speed, how far
+//! through the recording (seq of total, run clock, round or wave of all),
+//! and what the recording lacks (its finish, unreadable lines).
+
+use crate::scenario::PatternKind;
+use crate::tui::describe::clock;
+use crate::tui::replay::Replay;
+use crate::tui::runs::RunSlot;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+const BAR: usize = 24;
+
+/// What a gate unit of `pattern` is called.
+pub fn unit_word(pattern: PatternKind) -> &'static str {
+    match pattern {
+        PatternKind::Collaboration => "round",
+        PatternKind::Orchestrator => "wave",
+        _ => "step",
+    }
+}
+
+/// `jump_input` is the number being typed after `g`.
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    slot: &RunSlot,
+    replay: &Replay,
+    jump_input: Option<&str>,
+) {
+    let word = unit_word(slot.scenario.pattern);
+    if let Some(input) = jump_input {
+        let line = Line::from(vec![
+            Span::styled(format!(" jump to the end of {word}: "), theme::bold()),
+            Span::raw(input.to_string()),
+            Span::styled("▏", Style::default().fg(theme::ACCENT)),
+            Span::styled("  Enter jumps · Esc cancels", theme::dim()),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let (glyph, style) = if replay.playing {
+        ("▶", Style::default().fg(theme::GO))
+    } else {
+        ("⏸", Style::default().fg(theme::CAUTION))
+    };
+    let total = replay.len().max(1);
+    let filled = replay.position() * BAR / total;
+    let (unit, units) = replay.unit();
+    let mut spans = vec![
+        Span::styled(
+            format!(" {glyph} {} ", replay.speed.label()),
+            style.patch(theme::bold()),
+        ),
+        Span::styled("█".repeat(filled), Style::default().fg(theme::ACCENT)),
+        Span::styled("░".repeat(BAR - filled), theme::dim()),
+        Span::raw(format!(
+            " seq {}/{} · ⏱ {} · {word} {unit}/{units}",
+            replay.seq(),
+            replay.last_seq(),
+            clock(slot.clock_ms())
+        )),
+    ];
+    if let Some(note) = &replay.note {
+        spans.push(Span::styled(
+            format!(" · ⚠ {note}"),
+            Style::default().fg(theme::CAUTION),
+        ));
+    }
+    if let Some(first) = replay.problems.first() {
+        let count = replay.problems.len();
+        spans.push(Span::styled(
+            format!(
+                " · {count} unreadable line{}: {}",
+                if count == 1 { "" } else { "s" },
+                fit(first, 120)
+            ),
+            theme::error(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

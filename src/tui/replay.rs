@@ -1,0 +1,380 @@
+//! Replay with time travel: a recording's events driven through the same
+//! reducer as a live run. Moving anywhere is instant: the state is kept at
+//! checkpoints every few thousand events, and a jump restores the nearest
+//! checkpoint before the target and folds forward from it. Stepping moves
+//! by the pattern's gate units (a round, a dispatch wave).
+
+use super::state::{EventLog, RunState};
+use crate::bus::{Event, EventKind};
+use crate::record::Recording;
+use std::sync::Arc;
+
+/// Events between two checkpoints.
+const CHECKPOINT_EVERY: usize = 4096;
+
+/// Playback speeds, slowest first; `Instant` jumps to the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speed {
+    X1,
+    X2,
+    X5,
+    X10,
+    Instant,
+}
+
+impl Speed {
+    const ALL: [Speed; 5] = [Speed::X1, Speed::X2, Speed::X5, Speed::X10, Speed::Instant];
+
+    pub fn factor(self) -> Option<f64> {
+        match self {
+            Speed::X1 => Some(1.0),
+            Speed::X2 => Some(2.0),
+            Speed::X5 => Some(5.0),
+            Speed::X10 => Some(10.0),
+            Speed::Instant => None,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Speed::X1 => "1×",
+            Speed::X2 => "2×",
+            Speed::X5 => "5×",
+            Speed::X10 => "10×",
+            Speed::Instant => "instant",
+        }
+    }
+
+    pub fn faster(self) -> Speed {
+        let at = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Speed::ALL[(at + 1).min(Speed::ALL.len() - 1)]
+    }
+
+    pub fn slower(self) -> Speed {
+        let at = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Speed::ALL[at.saturating_sub(1)]
+    }
+}
+
+/// A recording and where the replay stands in it.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pub source: String,
+    events: Arc<[Arc<Event>]>,
+    /// How many events are applied: 1 shows the run's start.
+    position: usize,
+    /// `(position, state)` every `CHECKPOINT_EVERY` events; states without
+    /// their log, which is rebuilt from `events` on a jump.
+    checkpoints: Vec<(usize, RunState)>,
+    /// Positions where a gate unit begins (before round N, before wave N).
+    units: Vec<usize>,
+    pub playing: bool,
+    pub speed: Speed,
+    /// The playback clock, in run milliseconds.
+    clock_ms: f64,
+    /// Problems found reading the recording, one line each.
+    pub problems: Vec<String>,
+    /// Said when the recording ends without the run's finish.
+    pub note: Option<String>,
+}
+
+/// Whether `kind` begins one of the pattern's gate units, the steps of a
+/// replay: a round, a dispatch wave.
+fn begins_unit(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::RoundStarted { .. } | EventKind::WaveStarted { .. }
+    )
+}
+
+impl Replay {
+    /// Fold the whole recording once to place the checkpoints; the replay
+    /// starts at the run's first event. `None` for a recording without
+    /// events.
+    pub fn open(recording: Recording, source: String) -> Option<(Replay, RunState)> {
+        let first = recording.events.first()?;
+        let run = first.run;
+        let note = recording.cut_short();
+        let problems = recording.problems.iter().map(ToString::to_string).collect();
+        let events: Arc<[Arc<Event>]> = recording.events.into();
+        let mut state = RunState::new(run);
+        let mut checkpoints = vec![(0, state.clone())];
+        let mut units = Vec::new();
+        for (i, event) in events.iter().enumerate() {
+            if begins_unit(&event.kind) {
+                units.push(i);
+            }
+            state.apply(Arc::clone(event));
+            if (i + 1) % CHECKPOINT_EVERY == 0 {
+                checkpoints.push((i + 1, without_log(&state)));
+            }
+        }
+        let mut replay = Replay {
+            source,
+            events,
+            position: 0,
+            checkpoints,
+            units,
+            playing: false,
+            speed: Speed::X1,
+            clock_ms: 0.0,
+            problems,
+            note,
+        };
+        let start = replay.seek(1);
+        Some((replay, start))
+    }
+
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.position >= self.events.len()
+    }
+
+    /// The seq of the last applied event.
+    pub fn seq(&self) -> u64 {
+        self.position
+            .checked_sub(1)
+            .and_then(|i| self.events.get(i))
+            .map_or(0, |e| e.seq)
+    }
+
+    pub fn last_seq(&self) -> u64 {
+        self.events.last().map_or(0, |e| e.seq)
+    }
+
+    /// Which gate unit the position is in (1 for the first round or wave),
+    /// and how many there are.
+    pub fn unit(&self) -> (usize, usize) {
+        let passed = self.units.iter().filter(|u| **u < self.position).count();
+        (passed, self.units.len())
+    }
+
+    /// The state after the first `position` events.
+    pub fn seek(&mut self, position: usize) -> RunState {
+        let position = position.min(self.events.len());
+        let (from, base) = self
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= position)
+            .cloned()
+            .unwrap_or_else(|| (0, RunState::new(self.run())));
+        let mut state = base;
+        for event in &self.events[from..position] {
+            state.apply(Arc::clone(event));
+        }
+        state.log = EventLog::tail_of(&self.events[..position]);
+        self.position = position;
+        self.clock_ms = state.t_ms as f64;
+        state
+    }
+
+    fn run(&self) -> crate::bus::RunId {
+        self.events.first().map_or(0, |e| e.run)
+    }
+
+    /// To the end of the current gate unit (the start of the next one).
+    pub fn step_forward(&mut self) -> RunState {
+        let next = self
+            .units
+            .iter()
+            .copied()
+            .find(|u| *u > self.position)
+            .unwrap_or(self.events.len());
+        self.seek(next)
+    }
+
+    /// Back to the start of the gate unit before the current position.
+    pub fn step_back(&mut self) -> RunState {
+        let previous = self
+            .units
+            .iter()
+            .copied()
+            .rev()
+            .find(|u| *u < self.position)
+            .unwrap_or(1);
+        self.seek(previous.max(1))
+    }
+
+    /// To the end of gate unit `n` (round `n`, wave `n`).
+    pub fn jump_to_unit(&mut self, n: usize) -> RunState {
+        let target = self.units.get(n).copied().unwrap_or(self.events.len());
+        self.seek(target)
+    }
+
+    /// Advance playback by `elapsed_ms` of wall time; the events now due
+    /// are applied to `state`. Returns whether anything changed.
+    pub fn tick(&mut self, elapsed_ms: f64, state: &mut RunState) -> bool {
+        if !self.playing {
+            return false;
+        }
+        let Some(factor) = self.speed.factor() else {
+            *state = self.seek(self.events.len());
+            self.playing = false;
+            return true;
+        };
+        self.clock_ms += elapsed_ms * factor;
+        let mut changed = false;
+        while let Some(event) = self.events.get(self.position) {
+            if event.t_ms as f64 > self.clock_ms {
+                break;
+            }
+            state.apply(Arc::clone(event));
+            self.position += 1;
+            changed = true;
+        }
+        if self.at_end() {
+            self.playing = false;
+        }
+        changed
+    }
+
+    /// The run clock the replay stands at.
+    pub fn clock_ms(&self) -> u64 {
+        self.clock_ms.max(0.0) as u64
+    }
+}
+
+fn without_log(state: &RunState) -> RunState {
+    RunState {
+        log: EventLog::default(),
+        ..state.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{ClockMode, Conflict, GatePoint, RunStarted, Stance};
+    use crate::scenario::Scenario;
+    use serde_json::json;
+
+    fn recording(rounds: u32) -> Recording {
+        let scenario: Arc<Scenario> = Arc::new(
+            serde_json::from_value(json!({
+                "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
+                "team": {"roles": {"a": {}}, "sequence": ["a"]},
+                "provider": {"kind": "sim", "responses": {"a": "{}"}}
+            }))
+            .unwrap(),
+        );
+        let mut kinds = vec![EventKind::RunStarted(RunStarted {
+            pattern: scenario.pattern,
+            seed: 0,
+            goal: "g".into(),
+            clock: ClockMode::Virtual,
+            flags: vec![],
+            source: None,
+            started_at_ms: 0,
+            scenario,
+        })];
+        for round in 1..=rounds {
+            kinds.push(EventKind::RoundStarted {
+                round,
+                speakers: vec!["a".into()],
+            });
+            for _ in 0..3000 {
+                kinds.push(EventKind::Stepped {
+                    gate: GatePoint::Round { round },
+                });
+            }
+            kinds.push(EventKind::ContributionAccepted {
+                round,
+                agent: "a".into(),
+                stance: Stance::Caution,
+                confidence: 0.5,
+                summary: format!("round {round}"),
+                actions: vec![],
+            });
+            kinds.push(EventKind::RoundFinished {
+                round,
+                conflicts: vec![Conflict::NoContributions],
+                decision: None,
+            });
+        }
+        Recording {
+            events: kinds
+                .into_iter()
+                .enumerate()
+                .map(|(i, kind)| {
+                    Arc::new(Event {
+                        run: 1,
+                        seq: i as u64 + 1,
+                        t_ms: i as u64,
+                        kind,
+                    })
+                })
+                .collect(),
+            problems: vec![],
+        }
+    }
+
+    #[test]
+    fn every_position_reached_by_jumping_equals_folding_from_the_start() {
+        let recording = recording(5);
+        let events = recording.events.clone();
+        let (mut replay, _) = Replay::open(recording, "r".into()).unwrap();
+        for position in [0, 1, 2, 3001, 4096, 4097, 9000, 12_000, events.len()] {
+            let jumped = replay.seek(position);
+            let folded = RunState::from_events(1, &events[..position]);
+            assert_eq!(jumped, folded, "at {position}");
+        }
+    }
+
+    #[test]
+    fn steps_move_by_rounds_and_back_again() {
+        let recording = recording(4);
+        let all = RunState::from_events(1, &recording.events);
+        let (mut replay, _) = Replay::open(recording, "r".into()).unwrap();
+        let mut forward = vec![replay.step_forward()];
+        assert_eq!(replay.unit(), (1, 4), "stepped to the end of round 1");
+        forward.extend((0..3).map(|_| replay.step_forward()));
+        assert!(replay.at_end());
+        assert_eq!(forward[0].table.rounds.len(), 1);
+        let end = replay.seek(replay.len());
+        assert_eq!(end, all);
+        let back: Vec<RunState> = (0..3).map(|_| replay.step_back()).collect();
+        assert_eq!(
+            back[2], forward[0],
+            "three steps back from the end is the end of round 1"
+        );
+        for _ in 0..4 {
+            replay.step_forward();
+        }
+        assert_eq!(
+            replay.seek(replay.position()),
+            all,
+            "and forward again to the end"
+        );
+        assert_eq!(replay.jump_to_unit(2).table.rounds.len(), 2);
+    }
+
+    #[test]
+    fn playback_follows_the_run_clock_at_its_speed() {
+        let (mut replay, mut state) = Replay::open(recording(1), "r".into()).unwrap();
+        replay.playing = true;
+        replay.speed = Speed::X10;
+        assert!(replay.tick(100.0, &mut state));
+        assert_eq!(
+            replay.position(),
+            1001,
+            "t_ms 0..=1000 are due after 1 s of run time"
+        );
+        replay.speed = Speed::Instant;
+        replay.tick(1.0, &mut state);
+        assert!(replay.at_end() && !replay.playing);
+        assert_eq!(Speed::X1.slower(), Speed::X1);
+        assert_eq!(Speed::X10.faster(), Speed::Instant);
+    }
+}
