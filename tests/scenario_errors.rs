@@ -29,7 +29,10 @@ fn errors_of(text: &str) -> ScenarioErrors {
 
 /// Change `valid()` at a JSON pointer: set it, or remove it with `None`.
 fn edit(pointer: &str, value: Option<Value>) -> String {
-    let mut document = valid();
+    edit_in(valid(), pointer, value)
+}
+
+fn edit_in(mut document: Value, pointer: &str, value: Option<Value>) -> String {
     let (parent, key) = pointer.rsplit_once('/').unwrap();
     let target = document.pointer_mut(parent).unwrap();
     match (target, value) {
@@ -235,20 +238,7 @@ fn valid_orchestrator() -> Value {
 
 /// Change `valid_orchestrator()` at a JSON pointer, as `edit` does.
 fn edit_orchestrator(pointer: &str, value: Option<Value>) -> String {
-    let mut document = valid_orchestrator();
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    let target = document.pointer_mut(parent).unwrap();
-    match (target, value) {
-        (Value::Object(map), Some(v)) => {
-            map.insert(key.to_string(), v);
-        }
-        (Value::Object(map), None) => {
-            map.remove(key);
-        }
-        (Value::Array(items), Some(v)) => items[key.parse::<usize>().unwrap()] = v,
-        (other, _) => panic!("cannot edit {other}"),
-    }
-    serde_json::to_string_pretty(&document).unwrap()
+    edit_in(valid_orchestrator(), pointer, value)
 }
 
 #[test]

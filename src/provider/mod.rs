@@ -51,6 +51,24 @@ pub enum ModelOutput {
     Json(Value),
 }
 
+impl ModelOutput {
+    /// The output as the references read a model's JSON answer: empty text
+    /// counts as `{}`, and text that is not JSON becomes `invalid(text)`.
+    pub fn into_json(self, invalid: impl FnOnce(String) -> Value) -> Value {
+        match self {
+            ModelOutput::Json(value) => value,
+            ModelOutput::Text(text) => {
+                let text = if text.is_empty() {
+                    "{}".to_string()
+                } else {
+                    text
+                };
+                crate::pycompat::parse_model_text(&text).unwrap_or_else(|| invalid(text))
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
     #[error("the model did not answer in time")]

@@ -96,6 +96,12 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
 }
 
 impl Scenario {
+    /// A top-level fact of the shared context (`report_date`, `region`),
+    /// or `null` when the context has none.
+    pub fn fact(&self, key: &str) -> Value {
+        self.context.get(key).cloned().unwrap_or(Value::Null)
+    }
+
     /// The flags' states at launch.
     pub fn default_flags(&self) -> impl Iterator<Item = (&str, bool)> {
         self.flags

@@ -12,7 +12,7 @@ use super::{RunContext, RunOutcome};
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunStatus};
 use crate::gateway::CallError;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
-use crate::pycompat::{parse_model_text, py_json_dumps, py_strip};
+use crate::pycompat::{py_json_dumps, py_strip};
 use crate::scenario::{Scenario, Team};
 use crate::stop::{ContributionError, StopReason};
 use contract::{Contribution, decide_round, detect_conflicts, validate_contribution};
@@ -210,7 +210,8 @@ impl Table<'_> {
             .model(format!("round {round} · {role}"), request)
             .await
         {
-            Ok(output) => contribution_json(output),
+            // 000 reads text that is not JSON as `{"invalid": true, "raw": text}`.
+            Ok(output) => output.into_json(|raw| json!({"invalid": true, "raw": raw})),
             Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
         };
 
@@ -329,22 +330,6 @@ impl Table<'_> {
     }
 }
 
-/// A model's text as 000 reads it: empty content counts as `{}`, and text
-/// that is not JSON becomes `{"invalid": true, "raw": text}`.
-fn contribution_json(output: ModelOutput) -> Value {
-    match output {
-        ModelOutput::Json(value) => value,
-        ModelOutput::Text(text) => {
-            let text = if text.is_empty() {
-                "{}".to_string()
-            } else {
-                text
-            };
-            parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
-        }
-    }
-}
-
 /// 000 stops a model call that failed with `llm_timeout`, whatever the
 /// transport error.
 fn call_stop(error: &CallError) -> StopReason {
@@ -355,7 +340,6 @@ fn call_stop(error: &CallError) -> StopReason {
 }
 
 fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutcome {
-    let context = &table.ctx.scenario.context;
     let result = match ended {
         Ok((answer, decision)) => {
             let last = table.history.last();
@@ -368,8 +352,8 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
                 final_decision: Some(decision),
                 rounds_used: Some(table.history.len()),
                 team_summary: Some(TeamSummary {
-                    report_date: context.get("report_date").cloned().unwrap_or(Value::Null),
-                    region: context.get("region").cloned().unwrap_or(Value::Null),
+                    report_date: table.ctx.scenario.fact("report_date"),
+                    region: table.ctx.scenario.fact("region"),
                     stances: last
                         .map(|r| r.contributions.iter().map(StanceSummary::of).collect())
                         .unwrap_or_default(),

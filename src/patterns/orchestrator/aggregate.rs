@@ -74,16 +74,9 @@ pub fn aggregate(scenario: &Scenario, records: &[TaskRecord]) -> (Health, Value)
     };
     let health = rate(rules, &results);
 
-    let context = scenario.context.as_object();
-    let fact = |key: &str| {
-        context
-            .and_then(|c| c.get(key))
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
     let mut document = Map::new();
-    document.insert("report_date".into(), fact("report_date"));
-    document.insert("region".into(), fact("region"));
+    document.insert("report_date".into(), scenario.fact("report_date"));
+    document.insert("region".into(), scenario.fact("region"));
     document.insert("health".into(), health.as_str().into());
     for (name, result) in results {
         document.insert(short_name(name).to_string(), result);

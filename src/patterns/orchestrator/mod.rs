@@ -205,13 +205,6 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
 /// What the planner is told: the goal, the report's date and region, the
 /// task limit and the worker catalog (001's `create_plan` payload).
 fn plan_payload(scenario: &Scenario, goal: &str, max_tasks: u32) -> Value {
-    let context = scenario.context.as_object();
-    let fact = |key: &str| {
-        context
-            .and_then(|c| c.get(key))
-            .cloned()
-            .unwrap_or(Value::Null)
-    };
     let catalog: Vec<Value> = scenario
         .workers
         .iter()
@@ -225,8 +218,8 @@ fn plan_payload(scenario: &Scenario, goal: &str, max_tasks: u32) -> Value {
         .collect();
     json!({
         "goal": goal,
-        "report_date": fact("report_date"),
-        "region": fact("region"),
+        "report_date": scenario.fact("report_date"),
+        "region": scenario.fact("region"),
         "max_tasks": max_tasks,
         "available_workers": catalog,
     })

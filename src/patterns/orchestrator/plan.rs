@@ -4,27 +4,17 @@
 
 use crate::bus::PlannedTask;
 use crate::provider::ModelOutput;
-use crate::pycompat::{parse_model_text, py_strip};
+use crate::pycompat::py_strip;
 use crate::stop::PlanError;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
 const REQUIRED_KEYS: [&str; 4] = ["id", "worker", "args", "critical"];
 
-/// The planner's output as 001 reads it: empty text counts as `{}`, and
-/// text that is not JSON becomes `{"kind": "invalid", "raw": text}`.
+/// The planner's output as 001 reads it: text that is not JSON becomes
+/// `{"kind": "invalid", "raw": text}`.
 pub(crate) fn plan_json(output: ModelOutput) -> Value {
-    match output {
-        ModelOutput::Json(value) => value,
-        ModelOutput::Text(text) => {
-            let text = if text.is_empty() {
-                "{}".to_string()
-            } else {
-                text
-            };
-            parse_model_text(&text).unwrap_or_else(|| json!({"kind": "invalid", "raw": text}))
-        }
-    }
+    output.into_json(|raw| json!({"kind": "invalid", "raw": raw}))
 }
 
 /// Check a plan against the policy allowlist (`allowed`) and `max_tasks`.
