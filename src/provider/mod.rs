@@ -3,6 +3,8 @@
 //! never retries, never applies a breaker and never publishes events: that
 //! is the gateway's job.
 
+pub mod openai;
+pub mod prompts;
 pub mod sim;
 pub mod workers;
 
