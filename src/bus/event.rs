@@ -353,6 +353,16 @@ pub enum BudgetKind {
     LlmCalls,
 }
 
+impl BudgetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BudgetKind::Messages => "messages",
+            BudgetKind::Dispatches => "dispatches",
+            BudgetKind::LlmCalls => "llm_calls",
+        }
+    }
+}
+
 /// Where a run checks its control channel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "before", rename_all = "snake_case")]

@@ -106,7 +106,7 @@ pub fn describe(kind: &EventKind) -> String {
             budget,
             used,
             limit,
-        } => format!("{budget:?} {used}/{limit}").to_lowercase(),
+        } => format!("{} {used}/{limit}", budget.as_str().replace('_', " ")),
         EventKind::FlagChanged { name, on } => {
             format!("{name} {}", if *on { "on" } else { "off" })
         }

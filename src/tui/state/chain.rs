@@ -153,6 +153,42 @@ impl Chain {
         self.members.iter().filter(move |m| Some(m.turn) == turn)
     }
 
+    /// The selected row as JSON, for the details overlay: a member call of
+    /// a coordinator, a transfer of a swarm.
+    pub fn details(&self, index: usize) -> Option<serde_json::Value> {
+        if self.coordinator.is_some() {
+            let m = self
+                .members
+                .get(index.min(self.members.len().checked_sub(1)?))?;
+            let (status, latency_ms, reply, reason) = match &m.state {
+                MemberState::Running => ("running", None, None, None),
+                MemberState::Done { latency_ms, reply } => {
+                    ("done", Some(*latency_ms), Some(reply.clone()), None)
+                }
+                MemberState::Failed {
+                    latency_ms, reason, ..
+                } => (
+                    "failed",
+                    *latency_ms,
+                    None,
+                    reason.as_ref().map(ToString::to_string),
+                ),
+            };
+            return Some(serde_json::json!({
+                "turn": m.turn, "member": m.member, "task": m.task, "status": status,
+                "started_ms": m.started_ms, "deadline_ms": m.deadline_ms, "turns": m.turns,
+                "latency_ms": latency_ms, "reply": reply, "reason": reason,
+            }));
+        }
+        let h = self
+            .handoffs
+            .get(index.min(self.handoffs.len().checked_sub(1)?))?;
+        Some(serde_json::json!({
+            "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
+            "reason": h.rejected, "handoffs": h.counted, "window": h.window,
+        }))
+    }
+
     /// Fold one team event at run time `t_ms`; others are ignored.
     pub(super) fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
