@@ -183,7 +183,11 @@ fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         _ => None,
     };
     let mut needed: Vec<(String, JsonPath)> = Vec::new();
-    if let Some(entry) = &scenario.entry {
+    if let Some(entry) = scenario
+        .entry
+        .as_ref()
+        .filter(|e| scenario.agents.contains_key(*e))
+    {
         needed.push((entry.clone(), JsonPath::root().key("entry")));
     }
     for (agent, script) in turns {
