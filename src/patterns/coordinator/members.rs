@@ -1,9 +1,7 @@
-//! The coordinator's member calls: each member named in one turn runs at
-//! once, as a tool of the coordinator, taking its own turns (and tool
-//! calls) through the gateway until it replies. Members that can move at
-//! the same instant move in the order they were named, so a run is the
-//! same every time. A member's failure is its answer to the coordinator;
-//! only cancelling and the run's budgets stop the run.
+//! The coordinator's member calls: the members named in one turn run at
+//! once, each taking its own turns through the gateway until it replies,
+//! in the order named whenever they can move together. A member's failure
+//! is its answer; only cancelling and the run's budgets stop the run.
 
 use super::result::MemberRecord;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};

@@ -5,7 +5,7 @@
 //! deadline (`member_timeout_ms`) is applied by the gateway.
 
 mod members;
-pub mod result;
+pub(crate) mod result;
 
 use super::swarm::action::Action;
 use super::swarm::agent::{Halt, TeamRun};

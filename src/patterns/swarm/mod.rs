@@ -1,14 +1,12 @@
-//! The swarm (002): the entry agent takes turns until it replies or hands
-//! control on with a transfer; the agent holding control takes each turn,
-//! and the last one's reply ends the run. The transfer controller applies
-//! 002's limits; a refused transfer is published and the same agent goes on.
-//! A transfer target may hold control for `node_timeout_ms`; the gateway
-//! cuts a call off at that deadline. Flags gate agents live.
+//! The swarm (002): the agent holding control takes turns until one
+//! replies; a transfer hands control on when the transfer controller
+//! accepts it, else the same agent goes on. It never times a call: the
+//! gateway cuts a transfer target's call off at its node deadline.
 
-pub mod action;
-pub mod agent;
-pub mod controller;
-pub mod result;
+pub(crate) mod action;
+pub(crate) mod agent;
+pub(crate) mod controller;
+pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, HandoffRejection, RunStatus};

@@ -5,6 +5,7 @@ pub mod chain;
 pub mod event_log;
 pub mod footer;
 pub mod header;
+pub mod members;
 pub mod result;
 pub mod round_table;
 pub mod run_list;
