@@ -274,6 +274,42 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn tools_answer_by_the_values_of_their_args() {
+        let specs = serde_json::from_value(json!({"refund_api": {
+            "data": {"A-1:ch_2": {"refund_id": "R-1"}, "*": {"note": "any order"}},
+            "latency_ms": 80
+        }}))
+        .unwrap();
+        let tools = SimWorkers::tools(specs, RunRng::seeded(1));
+        let start = tokio::time::Instant::now();
+        let found = tools
+            .call(
+                "refund_api",
+                &json!({"order": "A-1", "charge": "ch_2"}),
+                Duration::ZERO,
+            )
+            .await;
+        assert_eq!(
+            found.unwrap(),
+            json!({"status": "done", "tool": "refund_api", "result": {"refund_id": "R-1"}})
+        );
+        assert_eq!(start.elapsed(), Duration::from_millis(80));
+        let fallback = tools
+            .call("refund_api", &json!({"order": 7}), Duration::ZERO)
+            .await;
+        assert_eq!(fallback.unwrap()["result"], json!({"note": "any order"}));
+        assert_eq!(
+            tools.call("refund_api", &json!([1]), Duration::ZERO).await,
+            Err(WorkerError::BadArgs),
+            "args are an object"
+        );
+        assert_eq!(
+            tool_key(&json!({"a": "x", "b": 2, "c": true})).unwrap(),
+            "x:2:true"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn scripted_failures_and_outages() {
         let w = workers(json!({
             "flaky_worker": {"latency_ms": 100, "fail": [2]},
