@@ -145,15 +145,20 @@ impl<'a> TeamRun<'a> {
         if self.now() > self.budget.max_seconds {
             return Err(Halted::before_the_call(StopReason::MaxSeconds));
         }
-        let used = self.llm_calls.load(Ordering::Acquire);
-        if used + 1 > self.budget.max_llm_calls {
+        // Checked and counted in one step: members share the budget.
+        let max = self.budget.max_llm_calls;
+        let Ok(before) = self
+            .llm_calls
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                (used < max).then_some(used + 1)
+            })
+        else {
             return Err(Halted::before_the_call(StopReason::MaxLlmCalls));
-        }
-        self.llm_calls.store(used + 1, Ordering::Release);
+        };
         self.bus.publish(EventKind::BudgetConsumed {
             budget: BudgetKind::LlmCalls,
-            used: used + 1,
-            limit: self.budget.max_llm_calls,
+            used: before + 1,
+            limit: max,
         });
         self.bus.publish(EventKind::TurnStarted {
             turn: number,
