@@ -118,7 +118,11 @@ pub fn launch(
         scenario.provider.clone(),
         rng.clone(),
     )));
-    let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng));
+    let workers = Arc::new(if scenario.tools.is_empty() {
+        SimWorkers::new(scenario.workers.clone(), rng)
+    } else {
+        SimWorkers::tools(scenario.tools.clone(), rng)
+    });
     let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token());
     let goal = options
         .goal

@@ -48,6 +48,24 @@ pub enum StopReason {
     },
     /// A task marked critical did not finish.
     CriticalTaskFailed,
+    /// The next model call would exceed `max_llm_calls` (swarm, coordinator).
+    MaxLlmCalls,
+    /// A transfer target held control past `node_timeout_ms` (002's
+    /// NodeTimeout).
+    NodeTimeout {
+        agent: String,
+    },
+    /// A member called by the coordinator did not answer within
+    /// `member_timeout_ms`.
+    MemberTimeout {
+        member: String,
+    },
+    /// The coordinator called a name that is not one of its members.
+    UnknownMember {
+        member: String,
+    },
+    /// A model output that is no kind of turn the agent may take.
+    InvalidTurn,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -111,6 +129,11 @@ impl fmt::Display for StopReason {
             StopReason::WorkerError { worker } => write!(f, "worker_error:{worker}"),
             StopReason::WorkerMissing { worker } => write!(f, "worker_missing:{worker}"),
             StopReason::CriticalTaskFailed => f.write_str("critical_task_failed"),
+            StopReason::MaxLlmCalls => f.write_str("max_llm_calls"),
+            StopReason::NodeTimeout { agent } => write!(f, "node_timeout:{agent}"),
+            StopReason::MemberTimeout { member } => write!(f, "member_timeout:{member}"),
+            StopReason::UnknownMember { member } => write!(f, "unknown_member:{member}"),
+            StopReason::InvalidTurn => f.write_str("invalid_turn"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -225,6 +248,8 @@ impl FromStr for StopReason {
             "max_dispatches" => StopReason::MaxDispatches,
             "task_timeout" => StopReason::TaskTimeout,
             "critical_task_failed" => StopReason::CriticalTaskFailed,
+            "max_llm_calls" => StopReason::MaxLlmCalls,
+            "invalid_turn" => StopReason::InvalidTurn,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -242,6 +267,9 @@ fn parse_with_detail(s: &str) -> Option<StopReason> {
         "worker_bad_args" => StopReason::WorkerBadArgs { worker: name() },
         "worker_error" => StopReason::WorkerError { worker: name() },
         "worker_missing" => StopReason::WorkerMissing { worker: name() },
+        "node_timeout" => StopReason::NodeTimeout { agent: name() },
+        "member_timeout" => StopReason::MemberTimeout { member: name() },
+        "unknown_member" => StopReason::UnknownMember { member: name() },
         "invalid_contribution" => StopReason::InvalidContribution(rest.parse().ok()?),
         "invalid_plan" => StopReason::InvalidPlan(rest.parse().ok()?),
         _ => return None,
@@ -314,6 +342,17 @@ mod tests {
                 worker: "fraud_worker".into(),
             },
             StopReason::CriticalTaskFailed,
+            StopReason::MaxLlmCalls,
+            StopReason::NodeTimeout {
+                agent: "billing".into(),
+            },
+            StopReason::MemberTimeout {
+                member: "risk_analyst".into(),
+            },
+            StopReason::UnknownMember {
+                member: "ghost".into(),
+            },
+            StopReason::InvalidTurn,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];

@@ -309,3 +309,32 @@ fn signal_ends_cleanly(signal: libc::c_int) {
     );
     assert_eq!(events.last().unwrap()["stop_reason"], "cancelled");
 }
+
+#[test]
+fn a_swarm_steps_turn_by_turn_and_its_chain_grows_on_screen() {
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(
+        &["tui", "scenarios/support_swarm.json", "--paused"],
+        home.path(),
+    );
+    session.wait_text("PAUSED BEFORE TURN 1 (TRIAGE)");
+    session.wait_text("Swarm chain · handoffs 0/6");
+
+    // One step: triage's turn hands the ticket to billing.
+    session.press("s");
+    session.wait_text("PAUSED BEFORE TURN 2 (BILLING)");
+    session.wait_text("triage ─→ billing accepted");
+    let text = session.text();
+    assert!(text.contains("triage → "), "{text}");
+    assert!(text.contains("billing holds control"), "{text}");
+
+    // Resume: billing hands over to refunds, which replies.
+    session.press(" ");
+    session.wait_text("refunds replied after 2 turns");
+    let text = session.text();
+    assert!(text.contains("ANSWERED BY refunds"), "{text}");
+    assert!(text.contains("handoffs 2/6"), "{text}");
+
+    session.press("q");
+    assert!(session.wait_exit().success());
+}

@@ -3,6 +3,7 @@
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
 use super::task::{Health, PlannedTask, TaskStatus};
+use super::team::{HandoffRejection, TurnOutcome};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
@@ -176,6 +177,68 @@ pub enum EventKind {
         /// The aggregate document, as the result carries it.
         aggregate: Value,
     },
+    /// An agent of a swarm or coordinator team takes a turn: one model call.
+    TurnStarted {
+        /// 1, 2, 3 … over the run, members' turns included.
+        turn: u32,
+        agent: String,
+    },
+    TurnFinished {
+        turn: u32,
+        agent: String,
+        outcome: TurnOutcome,
+        /// Run time the model call took (up to the cut, when cut off).
+        latency_ms: u64,
+    },
+    /// The agent holding control asked to hand it to `to`.
+    TransferRequested {
+        turn: u32,
+        from: String,
+        to: String,
+    },
+    /// `to` holds control from now on.
+    HandoffAccepted {
+        from: String,
+        to: String,
+        /// Transfers counted so far, this one included.
+        handoffs: u64,
+        /// The recent targets the loop check looks at, oldest first.
+        window: Vec<String>,
+        /// Run time by which `to` must be done (`node_timeout_ms`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
+    },
+    /// The transfer was refused; `from` keeps control.
+    HandoffRejected {
+        from: String,
+        to: String,
+        reason: HandoffRejection,
+        /// Transfers counted so far (refused ones count unless the reason
+        /// says otherwise).
+        handoffs: u64,
+        window: Vec<String>,
+    },
+    /// The coordinator calls a member as a tool.
+    MemberCallStarted {
+        /// The coordinator's turn that asked for the call.
+        turn: u32,
+        member: String,
+        task: String,
+        /// Run time by which the member must answer (`member_timeout_ms`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
+    },
+    MemberCallFinished {
+        turn: u32,
+        member: String,
+        outcome: CallOutcome,
+        latency_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reply: Option<String>,
+        /// Why the call failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<StopReason>,
+    },
 }
 
 /// The first event of every run: enough to draw the run without the
@@ -292,6 +355,18 @@ pub enum BudgetKind {
     Messages,
     /// Orchestrator attempts started, retries included.
     Dispatches,
+    /// Model calls a swarm or coordinator team started.
+    LlmCalls,
+}
+
+impl BudgetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BudgetKind::Messages => "messages",
+            BudgetKind::Dispatches => "dispatches",
+            BudgetKind::LlmCalls => "llm_calls",
+        }
+    }
 }
 
 /// Where a run checks its control channel.
@@ -311,6 +386,11 @@ pub enum GatePoint {
         task: String,
         attempt: u32,
     },
+    /// Before an agent of a swarm or coordinator team takes a turn.
+    Turn {
+        turn: u32,
+        agent: String,
+    },
 }
 
 impl fmt::Display for GatePoint {
@@ -321,6 +401,7 @@ impl fmt::Display for GatePoint {
             GatePoint::Retry { task, attempt } => {
                 write!(f, "before attempt {attempt} of task {task}")
             }
+            GatePoint::Turn { turn, agent } => write!(f, "before turn {turn} ({agent})"),
         }
     }
 }

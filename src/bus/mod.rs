@@ -5,9 +5,11 @@
 
 mod event;
 mod task;
+mod team;
 
 pub use event::*;
 pub use task::*;
+pub use team::*;
 
 use crate::clock::RunClock;
 use crate::record::RecordSink;

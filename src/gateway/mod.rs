@@ -13,6 +13,7 @@ use crate::bus::{Bus, CallOutcome, EventKind};
 use crate::provider::{ModelOutput, ModelRequest, Provider, ProviderError, SimWorkers};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// The tool name model calls carry in events.
@@ -63,6 +64,21 @@ impl Gateway {
         label: String,
         request: ModelRequest,
     ) -> Result<ModelOutput, CallError> {
+        // Without a deadline nothing cuts the call off.
+        self.model_by(label, request, None)
+            .await
+            .unwrap_or(Err(CallError::Timeout))
+    }
+
+    /// Call the model for an agent that must be done by `deadline` on the
+    /// run clock; `None` when the call was cut off at the deadline (an
+    /// answer that arrives exactly at it is in time).
+    pub async fn model_by(
+        &self,
+        label: String,
+        request: ModelRequest,
+        deadline: Option<Duration>,
+    ) -> Option<Result<ModelOutput, CallError>> {
         let call = self.next_call_id();
         let attempt = 1;
         self.bus.publish(EventKind::CallStarted {
@@ -80,19 +96,26 @@ impl Gateway {
                 None => self.provider.complete(&request).await,
             }
         };
+        let cut = async {
+            match deadline {
+                Some(at) => self.bus.clock().sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         let result = tokio::select! {
             biased;
-            () = self.cancel.cancelled() => Err(CallError::Cancelled),
-            answer = answer => answer.map_err(|e| match e {
+            () = self.cancel.cancelled() => Some(Err(CallError::Cancelled)),
+            answer = answer => Some(answer.map_err(|e| match e {
                 ProviderError::Timeout => CallError::Timeout,
                 ProviderError::Failed(message) => CallError::Failed(message),
-            }),
+            })),
+            () = cut => None,
         };
         let outcome = match &result {
-            Ok(_) => CallOutcome::Ok,
-            Err(CallError::Timeout) => CallOutcome::Timeout,
-            Err(CallError::Cancelled) => CallOutcome::Cancelled,
-            Err(CallError::Failed(_)) => CallOutcome::Error,
+            Some(Ok(_)) => CallOutcome::Ok,
+            Some(Err(CallError::Timeout)) | None => CallOutcome::Timeout,
+            Some(Err(CallError::Cancelled)) => CallOutcome::Cancelled,
+            Some(Err(CallError::Failed(_))) => CallOutcome::Error,
         };
         let latency = self.bus.clock().elapsed().saturating_sub(started);
         self.bus.publish(EventKind::CallFinished {

@@ -38,11 +38,11 @@ pub struct ToolPolicy {
 }
 
 /// What every attempt of every tool call of a run counts against: the
-/// dispatch budget and the run's deadline.
+/// dispatch budget, if the run has one, and the run's deadline.
 #[derive(Debug)]
 pub struct DispatchLimits {
     used: AtomicU64,
-    max_dispatches: u64,
+    max_dispatches: Option<u64>,
     /// Run time at which `max_seconds` is reached.
     deadline: Duration,
 }
@@ -51,7 +51,17 @@ impl DispatchLimits {
     pub fn new(max_dispatches: u64, deadline: Duration) -> Self {
         DispatchLimits {
             used: AtomicU64::new(0),
-            max_dispatches,
+            max_dispatches: Some(max_dispatches),
+            deadline,
+        }
+    }
+
+    /// Limits without a dispatch budget (the swarm's tool calls): attempts
+    /// are counted but never refused for their number.
+    pub fn without_budget(deadline: Duration) -> Self {
+        DispatchLimits {
+            used: AtomicU64::new(0),
+            max_dispatches: None,
             deadline,
         }
     }
@@ -70,7 +80,7 @@ impl DispatchLimits {
     /// over budget too.
     fn consume(&self) -> Result<u64, u64> {
         let used = self.used.fetch_add(1, Ordering::AcqRel) + 1;
-        if used > self.max_dispatches {
+        if self.max_dispatches.is_some_and(|max| used > max) {
             Err(used)
         } else {
             Ok(used)
@@ -156,11 +166,13 @@ impl Gateway {
             timeout_ms: millis(timeout),
         });
         let used = limits.consume();
-        self.bus.publish(EventKind::BudgetConsumed {
-            budget: BudgetKind::Dispatches,
-            used: used.unwrap_or_else(|over| over),
-            limit: limits.max_dispatches,
-        });
+        if let Some(limit) = limits.max_dispatches {
+            self.bus.publish(EventKind::BudgetConsumed {
+                budget: BudgetKind::Dispatches,
+                used: used.unwrap_or_else(|over| over),
+                limit,
+            });
+        }
         let result = if used.is_err() {
             Err(StopReason::MaxDispatches)
         } else if !gate.allows(call.tool) {

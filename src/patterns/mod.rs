@@ -3,7 +3,9 @@
 //! steps on the bus and returns its reference's result document.
 
 pub mod collaboration;
+pub mod coordinator;
 pub mod orchestrator;
+pub mod swarm;
 
 use crate::bus::{Bus, RunStatus};
 use crate::control::Gate;
@@ -36,6 +38,8 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     match ctx.scenario.pattern {
         PatternKind::Collaboration => collaboration::run(ctx).await,
         PatternKind::Orchestrator => orchestrator::run(ctx).await,
+        PatternKind::Swarm => swarm::run(ctx).await,
+        PatternKind::Coordinator => coordinator::run(ctx).await,
         other => RunOutcome {
             status: RunStatus::Stopped,
             stop_reason: StopReason::Other(format!("pattern_unavailable:{other}")),

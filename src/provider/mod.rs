@@ -24,6 +24,8 @@ pub enum Purpose {
     Plan,
     /// The final brief after the team decided or the workers reported.
     FinalBrief,
+    /// One turn of a swarm or coordinator agent.
+    Turn { agent: String },
 }
 
 impl Purpose {
@@ -33,6 +35,7 @@ impl Purpose {
             Purpose::Contribution { role } => role,
             Purpose::Plan => "plan",
             Purpose::FinalBrief => "final_answer",
+            Purpose::Turn { agent } => agent,
         }
     }
 }

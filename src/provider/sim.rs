@@ -4,6 +4,7 @@
 //! same seed gives the same answers at the same moments.
 
 mod orchestrator;
+mod turns;
 
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::pycompat::py_strip;
@@ -43,6 +44,7 @@ impl SimProvider {
             Purpose::Contribution { role } => self.spec.responses.as_ref()?.get(role),
             Purpose::Plan => self.spec.plan.as_ref(),
             Purpose::FinalBrief => self.spec.final_answer.as_ref(),
+            Purpose::Turn { agent } => self.spec.turns.as_ref()?.get(agent),
         }
     }
 
@@ -55,20 +57,38 @@ impl SimProvider {
         Duration::from_millis(ms)
     }
 
-    /// The next output of `purpose`'s script, advancing its cursor.
-    fn next_output(&self, purpose: &Purpose) -> Option<Result<ScriptedOutput, String>> {
+    /// The next output of `purpose`'s script, advancing its cursor, with
+    /// the latency the entry sets for itself (a team's turn may).
+    fn next_output(
+        &self,
+        purpose: &Purpose,
+    ) -> Option<(Result<ScriptedOutput, String>, Option<Duration>)> {
         let entries = script_entries(self.script(purpose)?);
         let last = entries.len().checked_sub(1)?;
         let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
         let made = calls.entry(purpose.script_key().to_string()).or_insert(0);
         let entry = &entries[(*made).min(last)];
         *made += 1;
-        Some(ScriptedOutput::parse(entry))
+        Some(match purpose {
+            Purpose::Turn { .. } => {
+                let (entry, latency) = turns::split_latency(entry);
+                (ScriptedOutput::parse(&entry), latency)
+            }
+            _ => (ScriptedOutput::parse(entry), None),
+        })
     }
 
     pub async fn complete(&self, request: &ModelRequest) -> Result<ModelOutput, ProviderError> {
-        let output = self.next_output(&request.purpose);
-        tokio::time::sleep(self.latency()).await;
+        let (output, latency) = match self.next_output(&request.purpose) {
+            Some((output, latency)) => (Some(output), latency),
+            None => (None, None),
+        };
+        // A turn's own latency replaces the draw, so it takes none from the
+        // run's random source.
+        let latency = latency.unwrap_or_else(|| self.latency());
+        if !latency.is_zero() {
+            tokio::time::sleep(latency).await;
+        }
         match output {
             Some(Ok(ScriptedOutput::Text(text))) => Ok(ModelOutput::Text(text)),
             Some(Ok(ScriptedOutput::Json(value))) => Ok(ModelOutput::Json(value)),
@@ -85,6 +105,9 @@ impl SimProvider {
                 Purpose::FinalBrief => Ok(ModelOutput::Text(brief_from_history(&request.payload))),
                 Purpose::Contribution { ref role } => Err(ProviderError::Failed(format!(
                     "the sim has no scripted output for role {role:?}"
+                ))),
+                Purpose::Turn { ref agent } => Err(ProviderError::Failed(format!(
+                    "the sim has no scripted turns for agent {agent:?}"
                 ))),
             },
         }

@@ -35,6 +35,8 @@ pub enum WorkerError {
 #[derive(Debug)]
 pub struct SimWorkers {
     specs: IndexMap<String, WorkerSpec>,
+    /// How a call's args find its data.
+    keys: DataKeys,
     rng: RunRng,
     /// How many calls each worker has started.
     calls: Mutex<HashMap<String, u32>>,
@@ -45,6 +47,19 @@ impl SimWorkers {
     pub fn new(specs: IndexMap<String, WorkerSpec>, rng: RunRng) -> Self {
         SimWorkers {
             specs,
+            keys: DataKeys::Report,
+            rng,
+            calls: Mutex::new(HashMap::new()),
+            in_flight: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// The tools of a swarm or coordinator team: any args, data keyed by
+    /// their values (see [`tool_key`]).
+    pub fn tools(specs: IndexMap<String, WorkerSpec>, rng: RunRng) -> Self {
+        SimWorkers {
+            specs,
+            keys: DataKeys::Args,
             rng,
             calls: Mutex::new(HashMap::new()),
             in_flight: Arc::new(AtomicUsize::new(0)),
@@ -66,7 +81,13 @@ impl SimWorkers {
         started: Duration,
     ) -> Result<Value, WorkerError> {
         let spec = self.specs.get(worker).ok_or(WorkerError::Missing)?;
-        let (report_date, region) = worker_args(args).ok_or(WorkerError::BadArgs)?;
+        let key = match self.keys {
+            DataKeys::Report => {
+                let (report_date, region) = worker_args(args).ok_or(WorkerError::BadArgs)?;
+                format!("{}:{}", py_str(report_date), region.to_uppercase())
+            }
+            DataKeys::Args => tool_key(args).ok_or(WorkerError::BadArgs)?,
+        };
         let call = {
             let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
             let made = calls.entry(worker.to_string()).or_insert(0);
@@ -93,13 +114,19 @@ impl SimWorkers {
         if spec.fail.iter().any(|n| n.get() == call) {
             return Err(WorkerError::Failed);
         }
-        let key = format!("{}:{}", py_str(report_date), region.to_uppercase());
-        let result = match spec.data.get(&key) {
+        let found = match self.keys {
+            DataKeys::Report => spec.data.get(&key),
+            DataKeys::Args => spec.data.get(&key).or_else(|| spec.data.get("*")),
+        };
+        let result = match found {
             // 001 tests `if not metrics`: an empty object is missing data.
             Some(found) if !found.is_empty() => Value::Object(found.clone()),
             _ => json!({"warning": format!("{}_data_missing", short_name(worker))}),
         };
-        Ok(json!({"status": "done", "worker": worker, "result": result}))
+        Ok(match self.keys {
+            DataKeys::Report => json!({"status": "done", "worker": worker, "result": result}),
+            DataKeys::Args => json!({"status": "done", "tool": worker, "result": result}),
+        })
     }
 
     fn latency(&self, spec: &WorkerSpec, call: u32) -> Duration {
@@ -118,6 +145,30 @@ impl SimWorkers {
         };
         Duration::from_millis(ms)
     }
+}
+
+/// How a call's args find the data it answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DataKeys {
+    /// An orchestrator worker: `<report_date>:<REGION>`.
+    Report,
+    /// A team's tool: the args' values.
+    Args,
+}
+
+/// A tool's data key: the values of `args` in the order given, text as
+/// it is and anything else as JSON, joined with `:`. Args must be an
+/// object.
+pub fn tool_key(args: &Value) -> Option<String> {
+    let parts: Vec<String> = args
+        .as_object()?
+        .values()
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    Some(parts.join(":"))
 }
 
 /// `report_date` and `region` when `args` fit a worker's signature
@@ -219,6 +270,42 @@ mod tests {
             w.call("nobody", &args(json!("d"), "US"), Duration::ZERO)
                 .await,
             Err(WorkerError::Missing)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn tools_answer_by_the_values_of_their_args() {
+        let specs = serde_json::from_value(json!({"refund_api": {
+            "data": {"A-1:ch_2": {"refund_id": "R-1"}, "*": {"note": "any order"}},
+            "latency_ms": 80
+        }}))
+        .unwrap();
+        let tools = SimWorkers::tools(specs, RunRng::seeded(1));
+        let start = tokio::time::Instant::now();
+        let found = tools
+            .call(
+                "refund_api",
+                &json!({"order": "A-1", "charge": "ch_2"}),
+                Duration::ZERO,
+            )
+            .await;
+        assert_eq!(
+            found.unwrap(),
+            json!({"status": "done", "tool": "refund_api", "result": {"refund_id": "R-1"}})
+        );
+        assert_eq!(start.elapsed(), Duration::from_millis(80));
+        let fallback = tools
+            .call("refund_api", &json!({"order": 7}), Duration::ZERO)
+            .await;
+        assert_eq!(fallback.unwrap()["result"], json!({"note": "any order"}));
+        assert_eq!(
+            tools.call("refund_api", &json!([1]), Duration::ZERO).await,
+            Err(WorkerError::BadArgs),
+            "args are an object"
+        );
+        assert_eq!(
+            tool_key(&json!({"a": "x", "b": 2, "c": true})).unwrap(),
+            "x:2:true"
         );
     }
 

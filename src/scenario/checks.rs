@@ -3,6 +3,7 @@
 //! pattern, and the sim must have a script for everyone who speaks.
 
 mod orchestrator;
+mod swarm;
 
 use super::error::Problem;
 use super::path::JsonPath;
@@ -16,10 +17,11 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     match scenario.pattern {
         PatternKind::Collaboration => check_collaboration(scenario, &mut problems),
         PatternKind::Orchestrator => orchestrator::check(scenario, &mut problems),
+        PatternKind::Swarm | PatternKind::Coordinator => swarm::check(scenario, &mut problems),
         other => problems.push(Problem::at(
             root.key("pattern"),
             format!(
-                "the {other} pattern is not available in this build yet; expected \"collaboration\" or \"orchestrator\""
+                "the {other} pattern is not available in this build yet; expected \"collaboration\", \"orchestrator\", \"swarm\" or \"coordinator\""
             ),
         )),
     }
@@ -54,6 +56,22 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         PatternKind::Orchestrator,
         scenario.health_rules.is_some(),
     );
+    let team = matches!(pattern, PatternKind::Swarm | PatternKind::Coordinator);
+    for (section, present) in [
+        ("entry", scenario.entry.is_some()),
+        ("agents", !scenario.agents.is_empty()),
+        ("limits", scenario.limits.is_some()),
+        ("tools", !scenario.tools.is_empty()),
+    ] {
+        if present && !team {
+            problems.push(Problem::at_key(
+                root.key(section),
+                format!(
+                    "{section:?} belongs to swarm and coordinator scenarios; this scenario's pattern is {pattern}"
+                ),
+            ));
+        }
+    }
     if let Some(budget) = &scenario.budget {
         for (key, owners) in budget.keys_set() {
             if !owners.contains(&pattern) {
@@ -230,6 +248,7 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
             vec![
                 ("latency_ms", provider.latency_ms.is_some()),
                 ("responses", provider.responses.is_some()),
+                ("turns", provider.turns.is_some()),
                 ("final_answer", provider.final_answer.is_some()),
                 ("plan", provider.plan.is_some()),
             ],
@@ -269,6 +288,28 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
             format!(
                 "\"responses\" scripts collaboration roles ({} given); this scenario's pattern is {}",
                 responses.len(),
+                scenario.pattern
+            ),
+        ));
+    }
+    let team = matches!(
+        scenario.pattern,
+        PatternKind::Swarm | PatternKind::Coordinator
+    );
+    if provider.kind == ProviderKind::Sim && provider.turns.is_some() && !team {
+        problems.push(Problem::at_key(
+            path.key("turns"),
+            format!(
+                "\"turns\" scripts the agents of swarm and coordinator scenarios; this scenario's pattern is {}",
+                scenario.pattern
+            ),
+        ));
+    }
+    if team && provider.final_answer.is_some() {
+        problems.push(Problem::at_key(
+            path.key("final_answer"),
+            format!(
+                "a {} run answers with an agent's reply; script it as a \"reply\" turn instead of \"final_answer\"",
                 scenario.pattern
             ),
         ));

@@ -8,12 +8,14 @@ mod error;
 mod path;
 pub mod script;
 mod shape;
+mod team;
 mod types;
 mod workers;
 
 pub use error::{ScenarioError, ScenarioErrors};
 pub use path::{JsonPath, Position};
 pub use shape::json_schema;
+pub use team::*;
 pub use types::*;
 pub use workers::*;
 

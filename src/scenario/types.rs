@@ -3,6 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
+use super::team::{AgentSpec, TeamLimits};
 use super::workers::{HealthRule, WorkerSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -51,6 +52,24 @@ pub struct Scenario {
     /// orchestrator: what turns the run's health yellow or red.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health_rules: Option<Vec<HealthRule>>,
+    /// swarm: the agent that takes the first turn; coordinator: the
+    /// coordinator, which calls the other agents as its members.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// swarm and coordinator: every agent of the team (the policy
+    /// allowlist), by name.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub agents: IndexMap<String, AgentSpec>,
+    /// swarm and coordinator: the team's safety limits; each missing one
+    /// takes 002's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<TeamLimits>,
+    /// swarm and coordinator: the tools agents may call, by name, each
+    /// simulated like an orchestrator worker. A tool's `data` is keyed by
+    /// the values of the call's args joined with `:` in the order given
+    /// (`{"order_id": "A-7"}` looks up `A-7`), with `*` as the fallback.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub tools: IndexMap<String, WorkerSpec>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -94,7 +113,8 @@ pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
-    /// (collaboration default 40, orchestrator 25).
+    /// (collaboration default 40, orchestrator 25, swarm and coordinator
+    /// 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub max_seconds: Option<f64>,
@@ -120,6 +140,9 @@ pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub task_timeout_seconds: Option<f64>,
+    /// swarm and coordinator: model calls the run may start (default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_llm_calls: Option<u32>,
 }
 
 impl Budget {
@@ -127,6 +150,7 @@ impl Budget {
     pub fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
         const COLLABORATION: &[PatternKind] = &[PatternKind::Collaboration];
         const ORCHESTRATOR: &[PatternKind] = &[PatternKind::Orchestrator];
+        const TEAMS: &[PatternKind] = &[PatternKind::Swarm, PatternKind::Coordinator];
         const EVERY: &[PatternKind] = &[
             PatternKind::Collaboration,
             PatternKind::Orchestrator,
@@ -156,6 +180,7 @@ impl Budget {
                 self.task_timeout_seconds.is_some(),
                 ORCHESTRATOR,
             ),
+            ("max_llm_calls", self.max_llm_calls.is_some(), TEAMS),
         ]
         .into_iter()
         .filter(|(_, set, _)| *set)
@@ -259,6 +284,14 @@ pub struct ProviderSpec {
     /// and `region` as args.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Value>,
+    /// sim, swarm and coordinator: each agent's turns, one output per
+    /// model call in order (the last one repeats): `{"reply": text}`,
+    /// `{"transfer_to": agent, "message": text}` (swarm),
+    /// `{"call": tool, "args": {...}}`, `{"call_members": [{"member",
+    /// "task"}]}` (the coordinator), raw text (a reply) or a `$fault`. A
+    /// turn's `"latency_ms"` overrides the simulated latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<IndexMap<String, Value>>,
     /// sim: the final brief. Without it the sim writes a short brief from
     /// the run's history (collaboration) or aggregate (orchestrator).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -232,7 +232,7 @@ impl App {
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
             Action::Left | Action::Right
                 if self.focus == PaneId::Pattern
-                    && run.is_some_and(|r| r.scenario.pattern == PatternKind::Orchestrator) =>
+                    && run.is_some_and(|r| r.scenario.pattern != PatternKind::Collaboration) =>
             {
                 Some("this pattern has no rounds")
             }
@@ -427,7 +427,14 @@ impl App {
 
     fn open_details(&mut self) {
         let Some(slot) = self.run() else { return };
+        let pattern = slot.scenario.pattern;
         let text = match self.focus {
+            PaneId::Pattern if matches!(pattern, PatternKind::Swarm | PatternKind::Coordinator) => {
+                match slot.state.chain.details(slot.ui.chain.selected) {
+                    Some(text) => text,
+                    None => return,
+                }
+            }
             PaneId::Pattern if !slot.state.workers.tasks.is_empty() => {
                 let index = slot
                     .ui

@@ -31,6 +31,13 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::RetryScheduled { .. } => "retry_scheduled",
         EventKind::TaskFinished { .. } => "task_finished",
         EventKind::Aggregated { .. } => "aggregated",
+        EventKind::TurnStarted { .. } => "turn_started",
+        EventKind::TurnFinished { .. } => "turn_finished",
+        EventKind::TransferRequested { .. } => "transfer_requested",
+        EventKind::HandoffAccepted { .. } => "handoff_accepted",
+        EventKind::HandoffRejected { .. } => "handoff_rejected",
+        EventKind::MemberCallStarted { .. } => "member_call_started",
+        EventKind::MemberCallFinished { .. } => "member_call_finished",
     }
 }
 
@@ -100,7 +107,7 @@ pub fn describe(kind: &EventKind) -> String {
             budget,
             used,
             limit,
-        } => format!("{budget:?} {used}/{limit}").to_lowercase(),
+        } => format!("{} {used}/{limit}", budget.as_str().replace('_', " ")),
         EventKind::FlagChanged { name, on } => {
             format!("{name} {}", if *on { "on" } else { "off" })
         }
@@ -144,6 +151,13 @@ pub fn describe(kind: &EventKind) -> String {
             max_attempts,
             timeout_ms,
             ..
+        } if *timeout_ms == u64::MAX => format!("{task} attempt {attempt}/{max_attempts}"),
+        EventKind::AttemptStarted {
+            task,
+            attempt,
+            max_attempts,
+            timeout_ms,
+            ..
         } => format!("{task} attempt {attempt}/{max_attempts}, timeout {timeout_ms} ms"),
         EventKind::AttemptFinished {
             task,
@@ -178,6 +192,52 @@ pub fn describe(kind: &EventKind) -> String {
             (TaskStatus::Failed, None) => format!("{task} failed ({attempts_used} attempts)"),
         },
         EventKind::Aggregated { health, .. } => format!("health {}", health.as_str()),
+        EventKind::TurnStarted { turn, agent } => format!("turn {turn} · {agent}"),
+        EventKind::TurnFinished {
+            turn,
+            agent,
+            outcome,
+            latency_ms,
+        } => format!(
+            "turn {turn} · {agent}: {} in {latency_ms} ms",
+            outcome.as_str().replace('_', " ")
+        ),
+        EventKind::TransferRequested { turn, from, to } => {
+            format!("turn {turn} · {from} asks to hand over to {to}")
+        }
+        EventKind::HandoffAccepted {
+            from,
+            to,
+            handoffs,
+            deadline_ms,
+            ..
+        } => match deadline_ms {
+            Some(at) => format!("{from} → {to} (handoff {handoffs}, until {at} ms)"),
+            None => format!("{from} → {to} (handoff {handoffs})"),
+        },
+        EventKind::HandoffRejected {
+            from,
+            to,
+            reason,
+            handoffs,
+            window,
+        } => format!(
+            "{from} ✗ {to}: {reason} (handoffs {handoffs}, window [{}])",
+            window.join(" ")
+        ),
+        EventKind::MemberCallStarted {
+            turn, member, task, ..
+        } => format!("turn {turn} · calls {member}: {task}"),
+        EventKind::MemberCallFinished {
+            member,
+            outcome,
+            latency_ms,
+            reason,
+            ..
+        } => match reason {
+            Some(reason) => format!("{member}: {reason} after {latency_ms} ms"),
+            None => format!("{member}: {} in {latency_ms} ms", outcome_word(*outcome)),
+        },
     };
     clean(&text).into_owned()
 }

@@ -49,6 +49,8 @@ impl Overlay {
 pub struct RunUi {
     pub table: TableView,
     pub tasks: ListView,
+    /// The swarm's selected transfer, or the coordinator's member call.
+    pub chain: ListView,
     pub log: LogView,
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
@@ -81,6 +83,10 @@ impl RunUi {
             PaneId::Pattern => match state.info.as_ref().map(|i| i.pattern) {
                 Some(PatternKind::Orchestrator) => {
                     self.tasks.navigate(action, state.workers.tasks.len())
+                }
+                Some(PatternKind::Swarm) => self.chain.navigate(action, state.chain.handoffs.len()),
+                Some(PatternKind::Coordinator) => {
+                    self.chain.navigate(action, state.chain.members.len())
                 }
                 _ => self.table.navigate(action, state),
             },

@@ -7,7 +7,7 @@
 
 mod aggregate;
 mod dispatch;
-mod in_flight;
+pub(crate) mod in_flight;
 pub mod plan;
 pub mod result;
 

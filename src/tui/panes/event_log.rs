@@ -91,10 +91,19 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }
-        EventKind::ContributionAccepted { .. } | EventKind::PlanAccepted { .. } => {
-            Style::default().fg(theme::GO)
+        EventKind::ContributionAccepted { .. }
+        | EventKind::PlanAccepted { .. }
+        | EventKind::HandoffAccepted { .. } => Style::default().fg(theme::GO),
+        EventKind::ContributionRejected { .. }
+        | EventKind::PlanRejected { .. }
+        | EventKind::HandoffRejected { .. } => theme::error(),
+        EventKind::MemberCallFinished { outcome, .. } => match outcome {
+            crate::bus::CallOutcome::Ok => Style::default().fg(theme::GO),
+            _ => theme::error(),
+        },
+        EventKind::TransferRequested { .. } | EventKind::MemberCallStarted { .. } => {
+            Style::default().fg(theme::ACCENT)
         }
-        EventKind::ContributionRejected { .. } | EventKind::PlanRejected { .. } => theme::error(),
         EventKind::TaskFinished { status, .. } => match status {
             crate::bus::TaskStatus::Done => Style::default().fg(theme::GO),
             crate::bus::TaskStatus::Failed => theme::error(),
@@ -114,6 +123,8 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::CallFinished { .. }
         | EventKind::TaskQueued { .. }
         | EventKind::AttemptStarted { .. }
-        | EventKind::AttemptFinished { .. } => theme::dim(),
+        | EventKind::AttemptFinished { .. }
+        | EventKind::TurnStarted { .. }
+        | EventKind::TurnFinished { .. } => theme::dim(),
     }
 }

@@ -119,6 +119,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
         let name = match budget {
             crate::bus::BudgetKind::Messages => "messages",
             crate::bus::BudgetKind::Dispatches => "dispatches",
+            crate::bus::BudgetKind::LlmCalls => "llm calls",
         };
         second.push(Span::styled(
             format!("│ {name} {used}/{limit}  "),

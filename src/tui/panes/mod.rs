@@ -1,9 +1,11 @@
 //! The panes of a run's screen. Each draws part of the app's state into its
 //! area and changes nothing.
 
+pub mod chain;
 pub mod event_log;
 pub mod footer;
 pub mod header;
+pub mod members;
 pub mod result;
 pub mod round_table;
 pub mod run_list;

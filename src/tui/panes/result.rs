@@ -3,9 +3,10 @@
 
 use super::block;
 use crate::bus::{Decision, RunStatus};
+use crate::scenario::PatternKind;
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::RunSlot;
-use crate::tui::state::{Activity, RunState, TaskState};
+use crate::tui::state::{Activity, MemberState, RunState, TaskState};
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -48,6 +49,18 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                         style,
                     ));
                 }
+                None if outcome.result.get("final_agent").is_some() => {
+                    let agent = outcome
+                        .result
+                        .get("final_agent")
+                        .and_then(|a| a.as_str())
+                        .unwrap_or("");
+                    let (words, style) = match outcome.status {
+                        RunStatus::Ok => ("ANSWERED BY", theme::decision(Decision::Go)),
+                        RunStatus::Stopped => ("STOPPED WITH", theme::decision(Decision::NoGo)),
+                    };
+                    lines.push(Line::styled(format!("{words} {}", fit(agent, 30)), style));
+                }
                 None => lines.push(Line::styled(
                     "NO DECISION",
                     if outcome.status == RunStatus::Ok {
@@ -71,7 +84,13 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                     Span::raw(fit(phase, 200)),
                 ]));
             }
-            if state.workers.tasks.is_empty() {
+            if let Some(info) = state
+                .info
+                .as_ref()
+                .filter(|i| matches!(i.pattern, PatternKind::Swarm | PatternKind::Coordinator))
+            {
+                lines.extend(team_lines(state, info.pattern));
+            } else if state.workers.tasks.is_empty() {
                 let rounds = outcome
                     .rounds_used()
                     .map_or_else(|| state.table.rounds.len().to_string(), |n| n.to_string());
@@ -116,6 +135,52 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             .scroll((slot.ui.result_scroll, 0)),
         area,
     );
+}
+
+/// The chain, the transfers and the model calls of a swarm; the member
+/// calls of a coordinator.
+fn team_lines(state: &RunState, pattern: PatternKind) -> Vec<Line<'static>> {
+    let chain = &state.chain;
+    let mut lines = Vec::new();
+    if pattern == PatternKind::Swarm {
+        let refused = chain
+            .handoffs
+            .iter()
+            .filter(|h| h.rejected.is_some())
+            .count();
+        let agents: Vec<&str> = chain.links.iter().map(|l| l.agent.as_str()).collect();
+        lines.push(Line::from(vec![
+            Span::styled("chain       ", theme::dim()),
+            Span::raw(fit(&agents.join(" → "), 200)),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("handoffs    ", theme::dim()),
+            Span::raw(format!(
+                "{} asked, {} accepted, {refused} refused",
+                chain.handoffs.len(),
+                chain.handoffs.len() - refused
+            )),
+        ]));
+    } else {
+        let done = chain
+            .members
+            .iter()
+            .filter(|m| matches!(m.state, MemberState::Done { .. }))
+            .count();
+        lines.push(Line::from(vec![
+            Span::styled("members     ", theme::dim()),
+            Span::raw(format!(
+                "{} calls, {done} answered, {} failed",
+                chain.members.len(),
+                chain.members.len() - done
+            )),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("llm calls   ", theme::dim()),
+        Span::raw(format!("{}", chain.llm_calls)),
+    ]));
+    lines
 }
 
 /// The tasks' tally and the failed ones, for an orchestrator run.

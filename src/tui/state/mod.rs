@@ -9,10 +9,12 @@ use crate::stop::StopReason;
 use serde_json::Value;
 use std::sync::Arc;
 
+mod chain;
 mod log;
 mod table;
 mod workers;
 
+pub use chain::{Chain, ChainLimits, HandoffView, Link, MemberState, MemberView, TurnView};
 pub use log::{EventLog, LOG_CAPACITY};
 pub use table::{Cell, Contribution, RoundColumn, RoundTable};
 pub use workers::{Attempt, TaskState, TaskView, Workers};
@@ -30,6 +32,7 @@ pub struct RunState {
     pub flags: Vec<FlagView>,
     pub table: RoundTable,
     pub workers: Workers,
+    pub chain: Chain,
     /// The budget the gateway counted last: which, used and its limit.
     pub budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
@@ -145,6 +148,12 @@ impl RunState {
                 self.table.seat(&scenario, |flag| {
                     started.flags.iter().any(|f| f.name == flag && f.on)
                 });
+                if matches!(
+                    started.pattern,
+                    PatternKind::Swarm | PatternKind::Coordinator
+                ) {
+                    self.chain.configure(&scenario);
+                }
                 self.info = Some(RunInfo {
                     name: scenario.name.clone(),
                     title: scenario.title.clone(),
@@ -167,6 +176,7 @@ impl RunState {
                 self.calling = None;
                 self.table.close();
                 self.workers.close();
+                self.chain.close();
                 self.outcome = Some(Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -180,6 +190,7 @@ impl RunState {
                 limit,
             } => {
                 self.budget = Some((*budget, *used, *limit));
+                self.chain.apply(&event.kind, event.t_ms);
             }
             EventKind::FlagChanged { name, on } => {
                 if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
@@ -214,6 +225,13 @@ impl RunState {
             | EventKind::RetryScheduled { .. }
             | EventKind::TaskFinished { .. }
             | EventKind::Aggregated { .. } => self.workers.apply(&event.kind, event.t_ms),
+            EventKind::TurnStarted { .. }
+            | EventKind::TurnFinished { .. }
+            | EventKind::TransferRequested { .. }
+            | EventKind::HandoffAccepted { .. }
+            | EventKind::HandoffRejected { .. }
+            | EventKind::MemberCallStarted { .. }
+            | EventKind::MemberCallFinished { .. } => self.chain.apply(&event.kind, event.t_ms),
         }
         self.log.push(event);
     }

@@ -1,0 +1,162 @@
+//! The swarm's and the coordinator's vocabulary on the bus: how an agent's
+//! turn ended and why a transfer was refused. Shared by the events, the
+//! result documents and every viewer; it holds data only and decides nothing.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// How one turn of an agent ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnOutcome {
+    /// The agent answered: in a swarm the run ends with its reply; in a
+    /// coordinator team a member's reply goes back to the coordinator.
+    Reply,
+    /// The agent asked to hand control to another agent.
+    Transfer,
+    /// The agent asked for a tool call.
+    ToolCall,
+    /// The coordinator asked for member calls.
+    CallMembers,
+    /// The model call timed out or failed.
+    Timeout,
+    /// The model answered nothing.
+    Empty,
+    /// The agent's deadline cut the call off.
+    Cut,
+    /// The output fits no kind of turn.
+    Invalid,
+    /// The run was cancelled during the call.
+    Cancelled,
+}
+
+impl TurnOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnOutcome::Reply => "reply",
+            TurnOutcome::Transfer => "transfer",
+            TurnOutcome::ToolCall => "tool_call",
+            TurnOutcome::CallMembers => "call_members",
+            TurnOutcome::Timeout => "timeout",
+            TurnOutcome::Empty => "empty",
+            TurnOutcome::Cut => "cut",
+            TurnOutcome::Invalid => "invalid",
+            TurnOutcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Why a transfer was refused, written as 002's swarm names its
+/// rejections (`unknown_agent:ghost`). A refused transfer does not end the
+/// run: the agent that asked takes its next turn.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HandoffRejection {
+    /// No agent of that name is declared.
+    UnknownAgent { agent: String },
+    /// The agent named itself.
+    SelfTransfer,
+    /// A flag that is off gates the target.
+    AgentDenied { agent: String },
+    /// More transfers than `max_handoffs` were asked for.
+    MaxHandoffsExceeded,
+    /// The window of recent targets holds too few distinct names.
+    RepetitiveHandoff,
+    /// A reason this build does not know, read from another version's
+    /// recording.
+    Other(String),
+}
+
+impl HandoffRejection {
+    /// Whether the rejection counted toward the handoff limits: unknown,
+    /// self and denied transfers count toward nothing.
+    pub fn counted(&self) -> bool {
+        matches!(
+            self,
+            HandoffRejection::MaxHandoffsExceeded | HandoffRejection::RepetitiveHandoff
+        )
+    }
+}
+
+impl fmt::Display for HandoffRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandoffRejection::UnknownAgent { agent } => write!(f, "unknown_agent:{agent}"),
+            HandoffRejection::SelfTransfer => f.write_str("self_transfer"),
+            HandoffRejection::AgentDenied { agent } => write!(f, "agent_denied:{agent}"),
+            HandoffRejection::MaxHandoffsExceeded => f.write_str("max_handoffs_exceeded"),
+            HandoffRejection::RepetitiveHandoff => f.write_str("repetitive_handoff"),
+            HandoffRejection::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl HandoffRejection {
+    fn parse(s: &str) -> HandoffRejection {
+        match s {
+            "self_transfer" => HandoffRejection::SelfTransfer,
+            "max_handoffs_exceeded" => HandoffRejection::MaxHandoffsExceeded,
+            "repetitive_handoff" => HandoffRejection::RepetitiveHandoff,
+            other => match other.split_once(':') {
+                Some(("unknown_agent", agent)) => HandoffRejection::UnknownAgent {
+                    agent: agent.to_string(),
+                },
+                Some(("agent_denied", agent)) => HandoffRejection::AgentDenied {
+                    agent: agent.to_string(),
+                },
+                _ => HandoffRejection::Other(other.to_string()),
+            },
+        }
+    }
+}
+
+impl Serialize for HandoffRejection {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for HandoffRejection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Ok(HandoffRejection::parse(&s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejections_round_trip_as_002_writes_them() {
+        for (reason, wire) in [
+            (
+                HandoffRejection::UnknownAgent {
+                    agent: "ghost".into(),
+                },
+                "unknown_agent:ghost",
+            ),
+            (HandoffRejection::SelfTransfer, "self_transfer"),
+            (
+                HandoffRejection::AgentDenied {
+                    agent: "refunds".into(),
+                },
+                "agent_denied:refunds",
+            ),
+            (
+                HandoffRejection::MaxHandoffsExceeded,
+                "max_handoffs_exceeded",
+            ),
+            (HandoffRejection::RepetitiveHandoff, "repetitive_handoff"),
+            (HandoffRejection::Other("later:x".into()), "later:x"),
+        ] {
+            let json = serde_json::to_value(&reason).unwrap();
+            assert_eq!(json, wire);
+            assert_eq!(
+                serde_json::from_value::<HandoffRejection>(json).unwrap(),
+                reason
+            );
+        }
+        assert!(HandoffRejection::RepetitiveHandoff.counted());
+        assert!(!HandoffRejection::SelfTransfer.counted());
+    }
+}

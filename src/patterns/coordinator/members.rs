@@ -1,0 +1,206 @@
+//! The coordinator's member calls: the members named in one turn run at
+//! once, each taking its own turns through the gateway until it replies,
+//! in the order named whenever they can move together. A member's failure
+//! is its answer; only cancelling and the run's budgets stop the run.
+
+use super::result::MemberRecord;
+use crate::bus::{CallOutcome, EventKind, TaskStatus};
+use crate::patterns::orchestrator::in_flight::InFlight;
+use crate::patterns::swarm::action::{Action, MemberCall};
+use crate::patterns::swarm::agent::{Halt, Halted, TeamRun, millis};
+use crate::patterns::swarm::result::TraceEntry;
+use crate::stop::StopReason;
+use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// How one member call ended, and what it adds to the run's record.
+#[derive(Clone, Debug)]
+pub(super) struct MemberEnd {
+    pub record: MemberRecord,
+    pub trace: Vec<TraceEntry>,
+    pub history: Vec<Value>,
+    /// A stop of the whole run met during the call: cancelling, or one of
+    /// the run's budgets.
+    pub run_stop: Option<StopReason>,
+}
+
+/// Run the members `calls` names, all at once; their ends in call order.
+pub(super) async fn call_all(
+    team: &TeamRun<'_>,
+    coordinator: &str,
+    turn: u32,
+    calls: &[MemberCall],
+    member_timeout: Duration,
+) -> Vec<MemberEnd> {
+    // tokio's cooperative budget would make some ready members wait for a
+    // later poll at the same instant, out of order.
+    tokio::task::unconstrained(async {
+        let mut running = InFlight::new(calls.len());
+        for (index, call) in calls.iter().enumerate() {
+            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
+                Box::pin(call_one(team, coordinator, turn, call, member_timeout));
+            running.push(index, member);
+        }
+        let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
+        while !running.is_empty() {
+            for (index, end) in running.next_batch().await {
+                ends[index] = Some(end);
+            }
+        }
+        ends.into_iter().flatten().collect()
+    })
+    .await
+}
+
+/// One member call: the member's turns until it replies, within
+/// `member_timeout` (0: no limit).
+async fn call_one(
+    team: &TeamRun<'_>,
+    coordinator: &str,
+    turn: u32,
+    call: &MemberCall,
+    member_timeout: Duration,
+) -> MemberEnd {
+    let member = call.member.as_str();
+    let started = team.now();
+    let deadline = (!member_timeout.is_zero()).then(|| started + member_timeout);
+    team.bus.publish(EventKind::MemberCallStarted {
+        turn,
+        member: member.to_string(),
+        task: call.task.clone(),
+        deadline_ms: deadline.map(millis),
+    });
+    let mut end = MemberEnd {
+        record: MemberRecord {
+            turn,
+            member: member.to_string(),
+            task: call.task.clone(),
+            status: TaskStatus::Failed,
+            latency_ms: 0,
+            reply: None,
+            stop_reason: None,
+        },
+        trace: Vec::new(),
+        history: Vec::new(),
+        run_stop: None,
+    };
+    let answered = if member == coordinator || !team.scenario.agents.contains_key(member) {
+        Err(StopReason::UnknownMember {
+            member: member.to_string(),
+        })
+    } else if !team.gate.allows(member) {
+        Err(StopReason::AgentDenied {
+            role: member.to_string(),
+        })
+    } else {
+        converse(team, call, deadline, &mut end).await
+    };
+    let outcome = match &answered {
+        Ok(_) => CallOutcome::Ok,
+        Err(StopReason::MemberTimeout { .. }) => CallOutcome::Timeout,
+        Err(StopReason::Cancelled) => CallOutcome::Cancelled,
+        Err(StopReason::UnknownMember { .. } | StopReason::AgentDenied { .. }) => {
+            CallOutcome::Refused
+        }
+        Err(_) => CallOutcome::Error,
+    };
+    let latency_ms = millis(team.now().saturating_sub(started));
+    team.bus.publish(EventKind::MemberCallFinished {
+        turn,
+        member: member.to_string(),
+        outcome,
+        latency_ms,
+        reply: answered.as_ref().ok().cloned(),
+        reason: answered.as_ref().err().cloned(),
+    });
+    end.record.latency_ms = latency_ms;
+    match answered {
+        Ok(reply) => {
+            end.record.status = TaskStatus::Done;
+            end.record.reply = Some(reply);
+        }
+        Err(reason) => {
+            if matches!(
+                reason,
+                StopReason::Cancelled | StopReason::MaxSeconds | StopReason::MaxLlmCalls
+            ) {
+                end.run_stop = Some(reason.clone());
+            }
+            end.record.stop_reason = Some(reason);
+        }
+    }
+    end
+}
+
+/// The member's turns until its reply.
+async fn converse(
+    team: &TeamRun<'_>,
+    call: &MemberCall,
+    deadline: Option<Duration>,
+    end: &mut MemberEnd,
+) -> Result<String, StopReason> {
+    let member = call.member.as_str();
+    let cut = || StopReason::MemberTimeout {
+        member: member.to_string(),
+    };
+    loop {
+        let context = json!({"task": call.task, "recent": end.history});
+        let turn = match team.turn(member, deadline, context).await {
+            Ok(turn) => turn,
+            Err(Halted { halt, call }) => {
+                let reason = match halt {
+                    Halt::Cut => cut(),
+                    Halt::Stop(reason) => reason,
+                };
+                if let Some((number, outcome, latency_ms)) = call {
+                    let mut entry = TraceEntry::turn(number, member, outcome, latency_ms);
+                    entry.reason = Some(reason.to_string());
+                    end.trace.push(entry);
+                }
+                return Err(reason);
+            }
+        };
+        let mut entry =
+            TraceEntry::turn(turn.number, member, turn.action.outcome(), turn.latency_ms);
+        end.history
+            .push(json!({"turn": turn.number, "agent": member, "output": turn.output}));
+        match turn.action {
+            Action::Reply(reply) => {
+                end.trace.push(entry);
+                return Ok(reply);
+            }
+            Action::Empty => {
+                end.trace.push(entry);
+                return Err(StopReason::LlmEmpty);
+            }
+            // A member answers its caller; it neither hands control on nor
+            // calls members of its own.
+            Action::Transfer { .. } | Action::CallMembers(_) | Action::Invalid => {
+                end.trace.push(entry);
+                return Err(StopReason::InvalidTurn);
+            }
+            Action::Call { tool, args } => {
+                let record = team
+                    .use_tool(member, turn.number, &tool, &args, deadline, &mut entry)
+                    .await;
+                match record {
+                    Ok(record) => {
+                        end.trace.push(entry);
+                        end.history.push(record);
+                    }
+                    Err(halt) => {
+                        let reason = match halt {
+                            Halt::Cut => cut(),
+                            Halt::Stop(reason) => reason,
+                        };
+                        entry.reason = Some(reason.to_string());
+                        end.trace.push(entry);
+                        return Err(reason);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The coordinator team (002's other form): the coordinator holds control
+//! throughout; a turn of its may call members as tools, several at once,
+//! and their answers come back to it; its reply ends the run. The run's
+//! budgets count every model call, the members' included; a member's
+//! deadline (`member_timeout_ms`) is applied by the gateway.
+
+mod members;
+pub(crate) mod result;
+
+use super::swarm::action::Action;
+use super::swarm::agent::{Halt, TeamRun};
+use super::swarm::result::TraceEntry;
+use super::{RunContext, RunOutcome};
+use crate::bus::RunStatus;
+use crate::control::SharedGate;
+use crate::stop::StopReason;
+use result::{CoordinatorResult, MemberRecord};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How many history entries the coordinator is shown.
+const RECENT: usize = 12;
+
+pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
+    let RunContext {
+        scenario,
+        goal,
+        bus,
+        mut gate,
+        gateway,
+    } = ctx;
+    let gate = SharedGate::new(&mut gate);
+    let team = TeamRun::new(&scenario, &goal, &bus, &gateway, &gate);
+    let coordinator = scenario
+        .entry
+        .clone()
+        .or_else(|| scenario.agents.keys().next().cloned())
+        .unwrap_or_default();
+    let member_timeout = Duration::from_millis(
+        scenario
+            .limits
+            .as_ref()
+            .map_or(0, |l| l.member_timeout_ms()),
+    );
+    let mut desk = Desk {
+        team,
+        coordinator,
+        member_timeout,
+        member_calls: Vec::new(),
+        trace: Vec::new(),
+        history: Vec::new(),
+    };
+    let ended = desk.play().await;
+    desk.finish(ended)
+}
+
+struct Desk<'a> {
+    team: TeamRun<'a>,
+    coordinator: String,
+    member_timeout: Duration,
+    member_calls: Vec<MemberRecord>,
+    trace: Vec<TraceEntry>,
+    history: Vec<Value>,
+}
+
+impl Desk<'_> {
+    /// The coordinator's turns until its reply (`Ok`) or a stop.
+    async fn play(&mut self) -> Result<String, StopReason> {
+        let coordinator = self.coordinator.clone();
+        loop {
+            let turn = match self.team.turn(&coordinator, None, self.context()).await {
+                Ok(turn) => turn,
+                Err(halted) => {
+                    let reason = match halted.halt {
+                        Halt::Stop(reason) => reason,
+                        // The coordinator has no deadline.
+                        Halt::Cut => StopReason::LlmTimeout,
+                    };
+                    if let Some((number, outcome, latency_ms)) = halted.call {
+                        let mut entry = TraceEntry::turn(number, &coordinator, outcome, latency_ms);
+                        entry.reason = Some(reason.to_string());
+                        self.trace.push(entry);
+                    }
+                    return Err(reason);
+                }
+            };
+            let mut entry = TraceEntry::turn(
+                turn.number,
+                &coordinator,
+                turn.action.outcome(),
+                turn.latency_ms,
+            );
+            self.history
+                .push(json!({"turn": turn.number, "agent": coordinator, "output": turn.output}));
+            match turn.action {
+                Action::Reply(answer) => {
+                    self.trace.push(entry);
+                    return Ok(answer);
+                }
+                Action::Empty => {
+                    self.trace.push(entry);
+                    return Err(StopReason::LlmEmpty);
+                }
+                // The coordinator answers the user itself; it never hands
+                // control on.
+                Action::Transfer { .. } | Action::Invalid => {
+                    self.trace.push(entry);
+                    return Err(StopReason::InvalidTurn);
+                }
+                Action::Call { tool, args } => {
+                    let record = self
+                        .team
+                        .use_tool(&coordinator, turn.number, &tool, &args, None, &mut entry)
+                        .await;
+                    self.trace.push(entry);
+                    match record {
+                        Ok(record) => self.history.push(record),
+                        Err(halt) => {
+                            return Err(match halt {
+                                Halt::Stop(reason) => reason,
+                                Halt::Cut => StopReason::LlmTimeout,
+                            });
+                        }
+                    }
+                }
+                Action::CallMembers(calls) => {
+                    entry.members = calls.iter().map(|c| c.member.clone()).collect();
+                    self.trace.push(entry);
+                    let ends = members::call_all(
+                        &self.team,
+                        &coordinator,
+                        turn.number,
+                        &calls,
+                        self.member_timeout,
+                    )
+                    .await;
+                    let mut run_stop = None;
+                    let mut answers = Vec::with_capacity(ends.len());
+                    for end in ends {
+                        answers.push(json!({
+                            "member": end.record.member,
+                            "status": end.record.status,
+                            "reply": end.record.reply,
+                            "error": end.record.stop_reason,
+                        }));
+                        self.trace.extend(end.trace);
+                        self.history.extend(end.history);
+                        self.member_calls.push(end.record);
+                        run_stop = run_stop.or(end.run_stop);
+                    }
+                    self.history.push(
+                        json!({"turn": turn.number, "agent": coordinator, "members": answers}),
+                    );
+                    if let Some(reason) = run_stop {
+                        return Err(reason);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the coordinator is told besides the basics: its members and
+    /// the recent history, the members' answers included.
+    fn context(&self) -> Value {
+        let members: Vec<Value> = self
+            .team
+            .scenario
+            .agents
+            .iter()
+            .filter(|(name, _)| **name != self.coordinator)
+            .map(|(name, spec)| {
+                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
+            })
+            .collect();
+        let start = self.history.len().saturating_sub(RECENT);
+        json!({"members": members, "recent": self.history[start..]})
+    }
+
+    fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
+        let (status, stop_reason, answer) = match ended {
+            Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
+            Err(reason) => (RunStatus::Stopped, reason, None),
+        };
+        let result = CoordinatorResult {
+            status,
+            stop_reason: stop_reason.clone(),
+            final_agent: self.coordinator,
+            answer,
+            llm_calls: self.team.llm_calls(),
+            member_calls: self.member_calls,
+            trace: self.trace,
+            history: self.history,
+        };
+        RunOutcome {
+            status,
+            stop_reason,
+            phase: None,
+            result: serde_json::to_value(&result).unwrap_or(Value::Null),
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! What an agent's turn asks for, read from its model output: a reply, a
+//! transfer, a tool call or (the coordinator's) member calls. Text is the
+//! model's reply unless it is JSON naming one of those; whatever else
+//! JSON the model returns is no turn at all. Pure functions.
+
+use crate::bus::TurnOutcome;
+use crate::provider::ModelOutput;
+use crate::pycompat::{parse_model_text, py_strip};
+use serde_json::{Map, Value, json};
+
+/// The keys that say what a turn is, one per turn.
+pub const ACTION_KEYS: [&str; 4] = ["reply", "transfer_to", "call", "call_members"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// The agent answers; the text is stripped and not empty.
+    Reply(String),
+    /// The agent answered nothing (empty or blank text).
+    Empty,
+    Transfer {
+        to: String,
+    },
+    Call {
+        tool: String,
+        args: Value,
+    },
+    CallMembers(Vec<MemberCall>),
+    /// JSON that names a kind of turn but gets its shape wrong, or names
+    /// none.
+    Invalid,
+}
+
+impl Action {
+    /// How the turn that asked for this ended.
+    pub fn outcome(&self) -> TurnOutcome {
+        match self {
+            Action::Reply(_) => TurnOutcome::Reply,
+            Action::Empty => TurnOutcome::Empty,
+            Action::Transfer { .. } => TurnOutcome::Transfer,
+            Action::Call { .. } => TurnOutcome::ToolCall,
+            Action::CallMembers(_) => TurnOutcome::CallMembers,
+            Action::Invalid => TurnOutcome::Invalid,
+        }
+    }
+}
+
+/// One member the coordinator asks, and what for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberCall {
+    pub member: String,
+    pub task: String,
+}
+
+/// The turn `output` asks for, and the output as the history records it
+/// (text as `{"reply": text}` when it is a plain reply).
+pub fn read(output: ModelOutput) -> (Action, Value) {
+    match output {
+        ModelOutput::Json(value) => (of_json(&value), value),
+        ModelOutput::Text(text) => match parse_model_text(&text) {
+            Some(Value::Object(map)) if ACTION_KEYS.iter().any(|k| map.contains_key(*k)) => {
+                (of_object(&map), Value::Object(map))
+            }
+            _ => {
+                let answer = py_strip(&text);
+                let action = if answer.is_empty() {
+                    Action::Empty
+                } else {
+                    Action::Reply(answer.to_string())
+                };
+                (action, json!({"reply": text}))
+            }
+        },
+    }
+}
+
+fn of_json(value: &Value) -> Action {
+    match value {
+        Value::Object(map) => of_object(map),
+        _ => Action::Invalid,
+    }
+}
+
+fn of_object(map: &Map<String, Value>) -> Action {
+    let named: Vec<&str> = ACTION_KEYS
+        .iter()
+        .copied()
+        .filter(|k| map.contains_key(*k))
+        .collect();
+    let [key] = named[..] else {
+        return Action::Invalid;
+    };
+    match (key, &map[key]) {
+        ("reply", Value::String(text)) => {
+            let answer = py_strip(text);
+            if answer.is_empty() {
+                Action::Empty
+            } else {
+                Action::Reply(answer.to_string())
+            }
+        }
+        ("transfer_to", Value::String(to)) => Action::Transfer { to: to.clone() },
+        ("call", Value::String(tool)) => match map.get("args") {
+            None => Action::Call {
+                tool: tool.clone(),
+                args: json!({}),
+            },
+            Some(args @ Value::Object(_)) => Action::Call {
+                tool: tool.clone(),
+                args: args.clone(),
+            },
+            Some(_) => Action::Invalid,
+        },
+        ("call_members", Value::Array(calls)) if !calls.is_empty() => calls
+            .iter()
+            .map(member_call)
+            .collect::<Option<Vec<_>>>()
+            .map_or(Action::Invalid, Action::CallMembers),
+        _ => Action::Invalid,
+    }
+}
+
+fn member_call(value: &Value) -> Option<MemberCall> {
+    let member = value.get("member")?.as_str()?.to_string();
+    let task = match value.get("task") {
+        None => String::new(),
+        Some(Value::String(task)) => task.clone(),
+        Some(_) => return None,
+    };
+    Some(MemberCall { member, task })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Action {
+        read(ModelOutput::Text(s.into())).0
+    }
+
+    fn json(v: Value) -> Action {
+        read(ModelOutput::Json(v)).0
+    }
+
+    #[test]
+    fn text_is_a_reply_unless_it_is_json_naming_a_turn() {
+        assert_eq!(
+            text("  Refund sent. "),
+            Action::Reply("Refund sent.".into())
+        );
+        assert_eq!(text("{\"note\": 1}"), Action::Reply("{\"note\": 1}".into()));
+        assert_eq!(text("42"), Action::Reply("42".into()));
+        assert_eq!(
+            text("{\"transfer_to\": \"billing\"}"),
+            Action::Transfer {
+                to: "billing".into()
+            }
+        );
+        assert_eq!(text(""), Action::Empty);
+        assert_eq!(text(" \n"), Action::Empty);
+        assert_eq!(text("{\"reply\": 5}"), Action::Invalid);
+    }
+
+    #[test]
+    fn json_turns_take_one_kind_each() {
+        assert_eq!(
+            json(serde_json::json!({"reply": " ok "})),
+            Action::Reply("ok".into())
+        );
+        assert_eq!(json(serde_json::json!({"reply": ""})), Action::Empty);
+        assert_eq!(
+            json(serde_json::json!({"transfer_to": "refunds", "message": "over to you"})),
+            Action::Transfer {
+                to: "refunds".into()
+            }
+        );
+        assert_eq!(
+            json(serde_json::json!({"call": "refund_api"})),
+            Action::Call {
+                tool: "refund_api".into(),
+                args: serde_json::json!({})
+            }
+        );
+        assert_eq!(
+            json(
+                serde_json::json!({"call_members": [{"member": "a", "task": "t"}, {"member": "b"}]})
+            ),
+            Action::CallMembers(vec![
+                MemberCall {
+                    member: "a".into(),
+                    task: "t".into()
+                },
+                MemberCall {
+                    member: "b".into(),
+                    task: String::new()
+                }
+            ])
+        );
+        for invalid in [
+            serde_json::json!({"reply": "a", "transfer_to": "b"}),
+            serde_json::json!({"call": "x", "args": [1]}),
+            serde_json::json!({"call_members": []}),
+            serde_json::json!({"call_members": [{"task": "t"}]}),
+            serde_json::json!({"note": "nothing to do"}),
+            serde_json::json!([1, 2]),
+        ] {
+            assert_eq!(json(invalid.clone()), Action::Invalid, "{invalid}");
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! One team run's agents taking turns, shared by the swarm and the
+//! coordinator: the control gate, the allowlist and the run's budgets before
+//! each model call, then the call itself and the agents' tool calls, all
+//! through the gateway with the agent's deadline. It decides nothing about
+//! where control goes, and it never times a call itself.
+
+use super::action::{self, Action};
+use super::result::TraceEntry;
+use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
+use crate::control::SharedGate;
+use crate::gateway::{CallError, DispatchLimits, Gateway, ToolCall, ToolPolicy};
+use crate::provider::{ModelRequest, Purpose};
+use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
+use crate::stop::StopReason;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The run's budgets over every agent's model calls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TeamBudget {
+    pub max_llm_calls: u64,
+    pub max_seconds: Duration,
+}
+
+impl TeamBudget {
+    pub fn of(scenario: &Scenario) -> Self {
+        let budget = scenario.budget.clone().unwrap_or_default();
+        let seconds = budget
+            .max_seconds
+            .unwrap_or(DEFAULT_TEAM_MAX_SECONDS)
+            .max(0.0);
+        TeamBudget {
+            max_llm_calls: u64::from(budget.max_llm_calls.unwrap_or(DEFAULT_MAX_LLM_CALLS)),
+            // To the nanosecond, so 0.7 s is exactly 700 ms.
+            max_seconds: Duration::from_nanos((seconds * 1e9).round() as u64),
+        }
+    }
+}
+
+/// Why an agent cannot go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// The agent's deadline cut its call off.
+    Cut,
+    Stop(StopReason),
+}
+
+/// A turn that did not come back with an output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Halted {
+    pub halt: Halt,
+    /// The turn's number, how it ended and how long its model call took,
+    /// when the call started.
+    pub call: Option<(u32, TurnOutcome, u64)>,
+}
+
+impl Halted {
+    fn before_the_call(reason: StopReason) -> Self {
+        Halted {
+            halt: Halt::Stop(reason),
+            call: None,
+        }
+    }
+}
+
+/// A turn the agent took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    pub number: u32,
+    pub action: Action,
+    /// The output as the history records it.
+    pub output: Value,
+    pub latency_ms: u64,
+}
+
+/// What every agent of one run shares.
+pub struct TeamRun<'a> {
+    pub scenario: &'a Scenario,
+    pub goal: &'a str,
+    pub bus: &'a Bus,
+    pub gateway: &'a Gateway,
+    pub gate: &'a SharedGate<'a>,
+    pub budget: TeamBudget,
+    llm_calls: AtomicU64,
+    turns: AtomicU32,
+    /// Tool calls have no dispatch budget and no run deadline of their
+    /// own: only the agent's deadline bounds them.
+    tool_limits: DispatchLimits,
+}
+
+impl<'a> TeamRun<'a> {
+    pub fn new(
+        scenario: &'a Scenario,
+        goal: &'a str,
+        bus: &'a Bus,
+        gateway: &'a Gateway,
+        gate: &'a SharedGate<'a>,
+    ) -> Self {
+        TeamRun {
+            scenario,
+            goal,
+            bus,
+            gateway,
+            gate,
+            budget: TeamBudget::of(scenario),
+            llm_calls: AtomicU64::new(0),
+            turns: AtomicU32::new(0),
+            tool_limits: DispatchLimits::without_budget(Duration::MAX),
+        }
+    }
+
+    /// Model calls started so far, cut-off ones included.
+    pub fn llm_calls(&self) -> u64 {
+        self.llm_calls.load(Ordering::Acquire)
+    }
+
+    pub fn now(&self) -> Duration {
+        self.bus.clock().elapsed()
+    }
+
+    /// One turn of `agent`, which must be done by `deadline`. Before the
+    /// call: the control gate, the execution allowlist, then `max_seconds`
+    /// and `max_llm_calls` in DESIGN.md's order, the call counted before it
+    /// starts.
+    pub async fn turn(
+        &self,
+        agent: &str,
+        deadline: Option<Duration>,
+        context: Value,
+    ) -> Result<Turn, Halted> {
+        let number = self.turns.fetch_add(1, Ordering::AcqRel) + 1;
+        let at = GatePoint::Turn {
+            turn: number,
+            agent: agent.to_string(),
+        };
+        if self.gate.pass(at).await.is_err() {
+            return Err(Halted::before_the_call(StopReason::Cancelled));
+        }
+        if !self.gate.allows(agent) {
+            return Err(Halted::before_the_call(StopReason::AgentDenied {
+                role: agent.to_string(),
+            }));
+        }
+        if self.now() > self.budget.max_seconds {
+            return Err(Halted::before_the_call(StopReason::MaxSeconds));
+        }
+        // Checked and counted in one step: members share the budget.
+        let max = self.budget.max_llm_calls;
+        let Ok(before) = self
+            .llm_calls
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                (used < max).then_some(used + 1)
+            })
+        else {
+            return Err(Halted::before_the_call(StopReason::MaxLlmCalls));
+        };
+        self.bus.publish(EventKind::BudgetConsumed {
+            budget: BudgetKind::LlmCalls,
+            used: before + 1,
+            limit: max,
+        });
+        self.bus.publish(EventKind::TurnStarted {
+            turn: number,
+            agent: agent.to_string(),
+        });
+        let started = self.now();
+        let request = ModelRequest {
+            purpose: Purpose::Turn {
+                agent: agent.to_string(),
+            },
+            payload: self.payload(agent, context),
+        };
+        let answer = self
+            .gateway
+            .model_by(format!("turn {number} · {agent}"), request, deadline)
+            .await;
+        let latency_ms = millis(self.now().saturating_sub(started));
+        let halted = |outcome, halt| {
+            let call = Some((number, outcome, latency_ms));
+            (outcome, Err(Halted { halt, call }))
+        };
+        let (outcome, result) = match answer {
+            None => halted(TurnOutcome::Cut, Halt::Cut),
+            Some(Err(CallError::Cancelled)) => {
+                halted(TurnOutcome::Cancelled, Halt::Stop(StopReason::Cancelled))
+            }
+            // As 000 and 001 do, any failed model call is `llm_timeout`.
+            Some(Err(CallError::Timeout | CallError::Failed(_))) => {
+                halted(TurnOutcome::Timeout, Halt::Stop(StopReason::LlmTimeout))
+            }
+            Some(Ok(output)) => {
+                let (action, output) = action::read(output);
+                let turn = Turn {
+                    number,
+                    action,
+                    output,
+                    latency_ms,
+                };
+                (turn.action.outcome(), Ok(turn))
+            }
+        };
+        self.bus.publish(EventKind::TurnFinished {
+            turn: number,
+            agent: agent.to_string(),
+            outcome,
+            latency_ms,
+        });
+        result
+    }
+
+    /// `agent`'s call of `tool` through the gateway, bounded by the
+    /// agent's deadline, noted in the turn's trace `entry`; the history
+    /// record of the call. A tool that fails answers with the error, for
+    /// the agent to read on its next turn; only the deadline and
+    /// cancelling the run halt the agent.
+    pub async fn use_tool(
+        &self,
+        agent: &str,
+        turn: u32,
+        tool: &str,
+        args: &Value,
+        deadline: Option<Duration>,
+        entry: &mut TraceEntry,
+    ) -> Result<Value, Halt> {
+        let task = format!("turn {turn} · {agent}");
+        let call = ToolCall {
+            task: &task,
+            tool,
+            args,
+        };
+        let policy = ToolPolicy {
+            max_attempts: 1,
+            attempt_timeout: deadline.map_or(Duration::MAX, |at| at.saturating_sub(self.now())),
+        };
+        let report = self
+            .gateway
+            .call_tool(call, &policy, &self.tool_limits, self.gate)
+            .await;
+        entry.target = Some(tool.to_string());
+        entry.ok = Some(report.outcome.is_ok());
+        entry.reason = report.outcome.as_ref().err().map(ToString::to_string);
+        let observation = match report.outcome {
+            Err(StopReason::Cancelled) => return Err(Halt::Stop(StopReason::Cancelled)),
+            Err(StopReason::TaskTimeout) if deadline.is_some_and(|at| self.now() >= at) => {
+                return Err(Halt::Cut);
+            }
+            Ok(observation) => observation,
+            Err(reason) => json!({"error": reason}),
+        };
+        Ok(
+            json!({"turn": turn, "agent": agent, "tool": tool, "args": args,
+                  "observation": observation}),
+        )
+    }
+
+    /// What the model is told for `agent`'s turn: the goal, who it is, the
+    /// shared facts, the tools, and what the pattern adds in `context`.
+    fn payload(&self, agent: &str, context: Value) -> Value {
+        let description = |name: &str| {
+            self.scenario
+                .agents
+                .get(name)
+                .and_then(|a| a.description.clone())
+                .unwrap_or_default()
+        };
+        let tools: Vec<Value> = self
+            .scenario
+            .tools
+            .iter()
+            .map(|(name, spec)| {
+                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
+            })
+            .collect();
+        json!({
+            "goal": self.goal,
+            "agent": agent,
+            "description": description(agent),
+            "shared_context": self.scenario.context,
+            "tools": tools,
+            "context": context,
+        })
+    }
+}
+
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,248 @@
+//! The swarm (002): the agent holding control takes turns until one
+//! replies; a transfer hands control on when the transfer controller
+//! accepts it, else the same agent goes on. It never times a call: the
+//! gateway cuts a transfer target's call off at its node deadline.
+
+pub(crate) mod action;
+pub(crate) mod agent;
+pub(crate) mod controller;
+pub(crate) mod result;
+
+use super::{RunContext, RunOutcome};
+use crate::bus::{EventKind, HandoffRejection, RunStatus};
+use crate::control::SharedGate;
+use crate::stop::StopReason;
+use action::Action;
+use agent::{Halt, TeamRun, millis};
+use controller::{HandoffLimits, TransferController};
+use result::{HandoffRecord, SwarmResult, TraceEntry};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How many history entries an agent is shown.
+const RECENT: usize = 8;
+
+pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
+    let RunContext {
+        scenario,
+        goal,
+        bus,
+        mut gate,
+        gateway,
+    } = ctx;
+    let gate = SharedGate::new(&mut gate);
+    let team = TeamRun::new(&scenario, &goal, &bus, &gateway, &gate);
+    let limits = scenario.limits.clone().unwrap_or_default();
+    // The loader refuses a swarm without an entry; one built in code without
+    // it starts with the first agent.
+    let entry = scenario
+        .entry
+        .clone()
+        .or_else(|| scenario.agents.keys().next().cloned())
+        .unwrap_or_default();
+    let mut swarm = Swarm {
+        team,
+        controller: TransferController::new(HandoffLimits::of(&limits)),
+        node_timeout: Duration::from_millis(limits.node_timeout_ms()),
+        holder: entry.clone(),
+        deadline: None,
+        chain: vec![entry],
+        handoffs: Vec::new(),
+        trace: Vec::new(),
+        history: Vec::new(),
+    };
+    let ended = swarm.play().await;
+    swarm.finish(ended)
+}
+
+struct Swarm<'a> {
+    team: TeamRun<'a>,
+    controller: TransferController,
+    node_timeout: Duration,
+    /// The agent holding control.
+    holder: String,
+    /// Run time by which the holder must be done, when it came by a
+    /// transfer and `node_timeout_ms` is set.
+    deadline: Option<Duration>,
+    chain: Vec<String>,
+    handoffs: Vec<HandoffRecord>,
+    trace: Vec<TraceEntry>,
+    history: Vec<Value>,
+}
+
+impl Swarm<'_> {
+    /// Turns until a reply (`Ok` with the answer) or a stop.
+    async fn play(&mut self) -> Result<String, StopReason> {
+        loop {
+            let holder = self.holder.clone();
+            let turn = match self.team.turn(&holder, self.deadline, self.context()).await {
+                Ok(turn) => turn,
+                Err(halted) => {
+                    let reason = self.stop_of(halted.halt);
+                    if let Some((number, outcome, latency_ms)) = halted.call {
+                        let mut entry = TraceEntry::turn(number, &holder, outcome, latency_ms);
+                        entry.reason = Some(reason.to_string());
+                        self.trace.push(entry);
+                    }
+                    return Err(reason);
+                }
+            };
+            let mut entry =
+                TraceEntry::turn(turn.number, &holder, turn.action.outcome(), turn.latency_ms);
+            self.history
+                .push(json!({"turn": turn.number, "agent": holder, "output": turn.output}));
+            match turn.action {
+                Action::Reply(answer) => {
+                    self.trace.push(entry);
+                    return Ok(answer);
+                }
+                Action::Empty => {
+                    self.trace.push(entry);
+                    return Err(StopReason::LlmEmpty);
+                }
+                Action::CallMembers(_) | Action::Invalid => {
+                    self.trace.push(entry);
+                    return Err(StopReason::InvalidTurn);
+                }
+                Action::Transfer { to } => {
+                    let refused = self.transfer(turn.number, &to);
+                    entry.target = Some(to);
+                    entry.ok = Some(refused.is_none());
+                    entry.reason = refused.map(|r| r.to_string());
+                    self.trace.push(entry);
+                }
+                Action::Call { tool, args } => {
+                    let record = self
+                        .team
+                        .use_tool(
+                            &holder,
+                            turn.number,
+                            &tool,
+                            &args,
+                            self.deadline,
+                            &mut entry,
+                        )
+                        .await;
+                    match record {
+                        Ok(record) => {
+                            self.trace.push(entry);
+                            self.history.push(record);
+                        }
+                        Err(halt) => {
+                            let reason = self.stop_of(halt);
+                            entry.reason = Some(reason.to_string());
+                            self.trace.push(entry);
+                            return Err(reason);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ask the controller; hand control on or publish the refusal. The
+    /// refusal, if any.
+    fn transfer(&mut self, turn: u32, to: &str) -> Option<HandoffRejection> {
+        let from = self.holder.clone();
+        let bus = self.team.bus;
+        bus.publish(EventKind::TransferRequested {
+            turn,
+            from: from.clone(),
+            to: to.to_string(),
+        });
+        let agents = &self.team.scenario.agents;
+        let gate = self.team.gate;
+        let decided =
+            self.controller
+                .decide(&from, to, |n| agents.contains_key(n), |n| gate.allows(n));
+        let window = self.controller.window();
+        let handoffs = self.controller.count();
+        let refused = match decided {
+            Ok(()) => {
+                self.holder = to.to_string();
+                self.chain.push(to.to_string());
+                self.deadline =
+                    (!self.node_timeout.is_zero()).then(|| self.team.now() + self.node_timeout);
+                bus.publish(EventKind::HandoffAccepted {
+                    from: from.clone(),
+                    to: to.to_string(),
+                    handoffs,
+                    window,
+                    deadline_ms: self.deadline.map(millis),
+                });
+                None
+            }
+            Err(reason) => {
+                bus.publish(EventKind::HandoffRejected {
+                    from: from.clone(),
+                    to: to.to_string(),
+                    reason: reason.clone(),
+                    handoffs,
+                    window,
+                });
+                Some(reason)
+            }
+        };
+        self.handoffs.push(HandoffRecord {
+            from,
+            to: to.to_string(),
+            accepted: refused.is_none(),
+            reason: refused.clone(),
+        });
+        refused
+    }
+
+    fn stop_of(&self, halt: Halt) -> StopReason {
+        match halt {
+            Halt::Cut => StopReason::NodeTimeout {
+                agent: self.holder.clone(),
+            },
+            Halt::Stop(reason) => reason,
+        }
+    }
+
+    /// What the holder is told besides the basics: whom it may hand
+    /// control to and the recent history.
+    fn context(&self) -> Value {
+        let peers: Vec<Value> = self
+            .team
+            .scenario
+            .agents
+            .iter()
+            .filter(|(name, _)| **name != self.holder)
+            .map(|(name, spec)| {
+                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
+            })
+            .collect();
+        let start = self.history.len().saturating_sub(RECENT);
+        json!({
+            "can_transfer_to": peers,
+            "chain": self.chain,
+            "recent": self.history[start..],
+        })
+    }
+
+    fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
+        let (status, stop_reason, answer) = match ended {
+            Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
+            Err(reason) => (RunStatus::Stopped, reason, None),
+        };
+        let result = SwarmResult {
+            status,
+            stop_reason: stop_reason.clone(),
+            final_agent: self.holder,
+            answer,
+            llm_calls: self.team.llm_calls(),
+            chain: self.chain,
+            handoffs: self.handoffs,
+            trace: self.trace,
+            history: self.history,
+        };
+        RunOutcome {
+            status,
+            stop_reason,
+            phase: None,
+            result: serde_json::to_value(&result).unwrap_or(Value::Null),
+        }
+    }
+}

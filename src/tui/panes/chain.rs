@@ -1,0 +1,307 @@
+//! The chain pane of a swarm: the chain of agents as it grows, left to
+//! right, the holder highlighted with its time against the node timeout,
+//! the loop window with its distinct count against the minimum, and every
+//! transfer asked for, refused ones drawn as dead ends with their reason.
+//! A coordinator's run is drawn by `members`. Draws and changes nothing.
+
+use super::block;
+use crate::bus::RunStatus;
+use crate::tui::keymap::PaneId;
+use crate::tui::runs::RunSlot;
+use crate::tui::state::{Chain, HandoffView};
+use crate::tui::text::{fit, pad};
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::members::{MEMBER_ROWS, draw_coordinator, earlier_batches};
+
+const GAUGE: usize = 10;
+
+/// How tall the pane would like to be.
+pub fn wanted_height(chain: &Chain) -> u16 {
+    let rows = if chain.coordinator.is_some() {
+        2 + MEMBER_ROWS + earlier_batches(chain).len().min(4)
+    } else {
+        4 + chain.handoffs.len().clamp(4, 12)
+    };
+    u16::try_from(rows + 2).unwrap_or(u16::MAX)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
+    match &slot.state.chain.coordinator {
+        Some(coordinator) => draw_coordinator(frame, area, slot, coordinator, focused),
+        None => draw_swarm(frame, area, slot, focused),
+    }
+}
+
+pub(super) fn of_limit(used: u64, max: u64) -> String {
+    if max == 0 {
+        format!("{used} (no limit)")
+    } else {
+        format!("{used}/{max}")
+    }
+}
+
+pub(super) fn seconds(ms: u64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+fn draw_swarm(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
+    let chain = &slot.state.chain;
+    let title = format!(
+        "Swarm chain · handoffs {} · LLM calls {}",
+        of_limit(chain.counted, u64::from(chain.limits.max_handoffs)),
+        of_limit(chain.llm_calls, chain.limits.max_llm_calls)
+    );
+    let block = block(PaneId::Pattern, &title, focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let width = usize::from(inner.width);
+    let mut lines = chain_lines(slot, width);
+    lines.push(holder_line(slot));
+    lines.push(window_line(chain));
+    let rows = usize::from(inner.height).saturating_sub(lines.len());
+    if chain.handoffs.is_empty() {
+        if rows > 0 {
+            lines.push(Line::styled("No transfer asked for yet.", theme::dim()));
+        }
+    } else if rows > 0 {
+        let selected = slot
+            .ui
+            .chain
+            .selected
+            .min(chain.handoffs.len().saturating_sub(1));
+        let first = if focused {
+            (selected + 1).saturating_sub(rows)
+        } else {
+            chain.handoffs.len().saturating_sub(rows)
+        };
+        let from_w = name_width(chain.handoffs.iter().map(|h| h.from.as_str()));
+        let to_w = name_width(chain.handoffs.iter().map(|h| h.to.as_str()));
+        for (i, handoff) in chain.handoffs.iter().enumerate().skip(first).take(rows) {
+            let mut line = handoff_row(i + 1, handoff, from_w, to_w, width);
+            if focused && i == selected {
+                line = line.patch_style(theme::selected());
+            }
+            lines.push(line);
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    names
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 18)
+}
+
+/// The agents that held control, left to right, wrapped to `width`; the
+/// holder highlighted (the final agent, once the run has ended).
+fn chain_lines(slot: &RunSlot, width: usize) -> Vec<Line<'static>> {
+    let chain = &slot.state.chain;
+    let last = chain.links.len().saturating_sub(1);
+    let holder_style = match &slot.state.outcome {
+        None => Style::default()
+            .fg(Color::Black)
+            .bg(theme::ACCENT)
+            .add_modifier(Modifier::BOLD),
+        Some(outcome) => Style::default()
+            .fg(Color::Black)
+            .bg(match outcome.status {
+                RunStatus::Ok => theme::GO,
+                RunStatus::Stopped => theme::BLOCK,
+            })
+            .add_modifier(Modifier::BOLD),
+    };
+    let mut lines = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for (i, link) in chain.links.iter().enumerate() {
+        let name = fit(&link.agent, width.saturating_sub(4).max(1));
+        let mut piece = vec![Span::styled(
+            if i == last { format!(" {name} ") } else { name },
+            if i == last {
+                holder_style
+            } else {
+                theme::bold()
+            },
+        )];
+        if link.cut {
+            piece.push(Span::styled(" ⏱✗", theme::error()));
+        }
+        let arrow = Span::styled(" → ", theme::dim());
+        let piece_width: usize = piece.iter().map(Span::width).sum();
+        let needed = piece_width + if spans.is_empty() { 0 } else { arrow.width() };
+        if !spans.is_empty() && used + needed > width {
+            spans.push(arrow);
+            lines.push(Line::from(std::mem::take(&mut spans)));
+            used = 0;
+        } else if !spans.is_empty() {
+            used += arrow.width();
+            spans.push(arrow);
+        }
+        used += piece_width;
+        spans.extend(piece);
+    }
+    if !spans.is_empty() {
+        lines.push(Line::from(spans));
+    }
+    // Keep the newest part of a long chain in view.
+    let keep = lines.len().saturating_sub(3);
+    lines.split_off(keep)
+}
+
+/// Who holds control and for how long, against the node timeout.
+fn holder_line(slot: &RunSlot) -> Line<'static> {
+    let chain = &slot.state.chain;
+    let Some(link) = chain.holder() else {
+        return Line::styled("Waiting for the first turn…", theme::dim());
+    };
+    let agent = fit(&link.agent, 24);
+    if let Some(outcome) = &slot.state.outcome {
+        let style = match outcome.status {
+            RunStatus::Ok => Style::default().fg(theme::GO),
+            RunStatus::Stopped => theme::error(),
+        };
+        let words = match outcome.status {
+            RunStatus::Ok => format!("■ {agent} replied after {} turns", link.turns),
+            RunStatus::Stopped => format!(
+                "■ {agent} held control when the run stopped: {}",
+                fit(&outcome.stop_reason.to_string(), 60)
+            ),
+        };
+        return Line::styled(words, style);
+    }
+    let now = slot.clock_ms();
+    let held = now.saturating_sub(link.since_ms);
+    let mut spans = vec![Span::styled(
+        format!("▶ {agent} holds control "),
+        Style::default().fg(theme::ACCENT),
+    )];
+    match link.deadline_ms {
+        Some(deadline) => {
+            let limit = deadline.saturating_sub(link.since_ms);
+            spans.push(gauge(held, limit));
+            spans.push(Span::styled(
+                format!(" {} / {} node timeout", seconds(held), seconds(limit)),
+                theme::dim(),
+            ));
+        }
+        None => spans.push(Span::styled(
+            format!("{} (no node timeout)", seconds(held)),
+            theme::dim(),
+        )),
+    }
+    if let Some(turn) = &chain.turn {
+        spans.push(Span::styled(
+            format!(" · turn {} thinking", turn.turn),
+            theme::dim(),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The loop check's window: its targets, and its distinct count against
+/// the minimum.
+fn window_line(chain: &Chain) -> Line<'static> {
+    let limits = &chain.limits;
+    if limits.window == 0 || limits.min_unique == 0 {
+        return Line::styled("loop check off", theme::dim());
+    }
+    let full = chain.window.len() == limits.window as usize;
+    let distinct = chain.distinct();
+    let looping = full && distinct < limits.min_unique as usize;
+    let names = chain
+        .window
+        .iter()
+        .map(|n| fit(n, 14))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Line::from(vec![
+        Span::styled(
+            format!("window {}/{} ", chain.window.len(), limits.window),
+            theme::dim(),
+        ),
+        Span::raw(format!("[{names}] ")),
+        Span::styled(
+            format!("{distinct} distinct"),
+            if looping {
+                theme::error().add_modifier(Modifier::BOLD)
+            } else {
+                Style::default().fg(theme::GO)
+            },
+        ),
+        Span::styled(
+            format!(
+                " {} min {}",
+                if looping { "<" } else { "·" },
+                limits.min_unique
+            ),
+            theme::dim(),
+        ),
+    ])
+}
+
+fn handoff_row(
+    number: usize,
+    handoff: &HandoffView,
+    from_w: usize,
+    to_w: usize,
+    width: usize,
+) -> Line<'static> {
+    let head = Span::styled(format!("{number:>3} "), theme::dim());
+    let from = Span::raw(pad(&handoff.from, from_w));
+    match &handoff.rejected {
+        None => Line::from(vec![
+            head,
+            from,
+            Span::styled(" ─→ ", Style::default().fg(theme::GO)),
+            Span::raw(pad(&handoff.to, to_w)),
+            Span::styled(" accepted", Style::default().fg(theme::GO)),
+            Span::styled(format!(" · handoff {}", handoff.counted), theme::dim()),
+        ]),
+        Some(reason) => {
+            let used = 4 + from_w + 4 + to_w + 2;
+            Line::from(vec![
+                head,
+                from,
+                Span::styled(" ─✗ ", theme::error().add_modifier(Modifier::BOLD)),
+                Span::styled(pad(&handoff.to, to_w), theme::error()),
+                Span::raw("  "),
+                Span::styled(
+                    fit(&reason.to_string(), width.saturating_sub(used).max(1)),
+                    theme::error(),
+                ),
+            ])
+        }
+    }
+}
+
+/// Elapsed time against a limit, as a bar that fills and turns red near
+/// the end.
+pub(super) fn gauge(elapsed: u64, limit: u64) -> Span<'static> {
+    let ratio = if limit == 0 {
+        1.0
+    } else {
+        (elapsed as f64 / limit as f64).min(1.0)
+    };
+    let filled = (ratio * GAUGE as f64).round() as usize;
+    let bar: String = "▮".repeat(filled) + &"▯".repeat(GAUGE - filled);
+    let color = if ratio >= 0.8 {
+        theme::BLOCK
+    } else if ratio >= 0.5 {
+        theme::CAUTION
+    } else {
+        theme::GO
+    };
+    Span::styled(bar, Style::default().fg(color))
+}

@@ -1,0 +1,268 @@
+//! The coordinator's side of the chain pane: what the coordinator is doing
+//! and the member calls of its latest turn side by side, each with its
+//! state and latency against the member timeout; earlier turns in a line
+//! each. Draws and changes nothing.
+
+use super::block;
+use super::chain::{gauge, of_limit, seconds};
+use crate::bus::RunStatus;
+use crate::tui::keymap::PaneId;
+use crate::tui::runs::RunSlot;
+use crate::tui::state::{Chain, MemberState, MemberView};
+use crate::tui::text::{fit, pad};
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+/// Rows of a member's box, its border included.
+pub(super) const MEMBER_ROWS: usize = 6;
+/// The narrowest member box drawn side by side.
+const MEMBER_MIN_WIDTH: u16 = 16;
+
+pub(super) fn draw_coordinator(
+    frame: &mut Frame,
+    area: Rect,
+    slot: &RunSlot,
+    coordinator: &str,
+    focused: bool,
+) {
+    let chain = &slot.state.chain;
+    let mut title = format!(
+        "Coordinator {} · LLM calls {}",
+        fit(coordinator, 24),
+        of_limit(chain.llm_calls, chain.limits.max_llm_calls)
+    );
+    if chain.limits.member_timeout_ms > 0 {
+        title.push_str(&format!(
+            " · member timeout {}",
+            seconds(chain.limits.member_timeout_ms)
+        ));
+    }
+    let block = block(PaneId::Pattern, &title, focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let now = slot.clock_ms();
+    let batch: Vec<&MemberView> = chain.latest_batch().collect();
+    let earlier = earlier_batches(chain);
+    let earlier_rows = earlier.len().min(usize::from(inner.height) / 4);
+    let [top, boxes, bottom] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(u16::try_from(earlier_rows).unwrap_or(0)),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(coordinator_line(slot, coordinator, &batch)),
+        top,
+    );
+
+    if batch.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled("No member called yet.", theme::dim())),
+            boxes,
+        );
+    } else {
+        let selected = slot.ui.chain.selected;
+        let first_of_batch = chain.members.len() - batch.len();
+        let count = u16::try_from(batch.len()).unwrap_or(u16::MAX);
+        if boxes.width / count.max(1) >= MEMBER_MIN_WIDTH && boxes.height >= 3 {
+            let columns =
+                Layout::horizontal(vec![Constraint::Ratio(1, u32::from(count)); batch.len()])
+                    .split(boxes);
+            for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
+                let chosen = focused && selected == first_of_batch + i;
+                draw_member_box(frame, *column, member, now, chosen);
+            }
+        } else {
+            let lines: Vec<Line> = batch
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    let mut line = member_row(m, now, usize::from(boxes.width));
+                    if focused && selected == first_of_batch + i {
+                        line = line.patch_style(theme::selected());
+                    }
+                    line
+                })
+                .collect();
+            frame.render_widget(Paragraph::new(lines), boxes);
+        }
+    }
+    let lines: Vec<Line> = earlier
+        .iter()
+        .rev()
+        .take(earlier_rows)
+        .rev()
+        .map(|line| Line::styled(fit(line, usize::from(inner.width)), theme::dim()))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), bottom);
+}
+
+/// What the coordinator is doing.
+fn coordinator_line(slot: &RunSlot, coordinator: &str, batch: &[&MemberView]) -> Line<'static> {
+    let chain = &slot.state.chain;
+    let name = fit(coordinator, 24);
+    if let Some(outcome) = &slot.state.outcome {
+        return match outcome.status {
+            RunStatus::Ok => Line::styled(
+                format!(
+                    "■ {name} answered after {} member calls",
+                    chain.members.len()
+                ),
+                Style::default().fg(theme::GO),
+            ),
+            RunStatus::Stopped => Line::styled(
+                format!(
+                    "■ {name} stopped: {}",
+                    fit(&outcome.stop_reason.to_string(), 60)
+                ),
+                theme::error(),
+            ),
+        };
+    }
+    let running = batch
+        .iter()
+        .filter(|m| m.state == MemberState::Running)
+        .count();
+    let style = Style::default().fg(theme::ACCENT);
+    match &chain.turn {
+        Some(turn) if turn.agent == coordinator => Line::styled(
+            format!(
+                "▶ {name} is thinking (turn {}) {}",
+                turn.turn,
+                seconds(slot.clock_ms().saturating_sub(turn.started_ms))
+            ),
+            style,
+        ),
+        _ if running > 0 => Line::styled(
+            format!(
+                "▶ {name} waits for {running} of {} members, called side by side",
+                batch.len()
+            ),
+            style,
+        ),
+        _ => Line::styled(format!("▶ {name} holds control"), style),
+    }
+}
+
+/// A member's state in a word, its glyph and colour, and its latency so
+/// far.
+fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
+    match &member.state {
+        MemberState::Running => (
+            "● running",
+            Style::default().fg(theme::ACCENT),
+            now.saturating_sub(member.started_ms),
+        ),
+        MemberState::Done { latency_ms, .. } => {
+            ("✓ done", Style::default().fg(theme::GO), *latency_ms)
+        }
+        MemberState::Failed {
+            latency_ms,
+            outcome,
+            ..
+        } => (
+            match outcome {
+                Some(crate::bus::CallOutcome::Timeout) => "⏱ timed out",
+                Some(crate::bus::CallOutcome::Refused) => "✗ refused",
+                _ => "✗ failed",
+            },
+            theme::error(),
+            latency_ms.unwrap_or_else(|| now.saturating_sub(member.started_ms)),
+        ),
+    }
+}
+
+fn draw_member_box(frame: &mut Frame, area: Rect, member: &MemberView, now: u64, chosen: bool) {
+    let (word, style, latency) = member_state(member, now);
+    let block = Block::bordered()
+        .border_style(if chosen {
+            theme::border(true)
+        } else {
+            style.patch(Style::default().add_modifier(Modifier::DIM))
+        })
+        .title(Span::styled(
+            fit(&member.member, usize::from(area.width).saturating_sub(2)),
+            theme::bold(),
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let mut lines = vec![Line::from(vec![
+        Span::styled(word, style),
+        Span::styled(format!(" {}", seconds(latency)), theme::dim()),
+    ])];
+    match (&member.state, member.deadline_ms) {
+        (MemberState::Running, Some(deadline)) => {
+            let limit = deadline.saturating_sub(member.started_ms);
+            lines.push(Line::from(vec![
+                gauge(latency, limit),
+                Span::styled(format!(" {}", seconds(limit)), theme::dim()),
+            ]));
+        }
+        (MemberState::Running, None) => lines.push(Line::styled(
+            format!("turn {}", member.turns.max(1)),
+            theme::dim(),
+        )),
+        (MemberState::Failed { reason, .. }, _) => lines.push(Line::styled(
+            fit(
+                &reason
+                    .as_ref()
+                    .map_or("did not finish".to_string(), ToString::to_string),
+                width,
+            ),
+            theme::error(),
+        )),
+        (MemberState::Done { .. }, _) => {}
+    }
+    lines.push(Line::styled(fit(&member.task, width), theme::dim()));
+    if let MemberState::Done { reply, .. } = &member.state {
+        lines.push(Line::raw(fit(reply, 2000)));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// One line per member, for panes too narrow for boxes.
+fn member_row(member: &MemberView, now: u64, width: usize) -> Line<'static> {
+    let (word, style, latency) = member_state(member, now);
+    let detail = match &member.state {
+        MemberState::Done { reply, .. } => reply.clone(),
+        MemberState::Failed { reason, .. } => reason
+            .as_ref()
+            .map_or("did not finish".to_string(), ToString::to_string),
+        MemberState::Running => member.task.clone(),
+    };
+    let head = format!("{} ", pad(&member.member, 16));
+    let state = format!("{} {} ", pad(word, 11), seconds(latency));
+    let rest = width.saturating_sub(head.chars().count() + state.chars().count());
+    Line::from(vec![
+        Span::styled(head, theme::bold()),
+        Span::styled(state, style),
+        Span::raw(fit(&detail, rest)),
+    ])
+}
+
+/// One line for each earlier turn's member calls, oldest first.
+pub(super) fn earlier_batches(chain: &Chain) -> Vec<String> {
+    let latest = chain.members.last().map(|m| m.turn);
+    let mut lines: Vec<(u32, Vec<String>)> = Vec::new();
+    for member in chain.members.iter().filter(|m| Some(m.turn) != latest) {
+        let (word, _, latency) = member_state(member, 0);
+        let glyph = word.split(' ').next().unwrap_or("");
+        let entry = format!("{} {glyph} {}", member.member, seconds(latency));
+        match lines.last_mut() {
+            Some((turn, entries)) if *turn == member.turn => entries.push(entry),
+            _ => lines.push((member.turn, vec![entry])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(turn, entries)| format!("turn {turn}: {}", entries.join(" · ")))
+        .collect()
+}

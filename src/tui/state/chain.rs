@@ -1,0 +1,453 @@
+//! The swarm's and the coordinator's state: the chain of agents that held
+//! control, every transfer asked for with the count and window the limits
+//! read, the turn in flight, and the coordinator's member calls, folded
+//! from the team events. The limits come from the run's scenario.
+
+use crate::bus::{CallOutcome, EventKind, HandoffRejection, TurnOutcome};
+use crate::scenario::{DEFAULT_MAX_LLM_CALLS, PatternKind, Scenario};
+use crate::stop::StopReason;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Chain {
+    pub limits: ChainLimits,
+    /// The coordinator, in a coordinator run.
+    pub coordinator: Option<String>,
+    /// The agents in the order they held control, the entry first.
+    pub links: Vec<Link>,
+    /// Every transfer asked for, in order.
+    pub handoffs: Vec<HandoffView>,
+    /// Transfers the limits counted.
+    pub counted: u64,
+    /// The loop check's recent targets, oldest first.
+    pub window: Vec<String>,
+    pub llm_calls: u64,
+    /// The holder's (or the coordinator's) turn in flight.
+    pub turn: Option<TurnView>,
+    /// Turns started so far, the members' included.
+    pub turns: u32,
+    /// Member calls, in the order the coordinator asked for them.
+    pub members: Vec<MemberView>,
+    pub finished: bool,
+}
+
+/// The limits a run's chain is drawn against; 0 is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainLimits {
+    pub max_handoffs: u32,
+    pub node_timeout_ms: u64,
+    pub window: u32,
+    pub min_unique: u32,
+    pub max_llm_calls: u64,
+    pub member_timeout_ms: u64,
+}
+
+/// One agent's time holding control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub agent: String,
+    pub since_ms: u64,
+    /// When its node timeout ends its hold, if it has one.
+    pub deadline_ms: Option<u64>,
+    pub turns: u32,
+    /// When it handed control on.
+    pub until_ms: Option<u64>,
+    /// Its last turn was cut off at the deadline.
+    pub cut: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandoffView {
+    pub from: String,
+    pub to: String,
+    pub at_ms: u64,
+    /// `None` when accepted.
+    pub rejected: Option<HandoffRejection>,
+    /// The count and the window right after it.
+    pub counted: u64,
+    pub window: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnView {
+    pub turn: u32,
+    pub agent: String,
+    pub started_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberView {
+    /// The coordinator's turn that asked.
+    pub turn: u32,
+    pub member: String,
+    pub task: String,
+    pub started_ms: u64,
+    pub deadline_ms: Option<u64>,
+    /// Turns the member has taken.
+    pub turns: u32,
+    pub state: MemberState,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemberState {
+    Running,
+    Done {
+        latency_ms: u64,
+        reply: String,
+    },
+    Failed {
+        latency_ms: Option<u64>,
+        outcome: Option<CallOutcome>,
+        reason: Option<StopReason>,
+    },
+}
+
+impl Chain {
+    /// Read the limits and seat the entry agent from the run's scenario.
+    pub(super) fn configure(&mut self, scenario: &Scenario) {
+        let limits = scenario.limits.clone().unwrap_or_default();
+        let budget = scenario.budget.clone().unwrap_or_default();
+        self.limits = ChainLimits {
+            max_handoffs: limits.max_handoffs(),
+            node_timeout_ms: limits.node_timeout_ms(),
+            window: limits.window(),
+            min_unique: limits.min_unique(),
+            max_llm_calls: u64::from(budget.max_llm_calls.unwrap_or(DEFAULT_MAX_LLM_CALLS)),
+            member_timeout_ms: limits.member_timeout_ms(),
+        };
+        let entry = scenario
+            .entry
+            .clone()
+            .or_else(|| scenario.agents.keys().next().cloned());
+        if let Some(entry) = entry {
+            if scenario.pattern == PatternKind::Coordinator {
+                self.coordinator = Some(entry.clone());
+            }
+            self.links.push(Link {
+                agent: entry,
+                since_ms: 0,
+                deadline_ms: None,
+                turns: 0,
+                until_ms: None,
+                cut: false,
+            });
+        }
+    }
+
+    /// The agent holding control.
+    pub fn holder(&self) -> Option<&Link> {
+        self.links.last()
+    }
+
+    /// How many distinct names the window holds.
+    pub fn distinct(&self) -> usize {
+        let mut names: Vec<&str> = self.window.iter().map(String::as_str).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    }
+
+    /// The coordinator's turn whose member calls are shown side by side:
+    /// the latest one.
+    pub fn latest_batch(&self) -> impl Iterator<Item = &MemberView> {
+        let turn = self.members.last().map(|m| m.turn);
+        self.members.iter().filter(move |m| Some(m.turn) == turn)
+    }
+
+    /// The selected row as JSON, for the details overlay: a member call of
+    /// a coordinator, a transfer of a swarm.
+    pub fn details(&self, index: usize) -> Option<serde_json::Value> {
+        if self.coordinator.is_some() {
+            let m = self
+                .members
+                .get(index.min(self.members.len().checked_sub(1)?))?;
+            let (status, latency_ms, reply, reason) = match &m.state {
+                MemberState::Running => ("running", None, None, None),
+                MemberState::Done { latency_ms, reply } => {
+                    ("done", Some(*latency_ms), Some(reply.clone()), None)
+                }
+                MemberState::Failed {
+                    latency_ms, reason, ..
+                } => (
+                    "failed",
+                    *latency_ms,
+                    None,
+                    reason.as_ref().map(ToString::to_string),
+                ),
+            };
+            return Some(serde_json::json!({
+                "turn": m.turn, "member": m.member, "task": m.task, "status": status,
+                "started_ms": m.started_ms, "deadline_ms": m.deadline_ms, "turns": m.turns,
+                "latency_ms": latency_ms, "reply": reply, "reason": reason,
+            }));
+        }
+        let h = self
+            .handoffs
+            .get(index.min(self.handoffs.len().checked_sub(1)?))?;
+        Some(serde_json::json!({
+            "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
+            "reason": h.rejected, "handoffs": h.counted, "window": h.window,
+        }))
+    }
+
+    /// Fold one team event at run time `t_ms`; others are ignored.
+    pub(super) fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::TurnStarted { turn, agent } => {
+                self.turns = self.turns.max(*turn);
+                if let Some(member) = self.running_member(agent) {
+                    member.turns += 1;
+                } else {
+                    self.turn = Some(TurnView {
+                        turn: *turn,
+                        agent: agent.clone(),
+                        started_ms: t_ms,
+                    });
+                }
+            }
+            EventKind::TurnFinished {
+                turn,
+                agent,
+                outcome,
+                ..
+            } if self.turn.as_ref().is_some_and(|t| t.turn == *turn) => {
+                self.turn = None;
+                if let Some(link) = self.links.last_mut().filter(|l| &l.agent == agent) {
+                    link.turns += 1;
+                    link.cut |= *outcome == TurnOutcome::Cut;
+                }
+            }
+            EventKind::BudgetConsumed {
+                budget: crate::bus::BudgetKind::LlmCalls,
+                used,
+                limit,
+            } => {
+                self.llm_calls = *used;
+                self.limits.max_llm_calls = *limit;
+            }
+            EventKind::HandoffAccepted {
+                from,
+                to,
+                handoffs,
+                window,
+                deadline_ms,
+            } => {
+                self.record(from, to, t_ms, None, *handoffs, window);
+                if let Some(link) = self.links.last_mut() {
+                    link.until_ms = Some(t_ms);
+                }
+                self.links.push(Link {
+                    agent: to.clone(),
+                    since_ms: t_ms,
+                    deadline_ms: *deadline_ms,
+                    turns: 0,
+                    until_ms: None,
+                    cut: false,
+                });
+            }
+            EventKind::HandoffRejected {
+                from,
+                to,
+                reason,
+                handoffs,
+                window,
+            } => self.record(from, to, t_ms, Some(reason.clone()), *handoffs, window),
+            EventKind::MemberCallStarted {
+                turn,
+                member,
+                task,
+                deadline_ms,
+            } => self.members.push(MemberView {
+                turn: *turn,
+                member: member.clone(),
+                task: task.clone(),
+                started_ms: t_ms,
+                deadline_ms: *deadline_ms,
+                turns: 0,
+                state: MemberState::Running,
+            }),
+            EventKind::MemberCallFinished {
+                member,
+                outcome,
+                latency_ms,
+                reply,
+                reason,
+                ..
+            } => {
+                if let Some(view) = self.running_member(member) {
+                    view.state = match (outcome, reply) {
+                        (CallOutcome::Ok, Some(reply)) => MemberState::Done {
+                            latency_ms: *latency_ms,
+                            reply: reply.clone(),
+                        },
+                        _ => MemberState::Failed {
+                            latency_ms: Some(*latency_ms),
+                            outcome: Some(*outcome),
+                            reason: reason.clone(),
+                        },
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record(
+        &mut self,
+        from: &str,
+        to: &str,
+        t_ms: u64,
+        rejected: Option<HandoffRejection>,
+        counted: u64,
+        window: &[String],
+    ) {
+        self.counted = counted;
+        self.window = window.to_vec();
+        self.handoffs.push(HandoffView {
+            from: from.to_string(),
+            to: to.to_string(),
+            at_ms: t_ms,
+            rejected,
+            counted,
+            window: window.to_vec(),
+        });
+    }
+
+    fn running_member(&mut self, member: &str) -> Option<&mut MemberView> {
+        self.members
+            .iter_mut()
+            .rev()
+            .find(|m| m.member == member && m.state == MemberState::Running)
+    }
+
+    /// The run ended: nothing is in flight any more.
+    pub(super) fn close(&mut self) {
+        self.finished = true;
+        self.turn = None;
+        for member in &mut self.members {
+            if member.state == MemberState::Running {
+                member.state = MemberState::Failed {
+                    latency_ms: None,
+                    outcome: None,
+                    reason: None,
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scenario(pattern: &str) -> Scenario {
+        serde_json::from_value(json!({
+            "name": "t", "pattern": pattern, "goal": "g", "context": {},
+            "entry": "triage", "agents": {"triage": {}, "billing": {}, "refunds": {}},
+            "limits": {"max_handoffs": 5, "node_timeout_ms": 2000, "repetitive_handoff_window": 3,
+                       "repetitive_handoff_min_unique": 2},
+            "provider": {"kind": "sim"}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn accepted_and_refused_transfers_grow_the_chain_and_its_dead_ends() {
+        let mut chain = Chain::default();
+        chain.configure(&scenario("swarm"));
+        assert_eq!(chain.holder().unwrap().agent, "triage");
+        chain.apply(
+            &EventKind::TurnStarted {
+                turn: 1,
+                agent: "triage".into(),
+            },
+            0,
+        );
+        assert_eq!(chain.turn.as_ref().unwrap().agent, "triage");
+        chain.apply(
+            &EventKind::TurnFinished {
+                turn: 1,
+                agent: "triage".into(),
+                outcome: TurnOutcome::Transfer,
+                latency_ms: 300,
+            },
+            300,
+        );
+        chain.apply(
+            &EventKind::HandoffRejected {
+                from: "triage".into(),
+                to: "ghost".into(),
+                reason: HandoffRejection::UnknownAgent {
+                    agent: "ghost".into(),
+                },
+                handoffs: 0,
+                window: vec![],
+            },
+            300,
+        );
+        chain.apply(
+            &EventKind::HandoffAccepted {
+                from: "triage".into(),
+                to: "billing".into(),
+                handoffs: 1,
+                window: vec!["billing".into()],
+                deadline_ms: Some(2600),
+            },
+            600,
+        );
+        let agents: Vec<&str> = chain.links.iter().map(|l| l.agent.as_str()).collect();
+        assert_eq!(agents, ["triage", "billing"]);
+        assert_eq!(chain.links[0].turns, 1);
+        assert_eq!(chain.links[0].until_ms, Some(600));
+        assert_eq!(chain.holder().unwrap().deadline_ms, Some(2600));
+        assert_eq!(chain.handoffs.len(), 2);
+        assert!(chain.handoffs[0].rejected.is_some());
+        assert_eq!((chain.counted, chain.distinct()), (1, 1));
+        assert_eq!(chain.limits.max_handoffs, 5);
+    }
+
+    #[test]
+    fn member_calls_run_side_by_side_and_end_on_their_own() {
+        let mut chain = Chain::default();
+        chain.configure(&scenario("coordinator"));
+        assert_eq!(chain.coordinator.as_deref(), Some("triage"));
+        for member in ["billing", "refunds"] {
+            chain.apply(
+                &EventKind::MemberCallStarted {
+                    turn: 1,
+                    member: member.into(),
+                    task: "look".into(),
+                    deadline_ms: None,
+                },
+                100,
+            );
+        }
+        chain.apply(
+            &EventKind::TurnStarted {
+                turn: 2,
+                agent: "billing".into(),
+            },
+            100,
+        );
+        assert!(chain.turn.is_none(), "a member's turn is the member's");
+        assert_eq!(chain.members[0].turns, 1);
+        chain.apply(
+            &EventKind::MemberCallFinished {
+                turn: 1,
+                member: "billing".into(),
+                outcome: CallOutcome::Ok,
+                latency_ms: 400,
+                reply: Some("paid".into()),
+                reason: None,
+            },
+            500,
+        );
+        assert_eq!(chain.latest_batch().count(), 2);
+        assert!(matches!(chain.members[0].state, MemberState::Done { .. }));
+        chain.close();
+        assert!(matches!(
+            chain.members[1].state,
+            MemberState::Failed { reason: None, .. }
+        ));
+    }
+}

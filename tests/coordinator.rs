@@ -1,0 +1,216 @@
+//! The coordinator team end to end through the engine, on the paused
+//! clock: members called side by side through the gateway, the member
+//! timeout the gateway applies, the run's budgets over the members' calls,
+//! refused member calls, and the launch review scenario.
+
+mod common;
+
+use common::{run, run_default, scenario};
+use conclave::bus::{CallOutcome, EventKind};
+use conclave::engine::LaunchOptions;
+use serde_json::{Value, json};
+
+/// A coordinator `lead` with members m1..m3, each answering after the
+/// given latency.
+fn desk(lead: Value, members: [u64; 3]) -> Value {
+    let mut turns = serde_json::Map::new();
+    turns.insert("lead".into(), lead);
+    for (i, ms) in members.iter().enumerate() {
+        turns.insert(
+            format!("m{}", i + 1),
+            json!({"reply": format!("m{} says hi", i + 1), "latency_ms": ms}),
+        );
+    }
+    json!({
+        "name": "t", "pattern": "coordinator", "goal": "Decide.", "context": {},
+        "entry": "lead", "agents": {"lead": {}, "m1": {}, "m2": {}, "m3": {}},
+        "provider": {"kind": "sim", "latency_ms": 100, "turns": turns}
+    })
+}
+
+fn ask_all() -> Value {
+    json!([
+        {"call_members": [{"member": "m1", "task": "a"}, {"member": "m2", "task": "b"},
+                          {"member": "m3", "task": "c"}]},
+        {"reply": "All heard."}
+    ])
+}
+
+fn statuses(r: &Value) -> Vec<(String, String, Option<String>)> {
+    r["member_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["member"].as_str().unwrap().to_string(),
+                m["status"].as_str().unwrap().to_string(),
+                m.get("stop_reason")
+                    .and_then(Value::as_str)
+                    .map(String::from),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn members_run_side_by_side_through_the_gateway() {
+    let (outcome, events) = run(
+        scenario(&desk(ask_all(), [700, 300, 500])),
+        LaunchOptions::default(),
+    )
+    .await;
+    let r = &outcome.result;
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(r["answer"], "All heard.");
+    assert_eq!(r["llm_calls"], 5);
+    let latencies: Vec<u64> = r["member_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["latency_ms"].as_u64().unwrap())
+        .collect();
+    assert_eq!(latencies, [700, 300, 500]);
+    // 100 ms for the lead, 700 ms for the slowest member, 100 ms to reply:
+    // the members took the longest one's time, not their sum.
+    assert_eq!(events.last().unwrap().t_ms, 900);
+    let finished: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::MemberCallFinished { member, .. } => Some(member.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished, ["m2", "m3", "m1"], "each as it answers");
+    let model_calls = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::CallStarted { tool, .. } if tool == "model"))
+        .count();
+    assert_eq!(model_calls, 5, "every member turn is a gateway model call");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_member_past_its_timeout_is_cut_and_the_coordinator_goes_on() {
+    let mut doc = desk(ask_all(), [700, 300, 2500]);
+    doc["limits"] = json!({"member_timeout_ms": 1000});
+    let (outcome, events) = run(scenario(&doc), LaunchOptions::default()).await;
+    let r = &outcome.result;
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(
+        statuses(r)[2],
+        (
+            "m3".into(),
+            "failed".into(),
+            Some("member_timeout:m3".into())
+        )
+    );
+    assert_eq!(r["member_calls"][2]["latency_ms"], 1000);
+    let cut = events
+        .iter()
+        .find(|e| {
+            matches!(
+                &e.kind,
+                EventKind::MemberCallFinished {
+                    outcome: CallOutcome::Timeout,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    assert_eq!(cut.t_ms, 1100, "called at 100 ms, cut 1 s later");
+    assert_eq!(events.last().unwrap().t_ms, 1200);
+    assert_eq!(r["llm_calls"], 5, "the cut-off call counts");
+}
+
+#[tokio::test(start_paused = true)]
+async fn refused_member_calls_answer_the_coordinator_with_their_reason() {
+    let mut doc = desk(
+        json!([
+            {"call_members": [{"member": "m1"}, {"member": "ghost"}, {"member": "lead"}, {"member": "m3"}]},
+            {"reply": "Done with what I had."}
+        ]),
+        [100, 100, 100],
+    );
+    doc["flags"] = json!({"m3_on": {"default": false, "agents": ["m3"]}});
+    let r = run_default(scenario(&doc)).await.result;
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(
+        statuses(&r),
+        [
+            ("m1".into(), "done".into(), None),
+            (
+                "ghost".into(),
+                "failed".into(),
+                Some("unknown_member:ghost".into())
+            ),
+            (
+                "lead".into(),
+                "failed".into(),
+                Some("unknown_member:lead".into())
+            ),
+            ("m3".into(), "failed".into(), Some("agent_denied:m3".into())),
+        ]
+    );
+    assert_eq!(r["llm_calls"], 3, "refused calls reach no model");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_run_budget_counts_the_members_calls() {
+    let mut doc = desk(ask_all(), [100, 100, 100]);
+    doc["budget"] = json!({"max_llm_calls": 3});
+    let r = run_default(scenario(&doc)).await.result;
+    assert_eq!(r["stop_reason"], "max_llm_calls");
+    assert_eq!(r["llm_calls"], 3);
+    assert_eq!(
+        statuses(&r)[2],
+        ("m3".into(), "failed".into(), Some("max_llm_calls".into())),
+        "the lead and two members used the budget up"
+    );
+    assert!(r.get("answer").is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_member_that_fails_answers_with_its_error() {
+    let mut doc = desk(ask_all(), [100, 100, 100]);
+    doc["provider"]["turns"]["m2"] = json!({"$fault": "timeout"});
+    // A member cannot hand control on; the scenario check refuses such a
+    // scripted turn, so it comes as the model's text.
+    doc["provider"]["turns"]["m1"] = json!("{\"transfer_to\": \"m2\"}");
+    let r = run_default(scenario(&doc)).await.result;
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(
+        statuses(&r)[..2],
+        [
+            ("m1".into(), "failed".into(), Some("invalid_turn".into())),
+            ("m2".into(), "failed".into(), Some("llm_timeout".into())),
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_launch_review_hears_three_members_and_answers() {
+    let r = run_default(common::shipped("launch_coordinator.json"))
+        .await
+        .result;
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(r["final_agent"], "launch_lead");
+    assert_eq!(r["member_calls"].as_array().unwrap().len(), 3);
+    assert!(statuses(&r).iter().all(|(_, s, _)| s == "done"));
+    assert_eq!(
+        r["history"][3]["observation"]["result"]["open_incidents"], 0,
+        "the risk analyst read the incident feed"
+    );
+    let (outcome, _) = run(
+        common::shipped("launch_coordinator.json"),
+        LaunchOptions {
+            flags: vec![("legal_review".into(), false)],
+            ..LaunchOptions::default()
+        },
+    )
+    .await;
+    assert_eq!(outcome.result["stop_reason"], "success");
+    assert_eq!(
+        statuses(&outcome.result)[2].2.as_deref(),
+        Some("agent_denied:legal_reviewer")
+    );
+}
