@@ -159,9 +159,9 @@ pub fn replay(path: &std::path::Path) -> Exit {
 /// One line for an event that closes a round or a step.
 fn step_summary(kind: &EventKind) -> Option<String> {
     match kind {
-        EventKind::RoundFinished { .. } | EventKind::TaskFinished { .. } => {
-            Some(crate::tui::describe::describe(kind))
-        }
+        EventKind::RoundFinished { .. }
+        | EventKind::TaskFinished { .. }
+        | EventKind::TurnFinished { .. } => Some(crate::tui::describe::describe(kind)),
         _ => None,
     }
 }

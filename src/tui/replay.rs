@@ -2,7 +2,7 @@
 //! reducer as a live run. Moving anywhere is instant: the state is kept at
 //! checkpoints every few thousand events, and a jump restores the nearest
 //! checkpoint before the target and folds forward from it. Stepping moves
-//! by the pattern's gate units (a round, a dispatch wave).
+//! by the pattern's gate units (a round, a dispatch wave, a turn).
 
 use super::state::{EventLog, RunState};
 use crate::bus::{Event, EventKind};
@@ -79,11 +79,13 @@ pub struct Replay {
 }
 
 /// Whether `kind` begins one of the pattern's gate units, the steps of a
-/// replay: a round, a dispatch wave.
+/// replay: a round, a dispatch wave, an agent's turn.
 fn begins_unit(kind: &EventKind) -> bool {
     matches!(
         kind,
-        EventKind::RoundStarted { .. } | EventKind::WaveStarted { .. }
+        EventKind::RoundStarted { .. }
+            | EventKind::WaveStarted { .. }
+            | EventKind::TurnStarted { .. }
     )
 }
 

@@ -21,7 +21,8 @@ pub fn unit_word(pattern: PatternKind) -> &'static str {
     match pattern {
         PatternKind::Collaboration => "round",
         PatternKind::Orchestrator => "wave",
-        _ => "step",
+        PatternKind::Swarm | PatternKind::Coordinator => "turn",
+        PatternKind::Research => "step",
     }
 }
 
