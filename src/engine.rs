@@ -118,7 +118,9 @@ pub fn launch(
         scenario.provider.clone(),
         rng.clone(),
     )));
-    let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng));
+    let workers = Arc::new(
+        SimWorkers::new(scenario.workers.clone(), rng).with_sources(scenario.sources.clone()),
+    );
     let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token());
     let goal = options
         .goal
@@ -143,6 +145,7 @@ pub fn launch(
         bus: bus.clone(),
         gate,
         gateway,
+        seed,
     };
     let task = tokio::spawn(async move {
         let outcome = patterns::run(ctx).await;

@@ -4,9 +4,11 @@
 //! recorder gets every event, in order, through its own lossless channel.
 
 mod event;
+mod research;
 mod task;
 
 pub use event::*;
+pub use research::*;
 pub use task::*;
 
 use crate::clock::RunClock;

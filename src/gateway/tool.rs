@@ -56,6 +56,16 @@ impl DispatchLimits {
         }
     }
 
+    /// No dispatch budget and no deadline, for calls a pattern bounds by
+    /// its own budgets (004's research tools have neither).
+    pub fn unmetered() -> Self {
+        DispatchLimits::new(u64::MAX, Duration::MAX)
+    }
+
+    fn is_metered(&self) -> bool {
+        self.max_dispatches != u64::MAX
+    }
+
     /// Attempts started so far, refused ones included.
     pub fn used(&self) -> u64 {
         self.used.load(Ordering::Acquire)
@@ -156,11 +166,13 @@ impl Gateway {
             timeout_ms: millis(timeout),
         });
         let used = limits.consume();
-        self.bus.publish(EventKind::BudgetConsumed {
-            budget: BudgetKind::Dispatches,
-            used: used.unwrap_or_else(|over| over),
-            limit: limits.max_dispatches,
-        });
+        if limits.is_metered() {
+            self.bus.publish(EventKind::BudgetConsumed {
+                budget: BudgetKind::Dispatches,
+                used: used.unwrap_or_else(|over| over),
+                limit: limits.max_dispatches,
+            });
+        }
         let result = if used.is_err() {
             Err(StopReason::MaxDispatches)
         } else if !gate.allows(call.tool) {

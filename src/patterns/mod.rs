@@ -4,6 +4,7 @@
 
 pub mod collaboration;
 pub mod orchestrator;
+pub mod research;
 
 use crate::bus::{Bus, RunStatus};
 use crate::control::Gate;
@@ -20,6 +21,8 @@ pub struct RunContext {
     pub bus: Bus,
     pub gate: Gate,
     pub gateway: Gateway,
+    /// The run's seed, after `--seed`.
+    pub seed: u64,
 }
 
 /// How a run ended.
@@ -36,6 +39,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     match ctx.scenario.pattern {
         PatternKind::Collaboration => collaboration::run(ctx).await,
         PatternKind::Orchestrator => orchestrator::run(ctx).await,
+        PatternKind::Research => research::run(ctx).await,
         other => RunOutcome {
             status: RunStatus::Stopped,
             stop_reason: StopReason::Other(format!("pattern_unavailable:{other}")),

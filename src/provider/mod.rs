@@ -4,12 +4,14 @@
 //! is the gateway's job.
 
 pub mod sim;
+pub mod sources;
 pub mod workers;
 
 use serde_json::Value;
 use std::time::Duration;
 
 pub use sim::SimProvider;
+pub use sources::SimSources;
 pub use workers::{SimWorkers, WorkerError};
 
 /// What a model call is for. The sim picks its script by it; an HTTP
@@ -22,6 +24,10 @@ pub enum Purpose {
     Plan,
     /// The final brief after the team decided or the workers reported.
     FinalBrief,
+    /// The research plan: the steps of the bounded workflow.
+    ResearchPlan,
+    /// The research answer, written from the verified notes.
+    Synthesis,
 }
 
 impl Purpose {
@@ -29,8 +35,9 @@ impl Purpose {
     pub fn script_key(&self) -> &str {
         match self {
             Purpose::Contribution { role } => role,
-            Purpose::Plan => "plan",
+            Purpose::Plan | Purpose::ResearchPlan => "plan",
             Purpose::FinalBrief => "final_answer",
+            Purpose::Synthesis => "synthesis",
         }
     }
 }

@@ -3,6 +3,7 @@
 //! pattern, and the sim must have a script for everyone who speaks.
 
 mod orchestrator;
+mod research;
 
 use super::error::Problem;
 use super::path::JsonPath;
@@ -16,10 +17,11 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     match scenario.pattern {
         PatternKind::Collaboration => check_collaboration(scenario, &mut problems),
         PatternKind::Orchestrator => orchestrator::check(scenario, &mut problems),
+        PatternKind::Research => research::check(scenario, &mut problems),
         other => problems.push(Problem::at(
             root.key("pattern"),
             format!(
-                "the {other} pattern is not available in this build yet; expected \"collaboration\" or \"orchestrator\""
+                "the {other} pattern is not available in this build yet; expected \"collaboration\", \"orchestrator\" or \"research\""
             ),
         )),
     }
@@ -54,6 +56,7 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         PatternKind::Orchestrator,
         scenario.health_rules.is_some(),
     );
+    foreign("sources", PatternKind::Research, scenario.sources.is_some());
     if let Some(budget) = &scenario.budget {
         for (key, owners) in budget.keys_set() {
             if !owners.contains(&pattern) {
@@ -232,6 +235,7 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ("responses", provider.responses.is_some()),
                 ("final_answer", provider.final_answer.is_some()),
                 ("plan", provider.plan.is_some()),
+                ("synthesis", provider.synthesis.is_some()),
             ],
         ),
     };
@@ -274,16 +278,25 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
         ));
     }
     if let Some(plan) = &provider.plan {
-        if scenario.pattern == PatternKind::Orchestrator {
-            check_script(plan, &path.key("plan"), problems);
-        } else {
-            problems.push(Problem::at_key(
+        match scenario.pattern {
+            PatternKind::Orchestrator => check_script(plan, &path.key("plan"), problems),
+            // The research planner's script is checked with its pattern.
+            PatternKind::Research => {}
+            other => problems.push(Problem::at_key(
                 path.key("plan"),
                 format!(
-                    "\"plan\" scripts the orchestrator's planner; this scenario's pattern is {}",
-                    scenario.pattern
+                    "\"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is {other}"
                 ),
-            ));
+            )),
         }
+    }
+    if provider.synthesis.is_some() && scenario.pattern != PatternKind::Research {
+        problems.push(Problem::at_key(
+            path.key("synthesis"),
+            format!(
+                "\"synthesis\" scripts the research answer; this scenario's pattern is {}",
+                scenario.pattern
+            ),
+        ));
     }
 }

@@ -5,15 +5,19 @@
 
 mod checks;
 mod error;
+mod hints;
 mod path;
 pub mod script;
 mod shape;
+mod sources;
 mod types;
 mod workers;
 
 pub use error::{ScenarioError, ScenarioErrors};
+pub use hints::*;
 pub use path::{JsonPath, Position};
 pub use shape::json_schema;
+pub use sources::*;
 pub use types::*;
 pub use workers::*;
 

@@ -3,6 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
+use super::sources::Sources;
 use super::workers::{HealthRule, WorkerSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -51,6 +52,10 @@ pub struct Scenario {
     /// orchestrator: what turns the run's health yellow or red.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health_rules: Option<Vec<HealthRule>>,
+    /// research: what the simulated research tools find: the search
+    /// results, the pages and the notes each page yields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Sources>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -94,7 +99,7 @@ pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
-    /// (collaboration default 40, orchestrator 25).
+    /// (collaboration default 40, orchestrator and research 25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub max_seconds: Option<f64>,
@@ -120,6 +125,9 @@ pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub task_timeout_seconds: Option<f64>,
+    /// research: steps a plan may hold (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
 }
 
 impl Budget {
@@ -127,6 +135,7 @@ impl Budget {
     pub fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
         const COLLABORATION: &[PatternKind] = &[PatternKind::Collaboration];
         const ORCHESTRATOR: &[PatternKind] = &[PatternKind::Orchestrator];
+        const RESEARCH: &[PatternKind] = &[PatternKind::Research];
         const EVERY: &[PatternKind] = &[
             PatternKind::Collaboration,
             PatternKind::Orchestrator,
@@ -156,6 +165,7 @@ impl Budget {
                 self.task_timeout_seconds.is_some(),
                 ORCHESTRATOR,
             ),
+            ("max_steps", self.max_steps.is_some(), RESEARCH),
         ]
         .into_iter()
         .filter(|(_, set, _)| *set)
@@ -256,9 +266,17 @@ pub struct ProviderSpec {
     pub responses: Option<IndexMap<String, Value>>,
     /// sim, orchestrator: the planner's output. Without it the sim plans one
     /// critical task per declared worker, with the context's `report_date`
-    /// and `region` as args.
+    /// and `region` as args. sim, research: the research plan, `{"steps":
+    /// [...]}` or the list of steps itself (one planner call per run).
+    /// Without it the sim proposes the five canonical steps, searching for
+    /// `context.request.question`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Value>,
+    /// sim, research: the synthesis, `{"answer": text, "citations": [note
+    /// ids]}` (one call per run). Without it the sim answers from the first
+    /// three notes' claims and cites them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<Value>,
     /// sim: the final brief. Without it the sim writes a short brief from
     /// the run's history (collaboration) or aggregate (orchestrator).
     #[serde(default, skip_serializing_if = "Option::is_none")]

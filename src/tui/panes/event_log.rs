@@ -91,10 +91,22 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }
-        EventKind::ContributionAccepted { .. } | EventKind::PlanAccepted { .. } => {
-            Style::default().fg(theme::GO)
+        EventKind::ContributionAccepted { .. }
+        | EventKind::PlanAccepted { .. }
+        | EventKind::PageRead(_)
+        | EventKind::NoteExtracted(_)
+        | EventKind::Cited(_) => Style::default().fg(theme::GO),
+        EventKind::ContributionRejected { .. }
+        | EventKind::PlanRejected { .. }
+        | EventKind::SourceDenied(_) => theme::error(),
+        EventKind::NotesVerified(v) => {
+            if v.ok {
+                Style::default().fg(theme::GO)
+            } else {
+                theme::error()
+            }
         }
-        EventKind::ContributionRejected { .. } | EventKind::PlanRejected { .. } => theme::error(),
+        EventKind::ResearchStepStarted(_) | EventKind::ResearchStepFinished(_) => theme::bold(),
         EventKind::TaskFinished { status, .. } => match status {
             crate::bus::TaskStatus::Done => Style::default().fg(theme::GO),
             crate::bus::TaskStatus::Failed => theme::error(),
@@ -114,6 +126,9 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::CallFinished { .. }
         | EventKind::TaskQueued { .. }
         | EventKind::AttemptStarted { .. }
-        | EventKind::AttemptFinished { .. } => theme::dim(),
+        | EventKind::AttemptFinished { .. }
+        | EventKind::SourceFound(_)
+        | EventKind::SourcesDeduped(_)
+        | EventKind::SourceAllowed(_) => theme::dim(),
     }
 }

@@ -10,10 +10,12 @@ use serde_json::Value;
 use std::sync::Arc;
 
 mod log;
+mod research;
 mod table;
 mod workers;
 
 pub use log::{EventLog, LOG_CAPACITY};
+pub use research::{Counts, NoteView, Research, SourceStatus, SourceView, StepState, Verification};
 pub use table::{Cell, Contribution, RoundColumn, RoundTable};
 pub use workers::{Attempt, TaskState, TaskView, Workers};
 
@@ -30,6 +32,7 @@ pub struct RunState {
     pub flags: Vec<FlagView>,
     pub table: RoundTable,
     pub workers: Workers,
+    pub research: Research,
     /// The budget the gateway counted last: which, used and its limit.
     pub budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
@@ -112,6 +115,10 @@ impl RunState {
         state
     }
 
+    fn pattern(&self) -> Option<PatternKind> {
+        self.info.as_ref().map(|i| i.pattern)
+    }
+
     pub fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }
@@ -167,6 +174,8 @@ impl RunState {
                 self.calling = None;
                 self.table.close();
                 self.workers.close();
+                self.research
+                    .close(*status, stop_reason, phase.as_deref(), result);
                 self.outcome = Some(Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -205,6 +214,12 @@ impl RunState {
             | EventKind::ContributionRejected { .. }
             | EventKind::RoundFinished { .. }
             | EventKind::FinalizeStarted { .. } => self.table.apply(&event.kind),
+            // A research run's tool calls are attempts too; its own
+            // events tell its story.
+            EventKind::AttemptStarted { .. }
+            | EventKind::AttemptFinished { .. }
+            | EventKind::RetryScheduled { .. }
+                if self.pattern() == Some(PatternKind::Research) => {}
             EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
@@ -213,6 +228,16 @@ impl RunState {
             | EventKind::RetryScheduled { .. }
             | EventKind::TaskFinished { .. }
             | EventKind::Aggregated { .. } => self.workers.apply(&event.kind, event.t_ms),
+            EventKind::ResearchStepStarted(_)
+            | EventKind::ResearchStepFinished(_)
+            | EventKind::SourceFound(_)
+            | EventKind::SourcesDeduped(_)
+            | EventKind::SourceAllowed(_)
+            | EventKind::SourceDenied(_)
+            | EventKind::PageRead(_)
+            | EventKind::NoteExtracted(_)
+            | EventKind::NotesVerified(_)
+            | EventKind::Cited(_) => self.research.apply(&event.kind),
         }
         self.log.push(event);
     }
