@@ -3,7 +3,8 @@
 //! reference returned for the same scripted outputs (see the generator
 //! script beside it); Conclave must return the same document.
 //! `CONCLAVE_ORCHESTRATOR_CASES=/abs/path.jsonl` checks another generated set
-//! of orchestrator cases (e.g. a few thousand) instead of the committed one.
+//! of orchestrator cases (e.g. a few thousand) instead of the committed one;
+//! `CONCLAVE_RESEARCH_CASES` does the same for research.
 
 mod common;
 
@@ -36,6 +37,25 @@ const ORCHESTRATOR_FIELDS: [&str; 10] = [
     "raw_plan",
 ];
 
+/// Research results are compared without `run_id` (a UUID in the
+/// reference, derived from the seed here) and without each trace entry's
+/// `elapsed_ms` (wall time in the reference).
+const RESEARCH_FIELDS: [&str; 13] = [
+    "status",
+    "stop_reason",
+    "phase",
+    "outcome",
+    "answer",
+    "citations",
+    "citation_details",
+    "aggregate",
+    "trace",
+    "history",
+    "details",
+    "denied_sources",
+    "verification",
+];
+
 /// The cases of `file`, beside this test unless the path is absolute.
 fn cases(file: &str) -> Vec<Value> {
     let path = if file.starts_with('/') {
@@ -54,7 +74,7 @@ fn cases(file: &str) -> Vec<Value> {
 async fn collaboration_results_equal_the_reference() {
     let cases = cases("collaboration.jsonl");
     assert!(cases.len() >= 200);
-    let mismatches = compare(&cases, &COLLABORATION_FIELDS).await;
+    let mismatches = compare(&cases, &COLLABORATION_FIELDS, |_| {}).await;
     assert!(
         mismatches.is_empty(),
         "{} mismatches:\n{}",
@@ -69,7 +89,31 @@ async fn orchestrator_results_equal_the_reference() {
         .unwrap_or_else(|_| "orchestrator.jsonl".to_string());
     let cases = cases(&file);
     assert!(cases.len() >= 200);
-    let mismatches = compare(&cases, &ORCHESTRATOR_FIELDS).await;
+    let mismatches = compare(&cases, &ORCHESTRATOR_FIELDS, |_| {}).await;
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches over {} cases:\n{}",
+        mismatches.len(),
+        cases.len(),
+        mismatches.join("\n")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn research_results_equal_the_reference() {
+    let file =
+        std::env::var("CONCLAVE_RESEARCH_CASES").unwrap_or_else(|_| "research.jsonl".to_string());
+    let cases = cases(&file);
+    assert!(cases.len() >= 200);
+    let mismatches = compare(&cases, &RESEARCH_FIELDS, |result| {
+        if let Some(map) = result.as_object_mut() {
+            map.remove("run_id");
+        }
+        for entry in result["trace"].as_array_mut().into_iter().flatten() {
+            entry.as_object_mut().map(|e| e.remove("elapsed_ms"));
+        }
+    })
+    .await;
     assert!(
         mismatches.is_empty(),
         "{} mismatches over {} cases:\n{}",
@@ -80,8 +124,9 @@ async fn orchestrator_results_equal_the_reference() {
 }
 
 /// Run every case and list each field that differs from the reference's,
-/// and every field the reference does not return.
-async fn compare(cases: &[Value], fields: &[&str]) -> Vec<String> {
+/// and every field the reference does not return; `prepare` first drops
+/// what is not compared from both documents.
+async fn compare(cases: &[Value], fields: &[&str], prepare: fn(&mut Value)) -> Vec<String> {
     let mut mismatches = Vec::new();
     for case in cases {
         let scenario = common::scenario(&case["scenario"]);
@@ -99,8 +144,11 @@ async fn compare(cases: &[Value], fields: &[&str]) -> Vec<String> {
             },
         )
         .await;
-        let expected = &case["expected"];
-        let ours = &outcome.result;
+        let mut expected = case["expected"].clone();
+        let mut ours = outcome.result.clone();
+        prepare(&mut expected);
+        prepare(&mut ours);
+        let (expected, ours) = (&expected, &ours);
         let absent = Value::String("<absent>".into());
         for field in fields {
             let (want, got) = (

@@ -127,9 +127,10 @@ fn check_flags(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
 }
 
-/// The planner and the synthesis are called once each: their scripts are
-/// single outputs (a list as `plan` is the steps themselves). Without a
-/// plan, the sim searches for the request's question.
+/// The planner is called once: a list as `plan` is the steps themselves.
+/// The synthesis is a script like any other (a list gives one output per
+/// call; a run makes one). Without a plan, the sim searches for the
+/// request's question.
 fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let provider = JsonPath::root().key("provider");
     if scenario.provider.final_answer.is_some() {
@@ -138,17 +139,14 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
             "a research run writes no final brief; its answer is scripted as \"synthesis\"",
         ));
     }
-    for (key, script) in [
-        ("plan", &scenario.provider.plan),
-        ("synthesis", &scenario.provider.synthesis),
-    ] {
-        let Some(script) = script else { continue };
-        if key == "plan" && script.is_array() {
-            continue;
-        }
-        if let Err(message) = ScriptedOutput::parse(script) {
-            problems.push(Problem::at(provider.key(key).key(FAULT_KEY), message));
-        }
+    if let Some(plan) = &scenario.provider.plan
+        && !plan.is_array()
+        && let Err(message) = ScriptedOutput::parse(plan)
+    {
+        problems.push(Problem::at(provider.key("plan").key(FAULT_KEY), message));
+    }
+    if let Some(synthesis) = &scenario.provider.synthesis {
+        super::check_script(synthesis, &provider.key("synthesis"), problems);
     }
     if scenario.provider.kind == ProviderKind::Sim && scenario.provider.plan.is_none() {
         let request = scenario.context.get("request");
