@@ -104,7 +104,9 @@ pub enum PlanError {
     TaskId,
     DuplicateTaskId,
     Worker,
-    WorkerNotAllowed { worker: String },
+    WorkerNotAllowed {
+        worker: String,
+    },
     Args,
     Critical,
     /// research: the plan holds no list of steps.

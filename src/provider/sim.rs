@@ -90,9 +90,9 @@ impl SimProvider {
                     ModelOutput::Text(orchestrator::brief_from_aggregate(&request.payload)),
                 ),
                 Purpose::FinalBrief => Ok(ModelOutput::Text(brief_from_history(&request.payload))),
-                Purpose::ResearchPlan => Ok(ModelOutput::Json(research::default_plan(
-                    &request.payload,
-                ))),
+                Purpose::ResearchPlan => {
+                    Ok(ModelOutput::Json(research::default_plan(&request.payload)))
+                }
                 Purpose::Synthesis => Ok(ModelOutput::Json(research::synthesis_from_notes(
                     &request.payload,
                 ))),

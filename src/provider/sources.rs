@@ -36,7 +36,10 @@ impl SimSources {
     pub async fn call(&self, tool: ResearchTool, args: &Value) -> Result<Value, WorkerError> {
         let call = {
             let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
-            let slot = ResearchTool::ALL.iter().position(|t| *t == tool).unwrap_or(0);
+            let slot = ResearchTool::ALL
+                .iter()
+                .position(|t| *t == tool)
+                .unwrap_or(0);
             calls[slot] += 1;
             calls[slot]
         };
@@ -117,7 +120,9 @@ impl SimSources {
     /// 004's structural check (a quote of 20 characters, a claim), note by
     /// note, then the issues the scenario scripts for each note.
     fn verify(&self, notes: Option<&Value>) -> Value {
-        let notes = notes.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let notes = notes
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
         let text = |note: &Value, key: &str| note.get(key).map(py_str).unwrap_or_default();
         let mut issues: Vec<String> = Vec::new();
         for note in notes {
@@ -184,7 +189,10 @@ mod tests {
         );
         let start = tokio::time::Instant::now();
         let page = s
-            .call(ResearchTool::ReadSource, &json!({"url": "HTTPS://A.example/x?ref=1"}))
+            .call(
+                ResearchTool::ReadSource,
+                &json!({"url": "HTTPS://A.example/x?ref=1"}),
+            )
             .await
             .unwrap();
         assert_eq!(start.elapsed(), Duration::from_millis(300));

@@ -6,8 +6,8 @@
 /// The schemes whose last path segment may carry `;params` (Python's
 /// `uses_params`; the empty scheme is one of them).
 const USES_PARAMS: [&str; 16] = [
-    "", "ftp", "hdl", "prospero", "http", "imap", "https", "shttp", "rtsp", "rtsps", "rtspu", "sip",
-    "sips", "mms", "sftp", "tel",
+    "", "ftp", "hdl", "prospero", "http", "imap", "https", "shttp", "rtsp", "rtsps", "rtspu",
+    "sip", "sips", "mms", "sftp", "tel",
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,8 +36,7 @@ pub fn urlparse(url: &str) -> ParsedUrl {
     let mut scheme = String::new();
     if let Some(colon) = rest.find(':') {
         let head = &rest[..colon];
-        if head.starts_with(|c: char| c.is_ascii_alphabetic()) && head.chars().all(is_scheme_char)
-        {
+        if head.starts_with(|c: char| c.is_ascii_alphabetic()) && head.chars().all(is_scheme_char) {
             scheme = head.to_ascii_lowercase();
             rest = &rest[colon + 1..];
         }
@@ -105,7 +104,12 @@ mod tests {
         let table = [
             ("https://h/a;p?q#f", "https", "h", "/a"),
             ("https://h/a;p/b;q", "https", "h", "/a;p/b"),
-            ("HTTPS://Vendor.Example.COM/P/", "https", "Vendor.Example.COM", "/P/"),
+            (
+                "HTTPS://Vendor.Example.COM/P/",
+                "https",
+                "Vendor.Example.COM",
+                "/P/",
+            ),
             ("official.example.com/x", "", "", "official.example.com/x"),
             ("//host/a?b#c", "", "host", "/a"),
             ("host:8080/a", "host", "", "8080/a"),

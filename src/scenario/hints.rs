@@ -113,7 +113,12 @@ mod tests {
             json!({}),
         );
         assert_eq!(
-            (l.max_urls, l.max_read_pages, l.max_notes, l.max_answer_chars),
+            (
+                l.max_urls,
+                l.max_read_pages,
+                l.max_notes,
+                l.max_answer_chars
+            ),
             (4, 2, 1, 2000)
         );
         let l = limits(
@@ -122,7 +127,12 @@ mod tests {
             json!({}),
         );
         assert_eq!(
-            (l.max_urls, l.max_read_pages, l.max_notes, l.max_answer_chars),
+            (
+                l.max_urls,
+                l.max_read_pages,
+                l.max_notes,
+                l.max_answer_chars
+            ),
             (6, 3, 6, 850),
             "unreadable values take the defaults"
         );
@@ -131,7 +141,12 @@ mod tests {
             json!({"max_seconds": 2.5, "max_steps": 5}),
         );
         assert_eq!(
-            (l.max_urls, l.max_read_pages, l.max_notes, l.max_answer_chars),
+            (
+                l.max_urls,
+                l.max_read_pages,
+                l.max_notes,
+                l.max_answer_chars
+            ),
             (1, 10, 1, 120),
             "clamped to 004's ranges"
         );

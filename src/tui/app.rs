@@ -188,7 +188,12 @@ impl App {
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
             Action::Left | Action::Right
                 if self.focus == PaneId::Pattern
-                    && run.is_some_and(|r| r.scenario.pattern == PatternKind::Orchestrator) =>
+                    && run.is_some_and(|r| {
+                        matches!(
+                            r.scenario.pattern,
+                            PatternKind::Orchestrator | PatternKind::Research
+                        )
+                    }) =>
             {
                 Some("this pattern has no rounds")
             }
@@ -372,6 +377,15 @@ impl App {
     fn open_details(&mut self) {
         let Some(slot) = self.run() else { return };
         let text = match self.focus {
+            PaneId::Pattern if slot.scenario.pattern == PatternKind::Research => {
+                let notes = &slot.state.research.notes;
+                let Some(note) =
+                    notes.get(slot.ui.notes.selected.min(notes.len().saturating_sub(1)))
+                else {
+                    return;
+                };
+                note_json(note, &slot.state.research.citations)
+            }
             PaneId::Pattern if !slot.state.workers.tasks.is_empty() => {
                 let index = slot
                     .ui
@@ -417,6 +431,16 @@ impl App {
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
+}
+
+/// A research note as JSON, with its provenance and whether the answer
+/// cites it.
+fn note_json(note: &super::state::NoteView, citations: &[String]) -> serde_json::Value {
+    serde_json::json!({
+        "id": note.id, "claim": note.claim, "quote": note.quote, "url": note.url,
+        "title": note.title, "published_at": note.published_at,
+        "cited": citations.contains(&note.id),
+    })
 }
 
 /// A task of the workers pane as JSON, with its attempts.

@@ -150,7 +150,9 @@ pub fn describe(kind: &EventKind) -> String {
             max_attempts,
             timeout_ms,
             ..
-        } if *timeout_ms == u64::MAX => format!("{task} attempt {attempt}/{max_attempts}, no timeout"),
+        } if *timeout_ms == u64::MAX => {
+            format!("{task} attempt {attempt}/{max_attempts}, no timeout")
+        }
         EventKind::AttemptStarted {
             task,
             attempt,

@@ -5,7 +5,7 @@ use super::app::App;
 use super::keymap::PaneId;
 use super::layout::Areas;
 use super::overlays;
-use super::panes::{self, round_table, workers};
+use super::panes::{self, research, round_table, workers};
 use super::runs::RunSlot;
 use super::theme;
 use super::view_state::Overlay;
@@ -19,6 +19,7 @@ use ratatui::widgets::Paragraph;
 pub fn areas(app: &App, screen: Rect) -> Areas {
     let wanted = app.run().map_or(10, |slot| match slot.scenario.pattern {
         PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
+        PatternKind::Research => research::wanted_height(&slot.state.research),
         _ => round_table::wanted_height(&slot.state),
     });
     Areas::compute(screen, wanted)
@@ -92,6 +93,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_pattern(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     match slot.scenario.pattern {
         PatternKind::Orchestrator => workers::draw(frame, area, slot, focused),
+        PatternKind::Research => research::draw(frame, area, slot, focused),
         _ => round_table::draw(frame, area, slot, focused),
     }
 }

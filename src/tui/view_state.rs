@@ -46,6 +46,8 @@ impl Overlay {
 pub struct RunUi {
     pub table: TableView,
     pub tasks: ListView,
+    /// The research pane's selected note.
+    pub notes: ListView,
     pub log: LogView,
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
@@ -79,6 +81,9 @@ impl RunUi {
                 Some(PatternKind::Orchestrator) => {
                     self.tasks.navigate(action, state.workers.tasks.len())
                 }
+                Some(PatternKind::Research) => {
+                    self.notes.navigate(action, state.research.notes.len())
+                }
                 _ => self.table.navigate(action, state),
             },
             PaneId::Log => self.log.navigate(action, state),
@@ -97,7 +102,8 @@ impl RunUi {
     }
 }
 
-/// A selected row in a list that keeps its order (the workers' tasks).
+/// A selected row in a list that keeps its order (the workers' tasks, the
+/// research notes).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListView {
     pub selected: usize,

@@ -49,7 +49,7 @@ pub fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), NotesErro
         if !filled("claim") {
             return Err(NotesError::Claim);
         }
-        if !text("quote").is_some_and(|q| q.chars().count() >= MIN_QUOTE_CHARS) {
+        if text("quote").is_none_or(|q| q.chars().count() < MIN_QUOTE_CHARS) {
             return Err(NotesError::Quote);
         }
     }
@@ -130,7 +130,10 @@ mod tests {
     #[test]
     fn tool_outputs_must_be_ok_with_data() {
         let ok = json!({"status": "ok", "data": {"results": []}});
-        assert_eq!(tool_data(&ok, "search_sources").unwrap()["results"], json!([]));
+        assert_eq!(
+            tool_data(&ok, "search_sources").unwrap()["results"],
+            json!([])
+        );
         for bad in [
             json!({"status": "error", "error": "not_found"}),
             json!({"status": "OK", "data": {}}),
@@ -185,7 +188,9 @@ mod tests {
             (String::new(), vec![])
         );
         assert_eq!(
-            read_synthesis(ModelOutput::Text(r#"{"answer": "A", "citations": ["n1"]}"#.into())),
+            read_synthesis(ModelOutput::Text(
+                r#"{"answer": "A", "citations": ["n1"]}"#.into()
+            )),
             ("A".into(), vec!["n1".into()])
         );
     }

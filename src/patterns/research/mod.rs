@@ -271,10 +271,9 @@ impl Desk<'_> {
         if deduped.is_empty() {
             return Err(StopReason::NoSourcesAfterDedupe.into());
         }
-        self.bus
-            .publish(EventKind::SourcesDeduped(SourcesDeduped {
-                urls: deduped.clone(),
-            }));
+        self.bus.publish(EventKind::SourcesDeduped(SourcesDeduped {
+            urls: deduped.clone(),
+        }));
         self.done(
             TraceCounts::Dedupe {
                 urls_after_dedupe: deduped.len(),
@@ -338,9 +337,7 @@ impl Desk<'_> {
                 published_at: text(&page, "published_at"),
             }));
             let args = json!({"url": url, "page": page});
-            let extracted = self
-                .tool(step_id, ResearchTool::ExtractNotes, args)
-                .await?;
+            let extracted = self.tool(step_id, ResearchTool::ExtractNotes, args).await?;
             let Some(items) = extracted
                 .get("notes")
                 .and_then(Value::as_array)

@@ -145,7 +145,10 @@ mod tests {
             ),
             (with(0, "id", json!("  ")), invalid_step(StepError::Id)),
             (with(2, "id", json!(3)), invalid_step(StepError::Id)),
-            (with(1, "action", json!(null)), invalid_step(StepError::Action)),
+            (
+                with(1, "action", json!(null)),
+                invalid_step(StepError::Action),
+            ),
             (with(3, "args", json!([])), invalid_step(StepError::Args)),
             (removed, invalid_step(StepError::Args)),
             (
@@ -165,7 +168,13 @@ mod tests {
         let refusal = validate_plan(&plan, 8).unwrap_err();
         assert_eq!(
             refusal.details.unwrap()["received"],
-            json!(["dedupe_urls", "search_sources", "read_extract_notes", "verify_notes", "synthesize_answer"])
+            json!([
+                "dedupe_urls",
+                "search_sources",
+                "read_extract_notes",
+                "verify_notes",
+                "synthesize_answer"
+            ])
         );
     }
 

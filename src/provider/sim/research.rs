@@ -57,7 +57,8 @@ mod tests {
 
     #[test]
     fn the_default_plan_searches_for_the_question() {
-        let plan = default_plan(&json!({"goal": "g", "request": {"request": {"question": "Why?"}}}));
+        let plan =
+            default_plan(&json!({"goal": "g", "request": {"request": {"question": "Why?"}}}));
         assert_eq!(plan["steps"][0]["args"]["query"], "Why?");
         let actions: Vec<&str> = plan["steps"]
             .as_array()

@@ -1,8 +1,10 @@
-//! The result: the final decision, the stop reason and phase, the rounds
-//! used and the brief; while the run is live, what it is doing.
+//! The result: the final decision (or health, or grounded answer), the stop
+//! reason and phase, the rounds, tasks or sources used, and the brief or
+//! answer with its citations; while the run is live, what it is doing.
 
 use super::block;
 use crate::bus::{Decision, RunStatus};
+use crate::scenario::PatternKind;
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::RunSlot;
 use crate::tui::state::{Activity, RunState, TaskState};
@@ -32,6 +34,11 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                         style,
                     ));
                 }
+                None if is_research(state) => lines.push(if outcome.status == RunStatus::Ok {
+                    Line::styled("GROUNDED ANSWER", theme::decision(Decision::Go))
+                } else {
+                    Line::styled("NO ANSWER", theme::decision(Decision::NoGo))
+                }),
                 None if outcome.result.pointer("/aggregate/health").is_some() => {
                     let health = outcome
                         .result
@@ -71,7 +78,9 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                     Span::raw(fit(phase, 200)),
                 ]));
             }
-            if state.workers.tasks.is_empty() {
+            if is_research(state) {
+                lines.extend(research_lines(state));
+            } else if state.workers.tasks.is_empty() {
                 let rounds = outcome
                     .rounds_used()
                     .map_or_else(|| state.table.rounds.len().to_string(), |n| n.to_string());
@@ -85,6 +94,9 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             if let Some(answer) = outcome.answer() {
                 lines.push(Line::raw(""));
                 lines.push(Line::raw(fit(answer, 20_000)));
+            }
+            if is_research(state) {
+                lines.extend(citation_lines(state));
             }
             lines
         }
@@ -116,6 +128,57 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             .scroll((slot.ui.result_scroll, 0)),
         area,
     );
+}
+
+fn is_research(state: &RunState) -> bool {
+    state
+        .info
+        .as_ref()
+        .is_some_and(|i| i.pattern == PatternKind::Research)
+}
+
+/// The sources' and notes' tally, for a research run.
+fn research_lines(state: &RunState) -> Vec<Line<'static>> {
+    let c = state.research.counts();
+    let row = |label: &'static str, text: String| {
+        Line::from(vec![Span::styled(label, theme::dim()), Span::raw(text)])
+    };
+    vec![
+        row(
+            "sources     ",
+            format!(
+                "{} found, {} after dedupe, {} read, {} denied",
+                c.found, c.deduped, c.read, c.denied
+            ),
+        ),
+        row(
+            "notes       ",
+            format!("{} kept, {} cited", c.notes, c.cited),
+        ),
+    ]
+}
+
+/// Each citation of the answer with the source it resolves to.
+fn citation_lines(state: &RunState) -> Vec<Line<'static>> {
+    let research = &state.research;
+    if research.citations.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::raw("")];
+    for id in &research.citations {
+        let source = research.note(id).map_or_else(
+            || "unknown note".to_string(),
+            |n| format!("{} · {} · {}", n.url, n.title, n.published_at),
+        );
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("[{}] ", fit(id, 12)),
+                Style::default().fg(theme::CAUTION),
+            ),
+            Span::raw(fit(&source, 300)),
+        ]));
+    }
+    lines
 }
 
 /// The tasks' tally and the failed ones, for an orchestrator run.

@@ -231,7 +231,12 @@ impl Research {
         self.citations = result
             .get("citations")
             .and_then(Value::as_array)
-            .map(|c| c.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|c| {
+                c.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default();
     }
 }
