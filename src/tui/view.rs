@@ -19,7 +19,7 @@ use ratatui::widgets::Paragraph;
 pub fn areas(app: &App, screen: Rect) -> Areas {
     let wanted = app.run().map_or(10, |slot| match slot.scenario.pattern {
         PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
-        PatternKind::Research => research::wanted_height(&slot.state.research),
+        PatternKind::Research => research::wanted_height(&slot.state),
         _ => round_table::wanted_height(&slot.state),
     });
     Areas::compute(screen, wanted)

@@ -9,7 +9,7 @@ use super::block;
 use crate::bus::ResearchPhase;
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::RunSlot;
-use crate::tui::state::{NoteView, Research, SourceStatus, SourceView, StepState};
+use crate::tui::state::{NoteView, Research, RunState, SourceStatus, SourceView, StepState};
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use ratatui::Frame;
@@ -18,14 +18,33 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-/// Rows the answer section would like: heading, two of text, the source
-/// of the selected note.
-const ANSWER_ROWS: usize = 4;
+/// Rows of answer text at most, before the result pane has the rest.
+const ANSWER_TEXT_ROWS: usize = 6;
+/// The shortest a source's URL gets before its status is cut instead.
+const MIN_URL_WIDTH: usize = 24;
 
-/// How tall the pane would like to be.
-pub fn wanted_height(research: &Research) -> u16 {
-    let rows = 2 + 2 + (1 + research.sources.len().max(1)) + (1 + research.notes.len().max(1));
-    u16::try_from(rows + ANSWER_ROWS).unwrap_or(u16::MAX)
+/// How tall the pane would like to be: everything, with headings.
+pub fn wanted_height(state: &RunState) -> u16 {
+    let research = &state.research;
+    let listed = research.sources.len().max(1) + research.notes.len().max(1);
+    let rows = 2 + 2 + 2 + listed + answer_rows(state, 80);
+    u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+/// Rows the answer section would like at `width`: a heading, the answer
+/// (or why there is none) and the selected note's source; while the run
+/// is live, the heading and the source.
+fn answer_rows(state: &RunState, width: usize) -> usize {
+    let research = &state.research;
+    let noted = usize::from(!research.notes.is_empty());
+    match (&research.answer, &state.outcome) {
+        (Some(answer), _) => {
+            let text = (answer.chars().count() / width.max(1) + 1).min(ANSWER_TEXT_ROWS);
+            1 + text + noted
+        }
+        (None, Some(_)) => 2,
+        (None, None) => 2 * noted,
+    }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
@@ -56,12 +75,21 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     );
 
     let rest = usize::from(inner.height.saturating_sub(head_rows));
+    let answer_rows = answer_rows(&slot.state, width);
+    let listed = research.sources.len().max(1) + research.notes.len().max(1);
+    // Headings only where everything fits with them.
+    let look = Look {
+        width,
+        headings: rest >= 2 + listed + answer_rows,
+        live: slot.is_live(),
+    };
+    let heading = usize::from(look.headings);
     let [notes_rows, sources_rows, answer_rows] = share(
         rest,
         [
-            1 + research.notes.len().max(1),
-            1 + research.sources.len().max(1),
-            ANSWER_ROWS,
+            heading + research.notes.len().max(1),
+            heading + research.sources.len().max(1),
+            answer_rows,
         ],
     );
     let mut y = inner.y + head_rows;
@@ -79,14 +107,23 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     let notes_area = next_area(notes_rows);
     let answer_area = next_area(answer_rows);
     frame.render_widget(
-        Paragraph::new(sources(research, sources_rows, width)),
+        Paragraph::new(sources(research, sources_rows, look)),
         sources_area,
     );
     frame.render_widget(
-        Paragraph::new(notes(research, notes_rows, width, selected, focused)),
+        Paragraph::new(notes(research, notes_rows, look, selected, focused)),
         notes_area,
     );
     draw_answer(frame, answer_area, slot, research.notes.get(selected));
+}
+
+/// How the sections are drawn: their width, whether they have headings,
+/// and whether the run is still live.
+#[derive(Clone, Copy)]
+struct Look {
+    width: usize,
+    headings: bool,
+    live: bool,
 }
 
 /// Split `rows` between sections that want `wants` rows, in priority
@@ -147,57 +184,64 @@ fn short(phase: ResearchPhase) -> &'static str {
     }
 }
 
-/// found → after dedupe → read → notes → cited, then the denied sources.
+/// found → deduped → read → notes (verified or not) → cited, then the
+/// denied sources.
 fn counts(research: &Research) -> Line<'static> {
     let c = research.counts();
-    let arrow = || Span::styled(" → ", theme::dim());
-    let count = |n: usize, word: &'static str| {
-        vec![
-            Span::styled(n.to_string(), theme::bold()),
-            Span::styled(format!(" {word}"), theme::dim()),
-        ]
-    };
     let mut spans = Vec::new();
-    for (i, (n, word)) in [
-        (c.found, "found"),
-        (c.deduped, "after dedupe"),
-        (c.read, "read"),
-        (c.notes, "notes"),
-        (c.cited, "cited"),
+    for (i, (word, n)) in [
+        ("found", c.found),
+        ("deduped", c.deduped),
+        ("read", c.read),
+        ("notes", c.notes),
+        ("cited", c.cited),
     ]
     .into_iter()
     .enumerate()
     {
         if i > 0 {
-            spans.push(arrow());
+            spans.push(Span::styled(" → ", theme::dim()));
         }
-        spans.extend(count(n, word));
+        spans.push(Span::styled(format!("{word} "), theme::dim()));
+        spans.push(Span::styled(n.to_string(), theme::bold()));
+        if word == "notes"
+            && let Some(v) = &research.verification
+        {
+            spans.push(if v.ok {
+                Span::styled(" ✓", Style::default().fg(theme::GO))
+            } else {
+                Span::styled(" ✗", theme::error())
+            });
+        }
     }
     if c.denied > 0 {
         spans.push(Span::styled(
-            format!(" · {} denied", c.denied),
+            format!(" · denied {}", c.denied),
             theme::error(),
         ));
     }
     Line::from(spans)
 }
 
-fn sources(research: &Research, rows: usize, width: usize) -> Vec<Line<'static>> {
+fn sources(research: &Research, rows: usize, look: Look) -> Vec<Line<'static>> {
     if rows == 0 {
         return Vec::new();
     }
-    let mut lines = vec![Line::styled("Sources", theme::bold())];
-    if research.sources.is_empty() {
-        lines.push(Line::styled("none yet", theme::dim()));
+    let mut lines = Vec::new();
+    if look.headings {
+        lines.push(Line::styled("Sources", theme::bold()));
     }
-    let room = rows - 1;
+    if research.sources.is_empty() {
+        lines.push(Line::styled("no sources yet", theme::dim()));
+    }
+    let room = rows - usize::from(look.headings);
     let shown = if research.sources.len() > room {
         room.saturating_sub(1)
     } else {
         room
     };
     for source in research.sources.iter().take(shown) {
-        lines.push(source_line(source, width));
+        lines.push(source_line(source, look));
     }
     if research.sources.len() > shown && room > 0 {
         lines.push(Line::styled(
@@ -209,12 +253,17 @@ fn sources(research: &Research, rows: usize, width: usize) -> Vec<Line<'static>>
     lines
 }
 
-fn source_line(source: &SourceView, width: usize) -> Line<'static> {
+fn source_line(source: &SourceView, look: Look) -> Line<'static> {
+    let width = look.width;
     let (glyph, status, style) = match &source.status {
         SourceStatus::Waiting => ("·", "not reached".to_string(), theme::dim()),
         SourceStatus::Allowed => (
             "○",
-            "allowed, not read".to_string(),
+            if look.live {
+                "reading…".to_string()
+            } else {
+                "allowed, not read".to_string()
+            },
             Style::default().fg(theme::ACCENT),
         ),
         SourceStatus::Read {
@@ -239,7 +288,11 @@ fn source_line(source: &SourceView, width: usize) -> Line<'static> {
             theme::error(),
         ),
     };
-    let status_w = status.chars().count().min(width / 2);
+    let url_len = source.url.chars().count();
+    let status_w = status
+        .chars()
+        .count()
+        .min(width.saturating_sub(url_len.min(MIN_URL_WIDTH) + 4));
     let url_w = width.saturating_sub(status_w + 4);
     let shown = source
         .url
@@ -256,32 +309,36 @@ fn source_line(source: &SourceView, width: usize) -> Line<'static> {
 fn notes(
     research: &Research,
     rows: usize,
-    width: usize,
+    look: Look,
     selected: usize,
     focused: bool,
 ) -> Vec<Line<'static>> {
     if rows == 0 {
         return Vec::new();
     }
-    let mut heading = vec![Span::styled("Notes", theme::bold())];
-    if let Some(v) = &research.verification {
-        if v.ok {
-            heading.push(Span::styled(
-                format!(" · {} verified, no issue", v.checked),
-                Style::default().fg(theme::GO),
-            ));
-        } else {
-            heading.push(Span::styled(
-                format!(" · verification: {}", fit(&v.issues.join(", "), 60)),
-                theme::error(),
-            ));
+    let width = look.width;
+    let mut lines = Vec::new();
+    if look.headings {
+        let mut heading = vec![Span::styled("Notes", theme::bold())];
+        if let Some(v) = &research.verification {
+            if v.ok {
+                heading.push(Span::styled(
+                    format!(" · {} verified, no issue", v.checked),
+                    Style::default().fg(theme::GO),
+                ));
+            } else {
+                heading.push(Span::styled(
+                    format!(" · verification: {}", fit(&v.issues.join(", "), 60)),
+                    theme::error(),
+                ));
+            }
         }
+        lines.push(Line::from(heading));
     }
-    let mut lines = vec![Line::from(heading)];
     if research.notes.is_empty() {
-        lines.push(Line::styled("none yet", theme::dim()));
+        lines.push(Line::styled("no notes yet", theme::dim()));
     }
-    let room = rows - 1;
+    let room = rows - usize::from(look.headings);
     let first = (selected + 1).saturating_sub(room.max(1));
     let domain_w = research
         .notes
@@ -331,8 +388,8 @@ fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&Note
         heading.push(Span::styled(format!("[{}]", fit(id, 12)), style));
     }
     let body = match (&research.answer, &slot.state.outcome) {
-        (Some(answer), _) => Line::raw(fit(answer, 4000)),
-        (None, Some(outcome)) => Line::styled(
+        (Some(answer), _) => Some(Line::raw(fit(answer, 4000))),
+        (None, Some(outcome)) => Some(Line::styled(
             format!(
                 "No answer: {}{}",
                 fit(&outcome.stop_reason.to_string(), 80),
@@ -343,17 +400,23 @@ fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&Note
                     .unwrap_or_default()
             ),
             theme::error(),
-        ),
-        (None, None) => Line::styled("written from the verified notes at the end", theme::dim()),
+        )),
+        (None, None) => {
+            heading.push(Span::styled(
+                " · written from the verified notes at the end",
+                theme::dim(),
+            ));
+            None
+        }
     };
     let source = note.map(|n| {
-        let cited = research.citations.contains(&n.id);
+        let uncited = research.answer.is_some() && !research.citations.contains(&n.id);
         Line::from(vec![
             Span::styled(
                 format!(
                     "{} {} ",
                     fit(&n.id, 12),
-                    if cited { "→" } else { "(not cited) →" }
+                    if uncited { "(not cited) →" } else { "→" }
                 ),
                 Style::default().fg(theme::CAUTION),
             ),
@@ -365,13 +428,13 @@ fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&Note
         ])
     });
     let rows = usize::from(area.height);
-    let source_rows = usize::from(source.is_some() && rows >= 3);
+    let source_rows = usize::from(source.is_some() && rows >= 2);
     let body_rows = rows.saturating_sub(1 + source_rows);
     frame.render_widget(
         Paragraph::new(Line::from(heading)),
         Rect { height: 1, ..area },
     );
-    if body_rows > 0 {
+    if let (Some(body), true) = (body, body_rows > 0) {
         frame.render_widget(
             Paragraph::new(body).wrap(Wrap { trim: true }),
             Rect {

@@ -106,18 +106,29 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                 Activity::Paused { gate } => {
                     format!("Paused {gate}. space resumes, s steps one round.")
                 }
+                Activity::Running | Activity::Finished if is_research(state) => {
+                    let step = state.research.current.map_or("starting".to_string(), |p| {
+                        format!("step {} ({p})", p.step())
+                    });
+                    match &state.calling {
+                        Some(label) => format!("Running {step}: calling {}.", fit(label, 60)),
+                        None => format!("Running {step}."),
+                    }
+                }
                 Activity::Running | Activity::Finished => match &state.calling {
                     Some(label) => format!("Running: asking the model ({}).", fit(label, 60)),
                     None => "Running.".to_string(),
                 },
             };
+            let later = if is_research(state) {
+                "The grounded answer and its sources appear here when the run ends."
+            } else {
+                "The decision and the brief appear here when the run ends."
+            };
             vec![
                 Line::styled(doing, theme::dim()),
                 Line::raw(""),
-                Line::styled(
-                    "The decision and the brief appear here when the run ends.",
-                    theme::dim(),
-                ),
+                Line::styled(later, theme::dim()),
             ]
         }
     };
