@@ -27,6 +27,11 @@ scripted latency, as Conclave's virtual clock does:
   closing Conclave's sim writes around the same claims.
 - A flag that is off takes its domains out of the execution allowlist.
 
+It also writes payments_incident_reference.json beside it: the result the
+reference's own example run returns (without its run_id and elapsed_ms),
+which `conclave run scenarios/payments_incident_research.json --headless`
+must equal.
+
     python3 tests/conformance/research_cases.py ../shared/seeds [count] [out.jsonl]
 """
 import copy, json, os, random, re, sys, tempfile, types
@@ -368,12 +373,23 @@ def scenario(seed):
     return document, launch
 
 
+def write_example(path):
+    import main_ref
+    result = main_ref.run_research_agent(goal=main_ref.GOAL, request=main_ref.REQUEST)
+    result.pop("run_id")
+    for entry in result["trace"]:
+        entry.pop("elapsed_ms")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+
+
 def main():
     seeds = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "research.jsonl")
     load_reference(seeds)
+    write_example(os.path.join(here, "payments_incident_reference.json"))
     reasons = {}
     with open(out, "w", encoding="utf-8") as f:
         for seed in range(count):
