@@ -240,3 +240,152 @@ impl Research {
             .unwrap_or_default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{
+        NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
+        SourcesDeduped, StepFinished, StepStarted,
+    };
+    use serde_json::json;
+
+    fn fold(kinds: &[EventKind]) -> Research {
+        let mut research = Research::default();
+        for kind in kinds {
+            research.apply(kind);
+        }
+        research
+    }
+
+    fn read_step() -> Vec<EventKind> {
+        let url = |s: &str| format!("https://{s}.example/x");
+        vec![
+            EventKind::ResearchStepStarted(StepStarted {
+                step: 3,
+                phase: ResearchPhase::Dedupe,
+            }),
+            EventKind::SourceFound(SourceFound {
+                rank: 1,
+                url: url("a"),
+                title: "A".into(),
+            }),
+            EventKind::SourceFound(SourceFound {
+                rank: 2,
+                url: url("A"),
+                title: "A again".into(),
+            }),
+            EventKind::SourcesDeduped(SourcesDeduped {
+                urls: vec![url("a"), url("b"), url("c")],
+            }),
+            EventKind::ResearchStepFinished(StepFinished {
+                step: 3,
+                phase: ResearchPhase::Dedupe,
+                count: 3,
+            }),
+            EventKind::ResearchStepStarted(StepStarted {
+                step: 4,
+                phase: ResearchPhase::ReadExtract,
+            }),
+            EventKind::SourceDenied(SourceDenied {
+                url: url("a"),
+                domain: "a.example".into(),
+                reason: SourceDenial::Execution,
+                gated_by: Some("a_reads".into()),
+            }),
+            EventKind::SourceAllowed(SourceAllowed {
+                url: url("b"),
+                domain: "b.example".into(),
+            }),
+            EventKind::PageRead(PageRead {
+                url: url("b"),
+                title: "B".into(),
+                published_at: "2026-03-07".into(),
+            }),
+            EventKind::NoteExtracted(NoteExtracted {
+                id: "n1".into(),
+                url: url("b"),
+                title: "B".into(),
+                published_at: "2026-03-07".into(),
+                claim: "B says so.".into(),
+                quote: "A quote long enough.".into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn the_read_step_folds_into_sources_notes_and_counts() {
+        let research = fold(&read_step());
+        assert_eq!(research.current, Some(ResearchPhase::ReadExtract));
+        assert_eq!(
+            research.step(ResearchPhase::Dedupe),
+            &StepState::Done { count: 3 }
+        );
+        assert_eq!(
+            research.step(ResearchPhase::ReadExtract),
+            &StepState::Running
+        );
+        assert_eq!(
+            research.sources[0].status,
+            SourceStatus::Denied {
+                reason: SourceDenial::Execution,
+                gated_by: Some("a_reads".into())
+            }
+        );
+        assert!(matches!(
+            research.sources[1].status,
+            SourceStatus::Read { notes: 1, .. }
+        ));
+        assert_eq!(research.sources[2].status, SourceStatus::Waiting);
+        assert_eq!(research.notes[0].domain, "b.example");
+        assert_eq!(
+            research.counts(),
+            Counts {
+                found: 2,
+                deduped: 3,
+                read: 1,
+                notes: 1,
+                cited: 0,
+                denied: 1
+            }
+        );
+    }
+
+    #[test]
+    fn the_end_marks_the_failed_step_and_keeps_the_answer() {
+        let mut events = read_step();
+        events.push(EventKind::NotesVerified(NotesVerified {
+            checked: 1,
+            ok: false,
+            issues: vec!["stale_source".into()],
+        }));
+        let mut research = fold(&events);
+        let reason = StopReason::VerificationFailed {
+            issue: "stale_source".into(),
+        };
+        research.close(RunStatus::Stopped, &reason, Some("verify"), &json!({}));
+        assert_eq!(
+            research.step(ResearchPhase::Verify),
+            &StepState::Failed {
+                reason: reason.clone()
+            }
+        );
+        assert_eq!(
+            research.step(ResearchPhase::ReadExtract),
+            &StepState::Failed { reason },
+            "a step left running did not finish"
+        );
+        assert!(!research.verification.unwrap().ok);
+
+        let mut research = fold(&read_step());
+        research.close(
+            RunStatus::Ok,
+            &StopReason::Success,
+            None,
+            &json!({"answer": "B.", "citations": ["n1", "n1"]}),
+        );
+        assert_eq!(research.answer.as_deref(), Some("B."));
+        assert_eq!(research.citations, ["n1", "n1"]);
+        assert_eq!(research.note("n1").unwrap().title, "B");
+    }
+}
