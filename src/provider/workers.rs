@@ -1,8 +1,9 @@
 //! Simulated workers: where an orchestrator task's call ends up once the
 //! gateway lets it through (a research tool's call is handed on to the
 //! research tools). Each answers from the scenario's `workers` section,
-//! after its scripted latency, like 001's deterministic specialists. A worker never times out, retries or publishes events: the
-//! gateway does all three.
+//! after its scripted latency, like 001's deterministic specialists. A
+//! worker never times out, retries or publishes events: the gateway does
+//! all three.
 
 use super::sources::SimSources;
 use crate::pycompat::py_str;

@@ -103,6 +103,9 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         None => {
             let doing = match &state.activity {
                 Activity::Starting => "Starting…".to_string(),
+                Activity::Paused { gate } if is_research(state) => {
+                    format!("Paused {gate}. space resumes, s runs one step.")
+                }
                 Activity::Paused { gate } => {
                     format!("Paused {gate}. space resumes, s steps one round.")
                 }
