@@ -153,6 +153,17 @@ impl Flags {
             .all(|(flag, on)| *on || !flag.gated_names().any(|n| n == name))
     }
 
+    /// The first flag in declaration order that is off and gates `name`:
+    /// the one keeping it outside the execution allowlist.
+    pub fn gated_by(&self, name: &str) -> Option<&str> {
+        self.scenario
+            .flags
+            .iter()
+            .zip(&self.on)
+            .find(|((_, flag), on)| !**on && flag.gated_names().any(|n| n == name))
+            .map(|((flag_name, _), _)| flag_name.as_str())
+    }
+
     /// Roles of the flags with `joins` that are on, in flag order, each once.
     pub fn joined_roles(&self) -> Vec<String> {
         let mut roles: Vec<String> = Vec::new();
@@ -343,6 +354,8 @@ mod tests {
         assert!(!flags.allows("legal_analyst"), "gated by the off flag");
         assert!(flags.allows("ops"));
         assert!(flags.allows("demand_analyst"), "no flag gates it");
+        assert_eq!(flags.gated_by("legal_analyst"), Some("legal"));
+        assert_eq!(flags.gated_by("ops"), None, "its flag is on");
         assert_eq!(flags.joined_roles(), vec!["ops", "legal_analyst"]);
         let flags = Flags::new(scenario(), &[("legal".into(), true)]).unwrap();
         assert!(flags.allows("legal_analyst"));

@@ -119,7 +119,7 @@ pub fn launch(
         rng.clone(),
     )));
     let workers = Arc::new(if scenario.tools.is_empty() {
-        SimWorkers::new(scenario.workers.clone(), rng)
+        SimWorkers::new(scenario.workers.clone(), rng).with_sources(scenario.sources.clone())
     } else {
         SimWorkers::tools(scenario.tools.clone(), rng)
     });
@@ -147,6 +147,7 @@ pub fn launch(
         bus: bus.clone(),
         gate,
         gateway,
+        seed,
     };
     let task = tokio::spawn(async move {
         let outcome = patterns::run(ctx).await;

@@ -1,8 +1,14 @@
 //! The few Python behaviours the reference implementations rely on, so that a
 //! Conclave result equals the reference's for the same inputs: `str.strip()`,
-//! `round(x, n)`, `str(x)`, truthiness and `==` of parsed JSON, `json.loads`
-//! of model text and `json.dumps` of a value.
+//! `round(x, n)`, `str(x)`, `int(x)`, truthiness and `==` of parsed JSON,
+//! `json.loads` of model text, `json.dumps` of a value and `urlparse`.
 //! Nothing here knows about patterns or events.
+
+mod int;
+mod url;
+
+pub use int::py_int;
+pub use url::{ParsedUrl, url_refusal, urlparse};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};

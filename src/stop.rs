@@ -2,6 +2,10 @@
 //! references write their `stop_reason` strings (`agent_denied:legal_analyst`),
 //! so that results compare equal to the references' and recordings read back.
 
+mod research;
+
+pub use research::{AnswerError, NotesError, StepError};
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
@@ -66,6 +70,26 @@ pub enum StopReason {
     },
     /// A model output that is no kind of turn the agent may take.
     InvalidTurn,
+    /// A research plan step failed the step contract (004's `validate_plan`).
+    InvalidStep(StepError),
+    /// The research plan's search step has an empty query.
+    InvalidSearchQuery,
+    /// The search found nothing to read.
+    NoSourcesAfterDedupe,
+    /// No note came out of the sources the policy let through.
+    NoReliableSources,
+    /// A research tool answered outside its output contract (or failed).
+    ToolInvalidOutput {
+        tool: String,
+    },
+    /// The verifier found a problem in the notes; the first one it named.
+    VerificationFailed {
+        issue: String,
+    },
+    /// The extracted notes failed the notes contract.
+    InvalidNotes(NotesError),
+    /// The synthesis failed the answer contract.
+    InvalidAnswer(AnswerError),
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -98,9 +122,17 @@ pub enum PlanError {
     TaskId,
     DuplicateTaskId,
     Worker,
-    WorkerNotAllowed { worker: String },
+    WorkerNotAllowed {
+        worker: String,
+    },
     Args,
     Critical,
+    /// research: the plan holds no list of steps.
+    Steps,
+    /// research: more steps than `max_steps`.
+    TooManySteps,
+    /// research: the steps' actions are not the bounded workflow, in order.
+    StepSequence,
 }
 
 impl StopReason {
@@ -134,6 +166,14 @@ impl fmt::Display for StopReason {
             StopReason::MemberTimeout { member } => write!(f, "member_timeout:{member}"),
             StopReason::UnknownMember { member } => write!(f, "unknown_member:{member}"),
             StopReason::InvalidTurn => f.write_str("invalid_turn"),
+            StopReason::InvalidStep(e) => write!(f, "invalid_step:{e}"),
+            StopReason::InvalidSearchQuery => f.write_str("invalid_search:query"),
+            StopReason::NoSourcesAfterDedupe => f.write_str("no_sources_after_dedupe"),
+            StopReason::NoReliableSources => f.write_str("no_reliable_sources"),
+            StopReason::ToolInvalidOutput { tool } => write!(f, "tool_invalid_output:{tool}"),
+            StopReason::VerificationFailed { issue } => write!(f, "verification_failed:{issue}"),
+            StopReason::InvalidNotes(e) => write!(f, "invalid_notes:{e}"),
+            StopReason::InvalidAnswer(e) => write!(f, "invalid_answer:{e}"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -172,6 +212,9 @@ impl fmt::Display for PlanError {
             PlanError::WorkerNotAllowed { worker } => write!(f, "worker_not_allowed:{worker}"),
             PlanError::Args => f.write_str("args"),
             PlanError::Critical => f.write_str("critical"),
+            PlanError::Steps => f.write_str("steps"),
+            PlanError::TooManySteps => f.write_str("too_many_steps"),
+            PlanError::StepSequence => f.write_str("step_sequence"),
         }
     }
 }
@@ -192,6 +235,9 @@ impl FromStr for PlanError {
             "worker" => PlanError::Worker,
             "args" => PlanError::Args,
             "critical" => PlanError::Critical,
+            "steps" => PlanError::Steps,
+            "too_many_steps" => PlanError::TooManySteps,
+            "step_sequence" => PlanError::StepSequence,
             other => PlanError::WorkerNotAllowed {
                 worker: other
                     .strip_prefix("worker_not_allowed:")
@@ -250,6 +296,9 @@ impl FromStr for StopReason {
             "critical_task_failed" => StopReason::CriticalTaskFailed,
             "max_llm_calls" => StopReason::MaxLlmCalls,
             "invalid_turn" => StopReason::InvalidTurn,
+            "invalid_search:query" => StopReason::InvalidSearchQuery,
+            "no_sources_after_dedupe" => StopReason::NoSourcesAfterDedupe,
+            "no_reliable_sources" => StopReason::NoReliableSources,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -272,6 +321,11 @@ fn parse_with_detail(s: &str) -> Option<StopReason> {
         "unknown_member" => StopReason::UnknownMember { member: name() },
         "invalid_contribution" => StopReason::InvalidContribution(rest.parse().ok()?),
         "invalid_plan" => StopReason::InvalidPlan(rest.parse().ok()?),
+        "invalid_step" => StopReason::InvalidStep(rest.parse().ok()?),
+        "invalid_notes" => StopReason::InvalidNotes(rest.parse().ok()?),
+        "invalid_answer" => StopReason::InvalidAnswer(rest.parse().ok()?),
+        "tool_invalid_output" => StopReason::ToolInvalidOutput { tool: name() },
+        "verification_failed" => StopReason::VerificationFailed { issue: name() },
         _ => return None,
     })
 }
@@ -353,6 +407,33 @@ mod tests {
                 member: "ghost".into(),
             },
             StopReason::InvalidTurn,
+            StopReason::InvalidPlan(PlanError::Steps),
+            StopReason::InvalidPlan(PlanError::TooManySteps),
+            StopReason::InvalidPlan(PlanError::StepSequence),
+            StopReason::InvalidStep(StepError::NotObject),
+            StopReason::InvalidStep(StepError::Id),
+            StopReason::InvalidStep(StepError::Action),
+            StopReason::InvalidStep(StepError::Args),
+            StopReason::InvalidSearchQuery,
+            StopReason::NoSourcesAfterDedupe,
+            StopReason::NoReliableSources,
+            StopReason::ToolInvalidOutput {
+                tool: "read_source".into(),
+            },
+            StopReason::VerificationFailed {
+                issue: "quote_too_short".into(),
+            },
+            StopReason::InvalidNotes(NotesError::Empty),
+            StopReason::InvalidNotes(NotesError::TooMany),
+            StopReason::InvalidNotes(NotesError::Item),
+            StopReason::InvalidNotes(NotesError::Id),
+            StopReason::InvalidNotes(NotesError::Url),
+            StopReason::InvalidNotes(NotesError::Claim),
+            StopReason::InvalidNotes(NotesError::Quote),
+            StopReason::InvalidAnswer(AnswerError::Empty),
+            StopReason::InvalidAnswer(AnswerError::TooLong),
+            StopReason::InvalidAnswer(AnswerError::Citations),
+            StopReason::InvalidAnswer(AnswerError::CitationUnknown),
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];

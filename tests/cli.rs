@@ -166,6 +166,41 @@ fn the_orchestrator_scenarios_end_as_their_descriptions_say() {
 }
 
 #[test]
+fn the_research_scenarios_end_as_their_descriptions_say() {
+    let output = conclave(&[
+        "run",
+        "scenarios/payments_incident_research.json",
+        "--headless",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut r = result(&output);
+    // The reference's own example result, less its run id and timings.
+    let reference: Value =
+        serde_json::from_str(include_str!("conformance/payments_incident_reference.json")).unwrap();
+    r.as_object_mut().unwrap().remove("run_id");
+    for entry in r["trace"].as_array_mut().unwrap() {
+        entry.as_object_mut().unwrap().remove("elapsed_ms");
+    }
+    assert_eq!(r, reference);
+
+    let locked = "scenarios/payments_research_locked_down.json";
+    let output = conclave(&["run", locked, "--headless"]);
+    assert_eq!(output.status.code(), Some(3));
+    let r = result(&output);
+    assert_eq!(r["stop_reason"], "no_reliable_sources");
+    assert_eq!(r["denied_sources"].as_array().unwrap().len(), 3);
+    let output = conclave(&["run", locked, "--headless", "--flag", "vendor_reads=on"]);
+    assert_eq!(output.status.code(), Some(0));
+    let r = result(&output);
+    assert_eq!(r["citation_details"][0]["title"], "Enterprise SLA");
+}
+
+#[test]
 fn a_recording_holds_every_event_and_the_same_result() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");

@@ -7,6 +7,7 @@
 //! The swarm has no reference code: its cases carry the result DESIGN.md's
 //! swarm rules give, from an independent model in `swarm_cases.py`
 //! (`CONCLAVE_SWARM_CASES` checks another generated set).
+//! `CONCLAVE_RESEARCH_CASES` does the same for research.
 
 mod common;
 
@@ -50,6 +51,25 @@ const SWARM_FIELDS: [&str; 7] = [
     "llm_calls",
 ];
 
+/// Research results are compared without `run_id` (a UUID in the
+/// reference, derived from the seed here) and without each trace entry's
+/// `elapsed_ms` (wall time in the reference).
+const RESEARCH_FIELDS: [&str; 13] = [
+    "status",
+    "stop_reason",
+    "phase",
+    "outcome",
+    "answer",
+    "citations",
+    "citation_details",
+    "aggregate",
+    "trace",
+    "history",
+    "details",
+    "denied_sources",
+    "verification",
+];
+
 /// The cases of `file`, beside this test unless the path is absolute.
 fn cases(file: &str) -> Vec<Value> {
     let path = if file.starts_with('/') {
@@ -68,7 +88,7 @@ fn cases(file: &str) -> Vec<Value> {
 async fn collaboration_results_equal_the_reference() {
     let cases = cases("collaboration.jsonl");
     assert!(cases.len() >= 200);
-    let mismatches = compare(&cases, &COLLABORATION_FIELDS, true).await;
+    let mismatches = compare(&cases, &COLLABORATION_FIELDS, true, |_| {}).await;
     assert!(
         mismatches.is_empty(),
         "{} mismatches:\n{}",
@@ -83,7 +103,7 @@ async fn orchestrator_results_equal_the_reference() {
         .unwrap_or_else(|_| "orchestrator.jsonl".to_string());
     let cases = cases(&file);
     assert!(cases.len() >= 200);
-    let mismatches = compare(&cases, &ORCHESTRATOR_FIELDS, true).await;
+    let mismatches = compare(&cases, &ORCHESTRATOR_FIELDS, true, |_| {}).await;
     assert!(
         mismatches.is_empty(),
         "{} mismatches over {} cases:\n{}",
@@ -99,7 +119,31 @@ async fn swarm_results_follow_the_design_rules() {
     let cases = cases(&file);
     assert!(cases.len() >= 200);
     // The result carries more (trace, history) than the rules decide.
-    let mismatches = compare(&cases, &SWARM_FIELDS, false).await;
+    let mismatches = compare(&cases, &SWARM_FIELDS, false, |_| {}).await;
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches over {} cases:\n{}",
+        mismatches.len(),
+        cases.len(),
+        mismatches.join("\n")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn research_results_equal_the_reference() {
+    let file =
+        std::env::var("CONCLAVE_RESEARCH_CASES").unwrap_or_else(|_| "research.jsonl".to_string());
+    let cases = cases(&file);
+    assert!(cases.len() >= 200);
+    let mismatches = compare(&cases, &RESEARCH_FIELDS, true, |result| {
+        if let Some(map) = result.as_object_mut() {
+            map.remove("run_id");
+        }
+        for entry in result["trace"].as_array_mut().into_iter().flatten() {
+            entry.as_object_mut().map(|e| e.remove("elapsed_ms"));
+        }
+    })
+    .await;
     assert!(
         mismatches.is_empty(),
         "{} mismatches over {} cases:\n{}",
@@ -110,8 +154,14 @@ async fn swarm_results_follow_the_design_rules() {
 }
 
 /// Run every case and list each field that differs from the reference's,
-/// and, with `exact`, every field the reference does not return.
-async fn compare(cases: &[Value], fields: &[&str], exact: bool) -> Vec<String> {
+/// and, with `exact`, every field the reference does not return; `prepare`
+/// first drops what is not compared from both documents.
+async fn compare(
+    cases: &[Value],
+    fields: &[&str],
+    exact: bool,
+    prepare: fn(&mut Value),
+) -> Vec<String> {
     let mut mismatches = Vec::new();
     for case in cases {
         let scenario = common::scenario(&case["scenario"]);
@@ -129,8 +179,11 @@ async fn compare(cases: &[Value], fields: &[&str], exact: bool) -> Vec<String> {
             },
         )
         .await;
-        let expected = &case["expected"];
-        let ours = &outcome.result;
+        let mut expected = case["expected"].clone();
+        let mut ours = outcome.result.clone();
+        prepare(&mut expected);
+        prepare(&mut ours);
+        let (expected, ours) = (&expected, &ours);
         let absent = Value::String("<absent>".into());
         for field in fields {
             let (want, got) = (

@@ -369,7 +369,7 @@ fn each_malformed_orchestrator_file_gets_its_documented_error() {
         (
             "a plan in a collaboration",
             edit("/provider/plan", Some(json!("{}"))),
-            "provider.plan: \"plan\" scripts the orchestrator's planner; this scenario's pattern is collaboration",
+            "provider.plan: \"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is collaboration",
         ),
         (
             "workers in a collaboration",

@@ -2,6 +2,10 @@
 //! understand. One JSON object per event, `{"run", "seq", "t_ms", "type", ...}`.
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
+use super::research::{
+    Cited, NoteExtracted, NotesVerified, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
+    SourceFound, SourcesDeduped, StepFinished, StepStarted,
+};
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
 use crate::scenario::{PatternKind, Scenario};
@@ -239,6 +243,26 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<StopReason>,
     },
+    /// research: a step of the bounded workflow begins.
+    ResearchStepStarted(StepStarted),
+    /// research: a step ended well.
+    ResearchStepFinished(StepFinished),
+    /// research: the search returned a candidate source.
+    SourceFound(SourceFound),
+    /// research: the candidates, normalised and deduplicated.
+    SourcesDeduped(SourcesDeduped),
+    /// research: a source passed the policy and execution checks.
+    SourceAllowed(SourceAllowed),
+    /// research: a source failed the policy or the execution check.
+    SourceDenied(SourceDenied),
+    /// research: a page was read.
+    PageRead(PageRead),
+    /// research: a note was kept, with its provenance.
+    NoteExtracted(NoteExtracted),
+    /// research: the verifier's findings.
+    NotesVerified(NotesVerified),
+    /// research: the accepted answer cites a note.
+    Cited(Cited),
 }
 
 /// The first event of every run: enough to draw the run without the
@@ -391,6 +415,11 @@ pub enum GatePoint {
         turn: u32,
         agent: String,
     },
+    /// Before a step of the research workflow.
+    Step {
+        step: u32,
+        phase: ResearchPhase,
+    },
 }
 
 impl fmt::Display for GatePoint {
@@ -402,6 +431,7 @@ impl fmt::Display for GatePoint {
                 write!(f, "before attempt {attempt} of task {task}")
             }
             GatePoint::Turn { turn, agent } => write!(f, "before turn {turn} ({agent})"),
+            GatePoint::Step { step, phase } => write!(f, "before step {step} ({phase})"),
         }
     }
 }
@@ -464,6 +494,32 @@ mod tests {
             json!({"before": "retry", "task": "t2", "attempt": 2})
         );
         assert_eq!(retry.to_string(), "before attempt 2 of task t2");
+        let step = GatePoint::Step {
+            step: 4,
+            phase: ResearchPhase::ReadExtract,
+        };
+        assert_eq!(
+            serde_json::to_value(&step).unwrap(),
+            json!({"before": "step", "step": 4, "phase": "read_extract"})
+        );
+        assert_eq!(step.to_string(), "before step 4 (read_extract)");
+    }
+
+    #[test]
+    fn research_events_are_flat_too() {
+        let denied = EventKind::SourceDenied(SourceDenied {
+            url: "https://a.example/x".into(),
+            domain: "a.example".into(),
+            reason: super::super::SourceDenial::Execution,
+            gated_by: None,
+        });
+        let value = serde_json::to_value(&denied).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "source_denied", "url": "https://a.example/x", "domain": "a.example",
+                   "reason": "source_denied_execution"})
+        );
+        assert_eq!(serde_json::from_value::<EventKind>(value).unwrap(), denied);
     }
 
     #[test]

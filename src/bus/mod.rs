@@ -4,10 +4,12 @@
 //! recorder gets every event, in order, through its own lossless channel.
 
 mod event;
+mod research;
 mod task;
 mod team;
 
 pub use event::*;
+pub use research::*;
 pub use task::*;
 pub use team::*;
 

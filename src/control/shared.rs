@@ -38,6 +38,12 @@ impl<'g> SharedGate<'g> {
     pub fn allows(&self, name: &str) -> bool {
         self.flags.lock().allows(name)
     }
+
+    /// The flag that keeps `name` outside the execution allowlist as the
+    /// last gate left it, if one does.
+    pub fn gated_by(&self, name: &str) -> Option<String> {
+        self.flags.lock().gated_by(name).map(str::to_string)
+    }
 }
 
 #[cfg(test)]

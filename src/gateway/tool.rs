@@ -56,14 +56,20 @@ impl DispatchLimits {
         }
     }
 
-    /// Limits without a dispatch budget (the swarm's tool calls): attempts
-    /// are counted but never refused for their number.
+    /// Limits without a dispatch budget (the swarm's and research's tool
+    /// calls): attempts are counted but never refused for their number.
     pub fn without_budget(deadline: Duration) -> Self {
         DispatchLimits {
             used: AtomicU64::new(0),
             max_dispatches: None,
             deadline,
         }
+    }
+
+    /// No dispatch budget and no deadline, for calls a pattern bounds by
+    /// its own budgets (004's research tools have neither).
+    pub fn unmetered() -> Self {
+        DispatchLimits::without_budget(Duration::MAX)
     }
 
     /// Attempts started so far, refused ones included.

@@ -5,6 +5,7 @@
 pub mod collaboration;
 pub mod coordinator;
 pub mod orchestrator;
+pub mod research;
 pub mod swarm;
 
 use crate::bus::{Bus, RunStatus};
@@ -22,6 +23,8 @@ pub struct RunContext {
     pub bus: Bus,
     pub gate: Gate,
     pub gateway: Gateway,
+    /// The run's seed, after `--seed`.
+    pub seed: u64,
 }
 
 /// How a run ended.
@@ -40,11 +43,6 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         PatternKind::Orchestrator => orchestrator::run(ctx).await,
         PatternKind::Swarm => swarm::run(ctx).await,
         PatternKind::Coordinator => coordinator::run(ctx).await,
-        other => RunOutcome {
-            status: RunStatus::Stopped,
-            stop_reason: StopReason::Other(format!("pattern_unavailable:{other}")),
-            phase: None,
-            result: Value::Null,
-        },
+        PatternKind::Research => research::run(ctx).await,
     }
 }

@@ -6,12 +6,14 @@
 pub mod openai;
 pub mod prompts;
 pub mod sim;
+pub mod sources;
 pub mod workers;
 
 use serde_json::Value;
 use std::time::Duration;
 
 pub use sim::SimProvider;
+pub use sources::SimSources;
 pub use workers::{SimWorkers, WorkerError};
 
 /// What a model call is for. The sim picks its script by it; an HTTP
@@ -26,6 +28,10 @@ pub enum Purpose {
     FinalBrief,
     /// One turn of a swarm or coordinator agent.
     Turn { agent: String },
+    /// The research plan: the steps of the bounded workflow.
+    ResearchPlan,
+    /// The research answer, written from the verified notes.
+    Synthesis,
 }
 
 impl Purpose {
@@ -33,9 +39,10 @@ impl Purpose {
     pub fn script_key(&self) -> &str {
         match self {
             Purpose::Contribution { role } => role,
-            Purpose::Plan => "plan",
+            Purpose::Plan | Purpose::ResearchPlan => "plan",
             Purpose::FinalBrief => "final_answer",
             Purpose::Turn { agent } => agent,
+            Purpose::Synthesis => "synthesis",
         }
     }
 }

@@ -4,6 +4,7 @@
 //! same seed gives the same answers at the same moments.
 
 mod orchestrator;
+mod research;
 mod turns;
 
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
@@ -42,9 +43,10 @@ impl SimProvider {
     fn script(&self, purpose: &Purpose) -> Option<&Value> {
         match purpose {
             Purpose::Contribution { role } => self.spec.responses.as_ref()?.get(role),
-            Purpose::Plan => self.spec.plan.as_ref(),
+            Purpose::Plan | Purpose::ResearchPlan => self.spec.plan.as_ref(),
             Purpose::FinalBrief => self.spec.final_answer.as_ref(),
             Purpose::Turn { agent } => self.spec.turns.as_ref()?.get(agent),
+            Purpose::Synthesis => self.spec.synthesis.as_ref(),
         }
     }
 
@@ -63,7 +65,15 @@ impl SimProvider {
         &self,
         purpose: &Purpose,
     ) -> Option<(Result<ScriptedOutput, String>, Option<Duration>)> {
-        let entries = script_entries(self.script(purpose)?);
+        let script = self.script(purpose)?;
+        if *purpose == Purpose::ResearchPlan && script.is_array() {
+            // A research plan is asked for once; a list is its steps.
+            return Some((
+                Ok(ScriptedOutput::Json(research::plan_of_steps(script))),
+                None,
+            ));
+        }
+        let entries = script_entries(script);
         let last = entries.len().checked_sub(1)?;
         let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
         let made = calls.entry(purpose.script_key().to_string()).or_insert(0);
@@ -103,6 +113,12 @@ impl SimProvider {
                     ModelOutput::Text(orchestrator::brief_from_aggregate(&request.payload)),
                 ),
                 Purpose::FinalBrief => Ok(ModelOutput::Text(brief_from_history(&request.payload))),
+                Purpose::ResearchPlan => {
+                    Ok(ModelOutput::Json(research::default_plan(&request.payload)))
+                }
+                Purpose::Synthesis => Ok(ModelOutput::Json(research::synthesis_from_notes(
+                    &request.payload,
+                ))),
                 Purpose::Contribution { ref role } => Err(ProviderError::Failed(format!(
                     "the sim has no scripted output for role {role:?}"
                 ))),

@@ -1,12 +1,14 @@
 //! Simulated workers: where an orchestrator task's call ends up once the
-//! gateway lets it through. Each answers from the scenario's `workers`
-//! section, after its scripted latency, like 001's deterministic
-//! specialists. A worker never times out, retries or publishes events: the
-//! gateway does all three.
+//! gateway lets it through (a research tool's call is handed on to the
+//! research tools). Each answers from the scenario's `workers` section,
+//! after its scripted latency, like 001's deterministic specialists. A
+//! worker never times out, retries or publishes events: the gateway does
+//! all three.
 
+use super::sources::SimSources;
 use crate::pycompat::py_str;
 use crate::rng::RunRng;
-use crate::scenario::{WorkerLatency, WorkerSpec, short_name};
+use crate::scenario::{ResearchTool, Sources, WorkerLatency, WorkerSpec, short_name};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -41,6 +43,8 @@ pub struct SimWorkers {
     /// How many calls each worker has started.
     calls: Mutex<HashMap<String, u32>>,
     in_flight: Arc<AtomicUsize>,
+    /// The research tools, for a research run.
+    sources: Option<SimSources>,
 }
 
 impl SimWorkers {
@@ -51,6 +55,7 @@ impl SimWorkers {
             rng,
             calls: Mutex::new(HashMap::new()),
             in_flight: Arc::new(AtomicUsize::new(0)),
+            sources: None,
         }
     }
 
@@ -63,7 +68,14 @@ impl SimWorkers {
             rng,
             calls: Mutex::new(HashMap::new()),
             in_flight: Arc::new(AtomicUsize::new(0)),
+            sources: None,
         }
+    }
+
+    /// Answer the research tools' calls from `sources` too.
+    pub fn with_sources(mut self, sources: Option<Sources>) -> Self {
+        self.sources = sources.map(|spec| SimSources::new(spec, self.rng.clone()));
+        self
     }
 
     /// Calls started and neither finished nor dropped: a timed-out call
@@ -80,6 +92,10 @@ impl SimWorkers {
         args: &Value,
         started: Duration,
     ) -> Result<Value, WorkerError> {
+        if let (Some(sources), Some(tool)) = (&self.sources, ResearchTool::parse(worker)) {
+            let _in_flight = InFlight::enter(&self.in_flight);
+            return sources.call(tool, args).await;
+        }
         let spec = self.specs.get(worker).ok_or(WorkerError::Missing)?;
         let key = match self.keys {
             DataKeys::Report => {

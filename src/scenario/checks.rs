@@ -3,6 +3,7 @@
 //! pattern, and the sim must have a script for everyone who speaks.
 
 mod orchestrator;
+mod research;
 mod swarm;
 
 use super::error::Problem;
@@ -13,17 +14,11 @@ use serde_json::Value;
 
 pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let root = JsonPath::root();
     match scenario.pattern {
         PatternKind::Collaboration => check_collaboration(scenario, &mut problems),
         PatternKind::Orchestrator => orchestrator::check(scenario, &mut problems),
         PatternKind::Swarm | PatternKind::Coordinator => swarm::check(scenario, &mut problems),
-        other => problems.push(Problem::at(
-            root.key("pattern"),
-            format!(
-                "the {other} pattern is not available in this build yet; expected \"collaboration\", \"orchestrator\", \"swarm\" or \"coordinator\""
-            ),
-        )),
+        PatternKind::Research => research::check(scenario, &mut problems),
     }
     check_provider(scenario, &mut problems);
     check_sections(scenario, &mut problems);
@@ -56,6 +51,7 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         PatternKind::Orchestrator,
         scenario.health_rules.is_some(),
     );
+    foreign("sources", PatternKind::Research, scenario.sources.is_some());
     let team = matches!(pattern, PatternKind::Swarm | PatternKind::Coordinator);
     for (section, present) in [
         ("entry", scenario.entry.is_some()),
@@ -251,6 +247,7 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ("turns", provider.turns.is_some()),
                 ("final_answer", provider.final_answer.is_some()),
                 ("plan", provider.plan.is_some()),
+                ("synthesis", provider.synthesis.is_some()),
             ],
         ),
     };
@@ -315,16 +312,25 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
         ));
     }
     if let Some(plan) = &provider.plan {
-        if scenario.pattern == PatternKind::Orchestrator {
-            check_script(plan, &path.key("plan"), problems);
-        } else {
-            problems.push(Problem::at_key(
+        match scenario.pattern {
+            PatternKind::Orchestrator => check_script(plan, &path.key("plan"), problems),
+            // The research planner's script is checked with its pattern.
+            PatternKind::Research => {}
+            other => problems.push(Problem::at_key(
                 path.key("plan"),
                 format!(
-                    "\"plan\" scripts the orchestrator's planner; this scenario's pattern is {}",
-                    scenario.pattern
+                    "\"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is {other}"
                 ),
-            ));
+            )),
         }
+    }
+    if provider.synthesis.is_some() && scenario.pattern != PatternKind::Research {
+        problems.push(Problem::at_key(
+            path.key("synthesis"),
+            format!(
+                "\"synthesis\" scripts the research answer; this scenario's pattern is {}",
+                scenario.pattern
+            ),
+        ));
     }
 }

@@ -5,16 +5,20 @@
 
 mod checks;
 mod error;
+mod hints;
 mod path;
 pub mod script;
 mod shape;
+mod sources;
 mod team;
 mod types;
 mod workers;
 
 pub use error::{ScenarioError, ScenarioErrors};
+pub use hints::*;
 pub use path::{JsonPath, Position};
 pub use shape::json_schema;
+pub use sources::*;
 pub use team::*;
 pub use types::*;
 pub use workers::*;

@@ -3,6 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
+use super::sources::Sources;
 use super::team::{AgentSpec, TeamLimits};
 use super::workers::{HealthRule, WorkerSpec};
 use indexmap::IndexMap;
@@ -70,6 +71,10 @@ pub struct Scenario {
     /// (`{"order_id": "A-7"}` looks up `A-7`), with `*` as the fallback.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tools: IndexMap<String, WorkerSpec>,
+    /// research: what the simulated research tools find: the search
+    /// results, the pages and the notes each page yields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Sources>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -113,8 +118,8 @@ pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
-    /// (collaboration default 40, orchestrator 25, swarm and coordinator
-    /// 120).
+    /// (collaboration default 40, orchestrator and research 25, swarm and
+    /// coordinator 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub max_seconds: Option<f64>,
@@ -143,6 +148,9 @@ pub struct Budget {
     /// swarm and coordinator: model calls the run may start (default 30).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_llm_calls: Option<u32>,
+    /// research: steps a plan may hold (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
 }
 
 impl Budget {
@@ -151,6 +159,7 @@ impl Budget {
         const COLLABORATION: &[PatternKind] = &[PatternKind::Collaboration];
         const ORCHESTRATOR: &[PatternKind] = &[PatternKind::Orchestrator];
         const TEAMS: &[PatternKind] = &[PatternKind::Swarm, PatternKind::Coordinator];
+        const RESEARCH: &[PatternKind] = &[PatternKind::Research];
         const EVERY: &[PatternKind] = &[
             PatternKind::Collaboration,
             PatternKind::Orchestrator,
@@ -181,6 +190,7 @@ impl Budget {
                 ORCHESTRATOR,
             ),
             ("max_llm_calls", self.max_llm_calls.is_some(), TEAMS),
+            ("max_steps", self.max_steps.is_some(), RESEARCH),
         ]
         .into_iter()
         .filter(|(_, set, _)| *set)
@@ -281,7 +291,10 @@ pub struct ProviderSpec {
     pub responses: Option<IndexMap<String, Value>>,
     /// sim, orchestrator: the planner's output. Without it the sim plans one
     /// critical task per declared worker, with the context's `report_date`
-    /// and `region` as args.
+    /// and `region` as args. sim, research: the research plan, `{"steps":
+    /// [...]}` or the list of steps itself (one planner call per run).
+    /// Without it the sim proposes the five canonical steps, searching for
+    /// `context.request.question`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Value>,
     /// sim, swarm and coordinator: each agent's turns, one output per
@@ -292,6 +305,11 @@ pub struct ProviderSpec {
     /// turn's `"latency_ms"` overrides the simulated latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns: Option<IndexMap<String, Value>>,
+    /// sim, research: the synthesis, `{"answer": text, "citations": [note
+    /// ids]}` (one call per run). Without it the sim answers from the first
+    /// three notes' claims and cites them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<Value>,
     /// sim: the final brief. Without it the sim writes a short brief from
     /// the run's history (collaboration) or aggregate (orchestrator).
     #[serde(default, skip_serializing_if = "Option::is_none")]

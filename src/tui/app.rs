@@ -435,6 +435,15 @@ impl App {
                     None => return,
                 }
             }
+            PaneId::Pattern if pattern == PatternKind::Research => {
+                let notes = &slot.state.research.notes;
+                let Some(note) =
+                    notes.get(slot.ui.notes.selected.min(notes.len().saturating_sub(1)))
+                else {
+                    return;
+                };
+                note_json(note, &slot.state.research.citations)
+            }
             PaneId::Pattern if !slot.state.workers.tasks.is_empty() => {
                 let index = slot
                     .ui
@@ -480,6 +489,16 @@ impl App {
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
+}
+
+/// A research note as JSON, with its provenance and whether the answer
+/// cites it.
+fn note_json(note: &super::state::NoteView, citations: &[String]) -> serde_json::Value {
+    serde_json::json!({
+        "id": note.id, "claim": note.claim, "quote": note.quote, "url": note.url,
+        "title": note.title, "published_at": note.published_at,
+        "cited": citations.contains(&note.id),
+    })
 }
 
 /// A task of the workers pane as JSON, with its attempts.

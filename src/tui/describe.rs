@@ -2,7 +2,7 @@
 //! free of ratatui; the text is already cleaned for the terminal.
 
 use super::sanitize::clean;
-use crate::bus::{CallOutcome, EventKind, RunStatus, TaskStatus};
+use crate::bus::{CallOutcome, EventKind, ResearchPhase, RunStatus, TaskStatus};
 
 /// The kind of an event as its serde name, e.g. `contribution_accepted`.
 pub fn kind_name(kind: &EventKind) -> &'static str {
@@ -38,6 +38,16 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::HandoffRejected { .. } => "handoff_rejected",
         EventKind::MemberCallStarted { .. } => "member_call_started",
         EventKind::MemberCallFinished { .. } => "member_call_finished",
+        EventKind::ResearchStepStarted(_) => "research_step_started",
+        EventKind::ResearchStepFinished(_) => "research_step_finished",
+        EventKind::SourceFound(_) => "source_found",
+        EventKind::SourcesDeduped(_) => "sources_deduped",
+        EventKind::SourceAllowed(_) => "source_allowed",
+        EventKind::SourceDenied(_) => "source_denied",
+        EventKind::PageRead(_) => "page_read",
+        EventKind::NoteExtracted(_) => "note_extracted",
+        EventKind::NotesVerified(_) => "notes_verified",
+        EventKind::Cited(_) => "cited",
     }
 }
 
@@ -151,7 +161,9 @@ pub fn describe(kind: &EventKind) -> String {
             max_attempts,
             timeout_ms,
             ..
-        } if *timeout_ms == u64::MAX => format!("{task} attempt {attempt}/{max_attempts}"),
+        } if *timeout_ms == u64::MAX => {
+            format!("{task} attempt {attempt}/{max_attempts}, no timeout")
+        }
         EventKind::AttemptStarted {
             task,
             attempt,
@@ -238,8 +250,42 @@ pub fn describe(kind: &EventKind) -> String {
             Some(reason) => format!("{member}: {reason} after {latency_ms} ms"),
             None => format!("{member}: {} in {latency_ms} ms", outcome_word(*outcome)),
         },
+        EventKind::ResearchStepStarted(s) => format!("step {}: {}", s.step, s.phase),
+        EventKind::ResearchStepFinished(s) => format!(
+            "step {} {} done: {} {}",
+            s.step,
+            s.phase,
+            s.count,
+            count_unit(s.phase)
+        ),
+        EventKind::SourceFound(s) => format!("#{} {}", s.rank, s.url),
+        EventKind::SourcesDeduped(s) => format!("{} sources after dedupe", s.urls.len()),
+        EventKind::SourceAllowed(s) => format!("{} allowed: {}", s.domain, s.url),
+        EventKind::SourceDenied(s) => match &s.gated_by {
+            Some(flag) => format!("{}: {} (flag {flag} off)", s.url, s.reason.as_str()),
+            None => format!("{}: {}", s.url, s.reason.as_str()),
+        },
+        EventKind::PageRead(p) => format!("{} ({}) {}", p.title, p.published_at, p.url),
+        EventKind::NoteExtracted(n) => format!("{} {}", n.id, n.claim),
+        EventKind::NotesVerified(v) if v.ok => format!("{} notes checked, no issue", v.checked),
+        EventKind::NotesVerified(v) => {
+            format!("{} notes checked: {}", v.checked, v.issues.join(", "))
+        }
+        EventKind::Cited(c) => format!("{} → {} ({})", c.id, c.url, c.published_at),
     };
     clean(&text).into_owned()
+}
+
+/// What a research step's headline count counts.
+fn count_unit(phase: ResearchPhase) -> &'static str {
+    match phase {
+        ResearchPhase::Plan => "steps",
+        ResearchPhase::Search => "candidates",
+        ResearchPhase::Dedupe => "sources",
+        ResearchPhase::ReadExtract => "notes",
+        ResearchPhase::Verify => "checked",
+        ResearchPhase::Synthesize => "citations",
+    }
 }
 
 fn outcome_word(outcome: CallOutcome) -> &'static str {

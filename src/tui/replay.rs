@@ -79,13 +79,14 @@ pub struct Replay {
 }
 
 /// Whether `kind` begins one of the pattern's gate units, the steps of a
-/// replay: a round, a dispatch wave, an agent's turn.
+/// replay: a round, a dispatch wave, an agent's turn, a research step.
 fn begins_unit(kind: &EventKind) -> bool {
     matches!(
         kind,
         EventKind::RoundStarted { .. }
             | EventKind::WaveStarted { .. }
             | EventKind::TurnStarted { .. }
+            | EventKind::ResearchStepStarted(_)
     )
 }
 

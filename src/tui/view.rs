@@ -5,7 +5,8 @@ use super::app::App;
 use super::keymap::PaneId;
 use super::layout::Areas;
 use super::overlays;
-use super::panes::{self, chain, round_table, workers};
+use super::panes::{self, chain, research, round_table, workers};
+
 use super::runs::RunSlot;
 use super::theme;
 use super::view_state::Overlay;
@@ -20,6 +21,7 @@ pub fn areas(app: &App, screen: Rect) -> Areas {
     let wanted = app.run().map_or(10, |slot| match slot.scenario.pattern {
         PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
         PatternKind::Swarm | PatternKind::Coordinator => chain::wanted_height(&slot.state.chain),
+        PatternKind::Research => research::wanted_height(&slot.state),
         _ => round_table::wanted_height(&slot.state),
     });
     let replaying = app.run().is_some_and(|slot| slot.replay.is_some());
@@ -104,6 +106,7 @@ fn draw_pattern(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     match slot.scenario.pattern {
         PatternKind::Orchestrator => workers::draw(frame, area, slot, focused),
         PatternKind::Swarm | PatternKind::Coordinator => chain::draw(frame, area, slot, focused),
+        PatternKind::Research => research::draw(frame, area, slot, focused),
         _ => round_table::draw(frame, area, slot, focused),
     }
 }

@@ -51,6 +51,8 @@ pub struct RunUi {
     pub tasks: ListView,
     /// The swarm's selected transfer, or the coordinator's member call.
     pub chain: ListView,
+    /// The research pane's selected note.
+    pub notes: ListView,
     pub log: LogView,
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
@@ -88,6 +90,9 @@ impl RunUi {
                 Some(PatternKind::Coordinator) => {
                     self.chain.navigate(action, state.chain.members.len())
                 }
+                Some(PatternKind::Research) => {
+                    self.notes.navigate(action, state.research.notes.len())
+                }
                 _ => self.table.navigate(action, state),
             },
             PaneId::Log => self.log.navigate(action, state),
@@ -106,7 +111,8 @@ impl RunUi {
     }
 }
 
-/// A selected row in a list that keeps its order (the workers' tasks).
+/// A selected row in a list that keeps its order (the workers' tasks, the
+/// research notes).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListView {
     pub selected: usize,

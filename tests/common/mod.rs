@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod research;
+
 use conclave::bus::{Delivery, Event, EventKind, Hub};
 use conclave::engine::{self, LaunchOptions, RunHandle};
 use conclave::patterns::RunOutcome;

@@ -28,6 +28,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         bus,
         mut gate,
         gateway,
+        ..
     } = ctx;
     let gate = SharedGate::new(&mut gate);
     let team = TeamRun::new(&scenario, &goal, &bus, &gateway, &gate);

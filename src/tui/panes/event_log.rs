@@ -93,10 +93,14 @@ fn kind_style(kind: &EventKind) -> Style {
         }
         EventKind::ContributionAccepted { .. }
         | EventKind::PlanAccepted { .. }
-        | EventKind::HandoffAccepted { .. } => Style::default().fg(theme::GO),
+        | EventKind::HandoffAccepted { .. }
+        | EventKind::PageRead(_)
+        | EventKind::NoteExtracted(_)
+        | EventKind::Cited(_) => Style::default().fg(theme::GO),
         EventKind::ContributionRejected { .. }
         | EventKind::PlanRejected { .. }
-        | EventKind::HandoffRejected { .. } => theme::error(),
+        | EventKind::HandoffRejected { .. }
+        | EventKind::SourceDenied(_) => theme::error(),
         EventKind::MemberCallFinished { outcome, .. } => match outcome {
             crate::bus::CallOutcome::Ok => Style::default().fg(theme::GO),
             _ => theme::error(),
@@ -104,6 +108,14 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::TransferRequested { .. } | EventKind::MemberCallStarted { .. } => {
             Style::default().fg(theme::ACCENT)
         }
+        EventKind::NotesVerified(v) => {
+            if v.ok {
+                Style::default().fg(theme::GO)
+            } else {
+                theme::error()
+            }
+        }
+        EventKind::ResearchStepStarted(_) | EventKind::ResearchStepFinished(_) => theme::bold(),
         EventKind::TaskFinished { status, .. } => match status {
             crate::bus::TaskStatus::Done => Style::default().fg(theme::GO),
             crate::bus::TaskStatus::Failed => theme::error(),
@@ -125,6 +137,9 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::AttemptStarted { .. }
         | EventKind::AttemptFinished { .. }
         | EventKind::TurnStarted { .. }
-        | EventKind::TurnFinished { .. } => theme::dim(),
+        | EventKind::TurnFinished { .. }
+        | EventKind::SourceFound(_)
+        | EventKind::SourcesDeduped(_)
+        | EventKind::SourceAllowed(_) => theme::dim(),
     }
 }

@@ -6,6 +6,7 @@ pub mod event_log;
 pub mod footer;
 pub mod header;
 pub mod members;
+pub mod research;
 pub mod result;
 pub mod round_table;
 pub mod run_list;

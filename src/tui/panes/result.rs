@@ -1,5 +1,6 @@
-//! The result: the final decision, the stop reason and phase, the rounds
-//! used and the brief; while the run is live, what it is doing.
+//! The result: the final decision (or health, or grounded answer), the stop
+//! reason and phase, the rounds, tasks or sources used, and the brief or
+//! answer with its citations; while the run is live, what it is doing.
 
 use super::block;
 use crate::bus::{Decision, RunStatus};
@@ -33,6 +34,11 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                         style,
                     ));
                 }
+                None if is_research(state) => lines.push(if outcome.status == RunStatus::Ok {
+                    Line::styled("GROUNDED ANSWER", theme::decision(Decision::Go))
+                } else {
+                    Line::styled("NO ANSWER", theme::decision(Decision::NoGo))
+                }),
                 None if outcome.result.pointer("/aggregate/health").is_some() => {
                     let health = outcome
                         .result
@@ -90,6 +96,8 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                 .filter(|i| matches!(i.pattern, PatternKind::Swarm | PatternKind::Coordinator))
             {
                 lines.extend(team_lines(state, info.pattern));
+            } else if is_research(state) {
+                lines.extend(research_lines(state));
             } else if state.workers.tasks.is_empty() {
                 let rounds = outcome
                     .rounds_used()
@@ -105,26 +113,43 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                 lines.push(Line::raw(""));
                 lines.push(Line::raw(fit(answer, 20_000)));
             }
+            if is_research(state) {
+                lines.extend(citation_lines(state));
+            }
             lines
         }
         None => {
             let doing = match &state.activity {
                 Activity::Starting => "Starting…".to_string(),
+                Activity::Paused { gate } if is_research(state) => {
+                    format!("Paused {gate}. space resumes, s runs one step.")
+                }
                 Activity::Paused { gate } => {
                     format!("Paused {gate}. space resumes, s steps one round.")
+                }
+                Activity::Running | Activity::Finished if is_research(state) => {
+                    let step = state.research.current.map_or("starting".to_string(), |p| {
+                        format!("step {} ({p})", p.step())
+                    });
+                    match &state.calling {
+                        Some(label) => format!("Running {step}: calling {}.", fit(label, 60)),
+                        None => format!("Running {step}."),
+                    }
                 }
                 Activity::Running | Activity::Finished => match &state.calling {
                     Some(label) => format!("Running: asking the model ({}).", fit(label, 60)),
                     None => "Running.".to_string(),
                 },
             };
+            let later = if is_research(state) {
+                "The grounded answer and its sources appear here when the run ends."
+            } else {
+                "The decision and the brief appear here when the run ends."
+            };
             vec![
                 Line::styled(doing, theme::dim()),
                 Line::raw(""),
-                Line::styled(
-                    "The decision and the brief appear here when the run ends.",
-                    theme::dim(),
-                ),
+                Line::styled(later, theme::dim()),
             ]
         }
     };
@@ -180,6 +205,57 @@ fn team_lines(state: &RunState, pattern: PatternKind) -> Vec<Line<'static>> {
         Span::styled("llm calls   ", theme::dim()),
         Span::raw(format!("{}", chain.llm_calls)),
     ]));
+    lines
+}
+
+fn is_research(state: &RunState) -> bool {
+    state
+        .info
+        .as_ref()
+        .is_some_and(|i| i.pattern == PatternKind::Research)
+}
+
+/// The sources' and notes' tally, for a research run.
+fn research_lines(state: &RunState) -> Vec<Line<'static>> {
+    let c = state.research.counts();
+    let row = |label: &'static str, text: String| {
+        Line::from(vec![Span::styled(label, theme::dim()), Span::raw(text)])
+    };
+    vec![
+        row(
+            "sources     ",
+            format!(
+                "{} found, {} after dedupe, {} read, {} denied",
+                c.found, c.deduped, c.read, c.denied
+            ),
+        ),
+        row(
+            "notes       ",
+            format!("{} kept, {} cited", c.notes, c.cited),
+        ),
+    ]
+}
+
+/// Each citation of the answer with the source it resolves to.
+fn citation_lines(state: &RunState) -> Vec<Line<'static>> {
+    let research = &state.research;
+    if research.citations.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::raw("")];
+    for id in &research.citations {
+        let source = research.note(id).map_or_else(
+            || "unknown note".to_string(),
+            |n| format!("{} · {} · {}", n.url, n.title, n.published_at),
+        );
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("[{}] ", fit(id, 12)),
+                Style::default().fg(theme::CAUTION),
+            ),
+            Span::raw(fit(&source, 300)),
+        ]));
+    }
     lines
 }
 

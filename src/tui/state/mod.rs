@@ -11,11 +11,13 @@ use std::sync::Arc;
 
 mod chain;
 mod log;
+mod research;
 mod table;
 mod workers;
 
 pub use chain::{Chain, ChainLimits, HandoffView, Link, MemberState, MemberView, TurnView};
 pub use log::{EventLog, LOG_CAPACITY};
+pub use research::{Counts, NoteView, Research, SourceStatus, SourceView, StepState, Verification};
 pub use table::{Cell, Contribution, RoundColumn, RoundTable};
 pub use workers::{Attempt, TaskState, TaskView, Workers};
 
@@ -33,6 +35,7 @@ pub struct RunState {
     pub table: RoundTable,
     pub workers: Workers,
     pub chain: Chain,
+    pub research: Research,
     /// The budget the gateway counted last: which, used and its limit.
     pub budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
@@ -115,6 +118,10 @@ impl RunState {
         state
     }
 
+    fn pattern(&self) -> Option<PatternKind> {
+        self.info.as_ref().map(|i| i.pattern)
+    }
+
     pub fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }
@@ -177,6 +184,8 @@ impl RunState {
                 self.table.close();
                 self.workers.close();
                 self.chain.close();
+                self.research
+                    .close(*status, stop_reason, phase.as_deref(), result);
                 self.outcome = Some(Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -216,6 +225,12 @@ impl RunState {
             | EventKind::ContributionRejected { .. }
             | EventKind::RoundFinished { .. }
             | EventKind::FinalizeStarted { .. } => self.table.apply(&event.kind),
+            // A research run's tool calls are attempts too; its own
+            // events tell its story.
+            EventKind::AttemptStarted { .. }
+            | EventKind::AttemptFinished { .. }
+            | EventKind::RetryScheduled { .. }
+                if self.pattern() == Some(PatternKind::Research) => {}
             EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
@@ -232,6 +247,16 @@ impl RunState {
             | EventKind::HandoffRejected { .. }
             | EventKind::MemberCallStarted { .. }
             | EventKind::MemberCallFinished { .. } => self.chain.apply(&event.kind, event.t_ms),
+            EventKind::ResearchStepStarted(_)
+            | EventKind::ResearchStepFinished(_)
+            | EventKind::SourceFound(_)
+            | EventKind::SourcesDeduped(_)
+            | EventKind::SourceAllowed(_)
+            | EventKind::SourceDenied(_)
+            | EventKind::PageRead(_)
+            | EventKind::NoteExtracted(_)
+            | EventKind::NotesVerified(_)
+            | EventKind::Cited(_) => self.research.apply(&event.kind),
         }
         self.log.push(event);
     }

@@ -1,0 +1,179 @@
+//! The research pattern's cross-reference checks: a `sources` section whose
+//! URLs Python's `urlparse` reads without raising and whose pages are keyed
+//! by normalised URL, flags that gate declared domains, well-formed tool
+//! latencies, and a question for the sim's own plan to search for.
+
+use super::super::error::Problem;
+use super::super::hints::ResearchLimits;
+use super::super::path::JsonPath;
+use super::super::script::{FAULT_KEY, ScriptedOutput};
+use super::super::sources::{ResearchTool, normalize_url};
+use super::super::types::{ProviderKind, Scenario};
+use super::super::workers::WorkerLatency;
+use crate::pycompat::url_refusal;
+use serde_json::Value;
+
+pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let root = JsonPath::root();
+    match &scenario.sources {
+        Some(sources) => {
+            let path = root.key("sources");
+            for (i, result) in sources.search_results.iter().enumerate() {
+                if let Some(why) = refusal(&result.url) {
+                    problems.push(Problem::at(
+                        path.key("search_results").index(i).key("url"),
+                        format!(
+                            "expected a URL Python's urlparse can read, found {} ({why})",
+                            Value::from(result.url.as_str())
+                        ),
+                    ));
+                }
+            }
+            for url in sources.pages.keys() {
+                let at = path.key("pages").key(url);
+                if let Some(why) = refusal(url) {
+                    problems.push(Problem::at_key(
+                        at,
+                        format!("expected a URL Python's urlparse can read ({why})"),
+                    ));
+                    continue;
+                }
+                let normalised = normalize_url(url);
+                if &normalised != url {
+                    problems.push(Problem::at_key(
+                        at,
+                        format!(
+                            "expected a normalised URL (lower-case scheme and host, no query, fragment or trailing slash); read_source looks this page up as {}",
+                            Value::from(normalised)
+                        ),
+                    ));
+                }
+            }
+            for tool in ResearchTool::ALL {
+                let Some(behaviour) = sources.tools.get(tool) else {
+                    continue;
+                };
+                let at = path.key("tools").key(tool.as_str()).key("latency_ms");
+                match &behaviour.latency_ms {
+                    Some(WorkerLatency::Range(range)) if range.min > range.max => {
+                        problems.push(Problem::at(
+                            at,
+                            format!(
+                                "expected min ≤ max, found min {} and max {}",
+                                range.min, range.max
+                            ),
+                        ))
+                    }
+                    Some(WorkerLatency::PerCall(calls)) if calls.is_empty() => {
+                        problems.push(Problem::at(at, "expected at least one latency"))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None => problems.push(Problem::at(
+            root.clone(),
+            "missing field \"sources\": a research scenario declares what its search finds",
+        )),
+    }
+    check_flags(scenario, problems);
+    check_scripts(scenario, problems);
+}
+
+/// Why a URL cannot be in a scenario: Python would raise on it, or on its
+/// normal form, which the reference parses again for its domain and in
+/// `read_source`.
+fn refusal(url: &str) -> Option<&'static str> {
+    url_refusal(url).or_else(|| url_refusal(&normalize_url(url)))
+}
+
+/// Research flags gate domains, and only domains the policy declares.
+fn check_flags(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let policy = ResearchLimits::of(scenario).policy;
+    let declared: Vec<&str> = policy.iter().map(String::as_str).collect();
+    for (name, flag) in &scenario.flags {
+        let flag_path = JsonPath::root().key("flags").key(name);
+        for (i, domain) in flag.domains.iter().enumerate() {
+            if !policy.contains(domain) {
+                problems.push(Problem::at(
+                    flag_path.key("domains").index(i),
+                    format!(
+                        "expected a domain of the policy allowlist (context.policy_hints.allowed_domains_policy: {}), found {}",
+                        if declared.is_empty() {
+                            "none".to_string()
+                        } else {
+                            declared.join(", ")
+                        },
+                        Value::from(domain.as_str())
+                    ),
+                ));
+            }
+        }
+        for (field, set) in [
+            ("roles", !flag.roles.is_empty()),
+            ("workers", !flag.workers.is_empty()),
+            ("agents", !flag.agents.is_empty()),
+            ("joins", flag.joins),
+        ] {
+            if set {
+                problems.push(Problem::at_key(
+                    flag_path.key(field),
+                    format!(
+                        "research flags gate domains; expected \"domains\" instead of \"{field}\""
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// The planner is called once: a list as `plan` is the steps themselves.
+/// The synthesis is a script like any other (a list gives one output per
+/// call; a run makes one). Without a plan, the sim searches for the
+/// request's question.
+fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let provider = JsonPath::root().key("provider");
+    if scenario.provider.final_answer.is_some() {
+        problems.push(Problem::at_key(
+            provider.key("final_answer"),
+            "a research run writes no final brief; its answer is scripted as \"synthesis\"",
+        ));
+    }
+    if let Some(plan) = &scenario.provider.plan
+        && !plan.is_array()
+        && let Err(message) = ScriptedOutput::parse(plan)
+    {
+        problems.push(Problem::at(provider.key("plan").key(FAULT_KEY), message));
+    }
+    if let Some(synthesis) = &scenario.provider.synthesis {
+        super::check_script(synthesis, &provider.key("synthesis"), problems);
+    }
+    if scenario.provider.kind == ProviderKind::Sim && scenario.provider.plan.is_none() {
+        let request = scenario.context.get("request");
+        let (at, found) = match request.and_then(|r| r.get("question")) {
+            Some(question) => (
+                JsonPath::root()
+                    .key("context")
+                    .key("request")
+                    .key("question"),
+                Some(question),
+            ),
+            None if request.is_some() => (JsonPath::root().key("context").key("request"), None),
+            None => (JsonPath::root().key("context"), None),
+        };
+        match found {
+            Some(Value::String(_)) => {}
+            Some(other) => problems.push(Problem::at(
+                at,
+                format!(
+                    "expected a string (the sim's plan searches for it), found {}",
+                    super::super::shape::describe_value(other)
+                ),
+            )),
+            None => problems.push(Problem::at(
+                at,
+                "missing context.request.question: without a scripted plan the sim searches for the request's question",
+            )),
+        }
+    }
+}

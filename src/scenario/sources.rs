@@ -1,0 +1,233 @@
+//! The research pattern's section of a scenario file (`sources`): what the
+//! simulated research tools find, and the URL normalisation of 004 that
+//! keys its pages. Types and pure functions only; the checks live in
+//! `checks`, the tools in the provider and the workflow in the pattern.
+
+use super::workers::WorkerLatency;
+use crate::pycompat::{py_strip, urlparse};
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::num::NonZeroU32;
+
+/// What the research tools find. `search_sources` returns the first `k`
+/// search results whatever the query (`k` is twice `max_urls`);
+/// `read_source` reads a page by its normalised URL and fails on a URL it
+/// has no page for; `extract_notes` returns the page's notes with their
+/// provenance; `verify_notes` checks the notes' structure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sources {
+    /// The search results in rank order.
+    pub search_results: Vec<SearchResult>,
+    /// The pages `read_source` can read, keyed by normalised URL
+    /// (`https://host/path`: scheme and host lower-cased, no query, no
+    /// fragment, no trailing slash).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub pages: IndexMap<String, Page>,
+    /// How each research tool's calls behave (latency, failures).
+    #[serde(default, skip_serializing_if = "ResearchTools::is_empty")]
+    pub tools: ResearchTools,
+}
+
+/// One search hit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchResult {
+    /// The URL as the search engine gives it; it is normalised and
+    /// deduplicated before anything reads it.
+    pub url: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// A page `read_source` can read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Page {
+    pub title: String,
+    /// When the page was published, as the notes cite it (e.g.
+    /// `2026-03-07`).
+    pub published_at: String,
+    #[serde(default)]
+    pub body: String,
+    /// The notes `extract_notes` takes from the page, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<NoteSpec>,
+}
+
+/// A note a page yields. The note contract wants a claim and a quote of at
+/// least 20 characters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoteSpec {
+    pub claim: String,
+    pub quote: String,
+    /// What the verifier finds wrong with this note (e.g. `stale_source`);
+    /// any finding fails verification with `verification_failed:<first>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub issues: Vec<String>,
+}
+
+/// The research tools, each with how its calls behave.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResearchTools {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_sources: Option<ToolBehaviour>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_source: Option<ToolBehaviour>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extract_notes: Option<ToolBehaviour>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_notes: Option<ToolBehaviour>,
+}
+
+impl ResearchTools {
+    pub fn is_empty(&self) -> bool {
+        ResearchTool::ALL.iter().all(|t| self.get(*t).is_none())
+    }
+
+    pub fn get(&self, tool: ResearchTool) -> Option<&ToolBehaviour> {
+        match tool {
+            ResearchTool::SearchSources => self.search_sources.as_ref(),
+            ResearchTool::ReadSource => self.read_source.as_ref(),
+            ResearchTool::ExtractNotes => self.extract_notes.as_ref(),
+            ResearchTool::VerifyNotes => self.verify_notes.as_ref(),
+        }
+    }
+}
+
+/// How a research tool's calls behave.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolBehaviour {
+    /// How long each call takes: whole milliseconds, `{"min", "max"}` drawn
+    /// per call from the run's seeded source, or a list with one entry per
+    /// call in call order (the last repeats). Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<WorkerLatency>,
+    /// Call numbers (1 is the run's first call to this tool) that fail
+    /// once their latency has passed; the run stops with
+    /// `tool_invalid_output:<tool>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fail: Vec<NonZeroU32>,
+}
+
+/// The research tools by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResearchTool {
+    SearchSources,
+    ReadSource,
+    ExtractNotes,
+    VerifyNotes,
+}
+
+impl ResearchTool {
+    pub const ALL: [ResearchTool; 4] = [
+        ResearchTool::SearchSources,
+        ResearchTool::ReadSource,
+        ResearchTool::ExtractNotes,
+        ResearchTool::VerifyNotes,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResearchTool::SearchSources => "search_sources",
+            ResearchTool::ReadSource => "read_source",
+            ResearchTool::ExtractNotes => "extract_notes",
+            ResearchTool::VerifyNotes => "verify_notes",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ResearchTool> {
+        ResearchTool::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// 004's `normalize_url`: scheme (https when absent) and netloc
+/// lower-cased, query, fragment and params dropped, one trailing slash
+/// dropped from a longer path.
+pub fn normalize_url(url: &str) -> String {
+    let parsed = urlparse(py_strip(url));
+    let scheme = if parsed.scheme.is_empty() {
+        "https".to_string()
+    } else {
+        parsed.scheme.to_lowercase()
+    };
+    let mut path = if parsed.path.is_empty() {
+        "/"
+    } else {
+        parsed.path.as_str()
+    };
+    if path != "/"
+        && let Some(shorter) = path.strip_suffix('/')
+    {
+        path = shorter;
+    }
+    format!("{scheme}://{}{path}", parsed.netloc.to_lowercase())
+}
+
+/// 004's `get_domain`: the lower-cased netloc.
+pub fn url_domain(url: &str) -> String {
+    urlparse(py_strip(url)).netloc.to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_as_the_reference() {
+        // (url, normalize_url, get_domain of the result) from CPython 3.11.
+        let table = [
+            (
+                "https://official-status.example.com/incidents/payments-2026-03-07#latest",
+                "https://official-status.example.com/incidents/payments-2026-03-07",
+                "official-status.example.com",
+            ),
+            (
+                "https://vendor.example.com/policies/enterprise-sla?ref=search",
+                "https://vendor.example.com/policies/enterprise-sla",
+                "vendor.example.com",
+            ),
+            (
+                "official-status.example.com/incidents/x",
+                "https://official-status.example.com/incidents/x",
+                "official-status.example.com",
+            ),
+            (
+                "  HTTPS://Vendor.Example.COM/Policies/SLA/ ",
+                "https://vendor.example.com/Policies/SLA",
+                "vendor.example.com",
+            ),
+            ("//host/a?b#c", "https://host/a", "host"),
+            ("host:8080/a", "host://8080/a", "8080"),
+            ("mailto:x@y", "mailto://x@y", "x@y"),
+            ("", "https:///", ""),
+            ("https://h//", "https://h/", "h"),
+            ("https://h?x", "https://h/", "h"),
+            ("1http://h/", "https://1http://h", "1http:"),
+            (
+                "https://user:PW@Host:80/x//",
+                "https://user:pw@host:80/x/",
+                "user:pw@host:80",
+            ),
+            ("HTTP://h/a", "http://h/a", "h"),
+        ];
+        for (url, normalised, domain) in table {
+            let got = normalize_url(url);
+            assert_eq!(got, normalised, "{url:?}");
+            assert_eq!(url_domain(&got), domain, "{url:?}");
+        }
+        assert_eq!(
+            normalize_url(&normalize_url("mailto:x@y")),
+            "mailto://x@y/",
+            "not idempotent, as in the reference"
+        );
+    }
+}

@@ -1,0 +1,391 @@
+//! The research pattern's state: the six steps of the workflow, the
+//! sources from search to reading, the notes with their provenance and the
+//! answer's citations, folded from the research events and the run's end.
+
+use crate::bus::{EventKind, ResearchPhase, RunStatus, SourceDenial};
+use crate::scenario::url_domain;
+use crate::stop::StopReason;
+use serde_json::Value;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Research {
+    /// One per step, in workflow order (`ResearchPhase::ALL`).
+    pub steps: [StepState; 6],
+    /// The step that began last.
+    pub current: Option<ResearchPhase>,
+    /// Candidates the search returned.
+    pub found: usize,
+    /// The candidates after dedupe, in the order they are considered.
+    pub sources: Vec<SourceView>,
+    pub notes: Vec<NoteView>,
+    pub verification: Option<Verification>,
+    /// Ids of the notes the accepted answer cites, in note order.
+    pub cited: Vec<String>,
+    /// The accepted answer and its citations as written, once the run ends.
+    pub answer: Option<String>,
+    pub citations: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum StepState {
+    #[default]
+    Pending,
+    Running,
+    /// With the step's headline count.
+    Done {
+        count: u64,
+    },
+    Failed {
+        reason: StopReason,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceView {
+    pub url: String,
+    pub domain: String,
+    pub status: SourceStatus,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SourceStatus {
+    /// Not reached: the run stopped or a budget ran out first.
+    Waiting,
+    /// Passed the domain checks; being read (never read, once the run
+    /// has ended).
+    Allowed,
+    Read {
+        title: String,
+        published_at: String,
+        notes: usize,
+    },
+    Denied {
+        reason: SourceDenial,
+        gated_by: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoteView {
+    pub id: String,
+    pub url: String,
+    pub domain: String,
+    pub title: String,
+    pub published_at: String,
+    pub claim: String,
+    pub quote: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verification {
+    pub checked: u64,
+    pub ok: bool,
+    pub issues: Vec<String>,
+}
+
+/// The pipeline's counts: found → after dedupe → read → notes → cited,
+/// and the denied sources.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub found: usize,
+    pub deduped: usize,
+    pub read: usize,
+    pub notes: usize,
+    pub cited: usize,
+    pub denied: usize,
+}
+
+impl Research {
+    pub fn step(&self, phase: ResearchPhase) -> &StepState {
+        &self.steps[phase.step() as usize - 1]
+    }
+
+    fn step_mut(&mut self, phase: ResearchPhase) -> &mut StepState {
+        &mut self.steps[phase.step() as usize - 1]
+    }
+
+    fn source_mut(&mut self, url: &str) -> Option<&mut SourceView> {
+        self.sources.iter_mut().find(|s| s.url == url)
+    }
+
+    pub fn counts(&self) -> Counts {
+        let count = |pick: fn(&SourceStatus) -> bool| {
+            self.sources.iter().filter(|s| pick(&s.status)).count()
+        };
+        Counts {
+            found: self.found,
+            deduped: self.sources.len(),
+            read: count(|s| matches!(s, SourceStatus::Read { .. })),
+            notes: self.notes.len(),
+            cited: self.cited.len(),
+            denied: count(|s| matches!(s, SourceStatus::Denied { .. })),
+        }
+    }
+
+    /// The note with id `id`.
+    pub fn note(&self, id: &str) -> Option<&NoteView> {
+        self.notes.iter().find(|n| n.id == id)
+    }
+
+    /// Fold one research event; others are ignored.
+    pub(super) fn apply(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::ResearchStepStarted(s) => {
+                *self.step_mut(s.phase) = StepState::Running;
+                self.current = Some(s.phase);
+            }
+            EventKind::ResearchStepFinished(s) => {
+                *self.step_mut(s.phase) = StepState::Done { count: s.count };
+            }
+            EventKind::SourceFound(_) => self.found += 1,
+            EventKind::SourcesDeduped(d) => {
+                self.sources = d
+                    .urls
+                    .iter()
+                    .map(|url| SourceView {
+                        url: url.clone(),
+                        domain: url_domain(url),
+                        status: SourceStatus::Waiting,
+                    })
+                    .collect();
+            }
+            EventKind::SourceAllowed(a) => {
+                if let Some(source) = self.source_mut(&a.url) {
+                    source.status = SourceStatus::Allowed;
+                }
+            }
+            EventKind::SourceDenied(d) => {
+                if let Some(source) = self.source_mut(&d.url) {
+                    source.status = SourceStatus::Denied {
+                        reason: d.reason,
+                        gated_by: d.gated_by.clone(),
+                    };
+                }
+            }
+            EventKind::PageRead(p) => {
+                if let Some(source) = self.source_mut(&p.url) {
+                    source.status = SourceStatus::Read {
+                        title: p.title.clone(),
+                        published_at: p.published_at.clone(),
+                        notes: 0,
+                    };
+                }
+            }
+            EventKind::NoteExtracted(n) => {
+                if let Some(SourceView {
+                    status: SourceStatus::Read { notes, .. },
+                    ..
+                }) = self.source_mut(&n.url)
+                {
+                    *notes += 1;
+                }
+                self.notes.push(NoteView {
+                    id: n.id.clone(),
+                    url: n.url.clone(),
+                    domain: url_domain(&n.url),
+                    title: n.title.clone(),
+                    published_at: n.published_at.clone(),
+                    claim: n.claim.clone(),
+                    quote: n.quote.clone(),
+                });
+            }
+            EventKind::NotesVerified(v) => {
+                self.verification = Some(Verification {
+                    checked: v.checked,
+                    ok: v.ok,
+                    issues: v.issues.clone(),
+                });
+            }
+            EventKind::Cited(c) => self.cited.push(c.id.clone()),
+            _ => {}
+        }
+    }
+
+    /// The run ended: the step it stopped in failed; a step still running
+    /// when it was cut short did not finish; an answer is kept.
+    pub(super) fn close(
+        &mut self,
+        status: RunStatus,
+        stop_reason: &StopReason,
+        phase: Option<&str>,
+        result: &Value,
+    ) {
+        if status == RunStatus::Stopped
+            && let Some(phase) = phase.and_then(ResearchPhase::parse).or(self.current)
+        {
+            *self.step_mut(phase) = StepState::Failed {
+                reason: stop_reason.clone(),
+            };
+        }
+        for step in &mut self.steps {
+            if *step == StepState::Running {
+                *step = StepState::Failed {
+                    reason: stop_reason.clone(),
+                };
+            }
+        }
+        self.answer = result
+            .get("answer")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        self.citations = result
+            .get("citations")
+            .and_then(Value::as_array)
+            .map(|c| {
+                c.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{
+        NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
+        SourcesDeduped, StepFinished, StepStarted,
+    };
+    use serde_json::json;
+
+    fn fold(kinds: &[EventKind]) -> Research {
+        let mut research = Research::default();
+        for kind in kinds {
+            research.apply(kind);
+        }
+        research
+    }
+
+    fn read_step() -> Vec<EventKind> {
+        let url = |s: &str| format!("https://{s}.example/x");
+        vec![
+            EventKind::ResearchStepStarted(StepStarted {
+                step: 3,
+                phase: ResearchPhase::Dedupe,
+            }),
+            EventKind::SourceFound(SourceFound {
+                rank: 1,
+                url: url("a"),
+                title: "A".into(),
+            }),
+            EventKind::SourceFound(SourceFound {
+                rank: 2,
+                url: url("A"),
+                title: "A again".into(),
+            }),
+            EventKind::SourcesDeduped(SourcesDeduped {
+                urls: vec![url("a"), url("b"), url("c")],
+            }),
+            EventKind::ResearchStepFinished(StepFinished {
+                step: 3,
+                phase: ResearchPhase::Dedupe,
+                count: 3,
+            }),
+            EventKind::ResearchStepStarted(StepStarted {
+                step: 4,
+                phase: ResearchPhase::ReadExtract,
+            }),
+            EventKind::SourceDenied(SourceDenied {
+                url: url("a"),
+                domain: "a.example".into(),
+                reason: SourceDenial::Execution,
+                gated_by: Some("a_reads".into()),
+            }),
+            EventKind::SourceAllowed(SourceAllowed {
+                url: url("b"),
+                domain: "b.example".into(),
+            }),
+            EventKind::PageRead(PageRead {
+                url: url("b"),
+                title: "B".into(),
+                published_at: "2026-03-07".into(),
+            }),
+            EventKind::NoteExtracted(NoteExtracted {
+                id: "n1".into(),
+                url: url("b"),
+                title: "B".into(),
+                published_at: "2026-03-07".into(),
+                claim: "B says so.".into(),
+                quote: "A quote long enough.".into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn the_read_step_folds_into_sources_notes_and_counts() {
+        let research = fold(&read_step());
+        assert_eq!(research.current, Some(ResearchPhase::ReadExtract));
+        assert_eq!(
+            research.step(ResearchPhase::Dedupe),
+            &StepState::Done { count: 3 }
+        );
+        assert_eq!(
+            research.step(ResearchPhase::ReadExtract),
+            &StepState::Running
+        );
+        assert_eq!(
+            research.sources[0].status,
+            SourceStatus::Denied {
+                reason: SourceDenial::Execution,
+                gated_by: Some("a_reads".into())
+            }
+        );
+        assert!(matches!(
+            research.sources[1].status,
+            SourceStatus::Read { notes: 1, .. }
+        ));
+        assert_eq!(research.sources[2].status, SourceStatus::Waiting);
+        assert_eq!(research.notes[0].domain, "b.example");
+        assert_eq!(
+            research.counts(),
+            Counts {
+                found: 2,
+                deduped: 3,
+                read: 1,
+                notes: 1,
+                cited: 0,
+                denied: 1
+            }
+        );
+    }
+
+    #[test]
+    fn the_end_marks_the_failed_step_and_keeps_the_answer() {
+        let mut events = read_step();
+        events.push(EventKind::NotesVerified(NotesVerified {
+            checked: 1,
+            ok: false,
+            issues: vec!["stale_source".into()],
+        }));
+        let mut research = fold(&events);
+        let reason = StopReason::VerificationFailed {
+            issue: "stale_source".into(),
+        };
+        research.close(RunStatus::Stopped, &reason, Some("verify"), &json!({}));
+        assert_eq!(
+            research.step(ResearchPhase::Verify),
+            &StepState::Failed {
+                reason: reason.clone()
+            }
+        );
+        assert_eq!(
+            research.step(ResearchPhase::ReadExtract),
+            &StepState::Failed { reason },
+            "a step left running did not finish"
+        );
+        assert!(!research.verification.unwrap().ok);
+
+        let mut research = fold(&read_step());
+        research.close(
+            RunStatus::Ok,
+            &StopReason::Success,
+            None,
+            &json!({"answer": "B.", "citations": ["n1", "n1"]}),
+        );
+        assert_eq!(research.answer.as_deref(), Some("B."));
+        assert_eq!(research.citations, ["n1", "n1"]);
+        assert_eq!(research.note("n1").unwrap().title, "B");
+    }
+}
