@@ -6,6 +6,7 @@ use super::block;
 use crate::bus::{Decision, RunStatus};
 use crate::scenario::PatternKind;
 use crate::tui::keymap::PaneId;
+use crate::tui::panes::timeline::unit_word;
 use crate::tui::runs::RunSlot;
 use crate::tui::state::{Activity, MemberState, RunState, TaskState};
 use crate::tui::text::fit;
@@ -121,11 +122,9 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         None => {
             let doing = match &state.activity {
                 Activity::Starting => "Starting…".to_string(),
-                Activity::Paused { gate } if is_research(state) => {
-                    format!("Paused {gate}. space resumes, s runs one step.")
-                }
                 Activity::Paused { gate } => {
-                    format!("Paused {gate}. space resumes, s steps one round.")
+                    let unit = state.info.as_ref().map_or("gate", |i| unit_word(i.pattern));
+                    format!("Paused {gate}. space resumes, s runs one {unit}.")
                 }
                 Activity::Running | Activity::Finished if is_research(state) => {
                     let step = state.research.current.map_or("starting".to_string(), |p| {
