@@ -118,8 +118,9 @@ pub fn launch(
         scenario.provider.clone(),
         rng.clone(),
     )));
-    let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng));
-    let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token());
+    let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng.clone()));
+    let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
+        .with_resilience(scenario.resilience.clone(), gate.switches(), rng);
     let goal = options
         .goal
         .clone()

@@ -14,6 +14,10 @@ pub enum StopReason {
     Cancelled,
     MaxSeconds,
     LlmTimeout,
+    /// A model call failed otherwise than by timing out (the gateway's own
+    /// word for a retried attempt; the references stop such a run with
+    /// `llm_timeout`).
+    LlmError,
     LlmEmpty,
     MaxMessages,
     MaxRoundsReached,
@@ -48,6 +52,17 @@ pub enum StopReason {
     },
     /// A task marked critical did not finish.
     CriticalTaskFailed,
+    /// The tool's circuit breaker is open: the gateway failed the call
+    /// fast, without calling the tool (003).
+    CircuitOpen {
+        tool: String,
+    },
+    /// The tool's bulkhead stayed full for longer than the call may wait.
+    BulkheadFull {
+        tool: String,
+    },
+    /// A retry would take the run's retries over its retry budget.
+    RetryBudgetExhausted,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -89,6 +104,18 @@ impl StopReason {
     pub fn is_success(&self) -> bool {
         matches!(self, StopReason::Success)
     }
+
+    /// The gateway failed the call fast, without reaching the tool: an open
+    /// breaker, a full bulkhead or an exhausted retry budget (what safe
+    /// mode may skip, and what is never retried).
+    pub fn is_fail_fast(&self) -> bool {
+        matches!(
+            self,
+            StopReason::CircuitOpen { .. }
+                | StopReason::BulkheadFull { .. }
+                | StopReason::RetryBudgetExhausted
+        )
+    }
 }
 
 impl fmt::Display for StopReason {
@@ -98,6 +125,7 @@ impl fmt::Display for StopReason {
             StopReason::Cancelled => f.write_str("cancelled"),
             StopReason::MaxSeconds => f.write_str("max_seconds"),
             StopReason::LlmTimeout => f.write_str("llm_timeout"),
+            StopReason::LlmError => f.write_str("llm_error"),
             StopReason::LlmEmpty => f.write_str("llm_empty"),
             StopReason::MaxMessages => f.write_str("max_messages"),
             StopReason::MaxRoundsReached => f.write_str("max_rounds_reached"),
@@ -111,6 +139,9 @@ impl fmt::Display for StopReason {
             StopReason::WorkerError { worker } => write!(f, "worker_error:{worker}"),
             StopReason::WorkerMissing { worker } => write!(f, "worker_missing:{worker}"),
             StopReason::CriticalTaskFailed => f.write_str("critical_task_failed"),
+            StopReason::CircuitOpen { tool } => write!(f, "circuit_open:{tool}"),
+            StopReason::BulkheadFull { tool } => write!(f, "bulkhead_full:{tool}"),
+            StopReason::RetryBudgetExhausted => f.write_str("retry_budget_exhausted"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -219,12 +250,14 @@ impl FromStr for StopReason {
             "cancelled" => StopReason::Cancelled,
             "max_seconds" => StopReason::MaxSeconds,
             "llm_timeout" => StopReason::LlmTimeout,
+            "llm_error" => StopReason::LlmError,
             "llm_empty" => StopReason::LlmEmpty,
             "max_messages" => StopReason::MaxMessages,
             "max_rounds_reached" => StopReason::MaxRoundsReached,
             "max_dispatches" => StopReason::MaxDispatches,
             "task_timeout" => StopReason::TaskTimeout,
             "critical_task_failed" => StopReason::CriticalTaskFailed,
+            "retry_budget_exhausted" => StopReason::RetryBudgetExhausted,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -242,6 +275,8 @@ fn parse_with_detail(s: &str) -> Option<StopReason> {
         "worker_bad_args" => StopReason::WorkerBadArgs { worker: name() },
         "worker_error" => StopReason::WorkerError { worker: name() },
         "worker_missing" => StopReason::WorkerMissing { worker: name() },
+        "circuit_open" => StopReason::CircuitOpen { tool: name() },
+        "bulkhead_full" => StopReason::BulkheadFull { tool: name() },
         "invalid_contribution" => StopReason::InvalidContribution(rest.parse().ok()?),
         "invalid_plan" => StopReason::InvalidPlan(rest.parse().ok()?),
         _ => return None,
@@ -272,6 +307,7 @@ mod tests {
             StopReason::Cancelled,
             StopReason::MaxSeconds,
             StopReason::LlmTimeout,
+            StopReason::LlmError,
             StopReason::LlmEmpty,
             StopReason::MaxMessages,
             StopReason::MaxRoundsReached,
@@ -314,6 +350,13 @@ mod tests {
                 worker: "fraud_worker".into(),
             },
             StopReason::CriticalTaskFailed,
+            StopReason::CircuitOpen {
+                tool: "enrichment_worker".into(),
+            },
+            StopReason::BulkheadFull {
+                tool: "model".into(),
+            },
+            StopReason::RetryBudgetExhausted,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];

@@ -4,9 +4,11 @@
 //! recorder gets every event, in order, through its own lossless channel.
 
 mod event;
+mod resilience;
 mod task;
 
 pub use event::*;
+pub use resilience::*;
 pub use task::*;
 
 use crate::clock::RunClock;

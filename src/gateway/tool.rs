@@ -1,16 +1,21 @@
-//! The gateway's worker call path: all the attempts of one task's call, in
-//! one loop. It checks the dispatch budget, the execution allowlist and the
-//! run's deadline before each attempt, times each attempt, retries a timed
-//! out one as 001's gateway does (at once, up to `max_attempts`), and
-//! publishes every step. Runners decide which calls to make; they never
-//! time or retry one themselves.
+//! The gateway's tool call path: all the attempts of one call, in one
+//! loop. Before each attempt it checks the dispatch budget, the execution
+//! allowlist and the run's deadline (001's order); each attempt then passes
+//! the tool's shield (breaker, bulkhead) and runs under its timeout; a
+//! failed one is retried as the call's retry rule says (001's: a timeout,
+//! at once), behind a retry gate. Safe mode judges a call that failed fast.
+//! Runners decide which calls to make; they never time or retry one.
 
-use super::Gateway;
+use super::retry::{Failure, Next};
+use super::safe_mode::SafeModeVerdict;
+use super::shield::ToolShield;
+use super::{Gateway, Shielded, millis};
 use crate::bus::{BudgetKind, CallOutcome, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::provider::WorkerError;
 use crate::stop::StopReason;
 use serde_json::Value;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -18,31 +23,37 @@ use std::time::Duration;
 /// gives every attempt at least 0.01 s.
 pub const MIN_ATTEMPT_TIMEOUT: Duration = Duration::from_millis(10);
 
-/// One call a runner asks for: task `task` wants `tool` called with `args`.
+/// One call a runner asks for: `task` wants `tool` called with `args`.
 #[derive(Clone, Copy, Debug)]
 pub struct ToolCall<'a> {
+    /// What the call is for (an orchestrator task's id, a swarm agent's
+    /// turn): named in its events and its retry gate.
     pub task: &'a str,
     pub tool: &'a str,
     pub args: &'a Value,
+    /// Whether the run cannot go on without this call: safe mode never
+    /// skips a critical call.
+    pub critical: bool,
 }
 
-/// How the gateway treats the calls to a tool. The resilience settings
-/// still to come (breaker, bulkhead, backoff with jitter, retry budget)
-/// belong here, applied in [`Gateway::call_tool`]'s attempt loop.
+/// How the calling pattern itself treats calls to a tool: its own retry
+/// rule and timeout. A `resilience` section replaces either for the tools
+/// it covers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolPolicy {
-    /// Attempts per call, the first included.
+    /// Attempts per call, the first included; only a timed-out attempt is
+    /// tried again, at once (001).
     pub max_attempts: u32,
     /// How long one attempt may take, before the run's deadline clips it.
     pub attempt_timeout: Duration,
 }
 
 /// What every attempt of every tool call of a run counts against: the
-/// dispatch budget and the run's deadline.
+/// dispatch budget, when the pattern has one, and the run's deadline.
 #[derive(Debug)]
 pub struct DispatchLimits {
     used: AtomicU64,
-    max_dispatches: u64,
+    max_dispatches: Option<u64>,
     /// Run time at which `max_seconds` is reached.
     deadline: Duration,
 }
@@ -51,7 +62,17 @@ impl DispatchLimits {
     pub fn new(max_dispatches: u64, deadline: Duration) -> Self {
         DispatchLimits {
             used: AtomicU64::new(0),
-            max_dispatches,
+            max_dispatches: Some(max_dispatches),
+            deadline,
+        }
+    }
+
+    /// Only the deadline: for patterns without a dispatch budget. Attempts
+    /// are counted but never refused and no budget event is published.
+    pub fn deadline_only(deadline: Duration) -> Self {
+        DispatchLimits {
+            used: AtomicU64::new(0),
+            max_dispatches: None,
             deadline,
         }
     }
@@ -70,10 +91,9 @@ impl DispatchLimits {
     /// over budget too.
     fn consume(&self) -> Result<u64, u64> {
         let used = self.used.fetch_add(1, Ordering::AcqRel) + 1;
-        if used > self.max_dispatches {
-            Err(used)
-        } else {
-            Ok(used)
+        match self.max_dispatches {
+            Some(max) if used > max => Err(used),
+            _ => Ok(used),
         }
     }
 }
@@ -84,13 +104,16 @@ pub struct ToolReport {
     pub attempts_used: u32,
     /// The worker's observation, or why the last attempt failed.
     pub outcome: Result<Value, StopReason>,
+    /// What safe mode made of a call that failed fast: skipped (the run
+    /// goes on, partial) or a reason to stop the run early.
+    pub safe_mode: Option<SafeModeVerdict>,
 }
 
 impl Gateway {
-    /// Run `call` under `policy`: attempt, and try again after a timeout
-    /// while attempts remain, passing `gate` before each retry. A timed-out
-    /// attempt is cancelled: its worker call is dropped, not left running
-    /// (001's thread pool lets it run on and waits for it).
+    /// Run `call`: attempt, and try again while its retry rule allows,
+    /// waiting out the backoff and passing `gate` before each retry. A
+    /// timed-out attempt is cancelled: its call is dropped, not left
+    /// running (001's thread pool lets it run on and waits for it).
     pub async fn call_tool(
         &self,
         call: ToolCall<'_>,
@@ -98,69 +121,104 @@ impl Gateway {
         limits: &DispatchLimits,
         gate: &SharedGate<'_>,
     ) -> ToolReport {
+        let shield = self.shields.tool(call.tool);
+        let mut retrier = self.retrier(&shield, policy.max_attempts);
+        self.shields.first_call();
         let mut attempt = 1;
         loop {
-            let outcome = self.attempt(call, policy, limits, gate, attempt).await;
-            match outcome {
-                Err(StopReason::TaskTimeout) if attempt < policy.max_attempts => {
-                    // Without a resilience section 001 retries at once.
-                    let delay = Duration::ZERO;
+            let at = Attempt {
+                shield: &shield,
+                attempt,
+                max_attempts: retrier.max_attempts(),
+            };
+            let reason = match self.attempt(call, at, policy, limits, gate).await {
+                Ok(observation) => {
+                    return ToolReport {
+                        attempts_used: attempt,
+                        outcome: Ok(observation),
+                        safe_mode: None,
+                    };
+                }
+                Err(reason) => reason,
+            };
+            let next = retrier.next(
+                attempt,
+                Failure::of(&reason),
+                self.shields.budget(),
+                &self.shields.rng,
+            );
+            let reason = match next {
+                Next::Retry(delay) => {
                     self.bus.publish(EventKind::RetryScheduled {
-                        task: call.task.to_string(),
-                        worker: call.tool.to_string(),
+                        tool: call.tool.to_string(),
+                        task: Some(call.task.to_string()),
                         attempt: attempt + 1,
                         delay_ms: millis(delay),
-                        after: StopReason::TaskTimeout,
+                        after: reason,
                     });
                     let at = GatePoint::Retry {
                         task: call.task.to_string(),
                         attempt: attempt + 1,
                     };
-                    if gate.pass(at).await.is_err() {
+                    if self.back_off(delay).await.is_err() || gate.pass(at).await.is_err() {
                         return ToolReport {
                             attempts_used: attempt,
                             outcome: Err(StopReason::Cancelled),
+                            safe_mode: None,
                         };
                     }
                     attempt += 1;
+                    continue;
                 }
-                outcome => {
-                    return ToolReport {
-                        attempts_used: attempt,
-                        outcome,
-                    };
+                Next::GiveUp => reason,
+                Next::OverBudget => {
+                    let over = StopReason::RetryBudgetExhausted;
+                    shield.reject(attempt + 1, &over);
+                    over
                 }
-            }
+            };
+            return ToolReport {
+                attempts_used: attempt,
+                safe_mode: self.shields.judge(call.tool, call.critical, &reason),
+                outcome: Err(reason),
+            };
         }
     }
 
     /// One attempt, checked in 001's order: dispatch budget, execution
-    /// allowlist, time left; then the worker call under its timeout.
+    /// allowlist, time left; then the call behind the tool's shield.
     async fn attempt(
         &self,
         call: ToolCall<'_>,
+        at: Attempt<'_>,
         policy: &ToolPolicy,
         limits: &DispatchLimits,
         gate: &SharedGate<'_>,
-        attempt: u32,
     ) -> Result<Value, StopReason> {
         let clock = self.bus.clock();
         let started = clock.elapsed();
         let left = limits.deadline.saturating_sub(started);
-        let timeout = policy.attempt_timeout.min(left.max(MIN_ATTEMPT_TIMEOUT));
+        let own_timeout = at
+            .shield
+            .settings
+            .timeout_ms
+            .map_or(policy.attempt_timeout, Duration::from_millis);
+        let timeout = own_timeout.min(left.max(MIN_ATTEMPT_TIMEOUT));
         self.bus.publish(EventKind::AttemptStarted {
             task: call.task.to_string(),
             worker: call.tool.to_string(),
-            attempt,
-            max_attempts: policy.max_attempts,
+            attempt: at.attempt,
+            max_attempts: at.max_attempts,
             timeout_ms: millis(timeout),
         });
         let used = limits.consume();
-        self.bus.publish(EventKind::BudgetConsumed {
-            budget: BudgetKind::Dispatches,
-            used: used.unwrap_or_else(|over| over),
-            limit: limits.max_dispatches,
-        });
+        if let Some(limit) = limits.max_dispatches {
+            self.bus.publish(EventKind::BudgetConsumed {
+                budget: BudgetKind::Dispatches,
+                used: used.unwrap_or_else(|over| over),
+                limit,
+            });
+        }
         let result = if used.is_err() {
             Err(StopReason::MaxDispatches)
         } else if !gate.allows(call.tool) {
@@ -170,7 +228,7 @@ impl Gateway {
         } else if left.is_zero() {
             Err(StopReason::MaxSeconds)
         } else {
-            self.worker_call(call, attempt, timeout, started).await
+            self.worker_call(call, &at, timeout).await
         };
         let outcome = match &result {
             Ok(_) => CallOutcome::Ok,
@@ -179,14 +237,16 @@ impl Gateway {
             Err(
                 StopReason::MaxDispatches
                 | StopReason::WorkerDenied { .. }
-                | StopReason::MaxSeconds,
+                | StopReason::MaxSeconds
+                | StopReason::CircuitOpen { .. }
+                | StopReason::BulkheadFull { .. },
             ) => CallOutcome::Refused,
             Err(_) => CallOutcome::Error,
         };
         self.bus.publish(EventKind::AttemptFinished {
             task: call.task.to_string(),
             worker: call.tool.to_string(),
-            attempt,
+            attempt: at.attempt,
             outcome,
             elapsed_ms: millis(clock.elapsed().saturating_sub(started)),
             reason: result.as_ref().err().cloned(),
@@ -194,54 +254,51 @@ impl Gateway {
         result
     }
 
-    /// The worker call itself, bounded by `timeout` and by cancellation of
-    /// the run; either drops the call.
+    /// The worker call itself, behind the tool's shield, bounded by
+    /// `timeout` and by cancellation of the run; either drops the call.
     async fn worker_call(
         &self,
         call: ToolCall<'_>,
-        attempt: u32,
+        at: &Attempt<'_>,
         timeout: Duration,
-        started: Duration,
     ) -> Result<Value, StopReason> {
-        let id = self.next_call_id();
-        self.bus.publish(EventKind::CallStarted {
-            call: id,
-            tool: call.tool.to_string(),
-            attempt,
-            label: format!("{} · {}", call.task, call.tool),
-        });
-        let answer =
-            tokio::time::timeout(timeout, self.workers.call(call.tool, call.args, started));
         let worker = || call.tool.to_string();
-        let result = tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Err(StopReason::Cancelled),
-            answer = answer => match answer {
+        let answer = |started| async move {
+            match tokio::time::timeout(timeout, self.workers.call(call.tool, call.args, started))
+                .await
+            {
                 Err(_elapsed) => Err(StopReason::TaskTimeout),
                 Ok(Ok(observation)) => Ok(observation),
-                Ok(Err(WorkerError::BadArgs)) => Err(StopReason::WorkerBadArgs { worker: worker() }),
+                Ok(Err(WorkerError::BadArgs)) => {
+                    Err(StopReason::WorkerBadArgs { worker: worker() })
+                }
                 Ok(Err(WorkerError::Failed)) => Err(StopReason::WorkerError { worker: worker() }),
-                Ok(Err(WorkerError::Missing)) => Err(StopReason::WorkerMissing { worker: worker() }),
-            },
+                Ok(Err(WorkerError::Missing)) => {
+                    Err(StopReason::WorkerMissing { worker: worker() })
+                }
+            }
         };
-        self.bus.publish(EventKind::CallFinished {
-            call: id,
-            tool: call.tool.to_string(),
-            attempt,
-            latency_ms: millis(self.bus.clock().elapsed().saturating_sub(started)),
-            outcome: match &result {
-                Ok(_) => CallOutcome::Ok,
-                Err(StopReason::TaskTimeout) => CallOutcome::Timeout,
-                Err(StopReason::Cancelled) => CallOutcome::Cancelled,
-                Err(_) => CallOutcome::Error,
-            },
-        });
-        result
+        let outcome_of = |result: &Result<Value, StopReason>| match result {
+            Ok(_) => CallOutcome::Ok,
+            Err(StopReason::TaskTimeout) => CallOutcome::Timeout,
+            Err(StopReason::Cancelled) => CallOutcome::Cancelled,
+            Err(_) => CallOutcome::Error,
+        };
+        let shielded = Shielded {
+            shield: at.shield,
+            attempt: at.attempt,
+            label: format!("{} · {}", call.task, call.tool),
+        };
+        self.guarded(shielded, answer, |reason| reason, outcome_of)
+            .await
     }
 }
 
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+/// Which attempt of a call, behind which shield.
+struct Attempt<'a> {
+    shield: &'a Arc<ToolShield>,
+    attempt: u32,
+    max_attempts: u32,
 }
 
 #[cfg(test)]
@@ -324,6 +381,7 @@ mod tests {
             task: "t1",
             tool: "slow_worker",
             args: &args,
+            critical: true,
         };
         let policy = ToolPolicy {
             max_attempts: 3,
@@ -354,7 +412,8 @@ mod tests {
             report,
             ToolReport {
                 attempts_used: 3,
-                outcome: Err(StopReason::TaskTimeout)
+                outcome: Err(StopReason::TaskTimeout),
+                safe_mode: None,
             }
         );
         assert_eq!(limits.used(), 3);
@@ -395,6 +454,7 @@ mod tests {
                 task: "t1",
                 tool,
                 args: &args,
+                critical: true,
             };
             let report = rig.gateway.call_tool(call, &policy, &limits, &gate).await;
             assert_eq!(report.outcome, Err(want.clone()));

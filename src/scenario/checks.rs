@@ -3,6 +3,7 @@
 //! pattern, and the sim must have a script for everyone who speaks.
 
 mod orchestrator;
+mod resilience;
 
 use super::error::Problem;
 use super::path::JsonPath;
@@ -25,6 +26,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     }
     check_provider(scenario, &mut problems);
     check_sections(scenario, &mut problems);
+    resilience::check(scenario, &mut problems);
     problems
 }
 

@@ -6,6 +6,7 @@
 mod checks;
 mod error;
 mod path;
+mod resilience;
 pub mod script;
 mod shape;
 mod types;
@@ -13,6 +14,7 @@ mod workers;
 
 pub use error::{ScenarioError, ScenarioErrors};
 pub use path::{JsonPath, Position};
+pub use resilience::*;
 pub use shape::json_schema;
 pub use types::*;
 pub use workers::*;

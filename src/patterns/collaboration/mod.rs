@@ -346,11 +346,13 @@ fn contribution_json(output: ModelOutput) -> Value {
 }
 
 /// 000 stops a model call that failed with `llm_timeout`, whatever the
-/// transport error.
+/// transport error. A call the gateway failed fast (only with a
+/// `resilience` section) stops with the gateway's reason.
 fn call_stop(error: &CallError) -> StopReason {
     match error {
         CallError::Cancelled => StopReason::Cancelled,
         CallError::Timeout | CallError::Failed(_) => StopReason::LlmTimeout,
+        CallError::Rejected(reason) => reason.clone(),
     }
 }
 

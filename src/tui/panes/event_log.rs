@@ -100,6 +100,8 @@ fn kind_style(kind: &EventKind) -> Style {
             crate::bus::TaskStatus::Failed => theme::error(),
         },
         EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
+        EventKind::CallRejected { .. } => theme::error(),
+        EventKind::BreakerTransition { to, .. } => theme::breaker(*to),
         EventKind::Aggregated { .. } => theme::bold(),
         EventKind::RoundStarted { .. }
         | EventKind::RoundFinished { .. }
@@ -114,6 +116,7 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::CallFinished { .. }
         | EventKind::TaskQueued { .. }
         | EventKind::AttemptStarted { .. }
-        | EventKind::AttemptFinished { .. } => theme::dim(),
+        | EventKind::AttemptFinished { .. }
+        | EventKind::Bulkhead { .. } => theme::dim(),
     }
 }

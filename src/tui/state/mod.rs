@@ -10,10 +10,12 @@ use serde_json::Value;
 use std::sync::Arc;
 
 mod log;
+mod resilience;
 mod table;
 mod workers;
 
 pub use log::{EventLog, LOG_CAPACITY};
+pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 pub use table::{Cell, Contribution, RoundColumn, RoundTable};
 pub use workers::{Attempt, TaskState, TaskView, Workers};
 
@@ -30,6 +32,8 @@ pub struct RunState {
     pub flags: Vec<FlagView>,
     pub table: RoundTable,
     pub workers: Workers,
+    /// Every tool's breaker, bulkhead and call health.
+    pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
     pub budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
@@ -145,6 +149,7 @@ impl RunState {
                 self.table.seat(&scenario, |flag| {
                     started.flags.iter().any(|f| f.name == flag && f.on)
                 });
+                self.resilience.seat(&scenario, &started.flags);
                 self.info = Some(RunInfo {
                     name: scenario.name.clone(),
                     title: scenario.title.clone(),
@@ -185,6 +190,7 @@ impl RunState {
                 if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
                     flag.on = *on;
                 }
+                self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::Paused { gate } => {
                 self.activity = Activity::Paused { gate: gate.clone() };
@@ -195,9 +201,18 @@ impl RunState {
             EventKind::CallStarted { label, .. } => {
                 self.calling = Some(label.clone());
                 self.model_calls += 1;
+                self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::CallFinished { .. } => {
                 self.calling = None;
+                self.resilience.apply(&event.kind, event.t_ms);
+            }
+            EventKind::CallRejected { .. }
+            | EventKind::BreakerTransition { .. }
+            | EventKind::Bulkhead { .. } => self.resilience.apply(&event.kind, event.t_ms),
+            EventKind::RetryScheduled { .. } => {
+                self.workers.apply(&event.kind, event.t_ms);
+                self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::RoundStarted { .. }
             | EventKind::ContributionRequested { .. }
@@ -210,7 +225,6 @@ impl RunState {
             | EventKind::TaskQueued { .. }
             | EventKind::AttemptStarted { .. }
             | EventKind::AttemptFinished { .. }
-            | EventKind::RetryScheduled { .. }
             | EventKind::TaskFinished { .. }
             | EventKind::Aggregated { .. } => self.workers.apply(&event.kind, event.t_ms),
         }
