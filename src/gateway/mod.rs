@@ -13,6 +13,8 @@ mod retry;
 mod retry_budget;
 mod safe_mode;
 mod shield;
+#[cfg(test)]
+mod tests;
 mod tool;
 
 pub use crate::scenario::MODEL_TOOL;

@@ -403,6 +403,18 @@ impl App {
                 Some(outcome) => outcome.result.clone(),
                 None => return,
             },
+            PaneId::Resilience => {
+                let tools = slot.state.resilience.ordered();
+                match tools.get(
+                    slot.ui
+                        .gateway_tools
+                        .selected
+                        .min(tools.len().saturating_sub(1)),
+                ) {
+                    Some(tool) => tool_json(tool, slot.clock_ms()),
+                    None => return,
+                }
+            }
             PaneId::Runs => return,
         };
         self.overlay = Some(Overlay::Details {
@@ -436,6 +448,32 @@ fn task_json(task: &super::state::TaskView) -> serde_json::Value {
         "task": task.id, "worker": task.worker, "critical": task.critical,
         "max_attempts": task.max_attempts, "state": format!("{:?}", task.state),
         "attempts": attempts, "result": task.result,
+    })
+}
+
+/// A tool of the resilience pane as JSON: its breaker, bulkhead and
+/// traffic.
+fn tool_json(tool: &super::state::ToolHealth, now_ms: u64) -> serde_json::Value {
+    let breaker = tool.breaker.as_ref().map(|b| {
+        serde_json::json!({
+            "state": b.state, "off": b.off, "consecutive_failures": b.failures,
+            "fail_threshold": b.threshold, "open_for_ms": b.open_for_ms,
+            "since_ms": b.since_ms, "probes_used": b.probes_used,
+            "half_open_probes": b.probes, "times_opened": b.opened,
+        })
+    });
+    let bulkhead = tool.bulkhead.as_ref().map(|b| {
+        serde_json::json!({
+            "in_flight": b.in_flight, "max_in_flight": b.max, "queued": b.queued,
+            "rejected": b.rejected, "max_wait_ms": b.max_wait_ms, "off": b.off,
+        })
+    });
+    serde_json::json!({
+        "tool": tool.name, "breaker": breaker, "bulkhead": bulkhead,
+        "calls": tool.calls, "failures": tool.failures, "retries": tool.retries,
+        "failed_fast": tool.rejected,
+        "error_rate_10s": tool.error_rate(now_ms),
+        "latency_p50_ms": tool.latency(50), "latency_p95_ms": tool.latency(95),
     })
 }
 

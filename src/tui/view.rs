@@ -5,7 +5,7 @@ use super::app::App;
 use super::keymap::PaneId;
 use super::layout::Areas;
 use super::overlays;
-use super::panes::{self, round_table, workers};
+use super::panes::{self, resilience, round_table, workers};
 use super::runs::RunSlot;
 use super::theme;
 use super::view_state::Overlay;
@@ -21,7 +21,10 @@ pub fn areas(app: &App, screen: Rect) -> Areas {
         PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
         _ => round_table::wanted_height(&slot.state),
     });
-    Areas::compute(screen, wanted)
+    let strip = app.run().map_or(0, |slot| {
+        resilience::wanted_strip_rows(&slot.state.resilience)
+    });
+    Areas::compute(screen, wanted, strip)
 }
 
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -33,6 +36,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.run() {
         Some(slot) => {
             draw_pattern(frame, areas.pattern, slot, focused(PaneId::Pattern));
+            resilience::draw(frame, areas.resilience, slot, focused(PaneId::Resilience));
             let filter_input = match &app.overlay {
                 Some(Overlay::Filter(text)) => Some(text.as_str()),
                 _ => None,
@@ -53,6 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
                     .result
                     .bottom()
                     .max(areas.log.bottom())
+                    .max(areas.resilience.bottom())
                     .saturating_sub(areas.pattern.y),
                 ..screen
             };

@@ -4,6 +4,7 @@
 pub mod event_log;
 pub mod footer;
 pub mod header;
+pub mod resilience;
 pub mod result;
 pub mod round_table;
 pub mod run_list;
