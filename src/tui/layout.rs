@@ -56,10 +56,10 @@ impl Areas {
             (pattern, resilience, log, result)
         } else {
             // The strip takes what the log and result can spare: at most a
-            // fifth of the body, and never their last three rows.
+            // fifth of the body, and never their last five rows.
             let strip = strip_rows
                 .min((body.height / 5).max(2))
-                .min(bottom.height.saturating_sub(3));
+                .min(bottom.height.saturating_sub(5));
             let [resilience, rest] =
                 Layout::vertical([Constraint::Length(strip), Constraint::Min(0)]).areas(bottom);
             let [log, result] = if area.width >= 60 {
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn at_80x24_the_strip_sits_under_the_pattern_pane_and_leaves_it_whole() {
-        for (strip, tools_shown) in [(2, 1), (5, 3), (12, 3)] {
+        for (strip, tools_shown) in [(2, 1), (5, 2), (12, 2)] {
             let with = Areas::compute(Rect::new(0, 0, 80, 24), 12, strip);
             let without = Areas::compute(Rect::new(0, 0, 80, 24), 12, 0);
             assert_eq!(
@@ -166,7 +166,7 @@ mod tests {
             assert_eq!(with.resilience.y, with.pattern.bottom());
             assert_eq!(with.resilience.width, 80);
             assert_eq!(with.resilience.height, tools_shown + 1);
-            assert!(with.log.height >= 3, "{:?}", with.log);
+            assert!(with.log.height >= 5, "{:?}", with.log);
         }
     }
 }

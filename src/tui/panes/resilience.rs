@@ -14,7 +14,7 @@ use crate::scenario::GatewayMechanism;
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::RunSlot;
 use crate::tui::state::{BreakerView, BulkheadView, Resilience, ToolHealth};
-use crate::tui::text::{fit, pad};
+use crate::tui::text::pad;
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -56,7 +56,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     let hidden = tools.len().saturating_sub(usize::from(inner.height));
     let frame_block: Block = if hidden > 0 && !boxed {
         frame_block.title(Span::styled(
-            format!(" {hidden} more, 5 then j/k "),
+            format!(" +{hidden} more (5, j/k) "),
             theme::dim(),
         ))
     } else {
@@ -73,25 +73,34 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         .gateway_tools
         .selected
         .min(tools.len().saturating_sub(1));
-    let rows_per_tool = if usize::from(inner.height) >= tools.len() * 2 && width >= 60 {
-        2
-    } else {
-        1
-    };
-    let name_w = tools
+    let shielded = tools
         .iter()
-        .map(|t| t.name.chars().count())
-        .max()
-        .unwrap_or(5)
-        .clamp(5, 20);
-    let fits = (usize::from(inner.height) / rows_per_tool).max(1);
+        .any(|t| t.breaker.is_some() || t.bulkhead.is_some());
+    let room = usize::from(inner.height);
+    let rows_per_tool = match width {
+        0..60 => 1,
+        _ if room >= tools.len() * 3 => 3,
+        _ if room >= tools.len() * 2 => 2,
+        _ => 1,
+    };
+    let look = Look {
+        now,
+        width,
+        shielded,
+        name_w: tools
+            .iter()
+            .map(|t| t.name.chars().count())
+            .max()
+            .unwrap_or(5)
+            .clamp(5, 20),
+    };
+    let fits = (room / rows_per_tool).max(1);
     let first = (selected + 1).saturating_sub(fits);
     let mut lines = Vec::new();
     for (i, tool) in tools.iter().enumerate().skip(first).take(fits) {
-        let mut rows = if rows_per_tool == 2 {
-            detailed(tool, now, name_w, width)
-        } else {
-            vec![compact(tool, now, name_w, width)]
+        let mut rows = match rows_per_tool {
+            1 => vec![look.compact(tool)],
+            n => look.detailed(tool, n == 3),
         };
         if focused && i == selected {
             for row in &mut rows {
@@ -103,75 +112,128 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// One row: the columns that fit, in order of what matters most.
-fn compact(tool: &ToolHealth, now: u64, name_w: usize, width: usize) -> Line<'static> {
-    let mut spans = vec![Span::styled(pad(&tool.name, name_w), theme::bold())];
-    let columns: [Vec<Span<'static>>; 7] = [
-        vec![Span::raw(" "), badge(tool.breaker.as_ref(), now)],
-        vec![Span::raw(" "), failures(tool.breaker.as_ref())],
-        bulkhead(tool.bulkhead.as_ref(), false),
-        vec![Span::raw(" "), error_rate(tool, now)],
-        vec![Span::styled(format!(" calls {}", tool.calls), theme::dim())],
-        vec![Span::styled(
+/// How rows are drawn: the time, the width, the name column, and whether
+/// any tool has a breaker or a bulkhead (without, their columns are left
+/// out).
+struct Look {
+    now: u64,
+    width: usize,
+    shielded: bool,
+    name_w: usize,
+}
+
+impl Look {
+    /// One row: the columns that fit, in order of what matters most, and a
+    /// sparkline in what is left.
+    fn compact(&self, tool: &ToolHealth) -> Line<'static> {
+        let mut columns = vec![vec![Span::styled(
+            pad(&tool.name, self.name_w),
+            theme::bold(),
+        )]];
+        if self.shielded {
+            columns.push(vec![Span::raw(" "), badge(tool.breaker.as_ref(), self.now)]);
+            columns.push(vec![Span::raw(" "), failures(tool.breaker.as_ref())]);
+            columns.push(bulkhead(tool.bulkhead.as_ref(), false));
+        }
+        columns.push(vec![Span::raw(" "), error_rate(tool, self.now)]);
+        columns.push(vec![Span::raw(" "), latencies(tool)]);
+        columns.push(vec![Span::styled(
+            format!(" calls {}", tool.calls),
+            theme::dim(),
+        )]);
+        columns.push(vec![Span::styled(
             format!(" retries {}", tool.retries),
             theme::dim(),
-        )],
-        vec![Span::raw(" "), latencies(tool)],
-    ];
-    let mut used: usize = spans.iter().map(Span::width).sum();
-    for column in columns {
+        )]);
+        let mut line = fill(columns, self.width);
+        let used = line.width();
+        let room = self.width.saturating_sub(used + 1).min(24);
+        if room >= 4 {
+            line.push_span(Span::raw(" "));
+            line.push_span(sparkline(tool, self.now, room));
+        }
+        line
+    }
+
+    /// Two rows: the breaker and bulkhead, then the traffic; with `wide`, a
+    /// third: calls per second over as many seconds as fit.
+    fn detailed(&self, tool: &ToolHealth, wide: bool) -> Vec<Line<'static>> {
+        let mut head = vec![vec![Span::styled(
+            pad(&tool.name, self.name_w),
+            theme::bold(),
+        )]];
+        if self.shielded {
+            head.push(vec![Span::raw(" "), badge(tool.breaker.as_ref(), self.now)]);
+            head.push(vec![Span::raw(" "), failures(tool.breaker.as_ref())]);
+            let used: usize = head.iter().flatten().map(Span::width).sum();
+            let in_words = bulkhead(tool.bulkhead.as_ref(), true);
+            let wide_enough = used + in_words.iter().map(Span::width).sum::<usize>() <= self.width;
+            head.push(if wide_enough {
+                in_words
+            } else {
+                bulkhead(tool.bulkhead.as_ref(), false)
+            });
+            if let Some(b) = tool.breaker.as_ref().filter(|b| b.opened > 0) {
+                head.push(vec![Span::styled(
+                    format!("  opened {}×", b.opened),
+                    theme::dim(),
+                )]);
+            }
+        } else {
+            head.push(vec![Span::raw(" "), error_rate(tool, self.now)]);
+            head.push(vec![Span::raw(" "), latencies(tool)]);
+        }
+        let mut traffic = vec![
+            vec![Span::raw(format!("  calls {}", tool.calls))],
+            vec![Span::styled(
+                format!("  retries {}", tool.retries),
+                theme::dim(),
+            )],
+            vec![Span::styled(
+                format!("  failed fast {}", tool.rejected),
+                if tool.rejected > 0 {
+                    theme::error()
+                } else {
+                    theme::dim()
+                },
+            )],
+        ];
+        if self.shielded {
+            traffic.push(vec![Span::raw("  "), error_rate(tool, self.now)]);
+            traffic.push(vec![Span::raw("  "), latencies(tool)]);
+        }
+        let mut second = fill(traffic, self.width);
+        if !wide {
+            let room = self.width.saturating_sub(second.width() + 2).min(30);
+            if room >= 4 {
+                second.push_span(Span::raw("  "));
+                second.push_span(sparkline(tool, self.now, room));
+            }
+            return vec![fill(head, self.width), second];
+        }
+        let label = "  calls/s ";
+        let room = self.width.saturating_sub(label.len()).min(90);
+        let spark = Line::from(vec![
+            Span::styled(label, theme::dim()),
+            sparkline(tool, self.now, room),
+        ]);
+        vec![fill(head, self.width), second, spark]
+    }
+}
+
+/// The columns that fit in `width`, in order; the first always.
+fn fill(columns: Vec<Vec<Span<'static>>>, width: usize) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for (i, column) in columns.into_iter().enumerate() {
         let w: usize = column.iter().map(Span::width).sum();
-        if used + w > width {
+        if i > 0 && used + w > width {
             break;
         }
         used += w;
         spans.extend(column);
     }
-    let room = width.saturating_sub(used + 1).min(24);
-    if room >= 4 {
-        spans.push(Span::raw(" "));
-        spans.push(sparkline(tool, now, room));
-    }
     Line::from(spans)
-}
-
-/// Two rows: the breaker and bulkhead, then the traffic.
-fn detailed(tool: &ToolHealth, now: u64, name_w: usize, width: usize) -> Vec<Line<'static>> {
-    let mut first = vec![
-        Span::styled(pad(&tool.name, name_w), theme::bold()),
-        Span::raw(" "),
-        badge(tool.breaker.as_ref(), now),
-        Span::raw(" "),
-        failures(tool.breaker.as_ref()),
-    ];
-    if let Some(b) = tool.breaker.as_ref().filter(|b| b.opened > 0) {
-        first.push(Span::styled(format!(" opened {}×", b.opened), theme::dim()));
-    }
-    first.extend(bulkhead(tool.bulkhead.as_ref(), true));
-    let mut second = vec![
-        Span::raw(" ".repeat(name_w.min(4))),
-        Span::raw(format!("calls {}", tool.calls)),
-        Span::styled(format!(" · retries {}", tool.retries), theme::dim()),
-        Span::styled(
-            format!(" · failed fast {}", tool.rejected),
-            if tool.rejected > 0 {
-                theme::error()
-            } else {
-                theme::dim()
-            },
-        ),
-        Span::raw(" · "),
-        error_rate(tool, now),
-        Span::raw(" · "),
-        latencies(tool),
-    ];
-    let used: usize = second.iter().map(Span::width).sum();
-    let room = width.saturating_sub(used + 3).min(30);
-    if room >= 4 {
-        second.push(Span::raw(" · "));
-        second.push(sparkline(tool, now, room));
-    }
-    vec![Line::from(first), Line::from(second)]
 }
 
 /// The breaker's state as a badge of `BADGE` columns.
@@ -288,7 +350,7 @@ fn bulkhead(bulkhead: Option<&BulkheadView>, words: bool) -> Vec<Span<'static>> 
 
 fn error_rate(tool: &ToolHealth, now: u64) -> Span<'static> {
     match tool.error_rate(now) {
-        None => Span::styled("err  —  ", theme::dim()),
+        None => Span::styled("err    —", theme::dim()),
         Some(rate) => {
             let style = if rate >= 0.5 {
                 theme::error()
@@ -297,7 +359,7 @@ fn error_rate(tool: &ToolHealth, now: u64) -> Span<'static> {
             } else {
                 Style::default().fg(theme::GO)
             };
-            Span::styled(format!("err {:>3.0}% ", rate * 100.0), style)
+            Span::styled(format!("err {:>3.0}%", rate * 100.0), style)
         }
     }
 }
@@ -309,21 +371,25 @@ fn latencies(tool: &ToolHealth) -> Span<'static> {
     }
 }
 
-/// Calls per second over the last `width` seconds, scaled to the busiest.
+/// Calls per second over the run's last seconds (at most `width`), scaled
+/// to the busiest; a gap is a second without calls.
 fn sparkline(tool: &ToolHealth, now: u64, width: usize) -> Span<'static> {
-    let counts = tool.calls_per_second(now, width);
+    let seconds = usize::try_from(now / 1000 + 1)
+        .unwrap_or(usize::MAX)
+        .min(width);
+    let counts = tool.calls_per_second(now, seconds);
     let peak = counts.iter().copied().max().unwrap_or(0);
     let bars: String = counts
         .iter()
         .map(|c| match (*c, peak) {
             (0, _) | (_, 0) => ' ',
             (c, peak) => {
-                let level = ((c as usize * SPARKS.len()).div_ceil(peak as usize)).max(1);
-                SPARKS[level.min(SPARKS.len()) - 1]
+                let level = (c as usize * SPARKS.len()).div_ceil(peak as usize);
+                SPARKS[level.clamp(1, SPARKS.len()) - 1]
             }
         })
         .collect();
-    Span::styled(fit(&bars, width), Style::default().fg(theme::ACCENT))
+    Span::styled(bars, Style::default().fg(theme::ACCENT))
 }
 
 fn seconds(ms: u64) -> String {
