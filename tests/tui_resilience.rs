@@ -351,3 +351,143 @@ async fn the_vendor_outage_mid_run() {
         );
     }
 }
+
+/// The pane's reducer counts failures, probes and traffic as the gateway
+/// does: checked against real runs, event by event.
+#[tokio::test(start_paused = true)]
+async fn the_reducer_counts_as_the_gateway_does() {
+    use conclave::tui::state::RunState;
+    let runs = [
+        ("vendor_outage.json", vec![]),
+        ("vendor_outage.json", vec![("breakers".to_string(), false)]),
+        ("slow_dependency.json", vec![]),
+    ];
+    for (file, flags) in runs {
+        let (_, events) = common::run(
+            common::shipped(file),
+            LaunchOptions {
+                flags,
+                ..LaunchOptions::default()
+            },
+        )
+        .await;
+        let mut state = RunState::new(1);
+        let mut opened = 0;
+        for event in &events {
+            if let EventKind::BreakerTransition {
+                tool, from, reason, ..
+            } = &event.kind
+            {
+                let health = state.resilience.tools.iter().find(|t| &t.name == tool);
+                let breaker = health.and_then(|t| t.breaker.as_ref()).unwrap();
+                assert_eq!(breaker.state, *from, "{file} at {}", event.t_ms);
+                if *reason == BreakerReason::FailureThreshold {
+                    assert_eq!(Some(breaker.failures), breaker.threshold, "{file}");
+                    opened += 1;
+                }
+                if *from == BreakerState::HalfOpen {
+                    assert!(breaker.probes_used >= 1 && breaker.probes_used <= breaker.probes);
+                }
+            }
+            state.apply(Arc::new(event.clone()));
+        }
+        for tool in &state.resilience.tools {
+            let of = |test: &dyn Fn(&EventKind) -> bool| {
+                events.iter().filter(|e| test(&e.kind)).count() as u64
+            };
+            let name = tool.name.as_str();
+            assert_eq!(
+                tool.calls,
+                of(&|k| matches!(k, EventKind::CallStarted { tool, .. } if tool == name)),
+                "{file}: {name}"
+            );
+            assert_eq!(
+                tool.retries,
+                of(&|k| matches!(k, EventKind::RetryScheduled { tool, .. } if tool == name))
+            );
+            assert_eq!(
+                tool.rejected,
+                of(&|k| matches!(k, EventKind::CallRejected { tool, .. } if tool == name))
+            );
+            if let Some(b) = &tool.bulkhead {
+                assert_eq!((b.in_flight, b.queued), (0, 0), "{file}: all calls ended");
+            }
+        }
+        let breakers_on = state
+            .resilience
+            .switched_on(conclave::scenario::GatewayMechanism::CircuitBreaker);
+        assert_eq!(
+            opened > 0,
+            file == "vendor_outage.json" && breakers_on,
+            "{file}"
+        );
+    }
+}
+
+/// Error rate over the last 10 s, latency percentiles and calls per second,
+/// from calls at known times.
+#[test]
+fn the_pane_s_figures_come_from_the_calls_times() {
+    use conclave::tui::state::{ERROR_WINDOW_MS, RunState};
+    let mut events = four_tools()[..1].to_vec();
+    let mut seq = 1;
+    let mut push = |events: &mut Vec<Arc<Event>>, t_ms: u64, kind: EventKind| {
+        seq += 1;
+        events.push(Arc::new(Event {
+            run: 1,
+            seq,
+            t_ms,
+            kind,
+        }));
+    };
+    // 20 calls, one every 500 ms, 100 ms to 2000 ms long; every 4th fails.
+    for i in 0..20u64 {
+        let at = i * 500;
+        push(
+            &mut events,
+            at,
+            EventKind::CallStarted {
+                call: i,
+                tool: "vendor_worker".into(),
+                attempt: 1,
+                label: String::new(),
+            },
+        );
+        push(
+            &mut events,
+            at,
+            EventKind::CallFinished {
+                call: i,
+                tool: "vendor_worker".into(),
+                attempt: 1,
+                latency_ms: (i + 1) * 100,
+                outcome: if i % 4 == 3 {
+                    CallOutcome::Error
+                } else {
+                    CallOutcome::Ok
+                },
+            },
+        );
+    }
+    let state = RunState::from_events(1, &events);
+    let vendor = state
+        .resilience
+        .tools
+        .iter()
+        .find(|t| t.name == "vendor_worker")
+        .unwrap();
+    assert_eq!(vendor.calls, 20);
+    assert_eq!(vendor.failures, 5);
+    // At 9.5 s the window holds every call: 5 of 20 failed.
+    assert_eq!(vendor.error_rate(9_500), Some(0.25));
+    // At 19.5 s only the calls from 9.5 s on count: the last one, a failure.
+    assert_eq!(vendor.error_rate(9_500 + ERROR_WINDOW_MS), Some(1.0));
+    assert_eq!(vendor.error_rate(30_000), None, "nothing in the last 10 s");
+    assert_eq!(vendor.latency(50), Some(1000));
+    assert_eq!(vendor.latency(95), Some(1900));
+    assert_eq!(vendor.latency(100), Some(2000));
+    assert_eq!(vendor.calls_per_second(9_999, 4), vec![2, 2, 2, 2]);
+    assert_eq!(vendor.calls_per_second(11_000, 3), vec![2, 0, 0]);
+    let model = state.resilience.tools.iter().find(|t| t.name == "model");
+    assert_eq!(model.map(|m| m.calls), Some(0));
+}

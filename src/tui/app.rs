@@ -4,6 +4,7 @@
 //! reads it and never changes it.
 
 use super::catalog::{self, Entry};
+use super::inspect;
 use super::keymap::{self, Action, OverlayKind, PaneId, Scope};
 pub use super::runs::{Overrides, RunSlot};
 use super::state::{Activity, Cell, RunState};
@@ -378,7 +379,7 @@ impl App {
                     .tasks
                     .selected
                     .min(slot.state.workers.tasks.len() - 1);
-                task_json(&slot.state.workers.tasks[index])
+                inspect::task_json(&slot.state.workers.tasks[index])
             }
             PaneId::Pattern => {
                 let (row, column) = slot.ui.table.selection(&slot.state);
@@ -411,7 +412,7 @@ impl App {
                         .selected
                         .min(tools.len().saturating_sub(1)),
                 ) {
-                    Some(tool) => tool_json(tool, slot.clock_ms()),
+                    Some(tool) => inspect::tool_json(tool, slot.clock_ms()),
                     None => return,
                 }
             }
@@ -429,52 +430,6 @@ impl App {
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
-}
-
-/// A task of the workers pane as JSON, with its attempts.
-fn task_json(task: &super::state::TaskView) -> serde_json::Value {
-    let attempts: Vec<serde_json::Value> = task
-        .attempts
-        .iter()
-        .map(|a| {
-            serde_json::json!({
-                "attempt": a.attempt, "started_ms": a.started_ms, "timeout_ms": a.timeout_ms,
-                "outcome": a.outcome, "elapsed_ms": a.elapsed_ms,
-                "reason": a.reason.as_ref().map(ToString::to_string),
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "task": task.id, "worker": task.worker, "critical": task.critical,
-        "max_attempts": task.max_attempts, "state": format!("{:?}", task.state),
-        "attempts": attempts, "result": task.result,
-    })
-}
-
-/// A tool of the resilience pane as JSON: its breaker, bulkhead and
-/// traffic.
-fn tool_json(tool: &super::state::ToolHealth, now_ms: u64) -> serde_json::Value {
-    let breaker = tool.breaker.as_ref().map(|b| {
-        serde_json::json!({
-            "state": b.state, "off": b.off, "consecutive_failures": b.failures,
-            "fail_threshold": b.threshold, "open_for_ms": b.open_for_ms,
-            "since_ms": b.since_ms, "probes_used": b.probes_used,
-            "half_open_probes": b.probes, "times_opened": b.opened,
-        })
-    });
-    let bulkhead = tool.bulkhead.as_ref().map(|b| {
-        serde_json::json!({
-            "in_flight": b.in_flight, "max_in_flight": b.max, "queued": b.queued,
-            "rejected": b.rejected, "max_wait_ms": b.max_wait_ms, "off": b.off,
-        })
-    });
-    serde_json::json!({
-        "tool": tool.name, "breaker": breaker, "bulkhead": bulkhead,
-        "calls": tool.calls, "failures": tool.failures, "retries": tool.retries,
-        "failed_fast": tool.rejected,
-        "error_rate_10s": tool.error_rate(now_ms),
-        "latency_p50_ms": tool.latency(50), "latency_p95_ms": tool.latency(95),
-    })
 }
 
 fn first_line(text: &str) -> String {
