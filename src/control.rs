@@ -4,11 +4,13 @@
 //! well-defined points; cancel alone also interrupts a call in flight.
 
 mod shared;
+mod switches;
 
 pub use shared::SharedGate;
+pub use switches::Switches;
 
 use crate::bus::{Bus, EventKind, FlagState, GatePoint};
-use crate::scenario::Scenario;
+use crate::scenario::{GatewayMechanism, Scenario};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -164,6 +166,16 @@ impl Flags {
             .map(|((flag_name, _), _)| flag_name.as_str())
     }
 
+    /// Whether `mechanism` of the gateway works: no flag that switches it
+    /// is off.
+    pub fn mechanism_on(&self, mechanism: GatewayMechanism) -> bool {
+        self.scenario
+            .flags
+            .values()
+            .zip(&self.on)
+            .all(|(flag, on)| *on || flag.gateway != Some(mechanism))
+    }
+
     /// Roles of the flags with `joins` that are on, in flag order, each once.
     pub fn joined_roles(&self) -> Vec<String> {
         let mut roles: Vec<String> = Vec::new();
@@ -199,6 +211,7 @@ pub struct Gate {
     cancel: CancellationToken,
     paused: bool,
     flags: Flags,
+    switches: Switches,
     bus: Bus,
 }
 
@@ -219,6 +232,7 @@ pub fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate)
         rx,
         cancel,
         paused: start_paused,
+        switches: Switches::of(&flags),
         flags,
         bus,
     };
@@ -228,6 +242,12 @@ pub fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate)
 impl Gate {
     pub fn flags(&self) -> &Flags {
         &self.flags
+    }
+
+    /// The gateway mechanisms as the flags switch them, kept up to date at
+    /// every gate.
+    pub fn switches(&self) -> Switches {
+        self.switches.clone()
     }
 
     /// The token that interrupts calls in flight when the run is cancelled.
@@ -285,6 +305,7 @@ impl Gate {
                 }
                 Control::SetFlag { name, on } => {
                     if self.flags.set(&name, on) == Ok(true) {
+                        self.switches.follow(&self.flags);
                         self.bus.publish(EventKind::FlagChanged { name, on });
                     }
                 }
@@ -365,6 +386,37 @@ mod tests {
             err.to_string(),
             "unknown flag \"legl\"; this scenario declares: legal, ops"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_gateway_flag_switches_its_mechanism_at_the_next_gate() {
+        let mut scenario = (*scenario()).clone();
+        scenario.flags.insert(
+            "breakers".into(),
+            FlagSpec {
+                default: true,
+                gateway: Some(GatewayMechanism::CircuitBreaker),
+                ..FlagSpec::default()
+            },
+        );
+        let bus = Bus::new(1, RunClock::start(), Hub::new(16), None);
+        let flags = Flags::new(Arc::new(scenario), &[]).unwrap();
+        let (controller, mut gate) = channel(flags, bus, false);
+        let switches = gate.switches();
+        assert!(switches.is_on(GatewayMechanism::CircuitBreaker));
+        controller.set_flag("breakers", false).unwrap();
+        assert!(
+            switches.is_on(GatewayMechanism::CircuitBreaker),
+            "not before the gate"
+        );
+        gate.pass(GatePoint::Round { round: 1 }).await.unwrap();
+        assert!(!switches.is_on(GatewayMechanism::CircuitBreaker));
+        assert!(switches.is_on(GatewayMechanism::Bulkhead), "others stay on");
+        assert_eq!(switches.times_off(GatewayMechanism::CircuitBreaker), 1);
+        controller.set_flag("breakers", true).unwrap();
+        gate.pass(GatePoint::Round { round: 2 }).await.unwrap();
+        assert!(switches.is_on(GatewayMechanism::CircuitBreaker));
+        assert_eq!(switches.times_off(GatewayMechanism::CircuitBreaker), 1);
     }
 
     #[tokio::test(start_paused = true)]

@@ -119,11 +119,13 @@ pub fn launch(
         rng.clone(),
     )));
     let workers = Arc::new(if scenario.tools.is_empty() {
-        SimWorkers::new(scenario.workers.clone(), rng).with_sources(scenario.sources.clone())
+        SimWorkers::new(scenario.workers.clone(), rng.clone())
+            .with_sources(scenario.sources.clone())
     } else {
-        SimWorkers::tools(scenario.tools.clone(), rng)
+        SimWorkers::tools(scenario.tools.clone(), rng.clone())
     });
-    let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token());
+    let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
+        .with_resilience(scenario.resilience.clone(), gate.switches(), rng);
     let goal = options
         .goal
         .clone()

@@ -18,6 +18,10 @@ pub enum StopReason {
     Cancelled,
     MaxSeconds,
     LlmTimeout,
+    /// A model call failed otherwise than by timing out (the gateway's own
+    /// word for a retried attempt; the references stop such a run with
+    /// `llm_timeout`).
+    LlmError,
     LlmEmpty,
     MaxMessages,
     MaxRoundsReached,
@@ -90,6 +94,17 @@ pub enum StopReason {
     InvalidNotes(NotesError),
     /// The synthesis failed the answer contract.
     InvalidAnswer(AnswerError),
+    /// The tool's circuit breaker is open: the gateway failed the call
+    /// fast, without calling the tool (003).
+    CircuitOpen {
+        tool: String,
+    },
+    /// The tool's bulkhead stayed full for longer than the call may wait.
+    BulkheadFull {
+        tool: String,
+    },
+    /// A retry would take the run's retries over its retry budget.
+    RetryBudgetExhausted,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -139,6 +154,18 @@ impl StopReason {
     pub fn is_success(&self) -> bool {
         matches!(self, StopReason::Success)
     }
+
+    /// The gateway failed the call fast, without reaching the tool: an open
+    /// breaker, a full bulkhead or an exhausted retry budget (what safe
+    /// mode may skip, and what is never retried).
+    pub fn is_fail_fast(&self) -> bool {
+        matches!(
+            self,
+            StopReason::CircuitOpen { .. }
+                | StopReason::BulkheadFull { .. }
+                | StopReason::RetryBudgetExhausted
+        )
+    }
 }
 
 impl fmt::Display for StopReason {
@@ -148,6 +175,7 @@ impl fmt::Display for StopReason {
             StopReason::Cancelled => f.write_str("cancelled"),
             StopReason::MaxSeconds => f.write_str("max_seconds"),
             StopReason::LlmTimeout => f.write_str("llm_timeout"),
+            StopReason::LlmError => f.write_str("llm_error"),
             StopReason::LlmEmpty => f.write_str("llm_empty"),
             StopReason::MaxMessages => f.write_str("max_messages"),
             StopReason::MaxRoundsReached => f.write_str("max_rounds_reached"),
@@ -174,6 +202,9 @@ impl fmt::Display for StopReason {
             StopReason::VerificationFailed { issue } => write!(f, "verification_failed:{issue}"),
             StopReason::InvalidNotes(e) => write!(f, "invalid_notes:{e}"),
             StopReason::InvalidAnswer(e) => write!(f, "invalid_answer:{e}"),
+            StopReason::CircuitOpen { tool } => write!(f, "circuit_open:{tool}"),
+            StopReason::BulkheadFull { tool } => write!(f, "bulkhead_full:{tool}"),
+            StopReason::RetryBudgetExhausted => f.write_str("retry_budget_exhausted"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -288,6 +319,7 @@ impl FromStr for StopReason {
             "cancelled" => StopReason::Cancelled,
             "max_seconds" => StopReason::MaxSeconds,
             "llm_timeout" => StopReason::LlmTimeout,
+            "llm_error" => StopReason::LlmError,
             "llm_empty" => StopReason::LlmEmpty,
             "max_messages" => StopReason::MaxMessages,
             "max_rounds_reached" => StopReason::MaxRoundsReached,
@@ -299,6 +331,7 @@ impl FromStr for StopReason {
             "invalid_search:query" => StopReason::InvalidSearchQuery,
             "no_sources_after_dedupe" => StopReason::NoSourcesAfterDedupe,
             "no_reliable_sources" => StopReason::NoReliableSources,
+            "retry_budget_exhausted" => StopReason::RetryBudgetExhausted,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -319,6 +352,8 @@ fn parse_with_detail(s: &str) -> Option<StopReason> {
         "node_timeout" => StopReason::NodeTimeout { agent: name() },
         "member_timeout" => StopReason::MemberTimeout { member: name() },
         "unknown_member" => StopReason::UnknownMember { member: name() },
+        "circuit_open" => StopReason::CircuitOpen { tool: name() },
+        "bulkhead_full" => StopReason::BulkheadFull { tool: name() },
         "invalid_contribution" => StopReason::InvalidContribution(rest.parse().ok()?),
         "invalid_plan" => StopReason::InvalidPlan(rest.parse().ok()?),
         "invalid_step" => StopReason::InvalidStep(rest.parse().ok()?),
@@ -354,6 +389,7 @@ mod tests {
             StopReason::Cancelled,
             StopReason::MaxSeconds,
             StopReason::LlmTimeout,
+            StopReason::LlmError,
             StopReason::LlmEmpty,
             StopReason::MaxMessages,
             StopReason::MaxRoundsReached,
@@ -434,6 +470,13 @@ mod tests {
             StopReason::InvalidAnswer(AnswerError::TooLong),
             StopReason::InvalidAnswer(AnswerError::Citations),
             StopReason::InvalidAnswer(AnswerError::CitationUnknown),
+            StopReason::CircuitOpen {
+                tool: "enrichment_worker".into(),
+            },
+            StopReason::BulkheadFull {
+                tool: "model".into(),
+            },
+            StopReason::RetryBudgetExhausted,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];

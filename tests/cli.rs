@@ -201,6 +201,41 @@ fn the_research_scenarios_end_as_their_descriptions_say() {
 }
 
 #[test]
+fn the_outage_scenarios_end_as_their_descriptions_say() {
+    for (file, flag, partial, degraded) in [
+        (
+            "scenarios/vendor_outage.json",
+            "breakers",
+            true,
+            "enrichment_worker",
+        ),
+        (
+            "scenarios/slow_dependency.json",
+            "bulkheads",
+            true,
+            "search_worker",
+        ),
+    ] {
+        let output = conclave(&["run", file, "--headless"]);
+        assert_eq!(output.status.code(), Some(0), "{file}");
+        let r = result(&output);
+        assert_eq!(r["stop_reason"], "success", "{file}");
+        assert_eq!(r["partial"], partial, "{file}: safe mode skipped calls");
+        assert_eq!(r["degraded"], serde_json::json!([degraded]), "{file}");
+
+        let off = format!("{flag}=off");
+        let output = conclave(&["run", file, "--headless", "--flag", &off]);
+        assert_eq!(output.status.code(), Some(0), "{file} {off}");
+        let r = result(&output);
+        assert_eq!(r["stop_reason"], "success");
+        assert!(
+            r.get("partial").is_none(),
+            "{file} {off}: nothing failed fast"
+        );
+    }
+}
+
+#[test]
 fn a_recording_holds_every_event_and_the_same_result() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");

@@ -354,8 +354,8 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         (
             2300,
             EventKind::RetryScheduled {
-                task: "t2".into(),
-                worker: "payments_worker".into(),
+                tool: "payments_worker".into(),
+                task: Some("t2".into()),
                 attempt: 2,
                 delay_ms: 250,
                 after: "task_timeout".parse().unwrap(),

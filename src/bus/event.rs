@@ -6,6 +6,7 @@ use super::research::{
     Cited, NoteExtracted, NotesVerified, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
     SourceFound, SourcesDeduped, StepFinished, StepStarted,
 };
+use super::resilience::{BreakerReason, BreakerState};
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
 use crate::scenario::{PatternKind, Scenario};
@@ -153,15 +154,44 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<StopReason>,
     },
-    /// The gateway will try a task again after `delay_ms`.
+    /// The gateway will call `tool` again after `delay_ms`: every retry of
+    /// every call, the model's included, and only the gateway's.
     RetryScheduled {
-        task: String,
-        worker: String,
+        /// Older recordings call it `worker`.
+        #[serde(alias = "worker")]
+        tool: String,
+        /// The task the call is for, when there is one (an orchestrator
+        /// task, a swarm agent's tool call).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<String>,
         /// The attempt about to start.
         attempt: u32,
         delay_ms: u64,
         /// What the previous attempt failed with.
         after: StopReason,
+    },
+    /// The gateway failed an attempt fast, without calling the tool: its
+    /// breaker is open, its bulkhead stayed full, or the retry budget is
+    /// spent.
+    CallRejected {
+        tool: String,
+        attempt: u32,
+        reason: StopReason,
+    },
+    /// A tool's circuit breaker changed state.
+    BreakerTransition {
+        tool: String,
+        from: BreakerState,
+        to: BreakerState,
+        reason: BreakerReason,
+    },
+    /// A tool's bulkhead occupancy changed: calls running, its limit, and
+    /// calls waiting for a slot.
+    Bulkhead {
+        tool: String,
+        in_flight: u32,
+        max: u32,
+        queued: u32,
     },
     TaskFinished {
         task: String,
@@ -444,7 +474,7 @@ pub enum CallOutcome {
     Error,
     Cancelled,
     /// The gateway refused the call before it reached the tool (allowlist,
-    /// budget or deadline).
+    /// budget, deadline, open breaker, full bulkhead or retry budget).
     Refused,
 }
 
@@ -539,5 +569,61 @@ mod tests {
                    "attempt": 1, "outcome": "timeout", "elapsed_ms": 2000, "reason": "task_timeout"})
         );
         assert_eq!(serde_json::from_value::<EventKind>(value).unwrap(), event);
+    }
+
+    #[test]
+    fn gateway_events_carry_their_serde_names() {
+        let retry = EventKind::RetryScheduled {
+            tool: "model".into(),
+            task: None,
+            attempt: 2,
+            delay_ms: 180,
+            after: StopReason::LlmTimeout,
+        };
+        assert_eq!(
+            serde_json::to_value(&retry).unwrap(),
+            json!({"type": "retry_scheduled", "tool": "model", "attempt": 2, "delay_ms": 180,
+                   "after": "llm_timeout"})
+        );
+        let older = json!({"type": "retry_scheduled", "task": "t2", "worker": "payments_worker",
+                           "attempt": 2, "delay_ms": 0, "after": "task_timeout"});
+        assert!(matches!(
+            serde_json::from_value::<EventKind>(older).unwrap(),
+            EventKind::RetryScheduled { tool, task: Some(task), .. } if tool == "payments_worker" && task == "t2"
+        ));
+        let transition = EventKind::BreakerTransition {
+            tool: "enrichment_worker".into(),
+            from: BreakerState::Open,
+            to: BreakerState::HalfOpen,
+            reason: BreakerReason::CooledDown,
+        };
+        assert_eq!(
+            serde_json::to_value(&transition).unwrap(),
+            json!({"type": "breaker_transition", "tool": "enrichment_worker", "from": "open",
+                   "to": "half_open", "reason": "cooled_down"})
+        );
+        let rejected = EventKind::CallRejected {
+            tool: "enrichment_worker".into(),
+            attempt: 1,
+            reason: StopReason::CircuitOpen {
+                tool: "enrichment_worker".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(&rejected).unwrap()["reason"],
+            json!("circuit_open:enrichment_worker")
+        );
+        let bulkhead = EventKind::Bulkhead {
+            tool: "search_worker".into(),
+            in_flight: 2,
+            max: 2,
+            queued: 1,
+        };
+        let value = serde_json::to_value(&bulkhead).unwrap();
+        assert_eq!(value["type"], "bulkhead");
+        assert_eq!(
+            serde_json::from_value::<EventKind>(value).unwrap(),
+            bulkhead
+        );
     }
 }

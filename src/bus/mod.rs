@@ -5,11 +5,13 @@
 
 mod event;
 mod research;
+mod resilience;
 mod task;
 mod team;
 
 pub use event::*;
 pub use research::*;
+pub use resilience::*;
 pub use task::*;
 pub use team::*;
 

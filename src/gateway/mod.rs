@@ -1,23 +1,39 @@
 //! The gateway: the one place that decides whether and how a call happens.
-//! Every model call and every worker call of every pattern passes here; it
-//! applies the timeouts, the retries and the run's call budgets, interrupts
-//! a call when the run is cancelled and publishes one `call_started` and one
-//! `call_finished` per call that reaches its tool. Pattern runners never
-//! time or retry calls themselves.
+//! Every model call and every worker or tool call of every pattern passes
+//! here; it applies the timeouts, the retries (with backoff, jitter and the
+//! retry budget), the circuit breakers, the bulkheads, safe mode and the
+//! run's call budgets, interrupts a call when the run is cancelled, and
+//! publishes one `call_started` and one `call_finished` per attempt that
+//! reaches its tool. Pattern runners never time or retry calls themselves.
 
+mod backoff;
+mod breaker;
+mod bulkhead;
+mod retry;
+mod retry_budget;
+mod safe_mode;
+mod shield;
+#[cfg(test)]
+mod tests;
 mod tool;
 
+pub use crate::scenario::MODEL_TOOL;
+pub use safe_mode::SafeModeVerdict;
 pub use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
 
 use crate::bus::{Bus, CallOutcome, EventKind};
+use crate::control::Switches;
 use crate::provider::{ModelOutput, ModelRequest, Provider, ProviderError, SimWorkers};
+use crate::rng::RunRng;
+use crate::scenario::ResilienceSpec;
+use crate::stop::StopReason;
+use retry::{Failure, Next, Retrier};
+use shield::{Shields, ToolShield};
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-/// The tool name model calls carry in events.
-pub const MODEL_TOOL: &str = "model";
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
@@ -27,6 +43,27 @@ pub enum CallError {
     Cancelled,
     #[error("{0}")]
     Failed(String),
+    /// The gateway failed the call fast without calling the model: an open
+    /// breaker, a full bulkhead or an exhausted retry budget.
+    #[error("the gateway refused the call: {0}")]
+    Rejected(StopReason),
+    /// The call ran into its caller's deadline (a swarm's node timeout);
+    /// `model_by` reports it as `None`.
+    #[error("the call was cut off at its deadline")]
+    Cut,
+}
+
+impl CallError {
+    /// What the call failed with, as a reason: what a retry is scheduled
+    /// after, and what a runner may stop with.
+    pub fn reason(&self) -> StopReason {
+        match self {
+            CallError::Timeout | CallError::Cut => StopReason::LlmTimeout,
+            CallError::Cancelled => StopReason::Cancelled,
+            CallError::Failed(_) => StopReason::LlmError,
+            CallError::Rejected(reason) => reason.clone(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -36,9 +73,12 @@ pub struct Gateway {
     workers: Arc<SimWorkers>,
     cancel: CancellationToken,
     next_call: AtomicU64,
+    shields: Shields,
 }
 
 impl Gateway {
+    /// A gateway without a resilience section: every call goes straight to
+    /// its tool, timed and retried only as its pattern says.
     pub fn new(
         bus: Bus,
         provider: Arc<Provider>,
@@ -46,6 +86,7 @@ impl Gateway {
         cancel: CancellationToken,
     ) -> Self {
         Gateway {
+            shields: Shields::new(None, Switches::all_on(), RunRng::seeded(0), bus.clone()),
             bus,
             provider,
             workers,
@@ -54,11 +95,44 @@ impl Gateway {
         }
     }
 
+    /// Shield the calls as `spec` says, with the mechanisms `switches`
+    /// turns on; jitter draws from `rng`, the run's seeded source.
+    pub fn with_resilience(
+        mut self,
+        spec: Option<ResilienceSpec>,
+        switches: Switches,
+        rng: RunRng,
+    ) -> Self {
+        self.shields = Shields::new(spec, switches, rng, self.bus.clone());
+        self
+    }
+
+    /// Tools safe mode skipped so far, in the order first skipped: the
+    /// `degraded` list of a partial result.
+    pub fn degraded(&self) -> Vec<String> {
+        self.shields.degraded()
+    }
+
+    /// Attempts a call to `tool` may make, its first included, when its
+    /// pattern allows `own_max_attempts`.
+    pub fn max_attempts(&self, tool: &str, own_max_attempts: u32) -> u32 {
+        self.retrier(&self.shields.tool(tool), own_max_attempts)
+            .max_attempts()
+    }
+
     fn next_call_id(&self) -> u64 {
         self.next_call.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Call the model. `label` says what for, in the event log.
+    fn retrier(&self, shield: &ToolShield, own_max_attempts: u32) -> Retrier {
+        match &shield.settings.retries {
+            Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
+            _ => Retrier::own(own_max_attempts),
+        }
+    }
+
+    /// Call the model. `label` says what for, in the event log. Without a
+    /// resilience section: one attempt under the provider's timeout.
     pub async fn model(
         &self,
         label: String,
@@ -72,59 +146,190 @@ impl Gateway {
 
     /// Call the model for an agent that must be done by `deadline` on the
     /// run clock; `None` when the call was cut off at the deadline (an
-    /// answer that arrives exactly at it is in time).
+    /// answer that arrives exactly at it is in time). A cut call is not
+    /// retried.
     pub async fn model_by(
         &self,
         label: String,
         request: ModelRequest,
         deadline: Option<Duration>,
     ) -> Option<Result<ModelOutput, CallError>> {
-        let call = self.next_call_id();
-        let attempt = 1;
+        let shield = self.shields.tool(MODEL_TOOL);
+        let mut retrier = self.retrier(&shield, 1);
+        self.shields.first_call();
+        let timeout = shield
+            .settings
+            .timeout_ms
+            .map(Duration::from_millis)
+            .or_else(|| self.provider.timeout());
+        let mut attempt = 1;
+        loop {
+            let answer = |_started| async {
+                let completion = async {
+                    match timeout {
+                        Some(limit) => {
+                            tokio::time::timeout(limit, self.provider.complete(&request))
+                                .await
+                                .unwrap_or(Err(ProviderError::Timeout))
+                        }
+                        None => self.provider.complete(&request).await,
+                    }
+                };
+                let cut = async {
+                    match deadline {
+                        Some(at) => self.bus.clock().sleep_until(at).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    biased;
+                    answer = completion => answer.map_err(|e| match e {
+                        ProviderError::Timeout => CallError::Timeout,
+                        ProviderError::Failed(message) => CallError::Failed(message),
+                    }),
+                    () = cut => Err(CallError::Cut),
+                }
+            };
+            let outcome_of = |result: &Result<ModelOutput, CallError>| match result {
+                Ok(_) => CallOutcome::Ok,
+                Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
+                Err(CallError::Cancelled) => CallOutcome::Cancelled,
+                Err(CallError::Failed(_)) => CallOutcome::Error,
+                Err(CallError::Rejected(_)) => CallOutcome::Refused,
+            };
+            let shielded = Shielded {
+                shield: &shield,
+                attempt,
+                label: label.clone(),
+            };
+            let error = match self
+                .guarded(shielded, answer, CallError::Rejected, outcome_of)
+                .await
+            {
+                Ok(output) => return Some(Ok(output)),
+                Err(CallError::Cut) => return None,
+                Err(error) => error,
+            };
+            let failure = match error {
+                CallError::Timeout => Failure::Timeout,
+                CallError::Failed(_) => Failure::Transient,
+                CallError::Cancelled | CallError::Rejected(_) | CallError::Cut => {
+                    Failure::Permanent
+                }
+            };
+            match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
+                Next::GiveUp => return Some(Err(error)),
+                Next::OverBudget => {
+                    let reason = StopReason::RetryBudgetExhausted;
+                    shield.reject(attempt + 1, &reason);
+                    return Some(Err(CallError::Rejected(reason)));
+                }
+                Next::Retry(delay) => {
+                    self.bus.publish(EventKind::RetryScheduled {
+                        tool: MODEL_TOOL.to_string(),
+                        task: None,
+                        attempt: attempt + 1,
+                        delay_ms: millis(delay),
+                        after: error.reason(),
+                    });
+                    if self.back_off(delay).await.is_err() {
+                        return Some(Err(CallError::Cancelled));
+                    }
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// One attempt at a tool behind its shield: admitted by its breaker and
+    /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
+    /// the run time it starts at, raced against cancellation of the run.
+    /// Publishes the attempt's `call_started` and `call_finished` and
+    /// settles its outcome with the breaker.
+    async fn guarded<T, E, F>(
+        &self,
+        at: Shielded<'_>,
+        call: impl FnOnce(Duration) -> F,
+        rejected: impl FnOnce(StopReason) -> E,
+        outcome_of: impl Fn(&Result<T, E>) -> CallOutcome,
+    ) -> Result<T, E>
+    where
+        F: Future<Output = Result<T, E>>,
+        E: From<Cancelled>,
+    {
+        let admitted = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Err(Cancelled.into()),
+            admitted = at.shield.admit(at.attempt) => admitted,
+        };
+        let pass = match admitted {
+            Ok(pass) => pass,
+            Err(reason) => return Err(rejected(reason)),
+        };
+        let id = self.next_call_id();
         self.bus.publish(EventKind::CallStarted {
-            call,
-            tool: MODEL_TOOL.to_string(),
-            attempt,
-            label,
+            call: id,
+            tool: at.shield.name().to_string(),
+            attempt: at.attempt,
+            label: at.label,
         });
         let started = self.bus.clock().elapsed();
-        let answer = async {
-            match self.provider.timeout() {
-                Some(limit) => tokio::time::timeout(limit, self.provider.complete(&request))
-                    .await
-                    .unwrap_or(Err(ProviderError::Timeout)),
-                None => self.provider.complete(&request).await,
-            }
-        };
-        let cut = async {
-            match deadline {
-                Some(at) => self.bus.clock().sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
         let result = tokio::select! {
             biased;
-            () = self.cancel.cancelled() => Some(Err(CallError::Cancelled)),
-            answer = answer => Some(answer.map_err(|e| match e {
-                ProviderError::Timeout => CallError::Timeout,
-                ProviderError::Failed(message) => CallError::Failed(message),
-            })),
-            () = cut => None,
+            () = self.cancel.cancelled() => Err(Cancelled.into()),
+            result = call(started) => result,
         };
-        let outcome = match &result {
-            Some(Ok(_)) => CallOutcome::Ok,
-            Some(Err(CallError::Timeout)) | None => CallOutcome::Timeout,
-            Some(Err(CallError::Cancelled)) => CallOutcome::Cancelled,
-            Some(Err(CallError::Failed(_))) => CallOutcome::Error,
-        };
-        let latency = self.bus.clock().elapsed().saturating_sub(started);
+        let outcome = outcome_of(&result);
         self.bus.publish(EventKind::CallFinished {
-            call,
-            tool: MODEL_TOOL.to_string(),
-            attempt,
-            latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+            call: id,
+            tool: at.shield.name().to_string(),
+            attempt: at.attempt,
+            latency_ms: millis(self.bus.clock().elapsed().saturating_sub(started)),
             outcome,
         });
+        pass.settle(outcome);
         result
     }
+
+    /// Wait out a retry's backoff on the run clock; `Err` when the run is
+    /// cancelled meanwhile. No delay, no wait (001 retries at once).
+    async fn back_off(&self, delay: Duration) -> Result<(), Cancelled> {
+        if delay.is_zero() {
+            return Ok(());
+        }
+        let clock = self.bus.clock();
+        let until = clock.elapsed() + delay;
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(Cancelled),
+            () = clock.sleep_until(until) => Ok(()),
+        }
+    }
+}
+
+/// Which attempt of which tool's call, and what it is for.
+struct Shielded<'a> {
+    shield: &'a Arc<ToolShield>,
+    attempt: u32,
+    label: String,
+}
+
+/// The run was cancelled during a call.
+#[derive(Clone, Copy, Debug)]
+struct Cancelled;
+
+impl From<Cancelled> for CallError {
+    fn from(_: Cancelled) -> Self {
+        CallError::Cancelled
+    }
+}
+
+impl From<Cancelled> for StopReason {
+    fn from(_: Cancelled) -> Self {
+        StopReason::Cancelled
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

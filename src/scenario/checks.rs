@@ -4,6 +4,7 @@
 
 mod orchestrator;
 mod research;
+mod resilience;
 mod swarm;
 
 use super::error::Problem;
@@ -22,6 +23,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     }
     check_provider(scenario, &mut problems);
     check_sections(scenario, &mut problems);
+    resilience::check(scenario, &mut problems);
     problems
 }
 

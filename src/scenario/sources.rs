@@ -135,7 +135,7 @@ impl ResearchTool {
         ResearchTool::VerifyNotes,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             ResearchTool::SearchSources => "search_sources",
             ResearchTool::ReadSource => "read_source",

@@ -3,6 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
+use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
 use super::team::{AgentSpec, TeamLimits};
 use super::workers::{HealthRule, WorkerSpec};
@@ -75,6 +76,11 @@ pub struct Scenario {
     /// results, the pages and the notes each page yields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sources: Option<Sources>,
+    /// How the gateway shields the run's dependencies: timeouts, retries
+    /// with backoff and jitter, a retry budget, circuit breakers, bulkheads
+    /// and safe mode (any pattern).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resilience: Option<ResilienceSpec>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -226,6 +232,11 @@ pub struct FlagSpec {
     /// list speak after the sequence, from the next round.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub joins: bool,
+    /// The gateway mechanism this flag switches: on, it works as the
+    /// `resilience` section configures it; off, as if the section left it
+    /// out. Takes effect at the next gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<GatewayMechanism>,
 }
 
 impl FlagSpec {

@@ -4,6 +4,7 @@
 //! reads it and never changes it.
 
 use super::catalog::{self, Entry, Item};
+use super::inspect;
 use super::keymap::{self, Action, OverlayKind, PaneId, Scope};
 pub use super::runs::{Overrides, RunSlot};
 use super::state::{Activity, Cell, RunState};
@@ -442,7 +443,7 @@ impl App {
                 else {
                     return;
                 };
-                note_json(note, &slot.state.research.citations)
+                inspect::note_json(note, &slot.state.research.citations)
             }
             PaneId::Pattern if !slot.state.workers.tasks.is_empty() => {
                 let index = slot
@@ -450,7 +451,7 @@ impl App {
                     .tasks
                     .selected
                     .min(slot.state.workers.tasks.len() - 1);
-                task_json(&slot.state.workers.tasks[index])
+                inspect::task_json(&slot.state.workers.tasks[index])
             }
             PaneId::Pattern => {
                 let (row, column) = slot.ui.table.selection(&slot.state);
@@ -475,6 +476,18 @@ impl App {
                 Some(outcome) => outcome.result.clone(),
                 None => return,
             },
+            PaneId::Resilience => {
+                let tools = slot.state.resilience.ordered();
+                match tools.get(
+                    slot.ui
+                        .gateway_tools
+                        .selected
+                        .min(tools.len().saturating_sub(1)),
+                ) {
+                    Some(tool) => inspect::tool_json(tool, slot.clock_ms()),
+                    None => return,
+                }
+            }
             PaneId::Runs => return,
         };
         self.overlay = Some(Overlay::Details {
@@ -489,36 +502,6 @@ impl App {
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
-}
-
-/// A research note as JSON, with its provenance and whether the answer
-/// cites it.
-fn note_json(note: &super::state::NoteView, citations: &[String]) -> serde_json::Value {
-    serde_json::json!({
-        "id": note.id, "claim": note.claim, "quote": note.quote, "url": note.url,
-        "title": note.title, "published_at": note.published_at,
-        "cited": citations.contains(&note.id),
-    })
-}
-
-/// A task of the workers pane as JSON, with its attempts.
-fn task_json(task: &super::state::TaskView) -> serde_json::Value {
-    let attempts: Vec<serde_json::Value> = task
-        .attempts
-        .iter()
-        .map(|a| {
-            serde_json::json!({
-                "attempt": a.attempt, "started_ms": a.started_ms, "timeout_ms": a.timeout_ms,
-                "outcome": a.outcome, "elapsed_ms": a.elapsed_ms,
-                "reason": a.reason.as_ref().map(ToString::to_string),
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "task": task.id, "worker": task.worker, "critical": task.critical,
-        "max_attempts": task.max_attempts, "state": format!("{:?}", task.state),
-        "attempts": attempts, "result": task.result,
-    })
 }
 
 fn first_line(text: &str) -> String {

@@ -29,6 +29,9 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::AttemptStarted { .. } => "attempt_started",
         EventKind::AttemptFinished { .. } => "attempt_finished",
         EventKind::RetryScheduled { .. } => "retry_scheduled",
+        EventKind::CallRejected { .. } => "call_rejected",
+        EventKind::BreakerTransition { .. } => "breaker_transition",
+        EventKind::Bulkhead { .. } => "bulkhead",
         EventKind::TaskFinished { .. } => "task_finished",
         EventKind::Aggregated { .. } => "aggregated",
         EventKind::TurnStarted { .. } => "turn_started",
@@ -186,12 +189,37 @@ pub fn describe(kind: &EventKind) -> String {
             ),
         },
         EventKind::RetryScheduled {
+            tool,
             task,
             attempt,
             delay_ms,
             after,
-            ..
-        } => format!("{task} attempt {attempt} in {delay_ms} ms (after {after})"),
+        } => format!(
+            "{} attempt {attempt} in {delay_ms} ms (after {after})",
+            task.as_deref().unwrap_or(tool)
+        ),
+        EventKind::CallRejected {
+            tool,
+            attempt,
+            reason,
+        } => format!("{tool}{}: failed fast, {reason}", attempt_note(*attempt)),
+        EventKind::BreakerTransition {
+            tool,
+            from,
+            to,
+            reason,
+        } => format!(
+            "{tool}: {} → {} ({})",
+            from.as_str(),
+            to.as_str(),
+            reason.as_str()
+        ),
+        EventKind::Bulkhead {
+            tool,
+            in_flight,
+            max,
+            queued,
+        } => format!("{tool}: {in_flight}/{max} in flight, {queued} waiting"),
         EventKind::TaskFinished {
             task,
             status,
@@ -349,6 +377,45 @@ mod tests {
         };
         assert_eq!(describe(&decided), "round 2: no conflicts → go");
         assert_eq!(kind_name(&decided), "round_finished");
+    }
+
+    #[test]
+    fn gateway_events_read_as_sentences() {
+        use crate::bus::{BreakerReason, BreakerState};
+        use crate::stop::StopReason;
+        let opened = EventKind::BreakerTransition {
+            tool: "enrichment_worker".into(),
+            from: BreakerState::Closed,
+            to: BreakerState::Open,
+            reason: BreakerReason::FailureThreshold,
+        };
+        assert_eq!(
+            describe(&opened),
+            "enrichment_worker: closed → open (failure_threshold)"
+        );
+        let rejected = EventKind::CallRejected {
+            tool: "search_worker".into(),
+            attempt: 2,
+            reason: StopReason::BulkheadFull {
+                tool: "search_worker".into(),
+            },
+        };
+        assert_eq!(
+            describe(&rejected),
+            "search_worker (attempt 2): failed fast, bulkhead_full:search_worker"
+        );
+        let retry = EventKind::RetryScheduled {
+            tool: "model".into(),
+            task: None,
+            attempt: 2,
+            delay_ms: 120,
+            after: StopReason::LlmTimeout,
+        };
+        assert_eq!(
+            describe(&retry),
+            "model attempt 2 in 120 ms (after llm_timeout)"
+        );
+        assert_eq!(kind_name(&retry), "retry_scheduled");
     }
 
     #[test]

@@ -61,10 +61,18 @@ pub enum PaneId {
     Pattern,
     Log,
     Result,
+    /// Every tool's breaker, bulkhead and call health (any pattern).
+    Resilience,
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 4] = [PaneId::Runs, PaneId::Pattern, PaneId::Log, PaneId::Result];
+    pub const ALL: [PaneId; 5] = [
+        PaneId::Runs,
+        PaneId::Pattern,
+        PaneId::Log,
+        PaneId::Result,
+        PaneId::Resilience,
+    ];
 
     pub fn number(self) -> u8 {
         match self {
@@ -72,6 +80,7 @@ impl PaneId {
             PaneId::Pattern => 2,
             PaneId::Log => 3,
             PaneId::Result => 4,
+            PaneId::Resilience => 5,
         }
     }
 
@@ -171,6 +180,9 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll up", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll down", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "result JSON", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous tool", scope: Scope::Pane(PaneId::Resilience) },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next tool", scope: Scope::Pane(PaneId::Resilience) },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "tool JSON", scope: Scope::Pane(PaneId::Resilience) },
     Binding { keys: &[code(KeyCode::Esc), key('q'), key('?')], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
@@ -279,5 +291,7 @@ mod tests {
             .map(|b| b.label)
             .collect();
         assert!(log.contains(&"/") && log.contains(&"G"));
+        assert_eq!(PaneId::from_number(5), Some(PaneId::Resilience));
+        assert_eq!(PaneId::from_number(6), None, "no timeline pane yet");
     }
 }

@@ -1,7 +1,8 @@
-//! Where each pane goes, for any terminal size: the pattern pane and the
-//! result side by side over a full-width log on wide screens, the pattern
-//! pane over log and result on narrow ones, and fewer rows of chrome on
-//! tiny ones. Never panics, whatever the size.
+//! Where each pane goes, for any terminal size: on wide screens the
+//! pattern pane and the result side by side over the event log and the
+//! resilience pane; on narrow ones the pattern pane, a strip of the
+//! resilience pane (a row per tool) under it, and log and result below;
+//! fewer rows of chrome on tiny ones. Never panics, whatever the size.
 
 use super::keymap::PaneId;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,6 +12,7 @@ pub struct Areas {
     pub header: Rect,
     pub runs: Rect,
     pub pattern: Rect,
+    pub resilience: Rect,
     pub log: Rect,
     pub result: Rect,
     /// The replay timeline (empty for a live run).
@@ -23,8 +25,9 @@ const WIDE: u16 = 120;
 
 impl Areas {
     /// `pattern_rows` is how tall the pattern pane would like to be;
-    /// `timeline` asks for the replay's timeline row.
-    pub fn compute(area: Rect, pattern_rows: u16, timeline: bool) -> Areas {
+    /// `strip_rows` how tall the resilience strip would (a title row and a
+    /// row per tool); `timeline` asks for the replay's timeline row.
+    pub fn compute(area: Rect, pattern_rows: u16, strip_rows: u16, timeline: bool) -> Areas {
         let header_rows = match area.height {
             0..=2 => 0,
             3..=11 => 1,
@@ -47,26 +50,36 @@ impl Areas {
             .max(body.height.min(6));
         let [top, bottom] =
             Layout::vertical([Constraint::Length(top_rows), Constraint::Min(0)]).areas(body);
-        let (pattern, log, result) = if area.width >= WIDE {
+        let (pattern, resilience, log, result) = if area.width >= WIDE {
             let [pattern, result] =
                 Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
                     .areas(top);
-            (pattern, bottom, result)
-        } else if area.width >= 60 {
-            let [log, result] =
-                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+            let [log, resilience] =
+                Layout::horizontal([Constraint::Percentage(56), Constraint::Percentage(44)])
                     .areas(bottom);
-            (top, log, result)
+            (pattern, resilience, log, result)
         } else {
-            let [log, result] =
+            // The strip takes what the log and result can spare: at most a
+            // fifth of the body, and never their last five rows.
+            let strip = strip_rows
+                .min((body.height / 5).max(2))
+                .min(bottom.height.saturating_sub(5));
+            let [resilience, rest] =
+                Layout::vertical([Constraint::Length(strip), Constraint::Min(0)]).areas(bottom);
+            let [log, result] = if area.width >= 60 {
+                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                    .areas(rest)
+            } else {
                 Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)])
-                    .areas(bottom);
-            (top, log, result)
+                    .areas(rest)
+            };
+            (top, resilience, log, result)
         };
         Areas {
             header,
             runs,
             pattern,
+            resilience,
             log,
             result,
             timeline,
@@ -80,6 +93,7 @@ impl Areas {
             PaneId::Pattern => self.pattern,
             PaneId::Log => self.log,
             PaneId::Result => self.result,
+            PaneId::Resilience => self.resilience,
         }
     }
 
@@ -115,13 +129,15 @@ mod tests {
         for width in widths {
             for height in (0..=70u16).step_by(3).chain([1, 2, 4, 5, 8, 11, 12, 24]) {
                 let screen = Rect::new(0, 0, width, height);
-                let areas = Areas::compute(screen, 20, width % 2 == 0);
+                let areas = Areas::compute(screen, 20, 5, width % 2 == 0);
                 for rect in [
                     areas.header,
                     areas.runs,
                     areas.pattern,
+                    areas.resilience,
                     areas.log,
                     areas.result,
+                    areas.timeline,
                     areas.footer,
                 ] {
                     assert!(
@@ -135,11 +151,28 @@ mod tests {
 
     #[test]
     fn wide_screens_put_the_result_beside_the_pattern_pane() {
-        let areas = Areas::compute(Rect::new(0, 0, 160, 48), 14, false);
+        let areas = Areas::compute(Rect::new(0, 0, 160, 48), 14, 5, false);
         assert_eq!(areas.pattern.y, areas.result.y);
-        assert_eq!(areas.log.width, 160);
-        let narrow = Areas::compute(Rect::new(0, 0, 80, 24), 14, true);
+        assert_eq!(areas.log.y, areas.resilience.y, "resilience beside the log");
+        assert_eq!(areas.log.width + areas.resilience.width, 160);
+        let narrow = Areas::compute(Rect::new(0, 0, 80, 24), 14, 5, true);
         assert_eq!(narrow.log.y, narrow.result.y);
         assert_eq!(narrow.pattern.width, 80);
+    }
+
+    #[test]
+    fn at_80x24_the_strip_sits_under_the_pattern_pane_and_leaves_it_whole() {
+        for (strip, tools_shown) in [(2, 1), (5, 2), (12, 2)] {
+            let with = Areas::compute(Rect::new(0, 0, 80, 24), 12, strip, false);
+            let without = Areas::compute(Rect::new(0, 0, 80, 24), 12, 0, false);
+            assert_eq!(
+                with.pattern, without.pattern,
+                "the pattern pane keeps its rows"
+            );
+            assert_eq!(with.resilience.y, with.pattern.bottom());
+            assert_eq!(with.resilience.width, 80);
+            assert_eq!(with.resilience.height, tools_shown + 1);
+            assert!(with.log.height >= 5, "{:?}", with.log);
+        }
     }
 }

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod catalog;
 pub mod describe;
+mod inspect;
 pub mod keymap;
 pub mod layout;
 pub mod overlays;

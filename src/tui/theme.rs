@@ -1,7 +1,7 @@
 //! Colours and styles, in one place so panes agree: stances green, yellow
 //! and red; the focused pane's border bright; secondary text dim.
 
-use crate::bus::{Decision, Stance};
+use crate::bus::{BreakerState, Decision, Stance};
 use ratatui::style::{Color, Modifier, Style};
 
 pub const GO: Color = Color::Green;
@@ -55,4 +55,13 @@ pub fn selected() -> Style {
 
 pub fn error() -> Style {
     Style::default().fg(BLOCK)
+}
+
+/// A breaker's colour: closed green, half-open yellow, open red.
+pub fn breaker(state: BreakerState) -> Style {
+    Style::default().fg(match state {
+        BreakerState::Closed => GO,
+        BreakerState::HalfOpen => CAUTION,
+        BreakerState::Open => BLOCK,
+    })
 }

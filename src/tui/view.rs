@@ -5,8 +5,7 @@ use super::app::App;
 use super::keymap::PaneId;
 use super::layout::Areas;
 use super::overlays;
-use super::panes::{self, chain, research, round_table, workers};
-
+use super::panes::{self, chain, research, resilience, round_table, workers};
 use super::runs::RunSlot;
 use super::theme;
 use super::view_state::Overlay;
@@ -25,7 +24,10 @@ pub fn areas(app: &App, screen: Rect) -> Areas {
         _ => round_table::wanted_height(&slot.state),
     });
     let replaying = app.run().is_some_and(|slot| slot.replay.is_some());
-    Areas::compute(screen, wanted, replaying)
+    let strip = app.run().map_or(0, |slot| {
+        resilience::wanted_strip_rows(&slot.state.resilience)
+    });
+    Areas::compute(screen, wanted, strip, replaying)
 }
 
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -37,6 +39,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.run() {
         Some(slot) => {
             draw_pattern(frame, areas.pattern, slot, focused(PaneId::Pattern));
+            resilience::draw(frame, areas.resilience, slot, focused(PaneId::Resilience));
             let filter_input = match &app.overlay {
                 Some(Overlay::Filter(text)) => Some(text.as_str()),
                 _ => None,
@@ -57,6 +60,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
                     .result
                     .bottom()
                     .max(areas.log.bottom())
+                    .max(areas.resilience.bottom())
                     .saturating_sub(areas.pattern.y),
                 ..screen
             };

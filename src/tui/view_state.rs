@@ -53,6 +53,8 @@ pub struct RunUi {
     pub chain: ListView,
     /// The research pane's selected note.
     pub notes: ListView,
+    /// The selected tool of the resilience pane, in its sickest-first order.
+    pub gateway_tools: ListView,
     pub log: LogView,
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
@@ -96,6 +98,9 @@ impl RunUi {
                 _ => self.table.navigate(action, state),
             },
             PaneId::Log => self.log.navigate(action, state),
+            PaneId::Resilience => self
+                .gateway_tools
+                .navigate(action, state.resilience.tools.len()),
             PaneId::Result => match action {
                 Action::Up | Action::PageUp => {
                     self.result_scroll = self.result_scroll.saturating_sub(1)
@@ -112,7 +117,7 @@ impl RunUi {
 }
 
 /// A selected row in a list that keeps its order (the workers' tasks, the
-/// research notes).
+/// research notes, the gateway's tools).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListView {
     pub selected: usize,

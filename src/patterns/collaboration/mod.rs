@@ -331,11 +331,13 @@ impl Table<'_> {
 }
 
 /// 000 stops a model call that failed with `llm_timeout`, whatever the
-/// transport error.
+/// transport error. A call the gateway failed fast (only with a
+/// `resilience` section) stops with the gateway's reason.
 fn call_stop(error: &CallError) -> StopReason {
     match error {
         CallError::Cancelled => StopReason::Cancelled,
-        CallError::Timeout | CallError::Failed(_) => StopReason::LlmTimeout,
+        CallError::Timeout | CallError::Failed(_) | CallError::Cut => StopReason::LlmTimeout,
+        CallError::Rejected(reason) => reason.clone(),
     }
 }
 

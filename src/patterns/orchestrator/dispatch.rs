@@ -10,7 +10,7 @@ use super::result::TaskRecord;
 use crate::bus::{Bus, EventKind, GatePoint, PlannedTask, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{
-    DispatchLimits, Gateway, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport,
+    DispatchLimits, Gateway, MIN_ATTEMPT_TIMEOUT, SafeModeVerdict, ToolCall, ToolPolicy, ToolReport,
 };
 use crate::pycompat::args_hash;
 use crate::stop::StopReason;
@@ -53,7 +53,9 @@ impl<'a> Dispatcher<'a> {
                 task: task.id.clone(),
                 worker: task.worker.clone(),
                 critical: task.critical,
-                max_attempts: self.policy.max_attempts,
+                max_attempts: self
+                    .gateway
+                    .max_attempts(&task.worker, self.policy.max_attempts),
             });
         }
 
@@ -108,6 +110,7 @@ impl<'a> Dispatcher<'a> {
             task: &task.id,
             tool: &task.worker,
             args: &task.args,
+            critical: task.critical,
         };
         Box::pin(
             self.gateway
@@ -115,7 +118,9 @@ impl<'a> Dispatcher<'a> {
         )
     }
 
-    /// Record the tasks that ended.
+    /// Record the tasks that ended. A call safe mode says stops the run
+    /// (a fast failure without partial results) ends the dispatch with its
+    /// reason.
     fn settle(
         self,
         tasks: &[PlannedTask],
@@ -127,6 +132,7 @@ impl<'a> Dispatcher<'a> {
                 return Err(StopReason::Cancelled);
             }
             let task = &tasks[index];
+            let stop_run = report.safe_mode == Some(SafeModeVerdict::StopRun);
             let (status, observation, stop_reason) = match report.outcome {
                 Ok(observation) => (TaskStatus::Done, Some(observation), None),
                 Err(reason) => (TaskStatus::Failed, None, Some(reason)),
@@ -148,8 +154,11 @@ impl<'a> Dispatcher<'a> {
                 retried: report.attempts_used > 1,
                 args_hash: args_hash(&task.args),
                 observation,
-                stop_reason,
+                stop_reason: stop_reason.clone(),
             });
+            if let (true, Some(reason)) = (stop_run, stop_reason) {
+                return Err(reason);
+            }
         }
         Ok(())
     }

@@ -73,7 +73,8 @@ fn seconds(s: f64) -> Duration {
 }
 
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
-    let result = orchestrate(&mut ctx).await;
+    let mut result = orchestrate(&mut ctx).await;
+    result.mark_degraded(ctx.gateway.degraded());
     RunOutcome {
         status: result.status,
         stop_reason: result.stop_reason.clone(),
@@ -199,6 +200,8 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         aggregate: Some(aggregate),
         trace,
         history: records,
+        partial: None,
+        degraded: None,
     }
 }
 
@@ -226,10 +229,12 @@ fn plan_payload(scenario: &Scenario, goal: &str, max_tasks: u32) -> Value {
 }
 
 /// 001 stops a model call that failed with `llm_timeout`, whatever the
-/// transport error.
+/// transport error. A call the gateway failed fast (only with a
+/// `resilience` section) stops with the gateway's reason.
 fn call_stop(error: &CallError) -> StopReason {
     match error {
         CallError::Cancelled => StopReason::Cancelled,
-        CallError::Timeout | CallError::Failed(_) => StopReason::LlmTimeout,
+        CallError::Timeout | CallError::Failed(_) | CallError::Cut => StopReason::LlmTimeout,
+        CallError::Rejected(reason) => reason.clone(),
     }
 }

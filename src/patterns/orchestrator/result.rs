@@ -25,9 +25,24 @@ pub struct OrchestratorResult {
     pub aggregate: Option<Value>,
     pub trace: Vec<TraceEntry>,
     pub history: Vec<TaskRecord>,
+    /// Safe mode skipped calls that failed fast: the result lacks their
+    /// part (only with a `resilience` section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<bool>,
+    /// The tools safe mode skipped, in the order first skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<Vec<String>>,
 }
 
 impl OrchestratorResult {
+    /// Say which tools safe mode skipped, if any.
+    pub fn mark_degraded(&mut self, degraded: Vec<String>) {
+        if !degraded.is_empty() {
+            self.partial = Some(true);
+            self.degraded = Some(degraded);
+        }
+    }
+
     /// A run that stopped in `phase`, with nothing else to report yet.
     pub fn stopped(stop_reason: StopReason, phase: Phase) -> Self {
         OrchestratorResult {
@@ -41,6 +56,8 @@ impl OrchestratorResult {
             aggregate: None,
             trace: Vec::new(),
             history: Vec::new(),
+            partial: None,
+            degraded: None,
         }
     }
 }

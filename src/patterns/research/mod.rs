@@ -177,7 +177,10 @@ impl Desk<'_> {
             .await
             .map_err(|error| match error {
                 CallError::Cancelled => StopReason::Cancelled.into(),
-                CallError::Timeout | CallError::Failed(_) => StopReason::LlmTimeout.into(),
+                CallError::Timeout | CallError::Failed(_) | CallError::Cut => {
+                    StopReason::LlmTimeout.into()
+                }
+                CallError::Rejected(reason) => reason.into(),
             })
     }
 
@@ -188,10 +191,12 @@ impl Desk<'_> {
         tool: ResearchTool,
         args: Value,
     ) -> Result<Map<String, Value>, Stop> {
+        // The workflow cannot go on without its tools' answers.
         let call = ToolCall {
             task: step_id,
             tool: tool.as_str(),
             args: &args,
+            critical: true,
         };
         let report = self
             .gateway

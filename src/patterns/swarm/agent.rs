@@ -181,7 +181,12 @@ impl<'a> TeamRun<'a> {
             (outcome, Err(Halted { halt, call }))
         };
         let (outcome, result) = match answer {
-            None => halted(TurnOutcome::Cut, Halt::Cut),
+            None | Some(Err(CallError::Cut)) => halted(TurnOutcome::Cut, Halt::Cut),
+            // Failed fast by the gateway (open breaker, full bulkhead,
+            // exhausted retry budget): the run stops with its reason.
+            Some(Err(CallError::Rejected(reason))) => {
+                halted(TurnOutcome::Timeout, Halt::Stop(reason))
+            }
             Some(Err(CallError::Cancelled)) => {
                 halted(TurnOutcome::Cancelled, Halt::Stop(StopReason::Cancelled))
             }
@@ -224,10 +229,13 @@ impl<'a> TeamRun<'a> {
         entry: &mut TraceEntry,
     ) -> Result<Value, Halt> {
         let task = format!("turn {turn} · {agent}");
+        // A failed tool call goes back to the agent as an error: safe mode
+        // may skip it.
         let call = ToolCall {
             task: &task,
             tool,
             args,
+            critical: false,
         };
         let policy = ToolPolicy {
             max_attempts: 1,

@@ -18,6 +18,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Pattern pane [2]", Scope::Pane(PaneId::Pattern)),
     ("Event log [3]", Scope::Pane(PaneId::Log)),
     ("Result [4]", Scope::Pane(PaneId::Result)),
+    ("Resilience [5]", Scope::Pane(PaneId::Resilience)),
     ("Flags", Scope::Overlay(OverlayKind::Flags)),
     ("Scenario picker", Scope::Overlay(OverlayKind::Picker)),
     ("Goal editor", Scope::Overlay(OverlayKind::Goal)),

@@ -121,6 +121,8 @@ fn kind_style(kind: &EventKind) -> Style {
             crate::bus::TaskStatus::Failed => theme::error(),
         },
         EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
+        EventKind::CallRejected { .. } => theme::error(),
+        EventKind::BreakerTransition { to, .. } => theme::breaker(*to),
         EventKind::Aggregated { .. } | EventKind::WaveStarted { .. } => theme::bold(),
         EventKind::RoundStarted { .. }
         | EventKind::RoundFinished { .. }
@@ -140,6 +142,7 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::TurnFinished { .. }
         | EventKind::SourceFound(_)
         | EventKind::SourcesDeduped(_)
-        | EventKind::SourceAllowed(_) => theme::dim(),
+        | EventKind::SourceAllowed(_)
+        | EventKind::Bulkhead { .. } => theme::dim(),
     }
 }

@@ -7,6 +7,7 @@ pub mod footer;
 pub mod header;
 pub mod members;
 pub mod research;
+pub mod resilience;
 pub mod result;
 pub mod round_table;
 pub mod run_list;

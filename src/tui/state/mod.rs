@@ -12,12 +12,14 @@ use std::sync::Arc;
 mod chain;
 mod log;
 mod research;
+mod resilience;
 mod table;
 mod workers;
 
 pub use chain::{Chain, ChainLimits, HandoffView, Link, MemberState, MemberView, TurnView};
 pub use log::{EventLog, LOG_CAPACITY};
 pub use research::{Counts, NoteView, Research, SourceStatus, SourceView, StepState, Verification};
+pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 pub use table::{Cell, Contribution, RoundColumn, RoundTable};
 pub use workers::{Attempt, TaskState, TaskView, Workers};
 
@@ -36,6 +38,8 @@ pub struct RunState {
     pub workers: Workers,
     pub chain: Chain,
     pub research: Research,
+    /// Every tool's breaker, bulkhead and call health.
+    pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
     pub budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
@@ -161,6 +165,7 @@ impl RunState {
                 ) {
                     self.chain.configure(&scenario);
                 }
+                self.resilience.seat(&scenario, &started.flags);
                 self.info = Some(RunInfo {
                     name: scenario.name.clone(),
                     title: scenario.title.clone(),
@@ -205,6 +210,7 @@ impl RunState {
                 if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
                     flag.on = *on;
                 }
+                self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::Paused { gate } => {
                 self.activity = Activity::Paused { gate: gate.clone() };
@@ -215,9 +221,25 @@ impl RunState {
             EventKind::CallStarted { label, .. } => {
                 self.calling = Some(label.clone());
                 self.model_calls += 1;
+                self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::CallFinished { .. } => {
                 self.calling = None;
+                self.resilience.apply(&event.kind, event.t_ms);
+            }
+            EventKind::CallRejected { .. }
+            | EventKind::BreakerTransition { .. }
+            | EventKind::Bulkhead { .. } => self.resilience.apply(&event.kind, event.t_ms),
+            // A research run's tool calls are attempts too; its own
+            // events tell its story, and retries only concern the gateway.
+            EventKind::AttemptStarted { .. } | EventKind::AttemptFinished { .. }
+                if self.pattern() == Some(PatternKind::Research) => {}
+            EventKind::RetryScheduled { .. } if self.pattern() == Some(PatternKind::Research) => {
+                self.resilience.apply(&event.kind, event.t_ms);
+            }
+            EventKind::RetryScheduled { .. } => {
+                self.workers.apply(&event.kind, event.t_ms);
+                self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::RoundStarted { .. }
             | EventKind::ContributionRequested { .. }
@@ -225,19 +247,12 @@ impl RunState {
             | EventKind::ContributionRejected { .. }
             | EventKind::RoundFinished { .. }
             | EventKind::FinalizeStarted { .. } => self.table.apply(&event.kind),
-            // A research run's tool calls are attempts too; its own
-            // events tell its story.
-            EventKind::AttemptStarted { .. }
-            | EventKind::AttemptFinished { .. }
-            | EventKind::RetryScheduled { .. }
-                if self.pattern() == Some(PatternKind::Research) => {}
             EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
             | EventKind::WaveStarted { .. }
             | EventKind::AttemptStarted { .. }
             | EventKind::AttemptFinished { .. }
-            | EventKind::RetryScheduled { .. }
             | EventKind::TaskFinished { .. }
             | EventKind::Aggregated { .. } => self.workers.apply(&event.kind, event.t_ms),
             EventKind::TurnStarted { .. }

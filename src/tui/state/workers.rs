@@ -149,15 +149,17 @@ impl Workers {
                     record.reason = reason.clone();
                 }
             }
+            // Only the retries of a task are the workers' (a model call's
+            // retry has none).
             EventKind::RetryScheduled {
-                task,
-                worker,
+                task: Some(task),
+                tool,
                 attempt,
                 delay_ms,
                 ..
             } => {
                 self.retries += 1;
-                self.task(task, worker).state = TaskState::Retrying {
+                self.task(task, tool).state = TaskState::Retrying {
                     attempt: *attempt,
                     since_ms: t_ms,
                     delay_ms: *delay_ms,

@@ -1,0 +1,192 @@
+//! Whether and when the gateway tries a failed call again: the one place
+//! retries are decided (003: "retries in one place"). A call follows its
+//! pattern's own rule (001 retries a timed-out task at once) unless the
+//! resilience section's retries cover its tool: then timeouts and
+//! transient errors are retried after a jittered backoff. A fast failure
+//! (open breaker, full bulkhead, exhausted budget) and a permanent error
+//! never are, and no retry passes an exhausted retry budget.
+
+use super::backoff::Backoff;
+use super::retry_budget::RetryBudget;
+use crate::rng::RunRng;
+use crate::scenario::RetryRule;
+use crate::stop::StopReason;
+use std::time::Duration;
+
+/// How an attempt failed, as far as retrying goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    Timeout,
+    /// The tool failed and may not next time (a worker error, a model
+    /// error).
+    Transient,
+    /// Trying again cannot help (bad args, a denied tool, a spent budget,
+    /// a fast failure, cancellation).
+    Permanent,
+}
+
+impl Failure {
+    /// A worker call's failure.
+    pub(crate) fn of(reason: &StopReason) -> Failure {
+        match reason {
+            StopReason::TaskTimeout => Failure::Timeout,
+            StopReason::WorkerError { .. } => Failure::Transient,
+            _ => Failure::Permanent,
+        }
+    }
+}
+
+/// What to do after a failed attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    Retry(Duration),
+    GiveUp,
+    /// A retry was due and the retry budget refused it.
+    OverBudget,
+}
+
+/// The retry rule of one call, and the state of its backoff.
+#[derive(Debug)]
+pub(crate) struct Retrier {
+    max_attempts: u32,
+    transient_too: bool,
+    backoff: Option<Backoff>,
+}
+
+impl Retrier {
+    /// The pattern's own rule: retry timeouts at once, up to
+    /// `own_max_attempts` attempts in all.
+    pub(crate) fn own(own_max_attempts: u32) -> Self {
+        Retrier {
+            max_attempts: own_max_attempts.max(1),
+            transient_too: false,
+            backoff: None,
+        }
+    }
+
+    /// The resilience section's rule for the call's tool.
+    pub(crate) fn configured(rule: &RetryRule) -> Self {
+        Retrier {
+            max_attempts: rule.max_attempts.max(1),
+            transient_too: true,
+            backoff: Some(Backoff::new(rule.backoff.clone(), rule.jitter)),
+        }
+    }
+
+    pub(crate) fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// After attempt `attempt` failed with `failure`.
+    pub(crate) fn next(
+        &mut self,
+        attempt: u32,
+        failure: Failure,
+        budget: Option<&RetryBudget>,
+        rng: &RunRng,
+    ) -> Next {
+        let retryable = match failure {
+            Failure::Timeout => true,
+            Failure::Transient => self.transient_too,
+            Failure::Permanent => false,
+        };
+        if !retryable || attempt >= self.max_attempts {
+            return Next::GiveUp;
+        }
+        if budget.is_some_and(|b| !b.try_retry()) {
+            return Next::OverBudget;
+        }
+        let delay = match &mut self.backoff {
+            Some(backoff) => backoff.next(attempt, rng),
+            None => Duration::ZERO,
+        };
+        Next::Retry(delay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{BackoffSpec, Jitter, RetryBudgetSpec};
+
+    fn ms(ms: u64) -> Duration {
+        Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn the_patterns_own_rule_retries_timeouts_at_once() {
+        let rng = RunRng::seeded(0);
+        let mut own = Retrier::own(3);
+        assert_eq!(
+            own.next(1, Failure::Timeout, None, &rng),
+            Next::Retry(ms(0))
+        );
+        assert_eq!(
+            own.next(2, Failure::Timeout, None, &rng),
+            Next::Retry(ms(0))
+        );
+        assert_eq!(own.next(3, Failure::Timeout, None, &rng), Next::GiveUp);
+        assert_eq!(
+            own.next(1, Failure::Transient, None, &rng),
+            Next::GiveUp,
+            "001 retries on timeout only"
+        );
+    }
+
+    #[test]
+    fn the_configured_rule_retries_transient_errors_after_its_backoff() {
+        let rng = RunRng::seeded(0);
+        let mut retrier = Retrier::configured(&RetryRule {
+            max_attempts: 3,
+            backoff: BackoffSpec::List(vec![250, 750]),
+            jitter: Jitter::None,
+        });
+        assert_eq!(retrier.max_attempts(), 3);
+        assert_eq!(
+            retrier.next(1, Failure::Transient, None, &rng),
+            Next::Retry(ms(250))
+        );
+        assert_eq!(
+            retrier.next(2, Failure::Timeout, None, &rng),
+            Next::Retry(ms(750))
+        );
+        assert_eq!(retrier.next(3, Failure::Timeout, None, &rng), Next::GiveUp);
+        assert_eq!(
+            retrier.next(1, Failure::Permanent, None, &rng),
+            Next::GiveUp
+        );
+        for fast in [
+            StopReason::CircuitOpen { tool: "t".into() },
+            StopReason::BulkheadFull { tool: "t".into() },
+            StopReason::RetryBudgetExhausted,
+            StopReason::WorkerBadArgs { worker: "w".into() },
+        ] {
+            assert_eq!(Failure::of(&fast), Failure::Permanent, "{fast}");
+        }
+    }
+
+    #[test]
+    fn a_retry_over_budget_is_refused() {
+        let rng = RunRng::seeded(0);
+        let budget = RetryBudget::new(&RetryBudgetSpec {
+            ratio: 0.5,
+            min_retries: None,
+        });
+        budget.first_call();
+        budget.first_call();
+        let mut retrier = Retrier::own(5);
+        assert_eq!(
+            retrier.next(1, Failure::Timeout, Some(&budget), &rng),
+            Next::Retry(ms(0))
+        );
+        assert_eq!(
+            retrier.next(2, Failure::Timeout, Some(&budget), &rng),
+            Next::OverBudget
+        );
+        assert_eq!(
+            retrier.next(5, Failure::Timeout, Some(&budget), &rng),
+            Next::GiveUp,
+            "no budget is asked for a retry that would not happen"
+        );
+    }
+}
