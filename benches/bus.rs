@@ -26,6 +26,8 @@ fn kind(i: u64) -> EventKind {
         attempt: 1,
         latency_ms: 5,
         outcome: CallOutcome::Ok,
+        usage: None,
+        error: None,
     }
 }
 

@@ -100,6 +100,8 @@ fn write_recording(path: &Path) {
                     attempt: 1,
                     latency_ms: 250,
                     outcome: CallOutcome::Ok,
+                    usage: None,
+                    error: None,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

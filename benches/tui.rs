@@ -80,6 +80,8 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 attempt: 1,
                 latency_ms: 250,
                 outcome: CallOutcome::Ok,
+                usage: None,
+                error: None,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,

@@ -7,7 +7,9 @@ use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
 use crate::patterns::{self, RunContext, RunOutcome};
-use crate::provider::{Provider, SimProvider, SimWorkers};
+use crate::provider::openai::{self, OpenAiConfig};
+use crate::provider::prompts::Prompts;
+use crate::provider::{OpenAiProvider, Provider, SimProvider, SimWorkers};
 use crate::record::Recorder;
 use crate::rng::RunRng;
 use crate::scenario::{ProviderKind, Scenario};
@@ -36,6 +38,19 @@ pub struct LaunchOptions {
     pub clock: Option<ClockMode>,
     /// The scenario file, for the record.
     pub source: Option<String>,
+    /// Which model answers, over the scenario's `provider`.
+    pub provider: ProviderChoice,
+}
+
+/// A model other than the scenario's: `--provider`, `--model`,
+/// `--base-url` and `--prompts` on the command line.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProviderChoice {
+    pub kind: Option<ProviderKind>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// A folder of prompts over the compiled-in ones.
+    pub prompts: Option<PathBuf>,
 }
 
 impl Default for LaunchOptions {
@@ -49,6 +64,7 @@ impl Default for LaunchOptions {
             start_paused: false,
             clock: None,
             source: None,
+            provider: ProviderChoice::default(),
         }
     }
 }
@@ -62,8 +78,8 @@ pub enum LaunchError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("the openai provider is not available in this build yet; use \"kind\": \"sim\"")]
-    ProviderUnavailable,
+    #[error("cannot set up the model provider: {0}")]
+    Provider(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -95,9 +111,6 @@ pub fn launch(
     options: LaunchOptions,
 ) -> Result<RunHandle, LaunchError> {
     let flags = Flags::new(Arc::clone(&scenario), &options.flags)?;
-    if scenario.provider.kind != ProviderKind::Sim {
-        return Err(LaunchError::ProviderUnavailable);
-    }
     let (sink, recorder) = match &options.record {
         Some(path) => {
             let (sink, recorder) =
@@ -114,18 +127,20 @@ pub fn launch(
     let clock = RunClock::start_on(options.clock.unwrap_or(ClockMode::Virtual));
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink);
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
-    let provider = Arc::new(Provider::Sim(SimProvider::new(
-        scenario.provider.clone(),
-        rng.clone(),
-    )));
+    let provider = Arc::new(provider(&scenario, &options.provider, &rng)?);
     let workers = Arc::new(if scenario.tools.is_empty() {
         SimWorkers::new(scenario.workers.clone(), rng.clone())
             .with_sources(scenario.sources.clone())
     } else {
         SimWorkers::tools(scenario.tools.clone(), rng.clone())
     });
-    let gateway = Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
-        .with_resilience(scenario.resilience.clone(), gate.switches(), rng);
+    let gateway = Arc::new(
+        Gateway::new(bus.clone(), provider, workers, gate.cancel_token()).with_resilience(
+            scenario.resilience.clone(),
+            gate.switches(),
+            rng,
+        ),
+    );
     let goal = options
         .goal
         .clone()
@@ -148,16 +163,20 @@ pub fn launch(
         goal,
         bus: bus.clone(),
         gate,
-        gateway,
+        gateway: Arc::clone(&gateway),
         seed,
     };
     let task = tokio::spawn(async move {
-        let outcome = patterns::run(ctx).await;
+        let mut outcome = patterns::run(ctx).await;
+        if outcome.stop_reason.is_model_failure() {
+            outcome.error = gateway.last_failure();
+        }
         bus.publish(EventKind::RunFinished {
             status: outcome.status,
             stop_reason: outcome.stop_reason.clone(),
             phase: outcome.phase.clone(),
             result: outcome.result.clone(),
+            error: outcome.error.clone(),
         });
         bus.close_recording();
         outcome
@@ -196,5 +215,34 @@ impl RunHandle {
                 .map_err(|source| EngineError::Recording { path, source })?;
         }
         outcome.map_err(|e| EngineError::Crashed(e.to_string()))
+    }
+}
+
+/// The model of a run: the sim with the scenario's script, or an
+/// OpenAI-compatible endpoint configured by the command line, the
+/// scenario and the environment (the key only from the environment).
+fn provider(
+    scenario: &Arc<Scenario>,
+    choice: &ProviderChoice,
+    rng: &RunRng,
+) -> Result<Provider, LaunchError> {
+    match choice.kind.unwrap_or(scenario.provider.kind) {
+        ProviderKind::Sim => Ok(Provider::Sim(Box::new(SimProvider::new(
+            scenario.provider.clone(),
+            rng.clone(),
+        )))),
+        ProviderKind::Openai => {
+            let overrides = openai::Overrides {
+                model: choice.model.clone(),
+                base_url: choice.base_url.clone(),
+            };
+            let config = OpenAiConfig::resolve(&scenario.provider, &overrides, |name| {
+                std::env::var(name).ok()
+            });
+            let prompts = Prompts::new(choice.prompts.clone());
+            OpenAiProvider::new(config, prompts, Arc::clone(scenario))
+                .map(Provider::OpenAi)
+                .map_err(|e| LaunchError::Provider(e.to_string()))
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! for the sim, so a run takes no wall time and is exactly reproducible.
 
 use crate::bus::{ClockMode, EventKind, Hub, RunStatus};
-use crate::engine::{self, LaunchError, LaunchOptions};
-use crate::scenario;
+use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
+use crate::scenario::{self, ProviderKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,10 +32,12 @@ impl From<Exit> for ExitCode {
 pub struct HeadlessRun {
     pub scenario: PathBuf,
     pub seed: Option<u64>,
-    pub clock: ClockMode,
+    /// `None`: virtual for the sim, real for a remote model.
+    pub clock: Option<ClockMode>,
     pub flags: Vec<(String, bool)>,
     pub record: Option<PathBuf>,
     pub goal: Option<String>,
+    pub provider: ProviderChoice,
 }
 
 /// Run and print; the exit status says how the run ended.
@@ -47,7 +49,19 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::BadInput;
         }
     };
-    let runtime = match args.clock {
+    let remote = args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai;
+    let clock = match (args.clock, remote) {
+        (Some(ClockMode::Virtual), true) => {
+            eprintln!(
+                "conclave: a remote model runs on the real clock; drop --clock virtual or use --provider sim"
+            );
+            return Exit::BadInput;
+        }
+        (Some(clock), _) => clock,
+        (None, true) => ClockMode::Real,
+        (None, false) => ClockMode::Virtual,
+    };
+    let runtime = match clock {
         ClockMode::Virtual => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .start_paused(true)
@@ -70,14 +84,15 @@ pub fn run(args: HeadlessRun) -> Exit {
         flags: args.flags,
         record: args.record,
         start_paused: false,
-        clock: Some(args.clock),
+        clock: Some(clock),
         source: Some(args.scenario.display().to_string()),
+        provider: args.provider,
     };
     runtime.block_on(async move {
         let hub = Hub::default();
         let handle = match engine::launch(scenario, &hub, options) {
             Ok(handle) => handle,
-            Err(e @ (LaunchError::Flag(_) | LaunchError::ProviderUnavailable)) => {
+            Err(e @ (LaunchError::Flag(_) | LaunchError::Provider(_))) => {
                 eprintln!("{}: {e}", args.scenario.display());
                 return Exit::BadInput;
             }
@@ -94,6 +109,9 @@ pub fn run(args: HeadlessRun) -> Exit {
                         eprintln!("conclave: cannot print the result: {e}");
                         return Exit::Internal;
                     }
+                }
+                if let Some(error) = &outcome.error {
+                    eprintln!("conclave: {}: {error}", outcome.stop_reason);
                 }
                 match outcome.status {
                     RunStatus::Ok => Exit::Ok,

@@ -2,7 +2,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use conclave::bus::ClockMode;
+use conclave::engine::ProviderChoice;
 use conclave::headless::{self, Exit, HeadlessRun};
+use conclave::scenario::ProviderKind;
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +31,8 @@ enum Command {
         /// The scenario file.
         scenario: Option<PathBuf>,
         #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
         screen: ScreenArgs,
     },
     /// Run a scenario: in the dashboard, or with --headless print its result.
@@ -53,6 +57,8 @@ enum Command {
         /// Replace the scenario's goal.
         #[arg(long, value_name = "TEXT")]
         goal: Option<String>,
+        #[command(flatten)]
+        model: ModelArgs,
         #[command(flatten)]
         screen: ScreenArgs,
     },
@@ -85,6 +91,44 @@ struct ScreenArgs {
     paused: bool,
 }
 
+/// The model behind the runs, over each scenario's `provider`.
+#[derive(Args, Debug, Default)]
+struct ModelArgs {
+    /// The model provider: the embedded simulation or an OpenAI-compatible
+    /// endpoint (key from OPENAI_API_KEY, address from OPENAI_BASE_URL).
+    #[arg(long, value_enum)]
+    provider: Option<ProviderArg>,
+    /// The model name sent to the endpoint.
+    #[arg(long, value_name = "M")]
+    model: Option<String>,
+    /// The endpoint's base URL, e.g. http://localhost:11434/v1 for Ollama.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// A folder of prompt templates over the compiled-in ones.
+    #[arg(long, value_name = "DIR")]
+    prompts: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    fn choice(self) -> ProviderChoice {
+        ProviderChoice {
+            kind: self.provider.map(|kind| match kind {
+                ProviderArg::Sim => ProviderKind::Sim,
+                ProviderArg::Openai => ProviderKind::Openai,
+            }),
+            model: self.model,
+            base_url: self.base_url,
+            prompts: self.prompts,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProviderArg {
+    Sim,
+    Openai,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Clock {
     Virtual,
@@ -106,13 +150,19 @@ fn parse_flag(text: &str) -> Result<(String, bool), String> {
     Ok((name.to_string(), on))
 }
 
-fn dashboard(scenario: Option<PathBuf>, screen: ScreenArgs, overrides: Overrides) -> Exit {
+fn dashboard(
+    scenario: Option<PathBuf>,
+    screen: ScreenArgs,
+    overrides: Overrides,
+    provider: ProviderChoice,
+) -> Exit {
     tui::run(TuiOptions {
         scenario,
         overrides,
         record: !screen.no_record,
         start_paused: screen.paused,
         replay: None,
+        provider,
     })
 }
 
@@ -120,19 +170,32 @@ fn main() -> ExitCode {
     let _ = color_eyre::install();
     let cli = Cli::parse();
     let exit = match cli.command {
-        None => dashboard(None, ScreenArgs::default(), Overrides::default()),
-        Some(Command::Tui { scenario, screen }) => {
-            dashboard(scenario, screen, Overrides::default())
-        }
+        None => dashboard(
+            None,
+            ScreenArgs::default(),
+            Overrides::default(),
+            ProviderChoice::default(),
+        ),
+        Some(Command::Tui {
+            scenario,
+            model,
+            screen,
+        }) => dashboard(scenario, screen, Overrides::default(), model.choice()),
         Some(Command::Run {
             scenario,
             headless: false,
             seed,
             flags,
             goal,
+            model,
             screen,
             ..
-        }) => dashboard(Some(scenario), screen, Overrides { seed, flags, goal }),
+        }) => dashboard(
+            Some(scenario),
+            screen,
+            Overrides { seed, flags, goal },
+            model.choice(),
+        ),
         Some(Command::Run {
             scenario,
             headless: true,
@@ -141,17 +204,19 @@ fn main() -> ExitCode {
             flags,
             record,
             goal,
+            model,
             ..
         }) => headless::run(HeadlessRun {
             scenario,
             seed,
-            clock: match clock {
-                Some(Clock::Real) => ClockMode::Real,
-                Some(Clock::Virtual) | None => ClockMode::Virtual,
-            },
+            clock: clock.map(|clock| match clock {
+                Clock::Real => ClockMode::Real,
+                Clock::Virtual => ClockMode::Virtual,
+            }),
             flags,
             record,
             goal,
+            provider: model.choice(),
         }),
         Some(Command::Replay {
             recording,

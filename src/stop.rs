@@ -22,6 +22,13 @@ pub enum StopReason {
     /// word for a retried attempt; the references stop such a run with
     /// `llm_timeout`).
     LlmError,
+    /// A remote model refused the credentials (HTTP 401/403, or no key for
+    /// the public endpoint).
+    LlmAuth,
+    /// A remote model's answer was not a chat completion.
+    LlmBadResponse,
+    /// A remote model stayed down or rate limiting through its retries.
+    LlmUnavailable,
     LlmEmpty,
     MaxMessages,
     MaxRoundsReached,
@@ -151,6 +158,17 @@ pub enum PlanError {
 }
 
 impl StopReason {
+    /// Whether the run stopped because a model call failed.
+    pub fn is_model_failure(&self) -> bool {
+        matches!(
+            self,
+            StopReason::LlmTimeout
+                | StopReason::LlmAuth
+                | StopReason::LlmBadResponse
+                | StopReason::LlmUnavailable
+        )
+    }
+
     pub fn is_success(&self) -> bool {
         matches!(self, StopReason::Success)
     }
@@ -176,6 +194,9 @@ impl fmt::Display for StopReason {
             StopReason::MaxSeconds => f.write_str("max_seconds"),
             StopReason::LlmTimeout => f.write_str("llm_timeout"),
             StopReason::LlmError => f.write_str("llm_error"),
+            StopReason::LlmAuth => f.write_str("llm_auth"),
+            StopReason::LlmBadResponse => f.write_str("llm_bad_response"),
+            StopReason::LlmUnavailable => f.write_str("llm_unavailable"),
             StopReason::LlmEmpty => f.write_str("llm_empty"),
             StopReason::MaxMessages => f.write_str("max_messages"),
             StopReason::MaxRoundsReached => f.write_str("max_rounds_reached"),
@@ -320,6 +341,9 @@ impl FromStr for StopReason {
             "max_seconds" => StopReason::MaxSeconds,
             "llm_timeout" => StopReason::LlmTimeout,
             "llm_error" => StopReason::LlmError,
+            "llm_auth" => StopReason::LlmAuth,
+            "llm_bad_response" => StopReason::LlmBadResponse,
+            "llm_unavailable" => StopReason::LlmUnavailable,
             "llm_empty" => StopReason::LlmEmpty,
             "max_messages" => StopReason::MaxMessages,
             "max_rounds_reached" => StopReason::MaxRoundsReached,
@@ -390,6 +414,9 @@ mod tests {
             StopReason::MaxSeconds,
             StopReason::LlmTimeout,
             StopReason::LlmError,
+            StopReason::LlmAuth,
+            StopReason::LlmBadResponse,
+            StopReason::LlmUnavailable,
             StopReason::LlmEmpty,
             StopReason::MaxMessages,
             StopReason::MaxRoundsReached,

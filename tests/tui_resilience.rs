@@ -127,6 +127,8 @@ fn four_tools() -> Vec<Arc<Event>> {
                     attempt: 1,
                     latency_ms: took,
                     outcome,
+                    usage: None,
+                    error: None,
                 },
             ));
         }
@@ -466,6 +468,8 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 } else {
                     CallOutcome::Ok
                 },
+                usage: None,
+                error: None,
             },
         );
     }

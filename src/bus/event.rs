@@ -41,6 +41,10 @@ pub enum EventKind {
         phase: Option<String>,
         /// The run's result document, as `run --headless` prints it.
         result: Value,
+        /// What went wrong with the last failed model call, when the run
+        /// stopped on it (e.g. which variable holds a refused key).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     RoundStarted {
         round: u32,
@@ -106,6 +110,12 @@ pub enum EventKind {
         attempt: u32,
         latency_ms: u64,
         outcome: CallOutcome,
+        /// Tokens the model call took, when the endpoint counts them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<TokenUsage>,
+        /// Why the call failed, in words (never the API key).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// The planner's output passed the plan contract.
     PlanAccepted {
@@ -312,6 +322,13 @@ pub struct RunStarted {
     /// a recording that differs between two otherwise identical runs.
     pub started_at_ms: u64,
     pub scenario: Arc<Scenario>,
+}
+
+/// Tokens a model call took: prompt in, completion out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    pub input: u64,
+    pub output: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -21,9 +21,9 @@ pub use crate::scenario::MODEL_TOOL;
 pub use safe_mode::SafeModeVerdict;
 pub use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
 
-use crate::bus::{Bus, CallOutcome, EventKind};
+use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
 use crate::control::Switches;
-use crate::provider::{ModelOutput, ModelRequest, Provider, ProviderError, SimWorkers};
+use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderError, SimWorkers};
 use crate::rng::RunRng;
 use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
@@ -51,17 +51,70 @@ pub enum CallError {
     /// `model_by` reports it as `None`.
     #[error("the call was cut off at its deadline")]
     Cut,
+    /// A remote model stayed down or rate limiting through its retries.
+    #[error("{message}")]
+    Unavailable {
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// A remote model refused the credentials.
+    #[error("{0}")]
+    Auth(String),
+    /// A remote model answered with something that is not a chat
+    /// completion.
+    #[error("{0}")]
+    BadResponse(String),
 }
 
 impl CallError {
     /// What the call failed with, as a reason: what a retry is scheduled
-    /// after, and what a runner may stop with.
+    /// after.
     pub fn reason(&self) -> StopReason {
         match self {
-            CallError::Timeout | CallError::Cut => StopReason::LlmTimeout,
-            CallError::Cancelled => StopReason::Cancelled,
             CallError::Failed(_) => StopReason::LlmError,
+            other => other.stop_reason(),
+        }
+    }
+
+    /// What a run stops with when a model call fails: as the references
+    /// do, `llm_timeout` whatever went wrong on the way, except for what
+    /// only a real endpoint does (a refused key, a body that is not a chat
+    /// completion, an endpoint still down after its retries).
+    pub fn stop_reason(&self) -> StopReason {
+        match self {
+            CallError::Timeout | CallError::Cut | CallError::Failed(_) => StopReason::LlmTimeout,
+            CallError::Cancelled => StopReason::Cancelled,
             CallError::Rejected(reason) => reason.clone(),
+            CallError::Unavailable { .. } => StopReason::LlmUnavailable,
+            CallError::Auth(_) => StopReason::LlmAuth,
+            CallError::BadResponse(_) => StopReason::LlmBadResponse,
+        }
+    }
+
+    /// The words of an error worth showing the user.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            CallError::Failed(m)
+            | CallError::Unavailable { message: m, .. }
+            | CallError::Auth(m)
+            | CallError::BadResponse(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+
+    fn from_provider(error: ProviderError) -> Self {
+        match error {
+            ProviderError::Timeout => CallError::Timeout,
+            ProviderError::Failed(message) => CallError::Failed(message),
+            ProviderError::Unavailable {
+                message,
+                retry_after,
+            } => CallError::Unavailable {
+                message,
+                retry_after,
+            },
+            ProviderError::Auth(message) => CallError::Auth(message),
+            ProviderError::BadResponse(message) => CallError::BadResponse(message),
         }
     }
 }
@@ -74,6 +127,8 @@ pub struct Gateway {
     cancel: CancellationToken,
     next_call: AtomicU64,
     shields: Shields,
+    /// The words of the last model call that failed for good.
+    last_failure: std::sync::Mutex<Option<String>>,
 }
 
 impl Gateway {
@@ -92,6 +147,7 @@ impl Gateway {
             workers,
             cancel,
             next_call: AtomicU64::new(1),
+            last_failure: std::sync::Mutex::new(None),
         }
     }
 
@@ -155,7 +211,11 @@ impl Gateway {
         deadline: Option<Duration>,
     ) -> Option<Result<ModelOutput, CallError>> {
         let shield = self.shields.tool(MODEL_TOOL);
-        let mut retrier = self.retrier(&shield, 1);
+        let mut retrier = match &shield.settings.retries {
+            Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
+            _ if self.provider.is_remote() => Retrier::remote(),
+            _ => Retrier::own(1),
+        };
         self.shields.first_call();
         let timeout = shield
             .settings
@@ -183,19 +243,20 @@ impl Gateway {
                 };
                 tokio::select! {
                     biased;
-                    answer = completion => answer.map_err(|e| match e {
-                        ProviderError::Timeout => CallError::Timeout,
-                        ProviderError::Failed(message) => CallError::Failed(message),
-                    }),
+                    answer = completion => answer.map_err(CallError::from_provider),
                     () = cut => Err(CallError::Cut),
                 }
             };
-            let outcome_of = |result: &Result<ModelOutput, CallError>| match result {
+            let outcome_of = |result: &Result<Completion, CallError>| match result {
                 Ok(_) => CallOutcome::Ok,
                 Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
                 Err(CallError::Cancelled) => CallOutcome::Cancelled,
-                Err(CallError::Failed(_)) => CallOutcome::Error,
                 Err(CallError::Rejected(_)) => CallOutcome::Refused,
+                Err(_) => CallOutcome::Error,
+            };
+            let details_of = |result: &Result<Completion, CallError>| match result {
+                Ok(completion) => (completion.usage, None),
+                Err(error) => (None, error.message()),
             };
             let shielded = Shielded {
                 shield: &shield,
@@ -203,22 +264,36 @@ impl Gateway {
                 label: label.clone(),
             };
             let error = match self
-                .guarded(shielded, answer, CallError::Rejected, outcome_of)
+                .guarded(
+                    shielded,
+                    answer,
+                    CallError::Rejected,
+                    outcome_of,
+                    details_of,
+                )
                 .await
             {
-                Ok(output) => return Some(Ok(output)),
+                Ok(completion) => return Some(Ok(completion.output)),
                 Err(CallError::Cut) => return None,
                 Err(error) => error,
             };
-            let failure = match error {
+            let failure = match &error {
                 CallError::Timeout => Failure::Timeout,
                 CallError::Failed(_) => Failure::Transient,
-                CallError::Cancelled | CallError::Rejected(_) | CallError::Cut => {
-                    Failure::Permanent
-                }
+                CallError::Unavailable { retry_after, .. } => Failure::Unavailable {
+                    retry_after: *retry_after,
+                },
+                CallError::Cancelled
+                | CallError::Rejected(_)
+                | CallError::Cut
+                | CallError::Auth(_)
+                | CallError::BadResponse(_) => Failure::Permanent,
             };
             match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
-                Next::GiveUp => return Some(Err(error)),
+                Next::GiveUp => {
+                    self.note_failure(&error);
+                    return Some(Err(error));
+                }
                 Next::OverBudget => {
                     let reason = StopReason::RetryBudgetExhausted;
                     shield.reject(attempt + 1, &reason);
@@ -241,6 +316,25 @@ impl Gateway {
         }
     }
 
+    /// Remember the words of the model call that failed last, for the
+    /// run's finish.
+    fn note_failure(&self, error: &CallError) {
+        if let Some(message) = error.message() {
+            *self
+                .last_failure
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(message);
+        }
+    }
+
+    /// What the last failed model call said, if one failed with words.
+    pub fn last_failure(&self) -> Option<String> {
+        self.last_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// One attempt at a tool behind its shield: admitted by its breaker and
     /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
     /// the run time it starts at, raced against cancellation of the run.
@@ -252,6 +346,7 @@ impl Gateway {
         call: impl FnOnce(Duration) -> F,
         rejected: impl FnOnce(StopReason) -> E,
         outcome_of: impl Fn(&Result<T, E>) -> CallOutcome,
+        details_of: impl Fn(&Result<T, E>) -> (Option<TokenUsage>, Option<String>),
     ) -> Result<T, E>
     where
         F: Future<Output = Result<T, E>>,
@@ -280,12 +375,15 @@ impl Gateway {
             result = call(started) => result,
         };
         let outcome = outcome_of(&result);
+        let (usage, error) = details_of(&result);
         self.bus.publish(EventKind::CallFinished {
             call: id,
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
             latency_ms: millis(self.bus.clock().elapsed().saturating_sub(started)),
             outcome,
+            usage,
+            error,
         });
         pass.settle(outcome);
         result

@@ -9,7 +9,7 @@
 use super::backoff::Backoff;
 use super::retry_budget::RetryBudget;
 use crate::rng::RunRng;
-use crate::scenario::RetryRule;
+use crate::scenario::{BackoffSpec, ExponentialBackoff, Jitter, RetryRule};
 use crate::stop::StopReason;
 use std::time::Duration;
 
@@ -20,6 +20,11 @@ pub(crate) enum Failure {
     /// The tool failed and may not next time (a worker error, a model
     /// error).
     Transient,
+    /// A remote model is down or rate limiting; it may have said when to
+    /// come back.
+    Unavailable {
+        retry_after: Option<Duration>,
+    },
     /// Trying again cannot help (bad args, a denied tool, a spent budget,
     /// a fast failure, cancellation).
     Permanent,
@@ -49,9 +54,21 @@ pub(crate) enum Next {
 #[derive(Debug)]
 pub(crate) struct Retrier {
     max_attempts: u32,
-    transient_too: bool,
+    /// Which failures are worth another attempt.
+    timeouts: bool,
+    transient: bool,
+    unavailable: bool,
     backoff: Option<Backoff>,
 }
+
+/// Attempts a remote model call gets when the endpoint is down or rate
+/// limiting and no resilience section says otherwise: what the OpenAI
+/// clients the references use do by default (two retries, growing waits).
+const REMOTE_ATTEMPTS: u32 = 3;
+const REMOTE_BACKOFF: ExponentialBackoff = ExponentialBackoff {
+    base_ms: 500,
+    max_ms: 8_000,
+};
 
 impl Retrier {
     /// The pattern's own rule: retry timeouts at once, up to
@@ -59,8 +76,26 @@ impl Retrier {
     pub(crate) fn own(own_max_attempts: u32) -> Self {
         Retrier {
             max_attempts: own_max_attempts.max(1),
-            transient_too: false,
+            timeouts: true,
+            transient: false,
+            unavailable: false,
             backoff: None,
+        }
+    }
+
+    /// A remote model's rule without a resilience section: a rate limit or
+    /// a server error is tried again after a jittered, growing wait (or the
+    /// wait the endpoint asked for); a timeout is not.
+    pub(crate) fn remote() -> Self {
+        Retrier {
+            max_attempts: REMOTE_ATTEMPTS,
+            timeouts: false,
+            transient: false,
+            unavailable: true,
+            backoff: Some(Backoff::new(
+                BackoffSpec::Exponential(REMOTE_BACKOFF),
+                Jitter::Equal,
+            )),
         }
     }
 
@@ -68,7 +103,9 @@ impl Retrier {
     pub(crate) fn configured(rule: &RetryRule) -> Self {
         Retrier {
             max_attempts: rule.max_attempts.max(1),
-            transient_too: true,
+            timeouts: true,
+            transient: true,
+            unavailable: true,
             backoff: Some(Backoff::new(rule.backoff.clone(), rule.jitter)),
         }
     }
@@ -85,10 +122,11 @@ impl Retrier {
         budget: Option<&RetryBudget>,
         rng: &RunRng,
     ) -> Next {
-        let retryable = match failure {
-            Failure::Timeout => true,
-            Failure::Transient => self.transient_too,
-            Failure::Permanent => false,
+        let (retryable, asked) = match failure {
+            Failure::Timeout => (self.timeouts, None),
+            Failure::Transient => (self.transient, None),
+            Failure::Unavailable { retry_after } => (self.unavailable, retry_after),
+            Failure::Permanent => (false, None),
         };
         if !retryable || attempt >= self.max_attempts {
             return Next::GiveUp;
@@ -100,7 +138,8 @@ impl Retrier {
             Some(backoff) => backoff.next(attempt, rng),
             None => Duration::ZERO,
         };
-        Next::Retry(delay)
+        // An endpoint's Retry-After is a floor: never sooner than it asked.
+        Next::Retry(asked.map_or(delay, |asked| delay.max(asked)))
     }
 }
 
@@ -187,6 +226,39 @@ mod tests {
             retrier.next(5, Failure::Timeout, Some(&budget), &rng),
             Next::GiveUp,
             "no budget is asked for a retry that would not happen"
+        );
+    }
+
+    #[test]
+    fn a_remote_model_retries_rate_limits_and_outages_not_timeouts() {
+        let rng = RunRng::seeded(0);
+        let mut remote = Retrier::remote();
+        assert_eq!(remote.next(1, Failure::Timeout, None, &rng), Next::GiveUp);
+        let Next::Retry(first) =
+            remote.next(1, Failure::Unavailable { retry_after: None }, None, &rng)
+        else {
+            panic!("a 5xx is retried")
+        };
+        assert!(
+            (ms(250)..=ms(500)).contains(&first),
+            "equal jitter of 500 ms: {first:?}"
+        );
+        let asked = Failure::Unavailable {
+            retry_after: Some(Duration::from_secs(5)),
+        };
+        assert_eq!(
+            remote.next(2, asked, None, &rng),
+            Next::Retry(Duration::from_secs(5))
+        );
+        assert_eq!(
+            remote.next(3, asked, None, &rng),
+            Next::GiveUp,
+            "three attempts in all"
+        );
+        assert_eq!(
+            Retrier::own(3).next(1, asked, None, &rng),
+            Next::GiveUp,
+            "the sim never needs it"
         );
     }
 }

@@ -295,8 +295,14 @@ impl Gateway {
             attempt: at.attempt,
             label: format!("{} · {}", call.task, call.tool),
         };
-        self.guarded(shielded, answer, |reason| reason, outcome_of)
-            .await
+        self.guarded(
+            shielded,
+            answer,
+            |reason| reason,
+            outcome_of,
+            |_| (None, None),
+        )
+        .await
     }
 }
 

@@ -22,7 +22,7 @@ pub struct RunContext {
     pub goal: String,
     pub bus: Bus,
     pub gate: Gate,
-    pub gateway: Gateway,
+    pub gateway: Arc<Gateway>,
     /// The run's seed, after `--seed`.
     pub seed: u64,
 }
@@ -35,6 +35,9 @@ pub struct RunOutcome {
     pub phase: Option<String>,
     /// The result document `run --headless` prints.
     pub result: Value,
+    /// What the model call the run stopped on said went wrong (a refused
+    /// key, an endpoint down), in words without the key.
+    pub error: Option<String>,
 }
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {

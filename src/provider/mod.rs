@@ -12,6 +12,7 @@ pub mod workers;
 use serde_json::Value;
 use std::time::Duration;
 
+pub use openai::{OpenAiError, OpenAiProvider};
 pub use sim::SimProvider;
 pub use sources::SimSources;
 pub use workers::{SimWorkers, WorkerError};
@@ -81,30 +82,100 @@ impl ModelOutput {
     }
 }
 
+/// One answer and, when the endpoint counts them, the tokens it took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub output: ModelOutput,
+    pub usage: Option<crate::bus::TokenUsage>,
+}
+
+impl From<ModelOutput> for Completion {
+    fn from(output: ModelOutput) -> Self {
+        Completion {
+            output,
+            usage: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
     #[error("the model did not answer in time")]
     Timeout,
+    /// The endpoint is down or rate limiting: trying later may work, after
+    /// `retry_after` when it said so.
+    #[error("{message}")]
+    Unavailable {
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// The endpoint refused the credentials; the message says what to fix.
+    #[error("{0}")]
+    Auth(String),
+    /// The endpoint answered with something that is not a chat completion.
+    #[error("{0}")]
+    BadResponse(String),
     #[error("{0}")]
     Failed(String),
 }
 
+impl From<OpenAiError> for ProviderError {
+    fn from(error: OpenAiError) -> Self {
+        let message = error.to_string();
+        match error {
+            OpenAiError::Timeout(_) => ProviderError::Timeout,
+            OpenAiError::RateLimited { retry_after } | OpenAiError::Server { retry_after, .. } => {
+                ProviderError::Unavailable {
+                    message,
+                    retry_after,
+                }
+            }
+            OpenAiError::Unreachable { .. } => ProviderError::Unavailable {
+                message,
+                retry_after: None,
+            },
+            OpenAiError::Auth { .. } | OpenAiError::NoKey { .. } => ProviderError::Auth(message),
+            OpenAiError::BadResponse(_) => ProviderError::BadResponse(message),
+            OpenAiError::Refused { .. } | OpenAiError::Prompt(_) => ProviderError::Failed(message),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub enum Provider {
-    Sim(SimProvider),
+    Sim(Box<SimProvider>),
+    OpenAi(OpenAiProvider),
 }
 
 impl Provider {
-    pub async fn complete(&self, request: &ModelRequest) -> Result<ModelOutput, ProviderError> {
+    pub async fn complete(&self, request: &ModelRequest) -> Result<Completion, ProviderError> {
         match self {
-            Provider::Sim(sim) => sim.complete(request).await,
+            Provider::Sim(sim) => sim.complete(request).await.map(Completion::from),
+            Provider::OpenAi(http) => {
+                let answer = http.complete(request).await?;
+                Ok(Completion {
+                    output: answer.output,
+                    usage: answer.usage.map(|u| crate::bus::TokenUsage {
+                        input: u.input,
+                        output: u.output,
+                    }),
+                })
+            }
         }
     }
 
-    /// How long one call may take before it counts as timed out.
+    /// How long one call may take before it counts as timed out. The HTTP
+    /// client keeps its own timeout.
     pub fn timeout(&self) -> Option<Duration> {
         match self {
             Provider::Sim(sim) => sim.timeout(),
+            Provider::OpenAi(_) => None,
         }
+    }
+
+    /// Whether calls go over the network, where rate limits and server
+    /// errors are worth a few retries even without a resilience section.
+    pub fn is_remote(&self) -> bool {
+        matches!(self, Provider::OpenAi(_))
     }
 }

@@ -1,7 +1,9 @@
 //! The system prompts of the HTTP provider, one per pattern and purpose, in
 //! Conclave's own words. They are compiled in from `assets/prompts/`; a
 //! folder given with `--prompts` overrides any of them by file name.
-//! `{{role}}` and `{{focus}}` are filled in from the scenario.
+//! `{{role}}` and `{{focus}}` (a round table's analyst), `{{agent}}` and
+//! `{{description}}` (a swarm's or a coordinated team's agent) are filled in
+//! from the scenario.
 
 use super::Purpose;
 use crate::scenario::{PatternKind, Scenario};
@@ -26,6 +28,11 @@ const COLLABORATION_CONTRIBUTION: Embedded = embedded!("collaboration_contributi
 const COLLABORATION_BRIEF: Embedded = embedded!("collaboration_brief.md");
 const ORCHESTRATOR_PLAN: Embedded = embedded!("orchestrator_plan.md");
 const ORCHESTRATOR_BRIEF: Embedded = embedded!("orchestrator_brief.md");
+const SWARM_TURN: Embedded = embedded!("swarm_turn.md");
+const COORDINATOR_TURN: Embedded = embedded!("coordinator_turn.md");
+const COORDINATOR_MEMBER: Embedded = embedded!("coordinator_member.md");
+const RESEARCH_PLAN: Embedded = embedded!("research_plan.md");
+const RESEARCH_SYNTHESIS: Embedded = embedded!("research_synthesis.md");
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PromptError {
@@ -68,6 +75,16 @@ impl Prompts {
             (PatternKind::Collaboration, Purpose::FinalBrief) => (&COLLABORATION_BRIEF, false),
             (PatternKind::Orchestrator, Purpose::Plan) => (&ORCHESTRATOR_PLAN, true),
             (PatternKind::Orchestrator, Purpose::FinalBrief) => (&ORCHESTRATOR_BRIEF, false),
+            (PatternKind::Swarm, Purpose::Turn { .. }) => (&SWARM_TURN, true),
+            (PatternKind::Coordinator, Purpose::Turn { agent }) => {
+                if scenario.entry.as_ref() == Some(agent) {
+                    (&COORDINATOR_TURN, true)
+                } else {
+                    (&COORDINATOR_MEMBER, true)
+                }
+            }
+            (PatternKind::Research, Purpose::ResearchPlan) => (&RESEARCH_PLAN, true),
+            (PatternKind::Research, Purpose::Synthesis) => (&RESEARCH_SYNTHESIS, true),
             (pattern, purpose) => {
                 return Err(PromptError::Missing {
                     pattern,
@@ -88,10 +105,23 @@ impl Prompts {
             ),
             _ => ("", ""),
         };
+        let (agent, description) = match purpose {
+            Purpose::Turn { agent } => (
+                agent.as_str(),
+                scenario
+                    .agents
+                    .get(agent)
+                    .and_then(|a| a.description.as_deref())
+                    .unwrap_or(""),
+            ),
+            _ => ("", ""),
+        };
         Ok(SystemPrompt {
             text: template
                 .replace("{{role}}", role)
-                .replace("{{focus}}", focus),
+                .replace("{{focus}}", focus)
+                .replace("{{agent}}", agent)
+                .replace("{{description}}", description),
             json,
         })
     }
@@ -177,6 +207,66 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "no prompt for the plan calls of the collaboration pattern"
+        );
+    }
+
+    #[test]
+    fn the_coordinator_and_its_members_get_their_own_prompts() {
+        let team: Scenario = serde_json::from_value(json!({
+            "name": "t", "pattern": "coordinator", "goal": "g", "context": {},
+            "entry": "lead",
+            "agents": {"lead": {"description": "Runs the desk."},
+                       "billing": {"description": "Knows invoices."}},
+            "provider": {"kind": "openai"}
+        }))
+        .unwrap();
+        let turn = |agent: &str| {
+            Prompts::default()
+                .system(
+                    &team,
+                    &Purpose::Turn {
+                        agent: agent.into(),
+                    },
+                )
+                .unwrap()
+        };
+        let lead = turn("lead");
+        assert!(lead.json);
+        assert!(lead.text.starts_with("You are lead, the coordinator"));
+        assert!(lead.text.contains("Runs the desk."));
+        assert!(lead.text.contains("call_members"));
+        let member = turn("billing");
+        assert!(
+            member
+                .text
+                .starts_with("You are billing, a specialist member")
+        );
+        assert!(member.text.contains("Knows invoices."));
+        assert!(!member.text.contains("call_members"));
+    }
+
+    #[test]
+    fn swarm_turns_and_research_steps_ask_for_json() {
+        let mut swarm = scenario();
+        swarm.pattern = PatternKind::Swarm;
+        let turn = Prompts::default()
+            .system(
+                &swarm,
+                &Purpose::Turn {
+                    agent: "triage".into(),
+                },
+            )
+            .unwrap();
+        assert!(turn.json && turn.text.contains(r#"{"transfer_to": "<another agent>"}"#));
+        let mut research = scenario();
+        research.pattern = PatternKind::Research;
+        for purpose in [Purpose::ResearchPlan, Purpose::Synthesis] {
+            assert!(Prompts::default().system(&research, &purpose).unwrap().json);
+        }
+        assert!(
+            Prompts::default()
+                .system(&research, &Purpose::FinalBrief)
+                .is_err()
         );
     }
 }

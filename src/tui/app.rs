@@ -29,6 +29,8 @@ pub struct AppOptions {
     pub scenarios_dir: PathBuf,
     /// Launch runs paused at their first gate.
     pub start_paused: bool,
+    /// The model every launch uses, over each scenario's.
+    pub provider: crate::engine::ProviderChoice,
 }
 
 /// How many recent recordings the picker lists.

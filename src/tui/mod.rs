@@ -52,6 +52,8 @@ pub struct TuiOptions {
     pub start_paused: bool,
     /// Replay this recording instead of launching.
     pub replay: Option<PathBuf>,
+    /// The model runs use, over each scenario's.
+    pub provider: crate::engine::ProviderChoice,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -100,6 +102,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 recordings_dir: runs_dir(),
                 scenarios_dir: PathBuf::from("scenarios"),
                 start_paused: options.start_paused,
+                provider: options.provider.clone(),
             },
         );
         if let Some(path) = &options.replay {

@@ -124,6 +124,7 @@ impl App {
                 start_paused: self.options.start_paused,
                 clock: Some(ClockMode::Real),
                 source: source.clone(),
+                provider: self.options.provider.clone(),
             },
         )?;
         self.next_run += 1;

@@ -46,10 +46,10 @@ fn rig_for(scenario: Arc<Scenario>) -> Rig {
     let events = hub.subscribe();
     let bus = Bus::new(1, RunClock::start(), hub, None);
     let rng = RunRng::seeded(0);
-    let provider = Arc::new(Provider::Sim(SimProvider::new(
+    let provider = Arc::new(Provider::Sim(Box::new(SimProvider::new(
         scenario.provider.clone(),
         rng.clone(),
-    )));
+    ))));
     let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng.clone()));
     let (controller, gate) = channel(
         Flags::new(Arc::clone(&scenario), &[]).unwrap(),

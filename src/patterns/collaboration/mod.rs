@@ -334,11 +334,7 @@ impl Table<'_> {
 /// transport error. A call the gateway failed fast (only with a
 /// `resilience` section) stops with the gateway's reason.
 fn call_stop(error: &CallError) -> StopReason {
-    match error {
-        CallError::Cancelled => StopReason::Cancelled,
-        CallError::Timeout | CallError::Failed(_) | CallError::Cut => StopReason::LlmTimeout,
-        CallError::Rejected(reason) => reason.clone(),
-    }
+    error.stop_reason()
 }
 
 fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutcome {
@@ -379,6 +375,7 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
         },
     };
     RunOutcome {
+        error: None,
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.clone(),

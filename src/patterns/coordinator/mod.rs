@@ -193,6 +193,7 @@ impl Desk<'_> {
             history: self.history,
         };
         RunOutcome {
+            error: None,
             status,
             stop_reason,
             phase: None,

@@ -76,6 +76,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
     let mut result = orchestrate(&mut ctx).await;
     result.mark_degraded(ctx.gateway.degraded());
     RunOutcome {
+        error: None,
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.map(|p| p.as_str().to_string()),
@@ -232,9 +233,5 @@ fn plan_payload(scenario: &Scenario, goal: &str, max_tasks: u32) -> Value {
 /// transport error. A call the gateway failed fast (only with a
 /// `resilience` section) stops with the gateway's reason.
 fn call_stop(error: &CallError) -> StopReason {
-    match error {
-        CallError::Cancelled => StopReason::Cancelled,
-        CallError::Timeout | CallError::Failed(_) | CallError::Cut => StopReason::LlmTimeout,
-        CallError::Rejected(reason) => reason.clone(),
-    }
+    error.stop_reason()
 }

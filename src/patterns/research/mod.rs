@@ -175,13 +175,7 @@ impl Desk<'_> {
         self.gateway
             .model(label.to_string(), request)
             .await
-            .map_err(|error| match error {
-                CallError::Cancelled => StopReason::Cancelled.into(),
-                CallError::Timeout | CallError::Failed(_) | CallError::Cut => {
-                    StopReason::LlmTimeout.into()
-                }
-                CallError::Rejected(reason) => reason.into(),
-            })
+            .map_err(|error: CallError| error.stop_reason().into())
     }
 
     /// Call a research tool through the gateway; the `data` of its output.
@@ -245,6 +239,7 @@ impl Desk<'_> {
             },
         };
         RunOutcome {
+            error: None,
             status: result.status,
             stop_reason: result.stop_reason.clone(),
             phase: result.phase.map(|p| p.as_str().to_string()),

@@ -182,18 +182,13 @@ impl<'a> TeamRun<'a> {
         };
         let (outcome, result) = match answer {
             None | Some(Err(CallError::Cut)) => halted(TurnOutcome::Cut, Halt::Cut),
-            // Failed fast by the gateway (open breaker, full bulkhead,
-            // exhausted retry budget): the run stops with its reason.
-            Some(Err(CallError::Rejected(reason))) => {
-                halted(TurnOutcome::Timeout, Halt::Stop(reason))
-            }
             Some(Err(CallError::Cancelled)) => {
                 halted(TurnOutcome::Cancelled, Halt::Stop(StopReason::Cancelled))
             }
-            // As 000 and 001 do, any failed model call is `llm_timeout`.
-            Some(Err(CallError::Timeout | CallError::Failed(_))) => {
-                halted(TurnOutcome::Timeout, Halt::Stop(StopReason::LlmTimeout))
-            }
+            // As 000 and 001 do, a failed model call is `llm_timeout`; a call
+            // the gateway failed fast, or a real endpoint's refusal, stops
+            // with its own reason.
+            Some(Err(error)) => halted(TurnOutcome::Timeout, Halt::Stop(error.stop_reason())),
             Some(Ok(output)) => {
                 let (action, output) = action::read(output);
                 let turn = Turn {

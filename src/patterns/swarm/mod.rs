@@ -240,6 +240,7 @@ impl Swarm<'_> {
             history: self.history,
         };
         RunOutcome {
+            error: None,
             status,
             stop_reason,
             phase: None,

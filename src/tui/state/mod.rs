@@ -3,7 +3,9 @@
 //! same `apply`, so they draw the same frames. Nothing here knows ratatui,
 //! and nothing here reads a clock or the engine.
 
-use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStatus};
+use crate::bus::{
+    BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStatus, TokenUsage,
+};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde_json::Value;
@@ -45,6 +47,8 @@ pub struct RunState {
     /// What the model is being asked right now.
     pub calling: Option<String>,
     pub model_calls: u64,
+    /// Tokens the run's model calls took, as the endpoint counted them.
+    pub tokens: TokenUsage,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
 }
@@ -89,6 +93,8 @@ pub struct Outcome {
     pub stop_reason: StopReason,
     pub phase: Option<String>,
     pub result: Value,
+    /// What the failed model call said, when the run stopped on one.
+    pub error: Option<String>,
 }
 
 impl Outcome {
@@ -183,6 +189,7 @@ impl RunState {
                 stop_reason,
                 phase,
                 result,
+                error,
             } => {
                 self.activity = Activity::Finished;
                 self.calling = None;
@@ -196,6 +203,7 @@ impl RunState {
                     stop_reason: stop_reason.clone(),
                     phase: phase.clone(),
                     result: result.clone(),
+                    error: error.clone(),
                 });
             }
             EventKind::BudgetConsumed {
@@ -223,8 +231,12 @@ impl RunState {
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
             }
-            EventKind::CallFinished { .. } => {
+            EventKind::CallFinished { usage, .. } => {
                 self.calling = None;
+                if let Some(usage) = usage {
+                    self.tokens.input += usage.input;
+                    self.tokens.output += usage.output;
+                }
                 self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::CallRejected { .. }
@@ -416,6 +428,7 @@ mod tests {
                 stop_reason: StopReason::Cancelled,
                 phase: Some("round_2:b".into()),
                 result: json!({"status": "stopped"}),
+                error: None,
             },
         ));
         let state = RunState::from_events(1, &events);
