@@ -363,3 +363,28 @@ fn help_lists_the_commands_the_readme_shows() {
         assert!(help.contains(option), "{help}");
     }
 }
+
+#[test]
+fn a_remote_model_refuses_the_virtual_clock_and_unknown_providers() {
+    let output = conclave(&[
+        "run",
+        CHECKOUT,
+        "--headless",
+        "--provider",
+        "openai",
+        "--clock",
+        "virtual",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("real clock"), "{stderr}");
+    assert!(output.stdout.is_empty());
+
+    let output = conclave(&["run", CHECKOUT, "--headless", "--provider", "claude"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("sim") && stderr.contains("openai"),
+        "{stderr}"
+    );
+}

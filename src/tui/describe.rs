@@ -138,12 +138,23 @@ pub fn describe(kind: &EventKind) -> String {
             attempt,
             latency_ms,
             outcome,
+            usage,
+            error,
             ..
-        } => format!(
-            "{tool}: {} in {latency_ms} ms{}",
-            outcome_word(*outcome),
-            attempt_note(*attempt)
-        ),
+        } => {
+            let mut line = format!(
+                "{tool}: {} in {latency_ms} ms{}",
+                outcome_word(*outcome),
+                attempt_note(*attempt)
+            );
+            if let Some(usage) = usage {
+                line.push_str(&format!(" · {}+{} tokens", usage.input, usage.output));
+            }
+            if let Some(error) = error {
+                line.push_str(&format!(": {error}"));
+            }
+            line
+        }
         EventKind::PlanAccepted { tasks } => format!("{} tasks planned", tasks.len()),
         EventKind::WaveStarted { wave, tasks } => {
             format!("wave {wave}: {}", tasks.join(", "))

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod pty;
 pub mod research;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};

@@ -1,5 +1,6 @@
 //! The header: scenario, pattern, status, run clock, seed, recording, and
-//! on the second row the flags with their state and the stop reason.
+//! on the second row the flags with their state, the budget, the tokens
+//! a remote model used and the stop reason.
 
 use crate::bus::RunStatus;
 use crate::tui::describe::clock;
@@ -123,6 +124,15 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
         };
         second.push(Span::styled(
             format!("│ {name} {used}/{limit}  "),
+            theme::dim(),
+        ));
+    }
+    if state.tokens.input + state.tokens.output > 0 {
+        second.push(Span::styled(
+            format!(
+                "│ tokens {} in / {} out  ",
+                state.tokens.input, state.tokens.output
+            ),
             theme::dim(),
         ));
     }

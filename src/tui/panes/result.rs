@@ -91,6 +91,12 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                     Span::raw(fit(phase, 200)),
                 ]));
             }
+            if let Some(error) = &outcome.error {
+                lines.push(Line::from(vec![
+                    Span::styled("model error ", theme::dim()),
+                    Span::styled(fit(error, 400), theme::error()),
+                ]));
+            }
             if let Some(info) = state
                 .info
                 .as_ref()

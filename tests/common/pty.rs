@@ -1,0 +1,134 @@
+//! Driving the real binary in a pseudo-terminal, read through a terminal
+//! emulator: what a person at the keyboard sees. The dashboard runs on the
+//! real clock, so each step waits for what should appear on screen (never a
+//! fixed sleep), with a generous limit.
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use std::io::{Read, Write};
+use std::num::NonZero;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const LIMIT: Duration = Duration::from_secs(60);
+pub const ROWS: u16 = 40;
+pub const COLS: u16 = 140;
+
+pub struct Session {
+    pub screen: Arc<Mutex<vt100::Parser>>,
+    pub raw: Arc<Mutex<Vec<u8>>>,
+    writer: Box<dyn Write + Send>,
+    pub child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Session {
+    pub fn start(args: &[&str], state_home: &Path) -> Session {
+        Session::start_with(args, state_home, &[])
+    }
+
+    /// Start the binary with `env` set over the test's environment.
+    pub fn start_with(args: &[&str], state_home: &Path, env: &[(&str, &str)]) -> Session {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_conclave"));
+        command.args(args);
+        command.cwd(env!("CARGO_MANIFEST_DIR"));
+        command.env("XDG_STATE_HOME", state_home);
+        command.env("TERM", "xterm-256color");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let child = pair
+            .slave
+            .spawn_command(command)
+            .expect("the binary starts");
+        drop(pair.slave);
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(
+            NonZero::new(ROWS).unwrap(),
+            NonZero::new(COLS).unwrap(),
+            0,
+        )));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let (screen_in, raw_in) = (Arc::clone(&screen), Arc::clone(&raw));
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                screen_in.lock().unwrap().process(&buf[..n]);
+                raw_in.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let writer = pair.master.take_writer().unwrap();
+        Session {
+            screen,
+            raw,
+            writer,
+            child,
+            _master: pair.master,
+        }
+    }
+
+    pub fn text(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    /// Wait until the screen satisfies `ready`; fail with the screen if it
+    /// does not within the limit.
+    pub fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if ready(&text) {
+                return;
+            }
+            assert!(
+                start.elapsed() < LIMIT,
+                "timed out waiting for {what}; the screen shows:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn wait_text(&self, needle: &str) {
+        self.wait_for(needle, |text| text.contains(needle));
+    }
+
+    pub fn press(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    pub fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                start.elapsed() < LIMIT,
+                "the dashboard did not exit:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+pub fn recordings(state_home: &Path) -> Vec<PathBuf> {
+    let dir = state_home.join("conclave").join("runs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| entries.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}

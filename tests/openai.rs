@@ -1,0 +1,539 @@
+//! Every pattern against an OpenAI-compatible endpoint: a chat-completions
+//! server on loopback (wiremock) that answers from a sim script. The same
+//! scenario run on the sim and on the server must give the same result;
+//! the endpoint's failures (429 with Retry-After, 500s until the breaker
+//! opens, a slow answer, a refused key, a body that is no completion) must
+//! stop or retry as the gateway says. Nothing here reaches the internet.
+//!
+//! These runs talk to a real socket, so they run on tokio's real clock; no
+//! test waits on it except for what the endpoint asks (Retry-After) and the
+//! scenario's own timeouts, all well under a second or two.
+
+mod common;
+
+use conclave::bus::{BreakerState, CallOutcome, Event, EventKind, Hub};
+use conclave::engine::{LaunchOptions, ProviderChoice};
+use conclave::patterns::RunOutcome;
+use conclave::scenario::ProviderKind;
+use conclave::tui::app::{App, AppOptions};
+use conclave::tui::view;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// Tokens every scripted answer reports using.
+const PROMPT_TOKENS: u64 = 120;
+const COMPLETION_TOKENS: u64 = 40;
+
+/// A chat-completions endpoint that answers from a scenario's sim script.
+/// The system prompt says what a call is for (which analyst, which agent,
+/// plan, brief or synthesis); each rule keeps its own cursor and repeats
+/// its last entry, as the sim does.
+struct Scripted {
+    rules: Vec<(String, Vec<Value>)>,
+    cursors: Mutex<Vec<usize>>,
+}
+
+impl Scripted {
+    /// The rules for the sim script of `doc`.
+    fn of(doc: &Value) -> Self {
+        let script = &doc["provider"];
+        let entries = |value: &Value| match value {
+            Value::Array(items) if !items.is_empty() => items.clone(),
+            other => vec![other.clone()],
+        };
+        let mut rules = Vec::new();
+        if let Some(responses) = script["responses"].as_object() {
+            for (role, value) in responses {
+                rules.push((
+                    format!("You are the {role} at a launch-readiness"),
+                    entries(value),
+                ));
+            }
+        }
+        if let Some(turns) = script["turns"].as_object() {
+            for (agent, value) in turns {
+                let without_latency = entries(value)
+                    .into_iter()
+                    .map(|mut entry| {
+                        if let Some(map) = entry.as_object_mut() {
+                            map.remove("latency_ms");
+                        }
+                        entry
+                    })
+                    .collect();
+                rules.push((format!("You are {agent},"), without_latency));
+            }
+        }
+        let pattern = doc["pattern"].as_str().unwrap_or_default();
+        if let Some(plan) = script.get("plan") {
+            let (needle, plan) = match pattern {
+                "research" if plan.is_array() => ("You plan a research", json!({"steps": plan})),
+                "research" => ("You plan a research", plan.clone()),
+                _ => (
+                    "You plan the work of an operations orchestrator",
+                    plan.clone(),
+                ),
+            };
+            rules.push((needle.to_string(), vec![plan]));
+        }
+        if let Some(brief) = script.get("final_answer") {
+            let needle = match pattern {
+                "collaboration" => "You write the final operations brief",
+                _ => "You write a short morning operations brief",
+            };
+            rules.push((needle.to_string(), entries(brief)));
+        }
+        if let Some(synthesis) = script.get("synthesis") {
+            rules.push((
+                "You write the answer of a research workflow".to_string(),
+                entries(synthesis),
+            ));
+        }
+        let cursors = Mutex::new(vec![0; rules.len()]);
+        Scripted { rules, cursors }
+    }
+}
+
+impl Respond for Scripted {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+            return ResponseTemplate::new(400).set_body_string("the request is not JSON");
+        };
+        let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+        let Some(index) = self
+            .rules
+            .iter()
+            .position(|(needle, _)| system.contains(needle.as_str()))
+        else {
+            return ResponseTemplate::new(400)
+                .set_body_string(format!("no script for the prompt {system:?}"));
+        };
+        let mut cursors = self.cursors.lock().unwrap();
+        let entries = &self.rules[index].1;
+        let entry = &entries[cursors[index].min(entries.len() - 1)];
+        cursors[index] += 1;
+        let content = match entry {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        ResponseTemplate::new(200).set_body_json(completion(&content))
+    }
+}
+
+fn completion(content: &str) -> Value {
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "mock-model",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                  "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}
+    })
+}
+
+/// A shipped scenario with every latency set to zero, so that the sim run
+/// and the endpoint run take no real time beyond the HTTP round trips.
+fn quick(file: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    zero_latencies(&mut doc);
+    doc
+}
+
+fn zero_latencies(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "latency_ms" {
+                    *value = json!(0);
+                } else {
+                    zero_latencies(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(zero_latencies),
+        _ => {}
+    }
+}
+
+async fn serve(doc: &Value) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(Scripted::of(doc))
+        .mount(&server)
+        .await;
+    server
+}
+
+fn on(server: &MockServer) -> LaunchOptions {
+    LaunchOptions {
+        provider: ProviderChoice {
+            kind: Some(ProviderKind::Openai),
+            model: Some("mock-model".into()),
+            base_url: Some(format!("{}/v1", server.uri())),
+            prompts: None,
+        },
+        ..LaunchOptions::default()
+    }
+}
+
+async fn on_sim(doc: &Value) -> RunOutcome {
+    common::run(common::scenario(doc), LaunchOptions::default())
+        .await
+        .0
+}
+
+async fn on_endpoint(doc: &Value, server: &MockServer) -> (RunOutcome, Vec<Event>) {
+    common::run(common::scenario(doc), on(server)).await
+}
+
+/// The model calls' outcomes, in order.
+fn model_calls(events: &[Event]) -> Vec<CallOutcome> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallFinished { tool, outcome, .. } if tool == "model" => Some(*outcome),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Latencies are the only thing a real endpoint cannot script: zero them
+/// in results that report them.
+fn without_latencies(mut result: Value) -> Value {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map.iter_mut() {
+                    if key == "latency_ms" || key == "elapsed_ms" {
+                        *value = json!(0);
+                    } else {
+                        walk(value);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut result);
+    result
+}
+
+#[tokio::test]
+async fn a_round_table_on_the_endpoint_equals_the_same_outputs_on_the_sim() {
+    let doc = quick("checkout_v2_launch.json");
+    let server = serve(&doc).await;
+    let (endpoint, events) = on_endpoint(&doc, &server).await;
+    let sim = on_sim(&doc).await;
+    assert_eq!(endpoint.result, sim.result);
+    assert_eq!(endpoint.result["final_decision"], "go_with_caution");
+    assert_eq!(endpoint.error, None);
+
+    let requests = server.received_requests().await.unwrap();
+    let calls = model_calls(&events);
+    assert_eq!(calls.len(), requests.len());
+    assert!(calls.iter().all(|c| *c == CallOutcome::Ok));
+    let first: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(first["model"], "mock-model");
+    assert_eq!(first["temperature"], 0.0);
+    assert_eq!(first["response_format"], json!({"type": "json_object"}));
+    assert_eq!(first["messages"][1]["role"], "user");
+    let brief: Value = serde_json::from_slice(&requests.last().unwrap().body).unwrap();
+    assert!(brief.get("response_format").is_none(), "the brief is prose");
+}
+
+#[tokio::test]
+async fn token_usage_is_published_with_each_call_and_summed_in_the_header() {
+    let doc = quick("checkout_v2_launch.json");
+    let server = serve(&doc).await;
+    let (_, events) = on_endpoint(&doc, &server).await;
+    let calls = model_calls(&events).len() as u64;
+    assert!(calls >= 7, "two rounds of three and a brief, got {calls}");
+    let (input, output) = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallFinished {
+                usage: Some(usage), ..
+            } => Some((usage.input, usage.output)),
+            _ => None,
+        })
+        .fold((0, 0), |(i, o), (a, b)| (i + a, o + b));
+    assert_eq!(
+        (input, output),
+        (calls * PROMPT_TOKENS, calls * COMPLETION_TOKENS)
+    );
+
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    app.add_from_events(&events, Some("scenarios/checkout_v2_launch.json".into()))
+        .unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    terminal.draw(|frame| view::draw(frame, &app)).unwrap();
+    let screen = format!("{:?}", terminal.backend().buffer());
+    assert!(
+        screen.contains(&format!("tokens {input} in / {output} out")),
+        "{screen}"
+    );
+}
+
+#[tokio::test]
+async fn an_orchestrator_plan_on_the_endpoint_equals_the_sim() {
+    let doc = quick("morning_ops_report.json");
+    let server = serve(&doc).await;
+    let (endpoint, events) = on_endpoint(&doc, &server).await;
+    assert_eq!(endpoint.result, on_sim(&doc).await.result);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::PlanAccepted { tasks } if !tasks.is_empty()))
+    );
+    let requests = server.received_requests().await.unwrap();
+    let plan: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    let asked: Value =
+        serde_json::from_str(plan["messages"][1]["content"].as_str().unwrap()).unwrap();
+    assert!(asked["available_workers"].is_array(), "{asked}");
+    assert!(asked.get("max_tasks").is_some(), "{asked}");
+}
+
+#[tokio::test]
+async fn a_swarm_chain_on_the_endpoint_equals_the_sim() {
+    let doc = quick("support_swarm.json");
+    let server = serve(&doc).await;
+    let (endpoint, _) = on_endpoint(&doc, &server).await;
+    let sim = on_sim(&doc).await;
+    assert_eq!(
+        without_latencies(endpoint.result.clone()),
+        without_latencies(sim.result)
+    );
+    assert_eq!(endpoint.result["status"], "ok");
+    let requests = server.received_requests().await.unwrap();
+    let turn: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    let asked: Value =
+        serde_json::from_str(turn["messages"][1]["content"].as_str().unwrap()).unwrap();
+    assert!(
+        asked["context"]["can_transfer_to"].is_array(),
+        "the turn names the agents it can hand over to: {asked}"
+    );
+    assert_eq!(turn["response_format"], json!({"type": "json_object"}));
+}
+
+#[tokio::test]
+async fn a_coordinated_team_and_a_research_run_on_the_endpoint_equal_the_sim() {
+    // Members asked in one turn answer in whatever order the endpoint
+    // does, and their turns are numbered in that order: the lead asks one
+    // member per turn here so that both runs number them alike.
+    let mut coordinator = quick("launch_coordinator.json");
+    let lead = &mut coordinator["provider"]["turns"]["launch_lead"];
+    let reply = lead[1].clone();
+    let mut turns: Vec<Value> = lead[0]["call_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| json!({"call_members": [call]}))
+        .collect();
+    turns.push(reply);
+    *lead = Value::Array(turns);
+    let server = serve(&coordinator).await;
+    let (endpoint, _) = on_endpoint(&coordinator, &server).await;
+    assert_eq!(
+        without_latencies(endpoint.result.clone()),
+        without_latencies(on_sim(&coordinator).await.result)
+    );
+    assert_eq!(endpoint.result["status"], "ok");
+
+    let mut research = quick("payments_incident_research.json");
+    let question = research["context"]["request"]["question"].clone();
+    research["provider"]["plan"] = json!({"steps": [
+        {"id": "r1", "action": "search_sources", "args": {"query": question}},
+        {"id": "r2", "action": "dedupe_urls", "args": {}},
+        {"id": "r3", "action": "read_extract_notes", "args": {}},
+        {"id": "r4", "action": "verify_notes", "args": {}},
+        {"id": "r5", "action": "synthesize_answer", "args": {}},
+    ]});
+    let server = serve(&research).await;
+    let (endpoint, _) = on_endpoint(&research, &server).await;
+    assert_eq!(
+        without_latencies(endpoint.result.clone()),
+        without_latencies(on_sim(&research).await.result)
+    );
+    assert_eq!(endpoint.result["status"], "ok", "{}", endpoint.result);
+}
+
+/// A round table of one analyst for one round, on the sim script given.
+fn one_analyst(output: Value) -> Value {
+    json!({
+        "name": "one_analyst", "pattern": "collaboration",
+        "goal": "Decide whether to launch", "context": {"region": "US"},
+        "budget": {"max_rounds": 1},
+        "team": {"roles": {"risk_analyst": {"focus": "payments"}}, "sequence": ["risk_analyst"]},
+        "provider": {"kind": "sim", "responses": {"risk_analyst": output},
+                     "final_answer": "Go."}
+    })
+}
+
+fn go() -> Value {
+    json!({"agent": "risk_analyst", "stance": "go", "summary": "Ready.",
+           "confidence": 0.8, "actions": ["Ship it"]})
+}
+
+#[tokio::test]
+async fn a_model_answer_that_is_not_json_goes_to_the_patterns_own_validation() {
+    let doc = one_analyst(json!("I think we should launch, honestly."));
+    let server = serve(&doc).await;
+    let (endpoint, _) = on_endpoint(&doc, &server).await;
+    let sim = on_sim(&doc).await;
+    assert_eq!(endpoint.result, sim.result);
+    assert_eq!(endpoint.stop_reason, sim.stop_reason);
+    assert_eq!(
+        endpoint.error, None,
+        "the endpoint answered; the text was wrong"
+    );
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_the_time_the_endpoint_asks() {
+    let doc = one_analyst(go());
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("Retry-After", "1")
+                .set_body_string("slow down"),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(Scripted::of(&doc))
+        .mount(&server)
+        .await;
+    let (outcome, events) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.result, on_sim(&doc).await.result);
+    assert_eq!(outcome.error, None);
+    let calls = model_calls(&events);
+    assert_eq!(calls[..2], [CallOutcome::Error, CallOutcome::Ok]);
+    let starts: Vec<(u32, u64)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallStarted { tool, attempt, .. } if tool == "model" => {
+                Some((*attempt, e.t_ms))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts[0].0, 1);
+    assert_eq!(starts[1].0, 2, "the second attempt of the same call");
+    assert!(
+        starts[1].1 - starts[0].1 >= 1000,
+        "Retry-After: 1 is a floor: {starts:?}"
+    );
+}
+
+#[tokio::test]
+async fn repeated_500s_open_the_models_breaker() {
+    let mut doc = one_analyst(go());
+    doc["resilience"] = json!({
+        "retries": {"max_attempts": 5, "backoff_ms": {"base_ms": 10, "max_ms": 20}, "jitter": "none"},
+        "tools": {"model": {"circuit_breaker": {"fail_threshold": 2, "open_for_ms": 60000, "half_open_probes": 1}}}
+    });
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("upstream exploded"))
+        .mount(&server)
+        .await;
+    let (outcome, events) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.stop_reason.to_string(), "circuit_open:model");
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        2,
+        "the breaker holds the third attempt back"
+    );
+    assert!(events.iter().any(|e| matches!(
+        &e.kind,
+        EventKind::BreakerTransition { tool, to, .. }
+            if tool == "model" && *to == BreakerState::Open
+    )));
+    assert_eq!(
+        model_calls(&events),
+        [CallOutcome::Error, CallOutcome::Error],
+        "the refused attempt never reaches the endpoint"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_slower_than_the_timeout_stops_with_llm_timeout() {
+    let mut doc = one_analyst(go());
+    doc["provider"] = json!({"kind": "openai", "timeout_seconds": 0.2});
+    doc["resilience"] = json!({"retries": {"max_attempts": 2, "backoff_ms": {"base_ms": 10, "max_ms": 10}, "jitter": "none"}});
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(completion(&go().to_string()))
+                .set_delay(Duration::from_secs(5)),
+        )
+        .mount(&server)
+        .await;
+    let (outcome, events) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.stop_reason.to_string(), "llm_timeout");
+    assert_eq!(
+        model_calls(&events),
+        [CallOutcome::Timeout, CallOutcome::Timeout]
+    );
+}
+
+#[tokio::test]
+async fn a_refused_key_stops_at_once_naming_the_variable() {
+    let doc = one_analyst(go());
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(
+            json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}),
+        ))
+        .mount(&server)
+        .await;
+    let (outcome, events) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.stop_reason.to_string(), "llm_auth");
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        1,
+        "no retry"
+    );
+    let error = outcome.error.expect("the run says what to fix");
+    assert!(error.contains("OPENAI_API_KEY"), "{error}");
+    let finished = events.last().unwrap();
+    assert!(matches!(
+        &finished.kind,
+        EventKind::RunFinished { error: Some(e), .. } if e.contains("OPENAI_API_KEY")
+    ));
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_a_completion_stops_with_llm_bad_response() {
+    let doc = one_analyst(go());
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("<html>gateway</html>"))
+        .mount(&server)
+        .await;
+    let (outcome, _) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.stop_reason.to_string(), "llm_bad_response");
+    assert!(outcome.error.unwrap().contains("not a chat completion"));
+
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"choices": []})))
+        .mount(&server)
+        .await;
+    let (outcome, _) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.stop_reason.to_string(), "llm_bad_response");
+}
