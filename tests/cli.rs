@@ -1,26 +1,11 @@
 //! The command line as a user runs it: results on stdout, messages on
 //! stderr, and the documented exit statuses.
 
+mod common;
+
+use common::cli::{conclave, result};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn conclave(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_conclave"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn result(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is one JSON document ({e}):\n{}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
-}
 
 const CHECKOUT: &str = "scenarios/checkout_v2_launch.json";
 

@@ -2,7 +2,10 @@
 //! column, the JSON path and what was expected; no input makes the loader
 //! panic.
 
-use conclave::scenario::{self, ScenarioErrors};
+mod common;
+
+use common::files::{self, assert_documented, errors_of, never_panics};
+use conclave::scenario;
 use serde_json::{Value, json};
 
 fn valid() -> Value {
@@ -26,29 +29,10 @@ fn valid() -> Value {
     })
 }
 
-fn errors_of(text: &str) -> ScenarioErrors {
-    match scenario::parse(text, "bad.json") {
-        Ok(_) => panic!("expected errors for:\n{text}"),
-        Err(errors) => errors,
-    }
-}
-
-/// Change `valid()` at a JSON pointer: set it, or remove it with `None`.
+/// `valid()` changed at a JSON pointer: set, or removed with `None`. A key
+/// that holds `/`, as a page's URL does, is written with `~1`.
 fn edit(pointer: &str, value: Option<Value>) -> String {
-    let mut document = valid();
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    let target = document.pointer_mut(parent).unwrap();
-    match (target, value) {
-        (Value::Object(map), Some(v)) => {
-            map.insert(key.replace("~1", "/"), v);
-        }
-        (Value::Object(map), None) => {
-            map.remove(&key.replace("~1", "/"));
-        }
-        (Value::Array(items), Some(v)) => items[key.parse::<usize>().unwrap()] = v,
-        (other, _) => panic!("cannot edit {other}"),
-    }
-    serde_json::to_string_pretty(&document).unwrap()
+    files::edit(valid(), pointer, value)
 }
 
 #[test]
@@ -164,20 +148,7 @@ fn each_malformed_research_file_gets_its_documented_error() {
             "provider.responses: \"responses\" scripts collaboration roles (1 given); this scenario's pattern is research",
         ),
     ];
-    for (what, text, fragment) in cases {
-        let errors = errors_of(&text);
-        let shown = errors.to_string();
-        assert!(
-            shown.contains(fragment),
-            "{what}: expected {fragment:?} in\n{shown}"
-        );
-        for error in &errors.0 {
-            assert!(
-                error.position.is_some(),
-                "{what}: has a line and column:\n{error}"
-            );
-        }
-    }
+    assert_documented(&cases);
 }
 
 #[test]
@@ -208,21 +179,15 @@ fn a_scripted_plan_needs_no_question_and_hints_may_be_anything() {
     scenario::parse(&document.to_string(), "ok.json").unwrap();
 }
 
+/// Broken copies of the base and of the shipped research example.
 #[test]
 fn no_input_makes_the_loader_panic() {
-    let base = serde_json::to_string_pretty(&valid()).unwrap();
     let shipped = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/payments_incident_research.json"
     ))
     .unwrap();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let texts = [serde_json::to_string_pretty(&valid()).unwrap(), shipped];
     let replacements = [
         "null",
         "[]",
@@ -235,24 +200,5 @@ fn no_input_makes_the_loader_panic() {
         "\"ü\"",
         "\"//\"",
     ];
-    for text in [&base, &shipped] {
-        let bytes = text.as_bytes();
-        for _ in 0..800 {
-            let mut broken = bytes.to_vec();
-            match next() % 3 {
-                0 => broken.truncate((next() as usize) % bytes.len()),
-                1 => {
-                    let at = (next() as usize) % broken.len();
-                    broken[at] = (next() % 128) as u8;
-                }
-                _ => {
-                    let at = (next() as usize) % broken.len();
-                    let with = replacements[(next() as usize) % replacements.len()];
-                    let end = (at + 1 + (next() as usize) % 12).min(broken.len());
-                    broken.splice(at..end, with.bytes());
-                }
-            }
-            let _ = scenario::parse(&String::from_utf8_lossy(&broken), "fuzz.json");
-        }
-    }
+    never_panics(&texts, 0x9e37_79b9_7f4a_7c15, 800, &replacements);
 }

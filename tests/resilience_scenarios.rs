@@ -2,6 +2,9 @@
 //! column, the JSON path and what was expected; the schema documents the
 //! section; no broken outage scenario makes the loader panic.
 
+mod common;
+
+use common::files::{self, assert_documented, errors_of, position_of};
 use conclave::scenario::{self, GatewayMechanism};
 use serde_json::{Value, json};
 
@@ -13,21 +16,7 @@ fn shipped(name: &str) -> Value {
 /// `vendor_outage.json` changed at a JSON pointer: set, or removed with
 /// `None`.
 fn edit(pointer: &str, value: Option<Value>) -> String {
-    let mut document = shipped("vendor_outage.json");
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    let target = document
-        .pointer_mut(parent)
-        .unwrap_or_else(|| panic!("no {parent}"));
-    match (target.as_object_mut(), value) {
-        (Some(map), Some(v)) => {
-            map.insert(key.to_string(), v);
-        }
-        (Some(map), None) => {
-            map.remove(key);
-        }
-        (None, _) => panic!("{parent} is not an object"),
-    }
-    serde_json::to_string_pretty(&document).unwrap()
+    files::edit(shipped("vendor_outage.json"), pointer, value)
 }
 
 #[test]
@@ -132,38 +121,14 @@ fn each_malformed_resilience_section_gets_its_documented_error() {
             "resilience.retry_budget.ratio: expected a number ≥ 0, found number -0.1",
         ),
     ];
-    for (what, text, fragment) in cases {
-        let errors = match scenario::parse(&text, "bad.json") {
-            Ok(_) => panic!("{what}: expected errors"),
-            Err(errors) => errors,
-        };
-        let shown = errors.to_string();
-        assert!(
-            shown.contains(fragment),
-            "{what}: expected {fragment:?} in\n{shown}"
-        );
-        for error in &errors.0 {
-            assert!(
-                error.position.is_some(),
-                "{what}: has a line and column:\n{error}"
-            );
-        }
-    }
+    assert_documented(&cases);
 }
 
 #[test]
 fn an_error_points_at_the_line_and_column_of_the_culprit() {
     let text = edit("/resilience/tools/enrichment_api", Some(json!({})));
-    let line = text
-        .lines()
-        .position(|l| l.contains("\"enrichment_api\""))
-        .unwrap()
-        + 1;
-    let column = text.lines().nth(line - 1).unwrap().find('"').unwrap() + 1;
-    let errors = match scenario::parse(&text, "bad.json") {
-        Ok(_) => panic!("expected an error"),
-        Err(errors) => errors,
-    };
+    let (line, column) = position_of(&text, "\"enrichment_api\"");
+    let errors = errors_of(&text);
     assert!(
         errors.to_string().starts_with(&format!(
             "bad.json:{line}:{column}: resilience.tools.enrichment_api:"

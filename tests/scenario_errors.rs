@@ -1,7 +1,10 @@
 //! Bad scenario files: every error names the file, the line and column, the
 //! JSON path and what was expected; no input makes the loader panic.
 
-use conclave::scenario::{self, ScenarioErrors};
+mod common;
+
+use common::files::{self, assert_documented, errors_of, never_panics, position_of};
+use conclave::scenario;
 use serde_json::{Value, json};
 
 fn valid() -> Value {
@@ -20,32 +23,9 @@ fn valid() -> Value {
     })
 }
 
-fn errors_of(text: &str) -> ScenarioErrors {
-    match scenario::parse(text, "bad.json") {
-        Ok(_) => panic!("expected errors for:\n{text}"),
-        Err(errors) => errors,
-    }
-}
-
-/// Change `valid()` at a JSON pointer: set it, or remove it with `None`.
+/// `valid()` changed at a JSON pointer: set, or removed with `None`.
 fn edit(pointer: &str, value: Option<Value>) -> String {
-    edit_in(valid(), pointer, value)
-}
-
-fn edit_in(mut document: Value, pointer: &str, value: Option<Value>) -> String {
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    let target = document.pointer_mut(parent).unwrap();
-    match (target, value) {
-        (Value::Object(map), Some(v)) => {
-            map.insert(key.to_string(), v);
-        }
-        (Value::Object(map), None) => {
-            map.remove(key);
-        }
-        (Value::Array(items), Some(v)) => items[key.parse::<usize>().unwrap()] = v,
-        (other, _) => panic!("cannot edit {other}"),
-    }
-    serde_json::to_string_pretty(&document).unwrap()
+    files::edit(valid(), pointer, value)
 }
 
 #[test]
@@ -201,21 +181,7 @@ fn each_malformed_file_gets_its_documented_error() {
         ("seed too large", edit("/seed", Some(json!(1e30))), "seed"),
     ];
     assert!(cases.len() >= 15);
-    for (what, text, fragment) in cases {
-        let errors = errors_of(&text);
-        let shown = errors.to_string();
-        assert!(
-            shown.contains(fragment),
-            "{what}: expected {fragment:?} in\n{shown}"
-        );
-        for error in &errors.0 {
-            assert!(shown.starts_with("bad.json"), "{what}: names the file");
-            assert!(
-                error.position.is_some(),
-                "{what}: has a line and column:\n{error}"
-            );
-        }
-    }
+    assert_documented(&cases);
 }
 
 fn valid_orchestrator() -> Value {
@@ -236,9 +202,9 @@ fn valid_orchestrator() -> Value {
     })
 }
 
-/// Change `valid_orchestrator()` at a JSON pointer, as `edit` does.
+/// `valid_orchestrator()` changed at a JSON pointer, as `edit` does.
 fn edit_orchestrator(pointer: &str, value: Option<Value>) -> String {
-    edit_in(valid_orchestrator(), pointer, value)
+    files::edit(valid_orchestrator(), pointer, value)
 }
 
 #[test]
@@ -382,33 +348,13 @@ fn each_malformed_orchestrator_file_gets_its_documented_error() {
             "budget.max_dispatches: \"max_dispatches\" is a budget of orchestrator scenarios; this scenario's pattern is collaboration",
         ),
     ];
-    for (what, text, fragment) in cases {
-        let errors = errors_of(&text);
-        let shown = errors.to_string();
-        assert!(
-            shown.contains(fragment),
-            "{what}: expected {fragment:?} in\n{shown}"
-        );
-        for error in &errors.0 {
-            assert!(
-                error.position.is_some(),
-                "{what}: has a line and column:\n{error}"
-            );
-        }
-    }
+    assert_documented(&cases);
 }
 
 #[test]
 fn errors_point_at_the_line_and_column_of_the_culprit() {
     let text = edit("/team/sequence/1", Some(json!("nobody")));
-    let line = text.lines().position(|l| l.contains("\"nobody\"")).unwrap() + 1;
-    let column = text
-        .lines()
-        .nth(line - 1)
-        .unwrap()
-        .find("\"nobody\"")
-        .unwrap()
-        + 1;
+    let (line, column) = position_of(&text, "\"nobody\"");
     let errors = errors_of(&text);
     assert_eq!(
         errors.to_string(),
@@ -435,29 +381,18 @@ fn every_error_of_a_file_is_reported_in_file_order() {
     assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
 }
 
-/// A small deterministic generator of broken texts: truncations, byte
-/// flips, and values swapped for values of other types.
+/// Broken copies of the bases and of the shipped collaboration and
+/// orchestrator examples, and a file nested too deep to read.
 #[test]
 fn no_input_makes_the_loader_panic() {
-    let base = serde_json::to_string_pretty(&valid()).unwrap();
-    let shipped = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/checkout_v2_launch.json"
-    ))
-    .unwrap();
-    let orchestrator = serde_json::to_string_pretty(&valid_orchestrator()).unwrap();
-    let morning = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/morning_ops_report.json"
-    ))
-    .unwrap();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let root = env!("CARGO_MANIFEST_DIR");
+    let shipped = |name: &str| std::fs::read_to_string(format!("{root}/scenarios/{name}")).unwrap();
+    let texts = [
+        serde_json::to_string_pretty(&valid()).unwrap(),
+        shipped("checkout_v2_launch.json"),
+        serde_json::to_string_pretty(&valid_orchestrator()).unwrap(),
+        shipped("morning_ops_report.json"),
+    ];
     let replacements = [
         "null",
         "[]",
@@ -470,27 +405,7 @@ fn no_input_makes_the_loader_panic() {
         "[[[[[[",
         "\u{1f600}",
     ];
-    for text in [&base, &shipped, &orchestrator, &morning] {
-        let bytes = text.as_bytes();
-        for _ in 0..600 {
-            let mut broken = bytes.to_vec();
-            match next() % 3 {
-                0 => broken.truncate((next() as usize) % bytes.len()),
-                1 => {
-                    let at = (next() as usize) % broken.len();
-                    broken[at] = (next() % 128) as u8;
-                }
-                _ => {
-                    let at = (next() as usize) % broken.len();
-                    let with = replacements[(next() as usize) % replacements.len()];
-                    let end = (at + 1 + (next() as usize) % 12).min(broken.len());
-                    broken.splice(at..end, with.bytes());
-                }
-            }
-            let text = String::from_utf8_lossy(&broken);
-            let _ = scenario::parse(&text, "fuzz.json");
-        }
-    }
+    never_panics(&texts, 0x2545_f491_4f6c_dd1d, 600, &replacements);
     let deep = "[".repeat(10_000);
     assert!(scenario::parse(&deep, "deep.json").is_err());
 }

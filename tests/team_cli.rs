@@ -2,26 +2,10 @@
 //! stdout, the documented exit statuses, flags from the command line, a
 //! recording that holds the team's events, and the schema's new sections.
 
+mod common;
+
+use common::cli::{conclave, result};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn conclave(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_conclave"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn result(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is one JSON document ({e}):\n{}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
-}
 
 #[test]
 fn the_team_scenarios_end_as_their_descriptions_say() {

@@ -2,7 +2,10 @@
 //! the line and column, the JSON path and what was expected; no input
 //! makes the loader panic.
 
-use conclave::scenario::{self, ScenarioErrors};
+mod common;
+
+use common::files::{assert_documented, edit, errors_of, never_panics, position_of};
+use conclave::scenario;
 use serde_json::{Value, json};
 
 fn valid_swarm() -> Value {
@@ -43,36 +46,14 @@ fn valid_coordinator() -> Value {
     })
 }
 
-/// `document` changed at a JSON pointer: set, or removed with `None`.
-fn edit(mut document: Value, pointer: &str, value: Option<Value>) -> String {
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    let target = document.pointer_mut(parent).unwrap();
-    match (target, value) {
-        (Value::Object(map), Some(v)) => {
-            map.insert(key.to_string(), v);
-        }
-        (Value::Object(map), None) => {
-            map.remove(key);
-        }
-        (Value::Array(items), Some(v)) => items[key.parse::<usize>().unwrap()] = v,
-        (other, _) => panic!("cannot edit {other}"),
-    }
-    serde_json::to_string_pretty(&document).unwrap()
-}
-
+/// `valid_swarm()` changed at a JSON pointer: set, or removed with `None`.
 fn swarm(pointer: &str, value: Option<Value>) -> String {
     edit(valid_swarm(), pointer, value)
 }
 
+/// `valid_coordinator()` changed at a JSON pointer, as `swarm` does.
 fn coordinator(pointer: &str, value: Option<Value>) -> String {
     edit(valid_coordinator(), pointer, value)
-}
-
-fn errors_of(text: &str) -> ScenarioErrors {
-    match scenario::parse(text, "bad.json") {
-        Ok(_) => panic!("expected errors for:\n{text}"),
-        Err(errors) => errors,
-    }
 }
 
 #[test]
@@ -302,20 +283,7 @@ fn each_malformed_team_file_gets_its_documented_error() {
             "provider.turns: \"turns\" is only for kind \"sim\"",
         ),
     ];
-    for (what, text, fragment) in cases {
-        let errors = errors_of(&text);
-        let shown = errors.to_string();
-        assert!(
-            shown.contains(fragment),
-            "{what}: expected {fragment:?} in\n{shown}"
-        );
-        for error in &errors.0 {
-            assert!(
-                error.position.is_some(),
-                "{what}: has a line and column:\n{error}"
-            );
-        }
-    }
+    assert_documented(&cases);
 }
 
 #[test]
@@ -331,14 +299,7 @@ fn a_scripted_transfer_to_an_undeclared_agent_is_the_models_mistake_not_the_file
 #[test]
 fn errors_point_at_the_line_and_column_of_the_culprit() {
     let text = swarm("/entry", Some(json!("nobody")));
-    let line = text.lines().position(|l| l.contains("\"nobody\"")).unwrap() + 1;
-    let column = text
-        .lines()
-        .nth(line - 1)
-        .unwrap()
-        .find("\"nobody\"")
-        .unwrap()
-        + 1;
+    let (line, column) = position_of(&text, "\"nobody\"");
     assert_eq!(
         errors_of(&text).to_string(),
         format!(
@@ -358,13 +319,6 @@ fn no_team_input_makes_the_loader_panic() {
         .collect();
     texts.push(serde_json::to_string_pretty(&valid_swarm()).unwrap());
     texts.push(serde_json::to_string_pretty(&valid_coordinator()).unwrap());
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
     let replacements = [
         "null",
         "[]",
@@ -377,28 +331,6 @@ fn no_team_input_makes_the_loader_panic() {
         "{\"$fault\": 1}",
         "\u{1f600}",
     ];
-    let mut parsed = 0;
-    for text in &texts {
-        let bytes = text.as_bytes();
-        for _ in 0..500 {
-            let mut broken = bytes.to_vec();
-            match next() % 3 {
-                0 => broken.truncate((next() as usize) % bytes.len()),
-                1 => {
-                    let at = (next() as usize) % broken.len();
-                    broken[at] = (next() % 128) as u8;
-                }
-                _ => {
-                    let at = (next() as usize) % broken.len();
-                    let with = replacements[(next() as usize) % replacements.len()];
-                    let end = (at + 1 + (next() as usize) % 12).min(broken.len());
-                    broken.splice(at..end, with.bytes());
-                }
-            }
-            if scenario::parse(&String::from_utf8_lossy(&broken), "fuzz.json").is_ok() {
-                parsed += 1;
-            }
-        }
-    }
+    let parsed = never_panics(&texts, 0x9e37_79b9_7f4a_7c15, 500, &replacements);
     assert!(parsed < 2500, "most broken files are refused");
 }

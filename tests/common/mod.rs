@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod cli;
+pub mod files;
 pub mod pty;
 pub mod research;
 

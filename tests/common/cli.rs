@@ -1,0 +1,26 @@
+//! The built binary run as a user runs it, from the project's folder so
+//! that scenario paths are the ones the README shows.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+/// Run `conclave` with `args` and wait for it to exit.
+pub fn conclave(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+/// The one JSON document a run prints on stdout; panics with both streams
+/// when stdout is anything else.
+pub fn result(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is one JSON document ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
