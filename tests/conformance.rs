@@ -2,8 +2,9 @@
 //! `tests/conformance/*.jsonl` is a generated scenario with the result its
 //! reference returned for the same scripted outputs (see the generator
 //! script beside it); Conclave must return the same document.
-//! `CONCLAVE_ORCHESTRATOR_CASES=/abs/path.jsonl` checks another generated set
-//! of orchestrator cases (e.g. a few thousand) instead of the committed one.
+//! `CONCLAVE_COLLABORATION_CASES=/abs/path.jsonl` (or `..._ORCHESTRATOR_...`)
+//! checks another generated set (e.g. a few thousand cases) instead of the
+//! committed one.
 //! The swarm has no reference code: its cases carry the result DESIGN.md's
 //! swarm rules give, from an independent model in `swarm_cases.py`
 //! (`CONCLAVE_SWARM_CASES` checks another generated set).
@@ -86,13 +87,16 @@ fn cases(file: &str) -> Vec<Value> {
 
 #[tokio::test(start_paused = true)]
 async fn collaboration_results_equal_the_reference() {
-    let cases = cases("collaboration.jsonl");
+    let file = std::env::var("CONCLAVE_COLLABORATION_CASES")
+        .unwrap_or_else(|_| "collaboration.jsonl".to_string());
+    let cases = cases(&file);
     assert!(cases.len() >= 200);
     let mismatches = compare(&cases, &COLLABORATION_FIELDS, true, |_| {}).await;
     assert!(
         mismatches.is_empty(),
-        "{} mismatches:\n{}",
+        "{} mismatches over {} cases:\n{}",
         mismatches.len(),
+        cases.len(),
         mismatches.join("\n")
     );
 }

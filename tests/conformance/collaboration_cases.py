@@ -7,7 +7,10 @@ The reference code is read at generation time from the reference document
 answered from the scenario's sim script and its clock advances by the
 scripted latency, as Conclave's virtual clock does.
 
-    python3 tests/conformance/collaboration_cases.py ../shared/seeds [count]
+    python3 tests/conformance/collaboration_cases.py ../shared/seeds [count] [out.jsonl] [first_seed]
+
+Without `out.jsonl` it rewrites the committed cases; `CONCLAVE_COLLABORATION_CASES=
+/abs/out.jsonl cargo test --test conformance` checks another set.
 """
 import copy, json, os, random, sys, tempfile, types
 
@@ -155,10 +158,12 @@ def scenario(seed):
 def main():
     seeds = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "collaboration.jsonl")
+    first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     load_reference(seeds)
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "collaboration.jsonl")
     with open(out, "w", encoding="utf-8") as f:
-        for seed in range(count):
+        for seed in range(first, first + count):
             document, launch = scenario(seed)
             expected = run_reference(copy.deepcopy(document), launch)
             f.write(json.dumps({"flags": launch, "scenario": document, "expected": expected}, ensure_ascii=False) + "\n")
