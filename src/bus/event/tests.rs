@@ -1,0 +1,149 @@
+//! The wire shape of events: what recordings hold and old ones must still
+//! read as.
+
+use super::*;
+use serde_json::json;
+
+#[test]
+fn events_are_flat_tagged_json() {
+    let event = Event {
+        run: 1,
+        seq: 7,
+        t_ms: 450,
+        kind: EventKind::RoundFinished {
+            round: 2,
+            conflicts: vec![Conflict::GoVsCaution],
+            decision: Some(Decision::GoWithCaution),
+        },
+    };
+    let value = serde_json::to_value(&event).unwrap();
+    assert_eq!(
+        value,
+        json!({"run": 1, "seq": 7, "t_ms": 450, "type": "round_finished", "round": 2,
+               "conflicts": ["go_vs_caution"], "decision": "go_with_caution"})
+    );
+    let back: Event = serde_json::from_value(value).unwrap();
+    assert_eq!(back, event);
+}
+
+#[test]
+fn gate_points_name_where_the_run_waits() {
+    let paused = EventKind::Paused {
+        gate: GatePoint::Round { round: 2 },
+    };
+    assert_eq!(
+        serde_json::to_value(&paused).unwrap(),
+        json!({"type": "paused", "gate": {"before": "round", "round": 2}})
+    );
+    assert_eq!(GatePoint::Round { round: 2 }.to_string(), "before round 2");
+    let retry = GatePoint::Retry {
+        task: "t2".into(),
+        attempt: 2,
+    };
+    assert_eq!(
+        serde_json::to_value(&retry).unwrap(),
+        json!({"before": "retry", "task": "t2", "attempt": 2})
+    );
+    assert_eq!(retry.to_string(), "before attempt 2 of task t2");
+    let step = GatePoint::Step {
+        step: 4,
+        phase: ResearchPhase::ReadExtract,
+    };
+    assert_eq!(
+        serde_json::to_value(&step).unwrap(),
+        json!({"before": "step", "step": 4, "phase": "read_extract"})
+    );
+    assert_eq!(step.to_string(), "before step 4 (read_extract)");
+}
+
+#[test]
+fn research_events_are_flat_too() {
+    let denied = EventKind::SourceDenied(SourceDenied {
+        url: "https://a.example/x".into(),
+        domain: "a.example".into(),
+        reason: super::super::SourceDenial::Execution,
+        gated_by: None,
+    });
+    let value = serde_json::to_value(&denied).unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "source_denied", "url": "https://a.example/x", "domain": "a.example",
+               "reason": "source_denied_execution"})
+    );
+    assert_eq!(serde_json::from_value::<EventKind>(value).unwrap(), denied);
+}
+
+#[test]
+fn orchestrator_events_carry_task_and_attempt() {
+    let event = EventKind::AttemptFinished {
+        task: "t2".into(),
+        worker: "payments_worker".into(),
+        attempt: 1,
+        outcome: CallOutcome::Timeout,
+        elapsed_ms: 2000,
+        reason: Some(StopReason::TaskTimeout),
+    };
+    let value = serde_json::to_value(&event).unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "attempt_finished", "task": "t2", "worker": "payments_worker",
+               "attempt": 1, "outcome": "timeout", "elapsed_ms": 2000, "reason": "task_timeout"})
+    );
+    assert_eq!(serde_json::from_value::<EventKind>(value).unwrap(), event);
+}
+
+#[test]
+fn gateway_events_carry_their_serde_names() {
+    let retry = EventKind::RetryScheduled {
+        tool: "model".into(),
+        task: None,
+        attempt: 2,
+        delay_ms: 180,
+        after: StopReason::LlmTimeout,
+    };
+    assert_eq!(
+        serde_json::to_value(&retry).unwrap(),
+        json!({"type": "retry_scheduled", "tool": "model", "attempt": 2, "delay_ms": 180,
+               "after": "llm_timeout"})
+    );
+    let older = json!({"type": "retry_scheduled", "task": "t2", "worker": "payments_worker",
+                       "attempt": 2, "delay_ms": 0, "after": "task_timeout"});
+    assert!(matches!(
+        serde_json::from_value::<EventKind>(older).unwrap(),
+        EventKind::RetryScheduled { tool, task: Some(task), .. } if tool == "payments_worker" && task == "t2"
+    ));
+    let transition = EventKind::BreakerTransition {
+        tool: "enrichment_worker".into(),
+        from: BreakerState::Open,
+        to: BreakerState::HalfOpen,
+        reason: BreakerReason::CooledDown,
+    };
+    assert_eq!(
+        serde_json::to_value(&transition).unwrap(),
+        json!({"type": "breaker_transition", "tool": "enrichment_worker", "from": "open",
+               "to": "half_open", "reason": "cooled_down"})
+    );
+    let rejected = EventKind::CallRejected {
+        tool: "enrichment_worker".into(),
+        attempt: 1,
+        reason: StopReason::CircuitOpen {
+            tool: "enrichment_worker".into(),
+        },
+    };
+    assert_eq!(
+        serde_json::to_value(&rejected).unwrap()["reason"],
+        json!("circuit_open:enrichment_worker")
+    );
+    let bulkhead = EventKind::Bulkhead {
+        tool: "search_worker".into(),
+        in_flight: 2,
+        max: 2,
+        queued: 1,
+    };
+    let value = serde_json::to_value(&bulkhead).unwrap();
+    assert_eq!(value["type"], "bulkhead");
+    assert_eq!(
+        serde_json::from_value::<EventKind>(value).unwrap(),
+        bulkhead
+    );
+}
