@@ -4,29 +4,10 @@
 
 use crate::bus::{ClockMode, EventKind, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
+use crate::exit::Exit;
 use crate::scenario::{self, ProviderKind};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
-
-/// Exit statuses of the command line (DESIGN.md "Command line").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
-    /// The run finished with status `ok`.
-    Ok = 0,
-    /// Conclave itself failed.
-    Internal = 1,
-    /// A bad scenario or bad arguments.
-    BadInput = 2,
-    /// The run stopped with another stop reason.
-    Stopped = 3,
-}
-
-impl From<Exit> for ExitCode {
-    fn from(exit: Exit) -> ExitCode {
-        ExitCode::from(exit as u8)
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct HeadlessRun {
@@ -179,7 +160,7 @@ fn step_summary(kind: &EventKind) -> Option<String> {
     match kind {
         EventKind::RoundFinished { .. }
         | EventKind::TaskFinished { .. }
-        | EventKind::TurnFinished { .. } => Some(crate::tui::describe::describe(kind)),
+        | EventKind::TurnFinished { .. } => Some(crate::bus::describe::describe(kind)),
         _ => None,
     }
 }

@@ -7,7 +7,9 @@
 pub mod bus;
 pub mod clock;
 pub mod control;
+pub mod duration;
 pub mod engine;
+pub mod exit;
 pub mod gateway;
 pub mod headless;
 pub mod patterns;
@@ -15,6 +17,7 @@ pub mod provider;
 pub mod pycompat;
 pub mod record;
 pub mod rng;
+pub mod sanitize;
 pub mod scenario;
 pub mod stop;
 pub mod tui;

@@ -3,7 +3,8 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
-use conclave::headless::{self, Exit, HeadlessRun};
+use conclave::exit::Exit;
+use conclave::headless::{self, HeadlessRun};
 use conclave::scenario::ProviderKind;
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;

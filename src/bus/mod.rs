@@ -3,6 +3,7 @@
 //! missed when they fall behind; the engine never waits for them. The
 //! recorder gets every event, in order, through its own lossless channel.
 
+pub mod describe;
 mod event;
 mod research;
 mod resilience;

@@ -286,7 +286,7 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
 
 fn excerpt(text: &str) -> String {
     let text: String = text.chars().take(300).collect();
-    crate::tui::sanitize::clean(&text).into_owned()
+    crate::sanitize::clean(&text).into_owned()
 }
 
 /// The model's text and the usage out of a chat-completion body.

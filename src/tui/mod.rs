@@ -5,7 +5,6 @@
 
 pub mod app;
 pub mod catalog;
-pub mod describe;
 mod inspect;
 pub mod keymap;
 pub mod layout;
@@ -14,7 +13,6 @@ pub mod panes;
 pub mod playback;
 pub mod replay;
 pub mod runs;
-pub mod sanitize;
 pub mod state;
 pub mod terminal;
 pub mod text;
@@ -23,7 +21,7 @@ pub mod view;
 pub mod view_state;
 
 use crate::bus::{Delivery, Hub};
-use crate::headless::Exit;
+use crate::exit::Exit;
 use crate::scenario;
 use app::{App, AppOptions};
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};

@@ -4,7 +4,7 @@
 //! are buffered, and a last filter keeps control characters out of every
 //! cell that reaches the terminal.
 
-use super::sanitize::{clean, needs_cleaning};
+use crate::sanitize::{clean, needs_cleaning};
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;

@@ -1,7 +1,7 @@
 //! Fitting text into cells: cleaning, truncating and padding by display
 //! width, so wide characters and emoji never push a grid out of line.
 
-use super::sanitize::clean;
+use crate::sanitize::clean;
 use unicode_width::UnicodeWidthChar;
 
 /// `text` cleaned and cut to at most `width` columns, with `…` when cut.

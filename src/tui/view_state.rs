@@ -278,8 +278,8 @@ impl LogView {
 pub fn matches(query: &str, event: &Arc<Event>) -> bool {
     let line = format!(
         "{} {}",
-        super::describe::kind_name(&event.kind),
-        super::describe::describe(&event.kind)
+        crate::bus::describe::kind_name(&event.kind),
+        crate::bus::describe::describe(&event.kind)
     );
     line.to_lowercase().contains(&query.to_lowercase())
 }

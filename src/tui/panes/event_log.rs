@@ -4,7 +4,7 @@
 
 use super::block;
 use crate::bus::EventKind;
-use crate::tui::describe::{clock, describe, kind_name};
+use crate::bus::describe::{clock, describe, kind_name};
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::RunSlot;
 use crate::tui::text::fit;

@@ -3,7 +3,7 @@
 //! a remote model used and the stop reason.
 
 use crate::bus::RunStatus;
-use crate::tui::describe::clock;
+use crate::bus::describe::clock;
 use crate::tui::runs::RunSlot;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;

@@ -2,8 +2,8 @@
 //! through the recording (seq of total, run clock, round or wave of all),
 //! and what the recording lacks (its finish, unreadable lines).
 
+use crate::bus::describe::clock;
 use crate::scenario::PatternKind;
-use crate::tui::describe::clock;
 use crate::tui::replay::Replay;
 use crate::tui::runs::RunSlot;
 use crate::tui::text::fit;

@@ -1,8 +1,8 @@
 //! One line of words per event, for the event log and its filter. Pure and
 //! free of ratatui; the text is already cleaned for the terminal.
 
-use super::sanitize::clean;
 use crate::bus::{CallOutcome, EventKind, ResearchPhase, RunStatus, TaskStatus};
+use crate::sanitize::clean;
 
 /// The kind of an event as its serde name, e.g. `contribution_accepted`.
 pub fn kind_name(kind: &EventKind) -> &'static str {
