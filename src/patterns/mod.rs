@@ -4,9 +4,11 @@
 
 pub mod collaboration;
 pub mod coordinator;
+pub(crate) mod in_flight;
 pub mod orchestrator;
 pub mod research;
 pub mod swarm;
+pub(crate) mod team;
 
 use crate::bus::{Bus, RunStatus};
 use crate::control::Gate;

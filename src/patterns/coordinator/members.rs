@@ -5,10 +5,10 @@
 
 use super::result::MemberRecord;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};
-use crate::patterns::orchestrator::in_flight::InFlight;
-use crate::patterns::swarm::action::{Action, MemberCall};
-use crate::patterns::swarm::agent::{Halt, Halted, TeamRun, millis};
-use crate::patterns::swarm::result::TraceEntry;
+use crate::patterns::in_flight::InFlight;
+use crate::patterns::team::action::{Action, MemberCall};
+use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
+use crate::patterns::team::trace::TraceEntry;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
 use std::future::Future;

@@ -7,9 +7,9 @@
 mod members;
 pub(crate) mod result;
 
-use super::swarm::action::Action;
-use super::swarm::agent::{Halt, TeamRun};
-use super::swarm::result::TraceEntry;
+use super::team::action::Action;
+use super::team::agent::{Halt, TeamRun};
+use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
 use crate::bus::RunStatus;
 use crate::control::SharedGate;

@@ -3,7 +3,7 @@
 //! outcome, a trace of turns and the history the agents saw.
 
 use crate::bus::{RunStatus, TaskStatus};
-use crate::patterns::swarm::result::TraceEntry;
+use crate::patterns::team::trace::TraceEntry;
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

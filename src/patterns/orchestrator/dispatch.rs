@@ -5,13 +5,13 @@
 //! `dispatch_parallel`, it waits for the tasks until the run's deadline
 //! (at least 0.01 s) and stops the run with `max_seconds` past it.
 
-use super::in_flight::InFlight;
 use super::result::TaskRecord;
 use crate::bus::{Bus, EventKind, GatePoint, PlannedTask, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{
     DispatchLimits, Gateway, MIN_ATTEMPT_TIMEOUT, SafeModeVerdict, ToolCall, ToolPolicy, ToolReport,
 };
+use crate::patterns::in_flight::InFlight;
 use crate::pycompat::args_hash;
 use crate::stop::StopReason;
 use std::future::Future;

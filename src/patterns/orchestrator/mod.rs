@@ -7,7 +7,6 @@
 
 mod aggregate;
 mod dispatch;
-pub(crate) mod in_flight;
 pub mod plan;
 pub mod result;
 

@@ -3,19 +3,18 @@
 //! accepts it, else the same agent goes on. It never times a call: the
 //! gateway cuts a transfer target's call off at its node deadline.
 
-pub(crate) mod action;
-pub(crate) mod agent;
 pub(crate) mod controller;
 pub(crate) mod result;
 
+use super::team::action::Action;
+use super::team::agent::{Halt, TeamRun, millis};
+use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, HandoffRejection, RunStatus};
 use crate::control::SharedGate;
 use crate::stop::StopReason;
-use action::Action;
-use agent::{Halt, TeamRun, millis};
 use controller::{HandoffLimits, TransferController};
-use result::{HandoffRecord, SwarmResult, TraceEntry};
+use result::{HandoffRecord, SwarmResult};
 use serde_json::{Value, json};
 use std::time::Duration;
 

@@ -3,7 +3,8 @@
 //! asked for, the model calls used, a trace of turns and the history the
 //! agents saw.
 
-use crate::bus::{HandoffRejection, RunStatus, TurnOutcome};
+use crate::bus::{HandoffRejection, RunStatus};
+use crate::patterns::team::trace::TraceEntry;
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
@@ -36,40 +37,4 @@ pub struct HandoffRecord {
     /// Why it was refused, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<HandoffRejection>,
-}
-
-/// One turn: who took it, how it ended, what it aimed at.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TraceEntry {
-    pub turn: u32,
-    pub agent: String,
-    pub outcome: TurnOutcome,
-    /// The transfer's target or the tool called.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
-    /// The members the coordinator called.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub members: Vec<String>,
-    /// Whether the transfer was accepted or the tool answered.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ok: Option<bool>,
-    /// Why the transfer was refused or the tool failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    pub latency_ms: u64,
-}
-
-impl TraceEntry {
-    pub fn turn(turn: u32, agent: &str, outcome: TurnOutcome, latency_ms: u64) -> Self {
-        TraceEntry {
-            turn,
-            agent: agent.to_string(),
-            outcome,
-            target: None,
-            members: Vec::new(),
-            ok: None,
-            reason: None,
-            latency_ms,
-        }
-    }
 }

@@ -5,7 +5,7 @@
 //! where control goes, and it never times a call itself.
 
 use super::action::{self, Action};
-use super::result::TraceEntry;
+use super::trace::TraceEntry;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, Gateway, ToolCall, ToolPolicy};

@@ -1,0 +1,41 @@
+//! A team run's trace: one entry per turn, as the swarm's and the
+//! coordinator's result documents list them.
+
+use crate::bus::TurnOutcome;
+use serde::Serialize;
+
+/// One turn: who took it, how it ended, what it aimed at.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceEntry {
+    pub turn: u32,
+    pub agent: String,
+    pub outcome: TurnOutcome,
+    /// The transfer's target or the tool called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The members the coordinator called.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+    /// Whether the transfer was accepted or the tool answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ok: Option<bool>,
+    /// Why the transfer was refused or the tool failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub latency_ms: u64,
+}
+
+impl TraceEntry {
+    pub fn turn(turn: u32, agent: &str, outcome: TurnOutcome, latency_ms: u64) -> Self {
+        TraceEntry {
+            turn,
+            agent: agent.to_string(),
+            outcome,
+            target: None,
+            members: Vec::new(),
+            ok: None,
+            reason: None,
+            latency_ms,
+        }
+    }
+}
