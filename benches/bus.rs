@@ -3,7 +3,9 @@
 //! carrying the same events to one subscriber, in the same run and with the
 //! allocator the `conclave` binary uses.
 
-use conclave::bus::{Bus, CallOutcome, ClockMode, Delivery, Event, EventKind, Hub, Subscription};
+use conclave::bus::{
+    Bus, CallOutcome, ClockMode, Delivery, Event, EventKind, EventSink, Hub, Subscription,
+};
 use conclave::clock::RunClock;
 use conclave::record::Recorder;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -102,7 +104,7 @@ fn conclave_bus(iters: u64, record: bool) -> Duration {
         let (sink, recorder) = if record {
             let (sink, recorder) =
                 Recorder::create(&dir.path().join(format!("{n}.jsonl"))).unwrap();
-            (Some(sink), Some(recorder))
+            (Some(Box::new(sink) as Box<dyn EventSink>), Some(recorder))
         } else {
             (None, None)
         };

@@ -3,10 +3,19 @@
 //! event's `t_ms` read it, so a paused run neither ages nor times out.
 //! It never reads the wall clock.
 
-use crate::bus::ClockMode;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// Which time a run runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockMode {
+    /// tokio's paused clock, advanced only by the run's own timers.
+    Virtual,
+    Real,
+}
 
 const NOT_PAUSED: u64 = u64::MAX;
 

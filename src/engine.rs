@@ -2,7 +2,7 @@
 //! gateway and provider, and runs its pattern as a tokio task. The engine
 //! knows nothing of viewers; they subscribe to the hub before launching.
 
-use crate::bus::{Bus, ClockMode, EventKind, Hub, RunId, RunStarted};
+use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, RunId, RunStarted};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
@@ -118,7 +118,7 @@ pub fn launch(
                     path: path.clone(),
                     source,
                 })?;
-            (Some(sink), Some(recorder))
+            (Some(Box::new(sink) as Box<dyn EventSink>), Some(recorder))
         }
         None => (None, None),
     };

@@ -17,7 +17,6 @@ pub use task::*;
 pub use team::*;
 
 use crate::clock::RunClock;
-use crate::record::RecordSink;
 use parking_lot::Mutex;
 use std::sync::Arc;
 use tokio::sync::broadcast;
@@ -87,6 +86,13 @@ impl Subscription {
     }
 }
 
+/// The lossless reader of a run's events, such as the recorder's queue: it
+/// is handed every event in seq order and must never make the publisher
+/// wait.
+pub trait EventSink: Send + Sync + std::fmt::Debug {
+    fn accept(&self, event: Arc<Event>);
+}
+
 /// One run's publisher: numbers events, stamps them with the run clock and
 /// hands them to the recorder and the hub.
 #[derive(Clone, Debug)]
@@ -106,11 +112,16 @@ struct BusInner {
 struct BusState {
     next_seq: u64,
     last_t_ms: u64,
-    recorder: Option<RecordSink>,
+    recorder: Option<Box<dyn EventSink>>,
 }
 
 impl Bus {
-    pub fn new(run: RunId, clock: RunClock, hub: Hub, recorder: Option<RecordSink>) -> Self {
+    pub fn new(
+        run: RunId,
+        clock: RunClock,
+        hub: Hub,
+        recorder: Option<Box<dyn EventSink>>,
+    ) -> Self {
         Bus {
             inner: Arc::new(BusInner {
                 run,
@@ -151,7 +162,7 @@ impl Bus {
             kind,
         });
         if let Some(sink) = &state.recorder {
-            sink.record(Arc::clone(&event));
+            sink.accept(Arc::clone(&event));
         }
         // An error only means nobody is watching right now.
         let _ = self.inner.hub.tx.send(event);

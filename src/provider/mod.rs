@@ -6,16 +6,14 @@
 pub mod openai;
 pub mod prompts;
 pub mod sim;
-pub mod sources;
-pub mod workers;
 
 use serde_json::Value;
 use std::time::Duration;
 
 pub use openai::{OpenAiError, OpenAiProvider};
 pub use sim::SimProvider;
-pub use sources::SimSources;
-pub use workers::{SimWorkers, WorkerError};
+pub use sim::sources::SimSources;
+pub use sim::workers::SimWorkers;
 
 /// What a model call is for. The sim picks its script by it; an HTTP
 /// provider picks its prompt by it.
@@ -96,6 +94,18 @@ impl From<ModelOutput> for Completion {
             usage: None,
         }
     }
+}
+
+/// Why a worker or tool call failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WorkerError {
+    #[error("no worker of that name")]
+    Missing,
+    /// The args do not fit the worker's signature.
+    #[error("the args do not fit the worker")]
+    BadArgs,
+    #[error("the worker failed")]
+    Failed,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

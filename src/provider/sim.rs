@@ -5,7 +5,9 @@
 
 mod orchestrator;
 mod research;
+pub mod sources;
 mod turns;
+pub mod workers;
 
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::pycompat::py_strip;

@@ -8,7 +8,7 @@ mod reader;
 
 pub use reader::{Recording, RecordingError, RecordingProblem, read_recording};
 
-use crate::bus::Event;
+use crate::bus::{Event, EventSink};
 use parking_lot::{Condvar, Mutex};
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -78,8 +78,8 @@ impl Drop for Closer {
     }
 }
 
-impl RecordSink {
-    pub(crate) fn record(&self, event: Arc<Event>) {
+impl EventSink for RecordSink {
+    fn accept(&self, event: Arc<Event>) {
         let mut state = self.queue.state.lock();
         state.push(event);
         if state.writer_sleeping {
@@ -198,7 +198,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/run.jsonl");
         let (sink, recorder) = Recorder::create(&path).unwrap();
-        let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(sink));
+        let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=1000 {
             bus.publish(EventKind::RoundStarted {
                 round,

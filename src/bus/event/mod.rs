@@ -9,6 +9,7 @@ use super::research::{
 use super::resilience::{BreakerReason, BreakerState};
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
+pub use crate::clock::ClockMode;
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
@@ -342,14 +343,6 @@ pub struct FlagState {
 pub enum RunStatus {
     Ok,
     Stopped,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClockMode {
-    /// tokio's paused clock, advanced only by the run's own timers.
-    Virtual,
-    Real,
 }
 
 /// A collaboration stance, as 000's contract allows them.

@@ -4,7 +4,7 @@
 //! (`{"status": "ok", "data": ...}`, or `not_found` for a page they lack).
 //! A tool never times out, retries or publishes events: the gateway does.
 
-use super::workers::WorkerError;
+use crate::provider::WorkerError;
 use crate::pycompat::{py_int, py_str, py_strip};
 use crate::rng::RunRng;
 use crate::scenario::{ResearchTool, Sources, WorkerLatency, normalize_url};

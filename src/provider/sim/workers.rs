@@ -6,6 +6,7 @@
 //! all three.
 
 use super::sources::SimSources;
+use crate::provider::WorkerError;
 use crate::pycompat::py_str;
 use crate::rng::RunRng;
 use crate::scenario::{ResearchTool, Sources, WorkerLatency, WorkerSpec, short_name};
@@ -21,17 +22,6 @@ use std::time::Duration;
 pub const REQUEST_ID_ARG: &str = "request_id";
 /// The args every simulated worker takes.
 pub const WORKER_ARGS: [&str; 2] = ["report_date", "region"];
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WorkerError {
-    #[error("no worker of that name")]
-    Missing,
-    /// The args do not fit the worker's signature.
-    #[error("the args do not fit the worker")]
-    BadArgs,
-    #[error("the worker failed")]
-    Failed,
-}
 
 /// The workers of one run.
 #[derive(Debug)]
