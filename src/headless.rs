@@ -1,6 +1,7 @@
 //! `conclave run --headless`: run one scenario without a screen and print
 //! its result document on stdout, nothing else. Virtual time is the default
 //! for the sim, so a run takes no wall time and is exactly reproducible.
+//! Everything it prints goes through [`crate::output`].
 
 use crate::bus::{ClockMode, EventKind, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};

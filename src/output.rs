@@ -36,7 +36,8 @@ pub fn message(text: &str) {
 }
 
 /// Flush both streams and turn `exit` into the process's exit status: 141
-/// when a reader went away, 1 when a write failed, `exit` otherwise.
+/// when a reader went away, 1 when a write failed, `exit` otherwise (and
+/// always after a signal).
 pub fn finish(exit: Exit) -> Exit {
     CONSOLE.lock().finish(exit)
 }
@@ -123,10 +124,12 @@ impl<O: Write, E: Write> Console<O, E> {
         {
             self.failed(Stream::Stderr, &e);
         }
-        match self.failure {
-            None => exit,
-            Some(Failure::Closed) => Exit::ClosedPipe,
-            Some(Failure::Failed) => Exit::Internal,
+        match (exit, self.failure) {
+            // A signal ended the dashboard, often with its terminal gone (a
+            // hangup): what could not be written after that is no news.
+            (Exit::Signalled(_), _) | (_, None) => exit,
+            (_, Some(Failure::Closed)) => Exit::ClosedPipe,
+            (_, Some(Failure::Failed)) => Exit::Internal,
         }
     }
 

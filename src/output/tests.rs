@@ -199,3 +199,19 @@ proptest! {
         prop_assert_eq!(back, value);
     }
 }
+
+#[test]
+fn a_signal_s_status_stands_when_the_terminal_is_gone() {
+    let out = Stream {
+        fails_on_flush: Some(|| io::Error::from_raw_os_error(5)),
+        ..Stream::default()
+    };
+    let mut console = Console::new(out, Stream::default());
+    let hangup = Exit::Signalled(crate::exit::Signal::Hangup);
+    assert_eq!(console.finish(hangup), hangup);
+    assert_eq!(
+        console.finish(Exit::Ok),
+        Exit::Internal,
+        "without a signal the failure counts"
+    );
+}
