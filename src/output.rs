@@ -63,14 +63,14 @@ enum Stream {
     Stderr,
 }
 
-/// The first write that failed; everything after it is dropped, as it
-/// would be had the signal ended the process.
+/// The first write that failed; everything after it is dropped (after a
+/// closed pipe, as SIGPIPE would have ended the process at that write).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Failure {
     /// The reader went away (EPIPE).
     Closed,
-    /// Anything else (a full disk, a closed descriptor, an unprintable
-    /// document); said on stderr when stderr still works.
+    /// Anything else (a full disk, an I/O error, an unprintable document);
+    /// said on stderr when stderr still works.
     Failed,
 }
 
