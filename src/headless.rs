@@ -1,10 +1,12 @@
 //! `conclave run --headless`: run one scenario without a screen and print
 //! its result document on stdout, nothing else. Virtual time is the default
 //! for the sim, so a run takes no wall time and is exactly reproducible.
+//! Everything it prints goes through [`crate::output`].
 
 use crate::bus::{ClockMode, EventKind, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::exit::Exit;
+use crate::output;
 use crate::scenario::{self, ProviderKind};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,15 +28,15 @@ pub fn run(args: HeadlessRun) -> Exit {
     let scenario = match scenario::load(&args.scenario) {
         Ok(s) => Arc::new(s),
         Err(errors) => {
-            eprintln!("{errors}");
+            output::message(&errors.to_string());
             return Exit::BadInput;
         }
     };
     let remote = args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai;
     let clock = match (args.clock, remote) {
         (Some(ClockMode::Virtual), true) => {
-            eprintln!(
-                "conclave: a remote model runs on the real clock; drop --clock virtual or use --provider sim"
+            output::message(
+                "conclave: a remote model runs on the real clock; drop --clock virtual or use --provider sim",
             );
             return Exit::BadInput;
         }
@@ -54,7 +56,7 @@ pub fn run(args: HeadlessRun) -> Exit {
     let runtime = match runtime {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("conclave: cannot start the runtime: {e}");
+            output::message(&format!("conclave: cannot start the runtime: {e}"));
             return Exit::Internal;
         }
     };
@@ -74,25 +76,19 @@ pub fn run(args: HeadlessRun) -> Exit {
         let handle = match engine::launch(scenario, &hub, options) {
             Ok(handle) => handle,
             Err(e @ (LaunchError::Flag(_) | LaunchError::Provider(_))) => {
-                eprintln!("{}: {e}", args.scenario.display());
+                output::message(&format!("{}: {e}", args.scenario.display()));
                 return Exit::BadInput;
             }
             Err(e) => {
-                eprintln!("conclave: {e}");
+                output::message(&format!("conclave: {e}"));
                 return Exit::Internal;
             }
         };
         match handle.finish().await {
             Ok(outcome) => {
-                match serde_json::to_string_pretty(&outcome.result) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => {
-                        eprintln!("conclave: cannot print the result: {e}");
-                        return Exit::Internal;
-                    }
-                }
+                output::document(&outcome.result);
                 if let Some(error) = &outcome.error {
-                    eprintln!("conclave: {}: {error}", outcome.stop_reason);
+                    output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
                 }
                 match outcome.status {
                     RunStatus::Ok => Exit::Ok,
@@ -100,7 +96,7 @@ pub fn run(args: HeadlessRun) -> Exit {
                 }
             }
             Err(e) => {
-                eprintln!("conclave: {e}");
+                output::message(&format!("conclave: {e}"));
                 Exit::Internal
             }
         }
@@ -114,16 +110,16 @@ pub fn replay(path: &std::path::Path) -> Exit {
     let recording = match crate::record::read_recording(path) {
         Ok(recording) => recording,
         Err(e) => {
-            eprintln!("{e}");
+            output::message(&e.to_string());
             return Exit::BadInput;
         }
     };
     for problem in &recording.problems {
-        eprintln!("{problem}");
+        output::message(&problem.to_string());
     }
     for event in &recording.events {
         if let Some(line) = step_summary(&event.kind) {
-            eprintln!("{line}");
+            output::message(&line);
         }
     }
     let finish = recording.events.last().and_then(|e| match &e.kind {
@@ -132,24 +128,18 @@ pub fn replay(path: &std::path::Path) -> Exit {
     });
     match finish {
         Some((status, result)) => {
-            match serde_json::to_string_pretty(result) {
-                Ok(text) => println!("{text}"),
-                Err(e) => {
-                    eprintln!("conclave: cannot print the result: {e}");
-                    return Exit::Internal;
-                }
-            }
+            output::document(result);
             match status {
                 RunStatus::Ok => Exit::Ok,
                 RunStatus::Stopped => Exit::Stopped,
             }
         }
         None => {
-            eprintln!(
+            output::message(&format!(
                 "{}: {}",
                 path.display(),
                 recording.cut_short().unwrap_or_default()
-            );
+            ));
             Exit::Stopped
         }
     }
@@ -171,10 +161,10 @@ pub fn validate(files: &[PathBuf]) -> Exit {
     let mut all_valid = true;
     for file in files {
         match scenario::load(file) {
-            Ok(_) => println!("{}: ok", file.display()),
+            Ok(_) => output::line(&format!("{}: ok", file.display())),
             Err(errors) => {
                 all_valid = false;
-                eprintln!("{errors}");
+                output::message(&errors.to_string());
             }
         }
     }

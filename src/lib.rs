@@ -12,6 +12,7 @@ pub mod engine;
 pub mod exit;
 pub mod gateway;
 pub mod headless;
+pub mod output;
 pub mod patterns;
 pub mod provider;
 pub mod pycompat;

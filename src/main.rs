@@ -5,6 +5,7 @@ use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
+use conclave::output;
 use conclave::scenario::ProviderKind;
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
@@ -106,7 +107,7 @@ struct ModelArgs {
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
     /// A folder of prompt templates over the compiled-in ones.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = existing_folder)]
     prompts: Option<PathBuf>,
 }
 
@@ -151,6 +152,17 @@ fn parse_flag(text: &str) -> Result<(String, bool), String> {
     Ok((name.to_string(), on))
 }
 
+/// A folder the user named, refused at once (exit 2) when it is not one,
+/// rather than when the first prompt is needed or never (with the sim).
+fn existing_folder(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        Ok(_) => Err(format!("{text} is not a folder")),
+        Err(e) => Err(format!("cannot open the folder {text}: {e}")),
+    }
+}
+
 fn dashboard(
     scenario: Option<PathBuf>,
     screen: ScreenArgs,
@@ -169,8 +181,24 @@ fn dashboard(
 
 fn main() -> ExitCode {
     let _ = color_eyre::install();
-    let cli = Cli::parse();
-    let exit = match cli.command {
+    // Help, the version and clap's own errors (which quote the arguments)
+    // go through the same output as every command, without colour.
+    let exit = match Cli::try_parse() {
+        Ok(cli) => command(cli),
+        Err(e) if !e.use_stderr() => {
+            output::line(e.render().to_string().trim_end_matches('\n'));
+            Exit::Ok
+        }
+        Err(e) => {
+            output::message(e.render().to_string().trim_end_matches('\n'));
+            Exit::BadInput
+        }
+    };
+    output::finish(exit).into()
+}
+
+fn command(cli: Cli) -> Exit {
+    match cli.command {
         None => dashboard(
             None,
             ScreenArgs::default(),
@@ -232,14 +260,8 @@ fn main() -> ExitCode {
         }),
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Schema) => {
-            match serde_json::to_string_pretty(conclave::scenario::json_schema()) {
-                Ok(text) => {
-                    println!("{text}");
-                    Exit::Ok
-                }
-                Err(_) => Exit::Internal,
-            }
+            output::document(conclave::scenario::json_schema());
+            Exit::Ok
         }
-    };
-    exit.into()
+    }
 }

@@ -154,7 +154,7 @@ fn model_text_cannot_steer_the_terminal() {
 }
 
 #[test]
-fn signals_restore_the_terminal_and_keep_the_recording() {
+fn signals_restore_the_terminal_keep_the_recording_and_exit_128_plus_the_signal() {
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
         signal_ends_cleanly(signal);
     }
@@ -172,7 +172,12 @@ fn signal_ends_cleanly(signal: libc::c_int) {
     unsafe {
         libc::kill(pid as libc::pid_t, signal);
     }
-    session.wait_exit();
+    let status = session.wait_exit();
+    assert_eq!(
+        (status.signal(), status.exit_code()),
+        (None, 128 + signal as u32),
+        "the dashboard handles the signal and exits as a shell expects"
+    );
     let screen = session.screen.lock().unwrap();
     assert!(!screen.screen().alternate_screen());
     assert!(!screen.screen().hide_cursor());

@@ -21,7 +21,8 @@ pub mod view;
 pub mod view_state;
 
 use crate::bus::{Delivery, Hub};
-use crate::exit::Exit;
+use crate::exit::{Exit, Signal};
+use crate::output;
 use crate::scenario;
 use app::{App, AppOptions};
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
@@ -71,7 +72,7 @@ pub fn run(options: TuiOptions) -> Exit {
         Some(path) => match scenario::load(path) {
             Ok(s) => Some((Arc::new(s), path.display().to_string())),
             Err(errors) => {
-                eprintln!("{errors}");
+                output::message(&errors.to_string());
                 return Exit::BadInput;
             }
         },
@@ -84,7 +85,7 @@ pub fn run(options: TuiOptions) -> Exit {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("conclave: cannot start the runtime: {e}");
+            output::message(&format!("conclave: cannot start the runtime: {e}"));
             return Exit::Internal;
         }
     };
@@ -105,7 +106,7 @@ pub fn run(options: TuiOptions) -> Exit {
         );
         if let Some(path) = &options.replay {
             if let Err(e) = app.open_replay(path) {
-                eprintln!("{e}");
+                output::message(&e.to_string());
                 return Exit::BadInput;
             }
         } else if let Some((scenario, source)) = launch {
@@ -116,7 +117,7 @@ pub fn run(options: TuiOptions) -> Exit {
         let mut screen = match terminal::init() {
             Ok(screen) => screen,
             Err(e) => {
-                eprintln!("conclave: cannot open the terminal: {e}");
+                output::message(&format!("conclave: cannot open the terminal: {e}"));
                 finish_runs(&mut app).await;
                 return Exit::Internal;
             }
@@ -125,28 +126,31 @@ pub fn run(options: TuiOptions) -> Exit {
         finish_runs(&mut app).await;
         terminal::restore();
         match result {
-            Ok(()) => Exit::Ok,
+            Ok(None) => Exit::Ok,
+            Ok(Some(signal)) => Exit::Signalled(signal),
             Err(e) => {
-                eprintln!("conclave: {e}");
+                output::message(&format!("conclave: {e}"));
                 Exit::Internal
             }
         }
     })
 }
 
+/// Run the dashboard until the user quits (`None`) or a signal ends it.
 async fn event_loop(
     screen: &mut terminal::Screen,
     app: &mut App,
     mut bus: crate::bus::Subscription,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<Signal>> {
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut size = screen.size()?;
+    let mut ended_by = None;
     loop {
         if app.quitting {
-            return Ok(());
+            return Ok(ended_by);
         }
         let now = Instant::now();
         let due = if dirty || app.playing() {
@@ -169,7 +173,10 @@ async fn event_loop(
         }
         tokio::select! {
             biased;
-            () = signals.next() => app.quitting = true,
+            signal = signals.next() => {
+                ended_by = signal;
+                app.quitting = true;
+            }
             input = input.next() => match input {
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
                     app.key(key);
@@ -219,10 +226,12 @@ async fn finish_runs(app: &mut App) {
     let _ = tokio::time::timeout(Duration::from_secs(5), all).await;
 }
 
-/// SIGINT, SIGTERM and SIGHUP end the dashboard cleanly.
+/// SIGINT, SIGTERM and SIGHUP end the dashboard cleanly; the process then
+/// exits with 128 + the signal's number, as a shell expects of a process a
+/// signal ended.
 struct Signals {
     #[cfg(unix)]
-    streams: Vec<tokio::signal::unix::Signal>,
+    streams: Vec<(Signal, tokio::signal::unix::Signal)>,
 }
 
 impl Signals {
@@ -232,9 +241,9 @@ impl Signals {
             use tokio::signal::unix::{SignalKind, signal};
             Ok(Signals {
                 streams: vec![
-                    signal(SignalKind::interrupt())?,
-                    signal(SignalKind::terminate())?,
-                    signal(SignalKind::hangup())?,
+                    (Signal::Interrupt, signal(SignalKind::interrupt())?),
+                    (Signal::Terminate, signal(SignalKind::terminate())?),
+                    (Signal::Hangup, signal(SignalKind::hangup())?),
                 ],
             })
         }
@@ -242,13 +251,17 @@ impl Signals {
         Ok(Signals {})
     }
 
-    async fn next(&mut self) {
+    /// The next signal received; `None` if the runtime can deliver no
+    /// more (it is shutting down), which ends the dashboard too.
+    async fn next(&mut self) -> Option<Signal> {
         #[cfg(unix)]
         {
-            let waits = self.streams.iter_mut().map(|s| Box::pin(s.recv()));
-            futures_util::future::select_all(waits).await;
+            let waits = self.streams.iter_mut().map(|(signal, stream)| {
+                Box::pin(async move { stream.recv().await.map(|()| *signal) })
+            });
+            futures_util::future::select_all(waits).await.0
         }
         #[cfg(not(unix))]
-        std::future::pending::<()>().await;
+        std::future::pending().await
     }
 }
