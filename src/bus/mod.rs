@@ -7,12 +7,14 @@ pub mod describe;
 mod event;
 mod research;
 mod resilience;
+mod summary;
 mod task;
 mod team;
 
 pub use event::*;
 pub use research::*;
 pub use resilience::*;
+pub use summary::*;
 pub use task::*;
 pub use team::*;
 

@@ -7,6 +7,7 @@ use super::research::{
     SourceFound, SourcesDeduped, StepFinished, StepStarted,
 };
 use super::resilience::{BreakerReason, BreakerState};
+use super::summary::RunSummary;
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
 use crate::scenario::{PatternKind, Scenario};
@@ -16,10 +17,13 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
+mod wire;
+
 /// Which run of this process an event belongs to (1, 2, 3 …).
 pub type RunId = u32;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "wire::WireEvent")]
 pub struct Event {
     pub run: RunId,
     /// 1, 2, 3 … per run, without gaps.
@@ -41,6 +45,11 @@ pub enum EventKind {
         phase: Option<String>,
         /// The run's result document, as `run --headless` prints it.
         result: Value,
+        /// The result in types, for viewers. An event read without one (a
+        /// recording made before it was written) gets the one its `result`
+        /// stands for.
+        #[serde(default)]
+        summary: RunSummary,
         /// What went wrong with the last failed model call, when the run
         /// stopped on it (e.g. which variable holds a refused key).
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,7 +3,7 @@
 //! answer with its citations; while the run is live, what it is doing.
 
 use super::block;
-use crate::bus::{Decision, RunStatus};
+use crate::bus::{Decision, Health, RunStatus};
 use crate::scenario::PatternKind;
 use crate::tui::keymap::PaneId;
 use crate::tui::panes::timeline::unit_word;
@@ -23,52 +23,33 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     let lines = match &state.outcome {
         Some(outcome) => {
             let mut lines = Vec::new();
-            match outcome.final_decision() {
-                Some(decision) => {
-                    let style = match decision {
-                        "go" => theme::decision(Decision::Go),
-                        "go_with_caution" => theme::decision(Decision::GoWithCaution),
-                        _ => theme::decision(Decision::NoGo),
-                    };
-                    lines.push(Line::styled(
-                        fit(&decision.replace('_', " ").to_uppercase(), 40),
-                        style,
-                    ));
-                }
-                None if is_research(state) => lines.push(if outcome.status == RunStatus::Ok {
+            let summary = &outcome.summary;
+            match (summary.decision, summary.health, &summary.final_agent) {
+                (Some(decision), _, _) => lines.push(Line::styled(
+                    fit(&decision.as_str().replace('_', " ").to_uppercase(), 40),
+                    theme::decision(decision),
+                )),
+                _ if is_research(state) => lines.push(if outcome.status == RunStatus::Ok {
                     Line::styled("GROUNDED ANSWER", theme::decision(Decision::Go))
                 } else {
                     Line::styled("NO ANSWER", theme::decision(Decision::NoGo))
                 }),
-                None if outcome.result.pointer("/aggregate/health").is_some() => {
-                    let health = outcome
-                        .result
-                        .pointer("/aggregate/health")
-                        .and_then(|h| h.as_str())
-                        .unwrap_or("");
-                    let style = match health {
-                        "green" => theme::decision(Decision::Go),
-                        "yellow" => theme::decision(Decision::GoWithCaution),
-                        _ => theme::decision(Decision::NoGo),
-                    };
-                    lines.push(Line::styled(
-                        format!("HEALTH {}", fit(health, 20).to_uppercase()),
-                        style,
-                    ));
-                }
-                None if outcome.result.get("final_agent").is_some() => {
-                    let agent = outcome
-                        .result
-                        .get("final_agent")
-                        .and_then(|a| a.as_str())
-                        .unwrap_or("");
+                (None, Some(health), _) => lines.push(Line::styled(
+                    format!("HEALTH {}", health.as_str().to_uppercase()),
+                    theme::decision(match health {
+                        Health::Green => Decision::Go,
+                        Health::Yellow => Decision::GoWithCaution,
+                        Health::Red => Decision::NoGo,
+                    }),
+                )),
+                (None, None, Some(agent)) => {
                     let (words, style) = match outcome.status {
                         RunStatus::Ok => ("ANSWERED BY", theme::decision(Decision::Go)),
                         RunStatus::Stopped => ("STOPPED WITH", theme::decision(Decision::NoGo)),
                     };
                     lines.push(Line::styled(format!("{words} {}", fit(agent, 30)), style));
                 }
-                None => lines.push(Line::styled(
+                (None, None, None) => lines.push(Line::styled(
                     "NO DECISION",
                     if outcome.status == RunStatus::Ok {
                         theme::bold()
@@ -107,7 +88,9 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
                 lines.extend(research_lines(state));
             } else if state.workers.tasks.is_empty() {
                 let rounds = outcome
-                    .rounds_used()
+                    .summary
+                    .counts
+                    .rounds
                     .map_or_else(|| state.table.rounds.len().to_string(), |n| n.to_string());
                 lines.push(Line::from(vec![
                     Span::styled("rounds      ", theme::dim()),
@@ -116,7 +99,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             } else {
                 lines.extend(task_lines(state));
             }
-            if let Some(answer) = outcome.answer() {
+            if let Some(answer) = &outcome.summary.answer {
                 lines.push(Line::raw(""));
                 lines.push(Line::raw(fit(answer, 20_000)));
             }

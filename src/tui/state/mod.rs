@@ -4,7 +4,7 @@
 //! and nothing here reads a clock or the engine.
 
 use crate::bus::{
-    BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStatus, TokenUsage,
+    BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStatus, RunSummary, TokenUsage,
 };
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
@@ -92,23 +92,12 @@ pub struct Outcome {
     pub status: RunStatus,
     pub stop_reason: StopReason,
     pub phase: Option<String>,
+    /// The result document, shown as it is on `Enter`.
     pub result: Value,
+    /// The result in types: what the panes show.
+    pub summary: RunSummary,
     /// What the failed model call said, when the run stopped on one.
     pub error: Option<String>,
-}
-
-impl Outcome {
-    pub fn final_decision(&self) -> Option<&str> {
-        self.result.get("final_decision").and_then(Value::as_str)
-    }
-
-    pub fn answer(&self) -> Option<&str> {
-        self.result.get("answer").and_then(Value::as_str)
-    }
-
-    pub fn rounds_used(&self) -> Option<u64> {
-        self.result.get("rounds_used").and_then(Value::as_u64)
-    }
 }
 
 impl RunState {
@@ -189,6 +178,7 @@ impl RunState {
                 stop_reason,
                 phase,
                 result,
+                summary,
                 error,
             } => {
                 self.activity = Activity::Finished;
@@ -197,12 +187,13 @@ impl RunState {
                 self.workers.close();
                 self.chain.close();
                 self.research
-                    .close(*status, stop_reason, phase.as_deref(), result);
+                    .close(*status, stop_reason, phase.as_deref(), summary);
                 self.outcome = Some(Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
                     phase: phase.clone(),
                     result: result.clone(),
+                    summary: summary.clone(),
                     error: error.clone(),
                 });
             }
@@ -428,6 +419,7 @@ mod tests {
                 stop_reason: StopReason::Cancelled,
                 phase: Some("round_2:b".into()),
                 result: json!({"status": "stopped"}),
+                summary: RunSummary::default(),
                 error: None,
             },
         ));

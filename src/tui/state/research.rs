@@ -2,10 +2,9 @@
 //! sources from search to reading, the notes with their provenance and the
 //! answer's citations, folded from the research events and the run's end.
 
-use crate::bus::{EventKind, ResearchPhase, RunStatus, SourceDenial};
+use crate::bus::{EventKind, ResearchPhase, RunStatus, RunSummary, SourceDenial};
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
-use serde_json::Value;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Research {
@@ -208,7 +207,7 @@ impl Research {
         status: RunStatus,
         stop_reason: &StopReason,
         phase: Option<&str>,
-        result: &Value,
+        summary: &RunSummary,
     ) {
         if status == RunStatus::Stopped
             && let Some(phase) = phase.and_then(ResearchPhase::parse).or(self.current)
@@ -224,20 +223,8 @@ impl Research {
                 };
             }
         }
-        self.answer = result
-            .get("answer")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        self.citations = result
-            .get("citations")
-            .and_then(Value::as_array)
-            .map(|c| {
-                c.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        self.answer = summary.answer.clone();
+        self.citations = summary.citations.clone();
     }
 }
 
@@ -248,7 +235,6 @@ mod tests {
         NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
         SourcesDeduped, StepFinished, StepStarted,
     };
-    use serde_json::json;
 
     fn fold(kinds: &[EventKind]) -> Research {
         let mut research = Research::default();
@@ -363,7 +349,12 @@ mod tests {
         let reason = StopReason::VerificationFailed {
             issue: "stale_source".into(),
         };
-        research.close(RunStatus::Stopped, &reason, Some("verify"), &json!({}));
+        research.close(
+            RunStatus::Stopped,
+            &reason,
+            Some("verify"),
+            &RunSummary::default(),
+        );
         assert_eq!(
             research.step(ResearchPhase::Verify),
             &StepState::Failed {
@@ -382,7 +373,11 @@ mod tests {
             RunStatus::Ok,
             &StopReason::Success,
             None,
-            &json!({"answer": "B.", "citations": ["n1", "n1"]}),
+            &RunSummary {
+                answer: Some("B.".into()),
+                citations: vec!["n1".into(), "n1".into()],
+                ..RunSummary::default()
+            },
         );
         assert_eq!(research.answer.as_deref(), Some("B."));
         assert_eq!(research.citations, ["n1", "n1"]);
