@@ -1,21 +1,24 @@
-//! The dashboard's one place that decides: it owns the runs (their folded
-//! state, their view state and their engine handles), the focus and the
-//! overlays, turns keys into actions and actions into changes. Drawing
-//! reads it and never changes it.
+//! The dashboard's one place that decides: it holds the runs, the focus,
+//! the overlays and the footer's notice, turns keys into actions and
+//! actions into changes. It starts nothing itself: launching a run,
+//! sending a control and opening a recording are effects `update` returns
+//! and the loop carries out. Drawing reads it and never changes it.
 
 use super::catalog::{self, Entry, Item};
+use super::effect::{Effect, carry_out, first_line};
 use super::inspect;
 use super::keymap::{self, Action, OverlayKind, PaneId, Scope};
-pub use super::runs::{Overrides, RunSlot};
-use super::state::{Activity, Cell, RunState};
-use super::view_state::{LogView, Overlay};
-use crate::bus::{Event, Hub, RunId};
+pub use super::runs::Overrides;
+use super::runs::{Launch, LaunchSettings, Runs};
+use super::slot::RunSlot;
+use super::state::Activity;
+use super::view_state::Overlay;
+use crate::bus::{Event, Hub};
 use crate::control::Control;
 use crate::engine::RunHandle;
-use crate::scenario::PatternKind;
-use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
-use ratatui_textarea::TextArea;
-use std::path::PathBuf;
+use crate::scenario::Scenario;
+use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How the dashboard was started.
@@ -37,45 +40,42 @@ pub struct AppOptions {
 const RECENT_RECORDINGS: usize = 20;
 
 pub struct App {
-    pub hub: Hub,
     pub options: AppOptions,
     pub catalog: Vec<Entry>,
-    pub runs: Vec<RunSlot>,
-    pub selected: usize,
+    pub runs: Runs,
     pub focus: PaneId,
     pub overlay: Option<Overlay>,
     /// A short note for the footer (a launch error, an unavailable key).
     pub notice: Option<String>,
     pub quitting: bool,
-    pub(super) next_run: RunId,
-    /// Handles of runs that ended or were replaced, to finish on quit.
-    pub(super) retired: Vec<RunHandle>,
 }
 
 impl App {
     pub fn new(hub: Hub, options: AppOptions) -> Self {
         let catalog = catalog::load(&options.scenarios_dir);
+        let settings = LaunchSettings {
+            runs_dir: options.runs_dir.clone(),
+            start_paused: options.start_paused,
+            provider: options.provider.clone(),
+        };
         App {
-            hub,
             options,
             catalog,
-            runs: Vec::new(),
-            selected: 0,
+            runs: Runs::new(hub, settings),
             focus: PaneId::Pattern,
             overlay: None,
             notice: None,
             quitting: false,
-            next_run: 1,
-            retired: Vec::new(),
         }
     }
 
+    /// The selected run.
     pub fn run(&self) -> Option<&RunSlot> {
-        self.runs.get(self.selected)
+        self.runs.selected()
     }
 
-    pub(super) fn run_mut(&mut self) -> Option<&mut RunSlot> {
-        self.runs.get_mut(self.selected)
+    fn run_mut(&mut self) -> Option<&mut RunSlot> {
+        self.runs.selected_mut()
     }
 
     pub fn open_picker(&mut self) {
@@ -91,128 +91,154 @@ impl App {
 
     /// An event from the bus.
     pub fn apply(&mut self, event: Arc<Event>) {
-        // Replays have run ids of their own recordings; live events are not
-        // theirs.
-        let Some(index) = self
-            .runs
-            .iter()
-            .position(|s| s.replay.is_none() && s.state.run == event.run)
-        else {
-            return;
-        };
-        let slot = &mut self.runs[index];
-        slot.state.apply(event);
-        slot.ui.after_event(&slot.state);
-        if !slot.state.is_live()
-            && let Some(handle) = slot.handle.take()
-        {
-            self.retired.push(handle);
-        }
+        self.runs.apply(event);
     }
 
     /// The hub dropped `n` events for this viewer.
     pub fn missed(&mut self, n: u64) {
-        for slot in self.runs.iter_mut().filter(|s| s.is_live()) {
-            slot.state.note_missed(n);
+        self.runs.missed(n);
+    }
+
+    /// Launch `scenario` as a new run and select it.
+    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
+        self.launch_with(scenario, source, Overrides::default());
+    }
+
+    /// Launch with a seed, flags or goal other than the scenario's.
+    pub fn launch_with(
+        &mut self,
+        scenario: Arc<Scenario>,
+        source: Option<String>,
+        overrides: Overrides,
+    ) {
+        carry_out(
+            self,
+            vec![Effect::Launch(Launch::of(scenario, source, overrides))],
+        );
+    }
+
+    /// Start `launch`, select it and show its pattern's pane.
+    pub(super) fn start(&mut self, launch: Launch) {
+        let name = launch.scenario.name.clone();
+        match self.runs.launch(launch) {
+            Ok(()) => self.focus = PaneId::Pattern,
+            Err(e) => self.notice = Some(format!("cannot launch {name}: {e}")),
         }
     }
 
-    /// Which scope gets a key first.
-    pub fn scope(&self) -> Scope {
+    /// Show a run from its events alone (see `Runs::add_from_events`).
+    pub fn add_from_events(
+        &mut self,
+        events: &[Arc<Event>],
+        source: Option<String>,
+    ) -> Option<usize> {
+        self.runs.add_from_events(events, source)
+    }
+
+    /// Open a recording as a replay and select it. The error says why the
+    /// file cannot be replayed.
+    pub fn open_replay(&mut self, path: &Path) -> Result<(), String> {
+        self.runs.open_replay(path)?;
+        self.focus = PaneId::Pattern;
+        Ok(())
+    }
+
+    /// Every engine handle still to finish, for a clean shutdown.
+    pub fn take_handles(&mut self) -> Vec<RunHandle> {
+        self.runs.take_handles()
+    }
+
+    /// Where a key is looked up, first to last.
+    pub fn scopes(&self) -> Vec<Scope> {
         match &self.overlay {
-            Some(overlay) => Scope::Overlay(overlay.kind()),
-            None => Scope::Pane(self.focus),
+            Some(overlay) => vec![Scope::Overlay(overlay.kind())],
+            None => {
+                let mut scopes = self.pane_scopes();
+                scopes.push(Scope::Everywhere);
+                scopes
+            }
         }
     }
 
-    pub fn key(&mut self, key: KeyEvent) {
+    /// The focused pane's scopes: its pattern's keys before its own.
+    pub fn pane_scopes(&self) -> Vec<Scope> {
+        let unit = self.run().and_then(|slot| slot.unit.keys());
+        match (self.focus, unit) {
+            (PaneId::Pattern, Some(keys)) => vec![keys, Scope::Pane(PaneId::Pattern)],
+            (pane, _) => vec![Scope::Pane(pane)],
+        }
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.notice = None;
         // Text inputs take every key but their own commands.
-        match &mut self.overlay {
+        let typed = match &mut self.overlay {
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
-                    Some(action) => self.update(action),
-                    None => {
-                        editor.input(key);
-                    }
-                }
-                return;
+                    Some(action) => return self.update(action),
+                    None => editor.input(key),
+                };
+                return Vec::new();
             }
             Some(Overlay::Jump(text)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Jump), &key) {
-                    Some(action) => self.update(action),
+                    Some(action) => return self.update(action),
                     None => {
-                        use crossterm::event::KeyCode;
-                        match key.code {
-                            KeyCode::Char(c) if c.is_ascii_digit() && text.len() < 6 => {
-                                text.push(c)
-                            }
-                            KeyCode::Backspace => {
-                                text.pop();
-                            }
-                            _ => {}
-                        }
+                        let room = text.len() < 6;
+                        type_into(text, &key, |c| c.is_ascii_digit() && room);
                     }
                 }
-                return;
+                return Vec::new();
             }
             Some(Overlay::Filter(text)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Filter), &key) {
-                    Some(action) => self.update(action),
-                    None => {
-                        use crossterm::event::KeyCode;
-                        match key.code {
-                            KeyCode::Char(c) => text.push(c),
-                            KeyCode::Backspace => {
-                                text.pop();
-                            }
-                            _ => {}
-                        }
-                        let query = text.clone();
-                        if let Some(slot) = self.run_mut() {
-                            slot.ui.log.set_filter(Some(query), &slot.state);
-                        }
-                    }
+                    Some(action) => return self.update(action),
+                    None => type_into(text, &key, |_| true),
                 }
-                return;
+                text.clone()
             }
-            _ => {}
+            _ => return self.command(key),
+        };
+        if let Some(slot) = self.run_mut() {
+            slot.ui.log.set_filter(Some(typed), &slot.state);
         }
-        // A replay's own keys come before its panes' and the global ones.
+        Vec::new()
+    }
+
+    /// A key outside text inputs: a replay's own keys come before its
+    /// panes' and the global ones.
+    fn command(&mut self, key: KeyEvent) -> Vec<Effect> {
         if self.overlay.is_none()
             && self.run().is_some_and(|slot| slot.replay.is_some())
             && let Some(action) = keymap::lookup(Scope::Replay, &key)
         {
             self.playback(action);
-            return;
+            return Vec::new();
         }
-        let scope = self.scope();
-        let action = keymap::lookup(scope, &key).or_else(|| match scope {
-            Scope::Pane(_) => keymap::lookup(Scope::Everywhere, &key),
-            _ => None,
-        });
-        if let Some(action) = action {
-            self.update(action);
+        match keymap::lookup_in(&self.scopes(), &key) {
+            Some(action) => self.update(action),
+            None => Vec::new(),
         }
     }
 
-    pub fn mouse(&mut self, mouse: MouseEvent, layout: &super::layout::Areas) {
+    pub fn mouse(&mut self, mouse: MouseEvent, layout: &super::layout::Areas) -> Vec<Effect> {
         let action = match mouse.kind {
             MouseEventKind::ScrollUp => Action::Up,
             MouseEventKind::ScrollDown => Action::Down,
-            _ => return,
+            _ => return Vec::new(),
         };
         if self.overlay.is_some() {
-            self.update(action);
-            return;
+            return self.update(action);
         }
+        let mut effects = Vec::new();
         if let Some(pane) = layout.pane_at(mouse.column, mouse.row) {
             self.focus = pane;
             let steps = if pane == PaneId::Log { 3 } else { 1 };
             for _ in 0..steps {
-                self.update(action);
+                effects.extend(self.update(action));
             }
         }
+        effects
     }
 
     /// Why `action` cannot be done now, if it cannot.
@@ -233,26 +259,31 @@ impl App {
                 Some("no such pane for this pattern")
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
-            Action::Left | Action::Right
-                if self.focus == PaneId::Pattern
-                    && run.is_some_and(|r| r.scenario.pattern != PatternKind::Collaboration) =>
-            {
-                Some("this pattern has no rounds")
-            }
             _ => None,
         }
     }
 
-    pub fn update(&mut self, action: Action) {
+    /// Decide what `action` does: change the screen's state, and return
+    /// what the world must do.
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
         if let Some(why) = self.unavailable(action) {
             self.notice = Some(why.to_string());
-            return;
+            return Vec::new();
         }
+        if action == Action::Quit {
+            vec![Effect::Quit]
+        } else if self.overlay.is_some() {
+            self.update_overlay(action)
+        } else {
+            self.update_panes(action)
+        }
+    }
+
+    fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         match (&mut self.overlay, action) {
-            (_, Action::Quit) => self.quitting = true,
-            (Some(_), Action::Close) => {
-                if matches!(self.overlay, Some(Overlay::Filter(_)))
-                    && let Some(slot) = self.run_mut()
+            (Some(overlay), Action::Close) => {
+                if matches!(overlay, Overlay::Filter(_))
+                    && let Some(slot) = self.runs.selected_mut()
                 {
                     slot.ui.log.set_filter(None, &slot.state);
                 }
@@ -268,10 +299,7 @@ impl App {
                 *selected = selected.saturating_sub(1);
             }
             (Some(Overlay::Flags { selected }), Action::Down) => {
-                let count = self
-                    .runs
-                    .get(self.selected)
-                    .map_or(0, |s| s.state.flags.len());
+                let count = self.runs.selected().map_or(0, |s| s.state.flags.len());
                 *selected = (*selected + 1).min(count.saturating_sub(1));
             }
             (Some(Overlay::Picker { selected }), Action::Down) => {
@@ -279,7 +307,7 @@ impl App {
             }
             (Some(Overlay::Flags { selected }), Action::Toggle) => {
                 let selected = *selected;
-                self.toggle_flag(selected);
+                return self.toggle_flag(selected);
             }
             (Some(Overlay::Picker { selected }), Action::Confirm) => {
                 let entry = self.catalog.get(*selected).cloned();
@@ -287,13 +315,14 @@ impl App {
                     Some((Item::Scenario(Ok(scenario)), origin)) => {
                         self.overlay = None;
                         let source = (!origin.starts_with("built-in")).then_some(origin);
-                        self.launch(scenario, source);
+                        return vec![Effect::Launch(Launch::of(
+                            scenario,
+                            source,
+                            Overrides::default(),
+                        ))];
                     }
                     Some((Item::Scenario(Err(e)), _)) => self.notice = Some(first_line(&e)),
-                    Some((Item::Recording(path), _)) => match self.open_replay(&path) {
-                        Ok(()) => self.overlay = None,
-                        Err(e) => self.notice = Some(first_line(&e)),
-                    },
+                    Some((Item::Recording(path), _)) => return vec![Effect::OpenRecording(path)],
                     None => {}
                 }
             }
@@ -314,21 +343,23 @@ impl App {
                     None => self.notice = Some("type a round or wave number".into()),
                 }
             }
-            (Some(_), _) => {}
-            (None, action) => self.update_panes(action),
+            _ => {}
         }
+        Vec::new()
     }
 
-    fn update_panes(&mut self, action: Action) {
+    fn update_panes(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::NewRun => self.open_picker(),
-            Action::TogglePause => self.send_to_run(|slot| match slot.state.activity {
-                Activity::Paused { .. } => Control::Resume,
-                _ if slot.ui.pause_requested => Control::Resume,
-                _ => Control::Pause,
-            }),
-            Action::Step => self.send_to_run(|_| Control::Step),
+            Action::TogglePause => {
+                return self.control(|slot| match slot.state.activity {
+                    Activity::Paused { .. } => Control::Resume,
+                    _ if slot.ui.pause_requested => Control::Resume,
+                    _ => Control::Pause,
+                });
+            }
+            Action::Step => return self.control(|_| Control::Step),
             Action::Flags => self.overlay = Some(Overlay::Flags { selected: 0 }),
             Action::EditGoal => {
                 let goal = self.run().map(|slot| {
@@ -337,14 +368,16 @@ impl App {
                         .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()))
                         .unwrap_or_default()
                 });
-                let mut editor =
-                    TextArea::new(goal.unwrap_or_default().lines().map(String::from).collect());
-                editor.set_cursor_line_style(ratatui::style::Style::default());
-                editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
-                editor.move_cursor(ratatui_textarea::CursorMove::End);
-                self.overlay = Some(Overlay::Goal(Box::new(editor)));
+                self.overlay = Some(Overlay::goal_editor(&goal.unwrap_or_default()));
             }
-            Action::Restart => self.restart(),
+            Action::Restart => {
+                if let Some(slot) = self.run() {
+                    return vec![Effect::Restart {
+                        run: slot.state.run,
+                        launch: Launch::again(slot),
+                    }];
+                }
+            }
             Action::FocusNext | Action::FocusPrev => {
                 let panes = PaneId::ALL;
                 let at = panes.iter().position(|p| *p == self.focus).unwrap_or(0);
@@ -360,10 +393,8 @@ impl App {
                     self.focus = pane;
                 }
             }
-            Action::PrevRun => self.selected = self.selected.saturating_sub(1),
-            Action::NextRun => {
-                self.selected = (self.selected + 1).min(self.runs.len().saturating_sub(1))
-            }
+            Action::PrevRun => self.runs.select_previous(),
+            Action::NextRun => self.runs.select_next(),
             Action::Details => self.open_details(),
             Action::Filter => {
                 let current = self
@@ -373,7 +404,7 @@ impl App {
                 self.overlay = Some(Overlay::Filter(current));
             }
             Action::Left | Action::Right if self.focus == PaneId::Runs => {
-                self.update(if action == Action::Left {
+                return self.update(if action == Action::Left {
                     Action::PrevRun
                 } else {
                     Action::NextRun
@@ -382,15 +413,18 @@ impl App {
             other => {
                 let focus = self.focus;
                 if let Some(slot) = self.run_mut() {
-                    slot.ui.navigate(focus, other, &slot.state);
+                    slot.ui.navigate(focus, other, &slot.state, slot.unit);
                 }
             }
         }
+        Vec::new()
     }
 
-    fn send_to_run(&mut self, command: impl FnOnce(&RunSlot) -> Control) {
-        let Some(slot) = self.runs.get_mut(self.selected) else {
-            return;
+    /// Ask the selected run's engine for `command`; the screen says a pause
+    /// is coming until the run reaches its gate.
+    fn control(&mut self, command: impl FnOnce(&RunSlot) -> Control) -> Vec<Effect> {
+        let Some(slot) = self.run_mut() else {
+            return Vec::new();
         };
         let command = command(slot);
         match &command {
@@ -398,104 +432,60 @@ impl App {
             Control::Resume => slot.ui.pause_requested = false,
             _ => {}
         }
-        if let Some(handle) = &slot.handle
-            && let Err(e) = handle.controller.send(command)
-        {
-            self.notice = Some(e.to_string());
-        }
+        vec![Effect::Control {
+            run: slot.state.run,
+            command,
+        }]
     }
 
-    fn toggle_flag(&mut self, index: usize) {
-        let Some(slot) = self.runs.get_mut(self.selected) else {
-            return;
+    /// Turn flag `index` of the selected run: live from its next gate, or,
+    /// for a run no engine drives any more, at its restart.
+    fn toggle_flag(&mut self, index: usize) -> Vec<Effect> {
+        let Some(slot) = self.run_mut() else {
+            return Vec::new();
         };
         let Some(flag) = slot.state.flags.get(index) else {
-            return;
+            return Vec::new();
         };
         let name = flag.name.clone();
         let on = !slot.ui.pending_flag(&name).unwrap_or(flag.on);
-        match &slot.handle {
-            Some(handle) if slot.state.is_live() => match handle.controller.set_flag(&name, on) {
-                Ok(()) => slot.ui.pending_flags.push((name, on)),
-                Err(e) => self.notice = Some(e.to_string()),
-            },
-            _ => {
-                // A finished run keeps the choice for its restart.
-                slot.ui.pending_flags.retain(|(n, _)| n != &name);
-                slot.ui.pending_flags.push((name, on));
-                self.notice = Some("the run has finished: r restarts it with this flag".into());
-            }
+        if slot.has_engine() && slot.is_live() {
+            return vec![Effect::Control {
+                run: slot.state.run,
+                command: Control::SetFlag { name, on },
+            }];
         }
+        slot.ui.pending_flags.retain(|(n, _)| n != &name);
+        slot.ui.pending_flags.push((name, on));
+        self.notice = Some("the run has finished: r restarts it with this flag".into());
+        Vec::new()
     }
 
+    /// Open the JSON of what the focused pane has selected.
     fn open_details(&mut self) {
         let Some(slot) = self.run() else { return };
-        let pattern = slot.scenario.pattern;
-        let text = match self.focus {
-            PaneId::Pattern if matches!(pattern, PatternKind::Swarm | PatternKind::Coordinator) => {
-                match slot.state.chain.details(slot.ui.chain.selected) {
-                    Some(text) => text,
-                    None => return,
-                }
-            }
-            PaneId::Pattern if pattern == PatternKind::Research => {
-                let notes = &slot.state.research.notes;
-                let Some(note) =
-                    notes.get(slot.ui.notes.selected.min(notes.len().saturating_sub(1)))
-                else {
-                    return;
-                };
-                inspect::note_json(note, &slot.state.research.citations)
-            }
-            PaneId::Pattern if !slot.state.workers.tasks.is_empty() => {
-                let index = slot
-                    .ui
-                    .tasks
-                    .selected
-                    .min(slot.state.workers.tasks.len() - 1);
-                inspect::task_json(&slot.state.workers.tasks[index])
-            }
-            PaneId::Pattern => {
-                let (row, column) = slot.ui.table.selection(&slot.state);
-                let role = slot.state.table.roles.get(row).cloned().unwrap_or_default();
-                let round = slot.state.table.rounds.get(column).map_or(0, |c| c.round);
-                match slot.state.table.cell(row, column) {
-                    Some(Cell::Accepted(c)) => serde_json::json!({
-                        "round": round, "agent": role, "stance": c.stance, "summary": c.summary,
-                        "confidence": c.confidence, "actions": c.actions,
-                    }),
-                    Some(Cell::Rejected { reason, raw }) => serde_json::json!({
-                        "round": round, "agent": role, "rejected": reason, "raw": raw,
-                    }),
-                    _ => return,
-                }
-            }
-            PaneId::Log => match slot.ui.log.selected_event(&slot.state) {
-                Some(event) => serde_json::to_value(&*event).unwrap_or_default(),
-                None => return,
-            },
-            PaneId::Result => match &slot.state.outcome {
-                Some(outcome) => outcome.result.clone(),
-                None => return,
-            },
+        let (state, ui) = (&slot.state, &slot.ui);
+        let value = match self.focus {
+            PaneId::Pattern => slot.unit.details(&state.pattern, &ui.pattern),
+            PaneId::Log => ui
+                .log
+                .selected_event(state)
+                .map(|event| serde_json::to_value(&*event).unwrap_or_default()),
+            PaneId::Result => state.outcome.as_ref().map(|o| o.result.clone()),
             PaneId::Resilience => {
-                let tools = slot.state.resilience.ordered();
-                match tools.get(
-                    slot.ui
-                        .gateway_tools
-                        .selected
-                        .min(tools.len().saturating_sub(1)),
-                ) {
-                    Some(tool) => inspect::tool_json(tool, slot.clock_ms()),
-                    None => return,
-                }
+                let tools = state.resilience.ordered();
+                tools
+                    .get(ui.gateway_tools.row(tools.len()))
+                    .map(|tool| inspect::tool_json(tool, slot.clock_ms()))
             }
-            PaneId::Runs => return,
+            PaneId::Runs => None,
         };
-        self.overlay = Some(Overlay::Details {
-            scroll: 0,
-            text: serde_json::to_string_pretty(&text).unwrap_or_default(),
-        });
+        if let Some(value) = value {
+            self.overlay = Some(Overlay::Details {
+                scroll: 0,
+                text: serde_json::to_string_pretty(&value).unwrap_or_default(),
+            });
+        }
     }
 
     /// Whether a redraw is due without new input: a live run's clock moves.
@@ -506,14 +496,14 @@ impl App {
     }
 }
 
-fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or_default().to_string()
-}
-
-impl LogView {
-    /// The newest event the log shows: the one `Enter` opens.
-    pub fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
-        let index = *self.window(state, 1).last()?;
-        state.log.events.get(index).cloned()
+/// Type `key` into `text` when it is a character `allowed` takes, or
+/// delete the last one on Backspace.
+fn type_into(text: &mut String, key: &KeyEvent, allowed: impl Fn(char) -> bool) {
+    match key.code {
+        KeyCode::Char(c) if allowed(c) => text.push(c),
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        _ => {}
     }
 }

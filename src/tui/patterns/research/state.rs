@@ -5,6 +5,8 @@
 use crate::bus::{EventKind, ResearchPhase, RunStatus, RunSummary, SourceDenial};
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
+use crate::tui::patterns::fold::Fold;
+use crate::tui::state::outcome::Outcome;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Research {
@@ -23,6 +25,8 @@ pub struct Research {
     /// The accepted answer and its citations as written, once the run ends.
     pub answer: Option<String>,
     pub citations: Vec<String>,
+    /// The run has ended.
+    pub ended: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -127,7 +131,7 @@ impl Research {
     }
 
     /// Fold one research event; others are ignored.
-    pub(super) fn apply(&mut self, kind: &EventKind) {
+    fn fold(&mut self, kind: &EventKind) {
         match kind {
             EventKind::ResearchStepStarted(s) => {
                 *self.step_mut(s.phase) = StepState::Running;
@@ -202,13 +206,14 @@ impl Research {
 
     /// The run ended: the step it stopped in failed; a step still running
     /// when it was cut short did not finish; an answer is kept.
-    pub(super) fn close(
+    fn end(
         &mut self,
         status: RunStatus,
         stop_reason: &StopReason,
         phase: Option<&str>,
         summary: &RunSummary,
     ) {
+        self.ended = true;
         if status == RunStatus::Stopped
             && let Some(phase) = phase.and_then(ResearchPhase::parse).or(self.current)
         {
@@ -228,6 +233,21 @@ impl Research {
     }
 }
 
+impl Fold for Research {
+    fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
+        self.fold(kind);
+    }
+
+    fn close(&mut self, outcome: &Outcome) {
+        self.end(
+            outcome.status,
+            &outcome.stop_reason,
+            outcome.phase.as_deref(),
+            &outcome.summary,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,7 +259,7 @@ mod tests {
     fn fold(kinds: &[EventKind]) -> Research {
         let mut research = Research::default();
         for kind in kinds {
-            research.apply(kind);
+            research.fold(kind);
         }
         research
     }
@@ -349,7 +369,7 @@ mod tests {
         let reason = StopReason::VerificationFailed {
             issue: "stale_source".into(),
         };
-        research.close(
+        research.end(
             RunStatus::Stopped,
             &reason,
             Some("verify"),
@@ -369,7 +389,7 @@ mod tests {
         assert!(!research.verification.unwrap().ok);
 
         let mut research = fold(&read_step());
-        research.close(
+        research.end(
             RunStatus::Ok,
             &StopReason::Success,
             None,

@@ -5,13 +5,14 @@
 //! answer, whose citation ids resolve to their sources as a note is
 //! selected. Draws the research state and changes nothing.
 
-use super::block;
+use super::state::{NoteView, Research, SourceStatus, SourceView, StepState};
 use crate::bus::ResearchPhase;
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
-use crate::tui::state::{NoteView, Research, RunState, SourceStatus, SourceView, StepState};
+use crate::tui::patterns::unit::Seen;
+use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
+use crate::tui::widgets::block;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -24,31 +25,35 @@ const ANSWER_TEXT_ROWS: usize = 6;
 const MIN_URL_WIDTH: usize = 24;
 
 /// How tall the pane would like to be: everything, with headings.
-pub fn wanted_height(state: &RunState) -> u16 {
-    let research = &state.research;
+pub(super) fn wanted_height(research: &Research) -> u16 {
     let listed = research.sources.len().max(1) + research.notes.len().max(1);
-    let rows = 2 + 2 + 2 + listed + answer_rows(state, 80);
+    let rows = 2 + 2 + 2 + listed + answer_rows(research, 80);
     u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
 /// Rows the answer section would like at `width`: a heading, the answer
 /// (or why there is none) and the selected note's source; while the run
 /// is live, the heading and the source.
-fn answer_rows(state: &RunState, width: usize) -> usize {
-    let research = &state.research;
+fn answer_rows(research: &Research, width: usize) -> usize {
     let noted = usize::from(!research.notes.is_empty());
-    match (&research.answer, &state.outcome) {
+    match (&research.answer, research.ended) {
         (Some(answer), _) => {
             let text = (answer.chars().count() / width.max(1) + 1).min(ANSWER_TEXT_ROWS);
             1 + text + noted
         }
-        (None, Some(_)) => 2,
-        (None, None) => 2 * noted,
+        (None, true) => 2,
+        (None, false) => 2 * noted,
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    let research = &slot.state.research;
+pub(super) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    research: &Research,
+    selection: &ListView,
+    seen: Seen,
+) {
+    let focused = seen.focused;
     let block = block(PaneId::Pattern, "Research", focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -56,11 +61,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         return;
     }
     let width = usize::from(inner.width);
-    let selected = slot
-        .ui
-        .notes
-        .selected
-        .min(research.notes.len().saturating_sub(1));
+    let selected = selection.row(research.notes.len());
     let mut head = vec![pipeline(research)];
     if inner.height > 1 {
         head.push(counts(research));
@@ -75,13 +76,13 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     );
 
     let rest = usize::from(inner.height.saturating_sub(head_rows));
-    let answer_rows = answer_rows(&slot.state, width);
+    let answer_rows = answer_rows(research, width);
     let listed = research.sources.len().max(1) + research.notes.len().max(1);
     // Headings only where everything fits with them.
     let look = Look {
         width,
         headings: rest >= 2 + listed + answer_rows,
-        live: slot.is_live(),
+        live: seen.live,
     };
     let heading = usize::from(look.headings);
     let [notes_rows, sources_rows, answer_rows] = share(
@@ -114,7 +115,13 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         Paragraph::new(notes(research, notes_rows, look, selected, focused)),
         notes_area,
     );
-    draw_answer(frame, answer_area, slot, research.notes.get(selected));
+    draw_answer(
+        frame,
+        answer_area,
+        research,
+        seen,
+        research.notes.get(selected),
+    );
 }
 
 /// How the sections are drawn: their width, whether they have headings,
@@ -372,11 +379,16 @@ fn notes(
 
 /// The answer with its citations, or why there is none; then where the
 /// selected note comes from.
-fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&NoteView>) {
+fn draw_answer(
+    frame: &mut Frame,
+    area: Rect,
+    research: &Research,
+    seen: Seen,
+    note: Option<&NoteView>,
+) {
     if area.height == 0 {
         return;
     }
-    let research = &slot.state.research;
     let mut heading = vec![Span::styled("Answer", theme::bold())];
     for id in &research.citations {
         let style = if note.is_some_and(|n| &n.id == id) {
@@ -387,7 +399,7 @@ fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&Note
         heading.push(Span::raw(" "));
         heading.push(Span::styled(format!("[{}]", fit(id, 12)), style));
     }
-    let body = match (&research.answer, &slot.state.outcome) {
+    let body = match (&research.answer, seen.outcome) {
         (Some(answer), _) => Some(Line::raw(fit(answer, 4000))),
         (None, Some(outcome)) => Some(Line::styled(
             format!(
