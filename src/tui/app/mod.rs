@@ -155,3 +155,6 @@ impl App {
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
 }
+
+#[cfg(test)]
+mod tests;
