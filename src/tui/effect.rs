@@ -62,6 +62,6 @@ pub fn carry_out(app: &mut App, effects: Vec<Effect>) {
     }
 }
 
-pub(super) fn first_line(text: &str) -> String {
+pub(crate) fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }

@@ -10,10 +10,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
 /// How many cells a time gauge takes.
-pub const GAUGE: usize = 10;
+pub(crate) const GAUGE: usize = 10;
 
 /// A pane's frame: bordered, titled with its number, bright when focused.
-pub fn block<'a>(pane: PaneId, title: &str, focused: bool) -> Block<'a> {
+pub(crate) fn block<'a>(pane: PaneId, title: &str, focused: bool) -> Block<'a> {
     Block::bordered()
         .border_style(theme::border(focused))
         .title(Line::from(vec![
@@ -24,7 +24,7 @@ pub fn block<'a>(pane: PaneId, title: &str, focused: bool) -> Block<'a> {
 
 /// Elapsed time against a limit, as a bar that fills and turns red near
 /// the end.
-pub fn gauge(elapsed: u64, limit: u64) -> Span<'static> {
+pub(crate) fn gauge(elapsed: u64, limit: u64) -> Span<'static> {
     let ratio = if limit == 0 {
         1.0
     } else {
@@ -42,19 +42,19 @@ pub fn gauge(elapsed: u64, limit: u64) -> Span<'static> {
 }
 
 /// `filled` of `width` cells: `▮▮▮▯▯`.
-pub fn bar(filled: usize, width: usize) -> String {
+pub(crate) fn bar(filled: usize, width: usize) -> String {
     let filled = filled.min(width);
     "▮".repeat(filled) + &"▯".repeat(width - filled)
 }
 
 /// Milliseconds as seconds with a tenth: `1.2s`.
-pub fn seconds(ms: u64) -> String {
+pub(crate) fn seconds(ms: u64) -> String {
     format!("{:.1}s", ms as f64 / 1000.0)
 }
 
 /// Milliseconds under a second as such, longer ones as seconds: `450ms`,
 /// `1.2s`.
-pub fn millis(ms: u64) -> String {
+pub(crate) fn millis(ms: u64) -> String {
     if ms >= 1000 {
         seconds(ms)
     } else {
@@ -63,7 +63,7 @@ pub fn millis(ms: u64) -> String {
 }
 
 /// A count against its limit, 0 being no limit: `3/8`, `3 (no limit)`.
-pub fn of_limit(used: u64, max: u64) -> String {
+pub(crate) fn of_limit(used: u64, max: u64) -> String {
     if max == 0 {
         format!("{used} (no limit)")
     } else {
@@ -73,7 +73,7 @@ pub fn of_limit(used: u64, max: u64) -> String {
 
 /// The result's headline of a run that ended without a decision, health
 /// or answer to show.
-pub fn no_decision(status: RunStatus) -> Line<'static> {
+pub(crate) fn no_decision(status: RunStatus) -> Line<'static> {
     Line::styled(
         "NO DECISION",
         if status == RunStatus::Ok {

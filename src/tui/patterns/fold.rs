@@ -22,7 +22,7 @@ pub trait Fold: Any + Clone + Debug + Default + PartialEq + Send + Sync {
 pub struct PatternFold(Option<Box<dyn AnyFold>>);
 
 impl PatternFold {
-    pub fn new<F: Fold>(fold: F) -> Self {
+    pub(crate) fn new<F: Fold>(fold: F) -> Self {
         PatternFold(Some(Box::new(fold)))
     }
 
@@ -118,7 +118,7 @@ impl PatternSelection {
     }
 
     /// Keep `selection` as the pane's selection.
-    pub fn set<S: Selection>(&mut self, selection: S) {
+    pub(crate) fn set<S: Selection>(&mut self, selection: S) {
         self.0 = Some(Box::new(selection));
     }
 }

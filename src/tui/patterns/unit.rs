@@ -27,7 +27,7 @@ pub struct Seen<'a> {
 }
 
 /// One pattern's part of the dashboard, in its own types.
-pub trait Unit: Sync + 'static {
+pub(crate) trait Unit: Sync + 'static {
     type Fold: Fold;
     type Selection: Selection;
 

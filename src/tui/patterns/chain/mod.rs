@@ -22,10 +22,10 @@ use serde_json::{Value, json};
 use state::{Chain, MemberState};
 
 /// A swarm: agents hand control to each other.
-pub struct SwarmUnit;
+pub(crate) struct SwarmUnit;
 
 /// A coordinator: one agent calls the others as tools, several at once.
-pub struct CoordinatorUnit;
+pub(crate) struct CoordinatorUnit;
 
 impl Unit for SwarmUnit {
     type Fold = Chain;

@@ -20,7 +20,7 @@ use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
 use state::Research;
 
-pub struct ResearchUnit;
+pub(crate) struct ResearchUnit;
 
 impl Unit for ResearchUnit {
     type Fold = Research;

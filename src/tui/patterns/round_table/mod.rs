@@ -18,7 +18,7 @@ use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
 use state::{Cell, RoundTable};
 
-pub struct RoundTableUnit;
+pub(crate) struct RoundTableUnit;
 
 impl Unit for RoundTableUnit {
     type Fold = RoundTable;

@@ -18,7 +18,7 @@ use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
 use state::{TaskState, TaskView, Workers};
 
-pub struct WorkersUnit;
+pub(crate) struct WorkersUnit;
 
 impl Unit for WorkersUnit {
     type Fold = Workers;
