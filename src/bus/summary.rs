@@ -4,7 +4,7 @@
 //! from what it knows; nothing reads it back out of the document, except
 //! for recordings written before it existed (`RunSummary::of_result`).
 
-use super::event::Decision;
+use super::round::Decision;
 use super::task::Health;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

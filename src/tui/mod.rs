@@ -178,13 +178,13 @@ async fn event_loop(
             input = input.next() => match input {
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
                     let effects = app.key(key);
-                    effect::carry_out(app, effects);
+                    app.carry_out(effects);
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Mouse(mouse))) => {
                     let areas = view::areas(app, ratatui::layout::Rect::new(0, 0, size.width, size.height));
                     let effects = app.mouse(mouse, &areas);
-                    effect::carry_out(app, effects);
+                    app.carry_out(effects);
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Resize(..))) => {

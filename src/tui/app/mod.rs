@@ -4,11 +4,11 @@
 //! sending a control and opening a recording are effects `update` returns
 //! and the loop carries out. Drawing reads it and never changes it.
 
+mod carry;
 mod input;
 mod update;
 
 use super::catalog::{self, Entry};
-use super::effect::{Effect, carry_out};
 use super::keymap::PaneId;
 pub use super::runs::Overrides;
 use super::runs::{Launch, LaunchSettings, Runs};
@@ -111,10 +111,7 @@ impl App {
         source: Option<String>,
         overrides: Overrides,
     ) {
-        carry_out(
-            self,
-            vec![Effect::Launch(Launch::of(scenario, source, overrides))],
-        );
+        self.start(Launch::of(scenario, source, overrides));
     }
 
     /// Start `launch`, select it and show its pattern's pane.

@@ -6,6 +6,7 @@ use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus, 
 use crate::control::Control;
 use crate::stop::StopReason;
 use crate::tui::catalog::Item;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::{Scope, UnitKeys};
 use crate::tui::patterns::round_table::TableView;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -215,16 +216,13 @@ fn quitting_and_failures_are_the_loops_to_carry_out() {
     assert!(!app.quitting);
     let missing = std::env::temp_dir().join("conclave-no-such-recording.jsonl");
     app.open_picker();
-    carry_out(
-        &mut app,
-        vec![
-            Effect::Control {
-                run: 1,
-                command: Control::Pause,
-            },
-            Effect::OpenRecording(missing),
-        ],
-    );
+    app.carry_out(vec![
+        Effect::Control {
+            run: 1,
+            command: Control::Pause,
+        },
+        Effect::OpenRecording(missing),
+    ]);
     assert!(
         app.notice.is_some(),
         "a recording that cannot be read says so"
@@ -233,7 +231,7 @@ fn quitting_and_failures_are_the_loops_to_carry_out() {
         matches!(app.overlay, Some(Overlay::Picker { .. })),
         "and the picker stays open"
     );
-    carry_out(&mut app, vec![Effect::Quit]);
+    app.carry_out(vec![Effect::Quit]);
     assert!(app.quitting);
 }
 

@@ -2,9 +2,10 @@
 //! selections, the notice) and say what the world must do, as effects.
 
 use super::App;
+use super::carry::first_line;
 use crate::control::Control;
 use crate::tui::catalog::Item;
-use crate::tui::effect::{Effect, first_line};
+use crate::tui::effect::Effect;
 use crate::tui::inspect;
 use crate::tui::keymap::{Action, PaneId};
 use crate::tui::runs::{Launch, Overrides};
