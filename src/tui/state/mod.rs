@@ -1,7 +1,9 @@
 //! What the dashboard knows about a run: a pure fold over its events
 //! (`state = events.fold(apply)`). A live run and its replay go through the
-//! same `apply`, so they draw the same frames. Nothing here knows ratatui,
-//! and nothing here reads a clock or the engine.
+//! same `apply`, so they draw the same frames. What every run has is folded
+//! here; the pattern's own events go to its unit's fold, seated at the
+//! run's start. Nothing here knows ratatui, and nothing here reads a clock
+//! or the engine.
 
 use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, TokenUsage};
 use crate::scenario::{PatternKind, Scenario};
