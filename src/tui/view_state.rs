@@ -1,6 +1,7 @@
-//! What each run's screen remembers besides its events: the selected cell,
-//! the log's scroll, filter and follow mode, flag toggles not yet applied,
-//! and the open overlay. Changed only by the app's update; panes read it.
+//! What each run's screen remembers besides its events: the pattern pane's
+//! selection (of its unit's type), the selected tool, the log's scroll,
+//! filter and follow mode, flag toggles not yet applied, and the open
+//! overlay. Changed only by the app's update; panes read it.
 
 use super::keymap::{Action, OverlayKind, PaneId};
 use super::patterns::fold::PatternSelection;

@@ -48,9 +48,9 @@ pub enum EventKind {
         result: Value,
         /// The result in types, for viewers. An event read without one (a
         /// recording made before it was written) gets the one its `result`
-        /// stands for.
+        /// stands for. Boxed: every event is as big as the biggest kind.
         #[serde(default)]
-        summary: RunSummary,
+        summary: Box<RunSummary>,
         /// What went wrong with the last failed model call, when the run
         /// stopped on it (e.g. which variable holds a refused key).
         #[serde(default, skip_serializing_if = "Option::is_none")]

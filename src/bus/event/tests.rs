@@ -159,7 +159,7 @@ fn a_run_finish_carries_its_summary_beside_the_result_and_reads_back() {
             stop_reason: StopReason::Success,
             phase: None,
             result: json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}),
-            summary: RunSummary {
+            summary: Box::new(RunSummary {
                 decision: Some(Decision::Go),
                 answer: Some("Ship it.".into()),
                 counts: crate::bus::RunCounts {
@@ -167,7 +167,7 @@ fn a_run_finish_carries_its_summary_beside_the_result_and_reads_back() {
                     ..Default::default()
                 },
                 ..RunSummary::default()
-            },
+            }),
             error: None,
         },
     };

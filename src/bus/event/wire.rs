@@ -23,9 +23,9 @@ impl From<WireEvent> for Event {
         if let EventKind::RunFinished {
             result, summary, ..
         } = &mut kind
-            && *summary == RunSummary::default()
+            && **summary == RunSummary::default()
         {
-            *summary = RunSummary::of_result(result);
+            **summary = RunSummary::of_result(result);
         }
         Event {
             run: wire.run,

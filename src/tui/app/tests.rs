@@ -2,7 +2,7 @@
 //! and without an engine (runs are shown from their events alone).
 
 use super::*;
-use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus, RunSummary};
+use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus};
 use crate::control::Control;
 use crate::stop::StopReason;
 use crate::tui::catalog::Item;
@@ -80,7 +80,7 @@ fn finished(pattern: &str) -> Vec<Arc<Event>> {
             stop_reason: StopReason::Cancelled,
             phase: None,
             result: json!({"status": "stopped"}),
-            summary: RunSummary::default(),
+            summary: Box::default(),
             error: None,
         },
     }));

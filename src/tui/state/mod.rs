@@ -153,7 +153,7 @@ impl RunState {
                     stop_reason: stop_reason.clone(),
                     phase: phase.clone(),
                     result: result.clone(),
-                    summary: summary.clone(),
+                    summary: summary.as_ref().clone(),
                     error: error.clone(),
                 };
                 self.pattern.close(&outcome);
@@ -240,7 +240,7 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{Conflict, FlagState, RunStarted, RunStatus, RunSummary, Stance};
+    use crate::bus::{Conflict, FlagState, RunStarted, RunStatus, Stance};
     use crate::stop::StopReason;
     use crate::tui::patterns::round_table::state::{Cell, RoundTable};
     use serde_json::json;
@@ -390,7 +390,7 @@ mod tests {
                 stop_reason: StopReason::Cancelled,
                 phase: Some("round_2:b".into()),
                 result: json!({"status": "stopped"}),
-                summary: RunSummary::default(),
+                summary: Box::default(),
                 error: None,
             },
         ));
