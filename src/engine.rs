@@ -176,6 +176,7 @@ pub fn launch(
             stop_reason: outcome.stop_reason.clone(),
             phase: outcome.phase.clone(),
             result: outcome.result.clone(),
+            summary: Box::new(outcome.summary.clone()),
             error: outcome.error.clone(),
         });
         bus.close_recording();

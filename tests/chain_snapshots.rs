@@ -61,10 +61,13 @@ fn text(buffer: &Buffer) -> String {
 }
 
 fn chain_pane(app: &App, width: u16, height: u16) -> Buffer {
-    let slot = app.run().unwrap();
+    let run = app.run().unwrap().view();
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
-        .draw(|frame| panes::chain::draw(frame, frame.area(), slot, false))
+        .draw(|frame| {
+            let area = frame.area();
+            panes::pattern::draw(frame, area, run.unit, run.state, run.ui, run.now_ms, false)
+        })
         .unwrap();
     terminal.backend().buffer().clone()
 }

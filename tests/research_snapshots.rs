@@ -10,7 +10,7 @@ use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::{Action, PaneId};
 use conclave::tui::panes;
-use conclave::tui::state::{SourceStatus, StepState};
+use conclave::tui::patterns::research::state::{Research, SourceStatus, StepState};
 use conclave::tui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -81,12 +81,13 @@ fn snap_screens(name: &str, app: &App) {
 }
 
 fn pane(app: &App, width: u16, height: u16) -> Buffer {
-    let slot = app.run().unwrap();
+    let run = app.run().unwrap().view();
+    let focused = app.focus == PaneId::Pattern;
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|f| {
             let area = f.area();
-            panes::research::draw(f, area, slot, app.focus == PaneId::Pattern)
+            panes::pattern::draw(f, area, run.unit, run.state, run.ui, run.now_ms, focused)
         })
         .unwrap();
     terminal.backend().buffer().clone()
@@ -112,7 +113,7 @@ fn colour_of(buffer: &Buffer, word: &str) -> Color {
 #[tokio::test(start_paused = true)]
 async fn the_research_pane_mid_run() {
     let app = app_with(&mid_run().await);
-    let research = &app.run().unwrap().state.research;
+    let research: &Research = app.run().unwrap().state.pattern.get().unwrap();
     assert_eq!(research.current, Some(ResearchPhase::ReadExtract));
     assert_eq!(
         research.step(ResearchPhase::ReadExtract),
@@ -147,12 +148,12 @@ async fn the_research_pane_finished_resolves_the_selected_citation() {
         "{shown}"
     );
     assert_eq!(colour_of(&buffer, "✗ regulator"), Color::Red);
-    let slot = app.run().unwrap();
+    let run = app.run().unwrap().view();
     let mut terminal = Terminal::new(TestBackend::new(70, 16)).unwrap();
     terminal
         .draw(|f| {
             let area = f.area();
-            panes::result::draw(f, area, slot, false)
+            panes::result::draw(f, area, run.state, run.unit, run.ui.result_scroll, false)
         })
         .unwrap();
     insta::assert_snapshot!(

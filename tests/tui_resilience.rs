@@ -49,10 +49,25 @@ fn text(buffer: &Buffer) -> String {
 }
 
 fn pane(app: &App, width: u16, height: u16) -> (String, Buffer) {
-    let slot = app.run().unwrap();
+    drawn(app, width, height, false)
+}
+
+/// The selected run's resilience pane, drawn alone.
+fn drawn(app: &App, width: u16, height: u16, focused: bool) -> (String, Buffer) {
+    let run = app.run().unwrap().view();
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
-        .draw(|frame| panes::resilience::draw(frame, frame.area(), slot, false))
+        .draw(|frame| {
+            panes::resilience::draw(
+                frame,
+                frame.area(),
+                &run.state.resilience,
+                &run.ui.gateway_tools,
+                run.scenario.resilience.is_some(),
+                run.now_ms,
+                focused,
+            )
+        })
         .unwrap();
     let buffer = terminal.backend().buffer().clone();
     (text(&buffer), buffer)
@@ -297,15 +312,7 @@ fn the_pane_is_focused_with_5_scrolls_with_j_and_details_with_enter() {
     assert_eq!(app.focus, PaneId::Resilience);
     app.update(Action::Down);
     app.update(Action::Down);
-    let (strip, _) = {
-        let slot = app.run().unwrap();
-        let mut terminal = Terminal::new(TestBackend::new(80, 3)).unwrap();
-        terminal
-            .draw(|frame| panes::resilience::draw(frame, frame.area(), slot, true))
-            .unwrap();
-        let buffer = terminal.backend().buffer().clone();
-        (text(&buffer), buffer)
-    };
+    let (strip, _) = drawn(&app, 80, 3, true);
     assert!(
         strip.contains("orders_worker"),
         "scrolled to the third:\n{strip}"

@@ -10,6 +10,7 @@ use conclave::engine::{self, LaunchOptions};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
 use conclave::tui::panes;
+use conclave::tui::patterns::workers::state::Workers;
 use conclave::tui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -104,6 +105,27 @@ fn snap_screens(name: &str, app: &App) {
     }
 }
 
+/// The selected run's pattern pane.
+fn pattern_pane(frame: &mut ratatui::Frame, area: Rect, app: &App, focused: bool) {
+    let run = app.run().unwrap().view();
+    panes::pattern::draw(
+        frame, area, run.unit, run.state, run.ui, run.now_ms, focused,
+    );
+}
+
+/// The selected run's result pane.
+fn result_pane(frame: &mut ratatui::Frame, area: Rect, app: &App) {
+    let run = app.run().unwrap().view();
+    panes::result::draw(
+        frame,
+        area,
+        run.state,
+        run.unit,
+        run.ui.result_scroll,
+        false,
+    );
+}
+
 /// Draw one pane alone into a `width` × `height` buffer.
 fn pane(width: u16, height: u16, draw: impl FnOnce(&mut ratatui::Frame, Rect)) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -115,28 +137,33 @@ fn pane(width: u16, height: u16, draw: impl FnOnce(&mut ratatui::Frame, Rect)) -
 async fn a_run_mid_round_2() {
     let app = app_with(&mid_round_2().await);
     snap_screens("mid_round_2", &app);
-    let slot = app.run().unwrap();
+    let run = app.run().unwrap().view();
     insta::assert_snapshot!(
         "pane_header",
-        pane(120, 2, |f, a| panes::header::draw(f, a, Some(slot)))
+        pane(120, 2, |f, a| panes::header::draw(f, a, Some(&run)))
     );
     insta::assert_snapshot!(
         "pane_runs",
-        pane(80, 1, |f, a| panes::run_list::draw(f, a, &app))
+        pane(80, 1, |f, a| panes::run_list::draw(f, a, &app.runs, false))
     );
     insta::assert_snapshot!(
         "pane_round_table",
-        pane(90, 14, |f, a| panes::round_table::draw(f, a, slot, true))
+        pane(90, 14, |f, a| pattern_pane(f, a, &app, true))
     );
     insta::assert_snapshot!(
         "pane_event_log",
         pane(100, 12, |f, a| panes::event_log::draw(
-            f, a, slot, false, None
+            f,
+            a,
+            run.state,
+            &run.ui.log,
+            false,
+            None
         ))
     );
     insta::assert_snapshot!(
         "pane_result_running",
-        pane(60, 8, |f, a| panes::result::draw(f, a, slot, false))
+        pane(60, 8, |f, a| result_pane(f, a, &app))
     );
     insta::assert_snapshot!(
         "pane_footer",
@@ -168,10 +195,9 @@ async fn a_finished_run_goes_with_caution() {
         .await,
     );
     snap_screens("finished_go_with_caution", &app);
-    let slot = app.run().unwrap();
     insta::assert_snapshot!(
         "pane_result_finished",
-        pane(60, 12, |f, a| panes::result::draw(f, a, slot, false))
+        pane(60, 12, |f, a| result_pane(f, a, &app))
     );
 
     // Stances carry their colours.
@@ -193,14 +219,13 @@ async fn a_finished_run_goes_with_caution() {
 async fn a_stopped_run_says_why() {
     let app = app_with(&full_run("legal_review_required.json", vec![]).await);
     snap_screens("stopped_agent_denied", &app);
-    let slot = app.run().unwrap();
     insta::assert_snapshot!(
         "pane_result_stopped",
-        pane(60, 8, |f, a| panes::result::draw(f, a, slot, false))
+        pane(60, 8, |f, a| result_pane(f, a, &app))
     );
     insta::assert_snapshot!(
         "pane_round_table_stopped",
-        pane(90, 12, |f, a| panes::round_table::draw(f, a, slot, true))
+        pane(90, 12, |f, a| pattern_pane(f, a, &app, true))
     );
 }
 
@@ -388,10 +413,9 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
 fn the_workers_pane_mid_run() {
     let app = app_with(&workers_mid_run());
     snap_screens("workers_mid_run", &app);
-    let slot = app.run().unwrap();
     insta::assert_snapshot!(
         "pane_workers",
-        pane(110, 12, |f, a| panes::workers::draw(f, a, slot, true))
+        pane(110, 12, |f, a| pattern_pane(f, a, &app, true))
     );
 }
 
@@ -403,7 +427,8 @@ async fn a_plan_of_forty_tasks_scrolls_to_the_selected_one() {
     for _ in 0..39 {
         app.update(Action::Down);
     }
-    let last = &app.run().unwrap().state.workers.tasks[39].id;
+    let workers: &Workers = app.run().unwrap().state.pattern.get().unwrap();
+    let last = &workers.tasks[39].id;
     let text = text(&screen(&app, 80, 24));
     assert!(
         text.contains(last.as_str()),

@@ -7,12 +7,16 @@ pub mod describe;
 mod event;
 mod research;
 mod resilience;
+mod round;
+mod summary;
 mod task;
 mod team;
 
 pub use event::*;
 pub use research::*;
 pub use resilience::*;
+pub use round::*;
+pub use summary::*;
 pub use task::*;
 pub use team::*;
 

@@ -10,7 +10,7 @@ pub mod research;
 pub mod swarm;
 pub(crate) mod team;
 
-use crate::bus::{Bus, RunStatus};
+use crate::bus::{Bus, RunStatus, RunSummary};
 use crate::control::Gate;
 use crate::gateway::Gateway;
 use crate::scenario::{PatternKind, Scenario};
@@ -37,6 +37,8 @@ pub struct RunOutcome {
     pub phase: Option<String>,
     /// The result document `run --headless` prints.
     pub result: Value,
+    /// The result in types, as the runner knew it: what viewers show.
+    pub summary: RunSummary,
     /// What the model call the run stopped on said went wrong (a refused
     /// key, an endpoint down), in words without the key.
     pub error: Option<String>,

@@ -48,6 +48,9 @@ pub enum Scope {
     Everywhere,
     /// The focused pane.
     Pane(PaneId),
+    /// The keys a pattern's pane adds to the pattern pane's own, looked up
+    /// before them.
+    Unit(UnitKeys),
     /// An open overlay.
     Overlay(OverlayKind),
     /// A replayed run, before its panes.
@@ -87,6 +90,13 @@ impl PaneId {
     pub fn from_number(n: u8) -> Option<PaneId> {
         PaneId::ALL.into_iter().find(|p| p.number() == n)
     }
+}
+
+/// The patterns whose pane adds keys of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitKeys {
+    /// Collaboration: across rounds.
+    RoundTable,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +151,7 @@ const fn ctrl(c: char) -> Key {
 }
 
 const TABLE: PaneId = PaneId::Pattern;
+const ROUNDS: Scope = Scope::Unit(UnitKeys::RoundTable);
 
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
@@ -166,8 +177,8 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('l'), code(KeyCode::Right), key('j'), code(KeyCode::Down)], label: "→/j", action: Action::Right, help: "next run", scope: Scope::Pane(PaneId::Runs) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "up", scope: Scope::Pane(TABLE) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "down", scope: Scope::Pane(TABLE) },
-    Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "prev round", scope: Scope::Pane(TABLE) },
-    Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "next round", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "prev round", scope: ROUNDS },
+    Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "next round", scope: ROUNDS },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "JSON", scope: Scope::Pane(TABLE) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll up", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll down", scope: Scope::Pane(PaneId::Log) },
@@ -229,15 +240,27 @@ impl Key {
 
 /// The action `event` asks for in `scope`, if any.
 pub fn lookup(scope: Scope, event: &KeyEvent) -> Option<Action> {
-    BINDINGS
-        .iter()
-        .find(|b| b.scope == scope && b.keys.iter().any(|k| k.matches(event)))
-        .map(|b| b.action)
+    lookup_in(&[scope], event)
+}
+
+/// The action `event` asks for in the first of `scopes` that binds it.
+pub fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
+    scopes.iter().find_map(|scope| {
+        BINDINGS
+            .iter()
+            .find(|b| b.scope == *scope && b.keys.iter().any(|k| k.matches(event)))
+            .map(|b| b.action)
+    })
 }
 
 /// The bindings of one scope, in table order.
 pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     BINDINGS.iter().filter(move |b| b.scope == scope)
+}
+
+/// The bindings of several scopes together, in table order.
+pub fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
+    BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
 }
 
 #[cfg(test)]

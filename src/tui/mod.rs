@@ -5,20 +5,25 @@
 
 pub mod app;
 pub mod catalog;
+pub mod effect;
 mod inspect;
 pub mod keymap;
 pub mod layout;
 pub mod overlays;
 pub mod panes;
+pub mod patterns;
 pub mod playback;
 pub mod replay;
 pub mod runs;
+pub mod selection;
+pub mod slot;
 pub mod state;
 pub mod terminal;
 pub mod text;
 pub mod theme;
 pub mod view;
 pub mod view_state;
+pub mod widgets;
 
 use crate::bus::{Delivery, Hub};
 use crate::exit::{Exit, Signal};
@@ -179,12 +184,14 @@ async fn event_loop(
             }
             input = input.next() => match input {
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
-                    app.key(key);
+                    let effects = app.key(key);
+                    app.carry_out(effects);
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Mouse(mouse))) => {
                     let areas = view::areas(app, ratatui::layout::Rect::new(0, 0, size.width, size.height));
-                    app.mouse(mouse, &areas);
+                    let effects = app.mouse(mouse, &areas);
+                    app.carry_out(effects);
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Resize(..))) => {

@@ -1,51 +1,44 @@
 //! What a replay's keys do: play and pause at a chosen speed, step a gate
 //! forward or back, jump to the start, the end or a round, and advance
-//! playback as time passes. The replay's state changes only here and in
-//! the reducer it drives.
+//! playback as time passes. The replay decides where it moves; the run it
+//! belongs to then shows the state there.
 
 use super::app::App;
 use super::keymap::Action;
+use super::replay::Replay;
+use super::slot::RunSlot;
+use super::state::RunState;
 use super::view_state::Overlay;
 
-impl App {
-    /// Apply a replay key to the selected run.
-    pub fn playback(&mut self, action: Action) {
-        if action == Action::Jump {
-            self.overlay = Some(Overlay::Jump(String::new()));
-            return;
-        }
-        let Some(slot) = self.runs.get_mut(self.selected) else {
-            return;
-        };
-        let Some(replay) = slot.replay.as_mut() else {
-            return;
-        };
+impl Replay {
+    /// Apply a replay key; the state to show when the replay moved.
+    pub fn update(&mut self, action: Action) -> Option<RunState> {
         let moved = match action {
-            Action::TogglePause if !replay.playing && replay.at_end() => {
+            Action::TogglePause if !self.playing && self.at_end() => {
                 // Playing a finished replay plays it again.
-                let state = replay.seek(1);
-                replay.playing = true;
+                let state = self.seek(1);
+                self.playing = true;
                 Some(state)
             }
             Action::TogglePause => {
-                replay.playing = !replay.playing;
+                self.playing = !self.playing;
                 None
             }
-            Action::Step => Some(replay.step_forward()),
-            Action::StepBack => Some(replay.step_back()),
-            Action::Start => Some(replay.seek(1)),
-            Action::End => Some(replay.seek(replay.len())),
+            Action::Step => Some(self.step_forward()),
+            Action::StepBack => Some(self.step_back()),
+            Action::Start => Some(self.seek(1)),
+            Action::End => Some(self.seek(self.len())),
             Action::Restart => {
-                let state = replay.seek(1);
-                replay.playing = true;
+                let state = self.seek(1);
+                self.playing = true;
                 Some(state)
             }
             Action::Faster => {
-                replay.speed = replay.speed.faster();
+                self.speed = self.speed.faster();
                 None
             }
             Action::Slower => {
-                replay.speed = replay.speed.slower();
+                self.speed = self.speed.slower();
                 None
             }
             _ => None,
@@ -54,26 +47,61 @@ impl App {
             action,
             Action::Step | Action::StepBack | Action::Start | Action::End
         ) {
-            replay.playing = false;
+            self.playing = false;
         }
-        if let Some(state) = moved {
-            slot.state = state;
-            let filter = slot.ui.log.filter.clone();
-            slot.ui.after_event(&slot.state);
-            slot.ui.log.set_filter(filter, &slot.state);
+        moved
+    }
+}
+
+impl RunSlot {
+    /// Apply a replay key to this run, if it is a replay.
+    pub fn playback(&mut self, action: Action) {
+        if let Some(state) = self.replay.as_mut().and_then(|r| r.update(action)) {
+            self.show(state);
+        }
+    }
+
+    /// Jump a replay to the end of its gate unit `n` (round `n`, wave `n`).
+    pub fn jump(&mut self, n: usize) {
+        if let Some(replay) = self.replay.as_mut() {
+            replay.playing = false;
+            let state = replay.jump_to_unit(n);
+            self.show(state);
+        }
+    }
+
+    /// Let `elapsed_ms` of wall time pass for a playing replay; returns
+    /// whether it moved.
+    pub fn tick(&mut self, elapsed_ms: f64) -> bool {
+        let Some(replay) = self.replay.as_mut() else {
+            return false;
+        };
+        if !replay.tick(elapsed_ms, &mut self.state) {
+            return false;
+        }
+        let filter = self.ui.log.filter.clone();
+        self.ui.after_event(&self.state);
+        if filter.is_some() {
+            self.ui.log.set_filter(filter, &self.state);
+        }
+        true
+    }
+}
+
+impl App {
+    /// Apply a replay key to the selected run.
+    pub fn playback(&mut self, action: Action) {
+        if action == Action::Jump {
+            self.overlay = Some(Overlay::Jump(String::new()));
+        } else if let Some(slot) = self.runs.selected_mut() {
+            slot.playback(action);
         }
     }
 
     /// Jump the selected replay to the end of round (or wave) `n`.
     pub fn jump(&mut self, n: usize) {
-        let Some(slot) = self.runs.get_mut(self.selected) else {
-            return;
-        };
-        if let Some(replay) = slot.replay.as_mut() {
-            replay.playing = false;
-            slot.state = replay.jump_to_unit(n);
-            let filter = slot.ui.log.filter.clone();
-            slot.ui.log.set_filter(filter, &slot.state);
+        if let Some(slot) = self.runs.selected_mut() {
+            slot.jump(n);
         }
     }
 
@@ -81,17 +109,8 @@ impl App {
     /// whether any of them moved.
     pub fn tick(&mut self, elapsed_ms: f64) -> bool {
         let mut moved = false;
-        for slot in &mut self.runs {
-            if let Some(replay) = slot.replay.as_mut()
-                && replay.tick(elapsed_ms, &mut slot.state)
-            {
-                moved = true;
-                let filter = slot.ui.log.filter.clone();
-                if filter.is_some() {
-                    slot.ui.log.set_filter(filter, &slot.state);
-                }
-                slot.ui.after_event(&slot.state);
-            }
+        for slot in self.runs.iter_mut() {
+            moved |= slot.tick(elapsed_ms);
         }
         moved
     }

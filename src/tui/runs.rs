@@ -1,15 +1,14 @@
-//! The runs of the dashboard: launching a scenario as a new run, showing a
-//! run from its events alone, restarting with the same seed and flags, and
-//! handing every engine handle back for a clean shutdown.
+//! The dashboard's runs: launching a scenario as a new run, restarting one
+//! with the same seed and flags, showing a run from its events alone or
+//! from a recording, folding the bus's events into the run they belong to,
+//! and handing every engine handle back for a clean shutdown.
 
-use super::app::App;
-use super::keymap::PaneId;
 use super::replay::Replay;
+use super::slot::{Engine, RunSlot};
 use super::state::RunState;
-use super::view_state::RunUi;
-use crate::bus::{ClockMode, Event, EventKind};
-use crate::clock::RunClock;
-use crate::engine::{self, LaunchOptions, RunHandle};
+use crate::bus::{ClockMode, Event, EventKind, Hub, RunId};
+use crate::control::Control;
+use crate::engine::{self, LaunchOptions, ProviderChoice, RunHandle};
 use crate::record::read_recording;
 use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
@@ -23,56 +22,21 @@ pub struct Overrides {
     pub goal: Option<String>,
 }
 
-/// One run on the dashboard.
-pub struct RunSlot {
-    pub state: RunState,
-    pub ui: RunUi,
+/// A run to start: the scenario, where it came from, and the seed, flags
+/// and goal it runs with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
     pub scenario: Arc<Scenario>,
-    /// The scenario file, if it came from one.
     pub source: Option<String>,
-    pub recording: Option<PathBuf>,
-    /// A goal edited for the next restart.
-    pub next_goal: Option<String>,
-    pub(super) handle: Option<RunHandle>,
-    pub(super) clock: Option<RunClock>,
-    /// Set when the run is a replay of a recording.
-    pub replay: Option<Replay>,
+    pub seed: u64,
+    /// Flag states over the scenario's defaults.
+    pub flags: Vec<(String, bool)>,
+    pub goal: Option<String>,
 }
 
-impl RunSlot {
-    /// The run clock now: live for a running run, the last event's time
-    /// otherwise.
-    pub fn clock_ms(&self) -> u64 {
-        match (&self.replay, &self.clock, self.state.is_live()) {
-            (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
-            (None, Some(clock), true) => clock.elapsed_ms().max(self.state.t_ms),
-            _ => self.state.t_ms,
-        }
-    }
-
-    /// Whether the engine drives this run (not a replay, not finished).
-    pub fn is_engine_live(&self) -> bool {
-        self.replay.is_none() && self.state.is_live()
-    }
-
-    pub fn is_live(&self) -> bool {
-        self.state.is_live()
-    }
-}
-
-impl App {
-    /// Launch `scenario` as a new run and select it.
-    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
-        self.launch_with(scenario, source, Overrides::default());
-    }
-
-    /// Launch with a seed, flags or goal other than the scenario's.
-    pub fn launch_with(
-        &mut self,
-        scenario: Arc<Scenario>,
-        source: Option<String>,
-        overrides: Overrides,
-    ) {
+impl Launch {
+    /// `scenario` with `overrides` over its seed, flags and goal.
+    pub fn of(scenario: Arc<Scenario>, source: Option<String>, overrides: Overrides) -> Launch {
         let seed = overrides.seed.or(scenario.seed).unwrap_or(0);
         let mut flags: Vec<(String, bool)> = scenario
             .flags
@@ -80,65 +44,173 @@ impl App {
             .map(|(name, flag)| (name.clone(), flag.default))
             .collect();
         flags.extend(overrides.flags);
-        match self.start(
-            Arc::clone(&scenario),
-            source.clone(),
+        Launch {
+            scenario,
+            source,
             seed,
             flags,
-            overrides.goal,
-        ) {
-            Ok(slot) => {
-                self.runs.push(slot);
-                self.selected = self.runs.len() - 1;
-                self.focus = PaneId::Pattern;
-            }
-            Err(e) => self.notice = Some(format!("cannot launch {}: {e}", scenario.name)),
+            goal: overrides.goal,
         }
     }
 
-    fn start(
-        &mut self,
-        scenario: Arc<Scenario>,
-        source: Option<String>,
-        seed: u64,
-        flags: Vec<(String, bool)>,
-        goal: Option<String>,
-    ) -> Result<RunSlot, engine::LaunchError> {
+    /// Start the run again as `slot` shows it: its scenario and seed, its
+    /// flags with the changes waiting for a restart, and the goal edited
+    /// for it.
+    pub fn again(slot: &RunSlot) -> Launch {
+        let scenario = Arc::clone(&slot.scenario);
+        let info = slot.state.info.as_ref();
+        let flags = slot
+            .state
+            .flags
+            .iter()
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    slot.ui.pending_flag(&f.name).unwrap_or(f.on),
+                )
+            })
+            .collect();
+        Launch {
+            seed: info.map_or(scenario.seed.unwrap_or(0), |i| i.seed),
+            goal: slot
+                .next_goal
+                .clone()
+                .or_else(|| info.map(|i| i.goal.clone())),
+            source: slot.source.clone(),
+            scenario,
+            flags,
+        }
+    }
+}
+
+/// How runs are launched.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchSettings {
+    /// Where recordings go; `None` records nothing.
+    pub runs_dir: Option<PathBuf>,
+    /// Launch runs paused at their first gate.
+    pub start_paused: bool,
+    /// The model every launch uses, over each scenario's.
+    pub provider: ProviderChoice,
+}
+
+pub struct Runs {
+    hub: Hub,
+    settings: LaunchSettings,
+    slots: Vec<RunSlot>,
+    /// The run the screen shows.
+    pub selected: usize,
+    next_run: RunId,
+    /// Handles of runs that ended or were replaced, to finish on quit.
+    retired: Vec<RunHandle>,
+}
+
+impl Runs {
+    pub fn new(hub: Hub, settings: LaunchSettings) -> Self {
+        Runs {
+            hub,
+            settings,
+            slots: Vec::new(),
+            selected: 0,
+            next_run: 1,
+            retired: Vec::new(),
+        }
+    }
+
+    pub fn selected(&self) -> Option<&RunSlot> {
+        self.slots.get(self.selected)
+    }
+
+    pub fn selected_mut(&mut self) -> Option<&mut RunSlot> {
+        self.slots.get_mut(self.selected)
+    }
+
+    /// The run the engine's run `run` is shown in (not a replay of it).
+    pub fn live_mut(&mut self, run: RunId) -> Option<&mut RunSlot> {
+        live(&mut self.slots, run)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &RunSlot> {
+        self.slots.iter()
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut RunSlot> {
+        self.slots.iter_mut()
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn select_previous(&mut self) {
+        self.selected = self.selected.saturating_sub(1);
+    }
+
+    pub fn select_next(&mut self) {
+        self.selected = (self.selected + 1).min(self.slots.len().saturating_sub(1));
+    }
+
+    /// Start `launch` as a new run and select it.
+    pub fn launch(&mut self, launch: Launch) -> Result<(), engine::LaunchError> {
+        let slot = self.start(launch)?;
+        self.add(slot);
+        Ok(())
+    }
+
+    /// Start `launch` in place of run `run`, whose engine is cancelled.
+    pub fn restart(&mut self, run: RunId, launch: Launch) -> Result<(), engine::LaunchError> {
+        let fresh = self.start(launch)?;
+        match self.slots.iter().position(|s| s.state.run == run) {
+            Some(index) => {
+                let old = std::mem::replace(&mut self.slots[index], fresh);
+                self.retire(old);
+            }
+            None => self.add(fresh),
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, launch: Launch) -> Result<RunSlot, engine::LaunchError> {
         let run = self.next_run;
-        let recording = self.options.runs_dir.as_ref().map(|dir| {
+        let recording = self.settings.runs_dir.as_ref().map(|dir| {
             let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
             dir.join(format!(
                 "{stamp}-{}-run{run}.jsonl",
-                file_safe(&scenario.name)
+                file_safe(&launch.scenario.name)
             ))
         });
         let handle = engine::launch(
-            Arc::clone(&scenario),
+            Arc::clone(&launch.scenario),
             &self.hub,
             LaunchOptions {
                 run,
-                seed: Some(seed),
-                goal,
-                flags,
+                seed: Some(launch.seed),
+                goal: launch.goal,
+                flags: launch.flags,
                 record: recording.clone(),
-                start_paused: self.options.start_paused,
+                start_paused: self.settings.start_paused,
                 clock: Some(ClockMode::Real),
-                source: source.clone(),
-                provider: self.options.provider.clone(),
+                source: launch.source.clone(),
+                provider: self.settings.provider.clone(),
             },
         )?;
         self.next_run += 1;
-        Ok(RunSlot {
-            state: RunState::new(run),
-            ui: RunUi::default(),
-            clock: Some(handle.clock()),
-            handle: Some(handle),
-            replay: None,
-            scenario,
-            source,
-            recording,
-            next_goal: None,
-        })
+        let mut slot = RunSlot::new(RunState::new(run), launch.scenario, launch.source);
+        slot.recording = recording;
+        slot.engine = Some(Engine {
+            clock: handle.clock(),
+            handle,
+        });
+        Ok(slot)
+    }
+
+    fn add(&mut self, slot: RunSlot) {
+        self.slots.push(slot);
+        self.selected = self.slots.len() - 1;
     }
 
     /// Show a run from its events alone (a recording, or events captured in
@@ -154,21 +226,8 @@ impl App {
             return None;
         };
         let state = RunState::from_events(first.run, events);
-        let mut ui = RunUi::default();
-        ui.after_event(&state);
         self.next_run = self.next_run.max(first.run + 1);
-        self.runs.push(RunSlot {
-            state,
-            ui,
-            scenario: Arc::clone(&started.scenario),
-            source,
-            recording: None,
-            next_goal: None,
-            handle: None,
-            clock: None,
-            replay: None,
-        });
-        self.selected = self.runs.len() - 1;
+        self.add(RunSlot::new(state, Arc::clone(&started.scenario), source));
         Some(self.selected)
     }
 
@@ -191,70 +250,52 @@ impl App {
         let Some((replay, state)) = Replay::open(recording, source.clone()) else {
             return Err(format!("{}: no events", path.display()));
         };
-        let mut ui = RunUi::default();
-        ui.after_event(&state);
-        self.runs.push(RunSlot {
-            state,
-            ui,
-            scenario,
-            source: Some(source),
-            recording: Some(path.to_path_buf()),
-            next_goal: None,
-            handle: None,
-            clock: None,
-            replay: Some(replay),
-        });
-        self.selected = self.runs.len() - 1;
-        self.focus = PaneId::Pattern;
+        let mut slot = RunSlot::new(state, scenario, Some(source));
+        slot.recording = Some(path.to_path_buf());
+        slot.replay = Some(replay);
+        self.add(slot);
         Ok(())
     }
 
-    /// The selected run's view state, to move a selection or scroll.
-    pub fn run_ui_mut(&mut self) -> Option<&mut RunUi> {
-        self.run_mut().map(|slot| &mut slot.ui)
-    }
-
-    /// Restart the selected run: same scenario, seed and current flags, and
-    /// the edited goal if there is one.
-    pub(super) fn restart(&mut self) {
-        let Some(slot) = self.runs.get(self.selected) else {
+    /// An event from the bus, folded into its live run. Replays have run
+    /// ids of their own recordings; live events are not theirs.
+    pub fn apply(&mut self, event: Arc<Event>) {
+        let Some(slot) = live(&mut self.slots, event.run) else {
             return;
         };
-        let scenario = Arc::clone(&slot.scenario);
-        let source = slot.source.clone();
-        let seed = slot
-            .state
-            .info
-            .as_ref()
-            .map_or(scenario.seed.unwrap_or(0), |i| i.seed);
-        let flags = slot
-            .state
-            .flags
-            .iter()
-            .map(|f| {
-                (
-                    f.name.clone(),
-                    slot.ui.pending_flag(&f.name).unwrap_or(f.on),
-                )
-            })
-            .collect();
-        let goal = slot
-            .next_goal
-            .clone()
-            .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()));
-        match self.start(scenario, source, seed, flags, goal) {
-            Ok(fresh) => {
-                let old = std::mem::replace(&mut self.runs[self.selected], fresh);
-                self.retire(old);
-            }
-            Err(e) => self.notice = Some(format!("cannot restart: {e}")),
+        slot.state.apply(event);
+        slot.ui.after_event(&slot.state);
+        if !slot.state.is_live()
+            && let Some(engine) = slot.engine.take()
+        {
+            self.retired.push(engine.handle);
+        }
+    }
+
+    /// The hub dropped `n` events for this viewer.
+    pub fn missed(&mut self, n: u64) {
+        for slot in self.slots.iter_mut().filter(|s| s.is_live()) {
+            slot.state.note_missed(n);
+        }
+    }
+
+    /// Send `command` to the engine of run `run`; a run without one (a
+    /// replay, a finished run) has nothing to send it to.
+    pub fn send(&mut self, run: RunId, command: Control) -> Result<(), String> {
+        match self.live_mut(run).and_then(|s| s.engine.as_ref()) {
+            Some(engine) => engine
+                .handle
+                .controller
+                .send(command)
+                .map_err(|e| e.to_string()),
+            None => Ok(()),
         }
     }
 
     fn retire(&mut self, mut slot: RunSlot) {
-        if let Some(handle) = slot.handle.take() {
-            handle.controller.cancel();
-            self.retired.push(handle);
+        if let Some(engine) = slot.engine.take() {
+            engine.handle.controller.cancel();
+            self.retired.push(engine.handle);
         }
     }
 
@@ -262,14 +303,21 @@ impl App {
     /// cancelled first.
     pub fn take_handles(&mut self) -> Vec<RunHandle> {
         let mut handles = std::mem::take(&mut self.retired);
-        for slot in &mut self.runs {
-            if let Some(handle) = slot.handle.take() {
-                handle.controller.cancel();
-                handles.push(handle);
+        for slot in &mut self.slots {
+            if let Some(engine) = slot.engine.take() {
+                engine.handle.controller.cancel();
+                handles.push(engine.handle);
             }
         }
         handles
     }
+}
+
+/// The slot showing the engine's run `run` (not a replay of it).
+fn live(slots: &mut [RunSlot], run: RunId) -> Option<&mut RunSlot> {
+    slots
+        .iter_mut()
+        .find(|s| s.replay.is_none() && s.state.run == run)
 }
 
 /// A scenario name made safe for a file name.

@@ -5,11 +5,9 @@ use super::app::App;
 use super::keymap::PaneId;
 use super::layout::Areas;
 use super::overlays;
-use super::panes::{self, chain, research, resilience, round_table, workers};
-use super::runs::RunSlot;
+use super::panes::{self, resilience};
 use super::theme;
 use super::view_state::Overlay;
-use crate::scenario::PatternKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -17,12 +15,9 @@ use ratatui::widgets::Paragraph;
 
 /// The areas of the screen for the app's selected run.
 pub fn areas(app: &App, screen: Rect) -> Areas {
-    let wanted = app.run().map_or(10, |slot| match slot.scenario.pattern {
-        PatternKind::Orchestrator => workers::wanted_height(&slot.state.workers),
-        PatternKind::Swarm | PatternKind::Coordinator => chain::wanted_height(&slot.state.chain),
-        PatternKind::Research => research::wanted_height(&slot.state),
-        _ => round_table::wanted_height(&slot.state),
-    });
+    let wanted = app
+        .run()
+        .map_or(10, |slot| slot.unit.wanted_height(&slot.state.pattern));
     let replaying = app.run().is_some_and(|slot| slot.replay.is_some());
     let strip = app.run().map_or(0, |slot| {
         resilience::wanted_strip_rows(&slot.state.resilience)
@@ -33,13 +28,31 @@ pub fn areas(app: &App, screen: Rect) -> Areas {
 pub fn draw(frame: &mut Frame, app: &App) {
     let screen = frame.area();
     let areas = areas(app, screen);
-    panes::header::draw(frame, areas.header, app.run());
-    panes::run_list::draw(frame, areas.runs, app);
+    let run = app.run().map(|slot| slot.view());
+    panes::header::draw(frame, areas.header, run.as_ref());
     let focused = |pane: PaneId| app.overlay.is_none() && app.focus == pane;
-    match app.run() {
-        Some(slot) => {
-            draw_pattern(frame, areas.pattern, slot, focused(PaneId::Pattern));
-            resilience::draw(frame, areas.resilience, slot, focused(PaneId::Resilience));
+    panes::run_list::draw(frame, areas.runs, &app.runs, focused(PaneId::Runs));
+    match &run {
+        Some(run) => {
+            let (state, ui) = (run.state, run.ui);
+            panes::pattern::draw(
+                frame,
+                areas.pattern,
+                run.unit,
+                state,
+                ui,
+                run.now_ms,
+                focused(PaneId::Pattern),
+            );
+            resilience::draw(
+                frame,
+                areas.resilience,
+                &state.resilience,
+                &ui.gateway_tools,
+                run.scenario.resilience.is_some(),
+                run.now_ms,
+                focused(PaneId::Resilience),
+            );
             let filter_input = match &app.overlay {
                 Some(Overlay::Filter(text)) => Some(text.as_str()),
                 _ => None,
@@ -47,11 +60,19 @@ pub fn draw(frame: &mut Frame, app: &App) {
             panes::event_log::draw(
                 frame,
                 areas.log,
-                slot,
+                state,
+                &ui.log,
                 focused(PaneId::Log) || filter_input.is_some(),
                 filter_input,
             );
-            panes::result::draw(frame, areas.result, slot, focused(PaneId::Result));
+            panes::result::draw(
+                frame,
+                areas.result,
+                state,
+                run.unit,
+                ui.result_scroll,
+                focused(PaneId::Result),
+            );
         }
         None => {
             let body = Rect {
@@ -76,22 +97,30 @@ pub fn draw(frame: &mut Frame, app: &App) {
             );
         }
     }
-    if let Some(slot) = app.run()
-        && let Some(replay) = &slot.replay
+    if let Some(run) = &run
+        && let Some(replay) = run.replay
     {
         let jump = match &app.overlay {
             Some(Overlay::Jump(text)) => Some(text.as_str()),
             _ => None,
         };
-        panes::timeline::draw(frame, areas.timeline, slot, replay, jump);
+        let word = run.unit.gate_word();
+        panes::timeline::draw(frame, areas.timeline, replay, word, run.now_ms, jump);
     }
     panes::footer::draw(frame, areas.footer, app);
 
     match &app.overlay {
         Some(Overlay::Help { scroll }) => overlays::help::draw(frame, screen, app, *scroll),
         Some(Overlay::Flags { selected }) => {
-            if let Some(slot) = app.run() {
-                overlays::flags::draw(frame, screen, slot, *selected);
+            if let Some(run) = &run {
+                overlays::flags::draw(
+                    frame,
+                    screen,
+                    &run.state.flags,
+                    run.ui,
+                    run.state.is_live(),
+                    *selected,
+                );
             }
         }
         Some(Overlay::Picker { selected }) => {
@@ -102,15 +131,5 @@ pub fn draw(frame: &mut Frame, app: &App) {
             overlays::details::draw(frame, screen, text, *scroll)
         }
         Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
-    }
-}
-
-/// The pane of the run's pattern.
-fn draw_pattern(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    match slot.scenario.pattern {
-        PatternKind::Orchestrator => workers::draw(frame, area, slot, focused),
-        PatternKind::Swarm | PatternKind::Coordinator => chain::draw(frame, area, slot, focused),
-        PatternKind::Research => research::draw(frame, area, slot, focused),
-        _ => round_table::draw(frame, area, slot, focused),
     }
 }

@@ -1,11 +1,14 @@
-//! What each run's screen remembers besides its events: the selected cell,
-//! the log's scroll, filter and follow mode, flag toggles not yet applied,
-//! and the open overlay. Changed only by the app's update; panes read it.
+//! What each run's screen remembers besides its events: the pattern pane's
+//! selection (of its unit's type), the selected tool, the log's scroll,
+//! filter and follow mode, flag toggles not yet applied, and the open
+//! overlay. Changed only by the app's update; panes read it.
 
 use super::keymap::{Action, OverlayKind, PaneId};
-use super::state::{Cell, RunState};
+use super::patterns::fold::PatternSelection;
+use super::patterns::unit::PatternUnit;
+use super::selection::ListView;
+use super::state::RunState;
 use crate::bus::Event;
-use crate::scenario::PatternKind;
 use ratatui_textarea::TextArea;
 use std::sync::Arc;
 
@@ -32,6 +35,15 @@ pub enum Overlay {
 }
 
 impl Overlay {
+    /// The goal editor, holding `goal` with the cursor at its end.
+    pub fn goal_editor(goal: &str) -> Overlay {
+        let mut editor = TextArea::new(goal.lines().map(String::from).collect());
+        editor.set_cursor_line_style(ratatui::style::Style::default());
+        editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        editor.move_cursor(ratatui_textarea::CursorMove::End);
+        Overlay::Goal(Box::new(editor))
+    }
+
     pub fn kind(&self) -> OverlayKind {
         match self {
             Overlay::Help { .. } => OverlayKind::Help,
@@ -47,12 +59,8 @@ impl Overlay {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunUi {
-    pub table: TableView,
-    pub tasks: ListView,
-    /// The swarm's selected transfer, or the coordinator's member call.
-    pub chain: ListView,
-    /// The research pane's selected note.
-    pub notes: ListView,
+    /// The pattern pane's selection, of its pattern's unit's type.
+    pub pattern: PatternSelection,
     /// The selected tool of the resilience pane, in its sickest-first order.
     pub gateway_tools: ListView,
     pub log: LogView,
@@ -82,21 +90,16 @@ impl RunUi {
         self.log.after_event(state);
     }
 
-    pub fn navigate(&mut self, focus: PaneId, action: Action, state: &RunState) {
+    /// Move the focused pane's selection or scroll.
+    pub fn navigate(
+        &mut self,
+        focus: PaneId,
+        action: Action,
+        state: &RunState,
+        unit: &dyn PatternUnit,
+    ) {
         match focus {
-            PaneId::Pattern => match state.info.as_ref().map(|i| i.pattern) {
-                Some(PatternKind::Orchestrator) => {
-                    self.tasks.navigate(action, state.workers.tasks.len())
-                }
-                Some(PatternKind::Swarm) => self.chain.navigate(action, state.chain.handoffs.len()),
-                Some(PatternKind::Coordinator) => {
-                    self.chain.navigate(action, state.chain.members.len())
-                }
-                Some(PatternKind::Research) => {
-                    self.notes.navigate(action, state.research.notes.len())
-                }
-                _ => self.table.navigate(action, state),
-            },
+            PaneId::Pattern => unit.navigate(&mut self.pattern, action, &state.pattern),
             PaneId::Log => self.log.navigate(action, state),
             PaneId::Resilience => self
                 .gateway_tools
@@ -113,87 +116,6 @@ impl RunUi {
             },
             PaneId::Runs => {}
         }
-    }
-}
-
-/// A selected row in a list that keeps its order (the workers' tasks, the
-/// research notes, the gateway's tools).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ListView {
-    pub selected: usize,
-}
-
-impl ListView {
-    fn navigate(&mut self, action: Action, rows: usize) {
-        let last = rows.saturating_sub(1);
-        self.selected = match action {
-            Action::Up => self.selected.saturating_sub(1),
-            Action::Down => (self.selected + 1).min(last),
-            Action::PageUp => self.selected.saturating_sub(10),
-            Action::PageDown => (self.selected + 10).min(last),
-            Action::Top => 0,
-            Action::Follow => last,
-            _ => self.selected,
-        };
-    }
-}
-
-/// The round table's selected cell; it follows the newest contribution
-/// until the user moves it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TableView {
-    pub row: usize,
-    pub column: usize,
-    pub follow: bool,
-}
-
-impl Default for TableView {
-    fn default() -> Self {
-        TableView {
-            row: 0,
-            column: 0,
-            follow: true,
-        }
-    }
-}
-
-impl TableView {
-    /// (row, column) of the selected cell.
-    pub fn selection(&self, state: &RunState) -> (usize, usize) {
-        let table = &state.table;
-        if self.follow {
-            let Some(column) = table.rounds.len().checked_sub(1) else {
-                return (0, 0);
-            };
-            let row = table.rounds[column]
-                .cells
-                .iter()
-                .rposition(|c| matches!(c, Some(Cell::Accepted(_) | Cell::Rejected { .. })))
-                .unwrap_or(0);
-            return (row, column);
-        }
-        (
-            self.row.min(table.roles.len().saturating_sub(1)),
-            self.column.min(table.rounds.len().saturating_sub(1)),
-        )
-    }
-
-    fn navigate(&mut self, action: Action, state: &RunState) {
-        let (row, column) = self.selection(state);
-        let rows = state.table.roles.len().saturating_sub(1);
-        let columns = state.table.rounds.len().saturating_sub(1);
-        let (row, column) = match action {
-            Action::Up => (row.saturating_sub(1), column),
-            Action::Down => ((row + 1).min(rows), column),
-            Action::Left => (row, column.saturating_sub(1)),
-            Action::Right => (row, (column + 1).min(columns)),
-            _ => return,
-        };
-        *self = TableView {
-            row,
-            column,
-            follow: false,
-        };
     }
 }
 
@@ -250,6 +172,12 @@ impl LogView {
                 .filter_map(|seq| state.log.events.binary_search_by_key(seq, |e| e.seq).ok())
                 .collect(),
         }
+    }
+
+    /// The newest event the log shows: the one `Enter` opens.
+    pub fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
+        let index = *self.window(state, 1).last()?;
+        state.log.events.get(index).cloned()
     }
 
     /// How many events the view shows in all.

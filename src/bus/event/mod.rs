@@ -7,6 +7,8 @@ use super::research::{
     SourceFound, SourcesDeduped, StepFinished, StepStarted,
 };
 use super::resilience::{BreakerReason, BreakerState};
+use super::round::{Conflict, Decision, Stance};
+use super::summary::RunSummary;
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
 pub use crate::clock::ClockMode;
@@ -17,10 +19,13 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
+mod wire;
+
 /// Which run of this process an event belongs to (1, 2, 3 …).
 pub type RunId = u32;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "wire::WireEvent")]
 pub struct Event {
     pub run: RunId,
     /// 1, 2, 3 … per run, without gaps.
@@ -42,6 +47,11 @@ pub enum EventKind {
         phase: Option<String>,
         /// The run's result document, as `run --headless` prints it.
         result: Value,
+        /// The result in types, for viewers. An event read without one (a
+        /// recording made before it was written) gets the one its `result`
+        /// stands for. Boxed: every event is as big as the biggest kind.
+        #[serde(default)]
+        summary: Box<RunSummary>,
         /// What went wrong with the last failed model call, when the run
         /// stopped on it (e.g. which variable holds a refused key).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -343,74 +353,6 @@ pub struct FlagState {
 pub enum RunStatus {
     Ok,
     Stopped,
-}
-
-/// A collaboration stance, as 000's contract allows them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stance {
-    Go,
-    Caution,
-    Block,
-}
-
-impl Stance {
-    pub fn parse(s: &str) -> Option<Stance> {
-        match s {
-            "go" => Some(Stance::Go),
-            "caution" => Some(Stance::Caution),
-            "block" => Some(Stance::Block),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stance::Go => "go",
-            Stance::Caution => "caution",
-            Stance::Block => "block",
-        }
-    }
-}
-
-/// A round's outcome when the team agreed (000's `decide_round_outcome`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    Go,
-    GoWithCaution,
-    NoGo,
-}
-
-impl Decision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Go => "go",
-            Decision::GoWithCaution => "go_with_caution",
-            Decision::NoGo => "no_go",
-        }
-    }
-}
-
-/// A disagreement in a round (000's `detect_conflicts`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Conflict {
-    NoContributions,
-    GoVsCaution,
-    BlockingVsNonBlock,
-    HighDivergence,
-}
-
-impl Conflict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Conflict::NoContributions => "no_contributions",
-            Conflict::GoVsCaution => "go_vs_caution",
-            Conflict::BlockingVsNonBlock => "blocking_vs_non_block",
-            Conflict::HighDivergence => "high_divergence",
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

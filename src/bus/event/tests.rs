@@ -147,3 +147,54 @@ fn gateway_events_carry_their_serde_names() {
         bulkhead
     );
 }
+
+#[test]
+fn a_run_finish_carries_its_summary_beside_the_result_and_reads_back() {
+    let finished = Event {
+        run: 1,
+        seq: 40,
+        t_ms: 9000,
+        kind: EventKind::RunFinished {
+            status: RunStatus::Ok,
+            stop_reason: StopReason::Success,
+            phase: None,
+            result: json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}),
+            summary: Box::new(RunSummary {
+                decision: Some(Decision::Go),
+                answer: Some("Ship it.".into()),
+                counts: crate::bus::RunCounts {
+                    rounds: Some(2),
+                    ..Default::default()
+                },
+                ..RunSummary::default()
+            }),
+            error: None,
+        },
+    };
+    let value = serde_json::to_value(&finished).unwrap();
+    assert_eq!(
+        value["summary"],
+        json!({"decision": "go", "answer": "Ship it.", "counts": {"rounds": 2}})
+    );
+    assert_eq!(
+        value["result"],
+        json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}),
+        "the result document is left as the pattern wrote it"
+    );
+    let back: Event = serde_json::from_value(value).unwrap();
+    assert_eq!(back, finished);
+}
+
+#[test]
+fn a_run_finish_recorded_before_summaries_reads_with_the_summary_its_result_gives() {
+    let older = json!({"run": 1, "seq": 12, "t_ms": 800, "type": "run_finished",
+        "status": "ok", "stop_reason": "success",
+        "result": {"status": "ok", "aggregate": {"health": "red"}, "answer": "Page the team."}});
+    let event: Event = serde_json::from_value(older).unwrap();
+    let EventKind::RunFinished { summary, .. } = event.kind else {
+        panic!("not a finish: {event:?}");
+    };
+    assert_eq!(summary.health, Some(Health::Red));
+    assert_eq!(summary.answer.as_deref(), Some("Page the team."));
+    assert_eq!(summary.decision, None);
+}

@@ -9,7 +9,7 @@ pub mod contract;
 pub mod result;
 
 use super::{RunContext, RunOutcome};
-use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunStatus};
+use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::CallError;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::{py_json_dumps, py_strip};
@@ -78,6 +78,8 @@ struct Table<'a> {
     team: Team,
     limits: Limits,
     messages: u32,
+    /// Rounds convened, the one in progress included.
+    rounds: u32,
     history: Vec<RoundRecord>,
     trace: Vec<TraceEntry>,
     open_conflicts: Vec<crate::bus::Conflict>,
@@ -93,6 +95,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         team,
         limits,
         messages: 0,
+        rounds: 0,
         history: Vec::new(),
         trace: Vec::new(),
         open_conflicts: Vec::new(),
@@ -148,6 +151,7 @@ impl Table<'_> {
 
     async fn round(&mut self, round: u32) -> Result<Option<Decision>, Stop> {
         let speakers = self.speakers();
+        self.rounds = round;
         self.ctx.bus.publish(EventKind::RoundStarted {
             round,
             speakers: speakers.clone(),
@@ -338,8 +342,17 @@ fn call_stop(error: &CallError) -> StopReason {
 }
 
 fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutcome {
+    let mut summary = RunSummary {
+        counts: RunCounts {
+            rounds: Some(table.rounds),
+            ..RunCounts::default()
+        },
+        ..RunSummary::default()
+    };
     let result = match ended {
         Ok((answer, decision)) => {
+            summary.decision = Some(decision);
+            summary.answer = Some(answer.clone());
             let last = table.history.last();
             CollaborationResult {
                 status: RunStatus::Ok,
@@ -380,5 +393,6 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.clone(),
         result: serde_json::to_value(&result).unwrap_or(Value::Null),
+        summary,
     }
 }

@@ -11,7 +11,7 @@ use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun};
 use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
-use crate::bus::RunStatus;
+use crate::bus::{RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::stop::StopReason;
 use result::{CoordinatorResult, MemberRecord};
@@ -182,6 +182,16 @@ impl Desk<'_> {
             Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
             Err(reason) => (RunStatus::Stopped, reason, None),
         };
+        let summary = RunSummary {
+            answer: answer.clone(),
+            final_agent: Some(self.coordinator.clone()),
+            counts: RunCounts {
+                llm_calls: Some(self.team.llm_calls()),
+                member_calls: Some(self.member_calls.len() as u64),
+                ..RunCounts::default()
+            },
+            ..RunSummary::default()
+        };
         let result = CoordinatorResult {
             status,
             stop_reason: stop_reason.clone(),
@@ -198,6 +208,7 @@ impl Desk<'_> {
             stop_reason,
             phase: None,
             result: serde_json::to_value(&result).unwrap_or(Value::Null),
+            summary,
         }
     }
 }

@@ -11,7 +11,7 @@ pub mod plan;
 pub mod result;
 
 use super::{RunContext, RunOutcome};
-use crate::bus::{EventKind, RunStatus, TaskStatus};
+use crate::bus::{EventKind, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, ToolPolicy};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -74,12 +74,24 @@ fn seconds(s: f64) -> Duration {
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
     let mut result = orchestrate(&mut ctx).await;
     result.mark_degraded(ctx.gateway.degraded());
+    let summary = RunSummary {
+        health: result.health,
+        answer: result.answer.clone(),
+        partial: result.partial.unwrap_or(false),
+        degraded: result.degraded.clone().unwrap_or_default(),
+        counts: RunCounts {
+            dispatches: Some(result.dispatches),
+            ..RunCounts::default()
+        },
+        ..RunSummary::default()
+    };
     RunOutcome {
         error: None,
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.map(|p| p.as_str().to_string()),
         result: serde_json::to_value(&result).unwrap_or(Value::Null),
+        summary,
     }
 }
 
@@ -142,7 +154,14 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         policy: &policy,
         max_parallel: limits.max_parallel as usize,
     };
-    let records = match dispatcher.run(&tasks).await {
+    let dispatched = dispatcher.run(&tasks).await;
+    let dispatches = dispatch_limits.used();
+    let stopped_in_dispatch = |reason, tasks| {
+        let mut result = stopped_in_dispatch(reason, tasks);
+        result.dispatches = dispatches;
+        result
+    };
+    let records = match dispatched {
         Ok(records) => records,
         Err(reason) => return stopped_in_dispatch(reason, tasks),
     };
@@ -168,6 +187,8 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     });
     let stopped_in_finalize = |reason| {
         let mut result = OrchestratorResult::stopped(reason, Phase::Finalize);
+        result.health = Some(health);
+        result.dispatches = dispatches;
         result.aggregate = Some(aggregate.clone());
         result.trace = trace.clone();
         result.history = records.clone();
@@ -202,6 +223,8 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         history: records,
         partial: None,
         degraded: None,
+        health: Some(health),
+        dispatches,
     }
 }
 

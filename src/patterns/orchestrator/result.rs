@@ -1,7 +1,7 @@
 //! The orchestrator result document, field for field as 001's
 //! `run_orchestrator` returns it in each case.
 
-use crate::bus::{PlannedTask, RunStatus, TaskStatus};
+use crate::bus::{Health, PlannedTask, RunStatus, TaskStatus};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
@@ -32,6 +32,12 @@ pub struct OrchestratorResult {
     /// The tools safe mode skipped, in the order first skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<Vec<String>>,
+    /// The aggregate's health, once aggregated (in `aggregate` too).
+    #[serde(skip)]
+    pub health: Option<Health>,
+    /// Worker attempts started (not a field of 001's result).
+    #[serde(skip)]
+    pub dispatches: u64,
 }
 
 impl OrchestratorResult {
@@ -58,6 +64,8 @@ impl OrchestratorResult {
             history: Vec::new(),
             partial: None,
             degraded: None,
+            health: None,
+            dispatches: 0,
         }
     }
 }

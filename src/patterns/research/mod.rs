@@ -14,7 +14,9 @@ mod sources;
 mod workflow;
 
 use super::{RunContext, RunOutcome};
-use crate::bus::{EventKind, GatePoint, ResearchPhase, RunStatus, StepFinished, StepStarted};
+use crate::bus::{
+    EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
+};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, Gateway, ToolCall, ToolPolicy};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -204,6 +206,14 @@ impl Desk<'_> {
     }
 
     fn finish(self, run_id: String, ended: Result<Answer, Stop>) -> RunOutcome {
+        let summary = match &ended {
+            Ok(answer) => RunSummary {
+                answer: Some(answer.answer.clone()),
+                citations: answer.citations.clone(),
+                ..RunSummary::default()
+            },
+            Err(_) => RunSummary::default(),
+        };
         let result = match ended {
             Ok(answer) => ResearchResult {
                 run_id,
@@ -244,6 +254,7 @@ impl Desk<'_> {
             stop_reason: result.stop_reason.clone(),
             phase: result.phase.map(|p| p.as_str().to_string()),
             result: serde_json::to_value(&result).unwrap_or(Value::Null),
+            summary,
         }
     }
 }

@@ -10,7 +10,7 @@ use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
 use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
-use crate::bus::{EventKind, HandoffRejection, RunStatus};
+use crate::bus::{EventKind, HandoffRejection, RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::stop::StopReason;
 use controller::{HandoffLimits, TransferController};
@@ -227,6 +227,16 @@ impl Swarm<'_> {
             Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
             Err(reason) => (RunStatus::Stopped, reason, None),
         };
+        let summary = RunSummary {
+            answer: answer.clone(),
+            final_agent: Some(self.holder.clone()),
+            counts: RunCounts {
+                handoffs: Some(self.handoffs.len() as u64),
+                llm_calls: Some(self.team.llm_calls()),
+                ..RunCounts::default()
+            },
+            ..RunSummary::default()
+        };
         let result = SwarmResult {
             status,
             stop_reason: stop_reason.clone(),
@@ -244,6 +254,7 @@ impl Swarm<'_> {
             stop_reason,
             phase: None,
             result: serde_json::to_value(&result).unwrap_or(Value::Null),
+            summary,
         }
     }
 }

@@ -3,23 +3,33 @@
 
 use super::frame_box;
 use crate::tui::layout::centered;
-use crate::tui::runs::RunSlot;
+use crate::tui::state::FlagView;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::view_state::RunUi;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, selected: usize) {
-    let height = u16::try_from(slot.state.flags.len() * 3 + 4).unwrap_or(u16::MAX);
+/// `ui` holds the flag changes not yet applied; `live` whether the run
+/// can still apply them.
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    flags: &[FlagView],
+    ui: &RunUi,
+    live: bool,
+    selected: usize,
+) {
+    let height = u16::try_from(flags.len() * 3 + 4).unwrap_or(u16::MAX);
     let area = centered(area, 76, height);
     let inner = frame_box(frame, area, "Flags", "Enter/space toggles · Esc closes");
     let width = usize::from(inner.width);
     let mut lines = Vec::new();
-    for (i, flag) in slot.state.flags.iter().enumerate() {
-        let pending = slot.ui.pending_flag(&flag.name);
+    for (i, flag) in flags.iter().enumerate() {
+        let pending = ui.pending_flag(&flag.name);
         let shown = pending.unwrap_or(flag.on);
         let state = if shown { "[on ]" } else { "[off]" };
         let mut spans = vec![
@@ -30,7 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, selected: usize) {
             Span::styled(fit(&flag.name, width.saturating_sub(30)), theme::bold()),
         ];
         if pending.is_some() {
-            let when = if slot.is_live() {
+            let when = if live {
                 "  (applies at the next gate)"
             } else {
                 "  (on restart)"

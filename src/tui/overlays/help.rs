@@ -37,7 +37,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
     let mut lines = Vec::new();
     for (title, scope) in GROUPS {
         lines.push(Line::styled(*title, theme::bold()));
-        for binding in keymap::bindings(*scope) {
+        // The pattern pane's keys with those the run's pattern adds.
+        let mut scopes = vec![*scope];
+        if *scope == Scope::Pane(PaneId::Pattern)
+            && let Some(keys) = app.run().and_then(|slot| slot.unit.keys())
+        {
+            scopes.push(keys);
+        }
+        for binding in keymap::bindings_in(&scopes) {
             let why = if *scope == Scope::Everywhere {
                 app.unavailable(binding.action)
             } else {

@@ -2,13 +2,14 @@
 //! events until scrolled up (`G` follows again), filters with `/`, and says
 //! how many events this view missed if it ever fell behind.
 
-use super::block;
 use crate::bus::EventKind;
 use crate::bus::describe::{clock, describe, kind_name};
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
+use crate::tui::state::RunState;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::view_state::LogView;
+use crate::tui::widgets::block;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -19,12 +20,11 @@ use ratatui::widgets::Paragraph;
 pub fn draw(
     frame: &mut Frame,
     area: Rect,
-    slot: &RunSlot,
+    state: &RunState,
+    view: &LogView,
     focused: bool,
     filter_input: Option<&str>,
 ) {
-    let state = &slot.state;
-    let view = &slot.ui.log;
     let mut title = format!("Event log · {}", view.count(state));
     if let Some(filter) = &view.filter {
         title.push_str(&format!(" matching \"{}\"", fit(filter, 20)));

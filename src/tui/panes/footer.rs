@@ -21,21 +21,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ));
         spans.push(Span::styled("│", theme::dim()));
     }
-    let scope = app.scope();
     let replaying = app.overlay.is_none() && app.run().is_some_and(|s| s.replay.is_some());
-    let mut scopes = Vec::new();
+    let mut groups = Vec::new();
     if replaying {
-        scopes.push(Scope::Replay);
+        groups.push(vec![Scope::Replay]);
     }
-    scopes.push(scope);
-    if matches!(scope, Scope::Pane(_)) {
-        scopes.push(Scope::Everywhere);
+    match app.overlay.as_ref() {
+        Some(overlay) => groups.push(vec![Scope::Overlay(overlay.kind())]),
+        None => {
+            groups.push(app.pane_scopes());
+            groups.push(vec![Scope::Everywhere]);
+        }
     }
-    for scope in scopes {
-        for binding in keymap::bindings(scope) {
+    for group in &groups {
+        for binding in keymap::bindings_in(group) {
             // A replay's own keys replace the live run's for the same keys.
             if replaying
-                && scope != Scope::Replay
+                && binding.scope != Scope::Replay
                 && keymap::bindings(Scope::Replay)
                     .any(|r| r.keys.iter().any(|k| binding.keys.contains(k)))
             {
@@ -55,7 +57,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             let available = app.unavailable(binding.action).is_none();
             // A pane's keys that do not apply to this pattern are left out.
-            if !available && matches!(binding.scope, Scope::Pane(_)) {
+            if !available && matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_)) {
                 continue;
             }
             let (key_style, help_style) = if available {

@@ -4,7 +4,7 @@
 
 use crate::bus::RunStatus;
 use crate::bus::describe::clock;
-use crate::tui::runs::RunSlot;
+use crate::tui::slot::RunView;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -14,7 +14,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
+pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
     let brand = Span::styled(
         " CONCLAVE ",
         Style::default()
@@ -22,7 +22,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
             .bg(theme::ACCENT)
             .add_modifier(Modifier::BOLD),
     );
-    let Some(slot) = slot else {
+    let Some(run) = run else {
         let line = Line::from(vec![
             brand,
             Span::styled("  no run yet: n opens the scenario picker", theme::dim()),
@@ -30,8 +30,8 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
         frame.render_widget(Paragraph::new(line), area);
         return;
     };
-    let state = &slot.state;
-    let (badge, color) = status(slot);
+    let state = run.state;
+    let (badge, color) = status(run);
     let mut first = vec![
         brand,
         Span::raw(" "),
@@ -45,20 +45,20 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
         Span::raw(" "),
     ];
     first.push(Span::styled(
-        format!("⏱ {} ", clock(slot.clock_ms())),
+        format!("⏱ {} ", clock(run.now_ms)),
         theme::bold(),
     ));
-    let title = slot
+    let title = run
         .scenario
         .title
         .clone()
-        .unwrap_or_else(|| slot.scenario.name.clone());
-    let mut rest = vec![slot.scenario.pattern.to_string()];
+        .unwrap_or_else(|| run.scenario.name.clone());
+    let mut rest = vec![run.scenario.pattern.to_string()];
     if let Some(info) = &state.info {
         rest.push(format!("seed {}", info.seed));
     }
-    if let Some(path) = &slot.recording {
-        let mark = if slot.replay.is_some() {
+    if let Some(path) = run.recording {
+        let mark = if run.replay.is_some() {
             "⏵ replay of"
         } else {
             "⏺"
@@ -103,8 +103,8 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
             ),
             style,
         ));
-        if let Some(on) = slot.ui.pending_flag(&flag.name) {
-            let when = if slot.is_live() {
+        if let Some(on) = run.ui.pending_flag(&flag.name) {
+            let when = if state.is_live() {
                 "at the next gate"
             } else {
                 "on restart"
@@ -161,23 +161,23 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: Option<&RunSlot>) {
 }
 
 /// The status badge and its colour.
-fn status(slot: &RunSlot) -> (String, Color) {
-    if let Some(replay) = &slot.replay {
+fn status(run: &RunView) -> (String, Color) {
+    if let Some(replay) = run.replay {
         let state = if replay.playing { "▶" } else { "⏸" };
-        let color = match &slot.state.outcome {
+        let color = match &run.state.outcome {
             Some(outcome) if outcome.status == RunStatus::Ok => theme::GO,
             Some(_) => theme::BLOCK,
             None => Color::Magenta,
         };
         return (format!("REPLAY {state}"), color);
     }
-    match (&slot.state.activity, &slot.state.outcome) {
+    match (&run.state.activity, &run.state.outcome) {
         (Activity::Finished, Some(outcome)) if outcome.status == RunStatus::Ok => {
             ("FINISHED".into(), theme::GO)
         }
         (Activity::Finished, _) => ("STOPPED".into(), theme::BLOCK),
         (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),
-        _ if slot.ui.pause_requested => ("PAUSING…".into(), theme::CAUTION),
+        _ if run.ui.pause_requested => ("PAUSING…".into(), theme::CAUTION),
         (Activity::Starting, _) => ("STARTING".into(), Color::Gray),
         (Activity::Running, _) => ("RUNNING".into(), theme::ACCENT),
     }

@@ -8,14 +8,14 @@
 //! row per tool where room is short, two rows per tool where there is room.
 //! It draws and changes nothing.
 
-use super::block;
 use crate::bus::BreakerState;
 use crate::scenario::GatewayMechanism;
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
+use crate::tui::selection::ListView;
 use crate::tui::state::{BreakerView, BulkheadView, Resilience, ToolHealth};
 use crate::tui::text::pad;
 use crate::tui::theme;
+use crate::tui::widgets::{bar, block, millis, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -31,8 +31,17 @@ pub fn wanted_strip_rows(resilience: &Resilience) -> u16 {
     u16::try_from(resilience.tools.len() + 1).unwrap_or(u16::MAX)
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    let resilience = &slot.state.resilience;
+/// `selection` is the pane's selected tool, `shielded` whether the
+/// scenario has a `resilience` section, `now_ms` the run clock now.
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    resilience: &Resilience,
+    selection: &ListView,
+    shielded: bool,
+    now_ms: u64,
+    focused: bool,
+) {
     let tools = resilience.ordered();
     let boxed = usize::from(area.height) >= tools.len() + 2 && area.height > 3;
     let mut title = format!(
@@ -40,7 +49,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         tools.len(),
         if tools.len() == 1 { "" } else { "s" }
     );
-    if slot.scenario.resilience.is_none() {
+    if !shielded {
         title.push_str(" · unshielded");
     }
     for mechanism in [GatewayMechanism::CircuitBreaker, GatewayMechanism::Bulkhead] {
@@ -66,13 +75,9 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     if inner.width == 0 || inner.height == 0 {
         return;
     }
-    let now = slot.clock_ms();
+    let now = now_ms;
     let width = usize::from(inner.width);
-    let selected = slot
-        .ui
-        .gateway_tools
-        .selected
-        .min(tools.len().saturating_sub(1));
+    let selected = selection.row(tools.len());
     let shielded = tools
         .iter()
         .any(|t| t.breaker.is_some() || t.bulkhead.is_some());
@@ -315,10 +320,7 @@ fn bulkhead(bulkhead: Option<&BulkheadView>, words: bool) -> Vec<Span<'static>> 
     };
     let mut spans = vec![
         Span::raw(if words { " bulkhead " } else { " " }),
-        Span::styled(
-            "▮".repeat(filled) + &"▯".repeat(GAUGE - filled),
-            Style::default().fg(colour),
-        ),
+        Span::styled(bar(filled, GAUGE), Style::default().fg(colour)),
         Span::raw(format!(" {}/{}", b.in_flight, b.max)),
     ];
     let (queued, rejected) = if words {
@@ -366,7 +368,7 @@ fn error_rate(tool: &ToolHealth, now: u64) -> Span<'static> {
 
 fn latencies(tool: &ToolHealth) -> Span<'static> {
     match (tool.latency(50), tool.latency(95)) {
-        (Some(p50), Some(p95)) => Span::raw(format!("p50 {} p95 {}", duration(p50), duration(p95))),
+        (Some(p50), Some(p95)) => Span::raw(format!("p50 {} p95 {}", millis(p50), millis(p95))),
         _ => Span::styled("p50 — p95 —", theme::dim()),
     }
 }
@@ -390,16 +392,4 @@ fn sparkline(tool: &ToolHealth, now: u64, width: usize) -> Span<'static> {
         })
         .collect();
     Span::styled(bars, Style::default().fg(theme::ACCENT))
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{:.1}s", ms as f64 / 1000.0)
-}
-
-fn duration(ms: u64) -> String {
-    if ms >= 1000 {
-        seconds(ms)
-    } else {
-        format!("{ms}ms")
-    }
 }

@@ -2,8 +2,8 @@
 //! highlighted; `[`/`]` or the arrows (when focused) switch runs.
 
 use crate::bus::RunStatus;
-use crate::tui::app::App;
 use crate::tui::keymap::PaneId;
+use crate::tui::runs::Runs;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -13,8 +13,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let focused = app.focus == PaneId::Runs && app.overlay.is_none();
+pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool) {
     let mut spans = vec![Span::styled(
         format!("[{}] runs ", PaneId::Runs.number()),
         if focused {
@@ -23,7 +22,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             theme::dim()
         },
     )];
-    for (i, slot) in app.runs.iter().enumerate() {
+    for (i, slot) in runs.iter().enumerate() {
         let (glyph, style) = match (&slot.state.activity, &slot.state.outcome) {
             (Activity::Finished, Some(o)) if o.status == RunStatus::Ok => {
                 ("✓", Style::default().fg(theme::GO))
@@ -37,7 +36,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             slot.state.run,
             fit(&slot.scenario.name, 28)
         );
-        let style = if i == app.selected {
+        let style = if i == runs.selected {
             style.patch(theme::selected())
         } else {
             style
@@ -45,7 +44,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::styled(label, style));
         spans.push(Span::styled("│", theme::dim()));
     }
-    if app.runs.is_empty() {
+    if runs.is_empty() {
         spans.push(Span::styled(" none yet: n opens the picker", theme::dim()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

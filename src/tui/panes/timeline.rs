@@ -3,9 +3,7 @@
 //! and what the recording lacks (its finish, unreadable lines).
 
 use crate::bus::describe::clock;
-use crate::scenario::PatternKind;
 use crate::tui::replay::Replay;
-use crate::tui::runs::RunSlot;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -16,25 +14,17 @@ use ratatui::widgets::Paragraph;
 
 const BAR: usize = 24;
 
-/// What a gate unit of `pattern` is called.
-pub fn unit_word(pattern: PatternKind) -> &'static str {
-    match pattern {
-        PatternKind::Collaboration => "round",
-        PatternKind::Orchestrator => "wave",
-        PatternKind::Swarm | PatternKind::Coordinator => "turn",
-        PatternKind::Research => "step",
-    }
-}
-
-/// `jump_input` is the number being typed after `g`.
+/// `word` names what one of the pattern's gates passes (a round, a
+/// wave); `now_ms` is the run clock shown; `jump_input` is the number
+/// being typed after `g`.
 pub fn draw(
     frame: &mut Frame,
     area: Rect,
-    slot: &RunSlot,
     replay: &Replay,
+    word: &str,
+    now_ms: u64,
     jump_input: Option<&str>,
 ) {
-    let word = unit_word(slot.scenario.pattern);
     if let Some(input) = jump_input {
         let line = Line::from(vec![
             Span::styled(format!(" jump to the end of {word}: "), theme::bold()),
@@ -64,7 +54,7 @@ pub fn draw(
             " seq {}/{} · ⏱ {} · {word} {unit}/{units}",
             replay.seq(),
             replay.last_seq(),
-            clock(slot.clock_ms())
+            clock(now_ms)
         )),
     ];
     if let Some(note) = &replay.note {

@@ -1,29 +1,22 @@
 //! What the dashboard knows about a run: a pure fold over its events
 //! (`state = events.fold(apply)`). A live run and its replay go through the
-//! same `apply`, so they draw the same frames. Nothing here knows ratatui,
-//! and nothing here reads a clock or the engine.
+//! same `apply`, so they draw the same frames. What every run has is folded
+//! here; the pattern's own events go to its unit's fold, seated at the
+//! run's start. Nothing here knows ratatui, and nothing here reads a clock
+//! or the engine.
 
-use crate::bus::{
-    BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStatus, TokenUsage,
-};
+use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, TokenUsage};
 use crate::scenario::{PatternKind, Scenario};
-use crate::stop::StopReason;
-use serde_json::Value;
+use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
 
-mod chain;
 mod log;
-mod research;
+pub mod outcome;
 mod resilience;
-mod table;
-mod workers;
 
-pub use chain::{Chain, ChainLimits, HandoffView, Link, MemberState, MemberView, TurnView};
 pub use log::{EventLog, LOG_CAPACITY};
-pub use research::{Counts, NoteView, Research, SourceStatus, SourceView, StepState, Verification};
+pub use outcome::Outcome;
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
-pub use table::{Cell, Contribution, RoundColumn, RoundTable};
-pub use workers::{Attempt, TaskState, TaskView, Workers};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunState {
@@ -36,10 +29,8 @@ pub struct RunState {
     /// Events that never arrived here, by seq gaps or a lagging viewer.
     pub missed: u64,
     pub flags: Vec<FlagView>,
-    pub table: RoundTable,
-    pub workers: Workers,
-    pub chain: Chain,
-    pub research: Research,
+    /// The pattern's own fold, seated by the run's start.
+    pub pattern: PatternFold,
     /// Every tool's breaker, bulkhead and call health.
     pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
@@ -86,31 +77,6 @@ pub struct FlagView {
     pub description: Option<String>,
 }
 
-/// How the run ended.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
-    pub phase: Option<String>,
-    pub result: Value,
-    /// What the failed model call said, when the run stopped on one.
-    pub error: Option<String>,
-}
-
-impl Outcome {
-    pub fn final_decision(&self) -> Option<&str> {
-        self.result.get("final_decision").and_then(Value::as_str)
-    }
-
-    pub fn answer(&self) -> Option<&str> {
-        self.result.get("answer").and_then(Value::as_str)
-    }
-
-    pub fn rounds_used(&self) -> Option<u64> {
-        self.result.get("rounds_used").and_then(Value::as_u64)
-    }
-}
-
 impl RunState {
     pub fn new(run: RunId) -> Self {
         RunState {
@@ -126,10 +92,6 @@ impl RunState {
             state.apply(Arc::clone(event));
         }
         state
-    }
-
-    fn pattern(&self) -> Option<PatternKind> {
-        self.info.as_ref().map(|i| i.pattern)
     }
 
     pub fn is_live(&self) -> bool {
@@ -162,15 +124,7 @@ impl RunState {
                             .and_then(|s| s.description.clone()),
                     })
                     .collect();
-                self.table.seat(&scenario, |flag| {
-                    started.flags.iter().any(|f| f.name == flag && f.on)
-                });
-                if matches!(
-                    started.pattern,
-                    PatternKind::Swarm | PatternKind::Coordinator
-                ) {
-                    self.chain.configure(&scenario);
-                }
+                self.pattern = patterns::unit(started.pattern).seat(started);
                 self.resilience.seat(&scenario, &started.flags);
                 self.info = Some(RunInfo {
                     name: scenario.name.clone(),
@@ -189,22 +143,21 @@ impl RunState {
                 stop_reason,
                 phase,
                 result,
+                summary,
                 error,
             } => {
                 self.activity = Activity::Finished;
                 self.calling = None;
-                self.table.close();
-                self.workers.close();
-                self.chain.close();
-                self.research
-                    .close(*status, stop_reason, phase.as_deref(), result);
-                self.outcome = Some(Outcome {
+                let outcome = Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
                     phase: phase.clone(),
                     result: result.clone(),
+                    summary: summary.as_ref().clone(),
                     error: error.clone(),
-                });
+                };
+                self.pattern.close(&outcome);
+                self.outcome = Some(outcome);
             }
             EventKind::BudgetConsumed {
                 budget,
@@ -212,7 +165,7 @@ impl RunState {
                 limit,
             } => {
                 self.budget = Some((*budget, *used, *limit));
-                self.chain.apply(&event.kind, event.t_ms);
+                self.pattern.apply(&event.kind, event.t_ms);
             }
             EventKind::FlagChanged { name, on } => {
                 if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
@@ -242,15 +195,10 @@ impl RunState {
             EventKind::CallRejected { .. }
             | EventKind::BreakerTransition { .. }
             | EventKind::Bulkhead { .. } => self.resilience.apply(&event.kind, event.t_ms),
-            // A research run's tool calls are attempts too; its own
-            // events tell its story, and retries only concern the gateway.
-            EventKind::AttemptStarted { .. } | EventKind::AttemptFinished { .. }
-                if self.pattern() == Some(PatternKind::Research) => {}
-            EventKind::RetryScheduled { .. } if self.pattern() == Some(PatternKind::Research) => {
-                self.resilience.apply(&event.kind, event.t_ms);
-            }
+            // A task's retry is the workers' too (a research run's tool
+            // calls are attempts as well; its own fold leaves them out).
             EventKind::RetryScheduled { .. } => {
-                self.workers.apply(&event.kind, event.t_ms);
+                self.pattern.apply(&event.kind, event.t_ms);
                 self.resilience.apply(&event.kind, event.t_ms);
             }
             EventKind::RoundStarted { .. }
@@ -258,23 +206,23 @@ impl RunState {
             | EventKind::ContributionAccepted { .. }
             | EventKind::ContributionRejected { .. }
             | EventKind::RoundFinished { .. }
-            | EventKind::FinalizeStarted { .. } => self.table.apply(&event.kind),
-            EventKind::PlanAccepted { .. }
+            | EventKind::FinalizeStarted { .. }
+            | EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
             | EventKind::WaveStarted { .. }
             | EventKind::AttemptStarted { .. }
             | EventKind::AttemptFinished { .. }
             | EventKind::TaskFinished { .. }
-            | EventKind::Aggregated { .. } => self.workers.apply(&event.kind, event.t_ms),
-            EventKind::TurnStarted { .. }
+            | EventKind::Aggregated { .. }
+            | EventKind::TurnStarted { .. }
             | EventKind::TurnFinished { .. }
             | EventKind::TransferRequested { .. }
             | EventKind::HandoffAccepted { .. }
             | EventKind::HandoffRejected { .. }
             | EventKind::MemberCallStarted { .. }
-            | EventKind::MemberCallFinished { .. } => self.chain.apply(&event.kind, event.t_ms),
-            EventKind::ResearchStepStarted(_)
+            | EventKind::MemberCallFinished { .. }
+            | EventKind::ResearchStepStarted(_)
             | EventKind::ResearchStepFinished(_)
             | EventKind::SourceFound(_)
             | EventKind::SourcesDeduped(_)
@@ -283,7 +231,7 @@ impl RunState {
             | EventKind::PageRead(_)
             | EventKind::NoteExtracted(_)
             | EventKind::NotesVerified(_)
-            | EventKind::Cited(_) => self.research.apply(&event.kind),
+            | EventKind::Cited(_) => self.pattern.apply(&event.kind, event.t_ms),
         }
         self.log.push(event);
     }
@@ -292,8 +240,17 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{Conflict, FlagState, RunStarted, Stance};
+    use crate::bus::{Conflict, FlagState, RunStarted, RunStatus, Stance};
+    use crate::stop::StopReason;
+    use crate::tui::patterns::round_table::state::{Cell, RoundTable};
     use serde_json::json;
+
+    fn table(state: &RunState) -> &RoundTable {
+        state
+            .pattern
+            .get()
+            .expect("a collaboration run seats a round table")
+    }
 
     fn event(seq: u64, t_ms: u64, kind: EventKind) -> Arc<Event> {
         Arc::new(Event {
@@ -317,8 +274,9 @@ mod tests {
     }
 
     fn recorded() -> Vec<Arc<Event>> {
+        let scenario = scenario();
         let started = EventKind::RunStarted(RunStarted {
-            pattern: PatternKind::Collaboration,
+            pattern: scenario.pattern,
             seed: 7,
             goal: "g".into(),
             clock: ClockMode::Virtual,
@@ -328,7 +286,7 @@ mod tests {
             }],
             source: None,
             started_at_ms: 0,
-            scenario: scenario(),
+            scenario,
         });
         let accepted = |round, agent: &str, stance| EventKind::ContributionAccepted {
             round,
@@ -392,19 +350,23 @@ mod tests {
         assert!(state.flags[0].on);
         assert_eq!(state.flags[0].description.as_deref(), Some("Seat legal"));
         assert_eq!(
-            state.table.roles,
+            table(&state).roles,
             vec!["a", "b", "legal"],
             "legal joins in round 2"
         );
-        assert_eq!(state.table.rounds.len(), 2);
-        let round_1 = &state.table.rounds[0];
+        assert_eq!(table(&state).rounds.len(), 2);
+        let round_1 = &table(&state).rounds[0];
         assert!(round_1.finished);
         assert_eq!(round_1.conflicts, vec![Conflict::BlockingVsNonBlock]);
         assert!(
-            matches!(state.table.cell(1, 0), Some(Cell::Accepted(c)) if c.stance == Stance::Block)
+            matches!(table(&state).cell(1, 0), Some(Cell::Accepted(c)) if c.stance == Stance::Block)
         );
-        assert_eq!(state.table.cell(2, 0), None, "legal did not sit in round 1");
-        assert_eq!(state.table.cell(1, 1), Some(&Cell::Waiting));
+        assert_eq!(
+            table(&state).cell(2, 0),
+            None,
+            "legal did not sit in round 1"
+        );
+        assert_eq!(table(&state).cell(1, 1), Some(&Cell::Waiting));
         assert_eq!(state.log.len(), 12);
     }
 
@@ -428,12 +390,13 @@ mod tests {
                 stop_reason: StopReason::Cancelled,
                 phase: Some("round_2:b".into()),
                 result: json!({"status": "stopped"}),
+                summary: Box::default(),
                 error: None,
             },
         ));
         let state = RunState::from_events(1, &events);
         assert_eq!(state.activity, Activity::Finished);
-        assert_eq!(state.table.cell(1, 1), None);
+        assert_eq!(table(&state).cell(1, 1), None);
         assert_eq!(state.outcome.unwrap().stop_reason, StopReason::Cancelled);
     }
 

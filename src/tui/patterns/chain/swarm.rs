@@ -2,56 +2,30 @@
 //! right, the holder highlighted with its time against the node timeout,
 //! the loop window with its distinct count against the minimum, and every
 //! transfer asked for, refused ones drawn as dead ends with their reason.
-//! A coordinator's run is drawn by `members`. Draws and changes nothing.
+//! Draws and changes nothing.
 
-use super::block;
+use super::state::{Chain, HandoffView};
 use crate::bus::RunStatus;
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
-use crate::tui::state::{Chain, HandoffView};
+use crate::tui::patterns::unit::Seen;
+use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
+use crate::tui::widgets::{block, gauge, of_limit, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::members::{MEMBER_ROWS, draw_coordinator, earlier_batches};
-
-const GAUGE: usize = 10;
-
 /// How tall the pane would like to be.
-pub fn wanted_height(chain: &Chain) -> u16 {
-    let rows = if chain.coordinator.is_some() {
-        2 + MEMBER_ROWS + earlier_batches(chain).len().min(4)
-    } else {
-        4 + chain.handoffs.len().clamp(4, 12)
-    };
+pub(super) fn wanted_height(chain: &Chain) -> u16 {
+    let rows = 4 + chain.handoffs.len().clamp(4, 12);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    match &slot.state.chain.coordinator {
-        Some(coordinator) => draw_coordinator(frame, area, slot, coordinator, focused),
-        None => draw_swarm(frame, area, slot, focused),
-    }
-}
-
-pub(super) fn of_limit(used: u64, max: u64) -> String {
-    if max == 0 {
-        format!("{used} (no limit)")
-    } else {
-        format!("{used}/{max}")
-    }
-}
-
-pub(super) fn seconds(ms: u64) -> String {
-    format!("{:.1}s", ms as f64 / 1000.0)
-}
-
-fn draw_swarm(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    let chain = &slot.state.chain;
+pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
+    let focused = seen.focused;
     let title = format!(
         "Swarm chain · handoffs {} · LLM calls {}",
         of_limit(chain.counted, u64::from(chain.limits.max_handoffs)),
@@ -64,8 +38,8 @@ fn draw_swarm(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         return;
     }
     let width = usize::from(inner.width);
-    let mut lines = chain_lines(slot, width);
-    lines.push(holder_line(slot));
+    let mut lines = chain_lines(chain, seen, width);
+    lines.push(holder_line(chain, seen));
     lines.push(window_line(chain));
     let rows = usize::from(inner.height).saturating_sub(lines.len());
     if chain.handoffs.is_empty() {
@@ -73,11 +47,7 @@ fn draw_swarm(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             lines.push(Line::styled("No transfer asked for yet.", theme::dim()));
         }
     } else if rows > 0 {
-        let selected = slot
-            .ui
-            .chain
-            .selected
-            .min(chain.handoffs.len().saturating_sub(1));
+        let selected = selection.row(chain.handoffs.len());
         let first = if focused {
             (selected + 1).saturating_sub(rows)
         } else {
@@ -106,10 +76,9 @@ fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
 
 /// The agents that held control, left to right, wrapped to `width`; the
 /// holder highlighted (the final agent, once the run has ended).
-fn chain_lines(slot: &RunSlot, width: usize) -> Vec<Line<'static>> {
-    let chain = &slot.state.chain;
+fn chain_lines(chain: &Chain, seen: Seen, width: usize) -> Vec<Line<'static>> {
     let last = chain.links.len().saturating_sub(1);
-    let holder_style = match &slot.state.outcome {
+    let holder_style = match seen.outcome {
         None => Style::default()
             .fg(Color::Black)
             .bg(theme::ACCENT)
@@ -161,13 +130,12 @@ fn chain_lines(slot: &RunSlot, width: usize) -> Vec<Line<'static>> {
 }
 
 /// Who holds control and for how long, against the node timeout.
-fn holder_line(slot: &RunSlot) -> Line<'static> {
-    let chain = &slot.state.chain;
+fn holder_line(chain: &Chain, seen: Seen) -> Line<'static> {
     let Some(link) = chain.holder() else {
         return Line::styled("Waiting for the first turn…", theme::dim());
     };
     let agent = fit(&link.agent, 24);
-    if let Some(outcome) = &slot.state.outcome {
+    if let Some(outcome) = seen.outcome {
         let style = match outcome.status {
             RunStatus::Ok => Style::default().fg(theme::GO),
             RunStatus::Stopped => theme::error(),
@@ -181,7 +149,7 @@ fn holder_line(slot: &RunSlot) -> Line<'static> {
         };
         return Line::styled(words, style);
     }
-    let now = slot.clock_ms();
+    let now = seen.now_ms;
     let held = now.saturating_sub(link.since_ms);
     let mut spans = vec![Span::styled(
         format!("▶ {agent} holds control "),
@@ -284,24 +252,4 @@ fn handoff_row(
             ])
         }
     }
-}
-
-/// Elapsed time against a limit, as a bar that fills and turns red near
-/// the end.
-pub(super) fn gauge(elapsed: u64, limit: u64) -> Span<'static> {
-    let ratio = if limit == 0 {
-        1.0
-    } else {
-        (elapsed as f64 / limit as f64).min(1.0)
-    };
-    let filled = (ratio * GAUGE as f64).round() as usize;
-    let bar: String = "▮".repeat(filled) + &"▯".repeat(GAUGE - filled);
-    let color = if ratio >= 0.8 {
-        theme::BLOCK
-    } else if ratio >= 0.5 {
-        theme::CAUTION
-    } else {
-        theme::GO
-    };
-    Span::styled(bar, Style::default().fg(color))
 }

@@ -2,13 +2,14 @@
 //! word in its colour) and confidence; under each round its conflicts and
 //! decision; below the grid the selected contribution's summary and actions.
 
-use super::block;
+use super::TableView;
+use super::state::{Cell, RoundColumn, RoundTable};
 use crate::bus::{Conflict, Stance};
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
-use crate::tui::state::{Cell, RoundColumn, RunState};
+use crate::tui::patterns::unit::Seen;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
+use crate::tui::widgets::block;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -22,30 +23,34 @@ const GRID_EXTRA: usize = 3;
 /// Rows kept for the selected contribution under the grid.
 const DETAIL_ROWS: usize = 6;
 
-/// How tall the pane would like to be for `state`.
-pub fn wanted_height(state: &RunState) -> u16 {
-    let rows = state.table.roles.len().max(1) + GRID_EXTRA + DETAIL_ROWS + 2;
+/// How tall the pane would like to be for `table`.
+pub(super) fn wanted_height(table: &RoundTable) -> u16 {
+    let rows = table.roles.len().max(1) + GRID_EXTRA + DETAIL_ROWS + 2;
     u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    let state = &slot.state;
-    let title = match (state.table.rounds.last(), &slot.scenario.budget) {
-        (Some(column), budget) => {
-            let max = budget.as_ref().and_then(|b| b.max_rounds).unwrap_or(3);
-            format!("Round table · round {} of {max}", column.round)
-        }
-        (None, _) => "Round table".to_string(),
+pub(super) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    table: &RoundTable,
+    selection: &TableView,
+    seen: Seen,
+) {
+    let title = match table.rounds.last() {
+        Some(column) => format!(
+            "Round table · round {} of {}",
+            column.round, table.max_rounds
+        ),
+        None => "Round table".to_string(),
     };
-    let block = block(PaneId::Pattern, &title, focused);
+    let block = block(PaneId::Pattern, &title, seen.focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
         return;
     }
 
-    let table = &state.table;
-    let (sel_row, sel_col) = slot.ui.table.selection(state);
+    let (sel_row, sel_col) = selection.selection(table);
     let name_w = table
         .roles
         .iter()
@@ -111,7 +116,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         lines.push(Line::from(spans));
     }
     // A round the run never finished has no outcome to wait for.
-    let pending = if state.is_live() { "…" } else { "—" };
+    let pending = if seen.live { "…" } else { "—" };
     lines.push(footer_line("conflicts", name_w, &columns, |c| {
         if !c.finished {
             return Span::styled(pad(pending, CELL), theme::dim());
@@ -149,7 +154,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
             ..inner
         };
         frame.render_widget(
-            Paragraph::new(detail(state, sel_row, sel_col, width)).wrap(Wrap { trim: false }),
+            Paragraph::new(detail(table, sel_row, sel_col, width)).wrap(Wrap { trim: false }),
             detail_area,
         );
     }
@@ -198,9 +203,9 @@ fn conflict_word(conflict: Conflict) -> &'static str {
 }
 
 /// The selected contribution in words.
-fn detail(state: &RunState, row: usize, col: usize, width: usize) -> Vec<Line<'static>> {
-    let role = state.table.roles.get(row).map_or("", String::as_str);
-    let round = state.table.rounds.get(col).map_or(0, |c| c.round);
+fn detail(table: &RoundTable, row: usize, col: usize, width: usize) -> Vec<Line<'static>> {
+    let role = table.roles.get(row).map_or("", String::as_str);
+    let round = table.rounds.get(col).map_or(0, |c| c.round);
     let heading = |extra: Span<'static>| {
         Line::from(vec![
             Span::styled(
@@ -210,7 +215,7 @@ fn detail(state: &RunState, row: usize, col: usize, width: usize) -> Vec<Line<'s
             extra,
         ])
     };
-    match state.table.cell(row, col) {
+    match table.cell(row, col) {
         Some(Cell::Accepted(c)) => {
             let mut lines = vec![heading(stance_words(c.stance, c.confidence))];
             lines.push(Line::raw(fit(&c.summary, 2000)));
@@ -231,7 +236,7 @@ fn detail(state: &RunState, row: usize, col: usize, width: usize) -> Vec<Line<'s
             "waiting for the model…",
             theme::dim(),
         ))],
-        None if state.table.rounds.is_empty() => {
+        None if table.rounds.is_empty() => {
             vec![Line::styled("The table has not met yet.", theme::dim())]
         }
         None => vec![heading(Span::styled("did not speak", theme::dim()))],

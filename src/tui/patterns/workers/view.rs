@@ -3,31 +3,36 @@
 //! time against its timeout, the retry countdown, and the stop reason or a
 //! one-line result), a summary line, and the selected task's attempts.
 
-use super::block;
+use super::state::{TaskState, TaskView, Workers};
 use crate::bus::Health;
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
-use crate::tui::state::{TaskState, TaskView, Workers};
+use crate::tui::patterns::unit::Seen;
+use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
+use crate::tui::widgets::{GAUGE, block, gauge, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-const GAUGE: usize = 10;
 /// Rows kept under the list for the selected task's attempts.
 const DETAIL_ROWS: usize = 3;
 
 /// How tall the pane would like to be.
-pub fn wanted_height(workers: &Workers) -> u16 {
+pub(super) fn wanted_height(workers: &Workers) -> u16 {
     u16::try_from(workers.tasks.len().max(1) + 2 + DETAIL_ROWS + 2).unwrap_or(u16::MAX)
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    let state = &slot.state;
-    let workers = &state.workers;
+pub(super) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    workers: &Workers,
+    selection: &ListView,
+    seen: Seen,
+) {
+    let focused = seen.focused;
     let (queued, running, retrying, done, failed) = workers.counts();
     let block = block(
         PaneId::Pattern,
@@ -39,7 +44,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
     if inner.width == 0 || inner.height == 0 {
         return;
     }
-    let now = slot.clock_ms();
+    let now = seen.now_ms;
     let width = usize::from(inner.width);
     let height = usize::from(inner.height);
 
@@ -66,7 +71,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         ),
         Span::raw(format!(" · {} retries", workers.retries)),
     ];
-    if let Some((crate::bus::BudgetKind::Dispatches, used, limit)) = state.budget {
+    if let Some((used, limit)) = workers.dispatches {
         summary.push(Span::raw(format!(" · dispatches {used}/{limit}")));
     }
     if let Some(health) = workers.health {
@@ -86,11 +91,7 @@ pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
         lines.push(Line::styled("Waiting for the plan…", theme::dim()));
     }
 
-    let selected = slot
-        .ui
-        .tasks
-        .selected
-        .min(workers.tasks.len().saturating_sub(1));
+    let selected = selection.row(workers.tasks.len());
     let detail_rows = if height > DETAIL_ROWS + 4 {
         DETAIL_ROWS
     } else {
@@ -201,30 +202,6 @@ fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) ->
         TaskState::Planned | TaskState::Queued => {}
     }
     Line::from(spans)
-}
-
-/// Elapsed time against a timeout, as a bar that fills and turns red near
-/// the end.
-fn gauge(elapsed: u64, timeout: u64) -> Span<'static> {
-    let ratio = if timeout == 0 {
-        1.0
-    } else {
-        (elapsed as f64 / timeout as f64).min(1.0)
-    };
-    let filled = (ratio * GAUGE as f64).round() as usize;
-    let bar: String = "▮".repeat(filled) + &"▯".repeat(GAUGE - filled);
-    let color = if ratio >= 0.8 {
-        theme::BLOCK
-    } else if ratio >= 0.5 {
-        theme::CAUTION
-    } else {
-        theme::GO
-    };
-    Span::styled(bar, Style::default().fg(color))
-}
-
-fn seconds(ms: u64) -> String {
-    format!("{:.1}s", ms as f64 / 1000.0)
 }
 
 /// The selected task's attempts in words.

@@ -2,10 +2,11 @@
 //! sources from search to reading, the notes with their provenance and the
 //! answer's citations, folded from the research events and the run's end.
 
-use crate::bus::{EventKind, ResearchPhase, RunStatus, SourceDenial};
+use crate::bus::{EventKind, ResearchPhase, RunStatus, RunSummary, SourceDenial};
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
-use serde_json::Value;
+use crate::tui::patterns::fold::Fold;
+use crate::tui::state::outcome::Outcome;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Research {
@@ -24,6 +25,8 @@ pub struct Research {
     /// The accepted answer and its citations as written, once the run ends.
     pub answer: Option<String>,
     pub citations: Vec<String>,
+    /// The run has ended.
+    pub ended: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -128,7 +131,7 @@ impl Research {
     }
 
     /// Fold one research event; others are ignored.
-    pub(super) fn apply(&mut self, kind: &EventKind) {
+    fn fold(&mut self, kind: &EventKind) {
         match kind {
             EventKind::ResearchStepStarted(s) => {
                 *self.step_mut(s.phase) = StepState::Running;
@@ -203,13 +206,14 @@ impl Research {
 
     /// The run ended: the step it stopped in failed; a step still running
     /// when it was cut short did not finish; an answer is kept.
-    pub(super) fn close(
+    fn end(
         &mut self,
         status: RunStatus,
         stop_reason: &StopReason,
         phase: Option<&str>,
-        result: &Value,
+        summary: &RunSummary,
     ) {
+        self.ended = true;
         if status == RunStatus::Stopped
             && let Some(phase) = phase.and_then(ResearchPhase::parse).or(self.current)
         {
@@ -224,20 +228,23 @@ impl Research {
                 };
             }
         }
-        self.answer = result
-            .get("answer")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        self.citations = result
-            .get("citations")
-            .and_then(Value::as_array)
-            .map(|c| {
-                c.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        self.answer = summary.answer.clone();
+        self.citations = summary.citations.clone();
+    }
+}
+
+impl Fold for Research {
+    fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
+        self.fold(kind);
+    }
+
+    fn close(&mut self, outcome: &Outcome) {
+        self.end(
+            outcome.status,
+            &outcome.stop_reason,
+            outcome.phase.as_deref(),
+            &outcome.summary,
+        );
     }
 }
 
@@ -248,12 +255,11 @@ mod tests {
         NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
         SourcesDeduped, StepFinished, StepStarted,
     };
-    use serde_json::json;
 
     fn fold(kinds: &[EventKind]) -> Research {
         let mut research = Research::default();
         for kind in kinds {
-            research.apply(kind);
+            research.fold(kind);
         }
         research
     }
@@ -363,7 +369,12 @@ mod tests {
         let reason = StopReason::VerificationFailed {
             issue: "stale_source".into(),
         };
-        research.close(RunStatus::Stopped, &reason, Some("verify"), &json!({}));
+        research.end(
+            RunStatus::Stopped,
+            &reason,
+            Some("verify"),
+            &RunSummary::default(),
+        );
         assert_eq!(
             research.step(ResearchPhase::Verify),
             &StepState::Failed {
@@ -378,11 +389,15 @@ mod tests {
         assert!(!research.verification.unwrap().ok);
 
         let mut research = fold(&read_step());
-        research.close(
+        research.end(
             RunStatus::Ok,
             &StopReason::Success,
             None,
-            &json!({"answer": "B.", "citations": ["n1", "n1"]}),
+            &RunSummary {
+                answer: Some("B.".into()),
+                citations: vec!["n1".into(), "n1".into()],
+                ..RunSummary::default()
+            },
         );
         assert_eq!(research.answer.as_deref(), Some("B."));
         assert_eq!(research.citations, ["n1", "n1"]);

@@ -3,9 +3,11 @@
 //! read, the turn in flight, and the coordinator's member calls, folded
 //! from the team events. The limits come from the run's scenario.
 
-use crate::bus::{CallOutcome, EventKind, HandoffRejection, TurnOutcome};
-use crate::scenario::{DEFAULT_MAX_LLM_CALLS, PatternKind, Scenario};
+use crate::bus::{BudgetKind, CallOutcome, EventKind, HandoffRejection, TurnOutcome};
+use crate::scenario::{DEFAULT_MAX_LLM_CALLS, Scenario};
 use crate::stop::StopReason;
+use crate::tui::patterns::fold::Fold;
+use crate::tui::state::outcome::Outcome;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Chain {
@@ -102,8 +104,15 @@ pub enum MemberState {
 }
 
 impl Chain {
-    /// Read the limits and seat the entry agent from the run's scenario.
-    pub(super) fn configure(&mut self, scenario: &Scenario) {
+    /// Read the limits and seat the entry agent from the run's scenario;
+    /// in a coordinator's run the entry agent is the coordinator.
+    pub(super) fn seated(scenario: &Scenario, coordinated: bool) -> Chain {
+        let mut chain = Chain::default();
+        chain.configure(scenario, coordinated);
+        chain
+    }
+
+    fn configure(&mut self, scenario: &Scenario, coordinated: bool) {
         let limits = scenario.limits.clone().unwrap_or_default();
         let budget = scenario.budget.clone().unwrap_or_default();
         self.limits = ChainLimits {
@@ -119,7 +128,7 @@ impl Chain {
             .clone()
             .or_else(|| scenario.agents.keys().next().cloned());
         if let Some(entry) = entry {
-            if scenario.pattern == PatternKind::Coordinator {
+            if coordinated {
                 self.coordinator = Some(entry.clone());
             }
             self.links.push(Link {
@@ -153,44 +162,38 @@ impl Chain {
         self.members.iter().filter(move |m| Some(m.turn) == turn)
     }
 
-    /// The selected row as JSON, for the details overlay: a member call of
-    /// a coordinator, a transfer of a swarm.
-    pub fn details(&self, index: usize) -> Option<serde_json::Value> {
-        if self.coordinator.is_some() {
-            let m = self
-                .members
-                .get(index.min(self.members.len().checked_sub(1)?))?;
-            let (status, latency_ms, reply, reason) = match &m.state {
-                MemberState::Running => ("running", None, None, None),
-                MemberState::Done { latency_ms, reply } => {
-                    ("done", Some(*latency_ms), Some(reply.clone()), None)
-                }
-                MemberState::Failed {
-                    latency_ms, reason, ..
-                } => (
-                    "failed",
-                    *latency_ms,
-                    None,
-                    reason.as_ref().map(ToString::to_string),
-                ),
-            };
-            return Some(serde_json::json!({
-                "turn": m.turn, "member": m.member, "task": m.task, "status": status,
-                "started_ms": m.started_ms, "deadline_ms": m.deadline_ms, "turns": m.turns,
-                "latency_ms": latency_ms, "reply": reply, "reason": reason,
-            }));
-        }
-        let h = self
-            .handoffs
-            .get(index.min(self.handoffs.len().checked_sub(1)?))?;
-        Some(serde_json::json!({
-            "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
-            "reason": h.rejected, "handoffs": h.counted, "window": h.window,
-        }))
+    fn record(
+        &mut self,
+        from: &str,
+        to: &str,
+        t_ms: u64,
+        rejected: Option<HandoffRejection>,
+        counted: u64,
+        window: &[String],
+    ) {
+        self.counted = counted;
+        self.window = window.to_vec();
+        self.handoffs.push(HandoffView {
+            from: from.to_string(),
+            to: to.to_string(),
+            at_ms: t_ms,
+            rejected,
+            counted,
+            window: window.to_vec(),
+        });
     }
 
+    fn running_member(&mut self, member: &str) -> Option<&mut MemberView> {
+        self.members
+            .iter_mut()
+            .rev()
+            .find(|m| m.member == member && m.state == MemberState::Running)
+    }
+}
+
+impl Fold for Chain {
     /// Fold one team event at run time `t_ms`; others are ignored.
-    pub(super) fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
             EventKind::TurnStarted { turn, agent } => {
                 self.turns = self.turns.max(*turn);
@@ -217,7 +220,7 @@ impl Chain {
                 }
             }
             EventKind::BudgetConsumed {
-                budget: crate::bus::BudgetKind::LlmCalls,
+                budget: BudgetKind::LlmCalls,
                 used,
                 limit,
             } => {
@@ -291,36 +294,8 @@ impl Chain {
         }
     }
 
-    fn record(
-        &mut self,
-        from: &str,
-        to: &str,
-        t_ms: u64,
-        rejected: Option<HandoffRejection>,
-        counted: u64,
-        window: &[String],
-    ) {
-        self.counted = counted;
-        self.window = window.to_vec();
-        self.handoffs.push(HandoffView {
-            from: from.to_string(),
-            to: to.to_string(),
-            at_ms: t_ms,
-            rejected,
-            counted,
-            window: window.to_vec(),
-        });
-    }
-
-    fn running_member(&mut self, member: &str) -> Option<&mut MemberView> {
-        self.members
-            .iter_mut()
-            .rev()
-            .find(|m| m.member == member && m.state == MemberState::Running)
-    }
-
     /// The run ended: nothing is in flight any more.
-    pub(super) fn close(&mut self) {
+    fn close(&mut self, _outcome: &Outcome) {
         self.finished = true;
         self.turn = None;
         for member in &mut self.members {
@@ -338,7 +313,19 @@ impl Chain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::{RunStatus, RunSummary};
     use serde_json::json;
+
+    fn outcome() -> Outcome {
+        Outcome {
+            status: RunStatus::Stopped,
+            stop_reason: StopReason::Cancelled,
+            phase: None,
+            result: json!({}),
+            summary: RunSummary::default(),
+            error: None,
+        }
+    }
 
     fn scenario(pattern: &str) -> Scenario {
         serde_json::from_value(json!({
@@ -353,8 +340,7 @@ mod tests {
 
     #[test]
     fn accepted_and_refused_transfers_grow_the_chain_and_its_dead_ends() {
-        let mut chain = Chain::default();
-        chain.configure(&scenario("swarm"));
+        let chain = &mut Chain::seated(&scenario("swarm"), false);
         assert_eq!(chain.holder().unwrap().agent, "triage");
         chain.apply(
             &EventKind::TurnStarted {
@@ -408,8 +394,7 @@ mod tests {
 
     #[test]
     fn member_calls_run_side_by_side_and_end_on_their_own() {
-        let mut chain = Chain::default();
-        chain.configure(&scenario("coordinator"));
+        let chain = &mut Chain::seated(&scenario("coordinator"), true);
         assert_eq!(chain.coordinator.as_deref(), Some("triage"));
         for member in ["billing", "refunds"] {
             chain.apply(
@@ -444,7 +429,7 @@ mod tests {
         );
         assert_eq!(chain.latest_batch().count(), 2);
         assert!(matches!(chain.members[0].state, MemberState::Done { .. }));
-        chain.close();
+        chain.close(&outcome());
         assert!(matches!(
             chain.members[1].state,
             MemberState::Failed { reason: None, .. }

@@ -3,14 +3,14 @@
 //! state and latency against the member timeout; earlier turns in a line
 //! each. Draws and changes nothing.
 
-use super::block;
-use super::chain::{gauge, of_limit, seconds};
-use crate::bus::RunStatus;
+use super::state::{Chain, MemberState, MemberView};
+use crate::bus::{CallOutcome, RunStatus};
 use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
-use crate::tui::state::{Chain, MemberState, MemberView};
+use crate::tui::patterns::unit::Seen;
+use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
+use crate::tui::widgets::{block, gauge, of_limit, seconds};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -18,18 +18,19 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 /// Rows of a member's box, its border included.
-pub(super) const MEMBER_ROWS: usize = 6;
+const MEMBER_ROWS: usize = 6;
 /// The narrowest member box drawn side by side.
 const MEMBER_MIN_WIDTH: u16 = 16;
 
-pub(super) fn draw_coordinator(
-    frame: &mut Frame,
-    area: Rect,
-    slot: &RunSlot,
-    coordinator: &str,
-    focused: bool,
-) {
-    let chain = &slot.state.chain;
+/// How tall the pane would like to be.
+pub(super) fn wanted_height(chain: &Chain) -> u16 {
+    let rows = 2 + MEMBER_ROWS + earlier_batches(chain).len().min(4);
+    u16::try_from(rows + 2).unwrap_or(u16::MAX)
+}
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
+    let focused = seen.focused;
+    let coordinator = chain.coordinator.as_deref().unwrap_or_default();
     let mut title = format!(
         "Coordinator {} · LLM calls {}",
         fit(coordinator, 24),
@@ -47,7 +48,7 @@ pub(super) fn draw_coordinator(
     if inner.width == 0 || inner.height == 0 {
         return;
     }
-    let now = slot.clock_ms();
+    let now = seen.now_ms;
     let batch: Vec<&MemberView> = chain.latest_batch().collect();
     let earlier = earlier_batches(chain);
     let earlier_rows = earlier.len().min(usize::from(inner.height) / 4);
@@ -58,7 +59,7 @@ pub(super) fn draw_coordinator(
     ])
     .areas(inner);
     frame.render_widget(
-        Paragraph::new(coordinator_line(slot, coordinator, &batch)),
+        Paragraph::new(coordinator_line(chain, seen, coordinator, &batch)),
         top,
     );
 
@@ -68,7 +69,7 @@ pub(super) fn draw_coordinator(
             boxes,
         );
     } else {
-        let selected = slot.ui.chain.selected;
+        let selected = selection.selected;
         let first_of_batch = chain.members.len() - batch.len();
         let count = u16::try_from(batch.len()).unwrap_or(u16::MAX);
         if boxes.width / count.max(1) >= MEMBER_MIN_WIDTH && boxes.height >= 3 {
@@ -105,10 +106,14 @@ pub(super) fn draw_coordinator(
 }
 
 /// What the coordinator is doing.
-fn coordinator_line(slot: &RunSlot, coordinator: &str, batch: &[&MemberView]) -> Line<'static> {
-    let chain = &slot.state.chain;
+fn coordinator_line(
+    chain: &Chain,
+    seen: Seen,
+    coordinator: &str,
+    batch: &[&MemberView],
+) -> Line<'static> {
     let name = fit(coordinator, 24);
-    if let Some(outcome) = &slot.state.outcome {
+    if let Some(outcome) = seen.outcome {
         return match outcome.status {
             RunStatus::Ok => Line::styled(
                 format!(
@@ -136,7 +141,7 @@ fn coordinator_line(slot: &RunSlot, coordinator: &str, batch: &[&MemberView]) ->
             format!(
                 "▶ {name} is thinking (turn {}) {}",
                 turn.turn,
-                seconds(slot.clock_ms().saturating_sub(turn.started_ms))
+                seconds(seen.now_ms.saturating_sub(turn.started_ms))
             ),
             style,
         ),
@@ -169,8 +174,8 @@ fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
             ..
         } => (
             match outcome {
-                Some(crate::bus::CallOutcome::Timeout) => "⏱ timed out",
-                Some(crate::bus::CallOutcome::Refused) => "✗ refused",
+                Some(CallOutcome::Timeout) => "⏱ timed out",
+                Some(CallOutcome::Refused) => "✗ refused",
                 _ => "✗ failed",
             },
             theme::error(),
@@ -249,7 +254,7 @@ fn member_row(member: &MemberView, now: u64, width: usize) -> Line<'static> {
 }
 
 /// One line for each earlier turn's member calls, oldest first.
-pub(super) fn earlier_batches(chain: &Chain) -> Vec<String> {
+fn earlier_batches(chain: &Chain) -> Vec<String> {
     let latest = chain.members.last().map(|m| m.turn);
     let mut lines: Vec<(u32, Vec<String>)> = Vec::new();
     for member in chain.members.iter().filter(|m| Some(m.turn) != latest) {

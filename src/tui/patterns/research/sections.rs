@@ -1,229 +1,30 @@
-//! The research pane: the six steps as a pipeline with the current one
-//! highlighted; the counts from search to citations; the sources after
-//! dedupe with their fate (read with its notes, denied with the reason,
-//! not reached); the notes with claim, source domain and date; and the
-//! answer, whose citation ids resolve to their sources as a note is
-//! selected. Draws the research state and changes nothing.
+//! The research pane's lists: the sources after dedupe with their fate,
+//! the notes with claim, source domain and date, and the answer with its
+//! citations or why there is none. Draws and changes nothing.
 
-use super::block;
-use crate::bus::ResearchPhase;
-use crate::tui::keymap::PaneId;
-use crate::tui::runs::RunSlot;
-use crate::tui::state::{NoteView, Research, RunState, SourceStatus, SourceView, StepState};
+use super::state::{NoteView, Research, SourceStatus, SourceView};
+use crate::tui::patterns::unit::Seen;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-/// Rows of answer text at most, before the result pane has the rest.
-const ANSWER_TEXT_ROWS: usize = 6;
 /// The shortest a source's URL gets before its status is cut instead.
 const MIN_URL_WIDTH: usize = 24;
-
-/// How tall the pane would like to be: everything, with headings.
-pub fn wanted_height(state: &RunState) -> u16 {
-    let research = &state.research;
-    let listed = research.sources.len().max(1) + research.notes.len().max(1);
-    let rows = 2 + 2 + 2 + listed + answer_rows(state, 80);
-    u16::try_from(rows).unwrap_or(u16::MAX)
-}
-
-/// Rows the answer section would like at `width`: a heading, the answer
-/// (or why there is none) and the selected note's source; while the run
-/// is live, the heading and the source.
-fn answer_rows(state: &RunState, width: usize) -> usize {
-    let research = &state.research;
-    let noted = usize::from(!research.notes.is_empty());
-    match (&research.answer, &state.outcome) {
-        (Some(answer), _) => {
-            let text = (answer.chars().count() / width.max(1) + 1).min(ANSWER_TEXT_ROWS);
-            1 + text + noted
-        }
-        (None, Some(_)) => 2,
-        (None, None) => 2 * noted,
-    }
-}
-
-pub fn draw(frame: &mut Frame, area: Rect, slot: &RunSlot, focused: bool) {
-    let research = &slot.state.research;
-    let block = block(PaneId::Pattern, "Research", focused);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if inner.width == 0 || inner.height == 0 {
-        return;
-    }
-    let width = usize::from(inner.width);
-    let selected = slot
-        .ui
-        .notes
-        .selected
-        .min(research.notes.len().saturating_sub(1));
-    let mut head = vec![pipeline(research)];
-    if inner.height > 1 {
-        head.push(counts(research));
-    }
-    let head_rows = u16::try_from(head.len()).unwrap_or(0);
-    frame.render_widget(
-        Paragraph::new(head),
-        Rect {
-            height: head_rows,
-            ..inner
-        },
-    );
-
-    let rest = usize::from(inner.height.saturating_sub(head_rows));
-    let answer_rows = answer_rows(&slot.state, width);
-    let listed = research.sources.len().max(1) + research.notes.len().max(1);
-    // Headings only where everything fits with them.
-    let look = Look {
-        width,
-        headings: rest >= 2 + listed + answer_rows,
-        live: slot.is_live(),
-    };
-    let heading = usize::from(look.headings);
-    let [notes_rows, sources_rows, answer_rows] = share(
-        rest,
-        [
-            heading + research.notes.len().max(1),
-            heading + research.sources.len().max(1),
-            answer_rows,
-        ],
-    );
-    let mut y = inner.y + head_rows;
-    let mut next_area = |rows: usize| {
-        let rows = u16::try_from(rows).unwrap_or(0);
-        let area = Rect {
-            y,
-            height: rows,
-            ..inner
-        };
-        y += rows;
-        area
-    };
-    let sources_area = next_area(sources_rows);
-    let notes_area = next_area(notes_rows);
-    let answer_area = next_area(answer_rows);
-    frame.render_widget(
-        Paragraph::new(sources(research, sources_rows, look)),
-        sources_area,
-    );
-    frame.render_widget(
-        Paragraph::new(notes(research, notes_rows, look, selected, focused)),
-        notes_area,
-    );
-    draw_answer(frame, answer_area, slot, research.notes.get(selected));
-}
 
 /// How the sections are drawn: their width, whether they have headings,
 /// and whether the run is still live.
 #[derive(Clone, Copy)]
-struct Look {
-    width: usize,
-    headings: bool,
-    live: bool,
+pub(super) struct Look {
+    pub(super) width: usize,
+    pub(super) headings: bool,
+    pub(super) live: bool,
 }
 
-/// Split `rows` between sections that want `wants` rows, in priority
-/// order: each first gets its heading and one row, then rows go round
-/// until every section has what it wants or none are left.
-fn share(rows: usize, wants: [usize; 3]) -> [usize; 3] {
-    let mut got = [0; 3];
-    let mut left = rows;
-    for (i, want) in wants.iter().enumerate() {
-        let take = (*want).min(2).min(left);
-        got[i] = take;
-        left -= take;
-    }
-    while left > 0 && (0..3).any(|i| got[i] < wants[i]) {
-        for i in 0..3 {
-            if left > 0 && got[i] < wants[i] {
-                got[i] += 1;
-                left -= 1;
-            }
-        }
-    }
-    got
-}
-
-/// `✓ plan ▸ ✓ search ▸ ● read ▸ · verify …`: done green, the current
-/// step highlighted, a failed one red.
-fn pipeline(research: &Research) -> Line<'static> {
-    let mut spans = Vec::new();
-    for (i, phase) in ResearchPhase::ALL.into_iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(" ▸ ", theme::dim()));
-        }
-        let label = short(phase);
-        let (text, style) = match research.step(phase) {
-            StepState::Pending => (format!("· {label}"), theme::dim()),
-            StepState::Running => (
-                format!("● {label}"),
-                Style::default()
-                    .fg(Color::Black)
-                    .bg(theme::ACCENT)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            StepState::Done { .. } => (format!("✓ {label}"), Style::default().fg(theme::GO)),
-            StepState::Failed { .. } => (
-                format!("✗ {label}"),
-                theme::error().add_modifier(Modifier::BOLD),
-            ),
-        };
-        spans.push(Span::styled(text, style));
-    }
-    Line::from(spans)
-}
-
-fn short(phase: ResearchPhase) -> &'static str {
-    match phase {
-        ResearchPhase::ReadExtract => "read",
-        other => other.as_str(),
-    }
-}
-
-/// found → deduped → read → notes (verified or not) → cited, then the
-/// denied sources.
-fn counts(research: &Research) -> Line<'static> {
-    let c = research.counts();
-    let mut spans = Vec::new();
-    for (i, (word, n)) in [
-        ("found", c.found),
-        ("deduped", c.deduped),
-        ("read", c.read),
-        ("notes", c.notes),
-        ("cited", c.cited),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        if i > 0 {
-            spans.push(Span::styled(" → ", theme::dim()));
-        }
-        spans.push(Span::styled(format!("{word} "), theme::dim()));
-        spans.push(Span::styled(n.to_string(), theme::bold()));
-        if word == "notes"
-            && let Some(v) = &research.verification
-        {
-            spans.push(if v.ok {
-                Span::styled(" ✓", Style::default().fg(theme::GO))
-            } else {
-                Span::styled(" ✗", theme::error())
-            });
-        }
-    }
-    if c.denied > 0 {
-        spans.push(Span::styled(
-            format!(" · denied {}", c.denied),
-            theme::error(),
-        ));
-    }
-    Line::from(spans)
-}
-
-fn sources(research: &Research, rows: usize, look: Look) -> Vec<Line<'static>> {
+pub(super) fn sources(research: &Research, rows: usize, look: Look) -> Vec<Line<'static>> {
     if rows == 0 {
         return Vec::new();
     }
@@ -306,7 +107,7 @@ fn source_line(source: &SourceView, look: Look) -> Line<'static> {
     ])
 }
 
-fn notes(
+pub(super) fn notes(
     research: &Research,
     rows: usize,
     look: Look,
@@ -372,11 +173,16 @@ fn notes(
 
 /// The answer with its citations, or why there is none; then where the
 /// selected note comes from.
-fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&NoteView>) {
+pub(super) fn draw_answer(
+    frame: &mut Frame,
+    area: Rect,
+    research: &Research,
+    seen: Seen,
+    note: Option<&NoteView>,
+) {
     if area.height == 0 {
         return;
     }
-    let research = &slot.state.research;
     let mut heading = vec![Span::styled("Answer", theme::bold())];
     for id in &research.citations {
         let style = if note.is_some_and(|n| &n.id == id) {
@@ -387,7 +193,7 @@ fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&Note
         heading.push(Span::raw(" "));
         heading.push(Span::styled(format!("[{}]", fit(id, 12)), style));
     }
-    let body = match (&research.answer, &slot.state.outcome) {
+    let body = match (&research.answer, seen.outcome) {
         (Some(answer), _) => Some(Line::raw(fit(answer, 4000))),
         (None, Some(outcome)) => Some(Line::styled(
             format!(
@@ -453,19 +259,5 @@ fn draw_answer(frame: &mut Frame, area: Rect, slot: &RunSlot, note: Option<&Note
                 ..area
             },
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rows_go_to_each_section_then_round_robin() {
-        assert_eq!(share(20, [3, 5, 4]), [3, 5, 4]);
-        assert_eq!(share(8, [3, 5, 4]), [3, 3, 2]);
-        assert_eq!(share(3, [3, 5, 4]), [2, 1, 0]);
-        assert_eq!(share(0, [3, 5, 4]), [0, 0, 0]);
-        assert_eq!(share(9, [2, 9, 4]), [2, 4, 3]);
     }
 }

@@ -2,8 +2,10 @@
 //! with its attempts, folded from the dispatch events; the run's retries and
 //! health.
 
-use crate::bus::{CallOutcome, EventKind, Health, TaskStatus};
+use crate::bus::{BudgetKind, CallOutcome, EventKind, Health, TaskStatus};
 use crate::stop::StopReason;
+use crate::tui::patterns::fold::Fold;
+use crate::tui::state::outcome::Outcome;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -18,6 +20,8 @@ pub struct Workers {
     pub health: Option<Health>,
     /// Dispatch waves started so far.
     pub waves: u32,
+    /// The dispatch budget as last counted: used and its limit.
+    pub dispatches: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -85,8 +89,25 @@ impl Workers {
         &mut self.tasks[index]
     }
 
+    /// How many tasks are in each state: (queued, running, retrying, done, failed).
+    pub fn counts(&self) -> (usize, usize, usize, usize, usize) {
+        let mut counts = (0, 0, 0, 0, 0);
+        for task in &self.tasks {
+            match task.state {
+                TaskState::Planned | TaskState::Queued => counts.0 += 1,
+                TaskState::Running { .. } => counts.1 += 1,
+                TaskState::Retrying { .. } => counts.2 += 1,
+                TaskState::Done => counts.3 += 1,
+                TaskState::Failed { .. } => counts.4 += 1,
+            }
+        }
+        counts
+    }
+}
+
+impl Fold for Workers {
     /// Fold one orchestrator event at run time `t_ms`; others are ignored.
-    pub(super) fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
             EventKind::PlanAccepted { tasks } => {
                 for planned in tasks {
@@ -184,27 +205,17 @@ impl Workers {
             }
             EventKind::Aggregated { health, .. } => self.health = Some(*health),
             EventKind::WaveStarted { wave, .. } => self.waves = *wave,
+            EventKind::BudgetConsumed {
+                budget: BudgetKind::Dispatches,
+                used,
+                limit,
+            } => self.dispatches = Some((*used, *limit)),
             _ => {}
         }
     }
 
-    /// How many tasks are in each state: (queued, running, retrying, done, failed).
-    pub fn counts(&self) -> (usize, usize, usize, usize, usize) {
-        let mut counts = (0, 0, 0, 0, 0);
-        for task in &self.tasks {
-            match task.state {
-                TaskState::Planned | TaskState::Queued => counts.0 += 1,
-                TaskState::Running { .. } => counts.1 += 1,
-                TaskState::Retrying { .. } => counts.2 += 1,
-                TaskState::Done => counts.3 += 1,
-                TaskState::Failed { .. } => counts.4 += 1,
-            }
-        }
-        counts
-    }
-
     /// The run ended: tasks still waiting or running will not finish.
-    pub(super) fn close(&mut self) {
+    fn close(&mut self, _outcome: &Outcome) {
         for task in &mut self.tasks {
             if matches!(
                 task.state,

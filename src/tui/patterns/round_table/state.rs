@@ -3,16 +3,22 @@
 //! rounds are shared (`Arc`), so copies of the state for replay's
 //! checkpoints stay cheap.
 
-use crate::bus::{Conflict, Decision, EventKind, Stance};
-use crate::scenario::Scenario;
+use crate::bus::{Conflict, Decision, EventKind, RunStarted, Stance};
 use crate::stop::StopReason;
+use crate::tui::patterns::fold::Fold;
+use crate::tui::state::outcome::Outcome;
 use serde_json::Value;
 use std::sync::Arc;
+
+/// The round limit a scenario without one gets (000's default).
+const DEFAULT_MAX_ROUNDS: u32 = 3;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoundTable {
     pub roles: Vec<String>,
     pub rounds: Vec<Arc<RoundColumn>>,
+    /// The scenario's round limit.
+    pub max_rounds: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,24 +52,37 @@ pub struct Contribution {
 }
 
 impl RoundTable {
-    /// Seat the sequence and the roles of joining flags that are on.
-    pub(super) fn seat(&mut self, scenario: &Scenario, flag_on: impl Fn(&str) -> bool) {
+    /// Seat the sequence and the roles of joining flags that are on at the
+    /// run's start.
+    pub(super) fn seated(started: &RunStarted) -> RoundTable {
+        let scenario = &started.scenario;
+        let mut table = RoundTable {
+            max_rounds: scenario
+                .budget
+                .as_ref()
+                .and_then(|b| b.max_rounds)
+                .unwrap_or(DEFAULT_MAX_ROUNDS),
+            ..RoundTable::default()
+        };
         if let Some(team) = &scenario.team {
             for role in &team.sequence {
-                self.role_index(role);
+                table.role_index(role);
             }
         }
+        let on = |flag: &str| started.flags.iter().any(|f| f.name == flag && f.on);
         for (flag, spec) in &scenario.flags {
-            if spec.joins && flag_on(flag) {
+            if spec.joins && on(flag) {
                 for role in &spec.roles {
-                    self.role_index(role);
+                    table.role_index(role);
                 }
             }
         }
+        table
     }
+}
 
-    /// Fold one collaboration event; others are ignored.
-    pub(super) fn apply(&mut self, kind: &EventKind) {
+impl Fold for RoundTable {
+    fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         match kind {
             EventKind::RoundStarted { round, speakers } => {
                 for role in speakers {
@@ -127,7 +146,7 @@ impl RoundTable {
     }
 
     /// The run ended: nobody is still being asked.
-    pub(super) fn close(&mut self) {
+    fn close(&mut self, _outcome: &Outcome) {
         for column in &mut self.rounds {
             if column
                 .cells
@@ -142,7 +161,9 @@ impl RoundTable {
             }
         }
     }
+}
 
+impl RoundTable {
     fn role_index(&mut self, role: &str) -> usize {
         match self.roles.iter().position(|r| r == role) {
             Some(i) => i,

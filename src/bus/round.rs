@@ -1,0 +1,73 @@
+//! The round table's vocabulary on the bus: a contribution's stance and a
+//! round's conflicts and decision (000's contract). Shared by the events,
+//! the result documents, the run summary and every viewer; data only.
+
+use serde::{Deserialize, Serialize};
+
+/// A collaboration stance, as 000's contract allows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stance {
+    Go,
+    Caution,
+    Block,
+}
+
+impl Stance {
+    pub fn parse(s: &str) -> Option<Stance> {
+        match s {
+            "go" => Some(Stance::Go),
+            "caution" => Some(Stance::Caution),
+            "block" => Some(Stance::Block),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stance::Go => "go",
+            Stance::Caution => "caution",
+            Stance::Block => "block",
+        }
+    }
+}
+
+/// A round's outcome when the team agreed (000's `decide_round_outcome`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Go,
+    GoWithCaution,
+    NoGo,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Go => "go",
+            Decision::GoWithCaution => "go_with_caution",
+            Decision::NoGo => "no_go",
+        }
+    }
+}
+
+/// A disagreement in a round (000's `detect_conflicts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conflict {
+    NoContributions,
+    GoVsCaution,
+    BlockingVsNonBlock,
+    HighDivergence,
+}
+
+impl Conflict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conflict::NoContributions => "no_contributions",
+            Conflict::GoVsCaution => "go_vs_caution",
+            Conflict::BlockingVsNonBlock => "blocking_vs_non_block",
+            Conflict::HighDivergence => "high_divergence",
+        }
+    }
+}

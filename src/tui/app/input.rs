@@ -1,0 +1,118 @@
+//! Input: a key or a mouse wheel becomes an action, looked up in the key
+//! table in the scopes that apply (an open overlay's, else the focused
+//! pane's with its pattern's, then the global ones); text inputs (the goal
+//! editor, the log filter, a replay's jump) take the other keys as text.
+
+use super::App;
+use crate::tui::effect::Effect;
+use crate::tui::keymap::{self, Action, OverlayKind, PaneId, Scope};
+use crate::tui::layout::Areas;
+use crate::tui::view_state::Overlay;
+use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
+
+impl App {
+    /// Where a key is looked up, first to last.
+    pub fn scopes(&self) -> Vec<Scope> {
+        match &self.overlay {
+            Some(overlay) => vec![Scope::Overlay(overlay.kind())],
+            None => {
+                let mut scopes = self.pane_scopes();
+                scopes.push(Scope::Everywhere);
+                scopes
+            }
+        }
+    }
+
+    /// The focused pane's scopes: its pattern's keys before its own.
+    pub fn pane_scopes(&self) -> Vec<Scope> {
+        let unit = self.run().and_then(|slot| slot.unit.keys());
+        match (self.focus, unit) {
+            (PaneId::Pattern, Some(keys)) => vec![keys, Scope::Pane(PaneId::Pattern)],
+            (pane, _) => vec![Scope::Pane(pane)],
+        }
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        self.notice = None;
+        // Text inputs take every key but their own commands.
+        let typed = match &mut self.overlay {
+            Some(Overlay::Goal(editor)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
+                    Some(action) => return self.update(action),
+                    None => editor.input(key),
+                };
+                return Vec::new();
+            }
+            Some(Overlay::Jump(text)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Jump), &key) {
+                    Some(action) => return self.update(action),
+                    None => {
+                        let room = text.len() < 6;
+                        type_into(text, &key, |c| c.is_ascii_digit() && room);
+                    }
+                }
+                return Vec::new();
+            }
+            Some(Overlay::Filter(text)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Filter), &key) {
+                    Some(action) => return self.update(action),
+                    None => type_into(text, &key, |_| true),
+                }
+                text.clone()
+            }
+            _ => return self.command(key),
+        };
+        if let Some(slot) = self.run_mut() {
+            slot.ui.log.set_filter(Some(typed), &slot.state);
+        }
+        Vec::new()
+    }
+
+    /// A key outside text inputs: a replay's own keys come before its
+    /// panes' and the global ones.
+    fn command(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if self.overlay.is_none()
+            && self.run().is_some_and(|slot| slot.replay.is_some())
+            && let Some(action) = keymap::lookup(Scope::Replay, &key)
+        {
+            self.playback(action);
+            return Vec::new();
+        }
+        match keymap::lookup_in(&self.scopes(), &key) {
+            Some(action) => self.update(action),
+            None => Vec::new(),
+        }
+    }
+
+    pub fn mouse(&mut self, mouse: MouseEvent, layout: &Areas) -> Vec<Effect> {
+        let action = match mouse.kind {
+            MouseEventKind::ScrollUp => Action::Up,
+            MouseEventKind::ScrollDown => Action::Down,
+            _ => return Vec::new(),
+        };
+        if self.overlay.is_some() {
+            return self.update(action);
+        }
+        let mut effects = Vec::new();
+        if let Some(pane) = layout.pane_at(mouse.column, mouse.row) {
+            self.focus = pane;
+            let steps = if pane == PaneId::Log { 3 } else { 1 };
+            for _ in 0..steps {
+                effects.extend(self.update(action));
+            }
+        }
+        effects
+    }
+}
+
+/// Type `key` into `text` when it is a character `allowed` takes, or
+/// delete the last one on Backspace.
+fn type_into(text: &mut String, key: &KeyEvent, allowed: impl Fn(char) -> bool) {
+    match key.code {
+        KeyCode::Char(c) if allowed(c) => text.push(c),
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        _ => {}
+    }
+}

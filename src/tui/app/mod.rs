@@ -1,0 +1,157 @@
+//! The dashboard's one place that decides: it holds the runs, the focus,
+//! the overlays and the footer's notice, turns keys into actions and
+//! actions into changes. It starts nothing itself: launching a run,
+//! sending a control and opening a recording are effects `update` returns
+//! and the loop carries out. Drawing reads it and never changes it.
+
+mod carry;
+mod input;
+mod update;
+
+use super::catalog::{self, Entry};
+use super::keymap::PaneId;
+pub use super::runs::Overrides;
+use super::runs::{Launch, LaunchSettings, Runs};
+use super::slot::RunSlot;
+use super::state::Activity;
+use super::view_state::Overlay;
+use crate::bus::{Event, Hub};
+use crate::engine::RunHandle;
+use crate::scenario::Scenario;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How the dashboard was started.
+#[derive(Clone, Debug, Default)]
+pub struct AppOptions {
+    /// Where recordings go; `None` records nothing.
+    pub runs_dir: Option<PathBuf>,
+    /// Where the picker looks for recordings to replay.
+    pub recordings_dir: Option<PathBuf>,
+    /// Where the picker looks for scenarios.
+    pub scenarios_dir: PathBuf,
+    /// Launch runs paused at their first gate.
+    pub start_paused: bool,
+    /// The model every launch uses, over each scenario's.
+    pub provider: crate::engine::ProviderChoice,
+}
+
+/// How many recent recordings the picker lists.
+const RECENT_RECORDINGS: usize = 20;
+
+pub struct App {
+    pub options: AppOptions,
+    pub catalog: Vec<Entry>,
+    pub runs: Runs,
+    pub focus: PaneId,
+    pub overlay: Option<Overlay>,
+    /// A short note for the footer (a launch error, an unavailable key).
+    pub notice: Option<String>,
+    pub quitting: bool,
+}
+
+impl App {
+    pub fn new(hub: Hub, options: AppOptions) -> Self {
+        let catalog = catalog::load(&options.scenarios_dir);
+        let settings = LaunchSettings {
+            runs_dir: options.runs_dir.clone(),
+            start_paused: options.start_paused,
+            provider: options.provider.clone(),
+        };
+        App {
+            options,
+            catalog,
+            runs: Runs::new(hub, settings),
+            focus: PaneId::Pattern,
+            overlay: None,
+            notice: None,
+            quitting: false,
+        }
+    }
+
+    /// The selected run.
+    pub fn run(&self) -> Option<&RunSlot> {
+        self.runs.selected()
+    }
+
+    fn run_mut(&mut self) -> Option<&mut RunSlot> {
+        self.runs.selected_mut()
+    }
+
+    pub fn open_picker(&mut self) {
+        self.catalog = catalog::load(&self.options.scenarios_dir);
+        if let Some(dir) = &self.options.recordings_dir {
+            self.catalog
+                .extend(catalog::recordings(dir, RECENT_RECORDINGS));
+        }
+        self.overlay = Some(Overlay::Picker {
+            selected: catalog::default_index(&self.catalog),
+        });
+    }
+
+    /// An event from the bus.
+    pub fn apply(&mut self, event: Arc<Event>) {
+        self.runs.apply(event);
+    }
+
+    /// The hub dropped `n` events for this viewer.
+    pub fn missed(&mut self, n: u64) {
+        self.runs.missed(n);
+    }
+
+    /// Launch `scenario` as a new run and select it.
+    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
+        self.launch_with(scenario, source, Overrides::default());
+    }
+
+    /// Launch with a seed, flags or goal other than the scenario's.
+    pub fn launch_with(
+        &mut self,
+        scenario: Arc<Scenario>,
+        source: Option<String>,
+        overrides: Overrides,
+    ) {
+        self.start(Launch::of(scenario, source, overrides));
+    }
+
+    /// Start `launch`, select it and show its pattern's pane.
+    pub(super) fn start(&mut self, launch: Launch) {
+        let name = launch.scenario.name.clone();
+        match self.runs.launch(launch) {
+            Ok(()) => self.focus = PaneId::Pattern,
+            Err(e) => self.notice = Some(format!("cannot launch {name}: {e}")),
+        }
+    }
+
+    /// Show a run from its events alone (see `Runs::add_from_events`).
+    pub fn add_from_events(
+        &mut self,
+        events: &[Arc<Event>],
+        source: Option<String>,
+    ) -> Option<usize> {
+        self.runs.add_from_events(events, source)
+    }
+
+    /// Open a recording as a replay and select it. The error says why the
+    /// file cannot be replayed.
+    pub fn open_replay(&mut self, path: &Path) -> Result<(), String> {
+        self.runs.open_replay(path)?;
+        self.focus = PaneId::Pattern;
+        Ok(())
+    }
+
+    /// Every engine handle still to finish, for a clean shutdown.
+    pub fn take_handles(&mut self) -> Vec<RunHandle> {
+        self.runs.take_handles()
+    }
+
+    /// Whether a redraw is due without new input: a live run's clock moves.
+    pub fn animating(&self) -> bool {
+        self.runs
+            .iter()
+            .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,261 @@
+//! Keys in, effects out: what the app decides, checked without a terminal
+//! and without an engine (runs are shown from their events alone).
+
+use super::*;
+use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus};
+use crate::control::Control;
+use crate::stop::StopReason;
+use crate::tui::catalog::Item;
+use crate::tui::effect::Effect;
+use crate::tui::keymap::{Scope, UnitKeys};
+use crate::tui::patterns::round_table::TableView;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+
+fn scenario(pattern: &str) -> Arc<Scenario> {
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": "t", "pattern": pattern, "goal": "Decide.", "context": {}, "seed": 3,
+            "team": {"roles": {"a": {}, "b": {}, "legal": {}}, "sequence": ["a", "b"]},
+            "workers": {"w": {}},
+            "flags": {"legal": {"default": false, "roles": ["legal"], "joins": true}},
+            "provider": {"kind": "sim"}
+        }))
+        .unwrap(),
+    )
+}
+
+/// A run of `pattern` seeded 7, after its start and two rounds begun.
+fn events(pattern: &str) -> Vec<Arc<Event>> {
+    let scenario = scenario(pattern);
+    let kinds = vec![
+        EventKind::RunStarted(RunStarted {
+            pattern: scenario.pattern,
+            seed: 7,
+            goal: "Decide.".into(),
+            clock: ClockMode::Virtual,
+            flags: vec![FlagState {
+                name: "legal".into(),
+                on: false,
+            }],
+            source: None,
+            started_at_ms: 0,
+            scenario,
+        }),
+        EventKind::RoundStarted {
+            round: 1,
+            speakers: vec!["a".into(), "b".into()],
+        },
+        EventKind::RoundStarted {
+            round: 2,
+            speakers: vec!["a".into(), "b".into()],
+        },
+    ];
+    numbered(kinds)
+}
+
+fn numbered(kinds: Vec<EventKind>) -> Vec<Arc<Event>> {
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            Arc::new(Event {
+                run: 1,
+                seq: i as u64 + 1,
+                t_ms: i as u64 * 100,
+                kind,
+            })
+        })
+        .collect()
+}
+
+fn finished(pattern: &str) -> Vec<Arc<Event>> {
+    let mut all = events(pattern);
+    all.push(Arc::new(Event {
+        run: 1,
+        seq: all.len() as u64 + 1,
+        t_ms: 900,
+        kind: EventKind::RunFinished {
+            status: RunStatus::Stopped,
+            stop_reason: StopReason::Cancelled,
+            phase: None,
+            result: json!({"status": "stopped"}),
+            summary: Box::default(),
+            error: None,
+        },
+    }));
+    all
+}
+
+fn app_with(events: &[Arc<Event>]) -> App {
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    app.add_from_events(events, Some("t.json".into())).unwrap();
+    app
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+#[test]
+fn space_and_s_ask_the_run_for_a_pause_a_resume_and_a_step() {
+    let mut app = app_with(&events("collaboration"));
+    let pause = Effect::Control {
+        run: 1,
+        command: Control::Pause,
+    };
+    assert_eq!(press(&mut app, KeyCode::Char(' ')), vec![pause]);
+    assert!(
+        app.run().unwrap().ui.pause_requested,
+        "the header says it is pausing until the run reaches its gate"
+    );
+    assert_eq!(
+        press(&mut app, KeyCode::Char(' ')),
+        vec![Effect::Control {
+            run: 1,
+            command: Control::Resume
+        }]
+    );
+    assert_eq!(
+        press(&mut app, KeyCode::Char('s')),
+        vec![Effect::Control {
+            run: 1,
+            command: Control::Step
+        }]
+    );
+}
+
+#[test]
+fn a_finished_run_restarts_with_its_seed_its_pending_flags_and_its_edited_goal() {
+    let mut app = app_with(&finished("collaboration"));
+    assert!(
+        press(&mut app, KeyCode::Char(' ')).is_empty(),
+        "nothing to pause"
+    );
+    assert_eq!(app.notice.as_deref(), Some("the run has finished"));
+
+    press(&mut app, KeyCode::Char('f'));
+    assert!(
+        press(&mut app, KeyCode::Enter).is_empty(),
+        "a finished run keeps the flag for its restart"
+    );
+    assert_eq!(app.run().unwrap().ui.pending_flag("legal"), Some(true));
+    press(&mut app, KeyCode::Esc);
+
+    press(&mut app, KeyCode::Char('e'));
+    for c in " Now.".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    app.key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    assert!(app.overlay.is_none());
+
+    let effects = press(&mut app, KeyCode::Char('r'));
+    let [Effect::Restart { run: 1, launch }] = effects.as_slice() else {
+        panic!("r restarts run 1: {effects:?}");
+    };
+    assert_eq!(launch.seed, 7, "the seed it ran with, not the scenario's 3");
+    assert_eq!(launch.flags, vec![("legal".to_string(), true)]);
+    assert_eq!(launch.goal.as_deref(), Some("Decide. Now."));
+    assert_eq!(launch.source.as_deref(), Some("t.json"));
+}
+
+#[test]
+fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    assert!(press(&mut app, KeyCode::Char(' ')).is_empty());
+    assert_eq!(app.notice.as_deref(), Some("no run"));
+    press(&mut app, KeyCode::Char('n'));
+    let Some(Overlay::Picker { selected }) = app.overlay else {
+        panic!("n opens the picker");
+    };
+    let Item::Scenario(Ok(chosen)) = &app.catalog[selected].item else {
+        panic!("the picker starts on a scenario");
+    };
+    let chosen = Arc::clone(chosen);
+    let effects = press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        effects,
+        vec![Effect::Launch(Launch::of(
+            Arc::clone(&chosen),
+            None,
+            Overrides::default()
+        ))],
+        "a built-in scenario has no file to name"
+    );
+    let [Effect::Launch(launch)] = effects.as_slice() else {
+        unreachable!()
+    };
+    assert_eq!(launch.seed, chosen.seed.unwrap_or(0));
+    assert_eq!(launch.flags.len(), chosen.flags.len());
+    assert!(app.overlay.is_none());
+    assert!(app.runs.is_empty(), "the update itself starts nothing");
+
+    let recording = std::path::PathBuf::from("runs/old.jsonl");
+    app.open_picker();
+    app.catalog.push(Entry {
+        origin: "runs/old.jsonl".into(),
+        item: Item::Recording(recording.clone()),
+    });
+    app.overlay = Some(Overlay::Picker {
+        selected: app.catalog.len() - 1,
+    });
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        vec![Effect::OpenRecording(recording)]
+    );
+    assert!(
+        app.overlay.is_some(),
+        "the picker stays open until the recording opens"
+    );
+}
+
+#[test]
+fn quitting_and_failures_are_the_loops_to_carry_out() {
+    let mut app = app_with(&events("collaboration"));
+    assert_eq!(press(&mut app, KeyCode::Char('q')), vec![Effect::Quit]);
+    assert!(!app.quitting);
+    let missing = std::env::temp_dir().join("conclave-no-such-recording.jsonl");
+    app.open_picker();
+    app.carry_out(vec![
+        Effect::Control {
+            run: 1,
+            command: Control::Pause,
+        },
+        Effect::OpenRecording(missing),
+    ]);
+    assert!(
+        app.notice.is_some(),
+        "a recording that cannot be read says so"
+    );
+    assert!(
+        matches!(app.overlay, Some(Overlay::Picker { .. })),
+        "and the picker stays open"
+    );
+    app.carry_out(vec![Effect::Quit]);
+    assert!(app.quitting);
+}
+
+#[test]
+fn a_round_table_adds_its_round_keys_and_other_patterns_do_not() {
+    let mut app = app_with(&events("collaboration"));
+    assert_eq!(
+        app.pane_scopes(),
+        vec![
+            Scope::Unit(UnitKeys::RoundTable),
+            Scope::Pane(PaneId::Pattern)
+        ]
+    );
+    press(&mut app, KeyCode::Char('h'));
+    let table: &TableView = app.run().unwrap().ui.pattern.get().unwrap();
+    assert_eq!((table.column, table.follow), (0, false), "back to round 1");
+    assert_eq!(app.notice, None);
+
+    let mut app = app_with(&events("orchestrator"));
+    assert_eq!(app.pane_scopes(), vec![Scope::Pane(PaneId::Pattern)]);
+    assert!(press(&mut app, KeyCode::Char('h')).is_empty());
+    assert_eq!(app.notice, None, "h is not a key of the workers pane");
+    assert!(
+        app.run().unwrap().ui.pattern.get::<TableView>().is_none(),
+        "and moves no round table"
+    );
+}

@@ -1,0 +1,28 @@
+//! What the dashboard's decisions ask of the world: launching a run,
+//! sending a run's engine a command, opening a recording, quitting. The
+//! app's update only returns them and the loop has them carried out, so the
+//! update is tested without a terminal or an engine.
+
+use super::runs::Launch;
+use crate::bus::RunId;
+use crate::control::Control;
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Start a run and select it.
+    Launch(Launch),
+    /// Start `launch` in place of run `run`, cancelling it.
+    Restart {
+        run: RunId,
+        launch: Launch,
+    },
+    /// Send run `run`'s engine a command.
+    Control {
+        run: RunId,
+        command: Control,
+    },
+    /// Replay a recording and select it.
+    OpenRecording(PathBuf),
+    Quit,
+}

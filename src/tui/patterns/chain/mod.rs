@@ -1,0 +1,177 @@
+//! The swarm's and the coordinator's part of the dashboard: the chain of
+//! agents, the transfers and the member calls (`state`, one fold for both),
+//! the selected transfer or member call, and the chain pane, drawn as a
+//! swarm's chain (`swarm`) or as a coordinator with its members side by
+//! side (`members`).
+
+mod members;
+pub mod state;
+mod swarm;
+
+use super::unit::{Seen, Unit};
+use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::tui::keymap::Action;
+use crate::tui::selection::ListView;
+use crate::tui::state::outcome::Outcome;
+use crate::tui::text::fit;
+use crate::tui::{theme, widgets};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use serde_json::{Value, json};
+use state::{Chain, MemberState};
+
+/// A swarm: agents hand control to each other.
+pub(crate) struct SwarmUnit;
+
+/// A coordinator: one agent calls the others as tools, several at once.
+pub(crate) struct CoordinatorUnit;
+
+impl Unit for SwarmUnit {
+    type Fold = Chain;
+    type Selection = ListView;
+
+    fn seat(&self, started: &RunStarted) -> Chain {
+        Chain::seated(&started.scenario, false)
+    }
+
+    fn gate_word(&self) -> &'static str {
+        "turn"
+    }
+
+    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain) {
+        selection.navigate(action, chain.handoffs.len());
+    }
+
+    fn wanted_height(&self, chain: &Chain) -> u16 {
+        swarm::wanted_height(chain)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, chain: &Chain, list: &ListView, seen: Seen) {
+        swarm::draw(frame, area, chain, list, seen);
+    }
+
+    /// The selected transfer.
+    fn details(&self, chain: &Chain, selection: &ListView) -> Option<Value> {
+        let h = chain.handoffs.get(selection.row(chain.handoffs.len()))?;
+        Some(json!({
+            "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
+            "reason": h.rejected, "handoffs": h.counted, "window": h.window,
+        }))
+    }
+
+    fn headline(&self, _chain: &Chain, outcome: &Outcome) -> Line<'static> {
+        answered_by(outcome)
+    }
+
+    /// The chain, the transfers and the model calls.
+    fn tally(&self, chain: &Chain, _outcome: &Outcome) -> Vec<Line<'static>> {
+        let refused = chain
+            .handoffs
+            .iter()
+            .filter(|h| h.rejected.is_some())
+            .count();
+        let agents: Vec<&str> = chain.links.iter().map(|l| l.agent.as_str()).collect();
+        vec![
+            row("chain       ", fit(&agents.join(" → "), 200)),
+            row(
+                "handoffs    ",
+                format!(
+                    "{} asked, {} accepted, {refused} refused",
+                    chain.handoffs.len(),
+                    chain.handoffs.len() - refused
+                ),
+            ),
+            row("llm calls   ", chain.llm_calls.to_string()),
+        ]
+    }
+}
+
+impl Unit for CoordinatorUnit {
+    type Fold = Chain;
+    type Selection = ListView;
+
+    fn seat(&self, started: &RunStarted) -> Chain {
+        Chain::seated(&started.scenario, true)
+    }
+
+    fn gate_word(&self) -> &'static str {
+        "turn"
+    }
+
+    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain) {
+        selection.navigate(action, chain.members.len());
+    }
+
+    fn wanted_height(&self, chain: &Chain) -> u16 {
+        members::wanted_height(chain)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, chain: &Chain, list: &ListView, seen: Seen) {
+        members::draw(frame, area, chain, list, seen);
+    }
+
+    /// The selected member call.
+    fn details(&self, chain: &Chain, selection: &ListView) -> Option<Value> {
+        let m = chain.members.get(selection.row(chain.members.len()))?;
+        let (status, latency_ms, reply, reason) = match &m.state {
+            MemberState::Running => ("running", None, None, None),
+            MemberState::Done { latency_ms, reply } => {
+                ("done", Some(*latency_ms), Some(reply.clone()), None)
+            }
+            MemberState::Failed {
+                latency_ms, reason, ..
+            } => (
+                "failed",
+                *latency_ms,
+                None,
+                reason.as_ref().map(ToString::to_string),
+            ),
+        };
+        Some(json!({
+            "turn": m.turn, "member": m.member, "task": m.task, "status": status,
+            "started_ms": m.started_ms, "deadline_ms": m.deadline_ms, "turns": m.turns,
+            "latency_ms": latency_ms, "reply": reply, "reason": reason,
+        }))
+    }
+
+    fn headline(&self, _chain: &Chain, outcome: &Outcome) -> Line<'static> {
+        answered_by(outcome)
+    }
+
+    /// The member calls and the model calls.
+    fn tally(&self, chain: &Chain, _outcome: &Outcome) -> Vec<Line<'static>> {
+        let done = chain
+            .members
+            .iter()
+            .filter(|m| matches!(m.state, MemberState::Done { .. }))
+            .count();
+        vec![
+            row(
+                "members     ",
+                format!(
+                    "{} calls, {done} answered, {} failed",
+                    chain.members.len(),
+                    chain.members.len() - done
+                ),
+            ),
+            row("llm calls   ", chain.llm_calls.to_string()),
+        ]
+    }
+}
+
+/// Who held control at the end, and whether it answered.
+fn answered_by(outcome: &Outcome) -> Line<'static> {
+    let Some(agent) = &outcome.summary.final_agent else {
+        return widgets::no_decision(outcome.status);
+    };
+    let (words, style) = match outcome.status {
+        RunStatus::Ok => ("ANSWERED BY", theme::decision(Decision::Go)),
+        RunStatus::Stopped => ("STOPPED WITH", theme::decision(Decision::NoGo)),
+    };
+    Line::styled(format!("{words} {}", fit(agent, 30)), style)
+}
+
+fn row(label: &'static str, text: String) -> Line<'static> {
+    Line::from(vec![Span::styled(label, theme::dim()), Span::raw(text)])
+}

@@ -1,0 +1,131 @@
+//! Research's part of the dashboard: the six steps, the sources from
+//! search to reading, the notes and the answer's citations (`state`), the
+//! selected note, and the research pane (`view`).
+
+mod sections;
+pub mod state;
+mod view;
+
+use super::unit::{Seen, Unit};
+use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::tui::keymap::Action;
+use crate::tui::selection::ListView;
+use crate::tui::state::outcome::Outcome;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use serde_json::{Value, json};
+use state::Research;
+
+pub(crate) struct ResearchUnit;
+
+impl Unit for ResearchUnit {
+    type Fold = Research;
+    type Selection = ListView;
+
+    fn seat(&self, _started: &RunStarted) -> Research {
+        Research::default()
+    }
+
+    fn gate_word(&self) -> &'static str {
+        "step"
+    }
+
+    fn navigate(&self, selection: &mut ListView, action: Action, research: &Research) {
+        selection.navigate(action, research.notes.len());
+    }
+
+    fn wanted_height(&self, research: &Research) -> u16 {
+        view::wanted_height(research)
+    }
+
+    fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        research: &Research,
+        selection: &ListView,
+        seen: Seen,
+    ) {
+        view::draw(frame, area, research, selection, seen);
+    }
+
+    /// The selected note, with its provenance and whether the answer
+    /// cites it.
+    fn details(&self, research: &Research, selection: &ListView) -> Option<Value> {
+        let note = research.notes.get(selection.row(research.notes.len()))?;
+        Some(json!({
+            "id": note.id, "claim": note.claim, "quote": note.quote, "url": note.url,
+            "title": note.title, "published_at": note.published_at,
+            "cited": research.citations.contains(&note.id),
+        }))
+    }
+
+    fn headline(&self, _research: &Research, outcome: &Outcome) -> Line<'static> {
+        if outcome.status == RunStatus::Ok {
+            Line::styled("GROUNDED ANSWER", theme::decision(Decision::Go))
+        } else {
+            Line::styled("NO ANSWER", theme::decision(Decision::NoGo))
+        }
+    }
+
+    /// The sources' and notes' tally.
+    fn tally(&self, research: &Research, _outcome: &Outcome) -> Vec<Line<'static>> {
+        let c = research.counts();
+        let row = |label: &'static str, text: String| {
+            Line::from(vec![Span::styled(label, theme::dim()), Span::raw(text)])
+        };
+        vec![
+            row(
+                "sources     ",
+                format!(
+                    "{} found, {} after dedupe, {} read, {} denied",
+                    c.found, c.deduped, c.read, c.denied
+                ),
+            ),
+            row(
+                "notes       ",
+                format!("{} kept, {} cited", c.notes, c.cited),
+            ),
+        ]
+    }
+
+    /// Each citation of the answer with the source it resolves to.
+    fn after_answer(&self, research: &Research) -> Vec<Line<'static>> {
+        if research.citations.is_empty() {
+            return Vec::new();
+        }
+        let mut lines = vec![Line::raw("")];
+        for id in &research.citations {
+            let source = research.note(id).map_or_else(
+                || "unknown note".to_string(),
+                |n| format!("{} · {} · {}", n.url, n.title, n.published_at),
+            );
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!("[{}] ", fit(id, 12)),
+                    Style::default().fg(theme::CAUTION),
+                ),
+                Span::raw(fit(&source, 300)),
+            ]));
+        }
+        lines
+    }
+
+    fn doing(&self, research: &Research, calling: Option<&str>) -> String {
+        let step = research.current.map_or("starting".to_string(), |p| {
+            format!("step {} ({p})", p.step())
+        });
+        match calling {
+            Some(label) => format!("Running {step}: calling {}.", fit(label, 60)),
+            None => format!("Running {step}."),
+        }
+    }
+
+    fn later(&self) -> &'static str {
+        "The grounded answer and its sources appear here when the run ends."
+    }
+}

@@ -1,0 +1,118 @@
+//! The orchestrator's part of the dashboard: one row per planned task with
+//! its attempts, retries and health (`state`), the selected task, and the
+//! workers pane (`view`).
+
+pub mod state;
+mod view;
+
+use super::unit::{Seen, Unit};
+use crate::bus::{Decision, Health, RunStarted};
+use crate::tui::keymap::Action;
+use crate::tui::selection::ListView;
+use crate::tui::state::outcome::Outcome;
+use crate::tui::text::fit;
+use crate::tui::{theme, widgets};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use serde_json::{Value, json};
+use state::{TaskState, TaskView, Workers};
+
+pub(crate) struct WorkersUnit;
+
+impl Unit for WorkersUnit {
+    type Fold = Workers;
+    type Selection = ListView;
+
+    fn seat(&self, _started: &RunStarted) -> Workers {
+        Workers::default()
+    }
+
+    fn gate_word(&self) -> &'static str {
+        "wave"
+    }
+
+    fn navigate(&self, selection: &mut ListView, action: Action, workers: &Workers) {
+        selection.navigate(action, workers.tasks.len());
+    }
+
+    fn wanted_height(&self, workers: &Workers) -> u16 {
+        view::wanted_height(workers)
+    }
+
+    fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        workers: &Workers,
+        selection: &ListView,
+        seen: Seen,
+    ) {
+        view::draw(frame, area, workers, selection, seen);
+    }
+
+    fn details(&self, workers: &Workers, selection: &ListView) -> Option<Value> {
+        workers
+            .tasks
+            .get(selection.row(workers.tasks.len()))
+            .map(task_json)
+    }
+
+    fn headline(&self, _workers: &Workers, outcome: &Outcome) -> Line<'static> {
+        match outcome.summary.health {
+            Some(health) => Line::styled(
+                format!("HEALTH {}", health.as_str().to_uppercase()),
+                theme::decision(match health {
+                    Health::Green => Decision::Go,
+                    Health::Yellow => Decision::GoWithCaution,
+                    Health::Red => Decision::NoGo,
+                }),
+            ),
+            None => widgets::no_decision(outcome.status),
+        }
+    }
+
+    /// The tasks' tally and the failed ones.
+    fn tally(&self, workers: &Workers, _outcome: &Outcome) -> Vec<Line<'static>> {
+        let (_, _, _, done, failed) = workers.counts();
+        let mut lines = vec![Line::from(vec![
+            Span::styled("tasks       ", theme::dim()),
+            Span::raw(format!(
+                "{done} done, {failed} failed, {} retries",
+                workers.retries
+            )),
+        ])];
+        for task in &workers.tasks {
+            if let TaskState::Failed { reason } = &task.state {
+                let reason = reason
+                    .as_ref()
+                    .map_or("did not finish".into(), ToString::to_string);
+                lines.push(Line::styled(
+                    format!("  ✗ {} {}", fit(&task.id, 24), fit(&reason, 60)),
+                    theme::error(),
+                ));
+            }
+        }
+        lines
+    }
+}
+
+/// A task as JSON, with its attempts.
+fn task_json(task: &TaskView) -> Value {
+    let attempts: Vec<Value> = task
+        .attempts
+        .iter()
+        .map(|a| {
+            json!({
+                "attempt": a.attempt, "started_ms": a.started_ms, "timeout_ms": a.timeout_ms,
+                "outcome": a.outcome, "elapsed_ms": a.elapsed_ms,
+                "reason": a.reason.as_ref().map(ToString::to_string),
+            })
+        })
+        .collect();
+    json!({
+        "task": task.id, "worker": task.worker, "critical": task.critical,
+        "max_attempts": task.max_attempts, "state": format!("{:?}", task.state),
+        "attempts": attempts, "result": task.result,
+    })
+}

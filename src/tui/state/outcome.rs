@@ -1,0 +1,20 @@
+//! How a run ended, as the reducer keeps it from the run's finish: the
+//! status and stop reason, the typed summary the panes show and the result
+//! document `Enter` opens.
+
+use crate::bus::{RunStatus, RunSummary};
+use crate::stop::StopReason;
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub status: RunStatus,
+    pub stop_reason: StopReason,
+    pub phase: Option<String>,
+    /// The result document, shown as it is on `Enter`.
+    pub result: Value,
+    /// The result in types: what the panes show.
+    pub summary: RunSummary,
+    /// What the failed model call said, when the run stopped on one.
+    pub error: Option<String>,
+}

@@ -1,0 +1,110 @@
+//! Drawing pieces every pane shares: a pane's numbered frame, a gauge of
+//! time against a limit, and durations and counts in words. They draw what
+//! they are given and read nothing else.
+
+use super::keymap::PaneId;
+use super::theme;
+use crate::bus::RunStatus;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
+
+/// How many cells a time gauge takes.
+pub(crate) const GAUGE: usize = 10;
+
+/// A pane's frame: bordered, titled with its number, bright when focused.
+pub(crate) fn block<'a>(pane: PaneId, title: &str, focused: bool) -> Block<'a> {
+    Block::bordered()
+        .border_style(theme::border(focused))
+        .title(Line::from(vec![
+            Span::styled(format!("[{}] ", pane.number()), theme::dim()),
+            Span::styled(title.to_string(), theme::bold()),
+        ]))
+}
+
+/// Elapsed time against a limit, as a bar that fills and turns red near
+/// the end.
+pub(crate) fn gauge(elapsed: u64, limit: u64) -> Span<'static> {
+    let ratio = if limit == 0 {
+        1.0
+    } else {
+        (elapsed as f64 / limit as f64).min(1.0)
+    };
+    let filled = (ratio * GAUGE as f64).round() as usize;
+    let color = if ratio >= 0.8 {
+        theme::BLOCK
+    } else if ratio >= 0.5 {
+        theme::CAUTION
+    } else {
+        theme::GO
+    };
+    Span::styled(bar(filled, GAUGE), Style::default().fg(color))
+}
+
+/// `filled` of `width` cells: `▮▮▮▯▯`.
+pub(crate) fn bar(filled: usize, width: usize) -> String {
+    let filled = filled.min(width);
+    "▮".repeat(filled) + &"▯".repeat(width - filled)
+}
+
+/// Milliseconds as seconds with a tenth: `1.2s`.
+pub(crate) fn seconds(ms: u64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+/// Milliseconds under a second as such, longer ones as seconds: `450ms`,
+/// `1.2s`.
+pub(crate) fn millis(ms: u64) -> String {
+    if ms >= 1000 {
+        seconds(ms)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// A count against its limit, 0 being no limit: `3/8`, `3 (no limit)`.
+pub(crate) fn of_limit(used: u64, max: u64) -> String {
+    if max == 0 {
+        format!("{used} (no limit)")
+    } else {
+        format!("{used}/{max}")
+    }
+}
+
+/// The result's headline of a run that ended without a decision, health
+/// or answer to show.
+pub(crate) fn no_decision(status: RunStatus) -> Line<'static> {
+    Line::styled(
+        "NO DECISION",
+        if status == RunStatus::Ok {
+            theme::bold()
+        } else {
+            theme::error().patch(theme::bold())
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gauges_fill_with_the_time_used_and_redden_near_the_limit() {
+        assert_eq!(gauge(0, 2000).content, "▯▯▯▯▯▯▯▯▯▯");
+        assert_eq!(gauge(1000, 2000).content, "▮▮▮▮▮▯▯▯▯▯");
+        assert_eq!(gauge(1000, 2000).style.fg, Some(theme::CAUTION));
+        assert_eq!(gauge(5000, 2000).content, "▮▮▮▮▮▮▮▮▮▮");
+        assert_eq!(gauge(1900, 2000).style.fg, Some(theme::BLOCK));
+        assert_eq!(gauge(7, 0).content, "▮▮▮▮▮▮▮▮▮▮", "no limit reads as full");
+        assert_eq!(bar(9, 6), "▮▮▮▮▮▮");
+    }
+
+    #[test]
+    fn durations_and_limits_read_as_words() {
+        assert_eq!(seconds(1260), "1.3s");
+        assert_eq!(millis(450), "450ms");
+        assert_eq!(millis(2300), "2.3s");
+        assert_eq!(of_limit(3, 8), "3/8");
+        assert_eq!(of_limit(3, 0), "3 (no limit)");
+    }
+}
