@@ -19,5 +19,6 @@ pub mod record;
 pub mod rng;
 pub mod sanitize;
 pub mod scenario;
+pub mod secrets;
 pub mod stop;
 pub mod tui;

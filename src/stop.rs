@@ -29,6 +29,13 @@ pub enum StopReason {
     LlmBadResponse,
     /// A remote model stayed down or rate limiting through its retries.
     LlmUnavailable,
+    /// A remote model refused the request itself (HTTP 4xx other than 401,
+    /// 403 and 429: an unknown model, a wrong path); never retried.
+    LlmBadRequest,
+    /// A remote model answered with a status that is neither a success nor
+    /// a known failure (a redirect, which is not followed, a 1xx, a code
+    /// past 599); never retried.
+    LlmUnexpectedStatus,
     LlmEmpty,
     MaxMessages,
     MaxRoundsReached,
@@ -166,6 +173,8 @@ impl StopReason {
                 | StopReason::LlmAuth
                 | StopReason::LlmBadResponse
                 | StopReason::LlmUnavailable
+                | StopReason::LlmBadRequest
+                | StopReason::LlmUnexpectedStatus
         )
     }
 
@@ -197,6 +206,8 @@ impl fmt::Display for StopReason {
             StopReason::LlmAuth => f.write_str("llm_auth"),
             StopReason::LlmBadResponse => f.write_str("llm_bad_response"),
             StopReason::LlmUnavailable => f.write_str("llm_unavailable"),
+            StopReason::LlmBadRequest => f.write_str("llm_bad_request"),
+            StopReason::LlmUnexpectedStatus => f.write_str("llm_unexpected_status"),
             StopReason::LlmEmpty => f.write_str("llm_empty"),
             StopReason::MaxMessages => f.write_str("max_messages"),
             StopReason::MaxRoundsReached => f.write_str("max_rounds_reached"),
@@ -344,6 +355,8 @@ impl FromStr for StopReason {
             "llm_auth" => StopReason::LlmAuth,
             "llm_bad_response" => StopReason::LlmBadResponse,
             "llm_unavailable" => StopReason::LlmUnavailable,
+            "llm_bad_request" => StopReason::LlmBadRequest,
+            "llm_unexpected_status" => StopReason::LlmUnexpectedStatus,
             "llm_empty" => StopReason::LlmEmpty,
             "max_messages" => StopReason::MaxMessages,
             "max_rounds_reached" => StopReason::MaxRoundsReached,
@@ -417,6 +430,8 @@ mod tests {
             StopReason::LlmAuth,
             StopReason::LlmBadResponse,
             StopReason::LlmUnavailable,
+            StopReason::LlmBadRequest,
+            StopReason::LlmUnexpectedStatus,
             StopReason::LlmEmpty,
             StopReason::MaxMessages,
             StopReason::MaxRoundsReached,

@@ -137,6 +137,7 @@ impl Bus {
     /// hub drops the oldest event for a lagging viewer, and the recorder's
     /// channel is unbounded.
     pub fn publish(&self, kind: EventKind) -> u64 {
+        let kind = scrubbed(kind);
         let now_ms = self.inner.clock.elapsed_ms();
         // Numbering, recording and broadcasting happen under one lock so that
         // the recorder and every viewer see the run's events in seq order.
@@ -164,6 +165,28 @@ impl Bus {
         let mut state = self.inner.state.lock();
         state.recorder = None;
     }
+}
+
+/// `kind` without any registered secret in any of its strings, so that no
+/// viewer, recording or screen can get one, whatever text the event was
+/// built from (a scenario, a goal, a tool's answer). The provider scrubs
+/// what it takes in already; this is the net under every other source.
+/// With no secret registered (the sim) it costs one atomic load; with one
+/// (a remote model, where a call takes seconds) a walk of the event's JSON,
+/// rebuilt only when something was masked.
+fn scrubbed(kind: EventKind) -> EventKind {
+    if !crate::secrets::is_active() {
+        return kind;
+    }
+    let Ok(mut value) = serde_json::to_value(&kind) else {
+        return kind;
+    };
+    if !crate::secrets::scrub_json(&mut value) {
+        return kind;
+    }
+    // Every event reads back from its JSON, as a replay reads it: its only
+    // float outside a JSON value is a validated (finite) confidence.
+    serde_json::from_value(value).unwrap_or(kind)
 }
 
 #[cfg(test)]
