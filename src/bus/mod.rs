@@ -234,4 +234,43 @@ mod tests {
         };
         assert_eq!(first_kept.seq, 7);
     }
+
+    #[tokio::test]
+    async fn no_viewer_and_no_recording_gets_a_registered_secret() {
+        // A secret of its own: the registry is the process's.
+        let secret = "sk-bus-net-Wq3Zr8Tn5Yp2Lx7";
+        crate::secrets::register(secret);
+        let hub = Hub::new(16);
+        let mut sub = hub.subscribe();
+        let bus = bus(&hub);
+        bus.publish(EventKind::ContributionRejected {
+            round: 1,
+            agent: "risk_analyst".into(),
+            reason: crate::stop::StopReason::InvalidTurn,
+            raw: serde_json::json!({"text": format!("Bearer {secret}"), secret: [&secret[4..16]]}),
+        });
+        bus.publish(EventKind::FlagChanged {
+            name: format!("flag_{}", &secret[10..]),
+            on: true,
+        });
+        bus.publish(EventKind::FlagChanged {
+            name: "plain".into(),
+            on: false,
+        });
+        let mut seen = Vec::new();
+        while let Some(Delivery::Event(event)) = sub.try_next() {
+            seen.push(serde_json::to_string(&*event).unwrap());
+        }
+        assert_eq!(seen.len(), 3);
+        for line in &seen {
+            let chars: Vec<char> = secret.chars().collect();
+            for window in chars.windows(crate::secrets::WINDOW) {
+                let window: String = window.iter().collect();
+                assert!(!line.contains(&window), "{window} in {line}");
+            }
+        }
+        assert!(seen[0].contains("Bearer [redacted]"), "{}", seen[0]);
+        assert!(seen[1].contains("flag_[redacted]"), "{}", seen[1]);
+        assert!(seen[2].contains("\"name\":\"plain\""), "{}", seen[2]);
+    }
 }

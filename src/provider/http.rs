@@ -70,6 +70,11 @@ pub async fn read_capped(
         if chunk.len() > limit - body.len() {
             return Err(BodyError::TooLarge { limit });
         }
+        if body.capacity() - body.len() < chunk.len() {
+            // Grow as a Vec does, doubling, but never to more than the cap.
+            let wanted = (body.capacity() * 2).clamp(body.len() + chunk.len(), limit);
+            body.reserve_exact(wanted - body.len());
+        }
         body.extend_from_slice(&chunk);
     }
     Ok(body)

@@ -268,7 +268,8 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
         .map_err(|e| OpenAiError::BadResponse(format!("not JSON ({e})")))?;
     let message = body
         .pointer("/choices/0/message")
-        .ok_or_else(|| OpenAiError::BadResponse("no choices[0].message".into()))?;
+        .filter(|message| message.is_object())
+        .ok_or_else(|| OpenAiError::BadResponse("no choices[0].message object".into()))?;
     let content = match message.get("content") {
         Some(Value::String(text)) => secrets::scrub_model_text(text).into_owned(),
         Some(Value::Null) | None => String::new(),

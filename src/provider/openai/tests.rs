@@ -505,10 +505,8 @@ async fn endless(head: &'static str) -> (String, tokio::task::JoinHandle<usize>)
         if socket.write_all(head.as_bytes()).await.is_err() {
             return sent;
         }
-        let chunk = format!(
-            "4000\r\n{}\r\n",
-            "{\"choices\": [".repeat(16 * 1024 / 13 + 1)[..0x4000].to_string()
-        );
+        // 16 KiB a chunk of a JSON document that never closes.
+        let chunk = format!("4000\r\n{}\r\n", "[".repeat(0x4000));
         while socket.write_all(chunk.as_bytes()).await.is_ok() {
             sent += chunk.len();
         }
