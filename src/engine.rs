@@ -93,6 +93,13 @@ pub enum EngineError {
     },
 }
 
+impl EngineError {
+    /// A crash's words (a panic's message may quote anything), scrubbed.
+    fn crashed(error: &dyn std::fmt::Display) -> Self {
+        EngineError::Crashed(crate::secrets::scrub(&error.to_string()).into_owned())
+    }
+}
+
 /// A live run.
 #[derive(Debug)]
 pub struct RunHandle {
@@ -215,10 +222,10 @@ impl RunHandle {
             let path = recorder.path().to_path_buf();
             tokio::task::spawn_blocking(move || recorder.finish())
                 .await
-                .map_err(|e| EngineError::Crashed(e.to_string()))?
+                .map_err(|e| EngineError::crashed(&e))?
                 .map_err(|source| EngineError::Recording { path, source })?;
         }
-        outcome.map_err(|e| EngineError::Crashed(e.to_string()))
+        outcome.map_err(|e| EngineError::crashed(&e))
     }
 }
 

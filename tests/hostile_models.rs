@@ -416,7 +416,7 @@ fn echoes() -> Vec<Case> {
     ];
     // Runs of eight and more, from everywhere in the key.
     let key_len = KEY.len();
-    for start in (0..=key_len - 8).step_by(3) {
+    for start in 0..=key_len - 8 {
         cases.push(ok(
             &format!("eight characters of the key from {start}"),
             says(move |auth| format!("fragment <{}>", &auth[7 + start..7 + start + 8])),
@@ -749,6 +749,7 @@ fn the_corpus_is_large() {
         statuses().len(),
         waits().len(),
     ];
+    eprintln!("hostile endpoints (echoes, bodies, statuses, waits): {sizes:?}");
     assert!(sizes.iter().sum::<usize>() >= 300, "{sizes:?}");
 }
 

@@ -86,9 +86,7 @@ impl fmt::Display for Origin {
 /// A setting the HTTP provider cannot run with.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
-    #[error(
-        "{origin}: expected an http:// or https:// URL with a host, such as http://localhost:11434/v1; found {found:?} ({problem})"
-    )]
+    #[error("{origin}: {BASE_URL_EXPECTED}; found {found:?} ({problem})")]
     BaseUrl {
         origin: Origin,
         found: String,
@@ -167,30 +165,35 @@ impl OpenAiConfig {
     }
 }
 
-/// `text` as a URL requests can go to: http or https, a host, no query or
-/// fragment (the endpoint's path is appended to it); without its trailing
-/// slashes.
 fn checked_base_url(text: &str, origin: Origin) -> Result<String, ConfigError> {
-    let refuse = |problem: String| ConfigError::BaseUrl {
+    base_url(text).map_err(|problem| ConfigError::BaseUrl {
         origin,
         found: shown(text),
         problem,
-    };
+    })
+}
+
+/// `text` as a base URL requests can go to: http or https, a host, no
+/// query or fragment (the endpoint's path is appended to it); without its
+/// trailing slashes. Else what is wrong with it.
+pub fn base_url(text: &str) -> Result<String, String> {
     let trimmed = text.trim();
-    let url = reqwest::Url::parse(trimmed).map_err(|e| refuse(e.to_string()))?;
+    let url = reqwest::Url::parse(trimmed).map_err(|e| e.to_string())?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(refuse(format!("the scheme is {}", shown(url.scheme()))));
+        return Err(format!("the scheme is {}", shown(url.scheme())));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(refuse("no host".into()));
+        return Err("no host".into());
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(refuse(
-            "a query or fragment cannot take the /chat/completions path after it".into(),
-        ));
+        return Err("a query or fragment cannot take the /chat/completions path after it".into());
     }
     Ok(trimmed.trim_end_matches('/').to_string())
 }
+
+/// What `--base-url` expects, for the command line's own check.
+pub const BASE_URL_EXPECTED: &str =
+    "expected an http:// or https:// URL with a host, such as http://localhost:11434/v1";
 
 fn checked_timeout(seconds: f64, found: &str, origin: Origin) -> Result<Duration, ConfigError> {
     let refuse = |problem: String| ConfigError::Timeout {

@@ -13,9 +13,9 @@ mod config;
 mod tests;
 
 pub use config::{
-    ApiKey, BASE_URL_VARIABLE, ConfigError, DEFAULT_BASE_URL, DEFAULT_MODEL,
+    ApiKey, BASE_URL_EXPECTED, BASE_URL_VARIABLE, ConfigError, DEFAULT_BASE_URL, DEFAULT_MODEL,
     DEFAULT_TIMEOUT_SECONDS, KEY_VARIABLE, MODEL_VARIABLE, OpenAiConfig, Origin, Overrides,
-    TIMEOUT_VARIABLE,
+    TIMEOUT_VARIABLE, base_url,
 };
 
 use super::http::{self, BodyError};
