@@ -12,7 +12,7 @@ use crate::provider::prompts::Prompts;
 use crate::provider::{OpenAiProvider, Provider, SimProvider, SimWorkers};
 use crate::record::Recorder;
 use crate::rng::RunRng;
-use crate::scenario::{ProviderKind, Scenario};
+use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -93,6 +93,13 @@ pub enum EngineError {
     },
 }
 
+impl EngineError {
+    /// A crash's words (a panic's message may quote anything), scrubbed.
+    fn crashed(error: &dyn std::fmt::Display) -> Self {
+        EngineError::Crashed(crate::secrets::scrub(&error.to_string()).into_owned())
+    }
+}
+
 /// A live run.
 #[derive(Debug)]
 pub struct RunHandle {
@@ -135,11 +142,9 @@ pub fn launch(
         SimWorkers::tools(scenario.tools.clone(), rng.clone())
     });
     let gateway = Arc::new(
-        Gateway::new(bus.clone(), provider, workers, gate.cancel_token()).with_resilience(
-            scenario.resilience.clone(),
-            gate.switches(),
-            rng,
-        ),
+        Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
+            .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
+            .with_run_limit(run_limit(&scenario)),
     );
     let goal = options
         .goal
@@ -168,8 +173,14 @@ pub fn launch(
     };
     let task = tokio::spawn(async move {
         let mut outcome = patterns::run(ctx).await;
-        if outcome.stop_reason.is_model_failure() {
-            outcome.error = gateway.last_failure();
+        if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
+            outcome.error = Some(words);
+        }
+        // The result leaves the process (printed, recorded, shown): no
+        // secret in it, whatever text it was built from.
+        crate::secrets::scrub_json(&mut outcome.result);
+        if let Some(error) = &mut outcome.error {
+            *error = crate::secrets::scrub(error).into_owned();
         }
         bus.publish(EventKind::RunFinished {
             status: outcome.status,
@@ -212,10 +223,10 @@ impl RunHandle {
             let path = recorder.path().to_path_buf();
             tokio::task::spawn_blocking(move || recorder.finish())
                 .await
-                .map_err(|e| EngineError::Crashed(e.to_string()))?
+                .map_err(|e| EngineError::crashed(&e))?
                 .map_err(|source| EngineError::Recording { path, source })?;
         }
-        outcome.map_err(|e| EngineError::Crashed(e.to_string()))
+        outcome.map_err(|e| EngineError::crashed(&e))
     }
 }
 
@@ -237,13 +248,33 @@ fn provider(
                 model: choice.model.clone(),
                 base_url: choice.base_url.clone(),
             };
+            let refused = |e: &dyn std::fmt::Display| {
+                LaunchError::Provider(crate::secrets::scrub(&e.to_string()).into_owned())
+            };
             let config = OpenAiConfig::resolve(&scenario.provider, &overrides, |name| {
                 std::env::var(name).ok()
-            });
+            })
+            .map_err(|e| refused(&e))?;
             let prompts = Prompts::new(choice.prompts.clone());
             OpenAiProvider::new(config, prompts, Arc::clone(scenario))
                 .map(Provider::OpenAi)
-                .map_err(|e| LaunchError::Provider(e.to_string()))
+                .map_err(|e| refused(&e))
         }
     }
+}
+
+/// The run's time budget: its `max_seconds`, or its pattern's default.
+fn run_limit(scenario: &Scenario) -> std::time::Duration {
+    let default = match scenario.pattern {
+        PatternKind::Collaboration => patterns::collaboration::DEFAULT_MAX_SECONDS,
+        PatternKind::Orchestrator => patterns::orchestrator::DEFAULT_MAX_SECONDS,
+        PatternKind::Research => crate::scenario::DEFAULT_MAX_SECONDS,
+        PatternKind::Swarm | PatternKind::Coordinator => crate::scenario::DEFAULT_TEAM_MAX_SECONDS,
+    };
+    let seconds = scenario
+        .budget
+        .as_ref()
+        .and_then(|b| b.max_seconds)
+        .unwrap_or(default);
+    crate::duration::clamp_seconds(seconds)
 }

@@ -20,5 +20,6 @@ pub mod record;
 pub mod rng;
 pub mod sanitize;
 pub mod scenario;
+pub mod secrets;
 pub mod stop;
 pub mod tui;

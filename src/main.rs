@@ -104,7 +104,7 @@ struct ModelArgs {
     #[arg(long, value_name = "M")]
     model: Option<String>,
     /// The endpoint's base URL, e.g. http://localhost:11434/v1 for Ollama.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = parse_base_url)]
     base_url: Option<String>,
     /// A folder of prompt templates over the compiled-in ones.
     #[arg(long, value_name = "DIR", value_parser = existing_folder)]
@@ -135,6 +135,13 @@ enum ProviderArg {
 enum Clock {
     Virtual,
     Real,
+}
+
+/// `--base-url` is checked as it is parsed, so that a malformed one is
+/// refused before any dashboard or run starts.
+fn parse_base_url(text: &str) -> Result<String, String> {
+    use conclave::provider::openai;
+    openai::base_url(text).map_err(|problem| format!("{}; {problem}", openai::BASE_URL_EXPECTED))
 }
 
 fn parse_flag(text: &str) -> Result<(String, bool), String> {

@@ -2,8 +2,10 @@
 //! references write their `stop_reason` strings (`agent_denied:legal_analyst`),
 //! so that results compare equal to the references' and recordings read back.
 
+mod contracts;
 mod research;
 
+pub use contracts::{ContributionError, PlanError};
 pub use research::{AnswerError, NotesError, StepError};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -29,6 +31,13 @@ pub enum StopReason {
     LlmBadResponse,
     /// A remote model stayed down or rate limiting through its retries.
     LlmUnavailable,
+    /// A remote model refused the request itself (HTTP 4xx other than 401,
+    /// 403 and 429: an unknown model, a wrong path); never retried.
+    LlmBadRequest,
+    /// A remote model answered with a status that is neither a success nor
+    /// a known failure (a redirect, which is not followed, a 1xx, a code
+    /// past 599); never retried.
+    LlmUnexpectedStatus,
     LlmEmpty,
     MaxMessages,
     MaxRoundsReached,
@@ -116,47 +125,6 @@ pub enum StopReason {
     Other(String),
 }
 
-/// The contribution contract's rejections, in the order 000's gateway checks them.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ContributionError {
-    NotObject,
-    MissingKeys,
-    Agent,
-    AgentNotAllowed { agent: String },
-    Stance,
-    Summary,
-    ConfidenceType,
-    ConfidenceRange,
-    Actions,
-    ActionItem,
-    AgentMismatch { expected: String },
-}
-
-/// The plan contract's rejections, in the order 001's gateway checks them.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PlanError {
-    NonJson,
-    Kind,
-    Tasks,
-    MaxTasks,
-    TaskShape,
-    MissingKeys,
-    TaskId,
-    DuplicateTaskId,
-    Worker,
-    WorkerNotAllowed {
-        worker: String,
-    },
-    Args,
-    Critical,
-    /// research: the plan holds no list of steps.
-    Steps,
-    /// research: more steps than `max_steps`.
-    TooManySteps,
-    /// research: the steps' actions are not the bounded workflow, in order.
-    StepSequence,
-}
-
 impl StopReason {
     /// Whether the run stopped because a model call failed.
     pub fn is_model_failure(&self) -> bool {
@@ -166,6 +134,8 @@ impl StopReason {
                 | StopReason::LlmAuth
                 | StopReason::LlmBadResponse
                 | StopReason::LlmUnavailable
+                | StopReason::LlmBadRequest
+                | StopReason::LlmUnexpectedStatus
         )
     }
 
@@ -197,6 +167,8 @@ impl fmt::Display for StopReason {
             StopReason::LlmAuth => f.write_str("llm_auth"),
             StopReason::LlmBadResponse => f.write_str("llm_bad_response"),
             StopReason::LlmUnavailable => f.write_str("llm_unavailable"),
+            StopReason::LlmBadRequest => f.write_str("llm_bad_request"),
+            StopReason::LlmUnexpectedStatus => f.write_str("llm_unexpected_status"),
             StopReason::LlmEmpty => f.write_str("llm_empty"),
             StopReason::MaxMessages => f.write_str("max_messages"),
             StopReason::MaxRoundsReached => f.write_str("max_rounds_reached"),
@@ -231,106 +203,6 @@ impl fmt::Display for StopReason {
     }
 }
 
-impl fmt::Display for ContributionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ContributionError::NotObject => f.write_str("not_object"),
-            ContributionError::MissingKeys => f.write_str("missing_keys"),
-            ContributionError::Agent => f.write_str("agent"),
-            ContributionError::AgentNotAllowed { agent } => write!(f, "agent_not_allowed:{agent}"),
-            ContributionError::Stance => f.write_str("stance"),
-            ContributionError::Summary => f.write_str("summary"),
-            ContributionError::ConfidenceType => f.write_str("confidence_type"),
-            ContributionError::ConfidenceRange => f.write_str("confidence_range"),
-            ContributionError::Actions => f.write_str("actions"),
-            ContributionError::ActionItem => f.write_str("action_item"),
-            ContributionError::AgentMismatch { expected } => write!(f, "agent_mismatch:{expected}"),
-        }
-    }
-}
-
-impl fmt::Display for PlanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlanError::NonJson => f.write_str("non_json"),
-            PlanError::Kind => f.write_str("kind"),
-            PlanError::Tasks => f.write_str("tasks"),
-            PlanError::MaxTasks => f.write_str("max_tasks"),
-            PlanError::TaskShape => f.write_str("task_shape"),
-            PlanError::MissingKeys => f.write_str("missing_keys"),
-            PlanError::TaskId => f.write_str("task_id"),
-            PlanError::DuplicateTaskId => f.write_str("duplicate_task_id"),
-            PlanError::Worker => f.write_str("worker"),
-            PlanError::WorkerNotAllowed { worker } => write!(f, "worker_not_allowed:{worker}"),
-            PlanError::Args => f.write_str("args"),
-            PlanError::Critical => f.write_str("critical"),
-            PlanError::Steps => f.write_str("steps"),
-            PlanError::TooManySteps => f.write_str("too_many_steps"),
-            PlanError::StepSequence => f.write_str("step_sequence"),
-        }
-    }
-}
-
-impl FromStr for PlanError {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        Ok(match s {
-            "non_json" => PlanError::NonJson,
-            "kind" => PlanError::Kind,
-            "tasks" => PlanError::Tasks,
-            "max_tasks" => PlanError::MaxTasks,
-            "task_shape" => PlanError::TaskShape,
-            "missing_keys" => PlanError::MissingKeys,
-            "task_id" => PlanError::TaskId,
-            "duplicate_task_id" => PlanError::DuplicateTaskId,
-            "worker" => PlanError::Worker,
-            "args" => PlanError::Args,
-            "critical" => PlanError::Critical,
-            "steps" => PlanError::Steps,
-            "too_many_steps" => PlanError::TooManySteps,
-            "step_sequence" => PlanError::StepSequence,
-            other => PlanError::WorkerNotAllowed {
-                worker: other
-                    .strip_prefix("worker_not_allowed:")
-                    .ok_or(())?
-                    .to_string(),
-            },
-        })
-    }
-}
-
-impl FromStr for ContributionError {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        Ok(match s {
-            "not_object" => ContributionError::NotObject,
-            "missing_keys" => ContributionError::MissingKeys,
-            "agent" => ContributionError::Agent,
-            "stance" => ContributionError::Stance,
-            "summary" => ContributionError::Summary,
-            "confidence_type" => ContributionError::ConfidenceType,
-            "confidence_range" => ContributionError::ConfidenceRange,
-            "actions" => ContributionError::Actions,
-            "action_item" => ContributionError::ActionItem,
-            other => {
-                if let Some(agent) = other.strip_prefix("agent_not_allowed:") {
-                    ContributionError::AgentNotAllowed {
-                        agent: agent.to_string(),
-                    }
-                } else if let Some(expected) = other.strip_prefix("agent_mismatch:") {
-                    ContributionError::AgentMismatch {
-                        expected: expected.to_string(),
-                    }
-                } else {
-                    return Err(());
-                }
-            }
-        })
-    }
-}
-
 impl FromStr for StopReason {
     type Err = std::convert::Infallible;
 
@@ -344,6 +216,8 @@ impl FromStr for StopReason {
             "llm_auth" => StopReason::LlmAuth,
             "llm_bad_response" => StopReason::LlmBadResponse,
             "llm_unavailable" => StopReason::LlmUnavailable,
+            "llm_bad_request" => StopReason::LlmBadRequest,
+            "llm_unexpected_status" => StopReason::LlmUnexpectedStatus,
             "llm_empty" => StopReason::LlmEmpty,
             "max_messages" => StopReason::MaxMessages,
             "max_rounds_reached" => StopReason::MaxRoundsReached,
@@ -417,6 +291,8 @@ mod tests {
             StopReason::LlmAuth,
             StopReason::LlmBadResponse,
             StopReason::LlmUnavailable,
+            StopReason::LlmBadRequest,
+            StopReason::LlmUnexpectedStatus,
             StopReason::LlmEmpty,
             StopReason::MaxMessages,
             StopReason::MaxRoundsReached,

@@ -537,3 +537,97 @@ async fn a_body_that_is_not_a_completion_stops_with_llm_bad_response() {
     let (outcome, _) = on_endpoint(&doc, &server).await;
     assert_eq!(outcome.stop_reason.to_string(), "llm_bad_response");
 }
+
+/// The model calls refused by the gateway, with their reasons.
+fn rejections(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallRejected { tool, reason, .. } if tool == "model" => {
+                Some(reason.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_retry_after_longer_than_the_run_has_left_stops_with_max_seconds_at_once() {
+    let mut doc = one_analyst(go());
+    doc["budget"]["max_seconds"] = json!(40);
+    let in_an_hour = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(1);
+    let http_date = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&in_an_hour)
+        .unwrap();
+    for (status, wait) in [(429, "100"), (503, http_date.as_str()), (429, "1e308")] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(status).insert_header("Retry-After", wait))
+            .mount(&server)
+            .await;
+        let (outcome, events) = on_endpoint(&doc, &server).await;
+        assert_eq!(outcome.stop_reason.to_string(), "max_seconds", "{wait}");
+        assert_eq!(server.received_requests().await.unwrap().len(), 1);
+        assert_eq!(rejections(&events), ["max_seconds"]);
+        let finished = events.last().unwrap();
+        assert!(
+            finished.t_ms < 20_000,
+            "the run did not wait for the endpoint: it ended at {} ms",
+            finished.t_ms
+        );
+        let error = outcome.error.expect("the run says why it stopped");
+        assert!(error.contains("Retry-After"), "{error}");
+        assert!(error.contains("max_seconds"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_refused_request_stops_with_llm_bad_request_and_is_never_retried() {
+    let mut doc = one_analyst(go());
+    doc["resilience"] =
+        json!({"retries": {"max_attempts": 4, "backoff_ms": [1], "jitter": "none"}});
+    for status in [400, 404, 405, 409, 413, 422] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(status).set_body_json(
+                json!({"error": {"message": "The model `mock-model` does not exist"}}),
+            ))
+            .mount(&server)
+            .await;
+        let (outcome, events) = on_endpoint(&doc, &server).await;
+        assert_eq!(
+            outcome.stop_reason.to_string(),
+            "llm_bad_request",
+            "{status}"
+        );
+        assert_eq!(
+            server.received_requests().await.unwrap().len(),
+            1,
+            "{status}: no retry"
+        );
+        assert_eq!(model_calls(&events), [CallOutcome::Error]);
+        let error = outcome.error.expect("the run says what was refused");
+        assert!(error.contains(&format!("HTTP {status}")), "{error}");
+        assert!(error.contains("does not exist"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_is_reported_not_followed() {
+    let doc = one_analyst(go());
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(301).insert_header("Location", "https://moved.example/v1"),
+        )
+        .mount(&server)
+        .await;
+    let (outcome, _) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.stop_reason.to_string(), "llm_unexpected_status");
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    let error = outcome.error.unwrap();
+    assert!(
+        error.contains("301") && error.contains("https://moved.example/v1"),
+        "{error}"
+    );
+}

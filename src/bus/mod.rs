@@ -152,6 +152,7 @@ impl Bus {
     /// hub drops the oldest event for a lagging viewer, and the recorder's
     /// channel is unbounded.
     pub fn publish(&self, kind: EventKind) -> u64 {
+        let kind = scrubbed(kind);
         let now_ms = self.inner.clock.elapsed_ms();
         // Numbering, recording and broadcasting happen under one lock so that
         // the recorder and every viewer see the run's events in seq order.
@@ -179,6 +180,28 @@ impl Bus {
         let mut state = self.inner.state.lock();
         state.recorder = None;
     }
+}
+
+/// `kind` without any registered secret in any of its strings, so that no
+/// viewer, recording or screen can get one, whatever text the event was
+/// built from (a scenario, a goal, a tool's answer). The provider scrubs
+/// what it takes in already; this is the net under every other source.
+/// With no secret registered (the sim) it costs one atomic load; with one
+/// (a remote model, where a call takes seconds) a walk of the event's JSON,
+/// rebuilt only when something was masked.
+fn scrubbed(kind: EventKind) -> EventKind {
+    if !crate::secrets::is_active() {
+        return kind;
+    }
+    let Ok(mut value) = serde_json::to_value(&kind) else {
+        return kind;
+    };
+    if !crate::secrets::scrub_json(&mut value) {
+        return kind;
+    }
+    // Every event reads back from its JSON, as a replay reads it: its only
+    // float outside a JSON value is a validated (finite) confidence.
+    serde_json::from_value(value).unwrap_or(kind)
 }
 
 #[cfg(test)]
@@ -225,5 +248,44 @@ mod tests {
             panic!("expected an event")
         };
         assert_eq!(first_kept.seq, 7);
+    }
+
+    #[tokio::test]
+    async fn no_viewer_and_no_recording_gets_a_registered_secret() {
+        // A secret of its own: the registry is the process's.
+        let secret = "sk-bus-net-Wq3Zr8Tn5Yp2Lx7";
+        crate::secrets::register(secret);
+        let hub = Hub::new(16);
+        let mut sub = hub.subscribe();
+        let bus = bus(&hub);
+        bus.publish(EventKind::ContributionRejected {
+            round: 1,
+            agent: "risk_analyst".into(),
+            reason: crate::stop::StopReason::InvalidTurn,
+            raw: serde_json::json!({"text": format!("Bearer {secret}"), secret: [&secret[4..16]]}),
+        });
+        bus.publish(EventKind::FlagChanged {
+            name: format!("flag_{}", &secret[10..]),
+            on: true,
+        });
+        bus.publish(EventKind::FlagChanged {
+            name: "plain".into(),
+            on: false,
+        });
+        let mut seen = Vec::new();
+        while let Some(Delivery::Event(event)) = sub.try_next() {
+            seen.push(serde_json::to_string(&*event).unwrap());
+        }
+        assert_eq!(seen.len(), 3);
+        for line in &seen {
+            let chars: Vec<char> = secret.chars().collect();
+            for window in chars.windows(crate::secrets::WINDOW) {
+                let window: String = window.iter().collect();
+                assert!(!line.contains(&window), "{window} in {line}");
+            }
+        }
+        assert!(seen[0].contains("Bearer [redacted]"), "{}", seen[0]);
+        assert!(seen[1].contains("flag_[redacted]"), "{}", seen[1]);
+        assert!(seen[2].contains("\"name\":\"plain\""), "{}", seen[2]);
     }
 }

@@ -9,6 +9,7 @@
 mod backoff;
 mod breaker;
 mod bulkhead;
+mod error;
 mod retry;
 mod retry_budget;
 mod safe_mode;
@@ -18,6 +19,7 @@ mod tests;
 mod tool;
 
 pub use crate::scenario::MODEL_TOOL;
+pub use error::CallError;
 pub use safe_mode::SafeModeVerdict;
 pub use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
 
@@ -27,97 +29,13 @@ use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderE
 use crate::rng::RunRng;
 use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
-use retry::{Failure, Next, Retrier};
+use retry::{Next, Retrier};
 use shield::{Shields, ToolShield};
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CallError {
-    #[error("the call timed out")]
-    Timeout,
-    #[error("the run was cancelled")]
-    Cancelled,
-    #[error("{0}")]
-    Failed(String),
-    /// The gateway failed the call fast without calling the model: an open
-    /// breaker, a full bulkhead or an exhausted retry budget.
-    #[error("the gateway refused the call: {0}")]
-    Rejected(StopReason),
-    /// The call ran into its caller's deadline (a swarm's node timeout);
-    /// `model_by` reports it as `None`.
-    #[error("the call was cut off at its deadline")]
-    Cut,
-    /// A remote model stayed down or rate limiting through its retries.
-    #[error("{message}")]
-    Unavailable {
-        message: String,
-        retry_after: Option<Duration>,
-    },
-    /// A remote model refused the credentials.
-    #[error("{0}")]
-    Auth(String),
-    /// A remote model answered with something that is not a chat
-    /// completion.
-    #[error("{0}")]
-    BadResponse(String),
-}
-
-impl CallError {
-    /// What the call failed with, as a reason: what a retry is scheduled
-    /// after.
-    pub fn reason(&self) -> StopReason {
-        match self {
-            CallError::Failed(_) => StopReason::LlmError,
-            other => other.stop_reason(),
-        }
-    }
-
-    /// What a run stops with when a model call fails: as the references
-    /// do, `llm_timeout` whatever went wrong on the way, except for what
-    /// only a real endpoint does (a refused key, a body that is not a chat
-    /// completion, an endpoint still down after its retries).
-    pub fn stop_reason(&self) -> StopReason {
-        match self {
-            CallError::Timeout | CallError::Cut | CallError::Failed(_) => StopReason::LlmTimeout,
-            CallError::Cancelled => StopReason::Cancelled,
-            CallError::Rejected(reason) => reason.clone(),
-            CallError::Unavailable { .. } => StopReason::LlmUnavailable,
-            CallError::Auth(_) => StopReason::LlmAuth,
-            CallError::BadResponse(_) => StopReason::LlmBadResponse,
-        }
-    }
-
-    /// The words of an error worth showing the user.
-    pub fn message(&self) -> Option<String> {
-        match self {
-            CallError::Failed(m)
-            | CallError::Unavailable { message: m, .. }
-            | CallError::Auth(m)
-            | CallError::BadResponse(m) => Some(m.clone()),
-            _ => None,
-        }
-    }
-
-    fn from_provider(error: ProviderError) -> Self {
-        match error {
-            ProviderError::Timeout => CallError::Timeout,
-            ProviderError::Failed(message) => CallError::Failed(message),
-            ProviderError::Unavailable {
-                message,
-                retry_after,
-            } => CallError::Unavailable {
-                message,
-                retry_after,
-            },
-            ProviderError::Auth(message) => CallError::Auth(message),
-            ProviderError::BadResponse(message) => CallError::BadResponse(message),
-        }
-    }
-}
 
 #[derive(Debug)]
 pub struct Gateway {
@@ -127,8 +45,12 @@ pub struct Gateway {
     cancel: CancellationToken,
     next_call: AtomicU64,
     shields: Shields,
-    /// The words of the last model call that failed for good.
-    last_failure: std::sync::Mutex<Option<String>>,
+    /// The run time at which the run's `max_seconds` is up: no wait an
+    /// endpoint asks for is taken past it.
+    run_limit: Option<Duration>,
+    /// What the last model call that failed for good failed with, and its
+    /// words.
+    last_failure: std::sync::Mutex<Option<(StopReason, String)>>,
 }
 
 impl Gateway {
@@ -147,8 +69,17 @@ impl Gateway {
             workers,
             cancel,
             next_call: AtomicU64::new(1),
+            run_limit: None,
             last_failure: std::sync::Mutex::new(None),
         }
+    }
+
+    /// The run's time budget (`max_seconds`) on the run clock: a retry
+    /// whose wait the endpoint asked for (`Retry-After`) and that would
+    /// start past it fails at once with `max_seconds` instead.
+    pub fn with_run_limit(mut self, limit: Duration) -> Self {
+        self.run_limit = Some(limit);
+        self
     }
 
     /// Shield the calls as `spec` says, with the mechanisms `switches`
@@ -277,18 +208,7 @@ impl Gateway {
                 Err(CallError::Cut) => return None,
                 Err(error) => error,
             };
-            let failure = match &error {
-                CallError::Timeout => Failure::Timeout,
-                CallError::Failed(_) => Failure::Transient,
-                CallError::Unavailable { retry_after, .. } => Failure::Unavailable {
-                    retry_after: *retry_after,
-                },
-                CallError::Cancelled
-                | CallError::Rejected(_)
-                | CallError::Cut
-                | CallError::Auth(_)
-                | CallError::BadResponse(_) => Failure::Permanent,
-            };
+            let failure = error.failure();
             match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
                 Next::GiveUp => {
                     self.note_failure(&error);
@@ -300,6 +220,11 @@ impl Gateway {
                     return Some(Err(CallError::Rejected(reason)));
                 }
                 Next::Retry(delay) => {
+                    if let Some(late) = self.past_the_run(&error, delay) {
+                        shield.reject(attempt + 1, &StopReason::MaxSeconds);
+                        self.note_failure(&late);
+                        return Some(Err(late));
+                    }
                     self.bus.publish(EventKind::RetryScheduled {
                         tool: MODEL_TOOL.to_string(),
                         task: None,
@@ -316,6 +241,21 @@ impl Gateway {
         }
     }
 
+    /// The failure a retry after `delay` becomes when the endpoint asked
+    /// for the wait and it would end past the run's `max_seconds`: the
+    /// run cannot use the answer, so it stops now rather than sleep.
+    fn past_the_run(&self, error: &CallError, delay: Duration) -> Option<CallError> {
+        let asked = error.retry_after()?;
+        let left = self.run_limit?.saturating_sub(self.bus.clock().elapsed());
+        (delay > left).then(|| {
+            CallError::OutOfTime(format!(
+                "the endpoint asked to wait {:.1} s before trying again (Retry-After), more than the {:.1} s left of the run's max_seconds",
+                asked.as_secs_f64(),
+                left.as_secs_f64()
+            ))
+        })
+    }
+
     /// Remember the words of the model call that failed last, for the
     /// run's finish.
     fn note_failure(&self, error: &CallError) {
@@ -323,7 +263,8 @@ impl Gateway {
             *self
                 .last_failure
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(message);
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some((error.stop_reason(), message));
         }
     }
 
@@ -332,7 +273,21 @@ impl Gateway {
         self.last_failure
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+            .as_ref()
+            .map(|(_, message)| message.clone())
+    }
+
+    /// The words to finish a run stopped with `reason` with: the last
+    /// failed model call's, when the run stopped on a model failure or
+    /// with the very reason that call failed with (`max_seconds` after a
+    /// `Retry-After` too long for the run).
+    pub fn failure_words(&self, reason: &StopReason) -> Option<String> {
+        let last = self
+            .last_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (failed_with, message) = last.as_ref()?;
+        (reason.is_model_failure() || failed_with == reason).then(|| message.clone())
     }
 
     /// One attempt at a tool behind its shield: admitted by its breaker and

@@ -3,6 +3,7 @@
 //! never retries, never applies a breaker and never publishes events: that
 //! is the gateway's job.
 
+pub mod http;
 pub mod openai;
 pub mod prompts;
 pub mod sim;
@@ -122,16 +123,27 @@ pub enum ProviderError {
     /// The endpoint refused the credentials; the message says what to fix.
     #[error("{0}")]
     Auth(String),
-    /// The endpoint answered with something that is not a chat completion.
+    /// The endpoint answered with something that is not a chat completion
+    /// (or a body past the size cap).
     #[error("{0}")]
     BadResponse(String),
+    /// The endpoint refused the request itself (a 4xx other than 401, 403
+    /// and 429): trying again cannot help.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The endpoint answered with a status that is neither a success nor a
+    /// known failure (a redirect, a 1xx, a code past 599).
+    #[error("{0}")]
+    UnexpectedStatus(String),
     #[error("{0}")]
     Failed(String),
 }
 
 impl From<OpenAiError> for ProviderError {
+    /// The words of the error, scrubbed once more on their way out of the
+    /// provider (they hold the endpoint's URL and words).
     fn from(error: OpenAiError) -> Self {
-        let message = error.to_string();
+        let message = crate::secrets::scrub(&error.to_string()).into_owned();
         match error {
             OpenAiError::Timeout(_) => ProviderError::Timeout,
             OpenAiError::RateLimited { retry_after } | OpenAiError::Server { retry_after, .. } => {
@@ -145,8 +157,12 @@ impl From<OpenAiError> for ProviderError {
                 retry_after: None,
             },
             OpenAiError::Auth { .. } | OpenAiError::NoKey { .. } => ProviderError::Auth(message),
-            OpenAiError::BadResponse(_) => ProviderError::BadResponse(message),
-            OpenAiError::Refused { .. } | OpenAiError::Prompt(_) => ProviderError::Failed(message),
+            OpenAiError::BadResponse(_) | OpenAiError::TooLarge { .. } => {
+                ProviderError::BadResponse(message)
+            }
+            OpenAiError::BadRequest { .. } => ProviderError::BadRequest(message),
+            OpenAiError::UnexpectedStatus { .. } => ProviderError::UnexpectedStatus(message),
+            OpenAiError::Prompt(_) => ProviderError::Failed(message),
         }
     }
 }

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+pub mod bounded;
 pub mod cli;
 pub mod files;
+pub mod loopback;
 pub mod pty;
 pub mod research;
 

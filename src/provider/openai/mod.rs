@@ -1,0 +1,310 @@
+//! The OpenAI-compatible chat-completions provider: OpenAI itself or a local
+//! server (Ollama, vLLM, llama.cpp). One request per call; it classifies
+//! what went wrong (timeout, rate limit, server error, refused key, refused
+//! request, a status it does not expect, a body that is not a chat
+//! completion or is too large) and leaves retrying to the gateway. Every
+//! byte it takes in is scrubbed of secrets before anything else sees it:
+//! the model's text and the endpoint's words in an error alike; and every
+//! prompt it sends is scrubbed too. The API key never appears in an error,
+//! a log line or a `Debug` print.
+
+mod config;
+#[cfg(test)]
+mod tests;
+
+pub use config::{
+    ApiKey, BASE_URL_EXPECTED, BASE_URL_VARIABLE, ConfigError, DEFAULT_BASE_URL, DEFAULT_MODEL,
+    DEFAULT_TIMEOUT_SECONDS, KEY_VARIABLE, MODEL_VARIABLE, OpenAiConfig, Origin, Overrides,
+    TIMEOUT_VARIABLE, base_url,
+};
+
+use super::http::{self, BodyError};
+use super::prompts::{PromptError, Prompts, SystemPrompt};
+use super::{ModelOutput, ModelRequest};
+use crate::scenario::Scenario;
+use crate::secrets;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// What went wrong with one call. Every message is scrubbed of secrets.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum OpenAiError {
+    #[error("the model did not answer within {0:?}")]
+    Timeout(Duration),
+    #[error("cannot reach {url}: {message}")]
+    Unreachable { url: String, message: String },
+    #[error("the endpoint is rate limiting (HTTP 429)")]
+    RateLimited { retry_after: Option<Duration> },
+    #[error("the endpoint failed (HTTP {status}){message}")]
+    Server {
+        status: u16,
+        /// `: ` and the start of the endpoint's words, or nothing.
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    #[error(
+        "the endpoint refused the credentials (HTTP {status}): set {KEY_VARIABLE} to a valid key for {url}"
+    )]
+    Auth { status: u16, url: String },
+    #[error("{KEY_VARIABLE} is not set: export {KEY_VARIABLE}=... to call {url}")]
+    NoKey { url: String },
+    #[error("the endpoint's answer is not a chat completion: {0}")]
+    BadResponse(String),
+    #[error(
+        "the endpoint's answer is larger than {limit} bytes (raise {} to accept more)",
+        http::MAX_BODY_VARIABLE
+    )]
+    TooLarge { limit: usize },
+    /// A 4xx other than 401, 403 and 429: the request itself is wrong (a
+    /// model the endpoint does not serve, a path that is not an endpoint).
+    #[error(
+        "the endpoint refused the request (HTTP {status}){message}: check the model name and the base URL"
+    )]
+    BadRequest { status: u16, message: String },
+    /// A status that is neither a success nor a failure this provider
+    /// knows (1xx, 3xx: redirects are not followed, codes past 599).
+    #[error("the endpoint answered with the unexpected HTTP status {status}{message}")]
+    UnexpectedStatus { status: u16, message: String },
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+}
+
+impl OpenAiError {
+    /// Whether trying again later may help (the gateway decides whether to).
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            OpenAiError::Timeout(_)
+                | OpenAiError::Unreachable { .. }
+                | OpenAiError::RateLimited { .. }
+                | OpenAiError::Server { .. }
+        )
+    }
+
+    /// How long the endpoint asked to wait before the next try.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            OpenAiError::RateLimited { retry_after } | OpenAiError::Server { retry_after, .. } => {
+                *retry_after
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Tokens a call used, as the endpoint counted them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+}
+
+/// One answer: the model's text and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub output: ModelOutput,
+    pub usage: Option<Usage>,
+}
+
+#[derive(Debug)]
+pub struct OpenAiProvider {
+    client: reqwest::Client,
+    config: OpenAiConfig,
+    prompts: Prompts,
+    scenario: Arc<Scenario>,
+}
+
+impl OpenAiProvider {
+    pub fn new(
+        config: OpenAiConfig,
+        prompts: Prompts,
+        scenario: Arc<Scenario>,
+    ) -> Result<Self, OpenAiError> {
+        install_crypto();
+        if let Some(key) = &config.key {
+            secrets::register(key.expose());
+        }
+        // A redirect is reported, not followed: a chat completion posted
+        // to a moved endpoint would come back as a GET elsewhere.
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| OpenAiError::Unreachable {
+                url: config.endpoint(),
+                message: secrets::scrub(&e.to_string()).into_owned(),
+            })?;
+        Ok(OpenAiProvider {
+            client,
+            config,
+            prompts,
+            scenario,
+        })
+    }
+
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    pub async fn complete(&self, request: &ModelRequest) -> Result<Completion, OpenAiError> {
+        let url = self.config.endpoint();
+        if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
+            return Err(OpenAiError::NoKey { url });
+        }
+        let system = self.prompts.system(&self.scenario, &request.purpose)?;
+        let mut call = self
+            .client
+            .post(&url)
+            .json(&self.body(&system, &request.payload));
+        if let Some(key) = &self.config.key {
+            call = call.bearer_auth(key.expose());
+        }
+        let response = call.send().await.map_err(|e| self.transport_error(&e))?;
+        let status = response.status().as_u16();
+        if response.status().is_success() {
+            let body = http::read_capped(response, self.config.max_body_bytes)
+                .await
+                .map_err(|e| match e {
+                    BodyError::TooLarge { limit } => OpenAiError::TooLarge { limit },
+                    BodyError::Transport(e) => self.transport_error(&e),
+                })?;
+            return parse_completion(&body);
+        }
+        let retry_after = http::retry_after(response.headers(), SystemTime::now());
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|to| String::from_utf8_lossy(to.as_bytes()).into_owned());
+        let words = excerpt(&http::read_excerpt(response, http::ERROR_EXCERPT_BYTES).await);
+        Err(match status {
+            429 => OpenAiError::RateLimited { retry_after },
+            401 | 403 => OpenAiError::Auth { status, url },
+            500..=599 => OpenAiError::Server {
+                status,
+                message: words,
+                retry_after,
+            },
+            400..=499 => OpenAiError::BadRequest {
+                status,
+                message: words,
+            },
+            _ => OpenAiError::UnexpectedStatus {
+                status,
+                message: match location {
+                    Some(to) => format!(
+                        " (a redirect to {}, which Conclave does not follow: give that address as the base URL)",
+                        shown(&to)
+                    ),
+                    None => words,
+                },
+            },
+        })
+    }
+
+    /// The request: the system prompt and the payload, scrubbed of every
+    /// secret (a model's earlier answer, a scenario's text) on the way out.
+    fn body(&self, system: &SystemPrompt, payload: &Value) -> Value {
+        let user = if secrets::is_active() {
+            let mut payload = payload.clone();
+            secrets::scrub_json(&mut payload);
+            crate::pycompat::py_json_dumps(&payload)
+        } else {
+            crate::pycompat::py_json_dumps(payload)
+        };
+        let mut body = json!({
+            "model": self.config.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": secrets::scrub(&system.text)},
+                {"role": "user", "content": user},
+            ],
+        });
+        if system.json {
+            body["response_format"] = json!({"type": "json_object"});
+        }
+        body
+    }
+
+    fn transport_error(&self, error: &reqwest::Error) -> OpenAiError {
+        if error.is_timeout() {
+            OpenAiError::Timeout(self.config.timeout)
+        } else {
+            OpenAiError::Unreachable {
+                url: self.config.endpoint(),
+                message: secrets::scrub(&error.to_string()).into_owned(),
+            }
+        }
+    }
+}
+
+/// rustls needs one process-wide crypto provider; ring is the one built in.
+fn install_crypto() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A text as an error may quote it: scrubbed of secrets, stripped of
+/// control characters, at most 300 characters.
+fn shown(text: &str) -> String {
+    let text = secrets::scrub_model_text(text);
+    let text: String = text.chars().take(300).collect();
+    crate::sanitize::clean(&text).into_owned()
+}
+
+/// `: ` and the start of an error body, or nothing for an empty one.
+fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = shown(text.trim());
+    if text.trim().is_empty() {
+        String::new()
+    } else {
+        format!(": {}", text.trim())
+    }
+}
+
+/// The model's text (scrubbed) and the usage out of a chat-completion body.
+fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
+    let body: Value = serde_json::from_slice(body)
+        .map_err(|e| OpenAiError::BadResponse(format!("not JSON ({e})")))?;
+    let message = body
+        .pointer("/choices/0/message")
+        .filter(|message| message.is_object())
+        .ok_or_else(|| OpenAiError::BadResponse("no choices[0].message object".into()))?;
+    let content = match message.get("content") {
+        Some(Value::String(text)) => secrets::scrub_model_text(text).into_owned(),
+        Some(Value::Null) | None => String::new(),
+        Some(Value::Array(parts)) if parts.iter().all(is_text_part) => {
+            // Joined first: a secret split across parts is still one run.
+            let text: String = parts
+                .iter()
+                .filter_map(|part| part["text"].as_str())
+                .collect();
+            secrets::scrub_model_text(&text).into_owned()
+        }
+        Some(other) => {
+            let mut other = other.clone();
+            secrets::scrub_json(&mut other);
+            return Err(OpenAiError::BadResponse(format!(
+                "the message content is not text but {}",
+                shown(&other.to_string())
+            )));
+        }
+    };
+    let usage = body.get("usage").map(|u| Usage {
+        input: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
+        output: u
+            .get("completion_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    });
+    Ok(Completion {
+        output: ModelOutput::Text(content),
+        usage,
+    })
+}
+
+/// A part of a content list that holds text (`{"type": "text", "text": …}`),
+/// as some OpenAI-compatible servers answer.
+fn is_text_part(part: &Value) -> bool {
+    part.get("type").is_none_or(|t| t == "text") && part.get("text").is_some_and(Value::is_string)
+}
