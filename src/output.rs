@@ -48,14 +48,11 @@ fn is_closed_pipe(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::BrokenPipe
 }
 
-// ---------------------------------------------------------------------
-// Merge point for the secret scrubber: every text that leaves the process
-// through the console, on either stream, passes here once, after cleaning
-// and escaping. `crate::secrets::scrub` replaces this body.
+/// Every text that leaves the process through the console, on either
+/// stream, passes the secret scrubber once, after cleaning and escaping.
 fn scrub(text: &str) -> Cow<'_, str> {
-    Cow::Borrowed(text)
+    crate::secrets::scrub(text)
 }
-// ---------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stream {
