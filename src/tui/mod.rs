@@ -109,7 +109,13 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::BadInput;
             }
         } else if let Some((scenario, source)) = launch {
-            app.launch_with(scenario, Some(source), options.overrides.clone());
+            // What the command line asked for must start, before the screen
+            // opens: a bad flag or --record path is the user's to fix.
+            if let Err(e) = app.launch_with(scenario, Some(source.clone()), options.overrides.clone())
+            {
+                eprintln!("{source}: {e}");
+                return Exit::BadInput;
+            }
         } else {
             app.open_picker();
         }
@@ -122,10 +128,14 @@ pub fn run(options: TuiOptions) -> Exit {
             }
         };
         let result = event_loop(&mut screen, &mut app, bus).await;
-        finish_runs(&mut app).await;
+        let recordings_failed = finish_runs(&mut app).await;
         terminal::restore();
+        for failed in &recordings_failed {
+            eprintln!("conclave: {failed}");
+        }
         match result {
-            Ok(()) => Exit::Ok,
+            Ok(()) if recordings_failed.is_empty() => Exit::Ok,
+            Ok(()) => Exit::Internal,
             Err(e) => {
                 eprintln!("conclave: {e}");
                 Exit::Internal
@@ -212,11 +222,17 @@ fn take(app: &mut App, delivery: Delivery) {
 }
 
 /// Cancel what still runs and wait (briefly) for every recording to be
-/// complete on disk.
-async fn finish_runs(app: &mut App) {
+/// complete on disk; returns why recordings are incomplete.
+async fn finish_runs(app: &mut App) -> Vec<crate::engine::EngineError> {
     let handles = app.take_handles();
-    let all = futures_util::future::join_all(handles.into_iter().map(|h| h.finish()));
-    let _ = tokio::time::timeout(Duration::from_secs(5), all).await;
+    let all = futures_util::future::join_all(handles.into_iter().map(|h| h.end()));
+    match tokio::time::timeout(Duration::from_secs(5), all).await {
+        Ok(ended) => ended
+            .into_iter()
+            .filter_map(|ended| ended.ok()?.recording_failed)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// SIGINT, SIGTERM and SIGHUP end the dashboard cleanly.

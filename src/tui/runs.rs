@@ -21,6 +21,9 @@ pub struct Overrides {
     pub seed: Option<u64>,
     pub flags: Vec<(String, bool)>,
     pub goal: Option<String>,
+    /// Record this launch to this file (`--record`) instead of the runs
+    /// folder; a restart goes to the runs folder.
+    pub record: Option<PathBuf>,
 }
 
 /// One run on the dashboard.
@@ -63,16 +66,19 @@ impl RunSlot {
 impl App {
     /// Launch `scenario` as a new run and select it.
     pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
-        self.launch_with(scenario, source, Overrides::default());
+        if let Err(e) = self.launch_with(Arc::clone(&scenario), source, Overrides::default()) {
+            self.notice = Some(format!("cannot launch {}: {e}", scenario.name));
+        }
     }
 
-    /// Launch with a seed, flags or goal other than the scenario's.
+    /// Launch with a seed, flags, goal or recording file other than the
+    /// scenario's; the error says why the run could not start.
     pub fn launch_with(
         &mut self,
         scenario: Arc<Scenario>,
         source: Option<String>,
         overrides: Overrides,
-    ) {
+    ) -> Result<(), engine::LaunchError> {
         let seed = overrides.seed.or(scenario.seed).unwrap_or(0);
         let mut flags: Vec<(String, bool)> = scenario
             .flags
@@ -80,20 +86,18 @@ impl App {
             .map(|(name, flag)| (name.clone(), flag.default))
             .collect();
         flags.extend(overrides.flags);
-        match self.start(
-            Arc::clone(&scenario),
-            source.clone(),
+        let slot = self.start(
+            scenario,
+            source,
             seed,
             flags,
             overrides.goal,
-        ) {
-            Ok(slot) => {
-                self.runs.push(slot);
-                self.selected = self.runs.len() - 1;
-                self.focus = PaneId::Pattern;
-            }
-            Err(e) => self.notice = Some(format!("cannot launch {}: {e}", scenario.name)),
-        }
+            overrides.record,
+        )?;
+        self.runs.push(slot);
+        self.selected = self.runs.len() - 1;
+        self.focus = PaneId::Pattern;
+        Ok(())
     }
 
     fn start(
@@ -103,15 +107,13 @@ impl App {
         seed: u64,
         flags: Vec<(String, bool)>,
         goal: Option<String>,
+        record: Option<PathBuf>,
     ) -> Result<RunSlot, engine::LaunchError> {
         let run = self.next_run;
-        let recording = self.options.runs_dir.as_ref().map(|dir| {
-            let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
-            dir.join(format!(
-                "{stamp}-{}-run{run}.jsonl",
-                file_safe(&scenario.name)
-            ))
-        });
+        let recording = match record {
+            Some(path) => Some(path),
+            None => self.runs_file(&scenario, run)?,
+        };
         let handle = engine::launch(
             Arc::clone(&scenario),
             &self.hub,
@@ -139,6 +141,27 @@ impl App {
             recording,
             next_goal: None,
         })
+    }
+
+    /// A new file in the runs folder for `run`, creating the folder; `None`
+    /// when the dashboard does not record.
+    fn runs_file(
+        &self,
+        scenario: &Scenario,
+        run: crate::bus::RunId,
+    ) -> Result<Option<PathBuf>, engine::LaunchError> {
+        let Some(dir) = &self.options.runs_dir else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(|e| crate::record::RecordPathError {
+            path: dir.clone(),
+            reason: format!("cannot create the runs folder: {e}"),
+        })?;
+        let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+        Ok(Some(dir.join(format!(
+            "{stamp}-{}-run{run}.jsonl",
+            file_safe(&scenario.name)
+        ))))
     }
 
     /// Show a run from its events alone (a recording, or events captured in
@@ -242,7 +265,7 @@ impl App {
             .next_goal
             .clone()
             .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()));
-        match self.start(scenario, source, seed, flags, goal) {
+        match self.start(scenario, source, seed, flags, goal, None) {
             Ok(fresh) => {
                 let old = std::mem::replace(&mut self.runs[self.selected], fresh);
                 self.retire(old);
