@@ -300,6 +300,18 @@ mod tests {
         let file = dir.path().join("plain");
         std::fs::write(&file, "x").unwrap();
         assert!(reason(&file.join("run.jsonl")).ends_with("plain is not a folder"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // Permissions do not stop root: checked only for other users.
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            if unsafe { libc::geteuid() } != 0 {
+                let locked = dir.path().join("locked");
+                std::fs::create_dir(&locked).unwrap();
+                std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+                assert!(reason(&locked.join("run.jsonl")).ends_with(": permission denied"));
+            }
+        }
     }
 
     #[cfg(target_os = "linux")]

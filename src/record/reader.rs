@@ -24,6 +24,11 @@ pub const MAX_LINE: usize = 128 << 20;
 /// problem, so that memory stays bounded on a file of garbage.
 const MAX_LISTED_PROBLEMS: usize = 1000;
 
+/// The line buffer's memory kept from one line to the next.
+const MAX_KEPT_BUFFER: usize = 4 << 20;
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// How much of a report quotes the line.
 const MAX_QUOTED: usize = 160;
 
@@ -149,7 +154,11 @@ pub(crate) fn parse_with_cap(
             );
             continue;
         }
-        let bytes = trim_line_end(&buf);
+        let mut bytes = trim_line_end(&buf);
+        if number == 1 {
+            // A byte order mark some editors add is not part of the event.
+            bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -242,37 +251,32 @@ fn next_line(
     junk_left: u64,
 ) -> io::Result<Line> {
     buf.clear();
-    let read = reader
-        .by_ref()
-        .take(max_line as u64 + 1)
-        .read_until(b'\n', buf)? as u64;
+    // One long line does not keep its memory for the rest.
+    buf.shrink_to(MAX_KEPT_BUFFER);
+    let limit = max_line as u64 + 1;
+    let first = limit.min(MAX_KEPT_BUFFER as u64);
+    let mut read = reader.by_ref().take(first).read_until(b'\n', buf)? as u64;
     if read == 0 {
         return Ok(Line::End);
+    }
+    if read == first && read < limit && buf.last() != Some(&b'\n') {
+        // A long line: room for the rest up to the cap at once, rather than
+        // doubling (which would hold twice the cap at the copy).
+        buf.reserve_exact((limit - read) as usize);
+        read += reader.by_ref().take(limit - read).read_until(b'\n', buf)? as u64;
     }
     if buf.last() == Some(&b'\n') || buf.len() <= max_line {
         return Ok(Line::Whole(read));
     }
-    // Over the cap: skip to the line's end without keeping it.
+    // Over the cap: skip to the line's end without keeping it, within what
+    // is allowed before the first event.
     buf.clear();
-    let mut length = read;
-    loop {
-        if length >= junk_left {
-            return Ok(Line::Endless);
-        }
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(Line::TooLong(length));
-        }
-        let (used, ended) = match available.iter().position(|&b| b == b'\n') {
-            Some(at) => (at + 1, true),
-            None => (available.len(), false),
-        };
-        reader.consume(used);
-        length += used as u64;
-        if ended {
-            return Ok(Line::TooLong(length));
-        }
+    let allowed = junk_left.saturating_sub(read);
+    let skipped = reader.by_ref().take(allowed).skip_until(b'\n')? as u64;
+    if skipped >= allowed {
+        return Ok(Line::Endless);
     }
+    Ok(Line::TooLong(read + skipped))
 }
 
 /// A line without its line break (`\n` or `\r\n`).

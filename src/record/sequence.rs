@@ -103,7 +103,9 @@ pub(super) fn in_sequence(
                     let missing = seq - last.seq - (slot - last.slot);
                     let plural = if missing == 1 { "" } else { "s" };
                     let message = if last.seq == 0 {
-                        format!("the recording starts at seq {seq}: {missing} event{plural} missing before it")
+                        format!(
+                            "the recording starts at seq {seq}: {missing} event{plural} missing before it"
+                        )
                     } else {
                         format!(
                             "seq jumps from {} to {seq}: {missing} event{plural} missing",

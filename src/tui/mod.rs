@@ -111,10 +111,16 @@ pub fn run(options: TuiOptions) -> Exit {
         } else if let Some((scenario, source)) = launch {
             // What the command line asked for must start, before the screen
             // opens: a bad flag or --record path is the user's to fix.
-            if let Err(e) = app.launch_with(scenario, Some(source.clone()), options.overrides.clone())
-            {
-                eprintln!("{source}: {e}");
-                return Exit::BadInput;
+            match app.launch_with(scenario, Some(source.clone()), options.overrides.clone()) {
+                Ok(()) => {}
+                Err(e @ crate::engine::LaunchError::Recording(_)) => {
+                    eprintln!("conclave: {e}");
+                    return Exit::BadInput;
+                }
+                Err(e) => {
+                    eprintln!("{source}: {e}");
+                    return Exit::BadInput;
+                }
             }
         } else {
             app.open_picker();

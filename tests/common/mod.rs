@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod damage;
 pub mod files;
 pub mod pty;
 pub mod research;

@@ -119,7 +119,12 @@ fn a_line_over_the_cap_is_skipped_without_being_held() {
     };
     assert!(parse_with_cap(padded(cap).as_bytes(), "r", cap).is_ok());
     let refused = parse_with_cap(padded(cap + 1).as_bytes(), "r", cap).unwrap_err();
-    assert!(refused.to_string().contains("longer than the line cap (4096 bytes)"), "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("longer than the line cap (4096 bytes)"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -166,6 +171,14 @@ fn quoted_text_is_cleaned_and_cut() {
     let message = &recording.problems[0].message;
     assert!(!message.contains('\u{1b}'), "{message}");
     assert!(message.chars().count() < 300, "{message}");
+}
+
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
+    let text = format!("\u{feff}{}\n{}", line(1, "a"), line(2, "b"));
+    let recording = read(&text).unwrap();
+    assert_eq!(seqs(&recording), vec![1, 2]);
+    assert!(recording.problems.is_empty(), "{:?}", recording.problems);
 }
 
 #[test]
