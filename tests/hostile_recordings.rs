@@ -91,7 +91,7 @@ impl SplitMix {
                 byte: [0x80, 0xc0, 0xfe, 0xff][at % 4],
             },
             2 => Damage::CorruptSeq {
-                seq: if at % 2 == 0 {
+                seq: if at.is_multiple_of(2) {
                     self.next() % 500
                 } else {
                     self.next()

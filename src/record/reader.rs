@@ -320,7 +320,7 @@ fn quoted(text: &str) -> String {
 }
 
 fn size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")
