@@ -177,8 +177,22 @@ pub(crate) fn parse_with_cap(
         return Err(refusal(shown, problems, empty, number, "no event".into()));
     }
     let events = in_sequence(placed, &mut problems);
+    let problems = listed(problems, unlisted, shown);
+    Ok(Recording { events, problems })
+}
+
+/// The problems in file order, the first [`MAX_LISTED_PROBLEMS`] one by
+/// one and the rest counted in one more.
+fn listed(
+    mut problems: Vec<(usize, String)>,
+    unlisted: usize,
+    shown: &str,
+) -> Vec<RecordingProblem> {
     problems.sort_by_key(|p| p.0);
-    let mut problems: Vec<RecordingProblem> = problems
+    let more = problems.len().saturating_sub(MAX_LISTED_PROBLEMS) + unlisted;
+    problems.truncate(MAX_LISTED_PROBLEMS);
+    let last_line = problems.last().map_or(0, |p| p.0);
+    let mut listed: Vec<RecordingProblem> = problems
         .into_iter()
         .map(|(line, message)| RecordingProblem {
             path: shown.to_string(),
@@ -186,17 +200,14 @@ pub(crate) fn parse_with_cap(
             message,
         })
         .collect();
-    if problems.len() > MAX_LISTED_PROBLEMS || unlisted > 0 {
-        let more = problems.len().saturating_sub(MAX_LISTED_PROBLEMS) + unlisted;
-        problems.truncate(MAX_LISTED_PROBLEMS);
-        let line = problems.last().map_or(0, |p| p.line);
-        problems.push(RecordingProblem {
+    if more > 0 {
+        listed.push(RecordingProblem {
             path: shown.to_string(),
-            line,
+            line: last_line,
             message: format!("and {more} more damaged lines after this one, not listed"),
         });
     }
-    Ok(Recording { events, problems })
+    listed
 }
 
 /// Why a file with no event is refused: empty, or its first problem, or

@@ -46,110 +46,108 @@ enum Verdict {
     Gap,
     /// Its seq is damaged: skip it.
     Outlier,
-    /// It and the event at this index are in swapped order: keep both.
-    Swapped(usize),
+    /// It and the event on the next line are in swapped order: keep both.
+    Swapped,
 }
 
 /// The events of the recording's run in seq order; every line left out is
 /// reported in `problems` with its line number.
 pub(super) fn in_sequence(
-    placed: Vec<Placed>,
+    mut placed: Vec<Placed>,
     problems: &mut Vec<(usize, String)>,
 ) -> Vec<Arc<Event>> {
     let Some(run) = recording_run(&placed) else {
         return Vec::new();
     };
-    let mut kept: Vec<Arc<Event>> = Vec::with_capacity(placed.len());
     // Before the first line: the run starts at seq 1.
     let mut last = Anchor {
         seq: 0,
         slot: 0,
         line: 0,
     };
+    // Kept events move to the front in order, without copying the list;
+    // what lies after `i` is still as read, for the look-ahead.
+    let mut kept = 0;
+    let mut keep = |placed: &mut Vec<Placed>, at: usize| {
+        placed.swap(kept, at);
+        kept += 1;
+    };
     let mut i = 0;
     while i < placed.len() {
         let here = &placed[i];
-        let (seq, slot) = (here.event.seq, here.slot);
+        let (seq, slot, line) = (here.event.seq, here.slot, here.line);
+        let here_anchor = Anchor { seq, slot, line };
         if here.event.run != run {
-            problems.push((
-                here.line,
-                format!(
-                    "an event of run {} in a recording of run {run}; skipped",
-                    here.event.run
-                ),
-            ));
+            let message = format!(
+                "an event of run {} in a recording of run {run}; skipped",
+                here.event.run
+            );
+            problems.push((line, message));
         } else if seq == 0 {
-            problems.push((here.line, "seq 0: seqs start at 1; skipped".into()));
+            problems.push((line, "seq 0: seqs start at 1; skipped".into()));
         } else if seq == last.seq {
-            problems.push((
-                here.line,
-                format!("seq {seq} again (line {} has it); skipped", last.line),
-            ));
+            let message = format!("seq {seq} again (line {} has it); skipped", last.line);
+            problems.push((line, message));
         } else if seq < last.seq {
-            problems.push((
-                here.line,
-                format!("seq {seq} after seq {}: out of order; skipped", last.seq),
-            ));
+            let message = format!("seq {seq} after seq {}: out of order; skipped", last.seq);
+            problems.push((line, message));
         } else if last.continued_by(seq, slot) {
-            kept.push(Arc::clone(&here.event));
-            last = Anchor {
-                seq,
-                slot,
-                line: here.line,
-            };
+            keep(&mut placed, i);
+            last = here_anchor;
         } else {
             match judge(&placed, i, run, last) {
                 Verdict::Gap => {
-                    let missing = seq - last.seq - (slot - last.slot);
-                    let plural = if missing == 1 { "" } else { "s" };
-                    let message = if last.seq == 0 {
-                        format!(
-                            "the recording starts at seq {seq}: {missing} event{plural} missing before it"
-                        )
-                    } else {
-                        format!(
-                            "seq jumps from {} to {seq}: {missing} event{plural} missing",
-                            last.seq
-                        )
-                    };
-                    problems.push((here.line, message));
-                    kept.push(Arc::clone(&here.event));
-                    last = Anchor {
-                        seq,
-                        slot,
-                        line: here.line,
-                    };
+                    problems.push((line, gap(last, here_anchor)));
+                    keep(&mut placed, i);
+                    last = here_anchor;
                 }
-                Verdict::Outlier => problems.push((
-                    here.line,
-                    format!(
+                Verdict::Outlier => {
+                    let message = format!(
                         "seq {seq} out of place: the lines after it go on from seq {}; skipped",
                         last.seq
-                    ),
-                )),
-                Verdict::Swapped(next) => {
-                    let other = &placed[next];
-                    problems.push((
-                        here.line,
-                        format!(
-                            "seq {seq} before seq {} on line {}: the two lines are swapped; both kept, in seq order",
-                            other.event.seq, other.line
-                        ),
-                    ));
-                    kept.push(Arc::clone(&other.event));
-                    kept.push(Arc::clone(&here.event));
+                    );
+                    problems.push((line, message));
+                }
+                Verdict::Swapped => {
+                    let other = &placed[i + 1];
+                    let message = format!(
+                        "seq {seq} before seq {} on line {}: the two lines are swapped; both kept, in seq order",
+                        other.event.seq, other.line
+                    );
+                    problems.push((line, message));
                     last = Anchor {
-                        seq,
                         slot: other.slot,
-                        line: here.line,
+                        ..here_anchor
                     };
-                    i = next;
+                    placed.swap(i, i + 1);
+                    keep(&mut placed, i);
+                    keep(&mut placed, i + 1);
+                    i += 1;
                 }
             }
         }
         i += 1;
     }
-    kept
+    placed.truncate(kept);
+    placed.into_iter().map(|p| p.event).collect()
+}
+
+/// "seq jumps from A to B: N events missing", for an event kept after a gap.
+fn gap(last: Anchor, here: Anchor) -> String {
+    // Lines reported as damaged in between account for some of the seqs.
+    let missing = here.seq - last.seq - (here.slot - last.slot);
+    let plural = if missing == 1 { "" } else { "s" };
+    if last.seq == 0 {
+        format!(
+            "the recording starts at seq {}: {missing} event{plural} missing before it",
+            here.seq
+        )
+    } else {
+        format!(
+            "seq jumps from {} to {}: {missing} event{plural} missing",
+            last.seq, here.seq
+        )
+    }
 }
 
 /// The run a recording is of: that of the first two adjacent events that
@@ -168,7 +166,7 @@ fn judge(placed: &[Placed], i: usize, run: RunId, last: Anchor) -> Verdict {
     let here = &placed[i];
     let mut first = true;
     let mut own_seen = false;
-    for (next, later) in placed.iter().enumerate().skip(i + 1).take(LOOK_AHEAD) {
+    for later in placed.iter().skip(i + 1).take(LOOK_AHEAD) {
         if later.event.run != run {
             continue;
         }
@@ -179,7 +177,8 @@ fn judge(placed: &[Placed], i: usize, run: RunId, last: Anchor) -> Verdict {
             && seq.checked_add(1) == Some(here.event.seq)
             && last.continued_by(seq, here.slot)
         {
-            return Verdict::Swapped(next);
+            // Adjacent non-blank lines: `later` is `placed[i + 1]`.
+            return Verdict::Swapped;
         }
         first = false;
         let from_here = Anchor {
