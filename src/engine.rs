@@ -10,7 +10,7 @@ use crate::patterns::{self, RunContext, RunOutcome};
 use crate::provider::openai::{self, OpenAiConfig};
 use crate::provider::prompts::Prompts;
 use crate::provider::{OpenAiProvider, Provider, SimProvider, SimWorkers};
-use crate::record::Recorder;
+use crate::record::{RecordPathError, Recorder};
 use crate::rng::RunRng;
 use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use std::path::PathBuf;
@@ -73,11 +73,8 @@ impl Default for LaunchOptions {
 pub enum LaunchError {
     #[error(transparent)]
     Flag(#[from] ControlError),
-    #[error("cannot create the recording {path}: {source}")]
-    Recording {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Recording(#[from] RecordPathError),
     #[error("cannot set up the model provider: {0}")]
     Provider(String),
 }
@@ -86,7 +83,7 @@ pub enum LaunchError {
 pub enum EngineError {
     #[error("the run crashed: {0}")]
     Crashed(String),
-    #[error("the recording {path} is incomplete: {source}")]
+    #[error("the recording {} is incomplete: {source}", path.display())]
     Recording {
         path: PathBuf,
         source: std::io::Error,
@@ -98,6 +95,16 @@ impl EngineError {
     fn crashed(error: &dyn std::fmt::Display) -> Self {
         EngineError::Crashed(crate::secrets::scrub(&error.to_string()).into_owned())
     }
+}
+
+/// How a run ended, with its recording apart: a recording that could not
+/// be written does not take the run's outcome with it.
+#[derive(Debug)]
+pub struct Ended {
+    pub outcome: RunOutcome,
+    /// Why the recording is incomplete ([`EngineError::Recording`]), when
+    /// writing it failed.
+    pub recording_failed: Option<EngineError>,
 }
 
 /// A live run.
@@ -120,11 +127,7 @@ pub fn launch(
     let flags = Flags::new(Arc::clone(&scenario), &options.flags)?;
     let (sink, recorder) = match &options.record {
         Some(path) => {
-            let (sink, recorder) =
-                Recorder::create(path).map_err(|source| LaunchError::Recording {
-                    path: path.clone(),
-                    source,
-                })?;
+            let (sink, recorder) = Recorder::create(path)?;
             (Some(Box::new(sink) as Box<dyn EventSink>), Some(recorder))
         }
         None => (None, None),
@@ -216,17 +219,36 @@ impl RunHandle {
         self.task.is_finished()
     }
 
-    /// Wait for the run to end and its recording to be complete on disk.
+    /// Wait for the run to end and its recording to be complete on disk; a
+    /// recording that could not be written is an error.
     pub async fn finish(self) -> Result<RunOutcome, EngineError> {
+        let ended = self.end().await?;
+        match ended.recording_failed {
+            Some(e) => Err(e),
+            None => Ok(ended.outcome),
+        }
+    }
+
+    /// Wait for the run to end and its recording to be complete on disk;
+    /// the outcome is kept when only the recording failed. An error means
+    /// the run crashed.
+    pub async fn end(self) -> Result<Ended, EngineError> {
         let outcome = self.task.await;
+        let mut recording_failed = None;
         if let Some(recorder) = self.recorder {
             let path = recorder.path().to_path_buf();
-            tokio::task::spawn_blocking(move || recorder.finish())
+            let written = tokio::task::spawn_blocking(move || recorder.finish())
                 .await
-                .map_err(|e| EngineError::crashed(&e))?
-                .map_err(|source| EngineError::Recording { path, source })?;
+                .map_err(|e| EngineError::crashed(&e))?;
+            if let Err(source) = written {
+                recording_failed = Some(EngineError::Recording { path, source });
+            }
         }
-        outcome.map_err(|e| EngineError::crashed(&e))
+        let outcome = outcome.map_err(|e| EngineError::crashed(&e))?;
+        Ok(Ended {
+            outcome,
+            recording_failed,
+        })
     }
 }
 

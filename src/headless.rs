@@ -79,16 +79,22 @@ pub fn run(args: HeadlessRun) -> Exit {
                 output::message(&format!("{}: {e}", args.scenario.display()));
                 return Exit::BadInput;
             }
-            Err(e) => {
+            Err(e @ LaunchError::Recording(_)) => {
                 output::message(&format!("conclave: {e}"));
-                return Exit::Internal;
+                return Exit::BadInput;
             }
         };
-        match handle.finish().await {
-            Ok(outcome) => {
+        match handle.end().await {
+            Ok(ended) => {
+                let outcome = ended.outcome;
                 output::document(&outcome.result);
                 if let Some(error) = &outcome.error {
                     output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
+                }
+                // The result stands; the recording the user asked for does not.
+                if let Some(failed) = ended.recording_failed {
+                    output::message(&format!("conclave: {failed}"));
+                    return Exit::Internal;
                 }
                 match outcome.status {
                     RunStatus::Ok => Exit::Ok,
@@ -145,12 +151,14 @@ pub fn replay(path: &std::path::Path) -> Exit {
     }
 }
 
-/// One line for an event that closes a round or a step.
+/// One line for an event that closes a round, a task, a turn or a
+/// research step.
 fn step_summary(kind: &EventKind) -> Option<String> {
     match kind {
         EventKind::RoundFinished { .. }
         | EventKind::TaskFinished { .. }
-        | EventKind::TurnFinished { .. } => Some(crate::bus::describe::describe(kind)),
+        | EventKind::TurnFinished { .. }
+        | EventKind::ResearchStepFinished(_) => Some(crate::bus::describe::describe(kind)),
         _ => None,
     }
 }

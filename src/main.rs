@@ -53,8 +53,8 @@ enum Command {
         /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
         #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
         flags: Vec<(String, bool)>,
-        /// Record every event to this JSONL file (headless).
-        #[arg(long, value_name = "FILE.jsonl")]
+        /// Record every event of the run to this JSONL file (its folder must exist).
+        #[arg(long, value_name = "FILE.jsonl", conflicts_with = "no_record")]
         record: Option<PathBuf>,
         /// Replace the scenario's goal.
         #[arg(long, value_name = "TEXT")]
@@ -222,6 +222,7 @@ fn command(cli: Cli) -> Exit {
             headless: false,
             seed,
             flags,
+            record,
             goal,
             model,
             screen,
@@ -229,7 +230,12 @@ fn command(cli: Cli) -> Exit {
         }) => dashboard(
             Some(scenario),
             screen,
-            Overrides { seed, flags, goal },
+            Overrides {
+                seed,
+                flags,
+                goal,
+                record,
+            },
             model.choice(),
         ),
         Some(Command::Run {

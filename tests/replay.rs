@@ -213,7 +213,7 @@ async fn broken_recordings_open_with_what_can_be_read() {
     assert!(
         problems[2]
             .1
-            .starts_with("seq jumps from 8 to 10: 1 events missing")
+            .starts_with("seq jumps from 8 to 10: 1 event missing")
     );
     let mut app = App::new(Hub::new(16), AppOptions::default());
     app.open_replay(&broken).unwrap();

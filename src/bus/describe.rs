@@ -345,12 +345,24 @@ fn attempt_note(attempt: u32) -> String {
     }
 }
 
-/// `mm:ss.d` for a run clock reading.
+/// A run clock reading: `mm:ss.d` under an hour, `h:mm:ss.d` under a day,
+/// `Nd hh:mm:ss.d` beyond (a recording may carry any `t_ms`).
 pub fn clock(ms: u64) -> String {
+    const MINUTE: u64 = 60_000;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
     let tenths = (ms / 100) % 10;
     let seconds = (ms / 1000) % 60;
-    let minutes = ms / 60_000;
-    format!("{minutes:02}:{seconds:02}.{tenths}")
+    let minutes = (ms / MINUTE) % 60;
+    let hours = (ms / HOUR) % 24;
+    let days = ms / DAY;
+    if ms < HOUR {
+        format!("{minutes:02}:{seconds:02}.{tenths}")
+    } else if ms < DAY {
+        format!("{hours}:{minutes:02}:{seconds:02}.{tenths}")
+    } else {
+        format!("{days}d {hours:02}:{minutes:02}:{seconds:02}.{tenths}")
+    }
 }
 
 #[cfg(test)]
@@ -434,5 +446,17 @@ mod tests {
         assert_eq!(clock(0), "00:00.0");
         assert_eq!(clock(3_250), "00:03.2");
         assert_eq!(clock(754_999), "12:34.9");
+        assert_eq!(clock(3_599_999), "59:59.9");
+    }
+
+    #[test]
+    fn long_clocks_read_in_hours_then_days() {
+        assert_eq!(clock(3_600_000), "1:00:00.0");
+        assert_eq!(clock(45_296_700), "12:34:56.7");
+        assert_eq!(clock(86_399_999), "23:59:59.9");
+        assert_eq!(clock(86_400_000), "1d 00:00:00.0");
+        assert_eq!(clock(8 * 86_400_000 + 3_723_400), "8d 01:02:03.4");
+        // The absurd t_ms of a damaged recording: no overflow, still readable.
+        assert_eq!(clock(u64::MAX), "213503982334d 14:25:51.6");
     }
 }

@@ -2,15 +2,19 @@
 //! writer runs on its own thread behind an unbounded queue, so recording is
 //! lossless and never makes the engine wait; it writes whole lines in
 //! batches about a millisecond apart, so a killed process leaves a file that
-//! is valid up to its last line.
+//! is valid up to its last line. A write that fails (a full disk) ends the
+//! file there: the writer keeps emptying its queue and says so at the end.
 
 mod reader;
+mod sequence;
 
-pub use reader::{Recording, RecordingError, RecordingProblem, read_recording};
+pub use reader::{
+    MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording, read_recording,
+};
 
 use crate::bus::{Event, EventSink};
 use parking_lot::{Condvar, Mutex};
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -89,6 +93,44 @@ impl EventSink for RecordSink {
     }
 }
 
+/// Why a recording cannot be written where it was asked for.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot record to {}: {reason}", path.display())]
+pub struct RecordPathError {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// Create (or truncate) the file a recording goes to. Its folder must
+/// exist: a mistyped folder is an error, not a new tree of folders.
+fn create_file(path: &Path) -> Result<File, RecordPathError> {
+    let refused = |reason: String| RecordPathError {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if path.is_dir() {
+        return Err(refused("it is a folder".into()));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.exists() {
+            return Err(refused(format!(
+                "the folder {} does not exist",
+                dir.display()
+            )));
+        }
+        if !dir.is_dir() {
+            return Err(refused(format!("{} is not a folder", dir.display())));
+        }
+    }
+    File::create(path).map_err(|e| {
+        refused(match e.kind() {
+            io::ErrorKind::PermissionDenied => "permission denied".into(),
+            io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
+            _ => e.to_string(),
+        })
+    })
+}
+
 /// The writer thread of one recording.
 #[derive(Debug)]
 pub struct Recorder {
@@ -97,12 +139,10 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Create (or truncate) `path`, creating its folder, and start the writer.
-    pub fn create(path: &Path) -> io::Result<(RecordSink, Recorder)> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir)?;
-        }
-        let file = File::create(path)?;
+    /// Create (or truncate) `path`, in a folder that exists, and start the
+    /// writer.
+    pub fn create(path: &Path) -> Result<(RecordSink, Recorder), RecordPathError> {
+        let file = create_file(path)?;
         let queue = Arc::new(Queue::default());
         let writer_queue = Arc::clone(&queue);
         let thread = std::thread::Builder::new()
@@ -110,6 +150,10 @@ impl Recorder {
             .spawn(move || {
                 lower_priority();
                 write_lines(file, &writer_queue)
+            })
+            .map_err(|e| RecordPathError {
+                path: path.to_path_buf(),
+                reason: format!("cannot start the recorder: {e}"),
             })?;
         Ok((
             RecordSink {
@@ -128,7 +172,8 @@ impl Recorder {
     }
 
     /// Wait until every recorded event is on disk, once every sink is
-    /// dropped; returns how many events the file holds.
+    /// dropped; returns how many events the file holds, or the first write
+    /// that failed.
     pub fn finish(self) -> io::Result<u64> {
         self.thread
             .join()
@@ -150,6 +195,9 @@ fn lower_priority() {
 
 fn write_lines(mut file: File, queue: &Queue) -> io::Result<u64> {
     let mut written = 0u64;
+    // The first write that failed: the file ends there, and the queue is
+    // still emptied so that the run's memory does not grow.
+    let mut failed: Option<io::Error> = None;
     let mut chunks = Vec::new();
     let mut bytes = Vec::with_capacity(256 * 1024);
     loop {
@@ -167,18 +215,35 @@ fn write_lines(mut file: File, queue: &Queue) -> io::Result<u64> {
         // Whole lines only, one chunk per write: a killed process leaves a
         // file that ends at a line boundary.
         for chunk in &mut chunks {
-            for event in chunk.drain(..) {
-                serde_json::to_writer(&mut bytes, &*event)?;
-                bytes.push(b'\n');
-                written += 1;
+            if failed.is_some() {
+                chunk.clear();
+                continue;
             }
-            file.write_all(&bytes)?;
+            let mut lines = 0;
+            for event in chunk.drain(..) {
+                if let Err(e) = serde_json::to_writer(&mut bytes, &*event) {
+                    failed.get_or_insert(e.into());
+                    break;
+                }
+                bytes.push(b'\n');
+                lines += 1;
+            }
+            if failed.is_none() {
+                match file.write_all(&bytes) {
+                    Ok(()) => written += lines,
+                    Err(e) => failed = Some(e),
+                }
+            }
+            chunk.clear();
             bytes.clear();
         }
         if closed && queue.state.lock().pending.is_empty() {
             break;
         }
         std::thread::sleep(NAP);
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     file.flush()?;
     // Not every file can be synced (a pipe, some network mounts); the data
@@ -196,7 +261,7 @@ mod tests {
     #[test]
     fn writes_every_event_as_one_line_and_reads_them_back() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("nested/run.jsonl");
+        let path = dir.path().join("run.jsonl");
         let (sink, recorder) = Recorder::create(&path).unwrap();
         let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=1000 {
@@ -212,5 +277,56 @@ mod tests {
         let seqs: Vec<u64> = recording.events.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, (1..=1000).collect::<Vec<_>>());
         assert!(recording.events.iter().all(|e| e.run == 3));
+    }
+
+    #[test]
+    fn a_path_that_cannot_be_written_is_named_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let reason = |path: &Path| Recorder::create(path).unwrap_err().to_string();
+        let missing = dir.path().join("no/such/run.jsonl");
+        assert_eq!(
+            reason(&missing),
+            format!(
+                "cannot record to {}: the folder {} does not exist",
+                missing.display(),
+                dir.path().join("no/such").display()
+            )
+        );
+        assert!(!dir.path().join("no").exists(), "no folder is created");
+        assert_eq!(
+            reason(dir.path()),
+            format!("cannot record to {}: it is a folder", dir.path().display())
+        );
+        let file = dir.path().join("plain");
+        std::fs::write(&file, "x").unwrap();
+        assert!(reason(&file.join("run.jsonl")).ends_with("plain is not a folder"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // Permissions do not stop root: checked only for other users.
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            if unsafe { libc::geteuid() } != 0 {
+                let locked = dir.path().join("locked");
+                std::fs::create_dir(&locked).unwrap();
+                std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+                assert!(reason(&locked.join("run.jsonl")).ends_with(": permission denied"));
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_is_reported_at_the_end_and_the_queue_still_drains() {
+        let (sink, recorder) = Recorder::create(Path::new("/dev/full")).unwrap();
+        let bus = Bus::new(1, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
+        for round in 1..=5000 {
+            bus.publish(EventKind::RoundStarted {
+                round,
+                speakers: vec![],
+            });
+        }
+        drop(bus);
+        let err = recorder.finish().unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::StorageFull, "{err}");
     }
 }

@@ -1,13 +1,36 @@
 //! Reading recordings back, forgivingly: every line that is a Conclave event
-//! is kept; a line that is not JSON, an event kind from a newer version, a
-//! seq gap or an event of another run is noted with its line number and the
-//! reading goes on. Only a file with no event at all is refused.
+//! of the run is kept; a line that is not UTF-8, longer than [`MAX_LINE`],
+//! not JSON, an event kind from a newer version, out of sequence or of
+//! another run is reported with its line number, and the reading goes on.
+//! Lines are read as bytes, so one bad byte costs its line only; a line over
+//! the cap is skipped without being held. Only a file with no event at all is
+//! refused.
 
+use super::sequence::{Placed, in_sequence};
 use crate::bus::{Event, EventKind};
+use crate::sanitize::clean;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
+
+/// The longest line read, 128 MiB: twice the default cap on scenario files,
+/// since a recording's first line holds the whole scenario, so any line
+/// Conclave writes reads back. A longer line is reported and skipped without
+/// being held in memory.
+pub const MAX_LINE: usize = 128 << 20;
+
+/// Problems listed one by one; past these, the rest are counted in one last
+/// problem, so that memory stays bounded on a file of garbage.
+const MAX_LISTED_PROBLEMS: usize = 1000;
+
+/// The line buffer's memory kept from one line to the next.
+const MAX_KEPT_BUFFER: usize = 4 << 20;
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// How much of a report quotes the line.
+const MAX_QUOTED: usize = 160;
 
 /// A problem in one line of a recording.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -32,7 +55,7 @@ pub enum RecordingError {
 #[derive(Clone, Debug, Default)]
 pub struct Recording {
     pub events: Vec<Arc<Event>>,
-    /// Lines that could not be used, with their line numbers.
+    /// Lines that could not be used, with their line numbers, in file order.
     pub problems: Vec<RecordingProblem>,
 }
 
@@ -55,166 +78,265 @@ impl Recording {
     }
 }
 
+/// Read the recording at `path`.
 pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
-    let shown = path.display().to_string();
-    let io_error = |source| RecordingError::Io {
+    let shown = clean(&path.display().to_string()).into_owned();
+    let file = File::open(path).map_err(|source| RecordingError::Io {
         path: shown.clone(),
         source,
+    })?;
+    parse_recording(BufReader::with_capacity(1 << 20, file), &shown)
+}
+
+/// Read a recording from any byte stream; `shown` names it in reports.
+pub fn parse_recording(reader: impl BufRead, shown: &str) -> Result<Recording, RecordingError> {
+    parse_with_cap(reader, shown, MAX_LINE)
+}
+
+/// [`parse_recording`] with another line cap, for tests.
+pub(crate) fn parse_with_cap(
+    mut reader: impl BufRead,
+    shown: &str,
+    max_line: usize,
+) -> Result<Recording, RecordingError> {
+    let io_error = |source| RecordingError::Io {
+        path: shown.to_string(),
+        source,
     };
-    let reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(io_error)?);
-    let mut recording = Recording::default();
-    let mut lines_seen = false;
-    // Unreadable lines since the last event kept.
-    let mut unreadable = 0u64;
-    let problem = |line: usize, message: String| RecordingProblem {
-        path: shown.clone(),
-        line,
-        message,
+    // Bytes of garbage read before any event after which the file is
+    // refused: an endless stream such as /dev/zero or /dev/urandom ends.
+    let junk_limit = 2 * max_line as u64;
+    let mut placed: Vec<Placed> = Vec::new();
+    let mut problems: Vec<(usize, String)> = Vec::new();
+    let mut unlisted = 0usize;
+    let mut note = |problems: &mut Vec<(usize, String)>, line: usize, message: String| {
+        if problems.len() < 2 * MAX_LISTED_PROBLEMS {
+            problems.push((line, message));
+        } else {
+            unlisted += 1;
+        }
     };
-    for (index, line) in reader.lines().enumerate() {
-        let line = line.map_err(|source| RecordingError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        if line.trim().is_empty() {
+    let mut buf = Vec::new();
+    let (mut number, mut slot, mut consumed) = (0usize, 0u64, 0u64);
+    loop {
+        if placed.is_empty() && consumed >= junk_limit {
+            let why = format!("no event in the first {}", size(junk_limit));
+            return Err(refusal(shown, problems, false, number + 1, why));
+        }
+        let junk_left = if placed.is_empty() {
+            junk_limit - consumed
+        } else {
+            u64::MAX
+        };
+        let read = next_line(&mut reader, &mut buf, max_line, junk_left).map_err(io_error)?;
+        let line = match read {
+            Line::End => break,
+            Line::Endless => {
+                let why = format!(
+                    "no event and no line break in the first {}",
+                    size(junk_limit)
+                );
+                return Err(refusal(shown, problems, false, number + 1, why));
+            }
+            line => line,
+        };
+        number += 1;
+        consumed += line.bytes();
+        if let Line::TooLong(bytes) = line {
+            slot += 1;
+            note(
+                &mut problems,
+                number,
+                format!(
+                    "a line of {bytes} bytes, longer than the line cap ({}); skipped",
+                    size(max_line as u64)
+                ),
+            );
             continue;
         }
-        lines_seen = true;
-        let number = index + 1;
-        let event = match serde_json::from_str::<Event>(&line) {
-            Ok(event) => event,
-            Err(e) => {
-                let message = match serde_json::from_str::<serde_json::Value>(&line) {
-                    Err(_) => format!("not JSON: {e}"),
-                    Ok(_) if e.to_string().contains("unknown variant") => {
-                        format!("an event kind this version does not know ({e}); skipped")
-                    }
-                    Ok(_) => format!("not a Conclave event: {e}"),
-                };
-                recording.problems.push(problem(number, message));
-                unreadable += 1;
-                continue;
-            }
-        };
-        if let Some(previous) = recording.events.last() {
-            if event.run != previous.run {
-                recording.problems.push(problem(
-                    number,
-                    format!(
-                        "an event of run {} in a recording of run {}; skipped",
-                        event.run, previous.run
-                    ),
-                ));
-                continue;
-            }
-            if event.seq <= previous.seq {
-                recording.problems.push(problem(
-                    number,
-                    format!(
-                        "seq {} after seq {}: out of order; skipped",
-                        event.seq, previous.seq
-                    ),
-                ));
-                continue;
-            }
-            // Lines already reported as unreadable account for their seqs.
-            if event.seq > previous.seq + 1 + unreadable {
-                recording.problems.push(problem(
-                    number,
-                    format!(
-                        "seq jumps from {} to {}: {} events missing",
-                        previous.seq,
-                        event.seq,
-                        event.seq - previous.seq - 1
-                    ),
-                ));
-            }
+        let mut bytes = trim_line_end(&buf);
+        if number == 1 {
+            // A byte order mark some editors add is not part of the event.
+            bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         }
-        recording.events.push(Arc::new(event));
-        unreadable = 0;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        slot += 1;
+        match decode(bytes) {
+            Ok(event) => placed.push(Placed {
+                line: number,
+                slot,
+                event: Arc::new(event),
+            }),
+            Err(message) => note(&mut problems, number, message),
+        }
     }
-    if !lines_seen {
-        return Err(RecordingError::Empty { path: shown });
+    if placed.is_empty() {
+        let empty = slot == 0;
+        return Err(refusal(shown, problems, empty, number, "no event".into()));
     }
-    if recording.events.is_empty() {
-        let first = recording.problems.swap_remove(0);
-        return Err(RecordingError::NotARecording { problem: first });
+    let events = in_sequence(placed, &mut problems);
+    let problems = listed(problems, unlisted, shown);
+    Ok(Recording { events, problems })
+}
+
+/// The problems in file order, the first [`MAX_LISTED_PROBLEMS`] one by
+/// one and the rest counted in one more.
+fn listed(
+    mut problems: Vec<(usize, String)>,
+    unlisted: usize,
+    shown: &str,
+) -> Vec<RecordingProblem> {
+    problems.sort_by_key(|p| p.0);
+    let more = problems.len().saturating_sub(MAX_LISTED_PROBLEMS) + unlisted;
+    problems.truncate(MAX_LISTED_PROBLEMS);
+    let last_line = problems.last().map_or(0, |p| p.0);
+    let mut listed: Vec<RecordingProblem> = problems
+        .into_iter()
+        .map(|(line, message)| RecordingProblem {
+            path: shown.to_string(),
+            line,
+            message,
+        })
+        .collect();
+    if more > 0 {
+        listed.push(RecordingProblem {
+            path: shown.to_string(),
+            line: last_line,
+            message: format!("and {more} more damaged lines after this one, not listed"),
+        });
     }
-    Ok(recording)
+    listed
+}
+
+/// Why a file with no event is refused: empty, or its first problem, or
+/// `why` at `line`.
+fn refusal(
+    shown: &str,
+    problems: Vec<(usize, String)>,
+    empty: bool,
+    line: usize,
+    why: String,
+) -> RecordingError {
+    if empty {
+        return RecordingError::Empty {
+            path: shown.to_string(),
+        };
+    }
+    let (line, message) = problems.into_iter().next().unwrap_or((line, why));
+    RecordingError::NotARecording {
+        problem: RecordingProblem {
+            path: shown.to_string(),
+            line,
+            message,
+        },
+    }
+}
+
+/// One line of the file, read into the caller's buffer.
+enum Line {
+    /// The line is in the buffer; its length with its line break.
+    Whole(u64),
+    /// Longer than the cap: skipped, not held; its length.
+    TooLong(u64),
+    /// The end of the file.
+    End,
+    /// No line break within the bytes allowed before the first event.
+    Endless,
+}
+
+impl Line {
+    fn bytes(&self) -> u64 {
+        match self {
+            Line::Whole(n) | Line::TooLong(n) => *n,
+            Line::End | Line::Endless => 0,
+        }
+    }
+}
+
+fn next_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max_line: usize,
+    junk_left: u64,
+) -> io::Result<Line> {
+    buf.clear();
+    // One long line does not keep its memory for the rest.
+    buf.shrink_to(MAX_KEPT_BUFFER);
+    let limit = max_line as u64 + 1;
+    let first = limit.min(MAX_KEPT_BUFFER as u64);
+    let mut read = reader.by_ref().take(first).read_until(b'\n', buf)? as u64;
+    if read == 0 {
+        return Ok(Line::End);
+    }
+    if read == first && read < limit && buf.last() != Some(&b'\n') {
+        // A long line: room for the rest up to the cap at once, rather than
+        // doubling (which would hold twice the cap at the copy).
+        buf.reserve_exact((limit - read) as usize);
+        read += reader.by_ref().take(limit - read).read_until(b'\n', buf)? as u64;
+    }
+    if buf.last() == Some(&b'\n') || buf.len() <= max_line {
+        return Ok(Line::Whole(read));
+    }
+    // Over the cap: skip to the line's end without keeping it, within what
+    // is allowed before the first event.
+    buf.clear();
+    let allowed = junk_left.saturating_sub(read);
+    let skipped = reader.by_ref().take(allowed).skip_until(b'\n')? as u64;
+    if skipped >= allowed {
+        return Ok(Line::Endless);
+    }
+    Ok(Line::TooLong(read + skipped))
+}
+
+/// A line without its line break (`\n` or `\r\n`).
+fn trim_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The event on one line, or why there is none.
+fn decode(bytes: &[u8]) -> Result<Event, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        format!(
+            "not UTF-8 at byte {} (0x{:02x}); skipped",
+            at + 1,
+            bytes[at]
+        )
+    })?;
+    serde_json::from_str::<Event>(text).map_err(|e| {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Err(_) => format!("not JSON: {}", quoted(&e.to_string())),
+            Ok(value) if e.to_string().contains("unknown variant") => {
+                let kind = value.get("type").map(ToString::to_string);
+                format!(
+                    "an event kind this version does not know ({}); skipped",
+                    quoted(kind.as_deref().unwrap_or("?"))
+                )
+            }
+            Ok(_) => format!("not a Conclave event: {}", quoted(&e.to_string())),
+        }
+    })
+}
+
+/// Text from the file made safe for a terminal and short.
+fn quoted(text: &str) -> String {
+    let text = clean(text);
+    match text.char_indices().nth(MAX_QUOTED) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.into_owned(),
+    }
+}
+
+fn size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn line(seq: u64, kind: &str) -> String {
-        format!(
-            "{{\"run\":1,\"seq\":{seq},\"t_ms\":{seq},\"type\":\"flag_changed\",\"name\":\"{kind}\",\"on\":true}}"
-        )
-    }
-
-    fn read(text: &str) -> Result<Recording, RecordingError> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.jsonl");
-        std::fs::write(&path, text).unwrap();
-        read_recording(&path)
-    }
-
-    #[test]
-    fn every_problem_is_noted_with_its_line_and_reading_goes_on() {
-        let text = [
-            line(1, "a"),
-            "not json".to_string(),
-            "{\"run\":1,\"seq\":2,\"t_ms\":2,\"type\":\"time_travelled\"}".to_string(),
-            line(2, "b"),
-            line(5, "c"),
-            line(5, "again"),
-            "{\"run\":2,\"seq\":6,\"t_ms\":6,\"type\":\"resumed\",\"gate\":{\"before\":\"round\",\"round\":1}}".to_string(),
-            "{\"run\":1,\"seq\":6,\"t_ms\":6,\"type\":\"flag_cha".to_string(),
-        ]
-        .join("\n");
-        let recording = read(&text).unwrap();
-        let seqs: Vec<u64> = recording.events.iter().map(|e| e.seq).collect();
-        assert_eq!(seqs, vec![1, 2, 5]);
-        let noted: Vec<(usize, &str)> = recording
-            .problems
-            .iter()
-            .map(|p| {
-                (
-                    p.line,
-                    p.message.split([':', '(']).next().unwrap().trim_end(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            noted,
-            vec![
-                (2, "not JSON"),
-                (3, "an event kind this version does not know"),
-                (5, "seq jumps from 2 to 5"),
-                (6, "seq 5 after seq 5"),
-                (7, "an event of run 2 in a recording of run 1; skipped"),
-                (8, "not JSON"),
-            ]
-        );
-        assert_eq!(
-            recording.cut_short().as_deref(),
-            Some("ends at seq 5, no finish event")
-        );
-    }
-
-    #[test]
-    fn empty_and_foreign_files_are_refused() {
-        assert!(matches!(read(""), Err(RecordingError::Empty { .. })));
-        assert!(matches!(read("\n  \n"), Err(RecordingError::Empty { .. })));
-        let err = read("[1, 2, 3]\n{\"not\": \"an event\"}").unwrap_err();
-        assert!(
-            err.to_string().contains("r.jsonl:1: not a Conclave event"),
-            "{err}"
-        );
-        assert!(
-            err.to_string().contains("not a Conclave recording"),
-            "{err}"
-        );
-    }
-}
+mod tests;

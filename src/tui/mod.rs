@@ -115,7 +115,19 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::BadInput;
             }
         } else if let Some((scenario, source)) = launch {
-            app.launch_with(scenario, Some(source), options.overrides.clone());
+            // What the command line asked for must start, before the screen
+            // opens: a bad flag or --record path is the user's to fix.
+            match app.launch_with(scenario, Some(source.clone()), options.overrides.clone()) {
+                Ok(()) => {}
+                Err(e @ crate::engine::LaunchError::Recording(_)) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+                Err(e) => {
+                    output::message(&format!("{source}: {e}"));
+                    return Exit::BadInput;
+                }
+            }
         } else {
             app.open_picker();
         }
@@ -128,11 +140,15 @@ pub fn run(options: TuiOptions) -> Exit {
             }
         };
         let result = event_loop(&mut screen, &mut app, bus).await;
-        finish_runs(&mut app).await;
+        let recordings_failed = finish_runs(&mut app).await;
         terminal::restore();
+        for failed in &recordings_failed {
+            output::message(&format!("conclave: {failed}"));
+        }
         match result {
-            Ok(None) => Exit::Ok,
             Ok(Some(signal)) => Exit::Signalled(signal),
+            Ok(None) if recordings_failed.is_empty() => Exit::Ok,
+            Ok(None) => Exit::Internal,
             Err(e) => {
                 output::message(&format!("conclave: {e}"));
                 Exit::Internal
@@ -226,11 +242,17 @@ fn take(app: &mut App, delivery: Delivery) {
 }
 
 /// Cancel what still runs and wait (briefly) for every recording to be
-/// complete on disk.
-async fn finish_runs(app: &mut App) {
+/// complete on disk; returns why recordings are incomplete.
+async fn finish_runs(app: &mut App) -> Vec<crate::engine::EngineError> {
     let handles = app.take_handles();
-    let all = futures_util::future::join_all(handles.into_iter().map(|h| h.finish()));
-    let _ = tokio::time::timeout(Duration::from_secs(5), all).await;
+    let all = futures_util::future::join_all(handles.into_iter().map(|h| h.end()));
+    match tokio::time::timeout(Duration::from_secs(5), all).await {
+        Ok(ended) => ended
+            .into_iter()
+            .filter_map(|ended| ended.ok()?.recording_failed)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// SIGINT, SIGTERM and SIGHUP end the dashboard cleanly; the process then

@@ -20,6 +20,9 @@ pub struct Overrides {
     pub seed: Option<u64>,
     pub flags: Vec<(String, bool)>,
     pub goal: Option<String>,
+    /// Record this launch to this file (`--record`) instead of the runs
+    /// folder; a restart goes to the runs folder.
+    pub record: Option<PathBuf>,
 }
 
 /// A run to start: the scenario, where it came from, and the seed, flags
@@ -32,6 +35,8 @@ pub struct Launch {
     /// Flag states over the scenario's defaults.
     pub flags: Vec<(String, bool)>,
     pub goal: Option<String>,
+    /// The recording file the user named, over the runs folder.
+    pub record: Option<PathBuf>,
 }
 
 impl Launch {
@@ -50,6 +55,7 @@ impl Launch {
             seed,
             flags,
             goal: overrides.goal,
+            record: overrides.record,
         }
     }
 
@@ -79,6 +85,7 @@ impl Launch {
             source: slot.source.clone(),
             scenario,
             flags,
+            record: None,
         }
     }
 }
@@ -176,13 +183,10 @@ impl Runs {
 
     fn start(&mut self, launch: Launch) -> Result<RunSlot, engine::LaunchError> {
         let run = self.next_run;
-        let recording = self.settings.runs_dir.as_ref().map(|dir| {
-            let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
-            dir.join(format!(
-                "{stamp}-{}-run{run}.jsonl",
-                file_safe(&launch.scenario.name)
-            ))
-        });
+        let recording = match launch.record {
+            Some(path) => Some(path),
+            None => self.runs_file(&launch.scenario, run)?,
+        };
         let handle = engine::launch(
             Arc::clone(&launch.scenario),
             &self.hub,
@@ -206,6 +210,27 @@ impl Runs {
             handle,
         });
         Ok(slot)
+    }
+
+    /// A new file in the runs folder for `run`, creating the folder; `None`
+    /// when the dashboard does not record.
+    fn runs_file(
+        &self,
+        scenario: &Scenario,
+        run: RunId,
+    ) -> Result<Option<PathBuf>, engine::LaunchError> {
+        let Some(dir) = &self.settings.runs_dir else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(|e| crate::record::RecordPathError {
+            path: dir.clone(),
+            reason: format!("cannot create the runs folder: {e}"),
+        })?;
+        let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+        Ok(Some(dir.join(format!(
+            "{stamp}-{}-run{run}.jsonl",
+            file_safe(&scenario.name)
+        ))))
     }
 
     fn add(&mut self, slot: RunSlot) {

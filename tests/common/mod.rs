@@ -5,6 +5,7 @@
 
 pub mod bounded;
 pub mod cli;
+pub mod damage;
 pub mod files;
 pub mod loopback;
 pub mod pty;

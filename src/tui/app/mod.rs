@@ -101,17 +101,20 @@ impl App {
 
     /// Launch `scenario` as a new run and select it.
     pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
-        self.launch_with(scenario, source, Overrides::default());
+        self.start(Launch::of(scenario, source, Overrides::default()));
     }
 
-    /// Launch with a seed, flags or goal other than the scenario's.
+    /// Launch with a seed, flags, goal or recording file other than the
+    /// scenario's; the error says why the run could not start.
     pub fn launch_with(
         &mut self,
         scenario: Arc<Scenario>,
         source: Option<String>,
         overrides: Overrides,
-    ) {
-        self.start(Launch::of(scenario, source, overrides));
+    ) -> Result<(), crate::engine::LaunchError> {
+        self.runs.launch(Launch::of(scenario, source, overrides))?;
+        self.focus = PaneId::Pattern;
+        Ok(())
     }
 
     /// Start `launch`, select it and show its pattern's pane.
