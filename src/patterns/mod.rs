@@ -8,6 +8,9 @@ pub mod orchestrator;
 pub mod research;
 pub mod swarm;
 
+#[cfg(test)]
+mod hostile_output;
+
 use crate::bus::{Bus, RunStatus};
 use crate::control::Gate;
 use crate::gateway::Gateway;
