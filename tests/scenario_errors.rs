@@ -426,3 +426,153 @@ fn the_schema_describes_the_format() {
     );
     assert_eq!(schema["additionalProperties"], false);
 }
+
+/// Every duration the scenario gives is held to the one-week cap before a
+/// run: the error names the place and the cap in the field's unit.
+#[test]
+fn durations_past_a_week_or_below_zero_are_refused() {
+    let week_ms = 7 * 24 * 3600 * 1000_u64;
+    let cases = [
+        (
+            "a model timeout of 1e308 s",
+            edit("/provider/timeout_seconds", Some(json!(1e308))),
+            "provider.timeout_seconds: expected at most 604800 seconds (one week), found 1e+308",
+        ),
+        (
+            "a run budget of 1e308 s",
+            edit("/budget", Some(json!({"max_seconds": 1e308}))),
+            "budget.max_seconds: expected at most 604800 seconds (one week), found 1e+308",
+        ),
+        (
+            "negative seconds",
+            edit("/budget", Some(json!({"max_seconds": -2.5}))),
+            "budget.max_seconds: expected a number ≥ 0, found number -2.5",
+        ),
+        (
+            "the largest whole number of milliseconds",
+            edit("/provider/latency_ms", Some(json!(u64::MAX))),
+            "provider.latency_ms: expected at most 604800000 milliseconds (one week), found 18446744073709551615",
+        ),
+        (
+            "a latency range a millisecond past the cap",
+            edit(
+                "/provider/latency_ms",
+                Some(json!({"min": 0, "max": week_ms + 1})),
+            ),
+            "provider.latency_ms.max: expected at most 604800000 milliseconds (one week), found 604800001",
+        ),
+        (
+            "a gateway timeout",
+            edit(
+                "/resilience",
+                Some(json!({"timeouts_ms": {"default": u64::MAX}})),
+            ),
+            "resilience.timeouts_ms.default: expected at most 604800000 milliseconds",
+        ),
+        (
+            "a tool's breaker",
+            edit(
+                "/resilience",
+                Some(
+                    json!({"tools": {"model": {"circuit_breaker": {"open_for_ms": week_ms + 1}}}}),
+                ),
+            ),
+            "resilience.tools.model.circuit_breaker.open_for_ms: expected at most 604800000 milliseconds",
+        ),
+    ];
+    assert_documented(&cases);
+    let (line, _) = position_of(&cases[0].1, "\"timeout_seconds\"");
+    let errors = errors_of(&cases[0].1);
+    assert_eq!(errors.0[0].position.unwrap().line, line);
+    // A week exactly is a duration like any other.
+    scenario::parse(
+        &edit("/budget", Some(json!({"max_seconds": 604800}))),
+        "ok.json",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_key_given_twice_is_refused_naming_both_places() {
+    let text =
+        "{\n  \"name\": \"t\",\n  \"team\": {\"roles\": {}, \"roles\": {}},\n  \"name\": \"u\"\n}";
+    let errors = errors_of(text);
+    let shown: Vec<String> = errors.0.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        vec![
+            "bad.json:3:25: team.roles: duplicate key \"roles\": already given at line 3, column 12; a key may appear once in an object",
+            "bad.json:4:3: name: duplicate key \"name\": already given at line 2, column 3; a key may appear once in an object",
+        ]
+    );
+    // A key written with an escape is the same key.
+    let escaped =
+        edit("/goal", Some(json!("g"))).replacen("\"goal\"", "\"go\\u0061l\": 1, \"goal\"", 1);
+    assert!(
+        errors_of(&escaped)
+            .to_string()
+            .contains("duplicate key \"goal\"")
+    );
+}
+
+#[test]
+fn bytes_that_are_not_utf8_text_are_placed() {
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend_from_slice(edit("/goal", Some(json!("g"))).as_bytes());
+    let errors = scenario::parse_bytes(bom, "bad.json").unwrap_err();
+    assert_eq!(
+        errors.to_string(),
+        "bad.json:1:1: (top level): starts with a UTF-8 byte-order mark (bytes EF BB BF); save the file as UTF-8 without a BOM"
+    );
+    let text = edit("/goal", Some(json!("Décidez ici")));
+    let at = text.find(" ici").unwrap();
+    let mut bytes = text.clone().into_bytes();
+    bytes[at] = 0xFF;
+    let errors = scenario::parse_bytes(bytes, "bad.json").unwrap_err();
+    let (line, column) = position_of(&text, "Décidez");
+    let position = errors.0[0].position.unwrap();
+    assert_eq!(
+        (position.line, position.column),
+        (line, column + "Décidez".chars().count())
+    );
+    assert!(
+        errors.to_string().contains("not UTF-8 text: byte 0xFF"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn json_syntax_errors_count_columns_in_characters() {
+    let text = "{\n  \"goal\": \"ééé\" \"x\"\n}";
+    let errors = errors_of(text);
+    let position = errors.0[0].position.unwrap();
+    // The `"` of "x": 17 characters in, 20 bytes.
+    assert_eq!((position.line, position.column), (2, 17), "{errors}");
+}
+
+#[test]
+fn a_document_that_is_not_an_object_is_named_as_what_it_is() {
+    assert_eq!(
+        errors_of("[1, 2]").to_string(),
+        "bad.json:1:1: (top level): expected an object, found list [1,2]"
+    );
+    let long = format!("[{}]", vec!["1"; 5000].join(","));
+    assert_eq!(
+        errors_of(&long).to_string(),
+        "bad.json:1:1: (top level): expected an object, found a list"
+    );
+}
+
+#[test]
+fn at_most_a_hundred_errors_are_reported_for_a_file() {
+    let nobody: Vec<String> = (0..150).map(|i| format!("nobody_{i}")).collect();
+    let errors = errors_of(&edit("/team/sequence", Some(json!(nobody))));
+    assert_eq!(errors.0.len(), scenario::MAX_REPORTED + 1);
+    let last = errors.0.last().unwrap();
+    assert_eq!(last.path.to_string(), "team.sequence[100]");
+    assert!(
+        last.message
+            .contains("more errors from here on are not shown"),
+        "{last}"
+    );
+}

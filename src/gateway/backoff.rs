@@ -73,7 +73,7 @@ impl Backoff {
             }
         };
         self.previous_ms = Some(ms);
-        Duration::from_millis(ms)
+        crate::duration::clamp_millis(ms)
     }
 }
 

@@ -62,7 +62,7 @@ impl Breaker {
     }
 
     fn open_for(&self) -> Duration {
-        Duration::from_millis(self.rule.open_for_ms)
+        crate::duration::clamp_millis(self.rule.open_for_ms)
     }
 
     fn moved(&mut self, to: BreakerState, reason: BreakerReason) -> Transition {

@@ -8,7 +8,6 @@ use crate::bus::{Bus, EventKind};
 use crate::scenario::BulkheadRule;
 use parking_lot::Mutex;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 #[derive(Debug)]
@@ -101,7 +100,7 @@ impl Bulkhead {
             occupancy: Arc::clone(&self.occupancy),
             seated: false,
         };
-        let wait = Duration::from_millis(self.rule.max_wait_ms);
+        let wait = crate::duration::clamp_millis(self.rule.max_wait_ms);
         match tokio::time::timeout(wait, Arc::clone(&self.permits).acquire_owned()).await {
             Ok(Ok(permit)) => {
                 waiting.seated = true;
@@ -131,6 +130,7 @@ mod tests {
     use super::*;
     use crate::bus::{Delivery, Hub};
     use crate::clock::RunClock;
+    use std::time::Duration;
 
     fn bulkhead(max_in_flight: u32, max_wait_ms: u64) -> (Bulkhead, crate::bus::Subscription) {
         let hub = Hub::new(256);

@@ -151,7 +151,7 @@ impl Gateway {
         let timeout = shield
             .settings
             .timeout_ms
-            .map(Duration::from_millis)
+            .map(crate::duration::clamp_millis)
             .or_else(|| self.provider.timeout());
         let mut attempt = 1;
         loop {

@@ -208,7 +208,7 @@ impl Gateway {
             .shield
             .settings
             .timeout_ms
-            .map_or(policy.attempt_timeout, Duration::from_millis);
+            .map_or(policy.attempt_timeout, crate::duration::clamp_millis);
         let timeout = own_timeout.min(left.max(MIN_ATTEMPT_TIMEOUT));
         self.bus.publish(EventKind::AttemptStarted {
             task: call.task.to_string(),

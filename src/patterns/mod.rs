@@ -10,6 +10,9 @@ pub mod research;
 pub mod swarm;
 pub(crate) mod team;
 
+#[cfg(test)]
+mod hostile_output;
+
 use crate::bus::{Bus, RunStatus, RunSummary};
 use crate::control::Gate;
 use crate::gateway::Gateway;

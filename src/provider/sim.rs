@@ -39,7 +39,7 @@ impl SimProvider {
     pub fn timeout(&self) -> Option<Duration> {
         self.spec
             .timeout_seconds
-            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .map(crate::duration::clamp_seconds)
     }
 
     fn script(&self, purpose: &Purpose) -> Option<&Value> {
@@ -58,7 +58,7 @@ impl SimProvider {
             Some(Latency::Fixed(ms)) => ms,
             Some(Latency::Range(range)) => self.rng.between(range.min, range.max),
         };
-        Duration::from_millis(ms)
+        crate::duration::clamp_millis(ms)
     }
 
     /// The next output of `purpose`'s script, advancing its cursor, with

@@ -2,10 +2,12 @@
 //! uses must be declared, each section must belong to the scenario's
 //! pattern, and the sim must have a script for everyone who speaks.
 
+mod durations;
 mod orchestrator;
 mod research;
 mod resilience;
 mod swarm;
+mod turns;
 
 use super::error::Problem;
 use super::path::JsonPath;
@@ -24,6 +26,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     check_provider(scenario, &mut problems);
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);
+    durations::check(scenario, &mut problems);
     problems
 }
 

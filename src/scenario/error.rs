@@ -26,6 +26,41 @@ impl fmt::Display for ScenarioError {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub struct ScenarioErrors(pub Vec<ScenarioError>);
 
+/// The most errors reported for one file: a broken file of many megabytes
+/// can hold millions, and the first hundred say what is wrong.
+pub const MAX_REPORTED: usize = 100;
+
+impl ScenarioErrors {
+    pub(crate) fn one(
+        file: &str,
+        position: Option<Position>,
+        path: JsonPath,
+        message: impl Into<String>,
+    ) -> Self {
+        ScenarioErrors(vec![ScenarioError {
+            file: file.to_string(),
+            position,
+            path,
+            message: message.into(),
+        }])
+    }
+}
+
+/// At most [`MAX_REPORTED`] errors; when there were more, a last one says
+/// so at the place of the first left out.
+pub(crate) fn capped(mut errors: Vec<ScenarioError>) -> ScenarioErrors {
+    if errors.len() > MAX_REPORTED {
+        let rest = errors.split_off(MAX_REPORTED);
+        errors.push(ScenarioError {
+            message: format!(
+                "more errors from here on are not shown; at most {MAX_REPORTED} are reported for a file"
+            ),
+            ..rest[0].clone()
+        });
+    }
+    ScenarioErrors(errors)
+}
+
 impl fmt::Display for ScenarioErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, error) in self.0.iter().enumerate() {

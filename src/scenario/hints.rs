@@ -46,10 +46,8 @@ pub struct ResearchLimits {
 
 impl ResearchLimits {
     pub fn of(scenario: &Scenario) -> Self {
-        let hints = scenario
-            .context
-            .get("policy_hints")
-            .and_then(Value::as_object);
+        let hints = scenario.context.get("policy_hints");
+        let hints = hints.as_ref().and_then(Value::as_object);
         let hint = |key: &str| hints.and_then(|h| h.get(key));
         // `_safe_int(hints.get(key, default), default=default)`, then 004's clamp.
         let number = |key: &str, default: i64, min: i64, max: i64| {

@@ -1,9 +1,12 @@
 //! Scenario files: their types, their JSON Schema, and loading with every
 //! error reported by file, line:column, JSON path and what was expected.
-//! Nothing runs until a scenario has passed all three checks: JSON syntax,
-//! the schema, and the cross-references between its parts.
+//! Nothing runs until a scenario has passed every check: its size and
+//! encoding, JSON syntax and structure (depth, repeated keys), the schema,
+//! and the cross-references between its parts. Checking costs memory in
+//! the file's size, never a record per value.
 
 mod checks;
+mod context;
 mod error;
 mod hints;
 mod path;
@@ -12,10 +15,12 @@ pub mod script;
 mod shape;
 mod sources;
 mod team;
+pub mod text;
 mod types;
 mod workers;
 
-pub use error::{ScenarioError, ScenarioErrors};
+pub use context::Context;
+pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub use hints::*;
 pub use path::{JsonPath, Position};
 pub use resilience::*;
@@ -26,65 +31,63 @@ pub use types::*;
 pub use workers::*;
 
 use error::Problem;
-use path::SourceMap;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::path::Path;
+use std::sync::Arc;
+use text::places;
+use text::structure::{self, CONTEXT, Finding, MAX_DEPTH, MAX_VALUES_OUTSIDE_CONTEXT};
 
-/// Read and check a scenario file.
+/// Read and check a scenario file: at most `CONCLAVE_MAX_SCENARIO_BYTES`
+/// (64 MB by default) are read, whatever the file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioErrors> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ScenarioErrors(vec![ScenarioError {
-            file: file.clone(),
-            position: None,
-            path: JsonPath::root(),
-            message: format!("cannot read the file: {e}"),
-        }])
-    })?;
-    parse(&text, &file)
+    let fail = |position, message| ScenarioErrors::one(&file, position, JsonPath::root(), message);
+    let cap = text::max_bytes().map_err(|message| fail(None, message))?;
+    match text::read_capped(path, cap) {
+        Ok(text::Contents::Whole(bytes)) => parse_bytes(bytes, &file),
+        Ok(text::Contents::TooLarge(bytes)) => {
+            let past = usize::try_from(cap).unwrap_or(usize::MAX);
+            Err(fail(
+                Some(text::position_in_bytes(&bytes, past)),
+                format!(
+                    "the file is larger than the {} cap on scenario files; \
+                     set {} to a number of bytes to raise it",
+                    text::human_size_exact(cap),
+                    text::MAX_BYTES_VAR
+                ),
+            ))
+        }
+        Err(e) => Err(fail(None, format!("cannot read the file: {e}"))),
+    }
 }
 
 /// Check a scenario given as text; `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
-    let document: Value = serde_json::from_str(text).map_err(|e| {
-        let message = e.to_string();
-        let message = message
-            .rsplit_once(" at line ")
-            .map_or(message.as_str(), |(m, _)| m);
-        ScenarioErrors(vec![ScenarioError {
-            file: file.to_string(),
-            position: (e.line() > 0).then_some(Position {
-                line: e.line(),
-                column: e.column().max(1),
-            }),
-            path: JsonPath::root(),
-            message: format!("not valid JSON: {message}"),
-        }])
-    })?;
-    let map = SourceMap::build(text);
-    let place = |problems: Vec<Problem>| {
-        let mut errors: Vec<ScenarioError> = problems
-            .into_iter()
-            .map(|p| ScenarioError {
-                file: file.to_string(),
-                position: if p.at_key {
-                    map.key(&p.path)
-                } else {
-                    map.value(&p.path)
-                },
-                path: p.path,
-                message: p.message,
-            })
-            .collect();
-        errors.sort_by_key(|e| e.position.map(|p| (p.line, p.column)));
-        ScenarioErrors(errors)
-    };
+    parse_bytes(text.as_bytes().to_vec(), file)
+}
 
-    let problems = shape::check(&document);
+/// Check a scenario given as the bytes of a file; `file` names it in errors.
+pub fn parse_bytes(bytes: Vec<u8>, file: &str) -> Result<Scenario, ScenarioErrors> {
+    match text::decode(bytes) {
+        Ok(text) => parse_text(Arc::new(text), file),
+        Err((bytes, bad)) => Err(ScenarioErrors::one(
+            file,
+            Some(text::position_in_bytes(&bytes, bad.at)),
+            JsonPath::root(),
+            bad.message,
+        )),
+    }
+}
+
+fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors> {
+    syntax(&text, file)?;
+    let (document, context) = document(&text, file)?;
+    let place = |problems| placed(&text, file, problems);
+    let problems = shape::check(&document, MAX_REPORTED + 1);
     if !problems.is_empty() {
         return Err(place(problems));
     }
-    let scenario: Scenario = serde_path_to_error::deserialize(&document).map_err(|e| {
+    let mut scenario: Scenario = serde_path_to_error::deserialize(document).map_err(|e| {
         let mut json_path = JsonPath::root();
         for segment in e.path().iter() {
             json_path = match segment {
@@ -96,6 +99,9 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
         }
         place(vec![Problem::at(json_path, e.into_inner().to_string())])
     })?;
+    if let Some(span) = context {
+        scenario.context = Context::in_text(Arc::clone(&text), span);
+    }
     let problems = checks::check(&scenario);
     if !problems.is_empty() {
         return Err(place(problems));
@@ -103,11 +109,157 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
     Ok(scenario)
 }
 
+/// JSON syntax, checked without building anything.
+fn syntax(text: &str, file: &str) -> Result<(), ScenarioErrors> {
+    let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) else {
+        return Ok(());
+    };
+    let message = e.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m);
+    // serde_json counts columns in bytes; people count characters.
+    let line_start = text
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let mut end = (line_start + e.column()).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let column = text[line_start..end].chars().count().max(1);
+    Err(ScenarioErrors::one(
+        file,
+        Some(Position {
+            line: e.line().max(1),
+            column,
+        }),
+        JsonPath::root(),
+        format!("not valid JSON: {message}"),
+    ))
+}
+
+/// The document to check against the schema, with `context` left as text
+/// (a `null` stands in for it), and where the context stands.
+fn document(
+    text: &str,
+    file: &str,
+) -> Result<(Value, Option<std::ops::Range<usize>>), ScenarioErrors> {
+    let structure = structure::scan(text, MAX_REPORTED + 1);
+    let at = |offset| places::positions(text, &[offset])[0];
+    if !structure.findings.is_empty() {
+        let errors = structure
+            .findings
+            .iter()
+            .map(|finding| {
+                let (offset, message) = match finding {
+                    Finding::TooDeep { at } => (
+                        *at,
+                        format!(
+                            "lists and objects nest more than {MAX_DEPTH} levels deep here; a scenario nests at most {MAX_DEPTH}"
+                        ),
+                    ),
+                    Finding::Duplicate { key, first, again } => {
+                        let first = at(*first);
+                        (
+                            *again,
+                            format!(
+                                "duplicate key {}: already given at line {}, column {}; a key may appear once in an object",
+                                Value::from(key.as_str()),
+                                first.line,
+                                first.column
+                            ),
+                        )
+                    }
+                    Finding::TooManyValues { at, .. } => (
+                        *at,
+                        format!(
+                            "more than {MAX_VALUES_OUTSIDE_CONTEXT} JSON values outside \"context\"; \
+                             large shared data belongs in \"context\", which is kept as text"
+                        ),
+                    ),
+                };
+                ScenarioError {
+                    file: file.to_string(),
+                    position: Some(at(offset)),
+                    path: places::path_at(text, offset),
+                    message,
+                }
+            })
+            .collect();
+        return Err(error::capped(errors));
+    }
+    if !structure.top_is_object {
+        let found = if text.len() <= 4096 {
+            serde_json::from_str(text)
+                .map_or_else(|_| "another value".into(), |v| shape::describe_value(&v))
+        } else {
+            shape::describe_kind(
+                text.as_bytes()
+                    .get(structure.top_at)
+                    .copied()
+                    .unwrap_or(b'n'),
+            )
+            .to_string()
+        };
+        return Err(ScenarioErrors::one(
+            file,
+            Some(at(structure.top_at)),
+            JsonPath::root(),
+            format!("expected an object, found {found}"),
+        ));
+    }
+    let mut document = Map::new();
+    let mut context = None;
+    for member in structure.members {
+        let value = if member.key == CONTEXT {
+            context = Some(member.value.clone());
+            Value::Null
+        } else {
+            serde_json::from_str(&text[member.value.clone()]).map_err(|e| {
+                ScenarioErrors::one(
+                    file,
+                    Some(at(member.value.start)),
+                    JsonPath::root().key(&member.key),
+                    format!("not valid JSON: {e}"),
+                )
+            })?
+        };
+        document.insert(member.key.into_owned(), value);
+    }
+    Ok((Value::Object(document), context))
+}
+
+/// Each problem placed in the text, in the order of the file, at most
+/// [`MAX_REPORTED`] of them.
+fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors {
+    problems.truncate(MAX_REPORTED + 1);
+    let wanted: Vec<(&JsonPath, bool)> = problems.iter().map(|p| (&p.path, p.at_key)).collect();
+    let offsets: Vec<usize> = places::offsets(text, &wanted)
+        .into_iter()
+        .map(|o| o.unwrap_or(0))
+        .collect();
+    let positions = places::positions(text, &offsets);
+    let mut errors: Vec<ScenarioError> = problems
+        .into_iter()
+        .zip(positions)
+        .map(|(p, position)| ScenarioError {
+            file: file.to_string(),
+            position: Some(position),
+            path: p.path,
+            message: p.message,
+        })
+        .collect();
+    errors.sort_by_key(|e| e.position.map(|p| (p.line, p.column)));
+    error::capped(errors)
+}
+
 impl Scenario {
     /// A top-level fact of the shared context (`report_date`, `region`),
     /// or `null` when the context has none.
     pub fn fact(&self, key: &str) -> Value {
-        self.context.get(key).cloned().unwrap_or(Value::Null)
+        self.context.get(key).unwrap_or(Value::Null)
     }
 
     /// The flags' states at launch.

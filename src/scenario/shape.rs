@@ -30,11 +30,12 @@ fn validator() -> &'static Validator {
     })
 }
 
-/// Every structural problem of `document`.
-pub(crate) fn check(document: &Value) -> Vec<Problem> {
+/// The structural problems of `document`, at most `limit` of them.
+pub(crate) fn check(document: &Value, limit: usize) -> Vec<Problem> {
     validator()
         .iter_errors(document)
         .flat_map(|error| describe(document, &error))
+        .take(limit)
         .collect()
 }
 
@@ -246,6 +247,18 @@ fn type_name(t: JsonType) -> &'static str {
 
 fn quoted(s: &str) -> String {
     Value::from(s).to_string()
+}
+
+/// The kind of the JSON value whose text starts with `first`.
+pub(crate) fn describe_kind(first: u8) -> &'static str {
+    match first {
+        b'{' => "an object",
+        b'[' => "a list",
+        b'"' => "a string",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "a number",
+    }
 }
 
 /// A short description of a value for messages: its kind and, when short,

@@ -3,6 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
+use super::context::Context;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
 use super::team::{AgentSpec, TeamLimits};
@@ -23,7 +24,8 @@ pub struct Scenario {
     /// What the agents are asked to achieve.
     pub goal: String,
     /// The shared facts every agent sees: any JSON value.
-    pub context: Value,
+    #[schemars(with = "Value")]
+    pub context: Context,
     /// The model behind the agents: the embedded simulator or an
     /// OpenAI-compatible endpoint.
     pub provider: ProviderSpec,

@@ -37,7 +37,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         .clone()
         .or_else(|| scenario.agents.keys().next().cloned())
         .unwrap_or_default();
-    let member_timeout = Duration::from_millis(
+    let member_timeout = crate::duration::clamp_millis(
         scenario
             .limits
             .as_ref()

@@ -67,8 +67,10 @@ impl Limits {
 
 /// Seconds as a duration, to the nearest nanosecond (so 0.7 s is exactly
 /// 700 ms, as the references' float seconds mean it).
+/// Held to `[0, duration::MAX]`, so that a value that slipped past
+/// validation cannot overflow a deadline.
 fn seconds(s: f64) -> Duration {
-    Duration::from_nanos((s.max(0.0) * 1e9).round() as u64)
+    crate::duration::clamp_seconds(s)
 }
 
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {

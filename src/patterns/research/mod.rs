@@ -7,7 +7,7 @@
 //! Every model and tool call goes through the gateway; the run stops at a
 //! control gate before each step. It never retries or times a call.
 
-mod contract;
+pub(crate) mod contract;
 pub mod plan;
 pub mod result;
 mod sources;

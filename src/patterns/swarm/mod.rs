@@ -43,7 +43,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let mut swarm = Swarm {
         team,
         controller: TransferController::new(HandoffLimits::of(&limits)),
-        node_timeout: Duration::from_millis(limits.node_timeout_ms()),
+        node_timeout: crate::duration::clamp_millis(limits.node_timeout_ms()),
         holder: entry.clone(),
         deadline: None,
         chain: vec![entry],

@@ -26,14 +26,12 @@ pub struct TeamBudget {
 impl TeamBudget {
     pub fn of(scenario: &Scenario) -> Self {
         let budget = scenario.budget.clone().unwrap_or_default();
-        let seconds = budget
-            .max_seconds
-            .unwrap_or(DEFAULT_TEAM_MAX_SECONDS)
-            .max(0.0);
+        let seconds = budget.max_seconds.unwrap_or(DEFAULT_TEAM_MAX_SECONDS);
         TeamBudget {
             max_llm_calls: u64::from(budget.max_llm_calls.unwrap_or(DEFAULT_MAX_LLM_CALLS)),
-            // To the nanosecond, so 0.7 s is exactly 700 ms.
-            max_seconds: Duration::from_nanos((seconds * 1e9).round() as u64),
+            // To the nearest nanosecond, so 0.7 s is exactly 700 ms, and
+            // held to a week so that no deadline overflows.
+            max_seconds: crate::duration::clamp_seconds(seconds),
         }
     }
 }

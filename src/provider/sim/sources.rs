@@ -70,7 +70,7 @@ impl SimSources {
                 calls.get(index).or(calls.last()).copied().unwrap_or(0)
             }
         };
-        Duration::from_millis(ms)
+        crate::duration::clamp_millis(ms)
     }
 
     /// The first `max(1, k)` results, whatever the query.

@@ -13,7 +13,9 @@ pub const TURN_LATENCY_KEY: &str = "latency_ms";
 pub(super) fn split_latency(entry: &Value) -> (Value, Option<Duration>) {
     match entry {
         Value::Object(map) if map.contains_key(TURN_LATENCY_KEY) => {
-            let latency = map[TURN_LATENCY_KEY].as_u64().map(Duration::from_millis);
+            let latency = map[TURN_LATENCY_KEY]
+                .as_u64()
+                .map(crate::duration::clamp_millis);
             let mut rest = map.clone();
             rest.shift_remove(TURN_LATENCY_KEY);
             (Value::Object(rest), latency)

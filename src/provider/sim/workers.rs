@@ -149,7 +149,7 @@ impl SimWorkers {
                     .unwrap_or_default()
             }
         };
-        Duration::from_millis(ms)
+        crate::duration::clamp_millis(ms)
     }
 }
 

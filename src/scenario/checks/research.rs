@@ -150,7 +150,7 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     if scenario.provider.kind == ProviderKind::Sim && scenario.provider.plan.is_none() {
         let request = scenario.context.get("request");
-        let (at, found) = match request.and_then(|r| r.get("question")) {
+        let (at, found) = match request.as_ref().and_then(|r| r.get("question")) {
             Some(question) => (
                 JsonPath::root()
                     .key("context")

@@ -1,0 +1,292 @@
+//! The sim's scripted turns of a swarm or coordinator scenario: every
+//! agent that can get a turn has turns scripted, each of a kind its role
+//! may take (a swarm agent replies, transfers or calls a tool; the
+//! coordinator calls its members; a member replies or calls a tool), with
+//! no field its kind does not read.
+
+use super::super::error::Problem;
+use super::super::path::JsonPath;
+use super::super::script::{FAULT_KEY, ScriptedOutput, script_entries};
+use super::super::shape::describe_value;
+use super::super::types::{PatternKind, Scenario};
+use serde_json::{Map, Value};
+
+/// The key of a scripted turn's own latency, which a turn of any kind may
+/// carry.
+pub(super) const LATENCY: &str = "latency_ms";
+
+/// Who takes a turn, which says what kinds of turn it may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Speaker {
+    SwarmAgent,
+    Coordinator,
+    Member,
+}
+
+impl Speaker {
+    fn kinds(self) -> &'static [&'static str] {
+        match self {
+            Speaker::SwarmAgent => &["reply", "transfer_to", "call"],
+            Speaker::Coordinator => &["reply", "call", "call_members"],
+            Speaker::Member => &["reply", "call"],
+        }
+    }
+}
+
+/// Every agent that can get a turn has scripted turns of the kinds it may
+/// take: the entry, the declared targets of scripted transfers and the
+/// declared members the coordinator calls.
+pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let provider_path = JsonPath::root().key("provider");
+    let turns_path = provider_path.key("turns");
+    let Some(turns) = &scenario.provider.turns else {
+        problems.push(Problem::at(
+            provider_path,
+            "missing field \"turns\": the sim needs the turns of each agent that takes one",
+        ));
+        return;
+    };
+    let coordinator = match scenario.pattern {
+        PatternKind::Coordinator => scenario.entry.as_deref(),
+        _ => None,
+    };
+    let mut needed: Vec<(String, JsonPath)> = Vec::new();
+    if let Some(entry) = scenario
+        .entry
+        .as_ref()
+        .filter(|e| scenario.agents.contains_key(*e))
+    {
+        needed.push((entry.clone(), JsonPath::root().key("entry")));
+    }
+    for (agent, script) in turns {
+        let path = turns_path.key(agent);
+        if !scenario.agents.contains_key(agent) {
+            problems.push(Problem::at_key(
+                path.clone(),
+                format!(
+                    "{} is not an agent declared in agents ({})",
+                    Value::from(agent.as_str()),
+                    scenario
+                        .agents
+                        .keys()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        let speaker = match (scenario.pattern, coordinator) {
+            (PatternKind::Coordinator, Some(c)) if c == agent => Speaker::Coordinator,
+            (PatternKind::Coordinator, _) => Speaker::Member,
+            _ => Speaker::SwarmAgent,
+        };
+        let entries = script_entries(script);
+        if entries.is_empty() {
+            problems.push(Problem::at(path.clone(), "expected at least one turn"));
+        }
+        for (i, entry) in entries.iter().enumerate() {
+            let at = if script.is_array() {
+                path.index(i)
+            } else {
+                path.clone()
+            };
+            check_turn(entry, speaker, &at, problems);
+            for (target, target_path) in targets(entry, &at) {
+                if scenario.agents.contains_key(&target) {
+                    needed.push((target, target_path));
+                }
+            }
+        }
+    }
+    let mut reported: Vec<&str> = Vec::new();
+    for (agent, used_at) in &needed {
+        if !turns.contains_key(agent) && !reported.contains(&agent.as_str()) {
+            reported.push(agent);
+            problems.push(Problem::at(
+                turns_path.clone(),
+                format!(
+                    "missing the turns of agent {} (it gets a turn through {used_at})",
+                    Value::from(agent.as_str())
+                ),
+            ));
+        }
+    }
+}
+
+/// The agents a turn hands control to or calls, with where it names them.
+fn targets(entry: &Value, at: &JsonPath) -> Vec<(String, JsonPath)> {
+    let mut out = Vec::new();
+    if let Some(to) = entry.get("transfer_to").and_then(Value::as_str) {
+        out.push((to.to_string(), at.key("transfer_to")));
+    }
+    if let Some(calls) = entry.get("call_members").and_then(Value::as_array) {
+        for (i, call) in calls.iter().enumerate() {
+            if let Some(member) = call.get("member").and_then(Value::as_str) {
+                out.push((
+                    member.to_string(),
+                    at.key("call_members").index(i).key("member"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec<Problem>) {
+    let kinds = speaker.kinds();
+    let expected = || {
+        format!(
+            "expected a turn: text, a {FAULT_KEY}, or an object with one of {}",
+            kinds
+                .iter()
+                .map(|k| format!("\"{k}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let Value::Object(map) = entry else {
+        if !entry.is_string() {
+            problems.push(Problem::at(
+                at.clone(),
+                format!("{}, found {}", expected(), describe_value(entry)),
+            ));
+        }
+        return;
+    };
+    if let Some(latency) = map.get(LATENCY)
+        && latency.as_u64().is_none()
+    {
+        problems.push(Problem::at(
+            at.key(LATENCY),
+            format!(
+                "expected a whole number of milliseconds, found {}",
+                describe_value(latency)
+            ),
+        ));
+    }
+    if map.contains_key(FAULT_KEY) {
+        let mut fault = map.clone();
+        fault.remove(LATENCY);
+        if let Err(message) = ScriptedOutput::parse(&Value::Object(fault)) {
+            problems.push(Problem::at(at.key(FAULT_KEY), message));
+        }
+        return;
+    }
+    let named: Vec<&str> = ["reply", "transfer_to", "call", "call_members"]
+        .into_iter()
+        .filter(|k| map.contains_key(*k))
+        .collect();
+    let kind = match named[..] {
+        [kind] => kind,
+        [] => {
+            problems.push(Problem::at(at.clone(), expected()));
+            return;
+        }
+        _ => {
+            problems.push(Problem::at(
+                at.clone(),
+                format!(
+                    "a turn is one kind; found {}",
+                    named
+                        .iter()
+                        .map(|k| format!("\"{k}\""))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+            ));
+            return;
+        }
+    };
+    if !kinds.contains(&kind) {
+        let who = match speaker {
+            Speaker::SwarmAgent => "a swarm agent",
+            Speaker::Coordinator => "the coordinator",
+            Speaker::Member => "a member",
+        };
+        problems.push(Problem::at_key(
+            at.key(kind),
+            format!("{who} cannot take a \"{kind}\" turn; {}", expected()),
+        ));
+        return;
+    }
+    check_turn_fields(map, kind, at, problems);
+}
+
+fn check_turn_fields(
+    map: &Map<String, Value>,
+    kind: &str,
+    at: &JsonPath,
+    problems: &mut Vec<Problem>,
+) {
+    let allowed: &[&str] = match kind {
+        "reply" => &["reply", LATENCY],
+        "transfer_to" => &["transfer_to", "message", LATENCY],
+        "call" => &["call", "args", LATENCY],
+        _ => &["call_members", LATENCY],
+    };
+    for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
+        problems.push(Problem::at_key(
+            at.key(key),
+            format!(
+                "unknown field {} in a \"{kind}\" turn; expected one of: {}",
+                Value::from(key.as_str()),
+                allowed.join(", ")
+            ),
+        ));
+    }
+    let text = |key: &str, problems: &mut Vec<Problem>| {
+        if let Some(value) = map.get(key)
+            && !value.is_string()
+        {
+            problems.push(Problem::at(
+                at.key(key),
+                format!("expected a string, found {}", describe_value(value)),
+            ));
+        }
+    };
+    match kind {
+        "reply" | "transfer_to" => {
+            text(kind, problems);
+            text("message", problems);
+        }
+        "call" => {
+            text("call", problems);
+            if let Some(args) = map.get("args")
+                && !args.is_object()
+            {
+                problems.push(Problem::at(
+                    at.key("args"),
+                    format!("expected an object, found {}", describe_value(args)),
+                ));
+            }
+        }
+        _ => match &map["call_members"] {
+            Value::Array(calls) if !calls.is_empty() => {
+                for (i, call) in calls.iter().enumerate() {
+                    let path = at.key("call_members").index(i);
+                    let fits = call.as_object().is_some_and(|c| {
+                        c.get("member").is_some_and(Value::is_string)
+                            && c.get("task").is_none_or(Value::is_string)
+                            && c.keys().all(|k| k == "member" || k == "task")
+                    });
+                    if !fits {
+                        problems.push(Problem::at(
+                            path,
+                            format!(
+                                "expected {{\"member\": name, \"task\": text}}, found {}",
+                                describe_value(call)
+                            ),
+                        ));
+                    }
+                }
+            }
+            other => problems.push(Problem::at(
+                at.key("call_members"),
+                format!(
+                    "expected a list of at least one member call, found {}",
+                    describe_value(other)
+                ),
+            )),
+        },
+    }
+}

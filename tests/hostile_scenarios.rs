@@ -1,0 +1,232 @@
+//! The real binary against the hostile scenario corpus (truncated files,
+//! wrong types at every field of every shipped scenario, durations out of
+//! range, repeated keys, byte-order marks, NULs, invalid UTF-8, nesting
+//! 100000 deep, huge strings and lists, unknown fields, undeclared names,
+//! files past the size cap): `validate` and `run --headless` each exit 2
+//! with an error that names the file and a line and column, never panic,
+//! and never hang.
+
+#[path = "hostile_scenarios/bytes.rs"]
+mod bytes;
+#[path = "hostile_scenarios/corpus.rs"]
+mod corpus;
+
+use corpus::Case;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Far longer than any of these runs takes: a hang detector, not a timer.
+const BOUND: Duration = Duration::from_secs(20);
+
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run `conclave` with `args`; a run still going after [`BOUND`] is killed
+/// and fails the test as a hang.
+fn conclave(args: &[&str], env: &[(&str, String)]) -> Finished {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let drain = |mut stream: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            stream.read_to_end(&mut bytes).ok();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id();
+    let (done, waited) = mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait()));
+    let status = match waited.recv_timeout(BOUND) {
+        Ok(status) => status.expect("the binary is waited for"),
+        Err(_) => {
+            // SAFETY: `pid` is the child this test started and has not reaped.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            panic!("conclave {args:?} still runs after {BOUND:?}");
+        }
+    };
+    Finished {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// What is wrong with how `conclave` refused `file`, if anything.
+fn misbehaviour(case: &Case, file: &str, finished: &Finished) -> Option<String> {
+    let stderr = &finished.stderr;
+    let problem = if finished.status.code() != Some(2) {
+        format!("exit status {:?}, not 2", finished.status)
+    } else if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+        "panic text on stderr".to_string()
+    } else if !finished.stdout.is_empty() {
+        "output on stdout".to_string()
+    } else if !stderr.lines().all(|line| line.starts_with(file)) {
+        "an error that does not start with the file's name".to_string()
+    } else if case.placed && !has_place(stderr, file) {
+        "no line:column after the file's name".to_string()
+    } else if case.says.is_some_and(|says| !stderr.contains(says)) {
+        format!("no {:?} in the error", case.says.unwrap())
+    } else {
+        return None;
+    };
+    let shown: String = stderr.chars().take(600).collect();
+    Some(format!(
+        "{} ({}): {problem}\n{shown}",
+        case.name, case.class
+    ))
+}
+
+/// Whether the first error reads `FILE:LINE:COLUMN: ` with both from 1.
+fn has_place(stderr: &str, file: &str) -> bool {
+    let Some(rest) = stderr.strip_prefix(file).and_then(|r| r.strip_prefix(':')) else {
+        return false;
+    };
+    let mut numbers = rest.splitn(3, ':');
+    let mut number = || numbers.next().and_then(|n| n.parse::<usize>().ok());
+    matches!((number(), number()), (Some(line), Some(column)) if line >= 1 && column >= 1)
+}
+
+/// How `validate` and `run --headless` misbehaved on each file, if they did.
+fn misbehaviours(cases: &[(Case, String)]) -> Vec<String> {
+    cases
+        .iter()
+        .flat_map(|(case, file)| {
+            [
+                vec!["validate", file.as_str()],
+                vec!["run", file.as_str(), "--headless"],
+            ]
+            .into_iter()
+            .filter_map(|args: Vec<&str>| misbehaviour(case, file, &conclave(&args, &case.env)))
+            .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn every_hostile_scenario_is_refused_with_a_place_and_exit_2() {
+    refused_with_a_place_and_exit_2(corpus::corpus(false));
+}
+
+/// The same with a wrong type at every field of every shipped scenario,
+/// however deep (about a thousand files, two processes each).
+#[test]
+#[ignore = "the full corpus: cargo test --test hostile_scenarios -- --ignored"]
+fn every_field_of_every_shipped_scenario_refuses_a_wrong_type() {
+    refused_with_a_place_and_exit_2(corpus::corpus(true));
+}
+
+fn refused_with_a_place_and_exit_2(cases: Vec<Case>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut per_class: BTreeMap<&str, usize> = BTreeMap::new();
+    for case in &cases {
+        *per_class.entry(case.class).or_default() += 1;
+    }
+    assert!(cases.len() >= 150, "{} cases", cases.len());
+    for class in [
+        "truncated",
+        "wrong type",
+        "duration",
+        "duplicate key",
+        "bom",
+        "nul",
+        "utf8",
+        "deep",
+        "huge string",
+        "unknown field",
+        "undeclared",
+        "size cap",
+    ] {
+        assert!(
+            per_class.contains_key(class),
+            "no {class} case: {per_class:?}"
+        );
+    }
+    let cases: Vec<(Case, String)> = cases
+        .into_iter()
+        .map(|case| {
+            let path = dir.path().join(format!("{}.json", case.name));
+            std::fs::write(&path, &case.bytes).unwrap();
+            (case, path.display().to_string())
+        })
+        .collect();
+    // Two at a time, as the machine has two cores.
+    let (left, right) = cases.split_at(cases.len() / 2);
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let other = scope.spawn(|| misbehaviours(right));
+        let mut failures = misbehaviours(left);
+        failures.extend(other.join().unwrap());
+        failures
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} files misbehaved ({per_class:?}):\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// An endless file costs no more than one at the cap, and the error names
+/// the cap.
+#[test]
+fn an_endless_file_is_refused_at_the_cap() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    for args in [
+        vec!["validate", "/dev/zero"],
+        vec!["run", "/dev/zero", "--headless"],
+    ] {
+        let finished = conclave(&args, &[]);
+        assert_eq!(finished.status.code(), Some(2), "{}", finished.stderr);
+        assert!(
+            finished.stderr.starts_with("/dev/zero:1:67108865: ")
+                && finished
+                    .stderr
+                    .contains("larger than the 64 MB (67108864 bytes) cap on scenario files")
+                && finished.stderr.contains("CONCLAVE_MAX_SCENARIO_BYTES"),
+            "{}",
+            finished.stderr
+        );
+    }
+}
+
+/// A file within a raised cap loads.
+#[test]
+fn the_cap_can_be_raised() {
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/checkout_v2_launch.json"
+    );
+    let size = std::fs::metadata(scenario).unwrap().len();
+    let at = |cap: u64| {
+        conclave(
+            &["validate", scenario],
+            &[("CONCLAVE_MAX_SCENARIO_BYTES", cap.to_string())],
+        )
+    };
+    assert_eq!(at(size).status.code(), Some(0), "a file exactly at the cap");
+    let below = at(size - 1);
+    assert_eq!(below.status.code(), Some(2));
+    assert!(
+        below.stderr.contains("cap on scenario files"),
+        "{}",
+        below.stderr
+    );
+}
