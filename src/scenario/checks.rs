@@ -267,7 +267,7 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
             ));
         }
     }
-    if let Some(super::types::Latency::Range(range)) = provider.latency_ms
+    if let Some(super::latency::Latency::Range(range)) = provider.latency_ms
         && range.min > range.max
     {
         problems.push(Problem::at(

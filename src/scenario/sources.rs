@@ -3,7 +3,7 @@
 //! keys its pages. Types and pure functions only; the checks live in
 //! `checks`, the tools in the provider and the workflow in the pattern.
 
-use super::workers::WorkerLatency;
+use super::latency::WorkerLatency;
 use crate::pycompat::{py_strip, urlparse};
 use indexmap::IndexMap;
 use schemars::JsonSchema;

@@ -4,6 +4,7 @@
 //! checks files against. The doc comments become the schema's descriptions.
 
 use super::context::Context;
+use super::latency::Latency;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
 use super::team::{AgentSpec, TeamLimits};
@@ -333,20 +334,4 @@ pub struct ProviderSpec {
     /// openai: the endpoint (default `OPENAI_BASE_URL`, then OpenAI's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
-}
-
-/// Simulated latency of a call: a whole number of milliseconds, or
-/// {"min": ms, "max": ms} to draw from the run's seeded random source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Latency {
-    Fixed(u64),
-    Range(LatencyRange),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LatencyRange {
-    pub min: u64,
-    pub max: u64,
 }

@@ -3,7 +3,7 @@
 //! Types only; the checks live in `checks`, the behaviour in the provider
 //! and the orchestrator pattern.
 
-use super::types::LatencyRange;
+use super::latency::WorkerLatency;
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,16 +42,6 @@ pub struct WorkerSpec {
     /// at once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hang: bool,
-}
-
-/// Simulated latency of a worker's calls.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum WorkerLatency {
-    Fixed(u64),
-    // Before `Range`: serde would read a two-entry list as a range.
-    PerCall(Vec<u64>),
-    Range(LatencyRange),
 }
 
 /// A rule that rates the run's health from one worker's result. Red wins

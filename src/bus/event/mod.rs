@@ -3,8 +3,8 @@
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
 use super::research::{
-    Cited, NoteExtracted, NotesVerified, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
-    SourceFound, SourcesDeduped, StepFinished, StepStarted,
+    Cited, NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
+    SourcesDeduped, StepFinished, StepStarted,
 };
 use super::resilience::{BreakerReason, BreakerState};
 use super::round::{Conflict, Decision, Stance};
@@ -16,10 +16,13 @@ use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::fmt;
+
 use std::sync::Arc;
 
+mod values;
 mod wire;
+
+pub use values::*;
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
 pub type RunId = u32;
@@ -333,101 +336,6 @@ pub struct RunStarted {
     /// a recording that differs between two otherwise identical runs.
     pub started_at_ms: u64,
     pub scenario: Arc<Scenario>,
-}
-
-/// Tokens a model call took: prompt in, completion out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TokenUsage {
-    pub input: u64,
-    pub output: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FlagState {
-    pub name: String,
-    pub on: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    Ok,
-    Stopped,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BudgetKind {
-    Messages,
-    /// Orchestrator attempts started, retries included.
-    Dispatches,
-    /// Model calls a swarm or coordinator team started.
-    LlmCalls,
-}
-
-impl BudgetKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BudgetKind::Messages => "messages",
-            BudgetKind::Dispatches => "dispatches",
-            BudgetKind::LlmCalls => "llm_calls",
-        }
-    }
-}
-
-/// Where a run checks its control channel.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "before", rename_all = "snake_case")]
-pub enum GatePoint {
-    Round {
-        round: u32,
-    },
-    /// Before the orchestrator starts queued tasks in the free dispatch
-    /// slots (the first wave fills them all; later ones refill freed slots).
-    Wave {
-        wave: u32,
-    },
-    /// Before the gateway starts attempt `attempt` of a task again.
-    Retry {
-        task: String,
-        attempt: u32,
-    },
-    /// Before an agent of a swarm or coordinator team takes a turn.
-    Turn {
-        turn: u32,
-        agent: String,
-    },
-    /// Before a step of the research workflow.
-    Step {
-        step: u32,
-        phase: ResearchPhase,
-    },
-}
-
-impl fmt::Display for GatePoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GatePoint::Round { round } => write!(f, "before round {round}"),
-            GatePoint::Wave { wave } => write!(f, "before dispatch wave {wave}"),
-            GatePoint::Retry { task, attempt } => {
-                write!(f, "before attempt {attempt} of task {task}")
-            }
-            GatePoint::Turn { turn, agent } => write!(f, "before turn {turn} ({agent})"),
-            GatePoint::Step { step, phase } => write!(f, "before step {step} ({phase})"),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallOutcome {
-    Ok,
-    Timeout,
-    Error,
-    Cancelled,
-    /// The gateway refused the call before it reached the tool (allowlist,
-    /// budget, deadline, open breaker, full bulkhead or retry budget).
-    Refused,
 }
 
 #[cfg(test)]

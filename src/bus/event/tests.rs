@@ -2,6 +2,7 @@
 //! read as.
 
 use super::*;
+use crate::bus::ResearchPhase;
 use serde_json::json;
 
 #[test]

@@ -5,12 +5,14 @@
 //! otherwise only fail when a run starts).
 
 use super::super::error::Problem;
+use super::super::latency::Latency;
+use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::resilience::{BackoffSpec, BreakerSpec, BulkheadSpec, RetriesSpec};
 use super::super::script::script_entries;
 use super::super::sources::ResearchTool;
-use super::super::types::{Latency, Scenario};
-use super::super::workers::{WorkerLatency, WorkerSpec};
+use super::super::types::Scenario;
+use super::super::workers::WorkerSpec;
 use super::turns::LATENCY as TURN_LATENCY_KEY;
 use crate::duration::{self, DurationError};
 use indexmap::IndexMap;

@@ -3,10 +3,11 @@
 //! key in the aggregate, and the simulated calls must be well-formed.
 
 use super::super::error::Problem;
+use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::shape::describe_value;
 use super::super::types::Scenario;
-use super::super::workers::{HealthOp, WorkerLatency, short_name};
+use super::super::workers::{HealthOp, short_name};
 use serde_json::Value;
 
 /// Keys the aggregate uses itself, so no worker's short name may take them.

@@ -5,11 +5,11 @@
 
 use super::super::error::Problem;
 use super::super::hints::ResearchLimits;
+use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::script::{FAULT_KEY, ScriptedOutput};
 use super::super::sources::{ResearchTool, normalize_url};
 use super::super::types::{ProviderKind, Scenario};
-use super::super::workers::WorkerLatency;
 use crate::pycompat::url_refusal;
 use serde_json::Value;
 

@@ -7,9 +7,9 @@
 //! real model's.
 
 use super::super::error::Problem;
+use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::types::{PatternKind, ProviderKind, Scenario};
-use super::super::workers::WorkerLatency;
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
