@@ -9,12 +9,12 @@ use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
+    /// The attempt ran past its timeout (the gateway's, or the provider's
+    /// own).
     #[error("the call timed out")]
     Timeout,
     #[error("the run was cancelled")]
     Cancelled,
-    #[error("{0}")]
-    Failed(String),
     /// The gateway failed the call fast without calling the model: an open
     /// breaker, a full bulkhead or an exhausted retry budget.
     #[error("the gateway refused the call: {0}")]
@@ -23,30 +23,14 @@ pub enum CallError {
     /// `model_by` reports it as `None`.
     #[error("the call was cut off at its deadline")]
     Cut,
-    /// A remote model stayed down or rate limiting through its retries.
-    #[error("{message}")]
-    Unavailable {
-        message: String,
-        retry_after: Option<Duration>,
-    },
-    /// A remote model refused the credentials.
-    #[error("{0}")]
-    Auth(String),
-    /// A remote model answered with something that is not a chat
-    /// completion.
-    #[error("{0}")]
-    BadResponse(String),
-    /// A remote model refused the request itself.
-    #[error("{0}")]
-    BadRequest(String),
-    /// A remote model answered with a status it should not.
-    #[error("{0}")]
-    UnexpectedStatus(String),
     /// The endpoint asked to be called again later than the run may last:
     /// the call fails at once with the run's time budget (`max_seconds`)
     /// instead of waiting.
     #[error("{0}")]
     OutOfTime(String),
+    /// What the model's provider said went wrong, as it said it.
+    #[error(transparent)]
+    Provider(ProviderError),
 }
 
 impl CallError {
@@ -54,7 +38,7 @@ impl CallError {
     /// after.
     pub fn reason(&self) -> StopReason {
         match self {
-            CallError::Failed(_) => StopReason::LlmError,
+            CallError::Provider(ProviderError::Failed(_)) => StopReason::LlmError,
             other => other.stop_reason(),
         }
     }
@@ -66,28 +50,27 @@ impl CallError {
     /// still down after its retries, a wait past the run's time).
     pub fn stop_reason(&self) -> StopReason {
         match self {
-            CallError::Timeout | CallError::Cut | CallError::Failed(_) => StopReason::LlmTimeout,
+            CallError::Timeout | CallError::Cut => StopReason::LlmTimeout,
             CallError::Cancelled => StopReason::Cancelled,
             CallError::Rejected(reason) => reason.clone(),
-            CallError::Unavailable { .. } => StopReason::LlmUnavailable,
-            CallError::Auth(_) => StopReason::LlmAuth,
-            CallError::BadResponse(_) => StopReason::LlmBadResponse,
-            CallError::BadRequest(_) => StopReason::LlmBadRequest,
-            CallError::UnexpectedStatus(_) => StopReason::LlmUnexpectedStatus,
             CallError::OutOfTime(_) => StopReason::MaxSeconds,
+            CallError::Provider(error) => match error {
+                ProviderError::Timeout | ProviderError::Failed(_) => StopReason::LlmTimeout,
+                ProviderError::Unavailable { .. } => StopReason::LlmUnavailable,
+                ProviderError::Auth(_) => StopReason::LlmAuth,
+                ProviderError::BadResponse(_) => StopReason::LlmBadResponse,
+                ProviderError::BadRequest(_) => StopReason::LlmBadRequest,
+                ProviderError::UnexpectedStatus(_) => StopReason::LlmUnexpectedStatus,
+            },
         }
     }
 
     /// The words of an error worth showing the user.
     pub fn message(&self) -> Option<String> {
         match self {
-            CallError::Failed(m)
-            | CallError::Unavailable { message: m, .. }
-            | CallError::Auth(m)
-            | CallError::BadResponse(m)
-            | CallError::BadRequest(m)
-            | CallError::UnexpectedStatus(m)
-            | CallError::OutOfTime(m) => Some(m.clone()),
+            CallError::OutOfTime(m) => Some(m.clone()),
+            CallError::Provider(ProviderError::Timeout) => None,
+            CallError::Provider(error) => Some(error.to_string()),
             _ => None,
         }
     }
@@ -97,26 +80,25 @@ impl CallError {
     /// pass on another try.
     pub(super) fn failure(&self) -> Failure {
         match self {
-            CallError::Timeout => Failure::Timeout,
-            CallError::Failed(_) => Failure::Transient,
-            CallError::Unavailable { retry_after, .. } => Failure::Unavailable {
-                retry_after: *retry_after,
-            },
+            CallError::Timeout | CallError::Provider(ProviderError::Timeout) => Failure::Timeout,
+            CallError::Provider(ProviderError::Failed(_)) => Failure::Transient,
+            CallError::Provider(ProviderError::Unavailable { retry_after, .. }) => {
+                Failure::Unavailable {
+                    retry_after: *retry_after,
+                }
+            }
             CallError::Cancelled
             | CallError::Rejected(_)
             | CallError::Cut
-            | CallError::Auth(_)
-            | CallError::BadResponse(_)
-            | CallError::BadRequest(_)
-            | CallError::UnexpectedStatus(_)
-            | CallError::OutOfTime(_) => Failure::Permanent,
+            | CallError::OutOfTime(_)
+            | CallError::Provider(_) => Failure::Permanent,
         }
     }
 
     /// The wait the endpoint asked for, when it did.
     pub(super) fn retry_after(&self) -> Option<Duration> {
         match self {
-            CallError::Unavailable { retry_after, .. } => *retry_after,
+            CallError::Provider(ProviderError::Unavailable { retry_after, .. }) => *retry_after,
             _ => None,
         }
     }
@@ -124,18 +106,7 @@ impl CallError {
     pub(super) fn from_provider(error: ProviderError) -> Self {
         match error {
             ProviderError::Timeout => CallError::Timeout,
-            ProviderError::Failed(message) => CallError::Failed(message),
-            ProviderError::Unavailable {
-                message,
-                retry_after,
-            } => CallError::Unavailable {
-                message,
-                retry_after,
-            },
-            ProviderError::Auth(message) => CallError::Auth(message),
-            ProviderError::BadResponse(message) => CallError::BadResponse(message),
-            ProviderError::BadRequest(message) => CallError::BadRequest(message),
-            ProviderError::UnexpectedStatus(message) => CallError::UnexpectedStatus(message),
+            other => CallError::Provider(other),
         }
     }
 }
