@@ -11,24 +11,6 @@ use conclave::scenario::{self, Scenario};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-fn shipped_documents() -> Vec<(String, Value)> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
-    let mut all: Vec<(String, Value)> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            (
-                name,
-                serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap(),
-            )
-        })
-        .collect();
-    all.sort_by(|a, b| a.0.cmp(&b.0));
-    all
-}
-
 /// `document` with every duration it may hold set to `seconds` and `ms`.
 fn with_durations(mut document: Value, seconds: f64, ms: u64) -> Value {
     let map = document.as_object_mut().unwrap();
@@ -61,7 +43,7 @@ fn with_durations(mut document: Value, seconds: f64, ms: u64) -> Value {
 }
 
 async fn runs_to_an_end(seconds: f64, ms: u64) {
-    for (name, document) in shipped_documents() {
+    for (name, document) in common::files::shipped_documents() {
         let document = with_durations(document, seconds, ms);
         // The loader refuses these; the engine must hold them all the same.
         assert!(
@@ -93,7 +75,7 @@ async fn negative_seconds_run_without_a_panic() {
 /// a week at most each, not in 584 million years.
 #[tokio::test(start_paused = true)]
 async fn a_run_of_clamped_durations_ends_within_weeks_of_run_time() {
-    let (_, document) = shipped_documents()
+    let (_, document) = common::files::shipped_documents()
         .into_iter()
         .find(|(name, _)| name == "checkout_v2_launch.json")
         .unwrap();

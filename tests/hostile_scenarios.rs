@@ -8,6 +8,7 @@
 
 #[path = "hostile_scenarios/bytes.rs"]
 mod bytes;
+mod common;
 #[path = "hostile_scenarios/corpus.rs"]
 mod corpus;
 

@@ -4,6 +4,8 @@
 //! the file, a line and a column from 1, and a path. The `--ignored`
 //! variants try many more and larger inputs.
 
+mod common;
+
 use conclave::scenario::{self, JsonPath, ScenarioErrors};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -105,24 +107,7 @@ fn json(depth: u32, size: u32) -> impl Strategy<Value = Value> {
 /// The shipped scenarios, read once.
 fn shipped() -> &'static [(String, Value)] {
     static SHIPPED: std::sync::OnceLock<Vec<(String, Value)>> = std::sync::OnceLock::new();
-    SHIPPED.get_or_init(read_shipped)
-}
-
-fn read_shipped() -> Vec<(String, Value)> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
-    let mut all: Vec<(String, Value)> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            (name, serde_json::from_str(&text).unwrap())
-        })
-        .collect();
-    all.sort_by(|a, b| a.0.cmp(&b.0));
-    assert!(all.len() >= 10, "the shipped scenarios are found");
-    all
+    SHIPPED.get_or_init(common::files::shipped_documents)
 }
 
 /// A change to one place of a document.

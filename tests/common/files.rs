@@ -110,3 +110,24 @@ pub fn never_panics(texts: &[String], seed: u64, per_text: usize, replacements: 
     }
     parsed
 }
+
+/// The shipped scenarios as JSON documents with their file names
+/// (`checkout_v2_launch.json`), in name order.
+pub fn shipped_documents() -> Vec<(String, Value)> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
+    let mut all: Vec<(String, Value)> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            (
+                name,
+                serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap(),
+            )
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(all.len() >= 10, "the shipped scenarios are found");
+    all
+}

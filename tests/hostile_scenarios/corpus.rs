@@ -17,22 +17,12 @@ pub struct Case {
     pub placed: bool,
 }
 
+/// The shipped scenarios by file stem (`checkout_v2_launch`).
 pub fn shipped() -> Vec<(String, Value)> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
-    let mut all: Vec<(String, Value)> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .map(|path| {
-            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-            (
-                stem,
-                serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap(),
-            )
-        })
-        .collect();
-    all.sort_by(|a, b| a.0.cmp(&b.0));
-    all
+    crate::common::files::shipped_documents()
+        .into_iter()
+        .map(|(name, document)| (name.trim_end_matches(".json").to_string(), document))
+        .collect()
 }
 
 /// A step of a path: a key or an index.

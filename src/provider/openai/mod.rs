@@ -81,16 +81,6 @@ impl OpenAiError {
                 | OpenAiError::Server { .. }
         )
     }
-
-    /// How long the endpoint asked to wait before the next try.
-    pub fn retry_after(&self) -> Option<Duration> {
-        match self {
-            OpenAiError::RateLimited { retry_after } | OpenAiError::Server { retry_after, .. } => {
-                *retry_after
-            }
-            _ => None,
-        }
-    }
 }
 
 /// Tokens a call used, as the endpoint counted them.
