@@ -319,7 +319,7 @@ fn the_pane_is_focused_with_5_scrolls_with_j_and_details_with_enter() {
     );
     app.update(Action::Details);
     let details = match &app.overlay {
-        Some(conclave::tui::view_state::Overlay::Details { text, .. }) => text.clone(),
+        Some(conclave::tui::view_state::Overlay::Details(details)) => details.text(),
         _ => panic!("Enter opens the tool's details"),
     };
     let tool: serde_json::Value = serde_json::from_str(&details).unwrap();

@@ -144,7 +144,9 @@ async fn a_run_mid_round_2() {
     );
     insta::assert_snapshot!(
         "pane_runs",
-        pane(80, 1, |f, a| panes::run_list::draw(f, a, &app.runs, false))
+        pane(80, 1, |f, a| panes::run_list::draw(
+            f, a, &app.runs, false, None
+        ))
     );
     insta::assert_snapshot!(
         "pane_round_table",

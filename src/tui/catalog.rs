@@ -1,11 +1,21 @@
 //! What the picker offers: every `*.json` file of the scenarios folder with
 //! its title, pattern and description (or the reason it cannot be launched),
-//! then the most recent recordings to replay. The shipped scenarios are
-//! built in, so the picker is never empty on a fresh machine.
+//! then the most recent recordings to replay, each with the run it holds
+//! and how it ended, read from the file's first line and its last ones
+//! only. The shipped scenarios are built in, so the picker is never empty
+//! on a fresh machine.
 
+use crate::bus::{Event, EventKind, RunStatus, RunSummary};
 use crate::scenario::{self, PatternKind, Scenario};
+use crate::stop::StopReason;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// How much of a recording's start and of its end the picker reads: a
+/// run's first line (its scenario) and its finish fit in it, and a long
+/// recording costs no more than a short one.
+const PEEK_BYTES: u64 = 256 * 1024;
 
 /// One entry of the picker.
 #[derive(Clone, Debug)]
@@ -20,7 +30,125 @@ pub enum Item {
     /// A scenario to launch, or why it cannot be.
     Scenario(Result<Arc<Scenario>, String>),
     /// A recording to replay.
-    Recording(PathBuf),
+    Recording(Recorded),
+}
+
+/// A recording as the picker lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    pub path: PathBuf,
+    /// The scenario's name and pattern, from the run's start.
+    pub scenario: Option<(String, PatternKind)>,
+    /// How the run ended; `None` when the file's end holds no finish (a
+    /// run cut short, or a damaged end).
+    pub finish: Option<Finish>,
+}
+
+/// How a recorded run ended, from its `run_finished`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finish {
+    pub status: RunStatus,
+    pub stop_reason: StopReason,
+    pub summary: Box<RunSummary>,
+}
+
+impl Recorded {
+    /// Read what the picker shows of the recording at `path`: its first
+    /// line and its last `PEEK_BYTES`, whatever the file's size.
+    pub fn read(path: &Path) -> Recorded {
+        let (scenario, finish) = match std::fs::File::open(path) {
+            Ok(mut file) => (first_run(&mut file), last_finish(&mut file)),
+            Err(_) => (None, None),
+        };
+        Recorded {
+            path: path.to_path_buf(),
+            scenario,
+            finish,
+        }
+    }
+
+    /// How the run ended, in words: `✓ success · GO WITH CAUTION`,
+    /// `✗ max_rounds`, `· partial`; or that the file has no finish.
+    pub fn outcome(&self) -> String {
+        let Some(finish) = &self.finish else {
+            return "no finish (cut short)".to_string();
+        };
+        let glyph = match finish.status {
+            RunStatus::Ok => "✓",
+            RunStatus::Stopped => "✗",
+        };
+        let mut words = format!("{glyph} {}", finish.stop_reason);
+        let summary = &finish.summary;
+        if let Some(decision) = summary.decision {
+            words.push_str(&format!(" · {}", upper(decision.as_str())));
+        } else if let Some(health) = summary.health {
+            words.push_str(&format!(" · health {}", upper(health.as_str())));
+        } else if let Some(agent) = &summary.final_agent {
+            words.push_str(&format!(" · by {agent}"));
+        }
+        if summary.partial {
+            words.push_str(" · partial");
+        }
+        words
+    }
+
+    /// Whether the run stopped short of its goal or has no finish.
+    pub fn failed(&self) -> bool {
+        self.finish
+            .as_ref()
+            .is_none_or(|f| f.status == RunStatus::Stopped)
+    }
+}
+
+fn upper(word: &str) -> String {
+    word.replace('_', " ").to_uppercase()
+}
+
+/// The scenario of the run whose start is the file's first line, when
+/// that line fits in `PEEK_BYTES`.
+fn first_run(file: &mut std::fs::File) -> Option<(String, PatternKind)> {
+    let mut head = Vec::new();
+    file.by_ref().take(PEEK_BYTES).read_to_end(&mut head).ok()?;
+    let end = head.iter().position(|b| *b == b'\n').unwrap_or(head.len());
+    match serde_json::from_slice::<Event>(&head[..end]).ok()?.kind {
+        EventKind::RunStarted(started) => Some((started.scenario.name.clone(), started.pattern)),
+        _ => None,
+    }
+}
+
+/// The run's finish, if one of the last lines in the file's last
+/// `PEEK_BYTES` is one.
+fn last_finish(file: &mut std::fs::File) -> Option<Finish> {
+    let len = file.metadata().ok()?.len();
+    let from = len.saturating_sub(PEEK_BYTES);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut tail = Vec::new();
+    file.take(PEEK_BYTES).read_to_end(&mut tail).ok()?;
+    let mut lines: Vec<&[u8]> = tail.split(|b| *b == b'\n').collect();
+    if from > 0 {
+        // The first piece is the end of a line cut by the seek.
+        lines.remove(0);
+    }
+    lines
+        .into_iter()
+        .rev()
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .take(4)
+        .find_map(
+            |line| match serde_json::from_slice::<Event>(line).ok()?.kind {
+                EventKind::RunFinished {
+                    status,
+                    stop_reason,
+                    summary,
+                    ..
+                } => Some(Finish {
+                    status,
+                    stop_reason,
+                    summary,
+                }),
+                _ => None,
+            },
+        )
 }
 
 impl Entry {
@@ -28,19 +156,25 @@ impl Entry {
         match &self.item {
             Item::Scenario(Ok(s)) => s.title.clone().unwrap_or_else(|| s.name.clone()),
             Item::Scenario(Err(_)) => self.origin.clone(),
-            Item::Recording(path) => format!(
-                "replay {}",
-                path.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            ),
+            Item::Recording(recorded) => match &recorded.scenario {
+                Some((name, _)) => format!("replay {name}"),
+                None => format!(
+                    "replay {}",
+                    recorded
+                        .path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ),
+            },
         }
     }
 
     pub fn pattern(&self) -> Option<PatternKind> {
         match &self.item {
             Item::Scenario(Ok(s)) => Some(s.pattern),
-            _ => None,
+            Item::Recording(recorded) => recorded.scenario.as_ref().map(|(_, p)| *p),
+            Item::Scenario(Err(_)) => None,
         }
     }
 
@@ -49,7 +183,20 @@ impl Entry {
         match &self.item {
             Item::Scenario(Ok(s)) => s.pattern.to_string(),
             Item::Scenario(Err(_)) => "invalid".to_string(),
-            Item::Recording(_) => "recording".to_string(),
+            Item::Recording(recorded) => match &recorded.scenario {
+                Some((_, pattern)) => pattern.to_string(),
+                None => "recording".to_string(),
+            },
+        }
+    }
+
+    /// Its state in words: how a recorded run ended, or why a scenario
+    /// cannot be launched; nothing for a scenario ready to launch.
+    pub fn state(&self) -> String {
+        match &self.item {
+            Item::Scenario(Ok(_)) => String::new(),
+            Item::Scenario(Err(_)) => "cannot be launched".to_string(),
+            Item::Recording(recorded) => recorded.outcome(),
         }
     }
 }
@@ -71,7 +218,7 @@ pub fn recordings(dir: &Path, limit: usize) -> Vec<Entry> {
         .take(limit)
         .map(|(_, path)| Entry {
             origin: path.display().to_string(),
-            item: Item::Recording(path),
+            item: Item::Recording(Recorded::read(&path)),
         })
         .collect()
 }
@@ -173,7 +320,96 @@ mod tests {
                 .unwrap();
         }
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
-        let titles: Vec<String> = recordings(dir.path(), 2).iter().map(Entry::title).collect();
+        let entries = recordings(dir.path(), 2);
+        let titles: Vec<String> = entries.iter().map(Entry::title).collect();
         assert_eq!(titles, vec!["replay new.jsonl", "replay mid.jsonl"]);
+        assert_eq!(entries[0].state(), "no finish (cut short)");
+    }
+
+    /// A recording is listed by the run it holds and how it ended, read
+    /// from its first line and its end however long it is.
+    #[test]
+    fn a_recording_is_listed_with_its_scenario_and_its_outcome() {
+        use crate::bus::{ClockMode, Health, RunStarted};
+        let Item::Scenario(Ok(scenario)) = &built_in()[0].item else {
+            panic!("a valid built-in scenario");
+        };
+        let event = |seq: u64, kind: EventKind| {
+            let line = serde_json::to_string(&Event {
+                run: 1,
+                seq,
+                t_ms: seq,
+                kind,
+            })
+            .unwrap();
+            format!("{line}\n")
+        };
+        let mut text = event(
+            1,
+            EventKind::RunStarted(RunStarted {
+                pattern: scenario.pattern,
+                seed: 1,
+                goal: "g".into(),
+                clock: ClockMode::Virtual,
+                flags: Vec::new(),
+                source: None,
+                started_at_ms: 0,
+                scenario: Arc::clone(scenario),
+            }),
+        );
+        // More than the picker reads at either end.
+        let mut seq = 2;
+        while (text.len() as u64) < 2 * PEEK_BYTES {
+            text.push_str(&event(
+                seq,
+                EventKind::FlagChanged {
+                    name: "legal_analyst".into(),
+                    on: seq % 2 == 0,
+                },
+            ));
+            seq += 1;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let cut = dir.path().join("cut.jsonl");
+        std::fs::write(&cut, &text).unwrap();
+        let summary = RunSummary {
+            health: Some(Health::Yellow),
+            partial: true,
+            ..RunSummary::default()
+        };
+        text.push_str(&event(
+            seq,
+            EventKind::RunFinished {
+                status: RunStatus::Ok,
+                stop_reason: StopReason::Success,
+                phase: None,
+                result: serde_json::json!({"status": "ok"}),
+                summary: Box::new(summary),
+                error: None,
+            },
+        ));
+        let whole = dir.path().join("whole.jsonl");
+        std::fs::write(&whole, &text).unwrap();
+
+        let recorded = Recorded::read(&whole);
+        assert_eq!(
+            recorded.scenario,
+            Some((scenario.name.clone(), scenario.pattern))
+        );
+        assert_eq!(recorded.outcome(), "✓ success · health YELLOW · partial");
+        assert!(!recorded.failed());
+        let entry = Entry {
+            origin: "whole.jsonl".into(),
+            item: Item::Recording(recorded),
+        };
+        assert_eq!(entry.title(), format!("replay {}", scenario.name));
+        assert_eq!(entry.pattern(), Some(scenario.pattern));
+
+        let recorded = Recorded::read(&cut);
+        assert_eq!(recorded.outcome(), "no finish (cut short)");
+        assert!(recorded.failed());
+        assert!(recorded.scenario.is_some());
+        let missing = Recorded::read(&dir.path().join("gone.jsonl"));
+        assert_eq!((missing.scenario, missing.finish), (None, None));
     }
 }

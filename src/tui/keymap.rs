@@ -28,9 +28,17 @@ pub enum Action {
     PageUp,
     PageDown,
     Top,
+    /// The last row of a list.
+    Bottom,
     Follow,
     Details,
     Filter,
+    /// Search the focused list or the details for text.
+    Search,
+    /// The next way of ordering the focused list.
+    Sort,
+    /// The next choice of rows the focused list shows.
+    Show,
     Close,
     Toggle,
     Confirm,
@@ -97,6 +105,8 @@ impl PaneId {
 pub enum UnitKeys {
     /// Collaboration: across rounds.
     RoundTable,
+    /// Orchestrator: the tasks' sort and filter.
+    Workers,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +119,10 @@ pub enum OverlayKind {
     Filter,
     /// The round or wave number to jump to in a replay.
     Jump,
+    /// Text being searched for in a list, the details or the picker.
+    Search,
+    /// Quitting while a run is live, to confirm.
+    Quit,
 }
 
 /// One entry of the key table.
@@ -152,6 +166,19 @@ const fn ctrl(c: char) -> Key {
 
 const TABLE: PaneId = PaneId::Pattern;
 const ROUNDS: Scope = Scope::Unit(UnitKeys::RoundTable);
+const WORKERS: Scope = Scope::Unit(UnitKeys::Workers);
+const TOOLS: Scope = Scope::Pane(PaneId::Resilience);
+const RUNS: Scope = Scope::Pane(PaneId::Runs);
+const PICKER: Scope = Scope::Overlay(OverlayKind::Picker);
+const DETAILS: Scope = Scope::Overlay(OverlayKind::Details);
+const SEARCH: Scope = Scope::Overlay(OverlayKind::Search);
+const SHIFT_TAB: &[Key] = &[
+    code(KeyCode::BackTab),
+    Key {
+        code: KeyCode::BackTab,
+        mods: KeyModifiers::SHIFT,
+    },
+];
 
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
@@ -164,36 +191,58 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('e')], label: "e", action: Action::EditGoal, help: "edit goal", scope: Scope::Everywhere },
     Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "restart run", scope: Scope::Everywhere },
     Binding { keys: &[code(KeyCode::Tab)], label: "Tab", action: Action::FocusNext, help: "next pane", scope: Scope::Everywhere },
-    Binding { keys: &[code(KeyCode::BackTab), Key { code: KeyCode::BackTab, mods: KeyModifiers::SHIFT }], label: "S-Tab", action: Action::FocusPrev, help: "previous pane", scope: Scope::Everywhere },
+    Binding { keys: SHIFT_TAB, label: "S-Tab", action: Action::FocusPrev, help: "previous pane", scope: Scope::Everywhere },
     Binding { keys: &[key('1')], label: "1", action: Action::Focus(1), help: "runs", scope: Scope::Everywhere },
     Binding { keys: &[key('2')], label: "2", action: Action::Focus(2), help: "pattern pane", scope: Scope::Everywhere },
     Binding { keys: &[key('3')], label: "3", action: Action::Focus(3), help: "event log", scope: Scope::Everywhere },
     Binding { keys: &[key('4')], label: "4", action: Action::Focus(4), help: "result", scope: Scope::Everywhere },
     Binding { keys: &[key('5')], label: "5", action: Action::Focus(5), help: "resilience pane", scope: Scope::Everywhere },
-    Binding { keys: &[key('6')], label: "6", action: Action::Focus(6), help: "timeline pane", scope: Scope::Everywhere },
     Binding { keys: &[key('[')], label: "[", action: Action::PrevRun, help: "previous run", scope: Scope::Everywhere },
     Binding { keys: &[key(']')], label: "]", action: Action::NextRun, help: "next run", scope: Scope::Everywhere },
-    Binding { keys: &[key('h'), code(KeyCode::Left), key('k'), code(KeyCode::Up)], label: "←/k", action: Action::Left, help: "previous run", scope: Scope::Pane(PaneId::Runs) },
-    Binding { keys: &[key('l'), code(KeyCode::Right), key('j'), code(KeyCode::Down)], label: "→/j", action: Action::Right, help: "next run", scope: Scope::Pane(PaneId::Runs) },
+    Binding { keys: &[key('h'), code(KeyCode::Left), key('k'), code(KeyCode::Up)], label: "←/k", action: Action::Left, help: "previous run", scope: RUNS },
+    Binding { keys: &[key('l'), code(KeyCode::Right), key('j'), code(KeyCode::Down)], label: "→/j", action: Action::Right, help: "next run", scope: RUNS },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first run", scope: RUNS },
+    Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "last run", scope: RUNS },
+    Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: RUNS },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear search", scope: RUNS },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "up", scope: Scope::Pane(TABLE) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "down", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[code(KeyCode::End)], label: "End", action: Action::Bottom, help: "last", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[key('G'), key('F')], label: "G", action: Action::Follow, help: "follow", scope: Scope::Pane(TABLE) },
     Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "prev round", scope: ROUNDS },
     Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "next round", scope: ROUNDS },
+    Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: WORKERS },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "filter", scope: WORKERS },
+    Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: Scope::Pane(TABLE) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "JSON", scope: Scope::Pane(TABLE) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll up", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll down", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "oldest", scope: Scope::Pane(PaneId::Log) },
-    Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "follow newest", scope: Scope::Pane(PaneId::Log) },
+    Binding { keys: &[key('G'), key('F'), code(KeyCode::End)], label: "G", action: Action::Follow, help: "follow newest", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('/')], label: "/", action: Action::Filter, help: "filter", scope: Scope::Pane(PaneId::Log) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "event JSON", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll up", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll down", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "result JSON", scope: Scope::Pane(PaneId::Result) },
-    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous tool", scope: Scope::Pane(PaneId::Resilience) },
-    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next tool", scope: Scope::Pane(PaneId::Resilience) },
-    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "tool JSON", scope: Scope::Pane(PaneId::Resilience) },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous tool", scope: TOOLS },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next tool", scope: TOOLS },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: TOOLS },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: TOOLS },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first", scope: TOOLS },
+    Binding { keys: &[code(KeyCode::End)], label: "End", action: Action::Bottom, help: "last", scope: TOOLS },
+    Binding { keys: &[key('G'), key('F')], label: "G", action: Action::Follow, help: "follow the sick", scope: TOOLS },
+    Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: TOOLS },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "filter", scope: TOOLS },
+    Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: TOOLS },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: TOOLS },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "tool JSON", scope: TOOLS },
     Binding { keys: &[code(KeyCode::Esc), key('q'), key('?')], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
@@ -201,25 +250,44 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next flag", scope: Scope::Overlay(OverlayKind::Flags) },
     Binding { keys: &[code(KeyCode::Enter), key(' ')], label: "Enter", action: Action::Toggle, help: "toggle (from the next gate)", scope: Scope::Overlay(OverlayKind::Flags) },
     Binding { keys: &[code(KeyCode::Esc), key('f'), key('q')], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Flags) },
-    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous", scope: Scope::Overlay(OverlayKind::Picker) },
-    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next", scope: Scope::Overlay(OverlayKind::Picker) },
-    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "launch", scope: Scope::Overlay(OverlayKind::Picker) },
-    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Picker) },
-    Binding { keys: &[key('q')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Overlay(OverlayKind::Picker) },
-    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: Scope::Overlay(OverlayKind::Details) },
-    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: Scope::Overlay(OverlayKind::Details) },
-    Binding { keys: &[code(KeyCode::Esc), code(KeyCode::Enter), key('q')], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Details) },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous", scope: PICKER },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next", scope: PICKER },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: PICKER },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: PICKER },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first", scope: PICKER },
+    Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "last", scope: PICKER },
+    Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "filter", scope: PICKER },
+    Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: PICKER },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "filter", scope: PICKER },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "launch", scope: PICKER },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter, close", scope: PICKER },
+    Binding { keys: &[key('q')], label: "q", action: Action::Quit, help: "quit", scope: PICKER },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: DETAILS },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: DETAILS },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: DETAILS },
+    Binding { keys: &[code(KeyCode::PageDown), key(' ')], label: "PgDn", action: Action::PageDown, help: "page down", scope: DETAILS },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "top", scope: DETAILS },
+    Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "end", scope: DETAILS },
+    Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: DETAILS },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear search, close", scope: DETAILS },
+    Binding { keys: &[code(KeyCode::Enter), key('q')], label: "Enter", action: Action::Confirm, help: "close", scope: DETAILS },
     Binding { keys: &[ctrl('s')], label: "C-s", action: Action::Confirm, help: "save (next launch/restart)", scope: Scope::Overlay(OverlayKind::Goal) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Goal) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "apply filter", scope: Scope::Overlay(OverlayKind::Filter) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "jump", scope: Scope::Overlay(OverlayKind::Jump) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Jump) },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "done", scope: SEARCH },
+    Binding { keys: &[code(KeyCode::Tab), code(KeyCode::Down)], label: "Tab/↓", action: Action::Down, help: "next match", scope: SEARCH },
+    Binding { keys: &[code(KeyCode::BackTab), Key { code: KeyCode::BackTab, mods: KeyModifiers::SHIFT }, code(KeyCode::Up)], label: "S-Tab/↑", action: Action::Up, help: "previous match", scope: SEARCH },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: SEARCH },
+    Binding { keys: &[key('y'), ctrl('c')], label: "y", action: Action::Confirm, help: "quit: live runs are cancelled", scope: Scope::Overlay(OverlayKind::Quit) },
+    Binding { keys: &[], label: "any other key", action: Action::Close, help: "stay", scope: Scope::Overlay(OverlayKind::Quit) },
     Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "play/pause", scope: Scope::Replay },
-    Binding { keys: &[key('s'), code(KeyCode::Right)], label: "s/→", action: Action::Step, help: "step one gate", scope: Scope::Replay },
-    Binding { keys: &[code(KeyCode::Left)], label: "←", action: Action::StepBack, help: "step back", scope: Scope::Replay },
-    Binding { keys: &[code(KeyCode::Home)], label: "Home", action: Action::Start, help: "start", scope: Scope::Replay },
-    Binding { keys: &[code(KeyCode::End)], label: "End", action: Action::End, help: "end", scope: Scope::Replay },
-    Binding { keys: &[key('g')], label: "g", action: Action::Jump, help: "jump to round N", scope: Scope::Replay },
+    Binding { keys: &[key('s'), key('.')], label: "s/.", action: Action::Step, help: "step one gate", scope: Scope::Replay },
+    Binding { keys: &[key(',')], label: ",", action: Action::StepBack, help: "step back", scope: Scope::Replay },
+    Binding { keys: &[key('<')], label: "<", action: Action::Start, help: "start", scope: Scope::Replay },
+    Binding { keys: &[key('>')], label: ">", action: Action::End, help: "end", scope: Scope::Replay },
+    Binding { keys: &[key(':')], label: ":", action: Action::Jump, help: "jump to round N", scope: Scope::Replay },
     Binding { keys: &[key('+'), key('=')], label: "+", action: Action::Faster, help: "faster", scope: Scope::Replay },
     Binding { keys: &[key('-')], label: "-", action: Action::Slower, help: "slower", scope: Scope::Replay },
     Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "replay from the start", scope: Scope::Replay },
@@ -261,6 +329,24 @@ pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
 /// The bindings of several scopes together, in table order.
 pub fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
     BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
+}
+
+/// Whether the footer lists a key for `action`: focus, run switching and
+/// paging are left to help, so the footer keeps to what a screen needs
+/// most.
+pub fn in_footer(action: Action) -> bool {
+    !matches!(
+        action,
+        Action::Focus(_)
+            | Action::PrevRun
+            | Action::NextRun
+            | Action::FocusPrev
+            | Action::FocusNext
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+    )
 }
 
 #[cfg(test)]
@@ -306,15 +392,119 @@ mod tests {
     fn every_key_of_the_design_is_bound() {
         let everywhere: Vec<&str> = bindings(Scope::Everywhere).map(|b| b.label).collect();
         for label in [
-            "?", "q", "n", "space", "s", "f", "e", "r", "Tab", "S-Tab", "1", "6",
+            "?", "q", "n", "space", "s", "f", "e", "r", "Tab", "S-Tab", "1", "5",
         ] {
             assert!(everywhere.contains(&label), "{label}");
         }
+        assert!(
+            !everywhere.contains(&"6"),
+            "no key is advertised for a timeline pane there is not"
+        );
         let log: Vec<&str> = bindings(Scope::Pane(PaneId::Log))
             .map(|b| b.label)
             .collect();
-        assert!(log.contains(&"/") && log.contains(&"G"));
+        assert!(log.contains(&"/") && log.contains(&"G") && log.contains(&"Esc"));
         assert_eq!(PaneId::from_number(5), Some(PaneId::Resilience));
-        assert_eq!(PaneId::from_number(6), None, "no timeline pane yet");
+        assert_eq!(PaneId::from_number(6), None);
+    }
+
+    /// Every list and the details take the same moves, and a replay's
+    /// own keys, looked up before the panes', take none of them.
+    #[test]
+    fn lists_keep_their_moves_in_a_replay() {
+        let moves = [
+            (KeyCode::Char('g'), Action::Top),
+            (KeyCode::Home, Action::Top),
+            (KeyCode::End, Action::Bottom),
+            (KeyCode::PageUp, Action::PageUp),
+            (KeyCode::PageDown, Action::PageDown),
+            (KeyCode::Char('/'), Action::Search),
+        ];
+        for scope in [
+            Scope::Pane(PaneId::Pattern),
+            Scope::Pane(PaneId::Resilience),
+            Scope::Overlay(OverlayKind::Details),
+            Scope::Overlay(OverlayKind::Picker),
+        ] {
+            for (code, action) in moves {
+                assert_eq!(
+                    lookup(scope, &press(code)),
+                    Some(action),
+                    "{scope:?} {code:?}"
+                );
+            }
+        }
+        for scope in [
+            Scope::Pane(PaneId::Pattern),
+            Scope::Pane(PaneId::Resilience),
+        ] {
+            assert_eq!(
+                lookup(scope, &press(KeyCode::Char('G'))),
+                Some(Action::Follow)
+            );
+            assert_eq!(
+                lookup(scope, &press(KeyCode::Char('F'))),
+                Some(Action::Follow)
+            );
+            assert_eq!(lookup(scope, &press(KeyCode::Esc)), Some(Action::Close));
+        }
+        assert_eq!(
+            lookup(Scope::Pane(PaneId::Log), &press(KeyCode::Esc)),
+            Some(Action::Close),
+            "Esc clears the log's filter"
+        );
+        let taken = [
+            KeyCode::Char('g'),
+            KeyCode::Char('G'),
+            KeyCode::Home,
+            KeyCode::End,
+            KeyCode::Left,
+            KeyCode::Right,
+            KeyCode::PageUp,
+            KeyCode::PageDown,
+            KeyCode::Char('/'),
+            KeyCode::Esc,
+        ];
+        for code in taken {
+            assert_eq!(lookup(Scope::Replay, &press(code)), None, "{code:?}");
+        }
+        assert_eq!(
+            lookup(Scope::Replay, &press(KeyCode::Char(':'))),
+            Some(Action::Jump)
+        );
+        assert_eq!(
+            lookup(Scope::Replay, &press(KeyCode::Char('<'))),
+            Some(Action::Start)
+        );
+        assert_eq!(
+            lookup(Scope::Replay, &press(KeyCode::Char('>'))),
+            Some(Action::End)
+        );
+        assert_eq!(
+            lookup(Scope::Replay, &press(KeyCode::Char(','))),
+            Some(Action::StepBack)
+        );
+    }
+
+    /// No key means two things in one scope: the first row would hide the
+    /// second, and help would list a key that never does what it says.
+    #[test]
+    fn no_scope_binds_a_key_twice() {
+        for (i, a) in BINDINGS.iter().enumerate() {
+            for b in &BINDINGS[i + 1..] {
+                if a.scope == b.scope {
+                    for key in a.keys {
+                        assert!(
+                            !b.keys.contains(key),
+                            "{:?} binds {:?} to {} and {}",
+                            a.scope,
+                            key.code,
+                            a.help,
+                            b.help
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -65,3 +65,11 @@ pub fn breaker(state: BreakerState) -> Style {
         BreakerState::Open => BLOCK,
     })
 }
+
+/// Text a search found: underlined and bold, so it shows without colour
+/// and inside a selected (reversed) row too.
+pub fn found() -> Style {
+    Style::default()
+        .fg(CAUTION)
+        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+}

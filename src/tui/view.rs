@@ -31,7 +31,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let run = app.run().map(|slot| slot.view());
     panes::header::draw(frame, areas.header, run.as_ref());
     let focused = |pane: PaneId| app.overlay.is_none() && app.focus == pane;
-    panes::run_list::draw(frame, areas.runs, &app.runs, focused(PaneId::Runs));
+    panes::run_list::draw(
+        frame,
+        areas.runs,
+        &app.runs,
+        focused(PaneId::Runs),
+        app.runs_search.as_deref(),
+    );
     match &run {
         Some(run) => {
             let (state, ui) = (run.state, run.ui);
@@ -123,13 +129,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 );
             }
         }
-        Some(Overlay::Picker { selected }) => {
-            overlays::picker::draw(frame, screen, &app.catalog, *selected)
+        Some(Overlay::Picker(picker)) => {
+            overlays::picker::draw(frame, screen, &app.catalog, picker)
         }
         Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
-        Some(Overlay::Details { scroll, text }) => {
-            overlays::details::draw(frame, screen, text, *scroll)
-        }
-        Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
+        Some(Overlay::Details(details)) => overlays::details::draw(frame, screen, details),
+        Some(Overlay::Quit) => overlays::quit::draw(frame, screen, &app.runs),
+        Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
 }

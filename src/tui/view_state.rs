@@ -4,10 +4,13 @@
 //! overlay. Changed only by the app's update; panes read it.
 
 use super::keymap::{Action, OverlayKind, PaneId};
+use super::overlays::details::DetailsView;
+use super::overlays::picker::PickerView;
 use super::patterns::fold::PatternSelection;
 use super::patterns::unit::PatternUnit;
-use super::selection::ListView;
+use super::selection::{Find, ListView};
 use super::state::RunState;
+use super::tool_list;
 use crate::bus::Event;
 use ratatui_textarea::TextArea;
 use std::sync::Arc;
@@ -20,18 +23,22 @@ pub enum Overlay {
     Flags {
         selected: usize,
     },
-    Picker {
-        selected: usize,
-    },
-    Details {
-        scroll: u16,
-        text: String,
-    },
+    Picker(PickerView),
+    Details(DetailsView),
     Goal(Box<TextArea<'static>>),
     /// The log filter being typed.
     Filter(String),
     /// The round or wave number to jump to, being typed.
     Jump(String),
+    /// A search of the focused pane being typed; `edited` once a key
+    /// changed it or moved to a match (Enter on a search reopened and left
+    /// as it was goes to the next match).
+    Search {
+        query: String,
+        edited: bool,
+    },
+    /// Quitting while a run is live, to confirm.
+    Quit,
 }
 
 impl Overlay {
@@ -44,15 +51,31 @@ impl Overlay {
         Overlay::Goal(Box::new(editor))
     }
 
+    /// The open overlay's keys: a search's while one is typed, in the
+    /// picker and the details too.
     pub fn kind(&self) -> OverlayKind {
         match self {
             Overlay::Help { .. } => OverlayKind::Help,
             Overlay::Flags { .. } => OverlayKind::Flags,
-            Overlay::Picker { .. } => OverlayKind::Picker,
-            Overlay::Details { .. } => OverlayKind::Details,
+            Overlay::Picker(picker) if picker.typing => OverlayKind::Search,
+            Overlay::Picker(_) => OverlayKind::Picker,
+            Overlay::Details(details) if details.typing => OverlayKind::Search,
+            Overlay::Details(_) => OverlayKind::Details,
             Overlay::Goal(_) => OverlayKind::Goal,
             Overlay::Filter(_) => OverlayKind::Filter,
             Overlay::Jump(_) => OverlayKind::Jump,
+            Overlay::Search { .. } => OverlayKind::Search,
+            Overlay::Quit => OverlayKind::Quit,
+        }
+    }
+
+    /// The search being typed, wherever one is.
+    pub fn query_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Overlay::Search { query, .. } => Some(query),
+            Overlay::Picker(picker) if picker.typing => Some(&mut picker.filter),
+            Overlay::Details(details) if details.typing => Some(&mut details.query),
+            _ => None,
         }
     }
 }
@@ -90,31 +113,61 @@ impl RunUi {
         self.log.after_event(state);
     }
 
-    /// Move the focused pane's selection or scroll.
+    /// Move the focused pane's selection or scroll; `page` is the pane's
+    /// height inside its border.
     pub fn navigate(
         &mut self,
         focus: PaneId,
         action: Action,
         state: &RunState,
         unit: &dyn PatternUnit,
+        page: usize,
     ) {
         match focus {
-            PaneId::Pattern => unit.navigate(&mut self.pattern, action, &state.pattern),
-            PaneId::Log => self.log.navigate(action, state),
-            PaneId::Resilience => self
-                .gateway_tools
-                .navigate(action, state.resilience.tools.len()),
-            PaneId::Result => match action {
-                Action::Up | Action::PageUp => {
-                    self.result_scroll = self.result_scroll.saturating_sub(1)
+            PaneId::Pattern => unit.navigate(&mut self.pattern, action, &state.pattern, page),
+            PaneId::Log => self.log.navigate(action, state, page),
+            PaneId::Resilience => {
+                let shown = tool_list::shown(&state.resilience, &self.gateway_tools);
+                self.gateway_tools
+                    .navigate(action, &shown, page, tool_list::SORTS);
+            }
+            PaneId::Result => {
+                let page = u16::try_from(page.max(1)).unwrap_or(u16::MAX);
+                match action {
+                    Action::Up => self.result_scroll = self.result_scroll.saturating_sub(1),
+                    Action::Down => self.result_scroll = self.result_scroll.saturating_add(1),
+                    Action::PageUp => self.result_scroll = self.result_scroll.saturating_sub(page),
+                    Action::PageDown => {
+                        self.result_scroll = self.result_scroll.saturating_add(page)
+                    }
+                    Action::Top => self.result_scroll = 0,
+                    _ => {}
                 }
-                Action::Down | Action::PageDown => {
-                    self.result_scroll = self.result_scroll.saturating_add(1)
-                }
-                Action::Top => self.result_scroll = 0,
-                _ => {}
-            },
+            }
             PaneId::Runs => {}
+        }
+    }
+
+    /// Search the focused pane for `query` (an empty one clears the
+    /// search); whether an item matched.
+    pub fn find(
+        &mut self,
+        focus: PaneId,
+        query: &str,
+        how: Find,
+        state: &RunState,
+        unit: &dyn PatternUnit,
+        page: usize,
+    ) -> bool {
+        match focus {
+            PaneId::Pattern => unit.find(&mut self.pattern, query, how, &state.pattern, page),
+            PaneId::Resilience => {
+                let tools = &state.resilience.tools;
+                let shown = tool_list::shown(&state.resilience, &self.gateway_tools);
+                self.gateway_tools
+                    .find(query, how, &shown, page, |i| tool_list::text(&tools[i]))
+            }
+            PaneId::Log | PaneId::Result | PaneId::Runs => false,
         }
     }
 }
@@ -188,15 +241,22 @@ impl LogView {
         }
     }
 
-    fn navigate(&mut self, action: Action, state: &RunState) {
+    /// Scroll by a line or a `page` of lines, to the oldest, or follow
+    /// again; `Close` clears the filter.
+    fn navigate(&mut self, action: Action, state: &RunState, page: usize) {
         let last = self.count(state).saturating_sub(1);
+        let page = page.max(1);
         self.offset = match action {
             Action::Up => (self.offset + 1).min(last),
             Action::Down => self.offset.saturating_sub(1),
-            Action::PageUp => (self.offset + 10).min(last),
-            Action::PageDown => self.offset.saturating_sub(10),
+            Action::PageUp => (self.offset + page).min(last),
+            Action::PageDown => self.offset.saturating_sub(page),
             Action::Top => last,
-            Action::Follow => 0,
+            Action::Follow | Action::Bottom => 0,
+            Action::Close => {
+                self.set_filter(None, state);
+                0
+            }
             _ => self.offset,
         };
     }

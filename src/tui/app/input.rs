@@ -1,7 +1,9 @@
 //! Input: a key or a mouse wheel becomes an action, looked up in the key
 //! table in the scopes that apply (an open overlay's, else the focused
 //! pane's with its pattern's, then the global ones); text inputs (the goal
-//! editor, the log filter, a replay's jump) take the other keys as text.
+//! editor, the log filter, a replay's jump, a search) take the other keys
+//! as text; when quitting is to be confirmed, any other key than the
+//! confirmation cancels.
 
 use super::App;
 use crate::tui::effect::Effect;
@@ -59,6 +61,20 @@ impl App {
                     None => type_into(text, &key, |_| true),
                 }
                 text.clone()
+            }
+            Some(Overlay::Quit) => {
+                let action = keymap::lookup(Scope::Overlay(OverlayKind::Quit), &key);
+                return self.update(action.unwrap_or(Action::Close));
+            }
+            Some(overlay) if overlay.kind() == OverlayKind::Search => {
+                if let Some(action) = keymap::lookup(Scope::Overlay(OverlayKind::Search), &key) {
+                    return self.update(action);
+                }
+                if let Some(query) = overlay.query_mut() {
+                    type_into(query, &key, |_| true);
+                }
+                self.typed();
+                return Vec::new();
             }
             _ => return self.command(key),
         };

@@ -6,10 +6,13 @@
 
 mod carry;
 mod input;
+mod search;
 mod update;
 
 use super::catalog::{self, Entry};
 use super::keymap::PaneId;
+use super::layout::Areas;
+use super::overlays::picker::PickerView;
 pub use super::runs::Overrides;
 use super::runs::{Launch, LaunchSettings, Runs};
 use super::slot::RunSlot;
@@ -18,6 +21,7 @@ use super::view_state::Overlay;
 use crate::bus::{Event, Hub};
 use crate::engine::RunHandle;
 use crate::scenario::Scenario;
+use ratatui::layout::Rect;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,6 +43,15 @@ pub struct AppOptions {
 /// How many recent recordings the picker lists.
 const RECENT_RECORDINGS: usize = 20;
 
+/// The smallest screen the dashboard is drawn for: what pages are
+/// measured on until the first frame is drawn.
+const SMALLEST: Rect = Rect {
+    x: 0,
+    y: 0,
+    width: 80,
+    height: 24,
+};
+
 pub struct App {
     pub options: AppOptions,
     pub catalog: Vec<Entry>,
@@ -48,6 +61,12 @@ pub struct App {
     /// A short note for the footer (a launch error, an unavailable key).
     pub notice: Option<String>,
     pub quitting: bool,
+    /// The run list's search, highlighted in its tabs.
+    pub runs_search: Option<String>,
+    /// The screen and its panes as last drawn: a page is as tall as the
+    /// pane it scrolls.
+    pub screen: Rect,
+    pub drawn: Areas,
 }
 
 impl App {
@@ -66,7 +85,28 @@ impl App {
             overlay: None,
             notice: None,
             quitting: false,
+            runs_search: None,
+            screen: SMALLEST,
+            drawn: Areas::compute(SMALLEST, 10, 0, false),
         }
+    }
+
+    /// The screen was drawn at `screen` with the panes at `areas`.
+    pub fn drawn_at(&mut self, screen: Rect, areas: Areas) {
+        self.screen = screen;
+        self.drawn = areas;
+    }
+
+    /// Rows inside `pane`'s border, as last drawn: a page of it.
+    pub(super) fn page(&self, pane: PaneId) -> usize {
+        usize::from(self.drawn.pane(pane).height.saturating_sub(2)).max(1)
+    }
+
+    /// Whether quitting would cancel a run an engine still drives.
+    pub fn live_runs(&self) -> bool {
+        self.runs
+            .iter()
+            .any(|slot| slot.has_engine() && slot.is_live())
     }
 
     /// The selected run.
@@ -84,9 +124,9 @@ impl App {
             self.catalog
                 .extend(catalog::recordings(dir, RECENT_RECORDINGS));
         }
-        self.overlay = Some(Overlay::Picker {
-            selected: catalog::default_index(&self.catalog),
-        });
+        self.overlay = Some(Overlay::Picker(PickerView::new(catalog::default_index(
+            &self.catalog,
+        ))));
     }
 
     /// An event from the bus.

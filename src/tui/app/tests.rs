@@ -5,9 +5,10 @@ use super::*;
 use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus};
 use crate::control::Control;
 use crate::stop::StopReason;
-use crate::tui::catalog::Item;
+use crate::tui::catalog::{Item, Recorded};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{Scope, UnitKeys};
+use crate::tui::overlays::picker::PickerView;
 use crate::tui::patterns::round_table::TableView;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
@@ -165,10 +166,14 @@ fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
     assert!(press(&mut app, KeyCode::Char(' ')).is_empty());
     assert_eq!(app.notice.as_deref(), Some("no run"));
     press(&mut app, KeyCode::Char('n'));
-    let Some(Overlay::Picker { selected }) = app.overlay else {
+    let Some(Overlay::Picker(picker)) = &app.overlay else {
         panic!("n opens the picker");
     };
-    let Item::Scenario(Ok(chosen)) = &app.catalog[selected].item else {
+    let Some(Entry {
+        item: Item::Scenario(Ok(chosen)),
+        ..
+    }) = picker.selected(&app.catalog)
+    else {
         panic!("the picker starts on a scenario");
     };
     let chosen = Arc::clone(chosen);
@@ -194,11 +199,9 @@ fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
     app.open_picker();
     app.catalog.push(Entry {
         origin: "runs/old.jsonl".into(),
-        item: Item::Recording(recording.clone()),
+        item: Item::Recording(Recorded::read(&recording)),
     });
-    app.overlay = Some(Overlay::Picker {
-        selected: app.catalog.len() - 1,
-    });
+    app.overlay = Some(Overlay::Picker(PickerView::new(app.catalog.len() - 1)));
     assert_eq!(
         press(&mut app, KeyCode::Enter),
         vec![Effect::OpenRecording(recording)]
@@ -236,7 +239,7 @@ fn quitting_and_failures_are_the_loops_to_carry_out() {
 }
 
 #[test]
-fn a_round_table_adds_its_round_keys_and_other_patterns_do_not() {
+fn each_pattern_adds_its_own_keys_and_no_other() {
     let mut app = app_with(&events("collaboration"));
     assert_eq!(
         app.pane_scopes(),
@@ -251,7 +254,11 @@ fn a_round_table_adds_its_round_keys_and_other_patterns_do_not() {
     assert_eq!(app.notice, None);
 
     let mut app = app_with(&events("orchestrator"));
-    assert_eq!(app.pane_scopes(), vec![Scope::Pane(PaneId::Pattern)]);
+    assert_eq!(
+        app.pane_scopes(),
+        vec![Scope::Unit(UnitKeys::Workers), Scope::Pane(PaneId::Pattern)],
+        "the workers add their sort and filter"
+    );
     assert!(press(&mut app, KeyCode::Char('h')).is_empty());
     assert_eq!(app.notice, None, "h is not a key of the workers pane");
     assert!(

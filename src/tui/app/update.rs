@@ -7,10 +7,12 @@ use crate::control::Control;
 use crate::tui::catalog::Item;
 use crate::tui::effect::Effect;
 use crate::tui::inspect;
-use crate::tui::keymap::{Action, PaneId};
+use crate::tui::keymap::{Action, OverlayKind, PaneId};
+use crate::tui::overlays::details::DetailsView;
 use crate::tui::runs::{Launch, Overrides};
 use crate::tui::slot::RunSlot;
 use crate::tui::state::Activity;
+use crate::tui::tool_list;
 use crate::tui::view_state::Overlay;
 
 impl App {
@@ -44,7 +46,19 @@ impl App {
             return Vec::new();
         }
         if action == Action::Quit {
+            // Quitting cancels live runs: asked first.
+            if self.live_runs() {
+                self.overlay = Some(Overlay::Quit);
+                return Vec::new();
+            }
             vec![Effect::Quit]
+        } else if self
+            .overlay
+            .as_ref()
+            .is_some_and(|o| o.kind() == OverlayKind::Search)
+        {
+            self.search_key(action);
+            Vec::new()
         } else if self.overlay.is_some() {
             self.update_overlay(action)
         } else {
@@ -53,37 +67,30 @@ impl App {
     }
 
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
+        let screen = self.screen;
         match (&mut self.overlay, action) {
-            (Some(overlay), Action::Close) => {
-                if matches!(overlay, Overlay::Filter(_))
-                    && let Some(slot) = self.runs.selected_mut()
-                {
-                    slot.ui.log.set_filter(None, &slot.state);
-                }
+            (Some(Overlay::Quit), Action::Confirm) => return vec![Effect::Quit],
+            (Some(Overlay::Quit), _) => {
                 self.overlay = None;
+                self.notice = Some("not quitting: the runs go on".into());
             }
-            (Some(Overlay::Help { scroll } | Overlay::Details { scroll, .. }), Action::Up) => {
-                *scroll = scroll.saturating_sub(1);
+            (Some(Overlay::Details(details)), Action::Close) if !details.query.is_empty() => {
+                details.clear_search();
             }
-            (Some(Overlay::Help { scroll } | Overlay::Details { scroll, .. }), Action::Down) => {
-                *scroll = scroll.saturating_add(1);
+            (Some(Overlay::Details(_)), Action::Confirm) => self.overlay = None,
+            (Some(Overlay::Details(details)), Action::Search) => {
+                details.typing = true;
+                details.edited = false;
             }
-            (Some(Overlay::Flags { selected } | Overlay::Picker { selected }), Action::Up) => {
-                *selected = selected.saturating_sub(1);
+            (Some(Overlay::Details(details)), _) if action != Action::Close => {
+                details.navigate(action, screen);
             }
-            (Some(Overlay::Flags { selected }), Action::Down) => {
-                let count = self.runs.selected().map_or(0, |s| s.state.flags.len());
-                *selected = (*selected + 1).min(count.saturating_sub(1));
+            (Some(Overlay::Picker(picker)), Action::Close) if !picker.filter.is_empty() => {
+                picker.filter.clear();
             }
-            (Some(Overlay::Picker { selected }), Action::Down) => {
-                *selected = (*selected + 1).min(self.catalog.len().saturating_sub(1));
-            }
-            (Some(Overlay::Flags { selected }), Action::Toggle) => {
-                let selected = *selected;
-                return self.toggle_flag(selected);
-            }
-            (Some(Overlay::Picker { selected }), Action::Confirm) => {
-                let entry = self.catalog.get(*selected).cloned();
+            (Some(Overlay::Picker(picker)), Action::Search) => picker.typing = true,
+            (Some(Overlay::Picker(picker)), Action::Confirm) => {
+                let entry = picker.selected(&self.catalog).cloned();
                 match entry.map(|e| (e.item, e.origin)) {
                     Some((Item::Scenario(Ok(scenario)), origin)) => {
                         self.overlay = None;
@@ -95,9 +102,39 @@ impl App {
                         ))];
                     }
                     Some((Item::Scenario(Err(e)), _)) => self.notice = Some(first_line(&e)),
-                    Some((Item::Recording(path), _)) => return vec![Effect::OpenRecording(path)],
+                    Some((Item::Recording(recorded), _)) => {
+                        return vec![Effect::OpenRecording(recorded.path)];
+                    }
                     None => {}
                 }
+            }
+            (Some(Overlay::Picker(picker)), _) if action != Action::Close => {
+                picker.navigate(action, &self.catalog, screen);
+            }
+            (Some(overlay), Action::Close) => {
+                if matches!(overlay, Overlay::Filter(_))
+                    && let Some(slot) = self.runs.selected_mut()
+                {
+                    slot.ui.log.set_filter(None, &slot.state);
+                }
+                self.overlay = None;
+            }
+            (Some(Overlay::Help { scroll }), Action::Up) => {
+                *scroll = scroll.saturating_sub(1);
+            }
+            (Some(Overlay::Help { scroll }), Action::Down) => {
+                *scroll = scroll.saturating_add(1);
+            }
+            (Some(Overlay::Flags { selected }), Action::Up) => {
+                *selected = selected.saturating_sub(1);
+            }
+            (Some(Overlay::Flags { selected }), Action::Down) => {
+                let count = self.runs.selected().map_or(0, |s| s.state.flags.len());
+                *selected = (*selected + 1).min(count.saturating_sub(1));
+            }
+            (Some(Overlay::Flags { selected }), Action::Toggle) => {
+                let selected = *selected;
+                return self.toggle_flag(selected);
             }
             (Some(Overlay::Goal(editor)), Action::Confirm) => {
                 let goal = editor.lines().join("\n");
@@ -176,6 +213,7 @@ impl App {
                     .unwrap_or_default();
                 self.overlay = Some(Overlay::Filter(current));
             }
+            Action::Search => self.open_search(),
             Action::Left | Action::Right if self.focus == PaneId::Runs => {
                 return self.update(if action == Action::Left {
                     Action::PrevRun
@@ -183,10 +221,20 @@ impl App {
                     Action::NextRun
                 });
             }
+            Action::Top | Action::Bottom if self.focus == PaneId::Runs => {
+                if !self.runs.is_empty() {
+                    self.runs.selected = match action {
+                        Action::Top => 0,
+                        _ => self.runs.len() - 1,
+                    };
+                }
+            }
+            Action::Close if self.focus == PaneId::Runs => self.runs_search = None,
             other => {
                 let focus = self.focus;
+                let page = self.page(focus);
                 if let Some(slot) = self.run_mut() {
-                    slot.ui.navigate(focus, other, &slot.state, slot.unit);
+                    slot.ui.navigate(focus, other, &slot.state, slot.unit, page);
                 }
             }
         }
@@ -245,19 +293,14 @@ impl App {
                 .selected_event(state)
                 .map(|event| serde_json::to_value(&*event).unwrap_or_default()),
             PaneId::Result => state.outcome.as_ref().map(|o| o.result.clone()),
-            PaneId::Resilience => {
-                let tools = state.resilience.ordered();
-                tools
-                    .get(ui.gateway_tools.row(tools.len()))
-                    .map(|tool| inspect::tool_json(tool, slot.clock_ms()))
-            }
+            PaneId::Resilience => tool_list::selected(&state.resilience, &ui.gateway_tools)
+                .map(|tool| inspect::tool_json(tool, slot.clock_ms())),
             PaneId::Runs => None,
         };
         if let Some(value) = value {
-            self.overlay = Some(Overlay::Details {
-                scroll: 0,
-                text: serde_json::to_string_pretty(&value).unwrap_or_default(),
-            });
+            self.overlay = Some(Overlay::Details(DetailsView::new(
+                &serde_json::to_string_pretty(&value).unwrap_or_default(),
+            )));
         }
     }
 }

@@ -21,6 +21,8 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Resilience [5]", Scope::Pane(PaneId::Resilience)),
     ("Flags", Scope::Overlay(OverlayKind::Flags)),
     ("Scenario picker", Scope::Overlay(OverlayKind::Picker)),
+    ("Details", Scope::Overlay(OverlayKind::Details)),
+    ("Search (typing)", Scope::Overlay(OverlayKind::Search)),
     ("Goal editor", Scope::Overlay(OverlayKind::Goal)),
     ("Log filter", Scope::Overlay(OverlayKind::Filter)),
     ("Replay (before the panes' keys)", Scope::Replay),

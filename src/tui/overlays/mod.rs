@@ -1,11 +1,13 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
-//! editor and the JSON details of a selected item.
+//! editor, the JSON details of a selected item and the question before
+//! quitting live runs.
 
 pub mod details;
 pub mod flags;
 pub mod goal;
 pub mod help;
 pub mod picker;
+pub mod quit;
 
 use super::theme;
 use ratatui::Frame;

@@ -1,47 +1,187 @@
-//! The scenario picker: every scenario with its title and pattern, the
-//! selected one's description; Enter launches it as a new run.
+//! The scenario picker: every scenario with its title and pattern, then
+//! the recent recordings with the run they hold and how it ended; the
+//! selected one's description. `/` narrows the list to what matches as it
+//! is typed, `o` sorts it, `v` keeps the scenarios or the failed runs;
+//! Enter launches or replays the selected entry.
 
 use super::frame_box;
 use crate::tui::catalog::{Entry, Item};
+use crate::tui::keymap::Action;
 use crate::tui::layout::centered;
+use crate::tui::search;
+use crate::tui::selection::{ListView, Show, Shown, Sort};
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
-    let height = u16::try_from(entries.len() + 12).unwrap_or(u16::MAX);
-    let area = centered(area, 96, height);
-    let inner = frame_box(
+/// The sorts `o` cycles through.
+const SORTS: &[Sort] = &[Sort::Natural, Sort::State, Sort::Name];
+
+/// What the title calls the entries `v` keeps besides all of them.
+const SHOW_WORDS: [&str; 2] = ["scenarios", "failed"];
+
+/// Rows under the list for the selected entry's description.
+const ABOUT_ROWS: u16 = 5;
+
+/// The picker's selection, sort, filter and the text that narrows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PickerView {
+    /// The selection among the catalog's entries.
+    pub list: ListView,
+    /// What the list is narrowed to; empty for every entry.
+    pub filter: String,
+    /// Whether the filter is being typed.
+    pub typing: bool,
+}
+
+impl PickerView {
+    /// The picker with entry `selected` selected.
+    pub fn new(selected: usize) -> PickerView {
+        PickerView {
+            list: ListView::at(selected),
+            ..PickerView::default()
+        }
+    }
+
+    /// The entries as shown: narrowed by the filter and `v`, sorted by `o`.
+    pub fn shown(&self, entries: &[Entry]) -> Shown {
+        let mut order: Vec<usize> = (0..entries.len())
+            .filter(|i| {
+                let entry = &entries[*i];
+                let kept = match self.list.show {
+                    Show::All => true,
+                    Show::Active => matches!(entry.item, Item::Scenario(Ok(_))),
+                    Show::Failed => failed(entry),
+                };
+                kept && (self.filter.is_empty() || search::contains(&text(entry), &self.filter))
+            })
+            .collect();
+        match self.list.sort {
+            Sort::State => order.sort_by_key(|i| state_rank(&entries[*i])),
+            Sort::Name => order.sort_by_key(|i| entries[*i].title().to_lowercase()),
+            _ => {}
+        }
+        Shown { order, lead: None }
+    }
+
+    /// The selected entry.
+    pub fn selected<'a>(&self, entries: &'a [Entry]) -> Option<&'a Entry> {
+        entries.get(self.list.item(&self.shown(entries))?)
+    }
+
+    /// Apply a key of the picker on a `screen` of that size.
+    pub fn navigate(&mut self, action: Action, entries: &[Entry], screen: Rect) {
+        let page = usize::from(areas(screen, entries.len()).0.height);
+        let shown = self.shown(entries);
+        self.list.navigate(action, &shown, page, SORTS);
+    }
+}
+
+/// An entry as the filter reads it: title, pattern, state and origin.
+fn text(entry: &Entry) -> String {
+    format!(
+        "{} {} {} {}",
+        entry.title(),
+        entry.kind(),
+        entry.state(),
+        entry.origin
+    )
+}
+
+/// A scenario that cannot be launched, or a run that stopped or was cut
+/// short.
+fn failed(entry: &Entry) -> bool {
+    match &entry.item {
+        Item::Scenario(scenario) => scenario.is_err(),
+        Item::Recording(recorded) => recorded.failed(),
+    }
+}
+
+/// Scenarios to launch first, then runs that ended well, then failures.
+fn state_rank(entry: &Entry) -> u8 {
+    match &entry.item {
+        Item::Scenario(Ok(_)) => 0,
+        Item::Recording(recorded) if !recorded.failed() => 1,
+        Item::Recording(_) => 2,
+        Item::Scenario(Err(_)) => 3,
+    }
+}
+
+/// The picker's list and description areas (inside its frame), and its
+/// frame, on a `screen` of that size.
+fn areas(screen: Rect, entries: usize) -> (Rect, Rect, Rect) {
+    let height = u16::try_from(entries + 2).unwrap_or(u16::MAX);
+    let frame = centered(screen, 96, height.saturating_add(ABOUT_ROWS + 1));
+    let inner = Rect {
+        x: frame.x.saturating_add(1),
+        y: frame.y.saturating_add(1),
+        width: frame.width.saturating_sub(2),
+        height: frame.height.saturating_sub(2),
+    };
+    let about = ABOUT_ROWS.min(inner.height / 2);
+    let list = Rect {
+        height: inner.height - about,
+        ..inner
+    };
+    let about = Rect {
+        y: list.bottom(),
+        height: about,
+        ..inner
+    };
+    (list, about, frame)
+}
+
+pub fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerView) {
+    let shown = view.shown(entries);
+    let (list, about, area) = areas(screen, entries.len());
+    let mut title = "New run: pick a scenario or a recording".to_string();
+    if shown.len() < entries.len() {
+        title.push_str(&format!(" · {} of {}", shown.len(), entries.len()));
+    }
+    let mut words = view.list.title_words(SHOW_WORDS);
+    if let Some(follow) = words.find(" · G follows") {
+        words.truncate(follow);
+    }
+    title.push_str(&words);
+    frame_box(
         frame,
         area,
-        "New run: pick a scenario or a recording",
-        "j/k select · Enter launches · Esc closes · q quits",
+        &title,
+        "j/k select · / filter · o sort · v show · Enter launches · Esc closes · q quits",
     );
-    let [list, about] = Layout::vertical([
-        Constraint::Length(u16::try_from(entries.len().max(1)).unwrap_or(u16::MAX)),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
-    let width = usize::from(inner.width);
-    let title_w = width.saturating_sub(18).max(10);
-    let mut lines: Vec<Line> = entries
+    let width = usize::from(list.width);
+    let state_w = 30.min(width / 3);
+    let title_w = width.saturating_sub(state_w + 16).max(10);
+    let input_rows = usize::from(view.typing || !view.filter.is_empty());
+    let rows = usize::from(list.height).saturating_sub(input_rows);
+    let first = view.list.first(&shown, rows);
+    let selected = view.list.item(&shown);
+    let query = Some(view.filter.as_str());
+    let mut lines: Vec<Line> = shown
+        .order
         .iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let pattern = entry.kind();
+        .copied()
+        .skip(first)
+        .take(rows)
+        .map(|i| {
+            let entry = &entries[i];
             let style = match &entry.item {
                 Item::Scenario(Ok(_)) => theme::bold(),
                 Item::Scenario(Err(_)) => theme::error(),
-                Item::Recording(_) => theme::dim(),
+                Item::Recording(recorded) if recorded.failed() => theme::error(),
+                Item::Recording(_) => Style::default().fg(theme::GO),
             };
-            let mut line = Line::from(vec![
-                Span::styled(pad(&entry.title(), title_w), style),
-                Span::styled(format!("  {}", pad(&pattern, 14)), theme::dim()),
+            let line = Line::from(vec![
+                Span::styled(pad(&entry.title(), title_w), theme::bold()),
+                Span::styled(format!("  {}", pad(&entry.kind(), 14)), theme::dim()),
+                Span::styled(fit(&entry.state(), state_w), style),
             ]);
-            if i == selected {
+            let mut line = search::highlight(line, query);
+            if Some(i) == selected {
                 line = line.patch_style(theme::selected());
             }
             line
@@ -49,36 +189,49 @@ pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
         .collect();
     if entries.is_empty() {
         lines.push(Line::styled("No scenarios found.", theme::dim()));
+    } else if shown.is_empty() {
+        lines.push(Line::styled(
+            "Nothing matches (Esc clears the filter).",
+            theme::dim(),
+        ));
+    }
+    if input_rows > 0 {
+        lines.resize(rows, Line::raw(""));
+        let mut input = vec![
+            Span::styled("/", Style::default().fg(theme::ACCENT)),
+            Span::raw(fit(&view.filter, width.saturating_sub(24))),
+        ];
+        if view.typing {
+            input.push(Span::styled("▏", Style::default().fg(theme::ACCENT)));
+            input.push(Span::styled(" Enter keeps · Esc clears", theme::dim()));
+        }
+        lines.push(Line::from(input));
     }
     frame.render_widget(Paragraph::new(lines), list);
 
-    let about_lines = match entries.get(selected) {
-        Some(entry) => match &entry.item {
-            Item::Recording(path) => vec![
-                Line::raw(""),
-                Line::styled(fit(&entry.origin, width), theme::dim()),
-                Line::raw(fit(
-                    &format!("Replay the run recorded in {}.", path.display()),
+    let width = usize::from(about.width);
+    let about_lines = match view.selected(entries) {
+        Some(entry) => {
+            let text = match &entry.item {
+                Item::Recording(recorded) => Line::raw(fit(
+                    &format!("Replay the run: {}.", recorded.outcome()),
                     2000,
                 )),
-            ],
-            Item::Scenario(Ok(scenario)) => vec![
-                Line::raw(""),
-                Line::styled(fit(&entry.origin, width), theme::dim()),
-                Line::raw(fit(
+                Item::Scenario(Ok(scenario)) => Line::raw(fit(
                     scenario
                         .description
                         .as_deref()
                         .unwrap_or("(no description)"),
                     2000,
                 )),
-            ],
-            Item::Scenario(Err(error)) => vec![
+                Item::Scenario(Err(error)) => Line::styled(fit(error, 2000), theme::error()),
+            };
+            vec![
                 Line::raw(""),
                 Line::styled(fit(&entry.origin, width), theme::dim()),
-                Line::styled(fit(error, 2000), theme::error()),
-            ],
-        },
+                text,
+            ]
+        }
         None => Vec::new(),
     };
     frame.render_widget(

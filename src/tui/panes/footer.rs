@@ -43,16 +43,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             {
                 continue;
             }
-            // Focus and run switching are listed in help; the footer keeps
-            // to what a run's screen needs most.
-            if matches!(
-                binding.action,
-                keymap::Action::Focus(_)
-                    | keymap::Action::PrevRun
-                    | keymap::Action::NextRun
-                    | keymap::Action::FocusPrev
-                    | keymap::Action::FocusNext
-            ) {
+            // Focus, run switching and paging are listed in help; the
+            // footer keeps to what a run's screen needs most.
+            if !keymap::in_footer(binding.action) {
                 continue;
             }
             let available = app.unavailable(binding.action).is_none();

@@ -11,10 +11,12 @@
 use crate::bus::BreakerState;
 use crate::scenario::GatewayMechanism;
 use crate::tui::keymap::PaneId;
+use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::state::{BreakerView, BulkheadView, Resilience, ToolHealth};
 use crate::tui::text::pad;
 use crate::tui::theme;
+use crate::tui::tool_list;
 use crate::tui::widgets::{bar, block, millis, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -42,12 +44,13 @@ pub fn draw(
     now_ms: u64,
     focused: bool,
 ) {
-    let tools = resilience.ordered();
+    let shown = tool_list::shown(resilience, selection);
+    let tools: Vec<&ToolHealth> = shown.order.iter().map(|i| &resilience.tools[*i]).collect();
     let boxed = usize::from(area.height) >= tools.len() + 2 && area.height > 3;
+    let count = resilience.tools.len();
     let mut title = format!(
-        "Resilience · {} tool{}",
-        tools.len(),
-        if tools.len() == 1 { "" } else { "s" }
+        "Resilience · {count} tool{}",
+        if count == 1 { "" } else { "s" }
     );
     if !shielded {
         title.push_str(" · unshielded");
@@ -57,6 +60,7 @@ pub fn draw(
             title.push_str(&format!(" · {} off", mechanism.as_str().replace('_', " ")));
         }
     }
+    title.push_str(&selection.title_words(tool_list::SHOW_WORDS));
     let mut frame_block = block(PaneId::Resilience, &title, focused);
     if !boxed {
         frame_block = frame_block.borders(Borders::TOP);
@@ -77,7 +81,7 @@ pub fn draw(
     }
     let now = now_ms;
     let width = usize::from(inner.width);
-    let selected = selection.row(tools.len());
+    let selected = selection.row(&shown);
     let shielded = tools
         .iter()
         .any(|t| t.breaker.is_some() || t.bulkhead.is_some());
@@ -100,14 +104,17 @@ pub fn draw(
             .clamp(5, 20),
     };
     let fits = (room / rows_per_tool).max(1);
-    let first = (selected + 1).saturating_sub(fits);
+    let first = selection.first(&shown, fits);
     let mut lines = Vec::new();
     for (i, tool) in tools.iter().enumerate().skip(first).take(fits) {
         let mut rows = match rows_per_tool {
             1 => vec![look.compact(tool)],
             n => look.detailed(tool, n == 3),
         };
-        if focused && i == selected {
+        for row in &mut rows {
+            *row = search::highlight(std::mem::take(row), selection.search.as_deref());
+        }
+        if focused && Some(i) == selected {
             for row in &mut rows {
                 *row = std::mem::take(row).patch_style(theme::selected());
             }

@@ -1,9 +1,13 @@
 //! The run list: one tab per run with its state, the selected one
-//! highlighted; `[`/`]` or the arrows (when focused) switch runs.
+//! highlighted and always in view (the tabs scroll with it, saying how
+//! many are hidden either side); `[`/`]` or the arrows (when focused)
+//! switch runs. A replay shows whether it plays or is paused.
 
 use crate::bus::RunStatus;
 use crate::tui::keymap::PaneId;
 use crate::tui::runs::Runs;
+use crate::tui::search;
+use crate::tui::slot::RunSlot;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -13,39 +17,109 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool) {
-    let mut spans = vec![Span::styled(
+/// `search` is the run list's search, highlighted where it matches.
+pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool, search: Option<&str>) {
+    let head = Span::styled(
         format!("[{}] runs ", PaneId::Runs.number()),
         if focused {
             theme::border(true)
         } else {
             theme::dim()
         },
-    )];
-    for (i, slot) in runs.iter().enumerate() {
-        let (glyph, style) = match (&slot.state.activity, &slot.state.outcome) {
-            (Activity::Finished, Some(o)) if o.status == RunStatus::Ok => {
-                ("✓", Style::default().fg(theme::GO))
-            }
-            (Activity::Finished, _) => ("✗", theme::error()),
-            (Activity::Paused { .. }, _) => ("⏸", Style::default().fg(theme::CAUTION)),
-            _ => ("▶", Style::default().fg(theme::ACCENT)),
-        };
-        let label = format!(
-            " {} {glyph} {} ",
-            slot.state.run,
-            fit(&slot.scenario.name, 28)
-        );
-        let style = if i == runs.selected {
-            style.patch(theme::selected())
-        } else {
-            style
-        };
-        spans.push(Span::styled(label, style));
+    );
+    if runs.is_empty() {
+        let none = Span::styled(" none yet: n opens the picker", theme::dim());
+        frame.render_widget(Paragraph::new(Line::from(vec![head, none])), area);
+        return;
+    }
+    let tabs: Vec<Line<'static>> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, slot)| tab(slot, i == runs.selected, search))
+        .collect();
+    let widths: Vec<usize> = tabs.iter().map(|t| t.width() + 1).collect();
+    let room = usize::from(area.width).saturating_sub(head.width());
+    let (first, last) = window(&widths, runs.selected, room);
+    let mut spans = vec![head];
+    if first > 0 {
+        spans.push(Span::styled(format!("‹{first} "), theme::dim()));
+    }
+    for tab in &tabs[first..last] {
+        spans.extend(tab.spans.iter().cloned());
         spans.push(Span::styled("│", theme::dim()));
     }
-    if runs.is_empty() {
-        spans.push(Span::styled(" none yet: n opens the picker", theme::dim()));
+    if last < tabs.len() {
+        spans.push(Span::styled(
+            format!(" {}›", tabs.len() - last),
+            theme::dim(),
+        ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Room the marks of hidden tabs take at most (`‹12 ` and ` 12›`).
+const MARKS: usize = 8;
+
+/// The tabs `first..last` that fit in `room` columns with `selected`
+/// among them: as many before it as fit, then as many after.
+fn window(widths: &[usize], selected: usize, room: usize) -> (usize, usize) {
+    if widths.iter().sum::<usize>() <= room {
+        return (0, widths.len());
+    }
+    let room = room.saturating_sub(MARKS);
+    let selected = selected.min(widths.len().saturating_sub(1));
+    let mut used = widths.get(selected).copied().unwrap_or(0);
+    let (mut first, mut last) = (selected, selected + 1);
+    while first > 0 && used + widths[first - 1] <= room {
+        first -= 1;
+        used += widths[first];
+    }
+    while last < widths.len() && used + widths[last] <= room {
+        used += widths[last];
+        last += 1;
+    }
+    (first, last)
+}
+
+/// One run's tab: its number, its state's glyph and its scenario.
+fn tab(slot: &RunSlot, selected: bool, search: Option<&str>) -> Line<'static> {
+    let playing = slot.replay.as_ref().map(|r| r.playing);
+    let (glyph, style) = match (&slot.state.activity, &slot.state.outcome, playing) {
+        (Activity::Finished, Some(o), _) if o.status == RunStatus::Ok => {
+            ("✓", Style::default().fg(theme::GO))
+        }
+        (Activity::Finished, _, _) => ("✗", theme::error()),
+        // A replay shows its own playback, not the run's state then.
+        (_, _, Some(false)) | (Activity::Paused { .. }, _, _) => {
+            ("⏸", Style::default().fg(theme::CAUTION))
+        }
+        _ => ("▶", Style::default().fg(theme::ACCENT)),
+    };
+    let label = format!(
+        " {} {glyph} {} ",
+        slot.state.run,
+        fit(&slot.scenario.name, 28)
+    );
+    let style = if selected {
+        style.patch(theme::selected())
+    } else {
+        style
+    };
+    search::highlight(Line::from(Span::styled(label, style)), search)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_selected_tab_is_always_in_view() {
+        let widths = vec![10; 12];
+        assert_eq!(window(&widths, 0, 200), (0, 12), "all fit");
+        assert_eq!(window(&widths, 0, 68), (0, 6));
+        assert_eq!(window(&widths, 8, 68), (3, 9), "past the sixth");
+        assert_eq!(window(&widths, 11, 68), (6, 12));
+        assert_eq!(window(&widths, 11, 5), (11, 12), "at least the selected");
+        assert_eq!(window(&[], 0, 10), (0, 0));
+    }
 }

@@ -8,6 +8,7 @@
 use super::fold::{Fold, PatternFold, PatternSelection, Selection};
 use crate::bus::RunStarted;
 use crate::tui::keymap::{Action, Scope};
+use crate::tui::selection::Find;
 use crate::tui::state::outcome::Outcome;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -42,7 +43,34 @@ pub(crate) trait Unit: Sync + 'static {
         None
     }
 
-    fn navigate(&self, selection: &mut Self::Selection, action: Action, fold: &Self::Fold);
+    /// Apply a key to the selection; `page` is the pane's height inside
+    /// its border, which a page of its list is drawn from.
+    fn navigate(
+        &self,
+        selection: &mut Self::Selection,
+        action: Action,
+        fold: &Self::Fold,
+        page: usize,
+    );
+
+    /// Move the selection to an item that matches `query` where `how`
+    /// says, keeping the query to highlight; an empty query clears it.
+    /// Whether an item matched.
+    fn find(
+        &self,
+        _selection: &mut Self::Selection,
+        _query: &str,
+        _how: Find,
+        _fold: &Self::Fold,
+        _page: usize,
+    ) -> bool {
+        false
+    }
+
+    /// The search the selection highlights, if any.
+    fn query(&self, _selection: &Self::Selection) -> Option<String> {
+        None
+    }
 
     /// How tall the pane would like to be.
     fn wanted_height(&self, fold: &Self::Fold) -> u16;
@@ -96,7 +124,22 @@ pub trait PatternUnit: Sync {
     fn seat(&self, started: &RunStarted) -> PatternFold;
     fn gate_word(&self) -> &'static str;
     fn keys(&self) -> Option<Scope>;
-    fn navigate(&self, selection: &mut PatternSelection, action: Action, fold: &PatternFold);
+    fn navigate(
+        &self,
+        selection: &mut PatternSelection,
+        action: Action,
+        fold: &PatternFold,
+        page: usize,
+    );
+    fn find(
+        &self,
+        selection: &mut PatternSelection,
+        query: &str,
+        how: Find,
+        fold: &PatternFold,
+        page: usize,
+    ) -> bool;
+    fn query(&self, selection: &PatternSelection) -> Option<String>;
     fn wanted_height(&self, fold: &PatternFold) -> u16;
     fn draw(
         &self,
@@ -143,10 +186,38 @@ impl<U: Unit> PatternUnit for U {
         Unit::keys(self)
     }
 
-    fn navigate(&self, selection: &mut PatternSelection, action: Action, fold: &PatternFold) {
+    fn navigate(
+        &self,
+        selection: &mut PatternSelection,
+        action: Action,
+        fold: &PatternFold,
+        page: usize,
+    ) {
         let mut moved: U::Selection = selection.get().cloned().unwrap_or_default();
-        with(fold, |fold| Unit::navigate(self, &mut moved, action, fold));
+        with(fold, |fold| {
+            Unit::navigate(self, &mut moved, action, fold, page)
+        });
         selection.set(moved);
+    }
+
+    fn find(
+        &self,
+        selection: &mut PatternSelection,
+        query: &str,
+        how: Find,
+        fold: &PatternFold,
+        page: usize,
+    ) -> bool {
+        let mut moved: U::Selection = selection.get().cloned().unwrap_or_default();
+        let found = with(fold, |fold| {
+            Unit::find(self, &mut moved, query, how, fold, page)
+        });
+        selection.set(moved);
+        found
+    }
+
+    fn query(&self, selection: &PatternSelection) -> Option<String> {
+        selected(selection, |selection| Unit::query(self, selection))
     }
 
     fn wanted_height(&self, fold: &PatternFold) -> u16 {

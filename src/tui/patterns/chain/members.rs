@@ -3,10 +3,12 @@
 //! state and latency against the member timeout; earlier turns in a line
 //! each. Draws and changes nothing.
 
+use super::list;
 use super::state::{Chain, MemberState, MemberView};
 use crate::bus::{CallOutcome, RunStatus};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
+use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
@@ -24,7 +26,8 @@ const MEMBER_MIN_WIDTH: u16 = 16;
 
 /// How tall the pane would like to be.
 pub(super) fn wanted_height(chain: &Chain) -> u16 {
-    let rows = 2 + MEMBER_ROWS + earlier_batches(chain).len().min(4);
+    let latest = chain.members.last().map(|m| m.turn);
+    let rows = 2 + MEMBER_ROWS + other_batches(chain, latest).len().min(4);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
@@ -42,6 +45,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
             seconds(chain.limits.member_timeout_ms)
         ));
     }
+    title.push_str(&selection.title_words(["", ""]));
     let block = block(PaneId::Pattern, &title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -49,8 +53,23 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         return;
     }
     let now = seen.now_ms;
-    let batch: Vec<&MemberView> = chain.latest_batch().collect();
-    let earlier = earlier_batches(chain);
+    let latest: Vec<&MemberView> = chain.latest_batch().collect();
+    // The cards are the selected call's turn: the latest while following.
+    let shown = list::members(chain);
+    let selected = selection.item(&shown);
+    let turn = selected.map(|i| chain.members[i].turn);
+    let first_of_batch = chain
+        .members
+        .iter()
+        .position(|m| Some(m.turn) == turn)
+        .unwrap_or(0);
+    let batch: Vec<&MemberView> = chain
+        .members
+        .iter()
+        .filter(|m| Some(m.turn) == turn)
+        .collect();
+    let earlier = other_batches(chain, turn);
+    let query = selection.search.as_deref();
     let earlier_rows = earlier.len().min(usize::from(inner.height) / 4);
     let [top, boxes, bottom] = Layout::vertical([
         Constraint::Length(1),
@@ -59,7 +78,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
     ])
     .areas(inner);
     frame.render_widget(
-        Paragraph::new(coordinator_line(chain, seen, coordinator, &batch)),
+        Paragraph::new(coordinator_line(chain, seen, coordinator, &latest)),
         top,
     );
 
@@ -69,24 +88,23 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
             boxes,
         );
     } else {
-        let selected = selection.selected;
-        let first_of_batch = chain.members.len() - batch.len();
         let count = u16::try_from(batch.len()).unwrap_or(u16::MAX);
         if boxes.width / count.max(1) >= MEMBER_MIN_WIDTH && boxes.height >= 3 {
             let columns =
                 Layout::horizontal(vec![Constraint::Ratio(1, u32::from(count)); batch.len()])
                     .split(boxes);
             for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
-                let chosen = focused && selected == first_of_batch + i;
-                draw_member_box(frame, *column, member, now, chosen);
+                let chosen = focused && selected == Some(first_of_batch + i);
+                draw_member_box(frame, *column, member, now, chosen, query);
             }
         } else {
             let lines: Vec<Line> = batch
                 .iter()
                 .enumerate()
                 .map(|(i, m)| {
-                    let mut line = member_row(m, now, usize::from(boxes.width));
-                    if focused && selected == first_of_batch + i {
+                    let line = member_row(m, now, usize::from(boxes.width));
+                    let mut line = search::highlight(line, query);
+                    if focused && selected == Some(first_of_batch + i) {
                         line = line.patch_style(theme::selected());
                     }
                     line
@@ -184,7 +202,15 @@ fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
     }
 }
 
-fn draw_member_box(frame: &mut Frame, area: Rect, member: &MemberView, now: u64, chosen: bool) {
+/// `query` is the search to highlight, if any.
+fn draw_member_box(
+    frame: &mut Frame,
+    area: Rect,
+    member: &MemberView,
+    now: u64,
+    chosen: bool,
+    query: Option<&str>,
+) {
     let (word, style, latency) = member_state(member, now);
     let block = Block::bordered()
         .border_style(if chosen {
@@ -230,6 +256,10 @@ fn draw_member_box(frame: &mut Frame, area: Rect, member: &MemberView, now: u64,
     if let MemberState::Done { reply, .. } = &member.state {
         lines.push(Line::raw(fit(reply, 2000)));
     }
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|line| search::highlight(line, query))
+        .collect();
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
@@ -253,11 +283,11 @@ fn member_row(member: &MemberView, now: u64, width: usize) -> Line<'static> {
     ])
 }
 
-/// One line for each earlier turn's member calls, oldest first.
-fn earlier_batches(chain: &Chain) -> Vec<String> {
-    let latest = chain.members.last().map(|m| m.turn);
+/// One line for each other turn's member calls than `shown`'s, oldest
+/// first.
+fn other_batches(chain: &Chain, shown: Option<u32>) -> Vec<String> {
     let mut lines: Vec<(u32, Vec<String>)> = Vec::new();
-    for member in chain.members.iter().filter(|m| Some(m.turn) != latest) {
+    for member in chain.members.iter().filter(|m| Some(m.turn) != shown) {
         let (word, _, latency) = member_state(member, 0);
         let glyph = word.split(' ').next().unwrap_or("");
         let entry = format!("{} {glyph} {}", member.member, seconds(latency));

@@ -4,6 +4,7 @@
 //! swarm's chain (`swarm`) or as a coordinator with its members side by
 //! side (`members`).
 
+mod list;
 mod members;
 pub mod state;
 mod swarm;
@@ -11,7 +12,7 @@ mod swarm;
 use super::unit::{Seen, Unit};
 use crate::bus::{Decision, RunStarted, RunStatus};
 use crate::tui::keymap::Action;
-use crate::tui::selection::ListView;
+use crate::tui::selection::{Find, ListView};
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::{theme, widgets};
@@ -39,8 +40,27 @@ impl Unit for SwarmUnit {
         "turn"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain) {
-        selection.navigate(action, chain.handoffs.len());
+    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain, page: usize) {
+        let rows = swarm::list_rows(page);
+        selection.navigate(action, &list::handoffs(chain), rows, &[]);
+    }
+
+    fn find(
+        &self,
+        selection: &mut ListView,
+        query: &str,
+        how: Find,
+        chain: &Chain,
+        page: usize,
+    ) -> bool {
+        let rows = swarm::list_rows(page);
+        selection.find(query, how, &list::handoffs(chain), rows, |i| {
+            list::handoff_text(&chain.handoffs[i])
+        })
+    }
+
+    fn query(&self, selection: &ListView) -> Option<String> {
+        selection.search.clone()
     }
 
     fn wanted_height(&self, chain: &Chain) -> u16 {
@@ -53,7 +73,9 @@ impl Unit for SwarmUnit {
 
     /// The selected transfer.
     fn details(&self, chain: &Chain, selection: &ListView) -> Option<Value> {
-        let h = chain.handoffs.get(selection.row(chain.handoffs.len()))?;
+        let h = chain
+            .handoffs
+            .get(selection.item(&list::handoffs(chain))?)?;
         Some(json!({
             "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
             "reason": h.rejected, "handoffs": h.counted, "window": h.window,
@@ -99,8 +121,25 @@ impl Unit for CoordinatorUnit {
         "turn"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain) {
-        selection.navigate(action, chain.members.len());
+    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain, page: usize) {
+        selection.navigate(action, &list::members(chain), page, &[]);
+    }
+
+    fn find(
+        &self,
+        selection: &mut ListView,
+        query: &str,
+        how: Find,
+        chain: &Chain,
+        page: usize,
+    ) -> bool {
+        selection.find(query, how, &list::members(chain), page, |i| {
+            list::member_text(&chain.members[i])
+        })
+    }
+
+    fn query(&self, selection: &ListView) -> Option<String> {
+        selection.search.clone()
     }
 
     fn wanted_height(&self, chain: &Chain) -> u16 {
@@ -113,7 +152,7 @@ impl Unit for CoordinatorUnit {
 
     /// The selected member call.
     fn details(&self, chain: &Chain, selection: &ListView) -> Option<Value> {
-        let m = chain.members.get(selection.row(chain.members.len()))?;
+        let m = chain.members.get(selection.item(&list::members(chain))?)?;
         let (status, latency_ms, reply, reason) = match &m.state {
             MemberState::Running => ("running", None, None, None),
             MemberState::Done { latency_ms, reply } => {

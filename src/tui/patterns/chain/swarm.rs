@@ -4,10 +4,12 @@
 //! transfer asked for, refused ones drawn as dead ends with their reason.
 //! Draws and changes nothing.
 
+use super::list;
 use super::state::{Chain, HandoffView};
 use crate::bus::RunStatus;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
+use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
@@ -24,13 +26,20 @@ pub(super) fn wanted_height(chain: &Chain) -> u16 {
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
+/// Rows of the transfers in a pane `height` rows tall inside its border,
+/// about: the chain, the holder and the window take the rest.
+pub(super) fn list_rows(height: usize) -> usize {
+    height.saturating_sub(3).max(1)
+}
+
 pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
     let focused = seen.focused;
-    let title = format!(
+    let mut title = format!(
         "Swarm chain · handoffs {} · LLM calls {}",
         of_limit(chain.counted, u64::from(chain.limits.max_handoffs)),
         of_limit(chain.llm_calls, chain.limits.max_llm_calls)
     );
+    title.push_str(&selection.title_words(["", ""]));
     let block = block(PaneId::Pattern, &title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -47,17 +56,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
             lines.push(Line::styled("No transfer asked for yet.", theme::dim()));
         }
     } else if rows > 0 {
-        let selected = selection.row(chain.handoffs.len());
-        let first = if focused {
-            (selected + 1).saturating_sub(rows)
-        } else {
-            chain.handoffs.len().saturating_sub(rows)
-        };
+        let shown = list::handoffs(chain);
+        let selected = selection.item(&shown);
+        let first = selection.first(&shown, rows);
         let from_w = name_width(chain.handoffs.iter().map(|h| h.from.as_str()));
         let to_w = name_width(chain.handoffs.iter().map(|h| h.to.as_str()));
         for (i, handoff) in chain.handoffs.iter().enumerate().skip(first).take(rows) {
-            let mut line = handoff_row(i + 1, handoff, from_w, to_w, width);
-            if focused && i == selected {
+            let line = handoff_row(i + 1, handoff, from_w, to_w, width);
+            let mut line = search::highlight(line, selection.search.as_deref());
+            if focused && Some(i) == selected {
                 line = line.patch_style(theme::selected());
             }
             lines.push(line);

@@ -9,7 +9,7 @@ mod view;
 use super::unit::{Seen, Unit};
 use crate::bus::{Decision, RunStarted, RunStatus};
 use crate::tui::keymap::Action;
-use crate::tui::selection::ListView;
+use crate::tui::selection::{Find, ListView, Shown};
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -34,8 +34,31 @@ impl Unit for ResearchUnit {
         "step"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, research: &Research) {
-        selection.navigate(action, research.notes.len());
+    fn navigate(&self, selection: &mut ListView, action: Action, research: &Research, page: usize) {
+        let rows = view::notes_rows(research, page);
+        selection.navigate(action, &notes(research), rows, &[]);
+    }
+
+    fn find(
+        &self,
+        selection: &mut ListView,
+        query: &str,
+        how: Find,
+        research: &Research,
+        page: usize,
+    ) -> bool {
+        let rows = view::notes_rows(research, page);
+        selection.find(query, how, &notes(research), rows, |i| {
+            let note = &research.notes[i];
+            format!(
+                "{} {} {} {}",
+                note.id, note.domain, note.published_at, note.claim
+            )
+        })
+    }
+
+    fn query(&self, selection: &ListView) -> Option<String> {
+        selection.search.clone()
     }
 
     fn wanted_height(&self, research: &Research) -> u16 {
@@ -56,7 +79,7 @@ impl Unit for ResearchUnit {
     /// The selected note, with its provenance and whether the answer
     /// cites it.
     fn details(&self, research: &Research, selection: &ListView) -> Option<Value> {
-        let note = research.notes.get(selection.row(research.notes.len()))?;
+        let note = research.notes.get(selection.item(&notes(research))?)?;
         Some(json!({
             "id": note.id, "claim": note.claim, "quote": note.quote, "url": note.url,
             "title": note.title, "published_at": note.published_at,
@@ -128,4 +151,10 @@ impl Unit for ResearchUnit {
     fn later(&self) -> &'static str {
         "The grounded answer and its sources appear here when the run ends."
     }
+}
+
+/// The notes in the order taken, following the newest.
+pub(super) fn notes(research: &Research) -> Shown {
+    let len = research.notes.len();
+    Shown::all(len, len.checked_sub(1))
 }

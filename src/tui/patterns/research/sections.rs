@@ -4,6 +4,8 @@
 
 use super::state::{NoteView, Research, SourceStatus, SourceView};
 use crate::tui::patterns::unit::Seen;
+use crate::tui::search;
+use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use ratatui::Frame;
@@ -111,7 +113,7 @@ pub(super) fn notes(
     research: &Research,
     rows: usize,
     look: Look,
-    selected: usize,
+    selection: &ListView,
     focused: bool,
 ) -> Vec<Line<'static>> {
     if rows == 0 {
@@ -140,7 +142,9 @@ pub(super) fn notes(
         lines.push(Line::styled("no notes yet", theme::dim()));
     }
     let room = rows - usize::from(look.headings);
-    let first = (selected + 1).saturating_sub(room.max(1));
+    let shown = super::notes(research);
+    let selected = selection.item(&shown);
+    let first = selection.first(&shown, room.max(1));
     let domain_w = research
         .notes
         .iter()
@@ -163,7 +167,8 @@ pub(super) fn notes(
                 width.saturating_sub(domain_w + 3 + 4 + 11 + 1),
             )),
         ]);
-        if i == selected && focused {
+        line = search::highlight(line, selection.search.as_deref());
+        if Some(i) == selected && focused {
             line = line.patch_style(theme::selected());
         }
         lines.push(line);

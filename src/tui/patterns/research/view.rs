@@ -60,7 +60,6 @@ pub(super) fn draw(
         return;
     }
     let width = usize::from(inner.width);
-    let selected = selection.row(research.notes.len());
     let mut head = vec![pipeline(research)];
     if inner.height > 1 {
         head.push(counts(research));
@@ -75,23 +74,12 @@ pub(super) fn draw(
     );
 
     let rest = usize::from(inner.height.saturating_sub(head_rows));
-    let answer_rows = answer_rows(research, width);
-    let listed = research.sources.len().max(1) + research.notes.len().max(1);
-    // Headings only where everything fits with them.
+    let (headings, [notes_rows, sources_rows, answer_rows]) = sections(research, rest, width);
     let look = Look {
         width,
-        headings: rest >= 2 + listed + answer_rows,
+        headings,
         live: seen.live,
     };
-    let heading = usize::from(look.headings);
-    let [notes_rows, sources_rows, answer_rows] = share(
-        rest,
-        [
-            heading + research.notes.len().max(1),
-            heading + research.sources.len().max(1),
-            answer_rows,
-        ],
-    );
     let mut y = inner.y + head_rows;
     let mut next_area = |rows: usize| {
         let rows = u16::try_from(rows).unwrap_or(0);
@@ -111,16 +99,44 @@ pub(super) fn draw(
         sources_area,
     );
     frame.render_widget(
-        Paragraph::new(notes(research, notes_rows, look, selected, focused)),
+        Paragraph::new(notes(research, notes_rows, look, selection, focused)),
         notes_area,
     );
+    let selected = selection.item(&super::notes(research));
     draw_answer(
         frame,
         answer_area,
         research,
         seen,
-        research.notes.get(selected),
+        selected.and_then(|i| research.notes.get(i)),
     );
+}
+
+/// How the `rest` rows under the pipeline and the counts are shared at
+/// `width`: whether headings fit, and the notes', the sources' and the
+/// answer's rows.
+fn sections(research: &Research, rest: usize, width: usize) -> (bool, [usize; 3]) {
+    let answer_rows = answer_rows(research, width);
+    let listed = research.sources.len().max(1) + research.notes.len().max(1);
+    // Headings only where everything fits with them.
+    let headings = rest >= 2 + listed + answer_rows;
+    let heading = usize::from(headings);
+    let rows = share(
+        rest,
+        [
+            heading + research.notes.len().max(1),
+            heading + research.sources.len().max(1),
+            answer_rows,
+        ],
+    );
+    (headings, rows)
+}
+
+/// Rows of notes in a pane `height` rows tall inside its border (at a
+/// usual width: the answer's rows depend on it).
+pub(super) fn notes_rows(research: &Research, height: usize) -> usize {
+    let (headings, [notes, ..]) = sections(research, height.saturating_sub(2), 80);
+    notes.saturating_sub(usize::from(headings)).max(1)
 }
 
 /// Split `rows` between sections that want `wants` rows, in priority

@@ -3,12 +3,16 @@
 //! contribution until moved, the keys that move it across rounds, and its
 //! drawing (`view`).
 
+mod selection;
 pub mod state;
 mod view;
+
+pub use selection::TableView;
 
 use super::unit::{Seen, Unit};
 use crate::bus::RunStarted;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
+use crate::tui::selection::Find;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::{theme, widgets};
@@ -36,8 +40,23 @@ impl Unit for RoundTableUnit {
         Some(Scope::Unit(UnitKeys::RoundTable))
     }
 
-    fn navigate(&self, selection: &mut TableView, action: Action, table: &RoundTable) {
-        selection.navigate(action, table);
+    fn navigate(&self, selection: &mut TableView, action: Action, table: &RoundTable, page: usize) {
+        selection.navigate(action, table, view::visible_roles(table, page));
+    }
+
+    fn find(
+        &self,
+        selection: &mut TableView,
+        query: &str,
+        how: Find,
+        table: &RoundTable,
+        _page: usize,
+    ) -> bool {
+        selection.find(query, how, table)
+    }
+
+    fn query(&self, selection: &TableView) -> Option<String> {
+        selection.search.clone()
     }
 
     fn wanted_height(&self, table: &RoundTable) -> u16 {
@@ -91,63 +110,5 @@ impl Unit for RoundTableUnit {
             Span::styled("rounds      ", theme::dim()),
             Span::raw(rounds.to_string()),
         ])]
-    }
-}
-
-/// The round table's selected cell; it follows the newest contribution
-/// until the user moves it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TableView {
-    pub row: usize,
-    pub column: usize,
-    pub follow: bool,
-}
-
-impl Default for TableView {
-    fn default() -> Self {
-        TableView {
-            row: 0,
-            column: 0,
-            follow: true,
-        }
-    }
-}
-
-impl TableView {
-    /// (row, column) of the selected cell.
-    pub fn selection(&self, table: &RoundTable) -> (usize, usize) {
-        if self.follow {
-            let Some(column) = table.rounds.len().checked_sub(1) else {
-                return (0, 0);
-            };
-            let row = table.rounds[column]
-                .cells
-                .iter()
-                .rposition(|c| matches!(c, Some(Cell::Accepted(_) | Cell::Rejected { .. })))
-                .unwrap_or(0);
-            return (row, column);
-        }
-        (
-            self.row.min(table.roles.len().saturating_sub(1)),
-            self.column.min(table.rounds.len().saturating_sub(1)),
-        )
-    }
-
-    fn navigate(&mut self, action: Action, table: &RoundTable) {
-        let (row, column) = self.selection(table);
-        let rows = table.roles.len().saturating_sub(1);
-        let columns = table.rounds.len().saturating_sub(1);
-        let (row, column) = match action {
-            Action::Up => (row.saturating_sub(1), column),
-            Action::Down => ((row + 1).min(rows), column),
-            Action::Left => (row, column.saturating_sub(1)),
-            Action::Right => (row, (column + 1).min(columns)),
-            _ => return,
-        };
-        *self = TableView {
-            row,
-            column,
-            follow: false,
-        };
     }
 }

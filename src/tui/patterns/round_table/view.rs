@@ -7,6 +7,7 @@ use super::state::{Cell, RoundColumn, RoundTable};
 use crate::bus::{Conflict, Stance};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
+use crate::tui::search;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use crate::tui::widgets::block;
@@ -27,6 +28,23 @@ const DETAIL_ROWS: usize = 6;
 pub(super) fn wanted_height(table: &RoundTable) -> u16 {
     let rows = table.roles.len().max(1) + GRID_EXTRA + DETAIL_ROWS + 2;
     u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+/// Rows under the grid for the selected contribution, in a pane `height`
+/// rows tall inside its border.
+fn detail_rows(table: &RoundTable, height: usize) -> usize {
+    let grid_wanted = table.roles.len().max(1) + GRID_EXTRA;
+    if height >= grid_wanted + 2 {
+        DETAIL_ROWS.min(height - grid_wanted)
+    } else {
+        0
+    }
+}
+
+/// How many agents the grid shows in a pane `height` rows tall.
+pub(super) fn visible_roles(table: &RoundTable, height: usize) -> usize {
+    let grid_rows = height.saturating_sub(detail_rows(table, height));
+    grid_rows.saturating_sub(GRID_EXTRA).max(1)
 }
 
 pub(super) fn draw(
@@ -72,15 +90,11 @@ pub(super) fn draw(
         .collect();
 
     let height = usize::from(inner.height);
-    let grid_wanted = table.roles.len().max(1) + GRID_EXTRA;
-    let detail_rows = if height >= grid_wanted + 2 {
-        DETAIL_ROWS.min(height - grid_wanted)
-    } else {
-        0
-    };
+    let detail_rows = detail_rows(table, height);
     let grid_rows = height - detail_rows;
-    let visible_roles = grid_rows.saturating_sub(GRID_EXTRA).max(1);
+    let visible_roles = visible_roles(table, height);
     let first_role = (sel_row + 1).saturating_sub(visible_roles);
+    let query = selection.search.as_deref();
 
     let mut lines = Vec::with_capacity(grid_rows);
     let mut header = vec![Span::styled(pad("agent", name_w), theme::dim())];
@@ -105,7 +119,8 @@ pub(super) fn draw(
         .skip(first_role)
         .take(visible_roles)
     {
-        let mut spans = vec![Span::raw(pad(role, name_w))];
+        let name = search::highlight(Line::raw(pad(role, name_w)), query);
+        let mut spans = name.spans;
         for (col, column) in &columns {
             let mut span = cell_span(column.cells.get(row).and_then(Option::as_ref));
             if row == sel_row && *col == sel_col {
@@ -154,7 +169,13 @@ pub(super) fn draw(
             ..inner
         };
         frame.render_widget(
-            Paragraph::new(detail(table, sel_row, sel_col, width)).wrap(Wrap { trim: false }),
+            Paragraph::new(
+                detail(table, sel_row, sel_col, width)
+                    .into_iter()
+                    .map(|line| search::highlight(line, query))
+                    .collect::<Vec<_>>(),
+            )
+            .wrap(Wrap { trim: false }),
             detail_area,
         );
     }

@@ -2,13 +2,14 @@
 //! its attempts, retries and health (`state`), the selected task, and the
 //! workers pane (`view`).
 
+mod list;
 pub mod state;
 mod view;
 
 use super::unit::{Seen, Unit};
 use crate::bus::{Decision, Health, RunStarted};
-use crate::tui::keymap::Action;
-use crate::tui::selection::ListView;
+use crate::tui::keymap::{Action, Scope, UnitKeys};
+use crate::tui::selection::{Find, ListView};
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::{theme, widgets};
@@ -32,8 +33,31 @@ impl Unit for WorkersUnit {
         "wave"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, workers: &Workers) {
-        selection.navigate(action, workers.tasks.len());
+    fn keys(&self) -> Option<Scope> {
+        Some(Scope::Unit(UnitKeys::Workers))
+    }
+
+    fn navigate(&self, selection: &mut ListView, action: Action, workers: &Workers, page: usize) {
+        let shown = list::shown(workers, selection);
+        selection.navigate(action, &shown, view::list_rows(page), list::SORTS);
+    }
+
+    fn find(
+        &self,
+        selection: &mut ListView,
+        query: &str,
+        how: Find,
+        workers: &Workers,
+        page: usize,
+    ) -> bool {
+        let shown = list::shown(workers, selection);
+        selection.find(query, how, &shown, view::list_rows(page), |i| {
+            list::text(&workers.tasks[i])
+        })
+    }
+
+    fn query(&self, selection: &ListView) -> Option<String> {
+        selection.search.clone()
     }
 
     fn wanted_height(&self, workers: &Workers) -> u16 {
@@ -52,10 +76,8 @@ impl Unit for WorkersUnit {
     }
 
     fn details(&self, workers: &Workers, selection: &ListView) -> Option<Value> {
-        workers
-            .tasks
-            .get(selection.row(workers.tasks.len()))
-            .map(task_json)
+        let item = selection.item(&list::shown(workers, selection))?;
+        workers.tasks.get(item).map(task_json)
     }
 
     fn headline(&self, _workers: &Workers, outcome: &Outcome) -> Line<'static> {

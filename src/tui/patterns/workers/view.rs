@@ -1,12 +1,16 @@
-//! The workers pane: one row per planned task in plan order (id, worker,
-//! critical mark, state, attempt n of max, a gauge of the attempt's elapsed
-//! time against its timeout, the retry countdown, and the stop reason or a
-//! one-line result), a summary line, and the selected task's attempts.
+//! The workers pane: one row per planned task in plan order or as sorted
+//! (id, worker, critical mark, state, attempt n of max, a gauge of the
+//! attempt's elapsed time against its timeout, the retry countdown, and
+//! the stop reason or a one-line result), a summary line, and the selected
+//! task's attempts. The window of rows follows the running tasks until the
+//! user moves the selection.
 
+use super::list::{self, SHOW_WORDS};
 use super::state::{TaskState, TaskView, Workers};
 use crate::bus::Health;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
+use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
@@ -25,6 +29,21 @@ pub(super) fn wanted_height(workers: &Workers) -> u16 {
     u16::try_from(workers.tasks.len().max(1) + 2 + DETAIL_ROWS + 2).unwrap_or(u16::MAX)
 }
 
+/// Rows under the list for the selected task's attempts, in a pane
+/// `height` rows tall inside its border.
+fn detail_rows(height: usize) -> usize {
+    if height > DETAIL_ROWS + 4 {
+        DETAIL_ROWS
+    } else {
+        0
+    }
+}
+
+/// Rows of the list: what the summary line and the attempts leave.
+pub(super) fn list_rows(height: usize) -> usize {
+    height.saturating_sub(1 + detail_rows(height)).max(1)
+}
+
 pub(super) fn draw(
     frame: &mut Frame,
     area: Rect,
@@ -34,11 +53,17 @@ pub(super) fn draw(
 ) {
     let focused = seen.focused;
     let (queued, running, retrying, done, failed) = workers.counts();
-    let block = block(
-        PaneId::Pattern,
-        &format!("Workers · {} tasks", workers.tasks.len()),
-        focused,
-    );
+    let shown = list::shown(workers, selection);
+    let height = usize::from(area.height.saturating_sub(2));
+    let list_rows = list_rows(height);
+    let first = selection.first(&shown, list_rows);
+    let mut title = format!("Workers · {} tasks", workers.tasks.len());
+    if shown.len() > list_rows {
+        let last = (first + list_rows).min(shown.len());
+        title.push_str(&format!(" · {}–{last} of {}", first + 1, shown.len()));
+    }
+    title.push_str(&selection.title_words(SHOW_WORDS));
+    let block = block(PaneId::Pattern, &title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
@@ -46,7 +71,6 @@ pub(super) fn draw(
     }
     let now = seen.now_ms;
     let width = usize::from(inner.width);
-    let height = usize::from(inner.height);
 
     let mut summary = vec![
         Span::styled(
@@ -89,21 +113,22 @@ pub(super) fn draw(
         ));
     } else if workers.tasks.is_empty() {
         lines.push(Line::styled("Waiting for the plan…", theme::dim()));
+    } else if shown.is_empty() {
+        lines.push(Line::styled(
+            "No task is in that state now (v shows all).",
+            theme::dim(),
+        ));
     }
 
-    let selected = selection.row(workers.tasks.len());
-    let detail_rows = if height > DETAIL_ROWS + 4 {
-        DETAIL_ROWS
-    } else {
-        0
-    };
-    let list_rows = height.saturating_sub(1 + detail_rows).max(1);
-    let first = (selected + 1).saturating_sub(list_rows);
+    let selected = selection.item(&shown);
+    let detail_rows = detail_rows(usize::from(inner.height));
     let id_w = column_width(workers.tasks.iter().map(|t| t.id.as_str()), 4, 14);
     let worker_w = column_width(workers.tasks.iter().map(|t| t.worker.as_str()), 6, 20);
-    for (i, task) in workers.tasks.iter().enumerate().skip(first).take(list_rows) {
-        let mut line = row(task, now, id_w, worker_w, width);
-        if i == selected && focused {
+    let query = selection.search.as_deref();
+    for item in shown.order.iter().copied().skip(first).take(list_rows) {
+        let task = &workers.tasks[item];
+        let mut line = search::highlight(row(task, now, id_w, worker_w, width), query);
+        if Some(item) == selected && focused {
             line = line.patch_style(theme::selected());
         }
         lines.push(line);
@@ -120,7 +145,7 @@ pub(super) fn draw(
     );
 
     if detail_rows > 0
-        && let Some(task) = workers.tasks.get(selected)
+        && let Some(task) = selected.and_then(|i| workers.tasks.get(i))
     {
         let detail_area = Rect {
             y: inner.y + inner.height - u16::try_from(detail_rows).unwrap_or(0),
@@ -143,12 +168,13 @@ fn column_width<'a>(names: impl Iterator<Item = &'a str>, min: usize, max: usize
 }
 
 fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) -> Line<'static> {
-    let (word, style) = match &task.state {
-        TaskState::Planned | TaskState::Queued => ("queued", theme::dim()),
-        TaskState::Running { .. } => ("running", Style::default().fg(theme::ACCENT)),
-        TaskState::Retrying { .. } => ("retrying", Style::default().fg(theme::CAUTION)),
-        TaskState::Done => ("done", Style::default().fg(theme::GO)),
-        TaskState::Failed { .. } => ("failed", theme::error()),
+    let word = list::word(&task.state);
+    let style = match &task.state {
+        TaskState::Planned | TaskState::Queued => theme::dim(),
+        TaskState::Running { .. } => Style::default().fg(theme::ACCENT),
+        TaskState::Retrying { .. } => Style::default().fg(theme::CAUTION),
+        TaskState::Done => Style::default().fg(theme::GO),
+        TaskState::Failed { .. } => theme::error(),
     };
     let attempt = task.attempts.last().map_or(0, |a| a.attempt);
     let mut spans = vec![

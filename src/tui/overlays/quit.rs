@@ -1,0 +1,50 @@
+//! The question before quitting while runs are live: which runs quitting
+//! cancels, and the keys that answer.
+
+use super::frame_box;
+use crate::tui::layout::centered;
+use crate::tui::runs::Runs;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+pub fn draw(frame: &mut Frame, screen: Rect, runs: &Runs) {
+    let live: Vec<String> = runs
+        .iter()
+        .filter(|slot| slot.has_engine() && slot.is_live())
+        .map(|slot| format!("{} {}", slot.state.run, slot.scenario.name))
+        .collect();
+    let height = u16::try_from(live.len().min(6) + 6).unwrap_or(12);
+    let area = centered(screen, 60, height);
+    let inner = frame_box(frame, area, "Quit?", "y quits · any other key stays");
+    let width = usize::from(inner.width);
+    let mut lines = vec![Line::raw(fit(
+        &format!(
+            "{} run{} still running: quitting cancels {} (the recording is closed properly).",
+            live.len(),
+            if live.len() == 1 { " is" } else { "s are" },
+            if live.len() == 1 { "it" } else { "them" }
+        ),
+        width * 2,
+    ))];
+    lines.extend(
+        live.iter()
+            .take(6)
+            .map(|run| Line::styled(format!("  ▶ {}", fit(run, width)), theme::bold())),
+    );
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("y", Style::default().fg(theme::ACCENT)),
+        Span::raw(" quit   "),
+        Span::styled("any other key", Style::default().fg(theme::ACCENT)),
+        Span::raw(" stay"),
+    ]));
+    frame.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
+}
