@@ -149,12 +149,17 @@ async fn a_coordinator_calls_three_members_side_by_side() {
     );
     insta::assert_snapshot!("screen_coordinator_mid_run_80x24", screen(&app, 80, 24));
 
-    // Enter on the pattern pane opens the selected member call.
+    // Enter on the pattern pane opens the selected member call: while
+    // the pane follows, the first member still running.
     app.update(Action::Focus(2));
+    app.update(Action::Details);
+    let shown = screen(&app, 100, 30);
+    assert!(shown.contains("\"member\": \"risk_analyst\""), "{shown}");
+    app.update(Action::Close);
     app.update(Action::Down);
     app.update(Action::Details);
-    let screen = screen(&app, 100, 30);
-    assert!(screen.contains("\"member\": \"risk_analyst\""), "{screen}");
+    let shown = screen(&app, 100, 30);
+    assert!(shown.contains("\"member\": \"legal_reviewer\""), "{shown}");
 
     let app = app_with(&events);
     insta::assert_snapshot!(

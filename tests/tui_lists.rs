@@ -257,3 +257,268 @@ async fn the_workers_list_pages_jumps_sorts_filters_and_searches() {
     press(&mut app, KeyCode::Esc);
     assert!(app.overlay.is_none());
 }
+
+/// Write `events` as a recording at `path`.
+fn record(path: &std::path::Path, events: &[Arc<Event>]) {
+    let lines: Vec<String> = events
+        .iter()
+        .map(|e| serde_json::to_string(&**e).unwrap())
+        .collect();
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// Make `path` look `age_s` seconds old, so recordings list in order.
+fn aged(path: &std::path::Path, age_s: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(age_s);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let outage = full_run("vendor_outage.json").await;
+    record(&dir.path().join("a.jsonl"), &outage);
+    aged(&dir.path().join("a.jsonl"), 30);
+    let deadlock = full_run("loyalty_program_deadlock.json").await;
+    record(&dir.path().join("b.jsonl"), &deadlock);
+    aged(&dir.path().join("b.jsonl"), 20);
+    // A run killed half way: no finish.
+    record(&dir.path().join("c.jsonl"), &deadlock[..deadlock.len() / 2]);
+    aged(&dir.path().join("c.jsonl"), 10);
+
+    let mut app = App::new(
+        Hub::new(16),
+        AppOptions {
+            recordings_dir: Some(dir.path().to_path_buf()),
+            scenarios_dir: dir.path().join("no scenarios here"),
+            ..AppOptions::default()
+        },
+    );
+    press(&mut app, KeyCode::Char('n'));
+    // The recordings' paths differ from run to run: shown by file name.
+    for entry in &mut app.catalog {
+        if let Some(name) = entry
+            .origin
+            .strip_prefix(&format!("{}/", dir.path().display()))
+        {
+            entry.origin = format!("runs/{name}");
+        }
+    }
+    press(&mut app, KeyCode::End);
+    insta::assert_snapshot!("picker_with_recordings_100x30", screen(&mut app, 100, 30));
+
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "loyal");
+    let text = screen(&mut app, 100, 30);
+    insta::assert_snapshot!("picker_filtered_100x30", text);
+    assert!(!text.contains("vendor_outage"), "{text}");
+
+    // Enter keeps the filter; the first match is selected, the newest
+    // recording of the run next; Enter replays it.
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('j'));
+    let effects = app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(
+        effects,
+        vec![conclave::tui::effect::Effect::OpenRecording(
+            dir.path().join("c.jsonl")
+        )],
+    );
+    // v keeps the failed runs; Esc clears the filter, then closes.
+    press(&mut app, KeyCode::Char('v'));
+    press(&mut app, KeyCode::Char('v'));
+    let text = screen(&mut app, 100, 30);
+    assert!(text.contains("failed only"), "{text}");
+    press(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_some(), "the first Esc clears the filter");
+    press(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn esc_clears_the_log_filter_and_the_details_page_search_and_end() {
+    let events = full_run("vendor_outage.json").await;
+    let mut app = app_with(&events);
+    screen(&mut app, 100, 30);
+
+    press(&mut app, KeyCode::Char('3'));
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "breaker");
+    press(&mut app, KeyCode::Enter);
+    let filtered = screen(&mut app, 100, 30);
+    assert!(filtered.contains("matching \"breaker\""), "{filtered}");
+    press(&mut app, KeyCode::Esc);
+    let text = screen(&mut app, 100, 30);
+    assert!(
+        !text.contains("matching"),
+        "Esc cleared the filter:\n{text}"
+    );
+    assert_eq!(app.run().unwrap().ui.log.filter, None);
+
+    // The result's JSON: the end in one key, a search that finds what is
+    // far down, Esc clearing the search and then closing.
+    press(&mut app, KeyCode::Char('4'));
+    press(&mut app, KeyCode::Enter);
+    let top = screen(&mut app, 100, 30);
+    assert!(top.contains("Details · rows 1–"), "{top}");
+    press(&mut app, KeyCode::End);
+    let end = screen(&mut app, 100, 30);
+    let last = app_details(&app).lines().last().unwrap().trim().to_string();
+    assert!(
+        end.contains(&last),
+        "the last line {last:?} is shown:\n{end}"
+    );
+    press(&mut app, KeyCode::Char('g'));
+    press(&mut app, KeyCode::PageDown);
+    let paged = screen(&mut app, 100, 30);
+    assert!(
+        paged.contains("rows 29–56 "),
+        "a page is the 28 rows inside the frame:\n{paged}"
+    );
+
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "degraded");
+    let found = screen(&mut app, 100, 30);
+    assert!(found.contains("\"degraded\""), "{found}");
+    assert!(found.contains("match 1 of"), "{found}");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Esc);
+    assert!(
+        matches!(&app.overlay, Some(Overlay::Details(d)) if d.query.is_empty()),
+        "the first Esc clears the search"
+    );
+    press(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_none());
+}
+
+fn app_details(app: &App) -> String {
+    match &app.overlay {
+        Some(Overlay::Details(details)) => details.text(),
+        _ => panic!("the details are open"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_runs_bar_follows_the_selected_run_past_the_sixth() {
+    let events = full_run("support_swarm.json").await;
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    for run in 1..=12 {
+        let numbered: Vec<Arc<Event>> = events
+            .iter()
+            .map(|e| {
+                Arc::new(Event {
+                    run,
+                    ..(**e).clone()
+                })
+            })
+            .collect();
+        app.add_from_events(&numbered, None).unwrap();
+    }
+    press(&mut app, KeyCode::Char('1'));
+    press(&mut app, KeyCode::Home);
+    let runs_line = |app: &mut App| screen(app, 80, 24).lines().nth(2).unwrap().to_string();
+    let first = runs_line(&mut app);
+    assert!(first.contains(" 1 ✓ support_swarm"), "{first}");
+    assert!(first.ends_with('›'), "more to the right: {first}");
+    for _ in 0..8 {
+        press(&mut app, KeyCode::Right);
+    }
+    assert_eq!(app.runs.selected, 8);
+    let ninth = runs_line(&mut app);
+    assert!(ninth.contains(" 9 ✓ support_swarm"), "{ninth}");
+    assert!(ninth.contains('‹'), "hidden runs to the left: {ninth}");
+    press(&mut app, KeyCode::End);
+    let last = runs_line(&mut app);
+    assert!(last.contains(" 12 ✓ support_swarm"), "{last}");
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "3 ");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.runs.selected, 2, "run 3 found");
+    assert!(runs_line(&mut app).contains(" 3 ✓ support_swarm"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replay_shows_its_pause_and_leaves_the_list_keys_to_the_lists() {
+    let events = full_run("vendor_outage.json").await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("outage.jsonl");
+    record(&file, &events);
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    app.open_replay(&file).unwrap();
+    let runs_line = |app: &mut App| screen(app, 100, 30).lines().nth(2).unwrap().to_string();
+    let paused = runs_line(&mut app);
+    assert!(paused.contains("⏸") && !paused.contains('▶'), "{paused}");
+    press(&mut app, KeyCode::Char(' '));
+    assert!(runs_line(&mut app).contains('▶'), "playing");
+    press(&mut app, KeyCode::Char(' '));
+
+    // The replay's own keys: end, start, step, step back, jump.
+    let seq = |app: &App| app.run().unwrap().replay.as_ref().unwrap().seq();
+    press(&mut app, KeyCode::Char('>'));
+    assert_eq!(seq(&app), events.len() as u64);
+    press(&mut app, KeyCode::Char('<'));
+    assert_eq!(seq(&app), 1);
+    press(&mut app, KeyCode::Char('.'));
+    let stepped = seq(&app);
+    assert!(stepped > 1);
+    press(&mut app, KeyCode::Char(','));
+    assert!(seq(&app) < stepped);
+    press(&mut app, KeyCode::Char(':'));
+    type_text(&mut app, "3");
+    press(&mut app, KeyCode::Enter);
+    let at_wave_3 = seq(&app);
+    assert!(at_wave_3 > 1);
+
+    // g, End, ← and → reach the workers list, not the replay.
+    press(&mut app, KeyCode::Char('>'));
+    screen(&mut app, 100, 30);
+    let tasks: Vec<String> = workers(&app).tasks.iter().map(|t| t.id.clone()).collect();
+    press(&mut app, KeyCode::End);
+    assert_eq!(selected_task(&mut app), tasks[39]);
+    press(&mut app, KeyCode::Char('g'));
+    assert_eq!(selected_task(&mut app), tasks[0]);
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(
+        seq(&app),
+        events.len() as u64,
+        "the replay stayed at its end"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn q_asks_before_cancelling_a_live_run() {
+    use conclave::tui::effect::Effect;
+    let mut app = App::new(
+        Hub::new(1024),
+        AppOptions {
+            start_paused: true,
+            ..AppOptions::default()
+        },
+    );
+    app.launch(common::shipped("checkout_v2_launch.json"), None);
+    assert!(app.live_runs());
+    let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+    assert!(app.key(q).is_empty(), "q asks first");
+    let text = screen(&mut app, 80, 24);
+    assert!(text.contains("Quit?") && text.contains("y quits"), "{text}");
+    press(&mut app, KeyCode::Char('n'));
+    assert!(app.overlay.is_none(), "any other key stays");
+    assert!(app.notice.is_some());
+    assert!(app.key(q).is_empty());
+    assert_eq!(
+        app.key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+        vec![Effect::Quit]
+    );
+    for handle in app.take_handles() {
+        handle.controller.cancel();
+        handle.finish().await.unwrap();
+    }
+    assert!(!app.live_runs() || app.runs.iter().all(|s| !s.has_engine()));
+}

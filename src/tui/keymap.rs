@@ -215,7 +215,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "prev round", scope: ROUNDS },
     Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "next round", scope: ROUNDS },
     Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: WORKERS },
-    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "filter", scope: WORKERS },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "running/failed", scope: WORKERS },
     Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "JSON", scope: Scope::Pane(TABLE) },
@@ -239,7 +239,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::End)], label: "End", action: Action::Bottom, help: "last", scope: TOOLS },
     Binding { keys: &[key('G'), key('F')], label: "G", action: Action::Follow, help: "follow the sick", scope: TOOLS },
     Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: TOOLS },
-    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "filter", scope: TOOLS },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "sick/failed", scope: TOOLS },
     Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: TOOLS },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: TOOLS },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "tool JSON", scope: TOOLS },
@@ -258,7 +258,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "last", scope: PICKER },
     Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "filter", scope: PICKER },
     Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: PICKER },
-    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "filter", scope: PICKER },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "scenarios/failed", scope: PICKER },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "launch", scope: PICKER },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter, close", scope: PICKER },
     Binding { keys: &[key('q')], label: "q", action: Action::Quit, help: "quit", scope: PICKER },
@@ -331,22 +331,25 @@ pub fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> +
     BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
 }
 
-/// Whether the footer lists a key for `action`: focus, run switching and
-/// paging are left to help, so the footer keeps to what a screen needs
-/// most.
-pub fn in_footer(action: Action) -> bool {
-    !matches!(
-        action,
+/// Whether the footer lists `binding`: focus, run switching and paging
+/// are left to help, and so are a pane's moves up and down and its Esc,
+/// so the footer keeps to what a screen needs most (an overlay's keys are
+/// all listed: they are all there is).
+pub fn in_footer(binding: &Binding) -> bool {
+    let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
+    match binding.action {
         Action::Focus(_)
-            | Action::PrevRun
-            | Action::NextRun
-            | Action::FocusPrev
-            | Action::FocusNext
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom
-    )
+        | Action::PrevRun
+        | Action::NextRun
+        | Action::FocusPrev
+        | Action::FocusNext
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom => false,
+        Action::Up | Action::Down | Action::Close => !pane,
+        _ => true,
+    }
 }
 
 #[cfg(test)]

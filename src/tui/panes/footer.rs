@@ -45,7 +45,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             // Focus, run switching and paging are listed in help; the
             // footer keeps to what a run's screen needs most.
-            if !keymap::in_footer(binding.action) {
+            if !keymap::in_footer(binding) {
                 continue;
             }
             let available = app.unavailable(binding.action).is_none();
