@@ -225,3 +225,52 @@ fn a_swarm_steps_turn_by_turn_and_its_chain_grows_on_screen() {
     session.press("q");
     assert!(session.wait_exit().success());
 }
+
+#[test]
+fn a_list_is_searched_with_slash_and_q_asks_while_a_run_is_live() {
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(
+        &["tui", "scenarios/vendor_outage.json", "--paused"],
+        home.path(),
+    );
+    session.wait_text("PAUSED BEFORE");
+    session.wait_text("kr-enrich");
+
+    // `/` searches the workers list: the selection moves to the first
+    // match as it is typed, Enter keeps it, and Enter opens that task.
+    session.press("/jp-en");
+    session.wait_text("Tab/↓ next match");
+    session.press("\r");
+    session.wait_text("G follows");
+    session.press("\r");
+    session.wait_text("\"task\": \"jp-enrich\"");
+    // In the details, `/` searches too, and Esc clears, then closes.
+    session.press("/worker");
+    session.wait_text("match 1 of");
+    session.press("\r\x1b");
+    session.wait_for("the search to clear", |t| !t.contains("match 1 of"));
+    session.press("\x1b");
+    session.wait_for("the details to close", |t| {
+        !t.contains("\"task\": \"jp-enrich\"")
+    });
+
+    // The run is live: q asks, any other key stays, y quits.
+    session.press("q");
+    session.wait_text("y quits");
+    session.press("x");
+    session.wait_text("not quitting");
+    session.press("q");
+    session.wait_text("y quits");
+    session.press("y");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+    let files = recordings(home.path());
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .contains("\"stop_reason\":\"cancelled\""),
+        "quitting cancelled the run and closed its recording"
+    );
+}

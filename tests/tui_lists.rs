@@ -522,3 +522,71 @@ async fn q_asks_before_cancelling_a_live_run() {
     }
     assert!(!app.live_runs() || app.runs.iter().all(|s| !s.has_engine()));
 }
+
+/// The rows of the resilience strip under its title.
+fn tool_rows(text: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("[5] Resilience"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('┌'))
+        .map(String::from)
+        .collect()
+}
+
+fn selected_tool(app: &mut App) -> String {
+    app.update(Action::Details);
+    let details: serde_json::Value = serde_json::from_str(&app_details(app)).unwrap();
+    app.update(Action::Close);
+    details["tool"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_tools_list_follows_the_sick_sorts_filters_and_searches() {
+    let events = full_run("vendor_outage.json").await;
+    let mut app = app_with(&until(&events, 3_000));
+    press(&mut app, KeyCode::Char('5'));
+    screen(&mut app, 100, 30);
+    assert_eq!(
+        selected_tool(&mut app),
+        "enrichment_worker",
+        "its breaker is open"
+    );
+
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Char('o'));
+    }
+    let text = screen(&mut app, 100, 30);
+    assert!(
+        text.contains("Resilience · 3 tools · sort attempts"),
+        "{text}"
+    );
+    let rows = tool_rows(&text);
+    assert!(
+        rows[0].starts_with("orders_worker"),
+        "the most calls first: {rows:#?}"
+    );
+    assert_eq!(
+        selected_tool(&mut app),
+        "enrichment_worker",
+        "still followed"
+    );
+
+    press(&mut app, KeyCode::Char('v'));
+    let text = screen(&mut app, 100, 30);
+    assert!(text.contains("sick only"), "{text}");
+    let rows = tool_rows(&text);
+    assert!(
+        rows.iter()
+            .all(|r| !r.starts_with("orders_worker") && !r.starts_with("model")),
+        "{rows:#?}"
+    );
+
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "model");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected_tool(&mut app), "model");
+    assert!(screen(&mut app, 100, 30).contains("G follows"));
+    press(&mut app, KeyCode::Char('G'));
+    assert_eq!(selected_tool(&mut app), "enrichment_worker");
+}

@@ -50,6 +50,17 @@ pub fn highlight(line: Line<'static>, query: Option<&str>) -> Line<'static> {
     }
 }
 
+/// A list's row: its matches of `query` highlighted, and reversed when it
+/// is the selected row of the focused list.
+pub fn mark(line: Line<'static>, query: Option<&str>, selected: bool) -> Line<'static> {
+    let line = highlight(line, query);
+    if selected {
+        line.patch_style(theme::selected())
+    } else {
+        line
+    }
+}
+
 /// `line` with the characters in `ranges` (sorted, not overlapping)
 /// patched with `style`.
 pub fn restyle(line: Line<'static>, ranges: &[Range<usize>], style: Style) -> Line<'static> {

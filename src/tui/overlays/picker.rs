@@ -180,11 +180,7 @@ pub fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerVie
                 Span::styled(format!("  {}", pad(&entry.kind(), 14)), theme::dim()),
                 Span::styled(fit(&entry.state(), state_w), style),
             ]);
-            let mut line = search::highlight(line, query);
-            if Some(i) == selected {
-                line = line.patch_style(theme::selected());
-            }
-            line
+            search::mark(line, query, Some(i) == selected)
         })
         .collect();
     if entries.is_empty() {

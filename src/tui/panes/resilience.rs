@@ -111,13 +111,9 @@ pub fn draw(
             1 => vec![look.compact(tool)],
             n => look.detailed(tool, n == 3),
         };
+        let chosen = focused && Some(i) == selected;
         for row in &mut rows {
-            *row = search::highlight(std::mem::take(row), selection.search.as_deref());
-        }
-        if focused && Some(i) == selected {
-            for row in &mut rows {
-                *row = std::mem::take(row).patch_style(theme::selected());
-            }
+            *row = search::mark(std::mem::take(row), selection.search.as_deref(), chosen);
         }
         lines.extend(rows);
     }

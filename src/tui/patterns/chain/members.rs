@@ -103,11 +103,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
                 .enumerate()
                 .map(|(i, m)| {
                     let line = member_row(m, now, usize::from(boxes.width));
-                    let mut line = search::highlight(line, query);
-                    if focused && selected == Some(first_of_batch + i) {
-                        line = line.patch_style(theme::selected());
-                    }
-                    line
+                    let chosen = focused && selected == Some(first_of_batch + i);
+                    search::mark(line, query, chosen)
                 })
                 .collect();
             frame.render_widget(Paragraph::new(lines), boxes);

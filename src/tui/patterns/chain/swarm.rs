@@ -63,11 +63,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         let to_w = name_width(chain.handoffs.iter().map(|h| h.to.as_str()));
         for (i, handoff) in chain.handoffs.iter().enumerate().skip(first).take(rows) {
             let line = handoff_row(i + 1, handoff, from_w, to_w, width);
-            let mut line = search::highlight(line, selection.search.as_deref());
-            if focused && Some(i) == selected {
-                line = line.patch_style(theme::selected());
-            }
-            lines.push(line);
+            let chosen = focused && Some(i) == selected;
+            lines.push(search::mark(line, selection.search.as_deref(), chosen));
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);

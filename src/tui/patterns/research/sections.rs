@@ -154,7 +154,7 @@ pub(super) fn notes(
         .min(28);
     for (i, note) in research.notes.iter().enumerate().skip(first).take(room) {
         let cited = research.cited.contains(&note.id);
-        let mut line = Line::from(vec![
+        let line = Line::from(vec![
             Span::styled(
                 if cited { "★ " } else { "  " },
                 Style::default().fg(theme::CAUTION),
@@ -167,11 +167,8 @@ pub(super) fn notes(
                 width.saturating_sub(domain_w + 3 + 4 + 11 + 1),
             )),
         ]);
-        line = search::highlight(line, selection.search.as_deref());
-        if Some(i) == selected && focused {
-            line = line.patch_style(theme::selected());
-        }
-        lines.push(line);
+        let chosen = Some(i) == selected && focused;
+        lines.push(search::mark(line, selection.search.as_deref(), chosen));
     }
     lines
 }

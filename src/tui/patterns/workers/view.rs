@@ -127,11 +127,8 @@ pub(super) fn draw(
     let query = selection.search.as_deref();
     for item in shown.order.iter().copied().skip(first).take(list_rows) {
         let task = &workers.tasks[item];
-        let mut line = search::highlight(row(task, now, id_w, worker_w, width), query);
-        if Some(item) == selected && focused {
-            line = line.patch_style(theme::selected());
-        }
-        lines.push(line);
+        let line = row(task, now, id_w, worker_w, width);
+        lines.push(search::mark(line, query, Some(item) == selected && focused));
     }
     let list_height = u16::try_from(lines.len())
         .unwrap_or(inner.height)
