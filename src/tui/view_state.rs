@@ -253,7 +253,7 @@ impl LogView {
             Action::PageDown => self.offset.saturating_sub(page),
             Action::Top => last,
             Action::Follow | Action::Bottom => 0,
-            Action::Close => {
+            Action::Close if self.filter.is_some() => {
                 self.set_filter(None, state);
                 0
             }
