@@ -177,16 +177,7 @@ impl Provider {
     pub async fn complete(&self, request: &ModelRequest) -> Result<Completion, ProviderError> {
         match self {
             Provider::Sim(sim) => sim.complete(request).await.map(Completion::from),
-            Provider::OpenAi(http) => {
-                let answer = http.complete(request).await?;
-                Ok(Completion {
-                    output: answer.output,
-                    usage: answer.usage.map(|u| crate::bus::TokenUsage {
-                        input: u.input,
-                        output: u.output,
-                    }),
-                })
-            }
+            Provider::OpenAi(http) => Ok(http.complete(request).await?),
         }
     }
 

@@ -20,7 +20,8 @@ pub use config::{
 
 use super::http::{self, BodyError};
 use super::prompts::{PromptError, Prompts, SystemPrompt};
-use super::{ModelOutput, ModelRequest};
+use super::{Completion, ModelOutput, ModelRequest};
+use crate::bus::TokenUsage;
 use crate::scenario::Scenario;
 use crate::secrets;
 use serde_json::{Value, json};
@@ -81,20 +82,6 @@ impl OpenAiError {
                 | OpenAiError::Server { .. }
         )
     }
-}
-
-/// Tokens a call used, as the endpoint counted them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
-    pub input: u64,
-    pub output: u64,
-}
-
-/// One answer: the model's text and what it cost.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Completion {
-    pub output: ModelOutput,
-    pub usage: Option<Usage>,
 }
 
 #[derive(Debug)]
@@ -280,7 +267,7 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
             )));
         }
     };
-    let usage = body.get("usage").map(|u| Usage {
+    let usage = body.get("usage").map(|u| TokenUsage {
         input: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
         output: u
             .get("completion_tokens")

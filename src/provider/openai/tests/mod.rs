@@ -102,7 +102,7 @@ async fn a_completion_carries_the_text_and_the_tokens() {
     );
     assert_eq!(
         answer.usage,
-        Some(Usage {
+        Some(TokenUsage {
             input: 120,
             output: 30
         })
