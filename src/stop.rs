@@ -5,8 +5,8 @@
 mod contracts;
 mod research;
 
-pub use contracts::{ContributionError, PlanError};
-pub use research::{AnswerError, NotesError, StepError};
+pub(crate) use contracts::{ContributionError, PlanError};
+pub(crate) use research::{AnswerError, NotesError, StepError};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -127,7 +127,7 @@ pub enum StopReason {
 
 impl StopReason {
     /// Whether the run stopped because a model call failed.
-    pub fn is_model_failure(&self) -> bool {
+    pub(crate) fn is_model_failure(&self) -> bool {
         matches!(
             self,
             StopReason::LlmTimeout
@@ -139,14 +139,10 @@ impl StopReason {
         )
     }
 
-    pub fn is_success(&self) -> bool {
-        matches!(self, StopReason::Success)
-    }
-
     /// The gateway failed the call fast, without reaching the tool: an open
     /// breaker, a full bulkhead or an exhausted retry budget (what safe
     /// mode may skip, and what is never retried).
-    pub fn is_fail_fast(&self) -> bool {
+    pub(crate) fn is_fail_fast(&self) -> bool {
         matches!(
             self,
             StopReason::CircuitOpen { .. }

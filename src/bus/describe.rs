@@ -5,7 +5,7 @@ use crate::bus::{CallOutcome, EventKind, ResearchPhase, RunStatus, TaskStatus};
 use crate::sanitize::clean;
 
 /// The kind of an event as its serde name, e.g. `contribution_accepted`.
-pub fn kind_name(kind: &EventKind) -> &'static str {
+pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
     match kind {
         EventKind::RunStarted(_) => "run_started",
         EventKind::RunFinished { .. } => "run_finished",
@@ -55,7 +55,7 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
 }
 
 /// What happened, in a few words.
-pub fn describe(kind: &EventKind) -> String {
+pub(crate) fn describe(kind: &EventKind) -> String {
     let text = match kind {
         EventKind::RunStarted(started) => format!(
             "{} ({}) seed {}",
@@ -347,7 +347,7 @@ fn attempt_note(attempt: u32) -> String {
 
 /// A run clock reading: `mm:ss.d` under an hour, `h:mm:ss.d` under a day,
 /// `Nd hh:mm:ss.d` beyond (a recording may carry any `t_ms`).
-pub fn clock(ms: u64) -> String {
+pub(crate) fn clock(ms: u64) -> String {
     const MINUTE: u64 = 60_000;
     const HOUR: u64 = 60 * MINUTE;
     const DAY: u64 = 24 * HOUR;

@@ -3,20 +3,20 @@
 //! then the most recent recordings to replay. The shipped scenarios are
 //! built in, so the picker is never empty on a fresh machine.
 
-use crate::scenario::{self, PatternKind, Scenario};
+use crate::scenario::{self, Scenario};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// One entry of the picker.
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Where it comes from, as shown: a path or `built-in`.
-    pub origin: String,
-    pub item: Item,
+    pub(crate) origin: String,
+    pub(crate) item: Item,
 }
 
 #[derive(Clone, Debug)]
-pub enum Item {
+pub(crate) enum Item {
     /// A scenario to launch, or why it cannot be.
     Scenario(Result<Arc<Scenario>, String>),
     /// A recording to replay.
@@ -24,7 +24,7 @@ pub enum Item {
 }
 
 impl Entry {
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         match &self.item {
             Item::Scenario(Ok(s)) => s.title.clone().unwrap_or_else(|| s.name.clone()),
             Item::Scenario(Err(_)) => self.origin.clone(),
@@ -37,15 +37,8 @@ impl Entry {
         }
     }
 
-    pub fn pattern(&self) -> Option<PatternKind> {
-        match &self.item {
-            Item::Scenario(Ok(s)) => Some(s.pattern),
-            _ => None,
-        }
-    }
-
     /// What the entry is, in a word or two.
-    pub fn kind(&self) -> String {
+    pub(crate) fn kind(&self) -> String {
         match &self.item {
             Item::Scenario(Ok(s)) => s.pattern.to_string(),
             Item::Scenario(Err(_)) => "invalid".to_string(),
@@ -55,7 +48,7 @@ impl Entry {
 }
 
 /// The `limit` most recent recordings in `dir`, newest first.
-pub fn recordings(dir: &Path, limit: usize) -> Vec<Entry> {
+pub(crate) fn recordings(dir: &Path, limit: usize) -> Vec<Entry> {
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -80,7 +73,7 @@ include!(concat!(env!("OUT_DIR"), "/built_in_scenarios.rs"));
 
 /// The entries of `dir`, sorted by file name, or the built-in scenarios when
 /// the folder has none.
-pub fn load(dir: &Path) -> Vec<Entry> {
+pub(crate) fn load(dir: &Path) -> Vec<Entry> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -106,7 +99,7 @@ pub fn load(dir: &Path) -> Vec<Entry> {
         .collect()
 }
 
-pub fn built_in() -> Vec<Entry> {
+pub(crate) fn built_in() -> Vec<Entry> {
     BUILT_IN
         .iter()
         .map(|(name, text)| Entry {
@@ -121,7 +114,7 @@ pub fn built_in() -> Vec<Entry> {
 }
 
 /// The entry to select first: the checkout launch when present.
-pub fn default_index(entries: &[Entry]) -> usize {
+pub(crate) fn default_index(entries: &[Entry]) -> usize {
     entries
         .iter()
         .position(|e| matches!(&e.item, Item::Scenario(Ok(s)) if s.name == "checkout_v2_launch"))

@@ -69,7 +69,7 @@ pub enum PaneId {
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 5] = [
+    pub(crate) const ALL: [PaneId; 5] = [
         PaneId::Runs,
         PaneId::Pattern,
         PaneId::Log,
@@ -77,7 +77,7 @@ impl PaneId {
         PaneId::Resilience,
     ];
 
-    pub fn number(self) -> u8 {
+    pub(crate) fn number(self) -> u8 {
         match self {
             PaneId::Runs => 1,
             PaneId::Pattern => 2,
@@ -87,7 +87,7 @@ impl PaneId {
         }
     }
 
-    pub fn from_number(n: u8) -> Option<PaneId> {
+    pub(crate) fn from_number(n: u8) -> Option<PaneId> {
         PaneId::ALL.into_iter().find(|p| p.number() == n)
     }
 }
@@ -113,20 +113,20 @@ pub enum OverlayKind {
 
 /// One entry of the key table.
 #[derive(Clone, Copy, Debug)]
-pub struct Binding {
-    pub keys: &'static [Key],
+pub(crate) struct Binding {
+    pub(crate) keys: &'static [Key],
     /// How the keys are written in the footer and in help.
-    pub label: &'static str,
-    pub action: Action,
-    pub help: &'static str,
-    pub scope: Scope,
+    pub(crate) label: &'static str,
+    pub(crate) action: Action,
+    pub(crate) help: &'static str,
+    pub(crate) scope: Scope,
 }
 
 /// A key with the modifiers it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Key {
-    pub code: KeyCode,
-    pub mods: KeyModifiers,
+pub(crate) struct Key {
+    pub(crate) code: KeyCode,
+    pub(crate) mods: KeyModifiers,
 }
 
 const fn key(c: char) -> Key {
@@ -154,7 +154,7 @@ const TABLE: PaneId = PaneId::Pattern;
 const ROUNDS: Scope = Scope::Unit(UnitKeys::RoundTable);
 
 #[rustfmt::skip]
-pub const BINDINGS: &[Binding] = &[
+pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: Scope::Everywhere },
     Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Everywhere },
     Binding { keys: &[key('n')], label: "n", action: Action::NewRun, help: "new run", scope: Scope::Everywhere },
@@ -239,12 +239,12 @@ impl Key {
 }
 
 /// The action `event` asks for in `scope`, if any.
-pub fn lookup(scope: Scope, event: &KeyEvent) -> Option<Action> {
+pub(crate) fn lookup(scope: Scope, event: &KeyEvent) -> Option<Action> {
     lookup_in(&[scope], event)
 }
 
 /// The action `event` asks for in the first of `scopes` that binds it.
-pub fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
+pub(crate) fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
     scopes.iter().find_map(|scope| {
         BINDINGS
             .iter()
@@ -254,12 +254,12 @@ pub fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
 }
 
 /// The bindings of one scope, in table order.
-pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
+pub(crate) fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     BINDINGS.iter().filter(move |b| b.scope == scope)
 }
 
 /// The bindings of several scopes together, in table order.
-pub fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
+pub(crate) fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
     BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
 }
 

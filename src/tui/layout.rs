@@ -8,16 +8,16 @@ use super::keymap::PaneId;
 use ratatui::layout::{Constraint, Layout, Rect};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Areas {
-    pub header: Rect,
-    pub runs: Rect,
-    pub pattern: Rect,
-    pub resilience: Rect,
-    pub log: Rect,
-    pub result: Rect,
+pub(crate) struct Areas {
+    pub(crate) header: Rect,
+    pub(crate) runs: Rect,
+    pub(crate) pattern: Rect,
+    pub(crate) resilience: Rect,
+    pub(crate) log: Rect,
+    pub(crate) result: Rect,
     /// The replay timeline (empty for a live run).
-    pub timeline: Rect,
-    pub footer: Rect,
+    pub(crate) timeline: Rect,
+    pub(crate) footer: Rect,
 }
 
 /// Wide enough to put the result beside the pattern pane.
@@ -27,7 +27,7 @@ impl Areas {
     /// `pattern_rows` is how tall the pattern pane would like to be;
     /// `strip_rows` how tall the resilience strip would (a title row and a
     /// row per tool); `timeline` asks for the replay's timeline row.
-    pub fn compute(area: Rect, pattern_rows: u16, strip_rows: u16, timeline: bool) -> Areas {
+    pub(crate) fn compute(area: Rect, pattern_rows: u16, strip_rows: u16, timeline: bool) -> Areas {
         let header_rows = match area.height {
             0..=2 => 0,
             3..=11 => 1,
@@ -87,7 +87,7 @@ impl Areas {
         }
     }
 
-    pub fn pane(&self, pane: PaneId) -> Rect {
+    pub(crate) fn pane(&self, pane: PaneId) -> Rect {
         match pane {
             PaneId::Runs => self.runs,
             PaneId::Pattern => self.pattern,
@@ -98,7 +98,7 @@ impl Areas {
     }
 
     /// The pane under a mouse position.
-    pub fn pane_at(&self, x: u16, y: u16) -> Option<PaneId> {
+    pub(crate) fn pane_at(&self, x: u16, y: u16) -> Option<PaneId> {
         PaneId::ALL
             .into_iter()
             .find(|p| self.pane(*p).contains(ratatui::layout::Position { x, y }))
@@ -106,7 +106,7 @@ impl Areas {
 }
 
 /// A centred rectangle of at most `width` × `height` inside `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
     let height = height.min(area.height);
     Rect {

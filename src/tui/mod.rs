@@ -4,26 +4,26 @@
 //! a second, and not at all while nothing changes.
 
 pub mod app;
-pub mod catalog;
-pub mod effect;
+pub(crate) mod catalog;
+pub(crate) mod effect;
 mod inspect;
 pub mod keymap;
-pub mod layout;
-pub mod overlays;
+pub(crate) mod layout;
+pub(crate) mod overlays;
 pub mod panes;
 pub mod patterns;
-pub mod playback;
+pub(crate) mod playback;
 pub mod replay;
-pub mod runs;
-pub mod selection;
-pub mod slot;
+pub(crate) mod runs;
+pub(crate) mod selection;
+pub(crate) mod slot;
 pub mod state;
-pub mod terminal;
-pub mod text;
-pub mod theme;
+pub(crate) mod terminal;
+pub(crate) mod text;
+pub(crate) mod theme;
 pub mod view;
 pub mod view_state;
-pub mod widgets;
+pub(crate) mod widgets;
 
 use crate::bus::{Delivery, Hub};
 use crate::exit::{Exit, Signal};
@@ -62,7 +62,7 @@ pub struct TuiOptions {
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
 /// `~/.local/state/conclave/runs`.
-pub fn runs_dir() -> Option<PathBuf> {
+pub(crate) fn runs_dir() -> Option<PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

@@ -6,12 +6,12 @@ use super::keymap::Action;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListView {
-    pub selected: usize,
+    pub(crate) selected: usize,
 }
 
 impl ListView {
     /// Move the selection in a list of `rows` rows.
-    pub fn navigate(&mut self, action: Action, rows: usize) {
+    pub(crate) fn navigate(&mut self, action: Action, rows: usize) {
         let last = rows.saturating_sub(1);
         self.selected = match action {
             Action::Up => self.selected.saturating_sub(1),
@@ -26,7 +26,7 @@ impl ListView {
 
     /// The selected row of a list of `rows` rows (the last one when the
     /// list has shrunk under it).
-    pub fn row(&self, rows: usize) -> usize {
+    pub(crate) fn row(&self, rows: usize) -> usize {
         self.selected.min(rows.saturating_sub(1))
     }
 }

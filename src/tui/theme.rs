@@ -4,20 +4,20 @@
 use crate::bus::{BreakerState, Decision, Stance};
 use ratatui::style::{Color, Modifier, Style};
 
-pub const GO: Color = Color::Green;
-pub const CAUTION: Color = Color::Yellow;
-pub const BLOCK: Color = Color::Red;
-pub const ACCENT: Color = Color::Cyan;
+pub(crate) const GO: Color = Color::Green;
+pub(crate) const CAUTION: Color = Color::Yellow;
+pub(crate) const BLOCK: Color = Color::Red;
+pub(crate) const ACCENT: Color = Color::Cyan;
 
-pub fn dim() -> Style {
+pub(crate) fn dim() -> Style {
     Style::default().fg(Color::DarkGray)
 }
 
-pub fn bold() -> Style {
+pub(crate) fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
-pub fn border(focused: bool) -> Style {
+pub(crate) fn border(focused: bool) -> Style {
     if focused {
         Style::default().fg(ACCENT).add_modifier(Modifier::BOLD)
     } else {
@@ -25,7 +25,7 @@ pub fn border(focused: bool) -> Style {
     }
 }
 
-pub fn stance(stance: Stance) -> Style {
+pub(crate) fn stance(stance: Stance) -> Style {
     Style::default().fg(match stance {
         Stance::Go => GO,
         Stance::Caution => CAUTION,
@@ -33,7 +33,7 @@ pub fn stance(stance: Stance) -> Style {
     })
 }
 
-pub fn stance_glyph(stance: Stance) -> &'static str {
+pub(crate) fn stance_glyph(stance: Stance) -> &'static str {
     match stance {
         Stance::Go => "●",
         Stance::Caution => "▲",
@@ -41,7 +41,7 @@ pub fn stance_glyph(stance: Stance) -> &'static str {
     }
 }
 
-pub fn decision(decision: Decision) -> Style {
+pub(crate) fn decision(decision: Decision) -> Style {
     bold().fg(match decision {
         Decision::Go => GO,
         Decision::GoWithCaution => CAUTION,
@@ -49,16 +49,16 @@ pub fn decision(decision: Decision) -> Style {
     })
 }
 
-pub fn selected() -> Style {
+pub(crate) fn selected() -> Style {
     Style::default().add_modifier(Modifier::REVERSED)
 }
 
-pub fn error() -> Style {
+pub(crate) fn error() -> Style {
     Style::default().fg(BLOCK)
 }
 
 /// A breaker's colour: closed green, half-open yellow, open red.
-pub fn breaker(state: BreakerState) -> Style {
+pub(crate) fn breaker(state: BreakerState) -> Style {
     Style::default().fg(match state {
         BreakerState::Closed => GO,
         BreakerState::HalfOpen => CAUTION,

@@ -14,7 +14,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 /// The areas of the screen for the app's selected run.
-pub fn areas(app: &App, screen: Rect) -> Areas {
+pub(crate) fn areas(app: &App, screen: Rect) -> Areas {
     let wanted = app
         .run()
         .map_or(10, |slot| slot.unit.wanted_height(&slot.state.pattern));

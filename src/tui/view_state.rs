@@ -36,7 +36,7 @@ pub enum Overlay {
 
 impl Overlay {
     /// The goal editor, holding `goal` with the cursor at its end.
-    pub fn goal_editor(goal: &str) -> Overlay {
+    pub(crate) fn goal_editor(goal: &str) -> Overlay {
         let mut editor = TextArea::new(goal.lines().map(String::from).collect());
         editor.set_cursor_line_style(ratatui::style::Style::default());
         editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
@@ -44,7 +44,7 @@ impl Overlay {
         Overlay::Goal(Box::new(editor))
     }
 
-    pub fn kind(&self) -> OverlayKind {
+    pub(crate) fn kind(&self) -> OverlayKind {
         match self {
             Overlay::Help { .. } => OverlayKind::Help,
             Overlay::Flags { .. } => OverlayKind::Flags,
@@ -60,19 +60,19 @@ impl Overlay {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunUi {
     /// The pattern pane's selection, of its pattern's unit's type.
-    pub pattern: PatternSelection,
+    pub(crate) pattern: PatternSelection,
     /// The selected tool of the resilience pane, in its sickest-first order.
     pub gateway_tools: ListView,
     pub log: LogView,
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
-    pub pending_flags: Vec<(String, bool)>,
+    pub(crate) pending_flags: Vec<(String, bool)>,
     /// Pause or step was asked for and the run has not reached its gate.
-    pub pause_requested: bool,
+    pub(crate) pause_requested: bool,
 }
 
 impl RunUi {
-    pub fn pending_flag(&self, name: &str) -> Option<bool> {
+    pub(crate) fn pending_flag(&self, name: &str) -> Option<bool> {
         self.pending_flags
             .iter()
             .rev()
@@ -81,7 +81,7 @@ impl RunUi {
     }
 
     /// Keep the view in step with a newly applied event.
-    pub fn after_event(&mut self, state: &RunState) {
+    pub(crate) fn after_event(&mut self, state: &RunState) {
         self.pending_flags
             .retain(|(name, on)| state.flags.iter().any(|f| &f.name == name && f.on != *on));
         if matches!(state.activity, super::state::Activity::Paused { .. }) || !state.is_live() {
@@ -91,7 +91,7 @@ impl RunUi {
     }
 
     /// Move the focused pane's selection or scroll.
-    pub fn navigate(
+    pub(crate) fn navigate(
         &mut self,
         focus: PaneId,
         action: Action,
@@ -123,20 +123,20 @@ impl RunUi {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogView {
     /// Lines between the newest visible line and the newest event.
-    pub offset: usize,
-    pub filter: Option<String>,
+    pub(crate) offset: usize,
+    pub(crate) filter: Option<String>,
     /// Indexes into the log of the events that match the filter, kept up to
     /// date as events arrive.
     matches: Vec<u64>,
 }
 
 impl LogView {
-    pub fn follows(&self) -> bool {
+    pub(crate) fn follows(&self) -> bool {
         self.offset == 0
     }
 
     /// Set or clear the filter and find the matching events.
-    pub fn set_filter(&mut self, filter: Option<String>, state: &RunState) {
+    pub(crate) fn set_filter(&mut self, filter: Option<String>, state: &RunState) {
         self.filter = filter.filter(|f| !f.is_empty());
         self.offset = 0;
         self.matches = match &self.filter {
@@ -161,7 +161,7 @@ impl LogView {
 
     /// Indexes into `state.log.events` of the `height` events shown,
     /// oldest first, ending `offset` lines above the newest.
-    pub fn window(&self, state: &RunState, height: usize) -> Vec<usize> {
+    pub(crate) fn window(&self, state: &RunState, height: usize) -> Vec<usize> {
         let count = self.count(state);
         let end = count.saturating_sub(self.offset);
         let start = end.saturating_sub(height);
@@ -175,13 +175,13 @@ impl LogView {
     }
 
     /// The newest event the log shows: the one `Enter` opens.
-    pub fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
+    pub(crate) fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
         let index = *self.window(state, 1).last()?;
         state.log.events.get(index).cloned()
     }
 
     /// How many events the view shows in all.
-    pub fn count(&self, state: &RunState) -> usize {
+    pub(crate) fn count(&self, state: &RunState) -> usize {
         match &self.filter {
             None => state.log.len(),
             Some(_) => self.matches.len(),
@@ -203,7 +203,7 @@ impl LogView {
 }
 
 /// Whether the filter `query` matches an event's line (case-insensitive).
-pub fn matches(query: &str, event: &Arc<Event>) -> bool {
+pub(crate) fn matches(query: &str, event: &Arc<Event>) -> bool {
     let line = format!(
         "{} {}",
         crate::bus::describe::kind_name(&event.kind),

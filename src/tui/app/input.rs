@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 
 impl App {
     /// Where a key is looked up, first to last.
-    pub fn scopes(&self) -> Vec<Scope> {
+    pub(crate) fn scopes(&self) -> Vec<Scope> {
         match &self.overlay {
             Some(overlay) => vec![Scope::Overlay(overlay.kind())],
             None => {
@@ -24,7 +24,7 @@ impl App {
     }
 
     /// The focused pane's scopes: its pattern's keys before its own.
-    pub fn pane_scopes(&self) -> Vec<Scope> {
+    pub(crate) fn pane_scopes(&self) -> Vec<Scope> {
         let unit = self.run().and_then(|slot| slot.unit.keys());
         match (self.focus, unit) {
             (PaneId::Pattern, Some(keys)) => vec![keys, Scope::Pane(PaneId::Pattern)],
@@ -32,7 +32,7 @@ impl App {
         }
     }
 
-    pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+    pub(crate) fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.notice = None;
         // Text inputs take every key but their own commands.
         let typed = match &mut self.overlay {
@@ -84,7 +84,7 @@ impl App {
         }
     }
 
-    pub fn mouse(&mut self, mouse: MouseEvent, layout: &Areas) -> Vec<Effect> {
+    pub(crate) fn mouse(&mut self, mouse: MouseEvent, layout: &Areas) -> Vec<Effect> {
         let action = match mouse.kind {
             MouseEventKind::ScrollUp => Action::Up,
             MouseEventKind::ScrollDown => Action::Down,

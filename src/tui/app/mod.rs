@@ -40,14 +40,14 @@ pub struct AppOptions {
 const RECENT_RECORDINGS: usize = 20;
 
 pub struct App {
-    pub options: AppOptions,
-    pub catalog: Vec<Entry>,
+    pub(crate) options: AppOptions,
+    pub(crate) catalog: Vec<Entry>,
     pub runs: Runs,
     pub focus: PaneId,
     pub overlay: Option<Overlay>,
     /// A short note for the footer (a launch error, an unavailable key).
-    pub notice: Option<String>,
-    pub quitting: bool,
+    pub(crate) notice: Option<String>,
+    pub(crate) quitting: bool,
 }
 
 impl App {
@@ -78,7 +78,7 @@ impl App {
         self.runs.selected_mut()
     }
 
-    pub fn open_picker(&mut self) {
+    pub(crate) fn open_picker(&mut self) {
         self.catalog = catalog::load(&self.options.scenarios_dir);
         if let Some(dir) = &self.options.recordings_dir {
             self.catalog
@@ -95,7 +95,7 @@ impl App {
     }
 
     /// The hub dropped `n` events for this viewer.
-    pub fn missed(&mut self, n: u64) {
+    pub(crate) fn missed(&mut self, n: u64) {
         self.runs.missed(n);
     }
 
@@ -106,7 +106,7 @@ impl App {
 
     /// Launch with a seed, flags, goal or recording file other than the
     /// scenario's; the error says why the run could not start.
-    pub fn launch_with(
+    pub(crate) fn launch_with(
         &mut self,
         scenario: Arc<Scenario>,
         source: Option<String>,
@@ -149,7 +149,7 @@ impl App {
     }
 
     /// Whether a redraw is due without new input: a live run's clock moves.
-    pub fn animating(&self) -> bool {
+    pub(crate) fn animating(&self) -> bool {
         self.runs
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))

@@ -15,7 +15,7 @@ use crate::tui::view_state::Overlay;
 
 impl App {
     /// Why `action` cannot be done now, if it cannot.
-    pub fn unavailable(&self, action: Action) -> Option<&'static str> {
+    pub(crate) fn unavailable(&self, action: Action) -> Option<&'static str> {
         let run = self.run();
         let live = run.is_some_and(RunSlot::is_live);
         match action {

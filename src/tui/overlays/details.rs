@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn draw(frame: &mut Frame, area: Rect, text: &str, scroll: u16) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, text: &str, scroll: u16) {
     let area = centered(area, 100, 40);
     let inner = frame_box(frame, area, "Details", "j/k scroll · Esc closes");
     let lines: Vec<Line> = text.lines().map(|l| Line::raw(fit(l, 20_000))).collect();

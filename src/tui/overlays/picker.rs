@@ -11,7 +11,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, entries: &[Entry], selected: usize) {
     let height = u16::try_from(entries.len() + 12).unwrap_or(u16::MAX);
     let area = centered(area, 96, height);
     let inner = frame_box(

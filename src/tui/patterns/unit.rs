@@ -19,11 +19,11 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug)]
 pub struct Seen<'a> {
     /// The run clock now.
-    pub now_ms: u64,
+    pub(crate) now_ms: u64,
     /// The run has not ended.
-    pub live: bool,
-    pub outcome: Option<&'a Outcome>,
-    pub focused: bool,
+    pub(crate) live: bool,
+    pub(crate) outcome: Option<&'a Outcome>,
+    pub(crate) focused: bool,
 }
 
 /// One pattern's part of the dashboard, in its own types.

@@ -11,55 +11,55 @@ use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
 
 mod log;
-pub mod outcome;
+pub(crate) mod outcome;
 mod resilience;
 
-pub use log::{EventLog, LOG_CAPACITY};
-pub use outcome::Outcome;
+pub(crate) use log::EventLog;
+pub(crate) use outcome::Outcome;
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunState {
-    pub run: RunId,
-    pub info: Option<RunInfo>,
-    pub activity: Activity,
+    pub(crate) run: RunId,
+    pub(crate) info: Option<RunInfo>,
+    pub(crate) activity: Activity,
     /// The run clock at the last event.
-    pub t_ms: u64,
+    pub(crate) t_ms: u64,
     pub last_seq: u64,
     /// Events that never arrived here, by seq gaps or a lagging viewer.
     pub missed: u64,
-    pub flags: Vec<FlagView>,
+    pub(crate) flags: Vec<FlagView>,
     /// The pattern's own fold, seated by the run's start.
     pub pattern: PatternFold,
     /// Every tool's breaker, bulkhead and call health.
     pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
-    pub budget: Option<(BudgetKind, u64, u64)>,
+    pub(crate) budget: Option<(BudgetKind, u64, u64)>,
     /// What the model is being asked right now.
-    pub calling: Option<String>,
-    pub model_calls: u64,
+    pub(crate) calling: Option<String>,
+    pub(crate) model_calls: u64,
     /// Tokens the run's model calls took, as the endpoint counted them.
-    pub tokens: TokenUsage,
+    pub(crate) tokens: TokenUsage,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
 }
 
 /// The first event's facts about the run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunInfo {
-    pub name: String,
-    pub title: Option<String>,
-    pub pattern: PatternKind,
-    pub seed: u64,
-    pub goal: String,
-    pub clock: ClockMode,
-    pub source: Option<String>,
-    pub scenario: Arc<Scenario>,
+pub(crate) struct RunInfo {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) pattern: PatternKind,
+    pub(crate) seed: u64,
+    pub(crate) goal: String,
+    pub(crate) clock: ClockMode,
+    pub(crate) source: Option<String>,
+    pub(crate) scenario: Arc<Scenario>,
 }
 
 /// What the run is doing.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub enum Activity {
+pub(crate) enum Activity {
     /// No event yet.
     #[default]
     Starting,
@@ -71,10 +71,10 @@ pub enum Activity {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct FlagView {
-    pub name: String,
-    pub on: bool,
-    pub description: Option<String>,
+pub(crate) struct FlagView {
+    pub(crate) name: String,
+    pub(crate) on: bool,
+    pub(crate) description: Option<String>,
 }
 
 impl RunState {
@@ -94,12 +94,12 @@ impl RunState {
         state
     }
 
-    pub fn is_live(&self) -> bool {
+    pub(crate) fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }
 
     /// A viewer fell behind and lost `n` events.
-    pub fn note_missed(&mut self, n: u64) {
+    pub(crate) fn note_missed(&mut self, n: u64) {
         self.missed += n;
     }
 

@@ -5,7 +5,7 @@
 //! side (`members`).
 
 mod members;
-pub mod state;
+pub(crate) mod state;
 mod swarm;
 
 use super::unit::{Seen, Unit};

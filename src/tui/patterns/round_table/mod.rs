@@ -3,7 +3,7 @@
 //! contribution until moved, the keys that move it across rounds, and its
 //! drawing (`view`).
 
-pub mod state;
+pub(crate) mod state;
 mod view;
 
 use super::unit::{Seen, Unit};
@@ -97,10 +97,10 @@ impl Unit for RoundTableUnit {
 /// The round table's selected cell; it follows the newest contribution
 /// until the user moves it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TableView {
-    pub row: usize,
-    pub column: usize,
-    pub follow: bool,
+pub(crate) struct TableView {
+    pub(crate) row: usize,
+    pub(crate) column: usize,
+    pub(crate) follow: bool,
 }
 
 impl Default for TableView {
@@ -115,7 +115,7 @@ impl Default for TableView {
 
 impl TableView {
     /// (row, column) of the selected cell.
-    pub fn selection(&self, table: &RoundTable) -> (usize, usize) {
+    pub(crate) fn selection(&self, table: &RoundTable) -> (usize, usize) {
         if self.follow {
             let Some(column) = table.rounds.len().checked_sub(1) else {
                 return (0, 0);
