@@ -23,3 +23,4 @@ pub mod scenario;
 pub mod secrets;
 pub mod stop;
 pub mod tui;
+pub mod words;

@@ -57,7 +57,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             let available = app.unavailable(binding.action).is_none();
             // A pane's keys that do not apply to this pattern are left out.
-            if !available && matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_)) {
+            // So is unzooming while nothing is zoomed.
+            if !available
+                && (matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_))
+                    || binding.action == keymap::Action::Unzoom)
+            {
                 continue;
             }
             let (key_style, help_style) = if available {

@@ -1,13 +1,17 @@
 //! The header: scenario, pattern, status, run clock, seed, recording, and
 //! on the second row the flags with their state, the budget, the tokens
-//! a remote model used and the stop reason.
+//! a remote model used and the stop reason, with PARTIAL and what failed
+//! when the result lacks parts. Labels are cut between words or left out
+//! whole, never cut mid-word.
 
 use crate::bus::RunStatus;
 use crate::bus::describe::clock;
 use crate::tui::slot::RunView;
 use crate::tui::state::Activity;
+use crate::tui::panes::result;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::widgets::{fit_words, parts};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -72,7 +76,7 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
     }
     let used: usize = first.iter().map(Span::width).sum();
     let room = usize::from(area.width).saturating_sub(used);
-    let title = fit(&title, room.min(48));
+    let title = fit_words(&title, room.min(48));
     let mut room = room.saturating_sub(title.chars().count());
     first.push(Span::styled(title, theme::bold()));
     for part in rest {
@@ -85,17 +89,21 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         first.push(Span::styled(part, theme::dim()));
     }
 
-    let mut second = vec![Span::styled(" flags: ", theme::dim())];
+    let mut second: Vec<Vec<Span<'static>>> = Vec::new();
     if state.flags.is_empty() {
-        second.push(Span::styled("none  ", theme::dim()));
+        second.push(vec![Span::styled("flags: none", theme::dim())]);
     }
-    for flag in &state.flags {
+    for (i, flag) in state.flags.iter().enumerate() {
         let (glyph, style) = if flag.on {
             ("●", Style::default().fg(theme::GO))
         } else {
             ("○", theme::dim())
         };
-        second.push(Span::styled(
+        let mut part = Vec::new();
+        if i == 0 {
+            part.push(Span::styled("flags: ", theme::dim()));
+        }
+        part.push(Span::styled(
             format!(
                 "{} {glyph} {}",
                 fit(&flag.name, 24),
@@ -109,12 +117,40 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
             } else {
                 "on restart"
             };
-            second.push(Span::styled(
+            part.push(Span::styled(
                 format!(" → {} {when}", if on { "on" } else { "off" }),
                 Style::default().fg(theme::CAUTION),
             ));
         }
-        second.push(Span::raw("  "));
+        second.push(part);
+    }
+    // What the run ended with comes before the budget and the tokens, so a
+    // narrow header keeps it.
+    if let Some(outcome) = &state.outcome {
+        let style = match outcome.status {
+            RunStatus::Ok => Style::default().fg(theme::GO),
+            RunStatus::Stopped => theme::error(),
+        };
+        let mut part = vec![Span::styled(
+            format!("│ stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
+            style,
+        )];
+        if let Some(phase) = &outcome.phase {
+            part.push(Span::styled(
+                format!(" at {}", fit(phase, 40)),
+                theme::dim(),
+            ));
+        }
+        let shortfall = run.unit.shortfall(&state.pattern);
+        if result::is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
+            part.push(Span::raw(" · "));
+            part.push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
+        }
+        if let Some(shortfall) = shortfall {
+            part.push(Span::raw(" · "));
+            part.push(Span::styled(shortfall.words, theme::error()));
+        }
+        second.push(part);
     }
     if let Some((budget, used, limit)) = state.budget {
         let name = match budget {
@@ -122,36 +158,30 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
             crate::bus::BudgetKind::Dispatches => "dispatches",
             crate::bus::BudgetKind::LlmCalls => "llm calls",
         };
-        second.push(Span::styled(
-            format!("│ {name} {used}/{limit}  "),
+        second.push(vec![Span::styled(
+            format!("│ {name} {used}/{limit}"),
             theme::dim(),
-        ));
+        )]);
     }
     if state.tokens.input + state.tokens.output > 0 {
-        second.push(Span::styled(
+        second.push(vec![Span::styled(
             format!(
-                "│ tokens {} in / {} out  ",
+                "│ tokens {} in / {} out",
                 state.tokens.input, state.tokens.output
             ),
             theme::dim(),
-        ));
+        )]);
     }
-    if let Some(outcome) = &state.outcome {
-        let style = match outcome.status {
-            RunStatus::Ok => Style::default().fg(theme::GO),
-            RunStatus::Stopped => theme::error(),
-        };
-        second.push(Span::styled(
-            format!("│ stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
-            style,
-        ));
-        if let Some(phase) = &outcome.phase {
-            second.push(Span::styled(
-                format!(" at {}", fit(phase, 40)),
-                theme::dim(),
-            ));
-        }
-    }
+    let mut second_line = vec![Span::raw(" ")];
+    second_line.extend(
+        parts(
+            second,
+            &Span::raw("  "),
+            usize::from(area.width).saturating_sub(1),
+        )
+        .spans,
+    );
+    let second = second_line;
     let lines = if area.height >= 2 {
         vec![Line::from(first), Line::from(second)]
     } else {
@@ -173,7 +203,15 @@ fn status(run: &RunView) -> (String, Color) {
     }
     match (&run.state.activity, &run.state.outcome) {
         (Activity::Finished, Some(outcome)) if outcome.status == RunStatus::Ok => {
-            ("FINISHED".into(), theme::GO)
+            let lacking = run
+                .unit
+                .shortfall(&run.state.pattern)
+                .is_some_and(|s| s.lacking);
+            if result::is_partial(outcome, lacking) {
+                ("PARTIAL".into(), theme::CAUTION)
+            } else {
+                ("FINISHED".into(), theme::GO)
+            }
         }
         (Activity::Finished, _) => ("STOPPED".into(), theme::BLOCK),
         (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),

@@ -35,8 +35,9 @@ pub struct RunState {
     pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
     pub budget: Option<(BudgetKind, u64, u64)>,
-    /// What the model is being asked right now.
-    pub calling: Option<String>,
+    /// The gateway calls in flight (the model's and the tools'), oldest
+    /// first.
+    pub calling: Vec<CallInFlight>,
     pub model_calls: u64,
     /// Tokens the run's model calls took, as the endpoint counted them.
     pub tokens: TokenUsage,
@@ -55,6 +56,17 @@ pub struct RunInfo {
     pub clock: ClockMode,
     pub source: Option<String>,
     pub scenario: Arc<Scenario>,
+}
+
+/// A call through the gateway that has started and not finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallInFlight {
+    pub call: u64,
+    /// `model`, or the worker or tool called.
+    pub tool: String,
+    pub attempt: u32,
+    /// What the call is for, e.g. `round 2 · risk_analyst`.
+    pub label: String,
 }
 
 /// What the run is doing.
@@ -147,7 +159,7 @@ impl RunState {
                 error,
             } => {
                 self.activity = Activity::Finished;
-                self.calling = None;
+                self.calling.clear();
                 let outcome = Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -179,13 +191,23 @@ impl RunState {
             EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
                 self.activity = Activity::Running;
             }
-            EventKind::CallStarted { label, .. } => {
-                self.calling = Some(label.clone());
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                label,
+            } => {
+                self.calling.push(CallInFlight {
+                    call: *call,
+                    tool: tool.clone(),
+                    attempt: *attempt,
+                    label: label.clone(),
+                });
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
             }
-            EventKind::CallFinished { usage, .. } => {
-                self.calling = None;
+            EventKind::CallFinished { call, usage, .. } => {
+                self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.tokens.input += usage.input;
                     self.tokens.output += usage.output;
