@@ -156,7 +156,9 @@ pub fn describe(kind: &EventKind) -> String {
             }
             line
         }
-        EventKind::PlanAccepted { tasks } => format!("{} planned", plural(tasks.len() as u64, "task")),
+        EventKind::PlanAccepted { tasks } => {
+            format!("{} planned", plural(tasks.len() as u64, "task"))
+        }
         EventKind::WaveStarted { wave, tasks } => {
             format!("wave {wave}: {}", tasks.join(", "))
         }
@@ -298,7 +300,9 @@ pub fn describe(kind: &EventKind) -> String {
             counted(s.phase, s.count)
         ),
         EventKind::SourceFound(s) => format!("#{} {}", s.rank, s.url),
-        EventKind::SourcesDeduped(s) => format!("{} after dedupe", plural(s.urls.len() as u64, "source")),
+        EventKind::SourcesDeduped(s) => {
+            format!("{} after dedupe", plural(s.urls.len() as u64, "source"))
+        }
         EventKind::SourceAllowed(s) => format!("{} allowed: {}", s.domain, s.url),
         EventKind::SourceDenied(s) => match &s.gated_by {
             Some(flag) => format!("{}: {} (flag {flag} off)", s.url, s.reason.as_str()),
@@ -306,9 +310,15 @@ pub fn describe(kind: &EventKind) -> String {
         },
         EventKind::PageRead(p) => format!("{} ({}) {}", p.title, p.published_at, p.url),
         EventKind::NoteExtracted(n) => format!("{} {}", n.id, n.claim),
-        EventKind::NotesVerified(v) if v.ok => format!("{} checked, no issue", plural(u64::from(v.checked), "note")),
+        EventKind::NotesVerified(v) if v.ok => {
+            format!("{} checked, no issue", plural(v.checked, "note"))
+        }
         EventKind::NotesVerified(v) => {
-            format!("{} checked: {}", plural(u64::from(v.checked), "note"), v.issues.join(", "))
+            format!(
+                "{} checked: {}",
+                plural(v.checked, "note"),
+                v.issues.join(", ")
+            )
         }
         EventKind::Cited(c) => format!("{} → {} ({})", c.id, c.url, c.published_at),
     };

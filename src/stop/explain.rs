@@ -134,7 +134,10 @@ mod tests {
             let wire = reason.to_string();
             let head = wire.split(':').next().unwrap_or_default();
             if head.contains('_') && !matches!(reason, StopReason::Other(_)) {
-                assert!(!words.contains(head), "{reason}: {words:?} says more than its name");
+                assert!(
+                    !words.contains(head),
+                    "{reason}: {words:?} says more than its name"
+                );
             }
             assert!(seen.insert(words.clone()), "{reason}: {words:?} said twice");
         }

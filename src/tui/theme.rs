@@ -232,9 +232,15 @@ mod tests {
             error,
             "CONCLAVE_THEME: unknown theme \"neon\": expected one of default, high-contrast"
         );
-        assert!(Theme::chosen(None, env(&[("NO_COLOR", "1")])).unwrap().no_color);
         assert!(
-            !Theme::chosen(None, env(&[("NO_COLOR", "")])).unwrap().no_color,
+            Theme::chosen(None, env(&[("NO_COLOR", "1")]))
+                .unwrap()
+                .no_color
+        );
+        assert!(
+            !Theme::chosen(None, env(&[("NO_COLOR", "")]))
+                .unwrap()
+                .no_color,
             "an empty NO_COLOR is not set"
         );
         assert_eq!("high-contrast".parse(), Ok(ThemeName::HighContrast));
@@ -271,7 +277,11 @@ mod tests {
             no_color: false,
         }
         .apply(&mut buffer);
-        assert!(buffer[(0, 0)].modifier.contains(Modifier::BOLD | Modifier::REVERSED));
+        assert!(
+            buffer[(0, 0)]
+                .modifier
+                .contains(Modifier::BOLD | Modifier::REVERSED)
+        );
         assert_eq!(buffer[(1, 0)].fg, Color::Gray);
     }
 }

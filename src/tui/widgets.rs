@@ -6,8 +6,8 @@
 use super::keymap::PaneId;
 use super::text::fit;
 use super::theme;
-pub(crate) use crate::words::plural;
 use crate::bus::RunStatus;
+pub(crate) use crate::words::plural;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;

@@ -14,7 +14,10 @@ pub fn wrap(lines: &[Line<'_>], width: usize) -> Vec<Line<'static>> {
     if width == 0 {
         return Vec::new();
     }
-    lines.iter().flat_map(|line| wrap_line(line, width)).collect()
+    lines
+        .iter()
+        .flat_map(|line| wrap_line(line, width))
+        .collect()
 }
 
 /// The first `height` of `rows`; when some are left out, the last row
@@ -175,7 +178,10 @@ mod tests {
         let rows = wrap(&[Line::raw("one two three four five six")], 9);
         assert_eq!(text(&rows), ["one two", "three", "four five", "six"]);
         assert_eq!(text(&clip(rows.clone(), 4, 9)), text(&rows), "all fits");
-        assert_eq!(text(&clip(rows.clone(), 3, 9)), ["one two", "three", "four fiv…"]);
+        assert_eq!(
+            text(&clip(rows.clone(), 3, 9)),
+            ["one two", "three", "four fiv…"]
+        );
         assert_eq!(text(&clip(rows, 2, 9)), ["one two", "three…"]);
     }
 }

@@ -6,9 +6,9 @@
 
 use crate::bus::RunStatus;
 use crate::bus::describe::clock;
+use crate::tui::panes::result;
 use crate::tui::slot::RunView;
 use crate::tui::state::Activity;
-use crate::tui::panes::result;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::{fit_words, parts};
@@ -89,9 +89,9 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         first.push(Span::styled(part, theme::dim()));
     }
 
-    let mut second: Vec<Vec<Span<'static>>> = Vec::new();
+    let mut flags: Vec<Vec<Span<'static>>> = Vec::new();
     if state.flags.is_empty() {
-        second.push(vec![Span::styled("flags: none", theme::dim())]);
+        flags.push(vec![Span::styled("flags: none", theme::dim())]);
     }
     for (i, flag) in state.flags.iter().enumerate() {
         let (glyph, style) = if flag.on {
@@ -122,55 +122,43 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
                 Style::default().fg(theme::CAUTION),
             ));
         }
-        second.push(part);
+        flags.push(part);
     }
-    // What the run ended with comes before the budget and the tokens, so a
-    // narrow header keeps it.
-    if let Some(outcome) = &state.outcome {
-        let style = match outcome.status {
-            RunStatus::Ok => Style::default().fg(theme::GO),
-            RunStatus::Stopped => theme::error(),
-        };
-        let mut part = vec![Span::styled(
-            format!("│ stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
-            style,
-        )];
-        if let Some(phase) = &outcome.phase {
-            part.push(Span::styled(
-                format!(" at {}", fit(phase, 40)),
-                theme::dim(),
-            ));
-        }
-        let shortfall = run.unit.shortfall(&state.pattern);
-        if result::is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
-            part.push(Span::raw(" · "));
-            part.push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
-        }
-        if let Some(shortfall) = shortfall {
-            part.push(Span::raw(" · "));
-            part.push(Span::styled(shortfall.words, theme::error()));
-        }
-        second.push(part);
-    }
+    let mut counts: Vec<Vec<Span<'static>>> = Vec::new();
     if let Some((budget, used, limit)) = state.budget {
         let name = match budget {
             crate::bus::BudgetKind::Messages => "messages",
             crate::bus::BudgetKind::Dispatches => "dispatches",
             crate::bus::BudgetKind::LlmCalls => "llm calls",
         };
-        second.push(vec![Span::styled(
-            format!("│ {name} {used}/{limit}"),
+        counts.push(vec![Span::styled(
+            format!("{name} {used}/{limit}"),
             theme::dim(),
         )]);
     }
     if state.tokens.input + state.tokens.output > 0 {
-        second.push(vec![Span::styled(
+        counts.push(vec![Span::styled(
             format!(
-                "│ tokens {} in / {} out",
+                "tokens {} in / {} out",
                 state.tokens.input, state.tokens.output
             ),
             theme::dim(),
         )]);
+    }
+    // Once the run has ended, how it ended leads the row, so a narrow
+    // header keeps it; the flags and the counts follow as room allows.
+    let groups = match &state.outcome {
+        Some(_) => vec![ended(run), flags, counts],
+        None => vec![flags, counts],
+    };
+    let mut second = Vec::new();
+    for group in groups.into_iter().filter(|g| !g.is_empty()) {
+        for (i, mut part) in group.into_iter().enumerate() {
+            if i == 0 && !second.is_empty() {
+                part.insert(0, Span::styled("│ ", theme::dim()));
+            }
+            second.push(part);
+        }
     }
     let mut second_line = vec![Span::raw(" ")];
     second_line.extend(
@@ -188,6 +176,40 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         vec![Line::from(first)]
     };
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// How the run ended: the stop reason, PARTIAL and what failed, then
+/// where it stopped.
+fn ended(run: &RunView) -> Vec<Vec<Span<'static>>> {
+    let state = run.state;
+    let Some(outcome) = &state.outcome else {
+        return Vec::new();
+    };
+    let style = match outcome.status {
+        RunStatus::Ok => Style::default().fg(theme::GO),
+        RunStatus::Stopped => theme::error(),
+    };
+    let mut stop = vec![Span::styled(
+        format!("stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
+        style,
+    )];
+    let shortfall = run.unit.shortfall(&state.pattern);
+    if result::is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
+        stop.push(Span::raw(" · "));
+        stop.push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
+    }
+    if let Some(shortfall) = shortfall {
+        stop.push(Span::raw(" · "));
+        stop.push(Span::styled(shortfall.words, theme::error()));
+    }
+    let mut parts = vec![stop];
+    if let Some(phase) = &outcome.phase {
+        parts.push(vec![Span::styled(
+            format!("at {}", fit(phase, 40)),
+            theme::dim(),
+        )]);
+    }
+    parts
 }
 
 /// The status badge and its colour.

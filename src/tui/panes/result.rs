@@ -13,7 +13,7 @@ use crate::tui::patterns::unit::PatternUnit;
 use crate::tui::state::{Activity, Outcome, RunState};
 use crate::tui::text::fit;
 use crate::tui::theme;
-use crate::tui::widgets::block;
+use crate::tui::widgets::{block, plural};
 use crate::tui::wrap::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -59,19 +59,32 @@ pub fn draw(
     let height = usize::from(inner.height);
     let last = rows.len().saturating_sub(height);
     let top = usize::from(scroll).min(last);
+    // The mark names the keys that show the rest, in as many words as the
+    // border has room for.
+    let room = usize::from(area.width).saturating_sub(2);
     if top + height < rows.len() {
         let below = rows.len() - top - height;
-        block = block.title_bottom(
-            Line::from(Span::styled(
-                format!(" …more ({below}): j/PgDn scroll, z zoom "),
-                theme::bold().add_modifier(Modifier::REVERSED),
-            ))
-            .right_aligned(),
-        );
-    } else if top > 0 {
-        block = block.title_bottom(
-            Line::from(Span::styled(" end · g top ", theme::dim())).right_aligned(),
-        );
+        let marks = [
+            format!(
+                " …more ({}): j/PgDn scroll, z zoom ",
+                plural(below as u64, "row")
+            ),
+            format!(" …more ({below}): j/PgDn, z zoom "),
+            " …more: j, z ".to_string(),
+            " …more ".to_string(),
+        ];
+        if let Some(mark) = marks.into_iter().find(|m| m.chars().count() <= room) {
+            block = block.title_bottom(
+                Line::from(Span::styled(
+                    mark,
+                    theme::bold().add_modifier(Modifier::REVERSED),
+                ))
+                .right_aligned(),
+            );
+        }
+    } else if top > 0 && room >= 13 {
+        block = block
+            .title_bottom(Line::from(Span::styled(" end · g top ", theme::dim())).right_aligned());
     }
     let shown: Vec<Line> = rows.into_iter().skip(top).take(height).collect();
     frame.render_widget(Paragraph::new(shown).block(block), area);
@@ -99,10 +112,9 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
     let mut headline = unit.headline(fold, outcome);
     if is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
         headline.spans.push(Span::raw(" · "));
-        headline.spans.push(Span::styled(
-            "PARTIAL",
-            theme::bold().fg(theme::CAUTION),
-        ));
+        headline
+            .spans
+            .push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
     }
     let mut lines = vec![headline];
     let summary = &outcome.summary;
@@ -147,7 +159,11 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
         lines.push(Line::raw(""));
         // The answer keeps its paragraphs; each is cleaned on its own.
         let answer = clean_lines(answer);
-        lines.extend(answer.lines().map(|paragraph| Line::raw(fit(paragraph, 20_000))));
+        lines.extend(
+            answer
+                .lines()
+                .map(|paragraph| Line::raw(fit(paragraph, 20_000))),
+        );
     }
     lines.extend(unit.after_answer(fold));
     lines

@@ -134,7 +134,9 @@ fn call_in_words(call: &CallInFlight) -> String {
     let what = call
         .label
         .strip_suffix(call.tool.as_str())
-        .map_or(call.label.as_str(), |rest| rest.trim_end_matches([' ', '·']));
+        .map_or(call.label.as_str(), |rest| {
+            rest.trim_end_matches([' ', '·'])
+        });
     let tool = fit(&call.tool, 40);
     if what.is_empty() {
         format!("calling {tool} (attempt {attempt})")

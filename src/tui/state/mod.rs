@@ -431,4 +431,33 @@ mod tests {
         }
         assert_eq!(state.missed, 2);
     }
+
+    #[test]
+    fn calls_in_flight_are_kept_until_each_finishes() {
+        let mut events = recorded();
+        let started = |call, tool: &str| EventKind::CallStarted {
+            call,
+            tool: tool.into(),
+            attempt: 1,
+            label: format!("x · {tool}"),
+        };
+        events.push(event(13, 1200, started(10, "orders_worker")));
+        events.push(event(14, 1200, started(11, "vendor_worker")));
+        events.push(event(
+            15,
+            1300,
+            EventKind::CallFinished {
+                call: 10,
+                tool: "orders_worker".into(),
+                attempt: 1,
+                latency_ms: 100,
+                outcome: crate::bus::CallOutcome::Ok,
+                usage: None,
+                error: None,
+            },
+        ));
+        let state = RunState::from_events(1, &events);
+        let calling: Vec<&str> = state.calling.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(calling, ["vendor_worker"], "the finished one left");
+    }
 }

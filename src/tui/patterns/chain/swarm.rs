@@ -141,7 +141,10 @@ fn holder_line(chain: &Chain, seen: Seen) -> Line<'static> {
             RunStatus::Stopped => theme::error(),
         };
         let words = match outcome.status {
-            RunStatus::Ok => format!("■ {agent} replied after {}", plural(u64::from(link.turns), "turn")),
+            RunStatus::Ok => format!(
+                "■ {agent} replied after {}",
+                plural(u64::from(link.turns), "turn")
+            ),
             RunStatus::Stopped => format!(
                 "■ {agent} held control when the run stopped: {}",
                 fit(&outcome.stop_reason.to_string(), 60)

@@ -7,10 +7,10 @@ pub mod state;
 mod view;
 
 use super::unit::{Seen, Unit, calls_in_words};
-use crate::tui::state::CallInFlight;
 use crate::bus::{Decision, RunStarted, RunStatus};
 use crate::tui::keymap::Action;
 use crate::tui::selection::ListView;
+use crate::tui::state::CallInFlight;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::theme;
