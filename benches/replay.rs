@@ -157,7 +157,7 @@ fn replay(c: &mut Criterion) {
     });
 
     let recording = read_recording(&path).unwrap();
-    let (replay, _) = Replay::open(recording, "million".into()).unwrap();
+    let (replay, _) = Replay::open(recording).unwrap();
     group.bench_function("step_back_from_the_end", |b| {
         b.iter_batched(
             || {

@@ -34,9 +34,9 @@ struct ClockInner {
 }
 
 impl RunClock {
-    /// A clock on tokio's time, which a paused runtime advances: what
-    /// virtual runs and tests use.
-    pub fn start() -> Self {
+    /// A clock on tokio's time, which a paused runtime advances.
+    #[cfg(test)]
+    pub(crate) fn start() -> Self {
         RunClock::start_on(ClockMode::Virtual)
     }
 
@@ -72,7 +72,7 @@ impl RunClock {
     }
 
     /// Run time so far, pauses excluded.
-    pub fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         let paused_at = self.inner.paused_at.load(Ordering::Acquire);
         let now = if paused_at == NOT_PAUSED {
             self.since_origin()
@@ -83,13 +83,13 @@ impl RunClock {
         Duration::from_nanos(now.saturating_sub(total))
     }
 
-    pub fn elapsed_ms(&self) -> u64 {
+    pub(crate) fn elapsed_ms(&self) -> u64 {
         u64::try_from(self.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Wait until the run clock reads `at`. Time spent paused does not
     /// count: a pause that falls inside the wait extends it.
-    pub async fn sleep_until(&self, at: Duration) {
+    pub(crate) async fn sleep_until(&self, at: Duration) {
         loop {
             let now = self.elapsed();
             if now >= at {
@@ -100,7 +100,7 @@ impl RunClock {
     }
 
     /// Stop the clock (the run halted at a gate). Idempotent.
-    pub fn pause(&self) {
+    pub(crate) fn pause(&self) {
         let now = self.since_origin();
         let _ = self.inner.paused_at.compare_exchange(
             NOT_PAUSED,
@@ -111,7 +111,7 @@ impl RunClock {
     }
 
     /// Start the clock again. Idempotent.
-    pub fn resume(&self) {
+    pub(crate) fn resume(&self) {
         let paused_at = self.inner.paused_at.swap(NOT_PAUSED, Ordering::AcqRel);
         if paused_at != NOT_PAUSED {
             let spent = self.since_origin().saturating_sub(paused_at);

@@ -6,8 +6,8 @@
 mod shared;
 mod switches;
 
-pub use shared::SharedGate;
-pub use switches::Switches;
+pub(crate) use shared::SharedGate;
+pub(crate) use switches::Switches;
 
 use crate::bus::{Bus, EventKind, FlagState, GatePoint};
 use crate::scenario::{GatewayMechanism, Scenario};
@@ -51,7 +51,7 @@ pub struct Controller {
 }
 
 impl Controller {
-    pub fn send(&self, command: Control) -> Result<(), ControlError> {
+    pub(crate) fn send(&self, command: Control) -> Result<(), ControlError> {
         match &command {
             Control::Cancel => {
                 self.cancel.cancel();
@@ -105,7 +105,7 @@ fn known_flags(names: &[String]) -> String {
 
 /// The flags of a run and what they gate, as they stand at the last gate.
 #[derive(Clone, Debug)]
-pub struct Flags {
+pub(crate) struct Flags {
     scenario: Arc<Scenario>,
     on: Vec<bool>,
 }
@@ -113,7 +113,7 @@ pub struct Flags {
 impl Flags {
     /// The scenario's defaults with `overrides` applied; an unknown name is
     /// an error.
-    pub fn new(
+    pub(crate) fn new(
         scenario: Arc<Scenario>,
         overrides: &[(String, bool)],
     ) -> Result<Flags, ControlError> {
@@ -141,13 +141,14 @@ impl Flags {
         Ok(changed)
     }
 
-    pub fn is_on(&self, name: &str) -> Option<bool> {
+    #[cfg(test)]
+    pub(crate) fn is_on(&self, name: &str) -> Option<bool> {
         self.scenario.flags.get_index_of(name).map(|i| self.on[i])
     }
 
     /// Whether `name` is inside the execution allowlist: no flag that is
     /// off gates it.
-    pub fn allows(&self, name: &str) -> bool {
+    pub(crate) fn allows(&self, name: &str) -> bool {
         self.scenario
             .flags
             .values()
@@ -157,7 +158,7 @@ impl Flags {
 
     /// The first flag in declaration order that is off and gates `name`:
     /// the one keeping it outside the execution allowlist.
-    pub fn gated_by(&self, name: &str) -> Option<&str> {
+    pub(crate) fn gated_by(&self, name: &str) -> Option<&str> {
         self.scenario
             .flags
             .iter()
@@ -168,7 +169,7 @@ impl Flags {
 
     /// Whether `mechanism` of the gateway works: no flag that switches it
     /// is off.
-    pub fn mechanism_on(&self, mechanism: GatewayMechanism) -> bool {
+    pub(crate) fn mechanism_on(&self, mechanism: GatewayMechanism) -> bool {
         self.scenario
             .flags
             .values()
@@ -177,7 +178,7 @@ impl Flags {
     }
 
     /// Roles of the flags with `joins` that are on, in flag order, each once.
-    pub fn joined_roles(&self) -> Vec<String> {
+    pub(crate) fn joined_roles(&self) -> Vec<String> {
         let mut roles: Vec<String> = Vec::new();
         for (flag, on) in self.scenario.flags.values().zip(&self.on) {
             if *on && flag.joins {
@@ -191,7 +192,7 @@ impl Flags {
         roles
     }
 
-    pub fn states(&self) -> Vec<FlagState> {
+    pub(crate) fn states(&self) -> Vec<FlagState> {
         self.scenario
             .flags
             .keys()
@@ -206,7 +207,7 @@ impl Flags {
 
 /// The engine's side: where a run stops to read its commands.
 #[derive(Debug)]
-pub struct Gate {
+pub(crate) struct Gate {
     rx: mpsc::Receiver<Control>,
     cancel: CancellationToken,
     paused: bool,
@@ -217,10 +218,10 @@ pub struct Gate {
 
 /// The run was cancelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cancelled;
+pub(crate) struct Cancelled;
 
 /// A connected controller and gate for one run.
-pub fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate) {
+pub(crate) fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let cancel = CancellationToken::new();
     let controller = Controller {
@@ -240,28 +241,24 @@ pub fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate)
 }
 
 impl Gate {
-    pub fn flags(&self) -> &Flags {
+    pub(crate) fn flags(&self) -> &Flags {
         &self.flags
     }
 
     /// The gateway mechanisms as the flags switch them, kept up to date at
     /// every gate.
-    pub fn switches(&self) -> Switches {
+    pub(crate) fn switches(&self) -> Switches {
         self.switches.clone()
     }
 
     /// The token that interrupts calls in flight when the run is cancelled.
-    pub fn cancel_token(&self) -> CancellationToken {
+    pub(crate) fn cancel_token(&self) -> CancellationToken {
         self.cancel.clone()
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
     }
 
     /// Apply waiting commands and, while paused, wait for resume or step.
     /// Flag changes made here are published and hold from now on.
-    pub async fn pass(&mut self, at: GatePoint) -> Result<(), Cancelled> {
+    pub(crate) async fn pass(&mut self, at: GatePoint) -> Result<(), Cancelled> {
         let mut announced = false;
         loop {
             if self.cancel.is_cancelled() {

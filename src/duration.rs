@@ -13,7 +13,7 @@ pub const MAX: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Why a number is not a duration.
 #[derive(Clone, Copy, Debug, Error, PartialEq)]
-pub enum DurationError {
+pub(crate) enum DurationError {
     #[error("a finite number of seconds, found {0}")]
     NotFinite(f64),
     #[error("a duration of 0 or more, found {0}")]
@@ -23,7 +23,7 @@ pub enum DurationError {
 }
 
 /// `seconds` as a duration, or why it cannot be one.
-pub fn from_seconds(seconds: f64) -> Result<Duration, DurationError> {
+pub(crate) fn from_seconds(seconds: f64) -> Result<Duration, DurationError> {
     if !seconds.is_finite() {
         return Err(DurationError::NotFinite(seconds));
     }
@@ -37,7 +37,7 @@ pub fn from_seconds(seconds: f64) -> Result<Duration, DurationError> {
 }
 
 /// `ms` milliseconds as a duration, or why it cannot be one.
-pub fn from_millis(ms: u64) -> Result<Duration, DurationError> {
+pub(crate) fn from_millis(ms: u64) -> Result<Duration, DurationError> {
     let duration = Duration::from_millis(ms);
     if duration > MAX {
         return Err(DurationError::TooLong {
@@ -50,12 +50,12 @@ pub fn from_millis(ms: u64) -> Result<Duration, DurationError> {
 /// `ms` milliseconds as a duration, held to [`MAX`]: for values already
 /// validated, or read from a source (a server's header) that is clipped
 /// rather than refused.
-pub fn clamp_millis(ms: u64) -> Duration {
+pub(crate) fn clamp_millis(ms: u64) -> Duration {
     Duration::from_millis(ms).min(MAX)
 }
 
 /// `seconds` as a duration held to `[0, MAX]`; not a number reads as 0.
-pub fn clamp_seconds(seconds: f64) -> Duration {
+pub(crate) fn clamp_seconds(seconds: f64) -> Duration {
     if seconds.is_nan() || seconds <= 0.0 {
         Duration::ZERO
     } else if seconds >= MAX.as_secs_f64() {

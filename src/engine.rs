@@ -100,17 +100,16 @@ impl EngineError {
 /// How a run ended, with its recording apart: a recording that could not
 /// be written does not take the run's outcome with it.
 #[derive(Debug)]
-pub struct Ended {
-    pub outcome: RunOutcome,
+pub(crate) struct Ended {
+    pub(crate) outcome: RunOutcome,
     /// Why the recording is incomplete ([`EngineError::Recording`]), when
     /// writing it failed.
-    pub recording_failed: Option<EngineError>,
+    pub(crate) recording_failed: Option<EngineError>,
 }
 
 /// A live run.
 #[derive(Debug)]
 pub struct RunHandle {
-    pub run: RunId,
     pub controller: Controller,
     clock: RunClock,
     task: JoinHandle<RunOutcome>,
@@ -197,7 +196,6 @@ pub fn launch(
         outcome
     });
     Ok(RunHandle {
-        run: options.run,
         controller,
         clock,
         task,
@@ -206,12 +204,8 @@ pub fn launch(
 }
 
 impl RunHandle {
-    pub fn recording(&self) -> Option<&std::path::Path> {
-        self.recorder.as_ref().map(Recorder::path)
-    }
-
     /// The run's clock, for showing its time while it runs.
-    pub fn clock(&self) -> RunClock {
+    pub(crate) fn clock(&self) -> RunClock {
         self.clock.clone()
     }
 
@@ -232,7 +226,7 @@ impl RunHandle {
     /// Wait for the run to end and its recording to be complete on disk;
     /// the outcome is kept when only the recording failed. An error means
     /// the run crashed.
-    pub async fn end(self) -> Result<Ended, EngineError> {
+    pub(crate) async fn end(self) -> Result<Ended, EngineError> {
         let outcome = self.task.await;
         let mut recording_failed = None;
         if let Some(recorder) = self.recorder {

@@ -33,7 +33,7 @@ pub enum Signal {
 
 impl Signal {
     /// The signal's number, the same on every Unix (POSIX fixes these three).
-    pub fn number(self) -> u8 {
+    pub(crate) fn number(self) -> u8 {
         match self {
             Signal::Hangup => 1,
             Signal::Interrupt => 2,
@@ -47,7 +47,7 @@ const SIGPIPE: u8 = 13;
 
 impl Exit {
     /// The process's exit status.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Ok => 0,
             Exit::Internal => 1,

@@ -6,20 +6,21 @@
 
 pub mod bus;
 pub mod clock;
-pub mod control;
+pub(crate) mod control;
 pub mod duration;
 pub mod engine;
 pub mod exit;
-pub mod gateway;
+pub(crate) mod gateway;
 pub mod headless;
 pub mod output;
 pub mod patterns;
 pub mod provider;
-pub mod pycompat;
+pub(crate) mod pycompat;
 pub mod record;
-pub mod rng;
+pub(crate) mod rng;
 pub mod sanitize;
 pub mod scenario;
-pub mod secrets;
+pub(crate) mod secrets;
 pub mod stop;
 pub mod tui;
+pub(crate) mod words;

@@ -7,8 +7,8 @@
 mod int;
 mod url;
 
-pub use int::py_int;
-pub use url::{ParsedUrl, url_refusal, urlparse};
+pub(crate) use int::py_int;
+pub(crate) use url::{url_refusal, urlparse};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -17,12 +17,12 @@ use std::fmt::Write as _;
 /// Python's `str.isspace()` for one character: Rust's `char::is_whitespace`
 /// plus the four information separators U+001C..U+001F, which Python counts as
 /// whitespace and Rust does not.
-pub fn is_py_space(c: char) -> bool {
+pub(crate) fn is_py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// Python's `str.strip()` without arguments.
-pub fn py_strip(s: &str) -> &str {
+pub(crate) fn py_strip(s: &str) -> &str {
     s.trim_matches(is_py_space)
 }
 
@@ -30,7 +30,7 @@ pub fn py_strip(s: &str) -> &str {
 /// `digits` decimals, ties to even. Rust's fixed-precision formatting rounds
 /// the exact value the same way, and parsing the digits back is what CPython
 /// does too.
-pub fn py_round(x: f64, digits: usize) -> f64 {
+pub(crate) fn py_round(x: f64, digits: usize) -> f64 {
     if !x.is_finite() {
         return x;
     }
@@ -38,7 +38,7 @@ pub fn py_round(x: f64, digits: usize) -> f64 {
 }
 
 /// Python's `str(x)` (what an f-string prints) of a parsed JSON value.
-pub fn py_str(value: &Value) -> String {
+pub(crate) fn py_str(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => py_repr(other),
@@ -46,7 +46,7 @@ pub fn py_str(value: &Value) -> String {
 }
 
 /// Python's `repr(x)` of a parsed JSON value.
-pub fn py_repr(value: &Value) -> String {
+pub(crate) fn py_repr(value: &Value) -> String {
     match value {
         Value::Null => "None".into(),
         Value::Bool(b) => if *b { "True" } else { "False" }.into(),
@@ -106,7 +106,7 @@ fn py_str_repr(s: &str) -> String {
 
 /// Python's truthiness of a parsed JSON value: empty, zero, false and
 /// null are false.
-pub fn py_truthy(value: &Value) -> bool {
+pub(crate) fn py_truthy(value: &Value) -> bool {
     match value {
         Value::Null => false,
         Value::Bool(b) => *b,
@@ -118,7 +118,7 @@ pub fn py_truthy(value: &Value) -> bool {
 }
 
 /// A number as Python compares it: booleans are 0 and 1.
-pub fn py_number(value: &Value) -> Option<f64> {
+pub(crate) fn py_number(value: &Value) -> Option<f64> {
     match value {
         Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
         Value::Number(n) => n.as_f64(),
@@ -128,7 +128,7 @@ pub fn py_number(value: &Value) -> Option<f64> {
 
 /// Python's `==` of two parsed JSON values: numbers and booleans compare by
 /// value (`1 == 1.0 == True`), containers element by element.
-pub fn py_eq(a: &Value, b: &Value) -> bool {
+pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| py_eq(x, y))
@@ -146,13 +146,13 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
 /// `json.loads` of a model's text, as the references call it. `None` when the
 /// text is not JSON. Python also accepts `NaN` and `Infinity`, which no JSON
 /// value in Conclave can hold; such text counts as not JSON.
-pub fn parse_model_text(text: &str) -> Option<Value> {
+pub(crate) fn parse_model_text(text: &str) -> Option<Value> {
     serde_json::from_str(text).ok()
 }
 
 /// Python's `json.dumps(value)` with its default separators (`", "` and
 /// `": "`) and `ensure_ascii=True`.
-pub fn py_json_dumps(value: &Value) -> String {
+pub(crate) fn py_json_dumps(value: &Value) -> String {
     let mut out = String::new();
     write_py_json(&mut out, value, ", ", ": ", false);
     out
@@ -160,7 +160,7 @@ pub fn py_json_dumps(value: &Value) -> String {
 
 /// The canonical JSON the references hash:
 /// `json.dumps(args, ensure_ascii=True, sort_keys=True, separators=(",", ":"))`.
-pub fn canonical_json(value: &Value) -> String {
+pub(crate) fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
     write_py_json(&mut out, value, ",", ":", true);
     out
@@ -168,7 +168,7 @@ pub fn canonical_json(value: &Value) -> String {
 
 /// The first 12 hex digits of SHA-256 over [`canonical_json`], as the
 /// orchestrator reference's `args_hash`.
-pub fn args_hash(value: &Value) -> String {
+pub(crate) fn args_hash(value: &Value) -> String {
     let digest = Sha256::digest(canonical_json(value).as_bytes());
     let mut hex = String::with_capacity(12);
     for byte in &digest[..6] {
@@ -225,7 +225,7 @@ fn write_py_number(out: &mut String, n: &serde_json::Number) {
 }
 
 /// Python's `repr(float)`.
-pub fn py_float_repr(f: f64) -> String {
+pub(crate) fn py_float_repr(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }

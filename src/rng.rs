@@ -7,19 +7,19 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, Mutex, PoisonError};
 
 #[derive(Clone, Debug)]
-pub struct RunRng {
+pub(crate) struct RunRng {
     inner: Arc<Mutex<ChaCha8Rng>>,
 }
 
 impl RunRng {
-    pub fn seeded(seed: u64) -> Self {
+    pub(crate) fn seeded(seed: u64) -> Self {
         RunRng {
             inner: Arc::new(Mutex::new(ChaCha8Rng::seed_from_u64(seed))),
         }
     }
 
     /// A whole number drawn uniformly from `min..=max`.
-    pub fn between(&self, min: u64, max: u64) -> u64 {
+    pub(crate) fn between(&self, min: u64, max: u64) -> u64 {
         if min >= max {
             return min;
         }

@@ -16,14 +16,14 @@ const C1_ST: char = '\u{9c}';
 /// `text` on one line with everything that could steer the terminal
 /// removed. Tabs, newlines and carriage returns become spaces: panes lay
 /// text out themselves.
-pub fn clean(text: &str) -> Cow<'_, str> {
+pub(crate) fn clean(text: &str) -> Cow<'_, str> {
     strip(text, Layout::Flatten)
 }
 
 /// `text` with everything that could steer the terminal removed but its
 /// newlines and tabs, for messages printed as lines. A carriage return is
 /// removed: it would let a line overwrite what precedes it.
-pub fn clean_lines(text: &str) -> Cow<'_, str> {
+pub(crate) fn clean_lines(text: &str) -> Cow<'_, str> {
     strip(text, Layout::Keep)
 }
 
@@ -35,7 +35,7 @@ pub fn needs_cleaning(c: char) -> bool {
 /// The invisible characters that reorder text (Unicode's bidirectional
 /// embeddings, overrides, isolates and marks): they make a line read other
 /// than it is stored ("Trojan Source").
-pub fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(
         c,
         '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'

@@ -15,10 +15,10 @@ use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a masked run of secret characters becomes.
-pub const MASK: &str = "[redacted]";
+pub(crate) const MASK: &str = "[redacted]";
 
 /// The shortest run of a secret's characters that is masked on its own.
-pub const WINDOW: usize = 8;
+pub(crate) const WINDOW: usize = 8;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static REGISTRY: RwLock<Scrubber> = RwLock::new(Scrubber::new());
@@ -26,7 +26,7 @@ static REGISTRY: RwLock<Scrubber> = RwLock::new(Scrubber::new());
 /// Mask `secret` (and its runs of [`WINDOW`] characters) from now on in
 /// everything the process writes. Registering the same value twice, or an
 /// empty one, changes nothing.
-pub fn register(secret: &str) {
+pub(crate) fn register(secret: &str) {
     if secret.is_empty() {
         return;
     }
@@ -38,13 +38,13 @@ pub fn register(secret: &str) {
 }
 
 /// Whether any secret is registered: when not, every scrub is a no-op.
-pub fn is_active() -> bool {
+pub(crate) fn is_active() -> bool {
     ACTIVE.load(Ordering::Acquire)
 }
 
 /// `text` with every registered secret, and every run of [`WINDOW`] or more
 /// of a secret's consecutive characters, replaced by [`MASK`].
-pub fn scrub(text: &str) -> Cow<'_, str> {
+pub(crate) fn scrub(text: &str) -> Cow<'_, str> {
     if !is_active() {
         return Cow::Borrowed(text);
     }
@@ -53,7 +53,7 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
 
 /// Scrub every string and every object key of `value` in place; whether
 /// anything was masked.
-pub fn scrub_json(value: &mut Value) -> bool {
+pub(crate) fn scrub_json(value: &mut Value) -> bool {
     if !is_active() {
         return false;
     }
@@ -64,7 +64,7 @@ pub fn scrub_json(value: &mut Value) -> bool {
 /// text, and, when it is JSON, scrubbed in its decoded strings too, so that
 /// a secret hidden behind escapes (`sk-\u0061bc…`) cannot come back out
 /// when the text is parsed. Text without a secret comes back unchanged.
-pub fn scrub_model_text(text: &str) -> Cow<'_, str> {
+pub(crate) fn scrub_model_text(text: &str) -> Cow<'_, str> {
     if !is_active() {
         return Cow::Borrowed(text);
     }

@@ -107,7 +107,7 @@ async fn stepping_back_to_round_1_and_forward_again_lands_where_going_forward_di
         let (_, path) = live_app(&scenario, dir.path()).await;
         let recording = read_recording(&path).unwrap();
         let all = RunState::from_events(1, &recording.events);
-        let (mut replay, _) = Replay::open(recording, path.display().to_string()).unwrap();
+        let (mut replay, _) = Replay::open(recording).unwrap();
         let round_1 = replay.jump_to_unit(1);
         let mut forward = replay.seek(1);
         while !replay.at_end() {

@@ -234,10 +234,10 @@ fn a_list_is_searched_with_slash_and_q_asks_while_a_run_is_live() {
         home.path(),
     );
     session.wait_text("PAUSED BEFORE");
-    session.wait_text("kr-enrich");
+    session.wait_text("us-enrich");
 
     // `/` searches the workers list: the selection moves to the first
-    // match as it is typed, Enter keeps it, and Enter opens that task.
+    // match as it is typed (below the rows shown), Enter keeps it, and Enter opens that task.
     session.press("/jp-en");
     session.wait_text("Tab/↓ next match");
     session.press("\r");

@@ -27,13 +27,12 @@ fn app_with(events: &[Arc<Event>]) -> App {
     app
 }
 
-/// Draw the app at `width` × `height` (remembering the panes' sizes, as
+/// Draw the app at `width` × `height` (remembering the screen's size, as
 /// the dashboard does) and return the screen's text.
 fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| view::draw(frame, app)).unwrap();
-    let area = Rect::new(0, 0, width, height);
-    app.drawn_at(area, view::areas(app, area));
+    app.screen = Rect::new(0, 0, width, height);
     let buffer = terminal.backend().buffer();
     let mut out = String::new();
     for y in 0..height {
@@ -589,4 +588,38 @@ async fn the_tools_list_follows_the_sick_sorts_filters_and_searches() {
     assert!(screen(&mut app, 100, 30).contains("G follows"));
     press(&mut app, KeyCode::Char('G'));
     assert_eq!(selected_tool(&mut app), "enrichment_worker");
+}
+
+/// Esc peels back one thing at a time: a zoomed list's search or the
+/// log's filter first, then the zoom.
+#[tokio::test(start_paused = true)]
+async fn esc_clears_a_zoomed_panes_search_before_it_unzooms() {
+    let events = full_run("vendor_outage.json").await;
+    let mut app = app_with(&events);
+    screen(&mut app, 100, 30);
+
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Char('z'));
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "jp-en");
+    press(&mut app, KeyCode::Enter);
+    let searched = screen(&mut app, 100, 30);
+    assert!(app.zoomed && searched.contains("jp-enrich"), "{searched}");
+    press(&mut app, KeyCode::Esc);
+    assert!(app.zoomed, "the first Esc clears the search");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.zoomed, "the second unzooms");
+
+    press(&mut app, KeyCode::Char('3'));
+    press(&mut app, KeyCode::Char('z'));
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "breaker");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.run().unwrap().ui.log.filter.is_some());
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.run().unwrap().ui.log.filter, None);
+    assert!(app.zoomed, "the first Esc clears the filter");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.zoomed, "the second unzooms");
+    assert_eq!(app.notice, None);
 }

@@ -3,7 +3,7 @@
 //! missed when they fall behind; the engine never waits for them. The
 //! recorder gets every event, in order, through its own lossless channel.
 
-pub mod describe;
+pub(crate) mod describe;
 mod event;
 mod research;
 mod resilience;
@@ -27,7 +27,7 @@ use tokio::sync::broadcast;
 
 /// How many events a live viewer may fall behind before it starts missing
 /// some.
-pub const DEFAULT_CAPACITY: usize = 4096;
+pub(crate) const DEFAULT_CAPACITY: usize = 4096;
 
 /// The broadcast every run of a process publishes to. Viewers subscribe here,
 /// before launching, so they see each run from its first event.
@@ -140,11 +140,7 @@ impl Bus {
         }
     }
 
-    pub fn run(&self) -> RunId {
-        self.inner.run
-    }
-
-    pub fn clock(&self) -> &RunClock {
+    pub(crate) fn clock(&self) -> &RunClock {
         &self.inner.clock
     }
 
@@ -176,7 +172,7 @@ impl Bus {
 
     /// Stop recording: the recorder writes what it has and finishes. Later
     /// events still reach live viewers.
-    pub fn close_recording(&self) {
+    pub(crate) fn close_recording(&self) {
         let mut state = self.inner.state.lock();
         state.recorder = None;
     }

@@ -19,7 +19,7 @@ pub enum ResearchPhase {
 }
 
 impl ResearchPhase {
-    pub const ALL: [ResearchPhase; 6] = [
+    pub(crate) const ALL: [ResearchPhase; 6] = [
         ResearchPhase::Plan,
         ResearchPhase::Search,
         ResearchPhase::Dedupe,
@@ -40,7 +40,7 @@ impl ResearchPhase {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ResearchPhase::Plan => "plan",
             ResearchPhase::Search => "search",
@@ -73,7 +73,7 @@ pub enum SourceDenial {
 }
 
 impl SourceDenial {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SourceDenial::Policy => "source_denied_policy",
             SourceDenial::Execution => "source_denied_execution",
@@ -84,14 +84,14 @@ impl SourceDenial {
 /// A step begins.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepStarted {
-    pub step: u32,
+    pub(crate) step: u32,
     pub phase: ResearchPhase,
 }
 
 /// A step ended well and entered the trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepFinished {
-    pub step: u32,
+    pub(crate) step: u32,
     pub phase: ResearchPhase,
     /// The step's headline number: plan steps, search candidates, URLs
     /// after dedupe, notes, checked notes or citations.
@@ -101,10 +101,10 @@ pub struct StepFinished {
 /// The search returned a candidate; `rank` counts from 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceFound {
-    pub rank: u32,
+    pub(crate) rank: u32,
     /// As the search returned it.
-    pub url: String,
-    pub title: String,
+    pub(crate) url: String,
+    pub(crate) title: String,
 }
 
 /// The candidates' normalised URLs after dedupe, in the order they will be
@@ -117,14 +117,14 @@ pub struct SourcesDeduped {
 /// A source the domain checks let through, about to be read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceAllowed {
-    pub url: String,
+    pub(crate) url: String,
     pub domain: String,
 }
 
 /// A source the domain checks refused; it is recorded in `denied_sources`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceDenied {
-    pub url: String,
+    pub(crate) url: String,
     pub domain: String,
     pub reason: SourceDenial,
     /// The flag that is off and keeps the domain out of the execution
@@ -136,20 +136,20 @@ pub struct SourceDenied {
 /// A page came back from `read_source`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageRead {
-    pub url: String,
+    pub(crate) url: String,
     pub title: String,
-    pub published_at: String,
+    pub(crate) published_at: String,
 }
 
 /// A note was kept, with its provenance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoteExtracted {
     pub id: String,
-    pub url: String,
-    pub title: String,
-    pub published_at: String,
-    pub claim: String,
-    pub quote: String,
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) published_at: String,
+    pub(crate) claim: String,
+    pub(crate) quote: String,
 }
 
 /// What the verifier said about the notes.
@@ -157,7 +157,7 @@ pub struct NoteExtracted {
 pub struct NotesVerified {
     pub checked: u64,
     pub ok: bool,
-    pub issues: Vec<String>,
+    pub(crate) issues: Vec<String>,
 }
 
 /// The accepted answer cites a note; one event per cited note, in note
@@ -165,7 +165,7 @@ pub struct NotesVerified {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cited {
     pub id: String,
-    pub url: String,
-    pub title: String,
-    pub published_at: String,
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) published_at: String,
 }

@@ -17,7 +17,7 @@ pub enum BreakerState {
 }
 
 impl BreakerState {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BreakerState::Closed => "closed",
             BreakerState::Open => "open",
@@ -45,7 +45,7 @@ pub enum BreakerReason {
 }
 
 impl BreakerReason {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BreakerReason::FailureThreshold => "failure_threshold",
             BreakerReason::FailureRate => "failure_rate",

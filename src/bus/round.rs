@@ -14,7 +14,7 @@ pub enum Stance {
 }
 
 impl Stance {
-    pub fn parse(s: &str) -> Option<Stance> {
+    pub(crate) fn parse(s: &str) -> Option<Stance> {
         match s {
             "go" => Some(Stance::Go),
             "caution" => Some(Stance::Caution),
@@ -23,7 +23,7 @@ impl Stance {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Stance::Go => "go",
             Stance::Caution => "caution",
@@ -42,7 +42,7 @@ pub enum Decision {
 }
 
 impl Decision {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Decision::Go => "go",
             Decision::GoWithCaution => "go_with_caution",
@@ -62,7 +62,7 @@ pub enum Conflict {
 }
 
 impl Conflict {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Conflict::NoContributions => "no_contributions",
             Conflict::GoVsCaution => "go_vs_caution",

@@ -13,51 +13,51 @@ use serde_json::Value;
 pub struct RunSummary {
     /// The team's final decision (collaboration, when it reached one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<Decision>,
+    pub(crate) decision: Option<Decision>,
     /// The aggregate's health (orchestrator, once the results are
     /// aggregated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub health: Option<Health>,
+    pub(crate) health: Option<Health>,
     /// The answer or brief, when the run gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
     /// The agent holding control at the end (swarm, coordinator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_agent: Option<String>,
+    pub(crate) final_agent: Option<String>,
     /// The notes the answer cites, as written (research).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub citations: Vec<String>,
+    pub(crate) citations: Vec<String>,
     /// Safe mode skipped calls that failed fast: the result lacks their
     /// part.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub partial: bool,
+    pub(crate) partial: bool,
     /// The tools safe mode skipped, in the order first skipped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub degraded: Vec<String>,
+    pub(crate) degraded: Vec<String>,
     #[serde(default)]
-    pub counts: RunCounts,
+    pub(crate) counts: RunCounts,
 }
 
 /// What a run used of the budgets its pattern counts; `None` where the
 /// pattern does not count it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunCounts {
+pub(crate) struct RunCounts {
     /// Rounds the table convened (collaboration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rounds: Option<u32>,
+    pub(crate) rounds: Option<u32>,
     /// Worker attempts started, retries and refused ones included
     /// (orchestrator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dispatches: Option<u64>,
+    pub(crate) dispatches: Option<u64>,
     /// Transfers asked for, refused ones included (swarm).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handoffs: Option<u64>,
+    pub(crate) handoffs: Option<u64>,
     /// Model calls the team started (swarm, coordinator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub llm_calls: Option<u64>,
+    pub(crate) llm_calls: Option<u64>,
     /// Member calls the coordinator made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub member_calls: Option<u64>,
+    pub(crate) member_calls: Option<u64>,
 }
 
 /// The fields of a result document the summary was made of, before runs
@@ -98,7 +98,7 @@ impl RunSummary {
     /// The summary a recording made before summaries were published stands
     /// for, read from its result document. A document that is not one
     /// (or a field of the wrong type) gives an empty summary.
-    pub fn of_result(result: &Value) -> RunSummary {
+    pub(crate) fn of_result(result: &Value) -> RunSummary {
         let Ok(written) = Written::deserialize(result) else {
             return RunSummary::default();
         };

@@ -33,7 +33,7 @@ pub enum Health {
 }
 
 impl Health {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Health::Green => "green",
             Health::Yellow => "yellow",

@@ -31,7 +31,7 @@ pub enum TurnOutcome {
 }
 
 impl TurnOutcome {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             TurnOutcome::Reply => "reply",
             TurnOutcome::Transfer => "transfer",
@@ -66,16 +66,7 @@ pub enum HandoffRejection {
     Other(String),
 }
 
-impl HandoffRejection {
-    /// Whether the rejection counted toward the handoff limits: unknown,
-    /// self and denied transfers count toward nothing.
-    pub fn counted(&self) -> bool {
-        matches!(
-            self,
-            HandoffRejection::MaxHandoffsExceeded | HandoffRejection::RepetitiveHandoff
-        )
-    }
-}
+impl HandoffRejection {}
 
 impl fmt::Display for HandoffRejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -156,7 +147,5 @@ mod tests {
                 reason
             );
         }
-        assert!(HandoffRejection::RepetitiveHandoff.counted());
-        assert!(!HandoffRejection::SelfTransfer.counted());
     }
 }

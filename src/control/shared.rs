@@ -8,7 +8,7 @@ use crate::bus::GatePoint;
 use parking_lot::Mutex;
 
 #[derive(Debug)]
-pub struct SharedGate<'g> {
+pub(crate) struct SharedGate<'g> {
     gate: tokio::sync::Mutex<&'g mut Gate>,
     /// The flags as the last gate left them, readable without waiting for
     /// a gate that is held while paused.
@@ -16,7 +16,7 @@ pub struct SharedGate<'g> {
 }
 
 impl<'g> SharedGate<'g> {
-    pub fn new(gate: &'g mut Gate) -> Self {
+    pub(crate) fn new(gate: &'g mut Gate) -> Self {
         let flags = Mutex::new(gate.flags().clone());
         SharedGate {
             gate: tokio::sync::Mutex::new(gate),
@@ -26,7 +26,7 @@ impl<'g> SharedGate<'g> {
 
     /// Pass the gate at `at`: apply waiting commands and, while paused,
     /// wait for resume or step. Flag changes hold from here on.
-    pub async fn pass(&self, at: GatePoint) -> Result<(), Cancelled> {
+    pub(crate) async fn pass(&self, at: GatePoint) -> Result<(), Cancelled> {
         let mut gate = self.gate.lock().await;
         let passed = gate.pass(at).await;
         *self.flags.lock() = gate.flags().clone();
@@ -35,13 +35,13 @@ impl<'g> SharedGate<'g> {
 
     /// Whether `name` is inside the execution allowlist as the last gate
     /// left it.
-    pub fn allows(&self, name: &str) -> bool {
+    pub(crate) fn allows(&self, name: &str) -> bool {
         self.flags.lock().allows(name)
     }
 
     /// The flag that keeps `name` outside the execution allowlist as the
     /// last gate left it, if one does.
-    pub fn gated_by(&self, name: &str) -> Option<String> {
+    pub(crate) fn gated_by(&self, name: &str) -> Option<String> {
         self.flags.lock().gated_by(name).map(str::to_string)
     }
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 const MECHANISMS: usize = GatewayMechanism::ALL.len();
 
 #[derive(Clone, Debug)]
-pub struct Switches {
+pub(crate) struct Switches {
     inner: Arc<Inner>,
 }
 
@@ -25,7 +25,7 @@ struct Inner {
 
 impl Switches {
     /// Every mechanism on: what a run without gateway flags has.
-    pub fn all_on() -> Self {
+    pub(crate) fn all_on() -> Self {
         Switches {
             inner: Arc::new(Inner {
                 on: std::array::from_fn(|_| AtomicBool::new(true)),
@@ -40,12 +40,12 @@ impl Switches {
         switches
     }
 
-    pub fn is_on(&self, mechanism: GatewayMechanism) -> bool {
+    pub(crate) fn is_on(&self, mechanism: GatewayMechanism) -> bool {
         self.inner.on[mechanism.index()].load(Ordering::Acquire)
     }
 
     /// How often `mechanism` has been switched off so far.
-    pub fn times_off(&self, mechanism: GatewayMechanism) -> u64 {
+    pub(crate) fn times_off(&self, mechanism: GatewayMechanism) -> u64 {
         self.inner.offs[mechanism.index()].load(Ordering::Acquire)
     }
 

@@ -29,9 +29,9 @@ pub(crate) struct Breaker {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Transition {
-    pub from: BreakerState,
-    pub to: BreakerState,
-    pub reason: BreakerReason,
+    pub(crate) from: BreakerState,
+    pub(crate) to: BreakerState,
+    pub(crate) reason: BreakerReason,
 }
 
 /// A call the breaker let through; its outcome goes back with

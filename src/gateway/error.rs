@@ -8,7 +8,7 @@ use crate::stop::StopReason;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// The attempt ran past its timeout (the gateway's, or the provider's
     /// own).
     #[error("the call timed out")]
@@ -36,7 +36,7 @@ pub enum CallError {
 impl CallError {
     /// What the call failed with, as a reason: what a retry is scheduled
     /// after.
-    pub fn reason(&self) -> StopReason {
+    pub(crate) fn reason(&self) -> StopReason {
         match self {
             CallError::Provider(ProviderError::Failed(_)) => StopReason::LlmError,
             other => other.stop_reason(),
@@ -48,7 +48,7 @@ impl CallError {
     /// only a real endpoint does (a refused key, a refused request, an
     /// unexpected status, a body that is not a chat completion, an endpoint
     /// still down after its retries, a wait past the run's time).
-    pub fn stop_reason(&self) -> StopReason {
+    pub(crate) fn stop_reason(&self) -> StopReason {
         match self {
             CallError::Timeout | CallError::Cut => StopReason::LlmTimeout,
             CallError::Cancelled => StopReason::Cancelled,
@@ -66,7 +66,7 @@ impl CallError {
     }
 
     /// The words of an error worth showing the user.
-    pub fn message(&self) -> Option<String> {
+    pub(crate) fn message(&self) -> Option<String> {
         match self {
             CallError::OutOfTime(m) => Some(m.clone()),
             CallError::Provider(ProviderError::Timeout) => None,

@@ -18,10 +18,10 @@ mod shield;
 mod tests;
 mod tool;
 
-pub use crate::scenario::MODEL_TOOL;
-pub use error::CallError;
-pub use safe_mode::SafeModeVerdict;
-pub use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
+pub(crate) use crate::scenario::MODEL_TOOL;
+pub(crate) use error::CallError;
+pub(crate) use safe_mode::SafeModeVerdict;
+pub(crate) use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
 
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
 use crate::control::Switches;
@@ -38,7 +38,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug)]
-pub struct Gateway {
+pub(crate) struct Gateway {
     bus: Bus,
     provider: Arc<Provider>,
     workers: Arc<SimWorkers>,
@@ -56,7 +56,7 @@ pub struct Gateway {
 impl Gateway {
     /// A gateway without a resilience section: every call goes straight to
     /// its tool, timed and retried only as its pattern says.
-    pub fn new(
+    pub(crate) fn new(
         bus: Bus,
         provider: Arc<Provider>,
         workers: Arc<SimWorkers>,
@@ -77,14 +77,14 @@ impl Gateway {
     /// The run's time budget (`max_seconds`) on the run clock: a retry
     /// whose wait the endpoint asked for (`Retry-After`) and that would
     /// start past it fails at once with `max_seconds` instead.
-    pub fn with_run_limit(mut self, limit: Duration) -> Self {
+    pub(crate) fn with_run_limit(mut self, limit: Duration) -> Self {
         self.run_limit = Some(limit);
         self
     }
 
     /// Shield the calls as `spec` says, with the mechanisms `switches`
     /// turns on; jitter draws from `rng`, the run's seeded source.
-    pub fn with_resilience(
+    pub(crate) fn with_resilience(
         mut self,
         spec: Option<ResilienceSpec>,
         switches: Switches,
@@ -96,13 +96,13 @@ impl Gateway {
 
     /// Tools safe mode skipped so far, in the order first skipped: the
     /// `degraded` list of a partial result.
-    pub fn degraded(&self) -> Vec<String> {
+    pub(crate) fn degraded(&self) -> Vec<String> {
         self.shields.degraded()
     }
 
     /// Attempts a call to `tool` may make, its first included, when its
     /// pattern allows `own_max_attempts`.
-    pub fn max_attempts(&self, tool: &str, own_max_attempts: u32) -> u32 {
+    pub(crate) fn max_attempts(&self, tool: &str, own_max_attempts: u32) -> u32 {
         self.retrier(&self.shields.tool(tool), own_max_attempts)
             .max_attempts()
     }
@@ -120,7 +120,7 @@ impl Gateway {
 
     /// Call the model. `label` says what for, in the event log. Without a
     /// resilience section: one attempt under the provider's timeout.
-    pub async fn model(
+    pub(crate) async fn model(
         &self,
         label: String,
         request: ModelRequest,
@@ -135,7 +135,7 @@ impl Gateway {
     /// run clock; `None` when the call was cut off at the deadline (an
     /// answer that arrives exactly at it is in time). A cut call is not
     /// retried.
-    pub async fn model_by(
+    pub(crate) async fn model_by(
         &self,
         label: String,
         request: ModelRequest,
@@ -268,20 +268,11 @@ impl Gateway {
         }
     }
 
-    /// What the last failed model call said, if one failed with words.
-    pub fn last_failure(&self) -> Option<String> {
-        self.last_failure
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-            .map(|(_, message)| message.clone())
-    }
-
     /// The words to finish a run stopped with `reason` with: the last
     /// failed model call's, when the run stopped on a model failure or
     /// with the very reason that call failed with (`max_seconds` after a
     /// `Retry-After` too long for the run).
-    pub fn failure_words(&self, reason: &StopReason) -> Option<String> {
+    pub(crate) fn failure_words(&self, reason: &StopReason) -> Option<String> {
         let last = self
             .last_failure
             .lock()

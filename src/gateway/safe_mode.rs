@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 
 /// What safe mode made of a call that failed fast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SafeModeVerdict {
+pub(crate) enum SafeModeVerdict {
     /// Skipped: the run goes on without it, and its result is partial.
     Skipped,
     /// The run stops early with the call's reason.

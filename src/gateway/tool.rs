@@ -21,37 +21,37 @@ use std::time::Duration;
 
 /// The shortest timeout an attempt gets, however little time is left: 001
 /// gives every attempt at least 0.01 s.
-pub const MIN_ATTEMPT_TIMEOUT: Duration = Duration::from_millis(10);
+pub(crate) const MIN_ATTEMPT_TIMEOUT: Duration = Duration::from_millis(10);
 
 /// One call a runner asks for: `task` wants `tool` called with `args`.
 #[derive(Clone, Copy, Debug)]
-pub struct ToolCall<'a> {
+pub(crate) struct ToolCall<'a> {
     /// What the call is for (an orchestrator task's id, a swarm agent's
     /// turn): named in its events and its retry gate.
-    pub task: &'a str,
-    pub tool: &'a str,
-    pub args: &'a Value,
+    pub(crate) task: &'a str,
+    pub(crate) tool: &'a str,
+    pub(crate) args: &'a Value,
     /// Whether the run cannot go on without this call: safe mode never
     /// skips a critical call.
-    pub critical: bool,
+    pub(crate) critical: bool,
 }
 
 /// How the calling pattern itself treats calls to a tool: its own retry
 /// rule and timeout. A `resilience` section replaces either for the tools
 /// it covers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolPolicy {
+pub(crate) struct ToolPolicy {
     /// Attempts per call, the first included; only a timed-out attempt is
     /// tried again, at once (001).
-    pub max_attempts: u32,
+    pub(crate) max_attempts: u32,
     /// How long one attempt may take, before the run's deadline clips it.
-    pub attempt_timeout: Duration,
+    pub(crate) attempt_timeout: Duration,
 }
 
 /// What every attempt of every tool call of a run counts against: the
 /// dispatch budget, if the run has one, and the run's deadline.
 #[derive(Debug)]
-pub struct DispatchLimits {
+pub(crate) struct DispatchLimits {
     used: AtomicU64,
     max_dispatches: Option<u64>,
     /// Run time at which `max_seconds` is reached.
@@ -59,7 +59,7 @@ pub struct DispatchLimits {
 }
 
 impl DispatchLimits {
-    pub fn new(max_dispatches: u64, deadline: Duration) -> Self {
+    pub(crate) fn new(max_dispatches: u64, deadline: Duration) -> Self {
         DispatchLimits {
             used: AtomicU64::new(0),
             max_dispatches: Some(max_dispatches),
@@ -69,7 +69,7 @@ impl DispatchLimits {
 
     /// Limits without a dispatch budget (the swarm's and research's tool
     /// calls): attempts are counted but never refused for their number.
-    pub fn without_budget(deadline: Duration) -> Self {
+    pub(crate) fn without_budget(deadline: Duration) -> Self {
         DispatchLimits {
             used: AtomicU64::new(0),
             max_dispatches: None,
@@ -79,16 +79,16 @@ impl DispatchLimits {
 
     /// No dispatch budget and no deadline, for calls a pattern bounds by
     /// its own budgets (004's research tools have neither).
-    pub fn unmetered() -> Self {
+    pub(crate) fn unmetered() -> Self {
         DispatchLimits::without_budget(Duration::MAX)
     }
 
     /// Attempts started so far, refused ones included.
-    pub fn used(&self) -> u64 {
+    pub(crate) fn used(&self) -> u64 {
         self.used.load(Ordering::Acquire)
     }
 
-    pub fn deadline(&self) -> Duration {
+    pub(crate) fn deadline(&self) -> Duration {
         self.deadline
     }
 
@@ -106,13 +106,13 @@ impl DispatchLimits {
 
 /// How a call ended after all its attempts.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolReport {
-    pub attempts_used: u32,
+pub(crate) struct ToolReport {
+    pub(crate) attempts_used: u32,
     /// The worker's observation, or why the last attempt failed.
-    pub outcome: Result<Value, StopReason>,
+    pub(crate) outcome: Result<Value, StopReason>,
     /// What safe mode made of a call that failed fast: skipped (the run
     /// goes on, partial) or a reason to stop the run early.
-    pub safe_mode: Option<SafeModeVerdict>,
+    pub(crate) safe_mode: Option<SafeModeVerdict>,
 }
 
 impl Gateway {
@@ -120,7 +120,7 @@ impl Gateway {
     /// waiting out the backoff and passing `gate` before each retry. A
     /// timed-out attempt is cancelled: its call is dropped, not left
     /// running (001's thread pool lets it run on and waits for it).
-    pub async fn call_tool(
+    pub(crate) async fn call_tool(
         &self,
         call: ToolCall<'_>,
         policy: &ToolPolicy,

@@ -2,12 +2,12 @@
 //! tools only through the gateway, stops at the control gates, publishes its
 //! steps on the bus and returns its reference's result document.
 
-pub mod collaboration;
-pub mod coordinator;
+pub(crate) mod collaboration;
+pub(crate) mod coordinator;
 pub(crate) mod in_flight;
-pub mod orchestrator;
-pub mod research;
-pub mod swarm;
+pub(crate) mod orchestrator;
+pub(crate) mod research;
+pub(crate) mod swarm;
 pub(crate) mod team;
 
 #[cfg(test)]
@@ -22,14 +22,14 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Everything a runner may use.
-pub struct RunContext {
-    pub scenario: Arc<Scenario>,
-    pub goal: String,
-    pub bus: Bus,
-    pub gate: Gate,
-    pub gateway: Arc<Gateway>,
+pub(crate) struct RunContext {
+    pub(crate) scenario: Arc<Scenario>,
+    pub(crate) goal: String,
+    pub(crate) bus: Bus,
+    pub(crate) gate: Gate,
+    pub(crate) gateway: Arc<Gateway>,
     /// The run's seed, after `--seed`.
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 /// How a run ended.
@@ -37,11 +37,11 @@ pub struct RunContext {
 pub struct RunOutcome {
     pub status: RunStatus,
     pub stop_reason: StopReason,
-    pub phase: Option<String>,
+    pub(crate) phase: Option<String>,
     /// The result document `run --headless` prints.
     pub result: Value,
     /// The result in types, as the runner knew it: what viewers show.
-    pub summary: RunSummary,
+    pub(crate) summary: RunSummary,
     /// What the model call the run stopped on said went wrong (a refused
     /// key, an endpoint down), in words without the key.
     pub error: Option<String>,

@@ -11,26 +11,26 @@ use std::time::{Duration, SystemTime};
 
 /// The largest response body read by default: 8 MiB, far above any chat
 /// completion, small enough that a runaway endpoint cannot exhaust memory.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
 /// The environment variable that changes [`DEFAULT_MAX_BODY_BYTES`].
-pub const MAX_BODY_VARIABLE: &str = "CONCLAVE_MAX_BODY_BYTES";
+pub(crate) const MAX_BODY_VARIABLE: &str = "CONCLAVE_MAX_BODY_BYTES";
 
 /// How much of an error body is kept to quote in a message.
-pub const ERROR_EXCERPT_BYTES: usize = 16 * 1024;
+pub(crate) const ERROR_EXCERPT_BYTES: usize = 16 * 1024;
 
 /// A value of [`MAX_BODY_VARIABLE`] that is not a size.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{MAX_BODY_VARIABLE}: expected a whole number of bytes above 0 (the default is {DEFAULT_MAX_BODY_BYTES}), found {found:?}"
 )]
-pub struct MaxBodyError {
-    pub found: String,
+pub(crate) struct MaxBodyError {
+    pub(crate) found: String,
 }
 
 /// The body cap: [`MAX_BODY_VARIABLE`] when set (and not blank), else the
 /// default.
-pub fn max_body_bytes(env: impl Fn(&str) -> Option<String>) -> Result<usize, MaxBodyError> {
+pub(crate) fn max_body_bytes(env: impl Fn(&str) -> Option<String>) -> Result<usize, MaxBodyError> {
     match env(MAX_BODY_VARIABLE) {
         Some(text) if !text.trim().is_empty() => text
             .trim()
@@ -47,7 +47,7 @@ pub fn max_body_bytes(env: impl Fn(&str) -> Option<String>) -> Result<usize, Max
 
 /// Why a body could not be read whole.
 #[derive(Debug, thiserror::Error)]
-pub enum BodyError {
+pub(crate) enum BodyError {
     #[error("the body is larger than {limit} bytes (raise {MAX_BODY_VARIABLE} to accept more)")]
     TooLarge { limit: usize },
     #[error(transparent)]
@@ -57,7 +57,7 @@ pub enum BodyError {
 /// The whole body of `response`, or [`BodyError::TooLarge`] as soon as it
 /// passes `limit` bytes: a declared length over the cap is refused before
 /// reading, and an undeclared one is read a chunk at a time.
-pub async fn read_capped(
+pub(crate) async fn read_capped(
     mut response: reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, BodyError> {
@@ -83,7 +83,7 @@ pub async fn read_capped(
 /// At most the first `limit` bytes of the body of `response`, for quoting
 /// an error: the rest is never read, and a body that breaks off keeps what
 /// came.
-pub async fn read_excerpt(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+pub(crate) async fn read_excerpt(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
     let mut body = Vec::new();
     while body.len() < limit {
         match response.chunk().await {
@@ -102,7 +102,7 @@ pub async fn read_excerpt(mut response: reqwest::Response, limit: usize) -> Vec<
 /// date (counted from `now`). Negative and not-a-number waits read as 0,
 /// endless ones as [`duration::MAX`]; a value that is none of these is
 /// ignored.
-pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let read = |name: &str| headers.get(name)?.to_str().ok().map(str::trim);
     if let Some(ms) = read("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return Some(duration::clamp_seconds(ms / 1000.0));

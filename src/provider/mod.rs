@@ -3,23 +3,22 @@
 //! never retries, never applies a breaker and never publishes events: that
 //! is the gateway's job.
 
-pub mod http;
+pub(crate) mod http;
 pub mod openai;
-pub mod prompts;
-pub mod sim;
+pub(crate) mod prompts;
+pub(crate) mod sim;
 
 use serde_json::Value;
 use std::time::Duration;
 
-pub use openai::{OpenAiError, OpenAiProvider};
-pub use sim::SimProvider;
-pub use sim::sources::SimSources;
-pub use sim::workers::SimWorkers;
+pub(crate) use openai::{OpenAiError, OpenAiProvider};
+pub(crate) use sim::SimProvider;
+pub(crate) use sim::workers::SimWorkers;
 
 /// What a model call is for. The sim picks its script by it; an HTTP
 /// provider picks its prompt by it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Purpose {
+pub(crate) enum Purpose {
     /// A collaboration role's contribution to a round.
     Contribution { role: String },
     /// The orchestrator's plan of tasks.
@@ -36,7 +35,7 @@ pub enum Purpose {
 
 impl Purpose {
     /// The key of this purpose's outputs in a sim script.
-    pub fn script_key(&self) -> &str {
+    pub(crate) fn script_key(&self) -> &str {
         match self {
             Purpose::Contribution { role } => role,
             Purpose::Plan | Purpose::ResearchPlan => "plan",
@@ -49,14 +48,14 @@ impl Purpose {
 
 /// One model call: its purpose and the JSON payload the model is given.
 #[derive(Clone, Debug)]
-pub struct ModelRequest {
-    pub purpose: Purpose,
-    pub payload: Value,
+pub(crate) struct ModelRequest {
+    pub(crate) purpose: Purpose,
+    pub(crate) payload: Value,
 }
 
 /// What a model returned.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ModelOutput {
+pub(crate) enum ModelOutput {
     /// Raw text, parsed by the pattern as its reference does.
     Text(String),
     /// JSON a scripted model returned as such.
@@ -66,7 +65,7 @@ pub enum ModelOutput {
 impl ModelOutput {
     /// The output as the references read a model's JSON answer: empty text
     /// counts as `{}`, and text that is not JSON becomes `invalid(text)`.
-    pub fn into_json(self, invalid: impl FnOnce(String) -> Value) -> Value {
+    pub(crate) fn into_json(self, invalid: impl FnOnce(String) -> Value) -> Value {
         match self {
             ModelOutput::Json(value) => value,
             ModelOutput::Text(text) => {
@@ -83,9 +82,9 @@ impl ModelOutput {
 
 /// One answer and, when the endpoint counts them, the tokens it took.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Completion {
-    pub output: ModelOutput,
-    pub usage: Option<crate::bus::TokenUsage>,
+pub(crate) struct Completion {
+    pub(crate) output: ModelOutput,
+    pub(crate) usage: Option<crate::bus::TokenUsage>,
 }
 
 impl From<ModelOutput> for Completion {
@@ -99,7 +98,7 @@ impl From<ModelOutput> for Completion {
 
 /// Why a worker or tool call failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WorkerError {
+pub(crate) enum WorkerError {
     #[error("no worker of that name")]
     Missing,
     /// The args do not fit the worker's signature.
@@ -110,7 +109,7 @@ pub enum WorkerError {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
+pub(crate) enum ProviderError {
     #[error("the model did not answer in time")]
     Timeout,
     /// The endpoint is down or rate limiting: trying later may work, after
@@ -168,31 +167,25 @@ impl From<OpenAiError> for ProviderError {
 }
 
 #[derive(Debug)]
-pub enum Provider {
+pub(crate) enum Provider {
     Sim(Box<SimProvider>),
     OpenAi(OpenAiProvider),
 }
 
 impl Provider {
-    pub async fn complete(&self, request: &ModelRequest) -> Result<Completion, ProviderError> {
+    pub(crate) async fn complete(
+        &self,
+        request: &ModelRequest,
+    ) -> Result<Completion, ProviderError> {
         match self {
             Provider::Sim(sim) => sim.complete(request).await.map(Completion::from),
-            Provider::OpenAi(http) => {
-                let answer = http.complete(request).await?;
-                Ok(Completion {
-                    output: answer.output,
-                    usage: answer.usage.map(|u| crate::bus::TokenUsage {
-                        input: u.input,
-                        output: u.output,
-                    }),
-                })
-            }
+            Provider::OpenAi(http) => Ok(http.complete(request).await?),
         }
     }
 
     /// How long one call may take before it counts as timed out. The HTTP
     /// client keeps its own timeout.
-    pub fn timeout(&self) -> Option<Duration> {
+    pub(crate) fn timeout(&self) -> Option<Duration> {
         match self {
             Provider::Sim(sim) => sim.timeout(),
             Provider::OpenAi(_) => None,
@@ -201,7 +194,7 @@ impl Provider {
 
     /// Whether calls go over the network, where rate limits and server
     /// errors are worth a few retries even without a resilience section.
-    pub fn is_remote(&self) -> bool {
+    pub(crate) fn is_remote(&self) -> bool {
         matches!(self, Provider::OpenAi(_))
     }
 }

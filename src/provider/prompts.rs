@@ -35,7 +35,7 @@ const RESEARCH_PLAN: Embedded = embedded!("research_plan.md");
 const RESEARCH_SYNTHESIS: Embedded = embedded!("research_synthesis.md");
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
-pub enum PromptError {
+pub(crate) enum PromptError {
     #[error("no prompt for the {purpose} calls of the {pattern} pattern")]
     Missing {
         pattern: PatternKind,
@@ -47,23 +47,23 @@ pub enum PromptError {
 
 /// Where prompts come from.
 #[derive(Clone, Debug, Default)]
-pub struct Prompts {
+pub(crate) struct Prompts {
     overrides: Option<PathBuf>,
 }
 
 /// The system prompt of a call and whether the answer must be JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SystemPrompt {
-    pub text: String,
-    pub json: bool,
+pub(crate) struct SystemPrompt {
+    pub(crate) text: String,
+    pub(crate) json: bool,
 }
 
 impl Prompts {
-    pub fn new(overrides: Option<PathBuf>) -> Self {
+    pub(crate) fn new(overrides: Option<PathBuf>) -> Self {
         Prompts { overrides }
     }
 
-    pub fn system(
+    pub(crate) fn system(
         &self,
         scenario: &Scenario,
         purpose: &Purpose,

@@ -5,9 +5,9 @@
 
 mod orchestrator;
 mod research;
-pub mod sources;
+pub(crate) mod sources;
 mod turns;
-pub mod workers;
+pub(crate) mod workers;
 
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::pycompat::py_strip;
@@ -20,7 +20,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 #[derive(Debug)]
-pub struct SimProvider {
+pub(crate) struct SimProvider {
     spec: ProviderSpec,
     rng: RunRng,
     /// How many calls each script key has answered.
@@ -28,7 +28,7 @@ pub struct SimProvider {
 }
 
 impl SimProvider {
-    pub fn new(spec: ProviderSpec, rng: RunRng) -> Self {
+    pub(crate) fn new(spec: ProviderSpec, rng: RunRng) -> Self {
         SimProvider {
             spec,
             rng,
@@ -36,7 +36,7 @@ impl SimProvider {
         }
     }
 
-    pub fn timeout(&self) -> Option<Duration> {
+    pub(crate) fn timeout(&self) -> Option<Duration> {
         self.spec
             .timeout_seconds
             .map(crate::duration::clamp_seconds)
@@ -90,7 +90,10 @@ impl SimProvider {
         })
     }
 
-    pub async fn complete(&self, request: &ModelRequest) -> Result<ModelOutput, ProviderError> {
+    pub(crate) async fn complete(
+        &self,
+        request: &ModelRequest,
+    ) -> Result<ModelOutput, ProviderError> {
         let (output, latency) = match self.next_output(&request.purpose) {
             Some((output, latency)) => (Some(output), latency),
             None => (None, None),

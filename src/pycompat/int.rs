@@ -24,7 +24,7 @@ const MAX_STR_DIGITS: usize = 4300;
 /// dozen anyway). Booleans are 0 and 1, floats are truncated toward zero,
 /// strings are read as CPython reads them; null, lists and objects are not
 /// numbers.
-pub fn py_int(value: &Value) -> Option<i64> {
+pub(crate) fn py_int(value: &Value) -> Option<i64> {
     match value {
         Value::Bool(b) => Some(i64::from(*b)),
         Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {

@@ -11,12 +11,12 @@ const USES_PARAMS: [&str; 16] = [
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParsedUrl {
+pub(crate) struct ParsedUrl {
     /// Lower-cased, as `urlsplit` leaves it; empty when the URL has none.
-    pub scheme: String,
+    pub(crate) scheme: String,
     /// Everything between `//` and the next `/`, `?` or `#`, as written.
-    pub netloc: String,
-    pub path: String,
+    pub(crate) netloc: String,
+    pub(crate) path: String,
 }
 
 fn is_scheme_char(c: char) -> bool {
@@ -26,7 +26,7 @@ fn is_scheme_char(c: char) -> bool {
 /// `urlparse(url)`: leading C0 controls and spaces dropped, tabs and line
 /// breaks removed anywhere, then scheme, netloc, fragment, query and
 /// params split off in Python's order.
-pub fn urlparse(url: &str) -> ParsedUrl {
+pub(crate) fn urlparse(url: &str) -> ParsedUrl {
     let cleaned: String = url
         .trim_start_matches(|c: char| c <= ' ')
         .chars()
@@ -78,7 +78,7 @@ fn without_params(path: &str) -> &str {
 /// the netloc (Python checks it as an IPv6 literal) or a non-ASCII netloc
 /// (Python checks its NFKC form). Conservative: it refuses some netlocs
 /// Python accepts, never one Python refuses.
-pub fn url_refusal(url: &str) -> Option<&'static str> {
+pub(crate) fn url_refusal(url: &str) -> Option<&'static str> {
     let netloc = urlparse(url).netloc;
     if netloc.contains(['[', ']']) {
         Some("a host in brackets (IPv6 literals are not supported)")

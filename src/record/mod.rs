@@ -8,9 +8,8 @@
 mod reader;
 mod sequence;
 
-pub use reader::{
-    MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording, read_recording,
-};
+pub use reader::read_recording;
+pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
 
 use crate::bus::{Event, EventSink};
 use parking_lot::{Condvar, Mutex};
@@ -97,8 +96,8 @@ impl EventSink for RecordSink {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot record to {}: {reason}", path.display())]
 pub struct RecordPathError {
-    pub path: PathBuf,
-    pub reason: String,
+    pub(crate) path: PathBuf,
+    pub(crate) reason: String,
 }
 
 /// Create (or truncate) the file a recording goes to. Its folder must
@@ -167,7 +166,7 @@ impl Recorder {
         ))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 

@@ -36,7 +36,7 @@ const MAX_QUOTED: usize = 160;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{path}:{line}: {message}")]
 pub struct RecordingProblem {
-    pub path: String,
+    pub(crate) path: String,
     pub line: usize,
     pub message: String,
 }
@@ -68,12 +68,12 @@ impl Recording {
     }
 
     /// The seq of the last event read.
-    pub fn last_seq(&self) -> u64 {
+    pub(crate) fn last_seq(&self) -> u64 {
         self.events.last().map_or(0, |e| e.seq)
     }
 
     /// "ends at seq N, no finish event" for a recording cut short.
-    pub fn cut_short(&self) -> Option<String> {
+    pub(crate) fn cut_short(&self) -> Option<String> {
         (!self.finished()).then(|| format!("ends at seq {}, no finish event", self.last_seq()))
     }
 }

@@ -17,11 +17,11 @@ const LOOK_AHEAD: usize = 8;
 #[derive(Debug)]
 pub(super) struct Placed {
     /// Its line number in the file, for reports.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its place among the file's non-blank lines (from 1): each line holds
     /// at most one seq, so a seq can grow by at most the lines between.
-    pub slot: u64,
-    pub event: Arc<Event>,
+    pub(crate) slot: u64,
+    pub(crate) event: Arc<Event>,
 }
 
 /// The last event kept, where the sequence goes on from.

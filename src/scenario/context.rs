@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 #[derive(Clone)]
-pub struct Context {
+pub(crate) struct Context {
     /// The text holding the context at `span`: the scenario file's, when
     /// the context was loaded from one.
     text: Arc<String>,
@@ -30,7 +30,7 @@ impl Context {
         }
     }
 
-    pub fn from_value(value: Value) -> Self {
+    pub(crate) fn from_value(value: Value) -> Self {
         let text = value.to_string();
         let span = 0..text.len();
         Context {
@@ -41,19 +41,19 @@ impl Context {
     }
 
     /// The context as written in the file.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         self.text.get(self.span.clone()).unwrap_or("null")
     }
 
     /// The whole context, parsed on first use.
-    pub fn value(&self) -> &Value {
+    pub(crate) fn value(&self) -> &Value {
         self.parsed
             .get_or_init(|| serde_json::from_str(self.text()).unwrap_or(Value::Null))
     }
 
     /// A top-level fact of the context, when the context is an object that
     /// has it. Before the whole context is needed, only this fact is parsed.
-    pub fn get(&self, key: &str) -> Option<Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<Value> {
         if let Some(value) = self.parsed.get() {
             return value.get(key).cloned();
         }

@@ -76,14 +76,14 @@ impl fmt::Display for ScenarioErrors {
 /// A problem found while checking, before it is placed in the file.
 #[derive(Clone, Debug)]
 pub(crate) struct Problem {
-    pub path: JsonPath,
+    pub(crate) path: JsonPath,
     /// Point at the key rather than the value (for unknown fields).
-    pub at_key: bool,
-    pub message: String,
+    pub(crate) at_key: bool,
+    pub(crate) message: String,
 }
 
 impl Problem {
-    pub fn at(path: JsonPath, message: impl Into<String>) -> Self {
+    pub(crate) fn at(path: JsonPath, message: impl Into<String>) -> Self {
         Problem {
             path,
             at_key: false,
@@ -91,7 +91,7 @@ impl Problem {
         }
     }
 
-    pub fn at_key(path: JsonPath, message: impl Into<String>) -> Self {
+    pub(crate) fn at_key(path: JsonPath, message: impl Into<String>) -> Self {
         Problem {
             path,
             at_key: true,

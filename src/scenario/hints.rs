@@ -10,42 +10,42 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// 004's `Budget` defaults.
-pub const DEFAULT_MAX_SECONDS: f64 = 25.0;
-pub const DEFAULT_MAX_STEPS: u32 = 8;
-pub const DEFAULT_MAX_URLS: i64 = 6;
-pub const DEFAULT_MAX_READ_PAGES: i64 = 3;
-pub const DEFAULT_MAX_NOTES: i64 = 6;
-pub const DEFAULT_MAX_ANSWER_CHARS: i64 = 850;
+pub(crate) const DEFAULT_MAX_SECONDS: f64 = 25.0;
+pub(crate) const DEFAULT_MAX_STEPS: u32 = 8;
+pub(crate) const DEFAULT_MAX_URLS: i64 = 6;
+pub(crate) const DEFAULT_MAX_READ_PAGES: i64 = 3;
+pub(crate) const DEFAULT_MAX_NOTES: i64 = 6;
+pub(crate) const DEFAULT_MAX_ANSWER_CHARS: i64 = 850;
 /// 004's allowlists when the hints give no list.
-pub const DEFAULT_POLICY_DOMAINS: [&str; 3] = [
+pub(crate) const DEFAULT_POLICY_DOMAINS: [&str; 3] = [
     "official-status.example.com",
     "vendor.example.com",
     "regulator.example.org",
 ];
-pub const DEFAULT_EXECUTION_DOMAINS: [&str; 2] =
+pub(crate) const DEFAULT_EXECUTION_DOMAINS: [&str; 2] =
     ["official-status.example.com", "vendor.example.com"];
 
 /// What bounds one research run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ResearchLimits {
+pub(crate) struct ResearchLimits {
     /// Domains the policy lets the run read.
-    pub policy: BTreeSet<String>,
+    pub(crate) policy: BTreeSet<String>,
     /// Domains this deployment may read (before flags narrow it).
-    pub execution: BTreeSet<String>,
+    pub(crate) execution: BTreeSet<String>,
     /// 1 to 20.
-    pub max_urls: usize,
+    pub(crate) max_urls: usize,
     /// 1 to 10.
-    pub max_read_pages: usize,
+    pub(crate) max_read_pages: usize,
     /// 1 to 20.
-    pub max_notes: usize,
+    pub(crate) max_notes: usize,
     /// 120 to 2000.
-    pub max_answer_chars: usize,
-    pub max_seconds: f64,
-    pub max_steps: usize,
+    pub(crate) max_answer_chars: usize,
+    pub(crate) max_seconds: f64,
+    pub(crate) max_steps: usize,
 }
 
 impl ResearchLimits {
-    pub fn of(scenario: &Scenario) -> Self {
+    pub(crate) fn of(scenario: &Scenario) -> Self {
         let hints = scenario.context.get("policy_hints");
         let hints = hints.as_ref().and_then(Value::as_object);
         let hint = |key: &str| hints.and_then(|h| h.get(key));

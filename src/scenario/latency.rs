@@ -8,22 +8,22 @@ use serde::{Deserialize, Serialize};
 /// {"min": ms, "max": ms} to draw from the run's seeded random source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum Latency {
+pub(crate) enum Latency {
     Fixed(u64),
     Range(LatencyRange),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct LatencyRange {
-    pub min: u64,
-    pub max: u64,
+pub(crate) struct LatencyRange {
+    pub(crate) min: u64,
+    pub(crate) max: u64,
 }
 
 /// Simulated latency of a worker's calls.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum WorkerLatency {
+pub(crate) enum WorkerLatency {
     Fixed(u64),
     // Before `Range`: serde would read a two-entry list as a range.
     PerCall(Vec<u64>),

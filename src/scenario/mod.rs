@@ -12,23 +12,23 @@ mod hints;
 mod latency;
 mod path;
 mod resilience;
-pub mod script;
+pub(crate) mod script;
 mod shape;
 mod sources;
 mod team;
-pub mod text;
+pub(crate) mod text;
 mod types;
 mod workers;
 
-pub use context::Context;
+pub(crate) use context::Context;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
-pub use hints::*;
-pub use latency::*;
+pub(crate) use hints::*;
+pub(crate) use latency::*;
 pub use path::{JsonPath, Position};
 pub use resilience::*;
 pub use shape::json_schema;
-pub use sources::*;
-pub use team::*;
+pub(crate) use sources::*;
+pub(crate) use team::*;
 pub use types::*;
 pub use workers::*;
 
@@ -260,14 +260,7 @@ fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors 
 impl Scenario {
     /// A top-level fact of the shared context (`report_date`, `region`),
     /// or `null` when the context has none.
-    pub fn fact(&self, key: &str) -> Value {
+    pub(crate) fn fact(&self, key: &str) -> Value {
         self.context.get(key).unwrap_or(Value::Null)
-    }
-
-    /// The flags' states at launch.
-    pub fn default_flags(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.flags
-            .iter()
-            .map(|(name, flag)| (name.as_str(), flag.default))
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Segment {
+pub(crate) enum Segment {
     Key(String),
     Index(usize),
 }
@@ -15,37 +15,28 @@ pub enum Segment {
 pub struct JsonPath(Vec<Segment>);
 
 impl JsonPath {
-    pub fn root() -> Self {
+    pub(crate) fn root() -> Self {
         JsonPath(Vec::new())
     }
 
-    pub fn key(&self, key: &str) -> Self {
+    pub(crate) fn key(&self, key: &str) -> Self {
         let mut segments = self.0.clone();
         segments.push(Segment::Key(key.to_string()));
         JsonPath(segments)
     }
 
-    pub fn index(&self, index: usize) -> Self {
+    pub(crate) fn index(&self, index: usize) -> Self {
         let mut segments = self.0.clone();
         segments.push(Segment::Index(index));
         JsonPath(segments)
     }
 
-    pub fn segments(&self) -> &[Segment] {
+    pub(crate) fn segments(&self) -> &[Segment] {
         &self.0
     }
 
-    pub fn push(&mut self, segment: Segment) {
+    pub(crate) fn push(&mut self, segment: Segment) {
         self.0.push(segment);
-    }
-
-    pub fn parent(&self) -> Option<JsonPath> {
-        let (_, rest) = self.0.split_last()?;
-        Some(JsonPath(rest.to_vec()))
-    }
-
-    pub fn is_root(&self) -> bool {
-        self.0.is_empty()
     }
 }
 

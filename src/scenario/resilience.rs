@@ -6,25 +6,25 @@
 
 mod settings;
 
-pub use settings::*;
+pub(crate) use settings::*;
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// 003's safe defaults, taken by every field a configured mechanism leaves out.
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 2;
-pub const DEFAULT_BACKOFF_MS: [u64; 2] = [250, 750];
-pub const DEFAULT_FAIL_THRESHOLD: u32 = 5;
-pub const DEFAULT_OPEN_FOR_MS: u64 = 30_000;
-pub const DEFAULT_HALF_OPEN_PROBES: u32 = 1;
-pub const DEFAULT_MAX_IN_FLIGHT: u32 = 10;
+pub(crate) const DEFAULT_MAX_ATTEMPTS: u32 = 2;
+pub(crate) const DEFAULT_BACKOFF_MS: [u64; 2] = [250, 750];
+pub(crate) const DEFAULT_FAIL_THRESHOLD: u32 = 5;
+pub(crate) const DEFAULT_OPEN_FOR_MS: u64 = 30_000;
+pub(crate) const DEFAULT_HALF_OPEN_PROBES: u32 = 1;
+pub(crate) const DEFAULT_MAX_IN_FLIGHT: u32 = 10;
 
 /// The tool name of model calls, in the resilience section and in events.
-pub const MODEL_TOOL: &str = "model";
+pub(crate) const MODEL_TOOL: &str = "model";
 
 /// The key of `timeouts_ms` that applies to every tool not named there.
-pub const DEFAULT_TIMEOUT_KEY: &str = "default";
+pub(crate) const DEFAULT_TIMEOUT_KEY: &str = "default";
 
 /// How the gateway shields the run's dependencies. Every model call (tool
 /// name `model`) and every tool or worker call passes through it. A
@@ -38,48 +38,48 @@ pub struct ResilienceSpec {
     /// tool, or a tool's name (`model`, a worker) for that tool. It replaces
     /// the pattern's own per-call timeout for the tools it covers.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub timeouts_ms: IndexMap<String, u64>,
+    pub(crate) timeouts_ms: IndexMap<String, u64>,
     /// Retries, in this one place: on timeouts and transient errors only,
     /// never on an open breaker, a full bulkhead or an exhausted retry
     /// budget. Without it each pattern keeps its own retry rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retries: Option<RetriesSpec>,
+    pub(crate) retries: Option<RetriesSpec>,
     /// A cap on retries across the run, as a share of first calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry_budget: Option<RetryBudgetSpec>,
+    pub(crate) retry_budget: Option<RetryBudgetSpec>,
     /// A circuit breaker per tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub circuit_breaker: Option<BreakerSpec>,
+    pub(crate) circuit_breaker: Option<BreakerSpec>,
     /// A concurrency limit per tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bulkhead: Option<BulkheadSpec>,
+    pub(crate) bulkhead: Option<BulkheadSpec>,
     /// What happens when a call fails fast (open breaker, full bulkhead,
     /// exhausted retry budget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub safe_mode: Option<SafeModeSpec>,
+    pub(crate) safe_mode: Option<SafeModeSpec>,
     /// Per-tool settings over the section's, field by field, by tool name
     /// (`model` or a worker).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub tools: IndexMap<String, ToolOverride>,
+    pub(crate) tools: IndexMap<String, ToolOverride>,
 }
 
 /// Retries of a failed call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RetriesSpec {
+pub(crate) struct RetriesSpec {
     /// Off for this tool when false (in `tools`); default true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enabled: Option<bool>,
+    pub(crate) enabled: Option<bool>,
     /// Attempts per call, the first one included (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub max_attempts: Option<u32>,
+    pub(crate) max_attempts: Option<u32>,
     /// Delay before each retry (default [250, 750]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backoff_ms: Option<BackoffSpec>,
+    pub(crate) backoff_ms: Option<BackoffSpec>,
     /// How the delay is randomised (default `full`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jitter: Option<Jitter>,
+    pub(crate) jitter: Option<Jitter>,
 }
 
 /// The delays before retries: a list of milliseconds, one per retry in
@@ -87,18 +87,18 @@ pub struct RetriesSpec {
 /// backoff (base doubled per retry, capped at max).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum BackoffSpec {
+pub(crate) enum BackoffSpec {
     List(Vec<u64>),
     Exponential(ExponentialBackoff),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ExponentialBackoff {
+pub(crate) struct ExponentialBackoff {
     /// The delay before the first retry.
-    pub base_ms: u64,
+    pub(crate) base_ms: u64,
     /// No delay is longer.
-    pub max_ms: u64,
+    pub(crate) max_ms: u64,
 }
 
 /// How a delay is randomised (the three of the AWS architecture blog's
@@ -108,7 +108,7 @@ pub struct ExponentialBackoff {
 /// and three times the previous one, capped at the longest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Jitter {
+pub(crate) enum Jitter {
     None,
     Full,
     Equal,
@@ -120,14 +120,14 @@ pub enum Jitter {
 /// `retry_budget_exhausted`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RetryBudgetSpec {
+pub(crate) struct RetryBudgetSpec {
     /// Retries allowed per first call, e.g. 0.1.
     #[schemars(range(min = 0))]
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// Retries allowed on top of the share, so the first failures of a run
     /// can be retried (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_retries: Option<u64>,
+    pub(crate) min_retries: Option<u64>,
 }
 
 /// A circuit breaker: closed → open when consecutive failures reach
@@ -137,59 +137,59 @@ pub struct RetryBudgetSpec {
 /// open again.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BreakerSpec {
+pub(crate) struct BreakerSpec {
     /// Off for this tool when false (in `tools`); default true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enabled: Option<bool>,
+    pub(crate) enabled: Option<bool>,
     /// Consecutive failures that open the breaker (default 5; with
     /// `failure_rate` and without this, only the rate opens it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub fail_threshold: Option<u32>,
+    pub(crate) fail_threshold: Option<u32>,
     /// How long an open breaker fails fast (default 30000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_for_ms: Option<u64>,
+    pub(crate) open_for_ms: Option<u64>,
     /// Calls a half-open breaker lets through to test the tool (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub half_open_probes: Option<u32>,
+    pub(crate) half_open_probes: Option<u32>,
     /// Open also when the share of failures among the last calls reaches a
     /// threshold (resilience4j's count-based window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure_rate: Option<FailureRateSpec>,
+    pub(crate) failure_rate: Option<FailureRateSpec>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FailureRateSpec {
+pub(crate) struct FailureRateSpec {
     /// How many of the last calls count.
     #[schemars(range(min = 1))]
-    pub window: u32,
+    pub(crate) window: u32,
     /// The share of failures among them that opens the breaker, e.g. 0.5.
     #[schemars(range(min = 0, max = 1))]
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// Calls the window must hold before the rate counts (default: the
     /// window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub min_calls: Option<u32>,
+    pub(crate) min_calls: Option<u32>,
 }
 
 /// A bulkhead: at most `max_in_flight` calls to the tool at once; one more
 /// waits up to `max_wait_ms`, then fails with `bulkhead_full:<tool>`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BulkheadSpec {
+pub(crate) struct BulkheadSpec {
     /// Off for this tool when false (in `tools`); default true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enabled: Option<bool>,
+    pub(crate) enabled: Option<bool>,
     /// Calls at once (default 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub max_in_flight: Option<u32>,
+    pub(crate) max_in_flight: Option<u32>,
     /// How long a call waits for a free slot (default 0: rejected at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_wait_ms: Option<u64>,
+    pub(crate) max_wait_ms: Option<u64>,
 }
 
 /// Safe mode, 003's degraded behaviour: with `allow_partial`, a
@@ -198,13 +198,13 @@ pub struct BulkheadSpec {
 /// it, such a call stops the run early with its reason.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SafeModeSpec {
+pub(crate) struct SafeModeSpec {
     /// Default true.
     #[serde(default = "yes")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Default true.
     #[serde(default = "yes")]
-    pub allow_partial: bool,
+    pub(crate) allow_partial: bool,
 }
 
 fn yes() -> bool {
@@ -214,13 +214,13 @@ fn yes() -> bool {
 /// One tool's settings over the section's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToolOverride {
+pub(crate) struct ToolOverride {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retries: Option<RetriesSpec>,
+    pub(crate) retries: Option<RetriesSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub circuit_breaker: Option<BreakerSpec>,
+    pub(crate) circuit_breaker: Option<BreakerSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bulkhead: Option<BulkheadSpec>,
+    pub(crate) bulkhead: Option<BulkheadSpec>,
 }
 
 /// A gateway mechanism a flag can switch live (`"gateway":
@@ -237,7 +237,7 @@ pub enum GatewayMechanism {
 }
 
 impl GatewayMechanism {
-    pub const ALL: [GatewayMechanism; 5] = [
+    pub(crate) const ALL: [GatewayMechanism; 5] = [
         GatewayMechanism::CircuitBreaker,
         GatewayMechanism::Bulkhead,
         GatewayMechanism::Retries,
@@ -245,7 +245,7 @@ impl GatewayMechanism {
         GatewayMechanism::SafeMode,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             GatewayMechanism::CircuitBreaker => "circuit_breaker",
             GatewayMechanism::Bulkhead => "bulkhead",

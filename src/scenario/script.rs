@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum ScriptedOutput {
+pub(crate) enum ScriptedOutput {
     /// Raw model text; the pattern parses it as the reference does.
     Text(String),
     /// JSON the model returned, already parsed.
@@ -14,18 +14,18 @@ pub enum ScriptedOutput {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// The call did not answer in time.
     Timeout,
     /// The call answered with no content.
     Empty,
 }
 
-pub const FAULT_KEY: &str = "$fault";
+pub(crate) const FAULT_KEY: &str = "$fault";
 
 impl ScriptedOutput {
     /// Read one output. The error says what was expected.
-    pub fn parse(value: &Value) -> Result<ScriptedOutput, String> {
+    pub(crate) fn parse(value: &Value) -> Result<ScriptedOutput, String> {
         match value {
             Value::String(text) => Ok(ScriptedOutput::Text(text.clone())),
             Value::Object(map) if map.contains_key(FAULT_KEY) => {
@@ -55,7 +55,7 @@ impl ScriptedOutput {
 
 /// The outputs of a script entry in call order: a list gives one per call, a
 /// single value is the only one.
-pub fn script_entries(value: &Value) -> &[Value] {
+pub(crate) fn script_entries(value: &Value) -> &[Value] {
     match value {
         Value::Array(items) => items,
         single => std::slice::from_ref(single),

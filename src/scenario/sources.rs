@@ -17,82 +17,82 @@ use std::num::NonZeroU32;
 /// provenance; `verify_notes` checks the notes' structure.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Sources {
+pub(crate) struct Sources {
     /// The search results in rank order.
-    pub search_results: Vec<SearchResult>,
+    pub(crate) search_results: Vec<SearchResult>,
     /// The pages `read_source` can read, keyed by normalised URL
     /// (`https://host/path`: scheme and host lower-cased, no query, no
     /// fragment, no trailing slash).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub pages: IndexMap<String, Page>,
+    pub(crate) pages: IndexMap<String, Page>,
     /// How each research tool's calls behave (latency, failures).
     #[serde(default, skip_serializing_if = "ResearchTools::is_empty")]
-    pub tools: ResearchTools,
+    pub(crate) tools: ResearchTools,
 }
 
 /// One search hit.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SearchResult {
+pub(crate) struct SearchResult {
     /// The URL as the search engine gives it; it is normalised and
     /// deduplicated before anything reads it.
-    pub url: String,
+    pub(crate) url: String,
     #[serde(default)]
-    pub title: String,
+    pub(crate) title: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snippet: Option<String>,
+    pub(crate) snippet: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<f64>,
+    pub(crate) score: Option<f64>,
 }
 
 /// A page `read_source` can read.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Page {
-    pub title: String,
+pub(crate) struct Page {
+    pub(crate) title: String,
     /// When the page was published, as the notes cite it (e.g.
     /// `2026-03-07`).
-    pub published_at: String,
+    pub(crate) published_at: String,
     #[serde(default)]
-    pub body: String,
+    pub(crate) body: String,
     /// The notes `extract_notes` takes from the page, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<NoteSpec>,
+    pub(crate) notes: Vec<NoteSpec>,
 }
 
 /// A note a page yields. The note contract wants a claim and a quote of at
 /// least 20 characters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoteSpec {
-    pub claim: String,
-    pub quote: String,
+pub(crate) struct NoteSpec {
+    pub(crate) claim: String,
+    pub(crate) quote: String,
     /// What the verifier finds wrong with this note (e.g. `stale_source`);
     /// any finding fails verification with `verification_failed:<first>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub issues: Vec<String>,
+    pub(crate) issues: Vec<String>,
 }
 
 /// The research tools, each with how its calls behave.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ResearchTools {
+pub(crate) struct ResearchTools {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search_sources: Option<ToolBehaviour>,
+    pub(crate) search_sources: Option<ToolBehaviour>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_source: Option<ToolBehaviour>,
+    pub(crate) read_source: Option<ToolBehaviour>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extract_notes: Option<ToolBehaviour>,
+    pub(crate) extract_notes: Option<ToolBehaviour>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verify_notes: Option<ToolBehaviour>,
+    pub(crate) verify_notes: Option<ToolBehaviour>,
 }
 
 impl ResearchTools {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         ResearchTool::ALL.iter().all(|t| self.get(*t).is_none())
     }
 
-    pub fn get(&self, tool: ResearchTool) -> Option<&ToolBehaviour> {
+    pub(crate) fn get(&self, tool: ResearchTool) -> Option<&ToolBehaviour> {
         match tool {
             ResearchTool::SearchSources => self.search_sources.as_ref(),
             ResearchTool::ReadSource => self.read_source.as_ref(),
@@ -105,22 +105,22 @@ impl ResearchTools {
 /// How a research tool's calls behave.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToolBehaviour {
+pub(crate) struct ToolBehaviour {
     /// How long each call takes: whole milliseconds, `{"min", "max"}` drawn
     /// per call from the run's seeded source, or a list with one entry per
     /// call in call order (the last repeats). Default 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_ms: Option<WorkerLatency>,
+    pub(crate) latency_ms: Option<WorkerLatency>,
     /// Call numbers (1 is the run's first call to this tool) that fail
     /// once their latency has passed; the run stops with
     /// `tool_invalid_output:<tool>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fail: Vec<NonZeroU32>,
+    pub(crate) fail: Vec<NonZeroU32>,
 }
 
 /// The research tools by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ResearchTool {
+pub(crate) enum ResearchTool {
     SearchSources,
     ReadSource,
     ExtractNotes,
@@ -128,14 +128,14 @@ pub enum ResearchTool {
 }
 
 impl ResearchTool {
-    pub const ALL: [ResearchTool; 4] = [
+    pub(crate) const ALL: [ResearchTool; 4] = [
         ResearchTool::SearchSources,
         ResearchTool::ReadSource,
         ResearchTool::ExtractNotes,
         ResearchTool::VerifyNotes,
     ];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             ResearchTool::SearchSources => "search_sources",
             ResearchTool::ReadSource => "read_source",
@@ -144,7 +144,7 @@ impl ResearchTool {
         }
     }
 
-    pub fn parse(name: &str) -> Option<ResearchTool> {
+    pub(crate) fn parse(name: &str) -> Option<ResearchTool> {
         ResearchTool::ALL.into_iter().find(|t| t.as_str() == name)
     }
 }
@@ -152,7 +152,7 @@ impl ResearchTool {
 /// 004's `normalize_url`: scheme (https when absent) and netloc
 /// lower-cased, query, fragment and params dropped, one trailing slash
 /// dropped from a longer path.
-pub fn normalize_url(url: &str) -> String {
+pub(crate) fn normalize_url(url: &str) -> String {
     let parsed = urlparse(py_strip(url));
     let scheme = if parsed.scheme.is_empty() {
         "https".to_string()
@@ -173,7 +173,7 @@ pub fn normalize_url(url: &str) -> String {
 }
 
 /// 004's `get_domain`: the lower-cased netloc.
-pub fn url_domain(url: &str) -> String {
+pub(crate) fn url_domain(url: &str) -> String {
     urlparse(py_strip(url)).netloc.to_lowercase()
 }
 

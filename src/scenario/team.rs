@@ -9,79 +9,79 @@ use serde::{Deserialize, Serialize};
 /// 002's `DefaultSwarmConfig()`: at most 20 transfers a run, no node
 /// timeout, and a loop check over the last 8 targets that wants at least 3
 /// distinct names.
-pub const DEFAULT_MAX_HANDOFFS: u32 = 20;
-pub const DEFAULT_NODE_TIMEOUT_MS: u64 = 0;
-pub const DEFAULT_REPETITIVE_HANDOFF_WINDOW: u32 = 8;
-pub const DEFAULT_REPETITIVE_HANDOFF_MIN_UNIQUE: u32 = 3;
+pub(crate) const DEFAULT_MAX_HANDOFFS: u32 = 20;
+pub(crate) const DEFAULT_NODE_TIMEOUT_MS: u64 = 0;
+pub(crate) const DEFAULT_REPETITIVE_HANDOFF_WINDOW: u32 = 8;
+pub(crate) const DEFAULT_REPETITIVE_HANDOFF_MIN_UNIQUE: u32 = 3;
 /// The team budgets' defaults (DESIGN.md "swarm").
-pub const DEFAULT_MAX_LLM_CALLS: u32 = 30;
-pub const DEFAULT_TEAM_MAX_SECONDS: f64 = 120.0;
+pub(crate) const DEFAULT_MAX_LLM_CALLS: u32 = 30;
+pub(crate) const DEFAULT_TEAM_MAX_SECONDS: f64 = 120.0;
 
 /// An agent of a swarm or coordinator team.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AgentSpec {
+pub(crate) struct AgentSpec {
     /// What the agent does; the other agents see it when they choose whom
     /// to hand control to or call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 /// The team's safety limits. In a swarm, 0 turns a limit off, as in 002's
 /// `SwarmConfig`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TeamLimits {
+pub(crate) struct TeamLimits {
     /// swarm: transfers a run may ask for, refused ones included (default
     /// 20; 0: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_handoffs: Option<u32>,
+    pub(crate) max_handoffs: Option<u32>,
     /// swarm: how long a transfer target may hold control, in milliseconds
     /// of run time from the accepted transfer (default 0: no limit). The
     /// entry agent has no such bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node_timeout_ms: Option<u64>,
+    pub(crate) node_timeout_ms: Option<u64>,
     /// swarm: how many recent transfer targets the loop check looks at
     /// (default 8; 0 turns the check off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repetitive_handoff_window: Option<u32>,
+    pub(crate) repetitive_handoff_window: Option<u32>,
     /// swarm: the fewest distinct names a full window must hold, or the
     /// transfer is refused as `repetitive_handoff` (default 3; 0 turns the
     /// check off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repetitive_handoff_min_unique: Option<u32>,
+    pub(crate) repetitive_handoff_min_unique: Option<u32>,
     /// coordinator: how long a member may take to answer a call, in
     /// milliseconds of run time (default 0: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub member_timeout_ms: Option<u64>,
+    pub(crate) member_timeout_ms: Option<u64>,
 }
 
 impl TeamLimits {
-    pub fn max_handoffs(&self) -> u32 {
+    pub(crate) fn max_handoffs(&self) -> u32 {
         self.max_handoffs.unwrap_or(DEFAULT_MAX_HANDOFFS)
     }
 
-    pub fn node_timeout_ms(&self) -> u64 {
+    pub(crate) fn node_timeout_ms(&self) -> u64 {
         self.node_timeout_ms.unwrap_or(DEFAULT_NODE_TIMEOUT_MS)
     }
 
-    pub fn window(&self) -> u32 {
+    pub(crate) fn window(&self) -> u32 {
         self.repetitive_handoff_window
             .unwrap_or(DEFAULT_REPETITIVE_HANDOFF_WINDOW)
     }
 
-    pub fn min_unique(&self) -> u32 {
+    pub(crate) fn min_unique(&self) -> u32 {
         self.repetitive_handoff_min_unique
             .unwrap_or(DEFAULT_REPETITIVE_HANDOFF_MIN_UNIQUE)
     }
 
-    pub fn member_timeout_ms(&self) -> u64 {
+    pub(crate) fn member_timeout_ms(&self) -> u64 {
         self.member_timeout_ms.unwrap_or(0)
     }
 
     /// The keys that are set, by name, and whether they belong to the
     /// swarm (else to the coordinator).
-    pub fn keys_set(&self) -> Vec<(&'static str, bool)> {
+    pub(crate) fn keys_set(&self) -> Vec<(&'static str, bool)> {
         [
             ("max_handoffs", self.max_handoffs.is_some(), true),
             ("node_timeout_ms", self.node_timeout_ms.is_some(), true),

@@ -26,23 +26,23 @@ pub struct Scenario {
     pub goal: String,
     /// The shared facts every agent sees: any JSON value.
     #[schemars(with = "Value")]
-    pub context: Context,
+    pub(crate) context: Context,
     /// The model behind the agents: the embedded simulator or an
     /// OpenAI-compatible endpoint.
-    pub provider: ProviderSpec,
+    pub(crate) provider: ProviderSpec,
     /// A human title for the scenario picker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// One or two sentences for the scenario picker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Seed of the run's random choices (simulated latency, jitter); `--seed`
     /// overrides it. Without one the seed is 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Run limits; each missing limit takes its reference's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<Budget>,
+    pub(crate) budget: Option<Budget>,
     /// Feature flags that gate roles, workers, agents or domains; toggled at
     /// launch with `--flag NAME=on|off` or live from the dashboard.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
@@ -56,29 +56,29 @@ pub struct Scenario {
     pub workers: IndexMap<String, WorkerSpec>,
     /// orchestrator: what turns the run's health yellow or red.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub health_rules: Option<Vec<HealthRule>>,
+    pub(crate) health_rules: Option<Vec<HealthRule>>,
     /// swarm: the agent that takes the first turn; coordinator: the
     /// coordinator, which calls the other agents as its members.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
     /// swarm and coordinator: every agent of the team (the policy
     /// allowlist), by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub agents: IndexMap<String, AgentSpec>,
+    pub(crate) agents: IndexMap<String, AgentSpec>,
     /// swarm and coordinator: the team's safety limits; each missing one
     /// takes 002's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limits: Option<TeamLimits>,
+    pub(crate) limits: Option<TeamLimits>,
     /// swarm and coordinator: the tools agents may call, by name, each
     /// simulated like an orchestrator worker. A tool's `data` is keyed by
     /// the values of the call's args joined with `:` in the order given
     /// (`{"order_id": "A-7"}` looks up `A-7`), with `*` as the fallback.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub tools: IndexMap<String, WorkerSpec>,
+    pub(crate) tools: IndexMap<String, WorkerSpec>,
     /// research: what the simulated research tools find: the search
     /// results, the pages and the notes each page yields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Sources>,
+    pub(crate) sources: Option<Sources>,
     /// How the gateway shields the run's dependencies: timeouts, retries
     /// with backoff and jitter, a retry budget, circuit breakers, bulkheads
     /// and safe mode (any pattern).
@@ -97,7 +97,7 @@ pub enum PatternKind {
 }
 
 impl PatternKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PatternKind::Collaboration => "collaboration",
             PatternKind::Orchestrator => "orchestrator",
@@ -117,54 +117,54 @@ impl std::fmt::Display for PatternKind {
 /// Run limits. Which keys apply depends on the pattern.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// collaboration: rounds before the run stops with `max_rounds_reached`
     /// (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_rounds: Option<u32>,
+    pub(crate) max_rounds: Option<u32>,
     /// collaboration: contributions the gateway accepts for checking before
     /// `max_messages` (default 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_messages: Option<u32>,
+    pub(crate) max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
     /// (collaboration default 40, orchestrator and research 25, swarm and
     /// coordinator 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
-    pub max_seconds: Option<f64>,
+    pub(crate) max_seconds: Option<f64>,
     /// collaboration: `go` votes a round needs to decide (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_go_votes: Option<u32>,
+    pub(crate) min_go_votes: Option<u32>,
     /// orchestrator: tasks a plan may hold (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tasks: Option<u32>,
+    pub(crate) max_tasks: Option<u32>,
     /// orchestrator: tasks running at once (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub max_parallel: Option<u32>,
+    pub(crate) max_parallel: Option<u32>,
     /// orchestrator: how often a timed-out task is tried again (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_retries_per_task: Option<u32>,
+    pub(crate) max_retries_per_task: Option<u32>,
     /// orchestrator: attempts the whole run may start, retries included
     /// (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_dispatches: Option<u32>,
+    pub(crate) max_dispatches: Option<u32>,
     /// orchestrator: seconds one attempt may take before it times out
     /// (default 2.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
-    pub task_timeout_seconds: Option<f64>,
+    pub(crate) task_timeout_seconds: Option<f64>,
     /// swarm and coordinator: model calls the run may start (default 30).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_llm_calls: Option<u32>,
+    pub(crate) max_llm_calls: Option<u32>,
     /// research: steps a plan may hold (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_steps: Option<u32>,
+    pub(crate) max_steps: Option<u32>,
 }
 
 impl Budget {
     /// The keys that are set, by name, with the patterns they belong to.
-    pub fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
+    pub(crate) fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
         const COLLABORATION: &[PatternKind] = &[PatternKind::Collaboration];
         const ORCHESTRATOR: &[PatternKind] = &[PatternKind::Orchestrator];
         const TEAMS: &[PatternKind] = &[PatternKind::Swarm, PatternKind::Coordinator];
@@ -215,26 +215,26 @@ impl Budget {
 pub struct FlagSpec {
     /// State at launch (default off).
     #[serde(default)]
-    pub default: bool,
+    pub(crate) default: bool,
     /// What turning the flag on does, shown in the flags overlay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// collaboration: roles this flag gates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub roles: Vec<String>,
+    pub(crate) roles: Vec<String>,
     /// orchestrator: workers this flag gates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub workers: Vec<String>,
+    pub(crate) workers: Vec<String>,
     /// swarm and coordinator: agents this flag gates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub agents: Vec<String>,
+    pub(crate) agents: Vec<String>,
     /// research: domains this flag gates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub domains: Vec<String>,
+    pub(crate) domains: Vec<String>,
     /// collaboration: while on, the flag's roles that the sequence does not
     /// list speak after the sequence, from the next round.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub joins: bool,
+    pub(crate) joins: bool,
     /// The gateway mechanism this flag switches: on, it works as the
     /// `resilience` section configures it; off, as if the section left it
     /// out. Takes effect at the next gate.
@@ -244,7 +244,7 @@ pub struct FlagSpec {
 
 impl FlagSpec {
     /// Every name the flag gates, whatever its kind.
-    pub fn gated_names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn gated_names(&self) -> impl Iterator<Item = &str> {
         self.roles
             .iter()
             .chain(&self.workers)
@@ -259,17 +259,17 @@ impl FlagSpec {
 #[serde(deny_unknown_fields)]
 pub struct Team {
     /// Every role that may take part (the policy allowlist), by name.
-    pub roles: IndexMap<String, RoleSpec>,
+    pub(crate) roles: IndexMap<String, RoleSpec>,
     /// The speaking order of every round; each name must be a declared role.
     pub sequence: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RoleSpec {
+pub(crate) struct RoleSpec {
     /// What the role looks at, given to the model as its brief.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub focus: Option<String>,
+    pub(crate) focus: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -289,20 +289,20 @@ pub enum ProviderKind {
 /// timed out or returned nothing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProviderSpec {
-    pub kind: ProviderKind,
+pub(crate) struct ProviderSpec {
+    pub(crate) kind: ProviderKind,
     /// sim: how long each simulated call takes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_ms: Option<Latency>,
+    pub(crate) latency_ms: Option<Latency>,
     /// A model call that takes longer fails with `llm_timeout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
-    pub timeout_seconds: Option<f64>,
+    pub(crate) timeout_seconds: Option<f64>,
     /// sim, collaboration: each role's outputs, one per call in order (the
     /// last one repeats). A single value instead of a list is that role's
     /// only output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub responses: Option<IndexMap<String, Value>>,
+    pub(crate) responses: Option<IndexMap<String, Value>>,
     /// sim, orchestrator: the planner's output. Without it the sim plans one
     /// critical task per declared worker, with the context's `report_date`
     /// and `region` as args. sim, research: the research plan, `{"steps":
@@ -310,7 +310,7 @@ pub struct ProviderSpec {
     /// Without it the sim proposes the five canonical steps, searching for
     /// `context.request.question`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Value>,
+    pub(crate) plan: Option<Value>,
     /// sim, swarm and coordinator: each agent's turns, one output per
     /// model call in order (the last one repeats): `{"reply": text}`,
     /// `{"transfer_to": agent, "message": text}` (swarm),
@@ -318,20 +318,20 @@ pub struct ProviderSpec {
     /// "task"}]}` (the coordinator), raw text (a reply) or a `$fault`. A
     /// turn's `"latency_ms"` overrides the simulated latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turns: Option<IndexMap<String, Value>>,
+    pub(crate) turns: Option<IndexMap<String, Value>>,
     /// sim, research: the synthesis, `{"answer": text, "citations": [note
     /// ids]}` (one call per run). Without it the sim answers from the first
     /// three notes' claims and cites them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub synthesis: Option<Value>,
+    pub(crate) synthesis: Option<Value>,
     /// sim: the final brief. Without it the sim writes a short brief from
     /// the run's history (collaboration) or aggregate (orchestrator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_answer: Option<Value>,
+    pub(crate) final_answer: Option<Value>,
     /// openai: the model name (default `OPENAI_MODEL`, then `gpt-4.1-mini`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// openai: the endpoint (default `OPENAI_BASE_URL`, then OpenAI's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 }

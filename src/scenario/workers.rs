@@ -18,21 +18,21 @@ use std::num::NonZeroU32;
 pub struct WorkerSpec {
     /// What the worker provides; the planner is shown it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The worker's results keyed `<report_date>:<REGION>` (the region
     /// upper-cased). A missing key, or an empty object, gives
     /// `{"warning": "<short name>_data_missing"}`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub data: IndexMap<String, Map<String, Value>>,
+    pub(crate) data: IndexMap<String, Map<String, Value>>,
     /// How long each call takes: whole milliseconds, `{"min", "max"}` drawn
     /// per call from the run's seeded source, or a list with one entry per
     /// call to this worker in call order (the last repeats). Default 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_ms: Option<WorkerLatency>,
+    pub(crate) latency_ms: Option<WorkerLatency>,
     /// Call numbers (1 is the run's first call to this worker) that fail
     /// with `worker_error:<name>` once their latency has passed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fail: Vec<NonZeroU32>,
+    pub(crate) fail: Vec<NonZeroU32>,
     /// Outage windows `[from_ms, to_ms]` on the run clock: a call that
     /// starts at or after `from_ms` and before `to_ms` fails at once with
     /// `worker_error:<name>` (or hangs, with `hang`).
@@ -41,7 +41,7 @@ pub struct WorkerSpec {
     /// During an outage, calls hang until their timeout instead of failing
     /// at once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hang: bool,
+    pub(crate) hang: bool,
 }
 
 /// A rule that rates the run's health from one worker's result. Red wins
@@ -51,19 +51,19 @@ pub struct WorkerSpec {
 /// `gateway_incident` other than "none": red).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct HealthRule {
+pub(crate) struct HealthRule {
     /// The declared worker whose result the rule reads.
-    pub worker: String,
+    pub(crate) worker: String,
     /// A top-level field of that result.
-    pub field: String,
-    pub op: HealthOp,
+    pub(crate) field: String,
+    pub(crate) op: HealthOp,
     /// What the field is compared with: a number for `>=`, `>`, `<=`, `<`;
     /// any value for `==` and `!=`; a list for `not_in`; nothing for
     /// `non_empty`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<Value>,
+    pub(crate) value: Option<Value>,
     /// The health the run gets when the rule fires.
-    pub level: HealthLevel,
+    pub(crate) level: HealthLevel,
 }
 
 /// How a health rule tests its field. Comparisons fire only on a number (a
@@ -72,7 +72,7 @@ pub struct HealthRule {
 /// the field equals none of the listed values. For `==`, `!=` and `not_in` a
 /// missing field reads as null.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-pub enum HealthOp {
+pub(crate) enum HealthOp {
     #[serde(rename = ">=")]
     AtLeast,
     #[serde(rename = ">")]
@@ -92,7 +92,7 @@ pub enum HealthOp {
 }
 
 impl HealthOp {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HealthOp::AtLeast => ">=",
             HealthOp::Above => ">",
@@ -105,7 +105,7 @@ impl HealthOp {
         }
     }
 
-    pub fn is_comparison(self) -> bool {
+    pub(crate) fn is_comparison(self) -> bool {
         matches!(
             self,
             HealthOp::AtLeast | HealthOp::Above | HealthOp::AtMost | HealthOp::Below
@@ -115,13 +115,13 @@ impl HealthOp {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum HealthLevel {
+pub(crate) enum HealthLevel {
     Yellow,
     Red,
 }
 
 /// A worker's short name: its name less a trailing `_worker`, the key of
 /// its result in the aggregate (`payments_worker` → `payments`).
-pub fn short_name(worker: &str) -> &str {
+pub(crate) fn short_name(worker: &str) -> &str {
     worker.strip_suffix("_worker").unwrap_or(worker)
 }

@@ -22,11 +22,11 @@ const PEEK_BYTES: u64 = 256 * 1024;
 pub struct Entry {
     /// Where it comes from, as shown: a path or `built-in`.
     pub origin: String,
-    pub item: Item,
+    pub(crate) item: Item,
 }
 
 #[derive(Clone, Debug)]
-pub enum Item {
+pub(crate) enum Item {
     /// A scenario to launch, or why it cannot be.
     Scenario(Result<Arc<Scenario>, String>),
     /// A recording to replay.
@@ -35,27 +35,27 @@ pub enum Item {
 
 /// A recording as the picker lists it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Recorded {
-    pub path: PathBuf,
+pub(crate) struct Recorded {
+    pub(crate) path: PathBuf,
     /// The scenario's name and pattern, from the run's start.
-    pub scenario: Option<(String, PatternKind)>,
+    pub(crate) scenario: Option<(String, PatternKind)>,
     /// How the run ended; `None` when the file's end holds no finish (a
     /// run cut short, or a damaged end).
-    pub finish: Option<Finish>,
+    pub(crate) finish: Option<Finish>,
 }
 
 /// How a recorded run ended, from its `run_finished`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Finish {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
-    pub summary: Box<RunSummary>,
+pub(crate) struct Finish {
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
+    pub(crate) summary: Box<RunSummary>,
 }
 
 impl Recorded {
     /// Read what the picker shows of the recording at `path`: its first
     /// line and its last `PEEK_BYTES`, whatever the file's size.
-    pub fn read(path: &Path) -> Recorded {
+    pub(crate) fn read(path: &Path) -> Recorded {
         let (scenario, finish) = match std::fs::File::open(path) {
             Ok(mut file) => (first_run(&mut file), last_finish(&mut file)),
             Err(_) => (None, None),
@@ -69,7 +69,7 @@ impl Recorded {
 
     /// How the run ended, in words: `✓ success · GO WITH CAUTION`,
     /// `✗ max_rounds`, `· partial`; or that the file has no finish.
-    pub fn outcome(&self) -> String {
+    pub(crate) fn outcome(&self) -> String {
         let Some(finish) = &self.finish else {
             return "no finish (cut short)".to_string();
         };
@@ -93,7 +93,7 @@ impl Recorded {
     }
 
     /// Whether the run stopped short of its goal or has no finish.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.finish
             .as_ref()
             .is_none_or(|f| f.status == RunStatus::Stopped)
@@ -152,7 +152,7 @@ fn last_finish(file: &mut std::fs::File) -> Option<Finish> {
 }
 
 impl Entry {
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         match &self.item {
             Item::Scenario(Ok(s)) => s.title.clone().unwrap_or_else(|| s.name.clone()),
             Item::Scenario(Err(_)) => self.origin.clone(),
@@ -170,16 +170,8 @@ impl Entry {
         }
     }
 
-    pub fn pattern(&self) -> Option<PatternKind> {
-        match &self.item {
-            Item::Scenario(Ok(s)) => Some(s.pattern),
-            Item::Recording(recorded) => recorded.scenario.as_ref().map(|(_, p)| *p),
-            Item::Scenario(Err(_)) => None,
-        }
-    }
-
     /// What the entry is, in a word or two.
-    pub fn kind(&self) -> String {
+    pub(crate) fn kind(&self) -> String {
         match &self.item {
             Item::Scenario(Ok(s)) => s.pattern.to_string(),
             Item::Scenario(Err(_)) => "invalid".to_string(),
@@ -192,7 +184,7 @@ impl Entry {
 
     /// Its state in words: how a recorded run ended, or why a scenario
     /// cannot be launched; nothing for a scenario ready to launch.
-    pub fn state(&self) -> String {
+    pub(crate) fn state(&self) -> String {
         match &self.item {
             Item::Scenario(Ok(_)) => String::new(),
             Item::Scenario(Err(_)) => "cannot be launched".to_string(),
@@ -202,7 +194,7 @@ impl Entry {
 }
 
 /// The `limit` most recent recordings in `dir`, newest first.
-pub fn recordings(dir: &Path, limit: usize) -> Vec<Entry> {
+pub(crate) fn recordings(dir: &Path, limit: usize) -> Vec<Entry> {
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -227,7 +219,7 @@ include!(concat!(env!("OUT_DIR"), "/built_in_scenarios.rs"));
 
 /// The entries of `dir`, sorted by file name, or the built-in scenarios when
 /// the folder has none.
-pub fn load(dir: &Path) -> Vec<Entry> {
+pub(crate) fn load(dir: &Path) -> Vec<Entry> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -253,7 +245,7 @@ pub fn load(dir: &Path) -> Vec<Entry> {
         .collect()
 }
 
-pub fn built_in() -> Vec<Entry> {
+pub(crate) fn built_in() -> Vec<Entry> {
     BUILT_IN
         .iter()
         .map(|(name, text)| Entry {
@@ -268,7 +260,7 @@ pub fn built_in() -> Vec<Entry> {
 }
 
 /// The entry to select first: the checkout launch when present.
-pub fn default_index(entries: &[Entry]) -> usize {
+pub(crate) fn default_index(entries: &[Entry]) -> usize {
     entries
         .iter()
         .position(|e| matches!(&e.item, Item::Scenario(Ok(s)) if s.name == "checkout_v2_launch"))
@@ -403,7 +395,7 @@ mod tests {
             item: Item::Recording(recorded),
         };
         assert_eq!(entry.title(), format!("replay {}", scenario.name));
-        assert_eq!(entry.pattern(), Some(scenario.pattern));
+        assert_eq!(entry.kind(), scenario.pattern.to_string());
 
         let recorded = Recorded::read(&cut);
         assert_eq!(recorded.outcome(), "no finish (cut short)");

@@ -48,6 +48,10 @@ pub enum Action {
     Jump,
     Faster,
     Slower,
+    /// Zoom the focused pane to the whole screen, or back.
+    Zoom,
+    /// Back from a zoomed pane.
+    Unzoom,
 }
 
 /// Where a key applies.
@@ -77,7 +81,7 @@ pub enum PaneId {
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 5] = [
+    pub(crate) const ALL: [PaneId; 5] = [
         PaneId::Runs,
         PaneId::Pattern,
         PaneId::Log,
@@ -85,7 +89,7 @@ impl PaneId {
         PaneId::Resilience,
     ];
 
-    pub fn number(self) -> u8 {
+    pub(crate) fn number(self) -> u8 {
         match self {
             PaneId::Runs => 1,
             PaneId::Pattern => 2,
@@ -95,7 +99,7 @@ impl PaneId {
         }
     }
 
-    pub fn from_number(n: u8) -> Option<PaneId> {
+    pub(crate) fn from_number(n: u8) -> Option<PaneId> {
         PaneId::ALL.into_iter().find(|p| p.number() == n)
     }
 }
@@ -127,20 +131,20 @@ pub enum OverlayKind {
 
 /// One entry of the key table.
 #[derive(Clone, Copy, Debug)]
-pub struct Binding {
-    pub keys: &'static [Key],
+pub(crate) struct Binding {
+    pub(crate) keys: &'static [Key],
     /// How the keys are written in the footer and in help.
-    pub label: &'static str,
-    pub action: Action,
-    pub help: &'static str,
-    pub scope: Scope,
+    pub(crate) label: &'static str,
+    pub(crate) action: Action,
+    pub(crate) help: &'static str,
+    pub(crate) scope: Scope,
 }
 
 /// A key with the modifiers it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Key {
-    pub code: KeyCode,
-    pub mods: KeyModifiers,
+pub(crate) struct Key {
+    pub(crate) code: KeyCode,
+    pub(crate) mods: KeyModifiers,
 }
 
 const fn key(c: char) -> Key {
@@ -181,7 +185,7 @@ const SHIFT_TAB: &[Key] = &[
 ];
 
 #[rustfmt::skip]
-pub const BINDINGS: &[Binding] = &[
+pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: Scope::Everywhere },
     Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Everywhere },
     Binding { keys: &[key('n')], label: "n", action: Action::NewRun, help: "new run", scope: Scope::Everywhere },
@@ -197,6 +201,8 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('3')], label: "3", action: Action::Focus(3), help: "event log", scope: Scope::Everywhere },
     Binding { keys: &[key('4')], label: "4", action: Action::Focus(4), help: "result", scope: Scope::Everywhere },
     Binding { keys: &[key('5')], label: "5", action: Action::Focus(5), help: "resilience pane", scope: Scope::Everywhere },
+    Binding { keys: &[key('z')], label: "z", action: Action::Zoom, help: "zoom pane", scope: Scope::Everywhere },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Unzoom, help: "unzoom", scope: Scope::Everywhere },
     Binding { keys: &[key('[')], label: "[", action: Action::PrevRun, help: "previous run", scope: Scope::Everywhere },
     Binding { keys: &[key(']')], label: "]", action: Action::NextRun, help: "next run", scope: Scope::Everywhere },
     Binding { keys: &[key('h'), code(KeyCode::Left), key('k'), code(KeyCode::Up)], label: "←/k", action: Action::Left, help: "previous run", scope: RUNS },
@@ -230,6 +236,10 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "event JSON", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll up", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll down", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "top", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "end", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "result JSON", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous tool", scope: TOOLS },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next tool", scope: TOOLS },
@@ -307,12 +317,12 @@ impl Key {
 }
 
 /// The action `event` asks for in `scope`, if any.
-pub fn lookup(scope: Scope, event: &KeyEvent) -> Option<Action> {
+pub(crate) fn lookup(scope: Scope, event: &KeyEvent) -> Option<Action> {
     lookup_in(&[scope], event)
 }
 
 /// The action `event` asks for in the first of `scopes` that binds it.
-pub fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
+pub(crate) fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
     scopes.iter().find_map(|scope| {
         BINDINGS
             .iter()
@@ -322,12 +332,12 @@ pub fn lookup_in(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
 }
 
 /// The bindings of one scope, in table order.
-pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
+pub(crate) fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     BINDINGS.iter().filter(move |b| b.scope == scope)
 }
 
 /// The bindings of several scopes together, in table order.
-pub fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
+pub(crate) fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
     BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
 }
 
@@ -335,7 +345,7 @@ pub fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> +
 /// are left to help, and so are a pane's moves up and down and its Esc,
 /// so the footer keeps to what a screen needs most (an overlay's keys are
 /// all listed: they are all there is).
-pub fn in_footer(binding: &Binding) -> bool {
+pub(crate) fn in_footer(binding: &Binding) -> bool {
     let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
     match binding.action {
         Action::Focus(_)

@@ -8,24 +8,25 @@ pub mod catalog;
 pub mod effect;
 mod inspect;
 pub mod keymap;
-pub mod layout;
-pub mod overlays;
+pub(crate) mod layout;
+pub(crate) mod overlays;
 pub mod panes;
 pub mod patterns;
-pub mod playback;
+pub(crate) mod playback;
 pub mod replay;
-pub mod runs;
-pub mod search;
-pub mod selection;
-pub mod slot;
+pub(crate) mod runs;
+pub(crate) mod search;
+pub(crate) mod selection;
+pub(crate) mod slot;
 pub mod state;
-pub mod terminal;
-pub mod text;
+pub(crate) mod terminal;
+pub(crate) mod text;
 pub mod theme;
-pub mod tool_list;
+pub(crate) mod tool_list;
 pub mod view;
 pub mod view_state;
-pub mod widgets;
+pub(crate) mod widgets;
+pub(crate) mod wrap;
 
 use crate::bus::{Delivery, Hub};
 use crate::exit::{Exit, Signal};
@@ -60,11 +61,13 @@ pub struct TuiOptions {
     pub replay: Option<PathBuf>,
     /// The model runs use, over each scenario's.
     pub provider: crate::engine::ProviderChoice,
+    /// How the screen looks.
+    pub theme: theme::Theme,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
 /// `~/.local/state/conclave/runs`.
-pub fn runs_dir() -> Option<PathBuf> {
+pub(crate) fn runs_dir() -> Option<PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -109,6 +112,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 scenarios_dir: PathBuf::from("scenarios"),
                 start_paused: options.start_paused,
                 provider: options.provider.clone(),
+                theme: options.theme,
             },
         );
         if let Some(path) = &options.replay {
@@ -190,8 +194,7 @@ async fn event_loop(
             app.tick(elapsed.as_secs_f64() * 1000.0);
             screen.draw(|frame| view::draw(frame, app))?;
             size = screen.size()?;
-            let drawn = ratatui::layout::Rect::new(0, 0, size.width, size.height);
-            app.drawn_at(drawn, view::areas(app, drawn));
+            app.screen = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             last_draw = Instant::now();
             dirty = false;
             continue;

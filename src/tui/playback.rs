@@ -12,7 +12,7 @@ use super::view_state::Overlay;
 
 impl Replay {
     /// Apply a replay key; the state to show when the replay moved.
-    pub fn update(&mut self, action: Action) -> Option<RunState> {
+    pub(crate) fn update(&mut self, action: Action) -> Option<RunState> {
         let moved = match action {
             Action::TogglePause if !self.playing && self.at_end() => {
                 // Playing a finished replay plays it again.
@@ -55,14 +55,14 @@ impl Replay {
 
 impl RunSlot {
     /// Apply a replay key to this run, if it is a replay.
-    pub fn playback(&mut self, action: Action) {
+    pub(crate) fn playback(&mut self, action: Action) {
         if let Some(state) = self.replay.as_mut().and_then(|r| r.update(action)) {
             self.show(state);
         }
     }
 
     /// Jump a replay to the end of its gate unit `n` (round `n`, wave `n`).
-    pub fn jump(&mut self, n: usize) {
+    pub(crate) fn jump(&mut self, n: usize) {
         if let Some(replay) = self.replay.as_mut() {
             replay.playing = false;
             let state = replay.jump_to_unit(n);
@@ -72,7 +72,7 @@ impl RunSlot {
 
     /// Let `elapsed_ms` of wall time pass for a playing replay; returns
     /// whether it moved.
-    pub fn tick(&mut self, elapsed_ms: f64) -> bool {
+    pub(crate) fn tick(&mut self, elapsed_ms: f64) -> bool {
         let Some(replay) = self.replay.as_mut() else {
             return false;
         };
@@ -99,7 +99,7 @@ impl App {
     }
 
     /// Jump the selected replay to the end of round (or wave) `n`.
-    pub fn jump(&mut self, n: usize) {
+    pub(crate) fn jump(&mut self, n: usize) {
         if let Some(slot) = self.runs.selected_mut() {
             slot.jump(n);
         }
@@ -107,7 +107,7 @@ impl App {
 
     /// Let `elapsed_ms` of wall time pass for playing replays; returns
     /// whether any of them moved.
-    pub fn tick(&mut self, elapsed_ms: f64) -> bool {
+    pub(crate) fn tick(&mut self, elapsed_ms: f64) -> bool {
         let mut moved = false;
         for slot in self.runs.iter_mut() {
             moved |= slot.tick(elapsed_ms);
@@ -116,7 +116,7 @@ impl App {
     }
 
     /// Whether a replay is playing: the screen then moves every frame.
-    pub fn playing(&self) -> bool {
+    pub(crate) fn playing(&self) -> bool {
         self.runs
             .iter()
             .any(|s| s.replay.as_ref().is_some_and(|r| r.playing))

@@ -14,7 +14,7 @@ const CHECKPOINT_EVERY: usize = 4096;
 
 /// Playback speeds, slowest first; `Instant` jumps to the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Speed {
+pub(crate) enum Speed {
     X1,
     X2,
     X5,
@@ -25,7 +25,7 @@ pub enum Speed {
 impl Speed {
     const ALL: [Speed; 5] = [Speed::X1, Speed::X2, Speed::X5, Speed::X10, Speed::Instant];
 
-    pub fn factor(self) -> Option<f64> {
+    pub(crate) fn factor(self) -> Option<f64> {
         match self {
             Speed::X1 => Some(1.0),
             Speed::X2 => Some(2.0),
@@ -35,7 +35,7 @@ impl Speed {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Speed::X1 => "1×",
             Speed::X2 => "2×",
@@ -45,12 +45,12 @@ impl Speed {
         }
     }
 
-    pub fn faster(self) -> Speed {
+    pub(crate) fn faster(self) -> Speed {
         let at = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
         Speed::ALL[(at + 1).min(Speed::ALL.len() - 1)]
     }
 
-    pub fn slower(self) -> Speed {
+    pub(crate) fn slower(self) -> Speed {
         let at = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
         Speed::ALL[at.saturating_sub(1)]
     }
@@ -59,7 +59,6 @@ impl Speed {
 /// A recording and where the replay stands in it.
 #[derive(Clone, Debug)]
 pub struct Replay {
-    pub source: String,
     events: Arc<[Arc<Event>]>,
     /// How many events are applied: 1 shows the run's start.
     position: usize,
@@ -68,14 +67,14 @@ pub struct Replay {
     checkpoints: Vec<(usize, RunState)>,
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
-    pub playing: bool,
-    pub speed: Speed,
+    pub(crate) playing: bool,
+    pub(crate) speed: Speed,
     /// The playback clock, in run milliseconds.
     clock_ms: f64,
     /// Problems found reading the recording, one line each.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// Said when the recording ends without the run's finish.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 /// Whether `kind` begins one of the pattern's gate units, the steps of a
@@ -94,7 +93,7 @@ impl Replay {
     /// Fold the whole recording once to place the checkpoints; the replay
     /// starts at the run's first event. `None` for a recording without
     /// events.
-    pub fn open(recording: Recording, source: String) -> Option<(Replay, RunState)> {
+    pub fn open(recording: Recording) -> Option<(Replay, RunState)> {
         let first = recording.events.first()?;
         let run = first.run;
         let note = recording.cut_short();
@@ -113,7 +112,6 @@ impl Replay {
             }
         }
         let mut replay = Replay {
-            source,
             events,
             position: 0,
             checkpoints,
@@ -128,7 +126,7 @@ impl Replay {
         Some((replay, start))
     }
 
-    pub fn position(&self) -> usize {
+    pub(crate) fn position(&self) -> usize {
         self.position
     }
 
@@ -152,7 +150,7 @@ impl Replay {
             .map_or(0, |e| e.seq)
     }
 
-    pub fn last_seq(&self) -> u64 {
+    pub(crate) fn last_seq(&self) -> u64 {
         self.events.last().map_or(0, |e| e.seq)
     }
 
@@ -218,7 +216,7 @@ impl Replay {
 
     /// Advance playback by `elapsed_ms` of wall time; the events now due
     /// are applied to `state`. Returns whether anything changed.
-    pub fn tick(&mut self, elapsed_ms: f64, state: &mut RunState) -> bool {
+    pub(crate) fn tick(&mut self, elapsed_ms: f64, state: &mut RunState) -> bool {
         if !self.playing {
             return false;
         }
@@ -244,7 +242,7 @@ impl Replay {
     }
 
     /// The run clock the replay stands at.
-    pub fn clock_ms(&self) -> u64 {
+    pub(crate) fn clock_ms(&self) -> u64 {
         self.clock_ms.max(0.0) as u64
     }
 }
@@ -336,7 +334,7 @@ mod tests {
     fn every_position_reached_by_jumping_equals_folding_from_the_start() {
         let recording = recording(5);
         let events = recording.events.clone();
-        let (mut replay, _) = Replay::open(recording, "r".into()).unwrap();
+        let (mut replay, _) = Replay::open(recording).unwrap();
         for position in [0, 1, 2, 3001, 4096, 4097, 9000, 12_000, events.len()] {
             let jumped = replay.seek(position);
             let folded = RunState::from_events(1, &events[..position]);
@@ -348,7 +346,7 @@ mod tests {
     fn steps_move_by_rounds_and_back_again() {
         let recording = recording(4);
         let all = RunState::from_events(1, &recording.events);
-        let (mut replay, _) = Replay::open(recording, "r".into()).unwrap();
+        let (mut replay, _) = Replay::open(recording).unwrap();
         let mut forward = vec![replay.step_forward()];
         assert_eq!(replay.unit(), (1, 4), "stepped to the end of round 1");
         forward.extend((0..3).map(|_| replay.step_forward()));
@@ -374,7 +372,7 @@ mod tests {
 
     #[test]
     fn playback_follows_the_run_clock_at_its_speed() {
-        let (mut replay, mut state) = Replay::open(recording(1), "r".into()).unwrap();
+        let (mut replay, mut state) = Replay::open(recording(1)).unwrap();
         replay.playing = true;
         replay.speed = Speed::X10;
         assert!(replay.tick(100.0, &mut state));

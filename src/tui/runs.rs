@@ -29,19 +29,23 @@ pub struct Overrides {
 /// and goal it runs with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Launch {
-    pub scenario: Arc<Scenario>,
-    pub source: Option<String>,
-    pub seed: u64,
+    pub(crate) scenario: Arc<Scenario>,
+    pub(crate) source: Option<String>,
+    pub(crate) seed: u64,
     /// Flag states over the scenario's defaults.
-    pub flags: Vec<(String, bool)>,
-    pub goal: Option<String>,
+    pub(crate) flags: Vec<(String, bool)>,
+    pub(crate) goal: Option<String>,
     /// The recording file the user named, over the runs folder.
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
 }
 
 impl Launch {
     /// `scenario` with `overrides` over its seed, flags and goal.
-    pub fn of(scenario: Arc<Scenario>, source: Option<String>, overrides: Overrides) -> Launch {
+    pub(crate) fn of(
+        scenario: Arc<Scenario>,
+        source: Option<String>,
+        overrides: Overrides,
+    ) -> Launch {
         let seed = overrides.seed.or(scenario.seed).unwrap_or(0);
         let mut flags: Vec<(String, bool)> = scenario
             .flags
@@ -62,7 +66,7 @@ impl Launch {
     /// Start the run again as `slot` shows it: its scenario and seed, its
     /// flags with the changes waiting for a restart, and the goal edited
     /// for it.
-    pub fn again(slot: &RunSlot) -> Launch {
+    pub(crate) fn again(slot: &RunSlot) -> Launch {
         let scenario = Arc::clone(&slot.scenario);
         let info = slot.state.info.as_ref();
         let flags = slot
@@ -92,13 +96,13 @@ impl Launch {
 
 /// How runs are launched.
 #[derive(Clone, Debug, Default)]
-pub struct LaunchSettings {
+pub(crate) struct LaunchSettings {
     /// Where recordings go; `None` records nothing.
-    pub runs_dir: Option<PathBuf>,
+    pub(crate) runs_dir: Option<PathBuf>,
     /// Launch runs paused at their first gate.
-    pub start_paused: bool,
+    pub(crate) start_paused: bool,
     /// The model every launch uses, over each scenario's.
-    pub provider: ProviderChoice,
+    pub(crate) provider: ProviderChoice,
 }
 
 pub struct Runs {
@@ -113,7 +117,7 @@ pub struct Runs {
 }
 
 impl Runs {
-    pub fn new(hub: Hub, settings: LaunchSettings) -> Self {
+    pub(crate) fn new(hub: Hub, settings: LaunchSettings) -> Self {
         Runs {
             hub,
             settings,
@@ -124,16 +128,16 @@ impl Runs {
         }
     }
 
-    pub fn selected(&self) -> Option<&RunSlot> {
+    pub(crate) fn selected(&self) -> Option<&RunSlot> {
         self.slots.get(self.selected)
     }
 
-    pub fn selected_mut(&mut self) -> Option<&mut RunSlot> {
+    pub(crate) fn selected_mut(&mut self) -> Option<&mut RunSlot> {
         self.slots.get_mut(self.selected)
     }
 
     /// The run the engine's run `run` is shown in (not a replay of it).
-    pub fn live_mut(&mut self, run: RunId) -> Option<&mut RunSlot> {
+    pub(crate) fn live_mut(&mut self, run: RunId) -> Option<&mut RunSlot> {
         live(&mut self.slots, run)
     }
 
@@ -141,11 +145,11 @@ impl Runs {
         self.slots.iter()
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut RunSlot> {
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut RunSlot> {
         self.slots.iter_mut()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.slots.len()
     }
 
@@ -153,23 +157,27 @@ impl Runs {
         self.slots.is_empty()
     }
 
-    pub fn select_previous(&mut self) {
+    pub(crate) fn select_previous(&mut self) {
         self.selected = self.selected.saturating_sub(1);
     }
 
-    pub fn select_next(&mut self) {
+    pub(crate) fn select_next(&mut self) {
         self.selected = (self.selected + 1).min(self.slots.len().saturating_sub(1));
     }
 
     /// Start `launch` as a new run and select it.
-    pub fn launch(&mut self, launch: Launch) -> Result<(), engine::LaunchError> {
+    pub(crate) fn launch(&mut self, launch: Launch) -> Result<(), engine::LaunchError> {
         let slot = self.start(launch)?;
         self.add(slot);
         Ok(())
     }
 
     /// Start `launch` in place of run `run`, whose engine is cancelled.
-    pub fn restart(&mut self, run: RunId, launch: Launch) -> Result<(), engine::LaunchError> {
+    pub(crate) fn restart(
+        &mut self,
+        run: RunId,
+        launch: Launch,
+    ) -> Result<(), engine::LaunchError> {
         let fresh = self.start(launch)?;
         match self.slots.iter().position(|s| s.state.run == run) {
             Some(index) => {
@@ -241,7 +249,7 @@ impl Runs {
     /// Show a run from its events alone (a recording, or events captured in
     /// a test): the same state and panes as a live run, without an engine.
     /// Returns `None` when the events do not start with the run's start.
-    pub fn add_from_events(
+    pub(crate) fn add_from_events(
         &mut self,
         events: &[Arc<Event>],
         source: Option<String>,
@@ -258,7 +266,7 @@ impl Runs {
 
     /// Open a recording as a replay and select it. The error says why the
     /// file cannot be replayed.
-    pub fn open_replay(&mut self, path: &Path) -> Result<(), String> {
+    pub(crate) fn open_replay(&mut self, path: &Path) -> Result<(), String> {
         let recording = read_recording(path).map_err(|e| e.to_string())?;
         let Some(first) = recording.events.first() else {
             return Err(format!("{}: no events", path.display()));
@@ -272,7 +280,7 @@ impl Runs {
         };
         let scenario = Arc::clone(&started.scenario);
         let source = path.display().to_string();
-        let Some((replay, state)) = Replay::open(recording, source.clone()) else {
+        let Some((replay, state)) = Replay::open(recording) else {
             return Err(format!("{}: no events", path.display()));
         };
         let mut slot = RunSlot::new(state, scenario, Some(source));
@@ -284,7 +292,7 @@ impl Runs {
 
     /// An event from the bus, folded into its live run. Replays have run
     /// ids of their own recordings; live events are not theirs.
-    pub fn apply(&mut self, event: Arc<Event>) {
+    pub(crate) fn apply(&mut self, event: Arc<Event>) {
         let Some(slot) = live(&mut self.slots, event.run) else {
             return;
         };
@@ -298,7 +306,7 @@ impl Runs {
     }
 
     /// The hub dropped `n` events for this viewer.
-    pub fn missed(&mut self, n: u64) {
+    pub(crate) fn missed(&mut self, n: u64) {
         for slot in self.slots.iter_mut().filter(|s| s.is_live()) {
             slot.state.note_missed(n);
         }
@@ -306,7 +314,7 @@ impl Runs {
 
     /// Send `command` to the engine of run `run`; a run without one (a
     /// replay, a finished run) has nothing to send it to.
-    pub fn send(&mut self, run: RunId, command: Control) -> Result<(), String> {
+    pub(crate) fn send(&mut self, run: RunId, command: Control) -> Result<(), String> {
         match self.live_mut(run).and_then(|s| s.engine.as_ref()) {
             Some(engine) => engine
                 .handle
@@ -326,7 +334,7 @@ impl Runs {
 
     /// Every handle still to finish, for a clean shutdown: live runs are
     /// cancelled first.
-    pub fn take_handles(&mut self) -> Vec<RunHandle> {
+    pub(crate) fn take_handles(&mut self) -> Vec<RunHandle> {
         let mut handles = std::mem::take(&mut self.retired);
         for slot in &mut self.slots {
             if let Some(engine) = slot.engine.take() {

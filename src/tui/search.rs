@@ -14,7 +14,7 @@ fn folded(c: char) -> char {
 
 /// Where `query` occurs in `text`, as character ranges, left to right and
 /// not overlapping.
-pub fn matches(text: &str, query: &str) -> Vec<Range<usize>> {
+pub(crate) fn matches(text: &str, query: &str) -> Vec<Range<usize>> {
     let needle: Vec<char> = query.chars().map(folded).collect();
     if needle.is_empty() {
         return Vec::new();
@@ -34,12 +34,12 @@ pub fn matches(text: &str, query: &str) -> Vec<Range<usize>> {
 }
 
 /// Whether `query` occurs in `text`.
-pub fn contains(text: &str, query: &str) -> bool {
+pub(crate) fn contains(text: &str, query: &str) -> bool {
     !matches(text, query).is_empty()
 }
 
 /// `line` with every match of `query` (if any) in the found style.
-pub fn highlight(line: Line<'static>, query: Option<&str>) -> Line<'static> {
+pub(crate) fn highlight(line: Line<'static>, query: Option<&str>) -> Line<'static> {
     match query {
         Some(query) if !query.is_empty() => {
             let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
@@ -52,7 +52,7 @@ pub fn highlight(line: Line<'static>, query: Option<&str>) -> Line<'static> {
 
 /// A list's row: its matches of `query` highlighted, and reversed when it
 /// is the selected row of the focused list.
-pub fn mark(line: Line<'static>, query: Option<&str>, selected: bool) -> Line<'static> {
+pub(crate) fn mark(line: Line<'static>, query: Option<&str>, selected: bool) -> Line<'static> {
     let line = highlight(line, query);
     if selected {
         line.patch_style(theme::selected())
@@ -63,7 +63,7 @@ pub fn mark(line: Line<'static>, query: Option<&str>, selected: bool) -> Line<'s
 
 /// `line` with the characters in `ranges` (sorted, not overlapping)
 /// patched with `style`.
-pub fn restyle(line: Line<'static>, ranges: &[Range<usize>], style: Style) -> Line<'static> {
+pub(crate) fn restyle(line: Line<'static>, ranges: &[Range<usize>], style: Style) -> Line<'static> {
     if ranges.is_empty() {
         return line;
     }

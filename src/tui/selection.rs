@@ -11,7 +11,7 @@ use super::search;
 
 /// How a list's rows are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Sort {
+pub(crate) enum Sort {
     /// The list's own order: plan order, sickest first, the folder's.
     #[default]
     Natural,
@@ -24,7 +24,7 @@ pub enum Sort {
 
 impl Sort {
     /// Every sort, in the order `o` cycles through them.
-    pub const ALL: &[Sort] = &[
+    pub(crate) const ALL: &[Sort] = &[
         Sort::Natural,
         Sort::State,
         Sort::Name,
@@ -33,7 +33,7 @@ impl Sort {
         Sort::Errors,
     ];
 
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Sort::Natural => "natural",
             Sort::State => "state",
@@ -56,7 +56,7 @@ impl Sort {
 
 /// Which rows a list shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Show {
+pub(crate) enum Show {
     #[default]
     All,
     /// What is running now (or, for the picker, what can be launched).
@@ -78,25 +78,25 @@ impl Show {
 /// A list as drawn: its items' indexes in the order shown (sorted and
 /// filtered), and the item it follows while the user has not moved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Shown {
-    pub order: Vec<usize>,
-    pub lead: Option<usize>,
+pub(crate) struct Shown {
+    pub(crate) order: Vec<usize>,
+    pub(crate) lead: Option<usize>,
 }
 
 impl Shown {
     /// Every one of `len` items in their own order, following `lead`.
-    pub fn all(len: usize, lead: Option<usize>) -> Shown {
+    pub(crate) fn all(len: usize, lead: Option<usize>) -> Shown {
         Shown {
             order: (0..len).collect(),
             lead,
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.order.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.order.is_empty()
     }
 }
@@ -119,15 +119,15 @@ pub struct ListView {
     picked: Option<usize>,
     /// The first row shown, as last scrolled by the user.
     top: usize,
-    pub sort: Sort,
-    pub show: Show,
+    pub(crate) sort: Sort,
+    pub(crate) show: Show,
     /// The text the list highlights, once searched for.
-    pub search: Option<String>,
+    pub(crate) search: Option<String>,
 }
 
 impl ListView {
     /// A list whose selection starts on `item` instead of following.
-    pub fn at(item: usize) -> ListView {
+    pub(crate) fn at(item: usize) -> ListView {
         ListView {
             picked: Some(item),
             ..ListView::default()
@@ -135,13 +135,13 @@ impl ListView {
     }
 
     /// Whether the selection follows the list's lead.
-    pub fn follows(&self) -> bool {
+    pub(crate) fn follows(&self) -> bool {
         self.picked.is_none()
     }
 
     /// The selected row (a position in `shown.order`): the picked item's;
     /// while following, the lead's; the first row when neither is shown.
-    pub fn row(&self, shown: &Shown) -> Option<usize> {
+    pub(crate) fn row(&self, shown: &Shown) -> Option<usize> {
         if shown.is_empty() {
             return None;
         }
@@ -151,7 +151,7 @@ impl ListView {
     }
 
     /// The selected item (an index among the list's items).
-    pub fn item(&self, shown: &Shown) -> Option<usize> {
+    pub(crate) fn item(&self, shown: &Shown) -> Option<usize> {
         self.row(shown).map(|row| shown.order[row])
     }
 
@@ -159,7 +159,7 @@ impl ListView {
     /// lead with a row of what came before it; else where the user
     /// scrolled, moved just enough to show the selection. Never leaves
     /// rows empty at the bottom while there are rows above.
-    pub fn first(&self, shown: &Shown, height: usize) -> usize {
+    pub(crate) fn first(&self, shown: &Shown, height: usize) -> usize {
         let height = height.max(1);
         let last_first = shown.len().saturating_sub(height);
         let Some(row) = self.row(shown) else {
@@ -177,7 +177,7 @@ impl ListView {
     /// first or the last row, or follow again; cycle the sort through
     /// `sorts` or the rows shown (a list with no `sorts` has neither);
     /// `Close` clears the search and the filter.
-    pub fn navigate(&mut self, action: Action, shown: &Shown, page: usize, sorts: &[Sort]) {
+    pub(crate) fn navigate(&mut self, action: Action, shown: &Shown, page: usize, sorts: &[Sort]) {
         let page = page.max(1);
         let last = shown.len().saturating_sub(1);
         let row = self.row(shown).unwrap_or(0);
@@ -216,7 +216,7 @@ impl ListView {
     /// text `text` gives for an item) where `how` says to look, going round
     /// the end; the query stays to be highlighted. An empty query clears
     /// the search. Whether a row matched.
-    pub fn find(
+    pub(crate) fn find(
         &mut self,
         query: &str,
         how: Find,
@@ -260,7 +260,7 @@ impl ListView {
 
     /// What the list's title says of its sort, filter and follow mode:
     /// `show` names the rows shown for `Active` and `Failed`.
-    pub fn title_words(&self, show: [&str; 2]) -> String {
+    pub(crate) fn title_words(&self, show: [&str; 2]) -> String {
         let mut words = String::new();
         if self.sort != Sort::Natural {
             words.push_str(&format!(" · sort {}", self.sort.word()));

@@ -16,14 +16,14 @@ use std::sync::Arc;
 pub struct RunSlot {
     pub state: RunState,
     pub ui: RunUi,
-    pub scenario: Arc<Scenario>,
+    pub(crate) scenario: Arc<Scenario>,
     /// The dashboard's part for the scenario's pattern.
-    pub unit: &'static dyn PatternUnit,
+    pub(crate) unit: &'static dyn PatternUnit,
     /// The scenario file, if it came from one.
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     pub recording: Option<PathBuf>,
     /// A goal edited for the next restart.
-    pub next_goal: Option<String>,
+    pub(crate) next_goal: Option<String>,
     /// Set when the run is a replay of a recording.
     pub replay: Option<Replay>,
     /// The engine driving the run, until it ends or is replaced.
@@ -44,8 +44,8 @@ pub struct RunView<'a> {
     pub ui: &'a RunUi,
     pub scenario: &'a Scenario,
     pub unit: &'a dyn PatternUnit,
-    pub recording: Option<&'a Path>,
-    pub replay: Option<&'a Replay>,
+    pub(crate) recording: Option<&'a Path>,
+    pub(crate) replay: Option<&'a Replay>,
     /// The run clock now.
     pub now_ms: u64,
 }
@@ -70,7 +70,7 @@ impl RunSlot {
 
     /// The run clock now: live for a running run, the last event's time
     /// otherwise.
-    pub fn clock_ms(&self) -> u64 {
+    pub(crate) fn clock_ms(&self) -> u64 {
         match (&self.replay, &self.engine, self.state.is_live()) {
             (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
             (None, Some(engine), true) => engine.clock.elapsed_ms().max(self.state.t_ms),

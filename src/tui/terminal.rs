@@ -18,10 +18,10 @@ use ratatui::layout::{Position, Size};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::sync::Once;
 
-pub type Screen = Terminal<SafeBackend<CrosstermBackend<BufWriter<Stdout>>>>;
+pub(crate) type Screen = Terminal<SafeBackend<CrosstermBackend<BufWriter<Stdout>>>>;
 
 /// Take over the terminal.
-pub fn init() -> io::Result<Screen> {
+pub(crate) fn init() -> io::Result<Screen> {
     install_panic_hook();
     enable_raw_mode()?;
     let mut out = io::stdout();
@@ -34,7 +34,7 @@ pub fn init() -> io::Result<Screen> {
 }
 
 /// Give the terminal back as it was. Safe to call more than once.
-pub fn restore() {
+pub(crate) fn restore() {
     let mut out = io::stdout();
     let _ = execute!(out, DisableMouseCapture, LeaveAlternateScreen, Show);
     let _ = disable_raw_mode();
@@ -53,7 +53,7 @@ fn install_panic_hook() {
 }
 
 /// A backend that cleans every cell's text before writing it.
-pub struct SafeBackend<B>(pub B);
+pub(crate) struct SafeBackend<B>(pub B);
 
 impl<B: Backend> Backend for SafeBackend<B> {
     type Error = B::Error;

@@ -5,7 +5,7 @@ use crate::sanitize::clean;
 use unicode_width::UnicodeWidthChar;
 
 /// `text` cleaned and cut to at most `width` columns, with `…` when cut.
-pub fn fit(text: &str, width: usize) -> String {
+pub(crate) fn fit(text: &str, width: usize) -> String {
     let text = clean(text);
     let mut out = String::new();
     let mut used = 0;
@@ -29,7 +29,7 @@ pub fn fit(text: &str, width: usize) -> String {
 }
 
 /// `text` fitted to `width` and padded with spaces to exactly `width`.
-pub fn pad(text: &str, width: usize) -> String {
+pub(crate) fn pad(text: &str, width: usize) -> String {
     let mut out = fit(text, width);
     let used: usize = out.chars().map(|c| c.width().unwrap_or(0)).sum();
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));

@@ -9,13 +9,13 @@ use crate::bus::BreakerState;
 use std::cmp::Reverse;
 
 /// The sorts `o` cycles through.
-pub const SORTS: &[Sort] = Sort::ALL;
+pub(crate) const SORTS: &[Sort] = Sort::ALL;
 
 /// What the title calls the rows `v` shows besides all of them.
-pub const SHOW_WORDS: [&str; 2] = ["sick", "failed"];
+pub(crate) const SHOW_WORDS: [&str; 2] = ["sick", "failed"];
 
 /// The tools as `view` shows them, as indexes into `resilience.tools`.
-pub fn shown(resilience: &Resilience, view: &ListView) -> Shown {
+pub(crate) fn shown(resilience: &Resilience, view: &ListView) -> Shown {
     let tools = &resilience.tools;
     let mut order: Vec<usize> = match view.sort {
         Sort::Natural => resilience
@@ -43,13 +43,13 @@ pub fn shown(resilience: &Resilience, view: &ListView) -> Shown {
 }
 
 /// The selected tool.
-pub fn selected<'a>(resilience: &'a Resilience, view: &ListView) -> Option<&'a ToolHealth> {
+pub(crate) fn selected<'a>(resilience: &'a Resilience, view: &ListView) -> Option<&'a ToolHealth> {
     let item = view.item(&shown(resilience, view))?;
     resilience.tools.get(item)
 }
 
 /// A tool as searched: its name and its breaker's state.
-pub fn text(tool: &ToolHealth) -> String {
+pub(crate) fn text(tool: &ToolHealth) -> String {
     let breaker = match tool.breaker.as_ref().map(|b| b.state) {
         Some(BreakerState::Open) => "open",
         Some(BreakerState::HalfOpen) => "half-open",

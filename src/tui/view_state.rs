@@ -43,7 +43,7 @@ pub enum Overlay {
 
 impl Overlay {
     /// The goal editor, holding `goal` with the cursor at its end.
-    pub fn goal_editor(goal: &str) -> Overlay {
+    pub(crate) fn goal_editor(goal: &str) -> Overlay {
         let mut editor = TextArea::new(goal.lines().map(String::from).collect());
         editor.set_cursor_line_style(ratatui::style::Style::default());
         editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
@@ -53,7 +53,7 @@ impl Overlay {
 
     /// The open overlay's keys: a search's while one is typed, in the
     /// picker and the details too.
-    pub fn kind(&self) -> OverlayKind {
+    pub(crate) fn kind(&self) -> OverlayKind {
         match self {
             Overlay::Help { .. } => OverlayKind::Help,
             Overlay::Flags { .. } => OverlayKind::Flags,
@@ -70,7 +70,7 @@ impl Overlay {
     }
 
     /// The search being typed, wherever one is.
-    pub fn query_mut(&mut self) -> Option<&mut String> {
+    pub(crate) fn query_mut(&mut self) -> Option<&mut String> {
         match self {
             Overlay::Search { query, .. } => Some(query),
             Overlay::Picker(picker) if picker.typing => Some(&mut picker.filter),
@@ -83,19 +83,20 @@ impl Overlay {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunUi {
     /// The pattern pane's selection, of its pattern's unit's type.
-    pub pattern: PatternSelection,
+    pub(crate) pattern: PatternSelection,
     /// The selected tool of the resilience pane, in its sickest-first order.
     pub gateway_tools: ListView,
     pub log: LogView,
+    /// Rows of the result scrolled past (the app keeps it within them).
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
-    pub pending_flags: Vec<(String, bool)>,
+    pub(crate) pending_flags: Vec<(String, bool)>,
     /// Pause or step was asked for and the run has not reached its gate.
-    pub pause_requested: bool,
+    pub(crate) pause_requested: bool,
 }
 
 impl RunUi {
-    pub fn pending_flag(&self, name: &str) -> Option<bool> {
+    pub(crate) fn pending_flag(&self, name: &str) -> Option<bool> {
         self.pending_flags
             .iter()
             .rev()
@@ -104,7 +105,7 @@ impl RunUi {
     }
 
     /// Keep the view in step with a newly applied event.
-    pub fn after_event(&mut self, state: &RunState) {
+    pub(crate) fn after_event(&mut self, state: &RunState) {
         self.pending_flags
             .retain(|(name, on)| state.flags.iter().any(|f| &f.name == name && f.on != *on));
         if matches!(state.activity, super::state::Activity::Paused { .. }) || !state.is_live() {
@@ -115,7 +116,7 @@ impl RunUi {
 
     /// Move the focused pane's selection or scroll; `page` is the pane's
     /// height inside its border.
-    pub fn navigate(
+    pub(crate) fn navigate(
         &mut self,
         focus: PaneId,
         action: Action,
@@ -131,26 +132,16 @@ impl RunUi {
                 self.gateway_tools
                     .navigate(action, &shown, page, tool_list::SORTS);
             }
-            PaneId::Result => {
-                let page = u16::try_from(page.max(1)).unwrap_or(u16::MAX);
-                match action {
-                    Action::Up => self.result_scroll = self.result_scroll.saturating_sub(1),
-                    Action::Down => self.result_scroll = self.result_scroll.saturating_add(1),
-                    Action::PageUp => self.result_scroll = self.result_scroll.saturating_sub(page),
-                    Action::PageDown => {
-                        self.result_scroll = self.result_scroll.saturating_add(page)
-                    }
-                    Action::Top => self.result_scroll = 0,
-                    _ => {}
-                }
-            }
+            // The app scrolls the result: the scroll's end depends on the
+            // screen's size.
+            PaneId::Result => {}
             PaneId::Runs => {}
         }
     }
 
     /// Search the focused pane for `query` (an empty one clears the
     /// search); whether an item matched.
-    pub fn find(
+    pub(crate) fn find(
         &mut self,
         focus: PaneId,
         query: &str,
@@ -176,7 +167,7 @@ impl RunUi {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogView {
     /// Lines between the newest visible line and the newest event.
-    pub offset: usize,
+    pub(crate) offset: usize,
     pub filter: Option<String>,
     /// Indexes into the log of the events that match the filter, kept up to
     /// date as events arrive.
@@ -184,12 +175,12 @@ pub struct LogView {
 }
 
 impl LogView {
-    pub fn follows(&self) -> bool {
+    pub(crate) fn follows(&self) -> bool {
         self.offset == 0
     }
 
     /// Set or clear the filter and find the matching events.
-    pub fn set_filter(&mut self, filter: Option<String>, state: &RunState) {
+    pub(crate) fn set_filter(&mut self, filter: Option<String>, state: &RunState) {
         self.filter = filter.filter(|f| !f.is_empty());
         self.offset = 0;
         self.matches = match &self.filter {
@@ -214,7 +205,7 @@ impl LogView {
 
     /// Indexes into `state.log.events` of the `height` events shown,
     /// oldest first, ending `offset` lines above the newest.
-    pub fn window(&self, state: &RunState, height: usize) -> Vec<usize> {
+    pub(crate) fn window(&self, state: &RunState, height: usize) -> Vec<usize> {
         let count = self.count(state);
         let end = count.saturating_sub(self.offset);
         let start = end.saturating_sub(height);
@@ -228,13 +219,13 @@ impl LogView {
     }
 
     /// The newest event the log shows: the one `Enter` opens.
-    pub fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
+    pub(crate) fn selected_event(&self, state: &RunState) -> Option<Arc<Event>> {
         let index = *self.window(state, 1).last()?;
         state.log.events.get(index).cloned()
     }
 
     /// How many events the view shows in all.
-    pub fn count(&self, state: &RunState) -> usize {
+    pub(crate) fn count(&self, state: &RunState) -> usize {
         match &self.filter {
             None => state.log.len(),
             Some(_) => self.matches.len(),
@@ -263,7 +254,7 @@ impl LogView {
 }
 
 /// Whether the filter `query` matches an event's line (case-insensitive).
-pub fn matches(query: &str, event: &Arc<Event>) -> bool {
+pub(crate) fn matches(query: &str, event: &Arc<Event>) -> bool {
     let line = format!(
         "{} {}",
         crate::bus::describe::kind_name(&event.kind),

@@ -25,7 +25,7 @@ mod wire;
 pub use values::*;
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
-pub type RunId = u32;
+pub(crate) type RunId = u32;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "wire::WireEvent")]

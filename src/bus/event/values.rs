@@ -36,7 +36,7 @@ pub enum BudgetKind {
 }
 
 impl BudgetKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BudgetKind::Messages => "messages",
             BudgetKind::Dispatches => "dispatches",

@@ -10,12 +10,12 @@ use serde_json::Value;
 
 /// A contribution that passed the contract, normalised as 000 does.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Contribution {
-    pub agent: String,
-    pub stance: Stance,
-    pub summary: String,
-    pub confidence: f64,
-    pub actions: Vec<String>,
+pub(crate) struct Contribution {
+    pub(crate) agent: String,
+    pub(crate) stance: Stance,
+    pub(crate) summary: String,
+    pub(crate) confidence: f64,
+    pub(crate) actions: Vec<String>,
 }
 
 const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "confidence", "actions"];
@@ -23,7 +23,7 @@ const MAX_ACTIONS: usize = 3;
 
 /// Check a model's contribution. `allowed` is the execution allowlist.
 /// Unknown keys are ignored, as 000 tolerates chatty models.
-pub fn validate_contribution(
+pub(crate) fn validate_contribution(
     raw: &Value,
     allowed: impl Fn(&str) -> bool,
 ) -> Result<Contribution, ContributionError> {
@@ -93,7 +93,7 @@ pub fn validate_contribution(
 }
 
 /// Disagreements in a round, in 000's order.
-pub fn detect_conflicts(contributions: &[Contribution]) -> Vec<Conflict> {
+pub(crate) fn detect_conflicts(contributions: &[Contribution]) -> Vec<Conflict> {
     if contributions.is_empty() {
         return vec![Conflict::NoContributions];
     }
@@ -114,7 +114,7 @@ pub fn detect_conflicts(contributions: &[Contribution]) -> Vec<Conflict> {
 }
 
 /// The round's decision, or `None` when the table must go another round.
-pub fn decide_round(contributions: &[Contribution], min_go_votes: u32) -> Option<Decision> {
+pub(crate) fn decide_round(contributions: &[Contribution], min_go_votes: u32) -> Option<Decision> {
     let count = |s: Stance| contributions.iter().filter(|c| c.stance == s).count();
     let (go, caution, block) = (
         count(Stance::Go),

@@ -5,8 +5,8 @@
 //! `agent_denied`, and a flag that `joins` seats its roles after the sequence
 //! from the next round.
 
-pub mod contract;
-pub mod result;
+pub(crate) mod contract;
+pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
@@ -21,22 +21,22 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 /// 000's `Budget` defaults.
-pub const DEFAULT_MAX_ROUNDS: u32 = 3;
-pub const DEFAULT_MAX_MESSAGES: u32 = 12;
-pub const DEFAULT_MAX_SECONDS: f64 = 40.0;
-pub const DEFAULT_MIN_GO_VOTES: u32 = 2;
+pub(crate) const DEFAULT_MAX_ROUNDS: u32 = 3;
+pub(crate) const DEFAULT_MAX_MESSAGES: u32 = 12;
+pub(crate) const DEFAULT_MAX_SECONDS: f64 = 40.0;
+pub(crate) const DEFAULT_MIN_GO_VOTES: u32 = 2;
 
 /// The limits of one collaboration run.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Limits {
-    pub max_rounds: u32,
-    pub max_messages: u32,
-    pub max_seconds: f64,
-    pub min_go_votes: u32,
+pub(crate) struct Limits {
+    pub(crate) max_rounds: u32,
+    pub(crate) max_messages: u32,
+    pub(crate) max_seconds: f64,
+    pub(crate) min_go_votes: u32,
 }
 
 impl Limits {
-    pub fn of(scenario: &Scenario) -> Self {
+    pub(crate) fn of(scenario: &Scenario) -> Self {
         let budget = scenario.budget.clone().unwrap_or_default();
         Limits {
             max_rounds: budget.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS),

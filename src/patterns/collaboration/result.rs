@@ -8,30 +8,30 @@ use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, Serialize)]
-pub struct CollaborationResult {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
+pub(crate) struct CollaborationResult {
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
+    pub(crate) phase: Option<String>,
     /// What the model returned when the gateway stopped the run; may be
     /// JSON `null` itself, so absence is a separate case.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw_contribution: Option<Value>,
+    pub(crate) raw_contribution: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub final_decision: Option<Decision>,
+    pub(crate) final_decision: Option<Decision>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rounds_used: Option<usize>,
+    pub(crate) rounds_used: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub team_summary: Option<TeamSummary>,
-    pub trace: Vec<TraceEntry>,
-    pub history: Vec<RoundRecord>,
+    pub(crate) team_summary: Option<TeamSummary>,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<RoundRecord>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
-pub enum TraceEntry {
+pub(crate) enum TraceEntry {
     Contribution {
         round: u32,
         agent: String,
@@ -48,30 +48,30 @@ pub enum TraceEntry {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct RoundRecord {
-    pub round: u32,
-    pub contributions: Vec<Contribution>,
-    pub conflicts: Vec<Conflict>,
-    pub decision: Option<Decision>,
+pub(crate) struct RoundRecord {
+    pub(crate) round: u32,
+    pub(crate) contributions: Vec<Contribution>,
+    pub(crate) conflicts: Vec<Conflict>,
+    pub(crate) decision: Option<Decision>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct TeamSummary {
-    pub report_date: Value,
-    pub region: Value,
-    pub stances: Vec<StanceSummary>,
-    pub conflicts: Vec<Conflict>,
+pub(crate) struct TeamSummary {
+    pub(crate) report_date: Value,
+    pub(crate) region: Value,
+    pub(crate) stances: Vec<StanceSummary>,
+    pub(crate) conflicts: Vec<Conflict>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct StanceSummary {
-    pub agent: String,
-    pub stance: Stance,
-    pub confidence: f64,
+pub(crate) struct StanceSummary {
+    pub(crate) agent: String,
+    pub(crate) stance: Stance,
+    pub(crate) confidence: f64,
 }
 
 impl StanceSummary {
-    pub fn of(contribution: &Contribution) -> Self {
+    pub(crate) fn of(contribution: &Contribution) -> Self {
         StanceSummary {
             agent: contribution.agent.clone(),
             stance: contribution.stance,

@@ -18,12 +18,12 @@ use std::time::Duration;
 /// How one member call ended, and what it adds to the run's record.
 #[derive(Clone, Debug)]
 pub(super) struct MemberEnd {
-    pub record: MemberRecord,
-    pub trace: Vec<TraceEntry>,
-    pub history: Vec<Value>,
+    pub(crate) record: MemberRecord,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<Value>,
     /// A stop of the whole run met during the call: cancelling, or one of
     /// the run's budgets.
-    pub run_stop: Option<StopReason>,
+    pub(crate) run_stop: Option<StopReason>,
 }
 
 /// Run the members `calls` names, all at once; their ends in call order.

@@ -9,33 +9,33 @@ use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, Serialize)]
-pub struct CoordinatorResult {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
+pub(crate) struct CoordinatorResult {
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
     /// The coordinator, which holds control throughout.
-    pub final_agent: String,
+    pub(crate) final_agent: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
     /// Model calls started, the members' included.
-    pub llm_calls: u64,
+    pub(crate) llm_calls: u64,
     /// Every member call, in the order the coordinator asked for them.
-    pub member_calls: Vec<MemberRecord>,
-    pub trace: Vec<TraceEntry>,
-    pub history: Vec<Value>,
+    pub(crate) member_calls: Vec<MemberRecord>,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<Value>,
 }
 
 /// How one member call ended.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MemberRecord {
+pub(crate) struct MemberRecord {
     /// The coordinator's turn that asked for the call.
-    pub turn: u32,
-    pub member: String,
-    pub task: String,
-    pub status: TaskStatus,
+    pub(crate) turn: u32,
+    pub(crate) member: String,
+    pub(crate) task: String,
+    pub(crate) status: TaskStatus,
     /// Run time from the call to its end.
-    pub latency_ms: u64,
+    pub(crate) latency_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reply: Option<String>,
+    pub(crate) reply: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<StopReason>,
+    pub(crate) stop_reason: Option<StopReason>,
 }

@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 /// 001's rules, as health rules.
-pub fn default_rules() -> Vec<HealthRule> {
+pub(crate) fn default_rules() -> Vec<HealthRule> {
     let rule = |worker: &str, field: &str, op, value, level| HealthRule {
         worker: worker.into(),
         field: field.into(),
@@ -44,7 +44,7 @@ pub fn default_rules() -> Vec<HealthRule> {
 }
 
 /// The aggregate document and its health.
-pub fn aggregate(scenario: &Scenario, records: &[TaskRecord]) -> (Health, Value) {
+pub(crate) fn aggregate(scenario: &Scenario, records: &[TaskRecord]) -> (Health, Value) {
     // A later task of the same worker replaces an earlier one, as in 001.
     let mut done: IndexMap<&str, &Value> = IndexMap::new();
     for record in records {
@@ -94,7 +94,7 @@ pub fn aggregate(scenario: &Scenario, records: &[TaskRecord]) -> (Health, Value)
 }
 
 /// The highest level among the rules that fire; green when none does.
-pub fn rate(rules: &[HealthRule], results: &IndexMap<&str, Value>) -> Health {
+pub(crate) fn rate(rules: &[HealthRule], results: &IndexMap<&str, Value>) -> Health {
     rules
         .iter()
         .filter(|rule| {

@@ -20,12 +20,12 @@ use std::pin::{Pin, pin};
 /// What a dispatch needs from its run.
 #[derive(Clone, Copy)]
 pub(super) struct Dispatcher<'a> {
-    pub gateway: &'a Gateway,
-    pub bus: &'a Bus,
-    pub gate: &'a SharedGate<'a>,
-    pub limits: &'a DispatchLimits,
-    pub policy: &'a ToolPolicy,
-    pub max_parallel: usize,
+    pub(crate) gateway: &'a Gateway,
+    pub(crate) bus: &'a Bus,
+    pub(crate) gate: &'a SharedGate<'a>,
+    pub(crate) limits: &'a DispatchLimits,
+    pub(crate) policy: &'a ToolPolicy,
+    pub(crate) max_parallel: usize,
 }
 
 impl<'a> Dispatcher<'a> {

@@ -7,8 +7,8 @@
 
 mod aggregate;
 mod dispatch;
-pub mod plan;
-pub mod result;
+pub(crate) mod plan;
+pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, RunCounts, RunStatus, RunSummary, TaskStatus};
@@ -24,29 +24,27 @@ use result::{OrchestratorResult, Phase, TraceEntry};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-pub use aggregate::default_rules;
-
 /// 001's `Budget` defaults.
-pub const DEFAULT_MAX_TASKS: u32 = 4;
-pub const DEFAULT_MAX_PARALLEL: u32 = 3;
-pub const DEFAULT_MAX_RETRIES_PER_TASK: u32 = 1;
-pub const DEFAULT_MAX_DISPATCHES: u32 = 8;
-pub const DEFAULT_TASK_TIMEOUT_SECONDS: f64 = 2.0;
-pub const DEFAULT_MAX_SECONDS: f64 = 25.0;
+pub(crate) const DEFAULT_MAX_TASKS: u32 = 4;
+pub(crate) const DEFAULT_MAX_PARALLEL: u32 = 3;
+pub(crate) const DEFAULT_MAX_RETRIES_PER_TASK: u32 = 1;
+pub(crate) const DEFAULT_MAX_DISPATCHES: u32 = 8;
+pub(crate) const DEFAULT_TASK_TIMEOUT_SECONDS: f64 = 2.0;
+pub(crate) const DEFAULT_MAX_SECONDS: f64 = 25.0;
 
 /// The limits of one orchestrator run.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Limits {
-    pub max_tasks: u32,
-    pub max_parallel: u32,
-    pub max_retries_per_task: u32,
-    pub max_dispatches: u32,
-    pub task_timeout: Duration,
-    pub max_seconds: Duration,
+pub(crate) struct Limits {
+    pub(crate) max_tasks: u32,
+    pub(crate) max_parallel: u32,
+    pub(crate) max_retries_per_task: u32,
+    pub(crate) max_dispatches: u32,
+    pub(crate) task_timeout: Duration,
+    pub(crate) max_seconds: Duration,
 }
 
 impl Limits {
-    pub fn of(scenario: &Scenario) -> Self {
+    pub(crate) fn of(scenario: &Scenario) -> Self {
         let budget = scenario.budget.clone().unwrap_or_default();
         Limits {
             max_tasks: budget.max_tasks.unwrap_or(DEFAULT_MAX_TASKS),

@@ -7,42 +7,42 @@ use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, Serialize)]
-pub struct OrchestratorResult {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
+pub(crate) struct OrchestratorResult {
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<Phase>,
+    pub(crate) phase: Option<Phase>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
     /// The planner's output when the plan was rejected.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw_plan: Option<Value>,
+    pub(crate) raw_plan: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Vec<PlannedTask>>,
+    pub(crate) plan: Option<Vec<PlannedTask>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_critical: Option<Vec<TaskRecord>>,
+    pub(crate) failed_critical: Option<Vec<TaskRecord>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aggregate: Option<Value>,
-    pub trace: Vec<TraceEntry>,
-    pub history: Vec<TaskRecord>,
+    pub(crate) aggregate: Option<Value>,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<TaskRecord>,
     /// Safe mode skipped calls that failed fast: the result lacks their
     /// part (only with a `resilience` section).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partial: Option<bool>,
+    pub(crate) partial: Option<bool>,
     /// The tools safe mode skipped, in the order first skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub degraded: Option<Vec<String>>,
+    pub(crate) degraded: Option<Vec<String>>,
     /// The aggregate's health, once aggregated (in `aggregate` too).
     #[serde(skip)]
-    pub health: Option<Health>,
+    pub(crate) health: Option<Health>,
     /// Worker attempts started (not a field of 001's result).
     #[serde(skip)]
-    pub dispatches: u64,
+    pub(crate) dispatches: u64,
 }
 
 impl OrchestratorResult {
     /// Say which tools safe mode skipped, if any.
-    pub fn mark_degraded(&mut self, degraded: Vec<String>) {
+    pub(crate) fn mark_degraded(&mut self, degraded: Vec<String>) {
         if !degraded.is_empty() {
             self.partial = Some(true);
             self.degraded = Some(degraded);
@@ -50,7 +50,7 @@ impl OrchestratorResult {
     }
 
     /// A run that stopped in `phase`, with nothing else to report yet.
-    pub fn stopped(stop_reason: StopReason, phase: Phase) -> Self {
+    pub(crate) fn stopped(stop_reason: StopReason, phase: Phase) -> Self {
         OrchestratorResult {
             status: RunStatus::Stopped,
             stop_reason,
@@ -73,14 +73,14 @@ impl OrchestratorResult {
 /// Where a run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Phase {
+pub(crate) enum Phase {
     Plan,
     Dispatch,
     Finalize,
 }
 
 impl Phase {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Phase::Plan => "plan",
             Phase::Dispatch => "dispatch",
@@ -91,37 +91,37 @@ impl Phase {
 
 /// How one task ended: an entry of `history` and `failed_critical`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskRecord {
-    pub task_id: String,
-    pub worker: String,
-    pub critical: bool,
-    pub status: TaskStatus,
-    pub attempts_used: u32,
-    pub retried: bool,
-    pub args_hash: String,
+pub(crate) struct TaskRecord {
+    pub(crate) task_id: String,
+    pub(crate) worker: String,
+    pub(crate) critical: bool,
+    pub(crate) status: TaskStatus,
+    pub(crate) attempts_used: u32,
+    pub(crate) retried: bool,
+    pub(crate) args_hash: String,
     /// What the worker returned, when the task is done.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub observation: Option<Value>,
+    pub(crate) observation: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<StopReason>,
+    pub(crate) stop_reason: Option<StopReason>,
 }
 
 /// An entry of `trace`: a task's record without its observation, with
 /// `stop_reason` null when it is done.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TraceEntry {
-    pub task_id: String,
-    pub worker: String,
-    pub status: TaskStatus,
-    pub attempts_used: u32,
-    pub retried: bool,
-    pub args_hash: String,
-    pub stop_reason: Option<StopReason>,
-    pub critical: bool,
+pub(crate) struct TraceEntry {
+    pub(crate) task_id: String,
+    pub(crate) worker: String,
+    pub(crate) status: TaskStatus,
+    pub(crate) attempts_used: u32,
+    pub(crate) retried: bool,
+    pub(crate) args_hash: String,
+    pub(crate) stop_reason: Option<StopReason>,
+    pub(crate) critical: bool,
 }
 
 impl TraceEntry {
-    pub fn of(record: &TaskRecord) -> Self {
+    pub(crate) fn of(record: &TaskRecord) -> Self {
         TraceEntry {
             task_id: record.task_id.clone(),
             worker: record.worker.clone(),

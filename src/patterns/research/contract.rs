@@ -13,7 +13,7 @@ const MIN_QUOTE_CHARS: usize = 20;
 
 /// The `data` of a tool's output `{"status": "ok", "data": {...}}`;
 /// anything else stops the run with `tool_invalid_output:<tool>`.
-pub fn tool_data(raw: &Value, tool: &str) -> Result<Map<String, Value>, StopReason> {
+pub(crate) fn tool_data(raw: &Value, tool: &str) -> Result<Map<String, Value>, StopReason> {
     match (raw.get("status"), raw.get("data")) {
         (Some(Value::String(status)), Some(Value::Object(data))) if status == "ok" => {
             Ok(data.clone())
@@ -27,7 +27,7 @@ pub fn tool_data(raw: &Value, tool: &str) -> Result<Map<String, Value>, StopReas
 /// Check the extracted notes: at least one, at most `max_notes`, each an
 /// object with a non-blank text id, url and claim and a quote of at least
 /// 20 characters.
-pub fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), NotesError> {
+pub(crate) fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), NotesError> {
     if notes.is_empty() {
         return Err(NotesError::Empty);
     }
@@ -62,7 +62,7 @@ pub fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), NotesErro
 /// text}`); an output that is not an object has neither. Like Python,
 /// citations given as text are read character by character and as an
 /// object by key; any other non-list gives none.
-pub fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
+pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
     let value = match output {
         ModelOutput::Json(value) => value,
         ModelOutput::Text(text) if text.is_empty() => json!({}),
@@ -91,7 +91,7 @@ pub fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
 
 /// Check the answer: not empty, at most `max_answer_chars` characters, at
 /// least one citation, and every citation the id of a note.
-pub fn validate_synthesis(
+pub(crate) fn validate_synthesis(
     answer: &str,
     citations: &[String],
     note_ids: &[String],

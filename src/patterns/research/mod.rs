@@ -8,8 +8,8 @@
 //! control gate before each step. It never retries or times a call.
 
 pub(crate) mod contract;
-pub mod plan;
-pub mod result;
+pub(crate) mod plan;
+pub(crate) mod result;
 mod sources;
 mod workflow;
 

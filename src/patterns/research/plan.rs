@@ -9,7 +9,7 @@ use crate::stop::{PlanError, StepError, StopReason};
 use serde_json::{Map, Value, json};
 
 /// The only plan 004 accepts, action by action.
-pub const EXPECTED_ACTIONS: [&str; 5] = [
+pub(crate) const EXPECTED_ACTIONS: [&str; 5] = [
     "search_sources",
     "dedupe_urls",
     "read_extract_notes",
@@ -19,18 +19,18 @@ pub const EXPECTED_ACTIONS: [&str; 5] = [
 
 /// A step that passed the contract: id and action stripped.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlanStep {
-    pub id: String,
-    pub action: String,
-    pub args: Map<String, Value>,
+pub(crate) struct PlanStep {
+    pub(crate) id: String,
+    pub(crate) action: String,
+    pub(crate) args: Map<String, Value>,
 }
 
 /// Why a plan was refused; `details` says what was expected when the
 /// actions were out of order.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlanRefusal {
-    pub reason: StopReason,
-    pub details: Option<Value>,
+pub(crate) struct PlanRefusal {
+    pub(crate) reason: StopReason,
+    pub(crate) details: Option<Value>,
 }
 
 impl PlanRefusal {
@@ -45,7 +45,7 @@ impl PlanRefusal {
 /// The planner's output as a plan: text is parsed as JSON (empty text as
 /// `{}`, text that is not JSON as `{"invalid": true, "raw": text}`, as the
 /// references read model text), and a bare list is read as the steps.
-pub fn plan_json(output: ModelOutput) -> Value {
+pub(crate) fn plan_json(output: ModelOutput) -> Value {
     let value = match output {
         ModelOutput::Json(value) => value,
         ModelOutput::Text(text) if text.is_empty() => json!({}),
@@ -62,7 +62,7 @@ pub fn plan_json(output: ModelOutput) -> Value {
 /// Check a plan: a non-empty list of at most `max_steps` steps, each an
 /// object with a non-blank text id and action and an object of args, whose
 /// actions are exactly [`EXPECTED_ACTIONS`].
-pub fn validate_plan(raw: &Value, max_steps: usize) -> Result<Vec<PlanStep>, PlanRefusal> {
+pub(crate) fn validate_plan(raw: &Value, max_steps: usize) -> Result<Vec<PlanStep>, PlanRefusal> {
     let steps = match raw.get("steps") {
         Some(Value::Array(steps)) if !steps.is_empty() => steps,
         _ => return Err(PlanRefusal::of(StopReason::InvalidPlan(PlanError::Steps))),

@@ -7,82 +7,82 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// What 004 calls a grounded answer.
-pub const OUTCOME: &str = "grounded_research_answer";
+pub(crate) const OUTCOME: &str = "grounded_research_answer";
 
 #[derive(Debug, Serialize)]
-pub struct ResearchResult {
-    pub run_id: String,
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
+pub(crate) struct ResearchResult {
+    pub(crate) run_id: String,
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<ResearchPhase>,
+    pub(crate) phase: Option<ResearchPhase>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<&'static str>,
+    pub(crate) outcome: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub citations: Option<Vec<String>>,
+    pub(crate) citations: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub citation_details: Option<Vec<CitationDetail>>,
+    pub(crate) citation_details: Option<Vec<CitationDetail>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aggregate: Option<Aggregate>,
-    pub trace: Vec<TraceEntry>,
-    pub history: Vec<HistoryEntry>,
+    pub(crate) aggregate: Option<Aggregate>,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<HistoryEntry>,
     /// When no source gave a note: the sources the domain checks refused.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub denied_sources: Option<Vec<DeniedSource>>,
+    pub(crate) denied_sources: Option<Vec<DeniedSource>>,
     /// When the plan's actions were out of order: expected and received.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub(crate) details: Option<Value>,
     /// When verification failed: the verifier's findings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verification: Option<Value>,
+    pub(crate) verification: Option<Value>,
 }
 
 /// A source the domain checks refused.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DeniedSource {
-    pub url: String,
-    pub reason: SourceDenial,
+pub(crate) struct DeniedSource {
+    pub(crate) url: String,
+    pub(crate) reason: SourceDenial,
 }
 
 /// A cited note's provenance.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CitationDetail {
-    pub id: String,
-    pub url: String,
-    pub title: String,
-    pub published_at: String,
+pub(crate) struct CitationDetail {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) published_at: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Aggregate {
-    pub query: String,
-    pub urls_found: usize,
-    pub urls_after_dedupe: usize,
-    pub pages_read: usize,
-    pub notes_count: usize,
-    pub citations_count: usize,
-    pub denied_sources: Vec<DeniedSource>,
-    pub verified_notes: i64,
+pub(crate) struct Aggregate {
+    pub(crate) query: String,
+    pub(crate) urls_found: usize,
+    pub(crate) urls_after_dedupe: usize,
+    pub(crate) pages_read: usize,
+    pub(crate) notes_count: usize,
+    pub(crate) citations_count: usize,
+    pub(crate) denied_sources: Vec<DeniedSource>,
+    pub(crate) verified_notes: i64,
 }
 
 /// An entry of `trace`: the step, its phase, what it counted, when it
 /// ended and that it went well.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TraceEntry {
-    pub step: u32,
-    pub phase: ResearchPhase,
+pub(crate) struct TraceEntry {
+    pub(crate) step: u32,
+    pub(crate) phase: ResearchPhase,
     #[serde(flatten)]
-    pub counts: TraceCounts,
+    pub(crate) counts: TraceCounts,
     /// Run time at the end of the step, at least 1 ms, as 004 measures it.
-    pub elapsed_ms: u64,
-    pub ok: bool,
+    pub(crate) elapsed_ms: u64,
+    pub(crate) ok: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum TraceCounts {
+pub(crate) enum TraceCounts {
     Plan {
         steps: usize,
     },
@@ -110,16 +110,16 @@ pub enum TraceCounts {
 
 /// An entry of `history`: the step, the action taken and what it gave.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HistoryEntry {
-    pub step: u32,
-    pub action: &'static str,
+pub(crate) struct HistoryEntry {
+    pub(crate) step: u32,
+    pub(crate) action: &'static str,
     #[serde(flatten)]
-    pub detail: HistoryDetail,
+    pub(crate) detail: HistoryDetail,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum HistoryDetail {
+pub(crate) enum HistoryDetail {
     Plan {
         step_ids: Vec<String>,
     },
@@ -144,7 +144,7 @@ pub enum HistoryDetail {
 
 impl HistoryDetail {
     /// The action 004's history names for each step.
-    pub fn action(&self) -> &'static str {
+    pub(crate) fn action(&self) -> &'static str {
         match self {
             HistoryDetail::Plan { .. } => "propose_research_plan",
             HistoryDetail::Search { .. } => "search_sources",

@@ -8,7 +8,7 @@ use crate::scenario::{ResearchLimits, normalize_url};
 use std::collections::HashSet;
 
 /// The first `max_urls` distinct normalised URLs, in candidate order.
-pub fn dedupe(candidates: &[String], max_urls: usize) -> Vec<String> {
+pub(crate) fn dedupe(candidates: &[String], max_urls: usize) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for candidate in candidates {
@@ -25,7 +25,7 @@ pub fn dedupe(candidates: &[String], max_urls: usize) -> Vec<String> {
 
 /// What the domain checks say about a source.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Allow,
     Deny {
         reason: SourceDenial,
@@ -36,7 +36,7 @@ pub enum Verdict {
 
 /// 004's `evaluate_source`: policy first, then execution. `gated_by` says
 /// which flag, if any, keeps `domain` out of the execution allowlist.
-pub fn evaluate(
+pub(crate) fn evaluate(
     domain: &str,
     limits: &ResearchLimits,
     gated_by: impl FnOnce(&str) -> Option<String>,

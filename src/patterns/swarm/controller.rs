@@ -8,14 +8,14 @@ use std::collections::{HashSet, VecDeque};
 
 /// The swarm's limits; 0 turns a limit off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HandoffLimits {
-    pub max_handoffs: u32,
-    pub window: u32,
-    pub min_unique: u32,
+pub(crate) struct HandoffLimits {
+    pub(crate) max_handoffs: u32,
+    pub(crate) window: u32,
+    pub(crate) min_unique: u32,
 }
 
 impl HandoffLimits {
-    pub fn of(limits: &TeamLimits) -> Self {
+    pub(crate) fn of(limits: &TeamLimits) -> Self {
         HandoffLimits {
             max_handoffs: limits.max_handoffs(),
             window: limits.window(),
@@ -30,7 +30,7 @@ impl HandoffLimits {
 
 /// The run's transfers so far.
 #[derive(Clone, Debug)]
-pub struct TransferController {
+pub(crate) struct TransferController {
     limits: HandoffLimits,
     /// Transfers counted, refused ones included.
     count: u64,
@@ -39,7 +39,7 @@ pub struct TransferController {
 }
 
 impl TransferController {
-    pub fn new(limits: HandoffLimits) -> Self {
+    pub(crate) fn new(limits: HandoffLimits) -> Self {
         TransferController {
             limits,
             count: 0,
@@ -47,11 +47,11 @@ impl TransferController {
         }
     }
 
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.count
     }
 
-    pub fn window(&self) -> Vec<String> {
+    pub(crate) fn window(&self) -> Vec<String> {
         self.recent.iter().cloned().collect()
     }
 
@@ -63,7 +63,7 @@ impl TransferController {
     /// refused attempt still counts and every later one is refused too.
     /// Then the target joins the window, refused or not; a
     /// `max_handoffs_exceeded` refusal never reaches the window.
-    pub fn decide(
+    pub(crate) fn decide(
         &mut self,
         from: &str,
         to: &str,

@@ -10,31 +10,31 @@ use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, Serialize)]
-pub struct SwarmResult {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
+pub(crate) struct SwarmResult {
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
     /// The agent holding control when the run ended.
-    pub final_agent: String,
+    pub(crate) final_agent: String,
     /// The last agent's reply, on success.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
     /// Model calls started, a cut-off one included.
-    pub llm_calls: u64,
+    pub(crate) llm_calls: u64,
     /// The agents in the order they held control, the entry first.
-    pub chain: Vec<String>,
+    pub(crate) chain: Vec<String>,
     /// Every transfer asked for, accepted or not.
-    pub handoffs: Vec<HandoffRecord>,
-    pub trace: Vec<TraceEntry>,
-    pub history: Vec<Value>,
+    pub(crate) handoffs: Vec<HandoffRecord>,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<Value>,
 }
 
 /// One transfer asked for.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HandoffRecord {
-    pub from: String,
-    pub to: String,
-    pub accepted: bool,
+pub(crate) struct HandoffRecord {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    pub(crate) accepted: bool,
     /// Why it was refused, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<HandoffRejection>,
+    pub(crate) reason: Option<HandoffRejection>,
 }

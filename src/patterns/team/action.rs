@@ -9,10 +9,10 @@ use crate::pycompat::{parse_model_text, py_strip};
 use serde_json::{Map, Value, json};
 
 /// The keys that say what a turn is, one per turn.
-pub const ACTION_KEYS: [&str; 4] = ["reply", "transfer_to", "call", "call_members"];
+pub(crate) const ACTION_KEYS: [&str; 4] = ["reply", "transfer_to", "call", "call_members"];
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Action {
+pub(crate) enum Action {
     /// The agent answers; the text is stripped and not empty.
     Reply(String),
     /// The agent answered nothing (empty or blank text).
@@ -32,7 +32,7 @@ pub enum Action {
 
 impl Action {
     /// How the turn that asked for this ended.
-    pub fn outcome(&self) -> TurnOutcome {
+    pub(crate) fn outcome(&self) -> TurnOutcome {
         match self {
             Action::Reply(_) => TurnOutcome::Reply,
             Action::Empty => TurnOutcome::Empty,
@@ -46,14 +46,14 @@ impl Action {
 
 /// One member the coordinator asks, and what for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemberCall {
-    pub member: String,
-    pub task: String,
+pub(crate) struct MemberCall {
+    pub(crate) member: String,
+    pub(crate) task: String,
 }
 
 /// The turn `output` asks for, and the output as the history records it
 /// (text as `{"reply": text}` when it is a plain reply).
-pub fn read(output: ModelOutput) -> (Action, Value) {
+pub(crate) fn read(output: ModelOutput) -> (Action, Value) {
     match output {
         ModelOutput::Json(value) => (of_json(&value), value),
         ModelOutput::Text(text) => match parse_model_text(&text) {

@@ -18,13 +18,13 @@ use std::time::Duration;
 
 /// The run's budgets over every agent's model calls.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TeamBudget {
-    pub max_llm_calls: u64,
-    pub max_seconds: Duration,
+pub(crate) struct TeamBudget {
+    pub(crate) max_llm_calls: u64,
+    pub(crate) max_seconds: Duration,
 }
 
 impl TeamBudget {
-    pub fn of(scenario: &Scenario) -> Self {
+    pub(crate) fn of(scenario: &Scenario) -> Self {
         let budget = scenario.budget.clone().unwrap_or_default();
         let seconds = budget.max_seconds.unwrap_or(DEFAULT_TEAM_MAX_SECONDS);
         TeamBudget {
@@ -38,7 +38,7 @@ impl TeamBudget {
 
 /// Why an agent cannot go on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Halt {
+pub(crate) enum Halt {
     /// The agent's deadline cut its call off.
     Cut,
     Stop(StopReason),
@@ -46,11 +46,11 @@ pub enum Halt {
 
 /// A turn that did not come back with an output.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Halted {
-    pub halt: Halt,
+pub(crate) struct Halted {
+    pub(crate) halt: Halt,
     /// The turn's number, how it ended and how long its model call took,
     /// when the call started.
-    pub call: Option<(u32, TurnOutcome, u64)>,
+    pub(crate) call: Option<(u32, TurnOutcome, u64)>,
 }
 
 impl Halted {
@@ -64,22 +64,22 @@ impl Halted {
 
 /// A turn the agent took.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    pub number: u32,
-    pub action: Action,
+pub(crate) struct Turn {
+    pub(crate) number: u32,
+    pub(crate) action: Action,
     /// The output as the history records it.
-    pub output: Value,
-    pub latency_ms: u64,
+    pub(crate) output: Value,
+    pub(crate) latency_ms: u64,
 }
 
 /// What every agent of one run shares.
-pub struct TeamRun<'a> {
-    pub scenario: &'a Scenario,
-    pub goal: &'a str,
-    pub bus: &'a Bus,
-    pub gateway: &'a Gateway,
-    pub gate: &'a SharedGate<'a>,
-    pub budget: TeamBudget,
+pub(crate) struct TeamRun<'a> {
+    pub(crate) scenario: &'a Scenario,
+    pub(crate) goal: &'a str,
+    pub(crate) bus: &'a Bus,
+    pub(crate) gateway: &'a Gateway,
+    pub(crate) gate: &'a SharedGate<'a>,
+    pub(crate) budget: TeamBudget,
     llm_calls: AtomicU64,
     turns: AtomicU32,
     /// Tool calls have no dispatch budget and no run deadline of their
@@ -88,7 +88,7 @@ pub struct TeamRun<'a> {
 }
 
 impl<'a> TeamRun<'a> {
-    pub fn new(
+    pub(crate) fn new(
         scenario: &'a Scenario,
         goal: &'a str,
         bus: &'a Bus,
@@ -109,11 +109,11 @@ impl<'a> TeamRun<'a> {
     }
 
     /// Model calls started so far, cut-off ones included.
-    pub fn llm_calls(&self) -> u64 {
+    pub(crate) fn llm_calls(&self) -> u64 {
         self.llm_calls.load(Ordering::Acquire)
     }
 
-    pub fn now(&self) -> Duration {
+    pub(crate) fn now(&self) -> Duration {
         self.bus.clock().elapsed()
     }
 
@@ -121,7 +121,7 @@ impl<'a> TeamRun<'a> {
     /// call: the control gate, the execution allowlist, then `max_seconds`
     /// and `max_llm_calls` in DESIGN.md's order, the call counted before it
     /// starts.
-    pub async fn turn(
+    pub(crate) async fn turn(
         &self,
         agent: &str,
         deadline: Option<Duration>,
@@ -212,7 +212,7 @@ impl<'a> TeamRun<'a> {
     /// record of the call. A tool that fails answers with the error, for
     /// the agent to read on its next turn; only the deadline and
     /// cancelling the run halt the agent.
-    pub async fn use_tool(
+    pub(crate) async fn use_tool(
         &self,
         agent: &str,
         turn: u32,

@@ -6,27 +6,27 @@ use serde::Serialize;
 
 /// One turn: who took it, how it ended, what it aimed at.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TraceEntry {
-    pub turn: u32,
-    pub agent: String,
-    pub outcome: TurnOutcome,
+pub(crate) struct TraceEntry {
+    pub(crate) turn: u32,
+    pub(crate) agent: String,
+    pub(crate) outcome: TurnOutcome,
     /// The transfer's target or the tool called.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
     /// The members the coordinator called.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub members: Vec<String>,
+    pub(crate) members: Vec<String>,
     /// Whether the transfer was accepted or the tool answered.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ok: Option<bool>,
+    pub(crate) ok: Option<bool>,
     /// Why the transfer was refused or the tool failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    pub latency_ms: u64,
+    pub(crate) reason: Option<String>,
+    pub(crate) latency_ms: u64,
 }
 
 impl TraceEntry {
-    pub fn turn(turn: u32, agent: &str, outcome: TurnOutcome, latency_ms: u64) -> Self {
+    pub(crate) fn turn(turn: u32, agent: &str, outcome: TurnOutcome, latency_ms: u64) -> Self {
         TraceEntry {
             turn,
             agent: agent.to_string(),

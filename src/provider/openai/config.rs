@@ -11,21 +11,21 @@ use crate::scenario::ProviderSpec;
 use std::fmt;
 use std::time::Duration;
 
-pub const KEY_VARIABLE: &str = "OPENAI_API_KEY";
-pub const BASE_URL_VARIABLE: &str = "OPENAI_BASE_URL";
-pub const MODEL_VARIABLE: &str = "OPENAI_MODEL";
-pub const TIMEOUT_VARIABLE: &str = "OPENAI_TIMEOUT_SECONDS";
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
-pub const DEFAULT_TIMEOUT_SECONDS: f64 = 60.0;
+pub(crate) const KEY_VARIABLE: &str = "OPENAI_API_KEY";
+pub(crate) const BASE_URL_VARIABLE: &str = "OPENAI_BASE_URL";
+pub(crate) const MODEL_VARIABLE: &str = "OPENAI_MODEL";
+pub(crate) const TIMEOUT_VARIABLE: &str = "OPENAI_TIMEOUT_SECONDS";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_MODEL: &str = "gpt-4.1-mini";
+pub(crate) const DEFAULT_TIMEOUT_SECONDS: f64 = 60.0;
 
 /// An API key. It prints as `***` however it is printed.
 #[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
+pub(crate) struct ApiKey(String);
 
 impl ApiKey {
     /// The key, registered with the process's scrubber.
-    pub fn new(key: String) -> Self {
+    pub(crate) fn new(key: String) -> Self {
         crate::secrets::register(&key);
         ApiKey(key)
     }
@@ -43,25 +43,25 @@ impl fmt::Debug for ApiKey {
 
 /// Where and how to call the model.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OpenAiConfig {
-    pub base_url: String,
-    pub model: String,
-    pub timeout: Duration,
-    pub key: Option<ApiKey>,
+pub(crate) struct OpenAiConfig {
+    pub(crate) base_url: String,
+    pub(crate) model: String,
+    pub(crate) timeout: Duration,
+    pub(crate) key: Option<ApiKey>,
     /// The largest response body read (`CONCLAVE_MAX_BODY_BYTES`).
-    pub max_body_bytes: usize,
+    pub(crate) max_body_bytes: usize,
 }
 
 /// What the command line may set over the scenario and the environment.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Overrides {
-    pub model: Option<String>,
-    pub base_url: Option<String>,
+pub(crate) struct Overrides {
+    pub(crate) model: Option<String>,
+    pub(crate) base_url: Option<String>,
 }
 
 /// Where a setting came from, as a user would name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// An option on the command line, e.g. `--base-url`.
     Flag(&'static str),
     /// A field of the scenario's `provider` section.
@@ -85,7 +85,7 @@ impl fmt::Display for Origin {
 
 /// A setting the HTTP provider cannot run with.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     #[error("{origin}: {BASE_URL_EXPECTED}; found {found:?} ({problem})")]
     BaseUrl {
         origin: Origin,
@@ -108,7 +108,7 @@ impl OpenAiConfig {
     /// The settings for a run: the command line over the scenario's
     /// `provider` section over the environment over the defaults. Blank
     /// environment variables count as unset.
-    pub fn resolve(
+    pub(crate) fn resolve(
         spec: &ProviderSpec,
         overrides: &Overrides,
         env: impl Fn(&str) -> Option<String>,

@@ -12,15 +12,13 @@ mod config;
 #[cfg(test)]
 mod tests;
 
-pub use config::{
-    ApiKey, BASE_URL_EXPECTED, BASE_URL_VARIABLE, ConfigError, DEFAULT_BASE_URL, DEFAULT_MODEL,
-    DEFAULT_TIMEOUT_SECONDS, KEY_VARIABLE, MODEL_VARIABLE, OpenAiConfig, Origin, Overrides,
-    TIMEOUT_VARIABLE, base_url,
-};
+pub use config::{BASE_URL_EXPECTED, base_url};
+pub(crate) use config::{DEFAULT_BASE_URL, KEY_VARIABLE, OpenAiConfig, Overrides};
 
 use super::http::{self, BodyError};
 use super::prompts::{PromptError, Prompts, SystemPrompt};
-use super::{ModelOutput, ModelRequest};
+use super::{Completion, ModelOutput, ModelRequest};
+use crate::bus::TokenUsage;
 use crate::scenario::Scenario;
 use crate::secrets;
 use serde_json::{Value, json};
@@ -29,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 /// What went wrong with one call. Every message is scrubbed of secrets.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum OpenAiError {
+pub(crate) enum OpenAiError {
     #[error("the model did not answer within {0:?}")]
     Timeout(Duration),
     #[error("cannot reach {url}: {message}")]
@@ -70,35 +68,8 @@ pub enum OpenAiError {
     Prompt(#[from] PromptError),
 }
 
-impl OpenAiError {
-    /// Whether trying again later may help (the gateway decides whether to).
-    pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
-            OpenAiError::Timeout(_)
-                | OpenAiError::Unreachable { .. }
-                | OpenAiError::RateLimited { .. }
-                | OpenAiError::Server { .. }
-        )
-    }
-}
-
-/// Tokens a call used, as the endpoint counted them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
-    pub input: u64,
-    pub output: u64,
-}
-
-/// One answer: the model's text and what it cost.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Completion {
-    pub output: ModelOutput,
-    pub usage: Option<Usage>,
-}
-
 #[derive(Debug)]
-pub struct OpenAiProvider {
+pub(crate) struct OpenAiProvider {
     client: reqwest::Client,
     config: OpenAiConfig,
     prompts: Prompts,
@@ -106,7 +77,7 @@ pub struct OpenAiProvider {
 }
 
 impl OpenAiProvider {
-    pub fn new(
+    pub(crate) fn new(
         config: OpenAiConfig,
         prompts: Prompts,
         scenario: Arc<Scenario>,
@@ -133,11 +104,7 @@ impl OpenAiProvider {
         })
     }
 
-    pub fn config(&self) -> &OpenAiConfig {
-        &self.config
-    }
-
-    pub async fn complete(&self, request: &ModelRequest) -> Result<Completion, OpenAiError> {
+    pub(crate) async fn complete(&self, request: &ModelRequest) -> Result<Completion, OpenAiError> {
         let url = self.config.endpoint();
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
             return Err(OpenAiError::NoKey { url });
@@ -280,7 +247,7 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
             )));
         }
     };
-    let usage = body.get("usage").map(|u| Usage {
+    let usage = body.get("usage").map(|u| TokenUsage {
         input: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
         output: u
             .get("completion_tokens")

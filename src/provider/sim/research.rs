@@ -7,8 +7,8 @@ use crate::pycompat::{py_str, py_strip};
 use serde_json::{Value, json};
 
 /// How the sim's own answer opens and closes around the notes' claims.
-pub const ANSWER_OPENING: &str = "Summary from the notes: ";
-pub const ANSWER_CLOSING: &str = " Figures and estimates may change as the sources update.";
+pub(crate) const ANSWER_OPENING: &str = "Summary from the notes: ";
+pub(crate) const ANSWER_CLOSING: &str = " Figures and estimates may change as the sources update.";
 
 /// A scripted list of steps, as the planner's output.
 pub(super) fn plan_of_steps(steps: &Value) -> Value {

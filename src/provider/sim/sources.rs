@@ -16,7 +16,7 @@ use std::time::Duration;
 const MIN_QUOTE_CHARS: usize = 20;
 
 #[derive(Debug)]
-pub struct SimSources {
+pub(crate) struct SimSources {
     spec: Sources,
     rng: RunRng,
     /// Calls started per tool, in `ResearchTool::ALL` order.
@@ -24,7 +24,7 @@ pub struct SimSources {
 }
 
 impl SimSources {
-    pub fn new(spec: Sources, rng: RunRng) -> Self {
+    pub(crate) fn new(spec: Sources, rng: RunRng) -> Self {
         SimSources {
             spec,
             rng,
@@ -33,7 +33,11 @@ impl SimSources {
     }
 
     /// Call `tool` with `args`, as the research pattern passes them.
-    pub async fn call(&self, tool: ResearchTool, args: &Value) -> Result<Value, WorkerError> {
+    pub(crate) async fn call(
+        &self,
+        tool: ResearchTool,
+        args: &Value,
+    ) -> Result<Value, WorkerError> {
         let call = {
             let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
             let slot = ResearchTool::ALL

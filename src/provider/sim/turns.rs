@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 /// The key of a turn's own latency.
-pub const TURN_LATENCY_KEY: &str = "latency_ms";
+pub(crate) const TURN_LATENCY_KEY: &str = "latency_ms";
 
 /// `entry` without its `latency_ms`, and that latency when it is a whole
 /// number of milliseconds.

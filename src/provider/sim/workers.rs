@@ -19,13 +19,13 @@ use std::time::Duration;
 
 /// The arg the gateway adds to every worker call, as 001's gateway adds
 /// its `request_id`: a plan that sets it is overridden, not refused.
-pub const REQUEST_ID_ARG: &str = "request_id";
+pub(crate) const REQUEST_ID_ARG: &str = "request_id";
 /// The args every simulated worker takes.
-pub const WORKER_ARGS: [&str; 2] = ["report_date", "region"];
+pub(crate) const WORKER_ARGS: [&str; 2] = ["report_date", "region"];
 
 /// The workers of one run.
 #[derive(Debug)]
-pub struct SimWorkers {
+pub(crate) struct SimWorkers {
     specs: IndexMap<String, WorkerSpec>,
     /// How a call's args find its data.
     keys: DataKeys,
@@ -38,7 +38,7 @@ pub struct SimWorkers {
 }
 
 impl SimWorkers {
-    pub fn new(specs: IndexMap<String, WorkerSpec>, rng: RunRng) -> Self {
+    pub(crate) fn new(specs: IndexMap<String, WorkerSpec>, rng: RunRng) -> Self {
         SimWorkers {
             specs,
             keys: DataKeys::Report,
@@ -51,7 +51,7 @@ impl SimWorkers {
 
     /// The tools of a swarm or coordinator team: any args, data keyed by
     /// their values (see [`tool_key`]).
-    pub fn tools(specs: IndexMap<String, WorkerSpec>, rng: RunRng) -> Self {
+    pub(crate) fn tools(specs: IndexMap<String, WorkerSpec>, rng: RunRng) -> Self {
         SimWorkers {
             specs,
             keys: DataKeys::Args,
@@ -63,20 +63,21 @@ impl SimWorkers {
     }
 
     /// Answer the research tools' calls from `sources` too.
-    pub fn with_sources(mut self, sources: Option<Sources>) -> Self {
+    pub(crate) fn with_sources(mut self, sources: Option<Sources>) -> Self {
         self.sources = sources.map(|spec| SimSources::new(spec, self.rng.clone()));
         self
     }
 
     /// Calls started and neither finished nor dropped: a timed-out call
     /// whose future the gateway dropped is no longer in flight.
-    pub fn in_flight(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Acquire)
     }
 
     /// Call `worker` with `args`; `started` is the run time at the call,
     /// which decides whether it falls in an outage.
-    pub async fn call(
+    pub(crate) async fn call(
         &self,
         worker: &str,
         args: &Value,
@@ -165,7 +166,7 @@ enum DataKeys {
 /// A tool's data key: the values of `args` in the order given, text as
 /// it is and anything else as JSON, joined with `:`. Args must be an
 /// object.
-pub fn tool_key(args: &Value) -> Option<String> {
+pub(crate) fn tool_key(args: &Value) -> Option<String> {
     let parts: Vec<String> = args
         .as_object()?
         .values()

@@ -11,46 +11,46 @@ use super::{
 
 /// The settings of one tool, the section and the tool's override merged.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ToolResilience {
-    pub timeout_ms: Option<u64>,
-    pub retries: Option<RetryRule>,
-    pub breaker: Option<BreakerRule>,
-    pub bulkhead: Option<BulkheadRule>,
+pub(crate) struct ToolResilience {
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) retries: Option<RetryRule>,
+    pub(crate) breaker: Option<BreakerRule>,
+    pub(crate) bulkhead: Option<BulkheadRule>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct RetryRule {
-    pub max_attempts: u32,
-    pub backoff: BackoffSpec,
-    pub jitter: Jitter,
+pub(crate) struct RetryRule {
+    pub(crate) max_attempts: u32,
+    pub(crate) backoff: BackoffSpec,
+    pub(crate) jitter: Jitter,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BreakerRule {
+pub(crate) struct BreakerRule {
     /// `None` when only the failure rate opens the breaker.
-    pub fail_threshold: Option<u32>,
-    pub open_for_ms: u64,
-    pub half_open_probes: u32,
-    pub failure_rate: Option<FailureRule>,
+    pub(crate) fail_threshold: Option<u32>,
+    pub(crate) open_for_ms: u64,
+    pub(crate) half_open_probes: u32,
+    pub(crate) failure_rate: Option<FailureRule>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FailureRule {
-    pub window: u32,
-    pub threshold: f64,
-    pub min_calls: u32,
+pub(crate) struct FailureRule {
+    pub(crate) window: u32,
+    pub(crate) threshold: f64,
+    pub(crate) min_calls: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BulkheadRule {
-    pub max_in_flight: u32,
-    pub max_wait_ms: u64,
+pub(crate) struct BulkheadRule {
+    pub(crate) max_in_flight: u32,
+    pub(crate) max_wait_ms: u64,
 }
 
 impl ResilienceSpec {
     /// `tool`'s settings: its override over the section, field by field,
     /// and 003's defaults for what neither sets.
-    pub fn for_tool(&self, tool: &str) -> ToolResilience {
+    pub(crate) fn for_tool(&self, tool: &str) -> ToolResilience {
         let own = self.tools.get(tool);
         ToolResilience {
             timeout_ms: self

@@ -7,23 +7,23 @@ use std::borrow::Cow;
 
 pub(crate) struct Cursor<'t> {
     text: &'t str,
-    pub at: usize,
+    pub(crate) at: usize,
 }
 
 impl<'t> Cursor<'t> {
-    pub fn new(text: &'t str) -> Self {
+    pub(crate) fn new(text: &'t str) -> Self {
         Cursor { text, at: 0 }
     }
 
-    pub fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.text.as_bytes().get(self.at).copied()
     }
 
-    pub fn bump(&mut self) {
+    pub(crate) fn bump(&mut self) {
         self.at += 1;
     }
 
-    pub fn skip_ws(&mut self) {
+    pub(crate) fn skip_ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
         }
@@ -31,7 +31,7 @@ impl<'t> Cursor<'t> {
 
     /// Step over a string literal starting at the cursor; the offset just
     /// past its closing quote.
-    pub fn skip_string(&mut self) -> usize {
+    pub(crate) fn skip_string(&mut self) -> usize {
         let bytes = self.text.as_bytes();
         self.at += 1;
         while let Some(&b) = bytes.get(self.at) {
@@ -48,7 +48,7 @@ impl<'t> Cursor<'t> {
 
     /// Read the string literal at the cursor as its decoded text, borrowed
     /// from the file when it holds no escape.
-    pub fn string(&mut self) -> Cow<'t, str> {
+    pub(crate) fn string(&mut self) -> Cow<'t, str> {
         let start = self.at;
         let end = self.skip_string();
         // Only broken text can end a literal inside a character.
@@ -58,7 +58,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// Step over a number, `true`, `false` or `null`.
-    pub fn skip_scalar(&mut self) {
+    pub(crate) fn skip_scalar(&mut self) {
         while !matches!(
             self.peek(),
             None | Some(b',' | b'}' | b']' | b':' | b' ' | b'\t' | b'\n' | b'\r')
@@ -68,7 +68,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// Step over the value at the cursor, however deep, with no recursion.
-    pub fn skip_value(&mut self) {
+    pub(crate) fn skip_value(&mut self) {
         self.skip_ws();
         let mut depth = 0usize;
         loop {

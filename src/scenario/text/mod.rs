@@ -10,22 +10,22 @@ use std::io::Read;
 use std::path::Path;
 
 /// The largest scenario file read by default: 64 MB.
-pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The environment variable that changes the cap, in bytes.
-pub const MAX_BYTES_VAR: &str = "CONCLAVE_MAX_SCENARIO_BYTES";
+pub(crate) const MAX_BYTES_VAR: &str = "CONCLAVE_MAX_SCENARIO_BYTES";
 
 /// Why a file's bytes are not scenario text, with the byte offset where.
 #[derive(Debug, PartialEq)]
 pub(crate) struct BadText {
-    pub at: usize,
-    pub message: String,
+    pub(crate) at: usize,
+    pub(crate) message: String,
 }
 
 /// The cap on a scenario file's size: `CONCLAVE_MAX_SCENARIO_BYTES` when it
 /// is set to a whole number of bytes, else 64 MB; an unreadable setting is
 /// an error that says so rather than a silent default.
-pub fn max_bytes() -> Result<u64, String> {
+pub(crate) fn max_bytes() -> Result<u64, String> {
     match std::env::var(MAX_BYTES_VAR) {
         Err(std::env::VarError::NotPresent) => Ok(DEFAULT_MAX_BYTES),
         Ok(value) => value.trim().parse::<u64>().map_err(|_| {

@@ -25,8 +25,8 @@ pub(crate) const CONTEXT: &str = "context";
 
 /// A member of the top-level object.
 pub(crate) struct Member<'t> {
-    pub key: Cow<'t, str>,
-    pub value: Range<usize>,
+    pub(crate) key: Cow<'t, str>,
+    pub(crate) value: Range<usize>,
 }
 
 /// Something the pass found wrong, by byte offset.
@@ -47,13 +47,13 @@ pub(crate) enum Finding {
 
 pub(crate) struct Structure<'t> {
     /// Where the top-level value starts, and whether it is an object.
-    pub top_at: usize,
-    pub top_is_object: bool,
+    pub(crate) top_at: usize,
+    pub(crate) top_is_object: bool,
     /// The top-level object's members in file order.
-    pub members: Vec<Member<'t>>,
+    pub(crate) members: Vec<Member<'t>>,
     /// At most `limit` findings, in file order; a `TooDeep` or
     /// `TooManyValues` finding ends the pass.
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 /// The keys of one open object: a hash of each with the offset of its first

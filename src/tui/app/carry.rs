@@ -8,7 +8,7 @@ use crate::tui::effect::Effect;
 
 impl App {
     /// Carry `effects` out, in order.
-    pub fn carry_out(&mut self, effects: Vec<Effect>) {
+    pub(crate) fn carry_out(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             match effect {
                 Effect::Launch(launch) => self.start(launch),

@@ -14,7 +14,7 @@ use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 
 impl App {
     /// Where a key is looked up, first to last.
-    pub fn scopes(&self) -> Vec<Scope> {
+    pub(crate) fn scopes(&self) -> Vec<Scope> {
         match &self.overlay {
             Some(overlay) => vec![Scope::Overlay(overlay.kind())],
             None => {
@@ -26,7 +26,7 @@ impl App {
     }
 
     /// The focused pane's scopes: its pattern's keys before its own.
-    pub fn pane_scopes(&self) -> Vec<Scope> {
+    pub(crate) fn pane_scopes(&self) -> Vec<Scope> {
         let unit = self.run().and_then(|slot| slot.unit.keys());
         match (self.focus, unit) {
             (PaneId::Pattern, Some(keys)) => vec![keys, Scope::Pane(PaneId::Pattern)],
@@ -100,7 +100,7 @@ impl App {
         }
     }
 
-    pub fn mouse(&mut self, mouse: MouseEvent, layout: &Areas) -> Vec<Effect> {
+    pub(crate) fn mouse(&mut self, mouse: MouseEvent, layout: &Areas) -> Vec<Effect> {
         let action = match mouse.kind {
             MouseEventKind::ScrollUp => Action::Up,
             MouseEventKind::ScrollDown => Action::Down,

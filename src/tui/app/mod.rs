@@ -8,10 +8,10 @@ mod carry;
 mod input;
 mod search;
 mod update;
+mod zoom;
 
 use super::catalog::{self, Entry};
 use super::keymap::PaneId;
-use super::layout::Areas;
 use super::overlays::picker::PickerView;
 pub use super::runs::Overrides;
 use super::runs::{Launch, LaunchSettings, Runs};
@@ -38,6 +38,8 @@ pub struct AppOptions {
     pub start_paused: bool,
     /// The model every launch uses, over each scenario's.
     pub provider: crate::engine::ProviderChoice,
+    /// How the screen looks: the theme and whether colour is allowed.
+    pub theme: super::theme::Theme,
 }
 
 /// How many recent recordings the picker lists.
@@ -53,20 +55,21 @@ const SMALLEST: Rect = Rect {
 };
 
 pub struct App {
-    pub options: AppOptions,
+    pub(crate) options: AppOptions,
     pub catalog: Vec<Entry>,
     pub runs: Runs,
     pub focus: PaneId,
     pub overlay: Option<Overlay>,
     /// A short note for the footer (a launch error, an unavailable key).
     pub notice: Option<String>,
-    pub quitting: bool,
+    pub(crate) quitting: bool,
     /// The run list's search, highlighted in its tabs.
-    pub runs_search: Option<String>,
-    /// The screen and its panes as last drawn: a page is as tall as the
-    /// pane it scrolls.
+    pub(crate) runs_search: Option<String>,
+    /// The focused pane fills the screen (the runs bar never does).
+    pub zoomed: bool,
+    /// The terminal's size at the last frame: what scrolling a pane
+    /// measures against, and how tall a page of it is.
     pub screen: Rect,
-    pub drawn: Areas,
 }
 
 impl App {
@@ -86,20 +89,16 @@ impl App {
             notice: None,
             quitting: false,
             runs_search: None,
+            zoomed: false,
             screen: SMALLEST,
-            drawn: Areas::compute(SMALLEST, 10, 0, false),
         }
     }
 
-    /// The screen was drawn at `screen` with the panes at `areas`.
-    pub fn drawn_at(&mut self, screen: Rect, areas: Areas) {
-        self.screen = screen;
-        self.drawn = areas;
-    }
-
-    /// Rows inside `pane`'s border, as last drawn: a page of it.
+    /// Rows inside `pane`'s border on the last frame's screen: a page of
+    /// it.
     pub(super) fn page(&self, pane: PaneId) -> usize {
-        usize::from(self.drawn.pane(pane).height.saturating_sub(2)).max(1)
+        let area = super::view::areas(self, self.screen).pane(pane);
+        usize::from(area.height.saturating_sub(2)).max(1)
     }
 
     /// Whether quitting would cancel a run an engine still drives.
@@ -118,7 +117,7 @@ impl App {
         self.runs.selected_mut()
     }
 
-    pub fn open_picker(&mut self) {
+    pub(crate) fn open_picker(&mut self) {
         self.catalog = catalog::load(&self.options.scenarios_dir);
         if let Some(dir) = &self.options.recordings_dir {
             self.catalog
@@ -135,7 +134,7 @@ impl App {
     }
 
     /// The hub dropped `n` events for this viewer.
-    pub fn missed(&mut self, n: u64) {
+    pub(crate) fn missed(&mut self, n: u64) {
         self.runs.missed(n);
     }
 
@@ -146,7 +145,7 @@ impl App {
 
     /// Launch with a seed, flags, goal or recording file other than the
     /// scenario's; the error says why the run could not start.
-    pub fn launch_with(
+    pub(crate) fn launch_with(
         &mut self,
         scenario: Arc<Scenario>,
         source: Option<String>,
@@ -189,7 +188,7 @@ impl App {
     }
 
     /// Whether a redraw is due without new input: a live run's clock moves.
-    pub fn animating(&self) -> bool {
+    pub(crate) fn animating(&self) -> bool {
         self.runs
             .iter()
             .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))

@@ -17,7 +17,7 @@ use crate::tui::view_state::Overlay;
 
 impl App {
     /// Why `action` cannot be done now, if it cannot.
-    pub fn unavailable(&self, action: Action) -> Option<&'static str> {
+    pub(crate) fn unavailable(&self, action: Action) -> Option<&'static str> {
         let run = self.run();
         let live = run.is_some_and(RunSlot::is_live);
         match action {
@@ -34,6 +34,7 @@ impl App {
                 Some("no such pane for this pattern")
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
+            Action::Zoom | Action::Unzoom => self.zoom_unavailable(action),
             _ => None,
         }
     }
@@ -214,6 +215,9 @@ impl App {
                 self.overlay = Some(Overlay::Filter(current));
             }
             Action::Search => self.open_search(),
+            Action::Zoom => self.zoomed = !self.zoomed,
+            Action::Unzoom => self.zoomed = false,
+            other if self.focus == PaneId::Result => self.scroll_result(other),
             Action::Left | Action::Right if self.focus == PaneId::Runs => {
                 return self.update(if action == Action::Left {
                     Action::PrevRun
@@ -229,12 +233,22 @@ impl App {
                     };
                 }
             }
-            Action::Close if self.focus == PaneId::Runs => self.runs_search = None,
+            // Esc clears a search or a filter first, then unzooms.
+            Action::Close if self.focus == PaneId::Runs => {
+                if self.runs_search.take().is_none() {
+                    self.zoomed = false;
+                }
+            }
             other => {
                 let focus = self.focus;
                 let page = self.page(focus);
+                let zoomed = self.zoomed;
                 if let Some(slot) = self.run_mut() {
+                    let before = (other == Action::Close && zoomed).then(|| slot.ui.clone());
                     slot.ui.navigate(focus, other, &slot.state, slot.unit, page);
+                    if before.is_some_and(|before| before == slot.ui) {
+                        self.zoomed = false;
+                    }
                 }
             }
         }

@@ -25,14 +25,14 @@ pub struct DetailsView {
     /// The text's lines, cleaned.
     lines: Vec<String>,
     /// The first screen row shown.
-    pub scroll: usize,
+    pub(crate) scroll: usize,
     /// The search, being typed or kept; empty for none.
     pub query: String,
     /// Whether the search is being typed.
-    pub typing: bool,
+    pub(crate) typing: bool,
     /// Whether a key changed the search or moved to a match since it was
     /// opened.
-    pub edited: bool,
+    pub(crate) edited: bool,
     /// The match moved to: its line and its first character.
     current: Option<(usize, usize)>,
 }
@@ -45,7 +45,7 @@ struct Row {
 }
 
 impl DetailsView {
-    pub fn new(text: &str) -> DetailsView {
+    pub(crate) fn new(text: &str) -> DetailsView {
         DetailsView {
             lines: text.lines().map(|l| clean(l).into_owned()).collect(),
             ..DetailsView::default()
@@ -59,7 +59,7 @@ impl DetailsView {
 
     /// Scroll by a line or a page, to the top or the end, on a `screen` of
     /// that size.
-    pub fn navigate(&mut self, action: Action, screen: Rect) {
+    pub(crate) fn navigate(&mut self, action: Action, screen: Rect) {
         let (rows, page) = self.rows_and_page(screen);
         let last = rows.len().saturating_sub(page);
         self.scroll = match action {
@@ -77,7 +77,7 @@ impl DetailsView {
     /// Move to a match of the search where `how` says, going round the
     /// end, and scroll it into view; whether there is one. An empty query
     /// clears the search.
-    pub fn find(&mut self, how: Find, screen: Rect) -> bool {
+    pub(crate) fn find(&mut self, how: Find, screen: Rect) -> bool {
         let found = self.matches();
         if found.is_empty() {
             self.current = None;
@@ -116,7 +116,7 @@ impl DetailsView {
     }
 
     /// Forget the search.
-    pub fn clear_search(&mut self) {
+    pub(crate) fn clear_search(&mut self) {
         self.query.clear();
         self.typing = false;
         self.edited = false;
@@ -205,7 +205,7 @@ fn areas(screen: Rect, searching: bool) -> (Rect, Rect) {
     (text, search)
 }
 
-pub fn draw(frame: &mut Frame, screen: Rect, view: &DetailsView) {
+pub(crate) fn draw(frame: &mut Frame, screen: Rect, view: &DetailsView) {
     let area = centered(screen, 100, 40);
     let (text, search_area) = areas(screen, view.searching());
     let rows = rows(&view.lines, usize::from(text.width));

@@ -15,7 +15,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 /// `ui` holds the flag changes not yet applied; `live` whether the run
 /// can still apply them.
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame,
     area: Rect,
     flags: &[FlagView],

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
-pub fn draw(frame: &mut Frame, area: Rect, editor: &TextArea<'static>) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, editor: &TextArea<'static>) {
     let area = centered(area, 90, 14);
     let inner = frame_box(
         frame,

@@ -28,7 +28,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Replay (before the panes' keys)", Scope::Replay),
 ];
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
     let area = centered(area, 72, 40);
     let inner = frame_box(
         frame,

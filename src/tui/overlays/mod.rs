@@ -2,12 +2,12 @@
 //! editor, the JSON details of a selected item and the question before
 //! quitting live runs.
 
-pub mod details;
-pub mod flags;
-pub mod goal;
-pub mod help;
-pub mod picker;
-pub mod quit;
+pub(crate) mod details;
+pub(crate) mod flags;
+pub(crate) mod goal;
+pub(crate) mod help;
+pub(crate) mod picker;
+pub(crate) mod quit;
 
 use super::theme;
 use ratatui::Frame;
@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear};
 
 /// Clear `area` and frame it; returns the inside.
-pub fn frame_box(frame: &mut Frame, area: Rect, title: &str, hint: &str) -> Rect {
+pub(crate) fn frame_box(frame: &mut Frame, area: Rect, title: &str, hint: &str) -> Rect {
     let block = Block::bordered()
         .border_style(theme::border(true))
         .title(Span::styled(format!(" {title} "), theme::bold()))

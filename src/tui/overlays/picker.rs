@@ -31,16 +31,16 @@ const ABOUT_ROWS: u16 = 5;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PickerView {
     /// The selection among the catalog's entries.
-    pub list: ListView,
+    pub(crate) list: ListView,
     /// What the list is narrowed to; empty for every entry.
-    pub filter: String,
+    pub(crate) filter: String,
     /// Whether the filter is being typed.
-    pub typing: bool,
+    pub(crate) typing: bool,
 }
 
 impl PickerView {
     /// The picker with entry `selected` selected.
-    pub fn new(selected: usize) -> PickerView {
+    pub(crate) fn new(selected: usize) -> PickerView {
         PickerView {
             list: ListView::at(selected),
             ..PickerView::default()
@@ -48,7 +48,7 @@ impl PickerView {
     }
 
     /// The entries as shown: narrowed by the filter and `v`, sorted by `o`.
-    pub fn shown(&self, entries: &[Entry]) -> Shown {
+    pub(crate) fn shown(&self, entries: &[Entry]) -> Shown {
         let mut order: Vec<usize> = (0..entries.len())
             .filter(|i| {
                 let entry = &entries[*i];
@@ -69,12 +69,12 @@ impl PickerView {
     }
 
     /// The selected entry.
-    pub fn selected<'a>(&self, entries: &'a [Entry]) -> Option<&'a Entry> {
+    pub(crate) fn selected<'a>(&self, entries: &'a [Entry]) -> Option<&'a Entry> {
         entries.get(self.list.item(&self.shown(entries))?)
     }
 
     /// Apply a key of the picker on a `screen` of that size.
-    pub fn navigate(&mut self, action: Action, entries: &[Entry], screen: Rect) {
+    pub(crate) fn navigate(&mut self, action: Action, entries: &[Entry], screen: Rect) {
         let page = usize::from(areas(screen, entries.len()).0.height);
         let shown = self.shown(entries);
         self.list.navigate(action, &shown, page, SORTS);
@@ -135,7 +135,7 @@ fn areas(screen: Rect, entries: usize) -> (Rect, Rect, Rect) {
     (list, about, frame)
 }
 
-pub fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerView) {
+pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerView) {
     let shown = view.shown(entries);
     let (list, about, area) = areas(screen, entries.len());
     let mut title = "New run: pick a scenario or a recording".to_string();

@@ -12,7 +12,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(frame: &mut Frame, screen: Rect, runs: &Runs) {
+pub(crate) fn draw(frame: &mut Frame, screen: Rect, runs: &Runs) {
     let live: Vec<String> = runs
         .iter()
         .filter(|slot| slot.has_engine() && slot.is_live())

@@ -9,4 +9,4 @@ pub mod pattern;
 pub mod resilience;
 pub mod result;
 pub mod run_list;
-pub mod timeline;
+pub(crate) mod timeline;

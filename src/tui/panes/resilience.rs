@@ -29,7 +29,7 @@ const FAILURES: usize = 7;
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// How tall the strip would like to be: a title row and a row per tool.
-pub fn wanted_strip_rows(resilience: &Resilience) -> u16 {
+pub(crate) fn wanted_strip_rows(resilience: &Resilience) -> u16 {
     u16::try_from(resilience.tools.len() + 1).unwrap_or(u16::MAX)
 }
 

@@ -17,7 +17,7 @@ const BAR: usize = 24;
 /// `word` names what one of the pattern's gates passes (a round, a
 /// wave); `now_ms` is the run clock shown; `jump_input` is the number
 /// being typed after `g`.
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame,
     area: Rect,
     replay: &Replay,

@@ -107,13 +107,13 @@ impl<F: Fold> AnyFold for F {
 pub struct PatternSelection(Option<Box<dyn AnySelection>>);
 
 /// What a selection must be.
-pub trait Selection: Any + Clone + Debug + Default + PartialEq + Send + Sync {}
+pub(crate) trait Selection: Any + Clone + Debug + Default + PartialEq + Send + Sync {}
 
 impl<S: Any + Clone + Debug + Default + PartialEq + Send + Sync> Selection for S {}
 
 impl PatternSelection {
     /// The selection as its unit's type, if it has been moved.
-    pub fn get<S: Selection>(&self) -> Option<&S> {
+    pub(crate) fn get<S: Selection>(&self) -> Option<&S> {
         self.0.as_ref()?.as_any().downcast_ref()
     }
 

@@ -4,18 +4,18 @@
 //! `PatternUnit`. This is the one place the dashboard looks at which
 //! pattern a run is; adding a pattern is a folder and a line here.
 
-pub mod chain;
-pub mod fold;
+pub(crate) mod chain;
+pub(crate) mod fold;
 pub mod research;
-pub mod round_table;
-pub mod unit;
+pub(crate) mod round_table;
+pub(crate) mod unit;
 pub mod workers;
 
 use crate::scenario::PatternKind;
 use unit::PatternUnit;
 
 /// The dashboard's part for runs of `pattern`.
-pub fn unit(pattern: PatternKind) -> &'static dyn PatternUnit {
+pub(crate) fn unit(pattern: PatternKind) -> &'static dyn PatternUnit {
     match pattern {
         PatternKind::Collaboration => &round_table::RoundTableUnit,
         PatternKind::Orchestrator => &workers::WorkersUnit,

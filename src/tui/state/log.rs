@@ -6,13 +6,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// How many events the log keeps for viewing.
-pub const LOG_CAPACITY: usize = 50_000;
+pub(crate) const LOG_CAPACITY: usize = 50_000;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EventLog {
-    pub events: VecDeque<Arc<Event>>,
+    pub(crate) events: VecDeque<Arc<Event>>,
     /// Older events dropped from view to keep the log bounded.
-    pub dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl EventLog {
@@ -25,7 +25,7 @@ impl EventLog {
     }
 
     /// The log as it stands after `events`: their last `LOG_CAPACITY`.
-    pub fn tail_of(events: &[Arc<Event>]) -> EventLog {
+    pub(crate) fn tail_of(events: &[Arc<Event>]) -> EventLog {
         let start = events.len().saturating_sub(LOG_CAPACITY);
         EventLog {
             events: events[start..].iter().cloned().collect(),
@@ -35,9 +35,5 @@ impl EventLog {
 
     pub fn len(&self) -> usize {
         self.events.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
     }
 }

@@ -11,55 +11,67 @@ use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
 
 mod log;
-pub mod outcome;
+pub(crate) mod outcome;
 mod resilience;
 
-pub use log::{EventLog, LOG_CAPACITY};
-pub use outcome::Outcome;
+pub(crate) use log::EventLog;
+pub(crate) use outcome::Outcome;
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunState {
-    pub run: RunId,
-    pub info: Option<RunInfo>,
-    pub activity: Activity,
+    pub(crate) run: RunId,
+    pub(crate) info: Option<RunInfo>,
+    pub(crate) activity: Activity,
     /// The run clock at the last event.
-    pub t_ms: u64,
+    pub(crate) t_ms: u64,
     pub last_seq: u64,
     /// Events that never arrived here, by seq gaps or a lagging viewer.
     pub missed: u64,
-    pub flags: Vec<FlagView>,
+    pub(crate) flags: Vec<FlagView>,
     /// The pattern's own fold, seated by the run's start.
     pub pattern: PatternFold,
     /// Every tool's breaker, bulkhead and call health.
     pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
-    pub budget: Option<(BudgetKind, u64, u64)>,
-    /// What the model is being asked right now.
-    pub calling: Option<String>,
-    pub model_calls: u64,
+    pub(crate) budget: Option<(BudgetKind, u64, u64)>,
+    /// The gateway calls in flight (the model's and the tools'), oldest
+    /// first.
+    pub(crate) calling: Vec<CallInFlight>,
+    pub(crate) model_calls: u64,
     /// Tokens the run's model calls took, as the endpoint counted them.
-    pub tokens: TokenUsage,
+    pub(crate) tokens: TokenUsage,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
 }
 
 /// The first event's facts about the run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunInfo {
-    pub name: String,
-    pub title: Option<String>,
-    pub pattern: PatternKind,
-    pub seed: u64,
-    pub goal: String,
-    pub clock: ClockMode,
-    pub source: Option<String>,
-    pub scenario: Arc<Scenario>,
+pub(crate) struct RunInfo {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) pattern: PatternKind,
+    pub(crate) seed: u64,
+    pub(crate) goal: String,
+    pub(crate) clock: ClockMode,
+    pub(crate) source: Option<String>,
+    pub(crate) scenario: Arc<Scenario>,
+}
+
+/// A call through the gateway that has started and not finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallInFlight {
+    pub(crate) call: u64,
+    /// `model`, or the worker or tool called.
+    pub(crate) tool: String,
+    pub(crate) attempt: u32,
+    /// What the call is for, e.g. `round 2 · risk_analyst`.
+    pub(crate) label: String,
 }
 
 /// What the run is doing.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub enum Activity {
+pub(crate) enum Activity {
     /// No event yet.
     #[default]
     Starting,
@@ -71,10 +83,10 @@ pub enum Activity {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct FlagView {
-    pub name: String,
-    pub on: bool,
-    pub description: Option<String>,
+pub(crate) struct FlagView {
+    pub(crate) name: String,
+    pub(crate) on: bool,
+    pub(crate) description: Option<String>,
 }
 
 impl RunState {
@@ -94,12 +106,12 @@ impl RunState {
         state
     }
 
-    pub fn is_live(&self) -> bool {
+    pub(crate) fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }
 
     /// A viewer fell behind and lost `n` events.
-    pub fn note_missed(&mut self, n: u64) {
+    pub(crate) fn note_missed(&mut self, n: u64) {
         self.missed += n;
     }
 
@@ -147,7 +159,7 @@ impl RunState {
                 error,
             } => {
                 self.activity = Activity::Finished;
-                self.calling = None;
+                self.calling.clear();
                 let outcome = Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -179,13 +191,23 @@ impl RunState {
             EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
                 self.activity = Activity::Running;
             }
-            EventKind::CallStarted { label, .. } => {
-                self.calling = Some(label.clone());
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                label,
+            } => {
+                self.calling.push(CallInFlight {
+                    call: *call,
+                    tool: tool.clone(),
+                    attempt: *attempt,
+                    label: label.clone(),
+                });
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
             }
-            EventKind::CallFinished { usage, .. } => {
-                self.calling = None;
+            EventKind::CallFinished { call, usage, .. } => {
+                self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.tokens.input += usage.input;
                     self.tokens.output += usage.output;
@@ -408,5 +430,34 @@ mod tests {
             state.apply(Arc::clone(event));
         }
         assert_eq!(state.missed, 2);
+    }
+
+    #[test]
+    fn calls_in_flight_are_kept_until_each_finishes() {
+        let mut events = recorded();
+        let started = |call, tool: &str| EventKind::CallStarted {
+            call,
+            tool: tool.into(),
+            attempt: 1,
+            label: format!("x · {tool}"),
+        };
+        events.push(event(13, 1200, started(10, "orders_worker")));
+        events.push(event(14, 1200, started(11, "vendor_worker")));
+        events.push(event(
+            15,
+            1300,
+            EventKind::CallFinished {
+                call: 10,
+                tool: "orders_worker".into(),
+                attempt: 1,
+                latency_ms: 100,
+                outcome: crate::bus::CallOutcome::Ok,
+                usage: None,
+                error: None,
+            },
+        ));
+        let state = RunState::from_events(1, &events);
+        let calling: Vec<&str> = state.calling.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(calling, ["vendor_worker"], "the finished one left");
     }
 }

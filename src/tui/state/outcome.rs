@@ -8,13 +8,13 @@ use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
-    pub status: RunStatus,
-    pub stop_reason: StopReason,
-    pub phase: Option<String>,
+    pub(crate) status: RunStatus,
+    pub(crate) stop_reason: StopReason,
+    pub(crate) phase: Option<String>,
     /// The result document, shown as it is on `Enter`.
-    pub result: Value,
+    pub(crate) result: Value,
     /// The result in types: what the panes show.
     pub summary: RunSummary,
     /// What the failed model call said, when the run stopped on one.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }

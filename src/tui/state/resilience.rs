@@ -53,28 +53,28 @@ pub struct BreakerView {
     /// open).
     pub failures: u32,
     pub threshold: Option<u32>,
-    pub failure_rate: Option<FailureRule>,
+    pub(crate) failure_rate: Option<FailureRule>,
     /// The last outcomes for the failure rate, `true` for a failure.
-    pub window: VecDeque<bool>,
+    pub(crate) window: VecDeque<bool>,
     /// Run time of the last transition.
-    pub since_ms: u64,
-    pub open_for_ms: u64,
+    pub(crate) since_ms: u64,
+    pub(crate) open_for_ms: u64,
     pub probes_used: u32,
     pub probes: u32,
     /// How often it opened.
-    pub opened: u32,
+    pub(crate) opened: u32,
     /// Whether a flag has it switched off.
-    pub off: bool,
+    pub(crate) off: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BulkheadView {
     pub in_flight: u32,
-    pub max: u32,
+    pub(crate) max: u32,
     pub queued: u32,
-    pub rejected: u64,
-    pub max_wait_ms: u64,
-    pub off: bool,
+    pub(crate) rejected: u64,
+    pub(crate) max_wait_ms: u64,
+    pub(crate) off: bool,
 }
 
 impl ToolHealth {
@@ -155,7 +155,7 @@ impl ToolHealth {
 
     /// How sick the tool looks: an open breaker first, then a half-open
     /// one, a full bulkhead, failures piling up; 0 when healthy.
-    pub fn severity(&self) -> u8 {
+    pub(crate) fn severity(&self) -> u8 {
         let breaker = self.breaker.as_ref().filter(|b| !b.off);
         match breaker.map(|b| b.state) {
             Some(BreakerState::Open) => 4,
@@ -293,7 +293,7 @@ impl Resilience {
     }
 
     /// The tools, sickest first, then in the order they were seated.
-    pub fn ordered(&self) -> Vec<&ToolHealth> {
+    pub(crate) fn ordered(&self) -> Vec<&ToolHealth> {
         let mut tools: Vec<&ToolHealth> = self.tools.iter().collect();
         tools.sort_by_key(|t| std::cmp::Reverse(t.severity()));
         tools

@@ -1,3 +1,4 @@
+use super::config::{ApiKey, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE};
 use super::*;
 use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
@@ -102,7 +103,7 @@ async fn a_completion_carries_the_text_and_the_tokens() {
     );
     assert_eq!(
         answer.usage,
-        Some(Usage {
+        Some(TokenUsage {
             input: 120,
             output: 30
         })
@@ -166,7 +167,7 @@ async fn failures_are_told_apart() {
         assert_eq!(kind, want);
         assert!(!error.to_string().contains(KEY), "{error}");
         assert_eq!(
-            error.is_transient(),
+            retried(&error),
             matches!(want, "rate" | "server" | "timeout")
         );
     }
@@ -331,7 +332,7 @@ async fn a_refused_request_and_an_unexpected_status_are_told_apart_and_not_trans
             matches!(&error, OpenAiError::BadRequest { status: s, .. } if *s == status),
             "{status}: {error:?}"
         );
-        assert!(!error.is_transient());
+        assert!(!retried(&error));
         assert!(error.to_string().contains("no such model"), "{error}");
         assert!(matches!(
             ProviderError::from(error),
@@ -348,7 +349,7 @@ async fn a_refused_request_and_an_unexpected_status_are_told_apart_and_not_trans
             matches!(&error, OpenAiError::UnexpectedStatus { status: s, .. } if *s == status),
             "{status}: {error:?}"
         );
-        assert!(!error.is_transient());
+        assert!(!retried(&error));
         assert!(
             error.to_string().contains("https://elsewhere.example/v1"),
             "{error}"
@@ -363,7 +364,7 @@ async fn a_refused_request_and_an_unexpected_status_are_told_apart_and_not_trans
             .await
             .unwrap_err();
         assert!(matches!(error, OpenAiError::Server { .. }), "{status}");
-        assert!(error.is_transient());
+        assert!(retried(&error));
     }
 }
 
@@ -598,4 +599,13 @@ async fn an_endless_error_body_still_reports_its_status() {
         "{error:?}"
     );
     assert!(error.to_string().chars().count() < 400, "{error}");
+}
+
+/// Whether the gateway may try again after `error`: a timeout, or an
+/// endpoint that is down or rate limiting.
+fn retried(error: &OpenAiError) -> bool {
+    matches!(
+        ProviderError::from(error.clone()),
+        ProviderError::Timeout | ProviderError::Unavailable { .. }
+    )
 }

@@ -12,12 +12,13 @@ use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{block, gauge, of_limit, seconds};
+use crate::tui::widgets::{block, gauge, of_limit, plural, seconds};
+use crate::tui::wrap::{clip, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 
 /// Rows of a member's box, its border included.
 const MEMBER_ROWS: usize = 6;
@@ -132,8 +133,8 @@ fn coordinator_line(
         return match outcome.status {
             RunStatus::Ok => Line::styled(
                 format!(
-                    "■ {name} answered after {} member calls",
-                    chain.members.len()
+                    "■ {name} answered after {}",
+                    plural(chain.members.len() as u64, "member call")
                 ),
                 Style::default().fg(theme::GO),
             ),
@@ -257,7 +258,9 @@ fn draw_member_box(
         .into_iter()
         .map(|line| search::highlight(line, query))
         .collect();
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    // A reply longer than the card ends with `…`: Enter shows it whole.
+    let rows = clip(wrap(&lines, width), usize::from(inner.height), width);
+    frame.render_widget(Paragraph::new(rows), inner);
 }
 
 /// One line per member, for panes too narrow for boxes.

@@ -10,87 +10,87 @@ use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Chain {
-    pub limits: ChainLimits,
+pub(crate) struct Chain {
+    pub(crate) limits: ChainLimits,
     /// The coordinator, in a coordinator run.
-    pub coordinator: Option<String>,
+    pub(crate) coordinator: Option<String>,
     /// The agents in the order they held control, the entry first.
-    pub links: Vec<Link>,
+    pub(crate) links: Vec<Link>,
     /// Every transfer asked for, in order.
-    pub handoffs: Vec<HandoffView>,
+    pub(crate) handoffs: Vec<HandoffView>,
     /// Transfers the limits counted.
-    pub counted: u64,
+    pub(crate) counted: u64,
     /// The loop check's recent targets, oldest first.
-    pub window: Vec<String>,
-    pub llm_calls: u64,
+    pub(crate) window: Vec<String>,
+    pub(crate) llm_calls: u64,
     /// The holder's (or the coordinator's) turn in flight.
-    pub turn: Option<TurnView>,
+    pub(crate) turn: Option<TurnView>,
     /// Turns started so far, the members' included.
-    pub turns: u32,
+    pub(crate) turns: u32,
     /// Member calls, in the order the coordinator asked for them.
-    pub members: Vec<MemberView>,
-    pub finished: bool,
+    pub(crate) members: Vec<MemberView>,
+    pub(crate) finished: bool,
 }
 
 /// The limits a run's chain is drawn against; 0 is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ChainLimits {
-    pub max_handoffs: u32,
-    pub node_timeout_ms: u64,
-    pub window: u32,
-    pub min_unique: u32,
-    pub max_llm_calls: u64,
-    pub member_timeout_ms: u64,
+pub(crate) struct ChainLimits {
+    pub(crate) max_handoffs: u32,
+    pub(crate) node_timeout_ms: u64,
+    pub(crate) window: u32,
+    pub(crate) min_unique: u32,
+    pub(crate) max_llm_calls: u64,
+    pub(crate) member_timeout_ms: u64,
 }
 
 /// One agent's time holding control.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Link {
-    pub agent: String,
-    pub since_ms: u64,
+pub(crate) struct Link {
+    pub(crate) agent: String,
+    pub(crate) since_ms: u64,
     /// When its node timeout ends its hold, if it has one.
-    pub deadline_ms: Option<u64>,
-    pub turns: u32,
+    pub(crate) deadline_ms: Option<u64>,
+    pub(crate) turns: u32,
     /// When it handed control on.
-    pub until_ms: Option<u64>,
+    pub(crate) until_ms: Option<u64>,
     /// Its last turn was cut off at the deadline.
-    pub cut: bool,
+    pub(crate) cut: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HandoffView {
-    pub from: String,
-    pub to: String,
-    pub at_ms: u64,
+pub(crate) struct HandoffView {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    pub(crate) at_ms: u64,
     /// `None` when accepted.
-    pub rejected: Option<HandoffRejection>,
+    pub(crate) rejected: Option<HandoffRejection>,
     /// The count and the window right after it.
-    pub counted: u64,
-    pub window: Vec<String>,
+    pub(crate) counted: u64,
+    pub(crate) window: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TurnView {
-    pub turn: u32,
-    pub agent: String,
-    pub started_ms: u64,
+pub(crate) struct TurnView {
+    pub(crate) turn: u32,
+    pub(crate) agent: String,
+    pub(crate) started_ms: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct MemberView {
+pub(crate) struct MemberView {
     /// The coordinator's turn that asked.
-    pub turn: u32,
-    pub member: String,
-    pub task: String,
-    pub started_ms: u64,
-    pub deadline_ms: Option<u64>,
+    pub(crate) turn: u32,
+    pub(crate) member: String,
+    pub(crate) task: String,
+    pub(crate) started_ms: u64,
+    pub(crate) deadline_ms: Option<u64>,
     /// Turns the member has taken.
-    pub turns: u32,
-    pub state: MemberState,
+    pub(crate) turns: u32,
+    pub(crate) state: MemberState,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum MemberState {
+pub(crate) enum MemberState {
     Running,
     Done {
         latency_ms: u64,
@@ -143,12 +143,12 @@ impl Chain {
     }
 
     /// The agent holding control.
-    pub fn holder(&self) -> Option<&Link> {
+    pub(crate) fn holder(&self) -> Option<&Link> {
         self.links.last()
     }
 
     /// How many distinct names the window holds.
-    pub fn distinct(&self) -> usize {
+    pub(crate) fn distinct(&self) -> usize {
         let mut names: Vec<&str> = self.window.iter().map(String::as_str).collect();
         names.sort_unstable();
         names.dedup();
@@ -157,7 +157,7 @@ impl Chain {
 
     /// The coordinator's turn whose member calls are shown side by side:
     /// the latest one.
-    pub fn latest_batch(&self) -> impl Iterator<Item = &MemberView> {
+    pub(crate) fn latest_batch(&self) -> impl Iterator<Item = &MemberView> {
         let turn = self.members.last().map(|m| m.turn);
         self.members.iter().filter(move |m| Some(m.turn) == turn)
     }

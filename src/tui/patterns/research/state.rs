@@ -11,22 +11,22 @@ use crate::tui::state::outcome::Outcome;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Research {
     /// One per step, in workflow order (`ResearchPhase::ALL`).
-    pub steps: [StepState; 6],
+    pub(crate) steps: [StepState; 6],
     /// The step that began last.
     pub current: Option<ResearchPhase>,
     /// Candidates the search returned.
-    pub found: usize,
+    pub(crate) found: usize,
     /// The candidates after dedupe, in the order they are considered.
     pub sources: Vec<SourceView>,
-    pub notes: Vec<NoteView>,
-    pub verification: Option<Verification>,
+    pub(crate) notes: Vec<NoteView>,
+    pub(crate) verification: Option<Verification>,
     /// Ids of the notes the accepted answer cites, in note order.
-    pub cited: Vec<String>,
+    pub(crate) cited: Vec<String>,
     /// The accepted answer and its citations as written, once the run ends.
-    pub answer: Option<String>,
-    pub citations: Vec<String>,
+    pub(crate) answer: Option<String>,
+    pub(crate) citations: Vec<String>,
     /// The run has ended.
-    pub ended: bool,
+    pub(crate) ended: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,8 +45,8 @@ pub enum StepState {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceView {
-    pub url: String,
-    pub domain: String,
+    pub(crate) url: String,
+    pub(crate) domain: String,
     pub status: SourceStatus,
 }
 
@@ -69,33 +69,33 @@ pub enum SourceStatus {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct NoteView {
-    pub id: String,
-    pub url: String,
-    pub domain: String,
-    pub title: String,
-    pub published_at: String,
-    pub claim: String,
-    pub quote: String,
+pub(crate) struct NoteView {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) domain: String,
+    pub(crate) title: String,
+    pub(crate) published_at: String,
+    pub(crate) claim: String,
+    pub(crate) quote: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verification {
-    pub checked: u64,
-    pub ok: bool,
-    pub issues: Vec<String>,
+pub(crate) struct Verification {
+    pub(crate) checked: u64,
+    pub(crate) ok: bool,
+    pub(crate) issues: Vec<String>,
 }
 
 /// The pipeline's counts: found → after dedupe → read → notes → cited,
 /// and the denied sources.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub found: usize,
-    pub deduped: usize,
-    pub read: usize,
-    pub notes: usize,
-    pub cited: usize,
-    pub denied: usize,
+pub(crate) struct Counts {
+    pub(crate) found: usize,
+    pub(crate) deduped: usize,
+    pub(crate) read: usize,
+    pub(crate) notes: usize,
+    pub(crate) cited: usize,
+    pub(crate) denied: usize,
 }
 
 impl Research {
@@ -111,7 +111,7 @@ impl Research {
         self.sources.iter_mut().find(|s| s.url == url)
     }
 
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         let count = |pick: fn(&SourceStatus) -> bool| {
             self.sources.iter().filter(|s| pick(&s.status)).count()
         };
@@ -126,7 +126,7 @@ impl Research {
     }
 
     /// The note with id `id`.
-    pub fn note(&self, id: &str) -> Option<&NoteView> {
+    pub(crate) fn note(&self, id: &str) -> Option<&NoteView> {
         self.notes.iter().find(|n| n.id == id)
     }
 

@@ -4,10 +4,10 @@
 //! drawing (`view`).
 
 mod selection;
-pub mod state;
+pub(crate) mod state;
 mod view;
 
-pub use selection::TableView;
+pub(crate) use selection::TableView;
 
 use super::unit::{Seen, Unit};
 use crate::bus::RunStarted;

@@ -8,12 +8,12 @@ use crate::tui::search;
 use crate::tui::selection::Find;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct TableView {
-    pub row: usize,
-    pub column: usize,
-    pub follow: bool,
+pub(crate) struct TableView {
+    pub(crate) row: usize,
+    pub(crate) column: usize,
+    pub(crate) follow: bool,
     /// The text the table highlights, once searched for.
-    pub search: Option<String>,
+    pub(crate) search: Option<String>,
 }
 
 impl Default for TableView {
@@ -29,7 +29,7 @@ impl Default for TableView {
 
 impl TableView {
     /// (row, column) of the selected cell.
-    pub fn selection(&self, table: &RoundTable) -> (usize, usize) {
+    pub(crate) fn selection(&self, table: &RoundTable) -> (usize, usize) {
         if self.follow {
             let Some(column) = table.rounds.len().checked_sub(1) else {
                 return (0, 0);

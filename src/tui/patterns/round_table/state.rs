@@ -14,26 +14,26 @@ use std::sync::Arc;
 const DEFAULT_MAX_ROUNDS: u32 = 3;
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct RoundTable {
-    pub roles: Vec<String>,
-    pub rounds: Vec<Arc<RoundColumn>>,
+pub(crate) struct RoundTable {
+    pub(crate) roles: Vec<String>,
+    pub(crate) rounds: Vec<Arc<RoundColumn>>,
     /// The scenario's round limit.
-    pub max_rounds: u32,
+    pub(crate) max_rounds: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct RoundColumn {
-    pub round: u32,
-    pub speakers: Vec<String>,
+pub(crate) struct RoundColumn {
+    pub(crate) round: u32,
+    pub(crate) speakers: Vec<String>,
     /// Indexed like `RoundTable::roles`.
-    pub cells: Vec<Option<Cell>>,
-    pub conflicts: Vec<Conflict>,
-    pub decision: Option<Decision>,
-    pub finished: bool,
+    pub(crate) cells: Vec<Option<Cell>>,
+    pub(crate) conflicts: Vec<Conflict>,
+    pub(crate) decision: Option<Decision>,
+    pub(crate) finished: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Cell {
+pub(crate) enum Cell {
     /// Asked, no answer yet.
     Waiting,
     Accepted(Contribution),
@@ -44,11 +44,11 @@ pub enum Cell {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Contribution {
-    pub stance: Stance,
-    pub confidence: f64,
-    pub summary: String,
-    pub actions: Vec<String>,
+pub(crate) struct Contribution {
+    pub(crate) stance: Stance,
+    pub(crate) confidence: f64,
+    pub(crate) summary: String,
+    pub(crate) actions: Vec<String>,
 }
 
 impl RoundTable {
@@ -192,7 +192,7 @@ impl RoundTable {
         }
     }
 
-    pub fn cell(&self, row: usize, column: usize) -> Option<&Cell> {
+    pub(crate) fn cell(&self, row: usize, column: usize) -> Option<&Cell> {
         self.rounds.get(column)?.cells.get(row)?.as_ref()
     }
 }

@@ -15,26 +15,26 @@ pub struct Workers {
     pub tasks: Vec<TaskView>,
     index: HashMap<String, usize>,
     /// Why the plan was refused, when it was.
-    pub plan_rejected: Option<StopReason>,
-    pub retries: u64,
-    pub health: Option<Health>,
+    pub(crate) plan_rejected: Option<StopReason>,
+    pub(crate) retries: u64,
+    pub(crate) health: Option<Health>,
     /// Dispatch waves started so far.
-    pub waves: u32,
+    pub(crate) waves: u32,
     /// The dispatch budget as last counted: used and its limit.
-    pub dispatches: Option<(u64, u64)>,
+    pub(crate) dispatches: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskView {
     pub id: String,
-    pub worker: String,
-    pub critical: bool,
+    pub(crate) worker: String,
+    pub(crate) critical: bool,
     /// Attempts the task may use, retries included (known once queued).
-    pub max_attempts: u32,
+    pub(crate) max_attempts: u32,
     pub state: TaskState,
-    pub attempts: Vec<Attempt>,
+    pub(crate) attempts: Vec<Attempt>,
     /// The worker's result, once done.
-    pub result: Option<Value>,
+    pub(crate) result: Option<Value>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,13 +59,13 @@ pub enum TaskState {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Attempt {
-    pub attempt: u32,
-    pub started_ms: u64,
-    pub timeout_ms: u64,
-    pub outcome: Option<CallOutcome>,
-    pub elapsed_ms: Option<u64>,
-    pub reason: Option<StopReason>,
+pub(crate) struct Attempt {
+    pub(crate) attempt: u32,
+    pub(crate) started_ms: u64,
+    pub(crate) timeout_ms: u64,
+    pub(crate) outcome: Option<CallOutcome>,
+    pub(crate) elapsed_ms: Option<u64>,
+    pub(crate) reason: Option<StopReason>,
 }
 
 impl Workers {
@@ -90,7 +90,7 @@ impl Workers {
     }
 
     /// How many tasks are in each state: (queued, running, retrying, done, failed).
-    pub fn counts(&self) -> (usize, usize, usize, usize, usize) {
+    pub(crate) fn counts(&self) -> (usize, usize, usize, usize, usize) {
         let mut counts = (0, 0, 0, 0, 0);
         for task in &self.tasks {
             match task.state {
