@@ -119,10 +119,18 @@ impl History {
     /// needed. Buckets between the last and this one carry the breaker's
     /// state over.
     fn at(&mut self, t_ms: u64) -> &mut Bucket {
-        while t_ms / self.bucket_ms >= BUCKETS as u64 {
-            self.halve();
+        // Most events fall in the last bucket: no division for them.
+        let made = self.buckets.len() as u64;
+        if made > 0 && t_ms < made * self.bucket_ms && t_ms >= (made - 1) * self.bucket_ms {
+            let last = self.buckets.len() - 1;
+            return &mut self.buckets[last];
         }
-        let index = (t_ms / self.bucket_ms) as usize;
+        let mut index = t_ms / self.bucket_ms;
+        while index >= BUCKETS as u64 {
+            self.halve();
+            index = t_ms / self.bucket_ms;
+        }
+        let index = index as usize;
         let state = self.buckets.last().map_or(self.breaker, |b| b.last);
         while self.buckets.len() <= index {
             self.buckets.push(Bucket {
