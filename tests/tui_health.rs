@@ -171,8 +171,32 @@ async fn the_chart_shows_the_outage_over_the_run() {
         "the time axis"
     );
 
-    // Selecting another tool charts it instead.
+    // Zoomed to a whole small screen, the pane keeps the list and the chart.
+    let zoomed = pane(&app, 80, 24);
+    insta::assert_snapshot!("pane_zoomed_80x24", zoomed);
+    assert!(
+        zoomed.contains("│enrichment_worker · run 0–9.9s"),
+        "{zoomed}"
+    );
+    assert!(zoomed.contains("breaker      │─"), "{zoomed}");
+    let wide = pane(&app, 200, 60);
+    assert!(wide.contains("p95     2.0s ┤"), "{wide}");
+
+    // Enter opens the tool's health with its score.
     app.update(Action::Focus(5));
+    app.update(Action::Details);
+    let details = match &app.overlay {
+        Some(conclave::tui::view_state::Overlay::Details { text, .. }) => text.clone(),
+        _ => panic!("Enter opens the tool's details"),
+    };
+    let tool: serde_json::Value = serde_json::from_str(&details).unwrap();
+    assert_eq!(tool["tool"], "enrichment_worker");
+    assert_eq!(tool["timeout_ms"], 2000);
+    assert!(tool["health"]["score"].as_u64().unwrap() >= 200, "{tool}");
+    assert!(["failing", "down"].contains(&tool["health"]["band"].as_str().unwrap()));
+    app.update(Action::Close);
+
+    // Selecting another tool charts it instead.
     app.update(Action::Down);
     let next = pane(&app, 100, 24);
     assert!(!next.contains("enrichment_worker · run"), "{next}");

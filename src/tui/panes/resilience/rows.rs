@@ -61,7 +61,7 @@ impl Look {
     }
 
     /// Two rows: the breaker and bulkhead, then the traffic; with `wide`, a
-    /// third: calls per second over as many seconds as fit.
+    /// third: calls a second over the run.
     pub(super) fn detailed(&self, tool: &ToolHealth, wide: bool) -> Vec<Line<'static>> {
         let mut head = vec![name(tool, self.name_w)];
         if self.shielded {
