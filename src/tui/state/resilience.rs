@@ -14,7 +14,7 @@ mod history;
 mod latencies;
 mod tool;
 
-use crate::bus::{EventKind, FlagState};
+use crate::bus::{BreakerState, EventKind, FlagState};
 use crate::scenario::{GatewayMechanism, MODEL_TOOL, ResilienceSpec, Scenario};
 use crate::stop::StopReason;
 use std::collections::HashMap;
@@ -24,7 +24,7 @@ pub(crate) use history::{Period, moved_bit, severity};
 pub use tool::{BreakerView, BulkheadView, ERROR_WINDOW_MS, ToolHealth};
 
 /// The least run time between two rankings.
-pub(crate) const RANK_EVERY_MS: u64 = 1000;
+const RANK_EVERY_MS: u64 = 1000;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Resilience {
@@ -86,14 +86,14 @@ impl Resilience {
         if let Some(b) = &mut health.breaker {
             if !breakers && !b.off {
                 // The gateway's breaker forgets everything when switched off.
-                b.state = crate::bus::BreakerState::Closed;
+                b.state = BreakerState::Closed;
                 b.failures = 0;
                 b.window.clear();
             }
             if b.off == breakers {
                 health
                     .history
-                    .switch(t_ms, breakers.then_some(crate::bus::BreakerState::Closed));
+                    .switch(t_ms, breakers.then_some(BreakerState::Closed));
             }
             b.off = !breakers;
         }
@@ -202,7 +202,7 @@ impl Resilience {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{BreakerReason, BreakerState, CallOutcome};
+    use crate::bus::{BreakerReason, CallOutcome};
     use serde_json::json;
 
     /// A model and two workers; only `b_worker` has a breaker.

@@ -8,9 +8,9 @@ use super::latencies::Latencies;
 use crate::bus::BreakerState;
 
 /// The most buckets a history holds.
-pub(crate) const BUCKETS: usize = 128;
+const BUCKETS: usize = 128;
 /// How much run time a bucket covers until the run outgrows them.
-pub(crate) const FIRST_BUCKET_MS: u64 = 500;
+const FIRST_BUCKET_MS: u64 = 500;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct History {
@@ -23,7 +23,7 @@ pub(crate) struct History {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Bucket {
+struct Bucket {
     /// Attempts: those that reached the tool and those its breaker or
     /// bulkhead refused.
     calls: u32,
