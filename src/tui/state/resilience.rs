@@ -192,7 +192,7 @@ impl Resilience {
         }
         if self
             .ranked_at_ms
-            .is_none_or(|at| t_ms >= at + RANK_EVERY_MS)
+            .is_none_or(|at| t_ms >= at.saturating_add(RANK_EVERY_MS))
         {
             self.rank(t_ms);
         }

@@ -121,7 +121,8 @@ impl History {
     fn at(&mut self, t_ms: u64) -> &mut Bucket {
         // Most events fall in the last bucket: no division for them.
         let made = self.buckets.len() as u64;
-        if made > 0 && t_ms < made * self.bucket_ms && t_ms >= (made - 1) * self.bucket_ms {
+        let width = self.bucket_ms;
+        if made > 0 && t_ms < made.saturating_mul(width) && t_ms >= (made - 1) * width {
             let last = self.buckets.len() - 1;
             return &mut self.buckets[last];
         }
@@ -212,12 +213,13 @@ impl History {
     pub(crate) fn columns(&self, span_ms: u64, columns: usize) -> Vec<Period> {
         let span_ms = span_ms.max(1);
         let width = self.bucket_ms;
-        let columns = columns as u64;
         let after = self.buckets.last().map_or(self.breaker, |b| b.last);
+        // In u128: a recording's clock may be anything.
+        let edge = |c: usize| (c as u128 * span_ms as u128 / columns as u128) as u64;
         (0..columns)
             .map(|c| {
-                let from = c * span_ms / columns;
-                let to = ((c + 1) * span_ms / columns).max(from + 1);
+                let from = edge(c);
+                let to = edge(c + 1).max(from.saturating_add(1));
                 let (first, end) = (from.div_ceil(width), to.div_ceil(width));
                 let starts_here = first < end;
                 let indexes = if starts_here {
@@ -227,9 +229,10 @@ impl History {
                 };
                 let mut span = Period::default();
                 for index in indexes {
-                    let covered = ((index + 1) * width)
+                    let covered = (index + 1)
+                        .saturating_mul(width)
                         .min(span_ms)
-                        .saturating_sub(index * width);
+                        .saturating_sub(index.saturating_mul(width));
                     match self.buckets.get(index as usize) {
                         Some(bucket) => span.add(bucket, covered, starts_here),
                         None => {
@@ -304,6 +307,20 @@ mod tests {
         assert!((rate - 1.0).abs() < 0.02, "about a call a second: {rate}");
         let p95 = columns[25].latencies.percentile(95).unwrap();
         assert!((300..=306).contains(&p95), "{p95}");
+    }
+
+    #[test]
+    fn any_clock_a_recording_holds_is_taken() {
+        let mut history = History::new(Some(BreakerState::Closed));
+        for t in [0, u64::MAX / 3, u64::MAX - 1, u64::MAX, 5] {
+            history.started(t);
+            history.finished(t, true, u64::MAX);
+            history.breaker(t, BreakerState::Open);
+        }
+        assert!(history.buckets.len() <= BUCKETS);
+        let columns = history.columns(u64::MAX, 7);
+        assert_eq!(totals(&columns), (5, 5, 5));
+        assert_eq!(history.columns(0, 3).len(), 3);
     }
 
     #[test]
