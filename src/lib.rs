@@ -23,3 +23,4 @@ pub mod scenario;
 pub(crate) mod secrets;
 pub mod stop;
 pub mod tui;
+pub(crate) mod words;

@@ -7,6 +7,7 @@ use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
 use conclave::output;
 use conclave::scenario::ProviderKind;
+use conclave::tui::theme::{Theme, ThemeName};
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -71,6 +72,8 @@ enum Command {
         /// Print the run's result on stdout and a line per round or step on stderr.
         #[arg(long)]
         headless: bool,
+        #[command(flatten)]
+        look: LookArgs,
     },
     /// Check scenario files and report every error.
     Validate {
@@ -91,6 +94,28 @@ struct ScreenArgs {
     /// Hold runs at their first gate until resumed (space) or stepped (s).
     #[arg(long)]
     paused: bool,
+    #[command(flatten)]
+    look: LookArgs,
+}
+
+/// How the dashboard looks.
+#[derive(Args, Debug, Default)]
+struct LookArgs {
+    /// The colour theme: default or high-contrast (over CONCLAVE_THEME;
+    /// NO_COLOR keeps bold and reverse video but drops colours).
+    #[arg(long, value_name = "NAME")]
+    theme: Option<ThemeName>,
+}
+
+impl LookArgs {
+    /// The theme chosen here or in the environment; an unknown name in
+    /// CONCLAVE_THEME is the user's to fix.
+    fn theme(&self) -> Result<Theme, Exit> {
+        Theme::chosen(self.theme, |name| std::env::var(name).ok()).map_err(|e| {
+            output::message(&format!("conclave: {e}"));
+            Exit::BadInput
+        })
+    }
 }
 
 /// The model behind the runs, over each scenario's `provider`.
@@ -176,6 +201,10 @@ fn dashboard(
     overrides: Overrides,
     provider: ProviderChoice,
 ) -> Exit {
+    let theme = match screen.look.theme() {
+        Ok(theme) => theme,
+        Err(exit) => return exit,
+    };
     tui::run(TuiOptions {
         scenario,
         overrides,
@@ -183,6 +212,7 @@ fn dashboard(
         start_paused: screen.paused,
         replay: None,
         provider,
+        theme,
     })
 }
 
@@ -263,14 +293,20 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Replay {
             recording,
             headless: true,
+            ..
         }) => headless::replay(&recording),
         Some(Command::Replay {
             recording,
             headless: false,
-        }) => tui::run(TuiOptions {
-            replay: Some(recording),
-            ..TuiOptions::default()
-        }),
+            look,
+        }) => match look.theme() {
+            Ok(theme) => tui::run(TuiOptions {
+                replay: Some(recording),
+                theme,
+                ..TuiOptions::default()
+            }),
+            Err(exit) => exit,
+        },
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Schema) => {
             output::document(conclave::scenario::json_schema());

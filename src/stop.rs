@@ -3,9 +3,11 @@
 //! so that results compare equal to the references' and recordings read back.
 
 mod contracts;
+mod explain;
 mod research;
 
 pub(crate) use contracts::{ContributionError, PlanError};
+pub(crate) use explain::StopFacts;
 pub(crate) use research::{AnswerError, NotesError, StepError};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -276,9 +278,11 @@ impl<'de> Deserialize<'de> for StopReason {
 mod tests {
     use super::*;
 
-    #[test]
-    fn wire_strings_round_trip() {
-        let reasons = [
+    /// One reason of every kind (with each sub-reason), as the wire and
+    /// the sentences are tested over. `kind` makes the compiler ask for a
+    /// new kind here.
+    pub(super) fn every_reason() -> Vec<StopReason> {
+        let reasons = vec![
             StopReason::Success,
             StopReason::Cancelled,
             StopReason::MaxSeconds,
@@ -379,6 +383,66 @@ mod tests {
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];
+        let kinds: std::collections::BTreeSet<usize> = reasons.iter().map(kind).collect();
+        assert_eq!(
+            kinds,
+            (0..KINDS).collect(),
+            "every kind of reason is listed"
+        );
+        reasons
+    }
+
+    /// How many kinds of reason there are: one past `kind`'s last number.
+    const KINDS: usize = 40;
+
+    fn kind(reason: &StopReason) -> usize {
+        match reason {
+            StopReason::Success => 0,
+            StopReason::Cancelled => 1,
+            StopReason::MaxSeconds => 2,
+            StopReason::LlmTimeout => 3,
+            StopReason::LlmError => 4,
+            StopReason::LlmAuth => 5,
+            StopReason::LlmBadResponse => 6,
+            StopReason::LlmUnavailable => 7,
+            StopReason::LlmBadRequest => 8,
+            StopReason::LlmUnexpectedStatus => 9,
+            StopReason::LlmEmpty => 10,
+            StopReason::MaxMessages => 11,
+            StopReason::MaxRoundsReached => 12,
+            StopReason::AgentDenied { .. } => 13,
+            StopReason::InvalidContribution(_) => 14,
+            StopReason::InvalidPlan(_) => 15,
+            StopReason::MaxDispatches => 16,
+            StopReason::TaskTimeout => 17,
+            StopReason::WorkerDenied { .. } => 18,
+            StopReason::WorkerBadArgs { .. } => 19,
+            StopReason::WorkerError { .. } => 20,
+            StopReason::WorkerMissing { .. } => 21,
+            StopReason::CriticalTaskFailed => 22,
+            StopReason::MaxLlmCalls => 23,
+            StopReason::NodeTimeout { .. } => 24,
+            StopReason::MemberTimeout { .. } => 25,
+            StopReason::UnknownMember { .. } => 26,
+            StopReason::InvalidTurn => 27,
+            StopReason::InvalidStep(_) => 28,
+            StopReason::InvalidSearchQuery => 29,
+            StopReason::NoSourcesAfterDedupe => 30,
+            StopReason::NoReliableSources => 31,
+            StopReason::ToolInvalidOutput { .. } => 32,
+            StopReason::VerificationFailed { .. } => 33,
+            StopReason::InvalidNotes(_) => 34,
+            StopReason::InvalidAnswer(_) => 35,
+            StopReason::CircuitOpen { .. } => 36,
+            StopReason::BulkheadFull { .. } => 37,
+            StopReason::RetryBudgetExhausted => 38,
+            StopReason::Other(_) => 39,
+        }
+    }
+
+    #[test]
+    fn wire_strings_round_trip() {
+        let reasons = every_reason();
         for reason in reasons {
             let wire = reason.to_string();
             assert_eq!(wire.parse::<StopReason>().unwrap(), reason, "{wire}");

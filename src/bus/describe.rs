@@ -3,6 +3,7 @@
 
 use crate::bus::{CallOutcome, EventKind, ResearchPhase, RunStatus, TaskStatus};
 use crate::sanitize::clean;
+use crate::words::plural;
 
 /// The kind of an event as its serde name, e.g. `contribution_accepted`.
 pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
@@ -155,7 +156,9 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             }
             line
         }
-        EventKind::PlanAccepted { tasks } => format!("{} tasks planned", tasks.len()),
+        EventKind::PlanAccepted { tasks } => {
+            format!("{} planned", plural(tasks.len() as u64, "task"))
+        }
         EventKind::WaveStarted { wave, tasks } => {
             format!("wave {wave}: {}", tasks.join(", "))
         }
@@ -238,9 +241,9 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             stop_reason,
             ..
         } => match (status, stop_reason) {
-            (_, Some(reason)) => format!("{task} failed: {reason} ({attempts_used} attempts)"),
-            (TaskStatus::Done, None) => format!("{task} done ({attempts_used} attempts)"),
-            (TaskStatus::Failed, None) => format!("{task} failed ({attempts_used} attempts)"),
+            (_, Some(reason)) => format!("{task} failed: {reason} ({})", attempts(*attempts_used)),
+            (TaskStatus::Done, None) => format!("{task} done ({})", attempts(*attempts_used)),
+            (TaskStatus::Failed, None) => format!("{task} failed ({})", attempts(*attempts_used)),
         },
         EventKind::Aggregated { health, .. } => format!("health {}", health.as_str()),
         EventKind::TurnStarted { turn, agent } => format!("turn {turn} · {agent}"),
@@ -291,14 +294,15 @@ pub(crate) fn describe(kind: &EventKind) -> String {
         },
         EventKind::ResearchStepStarted(s) => format!("step {}: {}", s.step, s.phase),
         EventKind::ResearchStepFinished(s) => format!(
-            "step {} {} done: {} {}",
+            "step {} {} done: {}",
             s.step,
             s.phase,
-            s.count,
-            count_unit(s.phase)
+            counted(s.phase, s.count)
         ),
         EventKind::SourceFound(s) => format!("#{} {}", s.rank, s.url),
-        EventKind::SourcesDeduped(s) => format!("{} sources after dedupe", s.urls.len()),
+        EventKind::SourcesDeduped(s) => {
+            format!("{} after dedupe", plural(s.urls.len() as u64, "source"))
+        }
         EventKind::SourceAllowed(s) => format!("{} allowed: {}", s.domain, s.url),
         EventKind::SourceDenied(s) => match &s.gated_by {
             Some(flag) => format!("{}: {} (flag {flag} off)", s.url, s.reason.as_str()),
@@ -306,24 +310,30 @@ pub(crate) fn describe(kind: &EventKind) -> String {
         },
         EventKind::PageRead(p) => format!("{} ({}) {}", p.title, p.published_at, p.url),
         EventKind::NoteExtracted(n) => format!("{} {}", n.id, n.claim),
-        EventKind::NotesVerified(v) if v.ok => format!("{} notes checked, no issue", v.checked),
+        EventKind::NotesVerified(v) if v.ok => {
+            format!("{} checked, no issue", plural(v.checked, "note"))
+        }
         EventKind::NotesVerified(v) => {
-            format!("{} notes checked: {}", v.checked, v.issues.join(", "))
+            format!(
+                "{} checked: {}",
+                plural(v.checked, "note"),
+                v.issues.join(", ")
+            )
         }
         EventKind::Cited(c) => format!("{} → {} ({})", c.id, c.url, c.published_at),
     };
     clean(&text).into_owned()
 }
 
-/// What a research step's headline count counts.
-fn count_unit(phase: ResearchPhase) -> &'static str {
+/// A research step's headline count, with what it counts.
+fn counted(phase: ResearchPhase, count: u64) -> String {
     match phase {
-        ResearchPhase::Plan => "steps",
-        ResearchPhase::Search => "candidates",
-        ResearchPhase::Dedupe => "sources",
-        ResearchPhase::ReadExtract => "notes",
-        ResearchPhase::Verify => "checked",
-        ResearchPhase::Synthesize => "citations",
+        ResearchPhase::Plan => plural(count, "step"),
+        ResearchPhase::Search => plural(count, "candidate"),
+        ResearchPhase::Dedupe => plural(count, "source"),
+        ResearchPhase::ReadExtract => plural(count, "note"),
+        ResearchPhase::Verify => format!("{count} checked"),
+        ResearchPhase::Synthesize => plural(count, "citation"),
     }
 }
 
@@ -335,6 +345,10 @@ fn outcome_word(outcome: CallOutcome) -> &'static str {
         CallOutcome::Cancelled => "cancelled",
         CallOutcome::Refused => "refused",
     }
+}
+
+fn attempts(n: u32) -> String {
+    plural(u64::from(n), "attempt")
 }
 
 fn attempt_note(attempt: u32) -> String {

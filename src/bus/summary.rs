@@ -20,7 +20,7 @@ pub struct RunSummary {
     pub(crate) health: Option<Health>,
     /// The answer or brief, when the run gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) answer: Option<String>,
+    pub answer: Option<String>,
     /// The agent holding control at the end (swarm, coordinator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) final_agent: Option<String>,

@@ -40,6 +40,10 @@ pub enum Action {
     Jump,
     Faster,
     Slower,
+    /// Zoom the focused pane to the whole screen, or back.
+    Zoom,
+    /// Back from a zoomed pane.
+    Unzoom,
 }
 
 /// Where a key applies.
@@ -171,6 +175,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('4')], label: "4", action: Action::Focus(4), help: "result", scope: Scope::Everywhere },
     Binding { keys: &[key('5')], label: "5", action: Action::Focus(5), help: "resilience pane", scope: Scope::Everywhere },
     Binding { keys: &[key('6')], label: "6", action: Action::Focus(6), help: "timeline pane", scope: Scope::Everywhere },
+    Binding { keys: &[key('z')], label: "z", action: Action::Zoom, help: "zoom pane", scope: Scope::Everywhere },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Unzoom, help: "unzoom", scope: Scope::Everywhere },
     Binding { keys: &[key('[')], label: "[", action: Action::PrevRun, help: "previous run", scope: Scope::Everywhere },
     Binding { keys: &[key(']')], label: "]", action: Action::NextRun, help: "next run", scope: Scope::Everywhere },
     Binding { keys: &[key('h'), code(KeyCode::Left), key('k'), code(KeyCode::Up)], label: "←/k", action: Action::Left, help: "previous run", scope: Scope::Pane(PaneId::Runs) },
@@ -190,6 +196,10 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "event JSON", scope: Scope::Pane(PaneId::Log) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll up", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll down", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "top", scope: Scope::Pane(PaneId::Result) },
+    Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "end", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "result JSON", scope: Scope::Pane(PaneId::Result) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous tool", scope: Scope::Pane(PaneId::Resilience) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next tool", scope: Scope::Pane(PaneId::Resilience) },

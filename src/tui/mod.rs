@@ -20,10 +20,11 @@ pub(crate) mod slot;
 pub mod state;
 pub(crate) mod terminal;
 pub(crate) mod text;
-pub(crate) mod theme;
+pub mod theme;
 pub mod view;
 pub mod view_state;
 pub(crate) mod widgets;
+pub(crate) mod wrap;
 
 use crate::bus::{Delivery, Hub};
 use crate::exit::{Exit, Signal};
@@ -58,6 +59,8 @@ pub struct TuiOptions {
     pub replay: Option<PathBuf>,
     /// The model runs use, over each scenario's.
     pub provider: crate::engine::ProviderChoice,
+    /// How the screen looks.
+    pub theme: theme::Theme,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -107,6 +110,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 scenarios_dir: PathBuf::from("scenarios"),
                 start_paused: options.start_paused,
                 provider: options.provider.clone(),
+                theme: options.theme,
             },
         );
         if let Some(path) = &options.replay {
@@ -188,6 +192,7 @@ async fn event_loop(
             app.tick(elapsed.as_secs_f64() * 1000.0);
             screen.draw(|frame| view::draw(frame, app))?;
             size = screen.size()?;
+            app.screen = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             last_draw = Instant::now();
             dirty = false;
             continue;

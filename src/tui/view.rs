@@ -1,9 +1,10 @@
 //! Drawing the whole screen from the app: the layout, the panes of the
-//! selected run, and the open overlay on top. Reads, never changes.
+//! selected run, and the open overlay on top, in the chosen theme. Reads,
+//! never changes.
 
 use super::app::App;
 use super::keymap::PaneId;
-use super::layout::Areas;
+use super::layout::{Areas, Wanted};
 use super::overlays;
 use super::panes::{self, resilience};
 use super::theme;
@@ -13,16 +14,25 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-/// The areas of the screen for the app's selected run.
-pub(crate) fn areas(app: &App, screen: Rect) -> Areas {
-    let wanted = app
-        .run()
-        .map_or(10, |slot| slot.unit.wanted_height(&slot.state.pattern));
-    let replaying = app.run().is_some_and(|slot| slot.replay.is_some());
-    let strip = app.run().map_or(0, |slot| {
-        resilience::wanted_strip_rows(&slot.state.resilience)
-    });
-    Areas::compute(screen, wanted, strip, replaying)
+/// The areas of the screen for the app's selected run: its text panes as
+/// tall as their content, or its focused pane zoomed.
+pub fn areas(app: &App, screen: Rect) -> Areas {
+    let run = app.run();
+    let result = |width: u16| {
+        run.map_or(0, |slot| {
+            panes::result::wanted_height(&slot.state, slot.unit, width)
+        })
+    };
+    let wanted = Wanted {
+        pattern: run.map_or(10, |slot| slot.unit.wanted_height(&slot.state.pattern)),
+        result: &result,
+        strip: run.map_or(0, |slot| {
+            resilience::wanted_strip_rows(&slot.state.resilience)
+        }),
+        timeline: run.is_some_and(|slot| slot.replay.is_some()),
+        zoom: app.zoomed_pane(),
+    };
+    Areas::compute(screen, &wanted)
 }
 
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -132,4 +142,5 @@ pub fn draw(frame: &mut Frame, app: &App) {
         }
         Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
     }
+    app.options.theme.apply(frame.buffer_mut());
 }

@@ -64,6 +64,7 @@ pub struct RunUi {
     /// The selected tool of the resilience pane, in its sickest-first order.
     pub gateway_tools: ListView,
     pub log: LogView,
+    /// Rows of the result scrolled past (the app keeps it within them).
     pub result_scroll: u16,
     /// Flag changes sent to the engine and not yet applied at a gate.
     pub(crate) pending_flags: Vec<(String, bool)>,
@@ -104,16 +105,9 @@ impl RunUi {
             PaneId::Resilience => self
                 .gateway_tools
                 .navigate(action, state.resilience.tools.len()),
-            PaneId::Result => match action {
-                Action::Up | Action::PageUp => {
-                    self.result_scroll = self.result_scroll.saturating_sub(1)
-                }
-                Action::Down | Action::PageDown => {
-                    self.result_scroll = self.result_scroll.saturating_add(1)
-                }
-                Action::Top => self.result_scroll = 0,
-                _ => {}
-            },
+            // The app scrolls the result: the scroll's end depends on the
+            // screen's size.
+            PaneId::Result => {}
             PaneId::Runs => {}
         }
     }

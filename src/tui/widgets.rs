@@ -1,13 +1,17 @@
 //! Drawing pieces every pane shares: a pane's numbered frame, a gauge of
-//! time against a limit, and durations and counts in words. They draw what
-//! they are given and read nothing else.
+//! time against a limit, durations and counts in words (one plural rule),
+//! and labels cut at word or part boundaries, never mid-word. They draw
+//! what they are given and read nothing else.
 
 use super::keymap::PaneId;
+use super::text::fit;
 use super::theme;
 use crate::bus::RunStatus;
+pub(crate) use crate::words::plural;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
+use unicode_width::UnicodeWidthStr;
 
 /// How many cells a time gauge takes.
 pub(crate) const GAUGE: usize = 10;
@@ -71,6 +75,54 @@ pub(crate) fn of_limit(used: u64, max: u64) -> String {
     }
 }
 
+/// `text` cleaned and cut to `width` columns at the last word that fits,
+/// with `…`; a first word wider than that is cut where it must be.
+pub(crate) fn fit_words(text: &str, width: usize) -> String {
+    let whole = fit(text, usize::MAX);
+    if whole.width() <= width {
+        return whole;
+    }
+    let cut = fit(&whole, width);
+    let body = cut.trim_end_matches('…');
+    match body.rfind(' ') {
+        Some(space) if body[..space].trim_end().width() > 0 => {
+            format!("{}…", body[..space].trim_end())
+        }
+        _ => cut,
+    }
+}
+
+/// As many of `parts` as fit in `width` columns, whole, with `sep`
+/// between them; when some are left out, `…` ends the line if there is
+/// room. A summary line so never ends inside a word.
+pub(crate) fn parts(
+    parts: Vec<Vec<Span<'static>>>,
+    sep: &Span<'static>,
+    width: usize,
+) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    let count = parts.len();
+    for (i, part) in parts.into_iter().enumerate() {
+        let sep_width = if i == 0 { 0 } else { sep.width() };
+        let part_width: usize = part.iter().map(Span::width).sum();
+        // The last part needs no room for the mark after it.
+        let mark = if i + 1 < count { 1 } else { 0 };
+        if used + sep_width + part_width + mark > width {
+            if used < width {
+                spans.push(Span::styled("…", theme::dim()));
+            }
+            break;
+        }
+        if i > 0 {
+            spans.push(sep.clone());
+        }
+        spans.extend(part);
+        used += sep_width + part_width;
+    }
+    Line::from(spans)
+}
+
 /// The result's headline of a run that ended without a decision, health
 /// or answer to show.
 pub(crate) fn no_decision(status: RunStatus) -> Line<'static> {
@@ -106,5 +158,25 @@ mod tests {
         assert_eq!(millis(2300), "2.3s");
         assert_eq!(of_limit(3, 8), "3/8");
         assert_eq!(of_limit(3, 0), "3 (no limit)");
+        assert_eq!(plural(1, "retry"), "1 retry");
+    }
+
+    #[test]
+    fn labels_are_cut_between_words() {
+        assert_eq!(fit_words("OPEN probe due", 14), "OPEN probe due");
+        assert_eq!(fit_words("OPEN probe due", 12), "OPEN probe…");
+        assert_eq!(fit_words("OPEN probe due", 9), "OPEN…");
+        assert_eq!(fit_words("enrichment_worker", 8), "enrichm…");
+        let summary = || {
+            ["3 running", "24 queued", "health YELLOW"]
+                .map(|p| vec![Span::raw(p)])
+                .to_vec()
+        };
+        let sep = Span::raw(" · ");
+        let line = |width| parts(summary(), &sep, width).to_string();
+        assert_eq!(line(80), "3 running · 24 queued · health YELLOW");
+        assert_eq!(line(30), "3 running · 24 queued…");
+        assert_eq!(line(10), "3 running…");
+        assert_eq!(line(5), "…");
     }
 }

@@ -7,6 +7,7 @@
 mod carry;
 mod input;
 mod update;
+mod zoom;
 
 use super::catalog::{self, Entry};
 use super::keymap::PaneId;
@@ -34,6 +35,8 @@ pub struct AppOptions {
     pub start_paused: bool,
     /// The model every launch uses, over each scenario's.
     pub provider: crate::engine::ProviderChoice,
+    /// How the screen looks: the theme and whether colour is allowed.
+    pub theme: super::theme::Theme,
 }
 
 /// How many recent recordings the picker lists.
@@ -46,8 +49,13 @@ pub struct App {
     pub focus: PaneId,
     pub overlay: Option<Overlay>,
     /// A short note for the footer (a launch error, an unavailable key).
-    pub(crate) notice: Option<String>,
+    pub notice: Option<String>,
     pub(crate) quitting: bool,
+    /// The focused pane fills the screen (the runs bar never does).
+    pub zoomed: bool,
+    /// The terminal's size at the last frame: what scrolling a pane
+    /// measures against.
+    pub screen: ratatui::layout::Rect,
 }
 
 impl App {
@@ -66,6 +74,8 @@ impl App {
             overlay: None,
             notice: None,
             quitting: false,
+            zoomed: false,
+            screen: ratatui::layout::Rect::default(),
         }
     }
 

@@ -32,6 +32,7 @@ impl App {
                 Some("no such pane for this pattern")
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
+            Action::Zoom | Action::Unzoom => self.zoom_unavailable(action),
             _ => None,
         }
     }
@@ -176,6 +177,9 @@ impl App {
                     .unwrap_or_default();
                 self.overlay = Some(Overlay::Filter(current));
             }
+            Action::Zoom => self.zoomed = !self.zoomed,
+            Action::Unzoom => self.zoomed = false,
+            other if self.focus == PaneId::Result => self.scroll_result(other),
             Action::Left | Action::Right if self.focus == PaneId::Runs => {
                 return self.update(if action == Action::Left {
                     Action::PrevRun

@@ -6,6 +6,7 @@ use crate::tui::app::App;
 use crate::tui::keymap::{self, Scope};
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::widgets::parts;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -33,6 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             groups.push(vec![Scope::Everywhere]);
         }
     }
+    let mut keys = Vec::new();
     for group in &groups {
         for binding in keymap::bindings_in(group) {
             // A replay's own keys replace the live run's for the same keys.
@@ -57,7 +59,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             let available = app.unavailable(binding.action).is_none();
             // A pane's keys that do not apply to this pattern are left out.
-            if !available && matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_)) {
+            // So is unzooming while nothing is zoomed.
+            if !available
+                && (matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_))
+                    || binding.action == keymap::Action::Unzoom)
+            {
                 continue;
             }
             let (key_style, help_style) = if available {
@@ -65,9 +71,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             } else {
                 (theme::dim(), theme::dim())
             };
-            spans.push(Span::styled(format!(" {}", binding.label), key_style));
-            spans.push(Span::styled(format!(" {}", binding.help), help_style));
+            keys.push(vec![
+                Span::styled(format!(" {}", binding.label), key_style),
+                Span::styled(format!(" {}", binding.help), help_style),
+            ]);
         }
     }
+    // Whole keys only: what does not fit is left out, never cut mid-word.
+    let used: usize = spans.iter().map(Span::width).sum();
+    let room = usize::from(area.width).saturating_sub(used);
+    spans.extend(parts(keys, &Span::raw(""), room).spans);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

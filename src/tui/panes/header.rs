@@ -1,13 +1,17 @@
 //! The header: scenario, pattern, status, run clock, seed, recording, and
 //! on the second row the flags with their state, the budget, the tokens
-//! a remote model used and the stop reason.
+//! a remote model used and the stop reason, with PARTIAL and what failed
+//! when the result lacks parts. Labels are cut between words or left out
+//! whole, never cut mid-word.
 
 use crate::bus::RunStatus;
 use crate::bus::describe::clock;
+use crate::tui::panes::result;
 use crate::tui::slot::RunView;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::widgets::{fit_words, parts};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -72,7 +76,7 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
     }
     let used: usize = first.iter().map(Span::width).sum();
     let room = usize::from(area.width).saturating_sub(used);
-    let title = fit(&title, room.min(48));
+    let title = fit_words(&title, room.min(48));
     let mut room = room.saturating_sub(title.chars().count());
     first.push(Span::styled(title, theme::bold()));
     for part in rest {
@@ -85,17 +89,21 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         first.push(Span::styled(part, theme::dim()));
     }
 
-    let mut second = vec![Span::styled(" flags: ", theme::dim())];
+    let mut flags: Vec<Vec<Span<'static>>> = Vec::new();
     if state.flags.is_empty() {
-        second.push(Span::styled("none  ", theme::dim()));
+        flags.push(vec![Span::styled("flags: none", theme::dim())]);
     }
-    for flag in &state.flags {
+    for (i, flag) in state.flags.iter().enumerate() {
         let (glyph, style) = if flag.on {
             ("●", Style::default().fg(theme::GO))
         } else {
             ("○", theme::dim())
         };
-        second.push(Span::styled(
+        let mut part = Vec::new();
+        if i == 0 {
+            part.push(Span::styled("flags: ", theme::dim()));
+        }
+        part.push(Span::styled(
             format!(
                 "{} {glyph} {}",
                 fit(&flag.name, 24),
@@ -109,55 +117,99 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
             } else {
                 "on restart"
             };
-            second.push(Span::styled(
+            part.push(Span::styled(
                 format!(" → {} {when}", if on { "on" } else { "off" }),
                 Style::default().fg(theme::CAUTION),
             ));
         }
-        second.push(Span::raw("  "));
+        flags.push(part);
     }
+    let mut counts: Vec<Vec<Span<'static>>> = Vec::new();
     if let Some((budget, used, limit)) = state.budget {
         let name = match budget {
             crate::bus::BudgetKind::Messages => "messages",
             crate::bus::BudgetKind::Dispatches => "dispatches",
             crate::bus::BudgetKind::LlmCalls => "llm calls",
         };
-        second.push(Span::styled(
-            format!("│ {name} {used}/{limit}  "),
+        counts.push(vec![Span::styled(
+            format!("{name} {used}/{limit}"),
             theme::dim(),
-        ));
+        )]);
     }
     if state.tokens.input + state.tokens.output > 0 {
-        second.push(Span::styled(
+        counts.push(vec![Span::styled(
             format!(
-                "│ tokens {} in / {} out  ",
+                "tokens {} in / {} out",
                 state.tokens.input, state.tokens.output
             ),
             theme::dim(),
-        ));
+        )]);
     }
-    if let Some(outcome) = &state.outcome {
-        let style = match outcome.status {
-            RunStatus::Ok => Style::default().fg(theme::GO),
-            RunStatus::Stopped => theme::error(),
-        };
-        second.push(Span::styled(
-            format!("│ stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
-            style,
-        ));
-        if let Some(phase) = &outcome.phase {
-            second.push(Span::styled(
-                format!(" at {}", fit(phase, 40)),
-                theme::dim(),
-            ));
+    // Once the run has ended, how it ended leads the row, so a narrow
+    // header keeps it; the flags and the counts follow as room allows.
+    let groups = match &state.outcome {
+        Some(_) => vec![ended(run), flags, counts],
+        None => vec![flags, counts],
+    };
+    let mut second = Vec::new();
+    for group in groups.into_iter().filter(|g| !g.is_empty()) {
+        for (i, mut part) in group.into_iter().enumerate() {
+            if i == 0 && !second.is_empty() {
+                part.insert(0, Span::styled("│ ", theme::dim()));
+            }
+            second.push(part);
         }
     }
+    let mut second_line = vec![Span::raw(" ")];
+    second_line.extend(
+        parts(
+            second,
+            &Span::raw("  "),
+            usize::from(area.width).saturating_sub(1),
+        )
+        .spans,
+    );
+    let second = second_line;
     let lines = if area.height >= 2 {
         vec![Line::from(first), Line::from(second)]
     } else {
         vec![Line::from(first)]
     };
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// How the run ended: the stop reason, PARTIAL and what failed, then
+/// where it stopped.
+fn ended(run: &RunView) -> Vec<Vec<Span<'static>>> {
+    let state = run.state;
+    let Some(outcome) = &state.outcome else {
+        return Vec::new();
+    };
+    let style = match outcome.status {
+        RunStatus::Ok => Style::default().fg(theme::GO),
+        RunStatus::Stopped => theme::error(),
+    };
+    let mut stop = vec![Span::styled(
+        format!("stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
+        style,
+    )];
+    let shortfall = run.unit.shortfall(&state.pattern);
+    if result::is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
+        stop.push(Span::raw(" · "));
+        stop.push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
+    }
+    if let Some(shortfall) = shortfall {
+        stop.push(Span::raw(" · "));
+        stop.push(Span::styled(shortfall.words, theme::error()));
+    }
+    let mut parts = vec![stop];
+    if let Some(phase) = &outcome.phase {
+        parts.push(vec![Span::styled(
+            format!("at {}", fit(phase, 40)),
+            theme::dim(),
+        )]);
+    }
+    parts
 }
 
 /// The status badge and its colour.
@@ -173,7 +225,15 @@ fn status(run: &RunView) -> (String, Color) {
     }
     match (&run.state.activity, &run.state.outcome) {
         (Activity::Finished, Some(outcome)) if outcome.status == RunStatus::Ok => {
-            ("FINISHED".into(), theme::GO)
+            let lacking = run
+                .unit
+                .shortfall(&run.state.pattern)
+                .is_some_and(|s| s.lacking);
+            if result::is_partial(outcome, lacking) {
+                ("PARTIAL".into(), theme::CAUTION)
+            } else {
+                ("FINISHED".into(), theme::GO)
+            }
         }
         (Activity::Finished, _) => ("STOPPED".into(), theme::BLOCK),
         (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),

@@ -1,21 +1,50 @@
-//! The result: the pattern's headline (the final decision, the health, the
-//! grounded answer, who answered), the stop reason and phase, the pattern's
-//! tally, and the brief or answer; while the run is live, what it is doing.
+//! The result: the outcome first, in words read at a glance (the decision
+//! or health, PARTIAL and the degraded tools, what failed, counted, and
+//! why the run stopped, in a sentence), then the pattern's tally, then the
+//! answer whole and what follows it; while the run is live, what it is
+//! doing. The text is wrapped here, so the pane knows its height: the
+//! scroll stops at the last row, and a cut view says there is more.
 
-use crate::bus::RunStatus;
+use crate::bus::{BudgetKind, RunStatus};
+use crate::sanitize::clean_lines;
+use crate::stop::{StopFacts, StopReason};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::PatternUnit;
-use crate::tui::state::{Activity, RunState};
+use crate::tui::state::{Activity, Outcome, RunState};
 use crate::tui::text::fit;
 use crate::tui::theme;
-use crate::tui::widgets::block;
+use crate::tui::widgets::{block, plural};
+use crate::tui::wrap::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
-/// `unit` is the run's pattern's; `scroll` how far the pane is scrolled.
+/// The labels' column.
+const LABEL: usize = 12;
+
+/// The pane's text, wrapped to `width` columns.
+pub(crate) fn rows(state: &RunState, unit: &dyn PatternUnit, width: u16) -> Vec<Line<'static>> {
+    wrap(&lines(state, unit), usize::from(width))
+}
+
+/// How tall the pane would like to be at `width` columns, its border
+/// included.
+pub(crate) fn wanted_height(state: &RunState, unit: &dyn PatternUnit, width: u16) -> u16 {
+    let rows = rows(state, unit, width.saturating_sub(2)).len();
+    u16::try_from(rows + 2).unwrap_or(u16::MAX)
+}
+
+/// The furthest the pane scrolls in `area`: its last row at the bottom.
+pub(crate) fn max_scroll(state: &RunState, unit: &dyn PatternUnit, area: Rect) -> u16 {
+    let inner = block(PaneId::Result, "", false).inner(area);
+    let rows = rows(state, unit, inner.width).len();
+    u16::try_from(rows.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX)
+}
+
+/// `unit` is the run's pattern's; `scroll` how far the pane is scrolled
+/// (past the end is drawn as the end).
 pub fn draw(
     frame: &mut Frame,
     area: Rect,
@@ -24,62 +53,150 @@ pub fn draw(
     scroll: u16,
     focused: bool,
 ) {
-    let block = block(PaneId::Result, "Result", focused);
+    let mut block = block(PaneId::Result, "Result", focused);
+    let inner = block.inner(area);
+    let rows = rows(state, unit, inner.width);
+    let height = usize::from(inner.height);
+    let last = rows.len().saturating_sub(height);
+    let top = usize::from(scroll).min(last);
+    // The mark names the keys that show the rest, in as many words as the
+    // border has room for.
+    let room = usize::from(area.width).saturating_sub(2);
+    if top + height < rows.len() {
+        let below = rows.len() - top - height;
+        let marks = [
+            format!(
+                " …more ({}): j/PgDn scroll, z zoom ",
+                plural(below as u64, "row")
+            ),
+            format!(" …more ({below}): j/PgDn, z zoom "),
+            " …more: j, z ".to_string(),
+            " …more ".to_string(),
+        ];
+        if let Some(mark) = marks.into_iter().find(|m| m.chars().count() <= room) {
+            block = block.title_bottom(
+                Line::from(Span::styled(
+                    mark,
+                    theme::bold().add_modifier(Modifier::REVERSED),
+                ))
+                .right_aligned(),
+            );
+        }
+    } else if top > 0 && room >= 13 {
+        block = block
+            .title_bottom(Line::from(Span::styled(" end · g top ", theme::dim())).right_aligned());
+    }
+    let shown: Vec<Line> = rows.into_iter().skip(top).take(height).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), area);
+}
+
+/// The pane's lines, before wrapping.
+fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
     let fold = &state.pattern;
-    let lines = match &state.outcome {
-        Some(outcome) => {
-            let mut lines = vec![unit.headline(fold, outcome)];
-            let reason_style = match outcome.status {
-                RunStatus::Ok => Style::default().fg(theme::GO),
-                RunStatus::Stopped => theme::error(),
-            };
-            lines.push(Line::from(vec![
-                Span::styled("stop reason ", theme::dim()),
-                Span::styled(fit(&outcome.stop_reason.to_string(), 200), reason_style),
-            ]));
-            if let Some(phase) = &outcome.phase {
-                lines.push(Line::from(vec![
-                    Span::styled("phase       ", theme::dim()),
-                    Span::raw(fit(phase, 200)),
-                ]));
-            }
-            if let Some(error) = &outcome.error {
-                lines.push(Line::from(vec![
-                    Span::styled("model error ", theme::dim()),
-                    Span::styled(fit(error, 400), theme::error()),
-                ]));
-            }
-            lines.extend(unit.tally(fold, outcome));
-            if let Some(answer) = &outcome.summary.answer {
-                lines.push(Line::raw(""));
-                lines.push(Line::raw(fit(answer, 20_000)));
-            }
-            lines.extend(unit.after_answer(fold));
-            lines
-        }
-        None => {
-            let doing = match &state.activity {
-                Activity::Starting => "Starting…".to_string(),
-                Activity::Paused { gate } => format!(
-                    "Paused {gate}. space resumes, s runs one {}.",
-                    unit.gate_word()
-                ),
-                Activity::Running | Activity::Finished => {
-                    unit.doing(fold, state.calling.as_deref())
-                }
-            };
-            vec![
-                Line::styled(doing, theme::dim()),
-                Line::raw(""),
-                Line::styled(unit.later(), theme::dim()),
-            ]
-        }
+    let Some(outcome) = &state.outcome else {
+        let doing = match &state.activity {
+            Activity::Starting => "Starting…".to_string(),
+            Activity::Paused { gate } => format!(
+                "Paused {gate}. space resumes, s runs one {}.",
+                unit.gate_word()
+            ),
+            Activity::Running | Activity::Finished => unit.doing(fold, &state.calling),
+        };
+        return vec![
+            Line::styled(doing, theme::dim()),
+            Line::raw(""),
+            Line::styled(unit.later(), theme::dim()),
+        ];
     };
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
-        area,
-    );
+    let shortfall = unit.shortfall(fold);
+    let mut headline = unit.headline(fold, outcome);
+    if is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
+        headline.spans.push(Span::raw(" · "));
+        headline
+            .spans
+            .push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
+    }
+    let mut lines = vec![headline];
+    let summary = &outcome.summary;
+    if !summary.degraded.is_empty() {
+        let tools: Vec<String> = summary.degraded.iter().map(|t| fit(t, 40)).collect();
+        lines.push(labelled(
+            "degraded",
+            vec![
+                Span::styled(tools.join(", "), Style::default().fg(theme::CAUTION)),
+                Span::styled(" (safe mode skipped its calls)", theme::dim()),
+            ],
+        ));
+    }
+    let (label, style) = match outcome.status {
+        RunStatus::Ok => ("finished", Style::default().fg(theme::GO)),
+        RunStatus::Stopped => ("stopped", theme::error()),
+    };
+    lines.push(labelled(
+        label,
+        vec![
+            Span::styled(
+                fit(&outcome.stop_reason.explain(&facts(state, outcome)), 300),
+                style,
+            ),
+            Span::styled(
+                format!(" · {}", fit(&outcome.stop_reason.to_string(), 200)),
+                theme::dim(),
+            ),
+        ],
+    ));
+    if let Some(phase) = &outcome.phase {
+        lines.push(labelled("phase", vec![Span::raw(fit(phase, 200))]));
+    }
+    if let Some(error) = &outcome.error {
+        lines.push(labelled(
+            "model error",
+            vec![Span::styled(fit(error, 400), theme::error())],
+        ));
+    }
+    lines.extend(unit.tally(fold, outcome));
+    if let Some(answer) = &summary.answer {
+        lines.push(Line::raw(""));
+        // The answer keeps its paragraphs; each is cleaned on its own.
+        let answer = clean_lines(answer);
+        lines.extend(
+            answer
+                .lines()
+                .map(|paragraph| Line::raw(fit(paragraph, 20_000))),
+        );
+    }
+    lines.extend(unit.after_answer(fold));
+    lines
+}
+
+/// Whether the run's result lacks parts: safe mode skipped calls, or
+/// (`lacking`) work the result depends on failed in a run that finished.
+pub(crate) fn is_partial(outcome: &Outcome, lacking: bool) -> bool {
+    outcome.summary.partial || (lacking && outcome.status == RunStatus::Ok)
+}
+
+/// What the stop's sentence may quote: the rounds, the budget that
+/// stopped the run, the time.
+pub(crate) fn facts(state: &RunState, outcome: &Outcome) -> StopFacts {
+    let stopped_by = match outcome.stop_reason {
+        StopReason::MaxMessages => Some(BudgetKind::Messages),
+        StopReason::MaxDispatches => Some(BudgetKind::Dispatches),
+        StopReason::MaxLlmCalls => Some(BudgetKind::LlmCalls),
+        _ => None,
+    };
+    StopFacts {
+        rounds: outcome.summary.counts.rounds,
+        budget: state
+            .budget
+            .filter(|(kind, _, _)| Some(*kind) == stopped_by)
+            .map(|(_, used, limit)| (used, limit)),
+        elapsed_ms: state.t_ms,
+    }
+}
+
+/// A line under the headline: a dim label in its column, then `text`.
+fn labelled(label: &str, text: Vec<Span<'static>>) -> Line<'static> {
+    let mut spans = vec![Span::styled(format!("{label:<LABEL$}"), theme::dim())];
+    spans.extend(text);
+    Line::from(spans)
 }

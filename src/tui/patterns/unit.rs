@@ -8,7 +8,10 @@
 use super::fold::{Fold, PatternFold, PatternSelection, Selection};
 use crate::bus::RunStarted;
 use crate::tui::keymap::{Action, Scope};
+use crate::tui::state::CallInFlight;
 use crate::tui::state::outcome::Outcome;
+use crate::tui::text::fit;
+use crate::words::plural;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -71,14 +74,17 @@ pub(crate) trait Unit: Sync + 'static {
         Vec::new()
     }
 
-    /// What the run is doing, while it runs; `calling` is the model call
-    /// in flight.
-    fn doing(&self, _fold: &Self::Fold, calling: Option<&str>) -> String {
-        match calling {
-            Some(label) => format!(
-                "Running: asking the model ({}).",
-                crate::tui::text::fit(label, 60)
-            ),
+    /// What the run left undone, counted: failed tasks, refused
+    /// transfers, failed member calls.
+    fn shortfall(&self, _fold: &Self::Fold) -> Option<Shortfall> {
+        None
+    }
+
+    /// What the run is doing, while it runs; `calling` are the gateway
+    /// calls in flight.
+    fn doing(&self, _fold: &Self::Fold, calling: &[CallInFlight]) -> String {
+        match calls_in_words(calling) {
+            Some(calls) => format!("Running: {calls}."),
             None => "Running.".to_string(),
         }
     }
@@ -86,6 +92,56 @@ pub(crate) trait Unit: Sync + 'static {
     /// What the result pane will show when the run ends.
     fn later(&self) -> &'static str {
         "The decision and the brief appear here when the run ends."
+    }
+}
+
+/// What a run left undone, in words (`15 tasks failed`), and whether its
+/// result lacks their part (a refused transfer is routed elsewhere; a
+/// failed task's figures are missing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shortfall {
+    pub(crate) words: String,
+    pub(crate) lacking: bool,
+}
+
+/// The calls in flight in words, oldest first: what the model is asked
+/// for, or which worker or tool is called for what, each with its attempt.
+pub(crate) fn calls_in_words(calls: &[CallInFlight]) -> Option<String> {
+    const SHOWN: usize = 2;
+    let words: Vec<String> = calls.iter().take(SHOWN).map(call_in_words).collect();
+    let mut text = words.join("; ");
+    if text.is_empty() {
+        return None;
+    }
+    if calls.len() > SHOWN {
+        text.push_str(&format!(
+            "; and {}",
+            plural((calls.len() - SHOWN) as u64, "other call")
+        ));
+    }
+    Some(text)
+}
+
+fn call_in_words(call: &CallInFlight) -> String {
+    let attempt = call.attempt.max(1);
+    if call.tool == "model" {
+        return format!(
+            "asking the model for {} (attempt {attempt})",
+            fit(&call.label, 60)
+        );
+    }
+    // Tool labels end with the tool's name: `us-enrich · enrichment_worker`.
+    let what = call
+        .label
+        .strip_suffix(call.tool.as_str())
+        .map_or(call.label.as_str(), |rest| {
+            rest.trim_end_matches([' ', '·'])
+        });
+    let tool = fit(&call.tool, 40);
+    if what.is_empty() {
+        format!("calling {tool} (attempt {attempt})")
+    } else {
+        format!("calling {tool} for {} (attempt {attempt})", fit(what, 40))
     }
 }
 
@@ -110,7 +166,8 @@ pub trait PatternUnit: Sync {
     fn headline(&self, fold: &PatternFold, outcome: &Outcome) -> Line<'static>;
     fn tally(&self, fold: &PatternFold, outcome: &Outcome) -> Vec<Line<'static>>;
     fn after_answer(&self, fold: &PatternFold) -> Vec<Line<'static>>;
-    fn doing(&self, fold: &PatternFold, calling: Option<&str>) -> String;
+    fn shortfall(&self, fold: &PatternFold) -> Option<Shortfall>;
+    fn doing(&self, fold: &PatternFold, calling: &[CallInFlight]) -> String;
     fn later(&self) -> &'static str;
 }
 
@@ -186,11 +243,58 @@ impl<U: Unit> PatternUnit for U {
         with(fold, |fold| Unit::after_answer(self, fold))
     }
 
-    fn doing(&self, fold: &PatternFold, calling: Option<&str>) -> String {
+    fn shortfall(&self, fold: &PatternFold) -> Option<Shortfall> {
+        with(fold, |fold| Unit::shortfall(self, fold))
+    }
+
+    fn doing(&self, fold: &PatternFold, calling: &[CallInFlight]) -> String {
         with(fold, |fold| Unit::doing(self, fold, calling))
     }
 
     fn later(&self) -> &'static str {
         Unit::later(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(call: u64, tool: &str, attempt: u32, label: &str) -> CallInFlight {
+        CallInFlight {
+            call,
+            tool: tool.into(),
+            attempt,
+            label: label.into(),
+        }
+    }
+
+    #[test]
+    fn calls_in_flight_say_what_is_called_and_its_attempt() {
+        assert_eq!(calls_in_words(&[]), None);
+        assert_eq!(
+            calls_in_words(&[call(1, "model", 1, "round 2 · risk_analyst")]).unwrap(),
+            "asking the model for round 2 · risk_analyst (attempt 1)"
+        );
+        assert_eq!(
+            calls_in_words(&[call(
+                2,
+                "enrichment_worker",
+                2,
+                "us-enrich · enrichment_worker"
+            )])
+            .unwrap(),
+            "calling enrichment_worker for us-enrich (attempt 2)"
+        );
+        let three = [
+            call(1, "orders_worker", 1, "us-orders · orders_worker"),
+            call(2, "refund_api", 1, "refund_api"),
+            call(3, "model", 1, "plan"),
+        ];
+        assert_eq!(
+            calls_in_words(&three).unwrap(),
+            "calling orders_worker for us-orders (attempt 1); \
+             calling refund_api (attempt 1); and 1 other call"
+        );
     }
 }

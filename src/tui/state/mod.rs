@@ -36,8 +36,9 @@ pub struct RunState {
     pub resilience: Resilience,
     /// The budget the gateway counted last: which, used and its limit.
     pub(crate) budget: Option<(BudgetKind, u64, u64)>,
-    /// What the model is being asked right now.
-    pub(crate) calling: Option<String>,
+    /// The gateway calls in flight (the model's and the tools'), oldest
+    /// first.
+    pub(crate) calling: Vec<CallInFlight>,
     pub(crate) model_calls: u64,
     /// Tokens the run's model calls took, as the endpoint counted them.
     pub(crate) tokens: TokenUsage,
@@ -56,6 +57,17 @@ pub(crate) struct RunInfo {
     pub(crate) clock: ClockMode,
     pub(crate) source: Option<String>,
     pub(crate) scenario: Arc<Scenario>,
+}
+
+/// A call through the gateway that has started and not finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallInFlight {
+    pub(crate) call: u64,
+    /// `model`, or the worker or tool called.
+    pub(crate) tool: String,
+    pub(crate) attempt: u32,
+    /// What the call is for, e.g. `round 2 · risk_analyst`.
+    pub(crate) label: String,
 }
 
 /// What the run is doing.
@@ -148,7 +160,7 @@ impl RunState {
                 error,
             } => {
                 self.activity = Activity::Finished;
-                self.calling = None;
+                self.calling.clear();
                 let outcome = Outcome {
                     status: *status,
                     stop_reason: stop_reason.clone(),
@@ -181,13 +193,23 @@ impl RunState {
             EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
                 self.activity = Activity::Running;
             }
-            EventKind::CallStarted { label, .. } => {
-                self.calling = Some(label.clone());
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                label,
+            } => {
+                self.calling.push(CallInFlight {
+                    call: *call,
+                    tool: tool.clone(),
+                    attempt: *attempt,
+                    label: label.clone(),
+                });
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
             }
-            EventKind::CallFinished { usage, .. } => {
-                self.calling = None;
+            EventKind::CallFinished { call, usage, .. } => {
+                self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.tokens.input += usage.input;
                     self.tokens.output += usage.output;
@@ -410,5 +432,34 @@ mod tests {
             state.apply(Arc::clone(event));
         }
         assert_eq!(state.missed, 2);
+    }
+
+    #[test]
+    fn calls_in_flight_are_kept_until_each_finishes() {
+        let mut events = recorded();
+        let started = |call, tool: &str| EventKind::CallStarted {
+            call,
+            tool: tool.into(),
+            attempt: 1,
+            label: format!("x · {tool}"),
+        };
+        events.push(event(13, 1200, started(10, "orders_worker")));
+        events.push(event(14, 1200, started(11, "vendor_worker")));
+        events.push(event(
+            15,
+            1300,
+            EventKind::CallFinished {
+                call: 10,
+                tool: "orders_worker".into(),
+                attempt: 1,
+                latency_ms: 100,
+                outcome: crate::bus::CallOutcome::Ok,
+                usage: None,
+                error: None,
+            },
+        ));
+        let state = RunState::from_events(1, &events);
+        let calling: Vec<&str> = state.calling.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(calling, ["vendor_worker"], "the finished one left");
     }
 }

@@ -14,7 +14,7 @@ pub struct Outcome {
     /// The result document, shown as it is on `Enter`.
     pub(crate) result: Value,
     /// The result in types: what the panes show.
-    pub(crate) summary: RunSummary,
+    pub summary: RunSummary,
     /// What the failed model call said, when the run stopped on one.
     pub(crate) error: Option<String>,
 }

@@ -154,6 +154,9 @@ pub(super) fn chart(
 
 fn title(tool: &ToolHealth, now_ms: u64, width: usize) -> Line<'static> {
     let mut text = format!("{} · run 0–{}", tool.name, at(now_ms));
+    if tool.calls == 0 && tool.rejected == 0 {
+        text.push_str(" · no calls yet");
+    }
     if let Some(b) = tool.breaker.as_ref().filter(|b| b.opened > 0) {
         text.push_str(&format!(" · breaker opened {}×", b.opened));
     }

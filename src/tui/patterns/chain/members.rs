@@ -10,12 +10,13 @@ use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{block, gauge, of_limit, seconds};
+use crate::tui::widgets::{block, gauge, of_limit, plural, seconds};
+use crate::tui::wrap::{clip, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 
 /// Rows of a member's box, its border included.
 const MEMBER_ROWS: usize = 6;
@@ -117,8 +118,8 @@ fn coordinator_line(
         return match outcome.status {
             RunStatus::Ok => Line::styled(
                 format!(
-                    "■ {name} answered after {} member calls",
-                    chain.members.len()
+                    "■ {name} answered after {}",
+                    plural(chain.members.len() as u64, "member call")
                 ),
                 Style::default().fg(theme::GO),
             ),
@@ -230,7 +231,9 @@ fn draw_member_box(frame: &mut Frame, area: Rect, member: &MemberView, now: u64,
     if let MemberState::Done { reply, .. } = &member.state {
         lines.push(Line::raw(fit(reply, 2000)));
     }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    // A reply longer than the card ends with `…`: Enter shows it whole.
+    let rows = clip(wrap(&lines, width), usize::from(inner.height), width);
+    frame.render_widget(Paragraph::new(rows), inner);
 }
 
 /// One line per member, for panes too narrow for boxes.

@@ -8,12 +8,13 @@ mod members;
 pub(crate) mod state;
 mod swarm;
 
-use super::unit::{Seen, Unit};
+use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, RunStarted, RunStatus};
 use crate::tui::keymap::Action;
 use crate::tui::selection::ListView;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
+use crate::tui::widgets::plural;
 use crate::tui::{theme, widgets};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -85,6 +86,19 @@ impl Unit for SwarmUnit {
             row("llm calls   ", chain.llm_calls.to_string()),
         ]
     }
+
+    /// Refused transfers, counted; the run went on without them.
+    fn shortfall(&self, chain: &Chain) -> Option<Shortfall> {
+        let refused = chain
+            .handoffs
+            .iter()
+            .filter(|h| h.rejected.is_some())
+            .count();
+        (refused > 0).then(|| Shortfall {
+            words: format!("{} refused", plural(refused as u64, "transfer")),
+            lacking: false,
+        })
+    }
 }
 
 impl Unit for CoordinatorUnit {
@@ -150,13 +164,27 @@ impl Unit for CoordinatorUnit {
             row(
                 "members     ",
                 format!(
-                    "{} calls, {done} answered, {} failed",
-                    chain.members.len(),
+                    "{}, {done} answered, {} failed",
+                    plural(chain.members.len() as u64, "call"),
                     chain.members.len() - done
                 ),
             ),
             row("llm calls   ", chain.llm_calls.to_string()),
         ]
+    }
+
+    /// Member calls that gave no answer; the coordinator's answer lacks
+    /// their part.
+    fn shortfall(&self, chain: &Chain) -> Option<Shortfall> {
+        let failed = chain
+            .members
+            .iter()
+            .filter(|m| matches!(m.state, MemberState::Failed { .. }))
+            .count();
+        (failed > 0).then(|| Shortfall {
+            words: format!("{} failed", plural(failed as u64, "member call")),
+            lacking: true,
+        })
     }
 }
 

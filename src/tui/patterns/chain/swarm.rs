@@ -11,7 +11,7 @@ use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{block, gauge, of_limit, seconds};
+use crate::tui::widgets::{block, gauge, of_limit, plural, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -20,7 +20,7 @@ use ratatui::widgets::Paragraph;
 
 /// How tall the pane would like to be.
 pub(super) fn wanted_height(chain: &Chain) -> u16 {
-    let rows = 4 + chain.handoffs.len().clamp(4, 12);
+    let rows = 4 + chain.handoffs.len().clamp(1, 12);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
@@ -141,7 +141,10 @@ fn holder_line(chain: &Chain, seen: Seen) -> Line<'static> {
             RunStatus::Stopped => theme::error(),
         };
         let words = match outcome.status {
-            RunStatus::Ok => format!("■ {agent} replied after {} turns", link.turns),
+            RunStatus::Ok => format!(
+                "■ {agent} replied after {}",
+                plural(u64::from(link.turns), "turn")
+            ),
             RunStatus::Stopped => format!(
                 "■ {agent} held control when the run stopped: {}",
                 fit(&outcome.stop_reason.to_string(), 60)

@@ -6,10 +6,11 @@ mod sections;
 pub mod state;
 mod view;
 
-use super::unit::{Seen, Unit};
+use super::unit::{Seen, Unit, calls_in_words};
 use crate::bus::{Decision, RunStarted, RunStatus};
 use crate::tui::keymap::Action;
 use crate::tui::selection::ListView;
+use crate::tui::state::CallInFlight;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -115,12 +116,12 @@ impl Unit for ResearchUnit {
         lines
     }
 
-    fn doing(&self, research: &Research, calling: Option<&str>) -> String {
+    fn doing(&self, research: &Research, calling: &[CallInFlight]) -> String {
         let step = research.current.map_or("starting".to_string(), |p| {
             format!("step {} ({p})", p.step())
         });
-        match calling {
-            Some(label) => format!("Running {step}: calling {}.", fit(label, 60)),
+        match calls_in_words(calling) {
+            Some(calls) => format!("Running {step}: {calls}."),
             None => format!("Running {step}."),
         }
     }

@@ -131,9 +131,14 @@ pub(super) fn draw(
             )
         }
     }));
+    // The table's last round leads to no next one once the run has ended.
+    let last_round = table.rounds.last().map(|c| c.round);
     lines.push(footer_line("decision", name_w, &columns, |c| {
         match (c.finished, c.decision) {
             (false, _) => Span::styled(pad(pending, CELL), theme::dim()),
+            (true, None) if !seen.live && Some(c.round) == last_round => {
+                Span::styled(pad("✗ none", CELL), theme::error())
+            }
             (true, None) => Span::styled(pad("→ next", CELL), theme::dim()),
             (true, Some(d)) => Span::styled(
                 pad(&d.as_str().replace('_', " ").to_uppercase(), CELL),

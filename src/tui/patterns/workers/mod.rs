@@ -5,12 +5,13 @@
 pub mod state;
 mod view;
 
-use super::unit::{Seen, Unit};
+use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, Health, RunStarted};
 use crate::tui::keymap::Action;
 use crate::tui::selection::ListView;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
+use crate::tui::widgets::plural;
 use crate::tui::{theme, widgets};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -72,28 +73,69 @@ impl Unit for WorkersUnit {
         }
     }
 
-    /// The tasks' tally and the failed ones.
+    /// The tasks' tally.
     fn tally(&self, workers: &Workers, _outcome: &Outcome) -> Vec<Line<'static>> {
-        let (_, _, _, done, failed) = workers.counts();
-        let mut lines = vec![Line::from(vec![
-            Span::styled("tasks       ", theme::dim()),
-            Span::raw(format!(
-                "{done} done, {failed} failed, {} retries",
-                workers.retries
-            )),
-        ])];
-        for task in &workers.tasks {
-            if let TaskState::Failed { reason } = &task.state {
-                let reason = reason
-                    .as_ref()
-                    .map_or("did not finish".into(), ToString::to_string);
-                lines.push(Line::styled(
-                    format!("  ✗ {} {}", fit(&task.id, 24), fit(&reason, 60)),
-                    theme::error(),
-                ));
-            }
+        let (queued, running, retrying, done, failed) = workers.counts();
+        let mut counts = vec![
+            Span::raw(format!("{done} done, ")),
+            Span::styled(
+                format!("{failed} failed"),
+                if failed > 0 {
+                    theme::error()
+                } else {
+                    theme::dim()
+                },
+            ),
+            Span::raw(format!(", {}", plural(workers.retries, "retry"))),
+        ];
+        let unfinished = queued + running + retrying;
+        if unfinished > 0 {
+            counts.push(Span::raw(format!(", {unfinished} never finished")));
+        }
+        let mut spans = vec![Span::styled("tasks       ", theme::dim())];
+        spans.extend(counts);
+        vec![Line::from(spans)]
+    }
+
+    /// The failed tasks, each with why.
+    fn after_answer(&self, workers: &Workers) -> Vec<Line<'static>> {
+        let failed: Vec<&TaskView> = workers
+            .tasks
+            .iter()
+            .filter(|t| matches!(t.state, TaskState::Failed { .. }))
+            .collect();
+        if failed.is_empty() {
+            return Vec::new();
+        }
+        let mut lines = vec![
+            Line::raw(""),
+            Line::styled(
+                format!("{}:", plural(failed.len() as u64, "failed task")),
+                theme::bold(),
+            ),
+        ];
+        for task in failed {
+            let TaskState::Failed { reason } = &task.state else {
+                continue;
+            };
+            let reason = reason
+                .as_ref()
+                .map_or("did not finish".into(), ToString::to_string);
+            lines.push(Line::styled(
+                format!("  ✗ {} {}", fit(&task.id, 24), fit(&reason, 60)),
+                theme::error(),
+            ));
         }
         lines
+    }
+
+    /// The failed tasks, counted; the aggregate lacks their figures.
+    fn shortfall(&self, workers: &Workers) -> Option<Shortfall> {
+        let (_, _, _, _, failed) = workers.counts();
+        (failed > 0).then(|| Shortfall {
+            words: format!("{} failed", plural(failed as u64, "task")),
+            lacking: true,
+        })
     }
 }
 

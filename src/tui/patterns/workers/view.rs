@@ -10,7 +10,7 @@ use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{GAUGE, block, gauge, seconds};
+use crate::tui::widgets::{GAUGE, block, gauge, parts, plural, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -48,40 +48,45 @@ pub(super) fn draw(
     let width = usize::from(inner.width);
     let height = usize::from(inner.height);
 
+    // Whole parts only: a summary never ends inside a word.
     let mut summary = vec![
-        Span::styled(
+        vec![Span::styled(
             format!("{running} running"),
             Style::default().fg(theme::ACCENT),
-        ),
-        Span::raw(format!(" · {queued} queued · ")),
-        Span::styled(
+        )],
+        vec![Span::raw(format!("{queued} queued"))],
+        vec![Span::styled(
             format!("{retrying} retrying"),
             Style::default().fg(theme::CAUTION),
-        ),
-        Span::raw(" · "),
-        Span::styled(format!("{done} done"), Style::default().fg(theme::GO)),
-        Span::raw(" · "),
-        Span::styled(
+        )],
+        vec![Span::styled(
+            format!("{done} done"),
+            Style::default().fg(theme::GO),
+        )],
+        vec![Span::styled(
             format!("{failed} failed"),
             if failed > 0 {
                 theme::error()
             } else {
                 Style::default()
             },
-        ),
-        Span::raw(format!(" · {} retries", workers.retries)),
+        )],
+        vec![Span::raw(plural(workers.retries, "retry"))],
     ];
     if let Some((used, limit)) = workers.dispatches {
-        summary.push(Span::raw(format!(" · dispatches {used}/{limit}")));
+        summary.push(vec![Span::raw(format!("dispatches {used}/{limit}"))]);
     }
+    // Health, once known, is what the line is read for: it goes first.
     if let Some(health) = workers.health {
-        summary.push(Span::raw(" · health "));
-        summary.push(Span::styled(
-            health.as_str().to_uppercase(),
-            health_style(health),
-        ));
+        summary.insert(
+            0,
+            vec![
+                Span::raw("health "),
+                Span::styled(health.as_str().to_uppercase(), health_style(health)),
+            ],
+        );
     }
-    let mut lines = vec![Line::from(summary)];
+    let mut lines = vec![parts(summary, &Span::raw(" · "), width)];
     if let Some(reason) = &workers.plan_rejected {
         lines.push(Line::styled(
             format!("The plan was refused: {reason}"),

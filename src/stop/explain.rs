@@ -1,0 +1,180 @@
+//! Every stop reason in words an operator reads at a glance ("no consensus
+//! after 3 rounds"), in one table. The wire name stays the reason's name;
+//! this is only what a viewer shows beside it. Names in the words come from
+//! scenarios and models: a viewer cleans them before they reach a terminal.
+
+use super::StopReason;
+use crate::words::plural;
+
+/// What a stop's sentence may quote from the run besides the reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StopFacts {
+    /// Rounds the table convened (collaboration).
+    pub(crate) rounds: Option<u32>,
+    /// The count of the budget that stopped the run, and its limit.
+    pub(crate) budget: Option<(u64, u64)>,
+    /// The run clock when the run stopped.
+    pub(crate) elapsed_ms: u64,
+}
+
+impl StopReason {
+    /// The reason in words, with the run's figures where they say more.
+    pub(crate) fn explain(&self, facts: &StopFacts) -> String {
+        let limit = |what: &str| match facts.budget {
+            Some((used, limit)) => format!("the {what} budget ran out ({used} of {limit} used)"),
+            None => format!("the {what} budget ran out"),
+        };
+        match self {
+            StopReason::Success => "completed".into(),
+            StopReason::Cancelled => "cancelled by the operator".into(),
+            StopReason::MaxSeconds => format!(
+                "out of time: the run's time limit was reached at {:.1}s",
+                facts.elapsed_ms as f64 / 1000.0
+            ),
+            StopReason::LlmTimeout => "a model call timed out".into(),
+            StopReason::LlmError => "a model call failed".into(),
+            StopReason::LlmAuth => {
+                "the model endpoint refused the credentials (check OPENAI_API_KEY)".into()
+            }
+            StopReason::LlmBadResponse => "the model's answer was not a chat completion".into(),
+            StopReason::LlmUnavailable => {
+                "the model stayed down or rate limited through every retry".into()
+            }
+            StopReason::LlmBadRequest => {
+                "the model endpoint refused the request (an unknown model or path?)".into()
+            }
+            StopReason::LlmUnexpectedStatus => {
+                "the model endpoint answered with an HTTP status it should not".into()
+            }
+            StopReason::LlmEmpty => "the model returned an empty answer".into(),
+            StopReason::MaxMessages => limit("message"),
+            StopReason::MaxRoundsReached => match facts.rounds {
+                Some(rounds) => format!("no consensus after {}", plural(rounds.into(), "round")),
+                None => "no consensus within the round limit".into(),
+            },
+            StopReason::AgentDenied { role } => {
+                format!("{role} is in the speaking order but not allowed to run (flag off?)")
+            }
+            StopReason::InvalidContribution(e) => {
+                format!("a contribution broke the contribution contract ({e})")
+            }
+            StopReason::InvalidPlan(e) => format!("the plan broke the plan contract ({e})"),
+            StopReason::MaxDispatches => limit("dispatch"),
+            StopReason::TaskTimeout => "a task's attempt ran past its timeout".into(),
+            StopReason::WorkerDenied { worker } => {
+                format!("{worker} is not allowed to run (flag off?)")
+            }
+            StopReason::WorkerBadArgs { worker } => {
+                format!("{worker} was called with arguments it does not take")
+            }
+            StopReason::WorkerError { worker } => format!("{worker} failed"),
+            StopReason::WorkerMissing { worker } => format!("no worker named {worker} exists"),
+            StopReason::CriticalTaskFailed => "a critical task failed".into(),
+            StopReason::MaxLlmCalls => limit("model call"),
+            StopReason::NodeTimeout { agent } => {
+                format!("{agent} held control past the node timeout")
+            }
+            StopReason::MemberTimeout { member } => {
+                format!("{member} did not answer within the member timeout")
+            }
+            StopReason::UnknownMember { member } => {
+                format!("the coordinator called {member}, who is not a member")
+            }
+            StopReason::InvalidTurn => "a model output was no turn the agent may take".into(),
+            StopReason::InvalidStep(e) => {
+                format!("a research step broke the step contract ({e})")
+            }
+            StopReason::InvalidSearchQuery => "the research plan searched for nothing".into(),
+            StopReason::NoSourcesAfterDedupe => "the search found nothing to read".into(),
+            StopReason::NoReliableSources => {
+                "no note came out of the sources the policy let through".into()
+            }
+            StopReason::ToolInvalidOutput { tool } => {
+                format!("{tool} answered outside its output contract")
+            }
+            StopReason::VerificationFailed { issue } => {
+                format!("the verifier rejected the notes ({issue})")
+            }
+            StopReason::InvalidNotes(e) => format!("the notes broke the notes contract ({e})"),
+            StopReason::InvalidAnswer(e) => {
+                format!("the answer broke the answer contract ({e})")
+            }
+            StopReason::CircuitOpen { tool } => {
+                format!("{tool}'s circuit breaker was open: the call failed fast")
+            }
+            StopReason::BulkheadFull { tool } => {
+                format!("{tool}'s bulkhead stayed full past its wait")
+            }
+            StopReason::RetryBudgetExhausted => "the run's retry budget ran out".into(),
+            StopReason::Other(reason) => {
+                format!("stopped for a reason this version does not know ({reason})")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::every_reason;
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_reason_has_its_own_sentence() {
+        let facts = StopFacts {
+            rounds: Some(3),
+            budget: Some((12, 12)),
+            elapsed_ms: 40_000,
+        };
+        let mut seen = HashSet::new();
+        for reason in every_reason() {
+            let words = reason.explain(&facts);
+            assert!(!words.is_empty(), "{reason}");
+            assert_ne!(words, reason.to_string(), "{reason} is more than its name");
+            let wire = reason.to_string();
+            let head = wire.split(':').next().unwrap_or_default();
+            if head.contains('_') && !matches!(reason, StopReason::Other(_)) {
+                assert!(
+                    !words.contains(head),
+                    "{reason}: {words:?} says more than its name"
+                );
+            }
+            assert!(seen.insert(words.clone()), "{reason}: {words:?} said twice");
+        }
+    }
+
+    #[test]
+    fn sentences_quote_the_run_s_figures() {
+        let facts = StopFacts {
+            rounds: Some(3),
+            budget: Some((8, 8)),
+            elapsed_ms: 25_040,
+        };
+        assert_eq!(
+            StopReason::MaxRoundsReached.explain(&facts),
+            "no consensus after 3 rounds"
+        );
+        assert_eq!(
+            StopReason::MaxRoundsReached.explain(&StopFacts {
+                rounds: Some(1),
+                ..facts
+            }),
+            "no consensus after 1 round"
+        );
+        assert_eq!(
+            StopReason::MaxDispatches.explain(&facts),
+            "the dispatch budget ran out (8 of 8 used)"
+        );
+        assert_eq!(
+            StopReason::MaxSeconds.explain(&facts),
+            "out of time: the run's time limit was reached at 25.0s"
+        );
+        assert_eq!(
+            StopReason::AgentDenied {
+                role: "legal_analyst".into()
+            }
+            .explain(&StopFacts::default()),
+            "legal_analyst is in the speaking order but not allowed to run (flag off?)"
+        );
+    }
+}
