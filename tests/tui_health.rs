@@ -138,8 +138,19 @@ async fn in_the_vendor_outage_the_enrichment_worker_leads_from_its_first_failure
             events.len()
         );
     }
-    let app = app_with(&events);
+    let mut app = app_with(&events);
     insta::assert_snapshot!("vendor_outage_finished_100x30", screen(&app, 100, 30));
+
+    // Zoomed (5, z), the strip becomes the whole pane, chart included.
+    app.update(Action::Focus(5));
+    app.update(Action::Zoom);
+    let zoomed = screen(&app, 100, 30);
+    assert_eq!(first_tool(&zoomed), "enrichment_worker", "{zoomed}");
+    assert!(
+        zoomed.contains("enrichment_worker · run 0–9.9s"),
+        "{zoomed}"
+    );
+    assert!(zoomed.contains("errors  100% ┤"), "{zoomed}");
 }
 
 #[tokio::test(start_paused = true)]
