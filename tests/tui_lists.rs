@@ -522,13 +522,14 @@ async fn q_asks_before_cancelling_a_live_run() {
     assert!(!app.live_runs() || app.runs.iter().all(|s| !s.has_engine()));
 }
 
-/// The rows of the resilience strip under its title.
+/// The rows of the resilience strip under its title, without the mark of
+/// a tool that got sicker or better in place.
 fn tool_rows(text: &str) -> Vec<String> {
     text.lines()
         .skip_while(|l| !l.starts_with("[5] Resilience"))
         .skip(1)
         .take_while(|l| !l.starts_with('┌'))
-        .map(String::from)
+        .map(|l| l.trim_start_matches(['▲', '▼', ' ']).to_string())
         .collect()
 }
 

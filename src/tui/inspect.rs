@@ -28,5 +28,7 @@ pub(super) fn tool_json(tool: &ToolHealth, now_ms: u64) -> Value {
         "failed_fast": tool.rejected,
         "error_rate_10s": tool.error_rate(now_ms),
         "latency_p50_ms": tool.latency(50), "latency_p95_ms": tool.latency(95),
+        "timeout_ms": tool.timeout_ms,
+        "health": {"band": tool.rank.band.as_str(), "score": tool.rank.score},
     })
 }

@@ -5,7 +5,7 @@
 //! by the pattern's gate units (a round, a dispatch wave, a turn).
 
 use super::state::{EventLog, RunState};
-use crate::bus::{Event, EventKind};
+use crate::bus::{BreakerState, Event, EventKind};
 use crate::record::Recording;
 use std::sync::Arc;
 
@@ -67,6 +67,8 @@ pub struct Replay {
     checkpoints: Vec<(usize, RunState)>,
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
+    /// Where a breaker moved, and to what: the timeline marks them.
+    breaker_moves: Vec<(usize, BreakerState)>,
     pub(crate) playing: bool,
     pub(crate) speed: Speed,
     /// The playback clock, in run milliseconds.
@@ -102,9 +104,13 @@ impl Replay {
         let mut state = RunState::new(run);
         let mut checkpoints = vec![(0, state.clone())];
         let mut units = Vec::new();
+        let mut breaker_moves = Vec::new();
         for (i, event) in events.iter().enumerate() {
             if begins_unit(&event.kind) {
                 units.push(i);
+            }
+            if let EventKind::BreakerTransition { to, .. } = &event.kind {
+                breaker_moves.push((i + 1, *to));
             }
             state.apply(Arc::clone(event));
             if (i + 1) % CHECKPOINT_EVERY == 0 {
@@ -116,6 +122,7 @@ impl Replay {
             position: 0,
             checkpoints,
             units,
+            breaker_moves,
             playing: false,
             speed: Speed::X1,
             clock_ms: 0.0,
@@ -124,6 +131,12 @@ impl Replay {
         };
         let start = replay.seek(1);
         Some((replay, start))
+    }
+
+    /// The positions after which a breaker had moved, with the state it
+    /// moved to, in order.
+    pub(crate) fn breaker_moves(&self) -> &[(usize, BreakerState)] {
+        &self.breaker_moves
     }
 
     pub(crate) fn position(&self) -> usize {

@@ -4,7 +4,7 @@
 //! selected is kept by the pane's `ListView`.
 
 use super::selection::{ListView, Show, Shown, Sort};
-use super::state::{Resilience, ToolHealth};
+use super::state::{Band, Resilience, ToolHealth};
 use crate::bus::BreakerState;
 use std::cmp::Reverse;
 
@@ -27,7 +27,7 @@ pub(crate) fn shown(resilience: &Resilience, view: &ListView) -> Shown {
     };
     order.retain(|i| match view.show {
         Show::All => true,
-        Show::Active => tools[*i].severity() > 0,
+        Show::Active => sick(&tools[*i]),
         Show::Failed => failed(&tools[*i]),
     });
     match view.sort {
@@ -38,7 +38,7 @@ pub(crate) fn shown(resilience: &Resilience, view: &ListView) -> Shown {
         Sort::Latency => order.sort_by_key(|i| Reverse(tools[*i].latency(95))),
         Sort::Errors => order.sort_by_key(|i| Reverse(tools[*i].failures + tools[*i].rejected)),
     }
-    let lead = order.iter().copied().find(|i| tools[*i].severity() > 0);
+    let lead = order.iter().copied().find(|i| sick(&tools[*i]));
     Shown { order, lead }
 }
 
@@ -59,18 +59,23 @@ pub(crate) fn text(tool: &ToolHealth) -> String {
     format!("{} {breaker}", tool.name)
 }
 
+/// Out of the healthy band as last ranked.
+fn sick(tool: &ToolHealth) -> bool {
+    tool.rank.band > Band::Healthy
+}
+
 /// A failure or a call failed fast in the run.
 fn failed(tool: &ToolHealth) -> bool {
     tool.failures > 0 || tool.rejected > 0
 }
 
-/// The breaker's state, open first, then how sick the tool looks else.
-fn state_rank(tool: &ToolHealth) -> (u8, u8) {
+/// The breaker's state, open first, then the tool's health score.
+fn state_rank(tool: &ToolHealth) -> (u8, u32) {
     let breaker = match tool.breaker.as_ref().filter(|b| !b.off).map(|b| b.state) {
         Some(BreakerState::Open) => 3,
         Some(BreakerState::HalfOpen) => 2,
         Some(BreakerState::Closed) => 1,
         None => 0,
     };
-    (breaker, tool.severity())
+    (breaker, tool.rank.score)
 }

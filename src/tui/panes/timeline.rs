@@ -1,9 +1,13 @@
 //! The replay's timeline: playing or paused and at what speed, how far
 //! through the recording (seq of total, run clock, round or wave of all),
-//! and what the recording lacks (its finish, unreadable lines).
+//! where breakers moved (marked on the bar: ✕ opened, ◐ half-open, ✓
+//! closed, so a jump can aim at them), and what the recording lacks (its
+//! finish, unreadable lines).
 
+use crate::bus::BreakerState;
 use crate::bus::describe::clock;
 use crate::tui::replay::Replay;
+use crate::tui::state::severity;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -40,23 +44,18 @@ pub(crate) fn draw(
     } else {
         ("⏸", Style::default().fg(theme::CAUTION))
     };
-    let total = replay.len().max(1);
-    let filled = replay.position() * BAR / total;
     let (unit, units) = replay.unit();
-    let mut spans = vec![
-        Span::styled(
-            format!(" {glyph} {} ", replay.speed.label()),
-            style.patch(theme::bold()),
-        ),
-        Span::styled("█".repeat(filled), Style::default().fg(theme::ACCENT)),
-        Span::styled("░".repeat(BAR - filled), theme::dim()),
-        Span::raw(format!(
-            " seq {}/{} · ⏱ {} · {word} {unit}/{units}",
-            replay.seq(),
-            replay.last_seq(),
-            clock(now_ms)
-        )),
-    ];
+    let mut spans = vec![Span::styled(
+        format!(" {glyph} {} ", replay.speed.label()),
+        style.patch(theme::bold()),
+    )];
+    spans.extend(bar(replay));
+    spans.extend([Span::raw(format!(
+        " seq {}/{} · ⏱ {} · {word} {unit}/{units}",
+        replay.seq(),
+        replay.last_seq(),
+        clock(now_ms)
+    ))]);
     if let Some(note) = &replay.note {
         spans.push(Span::styled(
             format!(" · ⚠ {note}"),
@@ -75,4 +74,35 @@ pub(crate) fn draw(
         ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// How far through the recording, `BAR` cells: played █, to come ░, and a
+/// cell where a breaker moved shows the worst move in it (opening first).
+fn bar(replay: &Replay) -> Vec<Span<'static>> {
+    let total = replay.len().max(1);
+    let filled = replay.position() * BAR / total;
+    let mut marks: [Option<BreakerState>; BAR] = [None; BAR];
+    for (position, to) in replay.breaker_moves() {
+        let cell = (position.saturating_sub(1) * BAR / total).min(BAR - 1);
+        if severity(Some(*to)) > severity(marks[cell]) {
+            marks[cell] = Some(*to);
+        }
+    }
+    marks
+        .iter()
+        .enumerate()
+        .map(|(cell, mark)| match mark {
+            Some(state) => Span::styled(mark_glyph(*state), theme::breaker(*state)),
+            None if cell < filled => Span::styled("█", Style::default().fg(theme::ACCENT)),
+            None => Span::styled("░", theme::dim()),
+        })
+        .collect()
+}
+
+fn mark_glyph(state: BreakerState) -> &'static str {
+    match state {
+        BreakerState::Open => "✕",
+        BreakerState::HalfOpen => "◐",
+        BreakerState::Closed => "✓",
+    }
 }

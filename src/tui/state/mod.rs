@@ -16,6 +16,7 @@ mod resilience;
 
 pub(crate) use log::EventLog;
 pub(crate) use outcome::Outcome;
+pub(crate) use resilience::{Band, Period, Trend, moved_bit, severity};
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -170,6 +171,7 @@ impl RunState {
                 };
                 self.pattern.close(&outcome);
                 self.outcome = Some(outcome);
+                self.resilience.rank(event.t_ms);
             }
             EventKind::BudgetConsumed {
                 budget,
@@ -218,8 +220,9 @@ impl RunState {
             | EventKind::BreakerTransition { .. }
             | EventKind::Bulkhead { .. } => self.resilience.apply(&event.kind, event.t_ms),
             // A task's retry is the workers' too (a research run's tool
-            // calls are attempts as well; its own fold leaves them out).
-            EventKind::RetryScheduled { .. } => {
+            // calls are attempts as well; its own fold leaves them out);
+            // an attempt's timeout is its tool's.
+            EventKind::RetryScheduled { .. } | EventKind::AttemptStarted { .. } => {
                 self.pattern.apply(&event.kind, event.t_ms);
                 self.resilience.apply(&event.kind, event.t_ms);
             }
@@ -233,7 +236,6 @@ impl RunState {
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
             | EventKind::WaveStarted { .. }
-            | EventKind::AttemptStarted { .. }
             | EventKind::AttemptFinished { .. }
             | EventKind::TaskFinished { .. }
             | EventKind::Aggregated { .. }

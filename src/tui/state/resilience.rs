@@ -1,22 +1,30 @@
 //! The resilience pane's state: one entry per tool the run calls (the
 //! model first, then the scenario's workers, then any tool first seen in an
-//! event), folded from the gateway's events: breaker state and consecutive
-//! failures, bulkhead occupancy and rejections, calls, retries, the recent
-//! outcomes and latencies, calls per second. Pure: time is the events'.
+//! event), folded from the gateway's events, and the order the pane shows
+//! them in. Pure: time is the events'.
+//!
+//! The order is by health band, sickest first, and is ranked at most once
+//! a second of run time (and at the run's end): a tool moves only when it
+//! changes band, and tools in the same band keep their places, so rows do
+//! not jump when a breaker flickers; each tool's trend since the last
+//! ranking says who got sicker in place.
 
-use crate::bus::{BreakerState, CallOutcome, EventKind, FlagState};
-use crate::scenario::{FailureRule, GatewayMechanism, MODEL_TOOL, ResilienceSpec, Scenario};
+mod health;
+mod history;
+mod latencies;
+mod tool;
+
+use crate::bus::{BreakerState, EventKind, FlagState};
+use crate::scenario::{GatewayMechanism, MODEL_TOOL, ResilienceSpec, Scenario};
 use crate::stop::StopReason;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
-/// How far back the error rate looks.
-pub const ERROR_WINDOW_MS: u64 = 10_000;
-/// How many latencies the percentiles are taken over.
-const LATENCY_SAMPLES: usize = 512;
-/// How many seconds of calls per second are kept.
-const SECONDS_KEPT: u64 = 120;
-/// A bound on the outcomes kept for the error rate.
-const RECENT_CAP: usize = 8192;
+pub(crate) use health::{Band, Trend};
+pub(crate) use history::{Period, moved_bit, severity};
+pub use tool::{BreakerView, BulkheadView, ERROR_WINDOW_MS, ToolHealth};
+
+/// The least run time between two rankings.
+const RANK_EVERY_MS: u64 = 1000;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Resilience {
@@ -25,206 +33,10 @@ pub struct Resilience {
     spec: Option<ResilienceSpec>,
     /// The flags that switch a mechanism, with their state.
     switch_flags: Vec<(String, GatewayMechanism, bool)>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolHealth {
-    pub name: String,
-    pub breaker: Option<BreakerView>,
-    pub bulkhead: Option<BulkheadView>,
-    /// Calls that reached the tool (one per attempt).
-    pub calls: u64,
-    /// Calls that timed out or failed.
-    pub failures: u64,
-    pub retries: u64,
-    /// Attempts the gateway failed fast, for any reason.
-    pub rejected: u64,
-    /// (run time, failed) of the calls that ended lately.
-    recent: VecDeque<(u64, bool)>,
-    latencies: VecDeque<u64>,
-    /// (second of the run, calls started in it).
-    per_second: VecDeque<(u64, u32)>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct BreakerView {
-    pub state: BreakerState,
-    /// Consecutive failures while closed (the count that opened it, once
-    /// open).
-    pub failures: u32,
-    pub threshold: Option<u32>,
-    pub(crate) failure_rate: Option<FailureRule>,
-    /// The last outcomes for the failure rate, `true` for a failure.
-    pub(crate) window: VecDeque<bool>,
-    /// Run time of the last transition.
-    pub(crate) since_ms: u64,
-    pub(crate) open_for_ms: u64,
-    pub probes_used: u32,
-    pub probes: u32,
-    /// How often it opened.
-    pub(crate) opened: u32,
-    /// Whether a flag has it switched off.
-    pub(crate) off: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BulkheadView {
-    pub in_flight: u32,
-    pub(crate) max: u32,
-    pub queued: u32,
-    pub(crate) rejected: u64,
-    pub(crate) max_wait_ms: u64,
-    pub(crate) off: bool,
-}
-
-impl ToolHealth {
-    fn new(name: &str, spec: Option<&ResilienceSpec>) -> Self {
-        let settings = spec.map(|s| s.for_tool(name)).unwrap_or_default();
-        ToolHealth {
-            name: name.to_string(),
-            breaker: settings.breaker.map(|rule| BreakerView {
-                state: BreakerState::Closed,
-                failures: 0,
-                threshold: rule.fail_threshold,
-                failure_rate: rule.failure_rate,
-                window: VecDeque::new(),
-                since_ms: 0,
-                open_for_ms: rule.open_for_ms,
-                probes_used: 0,
-                probes: rule.half_open_probes,
-                opened: 0,
-                off: false,
-            }),
-            bulkhead: settings.bulkhead.map(|rule| BulkheadView {
-                in_flight: 0,
-                max: rule.max_in_flight,
-                queued: 0,
-                rejected: 0,
-                max_wait_ms: rule.max_wait_ms,
-                off: false,
-            }),
-            calls: 0,
-            failures: 0,
-            retries: 0,
-            rejected: 0,
-            recent: VecDeque::new(),
-            latencies: VecDeque::new(),
-            per_second: VecDeque::new(),
-        }
-    }
-
-    /// The share of calls that failed among those that ended in the
-    /// `ERROR_WINDOW_MS` before `now_ms`; `None` without any.
-    pub fn error_rate(&self, now_ms: u64) -> Option<f64> {
-        let from = now_ms.saturating_sub(ERROR_WINDOW_MS);
-        let (calls, failed) = self
-            .recent
-            .iter()
-            .rev()
-            .take_while(|(t, _)| *t >= from)
-            .fold((0u32, 0u32), |(c, f), (_, failed)| {
-                (c + 1, f + u32::from(*failed))
-            });
-        (calls > 0).then(|| f64::from(failed) / f64::from(calls))
-    }
-
-    /// The `p`-th percentile (0–100) of the recent latencies, nearest rank.
-    pub fn latency(&self, p: u32) -> Option<u64> {
-        if self.latencies.is_empty() {
-            return None;
-        }
-        let mut sorted: Vec<u64> = self.latencies.iter().copied().collect();
-        sorted.sort_unstable();
-        let rank = (u64::from(p.min(100)) * sorted.len() as u64).div_ceil(100);
-        Some(sorted[(rank.max(1) - 1) as usize])
-    }
-
-    /// Calls started in each of the `seconds` seconds up to `now_ms`,
-    /// oldest first.
-    pub fn calls_per_second(&self, now_ms: u64, seconds: usize) -> Vec<u32> {
-        let last = now_ms / 1000;
-        (0..seconds as u64)
-            .rev()
-            .map(|back| {
-                last.checked_sub(back)
-                    .and_then(|second| self.per_second.iter().find(|(s, _)| *s == second))
-                    .map_or(0, |(_, count)| *count)
-            })
-            .collect()
-    }
-
-    /// How sick the tool looks: an open breaker first, then a half-open
-    /// one, a full bulkhead, failures piling up; 0 when healthy.
-    pub(crate) fn severity(&self) -> u8 {
-        let breaker = self.breaker.as_ref().filter(|b| !b.off);
-        match breaker.map(|b| b.state) {
-            Some(BreakerState::Open) => 4,
-            Some(BreakerState::HalfOpen) => 3,
-            _ if self
-                .bulkhead
-                .as_ref()
-                .is_some_and(|b| !b.off && (b.queued > 0 || b.in_flight >= b.max)) =>
-            {
-                2
-            }
-            _ if breaker.is_some_and(|b| b.failures > 0) => 1,
-            _ => 0,
-        }
-    }
-
-    fn started(&mut self, t_ms: u64) {
-        self.calls += 1;
-        let second = t_ms / 1000;
-        match self.per_second.back_mut() {
-            Some((s, count)) if *s == second => *count += 1,
-            _ => self.per_second.push_back((second, 1)),
-        }
-        while self
-            .per_second
-            .front()
-            .is_some_and(|(s, _)| *s + SECONDS_KEPT <= second)
-        {
-            self.per_second.pop_front();
-        }
-        if let Some(b) = &mut self.breaker
-            && b.state == BreakerState::HalfOpen
-            && !b.off
-        {
-            b.probes_used += 1;
-        }
-    }
-
-    fn finished(&mut self, t_ms: u64, outcome: CallOutcome, latency_ms: u64) {
-        let failed = match outcome {
-            CallOutcome::Ok => false,
-            CallOutcome::Timeout | CallOutcome::Error => true,
-            CallOutcome::Cancelled | CallOutcome::Refused => return,
-        };
-        self.failures += u64::from(failed);
-        self.recent.push_back((t_ms, failed));
-        let from = t_ms.saturating_sub(ERROR_WINDOW_MS);
-        while self.recent.len() > RECENT_CAP || self.recent.front().is_some_and(|(t, _)| *t < from)
-        {
-            self.recent.pop_front();
-        }
-        self.latencies.push_back(latency_ms);
-        if self.latencies.len() > LATENCY_SAMPLES {
-            self.latencies.pop_front();
-        }
-        // Counted as the gateway's breaker counts: only while closed.
-        if let Some(b) = &mut self.breaker
-            && b.state == BreakerState::Closed
-            && !b.off
-        {
-            b.failures = if failed { b.failures + 1 } else { 0 };
-            if let Some(rate) = b.failure_rate {
-                b.window.push_back(failed);
-                while b.window.len() > rate.window as usize {
-                    b.window.pop_front();
-                }
-            }
-        }
-    }
+    /// Indexes into `tools` in the pane's order, as last ranked; tools
+    /// seen since follow in the order they came.
+    order: Vec<usize>,
+    ranked_at_ms: Option<u64>,
 }
 
 impl Resilience {
@@ -239,19 +51,20 @@ impl Resilience {
                 spec.gateway.map(|m| (name.clone(), m, on))
             })
             .collect();
-        self.tool(MODEL_TOOL);
+        self.tool(MODEL_TOOL, 0);
         for worker in scenario.workers.keys() {
-            self.tool(worker);
+            self.tool(worker, 0);
         }
-        self.follow_switches();
+        self.follow_switches(0);
+        self.rank(0);
     }
 
-    fn tool(&mut self, name: &str) -> &mut ToolHealth {
+    fn tool(&mut self, name: &str, t_ms: u64) -> &mut ToolHealth {
         let index = match self.index.get(name) {
             Some(i) => *i,
             None => {
                 let mut health = ToolHealth::new(name, self.spec.as_ref());
-                self.mark_switches(&mut health);
+                self.mark_switches(&mut health, t_ms);
                 self.tools.push(health);
                 self.index.insert(name.to_string(), self.tools.len() - 1);
                 self.tools.len() - 1
@@ -267,7 +80,7 @@ impl Resilience {
             .all(|(_, m, on)| *on || *m != mechanism)
     }
 
-    fn mark_switches(&self, health: &mut ToolHealth) {
+    fn mark_switches(&self, health: &mut ToolHealth, t_ms: u64) {
         let breakers = self.switched_on(GatewayMechanism::CircuitBreaker);
         let bulkheads = self.switched_on(GatewayMechanism::Bulkhead);
         if let Some(b) = &mut health.breaker {
@@ -277,6 +90,11 @@ impl Resilience {
                 b.failures = 0;
                 b.window.clear();
             }
+            if b.off == breakers {
+                health
+                    .history
+                    .switch(t_ms, breakers.then_some(BreakerState::Closed));
+            }
             b.off = !breakers;
         }
         if let Some(b) = &mut health.bulkhead {
@@ -284,19 +102,36 @@ impl Resilience {
         }
     }
 
-    fn follow_switches(&mut self) {
+    fn follow_switches(&mut self, t_ms: u64) {
         let mut tools = std::mem::take(&mut self.tools);
         for health in &mut tools {
-            self.mark_switches(health);
+            self.mark_switches(health, t_ms);
         }
         self.tools = tools;
     }
 
-    /// The tools, sickest first, then in the order they were seated.
+    /// The tools in the pane's order: by health band as last ranked,
+    /// sickest first, each band in the order its tools reached it.
     pub(crate) fn ordered(&self) -> Vec<&ToolHealth> {
-        let mut tools: Vec<&ToolHealth> = self.tools.iter().collect();
-        tools.sort_by_key(|t| std::cmp::Reverse(t.severity()));
-        tools
+        self.order
+            .iter()
+            .map(|i| &self.tools[*i])
+            .chain(&self.tools[self.order.len()..])
+            .collect()
+    }
+
+    /// Score every tool at run time `now_ms` and order them by band,
+    /// sickest first; a stable sort, so within a band the previous order
+    /// stands.
+    pub(super) fn rank(&mut self, now_ms: u64) {
+        for tool in &mut self.tools {
+            tool.rank(now_ms);
+        }
+        self.order.extend(self.order.len()..self.tools.len());
+        let tools = &self.tools;
+        self.order
+            .sort_by_key(|i| std::cmp::Reverse(tools[*i].rank.band));
+        self.ranked_at_ms = Some(now_ms);
     }
 
     /// Fold one gateway event at run time `t_ms`; others are ignored.
@@ -305,45 +140,42 @@ impl Resilience {
             EventKind::FlagChanged { name, on } => {
                 if let Some(flag) = self.switch_flags.iter_mut().find(|(n, ..)| n == name) {
                     flag.2 = *on;
-                    self.follow_switches();
+                    self.follow_switches(t_ms);
                 }
             }
-            EventKind::CallStarted { tool, .. } => self.tool(tool).started(t_ms),
+            EventKind::CallStarted { tool, .. } => self.tool(tool, t_ms).started(t_ms),
             EventKind::CallFinished {
                 tool,
                 outcome,
                 latency_ms,
                 ..
-            } => self.tool(tool).finished(t_ms, *outcome, *latency_ms),
-            EventKind::RetryScheduled { tool, .. } => self.tool(tool).retries += 1,
+            } => self.tool(tool, t_ms).finished(t_ms, *outcome, *latency_ms),
+            EventKind::AttemptStarted {
+                worker, timeout_ms, ..
+            } => self.tool(worker, t_ms).attempt_timeout(*timeout_ms),
+            EventKind::RetryScheduled { tool, .. } => self.tool(tool, t_ms).retries += 1,
             EventKind::CallRejected { tool, reason, .. } => {
-                let health = self.tool(tool);
-                health.rejected += 1;
-                if let (StopReason::BulkheadFull { .. }, Some(b)) = (reason, &mut health.bulkhead) {
-                    b.rejected += 1;
-                }
-            }
-            EventKind::BreakerTransition { tool, to, .. } => {
-                if let Some(b) = &mut self.tool(tool).breaker {
-                    b.state = *to;
-                    b.since_ms = t_ms;
-                    match to {
-                        BreakerState::Closed => {
-                            b.failures = 0;
-                            b.window.clear();
+                let health = self.tool(tool, t_ms);
+                let by_shield = match reason {
+                    StopReason::BulkheadFull { .. } => {
+                        if let Some(b) = &mut health.bulkhead {
+                            b.rejected += 1;
                         }
-                        BreakerState::HalfOpen => b.probes_used = 0,
-                        BreakerState::Open => b.opened += 1,
+                        true
                     }
-                }
+                    StopReason::CircuitOpen { .. } => true,
+                    _ => false,
+                };
+                health.refused(t_ms, by_shield);
             }
+            EventKind::BreakerTransition { tool, to, .. } => self.tool(tool, t_ms).moved(t_ms, *to),
             EventKind::Bulkhead {
                 tool,
                 in_flight,
                 max,
                 queued,
             } => {
-                let health = self.tool(tool);
+                let health = self.tool(tool, t_ms);
                 let view = health.bulkhead.get_or_insert(BulkheadView {
                     in_flight: 0,
                     max: *max,
@@ -356,7 +188,174 @@ impl Resilience {
                 view.max = *max;
                 view.queued = *queued;
             }
-            _ => {}
+            _ => return,
         }
+        if self
+            .ranked_at_ms
+            .is_none_or(|at| t_ms >= at.saturating_add(RANK_EVERY_MS))
+        {
+            self.rank(t_ms);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{BreakerReason, CallOutcome};
+    use serde_json::json;
+
+    /// A model and two workers; only `b_worker` has a breaker.
+    fn seated() -> Resilience {
+        let scenario: Scenario = serde_json::from_value(json!({
+            "name": "t", "pattern": "orchestrator", "goal": "g", "context": {},
+            "workers": {"a_worker": {}, "b_worker": {}},
+            "resilience": {"tools": {"b_worker": {"circuit_breaker": {
+                "fail_threshold": 2, "open_for_ms": 400, "half_open_probes": 1}}}},
+            "provider": {"kind": "sim"}
+        }))
+        .unwrap();
+        let mut resilience = Resilience::default();
+        resilience.seat(&scenario, &[]);
+        resilience
+    }
+
+    fn names(resilience: &Resilience) -> Vec<&str> {
+        resilience
+            .ordered()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    fn call(resilience: &mut Resilience, tool: &str, t_ms: u64, outcome: CallOutcome) {
+        let (call, attempt, tool) = (1, 1, tool.to_string());
+        resilience.apply(
+            &EventKind::CallStarted {
+                call,
+                tool: tool.clone(),
+                attempt,
+                label: String::new(),
+            },
+            t_ms,
+        );
+        resilience.apply(
+            &EventKind::CallFinished {
+                call,
+                tool,
+                attempt,
+                latency_ms: 10,
+                outcome,
+                usage: None,
+                error: None,
+            },
+            t_ms,
+        );
+    }
+
+    fn moved(resilience: &mut Resilience, t_ms: u64, from: BreakerState, to: BreakerState) {
+        let kind = EventKind::BreakerTransition {
+            tool: "b_worker".into(),
+            from,
+            to,
+            reason: BreakerReason::FailureThreshold,
+        };
+        resilience.apply(&kind, t_ms);
+    }
+
+    fn refused(resilience: &mut Resilience, t_ms: u64) {
+        let kind = EventKind::CallRejected {
+            tool: "b_worker".into(),
+            attempt: 1,
+            reason: StopReason::CircuitOpen {
+                tool: "b_worker".into(),
+            },
+        };
+        resilience.apply(&kind, t_ms);
+    }
+
+    fn trend(resilience: &Resilience, tool: &str) -> Trend {
+        resilience.tools[resilience.index[tool]].rank.trend
+    }
+
+    #[test]
+    fn rows_move_at_most_once_a_second_and_only_across_bands() {
+        use BreakerState::*;
+        let mut r = seated();
+        assert_eq!(names(&r), ["model", "a_worker", "b_worker"]);
+        for t in [100, 200, 300] {
+            call(&mut r, "b_worker", t, CallOutcome::Error);
+        }
+        moved(&mut r, 300, Closed, Open);
+        refused(&mut r, 900);
+        assert_eq!(
+            names(&r),
+            ["model", "a_worker", "b_worker"],
+            "no move within the second"
+        );
+        refused(&mut r, 1000);
+        assert_eq!(names(&r), ["b_worker", "model", "a_worker"]);
+        assert_eq!(trend(&r, "b_worker"), Trend::Sicker);
+
+        // Its breaker flickers between open and half-open: it stays down,
+        // and nothing moves.
+        for (t, from, to) in [
+            (1400, Open, HalfOpen),
+            (1410, HalfOpen, Open),
+            (1810, Open, HalfOpen),
+            (1820, HalfOpen, Open),
+        ] {
+            moved(&mut r, t, from, to);
+            refused(&mut r, t + 300);
+            assert_eq!(names(&r), ["b_worker", "model", "a_worker"], "at {t}");
+        }
+
+        // The unshielded worker starts failing every call: down too, below
+        // the one that went down first, marked as getting sicker.
+        for t in (2200..=3200).step_by(100) {
+            call(&mut r, "a_worker", t, CallOutcome::Timeout);
+        }
+        assert_eq!(names(&r), ["b_worker", "a_worker", "model"]);
+        assert_eq!(trend(&r, "a_worker"), Trend::Sicker);
+
+        // Both recover. The breaker's failures leave the 10 s window
+        // first: it drops below the worker still failing then.
+        moved(&mut r, 4000, Open, HalfOpen);
+        call(&mut r, "b_worker", 4000, CallOutcome::Ok);
+        moved(&mut r, 4000, HalfOpen, Closed);
+        let calls_ok = |r: &mut Resilience, from: u64, until: u64| {
+            for t in (from..=until).step_by(1000) {
+                call(r, "b_worker", t, CallOutcome::Ok);
+                call(r, "a_worker", t, CallOutcome::Ok);
+            }
+        };
+        calls_ok(&mut r, 5000, 13_000);
+        assert_eq!(names(&r), ["a_worker", "b_worker", "model"]);
+        assert_eq!(trend(&r, "b_worker"), Trend::Better);
+        // Once all are healthy, the rows keep their places.
+        calls_ok(&mut r, 14_000, 16_000);
+        assert!(r.tools.iter().all(|t| t.rank.band == health::Band::Healthy));
+        assert_eq!(names(&r), ["a_worker", "b_worker", "model"]);
+    }
+
+    #[test]
+    fn the_breaker_and_bulkhead_refusals_count_as_failed_calls() {
+        let mut r = seated();
+        call(&mut r, "b_worker", 100, CallOutcome::Ok);
+        call(&mut r, "b_worker", 200, CallOutcome::Ok);
+        refused(&mut r, 300);
+        let budget = EventKind::CallRejected {
+            tool: "b_worker".into(),
+            attempt: 2,
+            reason: StopReason::RetryBudgetExhausted,
+        };
+        r.apply(&budget, 400);
+        let b = &r.tools[r.index["b_worker"]];
+        assert_eq!(b.rejected, 2, "both failed fast");
+        assert_eq!(
+            b.error_rate(400),
+            Some(1.0 / 3.0),
+            "the run's retry budget says nothing of the tool"
+        );
     }
 }
