@@ -6,6 +6,7 @@
 
 pub mod bus;
 pub mod clock;
+pub mod compare;
 pub mod control;
 pub mod duration;
 pub mod engine;

@@ -1,6 +1,6 @@
 //! The `conclave` command line: parses arguments and calls the library.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
@@ -72,6 +72,17 @@ enum Command {
         #[arg(long)]
         headless: bool,
     },
+    /// Compare two recorded runs side by side and name the first event
+    /// where they diverge.
+    Compare {
+        /// The first recording (A).
+        a: PathBuf,
+        /// The second recording (B).
+        b: PathBuf,
+        /// Print the differences as one JSON document instead of opening the dashboard.
+        #[arg(long)]
+        headless: bool,
+    },
     /// Check scenario files and report every error.
     Validate {
         #[arg(required = true, value_name = "FILE")]
@@ -79,6 +90,21 @@ enum Command {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Print a completion script for a shell, e.g. conclave completions bash > /etc/bash_completion.d/conclave.
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, e.g. conclave man | man -l -.
+    Man,
+}
+
+/// The shells completions are printed for.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 /// Options of the dashboard.
@@ -181,8 +207,8 @@ fn dashboard(
         overrides,
         record: !screen.no_record,
         start_paused: screen.paused,
-        replay: None,
         provider,
+        ..TuiOptions::default()
     })
 }
 
@@ -276,5 +302,44 @@ fn command(cli: Cli) -> Exit {
             output::document(conclave::scenario::json_schema());
             Exit::Ok
         }
+        Some(Command::Compare {
+            a,
+            b,
+            headless: true,
+        }) => headless::compare(&a, &b),
+        Some(Command::Compare {
+            a,
+            b,
+            headless: false,
+        }) => tui::run(TuiOptions {
+            compare: Some((a, b)),
+            ..TuiOptions::default()
+        }),
+        Some(Command::Completions { shell }) => {
+            let shell = match shell {
+                Shell::Bash => clap_complete::Shell::Bash,
+                Shell::Zsh => clap_complete::Shell::Zsh,
+                Shell::Fish => clap_complete::Shell::Fish,
+            };
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "conclave", &mut script);
+            print_text(&script)
+        }
+        Some(Command::Man) => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => print_text(&page),
+                Err(e) => {
+                    output::message(&format!("conclave: cannot write the man page: {e}"));
+                    Exit::Internal
+                }
+            }
+        }
     }
+}
+
+/// Generated text (a completion script, a man page) on stdout.
+fn print_text(text: &[u8]) -> Exit {
+    output::line(String::from_utf8_lossy(text).trim_end_matches('\n'));
+    Exit::Ok
 }

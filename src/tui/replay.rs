@@ -128,6 +128,11 @@ impl Replay {
         Some((replay, start))
     }
 
+    /// Every event of the recording, wherever the replay stands.
+    pub fn events(&self) -> &[Arc<Event>] {
+        &self.events
+    }
+
     pub fn position(&self) -> usize {
         self.position
     }

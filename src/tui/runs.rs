@@ -88,6 +88,24 @@ impl Launch {
             record: None,
         }
     }
+
+    /// Whether this launch sets a flag otherwise than `slot`'s run started
+    /// with: a restart with it is another run to compare, not a retry.
+    pub fn changes_flags_of(&self, slot: &RunSlot) -> bool {
+        let Some(info) = &slot.state.info else {
+            return false;
+        };
+        let set = |name: &str| {
+            self.flags
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|f| f.1)
+        };
+        info.started_flags
+            .iter()
+            .any(|f| set(&f.name).is_some_and(|on| on != f.on))
+    }
 }
 
 /// How runs are launched.
@@ -110,6 +128,8 @@ pub struct Runs {
     next_run: RunId,
     /// Handles of runs that ended or were replaced, to finish on quit.
     retired: Vec<RunHandle>,
+    /// The run others are compared with (`p`), by index.
+    pinned: Option<usize>,
 }
 
 impl Runs {
@@ -121,6 +141,7 @@ impl Runs {
             selected: 0,
             next_run: 1,
             retired: Vec::new(),
+            pinned: None,
         }
     }
 
@@ -153,6 +174,26 @@ impl Runs {
         self.slots.is_empty()
     }
 
+    /// Pin the selected run, or unpin it if it is pinned.
+    pub fn toggle_pin(&mut self) {
+        self.pinned =
+            (self.pinned != Some(self.selected) && !self.slots.is_empty()).then_some(self.selected);
+    }
+
+    /// Pin run `index`.
+    pub fn pin(&mut self, index: usize) {
+        self.pinned = (index < self.slots.len()).then_some(index);
+    }
+
+    /// The pinned run's index.
+    pub fn pinned(&self) -> Option<usize> {
+        self.pinned
+    }
+
+    pub fn get(&self, index: usize) -> Option<&RunSlot> {
+        self.slots.get(index)
+    }
+
     pub fn select_previous(&mut self) {
         self.selected = self.selected.saturating_sub(1);
     }
@@ -175,6 +216,10 @@ impl Runs {
             Some(index) => {
                 let old = std::mem::replace(&mut self.slots[index], fresh);
                 self.retire(old);
+                // The pinned run is gone: its place holds another run.
+                if self.pinned == Some(index) {
+                    self.pinned = None;
+                }
             }
             None => self.add(fresh),
         }

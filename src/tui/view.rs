@@ -130,6 +130,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Details { scroll, text }) => {
             overlays::details::draw(frame, screen, text, *scroll)
         }
+        Some(Overlay::Compare { comparison, scroll }) => {
+            super::compare::draw(frame, screen, comparison, *scroll)
+        }
+        Some(Overlay::Export(prompt)) => {
+            if let Some(Overlay::Compare { comparison, scroll }) = &prompt.under {
+                super::compare::draw(frame, screen, comparison, *scroll);
+            }
+            overlays::write::draw(frame, screen, prompt);
+        }
         Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
     }
 }

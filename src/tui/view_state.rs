@@ -32,6 +32,13 @@ pub enum Overlay {
     Filter(String),
     /// The round or wave number to jump to, being typed.
     Jump(String),
+    /// Two runs side by side.
+    Compare {
+        comparison: Box<crate::compare::Comparison>,
+        scroll: u16,
+    },
+    /// The path to write a document to, being typed.
+    Export(Box<super::export::ExportPrompt>),
 }
 
 impl Overlay {
@@ -53,6 +60,8 @@ impl Overlay {
             Overlay::Goal(_) => OverlayKind::Goal,
             Overlay::Filter(_) => OverlayKind::Filter,
             Overlay::Jump(_) => OverlayKind::Jump,
+            Overlay::Compare { .. } => OverlayKind::Compare,
+            Overlay::Export(_) => OverlayKind::Export,
         }
     }
 }

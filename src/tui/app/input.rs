@@ -1,7 +1,8 @@
 //! Input: a key or a mouse wheel becomes an action, looked up in the key
 //! table in the scopes that apply (an open overlay's, else the focused
 //! pane's with its pattern's, then the global ones); text inputs (the goal
-//! editor, the log filter, a replay's jump) take the other keys as text.
+//! editor, the log filter, a replay's jump, the path to write to) take
+//! the other keys as text.
 
 use super::App;
 use crate::tui::effect::Effect;
@@ -50,6 +51,13 @@ impl App {
                         let room = text.len() < 6;
                         type_into(text, &key, |c| c.is_ascii_digit() && room);
                     }
+                }
+                return Vec::new();
+            }
+            Some(Overlay::Export(prompt)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Export), &key) {
+                    Some(action) => return self.update(action),
+                    None => type_into(&mut prompt.path, &key, |c| !c.is_control()),
                 }
                 return Vec::new();
             }

@@ -5,6 +5,8 @@
 //! and the loop carries out. Drawing reads it and never changes it.
 
 mod carry;
+mod compare;
+mod export;
 mod input;
 mod update;
 
@@ -48,6 +50,11 @@ pub struct App {
     /// A short note for the footer (a launch error, an unavailable key).
     pub notice: Option<String>,
     pub quitting: bool,
+    /// The screen's size when last drawn, for paging overlays.
+    pub viewport: ratatui::layout::Rect,
+    /// Escape sequences for the loop to write through the terminal (an
+    /// OSC 52 copy), oldest first.
+    pub to_terminal: Vec<String>,
 }
 
 impl App {
@@ -66,6 +73,8 @@ impl App {
             overlay: None,
             notice: None,
             quitting: false,
+            viewport: ratatui::layout::Rect::new(0, 0, 80, 24),
+            to_terminal: Vec::new(),
         }
     }
 

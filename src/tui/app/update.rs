@@ -6,7 +6,6 @@ use super::carry::first_line;
 use crate::control::Control;
 use crate::tui::catalog::Item;
 use crate::tui::effect::Effect;
-use crate::tui::inspect;
 use crate::tui::keymap::{Action, PaneId};
 use crate::tui::runs::{Launch, Overrides};
 use crate::tui::slot::RunSlot;
@@ -32,6 +31,8 @@ impl App {
                 Some("no such pane for this pattern")
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
+            Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
+            Action::Compare if self.runs.pinned().is_none() => Some("no run pinned: p pins one"),
             _ => None,
         }
     }
@@ -54,6 +55,25 @@ impl App {
 
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         match (&mut self.overlay, action) {
+            (Some(Overlay::Export(_)), Action::Close) => {
+                if let Some(Overlay::Export(prompt)) = self.overlay.take() {
+                    self.overlay = prompt.under;
+                }
+            }
+            (Some(Overlay::Export(_)), Action::Confirm) => return self.confirm_write(),
+            (Some(Overlay::Compare { .. } | Overlay::Details { .. }), Action::Copy) => {
+                return self.copy();
+            }
+            (Some(Overlay::Compare { .. }), Action::Write) => self.write(),
+            (
+                Some(Overlay::Compare { .. }),
+                Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Follow,
+            ) => self.scroll_comparison(action),
             (Some(overlay), Action::Close) => {
                 if matches!(overlay, Overlay::Filter(_))
                     && let Some(slot) = self.runs.selected_mut()
@@ -145,12 +165,23 @@ impl App {
             }
             Action::Restart => {
                 if let Some(slot) = self.run() {
-                    return vec![Effect::Restart {
-                        run: slot.state.run,
-                        launch: Launch::again(slot),
-                    }];
+                    let (run, launch) = (slot.state.run, Launch::again(slot));
+                    if launch.changes_flags_of(slot) {
+                        // Another run to compare with, not a retry: the old
+                        // one stays, pinned, and the new one starts beside it.
+                        self.runs.pin(self.runs.selected);
+                        self.notice = Some(format!(
+                            "run {run} kept and pinned: c compares it with the new run"
+                        ));
+                        return vec![Effect::Launch(launch)];
+                    }
+                    return vec![Effect::Restart { run, launch }];
                 }
             }
+            Action::Pin => self.toggle_pin(),
+            Action::Compare => self.compare_with_pinned(),
+            Action::Copy => return self.copy(),
+            Action::Write => self.write(),
             Action::FocusNext | Action::FocusPrev => {
                 let panes = PaneId::ALL;
                 let at = panes.iter().position(|p| *p == self.focus).unwrap_or(0);
@@ -230,30 +261,14 @@ impl App {
         }
         slot.ui.pending_flags.retain(|(n, _)| n != &name);
         slot.ui.pending_flags.push((name, on));
-        self.notice = Some("the run has finished: r restarts it with this flag".into());
+        self.notice =
+            Some("the run has finished: r starts a new run with this flag beside it".into());
         Vec::new()
     }
 
     /// Open the JSON of what the focused pane has selected.
     fn open_details(&mut self) {
-        let Some(slot) = self.run() else { return };
-        let (state, ui) = (&slot.state, &slot.ui);
-        let value = match self.focus {
-            PaneId::Pattern => slot.unit.details(&state.pattern, &ui.pattern),
-            PaneId::Log => ui
-                .log
-                .selected_event(state)
-                .map(|event| serde_json::to_value(&*event).unwrap_or_default()),
-            PaneId::Result => state.outcome.as_ref().map(|o| o.result.clone()),
-            PaneId::Resilience => {
-                let tools = state.resilience.ordered();
-                tools
-                    .get(ui.gateway_tools.row(tools.len()))
-                    .map(|tool| inspect::tool_json(tool, slot.clock_ms()))
-            }
-            PaneId::Runs => None,
-        };
-        if let Some(value) = value {
+        if let Some(value) = self.selected_json() {
             self.overlay = Some(Overlay::Details {
                 scroll: 0,
                 text: serde_json::to_string_pretty(&value).unwrap_or_default(),

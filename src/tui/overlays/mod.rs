@@ -1,11 +1,12 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
-//! editor and the JSON details of a selected item.
+//! editor, the JSON details of a selected item and the path to write to.
 
 pub mod details;
 pub mod flags;
 pub mod goal;
 pub mod help;
 pub mod picker;
+pub mod write;
 
 use super::theme;
 use ratatui::Frame;

@@ -55,6 +55,8 @@ pub struct RunInfo {
     pub clock: ClockMode,
     pub source: Option<String>,
     pub scenario: Arc<Scenario>,
+    /// Every flag as the run started (the flags above change live).
+    pub started_flags: Vec<crate::bus::FlagState>,
 }
 
 /// What the run is doing.
@@ -135,6 +137,7 @@ impl RunState {
                     clock: started.clock,
                     source: started.source.clone(),
                     scenario,
+                    started_flags: started.flags.clone(),
                 });
                 self.activity = Activity::Running;
             }
