@@ -702,3 +702,54 @@ async fn r_after_a_flag_changed_keeps_the_old_run_pinned_beside_the_new_one() {
         handle.finish().await.unwrap();
     }
 }
+
+#[test]
+fn conclave_compare_opens_the_two_recordings_side_by_side_and_copies_and_writes() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = legal_off_and_on(dir.path());
+    let mut session = common::pty::Session::start(
+        &["compare", a.to_str().unwrap(), b.to_str().unwrap()],
+        dir.path(),
+    );
+    session.wait_text("First divergence");
+    let text = session.text();
+    assert!(text.contains("round 1 · legal_analyst asked"), "{text}");
+    let legal = text
+        .lines()
+        .find(|l| l.contains("legal_analyst") && l.contains("only in B"))
+        .unwrap_or_else(|| panic!("legal's row, on B's side only:\n{text}"));
+    assert!(legal.contains("caution 0.66"), "{legal}");
+
+    // y: the comparison's JSON goes to the clipboard through the terminal.
+    session.press("y");
+    session.wait_text("copied ");
+    let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).into_owned();
+    let start = raw.find("\u{1b}]52;c;").expect("an OSC 52 sequence") + 7;
+    let end = start + raw[start..].find('\u{07}').unwrap();
+    let copied = base64::engine::general_purpose::STANDARD
+        .decode(&raw[start..end])
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&copied).unwrap();
+    assert_eq!(
+        doc["first_divergence"]["b"]["kind"],
+        "contribution_requested"
+    );
+
+    // w: a path prompt with a default; typed over, Enter writes there.
+    session.press("w");
+    session.wait_text("Write the compare");
+    session.press(&"\u{7f}".repeat(120));
+    let out = dir.path().join("cmp.md");
+    session.press(out.to_str().unwrap());
+    session.press("\r");
+    session.wait_text("wrote ");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("(B only)"), "{written}");
+
+    // Esc shows the two replays, A pinned.
+    session.press("\u{1b}");
+    session.wait_for("the runs bar", |t| t.contains("◆1"));
+    session.press("q");
+    assert!(session.wait_exit().success());
+}

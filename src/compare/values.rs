@@ -27,18 +27,18 @@ pub fn short(value: &Value) -> String {
 }
 
 /// A value's serde name: `stopped`, `timeout`.
-pub(super) fn words(value: &impl Serialize) -> String {
+pub(crate) fn words(value: &impl Serialize) -> String {
     short(&serde_json::to_value(value).unwrap_or(Value::Null))
 }
 
-pub(super) fn status_tone(status: RunStatus) -> Tone {
+pub(crate) fn status_tone(status: RunStatus) -> Tone {
     match status {
         RunStatus::Ok => Tone::Good,
         RunStatus::Stopped => Tone::Bad,
     }
 }
 
-pub(super) fn decision_tone(decision: Decision) -> Tone {
+pub(crate) fn decision_tone(decision: Decision) -> Tone {
     match decision {
         Decision::Go => Tone::Good,
         Decision::GoWithCaution => Tone::Caution,

@@ -88,24 +88,6 @@ impl Launch {
             record: None,
         }
     }
-
-    /// Whether this launch sets a flag otherwise than `slot`'s run started
-    /// with: a restart with it is another run to compare, not a retry.
-    pub fn changes_flags_of(&self, slot: &RunSlot) -> bool {
-        let Some(info) = &slot.state.info else {
-            return false;
-        };
-        let set = |name: &str| {
-            self.flags
-                .iter()
-                .rev()
-                .find(|(n, _)| n == name)
-                .map(|f| f.1)
-        };
-        info.started_flags
-            .iter()
-            .any(|f| set(&f.name).is_some_and(|on| on != f.on))
-    }
 }
 
 /// How runs are launched.
@@ -188,10 +170,6 @@ impl Runs {
     /// The pinned run's index.
     pub fn pinned(&self) -> Option<usize> {
         self.pinned
-    }
-
-    pub fn get(&self, index: usize) -> Option<&RunSlot> {
-        self.slots.get(index)
     }
 
     pub fn select_previous(&mut self) {

@@ -131,14 +131,22 @@ pub fn draw(frame: &mut Frame, app: &App) {
             overlays::details::draw(frame, screen, text, *scroll)
         }
         Some(Overlay::Compare { comparison, scroll }) => {
-            super::compare::draw(frame, screen, comparison, *scroll)
+            super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll)
         }
         Some(Overlay::Export(prompt)) => {
             if let Some(Overlay::Compare { comparison, scroll }) = &prompt.under {
-                super::compare::draw(frame, screen, comparison, *scroll);
+                super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll);
             }
             overlays::write::draw(frame, screen, prompt);
         }
         Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
+    }
+}
+
+/// The screen above the footer, so that its keys and notices stay in view.
+fn above(screen: Rect, footer: Rect) -> Rect {
+    Rect {
+        height: screen.height.saturating_sub(footer.height),
+        ..screen
     }
 }

@@ -7,6 +7,7 @@
 use super::App;
 use crate::compare::{self, Side};
 use crate::tui::keymap::Action;
+use crate::tui::runs::Launch;
 use crate::tui::slot::RunSlot;
 use crate::tui::view_state::Overlay;
 use std::path::Path;
@@ -34,11 +35,12 @@ impl App {
             self.notice = Some("this run is the pinned one: select another to compare".into());
             return;
         }
-        let (Some(a), Some(b)) = (self.runs.get(pinned), self.run()) else {
+        let (Some(a), Some(b)) = (self.runs.iter().nth(pinned), self.run()) else {
             return;
         };
         match comparison_of(a, b) {
             Ok(comparison) => {
+                self.notice = None;
                 self.overlay = Some(Overlay::Compare {
                     comparison: Box::new(comparison),
                     scroll: 0,
@@ -64,7 +66,8 @@ impl App {
 
     /// Move the comparison's view.
     pub(super) fn scroll_comparison(&mut self, action: Action) {
-        let rows = self.viewport.height.saturating_sub(2);
+        // The view's rows: the screen less its frame and the footer.
+        let rows = self.viewport.height.saturating_sub(3);
         let Some(Overlay::Compare { comparison, scroll }) = &mut self.overlay else {
             return;
         };
@@ -80,6 +83,25 @@ impl App {
         }
         .min(last);
     }
+}
+
+/// Whether `launch` sets a flag otherwise than `slot`'s run started with:
+/// restarting with it makes another run to compare, not a retry.
+pub(super) fn changes_flags(launch: &Launch, slot: &RunSlot) -> bool {
+    let Some(info) = &slot.state.info else {
+        return false;
+    };
+    let set = |name: &str| {
+        launch
+            .flags
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|f| f.1)
+    };
+    info.started_flags
+        .iter()
+        .any(|f| set(&f.name).is_some_and(|on| on != f.on))
 }
 
 /// The comparison of run `a` with run `b`, or why there is none.

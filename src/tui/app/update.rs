@@ -166,7 +166,7 @@ impl App {
             Action::Restart => {
                 if let Some(slot) = self.run() {
                     let (run, launch) = (slot.state.run, Launch::again(slot));
-                    if launch.changes_flags_of(slot) {
+                    if super::compare::changes_flags(&launch, slot) {
                         // Another run to compare with, not a retry: the old
                         // one stays, pinned, and the new one starts beside it.
                         self.runs.pin(self.runs.selected);

@@ -1,4 +1,4 @@
-//! The side-by-side view of two runs over the whole screen: what the reader
+//! The side-by-side view of two runs over the screen above the footer: what the reader
 //! should know first, the first divergence with both events described,
 //! then each section of the comparison with run A's columns left and run
 //! B's right, every row that differs marked `≠` and its differing cells in
@@ -30,13 +30,10 @@ pub fn draw(frame: &mut Frame, area: Rect, comparison: &Comparison, scroll: u16)
         fit(&comparison.a.recording, 50),
         fit(&comparison.b.recording, 50)
     );
+    // The footer under the view lists its keys and says what they did.
     let block = Block::bordered()
         .border_style(theme::border(true))
-        .title(Span::styled(title, theme::bold()))
-        .title_bottom(Line::from(Span::styled(
-            " j/k PgUp/PgDn g/G scroll · y copies the JSON · w writes it (.json or .md) · Esc closes ",
-            theme::dim(),
-        )));
+        .title(Span::styled(title, theme::bold()));
     let inner = block.inner(area);
     frame.render_widget(Clear, area);
     frame.render_widget(block, area);

@@ -31,8 +31,10 @@ pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool) {
             (Activity::Paused { .. }, _) => ("⏸", Style::default().fg(theme::CAUTION)),
             _ => ("▶", Style::default().fg(theme::ACCENT)),
         };
+        // ◆ marks the pinned run, the one `c` compares the selected run with.
+        let pin = if runs.pinned() == Some(i) { "◆" } else { "" };
         let label = format!(
-            " {} {glyph} {} ",
+            " {pin}{} {glyph} {} ",
             slot.state.run,
             fit(&slot.scenario.name, 28)
         );
