@@ -331,7 +331,7 @@ async fn the_dashboard_compares_the_selected_run_with_the_pinned_one() {
 
     app.update(Action::Compare);
     assert!(app.overlay.is_none());
-    assert_eq!(app.notice.as_deref(), Some("no run pinned: p pins one"));
+    assert_eq!(app.notice.as_deref(), Some("no run pinned"));
 
     app.update(Action::PrevRun);
     app.update(Action::Pin);
@@ -712,13 +712,15 @@ fn conclave_compare_opens_the_two_recordings_side_by_side_and_copies_and_writes(
         &["compare", a.to_str().unwrap(), b.to_str().unwrap()],
         dir.path(),
     );
-    session.wait_text("First divergence");
+    let legal_row = |text: &str| {
+        text.lines()
+            .find(|l| l.contains("legal_analyst") && l.contains("only in B"))
+            .map(String::from)
+    };
+    session.wait_for("legal's row, on B's side only", |t| legal_row(t).is_some());
     let text = session.text();
     assert!(text.contains("round 1 · legal_analyst asked"), "{text}");
-    let legal = text
-        .lines()
-        .find(|l| l.contains("legal_analyst") && l.contains("only in B"))
-        .unwrap_or_else(|| panic!("legal's row, on B's side only:\n{text}"));
+    let legal = legal_row(&text).unwrap();
     assert!(legal.contains("caution 0.66"), "{legal}");
 
     // y: the comparison's JSON goes to the clipboard through the terminal.

@@ -237,10 +237,10 @@ pub const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('-')], label: "-", action: Action::Slower, help: "slower", scope: Scope::Replay },
     Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "replay from the start", scope: Scope::Replay },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter", scope: Scope::Overlay(OverlayKind::Filter) },
-    Binding { keys: &[key('p')], label: "p", action: Action::Pin, help: "pin run (to compare)", scope: Scope::Everywhere },
+    Binding { keys: &[key('p')], label: "p", action: Action::Pin, help: "pin run", scope: Scope::Everywhere },
     Binding { keys: &[key('c')], label: "c", action: Action::Compare, help: "compare with pinned", scope: Scope::Everywhere },
-    Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy (OSC 52)", scope: Scope::Everywhere },
-    Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write to file", scope: Scope::Everywhere },
+    Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy", scope: Scope::Everywhere },
+    Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write file", scope: Scope::Everywhere },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: Scope::Overlay(OverlayKind::Details) },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: COMPARE },
     Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write (.json or .md)", scope: COMPARE },
@@ -328,7 +328,11 @@ mod tests {
             ),
             Some(Action::Quit)
         );
-        assert_eq!(lookup(Scope::Everywhere, &press(KeyCode::Char('c'))), None);
+        assert_eq!(
+            lookup(Scope::Everywhere, &press(KeyCode::Char('c'))),
+            Some(Action::Compare),
+            "a plain c is not Ctrl-C"
+        );
     }
 
     #[test]

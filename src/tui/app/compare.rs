@@ -28,7 +28,7 @@ impl App {
     /// `c`: the selected run compared with the pinned one.
     pub(super) fn compare_with_pinned(&mut self) {
         let Some(pinned) = self.runs.pinned() else {
-            self.notice = Some("no run pinned: p pins the selected run".into());
+            self.notice = Some("no run pinned: p pins the selected run first".into());
             return;
         };
         if pinned == self.runs.selected {

@@ -32,7 +32,7 @@ impl App {
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
             Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
-            Action::Compare if self.runs.pinned().is_none() => Some("no run pinned: p pins one"),
+            Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
             _ => None,
         }
     }
