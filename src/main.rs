@@ -11,6 +11,8 @@ use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod man;
+
 // jemalloc keeps the recorder's frees of events allocated on the engine's
 // thread off the engine's path (glibc's arenas serialise them).
 #[cfg(not(target_env = "msvc"))]
@@ -85,6 +87,7 @@ enum Command {
     },
     /// Check scenario files and report every error.
     Validate {
+        /// The scenario files to check.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
@@ -325,16 +328,13 @@ fn command(cli: Cli) -> Exit {
             clap_complete::generate(shell, &mut Cli::command(), "conclave", &mut script);
             print_text(&script)
         }
-        Some(Command::Man) => {
-            let mut page = Vec::new();
-            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
-                Ok(()) => print_text(&page),
-                Err(e) => {
-                    output::message(&format!("conclave: cannot write the man page: {e}"));
-                    Exit::Internal
-                }
+        Some(Command::Man) => match man::page(Cli::command()) {
+            Ok(page) => print_text(page.as_bytes()),
+            Err(e) => {
+                output::message(&format!("conclave: cannot write the man page: {e}"));
+                Exit::Internal
             }
-        }
+        },
     }
 }
 

@@ -278,9 +278,39 @@ fn completions_and_the_man_page_print_what_shells_and_man_read() {
     let man = conclave(&["man"]);
     assert_eq!(man.status.code(), Some(0));
     let man = String::from_utf8(man.stdout).unwrap();
-    assert!(man.starts_with(".ie") || man.starts_with(".TH"), "{man}");
-    assert!(man.contains(".TH conclave 1"), "{man}");
-    assert!(man.contains("compare"), "the commands are listed");
+    assert!(man.starts_with(".TH conclave 1"), "{man}");
+    for needle in [
+        ".SH COMMANDS",
+        "conclave compare [OPTIONS] <A> <B>",
+        ".SH \"EXIT STATUS\"",
+    ] {
+        assert!(man.contains(needle), "{needle} in {man}");
+    }
+    // Where groff is installed, the page renders without a warning.
+    let groff = std::process::Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    if let Ok(mut groff) = groff {
+        use std::io::Write;
+        groff
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(man.as_bytes())
+            .unwrap();
+        let rendered = groff.wait_with_output().unwrap();
+        assert!(rendered.status.success());
+        assert_eq!(String::from_utf8_lossy(&rendered.stderr), "", "groff warns");
+        let text = String::from_utf8_lossy(&rendered.stdout);
+        assert!(text.contains("EXIT STATUS"), "{text}");
+        assert!(
+            text.contains("conclave compare [OPTIONS] <A> <B>"),
+            "{text}"
+        );
+    }
 }
 
 /// Every event of `file` run in-process with `flags`, as run `run`.
@@ -334,6 +364,15 @@ async fn the_dashboard_compares_the_selected_run_with_the_pinned_one() {
     assert_eq!(app.notice.as_deref(), Some("no run pinned"));
 
     app.update(Action::PrevRun);
+    app.update(Action::Pin);
+    assert_eq!(app.runs.pinned(), Some(0));
+    app.update(Action::Compare);
+    assert_eq!(
+        app.notice.as_deref(),
+        Some("this run is the pinned one: select another to compare")
+    );
+    app.update(Action::Pin);
+    assert_eq!(app.runs.pinned(), None, "p again unpins");
     app.update(Action::Pin);
     app.update(Action::NextRun);
     app.update(Action::Compare);
