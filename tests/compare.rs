@@ -382,6 +382,7 @@ async fn the_dashboard_compares_the_selected_run_with_the_pinned_one() {
     assert_eq!(comparison.a.recording, "run 1 (checkout_v2_launch)");
     assert_eq!(comparison.b.recording, "run 2 (checkout_v2_launch)");
     insta::assert_snapshot!("compare_legal_off_on_120x40", screen(&app, 120, 40));
+    insta::assert_snapshot!("compare_legal_off_on_80x24", screen(&app, 80, 24));
 }
 
 fn whats(comparison: &Comparison) -> Vec<&str> {
