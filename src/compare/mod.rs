@@ -7,14 +7,14 @@
 mod chain;
 mod divergence;
 mod facts;
-pub mod markdown;
+pub(crate) mod markdown;
 mod research;
 mod rounds;
-pub mod sections;
+pub(crate) mod sections;
 mod tasks;
 mod values;
 
-pub use values::short;
+pub(crate) use values::short;
 
 pub use chain::{ChainAligned, Handoff, HandoffRow, MemberCall, MemberRow, TurnFacts, TurnRow};
 pub use divergence::{Divergence, DivergentEvent};
@@ -205,7 +205,7 @@ pub(crate) fn side_name(which: Which) -> &'static str {
 }
 
 /// A dashboard run's name in a comparison: its number and scenario.
-pub fn run_label(run: RunId, scenario: &str) -> String {
+pub(crate) fn run_label(run: RunId, scenario: &str) -> String {
     format!("run {run} ({scenario})")
 }
 

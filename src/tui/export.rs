@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The most a copy sends through the terminal: beyond this, terminals
 /// drop or cut an OSC 52 sequence, so `w` is the way.
-pub const MAX_COPY: usize = 100_000;
+pub(crate) const MAX_COPY: usize = 100_000;
 
 /// A document to write, in both forms; the path's extension chooses.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,7 +28,7 @@ pub struct Document {
 impl Document {
     /// The text to write at `path`: Markdown for `.md`, JSON otherwise,
     /// scrubbed of secrets.
-    pub fn for_path(&self, path: &Path) -> String {
+    pub(crate) fn for_path(&self, path: &Path) -> String {
         let markdown = path
             .extension()
             .is_some_and(|x| x.eq_ignore_ascii_case("md") || x.eq_ignore_ascii_case("markdown"));
@@ -53,13 +53,13 @@ pub struct ExportPrompt {
 }
 
 /// `text` with every registered secret masked.
-pub fn scrubbed(text: &str) -> String {
+pub(crate) fn scrubbed(text: &str) -> String {
     crate::secrets::scrub(text).into_owned()
 }
 
 /// The OSC 52 sequence that puts `text` on the terminal's clipboard, or
 /// `Err` with its size when it is too big to send.
-pub fn osc52(text: &str) -> Result<String, usize> {
+pub(crate) fn osc52(text: &str) -> Result<String, usize> {
     if text.len() > MAX_COPY {
         return Err(text.len());
     }
@@ -68,7 +68,7 @@ pub fn osc52(text: &str) -> Result<String, usize> {
 }
 
 /// A file name in the current directory for `what` of `slot`'s run.
-pub fn default_path(slot: &RunSlot, what: &str) -> String {
+pub(crate) fn default_path(slot: &RunSlot, what: &str) -> String {
     format!(
         "conclave-{}-run{}-{what}.json",
         file_safe(&slot.scenario.name),
@@ -77,7 +77,7 @@ pub fn default_path(slot: &RunSlot, what: &str) -> String {
 }
 
 /// A file name in the current directory for a comparison.
-pub fn comparison_path(comparison: &Comparison) -> String {
+pub(crate) fn comparison_path(comparison: &Comparison) -> String {
     let stem = |label: &str| {
         let name = Path::new(label)
             .file_stem()
@@ -106,7 +106,7 @@ fn file_safe(name: &str) -> String {
 
 /// A run's result document and, in Markdown, its outcome and answer
 /// first; `None` before the run finished.
-pub fn result(slot: &RunSlot) -> Option<Document> {
+pub(crate) fn result(slot: &RunSlot) -> Option<Document> {
     let outcome = slot.state.outcome.as_ref()?;
     let json = serde_json::to_string_pretty(&outcome.result).unwrap_or_default();
     let summary = &outcome.summary;
@@ -149,7 +149,7 @@ pub fn result(slot: &RunSlot) -> Option<Document> {
 
 /// The events the log shows (all of them, or those its filter matches), as
 /// a JSON list and as a Markdown table.
-pub fn log(slot: &RunSlot) -> Document {
+pub(crate) fn log(slot: &RunSlot) -> Document {
     let (state, view) = (&slot.state, &slot.ui.log);
     let events: Vec<_> = view
         .window(state, view.count(state))
@@ -183,7 +183,7 @@ pub fn log(slot: &RunSlot) -> Document {
 }
 
 /// A comparison, as `compare --headless` prints it and as Markdown.
-pub fn comparison(comparison: &Comparison) -> Document {
+pub(crate) fn comparison(comparison: &Comparison) -> Document {
     Document {
         what: "compare",
         json: serde_json::to_string_pretty(comparison).unwrap_or_default(),

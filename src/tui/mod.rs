@@ -5,7 +5,7 @@
 
 pub mod app;
 pub mod catalog;
-pub mod compare;
+pub(crate) mod compare;
 pub mod effect;
 pub mod export;
 mod inspect;

@@ -157,7 +157,7 @@ impl Runs {
     }
 
     /// Pin the selected run, or unpin it if it is pinned.
-    pub fn toggle_pin(&mut self) {
+    pub(crate) fn toggle_pin(&mut self) {
         self.pinned =
             (self.pinned != Some(self.selected) && !self.slots.is_empty()).then_some(self.selected);
     }

@@ -83,7 +83,7 @@ pub struct Section {
 impl Comparison {
     /// The comparison as sections: the runs' facts, their pattern's steps
     /// side by side, then every difference.
-    pub fn sections(&self) -> Vec<Section> {
+    pub(crate) fn sections(&self) -> Vec<Section> {
         let mut sections = vec![facts::section(&self.a, &self.b)];
         match &self.alignment {
             Some(Alignment::Rounds(rounds)) => sections.push(steps::round_table(rounds)),

@@ -51,7 +51,7 @@ pub struct App {
     pub notice: Option<String>,
     pub quitting: bool,
     /// The screen's size when last drawn, for paging overlays.
-    pub viewport: ratatui::layout::Rect,
+    pub(crate) viewport: ratatui::layout::Rect,
     /// Escape sequences for the loop to write through the terminal (an
     /// OSC 52 copy), oldest first.
     pub to_terminal: Vec<String>,

@@ -24,7 +24,7 @@ const GUTTER: usize = 2;
 /// Between A's columns and B's.
 const SEPARATOR: &str = " │ ";
 
-pub fn draw(frame: &mut Frame, area: Rect, comparison: &Comparison, scroll: u16) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, comparison: &Comparison, scroll: u16) {
     let title = format!(
         " Compare · A: {} │ B: {} ",
         fit(&comparison.a.recording, 50),
@@ -47,12 +47,12 @@ pub fn draw(frame: &mut Frame, area: Rect, comparison: &Comparison, scroll: u16)
 }
 
 /// How many lines the view of `comparison` takes, whatever the width.
-pub fn line_count(comparison: &Comparison) -> u16 {
+pub(crate) fn line_count(comparison: &Comparison) -> u16 {
     u16::try_from(lines(comparison, 80).len()).unwrap_or(u16::MAX)
 }
 
 /// The view as lines `width` columns wide.
-pub fn lines(comparison: &Comparison, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn lines(comparison: &Comparison, width: usize) -> Vec<Line<'static>> {
     let mut lines: Vec<Line> = comparison
         .notes
         .iter()
