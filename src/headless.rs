@@ -3,12 +3,12 @@
 //! for the sim, so a run takes no wall time and is exactly reproducible.
 //! Everything it prints goes through [`crate::output`].
 
-use crate::bus::{ClockMode, EventKind, Hub, RunStatus};
+use crate::bus::{ClockMode, Event, EventKind, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
 use crate::scenario::{self, ProviderKind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -112,7 +112,7 @@ pub fn run(args: HeadlessRun) -> Exit {
 /// `conclave replay --headless`: the recorded run's result on stdout (from
 /// its finish event), the problems found reading it and a line per round
 /// or step on stderr; the exit status says how the run ended.
-pub fn replay(path: &std::path::Path) -> Exit {
+pub fn replay(path: &Path) -> Exit {
     let recording = match crate::record::read_recording(path) {
         Ok(recording) => recording,
         Err(e) => {
@@ -161,6 +161,48 @@ fn step_summary(kind: &EventKind) -> Option<String> {
         | EventKind::ResearchStepFinished(_) => Some(crate::bus::describe::describe(kind)),
         _ => None,
     }
+}
+
+/// `conclave compare A B --headless`: the two recordings compared, as one
+/// JSON document on stdout (see [`crate::compare::Comparison`]); the
+/// problems found reading them on stderr. Exit 0 when compared, whether or
+/// not the runs differ; 2 when a file cannot be compared.
+pub fn compare(a: &Path, b: &Path) -> Exit {
+    let (events_a, events_b) = match (compared_events(a), compared_events(b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            output::message(&e);
+            return Exit::BadInput;
+        }
+    };
+    let (label_a, label_b) = (shown(a), shown(b));
+    let sides = crate::compare::Side::new(&label_a, &events_a)
+        .and_then(|side_a| Ok((side_a, crate::compare::Side::new(&label_b, &events_b)?)));
+    match sides {
+        Ok((side_a, side_b)) => {
+            output::document(&crate::compare::compare(side_a, side_b));
+            Exit::Ok
+        }
+        Err(e) => {
+            output::message(&e.to_string());
+            Exit::BadInput
+        }
+    }
+}
+
+/// The events of the recording at `path`, its problems said on stderr;
+/// the error names the file and the place when none can be compared.
+fn compared_events(path: &Path) -> Result<Vec<Arc<Event>>, String> {
+    let recording = crate::record::read_recording(path).map_err(|e| e.to_string())?;
+    for problem in &recording.problems {
+        output::message(&problem.to_string());
+    }
+    Ok(recording.events)
+}
+
+/// A path as the comparison names it.
+fn shown(path: &Path) -> String {
+    crate::sanitize::clean(&path.display().to_string()).into_owned()
 }
 
 /// `conclave validate`: check every file, print every error, and say

@@ -6,6 +6,7 @@
 
 pub mod bus;
 pub mod clock;
+pub mod compare;
 pub(crate) mod control;
 pub mod duration;
 pub mod engine;
@@ -20,7 +21,7 @@ pub mod record;
 pub(crate) mod rng;
 pub mod sanitize;
 pub mod scenario;
-pub(crate) mod secrets;
+pub mod secrets;
 pub mod stop;
 pub mod tui;
 pub(crate) mod words;

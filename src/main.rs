@@ -1,6 +1,6 @@
 //! The `conclave` command line: parses arguments and calls the library.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
@@ -11,6 +11,8 @@ use conclave::tui::theme::{Theme, ThemeName};
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod man;
 
 // jemalloc keeps the recorder's frees of events allocated on the engine's
 // thread off the engine's path (glibc's arenas serialise them).
@@ -75,13 +77,40 @@ enum Command {
         #[command(flatten)]
         look: LookArgs,
     },
+    /// Compare two recorded runs side by side and name the first event
+    /// where they diverge.
+    Compare {
+        /// The first recording (A).
+        a: PathBuf,
+        /// The second recording (B).
+        b: PathBuf,
+        /// Print the differences as one JSON document instead of opening the dashboard.
+        #[arg(long)]
+        headless: bool,
+    },
     /// Check scenario files and report every error.
     Validate {
+        /// The scenario files to check.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Print a completion script for a shell, e.g. conclave completions bash > /etc/bash_completion.d/conclave.
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, e.g. conclave man | man -l -.
+    Man,
+}
+
+/// The shells completions are printed for.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 /// Options of the dashboard.
@@ -210,9 +239,9 @@ fn dashboard(
         overrides,
         record: !screen.no_record,
         start_paused: screen.paused,
-        replay: None,
         provider,
         theme,
+        ..TuiOptions::default()
     })
 }
 
@@ -312,5 +341,41 @@ fn command(cli: Cli) -> Exit {
             output::document(conclave::scenario::json_schema());
             Exit::Ok
         }
+        Some(Command::Compare {
+            a,
+            b,
+            headless: true,
+        }) => headless::compare(&a, &b),
+        Some(Command::Compare {
+            a,
+            b,
+            headless: false,
+        }) => tui::run(TuiOptions {
+            compare: Some((a, b)),
+            ..TuiOptions::default()
+        }),
+        Some(Command::Completions { shell }) => {
+            let shell = match shell {
+                Shell::Bash => clap_complete::Shell::Bash,
+                Shell::Zsh => clap_complete::Shell::Zsh,
+                Shell::Fish => clap_complete::Shell::Fish,
+            };
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "conclave", &mut script);
+            print_text(&script)
+        }
+        Some(Command::Man) => match man::page(Cli::command()) {
+            Ok(page) => print_text(page.as_bytes()),
+            Err(e) => {
+                output::message(&format!("conclave: cannot write the man page: {e}"));
+                Exit::Internal
+            }
+        },
     }
+}
+
+/// Generated text (a completion script, a man page) on stdout.
+fn print_text(text: &[u8]) -> Exit {
+    output::line(String::from_utf8_lossy(text).trim_end_matches('\n'));
+    Exit::Ok
 }

@@ -26,7 +26,7 @@ static REGISTRY: RwLock<Scrubber> = RwLock::new(Scrubber::new());
 /// Mask `secret` (and its runs of [`WINDOW`] characters) from now on in
 /// everything the process writes. Registering the same value twice, or an
 /// empty one, changes nothing.
-pub(crate) fn register(secret: &str) {
+pub fn register(secret: &str) {
     if secret.is_empty() {
         return;
     }

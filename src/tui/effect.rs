@@ -1,7 +1,8 @@
 //! What the dashboard's decisions ask of the world: launching a run,
-//! sending a run's engine a command, opening a recording, quitting. The
-//! app's update only returns them and the loop has them carried out, so the
-//! update is tested without a terminal or an engine.
+//! sending a run's engine a command, opening a recording, copying to the
+//! clipboard, writing a file, quitting. The app's update only returns them
+//! and the loop has them carried out, so the update is tested without a
+//! terminal or an engine.
 
 use super::runs::Launch;
 use crate::bus::RunId;
@@ -24,5 +25,12 @@ pub enum Effect {
     },
     /// Replay a recording and select it.
     OpenRecording(PathBuf),
+    /// Put this text on the terminal's clipboard (OSC 52).
+    Copy(String),
+    /// Write `contents` to the file at `path`.
+    Write {
+        path: PathBuf,
+        contents: String,
+    },
     Quit,
 }

@@ -52,6 +52,14 @@ pub enum Action {
     Zoom,
     /// Back from a zoomed pane.
     Unzoom,
+    /// Pin the selected run to compare others with.
+    Pin,
+    /// Compare the selected run with the pinned one.
+    Compare,
+    /// Copy the selected item to the clipboard (OSC 52).
+    Copy,
+    /// Write the result, the filtered log or a comparison to a file.
+    Write,
 }
 
 /// Where a key applies.
@@ -127,6 +135,10 @@ pub enum OverlayKind {
     Search,
     /// Quitting while a run is live, to confirm.
     Quit,
+    /// Two runs side by side.
+    Compare,
+    /// The path to write to, being typed.
+    Export,
 }
 
 /// One entry of the key table.
@@ -183,6 +195,7 @@ const SHIFT_TAB: &[Key] = &[
         mods: KeyModifiers::SHIFT,
     },
 ];
+const COMPARE: Scope = Scope::Overlay(OverlayKind::Compare);
 
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
@@ -302,6 +315,22 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('-')], label: "-", action: Action::Slower, help: "slower", scope: Scope::Replay },
     Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "replay from the start", scope: Scope::Replay },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter", scope: Scope::Overlay(OverlayKind::Filter) },
+    Binding { keys: &[key('p')], label: "p", action: Action::Pin, help: "pin run", scope: Scope::Everywhere },
+    Binding { keys: &[key('c')], label: "c", action: Action::Compare, help: "compare with pinned", scope: Scope::Everywhere },
+    Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy", scope: Scope::Everywhere },
+    Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write file", scope: Scope::Everywhere },
+    Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: Scope::Overlay(OverlayKind::Details) },
+    Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: COMPARE },
+    Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write (.json or .md)", scope: COMPARE },
+    Binding { keys: &[code(KeyCode::Esc), key('q'), key('c')], label: "Esc", action: Action::Close, help: "close", scope: COMPARE },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: COMPARE },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: COMPARE },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: COMPARE },
+    Binding { keys: &[code(KeyCode::PageDown), key(' ')], label: "PgDn", action: Action::PageDown, help: "page down", scope: COMPARE },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "top", scope: COMPARE },
+    Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "bottom", scope: COMPARE },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "write (.md: Markdown, else JSON)", scope: Scope::Overlay(OverlayKind::Export) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Export) },
 ];
 
 impl Key {
@@ -398,7 +427,11 @@ mod tests {
             ),
             Some(Action::Quit)
         );
-        assert_eq!(lookup(Scope::Everywhere, &press(KeyCode::Char('c'))), None);
+        assert_eq!(
+            lookup(Scope::Everywhere, &press(KeyCode::Char('c'))),
+            Some(Action::Compare),
+            "a plain c is not Ctrl-C"
+        );
     }
 
     #[test]

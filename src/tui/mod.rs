@@ -4,8 +4,10 @@
 //! a second, and not at all while nothing changes.
 
 pub mod app;
-pub mod catalog;
+pub(crate) mod catalog;
+pub(crate) mod compare;
 pub mod effect;
+pub(crate) mod export;
 mod inspect;
 pub mod keymap;
 pub(crate) mod layout;
@@ -59,6 +61,8 @@ pub struct TuiOptions {
     pub start_paused: bool,
     /// Replay this recording instead of launching.
     pub replay: Option<PathBuf>,
+    /// Open these two recordings side by side instead (`conclave compare`).
+    pub compare: Option<(PathBuf, PathBuf)>,
     /// The model runs use, over each scenario's.
     pub provider: crate::engine::ProviderChoice,
     /// How the screen looks.
@@ -115,7 +119,12 @@ pub fn run(options: TuiOptions) -> Exit {
                 theme: options.theme,
             },
         );
-        if let Some(path) = &options.replay {
+        if let Some((a, b)) = &options.compare {
+            if let Err(e) = app.open_comparison(a, b) {
+                output::message(&e);
+                return Exit::BadInput;
+            }
+        } else if let Some(path) = &options.replay {
             if let Err(e) = app.open_replay(path) {
                 output::message(&e.to_string());
                 return Exit::BadInput;
@@ -209,6 +218,7 @@ async fn event_loop(
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
                     let effects = app.key(key);
                     app.carry_out(effects);
+                    write_through(screen, app)?;
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Mouse(mouse))) => {
@@ -238,6 +248,20 @@ async fn event_loop(
             () = tokio::time::sleep_until(due) => {}
         }
     }
+}
+
+/// Write what the app asked to send the terminal itself (an OSC 52 copy),
+/// past the cell filter that keeps such sequences out of the panes.
+fn write_through(screen: &mut terminal::Screen, app: &mut App) -> std::io::Result<()> {
+    use std::io::Write;
+    if app.to_terminal.is_empty() {
+        return Ok(());
+    }
+    let out = &mut screen.backend_mut().0;
+    for sequence in app.to_terminal.drain(..) {
+        out.write_all(sequence.as_bytes())?;
+    }
+    out.flush()
 }
 
 fn take(app: &mut App, delivery: Delivery) {

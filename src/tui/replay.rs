@@ -139,6 +139,11 @@ impl Replay {
         &self.breaker_moves
     }
 
+    /// Every event of the recording, wherever the replay stands.
+    pub(crate) fn events(&self) -> &[Arc<Event>] {
+        &self.events
+    }
+
     pub(crate) fn position(&self) -> usize {
         self.position
     }

@@ -114,6 +114,8 @@ pub struct Runs {
     next_run: RunId,
     /// Handles of runs that ended or were replaced, to finish on quit.
     retired: Vec<RunHandle>,
+    /// The run others are compared with (`p`), by index.
+    pinned: Option<usize>,
 }
 
 impl Runs {
@@ -125,6 +127,7 @@ impl Runs {
             selected: 0,
             next_run: 1,
             retired: Vec::new(),
+            pinned: None,
         }
     }
 
@@ -149,12 +152,28 @@ impl Runs {
         self.slots.iter_mut()
     }
 
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
+    }
+
+    /// Pin the selected run, or unpin it if it is pinned.
+    pub(crate) fn toggle_pin(&mut self) {
+        self.pinned =
+            (self.pinned != Some(self.selected) && !self.slots.is_empty()).then_some(self.selected);
+    }
+
+    /// Pin run `index`.
+    pub fn pin(&mut self, index: usize) {
+        self.pinned = (index < self.slots.len()).then_some(index);
+    }
+
+    /// The pinned run's index.
+    pub fn pinned(&self) -> Option<usize> {
+        self.pinned
     }
 
     pub(crate) fn select_previous(&mut self) {
@@ -183,6 +202,10 @@ impl Runs {
             Some(index) => {
                 let old = std::mem::replace(&mut self.slots[index], fresh);
                 self.retire(old);
+                // The pinned run is gone: its place holds another run.
+                if self.pinned == Some(index) {
+                    self.pinned = None;
+                }
             }
             None => self.add(fresh),
         }

@@ -145,7 +145,24 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
         Some(Overlay::Details(details)) => overlays::details::draw(frame, screen, details),
         Some(Overlay::Quit) => overlays::quit::draw(frame, screen, &app.runs),
+        Some(Overlay::Compare { comparison, scroll }) => {
+            super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll)
+        }
+        Some(Overlay::Export(prompt)) => {
+            if let Some(Overlay::Compare { comparison, scroll }) = &prompt.under {
+                super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll);
+            }
+            overlays::write::draw(frame, screen, prompt);
+        }
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
     app.options.theme.apply(frame.buffer_mut());
+}
+
+/// The screen above the footer, so that its keys and notices stay in view.
+fn above(screen: Rect, footer: Rect) -> Rect {
+    Rect {
+        height: screen.height.saturating_sub(footer.height),
+        ..screen
+    }
 }

@@ -39,6 +39,13 @@ pub enum Overlay {
     },
     /// Quitting while a run is live, to confirm.
     Quit,
+    /// Two runs side by side.
+    Compare {
+        comparison: Box<crate::compare::Comparison>,
+        scroll: u16,
+    },
+    /// The path to write a document to, being typed.
+    Export(Box<super::export::ExportPrompt>),
 }
 
 impl Overlay {
@@ -66,6 +73,8 @@ impl Overlay {
             Overlay::Jump(_) => OverlayKind::Jump,
             Overlay::Search { .. } => OverlayKind::Search,
             Overlay::Quit => OverlayKind::Quit,
+            Overlay::Compare { .. } => OverlayKind::Compare,
+            Overlay::Export(_) => OverlayKind::Export,
         }
     }
 

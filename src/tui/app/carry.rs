@@ -1,6 +1,7 @@
 //! Carrying out what the update decided, for the loop: launches and
 //! restarts go to the runs, commands to a run's engine, recordings are
-//! opened; what fails becomes the footer's notice.
+//! opened, copies and files written; what fails becomes the footer's
+//! notice.
 
 use super::App;
 use crate::control::Control;
@@ -8,7 +9,7 @@ use crate::tui::effect::Effect;
 
 impl App {
     /// Carry `effects` out, in order.
-    pub(crate) fn carry_out(&mut self, effects: Vec<Effect>) {
+    pub fn carry_out(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             match effect {
                 Effect::Launch(launch) => self.start(launch),
@@ -36,6 +37,8 @@ impl App {
                     Ok(()) => self.overlay = None,
                     Err(e) => self.notice = Some(first_line(&e)),
                 },
+                Effect::Copy(text) => self.carry_copy(&text),
+                Effect::Write { path, contents } => self.carry_write(&path, &contents),
                 Effect::Quit => self.quitting = true,
             }
         }

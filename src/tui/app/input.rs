@@ -1,9 +1,9 @@
 //! Input: a key or a mouse wheel becomes an action, looked up in the key
 //! table in the scopes that apply (an open overlay's, else the focused
 //! pane's with its pattern's, then the global ones); text inputs (the goal
-//! editor, the log filter, a replay's jump, a search) take the other keys
-//! as text; when quitting is to be confirmed, any other key than the
-//! confirmation cancels.
+//! editor, the log filter, a replay's jump, a search, the path to write
+//! to) take the other keys as text; when quitting is to be confirmed, any
+//! other key than the confirmation cancels.
 
 use super::App;
 use crate::tui::effect::Effect;
@@ -52,6 +52,13 @@ impl App {
                         let room = text.len() < 6;
                         type_into(text, &key, |c| c.is_ascii_digit() && room);
                     }
+                }
+                return Vec::new();
+            }
+            Some(Overlay::Export(prompt)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Export), &key) {
+                    Some(action) => return self.update(action),
+                    None => type_into(&mut prompt.path, &key, |c| !c.is_control()),
                 }
                 return Vec::new();
             }

@@ -5,6 +5,8 @@
 //! and the loop carries out. Drawing reads it and never changes it.
 
 mod carry;
+mod compare;
+mod export;
 mod input;
 mod search;
 mod update;
@@ -70,6 +72,9 @@ pub struct App {
     /// The terminal's size at the last frame: what scrolling a pane
     /// measures against, and how tall a page of it is.
     pub screen: Rect,
+    /// Escape sequences for the loop to write through the terminal (an
+    /// OSC 52 copy), oldest first.
+    pub to_terminal: Vec<String>,
 }
 
 impl App {
@@ -91,6 +96,7 @@ impl App {
             runs_search: None,
             zoomed: false,
             screen: SMALLEST,
+            to_terminal: Vec::new(),
         }
     }
 

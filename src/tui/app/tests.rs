@@ -150,10 +150,13 @@ fn a_finished_run_restarts_with_its_seed_its_pending_flags_and_its_edited_goal()
     app.key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
     assert!(app.overlay.is_none());
 
+    // With a flag changed the run starts again beside the old one, which
+    // stays pinned to compare with.
     let effects = press(&mut app, KeyCode::Char('r'));
-    let [Effect::Restart { run: 1, launch }] = effects.as_slice() else {
-        panic!("r restarts run 1: {effects:?}");
+    let [Effect::Launch(launch)] = effects.as_slice() else {
+        panic!("r starts run 1 again: {effects:?}");
     };
+    assert_eq!(app.runs.pinned(), Some(0));
     assert_eq!(launch.seed, 7, "the seed it ran with, not the scenario's 3");
     assert_eq!(launch.flags, vec![("legal".to_string(), true)]);
     assert_eq!(launch.goal.as_deref(), Some("Decide. Now."));

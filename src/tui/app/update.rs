@@ -6,13 +6,11 @@ use super::carry::first_line;
 use crate::control::Control;
 use crate::tui::catalog::Item;
 use crate::tui::effect::Effect;
-use crate::tui::inspect;
 use crate::tui::keymap::{Action, OverlayKind, PaneId};
 use crate::tui::overlays::details::DetailsView;
 use crate::tui::runs::{Launch, Overrides};
 use crate::tui::slot::RunSlot;
 use crate::tui::state::Activity;
-use crate::tui::tool_list;
 use crate::tui::view_state::Overlay;
 
 impl App {
@@ -35,6 +33,8 @@ impl App {
             }
             Action::PrevRun | Action::NextRun if self.runs.len() < 2 => Some("only one run"),
             Action::Zoom | Action::Unzoom => self.zoom_unavailable(action),
+            Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
+            Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
             _ => None,
         }
     }
@@ -70,6 +70,25 @@ impl App {
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         let screen = self.screen;
         match (&mut self.overlay, action) {
+            (Some(Overlay::Export(_)), Action::Close) => {
+                if let Some(Overlay::Export(prompt)) = self.overlay.take() {
+                    self.overlay = prompt.under;
+                }
+            }
+            (Some(Overlay::Export(_)), Action::Confirm) => return self.confirm_write(),
+            (Some(Overlay::Compare { .. } | Overlay::Details(_)), Action::Copy) => {
+                return self.copy();
+            }
+            (Some(Overlay::Compare { .. }), Action::Write) => self.write(),
+            (
+                Some(Overlay::Compare { .. }),
+                Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Follow,
+            ) => self.scroll_comparison(action),
             (Some(Overlay::Quit), Action::Confirm) => return vec![Effect::Quit],
             (Some(Overlay::Quit), _) => {
                 self.overlay = None;
@@ -183,12 +202,23 @@ impl App {
             }
             Action::Restart => {
                 if let Some(slot) = self.run() {
-                    return vec![Effect::Restart {
-                        run: slot.state.run,
-                        launch: Launch::again(slot),
-                    }];
+                    let (run, launch) = (slot.state.run, Launch::again(slot));
+                    if super::compare::changes_flags(&launch, slot) {
+                        // Another run to compare with, not a retry: the old
+                        // one stays, pinned, and the new one starts beside it.
+                        self.runs.pin(self.runs.selected);
+                        self.notice = Some(format!(
+                            "run {run} kept and pinned: c compares it with the new run"
+                        ));
+                        return vec![Effect::Launch(launch)];
+                    }
+                    return vec![Effect::Restart { run, launch }];
                 }
             }
+            Action::Pin => self.toggle_pin(),
+            Action::Compare => self.compare_with_pinned(),
+            Action::Copy => return self.copy(),
+            Action::Write => self.write(),
             Action::FocusNext | Action::FocusPrev => {
                 let panes = PaneId::ALL;
                 let at = panes.iter().position(|p| *p == self.focus).unwrap_or(0);
@@ -292,26 +322,14 @@ impl App {
         }
         slot.ui.pending_flags.retain(|(n, _)| n != &name);
         slot.ui.pending_flags.push((name, on));
-        self.notice = Some("the run has finished: r restarts it with this flag".into());
+        self.notice =
+            Some("the run has finished: r starts a new run with this flag beside it".into());
         Vec::new()
     }
 
     /// Open the JSON of what the focused pane has selected.
     fn open_details(&mut self) {
-        let Some(slot) = self.run() else { return };
-        let (state, ui) = (&slot.state, &slot.ui);
-        let value = match self.focus {
-            PaneId::Pattern => slot.unit.details(&state.pattern, &ui.pattern),
-            PaneId::Log => ui
-                .log
-                .selected_event(state)
-                .map(|event| serde_json::to_value(&*event).unwrap_or_default()),
-            PaneId::Result => state.outcome.as_ref().map(|o| o.result.clone()),
-            PaneId::Resilience => tool_list::selected(&state.resilience, &ui.gateway_tools)
-                .map(|tool| inspect::tool_json(tool, slot.clock_ms())),
-            PaneId::Runs => None,
-        };
-        if let Some(value) = value {
+        if let Some(value) = self.selected_json() {
             self.overlay = Some(Overlay::Details(DetailsView::new(
                 &serde_json::to_string_pretty(&value).unwrap_or_default(),
             )));

@@ -25,6 +25,11 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Search (typing)", Scope::Overlay(OverlayKind::Search)),
     ("Goal editor", Scope::Overlay(OverlayKind::Goal)),
     ("Log filter", Scope::Overlay(OverlayKind::Filter)),
+    (
+        "Two runs side by side (c)",
+        Scope::Overlay(OverlayKind::Compare),
+    ),
+    ("Writing to a file (w)", Scope::Overlay(OverlayKind::Export)),
     ("Replay (before the panes' keys)", Scope::Replay),
 ];
 

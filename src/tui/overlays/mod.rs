@@ -1,6 +1,6 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
-//! editor, the JSON details of a selected item and the question before
-//! quitting live runs.
+//! editor, the JSON details of a selected item, the question before
+//! quitting live runs and the path to write to.
 
 pub(crate) mod details;
 pub(crate) mod flags;
@@ -8,6 +8,7 @@ pub(crate) mod goal;
 pub(crate) mod help;
 pub(crate) mod picker;
 pub(crate) mod quit;
+pub(crate) mod write;
 
 use super::theme;
 use ratatui::Frame;

@@ -35,7 +35,7 @@ pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool, search: O
     let tabs: Vec<Line<'static>> = runs
         .iter()
         .enumerate()
-        .map(|(i, slot)| tab(slot, i == runs.selected, search))
+        .map(|(i, slot)| tab(slot, i == runs.selected, runs.pinned() == Some(i), search))
         .collect();
     let widths: Vec<usize> = tabs.iter().map(|t| t.width() + 1).collect();
     let room = usize::from(area.width).saturating_sub(head.width());
@@ -81,8 +81,9 @@ fn window(widths: &[usize], selected: usize, room: usize) -> (usize, usize) {
     (first, last)
 }
 
-/// One run's tab: its number, its state's glyph and its scenario.
-fn tab(slot: &RunSlot, selected: bool, search: Option<&str>) -> Line<'static> {
+/// One run's tab: its number, its state's glyph and its scenario; ◆
+/// marks the pinned run, the one `c` compares the selected run with.
+fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Line<'static> {
     let playing = slot.replay.as_ref().map(|r| r.playing);
     let (glyph, style) = match (&slot.state.activity, &slot.state.outcome, playing) {
         (Activity::Finished, Some(o), _) if o.status == RunStatus::Ok => {
@@ -95,8 +96,9 @@ fn tab(slot: &RunSlot, selected: bool, search: Option<&str>) -> Line<'static> {
         }
         _ => ("▶", Style::default().fg(theme::ACCENT)),
     };
+    let pin = if pinned { "◆" } else { "" };
     let label = format!(
-        " {} {glyph} {} ",
+        " {pin}{} {glyph} {} ",
         slot.state.run,
         fit(&slot.scenario.name, 28)
     );

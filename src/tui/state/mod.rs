@@ -57,6 +57,8 @@ pub(crate) struct RunInfo {
     pub(crate) clock: ClockMode,
     pub(crate) source: Option<String>,
     pub(crate) scenario: Arc<Scenario>,
+    /// Every flag as the run started (the flags above change live).
+    pub(crate) started_flags: Vec<crate::bus::FlagState>,
 }
 
 /// A call through the gateway that has started and not finished.
@@ -148,6 +150,7 @@ impl RunState {
                     clock: started.clock,
                     source: started.source.clone(),
                     scenario,
+                    started_flags: started.flags.clone(),
                 });
                 self.activity = Activity::Running;
             }

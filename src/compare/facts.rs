@@ -1,0 +1,235 @@
+//! What one run was and how it ended, folded from its events: its setup
+//! (scenario, seed, goal, flags at launch and flags turned live), its
+//! outcome (status, stop reason, the typed summary), and what it asked of
+//! each tool. Every pattern is compared on these.
+
+use super::Difference;
+use crate::bus::{CallOutcome, Event, EventKind, RunStatus, RunSummary, TokenUsage};
+use crate::scenario::{PatternKind, Scenario};
+use crate::stop::StopReason;
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::sync::Arc;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunFacts {
+    /// What the run is called here: its recording, or its number.
+    pub recording: String,
+    pub(crate) scenario: String,
+    pub(crate) pattern: PatternKind,
+    pub(crate) seed: u64,
+    pub(crate) goal: String,
+    /// Every flag as the run started.
+    pub(crate) flags: IndexMap<String, bool>,
+    /// Flags turned while the run went on, in order.
+    pub(crate) flag_changes: Vec<FlagChange>,
+    /// Events read.
+    pub(crate) events: usize,
+    /// Whether the run's finish is among them.
+    pub(crate) finished: bool,
+    pub(crate) status: Option<RunStatus>,
+    pub(crate) stop_reason: Option<StopReason>,
+    pub(crate) phase: Option<String>,
+    /// The run's result in types (decision, health, answer, final agent,
+    /// partial and degraded, counts), once it finished.
+    pub(crate) summary: Option<RunSummary>,
+    /// The run clock at its last event.
+    pub(crate) duration_ms: u64,
+    /// Tokens the model calls took, as the endpoint counted them.
+    pub(crate) tokens: TokenUsage,
+    /// Per tool (the model is one), in the order first called.
+    pub(crate) tools: IndexMap<String, ToolCounts>,
+    #[serde(skip)]
+    scenario_file: Option<Arc<Scenario>>,
+}
+
+/// A flag turned during the run, at event `seq`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct FlagChange {
+    pub(crate) seq: u64,
+    pub(crate) name: String,
+    pub(crate) on: bool,
+}
+
+/// What the gateway did for one tool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct ToolCounts {
+    /// Attempts that reached the tool.
+    pub(crate) calls: u64,
+    /// Attempts that failed (timeout, error, cancelled).
+    pub(crate) failures: u64,
+    /// Attempts the gateway refused without calling (open breaker, full
+    /// bulkhead, spent budget).
+    pub(crate) rejected: u64,
+    /// Retries the gateway scheduled.
+    pub(crate) retries: u64,
+}
+
+impl RunFacts {
+    pub(super) fn of(label: &str, events: &[Arc<Event>]) -> RunFacts {
+        let mut facts = RunFacts {
+            recording: label.to_string(),
+            scenario: String::new(),
+            pattern: PatternKind::Collaboration,
+            seed: 0,
+            goal: String::new(),
+            flags: IndexMap::new(),
+            flag_changes: Vec::new(),
+            events: events.len(),
+            finished: false,
+            status: None,
+            stop_reason: None,
+            phase: None,
+            summary: None,
+            duration_ms: 0,
+            tokens: TokenUsage::default(),
+            tools: IndexMap::new(),
+            scenario_file: None,
+        };
+        for event in events {
+            facts.apply(event);
+        }
+        facts
+    }
+
+    fn apply(&mut self, event: &Event) {
+        self.duration_ms = self.duration_ms.max(event.t_ms);
+        match &event.kind {
+            EventKind::RunStarted(started) => {
+                self.scenario = started.scenario.name.clone();
+                self.pattern = started.pattern;
+                self.seed = started.seed;
+                self.goal = started.goal.clone();
+                self.flags = started
+                    .flags
+                    .iter()
+                    .map(|f| (f.name.clone(), f.on))
+                    .collect();
+                self.scenario_file = Some(Arc::clone(&started.scenario));
+            }
+            EventKind::FlagChanged { name, on } => self.flag_changes.push(FlagChange {
+                seq: event.seq,
+                name: name.clone(),
+                on: *on,
+            }),
+            EventKind::CallStarted { tool, .. } => self.tool(tool).calls += 1,
+            EventKind::CallFinished {
+                tool,
+                outcome,
+                usage,
+                ..
+            } => {
+                if *outcome != CallOutcome::Ok {
+                    self.tool(tool).failures += 1;
+                }
+                if let Some(usage) = usage {
+                    self.tokens.input += usage.input;
+                    self.tokens.output += usage.output;
+                }
+            }
+            EventKind::CallRejected { tool, .. } => self.tool(tool).rejected += 1,
+            EventKind::RetryScheduled { tool, .. } => self.tool(tool).retries += 1,
+            EventKind::RunFinished {
+                status,
+                stop_reason,
+                phase,
+                summary,
+                ..
+            } => {
+                self.finished = true;
+                self.status = Some(*status);
+                self.stop_reason = Some(stop_reason.clone());
+                self.phase = phase.clone();
+                self.summary = Some(summary.as_ref().clone());
+            }
+            _ => {}
+        }
+    }
+
+    fn tool(&mut self, name: &str) -> &mut ToolCounts {
+        self.tools.entry(name.to_string()).or_default()
+    }
+
+    /// Whether both runs were launched from the same scenario content.
+    pub(super) fn same_scenario_file(&self, other: &RunFacts) -> bool {
+        self.scenario_file == other.scenario_file
+    }
+}
+
+/// Every difference between two runs' facts, setup first.
+pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
+    let mut out = Differences::default();
+    out.field("scenario", &a.scenario, &b.scenario);
+    out.field("pattern", &a.pattern, &b.pattern);
+    out.field("seed", &a.seed, &b.seed);
+    out.field("goal", &a.goal, &b.goal);
+    for name in union(a.flags.keys(), b.flags.keys()) {
+        out.field(
+            &format!("flags.{name}"),
+            &a.flags.get(name),
+            &b.flags.get(name),
+        );
+    }
+    out.field("flag_changes", &a.flag_changes, &b.flag_changes);
+    out.field("finished", &a.finished, &b.finished);
+    out.field("status", &a.status, &b.status);
+    out.field("stop_reason", &a.stop_reason, &b.stop_reason);
+    out.field("phase", &a.phase, &b.phase);
+    let sa = a.summary.clone().unwrap_or_default();
+    let sb = b.summary.clone().unwrap_or_default();
+    out.field("decision", &sa.decision, &sb.decision);
+    out.field("health", &sa.health, &sb.health);
+    out.field("final_agent", &sa.final_agent, &sb.final_agent);
+    out.field("partial", &sa.partial, &sb.partial);
+    out.field("degraded", &sa.degraded, &sb.degraded);
+    out.field("citations", &sa.citations, &sb.citations);
+    let (ca, cb) = (sa.counts, sb.counts);
+    out.field("counts.rounds", &ca.rounds, &cb.rounds);
+    out.field("counts.dispatches", &ca.dispatches, &cb.dispatches);
+    out.field("counts.handoffs", &ca.handoffs, &cb.handoffs);
+    out.field("counts.llm_calls", &ca.llm_calls, &cb.llm_calls);
+    out.field("counts.member_calls", &ca.member_calls, &cb.member_calls);
+    out.field("answer", &sa.answer, &sb.answer);
+    out.field("tokens.input", &a.tokens.input, &b.tokens.input);
+    out.field("tokens.output", &a.tokens.output, &b.tokens.output);
+    for tool in union(a.tools.keys(), b.tools.keys()) {
+        let ta = a.tools.get(tool).copied().unwrap_or_default();
+        let tb = b.tools.get(tool).copied().unwrap_or_default();
+        for (name, x, y) in [
+            ("calls", ta.calls, tb.calls),
+            ("failures", ta.failures, tb.failures),
+            ("rejected", ta.rejected, tb.rejected),
+            ("retries", ta.retries, tb.retries),
+        ] {
+            out.field(&format!("tools.{tool}.{name}"), &x, &y);
+        }
+    }
+    out.field("duration_ms", &a.duration_ms, &b.duration_ms);
+    out.0
+}
+
+/// Differences gathered field by field.
+#[derive(Default)]
+struct Differences(Vec<Difference>);
+
+impl Differences {
+    fn field<T: Serialize + PartialEq>(&mut self, what: &str, a: &T, b: &T) {
+        if a != b {
+            self.0.push(Difference::new(what, a, b));
+        }
+    }
+}
+
+/// The keys of two maps, `a`'s in order then `b`'s others in order.
+pub(super) fn union<'k>(
+    a: impl Iterator<Item = &'k String>,
+    b: impl Iterator<Item = &'k String>,
+) -> Vec<&'k String> {
+    let mut keys: Vec<&String> = a.collect();
+    for key in b {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
+}

@@ -1,0 +1,174 @@
+//! Two research runs aligned: each step of the workflow with its headline
+//! count, each source after dedupe with its fate (read, denied by policy or
+//! at execution, or never reached), and the notes the answers cite.
+
+use super::Difference;
+use super::facts::union;
+use crate::bus::{Event, EventKind, ResearchPhase, SourceDenial};
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What became of a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "fate", rename_all = "snake_case")]
+pub enum SourceFate {
+    /// Kept after dedupe, never reached.
+    Listed,
+    /// Let through, not read (yet).
+    Allowed,
+    Read,
+    Denied {
+        reason: SourceDenial,
+        /// The flag that kept it out, when one did.
+        gated_by: Option<String>,
+    },
+}
+
+impl SourceFate {
+    pub(crate) fn words(&self) -> String {
+        match self {
+            SourceFate::Listed => "not reached".into(),
+            SourceFate::Allowed => "allowed".into(),
+            SourceFate::Read => "read".into(),
+            SourceFate::Denied {
+                reason: SourceDenial::Policy,
+                ..
+            } => "denied (policy)".into(),
+            SourceFate::Denied {
+                gated_by: Some(flag),
+                ..
+            } => format!("denied (flag {flag})"),
+            SourceFate::Denied { .. } => "denied (execution)".into(),
+        }
+    }
+}
+
+/// A step of the workflow: its count in each run, `null` where the run
+/// did not finish it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepRow {
+    pub phase: ResearchPhase,
+    pub a: Option<u64>,
+    pub b: Option<u64>,
+}
+
+/// A source (its URL after normalisation) in each run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SourceRow {
+    pub url: String,
+    pub a: Option<SourceFate>,
+    pub b: Option<SourceFate>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResearchAligned {
+    pub steps: Vec<StepRow>,
+    pub sources: Vec<SourceRow>,
+    /// Note ids kept, in each run.
+    pub(crate) notes_a: Vec<String>,
+    pub(crate) notes_b: Vec<String>,
+}
+
+#[derive(Default)]
+struct Research {
+    steps: IndexMap<ResearchPhase, u64>,
+    sources: IndexMap<String, SourceFate>,
+    notes: Vec<String>,
+}
+
+impl Research {
+    fn of(events: &[Arc<Event>]) -> Research {
+        let mut research = Research::default();
+        for event in events {
+            match &event.kind {
+                EventKind::ResearchStepFinished(step) => {
+                    research.steps.insert(step.phase, step.count);
+                }
+                EventKind::SourcesDeduped(deduped) => {
+                    for url in &deduped.urls {
+                        research
+                            .sources
+                            .entry(url.clone())
+                            .or_insert(SourceFate::Listed);
+                    }
+                }
+                EventKind::SourceAllowed(allowed) => {
+                    research
+                        .sources
+                        .insert(allowed.url.clone(), SourceFate::Allowed);
+                }
+                EventKind::SourceDenied(denied) => {
+                    research.sources.insert(
+                        denied.url.clone(),
+                        SourceFate::Denied {
+                            reason: denied.reason,
+                            gated_by: denied.gated_by.clone(),
+                        },
+                    );
+                }
+                EventKind::PageRead(page) => {
+                    research.sources.insert(page.url.clone(), SourceFate::Read);
+                }
+                EventKind::NoteExtracted(note) => research.notes.push(note.id.clone()),
+                _ => {}
+            }
+        }
+        research
+    }
+}
+
+pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ResearchAligned {
+    let (ra, rb) = (Research::of(a), Research::of(b));
+    let steps = ResearchPhase::ALL
+        .into_iter()
+        .filter(|p| ra.steps.contains_key(p) || rb.steps.contains_key(p))
+        .map(|phase| StepRow {
+            phase,
+            a: ra.steps.get(&phase).copied(),
+            b: rb.steps.get(&phase).copied(),
+        })
+        .collect();
+    let sources = union(ra.sources.keys(), rb.sources.keys())
+        .into_iter()
+        .map(|url| SourceRow {
+            url: url.clone(),
+            a: ra.sources.get(url).cloned(),
+            b: rb.sources.get(url).cloned(),
+        })
+        .collect();
+    ResearchAligned {
+        steps,
+        sources,
+        notes_a: ra.notes,
+        notes_b: rb.notes,
+    }
+}
+
+impl ResearchAligned {
+    pub(super) fn differences(&self) -> Vec<Difference> {
+        let mut out = Vec::new();
+        for row in &self.steps {
+            if row.a != row.b {
+                out.push(Difference::new(
+                    format!("steps.{}", row.phase),
+                    row.a,
+                    row.b,
+                ));
+            }
+        }
+        for row in &self.sources {
+            if row.a != row.b {
+                out.push(Difference::new(
+                    format!("sources.{}", row.url),
+                    &row.a,
+                    &row.b,
+                ));
+            }
+        }
+        if self.notes_a != self.notes_b {
+            out.push(Difference::new("notes", &self.notes_a, &self.notes_b));
+        }
+        out
+    }
+}

@@ -1,0 +1,152 @@
+//! The runs' facts as rows: scenario and seed, each flag, the outcome and
+//! result, what the runs used of their budgets, each tool's calls, tokens,
+//! run time and events.
+
+use super::{Cell, Row, Section, Tone, one};
+use crate::compare::RunFacts;
+use crate::compare::facts::union;
+use crate::compare::values::{decision_tone, status_tone, words};
+
+pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
+    // The recordings are named in the view's title: their names always differ.
+    let mut rows = vec![
+        Row::new(
+            "scenario",
+            one(format!("{} ({})", a.scenario, a.pattern)),
+            one(format!("{} ({})", b.scenario, b.pattern)),
+        ),
+        Row::new("seed", one(a.seed.to_string()), one(b.seed.to_string())),
+    ];
+    if a.goal != b.goal {
+        rows.push(Row::new("goal", one(&a.goal), one(&b.goal)));
+    }
+    for name in union(a.flags.keys(), b.flags.keys()) {
+        let flag = |f: &RunFacts| {
+            f.flags.get(name).map_or(Cell::absent(), |on| {
+                Cell::plain(if *on { "on" } else { "off" })
+            })
+        };
+        rows.push(Row::new(
+            format!("flag {name}"),
+            vec![flag(a)],
+            vec![flag(b)],
+        ));
+    }
+    if !a.flag_changes.is_empty() || !b.flag_changes.is_empty() {
+        let changes = |f: &RunFacts| {
+            let list: Vec<String> = f
+                .flag_changes
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} {} at #{}",
+                        c.name,
+                        if c.on { "on" } else { "off" },
+                        c.seq
+                    )
+                })
+                .collect();
+            one(if list.is_empty() {
+                "none".into()
+            } else {
+                list.join(", ")
+            })
+        };
+        rows.push(Row::new("flags turned", changes(a), changes(b)));
+    }
+    let outcome = |f: &RunFacts| match (&f.status, &f.stop_reason) {
+        (Some(status), Some(reason)) => vec![Cell::toned(
+            format!("{} · {reason}", words(status)),
+            status_tone(*status),
+        )],
+        _ => vec![Cell::toned("no finish", Tone::Caution)],
+    };
+    rows.push(Row::new("outcome", outcome(a), outcome(b)));
+    let result = |f: &RunFacts| {
+        let Some(summary) = &f.summary else {
+            return vec![Cell::absent()];
+        };
+        let mut cell = match (summary.decision, summary.health, &summary.final_agent) {
+            (Some(d), _, _) => Cell::toned(
+                d.as_str().replace('_', " ").to_uppercase(),
+                decision_tone(d),
+            ),
+            (_, Some(h), _) => Cell::toned(
+                format!("HEALTH {}", h.as_str().to_uppercase()),
+                match h {
+                    crate::bus::Health::Green => Tone::Good,
+                    crate::bus::Health::Yellow => Tone::Caution,
+                    crate::bus::Health::Red => Tone::Bad,
+                },
+            ),
+            (_, _, Some(agent)) => Cell::plain(format!("answered by {agent}")),
+            _ if summary.answer.is_some() => Cell::plain("answered"),
+            _ => Cell::toned("no decision", Tone::Caution),
+        };
+        if summary.partial {
+            cell.text
+                .push_str(&format!(" · PARTIAL ({})", summary.degraded.join(", ")));
+            cell.tone = Tone::Caution;
+        }
+        vec![cell]
+    };
+    rows.push(Row::new("result", result(a), result(b)));
+    let (ca, cb) = (counts(a), counts(b));
+    for ((label, x), (_, y)) in ca.into_iter().zip(cb) {
+        if x.is_some() || y.is_some() {
+            let cell = |n: Option<u64>| n.map_or(Cell::absent(), |n| Cell::plain(n.to_string()));
+            rows.push(Row::new(label, vec![cell(x)], vec![cell(y)]));
+        }
+    }
+    for tool in union(a.tools.keys(), b.tools.keys()) {
+        let (ta, tb) = (
+            a.tools.get(tool).copied().unwrap_or_default(),
+            b.tools.get(tool).copied().unwrap_or_default(),
+        );
+        let line = |t: crate::compare::ToolCounts| {
+            let mut text = format!("{} calls", t.calls);
+            for (n, word) in [
+                (t.failures, "failed"),
+                (t.rejected, "rejected"),
+                (t.retries, "retries"),
+            ] {
+                if n > 0 {
+                    text.push_str(&format!(" · {n} {word}"));
+                }
+            }
+            let tone = if t.failures + t.rejected > 0 {
+                Tone::Caution
+            } else {
+                Tone::Plain
+            };
+            vec![Cell::toned(text, tone)]
+        };
+        rows.push(Row::new(format!("tool {tool}"), line(ta), line(tb)));
+    }
+    let tokens = |f: &RunFacts| one(format!("{} in · {} out", f.tokens.input, f.tokens.output));
+    rows.push(Row::new("tokens", tokens(a), tokens(b)));
+    let duration = |f: &RunFacts| one(format!("{:.1}s", f.duration_ms as f64 / 1000.0));
+    rows.push(Row::new("run time", duration(a), duration(b)));
+    rows.push(Row::new(
+        "events",
+        one(a.events.to_string()),
+        one(b.events.to_string()),
+    ));
+    Section {
+        title: "Runs".into(),
+        columns: vec![String::new()],
+        rows,
+    }
+}
+
+/// What a run used of the budgets its pattern counts.
+fn counts(facts: &RunFacts) -> [(&'static str, Option<u64>); 5] {
+    let counts = facts.summary.as_ref().map(|s| s.counts).unwrap_or_default();
+    [
+        ("rounds", counts.rounds.map(u64::from)),
+        ("dispatches", counts.dispatches),
+        ("handoffs", counts.handoffs),
+        ("llm calls", counts.llm_calls),
+        ("member calls", counts.member_calls),
+    ]
+}

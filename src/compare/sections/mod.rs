@@ -1,0 +1,119 @@
+//! A comparison laid out for reading: sections of rows, each row a label
+//! and the same columns for run A and run B, each cell a short text and a
+//! tone. The dashboard draws these and the Markdown export writes them, so
+//! neither needs to know the pattern; only this file turns each pattern's
+//! alignment into rows.
+
+mod facts;
+mod steps;
+
+use super::values::short;
+use super::{Alignment, Comparison, Which};
+
+/// How a cell reads at a glance; the dashboard gives each a colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tone {
+    Plain,
+    Good,
+    Caution,
+    Bad,
+    /// The run has nothing here.
+    Absent,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Cell {
+    pub(crate) text: String,
+    pub(crate) tone: Tone,
+}
+
+impl Cell {
+    pub(crate) fn plain(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            tone: Tone::Plain,
+        }
+    }
+
+    fn toned(text: impl Into<String>, tone: Tone) -> Cell {
+        Cell {
+            text: text.into(),
+            tone,
+        }
+    }
+
+    pub(crate) fn absent() -> Cell {
+        Cell::toned("—", Tone::Absent)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Row {
+    pub(crate) label: String,
+    /// The run the row belongs to, when it belongs to one only.
+    pub(crate) only_in: Option<Which>,
+    pub(crate) a: Vec<Cell>,
+    pub(crate) b: Vec<Cell>,
+}
+
+impl Row {
+    fn new(label: impl Into<String>, a: Vec<Cell>, b: Vec<Cell>) -> Row {
+        Row {
+            label: label.into(),
+            only_in: None,
+            a,
+            b,
+        }
+    }
+
+    /// Whether the two runs' cells say different things.
+    pub(crate) fn differs(&self) -> bool {
+        self.a.len() != self.b.len() || self.a.iter().zip(&self.b).any(|(x, y)| x.text != y.text)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Section {
+    pub(crate) title: String,
+    /// Column headings, the same under A and under B.
+    pub(crate) columns: Vec<String>,
+    pub(crate) rows: Vec<Row>,
+}
+
+impl Comparison {
+    /// The comparison as sections: the runs' facts, their pattern's steps
+    /// side by side, then every difference.
+    pub(crate) fn sections(&self) -> Vec<Section> {
+        let mut sections = vec![facts::section(&self.a, &self.b)];
+        match &self.alignment {
+            Some(Alignment::Rounds(rounds)) => sections.push(steps::round_table(rounds)),
+            Some(Alignment::Tasks(tasks)) => sections.push(steps::task_table(tasks)),
+            Some(Alignment::Chain(chain)) => sections.extend(steps::chain_tables(chain)),
+            Some(Alignment::Research(research)) => {
+                sections.extend(steps::research_tables(research))
+            }
+            None => {}
+        }
+        sections.push(Section {
+            title: format!("Differences ({})", self.differences.len()),
+            columns: vec![String::new()],
+            rows: self
+                .differences
+                .iter()
+                .map(|d| {
+                    Row::new(
+                        &d.what,
+                        vec![Cell::plain(short(&d.a))],
+                        vec![Cell::plain(short(&d.b))],
+                    )
+                })
+                .collect(),
+        });
+        sections
+    }
+}
+
+/// A row's single cell.
+fn one(text: impl Into<String>) -> Vec<Cell> {
+    vec![Cell::plain(text)]
+}

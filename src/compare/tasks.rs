@@ -1,0 +1,177 @@
+//! Two orchestrator runs' task outcomes aligned by task id: the worker,
+//! whether the task is critical, how it ended, the attempts it used and
+//! why it failed. A task planned in one run only has nothing on the other
+//! side.
+
+use super::facts::union;
+use super::{Difference, Which};
+use crate::bus::{Event, EventKind, TaskStatus};
+use crate::stop::StopReason;
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Where a task got to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    /// Planned, never started.
+    Queued,
+    /// Started, and the run ended before it did.
+    Running,
+    Done,
+    Failed,
+}
+
+impl TaskState {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Queued => "queued",
+            TaskState::Running => "running",
+            TaskState::Done => "done",
+            TaskState::Failed => "failed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskFacts {
+    pub(crate) worker: String,
+    pub(crate) critical: bool,
+    pub state: TaskState,
+    /// Attempts started, retries included.
+    pub(crate) attempts: u32,
+    pub stop_reason: Option<StopReason>,
+}
+
+/// One task in both runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskRow {
+    pub task: String,
+    /// The run that planned the task, when one only did.
+    pub(crate) only_in: Option<Which>,
+    pub a: Option<TaskFacts>,
+    pub b: Option<TaskFacts>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TasksAligned {
+    /// Tasks in plan order, `a`'s first.
+    pub tasks: Vec<TaskRow>,
+}
+
+fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
+    let mut tasks: IndexMap<String, TaskFacts> = IndexMap::new();
+    for event in events {
+        match &event.kind {
+            EventKind::PlanAccepted { tasks: planned } => {
+                for task in planned {
+                    tasks.entry(task.id.clone()).or_insert(TaskFacts {
+                        worker: task.worker.clone(),
+                        critical: task.critical,
+                        state: TaskState::Queued,
+                        attempts: 0,
+                        stop_reason: None,
+                    });
+                }
+            }
+            EventKind::TaskQueued {
+                task,
+                worker,
+                critical,
+                ..
+            } => {
+                tasks.entry(task.clone()).or_insert(TaskFacts {
+                    worker: worker.clone(),
+                    critical: *critical,
+                    state: TaskState::Queued,
+                    attempts: 0,
+                    stop_reason: None,
+                });
+            }
+            EventKind::AttemptStarted { task, attempt, .. } => {
+                if let Some(facts) = tasks.get_mut(task) {
+                    facts.state = TaskState::Running;
+                    facts.attempts = facts.attempts.max(*attempt);
+                }
+            }
+            EventKind::TaskFinished {
+                task,
+                status,
+                attempts_used,
+                stop_reason,
+                ..
+            } => {
+                if let Some(facts) = tasks.get_mut(task) {
+                    facts.state = match status {
+                        TaskStatus::Done => TaskState::Done,
+                        TaskStatus::Failed => TaskState::Failed,
+                    };
+                    facts.attempts = *attempts_used;
+                    facts.stop_reason = stop_reason.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    tasks
+}
+
+pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> TasksAligned {
+    let (ta, tb) = (tasks_of(a), tasks_of(b));
+    let tasks = union(ta.keys(), tb.keys())
+        .into_iter()
+        .map(|task| {
+            let (a, b) = (ta.get(task).cloned(), tb.get(task).cloned());
+            let only_in = match (&a, &b) {
+                (Some(_), None) => Some(Which::A),
+                (None, Some(_)) => Some(Which::B),
+                _ => None,
+            };
+            TaskRow {
+                task: task.clone(),
+                only_in,
+                a,
+                b,
+            }
+        })
+        .collect();
+    TasksAligned { tasks }
+}
+
+impl TasksAligned {
+    pub(super) fn differences(&self) -> Vec<Difference> {
+        let mut out = Vec::new();
+        for row in &self.tasks {
+            let (Some(a), Some(b)) = (&row.a, &row.b) else {
+                out.push(Difference::new(
+                    format!("tasks.{}", row.task),
+                    &row.a,
+                    &row.b,
+                ));
+                continue;
+            };
+            let what = |field: &str| format!("tasks.{}.{field}", row.task);
+            if a.worker != b.worker {
+                out.push(Difference::new(what("worker"), &a.worker, &b.worker));
+            }
+            if a.critical != b.critical {
+                out.push(Difference::new(what("critical"), a.critical, b.critical));
+            }
+            if a.state != b.state {
+                out.push(Difference::new(what("state"), a.state, b.state));
+            }
+            if a.attempts != b.attempts {
+                out.push(Difference::new(what("attempts"), a.attempts, b.attempts));
+            }
+            if a.stop_reason != b.stop_reason {
+                out.push(Difference::new(
+                    what("stop_reason"),
+                    &a.stop_reason,
+                    &b.stop_reason,
+                ));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,206 @@
+use super::*;
+use crate::bus::{ClockMode, FlagState, RunStarted, Stance};
+use crate::scenario::Scenario;
+use serde_json::json;
+
+fn scenario(name: &str) -> Arc<Scenario> {
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": name, "pattern": "collaboration", "goal": "g", "context": {},
+            "team": {"roles": {"a": {}, "b": {}, "legal": {}}, "sequence": ["a", "b"]},
+            "flags": {"legal": {"default": false, "roles": ["legal"], "joins": true}},
+            "provider": {"kind": "sim"}
+        }))
+        .unwrap(),
+    )
+}
+
+fn started(name: &str, legal: bool) -> EventKind {
+    EventKind::RunStarted(RunStarted {
+        pattern: PatternKind::Collaboration,
+        seed: 7,
+        goal: "g".into(),
+        clock: ClockMode::Virtual,
+        flags: vec![FlagState {
+            name: "legal".into(),
+            on: legal,
+        }],
+        source: None,
+        started_at_ms: 0,
+        scenario: scenario(name),
+    })
+}
+
+fn said(agent: &str, stance: Stance) -> EventKind {
+    EventKind::ContributionAccepted {
+        round: 1,
+        agent: agent.into(),
+        stance,
+        confidence: 0.8,
+        summary: format!("{agent} speaks"),
+        actions: vec![],
+    }
+}
+
+fn round(speakers: &[&str]) -> EventKind {
+    EventKind::RoundStarted {
+        round: 1,
+        speakers: speakers.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn call(latency_ms: u64) -> EventKind {
+    EventKind::CallFinished {
+        call: 1,
+        tool: "model".into(),
+        attempt: 1,
+        latency_ms,
+        outcome: crate::bus::CallOutcome::Ok,
+        usage: None,
+        error: None,
+    }
+}
+
+/// `kinds` as a run's events, `step_ms` apart.
+fn run(kinds: Vec<EventKind>, step_ms: u64) -> Vec<Arc<Event>> {
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            Arc::new(Event {
+                run: 1,
+                seq: i as u64 + 1,
+                t_ms: i as u64 * step_ms,
+                kind,
+            })
+        })
+        .collect()
+}
+
+fn compared(a: &[Arc<Event>], b: &[Arc<Event>]) -> Comparison {
+    compare(Side::new("a", a).unwrap(), Side::new("b", b).unwrap())
+}
+
+#[test]
+fn times_and_latencies_are_not_a_divergence_and_a_stance_is() {
+    let a = run(
+        vec![
+            started("t", false),
+            round(&["a"]),
+            call(100),
+            said("a", Stance::Go),
+        ],
+        10,
+    );
+    let slower = run(
+        vec![
+            started("t", false),
+            round(&["a"]),
+            call(900),
+            said("a", Stance::Go),
+        ],
+        70,
+    );
+    let comparison = compared(&a, &slower);
+    assert_eq!(comparison.first_divergence, None);
+    let whats: Vec<&str> = comparison
+        .differences
+        .iter()
+        .map(|d| d.what.as_str())
+        .collect();
+    assert_eq!(whats, ["duration_ms"]);
+    assert!(!comparison.identical);
+
+    let blocked = run(
+        vec![
+            started("t", false),
+            round(&["a"]),
+            call(100),
+            said("a", Stance::Block),
+        ],
+        10,
+    );
+    let divergence = compared(&a, &blocked).first_divergence.unwrap();
+    assert_eq!(divergence.a.as_ref().unwrap().seq, 4);
+    assert_eq!(divergence.b.unwrap().kind, "contribution_accepted");
+}
+
+#[test]
+fn a_roster_alone_is_not_where_runs_diverge_but_a_new_voice_is() {
+    let a = run(
+        vec![started("t", false), round(&["a"]), said("a", Stance::Go)],
+        10,
+    );
+    let b = run(
+        vec![
+            started("t", true),
+            round(&["a", "legal"]),
+            said("a", Stance::Go),
+            said("legal", Stance::Caution),
+        ],
+        10,
+    );
+    let comparison = compared(&a, &b);
+    let divergence = comparison.first_divergence.unwrap();
+    assert_eq!(divergence.a, None, "A ended where B's legal spoke");
+    assert_eq!(divergence.b.unwrap().seq, 4);
+    let Some(Alignment::Rounds(rounds)) = comparison.alignment else {
+        panic!("a round table");
+    };
+    let legal = rounds.agents.iter().find(|r| r.agent == "legal").unwrap();
+    assert_eq!(legal.only_in, Some(Which::B));
+}
+
+#[test]
+fn identical_runs_say_so() {
+    let a = run(
+        vec![started("t", false), round(&["a"]), said("a", Stance::Go)],
+        10,
+    );
+    let comparison = compared(&a, &a);
+    assert!(comparison.identical);
+    assert!(comparison.differences.is_empty());
+    assert_eq!(
+        comparison.notes,
+        [
+            "A has no finish: compared as far as it went",
+            "B has no finish: compared as far as it went"
+        ]
+    );
+}
+
+#[test]
+fn other_scenarios_are_compared_by_their_facts_only() {
+    let a = run(vec![started("one", false), round(&["a"])], 10);
+    let b = run(vec![started("two", false), round(&["b"])], 10);
+    let comparison = compared(&a, &b);
+    assert!(!comparison.aligned);
+    assert_eq!(comparison.alignment, None);
+    assert_eq!(comparison.first_divergence, None);
+    assert!(comparison.notes[0].starts_with("different scenarios (one and two)"));
+    assert_eq!(comparison.differences[0].what, "scenario");
+}
+
+#[test]
+fn events_without_the_runs_start_are_refused_with_their_name() {
+    let a = run(vec![started("t", false), round(&["a"])], 10);
+    assert_eq!(
+        Side::new("x.jsonl", &a[1..]).unwrap_err().to_string(),
+        "x.jsonl: the events do not start with the run's start (seq 2)"
+    );
+    assert_eq!(
+        Side::new("run 3", &[]).unwrap_err().to_string(),
+        "run 3: no events yet"
+    );
+}
+
+#[test]
+fn values_read_as_short_text() {
+    assert_eq!(short(&json!(null)), "—");
+    assert_eq!(short(&json!(["x", "y"])), "x, y");
+    assert_eq!(short(&json!([])), "none");
+    assert_eq!(
+        short(&json!({"state": "accepted", "stance": "go", "confidence": 0.5, "reason": null})),
+        "accepted go 0.5"
+    );
+}

@@ -1,0 +1,171 @@
+//! `conclave man`: one manual page for the whole command line. clap_mangen
+//! writes the title, name, synopsis and description; every command follows
+//! with its arguments, then the exit statuses, the environment and the
+//! files, so that `man` needs no page per command.
+
+use clap::{Arg, Command};
+use clap_mangen::Man;
+use roff::{Roff, bold, italic, roman};
+use std::io;
+
+/// The definitions every clap_mangen part starts with; the page gives
+/// them once, after its title, so that it starts with `.TH`.
+const PREAMBLE: [&str; 2] = [".ie \\n(.g .ds Aq \\(aq", ".el .ds Aq '"];
+
+const EXIT_STATUSES: &[(&str, &str)] = &[
+    (
+        "0",
+        "The run finished with status ok (and every other command succeeded).",
+    ),
+    (
+        "1",
+        "An internal error, output that could not be written, or a recording that could not be written.",
+    ),
+    (
+        "2",
+        "A bad scenario, a bad argument or a path that cannot be used; the message names the file and the place.",
+    ),
+    (
+        "3",
+        "The run stopped with another stop reason than success.",
+    ),
+    ("141", "Whatever read the output went away."),
+    (
+        "128+N",
+        "The dashboard ended on signal N (SIGHUP, SIGINT, SIGTERM) after giving the terminal back.",
+    ),
+];
+
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "OPENAI_API_KEY",
+        "The key for an OpenAI-compatible endpoint; never written to a recording or a log.",
+    ),
+    (
+        "OPENAI_BASE_URL",
+        "The endpoint's address when --base-url is not given.",
+    ),
+    (
+        "XDG_STATE_HOME",
+        "Where the dashboard keeps its recordings (conclave/runs/ under it, else ~/.local/state).",
+    ),
+];
+
+/// A part of the page clap_mangen writes.
+type Part = fn(&Man, &mut dyn io::Write) -> io::Result<()>;
+
+/// The page for `cmd`, roff source.
+pub(crate) fn page(mut cmd: Command) -> io::Result<String> {
+    cmd.build();
+    let man = Man::new(cmd.clone());
+    let mut out = String::new();
+    let parts: [Part; 4] = [
+        Man::render_title,
+        Man::render_name_section,
+        Man::render_synopsis_section,
+        Man::render_description_section,
+    ];
+    for (i, render) in parts.into_iter().enumerate() {
+        let mut part = Vec::new();
+        render(&man, &mut part)?;
+        out.push_str(&without_preamble(&String::from_utf8_lossy(&part)));
+        if i == 0 {
+            for line in PREAMBLE {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    let mut roff = Roff::new();
+    roff.control("PP", []);
+    roff.text([roman(
+        "Without a command it opens the dashboard on the scenario picker (the files in ./scenarios).",
+    )]);
+    roff.control("SH", ["COMMANDS"]);
+    for sub in cmd.get_subcommands_mut().filter(|s| s.get_name() != "help") {
+        command(&mut roff, sub);
+    }
+    list(&mut roff, "EXIT STATUS", EXIT_STATUSES);
+    list(&mut roff, "ENVIRONMENT", ENVIRONMENT);
+    roff.control("SH", ["FILES"]);
+    roff.text([
+        italic("$XDG_STATE_HOME/conclave/runs/"),
+        roman(" holds a JSONL recording of every run the dashboard launches; "),
+        bold("conclave replay"),
+        roman(" and "),
+        bold("conclave compare"),
+        roman(" read them."),
+    ]);
+    out.push_str(&without_preamble(&roff.render()));
+    Ok(out)
+}
+
+/// One command: its usage, what it does, and each of its arguments.
+fn command(roff: &mut Roff, cmd: &mut Command) {
+    let usage = cmd.render_usage().to_string();
+    roff.control("TP", []);
+    roff.text([bold(usage.trim_start_matches("Usage: ").trim())]);
+    if let Some(about) = cmd.get_about() {
+        roff.text([roman(about.to_string())]);
+    }
+    let args: Vec<&Arg> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && a.get_id() != "help")
+        .collect();
+    if args.is_empty() {
+        return;
+    }
+    roff.control("RS", []);
+    for arg in args {
+        roff.control("TP", []);
+        roff.text([bold(written(arg))]);
+        if let Some(help) = arg.get_help() {
+            roff.text([roman(help.to_string())]);
+        }
+    }
+    roff.control("RE", []);
+}
+
+/// An argument as typed: `--seed <SEED>`, `--clock virtual|real`, `<A>`.
+fn written(arg: &Arg) -> String {
+    let values: Vec<String> = arg
+        .get_possible_values()
+        .iter()
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    let names: Vec<String> = arg
+        .get_value_names()
+        .map(|names| names.iter().map(|n| format!("<{n}>")).collect())
+        .unwrap_or_else(|| vec![format!("<{}>", arg.get_id().as_str().to_uppercase())]);
+    let value = if values.is_empty() {
+        names.join(" ")
+    } else {
+        values.join("|")
+    };
+    let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
+    match (arg.get_long(), arg.get_short()) {
+        (Some(long), _) if takes_value => format!("--{long} {value}"),
+        (Some(long), _) => format!("--{long}"),
+        (None, Some(short)) if takes_value => format!("-{short} {value}"),
+        (None, Some(short)) => format!("-{short}"),
+        (None, None) if values.is_empty() => value,
+        (None, None) => format!("<{}> {value}", arg.get_id().as_str().to_uppercase()),
+    }
+}
+
+fn list(roff: &mut Roff, title: &str, items: &[(&str, &str)]) {
+    roff.control("SH", [title]);
+    for (name, text) in items {
+        roff.control("TP", []);
+        roff.text([bold(*name)]);
+        roff.text([roman(*text)]);
+    }
+}
+
+fn without_preamble(text: &str) -> String {
+    text.lines()
+        .filter(|line| !PREAMBLE.contains(line))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}

@@ -1,0 +1,161 @@
+//! `y` and `w`: what to copy or write for what is on screen, the path
+//! prompt, and carrying out a copy (an OSC 52 sequence for the loop to
+//! write through the terminal) or a write (a file, its error naming the
+//! path). The documents are `crate::tui::export`'s.
+
+use super::App;
+use crate::tui::effect::Effect;
+use crate::tui::export::{self, Document, ExportPrompt};
+use crate::tui::inspect;
+use crate::tui::keymap::PaneId;
+use crate::tui::tool_list;
+use crate::tui::view_state::Overlay;
+use serde_json::Value;
+use std::io;
+use std::path::Path;
+
+impl App {
+    /// The JSON of what the focused pane has selected: a contribution,
+    /// task, transfer, note or tool, the newest event shown, the result.
+    pub(super) fn selected_json(&self) -> Option<Value> {
+        let slot = self.run()?;
+        let (state, ui) = (&slot.state, &slot.ui);
+        match self.focus {
+            PaneId::Pattern => slot.unit.details(&state.pattern, &ui.pattern),
+            PaneId::Log => ui
+                .log
+                .selected_event(state)
+                .map(|event| serde_json::to_value(&*event).unwrap_or_default()),
+            PaneId::Result => state.outcome.as_ref().map(|o| o.result.clone()),
+            PaneId::Resilience => tool_list::selected(&state.resilience, &ui.gateway_tools)
+                .map(|tool| inspect::tool_json(tool, slot.clock_ms())),
+            PaneId::Runs => None,
+        }
+    }
+
+    /// `y`: the comparison or the details shown, else the answer in the
+    /// result pane, else the selected item's JSON.
+    pub(super) fn copy(&mut self) -> Vec<Effect> {
+        let text = match &self.overlay {
+            Some(Overlay::Compare { comparison, .. }) => Some(export::comparison(comparison).json),
+            Some(Overlay::Details(details)) => Some(details.text()),
+            _ => {
+                let answer = (self.focus == PaneId::Result)
+                    .then(|| self.run()?.state.outcome.as_ref()?.summary.answer.clone())
+                    .flatten();
+                answer.or_else(|| {
+                    self.selected_json()
+                        .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
+                })
+            }
+        };
+        match text {
+            Some(text) => vec![Effect::Copy(text)],
+            None => {
+                self.notice = Some("nothing selected to copy here".into());
+                Vec::new()
+            }
+        }
+    }
+
+    /// `w`: ask where to write the comparison shown, the filtered log
+    /// (log pane) or the result (elsewhere).
+    pub(super) fn write(&mut self) {
+        let overlay = self.overlay.take();
+        let (document, path) = match &overlay {
+            Some(Overlay::Compare { comparison, .. }) => (
+                Some(export::comparison(comparison)),
+                export::comparison_path(comparison),
+            ),
+            _ => match self.run() {
+                None => (None, String::new()),
+                Some(slot) if self.focus == PaneId::Log => {
+                    (Some(export::log(slot)), export::default_path(slot, "log"))
+                }
+                Some(slot) => (export::result(slot), export::default_path(slot, "result")),
+            },
+        };
+        let Some(document) = document else {
+            self.overlay = overlay;
+            self.notice = Some(match self.run() {
+                None => "no run to write".into(),
+                Some(_) => {
+                    "no result yet: the run has not finished (w in the log writes the log)".into()
+                }
+            });
+            return;
+        };
+        self.overlay = Some(Overlay::Export(Box::new(ExportPrompt {
+            path,
+            document,
+            under: overlay,
+        })));
+    }
+
+    /// Enter in the path prompt: write there, and go back to what was open.
+    pub(super) fn confirm_write(&mut self) -> Vec<Effect> {
+        let Some(Overlay::Export(prompt)) = self.overlay.take() else {
+            return Vec::new();
+        };
+        let ExportPrompt {
+            path,
+            document,
+            under,
+        } = *prompt;
+        self.overlay = under;
+        let path = path.trim();
+        if path.is_empty() {
+            self.notice = Some("type a path to write to".into());
+            return Vec::new();
+        }
+        let contents = Document::for_path(&document, Path::new(path));
+        vec![Effect::Write {
+            path: path.into(),
+            contents,
+        }]
+    }
+
+    /// Put `text` on the clipboard through the terminal, scrubbed; the
+    /// footer says how much, or that it is too big.
+    pub(super) fn carry_copy(&mut self, text: &str) {
+        let text = export::scrubbed(text);
+        match export::osc52(&text) {
+            Ok(sequence) => {
+                self.to_terminal.push(sequence);
+                self.notice = Some(format!("copied {} bytes", text.len()));
+            }
+            Err(size) => {
+                self.notice = Some(format!(
+                    "too big to copy ({} KB, the terminal takes {} KB): w writes it to a file",
+                    size.div_ceil(1000),
+                    export::MAX_COPY / 1000
+                ));
+            }
+        }
+    }
+
+    /// Write `contents` to `path`; the footer names the path either way.
+    pub(super) fn carry_write(&mut self, path: &Path, contents: &str) {
+        self.notice = Some(match write_file(path, contents) {
+            Ok(()) => format!("wrote {} bytes to {}", contents.len(), path.display()),
+            Err(why) => format!("cannot write {}: {why}", path.display()),
+        });
+    }
+}
+
+/// Write a whole file; why not, in words, when it cannot be.
+fn write_file(path: &Path, contents: &str) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("it is a folder".into());
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!("the folder {} does not exist", dir.display()));
+    }
+    std::fs::write(path, contents).map_err(|e| match e.kind() {
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
+        _ => e.to_string(),
+    })
+}
