@@ -274,3 +274,51 @@ fn a_list_is_searched_with_slash_and_q_asks_while_a_run_is_live() {
         "quitting cancelled the run and closed its recording"
     );
 }
+
+/// What an operator does most with a list: zoom it to the whole screen,
+/// find a row by typing, and copy that row's JSON to the clipboard
+/// (through the terminal, as OSC 52, so it works over ssh too).
+#[test]
+fn zoom_a_list_search_it_and_copy_the_found_item() {
+    use base64::Engine;
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(
+        &["tui", "scenarios/vendor_outage.json", "--paused", "--no-record"],
+        home.path(),
+    );
+    session.wait_text("PAUSED BEFORE");
+    session.wait_text("us-enrich");
+
+    session.press("z");
+    session.wait_for("the workers list alone on screen", |t| {
+        t.contains("[2] Workers") && !t.contains("[3] Event log") && !t.contains("[4] Result")
+    });
+
+    session.press("/jp-en");
+    session.wait_text("Tab/↓ next match");
+    session.press("\r");
+    session.wait_text("G follows");
+    assert!(
+        !session.text().contains("[3] Event log"),
+        "the search keeps the zoom"
+    );
+
+    session.press("y");
+    session.wait_text("copied ");
+    let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).into_owned();
+    let start = raw.find("\u{1b}]52;c;").expect("an OSC 52 sequence") + 7;
+    let end = start + raw[start..].find('\u{07}').expect("the sequence ends");
+    let copied = base64::engine::general_purpose::STANDARD
+        .decode(&raw[start..end])
+        .unwrap();
+    let task: Value = serde_json::from_slice(&copied).expect("the task as JSON");
+    assert_eq!(task["task"], "jp-enrich", "{task}");
+
+    // z again brings the other panes back.
+    session.press("z");
+    session.wait_text("[3] Event log");
+    session.press("q");
+    session.wait_text("y quits");
+    session.press("y");
+    assert!(session.wait_exit().success());
+}
