@@ -283,7 +283,12 @@ fn zoom_a_list_search_it_and_copy_the_found_item() {
     use base64::Engine;
     let home = tempfile::tempdir().unwrap();
     let mut session = Session::start(
-        &["tui", "scenarios/vendor_outage.json", "--paused", "--no-record"],
+        &[
+            "tui",
+            "scenarios/vendor_outage.json",
+            "--paused",
+            "--no-record",
+        ],
         home.path(),
     );
     session.wait_text("PAUSED BEFORE");
