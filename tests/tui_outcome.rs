@@ -56,7 +56,7 @@ fn text(buffer: &Buffer) -> String {
 
 /// The text inside the result pane's border, row by row.
 fn result_rows(app: &App) -> Vec<String> {
-    let area = view::areas(app, app.screen).result;
+    let area = app.areas(app.screen).result;
     let buffer = screen(app);
     (area.y + 1..area.bottom().saturating_sub(1))
         .map(|y| {
@@ -189,19 +189,19 @@ async fn long_answers_at_80x24_say_there_is_more_and_read_whole() {
 async fn z_zooms_the_focused_pane_and_back() {
     let events = full_run("support_swarm.json").await;
     let mut app = app_with(&events, AppOptions::default(), 80, 24);
-    let normal = view::areas(&app, app.screen);
+    let normal = app.areas(app.screen);
     app.update(Action::Focus(3));
     app.update(Action::Zoom);
-    let zoomed = view::areas(&app, app.screen);
+    let zoomed = app.areas(app.screen);
     assert_eq!(zoomed.log, Rect::new(0, 2, 80, 21));
     assert_eq!(zoomed.pattern.area(), 0);
     assert_eq!(zoomed.header, normal.header);
     assert_eq!(zoomed.footer, normal.footer);
     // The zoom follows the focus.
     app.update(Action::Focus(2));
-    assert_eq!(view::areas(&app, app.screen).pattern, zoomed.log);
+    assert_eq!(app.areas(app.screen).pattern, zoomed.log);
     app.update(Action::Zoom);
-    assert_eq!(view::areas(&app, app.screen), normal);
+    assert_eq!(app.areas(app.screen), normal);
     // The runs bar does not zoom.
     app.update(Action::Focus(1));
     app.update(Action::Zoom);
@@ -261,7 +261,7 @@ async fn no_color_keeps_the_selection_reversed_and_the_focus_bold() {
         assert_eq!(cell.fg, Color::Reset, "no colour under NO_COLOR");
         assert_eq!(cell.bg, Color::Reset, "no colour under NO_COLOR");
     }
-    let pattern = view::areas(&app, app.screen).pattern;
+    let pattern = app.areas(app.screen).pattern;
     let selected_row = (pattern.y + 1..pattern.bottom()).find(|&y| {
         buffer[(pattern.x + 1, y)]
             .modifier
@@ -278,7 +278,7 @@ async fn no_color_keeps_the_selection_reversed_and_the_focus_bold() {
             .contains(Modifier::BOLD),
         "the focused pane's border stays bold"
     );
-    let log = view::areas(&app, app.screen).log;
+    let log = app.areas(app.screen).log;
     assert!(!buffer[(log.x, log.y)].modifier.contains(Modifier::BOLD));
 }
 

@@ -1,10 +1,20 @@
 //! Values of a comparison in a few words: a difference's JSON as short
 //! text, a serde name as a word, and the tone of a status or decision.
 
-use super::sections::Tone;
 use crate::bus::{Decision, RunStatus};
 use serde::Serialize;
 use serde_json::Value;
+
+/// How a cell reads at a glance; the dashboard gives each a colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tone {
+    Plain,
+    Good,
+    Caution,
+    Bad,
+    /// The run has nothing here.
+    Absent,
+}
 
 /// A JSON value as short text: `—` for nothing, strings as they are,
 /// lists joined with commas, objects as their values in order.

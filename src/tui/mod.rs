@@ -6,6 +6,7 @@
 pub mod app;
 pub(crate) mod catalog;
 pub(crate) mod compare;
+pub(crate) mod document;
 pub mod effect;
 pub(crate) mod export;
 mod inspect;
@@ -222,7 +223,7 @@ async fn event_loop(
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Mouse(mouse))) => {
-                    let areas = view::areas(app, ratatui::layout::Rect::new(0, 0, size.width, size.height));
+                    let areas = app.areas(ratatui::layout::Rect::new(0, 0, size.width, size.height));
                     let effects = app.mouse(mouse, &areas);
                     app.carry_out(effects);
                     dirty = true;

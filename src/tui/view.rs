@@ -4,7 +4,6 @@
 
 use super::app::App;
 use super::keymap::PaneId;
-use super::layout::{Areas, Wanted};
 use super::overlays;
 use super::panes::{self, resilience};
 use super::theme;
@@ -14,30 +13,9 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-/// The areas of the screen for the app's selected run: its text panes as
-/// tall as their content, or its focused pane zoomed.
-pub fn areas(app: &App, screen: Rect) -> Areas {
-    let run = app.run();
-    let result = |width: u16| {
-        run.map_or(0, |slot| {
-            panes::result::wanted_height(&slot.state, slot.unit, width)
-        })
-    };
-    let wanted = Wanted {
-        pattern: run.map_or(10, |slot| slot.unit.wanted_height(&slot.state.pattern)),
-        result: &result,
-        strip: run.map_or(0, |slot| {
-            resilience::wanted_strip_rows(&slot.state.resilience)
-        }),
-        timeline: run.is_some_and(|slot| slot.replay.is_some()),
-        zoom: app.zoomed_pane(),
-    };
-    Areas::compute(screen, &wanted)
-}
-
 pub fn draw(frame: &mut Frame, app: &App) {
     let screen = frame.area();
-    let areas = areas(app, screen);
+    let areas = app.areas(screen);
     let run = app.run().map(|slot| slot.view());
     panes::header::draw(frame, areas.header, run.as_ref());
     let focused = |pane: PaneId| app.overlay.is_none() && app.focus == pane;

@@ -3,6 +3,7 @@
 //! filter and follow mode, flag toggles not yet applied, and the open
 //! overlay. Changed only by the app's update; panes read it.
 
+use super::document::Document;
 use super::keymap::{Action, OverlayKind, PaneId};
 use super::overlays::details::DetailsView;
 use super::overlays::picker::PickerView;
@@ -45,7 +46,7 @@ pub enum Overlay {
         scroll: u16,
     },
     /// The path to write a document to, being typed.
-    Export(Box<super::export::ExportPrompt>),
+    Export(Box<ExportPrompt>),
 }
 
 impl Overlay {
@@ -270,4 +271,12 @@ pub(crate) fn matches(query: &str, event: &Arc<Event>) -> bool {
         crate::bus::describe::describe(&event.kind)
     );
     line.to_lowercase().contains(&query.to_lowercase())
+}
+
+/// The path prompt of `w`: the path typed so far, the document, and the
+/// overlay to return to once written or cancelled.
+pub struct ExportPrompt {
+    pub path: String,
+    pub(crate) document: Document,
+    pub(crate) under: Option<Overlay>,
 }

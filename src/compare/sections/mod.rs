@@ -7,19 +7,9 @@
 mod facts;
 mod steps;
 
+pub(crate) use super::values::Tone;
 use super::values::short;
 use super::{Alignment, Comparison, Which};
-
-/// How a cell reads at a glance; the dashboard gives each a colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tone {
-    Plain,
-    Good,
-    Caution,
-    Bad,
-    /// The run has nothing here.
-    Absent,
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Cell {

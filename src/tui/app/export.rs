@@ -4,11 +4,13 @@
 //! path). The documents are `crate::tui::export`'s.
 
 use super::App;
+use crate::tui::document::{self, Document};
 use crate::tui::effect::Effect;
-use crate::tui::export::{self, Document, ExportPrompt};
+use crate::tui::export;
 use crate::tui::inspect;
 use crate::tui::keymap::PaneId;
 use crate::tui::tool_list;
+use crate::tui::view_state::ExportPrompt;
 use crate::tui::view_state::Overlay;
 use serde_json::Value;
 use std::io;
@@ -118,8 +120,8 @@ impl App {
     /// Put `text` on the clipboard through the terminal, scrubbed; the
     /// footer says how much, or that it is too big.
     pub(super) fn carry_copy(&mut self, text: &str) {
-        let text = export::scrubbed(text);
-        match export::osc52(&text) {
+        let text = document::scrubbed(text);
+        match document::osc52(&text) {
             Ok(sequence) => {
                 self.to_terminal.push(sequence);
                 self.notice = Some(format!("copied {} bytes", text.len()));
@@ -128,7 +130,7 @@ impl App {
                 self.notice = Some(format!(
                     "too big to copy ({} KB, the terminal takes {} KB): w writes it to a file",
                     size.div_ceil(1000),
-                    export::MAX_COPY / 1000
+                    document::MAX_COPY / 1000
                 ));
             }
         }

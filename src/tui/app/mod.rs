@@ -4,6 +4,7 @@
 //! sending a control and opening a recording are effects `update` returns
 //! and the loop carries out. Drawing reads it and never changes it.
 
+mod areas;
 mod carry;
 mod compare;
 mod export;
@@ -103,7 +104,7 @@ impl App {
     /// Rows inside `pane`'s border on the last frame's screen: a page of
     /// it.
     pub(super) fn page(&self, pane: PaneId) -> usize {
-        let area = super::view::areas(self, self.screen).pane(pane);
+        let area = self.areas(self.screen).pane(pane);
         usize::from(area.height.saturating_sub(2)).max(1)
     }
 

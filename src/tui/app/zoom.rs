@@ -6,7 +6,6 @@
 use super::App;
 use crate::tui::keymap::{Action, PaneId};
 use crate::tui::panes::result;
-use crate::tui::view;
 
 impl App {
     /// Why zooming cannot be done now, if it cannot.
@@ -29,7 +28,7 @@ impl App {
     /// Scroll the result by `action`, within its rows at the last frame's
     /// size.
     pub(super) fn scroll_result(&mut self, action: Action) {
-        let area = view::areas(self, self.screen).result;
+        let area = self.areas(self.screen).result;
         let Some(slot) = self.run() else { return };
         let last = result::max_scroll(&slot.state, slot.unit, area);
         let page = area.height.saturating_sub(3).max(1);

@@ -2,10 +2,10 @@
 //! the extension chooses (Markdown for `.md`, JSON otherwise).
 
 use super::frame_box;
-use crate::tui::export::ExportPrompt;
 use crate::tui::layout::centered;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::view_state::ExportPrompt;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

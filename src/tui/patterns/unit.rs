@@ -9,7 +9,7 @@ use super::fold::{Fold, PatternFold, PatternSelection, Selection};
 use crate::bus::RunStarted;
 use crate::tui::keymap::{Action, Scope};
 use crate::tui::selection::Find;
-use crate::tui::state::CallInFlight;
+use crate::tui::state::calls::CallInFlight;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::words::plural;

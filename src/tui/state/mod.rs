@@ -10,10 +10,12 @@ use crate::scenario::{PatternKind, Scenario};
 use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
 
+pub(crate) mod calls;
 mod log;
 pub(crate) mod outcome;
 mod resilience;
 
+pub use calls::CallInFlight;
 pub(crate) use log::EventLog;
 pub(crate) use outcome::Outcome;
 pub(crate) use resilience::{Band, Period, Trend, moved_bit, severity};
@@ -59,17 +61,6 @@ pub(crate) struct RunInfo {
     pub(crate) scenario: Arc<Scenario>,
     /// Every flag as the run started (the flags above change live).
     pub(crate) started_flags: Vec<crate::bus::FlagState>,
-}
-
-/// A call through the gateway that has started and not finished.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallInFlight {
-    pub(crate) call: u64,
-    /// `model`, or the worker or tool called.
-    pub(crate) tool: String,
-    pub(crate) attempt: u32,
-    /// What the call is for, e.g. `round 2 · risk_analyst`.
-    pub(crate) label: String,
 }
 
 /// What the run is doing.

@@ -10,7 +10,7 @@ use super::unit::{Seen, Unit, calls_in_words};
 use crate::bus::{Decision, RunStarted, RunStatus};
 use crate::tui::keymap::Action;
 use crate::tui::selection::{Find, ListView, Shown};
-use crate::tui::state::CallInFlight;
+use crate::tui::state::calls::CallInFlight;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::theme;
