@@ -62,8 +62,14 @@ pub enum StopReason {
     WorkerBadArgs {
         worker: String,
     },
-    /// The worker itself failed (a scripted `fail` call or an outage).
+    /// The worker itself failed (a scripted `fail` call or an outage; a
+    /// real worker's error status, non-zero exit or broken connection).
     WorkerError {
+        worker: String,
+    },
+    /// A real worker answered with something that is not a JSON object
+    /// (001's `worker_bad_result`, which no simulated worker can reach).
+    WorkerBadResult {
         worker: String,
     },
     /// No worker of that name is registered.
@@ -176,6 +182,7 @@ impl fmt::Display for StopReason {
             StopReason::WorkerDenied { worker } => write!(f, "worker_denied:{worker}"),
             StopReason::WorkerBadArgs { worker } => write!(f, "worker_bad_args:{worker}"),
             StopReason::WorkerError { worker } => write!(f, "worker_error:{worker}"),
+            StopReason::WorkerBadResult { worker } => write!(f, "worker_bad_result:{worker}"),
             StopReason::WorkerMissing { worker } => write!(f, "worker_missing:{worker}"),
             StopReason::CriticalTaskFailed => f.write_str("critical_task_failed"),
             StopReason::MaxLlmCalls => f.write_str("max_llm_calls"),
@@ -242,6 +249,7 @@ fn parse_with_detail(s: &str) -> Option<StopReason> {
         "worker_denied" => StopReason::WorkerDenied { worker: name() },
         "worker_bad_args" => StopReason::WorkerBadArgs { worker: name() },
         "worker_error" => StopReason::WorkerError { worker: name() },
+        "worker_bad_result" => StopReason::WorkerBadResult { worker: name() },
         "worker_missing" => StopReason::WorkerMissing { worker: name() },
         "node_timeout" => StopReason::NodeTimeout { agent: name() },
         "member_timeout" => StopReason::MemberTimeout { member: name() },
@@ -329,6 +337,9 @@ mod tests {
             },
             StopReason::WorkerMissing {
                 worker: "fraud_worker".into(),
+            },
+            StopReason::WorkerBadResult {
+                worker: "pricing_worker".into(),
             },
             StopReason::CriticalTaskFailed,
             StopReason::MaxLlmCalls,

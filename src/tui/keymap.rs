@@ -109,6 +109,8 @@ pub enum OverlayKind {
     Filter,
     /// The round or wave number to jump to in a replay.
     Jump,
+    /// The confirmation before a scenario runs programs.
+    Trust,
 }
 
 /// One entry of the key table.
@@ -214,6 +216,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "apply filter", scope: Scope::Overlay(OverlayKind::Filter) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "jump", scope: Scope::Overlay(OverlayKind::Jump) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Jump) },
+    Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "allow and run (remembered for this exact file)", scope: Scope::Overlay(OverlayKind::Trust) },
+    Binding { keys: &[code(KeyCode::Esc), key('n')], label: "any other key", action: Action::Close, help: "cancel: run nothing", scope: Scope::Overlay(OverlayKind::Trust) },
     Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "play/pause", scope: Scope::Replay },
     Binding { keys: &[key('s'), code(KeyCode::Right)], label: "s/→", action: Action::Step, help: "step one gate", scope: Scope::Replay },
     Binding { keys: &[code(KeyCode::Left)], label: "←", action: Action::StepBack, help: "step back", scope: Scope::Replay },

@@ -130,6 +130,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Details { scroll, text }) => {
             overlays::details::draw(frame, screen, text, *scroll)
         }
+        Some(Overlay::Trust(prompt)) => {
+            let source = prompt.launch.source.as_deref();
+            let name = source.unwrap_or(&prompt.launch.scenario.name);
+            overlays::trust::draw(frame, screen, name, &prompt.consent)
+        }
         Some(Overlay::Filter(_) | Overlay::Jump(_)) | None => {}
     }
 }

@@ -32,6 +32,15 @@ pub enum Overlay {
     Filter(String),
     /// The round or wave number to jump to, being typed.
     Jump(String),
+    /// A scenario asks to run programs: `y` allows, anything else
+    /// cancels.
+    Trust(Box<TrustPrompt>),
+}
+
+/// The launch waiting for the user's consent, and what it asks for.
+pub struct TrustPrompt {
+    pub(crate) launch: super::runs::Launch,
+    pub consent: crate::trust::Consent,
 }
 
 impl Overlay {
@@ -53,6 +62,7 @@ impl Overlay {
             Overlay::Goal(_) => OverlayKind::Goal,
             Overlay::Filter(_) => OverlayKind::Filter,
             Overlay::Jump(_) => OverlayKind::Jump,
+            Overlay::Trust(_) => OverlayKind::Trust,
         }
     }
 }

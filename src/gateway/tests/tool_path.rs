@@ -16,6 +16,7 @@ async fn a_timed_out_attempt_is_dropped_and_retried_at_once() {
     let policy = ToolPolicy {
         max_attempts: 3,
         attempt_timeout: Duration::from_secs(2),
+        timeout_from: TimeoutFrom::Scenario,
     };
     let limits = DispatchLimits::new(10, Duration::from_secs(100));
     let start = tokio::time::Instant::now();
@@ -65,6 +66,7 @@ async fn refused_attempts_never_reach_the_worker() {
     let policy = ToolPolicy {
         max_attempts: 2,
         attempt_timeout: Duration::from_secs(2),
+        timeout_from: TimeoutFrom::Scenario,
     };
     let cases = [
         (

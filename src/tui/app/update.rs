@@ -54,6 +54,7 @@ impl App {
 
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         match (&mut self.overlay, action) {
+            (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
             (Some(overlay), Action::Close) => {
                 if matches!(overlay, Overlay::Filter(_))
                     && let Some(slot) = self.runs.selected_mut()
@@ -108,6 +109,7 @@ impl App {
                 self.notice = Some("goal saved: r restarts the run with it".into());
             }
             (Some(Overlay::Filter(_)), Action::Confirm) => self.overlay = None,
+            (Some(Overlay::Trust(_)), Action::Confirm) => return self.answer_trust(true),
             (Some(Overlay::Jump(text)), Action::Confirm) => {
                 let unit = text.parse::<usize>().ok();
                 self.overlay = None;

@@ -1,11 +1,13 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
-//! editor and the JSON details of a selected item.
+//! editor, the JSON details of a selected item and the confirmation before
+//! a scenario runs programs.
 
 pub(crate) mod details;
 pub(crate) mod flags;
 pub(crate) mod goal;
 pub(crate) mod help;
 pub(crate) mod picker;
+pub(crate) mod trust;
 
 use super::theme;
 use ratatui::Frame;
