@@ -141,6 +141,17 @@ impl CommandTool {
             status
         };
         let ((), out, err, status) = tokio::join!(write, read_out, read_err, wait);
+        let Some(out) = out else {
+            // Killed for writing too much: what it wrote is the fault,
+            // not how it ended.
+            return Err(WorkerError::BadResult {
+                detail: format!(
+                    "its output is larger than {} bytes (raise {} to accept more)",
+                    self.max_output,
+                    crate::provider::http::MAX_BODY_VARIABLE
+                ),
+            });
+        };
         let status = status.map_err(|e| WorkerError::failed(format!("cannot wait for it: {e}")))?;
         if !status.success() {
             let tail = answer::last_lines(&err);
@@ -151,15 +162,6 @@ impl CommandTool {
                 format!("{how}: {tail}")
             }));
         }
-        let Some(out) = out else {
-            return Err(WorkerError::BadResult {
-                detail: format!(
-                    "its output is larger than {} bytes (raise {} to accept more)",
-                    self.max_output,
-                    crate::provider::http::MAX_BODY_VARIABLE
-                ),
-            });
-        };
         answer::object(&out).map_err(|e| match e {
             WorkerError::BadResult { detail } => {
                 let tail = answer::last_lines(&err);
