@@ -58,11 +58,19 @@ fn an_http_and_a_command_worker_answer_for_real_and_the_server_sees_the_planners
             &args,
         ),
     );
-    let out = sandbox.run(&["run", scenario.to_str().unwrap(), "--headless", "--allow-exec"]);
+    let out = sandbox.run(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--headless",
+        "--allow-exec",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["status"], "ok");
-    assert_eq!(result["aggregate"]["pricing"], pricing, "the endpoint's answer");
+    assert_eq!(
+        result["aggregate"]["pricing"], pricing,
+        "the endpoint's answer"
+    );
     assert_eq!(
         result["aggregate"]["inventory"]["out_of_stock_skus"],
         json!(["SKU-9033"]),
@@ -74,7 +82,11 @@ fn an_http_and_a_command_worker_answer_for_real_and_the_server_sees_the_planners
     );
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
-    assert!(requests[0].head.starts_with("POST /v1/pricing "), "{}", requests[0].head);
+    assert!(
+        requests[0].head.starts_with("POST /v1/pricing "),
+        "{}",
+        requests[0].head
+    );
     assert_eq!(
         serde_json::from_slice::<Value>(&requests[0].body).unwrap(),
         args,
@@ -102,7 +114,13 @@ fn get_sends_the_args_as_a_query_and_headers_as_written() {
         ),
     );
     let out = sandbox.run_with(
-        &["run", scenario.to_str().unwrap(), "--headless", "--record", "run.jsonl"],
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--headless",
+            "--record",
+            "run.jsonl",
+        ],
         &[("PRICING_TOKEN", "Bearer s3cr3t-pricing-token")],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -120,7 +138,10 @@ fn get_sends_the_args_as_a_query_and_headers_as_written() {
         Some("Bearer s3cr3t-pricing-token")
     );
     let written = std::fs::read_to_string(sandbox.path("run.jsonl")).unwrap();
-    assert!(!written.contains("s3cr3t-pricing-token"), "the secret is never written");
+    assert!(
+        !written.contains("s3cr3t-pricing-token"),
+        "the secret is never written"
+    );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("s3cr3t"));
 }
 
@@ -151,7 +172,10 @@ fn an_unset_secret_variable_stops_the_launch_and_names_it() {
 #[test]
 fn an_error_status_fails_the_call_with_the_status_in_its_event() {
     let server = Loopback::serve(|_, _| {
-        Reply::json(503, &json!({"error": "pricing database \u{1b}[31mdown\u{1b}[0m"}))
+        Reply::json(
+            503,
+            &json!({"error": "pricing database \u{1b}[31mdown\u{1b}[0m"}),
+        )
     });
     let sandbox = Sandbox::new();
     let scenario = sandbox.write(
@@ -184,14 +208,22 @@ fn an_error_status_fails_the_call_with_the_status_in_its_event() {
     assert_eq!(call["outcome"], "error");
     assert_eq!(call["http_status"], 503);
     let words = call["error"].as_str().unwrap();
-    assert!(words.starts_with("HTTP 503: {\"error\":\"pricing database"), "{words}");
+    assert!(
+        words.starts_with("HTTP 503: {\"error\":\"pricing database"),
+        "{words}"
+    );
     assert!(!words.contains('\u{1b}'), "cleaned: {words:?}");
 }
 
 #[test]
 fn answers_that_are_not_a_json_object_stop_with_worker_bad_result() {
     let server = Loopback::serve(|request, _| {
-        let path = request.head.split_whitespace().nth(1).unwrap_or_default().to_string();
+        let path = request
+            .head
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string();
         match path.as_str() {
             "/v1/text" => Reply::text(200, "<html>not json</html>"),
             "/v1/list" => Reply::json(200, &json!([1, 2, 3])),
@@ -216,7 +248,13 @@ fn answers_that_are_not_a_json_object_stop_with_worker_bad_result() {
         ),
     );
     let out = sandbox.run_with(
-        &["run", scenario.to_str().unwrap(), "--headless", "--record", "m.jsonl"],
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--headless",
+            "--record",
+            "m.jsonl",
+        ],
         &[("CONCLAVE_MAX_BODY_BYTES", "4096")],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -225,7 +263,12 @@ fn answers_that_are_not_a_json_object_stop_with_worker_bad_result() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| (t["worker"].as_str().unwrap(), t["stop_reason"].as_str().unwrap()))
+        .map(|t| {
+            (
+                t["worker"].as_str().unwrap(),
+                t["stop_reason"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         failed,
@@ -245,9 +288,20 @@ fn answers_that_are_not_a_json_object_stop_with_worker_bad_result() {
             .unwrap_or_default()
             .to_string()
     };
-    assert!(words("text_worker").starts_with("the answer is not JSON"), "{}", words("text_worker"));
-    assert_eq!(words("list_worker"), "the answer is a list; expected a JSON object");
-    assert!(words("huge_worker").contains("larger than 4096 bytes"), "{}", words("huge_worker"));
+    assert!(
+        words("text_worker").starts_with("the answer is not JSON"),
+        "{}",
+        words("text_worker")
+    );
+    assert_eq!(
+        words("list_worker"),
+        "the answer is a list; expected a JSON object"
+    );
+    assert!(
+        words("huge_worker").contains("larger than 4096 bytes"),
+        "{}",
+        words("huge_worker")
+    );
 }
 
 #[test]
@@ -262,7 +316,13 @@ fn a_server_that_closes_the_connection_fails_the_call() {
             &us(),
         ),
     );
-    let out = sandbox.run(&["run", scenario.to_str().unwrap(), "--headless", "--record", "c.jsonl"]);
+    let out = sandbox.run(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--headless",
+        "--record",
+        "c.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -275,7 +335,10 @@ fn a_server_that_closes_the_connection_fails_the_call() {
         .find(|e| e["tool"] == "pricing_worker")
         .unwrap();
     assert!(call.get("http_status").is_none(), "no status came");
-    assert!(call["error"].as_str().is_some_and(|w| !w.is_empty()), "{call}");
+    assert!(
+        call["error"].as_str().is_some_and(|w| !w.is_empty()),
+        "{call}"
+    );
 }
 
 #[test]
@@ -302,7 +365,14 @@ fn programs_that_answer_wrong_or_die_mid_call_fail_their_calls() {
         ),
     );
     let out = sandbox.run_with(
-        &["run", scenario.to_str().unwrap(), "--headless", "--allow-exec", "--record", "p.jsonl"],
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--headless",
+            "--allow-exec",
+            "--record",
+            "p.jsonl",
+        ],
         &[("CONCLAVE_MAX_BODY_BYTES", "4096")],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -373,7 +443,10 @@ fn a_signal_ends_a_headless_run_and_every_program_it_started() {
     scenario["budget"]["max_seconds"] = json!(600);
     let path = sandbox.write("hang.json", &scenario);
     let mut child = sandbox
-        .command(&["run", path.to_str().unwrap(), "--headless", "--allow-exec"], &[])
+        .command(
+            &["run", path.to_str().unwrap(), "--headless", "--allow-exec"],
+            &[],
+        )
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -407,7 +480,8 @@ fn mcp_servers_cannot_launch_in_this_build() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
-        err.contains("mcp.json:") && err.contains("workers.kb_worker.mcp: MCP servers are not available in this build"),
+        err.contains("mcp.json:")
+            && err.contains("workers.kb_worker.mcp: MCP servers are not available in this build"),
         "{err}"
     );
 }
@@ -423,7 +497,17 @@ fn real_workers_refuse_the_virtual_clock() {
             &us(),
         ),
     );
-    let out = sandbox.run(&["run", path.to_str().unwrap(), "--headless", "--clock", "virtual"]);
+    let out = sandbox.run(&[
+        "run",
+        path.to_str().unwrap(),
+        "--headless",
+        "--clock",
+        "virtual",
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("real workers, which run on the real clock"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("real workers, which run on the real clock"),
+        "{}",
+        stderr(&out)
+    );
 }

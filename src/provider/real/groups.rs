@@ -48,12 +48,6 @@ impl ProcessGroups {
             forget(pgid);
         }
     }
-
-    /// Groups still live.
-    #[cfg(test)]
-    pub(crate) fn count(&self) -> usize {
-        lock(&self.live).len()
-    }
 }
 
 impl GroupGuard {
