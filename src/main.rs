@@ -113,7 +113,11 @@ enum ToolboxCommand {
     },
     /// A command worker: the args as JSON on stdin, the inventory of their
     /// report_date and region on stdout.
-    Inventory,
+    Inventory {
+        /// How long it takes to answer, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
     /// A command worker that answers {"received": <its args>}.
     Echo {
         /// Create this file first (to see whether the program ran).
@@ -281,7 +285,9 @@ fn toolbox(tool: ToolboxCommand) -> Exit {
             fail_first,
             latency: std::time::Duration::from_millis(latency_ms),
         }),
-        ToolboxCommand::Inventory => toolbox::inventory(),
+        ToolboxCommand::Inventory { latency_ms } => {
+            toolbox::inventory(std::time::Duration::from_millis(latency_ms))
+        }
         ToolboxCommand::Echo { touch } => toolbox::echo(touch),
         ToolboxCommand::Misbehave {
             how,

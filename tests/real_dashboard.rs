@@ -22,7 +22,10 @@ fn the_dashboard_asks_runs_on_y_and_leaves_nothing_behind_on_q() {
         "provider": {"kind": "sim", "final_answer": "Done."}
     });
     let path = sandbox.write("stuck.json", &scenario);
-    let mut session = Session::start(&["tui", path.to_str().unwrap(), "--no-record"], &sandbox.state());
+    let mut session = Session::start(
+        &["tui", path.to_str().unwrap(), "--no-record"],
+        &sandbox.state(),
+    );
     session.wait_text("Run this scenario's programs?");
     let text = session.text();
     assert!(text.contains("misbehave hang --child --pid-file"), "{text}");
@@ -32,7 +35,9 @@ fn the_dashboard_asks_runs_on_y_and_leaves_nothing_behind_on_q() {
     let pids = pids_in(&pid_file, 2, Duration::from_secs(30));
     assert_eq!(pids.len(), 2, "the program and its child run once allowed");
     session.wait_text("stuck_worker");
-    let trusted = std::fs::read_dir(sandbox.state().join("conclave/trust")).unwrap().count();
+    let trusted = std::fs::read_dir(sandbox.state().join("conclave/trust"))
+        .unwrap()
+        .count();
     assert_eq!(trusted, 1, "the allowance is remembered");
 
     session.press("q");

@@ -55,9 +55,15 @@ fn a_worker_takes_exactly_one_kind() {
     assert!(all[0].ends_with(
         "workers.w.http: a worker takes exactly one of \"data\", \"http\", \"command\" and \"mcp\"; this one already has \"data\""
     ), "{all:#?}");
-    assert!(all[1].contains("workers.w.command: a worker takes exactly one of"), "{all:#?}");
+    assert!(
+        all[1].contains("workers.w.command: a worker takes exactly one of"),
+        "{all:#?}"
+    );
     let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
-    assert!(all[0].starts_with(&format!("{}:", line_of("\"http\""))), "{all:#?}");
+    assert!(
+        all[0].starts_with(&format!("{}:", line_of("\"http\""))),
+        "{all:#?}"
+    );
 }
 
 #[test]
@@ -74,15 +80,30 @@ fn a_real_worker_carries_no_script_of_a_simulated_call() {
 
 #[test]
 fn urls_are_http_or_https_with_a_host() {
-    let error = one_error(&with_workers(json!({"w": {"http": {"url": "ftp://files.example.com/x"}}}), json!({})));
+    let error = one_error(&with_workers(
+        json!({"w": {"http": {"url": "ftp://files.example.com/x"}}}),
+        json!({}),
+    ));
     assert!(
         error.ends_with("workers.w.http.url: expected an http:// or https:// URL, found string \"ftp://files.example.com/x\""),
         "{error}"
     );
-    let error = one_error(&with_workers(json!({"w": {"http": {"url": "http://"}}}), json!({})));
-    assert!(error.contains("workers.w.http.url: expected an http:// or https:// URL"), "{error}");
-    let error = one_error(&with_workers(json!({"w": {"http": {"url": "http://x", "method": "PUT"}}}), json!({})));
-    assert!(error.contains("workers.w.http.method: expected one of \"POST\", \"GET\""), "{error}");
+    let error = one_error(&with_workers(
+        json!({"w": {"http": {"url": "http://"}}}),
+        json!({}),
+    ));
+    assert!(
+        error.contains("workers.w.http.url: expected an http:// or https:// URL"),
+        "{error}"
+    );
+    let error = one_error(&with_workers(
+        json!({"w": {"http": {"url": "http://x", "method": "PUT"}}}),
+        json!({}),
+    ));
+    assert!(
+        error.contains("workers.w.http.method: expected one of \"POST\", \"GET\""),
+        "{error}"
+    );
 }
 
 #[test]
@@ -104,13 +125,24 @@ fn secret_headers_come_from_the_environment_only() {
 
 #[test]
 fn a_program_has_a_name() {
-    let error = one_error(&with_workers(json!({"w": {"command": {"argv": []}}}), json!({})));
+    let error = one_error(&with_workers(
+        json!({"w": {"command": {"argv": []}}}),
+        json!({}),
+    ));
     assert!(
         error.ends_with("workers.w.command.argv: expected at least 1 item, found list []"),
         "{error}"
     );
-    let error = one_error(&with_workers(json!({"w": {"command": {"argv": [" "]}}}), json!({})));
-    assert!(error.ends_with("workers.w.command.argv[0]: expected the program's name or path, found an empty string"), "{error}");
+    let error = one_error(&with_workers(
+        json!({"w": {"command": {"argv": [" "]}}}),
+        json!({}),
+    ));
+    assert!(
+        error.ends_with(
+            "workers.w.command.argv[0]: expected the program's name or path, found an empty string"
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -120,7 +152,9 @@ fn mcp_workers_name_a_declared_server_and_a_server_is_a_program_or_a_url() {
         json!({"mcp_servers": {"docs": {"command": ["docs-server"]}}}),
     ));
     assert!(
-        error.ends_with("workers.w.mcp.server: expected a server declared in mcp_servers (docs), found \"kb\""),
+        error.ends_with(
+            "workers.w.mcp.server: expected a server declared in mcp_servers (docs), found \"kb\""
+        ),
         "{error}"
     );
     let error = one_error(&with_workers(
@@ -132,7 +166,10 @@ fn mcp_workers_name_a_declared_server_and_a_server_is_a_program_or_a_url() {
         json!({"w": {"mcp": {"server": "kb", "tool": "search"}}}),
         json!({"mcp_servers": {"kb": {}}}),
     ));
-    assert!(error.contains("mcp_servers.kb: expected \"command\""), "{error}");
+    assert!(
+        error.contains("mcp_servers.kb: expected \"command\""),
+        "{error}"
+    );
 }
 
 #[test]
@@ -148,7 +185,12 @@ fn only_the_research_search_can_be_real() {
     })
     .to_string();
     let error = one_error(&text);
-    assert!(error.contains("sources.tools.read_source.http: only \"search_sources\" can be a real research tool"), "{error}");
+    assert!(
+        error.contains(
+            "sources.tools.read_source.http: only \"search_sources\" can be a real research tool"
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -157,20 +199,34 @@ fn validate_reports_them_with_the_file_and_exits_2() {
     let path = sandbox.path("bad.json");
     std::fs::write(
         &path,
-        with_workers(json!({"w": {"command": {"argv": []}, "http": {"url": "gopher://x"}}}), json!({})),
+        with_workers(
+            json!({"w": {"command": {"argv": []}, "http": {"url": "gopher://x"}}}),
+            json!({}),
+        ),
     )
     .unwrap();
     let out = sandbox.run(&["validate", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("bad.json:") && err.contains("workers.w.command.argv"), "{err}");
+    assert!(
+        err.contains("bad.json:") && err.contains("workers.w.command.argv"),
+        "{err}"
+    );
     assert!(err.contains("workers.w.http.url"), "{err}");
 }
 
 #[test]
 fn the_schema_describes_real_workers_and_mcp_servers() {
     let schema = scenario::json_schema().to_string();
-    for key in ["\"http\"", "\"command\"", "\"mcp\"", "\"mcp_servers\"", "\"secret_headers\"", "\"argv\"", "env:"] {
+    for key in [
+        "\"http\"",
+        "\"command\"",
+        "\"mcp\"",
+        "\"mcp_servers\"",
+        "\"secret_headers\"",
+        "\"argv\"",
+        "env:",
+    ] {
         assert!(schema.contains(key), "{key}");
     }
 }

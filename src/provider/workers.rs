@@ -20,12 +20,6 @@ impl Workers {
         Workers { sim, real }
     }
 
-    /// Simulated workers only.
-    #[cfg(test)]
-    pub(crate) fn simulated(sim: SimWorkers) -> Self {
-        Workers::new(sim, RealTools::default())
-    }
-
     /// Call `worker` with `args`; `started` is the run time at the call
     /// (a simulated outage depends on it).
     pub(crate) async fn call(

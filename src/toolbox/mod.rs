@@ -44,9 +44,13 @@ fn answer_with(answer: impl FnOnce(&Value) -> Value) -> Exit {
     }
 }
 
-/// `conclave toolbox inventory`: the inventory system of the examples.
-pub fn inventory() -> Exit {
-    answer_with(data::inventory)
+/// `conclave toolbox inventory`: the inventory system of the examples,
+/// answering after `latency` (a real system takes its time).
+pub fn inventory(latency: std::time::Duration) -> Exit {
+    answer_with(|args| {
+        std::thread::sleep(latency);
+        data::inventory(args)
+    })
 }
 
 /// `conclave toolbox echo`: answers `{"received": <args>}`; with `touch`,
