@@ -128,7 +128,7 @@ enum ToolboxCommand {
     /// does with it.
     Misbehave {
         #[arg(value_enum)]
-        how: Misbehaviour,
+        how: conclave::toolbox::Misbehaviour,
         /// hang: write this process's id (and its child's) to FILE.
         #[arg(long, value_name = "FILE")]
         pid_file: Option<PathBuf>,
@@ -139,20 +139,6 @@ enum ToolboxCommand {
         #[arg(long, default_value_t = 16 * 1024 * 1024)]
         bytes: usize,
     },
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Misbehaviour {
-    /// Never answer.
-    Hang,
-    /// Answer text that is not JSON.
-    Garbage,
-    /// Answer a JSON list instead of an object.
-    List,
-    /// Answer a JSON object of --bytes bytes.
-    Huge,
-    /// Write half an answer, complain on stderr and exit with status 1.
-    Exit,
 }
 
 /// Consent to run the programs a scenario names.
@@ -295,13 +281,7 @@ fn toolbox(tool: ToolboxCommand) -> Exit {
             child,
             bytes,
         } => toolbox::misbehave(
-            match how {
-                Misbehaviour::Hang => toolbox::Misbehaviour::Hang,
-                Misbehaviour::Garbage => toolbox::Misbehaviour::Garbage,
-                Misbehaviour::List => toolbox::Misbehaviour::List,
-                Misbehaviour::Huge => toolbox::Misbehaviour::Huge,
-                Misbehaviour::Exit => toolbox::Misbehaviour::Exit,
-            },
+            how,
             &MisbehaveOptions {
                 pid_file,
                 child,

@@ -68,17 +68,18 @@ pub fn echo(touch: Option<PathBuf>) -> Exit {
     answer_with(|args| json!({"received": args}))
 }
 
-/// How `conclave toolbox misbehave` breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How `conclave toolbox misbehave` breaks (its words are the command
+/// line's help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Misbehaviour {
-    /// Never answers (with `child`, starts a copy of itself that never
+    /// Never answers (with --child, starts a copy of itself that never
     /// ends either).
     Hang,
     /// Answers text that is not JSON.
     Garbage,
     /// Answers a JSON list instead of an object.
     List,
-    /// Answers a JSON object of `bytes` bytes.
+    /// Answers a JSON object of --bytes bytes.
     Huge,
     /// Writes half an answer and a complaint on stderr, then exits with
     /// status 1.
