@@ -27,7 +27,7 @@ pub struct Consent {
 
 impl TrustStore {
     /// The store under the user's state folder.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         TrustStore {
             dir: crate::state_dir::state_dir().map(|dir| dir.join("trust")),
         }
@@ -39,12 +39,12 @@ impl TrustStore {
     }
 
     /// Whether `scenario`'s exact content was allowed before.
-    pub fn allows(&self, scenario: &Scenario) -> bool {
+    pub(crate) fn allows(&self, scenario: &Scenario) -> bool {
         self.entry(scenario).is_some_and(|path| path.is_file())
     }
 
     /// Remember that `scenario`'s exact content may run its programs.
-    pub fn remember(&self, scenario: &Scenario) -> std::io::Result<()> {
+    pub(crate) fn remember(&self, scenario: &Scenario) -> std::io::Result<()> {
         let Some(path) = self.entry(scenario) else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
@@ -80,7 +80,7 @@ impl TrustStore {
 
 /// What `scenario` must be allowed to do, or `None` when it starts no
 /// program (calling URLs alone needs no allowance).
-pub fn consent_for(scenario: &Scenario) -> Option<Consent> {
+pub(crate) fn consent_for(scenario: &Scenario) -> Option<Consent> {
     let programs = scenario.programs();
     if programs.is_empty() {
         return None;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 #[derive(Clone, Debug, Default)]
-pub struct Origin {
+pub(crate) struct Origin {
     /// The file as errors name it.
     file: String,
     /// The folder of the file, when it was read from one.
@@ -61,13 +61,13 @@ impl Origin {
         self
     }
 
-    pub fn file(&self) -> &str {
+    pub(crate) fn file(&self) -> &str {
         &self.file
     }
 
     /// The folder relative paths resolve against: the file's, or the
     /// current directory for a scenario given as text.
-    pub fn folder(&self) -> PathBuf {
+    pub(crate) fn folder(&self) -> PathBuf {
         self.folder
             .clone()
             .or_else(|| std::env::current_dir().ok())
@@ -75,7 +75,7 @@ impl Origin {
     }
 
     /// SHA-256 of the scenario's exact bytes, in lower-case hex.
-    pub fn sha256(&self) -> &str {
+    pub(crate) fn sha256(&self) -> &str {
         &self.sha256
     }
 

@@ -57,7 +57,7 @@ impl Scenario {
     }
 
     /// Every program the scenario would start, in file order of sections.
-    pub fn programs(&self) -> Vec<Program> {
+    pub(crate) fn programs(&self) -> Vec<Program> {
         let folder = self.origin.folder();
         let cwd = |cwd: &Option<String>| match cwd {
             Some(cwd) => folder.join(cwd),
@@ -88,7 +88,7 @@ impl Scenario {
     }
 
     /// Every URL the scenario would call.
-    pub fn endpoints(&self) -> Vec<Endpoint> {
+    pub(crate) fn endpoints(&self) -> Vec<Endpoint> {
         let mut endpoints: Vec<Endpoint> = self
             .real_calls()
             .into_iter()
@@ -114,7 +114,7 @@ impl Scenario {
 
 /// Whether `url` stays on this machine: `localhost` or a loopback
 /// address.
-pub fn is_loopback(url: &str) -> bool {
+pub(crate) fn is_loopback(url: &str) -> bool {
     let Ok(parsed) = reqwest::Url::parse(url) else {
         return false;
     };

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// The prefix of a `secret_headers` value: the rest names an environment
 /// variable.
-pub const ENV_PREFIX: &str = "env:";
+pub(crate) const ENV_PREFIX: &str = "env:";
 
 /// The pattern every `secret_headers` value matches (`env:NAME`).
 pub(crate) const ENV_REF_PATTERN: &str = "^env:[A-Za-z_][A-Za-z0-9_]*$";
@@ -21,27 +21,27 @@ pub(crate) const URL_PATTERN: &str = "^[Hh][Tt][Tt][Pp][Ss]?://";
 /// A worker or tool answered by an HTTP endpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct HttpSpec {
+pub(crate) struct HttpSpec {
     /// The endpoint, an http:// or https:// URL.
     #[schemars(regex(pattern = URL_PATTERN))]
-    pub url: String,
+    pub(crate) url: String,
     /// `POST` (the default) sends the args as a JSON body; `GET` sends them
     /// as query parameters.
     #[serde(default)]
-    pub method: HttpMethod,
+    pub(crate) method: HttpMethod,
     /// Headers sent with every call, as written.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub headers: IndexMap<String, String>,
+    pub(crate) headers: IndexMap<String, String>,
     /// Headers whose values come from the environment, written
     /// `"env:NAME"`; the values are scrubbed from everything Conclave
     /// writes, like the API key.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     #[schemars(extend("additionalProperties" = {"type": "string", "pattern": ENV_REF_PATTERN}))]
-    pub secret_headers: IndexMap<String, String>,
+    pub(crate) secret_headers: IndexMap<String, String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum HttpMethod {
+pub(crate) enum HttpMethod {
     #[default]
     #[serde(rename = "POST")]
     Post,
@@ -53,30 +53,30 @@ pub enum HttpMethod {
 /// each call: the args as JSON on its stdin, its stdout a JSON object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CommandSpec {
+pub(crate) struct CommandSpec {
     /// The program and its arguments. A program written as a path with a
     /// `/` is relative to the scenario file; a bare name is looked up on
     /// `PATH`; `conclave` is the running conclave binary itself.
     #[schemars(length(min = 1))]
-    pub argv: Vec<String>,
+    pub(crate) argv: Vec<String>,
     /// The folder the program runs in, relative to the scenario file
     /// (default: the scenario file's folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// Environment variables set for the program, over Conclave's own.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub env: IndexMap<String, String>,
+    pub(crate) env: IndexMap<String, String>,
 }
 
 /// A worker or tool answered by a tool of an MCP server declared in
 /// `mcp_servers`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct McpToolSpec {
+pub(crate) struct McpToolSpec {
     /// The server's name in `mcp_servers`.
-    pub server: String,
+    pub(crate) server: String,
     /// The tool's name on that server.
-    pub tool: String,
+    pub(crate) tool: String,
 }
 
 /// A Model Context Protocol server, started once per run: a program
@@ -84,34 +84,34 @@ pub struct McpToolSpec {
 /// (`url`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct McpServerSpec {
+pub(crate) struct McpServerSpec {
     /// stdio: the program and its arguments, as a command worker's `argv`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
-    pub command: Option<Vec<String>>,
+    pub(crate) command: Option<Vec<String>>,
     /// stdio: the folder the server runs in, relative to the scenario file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// stdio: environment variables set for the server.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub env: IndexMap<String, String>,
+    pub(crate) env: IndexMap<String, String>,
     /// Streamable HTTP: the server's endpoint, an http:// or https:// URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = URL_PATTERN))]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// Streamable HTTP: headers sent with every request, as written.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub headers: IndexMap<String, String>,
+    pub(crate) headers: IndexMap<String, String>,
     /// Streamable HTTP: headers whose values come from the environment,
     /// written `"env:NAME"`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     #[schemars(extend("additionalProperties" = {"type": "string", "pattern": ENV_REF_PATTERN}))]
-    pub secret_headers: IndexMap<String, String>,
+    pub(crate) secret_headers: IndexMap<String, String>,
 }
 
 /// How a real worker or tool is called: the one kind its spec gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RealCall<'a> {
+pub(crate) enum RealCall<'a> {
     Http(&'a HttpSpec),
     Command(&'a CommandSpec),
     Mcp(&'a McpToolSpec),

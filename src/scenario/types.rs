@@ -90,11 +90,11 @@ pub struct Scenario {
     /// tools call, by name: each started once per run (stdio `command`) or
     /// reached at its `url`, and shut down at the run's end.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub mcp_servers: IndexMap<String, McpServerSpec>,
+    pub(crate) mcp_servers: IndexMap<String, McpServerSpec>,
     /// Where the scenario was read from (not part of the file).
     #[serde(skip)]
     #[schemars(skip)]
-    pub origin: Origin,
+    pub(crate) origin: Origin,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

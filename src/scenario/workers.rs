@@ -47,18 +47,18 @@ pub struct WorkerSpec {
     pub(crate) hang: bool,
     /// Real: an HTTP endpoint answers each call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<HttpSpec>,
+    pub(crate) http: Option<HttpSpec>,
     /// Real: a program answers each call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<CommandSpec>,
+    pub(crate) command: Option<CommandSpec>,
     /// Real: a tool of an MCP server answers each call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<McpToolSpec>,
+    pub(crate) mcp: Option<McpToolSpec>,
 }
 
 impl WorkerSpec {
     /// How the worker is called when it is real; `None` when simulated.
-    pub fn real(&self) -> Option<RealCall<'_>> {
+    pub(crate) fn real(&self) -> Option<RealCall<'_>> {
         self.real_keys().first()
     }
 
