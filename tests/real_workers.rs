@@ -511,3 +511,49 @@ fn real_workers_refuse_the_virtual_clock() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_program_and_its_folder_are_found_relative_to_the_scenario_file() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.path("tools")).unwrap();
+    std::fs::create_dir_all(sandbox.path("work")).unwrap();
+    std::os::unix::fs::symlink(common::real::CONCLAVE, sandbox.path("tools/conclave-tool"))
+        .unwrap();
+    let scenario = orchestrator(
+        json!({"echo_worker": {"command": {
+            "argv": ["./tools/conclave-tool", "toolbox", "echo", "--touch", "ran-here"],
+            "cwd": "work"}}}),
+        &[("t1", "echo_worker", true)],
+        &us(),
+    );
+    let path = sandbox.write("relative.json", &scenario);
+    // Run from elsewhere: the paths follow the file, not the shell.
+    let out = sandbox
+        .command(
+            &["run", path.to_str().unwrap(), "--headless", "--allow-exec"],
+            &[],
+        )
+        .current_dir("/")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        sandbox.path("work/ran-here").exists(),
+        "the program ran in work/"
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["aggregate"]["echo"]["received"], us());
+
+    let mut missing = scenario.clone();
+    missing["workers"]["echo_worker"]["command"]["argv"][0] = json!("./tools/absent");
+    let path = sandbox.write("missing.json", &missing);
+    let out = sandbox.run(&["run", path.to_str().unwrap(), "--headless", "--allow-exec"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("missing.json:")
+            && err.contains("workers.echo_worker.command.argv")
+            && err.contains("tools/absent does not exist"),
+        "{err}"
+    );
+}

@@ -44,13 +44,16 @@ pub(crate) fn resolve_program(
             .map_err(|e| format!("cannot find the running conclave binary: {e}"));
     }
     if program.contains('/') {
-        let path = folder.join(program);
+        let path = folder.join(program.strip_prefix("./").unwrap_or(program));
         return if is_executable(&path) {
             Ok(path)
         } else if path.exists() {
-            Err(format!("{} is not an executable file", path.display()))
+            Err(format!(
+                "the program {} is not an executable file",
+                path.display()
+            ))
         } else {
-            Err(format!("{} does not exist", path.display()))
+            Err(format!("the program {} does not exist", path.display()))
         };
     }
     path_var
