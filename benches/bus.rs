@@ -30,6 +30,7 @@ fn kind(i: u64) -> EventKind {
         outcome: CallOutcome::Ok,
         usage: None,
         error: None,
+        http_status: None,
     }
 }
 

@@ -102,6 +102,7 @@ fn write_recording(path: &Path) {
                     outcome: CallOutcome::Ok,
                     usage: None,
                     error: None,
+                    http_status: None,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

@@ -82,6 +82,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 outcome: CallOutcome::Ok,
                 usage: None,
                 error: None,
+                http_status: None,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,

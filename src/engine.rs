@@ -9,10 +9,10 @@ use crate::gateway::Gateway;
 use crate::patterns::{self, RunContext, RunOutcome};
 use crate::provider::openai::{self, OpenAiConfig};
 use crate::provider::prompts::Prompts;
-use crate::provider::{OpenAiProvider, Provider, SimProvider, SimWorkers};
+use crate::provider::{OpenAiProvider, Provider, RealTools, SimProvider, SimWorkers, Workers};
 use crate::record::{RecordPathError, Recorder};
 use crate::rng::RunRng;
-use crate::scenario::{PatternKind, ProviderKind, Scenario};
+use crate::scenario::{PatternKind, ProviderKind, Scenario, ScenarioErrors};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -40,6 +40,10 @@ pub struct LaunchOptions {
     pub source: Option<String>,
     /// Which model answers, over the scenario's `provider`.
     pub provider: ProviderChoice,
+    /// The user allowed the scenario's programs to run (`--allow-exec`, a
+    /// remembered allowance, the dashboard's confirmation). Without it a
+    /// scenario that starts programs does not launch.
+    pub allow_exec: bool,
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
@@ -65,6 +69,7 @@ impl Default for LaunchOptions {
             clock: None,
             source: None,
             provider: ProviderChoice::default(),
+            allow_exec: false,
         }
     }
 }
@@ -77,6 +82,18 @@ pub enum LaunchError {
     Recording(#[from] RecordPathError),
     #[error("cannot set up the model provider: {0}")]
     Provider(String),
+    /// A real worker cannot be set up: an unset variable, a program or
+    /// folder that is not there, an MCP server (each placed in the file).
+    #[error(transparent)]
+    Tools(ScenarioErrors),
+    /// The scenario starts a program and the user has not allowed it;
+    /// the error names the first program, placed in the file.
+    #[error(transparent)]
+    ExecNotAllowed(ScenarioErrors),
+    /// Real workers answer in real time; the virtual clock would expire
+    /// their timeouts while they answer.
+    #[error("this scenario calls real workers, which run on the real clock; drop --clock virtual")]
+    VirtualClock,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -124,6 +141,23 @@ pub fn launch(
     options: LaunchOptions,
 ) -> Result<RunHandle, LaunchError> {
     let flags = Flags::new(Arc::clone(&scenario), &options.flags)?;
+    if !options.allow_exec
+        && let Some(program) = scenario.programs().into_iter().next()
+    {
+        let name = program.argv.first().cloned().unwrap_or_default();
+        let message = format!(
+            "this scenario would run the program {}; a scenario's programs run only when you allow it: run it with --allow-exec (remembered for this exact file), or confirm in the dashboard",
+            serde_json::Value::from(crate::sanitize::clean(&name))
+        );
+        return Err(LaunchError::ExecNotAllowed(
+            scenario.errors_at(vec![(program.path, message)]),
+        ));
+    }
+    if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() {
+        return Err(LaunchError::VirtualClock);
+    }
+    let real = RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
+        .map_err(LaunchError::Tools)?;
     let (sink, recorder) = match &options.record {
         Some(path) => {
             let (sink, recorder) = Recorder::create(path)?;
@@ -133,16 +167,22 @@ pub fn launch(
     };
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
-    let clock = RunClock::start_on(options.clock.unwrap_or(ClockMode::Virtual));
+    let clock_mode = options.clock.unwrap_or(if scenario.has_real_calls() {
+        ClockMode::Real
+    } else {
+        ClockMode::Virtual
+    });
+    let clock = RunClock::start_on(clock_mode);
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink);
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
     let provider = Arc::new(provider(&scenario, &options.provider, &rng)?);
-    let workers = Arc::new(if scenario.tools.is_empty() {
+    let sim = if scenario.tools.is_empty() {
         SimWorkers::new(scenario.workers.clone(), rng.clone())
             .with_sources(scenario.sources.clone())
     } else {
         SimWorkers::tools(scenario.tools.clone(), rng.clone())
-    });
+    };
+    let workers = Arc::new(Workers::new(sim, real));
     let gateway = Arc::new(
         Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
             .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
@@ -157,7 +197,7 @@ pub fn launch(
         pattern: scenario.pattern,
         seed,
         goal: goal.clone(),
-        clock: options.clock.unwrap_or(ClockMode::Virtual),
+        clock: clock_mode,
         flags: gate.flags().states(),
         source: options.source.clone(),
         started_at_ms: SystemTime::now()
@@ -175,6 +215,8 @@ pub fn launch(
     };
     let task = tokio::spawn(async move {
         let mut outcome = patterns::run(ctx).await;
+        // Nothing a real worker started outlives its run.
+        gateway.shutdown_workers();
         if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
             outcome.error = Some(words);
         }

@@ -8,6 +8,7 @@ use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
 use crate::scenario::{self, ProviderKind};
+use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -21,6 +22,9 @@ pub struct HeadlessRun {
     pub record: Option<PathBuf>,
     pub goal: Option<String>,
     pub provider: ProviderChoice,
+    /// `--allow-exec`: the scenario's programs may run (and this file is
+    /// remembered as allowed).
+    pub allow_exec: bool,
 }
 
 /// Run and print; the exit status says how the run ended.
@@ -33,16 +37,40 @@ pub fn run(args: HeadlessRun) -> Exit {
         }
     };
     let remote = args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai;
-    let clock = match (args.clock, remote) {
-        (Some(ClockMode::Virtual), true) => {
+    let real_workers = scenario.has_real_calls();
+    let clock = match (args.clock, remote, real_workers) {
+        (Some(ClockMode::Virtual), true, _) => {
             output::message(
                 "conclave: a remote model runs on the real clock; drop --clock virtual or use --provider sim",
             );
             return Exit::BadInput;
         }
-        (Some(clock), _) => clock,
-        (None, true) => ClockMode::Real,
-        (None, false) => ClockMode::Virtual,
+        (Some(ClockMode::Virtual), _, true) => {
+            output::message(&format!(
+                "conclave: {} calls real workers, which run on the real clock; drop --clock virtual",
+                args.scenario.display()
+            ));
+            return Exit::BadInput;
+        }
+        (Some(clock), _, _) => clock,
+        (None, true, _) | (None, _, true) => ClockMode::Real,
+        (None, false, false) => ClockMode::Virtual,
+    };
+    let allow_exec = match crate::trust::consent_for(&scenario) {
+        None => false,
+        Some(_) => {
+            let store = TrustStore::from_env();
+            if args.allow_exec
+                && !store.allows(&scenario)
+                && let Err(e) = store.remember(&scenario)
+            {
+                output::message(&format!(
+                    "conclave: cannot remember that {} may run its programs: {e}",
+                    args.scenario.display()
+                ));
+            }
+            args.allow_exec || store.allows(&scenario)
+        }
     };
     let runtime = match clock {
         ClockMode::Virtual => tokio::runtime::Builder::new_current_thread()
@@ -70,6 +98,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         clock: Some(clock),
         source: Some(args.scenario.display().to_string()),
         provider: args.provider,
+        allow_exec,
     };
     runtime.block_on(async move {
         let hub = Hub::default();
@@ -83,8 +112,38 @@ pub fn run(args: HeadlessRun) -> Exit {
                 output::message(&format!("conclave: {e}"));
                 return Exit::BadInput;
             }
+            Err(
+                e @ (LaunchError::Tools(_)
+                | LaunchError::ExecNotAllowed(_)
+                | LaunchError::VirtualClock),
+            ) => {
+                output::message(&e.to_string());
+                return Exit::BadInput;
+            }
         };
-        match handle.end().await {
+        let controller = handle.controller.clone();
+        let mut signals = crate::signals::Signals::new().ok();
+        let run = handle.end();
+        tokio::pin!(run);
+        // A signal cancels the run, which stops every program it started,
+        // and the run's result so far is printed as usual.
+        let mut signalled = None;
+        let ended = loop {
+            tokio::select! {
+                ended = &mut run => break ended,
+                Some(signal) = async {
+                    match signals.as_mut() {
+                        Some(signals) => signals.next().await,
+                        None => std::future::pending().await,
+                    }
+                }, if signalled.is_none() => {
+                    signalled = Some(signal);
+                    controller.cancel();
+                }
+            }
+        };
+        crate::provider::real::groups::kill_every_group();
+        let exit = match ended {
             Ok(ended) => {
                 let outcome = ended.outcome;
                 output::document(&outcome.result);
@@ -105,7 +164,8 @@ pub fn run(args: HeadlessRun) -> Exit {
                 output::message(&format!("conclave: {e}"));
                 Exit::Internal
             }
-        }
+        };
+        signalled.map_or(exit, Exit::Signalled)
     })
 }
 

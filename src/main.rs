@@ -39,6 +39,8 @@ enum Command {
         model: ModelArgs,
         #[command(flatten)]
         screen: ScreenArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
     },
     /// Run a scenario: in the dashboard, or with --headless print its result.
     Run {
@@ -50,7 +52,9 @@ enum Command {
         /// Seed of the run's random choices (overrides the scenario's).
         #[arg(long)]
         seed: Option<u64>,
-        /// The engine's clock: virtual (instant and reproducible; the default headless) or real.
+        /// The engine's clock: virtual (instant and reproducible; the default headless
+        /// on the sim) or real. A scenario with real workers or a remote model always
+        /// runs on the real clock.
         #[arg(long, value_enum)]
         clock: Option<Clock>,
         /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
@@ -66,6 +70,8 @@ enum Command {
         model: ModelArgs,
         #[command(flatten)]
         screen: ScreenArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
     },
     /// Replay a recording in the dashboard, or with --headless print its result.
     Replay {
@@ -103,6 +109,12 @@ enum Command {
     },
     /// Print the man page (roff) on stdout, e.g. conclave man | man -l -.
     Man,
+    /// Real tools that ship with Conclave, for the examples and for trying
+    /// real workers: an HTTP tool server and command workers.
+    Toolbox {
+        #[command(subcommand)]
+        tool: ToolboxCommand,
+    },
 }
 
 /// The shells completions are printed for.
@@ -111,6 +123,64 @@ enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+#[derive(Subcommand, Debug)]
+enum ToolboxCommand {
+    /// Serve /pricing, /inventory and /echo over HTTP on this machine
+    /// (POST a JSON body or GET a query); prints its address.
+    Serve {
+        /// The port to listen on; 0 picks a free one.
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// /pricing answers HTTP 500 to this many calls first.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        fail_first: u64,
+        /// How long each answer takes, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
+    /// A command worker: the args as JSON on stdin, the inventory of their
+    /// report_date and region on stdout.
+    Inventory {
+        /// How long it takes to answer, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
+    /// A command worker that answers {"received": <its args>}.
+    Echo {
+        /// Create this file first (to see whether the program ran).
+        #[arg(long, value_name = "FILE")]
+        touch: Option<PathBuf>,
+    },
+    /// A command worker that breaks on purpose, to watch what the gateway
+    /// does with it.
+    Misbehave {
+        #[arg(value_enum)]
+        how: conclave::toolbox::Misbehaviour,
+        /// hang: write this process's id (and its child's) to FILE.
+        #[arg(long, value_name = "FILE")]
+        pid_file: Option<PathBuf>,
+        /// hang: start a child that hangs too.
+        #[arg(long)]
+        child: bool,
+        /// huge: the size of the answer in bytes.
+        #[arg(long, default_value_t = 16 * 1024 * 1024)]
+        bytes: usize,
+    },
+}
+
+/// Consent to run the programs a scenario names.
+#[derive(Args, Debug, Default)]
+struct ExecArgs {
+    /// Let the scenario start the programs it names (command workers, MCP
+    /// servers); remembered for this exact file under
+    /// $XDG_STATE_HOME/conclave/trust/.
+    #[arg(long)]
+    allow_exec: bool,
 }
 
 /// Options of the dashboard.
@@ -229,6 +299,7 @@ fn dashboard(
     screen: ScreenArgs,
     overrides: Overrides,
     provider: ProviderChoice,
+    exec: ExecArgs,
 ) -> Exit {
     let theme = match screen.look.theme() {
         Ok(theme) => theme,
@@ -241,8 +312,42 @@ fn dashboard(
         start_paused: screen.paused,
         provider,
         theme,
+        allow_exec: exec.allow_exec,
         ..TuiOptions::default()
     })
+}
+
+fn toolbox(tool: ToolboxCommand) -> Exit {
+    use conclave::toolbox::{self, MisbehaveOptions, ServeOptions};
+    match tool {
+        ToolboxCommand::Serve {
+            port,
+            host,
+            fail_first,
+            latency_ms,
+        } => toolbox::serve(ServeOptions {
+            listen: std::net::SocketAddr::new(host, port),
+            fail_first,
+            latency: std::time::Duration::from_millis(latency_ms),
+        }),
+        ToolboxCommand::Inventory { latency_ms } => {
+            toolbox::inventory(std::time::Duration::from_millis(latency_ms))
+        }
+        ToolboxCommand::Echo { touch } => toolbox::echo(touch),
+        ToolboxCommand::Misbehave {
+            how,
+            pid_file,
+            child,
+            bytes,
+        } => toolbox::misbehave(
+            how,
+            &MisbehaveOptions {
+                pid_file,
+                child,
+                bytes,
+            },
+        ),
+    }
 }
 
 fn main() -> ExitCode {
@@ -270,12 +375,14 @@ fn command(cli: Cli) -> Exit {
             ScreenArgs::default(),
             Overrides::default(),
             ProviderChoice::default(),
+            ExecArgs::default(),
         ),
         Some(Command::Tui {
             scenario,
             model,
             screen,
-        }) => dashboard(scenario, screen, Overrides::default(), model.choice()),
+            exec,
+        }) => dashboard(scenario, screen, Overrides::default(), model.choice(), exec),
         Some(Command::Run {
             scenario,
             headless: false,
@@ -285,6 +392,7 @@ fn command(cli: Cli) -> Exit {
             goal,
             model,
             screen,
+            exec,
             ..
         }) => dashboard(
             Some(scenario),
@@ -296,6 +404,7 @@ fn command(cli: Cli) -> Exit {
                 record,
             },
             model.choice(),
+            exec,
         ),
         Some(Command::Run {
             scenario,
@@ -306,6 +415,7 @@ fn command(cli: Cli) -> Exit {
             record,
             goal,
             model,
+            exec,
             ..
         }) => headless::run(HeadlessRun {
             scenario,
@@ -318,6 +428,7 @@ fn command(cli: Cli) -> Exit {
             record,
             goal,
             provider: model.choice(),
+            allow_exec: exec.allow_exec,
         }),
         Some(Command::Replay {
             recording,
@@ -371,6 +482,7 @@ fn command(cli: Cli) -> Exit {
                 Exit::Internal
             }
         },
+        Some(Command::Toolbox { tool }) => toolbox(tool),
     }
 }
 

@@ -64,8 +64,14 @@ pub enum StopReason {
     WorkerBadArgs {
         worker: String,
     },
-    /// The worker itself failed (a scripted `fail` call or an outage).
+    /// The worker itself failed (a scripted `fail` call or an outage; a
+    /// real worker's error status, non-zero exit or broken connection).
     WorkerError {
+        worker: String,
+    },
+    /// A real worker answered with something that is not a JSON object
+    /// (001's `worker_bad_result`, which no simulated worker can reach).
+    WorkerBadResult {
         worker: String,
     },
     /// No worker of that name is registered.
@@ -178,6 +184,7 @@ impl fmt::Display for StopReason {
             StopReason::WorkerDenied { worker } => write!(f, "worker_denied:{worker}"),
             StopReason::WorkerBadArgs { worker } => write!(f, "worker_bad_args:{worker}"),
             StopReason::WorkerError { worker } => write!(f, "worker_error:{worker}"),
+            StopReason::WorkerBadResult { worker } => write!(f, "worker_bad_result:{worker}"),
             StopReason::WorkerMissing { worker } => write!(f, "worker_missing:{worker}"),
             StopReason::CriticalTaskFailed => f.write_str("critical_task_failed"),
             StopReason::MaxLlmCalls => f.write_str("max_llm_calls"),
@@ -244,6 +251,7 @@ fn parse_with_detail(s: &str) -> Option<StopReason> {
         "worker_denied" => StopReason::WorkerDenied { worker: name() },
         "worker_bad_args" => StopReason::WorkerBadArgs { worker: name() },
         "worker_error" => StopReason::WorkerError { worker: name() },
+        "worker_bad_result" => StopReason::WorkerBadResult { worker: name() },
         "worker_missing" => StopReason::WorkerMissing { worker: name() },
         "node_timeout" => StopReason::NodeTimeout { agent: name() },
         "member_timeout" => StopReason::MemberTimeout { member: name() },
@@ -334,6 +342,9 @@ mod tests {
             StopReason::WorkerMissing {
                 worker: "fraud_worker".into(),
             },
+            StopReason::WorkerBadResult {
+                worker: "pricing_worker".into(),
+            },
             StopReason::CriticalTaskFailed,
             StopReason::MaxLlmCalls,
             StopReason::NodeTimeout {
@@ -380,6 +391,9 @@ mod tests {
                 tool: "model".into(),
             },
             StopReason::RetryBudgetExhausted,
+            StopReason::WorkerBadResult {
+                worker: "pricing_api".into(),
+            },
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];
@@ -393,7 +407,7 @@ mod tests {
     }
 
     /// How many kinds of reason there are: one past `kind`'s last number.
-    const KINDS: usize = 40;
+    const KINDS: usize = 41;
 
     fn kind(reason: &StopReason) -> usize {
         match reason {
@@ -437,6 +451,7 @@ mod tests {
             StopReason::BulkheadFull { .. } => 37,
             StopReason::RetryBudgetExhausted => 38,
             StopReason::Other(_) => 39,
+            StopReason::WorkerBadResult { .. } => 40,
         }
     }
 

@@ -17,12 +17,15 @@ use ratatui::buffer::Buffer;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The shipped scenarios whose workers are all simulated (those with real
+/// workers need `conclave toolbox serve`: `real_examples.rs` runs them).
 fn shipped_scenarios() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| conclave::scenario::load(p).is_ok_and(|s| !s.has_real_calls()))
         .collect();
     files.sort();
     files

@@ -144,6 +144,7 @@ fn four_tools() -> Vec<Arc<Event>> {
                     outcome,
                     usage: None,
                     error: None,
+                    http_status: None,
                 },
             ));
         }
@@ -479,6 +480,7 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 },
                 usage: None,
                 error: None,
+                http_status: None,
             },
         );
     }

@@ -58,6 +58,7 @@ fn call(latency_ms: u64) -> EventKind {
         outcome: crate::bus::CallOutcome::Ok,
         usage: None,
         error: None,
+        http_status: None,
     }
 }
 

@@ -21,11 +21,13 @@ mod tool;
 pub(crate) use crate::scenario::MODEL_TOOL;
 pub(crate) use error::CallError;
 pub(crate) use safe_mode::SafeModeVerdict;
-pub(crate) use tool::{DispatchLimits, MIN_ATTEMPT_TIMEOUT, ToolCall, ToolPolicy, ToolReport};
+pub(crate) use tool::{
+    DispatchLimits, MIN_ATTEMPT_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
+};
 
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
 use crate::control::Switches;
-use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderError, SimWorkers};
+use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderError, Workers};
 use crate::rng::RunRng;
 use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
@@ -41,7 +43,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct Gateway {
     bus: Bus,
     provider: Arc<Provider>,
-    workers: Arc<SimWorkers>,
+    workers: Arc<Workers>,
     cancel: CancellationToken,
     next_call: AtomicU64,
     shields: Shields,
@@ -59,7 +61,7 @@ impl Gateway {
     pub(crate) fn new(
         bus: Bus,
         provider: Arc<Provider>,
-        workers: Arc<SimWorkers>,
+        workers: Arc<Workers>,
         cancel: CancellationToken,
     ) -> Self {
         Gateway {
@@ -98,6 +100,11 @@ impl Gateway {
     /// `degraded` list of a partial result.
     pub(crate) fn degraded(&self) -> Vec<String> {
         self.shields.degraded()
+    }
+
+    /// The run is over: no program a real worker started may outlive it.
+    pub(crate) fn shutdown_workers(&self) {
+        self.workers.shutdown();
     }
 
     /// Attempts a call to `tool` may make, its first included, when its
@@ -186,8 +193,14 @@ impl Gateway {
                 Err(_) => CallOutcome::Error,
             };
             let details_of = |result: &Result<Completion, CallError>| match result {
-                Ok(completion) => (completion.usage, None),
-                Err(error) => (None, error.message()),
+                Ok(completion) => CallDetails {
+                    usage: completion.usage,
+                    ..CallDetails::default()
+                },
+                Err(error) => CallDetails {
+                    error: error.message(),
+                    ..CallDetails::default()
+                },
             };
             let shielded = Shielded {
                 shield: &shield,
@@ -292,7 +305,7 @@ impl Gateway {
         call: impl FnOnce(Duration) -> F,
         rejected: impl FnOnce(StopReason) -> E,
         outcome_of: impl Fn(&Result<T, E>) -> CallOutcome,
-        details_of: impl Fn(&Result<T, E>) -> (Option<TokenUsage>, Option<String>),
+        details_of: impl Fn(&Result<T, E>) -> CallDetails,
     ) -> Result<T, E>
     where
         F: Future<Output = Result<T, E>>,
@@ -321,15 +334,16 @@ impl Gateway {
             result = call(started) => result,
         };
         let outcome = outcome_of(&result);
-        let (usage, error) = details_of(&result);
+        let details = details_of(&result);
         self.bus.publish(EventKind::CallFinished {
             call: id,
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
             latency_ms: millis(self.bus.clock().elapsed().saturating_sub(started)),
             outcome,
-            usage,
-            error,
+            usage: details.usage,
+            error: details.error,
+            http_status: details.http_status,
         });
         pass.settle(outcome);
         result
@@ -349,6 +363,17 @@ impl Gateway {
             () = clock.sleep_until(until) => Ok(()),
         }
     }
+}
+
+/// What a finished call's event says besides its outcome.
+#[derive(Clone, Debug, Default)]
+struct CallDetails {
+    /// Tokens a model call took.
+    usage: Option<TokenUsage>,
+    /// Why the call failed, in words.
+    error: Option<String>,
+    /// The status a real worker's endpoint answered a failed call with.
+    http_status: Option<u16>,
 }
 
 /// Which attempt of which tool's call, and what it is for.

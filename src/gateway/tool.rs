@@ -9,7 +9,7 @@
 use super::retry::{Failure, Next};
 use super::safe_mode::SafeModeVerdict;
 use super::shield::ToolShield;
-use super::{Gateway, Shielded, millis};
+use super::{CallDetails, Gateway, Shielded, millis};
 use crate::bus::{BudgetKind, CallOutcome, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::provider::WorkerError;
@@ -22,6 +22,10 @@ use std::time::Duration;
 /// The shortest timeout an attempt gets, however little time is left: 001
 /// gives every attempt at least 0.01 s.
 pub(crate) const MIN_ATTEMPT_TIMEOUT: Duration = Duration::from_millis(10);
+
+/// The longest a real worker's call may take when the scenario chose no
+/// timeout for it (DESIGN.md: 10 s).
+pub(crate) const REAL_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One call a runner asks for: `task` wants `tool` called with `args`.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +50,22 @@ pub(crate) struct ToolPolicy {
     pub(crate) max_attempts: u32,
     /// How long one attempt may take, before the run's deadline clips it.
     pub(crate) attempt_timeout: Duration,
+    /// Where `attempt_timeout` comes from, which decides what a real
+    /// call gets.
+    pub(crate) timeout_from: TimeoutFrom,
+}
+
+/// Where a pattern's per-attempt timeout comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimeoutFrom {
+    /// The scenario set it: real calls keep it too.
+    Scenario,
+    /// The pattern's default, tuned to its simulated workers (001's 2 s):
+    /// a real call gets [`REAL_CALL_TIMEOUT`] instead.
+    PatternDefault,
+    /// The time left before a deadline, or none at all: a real call gets
+    /// at most [`REAL_CALL_TIMEOUT`].
+    Deadline,
 }
 
 /// What every attempt of every tool call of a run counts against: the
@@ -204,11 +224,7 @@ impl Gateway {
         let clock = self.bus.clock();
         let started = clock.elapsed();
         let left = limits.deadline.saturating_sub(started);
-        let own_timeout = at
-            .shield
-            .settings
-            .timeout_ms
-            .map_or(policy.attempt_timeout, crate::duration::clamp_millis);
+        let own_timeout = self.attempt_timeout(call.tool, at.shield, policy);
         let timeout = own_timeout.min(left.max(MIN_ATTEMPT_TIMEOUT));
         self.bus.publish(EventKind::AttemptStarted {
             task: call.task.to_string(),
@@ -268,41 +284,105 @@ impl Gateway {
         at: &Attempt<'_>,
         timeout: Duration,
     ) -> Result<Value, StopReason> {
-        let worker = || call.tool.to_string();
         let answer = |started| async move {
             match tokio::time::timeout(timeout, self.workers.call(call.tool, call.args, started))
                 .await
             {
-                Err(_elapsed) => Err(StopReason::TaskTimeout),
+                Err(_elapsed) => Err(Failed::from(StopReason::TaskTimeout)),
                 Ok(Ok(observation)) => Ok(observation),
-                Ok(Err(WorkerError::BadArgs)) => {
-                    Err(StopReason::WorkerBadArgs { worker: worker() })
-                }
-                Ok(Err(WorkerError::Failed)) => Err(StopReason::WorkerError { worker: worker() }),
-                Ok(Err(WorkerError::Missing)) => {
-                    Err(StopReason::WorkerMissing { worker: worker() })
-                }
+                Ok(Err(error)) => Err(Failed::worker(call.tool, error)),
             }
         };
-        let outcome_of = |result: &Result<Value, StopReason>| match result {
+        let outcome_of = |result: &Result<Value, Failed>| match result {
             Ok(_) => CallOutcome::Ok,
-            Err(StopReason::TaskTimeout) => CallOutcome::Timeout,
-            Err(StopReason::Cancelled) => CallOutcome::Cancelled,
-            Err(_) => CallOutcome::Error,
+            Err(failed) => match failed.reason {
+                StopReason::TaskTimeout => CallOutcome::Timeout,
+                StopReason::Cancelled => CallOutcome::Cancelled,
+                _ => CallOutcome::Error,
+            },
+        };
+        let details_of = |result: &Result<Value, Failed>| match result {
+            Ok(_) => CallDetails::default(),
+            Err(failed) => CallDetails {
+                error: failed.detail.clone(),
+                http_status: failed.http_status,
+                ..CallDetails::default()
+            },
         };
         let shielded = Shielded {
             shield: at.shield,
             attempt: at.attempt,
             label: format!("{} · {}", call.task, call.tool),
         };
-        self.guarded(
-            shielded,
-            answer,
-            |reason| reason,
-            outcome_of,
-            |_| (None, None),
-        )
-        .await
+        self.guarded(shielded, answer, Failed::from, outcome_of, details_of)
+            .await
+            .map_err(|failed| failed.reason)
+    }
+
+    /// How long one attempt at `tool` may take: the resilience section's
+    /// timeout for it, else the pattern's; a real call the scenario set no
+    /// timeout for gets [`REAL_CALL_TIMEOUT`], since nothing else would
+    /// bound a hung endpoint or program.
+    fn attempt_timeout(&self, tool: &str, shield: &ToolShield, policy: &ToolPolicy) -> Duration {
+        if let Some(ms) = shield.settings.timeout_ms {
+            return crate::duration::clamp_millis(ms);
+        }
+        if !self.workers.is_real(tool) {
+            return policy.attempt_timeout;
+        }
+        match policy.timeout_from {
+            TimeoutFrom::Scenario => policy.attempt_timeout,
+            TimeoutFrom::PatternDefault => REAL_CALL_TIMEOUT,
+            TimeoutFrom::Deadline => policy.attempt_timeout.min(REAL_CALL_TIMEOUT),
+        }
+    }
+}
+
+/// Why a worker call failed: the reason the run sees, and what the
+/// call's event says of it.
+#[derive(Clone, Debug)]
+struct Failed {
+    reason: StopReason,
+    detail: Option<String>,
+    http_status: Option<u16>,
+}
+
+impl Failed {
+    fn worker(tool: &str, error: WorkerError) -> Self {
+        let worker = tool.to_string();
+        match error {
+            WorkerError::BadArgs => StopReason::WorkerBadArgs { worker }.into(),
+            WorkerError::Missing => StopReason::WorkerMissing { worker }.into(),
+            WorkerError::Failed {
+                detail,
+                http_status,
+            } => Failed {
+                reason: StopReason::WorkerError { worker },
+                detail,
+                http_status,
+            },
+            WorkerError::BadResult { detail } => Failed {
+                reason: StopReason::WorkerBadResult { worker },
+                detail: Some(detail),
+                http_status: None,
+            },
+        }
+    }
+}
+
+impl From<StopReason> for Failed {
+    fn from(reason: StopReason) -> Self {
+        Failed {
+            reason,
+            detail: None,
+            http_status: None,
+        }
+    }
+}
+
+impl From<super::Cancelled> for Failed {
+    fn from(_: super::Cancelled) -> Self {
+        StopReason::Cancelled.into()
     }
 }
 

@@ -1,5 +1,5 @@
-//! What every HTTP call Conclave makes shares, the model's now and real
-//! tools' later: response bodies read chunk by chunk under a cap (an
+//! What every HTTP call Conclave makes shares, the model's and real
+//! tools': response bodies read chunk by chunk under a cap (an
 //! endless body stops at the cap and is never buffered past it), short
 //! excerpts of error bodies, and `Retry-After` read through the one
 //! checked duration conversion. Nothing here retries or classifies a
@@ -8,6 +8,12 @@
 use crate::duration;
 use reqwest::header::HeaderMap;
 use std::time::{Duration, SystemTime};
+
+/// Choose rustls's crypto (ring) for the process, once; every client
+/// Conclave builds uses it.
+pub(crate) fn install_crypto() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
 
 /// The largest response body read by default: 8 MiB, far above any chat
 /// completion, small enough that a runaway endpoint cannot exhaust memory.

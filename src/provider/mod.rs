@@ -1,19 +1,23 @@
-//! Model providers and simulated workers: where a model or worker call ends
-//! up once the gateway lets it through. A provider answers one request; it
+//! Model providers, simulated workers and real ones: where a model or
+//! worker call ends up once the gateway lets it through. A provider answers one request; it
 //! never retries, never applies a breaker and never publishes events: that
 //! is the gateway's job.
 
 pub(crate) mod http;
 pub mod openai;
 pub(crate) mod prompts;
+pub(crate) mod real;
 pub(crate) mod sim;
+mod workers;
 
 use serde_json::Value;
 use std::time::Duration;
 
 pub(crate) use openai::{OpenAiError, OpenAiProvider};
+pub(crate) use real::RealTools;
 pub(crate) use sim::SimProvider;
 pub(crate) use sim::workers::SimWorkers;
+pub(crate) use workers::Workers;
 
 /// What a model call is for. The sim picks its script by it; an HTTP
 /// provider picks its prompt by it.
@@ -104,8 +108,34 @@ pub(crate) enum WorkerError {
     /// The args do not fit the worker's signature.
     #[error("the args do not fit the worker")]
     BadArgs,
+    /// The worker failed: a scripted failure or an outage, or a real
+    /// worker's error status, non-zero exit or broken connection, which
+    /// `detail` describes (cleaned and short), with the HTTP status when an
+    /// endpoint answered.
     #[error("the worker failed")]
-    Failed,
+    Failed {
+        detail: Option<String>,
+        http_status: Option<u16>,
+    },
+    /// A real worker answered with something that is not a JSON object.
+    #[error("the worker's answer is not a JSON object")]
+    BadResult { detail: String },
+}
+
+impl WorkerError {
+    /// A failure with nothing more to say (a simulated one).
+    pub(crate) const FAILED: WorkerError = WorkerError::Failed {
+        detail: None,
+        http_status: None,
+    };
+
+    /// A real worker's failure, in words.
+    pub(crate) fn failed(detail: impl Into<String>) -> Self {
+        WorkerError::Failed {
+            detail: Some(detail.into()),
+            http_status: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

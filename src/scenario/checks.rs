@@ -4,6 +4,7 @@
 
 mod durations;
 mod orchestrator;
+mod real;
 mod research;
 mod resilience;
 mod swarm;
@@ -26,6 +27,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     check_provider(scenario, &mut problems);
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);
+    real::check(scenario, &mut problems);
     durations::check(scenario, &mut problems);
     problems
 }

@@ -10,7 +10,10 @@ mod context;
 mod error;
 mod hints;
 mod latency;
+mod origin;
 mod path;
+mod reach;
+mod real;
 mod resilience;
 pub(crate) mod script;
 mod shape;
@@ -24,7 +27,11 @@ pub(crate) use context::Context;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::*;
 pub(crate) use latency::*;
+pub(crate) use origin::Origin;
 pub use path::{JsonPath, Position};
+pub(crate) use reach::is_loopback;
+pub(crate) use reach::{Endpoint, Program};
+pub(crate) use real::*;
 pub use resilience::*;
 pub use shape::json_schema;
 pub(crate) use sources::*;
@@ -46,7 +53,10 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioErrors> {
     let fail = |position, message| ScenarioErrors::one(&file, position, JsonPath::root(), message);
     let cap = text::max_bytes().map_err(|message| fail(None, message))?;
     match text::read_capped(path, cap) {
-        Ok(text::Contents::Whole(bytes)) => parse_bytes(bytes, &file),
+        Ok(text::Contents::Whole(bytes)) => parse_bytes(bytes, &file).map(|mut scenario| {
+            scenario.origin = scenario.origin.in_folder_of(path);
+            scenario
+        }),
         Ok(text::Contents::TooLarge(bytes)) => {
             let past = usize::try_from(cap).unwrap_or(usize::MAX);
             Err(fail(
@@ -70,8 +80,14 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
 
 /// Check a scenario given as the bytes of a file; `file` names it in errors.
 pub fn parse_bytes(bytes: Vec<u8>, file: &str) -> Result<Scenario, ScenarioErrors> {
+    let origin = Origin::new(file, &bytes);
     match text::decode(bytes) {
-        Ok(text) => parse_text(Arc::new(text), file),
+        Ok(text) => {
+            let text = Arc::new(text);
+            let mut scenario = parse_text(Arc::clone(&text), file)?;
+            scenario.origin = origin.with_text(text);
+            Ok(scenario)
+        }
         Err((bytes, bad)) => Err(ScenarioErrors::one(
             file,
             Some(text::position_in_bytes(&bytes, bad.at)),
@@ -258,6 +274,13 @@ fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors 
 }
 
 impl Scenario {
+    /// Errors found in this scenario after it was loaded (at launch),
+    /// placed in its file as the loader places its own.
+    pub(crate) fn errors_at(&self, found: Vec<(JsonPath, String)>) -> ScenarioErrors {
+        self.origin
+            .errors(found.into_iter().map(|(p, m)| Problem::at(p, m)).collect())
+    }
+
     /// A top-level fact of the shared context (`report_date`, `region`),
     /// or `null` when the context has none.
     pub(crate) fn fact(&self, key: &str) -> Value {

@@ -120,6 +120,27 @@ fn describe(document: &Value, error: &ValidationError<'_>) -> Vec<Problem> {
                 format!("expected {wanted}, found {}", describe_value(found)),
             )]
         }
+        ValidationErrorKind::Pattern { pattern } => {
+            let wanted = match pattern.as_str() {
+                super::real::URL_PATTERN => "an http:// or https:// URL",
+                super::real::ENV_REF_PATTERN => {
+                    "\"env:NAME\", the environment variable that holds the value (a secret is never written in a scenario)"
+                }
+                _ => "a string of another form",
+            };
+            vec![Problem::at(
+                path,
+                format!("expected {wanted}, found {}", describe_value(found)),
+            )]
+        }
+        ValidationErrorKind::MinItems { limit } => vec![Problem::at(
+            path,
+            format!(
+                "expected at least {limit} item{}, found {}",
+                if *limit == 1 { "" } else { "s" },
+                describe_value(found)
+            ),
+        )],
         _ => vec![Problem::at(path, error.to_string())],
     }
 }

@@ -4,6 +4,7 @@
 //! `checks`, the tools in the provider and the workflow in the pattern.
 
 use super::latency::WorkerLatency;
+use super::real::{CommandSpec, HttpSpec, McpToolSpec, RealCall, RealKeys};
 use crate::pycompat::{py_strip, urlparse};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -18,8 +19,10 @@ use std::num::NonZeroU32;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Sources {
-    /// The search results in rank order.
-    pub(crate) search_results: Vec<SearchResult>,
+    /// The search results in rank order. Required unless
+    /// `tools.search_sources` is a real tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) search_results: Option<Vec<SearchResult>>,
     /// The pages `read_source` can read, keyed by normalised URL
     /// (`https://host/path`: scheme and host lower-cased, no query, no
     /// fragment, no trailing slash).
@@ -87,7 +90,30 @@ pub(crate) struct ResearchTools {
     pub(crate) verify_notes: Option<ToolBehaviour>,
 }
 
+impl Sources {
+    /// The simulated search's results in rank order.
+    pub(crate) fn search_results(&self) -> &[SearchResult] {
+        self.search_results.as_deref().unwrap_or_default()
+    }
+}
+
 impl ResearchTools {
+    /// How each research tool that is real is called, by name.
+    pub(crate) fn real(&self) -> impl Iterator<Item = (ResearchTool, RealCall<'_>)> {
+        ResearchTool::ALL.into_iter().filter_map(|tool| {
+            let call = self.get(tool)?.real_keys().first()?;
+            Some((tool, call))
+        })
+    }
+
+    /// Each research tool's real keys, by name.
+    pub(crate) fn real_keys(&self) -> Vec<(&'static str, RealKeys<'_>)> {
+        ResearchTool::ALL
+            .into_iter()
+            .filter_map(|tool| Some((tool.as_str(), self.get(tool)?.real_keys())))
+            .collect()
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         ResearchTool::ALL.iter().all(|t| self.get(*t).is_none())
     }
@@ -116,6 +142,27 @@ pub(crate) struct ToolBehaviour {
     /// `tool_invalid_output:<tool>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) fail: Vec<NonZeroU32>,
+    /// search_sources, real: an HTTP endpoint that answers
+    /// `{"results": [{"url", "title", "snippet"}]}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) http: Option<HttpSpec>,
+    /// search_sources, real: a program that answers as `http` does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) command: Option<CommandSpec>,
+    /// search_sources, real: an MCP server's tool that answers as `http`
+    /// does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) mcp: Option<McpToolSpec>,
+}
+
+impl ToolBehaviour {
+    pub(crate) fn real_keys(&self) -> RealKeys<'_> {
+        RealKeys {
+            http: self.http.as_ref(),
+            command: self.command.as_ref(),
+            mcp: self.mcp.as_ref(),
+        }
+    }
 }
 
 /// The research tools by name.

@@ -5,6 +5,8 @@
 
 use super::context::Context;
 use super::latency::Latency;
+use super::origin::Origin;
+use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
 use super::team::{AgentSpec, TeamLimits};
@@ -84,6 +86,15 @@ pub struct Scenario {
     /// and safe mode (any pattern).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resilience: Option<ResilienceSpec>,
+    /// The Model Context Protocol servers the scenario's `mcp` workers and
+    /// tools call, by name: each started once per run (stdio `command`) or
+    /// reached at its `url`, and shut down at the run's end.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub(crate) mcp_servers: IndexMap<String, McpServerSpec>,
+    /// Where the scenario was read from (not part of the file).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) origin: Origin,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

@@ -1,18 +1,21 @@
-//! The orchestrator's sections of a scenario file: the simulated workers
-//! (`workers`) and the rules that rate the run's health (`health_rules`).
-//! Types only; the checks live in `checks`, the behaviour in the provider
-//! and the orchestrator pattern.
+//! The orchestrator's sections of a scenario file: the workers (`workers`,
+//! simulated or real) and the rules that rate the run's health
+//! (`health_rules`). Types only; the checks live in `checks`, the
+//! behaviour in the provider and the orchestrator pattern.
 
 use super::latency::WorkerLatency;
+use super::real::{CommandSpec, HttpSpec, McpToolSpec, RealCall, RealKeys};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::num::NonZeroU32;
 
-/// A simulated worker: what it returns for each report date and region,
-/// and how each call behaves. It takes exactly the args `report_date` and
-/// `region` (the gateway adds `request_id`, as 001's does).
+/// A worker (or a team's tool): simulated, answering from `data` as each
+/// call's latency and failures say, or real, with exactly one of `http`,
+/// `command` and `mcp`. A simulated worker takes exactly the args
+/// `report_date` and `region` (the gateway adds `request_id`, as 001's
+/// does); a real one is given the args as the planner wrote them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSpec {
@@ -42,6 +45,30 @@ pub struct WorkerSpec {
     /// at once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) hang: bool,
+    /// Real: an HTTP endpoint answers each call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) http: Option<HttpSpec>,
+    /// Real: a program answers each call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) command: Option<CommandSpec>,
+    /// Real: a tool of an MCP server answers each call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) mcp: Option<McpToolSpec>,
+}
+
+impl WorkerSpec {
+    /// How the worker is called when it is real; `None` when simulated.
+    pub(crate) fn real(&self) -> Option<RealCall<'_>> {
+        self.real_keys().first()
+    }
+
+    pub(crate) fn real_keys(&self) -> RealKeys<'_> {
+        RealKeys {
+            http: self.http.as_ref(),
+            command: self.command.as_ref(),
+            mcp: self.mcp.as_ref(),
+        }
+    }
 }
 
 /// A rule that rates the run's health from one worker's result. Red wins

@@ -68,6 +68,9 @@ impl StopReason {
                 format!("{worker} was called with arguments it does not take")
             }
             StopReason::WorkerError { worker } => format!("{worker} failed"),
+            StopReason::WorkerBadResult { worker } => {
+                format!("{worker} answered with something that is not a JSON object")
+            }
             StopReason::WorkerMissing { worker } => format!("no worker named {worker} exists"),
             StopReason::CriticalTaskFailed => "a critical task failed".into(),
             StopReason::MaxLlmCalls => limit("model call"),

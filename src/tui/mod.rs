@@ -35,6 +35,7 @@ use crate::bus::{Delivery, Hub};
 use crate::exit::{Exit, Signal};
 use crate::output;
 use crate::scenario;
+use crate::signals::Signals;
 use app::{App, AppOptions};
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
@@ -68,18 +69,14 @@ pub struct TuiOptions {
     pub provider: crate::engine::ProviderChoice,
     /// How the screen looks.
     pub theme: theme::Theme,
+    /// `--allow-exec`: scenarios may run their programs without asking.
+    pub allow_exec: bool,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
 /// `~/.local/state/conclave/runs`.
 pub(crate) fn runs_dir() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
-        })?;
-    Some(state.join("conclave").join("runs"))
+    Some(crate::state_dir::state_dir()?.join("runs"))
 }
 
 pub fn run(options: TuiOptions) -> Exit {
@@ -118,6 +115,8 @@ pub fn run(options: TuiOptions) -> Exit {
                 start_paused: options.start_paused,
                 provider: options.provider.clone(),
                 theme: options.theme,
+                allow_exec: options.allow_exec,
+                trust: crate::trust::TrustStore::from_env(),
             },
         );
         if let Some((a, b)) = &options.compare {
@@ -157,6 +156,8 @@ pub fn run(options: TuiOptions) -> Exit {
         };
         let result = event_loop(&mut screen, &mut app, bus).await;
         let recordings_failed = finish_runs(&mut app).await;
+        // Whatever a run that did not end in time started goes now.
+        crate::provider::real::groups::kill_every_group();
         terminal::restore();
         for failed in &recordings_failed {
             output::message(&format!("conclave: {failed}"));
@@ -284,45 +285,5 @@ async fn finish_runs(app: &mut App) -> Vec<crate::engine::EngineError> {
             .filter_map(|ended| ended.ok()?.recording_failed)
             .collect(),
         Err(_) => Vec::new(),
-    }
-}
-
-/// SIGINT, SIGTERM and SIGHUP end the dashboard cleanly; the process then
-/// exits with 128 + the signal's number, as a shell expects of a process a
-/// signal ended.
-struct Signals {
-    #[cfg(unix)]
-    streams: Vec<(Signal, tokio::signal::unix::Signal)>,
-}
-
-impl Signals {
-    fn new() -> std::io::Result<Self> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Ok(Signals {
-                streams: vec![
-                    (Signal::Interrupt, signal(SignalKind::interrupt())?),
-                    (Signal::Terminate, signal(SignalKind::terminate())?),
-                    (Signal::Hangup, signal(SignalKind::hangup())?),
-                ],
-            })
-        }
-        #[cfg(not(unix))]
-        Ok(Signals {})
-    }
-
-    /// The next signal received; `None` if the runtime can deliver no
-    /// more (it is shutting down), which ends the dashboard too.
-    async fn next(&mut self) -> Option<Signal> {
-        #[cfg(unix)]
-        {
-            let waits = self.streams.iter_mut().map(|(signal, stream)| {
-                Box::pin(async move { stream.recv().await.map(|()| *signal) })
-            });
-            futures_util::future::select_all(waits).await.0
-        }
-        #[cfg(not(unix))]
-        std::future::pending().await
     }
 }

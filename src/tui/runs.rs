@@ -37,6 +37,8 @@ pub struct Launch {
     pub(crate) goal: Option<String>,
     /// The recording file the user named, over the runs folder.
     pub(crate) record: Option<PathBuf>,
+    /// The user allowed the scenario's programs to run.
+    pub(crate) allow_exec: bool,
 }
 
 impl Launch {
@@ -60,6 +62,7 @@ impl Launch {
             flags,
             goal: overrides.goal,
             record: overrides.record,
+            allow_exec: false,
         }
     }
 
@@ -90,6 +93,7 @@ impl Launch {
             scenario,
             flags,
             record: None,
+            allow_exec: false,
         }
     }
 }
@@ -231,6 +235,7 @@ impl Runs {
                 clock: Some(ClockMode::Real),
                 source: launch.source.clone(),
                 provider: self.settings.provider.clone(),
+                allow_exec: launch.allow_exec,
             },
         )?;
         self.next_run += 1;

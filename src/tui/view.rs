@@ -132,6 +132,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
             }
             overlays::write::draw(frame, screen, prompt);
         }
+        Some(Overlay::Trust(prompt)) => {
+            let source = prompt.launch.source.as_deref();
+            let name = source.unwrap_or(&prompt.launch.scenario.name);
+            overlays::trust::draw(frame, screen, name, &prompt.consent)
+        }
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
     app.options.theme.apply(frame.buffer_mut());

@@ -47,6 +47,15 @@ pub enum Overlay {
     },
     /// The path to write a document to, being typed.
     Export(Box<ExportPrompt>),
+    /// A scenario asks to run programs: `y` allows, anything else
+    /// cancels.
+    Trust(Box<TrustPrompt>),
+}
+
+/// The launch waiting for the user's consent, and what it asks for.
+pub struct TrustPrompt {
+    pub(crate) launch: super::runs::Launch,
+    pub(crate) consent: crate::trust::Consent,
 }
 
 impl Overlay {
@@ -76,6 +85,7 @@ impl Overlay {
             Overlay::Quit => OverlayKind::Quit,
             Overlay::Compare { .. } => OverlayKind::Compare,
             Overlay::Export(_) => OverlayKind::Export,
+            Overlay::Trust(_) => OverlayKind::Trust,
         }
     }
 

@@ -41,6 +41,8 @@ pub enum Body {
     /// The start of a chunked body, then silence with the connection
     /// open: a body slower than any timeout.
     Partial(Vec<u8>),
+    /// Nothing at all: the connection is closed once the request is read.
+    HangUp,
 }
 
 #[derive(Clone, Debug)]
@@ -155,6 +157,10 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Captured> {
 /// Write `reply`; an error means the client hung up (for an endless body,
 /// the only way it ends).
 fn write_reply(out: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+    if matches!(reply.body, Body::HangUp) {
+        let _ = out.shutdown(std::net::Shutdown::Both);
+        return Err(std::io::ErrorKind::ConnectionAborted.into());
+    }
     if reply.status.is_empty() {
         // Not even a status line: the endpoint accepted and went silent.
         return hold(out);
@@ -190,6 +196,7 @@ fn write_reply(out: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
             }
         }
         Body::Stall => return hold(out),
+        Body::HangUp => return Ok(()),
         Body::Partial(start) => {
             out.write_all(format!("{:x}\r\n", start.len()).as_bytes())?;
             out.write_all(&start)?;

@@ -9,6 +9,7 @@ pub mod damage;
 pub mod files;
 pub mod loopback;
 pub mod pty;
+pub mod real;
 pub mod research;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};

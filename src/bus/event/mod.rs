@@ -130,6 +130,10 @@ pub enum EventKind {
         /// Why the call failed, in words (never the API key).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// The HTTP status a real worker's endpoint answered with, when it
+        /// answered with an error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
     },
     /// The planner's output passed the plan contract.
     PlanAccepted {

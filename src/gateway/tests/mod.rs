@@ -9,7 +9,7 @@ use super::*;
 use crate::bus::{Delivery, Hub, Subscription};
 use crate::clock::RunClock;
 use crate::control::{Controller, Flags, SharedGate, channel};
-use crate::provider::{Provider, SimProvider, SimWorkers};
+use crate::provider::{Provider, RealTools, SimProvider, SimWorkers, Workers};
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
 
@@ -30,7 +30,7 @@ fn scenario() -> Arc<Scenario> {
 
 struct Rig {
     gateway: Gateway,
-    workers: Arc<SimWorkers>,
+    workers: Arc<Workers>,
     gate: crate::control::Gate,
     controller: Controller,
     events: Subscription,
@@ -50,7 +50,11 @@ fn rig_for(scenario: Arc<Scenario>) -> Rig {
         scenario.provider.clone(),
         rng.clone(),
     ))));
-    let workers = Arc::new(SimWorkers::new(scenario.workers.clone(), rng.clone()));
+    let real = RealTools::for_scenario(&scenario, &|_| None).expect("real workers set up");
+    let workers = Arc::new(Workers::new(
+        SimWorkers::new(scenario.workers.clone(), rng.clone()),
+        real,
+    ));
     let (controller, gate) = channel(
         Flags::new(Arc::clone(&scenario), &[]).unwrap(),
         bus.clone(),

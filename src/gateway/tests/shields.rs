@@ -38,6 +38,7 @@ fn call<'a>(tool: &'a str, args: &'a Value, critical: bool) -> ToolCall<'a> {
 const ONE: ToolPolicy = ToolPolicy {
     max_attempts: 1,
     attempt_timeout: Duration::from_secs(2),
+    timeout_from: TimeoutFrom::Scenario,
 };
 
 fn limits() -> DispatchLimits {
@@ -282,6 +283,7 @@ async fn one_rule_per_call_the_pattern_s_retries_are_not_multiplied() {
     let own = ToolPolicy {
         max_attempts: 4,
         attempt_timeout: Duration::from_secs(2),
+        timeout_from: TimeoutFrom::Scenario,
     };
     let start = Instant::now();
     let report = rig
@@ -325,6 +327,7 @@ async fn without_a_section_a_worker_error_is_not_retried() {
     let own = ToolPolicy {
         max_attempts: 3,
         attempt_timeout: Duration::from_secs(2),
+        timeout_from: TimeoutFrom::Scenario,
     };
     let report = rig
         .gateway

@@ -16,6 +16,7 @@ async fn a_timed_out_attempt_is_dropped_and_retried_at_once() {
     let policy = ToolPolicy {
         max_attempts: 3,
         attempt_timeout: Duration::from_secs(2),
+        timeout_from: TimeoutFrom::Scenario,
     };
     let limits = DispatchLimits::new(10, Duration::from_secs(100));
     let start = tokio::time::Instant::now();
@@ -65,6 +66,7 @@ async fn refused_attempts_never_reach_the_worker() {
     let policy = ToolPolicy {
         max_attempts: 2,
         attempt_timeout: Duration::from_secs(2),
+        timeout_from: TimeoutFrom::Scenario,
     };
     let cases = [
         (
@@ -104,4 +106,61 @@ async fn refused_attempts_never_reach_the_worker() {
             }
         )));
     }
+}
+
+/// A real worker the scenario set no timeout for gets 10 s, whatever the
+/// pattern's default for its simulated workers; a timeout the scenario
+/// chose, or a shorter deadline, still holds. The endpoint accepts the
+/// connection and never answers.
+#[tokio::test(start_paused = true)]
+async fn a_real_call_without_a_chosen_timeout_gets_ten_seconds() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/never", listener.local_addr().unwrap());
+    let scenario: Scenario = serde_json::from_value(json!({
+        "name": "t", "pattern": "orchestrator", "goal": "g", "context": {},
+        "provider": {"kind": "sim"},
+        "workers": {"silent_worker": {"http": {"url": url}}}
+    }))
+    .unwrap();
+    let mut rig = rig_for(Arc::new(scenario));
+    let gate = SharedGate::new(&mut rig.gate);
+    let args = json!({"region": "US"});
+    let call = ToolCall {
+        task: "t1",
+        tool: "silent_worker",
+        args: &args,
+        critical: true,
+    };
+    let limits = DispatchLimits::new(10, Duration::from_secs(100));
+    let cases = [
+        (Duration::from_secs(2), TimeoutFrom::PatternDefault, 10_000),
+        (Duration::from_secs(2), TimeoutFrom::Scenario, 2_000),
+        (Duration::from_secs(30), TimeoutFrom::Deadline, 10_000),
+        (Duration::from_secs(3), TimeoutFrom::Deadline, 3_000),
+    ];
+    for (attempt_timeout, timeout_from, expected_ms) in cases {
+        let policy = ToolPolicy {
+            max_attempts: 1,
+            attempt_timeout,
+            timeout_from,
+        };
+        let start = tokio::time::Instant::now();
+        let report = rig.gateway.call_tool(call, &policy, &limits, &gate).await;
+        assert_eq!(
+            report.outcome,
+            Err(StopReason::TaskTimeout),
+            "{timeout_from:?}"
+        );
+        assert_eq!(
+            start.elapsed(),
+            Duration::from_millis(expected_ms),
+            "{attempt_timeout:?} from {timeout_from:?}"
+        );
+        let started = drain(&mut rig.events).into_iter().find_map(|k| match k {
+            EventKind::AttemptStarted { timeout_ms, .. } => Some(timeout_ms),
+            _ => None,
+        });
+        assert_eq!(started, Some(expected_ms));
+    }
+    drop(listener);
 }

@@ -13,7 +13,7 @@ pub(crate) mod result;
 use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, ToolPolicy};
+use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::{py_json_dumps, py_strip};
 use crate::scenario::Scenario;
@@ -144,6 +144,16 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     let policy = ToolPolicy {
         max_attempts: limits.max_retries_per_task.saturating_add(1),
         attempt_timeout: limits.task_timeout,
+        timeout_from: if ctx
+            .scenario
+            .budget
+            .as_ref()
+            .is_some_and(|b| b.task_timeout_seconds.is_some())
+        {
+            TimeoutFrom::Scenario
+        } else {
+            TimeoutFrom::PatternDefault
+        },
     };
     let gate = SharedGate::new(&mut ctx.gate);
     let dispatcher = Dispatcher {

@@ -18,7 +18,7 @@ use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, Gateway, ToolCall, ToolPolicy};
+use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{ResearchLimits, ResearchTool, Scenario};
 use crate::stop::StopReason;
@@ -52,6 +52,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         policy: ToolPolicy {
             max_attempts: 1,
             attempt_timeout: Duration::MAX,
+            timeout_from: TimeoutFrom::Deadline,
         },
         dispatch: DispatchLimits::unmetered(),
         phase: ResearchPhase::Plan,

@@ -8,7 +8,7 @@ use super::action::{self, Action};
 use super::trace::TraceEntry;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, Gateway, ToolCall, ToolPolicy};
+use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
 use crate::provider::{ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
 use crate::stop::StopReason;
@@ -233,6 +233,7 @@ impl<'a> TeamRun<'a> {
         let policy = ToolPolicy {
             max_attempts: 1,
             attempt_timeout: deadline.map_or(Duration::MAX, |at| at.saturating_sub(self.now())),
+            timeout_from: TimeoutFrom::Deadline,
         };
         let report = self
             .gateway

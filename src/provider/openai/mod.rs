@@ -82,7 +82,7 @@ impl OpenAiProvider {
         prompts: Prompts,
         scenario: Arc<Scenario>,
     ) -> Result<Self, OpenAiError> {
-        install_crypto();
+        http::install_crypto();
         if let Some(key) = &config.key {
             secrets::register(key.expose());
         }
@@ -196,10 +196,6 @@ impl OpenAiProvider {
 }
 
 /// rustls needs one process-wide crypto provider; ring is the one built in.
-fn install_crypto() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 /// A text as an error may quote it: scrubbed of secrets, stripped of
 /// control characters, at most 300 characters.
 fn shown(text: &str) -> String {

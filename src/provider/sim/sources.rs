@@ -53,7 +53,7 @@ impl SimSources {
             tokio::time::sleep(latency).await;
         }
         if behaviour.is_some_and(|b| b.fail.iter().any(|n| n.get() == call)) {
-            return Err(WorkerError::Failed);
+            return Err(WorkerError::FAILED);
         }
         let text = |key: &str| args.get(key).map(py_str).unwrap_or_default();
         Ok(match tool {
@@ -82,7 +82,7 @@ impl SimSources {
         let k = k.and_then(py_int).unwrap_or(1).max(1);
         let results: Vec<Value> = self
             .spec
-            .search_results
+            .search_results()
             .iter()
             .take(usize::try_from(k).unwrap_or(usize::MAX))
             .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(
             s.call(ResearchTool::VerifyNotes, &json!({"notes": []}))
                 .await,
-            Err(WorkerError::Failed),
+            Err(WorkerError::FAILED),
             "the second call is scripted to fail"
         );
     }

@@ -112,14 +112,14 @@ impl SimWorkers {
             if spec.hang {
                 std::future::pending::<()>().await;
             }
-            return Err(WorkerError::Failed);
+            return Err(WorkerError::FAILED);
         }
         let latency = self.latency(spec, call);
         if !latency.is_zero() {
             tokio::time::sleep(latency).await;
         }
         if spec.fail.iter().any(|n| n.get() == call) {
-            return Err(WorkerError::Failed);
+            return Err(WorkerError::FAILED);
         }
         let found = match self.keys {
             DataKeys::Report => spec.data.get(&key),
@@ -327,7 +327,7 @@ mod tests {
         assert!(w.call("flaky_worker", &a, Duration::ZERO).await.is_ok());
         assert_eq!(
             w.call("flaky_worker", &a, Duration::ZERO).await,
-            Err(WorkerError::Failed)
+            Err(WorkerError::FAILED)
         );
         assert!(w.call("flaky_worker", &a, Duration::ZERO).await.is_ok());
 

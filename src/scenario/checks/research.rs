@@ -18,7 +18,43 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     match &scenario.sources {
         Some(sources) => {
             let path = root.key("sources");
-            for (i, result) in sources.search_results.iter().enumerate() {
+            let real_search = sources
+                .tools
+                .real()
+                .any(|(tool, _)| tool == ResearchTool::SearchSources);
+            if sources.search_results.is_none() && !real_search {
+                problems.push(Problem::at(
+                    path.clone(),
+                    "missing field \"search_results\": the simulated search answers from it (or make tools.search_sources a real tool)",
+                ));
+            }
+            for (tool, call) in sources.tools.real() {
+                if tool != ResearchTool::SearchSources {
+                    problems.push(Problem::at_key(
+                        path.key("tools").key(tool.as_str()).key(call.key()),
+                        format!(
+                            "only \"search_sources\" can be a real research tool; {} works on the pages as read",
+                            tool.as_str()
+                        ),
+                    ));
+                }
+                let behaviour = sources.tools.get(tool);
+                for (field, set) in [
+                    (
+                        "latency_ms",
+                        behaviour.is_some_and(|b| b.latency_ms.is_some()),
+                    ),
+                    ("fail", behaviour.is_some_and(|b| !b.fail.is_empty())),
+                ] {
+                    if set {
+                        problems.push(Problem::at_key(
+                            path.key("tools").key(tool.as_str()).key(field),
+                            format!("{field:?} scripts a simulated call; a real tool takes the time it takes and fails when it fails"),
+                        ));
+                    }
+                }
+            }
+            for (i, result) in sources.search_results().iter().enumerate() {
                 if let Some(why) = refusal(&result.url) {
                     problems.push(Problem::at(
                         path.key("search_results").index(i).key("url"),

@@ -38,6 +38,12 @@ impl App {
         self.notice = None;
         // Text inputs take every key but their own commands.
         let typed = match &mut self.overlay {
+            // Only `y` allows a scenario's programs: any other key cancels.
+            Some(Overlay::Trust(_)) => {
+                let yes = keymap::lookup(Scope::Overlay(OverlayKind::Trust), &key)
+                    == Some(Action::Confirm);
+                return self.answer_trust(yes);
+            }
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
                     Some(action) => return self.update(action),

@@ -14,13 +14,14 @@ mod update;
 mod zoom;
 
 use super::catalog::{self, Entry};
+use super::effect::Effect;
 use super::keymap::PaneId;
 use super::overlays::picker::PickerView;
 pub use super::runs::Overrides;
 use super::runs::{Launch, LaunchSettings, Runs};
 use super::slot::RunSlot;
 use super::state::Activity;
-use super::view_state::Overlay;
+use super::view_state::{Overlay, TrustPrompt};
 use crate::bus::{Event, Hub};
 use crate::engine::RunHandle;
 use crate::scenario::Scenario;
@@ -43,6 +44,10 @@ pub struct AppOptions {
     pub provider: crate::engine::ProviderChoice,
     /// How the screen looks: the theme and whether colour is allowed.
     pub theme: super::theme::Theme,
+    /// `--allow-exec`: every scenario's programs may run.
+    pub allow_exec: bool,
+    /// Where allowances to run a scenario's programs are remembered.
+    pub trust: crate::trust::TrustStore,
 }
 
 /// How many recent recordings the picker lists.
@@ -158,13 +163,58 @@ impl App {
         source: Option<String>,
         overrides: Overrides,
     ) -> Result<(), crate::engine::LaunchError> {
-        self.runs.launch(Launch::of(scenario, source, overrides))?;
+        let Some(launch) = self.allowed(Launch::of(scenario, source, overrides)) else {
+            return Ok(());
+        };
+        self.runs.launch(launch)?;
         self.focus = PaneId::Pattern;
         Ok(())
     }
 
-    /// Start `launch`, select it and show its pattern's pane.
+    /// `launch`, allowed to run its programs when it has any and the user
+    /// allowed them (`--allow-exec`, or before for this exact file); else
+    /// `None`, with the confirmation open that lists them.
+    fn allowed(&mut self, mut launch: Launch) -> Option<Launch> {
+        if launch.allow_exec {
+            return Some(launch);
+        }
+        let Some(consent) = crate::trust::consent_for(&launch.scenario) else {
+            return Some(launch);
+        };
+        if self.options.allow_exec || self.options.trust.allows(&launch.scenario) {
+            launch.allow_exec = true;
+            return Some(launch);
+        }
+        self.overlay = Some(Overlay::Trust(Box::new(TrustPrompt { launch, consent })));
+        None
+    }
+
+    /// The user answered the confirmation: `yes` remembers the allowance
+    /// and launches; anything else launches nothing.
+    pub(super) fn answer_trust(&mut self, yes: bool) -> Vec<Effect> {
+        let Some(Overlay::Trust(prompt)) = self.overlay.take() else {
+            return Vec::new();
+        };
+        let TrustPrompt { mut launch, .. } = *prompt;
+        if !yes {
+            self.notice = Some(format!("{} was not run", launch.scenario.name));
+            return Vec::new();
+        }
+        if let Err(e) = self.options.trust.remember(&launch.scenario) {
+            self.notice = Some(format!(
+                "allowed for this launch only (cannot remember it: {e})"
+            ));
+        }
+        launch.allow_exec = true;
+        vec![Effect::Launch(launch)]
+    }
+
+    /// Start `launch`, select it and show its pattern's pane; a scenario
+    /// that runs programs nobody allowed yet asks first.
     pub(super) fn start(&mut self, launch: Launch) {
+        let Some(launch) = self.allowed(launch) else {
+            return;
+        };
         let name = launch.scenario.name.clone();
         match self.runs.launch(launch) {
             Ok(()) => self.focus = PaneId::Pattern,

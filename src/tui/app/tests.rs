@@ -269,3 +269,91 @@ fn each_pattern_adds_its_own_keys_and_no_other() {
         "and moves no round table"
     );
 }
+
+/// A scenario that runs a program, as a file would give it.
+fn runs_a_program() -> Arc<Scenario> {
+    let text = r#"{"name": "ops", "pattern": "orchestrator", "goal": "Report.", "context": {},
+        "workers": {"inventory_worker": {"command": {"argv": ["conclave", "toolbox", "inventory"]}}},
+        "provider": {"kind": "sim"}}"#;
+    Arc::new(crate::scenario::parse(text, "ops.json").unwrap())
+}
+
+fn app_trusting(store: crate::trust::TrustStore) -> App {
+    App::new(
+        Hub::new(16),
+        AppOptions {
+            trust: store,
+            ..AppOptions::default()
+        },
+    )
+}
+
+#[test]
+fn a_scenario_that_runs_programs_asks_first_and_any_key_but_y_cancels() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::trust::TrustStore::at(dir.path().to_path_buf());
+    let mut app = app_trusting(store.clone());
+    app.launch(runs_a_program(), Some("ops.json".into()));
+    assert!(matches!(app.overlay, Some(Overlay::Trust(_))), "asks first");
+    assert!(app.run().is_none(), "and starts nothing meanwhile");
+    for key in [
+        KeyCode::Char('n'),
+        KeyCode::Char('q'),
+        KeyCode::Enter,
+        KeyCode::Esc,
+    ] {
+        app.launch(runs_a_program(), Some("ops.json".into()));
+        assert!(press(&mut app, key).is_empty(), "{key:?} launches nothing");
+        assert!(app.overlay.is_none(), "{key:?} cancels");
+        assert!(!app.quitting, "{key:?} does not quit");
+        assert_eq!(app.notice.as_deref(), Some("ops was not run"));
+    }
+    assert!(!store.allows(&runs_a_program()), "nothing remembered");
+    assert!(app.run().is_none());
+}
+
+#[test]
+fn y_allows_the_launch_and_remembers_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::trust::TrustStore::at(dir.path().to_path_buf());
+    let mut app = app_trusting(store.clone());
+    app.launch(runs_a_program(), Some("ops.json".into()));
+    let effects = press(&mut app, KeyCode::Char('y'));
+    match effects.as_slice() {
+        [Effect::Launch(launch)] => {
+            assert!(launch.allow_exec, "allowed");
+            assert_eq!(launch.scenario.name, "ops");
+        }
+        other => panic!("expected one launch, got {other:?}"),
+    }
+    assert!(app.overlay.is_none());
+    assert!(store.allows(&runs_a_program()), "remembered for this file");
+    let again = app.allowed(Launch::of(runs_a_program(), None, Overrides::default()));
+    assert!(
+        again.is_some_and(|l| l.allow_exec) && app.overlay.is_none(),
+        "the same file does not ask again"
+    );
+    let sim_only = app.allowed(Launch::of(
+        scenario("orchestrator"),
+        None,
+        Overrides::default(),
+    ));
+    assert!(
+        sim_only.is_some_and(|l| !l.allow_exec),
+        "a scenario without programs never asks"
+    );
+}
+
+#[test]
+fn allow_exec_on_the_command_line_asks_nothing() {
+    let mut app = App::new(
+        Hub::new(16),
+        AppOptions {
+            allow_exec: true,
+            ..AppOptions::default()
+        },
+    );
+    let launch = app.allowed(Launch::of(runs_a_program(), None, Overrides::default()));
+    assert!(launch.is_some_and(|l| l.allow_exec));
+    assert!(app.overlay.is_none());
+}

@@ -70,6 +70,7 @@ impl App {
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         let screen = self.screen;
         match (&mut self.overlay, action) {
+            (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
             (Some(Overlay::Export(_)), Action::Close) => {
                 if let Some(Overlay::Export(prompt)) = self.overlay.take() {
                     self.overlay = prompt.under;
@@ -165,6 +166,7 @@ impl App {
                 self.notice = Some("goal saved: r restarts the run with it".into());
             }
             (Some(Overlay::Filter(_)), Action::Confirm) => self.overlay = None,
+            (Some(Overlay::Trust(_)), Action::Confirm) => return self.answer_trust(true),
             (Some(Overlay::Jump(text)), Action::Confirm) => {
                 let unit = text.parse::<usize>().ok();
                 self.overlay = None;

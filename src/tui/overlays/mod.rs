@@ -1,6 +1,7 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
 //! editor, the JSON details of a selected item, the question before
-//! quitting live runs and the path to write to.
+//! quitting live runs, the path to write to and the confirmation before a
+//! scenario runs programs.
 
 pub(crate) mod details;
 pub(crate) mod flags;
@@ -8,6 +9,7 @@ pub(crate) mod goal;
 pub(crate) mod help;
 pub(crate) mod picker;
 pub(crate) mod quit;
+pub(crate) mod trust;
 pub(crate) mod write;
 
 use super::theme;

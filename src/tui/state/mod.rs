@@ -450,6 +450,7 @@ mod tests {
                 outcome: crate::bus::CallOutcome::Ok,
                 usage: None,
                 error: None,
+                http_status: None,
             },
         ));
         let state = RunState::from_events(1, &events);

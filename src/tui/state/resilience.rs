@@ -248,6 +248,7 @@ mod tests {
                 outcome,
                 usage: None,
                 error: None,
+                http_status: None,
             },
             t_ms,
         );

@@ -1,0 +1,280 @@
+//! A worker or tool answered by a program: started without a shell for
+//! each call, in a process group of its own, the args as JSON on its
+//! stdin; its stdout, a JSON object, is the answer. A non-zero exit fails
+//! the call with the last lines of stderr. Whatever ends the call (the
+//! program's exit, a timeout or a cancelled run dropping the call) kills
+//! the whole group, so nothing the program started outlives the call.
+
+use super::answer;
+use super::groups::ProcessGroups;
+use crate::provider::WorkerError;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+
+/// How much of stderr is kept to quote its last lines.
+const STDERR_KEPT: usize = 64 * 1024;
+
+/// The argv[0] that means this very binary, so that scenarios can use
+/// `conclave toolbox` wherever conclave is built or installed.
+pub(crate) const SELF_PROGRAM: &str = "conclave";
+
+#[derive(Debug)]
+pub(crate) struct CommandTool {
+    program: PathBuf,
+    args: Vec<String>,
+    cwd: PathBuf,
+    env: Vec<(String, String)>,
+    max_output: usize,
+    groups: Arc<ProcessGroups>,
+}
+
+/// Where a program named in a scenario is: `conclave` is the running
+/// binary, a path with a `/` is relative to `folder`, a bare name is looked
+/// up on `path_var` (`PATH`). `Err` says why it is not there.
+pub(crate) fn resolve_program(
+    program: &str,
+    folder: &Path,
+    path_var: Option<&str>,
+) -> Result<PathBuf, String> {
+    if program == SELF_PROGRAM {
+        return std::env::current_exe()
+            .map_err(|e| format!("cannot find the running conclave binary: {e}"));
+    }
+    if program.contains('/') {
+        let path = folder.join(program.strip_prefix("./").unwrap_or(program));
+        return if is_executable(&path) {
+            Ok(path)
+        } else if path.exists() {
+            Err(format!(
+                "the program {} is not an executable file",
+                path.display()
+            ))
+        } else {
+            Err(format!("the program {} does not exist", path.display()))
+        };
+    }
+    path_var
+        .unwrap_or_default()
+        .split(':')
+        .filter(|dir| !dir.is_empty())
+        .map(|dir| Path::new(dir).join(program))
+        .find(|candidate| is_executable(candidate))
+        .ok_or_else(|| format!("cannot find the program {program:?} on PATH"))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    meta.is_file()
+}
+
+impl CommandTool {
+    pub(crate) fn new(
+        program: PathBuf,
+        args: Vec<String>,
+        cwd: PathBuf,
+        env: Vec<(String, String)>,
+        max_output: usize,
+        groups: Arc<ProcessGroups>,
+    ) -> Self {
+        CommandTool {
+            program,
+            args,
+            cwd,
+            env,
+            max_output,
+            groups,
+        }
+    }
+
+    pub(crate) async fn call(&self, args: &Value) -> Result<Value, WorkerError> {
+        let input = serde_json::to_vec(args).unwrap_or_default();
+        let mut command = tokio::process::Command::new(&self.program);
+        command
+            .args(&self.args)
+            .current_dir(&self.cwd)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        command.process_group(0);
+        #[cfg(not(unix))]
+        command.kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| {
+            WorkerError::failed(format!("cannot start {}: {e}", self.program.display()))
+        })?;
+        // From here on, dropping the call (a timeout, a cancelled run)
+        // kills the group.
+        let group = self.groups.enter(child.id());
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let write = async move {
+            if let Some(mut stdin) = stdin {
+                // A program that exits without reading its input is its
+                // own business: the broken pipe is not an error.
+                let _ = stdin.write_all(&input).await;
+            }
+        };
+        let read_out = async {
+            let out = read_capped(stdout, self.max_output).await;
+            if out.is_none() {
+                // Past the cap: stop it now rather than let it write on.
+                group.kill();
+            }
+            out
+        };
+        let read_err = read_tail(stderr, STDERR_KEPT);
+        let wait = async {
+            let status = child.wait().await;
+            // The program is done; anything it left running goes with its
+            // group, which also closes the pipes it held.
+            group.kill();
+            status
+        };
+        let ((), out, err, status) = tokio::join!(write, read_out, read_err, wait);
+        let Some(out) = out else {
+            // Killed for writing too much: what it wrote is the fault,
+            // not how it ended.
+            return Err(WorkerError::BadResult {
+                detail: format!(
+                    "its output is larger than {} bytes (raise {} to accept more)",
+                    self.max_output,
+                    crate::provider::http::MAX_BODY_VARIABLE
+                ),
+            });
+        };
+        let status = status.map_err(|e| WorkerError::failed(format!("cannot wait for it: {e}")))?;
+        if !status.success() {
+            let tail = answer::last_lines(&err);
+            let how = exit_words(&status);
+            return Err(WorkerError::failed(if tail.is_empty() {
+                how
+            } else {
+                format!("{how}: {tail}")
+            }));
+        }
+        answer::object(&out).map_err(|e| match e {
+            WorkerError::BadResult { detail } => {
+                let tail = answer::last_lines(&err);
+                WorkerError::BadResult {
+                    detail: if tail.is_empty() {
+                        detail
+                    } else {
+                        format!("{detail}; stderr: {tail}")
+                    },
+                }
+            }
+            other => other,
+        })
+    }
+}
+
+/// How the program ended, in words.
+fn exit_words(status: &std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("was killed by signal {signal}");
+        }
+    }
+    "ended without an exit status".into()
+}
+
+/// All of `pipe` up to `limit` bytes; `None` past the limit.
+async fn read_capped(pipe: Option<impl AsyncRead + Unpin>, limit: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let Some(mut pipe) = pipe else {
+        return Some(out);
+    };
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        match pipe.read(&mut chunk).await {
+            Ok(0) | Err(_) => return Some(out),
+            Ok(n) if n > limit - out.len() => return None,
+            Ok(n) => out.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// The last `keep` bytes of `pipe`.
+async fn read_tail(pipe: Option<impl AsyncRead + Unpin>, keep: usize) -> Vec<u8> {
+    let mut tail = Vec::new();
+    let Some(mut pipe) = pipe else {
+        return tail;
+    };
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        match pipe.read(&mut chunk).await {
+            Ok(0) | Err(_) => return tail,
+            Ok(n) => {
+                tail.extend_from_slice(&chunk[..n]);
+                if tail.len() > keep {
+                    tail.drain(..tail.len() - keep);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_resolve_as_a_shell_would_find_them_but_relative_to_the_scenario() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("tool");
+        std::fs::write(&tool, "").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, "").unwrap();
+        let folder = dir.path();
+        assert_eq!(
+            resolve_program("./tool", folder, None).unwrap(),
+            folder.join("./tool")
+        );
+        let on_path = dir.path().display().to_string();
+        assert_eq!(
+            resolve_program(
+                "tool",
+                Path::new("/nowhere"),
+                Some(&format!("/nowhere:{on_path}"))
+            )
+            .unwrap(),
+            tool
+        );
+        assert_eq!(
+            resolve_program("conclave", folder, None).unwrap(),
+            std::env::current_exe().unwrap()
+        );
+        let missing = resolve_program("tool", folder, Some("/nowhere")).unwrap_err();
+        assert_eq!(missing, "cannot find the program \"tool\" on PATH");
+        let absent = resolve_program("./absent", folder, None).unwrap_err();
+        assert!(absent.ends_with("absent does not exist"), "{absent}");
+        let not_executable = resolve_program("./plain", folder, None).unwrap_err();
+        assert!(
+            not_executable.ends_with("plain is not an executable file"),
+            "{not_executable}"
+        );
+    }
+}

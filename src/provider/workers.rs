@@ -1,0 +1,52 @@
+//! Where the gateway sends a worker or tool call once it lets it through:
+//! to the real worker of that name (an HTTP endpoint, a program), else to
+//! the simulated ones. One dispatch for every kind, so the gateway's
+//! timeouts, retries, breakers and bulkheads apply to all of them alike.
+
+use super::WorkerError;
+use super::real::RealTools;
+use super::sim::workers::SimWorkers;
+use serde_json::Value;
+use std::time::Duration;
+
+#[derive(Debug)]
+pub(crate) struct Workers {
+    sim: SimWorkers,
+    real: RealTools,
+}
+
+impl Workers {
+    pub(crate) fn new(sim: SimWorkers, real: RealTools) -> Self {
+        Workers { sim, real }
+    }
+
+    /// Call `worker` with `args`; `started` is the run time at the call
+    /// (a simulated outage depends on it).
+    pub(crate) async fn call(
+        &self,
+        worker: &str,
+        args: &Value,
+        started: Duration,
+    ) -> Result<Value, WorkerError> {
+        match self.real.call(worker, args).await {
+            Some(answer) => answer,
+            None => self.sim.call(worker, args, started).await,
+        }
+    }
+
+    /// Whether calls to `worker` leave the process.
+    pub(crate) fn is_real(&self, worker: &str) -> bool {
+        self.real.is_real(worker)
+    }
+
+    /// The run is over: nothing it started may outlive it.
+    pub(crate) fn shutdown(&self) {
+        self.real.shutdown();
+    }
+
+    /// Simulated calls in flight.
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> usize {
+        self.sim.in_flight()
+    }
+}

@@ -1,0 +1,101 @@
+//! Trust before execution: before a scenario runs programs, every program
+//! it would start (its argv, the folder it runs in) and every URL off this
+//! machine it would call, with `y` to allow (remembered for this exact
+//! file) and any other key to cancel. Everything shown comes from the
+//! scenario, so it is cleaned and quoted where a space could hide.
+
+use super::frame_box;
+use crate::trust::Consent;
+use crate::tui::layout::centered;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+pub(crate) fn draw(frame: &mut Frame, area: Rect, scenario: &str, consent: &Consent) {
+    let body = 6 + consent.programs.len() * 2 + consent.endpoints.len();
+    let extra = if consent.endpoints.is_empty() { 0 } else { 2 };
+    let height = u16::try_from(body + extra + 2).unwrap_or(u16::MAX);
+    let area = centered(area, 96, height);
+    let inner = frame_box(
+        frame,
+        area,
+        "Run this scenario's programs?",
+        "y allows · any other key cancels",
+    );
+    let width = usize::from(inner.width).saturating_sub(4);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(fit(scenario, width.saturating_sub(30)), theme::bold()),
+            Span::raw(" would start these programs:"),
+        ]),
+        Line::raw(""),
+    ];
+    for program in &consent.programs {
+        let argv: Vec<String> = program.argv.iter().map(|a| shell_word(a)).collect();
+        lines.push(Line::from(vec![
+            Span::styled("  $ ", theme::dim()),
+            Span::styled(
+                fit(&argv.join(" "), width),
+                Style::default().fg(theme::CAUTION),
+            ),
+        ]));
+        lines.push(Line::styled(
+            format!("    in {}", fit(&program.cwd.display().to_string(), width)),
+            theme::dim(),
+        ));
+    }
+    if !consent.endpoints.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::raw("and call these addresses off this machine:"));
+        for endpoint in &consent.endpoints {
+            lines.push(Line::from(vec![
+                Span::styled("  → ", theme::dim()),
+                Span::raw(fit(&endpoint.url, width)),
+            ]));
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("y", theme::bold()),
+        Span::raw(" runs it and remembers this exact file (sha256 "),
+        Span::raw(consent.sha256.chars().take(12).collect::<String>()),
+        Span::raw("…); an edited file asks again."),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("Any other key", theme::bold()),
+        Span::raw(" cancels: nothing runs."),
+    ]));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// An argument as a person reads it: as it is when plain, quoted when a
+/// space, a quote or anything unusual could make it look like something
+/// else.
+fn shell_word(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+%".contains(c));
+    if plain {
+        arg.to_string()
+    } else {
+        serde_json::Value::from(arg).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_quoted_when_a_space_could_hide() {
+        assert_eq!(shell_word("tools/inventory.py"), "tools/inventory.py");
+        assert_eq!(shell_word("a b"), "\"a b\"");
+        assert_eq!(shell_word(""), "\"\"");
+        assert_eq!(shell_word("$(rm -rf ~)"), "\"$(rm -rf ~)\"");
+    }
+}
