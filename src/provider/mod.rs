@@ -4,6 +4,7 @@
 //! is the gateway's job.
 
 pub(crate) mod http;
+pub mod mcp;
 pub mod openai;
 pub(crate) mod prompts;
 pub(crate) mod sim;
