@@ -214,6 +214,13 @@ pub fn launch(
         seed,
     };
     let task = tokio::spawn(async move {
+        let mut ctx = ctx;
+        // MCP servers start before the first turn, so a tool the scenario
+        // leaves undescribed is described to the model as its server lists it.
+        let described = gateway.start_workers().await;
+        if let Some(scenario) = described_by_servers(&ctx.scenario, &described) {
+            ctx.scenario = Arc::new(scenario);
+        }
         let mut outcome = patterns::run(ctx).await;
         // Nothing a real worker started outlives its run.
         gateway.shutdown_workers();
@@ -243,6 +250,32 @@ pub fn launch(
         task,
         recorder,
     })
+}
+
+/// `scenario` with the descriptions MCP servers give filled in where its
+/// workers and tools have none; `None` when there is nothing to fill.
+fn described_by_servers(scenario: &Scenario, described: &[(String, String)]) -> Option<Scenario> {
+    let missing = |name: &str| {
+        scenario
+            .workers
+            .get(name)
+            .or_else(|| scenario.tools.get(name))
+            .is_some_and(|spec| spec.description.is_none())
+    };
+    if !described.iter().any(|(name, _)| missing(name)) {
+        return None;
+    }
+    let mut filled = scenario.clone();
+    for (name, description) in described {
+        for spec in [filled.workers.get_mut(name), filled.tools.get_mut(name)]
+            .into_iter()
+            .flatten()
+        {
+            spec.description
+                .get_or_insert_with(|| crate::sanitize::clean(description).into_owned());
+        }
+    }
+    Some(filled)
 }
 
 impl RunHandle {
@@ -335,4 +368,45 @@ fn run_limit(scenario: &Scenario) -> std::time::Duration {
         .and_then(|b| b.max_seconds)
         .unwrap_or(default);
     crate::duration::clamp_seconds(seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_describe_only_what_the_scenario_leaves_undescribed() {
+        let text = serde_json::json!({
+            "name": "desk", "pattern": "swarm", "goal": "Help.", "context": {}, "entry": "support",
+            "agents": {"support": {"description": "Answers customers"}},
+            "tools": {
+                "kb_search": {"mcp": {"server": "kb", "tool": "search"}},
+                "kb_lookup": {"description": "Order records", "mcp": {"server": "kb", "tool": "lookup"}}
+            },
+            "mcp_servers": {"kb": {"command": ["kb-server"]}},
+            "budget": {"max_llm_calls": 4},
+            "provider": {"kind": "sim", "turns": {"support": [{"reply": "Done."}]}}
+        })
+        .to_string();
+        let scenario = crate::scenario::parse(&text, "desk.json").unwrap();
+        let described = vec![
+            (
+                "kb_search".to_string(),
+                "Search the \u{1b}[2Jknowledge base".to_string(),
+            ),
+            ("kb_lookup".to_string(), "Look up a record".to_string()),
+        ];
+        let filled = described_by_servers(&scenario, &described).expect("one was missing");
+        assert_eq!(
+            filled.tools["kb_search"].description.as_deref(),
+            Some("Search the knowledge base"),
+            "filled in, cleaned for the terminal"
+        );
+        assert_eq!(
+            filled.tools["kb_lookup"].description.as_deref(),
+            Some("Order records"),
+            "the scenario's own description stays"
+        );
+        assert!(described_by_servers(&filled, &described).is_none());
+    }
 }

@@ -467,26 +467,6 @@ fn a_signal_ends_a_headless_run_and_every_program_it_started() {
 }
 
 #[test]
-fn mcp_servers_cannot_launch_in_this_build() {
-    let sandbox = Sandbox::new();
-    let mut scenario = orchestrator(
-        json!({"kb_worker": {"mcp": {"server": "kb", "tool": "search"}}}),
-        &[("t1", "kb_worker", true)],
-        &us(),
-    );
-    scenario["mcp_servers"] = json!({"kb": {"url": "http://127.0.0.1:9/mcp"}});
-    let path = sandbox.write("mcp.json", &scenario);
-    let out = sandbox.run(&["run", path.to_str().unwrap(), "--headless"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(
-        err.contains("mcp.json:")
-            && err.contains("workers.kb_worker.mcp: MCP servers are not available in this build"),
-        "{err}"
-    );
-}
-
-#[test]
 fn real_workers_refuse_the_virtual_clock() {
     let sandbox = Sandbox::new();
     let path = sandbox.write(

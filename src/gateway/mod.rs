@@ -103,6 +103,12 @@ impl Gateway {
     }
 
     /// The run is over: no program a real worker started may outlive it.
+    /// Start the real workers' servers; the descriptions they give, by
+    /// worker or tool name.
+    pub(crate) async fn start_workers(&self) -> Vec<(String, String)> {
+        self.workers.start().await
+    }
+
     pub(crate) fn shutdown_workers(&self) {
         self.workers.shutdown();
     }

@@ -39,6 +39,13 @@ impl Workers {
         self.real.is_real(worker)
     }
 
+    /// Start what the run's real tools need before the first call (its
+    /// MCP servers); the descriptions their servers give, by worker or
+    /// tool name.
+    pub(crate) async fn start(&self) -> Vec<(String, String)> {
+        self.real.start_mcp().await
+    }
+
     /// The run is over: nothing it started may outlive it.
     pub(crate) fn shutdown(&self) {
         self.real.shutdown();

@@ -259,6 +259,7 @@ fn http_transport(
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .default_headers(http.headers.clone())
         .connect_timeout(START_TIMEOUT)
         .build()
         .map_err(|e| McpError::Start {

@@ -40,6 +40,9 @@ pub struct StdioServer {
 pub struct HttpServer {
     /// The server's MCP endpoint, e.g. `http://127.0.0.1:8931/mcp`.
     pub url: String,
+    /// Headers sent with every request (secret ones marked sensitive);
+    /// set from the scenario at launch, never written back to a file.
+    pub headers: reqwest::header::HeaderMap,
 }
 
 /// The server as the file writes it.
@@ -100,7 +103,10 @@ impl TryFrom<RawServerSpec> for McpServerSpec {
                     return Err(SpecError::ProcessKeysOnUrl);
                 }
                 check_url(&url)?;
-                Ok(McpServerSpec::Http(HttpServer { url }))
+                Ok(McpServerSpec::Http(HttpServer {
+                    url,
+                    headers: reqwest::header::HeaderMap::new(),
+                }))
             }
             _ => Err(SpecError::NeitherOrBoth),
         }
@@ -116,7 +122,7 @@ impl From<McpServerSpec> for RawServerSpec {
                 env,
                 url: None,
             },
-            McpServerSpec::Http(HttpServer { url }) => RawServerSpec {
+            McpServerSpec::Http(HttpServer { url, .. }) => RawServerSpec {
                 url: Some(url),
                 ..RawServerSpec::default()
             },
@@ -202,7 +208,8 @@ mod tests {
         assert_eq!(
             http,
             McpServerSpec::Http(HttpServer {
-                url: "http://127.0.0.1:9/mcp".into()
+                url: "http://127.0.0.1:9/mcp".into(),
+                headers: reqwest::header::HeaderMap::new(),
             })
         );
         // It writes back as it reads.

@@ -16,18 +16,35 @@ use groups::ProcessGroups;
 use http::{HttpSetupError, HttpTool};
 
 use crate::provider::WorkerError;
+use crate::provider::mcp::{
+    HttpServer, McpError, McpServerSpec as McpServer, McpServers, McpTools, StdioServer,
+};
 use crate::scenario::{
     CommandSpec, JsonPath, PatternKind, RealCall, ResearchTool, Scenario, ScenarioErrors,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
+use tokio::sync::OnceCell;
 
 /// The real workers and tools of one run, by name.
 #[derive(Debug, Default)]
 pub(crate) struct RealTools {
     tools: HashMap<String, Real>,
     groups: Arc<ProcessGroups>,
+    mcp: Option<Mcp>,
+}
+
+/// The run's MCP servers: started together at the first call that needs
+/// one (so a run that never reaches an MCP tool starts none), kept for the
+/// run, and ended with it. A server that cannot start fails every call to
+/// its tools with the reason, as a worker that is down would.
+#[derive(Debug)]
+struct Mcp {
+    servers: McpServers,
+    folder: PathBuf,
+    started: OnceCell<Result<McpTools, String>>,
 }
 
 #[derive(Debug)]
@@ -40,6 +57,11 @@ struct Real {
 enum RealTool {
     Http(HttpTool),
     Command(CommandTool),
+    /// A tool of one of the run's MCP servers.
+    Mcp {
+        server: String,
+        tool: String,
+    },
 }
 
 /// How an answer is handed to the pattern: as its simulated workers'
@@ -57,8 +79,7 @@ enum Wrap {
 impl RealTools {
     /// Set up every real worker and tool of `scenario`, reading secrets
     /// from `env`. Everything wrong is reported at once, placed in the
-    /// file: an unset variable, a program or folder that is not there, an
-    /// MCP server (not available in this build).
+    /// file: an unset variable, a program or folder that is not there.
     pub(crate) fn for_scenario(
         scenario: &Scenario,
         env: &dyn Fn(&str) -> Option<String>,
@@ -105,18 +126,35 @@ impl RealTools {
                         }
                     }
                 }
-                RealCall::Mcp(_) => {
-                    found.push((at("mcp"), mcp_unavailable()));
-                    continue;
-                }
+                RealCall::Mcp(spec) => RealTool::Mcp {
+                    server: spec.server.clone(),
+                    tool: spec.tool.clone(),
+                },
             };
             real.tools.insert(name, Real { call: tool, wrap });
         }
-        for name in scenario.mcp_servers.keys() {
-            found.push((
-                JsonPath::root().key("mcp_servers").key(name),
-                mcp_unavailable(),
-            ));
+        if !scenario.mcp_servers.is_empty() {
+            let mut servers = McpServers::new();
+            for (name, spec) in &scenario.mcp_servers {
+                match mcp_server(spec, env) {
+                    Ok(server) => {
+                        servers.insert(name.clone(), server);
+                    }
+                    Err((keys, why)) => {
+                        let path = keys
+                            .iter()
+                            .fold(JsonPath::root().key("mcp_servers").key(name), |p, k| {
+                                p.key(k)
+                            });
+                        found.push((path, why));
+                    }
+                }
+            }
+            real.mcp = Some(Mcp {
+                servers,
+                folder: scenario.origin.folder(),
+                started: OnceCell::new(),
+            });
         }
         if found.is_empty() {
             Ok(real)
@@ -139,6 +177,7 @@ impl RealTools {
         let answer = match &real.call {
             RealTool::Http(tool) => tool.call(args).await,
             RealTool::Command(tool) => tool.call(args).await,
+            RealTool::Mcp { server, tool } => self.call_mcp(server, tool, args).await,
         };
         Some(answer.map(|result| match real.wrap {
             Wrap::Worker => json!({"status": "done", "worker": name, "result": result}),
@@ -147,20 +186,124 @@ impl RealTools {
         }))
     }
 
-    /// The run is over: kill every program still running.
+    /// The run is over: kill every program still running. MCP servers
+    /// end with their process group when the run's tools are dropped.
     pub(crate) fn shutdown(&self) {
         self.groups.kill_all();
     }
+
+    /// Start the run's MCP servers (once; a server that cannot start
+    /// fails the calls to its tools with the reason) and give, for every
+    /// worker or tool answered by an MCP tool, the description its server
+    /// lists for it.
+    pub(crate) async fn start_mcp(&self) -> Vec<(String, String)> {
+        let Some(mcp) = &self.mcp else {
+            return Vec::new();
+        };
+        let Ok(started) = mcp.start().await else {
+            return Vec::new();
+        };
+        self.tools
+            .iter()
+            .filter_map(|(name, real)| match &real.call {
+                RealTool::Mcp { server, tool } => started
+                    .description(server, tool)
+                    .map(|d| (name.clone(), d.to_string())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    async fn call_mcp(&self, server: &str, tool: &str, args: &Value) -> Result<Value, WorkerError> {
+        let failed = |detail: String| WorkerError::Failed {
+            detail: Some(crate::sanitize::clean(&crate::secrets::scrub(&detail)).into_owned()),
+            http_status: None,
+        };
+        let mcp = self
+            .mcp
+            .as_ref()
+            .ok_or_else(|| failed(format!("no MCP server `{server}` is declared")))?;
+        let tools = mcp.start().await.map_err(|why| failed(why.clone()))?;
+        tools.call(server, tool, args).await.map_err(|e| match e {
+            McpError::BadResult { .. } => WorkerError::BadResult {
+                detail: crate::sanitize::clean(&crate::secrets::scrub(&e.to_string())).into_owned(),
+            },
+            other => failed(other.to_string()),
+        })
+    }
 }
 
-/// The hook where MCP workers are wired: each `mcp` worker becomes a call
-/// to `crate::provider::mcp::McpTools::call(tool, args)` on the server its
-/// spec names, the servers started here once per run and shut down with
-/// it. Until that client is part of the build, a scenario that uses an MCP
-/// server cannot launch.
-fn mcp_unavailable() -> String {
-    "MCP servers are not available in this build; use an \"http\" or \"command\" worker instead"
-        .into()
+impl Mcp {
+    /// The servers, started at the first call of this.
+    async fn start(&self) -> Result<&McpTools, &String> {
+        self.started
+            .get_or_init(|| async {
+                McpTools::start(&self.servers, &self.folder)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .as_ref()
+    }
+}
+
+/// An MCP server of the scenario as the client starts it: a stdio program
+/// with its folder and environment, or a URL with its headers (secret ones
+/// read from `env` now and registered with the scrubber). `Err` names the
+/// key at fault and why.
+fn mcp_server(
+    spec: &crate::scenario::McpServerSpec,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpServer, (Vec<String>, String)> {
+    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    match (&spec.command, &spec.url) {
+        (Some(command), None) => Ok(McpServer::Stdio(StdioServer {
+            command: command.clone(),
+            cwd: spec.cwd.as_ref().map(PathBuf::from),
+            env: spec.env.clone(),
+        })),
+        (None, Some(url)) => {
+            let mut headers = HeaderMap::new();
+            let bad = |key: &str, header: &str| {
+                (
+                    vec![key.to_string(), header.to_string()],
+                    "expected a header name and a value a header can carry".to_string(),
+                )
+            };
+            for (name, value) in &spec.headers {
+                let header =
+                    HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("headers", name))?;
+                let value = HeaderValue::from_str(value).map_err(|_| bad("headers", name))?;
+                headers.insert(header, value);
+            }
+            for (name, reference) in &spec.secret_headers {
+                let variable = reference.strip_prefix("env:").unwrap_or(reference);
+                let Some(secret) = env(variable).filter(|v| !v.is_empty()) else {
+                    return Err((
+                        vec!["secret_headers".to_string(), name.clone()],
+                        format!(
+                            "the environment variable {variable} is not set; the header {name} takes its value from it"
+                        ),
+                    ));
+                };
+                crate::secrets::register(&secret);
+                let header = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| bad("secret_headers", name))?;
+                let mut value =
+                    HeaderValue::from_str(&secret).map_err(|_| bad("secret_headers", name))?;
+                value.set_sensitive(true);
+                headers.insert(header, value);
+            }
+            Ok(McpServer::Http(HttpServer {
+                url: url.clone(),
+                headers,
+            }))
+        }
+        _ => Err((
+            vec!["url".to_string()],
+            "expected exactly one of `command` (a program and its arguments) or `url`".to_string(),
+        )),
+    }
 }
 
 /// Every real call of the scenario: where it is, the name calls use, how
