@@ -6,6 +6,7 @@ mod durations;
 mod orchestrator;
 mod research;
 mod resilience;
+mod spend;
 mod swarm;
 mod turns;
 
@@ -27,6 +28,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);
     durations::check(scenario, &mut problems);
+    spend::check(scenario, &mut problems);
     problems
 }
 
