@@ -130,7 +130,7 @@ mod tests {
                     output: 1.6
                 }
             ),
-            0.000732
+            0.001032
         );
         assert_eq!(round_dollars(0.1 + 0.2), 0.3);
     }
