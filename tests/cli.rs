@@ -346,6 +346,7 @@ fn help_lists_the_commands_the_readme_shows() {
         "--flag",
         "--record",
         "--goal",
+        "--pricing",
     ] {
         assert!(help.contains(option), "{help}");
     }

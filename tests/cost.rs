@@ -640,3 +640,213 @@ async fn the_header_shows_tokens_dollars_and_the_budget_spent() {
         "{screen}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Bad prices and budgets are the user's to fix: placed errors, exit 2.
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_bad_pricing_file_is_refused_with_its_place_and_what_was_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        "prices.json",
+        "{\n  \"gpt-4o\": {\"input\": -1, \"output\": 10}\n}\n",
+    );
+    for command in ["run", "tui"] {
+        let mut args = vec![command, "scenarios/checkout_v2_launch.json"];
+        if command == "run" {
+            args.push("--headless");
+        }
+        args.extend(["--pricing", bad.as_str()]);
+        let output = common::cli::conclave(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{command}: {}",
+            stderr(&output)
+        );
+        assert!(output.stdout.is_empty());
+        let words = stderr(&output);
+        assert!(
+            words.contains(&format!(
+                "{bad}:2:23: gpt-4o.input: expected US dollars per million input tokens, a number ≥ 0, found whole number -1"
+            )),
+            "{command}: {words}"
+        );
+    }
+    let broken = write(dir.path(), "broken.json", "{\"gpt-4o\": {\"input\": 1,}}");
+    let output = common::cli::conclave(&[
+        "run",
+        "scenarios/checkout_v2_launch.json",
+        "--headless",
+        "--pricing",
+        &broken,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(&format!("{broken}:1:")),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stderr(&output).contains("not valid JSON"));
+    let missing = dir.path().join("none.json").display().to_string();
+    let output = common::cli::conclave(&[
+        "run",
+        "scenarios/checkout_v2_launch.json",
+        "--headless",
+        "--pricing",
+        &missing,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cannot read the file"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_pricing_file_prices_the_sim_and_model_names_pick_compiled_in_prices() {
+    let dir = tempfile::tempdir().unwrap();
+    let prices = write(
+        dir.path(),
+        "prices.json",
+        r#"{"sim": {"input": 1, "output": 2}}"#,
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "scenarios/checkout_v2_launch.json", "--headless"];
+        args.extend(extra);
+        let output = common::cli::conclave(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        common::cli::result(&output)["usage"].clone()
+    };
+    let priced = run(&["--pricing", &prices]);
+    // 2108 estimated tokens in and 574 out at 1 and 2 USD per million.
+    assert_eq!(priced["cost_usd"], 0.003256);
+    assert_eq!(priced["estimated"], true);
+    assert!(priced["by_agent"]["final_answer"]["cost_usd"].is_number());
+    // The sim standing in for a model with a compiled-in price.
+    let mini = run(&["--model", "gpt-4o-mini"]);
+    assert_eq!(mini["cost_usd"], 0.0006606);
+    assert!(run(&[]).get("cost_usd").is_none());
+}
+
+#[test]
+fn bad_budgets_and_prices_in_a_scenario_are_placed_errors() {
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios/checkout_v2_launch.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let cases = [
+        (
+            "/budget/max_tokens",
+            json!(0),
+            "budget.max_tokens: expected a number ≥ 1, found whole number 0",
+        ),
+        (
+            "/budget/max_tokens",
+            json!(-5),
+            "budget.max_tokens: expected a number ≥ 1, found whole number -5",
+        ),
+        (
+            "/budget/max_tokens",
+            json!(1.5),
+            "budget.max_tokens: expected a whole number, found number 1.5",
+        ),
+        (
+            "/budget/max_cost_usd",
+            json!(0),
+            "budget.max_cost_usd: expected US dollars above 0 (e.g. 0.5), found 0",
+        ),
+        (
+            "/budget/max_cost_usd",
+            json!(-0.5),
+            "budget.max_cost_usd: expected US dollars above 0 (e.g. 0.5), found -0.5",
+        ),
+        (
+            "/budget/max_cost_usd",
+            json!("1"),
+            "budget.max_cost_usd: expected a number, found string \"1\"",
+        ),
+        (
+            "/provider/pricing",
+            json!({"sim": {"input": -1, "output": 2}}),
+            "provider.pricing.sim.input: expected a number ≥ 0, found whole number -1",
+        ),
+        (
+            "/provider/pricing",
+            json!({"sim": {"input": 1}}),
+            "provider.pricing.sim: missing field \"output\"",
+        ),
+    ];
+    for (pointer, value, expected) in cases {
+        let text = common::files::edit(doc.clone(), pointer, Some(value));
+        let errors = common::files::errors_of(&text).to_string();
+        assert!(errors.contains(expected), "{pointer}: {errors}");
+        assert!(errors.starts_with("bad.json:"), "{errors}");
+    }
+}
+
+#[test]
+fn a_dollar_budget_without_a_price_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = serde_json::to_string_pretty(&shipped_with_budget(
+        "checkout_v2_launch.json",
+        json!({"max_cost_usd": 0.01}),
+    ))
+    .unwrap();
+    let file = write(dir.path(), "capped.json", &text);
+    let record = dir.path().join("run.jsonl");
+    let output = common::cli::conclave(&[
+        "run",
+        &file,
+        "--headless",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let words = stderr(&output);
+    assert!(
+        words.contains("budget.max_cost_usd needs a price for the model \"sim\""),
+        "{words}"
+    );
+    assert!(words.contains("--pricing"), "{words}");
+    assert!(!record.exists(), "nothing ran, nothing was recorded");
+}
+
+#[test]
+fn the_schema_describes_the_budgets_their_stop_reasons_and_prices() {
+    let output = common::cli::conclave(&["schema"]);
+    assert_eq!(output.status.code(), Some(0));
+    let schema: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let text = schema.to_string();
+    let budget = &schema["$defs"]["Budget"]["properties"];
+    assert!(
+        budget["max_tokens"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("`max_tokens`")
+    );
+    assert!(
+        budget["max_cost_usd"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("`max_cost`")
+    );
+    assert!(text.contains("ModelPrice"), "{text}");
+    assert!(schema["$defs"]["ProviderSpec"]["properties"]["pricing"].is_object());
+}
