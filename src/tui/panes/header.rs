@@ -190,7 +190,7 @@ fn spend(run: &RunView) -> Vec<Vec<Span<'static>>> {
             theme::dim(),
         )]);
     }
-    let limits = SpendLimits::of(&run.scenario);
+    let limits = SpendLimits::of(run.scenario);
     if let Some(share) = spend.budget_share(&limits) {
         parts.push(gauge(share));
     }
