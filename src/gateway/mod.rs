@@ -2,7 +2,8 @@
 //! Every model call and every worker or tool call of every pattern passes
 //! here; it applies the timeouts, the retries (with backoff, jitter and the
 //! retry budget), the circuit breakers, the bulkheads, safe mode and the
-//! run's call budgets, interrupts a call when the run is cancelled, and
+//! run's call, token and dollar budgets (pricing every model answer once,
+//! in the meter), interrupts a call when the run is cancelled, and
 //! publishes one `call_started` and one `call_finished` per attempt that
 //! reaches its tool. Pattern runners never time or retry calls themselves.
 
