@@ -5,14 +5,17 @@
 use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, RunId, RunStarted};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, Meter};
 use crate::patterns::{self, RunContext, RunOutcome};
+use crate::pricing;
 use crate::provider::openai::{self, OpenAiConfig};
 use crate::provider::prompts::Prompts;
 use crate::provider::{OpenAiProvider, Provider, RealTools, SimProvider, SimWorkers, Workers};
 use crate::record::{RecordPathError, Recorder};
 use crate::rng::RunRng;
-use crate::scenario::{PatternKind, ProviderKind, Scenario, ScenarioErrors};
+use crate::scenario::{
+    PatternKind, PriceTable, ProviderKind, Scenario, ScenarioErrors, SpendLimits,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -55,6 +58,9 @@ pub struct ProviderChoice {
     pub base_url: Option<String>,
     /// A folder of prompts over the compiled-in ones.
     pub prompts: Option<PathBuf>,
+    /// Prices of models (`--pricing FILE`), over the scenario's
+    /// `provider.pricing` and the compiled-in ones.
+    pub pricing: Option<PriceTable>,
 }
 
 impl Default for LaunchOptions {
@@ -94,6 +100,11 @@ pub enum LaunchError {
     /// their timeouts while they answer.
     #[error("this scenario calls real workers, which run on the real clock; drop --clock virtual")]
     VirtualClock,
+    /// A dollar budget for a model without a price.
+    #[error(
+        "budget.max_cost_usd needs a price for the model {model:?}: give one in provider.pricing or with --pricing FILE, e.g. {{{model:?}: {{\"input\": 0.4, \"output\": 1.6}}}} (US dollars per million tokens)"
+    )]
+    Unpriced { model: String },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -158,6 +169,10 @@ pub fn launch(
     }
     let real = RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
         .map_err(LaunchError::Tools)?;
+    let seed = options.seed.or(scenario.seed).unwrap_or(0);
+    let rng = RunRng::seeded(seed);
+    let provider = Arc::new(provider(&scenario, &options.provider, &rng)?);
+    let meter = meter(&scenario, &options.provider, &provider)?;
     let (sink, recorder) = match &options.record {
         Some(path) => {
             let (sink, recorder) = Recorder::create(path)?;
@@ -165,8 +180,6 @@ pub fn launch(
         }
         None => (None, None),
     };
-    let seed = options.seed.or(scenario.seed).unwrap_or(0);
-    let rng = RunRng::seeded(seed);
     let clock_mode = options.clock.unwrap_or(if scenario.has_real_calls() {
         ClockMode::Real
     } else {
@@ -175,7 +188,6 @@ pub fn launch(
     let clock = RunClock::start_on(clock_mode);
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink);
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
-    let provider = Arc::new(provider(&scenario, &options.provider, &rng)?);
     let sim = if scenario.tools.is_empty() {
         SimWorkers::new(scenario.workers.clone(), rng.clone())
             .with_sources(scenario.sources.clone())
@@ -186,7 +198,8 @@ pub fn launch(
     let gateway = Arc::new(
         Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
             .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
-            .with_run_limit(run_limit(&scenario)),
+            .with_run_limit(run_limit(&scenario))
+            .with_meter(meter),
     );
     let goal = options
         .goal
@@ -224,6 +237,11 @@ pub fn launch(
         let mut outcome = patterns::run(ctx).await;
         // Nothing a real worker started outlives its run.
         gateway.shutdown_workers();
+        // Every pattern's result carries what its model calls used, beside
+        // the reference's own fields.
+        if let Some(result) = outcome.result.as_object_mut() {
+            result.insert("usage".into(), gateway.usage());
+        }
         if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
             outcome.error = Some(words);
         }
@@ -352,6 +370,32 @@ fn provider(
                 .map_err(|e| refused(&e))
         }
     }
+}
+
+/// What the run's model calls cost and may spend: the model's price
+/// (`--pricing` over the scenario's over the compiled-in list) and the
+/// scenario's token and dollar budgets. A dollar budget needs a price.
+fn meter(
+    scenario: &Scenario,
+    choice: &ProviderChoice,
+    provider: &Provider,
+) -> Result<Meter, LaunchError> {
+    let model = match provider {
+        Provider::OpenAi(http) => http.model(),
+        Provider::Sim(_) => choice.model.as_deref().unwrap_or(pricing::SIM_MODEL),
+    };
+    let price = pricing::price_of(
+        model,
+        choice.pricing.as_ref(),
+        scenario.provider.pricing.as_ref(),
+    );
+    let limits = SpendLimits::of(scenario);
+    if limits.max_cost_usd.is_some() && price.is_none() {
+        return Err(LaunchError::Unpriced {
+            model: crate::sanitize::clean(model).into_owned(),
+        });
+    }
+    Ok(Meter::new(price, limits))
 }
 
 /// The run's time budget: its `max_seconds`, or its pattern's default.

@@ -104,7 +104,10 @@ pub fn run(args: HeadlessRun) -> Exit {
         let hub = Hub::default();
         let handle = match engine::launch(scenario, &hub, options) {
             Ok(handle) => handle,
-            Err(e @ (LaunchError::Flag(_) | LaunchError::Provider(_))) => {
+            Err(
+                e
+                @ (LaunchError::Flag(_) | LaunchError::Provider(_) | LaunchError::Unpriced { .. }),
+            ) => {
                 output::message(&format!("{}: {e}", args.scenario.display()));
                 return Exit::BadInput;
             }

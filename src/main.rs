@@ -6,7 +6,7 @@ use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
 use conclave::output;
-use conclave::scenario::ProviderKind;
+use conclave::scenario::{PriceTable, ProviderKind};
 use conclave::tui::theme::{Theme, ThemeName};
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
@@ -233,6 +233,10 @@ struct ModelArgs {
     /// A folder of prompt templates over the compiled-in ones.
     #[arg(long, value_name = "DIR", value_parser = existing_folder)]
     prompts: Option<PathBuf>,
+    /// Prices of models in USD per million tokens, {"<model>": {"input": 0.4, "output": 1.6}},
+    /// over the scenario's provider.pricing and the compiled-in prices.
+    #[arg(long, value_name = "FILE", value_parser = pricing_file)]
+    pricing: Option<PriceTable>,
 }
 
 impl ModelArgs {
@@ -245,6 +249,7 @@ impl ModelArgs {
             model: self.model,
             base_url: self.base_url,
             prompts: self.prompts,
+            pricing: self.pricing,
         }
     }
 }
@@ -281,6 +286,12 @@ fn parse_flag(text: &str) -> Result<(String, bool), String> {
         return Err("expected a flag name before =".into());
     }
     Ok((name.to_string(), on))
+}
+
+/// A pricing file, read and checked as it is parsed: a bad one is refused
+/// (exit 2) with its errors placed in the file, before anything runs.
+fn pricing_file(text: &str) -> Result<PriceTable, String> {
+    conclave::scenario::load_prices(std::path::Path::new(text)).map_err(|e| e.to_string())
 }
 
 /// A folder the user named, refused at once (exit 2) when it is not one,

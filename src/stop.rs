@@ -129,6 +129,10 @@ pub enum StopReason {
     },
     /// A retry would take the run's retries over its retry budget.
     RetryBudgetExhausted,
+    /// The run's model calls used more tokens than `budget.max_tokens`.
+    MaxTokens,
+    /// The run's model calls cost more than `budget.max_cost_usd`.
+    MaxCost,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -145,6 +149,11 @@ impl StopReason {
                 | StopReason::LlmBadRequest
                 | StopReason::LlmUnexpectedStatus
         )
+    }
+
+    /// The run went past its token or dollar budget.
+    pub(crate) fn is_spend_budget(&self) -> bool {
+        matches!(self, StopReason::MaxTokens | StopReason::MaxCost)
     }
 
     /// The gateway failed the call fast, without reaching the tool: an open
@@ -203,6 +212,8 @@ impl fmt::Display for StopReason {
             StopReason::CircuitOpen { tool } => write!(f, "circuit_open:{tool}"),
             StopReason::BulkheadFull { tool } => write!(f, "bulkhead_full:{tool}"),
             StopReason::RetryBudgetExhausted => f.write_str("retry_budget_exhausted"),
+            StopReason::MaxTokens => f.write_str("max_tokens"),
+            StopReason::MaxCost => f.write_str("max_cost"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -235,6 +246,8 @@ impl FromStr for StopReason {
             "no_sources_after_dedupe" => StopReason::NoSourcesAfterDedupe,
             "no_reliable_sources" => StopReason::NoReliableSources,
             "retry_budget_exhausted" => StopReason::RetryBudgetExhausted,
+            "max_tokens" => StopReason::MaxTokens,
+            "max_cost" => StopReason::MaxCost,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -394,6 +407,8 @@ mod tests {
             StopReason::WorkerBadResult {
                 worker: "pricing_api".into(),
             },
+            StopReason::MaxTokens,
+            StopReason::MaxCost,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];
@@ -407,7 +422,7 @@ mod tests {
     }
 
     /// How many kinds of reason there are: one past `kind`'s last number.
-    const KINDS: usize = 41;
+    const KINDS: usize = 43;
 
     fn kind(reason: &StopReason) -> usize {
         match reason {
@@ -452,6 +467,8 @@ mod tests {
             StopReason::RetryBudgetExhausted => 38,
             StopReason::Other(_) => 39,
             StopReason::WorkerBadResult { .. } => 40,
+            StopReason::MaxTokens => 41,
+            StopReason::MaxCost => 42,
         }
     }
 

@@ -149,7 +149,15 @@ pub(crate) fn describe(kind: &EventKind) -> String {
                 attempt_note(*attempt)
             );
             if let Some(usage) = usage {
-                line.push_str(&format!(" · {}+{} tokens", usage.input, usage.output));
+                // `~` marks the sim's estimates, as the header does.
+                let about = if usage.estimated { "~" } else { "" };
+                line.push_str(&format!(
+                    " · {about}{}+{} tokens",
+                    usage.input, usage.output
+                ));
+                if let Some(cost) = usage.cost_usd {
+                    line.push_str(&format!(" · {about}${}", crate::figures::dollars(cost)));
+                }
             }
             if let Some(error) = error {
                 line.push_str(&format!(": {error}"));
@@ -453,6 +461,35 @@ mod tests {
             "model attempt 2 in 120 ms (after llm_timeout)"
         );
         assert_eq!(kind_name(&retry), "retry_scheduled");
+        let finished = |usage| EventKind::CallFinished {
+            call: 3,
+            tool: "model".into(),
+            attempt: 1,
+            latency_ms: 400,
+            outcome: crate::bus::CallOutcome::Ok,
+            usage: Some(usage),
+            error: None,
+            http_status: None,
+        };
+        let counted = crate::bus::TokenUsage {
+            input: 1200,
+            output: 300,
+            cost_usd: Some(0.00096),
+            estimated: false,
+        };
+        assert_eq!(
+            describe(&finished(counted)),
+            "model: ok in 400 ms · 1200+300 tokens · $0.00096"
+        );
+        let estimated = crate::bus::TokenUsage {
+            cost_usd: None,
+            estimated: true,
+            ..counted
+        };
+        assert_eq!(
+            describe(&finished(estimated)),
+            "model: ok in 400 ms · ~1200+300 tokens"
+        );
     }
 
     #[test]

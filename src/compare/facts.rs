@@ -125,6 +125,11 @@ impl RunFacts {
                 if let Some(usage) = usage {
                     self.tokens.input += usage.input;
                     self.tokens.output += usage.output;
+                    self.tokens.estimated |= usage.estimated;
+                    if let Some(cost) = usage.cost_usd {
+                        let sum = self.tokens.cost_usd.unwrap_or(0.0) + cost;
+                        self.tokens.cost_usd = Some(crate::pricing::round_dollars(sum));
+                    }
                 }
             }
             EventKind::CallRejected { tool, .. } => self.tool(tool).rejected += 1,
@@ -192,6 +197,7 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("answer", &sa.answer, &sb.answer);
     out.field("tokens.input", &a.tokens.input, &b.tokens.input);
     out.field("tokens.output", &a.tokens.output, &b.tokens.output);
+    out.field("tokens.cost_usd", &a.tokens.cost_usd, &b.tokens.cost_usd);
     for tool in union(a.tools.keys(), b.tools.keys()) {
         let ta = a.tools.get(tool).copied().unwrap_or_default();
         let tb = b.tools.get(tool).copied().unwrap_or_default();

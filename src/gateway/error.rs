@@ -16,7 +16,8 @@ pub(crate) enum CallError {
     #[error("the run was cancelled")]
     Cancelled,
     /// The gateway failed the call fast without calling the model: an open
-    /// breaker, a full bulkhead or an exhausted retry budget.
+    /// breaker, a full bulkhead, an exhausted retry budget, or a run past
+    /// its token or dollar budget.
     #[error("the gateway refused the call: {0}")]
     Rejected(StopReason),
     /// The call ran into its caller's deadline (a swarm's node timeout);

@@ -2,7 +2,8 @@
 //! Every model call and every worker or tool call of every pattern passes
 //! here; it applies the timeouts, the retries (with backoff, jitter and the
 //! retry budget), the circuit breakers, the bulkheads, safe mode and the
-//! run's call budgets, interrupts a call when the run is cancelled, and
+//! run's call, token and dollar budgets (pricing every model answer once,
+//! in the meter), interrupts a call when the run is cancelled, and
 //! publishes one `call_started` and one `call_finished` per attempt that
 //! reaches its tool. Pattern runners never time or retry calls themselves.
 
@@ -10,6 +11,7 @@ mod backoff;
 mod breaker;
 mod bulkhead;
 mod error;
+mod meter;
 mod retry;
 mod retry_budget;
 mod safe_mode;
@@ -20,6 +22,7 @@ mod tool;
 
 pub(crate) use crate::scenario::MODEL_TOOL;
 pub(crate) use error::CallError;
+pub(crate) use meter::Meter;
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
     DispatchLimits, MIN_ATTEMPT_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
@@ -53,6 +56,8 @@ pub(crate) struct Gateway {
     /// What the last model call that failed for good failed with, and its
     /// words.
     last_failure: std::sync::Mutex<Option<(StopReason, String)>>,
+    /// The run's tokens and dollars, and its budgets over them.
+    meter: Meter,
 }
 
 impl Gateway {
@@ -73,7 +78,26 @@ impl Gateway {
             next_call: AtomicU64::new(1),
             run_limit: None,
             last_failure: std::sync::Mutex::new(None),
+            meter: Meter::default(),
         }
+    }
+
+    /// Price and count every model answer with `meter`, and stop the run's
+    /// model calls once it is past its budgets.
+    pub(crate) fn with_meter(mut self, meter: Meter) -> Self {
+        self.meter = meter;
+        self
+    }
+
+    /// The budget the run has spent past (`max_tokens`, then `max_cost`),
+    /// for a pattern to stop at its gate.
+    pub(crate) fn spend_stop(&self) -> Option<StopReason> {
+        self.meter.over()
+    }
+
+    /// The run's `usage`: tokens and dollars, in all and by who spent them.
+    pub(crate) fn usage(&self) -> serde_json::Value {
+        self.meter.usage()
     }
 
     /// The run's time budget (`max_seconds`) on the run clock: a retry
@@ -154,6 +178,13 @@ impl Gateway {
         request: ModelRequest,
         deadline: Option<Duration>,
     ) -> Option<Result<ModelOutput, CallError>> {
+        // The run's tokens and dollars are a gate of their own: once past
+        // a budget no model call starts (the one that went past finished
+        // and was counted).
+        if let Some(reason) = self.meter.over() {
+            return Some(Err(CallError::Rejected(reason)));
+        }
+        let spender = request.purpose.spender();
         let shield = self.shields.tool(MODEL_TOOL);
         let mut retrier = match &shield.settings.retries {
             Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
@@ -187,7 +218,13 @@ impl Gateway {
                 };
                 tokio::select! {
                     biased;
-                    answer = completion => answer.map_err(CallError::from_provider),
+                    answer = completion => answer
+                        .map(|mut completion| {
+                            // Counted the moment it arrives, priced once.
+                            completion.usage = self.meter.charge(spender, completion.usage);
+                            completion
+                        })
+                        .map_err(CallError::from_provider),
                     () = cut => Err(CallError::Cut),
                 }
             };

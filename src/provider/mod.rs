@@ -60,6 +60,22 @@ impl Purpose {
     }
 }
 
+impl Purpose {
+    /// Who spends the call's tokens, as the run's `usage.by_agent` names
+    /// them: the role or agent that speaks, `planner` for the
+    /// orchestrator's plan, `final_answer` for the text that closes a round
+    /// table or an orchestrator run, and the research step's name (`plan`,
+    /// `synthesize`).
+    pub(crate) fn spender(&self) -> &str {
+        match self {
+            Purpose::Plan => "planner",
+            Purpose::ResearchPlan => "plan",
+            Purpose::Synthesis => "synthesize",
+            other => other.script_key(),
+        }
+    }
+}
+
 /// One model call: its purpose and the JSON payload the model is given.
 #[derive(Clone, Debug)]
 pub(crate) struct ModelRequest {
@@ -218,7 +234,11 @@ impl Provider {
         request: &ModelRequest,
     ) -> Result<Completion, ProviderError> {
         match self {
-            Provider::Sim(sim) => sim.complete(request).await.map(Completion::from),
+            // The sim counts no tokens: it estimates them from the text.
+            Provider::Sim(sim) => sim.complete(request).await.map(|output| Completion {
+                usage: Some(sim::estimate::estimate(request, &output)),
+                output,
+            }),
             Provider::OpenAi(http) => Ok(http.complete(request).await?),
         }
     }

@@ -3,6 +3,7 @@
 //! the run's seeded random source. It needs no key and no network, and the
 //! same seed gives the same answers at the same moments.
 
+pub(crate) mod estimate;
 mod orchestrator;
 mod research;
 pub(crate) mod sources;

@@ -7,6 +7,7 @@ mod orchestrator;
 mod real;
 mod research;
 mod resilience;
+mod spend;
 mod swarm;
 mod turns;
 
@@ -29,6 +30,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     resilience::check(scenario, &mut problems);
     real::check(scenario, &mut problems);
     durations::check(scenario, &mut problems);
+    spend::check(scenario, &mut problems);
     problems
 }
 

@@ -6,6 +6,7 @@
 use super::context::Context;
 use super::latency::Latency;
 use super::origin::Origin;
+use super::pricing::PriceTable;
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
@@ -171,6 +172,41 @@ pub(crate) struct Budget {
     /// research: steps a plan may hold (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) max_steps: Option<u32>,
+    /// Every pattern: tokens (input and output together) the run's model
+    /// calls may use. Past it, the run stops with `max_tokens` at its next
+    /// gate or model call; a call in flight finishes and is counted. A
+    /// whole number above 0; no limit by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub(crate) max_tokens: Option<u64>,
+    /// Every pattern: US dollars the run's model calls may cost, priced
+    /// from `provider.pricing`, `--pricing FILE` or the compiled-in prices.
+    /// Past it, the run stops with `max_cost` at its next gate or model
+    /// call; a call in flight finishes and is counted. A number above 0;
+    /// no limit by default. A run whose model has no price is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) max_cost_usd: Option<f64>,
+}
+
+/// The run's token and dollar limits (`budget.max_tokens`,
+/// `budget.max_cost_usd`), every pattern's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct SpendLimits {
+    pub(crate) max_tokens: Option<u64>,
+    pub(crate) max_cost_usd: Option<f64>,
+}
+
+impl SpendLimits {
+    pub(crate) fn of(scenario: &Scenario) -> Self {
+        scenario
+            .budget
+            .as_ref()
+            .map(|b| SpendLimits {
+                max_tokens: b.max_tokens,
+                max_cost_usd: b.max_cost_usd,
+            })
+            .unwrap_or_default()
+    }
 }
 
 impl Budget {
@@ -211,6 +247,8 @@ impl Budget {
             ),
             ("max_llm_calls", self.max_llm_calls.is_some(), TEAMS),
             ("max_steps", self.max_steps.is_some(), RESEARCH),
+            ("max_tokens", self.max_tokens.is_some(), EVERY),
+            ("max_cost_usd", self.max_cost_usd.is_some(), EVERY),
         ]
         .into_iter()
         .filter(|(_, set, _)| *set)
@@ -345,4 +383,10 @@ pub(crate) struct ProviderSpec {
     /// openai: the endpoint (default `OPENAI_BASE_URL`, then OpenAI's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) base_url: Option<String>,
+    /// Prices of models in US dollars per million tokens, `{"<model>":
+    /// {"input": 0.4, "output": 1.6}}`, over the compiled-in ones;
+    /// `--pricing FILE` wins over both. The sim prices its estimated
+    /// tokens as the model `sim` (or the one `--model` names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pricing: Option<PriceTable>,
 }

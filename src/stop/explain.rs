@@ -7,7 +7,7 @@ use super::StopReason;
 use crate::words::plural;
 
 /// What a stop's sentence may quote from the run besides the reason.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct StopFacts {
     /// Rounds the table convened (collaboration).
     pub(crate) rounds: Option<u32>,
@@ -15,6 +15,10 @@ pub(crate) struct StopFacts {
     pub(crate) budget: Option<(u64, u64)>,
     /// The run clock when the run stopped.
     pub(crate) elapsed_ms: u64,
+    /// Tokens the run's model calls used, and `budget.max_tokens`.
+    pub(crate) tokens: Option<(u64, u64)>,
+    /// Dollars the run's model calls cost, and `budget.max_cost_usd`.
+    pub(crate) dollars: Option<(f64, f64)>,
 }
 
 impl StopReason {
@@ -109,6 +113,22 @@ impl StopReason {
                 format!("{tool}'s bulkhead stayed full past its wait")
             }
             StopReason::RetryBudgetExhausted => "the run's retry budget ran out".into(),
+            StopReason::MaxTokens => match facts.tokens {
+                Some((used, limit)) => format!(
+                    "the token budget ran out ({} of {} tokens used)",
+                    crate::figures::thousands(used),
+                    crate::figures::thousands(limit)
+                ),
+                None => "the token budget ran out".into(),
+            },
+            StopReason::MaxCost => match facts.dollars {
+                Some((spent, limit)) => format!(
+                    "the dollar budget ran out (${} of ${} spent)",
+                    crate::figures::dollars(spent),
+                    crate::figures::dollars(limit)
+                ),
+                None => "the dollar budget ran out".into(),
+            },
             StopReason::Other(reason) => {
                 format!("stopped for a reason this version does not know ({reason})")
             }
@@ -128,6 +148,8 @@ mod tests {
             rounds: Some(3),
             budget: Some((12, 12)),
             elapsed_ms: 40_000,
+            tokens: Some((1250, 1000)),
+            dollars: Some((0.0123, 0.01)),
         };
         let mut seen = HashSet::new();
         for reason in every_reason() {
@@ -152,6 +174,8 @@ mod tests {
             rounds: Some(3),
             budget: Some((8, 8)),
             elapsed_ms: 25_040,
+            tokens: Some((12_345, 10_000)),
+            dollars: Some((0.04213, 0.04)),
         };
         assert_eq!(
             StopReason::MaxRoundsReached.explain(&facts),
@@ -167,6 +191,18 @@ mod tests {
         assert_eq!(
             StopReason::MaxDispatches.explain(&facts),
             "the dispatch budget ran out (8 of 8 used)"
+        );
+        assert_eq!(
+            StopReason::MaxTokens.explain(&facts),
+            "the token budget ran out (12,345 of 10,000 tokens used)"
+        );
+        assert_eq!(
+            StopReason::MaxCost.explain(&facts),
+            "the dollar budget ran out ($0.0421 of $0.04 spent)"
+        );
+        assert_eq!(
+            StopReason::MaxCost.explain(&StopFacts::default()),
+            "the dollar budget ran out"
         );
         assert_eq!(
             StopReason::MaxSeconds.explain(&facts),

@@ -5,11 +5,27 @@ use crate::bus::ResearchPhase;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Tokens a model call took: prompt in, completion out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Tokens a model call took: prompt in, completion out, and what they
+/// cost when the model has a price.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TokenUsage {
     pub input: u64,
     pub output: u64,
+    /// US dollars, from the model's price per million tokens; absent when
+    /// the model has none (or in a recording made before prices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The counts are the simulated model's estimate from the length of
+    /// the text, not an endpoint's count.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+}
+
+impl TokenUsage {
+    /// Input and output together.
+    pub fn total(&self) -> u64 {
+        self.input.saturating_add(self.output)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -123,7 +123,16 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
         };
         rows.push(Row::new(format!("tool {tool}"), line(ta), line(tb)));
     }
-    let tokens = |f: &RunFacts| one(format!("{} in · {} out", f.tokens.input, f.tokens.output));
+    let tokens = |f: &RunFacts| {
+        let about = if f.tokens.estimated { "~" } else { "" };
+        let cost = f.tokens.cost_usd.map_or_else(String::new, |dollars| {
+            format!(" · {about}${}", crate::figures::dollars(dollars))
+        });
+        one(format!(
+            "{about}{} in · {about}{} out{cost}",
+            f.tokens.input, f.tokens.output
+        ))
+    };
     rows.push(Row::new("tokens", tokens(a), tokens(b)));
     let duration = |f: &RunFacts| one(format!("{:.1}s", f.duration_ms as f64 / 1000.0));
     rows.push(Row::new("run time", duration(a), duration(b)));

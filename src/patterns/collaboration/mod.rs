@@ -122,6 +122,10 @@ impl Table<'_> {
             if self.limits.time_is_up(self.ctx.bus.clock().elapsed()) {
                 return Err(Stop::new(StopReason::MaxSeconds));
             }
+            // After 000's own time check: tokens and dollars are Conclave's.
+            if let Some(reason) = self.ctx.gateway.spend_stop() {
+                return Err(Stop::new(reason));
+            }
             if let Some(decision) = self.round(round).await? {
                 decided = Some(decision);
                 break;

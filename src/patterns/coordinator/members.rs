@@ -125,7 +125,8 @@ async fn call_one(
             if matches!(
                 reason,
                 StopReason::Cancelled | StopReason::MaxSeconds | StopReason::MaxLlmCalls
-            ) {
+            ) || reason.is_spend_budget()
+            {
                 end.run_stop = Some(reason.clone());
             }
             end.record.stop_reason = Some(reason);

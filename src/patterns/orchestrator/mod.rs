@@ -139,6 +139,11 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     if time_is_up() {
         return stopped_in_dispatch(StopReason::MaxSeconds, tasks);
     }
+    // The plan's tokens may have spent the run's budget: stop before the
+    // first wave, after 001's own time check.
+    if let Some(reason) = ctx.gateway.spend_stop() {
+        return stopped_in_dispatch(reason, tasks);
+    }
 
     let dispatch_limits = DispatchLimits::new(u64::from(limits.max_dispatches), limits.max_seconds);
     let policy = ToolPolicy {

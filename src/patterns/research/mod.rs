@@ -136,6 +136,10 @@ impl Desk<'_> {
         {
             return Err(StopReason::Cancelled.into());
         }
+        // Past the run's tokens or dollars, no step starts.
+        if let Some(reason) = self.gateway.spend_stop() {
+            return Err(reason.into());
+        }
         self.bus
             .publish(EventKind::ResearchStepStarted(StepStarted { step, phase }));
         Ok(())

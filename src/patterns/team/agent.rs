@@ -120,7 +120,7 @@ impl<'a> TeamRun<'a> {
     /// One turn of `agent`, which must be done by `deadline`. Before the
     /// call: the control gate, the execution allowlist, then `max_seconds`
     /// and `max_llm_calls` in DESIGN.md's order, the call counted before it
-    /// starts.
+    /// starts, then the run's `max_tokens` and `max_cost`.
     pub(crate) async fn turn(
         &self,
         agent: &str,
@@ -143,15 +143,22 @@ impl<'a> TeamRun<'a> {
         if self.now() > self.budget.max_seconds {
             return Err(Halted::before_the_call(StopReason::MaxSeconds));
         }
-        // Checked and counted in one step: members share the budget.
+        // Checked and counted in one step: members share the budget. The
+        // run's tokens and dollars come after 002's call budget, and a
+        // call they stop is not counted.
         let max = self.budget.max_llm_calls;
-        let Ok(before) = self
+        let spent = self.gateway.spend_stop();
+        let counted = self
             .llm_calls
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                (used < max).then_some(used + 1)
-            })
-        else {
-            return Err(Halted::before_the_call(StopReason::MaxLlmCalls));
+                (used < max && spent.is_none()).then_some(used + 1)
+            });
+        let before = match (counted, spent) {
+            (Ok(before), _) => before,
+            (Err(used), Some(reason)) if used < max => {
+                return Err(Halted::before_the_call(reason));
+            }
+            (Err(_), _) => return Err(Halted::before_the_call(StopReason::MaxLlmCalls)),
         };
         self.bus.publish(EventKind::BudgetConsumed {
             budget: BudgetKind::LlmCalls,

@@ -104,6 +104,11 @@ impl OpenAiProvider {
         })
     }
 
+    /// The model every call asks for.
+    pub(crate) fn model(&self) -> &str {
+        &self.config.model
+    }
+
     pub(crate) async fn complete(&self, request: &ModelRequest) -> Result<Completion, OpenAiError> {
         let url = self.config.endpoint();
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
@@ -249,6 +254,7 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
             .get("completion_tokens")
             .and_then(Value::as_u64)
             .unwrap_or(0),
+        ..TokenUsage::default()
     });
     Ok(Completion {
         output: ModelOutput::Text(content),

@@ -1,11 +1,14 @@
 //! The header: scenario, pattern, status, run clock, seed, recording, and
-//! on the second row the flags with their state, the budget, the tokens
-//! a remote model used and the stop reason, with PARTIAL and what failed
+//! on the second row the flags with their state, the budget, the run's
+//! tokens and dollars with a gauge of its token or dollar budget, and the
+//! stop reason, with PARTIAL and what failed
 //! when the result lacks parts. Labels are cut between words or left out
 //! whole, never cut mid-word.
 
 use crate::bus::RunStatus;
 use crate::bus::describe::clock;
+use crate::figures;
+use crate::scenario::SpendLimits;
 use crate::tui::panes::result;
 use crate::tui::slot::RunView;
 use crate::tui::state::Activity;
@@ -136,15 +139,7 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
             theme::dim(),
         )]);
     }
-    if state.tokens.input + state.tokens.output > 0 {
-        counts.push(vec![Span::styled(
-            format!(
-                "tokens {} in / {} out",
-                state.tokens.input, state.tokens.output
-            ),
-            theme::dim(),
-        )]);
-    }
+    counts.extend(spend(run));
     // Once the run has ended, how it ended leads the row, so a narrow
     // header keeps it; the flags and the counts follow as room allows.
     let groups = match &state.outcome {
@@ -176,6 +171,55 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         vec![Line::from(first)]
     };
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The run's tokens and dollars (`~` before a simulated model's
+/// estimates), then a gauge of its token or dollar budget, whichever is
+/// closest to running out.
+fn spend(run: &RunView) -> Vec<Vec<Span<'static>>> {
+    let spend = &run.state.spend;
+    let mut parts = Vec::new();
+    let about = if spend.estimated { "~" } else { "" };
+    if spend.tokens() > 0 {
+        let cost = match spend.cost() {
+            Some(dollars) => format!("{about}${}", figures::dollars(dollars)),
+            None => "price unknown".to_string(),
+        };
+        parts.push(vec![Span::styled(
+            format!("{about}{} tok · {cost}", figures::compact(spend.tokens())),
+            theme::dim(),
+        )]);
+    }
+    let limits = SpendLimits::of(run.scenario);
+    if let Some(share) = spend.budget_share(&limits) {
+        parts.push(gauge(share));
+    }
+    parts
+}
+
+/// `budget ▓▓▓░░ 61%`: five cells, coloured as the end comes near.
+fn gauge(share: f64) -> Vec<Span<'static>> {
+    const CELLS: usize = 5;
+    let filled = ((share * CELLS as f64).round() as usize).min(CELLS);
+    let percent = (share * 100.0).round() as u64;
+    let style = if share > 1.0 {
+        theme::error()
+    } else if share >= 0.8 {
+        Style::default().fg(theme::CAUTION)
+    } else {
+        theme::dim()
+    };
+    vec![
+        Span::styled("budget ", theme::dim()),
+        Span::styled(
+            format!(
+                "{}{} {percent}%",
+                "▓".repeat(filled),
+                "░".repeat(CELLS - filled)
+            ),
+            style,
+        ),
+    ]
 }
 
 /// How the run ended: the stop reason, PARTIAL and what failed, then

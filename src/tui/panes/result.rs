@@ -184,6 +184,11 @@ pub(crate) fn facts(state: &RunState, outcome: &Outcome) -> StopFacts {
         StopReason::MaxLlmCalls => Some(BudgetKind::LlmCalls),
         _ => None,
     };
+    let limits = state
+        .info
+        .as_ref()
+        .map(|info| crate::scenario::SpendLimits::of(&info.scenario))
+        .unwrap_or_default();
     StopFacts {
         rounds: outcome.summary.counts.rounds,
         budget: state
@@ -191,6 +196,11 @@ pub(crate) fn facts(state: &RunState, outcome: &Outcome) -> StopFacts {
             .filter(|(kind, _, _)| Some(*kind) == stopped_by)
             .map(|(_, used, limit)| (used, limit)),
         elapsed_ms: state.t_ms,
+        tokens: limits.max_tokens.map(|limit| (state.spend.tokens(), limit)),
+        dollars: limits
+            .max_cost_usd
+            .zip(state.spend.cost())
+            .map(|(limit, spent)| (spent, limit)),
     }
 }
 

@@ -5,7 +5,7 @@
 //! run's start. Nothing here knows ratatui, and nothing here reads a clock
 //! or the engine.
 
-use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, TokenUsage};
+use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId};
 use crate::scenario::{PatternKind, Scenario};
 use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
@@ -14,12 +14,14 @@ pub(crate) mod calls;
 mod log;
 pub(crate) mod outcome;
 mod resilience;
+mod spend;
 
 pub use calls::CallInFlight;
 pub(crate) use log::EventLog;
 pub(crate) use outcome::Outcome;
 pub(crate) use resilience::{Band, Period, Trend, moved_bit, severity};
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
+pub(crate) use spend::Spend;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunState {
@@ -42,8 +44,9 @@ pub struct RunState {
     /// first.
     pub(crate) calling: Vec<CallInFlight>,
     pub(crate) model_calls: u64,
-    /// Tokens the run's model calls took, as the endpoint counted them.
-    pub(crate) tokens: TokenUsage,
+    /// Tokens the run's model calls took, as the endpoint counted them
+    /// (or the sim estimated them), and what they cost.
+    pub(crate) spend: Spend,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
 }
@@ -205,8 +208,7 @@ impl RunState {
             EventKind::CallFinished { call, usage, .. } => {
                 self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
-                    self.tokens.input += usage.input;
-                    self.tokens.output += usage.output;
+                    self.spend.add(usage);
                 }
                 self.resilience.apply(&event.kind, event.t_ms);
             }

@@ -1,0 +1,80 @@
+//! How token counts and dollars read on screen and in sentences: one
+//! format for every front, so the header, the stop sentence and the event
+//! log agree on `12.3k` and `$0.042`.
+
+/// A count with thousands separated: `12,345`.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// A count in at most four or five characters: `950`, `12.3k`, `4.5M`.
+pub(crate) fn compact(n: u64) -> String {
+    let scaled = |unit: f64, suffix: &str| {
+        let value = n as f64 / unit;
+        if value < 100.0 {
+            // One decimal, never rounded up into the next unit's range.
+            let tenths = (value * 10.0).floor() / 10.0;
+            format!("{tenths:.1}{suffix}")
+        } else {
+            format!("{}{suffix}", value.floor())
+        }
+    };
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => scaled(1e3, "k"),
+        1_000_000..1_000_000_000 => scaled(1e6, "M"),
+        _ => scaled(1e9, "G"),
+    }
+}
+
+/// US dollars without the sign: cents from a dollar up (`12.35`), three
+/// significant digits below (`0.042`, `0.000123`), `0` for nothing.
+pub(crate) fn dollars(amount: f64) -> String {
+    if !amount.is_finite() || amount <= 0.0 {
+        return "0".into();
+    }
+    if amount >= 1.0 {
+        return format!("{amount:.2}");
+    }
+    let decimals = (2 - amount.log10().floor() as i32).clamp(2, 10) as usize;
+    let text = format!("{amount:.decimals$}");
+    let text = text.trim_end_matches('0');
+    text.strip_suffix('.').unwrap_or(text).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_as_people_write_them() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(12_345_678), "12,345,678");
+        assert_eq!(compact(950), "950");
+        assert_eq!(compact(12_345), "12.3k");
+        assert_eq!(compact(99_999), "99.9k");
+        assert_eq!(compact(123_456), "123k");
+        assert_eq!(compact(4_560_000), "4.5M");
+    }
+
+    #[test]
+    fn dollars_keep_three_significant_digits_below_one() {
+        assert_eq!(dollars(0.042), "0.042");
+        assert_eq!(dollars(0.04213), "0.0421");
+        assert_eq!(dollars(0.5), "0.5");
+        assert_eq!(dollars(0.000123456), "0.000123");
+        assert_eq!(dollars(12.345), "12.35");
+        assert_eq!(dollars(0.0), "0");
+        assert_eq!(dollars(1e-12), "0");
+    }
+}

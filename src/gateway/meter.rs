@@ -1,0 +1,212 @@
+//! The run's spend: every model call's tokens, priced at the run's model's
+//! price, summed for the run and for whoever made the call, and the run's
+//! token and dollar budgets checked against the sum. The gateway charges
+//! an answer the moment it arrives, so a call in flight when a budget runs
+//! out is counted when it finishes; only the next gate or call stops.
+
+use crate::bus::TokenUsage;
+use crate::pricing::{self, round_dollars};
+use crate::scenario::{ModelPrice, SpendLimits};
+use crate::stop::StopReason;
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+use std::sync::{Mutex, PoisonError};
+
+/// Tokens and dollars of some calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Tally {
+    input: u64,
+    output: u64,
+    cost_usd: f64,
+}
+
+impl Tally {
+    fn add(&mut self, usage: &TokenUsage) {
+        self.input = self.input.saturating_add(usage.input);
+        self.output = self.output.saturating_add(usage.output);
+        self.cost_usd = round_dollars(self.cost_usd + usage.cost_usd.unwrap_or(0.0));
+    }
+
+    fn tokens(&self) -> u64 {
+        self.input.saturating_add(self.output)
+    }
+
+    /// `{input_tokens, output_tokens, cost_usd}`, the cost only when the
+    /// model has a price.
+    fn document(&self, priced: bool) -> Map<String, Value> {
+        let mut doc = Map::new();
+        doc.insert("input_tokens".into(), self.input.into());
+        doc.insert("output_tokens".into(), self.output.into());
+        if priced {
+            doc.insert("cost_usd".into(), json!(self.cost_usd));
+        }
+        doc
+    }
+}
+
+#[derive(Debug, Default)]
+struct Ledger {
+    total: Tally,
+    /// In the order each spender first spent.
+    by_agent: IndexMap<String, Tally>,
+    estimated: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Meter {
+    price: Option<ModelPrice>,
+    limits: SpendLimits,
+    ledger: Mutex<Ledger>,
+}
+
+impl Meter {
+    pub(crate) fn new(price: Option<ModelPrice>, limits: SpendLimits) -> Self {
+        Meter {
+            price,
+            limits,
+            ledger: Mutex::default(),
+        }
+    }
+
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Price `usage` (a call `spender` made) and add it to the run's spend;
+    /// the usage with its cost, as `call_finished` publishes it.
+    pub(crate) fn charge(&self, spender: &str, usage: Option<TokenUsage>) -> Option<TokenUsage> {
+        let mut usage = usage?;
+        usage.cost_usd = self.price.map(|price| pricing::cost(&usage, &price));
+        let mut ledger = self.ledger();
+        ledger.total.add(&usage);
+        ledger.estimated |= usage.estimated;
+        match ledger.by_agent.get_mut(spender) {
+            Some(tally) => tally.add(&usage),
+            None => {
+                let mut tally = Tally::default();
+                tally.add(&usage);
+                ledger.by_agent.insert(spender.to_string(), tally);
+            }
+        }
+        Some(usage)
+    }
+
+    /// The budget the run has gone past, if any: tokens first, then
+    /// dollars. Equal to a limit is not past it.
+    pub(crate) fn over(&self) -> Option<StopReason> {
+        let total = self.ledger().total;
+        if self
+            .limits
+            .max_tokens
+            .is_some_and(|max| total.tokens() > max)
+        {
+            return Some(StopReason::MaxTokens);
+        }
+        if self.price.is_some()
+            && self
+                .limits
+                .max_cost_usd
+                .is_some_and(|max| total.cost_usd > max)
+        {
+            return Some(StopReason::MaxCost);
+        }
+        None
+    }
+
+    /// The `usage` of the run's result: `{input_tokens, output_tokens,
+    /// cost_usd, estimated, by_agent: {<who>: {input_tokens,
+    /// output_tokens, cost_usd}}}`, without `cost_usd` when the model has
+    /// no price.
+    pub(crate) fn usage(&self) -> Value {
+        let ledger = self.ledger();
+        let priced = self.price.is_some();
+        let mut doc = ledger.total.document(priced);
+        doc.insert("estimated".into(), ledger.estimated.into());
+        let by_agent: Map<String, Value> = ledger
+            .by_agent
+            .iter()
+            .map(|(who, tally)| (who.clone(), Value::Object(tally.document(priced))))
+            .collect();
+        doc.insert("by_agent".into(), Value::Object(by_agent));
+        Value::Object(doc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn used(input: u64, output: u64) -> Option<TokenUsage> {
+        Some(TokenUsage {
+            input,
+            output,
+            ..TokenUsage::default()
+        })
+    }
+
+    const ONE_TWO: ModelPrice = ModelPrice {
+        input: 1.0,
+        output: 2.0,
+    };
+
+    #[test]
+    fn each_call_is_priced_and_summed_by_who_made_it() {
+        let meter = Meter::new(Some(ONE_TWO), SpendLimits::default());
+        let priced = meter.charge("planner", used(1000, 500)).unwrap();
+        assert_eq!(priced.cost_usd, Some(0.002));
+        meter.charge("writer", used(3000, 0));
+        meter.charge("planner", used(0, 250));
+        meter.charge("planner", None);
+        assert_eq!(
+            meter.usage(),
+            json!({
+                "input_tokens": 4000, "output_tokens": 750, "cost_usd": 0.0055,
+                "estimated": false,
+                "by_agent": {
+                    "planner": {"input_tokens": 1000, "output_tokens": 750, "cost_usd": 0.0025},
+                    "writer": {"input_tokens": 3000, "output_tokens": 0, "cost_usd": 0.003}
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn without_a_price_the_cost_is_absent_not_zero() {
+        let meter = Meter::new(None, SpendLimits::default());
+        let usage = TokenUsage {
+            estimated: true,
+            ..used(40, 10).unwrap()
+        };
+        assert_eq!(meter.charge("a", Some(usage)).unwrap().cost_usd, None);
+        assert_eq!(
+            meter.usage(),
+            json!({"input_tokens": 40, "output_tokens": 10, "estimated": true,
+                   "by_agent": {"a": {"input_tokens": 40, "output_tokens": 10}}})
+        );
+    }
+
+    #[test]
+    fn a_budget_is_over_only_once_past_its_limit() {
+        let limits = SpendLimits {
+            max_tokens: Some(100),
+            max_cost_usd: Some(0.001),
+        };
+        let meter = Meter::new(Some(ONE_TWO), limits);
+        meter.charge("a", used(60, 40));
+        assert_eq!(meter.over(), None, "100 tokens of 100 is not past it");
+        meter.charge("a", used(1, 0));
+        assert_eq!(meter.over(), Some(StopReason::MaxTokens));
+
+        let meter = Meter::new(
+            Some(ONE_TWO),
+            SpendLimits {
+                max_tokens: None,
+                max_cost_usd: Some(0.001),
+            },
+        );
+        meter.charge("a", used(1000, 0));
+        assert_eq!(meter.over(), None, "$0.001 of $0.001");
+        meter.charge("a", used(0, 1));
+        assert_eq!(meter.over(), Some(StopReason::MaxCost));
+    }
+}

@@ -1,0 +1,137 @@
+//! What a model's tokens cost: the prices compiled in, and which price a
+//! run's model gets (`--pricing FILE` over the scenario's
+//! `provider.pricing` over the compiled-in list). Pricing only: the
+//! gateway applies the price to each call's tokens.
+
+use crate::bus::TokenUsage;
+use crate::scenario::{ModelPrice, PriceTable};
+
+/// The model name the simulated model's estimated tokens are priced as,
+/// unless `--model` names another.
+pub(crate) const SIM_MODEL: &str = "sim";
+
+/// When the compiled-in prices were taken from the providers' public
+/// price lists (standard tier, uncached input, USD per million tokens).
+pub const BUILT_IN_TAKEN: &str = "2026-11-23";
+
+/// A few well-known models' list prices, USD per million input and output
+/// tokens. Anthropic's models are listed for when they are reached through
+/// an OpenAI-compatible proxy (LiteLLM, OpenRouter-style gateways) under
+/// these names. Override any of them with `provider.pricing` or
+/// `--pricing`.
+const BUILT_IN: &[(&str, f64, f64)] = &[
+    ("gpt-4o", 2.50, 10.00),
+    ("gpt-4o-mini", 0.15, 0.60),
+    ("gpt-4.1", 2.00, 8.00),
+    ("gpt-4.1-mini", 0.40, 1.60),
+    ("gpt-4.1-nano", 0.10, 0.40),
+    ("o3-mini", 1.10, 4.40),
+    ("o4-mini", 1.10, 4.40),
+    ("gpt-5", 1.25, 10.00),
+    ("gpt-5-mini", 0.25, 2.00),
+    ("gpt-5-nano", 0.05, 0.40),
+    ("claude-opus-4-1", 15.00, 75.00),
+    ("claude-sonnet-4-5", 3.00, 15.00),
+    ("claude-sonnet-4-0", 3.00, 15.00),
+    ("claude-haiku-4-5", 1.00, 5.00),
+    ("claude-3-5-haiku-latest", 0.80, 4.00),
+];
+
+/// The compiled-in prices, in the order listed.
+pub fn built_in() -> PriceTable {
+    BUILT_IN
+        .iter()
+        .map(|&(model, input, output)| (model.to_string(), ModelPrice { input, output }))
+        .collect()
+}
+
+/// The price of `model`: from `flag` (`--pricing FILE`), else the
+/// scenario's `provider.pricing`, else the compiled-in list; `None` when
+/// none of them names it (exactly as the endpoint is asked for it).
+pub(crate) fn price_of(
+    model: &str,
+    flag: Option<&PriceTable>,
+    scenario: Option<&PriceTable>,
+) -> Option<ModelPrice> {
+    [flag, scenario]
+        .into_iter()
+        .flatten()
+        .find_map(|table| table.get(model).copied())
+        .or_else(|| {
+            BUILT_IN
+                .iter()
+                .find(|(name, _, _)| *name == model)
+                .map(|&(_, input, output)| ModelPrice { input, output })
+        })
+}
+
+/// What `usage` costs at `price`, to a ten-billionth of a dollar (a whole
+/// number of ten-billionths prints as the decimal it is).
+pub(crate) fn cost(usage: &TokenUsage, price: &ModelPrice) -> f64 {
+    let dollars = (usage.input as f64 * price.input + usage.output as f64 * price.output) / 1e6;
+    round_dollars(dollars)
+}
+
+/// Dollars held to ten decimals, so that sums print without float dust.
+pub(crate) fn round_dollars(dollars: f64) -> f64 {
+    (dollars * 1e10).round() / 1e10
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(model: &str, input: f64, output: f64) -> PriceTable {
+        [(model.to_string(), ModelPrice { input, output })]
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn the_flag_wins_over_the_scenario_which_wins_over_the_built_in_list() {
+        let flag = table("gpt-4.1-mini", 1.0, 2.0);
+        let scenario = table("gpt-4.1-mini", 3.0, 4.0);
+        let price = |f, s| price_of("gpt-4.1-mini", f, s).map(|p| (p.input, p.output));
+        assert_eq!(price(Some(&flag), Some(&scenario)), Some((1.0, 2.0)));
+        assert_eq!(price(None, Some(&scenario)), Some((3.0, 4.0)));
+        assert_eq!(price(None, None), Some((0.4, 1.6)));
+        let other = table("another", 9.0, 9.0);
+        assert_eq!(
+            price(Some(&other), Some(&other)),
+            Some((0.4, 1.6)),
+            "a table that does not name the model leaves it to the next"
+        );
+    }
+
+    #[test]
+    fn a_model_nobody_prices_has_no_price() {
+        assert_eq!(price_of(SIM_MODEL, None, None), None);
+        assert_eq!(price_of("gpt-4.1-mini-2025-04-14", None, None), None);
+        assert!(price_of("sim", None, Some(&table("sim", 1.0, 2.0))).is_some());
+    }
+
+    #[test]
+    fn a_call_costs_its_tokens_at_the_price_per_million() {
+        let usage = TokenUsage {
+            input: 1200,
+            output: 345,
+            ..TokenUsage::default()
+        };
+        let price = ModelPrice {
+            input: 1.0,
+            output: 2.0,
+        };
+        assert_eq!(cost(&usage, &price), 0.00189);
+        assert_eq!(
+            cost(
+                &usage,
+                &ModelPrice {
+                    input: 0.4,
+                    output: 1.6
+                }
+            ),
+            0.001032
+        );
+        assert_eq!(round_dollars(0.1 + 0.2), 0.3);
+    }
+}

@@ -1,0 +1,203 @@
+//! Prices of models, in US dollars per million tokens: the shape of
+//! `provider.pricing` in a scenario and of a `--pricing FILE`, which holds
+//! the same JSON. A file is checked as a scenario is: every error names the
+//! file, the line and column, the path and what was expected.
+
+use super::error::Problem;
+use super::path::JsonPath;
+use super::{ScenarioErrors, text};
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+
+/// What one model's tokens cost, in US dollars per million tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// US dollars per million input (prompt) tokens.
+    #[schemars(range(min = 0))]
+    pub input: f64,
+    /// US dollars per million output (completion) tokens.
+    #[schemars(range(min = 0))]
+    pub output: f64,
+}
+
+/// Prices by model name, as the endpoint is asked for the model
+/// (`{"gpt-4.1-mini": {"input": 0.4, "output": 1.6}}`).
+pub type PriceTable = IndexMap<String, ModelPrice>;
+
+/// The largest pricing file read: a table of prices is a few kilobytes.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Read and check a pricing file (`--pricing FILE`).
+pub fn load_prices(path: &Path) -> Result<PriceTable, ScenarioErrors> {
+    let file = path.display().to_string();
+    let fail = |message: String| ScenarioErrors::one(&file, None, JsonPath::root(), message);
+    let bytes = match text::read_capped(path, MAX_FILE_BYTES) {
+        Ok(text::Contents::Whole(bytes)) => bytes,
+        Ok(text::Contents::TooLarge(_)) => {
+            return Err(fail(format!(
+                "the file is larger than {}; a pricing table is a JSON object of a few models",
+                text::human_size_exact(MAX_FILE_BYTES)
+            )));
+        }
+        Err(e) => return Err(fail(format!("cannot read the file: {e}"))),
+    };
+    let text = match text::decode(bytes) {
+        Ok(text) => text,
+        Err((bytes, bad)) => {
+            return Err(ScenarioErrors::one(
+                &file,
+                Some(text::position_in_bytes(&bytes, bad.at)),
+                JsonPath::root(),
+                bad.message,
+            ));
+        }
+    };
+    parse_prices(&text, &file)
+}
+
+/// Check a pricing table given as text; `file` names it in errors.
+pub fn parse_prices(text: &str, file: &str) -> Result<PriceTable, ScenarioErrors> {
+    super::syntax(text, file)?;
+    let document: Value = serde_json::from_str(text).map_err(|e| {
+        ScenarioErrors::one(file, None, JsonPath::root(), format!("not valid JSON: {e}"))
+    })?;
+    let problems = check_table(&document, &JsonPath::root());
+    if !problems.is_empty() {
+        return Err(super::placed(text, file, problems));
+    }
+    serde_json::from_value(document)
+        .map_err(|e| ScenarioErrors::one(file, None, JsonPath::root(), e.to_string()))
+}
+
+/// The problems of a pricing table at `path`: an object of models, each
+/// an object of exactly `input` and `output`, numbers of dollars ≥ 0.
+pub(crate) fn check_table(value: &Value, path: &JsonPath) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let Value::Object(models) = value else {
+        problems.push(Problem::at(
+            path.clone(),
+            format!(
+                "expected an object of prices by model name, e.g. {{\"gpt-4.1-mini\": {{\"input\": 0.4, \"output\": 1.6}}}}, found {}",
+                super::shape::describe_value(value)
+            ),
+        ));
+        return problems;
+    };
+    for (model, price) in models {
+        let at = path.key(model);
+        if model.trim().is_empty() {
+            problems.push(Problem::at_key(
+                at.clone(),
+                "expected a model name, found an empty one",
+            ));
+        }
+        let Value::Object(fields) = price else {
+            problems.push(Problem::at(
+                at,
+                format!(
+                    "expected {{\"input\": <USD per million tokens>, \"output\": <USD per million tokens>}}, found {}",
+                    super::shape::describe_value(price)
+                ),
+            ));
+            continue;
+        };
+        for name in fields
+            .keys()
+            .filter(|k| !["input", "output"].contains(&k.as_str()))
+        {
+            problems.push(Problem::at_key(
+                at.key(name),
+                format!(
+                    "unknown field {}; expected one of: input, output",
+                    Value::from(name.as_str())
+                ),
+            ));
+        }
+        for field in ["input", "output"] {
+            match fields.get(field) {
+                None => problems.push(Problem::at(
+                    at.clone(),
+                    format!("missing field \"{field}\": US dollars per million {field} tokens"),
+                )),
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|d| d >= 0.0) => {}
+                Some(other) => problems.push(Problem::at(
+                    at.key(field),
+                    format!(
+                        "expected US dollars per million {field} tokens, a number ≥ 0, found {}",
+                        super::shape::describe_value(other)
+                    ),
+                )),
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_reads_in_order() {
+        let table = parse_prices(
+            r#"{"m1": {"input": 1, "output": 2}, "m0": {"input": 0.4, "output": 1.6}}"#,
+            "p.json",
+        )
+        .unwrap();
+        assert_eq!(table.keys().collect::<Vec<_>>(), ["m1", "m0"]);
+        assert_eq!(
+            table["m0"],
+            ModelPrice {
+                input: 0.4,
+                output: 1.6
+            }
+        );
+    }
+
+    #[test]
+    fn every_error_is_placed_and_says_what_was_expected() {
+        let text = "{\n  \"m\": {\"input\": -1, \"output\": \"2\", \"cached\": 1},\n  \"n\": 3\n}";
+        let errors = parse_prices(text, "p.json").unwrap_err().to_string();
+        let lines: Vec<&str> = errors.lines().collect();
+        assert_eq!(lines.len(), 4, "{errors}");
+        assert!(
+            lines[0].starts_with("p.json:2:18: m.input: expected US dollars per million input tokens, a number ≥ 0, found whole number -1"),
+            "{errors}"
+        );
+        assert!(
+            lines[1].starts_with("p.json:2:32: m.output: expected"),
+            "{errors}"
+        );
+        assert!(
+            lines[2].starts_with("p.json:2:37: m.cached: unknown field"),
+            "{errors}"
+        );
+        assert!(
+            lines[3].starts_with("p.json:3:8: n: expected {\"input\""),
+            "{errors}"
+        );
+    }
+
+    #[test]
+    fn bad_json_and_the_wrong_top_are_placed() {
+        let errors = parse_prices("{\"m\": {\"input\": 1,}}", "p.json").unwrap_err();
+        assert!(errors.to_string().starts_with("p.json:1:"), "{errors}");
+        assert!(errors.to_string().contains("not valid JSON"), "{errors}");
+        let errors = parse_prices("[1]", "p.json").unwrap_err();
+        assert!(
+            errors
+                .to_string()
+                .contains("expected an object of prices by model name"),
+            "{errors}"
+        );
+        let errors = parse_prices("{\"m\": {\"input\": 1}}", "p.json").unwrap_err();
+        assert!(
+            errors.to_string().contains("missing field \"output\""),
+            "{errors}"
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! What a run's model calls used and cost, folded from their
+//! `call_finished` usage, and how much of the run's token and dollar
+//! budgets that is. A recording made before prices has calls without a
+//! cost: they count as unpriced.
+
+use crate::bus::TokenUsage;
+use crate::scenario::SpendLimits;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Spend {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    /// Dollars of the calls that had a price.
+    pub(crate) cost_usd: f64,
+    /// Calls that reported tokens and a cost, and those without a cost.
+    pub(crate) priced: u64,
+    pub(crate) unpriced: u64,
+    /// Some counts are the simulated model's estimates.
+    pub(crate) estimated: bool,
+}
+
+impl Spend {
+    pub(crate) fn add(&mut self, usage: &TokenUsage) {
+        self.input = self.input.saturating_add(usage.input);
+        self.output = self.output.saturating_add(usage.output);
+        match usage.cost_usd {
+            Some(cost) => {
+                self.cost_usd += cost;
+                self.priced += 1;
+            }
+            None => self.unpriced += 1,
+        }
+        self.estimated |= usage.estimated;
+    }
+
+    pub(crate) fn tokens(&self) -> u64 {
+        self.input.saturating_add(self.output)
+    }
+
+    /// What the run cost, when every call that counted tokens had a price.
+    pub(crate) fn cost(&self) -> Option<f64> {
+        (self.unpriced == 0 && self.priced > 0)
+            .then(|| crate::pricing::round_dollars(self.cost_usd))
+    }
+
+    /// The share of the budget closest to running out (1.0 is all of it),
+    /// when the run has a token or dollar budget it can measure.
+    pub(crate) fn budget_share(&self, limits: &SpendLimits) -> Option<f64> {
+        let tokens = limits
+            .max_tokens
+            .map(|max| self.tokens() as f64 / max.max(1) as f64);
+        let dollars = limits
+            .max_cost_usd
+            .filter(|max| *max > 0.0)
+            .map(|max| self.cost().unwrap_or(0.0) / max);
+        match (tokens, dollars) {
+            (Some(t), Some(d)) => Some(t.max(d)),
+            (one, other) => one.or(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(input: u64, output: u64, cost_usd: Option<f64>) -> TokenUsage {
+        TokenUsage {
+            input,
+            output,
+            cost_usd,
+            estimated: false,
+        }
+    }
+
+    #[test]
+    fn the_cost_is_known_only_when_every_call_had_a_price() {
+        let mut spend = Spend::default();
+        assert_eq!(spend.cost(), None);
+        spend.add(&usage(100, 20, Some(0.01)));
+        spend.add(&usage(50, 10, Some(0.02)));
+        assert_eq!((spend.tokens(), spend.cost()), (180, Some(0.03)));
+        spend.add(&usage(1, 1, None));
+        assert_eq!(spend.cost(), None);
+    }
+
+    #[test]
+    fn the_closest_limit_gives_the_share() {
+        let mut spend = Spend::default();
+        spend.add(&usage(300, 300, Some(0.2)));
+        let both = SpendLimits {
+            max_tokens: Some(1000),
+            max_cost_usd: Some(0.25),
+        };
+        assert_eq!(spend.budget_share(&both), Some(0.8));
+        let tokens = SpendLimits {
+            max_tokens: Some(1000),
+            max_cost_usd: None,
+        };
+        assert_eq!(spend.budget_share(&tokens), Some(0.6));
+        assert_eq!(spend.budget_share(&SpendLimits::default()), None);
+    }
+}
