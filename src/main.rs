@@ -156,6 +156,14 @@ enum ToolboxCommand {
         #[arg(long, value_name = "FILE")]
         touch: Option<PathBuf>,
     },
+    /// A small MCP server (a payments knowledge base: search, lookup, and
+    /// tools that fail on purpose) over stdio, or over streamable HTTP.
+    Mcp {
+        /// Serve streamable HTTP at this address (e.g. 127.0.0.1:0; the
+        /// endpoint is printed first) instead of stdio.
+        #[arg(long, value_name = "ADDRESS")]
+        http: Option<String>,
+    },
     /// A command worker that breaks on purpose, to watch what the gateway
     /// does with it.
     Misbehave {
@@ -345,6 +353,7 @@ fn toolbox(tool: ToolboxCommand) -> Exit {
             toolbox::inventory(std::time::Duration::from_millis(latency_ms))
         }
         ToolboxCommand::Echo { touch } => toolbox::echo(touch),
+        ToolboxCommand::Mcp { http } => toolbox::mcp_server(http.as_deref()),
         ToolboxCommand::Misbehave {
             how,
             pid_file,

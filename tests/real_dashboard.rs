@@ -40,7 +40,10 @@ fn the_dashboard_asks_runs_on_y_and_leaves_nothing_behind_on_q() {
         .count();
     assert_eq!(trusted, 1, "the allowance is remembered");
 
+    // The run is live: q asks, y quits and cancels it.
     session.press("q");
+    session.wait_text("y quits");
+    session.press("y");
     let status = session.wait_exit();
     assert!(status.success(), "{status:?}");
     assert_eq!(

@@ -1,4 +1,6 @@
-//! The shipped example with real tools, run as its description says: the
+//! The shipped examples with real tools, run as their descriptions say.
+//! The MCP support desk starts its own MCP server (`conclave toolbox mcp`)
+//! and stops it with the run. The ops report needs the
 //! toolbox's HTTP server started first (here on a free port, which the
 //! test writes into a copy of the scenario), then the scenario, whose
 //! inventory worker is the toolbox's program. The pricing API fails its
@@ -132,4 +134,51 @@ fn the_toolbox_answers_post_and_get() {
     );
     let missing = client("GET /nothing HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
+}
+
+#[test]
+fn the_mcp_support_desk_runs_on_its_own_mcp_server_and_stops_it() {
+    let sandbox = Sandbox::new();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/mcp_support_desk.json"
+    );
+    let record = sandbox.path("desk.jsonl");
+    let out = sandbox.run(&[
+        "run",
+        path,
+        "--headless",
+        "--allow-exec",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["stop_reason"], "success", "{result}");
+    assert_eq!(result["chain"], serde_json::json!(["triage", "billing"]));
+    let events = recording(&record);
+    let calls = of_type(&events, "call_finished");
+    for tool in ["kb_search", "order_lookup"] {
+        assert!(
+            calls
+                .iter()
+                .any(|e| e["tool"] == tool && e["outcome"] == "ok"),
+            "{tool}: {calls:#?}"
+        );
+    }
+    let recorded = serde_json::to_string(&events).unwrap();
+    assert!(
+        recorded.contains("refund-policy"),
+        "the knowledge base's answer"
+    );
+    assert!(recorded.contains("charged_twice"), "the order record");
+
+    // The allowance is remembered for this exact file...
+    let again = sandbox.run(&["run", path, "--headless"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    // ...and elsewhere, without --allow-exec, it starts nothing and says why.
+    let fresh = Sandbox::new();
+    let out = fresh.run(&["run", path, "--headless"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--allow-exec"), "{}", stderr(&out));
 }

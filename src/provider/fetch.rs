@@ -10,7 +10,9 @@
 mod html;
 mod search;
 
-pub(crate) use search::{SearchError, search_output};
+#[cfg(test)]
+use search::SearchError;
+pub(crate) use search::search_output;
 
 use crate::provider::http::{self, BodyError, MAX_BODY_VARIABLE};
 use crate::scenario::{ResearchLimits, url_domain};
@@ -144,7 +146,7 @@ impl Fetcher {
     pub(crate) async fn fetch(
         &self,
         url: &str,
-        allowed: &dyn Fn(&str) -> bool,
+        allowed: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<FetchedPage, FetchError> {
         let asked = shown(url);
         let mut current = web_url(url).ok_or_else(|| FetchError::BadUrl { url: asked.clone() })?;

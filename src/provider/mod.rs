@@ -3,14 +3,6 @@
 //! never retries, never applies a breaker and never publishes events: that
 //! is the gateway's job.
 
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        unused_imports,
-        reason = "the research pattern's real search and fetch: wired in by the dispatch of real calls"
-    )
-)]
 pub(crate) mod fetch;
 pub(crate) mod http;
 pub mod mcp;

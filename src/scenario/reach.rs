@@ -6,6 +6,7 @@
 
 use super::path::JsonPath;
 use super::real::RealCall;
+use super::sources::ResearchTool;
 use super::types::Scenario;
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -53,7 +54,15 @@ impl Scenario {
     /// Whether any call leaves the process: such a run is on the real
     /// clock.
     pub fn has_real_calls(&self) -> bool {
-        !self.real_calls().is_empty() || !self.mcp_servers.is_empty()
+        !self.real_calls().is_empty() || !self.mcp_servers.is_empty() || self.fetches_pages()
+    }
+
+    /// Whether the research pattern reads its pages over HTTP.
+    pub(crate) fn fetches_pages(&self) -> bool {
+        self.sources
+            .as_ref()
+            .and_then(|s| s.tools.get(ResearchTool::ReadSource))
+            .is_some_and(|b| b.fetch)
     }
 
     /// Every program the scenario would start, in file order of sections.

@@ -153,6 +153,12 @@ pub(crate) struct ToolBehaviour {
     /// does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) mcp: Option<McpToolSpec>,
+    /// read_source, real: read each page over HTTP (a GET of the URL the
+    /// policy and execution checks allowed, a redirect followed only to a
+    /// domain they allow too, the body size-capped, HTML turned into its
+    /// text, title and date) instead of from `pages`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) fetch: bool,
 }
 
 impl ToolBehaviour {

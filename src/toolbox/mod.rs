@@ -7,6 +7,7 @@
 //! and the panes deal with it. None of it is used by the engine itself.
 
 mod data;
+pub mod mcp;
 mod serve;
 
 pub use serve::{ServeOptions, serve};
@@ -156,5 +157,27 @@ fn hang(options: &MisbehaveOptions) -> Exit {
         // Keeps the child's handle (and so the child) for as long as this
         // process hangs.
         let _ = &child;
+    }
+}
+
+/// `conclave toolbox mcp`: the demo MCP server until its client leaves
+/// (stdio) or the process is stopped (HTTP).
+pub fn mcp_server(http: Option<&str>) -> Exit {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            crate::output::message(&format!("conclave: cannot start the runtime: {e}"));
+            return Exit::Internal;
+        }
+    };
+    match runtime.block_on(mcp::serve(http, &["toolbox", "mcp"])) {
+        Ok(()) => Exit::Ok,
+        Err(e) => {
+            crate::output::message(&format!("conclave toolbox mcp: {e}"));
+            Exit::Internal
+        }
     }
 }

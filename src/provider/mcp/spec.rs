@@ -169,6 +169,13 @@ impl StdioServer {
 /// `program` relative to `scenario_dir` when it holds a path separator
 /// and is not absolute; a bare name stays as it is, for `PATH`.
 pub fn resolve_program(program: &str, scenario_dir: &Path) -> PathBuf {
+    // `conclave` is the running binary, as for command workers, so the
+    // examples' `conclave toolbox mcp` needs nothing on PATH.
+    if program == "conclave"
+        && let Ok(exe) = std::env::current_exe()
+    {
+        return exe;
+    }
     let path = Path::new(program);
     if path.is_absolute() || !program.contains(std::path::MAIN_SEPARATOR) {
         path.to_path_buf()

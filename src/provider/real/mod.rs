@@ -16,11 +16,13 @@ use groups::ProcessGroups;
 use http::{HttpSetupError, HttpTool};
 
 use crate::provider::WorkerError;
+use crate::provider::fetch::{Fetcher, allowed_by, search_output};
 use crate::provider::mcp::{
     HttpServer, McpError, McpServerSpec as McpServer, McpServers, McpTools, StdioServer,
 };
 use crate::scenario::{
-    CommandSpec, JsonPath, PatternKind, RealCall, ResearchTool, Scenario, ScenarioErrors,
+    CommandSpec, JsonPath, PatternKind, RealCall, ResearchLimits, ResearchTool, Scenario,
+    ScenarioErrors,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -61,6 +63,12 @@ enum RealTool {
     Mcp {
         server: String,
         tool: String,
+    },
+    /// The research pattern's pages, read over HTTP; a redirect is
+    /// followed only to a domain `limits` allow (policy and execution).
+    Fetch {
+        fetcher: Fetcher,
+        limits: ResearchLimits,
     },
 }
 
@@ -156,6 +164,28 @@ impl RealTools {
                 started: OnceCell::new(),
             });
         }
+        if scenario.fetches_pages() {
+            match Fetcher::new(max_body) {
+                Ok(fetcher) => {
+                    let limits = ResearchLimits::of(scenario);
+                    real.tools.insert(
+                        ResearchTool::ReadSource.as_str().to_string(),
+                        Real {
+                            call: RealTool::Fetch { fetcher, limits },
+                            wrap: Wrap::Research,
+                        },
+                    );
+                }
+                Err(why) => found.push((
+                    JsonPath::root()
+                        .key("sources")
+                        .key("tools")
+                        .key("read_source")
+                        .key("fetch"),
+                    format!("cannot set up the HTTP client: {why}"),
+                )),
+            }
+        }
         if found.is_empty() {
             Ok(real)
         } else {
@@ -178,11 +208,32 @@ impl RealTools {
             RealTool::Http(tool) => tool.call(args).await,
             RealTool::Command(tool) => tool.call(args).await,
             RealTool::Mcp { server, tool } => self.call_mcp(server, tool, args).await,
+            RealTool::Fetch { fetcher, limits } => {
+                let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
+                return Some(match fetcher.fetch(url, &allowed_by(limits)).await {
+                    Ok(page) => Ok(page.tool_output()),
+                    Err(e) => Err(WorkerError::Failed {
+                        detail: Some(e.to_string()),
+                        http_status: e.status(),
+                    }),
+                });
+            }
         };
-        Some(answer.map(|result| match real.wrap {
-            Wrap::Worker => json!({"status": "done", "worker": name, "result": result}),
-            Wrap::Tool => json!({"status": "done", "tool": name, "result": result}),
-            Wrap::Research => json!({"status": "ok", "data": result}),
+        Some(answer.and_then(|result| match real.wrap {
+            Wrap::Worker => Ok(json!({"status": "done", "worker": name, "result": result})),
+            Wrap::Tool => Ok(json!({"status": "done", "tool": name, "result": result})),
+            // A real search must answer {"results": [{"url", "title",
+            // "snippet"}]}; it then reads as the simulated search does.
+            Wrap::Research if name == ResearchTool::SearchSources.as_str() => {
+                let k = args
+                    .get("k")
+                    .and_then(Value::as_u64)
+                    .and_then(|k| usize::try_from(k.max(1)).ok());
+                search_output(name, &result, k).map_err(|e| WorkerError::BadResult {
+                    detail: e.to_string(),
+                })
+            }
+            Wrap::Research => Ok(json!({"status": "ok", "data": result})),
         }))
     }
 

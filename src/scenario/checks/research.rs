@@ -89,6 +89,26 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 let Some(behaviour) = sources.tools.get(tool) else {
                     continue;
                 };
+                if behaviour.fetch {
+                    let at = path.key("tools").key(tool.as_str());
+                    if tool != ResearchTool::ReadSource {
+                        problems.push(Problem::at_key(
+                            at.key("fetch"),
+                            "only \"read_source\" can fetch pages; expected no \"fetch\" here",
+                        ));
+                    }
+                    for (field, set) in [
+                        ("latency_ms", behaviour.latency_ms.is_some()),
+                        ("fail", !behaviour.fail.is_empty()),
+                    ] {
+                        if set {
+                            problems.push(Problem::at_key(
+                                at.key(field),
+                                format!("{field:?} scripts a simulated call; a page fetched for real takes the time it takes and fails when it fails"),
+                            ));
+                        }
+                    }
+                }
                 let at = path.key("tools").key(tool.as_str()).key("latency_ms");
                 match &behaviour.latency_ms {
                     Some(WorkerLatency::Range(range)) if range.min > range.max => {
