@@ -5,21 +5,20 @@
 use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, RunId, RunStarted};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
-use crate::gateway::{Gateway, Meter};
+use crate::gateway::Gateway;
 use crate::patterns::{self, RunContext, RunOutcome};
-use crate::pricing;
-use crate::provider::openai::{self, OpenAiConfig};
-use crate::provider::prompts::Prompts;
-use crate::provider::{OpenAiProvider, Provider, RealTools, SimProvider, SimWorkers, Workers};
+use crate::provider::{RealTools, SimWorkers, Workers};
 use crate::record::{RecordPathError, Recorder};
 use crate::rng::RunRng;
-use crate::scenario::{
-    PatternKind, PriceTable, ProviderKind, Scenario, ScenarioErrors, SpendLimits,
-};
+use crate::scenario::{PriceTable, ProviderKind, Scenario, ScenarioErrors};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
+
+mod setup;
+
+use setup::{described_by_servers, meter, provider, run_limit};
 
 /// How to launch a run; everything not given comes from the scenario.
 #[derive(Clone, Debug)]
@@ -270,32 +269,6 @@ pub fn launch(
     })
 }
 
-/// `scenario` with the descriptions MCP servers give filled in where its
-/// workers and tools have none; `None` when there is nothing to fill.
-fn described_by_servers(scenario: &Scenario, described: &[(String, String)]) -> Option<Scenario> {
-    let missing = |name: &str| {
-        scenario
-            .workers
-            .get(name)
-            .or_else(|| scenario.tools.get(name))
-            .is_some_and(|spec| spec.description.is_none())
-    };
-    if !described.iter().any(|(name, _)| missing(name)) {
-        return None;
-    }
-    let mut filled = scenario.clone();
-    for (name, description) in described {
-        for spec in [filled.workers.get_mut(name), filled.tools.get_mut(name)]
-            .into_iter()
-            .flatten()
-        {
-            spec.description
-                .get_or_insert_with(|| crate::sanitize::clean(description).into_owned());
-        }
-    }
-    Some(filled)
-}
-
 impl RunHandle {
     /// The run's clock, for showing its time while it runs.
     pub(crate) fn clock(&self) -> RunClock {
@@ -336,121 +309,5 @@ impl RunHandle {
             outcome,
             recording_failed,
         })
-    }
-}
-
-/// The model of a run: the sim with the scenario's script, or an
-/// OpenAI-compatible endpoint configured by the command line, the
-/// scenario and the environment (the key only from the environment).
-fn provider(
-    scenario: &Arc<Scenario>,
-    choice: &ProviderChoice,
-    rng: &RunRng,
-) -> Result<Provider, LaunchError> {
-    match choice.kind.unwrap_or(scenario.provider.kind) {
-        ProviderKind::Sim => Ok(Provider::Sim(Box::new(SimProvider::new(
-            scenario.provider.clone(),
-            rng.clone(),
-        )))),
-        ProviderKind::Openai => {
-            let overrides = openai::Overrides {
-                model: choice.model.clone(),
-                base_url: choice.base_url.clone(),
-            };
-            let refused = |e: &dyn std::fmt::Display| {
-                LaunchError::Provider(crate::secrets::scrub(&e.to_string()).into_owned())
-            };
-            let config = OpenAiConfig::resolve(&scenario.provider, &overrides, |name| {
-                std::env::var(name).ok()
-            })
-            .map_err(|e| refused(&e))?;
-            let prompts = Prompts::new(choice.prompts.clone());
-            OpenAiProvider::new(config, prompts, Arc::clone(scenario))
-                .map(Provider::OpenAi)
-                .map_err(|e| refused(&e))
-        }
-    }
-}
-
-/// What the run's model calls cost and may spend: the model's price
-/// (`--pricing` over the scenario's over the compiled-in list) and the
-/// scenario's token and dollar budgets. A dollar budget needs a price.
-fn meter(
-    scenario: &Scenario,
-    choice: &ProviderChoice,
-    provider: &Provider,
-) -> Result<Meter, LaunchError> {
-    let model = match provider {
-        Provider::OpenAi(http) => http.model(),
-        Provider::Sim(_) => choice.model.as_deref().unwrap_or(pricing::SIM_MODEL),
-    };
-    let price = pricing::price_of(
-        model,
-        choice.pricing.as_ref(),
-        scenario.provider.pricing.as_ref(),
-    );
-    let limits = SpendLimits::of(scenario);
-    if limits.max_cost_usd.is_some() && price.is_none() {
-        return Err(LaunchError::Unpriced {
-            model: crate::sanitize::clean(model).into_owned(),
-        });
-    }
-    Ok(Meter::new(price, limits))
-}
-
-/// The run's time budget: its `max_seconds`, or its pattern's default.
-fn run_limit(scenario: &Scenario) -> std::time::Duration {
-    let default = match scenario.pattern {
-        PatternKind::Collaboration => patterns::collaboration::DEFAULT_MAX_SECONDS,
-        PatternKind::Orchestrator => patterns::orchestrator::DEFAULT_MAX_SECONDS,
-        PatternKind::Research => crate::scenario::DEFAULT_MAX_SECONDS,
-        PatternKind::Swarm | PatternKind::Coordinator => crate::scenario::DEFAULT_TEAM_MAX_SECONDS,
-    };
-    let seconds = scenario
-        .budget
-        .as_ref()
-        .and_then(|b| b.max_seconds)
-        .unwrap_or(default);
-    crate::duration::clamp_seconds(seconds)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn servers_describe_only_what_the_scenario_leaves_undescribed() {
-        let text = serde_json::json!({
-            "name": "desk", "pattern": "swarm", "goal": "Help.", "context": {}, "entry": "support",
-            "agents": {"support": {"description": "Answers customers"}},
-            "tools": {
-                "kb_search": {"mcp": {"server": "kb", "tool": "search"}},
-                "kb_lookup": {"description": "Order records", "mcp": {"server": "kb", "tool": "lookup"}}
-            },
-            "mcp_servers": {"kb": {"command": ["kb-server"]}},
-            "budget": {"max_llm_calls": 4},
-            "provider": {"kind": "sim", "turns": {"support": [{"reply": "Done."}]}}
-        })
-        .to_string();
-        let scenario = crate::scenario::parse(&text, "desk.json").unwrap();
-        let described = vec![
-            (
-                "kb_search".to_string(),
-                "Search the \u{1b}[2Jknowledge base".to_string(),
-            ),
-            ("kb_lookup".to_string(), "Look up a record".to_string()),
-        ];
-        let filled = described_by_servers(&scenario, &described).expect("one was missing");
-        assert_eq!(
-            filled.tools["kb_search"].description.as_deref(),
-            Some("Search the knowledge base"),
-            "filled in, cleaned for the terminal"
-        );
-        assert_eq!(
-            filled.tools["kb_lookup"].description.as_deref(),
-            Some("Order records"),
-            "the scenario's own description stays"
-        );
-        assert!(described_by_servers(&filled, &described).is_none());
     }
 }

@@ -22,6 +22,7 @@ mod sources;
 mod team;
 pub(crate) mod text;
 mod types;
+mod value_words;
 mod workers;
 
 pub(crate) use context::Context;

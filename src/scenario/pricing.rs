@@ -82,7 +82,7 @@ pub(crate) fn check_table(value: &Value, path: &JsonPath) -> Vec<Problem> {
             path.clone(),
             format!(
                 "expected an object of prices by model name, e.g. {{\"gpt-4.1-mini\": {{\"input\": 0.4, \"output\": 1.6}}}}, found {}",
-                super::shape::describe_value(value)
+                super::value_words::describe_value(value)
             ),
         ));
         return problems;
@@ -100,7 +100,7 @@ pub(crate) fn check_table(value: &Value, path: &JsonPath) -> Vec<Problem> {
                 at,
                 format!(
                     "expected {{\"input\": <USD per million tokens>, \"output\": <USD per million tokens>}}, found {}",
-                    super::shape::describe_value(price)
+                    super::value_words::describe_value(price)
                 ),
             ));
             continue;
@@ -128,7 +128,7 @@ pub(crate) fn check_table(value: &Value, path: &JsonPath) -> Vec<Problem> {
                     at.key(field),
                     format!(
                         "expected US dollars per million {field} tokens, a number ≥ 0, found {}",
-                        super::shape::describe_value(other)
+                        super::value_words::describe_value(other)
                     ),
                 )),
             }

@@ -5,6 +5,7 @@
 use super::error::Problem;
 use super::path::{JsonPath, Segment};
 use super::types::Scenario;
+pub(crate) use super::value_words::describe_value;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{JsonType, ValidationError, Validator};
 use serde_json::Value;
@@ -279,26 +280,5 @@ pub(crate) fn describe_kind(first: u8) -> &'static str {
         b't' | b'f' => "a boolean",
         b'n' => "null",
         _ => "a number",
-    }
-}
-
-/// A short description of a value for messages: its kind and, when short,
-/// the value itself.
-pub(crate) fn describe_value(value: &Value) -> String {
-    let kind = match value {
-        Value::Null => return "null".into(),
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_f64() => "number",
-        Value::Number(_) => "whole number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "object",
-    };
-    let text = value.to_string();
-    if text.chars().count() <= 40 {
-        format!("{kind} {text}")
-    } else {
-        let short: String = text.chars().take(37).collect();
-        format!("{kind} {short}...")
     }
 }

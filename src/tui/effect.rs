@@ -4,7 +4,7 @@
 //! and the loop has them carried out, so the update is tested without a
 //! terminal or an engine.
 
-use super::runs::Launch;
+use super::launch::Launch;
 use crate::bus::RunId;
 use crate::control::Control;
 use std::path::PathBuf;

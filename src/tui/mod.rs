@@ -11,6 +11,7 @@ pub mod effect;
 pub(crate) mod export;
 mod inspect;
 pub mod keymap;
+pub(crate) mod launch;
 pub(crate) mod layout;
 pub(crate) mod overlays;
 pub mod panes;

@@ -14,58 +14,9 @@ use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// What a launch may change from the scenario.
-#[derive(Clone, Debug, Default)]
-pub struct Overrides {
-    pub seed: Option<u64>,
-    pub flags: Vec<(String, bool)>,
-    pub goal: Option<String>,
-    /// Record this launch to this file (`--record`) instead of the runs
-    /// folder; a restart goes to the runs folder.
-    pub record: Option<PathBuf>,
-}
-
-/// A run to start: the scenario, where it came from, and the seed, flags
-/// and goal it runs with.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Launch {
-    pub(crate) scenario: Arc<Scenario>,
-    pub(crate) source: Option<String>,
-    pub(crate) seed: u64,
-    /// Flag states over the scenario's defaults.
-    pub(crate) flags: Vec<(String, bool)>,
-    pub(crate) goal: Option<String>,
-    /// The recording file the user named, over the runs folder.
-    pub(crate) record: Option<PathBuf>,
-    /// The user allowed the scenario's programs to run.
-    pub(crate) allow_exec: bool,
-}
+pub use super::launch::{Launch, Overrides};
 
 impl Launch {
-    /// `scenario` with `overrides` over its seed, flags and goal.
-    pub(crate) fn of(
-        scenario: Arc<Scenario>,
-        source: Option<String>,
-        overrides: Overrides,
-    ) -> Launch {
-        let seed = overrides.seed.or(scenario.seed).unwrap_or(0);
-        let mut flags: Vec<(String, bool)> = scenario
-            .flags
-            .iter()
-            .map(|(name, flag)| (name.clone(), flag.default))
-            .collect();
-        flags.extend(overrides.flags);
-        Launch {
-            scenario,
-            source,
-            seed,
-            flags,
-            goal: overrides.goal,
-            record: overrides.record,
-            allow_exec: false,
-        }
-    }
-
     /// Start the run again as `slot` shows it: its scenario and seed, its
     /// flags with the changes waiting for a restart, and the goal edited
     /// for it.

@@ -54,7 +54,7 @@ pub enum Overlay {
 
 /// The launch waiting for the user's consent, and what it asks for.
 pub struct TrustPrompt {
-    pub(crate) launch: super::runs::Launch,
+    pub(crate) launch: super::launch::Launch,
     pub(crate) consent: crate::trust::Consent,
 }
 

@@ -110,13 +110,8 @@ impl Table<'_> {
     async fn play(&mut self) -> Result<(String, Decision), Stop> {
         let mut decided = None;
         for round in 1..=self.limits.max_rounds {
-            if self
-                .ctx
-                .gate
-                .pass(GatePoint::Round { round })
-                .await
-                .is_err()
-            {
+            let gate = self.ctx.gate.pass(GatePoint::Round { round }).await;
+            if gate.is_err() {
                 return Err(Stop::new(StopReason::Cancelled).in_phase(format!("round_{round}")));
             }
             if self.limits.time_is_up(self.ctx.bus.clock().elapsed()) {

@@ -10,25 +10,22 @@ mod answer;
 mod command;
 pub(crate) mod groups;
 mod http;
+mod mcp;
 
 use command::{CommandTool, resolve_program};
 use groups::ProcessGroups;
 use http::{HttpSetupError, HttpTool};
+use mcp::Mcp;
 
 use crate::provider::WorkerError;
 use crate::provider::fetch::{Fetcher, allowed_by, search_output};
-use crate::provider::mcp::{
-    HttpServer, McpError, McpServerSpec as McpServer, McpServers, McpTools, StdioServer,
-};
 use crate::scenario::{
     CommandSpec, JsonPath, PatternKind, RealCall, ResearchLimits, ResearchTool, Scenario,
     ScenarioErrors,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::sync::OnceCell;
 
 /// The real workers and tools of one run, by name.
 #[derive(Debug, Default)]
@@ -36,17 +33,6 @@ pub(crate) struct RealTools {
     tools: HashMap<String, Real>,
     groups: Arc<ProcessGroups>,
     mcp: Option<Mcp>,
-}
-
-/// The run's MCP servers: started together at the first call that needs
-/// one (so a run that never reaches an MCP tool starts none), kept for the
-/// run, and ended with it. A server that cannot start fails every call to
-/// its tools with the reason, as a worker that is down would.
-#[derive(Debug)]
-struct Mcp {
-    servers: McpServers,
-    folder: PathBuf,
-    started: OnceCell<Result<McpTools, String>>,
 }
 
 #[derive(Debug)]
@@ -142,27 +128,10 @@ impl RealTools {
             real.tools.insert(name, Real { call: tool, wrap });
         }
         if !scenario.mcp_servers.is_empty() {
-            let mut servers = McpServers::new();
-            for (name, spec) in &scenario.mcp_servers {
-                match mcp_server(spec, env) {
-                    Ok(server) => {
-                        servers.insert(name.clone(), server);
-                    }
-                    Err((keys, why)) => {
-                        let path = keys
-                            .iter()
-                            .fold(JsonPath::root().key("mcp_servers").key(name), |p, k| {
-                                p.key(k)
-                            });
-                        found.push((path, why));
-                    }
-                }
+            match Mcp::for_scenario(scenario, env) {
+                Ok(mcp) => real.mcp = Some(mcp),
+                Err(problems) => found.extend(problems),
             }
-            real.mcp = Some(Mcp {
-                servers,
-                folder: scenario.origin.folder(),
-                started: OnceCell::new(),
-            });
         }
         if scenario.fetches_pages() {
             match Fetcher::new(max_body) {
@@ -266,94 +235,13 @@ impl RealTools {
     }
 
     async fn call_mcp(&self, server: &str, tool: &str, args: &Value) -> Result<Value, WorkerError> {
-        let failed = |detail: String| WorkerError::Failed {
-            detail: Some(crate::sanitize::clean(&crate::secrets::scrub(&detail)).into_owned()),
-            http_status: None,
-        };
-        let mcp = self
-            .mcp
-            .as_ref()
-            .ok_or_else(|| failed(format!("no MCP server `{server}` is declared")))?;
-        let tools = mcp.start().await.map_err(|why| failed(why.clone()))?;
-        tools.call(server, tool, args).await.map_err(|e| match e {
-            McpError::BadResult { .. } => WorkerError::BadResult {
-                detail: crate::sanitize::clean(&crate::secrets::scrub(&e.to_string())).into_owned(),
-            },
-            other => failed(other.to_string()),
-        })
-    }
-}
-
-impl Mcp {
-    /// The servers, started at the first call of this.
-    async fn start(&self) -> Result<&McpTools, &String> {
-        self.started
-            .get_or_init(|| async {
-                McpTools::start(&self.servers, &self.folder)
-                    .await
-                    .map_err(|e| e.to_string())
-            })
-            .await
-            .as_ref()
-    }
-}
-
-/// An MCP server of the scenario as the client starts it: a stdio program
-/// with its folder and environment, or a URL with its headers (secret ones
-/// read from `env` now and registered with the scrubber). `Err` names the
-/// key at fault and why.
-fn mcp_server(
-    spec: &crate::scenario::McpServerSpec,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<McpServer, (Vec<String>, String)> {
-    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-    match (&spec.command, &spec.url) {
-        (Some(command), None) => Ok(McpServer::Stdio(StdioServer {
-            command: command.clone(),
-            cwd: spec.cwd.as_ref().map(PathBuf::from),
-            env: spec.env.clone(),
-        })),
-        (None, Some(url)) => {
-            let mut headers = HeaderMap::new();
-            let bad = |key: &str, header: &str| {
-                (
-                    vec![key.to_string(), header.to_string()],
-                    "expected a header name and a value a header can carry".to_string(),
-                )
-            };
-            for (name, value) in &spec.headers {
-                let header =
-                    HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("headers", name))?;
-                let value = HeaderValue::from_str(value).map_err(|_| bad("headers", name))?;
-                headers.insert(header, value);
-            }
-            for (name, reference) in &spec.secret_headers {
-                let variable = reference.strip_prefix("env:").unwrap_or(reference);
-                let Some(secret) = env(variable).filter(|v| !v.is_empty()) else {
-                    return Err((
-                        vec!["secret_headers".to_string(), name.clone()],
-                        format!(
-                            "the environment variable {variable} is not set; the header {name} takes its value from it"
-                        ),
-                    ));
-                };
-                crate::secrets::register(&secret);
-                let header = HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|_| bad("secret_headers", name))?;
-                let mut value =
-                    HeaderValue::from_str(&secret).map_err(|_| bad("secret_headers", name))?;
-                value.set_sensitive(true);
-                headers.insert(header, value);
-            }
-            Ok(McpServer::Http(HttpServer {
-                url: url.clone(),
-                headers,
-            }))
+        match &self.mcp {
+            Some(mcp) => mcp.call(server, tool, args).await,
+            None => Err(WorkerError::Failed {
+                detail: Some(format!("no MCP server `{server}` is declared")),
+                http_status: None,
+            }),
         }
-        _ => Err((
-            vec!["url".to_string()],
-            "expected exactly one of `command` (a program and its arguments) or `url`".to_string(),
-        )),
     }
 }
 

@@ -7,7 +7,7 @@
 use super::App;
 use crate::compare::{self, Side};
 use crate::tui::keymap::Action;
-use crate::tui::runs::Launch;
+use crate::tui::launch::Launch;
 use crate::tui::slot::RunSlot;
 use crate::tui::view_state::Overlay;
 use std::path::Path;

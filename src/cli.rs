@@ -1,0 +1,303 @@
+//! The command line's shape: every command, argument and option, with
+//! the parsers that turn an argument into a value or a usage error.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use conclave::engine::ProviderChoice;
+use conclave::exit::Exit;
+use conclave::output;
+use conclave::scenario::{PriceTable, ProviderKind};
+use conclave::tui::theme::{Theme, ThemeName};
+use std::path::PathBuf;
+
+/// A terminal dashboard and engine for multi-agent runs. Without a command
+/// it opens the dashboard on the scenario picker.
+#[derive(Parser, Debug)]
+#[command(name = "conclave", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Open the dashboard, launching SCENARIO at once if given.
+    Tui {
+        /// The scenario file.
+        scenario: Option<PathBuf>,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        screen: ScreenArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
+    },
+    /// Run a scenario: in the dashboard, or with --headless print its result.
+    Run {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Print the result as one JSON document instead of opening the dashboard.
+        #[arg(long)]
+        headless: bool,
+        /// Seed of the run's random choices (overrides the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The engine's clock: virtual (instant and reproducible; the default headless
+        /// on the sim) or real. A scenario with real workers or a remote model always
+        /// runs on the real clock.
+        #[arg(long, value_enum)]
+        clock: Option<Clock>,
+        /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
+        #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
+        flags: Vec<(String, bool)>,
+        /// Record every event of the run to this JSONL file (its folder must exist).
+        #[arg(long, value_name = "FILE.jsonl", conflicts_with = "no_record")]
+        record: Option<PathBuf>,
+        /// Replace the scenario's goal.
+        #[arg(long, value_name = "TEXT")]
+        goal: Option<String>,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        screen: ScreenArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
+    },
+    /// Replay a recording in the dashboard, or with --headless print its result.
+    Replay {
+        /// The recording (JSONL, as --record or the dashboard writes it).
+        recording: PathBuf,
+        /// Print the run's result on stdout and a line per round or step on stderr.
+        #[arg(long)]
+        headless: bool,
+        #[command(flatten)]
+        look: LookArgs,
+    },
+    /// Compare two recorded runs side by side and name the first event
+    /// where they diverge.
+    Compare {
+        /// The first recording (A).
+        a: PathBuf,
+        /// The second recording (B).
+        b: PathBuf,
+        /// Print the differences as one JSON document instead of opening the dashboard.
+        #[arg(long)]
+        headless: bool,
+    },
+    /// Check scenario files and report every error.
+    Validate {
+        /// The scenario files to check.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Print the JSON Schema of scenario files.
+    Schema,
+    /// Print a completion script for a shell, e.g. conclave completions bash > /etc/bash_completion.d/conclave.
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, e.g. conclave man | man -l -.
+    Man,
+    /// Real tools that ship with Conclave, for the examples and for trying
+    /// real workers: an HTTP tool server and command workers.
+    Toolbox {
+        #[command(subcommand)]
+        tool: ToolboxCommand,
+    },
+}
+
+/// The shells completions are printed for.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum ToolboxCommand {
+    /// Serve /pricing, /inventory and /echo over HTTP on this machine
+    /// (POST a JSON body or GET a query); prints its address.
+    Serve {
+        /// The port to listen on; 0 picks a free one.
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// /pricing answers HTTP 500 to this many calls first.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        fail_first: u64,
+        /// How long each answer takes, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
+    /// A command worker: the args as JSON on stdin, the inventory of their
+    /// report_date and region on stdout.
+    Inventory {
+        /// How long it takes to answer, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
+    /// A command worker that answers {"received": <its args>}.
+    Echo {
+        /// Create this file first (to see whether the program ran).
+        #[arg(long, value_name = "FILE")]
+        touch: Option<PathBuf>,
+    },
+    /// A small MCP server (a payments knowledge base: search, lookup, and
+    /// tools that fail on purpose) over stdio, or over streamable HTTP.
+    Mcp {
+        /// Serve streamable HTTP at this address (e.g. 127.0.0.1:0; the
+        /// endpoint is printed first) instead of stdio.
+        #[arg(long, value_name = "ADDRESS")]
+        http: Option<String>,
+    },
+    /// A command worker that breaks on purpose, to watch what the gateway
+    /// does with it.
+    Misbehave {
+        #[arg(value_enum)]
+        how: conclave::toolbox::Misbehaviour,
+        /// hang: write this process's id (and its child's) to FILE.
+        #[arg(long, value_name = "FILE")]
+        pid_file: Option<PathBuf>,
+        /// hang: start a child that hangs too.
+        #[arg(long)]
+        child: bool,
+        /// huge: the size of the answer in bytes.
+        #[arg(long, default_value_t = 16 * 1024 * 1024)]
+        bytes: usize,
+    },
+}
+
+/// Consent to run the programs a scenario names.
+#[derive(Args, Debug, Default)]
+pub(crate) struct ExecArgs {
+    /// Let the scenario start the programs it names (command workers, MCP
+    /// servers); remembered for this exact file under
+    /// $XDG_STATE_HOME/conclave/trust/.
+    #[arg(long)]
+    pub(crate) allow_exec: bool,
+}
+
+/// Options of the dashboard.
+#[derive(Args, Debug, Default)]
+pub(crate) struct ScreenArgs {
+    /// Do not record runs (the dashboard records each run under
+    /// $XDG_STATE_HOME/conclave/runs/ by default).
+    #[arg(long)]
+    pub(crate) no_record: bool,
+    /// Hold runs at their first gate until resumed (space) or stepped (s).
+    #[arg(long)]
+    pub(crate) paused: bool,
+    #[command(flatten)]
+    pub(crate) look: LookArgs,
+}
+
+/// How the dashboard looks.
+#[derive(Args, Debug, Default)]
+pub(crate) struct LookArgs {
+    /// The colour theme: default or high-contrast (over CONCLAVE_THEME;
+    /// NO_COLOR keeps bold and reverse video but drops colours).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) theme: Option<ThemeName>,
+}
+
+impl LookArgs {
+    /// The theme chosen here or in the environment; an unknown name in
+    /// CONCLAVE_THEME is the user's to fix.
+    pub(crate) fn theme(&self) -> Result<Theme, Exit> {
+        Theme::chosen(self.theme, |name| std::env::var(name).ok()).map_err(|e| {
+            output::message(&format!("conclave: {e}"));
+            Exit::BadInput
+        })
+    }
+}
+
+/// The model behind the runs, over each scenario's `provider`.
+#[derive(Args, Debug, Default)]
+pub(crate) struct ModelArgs {
+    /// The model provider: the embedded simulation or an OpenAI-compatible
+    /// endpoint (key from OPENAI_API_KEY, address from OPENAI_BASE_URL).
+    #[arg(long, value_enum)]
+    pub(crate) provider: Option<ProviderArg>,
+    /// The model name sent to the endpoint.
+    #[arg(long, value_name = "M")]
+    pub(crate) model: Option<String>,
+    /// The endpoint's base URL, e.g. http://localhost:11434/v1 for Ollama.
+    #[arg(long, value_name = "URL", value_parser = parse_base_url)]
+    pub(crate) base_url: Option<String>,
+    /// A folder of prompt templates over the compiled-in ones.
+    #[arg(long, value_name = "DIR", value_parser = existing_folder)]
+    pub(crate) prompts: Option<PathBuf>,
+    /// Prices of models in USD per million tokens, {"<model>": {"input": 0.4, "output": 1.6}},
+    /// over the scenario's provider.pricing and the compiled-in prices.
+    #[arg(long, value_name = "FILE", value_parser = pricing_file)]
+    pub(crate) pricing: Option<PriceTable>,
+}
+
+impl ModelArgs {
+    pub(crate) fn choice(self) -> ProviderChoice {
+        ProviderChoice {
+            kind: self.provider.map(|kind| match kind {
+                ProviderArg::Sim => ProviderKind::Sim,
+                ProviderArg::Openai => ProviderKind::Openai,
+            }),
+            model: self.model,
+            base_url: self.base_url,
+            prompts: self.prompts,
+            pricing: self.pricing,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum ProviderArg {
+    Sim,
+    Openai,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Clock {
+    Virtual,
+    Real,
+}
+
+/// `--base-url` is checked as it is parsed, so that a malformed one is
+/// refused before any dashboard or run starts.
+pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
+    use conclave::provider::openai;
+    openai::base_url(text).map_err(|problem| format!("{}; {problem}", openai::BASE_URL_EXPECTED))
+}
+
+pub(crate) fn parse_flag(text: &str) -> Result<(String, bool), String> {
+    let (name, state) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=on or NAME=off, found {text:?}"))?;
+    let on = match state {
+        "on" | "true" | "1" => true,
+        "off" | "false" | "0" => false,
+        other => return Err(format!("expected on or off after {name}=, found {other:?}")),
+    };
+    if name.is_empty() {
+        return Err("expected a flag name before =".into());
+    }
+    Ok((name.to_string(), on))
+}
+
+/// A pricing file, read and checked as it is parsed: a bad one is refused
+/// (exit 2) with its errors placed in the file, before anything runs.
+pub(crate) fn pricing_file(text: &str) -> Result<PriceTable, String> {
+    conclave::scenario::load_prices(std::path::Path::new(text)).map_err(|e| e.to_string())
+}
+
+/// A folder the user named, refused at once (exit 2) when it is not one,
+/// rather than when the first prompt is needed or never (with the sim).
+pub(crate) fn existing_folder(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        Ok(_) => Err(format!("{text} is not a folder")),
+        Err(e) => Err(format!("cannot open the folder {text}: {e}")),
+    }
+}
