@@ -30,6 +30,8 @@ fn kind(i: u64) -> EventKind {
         outcome: CallOutcome::Ok,
         usage: None,
         error: None,
+        first_token_ms: None,
+        tokens_per_s: None,
     }
 }
 

@@ -93,6 +93,7 @@ fn write_recording(path: &Path) {
                     tool: "model".into(),
                     attempt: 1,
                     label: format!("round {round} · {role}"),
+                    agent: None,
                 },
                 EventKind::CallFinished {
                     call,
@@ -102,6 +103,8 @@ fn write_recording(path: &Path) {
                     outcome: CallOutcome::Ok,
                     usage: None,
                     error: None,
+                    first_token_ms: None,
+                    tokens_per_s: None,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

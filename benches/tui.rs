@@ -73,6 +73,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 tool: "model".into(),
                 attempt: 1,
                 label: format!("round {round} · {role}"),
+                agent: None,
             });
             kinds.push(EventKind::CallFinished {
                 call,
@@ -82,6 +83,8 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 outcome: CallOutcome::Ok,
                 usage: None,
                 error: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,
@@ -112,6 +115,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
             tool: "model".into(),
             attempt: 1,
             label: "final brief".into(),
+            agent: None,
         });
     }
     kinds

@@ -43,7 +43,7 @@ pub struct LaunchOptions {
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
-/// `--base-url` and `--prompts` on the command line.
+/// `--base-url`, `--prompts` and `--no-stream` on the command line.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProviderChoice {
     pub kind: Option<ProviderKind>,
@@ -51,6 +51,8 @@ pub struct ProviderChoice {
     pub base_url: Option<String>,
     /// A folder of prompts over the compiled-in ones.
     pub prompts: Option<PathBuf>,
+    /// `--no-stream`: ask for whole answers, whatever the scenario says.
+    pub no_stream: bool,
 }
 
 impl Default for LaunchOptions {
@@ -263,6 +265,7 @@ fn provider(
             let overrides = openai::Overrides {
                 model: choice.model.clone(),
                 base_url: choice.base_url.clone(),
+                no_stream: choice.no_stream,
             };
             let refused = |e: &dyn std::fmt::Display| {
                 LaunchError::Provider(crate::secrets::scrub(&e.to_string()).into_owned())

@@ -163,6 +163,10 @@ struct ModelArgs {
     /// A folder of prompt templates over the compiled-in ones.
     #[arg(long, value_name = "DIR", value_parser = existing_folder)]
     prompts: Option<PathBuf>,
+    /// Ask the endpoint for whole answers instead of streaming them (the
+    /// dashboard then shows no text until each call finishes).
+    #[arg(long)]
+    no_stream: bool,
 }
 
 impl ModelArgs {
@@ -175,6 +179,7 @@ impl ModelArgs {
             model: self.model,
             base_url: self.base_url,
             prompts: self.prompts,
+            no_stream: self.no_stream,
         }
     }
 }

@@ -131,6 +131,7 @@ fn four_tools() -> Vec<Arc<Event>> {
                 tool: tool.into(),
                 attempt: 1,
                 label: format!("t · {tool}"),
+                agent: None,
             },
         ));
         if let Some(outcome) = outcome {
@@ -144,6 +145,8 @@ fn four_tools() -> Vec<Arc<Event>> {
                     outcome,
                     usage: None,
                     error: None,
+                    first_token_ms: None,
+                    tokens_per_s: None,
                 },
             ));
         }
@@ -462,6 +465,7 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 tool: "vendor_worker".into(),
                 attempt: 1,
                 label: String::new(),
+                agent: None,
             },
         );
         push(
@@ -479,6 +483,8 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 },
                 usage: None,
                 error: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             },
         );
     }

@@ -58,6 +58,8 @@ fn call(latency_ms: u64) -> EventKind {
         outcome: crate::bus::CallOutcome::Ok,
         usage: None,
         error: None,
+        first_token_ms: None,
+        tokens_per_s: None,
     }
 }
 

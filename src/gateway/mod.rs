@@ -16,6 +16,7 @@ mod safe_mode;
 mod shield;
 #[cfg(test)]
 mod tests;
+mod text;
 mod tool;
 
 pub(crate) use crate::scenario::MODEL_TOOL;
@@ -35,6 +36,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use text::CallText;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug)]
@@ -154,16 +156,17 @@ impl Gateway {
             .map(crate::duration::clamp_millis)
             .or_else(|| self.provider.timeout());
         let mut attempt = 1;
+        let request = &request;
         loop {
-            let answer = |_started| async {
+            let answer = |_started, text: CallText| async move {
+                let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
                 let completion = async {
+                    let call = self.provider.complete(request, Some(sink));
                     match timeout {
-                        Some(limit) => {
-                            tokio::time::timeout(limit, self.provider.complete(&request))
-                                .await
-                                .unwrap_or(Err(ProviderError::Timeout))
-                        }
-                        None => self.provider.complete(&request).await,
+                        Some(limit) => tokio::time::timeout(limit, call)
+                            .await
+                            .unwrap_or(Err(ProviderError::Timeout)),
+                        None => call.await,
                     }
                 };
                 let cut = async {
@@ -172,11 +175,14 @@ impl Gateway {
                         None => std::future::pending().await,
                     }
                 };
-                tokio::select! {
-                    biased;
-                    answer = completion => answer.map_err(CallError::from_provider),
-                    () = cut => Err(CallError::Cut),
-                }
+                let call = async {
+                    tokio::select! {
+                        biased;
+                        answer = completion => answer.map_err(CallError::from_provider),
+                        () = cut => Err(CallError::Cut),
+                    }
+                };
+                text.relay(call, pieces).await
             };
             let outcome_of = |result: &Result<Completion, CallError>| match result {
                 Ok(_) => CallOutcome::Ok,
@@ -193,6 +199,7 @@ impl Gateway {
                 shield: &shield,
                 attempt,
                 label: label.clone(),
+                agent: request.purpose.agent().map(str::to_string),
             };
             let error = match self
                 .guarded(
@@ -283,13 +290,14 @@ impl Gateway {
 
     /// One attempt at a tool behind its shield: admitted by its breaker and
     /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
-    /// the run time it starts at, raced against cancellation of the run.
-    /// Publishes the attempt's `call_started` and `call_finished` and
-    /// settles its outcome with the breaker.
+    /// the run time it starts at and where its text goes as it streams,
+    /// raced against cancellation of the run. Publishes the attempt's
+    /// `call_started`, its text as `call_delta`s and its `call_finished`,
+    /// and settles its outcome with the breaker.
     async fn guarded<T, E, F>(
         &self,
         at: Shielded<'_>,
-        call: impl FnOnce(Duration) -> F,
+        call: impl FnOnce(Duration, CallText) -> F,
         rejected: impl FnOnce(StopReason) -> E,
         outcome_of: impl Fn(&Result<T, E>) -> CallOutcome,
         details_of: impl Fn(&Result<T, E>) -> (Option<TokenUsage>, Option<String>),
@@ -313,13 +321,16 @@ impl Gateway {
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
             label: at.label,
+            agent: at.agent,
         });
         let started = self.bus.clock().elapsed();
+        let text = CallText::new(self.bus.clone(), id);
         let result = tokio::select! {
             biased;
             () = self.cancel.cancelled() => Err(Cancelled.into()),
-            result = call(started) => result,
+            result = call(started, text.clone()) => result,
         };
+        let timing = text.finish();
         let outcome = outcome_of(&result);
         let (usage, error) = details_of(&result);
         self.bus.publish(EventKind::CallFinished {
@@ -330,6 +341,8 @@ impl Gateway {
             outcome,
             usage,
             error,
+            first_token_ms: timing.first_token_ms(started),
+            tokens_per_s: timing.tokens_per_s(usage.as_ref()),
         });
         pass.settle(outcome);
         result
@@ -356,6 +369,8 @@ struct Shielded<'a> {
     shield: &'a Arc<ToolShield>,
     attempt: u32,
     label: String,
+    /// The role or agent a model call speaks for.
+    agent: Option<String>,
 }
 
 /// The run was cancelled during a call.

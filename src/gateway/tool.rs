@@ -269,7 +269,7 @@ impl Gateway {
         timeout: Duration,
     ) -> Result<Value, StopReason> {
         let worker = || call.tool.to_string();
-        let answer = |started| async move {
+        let answer = |started, _text| async move {
             match tokio::time::timeout(timeout, self.workers.call(call.tool, call.args, started))
                 .await
             {
@@ -294,6 +294,7 @@ impl Gateway {
             shield: at.shield,
             attempt: at.attempt,
             label: format!("{} · {}", call.task, call.tool),
+            agent: None,
         };
         self.guarded(
             shielded,

@@ -9,6 +9,7 @@
 //! a log line or a `Debug` print.
 
 mod config;
+mod stream;
 #[cfg(test)]
 mod tests;
 
@@ -17,13 +18,14 @@ pub(crate) use config::{DEFAULT_BASE_URL, KEY_VARIABLE, OpenAiConfig, Overrides}
 
 use super::http::{self, BodyError};
 use super::prompts::{PromptError, Prompts, SystemPrompt};
-use super::{Completion, ModelOutput, ModelRequest};
+use super::{Completion, ModelOutput, ModelRequest, TextSink};
 use crate::bus::TokenUsage;
 use crate::scenario::Scenario;
 use crate::secrets;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+use stream::StreamFailure;
 
 /// What went wrong with one call. Every message is scrubbed of secrets.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -104,7 +106,13 @@ impl OpenAiProvider {
         })
     }
 
-    pub(crate) async fn complete(&self, request: &ModelRequest) -> Result<Completion, OpenAiError> {
+    /// One call. With streaming on, the text goes to `text` as it arrives
+    /// (when the endpoint streams at all).
+    pub(crate) async fn complete(
+        &self,
+        request: &ModelRequest,
+        text: Option<TextSink>,
+    ) -> Result<Completion, OpenAiError> {
         let url = self.config.endpoint();
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
             return Err(OpenAiError::NoKey { url });
@@ -120,6 +128,15 @@ impl OpenAiProvider {
         let response = call.send().await.map_err(|e| self.transport_error(&e))?;
         let status = response.status().as_u16();
         if response.status().is_success() {
+            if self.config.stream && is_event_stream(&response) {
+                return stream::read(response.bytes_stream(), self.config.max_body_bytes, text)
+                    .await
+                    .map_err(|failure| match failure {
+                        StreamFailure::Transport(e) => self.transport_error(&e),
+                        StreamFailure::TooLarge { limit } => OpenAiError::TooLarge { limit },
+                        StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
+                    });
+            }
             let body = http::read_capped(response, self.config.max_body_bytes)
                 .await
                 .map_err(|e| match e {
@@ -179,6 +196,11 @@ impl OpenAiProvider {
         });
         if system.json {
             body["response_format"] = json!({"type": "json_object"});
+        }
+        if self.config.stream {
+            // Without `include_usage` a streaming endpoint counts no tokens.
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
         }
         body
     }
@@ -247,17 +269,29 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
             )));
         }
     };
-    let usage = body.get("usage").map(|u| TokenUsage {
-        input: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output: u
-            .get("completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-    });
+    let usage = body.get("usage").map(usage_of);
     Ok(Completion {
         output: ModelOutput::Text(content),
         usage,
     })
+}
+
+/// The tokens a `usage` object counts (absent counts read as 0).
+fn usage_of(usage: &Value) -> TokenUsage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    TokenUsage {
+        input: count("prompt_tokens"),
+        output: count("completion_tokens"),
+    }
+}
+
+/// Whether the response says it is a stream of server-sent events.
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .is_some_and(|t| t.to_ascii_lowercase().contains("text/event-stream"))
 }
 
 /// A part of a content list that holds text (`{"type": "text", "text": …}`),

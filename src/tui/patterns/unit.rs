@@ -337,6 +337,7 @@ mod tests {
             tool: tool.into(),
             attempt,
             label: label.into(),
+            ..CallInFlight::default()
         }
     }
 

@@ -12,10 +12,12 @@ use std::sync::Arc;
 
 mod log;
 pub(crate) mod outcome;
+mod partial;
 mod resilience;
 
 pub(crate) use log::EventLog;
 pub(crate) use outcome::Outcome;
+pub use partial::PartialText;
 pub(crate) use resilience::{Band, Period, Trend, moved_bit, severity};
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 
@@ -62,7 +64,7 @@ pub(crate) struct RunInfo {
 }
 
 /// A call through the gateway that has started and not finished.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallInFlight {
     pub(crate) call: u64,
     /// `model`, or the worker or tool called.
@@ -70,6 +72,11 @@ pub struct CallInFlight {
     pub(crate) attempt: u32,
     /// What the call is for, e.g. `round 2 · risk_analyst`.
     pub(crate) label: String,
+    /// The role or agent a model call speaks for.
+    pub(crate) agent: Option<String>,
+    /// A streamed model call's text so far, dropped with the call when it
+    /// finishes.
+    pub(crate) text: PartialText,
 }
 
 /// What the run is doing.
@@ -201,15 +208,26 @@ impl RunState {
                 tool,
                 attempt,
                 label,
+                agent,
             } => {
                 self.calling.push(CallInFlight {
                     call: *call,
                     tool: tool.clone(),
                     attempt: *attempt,
                     label: label.clone(),
+                    agent: agent.clone(),
+                    text: PartialText::default(),
                 });
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
+            }
+            // Shown where the call's agent sits until the call finishes;
+            // not a line of the log (the recording keeps every delta).
+            EventKind::CallDelta { call, text } => {
+                if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
+                    calling.text.push(text);
+                }
+                return;
             }
             EventKind::CallFinished { call, usage, .. } => {
                 self.calling.retain(|c| c.call != *call);
@@ -445,6 +463,7 @@ mod tests {
             tool: tool.into(),
             attempt: 1,
             label: format!("x · {tool}"),
+            agent: None,
         };
         events.push(event(13, 1200, started(10, "orders_worker")));
         events.push(event(14, 1200, started(11, "vendor_worker")));
@@ -459,6 +478,8 @@ mod tests {
                 outcome: crate::bus::CallOutcome::Ok,
                 usage: None,
                 error: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             },
         ));
         let state = RunState::from_events(1, &events);

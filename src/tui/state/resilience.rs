@@ -236,6 +236,7 @@ mod tests {
                 tool: tool.clone(),
                 attempt,
                 label: String::new(),
+                agent: None,
             },
             t_ms,
         );
@@ -248,6 +249,8 @@ mod tests {
                 outcome,
                 usage: None,
                 error: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             },
             t_ms,
         );
