@@ -330,6 +330,14 @@ impl Gateway {
             () = self.cancel.cancelled() => Err(Cancelled.into()),
             result = call(started, text.clone()) => result,
         };
+        let ended = self.bus.clock().elapsed();
+        // The text's last delta keeps its distance from the one before; a
+        // cancelled run does not wait for it.
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => {}
+            () = text.settle() => {}
+        }
         let timing = text.finish();
         let outcome = outcome_of(&result);
         let (usage, error) = details_of(&result);
@@ -337,7 +345,7 @@ impl Gateway {
             call: id,
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
-            latency_ms: millis(self.bus.clock().elapsed().saturating_sub(started)),
+            latency_ms: millis(ended.saturating_sub(started)),
             outcome,
             usage,
             error,

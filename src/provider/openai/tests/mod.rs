@@ -615,3 +615,5 @@ fn retried(error: &OpenAiError) -> bool {
         ProviderError::Timeout | ProviderError::Unavailable { .. }
     )
 }
+
+mod streaming;
