@@ -10,6 +10,7 @@ pub mod files;
 pub mod loopback;
 pub mod pty;
 pub mod research;
+pub mod streaming;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};
 use conclave::engine::{self, LaunchOptions, RunHandle};
