@@ -178,7 +178,7 @@ fn on(server: &MockServer) -> LaunchOptions {
             kind: Some(ProviderKind::Openai),
             model: Some("mock-model".into()),
             base_url: Some(format!("{}/v1", server.uri())),
-            prompts: None,
+            ..ProviderChoice::default()
         },
         ..LaunchOptions::default()
     }

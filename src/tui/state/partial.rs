@@ -37,11 +37,6 @@ impl PartialText {
         self.kept.chars().count() as u64 + self.dropped
     }
 
-    /// The text as written so far (its first [`PARTIAL_CAP`] bytes).
-    pub(crate) fn text(&self) -> &str {
-        &self.kept
-    }
-
     /// What a pane shows of the text: the first of `keys` that the JSON
     /// object being written has as a string, as far as it is written; the
     /// text itself when it is prose; `None` while a JSON answer has not
@@ -198,7 +193,7 @@ mod tests {
         for _ in 0..10_000 {
             partial.push("é ok ");
         }
-        assert!(partial.text().len() <= PARTIAL_CAP);
+        assert!(partial.kept.len() <= PARTIAL_CAP);
         assert_eq!(partial.chars(), 13 + 10_000 * 5);
         let shown = partial.shown(&["summary"]).unwrap();
         assert!(shown.ends_with('…'), "{}", &shown[shown.len() - 20..]);
