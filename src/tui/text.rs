@@ -76,7 +76,7 @@ mod tests {
         assert_eq!(fit("anything", 0), "");
         assert_eq!(tail("demand_analyst", 8), "…analyst");
         assert_eq!(tail("short", 8), "short");
-        assert_eq!(tail("日本語テキスト", 5), "…ト");
+        assert_eq!(tail("日本語テキスト", 5), "…スト");
         assert_eq!(tail("x\u{1b}[2Jy", 10), "xy");
         assert_eq!(tail("anything", 0), "");
     }

@@ -116,6 +116,16 @@ impl RunState {
         state
     }
 
+    /// What each streamed model call in flight has written so far, oldest
+    /// call first: its id, the agent it speaks for, its text.
+    pub fn text_in_flight(&self) -> Vec<(u64, Option<&str>, &PartialText)> {
+        self.calling
+            .iter()
+            .filter(|c| !c.text.is_empty())
+            .map(|c| (c.call, c.agent.as_deref(), &c.text))
+            .collect()
+    }
+
     pub(crate) fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }

@@ -33,7 +33,7 @@ impl PartialText {
     }
 
     /// Characters written so far, those past the cap included.
-    pub(crate) fn chars(&self) -> u64 {
+    pub fn chars(&self) -> u64 {
         self.kept.chars().count() as u64 + self.dropped
     }
 

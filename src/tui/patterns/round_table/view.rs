@@ -323,7 +323,7 @@ fn being_written(
             fit(&format!("{role} · round {round} · "), width),
             theme::bold(),
         ),
-        Span::styled("✎ writing…", Style::default().fg(theme::ACCENT)),
+        Span::styled("writing…", Style::default().fg(theme::ACCENT)),
         Span::styled(format!(" {} characters", text.chars()), theme::dim()),
     ]);
     // Wrapped at words, the rows hold a little less than rows × width.
