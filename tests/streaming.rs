@@ -378,3 +378,80 @@ async fn the_scenario_can_turn_streaming_off() {
     assert_eq!(outcome.status, RunStatus::Ok, "{:?}", outcome.error);
     assert!(seen.lock().unwrap()[0].get("stream").is_none());
 }
+
+#[test]
+fn a_key_the_endpoint_streams_back_a_few_characters_a_chunk_is_in_no_delta_or_output() {
+    const KEY: &str = "sk-stream-test-4c1d9e7f2a6b8053";
+    let echo = json!({"agent": "risk_analyst", "stance": "go", "confidence": 0.8,
+                      "summary": format!("Ready; the key was {KEY} (Bearer …{})", &KEY[KEY.len() - 12..]),
+                      "actions": ["Ship"]})
+    .to_string();
+    let (base_url, _) = streaming::serve_in_background(move |request, _| {
+        let text = if asks_for_the_brief(request) {
+            BRIEF
+        } else {
+            &echo
+        };
+        // Three characters a chunk, each its own delta: no chunk holds a
+        // run of eight, and the deltas put together would hold the key.
+        Reply::Stream(Streamed::new(
+            text,
+            text.chars().count() / 3,
+            Duration::from_millis(60),
+        ))
+    });
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("one_analyst.json");
+    std::fs::write(&file, scenario().to_string()).unwrap();
+    let recording = work.path().join("run.jsonl");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args([
+            "run",
+            "--headless",
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+        ])
+        .arg("--record")
+        .arg(&recording)
+        .arg(&file)
+        .env("OPENAI_API_KEY", KEY)
+        .env("XDG_STATE_HOME", work.path().join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let recorded = std::fs::read_to_string(&recording).unwrap();
+    let deltas: Vec<String> = recorded
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|e| e["type"] == "call_delta")
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        deltas.len() > 20,
+        "the answer streamed in many deltas: {deltas:?}"
+    );
+    let written = deltas.concat();
+    let chars: Vec<char> = KEY.chars().collect();
+    for window in chars.windows(8) {
+        let window: String = window.iter().collect();
+        for (what, text) in [
+            ("the recording", recorded.as_str()),
+            ("the deltas put together", written.as_str()),
+            ("stdout", &String::from_utf8_lossy(&output.stdout)),
+            ("stderr", &String::from_utf8_lossy(&output.stderr)),
+        ] {
+            assert!(
+                !text.contains(&window),
+                "{what} holds {window:?} of the key"
+            );
+        }
+    }
+    assert!(recorded.contains("[redacted]"), "{recorded}");
+}
