@@ -1,8 +1,10 @@
 //! The OpenAI-compatible chat-completions provider: OpenAI itself or a local
-//! server (Ollama, vLLM, llama.cpp). One request per call; it classifies
-//! what went wrong (timeout, rate limit, server error, refused key, refused
+//! server (Ollama, vLLM, llama.cpp). One request per call, its answer
+//! streamed (`stream`, handed on as it comes) or whole; it classifies what
+//! went wrong (timeout, rate limit, server error, refused key, refused
 //! request, a status it does not expect, a body that is not a chat
-//! completion or is too large) and leaves retrying to the gateway. Every
+//! completion, a stream that breaks off, a body too large) and leaves
+//! retrying and publishing to the gateway. Every
 //! byte it takes in is scrubbed of secrets before anything else sees it:
 //! the model's text and the endpoint's words in an error alike; and every
 //! prompt it sends is scrubbed too. The API key never appears in an error,
