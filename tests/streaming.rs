@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::streaming::{self, COMPLETION_TOKENS, Reply, Streamed, asks_for_the_brief};
+use common::streaming::{self, COMPLETION_TOKENS, Reply, Streamed, asks_for_the_final_answer};
 use conclave::bus::{CallOutcome, Event, EventKind, RunStatus};
 use conclave::engine::{LaunchOptions, ProviderChoice};
 use conclave::patterns::RunOutcome;
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 const CONTRIBUTION: &str = "{\"agent\": \"risk_analyst\", \"stance\": \"go\", \"confidence\": 0.8, \"summary\": \"Fraud rates are flat since March and chargebacks sit under the threshold, so checkout v2 can ship to every region.\", \"actions\": [\"Watch chargebacks for a week\"]}";
-const BRIEF: &str = "Launch checkout v2: the risk analyst sees no blocker.";
+const FINAL_ANSWER: &str = "Launch checkout v2: the risk analyst sees no blocker.";
 
 fn scenario() -> Value {
     json!({
@@ -98,8 +98,8 @@ fn finished(events: &[Event], id: u64) -> (&Event, &EventKind) {
 
 fn streams(chunks: usize, every: Duration) -> impl Fn(&Value, usize) -> Reply + Send + Sync {
     move |request, _| {
-        let text = if asks_for_the_brief(request) {
-            BRIEF
+        let text = if asks_for_the_final_answer(request) {
+            FINAL_ANSWER
         } else {
             CONTRIBUTION
         };
@@ -171,20 +171,22 @@ async fn a_contribution_streamed_in_20_chunks_over_2_s_is_recorded_as_deltas_50_
             "Fraud rates are flat since March and chargebacks sit under the threshold, so checkout v2 can ship to every region."
         )
     );
-    // The brief streamed too.
-    let brief = call_of_label(&events, "final brief");
+    // The final answer streamed too: the call for no agent.
+    let last = call_for_no_agent(&events);
     assert_eq!(
-        deltas_text(&events, brief),
-        BRIEF,
-        "the brief's deltas make the brief"
+        deltas_text(&events, last),
+        FINAL_ANSWER,
+        "its deltas make the final answer"
     );
 }
 
-fn call_of_label(events: &[Event], wanted: &str) -> u64 {
+fn call_for_no_agent(events: &[Event]) -> u64 {
     events
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::CallStarted { call, label, .. } if label == wanted => Some(*call),
+            EventKind::CallStarted {
+                call, agent: None, ..
+            } => Some(*call),
             _ => None,
         })
         .unwrap()
@@ -274,7 +276,7 @@ async fn a_529_before_the_stream_is_retried_and_the_stream_then_answers() {
     assert_eq!(
         seen.lock().unwrap().len(),
         3,
-        "529, the contribution, the brief"
+        "529, the contribution, the final answer"
     );
     let retried = events.iter().any(|e| {
         matches!(&e.kind, EventKind::RetryScheduled { tool, attempt: 2, .. } if tool == "model")
@@ -309,8 +311,8 @@ async fn a_529_before_the_stream_is_retried_and_the_stream_then_answers() {
 async fn no_stream_and_an_endpoint_that_ignores_stream_answer_whole() {
     let whole = |request: &Value, _| {
         Reply::Whole(
-            if asks_for_the_brief(request) {
-                BRIEF
+            if asks_for_the_final_answer(request) {
+                FINAL_ANSWER
             } else {
                 CONTRIBUTION
             }
@@ -358,8 +360,8 @@ async fn no_stream_and_an_endpoint_that_ignores_stream_answer_whole() {
 async fn the_scenario_can_turn_streaming_off() {
     let (base_url, seen) = streaming::serve(|request: &Value, _| {
         Reply::Whole(
-            if asks_for_the_brief(request) {
-                BRIEF
+            if asks_for_the_final_answer(request) {
+                FINAL_ANSWER
             } else {
                 CONTRIBUTION
             }
@@ -387,8 +389,8 @@ fn a_key_the_endpoint_streams_back_a_few_characters_a_chunk_is_in_no_delta_or_ou
                       "actions": ["Ship"]})
     .to_string();
     let (base_url, _) = streaming::serve_in_background(move |request, _| {
-        let text = if asks_for_the_brief(request) {
-            BRIEF
+        let text = if asks_for_the_final_answer(request) {
+            FINAL_ANSWER
         } else {
             &echo
         };

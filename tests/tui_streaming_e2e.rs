@@ -8,7 +8,7 @@
 mod common;
 
 use common::pty::{Session, recordings};
-use common::streaming::{Reply, Streamed, asks_for_the_brief, serve_in_background};
+use common::streaming::{Reply, Streamed, asks_for_the_final_answer, serve_in_background};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,7 +49,7 @@ fn the_dashboard_shows_the_summary_while_the_model_writes_it() {
     let text = contribution();
     let (base_url, seen) = serve_in_background(move |request: &Value, _| {
         let mut streamed = Streamed::new(&text, 20, Duration::from_millis(100));
-        if asks_for_the_brief(request) {
+        if asks_for_the_final_answer(request) {
             streamed = Streamed::new("Ship checkout v2 everywhere.", 4, Duration::from_millis(50));
         } else {
             // Half the contribution, then wait for the test.
@@ -59,7 +59,7 @@ fn the_dashboard_shows_the_summary_while_the_model_writes_it() {
     });
     let home = tempfile::tempdir().unwrap();
     let file = scenario(home.path());
-    let mut session = Session::start(
+    let mut pty = Session::start(
         &[
             "tui",
             file.to_str().unwrap(),
@@ -73,8 +73,8 @@ fn the_dashboard_shows_the_summary_while_the_model_writes_it() {
 
     // The first half of the contribution has come: its summary so far is
     // on screen, the cell says the analyst is writing, and no stance yet.
-    session.wait_text("Fraud rates are flat");
-    let screen = session.text();
+    pty.wait_text("Fraud rates are flat");
+    let screen = pty.text();
     assert!(
         row_of(&screen, "risk_analyst").is_some_and(|r| r.contains("✎ writing")),
         "{screen}"
@@ -91,8 +91,8 @@ fn the_dashboard_shows_the_summary_while_the_model_writes_it() {
 
     // Let the stream go on: the validated contribution replaces the text.
     release.notify_one();
-    session.wait_text("FINISHED");
-    let screen = session.text();
+    pty.wait_text("FINISHED");
+    let screen = pty.text();
     assert!(
         row_of(&screen, "risk_analyst").is_some_and(|r| r.contains("go") && !r.contains("✎")),
         "{screen}"
@@ -103,8 +103,8 @@ fn the_dashboard_shows_the_summary_while_the_model_writes_it() {
     );
     assert_eq!(seen.lock().unwrap()[0]["stream"], true);
 
-    session.press("q");
-    assert!(session.wait_exit().success());
+    pty.press("q");
+    assert!(pty.wait_exit().success());
 
     // The recording has the deltas, and they make the contribution.
     let recording = std::fs::read_to_string(&recordings(home.path())[0]).unwrap();
@@ -128,7 +128,7 @@ fn the_dashboard_shows_the_summary_while_the_model_writes_it() {
 #[test]
 fn with_no_stream_the_dashboard_asks_for_whole_answers() {
     let (base_url, seen) = serve_in_background(|request: &Value, _| {
-        Reply::Whole(if asks_for_the_brief(request) {
+        Reply::Whole(if asks_for_the_final_answer(request) {
             "Ship checkout v2 everywhere.".to_string()
         } else {
             contribution()
@@ -136,7 +136,7 @@ fn with_no_stream_the_dashboard_asks_for_whole_answers() {
     });
     let home = tempfile::tempdir().unwrap();
     let file = scenario(home.path());
-    let mut session = Session::start(
+    let mut pty = Session::start(
         &[
             "run",
             file.to_str().unwrap(),
@@ -148,9 +148,9 @@ fn with_no_stream_the_dashboard_asks_for_whole_answers() {
         ],
         home.path(),
     );
-    session.wait_text("FINISHED");
-    assert!(session.text().contains("Fraud rates are flat"));
+    pty.wait_text("FINISHED");
+    assert!(pty.text().contains("Fraud rates are flat"));
     assert!(seen.lock().unwrap()[0].get("stream").is_none());
-    session.press("q");
-    assert!(session.wait_exit().success());
+    pty.press("q");
+    assert!(pty.wait_exit().success());
 }

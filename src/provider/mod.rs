@@ -51,9 +51,7 @@ impl Purpose {
         match self {
             Purpose::Contribution { role } => Some(role),
             Purpose::Turn { agent } => Some(agent),
-            Purpose::Plan | Purpose::FinalBrief | Purpose::ResearchPlan | Purpose::Synthesis => {
-                None
-            }
+            _ => None,
         }
     }
 }

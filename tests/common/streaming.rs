@@ -116,12 +116,12 @@ pub fn serve_in_background(
     rx.recv().unwrap()
 }
 
-/// Whether a request asked for the brief (prose) rather than a
+/// Whether a request asked for the final answer (prose) rather than a
 /// contribution.
-pub fn asks_for_the_brief(request: &Value) -> bool {
+pub fn asks_for_the_final_answer(request: &Value) -> bool {
     request["messages"][0]["content"]
         .as_str()
-        .is_some_and(|system| system.contains("final operations brief"))
+        .is_some_and(|system| system.contains("final operations"))
 }
 
 async fn answer(
