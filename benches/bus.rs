@@ -31,6 +31,8 @@ fn kind(i: u64) -> EventKind {
         usage: None,
         error: None,
         http_status: None,
+        first_token_ms: None,
+        tokens_per_s: None,
     }
 }
 

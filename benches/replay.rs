@@ -93,6 +93,7 @@ fn write_recording(path: &Path) {
                     tool: "model".into(),
                     attempt: 1,
                     label: format!("round {round} · {role}"),
+                    agent: None,
                 },
                 EventKind::CallFinished {
                     call,
@@ -103,6 +104,8 @@ fn write_recording(path: &Path) {
                     usage: None,
                     error: None,
                     http_status: None,
+                    first_token_ms: None,
+                    tokens_per_s: None,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

@@ -73,6 +73,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 tool: "model".into(),
                 attempt: 1,
                 label: format!("round {round} · {role}"),
+                agent: None,
             });
             kinds.push(EventKind::CallFinished {
                 call,
@@ -83,6 +84,8 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 usage: None,
                 error: None,
                 http_status: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,
@@ -113,6 +116,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
             tool: "model".into(),
             attempt: 1,
             label: "final brief".into(),
+            agent: None,
         });
     }
     kinds

@@ -234,6 +234,10 @@ pub(crate) struct ModelArgs {
     /// over the scenario's provider.pricing and the compiled-in prices.
     #[arg(long, value_name = "FILE", value_parser = pricing_file)]
     pub(crate) pricing: Option<PriceTable>,
+    /// Ask the endpoint for whole answers instead of streaming them (the
+    /// dashboard then shows no text until each call finishes).
+    #[arg(long)]
+    pub(crate) no_stream: bool,
 }
 
 impl ModelArgs {
@@ -247,6 +251,7 @@ impl ModelArgs {
             base_url: self.base_url,
             prompts: self.prompts,
             pricing: self.pricing,
+            no_stream: self.no_stream,
         }
     }
 }

@@ -49,7 +49,7 @@ pub struct LaunchOptions {
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
-/// `--base-url` and `--prompts` on the command line.
+/// `--base-url`, `--prompts` and `--no-stream` on the command line.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProviderChoice {
     pub kind: Option<ProviderKind>,
@@ -60,6 +60,8 @@ pub struct ProviderChoice {
     /// Prices of models (`--pricing FILE`), over the scenario's
     /// `provider.pricing` and the compiled-in ones.
     pub pricing: Option<PriceTable>,
+    /// `--no-stream`: ask for whole answers, whatever the scenario says.
+    pub no_stream: bool,
 }
 
 impl Default for LaunchOptions {

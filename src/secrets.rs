@@ -8,6 +8,10 @@
 //! With nothing registered (the sim) scrubbing is one atomic load; otherwise
 //! it is linear in the text. It never logs or returns a secret.
 
+mod stream;
+
+pub(crate) use stream::StreamScrubber;
+
 use serde_json::Value;
 use std::borrow::Cow;
 use std::ops::Range;

@@ -131,6 +131,7 @@ fn four_tools() -> Vec<Arc<Event>> {
                 tool: tool.into(),
                 attempt: 1,
                 label: format!("t · {tool}"),
+                agent: None,
             },
         ));
         if let Some(outcome) = outcome {
@@ -145,6 +146,8 @@ fn four_tools() -> Vec<Arc<Event>> {
                     usage: None,
                     error: None,
                     http_status: None,
+                    first_token_ms: None,
+                    tokens_per_s: None,
                 },
             ));
         }
@@ -463,6 +466,7 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 tool: "vendor_worker".into(),
                 attempt: 1,
                 label: String::new(),
+                agent: None,
             },
         );
         push(
@@ -481,6 +485,8 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 usage: None,
                 error: None,
                 http_status: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             },
         );
     }

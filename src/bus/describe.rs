@@ -22,6 +22,7 @@ pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::Resumed { .. } => "resumed",
         EventKind::Stepped { .. } => "stepped",
         EventKind::CallStarted { .. } => "call_started",
+        EventKind::CallDelta { .. } => "call_delta",
         EventKind::CallFinished { .. } => "call_finished",
         EventKind::PlanAccepted { .. } => "plan_accepted",
         EventKind::PlanRejected { .. } => "plan_rejected",
@@ -134,6 +135,10 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             label,
             ..
         } => format!("{tool}: {label}{}", attempt_note(*attempt)),
+        EventKind::CallDelta { call, text } => format!(
+            "call {call}: {} more",
+            plural(text.chars().count() as u64, "character")
+        ),
         EventKind::CallFinished {
             tool,
             attempt,
@@ -141,6 +146,8 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             outcome,
             usage,
             error,
+            first_token_ms,
+            tokens_per_s,
             ..
         } => {
             let mut line = format!(
@@ -158,6 +165,12 @@ pub(crate) fn describe(kind: &EventKind) -> String {
                 if let Some(cost) = usage.cost_usd {
                     line.push_str(&format!(" · {about}${}", crate::figures::dollars(cost)));
                 }
+            }
+            if let Some(first) = first_token_ms {
+                line.push_str(&format!(" · first token {first} ms"));
+            }
+            if let Some(rate) = tokens_per_s {
+                line.push_str(&format!(" · {rate:.0} tokens/s"));
             }
             if let Some(error) = error {
                 line.push_str(&format!(": {error}"));
@@ -470,6 +483,8 @@ mod tests {
             usage: Some(usage),
             error: None,
             http_status: None,
+            first_token_ms: None,
+            tokens_per_s: None,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,

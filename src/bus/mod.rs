@@ -148,6 +148,17 @@ impl Bus {
     /// hub drops the oldest event for a lagging viewer, and the recorder's
     /// channel is unbounded.
     pub fn publish(&self, kind: EventKind) -> u64 {
+        self.stamp(kind).0
+    }
+
+    /// Publish one event and return its `t_ms`, for a publisher that
+    /// spaces its events out on the run clock.
+    pub(crate) fn publish_stamped(&self, kind: EventKind) -> u64 {
+        self.stamp(kind).1
+    }
+
+    /// Publish one event; its seq and `t_ms`.
+    fn stamp(&self, kind: EventKind) -> (u64, u64) {
         let kind = scrubbed(kind);
         let now_ms = self.inner.clock.elapsed_ms();
         // Numbering, recording and broadcasting happen under one lock so that
@@ -165,9 +176,10 @@ impl Bus {
         if let Some(sink) = &state.recorder {
             sink.accept(Arc::clone(&event));
         }
+        let t_ms = event.t_ms;
         // An error only means nobody is watching right now.
         let _ = self.inner.hub.tx.send(event);
-        seq
+        (seq, t_ms)
     }
 
     /// Stop recording: the recorder writes what it has and finishes. Later

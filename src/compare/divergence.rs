@@ -7,7 +7,9 @@
 //! follows from the scenario and the flags, which the setup and the flag
 //! changes already compare, so the runs diverge where someone first acts
 //! differently (a seated analyst's first contribution), not where the
-//! roster is announced.
+//! roster is announced. A model call's text as it streamed
+//! (`call_delta`) is left out as well: how it was cut into deltas is a
+//! matter of time, and what the text said shows in the events it led to.
 
 use crate::bus::describe::{describe, kind_name};
 use crate::bus::{Event, EventKind};
@@ -22,6 +24,8 @@ const TIMING: &[&str] = &[
     "deadline_ms",
     "timeout_ms",
     "delay_ms",
+    "first_token_ms",
+    "tokens_per_s",
 ];
 
 /// Where the runs diverge: the event each has at that place, or `null`
@@ -62,7 +66,14 @@ pub(super) fn first(a: &[Arc<Event>], b: &[Arc<Event>]) -> Option<Divergence> {
             Some(EventKind::RunStarted(_))
         ))
     };
-    let (a, b) = (&a[skip(a)..], &b[skip(b)..]);
+    let said = |events: &[Arc<Event>]| -> Vec<Arc<Event>> {
+        events[skip(events)..]
+            .iter()
+            .filter(|e| !matches!(e.kind, EventKind::CallDelta { .. }))
+            .cloned()
+            .collect()
+    };
+    let (a, b) = (said(a), said(b));
     let at = (0..a.len().max(b.len())).find(|&i| match (a.get(i), b.get(i)) {
         (Some(x), Some(y)) => comparable(&x.kind) != comparable(&y.kind),
         _ => true,

@@ -59,6 +59,8 @@ fn call(latency_ms: u64) -> EventKind {
         usage: None,
         error: None,
         http_status: None,
+        first_token_ms: None,
+        tokens_per_s: None,
     }
 }
 

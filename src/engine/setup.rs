@@ -30,6 +30,7 @@ pub(super) fn provider(
             let overrides = openai::Overrides {
                 model: choice.model.clone(),
                 base_url: choice.base_url.clone(),
+                no_stream: choice.no_stream,
             };
             let refused = |e: &dyn std::fmt::Display| {
                 LaunchError::Provider(crate::secrets::scrub(&e.to_string()).into_owned())

@@ -18,6 +18,7 @@ mod safe_mode;
 mod shield;
 #[cfg(test)]
 mod tests;
+mod text;
 mod tool;
 
 pub(crate) use crate::scenario::MODEL_TOOL;
@@ -40,6 +41,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use text::CallText;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug)]
@@ -198,16 +200,17 @@ impl Gateway {
             .map(crate::duration::clamp_millis)
             .or_else(|| self.provider.timeout());
         let mut attempt = 1;
+        let request = &request;
         loop {
-            let answer = |_started| async {
+            let answer = |_started, text: CallText| async move {
+                let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
                 let completion = async {
+                    let call = self.provider.complete(request, Some(sink));
                     match timeout {
-                        Some(limit) => {
-                            tokio::time::timeout(limit, self.provider.complete(&request))
-                                .await
-                                .unwrap_or(Err(ProviderError::Timeout))
-                        }
-                        None => self.provider.complete(&request).await,
+                        Some(limit) => tokio::time::timeout(limit, call)
+                            .await
+                            .unwrap_or(Err(ProviderError::Timeout)),
+                        None => call.await,
                     }
                 };
                 let cut = async {
@@ -216,17 +219,20 @@ impl Gateway {
                         None => std::future::pending().await,
                     }
                 };
-                tokio::select! {
-                    biased;
-                    answer = completion => answer
-                        .map(|mut completion| {
-                            // Counted the moment it arrives, priced once.
-                            completion.usage = self.meter.charge(spender, completion.usage);
-                            completion
-                        })
-                        .map_err(CallError::from_provider),
-                    () = cut => Err(CallError::Cut),
-                }
+                let call = async {
+                    tokio::select! {
+                        biased;
+                        answer = completion => answer
+                            .map(|mut completion| {
+                                // Counted the moment it arrives, priced once.
+                                completion.usage = self.meter.charge(spender, completion.usage);
+                                completion
+                            })
+                            .map_err(CallError::from_provider),
+                        () = cut => Err(CallError::Cut),
+                    }
+                };
+                text.relay(call, pieces).await
             };
             let outcome_of = |result: &Result<Completion, CallError>| match result {
                 Ok(_) => CallOutcome::Ok,
@@ -249,6 +255,7 @@ impl Gateway {
                 shield: &shield,
                 attempt,
                 label: label.clone(),
+                agent: request.purpose.agent().map(str::to_string),
             };
             let error = match self
                 .guarded(
@@ -339,13 +346,14 @@ impl Gateway {
 
     /// One attempt at a tool behind its shield: admitted by its breaker and
     /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
-    /// the run time it starts at, raced against cancellation of the run.
-    /// Publishes the attempt's `call_started` and `call_finished` and
-    /// settles its outcome with the breaker.
+    /// the run time it starts at and where its text goes as it streams,
+    /// raced against cancellation of the run. Publishes the attempt's
+    /// `call_started`, its text as `call_delta`s and its `call_finished`,
+    /// and settles its outcome with the breaker.
     async fn guarded<T, E, F>(
         &self,
         at: Shielded<'_>,
-        call: impl FnOnce(Duration) -> F,
+        call: impl FnOnce(Duration, CallText) -> F,
         rejected: impl FnOnce(StopReason) -> E,
         outcome_of: impl Fn(&Result<T, E>) -> CallOutcome,
         details_of: impl Fn(&Result<T, E>) -> CallDetails,
@@ -369,21 +377,34 @@ impl Gateway {
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
             label: at.label,
+            agent: at.agent,
         });
         let started = self.bus.clock().elapsed();
+        let text = CallText::new(self.bus.clone(), id);
         let result = tokio::select! {
             biased;
             () = self.cancel.cancelled() => Err(Cancelled.into()),
-            result = call(started) => result,
+            result = call(started, text.clone()) => result,
         };
+        let ended = self.bus.clock().elapsed();
+        // The text's last delta keeps its distance from the one before; a
+        // cancelled run does not wait for it.
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => {}
+            () = text.settle() => {}
+        }
+        let timing = text.finish();
         let outcome = outcome_of(&result);
         let details = details_of(&result);
         self.bus.publish(EventKind::CallFinished {
             call: id,
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
-            latency_ms: millis(self.bus.clock().elapsed().saturating_sub(started)),
+            latency_ms: millis(ended.saturating_sub(started)),
             outcome,
+            first_token_ms: timing.first_token_ms(started),
+            tokens_per_s: timing.tokens_per_s(details.usage.as_ref()),
             usage: details.usage,
             error: details.error,
             http_status: details.http_status,
@@ -424,6 +445,8 @@ struct Shielded<'a> {
     shield: &'a Arc<ToolShield>,
     attempt: u32,
     label: String,
+    /// The role or agent a model call speaks for.
+    agent: Option<String>,
 }
 
 /// The run was cancelled during a call.

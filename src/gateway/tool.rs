@@ -284,7 +284,7 @@ impl Gateway {
         at: &Attempt<'_>,
         timeout: Duration,
     ) -> Result<Value, StopReason> {
-        let answer = |started| async move {
+        let answer = |started, _text| async move {
             match tokio::time::timeout(timeout, self.workers.call(call.tool, call.args, started))
                 .await
             {
@@ -313,6 +313,7 @@ impl Gateway {
             shield: at.shield,
             attempt: at.attempt,
             label: format!("{} · {}", call.task, call.tool),
+            agent: None,
         };
         self.guarded(shielded, answer, Failed::from, outcome_of, details_of)
             .await

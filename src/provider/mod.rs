@@ -10,6 +10,7 @@ pub mod openai;
 pub(crate) mod prompts;
 pub(crate) mod real;
 pub(crate) mod sim;
+pub(crate) mod sse;
 mod workers;
 
 use serde_json::Value;
@@ -50,6 +51,15 @@ impl Purpose {
             Purpose::Synthesis => "synthesis",
         }
     }
+
+    /// The role or agent the call speaks for, when it speaks for one.
+    pub(crate) fn agent(&self) -> Option<&str> {
+        match self {
+            Purpose::Contribution { role } => Some(role),
+            Purpose::Turn { agent } => Some(agent),
+            _ => None,
+        }
+    }
 }
 
 impl Purpose {
@@ -67,6 +77,22 @@ impl Purpose {
         }
     }
 }
+
+/// A piece of a streamed answer's text, as the provider lets it out: the
+/// pieces of one call, in order, concatenate to its text so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TextPiece {
+    /// Text to show, scrubbed of secrets; empty while the scrubber holds
+    /// the newest characters back (they may be the start of a secret).
+    pub(crate) text: String,
+    /// New text came from the model with this piece (not text held back
+    /// and let out at the end): what times the first and the last token.
+    pub(crate) new: bool,
+}
+
+/// Where a streaming provider hands over the text of an answer as it
+/// arrives. Unbounded: the provider's body cap bounds what one call sends.
+pub(crate) type TextSink = tokio::sync::mpsc::UnboundedSender<TextPiece>;
 
 /// One model call: its purpose and the JSON payload the model is given.
 #[derive(Clone, Debug)]
@@ -221,9 +247,12 @@ pub(crate) enum Provider {
 }
 
 impl Provider {
+    /// One answer to `request`. A streaming provider hands its text to
+    /// `text` as it arrives; the sim answers at once, in one piece.
     pub(crate) async fn complete(
         &self,
         request: &ModelRequest,
+        text: Option<TextSink>,
     ) -> Result<Completion, ProviderError> {
         match self {
             // The sim counts no tokens: it estimates them from the text.
@@ -231,7 +260,7 @@ impl Provider {
                 usage: Some(sim::estimate::estimate(request, &output)),
                 output,
             }),
-            Provider::OpenAi(http) => Ok(http.complete(request).await?),
+            Provider::OpenAi(http) => Ok(http.complete(request, text).await?),
         }
     }
 

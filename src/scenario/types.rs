@@ -347,6 +347,11 @@ pub(crate) struct ProviderSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub(crate) timeout_seconds: Option<f64>,
+    /// openai (and a sim scenario sent to a real model with `--provider
+    /// openai`): ask for each answer as a stream and show its text as it
+    /// arrives (the default, `true`); `false` asks for whole answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) stream: Option<bool>,
     /// sim, collaboration: each role's outputs, one per call in order (the
     /// last one repeats). A single value instead of a list is that role's
     /// only output.

@@ -22,7 +22,7 @@ pub(super) fn tool_json(tool: &ToolHealth, now_ms: u64) -> Value {
             "rejected": b.rejected, "max_wait_ms": b.max_wait_ms, "off": b.off,
         })
     });
-    json!({
+    let mut json = json!({
         "tool": tool.name, "breaker": breaker, "bulkhead": bulkhead,
         "calls": tool.calls, "failures": tool.failures, "retries": tool.retries,
         "failed_fast": tool.rejected,
@@ -30,5 +30,11 @@ pub(super) fn tool_json(tool: &ToolHealth, now_ms: u64) -> Value {
         "latency_p50_ms": tool.latency(50), "latency_p95_ms": tool.latency(95),
         "timeout_ms": tool.timeout_ms,
         "health": {"band": tool.rank.band.as_str(), "score": tool.rank.score},
-    })
+    });
+    // Only a tool whose answers streamed (the model's) has these.
+    if let Some(streaming) = tool.streaming {
+        json["first_token_ms"] = json!(streaming.first_token_ms);
+        json["tokens_per_s"] = json!(streaming.tokens_per_s);
+    }
+    json
 }

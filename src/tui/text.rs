@@ -28,6 +28,31 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// The end of `text`, cleaned, in at most `width` columns: `…` and its
+/// last characters when it is longer. Text being written is read at its
+/// end.
+pub(crate) fn tail(text: &str, width: usize) -> String {
+    let text = clean(text);
+    let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return text.into_owned();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
 /// `text` fitted to `width` and padded with spaces to exactly `width`.
 pub(crate) fn pad(text: &str, width: usize) -> String {
     let mut out = fit(text, width);
@@ -49,5 +74,10 @@ mod tests {
         assert_eq!(pad("日本語", 5), "日本…");
         assert_eq!(fit("x\u{1b}[2Jy", 10), "xy");
         assert_eq!(fit("anything", 0), "");
+        assert_eq!(tail("demand_analyst", 8), "…analyst");
+        assert_eq!(tail("short", 8), "short");
+        assert_eq!(tail("日本語テキスト", 5), "…スト");
+        assert_eq!(tail("x\u{1b}[2Jy", 10), "xy");
+        assert_eq!(tail("anything", 0), "");
     }
 }

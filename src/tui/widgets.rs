@@ -1,10 +1,11 @@
 //! Drawing pieces every pane shares: a pane's numbered frame, a gauge of
 //! time against a limit, durations and counts in words (one plural rule),
-//! and labels cut at word or part boundaries, never mid-word. They draw
-//! what they are given and read nothing else.
+//! labels cut at word or part boundaries, never mid-word, and text a model
+//! is writing. They draw what they are given and read nothing else.
 
 use super::keymap::PaneId;
-use super::text::fit;
+use super::state::PartialText;
+use super::text::{fit, tail};
 use super::theme;
 use crate::bus::RunStatus;
 pub(crate) use crate::words::plural;
@@ -12,6 +13,33 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 use unicode_width::UnicodeWidthStr;
+
+/// Text a model is writing, marked as in progress, in `room` columns (a
+/// row, or several to wrap): the end of the first of `keys` the answer
+/// has so far, or of the text itself when it is prose; while a JSON answer
+/// has not reached one of them, how much it has written.
+pub(crate) fn writing(text: &PartialText, keys: &[&str], room: usize) -> Line<'static> {
+    let mark = Span::styled("✎ ", Style::default().fg(theme::ACCENT));
+    match text.shown(keys) {
+        Some(shown) => Line::from(vec![
+            mark,
+            Span::styled(
+                tail(&shown, room.saturating_sub(2)),
+                Style::default().add_modifier(ratatui::style::Modifier::ITALIC),
+            ),
+        ]),
+        None => Line::from(vec![
+            mark,
+            Span::styled(
+                fit(
+                    &format!("writing… {}", plural(text.chars(), "character")),
+                    room.saturating_sub(2),
+                ),
+                theme::dim(),
+            ),
+        ]),
+    }
+}
 
 /// How many cells a time gauge takes.
 pub(crate) const GAUGE: usize = 10;

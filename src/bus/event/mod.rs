@@ -117,6 +117,19 @@ pub enum EventKind {
         attempt: u32,
         /// What the call is for, e.g. `round 2 · risk_analyst`.
         label: String,
+        /// The role or agent a model call speaks for (a contribution's
+        /// role, a turn's agent or member), so that a pane can show its
+        /// text as it arrives where that agent sits.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+    },
+    /// Text of a streaming model call as it arrived since the previous
+    /// delta of that call: the deltas of a call, in order, concatenate to
+    /// its text. Published at most once per 50 ms per call; what is left
+    /// is published before the call's `call_finished`.
+    CallDelta {
+        call: u64,
+        text: String,
     },
     CallFinished {
         call: u64,
@@ -134,6 +147,14 @@ pub enum EventKind {
         /// answered with an error.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         http_status: Option<u16>,
+        /// A streamed model call: run time from the call's start to its
+        /// first text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        first_token_ms: Option<u64>,
+        /// A streamed model call: output tokens a second, from the first
+        /// text to the last (when the endpoint counted the tokens).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tokens_per_s: Option<f64>,
     },
     /// The planner's output passed the plan contract.
     PlanAccepted {

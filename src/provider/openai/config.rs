@@ -48,8 +48,11 @@ pub(crate) struct OpenAiConfig {
     pub(crate) model: String,
     pub(crate) timeout: Duration,
     pub(crate) key: Option<ApiKey>,
-    /// The largest response body read (`CONCLAVE_MAX_BODY_BYTES`).
+    /// The largest response body read (`CONCLAVE_MAX_BODY_BYTES`), and
+    /// the largest stream.
     pub(crate) max_body_bytes: usize,
+    /// Ask for the answer as a stream of chunks (`"stream": true`).
+    pub(crate) stream: bool,
 }
 
 /// What the command line may set over the scenario and the environment.
@@ -57,6 +60,8 @@ pub(crate) struct OpenAiConfig {
 pub(crate) struct Overrides {
     pub(crate) model: Option<String>,
     pub(crate) base_url: Option<String>,
+    /// `--no-stream`: one whole answer per call, whatever the scenario says.
+    pub(crate) no_stream: bool,
 }
 
 /// Where a setting came from, as a user would name it.
@@ -157,6 +162,9 @@ impl OpenAiConfig {
             timeout,
             key,
             max_body_bytes: http::max_body_bytes(env)?,
+            // Streaming is the default: the dashboard shows the text as it
+            // is written, and an endpoint that does not stream still answers.
+            stream: !overrides.no_stream && spec.stream.unwrap_or(true),
         })
     }
 

@@ -1,14 +1,17 @@
 //! The OpenAI-compatible chat-completions provider: OpenAI itself or a local
-//! server (Ollama, vLLM, llama.cpp). One request per call; it classifies
-//! what went wrong (timeout, rate limit, server error, refused key, refused
+//! server (Ollama, vLLM, llama.cpp). One request per call, its answer
+//! streamed (`stream`, handed on as it comes) or whole; it classifies what
+//! went wrong (timeout, rate limit, server error, refused key, refused
 //! request, a status it does not expect, a body that is not a chat
-//! completion or is too large) and leaves retrying to the gateway. Every
+//! completion, a stream that breaks off, a body too large) and leaves
+//! retrying and publishing to the gateway. Every
 //! byte it takes in is scrubbed of secrets before anything else sees it:
 //! the model's text and the endpoint's words in an error alike; and every
 //! prompt it sends is scrubbed too. The API key never appears in an error,
 //! a log line or a `Debug` print.
 
 mod config;
+mod stream;
 #[cfg(test)]
 mod tests;
 
@@ -17,13 +20,14 @@ pub(crate) use config::{DEFAULT_BASE_URL, KEY_VARIABLE, OpenAiConfig, Overrides}
 
 use super::http::{self, BodyError};
 use super::prompts::{PromptError, Prompts, SystemPrompt};
-use super::{Completion, ModelOutput, ModelRequest};
+use super::{Completion, ModelOutput, ModelRequest, TextSink};
 use crate::bus::TokenUsage;
 use crate::scenario::Scenario;
 use crate::secrets;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+use stream::StreamFailure;
 
 /// What went wrong with one call. Every message is scrubbed of secrets.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -109,7 +113,13 @@ impl OpenAiProvider {
         &self.config.model
     }
 
-    pub(crate) async fn complete(&self, request: &ModelRequest) -> Result<Completion, OpenAiError> {
+    /// One call. With streaming on, the text goes to `text` as it arrives
+    /// (when the endpoint streams at all).
+    pub(crate) async fn complete(
+        &self,
+        request: &ModelRequest,
+        text: Option<TextSink>,
+    ) -> Result<Completion, OpenAiError> {
         let url = self.config.endpoint();
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
             return Err(OpenAiError::NoKey { url });
@@ -125,6 +135,15 @@ impl OpenAiProvider {
         let response = call.send().await.map_err(|e| self.transport_error(&e))?;
         let status = response.status().as_u16();
         if response.status().is_success() {
+            if self.config.stream && is_event_stream(&response) {
+                return stream::read(response.bytes_stream(), self.config.max_body_bytes, text)
+                    .await
+                    .map_err(|failure| match failure {
+                        StreamFailure::Transport(e) => self.transport_error(&e),
+                        StreamFailure::TooLarge { limit } => OpenAiError::TooLarge { limit },
+                        StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
+                    });
+            }
             let body = http::read_capped(response, self.config.max_body_bytes)
                 .await
                 .map_err(|e| match e {
@@ -184,6 +203,11 @@ impl OpenAiProvider {
         });
         if system.json {
             body["response_format"] = json!({"type": "json_object"});
+        }
+        if self.config.stream {
+            // Without `include_usage` a streaming endpoint counts no tokens.
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
         }
         body
     }
@@ -248,18 +272,30 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
             )));
         }
     };
-    let usage = body.get("usage").map(|u| TokenUsage {
-        input: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output: u
-            .get("completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        ..TokenUsage::default()
-    });
+    let usage = body.get("usage").map(usage_of);
     Ok(Completion {
         output: ModelOutput::Text(content),
         usage,
     })
+}
+
+/// The tokens a `usage` object counts (absent counts read as 0).
+fn usage_of(usage: &Value) -> TokenUsage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    TokenUsage {
+        input: count("prompt_tokens"),
+        output: count("completion_tokens"),
+        ..TokenUsage::default()
+    }
+}
+
+/// Whether the response says it is a stream of server-sent events.
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .is_some_and(|t| t.to_ascii_lowercase().contains("text/event-stream"))
 }
 
 /// A part of a content list that holds text (`{"type": "text", "text": …}`),

@@ -134,6 +134,7 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::ContributionRequested { .. }
         | EventKind::BudgetConsumed { .. }
         | EventKind::CallStarted { .. }
+        | EventKind::CallDelta { .. }
         | EventKind::CallFinished { .. }
         | EventKind::TaskQueued { .. }
         | EventKind::AttemptStarted { .. }

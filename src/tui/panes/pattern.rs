@@ -22,6 +22,7 @@ pub fn draw(
         live: state.is_live(),
         outcome: state.outcome.as_ref(),
         focused,
+        calling: &state.calling,
     };
     unit.draw(frame, area, &state.pattern, &ui.pattern, seen);
 }

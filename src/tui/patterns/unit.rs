@@ -7,10 +7,11 @@
 
 use super::fold::{Fold, PatternFold, PatternSelection, Selection};
 use crate::bus::RunStarted;
+use crate::scenario::MODEL_TOOL;
 use crate::tui::keymap::{Action, Scope};
 use crate::tui::selection::Find;
-use crate::tui::state::calls::CallInFlight;
 use crate::tui::state::outcome::Outcome;
+use crate::tui::state::{CallInFlight, PartialText};
 use crate::tui::text::fit;
 use crate::words::plural;
 use ratatui::Frame;
@@ -28,6 +29,22 @@ pub struct Seen<'a> {
     pub(crate) live: bool,
     pub(crate) outcome: Option<&'a Outcome>,
     pub(crate) focused: bool,
+    /// The gateway calls in flight, a streamed model call's text so far
+    /// with each.
+    pub(crate) calling: &'a [CallInFlight],
+}
+
+impl<'a> Seen<'a> {
+    /// What the model call speaking for `agent` (`None`: for no agent, a
+    /// plan or a synthesis) has written so far, while it is in flight and
+    /// has written something.
+    pub(crate) fn writing(&self, agent: Option<&str>) -> Option<&'a PartialText> {
+        self.calling
+            .iter()
+            .rev()
+            .find(|c| c.tool == MODEL_TOOL && c.agent.as_deref() == agent && !c.text.is_empty())
+            .map(|c| &c.text)
+    }
 }
 
 /// One pattern's part of the dashboard, in its own types.
@@ -337,6 +354,7 @@ mod tests {
             tool: tool.into(),
             attempt,
             label: label.into(),
+            ..CallInFlight::default()
         }
     }
 

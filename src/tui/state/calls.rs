@@ -1,8 +1,10 @@
 //! The calls through the gateway a run is waiting on, as the panes name
 //! them.
 
+use super::PartialText;
+
 /// A call through the gateway that has started and not finished.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallInFlight {
     pub(crate) call: u64,
     /// `model`, or the worker or tool called.
@@ -10,4 +12,9 @@ pub struct CallInFlight {
     pub(crate) attempt: u32,
     /// What the call is for, e.g. `round 2 · risk_analyst`.
     pub(crate) label: String,
+    /// The role or agent a model call speaks for.
+    pub(crate) agent: Option<String>,
+    /// A streamed model call's text so far, dropped with the call when it
+    /// finishes.
+    pub(crate) text: PartialText,
 }

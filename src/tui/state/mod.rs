@@ -13,12 +13,14 @@ use std::sync::Arc;
 pub(crate) mod calls;
 mod log;
 pub(crate) mod outcome;
+mod partial;
 mod resilience;
 mod spend;
 
 pub use calls::CallInFlight;
 pub(crate) use log::EventLog;
 pub(crate) use outcome::Outcome;
+pub use partial::PartialText;
 pub(crate) use resilience::{Band, Period, Trend, moved_bit, severity};
 pub use resilience::{BreakerView, BulkheadView, ERROR_WINDOW_MS, Resilience, ToolHealth};
 pub(crate) use spend::Spend;
@@ -101,6 +103,16 @@ impl RunState {
             state.apply(Arc::clone(event));
         }
         state
+    }
+
+    /// What each streamed model call in flight has written so far, oldest
+    /// call first: its id, the agent it speaks for, its text.
+    pub fn text_in_flight(&self) -> Vec<(u64, Option<&str>, &PartialText)> {
+        self.calling
+            .iter()
+            .filter(|c| !c.text.is_empty())
+            .map(|c| (c.call, c.agent.as_deref(), &c.text))
+            .collect()
     }
 
     pub(crate) fn is_live(&self) -> bool {
@@ -195,15 +207,26 @@ impl RunState {
                 tool,
                 attempt,
                 label,
+                agent,
             } => {
                 self.calling.push(CallInFlight {
                     call: *call,
                     tool: tool.clone(),
                     attempt: *attempt,
                     label: label.clone(),
+                    agent: agent.clone(),
+                    text: PartialText::default(),
                 });
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
+            }
+            // Shown where the call's agent sits until the call finishes;
+            // not a line of the log (the recording keeps every delta).
+            EventKind::CallDelta { call, text } => {
+                if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
+                    calling.text.push(text);
+                }
+                return;
             }
             EventKind::CallFinished { call, usage, .. } => {
                 self.calling.retain(|c| c.call != *call);
@@ -438,6 +461,7 @@ mod tests {
             tool: tool.into(),
             attempt: 1,
             label: format!("x · {tool}"),
+            agent: None,
         };
         events.push(event(13, 1200, started(10, "orders_worker")));
         events.push(event(14, 1200, started(11, "vendor_worker")));
@@ -453,6 +477,8 @@ mod tests {
                 usage: None,
                 error: None,
                 http_status: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             },
         ));
         let state = RunState::from_events(1, &events);

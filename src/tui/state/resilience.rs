@@ -148,8 +148,16 @@ impl Resilience {
                 tool,
                 outcome,
                 latency_ms,
+                first_token_ms,
+                tokens_per_s,
                 ..
-            } => self.tool(tool, t_ms).finished(t_ms, *outcome, *latency_ms),
+            } => {
+                let health = self.tool(tool, t_ms);
+                health.finished(t_ms, *outcome, *latency_ms);
+                if let Some(first) = first_token_ms {
+                    health.streamed(*first, *tokens_per_s);
+                }
+            }
             EventKind::AttemptStarted {
                 worker, timeout_ms, ..
             } => self.tool(worker, t_ms).attempt_timeout(*timeout_ms),
@@ -236,6 +244,7 @@ mod tests {
                 tool: tool.clone(),
                 attempt,
                 label: String::new(),
+                agent: None,
             },
             t_ms,
         );
@@ -249,6 +258,8 @@ mod tests {
                 usage: None,
                 error: None,
                 http_status: None,
+                first_token_ms: None,
+                tokens_per_s: None,
             },
             t_ms,
         );

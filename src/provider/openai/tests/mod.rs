@@ -25,6 +25,7 @@ fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
         timeout,
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
+        stream: false,
     };
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
 }
@@ -60,7 +61,7 @@ fn settings_come_from_the_command_line_then_the_scenario_then_the_environment() 
     assert_eq!(config.timeout, Duration::from_millis(12_500));
     let overrides = Overrides {
         model: Some("from-flag".into()),
-        base_url: None,
+        ..Overrides::default()
     };
     assert_eq!(
         OpenAiConfig::resolve(&spec, &overrides, env).unwrap().model,
@@ -94,7 +95,7 @@ async fn a_completion_carries_the_text_and_the_tokens() {
         .mount(&server)
         .await;
     let answer = provider(&server, Duration::from_secs(5))
-        .complete(&contribution())
+        .complete(&contribution(), None)
         .await
         .unwrap();
     assert_eq!(
@@ -150,7 +151,7 @@ async fn failures_are_told_apart() {
             .mount(&server)
             .await;
         let error = provider(&server, Duration::from_millis(500))
-            .complete(&contribution())
+            .complete(&contribution(), None)
             .await
             .unwrap_err();
         let kind = match &error {
@@ -182,10 +183,11 @@ async fn the_public_endpoint_without_a_key_names_the_variable() {
         timeout: Duration::from_secs(1),
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
+        stream: false,
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
-        .complete(&contribution())
+        .complete(&contribution(), None)
         .await
         .unwrap_err();
     assert!(
@@ -206,6 +208,7 @@ fn resolve_with(
     let overrides = Overrides {
         model: None,
         base_url: base_url.map(str::to_string),
+        no_stream: false,
     };
     let vars: Vec<(String, String)> = vars
         .iter()
@@ -319,7 +322,7 @@ async fn answer_with(response: ResponseTemplate) -> Result<Completion, OpenAiErr
         .mount(&server)
         .await;
     provider(&server, Duration::from_secs(5))
-        .complete(&contribution())
+        .complete(&contribution(), None)
         .await
 }
 
@@ -453,7 +456,7 @@ async fn an_endpoint_echoing_the_key_gets_no_fragment_of_it_through() {
             .mount(&server)
             .await;
         let said = match provider(&server, Duration::from_secs(5))
-            .complete(&contribution())
+            .complete(&contribution(), None)
             .await
         {
             Ok(answer) => format!("{:?}", answer.output),
@@ -477,7 +480,7 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
         payload: json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
     };
     provider(&server, Duration::from_secs(5))
-        .complete(&request)
+        .complete(&request, None)
         .await
         .unwrap();
     let sent = server.received_requests().await.unwrap();
@@ -529,10 +532,11 @@ async fn an_endless_body_stops_at_the_cap_without_buffering_past_it() {
         timeout: Duration::from_secs(600),
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: 1024 * 1024,
+        stream: false,
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
-        .complete(&contribution())
+        .complete(&contribution(), None)
         .await
         .unwrap_err();
     assert_eq!(error, OpenAiError::TooLarge { limit: 1024 * 1024 });
@@ -563,10 +567,11 @@ async fn a_declared_length_past_the_cap_is_refused_before_reading() {
         timeout: Duration::from_secs(600),
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
+        stream: false,
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
-        .complete(&contribution())
+        .complete(&contribution(), None)
         .await
         .unwrap_err();
     assert_eq!(
@@ -589,10 +594,11 @@ async fn an_endless_error_body_still_reports_its_status() {
         timeout: Duration::from_secs(600),
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
+        stream: false,
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
-        .complete(&contribution())
+        .complete(&contribution(), None)
         .await
         .unwrap_err();
     assert!(
@@ -610,3 +616,5 @@ fn retried(error: &OpenAiError) -> bool {
         ProviderError::Timeout | ProviderError::Unavailable { .. }
     )
 }
+
+mod streaming;

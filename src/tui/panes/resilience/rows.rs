@@ -3,7 +3,8 @@
 //! half-open, HALF-OPEN yellow with probes used), consecutive failures
 //! against the threshold, the bulkhead's in-flight of max as a gauge with
 //! queued and rejected calls, calls, retries, the error rate over the last
-//! 10 s (refusals counted), latency p50/p95 and a sparkline of its calls
+//! 10 s (refusals counted), latency p50/p95, for a streamed model the time
+//! to the first token and the tokens a second, and a sparkline of its calls
 //! over the run. One row per tool where room is short, two or three where
 //! there is room. They draw what they are given.
 
@@ -42,6 +43,9 @@ impl Look {
         }
         columns.push(vec![Span::raw(" "), error_rate(tool, self.now)]);
         columns.push(vec![Span::raw(" "), latencies(tool)]);
+        if let Some(speed) = streaming(tool) {
+            columns.push(vec![Span::raw(" "), speed]);
+        }
         columns.push(vec![Span::styled(
             format!(" calls {}", tool.calls),
             theme::dim(),
@@ -84,6 +88,9 @@ impl Look {
         } else {
             head.push(vec![Span::raw(" "), error_rate(tool, self.now)]);
             head.push(vec![Span::raw(" "), latencies(tool)]);
+            if let Some(speed) = streaming(tool) {
+                head.push(vec![Span::raw(" · "), speed]);
+            }
         }
         let mut traffic = vec![
             vec![Span::raw(format!("  calls {}", tool.calls))],
@@ -103,6 +110,9 @@ impl Look {
         if self.shielded {
             traffic.push(vec![Span::raw("  "), error_rate(tool, self.now)]);
             traffic.push(vec![Span::raw("  "), latencies(tool)]);
+            if let Some(speed) = streaming(tool) {
+                traffic.push(vec![Span::raw(" · "), speed]);
+            }
         }
         let mut second = fill(traffic, self.width);
         if !wide {
@@ -268,6 +278,16 @@ fn latencies(tool: &ToolHealth) -> Span<'static> {
         (Some(p50), Some(p95)) => Span::raw(format!("p50 {} p95 {}", millis(p50), millis(p95))),
         _ => Span::styled("p50 — p95 —", theme::dim()),
     }
+}
+
+/// How fast the last streamed answer came: `ttft 420ms · 38 tok/s`.
+fn streaming(tool: &ToolHealth) -> Option<Span<'static>> {
+    let speed = tool.streaming?;
+    let mut text = format!("ttft {}", millis(speed.first_token_ms));
+    if let Some(rate) = speed.tokens_per_s {
+        text.push_str(&format!(" · {rate:.0} tok/s"));
+    }
+    Some(Span::styled(text, Style::default().fg(theme::ACCENT)))
 }
 
 /// The tool's calls a second over the run so far, in `width` columns

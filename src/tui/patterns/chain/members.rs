@@ -5,14 +5,16 @@
 
 use super::list;
 use super::state::{Chain, MemberState, MemberView};
+use super::swarm::TURN_TEXT;
 use crate::bus::{CallOutcome, RunStatus};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
+use crate::tui::state::PartialText;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{block, gauge, of_limit, plural, seconds};
+use crate::tui::widgets::{self, block, gauge, of_limit, plural, seconds};
 use crate::tui::wrap::{clip, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -96,14 +98,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
                     .split(boxes);
             for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
                 let chosen = focused && selected == Some(first_of_batch + i);
-                draw_member_box(frame, *column, member, now, chosen, query);
+                let writing = writing_of(member, seen);
+                draw_member_box(frame, *column, member, now, chosen, query, writing);
             }
         } else {
             let lines: Vec<Line> = batch
                 .iter()
                 .enumerate()
                 .map(|(i, m)| {
-                    let line = member_row(m, now, usize::from(boxes.width));
+                    let line = member_row(m, now, usize::from(boxes.width), writing_of(m, seen));
                     let chosen = focused && selected == Some(first_of_batch + i);
                     search::mark(line, query, chosen)
                 })
@@ -200,7 +203,15 @@ fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
     }
 }
 
-/// `query` is the search to highlight, if any.
+/// What a running member's turn has written so far.
+fn writing_of<'a>(member: &MemberView, seen: Seen<'a>) -> Option<&'a PartialText> {
+    (member.state == MemberState::Running)
+        .then(|| seen.writing(Some(&member.member)))
+        .flatten()
+}
+
+/// `query` is the search to highlight, if any; `writing`, the member's
+/// answer as it is written.
 fn draw_member_box(
     frame: &mut Frame,
     area: Rect,
@@ -208,6 +219,7 @@ fn draw_member_box(
     now: u64,
     chosen: bool,
     query: Option<&str>,
+    writing: Option<&PartialText>,
 ) {
     let (word, style, latency) = member_state(member, now);
     let block = Block::bordered()
@@ -254,6 +266,11 @@ fn draw_member_box(
     if let MemberState::Done { reply, .. } = &member.state {
         lines.push(Line::raw(fit(reply, 2000)));
     }
+    if let Some(text) = writing {
+        // The end of the answer so far, in the rows the card has left.
+        let rows = usize::from(inner.height).saturating_sub(lines.len()).max(1);
+        lines.push(widgets::writing(text, TURN_TEXT, rows * width * 3 / 4));
+    }
     let lines: Vec<Line> = lines
         .into_iter()
         .map(|line| search::highlight(line, query))
@@ -264,7 +281,12 @@ fn draw_member_box(
 }
 
 /// One line per member, for panes too narrow for boxes.
-fn member_row(member: &MemberView, now: u64, width: usize) -> Line<'static> {
+fn member_row(
+    member: &MemberView,
+    now: u64,
+    width: usize,
+    writing: Option<&PartialText>,
+) -> Line<'static> {
     let (word, style, latency) = member_state(member, now);
     let detail = match &member.state {
         MemberState::Done { reply, .. } => reply.clone(),
@@ -276,11 +298,15 @@ fn member_row(member: &MemberView, now: u64, width: usize) -> Line<'static> {
     let head = format!("{} ", pad(&member.member, 16));
     let state = format!("{} {} ", pad(word, 11), seconds(latency));
     let rest = width.saturating_sub(head.chars().count() + state.chars().count());
-    Line::from(vec![
+    let mut spans = vec![
         Span::styled(head, theme::bold()),
         Span::styled(state, style),
-        Span::raw(fit(&detail, rest)),
-    ])
+    ];
+    match writing {
+        Some(text) => spans.extend(widgets::writing(text, TURN_TEXT, rest).spans),
+        None => spans.push(Span::raw(fit(&detail, rest))),
+    }
+    Line::from(spans)
 }
 
 /// One line for each other turn's member calls than `shown`'s, oldest

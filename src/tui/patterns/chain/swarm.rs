@@ -13,12 +13,16 @@ use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{block, gauge, of_limit, plural, seconds};
+use crate::tui::widgets::{self, block, gauge, of_limit, plural, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+
+/// What of a turn being written is shown: a reply, or a transfer's
+/// message.
+pub(super) const TURN_TEXT: &[&str] = &["reply", "message"];
 
 /// How tall the pane would like to be.
 pub(super) fn wanted_height(chain: &Chain) -> u16 {
@@ -49,6 +53,14 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
     let width = usize::from(inner.width);
     let mut lines = chain_lines(chain, seen, width);
     lines.push(holder_line(chain, seen));
+    // The holder's turn as the model writes it.
+    if let Some(text) = chain
+        .turn
+        .as_ref()
+        .and_then(|turn| seen.writing(Some(&turn.agent)))
+    {
+        lines.push(widgets::writing(text, TURN_TEXT, width));
+    }
     lines.push(window_line(chain));
     let rows = usize::from(inner.height).saturating_sub(lines.len());
     if chain.handoffs.is_empty() {

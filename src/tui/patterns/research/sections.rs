@@ -6,8 +6,9 @@ use super::state::{NoteView, Research, SourceStatus, SourceView};
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
+use crate::tui::state::PartialText;
 use crate::tui::text::{fit, pad};
-use crate::tui::theme;
+use crate::tui::{theme, widgets};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -181,10 +182,12 @@ pub(super) fn draw_answer(
     research: &Research,
     seen: Seen,
     note: Option<&NoteView>,
+    written: Option<&PartialText>,
 ) {
     if area.height == 0 {
         return;
     }
+    let width = usize::from(area.width);
     let mut heading = vec![Span::styled("Answer", theme::bold())];
     for id in &research.citations {
         let style = if note.is_some_and(|n| &n.id == id) {
@@ -209,13 +212,20 @@ pub(super) fn draw_answer(
             ),
             theme::error(),
         )),
-        (None, None) => {
-            heading.push(Span::styled(
-                " · written from the verified notes at the end",
-                theme::dim(),
-            ));
-            None
-        }
+        (None, None) => match written {
+            Some(text) => {
+                heading.push(Span::styled(" · being written", theme::dim()));
+                let rows = usize::from(area.height.saturating_sub(1)).max(1);
+                Some(widgets::writing(text, &["answer"], rows * width * 3 / 4))
+            }
+            None => {
+                heading.push(Span::styled(
+                    " · written from the verified notes at the end",
+                    theme::dim(),
+                ));
+                None
+            }
+        },
     };
     let source = note.map(|n| {
         let uncited = research.answer.is_some() && !research.citations.contains(&n.id);

@@ -11,6 +11,7 @@ use crate::bus::ResearchPhase;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;
+use crate::tui::state::PartialText;
 
 use crate::tui::theme;
 use crate::tui::widgets::block;
@@ -26,23 +27,34 @@ const ANSWER_TEXT_ROWS: usize = 6;
 /// How tall the pane would like to be: everything, with headings.
 pub(super) fn wanted_height(research: &Research) -> u16 {
     let listed = research.sources.len().max(1) + research.notes.len().max(1);
-    let rows = 2 + 2 + 2 + listed + answer_rows(research, 80);
+    let rows = 2 + 2 + 2 + listed + answer_rows(research, 80, None);
     u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
 /// Rows the answer section would like at `width`: a heading, the answer
 /// (or why there is none) and the selected note's source; while the run
-/// is live, the heading and the source.
-fn answer_rows(research: &Research, width: usize) -> usize {
+/// is live, the heading and the source, and the synthesis as it is
+/// `written`.
+fn answer_rows(research: &Research, width: usize, written: Option<&PartialText>) -> usize {
     let noted = usize::from(!research.notes.is_empty());
-    match (&research.answer, research.ended) {
-        (Some(answer), _) => {
-            let text = (answer.chars().count() / width.max(1) + 1).min(ANSWER_TEXT_ROWS);
-            1 + text + noted
-        }
-        (None, true) => 2,
-        (None, false) => 2 * noted,
+    let text_rows = |chars: u64| (chars as usize / width.max(1) + 1).min(ANSWER_TEXT_ROWS);
+    match (&research.answer, research.ended, written) {
+        (Some(answer), _, _) => 1 + text_rows(answer.chars().count() as u64) + noted,
+        (None, true, _) => 2,
+        (None, false, Some(text)) => 1 + text_rows(text.chars()) + noted,
+        (None, false, None) => 2 * noted,
     }
+}
+
+/// The synthesis as the model writes it, while that step runs.
+pub(super) fn synthesis_written<'a>(
+    research: &Research,
+    seen: Seen<'a>,
+) -> Option<&'a PartialText> {
+    if research.ended || research.current != Some(ResearchPhase::Synthesize) {
+        return None;
+    }
+    seen.writing(None)
 }
 
 pub(super) fn draw(
@@ -74,7 +86,9 @@ pub(super) fn draw(
     );
 
     let rest = usize::from(inner.height.saturating_sub(head_rows));
-    let (headings, [notes_rows, sources_rows, answer_rows]) = sections(research, rest, width);
+    let written = synthesis_written(research, seen);
+    let (headings, [notes_rows, sources_rows, answer_rows]) =
+        sections(research, rest, width, written);
     let look = Look {
         width,
         headings,
@@ -109,14 +123,20 @@ pub(super) fn draw(
         research,
         seen,
         selected.and_then(|i| research.notes.get(i)),
+        written,
     );
 }
 
 /// How the `rest` rows under the pipeline and the counts are shared at
 /// `width`: whether headings fit, and the notes', the sources' and the
 /// answer's rows.
-fn sections(research: &Research, rest: usize, width: usize) -> (bool, [usize; 3]) {
-    let answer_rows = answer_rows(research, width);
+fn sections(
+    research: &Research,
+    rest: usize,
+    width: usize,
+    written: Option<&PartialText>,
+) -> (bool, [usize; 3]) {
+    let answer_rows = answer_rows(research, width, written);
     let listed = research.sources.len().max(1) + research.notes.len().max(1);
     // Headings only where everything fits with them.
     let headings = rest >= 2 + listed + answer_rows;
@@ -135,7 +155,7 @@ fn sections(research: &Research, rest: usize, width: usize) -> (bool, [usize; 3]
 /// Rows of notes in a pane `height` rows tall inside its border (at a
 /// usual width: the answer's rows depend on it).
 pub(super) fn notes_rows(research: &Research, height: usize) -> usize {
-    let (headings, [notes, ..]) = sections(research, height.saturating_sub(2), 80);
+    let (headings, [notes, ..]) = sections(research, height.saturating_sub(2), 80, None);
     notes.saturating_sub(usize::from(headings)).max(1)
 }
 

@@ -1,6 +1,7 @@
 //! The round table: agents × rounds, each cell the agent's stance (glyph and
 //! word in its colour) and confidence; under each round its conflicts and
-//! decision; below the grid the selected contribution's summary and actions.
+//! decision; below the grid the selected contribution's summary and actions,
+//! or, while an agent's answer streams in, its summary as it is written.
 
 use super::TableView;
 use super::state::{Cell, RoundColumn, RoundTable};
@@ -8,9 +9,10 @@ use crate::bus::{Conflict, Stance};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
+use crate::tui::state::PartialText;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::block;
+use crate::tui::widgets::{self, block};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -68,7 +70,13 @@ pub(super) fn draw(
         return;
     }
 
-    let (sel_row, sel_col) = selection.selection(table);
+    // The agent being asked whose answer is streaming in, if any: the
+    // detail shows it while the selection follows (or rests on it).
+    let writing = writing_cell(table, seen);
+    let (sel_row, sel_col) = match writing {
+        Some((row, col, _)) if selection.follow => (row, col),
+        _ => selection.selection(table),
+    };
     let name_w = table
         .roles
         .iter()
@@ -122,7 +130,8 @@ pub(super) fn draw(
         let name = search::highlight(Line::raw(pad(role, name_w)), query);
         let mut spans = name.spans;
         for (col, column) in &columns {
-            let mut span = cell_span(column.cells.get(row).and_then(Option::as_ref));
+            let written = writing.is_some_and(|(r, c, _)| (r, c) == (row, *col));
+            let mut span = cell_span(column.cells.get(row).and_then(Option::as_ref), written);
             if row == sel_row && *col == sel_col {
                 span = span.patch_style(theme::selected());
             }
@@ -173,9 +182,15 @@ pub(super) fn draw(
             height: inner.height - grid_area.height,
             ..inner
         };
+        let lines = match writing {
+            Some((row, col, text)) if (row, col) == (sel_row, sel_col) => {
+                being_written(table, row, col, text, width, detail_area.height)
+            }
+            _ => detail(table, sel_row, sel_col, width),
+        };
         frame.render_widget(
             Paragraph::new(
-                detail(table, sel_row, sel_col, width)
+                lines
                     .into_iter()
                     .map(|line| search::highlight(line, query))
                     .collect::<Vec<_>>(),
@@ -197,9 +212,31 @@ fn footer_line<'a>(
     Line::from(spans)
 }
 
-fn cell_span(cell: Option<&Cell>) -> Span<'static> {
+/// The cell of the agent being asked whose answer is streaming in: its
+/// row, its column and the text so far.
+fn writing_cell<'a>(table: &RoundTable, seen: Seen<'a>) -> Option<(usize, usize, &'a PartialText)> {
+    let col = table.rounds.len().checked_sub(1)?;
+    table.rounds[col]
+        .cells
+        .iter()
+        .enumerate()
+        .filter(|(_, cell)| matches!(cell, Some(Cell::Waiting)))
+        .find_map(|(row, _)| {
+            let text = seen.writing(table.roles.get(row).map(String::as_str))?;
+            Some((row, col, text))
+        })
+}
+
+/// `written`: the agent's answer is streaming in.
+fn cell_span(cell: Option<&Cell>, written: bool) -> Span<'static> {
     match cell {
         None => Span::styled(pad(" ·", CELL), theme::dim()),
+        Some(Cell::Waiting) if written => Span::styled(
+            pad("✎ writing", CELL),
+            Style::default()
+                .fg(theme::ACCENT)
+                .add_modifier(ratatui::style::Modifier::ITALIC),
+        ),
         Some(Cell::Waiting) => {
             Span::styled(pad("… asking", CELL), Style::default().fg(theme::ACCENT))
         }
@@ -267,6 +304,31 @@ fn detail(table: &RoundTable, row: usize, col: usize, width: usize) -> Vec<Line<
         }
         None => vec![heading(Span::styled("did not speak", theme::dim()))],
     }
+}
+
+/// The summary of the contribution being written, as far as it has come:
+/// its end, in the `rows` under the heading, marked as in progress.
+fn being_written(
+    table: &RoundTable,
+    row: usize,
+    col: usize,
+    text: &PartialText,
+    width: usize,
+    rows: u16,
+) -> Vec<Line<'static>> {
+    let role = table.roles.get(row).map_or("", String::as_str);
+    let round = table.rounds.get(col).map_or(0, |c| c.round);
+    let heading = Line::from(vec![
+        Span::styled(
+            fit(&format!("{role} · round {round} · "), width),
+            theme::bold(),
+        ),
+        Span::styled("writing…", Style::default().fg(theme::ACCENT)),
+        Span::styled(format!(" {} characters", text.chars()), theme::dim()),
+    ]);
+    // Wrapped at words, the rows hold a little less than rows × width.
+    let room = usize::from(rows.saturating_sub(1)).max(1) * width.max(1) * 3 / 4;
+    vec![heading, widgets::writing(text, &["summary"], room)]
 }
 
 fn stance_words(stance: Stance, confidence: f64) -> Span<'static> {

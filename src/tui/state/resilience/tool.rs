@@ -44,6 +44,16 @@ pub struct ToolHealth {
     pub(crate) history: History,
     /// The health score at the last ranking, its band and trend.
     pub(crate) rank: Rank,
+    /// The last streamed call's time to its first token and its tokens a
+    /// second (the model's, once an answer streamed).
+    pub(crate) streaming: Option<Streaming>,
+}
+
+/// How fast a streamed answer came.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Streaming {
+    pub(crate) first_token_ms: u64,
+    pub(crate) tokens_per_s: Option<f64>,
 }
 
 /// A call that ended: when, whether it failed, and how long it took
@@ -131,6 +141,7 @@ impl ToolHealth {
             recent_latencies: Latencies::default(),
             latencies: VecDeque::new(),
             rank: Rank::default(),
+            streaming: None,
         }
     }
 
@@ -290,6 +301,15 @@ impl ToolHealth {
                 self.history.breaker(t_ms, to);
             }
         }
+    }
+
+    /// A call streamed its answer: its first token came `first_token_ms`
+    /// after it started.
+    pub(super) fn streamed(&mut self, first_token_ms: u64, tokens_per_s: Option<f64>) {
+        self.streaming = Some(Streaming {
+            first_token_ms,
+            tokens_per_s,
+        });
     }
 
     /// An attempt was given `timeout_ms`: the tool's own timeout, or less

@@ -1,0 +1,265 @@
+//! A chat completion read as it streams (`"stream": true`): server-sent
+//! events of `chat.completion.chunk`s, each chunk's text handed on as it
+//! comes (scrubbed, a secret split across chunks included), the usage
+//! taken from the chunk that carries it (OpenAI's with `choices: []`,
+//! LiteLLM's with `choices: [{"index": 0, "delta": {}}]`), to `[DONE]`.
+//! A stream that breaks off before `[DONE]` or a finish, or a chunk that is
+//! no chunk, is a bad response quoting the text so far. A server that
+//! ignores `stream` and sends one JSON completion (whatever its content
+//! type says) is read as the non-streaming path reads it.
+
+use super::{OpenAiError, parse_completion, usage_of};
+use crate::bus::TokenUsage;
+use crate::provider::sse::{SseError, SseEvent, SseReader};
+use crate::provider::{Completion, ModelOutput, TextPiece, TextSink};
+use crate::secrets::{self, StreamScrubber};
+use futures_util::{Stream, StreamExt};
+use serde_json::Value;
+
+/// How much of the text so far a failed stream's message quotes.
+const QUOTED_CHARS: usize = 2000;
+
+/// Why reading a stream failed, before it becomes the provider's error.
+#[derive(Debug)]
+pub(super) enum StreamFailure {
+    /// The body could not be read on: a timeout, or another transport error.
+    Transport(reqwest::Error),
+    /// Past the body cap.
+    TooLarge { limit: usize },
+    /// The stream broke off or carried something that is no chunk.
+    Broken(String),
+}
+
+/// Read the body of a successful response as a stream of chunks, handing
+/// the text to `sink` as it arrives; `limit` caps the body and each event.
+pub(super) async fn read<S, B>(
+    mut body: S,
+    limit: usize,
+    sink: Option<TextSink>,
+) -> Result<Completion, StreamFailure>
+where
+    S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
+    B: AsRef<[u8]>,
+{
+    let mut reading = Reading::new(sink);
+    let mut sse = SseReader::new(limit, limit);
+    let mut opening = Vec::new();
+    let mut sniffed = false;
+    while let Some(bytes) = body.next().await {
+        let bytes = bytes.map_err(|e| reading.transport(e))?;
+        let bytes = bytes.as_ref();
+        let events = if sniffed {
+            sse.feed(bytes)
+        } else {
+            // A server that ignores `stream` answers with one JSON
+            // document, sometimes under an event-stream content type.
+            opening.extend_from_slice(bytes);
+            match opening.iter().find(|b| !b.is_ascii_whitespace()) {
+                None if opening.len() > limit => return Err(StreamFailure::TooLarge { limit }),
+                None => continue,
+                Some(b'{') => return whole_document(opening, body, limit).await,
+                Some(_) => {
+                    sniffed = true;
+                    sse.feed(&std::mem::take(&mut opening))
+                }
+            }
+        };
+        let events = events.map_err(|e| reading.sse_failure(e))?;
+        if reading.take_all(events)? {
+            return Ok(reading.done());
+        }
+    }
+    let last = sse.finish().map_err(|e| reading.sse_failure(e))?;
+    if reading.take_all(last.into_iter().collect())? || reading.finished {
+        return Ok(reading.done());
+    }
+    Err(reading.broken("the stream ended before the model finished"))
+}
+
+/// The rest of a body that turned out to be one JSON completion.
+async fn whole_document<S, B>(
+    mut document: Vec<u8>,
+    mut body: S,
+    limit: usize,
+) -> Result<Completion, StreamFailure>
+where
+    S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
+    B: AsRef<[u8]>,
+{
+    while let Some(bytes) = body.next().await {
+        let bytes = bytes.map_err(StreamFailure::Transport)?;
+        if document.len() + bytes.as_ref().len() > limit {
+            return Err(StreamFailure::TooLarge { limit });
+        }
+        document.extend_from_slice(bytes.as_ref());
+    }
+    if document.len() > limit {
+        return Err(StreamFailure::TooLarge { limit });
+    }
+    parse_completion(&document).map_err(|e| match e {
+        OpenAiError::BadResponse(words) => StreamFailure::Broken(words),
+        other => StreamFailure::Broken(other.to_string()),
+    })
+}
+
+/// What one stream has given so far.
+struct Reading {
+    sink: Option<TextSink>,
+    scrubber: StreamScrubber,
+    /// The model's text as it came, not yet scrubbed whole.
+    text: String,
+    usage: Option<TokenUsage>,
+    /// A chunk said why the model stopped (`finish_reason`).
+    finished: bool,
+}
+
+impl Reading {
+    fn new(sink: Option<TextSink>) -> Self {
+        Reading {
+            sink,
+            scrubber: StreamScrubber::default(),
+            text: String::new(),
+            usage: None,
+            finished: false,
+        }
+    }
+
+    /// Take the events read; whether the stream is done (`[DONE]`).
+    fn take_all(&mut self, events: Vec<SseEvent>) -> Result<bool, StreamFailure> {
+        for event in events {
+            if self.take(event)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn take(&mut self, event: SseEvent) -> Result<bool, StreamFailure> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return Ok(true);
+        }
+        if event.name == "error" {
+            return Err(self.broken(&format!("the stream reported an error: {}", quoted(data))));
+        }
+        if data.is_empty() {
+            return Ok(false);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| self.broken(&format!("a chunk of the stream is not JSON ({e})")))?;
+        let Some(fields) = chunk.as_object() else {
+            return Err(self.broken("a chunk of the stream is not a JSON object"));
+        };
+        if let Some(error) = fields.get("error").filter(|e| !e.is_null()) {
+            let words = error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), str::to_string);
+            return Err(self.broken(&format!("the stream reported an error: {}", quoted(&words))));
+        }
+        if let Some(usage) = fields.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(usage_of(usage));
+        }
+        let choice = match fields.get("choices") {
+            None | Some(Value::Null) => return Ok(false),
+            Some(Value::Array(choices)) => match choices.first() {
+                None => return Ok(false),
+                Some(choice) => choice,
+            },
+            Some(_) => return Err(self.broken("a chunk's choices are not a list")),
+        };
+        match choice.pointer("/delta/content") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(content)) => self.add(content),
+            Some(_) => return Err(self.broken("a chunk's delta content is not text")),
+        }
+        if choice
+            .get("finish_reason")
+            .is_some_and(|reason| !reason.is_null())
+        {
+            self.finished = true;
+        }
+        Ok(false)
+    }
+
+    /// New text from the model: kept, and handed on as far as the
+    /// scrubber lets it out.
+    fn add(&mut self, content: &str) {
+        if content.is_empty() {
+            return;
+        }
+        self.text.push_str(content);
+        let text = self.scrubber.push(content);
+        self.send(TextPiece { text, new: true });
+    }
+
+    fn send(&self, piece: TextPiece) {
+        if let Some(sink) = &self.sink {
+            // A closed sink only means nobody shows the text any more.
+            let _ = sink.send(piece);
+        }
+    }
+
+    /// Let out what the scrubber still holds: the text is complete, or
+    /// broke off where it is.
+    fn flush(&mut self) {
+        let text = self.scrubber.finish();
+        if !text.is_empty() {
+            self.send(TextPiece { text, new: false });
+        }
+    }
+
+    fn done(mut self) -> Completion {
+        self.flush();
+        Completion {
+            output: ModelOutput::Text(secrets::scrub_model_text(&self.text).into_owned()),
+            usage: self.usage,
+        }
+    }
+
+    /// The stream is unusable; `why`, and the text so far.
+    fn broken(&mut self, why: &str) -> StreamFailure {
+        self.flush();
+        let chars = self.text.chars().count();
+        let so_far = if chars == 0 {
+            "no text had come".to_string()
+        } else {
+            let text = secrets::scrub_model_text(&self.text);
+            let quoted: String = text.chars().take(QUOTED_CHARS).collect();
+            let more = if chars > QUOTED_CHARS { "…" } else { "" };
+            format!(
+                "the text so far ({chars} characters): {}{more}",
+                crate::sanitize::clean(&quoted)
+            )
+        };
+        StreamFailure::Broken(format!("{why}; {so_far}"))
+    }
+
+    fn transport(&mut self, error: reqwest::Error) -> StreamFailure {
+        if error.is_timeout() {
+            self.flush();
+            return StreamFailure::Transport(error);
+        }
+        let why = format!(
+            "the stream broke off ({})",
+            secrets::scrub(&crate::sanitize::clean(&error.to_string()))
+        );
+        self.broken(&why)
+    }
+
+    fn sse_failure(&mut self, error: SseError) -> StreamFailure {
+        match error {
+            SseError::TooLarge { limit } | SseError::EventTooLarge { limit } => {
+                self.flush();
+                StreamFailure::TooLarge { limit }
+            }
+            SseError::NotUtf8 => self.broken("a chunk of the stream is not UTF-8"),
+        }
+    }
+}
+
+/// An endpoint's words, as a message may quote them.
+fn quoted(text: &str) -> String {
+    let text: String = text.chars().take(300).collect();
+    crate::sanitize::clean(&secrets::scrub_model_text(&text)).into_owned()
+}
