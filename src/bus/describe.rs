@@ -5,56 +5,7 @@ use crate::bus::{CallOutcome, EventKind, ResearchPhase, RunStatus, TaskStatus};
 use crate::sanitize::clean;
 use crate::words::plural;
 
-/// The kind of an event as its serde name, e.g. `contribution_accepted`.
-pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
-    match kind {
-        EventKind::RunStarted(_) => "run_started",
-        EventKind::RunFinished { .. } => "run_finished",
-        EventKind::RoundStarted { .. } => "round_started",
-        EventKind::ContributionRequested { .. } => "contribution_requested",
-        EventKind::ContributionAccepted { .. } => "contribution_accepted",
-        EventKind::ContributionRejected { .. } => "contribution_rejected",
-        EventKind::RoundFinished { .. } => "round_finished",
-        EventKind::FinalizeStarted { .. } => "finalize_started",
-        EventKind::BudgetConsumed { .. } => "budget_consumed",
-        EventKind::FlagChanged { .. } => "flag_changed",
-        EventKind::Paused { .. } => "paused",
-        EventKind::Resumed { .. } => "resumed",
-        EventKind::Stepped { .. } => "stepped",
-        EventKind::CallStarted { .. } => "call_started",
-        EventKind::CallDelta { .. } => "call_delta",
-        EventKind::CallFinished { .. } => "call_finished",
-        EventKind::PlanAccepted { .. } => "plan_accepted",
-        EventKind::PlanRejected { .. } => "plan_rejected",
-        EventKind::TaskQueued { .. } => "task_queued",
-        EventKind::WaveStarted { .. } => "wave_started",
-        EventKind::AttemptStarted { .. } => "attempt_started",
-        EventKind::AttemptFinished { .. } => "attempt_finished",
-        EventKind::RetryScheduled { .. } => "retry_scheduled",
-        EventKind::CallRejected { .. } => "call_rejected",
-        EventKind::BreakerTransition { .. } => "breaker_transition",
-        EventKind::Bulkhead { .. } => "bulkhead",
-        EventKind::TaskFinished { .. } => "task_finished",
-        EventKind::Aggregated { .. } => "aggregated",
-        EventKind::TurnStarted { .. } => "turn_started",
-        EventKind::TurnFinished { .. } => "turn_finished",
-        EventKind::TransferRequested { .. } => "transfer_requested",
-        EventKind::HandoffAccepted { .. } => "handoff_accepted",
-        EventKind::HandoffRejected { .. } => "handoff_rejected",
-        EventKind::MemberCallStarted { .. } => "member_call_started",
-        EventKind::MemberCallFinished { .. } => "member_call_finished",
-        EventKind::ResearchStepStarted(_) => "research_step_started",
-        EventKind::ResearchStepFinished(_) => "research_step_finished",
-        EventKind::SourceFound(_) => "source_found",
-        EventKind::SourcesDeduped(_) => "sources_deduped",
-        EventKind::SourceAllowed(_) => "source_allowed",
-        EventKind::SourceDenied(_) => "source_denied",
-        EventKind::PageRead(_) => "page_read",
-        EventKind::NoteExtracted(_) => "note_extracted",
-        EventKind::NotesVerified(_) => "notes_verified",
-        EventKind::Cited(_) => "cited",
-    }
-}
+pub(crate) use super::kinds::kind_name;
 
 /// What happened, in a few words.
 pub(crate) fn describe(kind: &EventKind) -> String {

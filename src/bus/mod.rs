@@ -5,6 +5,7 @@
 
 pub(crate) mod describe;
 mod event;
+mod kinds;
 mod research;
 mod resilience;
 mod round;

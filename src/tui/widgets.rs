@@ -4,7 +4,7 @@
 //! is writing. They draw what they are given and read nothing else.
 
 use super::keymap::PaneId;
-use super::state::PartialText;
+use super::state::partial::PartialText;
 use super::text::{fit, tail};
 use super::theme;
 use crate::bus::RunStatus;

@@ -1,7 +1,7 @@
 //! The calls through the gateway a run is waiting on, as the panes name
 //! them.
 
-use super::PartialText;
+use super::partial::PartialText;
 
 /// A call through the gateway that has started and not finished.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

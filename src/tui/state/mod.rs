@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub(crate) mod calls;
 mod log;
 pub(crate) mod outcome;
-mod partial;
+pub(crate) mod partial;
 mod resilience;
 mod spend;
 

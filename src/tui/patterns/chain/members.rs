@@ -11,7 +11,7 @@ use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
-use crate::tui::state::PartialText;
+use crate::tui::state::partial::PartialText;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use crate::tui::widgets::{self, block, gauge, of_limit, plural, seconds};

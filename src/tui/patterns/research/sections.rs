@@ -6,7 +6,7 @@ use super::state::{NoteView, Research, SourceStatus, SourceView};
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
-use crate::tui::state::PartialText;
+use crate::tui::state::partial::PartialText;
 use crate::tui::text::{fit, pad};
 use crate::tui::{theme, widgets};
 use ratatui::Frame;

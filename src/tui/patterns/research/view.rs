@@ -11,7 +11,7 @@ use crate::bus::ResearchPhase;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;
-use crate::tui::state::PartialText;
+use crate::tui::state::partial::PartialText;
 
 use crate::tui::theme;
 use crate::tui::widgets::block;

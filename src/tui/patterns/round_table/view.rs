@@ -9,7 +9,7 @@ use crate::bus::{Conflict, Stance};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
-use crate::tui::state::PartialText;
+use crate::tui::state::partial::PartialText;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
 use crate::tui::widgets::{self, block};
