@@ -9,7 +9,7 @@
 mod common;
 
 use common::loopback::{Loopback, Reply};
-use common::real::{Sandbox, of_type, recording, stderr, survivors, toolbox};
+use common::real::{Sandbox, of_type, pids_in, recording, stderr, survivors, toolbox};
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::time::Duration;
@@ -258,4 +258,48 @@ fn an_mcp_server_over_streamable_http_answers_with_its_headers_sent() {
             && err.contains("CONCLAVE_TEST_MCP_TOKEN is not set"),
         "{err}"
     );
+}
+
+#[test]
+fn a_run_cancelled_while_its_mcp_server_starts_ends_at_once_and_leaves_nothing() {
+    let sandbox = Sandbox::new();
+    let pid_file = sandbox.path("pids");
+    // A server that never answers the handshake, and starts a child too.
+    let mut scenario = orchestrator(
+        json!({"sku_worker": {"description": "SKUs", "mcp": {"server": "kb", "tool": "lookup"}}}),
+        &[("t1", "sku_worker", json!({"key": "sku:A-100"}), true)],
+    );
+    scenario["mcp_servers"] = json!({"kb": {"command": toolbox(&[
+        "misbehave", "hang", "--child", "--pid-file", pid_file.to_str().unwrap()])}});
+    let path = sandbox.write("stuck.json", &scenario);
+    let mut child = sandbox
+        .command(
+            &["run", path.to_str().unwrap(), "--headless", "--allow-exec"],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pids = pids_in(&pid_file, 2, Duration::from_secs(10));
+    assert_eq!(pids.len(), 2, "the server started");
+    let signalled = std::time::Instant::now();
+    // SAFETY: signalling the child this test started.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = child.wait().unwrap();
+    // Without cancelling the start, the run waits out the server's 10 s
+    // handshake limit; with it, it ends at once (the bound is generous).
+    assert!(
+        signalled.elapsed() < Duration::from_secs(5),
+        "the run did not wait for the handshake: {:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(status.code(), Some(143), "128 + SIGTERM");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["stop_reason"], "cancelled", "{result}");
+    assert_eq!(survivors(&pids, Duration::from_secs(5)), Vec::<i32>::new());
 }

@@ -131,8 +131,14 @@ impl Gateway {
     /// The run is over: no program a real worker started may outlive it.
     /// Start the real workers' servers; the descriptions they give, by
     /// worker or tool name.
+    /// A run cancelled meanwhile does not wait for a server's handshake:
+    /// whatever had started is stopped with the unfinished start.
     pub(crate) async fn start_workers(&self) -> Vec<(String, String)> {
-        self.workers.start().await
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Vec::new(),
+            described = self.workers.start() => described,
+        }
     }
 
     pub(crate) fn shutdown_workers(&self) {
