@@ -89,6 +89,39 @@ async fn members_run_side_by_side_through_the_gateway() {
     assert_eq!(model_calls, 5, "every member turn is a gateway model call");
 }
 
+/// `limits.parallel: false`: the same members, one after another in the
+/// order asked, so the turn takes the sum of their times; the result's
+/// fields are those of a parallel run.
+#[tokio::test(start_paused = true)]
+async fn with_parallel_off_members_answer_one_after_another_in_the_order_asked() {
+    let mut doc = desk(ask_all(), [700, 300, 500]);
+    doc["limits"] = json!({"parallel": false});
+    let (outcome, events) = run(scenario(&doc), LaunchOptions::default()).await;
+    let r = &outcome.result;
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(r["answer"], "All heard.");
+    assert_eq!(r["llm_calls"], 5);
+    let finished: Vec<(&str, u64)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::MemberCallFinished { member, .. } => Some((member.as_str(), e.t_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        [("m1", 800), ("m2", 1100), ("m3", 1600)],
+        "in the order asked, each after the one before"
+    );
+    // 100 ms for the lead, 700 + 300 + 500 for the members, 100 to reply.
+    assert_eq!(events.last().unwrap().t_ms, 1700);
+
+    // The default, and `true`, keep them side by side.
+    doc["limits"] = json!({"parallel": true});
+    let (_, events) = run(scenario(&doc), LaunchOptions::default()).await;
+    assert_eq!(events.last().unwrap().t_ms, 900);
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_member_past_its_timeout_is_cut_and_the_coordinator_goes_on() {
     let mut doc = desk(ask_all(), [700, 300, 2500]);

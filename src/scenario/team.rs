@@ -54,6 +54,11 @@ pub(crate) struct TeamLimits {
     /// milliseconds of run time (default 0: no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) member_timeout_ms: Option<u64>,
+    /// coordinator: call the members a turn names at once (default true);
+    /// false calls them one after another, in the order named, and a stop
+    /// of the run met by one calls none after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) parallel: Option<bool>,
 }
 
 impl TeamLimits {
@@ -79,6 +84,10 @@ impl TeamLimits {
         self.member_timeout_ms.unwrap_or(0)
     }
 
+    pub(crate) fn parallel(&self) -> bool {
+        self.parallel.unwrap_or(true)
+    }
+
     /// The keys that are set, by name, and whether they belong to the
     /// swarm (else to the coordinator).
     pub(crate) fn keys_set(&self) -> Vec<(&'static str, bool)> {
@@ -96,6 +105,7 @@ impl TeamLimits {
                 true,
             ),
             ("member_timeout_ms", self.member_timeout_ms.is_some(), false),
+            ("parallel", self.parallel.is_some(), false),
         ]
         .into_iter()
         .filter(|(_, set, _)| *set)

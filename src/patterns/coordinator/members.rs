@@ -1,5 +1,5 @@
 //! The coordinator's member calls: the members named in one turn run at
-//! once, each taking its own turns through the gateway until it replies,
+//! once (or one after another, with `limits.parallel: false`), each taking its own turns through the gateway until it replies,
 //! in the order named whenever they can move together. A member's failure
 //! is its answer; only cancelling and the run's budgets stop the run.
 
@@ -52,6 +52,28 @@ pub(super) async fn call_all(
         ends.into_iter().flatten().collect()
     })
     .await
+}
+
+/// Run the members `calls` names one after another, in the order named
+/// (`limits.parallel: false`); a stop of the whole run met by one calls
+/// none after it. Their ends in call order.
+pub(super) async fn call_in_turn(
+    team: &TeamRun<'_>,
+    coordinator: &str,
+    turn: u32,
+    calls: &[MemberCall],
+    member_timeout: Duration,
+) -> Vec<MemberEnd> {
+    let mut ends = Vec::with_capacity(calls.len());
+    for call in calls {
+        let end = call_one(team, coordinator, turn, call, member_timeout).await;
+        let stopped = end.run_stop.is_some();
+        ends.push(end);
+        if stopped {
+            break;
+        }
+    }
+    ends
 }
 
 /// One member call: the member's turns until it replies, within

@@ -43,10 +43,12 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
             .as_ref()
             .map_or(0, |l| l.member_timeout_ms()),
     );
+    let parallel = scenario.limits.as_ref().is_none_or(|l| l.parallel());
     let mut desk = Desk {
         team,
         coordinator,
         member_timeout,
+        parallel,
         member_calls: Vec::new(),
         trace: Vec::new(),
         history: Vec::new(),
@@ -59,6 +61,8 @@ struct Desk<'a> {
     team: TeamRun<'a>,
     coordinator: String,
     member_timeout: Duration,
+    /// Members of one turn run at once (`limits.parallel`, default).
+    parallel: bool,
     member_calls: Vec<MemberRecord>,
     trace: Vec<TraceEntry>,
     history: Vec<Value>,
@@ -127,14 +131,25 @@ impl Desk<'_> {
                 Action::CallMembers(calls) => {
                     entry.members = calls.iter().map(|c| c.member.clone()).collect();
                     self.trace.push(entry);
-                    let ends = members::call_all(
-                        &self.team,
-                        &coordinator,
-                        turn.number,
-                        &calls,
-                        self.member_timeout,
-                    )
-                    .await;
+                    let ends = if self.parallel {
+                        members::call_all(
+                            &self.team,
+                            &coordinator,
+                            turn.number,
+                            &calls,
+                            self.member_timeout,
+                        )
+                        .await
+                    } else {
+                        members::call_in_turn(
+                            &self.team,
+                            &coordinator,
+                            turn.number,
+                            &calls,
+                            self.member_timeout,
+                        )
+                        .await
+                    };
                     let mut run_stop = None;
                     let mut answers = Vec::with_capacity(ends.len());
                     for end in ends {
