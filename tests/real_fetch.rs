@@ -1,7 +1,8 @@
 //! The research pattern reading its pages for real: `read_source` with
 //! `"fetch": true` GETs each page the policy and execution checks allow
-//! from a loopback server this test starts, turns its HTML into text, and
-//! the run cites only those pages. A page on a domain the policy denies is
+//! from a loopback server this test starts, turns its HTML into text, the
+//! model takes the notes (only quotes the page holds are kept), and the run
+//! cites only those pages. A page on a domain the policy denies is
 //! never requested; a redirect to such a domain is not followed.
 
 mod common;
@@ -42,6 +43,12 @@ fn scenario(site: &str, elsewhere: &str) -> Value {
     let incident = format!("http://{site}/incidents/payments");
     let sla = format!("http://{site}/policies/sla");
     let forum = format!("http://{elsewhere}/thread/outage");
+    // The model takes the notes of pages read for real, and the sim writes
+    // the answer from the first three.
+    scenario["provider"]
+        .as_object_mut()
+        .unwrap()
+        .remove("synthesis");
     scenario["context"]["policy_hints"]["allowed_domains_policy"] = json!([site]);
     scenario["context"]["policy_hints"]["allowed_domains_execution"] = json!([site]);
     scenario["sources"] = json!({
@@ -50,14 +57,6 @@ fn scenario(site: &str, elsewhere: &str) -> Value {
             {"url": sla, "title": "Enterprise SLA", "snippet": "Uptime and response"},
             {"url": forum, "title": "Community Thread", "snippet": "Unverified claims"}
         ],
-        "pages": {
-            incident.clone(): {"title": "Payments Incident Update", "published_at": "2026-03-07",
-                "notes": [{"claim": "US payments incident is P1 with failed payment rate 3.4%, 5 chargeback alerts, and ETA about 45 minutes.",
-                           "quote": INCIDENT}]},
-            sla.clone(): {"title": "Enterprise SLA", "published_at": "2026-01-15",
-                "notes": [{"claim": "Enterprise SLA includes 99.95% monthly uptime and a 15-minute first response target for P1 incidents (24/7).",
-                           "quote": SLA}]}
-        },
         "tools": {"read_source": {"fetch": true}}
     });
     scenario
@@ -126,6 +125,18 @@ fn fetched_pages_feed_the_research_and_only_allowed_pages_are_cited() {
     assert!(read >= 2, "{read}");
     let recorded = serde_json::to_string(&events).unwrap();
     assert!(!recorded.contains("var tracking"), "scripts are dropped");
+    // The notes are the model's, each quoting the page as read.
+    let quotes: Vec<String> = of_type(&events, "note_extracted")
+        .iter()
+        .filter_map(|e| e["quote"].as_str().map(String::from))
+        .collect();
+    assert!(!quotes.is_empty());
+    assert!(
+        quotes
+            .iter()
+            .all(|q| INCIDENT.contains(q.as_str()) || SLA.contains(q.as_str())),
+        "{quotes:#?}"
+    );
 }
 
 #[test]

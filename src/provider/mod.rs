@@ -36,6 +36,8 @@ pub(crate) enum Purpose {
     Turn { agent: String },
     /// The research plan: the steps of the bounded workflow.
     ResearchPlan,
+    /// The notes of one page a research run read for real.
+    Notes,
     /// The research answer, written from the verified notes.
     Synthesis,
 }
@@ -48,6 +50,7 @@ impl Purpose {
             Purpose::Plan | Purpose::ResearchPlan => "plan",
             Purpose::FinalBrief => "final_answer",
             Purpose::Turn { agent } => agent,
+            Purpose::Notes => "notes",
             Purpose::Synthesis => "synthesis",
         }
     }
@@ -72,6 +75,7 @@ impl Purpose {
         match self {
             Purpose::Plan => "planner",
             Purpose::ResearchPlan => "plan",
+            Purpose::Notes => "read_extract",
             Purpose::Synthesis => "synthesize",
             other => other.script_key(),
         }

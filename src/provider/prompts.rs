@@ -32,6 +32,7 @@ const SWARM_TURN: Embedded = embedded!("swarm_turn.md");
 const COORDINATOR_TURN: Embedded = embedded!("coordinator_turn.md");
 const COORDINATOR_MEMBER: Embedded = embedded!("coordinator_member.md");
 const RESEARCH_PLAN: Embedded = embedded!("research_plan.md");
+const RESEARCH_NOTES: Embedded = embedded!("research_notes.md");
 const RESEARCH_SYNTHESIS: Embedded = embedded!("research_synthesis.md");
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -84,6 +85,7 @@ impl Prompts {
                 }
             }
             (PatternKind::Research, Purpose::ResearchPlan) => (&RESEARCH_PLAN, true),
+            (PatternKind::Research, Purpose::Notes) => (&RESEARCH_NOTES, true),
             (PatternKind::Research, Purpose::Synthesis) => (&RESEARCH_SYNTHESIS, true),
             (pattern, purpose) => {
                 return Err(PromptError::Missing {
@@ -260,7 +262,7 @@ mod tests {
         assert!(turn.json && turn.text.contains(r#"{"transfer_to": "<another agent>"}"#));
         let mut research = scenario();
         research.pattern = PatternKind::Research;
-        for purpose in [Purpose::ResearchPlan, Purpose::Synthesis] {
+        for purpose in [Purpose::ResearchPlan, Purpose::Notes, Purpose::Synthesis] {
             assert!(Prompts::default().system(&research, &purpose).unwrap().json);
         }
         assert!(

@@ -50,6 +50,8 @@ impl SimProvider {
             Purpose::FinalBrief => self.spec.final_answer.as_ref(),
             Purpose::Turn { agent } => self.spec.turns.as_ref()?.get(agent),
             Purpose::Synthesis => self.spec.synthesis.as_ref(),
+            // The sim quotes the page it is given (see `research`).
+            Purpose::Notes => None,
         }
     }
 
@@ -122,6 +124,9 @@ impl SimProvider {
                 Purpose::ResearchPlan => {
                     Ok(ModelOutput::Json(research::default_plan(&request.payload)))
                 }
+                Purpose::Notes => Ok(ModelOutput::Json(research::notes_from_page(
+                    &request.payload,
+                ))),
                 Purpose::Synthesis => Ok(ModelOutput::Json(research::synthesis_from_notes(
                     &request.payload,
                 ))),

@@ -95,6 +95,12 @@ impl Sources {
     pub(crate) fn search_results(&self) -> &[SearchResult] {
         self.search_results.as_deref().unwrap_or_default()
     }
+
+    /// Whether `read_source` reads the pages for real (`fetch`), the
+    /// model then taking their notes.
+    pub(crate) fn fetches(&self) -> bool {
+        self.tools.read_source.as_ref().is_some_and(|t| t.fetch)
+    }
 }
 
 impl ResearchTools {

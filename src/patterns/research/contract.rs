@@ -89,6 +89,36 @@ pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
     (answer, citations)
 }
 
+/// The notes a model took from a page read for real, with their
+/// provenance (the URL the pattern read, the page's title and date). Text
+/// is read as JSON like the synthesis; a note is kept only when its claim
+/// and quote are texts and its quote is on the page (spaces aside), so
+/// that no citation rests on words the page does not hold. A page may
+/// yield none.
+pub(crate) fn read_page_notes(output: ModelOutput, page: &Value, url: &str) -> Vec<Value> {
+    let value = match output {
+        ModelOutput::Json(value) => value,
+        ModelOutput::Text(text) => parse_model_text(&text).unwrap_or(Value::Null),
+    };
+    let squeeze = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = squeeze(page.get("body").and_then(Value::as_str).unwrap_or(""));
+    let field = |key: &str| page.get(key).cloned().unwrap_or_else(|| "".into());
+    let items = value.get("notes").and_then(Value::as_array);
+    items
+        .into_iter()
+        .flatten()
+        .filter_map(|item| {
+            let claim = py_strip(item.get("claim")?.as_str()?);
+            let quote = py_strip(item.get("quote")?.as_str()?);
+            let grounded = !quote.is_empty() && body.contains(&squeeze(quote));
+            grounded.then(|| {
+                json!({"claim": claim, "quote": quote, "url": url,
+                       "title": field("title"), "published_at": field("published_at")})
+            })
+        })
+        .collect()
+}
+
 /// Check the answer: not empty, at most `max_answer_chars` characters, at
 /// least one citation, and every citation the id of a note.
 pub(crate) fn validate_synthesis(
@@ -193,6 +223,36 @@ mod tests {
             )),
             ("A".into(), vec!["n1".into()])
         );
+    }
+
+    #[test]
+    fn a_models_notes_are_kept_only_when_the_page_holds_their_quote() {
+        let page = json!({"title": "Declines", "published_at": "2026-03-05",
+                          "body": "Card declines\nDeclines rose to 4.1%\n  after the update."});
+        let output = ModelOutput::Text(
+            r#"{"notes": [
+                {"claim": " Declines rose. ", "quote": "Declines rose to 4.1% after the update."},
+                {"claim": "Made up.", "quote": "Declines fell to zero overnight."},
+                {"claim": "No quote."},
+                {"claim": 3, "quote": "Card declines"},
+                "not a note"
+            ]}"#
+            .into(),
+        );
+        assert_eq!(
+            read_page_notes(output, &page, "https://a.example/x"),
+            vec![
+                json!({"claim": "Declines rose.", "quote": "Declines rose to 4.1% after the update.",
+                        "url": "https://a.example/x", "title": "Declines",
+                        "published_at": "2026-03-05"})
+            ]
+        );
+        for nothing in [
+            ModelOutput::Text("no json".into()),
+            ModelOutput::Json(json!({"notes": "x"})),
+        ] {
+            assert!(read_page_notes(nothing, &page, "u").is_empty());
+        }
     }
 
     #[test]

@@ -62,6 +62,21 @@ pub(crate) fn evaluate(
     }
 }
 
+/// Every domain a source may be read from now: the policy's that pass
+/// [`evaluate`] with the flags as they stand. A real read re-checks a
+/// redirect's target against it.
+pub(crate) fn allowed_domains(
+    limits: &ResearchLimits,
+    gated_by: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    limits
+        .policy
+        .iter()
+        .filter(|domain| evaluate(domain, limits, |d| gated_by(d)) == Verdict::Allow)
+        .cloned()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +135,12 @@ mod tests {
         assert_eq!(
             evaluate("a.example", &limits, |_| Some("a_reads".into())),
             denied(SourceDenial::Execution, Some("a_reads".into()))
+        );
+        assert_eq!(allowed_domains(&limits, no_flag), ["a.example"]);
+        let gated = |d: &str| (d == "a.example").then(|| "a_reads".to_string());
+        assert!(
+            allowed_domains(&limits, gated).is_empty(),
+            "a flag narrows it"
         );
     }
 }

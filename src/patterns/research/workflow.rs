@@ -3,10 +3,10 @@
 //! calls through the gateway, applies its contract and enters the trace;
 //! the first rule that fails stops the run there.
 
-use super::contract::{read_synthesis, validate_notes, validate_synthesis};
+use super::contract::{read_page_notes, read_synthesis, validate_notes, validate_synthesis};
 use super::plan::{self, EXPECTED_ACTIONS, plan_json, validate_plan};
 use super::result::{Aggregate, CitationDetail, DeniedSource, HistoryDetail, TraceCounts};
-use super::sources::{Verdict, dedupe, evaluate};
+use super::sources::{Verdict, allowed_domains, dedupe, evaluate};
 use super::{Answer, Desk, Stop, tool_failed};
 use crate::bus::{
     Cited, EventKind, NoteExtracted, NotesVerified, PageRead, ResearchPhase, SourceAllowed,
@@ -157,6 +157,7 @@ impl Desk<'_> {
     ) -> Result<(Vec<Value>, usize, Vec<DeniedSource>), Stop> {
         self.enter(ResearchPhase::ReadExtract).await?;
         let max_notes = self.limits.max_notes;
+        let fetched = self.scenario.sources.as_ref().is_some_and(|s| s.fetches());
         let mut notes: Vec<Value> = Vec::new();
         let mut pages_read = 0;
         let mut denied = Vec::new();
@@ -187,25 +188,38 @@ impl Desk<'_> {
                 url: url.clone(),
                 domain,
             }));
-            let page = self
-                .tool(step_id, ResearchTool::ReadSource, json!({"url": url}))
-                .await?;
+            // A real read follows a redirect only to a domain these checks
+            // allow now.
+            let args = if fetched {
+                let allowed = allowed_domains(&self.limits, |d| self.gate.gated_by(d));
+                json!({"url": url, "allowed_domains": allowed})
+            } else {
+                json!({"url": url})
+            };
+            let page = self.tool(step_id, ResearchTool::ReadSource, args).await?;
             let page = Value::Object(page);
             self.bus.publish(EventKind::PageRead(PageRead {
                 url: url.clone(),
                 title: text(&page, "title"),
                 published_at: text(&page, "published_at"),
             }));
-            let args = json!({"url": url, "page": page});
-            let extracted = self.tool(step_id, ResearchTool::ExtractNotes, args).await?;
-            let Some(items) = extracted
-                .get("notes")
-                .and_then(Value::as_array)
-                .filter(|items| items.iter().all(Value::is_object))
-            else {
-                return Err(tool_failed(ResearchTool::ExtractNotes));
+            let items = if fetched {
+                // A page read for real has no scripted notes: the model
+                // takes them, and only quotes the page holds are kept.
+                let wanted = max_notes - notes.len();
+                let payload = json!({"goal": self.goal, "request": self.scenario.context,
+                                     "url": url, "page": page, "max_notes": wanted});
+                let output = self.model("notes", Purpose::Notes, payload).await?;
+                read_page_notes(output, &page, url)
+            } else {
+                let args = json!({"url": url, "page": page});
+                let extracted = self.tool(step_id, ResearchTool::ExtractNotes, args).await?;
+                match extracted.get("notes").and_then(Value::as_array) {
+                    Some(items) if items.iter().all(Value::is_object) => items.clone(),
+                    _ => return Err(tool_failed(ResearchTool::ExtractNotes)),
+                }
             };
-            for item in items {
+            for item in &items {
                 let mut note = item.clone();
                 note["id"] = format!("n{}", notes.len() + 1).into();
                 self.bus.publish(EventKind::NoteExtracted(NoteExtracted {

@@ -179,7 +179,18 @@ impl RealTools {
             RealTool::Mcp { server, tool } => self.call_mcp(server, tool, args).await,
             RealTool::Fetch { fetcher, limits } => {
                 let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
-                return Some(match fetcher.fetch(url, &allowed_by(limits)).await {
+                // The pattern says which domains its checks allow now (its
+                // flags included); a redirect may go only to one of them.
+                let named: Option<Vec<&str>> = args
+                    .get("allowed_domains")
+                    .and_then(Value::as_array)
+                    .map(|list| list.iter().filter_map(Value::as_str).collect());
+                let by_limits = allowed_by(limits);
+                let allowed = |domain: &str| match &named {
+                    Some(named) => named.contains(&domain),
+                    None => by_limits(domain),
+                };
+                return Some(match fetcher.fetch(url, &allowed).await {
                     Ok(page) => Ok(page.tool_output()),
                     Err(e) => Err(WorkerError::Failed {
                         detail: Some(e.to_string()),

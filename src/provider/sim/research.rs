@@ -1,7 +1,8 @@
 //! What the sim writes for a research run whose scenario scripts no `plan`
 //! or no `synthesis`: the five canonical steps searching for the request's
 //! question, and a short answer from the first three notes that cites
-//! them. Pure functions of the request payload.
+//! them; and the notes of a page read for real: its first sentences, each
+//! its own claim and quote. Pure functions of the request payload.
 
 use crate::pycompat::{py_str, py_strip};
 use serde_json::{Value, json};
@@ -29,6 +30,58 @@ pub(super) fn default_plan(payload: &Value) -> Value {
         {"id": "r4", "action": "verify_notes", "args": {}},
         {"id": "r5", "action": "synthesize_answer", "args": {}},
     ]})
+}
+
+/// The most notes the sim takes from one page.
+const NOTES_PER_PAGE: usize = 2;
+
+/// A sentence shorter than this cannot be a note's quote (004's verifier
+/// wants 20 characters).
+const MIN_QUOTE_CHARS: usize = 20;
+
+/// The page's first sentences (text ending in `.`, `!` or `?`, of at
+/// least 20 characters; headings and fragments are passed over), at most
+/// two and at most the payload's `max_notes`, each quoted as its own
+/// claim.
+pub(super) fn notes_from_page(payload: &Value) -> Value {
+    let body = payload
+        .pointer("/page/body")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let max = payload
+        .get("max_notes")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(NOTES_PER_PAGE)
+        .min(NOTES_PER_PAGE);
+    let notes: Vec<Value> = sentences(body)
+        .filter(|s| s.chars().count() >= MIN_QUOTE_CHARS)
+        .take(max)
+        .map(|s| json!({"claim": s, "quote": s}))
+        .collect();
+    json!({"notes": notes})
+}
+
+/// The sentences of `text`, line by line: each ends at `.`, `!` or `?`
+/// followed by a space or the end of its line.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().flat_map(|line| {
+        let mut found = Vec::new();
+        let mut start = 0;
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        for (i, (at, c)) in chars.iter().enumerate() {
+            let ends = matches!(c, '.' | '!' | '?')
+                && chars
+                    .get(i + 1)
+                    .is_none_or(|(_, next)| next.is_whitespace());
+            if ends {
+                let end = at + c.len_utf8();
+                found.push(line[start..end].trim());
+                start = end;
+            }
+        }
+        found
+    })
 }
 
 /// The first three notes' claims between an opening and a closing, citing
@@ -76,6 +129,30 @@ mod tests {
                 "synthesize_answer"
             ]
         );
+    }
+
+    #[test]
+    fn the_notes_of_a_page_are_its_first_sentences() {
+        let page = |body: &str, max: u64| {
+            notes_from_page(&json!({"page": {"body": body}, "max_notes": max}))
+        };
+        let body = "Card declines after the update
+Declines rose to 4.1% on 4 March. Short one. Retries succeed within minutes!
+A third sentence that is long enough.";
+        assert_eq!(
+            page(body, 6),
+            json!({"notes": [
+                {"claim": "Declines rose to 4.1% on 4 March.", "quote": "Declines rose to 4.1% on 4 March."},
+                {"claim": "Retries succeed within minutes!", "quote": "Retries succeed within minutes!"}
+            ]}),
+            "the heading has no full stop, the short sentence is passed over"
+        );
+        assert_eq!(page(body, 1)["notes"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            page("Version 2.1 is out now, said the team.", 6)["notes"][0]["quote"],
+            "Version 2.1 is out now, said the team."
+        );
+        assert_eq!(page("", 6), json!({"notes": []}));
     }
 
     #[test]
