@@ -518,6 +518,57 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_person_answers_an_escalation_through_the_controller() {
+        let at = GatePoint::Round { round: 2 };
+        let (_controller, gate, _sub) = setup(false);
+        let mut gate = gate.with_desk(HumanDesk::default());
+        assert_eq!(gate.ask(at.clone()).await, Ok(None), "nobody to ask");
+        let (_controller, gate, mut sub) = setup(false);
+        let mut gate = gate.with_desk(HumanDesk {
+            preset: Some(HumanChoice::NoGo),
+            attended: false,
+        });
+        assert_eq!(
+            gate.ask(at.clone()).await,
+            Ok(Some((HumanChoice::NoGo, None)))
+        );
+        assert_eq!(
+            gate.ask(at.clone()).await,
+            Ok(None),
+            "the preset answers once"
+        );
+        assert!(kinds(&mut sub).contains(&EventKind::HumanDecided {
+            choice: HumanChoice::NoGo,
+            note: None
+        }));
+        let (controller, gate, mut sub) = setup(false);
+        let mut gate = gate.with_desk(HumanDesk {
+            preset: None,
+            attended: true,
+        });
+        let waiting = tokio::spawn(async move { gate.ask(at).await });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!waiting.is_finished(), "waits for the person");
+        controller
+            .decide(
+                HumanChoice::Continue,
+                Some("ship step-up auth first".into()),
+            )
+            .unwrap();
+        let answer = waiting.await.unwrap();
+        assert_eq!(
+            answer,
+            Ok(Some((
+                HumanChoice::Continue,
+                Some("ship step-up auth first".into())
+            )))
+        );
+        let kinds = kinds(&mut sub);
+        assert!(matches!(kinds.first(), Some(EventKind::Paused { .. })));
+        assert!(matches!(kinds.last(), Some(EventKind::HumanDecided { .. })));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn step_lets_exactly_one_gate_pass_and_the_clock_stops_while_paused() {
         let (controller, mut gate, mut sub) = setup(true);
         let clock = gate.bus.clock().clone();
