@@ -2,6 +2,7 @@
 //! the parsers that turn an argument into a value or a usage error.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use conclave::bus::HumanChoice;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::output;
@@ -55,6 +56,11 @@ pub(crate) enum Command {
         /// Replace the scenario's goal.
         #[arg(long, value_name = "TEXT")]
         goal: Option<String>,
+        /// Answer in advance when the round table escalates to a person
+        /// (budget.escalate_after_blocking_rounds); without it a headless run
+        /// stops there with escalated_to_human.
+        #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
+        decide: Option<HumanChoice>,
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]
@@ -273,6 +279,10 @@ pub(crate) enum Clock {
 pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
     use conclave::provider::openai;
     openai::base_url(text).map_err(|problem| format!("{}; {problem}", openai::BASE_URL_EXPECTED))
+}
+
+pub(crate) fn parse_decide(text: &str) -> Result<HumanChoice, String> {
+    text.parse()
 }
 
 pub(crate) fn parse_flag(text: &str) -> Result<(String, bool), String> {

@@ -9,7 +9,7 @@ mod switches;
 pub(crate) use shared::SharedGate;
 pub(crate) use switches::Switches;
 
-use crate::bus::{Bus, EventKind, FlagState, GatePoint};
+use crate::bus::{Bus, EventKind, FlagState, GatePoint, HumanChoice};
 use crate::scenario::{GatewayMechanism, Scenario};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -30,6 +30,12 @@ pub enum Control {
         on: bool,
     },
     Cancel,
+    /// A person's answer to an escalation, with an optional note for the
+    /// shared context.
+    Decide {
+        choice: HumanChoice,
+        note: Option<String>,
+    },
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -93,6 +99,20 @@ impl Controller {
     pub fn cancel(&self) {
         self.cancel.cancel();
     }
+
+    /// Answer the escalation the run waits on (or the next one).
+    pub fn decide(&self, choice: HumanChoice, note: Option<String>) -> Result<(), ControlError> {
+        self.send(Control::Decide { choice, note })
+    }
+}
+
+/// Who answers when a run escalates to a person: an answer given in
+/// advance (`--decide`), used once, and whether someone is watching who
+/// can be asked (the dashboard).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HumanDesk {
+    pub(crate) preset: Option<HumanChoice>,
+    pub(crate) attended: bool,
 }
 
 fn known_flags(names: &[String]) -> String {
@@ -214,6 +234,9 @@ pub(crate) struct Gate {
     flags: Flags,
     switches: Switches,
     bus: Bus,
+    desk: HumanDesk,
+    /// An answer that arrived before the run asked.
+    answer: Option<(HumanChoice, Option<String>)>,
 }
 
 /// The run was cancelled.
@@ -236,11 +259,68 @@ pub(crate) fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller
         switches: Switches::of(&flags),
         flags,
         bus,
+        desk: HumanDesk::default(),
+        answer: None,
     };
     (controller, gate)
 }
 
 impl Gate {
+    pub(crate) fn with_desk(mut self, desk: HumanDesk) -> Gate {
+        self.desk = desk;
+        self
+    }
+
+    /// Ask a person at `at`: the answer given in advance, else (when
+    /// someone watches) wait for one through the controller. `Ok(None)`:
+    /// nobody can answer. The answer is published.
+    pub(crate) async fn ask(
+        &mut self,
+        at: GatePoint,
+    ) -> Result<Option<(HumanChoice, Option<String>)>, Cancelled> {
+        let answer = if let Some(choice) = self.desk.preset.take() {
+            Some((choice, None))
+        } else if let Some(answer) = self.answer.take() {
+            Some(answer)
+        } else if self.desk.attended {
+            self.bus.clock().pause();
+            self.bus.publish(EventKind::Paused { gate: at.clone() });
+            let answer = loop {
+                let command = tokio::select! {
+                    biased;
+                    () = self.cancel.cancelled() => return Err(Cancelled),
+                    command = self.rx.recv() => command,
+                };
+                match command {
+                    None | Some(Control::Cancel) => {
+                        self.cancel.cancel();
+                        return Err(Cancelled);
+                    }
+                    Some(Control::Decide { choice, note }) => break (choice, note),
+                    Some(Control::SetFlag { name, on }) => {
+                        if self.flags.set(&name, on) == Ok(true) {
+                            self.switches.follow(&self.flags);
+                            self.bus.publish(EventKind::FlagChanged { name, on });
+                        }
+                    }
+                    Some(Control::Pause | Control::Resume | Control::Step) => {}
+                }
+            };
+            self.bus.clock().resume();
+            self.bus.publish(EventKind::Resumed { gate: at });
+            Some(answer)
+        } else {
+            None
+        };
+        if let Some((choice, note)) = &answer {
+            self.bus.publish(EventKind::HumanDecided {
+                choice: *choice,
+                note: note.clone(),
+            });
+        }
+        Ok(answer)
+    }
+
     pub(crate) fn flags(&self) -> &Flags {
         &self.flags
     }
@@ -310,6 +390,7 @@ impl Gate {
                     self.cancel.cancel();
                     return Err(Cancelled);
                 }
+                Control::Decide { choice, note } => self.answer = Some((choice, note)),
             }
         }
     }
@@ -434,6 +515,57 @@ mod tests {
             controller.set_flag("nope", true),
             Err(ControlError::UnknownFlag { .. })
         ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_person_answers_an_escalation_through_the_controller() {
+        let at = GatePoint::Round { round: 2 };
+        let (_controller, gate, _sub) = setup(false);
+        let mut gate = gate.with_desk(HumanDesk::default());
+        assert_eq!(gate.ask(at.clone()).await, Ok(None), "nobody to ask");
+        let (_controller, gate, mut sub) = setup(false);
+        let mut gate = gate.with_desk(HumanDesk {
+            preset: Some(HumanChoice::NoGo),
+            attended: false,
+        });
+        assert_eq!(
+            gate.ask(at.clone()).await,
+            Ok(Some((HumanChoice::NoGo, None)))
+        );
+        assert_eq!(
+            gate.ask(at.clone()).await,
+            Ok(None),
+            "the preset answers once"
+        );
+        assert!(kinds(&mut sub).contains(&EventKind::HumanDecided {
+            choice: HumanChoice::NoGo,
+            note: None
+        }));
+        let (controller, gate, mut sub) = setup(false);
+        let mut gate = gate.with_desk(HumanDesk {
+            preset: None,
+            attended: true,
+        });
+        let waiting = tokio::spawn(async move { gate.ask(at).await });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!waiting.is_finished(), "waits for the person");
+        controller
+            .decide(
+                HumanChoice::Continue,
+                Some("ship step-up auth first".into()),
+            )
+            .unwrap();
+        let answer = waiting.await.unwrap();
+        assert_eq!(
+            answer,
+            Ok(Some((
+                HumanChoice::Continue,
+                Some("ship step-up auth first".into())
+            )))
+        );
+        let kinds = kinds(&mut sub);
+        assert!(matches!(kinds.first(), Some(EventKind::Paused { .. })));
+        assert!(matches!(kinds.last(), Some(EventKind::HumanDecided { .. })));
     }
 
     #[tokio::test(start_paused = true)]

@@ -2,7 +2,7 @@
 //! gateway and provider, and runs its pattern as a tokio task. The engine
 //! knows nothing of viewers; they subscribe to the hub before launching.
 
-use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, RunId, RunStarted};
+use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, HumanChoice, RunId, RunStarted};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
@@ -46,6 +46,13 @@ pub struct LaunchOptions {
     /// remembered allowance, the dashboard's confirmation). Without it a
     /// scenario that starts programs does not launch.
     pub allow_exec: bool,
+    /// The answer to an escalation to a person, given in advance
+    /// (`--decide`).
+    pub decide: Option<HumanChoice>,
+    /// Someone watches the run and can answer an escalation (the
+    /// dashboard); without it and without `decide` the run stops with
+    /// `escalated_to_human`.
+    pub attended: bool,
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
@@ -77,6 +84,8 @@ impl Default for LaunchOptions {
             source: None,
             provider: ProviderChoice::default(),
             allow_exec: false,
+            decide: None,
+            attended: false,
         }
     }
 }
@@ -189,6 +198,10 @@ pub fn launch(
     let clock = RunClock::start_on(clock_mode);
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink);
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
+    let gate = gate.with_desk(control::HumanDesk {
+        preset: options.decide,
+        attended: options.attended,
+    });
     let sim = if scenario.tools.is_empty() {
         SimWorkers::new(scenario.workers.clone(), rng.clone())
             .with_sources(scenario.sources.clone())

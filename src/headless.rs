@@ -25,6 +25,8 @@ pub struct HeadlessRun {
     /// `--allow-exec`: the scenario's programs may run (and this file is
     /// remembered as allowed).
     pub allow_exec: bool,
+    /// `--decide`: the answer when the run escalates to a person.
+    pub decide: Option<crate::bus::HumanChoice>,
 }
 
 /// Run and print; the exit status says how the run ended.
@@ -99,6 +101,8 @@ pub fn run(args: HeadlessRun) -> Exit {
         source: Some(args.scenario.display().to_string()),
         provider: args.provider,
         allow_exec,
+        decide: args.decide,
+        attended: false,
     };
     runtime.block_on(async move {
         let hub = Hub::default();

@@ -142,6 +142,7 @@ fn command(cli: Cli) -> Exit {
             flags,
             record,
             goal,
+            decide,
             model,
             exec,
             ..
@@ -157,6 +158,7 @@ fn command(cli: Cli) -> Exit {
             goal,
             provider: model.choice(),
             allow_exec: exec.allow_exec,
+            decide,
         }),
         Some(Command::Replay {
             recording,

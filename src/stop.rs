@@ -133,6 +133,10 @@ pub enum StopReason {
     MaxTokens,
     /// The run's model calls cost more than `budget.max_cost_usd`.
     MaxCost,
+    /// `budget.escalate_after_blocking_rounds` rounds in a row had a
+    /// blocking stance and nobody answered: a headless run without
+    /// `--decide`.
+    EscalatedToHuman,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -214,6 +218,7 @@ impl fmt::Display for StopReason {
             StopReason::RetryBudgetExhausted => f.write_str("retry_budget_exhausted"),
             StopReason::MaxTokens => f.write_str("max_tokens"),
             StopReason::MaxCost => f.write_str("max_cost"),
+            StopReason::EscalatedToHuman => f.write_str("escalated_to_human"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -248,6 +253,7 @@ impl FromStr for StopReason {
             "retry_budget_exhausted" => StopReason::RetryBudgetExhausted,
             "max_tokens" => StopReason::MaxTokens,
             "max_cost" => StopReason::MaxCost,
+            "escalated_to_human" => StopReason::EscalatedToHuman,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -409,6 +415,7 @@ mod tests {
             },
             StopReason::MaxTokens,
             StopReason::MaxCost,
+            StopReason::EscalatedToHuman,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];
@@ -422,7 +429,7 @@ mod tests {
     }
 
     /// How many kinds of reason there are: one past `kind`'s last number.
-    const KINDS: usize = 43;
+    const KINDS: usize = 44;
 
     fn kind(reason: &StopReason) -> usize {
         match reason {
@@ -469,6 +476,7 @@ mod tests {
             StopReason::WorkerBadResult { .. } => 40,
             StopReason::MaxTokens => 41,
             StopReason::MaxCost => 42,
+            StopReason::EscalatedToHuman => 43,
         }
     }
 

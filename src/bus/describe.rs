@@ -66,6 +66,17 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             let decision = decision.map_or("next round", |d| d.as_str());
             format!("round {round}: {conflicts} → {decision}")
         }
+        EventKind::EscalatedToHuman {
+            round,
+            blocking_rounds,
+            ..
+        } => format!(
+            "round {round}: a blocking stance {blocking_rounds} rounds in a row; asking a person"
+        ),
+        EventKind::HumanDecided { choice, note } => match note {
+            Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
+            None => format!("a person chose {}", choice.as_str()),
+        },
         EventKind::FinalizeStarted { decision } => {
             format!("writing the brief ({})", decision.as_str())
         }

@@ -13,6 +13,8 @@ pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::ContributionAccepted { .. } => "contribution_accepted",
         EventKind::ContributionRejected { .. } => "contribution_rejected",
         EventKind::RoundFinished { .. } => "round_finished",
+        EventKind::EscalatedToHuman { .. } => "escalated_to_human",
+        EventKind::HumanDecided { .. } => "human_decided",
         EventKind::FinalizeStarted { .. } => "finalize_started",
         EventKind::BudgetConsumed { .. } => "budget_consumed",
         EventKind::FlagChanged { .. } => "flag_changed",

@@ -147,6 +147,12 @@ pub(crate) struct Budget {
     /// collaboration: `go` votes a round needs to decide (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) min_go_votes: Option<u32>,
+    /// collaboration: after this many rounds in a row with a blocking
+    /// stance the run asks a person (the dashboard's dialog, or `--decide`);
+    /// headless without an answer it stops with `escalated_to_human`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub(crate) escalate_after_blocking_rounds: Option<u32>,
     /// orchestrator: tasks a plan may hold (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) max_tasks: Option<u32>,
@@ -188,27 +194,6 @@ pub(crate) struct Budget {
     pub(crate) max_cost_usd: Option<f64>,
 }
 
-/// The run's token and dollar limits (`budget.max_tokens`,
-/// `budget.max_cost_usd`), every pattern's.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct SpendLimits {
-    pub(crate) max_tokens: Option<u64>,
-    pub(crate) max_cost_usd: Option<f64>,
-}
-
-impl SpendLimits {
-    pub(crate) fn of(scenario: &Scenario) -> Self {
-        scenario
-            .budget
-            .as_ref()
-            .map(|b| SpendLimits {
-                max_tokens: b.max_tokens,
-                max_cost_usd: b.max_cost_usd,
-            })
-            .unwrap_or_default()
-    }
-}
-
 impl Budget {
     /// The keys that are set, by name, with the patterns they belong to.
     pub(crate) fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
@@ -228,6 +213,11 @@ impl Budget {
             ("max_messages", self.max_messages.is_some(), COLLABORATION),
             ("max_seconds", self.max_seconds.is_some(), EVERY),
             ("min_go_votes", self.min_go_votes.is_some(), COLLABORATION),
+            (
+                "escalate_after_blocking_rounds",
+                self.escalate_after_blocking_rounds.is_some(),
+                COLLABORATION,
+            ),
             ("max_tasks", self.max_tasks.is_some(), ORCHESTRATOR),
             ("max_parallel", self.max_parallel.is_some(), ORCHESTRATOR),
             (

@@ -129,6 +129,16 @@ impl StopReason {
                 ),
                 None => "the dollar budget ran out".into(),
             },
+            StopReason::EscalatedToHuman => match facts.rounds {
+                Some(rounds) => format!(
+                    "a blocking stance held the table for rounds in a row; the run asks a person after {} (answer with --decide)",
+                    plural(rounds.into(), "round")
+                ),
+                None => {
+                    "a blocking stance held the table; the run asks a person (answer with --decide)"
+                        .into()
+                }
+            },
             StopReason::Other(reason) => {
                 format!("stopped for a reason this version does not know ({reason})")
             }
@@ -203,6 +213,10 @@ mod tests {
         assert_eq!(
             StopReason::MaxCost.explain(&StopFacts::default()),
             "the dollar budget ran out"
+        );
+        assert_eq!(
+            StopReason::EscalatedToHuman.explain(&StopFacts::default()),
+            "a blocking stance held the table; the run asks a person (answer with --decide)"
         );
         assert_eq!(
             StopReason::MaxSeconds.explain(&facts),

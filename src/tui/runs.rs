@@ -187,6 +187,8 @@ impl Runs {
                 source: launch.source.clone(),
                 provider: self.settings.provider.clone(),
                 allow_exec: launch.allow_exec,
+                decide: None,
+                attended: false,
             },
         )?;
         self.next_run += 1;

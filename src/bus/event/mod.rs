@@ -7,7 +7,7 @@ use super::research::{
     SourcesDeduped, StepFinished, StepStarted,
 };
 use super::resilience::{BreakerReason, BreakerState};
-use super::round::{Conflict, Decision, Stance};
+use super::round::{Conflict, Decision, HumanChoice, SeatStance, Stance};
 use super::summary::RunSummary;
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
@@ -88,6 +88,24 @@ pub enum EventKind {
         round: u32,
         conflicts: Vec<Conflict>,
         decision: Option<Decision>,
+    },
+    /// `budget.escalate_after_blocking_rounds` rounds in a row had a
+    /// blocking stance: the run waits at the gate for a person's answer.
+    EscalatedToHuman {
+        round: u32,
+        #[serde(default)]
+        blocking_rounds: u32,
+        #[serde(default)]
+        conflicts: Vec<Conflict>,
+        #[serde(default)]
+        stances: Vec<SeatStance>,
+    },
+    /// A person answered the escalation (in the dashboard or `--decide`).
+    HumanDecided {
+        choice: HumanChoice,
+        /// What the person added to the shared context, if anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
     },
     /// The team reached a decision and the final brief is being written.
     FinalizeStarted {

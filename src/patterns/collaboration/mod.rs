@@ -6,6 +6,8 @@
 //! from the next round.
 
 pub(crate) mod contract;
+mod escalate;
+mod limits;
 pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
@@ -13,43 +15,13 @@ use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatu
 use crate::gateway::CallError;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::{py_json_dumps, py_strip};
-use crate::scenario::{Scenario, Team};
+use crate::scenario::Team;
 use crate::stop::{ContributionError, StopReason};
 use contract::{Contribution, decide_round, detect_conflicts, validate_contribution};
+use escalate::{Answer, Escalation};
+pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use serde_json::{Value, json};
-use std::time::Duration;
-
-/// 000's `Budget` defaults.
-pub(crate) const DEFAULT_MAX_ROUNDS: u32 = 3;
-pub(crate) const DEFAULT_MAX_MESSAGES: u32 = 12;
-pub(crate) const DEFAULT_MAX_SECONDS: f64 = 40.0;
-pub(crate) const DEFAULT_MIN_GO_VOTES: u32 = 2;
-
-/// The limits of one collaboration run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Limits {
-    pub(crate) max_rounds: u32,
-    pub(crate) max_messages: u32,
-    pub(crate) max_seconds: f64,
-    pub(crate) min_go_votes: u32,
-}
-
-impl Limits {
-    pub(crate) fn of(scenario: &Scenario) -> Self {
-        let budget = scenario.budget.clone().unwrap_or_default();
-        Limits {
-            max_rounds: budget.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS),
-            max_messages: budget.max_messages.unwrap_or(DEFAULT_MAX_MESSAGES),
-            max_seconds: budget.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS),
-            min_go_votes: budget.min_go_votes.unwrap_or(DEFAULT_MIN_GO_VOTES),
-        }
-    }
-
-    fn time_is_up(&self, elapsed: Duration) -> bool {
-        elapsed.as_secs_f64() > self.max_seconds
-    }
-}
 
 /// How a run ends early: the reason, and what the result adds to it.
 struct Stop {
@@ -83,6 +55,7 @@ struct Table<'a> {
     history: Vec<RoundRecord>,
     trace: Vec<TraceEntry>,
     open_conflicts: Vec<crate::bus::Conflict>,
+    escalation: Escalation,
 }
 
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
@@ -90,6 +63,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
     // in code without it runs with an empty table.
     let team = ctx.scenario.team.clone().unwrap_or_default();
     let limits = Limits::of(&ctx.scenario);
+    let escalation = Escalation::of(&ctx.scenario);
     let mut table = Table {
         ctx: &mut ctx,
         team,
@@ -99,6 +73,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         history: Vec::new(),
         trace: Vec::new(),
         open_conflicts: Vec::new(),
+        escalation,
     };
     let ended = table.play().await;
     finish(table, ended)
@@ -108,8 +83,9 @@ impl Table<'_> {
     /// Rounds until a decision, then the brief. `Ok` carries the answer and
     /// the decision.
     async fn play(&mut self) -> Result<(String, Decision), Stop> {
-        let mut decided = None;
-        for round in 1..=self.limits.max_rounds {
+        let (mut decided, mut round, mut last) = (None, 0, self.limits.max_rounds);
+        while round < last {
+            round += 1;
             let gate = self.ctx.gate.pass(GatePoint::Round { round }).await;
             if gate.is_err() {
                 return Err(Stop::new(StopReason::Cancelled).in_phase(format!("round_{round}")));
@@ -124,6 +100,20 @@ impl Table<'_> {
             if let Some(decision) = self.round(round).await? {
                 decided = Some(decision);
                 break;
+            }
+            let record = self.history.last().expect("the round just recorded");
+            let asked = self
+                .escalation
+                .after_round(&mut self.ctx.gate, &self.ctx.bus, record);
+            match asked.await {
+                Err(_) => return Err(Stop::new(StopReason::Cancelled)),
+                Ok(None) => {}
+                Ok(Some(Answer::Nobody)) => return Err(Stop::new(StopReason::EscalatedToHuman)),
+                Ok(Some(Answer::Decided(decision))) => {
+                    decided = Some(decision);
+                    break;
+                }
+                Ok(Some(Answer::OneMoreRound)) => last = last.max(round + 1),
             }
         }
         let Some(decision) = decided else {
@@ -304,7 +294,7 @@ impl Table<'_> {
             "goal": self.ctx.goal,
             "role": role,
             "focus": focus,
-            "shared_context": self.ctx.scenario.context,
+            "shared_context": self.escalation.shared_context(&self.ctx.scenario.context),
             "recent_rounds": recent,
             "open_conflicts": self.open_conflicts,
         })
@@ -369,6 +359,8 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
                         .unwrap_or_default(),
                     conflicts: last.map(|r| r.conflicts.clone()).unwrap_or_default(),
                 }),
+                decided_by: table.escalation.decided.then_some("human"),
+                human_notes: table.escalation.notes,
                 trace: table.trace,
                 history: table.history,
             }
@@ -382,6 +374,8 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
             final_decision: None,
             rounds_used: None,
             team_summary: None,
+            decided_by: None,
+            human_notes: table.escalation.notes,
             trace: table.trace,
             history: table.history,
         },

@@ -25,6 +25,12 @@ pub(crate) struct CollaborationResult {
     pub(crate) rounds_used: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) team_summary: Option<TeamSummary>,
+    /// `"human"` when a person made the decision after an escalation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) decided_by: Option<&'static str>,
+    /// Notes a person added to the shared context.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) human_notes: Vec<String>,
     pub(crate) trace: Vec<TraceEntry>,
     pub(crate) history: Vec<RoundRecord>,
 }

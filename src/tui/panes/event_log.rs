@@ -127,6 +127,9 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::RoundStarted { .. }
         | EventKind::RoundFinished { .. }
         | EventKind::FinalizeStarted { .. } => theme::bold(),
+        EventKind::EscalatedToHuman { .. } | EventKind::HumanDecided { .. } => {
+            Style::default().fg(theme::CAUTION)
+        }
         EventKind::Paused { .. } | EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
             Style::default().fg(theme::CAUTION)
         }

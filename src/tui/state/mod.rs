@@ -251,6 +251,8 @@ impl RunState {
             | EventKind::ContributionRejected { .. }
             | EventKind::RoundFinished { .. }
             | EventKind::FinalizeStarted { .. }
+            | EventKind::EscalatedToHuman { .. }
+            | EventKind::HumanDecided { .. }
             | EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }
