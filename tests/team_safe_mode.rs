@@ -10,6 +10,7 @@ use common::{run, run_default, scenario};
 use conclave::bus::{CallOutcome, EventKind};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
+use std::time::Duration;
 
 /// A one-agent swarm that calls `vendor` three times, then replies; the
 /// vendor fails its first two calls and its breaker opens after two
@@ -140,7 +141,13 @@ async fn a_swarm_tool_that_never_answers_times_out_at_10_s_without_a_resilience_
             {"reply": "gave up on it"}
         ]}}
     });
-    let (outcome, events) = run(scenario(&document), LaunchOptions::default()).await;
+    // Without the default the call would wait for ever: fail, not hang.
+    let (outcome, events) = tokio::time::timeout(
+        Duration::from_secs(600),
+        run(scenario(&document), LaunchOptions::default()),
+    )
+    .await
+    .expect("the tool call times out on its own");
     let r = &outcome.result;
     assert_eq!(r["stop_reason"], "success");
     assert_eq!(r["answer"], "gave up on it");
