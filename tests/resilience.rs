@@ -252,6 +252,37 @@ async fn safe_mode_without_partial_results_stops_the_run_early() {
     assert_eq!(r["stop_reason"], format!("circuit_open:{VENDOR}"));
     assert_eq!(r["phase"], "dispatch");
     assert!(r.get("partial").is_none());
+    // The tasks that finished before the stop keep their trace and
+    // history, plan order, the call that stopped the run last.
+    let traced: Vec<(&str, &str)> = r["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["task_id"].as_str().unwrap(),
+                t["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        traced,
+        [
+            ("us-orders", "done"),
+            ("us-enrich", "done"),
+            ("ca-orders", "done"),
+            ("ca-enrich", "done"),
+            ("mx-enrich", "failed"),
+            ("br-enrich", "failed"),
+        ]
+    );
+    assert_eq!(
+        r["trace"][5]["stop_reason"],
+        format!("circuit_open:{VENDOR}")
+    );
+    let history = r["history"].as_array().unwrap();
+    assert_eq!(history.len(), 6);
+    assert!(history[0]["observation"].is_object(), "observations kept");
 }
 
 #[tokio::test(start_paused = true)]

@@ -26,7 +26,8 @@ pub(crate) use error::CallError;
 pub(crate) use meter::Meter;
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
-    DispatchLimits, MIN_ATTEMPT_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
+    DispatchLimits, MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy,
+    ToolReport,
 };
 
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};

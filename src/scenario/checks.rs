@@ -3,6 +3,7 @@
 //! pattern, and the sim must have a script for everyone who speaks.
 
 mod durations;
+mod names;
 mod orchestrator;
 mod real;
 mod research;
@@ -25,6 +26,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
         PatternKind::Swarm | PatternKind::Coordinator => swarm::check(scenario, &mut problems),
         PatternKind::Research => research::check(scenario, &mut problems),
     }
+    names::check(scenario, &mut problems);
     check_provider(scenario, &mut problems);
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);

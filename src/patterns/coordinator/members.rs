@@ -21,8 +21,8 @@ pub(super) struct MemberEnd {
     pub(crate) record: MemberRecord,
     pub(crate) trace: Vec<TraceEntry>,
     pub(crate) history: Vec<Value>,
-    /// A stop of the whole run met during the call: cancelling, or one of
-    /// the run's budgets.
+    /// A stop of the whole run met during the call: cancelling, one of
+    /// the run's budgets, or safe mode without partial results.
     pub(crate) run_stop: Option<StopReason>,
 }
 
@@ -148,6 +148,7 @@ async fn call_one(
                 reason,
                 StopReason::Cancelled | StopReason::MaxSeconds | StopReason::MaxLlmCalls
             ) || reason.is_spend_budget()
+                || team.is_safe_mode_stop(&reason)
             {
                 end.run_stop = Some(reason.clone());
             }

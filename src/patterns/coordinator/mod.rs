@@ -197,8 +197,11 @@ impl Desk<'_> {
             Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
             Err(reason) => (RunStatus::Stopped, reason, None),
         };
+        let degraded = self.team.degraded();
         let summary = RunSummary {
             answer: answer.clone(),
+            partial: !degraded.is_empty(),
+            degraded: degraded.clone(),
             final_agent: Some(self.coordinator.clone()),
             counts: RunCounts {
                 llm_calls: Some(self.team.llm_calls()),
@@ -216,6 +219,8 @@ impl Desk<'_> {
             member_calls: self.member_calls,
             trace: self.trace,
             history: self.history,
+            partial: (!degraded.is_empty()).then_some(true),
+            degraded: (!degraded.is_empty()).then_some(degraded),
         };
         RunOutcome {
             error: None,

@@ -17,6 +17,28 @@ use crate::stop::StopReason;
 use std::future::Future;
 use std::pin::{Pin, pin};
 
+/// Why a dispatch stopped before its tasks were all done, and the tasks
+/// that had finished: kept when safe mode stopped the run (003's early
+/// stop still reports what was done), empty on any other stop, as 001
+/// reports none.
+#[derive(Debug)]
+pub(super) struct DispatchStop {
+    pub(super) reason: StopReason,
+    pub(super) finished: Vec<TaskRecord>,
+}
+
+/// How the dispatch loop ended early: a stop of the run, or safe mode's.
+enum Halt {
+    Run(StopReason),
+    SafeMode(StopReason),
+}
+
+impl From<StopReason> for Halt {
+    fn from(reason: StopReason) -> Self {
+        Halt::Run(reason)
+    }
+}
+
 /// What a dispatch needs from its run.
 #[derive(Clone, Copy)]
 pub(super) struct Dispatcher<'a> {
@@ -30,22 +52,39 @@ pub(super) struct Dispatcher<'a> {
 
 impl<'a> Dispatcher<'a> {
     /// Run every task; their records in plan order, or why the dispatch
-    /// stopped (`max_seconds`, `cancelled`).
-    pub(super) async fn run(self, tasks: &'a [PlannedTask]) -> Result<Vec<TaskRecord>, StopReason> {
+    /// stopped (`max_seconds`, `cancelled`, safe mode's reason).
+    pub(super) async fn run(
+        self,
+        tasks: &'a [PlannedTask],
+    ) -> Result<Vec<TaskRecord>, DispatchStop> {
+        let mut records: Vec<Option<TaskRecord>> = vec![None; tasks.len()];
         // tokio's cooperative budget would make some ready tasks wait for
         // a later poll at the same instant, out of plan order.
-        tokio::task::unconstrained(self.run_constrained(tasks)).await
+        let ended = tokio::task::unconstrained(self.run_constrained(tasks, &mut records)).await;
+        let finished = || records.iter().flatten().cloned().collect();
+        match ended {
+            Ok(()) => Ok(finished()),
+            Err(Halt::SafeMode(reason)) => Err(DispatchStop {
+                reason,
+                finished: finished(),
+            }),
+            Err(Halt::Run(reason)) => Err(DispatchStop {
+                reason,
+                finished: Vec::new(),
+            }),
+        }
     }
 
     async fn run_constrained(
         self,
         tasks: &'a [PlannedTask],
-    ) -> Result<Vec<TaskRecord>, StopReason> {
+        records: &mut [Option<TaskRecord>],
+    ) -> Result<(), Halt> {
         let clock = self.bus.clock();
         let started = clock.elapsed();
         let deadline = self.limits.deadline();
         if started >= deadline {
-            return Err(StopReason::MaxSeconds);
+            return Err(StopReason::MaxSeconds.into());
         }
         let end = started + (deadline - started).max(MIN_ATTEMPT_TIMEOUT);
         for task in tasks {
@@ -59,7 +98,6 @@ impl<'a> Dispatcher<'a> {
             });
         }
 
-        let mut records: Vec<Option<TaskRecord>> = vec![None; tasks.len()];
         let mut running = InFlight::new(tasks.len());
         let mut next = 0;
         let mut wave = 0;
@@ -77,7 +115,7 @@ impl<'a> Dispatcher<'a> {
                             break;
                         }
                         ended = running.next_batch(), if !running.is_empty() => {
-                            self.settle(tasks, ended, &mut records)?;
+                            self.settle(tasks, ended, records)?;
                         }
                     }
                 }
@@ -98,11 +136,11 @@ impl<'a> Dispatcher<'a> {
             }
             tokio::select! {
                 biased;
-                ended = running.next_batch() => self.settle(tasks, ended, &mut records)?,
-                () = &mut out_of_time => return Err(StopReason::MaxSeconds),
+                ended = running.next_batch() => self.settle(tasks, ended, records)?,
+                () = &mut out_of_time => return Err(StopReason::MaxSeconds.into()),
             }
         }
-        Ok(records.into_iter().flatten().collect())
+        Ok(())
     }
 
     fn call(self, task: &'a PlannedTask) -> Pin<Box<dyn Future<Output = ToolReport> + Send + 'a>> {
@@ -126,10 +164,10 @@ impl<'a> Dispatcher<'a> {
         tasks: &[PlannedTask],
         ended: Vec<(usize, ToolReport)>,
         records: &mut [Option<TaskRecord>],
-    ) -> Result<(), StopReason> {
+    ) -> Result<(), Halt> {
         for (index, report) in ended {
             if report.outcome == Err(StopReason::Cancelled) {
-                return Err(StopReason::Cancelled);
+                return Err(StopReason::Cancelled.into());
             }
             let task = &tasks[index];
             let stop_run = report.safe_mode == Some(SafeModeVerdict::StopRun);
@@ -157,7 +195,7 @@ impl<'a> Dispatcher<'a> {
                 stop_reason: stop_reason.clone(),
             });
             if let (true, Some(reason)) = (stop_run, stop_reason) {
-                return Err(reason);
+                return Err(Halt::SafeMode(reason));
             }
         }
         Ok(())

@@ -178,7 +178,12 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     };
     let records = match dispatched {
         Ok(records) => records,
-        Err(reason) => return stopped_in_dispatch(reason, tasks),
+        Err(stop) => {
+            let mut result = stopped_in_dispatch(stop.reason, tasks);
+            result.trace = stop.finished.iter().map(TraceEntry::of).collect();
+            result.history = stop.finished;
+            return result;
+        }
     };
 
     let trace: Vec<TraceEntry> = records.iter().map(TraceEntry::of).collect();

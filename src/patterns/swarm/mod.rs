@@ -227,8 +227,11 @@ impl Swarm<'_> {
             Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
             Err(reason) => (RunStatus::Stopped, reason, None),
         };
+        let degraded = self.team.degraded();
         let summary = RunSummary {
             answer: answer.clone(),
+            partial: !degraded.is_empty(),
+            degraded: degraded.clone(),
             final_agent: Some(self.holder.clone()),
             counts: RunCounts {
                 handoffs: Some(self.handoffs.len() as u64),
@@ -247,6 +250,8 @@ impl Swarm<'_> {
             handoffs: self.handoffs,
             trace: self.trace,
             history: self.history,
+            partial: (!degraded.is_empty()).then_some(true),
+            degraded: (!degraded.is_empty()).then_some(degraded),
         };
         RunOutcome {
             error: None,

@@ -26,6 +26,13 @@ pub(crate) struct SwarmResult {
     pub(crate) handoffs: Vec<HandoffRecord>,
     pub(crate) trace: Vec<TraceEntry>,
     pub(crate) history: Vec<Value>,
+    /// Safe mode skipped tool calls that failed fast: the result lacks
+    /// their part (only with a `resilience` section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) partial: Option<bool>,
+    /// The tools safe mode skipped, in the order first skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) degraded: Option<Vec<String>>,
 }
 
 /// One transfer asked for.

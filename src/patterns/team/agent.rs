@@ -8,10 +8,14 @@ use super::action::{self, Action};
 use super::trace::TraceEntry;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::gateway::{
+    CallError, DispatchLimits, Gateway, REAL_CALL_TIMEOUT, SafeModeVerdict, TimeoutFrom, ToolCall,
+    ToolPolicy,
+};
 use crate::provider::{ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
 use crate::stop::StopReason;
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
@@ -85,6 +89,9 @@ pub(crate) struct TeamRun<'a> {
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
     tool_limits: DispatchLimits,
+    /// The reason of the tool call safe mode stopped the run for (003's
+    /// safe mode without partial results), once one has.
+    safe_mode_stop: Mutex<Option<StopReason>>,
 }
 
 impl<'a> TeamRun<'a> {
@@ -105,12 +112,24 @@ impl<'a> TeamRun<'a> {
             llm_calls: AtomicU64::new(0),
             turns: AtomicU32::new(0),
             tool_limits: DispatchLimits::without_budget(Duration::MAX),
+            safe_mode_stop: Mutex::new(None),
         }
     }
 
     /// Model calls started so far, cut-off ones included.
     pub(crate) fn llm_calls(&self) -> u64 {
         self.llm_calls.load(Ordering::Acquire)
+    }
+
+    /// Whether `reason` is the stop safe mode called for after a tool
+    /// call failed fast: a stop of the whole run, not of one member.
+    pub(crate) fn is_safe_mode_stop(&self, reason: &StopReason) -> bool {
+        self.safe_mode_stop.lock().as_ref() == Some(reason)
+    }
+
+    /// The tools safe mode skipped, for a partial result.
+    pub(crate) fn degraded(&self) -> Vec<String> {
+        self.gateway.degraded()
     }
 
     pub(crate) fn now(&self) -> Duration {
@@ -217,8 +236,11 @@ impl<'a> TeamRun<'a> {
     /// `agent`'s call of `tool` through the gateway, bounded by the
     /// agent's deadline, noted in the turn's trace `entry`; the history
     /// record of the call. A tool that fails answers with the error, for
-    /// the agent to read on its next turn; only the deadline and
-    /// cancelling the run halt the agent.
+    /// the agent to read on its next turn; only the deadline, cancelling
+    /// the run and safe mode without partial results halt the agent.
+    /// Without a timeout from the scenario an attempt gets
+    /// [`REAL_CALL_TIMEOUT`] (003: every call has a timeout), the agent's
+    /// deadline clipping it.
     pub(crate) async fn use_tool(
         &self,
         agent: &str,
@@ -239,7 +261,9 @@ impl<'a> TeamRun<'a> {
         };
         let policy = ToolPolicy {
             max_attempts: 1,
-            attempt_timeout: deadline.map_or(Duration::MAX, |at| at.saturating_sub(self.now())),
+            attempt_timeout: deadline.map_or(REAL_CALL_TIMEOUT, |at| {
+                at.saturating_sub(self.now()).min(REAL_CALL_TIMEOUT)
+            }),
             timeout_from: TimeoutFrom::Deadline,
         };
         let report = self
@@ -249,6 +273,10 @@ impl<'a> TeamRun<'a> {
         entry.target = Some(tool.to_string());
         entry.ok = Some(report.outcome.is_ok());
         entry.reason = report.outcome.as_ref().err().map(ToString::to_string);
+        if let (Some(SafeModeVerdict::StopRun), Err(reason)) = (report.safe_mode, &report.outcome) {
+            *self.safe_mode_stop.lock() = Some(reason.clone());
+            return Err(Halt::Stop(reason.clone()));
+        }
         let observation = match report.outcome {
             Err(StopReason::Cancelled) => return Err(Halt::Stop(StopReason::Cancelled)),
             Err(StopReason::TaskTimeout) if deadline.is_some_and(|at| self.now() >= at) => {
