@@ -654,3 +654,58 @@ async fn a_redirect_is_reported_not_followed() {
         "{error}"
     );
 }
+
+/// A turn's prompt stays the same size however long the chain grows: the
+/// model is shown the chain's last 32 agents and how many came before.
+#[tokio::test]
+async fn a_long_swarm_chain_is_shown_to_the_model_as_its_tail_and_a_count() {
+    let mut doc = quick("pingpong_swarm.json");
+    let bounce = |to: &str, n: usize| -> Vec<Value> {
+        (0..n)
+            .map(|i| json!({"transfer_to": to, "message": format!("round {i}")}))
+            .collect()
+    };
+    let mut critic = bounce("planner", 24);
+    critic.push(json!({"reply": "Agreed."}));
+    doc["provider"]["turns"] = json!({"planner": bounce("critic", 25), "critic": critic});
+    doc["limits"] = json!({"max_handoffs": 0, "node_timeout_ms": 0,
+                           "repetitive_handoff_window": 0, "repetitive_handoff_min_unique": 0});
+    doc["budget"]["max_llm_calls"] = json!(100);
+    let server = serve(&doc).await;
+    let (outcome, _) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.result["status"], "ok", "{}", outcome.result);
+    assert_eq!(outcome.result["chain"].as_array().unwrap().len(), 50);
+    let contexts: Vec<Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| {
+            let body: Value = serde_json::from_slice(&request.body).unwrap();
+            let asked: Value =
+                serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+            asked["context"].clone()
+        })
+        .collect();
+    assert_eq!(contexts.len(), 50);
+    // The 32nd turn sees the whole chain of 32; the 33rd its last 32 and 1 before.
+    assert_eq!(contexts[31]["chain"].as_array().unwrap().len(), 32);
+    assert_eq!(contexts[31].get("chain_earlier"), None);
+    assert_eq!(contexts[32]["chain"].as_array().unwrap().len(), 32);
+    assert_eq!(contexts[32]["chain_earlier"], 1);
+    let last = &contexts[49];
+    assert_eq!(last["chain_earlier"], 18);
+    let shown: Vec<&str> = last["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|agent| agent.as_str().unwrap())
+        .collect();
+    let whole: Vec<&str> = outcome.result["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|agent| agent.as_str().unwrap())
+        .collect();
+    assert_eq!(shown, whole[18..]);
+}

@@ -21,6 +21,12 @@ use std::time::Duration;
 /// How many history entries an agent is shown.
 const RECENT: usize = 8;
 
+/// How many of the chain's latest agents an agent is shown. A longer
+/// chain is shown as its tail and the count of the agents before it, so
+/// that a turn's prompt stays the same size however long the run goes on
+/// (a model's context is bounded too).
+const CHAIN_SHOWN: usize = 32;
+
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
         scenario,
@@ -215,11 +221,16 @@ impl Swarm<'_> {
             })
             .collect();
         let start = self.history.len().saturating_sub(RECENT);
-        json!({
+        let earlier = self.chain.len().saturating_sub(CHAIN_SHOWN);
+        let mut context = json!({
             "can_transfer_to": peers,
-            "chain": self.chain,
+            "chain": self.chain[earlier..],
             "recent": self.history[start..],
-        })
+        });
+        if earlier > 0 {
+            context["chain_earlier"] = json!(earlier);
+        }
+        context
     }
 
     fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
