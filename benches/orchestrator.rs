@@ -10,53 +10,14 @@ use conclave::engine::{self, LaunchOptions};
 use conclave::scenario::{self, Scenario};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use std::alloc::{GlobalAlloc, Layout};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// The binary's allocator, counting the bytes it holds and their peak.
-struct Counting;
-
-#[cfg(not(target_env = "msvc"))]
-static INNER: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-#[cfg(target_env = "msvc")]
-static INNER: std::alloc::System = std::alloc::System;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { INNER.alloc(layout) };
-        if !ptr.is_null() {
-            grow(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { INNER.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let new = unsafe { INNER.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            grow(new_size);
-        }
-        new
-    }
-}
-
-fn grow(size: usize) {
-    let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
+#[path = "common/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 const TASKS: usize = 10_000;
 const WORKERS: [&str; 4] = [
@@ -128,10 +89,9 @@ fn engine_scale(c: &mut Criterion) {
     });
     group.finish();
 
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = counting::reset_peak();
     let took = run_once(&scenario);
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let peak = counting::peak() - before;
     println!(
         "one run of {TASKS} tasks: {:.0} ms wall, peak heap {:.1} MB above the {:.1} MB held before it",
         took.as_secs_f64() * 1000.0,

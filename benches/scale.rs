@@ -1,0 +1,388 @@
+//! Scale: the work users run at its largest, each measured once, its wall
+//! time and peak memory printed (these runs take seconds each; criterion's
+//! repeated sampling would take many minutes and add nothing).
+//!
+//! - `orchestrator_100k`: `conclave run --headless` of 100,000 tasks of
+//!   1–50 ms, 256 in parallel, on the virtual clock; then the same run
+//!   recorded, which makes the recording the replay rows open.
+//! - `dashboard_live_100k`: the same run in the dashboard on the real
+//!   clock, events folded and a 200×60 frame drawn every 16 ms.
+//! - `dashboard_replay_100k`: the dashboard opening that run's recording,
+//!   until its first frame is drawn.
+//! - `headless_replay_100k`: `conclave replay --headless` of the recording.
+//! - `swarm`: one swarm run of 2,500 to 20,000 model calls, headless.
+//! - `validate_50mb`: `conclave validate` of a 50 MB scenario, its bulk a
+//!   `context` of small objects (outside `context` a scenario may hold at
+//!   most a million JSON values).
+//!
+//! The rows that run the binary report its peak resident memory (from
+//! `wait4`); the dashboard rows run in this process and report its peak
+//! heap, from a counting allocator. `cargo bench --bench scale -- swarm`
+//! runs the rows whose name holds `swarm`; `CONCLAVE_SCALE_TASKS` changes
+//! the 100,000.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+use conclave::bus::{Delivery, Hub};
+use conclave::scenario;
+use conclave::tui::app::{App, AppOptions};
+use conclave::tui::view;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_conclave");
+const FRAME: Duration = Duration::from_millis(16);
+const WORKERS: [&str; 4] = [
+    "sales_worker",
+    "payments_worker",
+    "inventory_worker",
+    "fraud_worker",
+];
+
+fn main() {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    let wanted = |row: &str| filters.is_empty() || filters.iter().any(|f| row.contains(f));
+    let tasks: usize = std::env::var("CONCLAVE_SCALE_TASKS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000);
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    println!("{:<40} {:>10} {:>14}", "row", "wall", "peak");
+
+    let plan = dir.path().join("tasks.json");
+    let recording = dir.path().join("tasks.jsonl");
+    let k = tasks / 1000;
+    let needs_recording = ["dashboard_replay", "headless_replay"]
+        .iter()
+        .any(|row| wanted(row));
+    if wanted("orchestrator") || wanted("dashboard") || needs_recording {
+        write_orchestrator(&plan, tasks);
+    }
+    if wanted("orchestrator") {
+        let (took, rss) = process(&["run", "--headless", path(&plan)]);
+        row(&format!("orchestrator_{k}k headless"), took, rss, "RSS");
+    }
+    if wanted("orchestrator") || needs_recording {
+        let (took, rss) = process(&[
+            "run",
+            "--headless",
+            "--record",
+            path(&recording),
+            path(&plan),
+        ]);
+        let events = lines(&recording);
+        let size = std::fs::metadata(&recording).map_or(0, |m| m.len());
+        row(
+            &format!("orchestrator_{k}k headless, recorded"),
+            took,
+            rss,
+            "RSS",
+        );
+        println!(
+            "{:<40} {events} events, {:.0} MB",
+            "  its recording",
+            size as f64 / 1e6
+        );
+    }
+    if wanted("swarm") {
+        for calls in [2_500, 5_000, 10_000, 20_000] {
+            let file = dir.path().join(format!("swarm_{calls}.json"));
+            write_swarm(&file, calls);
+            let (took, rss) = process(&["run", "--headless", path(&file)]);
+            row(&format!("swarm_{calls}_calls headless"), took, rss, "RSS");
+        }
+    }
+    if wanted("validate") {
+        let file = dir.path().join("context_50mb.json");
+        write_context_of_size(&file, 50 << 20);
+        let (took, rss) = process(&["validate", path(&file)]);
+        row("validate_50mb context", took, rss, "RSS");
+    }
+    if wanted("headless_replay") {
+        let (took, rss) = process(&["replay", "--headless", path(&recording)]);
+        row(&format!("headless_replay_{k}k"), took, rss, "RSS");
+    }
+    // In this process: last, so that the children's peaks above do not
+    // count what these rows hold (a child starts with its parent's peak).
+    if wanted("dashboard_live") {
+        dashboard_live(&plan, k);
+    }
+    if wanted("dashboard_replay") {
+        dashboard_replay(&recording, k);
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temporary path")
+}
+
+/// Lines of `file`, read a piece at a time so that this process stays small.
+fn lines(file: &Path) -> usize {
+    let Ok(file) = std::fs::File::open(file) else {
+        return 0;
+    };
+    std::io::BufRead::split(std::io::BufReader::new(file), b'\n').count()
+}
+
+fn row(name: &str, took: Duration, bytes: usize, what: &str) {
+    println!(
+        "{name:<40} {:>8.2} s {:>8.0} MB {what}",
+        took.as_secs_f64(),
+        bytes as f64 / 1e6
+    );
+}
+
+/// Run the binary with `args`, its output thrown away; its wall time and
+/// peak resident memory. A run that fails stops the bench.
+fn process(args: &[&str]) -> (Duration, usize) {
+    let stderr = tempfile::tempfile().expect("a temporary file");
+    let start = Instant::now();
+    // Reaped below by `wait4`, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(BINARY)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(stderr.try_clone().expect("a file handle"))
+        .spawn()
+        .expect("the binary starts");
+    let pid = i32::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be overwritten.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is this process's own child, not yet waited for; both
+    // pointers are to live locals.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let took = start.elapsed();
+    assert_eq!(reaped, pid, "wait4 failed");
+    let exit = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    if !matches!(exit, Some(0 | 1)) {
+        let mut said = String::new();
+        let mut stderr = stderr;
+        let _ = std::io::Seek::rewind(&mut stderr);
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut said);
+        let tail: String = said
+            .chars()
+            .rev()
+            .take(2000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        panic!("conclave {args:?} ended with {exit:?}: {tail}");
+    }
+    let rss = usize::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
+    (took, rss)
+}
+
+/// The run in the dashboard as its loop does it: events folded as they
+/// come, a frame drawn every 16 ms, until the run has finished.
+fn dashboard_live(plan: &Path, k: usize) {
+    let scenario = Arc::new(scenario::load(plan).expect("a valid scenario"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let before = counting::reset_peak();
+    let start = Instant::now();
+    let (frames, missed, held) = runtime.block_on(async {
+        let hub = Hub::default();
+        let mut bus = hub.subscribe();
+        let mut app = App::new(hub.clone(), AppOptions::default());
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("a test terminal");
+        app.launch(scenario, None);
+        let (mut frames, mut missed) = (0u64, 0u64);
+        let mut last_draw = Instant::now() - FRAME;
+        let mut take = |app: &mut App, delivery| match delivery {
+            Delivery::Event(event) => app.apply(event),
+            Delivery::Missed(n) => missed += n,
+            Delivery::Closed => {}
+        };
+        while app.live_runs() {
+            let due = last_draw + FRAME;
+            if Instant::now() >= due {
+                terminal.draw(|f| view::draw(f, &app)).expect("a frame");
+                frames += 1;
+                last_draw = Instant::now();
+                continue;
+            }
+            tokio::select! {
+                delivery = bus.next() => {
+                    take(&mut app, delivery);
+                    while let Some(delivery) = bus.try_next() {
+                        take(&mut app, delivery);
+                    }
+                }
+                () = tokio::time::sleep_until(due.into()) => {}
+            }
+        }
+        terminal.draw(|f| view::draw(f, &app)).expect("a frame");
+        let held = counting::live().saturating_sub(before);
+        for handle in app.take_handles() {
+            let _ = handle.finish().await;
+        }
+        (frames + 1, missed, held)
+    });
+    let took = start.elapsed();
+    row(
+        &format!("dashboard_live_{k}k"),
+        took,
+        counting::peak() - before,
+        "heap",
+    );
+    println!(
+        "{:<40} {frames} frames, {missed} events missed, {:.0} MB held at the end",
+        "  ",
+        held as f64 / 1e6
+    );
+}
+
+/// The dashboard opening the recording, until its first frame is drawn.
+fn dashboard_replay(recording: &Path, k: usize) {
+    let before = counting::reset_peak();
+    let start = Instant::now();
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    app.open_replay(recording).expect("the recording opens");
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("a test terminal");
+    terminal.draw(|f| view::draw(f, &app)).expect("a frame");
+    let took = start.elapsed();
+    row(
+        &format!("dashboard_replay_{k}k first frame"),
+        took,
+        counting::peak() - before,
+        "heap",
+    );
+    let held = counting::live().saturating_sub(before);
+    println!(
+        "{:<40} {:.0} MB held with the replay open",
+        "  ",
+        held as f64 / 1e6
+    );
+    drop(app);
+}
+
+fn create(file: &Path) -> BufWriter<std::fs::File> {
+    BufWriter::new(std::fs::File::create(file).expect("a temporary file"))
+}
+
+/// An orchestrator scenario whose plan has `tasks` tasks, written as it
+/// goes so that this process stays small.
+fn write_orchestrator(file: &Path, tasks: usize) {
+    let mut out = create(file);
+    write_orchestrator_tasks(&mut out, tasks);
+}
+
+fn write_orchestrator_tasks(out: &mut BufWriter<std::fs::File>, tasks: usize) {
+    let workers: Vec<String> = WORKERS
+        .iter()
+        .map(|w| {
+            format!(
+                "    \"{w}\": {{\"data\": {{\"2026-02-26:US\": {{\"value\": 1}}}}, \"latency_ms\": {{\"min\": 1, \"max\": 50}}}}"
+            )
+        })
+        .collect();
+    let put = |out: &mut BufWriter<std::fs::File>, text: &str| {
+        out.write_all(text.as_bytes()).expect("written");
+    };
+    put(
+        out,
+        "{\n  \"name\": \"many_tasks\",\n  \"pattern\": \"orchestrator\",\n  \"goal\": \"Report.\",\n  \"context\": {\"report_date\": \"2026-02-26\", \"region\": \"US\"},\n",
+    );
+    put(out, "  \"workers\": {\n");
+    put(out, &workers.join(",\n"));
+    put(
+        out,
+        "\n  },\n  \"provider\": {\n    \"kind\": \"sim\",\n    \"final_answer\": \"Done.\",\n    \"plan\": {\"kind\": \"plan\", \"tasks\": [\n",
+    );
+    for i in 0..tasks {
+        let task = format!(
+            "{}      {{\n        \"id\": \"t{i}\",\n        \"worker\": \"{}\",\n        \"args\": {{\"report_date\": \"2026-02-26\", \"region\": \"US\"}},\n        \"critical\": {}\n      }}",
+            if i > 0 { ",\n" } else { "" },
+            WORKERS[i % WORKERS.len()],
+            i % 10 == 0
+        );
+        put(out, &task);
+    }
+    put(
+        out,
+        &format!(
+            "\n    ]}}\n  }},\n  \"budget\": {{\"max_tasks\": {tasks}, \"max_parallel\": 256, \"max_dispatches\": {tasks}, \"max_retries_per_task\": 1, \"task_timeout_seconds\": 2.0, \"max_seconds\": 600}}\n}}\n"
+        ),
+    );
+    out.flush().expect("written");
+}
+
+/// A round table whose `context` holds small objects up to `bytes`.
+fn write_context_of_size(file: &Path, bytes: u64) {
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/checkout_v2_launch.json"
+    );
+    let mut document: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(shipped).expect("the shipped scenario"))
+            .expect("JSON");
+    document["context"] = serde_json::json!({"rows": "@rows@"});
+    let text = serde_json::to_string_pretty(&document).expect("JSON");
+    let (head, tail) = text.split_once("\"@rows@\"").expect("the placeholder");
+    let mut out = create(file);
+    out.write_all(head.as_bytes()).expect("written");
+    out.write_all(b"[").expect("written");
+    let mut written = (head.len() + tail.len()) as u64;
+    let mut i = 0;
+    while written < bytes {
+        let item = format!(
+            "{}{{\"i\": {}, \"v\": {}}}",
+            if i > 0 { ",\n" } else { "" },
+            i % 1000,
+            i % 7
+        );
+        out.write_all(item.as_bytes()).expect("written");
+        written += item.len() as u64;
+        i += 1;
+    }
+    out.write_all(b"]").expect("written");
+    out.write_all(tail.as_bytes()).expect("written");
+    out.flush().expect("written");
+}
+
+/// A swarm of two agents handing control back and forth `calls` times,
+/// its loop checks off, the last turn a reply.
+fn write_swarm(file: &Path, calls: usize) {
+    let half = calls / 2;
+    let turns = |to: &str, n: usize, reply: bool| -> Vec<serde_json::Value> {
+        let mut turns: Vec<serde_json::Value> = (0..n)
+            .map(|i| serde_json::json!({"transfer_to": to, "message": format!("note {i}")}))
+            .collect();
+        if reply {
+            turns.push(serde_json::json!({"reply": "Agreed."}));
+        }
+        turns
+    };
+    let document = serde_json::json!({
+        "name": "long_swarm", "pattern": "swarm", "goal": "Agree a plan.", "seed": 3,
+        "context": {"feature": "search_ranking_v4"}, "entry": "planner",
+        "agents": {"planner": {"description": "Drafts the plan"},
+                   "critic": {"description": "Finds its gaps"}},
+        "limits": {"max_handoffs": 0, "node_timeout_ms": 0,
+                   "repetitive_handoff_window": 0, "repetitive_handoff_min_unique": 0},
+        "budget": {"max_llm_calls": calls + 10, "max_seconds": 600_000},
+        "provider": {"kind": "sim", "latency_ms": {"min": 1, "max": 5},
+                     "turns": {"planner": turns("critic", half, false),
+                               "critic": turns("planner", half - 1, true)}}
+    });
+    let mut out = create(file);
+    serde_json::to_writer(&mut out, &document).expect("written");
+    out.flush().expect("written");
+}
