@@ -1,7 +1,7 @@
 //! Replay with time travel: a recording's events driven through the same
 //! reducer as a live run. Moving anywhere is instant: the state is kept at
-//! checkpoints every few thousand events, and a jump restores the nearest
-//! checkpoint before the target and folds forward from it. Stepping moves
+//! checkpoints, and a jump restores the nearest checkpoint before the
+//! target and folds forward from it. Stepping moves
 //! by the pattern's gate units (a round, a dispatch wave, a turn).
 
 use super::state::{EventLog, RunState};
@@ -9,8 +9,17 @@ use crate::bus::{BreakerState, Event, EventKind};
 use crate::record::Recording;
 use std::sync::Arc;
 
-/// Events between two checkpoints.
+/// Events between two checkpoints, at the least.
 const CHECKPOINT_EVERY: usize = 4096;
+
+/// Past the first checkpoints, the events between two are this share of
+/// the position. A checkpoint is a copy of the state, which grows (at
+/// most) with the events folded: with checkpoints spaced evenly their
+/// memory grew with the square of the recording (a 100,000-task run's
+/// 173 copies held 8.8 GB); spaced geometrically it is a few times the
+/// final state's, and a jump still folds at most an eighth of the events
+/// before it.
+const CHECKPOINT_SHARE: usize = 8;
 
 /// Playback speeds, slowest first; `Instant` jumps to the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,8 +71,9 @@ pub struct Replay {
     events: Arc<[Arc<Event>]>,
     /// How many events are applied: 1 shows the run's start.
     position: usize,
-    /// `(position, state)` every `CHECKPOINT_EVERY` events; states without
-    /// their log, which is rebuilt from `events` on a jump.
+    /// `(position, state)`, spaced by [`CHECKPOINT_EVERY`] events and then by
+    /// [`CHECKPOINT_SHARE`]; states without their log, which is rebuilt from
+    /// `events` on a jump.
     checkpoints: Vec<(usize, RunState)>,
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
@@ -105,6 +115,7 @@ impl Replay {
         let mut checkpoints = vec![(0, state.clone())];
         let mut units = Vec::new();
         let mut breaker_moves = Vec::new();
+        let mut last_checkpoint = 0;
         for (i, event) in events.iter().enumerate() {
             if begins_unit(&event.kind) {
                 units.push(i);
@@ -113,8 +124,10 @@ impl Replay {
                 breaker_moves.push((i + 1, *to));
             }
             state.apply(Arc::clone(event));
-            if (i + 1) % CHECKPOINT_EVERY == 0 {
-                checkpoints.push((i + 1, without_log(&state)));
+            let at = i + 1;
+            if at - last_checkpoint >= CHECKPOINT_EVERY.max(at / CHECKPOINT_SHARE) {
+                checkpoints.push((at, without_log(&state)));
+                last_checkpoint = at;
             }
         }
         let mut replay = Replay {
@@ -354,6 +367,33 @@ mod tests {
         let events = recording.events.clone();
         let (mut replay, _) = Replay::open(recording).unwrap();
         for position in [0, 1, 2, 3001, 4096, 4097, 9000, 12_000, events.len()] {
+            let jumped = replay.seek(position);
+            let folded = RunState::from_events(1, &events[..position]);
+            assert_eq!(jumped, folded, "at {position}");
+        }
+    }
+
+    #[test]
+    fn checkpoints_thin_out_as_the_recording_grows_and_jumps_still_equal_folding() {
+        // 40 rounds of 3,003 events: about 120,000.
+        let recording = recording(40);
+        let events = recording.events.clone();
+        let (mut replay, _) = Replay::open(recording).unwrap();
+        let at: Vec<usize> = replay.checkpoints.iter().map(|(at, _)| *at).collect();
+        for pair in at.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(
+                gap >= CHECKPOINT_EVERY && gap >= pair[1] / CHECKPOINT_SHARE,
+                "{pair:?}"
+            );
+            assert!(gap <= CHECKPOINT_EVERY.max(pair[1] / CHECKPOINT_SHARE + 1));
+        }
+        assert!(
+            at.len() < 35,
+            "geometric, not one every 4,096 events: {at:?}"
+        );
+        let last = *at.last().unwrap();
+        for position in [last - 1, last, last + 1, events.len() - 1, events.len()] {
             let jumped = replay.seek(position);
             let folded = RunState::from_events(1, &events[..position]);
             assert_eq!(jumped, folded, "at {position}");
