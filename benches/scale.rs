@@ -67,7 +67,7 @@ fn main() {
     let needs_recording = ["dashboard_replay", "headless_replay"]
         .iter()
         .any(|row| wanted(row));
-    if wanted("orchestrator") || wanted("dashboard") || needs_recording {
+    if wanted("orchestrator") || wanted("dashboard_live") || needs_recording {
         write_orchestrator(&plan, tasks);
     }
     if wanted("orchestrator") {

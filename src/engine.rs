@@ -253,7 +253,9 @@ pub fn launch(
         gateway.shutdown_workers();
         // Every pattern's result carries what its model calls used, beside
         // the reference's own fields.
-        if let Some(result) = outcome.result.as_object_mut() {
+        // The result is the outcome's alone until the finish event shares it.
+        let result = Arc::make_mut(&mut outcome.result);
+        if let Some(result) = result.as_object_mut() {
             result.insert("usage".into(), gateway.usage());
         }
         if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
@@ -261,7 +263,7 @@ pub fn launch(
         }
         // The result leaves the process (printed, recorded, shown): no
         // secret in it, whatever text it was built from.
-        crate::secrets::scrub_json(&mut outcome.result);
+        crate::secrets::scrub_json(Arc::make_mut(&mut outcome.result));
         if let Some(error) = &mut outcome.error {
             *error = crate::secrets::scrub(error).into_owned();
         }
@@ -269,7 +271,7 @@ pub fn launch(
             status: outcome.status,
             stop_reason: outcome.stop_reason.clone(),
             phase: outcome.phase.clone(),
-            result: outcome.result.clone(),
+            result: Arc::clone(&outcome.result),
             summary: Box::new(outcome.summary.clone()),
             error: outcome.error.clone(),
         });

@@ -7,6 +7,7 @@ use common::{kinds, run, run_default, said, scenario, table};
 use conclave::bus::{EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 fn go_round() -> Value {
@@ -44,7 +45,7 @@ async fn success_carries_the_decision_summary_and_brief() {
 
 /// Run `responses` on the default table and return the result document.
 async fn result_of(document: Value) -> Value {
-    run_default(scenario(&document)).await.result
+    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result)
 }
 
 #[tokio::test(start_paused = true)]

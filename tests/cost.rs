@@ -40,7 +40,7 @@ fn shipped_with_budget(file: &str, budget: Value) -> Value {
 
 async fn run_doc(doc: &Value, options: LaunchOptions) -> (Value, Vec<Event>) {
     let (outcome, events) = common::run(common::scenario(doc), options).await;
-    (outcome.result, events)
+    (std::sync::Arc::unwrap_or_clone(outcome.result), events)
 }
 
 /// Every model call's usage, in the order the calls finished.

@@ -9,9 +9,10 @@ use common::{ops, plan_of, run, run_default, scenario, task, three_tasks};
 use conclave::bus::{EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 async fn result_of(document: Value) -> Value {
-    run_default(scenario(&document)).await.result
+    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result)
 }
 
 fn attempts(r: &Value) -> Vec<u64> {

@@ -9,6 +9,7 @@ use common::{kinds, run, run_default, scenario};
 use conclave::bus::{Event, EventKind, GatePoint, HandoffRejection, TurnOutcome};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A swarm of `agents` (the first is the entry), 100 ms a turn unless a
@@ -24,7 +25,7 @@ fn swarm(agents: &[&str], turns: Value, limits: Value) -> Value {
 }
 
 async fn result_of(document: Value) -> Value {
-    run_default(scenario(&document)).await.result
+    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result)
 }
 
 fn handoffs(r: &Value) -> Vec<(String, String, bool, Option<String>)> {

@@ -38,8 +38,9 @@ pub struct RunOutcome {
     pub status: RunStatus,
     pub stop_reason: StopReason,
     pub(crate) phase: Option<String>,
-    /// The result document `run --headless` prints.
-    pub result: Value,
+    /// The result document `run --headless` prints, shared with the
+    /// run's finish event.
+    pub result: Arc<Value>,
     /// The result in types, as the runner knew it: what viewers show.
     pub(crate) summary: RunSummary,
     /// What the model call the run stopped on said went wrong (a refused

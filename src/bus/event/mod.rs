@@ -48,8 +48,10 @@ pub enum EventKind {
         stop_reason: StopReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         phase: Option<String>,
-        /// The run's result document, as `run --headless` prints it.
-        result: Value,
+        /// The run's result document, as `run --headless` prints it;
+        /// shared with the run's outcome and every viewer, not copied (for
+        /// a large run it is the biggest thing the run makes).
+        result: Arc<Value>,
         /// The result in types, for viewers. An event read without one (a
         /// recording made before it was written) gets the one its `result`
         /// stands for. Boxed: every event is as big as the biggest kind.

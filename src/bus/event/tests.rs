@@ -159,7 +159,9 @@ fn a_run_finish_carries_its_summary_beside_the_result_and_reads_back() {
             status: RunStatus::Ok,
             stop_reason: StopReason::Success,
             phase: None,
-            result: json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}),
+            result: std::sync::Arc::new(
+                json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}),
+            ),
             summary: Box::new(RunSummary {
                 decision: Some(Decision::Go),
                 answer: Some("Ship it.".into()),

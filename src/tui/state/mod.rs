@@ -174,7 +174,7 @@ impl RunState {
                     status: *status,
                     stop_reason: stop_reason.clone(),
                     phase: phase.clone(),
-                    result: result.clone(),
+                    result: Arc::clone(result),
                     summary: summary.as_ref().clone(),
                     error: error.clone(),
                 };
@@ -434,7 +434,7 @@ mod tests {
                 status: RunStatus::Stopped,
                 stop_reason: StopReason::Cancelled,
                 phase: Some("round_2:b".into()),
-                result: json!({"status": "stopped"}),
+                result: std::sync::Arc::new(json!({"status": "stopped"})),
                 summary: Box::default(),
                 error: None,
             },

@@ -12,7 +12,7 @@ pub struct Outcome {
     pub(crate) stop_reason: StopReason,
     pub(crate) phase: Option<String>,
     /// The result document, shown as it is on `Enter`.
-    pub(crate) result: Value,
+    pub(crate) result: std::sync::Arc<Value>,
     /// The result in types: what the panes show.
     pub summary: RunSummary,
     /// What the failed model call said, when the run stopped on one.

@@ -321,7 +321,7 @@ mod tests {
             status: RunStatus::Stopped,
             stop_reason: StopReason::Cancelled,
             phase: None,
-            result: json!({}),
+            result: std::sync::Arc::new(json!({})),
             summary: RunSummary::default(),
             error: None,
         }
