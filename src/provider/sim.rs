@@ -17,19 +17,20 @@ use crate::scenario::script::{Fault, ScriptedOutput, script_entries};
 use crate::scenario::{Latency, ProviderSpec};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 #[derive(Debug)]
 pub(crate) struct SimProvider {
-    spec: ProviderSpec,
+    /// The scenario's, shared: a plan of 100,000 tasks is not copied.
+    spec: Arc<ProviderSpec>,
     rng: RunRng,
     /// How many calls each script key has answered.
     calls: Mutex<HashMap<String, usize>>,
 }
 
 impl SimProvider {
-    pub(crate) fn new(spec: ProviderSpec, rng: RunRng) -> Self {
+    pub(crate) fn new(spec: Arc<ProviderSpec>, rng: RunRng) -> Self {
         SimProvider {
             spec,
             rng,

@@ -32,7 +32,7 @@ pub struct Scenario {
     pub(crate) context: Context,
     /// The model behind the agents: the embedded simulator or an
     /// OpenAI-compatible endpoint.
-    pub(crate) provider: ProviderSpec,
+    pub(crate) provider: std::sync::Arc<ProviderSpec>,
     /// A human title for the scenario picker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) title: Option<String>,
