@@ -22,6 +22,12 @@ pub struct Workers {
     pub(crate) waves: u32,
     /// The dispatch budget as last counted: used and its limit.
     pub(crate) dispatches: Option<(u64, u64)>,
+    /// Tasks in each state, kept as states change so that a frame of a
+    /// 100,000-task run does not count them: queued, running, retrying,
+    /// done, failed.
+    by_state: [usize; 5],
+    /// The widest task id and worker name, in characters.
+    widest: (usize, usize),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,11 +74,31 @@ pub(crate) struct Attempt {
     pub(crate) reason: Option<StopReason>,
 }
 
+/// Where a state is counted in [`Workers::counts`].
+fn bucket(state: &TaskState) -> usize {
+    match state {
+        TaskState::Planned | TaskState::Queued => 0,
+        TaskState::Running { .. } => 1,
+        TaskState::Retrying { .. } => 2,
+        TaskState::Done => 3,
+        TaskState::Failed { .. } => 4,
+    }
+}
+
 impl Workers {
     fn task(&mut self, id: &str, worker: &str) -> &mut TaskView {
-        let index = match self.index.get(id) {
+        let index = self.index_of(id, worker);
+        &mut self.tasks[index]
+    }
+
+    /// Task `id`'s row, added (planned) when it has none yet.
+    fn index_of(&mut self, id: &str, worker: &str) -> usize {
+        match self.index.get(id) {
             Some(i) => *i,
             None => {
+                self.by_state[bucket(&TaskState::Planned)] += 1;
+                self.widest.0 = self.widest.0.max(id.chars().count());
+                self.widest.1 = self.widest.1.max(worker.chars().count());
                 self.tasks.push(TaskView {
                     id: id.to_string(),
                     worker: worker.to_string(),
@@ -85,23 +111,26 @@ impl Workers {
                 self.index.insert(id.to_string(), self.tasks.len() - 1);
                 self.tasks.len() - 1
             }
-        };
-        &mut self.tasks[index]
+        }
+    }
+
+    /// Move task `index` to `state`, keeping the counts.
+    fn set_state(&mut self, index: usize, state: TaskState) {
+        let task = &mut self.tasks[index];
+        self.by_state[bucket(&task.state)] -= 1;
+        self.by_state[bucket(&state)] += 1;
+        task.state = state;
     }
 
     /// How many tasks are in each state: (queued, running, retrying, done, failed).
     pub(crate) fn counts(&self) -> (usize, usize, usize, usize, usize) {
-        let mut counts = (0, 0, 0, 0, 0);
-        for task in &self.tasks {
-            match task.state {
-                TaskState::Planned | TaskState::Queued => counts.0 += 1,
-                TaskState::Running { .. } => counts.1 += 1,
-                TaskState::Retrying { .. } => counts.2 += 1,
-                TaskState::Done => counts.3 += 1,
-                TaskState::Failed { .. } => counts.4 += 1,
-            }
-        }
-        counts
+        let [queued, running, retrying, done, failed] = self.by_state;
+        (queued, running, retrying, done, failed)
+    }
+
+    /// The widest task id and worker name, in characters.
+    pub(crate) fn widest(&self) -> (usize, usize) {
+        self.widest
     }
 }
 
@@ -122,10 +151,11 @@ impl Fold for Workers {
                 critical,
                 max_attempts,
             } => {
-                let task = self.task(task, worker);
+                let index = self.index_of(task, worker);
+                let task = &mut self.tasks[index];
                 task.critical = *critical;
                 task.max_attempts = *max_attempts;
-                task.state = TaskState::Queued;
+                self.set_state(index, TaskState::Queued);
             }
             EventKind::AttemptStarted {
                 task,
@@ -134,13 +164,17 @@ impl Fold for Workers {
                 max_attempts,
                 timeout_ms,
             } => {
-                let task = self.task(task, worker);
+                let index = self.index_of(task, worker);
+                self.set_state(
+                    index,
+                    TaskState::Running {
+                        attempt: *attempt,
+                        started_ms: t_ms,
+                        timeout_ms: *timeout_ms,
+                    },
+                );
+                let task = &mut self.tasks[index];
                 task.max_attempts = *max_attempts;
-                task.state = TaskState::Running {
-                    attempt: *attempt,
-                    started_ms: t_ms,
-                    timeout_ms: *timeout_ms,
-                };
                 task.attempts.push(Attempt {
                     attempt: *attempt,
                     started_ms: t_ms,
@@ -180,11 +214,15 @@ impl Fold for Workers {
                 ..
             } => {
                 self.retries += 1;
-                self.task(task, tool).state = TaskState::Retrying {
-                    attempt: *attempt,
-                    since_ms: t_ms,
-                    delay_ms: *delay_ms,
-                };
+                let index = self.index_of(task, tool);
+                self.set_state(
+                    index,
+                    TaskState::Retrying {
+                        attempt: *attempt,
+                        since_ms: t_ms,
+                        delay_ms: *delay_ms,
+                    },
+                );
             }
             EventKind::TaskFinished {
                 task,
@@ -194,14 +232,15 @@ impl Fold for Workers {
                 result,
                 ..
             } => {
-                let task = self.task(task, worker);
-                task.state = match status {
+                let index = self.index_of(task, worker);
+                let state = match status {
                     TaskStatus::Done => TaskState::Done,
                     TaskStatus::Failed => TaskState::Failed {
                         reason: stop_reason.clone(),
                     },
                 };
-                task.result = result.clone();
+                self.set_state(index, state);
+                self.tasks[index].result = result.clone();
             }
             EventKind::Aggregated { health, .. } => self.health = Some(*health),
             EventKind::WaveStarted { wave, .. } => self.waves = *wave,
@@ -216,13 +255,106 @@ impl Fold for Workers {
 
     /// The run ended: tasks still waiting or running will not finish.
     fn close(&mut self, _outcome: &Outcome) {
-        for task in &mut self.tasks {
+        for index in 0..self.tasks.len() {
             if matches!(
-                task.state,
+                self.tasks[index].state,
                 TaskState::Running { .. } | TaskState::Retrying { .. }
             ) {
-                task.state = TaskState::Failed { reason: None };
+                self.set_state(index, TaskState::Failed { reason: None });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recount(workers: &Workers) -> (usize, usize, usize, usize, usize) {
+        let mut by_state = [0; 5];
+        for task in &workers.tasks {
+            by_state[bucket(&task.state)] += 1;
+        }
+        let [queued, running, retrying, done, failed] = by_state;
+        (queued, running, retrying, done, failed)
+    }
+
+    fn queued(task: &str) -> EventKind {
+        EventKind::TaskQueued {
+            task: task.into(),
+            worker: "payments_worker".into(),
+            critical: false,
+            max_attempts: 2,
+        }
+    }
+
+    fn started(task: &str, attempt: u32) -> EventKind {
+        EventKind::AttemptStarted {
+            task: task.into(),
+            worker: "payments_worker".into(),
+            attempt,
+            max_attempts: 2,
+            timeout_ms: 2000,
+        }
+    }
+
+    fn finished(task: &str, status: TaskStatus) -> EventKind {
+        EventKind::TaskFinished {
+            task: task.into(),
+            worker: "payments_worker".into(),
+            status,
+            attempts_used: 1,
+            stop_reason: None,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn the_counts_kept_as_states_change_equal_counting_the_tasks() {
+        let mut workers = Workers::default();
+        let events = [
+            queued("t1"),
+            queued("t2"),
+            queued("t3"),
+            queued("a_much_longer_task_id"),
+            started("t1", 1),
+            started("t2", 1),
+            EventKind::RetryScheduled {
+                tool: "payments_worker".into(),
+                task: Some("t2".into()),
+                attempt: 2,
+                delay_ms: 500,
+                after: StopReason::TaskTimeout,
+            },
+            finished("t1", TaskStatus::Done),
+            started("t3", 1),
+            // A task seen first by its start is planned, then running.
+            started("t4", 1),
+        ];
+        for (t, event) in events.iter().enumerate() {
+            workers.apply(event, t as u64);
+            assert_eq!(workers.counts(), recount(&workers), "after event {t}");
+        }
+        assert_eq!(workers.counts(), (1, 2, 1, 1, 0));
+        workers.apply(&finished("t3", TaskStatus::Failed), 20);
+        assert_eq!(workers.counts(), (1, 1, 1, 1, 1));
+        workers.close(&Outcome {
+            status: crate::bus::RunStatus::Stopped,
+            stop_reason: StopReason::Cancelled,
+            phase: None,
+            result: std::sync::Arc::new(Value::Null),
+            summary: Default::default(),
+            error: None,
+        });
+        assert_eq!(workers.counts(), recount(&workers));
+        assert_eq!(
+            workers.counts(),
+            (1, 0, 0, 1, 3),
+            "running and retrying fail at the end"
+        );
+        assert_eq!(
+            workers.widest(),
+            ("a_much_longer_task_id".len(), "payments_worker".len())
+        );
     }
 }

@@ -127,8 +127,8 @@ pub(super) fn draw(
 
     let selected = selection.item(&shown);
     let detail_rows = detail_rows(usize::from(inner.height));
-    let id_w = column_width(workers.tasks.iter().map(|t| t.id.as_str()), 4, 14);
-    let worker_w = column_width(workers.tasks.iter().map(|t| t.worker.as_str()), 6, 20);
+    let (widest_id, widest_worker) = workers.widest();
+    let (id_w, worker_w) = (widest_id.clamp(4, 14), widest_worker.clamp(6, 20));
     let query = selection.search.as_deref();
     for item in shown.order.iter().copied().skip(first).take(list_rows) {
         let task = &workers.tasks[item];
@@ -159,14 +159,6 @@ pub(super) fn draw(
             detail_area,
         );
     }
-}
-
-fn column_width<'a>(names: impl Iterator<Item = &'a str>, min: usize, max: usize) -> usize {
-    names
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(min)
-        .clamp(min, max)
 }
 
 fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) -> Line<'static> {
