@@ -137,7 +137,7 @@ fn coordinator_line(
             RunStatus::Ok => Line::styled(
                 format!(
                     "■ {name} answered after {}",
-                    plural(chain.members.len() as u64, "member call")
+                    plural(chain.member_calls().0 as u64, "member call")
                 ),
                 Style::default().fg(theme::GO),
             ),

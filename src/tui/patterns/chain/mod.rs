@@ -89,20 +89,18 @@ impl Unit for SwarmUnit {
 
     /// The chain, the transfers and the model calls.
     fn tally(&self, chain: &Chain, _outcome: &Outcome) -> Vec<Line<'static>> {
-        let refused = chain
-            .handoffs
-            .iter()
-            .filter(|h| h.rejected.is_some())
-            .count();
-        let agents: Vec<&str> = chain.links.iter().map(|l| l.agent.as_str()).collect();
+        let (asked, refused) = chain.transfers();
+        let mut agents: Vec<String> = chain.links.iter().map(|l| l.agent.clone()).collect();
+        if chain.earlier.links > 0 {
+            agents.insert(0, format!("… {} earlier", chain.earlier.links));
+        }
         vec![
             row("chain       ", fit(&agents.join(" → "), 200)),
             row(
                 "handoffs    ",
                 format!(
-                    "{} asked, {} accepted, {refused} refused",
-                    chain.handoffs.len(),
-                    chain.handoffs.len() - refused
+                    "{asked} asked, {} accepted, {refused} refused",
+                    asked - refused
                 ),
             ),
             row("llm calls   ", chain.llm_calls.to_string()),
@@ -111,11 +109,7 @@ impl Unit for SwarmUnit {
 
     /// Refused transfers, counted; the run went on without them.
     fn shortfall(&self, chain: &Chain) -> Option<Shortfall> {
-        let refused = chain
-            .handoffs
-            .iter()
-            .filter(|h| h.rejected.is_some())
-            .count();
+        let (_, refused) = chain.transfers();
         (refused > 0).then(|| Shortfall {
             words: format!("{} refused", plural(refused as u64, "transfer")),
             lacking: false,
@@ -194,18 +188,14 @@ impl Unit for CoordinatorUnit {
 
     /// The member calls and the model calls.
     fn tally(&self, chain: &Chain, _outcome: &Outcome) -> Vec<Line<'static>> {
-        let done = chain
-            .members
-            .iter()
-            .filter(|m| matches!(m.state, MemberState::Done { .. }))
-            .count();
+        let (calls, done) = chain.member_calls();
         vec![
             row(
                 "members     ",
                 format!(
                     "{}, {done} answered, {} failed",
-                    plural(chain.members.len() as u64, "call"),
-                    chain.members.len() - done
+                    plural(calls as u64, "call"),
+                    calls - done
                 ),
             ),
             row("llm calls   ", chain.llm_calls.to_string()),
@@ -215,11 +205,13 @@ impl Unit for CoordinatorUnit {
     /// Member calls that gave no answer; the coordinator's answer lacks
     /// their part.
     fn shortfall(&self, chain: &Chain) -> Option<Shortfall> {
-        let failed = chain
-            .members
-            .iter()
-            .filter(|m| matches!(m.state, MemberState::Failed { .. }))
-            .count();
+        // Once the run is over, every call that did not answer failed.
+        let failed = chain.earlier.members - chain.earlier.members_done
+            + chain
+                .members
+                .iter()
+                .filter(|m| matches!(m.state, MemberState::Failed { .. }))
+                .count();
         (failed > 0).then(|| Shortfall {
             words: format!("{} failed", plural(failed as u64, "member call")),
             lacking: true,

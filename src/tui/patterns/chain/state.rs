@@ -9,6 +9,22 @@ use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
 
+/// How many of the latest links, transfers and member calls the state keeps
+/// in full. A long run's earlier ones are counted, not kept (its recording
+/// has every one), so that the dashboard's memory and the work of a frame do
+/// not grow with the run.
+pub(crate) const KEPT: usize = 512;
+
+/// What the state no longer keeps of a long run, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Earlier {
+    pub(crate) links: usize,
+    pub(crate) handoffs: usize,
+    pub(crate) refused: usize,
+    pub(crate) members: usize,
+    pub(crate) members_done: usize,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Chain {
     pub(crate) limits: ChainLimits,
@@ -30,6 +46,8 @@ pub(crate) struct Chain {
     /// Member calls, in the order the coordinator asked for them.
     pub(crate) members: Vec<MemberView>,
     pub(crate) finished: bool,
+    /// The links, transfers and member calls before those kept.
+    pub(crate) earlier: Earlier,
 }
 
 /// The limits a run's chain is drawn against; 0 is no limit.
@@ -147,6 +165,46 @@ impl Chain {
         self.links.last()
     }
 
+    /// Transfers asked for in the whole run, and how many were refused.
+    pub(crate) fn transfers(&self) -> (usize, usize) {
+        let refused = self
+            .handoffs
+            .iter()
+            .filter(|h| h.rejected.is_some())
+            .count();
+        (
+            self.earlier.handoffs + self.handoffs.len(),
+            self.earlier.refused + refused,
+        )
+    }
+
+    /// Member calls in the whole run, and how many answered.
+    pub(crate) fn member_calls(&self) -> (usize, usize) {
+        let done = self
+            .members
+            .iter()
+            .filter(|m| matches!(m.state, MemberState::Done { .. }))
+            .count();
+        (
+            self.earlier.members + self.members.len(),
+            self.earlier.members_done + done,
+        )
+    }
+
+    /// Keep the latest [`KEPT`] of each list once one holds twice as many,
+    /// counting what goes (so trimming costs nothing per item on average).
+    fn trim(&mut self) {
+        let earlier = &mut self.earlier;
+        earlier.links += drop_oldest(&mut self.links, |_| {});
+        earlier.handoffs += drop_oldest(&mut self.handoffs, |h| {
+            earlier.refused += usize::from(h.rejected.is_some());
+        });
+        // A member call still running is recent: the oldest are over.
+        earlier.members += drop_oldest(&mut self.members, |m| {
+            earlier.members_done += usize::from(matches!(m.state, MemberState::Done { .. }));
+        });
+    }
+
     /// How many distinct names the window holds.
     pub(crate) fn distinct(&self) -> usize {
         let mut names: Vec<&str> = self.window.iter().map(String::as_str).collect();
@@ -191,9 +249,44 @@ impl Chain {
     }
 }
 
+/// Drop the oldest of `items` down to [`KEPT`] once they are twice as many,
+/// each seen by `gone`; how many went.
+fn drop_oldest<T>(items: &mut Vec<T>, mut gone: impl FnMut(&T)) -> usize {
+    if items.len() < 2 * KEPT {
+        return 0;
+    }
+    let over = items.len() - KEPT;
+    for item in items.drain(..over) {
+        gone(&item);
+    }
+    over
+}
+
 impl Fold for Chain {
     /// Fold one team event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+        self.fold(kind, t_ms);
+        self.trim();
+    }
+
+    /// The run ended: nothing is in flight any more.
+    fn close(&mut self, _outcome: &Outcome) {
+        self.finished = true;
+        self.turn = None;
+        for member in &mut self.members {
+            if member.state == MemberState::Running {
+                member.state = MemberState::Failed {
+                    latency_ms: None,
+                    outcome: None,
+                    reason: None,
+                };
+            }
+        }
+    }
+}
+
+impl Chain {
+    fn fold(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
             EventKind::TurnStarted { turn, agent } => {
                 self.turns = self.turns.max(*turn);
@@ -293,21 +386,6 @@ impl Fold for Chain {
             _ => {}
         }
     }
-
-    /// The run ended: nothing is in flight any more.
-    fn close(&mut self, _outcome: &Outcome) {
-        self.finished = true;
-        self.turn = None;
-        for member in &mut self.members {
-            if member.state == MemberState::Running {
-                member.state = MemberState::Failed {
-                    latency_ms: None,
-                    outcome: None,
-                    reason: None,
-                };
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -336,6 +414,46 @@ mod tests {
             "provider": {"kind": "sim"}
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn a_long_chain_keeps_its_latest_links_and_transfers_and_counts_the_rest() {
+        let mut chain = Chain::seated(&scenario("swarm"), false);
+        let agents = ["triage", "billing"];
+        for n in 0..10_000u64 {
+            let (from, to) = (agents[(n % 2) as usize], agents[((n + 1) % 2) as usize]);
+            if n % 10 == 9 {
+                chain.apply(
+                    &EventKind::HandoffRejected {
+                        from: from.into(),
+                        to: "refunds".into(),
+                        reason: HandoffRejection::SelfTransfer,
+                        handoffs: n + 1,
+                        window: vec![],
+                    },
+                    n,
+                );
+            }
+            chain.apply(
+                &EventKind::HandoffAccepted {
+                    from: from.into(),
+                    to: to.into(),
+                    handoffs: n + 1,
+                    window: vec![],
+                    deadline_ms: None,
+                },
+                n,
+            );
+            assert!(chain.links.len() < 2 * KEPT && chain.handoffs.len() < 2 * KEPT);
+        }
+        assert_eq!(
+            chain.earlier.links + chain.links.len(),
+            10_001,
+            "the entry and 10,000 links"
+        );
+        assert_eq!(chain.transfers(), (11_000, 1_000));
+        assert_eq!(chain.holder().map(|l| l.agent.as_str()), Some("triage"));
+        assert!(chain.links.len() >= KEPT && chain.handoffs.len() >= KEPT);
     }
 
     #[test]

@@ -110,6 +110,11 @@ fn chain_lines(chain: &Chain, seen: Seen, width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut used = 0;
+    if chain.earlier.links > 0 {
+        let earlier = format!("… {} earlier", chain.earlier.links);
+        used = earlier.chars().count();
+        spans.push(Span::styled(earlier, theme::dim()));
+    }
     for (i, link) in chain.links.iter().enumerate() {
         let name = fit(&link.agent, width.saturating_sub(4).max(1));
         let mut piece = vec![Span::styled(

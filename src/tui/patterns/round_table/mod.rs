@@ -105,7 +105,7 @@ impl Unit for RoundTableUnit {
             .summary
             .counts
             .rounds
-            .map_or(table.rounds.len(), |n| n as usize);
+            .map_or(table.earlier_rounds + table.rounds.len(), |n| n as usize);
         vec![Line::from(vec![
             Span::styled("rounds      ", theme::dim()),
             Span::raw(rounds.to_string()),

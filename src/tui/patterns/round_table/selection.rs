@@ -157,6 +157,7 @@ mod tests {
                 said_in_round(2, &["fine", "still fraud", "ok"]),
             ],
             max_rounds: 3,
+            earlier_rounds: 0,
         }
     }
 

@@ -13,12 +13,19 @@ use std::sync::Arc;
 /// The round limit a scenario without one gets (000's default).
 const DEFAULT_MAX_ROUNDS: u32 = 3;
 
+/// How many of the latest rounds the table keeps. A longer run's earlier
+/// rounds are counted, not kept (its recording has them all), so that the
+/// dashboard's memory does not grow with the run.
+pub(crate) const KEPT_ROUNDS: usize = 256;
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct RoundTable {
     pub(crate) roles: Vec<String>,
     pub(crate) rounds: Vec<Arc<RoundColumn>>,
     /// The scenario's round limit.
     pub(crate) max_rounds: u32,
+    /// Rounds before those kept.
+    pub(crate) earlier_rounds: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +103,13 @@ impl Fold for RoundTable {
                     decision: None,
                     finished: false,
                 }));
+                // Down to the latest once twice as many: nothing per round
+                // on average.
+                if self.rounds.len() >= 2 * KEPT_ROUNDS {
+                    let over = self.rounds.len() - KEPT_ROUNDS;
+                    self.rounds.drain(..over);
+                    self.earlier_rounds += over;
+                }
             }
             EventKind::ContributionRequested { round, agent } => {
                 self.set_cell(*round, agent, Cell::Waiting)
@@ -194,5 +208,37 @@ impl RoundTable {
 
     pub(crate) fn cell(&self, row: usize, column: usize) -> Option<&Cell> {
         self.rounds.get(column)?.cells.get(row)?.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_table_keeps_its_latest_rounds_and_counts_the_rest() {
+        let mut table = RoundTable::default();
+        for round in 1..=2_000u32 {
+            table.apply(
+                &EventKind::RoundStarted {
+                    round,
+                    speakers: vec!["finance".into()],
+                },
+                0,
+            );
+            table.apply(
+                &EventKind::RoundFinished {
+                    round,
+                    conflicts: vec![],
+                    decision: None,
+                },
+                0,
+            );
+            assert!(table.rounds.len() < 2 * KEPT_ROUNDS);
+        }
+        assert_eq!(table.earlier_rounds + table.rounds.len(), 2_000);
+        let last = table.rounds.last().unwrap();
+        assert_eq!((last.round, last.finished), (2_000, true));
+        assert_eq!(table.rounds[0].round as usize, table.earlier_rounds + 1);
     }
 }
