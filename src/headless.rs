@@ -180,38 +180,38 @@ pub fn run(args: HeadlessRun) -> Exit {
 /// its finish event), the problems found reading it and a line per round
 /// or step on stderr; the exit status says how the run ended.
 pub fn replay(path: &Path) -> Exit {
-    let recording = match crate::record::read_recording(path) {
-        Ok(recording) => recording,
+    // One event at a time: a step's line as it is read, and only the last
+    // event kept, so a recording of any length replays in little memory.
+    let mut last: Option<Arc<Event>> = None;
+    let read = crate::record::read_recording_each(path, |event| {
+        if let Some(line) = step_summary(&event.kind) {
+            output::message(&line);
+        }
+        last = Some(event);
+    });
+    let problems = match read {
+        Ok(problems) => problems,
         Err(e) => {
             output::message(&e.to_string());
             return Exit::BadInput;
         }
     };
-    for problem in &recording.problems {
+    for problem in &problems {
         output::message(&problem.to_string());
     }
-    for event in &recording.events {
-        if let Some(line) = step_summary(&event.kind) {
-            output::message(&line);
-        }
-    }
-    let finish = recording.events.last().and_then(|e| match &e.kind {
-        EventKind::RunFinished { status, result, .. } => Some((*status, result)),
-        _ => None,
-    });
-    match finish {
-        Some((status, result)) => {
-            output::document(result);
+    match last.as_deref().map(|e| &e.kind) {
+        Some(EventKind::RunFinished { status, result, .. }) => {
+            output::document(&**result);
             match status {
                 RunStatus::Ok => Exit::Ok,
                 RunStatus::Stopped => Exit::Stopped,
             }
         }
-        None => {
+        _ => {
+            let seq = last.map_or(0, |e| e.seq);
             output::message(&format!(
-                "{}: {}",
-                path.display(),
-                recording.cut_short().unwrap_or_default()
+                "{}: ends at seq {seq}, no finish event",
+                path.display()
             ));
             Exit::Stopped
         }

@@ -8,8 +8,8 @@
 mod reader;
 mod sequence;
 
-pub use reader::read_recording;
 pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
+pub use reader::{read_recording, read_recording_each};
 
 use crate::bus::{Event, EventSink};
 use parking_lot::{Condvar, Mutex};

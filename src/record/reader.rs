@@ -6,7 +6,7 @@
 //! the cap is skipped without being held. Only a file with no event at all is
 //! refused.
 
-use super::sequence::{Placed, in_sequence};
+use super::sequence::{Placed, Sequence};
 use crate::bus::{Event, EventKind};
 use crate::sanitize::clean;
 use std::fs::File;
@@ -95,10 +95,41 @@ pub fn parse_recording(reader: impl BufRead, shown: &str) -> Result<Recording, R
 
 /// [`parse_recording`] with another line cap, for tests.
 pub(crate) fn parse_with_cap(
-    mut reader: impl BufRead,
+    reader: impl BufRead,
     shown: &str,
     max_line: usize,
 ) -> Result<Recording, RecordingError> {
+    let mut events = Vec::new();
+    let problems = each_event(reader, shown, max_line, |event| events.push(event))?;
+    Ok(Recording { events, problems })
+}
+
+/// Read the recording at `path` one event at a time: `each` gets the
+/// events [`read_recording`] would list, in the same order, without the
+/// whole recording being held; the problems come at the end.
+pub fn read_recording_each(
+    path: &Path,
+    each: impl FnMut(Arc<Event>),
+) -> Result<Vec<RecordingProblem>, RecordingError> {
+    let shown = clean(&path.display().to_string()).into_owned();
+    let file = File::open(path).map_err(|source| RecordingError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    each_event(
+        BufReader::with_capacity(1 << 20, file),
+        &shown,
+        MAX_LINE,
+        each,
+    )
+}
+
+fn each_event(
+    mut reader: impl BufRead,
+    shown: &str,
+    max_line: usize,
+    mut each: impl FnMut(Arc<Event>),
+) -> Result<Vec<RecordingProblem>, RecordingError> {
     let io_error = |source| RecordingError::Io {
         path: shown.to_string(),
         source,
@@ -106,7 +137,9 @@ pub(crate) fn parse_with_cap(
     // Bytes of garbage read before any event after which the file is
     // refused: an endless stream such as /dev/zero or /dev/urandom ends.
     let junk_limit = 2 * max_line as u64;
-    let mut placed: Vec<Placed> = Vec::new();
+    let mut sequence = Sequence::default();
+    // Events decoded so far, kept or not.
+    let mut decoded = 0usize;
     let mut problems: Vec<(usize, String)> = Vec::new();
     let mut unlisted = 0usize;
     let mut note = |problems: &mut Vec<(usize, String)>, line: usize, message: String| {
@@ -119,11 +152,11 @@ pub(crate) fn parse_with_cap(
     let mut buf = Vec::new();
     let (mut number, mut slot, mut consumed) = (0usize, 0u64, 0u64);
     loop {
-        if placed.is_empty() && consumed >= junk_limit {
+        if decoded == 0 && consumed >= junk_limit {
             let why = format!("no event in the first {}", size(junk_limit));
             return Err(refusal(shown, problems, false, number + 1, why));
         }
-        let junk_left = if placed.is_empty() {
+        let junk_left = if decoded == 0 {
             junk_limit - consumed
         } else {
             u64::MAX
@@ -164,21 +197,24 @@ pub(crate) fn parse_with_cap(
         }
         slot += 1;
         match decode(bytes) {
-            Ok(event) => placed.push(Placed {
-                line: number,
-                slot,
-                event: Arc::new(event),
-            }),
+            Ok(event) => {
+                decoded += 1;
+                let placed = Placed {
+                    line: number,
+                    slot,
+                    event: Arc::new(event),
+                };
+                sequence.push(placed, &mut problems, &mut each);
+            }
             Err(message) => note(&mut problems, number, message),
         }
     }
-    if placed.is_empty() {
+    if decoded == 0 {
         let empty = slot == 0;
         return Err(refusal(shown, problems, empty, number, "no event".into()));
     }
-    let events = in_sequence(placed, &mut problems);
-    let problems = listed(problems, unlisted, shown);
-    Ok(Recording { events, problems })
+    sequence.finish(&mut problems, &mut each);
+    Ok(listed(problems, unlisted, shown))
 }
 
 /// The problems in file order, the first [`MAX_LISTED_PROBLEMS`] one by

@@ -3,9 +3,11 @@
 //! go on from it, lines are missing before it (a gap, reported, everything
 //! kept); if they go on from the last kept event, its seq is damaged (that
 //! one line is skipped); two adjacent lines in swapped order are both kept.
-//! One pass with a bounded look-ahead, so reading stays linear.
+//! One pass with a bounded look-ahead, so reading stays linear and a
+//! recording can be read without being held whole.
 
 use crate::bus::{Event, RunId};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// How many lines after a seq that does not follow are looked at to judge
@@ -25,7 +27,7 @@ pub(super) struct Placed {
 }
 
 /// The last event kept, where the sequence goes on from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Anchor {
     seq: u64,
     slot: u64,
@@ -52,29 +54,81 @@ enum Verdict {
 
 /// The events of the recording's run in seq order; every line left out is
 /// reported in `problems` with its line number.
+#[cfg(test)]
 pub(super) fn in_sequence(
-    mut placed: Vec<Placed>,
+    placed: Vec<Placed>,
     problems: &mut Vec<(usize, String)>,
 ) -> Vec<Arc<Event>> {
-    let Some(run) = recording_run(&placed) else {
-        return Vec::new();
-    };
-    // Before the first line: the run starts at seq 1.
-    let mut last = Anchor {
-        seq: 0,
-        slot: 0,
-        line: 0,
-    };
-    // Kept events move to the front in order, without copying the list;
-    // what lies after `i` is still as read, for the look-ahead.
-    let mut kept = 0;
-    let mut keep = |placed: &mut Vec<Placed>, at: usize| {
-        placed.swap(kept, at);
-        kept += 1;
-    };
-    let mut i = 0;
-    while i < placed.len() {
-        let here = &placed[i];
+    let mut events = Vec::new();
+    let mut sequence = Sequence::default();
+    for event in placed {
+        sequence.push(event, problems, &mut |e| events.push(e));
+    }
+    sequence.finish(problems, &mut |e| events.push(e));
+    events
+}
+
+/// Events put back in order as they are read: each is judged once
+/// [`LOOK_AHEAD`] more have come (or the file has ended), so that a whole
+/// recording is never held.
+#[derive(Default)]
+pub(super) struct Sequence {
+    /// Read, not judged yet, in file order.
+    pending: VecDeque<Placed>,
+    /// The recording's run, once known.
+    run: Option<RunId>,
+    /// The last event kept; before the first line, the run starts at seq 1.
+    last: Anchor,
+}
+
+impl Sequence {
+    /// The next event read; `kept` gets those judged to be in order.
+    pub(super) fn push(
+        &mut self,
+        event: Placed,
+        problems: &mut Vec<(usize, String)>,
+        kept: &mut impl FnMut(Arc<Event>),
+    ) {
+        self.pending.push_back(event);
+        self.judge_pending(false, problems, kept);
+    }
+
+    /// The file has ended: judge what is left.
+    pub(super) fn finish(
+        mut self,
+        problems: &mut Vec<(usize, String)>,
+        kept: &mut impl FnMut(Arc<Event>),
+    ) {
+        self.judge_pending(true, problems, kept);
+    }
+
+    fn judge_pending(
+        &mut self,
+        ended: bool,
+        problems: &mut Vec<(usize, String)>,
+        kept: &mut impl FnMut(Arc<Event>),
+    ) {
+        let run = match self.run {
+            Some(run) => run,
+            None => match recording_run(self.pending.make_contiguous(), ended) {
+                Some(run) => *self.run.insert(run),
+                None => return,
+            },
+        };
+        // The first event waits for the look-ahead behind it.
+        while !self.pending.is_empty() && (ended || self.pending.len() > LOOK_AHEAD + 1) {
+            self.judge_first(run, problems, kept);
+        }
+    }
+
+    fn judge_first(
+        &mut self,
+        run: RunId,
+        problems: &mut Vec<(usize, String)>,
+        kept: &mut impl FnMut(Arc<Event>),
+    ) {
+        let last = self.last;
+        let here = &self.pending[0];
         let (seq, slot, line) = (here.event.seq, here.slot, here.line);
         let here_anchor = Anchor { seq, slot, line };
         if here.event.run != run {
@@ -92,14 +146,18 @@ pub(super) fn in_sequence(
             let message = format!("seq {seq} after seq {}: out of order; skipped", last.seq);
             problems.push((line, message));
         } else if last.continued_by(seq, slot) {
-            keep(&mut placed, i);
-            last = here_anchor;
+            self.last = here_anchor;
+            let here = self.pending.pop_front().map(|p| p.event);
+            here.into_iter().for_each(&mut *kept);
+            return;
         } else {
-            match judge(&placed, i, run, last) {
+            match judge(self.pending.make_contiguous(), 0, run, last) {
                 Verdict::Gap => {
                     problems.push((line, gap(last, here_anchor)));
-                    keep(&mut placed, i);
-                    last = here_anchor;
+                    self.last = here_anchor;
+                    let here = self.pending.pop_front().map(|p| p.event);
+                    here.into_iter().for_each(&mut *kept);
+                    return;
                 }
                 Verdict::Outlier => {
                     let message = format!(
@@ -109,27 +167,25 @@ pub(super) fn in_sequence(
                     problems.push((line, message));
                 }
                 Verdict::Swapped => {
-                    let other = &placed[i + 1];
+                    let other = &self.pending[1];
                     let message = format!(
                         "seq {seq} before seq {} on line {}: the two lines are swapped; both kept, in seq order",
                         other.event.seq, other.line
                     );
                     problems.push((line, message));
-                    last = Anchor {
+                    self.last = Anchor {
                         slot: other.slot,
                         ..here_anchor
                     };
-                    placed.swap(i, i + 1);
-                    keep(&mut placed, i);
-                    keep(&mut placed, i + 1);
-                    i += 1;
+                    let here = self.pending.pop_front().map(|p| p.event);
+                    let other = self.pending.pop_front().map(|p| p.event);
+                    other.into_iter().chain(here).for_each(&mut *kept);
+                    return;
                 }
             }
         }
-        i += 1;
+        self.pending.pop_front();
     }
-    placed.truncate(kept);
-    placed.into_iter().map(|p| p.event).collect()
 }
 
 /// "seq jumps from A to B: N events missing", for an event kept after a gap.
@@ -151,13 +207,14 @@ fn gap(last: Anchor, here: Anchor) -> String {
 }
 
 /// The run a recording is of: that of the first two adjacent events that
-/// agree, so one damaged run id on the first line does not disown the rest.
-fn recording_run(placed: &[Placed]) -> Option<RunId> {
+/// agree, so one damaged run id on the first line does not disown the rest;
+/// without such a pair, the first event's once the file has `ended`.
+fn recording_run(placed: &[Placed], ended: bool) -> Option<RunId> {
     placed
         .windows(2)
         .find(|pair| pair[0].event.run == pair[1].event.run)
         .map(|pair| pair[0].event.run)
-        .or_else(|| placed.first().map(|p| p.event.run))
+        .or_else(|| ended.then(|| placed.first().map(|p| p.event.run)).flatten())
 }
 
 /// Judge the event at `i`, whose seq jumps ahead of `last`, by the events
