@@ -91,9 +91,13 @@ impl<O: Write, E: Write> Console<O, E> {
     pub(crate) fn document<T: Serialize + ?Sized>(&mut self, value: &T) {
         match serde_json::to_string_pretty(value) {
             Ok(text) => {
-                let mut text = escape_controls(&text).into_owned();
-                text.push('\n');
-                self.write(Stream::Stdout, &text);
+                // A large result is not copied when it has nothing to escape.
+                if let Cow::Owned(escaped) = escape_controls(&text) {
+                    self.write(Stream::Stdout, &escaped);
+                } else {
+                    self.write(Stream::Stdout, &text);
+                }
+                self.write(Stream::Stdout, "\n");
             }
             Err(e) => self.fail(&format!("conclave: cannot print the result: {e}")),
         }
