@@ -60,6 +60,8 @@ pub enum Action {
     Copy,
     /// Write the result, the filtered log or a comparison to a file.
     Write,
+    /// Answer the round table's question to a person.
+    Decide,
 }
 
 /// Where a key applies.
@@ -141,6 +143,8 @@ pub enum OverlayKind {
     Export,
     /// The confirmation before a scenario runs programs.
     Trust,
+    /// The round table asks a person.
+    Decide,
 }
 
 /// One entry of the key table.
@@ -323,6 +327,11 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('c')], label: "c", action: Action::Compare, help: "compare with pinned", scope: Scope::Everywhere },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy", scope: Scope::Everywhere },
     Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write file", scope: Scope::Everywhere },
+    Binding { keys: &[key('d')], label: "d", action: Action::Decide, help: "answer the table's question", scope: Scope::Everywhere },
+    Binding { keys: &[code(KeyCode::Up), code(KeyCode::BackTab)], label: "↑", action: Action::Up, help: "previous answer", scope: Scope::Overlay(OverlayKind::Decide) },
+    Binding { keys: &[code(KeyCode::Down), code(KeyCode::Tab)], label: "↓", action: Action::Down, help: "next answer", scope: Scope::Overlay(OverlayKind::Decide) },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "answer (with the note typed)", scope: Scope::Overlay(OverlayKind::Decide) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "later: the run waits (d reopens)", scope: Scope::Overlay(OverlayKind::Decide) },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: Scope::Overlay(OverlayKind::Details) },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: COMPARE },
     Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write (.json or .md)", scope: COMPARE },

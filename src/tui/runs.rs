@@ -188,7 +188,8 @@ impl Runs {
                 provider: self.settings.provider.clone(),
                 allow_exec: launch.allow_exec,
                 decide: None,
-                attended: false,
+                // Someone watches: a table that escalates asks them.
+                attended: true,
             },
         )?;
         self.next_run += 1;

@@ -102,6 +102,14 @@ pub fn draw(frame: &mut Frame, app: &App) {
         panes::timeline::draw(frame, areas.timeline, replay, word, run.now_ms, jump);
     }
     panes::footer::draw(frame, areas.footer, app);
+    // A replay shows the table's question to a person, then the answer.
+    if let Some(run) = &run
+        && run.replay.is_some()
+        && app.overlay.is_none()
+        && let Some(escalation) = &run.state.escalation
+    {
+        overlays::decide::draw_record(frame, screen, escalation);
+    }
 
     match &app.overlay {
         Some(Overlay::Help { scroll }) => overlays::help::draw(frame, screen, app, *scroll),
@@ -136,6 +144,16 @@ pub fn draw(frame: &mut Frame, app: &App) {
             let source = prompt.launch.source.as_deref();
             let name = source.unwrap_or(&prompt.launch.scenario.name);
             overlays::trust::draw(frame, screen, name, &prompt.consent)
+        }
+        Some(Overlay::Decide(prompt)) => {
+            let asked = app
+                .runs
+                .iter()
+                .find(|slot| slot.state.run == prompt.run)
+                .and_then(|slot| slot.state.escalation.as_ref());
+            if let Some(escalation) = asked {
+                overlays::decide::draw(frame, screen, escalation, prompt);
+            }
         }
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }

@@ -50,6 +50,8 @@ pub enum Overlay {
     /// A scenario asks to run programs: `y` allows, anything else
     /// cancels.
     Trust(Box<TrustPrompt>),
+    /// The round table asks a person: the answer being given.
+    Decide(Box<super::overlays::decide::DecidePrompt>),
 }
 
 /// The launch waiting for the user's consent, and what it asks for.
@@ -86,6 +88,7 @@ impl Overlay {
             Overlay::Compare { .. } => OverlayKind::Compare,
             Overlay::Export(_) => OverlayKind::Export,
             Overlay::Trust(_) => OverlayKind::Trust,
+            Overlay::Decide(_) => OverlayKind::Decide,
         }
     }
 

@@ -44,6 +44,15 @@ impl App {
                     == Some(Action::Confirm);
                 return self.answer_trust(yes);
             }
+            Some(Overlay::Decide(prompt)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Decide), &key) {
+                    Some(action) => return self.update(action),
+                    None => {
+                        prompt.note.input(key);
+                    }
+                };
+                return Vec::new();
+            }
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
                     Some(action) => return self.update(action),

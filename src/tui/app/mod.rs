@@ -7,6 +7,7 @@
 mod areas;
 mod carry;
 mod compare;
+mod decide;
 mod export;
 mod input;
 mod search;
@@ -142,7 +143,8 @@ impl App {
 
     /// An event from the bus.
     pub fn apply(&mut self, event: Arc<Event>) {
-        self.runs.apply(event);
+        self.runs.apply(Arc::clone(&event));
+        self.follow_escalation(&event);
     }
 
     /// The hub dropped `n` events for this viewer.

@@ -70,6 +70,7 @@ impl App {
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         let screen = self.screen;
         match (&mut self.overlay, action) {
+            (Some(Overlay::Decide(_)), _) => return self.update_decide(action),
             (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
             (Some(Overlay::Export(_)), Action::Close) => {
                 if let Some(Overlay::Export(prompt)) = self.overlay.take() {
@@ -193,6 +194,7 @@ impl App {
             }
             Action::Step => return self.control(|_| Control::Step),
             Action::Flags => self.overlay = Some(Overlay::Flags { selected: 0 }),
+            Action::Decide => self.open_decide(),
             Action::EditGoal => {
                 let goal = self.run().map(|slot| {
                     slot.next_goal

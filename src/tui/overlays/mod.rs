@@ -1,8 +1,9 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
 //! editor, the JSON details of a selected item, the question before
-//! quitting live runs, the path to write to and the confirmation before a
-//! scenario runs programs.
+//! quitting live runs, the path to write to, the confirmation before a
+//! scenario runs programs and the round table's question to a person.
 
+pub(crate) mod decide;
 pub(crate) mod details;
 pub(crate) mod flags;
 pub(crate) mod goal;

@@ -280,6 +280,11 @@ fn status(run: &RunView) -> (String, Color) {
             }
         }
         (Activity::Finished, _) => ("STOPPED".into(), theme::BLOCK),
+        (Activity::Paused { .. }, _)
+            if run.state.escalation.as_ref().is_some_and(|e| e.waiting()) =>
+        {
+            ("ASKS YOU: d ANSWERS".into(), theme::CAUTION)
+        }
         (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),
         _ if run.ui.pause_requested => ("PAUSING…".into(), theme::CAUTION),
         (Activity::Starting, _) => ("STARTING".into(), Color::Gray),

@@ -90,6 +90,12 @@ fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Li
             ("✓", Style::default().fg(theme::GO))
         }
         (Activity::Finished, _, _) => ("✗", theme::error()),
+        // Its table waits for a person.
+        (Activity::Paused { .. }, _, None)
+            if slot.state.escalation.as_ref().is_some_and(|e| e.waiting()) =>
+        {
+            ("?", theme::bold().fg(theme::CAUTION))
+        }
         // A replay shows its own playback, not the run's state then.
         (_, _, Some(false)) | (Activity::Paused { .. }, _, _) => {
             ("⏸", Style::default().fg(theme::CAUTION))

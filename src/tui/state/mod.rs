@@ -11,6 +11,7 @@ use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
 
 pub(crate) mod calls;
+pub(crate) mod escalation;
 mod log;
 pub(crate) mod outcome;
 pub(crate) mod partial;
@@ -51,6 +52,9 @@ pub struct RunState {
     pub(crate) spend: Spend,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
+    /// The round table's question to a person, from its escalation until
+    /// the next round.
+    pub(crate) escalation: Option<escalation::Escalation>,
 }
 
 /// The first event's facts about the run.
@@ -245,14 +249,17 @@ impl RunState {
                 self.pattern.apply(&event.kind, event.t_ms);
                 self.resilience.apply(&event.kind, event.t_ms);
             }
-            EventKind::RoundStarted { .. }
-            | EventKind::ContributionRequested { .. }
+            EventKind::EscalatedToHuman { .. }
+            | EventKind::HumanDecided { .. }
+            | EventKind::RoundStarted { .. } => {
+                escalation::fold(&mut self.escalation, &event.kind);
+                self.pattern.apply(&event.kind, event.t_ms);
+            }
+            EventKind::ContributionRequested { .. }
             | EventKind::ContributionAccepted { .. }
             | EventKind::ContributionRejected { .. }
             | EventKind::RoundFinished { .. }
             | EventKind::FinalizeStarted { .. }
-            | EventKind::EscalatedToHuman { .. }
-            | EventKind::HumanDecided { .. }
             | EventKind::PlanAccepted { .. }
             | EventKind::PlanRejected { .. }
             | EventKind::TaskQueued { .. }

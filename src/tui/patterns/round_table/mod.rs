@@ -92,10 +92,13 @@ impl Unit for RoundTableUnit {
 
     fn headline(&self, _table: &RoundTable, outcome: &Outcome) -> Line<'static> {
         match outcome.summary.decision {
-            Some(decision) => Line::styled(
-                fit(&decision.as_str().replace('_', " ").to_uppercase(), 40),
-                theme::decision(decision),
-            ),
+            Some(decision) => {
+                let mut words = decision.as_str().replace('_', " ").to_uppercase();
+                if outcome.result.get("decided_by").and_then(|d| d.as_str()) == Some("human") {
+                    words.push_str(" · decided by a person");
+                }
+                Line::styled(fit(&words, 60), theme::decision(decision))
+            }
             None => widgets::no_decision(outcome.status),
         }
     }

@@ -1,0 +1,192 @@
+//! The round table asks a person: the conflicts and each analyst's stance
+//! after the round that escalated, the four answers (go, go with caution,
+//! no-go, one more round) and a note that joins the shared context. Live it
+//! takes the answer; in a replay it shows the question and what was chosen.
+
+use super::frame_box;
+use crate::bus::{Conflict, HumanChoice, RunId};
+use crate::sanitize::clean;
+use crate::tui::layout::centered;
+use crate::tui::state::escalation::Escalation;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui_textarea::TextArea;
+
+/// The answer being given to run `run`'s table.
+pub struct DecidePrompt {
+    pub(crate) run: RunId,
+    /// Into [`HumanChoice::ALL`].
+    pub(crate) choice: usize,
+    pub(crate) note: TextArea<'static>,
+}
+
+impl DecidePrompt {
+    pub(crate) fn new(run: RunId) -> Self {
+        let mut note = TextArea::default();
+        note.set_cursor_line_style(Style::default());
+        note.set_placeholder_text("a note for the table (optional)");
+        DecidePrompt {
+            run,
+            choice: 0,
+            note,
+        }
+    }
+
+    pub(crate) fn chosen(&self) -> HumanChoice {
+        HumanChoice::ALL[self.choice.min(HumanChoice::ALL.len() - 1)]
+    }
+
+    /// The next or the previous answer.
+    pub(crate) fn move_by(&mut self, down: bool) {
+        let last = HumanChoice::ALL.len() - 1;
+        self.choice = if down {
+            (self.choice + 1).min(last)
+        } else {
+            self.choice.saturating_sub(1)
+        };
+    }
+
+    /// The note as typed; `None` when blank.
+    pub(crate) fn note(&self) -> Option<String> {
+        let note = self.note.lines().join("\n");
+        let note = note.trim();
+        (!note.is_empty()).then(|| note.to_string())
+    }
+}
+
+/// The choice in words.
+pub(crate) fn choice_words(choice: HumanChoice) -> &'static str {
+    match choice {
+        HumanChoice::Go => "go",
+        HumanChoice::GoWithCaution => "go with caution",
+        HumanChoice::NoGo => "no-go",
+        HumanChoice::Continue => "one more round",
+    }
+}
+
+fn conflict_words(conflict: Conflict) -> &'static str {
+    match conflict {
+        Conflict::NoContributions => "nobody contributed",
+        Conflict::GoVsCaution => "go against caution",
+        Conflict::BlockingVsNonBlock => "a blocking stance against the others",
+        Conflict::HighDivergence => "confidence far apart",
+    }
+}
+
+/// The question and the stances, as lines `width` wide.
+fn question(escalation: &Escalation, width: usize) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::raw(fit(
+        &format!(
+            "After round {}, a blocking stance for {} round{} in a row.",
+            escalation.round,
+            escalation.blocking_rounds,
+            if escalation.blocking_rounds == 1 {
+                ""
+            } else {
+                "s"
+            }
+        ),
+        width,
+    ))];
+    if !escalation.conflicts.is_empty() {
+        let conflicts: Vec<&str> = escalation
+            .conflicts
+            .iter()
+            .map(|c| conflict_words(*c))
+            .collect();
+        lines.push(Line::from(vec![
+            Span::styled("Conflicts  ", theme::dim()),
+            Span::raw(fit(&conflicts.join(" · "), width.saturating_sub(11))),
+        ]));
+    }
+    for seat in &escalation.stances {
+        let agent = clean(&seat.agent);
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} ", theme::stance_glyph(seat.stance)),
+                theme::stance(seat.stance),
+            ),
+            Span::raw(format!("{:<22}", fit(&agent, 22))),
+            Span::styled(
+                format!("{:<8}", seat.stance.as_str()),
+                theme::stance(seat.stance),
+            ),
+            Span::styled(format!("{:.2}", seat.confidence), theme::dim()),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines
+}
+
+/// The live question, taking `prompt`'s answer.
+pub(crate) fn draw(
+    frame: &mut Frame,
+    screen: Rect,
+    escalation: &Escalation,
+    prompt: &DecidePrompt,
+) {
+    let rows = u16::try_from(escalation.stances.len()).unwrap_or(8).min(8);
+    let area = centered(screen, 76, rows + 15);
+    let inner = frame_box(
+        frame,
+        area,
+        "The table asks you",
+        "↑/↓ choose · type a note · Enter answer · Esc later (the run waits)",
+    );
+    let width = usize::from(inner.width);
+    let mut lines = question(escalation, width);
+    for (i, choice) in HumanChoice::ALL.into_iter().enumerate() {
+        let picked = i == prompt.choice;
+        let words = format!(
+            " {} {} ",
+            if picked { "▶" } else { " " },
+            choice_words(choice)
+        );
+        lines.push(Line::styled(
+            words,
+            if picked {
+                theme::selected().patch(theme::bold())
+            } else {
+                Style::default()
+            },
+        ));
+    }
+    let text_height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    frame.render_widget(Paragraph::new(lines), inner);
+    let note_area = Rect {
+        y: inner.y + text_height.min(inner.height),
+        height: inner.height.saturating_sub(text_height),
+        ..inner
+    };
+    if note_area.height > 0 {
+        frame.render_widget(&prompt.note, note_area);
+    }
+}
+
+/// The question as a replay shows it: waiting, or what the person chose.
+pub(crate) fn draw_record(frame: &mut Frame, screen: Rect, escalation: &Escalation) {
+    let rows = u16::try_from(escalation.stances.len()).unwrap_or(8).min(8);
+    let area = centered(screen, 76, rows + 8);
+    let inner = frame_box(frame, area, "The table asked a person", "replayed");
+    let width = usize::from(inner.width);
+    let mut lines = question(escalation, width);
+    match &escalation.answer {
+        None => lines.push(Line::styled("Waiting for a person…", theme::bold())),
+        Some((choice, note)) => {
+            let style = choice.decision().map_or(theme::bold(), theme::decision);
+            lines.push(Line::styled(
+                format!("A person chose {}.", choice_words(*choice)),
+                style,
+            ));
+            if let Some(note) = note {
+                lines.push(Line::raw(fit(&format!("Note: {}", clean(note)), width * 2)));
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}

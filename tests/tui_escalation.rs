@@ -1,0 +1,188 @@
+//! Escalation to a person in the dashboard: a deadlocked round table asks,
+//! the dialog shows each analyst's stance, a choice and a note end the run
+//! as the person decided, and a replay of the recording shows the question
+//! and the choice.
+
+mod common;
+
+use common::pty::{Session, recordings};
+use serde_json::Value;
+use std::path::Path;
+
+/// `loyalty_program_deadlock` asking a person after 2 blocking rounds, its
+/// model answering at once, written into `dir`.
+fn escalating(dir: &Path) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/loyalty_program_deadlock.json"),
+    )
+    .unwrap();
+    let mut scenario: Value = serde_json::from_str(&text).unwrap();
+    scenario["budget"]["escalate_after_blocking_rounds"] = 2.into();
+    scenario["provider"]["latency_ms"] = 0.into();
+    let path = dir.join("loyalty_escalates.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
+    let home = tempfile::tempdir().unwrap();
+    let file = escalating(home.path());
+    let mut session = Session::start(&["tui", &file], home.path());
+    session.wait_text("The table asks you");
+    let asked = session.text();
+    for analyst in ["demand_analyst", "finance_analyst", "risk_analyst"] {
+        assert!(
+            asked.contains(analyst),
+            "{analyst} and its stance:\n{asked}"
+        );
+    }
+    assert!(asked.contains("After round 2"), "{asked}");
+    assert!(asked.contains("one more round"), "{asked}");
+    assert!(
+        asked.contains("ASKS YOU"),
+        "the header says who waits:\n{asked}"
+    );
+
+    // Esc leaves the run waiting; d asks again.
+    session.press("\u{1b}");
+    session.wait_text("d answers");
+    assert!(!session.text().contains("The table asks you"));
+    session.press("d");
+    session.wait_text("The table asks you");
+
+    // Down twice: no-go; then a note and Enter.
+    session.press("\u{1b}[B");
+    session.press("\u{1b}[B");
+    session.wait_text("▶ no-go");
+    session.press("Relaunch after the fraud review.");
+    session.press("\r");
+    session.wait_text("decided by a person");
+    let ended = session.text();
+    assert!(ended.contains("NO GO"), "{ended}");
+    assert!(
+        !ended.contains("The table asks you"),
+        "the dialog closed:\n{ended}"
+    );
+    session.press("q");
+    session.wait_exit();
+
+    // The recording holds the choice and the note, and its replay shows them.
+    let recording = recordings(home.path())
+        .into_iter()
+        .next()
+        .expect("the run was recorded");
+    let text = std::fs::read_to_string(&recording).unwrap();
+    assert!(text.contains("\"human_decided\""), "{recording:?}");
+    assert!(text.contains("Relaunch after the fraud review."));
+    let mut replay = Session::start(&["replay", recording.to_str().unwrap()], home.path());
+    replay.wait_text("REPLAY");
+    assert!(
+        !replay.text().contains("The table asked a person"),
+        "not at the start"
+    );
+    replay.press(">");
+    replay.wait_text("A person chose no-go.");
+    let replayed = replay.text();
+    assert!(replayed.contains("The table asked a person"), "{replayed}");
+    assert!(replayed.contains("risk_analyst"), "{replayed}");
+    assert!(
+        replayed.contains("Note: Relaunch after the fraud review."),
+        "{replayed}"
+    );
+    replay.press("q");
+    replay.wait_exit();
+}
+
+mod in_process {
+    use conclave::bus::{Delivery, EventKind, Hub};
+    use conclave::scenario;
+    use conclave::tui::app::{App, AppOptions};
+    use conclave::tui::effect::Effect;
+    use conclave::tui::view;
+    use conclave::tui::view_state::Overlay;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use std::sync::Arc;
+
+    fn screen(app: &App) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        terminal.draw(|frame| view::draw(frame, app)).unwrap();
+        let buffer = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buffer.area.height {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect();
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    /// Fold the hub's events into `app` until one `stop` accepts.
+    async fn until(
+        app: &mut App,
+        bus: &mut conclave::bus::Subscription,
+        stop: impl Fn(&EventKind) -> bool,
+    ) {
+        loop {
+            if let Delivery::Event(event) = bus.next().await {
+                let done = stop(&event.kind);
+                app.apply(event);
+                if done {
+                    return;
+                }
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_dialog_opens_on_the_escalation_and_closes_on_the_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = super::escalating(dir.path());
+        let scenario = Arc::new(scenario::load(std::path::Path::new(&file)).unwrap());
+        let hub = Hub::default();
+        let mut bus = hub.subscribe();
+        let mut app = App::new(hub.clone(), AppOptions::default());
+        app.launch(scenario, Some(file.clone()));
+        until(&mut app, &mut bus, |k| {
+            matches!(k, EventKind::EscalatedToHuman { .. })
+        })
+        .await;
+        assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "it asks");
+        insta::assert_snapshot!("escalation_dialog", screen(&app));
+
+        // ↓ ↓: no-go; a note; Enter sends it to the run's engine.
+        app.key(key(KeyCode::Down));
+        app.key(key(KeyCode::Down));
+        for c in "Later.".chars() {
+            app.key(key(KeyCode::Char(c)));
+        }
+        let effects = app.key(key(KeyCode::Enter));
+        let [Effect::Control { run: 1, command }] = effects.as_slice() else {
+            panic!("one command to run 1: {effects:?}");
+        };
+        assert_eq!(
+            format!("{command:?}"),
+            r#"Decide { choice: NoGo, note: Some("Later.") }"#
+        );
+        assert!(app.overlay.is_none());
+        app.carry_out(effects);
+        until(&mut app, &mut bus, |k| {
+            matches!(k, EventKind::RunFinished { .. })
+        })
+        .await;
+        let decided = screen(&app);
+        assert!(decided.contains("NO GO · decided by a person"), "{decided}");
+        insta::assert_snapshot!("escalation_decided", decided);
+        for handle in app.take_handles() {
+            handle.finish().await.unwrap();
+        }
+    }
+}
