@@ -61,6 +61,11 @@ pub(crate) enum Command {
         /// stops there with escalated_to_human.
         #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
         decide: Option<HumanChoice>,
+        /// Keep the tools' last good answers in this folder between runs, for a
+        /// scenario whose safe mode falls back to them
+        /// (resilience.safe_mode.fallback: "last_known_good").
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]

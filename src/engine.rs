@@ -53,6 +53,9 @@ pub struct LaunchOptions {
     /// dashboard); without it and without `decide` the run stops with
     /// `escalated_to_human`.
     pub attended: bool,
+    /// `--cache DIR`: where the tools' last good answers are kept between
+    /// runs, for a scenario whose safe mode falls back to them.
+    pub cache: Option<PathBuf>,
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
@@ -86,6 +89,7 @@ impl Default for LaunchOptions {
             allow_exec: false,
             decide: None,
             attended: false,
+            cache: None,
         }
     }
 }
@@ -102,6 +106,9 @@ pub enum LaunchError {
     /// folder that is not there, an MCP server (each placed in the file).
     #[error(transparent)]
     Tools(ScenarioErrors),
+    /// The `--cache` folder or its file for this scenario cannot be used.
+    #[error(transparent)]
+    Cache(#[from] crate::gateway::CacheError),
     /// The scenario starts a program and the user has not allowed it;
     /// the error names the first program, placed in the file.
     #[error(transparent)]
@@ -143,6 +150,8 @@ pub(crate) struct Ended {
     /// Why the recording is incomplete ([`EngineError::Recording`]), when
     /// writing it failed.
     pub(crate) recording_failed: Option<EngineError>,
+    /// Why the `--cache` file could not be written, when it could not.
+    pub(crate) cache_failed: Option<crate::gateway::CacheError>,
 }
 
 /// A live run.
@@ -150,7 +159,7 @@ pub(crate) struct Ended {
 pub struct RunHandle {
     pub controller: Controller,
     clock: RunClock,
-    task: JoinHandle<RunOutcome>,
+    task: JoinHandle<(RunOutcome, Option<crate::gateway::CacheError>)>,
     recorder: Option<Recorder>,
 }
 
@@ -213,7 +222,8 @@ pub fn launch(
         Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
             .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
             .with_run_limit(run_limit(&scenario))
-            .with_meter(meter),
+            .with_meter(meter)
+            .with_last_good(setup::last_good(&scenario, options.cache.as_deref())?),
     );
     let goal = options
         .goal
@@ -251,6 +261,7 @@ pub fn launch(
         let mut outcome = patterns::run(ctx).await;
         // Nothing a real worker started outlives its run.
         gateway.shutdown_workers();
+        let cache_failed = gateway.save_last_good().err();
         // Every pattern's result carries what its model calls used, beside
         // the reference's own fields.
         // The result is the outcome's alone until the finish event shares it.
@@ -276,7 +287,7 @@ pub fn launch(
             error: outcome.error.clone(),
         });
         bus.close_recording();
-        outcome
+        (outcome, cache_failed)
     });
     Ok(RunHandle {
         controller,
@@ -321,10 +332,11 @@ impl RunHandle {
                 recording_failed = Some(EngineError::Recording { path, source });
             }
         }
-        let outcome = outcome.map_err(|e| EngineError::crashed(&e))?;
+        let (outcome, cache_failed) = outcome.map_err(|e| EngineError::crashed(&e))?;
         Ok(Ended {
             outcome,
             recording_failed,
+            cache_failed,
         })
     }
 }

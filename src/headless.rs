@@ -27,6 +27,8 @@ pub struct HeadlessRun {
     pub allow_exec: bool,
     /// `--decide`: the answer when the run escalates to a person.
     pub decide: Option<crate::bus::HumanChoice>,
+    /// `--cache DIR`: where the tools' last good answers are kept.
+    pub cache: Option<PathBuf>,
 }
 
 /// Run and print; the exit status says how the run ended.
@@ -103,6 +105,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         allow_exec,
         decide: args.decide,
         attended: false,
+        cache: args.cache,
     };
     runtime.block_on(async move {
         let hub = Hub::default();
@@ -115,7 +118,7 @@ pub fn run(args: HeadlessRun) -> Exit {
                 output::message(&format!("{}: {e}", args.scenario.display()));
                 return Exit::BadInput;
             }
-            Err(e @ LaunchError::Recording(_)) => {
+            Err(e @ (LaunchError::Recording(_) | LaunchError::Cache(_))) => {
                 output::message(&format!("conclave: {e}"));
                 return Exit::BadInput;
             }
@@ -156,6 +159,9 @@ pub fn run(args: HeadlessRun) -> Exit {
                 output::document(&outcome.result);
                 if let Some(error) = &outcome.error {
                     output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
+                }
+                if let Some(failed) = &ended.cache_failed {
+                    output::message(&format!("conclave: {failed}"));
                 }
                 // The result stands; the recording the user asked for does not.
                 if let Some(failed) = ended.recording_failed {

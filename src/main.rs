@@ -27,6 +27,7 @@ fn dashboard(
     overrides: Overrides,
     provider: ProviderChoice,
     exec: ExecArgs,
+    cache: Option<PathBuf>,
 ) -> Exit {
     let theme = match screen.look.theme() {
         Ok(theme) => theme,
@@ -40,6 +41,7 @@ fn dashboard(
         provider,
         theme,
         allow_exec: exec.allow_exec,
+        cache,
         ..TuiOptions::default()
     })
 }
@@ -104,13 +106,21 @@ fn command(cli: Cli) -> Exit {
             Overrides::default(),
             ProviderChoice::default(),
             ExecArgs::default(),
+            None,
         ),
         Some(Command::Tui {
             scenario,
             model,
             screen,
             exec,
-        }) => dashboard(scenario, screen, Overrides::default(), model.choice(), exec),
+        }) => dashboard(
+            scenario,
+            screen,
+            Overrides::default(),
+            model.choice(),
+            exec,
+            None,
+        ),
         Some(Command::Run {
             scenario,
             headless: false,
@@ -118,6 +128,7 @@ fn command(cli: Cli) -> Exit {
             flags,
             record,
             goal,
+            cache,
             model,
             screen,
             exec,
@@ -133,6 +144,7 @@ fn command(cli: Cli) -> Exit {
             },
             model.choice(),
             exec,
+            cache,
         ),
         Some(Command::Run {
             scenario,
@@ -143,6 +155,7 @@ fn command(cli: Cli) -> Exit {
             record,
             goal,
             decide,
+            cache,
             model,
             exec,
             ..
@@ -159,6 +172,7 @@ fn command(cli: Cli) -> Exit {
             provider: model.choice(),
             allow_exec: exec.allow_exec,
             decide,
+            cache,
         }),
         Some(Command::Replay {
             recording,

@@ -200,6 +200,10 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             attempt,
             reason,
         } => format!("{tool}{}: failed fast, {reason}", attempt_note(*attempt)),
+        EventKind::FallbackServed { tool, task, after } => format!(
+            "{}: served {tool}'s last good answer, stale ({after})",
+            task.as_deref().unwrap_or(tool)
+        ),
         EventKind::BreakerTransition {
             tool,
             from,

@@ -32,6 +32,7 @@ pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::AttemptFinished { .. } => "attempt_finished",
         EventKind::RetryScheduled { .. } => "retry_scheduled",
         EventKind::CallRejected { .. } => "call_rejected",
+        EventKind::FallbackServed { .. } => "fallback_served",
         EventKind::BreakerTransition { .. } => "breaker_transition",
         EventKind::Bulkhead { .. } => "bulkhead",
         EventKind::TaskFinished { .. } => "task_finished",

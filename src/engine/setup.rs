@@ -118,6 +118,29 @@ pub(super) fn described_by_servers(
     Some(filled)
 }
 
+/// The tools' last good answers, when the scenario's safe mode falls back
+/// to them: kept in `cache` between runs, else for this run only.
+pub(super) fn last_good(
+    scenario: &Scenario,
+    cache: Option<&std::path::Path>,
+) -> Result<Option<Arc<crate::gateway::LastKnownGood>>, LaunchError> {
+    use crate::gateway::LastKnownGood;
+    let falls_back = scenario
+        .resilience
+        .as_ref()
+        .and_then(|r| r.safe_mode.as_ref())
+        .and_then(|s| s.fallback)
+        == Some(crate::scenario::SafeModeFallback::LastKnownGood);
+    if !falls_back {
+        return Ok(None);
+    }
+    let store = match cache {
+        Some(dir) => LastKnownGood::in_dir(dir, &scenario.name)?,
+        None => LastKnownGood::in_memory(),
+    };
+    Ok(Some(Arc::new(store)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ mod backoff;
 mod breaker;
 mod bulkhead;
 mod error;
+mod last_good;
 mod meter;
 mod retry;
 mod retry_budget;
@@ -23,6 +24,7 @@ mod tool;
 
 pub(crate) use crate::scenario::MODEL_TOOL;
 pub(crate) use error::CallError;
+pub(crate) use last_good::{CacheError, LastKnownGood};
 pub(crate) use meter::Meter;
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
@@ -59,6 +61,8 @@ pub(crate) struct Gateway {
     /// What the last model call that failed for good failed with, and its
     /// words.
     last_failure: std::sync::Mutex<Option<(StopReason, String)>>,
+    /// The tools' last good answers, when safe mode falls back to them.
+    last_good: Option<Arc<LastKnownGood>>,
     /// The run's tokens and dollars, and its budgets over them.
     meter: Meter,
 }
@@ -82,7 +86,20 @@ impl Gateway {
             run_limit: None,
             last_failure: std::sync::Mutex::new(None),
             meter: Meter::default(),
+            last_good: None,
         }
+    }
+
+    /// Remember every tool's good answers in `store`, and serve them to
+    /// calls that fail fast while safe mode is on.
+    pub(crate) fn with_last_good(mut self, store: Option<Arc<LastKnownGood>>) -> Self {
+        self.last_good = store;
+        self
+    }
+
+    /// Keep the good answers of this run for the next (`--cache DIR`).
+    pub(crate) fn save_last_good(&self) -> Result<(), CacheError> {
+        self.last_good.as_ref().map_or(Ok(()), |store| store.save())
     }
 
     /// Price and count every model answer with `meter`, and stop the run's

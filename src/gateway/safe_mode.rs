@@ -74,6 +74,7 @@ mod tests {
         let safe = SafeMode::new(&SafeModeSpec {
             enabled: true,
             allow_partial: true,
+            fallback: None,
         })
         .unwrap();
         assert_eq!(
@@ -109,6 +110,7 @@ mod tests {
         let spec = |enabled, allow_partial| SafeModeSpec {
             enabled,
             allow_partial,
+            fallback: None,
         };
         let strict = SafeMode::new(&spec(true, false)).unwrap();
         assert_eq!(

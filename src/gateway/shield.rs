@@ -132,6 +132,11 @@ impl Shields {
             .judge(tool, critical, reason)
     }
 
+    /// Whether safe mode is configured and switched on.
+    pub(crate) fn safe_mode_on(&self) -> bool {
+        self.safe_mode.is_some() && self.switches.is_on(GatewayMechanism::SafeMode)
+    }
+
     /// Tools safe mode skipped, in the order first skipped.
     pub(crate) fn degraded(&self) -> Vec<String> {
         self.safe_mode

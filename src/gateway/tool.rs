@@ -133,6 +133,9 @@ pub(crate) struct ToolReport {
     /// What safe mode made of a call that failed fast: skipped (the run
     /// goes on, partial) or a reason to stop the run early.
     pub(crate) safe_mode: Option<SafeModeVerdict>,
+    /// The observation is the tool's last good answer, served because the
+    /// call failed fast (`last_known_good`).
+    pub(crate) stale: bool,
 }
 
 impl Gateway {
@@ -159,10 +162,14 @@ impl Gateway {
             };
             let reason = match self.attempt(call, at, policy, limits, gate).await {
                 Ok(observation) => {
+                    if let Some(store) = &self.last_good {
+                        store.remember(call.tool, call.args, &observation);
+                    }
                     return ToolReport {
                         attempts_used: attempt,
                         outcome: Ok(observation),
                         safe_mode: None,
+                        stale: false,
                     };
                 }
                 Err(reason) => reason,
@@ -191,6 +198,7 @@ impl Gateway {
                             attempts_used: attempt,
                             outcome: Err(StopReason::Cancelled),
                             safe_mode: None,
+                            stale: false,
                         };
                     }
                     attempt += 1;
@@ -203,12 +211,38 @@ impl Gateway {
                     over
                 }
             };
+            if let Some(answer) = self.fallback(call, &reason) {
+                return ToolReport {
+                    attempts_used: attempt,
+                    outcome: Ok(answer),
+                    safe_mode: None,
+                    stale: true,
+                };
+            }
             return ToolReport {
                 attempts_used: attempt,
                 safe_mode: self.shields.judge(call.tool, call.critical, &reason),
                 outcome: Err(reason),
+                stale: false,
             };
         }
+    }
+
+    /// The tool's last good answer to the call's arguments, for a call that
+    /// failed fast with `reason` while safe mode falls back to them; it is
+    /// published as served.
+    fn fallback(&self, call: ToolCall<'_>, reason: &StopReason) -> Option<Value> {
+        let store = self.last_good.as_ref()?;
+        if !reason.is_fail_fast() || !self.shields.safe_mode_on() {
+            return None;
+        }
+        let answer = store.recall(call.tool, call.args)?;
+        self.bus.publish(EventKind::FallbackServed {
+            tool: call.tool.to_string(),
+            task: Some(call.task.to_string()),
+            after: reason.clone(),
+        });
+        Some(answer)
     }
 
     /// One attempt, checked in 001's order: dispatch budget, execution

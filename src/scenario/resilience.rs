@@ -205,6 +205,18 @@ pub(crate) struct SafeModeSpec {
     /// Default true.
     #[serde(default = "yes")]
     pub(crate) allow_partial: bool,
+    /// What a call that fails fast gets instead of failing: by default
+    /// nothing; `"last_known_good"`, the tool's last good answer to the
+    /// same arguments (from this run, or from `--cache DIR`), marked stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fallback: Option<SafeModeFallback>,
+}
+
+/// Safe mode's fallback for a call that fails fast.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum SafeModeFallback {
+    LastKnownGood,
 }
 
 fn yes() -> bool {

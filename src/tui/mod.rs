@@ -72,6 +72,8 @@ pub struct TuiOptions {
     pub theme: theme::Theme,
     /// `--allow-exec`: scenarios may run their programs without asking.
     pub allow_exec: bool,
+    /// `--cache DIR`: where the tools' last good answers are kept.
+    pub cache: Option<PathBuf>,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -118,6 +120,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 theme: options.theme,
                 allow_exec: options.allow_exec,
                 trust: crate::trust::TrustStore::from_env(),
+                cache: options.cache.clone(),
             },
         );
         if let Some((a, b)) = &options.compare {

@@ -58,6 +58,8 @@ pub(crate) struct LaunchSettings {
     pub(crate) start_paused: bool,
     /// The model every launch uses, over each scenario's.
     pub(crate) provider: ProviderChoice,
+    /// `--cache DIR`: where the tools' last good answers are kept.
+    pub(crate) cache: Option<PathBuf>,
 }
 
 pub struct Runs {
@@ -190,6 +192,7 @@ impl Runs {
                 decide: None,
                 // Someone watches: a table that escalates asks them.
                 attended: true,
+                cache: self.settings.cache.clone(),
             },
         )?;
         self.next_run += 1;

@@ -247,6 +247,16 @@ pub enum EventKind {
         attempt: u32,
         reason: StopReason,
     },
+    /// A call that failed fast was served the tool's last good answer to
+    /// the same arguments (`safe_mode.fallback: "last_known_good"`): stale.
+    FallbackServed {
+        tool: String,
+        /// The task the call was for, when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<String>,
+        /// Why the call failed fast.
+        after: StopReason,
+    },
     /// A tool's circuit breaker changed state.
     BreakerTransition {
         tool: String,

@@ -45,6 +45,7 @@ async fn a_timed_out_attempt_is_dropped_and_retried_at_once() {
             attempts_used: 3,
             outcome: Err(StopReason::TaskTimeout),
             safe_mode: None,
+            stale: false,
         }
     );
     assert_eq!(limits.used(), 3);

@@ -193,6 +193,7 @@ impl<'a> Dispatcher<'a> {
                 args_hash: args_hash(&task.args),
                 observation,
                 stop_reason: stop_reason.clone(),
+                stale: report.stale,
             });
             if let (true, Some(reason)) = (stop_run, stop_reason) {
                 return Err(Halt::SafeMode(reason));

@@ -104,6 +104,10 @@ pub(crate) struct TaskRecord {
     pub(crate) observation: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stop_reason: Option<StopReason>,
+    /// The observation is the worker's last good answer, served while it
+    /// failed fast (`last_known_good`); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) stale: bool,
 }
 
 /// An entry of `trace`: a task's record without its observation, with
@@ -118,6 +122,8 @@ pub(crate) struct TraceEntry {
     pub(crate) args_hash: String,
     pub(crate) stop_reason: Option<StopReason>,
     pub(crate) critical: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) stale: bool,
 }
 
 impl TraceEntry {
@@ -131,6 +137,7 @@ impl TraceEntry {
             args_hash: record.args_hash.clone(),
             stop_reason: record.stop_reason.clone(),
             critical: record.critical,
+            stale: record.stale,
         }
     }
 }

@@ -241,7 +241,8 @@ mod tests {
             spec.safe_mode,
             Some(SafeModeSpec {
                 enabled: true,
-                allow_partial: true
+                allow_partial: true,
+                fallback: None,
             })
         );
     }

@@ -49,6 +49,9 @@ pub struct AppOptions {
     pub allow_exec: bool,
     /// Where allowances to run a scenario's programs are remembered.
     pub trust: crate::trust::TrustStore,
+    /// `--cache DIR`: where the tools' last good answers are kept between
+    /// runs.
+    pub cache: Option<PathBuf>,
 }
 
 /// How many recent recordings the picker lists.
@@ -91,6 +94,7 @@ impl App {
             runs_dir: options.runs_dir.clone(),
             start_paused: options.start_paused,
             provider: options.provider.clone(),
+            cache: options.cache.clone(),
         };
         App {
             options,

@@ -122,6 +122,7 @@ fn kind_style(kind: &EventKind) -> Style {
         },
         EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
         EventKind::CallRejected { .. } => theme::error(),
+        EventKind::FallbackServed { .. } => Style::default().fg(theme::CAUTION),
         EventKind::BreakerTransition { to, .. } => theme::breaker(*to),
         EventKind::Aggregated { .. } | EventKind::WaveStarted { .. } => theme::bold(),
         EventKind::RoundStarted { .. }

@@ -242,6 +242,11 @@ impl RunState {
             EventKind::CallRejected { .. }
             | EventKind::BreakerTransition { .. }
             | EventKind::Bulkhead { .. } => self.resilience.apply(&event.kind, event.t_ms),
+            // A stale answer is its tool's, and its task's.
+            EventKind::FallbackServed { .. } => {
+                self.resilience.apply(&event.kind, event.t_ms);
+                self.pattern.apply(&event.kind, event.t_ms);
+            }
             // A task's retry is the workers' too (a research run's tool
             // calls are attempts as well; its own fold leaves them out);
             // an attempt's timeout is its tool's.

@@ -176,6 +176,7 @@ impl Resilience {
                 };
                 health.refused(t_ms, by_shield);
             }
+            EventKind::FallbackServed { tool, .. } => self.tool(tool, t_ms).stale += 1,
             EventKind::BreakerTransition { tool, to, .. } => self.tool(tool, t_ms).moved(t_ms, *to),
             EventKind::Bulkhead {
                 tool,

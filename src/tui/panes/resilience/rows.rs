@@ -41,6 +41,13 @@ impl Look {
             columns.push(vec![Span::raw(" "), failures(tool.breaker.as_ref())]);
             columns.push(bulkhead(tool.bulkhead.as_ref(), false));
         }
+        // Answers served stale are what a reader of the run must know.
+        if tool.stale > 0 {
+            columns.push(vec![Span::styled(
+                format!(" stale {}", tool.stale),
+                Style::default().fg(theme::CAUTION),
+            )]);
+        }
         columns.push(vec![Span::raw(" "), error_rate(tool, self.now)]);
         columns.push(vec![Span::raw(" "), latencies(tool)]);
         if let Some(speed) = streaming(tool) {
@@ -107,6 +114,12 @@ impl Look {
                 },
             )],
         ];
+        if tool.stale > 0 {
+            traffic.push(vec![Span::styled(
+                format!("  stale {}", tool.stale),
+                Style::default().fg(theme::CAUTION),
+            )]);
+        }
         if self.shielded {
             traffic.push(vec![Span::raw("  "), error_rate(tool, self.now)]);
             traffic.push(vec![Span::raw("  "), latencies(tool)]);

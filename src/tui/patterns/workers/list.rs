@@ -53,10 +53,11 @@ pub(super) fn text(task: &TaskView) -> String {
         _ => task.result.as_ref().map(ToString::to_string),
     };
     format!(
-        "{} {} {} {}",
+        "{} {} {}{} {}",
         task.id,
         task.worker,
         word(&task.state),
+        if task.stale { " stale" } else { "" },
         outcome.unwrap_or_default()
     )
 }

@@ -41,6 +41,9 @@ pub struct TaskView {
     pub(crate) attempts: Vec<Attempt>,
     /// The worker's result, once done.
     pub(crate) result: Option<Value>,
+    /// Its result is the worker's last good answer, served while the
+    /// worker failed fast (`last_known_good`).
+    pub(crate) stale: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -107,6 +110,7 @@ impl Workers {
                     state: TaskState::Planned,
                     attempts: Vec::new(),
                     result: None,
+                    stale: false,
                 });
                 self.index.insert(id.to_string(), self.tasks.len() - 1);
                 self.tasks.len() - 1
@@ -241,6 +245,14 @@ impl Fold for Workers {
                 };
                 self.set_state(index, state);
                 self.tasks[index].result = result.clone();
+            }
+            EventKind::FallbackServed {
+                task: Some(task),
+                tool,
+                ..
+            } => {
+                let index = self.index_of(task, tool);
+                self.tasks[index].stale = true;
             }
             EventKind::Aggregated { health, .. } => self.health = Some(*health),
             EventKind::WaveStarted { wave, .. } => self.waves = *wave,

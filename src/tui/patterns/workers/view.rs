@@ -208,7 +208,13 @@ fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) ->
                 .as_ref()
                 .map(|r| r.to_string())
                 .unwrap_or_default();
-            spans.push(Span::raw(fit(&result, rest + GAUGE + 10)));
+            let room = rest + GAUGE + 10;
+            if task.stale {
+                spans.push(Span::styled("stale ", theme::bold().fg(theme::CAUTION)));
+                spans.push(Span::raw(fit(&result, room.saturating_sub(6))));
+            } else {
+                spans.push(Span::raw(fit(&result, room)));
+            }
         }
         TaskState::Failed { reason } => {
             let reason = reason

@@ -28,6 +28,8 @@ pub struct ToolHealth {
     /// Calls that timed out or failed.
     pub failures: u64,
     pub retries: u64,
+    /// Calls served its last good answer instead (stale).
+    pub stale: u64,
     /// Attempts the gateway failed fast, for any reason.
     pub rejected: u64,
     /// The longest timeout an attempt of the tool was given (the
@@ -134,6 +136,7 @@ impl ToolHealth {
             calls: 0,
             failures: 0,
             retries: 0,
+            stale: 0,
             rejected: 0,
             timeout_ms: settings.timeout_ms,
             recent: VecDeque::new(),
