@@ -247,3 +247,89 @@ async fn the_launch_review_hears_three_members_and_answers() {
         Some("agent_denied:legal_reviewer")
     );
 }
+
+/// The shipped launch review as a document, to change before running.
+fn launch_review() -> Value {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/launch_coordinator.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_skip_summary_the_members_answers_end_the_run_without_the_coordinators_turn() {
+    let before = run_default(scenario(&launch_review())).await.result;
+    let mut doc = launch_review();
+    doc["limits"]["skip_summary"] = true.into();
+    let r = run_default(scenario(&doc)).await.result;
+    assert_eq!(r["status"], "ok");
+    assert_eq!(r["stop_reason"], "success");
+    assert_eq!(
+        r["answer"],
+        "One-click checkout should lift conversion by about 3.1%; demand risk is low.\n\n\
+         No open payment incidents in the US; chargebacks at 0.4%. Ramp in steps and watch fraud scores.\n\n\
+         Show a consent line under the buy button and keep the order summary one tap away.",
+        "the members' answers in the order called"
+    );
+    assert_eq!(
+        r["llm_calls"].as_u64().unwrap() + 1,
+        before["llm_calls"].as_u64().unwrap(),
+        "no summary call"
+    );
+    let lead_turns = |r: &Value| {
+        r["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["agent"] == "launch_lead")
+            .count()
+    };
+    assert_eq!((lead_turns(&before), lead_turns(&r)), (2, 1));
+    assert_eq!(r["final_agent"], "launch_lead");
+}
+
+#[tokio::test(start_paused = true)]
+async fn member_history_and_skip_summary_are_checked() {
+    let refused = |doc: &Value| {
+        conclave::scenario::parse(&doc.to_string(), "t.json")
+            .unwrap_err()
+            .to_string()
+    };
+    let mut doc = launch_review();
+    doc["agents"]["risk_analyst"]["history"] = "both".into();
+    let said = refused(&doc);
+    assert!(said.contains("agents.risk_analyst.history"), "{said}");
+    assert!(
+        said.contains("isolated") && said.contains("shared"),
+        "{said}"
+    );
+
+    let mut doc = launch_review();
+    doc["agents"]["launch_lead"]["history"] = "shared".into();
+    assert!(refused(&doc).contains("agents.launch_lead.history"));
+
+    let mut swarm: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pingpong_swarm.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    swarm["agents"]["critic"]["history"] = "shared".into();
+    assert!(refused(&swarm).contains("agents.critic.history"));
+    swarm["agents"]["critic"]
+        .as_object_mut()
+        .unwrap()
+        .remove("history");
+    swarm["limits"]["skip_summary"] = true.into();
+    assert!(refused(&swarm).contains("\"skip_summary\" is a limit of coordinator scenarios"));
+
+    // Both are off by default: a member with isolated history is today's.
+    let mut doc = launch_review();
+    doc["agents"]["risk_analyst"]["history"] = "isolated".into();
+    doc["limits"]["skip_summary"] = false.into();
+    let explicit = run_default(scenario(&doc)).await.result;
+    assert_eq!(
+        explicit,
+        run_default(scenario(&launch_review())).await.result
+    );
+}

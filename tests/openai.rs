@@ -709,3 +709,43 @@ async fn a_long_swarm_chain_is_shown_to_the_model_as_its_tail_and_a_count() {
         .collect();
     assert_eq!(shown, whole[18..]);
 }
+
+/// A member with shared history is shown the coordinator's conversation so
+/// far; an isolated one only its task.
+#[tokio::test]
+async fn a_member_with_shared_history_sees_the_coordinators_conversation() {
+    let mut doc = quick("launch_coordinator.json");
+    let lead = &mut doc["provider"]["turns"]["launch_lead"];
+    let reply = lead[1].clone();
+    let calls = lead[0]["call_members"].clone();
+    *lead = json!([
+        {"call_members": [calls[0]]},
+        {"call_members": [calls[2]]},
+        reply
+    ]);
+    doc["agents"]["legal_reviewer"]["history"] = "shared".into();
+    let server = serve(&doc).await;
+    let (outcome, _) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.result["status"], "ok", "{}", outcome.result);
+    let asked: Vec<Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| {
+            let body: Value = serde_json::from_slice(&request.body).unwrap();
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap()
+        })
+        .collect();
+    let of = |agent: &str| asked.iter().find(|a| a["agent"] == agent).unwrap();
+    assert_eq!(
+        of("market_analyst")["context"].get("coordinator_history"),
+        None
+    );
+    let shared = &of("legal_reviewer")["context"]["coordinator_history"];
+    let text = shared.to_string();
+    assert!(
+        text.contains("Expected conversion lift") && text.contains("lift conversion by about 3.1%"),
+        "the lead's first call and the market analyst's answer: {shared}"
+    );
+}

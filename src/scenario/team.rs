@@ -25,6 +25,21 @@ pub(crate) struct AgentSpec {
     /// to hand control to or call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) description: Option<String>,
+    /// coordinator members: what a member sees of the coordinator's
+    /// conversation when it is called (default `isolated`: only its task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) history: Option<MemberHistory>,
+}
+
+/// What a coordinator's member sees when it is called (002's history scope).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum MemberHistory {
+    /// Only its task and its own turns.
+    Isolated,
+    /// Also the coordinator's conversation so far: its turns and the
+    /// members' answers before this call (002's default, `ParentBranch`).
+    Shared,
 }
 
 /// The team's safety limits. In a swarm, 0 turns a limit off, as in 002's
@@ -59,6 +74,11 @@ pub(crate) struct TeamLimits {
     /// of the run met by one calls none after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) parallel: Option<bool>,
+    /// coordinator: end the run with the members' answers once a turn's
+    /// members have answered, without the coordinator's summary turn
+    /// (default false; 002's `SkipSummarization`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) skip_summary: Option<bool>,
 }
 
 impl TeamLimits {
@@ -88,6 +108,10 @@ impl TeamLimits {
         self.parallel.unwrap_or(true)
     }
 
+    pub(crate) fn skip_summary(&self) -> bool {
+        self.skip_summary.unwrap_or(false)
+    }
+
     /// The keys that are set, by name, and whether they belong to the
     /// swarm (else to the coordinator).
     pub(crate) fn keys_set(&self) -> Vec<(&'static str, bool)> {
@@ -106,6 +130,7 @@ impl TeamLimits {
             ),
             ("member_timeout_ms", self.member_timeout_ms.is_some(), false),
             ("parallel", self.parallel.is_some(), false),
+            ("skip_summary", self.skip_summary.is_some(), false),
         ]
         .into_iter()
         .filter(|(_, set, _)| *set)

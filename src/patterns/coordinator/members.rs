@@ -9,6 +9,7 @@ use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
 use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
 use crate::patterns::team::trace::TraceEntry;
+use crate::scenario::MemberHistory;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
 use std::future::Future;
@@ -33,14 +34,21 @@ pub(super) async fn call_all(
     turn: u32,
     calls: &[MemberCall],
     member_timeout: Duration,
+    shared: &[Value],
 ) -> Vec<MemberEnd> {
     // tokio's cooperative budget would make some ready members wait for a
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
         let mut running = InFlight::new(calls.len());
         for (index, call) in calls.iter().enumerate() {
-            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
-                Box::pin(call_one(team, coordinator, turn, call, member_timeout));
+            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> = Box::pin(call_one(
+                team,
+                coordinator,
+                turn,
+                call,
+                member_timeout,
+                shared,
+            ));
             running.push(index, member);
         }
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
@@ -63,10 +71,11 @@ pub(super) async fn call_in_turn(
     turn: u32,
     calls: &[MemberCall],
     member_timeout: Duration,
+    shared: &[Value],
 ) -> Vec<MemberEnd> {
     let mut ends = Vec::with_capacity(calls.len());
     for call in calls {
-        let end = call_one(team, coordinator, turn, call, member_timeout).await;
+        let end = call_one(team, coordinator, turn, call, member_timeout, shared).await;
         let stopped = end.run_stop.is_some();
         ends.push(end);
         if stopped {
@@ -77,13 +86,15 @@ pub(super) async fn call_in_turn(
 }
 
 /// One member call: the member's turns until it replies, within
-/// `member_timeout` (0: no limit).
+/// `member_timeout` (0: no limit). A member whose history is shared also
+/// sees `shared`, the coordinator's conversation so far.
 async fn call_one(
     team: &TeamRun<'_>,
     coordinator: &str,
     turn: u32,
     call: &MemberCall,
     member_timeout: Duration,
+    shared: &[Value],
 ) -> MemberEnd {
     let member = call.member.as_str();
     let started = team.now();
@@ -117,7 +128,9 @@ async fn call_one(
             role: member.to_string(),
         })
     } else {
-        converse(team, call, deadline, &mut end).await
+        let sees = team.scenario.agents.get(member).and_then(|a| a.history);
+        let shared = (sees == Some(MemberHistory::Shared)).then_some(shared);
+        converse(team, call, deadline, shared, &mut end).await
     };
     let outcome = match &answered {
         Ok(_) => CallOutcome::Ok,
@@ -163,6 +176,7 @@ async fn converse(
     team: &TeamRun<'_>,
     call: &MemberCall,
     deadline: Option<Duration>,
+    shared: Option<&[Value]>,
     end: &mut MemberEnd,
 ) -> Result<String, StopReason> {
     let member = call.member.as_str();
@@ -170,7 +184,10 @@ async fn converse(
         member: member.to_string(),
     };
     loop {
-        let context = json!({"task": call.task, "recent": end.history});
+        let mut context = json!({"task": call.task, "recent": end.history});
+        if let Some(shared) = shared {
+            context["coordinator_history"] = json!(shared);
+        }
         let turn = match team.turn(member, deadline, context).await {
             Ok(turn) => turn,
             Err(Halted { halt, call }) => {

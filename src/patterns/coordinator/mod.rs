@@ -44,11 +44,13 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
             .map_or(0, |l| l.member_timeout_ms()),
     );
     let parallel = scenario.limits.as_ref().is_none_or(|l| l.parallel());
+    let skip_summary = scenario.limits.as_ref().is_some_and(|l| l.skip_summary());
     let mut desk = Desk {
         team,
         coordinator,
         member_timeout,
         parallel,
+        skip_summary,
         member_calls: Vec::new(),
         trace: Vec::new(),
         history: Vec::new(),
@@ -63,6 +65,8 @@ struct Desk<'a> {
     member_timeout: Duration,
     /// Members of one turn run at once (`limits.parallel`, default).
     parallel: bool,
+    /// The members' answers end the run (`limits.skip_summary`).
+    skip_summary: bool,
     member_calls: Vec<MemberRecord>,
     trace: Vec<TraceEntry>,
     history: Vec<Value>,
@@ -131,6 +135,9 @@ impl Desk<'_> {
                 Action::CallMembers(calls) => {
                     entry.members = calls.iter().map(|c| c.member.clone()).collect();
                     self.trace.push(entry);
+                    // What a member with shared history sees: the
+                    // coordinator's conversation as the coordinator does.
+                    let shared = self.history[self.history.len().saturating_sub(RECENT)..].to_vec();
                     let ends = if self.parallel {
                         members::call_all(
                             &self.team,
@@ -138,6 +145,7 @@ impl Desk<'_> {
                             turn.number,
                             &calls,
                             self.member_timeout,
+                            &shared,
                         )
                         .await
                     } else {
@@ -147,6 +155,7 @@ impl Desk<'_> {
                             turn.number,
                             &calls,
                             self.member_timeout,
+                            &shared,
                         )
                         .await
                     };
@@ -170,9 +179,28 @@ impl Desk<'_> {
                     if let Some(reason) = run_stop {
                         return Err(reason);
                     }
+                    if let Some(answer) = self.answered_by_members(turn.number) {
+                        return Ok(answer);
+                    }
                 }
             }
         }
+    }
+
+    /// With `skip_summary`, the answers of turn `turn`'s members that
+    /// answered, in the order called, end the run without the
+    /// coordinator's summary; none answered, the coordinator goes on.
+    fn answered_by_members(&self, turn: u32) -> Option<String> {
+        if !self.skip_summary {
+            return None;
+        }
+        let replies: Vec<&str> = self
+            .member_calls
+            .iter()
+            .filter(|m| m.turn == turn)
+            .filter_map(|m| m.reply.as_deref())
+            .collect();
+        (!replies.is_empty()).then(|| replies.join("\n\n"))
     }
 
     /// What the coordinator is told besides the basics: its members and

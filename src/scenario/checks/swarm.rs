@@ -82,6 +82,15 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         }
     }
 
+    for (name, agent) in &scenario.agents {
+        let coordinator = scenario.entry.as_deref() == Some(name.as_str());
+        if agent.history.is_some() && (pattern != PatternKind::Coordinator || coordinator) {
+            problems.push(Problem::at_key(
+                root.key("agents").key(name).key("history"),
+                "\"history\" is what a coordinator's member sees when called; expected it only on a coordinator scenario's members".to_string(),
+            ));
+        }
+    }
     if let Some(limits) = &scenario.limits {
         for (key, swarm_only) in limits.keys_set() {
             let owner = if swarm_only {
