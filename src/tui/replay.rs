@@ -102,32 +102,26 @@ fn begins_unit(kind: &EventKind) -> bool {
 }
 
 impl Replay {
-    /// Fold the whole recording once to place the checkpoints; the replay
-    /// starts at the run's first event. `None` for a recording without
-    /// events.
+    /// Find the gate units and the breaker moves in one look at the
+    /// events; the replay starts at the run's first event. Nothing is
+    /// folded ahead: checkpoints are placed the first time the replay goes
+    /// past them, so the first frame of a long recording comes at once.
+    /// `None` for a recording without events.
     pub fn open(recording: Recording) -> Option<(Replay, RunState)> {
         let first = recording.events.first()?;
         let run = first.run;
         let note = recording.cut_short();
         let problems = recording.problems.iter().map(ToString::to_string).collect();
         let events: Arc<[Arc<Event>]> = recording.events.into();
-        let mut state = RunState::new(run);
-        let mut checkpoints = vec![(0, state.clone())];
+        let checkpoints = vec![(0, RunState::new(run))];
         let mut units = Vec::new();
         let mut breaker_moves = Vec::new();
-        let mut last_checkpoint = 0;
         for (i, event) in events.iter().enumerate() {
             if begins_unit(&event.kind) {
                 units.push(i);
             }
             if let EventKind::BreakerTransition { to, .. } = &event.kind {
                 breaker_moves.push((i + 1, *to));
-            }
-            state.apply(Arc::clone(event));
-            let at = i + 1;
-            if at - last_checkpoint >= CHECKPOINT_EVERY.max(at / CHECKPOINT_SHARE) {
-                checkpoints.push((at, without_log(&state)));
-                last_checkpoint = at;
             }
         }
         let mut replay = Replay {
@@ -192,7 +186,9 @@ impl Replay {
         (passed, self.units.len())
     }
 
-    /// The state after the first `position` events.
+    /// The state after the first `position` events: from the nearest
+    /// checkpoint before it, placing the checkpoints not placed yet on the
+    /// way.
     pub fn seek(&mut self, position: usize) -> RunState {
         let position = position.min(self.events.len());
         let (from, base) = self
@@ -203,8 +199,14 @@ impl Replay {
             .cloned()
             .unwrap_or_else(|| (0, RunState::new(self.run())));
         let mut state = base;
-        for event in &self.events[from..position] {
+        let mut placed = self.checkpoints.last().map_or(0, |(at, _)| *at);
+        for (i, event) in self.events[from..position].iter().enumerate() {
             state.apply(Arc::clone(event));
+            let at = from + i + 1;
+            if at > placed && at - placed >= CHECKPOINT_EVERY.max(at / CHECKPOINT_SHARE) {
+                self.checkpoints.push((at, without_log(&state)));
+                placed = at;
+            }
         }
         state.log = EventLog::tail_of(&self.events[..position]);
         self.position = position;
@@ -379,7 +381,13 @@ mod tests {
         let recording = recording(40);
         let events = recording.events.clone();
         let (mut replay, _) = Replay::open(recording).unwrap();
+        assert_eq!(replay.checkpoints.len(), 1, "nothing folded ahead at open");
+        // Going to the end places them all, once.
+        let end = replay.seek(events.len());
+        assert_eq!(end, RunState::from_events(1, &events));
         let at: Vec<usize> = replay.checkpoints.iter().map(|(at, _)| *at).collect();
+        replay.seek(events.len());
+        assert_eq!(replay.checkpoints.len(), at.len(), "placed once");
         for pair in at.windows(2) {
             let gap = pair[1] - pair[0];
             assert!(
