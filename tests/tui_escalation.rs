@@ -99,6 +99,7 @@ mod in_process {
     use conclave::scenario;
     use conclave::tui::app::{App, AppOptions};
     use conclave::tui::effect::Effect;
+    use conclave::tui::keymap::Action;
     use conclave::tui::view;
     use conclave::tui::view_state::Overlay;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -151,6 +152,9 @@ mod in_process {
         let mut bus = hub.subscribe();
         let mut app = App::new(hub.clone(), AppOptions::default());
         app.launch(scenario, Some(file.clone()));
+        // The round table alone: the other panes chart the wall clock.
+        app.update(Action::Focus(2));
+        app.update(Action::Zoom);
         until(&mut app, &mut bus, |k| {
             matches!(k, EventKind::EscalatedToHuman { .. })
         })
@@ -178,6 +182,9 @@ mod in_process {
             matches!(k, EventKind::RunFinished { .. })
         })
         .await;
+        app.update(Action::Unzoom);
+        app.update(Action::Focus(4));
+        app.update(Action::Zoom);
         let decided = screen(&app);
         assert!(decided.contains("NO GO · decided by a person"), "{decided}");
         insta::assert_snapshot!("escalation_decided", decided);
