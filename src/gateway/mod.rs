@@ -12,6 +12,7 @@ mod breaker;
 mod bulkhead;
 mod error;
 mod last_good;
+mod limits;
 mod meter;
 mod retry;
 mod retry_budget;
@@ -25,11 +26,11 @@ mod tool;
 pub(crate) use crate::scenario::MODEL_TOOL;
 pub(crate) use error::CallError;
 pub(crate) use last_good::{CacheError, LastKnownGood};
+pub(crate) use limits::DispatchLimits;
 pub(crate) use meter::Meter;
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
-    DispatchLimits, MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy,
-    ToolReport,
+    MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
 };
 
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};

@@ -6,6 +6,7 @@
 //! at once), behind a retry gate. Safe mode judges a call that failed fast.
 //! Runners decide which calls to make; they never time or retry one.
 
+use super::limits::DispatchLimits;
 use super::retry::{Failure, Next};
 use super::safe_mode::SafeModeVerdict;
 use super::shield::ToolShield;
@@ -16,7 +17,6 @@ use crate::provider::WorkerError;
 use crate::stop::StopReason;
 use serde_json::Value;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// The shortest timeout an attempt gets, however little time is left: 001
@@ -66,62 +66,6 @@ pub(crate) enum TimeoutFrom {
     /// The time left before a deadline, or none at all: a real call gets
     /// at most [`REAL_CALL_TIMEOUT`].
     Deadline,
-}
-
-/// What every attempt of every tool call of a run counts against: the
-/// dispatch budget, if the run has one, and the run's deadline.
-#[derive(Debug)]
-pub(crate) struct DispatchLimits {
-    used: AtomicU64,
-    max_dispatches: Option<u64>,
-    /// Run time at which `max_seconds` is reached.
-    deadline: Duration,
-}
-
-impl DispatchLimits {
-    pub(crate) fn new(max_dispatches: u64, deadline: Duration) -> Self {
-        DispatchLimits {
-            used: AtomicU64::new(0),
-            max_dispatches: Some(max_dispatches),
-            deadline,
-        }
-    }
-
-    /// Limits without a dispatch budget (the swarm's and research's tool
-    /// calls): attempts are counted but never refused for their number.
-    pub(crate) fn without_budget(deadline: Duration) -> Self {
-        DispatchLimits {
-            used: AtomicU64::new(0),
-            max_dispatches: None,
-            deadline,
-        }
-    }
-
-    /// No dispatch budget and no deadline, for calls a pattern bounds by
-    /// its own budgets (004's research tools have neither).
-    pub(crate) fn unmetered() -> Self {
-        DispatchLimits::without_budget(Duration::MAX)
-    }
-
-    /// Attempts started so far, refused ones included.
-    pub(crate) fn used(&self) -> u64 {
-        self.used.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn deadline(&self) -> Duration {
-        self.deadline
-    }
-
-    /// Count one attempt; `Err` carries the count when it is over budget.
-    /// Counted before the check, as 001 does, so every later attempt is
-    /// over budget too.
-    fn consume(&self) -> Result<u64, u64> {
-        let used = self.used.fetch_add(1, Ordering::AcqRel) + 1;
-        match self.max_dispatches {
-            Some(max) if used > max => Err(used),
-            _ => Ok(used),
-        }
-    }
 }
 
 /// How a call ended after all its attempts.

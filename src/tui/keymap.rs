@@ -3,6 +3,7 @@
 //! and the help overlay are drawn from the same table, so help is never out
 //! of date.
 
+pub use super::pane_id::PaneId;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a key asks for.
@@ -77,41 +78,6 @@ pub enum Scope {
     Overlay(OverlayKind),
     /// A replayed run, before its panes.
     Replay,
-}
-
-/// The panes a run's screen is made of, numbered as the `1`-`6` keys jump.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PaneId {
-    Runs,
-    Pattern,
-    Log,
-    Result,
-    /// Every tool's breaker, bulkhead and call health (any pattern).
-    Resilience,
-}
-
-impl PaneId {
-    pub(crate) const ALL: [PaneId; 5] = [
-        PaneId::Runs,
-        PaneId::Pattern,
-        PaneId::Log,
-        PaneId::Result,
-        PaneId::Resilience,
-    ];
-
-    pub(crate) fn number(self) -> u8 {
-        match self {
-            PaneId::Runs => 1,
-            PaneId::Pattern => 2,
-            PaneId::Log => 3,
-            PaneId::Result => 4,
-            PaneId::Resilience => 5,
-        }
-    }
-
-    pub(crate) fn from_number(n: u8) -> Option<PaneId> {
-        PaneId::ALL.into_iter().find(|p| p.number() == n)
-    }
 }
 
 /// The patterns whose pane adds keys of its own.

@@ -14,6 +14,7 @@ pub mod keymap;
 pub(crate) mod launch;
 pub(crate) mod layout;
 pub(crate) mod overlays;
+pub(crate) mod pane_id;
 pub mod panes;
 pub mod patterns;
 pub(crate) mod playback;
