@@ -342,6 +342,9 @@ fn decode(bytes: &[u8]) -> Result<Event, String> {
             bytes[at]
         )
     })?;
+    if let Some(event) = Event::from_text(text) {
+        return Ok(event);
+    }
     serde_json::from_str::<Event>(text).map_err(|e| {
         match serde_json::from_str::<serde_json::Value>(text) {
             Err(_) => format!("not JSON: {}", quoted(&e.to_string())),

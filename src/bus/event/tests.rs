@@ -201,3 +201,25 @@ fn a_run_finish_recorded_before_summaries_reads_with_the_summary_its_result_give
     assert_eq!(summary.answer.as_deref(), Some("Page the team."));
     assert_eq!(summary.decision, None);
 }
+
+#[test]
+fn reading_an_event_in_two_looks_gives_what_serde_reads() {
+    let lines = [
+        r#"{"run":1,"seq":7,"t_ms":450,"type":"round_finished","round":2,"conflicts":["go_vs_caution"],"decision":"go_with_caution"}"#,
+        r#"{"run":1,"seq":12,"t_ms":800,"type":"run_finished","status":"ok","stop_reason":"success","result":{"status":"ok","aggregate":{"health":"red"},"answer":"Page the team."}}"#,
+        r#"{"run":2,"seq":3,"t_ms":10,"type":"retry_scheduled","worker":"w","attempt":2,"delay_ms":5,"after":"task_timeout"}"#,
+        r#"{"type":"flag_changed","name":"f","on":true,"t_ms":1,"seq":2,"run":1}"#,
+    ];
+    for line in lines {
+        let serde: Event = serde_json::from_str(line).unwrap();
+        assert_eq!(Event::from_text(line), Some(serde), "{line}");
+    }
+    for bad in [
+        r#"{"run":1,"seq":7,"type":"round_finished"}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"from_the_future"}"#,
+        r#"{"run":"one","seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true}"#,
+    ] {
+        assert_eq!(Event::from_text(bad), None, "{bad}");
+        assert!(serde_json::from_str::<Event>(bad).is_err(), "{bad}");
+    }
+}

@@ -15,6 +15,31 @@ pub(super) struct WireEvent {
     kind: EventKind,
 }
 
+/// An event's place, read apart from its kind.
+#[derive(Deserialize)]
+struct Head {
+    run: RunId,
+    seq: u64,
+    t_ms: u64,
+}
+
+impl Event {
+    /// Read one event from its JSON text: its place and its kind in two
+    /// looks at the text rather than one through `flatten`, which buffers
+    /// every field and then the kind's again. `None` when either fails;
+    /// reading it as an [`Event`] then says why.
+    pub(crate) fn from_text(text: &str) -> Option<Event> {
+        let head: Head = serde_json::from_str(text).ok()?;
+        let kind: EventKind = serde_json::from_str(text).ok()?;
+        Some(Event::from(WireEvent {
+            run: head.run,
+            seq: head.seq,
+            t_ms: head.t_ms,
+            kind,
+        }))
+    }
+}
+
 impl From<WireEvent> for Event {
     fn from(wire: WireEvent) -> Event {
         let mut kind = wire.kind;
