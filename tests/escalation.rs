@@ -5,21 +5,10 @@
 mod common;
 
 use common::cli::{conclave, result};
-use serde_json::Value;
 use std::path::Path;
 
-/// `loyalty_program_deadlock` with `escalate_after_blocking_rounds: 2`,
-/// written into `dir`.
 fn escalating(dir: &Path) -> String {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/loyalty_program_deadlock.json"),
-    )
-    .unwrap();
-    let mut scenario: Value = serde_json::from_str(&text).unwrap();
-    scenario["budget"]["escalate_after_blocking_rounds"] = 2.into();
-    let path = dir.join("loyalty_escalates.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
-    path.display().to_string()
+    common::escalating_deadlock(dir, false)
 }
 
 #[test]

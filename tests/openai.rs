@@ -675,17 +675,10 @@ async fn a_long_swarm_chain_is_shown_to_the_model_as_its_tail_and_a_count() {
     let (outcome, _) = on_endpoint(&doc, &server).await;
     assert_eq!(outcome.result["status"], "ok", "{}", outcome.result);
     assert_eq!(outcome.result["chain"].as_array().unwrap().len(), 50);
-    let contexts: Vec<Value> = server
-        .received_requests()
+    let contexts: Vec<Value> = payloads(&server)
         .await
-        .unwrap()
-        .iter()
-        .map(|request| {
-            let body: Value = serde_json::from_slice(&request.body).unwrap();
-            let asked: Value =
-                serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
-            asked["context"].clone()
-        })
+        .into_iter()
+        .map(|asked| asked["context"].clone())
         .collect();
     assert_eq!(contexts.len(), 50);
     // The 32nd turn sees the whole chain of 32; the 33rd its last 32 and 1 before.
@@ -727,16 +720,7 @@ async fn a_member_with_shared_history_sees_the_coordinators_conversation() {
     let server = serve(&doc).await;
     let (outcome, _) = on_endpoint(&doc, &server).await;
     assert_eq!(outcome.result["status"], "ok", "{}", outcome.result);
-    let asked: Vec<Value> = server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(|request| {
-            let body: Value = serde_json::from_slice(&request.body).unwrap();
-            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap()
-        })
-        .collect();
+    let asked = payloads(&server).await;
     let of = |agent: &str| asked.iter().find(|a| a["agent"] == agent).unwrap();
     assert_eq!(
         of("market_analyst")["context"].get("coordinator_history"),
@@ -748,4 +732,19 @@ async fn a_member_with_shared_history_sees_the_coordinators_conversation() {
         text.contains("Expected conversion lift") && text.contains("lift conversion by about 3.1%"),
         "the lead's first call and the market analyst's answer: {shared}"
     );
+}
+
+/// What each request the endpoint received asked: its user message, the
+/// pattern's payload, in the order they came.
+async fn payloads(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| {
+            let body: Value = serde_json::from_slice(&request.body).unwrap();
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap()
+        })
+        .collect()
 }

@@ -6,22 +6,10 @@
 mod common;
 
 use common::pty::{Session, recordings};
-use serde_json::Value;
 use std::path::Path;
 
-/// `loyalty_program_deadlock` asking a person after 2 blocking rounds, its
-/// model answering at once, written into `dir`.
 fn escalating(dir: &Path) -> String {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/loyalty_program_deadlock.json"),
-    )
-    .unwrap();
-    let mut scenario: Value = serde_json::from_str(&text).unwrap();
-    scenario["budget"]["escalate_after_blocking_rounds"] = 2.into();
-    scenario["provider"]["latency_ms"] = 0.into();
-    let path = dir.join("loyalty_escalates.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
-    path.display().to_string()
+    common::escalating_deadlock(dir, true)
 }
 
 #[test]

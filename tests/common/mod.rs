@@ -130,3 +130,20 @@ pub fn three_tasks() -> Value {
         task("t3", "inventory_worker", true),
     ])
 }
+
+/// `loyalty_program_deadlock` asking a person after 2 blocking rounds
+/// (`budget.escalate_after_blocking_rounds`), written into `dir`; its model
+/// answers at once when `instant`. The file's path.
+pub fn escalating_deadlock(dir: &std::path::Path, instant: bool) -> String {
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/loyalty_program_deadlock.json");
+    let mut scenario: Value =
+        serde_json::from_str(&std::fs::read_to_string(shipped).unwrap()).unwrap();
+    scenario["budget"]["escalate_after_blocking_rounds"] = 2.into();
+    if instant {
+        scenario["provider"]["latency_ms"] = 0.into();
+    }
+    let path = dir.join("loyalty_escalates.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
+    path.display().to_string()
+}

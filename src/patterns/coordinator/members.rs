@@ -27,28 +27,28 @@ pub(super) struct MemberEnd {
     pub(crate) run_stop: Option<StopReason>,
 }
 
-/// Run the members `calls` names, all at once; their ends in call order.
-pub(super) async fn call_all(
-    team: &TeamRun<'_>,
-    coordinator: &str,
-    turn: u32,
-    calls: &[MemberCall],
-    member_timeout: Duration,
-    shared: &[Value],
-) -> Vec<MemberEnd> {
+/// What one coordinator turn asks of its members.
+#[derive(Clone, Copy)]
+pub(super) struct Asked<'a> {
+    pub(super) coordinator: &'a str,
+    pub(super) turn: u32,
+    pub(super) calls: &'a [MemberCall],
+    pub(super) member_timeout: Duration,
+    /// The coordinator's conversation so far, for members that share it.
+    pub(super) shared: &'a [Value],
+}
+
+/// Run the members `asked.calls` names, all at once; their ends in call
+/// order.
+pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
+    let calls = asked.calls;
     // tokio's cooperative budget would make some ready members wait for a
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
         let mut running = InFlight::new(calls.len());
         for (index, call) in calls.iter().enumerate() {
-            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> = Box::pin(call_one(
-                team,
-                coordinator,
-                turn,
-                call,
-                member_timeout,
-                shared,
-            ));
+            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
+                Box::pin(call_one(team, asked, call));
             running.push(index, member);
         }
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
@@ -65,17 +65,10 @@ pub(super) async fn call_all(
 /// Run the members `calls` names one after another, in the order named
 /// (`limits.parallel: false`); a stop of the whole run met by one calls
 /// none after it. Their ends in call order.
-pub(super) async fn call_in_turn(
-    team: &TeamRun<'_>,
-    coordinator: &str,
-    turn: u32,
-    calls: &[MemberCall],
-    member_timeout: Duration,
-    shared: &[Value],
-) -> Vec<MemberEnd> {
-    let mut ends = Vec::with_capacity(calls.len());
-    for call in calls {
-        let end = call_one(team, coordinator, turn, call, member_timeout, shared).await;
+pub(super) async fn call_in_turn(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
+    let mut ends = Vec::with_capacity(asked.calls.len());
+    for call in asked.calls {
+        let end = call_one(team, asked, call).await;
         let stopped = end.run_stop.is_some();
         ends.push(end);
         if stopped {
@@ -88,14 +81,14 @@ pub(super) async fn call_in_turn(
 /// One member call: the member's turns until it replies, within
 /// `member_timeout` (0: no limit). A member whose history is shared also
 /// sees `shared`, the coordinator's conversation so far.
-async fn call_one(
-    team: &TeamRun<'_>,
-    coordinator: &str,
-    turn: u32,
-    call: &MemberCall,
-    member_timeout: Duration,
-    shared: &[Value],
-) -> MemberEnd {
+async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> MemberEnd {
+    let Asked {
+        coordinator,
+        turn,
+        member_timeout,
+        shared,
+        ..
+    } = asked;
     let member = call.member.as_str();
     let started = team.now();
     let deadline = (!member_timeout.is_zero()).then(|| started + member_timeout);

@@ -138,26 +138,17 @@ impl Desk<'_> {
                     // What a member with shared history sees: the
                     // coordinator's conversation as the coordinator does.
                     let shared = self.history[self.history.len().saturating_sub(RECENT)..].to_vec();
+                    let asked = members::Asked {
+                        coordinator: &coordinator,
+                        turn: turn.number,
+                        calls: &calls,
+                        member_timeout: self.member_timeout,
+                        shared: &shared,
+                    };
                     let ends = if self.parallel {
-                        members::call_all(
-                            &self.team,
-                            &coordinator,
-                            turn.number,
-                            &calls,
-                            self.member_timeout,
-                            &shared,
-                        )
-                        .await
+                        members::call_all(&self.team, asked).await
                     } else {
-                        members::call_in_turn(
-                            &self.team,
-                            &coordinator,
-                            turn.number,
-                            &calls,
-                            self.member_timeout,
-                            &shared,
-                        )
-                        .await
+                        members::call_in_turn(&self.team, asked).await
                     };
                     let mut run_stop = None;
                     let mut answers = Vec::with_capacity(ends.len());
