@@ -572,16 +572,7 @@ fn header_text(app: &conclave::tui::app::App) -> String {
     terminal
         .draw(|frame| conclave::tui::panes::header::draw(frame, frame.area(), Some(&run)))
         .unwrap();
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..buffer.area.height {
-        let line: String = (0..buffer.area.width)
-            .map(|x| buffer[(x, y)].symbol())
-            .collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    common::screen::text(terminal.backend().buffer())
 }
 
 /// The checkout run up to the end of round 1, on `options`.

@@ -195,8 +195,6 @@ async fn the_workers_and_resilience_panes_mark_stale_answers() {
     use conclave::engine::LaunchOptions;
     use conclave::tui::app::{App, AppOptions};
     use conclave::tui::keymap::Action;
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
     use std::sync::Arc;
 
     let dir = tempfile::tempdir().unwrap();
@@ -226,21 +224,7 @@ async fn the_workers_and_resilience_panes_mark_stale_answers() {
     let events: Vec<Arc<conclave::bus::Event>> = events.into_iter().map(Arc::new).collect();
     let mut app = App::new(conclave::bus::Hub::new(16), AppOptions::default());
     app.add_from_events(&events, None);
-    let screen = |app: &App| {
-        let mut terminal = Terminal::new(TestBackend::new(160, 50)).unwrap();
-        terminal
-            .draw(|f| conclave::tui::view::draw(f, app))
-            .unwrap();
-        let buffer = terminal.backend().buffer();
-        (0..buffer.area.height)
-            .map(|y| {
-                (0..buffer.area.width)
-                    .map(|x| buffer[(x, y)].symbol())
-                    .collect::<String>()
-                    + "\n"
-            })
-            .collect::<String>()
-    };
+    let screen = |app: &App| common::screen::of_app(app, 160, 50);
     app.update(Action::Focus(2));
     let workers = screen(&app);
     assert!(

@@ -88,26 +88,12 @@ mod in_process {
     use conclave::tui::app::{App, AppOptions};
     use conclave::tui::effect::Effect;
     use conclave::tui::keymap::Action;
-    use conclave::tui::view;
     use conclave::tui::view_state::Overlay;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
     use std::sync::Arc;
 
     fn screen(app: &App) -> String {
-        let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
-        terminal.draw(|frame| view::draw(frame, app)).unwrap();
-        let buffer = terminal.backend().buffer();
-        let mut out = String::new();
-        for y in 0..buffer.area.height {
-            let line: String = (0..buffer.area.width)
-                .map(|x| buffer[(x, y)].symbol())
-                .collect();
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out
+        super::common::screen::of_app(app, 120, 40)
     }
 
     fn key(code: KeyCode) -> KeyEvent {

@@ -11,6 +11,7 @@ pub mod loopback;
 pub mod pty;
 pub mod real;
 pub mod research;
+pub mod screen;
 pub mod streaming;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};
