@@ -56,6 +56,10 @@ pub struct LaunchOptions {
     /// `--cache DIR`: where the tools' last good answers are kept between
     /// runs, for a scenario whose safe mode falls back to them.
     pub cache: Option<PathBuf>,
+    /// Lossless viewers of the run's events besides the recorder (an
+    /// exporter, a publisher to other machines): each is handed every event
+    /// in seq order and must never make the engine wait.
+    pub observers: Vec<Arc<dyn EventSink>>,
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
@@ -90,6 +94,7 @@ impl Default for LaunchOptions {
             decide: None,
             attended: false,
             cache: None,
+            observers: Vec::new(),
         }
     }
 }
@@ -205,7 +210,8 @@ pub fn launch(
         ClockMode::Virtual
     });
     let clock = RunClock::start_on(clock_mode);
-    let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink);
+    let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink)
+        .with_observers(options.observers.clone());
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
     let gate = gate.with_desk(control::HumanDesk {
         preset: options.decide,

@@ -106,6 +106,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         decide: args.decide,
         attended: false,
         cache: args.cache,
+        observers: Vec::new(),
     };
     runtime.block_on(async move {
         let hub = Hub::default();

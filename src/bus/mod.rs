@@ -118,6 +118,10 @@ struct BusState {
     next_seq: u64,
     last_t_ms: u64,
     recorder: Option<Box<dyn EventSink>>,
+    /// Lossless viewers besides the recorder (exporters): like it, each is
+    /// handed every event in seq order and must never make the publisher
+    /// wait. Unlike it, they stay until the run's last event.
+    observers: Vec<Arc<dyn EventSink>>,
 }
 
 impl Bus {
@@ -136,9 +140,16 @@ impl Bus {
                     next_seq: 1,
                     last_t_ms: 0,
                     recorder,
+                    observers: Vec::new(),
                 }),
             }),
         }
+    }
+
+    /// Hand every event from now on to `observers` too, in seq order.
+    pub fn with_observers(self, observers: Vec<Arc<dyn EventSink>>) -> Self {
+        self.inner.state.lock().observers = observers;
+        self
     }
 
     pub(crate) fn clock(&self) -> &RunClock {
@@ -176,6 +187,9 @@ impl Bus {
         });
         if let Some(sink) = &state.recorder {
             sink.accept(Arc::clone(&event));
+        }
+        for observer in &state.observers {
+            observer.accept(Arc::clone(&event));
         }
         let t_ms = event.t_ms;
         // An error only means nobody is watching right now.
@@ -239,6 +253,36 @@ mod tests {
             };
             assert_eq!((event.seq, event.t_ms), (i, want_t));
         }
+    }
+
+    /// Collects what it is handed, as an exporter would queue it.
+    #[derive(Debug, Default)]
+    struct Collect(Mutex<Vec<u64>>);
+
+    impl EventSink for Collect {
+        fn accept(&self, event: Arc<Event>) {
+            self.0.lock().push(event.seq);
+        }
+    }
+
+    #[tokio::test]
+    async fn observers_get_every_event_in_order_even_past_the_hubs_capacity() {
+        let hub = Hub::new(2);
+        let collect = Arc::new(Collect::default());
+        let bus = Bus::new(1, RunClock::start(), hub.clone(), None)
+            .with_observers(vec![Arc::clone(&collect) as Arc<dyn EventSink>]);
+        for round in 1..=10 {
+            bus.publish(EventKind::RoundStarted {
+                round,
+                speakers: vec![],
+            });
+        }
+        bus.close_recording();
+        bus.publish(EventKind::RoundStarted {
+            round: 11,
+            speakers: vec![],
+        });
+        assert_eq!(*collect.0.lock(), (1..=11).collect::<Vec<u64>>());
     }
 
     #[tokio::test]

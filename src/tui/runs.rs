@@ -193,6 +193,7 @@ impl Runs {
                 // Someone watches: a table that escalates asks them.
                 attended: true,
                 cache: self.settings.cache.clone(),
+                observers: Vec::new(),
             },
         )?;
         self.next_run += 1;
