@@ -270,17 +270,14 @@ pub fn launch(
         let cache_failed = gateway.save_last_good().err();
         // Every pattern's result carries what its model calls used, beside
         // the reference's own fields.
-        // The result is the outcome's alone until the finish event shares it.
-        let result = Arc::make_mut(&mut outcome.result);
-        if let Some(result) = result.as_object_mut() {
-            result.insert("usage".into(), gateway.usage());
-        }
+        outcome.result = Arc::new(outcome.result.with_field("usage", &gateway.usage()));
         if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
             outcome.error = Some(words);
         }
         // The result leaves the process (printed, recorded, shown): no
         // secret in it, whatever text it was built from.
-        crate::secrets::scrub_json(Arc::make_mut(&mut outcome.result));
+        let result = std::mem::take(&mut outcome.result);
+        outcome.result = Arc::new(Arc::unwrap_or_clone(result).scrubbed());
         if let Some(error) = &mut outcome.error {
             *error = crate::secrets::scrub(error).into_owned();
         }

@@ -157,7 +157,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         let exit = match ended {
             Ok(ended) => {
                 let outcome = ended.outcome;
-                output::document(&outcome.result);
+                output::json_text(outcome.result.text());
                 if let Some(error) = &outcome.error {
                     output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
                 }
@@ -208,7 +208,7 @@ pub fn replay(path: &Path) -> Exit {
     }
     match last.as_deref().map(|e| &e.kind) {
         Some(EventKind::RunFinished { status, result, .. }) => {
-            output::document(&**result);
+            output::json_text(result.text());
             match status {
                 RunStatus::Ok => Exit::Ok,
                 RunStatus::Stopped => Exit::Stopped,

@@ -25,6 +25,13 @@ pub fn document<T: Serialize + ?Sized>(value: &T) {
     CONSOLE.lock().document(value);
 }
 
+/// Print a JSON text (a run's result document, kept as text) as the
+/// command's pretty JSON document on stdout, as [`document`] prints the
+/// value it stands for, without building that value.
+pub fn json_text(text: &str) {
+    CONSOLE.lock().json_text(text);
+}
+
 /// Print one line of plain output on stdout (`FILE: ok`).
 pub fn line(text: &str) {
     CONSOLE.lock().line(text);
@@ -90,17 +97,35 @@ impl<O: Write, E: Write> Console<O, E> {
     /// `value` as pretty JSON and a newline on stdout.
     pub(crate) fn document<T: Serialize + ?Sized>(&mut self, value: &T) {
         match serde_json::to_string_pretty(value) {
-            Ok(text) => {
-                // A large result is not copied when it has nothing to escape.
-                if let Cow::Owned(escaped) = escape_controls(&text) {
-                    self.write(Stream::Stdout, &escaped);
-                } else {
-                    self.write(Stream::Stdout, &text);
-                }
-                self.write(Stream::Stdout, "\n");
-            }
+            Ok(text) => self.pretty(&text),
             Err(e) => self.fail(&format!("conclave: cannot print the result: {e}")),
         }
+    }
+
+    /// The JSON `text` as pretty JSON and a newline on stdout.
+    pub(crate) fn json_text(&mut self, text: &str) {
+        let mut pretty = Vec::with_capacity(text.len().saturating_mul(3) / 2);
+        let mut from = serde_json::Deserializer::from_str(text);
+        let mut to = serde_json::Serializer::pretty(&mut pretty);
+        let written = serde_transcode::transcode(&mut from, &mut to)
+            .map_err(|e| e.to_string())
+            .and_then(|()| from.end().map_err(|e| e.to_string()))
+            .and_then(|()| String::from_utf8(pretty).map_err(|e| e.to_string()));
+        match written {
+            Ok(text) => self.pretty(&text),
+            Err(e) => self.fail(&format!("conclave: cannot print the result: {e}")),
+        }
+    }
+
+    /// Pretty JSON `text`, its control characters escaped, and a newline.
+    fn pretty(&mut self, text: &str) {
+        // A large result is not copied when it has nothing to escape.
+        if let Cow::Owned(escaped) = escape_controls(text) {
+            self.write(Stream::Stdout, &escaped);
+        } else {
+            self.write(Stream::Stdout, text);
+        }
+        self.write(Stream::Stdout, "\n");
     }
 
     /// `text`, cleaned, and a newline on stdout.

@@ -45,7 +45,7 @@ async fn success_carries_the_decision_summary_and_brief() {
 
 /// Run `responses` on the default table and return the result document.
 async fn result_of(document: Value) -> Value {
-    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result)
+    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result).into_value()
 }
 
 #[tokio::test(start_paused = true)]

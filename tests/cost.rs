@@ -40,7 +40,10 @@ fn shipped_with_budget(file: &str, budget: Value) -> Value {
 
 async fn run_doc(doc: &Value, options: LaunchOptions) -> (Value, Vec<Event>) {
     let (outcome, events) = common::run(common::scenario(doc), options).await;
-    (std::sync::Arc::unwrap_or_clone(outcome.result), events)
+    (
+        std::sync::Arc::unwrap_or_clone(outcome.result).into_value(),
+        events,
+    )
 }
 
 /// Every model call's usage, in the order the calls finished.

@@ -218,8 +218,8 @@ fn reference_fields(result: &Value) -> Value {
 
 /// Latencies are the only other thing a real endpoint cannot script: zero
 /// them in results that report them.
-fn without_latencies(result: impl std::ops::Deref<Target = Value>) -> Value {
-    let mut result = reference_fields(&result);
+fn without_latencies(result: &Value) -> Value {
+    let mut result = reference_fields(result);
     fn walk(value: &mut Value) {
         match value {
             Value::Object(map) => {
@@ -327,8 +327,8 @@ async fn a_swarm_chain_on_the_endpoint_equals_the_sim() {
     let (endpoint, _) = on_endpoint(&doc, &server).await;
     let sim = on_sim(&doc).await;
     assert_eq!(
-        without_latencies(endpoint.result.clone()),
-        without_latencies(sim.result)
+        without_latencies(&endpoint.result),
+        without_latencies(&sim.result)
     );
     assert_eq!(endpoint.result["status"], "ok");
     let requests = server.received_requests().await.unwrap();
@@ -361,8 +361,8 @@ async fn a_coordinated_team_and_a_research_run_on_the_endpoint_equal_the_sim() {
     let server = serve(&coordinator).await;
     let (endpoint, _) = on_endpoint(&coordinator, &server).await;
     assert_eq!(
-        without_latencies(endpoint.result.clone()),
-        without_latencies(on_sim(&coordinator).await.result)
+        without_latencies(&endpoint.result),
+        without_latencies(&on_sim(&coordinator).await.result)
     );
     assert_eq!(endpoint.result["status"], "ok");
 
@@ -378,8 +378,8 @@ async fn a_coordinated_team_and_a_research_run_on_the_endpoint_equal_the_sim() {
     let server = serve(&research).await;
     let (endpoint, _) = on_endpoint(&research, &server).await;
     assert_eq!(
-        without_latencies(endpoint.result.clone()),
-        without_latencies(on_sim(&research).await.result)
+        without_latencies(&endpoint.result),
+        without_latencies(&on_sim(&research).await.result)
     );
     assert_eq!(endpoint.result["status"], "ok", "{}", endpoint.result);
 }

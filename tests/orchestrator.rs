@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 async fn result_of(document: Value) -> Value {
-    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result)
+    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result).into_value()
 }
 
 fn attempts(r: &Value) -> Vec<u64> {

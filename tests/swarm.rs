@@ -25,7 +25,7 @@ fn swarm(agents: &[&str], turns: Value, limits: Value) -> Value {
 }
 
 async fn result_of(document: Value) -> Value {
-    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result)
+    Arc::unwrap_or_clone(run_default(scenario(&document)).await.result).into_value()
 }
 
 fn handoffs(r: &Value) -> Vec<(String, String, bool, Option<String>)> {

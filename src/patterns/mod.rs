@@ -18,7 +18,6 @@ use crate::control::Gate;
 use crate::gateway::Gateway;
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
-use serde_json::Value;
 use std::sync::Arc;
 
 /// Everything a runner may use.
@@ -40,7 +39,7 @@ pub struct RunOutcome {
     pub(crate) phase: Option<String>,
     /// The result document `run --headless` prints, shared with the
     /// run's finish event.
-    pub result: Arc<Value>,
+    pub result: Arc<crate::bus::ResultDoc>,
     /// The result in types, as the runner knew it: what viewers show.
     pub(crate) summary: RunSummary,
     /// What the model call the run stopped on said went wrong (a refused

@@ -375,7 +375,7 @@ mod tests {
                 status: RunStatus::Ok,
                 stop_reason: StopReason::Success,
                 phase: None,
-                result: std::sync::Arc::new(serde_json::json!({"status": "ok"})),
+                result: std::sync::Arc::new(serde_json::json!({"status": "ok"}).into()),
                 summary: Box::new(summary),
                 error: None,
             },

@@ -52,7 +52,7 @@ fn file_safe(name: &str) -> String {
 /// first; `None` before the run finished.
 pub(crate) fn result(slot: &RunSlot) -> Option<Document> {
     let outcome = slot.state.outcome.as_ref()?;
-    let json = serde_json::to_string_pretty(&outcome.result).unwrap_or_default();
+    let json = serde_json::to_string_pretty(outcome.result.value()).unwrap_or_default();
     let summary = &outcome.summary;
     let mut md = format!(
         "# {} · run {}\n\n",

@@ -43,7 +43,7 @@ pub fn plan(query: Value) -> Value {
 /// Run a scenario document; its result and every event.
 pub async fn run(doc: &Value) -> (Value, Vec<Event>) {
     let (outcome, events) = run_scenario(super::scenario(doc), LaunchOptions::default()).await;
-    (std::sync::Arc::unwrap_or_clone(outcome.result), events)
+    (outcome.result.value().clone(), events)
 }
 
 pub async fn result_of(doc: &Value) -> Value {

@@ -7,6 +7,7 @@ use super::research::{
     SourcesDeduped, StepFinished, StepStarted,
 };
 use super::resilience::{BreakerReason, BreakerState};
+use super::result_doc::ResultDoc;
 use super::round::{Conflict, Decision, HumanChoice, SeatStance, Stance};
 use super::summary::RunSummary;
 use super::task::{Health, PlannedTask, TaskStatus};
@@ -51,7 +52,7 @@ pub enum EventKind {
         /// The run's result document, as `run --headless` prints it;
         /// shared with the run's outcome and every viewer, not copied (for
         /// a large run it is the biggest thing the run makes).
-        result: Arc<Value>,
+        result: Arc<ResultDoc>,
         /// The result in types, for viewers. An event read without one (a
         /// recording made before it was written) gets the one its `result`
         /// stands for. Boxed: every event is as big as the biggest kind.

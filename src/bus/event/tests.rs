@@ -160,7 +160,7 @@ fn a_run_finish_carries_its_summary_beside_the_result_and_reads_back() {
             stop_reason: StopReason::Success,
             phase: None,
             result: std::sync::Arc::new(
-                json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}),
+                json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}).into(),
             ),
             summary: Box::new(RunSummary {
                 decision: Some(Decision::Go),

@@ -2,9 +2,13 @@
 //! reads with the summary its result document stands for, so old
 //! recordings replay as they always did.
 
-use super::{Event, EventKind, RunId};
+use super::{Event, EventKind, RunId, RunStatus};
+use crate::bus::ResultDoc;
 use crate::bus::summary::RunSummary;
+use crate::stop::StopReason;
 use serde::Deserialize;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 #[derive(Deserialize)]
 pub(super) struct WireEvent {
@@ -15,12 +19,32 @@ pub(super) struct WireEvent {
     kind: EventKind,
 }
 
-/// An event's place, read apart from its kind.
+/// An event's place and the name of its kind, read apart from the kind.
 #[derive(Deserialize)]
-struct Head {
+struct Head<'a> {
     run: RunId,
     seq: u64,
     t_ms: u64,
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+}
+
+/// A run's finish, read straight from the text so that its result
+/// document is kept as the text it is, never built as a tree: the enum's
+/// tag makes serde buffer a kind's every field first, which for a large
+/// result costs many times its size.
+#[derive(Deserialize)]
+struct Finished {
+    status: RunStatus,
+    stop_reason: StopReason,
+    #[serde(default)]
+    phase: Option<String>,
+    #[serde(deserialize_with = "ResultDoc::deserialize_raw")]
+    result: ResultDoc,
+    #[serde(default)]
+    summary: Box<RunSummary>,
+    #[serde(default)]
+    error: Option<String>,
 }
 
 impl Event {
@@ -30,7 +54,19 @@ impl Event {
     /// reading it as an [`Event`] then says why.
     pub(crate) fn from_text(text: &str) -> Option<Event> {
         let head: Head = serde_json::from_str(text).ok()?;
-        let kind: EventKind = serde_json::from_str(text).ok()?;
+        let kind = if head.kind == "run_finished" {
+            let finished: Finished = serde_json::from_str(text).ok()?;
+            EventKind::RunFinished {
+                status: finished.status,
+                stop_reason: finished.stop_reason,
+                phase: finished.phase,
+                result: Arc::new(finished.result),
+                summary: finished.summary,
+                error: finished.error,
+            }
+        } else {
+            serde_json::from_str(text).ok()?
+        };
         Some(Event::from(WireEvent {
             run: head.run,
             seq: head.seq,

@@ -385,7 +385,7 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.clone(),
-        result: std::sync::Arc::new(serde_json::to_value(&result).unwrap_or(Value::Null)),
+        result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
         summary,
     }
 }

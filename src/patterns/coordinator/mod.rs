@@ -246,7 +246,7 @@ impl Desk<'_> {
             status,
             stop_reason,
             phase: None,
-            result: std::sync::Arc::new(serde_json::to_value(&result).unwrap_or(Value::Null)),
+            result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
             summary,
         }
     }

@@ -90,7 +90,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.map(|p| p.as_str().to_string()),
-        result: std::sync::Arc::new(serde_json::to_value(&result).unwrap_or(Value::Null)),
+        result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
         summary,
     }
 }

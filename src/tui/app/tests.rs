@@ -80,7 +80,7 @@ fn finished(pattern: &str) -> Vec<Arc<Event>> {
             status: RunStatus::Stopped,
             stop_reason: StopReason::Cancelled,
             phase: None,
-            result: std::sync::Arc::new(json!({"status": "stopped"})),
+            result: std::sync::Arc::new(json!({"status": "stopped"}).into()),
             summary: Box::default(),
             error: None,
         },

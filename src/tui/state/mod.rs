@@ -446,7 +446,7 @@ mod tests {
                 status: RunStatus::Stopped,
                 stop_reason: StopReason::Cancelled,
                 phase: Some("round_2:b".into()),
-                result: std::sync::Arc::new(json!({"status": "stopped"})),
+                result: std::sync::Arc::new(json!({"status": "stopped"}).into()),
                 summary: Box::default(),
                 error: None,
             },

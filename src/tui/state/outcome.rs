@@ -4,7 +4,6 @@
 
 use crate::bus::{RunStatus, RunSummary};
 use crate::stop::StopReason;
-use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
@@ -12,7 +11,7 @@ pub struct Outcome {
     pub(crate) stop_reason: StopReason,
     pub(crate) phase: Option<String>,
     /// The result document, shown as it is on `Enter`.
-    pub(crate) result: std::sync::Arc<Value>,
+    pub(crate) result: std::sync::Arc<crate::bus::ResultDoc>,
     /// The result in types: what the panes show.
     pub summary: RunSummary,
     /// What the failed model call said, when the run stopped on one.

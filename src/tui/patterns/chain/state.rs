@@ -399,7 +399,7 @@ mod tests {
             status: RunStatus::Stopped,
             stop_reason: StopReason::Cancelled,
             phase: None,
-            result: std::sync::Arc::new(json!({})),
+            result: std::sync::Arc::new(json!({}).into()),
             summary: RunSummary::default(),
             error: None,
         }

@@ -25,9 +25,14 @@ pub(crate) fn shown(workers: &Workers, view: &ListView) -> Shown {
             Show::Failed => failing(&tasks[*i]),
         })
         .collect();
-    match view.sort {
+    let sort = if active_first(workers, view) {
+        Sort::State
+    } else {
+        view.sort
+    };
+    match sort {
         Sort::Natural => {}
-        Sort::State => order.sort_by_key(|i| state_rank(&tasks[*i])),
+        Sort::State => order = by_state(tasks, order),
         Sort::Name => order.sort_by(|a, b| tasks[*a].id.cmp(&tasks[*b].id)),
         Sort::Attempts => order.sort_by_key(|i| Reverse(tasks[*i].attempts.len())),
         Sort::Latency => order.sort_by_key(|i| latency_rank(&tasks[*i])),
@@ -44,6 +49,22 @@ pub(crate) fn shown(workers: &Workers, view: &ListView) -> Shown {
                 .find(|i| matches!(tasks[*i].state, TaskState::Failed { .. }))
         });
     Shown { order, lead }
+}
+
+/// A large plan in plan order would show its first rows, long done, and
+/// hide what runs and fails: unsorted, it lists its tasks by state.
+pub(super) fn active_first(workers: &Workers, view: &ListView) -> bool {
+    view.sort == Sort::Natural && workers.is_large()
+}
+
+/// `order` by [`state_rank`], plan order kept within a state: one pass, as
+/// a frame of a 100,000-task run redoes it.
+fn by_state(tasks: &[TaskView], order: Vec<usize>) -> Vec<usize> {
+    let mut ranks: [Vec<usize>; 5] = Default::default();
+    for i in order {
+        ranks[usize::from(state_rank(&tasks[i]))].push(i);
+    }
+    ranks.concat()
 }
 
 /// A task's row as searched: id, worker, state and result or reason.

@@ -2,6 +2,7 @@
 //! its attempts, retries and health (`state`), the selected task, and the
 //! workers pane (`view`).
 
+mod durations;
 mod list;
 pub mod state;
 mod view;
@@ -40,7 +41,7 @@ impl Unit for WorkersUnit {
 
     fn navigate(&self, selection: &mut ListView, action: Action, workers: &Workers, page: usize) {
         let shown = list::shown(workers, selection);
-        selection.navigate(action, &shown, view::list_rows(page), list::SORTS);
+        selection.navigate(action, &shown, view::list_rows(workers, page), list::SORTS);
     }
 
     fn find(
@@ -52,7 +53,7 @@ impl Unit for WorkersUnit {
         page: usize,
     ) -> bool {
         let shown = list::shown(workers, selection);
-        selection.find(query, how, &shown, view::list_rows(page), |i| {
+        selection.find(query, how, &shown, view::list_rows(workers, page), |i| {
             list::text(&workers.tasks[i])
         })
     }

@@ -2,6 +2,7 @@
 //! with its attempts, folded from the dispatch events; the run's retries and
 //! health.
 
+use super::durations::Durations;
 use crate::bus::{BudgetKind, CallOutcome, EventKind, Health, TaskStatus};
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
@@ -28,7 +29,13 @@ pub struct Workers {
     by_state: [usize; 5],
     /// The widest task id and worker name, in characters.
     widest: (usize, usize),
+    /// How long the finished attempts took.
+    durations: Durations,
 }
+
+/// A plan longer than this is read from its counts, its durations and its
+/// active and failed tasks, not row by row in plan order.
+pub(crate) const LARGE_PLAN: usize = 200;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskView {
@@ -136,6 +143,16 @@ impl Workers {
     pub(crate) fn widest(&self) -> (usize, usize) {
         self.widest
     }
+
+    /// How long the finished attempts took.
+    pub(crate) fn durations(&self) -> &Durations {
+        &self.durations
+    }
+
+    /// The plan is too long to read row by row ([`LARGE_PLAN`]).
+    pub(crate) fn is_large(&self) -> bool {
+        self.tasks.len() > LARGE_PLAN
+    }
 }
 
 impl Fold for Workers {
@@ -207,6 +224,7 @@ impl Fold for Workers {
                     record.elapsed_ms = Some(*elapsed_ms);
                     record.reason = reason.clone();
                 }
+                self.durations.add(*elapsed_ms);
             }
             // Only the retries of a task are the workers' (a model call's
             // retry has none).
@@ -354,7 +372,7 @@ mod tests {
             status: crate::bus::RunStatus::Stopped,
             stop_reason: StopReason::Cancelled,
             phase: None,
-            result: std::sync::Arc::new(Value::Null),
+            result: std::sync::Arc::new(Value::Null.into()),
             summary: Default::default(),
             error: None,
         });

@@ -5,6 +5,7 @@
 //! task's attempts. The window of rows follows the running tasks until the
 //! user moves the selection.
 
+use super::durations::Durations;
 use super::list::{self, SHOW_WORDS};
 use super::state::{TaskState, TaskView, Workers};
 use crate::bus::Health;
@@ -14,7 +15,7 @@ use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
-use crate::tui::widgets::{GAUGE, block, gauge, parts, plural, seconds};
+use crate::tui::widgets::{GAUGE, block, gauge, millis, parts, plural, seconds};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -39,9 +40,11 @@ fn detail_rows(height: usize) -> usize {
     }
 }
 
-/// Rows of the list: what the summary line and the attempts leave.
-pub(super) fn list_rows(height: usize) -> usize {
-    height.saturating_sub(1 + detail_rows(height)).max(1)
+/// Rows of the list: what the summary line, the durations of a large
+/// plan and the attempts leave.
+pub(super) fn list_rows(workers: &Workers, height: usize) -> usize {
+    let head = 1 + usize::from(workers.is_large());
+    height.saturating_sub(head + detail_rows(height)).max(1)
 }
 
 pub(super) fn draw(
@@ -55,7 +58,7 @@ pub(super) fn draw(
     let (queued, running, retrying, done, failed) = workers.counts();
     let shown = list::shown(workers, selection);
     let height = usize::from(area.height.saturating_sub(2));
-    let list_rows = list_rows(height);
+    let list_rows = list_rows(workers, height);
     let first = selection.first(&shown, list_rows);
     let mut title = format!("Workers · {} tasks", workers.tasks.len());
     if shown.len() > list_rows {
@@ -63,6 +66,9 @@ pub(super) fn draw(
         title.push_str(&format!(" · {}–{last} of {}", first + 1, shown.len()));
     }
     title.push_str(&selection.title_words(SHOW_WORDS));
+    if list::active_first(workers, selection) {
+        title.push_str(" · active first");
+    }
     let block = block(PaneId::Pattern, &title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -111,6 +117,9 @@ pub(super) fn draw(
         );
     }
     let mut lines = vec![parts(summary, &Span::raw(" · "), width)];
+    if workers.is_large() {
+        lines.push(durations(workers.durations(), width));
+    }
     if let Some(reason) = &workers.plan_rejected {
         lines.push(Line::styled(
             format!("The plan was refused: {reason}"),
@@ -228,6 +237,34 @@ fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) ->
         TaskState::Planned | TaskState::Queued => {}
     }
     Line::from(spans)
+}
+
+/// The finished attempts' durations on one line: a bar per bin of the
+/// 1-2-5 scale from the fastest bin to the slowest, and where half and
+/// nineteen in twenty of them ended.
+fn durations(durations: &Durations, width: usize) -> Line<'static> {
+    const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let span = durations.span();
+    let (Some(p50), Some(p95)) = (durations.at_most_ms(50), durations.at_most_ms(95)) else {
+        return Line::styled("attempts: none finished yet", theme::dim());
+    };
+    let tallest = span.iter().copied().max().unwrap_or(1).max(1);
+    let bars: String = span
+        .iter()
+        .map(|n| match n {
+            0 => ' ',
+            n => LEVELS[usize::try_from((n * 8 - 1) / tallest).unwrap_or(7).min(7)],
+        })
+        .collect();
+    let from = millis(durations.span_start_ms());
+    let text = format!(
+        "{} attempts {from} {bars} {} · p50 ≤{} · p95 ≤{}",
+        durations.count(),
+        millis(durations.max_ms()),
+        millis(p50),
+        millis(p95),
+    );
+    Line::from(vec![Span::styled(fit(&text, width), theme::dim())])
 }
 
 /// The selected task's attempts in words.

@@ -1,0 +1,250 @@
+//! A run's result document, held as its compact JSON text. A large run's
+//! result (a 100,000-task orchestrator's is about 50 MB of text) is many
+//! times bigger as a `serde_json::Value` tree, and most of its readers only
+//! pass it on: the recorder writes it, the headless printer prints it, a
+//! replay reads it back. Those never build the tree; a reader that looks
+//! inside (a test, a comparison, a copy) has it parsed once, on demand.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::OnceLock;
+
+pub struct ResultDoc {
+    /// Compact JSON, as `serde_json::to_string` writes it.
+    text: Box<RawValue>,
+    /// The tree, for readers that look inside; built at most once.
+    parsed: OnceLock<Value>,
+}
+
+impl ResultDoc {
+    /// The document of a typed result, serialized straight to text: the
+    /// tree is never built. A result that cannot be serialized (a map with
+    /// keys that are not strings, which no result has) is `null`, as
+    /// `serde_json::to_value(..).unwrap_or(Value::Null)` made it.
+    pub fn of<T: Serialize + ?Sized>(result: &T) -> Self {
+        let text = serde_json::to_string(result).unwrap_or_else(|_| "null".into());
+        Self::from_text(text)
+    }
+
+    /// The document of a JSON value.
+    pub fn from_value(value: &Value) -> Self {
+        Self::of(value)
+    }
+
+    /// `text` must be valid JSON, as serde_json wrote it.
+    fn from_text(text: String) -> Self {
+        let text = RawValue::from_string(text)
+            .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON"));
+        ResultDoc {
+            text,
+            parsed: OnceLock::new(),
+        }
+    }
+
+    /// The compact JSON text.
+    pub fn text(&self) -> &str {
+        self.text.get()
+    }
+
+    /// The document as a tree, parsed the first time it is asked for.
+    pub fn value(&self) -> &Value {
+        self.parsed
+            .get_or_init(|| serde_json::from_str(self.text()).unwrap_or(Value::Null))
+    }
+
+    /// The document as a tree, for a reader that keeps it.
+    pub fn into_value(self) -> Value {
+        match self.parsed.into_inner() {
+            Some(value) => value,
+            None => serde_json::from_str(self.text.get()).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The document with `key` set to `value`: added last, or replacing
+    /// the key where the document has it. An object's text gets the field
+    /// spliced in before its closing brace, without building the tree.
+    pub(crate) fn with_field(&self, key: &str, value: &Value) -> Self {
+        let text = self.text();
+        let has_key = self.parsed.get().map_or_else(
+            || text.contains(&format!("\"{key}\":")),
+            |parsed| parsed.get(key).is_some(),
+        );
+        if !has_key
+            && let Some(body) = text.strip_suffix('}')
+            && text.starts_with('{')
+        {
+            if let (Ok(name), Ok(field)) =
+                (serde_json::to_string(key), serde_json::to_string(value))
+            {
+                let comma = if body == "{" { "" } else { "," };
+                return Self::from_text(format!("{body}{comma}{name}:{field}}}"));
+            }
+        }
+        // Rare: a document whose text names the key somewhere (perhaps
+        // inside a string), or that is not an object.
+        let mut tree = self.value().clone();
+        if let Some(object) = tree.as_object_mut() {
+            object.insert(key.to_string(), value.clone());
+        }
+        Self::from_value(&tree)
+    }
+
+    /// The document with every registered secret masked. With none
+    /// registered (the simulated model) this is the document itself; with
+    /// one, its strings are scrubbed in the tree, where a secret is found
+    /// whatever JSON escaping its text went through.
+    pub(crate) fn scrubbed(self) -> Self {
+        if !crate::secrets::is_active() {
+            return self;
+        }
+        let mut tree = self.value().clone();
+        if crate::secrets::scrub_json(&mut tree) {
+            Self::from_value(&tree)
+        } else {
+            self
+        }
+    }
+
+    /// Read from a JSON deserializer that can hand over the raw text (a
+    /// recording's line, read by serde_json directly).
+    pub(crate) fn deserialize_raw<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let text = Box::<RawValue>::deserialize(deserializer)?;
+        Ok(ResultDoc {
+            text,
+            parsed: OnceLock::new(),
+        })
+    }
+}
+
+impl std::ops::Deref for ResultDoc {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        self.value()
+    }
+}
+
+impl From<Value> for ResultDoc {
+    fn from(value: Value) -> Self {
+        let doc = Self::from_value(&value);
+        // The tree is at hand already: keep it rather than parse it again.
+        let _ = doc.parsed.set(value);
+        doc
+    }
+}
+
+impl Clone for ResultDoc {
+    fn clone(&self) -> Self {
+        ResultDoc {
+            text: self.text.clone(),
+            parsed: OnceLock::new(),
+        }
+    }
+}
+
+impl PartialEq for ResultDoc {
+    /// Equal documents: the same text, or texts that read as the same
+    /// JSON (a hand-written recording may space its result differently).
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text() || self.value() == other.value()
+    }
+}
+
+impl std::fmt::Debug for ResultDoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ResultDoc").field(&self.text()).finish()
+    }
+}
+
+impl std::fmt::Display for ResultDoc {
+    /// The compact JSON text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl Default for ResultDoc {
+    fn default() -> Self {
+        Self::from(Value::Null)
+    }
+}
+
+impl Serialize for ResultDoc {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.text.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultDoc {
+    /// Any deserializer: through the tree. A recording's lines take the
+    /// direct way ([`ResultDoc::deserialize_raw`]).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(Self::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_document_reads_as_the_value_it_was_made_from() {
+        let value = json!({"status": "ok", "trace": [{"a": 1.5, "b": "é\n"}], "n": null});
+        let doc = ResultDoc::of(&value);
+        assert_eq!(doc.text(), serde_json::to_string(&value).unwrap());
+        assert_eq!(*doc, value);
+        assert_eq!(doc["trace"][0]["a"], 1.5);
+    }
+
+    #[test]
+    fn a_field_is_added_last_or_replaced_as_inserting_it_in_the_tree_would() {
+        let usage = json!({"input_tokens": 3, "by_agent": {}});
+        for value in [
+            json!({}),
+            json!({"status": "ok", "answer": "usage"}),
+            json!({"status": "ok", "usage": {"old": true}}),
+            json!({"note": "\"usage\": in a string"}),
+            json!([1, 2]),
+            json!(null),
+        ] {
+            let mut want = value.clone();
+            if let Some(object) = want.as_object_mut() {
+                object.insert("usage".into(), usage.clone());
+            }
+            let doc = ResultDoc::of(&value).with_field("usage", &usage);
+            assert_eq!(doc.text(), serde_json::to_string(&want).unwrap(), "{value}");
+        }
+    }
+
+    #[test]
+    fn a_document_serializes_as_its_json_and_reads_back_both_ways() {
+        let doc = ResultDoc::of(&json!({"status": "stopped", "rounds": [1, 2]}));
+        let line = serde_json::to_string(&json!({"result": &doc})).unwrap();
+        assert_eq!(line, r#"{"result":{"status":"stopped","rounds":[1,2]}}"#);
+        #[derive(Deserialize)]
+        struct Direct {
+            #[serde(deserialize_with = "ResultDoc::deserialize_raw")]
+            result: ResultDoc,
+        }
+        #[derive(Deserialize)]
+        struct Tree {
+            result: ResultDoc,
+        }
+        let direct: Direct = serde_json::from_str(&line).unwrap();
+        let tree: Tree = serde_json::from_value(serde_json::from_str(&line).unwrap()).unwrap();
+        assert_eq!(direct.result, doc);
+        assert_eq!(tree.result, doc);
+        assert_eq!(direct.result.text(), doc.text());
+    }
+
+    #[test]
+    fn documents_spaced_differently_are_equal_and_different_ones_are_not() {
+        let spaced = ResultDoc::from_text("{ \"a\" : [1, 2] }".into());
+        assert_eq!(spaced, ResultDoc::of(&json!({"a": [1, 2]})));
+        assert_ne!(spaced, ResultDoc::of(&json!({"a": [2, 1]})));
+    }
+}
