@@ -181,3 +181,157 @@ fn task_json(task: &TaskView) -> Value {
         "attempts": attempts, "result": task.result,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{CallOutcome, EventKind, TaskStatus};
+    use crate::stop::StopReason;
+    use crate::tui::patterns::fold::Fold;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    const WORKER: &str = "sales_worker";
+
+    fn started(workers: &mut Workers, task: &str, t_ms: u64) {
+        workers.apply(
+            &EventKind::AttemptStarted {
+                task: task.into(),
+                worker: WORKER.into(),
+                attempt: 1,
+                max_attempts: 1,
+                timeout_ms: 2000,
+            },
+            t_ms,
+        );
+    }
+
+    fn finished(workers: &mut Workers, task: &str, elapsed_ms: u64, ok: bool) {
+        workers.apply(
+            &EventKind::AttemptFinished {
+                task: task.into(),
+                worker: WORKER.into(),
+                attempt: 1,
+                outcome: if ok {
+                    CallOutcome::Ok
+                } else {
+                    CallOutcome::Timeout
+                },
+                elapsed_ms,
+                reason: (!ok).then_some(StopReason::TaskTimeout),
+            },
+            elapsed_ms,
+        );
+        workers.apply(
+            &EventKind::TaskFinished {
+                task: task.into(),
+                worker: WORKER.into(),
+                status: if ok {
+                    TaskStatus::Done
+                } else {
+                    TaskStatus::Failed
+                },
+                attempts_used: 1,
+                stop_reason: (!ok).then_some(StopReason::TaskTimeout),
+                result: None,
+            },
+            elapsed_ms,
+        );
+    }
+
+    /// `tasks` queued; t1..t4 done in 20 to 40 ms, t6 failed at its
+    /// timeout; t5 and the last task running.
+    fn plan(tasks: usize) -> Workers {
+        let mut workers = Workers::default();
+        for i in 0..tasks {
+            workers.apply(
+                &EventKind::TaskQueued {
+                    task: format!("t{i}"),
+                    worker: WORKER.into(),
+                    critical: false,
+                    max_attempts: 1,
+                },
+                0,
+            );
+        }
+        for (task, ms) in [("t1", 20), ("t2", 30), ("t3", 35), ("t4", 40)] {
+            started(&mut workers, task, 0);
+            finished(&mut workers, task, ms, true);
+        }
+        started(&mut workers, "t6", 0);
+        finished(&mut workers, "t6", 2000, false);
+        started(&mut workers, "t5", 10);
+        started(&mut workers, &format!("t{}", tasks - 1), 10);
+        workers
+    }
+
+    fn ids(workers: &Workers, order: &[usize]) -> Vec<String> {
+        order.iter().map(|i| workers.tasks[*i].id.clone()).collect()
+    }
+
+    fn screen(workers: &Workers) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(90, 14)).unwrap();
+        terminal
+            .draw(|frame| {
+                let seen = Seen {
+                    now_ms: 100,
+                    live: true,
+                    outcome: None,
+                    focused: true,
+                    calling: &[],
+                };
+                view::draw(frame, frame.area(), workers, &ListView::default(), seen);
+            })
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        (0..buffer.area.height)
+            .map(|y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_large_plan_lists_running_then_failed_then_waiting_then_done_tasks() {
+        let workers = plan(state::LARGE_PLAN + 100);
+        let shown = list::shown(&workers, &ListView::default());
+        assert_eq!(shown.order.len(), workers.tasks.len());
+        assert_eq!(
+            ids(&workers, &shown.order[..4]),
+            ["t5", "t299", "t6", "t0"],
+            "running in plan order, then the failed one, then the first waiting"
+        );
+        assert_eq!(
+            ids(&workers, &shown.order[shown.order.len() - 4..]),
+            ["t1", "t2", "t3", "t4"],
+            "done last"
+        );
+        let text = screen(&workers);
+        assert!(text.contains("Workers · 300 tasks"), "{text}");
+        assert!(text.contains("active first"), "{text}");
+        assert!(
+            text.contains("5 attempts 20ms ▃█    ▃ 2.0s · p50 ≤50ms · p95 ≤2.0s"),
+            "the durations' histogram:\n{text}"
+        );
+        let rows: Vec<&str> = text.lines().collect();
+        assert!(
+            rows[3].contains("t5") && rows[3].contains("running"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_short_plan_keeps_plan_order_and_no_histogram() {
+        let workers = plan(20);
+        let shown = list::shown(&workers, &ListView::default());
+        assert_eq!(ids(&workers, &shown.order[..3]), ["t0", "t1", "t2"]);
+        let text = screen(&workers);
+        assert!(
+            !text.contains("active first") && !text.contains("attempts"),
+            "{text}"
+        );
+    }
+}
