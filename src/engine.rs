@@ -270,7 +270,9 @@ pub fn launch(
         let cache_failed = gateway.save_last_good().err();
         // Every pattern's result carries what its model calls used, beside
         // the reference's own fields.
-        outcome.result = Arc::new(outcome.result.with_field("usage", &gateway.usage()));
+        let result = std::mem::take(&mut outcome.result);
+        outcome.result =
+            Arc::new(Arc::unwrap_or_clone(result).with_field("usage", &gateway.usage()));
         if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
             outcome.error = Some(words);
         }

@@ -104,7 +104,9 @@ impl<O: Write, E: Write> Console<O, E> {
 
     /// The JSON `text` as pretty JSON and a newline on stdout.
     pub(crate) fn json_text(&mut self, text: &str) {
-        let mut pretty = Vec::with_capacity(text.len().saturating_mul(3) / 2);
+        // Pretty JSON of a large document is about 1.6 times its compact
+        // text: room for twice, so that it is never copied as it grows.
+        let mut pretty = Vec::with_capacity(text.len().saturating_mul(2));
         let mut from = serde_json::Deserializer::from_str(text);
         let mut to = serde_json::Serializer::pretty(&mut pretty);
         let written = serde_transcode::transcode(&mut from, &mut to)

@@ -64,7 +64,7 @@ impl ResultDoc {
     /// The document with `key` set to `value`: added last, or replacing
     /// the key where the document has it. An object's text gets the field
     /// spliced in before its closing brace, without building the tree.
-    pub(crate) fn with_field(&self, key: &str, value: &Value) -> Self {
+    pub(crate) fn with_field(self, key: &str, value: &Value) -> Self {
         let text = self.text();
         let has_key = self.parsed.get().map_or_else(
             || text.contains(&format!("\"{key}\":")),
@@ -78,7 +78,14 @@ impl ResultDoc {
                 (serde_json::to_string(key), serde_json::to_string(value))
             {
                 let comma = if body == "{" { "" } else { "," };
-                return Self::from_text(format!("{body}{comma}{name}:{field}}}"));
+                // The text grows in place rather than being copied.
+                let mut text = String::from(Box::<str>::from(self.text));
+                text.pop();
+                text.reserve_exact(comma.len() + name.len() + 1 + field.len() + 1);
+                for part in [comma, &name, ":", &field, "}"] {
+                    text.push_str(part);
+                }
+                return Self::from_text(text);
             }
         }
         // Rare: a document whose text names the key somewhere (perhaps

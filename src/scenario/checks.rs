@@ -232,7 +232,7 @@ fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
     }
     let listed = script.is_array();
     for (i, entry) in entries.iter().enumerate() {
-        if let Err(message) = ScriptedOutput::parse(entry) {
+        if let Err(message) = ScriptedOutput::check(entry) {
             let at = if listed { path.index(i) } else { path.clone() };
             problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
         }
