@@ -374,6 +374,9 @@ mod tests {
         assert_eq!(err.setting, ENDPOINT);
     }
 
+    // Header values become secrets for the whole test process: every
+    // value here is long and unique, so that no other test's text is
+    // masked by them.
     #[test]
     fn header_values_are_decoded_registered_as_secrets_and_never_shown() {
         let secret = "tok-3f9a8c7d6e5b4a39";
@@ -381,7 +384,7 @@ mod tests {
             &on(),
             env(&[(
                 HEADERS,
-                &format!("Authorization=Bearer%20{secret}, x-team=ops"),
+                &format!("Authorization=Bearer%20{secret}, x-team=operations-east-4417"),
             )]),
         )
         .unwrap()
@@ -390,13 +393,16 @@ mod tests {
             config.headers(),
             &[
                 ("Authorization".to_string(), format!("Bearer {secret}")),
-                ("x-team".to_string(), "ops".to_string()),
+                ("x-team".to_string(), "operations-east-4417".to_string()),
             ]
         );
         assert!(!format!("{config:?}").contains(secret));
         assert!(!crate::secrets::scrub(&format!("key {secret}")).contains(secret));
-        let err =
-            OtlpConfig::resolve(&on(), env(&[(HEADERS, "a=1,just-a-secret-value")])).unwrap_err();
+        let err = OtlpConfig::resolve(
+            &on(),
+            env(&[(HEADERS, "a=first-value-5521,just-a-secret-value")]),
+        )
+        .unwrap_err();
         assert!(!err.to_string().contains("just-a-secret-value"), "{err}");
         assert!(err.to_string().contains("entry 2"), "{err}");
     }

@@ -51,6 +51,12 @@ struct OpenSpan {
     attrs: Attrs,
     events: Vec<SpanEvent>,
     status: SpanStatus,
+    /// The span's own work ended then, but it waits for the work it asked
+    /// for (an agent's tool or member calls): it ends with the last of its
+    /// children, whenever it is closed.
+    done_at: Option<u64>,
+    /// When the latest of its children ended.
+    last_child_end: u64,
 }
 
 impl TraceBuilder {
@@ -214,6 +220,8 @@ impl TraceBuilder {
                 attrs: Attrs::default(),
                 events: Vec::new(),
                 status: SpanStatus::Unset,
+                done_at: None,
+                last_child_end: 0,
             },
         );
         no
@@ -236,6 +244,18 @@ impl TraceBuilder {
 
     fn is_open(&self, no: SpanNo) -> bool {
         self.open.contains_key(&no)
+    }
+
+    /// Whether `ancestor` is `no` or one of its open parents.
+    fn encloses(&self, ancestor: SpanNo, no: SpanNo) -> bool {
+        let mut at = Some(no);
+        while let Some(span) = at {
+            if span == ancestor {
+                return true;
+            }
+            at = self.open.get(&span).and_then(|s| s.parent);
+        }
+        false
     }
 
     /// Add `event` at run time `t` to span `no` (the root when `no` has
@@ -283,13 +303,21 @@ impl TraceBuilder {
         };
         self.shape.forget(no);
         self.calls.forget(no);
+        let end_t = match span.done_at {
+            Some(done) => done.max(span.last_child_end),
+            None => t,
+        }
+        .max(span.start_t);
+        if let Some(parent) = span.parent.and_then(|p| self.open.get_mut(&p)) {
+            parent.last_child_end = parent.last_child_end.max(end_t);
+        }
         let start_ms = self.wall(span.start_t);
         self.finished.push(FinishedSpan {
             no,
             parent: span.parent,
             name: span.name,
             start_ms,
-            end_ms: self.wall(t.max(span.start_t)),
+            end_ms: self.wall(end_t),
             attrs: span.attrs,
             events: span.events,
             status: span.status,

@@ -238,6 +238,22 @@ impl TraceBuilder {
                     .rev()
                     .find(|(member, _)| member == agent)
                     .map_or(ROOT, |(_, no)| *no);
+                // A turn that waited for its calls is over once they are
+                // done and another turn starts outside them (a later one
+                // or the run's end closes one whose calls still run).
+                let over: Vec<SpanNo> = self
+                    .shape
+                    .turns
+                    .iter()
+                    .map(|t| t.no)
+                    .filter(|no| {
+                        !self.encloses(*no, parent)
+                            && !self.open.values().any(|s| s.parent == Some(*no))
+                    })
+                    .collect();
+                for no in over {
+                    self.end(no, t);
+                }
                 let no = self.agent_span(parent, agent, t);
                 self.span(no).attrs.set(n::TURN, *turn);
                 self.shape.turns.push(Turn {
@@ -249,18 +265,20 @@ impl TraceBuilder {
             EventKind::TurnFinished { turn, outcome, .. } => {
                 if let Some(no) = self.turn_span(*turn) {
                     self.span(no).attrs.set(n::TURN_OUTCOME, outcome.as_str());
-                    if !matches!(
-                        outcome,
-                        TurnOutcome::Reply
-                            | TurnOutcome::Transfer
-                            | TurnOutcome::ToolCall
-                            | TurnOutcome::CallMembers
-                    ) {
-                        let span = self.span(no);
-                        span.attrs.set(n::ERROR_TYPE, outcome.as_str());
-                        span.status = SpanStatus::Error(outcome.as_str().into());
+                    match outcome {
+                        // The calls the agent asked for follow its turn's
+                        // model call: the turn lasts until they are done.
+                        TurnOutcome::ToolCall | TurnOutcome::CallMembers => {
+                            self.span(no).done_at = Some(t);
+                        }
+                        TurnOutcome::Reply | TurnOutcome::Transfer => self.end(no, t),
+                        failed => {
+                            let span = self.span(no);
+                            span.attrs.set(n::ERROR_TYPE, failed.as_str());
+                            span.status = SpanStatus::Error(failed.as_str().into());
+                            self.end(no, t);
+                        }
                     }
-                    self.end(no, t);
                 }
             }
             EventKind::TransferRequested { turn, from, to } => {

@@ -295,11 +295,75 @@ async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
         .map(|(f, t)| ((*f).clone(), (*t).clone()))
         .collect();
     assert_eq!(seen, want);
-    for chat in spans.iter().filter(|s| s.name.starts_with("chat ")) {
-        let parent = by_no(&spans, chat.parent.unwrap());
+    // Model calls, and the tool calls a turn asked for, are the turn's.
+    for call in spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat ") || s.name.starts_with("execute_tool "))
+    {
+        let parent = by_no(&spans, call.parent.unwrap());
         assert!(parent.name.starts_with("invoke_agent "), "{}", parent.name);
     }
+    assert!(spans.iter().any(|s| s.name.starts_with("execute_tool ")));
     assert!(text(root, n::FINAL_AGENT).is_some());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_coordinators_member_calls_hold_the_members_turns() {
+    let events = events_of("launch_coordinator.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let member_calls = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::MemberCallStarted { .. }))
+        .count();
+    assert!(member_calls > 0);
+    let calls: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("execute_tool ") && s.attrs.get(n::TURN).is_some())
+        .collect();
+    assert_eq!(calls.len(), member_calls);
+    for call in calls {
+        let asked_by = by_no(&spans, call.parent.unwrap());
+        assert!(
+            asked_by.name.starts_with("invoke_agent "),
+            "{}",
+            asked_by.name
+        );
+        let member = text(call, n::TOOL_NAME).unwrap();
+        assert!(
+            spans
+                .iter()
+                .any(|s| s.parent == Some(call.no) && s.name == format!("invoke_agent {member}")),
+            "{member}'s turns are under the call"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_research_run_is_a_workflow_of_steps() {
+    let events = events_of("payments_incident_research.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let steps = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::ResearchStepStarted(_)))
+        .count();
+    assert_eq!(
+        spans.iter().filter(|s| s.name.starts_with("step ")).count(),
+        steps
+    );
+    for call in spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat ") || s.name.starts_with("execute_tool "))
+    {
+        let step = by_no(&spans, call.parent.unwrap());
+        assert!(
+            step.name.starts_with("step "),
+            "{} under {}",
+            call.name,
+            step.name
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]
