@@ -1,5 +1,6 @@
-//! Calls as spans: every model call `chat <model>`, every worker or tool
-//! call `execute_tool <tool>`, from its first attempt to its last. A call
+//! Calls as spans: every model call `chat <model>` here, every worker or
+//! tool call `execute_tool <tool>` in `tools`, from its first attempt to
+//! its last. A call
 //! the gateway retried gets one `attempt <n>` span per attempt under it. A
 //! failed attempt leaves its call waiting for a retry; the call ends at
 //! its last attempt's end once nothing follows it up.
@@ -14,36 +15,36 @@ use crate::telemetry::span::{Attrs, SpanNo, SpanStatus};
 /// The calls whose spans are open.
 #[derive(Debug, Default)]
 pub(super) struct Calls {
-    open: Vec<Call>,
+    pub(super) open: Vec<Call>,
 }
 
 #[derive(Debug)]
-struct Call {
-    span: SpanNo,
-    what: What,
-    attempts: Vec<Attempt>,
+pub(super) struct Call {
+    pub(super) span: SpanNo,
+    pub(super) what: What,
+    pub(super) attempts: Vec<Attempt>,
     /// The last attempt failed: a retry may follow.
-    waiting: bool,
+    pub(super) waiting: bool,
 }
 
 #[derive(Debug, PartialEq)]
-enum What {
+pub(super) enum What {
     Model { label: String },
     Tool { task: String, tool: String },
 }
 
 #[derive(Debug, Default)]
-struct Attempt {
-    n: u32,
+pub(super) struct Attempt {
+    pub(super) n: u32,
     /// The gateway's number for the call that reached the tool.
-    call: Option<u64>,
-    start: u64,
-    end: Option<u64>,
-    outcome: Option<String>,
-    error: Option<String>,
-    http_status: Option<u16>,
+    pub(super) call: Option<u64>,
+    pub(super) start: u64,
+    pub(super) end: Option<u64>,
+    pub(super) outcome: Option<String>,
+    pub(super) error: Option<String>,
+    pub(super) http_status: Option<u16>,
     /// The model's text as it streamed (kept only with content on).
-    text: String,
+    pub(super) text: String,
 }
 
 impl Calls {
@@ -69,7 +70,11 @@ impl Calls {
     }
 
     /// The call a retry's attempt `attempt` continues.
-    fn retried(&mut self, what: impl Fn(&What) -> bool, attempt: u32) -> Option<&mut Call> {
+    pub(super) fn retried(
+        &mut self,
+        what: impl Fn(&What) -> bool,
+        attempt: u32,
+    ) -> Option<&mut Call> {
         self.open.iter_mut().rev().find(|c| {
             c.waiting && what(&c.what) && c.attempts.last().is_some_and(|a| a.n + 1 == attempt)
         })
@@ -230,115 +235,7 @@ impl TraceBuilder {
                 }
                 true
             }
-            EventKind::AttemptStarted {
-                task,
-                worker,
-                attempt,
-                max_attempts,
-                ..
-            } => {
-                let what = What::Tool {
-                    task: task.clone(),
-                    tool: worker.clone(),
-                };
-                let started = Attempt {
-                    n: *attempt,
-                    start: t,
-                    ..Attempt::default()
-                };
-                if *attempt > 1
-                    && let Some(open) = self.calls.retried(|w| *w == what, *attempt)
-                {
-                    open.waiting = false;
-                    open.attempts.push(started);
-                    return true;
-                }
-                self.close_waiting(|w| *w == what);
-                let parent = self.tool_parent(task);
-                let span =
-                    self.open_span(Some(parent), format!("{} {worker}", n::OP_EXECUTE_TOOL), t);
-                let attrs = &mut self.span(span).attrs;
-                attrs.set(n::OPERATION_NAME, n::OP_EXECUTE_TOOL);
-                attrs.set(n::TOOL_NAME, worker.as_str());
-                attrs.set(n::TASK, task.as_str());
-                attrs.set(n::MAX_ATTEMPTS, *max_attempts);
-                self.calls.open.push(Call {
-                    span,
-                    what,
-                    attempts: vec![started],
-                    waiting: false,
-                });
-                true
-            }
-            EventKind::AttemptFinished {
-                task,
-                worker,
-                attempt,
-                outcome,
-                reason,
-                ..
-            } => {
-                let found = self.calls.open.iter_mut().rev().find(|c| {
-                    matches!(&c.what, What::Tool { task: k, tool: w } if k == task && w == worker)
-                        && c.attempts
-                            .last()
-                            .is_some_and(|a| a.n == *attempt && a.end.is_none())
-                });
-                let Some(open) = found else {
-                    return true;
-                };
-                let span = open.span;
-                let Some(last) = open.attempts.last_mut() else {
-                    return true;
-                };
-                last.end = Some(t);
-                last.outcome = Some(wire(outcome));
-                if *outcome == CallOutcome::Ok {
-                    self.close_call(span, t);
-                } else {
-                    last.error = Some(match reason {
-                        Some(reason) => error_type(reason),
-                        None => outcome_error(*outcome),
-                    });
-                    open.waiting = true;
-                }
-                true
-            }
-            EventKind::TaskFinished {
-                task,
-                worker,
-                status,
-                ..
-            } => {
-                let found = self.calls.open.iter().rev().find(|c| {
-                    matches!(&c.what, What::Tool { task: k, tool: w } if k == task && w == worker)
-                });
-                if let Some(span) = found.map(|c| c.span) {
-                    self.span(span).attrs.set(n::TASK_STATUS, wire(status));
-                    let end = self.calls.last_end(span).map_or(t, |e| e.min(t));
-                    self.close_call(span, end);
-                }
-                // The wave hears of it too.
-                false
-            }
-            EventKind::FallbackServed { tool, task, after } => {
-                let span = self
-                    .calls
-                    .open
-                    .iter()
-                    .rev()
-                    .find(|c| match (&c.what, task) {
-                        (What::Tool { task: k, tool: w }, Some(task)) => k == task && w == tool,
-                        _ => false,
-                    })
-                    .map_or(super::ROOT, |c| c.span);
-                let attrs = Attrs::default()
-                    .with(n::TOOL, tool.as_str())
-                    .with(n::REASON, after.to_string());
-                self.event(span, n::EVENT_FALLBACK, t, attrs);
-                true
-            }
-            _ => false,
+            other => self.apply_tool(other, t),
         }
     }
 
@@ -387,20 +284,6 @@ impl TraceBuilder {
             attempts: vec![refused],
             waiting: true,
         });
-    }
-
-    /// End the waiting calls `what` picks, each at its last attempt's end.
-    fn close_waiting(&mut self, what: impl Fn(&What) -> bool) {
-        let waiting: Vec<(SpanNo, u64)> = self
-            .calls
-            .open
-            .iter()
-            .filter(|c| c.waiting && what(&c.what))
-            .filter_map(|c| Some((c.span, self.calls.last_end(c.span)?)))
-            .collect();
-        for (span, end) in waiting {
-            self.close_call(span, end);
-        }
     }
 
     /// End the call whose span is `span` at run time `t`: its attempts as
@@ -458,7 +341,7 @@ impl TraceBuilder {
 }
 
 /// `error.type` for a failed attempt known only by its outcome.
-fn outcome_error(outcome: CallOutcome) -> String {
+pub(super) fn outcome_error(outcome: CallOutcome) -> String {
     match outcome {
         CallOutcome::Timeout => "timeout".into(),
         other => wire(&other),

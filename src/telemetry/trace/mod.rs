@@ -6,8 +6,10 @@
 
 mod calls;
 mod shape;
+mod team;
 #[cfg(test)]
 mod tests;
+mod tools;
 
 use super::names as n;
 use super::span::{AttrValue, Attrs, FinishedSpan, SpanEvent, SpanNo, SpanStatus};

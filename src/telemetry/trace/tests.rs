@@ -29,8 +29,7 @@ async fn events_of(file: &str, flags: &[(&str, bool)]) -> Vec<Arc<Event>> {
     };
     let handle = engine::launch(scenario, &Hub::default(), options).expect("launches");
     handle.finish().await.expect("the run ends");
-    let events = sink.0.lock().clone();
-    events
+    sink.0.lock().clone()
 }
 
 fn spans_of(events: &[Arc<Event>], content: bool) -> Vec<FinishedSpan> {
