@@ -456,3 +456,61 @@ async fn the_engine_never_waits_for_the_exporter() {
         "one warning"
     );
 }
+
+/// The dashboard sends each run it launched, on quit and on a signal (a
+/// run the signal cut short ends with `cancelled`).
+#[test]
+fn the_dashboard_sends_its_runs_on_quit_and_on_a_signal() {
+    use common::pty::Session;
+    let home = tempfile::tempdir().unwrap();
+    let collector = Collector::start();
+    let url = collector.url();
+    let mut session = Session::start(
+        &[
+            "tui",
+            "scenarios/checkout_v2_launch.json",
+            "--no-record",
+            "--otlp",
+            &url,
+        ],
+        home.path(),
+    );
+    session.wait_text("FINISHED");
+    session.press("q");
+    assert!(session.wait_exit().success());
+    let spans = collector.spans();
+    let run = root(&spans);
+    assert_eq!(run.name, "invoke_workflow checkout_v2_launch");
+    assert_eq!(run.attr("conclave.clock"), Some("real"));
+    assert!(!named(&spans, "chat ").is_empty());
+
+    let collector = Collector::start();
+    let url = collector.url();
+    let mut session = Session::start(
+        &[
+            "tui",
+            "scenarios/checkout_v2_launch.json",
+            "--paused",
+            "--no-record",
+            "--otlp",
+            &url,
+        ],
+        home.path(),
+    );
+    session.wait_text("PAUSED BEFORE ROUND 1");
+    let pid = session.child.process_id().expect("a pid");
+    // SAFETY: sending a signal to the child this test started.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGTERM);
+    }
+    session.wait_exit();
+    let spans = collector.spans();
+    let run = root(&spans);
+    assert_eq!(run.attr("conclave.stop_reason"), Some("cancelled"));
+    assert!(
+        run.events
+            .iter()
+            .any(|(name, ..)| name == "conclave.paused"),
+        "the pause is in the trace"
+    );
+}

@@ -175,7 +175,12 @@ impl TraceBuilder {
                         attrs.set(n::USAGE_INPUT_TOKENS, usage.input);
                         attrs.set(n::USAGE_OUTPUT_TOKENS, usage.output);
                     }
-                    if let Some(model) = self.model.clone() {
+                    // Only the simulated model is known to answer as the
+                    // model asked for; an endpoint's own name for the model
+                    // that answered is not in the events.
+                    if self.provider.as_deref() == Some(super::SIM_PROVIDER)
+                        && let Some(model) = self.model.clone()
+                    {
                         self.span(span).attrs.set(n::RESPONSE_MODEL, model);
                     }
                     if self.content && !text.is_empty() {

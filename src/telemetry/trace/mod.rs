@@ -370,6 +370,9 @@ fn error_type(reason: &crate::stop::StopReason) -> String {
 fn provider_name(kind: crate::scenario::ProviderKind) -> &'static str {
     match kind {
         crate::scenario::ProviderKind::Openai => "openai",
-        crate::scenario::ProviderKind::Sim => "conclave.sim",
+        crate::scenario::ProviderKind::Sim => SIM_PROVIDER,
     }
 }
+
+/// `gen_ai.provider.name` of Conclave's simulated model.
+const SIM_PROVIDER: &str = "conclave.sim";
