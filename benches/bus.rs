@@ -1,5 +1,5 @@
 //! Bus throughput: events published per second with the recorder and one
-//! live subscriber attached, next to a raw `tokio::sync::broadcast` channel
+//! live subscriber attached (and an OTLP exporter besides), next to a raw `tokio::sync::broadcast` channel
 //! carrying the same events to one subscriber, in the same run and with the
 //! allocator the `conclave` binary uses.
 
@@ -8,6 +8,7 @@ use conclave::bus::{
 };
 use conclave::clock::RunClock;
 use conclave::record::Recorder;
+use conclave::telemetry::{Exporter, OtlpConfig};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -95,8 +96,10 @@ fn read_bus(mut sub: Subscription) -> JoinHandle<u64> {
 }
 
 /// Publish through a run's bus; with `record`, every event also goes to a
-/// JSONL file, which must hold all of them afterwards.
-fn conclave_bus(iters: u64, record: bool) -> Duration {
+/// JSONL file, which must hold all of them afterwards; with `exported`,
+/// to an OTLP exporter too (whose collector is a loopback port nobody
+/// listens on: what is measured is what the exporter costs the engine).
+fn conclave_bus(iters: u64, record: bool, exported: bool) -> Duration {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -113,8 +116,11 @@ fn conclave_bus(iters: u64, record: bool) -> Duration {
         };
         let hub = Hub::new(CAPACITY);
         let reader = read_bus(hub.subscribe());
-        let bus =
-            runtime.block_on(async { Bus::new(1, RunClock::start_on(ClockMode::Real), hub, sink) });
+        let exporter = exported.then(dead_collector);
+        let observers = exporter.iter().map(Exporter::observer).collect();
+        let bus = runtime.block_on(async {
+            Bus::new(1, RunClock::start_on(ClockMode::Real), hub, sink).with_observers(observers)
+        });
         let start = Instant::now();
         runtime.block_on(async {
             for i in 0..EVENTS {
@@ -124,6 +130,9 @@ fn conclave_bus(iters: u64, record: bool) -> Duration {
         total += start.elapsed();
         drop(bus);
         reader.join().unwrap();
+        if let Some(exporter) = exporter {
+            exporter.finish();
+        }
         if let Some(recorder) = recorder {
             assert_eq!(
                 recorder.finish().unwrap(),
@@ -135,16 +144,29 @@ fn conclave_bus(iters: u64, record: bool) -> Duration {
     total
 }
 
+/// An exporter to a loopback port nobody listens on.
+fn dead_collector() -> Exporter {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    Exporter::start(&OtlpConfig::to(&format!("http://127.0.0.1:{port}")).unwrap()).unwrap()
+}
+
 fn bus_throughput(c: &mut Criterion) {
     let mut group = c.benchmark_group("publish");
     group.throughput(Throughput::Elements(EVENTS));
     group.sample_size(20);
     group.bench_function("raw_broadcast", |b| b.iter_custom(raw_broadcast));
     group.bench_function("bus_recorded", |b| {
-        b.iter_custom(|iters| conclave_bus(iters, true))
+        b.iter_custom(|iters| conclave_bus(iters, true, false))
     });
     group.bench_function("bus_unrecorded", |b| {
-        b.iter_custom(|iters| conclave_bus(iters, false))
+        b.iter_custom(|iters| conclave_bus(iters, false, false))
+    });
+    group.bench_function("bus_recorded_and_exported", |b| {
+        b.iter_custom(|iters| conclave_bus(iters, true, true))
     });
     group.finish();
 }

@@ -62,6 +62,7 @@ fn write_recording(path: &Path) {
             flags: vec![],
             source: None,
             started_at_ms: 0,
+            model: None,
             scenario: Arc::clone(&scenario),
         }),
         &mut out,

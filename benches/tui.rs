@@ -53,6 +53,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
         flags: Vec::<FlagState>::new(),
         source: None,
         started_at_ms: 0,
+        model: None,
         scenario: Arc::clone(&scenario),
     })];
     let stances = [Stance::Go, Stance::Caution, Stance::Block];

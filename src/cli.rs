@@ -7,6 +7,7 @@ use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::output;
 use conclave::scenario::{PriceTable, ProviderKind};
+use conclave::telemetry::{OtlpChoice, OtlpConfig};
 use conclave::tui::theme::{Theme, ThemeName};
 use std::path::PathBuf;
 
@@ -31,6 +32,8 @@ pub(crate) enum Command {
         screen: ScreenArgs,
         #[command(flatten)]
         exec: ExecArgs,
+        #[command(flatten)]
+        otlp: OtlpArgs,
     },
     /// Run a scenario: in the dashboard, or with --headless print its result.
     Run {
@@ -72,6 +75,8 @@ pub(crate) enum Command {
         screen: ScreenArgs,
         #[command(flatten)]
         exec: ExecArgs,
+        #[command(flatten)]
+        otlp: OtlpArgs,
     },
     /// Replay a recording in the dashboard, or with --headless print its result.
     Replay {
@@ -99,6 +104,14 @@ pub(crate) enum Command {
         /// The scenario files to check.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+    },
+    /// Send a recorded run as an OpenTelemetry trace over OTLP/HTTP, as
+    /// --otlp sends a live one.
+    Export {
+        /// The recording (JSONL, as --record or the dashboard writes it).
+        recording: PathBuf,
+        #[command(flatten)]
+        otlp: OtlpArgs,
     },
     /// Print the JSON Schema of scenario files.
     Schema,
@@ -189,6 +202,36 @@ pub(crate) struct ExecArgs {
     /// $XDG_STATE_HOME/conclave/trust/.
     #[arg(long)]
     pub(crate) allow_exec: bool,
+}
+
+/// Sending runs as OpenTelemetry traces; shared by every command that
+/// runs scenarios.
+#[derive(Args, Clone, Debug, Default)]
+pub(crate) struct OtlpArgs {
+    /// Send every run as an OpenTelemetry trace over OTLP/HTTP to the collector at URL
+    /// (its base URL, e.g. http://localhost:4318; without URL OTEL_EXPORTER_OTLP_ENDPOINT
+    /// or http://localhost:4318). OTEL_EXPORTER_OTLP_PROTOCOL=http/json sends JSON;
+    /// OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME are read too.
+    #[arg(long, value_name = "URL", num_args = 0..=1)]
+    pub(crate) otlp: Option<Option<String>>,
+    /// Put the goal and the model outputs in the trace too (secrets scrubbed).
+    #[arg(long)]
+    pub(crate) otlp_content: bool,
+}
+
+impl OtlpArgs {
+    /// The export these options and the environment ask for, if any; a
+    /// setting that cannot be used is the user's to fix.
+    pub(crate) fn config(&self) -> Result<Option<OtlpConfig>, Exit> {
+        let choice = OtlpChoice {
+            flag: self.otlp.clone(),
+            content: self.otlp_content,
+        };
+        OtlpConfig::resolve(&choice, |name| std::env::var(name).ok()).map_err(|e| {
+            output::message(&format!("conclave: {e}"));
+            Exit::BadInput
+        })
+    }
 }
 
 /// Options of the dashboard.

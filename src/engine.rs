@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 
 mod setup;
 
-use setup::{described_by_servers, meter, provider, run_limit};
+use setup::{described_by_servers, meter, provider, run_limit, run_model};
 
 /// How to launch a run; everything not given comes from the scenario.
 #[derive(Clone, Debug)]
@@ -197,6 +197,7 @@ pub fn launch(
     let rng = RunRng::seeded(seed);
     let provider = Arc::new(provider(&scenario, &options.provider, &rng)?);
     let meter = meter(&scenario, &options.provider, &provider)?;
+    let model = run_model(&options.provider, &provider);
     let (sink, recorder) = match &options.record {
         Some(path) => {
             let (sink, recorder) = Recorder::create(path)?;
@@ -246,6 +247,7 @@ pub fn launch(
         started_at_ms: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        model: Some(model),
         scenario: Arc::clone(&scenario),
     }));
     let ctx = RunContext {

@@ -8,6 +8,7 @@ use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
 use crate::scenario::{self, ProviderKind};
+use crate::telemetry::{Exporter, OtlpConfig};
 use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,6 +30,8 @@ pub struct HeadlessRun {
     pub decide: Option<crate::bus::HumanChoice>,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub cache: Option<PathBuf>,
+    /// `--otlp`: send the run as an OpenTelemetry trace.
+    pub otlp: Option<OtlpConfig>,
 }
 
 /// Run and print; the exit status says how the run ended.
@@ -92,6 +95,13 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::Internal;
         }
     };
+    let exporter = match args.otlp.as_ref().map(Exporter::start).transpose() {
+        Ok(exporter) => exporter,
+        Err(e) => {
+            output::message(&e.to_string());
+            return Exit::BadInput;
+        }
+    };
     let options = LaunchOptions {
         run: 1,
         seed: args.seed,
@@ -106,9 +116,9 @@ pub fn run(args: HeadlessRun) -> Exit {
         decide: args.decide,
         attended: false,
         cache: args.cache,
-        observers: Vec::new(),
+        observers: exporter.iter().map(Exporter::observer).collect(),
     };
-    runtime.block_on(async move {
+    let exit = runtime.block_on(async move {
         let hub = Hub::default();
         let handle = match engine::launch(scenario, &hub, options) {
             Ok(handle) => handle,
@@ -180,7 +190,66 @@ pub fn run(args: HeadlessRun) -> Exit {
             }
         };
         signalled.map_or(exit, Exit::Signalled)
-    })
+    });
+    // The result is out; the trace follows (on a signal too), and a
+    // collector that is down changes neither the result nor the exit.
+    if let Some(warning) = exporter.and_then(|e| e.finish()) {
+        output::message(&warning);
+    }
+    exit
+}
+
+/// `conclave export`: the recording at `path` sent as the trace its run
+/// would have sent live; exit 0 when sent, 1 when the collector refused
+/// or could not be reached, 2 when there is nothing to send.
+pub fn export(path: &Path, otlp: Option<OtlpConfig>) -> Exit {
+    let Some(config) = otlp else {
+        output::message(
+            "conclave: export needs somewhere to send the trace: --otlp [URL] or OTEL_EXPORTER_OTLP_ENDPOINT",
+        );
+        return Exit::BadInput;
+    };
+    let exporter = match Exporter::start(&config) {
+        Ok(exporter) => exporter,
+        Err(e) => {
+            output::message(&e.to_string());
+            return Exit::BadInput;
+        }
+    };
+    let observer = exporter.observer();
+    let mut events = 0_u64;
+    let read = crate::record::read_recording_each(path, |event| {
+        events += 1;
+        observer.accept(event);
+    });
+    let problems = match read {
+        Ok(problems) => problems,
+        Err(e) => {
+            output::message(&e.to_string());
+            return Exit::BadInput;
+        }
+    };
+    for problem in &problems {
+        output::message(&problem.to_string());
+    }
+    if events == 0 {
+        output::message(&format!("{}: no events to send", path.display()));
+        return Exit::BadInput;
+    }
+    match exporter.finish() {
+        Some(warning) => {
+            output::message(&warning);
+            Exit::Internal
+        }
+        None => {
+            output::message(&format!(
+                "conclave: sent {} ({events} events) to {}",
+                shown(path),
+                crate::secrets::scrub(&config.endpoint)
+            ));
+            Exit::Ok
+        }
+    }
 }
 
 /// `conclave replay --headless`: the recorded run's result on stdout (from

@@ -28,9 +28,14 @@ fn dashboard(
     provider: ProviderChoice,
     exec: ExecArgs,
     cache: Option<PathBuf>,
+    otlp: &OtlpArgs,
 ) -> Exit {
     let theme = match screen.look.theme() {
         Ok(theme) => theme,
+        Err(exit) => return exit,
+    };
+    let otlp = match otlp.config() {
+        Ok(otlp) => otlp,
         Err(exit) => return exit,
     };
     tui::run(TuiOptions {
@@ -42,6 +47,7 @@ fn dashboard(
         theme,
         allow_exec: exec.allow_exec,
         cache,
+        otlp,
         ..TuiOptions::default()
     })
 }
@@ -107,12 +113,14 @@ fn command(cli: Cli) -> Exit {
             ProviderChoice::default(),
             ExecArgs::default(),
             None,
+            &OtlpArgs::default(),
         ),
         Some(Command::Tui {
             scenario,
             model,
             screen,
             exec,
+            otlp,
         }) => dashboard(
             scenario,
             screen,
@@ -120,6 +128,7 @@ fn command(cli: Cli) -> Exit {
             model.choice(),
             exec,
             None,
+            &otlp,
         ),
         Some(Command::Run {
             scenario,
@@ -132,6 +141,7 @@ fn command(cli: Cli) -> Exit {
             model,
             screen,
             exec,
+            otlp,
             ..
         }) => dashboard(
             Some(scenario),
@@ -145,6 +155,7 @@ fn command(cli: Cli) -> Exit {
             model.choice(),
             exec,
             cache,
+            &otlp,
         ),
         Some(Command::Run {
             scenario,
@@ -158,22 +169,27 @@ fn command(cli: Cli) -> Exit {
             cache,
             model,
             exec,
+            otlp,
             ..
-        }) => headless::run(HeadlessRun {
-            scenario,
-            seed,
-            clock: clock.map(|clock| match clock {
-                Clock::Real => ClockMode::Real,
-                Clock::Virtual => ClockMode::Virtual,
+        }) => match otlp.config() {
+            Err(exit) => exit,
+            Ok(otlp) => headless::run(HeadlessRun {
+                scenario,
+                seed,
+                clock: clock.map(|clock| match clock {
+                    Clock::Real => ClockMode::Real,
+                    Clock::Virtual => ClockMode::Virtual,
+                }),
+                flags,
+                record,
+                goal,
+                provider: model.choice(),
+                allow_exec: exec.allow_exec,
+                decide,
+                cache,
+                otlp,
             }),
-            flags,
-            record,
-            goal,
-            provider: model.choice(),
-            allow_exec: exec.allow_exec,
-            decide,
-            cache,
-        }),
+        },
         Some(Command::Replay {
             recording,
             headless: true,
@@ -192,6 +208,10 @@ fn command(cli: Cli) -> Exit {
             Err(exit) => exit,
         },
         Some(Command::Validate { files }) => headless::validate(&files),
+        Some(Command::Export { recording, otlp }) => match otlp.config() {
+            Err(exit) => exit,
+            Ok(otlp) => headless::export(&recording, otlp),
+        },
         Some(Command::Schema) => {
             output::document(conclave::scenario::json_schema());
             Exit::Ok

@@ -118,6 +118,7 @@ fn four_tools() -> Vec<Arc<Event>> {
             }],
             source: None,
             started_at_ms: 0,
+            model: None,
             scenario: Arc::clone(&scenario),
         }),
     )];

@@ -287,6 +287,7 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
                 flags: vec![],
                 source: None,
                 started_at_ms: 0,
+                model: None,
                 scenario: Arc::clone(&scenario),
             }),
         ),

@@ -27,6 +27,7 @@ fn started(name: &str, legal: bool) -> EventKind {
         }],
         source: None,
         started_at_ms: 0,
+        model: None,
         scenario: scenario(name),
     })
 }

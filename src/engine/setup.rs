@@ -73,6 +73,25 @@ pub(super) fn meter(
     Ok(Meter::new(price, limits))
 }
 
+/// Who serves the run's model calls and the model's name, as the
+/// provider was set up: the endpoint's resolved model, or the sim under
+/// the name it is priced as.
+pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::bus::RunModel {
+    match provider {
+        Provider::OpenAi(http) => crate::bus::RunModel {
+            provider: ProviderKind::Openai,
+            name: http.model().to_string(),
+        },
+        Provider::Sim(_) => crate::bus::RunModel {
+            provider: ProviderKind::Sim,
+            name: choice
+                .model
+                .clone()
+                .unwrap_or_else(|| pricing::SIM_MODEL.to_string()),
+        },
+    }
+}
+
 /// The run's time budget: its `max_seconds`, or its pattern's default.
 pub(super) fn run_limit(scenario: &Scenario) -> std::time::Duration {
     let default = match scenario.pattern {

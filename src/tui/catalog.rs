@@ -346,6 +346,7 @@ mod tests {
                 flags: Vec::new(),
                 source: None,
                 started_at_ms: 0,
+                model: None,
                 scenario: Arc::clone(scenario),
             }),
         );

@@ -38,6 +38,7 @@ use crate::exit::{Exit, Signal};
 use crate::output;
 use crate::scenario;
 use crate::signals::Signals;
+use crate::telemetry::Exporter;
 use app::{App, AppOptions};
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
@@ -75,6 +76,8 @@ pub struct TuiOptions {
     pub allow_exec: bool,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub cache: Option<PathBuf>,
+    /// `--otlp`: send every run as an OpenTelemetry trace.
+    pub otlp: Option<crate::telemetry::OtlpConfig>,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -105,7 +108,14 @@ pub fn run(options: TuiOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    runtime.block_on(async {
+    let exporter = match options.otlp.as_ref().map(Exporter::start).transpose() {
+        Ok(exporter) => exporter.map(Arc::new),
+        Err(e) => {
+            output::message(&e.to_string());
+            return Exit::BadInput;
+        }
+    };
+    let exit = runtime.block_on(async {
         let hub = Hub::default();
         // Subscribed before the first launch, so every run is seen from its
         // first event.
@@ -124,6 +134,9 @@ pub fn run(options: TuiOptions) -> Exit {
                 cache: options.cache.clone(),
             },
         );
+        if let Some(exporter) = &exporter {
+            app.export_runs(Arc::clone(exporter));
+        }
         if let Some((a, b)) = &options.compare {
             if let Err(e) = app.open_comparison(a, b) {
                 output::message(&e);
@@ -176,7 +189,13 @@ pub fn run(options: TuiOptions) -> Exit {
                 Exit::Internal
             }
         }
-    })
+    });
+    // Every run's trace is sent before the process ends, after quit or a
+    // signal alike; a failure is said once, now that the screen is back.
+    if let Some(warning) = exporter.and_then(|e| e.finish()) {
+        output::message(&warning);
+    }
+    exit
 }
 
 /// Run the dashboard until the user quits (`None`) or a signal ends it.

@@ -320,6 +320,7 @@ mod tests {
             flags: vec![],
             source: None,
             started_at_ms: 0,
+            model: None,
             scenario,
         })];
         for round in 1..=rounds {

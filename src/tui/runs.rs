@@ -60,6 +60,8 @@ pub(crate) struct LaunchSettings {
     pub(crate) provider: ProviderChoice,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub(crate) cache: Option<PathBuf>,
+    /// `--otlp`: every run launched is exported as a trace.
+    pub(crate) exporter: Option<Arc<crate::telemetry::Exporter>>,
 }
 
 pub struct Runs {
@@ -76,6 +78,11 @@ pub struct Runs {
 }
 
 impl Runs {
+    /// Export every run launched from now on through `exporter`.
+    pub(crate) fn export_to(&mut self, exporter: Arc<crate::telemetry::Exporter>) {
+        self.settings.exporter = Some(exporter);
+    }
+
     pub(crate) fn new(hub: Hub, settings: LaunchSettings) -> Self {
         Runs {
             hub,
@@ -193,7 +200,12 @@ impl Runs {
                 // Someone watches: a table that escalates asks them.
                 attended: true,
                 cache: self.settings.cache.clone(),
-                observers: Vec::new(),
+                observers: self
+                    .settings
+                    .exporter
+                    .iter()
+                    .map(|e| e.observer())
+                    .collect(),
             },
         )?;
         self.next_run += 1;

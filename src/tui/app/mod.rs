@@ -95,6 +95,7 @@ impl App {
             start_paused: options.start_paused,
             provider: options.provider.clone(),
             cache: options.cache.clone(),
+            exporter: None,
         };
         App {
             options,
@@ -109,6 +110,11 @@ impl App {
             screen: SMALLEST,
             to_terminal: Vec::new(),
         }
+    }
+
+    /// Send every run launched from now on as an OpenTelemetry trace.
+    pub fn export_runs(&mut self, exporter: std::sync::Arc<crate::telemetry::Exporter>) {
+        self.runs.export_to(exporter);
     }
 
     /// Rows inside `pane`'s border on the last frame's screen: a page of

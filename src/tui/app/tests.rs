@@ -41,6 +41,7 @@ fn events(pattern: &str) -> Vec<Arc<Event>> {
             }],
             source: None,
             started_at_ms: 0,
+            model: None,
             scenario,
         }),
         EventKind::RoundStarted {

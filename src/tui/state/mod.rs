@@ -343,6 +343,7 @@ mod tests {
             }],
             source: None,
             started_at_ms: 0,
+            model: None,
             scenario,
         });
         let accepted = |round, agent: &str, stance| EventKind::ContributionAccepted {

@@ -1,0 +1,15 @@
+//! Runs as OpenTelemetry traces over OTLP/HTTP, following the GenAI
+//! semantic conventions. The exporter is a lossless viewer of the bus like
+//! the recorder: it queues events and never makes the engine wait. It
+//! knows nothing of the dashboard; the mapping from events to spans
+//! (`trace`) is apart from the sending (`export`).
+
+mod config;
+mod export;
+pub(crate) mod names;
+mod span;
+mod trace;
+mod watch;
+
+pub use config::{OtlpChoice, OtlpConfig, OtlpConfigError, Protocol};
+pub use export::{ExportError, Exporter};

@@ -1,0 +1,109 @@
+//! Every name a Conclave trace uses, in one place: the OpenTelemetry GenAI
+//! semantic conventions' attribute names (as of semantic conventions 1.38)
+//! and Conclave's own `conclave.*` names for what the conventions lack.
+//! Nothing else in the exporter spells an attribute, an event or an
+//! operation; a rename in the conventions is a change here alone.
+
+/// `gen_ai.operation.name`: what a span does (one of the `OP_*` values).
+pub(crate) const OPERATION_NAME: &str = "gen_ai.operation.name";
+/// `gen_ai.provider.name`: who serves the model (`openai`, ...).
+pub(crate) const PROVIDER_NAME: &str = "gen_ai.provider.name";
+/// `gen_ai.request.model`: the model asked for.
+pub(crate) const REQUEST_MODEL: &str = "gen_ai.request.model";
+/// `gen_ai.response.model`: the model that answered, where known.
+pub(crate) const RESPONSE_MODEL: &str = "gen_ai.response.model";
+/// `gen_ai.usage.input_tokens`: prompt tokens of a model call.
+pub(crate) const USAGE_INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
+/// `gen_ai.usage.output_tokens`: completion tokens of a model call.
+pub(crate) const USAGE_OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
+/// `gen_ai.agent.name`: the agent an `invoke_agent` span runs.
+pub(crate) const AGENT_NAME: &str = "gen_ai.agent.name";
+/// `gen_ai.tool.name`: the tool an `execute_tool` span calls.
+pub(crate) const TOOL_NAME: &str = "gen_ai.tool.name";
+/// `gen_ai.output.messages`: a model's or an agent's output, only with
+/// `--otlp-content`.
+pub(crate) const OUTPUT_MESSAGES: &str = "gen_ai.output.messages";
+/// `gen_ai.input.messages`: what the run was asked, only with
+/// `--otlp-content`.
+pub(crate) const INPUT_MESSAGES: &str = "gen_ai.input.messages";
+/// `error.type`: why a span failed, low in cardinality (`timeout`,
+/// `circuit_open`, `bulkhead_full`, `worker_error`, ...).
+pub(crate) const ERROR_TYPE: &str = "error.type";
+/// The resource's `service.name` without `OTEL_SERVICE_NAME`.
+pub(crate) const DEFAULT_SERVICE_NAME: &str = "conclave";
+
+/// The values of [`OPERATION_NAME`].
+pub(crate) const OP_INVOKE_WORKFLOW: &str = "invoke_workflow";
+pub(crate) const OP_INVOKE_AGENT: &str = "invoke_agent";
+pub(crate) const OP_CHAT: &str = "chat";
+pub(crate) const OP_EXECUTE_TOOL: &str = "execute_tool";
+/// The orchestrator's planner: a step of the workflow, not a convention's
+/// operation, so it keeps Conclave's name.
+pub(crate) const SPAN_PLAN: &str = "plan";
+
+/// The span event that carries content (`--otlp-content`), as the
+/// conventions name the details of an inference.
+pub(crate) const EVENT_CONTENT: &str = "gen_ai.client.inference.operation.details";
+
+/// Conclave's attributes.
+pub(crate) const RUN: &str = "conclave.run";
+pub(crate) const SCENARIO: &str = "conclave.scenario";
+pub(crate) const SOURCE: &str = "conclave.source";
+pub(crate) const PATTERN: &str = "conclave.pattern";
+pub(crate) const SEED: &str = "conclave.seed";
+pub(crate) const CLOCK: &str = "conclave.clock";
+pub(crate) const FLAGS: &str = "conclave.flags";
+pub(crate) const STATUS: &str = "conclave.status";
+pub(crate) const STOP_REASON: &str = "conclave.stop_reason";
+pub(crate) const DECISION: &str = "conclave.decision";
+pub(crate) const HEALTH: &str = "conclave.health";
+pub(crate) const FINAL_AGENT: &str = "conclave.final_agent";
+pub(crate) const ROUND: &str = "conclave.round";
+pub(crate) const CONFLICTS: &str = "conclave.conflicts";
+pub(crate) const STANCE: &str = "conclave.stance";
+pub(crate) const CONFIDENCE: &str = "conclave.confidence";
+pub(crate) const WAVE: &str = "conclave.wave";
+pub(crate) const TASK: &str = "conclave.task";
+pub(crate) const TASKS: &str = "conclave.tasks";
+pub(crate) const TASK_STATUS: &str = "conclave.task.status";
+pub(crate) const TURN: &str = "conclave.turn";
+pub(crate) const TURN_OUTCOME: &str = "conclave.turn.outcome";
+pub(crate) const STEP: &str = "conclave.step";
+pub(crate) const PHASE: &str = "conclave.phase";
+pub(crate) const COUNT: &str = "conclave.count";
+pub(crate) const CALL_ID: &str = "conclave.call.id";
+pub(crate) const LABEL: &str = "conclave.call.label";
+pub(crate) const ATTEMPT: &str = "conclave.attempt";
+pub(crate) const ATTEMPTS: &str = "conclave.attempts";
+pub(crate) const MAX_ATTEMPTS: &str = "conclave.max_attempts";
+pub(crate) const OUTCOME: &str = "conclave.outcome";
+pub(crate) const HTTP_STATUS: &str = "conclave.http_status";
+pub(crate) const TOOL: &str = "conclave.tool";
+pub(crate) const REASON: &str = "conclave.reason";
+pub(crate) const DELAY_MS: &str = "conclave.delay_ms";
+pub(crate) const FROM: &str = "conclave.from";
+pub(crate) const TO: &str = "conclave.to";
+pub(crate) const HANDOFFS: &str = "conclave.handoffs";
+pub(crate) const FLAG: &str = "conclave.flag";
+pub(crate) const ON: &str = "conclave.on";
+pub(crate) const GATE: &str = "conclave.gate";
+pub(crate) const CHOICE: &str = "conclave.choice";
+pub(crate) const URL: &str = "conclave.url";
+
+/// Conclave's span events.
+pub(crate) const EVENT_RETRY: &str = "conclave.retry";
+pub(crate) const EVENT_CALL_REJECTED: &str = "conclave.call_rejected";
+pub(crate) const EVENT_BULKHEAD_REJECTED: &str = "conclave.bulkhead_rejected";
+pub(crate) const EVENT_FALLBACK: &str = "conclave.fallback_served";
+pub(crate) const EVENT_BREAKER: &str = "conclave.breaker_transition";
+pub(crate) const EVENT_TRANSFER_REQUESTED: &str = "conclave.transfer_requested";
+pub(crate) const EVENT_HANDOFF: &str = "conclave.handoff";
+pub(crate) const EVENT_HANDOFF_REJECTED: &str = "conclave.handoff_rejected";
+pub(crate) const EVENT_FLAG_CHANGED: &str = "conclave.flag_changed";
+pub(crate) const EVENT_PAUSED: &str = "conclave.paused";
+pub(crate) const EVENT_RESUMED: &str = "conclave.resumed";
+pub(crate) const EVENT_STEPPED: &str = "conclave.stepped";
+pub(crate) const EVENT_ESCALATED: &str = "conclave.escalated_to_human";
+pub(crate) const EVENT_HUMAN_DECIDED: &str = "conclave.human_decided";
+pub(crate) const EVENT_SOURCE_ALLOWED: &str = "conclave.source_allowed";
+pub(crate) const EVENT_SOURCE_DENIED: &str = "conclave.source_denied";

@@ -1,0 +1,354 @@
+//! Calls as spans: every model call `chat <model>` here, every worker or
+//! tool call `execute_tool <tool>` in `tools`, from its first attempt to
+//! its last. A call
+//! the gateway retried gets one `attempt <n>` span per attempt under it. A
+//! failed attempt leaves its call waiting for a retry; the call ends at
+//! its last attempt's end once nothing follows it up.
+
+use super::{TraceBuilder, error_type, wire};
+use crate::bus::{CallOutcome, EventKind};
+use crate::gateway::MODEL_TOOL;
+use crate::stop::StopReason;
+use crate::telemetry::names as n;
+use crate::telemetry::span::{Attrs, SpanNo, SpanStatus};
+
+/// The calls whose spans are open.
+#[derive(Debug, Default)]
+pub(super) struct Calls {
+    pub(super) open: Vec<Call>,
+}
+
+#[derive(Debug)]
+pub(super) struct Call {
+    pub(super) span: SpanNo,
+    pub(super) what: What,
+    pub(super) attempts: Vec<Attempt>,
+    /// The last attempt failed: a retry may follow.
+    pub(super) waiting: bool,
+}
+
+#[derive(Debug, PartialEq)]
+pub(super) enum What {
+    Model { label: String },
+    Tool { task: String, tool: String },
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Attempt {
+    pub(super) n: u32,
+    /// The gateway's number for the call that reached the tool.
+    pub(super) call: Option<u64>,
+    pub(super) start: u64,
+    pub(super) end: Option<u64>,
+    pub(super) outcome: Option<String>,
+    pub(super) error: Option<String>,
+    pub(super) http_status: Option<u16>,
+    /// The model's text as it streamed (kept only with content on).
+    pub(super) text: String,
+}
+
+impl Calls {
+    /// When the call whose span is `span` ended, if `span` is a call's:
+    /// its last attempt's end (`u64::MAX` while an attempt runs).
+    pub(super) fn last_end(&self, span: SpanNo) -> Option<u64> {
+        let call = self.open.iter().find(|c| c.span == span)?;
+        Some(
+            call.attempts
+                .last()
+                .map_or(u64::MAX, |a| a.end.unwrap_or(u64::MAX)),
+        )
+    }
+
+    pub(super) fn forget(&mut self, span: SpanNo) {
+        self.open.retain(|c| c.span != span);
+    }
+
+    fn by_call_id(&mut self, id: u64) -> Option<&mut Call> {
+        self.open
+            .iter_mut()
+            .find(|c| c.attempts.iter().any(|a| a.call == Some(id)))
+    }
+
+    /// The call a retry's attempt `attempt` continues.
+    pub(super) fn retried(
+        &mut self,
+        what: impl Fn(&What) -> bool,
+        attempt: u32,
+    ) -> Option<&mut Call> {
+        self.open.iter_mut().rev().find(|c| {
+            c.waiting && what(&c.what) && c.attempts.last().is_some_and(|a| a.n + 1 == attempt)
+        })
+    }
+}
+
+impl TraceBuilder {
+    /// Fold in a call's event; whether the event was a call's alone.
+    pub(super) fn apply_call(&mut self, kind: &EventKind, t: u64) -> bool {
+        match kind {
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                label,
+                agent,
+            } if tool == MODEL_TOOL => {
+                let same = |w: &What| matches!(w, What::Model { label: l } if l == label);
+                let started = Attempt {
+                    n: *attempt,
+                    call: Some(*call),
+                    start: t,
+                    ..Attempt::default()
+                };
+                if *attempt > 1
+                    && let Some(open) = self.calls.retried(same, *attempt)
+                {
+                    open.waiting = false;
+                    open.attempts.push(started);
+                    return true;
+                }
+                let parent = self.model_parent(agent.as_deref(), label, t);
+                let span = self.chat_span(parent, label, t);
+                self.calls.open.push(Call {
+                    span,
+                    what: What::Model {
+                        label: label.clone(),
+                    },
+                    attempts: vec![started],
+                    waiting: false,
+                });
+                true
+            }
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                ..
+            } => {
+                // A worker call within an attempt the gateway announced.
+                if let Some(open) = self.calls.open.iter_mut().rev().find(|c| {
+                    matches!(&c.what, What::Tool { tool: w, .. } if w == tool)
+                        && c.attempts
+                            .last()
+                            .is_some_and(|a| a.n == *attempt && a.call.is_none() && a.end.is_none())
+                }) && let Some(last) = open.attempts.last_mut()
+                {
+                    last.call = Some(*call);
+                }
+                true
+            }
+            EventKind::CallDelta { call, text } => {
+                if self.content
+                    && let Some(open) = self.calls.by_call_id(*call)
+                    && let Some(last) = open.attempts.last_mut()
+                {
+                    last.text.push_str(text);
+                }
+                true
+            }
+            EventKind::CallFinished {
+                call,
+                tool,
+                outcome,
+                usage,
+                http_status,
+                ..
+            } => {
+                let model = tool == MODEL_TOOL;
+                let Some(open) = self.calls.by_call_id(*call) else {
+                    return true;
+                };
+                let span = open.span;
+                let Some(last) = open.attempts.last_mut() else {
+                    return true;
+                };
+                last.http_status = *http_status;
+                if !model {
+                    // The attempt's own event ends it.
+                    return true;
+                }
+                last.end = Some(t);
+                last.outcome = Some(wire(outcome));
+                if *outcome == CallOutcome::Ok {
+                    let text = std::mem::take(&mut last.text);
+                    if let Some(usage) = usage {
+                        let attrs = &mut self.span(span).attrs;
+                        attrs.set(n::USAGE_INPUT_TOKENS, usage.input);
+                        attrs.set(n::USAGE_OUTPUT_TOKENS, usage.output);
+                    }
+                    // Only the simulated model is known to answer as the
+                    // model asked for; an endpoint's own name for the model
+                    // that answered is not in the events.
+                    if self.provider.as_deref() == Some(super::SIM_PROVIDER)
+                        && let Some(model) = self.model.clone()
+                    {
+                        self.span(span).attrs.set(n::RESPONSE_MODEL, model);
+                    }
+                    if self.content && !text.is_empty() {
+                        self.content_event(span, t, n::OUTPUT_MESSAGES, "assistant", &text);
+                    }
+                    self.close_call(span, t);
+                } else {
+                    last.error = Some(outcome_error(*outcome));
+                    open.waiting = true;
+                }
+                true
+            }
+            EventKind::CallRejected {
+                tool,
+                attempt,
+                reason,
+            } => {
+                let attrs = Attrs::default()
+                    .with(n::TOOL, tool.as_str())
+                    .with(n::ATTEMPT, *attempt)
+                    .with(n::REASON, reason.to_string());
+                let name = match reason {
+                    StopReason::BulkheadFull { .. } => n::EVENT_BULKHEAD_REJECTED,
+                    _ => n::EVENT_CALL_REJECTED,
+                };
+                self.event(super::ROOT, name, t, attrs);
+                if tool == MODEL_TOOL {
+                    self.model_refused(*attempt, reason, t);
+                }
+                true
+            }
+            EventKind::RetryScheduled {
+                tool,
+                task,
+                attempt,
+                delay_ms,
+                after,
+            } => {
+                let retried = self.calls.retried(
+                    |w| match (w, task) {
+                        (What::Model { .. }, None) => tool == MODEL_TOOL,
+                        (What::Tool { task: k, tool: w }, Some(task)) => k == task && w == tool,
+                        _ => false,
+                    },
+                    *attempt,
+                );
+                if let Some(open) = retried {
+                    if let Some(last) = open.attempts.last_mut() {
+                        last.error = Some(error_type(after));
+                    }
+                    let span = open.span;
+                    let attrs = Attrs::default()
+                        .with(n::ATTEMPT, *attempt)
+                        .with(n::DELAY_MS, *delay_ms)
+                        .with(n::REASON, after.to_string());
+                    self.event(span, n::EVENT_RETRY, t, attrs);
+                }
+                true
+            }
+            other => self.apply_tool(other, t),
+        }
+    }
+
+    /// A `chat <model>` span under `parent`.
+    fn chat_span(&mut self, parent: SpanNo, label: &str, t: u64) -> SpanNo {
+        let model = self.model.clone().unwrap_or_else(|| MODEL_TOOL.to_string());
+        let span = self.open_span(Some(parent), format!("{} {model}", n::OP_CHAT), t);
+        let provider = self.provider.clone();
+        let attrs = &mut self.span(span).attrs;
+        attrs.set(n::OPERATION_NAME, n::OP_CHAT);
+        if let Some(provider) = provider {
+            attrs.set(n::PROVIDER_NAME, provider);
+            attrs.set(n::REQUEST_MODEL, model);
+        }
+        attrs.set(n::LABEL, label);
+        span
+    }
+
+    /// The gateway refused attempt `attempt` of a model call before it
+    /// reached the model: a retry of a waiting call, or a call of its own
+    /// that never started.
+    fn model_refused(&mut self, attempt: u32, reason: &StopReason, t: u64) {
+        let refused = Attempt {
+            n: attempt,
+            start: t,
+            end: Some(t),
+            outcome: Some(wire(&CallOutcome::Refused)),
+            error: Some(error_type(reason)),
+            ..Attempt::default()
+        };
+        if attempt > 1
+            && let Some(open) = self
+                .calls
+                .retried(|w| matches!(w, What::Model { .. }), attempt)
+        {
+            open.attempts.push(refused);
+            return;
+        }
+        let parent = self.model_parent(None, "", t);
+        let span = self.chat_span(parent, "", t);
+        self.calls.open.push(Call {
+            span,
+            what: What::Model {
+                label: String::new(),
+            },
+            attempts: vec![refused],
+            waiting: true,
+        });
+    }
+
+    /// End the call whose span is `span` at run time `t`: its attempts as
+    /// spans of their own when there was more than one, and its failure
+    /// when its last attempt failed.
+    pub(super) fn close_call(&mut self, span: SpanNo, t: u64) {
+        let Some(index) = self.calls.open.iter().position(|c| c.span == span) else {
+            self.end(span, t);
+            return;
+        };
+        let call = self.calls.open.remove(index);
+        if call.attempts.len() > 1 {
+            for attempt in &call.attempts {
+                let no =
+                    self.open_span(Some(span), format!("attempt {}", attempt.n), attempt.start);
+                let child = self.span(no);
+                child.attrs.set(n::ATTEMPT, attempt.n);
+                if let Some(id) = attempt.call {
+                    child.attrs.set(n::CALL_ID, id);
+                }
+                if let Some(outcome) = &attempt.outcome {
+                    child.attrs.set(n::OUTCOME, outcome.clone());
+                }
+                if let Some(status) = attempt.http_status {
+                    child.attrs.set(n::HTTP_STATUS, u32::from(status));
+                }
+                if let Some(error) = &attempt.error {
+                    child.attrs.set(n::ERROR_TYPE, error.clone());
+                    child.status = SpanStatus::Error(error.clone());
+                }
+                self.end(no, attempt.end.unwrap_or(t).min(t));
+            }
+        }
+        let attrs = &mut self.span(span).attrs;
+        attrs.set(n::ATTEMPTS, call.attempts.len() as u64);
+        if let Some(last) = call.attempts.last() {
+            if call.attempts.len() == 1 {
+                if let Some(id) = last.call {
+                    attrs.set(n::CALL_ID, id);
+                }
+                if let Some(status) = last.http_status {
+                    attrs.set(n::HTTP_STATUS, u32::from(status));
+                }
+            }
+            if let Some(outcome) = &last.outcome {
+                attrs.set(n::OUTCOME, outcome.clone());
+            }
+            if let Some(error) = &last.error {
+                attrs.set(n::ERROR_TYPE, error.clone());
+                self.span(span).status = SpanStatus::Error(error.clone());
+            }
+        }
+        self.end(span, t);
+    }
+}
+
+/// `error.type` for a failed attempt known only by its outcome.
+pub(super) fn outcome_error(outcome: CallOutcome) -> String {
+    match outcome {
+        CallOutcome::Timeout => "timeout".into(),
+        other => wire(&other),
+    }
+}

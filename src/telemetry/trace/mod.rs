@@ -1,0 +1,378 @@
+//! Events to spans: one run's events, in seq order, become the spans of
+//! one trace, each handed over as soon as it is finished. A pure state
+//! machine over [`Event`]s (a live run's and a recording's are the same),
+//! with no clock, no I/O and no OpenTelemetry type; times are the run's
+//! own `t_ms`, placed on its wall-clock start.
+
+mod calls;
+mod shape;
+mod team;
+#[cfg(test)]
+mod tests;
+mod tools;
+
+use super::names as n;
+use super::span::{AttrValue, Attrs, FinishedSpan, SpanEvent, SpanNo, SpanStatus};
+use crate::bus::{Event, EventKind, RunStarted};
+use crate::scenario::PatternKind;
+use calls::Calls;
+use serde::Serialize;
+use shape::Shape;
+use std::collections::BTreeMap;
+
+/// The root span's number.
+const ROOT: SpanNo = 1;
+
+/// One run's trace as it is built.
+#[derive(Debug)]
+pub(crate) struct TraceBuilder {
+    /// Model prompts and outputs go into the trace (`--otlp-content`).
+    content: bool,
+    /// The run's wall-clock start, ms since the Unix epoch.
+    start_ms: u64,
+    /// The latest `t_ms` seen.
+    last_t: u64,
+    next_no: SpanNo,
+    open: BTreeMap<SpanNo, OpenSpan>,
+    pattern: Option<PatternKind>,
+    /// Who serves the run's model calls and which model, when known.
+    provider: Option<String>,
+    model: Option<String>,
+    shape: Shape,
+    calls: Calls,
+    finished: Vec<FinishedSpan>,
+    /// The run's last event was seen; later events are ignored.
+    ended: bool,
+}
+
+#[derive(Debug)]
+struct OpenSpan {
+    parent: Option<SpanNo>,
+    name: String,
+    start_t: u64,
+    attrs: Attrs,
+    events: Vec<SpanEvent>,
+    status: SpanStatus,
+    /// The span's own work ended then, but it waits for the work it asked
+    /// for (an agent's tool or member calls): it ends with the last of its
+    /// children, whenever it is closed.
+    done_at: Option<u64>,
+    /// When the latest of its children ended.
+    last_child_end: u64,
+}
+
+impl TraceBuilder {
+    pub(crate) fn new(content: bool) -> Self {
+        TraceBuilder {
+            content,
+            start_ms: 0,
+            last_t: 0,
+            next_no: ROOT,
+            open: BTreeMap::new(),
+            pattern: None,
+            provider: None,
+            model: None,
+            shape: Shape::default(),
+            calls: Calls::default(),
+            finished: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// Whether the run's finish was seen: every span is handed over.
+    pub(crate) fn is_done(&self) -> bool {
+        self.ended
+    }
+
+    /// Fold in the run's next event; the spans it finished.
+    pub(crate) fn apply(&mut self, event: &Event) -> Vec<FinishedSpan> {
+        if self.ended {
+            return Vec::new();
+        }
+        if let EventKind::RunStarted(started) = &event.kind {
+            if self.open.contains_key(&ROOT) {
+                return Vec::new();
+            }
+            self.start(started, event);
+            return std::mem::take(&mut self.finished);
+        }
+        // A recording that lost its first line has nothing to hang spans on.
+        if !self.open.contains_key(&ROOT) {
+            return Vec::new();
+        }
+        self.last_t = self.last_t.max(event.t_ms);
+        let t = event.t_ms;
+        match &event.kind {
+            EventKind::RunFinished {
+                status,
+                stop_reason,
+                summary,
+                error,
+                result,
+                ..
+            } => {
+                let root = self.span(ROOT);
+                root.attrs.set(n::STATUS, wire(status));
+                root.attrs.set(n::STOP_REASON, stop_reason.to_string());
+                if let Some(decision) = summary.decision {
+                    root.attrs.set(n::DECISION, decision.as_str());
+                }
+                if let Some(health) = summary.health {
+                    root.attrs.set(n::HEALTH, wire(&health));
+                }
+                if let Some(agent) = &summary.final_agent {
+                    root.attrs.set(n::FINAL_AGENT, agent.as_str());
+                }
+                if *status == crate::bus::RunStatus::Stopped {
+                    root.status = SpanStatus::Error(match error {
+                        Some(words) => format!("{stop_reason}: {words}"),
+                        None => stop_reason.to_string(),
+                    });
+                    root.attrs.set(n::ERROR_TYPE, error_type(stop_reason));
+                }
+                if self.content {
+                    let answer = summary.answer.clone().or_else(|| {
+                        result
+                            .get("final_answer")
+                            .and_then(|v| v.as_str())
+                            .map(str::to_string)
+                    });
+                    if let Some(answer) = answer {
+                        self.content_event(ROOT, t, n::OUTPUT_MESSAGES, "assistant", &answer);
+                    }
+                }
+                self.end_all(t);
+            }
+            kind => {
+                if !self.apply_call(kind, t) {
+                    self.apply_shape(kind, t);
+                }
+            }
+        }
+        std::mem::take(&mut self.finished)
+    }
+
+    /// The recording ended without the run's finish: every span still
+    /// open ends at the last moment seen.
+    pub(crate) fn finish(&mut self) -> Vec<FinishedSpan> {
+        if !self.ended && self.open.contains_key(&ROOT) {
+            let t = self.last_t;
+            self.span(ROOT).status =
+                SpanStatus::Error("the run's events end before its finish".into());
+            self.end_all(t);
+        }
+        self.ended = true;
+        std::mem::take(&mut self.finished)
+    }
+
+    fn start(&mut self, started: &RunStarted, event: &Event) {
+        self.start_ms = started.started_at_ms;
+        self.last_t = event.t_ms;
+        self.pattern = Some(started.pattern);
+        if let Some(model) = &started.model {
+            self.provider = Some(provider_name(model.provider).to_string());
+            self.model = Some(model.name.clone());
+        }
+        let scenario = &started.scenario.name;
+        let mut attrs = Attrs::default()
+            .with(n::OPERATION_NAME, n::OP_INVOKE_WORKFLOW)
+            .with(n::SCENARIO, scenario.as_str())
+            .with(n::PATTERN, wire(&started.pattern))
+            .with(n::SEED, started.seed)
+            .with(n::CLOCK, wire(&started.clock))
+            .with(n::RUN, event.run)
+            .with(
+                n::FLAGS,
+                AttrValue::List(
+                    started
+                        .flags
+                        .iter()
+                        .map(|f| format!("{}={}", f.name, if f.on { "on" } else { "off" }))
+                        .collect(),
+                ),
+            );
+        if let Some(source) = &started.source {
+            attrs.set(n::SOURCE, source.as_str());
+        }
+        if let (Some(provider), Some(model)) = (&self.provider, &self.model) {
+            attrs.set(n::PROVIDER_NAME, provider.as_str());
+            attrs.set(n::REQUEST_MODEL, model.as_str());
+        }
+        let root = self.open_span(
+            None,
+            format!("{} {scenario}", n::OP_INVOKE_WORKFLOW),
+            event.t_ms,
+        );
+        self.span(root).attrs = attrs;
+        if self.content {
+            self.content_event(ROOT, event.t_ms, n::INPUT_MESSAGES, "user", &started.goal);
+        }
+    }
+
+    /// Open a span under `parent` at run time `t`; its number.
+    fn open_span(&mut self, parent: Option<SpanNo>, name: String, t: u64) -> SpanNo {
+        let no = self.next_no;
+        self.next_no += 1;
+        self.open.insert(
+            no,
+            OpenSpan {
+                parent,
+                name,
+                start_t: t,
+                attrs: Attrs::default(),
+                events: Vec::new(),
+                status: SpanStatus::Unset,
+                done_at: None,
+                last_child_end: 0,
+            },
+        );
+        no
+    }
+
+    /// The open span `no`. Callers only name spans they hold open.
+    fn span(&mut self, no: SpanNo) -> &mut OpenSpan {
+        // A span ends once and is forgotten by every map that named it;
+        // an event naming it after that falls back to the root, which
+        // stays open until the run's end.
+        let no = if self.open.contains_key(&no) {
+            no
+        } else {
+            ROOT
+        };
+        self.open
+            .get_mut(&no)
+            .expect("the root is open until the end")
+    }
+
+    fn is_open(&self, no: SpanNo) -> bool {
+        self.open.contains_key(&no)
+    }
+
+    /// Whether `ancestor` is `no` or one of its open parents.
+    fn encloses(&self, ancestor: SpanNo, no: SpanNo) -> bool {
+        let mut at = Some(no);
+        while let Some(span) = at {
+            if span == ancestor {
+                return true;
+            }
+            at = self.open.get(&span).and_then(|s| s.parent);
+        }
+        false
+    }
+
+    /// Add `event` at run time `t` to span `no` (the root when `no` has
+    /// ended).
+    fn event(&mut self, no: SpanNo, name: &'static str, t: u64, attrs: Attrs) {
+        let at_ms = self.wall(t);
+        self.span(no).events.push(SpanEvent { name, at_ms, attrs });
+    }
+
+    /// A content event (only with `--otlp-content`): `text` as the
+    /// conventions' message parts, under `key`.
+    fn content_event(&mut self, no: SpanNo, t: u64, key: &'static str, role: &str, text: &str) {
+        let messages = serde_json::json!([{
+            "role": role,
+            "parts": [{"type": "text", "content": crate::secrets::scrub(text)}],
+        }]);
+        self.event(
+            no,
+            n::EVENT_CONTENT,
+            t,
+            Attrs::default().with(key, messages.to_string()),
+        );
+    }
+
+    /// End span `no` at run time `t`, its open descendants first (each at
+    /// its own end, a call at its last attempt's).
+    fn end(&mut self, no: SpanNo, t: u64) {
+        let children: Vec<SpanNo> = self
+            .open
+            .iter()
+            .filter(|(_, s)| s.parent == Some(no))
+            .map(|(k, _)| *k)
+            .collect();
+        for child in children {
+            if !self.is_open(child) {
+                continue;
+            }
+            match self.calls.last_end(child) {
+                Some(call_end) => self.close_call(child, call_end.min(t)),
+                None => self.end(child, t),
+            }
+        }
+        let Some(span) = self.open.remove(&no) else {
+            return;
+        };
+        self.shape.forget(no);
+        self.calls.forget(no);
+        let end_t = match span.done_at {
+            Some(done) => done.max(span.last_child_end),
+            None => t,
+        }
+        .max(span.start_t);
+        if let Some(parent) = span.parent.and_then(|p| self.open.get_mut(&p)) {
+            parent.last_child_end = parent.last_child_end.max(end_t);
+        }
+        let start_ms = self.wall(span.start_t);
+        self.finished.push(FinishedSpan {
+            no,
+            parent: span.parent,
+            name: span.name,
+            start_ms,
+            end_ms: self.wall(end_t),
+            attrs: span.attrs,
+            events: span.events,
+            status: span.status,
+        });
+    }
+
+    fn end_all(&mut self, t: u64) {
+        self.end(ROOT, t);
+        self.ended = true;
+    }
+
+    fn wall(&self, t: u64) -> u64 {
+        self.start_ms.saturating_add(t)
+    }
+}
+
+/// A value's name on the wire (`go_with_caution`, `half_open`), as the
+/// recording writes it.
+fn wire<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// `error.type` for a stop reason: its name without the tool or agent it
+/// names (`circuit_open`, `worker_error`), and every kind of timeout as
+/// `timeout`, so that the value stays low in cardinality.
+fn error_type(reason: &crate::stop::StopReason) -> String {
+    use crate::stop::StopReason as R;
+    match reason {
+        R::TaskTimeout | R::LlmTimeout | R::NodeTimeout { .. } | R::MemberTimeout { .. } => {
+            "timeout".into()
+        }
+        other => {
+            let text = other.to_string();
+            match text.split_once(':') {
+                Some((kind, _)) => kind.to_string(),
+                None => text,
+            }
+        }
+    }
+}
+
+/// `gen_ai.provider.name` for a provider kind: the conventions' name for
+/// OpenAI, Conclave's own for its simulated model.
+fn provider_name(kind: crate::scenario::ProviderKind) -> &'static str {
+    match kind {
+        crate::scenario::ProviderKind::Openai => "openai",
+        crate::scenario::ProviderKind::Sim => SIM_PROVIDER,
+    }
+}
+
+/// `gen_ai.provider.name` of Conclave's simulated model.
+const SIM_PROVIDER: &str = "conclave.sim";

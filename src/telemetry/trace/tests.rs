@@ -1,0 +1,448 @@
+use super::*;
+use crate::bus::{EventSink, Hub};
+use crate::engine::{self, LaunchOptions};
+use std::sync::Arc;
+
+#[derive(Debug, Default)]
+struct Collect(parking_lot::Mutex<Vec<Arc<Event>>>);
+
+impl EventSink for Collect {
+    fn accept(&self, event: Arc<Event>) {
+        self.0.lock().push(event);
+    }
+}
+
+/// The events of a shipped scenario's run on the virtual clock.
+async fn events_of(file: &str, flags: &[(&str, bool)]) -> Vec<Arc<Event>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
+    let scenario = Arc::new(crate::scenario::load(&path).expect("a shipped scenario loads"));
+    let sink = Arc::new(Collect::default());
+    let options = LaunchOptions {
+        flags: flags
+            .iter()
+            .map(|(n, on)| ((*n).to_string(), *on))
+            .collect(),
+        observers: vec![sink.clone() as Arc<dyn EventSink>],
+        ..LaunchOptions::default()
+    };
+    let handle = engine::launch(scenario, &Hub::default(), options).expect("launches");
+    handle.finish().await.expect("the run ends");
+    sink.0.lock().clone()
+}
+
+fn spans_of(events: &[Arc<Event>], content: bool) -> Vec<FinishedSpan> {
+    let mut builder = TraceBuilder::new(content);
+    let mut spans: Vec<FinishedSpan> = events.iter().flat_map(|e| builder.apply(e)).collect();
+    assert!(builder.is_done(), "the run's finish ends the trace");
+    spans.extend(builder.finish());
+    spans
+}
+
+fn by_no(spans: &[FinishedSpan], no: SpanNo) -> &FinishedSpan {
+    spans
+        .iter()
+        .find(|s| s.no == no)
+        .expect("every parent is a span of the trace")
+}
+
+fn text(span: &FinishedSpan, key: &str) -> Option<String> {
+    match span.attrs.get(key)? {
+        AttrValue::Str(s) => Some(s.clone()),
+        other => Some(format!("{other:?}")),
+    }
+}
+
+/// One root; every other span's parent is in the trace and encloses it
+/// in time; numbers are unique.
+fn assert_well_formed(spans: &[FinishedSpan]) {
+    let roots: Vec<_> = spans.iter().filter(|s| s.parent.is_none()).collect();
+    assert_eq!(roots.len(), 1, "one root: {roots:?}");
+    let mut numbers: Vec<_> = spans.iter().map(|s| s.no).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), spans.len(), "every span once");
+    for span in spans {
+        assert!(span.start_ms <= span.end_ms, "{span:?}");
+        if let Some(parent) = span.parent {
+            let parent = by_no(spans, parent);
+            assert!(
+                parent.start_ms <= span.start_ms && span.end_ms <= parent.end_ms,
+                "{} [{}, {}] lies within {} [{}, {}]",
+                span.name,
+                span.start_ms,
+                span.end_ms,
+                parent.name,
+                parent.start_ms,
+                parent.end_ms
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
+    let events = events_of("checkout_v2_launch.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let root = spans.iter().find(|s| s.parent.is_none()).unwrap();
+    assert_eq!(root.name, "invoke_workflow checkout_v2_launch");
+    assert_eq!(
+        text(root, n::OPERATION_NAME).as_deref(),
+        Some("invoke_workflow")
+    );
+    let started = events.first().unwrap();
+    let finished = events.last().unwrap();
+    let EventKind::RunStarted(run) = &started.kind else {
+        panic!("a run starts with run_started")
+    };
+    assert_eq!(root.start_ms, run.started_at_ms + started.t_ms);
+    assert_eq!(root.end_ms, run.started_at_ms + finished.t_ms);
+    assert_eq!(
+        root.attrs.get(n::SEED),
+        Some(&AttrValue::Int(i64::try_from(run.seed).unwrap()))
+    );
+    let EventKind::RunFinished {
+        status,
+        stop_reason,
+        summary,
+        ..
+    } = &finished.kind
+    else {
+        panic!("a run ends with run_finished")
+    };
+    assert_eq!(text(root, n::STATUS), Some(wire(status)));
+    assert_eq!(text(root, n::STOP_REASON), Some(stop_reason.to_string()));
+    assert_eq!(
+        text(root, n::DECISION).as_deref(),
+        summary.decision.map(|d| d.as_str())
+    );
+    assert!(summary.decision.is_some(), "the table decides");
+
+    let contributions: Vec<(u32, &String)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ContributionRequested { round, agent } => Some((*round, agent)),
+            _ => None,
+        })
+        .collect();
+    let agents: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("invoke_agent "))
+        .collect();
+    assert_eq!(
+        agents.len(),
+        contributions.len(),
+        "one invoke_agent per contribution"
+    );
+    for (round, agent) in &contributions {
+        let span = agents
+            .iter()
+            .find(|s| {
+                s.name == format!("invoke_agent {agent}")
+                    && s.attrs.get(n::ROUND) == Some(&AttrValue::Int(i64::from(*round)))
+            })
+            .unwrap_or_else(|| panic!("no span for {agent} in round {round}"));
+        let parent = by_no(&spans, span.parent.unwrap());
+        assert_eq!(parent.name, format!("round {round}"));
+        assert_eq!(parent.parent, Some(ROOT));
+        assert_eq!(text(span, n::AGENT_NAME).as_deref(), Some(agent.as_str()));
+        assert!(span.attrs.get(n::STANCE).is_some(), "{span:?}");
+    }
+
+    let calls: Vec<(&String, &Option<String>)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallStarted {
+                tool, label, agent, ..
+            } if tool == crate::gateway::MODEL_TOOL => Some((label, agent)),
+            _ => None,
+        })
+        .collect();
+    let chats: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat "))
+        .collect();
+    assert_eq!(chats.len(), calls.len(), "one chat per model call");
+    for (label, agent) in calls {
+        let chat = chats
+            .iter()
+            .find(|s| text(s, n::LABEL).as_deref() == Some(label.as_str()))
+            .unwrap();
+        assert_eq!(chat.name, "chat sim");
+        assert_eq!(text(chat, n::OPERATION_NAME).as_deref(), Some("chat"));
+        assert_eq!(
+            text(chat, n::PROVIDER_NAME).as_deref(),
+            Some("conclave.sim")
+        );
+        assert_eq!(text(chat, n::REQUEST_MODEL).as_deref(), Some("sim"));
+        assert!(matches!(chat.attrs.get(n::USAGE_INPUT_TOKENS), Some(AttrValue::Int(n)) if *n > 0));
+        assert!(
+            matches!(chat.attrs.get(n::USAGE_OUTPUT_TOKENS), Some(AttrValue::Int(n)) if *n > 0)
+        );
+        let parent = by_no(&spans, chat.parent.unwrap());
+        match agent {
+            Some(agent) => {
+                assert_eq!(parent.name, format!("invoke_agent {agent}"), "{label}");
+            }
+            None => assert_eq!(parent.no, ROOT, "{label}"),
+        }
+    }
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.events.iter().all(|e| e.name != n::EVENT_CONTENT))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_refused_by_an_open_breaker_fail_with_circuit_open() {
+    let events = events_of("vendor_outage.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let tools: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("execute_tool "))
+        .collect();
+    let attempts = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::AttemptStarted { attempt: 1, .. }))
+        .count();
+    assert_eq!(tools.len(), attempts, "one execute_tool per call");
+    let open: Vec<_> = tools
+        .iter()
+        .filter(|s| text(s, n::ERROR_TYPE).as_deref() == Some("circuit_open"))
+        .collect();
+    assert!(!open.is_empty(), "the outage opens a breaker");
+    for span in &open {
+        assert!(matches!(span.status, SpanStatus::Error(_)));
+        let wave = by_no(&spans, span.parent.unwrap());
+        assert!(wave.name.starts_with("wave "), "{}", wave.name);
+        assert!(text(span, n::TOOL_NAME).is_some());
+    }
+    let root = by_no(&spans, ROOT);
+    assert!(root.events.iter().any(|e| e.name == n::EVENT_BREAKER));
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.name == n::SPAN_PLAN && s.parent == Some(ROOT))
+    );
+    let plan = spans.iter().find(|s| s.name == n::SPAN_PLAN).unwrap();
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.name.starts_with("chat ") && s.parent == Some(plan.no))
+    );
+    // Retried calls keep one span each, with their attempts under them.
+    let retries = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::RetryScheduled { .. }))
+        .count();
+    let attempt_spans: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("attempt "))
+        .collect();
+    assert!(retries > 0, "the outage makes the gateway retry");
+    assert!(!attempt_spans.is_empty());
+    for attempt in attempt_spans {
+        let call = by_no(&spans, attempt.parent.unwrap());
+        assert!(call.name.starts_with("execute_tool ") || call.name.starts_with("chat "));
+        assert!(call.events.iter().any(|e| e.name == n::EVENT_RETRY));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
+    let events = events_of("support_swarm.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let turns = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::TurnStarted { .. }))
+        .count();
+    assert_eq!(
+        spans
+            .iter()
+            .filter(|s| s.name.starts_with("invoke_agent "))
+            .count(),
+        turns
+    );
+    let handoffs: Vec<(&String, &String)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::HandoffAccepted { from, to, .. } => Some((from, to)),
+            _ => None,
+        })
+        .collect();
+    assert!(!handoffs.is_empty());
+    let root = by_no(&spans, ROOT);
+    let seen: Vec<(String, String)> = root
+        .events
+        .iter()
+        .filter(|e| e.name == n::EVENT_HANDOFF)
+        .map(|e| {
+            let get = |k| match e.attrs.get(k) {
+                Some(AttrValue::Str(s)) => s.clone(),
+                other => panic!("{k}: {other:?}"),
+            };
+            (get(n::FROM), get(n::TO))
+        })
+        .collect();
+    let want: Vec<(String, String)> = handoffs
+        .iter()
+        .map(|(f, t)| ((*f).clone(), (*t).clone()))
+        .collect();
+    assert_eq!(seen, want);
+    // Model calls, and the tool calls a turn asked for, are the turn's.
+    for call in spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat ") || s.name.starts_with("execute_tool "))
+    {
+        let parent = by_no(&spans, call.parent.unwrap());
+        assert!(parent.name.starts_with("invoke_agent "), "{}", parent.name);
+    }
+    assert!(spans.iter().any(|s| s.name.starts_with("execute_tool ")));
+    assert!(text(root, n::FINAL_AGENT).is_some());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_coordinators_member_calls_hold_the_members_turns() {
+    let events = events_of("launch_coordinator.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let member_calls = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::MemberCallStarted { .. }))
+        .count();
+    assert!(member_calls > 0);
+    let calls: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("execute_tool ") && s.attrs.get(n::TURN).is_some())
+        .collect();
+    assert_eq!(calls.len(), member_calls);
+    for call in calls {
+        let asked_by = by_no(&spans, call.parent.unwrap());
+        assert!(
+            asked_by.name.starts_with("invoke_agent "),
+            "{}",
+            asked_by.name
+        );
+        let member = text(call, n::TOOL_NAME).unwrap();
+        assert!(
+            spans
+                .iter()
+                .any(|s| s.parent == Some(call.no) && s.name == format!("invoke_agent {member}")),
+            "{member}'s turns are under the call"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_research_run_is_a_workflow_of_steps() {
+    let events = events_of("payments_incident_research.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let steps = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::ResearchStepStarted(_)))
+        .count();
+    assert_eq!(
+        spans.iter().filter(|s| s.name.starts_with("step ")).count(),
+        steps
+    );
+    for call in spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat ") || s.name.starts_with("execute_tool "))
+    {
+        let step = by_no(&spans, call.parent.unwrap());
+        assert!(
+            step.name.starts_with("step "),
+            "{} under {}",
+            call.name,
+            step.name
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn content_goes_in_only_when_asked_for() {
+    let events = events_of("checkout_v2_launch.json", &[]).await;
+    let with = spans_of(&events, true);
+    let root = with.iter().find(|s| s.no == ROOT).unwrap();
+    let inputs: Vec<_> = root
+        .events
+        .iter()
+        .filter(|e| e.name == n::EVENT_CONTENT && e.attrs.get(n::INPUT_MESSAGES).is_some())
+        .collect();
+    assert_eq!(inputs.len(), 1, "the goal");
+    assert!(
+        with.iter()
+            .filter(|s| s.name.starts_with("invoke_agent "))
+            .all(|s| s
+                .events
+                .iter()
+                .any(|e| e.attrs.get(n::OUTPUT_MESSAGES).is_some()))
+    );
+    let without = spans_of(&events, false);
+    let strip = |spans: Vec<FinishedSpan>| -> Vec<FinishedSpan> {
+        spans
+            .into_iter()
+            .map(|mut s| {
+                s.events.retain(|e| e.name != n::EVENT_CONTENT);
+                s
+            })
+            .collect()
+    };
+    assert_eq!(strip(with), without, "content adds events and nothing else");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_recording_cut_short_still_ends_every_span() {
+    let events = events_of("vendor_outage.json", &[]).await;
+    let cut = &events[..events.len() / 2];
+    let mut builder = TraceBuilder::new(false);
+    let mut spans: Vec<FinishedSpan> = cut.iter().flat_map(|e| builder.apply(e)).collect();
+    assert!(!builder.is_done());
+    spans.extend(builder.finish());
+    assert_well_formed(&spans);
+    let root = by_no(&spans, ROOT);
+    assert!(matches!(root.status, SpanStatus::Error(_)));
+    assert_eq!(root.end_ms - root.start_ms, cut.last().unwrap().t_ms);
+    assert!(builder.finish().is_empty(), "once");
+}
+
+#[test]
+fn events_before_the_runs_start_are_ignored() {
+    let mut builder = TraceBuilder::new(false);
+    let stray = Event {
+        run: 1,
+        seq: 5,
+        t_ms: 10,
+        kind: EventKind::FlagChanged {
+            name: "x".into(),
+            on: true,
+        },
+    };
+    assert!(builder.apply(&stray).is_empty());
+    assert!(builder.finish().is_empty());
+}
+
+#[test]
+fn error_types_stay_low_in_cardinality() {
+    use crate::stop::StopReason;
+    let circuit = StopReason::CircuitOpen {
+        tool: "vendor_api".into(),
+    };
+    assert_eq!(error_type(&circuit), "circuit_open");
+    assert_eq!(
+        error_type(&StopReason::BulkheadFull { tool: "x".into() }),
+        "bulkhead_full"
+    );
+    assert_eq!(
+        error_type(&StopReason::WorkerError { worker: "w".into() }),
+        "worker_error"
+    );
+    assert_eq!(error_type(&StopReason::TaskTimeout), "timeout");
+    assert_eq!(error_type(&StopReason::LlmTimeout), "timeout");
+}
