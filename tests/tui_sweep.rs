@@ -21,9 +21,15 @@ const FILE: &str = "scenarios/checkout_v2_launch.json";
 /// A dashboard showing the finished sweep of seeds 1..=20 with the legal
 /// analyst on and off, its recordings under `recordings`.
 fn swept(recordings: Option<PathBuf>) -> App {
+    let flags = vec![("legal_analyst".into(), vec![true, false])];
+    sweep_of(FILE, SweepPlan::new(1..=20, flags).unwrap(), recordings)
+}
+
+/// A dashboard showing the finished sweep of `file` by `plan`.
+fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> App {
     let sweep = prepare(SweepArgs {
-        scenario: PathBuf::from(FILE),
-        plan: SweepPlan::new(1..=20, vec![("legal_analyst".into(), vec![true, false])]).unwrap(),
+        scenario: PathBuf::from(file),
+        plan,
         parallel: Some(2),
         provider: ProviderChoice::default(),
         allow_real: false,
@@ -58,7 +64,7 @@ fn swept(recordings: Option<PathBuf>) -> App {
 fn the_sweep_shows_bars_per_combination() {
     let mut app = swept(None);
     let screen = common::screen::of_app(&app, 120, 30);
-    assert!(screen.contains("40/40 runs · done"), "{screen}");
+    assert!(screen.contains("done · 40/40 runs"), "{screen}");
     assert!(screen.contains("legal_analyst=on · 20 runs"), "{screen}");
     assert!(screen.contains("legal_analyst=off · 20 runs"), "{screen}");
     insta::assert_snapshot!("sweep_outcomes_120x30", screen);
@@ -81,6 +87,25 @@ fn the_sweep_shows_bars_per_combination() {
 }
 
 #[test]
+fn a_measure_that_varies_by_seed_shows_as_bars_of_its_values() {
+    let mut app = sweep_of(
+        "scenarios/vendor_outage.json",
+        SweepPlan::new(1..=30, Vec::new()).unwrap(),
+        None,
+    );
+    for _ in 0..3 {
+        app.update(Action::Right);
+    }
+    let screen = common::screen::of_app(&app, 100, 24);
+    assert!(screen.contains("no flags · 30 runs"), "{screen}");
+    assert!(
+        screen.contains("dispatches 43") && screen.contains("dispatches 46"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("sweep_vendor_outage_used_100x24", screen);
+}
+
+#[test]
 fn enter_lists_a_bars_runs_and_esc_goes_back() {
     let mut app = swept(None);
     app.update(Action::Down);
@@ -89,7 +114,10 @@ fn enter_lists_a_bars_runs_and_esc_goes_back() {
         "listing starts nothing"
     );
     let screen = common::screen::of_app(&app, 120, 30);
-    assert!(screen.contains("Runs of legal_analyst=on"), "{screen}");
+    assert!(
+        screen.contains("Runs of legal_analyst=off"),
+        "the second bar is the second combination's: {screen}"
+    );
     insta::assert_snapshot!("sweep_listing_120x30", screen);
     app.update(Action::Close);
     assert!(
