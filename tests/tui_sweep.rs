@@ -208,3 +208,37 @@ fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
             .any(|f| f.name == "legal_analyst" && !f.on)
     );
 }
+
+/// The real binary in a terminal: the sweep fills as runs finish, a bar's
+/// runs list, a run replays, S returns to the sweep and q quits.
+#[test]
+fn conclave_sweep_opens_the_dashboard_on_the_live_sweep() {
+    let home = tempfile::tempdir().unwrap();
+    let mut session = common::pty::Session::start(
+        &[
+            "sweep",
+            FILE,
+            "--seeds",
+            "1..30",
+            "--flag",
+            "legal_analyst=on,off",
+        ],
+        home.path(),
+    );
+    session.wait_text("done · 60/60 runs");
+    let text = session.text();
+    assert!(text.contains("legal_analyst=on · 30 runs"), "{text}");
+    session.press("\r");
+    session.wait_text("Runs of legal_analyst=on");
+    session.press("\r");
+    session.wait_text("seed 1 replayed");
+    session.press("S");
+    session.wait_text("done · 60/60 runs");
+    session.press("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+    let replayed = home
+        .path()
+        .join("conclave/runs/sweeps/checkout_v2_launch-c0-s1.jsonl");
+    assert!(replayed.exists(), "{}", replayed.display());
+}
