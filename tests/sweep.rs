@@ -270,6 +270,26 @@ fn a_real_model_is_swept_only_with_allow_real() {
         err.contains("--allow-real") && err.contains("50 runs"),
         "{err}"
     );
+
+    // Allowed, the runs call the endpoint (here nothing listens on it).
+    let out = conclave(&[
+        "sweep",
+        "scenarios/checkout_v2_launch.json",
+        "--seeds",
+        "1..2",
+        "--provider",
+        "openai",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--allow-real",
+        "--headless",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let document = result(&out);
+    assert_eq!(
+        document["combinations"][0]["outcomes"],
+        json!({"stopped/llm_unavailable/-": 2})
+    );
 }
 
 #[test]
