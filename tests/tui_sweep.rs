@@ -15,6 +15,7 @@ use conclave::tui::sweep::{Ended, SweepState};
 use conclave::tui::view_state::Overlay;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 const FILE: &str = "scenarios/checkout_v2_launch.json";
 
@@ -169,6 +170,18 @@ fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
     assert_eq!(effects, vec![Effect::ReplaySweepRun(job)]);
 
     app.carry_out(effects);
+    // The run goes again on a thread of its own; the dashboard opens it
+    // when it is done.
+    assert!(app.sweep_replay_pending());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !app.poll_sweep_replay() {
+        assert!(
+            Instant::now() < deadline,
+            "the run was not done in a minute"
+        );
+        std::thread::yield_now();
+    }
+    assert!(!app.sweep_replay_pending());
     assert!(app.overlay.is_none(), "the replay shows: {:?}", app.notice);
     let slot = app.run().expect("the replay is selected");
     assert!(slot.replay.is_some(), "a replay");
