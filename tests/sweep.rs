@@ -147,6 +147,7 @@ fn each_pattern_reports_what_it_uses() {
         ("morning_ops_report.json", "waves"),
         ("support_swarm.json", "handoffs"),
         ("launch_coordinator.json", "member_calls"),
+        ("payments_incident_research.json", "steps"),
     ] {
         let out = conclave(&[
             "sweep",
