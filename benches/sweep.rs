@@ -21,10 +21,16 @@ const SCENARIO: &str = "scenarios/checkout_v2_launch.json";
 
 /// CPU time (user and system) this thread has used.
 fn thread_cpu() -> Duration {
+    cpu(libc::RUSAGE_THREAD)
+}
+
+/// CPU time (user and system) of `who`: this thread, or the children
+/// waited for.
+fn cpu(who: libc::c_int) -> Duration {
     // SAFETY: getrusage writes the struct it is given and nothing else.
     let usage = unsafe {
         let mut usage = std::mem::zeroed::<libc::rusage>();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+        libc::getrusage(who, &mut usage);
         usage
     };
     let time = |t: libc::timeval| {
@@ -65,6 +71,7 @@ fn main() {
     assert_eq!(results, plan.total());
 
     let seeds_arg = format!("1..{seeds}");
+    let children_before = cpu(libc::RUSAGE_CHILDREN);
     let command = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_conclave"))
         .args([
@@ -80,6 +87,7 @@ fn main() {
         .output()
         .expect("the command runs");
     let command = command.elapsed();
+    let command_cpu = cpu(libc::RUSAGE_CHILDREN) - children_before;
     assert!(
         out.status.success(),
         "{}",
@@ -104,8 +112,20 @@ fn main() {
         in_process.as_secs_f64() / ideal
     );
     println!(
-        "  sweep command:          {:.3} s  (ratio {:.2}; aim < 1.20)",
+        "  sweep command:          {:.3} s  (ratio {:.2}; aim < 1.20), CPU {:.3} s",
         command.as_secs_f64(),
-        command.as_secs_f64() / ideal
+        command.as_secs_f64() / ideal,
+        command_cpu.as_secs_f64()
+    );
+    // Other work on the machine stretches every wall time: the single runs'
+    // wall time against their CPU time says by how much.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "  load average: {}; single runs' wall / CPU {:.2}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
+        single_wall.as_secs_f64() / single_cpu.as_secs_f64()
     );
 }
