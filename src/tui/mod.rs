@@ -24,6 +24,7 @@ pub(crate) mod search;
 pub(crate) mod selection;
 pub(crate) mod slot;
 pub mod state;
+pub mod sweep;
 pub(crate) mod terminal;
 pub(crate) mod text;
 pub mod theme;
@@ -78,6 +79,8 @@ pub struct TuiOptions {
     pub cache: Option<PathBuf>,
     /// `--otlp`: send every run as an OpenTelemetry trace.
     pub otlp: Option<crate::telemetry::OtlpConfig>,
+    /// Run this sweep and show its outcomes (`conclave sweep`).
+    pub sweep: Option<crate::sweep::SweepArgs>,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -87,6 +90,16 @@ pub(crate) fn runs_dir() -> Option<PathBuf> {
 }
 
 pub fn run(options: TuiOptions) -> Exit {
+    // A sweep is checked whole before the screen opens: bad arguments are
+    // the user's to fix, on the command line.
+    let sweep = match options.sweep.clone().map(crate::sweep::prepare) {
+        Some(Ok(prepared)) => Some(prepared),
+        Some(Err(message)) => {
+            output::message(&message);
+            return Exit::BadInput;
+        }
+        None => None,
+    };
     let launch = match &options.scenario {
         Some(path) => match scenario::load(path) {
             Ok(s) => Some((Arc::new(s), path.display().to_string())),
@@ -137,7 +150,17 @@ pub fn run(options: TuiOptions) -> Exit {
         if let Some(exporter) = &exporter {
             app.export_runs(Arc::clone(exporter));
         }
-        if let Some((a, b)) = &options.compare {
+        let mut feed = None;
+        if let Some(prepared) = &sweep {
+            app.show_sweep(sweep::SweepState::new(prepared));
+            match sweep::start(prepared) {
+                Ok(started) => feed = Some(started),
+                Err(e) => {
+                    output::message(&format!("conclave: cannot start the sweep: {e}"));
+                    return Exit::Internal;
+                }
+            }
+        } else if let Some((a, b)) = &options.compare {
             if let Err(e) = app.open_comparison(a, b) {
                 output::message(&e);
                 return Exit::BadInput;
@@ -172,7 +195,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::Internal;
             }
         };
-        let result = event_loop(&mut screen, &mut app, bus).await;
+        let result = event_loop(&mut screen, &mut app, bus, feed).await;
         let recordings_failed = finish_runs(&mut app).await;
         // Whatever a run that did not end in time started goes now.
         crate::provider::real::groups::kill_every_group();
@@ -203,6 +226,7 @@ async fn event_loop(
     screen: &mut terminal::Screen,
     app: &mut App,
     mut bus: crate::bus::Subscription,
+    mut feed: Option<sweep::Feed>,
 ) -> std::io::Result<Option<Signal>> {
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
@@ -268,6 +292,19 @@ async fn event_loop(
                         Some(delivery) => take(app, delivery),
                         None => break,
                     }
+                }
+                dirty = true;
+            }
+            message = async {
+                match feed.as_mut() {
+                    Some(feed) => feed.next().await,
+                    None => std::future::pending().await,
+                }
+            }, if feed.is_some() => {
+                match message {
+                    Some(message) => app.sweep_message(message),
+                    // The executor is gone (its last word was its end).
+                    None => feed = None,
                 }
                 dirty = true;
             }

@@ -11,6 +11,7 @@ mod decide;
 mod export;
 mod input;
 mod search;
+mod sweep;
 mod update;
 mod zoom;
 
@@ -85,6 +86,10 @@ pub struct App {
     /// Escape sequences for the loop to write through the terminal (an
     /// OSC 52 copy), oldest first.
     pub to_terminal: Vec<String>,
+    /// The sweep `conclave sweep` started, shown by `S`.
+    pub(crate) sweep: Option<super::sweep::SweepState>,
+    /// A run of the sweep being run again to be replayed.
+    pub(crate) sweep_replay: Option<sweep::PendingReplay>,
 }
 
 impl App {
@@ -109,6 +114,8 @@ impl App {
             zoomed: false,
             screen: SMALLEST,
             to_terminal: Vec::new(),
+            sweep: None,
+            sweep_replay: None,
         }
     }
 
@@ -258,9 +265,11 @@ impl App {
 
     /// Whether a redraw is due without new input: a live run's clock moves.
     pub(crate) fn animating(&self) -> bool {
-        self.runs
-            .iter()
-            .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
+        self.sweep_replay_pending()
+            || self
+                .runs
+                .iter()
+                .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
 }
 
