@@ -191,6 +191,26 @@ pub(crate) struct ExecArgs {
     pub(crate) allow_exec: bool,
 }
 
+/// The NATS server (with JetStream) that carries jobs and events between
+/// machines.
+// Flattened into the commands that talk to NATS as they gain the option.
+#[allow(dead_code)]
+#[derive(Args, Debug, Default)]
+pub(crate) struct NatsArgs {
+    /// The NATS server with JetStream, e.g. nats://127.0.0.1:4222 (several
+    /// separated by commas).
+    #[arg(long, value_name = "URL", value_parser = parse_nats_url)]
+    pub(crate) nats: Option<String>,
+}
+
+/// `--nats` is checked as it is parsed: a URL that names no NATS server is
+/// refused (exit 2) before anything connects.
+pub(crate) fn parse_nats_url(text: &str) -> Result<String, String> {
+    conclave::nats::check_url(text)
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
 /// Options of the dashboard.
 #[derive(Args, Debug, Default)]
 pub(crate) struct ScreenArgs {
