@@ -6,6 +6,7 @@ use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
 use conclave::output;
+use conclave::sweep::{SweepArgs, SweepPlan};
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -191,6 +192,45 @@ fn command(cli: Cli) -> Exit {
             }),
             Err(exit) => exit,
         },
+        Some(Command::Sweep {
+            scenario,
+            seeds,
+            flags,
+            parallel,
+            headless,
+            allow_real,
+            model,
+            exec,
+            look,
+        }) => {
+            let plan = match SweepPlan::new(seeds, flags) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            };
+            let args = SweepArgs {
+                scenario,
+                plan,
+                parallel,
+                provider: model.choice(),
+                allow_real,
+                allow_exec: exec.allow_exec,
+            };
+            if headless {
+                conclave::sweep::headless(args)
+            } else {
+                match look.theme() {
+                    Ok(theme) => tui::run(TuiOptions {
+                        sweep: Some(args),
+                        theme,
+                        ..TuiOptions::default()
+                    }),
+                    Err(exit) => exit,
+                }
+            }
+        }
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Schema) => {
             output::document(conclave::scenario::json_schema());

@@ -24,6 +24,7 @@ pub(crate) mod search;
 pub(crate) mod selection;
 pub(crate) mod slot;
 pub mod state;
+pub mod sweep;
 pub(crate) mod terminal;
 pub(crate) mod text;
 pub mod theme;
@@ -75,6 +76,8 @@ pub struct TuiOptions {
     pub allow_exec: bool,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub cache: Option<PathBuf>,
+    /// Run this sweep and show its outcomes (`conclave sweep`).
+    pub sweep: Option<crate::sweep::SweepArgs>,
 }
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
@@ -84,6 +87,16 @@ pub(crate) fn runs_dir() -> Option<PathBuf> {
 }
 
 pub fn run(options: TuiOptions) -> Exit {
+    // A sweep is checked whole before the screen opens: bad arguments are
+    // the user's to fix, on the command line.
+    let sweep = match options.sweep.clone().map(crate::sweep::prepare) {
+        Some(Ok(prepared)) => Some(prepared),
+        Some(Err(message)) => {
+            output::message(&message);
+            return Exit::BadInput;
+        }
+        None => None,
+    };
     let launch = match &options.scenario {
         Some(path) => match scenario::load(path) {
             Ok(s) => Some((Arc::new(s), path.display().to_string())),
@@ -124,7 +137,17 @@ pub fn run(options: TuiOptions) -> Exit {
                 cache: options.cache.clone(),
             },
         );
-        if let Some((a, b)) = &options.compare {
+        let mut feed = None;
+        if let Some(prepared) = &sweep {
+            app.show_sweep(sweep::SweepState::new(prepared));
+            match sweep::start(prepared) {
+                Ok(started) => feed = Some(started),
+                Err(e) => {
+                    output::message(&format!("conclave: cannot start the sweep: {e}"));
+                    return Exit::Internal;
+                }
+            }
+        } else if let Some((a, b)) = &options.compare {
             if let Err(e) = app.open_comparison(a, b) {
                 output::message(&e);
                 return Exit::BadInput;
@@ -159,7 +182,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::Internal;
             }
         };
-        let result = event_loop(&mut screen, &mut app, bus).await;
+        let result = event_loop(&mut screen, &mut app, bus, feed).await;
         let recordings_failed = finish_runs(&mut app).await;
         // Whatever a run that did not end in time started goes now.
         crate::provider::real::groups::kill_every_group();
@@ -184,6 +207,7 @@ async fn event_loop(
     screen: &mut terminal::Screen,
     app: &mut App,
     mut bus: crate::bus::Subscription,
+    mut feed: Option<sweep::Feed>,
 ) -> std::io::Result<Option<Signal>> {
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
@@ -249,6 +273,19 @@ async fn event_loop(
                         Some(delivery) => take(app, delivery),
                         None => break,
                     }
+                }
+                dirty = true;
+            }
+            message = async {
+                match feed.as_mut() {
+                    Some(feed) => feed.next().await,
+                    None => std::future::pending().await,
+                }
+            }, if feed.is_some() => {
+                match message {
+                    Some(message) => app.sweep_message(message),
+                    // The executor is gone (its last word was its end).
+                    None => feed = None,
                 }
                 dirty = true;
             }

@@ -11,6 +11,7 @@ mod decide;
 mod export;
 mod input;
 mod search;
+mod sweep;
 mod update;
 mod zoom;
 
@@ -85,6 +86,8 @@ pub struct App {
     /// Escape sequences for the loop to write through the terminal (an
     /// OSC 52 copy), oldest first.
     pub to_terminal: Vec<String>,
+    /// The sweep `conclave sweep` started, shown by `S`.
+    pub(crate) sweep: Option<super::sweep::SweepState>,
 }
 
 impl App {
@@ -108,6 +111,7 @@ impl App {
             zoomed: false,
             screen: SMALLEST,
             to_terminal: Vec::new(),
+            sweep: None,
         }
     }
 
