@@ -123,6 +123,26 @@ pub(crate) enum Command {
         exec: ExecArgs,
         #[command(flatten)]
         look: LookArgs,
+        /// Run the jobs on `conclave worker`s through this NATS server
+        /// instead of on this machine's cores.
+        #[command(flatten)]
+        nats: NatsArgs,
+    },
+    /// Run sweep jobs from a NATS server (JetStream) until stopped: each
+    /// job's result is published, then the job acknowledged.
+    Worker {
+        #[command(flatten)]
+        nats: NatsArgs,
+        /// How many jobs at once (threads); all cores by default.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        parallel: Option<usize>,
+        /// Seconds a job may go without word from its worker before the
+        /// server gives it to another worker (the worker says it is still
+        /// at work every third of this).
+        #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = conclave::nats::jobs::parse_ack_wait)]
+        ack_wait: std::time::Duration,
+        #[command(flatten)]
+        exec: ExecArgs,
     },
     /// Check scenario files and report every error.
     Validate {
@@ -223,8 +243,6 @@ pub(crate) struct ExecArgs {
 
 /// The NATS server (with JetStream) that carries jobs and events between
 /// machines.
-// Flattened into the commands that talk to NATS as they gain the option.
-#[allow(dead_code)]
 #[derive(Args, Debug, Default)]
 pub(crate) struct NatsArgs {
     /// The NATS server with JetStream, e.g. nats://127.0.0.1:4222 (several

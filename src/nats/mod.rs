@@ -6,6 +6,7 @@
 mod address;
 mod engine_id;
 mod error;
+pub mod jobs;
 
 pub use address::{check_url, shown_url};
 pub use engine_id::EngineId;
