@@ -67,11 +67,18 @@ struct Worker {
 
 impl Worker {
     fn start(url: &str, parallel: usize) -> Worker {
+        Worker::start_with(url, parallel, &[])
+    }
+
+    /// With more options; its own state folder, so that no allowance of
+    /// another process applies to it.
+    fn start_with(url: &str, parallel: usize, options: &[&str]) -> Worker {
         let dir = tempfile::tempdir().unwrap();
         let stderr = dir.path().join("stderr");
         let child = conclave()
             .args(["worker", "--nats", url, "--ack-wait", ACK_WAIT])
             .args(["--parallel", &parallel.to_string()])
+            .args(options)
             .env("XDG_STATE_HOME", dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -121,8 +128,16 @@ struct Sweep(mpsc::Receiver<Output>);
 
 impl Sweep {
     fn start(url: &str) -> Sweep {
-        let child = conclave()
-            .args(sweep_args(Some(url)))
+        Sweep::start_with(sweep_args(Some(url)), None)
+    }
+
+    fn start_with(args: Vec<String>, state: Option<&std::path::Path>) -> Sweep {
+        let mut command = conclave();
+        if let Some(state) = state {
+            command.env("XDG_STATE_HOME", state);
+        }
+        let child = command
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -299,6 +314,55 @@ fn a_signalled_worker_stops_taking_jobs_and_exits_as_signalled() {
     };
     assert_eq!(status.code(), Some(143), "{}", worker.stderr());
     assert!(worker.stderr().contains("stopping: taking no more jobs"));
+}
+
+#[test]
+fn a_worker_runs_a_scenarios_programs_only_with_allow_exec() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let sandbox = tempfile::tempdir().unwrap();
+    let marker = sandbox.path().join("ran");
+    let scenario = serde_json::json!({
+        "name": "marks", "pattern": "orchestrator", "goal": "Run the marker.",
+        "context": {"report_date": "2026-03-20", "region": "US"},
+        "workers": {"marker_worker": {"command": {"argv": [
+            env!("CARGO_BIN_EXE_conclave"), "toolbox", "echo", "--touch", marker.to_str().unwrap()]}}},
+        "provider": {"kind": "sim", "final_answer": "Done."}
+    });
+    let path = sandbox.path().join("marks.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let args: Vec<String> = [
+        "sweep",
+        path.to_str().unwrap(),
+        "--seeds",
+        "1..3",
+        "--headless",
+    ]
+    .into_iter()
+    .chain(["--allow-exec", "--nats", &url])
+    .map(String::from)
+    .collect();
+    // The sweep's user allowed the programs; the worker's did not.
+    let sweep_state = sandbox.path().join("sweep-state");
+    {
+        let _wary = Worker::start(&url, 1);
+        let output = Sweep::start_with(args.clone(), Some(&sweep_state)).finish();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("refused job") && stderr.contains("--allow-exec"),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty());
+        assert!(!marker.exists(), "the program never started");
+    }
+    let _trusting = Worker::start_with(&url, 1, &["--allow-exec"]);
+    let output = Sweep::start_with(args, Some(&sweep_state)).finish();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["combinations"][0]["runs"], 3, "{stderr}");
+    assert!(marker.exists(), "the program ran on the worker");
 }
 
 #[test]

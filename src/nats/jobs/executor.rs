@@ -209,7 +209,7 @@ fn count(
     match result.outcome {
         JobOutcome::Done { result: done } => {
             if counted.insert(result.job) {
-                on_result(done);
+                on_result(*done);
             } else {
                 gathered.duplicates += 1;
             }
@@ -301,12 +301,14 @@ mod tests {
             worker: worker.into(),
             delivery,
             outcome: JobOutcome::Done {
-                result: serde_json::from_value(serde_json::json!({
-                    "job": job, "combination": 0, "seed": 1, "outcome": "ok/goal_reached/go",
-                    "status": "ok", "stop_reason": "goal_reached", "verdict": "go", "used": {},
-                    "model_calls": 3, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5
-                }))
-                .expect("a job result"),
+                result: Box::new(
+                    serde_json::from_value(serde_json::json!({
+                        "job": job, "combination": 0, "seed": 1, "outcome": "ok/goal_reached/go",
+                        "status": "ok", "stop_reason": "goal_reached", "verdict": "go", "used": {},
+                        "model_calls": 3, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5
+                    }))
+                    .expect("a job result"),
+                ),
             },
         }
     }

@@ -125,7 +125,7 @@ pub(crate) struct ResultMessage {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub(crate) enum JobOutcome {
     /// The run ended (whatever its status): its result.
-    Done { result: JobResult },
+    Done { result: Box<JobResult> },
     /// The worker would not run it; the sweep's user can fix that (a
     /// scenario that starts programs, sent to a worker without
     /// `--allow-exec`).

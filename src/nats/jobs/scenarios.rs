@@ -14,10 +14,13 @@ use std::sync::Arc;
 /// time, seldom a few.
 const KEPT: usize = 4;
 
-/// The last few sweeps' scenarios, parsed (or why they cannot be).
+/// A sweep's scenario, parsed, or why it cannot be.
+type Parsed = Result<Arc<Scenario>, String>;
+
+/// The last few sweeps' scenarios, by sweep id.
 #[derive(Default)]
 pub(crate) struct Scenarios {
-    parsed: Mutex<VecDeque<(String, Result<Arc<Scenario>, String>)>>,
+    parsed: Mutex<VecDeque<(String, Parsed)>>,
 }
 
 impl Scenarios {

@@ -299,7 +299,7 @@ async fn run(
         tokio::select! {
             ended = &mut ended => {
                 return Some(match ended {
-                    Ok(Ok(result)) => JobOutcome::Done { result },
+                    Ok(Ok(result)) => JobOutcome::Done { result: Box::new(result) },
                     Ok(Err(e)) => JobOutcome::Failed { problem: e.to_string() },
                     Err(_) => JobOutcome::Failed { problem: "the run panicked".into() },
                 });
