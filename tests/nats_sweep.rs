@@ -366,6 +366,46 @@ fn a_worker_runs_a_scenarios_programs_only_with_allow_exec() {
 }
 
 #[test]
+fn a_job_longer_than_the_ack_wait_stays_with_its_worker() {
+    // A program that answers after 5 s makes the run take that long on
+    // the real clock: longer than the ack wait, so only the worker's
+    // in-progress acknowledgements keep the job from going to its second
+    // slot.
+    let server = NatsServer::start();
+    let url = server.url();
+    let sandbox = tempfile::tempdir().unwrap();
+    let scenario = serde_json::json!({
+        "name": "slow", "pattern": "orchestrator", "goal": "Report.",
+        "context": {"report_date": "2026-03-20", "region": "US"},
+        "workers": {"inventory_worker": {"command": {"argv": [
+            env!("CARGO_BIN_EXE_conclave"), "toolbox", "inventory", "--latency-ms", "5000"]}}},
+        "provider": {"kind": "sim", "final_answer": "Done."}
+    });
+    let path = sandbox.path().join("slow.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let worker = Worker::start_with(&url, 2, &["--allow-exec"]);
+    let args = [
+        "sweep",
+        path.to_str().unwrap(),
+        "--seeds",
+        "1..1",
+        "--headless",
+    ]
+    .into_iter()
+    .chain(["--allow-exec", "--nats", &url])
+    .map(String::from)
+    .collect();
+    let output = Sweep::start_with(args, Some(&sandbox.path().join("state"))).finish();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("1 run by 1 worker; 0 ran again"),
+        "{stderr}"
+    );
+    assert_eq!(worker.redeliveries(), 0, "{}", worker.stderr());
+}
+
+#[test]
 fn mistakes_a_user_can_make_exit_2_with_what_was_expected() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

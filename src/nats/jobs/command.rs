@@ -20,8 +20,8 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
     };
     let mut tally = Tally::new(&sweep.plan);
     output::message(&format!(
-        "conclave: {} runs of {} go to the workers of {} (start them with `conclave worker --nats {}`)",
-        tally.total(),
+        "conclave: {} of {} go to the workers of {} (start them with `conclave worker --nats {}`)",
+        runs_text(tally.total()),
         sweep.source,
         crate::nats::shown_url(url),
         crate::nats::shown_url(url),
@@ -60,12 +60,18 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
 fn summary(runs: usize, gathered: &Gathered) -> String {
     let workers = gathered.workers.len();
     format!(
-        "conclave: {runs} runs by {workers} worker{}; {} ran again after their worker stopped; {} repeated result{} dropped",
+        "conclave: {} by {workers} worker{}; {} ran again after their worker stopped; {} repeated result{} dropped",
+        runs_text(runs),
         if workers == 1 { "" } else { "s" },
         gathered.redelivered,
         gathered.duplicates,
         if gathered.duplicates == 1 { "" } else { "s" },
     )
+}
+
+/// "1 run", "400 runs".
+fn runs_text(n: usize) -> String {
+    format!("{n} run{}", if n == 1 { "" } else { "s" })
 }
 
 /// A bar on stderr, drawn only when stderr is a terminal.
