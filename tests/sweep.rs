@@ -16,9 +16,10 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// One run on its own paused runtime, keyed as the sweep document keys
-/// outcomes, from the run's own result: status, stop reason, decision.
-fn one_by_one(scenario: &Arc<Scenario>, seed: u64, flags: &[(&str, bool)]) -> String {
+/// One run on its own paused runtime: its outcome keyed as the sweep
+/// document keys outcomes, from the run's own result (status, stop
+/// reason, decision), and the input and output tokens its result reports.
+fn one_by_one(scenario: &Arc<Scenario>, seed: u64, flags: &[(&str, bool)]) -> (String, u64, u64) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
@@ -41,7 +42,12 @@ fn one_by_one(scenario: &Arc<Scenario>, seed: u64, flags: &[(&str, bool)]) -> St
             RunStatus::Stopped => "stopped",
         };
         let decision = outcome.result["final_decision"].as_str().unwrap_or("-");
-        format!("{status}/{}/{decision}", outcome.stop_reason)
+        let usage = &outcome.result["usage"];
+        (
+            format!("{status}/{}/{decision}", outcome.stop_reason),
+            usage["input_tokens"].as_u64().unwrap(),
+            usage["output_tokens"].as_u64().unwrap(),
+        )
     })
 }
 
@@ -63,24 +69,34 @@ fn the_sweeps_counts_are_those_of_its_runs_one_by_one() {
     let combinations = document["combinations"].as_array().unwrap();
     assert_eq!(combinations.len(), 2);
     let scenario = common::shipped("checkout_v2_launch.json");
-    let mut every_outcome = std::collections::BTreeSet::new();
+    let mut input_totals = Vec::new();
     for (combination, on) in combinations.iter().zip([true, false]) {
         assert_eq!(combination["flags"], json!({"legal_analyst": on}));
         assert_eq!(combination["runs"], 200);
         let mut counted: BTreeMap<String, u64> = BTreeMap::new();
+        let (mut input, mut output) = (0, 0);
         for seed in 1..=200 {
-            *counted
-                .entry(one_by_one(&scenario, seed, &[("legal_analyst", on)]))
-                .or_default() += 1;
+            let (outcome, i, o) = one_by_one(&scenario, seed, &[("legal_analyst", on)]);
+            *counted.entry(outcome).or_default() += 1;
+            input += i;
+            output += o;
         }
         let swept: BTreeMap<String, u64> =
             serde_json::from_value(combination["outcomes"].clone()).unwrap();
         assert_eq!(swept, counted, "legal_analyst={on}");
-        every_outcome.extend(counted.into_keys());
+        assert_eq!(
+            combination["tokens"]["input"]["total"], input,
+            "legal_analyst={on}"
+        );
+        assert_eq!(
+            combination["tokens"]["output"]["total"], output,
+            "legal_analyst={on}"
+        );
+        input_totals.push(input);
     }
-    assert!(
-        every_outcome.len() > 1,
-        "the seeds and the flag make different outcomes: {every_outcome:?}"
+    assert_ne!(
+        input_totals[0], input_totals[1],
+        "the legal analyst's turns show in the tokens of its combination"
     );
 }
 
@@ -131,6 +147,7 @@ fn each_pattern_reports_what_it_uses() {
         ("morning_ops_report.json", "waves"),
         ("support_swarm.json", "handoffs"),
         ("launch_coordinator.json", "member_calls"),
+        ("payments_incident_research.json", "steps"),
     ] {
         let out = conclave(&[
             "sweep",
@@ -253,6 +270,26 @@ fn a_real_model_is_swept_only_with_allow_real() {
     assert!(
         err.contains("--allow-real") && err.contains("50 runs"),
         "{err}"
+    );
+
+    // Allowed, the runs call the endpoint (here nothing listens on it).
+    let out = conclave(&[
+        "sweep",
+        "scenarios/checkout_v2_launch.json",
+        "--seeds",
+        "1..2",
+        "--provider",
+        "openai",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--allow-real",
+        "--headless",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let document = result(&out);
+    assert_eq!(
+        document["combinations"][0]["outcomes"],
+        json!({"stopped/llm_unavailable/-": 2})
     );
 }
 

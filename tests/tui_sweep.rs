@@ -15,15 +15,22 @@ use conclave::tui::sweep::{Ended, SweepState};
 use conclave::tui::view_state::Overlay;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 const FILE: &str = "scenarios/checkout_v2_launch.json";
 
 /// A dashboard showing the finished sweep of seeds 1..=20 with the legal
 /// analyst on and off, its recordings under `recordings`.
 fn swept(recordings: Option<PathBuf>) -> App {
+    let flags = vec![("legal_analyst".into(), vec![true, false])];
+    sweep_of(FILE, SweepPlan::new(1..=20, flags).unwrap(), recordings)
+}
+
+/// A dashboard showing the finished sweep of `file` by `plan`.
+fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> App {
     let sweep = prepare(SweepArgs {
-        scenario: PathBuf::from(FILE),
-        plan: SweepPlan::new(1..=20, vec![("legal_analyst".into(), vec![true, false])]).unwrap(),
+        scenario: PathBuf::from(file),
+        plan,
         parallel: Some(2),
         provider: ProviderChoice::default(),
         allow_real: false,
@@ -58,7 +65,7 @@ fn swept(recordings: Option<PathBuf>) -> App {
 fn the_sweep_shows_bars_per_combination() {
     let mut app = swept(None);
     let screen = common::screen::of_app(&app, 120, 30);
-    assert!(screen.contains("40/40 runs · done"), "{screen}");
+    assert!(screen.contains("done · 40/40 runs"), "{screen}");
     assert!(screen.contains("legal_analyst=on · 20 runs"), "{screen}");
     assert!(screen.contains("legal_analyst=off · 20 runs"), "{screen}");
     insta::assert_snapshot!("sweep_outcomes_120x30", screen);
@@ -81,6 +88,25 @@ fn the_sweep_shows_bars_per_combination() {
 }
 
 #[test]
+fn a_measure_that_varies_by_seed_shows_as_bars_of_its_values() {
+    let mut app = sweep_of(
+        "scenarios/vendor_outage.json",
+        SweepPlan::new(1..=30, Vec::new()).unwrap(),
+        None,
+    );
+    for _ in 0..3 {
+        app.update(Action::Right);
+    }
+    let screen = common::screen::of_app(&app, 100, 24);
+    assert!(screen.contains("no flags · 30 runs"), "{screen}");
+    assert!(
+        screen.contains("dispatches 43") && screen.contains("dispatches 46"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("sweep_vendor_outage_used_100x24", screen);
+}
+
+#[test]
 fn enter_lists_a_bars_runs_and_esc_goes_back() {
     let mut app = swept(None);
     app.update(Action::Down);
@@ -89,7 +115,10 @@ fn enter_lists_a_bars_runs_and_esc_goes_back() {
         "listing starts nothing"
     );
     let screen = common::screen::of_app(&app, 120, 30);
-    assert!(screen.contains("Runs of legal_analyst=on"), "{screen}");
+    assert!(
+        screen.contains("Runs of legal_analyst=off"),
+        "the second bar is the second combination's: {screen}"
+    );
     insta::assert_snapshot!("sweep_listing_120x30", screen);
     app.update(Action::Close);
     assert!(
@@ -141,6 +170,18 @@ fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
     assert_eq!(effects, vec![Effect::ReplaySweepRun(job)]);
 
     app.carry_out(effects);
+    // The run goes again on a thread of its own; the dashboard opens it
+    // when it is done.
+    assert!(app.sweep_replay_pending());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !app.poll_sweep_replay() {
+        assert!(
+            Instant::now() < deadline,
+            "the run was not done in a minute"
+        );
+        std::thread::yield_now();
+    }
+    assert!(!app.sweep_replay_pending());
     assert!(app.overlay.is_none(), "the replay shows: {:?}", app.notice);
     let slot = app.run().expect("the replay is selected");
     assert!(slot.replay.is_some(), "a replay");
@@ -179,4 +220,38 @@ fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
             .iter()
             .any(|f| f.name == "legal_analyst" && !f.on)
     );
+}
+
+/// The real binary in a terminal: the sweep fills as runs finish, a bar's
+/// runs list, a run replays, S returns to the sweep and q quits.
+#[test]
+fn conclave_sweep_opens_the_dashboard_on_the_live_sweep() {
+    let home = tempfile::tempdir().unwrap();
+    let mut session = common::pty::Session::start(
+        &[
+            "sweep",
+            FILE,
+            "--seeds",
+            "1..30",
+            "--flag",
+            "legal_analyst=on,off",
+        ],
+        home.path(),
+    );
+    session.wait_text("done · 60/60 runs");
+    let text = session.text();
+    assert!(text.contains("legal_analyst=on · 30 runs"), "{text}");
+    session.press("\r");
+    session.wait_text("Runs of legal_analyst=on");
+    session.press("\r");
+    session.wait_text("seed 1 replayed");
+    session.press("S");
+    session.wait_text("done · 60/60 runs");
+    session.press("q");
+    let status = session.wait_exit();
+    assert!(status.success(), "{status:?}");
+    let replayed = home
+        .path()
+        .join("conclave/runs/sweeps/checkout_v2_launch-c0-s1.jsonl");
+    assert!(replayed.exists(), "{}", replayed.display());
 }

@@ -117,13 +117,14 @@ pub fn headless(args: SweepArgs) -> Exit {
             output::document(&tally.document());
             Exit::Ok
         }
+        // The user's to fix: the message names the file; else Conclave's.
+        Err(error) if error.is_bad_input() => {
+            output::message(&error.to_string());
+            Exit::BadInput
+        }
         Err(error) => {
             output::message(&format!("conclave: {error}"));
-            if error.is_bad_input() {
-                Exit::BadInput
-            } else {
-                Exit::Internal
-            }
+            Exit::Internal
         }
     }
 }

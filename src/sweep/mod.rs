@@ -24,7 +24,9 @@ use crate::engine::{EngineError, LaunchError};
 pub enum SweepError {
     /// The scenario cannot launch as asked (an undeclared flag, programs
     /// not allowed, a provider that cannot be set up): the user's to fix.
-    #[error("{where_}: {error}")]
+    /// `where_` is the scenario file and ": ", or nothing for an error
+    /// that places itself in the file already.
+    #[error("{where_}{error}")]
     Launch { where_: String, error: LaunchError },
     #[error("cannot start a runtime for a run: {0}")]
     Runtime(std::io::Error),
@@ -37,10 +39,12 @@ pub enum SweepError {
 
 impl SweepError {
     pub(crate) fn launch(source: Option<&str>, error: LaunchError) -> SweepError {
-        SweepError::Launch {
-            where_: source.unwrap_or("the scenario").to_string(),
-            error,
-        }
+        let where_ = match error {
+            // Placed in the file already (file, line, column, path).
+            LaunchError::Tools(_) | LaunchError::ExecNotAllowed(_) => String::new(),
+            _ => format!("{}: ", source.unwrap_or("the scenario")),
+        };
+        SweepError::Launch { where_, error }
     }
 
     /// The user's input is at fault (exit 2), not Conclave (exit 1).

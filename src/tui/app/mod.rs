@@ -88,6 +88,8 @@ pub struct App {
     pub to_terminal: Vec<String>,
     /// The sweep `conclave sweep` started, shown by `S`.
     pub(crate) sweep: Option<super::sweep::SweepState>,
+    /// A run of the sweep being run again to be replayed.
+    pub(crate) sweep_replay: Option<sweep::PendingReplay>,
 }
 
 impl App {
@@ -112,6 +114,7 @@ impl App {
             screen: SMALLEST,
             to_terminal: Vec::new(),
             sweep: None,
+            sweep_replay: None,
         }
     }
 
@@ -256,9 +259,11 @@ impl App {
 
     /// Whether a redraw is due without new input: a live run's clock moves.
     pub(crate) fn animating(&self) -> bool {
-        self.runs
-            .iter()
-            .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
+        self.sweep_replay_pending()
+            || self
+                .runs
+                .iter()
+                .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
 }
 

@@ -12,6 +12,14 @@ use crate::tui::sweep::{Ended, SweepMessage, SweepState};
 use crate::tui::view_state::Overlay;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// A run of the sweep being run again with a recording, to be replayed.
+pub(crate) struct PendingReplay {
+    job: Job,
+    path: PathBuf,
+    handle: JoinHandle<Result<JobResult, crate::sweep::SweepError>>,
+}
 
 impl App {
     /// Show `sweep` (its results come through [`App::sweep_result`]).
@@ -81,12 +89,20 @@ impl App {
         Vec::new()
     }
 
-    /// Run `job` of the sweep again, recorded, and open the recording as
-    /// a replay; what fails becomes the notice and the sweep stays.
+    /// Run `job` of the sweep again, recorded, on a thread of its own (a
+    /// run blocks on a runtime of its own, and one on the real clock takes
+    /// its time); [`App::poll_sweep_replay`] opens it when it is done.
     pub(super) fn replay_sweep_run(&mut self, job: &Job) {
         let Some(sweep) = &self.sweep else {
             return;
         };
+        if let Some(pending) = &self.sweep_replay {
+            self.notice = Some(format!(
+                "seed {} is being run again first",
+                pending.job.seed
+            ));
+            return;
+        }
         let path = match self.sweep_recording(&sweep.scenario.name, &job.id) {
             Ok(path) => path,
             Err(e) => {
@@ -97,17 +113,47 @@ impl App {
         let mut setup = sweep.setup.clone();
         setup.record = Some(path.clone());
         let (scenario, source) = (Arc::clone(&sweep.scenario), sweep.source.clone());
-        // A run blocks on a runtime of its own, which cannot start on the
-        // dashboard's: it runs on a thread of its own.
-        let ran = std::thread::scope(|scope| {
-            scope
-                .spawn(|| run_job_with(&scenario, Some(&source), job, &setup, Vec::new()))
-                .join()
-        });
-        match ran {
+        let run = job.clone();
+        let spawned = std::thread::Builder::new()
+            .name("conclave-sweep-replay".into())
+            .spawn(move || run_job_with(&scenario, Some(&source), &run, &setup, Vec::new()));
+        match spawned {
+            Ok(handle) => {
+                self.notice = Some(format!("running seed {} again to replay it…", job.seed));
+                self.sweep_replay = Some(PendingReplay {
+                    job: job.clone(),
+                    path,
+                    handle,
+                });
+            }
+            Err(e) => self.notice = Some(format!("cannot run the seed again: {e}")),
+        }
+    }
+
+    /// Whether a run of the sweep is being run again to be replayed.
+    pub fn sweep_replay_pending(&self) -> bool {
+        self.sweep_replay.is_some()
+    }
+
+    /// Open the run being run again as a replay once it is done; true when
+    /// the screen changed.
+    pub fn poll_sweep_replay(&mut self) -> bool {
+        if !self
+            .sweep_replay
+            .as_ref()
+            .is_some_and(|p| p.handle.is_finished())
+        {
+            return false;
+        }
+        let Some(PendingReplay { job, path, handle }) = self.sweep_replay.take() else {
+            return false;
+        };
+        match handle.join() {
             Ok(Ok(_)) => match self.open_replay(&path) {
                 Ok(()) => {
-                    self.overlay = None;
+                    if matches!(self.overlay, Some(Overlay::Sweep)) {
+                        self.overlay = None;
+                    }
                     self.notice = Some(format!(
                         "seed {} replayed: S returns to the sweep",
                         job.seed
@@ -118,6 +164,7 @@ impl App {
             Ok(Err(e)) => self.notice = Some(first_line(&e.to_string())),
             Err(_) => self.notice = Some("the run crashed".into()),
         }
+        true
     }
 
     /// Where a run of the sweep is recorded: a `sweeps` folder beside the

@@ -35,7 +35,7 @@ impl App {
             Action::Zoom | Action::Unzoom => self.zoom_unavailable(action),
             Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
             Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
-            Action::Sweep if self.sweep.is_none() => Some("no sweep: conclave sweep starts one"),
+            Action::Sweep if self.sweep.is_none() => Some("no sweep"),
             _ => None,
         }
     }

@@ -52,10 +52,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             let available = app.unavailable(binding.action).is_none();
             // A pane's keys that do not apply to this pattern are left out.
-            // So is unzooming while nothing is zoomed.
+            // So is unzooming while nothing is zoomed, and the sweep's key
+            // without a sweep.
             if !available
                 && (matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_))
-                    || binding.action == keymap::Action::Unzoom)
+                    || matches!(
+                        binding.action,
+                        keymap::Action::Unzoom | keymap::Action::Sweep
+                    ))
             {
                 continue;
             }

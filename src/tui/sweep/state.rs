@@ -30,14 +30,29 @@ impl Chart {
         Chart::Tokens,
     ];
 
-    pub(crate) fn title(self) -> &'static str {
+    /// The chart's name among the tabs.
+    pub(crate) fn tab(self) -> &'static str {
         match self {
             Chart::Outcomes => "outcomes",
             Chart::StopReasons => "stop reasons",
-            Chart::Verdicts => "decision/health/final agent",
-            Chart::Used => "rounds/waves/handoffs used",
+            Chart::Verdicts => "verdicts",
+            Chart::Used => "used",
             Chart::ModelCalls => "model calls",
             Chart::Tokens => "tokens",
+        }
+    }
+
+    /// What the chart's bars count, in words.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Chart::Outcomes => "runs by status / stop reason / verdict",
+            Chart::StopReasons => "runs by stop reason",
+            Chart::Verdicts => "runs by decision, health or final agent",
+            Chart::Used => {
+                "runs by rounds, waves, dispatches, handoffs, member calls or steps used"
+            }
+            Chart::ModelCalls => "runs by model calls",
+            Chart::Tokens => "runs by tokens (input and output)",
         }
     }
 

@@ -28,7 +28,11 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, sweep: &SweepState) {
     if inner.height < 3 || inner.width < 10 {
         return;
     }
-    let head = Paragraph::new(vec![progress(sweep), tabs(sweep.chart), Line::raw("")]);
+    let head = Paragraph::new(vec![
+        progress(sweep),
+        tabs(sweep.chart),
+        Line::styled(format!(" {}", sweep.chart.title()), theme::dim()),
+    ]);
     frame.render_widget(head, Rect { height: 3, ..inner });
     let body = Rect {
         y: inner.y + 3,
@@ -53,20 +57,22 @@ fn progress(sweep: &SweepState) -> Line<'static> {
             Span::styled(format!("stopped: {}", fit(why, 80)), theme::error())
         }
     };
+    let plural = if tally.combinations().len() == 1 {
+        ""
+    } else {
+        "s"
+    };
+    // Where it stands first: the file's name is what a narrow screen cuts.
     Line::from(vec![
+        Span::raw(" "),
+        state,
         Span::raw(format!(
-            " {} · seeds {}..{} · {} combination{} · {done}/{total} runs · ",
-            fit(&sweep.source, 40),
+            " · {done}/{total} runs · seeds {}..{} · {} combination{plural} · {}",
             seeds.start(),
             seeds.end(),
             tally.combinations().len(),
-            if tally.combinations().len() == 1 {
-                ""
-            } else {
-                "s"
-            },
+            fit(&sweep.source, 60),
         )),
-        state,
     ])
 }
 
@@ -82,7 +88,7 @@ fn tabs(shown: Chart) -> Line<'static> {
         } else {
             Style::default()
         };
-        spans.push(Span::styled(chart.title(), style));
+        spans.push(Span::styled(chart.tab(), style));
     }
     Line::from(spans)
 }
@@ -196,8 +202,10 @@ fn draw_group(
         } else {
             (n * room).div_ceil(most).max(1)
         };
+        // The selection shows as a mark too, not by reverse video alone.
+        let mark = if selected == Some(i) { "▶" } else { " " };
         let row = Line::from(vec![
-            Span::raw(format!(" {} ", pad(&bar.label, label_width))),
+            Span::raw(format!("{mark}{} ", pad(&bar.label, label_width))),
             Span::styled("█".repeat(filled), Style::default().fg(theme::ACCENT)),
             Span::raw(format!("{} {n:>count_width$}", " ".repeat(room - filled))),
         ]);
@@ -227,7 +235,7 @@ fn draw_listing(frame: &mut Frame, area: Rect, sweep: &SweepState, groups: &[Gro
         fit(
             &format!(
                 " Runs of {flags} · {} {} ({})",
-                sweep.chart.title(),
+                sweep.chart.tab(),
                 group.bars[b].label,
                 listed.len()
             ),
@@ -239,7 +247,8 @@ fn draw_listing(frame: &mut Frame, area: Rect, sweep: &SweepState, groups: &[Gro
     let row = row.min(listed.len().saturating_sub(1));
     let first = (row + 1).saturating_sub(rows);
     for (i, result) in listed.iter().enumerate().skip(first).take(rows) {
-        let line = Line::raw(fit(&run_row(result), width));
+        let mark = if i == row { "▶" } else { " " };
+        let line = Line::raw(fit(&format!("{mark}{}", run_row(result)), width));
         lines.push(if i == row {
             line.style(theme::selected())
         } else {
@@ -267,7 +276,7 @@ fn run_row(result: &JobResult) -> String {
         result.input_tokens.saturating_add(result.output_tokens)
     ));
     format!(
-        " seed {:<6} {:<36} {}",
+        "seed {:<6} {:<36} {}",
         result.seed,
         result.outcome,
         measures.join(" · ")
