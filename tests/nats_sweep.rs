@@ -365,37 +365,103 @@ fn a_worker_runs_a_scenarios_programs_only_with_allow_exec() {
     assert!(marker.exists(), "the program ran on the worker");
 }
 
+/// A one-run sweep of a scenario whose program answers after 5 s, so the
+/// run takes that long on the real clock: longer than the ack wait.
+struct SlowSweep {
+    sandbox: tempfile::TempDir,
+    args: Vec<String>,
+}
+
+impl SlowSweep {
+    fn new(url: &str) -> SlowSweep {
+        let sandbox = tempfile::tempdir().unwrap();
+        let scenario = serde_json::json!({
+            "name": "slow", "pattern": "orchestrator", "goal": "Report.",
+            "context": {"report_date": "2026-03-20", "region": "US"},
+            "workers": {"inventory_worker": {"command": {"argv": [
+                env!("CARGO_BIN_EXE_conclave"), "toolbox", "inventory", "--latency-ms", "5000"]}}},
+            "provider": {"kind": "sim", "final_answer": "Done."}
+        });
+        let path = sandbox.path().join("slow.json");
+        std::fs::write(&path, scenario.to_string()).unwrap();
+        let args = [
+            "sweep",
+            path.to_str().unwrap(),
+            "--seeds",
+            "1..1",
+            "--headless",
+        ]
+        .into_iter()
+        .chain(["--allow-exec", "--nats", url])
+        .map(String::from)
+        .collect();
+        SlowSweep { sandbox, args }
+    }
+
+    fn start(&self) -> Sweep {
+        Sweep::start_with(self.args.clone(), Some(&self.sandbox.path().join("state")))
+    }
+}
+
 #[test]
-fn a_job_longer_than_the_ack_wait_stays_with_its_worker() {
-    // A program that answers after 5 s makes the run take that long on
-    // the real clock: longer than the ack wait, so only the worker's
-    // in-progress acknowledgements keep the job from going to its second
-    // slot.
+fn a_worker_signalled_once_finishes_the_job_in_hand() {
     let server = NatsServer::start();
     let url = server.url();
-    let sandbox = tempfile::tempdir().unwrap();
-    let scenario = serde_json::json!({
-        "name": "slow", "pattern": "orchestrator", "goal": "Report.",
-        "context": {"report_date": "2026-03-20", "region": "US"},
-        "workers": {"inventory_worker": {"command": {"argv": [
-            env!("CARGO_BIN_EXE_conclave"), "toolbox", "inventory", "--latency-ms", "5000"]}}},
-        "provider": {"kind": "sim", "final_answer": "Done."}
+    let state = Server::at(&url);
+    let mut worker = Worker::start_with(&url, 1, &["--allow-exec"]);
+    let slow = SlowSweep::new(&url);
+    let sweep = slow.start();
+    poll("the worker to take the job", || state.jobs_in_hand() == 1);
+    assert_eq!(state.results(), 0, "the 5 s job is still running");
+    worker.signal(libc::SIGTERM);
+    let output = sweep.finish();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("1 run by 1 worker; 0 ran again"),
+        "{stderr}"
+    );
+    poll("the worker to exit", || {
+        worker.child.try_wait().unwrap().is_some()
     });
-    let path = sandbox.path().join("slow.json");
-    std::fs::write(&path, scenario.to_string()).unwrap();
+    assert_eq!(worker.child.wait().unwrap().code(), Some(143));
+}
+
+#[test]
+fn a_worker_signalled_twice_hands_its_job_back_to_another() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let state = Server::at(&url);
+    let mut first = Worker::start_with(&url, 1, &["--allow-exec"]);
+    let slow = SlowSweep::new(&url);
+    let sweep = slow.start();
+    poll("the worker to take the job", || state.jobs_in_hand() == 1);
+    first.signal(libc::SIGTERM);
+    first.wait_for("stopping: taking no more jobs");
+    first.signal(libc::SIGINT);
+    poll("the worker to exit", || {
+        first.child.try_wait().unwrap().is_some()
+    });
+    assert_eq!(state.results(), 0, "it left without a result");
+    let second = Worker::start_with(&url, 1, &["--allow-exec"]);
+    let output = sweep.finish();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("1 run by 1 worker; 1 ran again"),
+        "{stderr}"
+    );
+    assert_eq!(second.redeliveries(), 1, "{}", second.stderr());
+}
+
+#[test]
+fn a_job_longer_than_the_ack_wait_stays_with_its_worker() {
+    // Only the worker's in-progress acknowledgements keep the job from
+    // going to its second slot.
+    let server = NatsServer::start();
+    let url = server.url();
     let worker = Worker::start_with(&url, 2, &["--allow-exec"]);
-    let args = [
-        "sweep",
-        path.to_str().unwrap(),
-        "--seeds",
-        "1..1",
-        "--headless",
-    ]
-    .into_iter()
-    .chain(["--allow-exec", "--nats", &url])
-    .map(String::from)
-    .collect();
-    let output = Sweep::start_with(args, Some(&sandbox.path().join("state"))).finish();
+    let output = SlowSweep::new(&url).start().finish();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
