@@ -128,6 +128,26 @@ pub(crate) enum Command {
         exec: ExecArgs,
         #[command(flatten)]
         look: LookArgs,
+        /// Run the jobs on `conclave worker`s through this NATS server
+        /// instead of on this machine's cores.
+        #[command(flatten)]
+        nats: NatsArgs,
+    },
+    /// Run sweep jobs from a NATS server (JetStream) until stopped: each
+    /// job's result is published, then the job acknowledged.
+    Worker {
+        #[command(flatten)]
+        nats: NatsArgs,
+        /// How many jobs at once (threads); all cores by default.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        parallel: Option<usize>,
+        /// Seconds a job may go without word from its worker before the
+        /// server gives it to another worker (the worker says it is still
+        /// at work every third of this).
+        #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = conclave::nats::jobs::parse_ack_wait)]
+        ack_wait: std::time::Duration,
+        #[command(flatten)]
+        exec: ExecArgs,
     },
     /// Check scenario files and report every error.
     Validate {
@@ -262,6 +282,24 @@ impl OtlpArgs {
             Exit::BadInput
         })
     }
+}
+
+/// The NATS server (with JetStream) that carries jobs and events between
+/// machines.
+#[derive(Args, Debug, Default)]
+pub(crate) struct NatsArgs {
+    /// The NATS server with JetStream, e.g. nats://127.0.0.1:4222 (several
+    /// separated by commas).
+    #[arg(long, value_name = "URL", value_parser = parse_nats_url)]
+    pub(crate) nats: Option<String>,
+}
+
+/// `--nats` is checked as it is parsed: a URL that names no NATS server is
+/// refused (exit 2) before anything connects.
+pub(crate) fn parse_nats_url(text: &str) -> Result<String, String> {
+    conclave::nats::check_url(text)
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Options of the dashboard.

@@ -5,6 +5,7 @@ use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
+use conclave::nats::jobs::WorkerOptions;
 use conclave::output;
 use conclave::sweep::{SweepArgs, SweepPlan};
 use conclave::tui::{self, TuiOptions, app::Overrides};
@@ -218,7 +219,16 @@ fn command(cli: Cli) -> Exit {
             model,
             exec,
             look,
+            nats,
         }) => {
+            if nats.nats.is_some() && (parallel.is_some() || !headless) {
+                output::message(if headless {
+                    "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
+                } else {
+                    "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
+                });
+                return Exit::BadInput;
+            }
             let plan = match SweepPlan::new(seeds, flags) {
                 Ok(plan) => plan,
                 Err(e) => {
@@ -234,7 +244,9 @@ fn command(cli: Cli) -> Exit {
                 allow_real,
                 allow_exec: exec.allow_exec,
             };
-            if headless {
+            if let Some(url) = nats.nats {
+                conclave::nats::jobs::sweep_headless(args, &url)
+            } else if headless {
                 conclave::sweep::headless(args)
             } else {
                 match look.theme() {
@@ -246,6 +258,25 @@ fn command(cli: Cli) -> Exit {
                     Err(exit) => exit,
                 }
             }
+        }
+        Some(Command::Worker {
+            nats,
+            parallel,
+            ack_wait,
+            exec,
+        }) => {
+            let Some(url) = nats.nats else {
+                output::message(
+                    "conclave: worker needs --nats URL, the NATS server the jobs are on (e.g. --nats nats://127.0.0.1:4222)",
+                );
+                return Exit::BadInput;
+            };
+            conclave::nats::jobs::worker(WorkerOptions {
+                url,
+                parallel: parallel.unwrap_or_else(conclave::sweep::default_parallelism),
+                ack_wait,
+                allow_exec: exec.allow_exec,
+            })
         }
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Export { recording, otlp }) => match otlp.config() {
