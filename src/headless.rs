@@ -29,7 +29,14 @@ pub struct HeadlessRun {
     pub decide: Option<crate::bus::HumanChoice>,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub cache: Option<PathBuf>,
+    /// `--nats URL`: publish the run's events there and answer control
+    /// requests from other machines (`conclave attach`).
+    pub nats: Option<crate::nats::publish::PublishTo>,
 }
+
+/// How long the end of a run waits for the server to acknowledge its last
+/// events.
+const LINK_CLOSE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Run and print; the exit status says how the run ended.
 pub fn run(args: HeadlessRun) -> Exit {
@@ -92,6 +99,22 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::Internal;
         }
     };
+    // The link has its own thread and real-time runtime: this run's clock
+    // may be virtual.
+    let link = match &args.nats {
+        Some(to) => {
+            let warn: crate::nats::publish::Warn =
+                Arc::new(|warning: String| output::message(&format!("conclave: {warning}")));
+            match crate::nats::publish::EventLink::start(to, warn) {
+                Ok(link) => Some(link),
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            }
+        }
+        None => None,
+    };
     let options = LaunchOptions {
         run: 1,
         seed: args.seed,
@@ -108,9 +131,13 @@ pub fn run(args: HeadlessRun) -> Exit {
         cache: args.cache,
         observers: Vec::new(),
     };
-    runtime.block_on(async move {
+    let exit = runtime.block_on(async {
         let hub = Hub::default();
-        let handle = match engine::launch(scenario, &hub, options) {
+        let launched = match &link {
+            Some(link) => link.launch(scenario, &hub, options),
+            None => engine::launch(scenario, &hub, options),
+        };
+        let handle = match launched {
             Ok(handle) => handle,
             Err(
                 e
@@ -180,7 +207,11 @@ pub fn run(args: HeadlessRun) -> Exit {
             }
         };
         signalled.map_or(exit, Exit::Signalled)
-    })
+    });
+    if let Some(link) = link {
+        link.close(LINK_CLOSE);
+    }
+    exit
 }
 
 /// `conclave replay --headless`: the recorded run's result on stdout (from

@@ -14,6 +14,7 @@ pub mod exit;
 pub(crate) mod figures;
 pub(crate) mod gateway;
 pub mod headless;
+pub mod nats;
 pub mod output;
 pub mod patterns;
 pub mod pricing;

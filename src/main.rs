@@ -28,6 +28,7 @@ fn dashboard(
     provider: ProviderChoice,
     exec: ExecArgs,
     cache: Option<PathBuf>,
+    publish: PublishArgs,
 ) -> Exit {
     let theme = match screen.look.theme() {
         Ok(theme) => theme,
@@ -42,6 +43,7 @@ fn dashboard(
         theme,
         allow_exec: exec.allow_exec,
         cache,
+        nats: publish.to(),
         ..TuiOptions::default()
     })
 }
@@ -107,12 +109,14 @@ fn command(cli: Cli) -> Exit {
             ProviderChoice::default(),
             ExecArgs::default(),
             None,
+            PublishArgs::default(),
         ),
         Some(Command::Tui {
             scenario,
             model,
             screen,
             exec,
+            publish,
         }) => dashboard(
             scenario,
             screen,
@@ -120,6 +124,7 @@ fn command(cli: Cli) -> Exit {
             model.choice(),
             exec,
             None,
+            publish,
         ),
         Some(Command::Run {
             scenario,
@@ -132,6 +137,7 @@ fn command(cli: Cli) -> Exit {
             model,
             screen,
             exec,
+            publish,
             ..
         }) => dashboard(
             Some(scenario),
@@ -145,6 +151,7 @@ fn command(cli: Cli) -> Exit {
             model.choice(),
             exec,
             cache,
+            publish,
         ),
         Some(Command::Run {
             scenario,
@@ -158,6 +165,7 @@ fn command(cli: Cli) -> Exit {
             cache,
             model,
             exec,
+            publish,
             ..
         }) => headless::run(HeadlessRun {
             scenario,
@@ -173,6 +181,7 @@ fn command(cli: Cli) -> Exit {
             allow_exec: exec.allow_exec,
             decide,
             cache,
+            nats: publish.to(),
         }),
         Some(Command::Replay {
             recording,
@@ -186,6 +195,14 @@ fn command(cli: Cli) -> Exit {
         }) => match look.theme() {
             Ok(theme) => tui::run(TuiOptions {
                 replay: Some(recording),
+                theme,
+                ..TuiOptions::default()
+            }),
+            Err(exit) => exit,
+        },
+        Some(Command::Attach { nats, look }) => match look.theme() {
+            Ok(theme) => tui::run(TuiOptions {
+                attach: Some(nats),
                 theme,
                 ..TuiOptions::default()
             }),

@@ -18,6 +18,7 @@ pub(crate) mod pane_id;
 pub mod panes;
 pub mod patterns;
 pub(crate) mod playback;
+pub mod remote;
 pub mod replay;
 pub(crate) mod runs;
 pub(crate) mod search;
@@ -75,7 +76,16 @@ pub struct TuiOptions {
     pub allow_exec: bool,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub cache: Option<PathBuf>,
+    /// `--nats URL`: runs publish their events to this server and answer
+    /// control requests from other machines.
+    pub nats: Option<crate::nats::publish::PublishTo>,
+    /// `conclave attach --nats URL`: show the live runs of other engines
+    /// from this server instead of launching any.
+    pub attach: Option<String>,
 }
+
+/// How long quitting waits for the server to acknowledge the last events.
+const LINK_CLOSE: Duration = Duration::from_secs(5);
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
 /// `~/.local/state/conclave/runs`.
@@ -105,7 +115,35 @@ pub fn run(options: TuiOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    runtime.block_on(async {
+    let (feed_tx, feed) = tokio::sync::mpsc::unbounded_channel();
+    let link = match &options.nats {
+        Some(nats) => {
+            let warnings = feed_tx.clone();
+            let warn: crate::nats::publish::Warn = Arc::new(move |warning| {
+                let _ = warnings.send(remote::RemoteFeed::Warning(warning));
+            });
+            match crate::nats::publish::EventLink::start(nats, warn) {
+                Ok(link) => Some(Arc::new(link)),
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            }
+        }
+        None => None,
+    };
+    let exit = runtime.block_on(async {
+        let remote = match &options.attach {
+            Some(url) => match crate::nats::watch::Watcher::connect(url).await {
+                Ok(watcher) => Some(remote::RemoteSource::new(watcher, feed_tx.clone())),
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            },
+            None => None,
+        };
+        let _listing = remote.as_ref().map(|source| AbortOnDrop(source.keep_listing()));
         let hub = Hub::default();
         // Subscribed before the first launch, so every run is seen from its
         // first event.
@@ -122,6 +160,8 @@ pub fn run(options: TuiOptions) -> Exit {
                 allow_exec: options.allow_exec,
                 trust: crate::trust::TrustStore::from_env(),
                 cache: options.cache.clone(),
+                link: link.clone(),
+                remote,
             },
         );
         if let Some((a, b)) = &options.compare {
@@ -159,7 +199,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::Internal;
             }
         };
-        let result = event_loop(&mut screen, &mut app, bus).await;
+        let result = event_loop(&mut screen, &mut app, bus, feed).await;
         let recordings_failed = finish_runs(&mut app).await;
         // Whatever a run that did not end in time started goes now.
         crate::provider::real::groups::kill_every_group();
@@ -176,7 +216,21 @@ pub fn run(options: TuiOptions) -> Exit {
                 Exit::Internal
             }
         }
-    })
+    });
+    // The last events of the runs reach the server before the process ends.
+    if let Some(link) = link.and_then(|link| Arc::into_inner(link)) {
+        link.close(LINK_CLOSE);
+    }
+    exit
+}
+
+/// Stops a background task when the dashboard ends.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Run the dashboard until the user quits (`None`) or a signal ends it.
@@ -184,6 +238,7 @@ async fn event_loop(
     screen: &mut terminal::Screen,
     app: &mut App,
     mut bus: crate::bus::Subscription,
+    mut feed: tokio::sync::mpsc::UnboundedReceiver<remote::RemoteFeed>,
 ) -> std::io::Result<Option<Signal>> {
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
@@ -248,6 +303,16 @@ async fn event_loop(
                     match bus.try_next() {
                         Some(delivery) => take(app, delivery),
                         None => break,
+                    }
+                }
+                dirty = true;
+            }
+            Some(arrived) = feed.recv() => {
+                app.take_remote(arrived);
+                for _ in 0..BATCH {
+                    match feed.try_recv() {
+                        Ok(arrived) => app.take_remote(arrived),
+                        Err(_) => break,
                     }
                 }
                 dirty = true;

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod damage;
 pub mod files;
 pub mod loopback;
+pub mod nats;
 pub mod pty;
 pub mod real;
 pub mod research;
