@@ -297,3 +297,83 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
     };
     assert_eq!(*stop_reason, StopReason::Cancelled);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_for_a_run_whose_engine_died_says_why_and_the_run_leaves_the_list() {
+    let server = NatsServer::start();
+    let state = tempfile::tempdir().unwrap();
+    let mut engine = Engine::start(
+        &fixture("slow_deadlock.json"),
+        &server.url(),
+        &["--clock", "real"],
+        state.path(),
+    );
+    let mut attached = Attached::new(&server.url()).await;
+    attached
+        .until("the picker lists the run", |app, _| !app.catalog.is_empty())
+        .await;
+    attached.press(KeyCode::Enter);
+    attached
+        .until("the run is shown", |app, _| {
+            app.run().is_some_and(|run| run.state.last_seq >= 1)
+        })
+        .await;
+    // SIGKILL: no finish is ever published.
+    engine.child.kill().unwrap();
+    engine.child.wait().unwrap();
+
+    attached.press(KeyCode::Char(' '));
+    attached
+        .until("the footer says the engine does not answer", |_, shown| {
+            shown.contains("its engine does not answer")
+        })
+        .await;
+    attached.press(KeyCode::Char('n'));
+    attached
+        .until("the dead run leaves the list", |app, shown| {
+            app.catalog.is_empty() && shown.contains("No live run on the server yet")
+        })
+        .await;
+}
+
+#[test]
+fn attach_in_a_terminal_pauses_a_dashboard_run_of_another_process() {
+    use common::pty::Session;
+    let server = NatsServer::start();
+    let url = server.url();
+    let state = tempfile::tempdir().unwrap();
+    let scenario = fixture("slow_deadlock.json");
+    let mut engine = Session::start(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--nats",
+            &url,
+            "--no-record",
+        ],
+        state.path(),
+    );
+    engine.wait_text("Slow deadlock");
+    let mut attach = Session::start(&["attach", "--nats", &url], state.path());
+    attach.wait_text("Attach: pick a live run of any engine");
+    attach.wait_text("Slow deadlock: a table that takes its time");
+    attach.press("\r");
+    attach.wait_text("slow_deadlock (collaboration) seed 5");
+    attach.press(" ");
+    attach.wait_for("the attached run pauses", |shown| {
+        shown.contains("PAUSED BEFORE ROUND")
+    });
+    // The engine's own dashboard shows its run held by the remote key.
+    engine.wait_for("the engine's run pauses", |shown| {
+        shown.contains("PAUSED BEFORE ROUND")
+    });
+    // Quitting attach leaves the run alone: it is not this process's.
+    attach.press("q");
+    assert!(attach.wait_exit().success());
+    engine.press(" ");
+    engine.wait_for("the run goes on", |shown| !shown.contains("PAUSED BEFORE ROUND"));
+    engine.press("q");
+    engine.wait_text("Quit?");
+    engine.press("y");
+    assert!(engine.wait_exit().success());
+}
