@@ -18,7 +18,9 @@ pub fn check_url(url: &str) -> Result<Vec<ServerAddr>, NatsError> {
     url.split(',')
         .map(str::trim)
         .map(|one| {
-            let addr: ServerAddr = one.parse().map_err(|e: std::io::Error| bad(e.to_string()))?;
+            let addr: ServerAddr = one
+                .parse()
+                .map_err(|e: std::io::Error| bad(e.to_string()))?;
             if let Some(password) = addr.password() {
                 crate::secrets::register(password);
             }
@@ -73,7 +75,12 @@ mod tests {
 
     #[test]
     fn other_urls_are_refused_with_the_form_expected() {
-        for url in ["", "http://127.0.0.1:4222", "nats://host:notaport", "nats://"] {
+        for url in [
+            "",
+            "http://127.0.0.1:4222",
+            "nats://host:notaport",
+            "nats://",
+        ] {
             let e = check_url(url).expect_err(url).to_string();
             assert!(e.contains("expected nats://HOST:PORT"), "{url}: {e}");
         }
@@ -85,9 +92,14 @@ mod tests {
             shown_url("nats://ops:s3cret-pass@10.0.0.1:4222"),
             "nats://***@10.0.0.1:4222"
         );
-        assert_eq!(shown_url("tok@host:4222,nats://h"), "***@host:4222,nats://h");
+        assert_eq!(
+            shown_url("tok@host:4222,nats://h"),
+            "***@host:4222,nats://h"
+        );
         assert_eq!(shown_url("nats://127.0.0.1:4222"), "nats://127.0.0.1:4222");
-        let e = check_url("http://ops:s3cret-pass@host").unwrap_err().to_string();
+        let e = check_url("http://ops:s3cret-pass@host")
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains("s3cret"), "{e}");
     }
 }

@@ -22,7 +22,11 @@ impl EngineId {
 
     pub(crate) fn from_parts(host: &str, pid: u32, suffix: u16) -> Self {
         let host = clean(host);
-        let host = if host.is_empty() { "host".to_string() } else { host };
+        let host = if host.is_empty() {
+            "host".to_string()
+        } else {
+            host
+        };
         EngineId(format!("{host}-{pid}-{suffix:04x}"))
     }
 

@@ -12,9 +12,9 @@ pub mod publish;
 pub mod subjects;
 pub mod watch;
 
+pub use address::{check_url, shown_url};
 pub use engine_id::EngineId;
 pub use error::NatsError;
-pub use address::{check_url, shown_url};
 
 use std::time::Duration;
 

