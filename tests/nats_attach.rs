@@ -154,8 +154,7 @@ fn paused_badge(shown: &str) -> Option<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hold_it_at_a_gate()
-{
+async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hold_it_at_a_gate() {
     let server = NatsServer::start();
     let state = tempfile::tempdir().unwrap();
     let recording = state.path().join("run.jsonl");
@@ -172,8 +171,14 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         })
         .await;
     let listed = attached.screen();
-    assert!(listed.contains("Attach: pick a live run of any engine"), "{listed}");
-    assert!(listed.contains("Slow deadlock: a table that takes its time"), "{listed}");
+    assert!(
+        listed.contains("Attach: pick a live run of any engine"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("Slow deadlock: a table that takes its time"),
+        "{listed}"
+    );
 
     // Enter attaches: the run's panes fill from its first event on.
     attached.press(KeyCode::Enter);
@@ -183,12 +188,24 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         })
         .await;
     let run = attached.app.run().expect("the attached run is selected");
-    assert_eq!(run.state.last_seq, 1, "the run is shown from its first event");
+    assert_eq!(
+        run.state.last_seq, 1,
+        "the run is shown from its first event"
+    );
     let id = run.remote().expect("an attached run").clone();
     let first = attached.screen();
-    assert!(first.contains("Slow deadlock: a table that takes its time"), "{first}");
-    assert!(first.contains("slow_deadlock (collaboration) seed 5"), "{first}");
-    assert!(first.contains(&id.to_string()), "the run list names it: {first}");
+    assert!(
+        first.contains("Slow deadlock: a table that takes its time"),
+        "{first}"
+    );
+    assert!(
+        first.contains("slow_deadlock (collaboration) seed 5"),
+        "{first}"
+    );
+    assert!(
+        first.contains(&id.to_string()),
+        "the run list names it: {first}"
+    );
 
     // space: the run holds at its next gate, and the screen says so.
     attached
@@ -198,7 +215,9 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         .await;
     attached.press(KeyCode::Char(' '));
     attached
-        .until("the run pauses at a gate", |_, shown| paused_badge(shown).is_some())
+        .until("the run pauses at a gate", |_, shown| {
+            paused_badge(shown).is_some()
+        })
         .await;
     let held_at = paused_badge(&attached.screen()).unwrap();
 
@@ -207,10 +226,16 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
     attached.press(KeyCode::Enter);
     attached.press(KeyCode::Esc);
     attached
-        .until("the flag is on", |_, shown| shown.contains("legal_analyst ● on"))
+        .until("the flag is on", |_, shown| {
+            shown.contains("legal_analyst ● on")
+        })
         .await;
     let flagged = attached.screen();
-    assert_eq!(paused_badge(&flagged).as_deref(), Some(held_at.as_str()), "{flagged}");
+    assert_eq!(
+        paused_badge(&flagged).as_deref(),
+        Some(held_at.as_str()),
+        "{flagged}"
+    );
 
     // s: one gate passes, and the run holds at the next.
     attached.press(KeyCode::Char('s'));
@@ -228,15 +253,23 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         .await
         .expect("the engine takes the cancel");
     attached
-        .until("the run's end is shown", |_, shown| shown.contains("STOPPED"))
+        .until("the run's end is shown", |_, shown| {
+            shown.contains("STOPPED")
+        })
         .await;
     assert_eq!(engine.wait(), Some(3), "a cancelled run exits 3");
     let shown_seq = attached.app.run().unwrap().state.last_seq;
     assert_eq!(attached.app.run().unwrap().state.missed, 0);
 
     // The run's own recording: held at a gate, nothing ran while held.
-    let events = read_recording(&recording).expect("the recording reads").events;
-    assert_eq!(events.last().unwrap().seq, shown_seq, "attach saw every event");
+    let events = read_recording(&recording)
+        .expect("the recording reads")
+        .events;
+    assert_eq!(
+        events.last().unwrap().seq,
+        shown_seq,
+        "attach saw every event"
+    );
     let at = |what: &dyn Fn(&Event) -> bool, from: usize| {
         from + events[from..]
             .iter()
@@ -254,7 +287,10 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
             gate: first_gate.clone()
         }
     );
-    let held: Vec<&EventKind> = events[paused + 1..stepped].iter().map(|e| &e.kind).collect();
+    let held: Vec<&EventKind> = events[paused + 1..stepped]
+        .iter()
+        .map(|e| &e.kind)
+        .collect();
     assert_eq!(
         held,
         vec![&EventKind::FlagChanged {
@@ -371,7 +407,9 @@ fn attach_in_a_terminal_pauses_a_dashboard_run_of_another_process() {
     attach.press("q");
     assert!(attach.wait_exit().success());
     engine.press(" ");
-    engine.wait_for("the run goes on", |shown| !shown.contains("PAUSED BEFORE ROUND"));
+    engine.wait_for("the run goes on", |shown| {
+        !shown.contains("PAUSED BEFORE ROUND")
+    });
     engine.press("q");
     engine.wait_text("Quit?");
     engine.press("y");

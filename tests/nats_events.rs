@@ -39,7 +39,11 @@ async fn every_event_of_a_run_reaches_the_stream_in_order_with_its_message_id_an
         "64MiB",
     ]);
     assert_eq!(published.status.code(), Some(0), "{published:?}");
-    assert_eq!(result(&published), result(&local), "publishing changes nothing");
+    assert_eq!(
+        result(&published),
+        result(&local),
+        "publishing changes nothing"
+    );
 
     let nats = conclave::nats::connect(&server.url()).await.unwrap();
     let mut stream = nats.js.get_stream("CONCLAVE_EVENTS").await.unwrap();
@@ -94,12 +98,18 @@ async fn every_event_of_a_run_reaches_the_stream_in_order_with_its_message_id_an
         // wall-clock start.
         match (&got.kind, &want.kind) {
             (EventKind::RunStarted(a), EventKind::RunStarted(b)) => {
-                assert_eq!((a.seed, &a.flags, &a.scenario), (b.seed, &b.flags, &b.scenario));
+                assert_eq!(
+                    (a.seed, &a.flags, &a.scenario),
+                    (b.seed, &b.flags, &b.scenario)
+                );
             }
             (a, b) => assert_eq!(a, b),
         }
     }
-    assert!(matches!(got.last().unwrap().kind, EventKind::RunFinished { .. }));
+    assert!(matches!(
+        got.last().unwrap().kind,
+        EventKind::RunFinished { .. }
+    ));
 }
 
 #[test]

@@ -98,7 +98,10 @@ mod tests {
     #[test]
     fn commands_read_as_documented_and_map_to_the_local_controls() {
         let read = |text: &str| serde_json::from_str::<RemoteCommand>(text).unwrap();
-        assert_eq!(read(r#"{"command":"pause"}"#).control(), Some(Control::Pause));
+        assert_eq!(
+            read(r#"{"command":"pause"}"#).control(),
+            Some(Control::Pause)
+        );
         assert_eq!(
             read(r#"{"command":"set_flag","name":"legal_analyst","on":true}"#).control(),
             Some(Control::SetFlag {

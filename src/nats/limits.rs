@@ -132,7 +132,9 @@ pub fn parse_max_bytes(text: &str) -> Result<u64, String> {
     match number.checked_mul(scale) {
         Some(0) => Err(format!("a size above zero, found {text:?}")),
         Some(bytes) if i64::try_from(bytes).is_ok() => Ok(bytes),
-        _ => Err(format!("a size that fits the server's limits, found {text:?}")),
+        _ => Err(format!(
+            "a size that fits the server's limits, found {text:?}"
+        )),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::bus::{Event, EventKind, EventSink, Hub, RunId};
 use crate::control::Controller;
 use crate::engine::{self, LaunchError, LaunchOptions, RunHandle};
 use crate::scenario::Scenario;
-use async_nats::jetstream::context::PublishAckFuture;
+use async_nats::jetstream::context::{PublishAckFuture, PublishErrorKind};
 use async_nats::jetstream::message::PublishMessage;
 use futures_util::StreamExt;
 use std::collections::{HashMap, HashSet};
@@ -48,7 +48,10 @@ pub struct EventLink {
 #[derive(Debug)]
 enum Job {
     Event(Arc<Event>),
-    Serve { run: RunId, controller: Controller },
+    Serve {
+        run: RunId,
+        controller: Controller,
+    },
     /// Publish what is queued, wait for its acknowledgements, and stop.
     Close(std::sync::mpsc::Sender<()>),
 }
@@ -155,10 +158,11 @@ impl EventLink {
     /// for the server to acknowledge them.
     pub fn close(mut self, within: Duration) {
         let (done_tx, done_rx) = std::sync::mpsc::channel();
-        if self.jobs.send(Job::Close(done_tx)).is_ok() && done_rx.recv_timeout(within).is_ok() {
-            if let Some(thread) = self.thread.take() {
-                let _ = thread.join();
-            }
+        if self.jobs.send(Job::Close(done_tx)).is_ok()
+            && done_rx.recv_timeout(within).is_ok()
+            && let Some(thread) = self.thread.take()
+        {
+            let _ = thread.join();
         }
     }
 }
@@ -230,21 +234,23 @@ impl Pump {
             self.nats.client.connection_state(),
             async_nats::connection::State::Connected
         );
-        let sent = match (connected, serde_json::to_vec(event)) {
-            (false, _) => Err("the connection is down".to_string()),
-            (true, Err(e)) => Err(format!("cannot write the event: {e}")),
-            (true, Ok(payload)) => self
-                .nats
-                .js
-                .send_publish(
-                    id.events_subject(),
-                    PublishMessage::build()
-                        .payload(payload.into())
-                        .message_id(id.message_id(event.seq)),
-                )
-                .await
-                .map_err(|e| e.to_string()),
+        if !connected {
+            return self.lose(&id, &"the connection is down");
+        }
+        let payload = match serde_json::to_vec(event) {
+            Ok(payload) => payload,
+            Err(e) => return self.skip(&id, event.seq, &e),
         };
+        let sent = self
+            .nats
+            .js
+            .send_publish(
+                id.events_subject(),
+                PublishMessage::build()
+                    .payload(payload.into())
+                    .message_id(id.message_id(event.seq)),
+            )
+            .await;
         match sent {
             Ok(ack) => {
                 if let Some(lost) = self.lost.take() {
@@ -255,16 +261,31 @@ impl Pump {
                 }
                 let _ = self.acks.send(ack).await;
             }
-            Err(e) => {
-                if self.lost.is_none() {
-                    (self.warn)(format!(
-                        "NATS: cannot publish the events of run {id} to {} ({e}); the run goes on",
-                        self.url
-                    ));
-                }
-                *self.lost.get_or_insert(0) += 1;
+            // Too big for the server: this event only, the link is fine.
+            Err(e) if e.kind() == PublishErrorKind::MaxPayloadExceeded => {
+                self.skip(&id, event.seq, &e);
             }
+            Err(e) => self.lose(&id, &e),
         }
+    }
+
+    /// The server cannot be reached: say so once, and count what is lost
+    /// until it is back.
+    fn lose(&mut self, id: &RemoteRunId, why: &dyn std::fmt::Display) {
+        if self.lost.is_none() {
+            (self.warn)(format!(
+                "NATS: cannot publish the events of run {id} to {} ({why}); the run goes on",
+                self.url
+            ));
+        }
+        *self.lost.get_or_insert(0) += 1;
+    }
+
+    /// One event that cannot be published, whatever the server's state.
+    fn skip(&self, id: &RemoteRunId, seq: u64, why: &dyn std::fmt::Display) {
+        (self.warn)(format!(
+            "NATS: event {seq} of run {id} was not published ({why}); the run goes on"
+        ));
     }
 
     async fn close(self) {

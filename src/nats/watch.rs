@@ -180,10 +180,7 @@ impl Watcher {
         Ok(messages.map(move |message| {
             let message = message.map_err(|e| format!("run {id}: {e}"))?;
             decode(&message.payload).ok_or_else(|| {
-                format!(
-                    "run {id}: a message on {} is not an event",
-                    message.subject
-                )
+                format!("run {id}: a message on {} is not an event", message.subject)
             })
         }))
     }

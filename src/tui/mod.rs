@@ -143,7 +143,9 @@ pub fn run(options: TuiOptions) -> Exit {
             },
             None => None,
         };
-        let _listing = remote.as_ref().map(|source| AbortOnDrop(source.keep_listing()));
+        let _listing = remote
+            .as_ref()
+            .map(|source| AbortOnDrop(source.keep_listing()));
         let hub = Hub::default();
         // Subscribed before the first launch, so every run is seen from its
         // first event.
@@ -218,7 +220,7 @@ pub fn run(options: TuiOptions) -> Exit {
         }
     });
     // The last events of the runs reach the server before the process ends.
-    if let Some(link) = link.and_then(|link| Arc::into_inner(link)) {
+    if let Some(link) = link.and_then(Arc::into_inner) {
         link.close(LINK_CLOSE);
     }
     exit

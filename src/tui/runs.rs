@@ -4,20 +4,19 @@
 //! bus's events into the run they belong to, and handing every engine
 //! handle back for a clean shutdown.
 
-use super::replay::Replay;
 use super::remote::RemoteSource;
+use super::replay::Replay;
 use super::slot::{Driver, Engine, RunSlot};
 use super::state::RunState;
 use crate::bus::{ClockMode, Event, EventKind, Hub, RunId};
 use crate::control::Control;
-use crate::engine::{self, LaunchOptions, ProviderChoice, RunHandle};
-use crate::nats::publish::EventLink;
-use crate::nats::subjects::RemoteRunId;
+use crate::engine::{self, LaunchOptions, RunHandle};
 use crate::record::read_recording;
 use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub(crate) use super::launch::LaunchSettings;
 pub use super::launch::{Launch, Overrides};
 
 impl Launch {
@@ -51,22 +50,6 @@ impl Launch {
             allow_exec: false,
         }
     }
-}
-
-/// How runs are launched.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LaunchSettings {
-    /// Where recordings go; `None` records nothing.
-    pub(crate) runs_dir: Option<PathBuf>,
-    /// Launch runs paused at their first gate.
-    pub(crate) start_paused: bool,
-    /// The model every launch uses, over each scenario's.
-    pub(crate) provider: ProviderChoice,
-    /// `--cache DIR`: where the tools' last good answers are kept.
-    pub(crate) cache: Option<PathBuf>,
-    /// `--nats URL`: every run publishes its events there and answers
-    /// control requests from other machines.
-    pub(crate) link: Option<Arc<EventLink>>,
 }
 
 pub struct Runs {
@@ -192,19 +175,19 @@ impl Runs {
             None => self.runs_file(&launch.scenario, run)?,
         };
         let options = LaunchOptions {
-                run,
-                seed: Some(launch.seed),
-                goal: launch.goal,
-                flags: launch.flags,
-                record: recording.clone(),
-                start_paused: self.settings.start_paused,
-                clock: Some(ClockMode::Real),
-                source: launch.source.clone(),
-                provider: self.settings.provider.clone(),
-                allow_exec: launch.allow_exec,
-                decide: None,
-                // Someone watches: a table that escalates asks them.
-                attended: true,
+            run,
+            seed: Some(launch.seed),
+            goal: launch.goal,
+            flags: launch.flags,
+            record: recording.clone(),
+            start_paused: self.settings.start_paused,
+            clock: Some(ClockMode::Real),
+            source: launch.source.clone(),
+            provider: self.settings.provider.clone(),
+            allow_exec: launch.allow_exec,
+            decide: None,
+            // Someone watches: a table that escalates asks them.
+            attended: true,
             cache: self.settings.cache.clone(),
             observers: Vec::new(),
         };
@@ -225,11 +208,7 @@ impl Runs {
     /// Show `live`, a run of another engine, from its first event, and
     /// select it; a run shown already is selected again.
     pub(crate) fn attach(&mut self, live: &crate::nats::watch::LiveRun) -> Result<(), String> {
-        if let Some(index) = self
-            .slots
-            .iter()
-            .position(|s| s.remote() == Some(&live.id))
-        {
+        if let Some(index) = self.slots.iter().position(|s| s.remote() == Some(&live.id)) {
             self.selected = index;
             return Ok(());
         }
@@ -241,9 +220,11 @@ impl Runs {
         let mut slot = RunSlot::new(
             RunState::new(run),
             Arc::clone(&live.scenario),
-            Some(remote_source(&live.id)),
+            Some(format!("run {} (attached over NATS)", live.id)),
         );
-        slot.driver = Some(Driver::Remote(source.attach(live.id.clone(), run)));
+        slot.driver = Some(Driver::Remote(Box::new(
+            source.attach(live.id.clone(), run),
+        )));
         self.add(slot);
         Ok(())
     }
@@ -339,7 +320,11 @@ impl Runs {
 
     /// The hub dropped `n` events for this viewer.
     pub(crate) fn missed(&mut self, n: u64) {
-        for slot in self.slots.iter_mut().filter(|s| s.is_live() && s.remote().is_none()) {
+        for slot in self
+            .slots
+            .iter_mut()
+            .filter(|s| s.is_live() && s.remote().is_none())
+        {
             slot.state.note_missed(n);
         }
     }
@@ -381,11 +366,6 @@ impl Runs {
         }
         handles
     }
-}
-
-/// Where an attached run comes from, as its header shows it.
-fn remote_source(id: &RemoteRunId) -> String {
-    format!("run {id} (attached over NATS)")
 }
 
 /// The slot showing the engine's run `run` (not a replay of it).

@@ -36,7 +36,8 @@ pub struct RunSlot {
 /// machine whose events arrive through NATS (`conclave attach`).
 pub(super) enum Driver {
     Local(Engine),
-    Remote(RemoteRun),
+    /// Boxed: its connection is several times an engine's handle.
+    Remote(Box<RemoteRun>),
 }
 
 /// A live run's engine: the handle to control and finish it, and its
