@@ -108,6 +108,56 @@ pub(crate) enum Command {
         #[arg(long)]
         headless: bool,
     },
+    /// Run a scenario under every seed of a range and every combination of
+    /// flag values, on the virtual clock, on all cores; show the outcomes per
+    /// combination in the dashboard, or with --headless print them as one JSON
+    /// document.
+    Sweep {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// The seeds to run, both ends included, e.g. 1..200.
+        #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
+        seeds: std::ops::RangeInclusive<u64>,
+        /// A flag and the values to try, e.g. --flag legal_analyst=on,off
+        /// (repeatable; every combination of the values is run).
+        #[arg(long = "flag", value_name = "NAME=on,off", value_parser = parse_flag_values)]
+        flags: Vec<(String, Vec<bool>)>,
+        /// How many runs at once (threads); all cores by default.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        parallel: Option<usize>,
+        /// Print the outcomes as one JSON document instead of opening the dashboard.
+        #[arg(long)]
+        headless: bool,
+        /// Let the sweep call a real model endpoint (each run is paid for).
+        #[arg(long)]
+        allow_real: bool,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        exec: ExecArgs,
+        #[command(flatten)]
+        look: LookArgs,
+        /// Run the jobs on `conclave worker`s through this NATS server
+        /// instead of on this machine's cores.
+        #[command(flatten)]
+        nats: NatsArgs,
+    },
+    /// Run sweep jobs from a NATS server (JetStream) until stopped: each
+    /// job's result is published, then the job acknowledged.
+    Worker {
+        #[command(flatten)]
+        nats: NatsArgs,
+        /// How many jobs at once (threads); all cores by default.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        parallel: Option<usize>,
+        /// Seconds a job may go without word from its worker before the
+        /// server gives it to another worker (the worker says it is still
+        /// at work every third of this).
+        #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = conclave::nats::jobs::parse_ack_wait)]
+        ack_wait: std::time::Duration,
+        #[command(flatten)]
+        exec: ExecArgs,
+    },
     /// Check scenario files and report every error.
     Validate {
         /// The scenario files to check.
@@ -350,6 +400,24 @@ pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
 
 pub(crate) fn parse_decide(text: &str) -> Result<HumanChoice, String> {
     text.parse()
+}
+
+pub(crate) fn parse_seeds(text: &str) -> Result<std::ops::RangeInclusive<u64>, String> {
+    conclave::sweep::parse_seeds(text).map_err(|e| e.to_string())
+}
+
+pub(crate) fn parse_flag_values(text: &str) -> Result<(String, Vec<bool>), String> {
+    conclave::sweep::parse_flag_values(text).map_err(|e| e.to_string())
+}
+
+/// `--parallel N`: a number of threads, 1 or more.
+pub(crate) fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "expected a number of threads of 1 or more, found {text:?}"
+        )),
+    }
 }
 
 pub(crate) fn parse_flag(text: &str) -> Result<(String, bool), String> {

@@ -28,6 +28,7 @@ pub mod secrets;
 pub(crate) mod signals;
 pub(crate) mod state_dir;
 pub mod stop;
+pub mod sweep;
 pub mod toolbox;
 pub mod trust;
 pub mod tui;

@@ -5,7 +5,9 @@ use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::headless::{self, HeadlessRun};
+use conclave::nats::jobs::WorkerOptions;
 use conclave::output;
+use conclave::sweep::{SweepArgs, SweepPlan};
 use conclave::tui::{self, TuiOptions, app::Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -208,6 +210,75 @@ fn command(cli: Cli) -> Exit {
             }),
             Err(exit) => exit,
         },
+        Some(Command::Sweep {
+            scenario,
+            seeds,
+            flags,
+            parallel,
+            headless,
+            allow_real,
+            model,
+            exec,
+            look,
+            nats,
+        }) => {
+            if nats.nats.is_some() && (parallel.is_some() || !headless) {
+                output::message(if headless {
+                    "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
+                } else {
+                    "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
+                });
+                return Exit::BadInput;
+            }
+            let plan = match SweepPlan::new(seeds, flags) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            };
+            let args = SweepArgs {
+                scenario,
+                plan,
+                parallel,
+                provider: model.choice(),
+                allow_real,
+                allow_exec: exec.allow_exec,
+            };
+            if let Some(url) = nats.nats {
+                conclave::nats::jobs::sweep_headless(args, &url)
+            } else if headless {
+                conclave::sweep::headless(args)
+            } else {
+                match look.theme() {
+                    Ok(theme) => tui::run(TuiOptions {
+                        sweep: Some(args),
+                        theme,
+                        ..TuiOptions::default()
+                    }),
+                    Err(exit) => exit,
+                }
+            }
+        }
+        Some(Command::Worker {
+            nats,
+            parallel,
+            ack_wait,
+            exec,
+        }) => {
+            let Some(url) = nats.nats else {
+                output::message(
+                    "conclave: worker needs --nats URL, the NATS server the jobs are on (e.g. --nats nats://127.0.0.1:4222)",
+                );
+                return Exit::BadInput;
+            };
+            conclave::nats::jobs::worker(WorkerOptions {
+                url,
+                parallel: parallel.unwrap_or_else(conclave::sweep::default_parallelism),
+                ack_wait,
+                allow_exec: exec.allow_exec,
+            })
+        }
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Schema) => {
             output::document(conclave::scenario::json_schema());

@@ -45,9 +45,6 @@ impl NatsError {
         }
     }
 
-    // Used by the job queue, whose streams and consumers are steps after
-    // connecting.
-    #[allow(dead_code)]
     pub(crate) fn server(url: &str, what: &str, problem: impl std::fmt::Display) -> Self {
         NatsError::Server {
             url: url.to_string(),

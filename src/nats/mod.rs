@@ -7,6 +7,7 @@ mod address;
 pub mod command;
 mod engine_id;
 mod error;
+pub mod jobs;
 pub mod limits;
 pub mod publish;
 pub mod subjects;

@@ -83,6 +83,17 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioErrors> {
     parse_bytes(text.as_bytes().to_vec(), file)
 }
 
+/// Check a scenario given as the text of the file at `path`, read
+/// elsewhere (a sweep's job sent to a worker): errors name `path`, and
+/// relative paths in it resolve against `path`'s folder, as after
+/// [`load`].
+pub fn parse_from(text: &str, path: &Path) -> Result<Scenario, ScenarioErrors> {
+    parse(text, &path.display().to_string()).map(|mut scenario| {
+        scenario.origin = scenario.origin.in_folder_of(path);
+        scenario
+    })
+}
+
 /// Check a scenario given as the bytes of a file; `file` names it in errors.
 pub fn parse_bytes(bytes: Vec<u8>, file: &str) -> Result<Scenario, ScenarioErrors> {
     let origin = Origin::new(file, &bytes);

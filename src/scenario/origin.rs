@@ -61,6 +61,12 @@ impl Origin {
         self
     }
 
+    /// The file's text, when the scenario was read from text or a file
+    /// (a sweep sends it to workers on other machines).
+    pub(crate) fn text(&self) -> Option<&str> {
+        self.text.as_deref().map(String::as_str)
+    }
+
     pub(crate) fn file(&self) -> &str {
         &self.file
     }

@@ -1,6 +1,7 @@
 //! What the dashboard's decisions ask of the world: launching a run,
-//! attaching a run of another engine, sending a run's engine a command, opening a recording, copying to the
-//! clipboard, writing a file, quitting. The app's update only returns them
+//! attaching a run of another engine, sending a run's engine a command,
+//! opening a recording, copying to the clipboard, writing a file,
+//! replaying a run of a sweep, quitting. The app's update only returns them
 //! and the loop has them carried out, so the update is tested without a
 //! terminal or an engine.
 
@@ -35,5 +36,8 @@ pub enum Effect {
         path: PathBuf,
         contents: String,
     },
+    /// Run this job of the sweep again with a recording (runs are
+    /// deterministic: the same run) and open the recording as a replay.
+    ReplaySweepRun(crate::sweep::Job),
     Quit,
 }

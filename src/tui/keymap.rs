@@ -63,6 +63,8 @@ pub enum Action {
     Write,
     /// Answer the round table's question to a person.
     Decide,
+    /// Show the sweep's charts.
+    Sweep,
 }
 
 /// Where a key applies.
@@ -111,6 +113,8 @@ pub enum OverlayKind {
     Trust,
     /// The round table asks a person.
     Decide,
+    /// A sweep's charts and the runs of a bar.
+    Sweep,
 }
 
 /// One entry of the key table.
@@ -168,6 +172,7 @@ const SHIFT_TAB: &[Key] = &[
     },
 ];
 const COMPARE: Scope = Scope::Overlay(OverlayKind::Compare);
+const SWEEP: Scope = Scope::Overlay(OverlayKind::Sweep);
 
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
@@ -309,6 +314,16 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "top", scope: COMPARE },
     Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "bottom", scope: COMPARE },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "write (.md: Markdown, else JSON)", scope: Scope::Overlay(OverlayKind::Export) },
+    Binding { keys: &[key('S')], label: "S", action: Action::Sweep, help: "sweep", scope: Scope::Everywhere },
+    Binding { keys: &[key('h'), code(KeyCode::Left)], label: "←/h", action: Action::Left, help: "previous chart", scope: SWEEP },
+    Binding { keys: &[key('l'), code(KeyCode::Right)], label: "→/l", action: Action::Right, help: "next chart", scope: SWEEP },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous bar/run", scope: SWEEP },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next bar/run", scope: SWEEP },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first", scope: SWEEP },
+    Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "last", scope: SWEEP },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "list the bar's runs / replay the run", scope: SWEEP },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "back to the bars / to the runs (S returns)", scope: SWEEP },
+    Binding { keys: &[key('q')], label: "q", action: Action::Quit, help: "quit", scope: SWEEP },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: Scope::Overlay(OverlayKind::Export) },
 ];
 

@@ -25,6 +25,7 @@ pub(crate) mod search;
 pub(crate) mod selection;
 pub(crate) mod slot;
 pub mod state;
+pub mod sweep;
 pub(crate) mod terminal;
 pub(crate) mod text;
 pub mod theme;
@@ -82,6 +83,8 @@ pub struct TuiOptions {
     /// `conclave attach --nats URL`: show the live runs of other engines
     /// from this server instead of launching any.
     pub attach: Option<String>,
+    /// Run this sweep and show its outcomes (`conclave sweep`).
+    pub sweep: Option<crate::sweep::SweepArgs>,
 }
 
 /// How long quitting waits for the server to acknowledge the last events.
@@ -94,6 +97,16 @@ pub(crate) fn runs_dir() -> Option<PathBuf> {
 }
 
 pub fn run(options: TuiOptions) -> Exit {
+    // A sweep is checked whole before the screen opens: bad arguments are
+    // the user's to fix, on the command line.
+    let sweep = match options.sweep.clone().map(crate::sweep::prepare) {
+        Some(Ok(prepared)) => Some(prepared),
+        Some(Err(message)) => {
+            output::message(&message);
+            return Exit::BadInput;
+        }
+        None => None,
+    };
     let launch = match &options.scenario {
         Some(path) => match scenario::load(path) {
             Ok(s) => Some((Arc::new(s), path.display().to_string())),
@@ -115,7 +128,7 @@ pub fn run(options: TuiOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    let (feed_tx, feed) = tokio::sync::mpsc::unbounded_channel();
+    let (feed_tx, remote_feed) = tokio::sync::mpsc::unbounded_channel();
     let link = match &options.nats {
         Some(nats) => {
             let warnings = feed_tx.clone();
@@ -166,7 +179,17 @@ pub fn run(options: TuiOptions) -> Exit {
                 remote,
             },
         );
-        if let Some((a, b)) = &options.compare {
+        let mut feed = None;
+        if let Some(prepared) = &sweep {
+            app.show_sweep(sweep::SweepState::new(prepared));
+            match sweep::start(prepared) {
+                Ok(started) => feed = Some(started),
+                Err(e) => {
+                    output::message(&format!("conclave: cannot start the sweep: {e}"));
+                    return Exit::Internal;
+                }
+            }
+        } else if let Some((a, b)) = &options.compare {
             if let Err(e) = app.open_comparison(a, b) {
                 output::message(&e);
                 return Exit::BadInput;
@@ -201,7 +224,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::Internal;
             }
         };
-        let result = event_loop(&mut screen, &mut app, bus, feed).await;
+        let result = event_loop(&mut screen, &mut app, bus, remote_feed, feed).await;
         let recordings_failed = finish_runs(&mut app).await;
         // Whatever a run that did not end in time started goes now.
         crate::provider::real::groups::kill_every_group();
@@ -240,7 +263,8 @@ async fn event_loop(
     screen: &mut terminal::Screen,
     app: &mut App,
     mut bus: crate::bus::Subscription,
-    mut feed: tokio::sync::mpsc::UnboundedReceiver<remote::RemoteFeed>,
+    mut remote_feed: tokio::sync::mpsc::UnboundedReceiver<remote::RemoteFeed>,
+    mut feed: Option<sweep::Feed>,
 ) -> std::io::Result<Option<Signal>> {
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
@@ -309,13 +333,26 @@ async fn event_loop(
                 }
                 dirty = true;
             }
-            Some(arrived) = feed.recv() => {
+            Some(arrived) = remote_feed.recv() => {
                 app.take_remote(arrived);
                 for _ in 0..BATCH {
-                    match feed.try_recv() {
+                    match remote_feed.try_recv() {
                         Ok(arrived) => app.take_remote(arrived),
                         Err(_) => break,
                     }
+                }
+                dirty = true;
+            }
+            message = async {
+                match feed.as_mut() {
+                    Some(feed) => feed.next().await,
+                    None => std::future::pending().await,
+                }
+            }, if feed.is_some() => {
+                match message {
+                    Some(message) => app.sweep_message(message),
+                    // The executor is gone (its last word was its end).
+                    None => feed = None,
                 }
                 dirty = true;
             }

@@ -155,6 +155,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
                 overlays::decide::draw(frame, screen, escalation, prompt);
             }
         }
+        Some(Overlay::Sweep) => {
+            if let Some(sweep) = &app.sweep {
+                super::sweep::view::draw(frame, above(screen, areas.footer), sweep);
+            }
+        }
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
     app.options.theme.apply(frame.buffer_mut());

@@ -52,6 +52,8 @@ pub enum Overlay {
     Trust(Box<TrustPrompt>),
     /// The round table asks a person: the answer being given.
     Decide(Box<super::overlays::decide::DecidePrompt>),
+    /// The sweep's charts (the sweep itself is the app's).
+    Sweep,
 }
 
 /// The launch waiting for the user's consent, and what it asks for.
@@ -89,6 +91,7 @@ impl Overlay {
             Overlay::Export(_) => OverlayKind::Export,
             Overlay::Trust(_) => OverlayKind::Trust,
             Overlay::Decide(_) => OverlayKind::Decide,
+            Overlay::Sweep => OverlayKind::Sweep,
         }
     }
 

@@ -43,6 +43,7 @@ impl App {
                 },
                 Effect::Copy(text) => self.carry_copy(&text),
                 Effect::Write { path, contents } => self.carry_write(&path, &contents),
+                Effect::ReplaySweepRun(job) => self.replay_sweep_run(&job),
                 Effect::Quit => self.quitting = true,
             }
         }

@@ -12,6 +12,7 @@ mod export;
 mod input;
 mod remote;
 mod search;
+mod sweep;
 mod update;
 mod zoom;
 
@@ -92,6 +93,8 @@ pub struct App {
     /// Escape sequences for the loop to write through the terminal (an
     /// OSC 52 copy), oldest first.
     pub to_terminal: Vec<String>,
+    /// The sweep `conclave sweep` started, shown by `S`.
+    pub(crate) sweep: Option<super::sweep::SweepState>,
 }
 
 impl App {
@@ -125,6 +128,7 @@ impl App {
             zoomed: false,
             screen: SMALLEST,
             to_terminal: Vec::new(),
+            sweep: None,
         }
     }
 

@@ -38,6 +38,7 @@ impl App {
             Action::Zoom | Action::Unzoom => self.zoom_unavailable(action),
             Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
             Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
+            Action::Sweep if self.sweep.is_none() => Some("no sweep: conclave sweep starts one"),
             _ => None,
         }
     }
@@ -74,6 +75,7 @@ impl App {
         let screen = self.screen;
         match (&mut self.overlay, action) {
             (Some(Overlay::Decide(_)), _) => return self.update_decide(action),
+            (Some(Overlay::Sweep), _) => return self.update_sweep(action),
             (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
             (Some(Overlay::Export(_)), Action::Close) => {
                 if let Some(Overlay::Export(prompt)) = self.overlay.take() {
@@ -226,6 +228,7 @@ impl App {
                     return vec![Effect::Restart { run, launch }];
                 }
             }
+            Action::Sweep => self.overlay = Some(Overlay::Sweep),
             Action::Pin => self.toggle_pin(),
             Action::Compare => self.compare_with_pinned(),
             Action::Copy => return self.copy(),

@@ -31,6 +31,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ),
     ("Writing to a file (w)", Scope::Overlay(OverlayKind::Export)),
     ("Replay (before the panes' keys)", Scope::Replay),
+    ("Sweep (S)", Scope::Overlay(OverlayKind::Sweep)),
 ];
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {

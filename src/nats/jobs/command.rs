@@ -1,0 +1,101 @@
+//! `conclave sweep --headless --nats URL`: the same checks and the same
+//! document as a local sweep, with the runs done by workers. It prints
+//! what it learned of the workers on stderr and never prints a run twice.
+
+use super::executor::{Gathered, run_nats};
+use crate::exit::Exit;
+use crate::output;
+use crate::sweep::{SweepArgs, Tally, prepare};
+use std::sync::atomic::AtomicBool;
+
+/// Run the sweep on the workers of the server at `url` and print its
+/// document on stdout.
+pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
+    let sweep = match prepare(args) {
+        Ok(sweep) => sweep,
+        Err(message) => {
+            output::message(&message);
+            return Exit::BadInput;
+        }
+    };
+    let mut tally = Tally::new(&sweep.plan);
+    output::message(&format!(
+        "conclave: {} runs of {} go to the workers of {} (start them with `conclave worker --nats {}`)",
+        tally.total(),
+        sweep.source,
+        crate::nats::shown_url(url),
+        crate::nats::shown_url(url),
+    ));
+    let bar = progress_bar(tally.total());
+    let never = AtomicBool::new(false);
+    let ran = run_nats(
+        url,
+        &sweep.scenario,
+        Some(&sweep.source),
+        sweep.plan.jobs(),
+        &sweep.setup,
+        &never,
+        |result| {
+            if tally.add(result) {
+                bar.inc(1);
+            }
+        },
+    );
+    bar.finish_and_clear();
+    match ran {
+        Ok(gathered) => {
+            output::message(&summary(tally.done(), &gathered));
+            output::document(&tally.document());
+            Exit::Ok
+        }
+        Err(error) => {
+            output::message(&format!("conclave: {error}"));
+            error.exit()
+        }
+    }
+}
+
+/// One line on where the runs went: how many workers, how many jobs ran
+/// again because their worker stopped, how many results were repeats.
+fn summary(runs: usize, gathered: &Gathered) -> String {
+    let workers = gathered.workers.len();
+    format!(
+        "conclave: {runs} runs by {workers} worker{}; {} ran again after their worker stopped; {} repeated result{} dropped",
+        if workers == 1 { "" } else { "s" },
+        gathered.redelivered,
+        gathered.duplicates,
+        if gathered.duplicates == 1 { "" } else { "s" },
+    )
+}
+
+/// A bar on stderr, drawn only when stderr is a terminal.
+fn progress_bar(total: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} runs on workers  {elapsed_precise}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_says_where_the_runs_went() {
+        let gathered = Gathered {
+            redelivered: 2,
+            duplicates: 1,
+            workers: ["a".to_string(), "b".to_string()].into(),
+        };
+        assert_eq!(
+            summary(400, &gathered),
+            "conclave: 400 runs by 2 workers; 2 ran again after their worker stopped; 1 repeated result dropped"
+        );
+    }
+}

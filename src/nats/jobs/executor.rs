@@ -1,0 +1,349 @@
+//! The sweep's second executor, beside the local thread pool: put one job
+//! per run on the work queue, gather the workers' results and hand each
+//! job's first result to the caller, once. It never runs a job itself and
+//! leaves nothing of its sweep on the server when it ends.
+
+use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
+use crate::exit::{Exit, Signal};
+use crate::nats::{self, Nats, NatsError};
+use crate::scenario::Scenario;
+use crate::sweep::{Job, JobResult, JobSetup};
+use async_nats::jetstream::consumer::pull;
+use async_nats::jetstream::message::PublishMessage;
+use futures_util::StreamExt;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How many job publishes are in flight before their acks are awaited.
+const IN_FLIGHT: usize = 256;
+/// How often the caller's cancel flag is looked at.
+const CANCEL_CHECK: Duration = Duration::from_millis(100);
+
+/// What the sweep learned about its workers besides the results.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gathered {
+    /// Results of jobs delivered more than once: a worker took them and
+    /// stopped (or was killed) before finishing them.
+    pub redelivered: usize,
+    /// Results that arrived for a job already counted, and were dropped.
+    pub duplicates: usize,
+    /// The engine ids of the workers that sent results.
+    pub workers: BTreeSet<String>,
+}
+
+/// Why a sweep on NATS did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteSweepError {
+    #[error(transparent)]
+    Nats(#[from] NatsError),
+    /// A worker would not run the scenario (it starts programs and the
+    /// worker was not started with `--allow-exec`).
+    #[error("worker {worker} refused job {job}: {problem}")]
+    Refused {
+        job: String,
+        worker: String,
+        problem: String,
+    },
+    #[error("job {job} failed on worker {worker}: {problem}")]
+    Failed {
+        job: String,
+        worker: String,
+        problem: String,
+    },
+    /// The scenario was built in memory, so there is no text to send.
+    #[error("the scenario's text is not at hand to send to workers")]
+    NoText,
+    /// Part of the sweep's setup cannot travel to other machines.
+    #[error("{0}")]
+    Setup(String),
+    #[error("stopped by a signal; the sweep's jobs were taken off the queue")]
+    Interrupted(Signal),
+}
+
+impl RemoteSweepError {
+    pub fn exit(&self) -> Exit {
+        match self {
+            RemoteSweepError::Nats(e) => e.exit(),
+            RemoteSweepError::Refused { .. } | RemoteSweepError::Setup(_) => Exit::BadInput,
+            RemoteSweepError::Failed { .. } | RemoteSweepError::NoText => Exit::Internal,
+            RemoteSweepError::Interrupted(signal) => Exit::Signalled(*signal),
+        }
+    }
+}
+
+/// Run `jobs` on whatever workers serve the NATS server at `url`, with
+/// the sweep's model choice, calling `on_result` on the caller's thread
+/// with each job's result, once per job, in the order they arrive. Blocks
+/// until every job has a result, a worker reports a job it cannot run, a
+/// signal (SIGINT, SIGTERM, SIGHUP) stops it, or `cancel` is set (the
+/// viewer went away: it then ends without an error). However it ends, the
+/// sweep's jobs still on the queue are taken off it.
+pub fn run_nats(
+    url: &str,
+    scenario: &Arc<Scenario>,
+    source: Option<&str>,
+    jobs: Vec<Job>,
+    setup: &JobSetup,
+    cancel: &AtomicBool,
+    on_result: impl FnMut(JobResult),
+) -> Result<Gathered, RemoteSweepError> {
+    let model = ModelSetup::of(&setup.provider).map_err(RemoteSweepError::Setup)?;
+    let text = ScenarioText {
+        source: source.unwrap_or(scenario.origin.file()).to_string(),
+        text: scenario
+            .origin
+            .text()
+            .ok_or(RemoteSweepError::NoText)?
+            .to_string(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| NatsError::server(url, "start the runtime", e))?;
+    runtime.block_on(gather(url, &text, &model, jobs, cancel, on_result))
+}
+
+async fn gather(
+    url: &str,
+    text: &ScenarioText,
+    model: &ModelSetup,
+    jobs: Vec<Job>,
+    cancel: &AtomicBool,
+    mut on_result: impl FnMut(JobResult),
+) -> Result<Gathered, RemoteSweepError> {
+    let nats = nats::connect(url).await?;
+    queue::ensure_streams(&nats).await?;
+    // The sweep's id is its engine's: unique across engines.
+    let sweep = nats.engine.to_string();
+    // Listening starts before the first job is out, so that no result is
+    // missed; the ordered consumer replays the subject from its start.
+    let results_stream = nats
+        .js
+        .get_stream(queue::RESULTS_STREAM)
+        .await
+        .map_err(|e| NatsError::server(&nats.url, "open the stream CONCLAVE_RESULTS", e))?;
+    let mut results = results_stream
+        .create_consumer(pull::OrderedConfig {
+            filter_subject: queue::results_subject(&sweep),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| NatsError::server(&nats.url, "read the sweep's results", e))?
+        .messages()
+        .await
+        .map_err(|e| NatsError::server(&nats.url, "read the sweep's results", e))?;
+    let wanted: HashSet<String> = jobs.iter().map(|job| job.id.clone()).collect();
+    let mut signals = crate::signals::Signals::new().ok();
+    let published = tokio::select! {
+        published = publish_jobs(&nats, &sweep, text, model, jobs) => published,
+        signal = next_signal(&mut signals) => Err(RemoteSweepError::Interrupted(signal)),
+    };
+    if let Err(e) = published {
+        clean_up(&nats, &sweep).await;
+        return Err(e);
+    }
+    let mut gathered = Gathered::default();
+    let mut counted: HashSet<String> = HashSet::with_capacity(wanted.len());
+    let mut cancel_check = tokio::time::interval(CANCEL_CHECK);
+    while counted.len() < wanted.len() {
+        let message = tokio::select! {
+            message = results.next() => message,
+            signal = next_signal(&mut signals) => {
+                clean_up(&nats, &sweep).await;
+                return Err(RemoteSweepError::Interrupted(signal));
+            }
+            _ = cancel_check.tick() => {
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                continue;
+            }
+        };
+        let message = match message {
+            Some(Ok(message)) => message,
+            Some(Err(e)) => {
+                clean_up(&nats, &sweep).await;
+                return Err(NatsError::server(&nats.url, "read the sweep's results", e).into());
+            }
+            None => {
+                clean_up(&nats, &sweep).await;
+                return Err(NatsError::server(
+                    &nats.url,
+                    "read the sweep's results",
+                    "the server ended the consumer",
+                )
+                .into());
+            }
+        };
+        // Anything on the subject that is not one of this sweep's results
+        // is someone else's mistake, not a reason to stop.
+        let Ok(result) = serde_json::from_slice::<ResultMessage>(&message.payload) else {
+            continue;
+        };
+        if result.sweep != sweep || !wanted.contains(&result.job) {
+            continue;
+        }
+        if let Err(e) = count(result, &mut counted, &mut gathered, &mut on_result) {
+            clean_up(&nats, &sweep).await;
+            return Err(e);
+        }
+    }
+    clean_up(&nats, &sweep).await;
+    Ok(gathered)
+}
+
+/// Count one result: the first for its job goes to the caller, a later one
+/// (a job delivered again whose first result had arrived) is dropped.
+fn count(
+    result: ResultMessage,
+    counted: &mut HashSet<String>,
+    gathered: &mut Gathered,
+    on_result: &mut impl FnMut(JobResult),
+) -> Result<(), RemoteSweepError> {
+    if result.delivery > 1 {
+        gathered.redelivered += 1;
+    }
+    gathered.workers.insert(result.worker.clone());
+    match result.outcome {
+        JobOutcome::Done { result: done } => {
+            if counted.insert(result.job) {
+                on_result(*done);
+            } else {
+                gathered.duplicates += 1;
+            }
+            Ok(())
+        }
+        JobOutcome::Refused { problem } => Err(RemoteSweepError::Refused {
+            job: result.job,
+            worker: result.worker,
+            problem,
+        }),
+        JobOutcome::Failed { problem } => Err(RemoteSweepError::Failed {
+            job: result.job,
+            worker: result.worker,
+            problem,
+        }),
+    }
+}
+
+/// Every job on the work queue, each with a message id so that a job
+/// published again is stored once; returns when the server has them all.
+async fn publish_jobs(
+    nats: &Nats,
+    sweep: &str,
+    scenario: &ScenarioText,
+    model: &ModelSetup,
+    jobs: Vec<Job>,
+) -> Result<(), RemoteSweepError> {
+    let subject = queue::jobs_subject(sweep);
+    let failed = |e: &dyn std::fmt::Display| NatsError::server(&nats.url, "publish the jobs", e);
+    for chunk in jobs.chunks(IN_FLIGHT) {
+        let mut acks = Vec::with_capacity(chunk.len());
+        for job in chunk {
+            let message = JobMessage {
+                sweep: sweep.to_string(),
+                job: job.clone(),
+                scenario: scenario.clone(),
+                model: model.clone(),
+            };
+            let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
+            let publish = PublishMessage::build()
+                .payload(payload.into())
+                .message_id(queue::message_id(sweep, &job.id));
+            acks.push(
+                nats.js
+                    .send_publish(subject.clone(), publish)
+                    .await
+                    .map_err(|e| failed(&e))?,
+            );
+        }
+        for ack in acks {
+            ack.await.map_err(|e| failed(&e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Take the sweep's jobs off the queue (those no worker has finished: a
+/// sweep that stops early must not leave work behind) and its results off
+/// their stream. Best effort: the streams' age limit removes what stays.
+async fn clean_up(nats: &Nats, sweep: &str) {
+    for (stream, subject) in [
+        (queue::JOBS_STREAM, queue::jobs_subject(sweep)),
+        (queue::RESULTS_STREAM, queue::results_subject(sweep)),
+    ] {
+        if let Ok(stream) = nats.js.get_stream(stream).await {
+            let _ = stream.purge().filter(subject).await;
+        }
+    }
+}
+
+async fn next_signal(signals: &mut Option<crate::signals::Signals>) -> Signal {
+    match signals {
+        Some(signals) => match signals.next().await {
+            Some(signal) => signal,
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(job: &str, worker: &str, delivery: u64) -> ResultMessage {
+        ResultMessage {
+            sweep: "s".into(),
+            job: job.into(),
+            worker: worker.into(),
+            delivery,
+            outcome: JobOutcome::Done {
+                result: Box::new(
+                    serde_json::from_value(serde_json::json!({
+                        "job": job, "combination": 0, "seed": 1, "outcome": "ok/goal_reached/go",
+                        "status": "ok", "stop_reason": "goal_reached", "verdict": "go", "used": {},
+                        "model_calls": 3, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5
+                    }))
+                    .expect("a job result"),
+                ),
+            },
+        }
+    }
+
+    #[test]
+    fn a_job_is_counted_once_whoever_sends_its_result() {
+        let (mut counted, mut gathered, mut seen) = (HashSet::new(), Gathered::default(), vec![]);
+        let mut on_result = |r: JobResult| seen.push(r.job);
+        for message in [
+            result("c0-s1", "a", 1),
+            result("c0-s1", "b", 2),
+            result("c0-s2", "b", 1),
+        ] {
+            count(message, &mut counted, &mut gathered, &mut on_result).unwrap();
+        }
+        assert_eq!(seen, ["c0-s1", "c0-s2"]);
+        assert_eq!(gathered.duplicates, 1);
+        assert_eq!(gathered.redelivered, 1);
+        assert_eq!(gathered.workers.len(), 2);
+    }
+
+    #[test]
+    fn a_refusal_stops_the_sweep_as_the_users_to_fix() {
+        let mut refused = result("c0-s1", "a", 1);
+        refused.outcome = JobOutcome::Refused {
+            problem: "needs --allow-exec".into(),
+        };
+        let e = count(
+            refused,
+            &mut HashSet::new(),
+            &mut Gathered::default(),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(e.exit(), Exit::BadInput);
+        assert!(e.to_string().contains("needs --allow-exec"), "{e}");
+    }
+}

@@ -1,0 +1,143 @@
+//! `conclave sweep`: the checks every sweep passes before a run starts
+//! (the plan against the scenario, the cost of a real model, the
+//! scenario's programs), and the headless sweep that prints one document.
+//! The dashboard's sweep starts from the same [`prepare`].
+
+use super::job::JobSetup;
+use super::local::{default_parallelism, run_local_with};
+use super::plan::SweepPlan;
+use super::tally::Tally;
+use crate::engine::ProviderChoice;
+use crate::exit::Exit;
+use crate::output;
+use crate::scenario::{self, Scenario};
+use crate::trust::TrustStore;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What `conclave sweep` was asked.
+#[derive(Clone, Debug)]
+pub struct SweepArgs {
+    pub scenario: PathBuf,
+    pub plan: SweepPlan,
+    /// Threads; all cores when not given.
+    pub parallel: Option<usize>,
+    pub provider: ProviderChoice,
+    /// `--allow-real`: the runs may call a real model, which costs money.
+    pub allow_real: bool,
+    /// `--allow-exec`: the scenario's programs may run.
+    pub allow_exec: bool,
+}
+
+/// A sweep ready to run: everything checked.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub scenario: Arc<Scenario>,
+    /// The scenario file as messages and recordings name it.
+    pub source: String,
+    pub plan: SweepPlan,
+    pub setup: JobSetup,
+    pub parallel: usize,
+}
+
+/// Load the scenario and check the sweep against it; the error is the
+/// message to print before exiting 2.
+pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
+    let source = args.scenario.display().to_string();
+    let scenario = Arc::new(scenario::load(&args.scenario).map_err(|e| e.to_string())?);
+    args.plan
+        .check(&scenario, &source)
+        .map_err(|e| e.to_string())?;
+    if args.parallel == Some(0) {
+        return Err("--parallel 0: expected a number of threads of 1 or more".into());
+    }
+    let mut setup = JobSetup {
+        provider: args.provider,
+        allow_exec: args.allow_exec,
+        record: None,
+    };
+    if setup.remote(&scenario) && !args.allow_real {
+        return Err(format!(
+            "{source}: its model is a real endpoint, and a sweep of {} runs would call it for each; give --allow-real to accept the cost, or sweep it on the simulator with --provider sim",
+            args.plan.total()
+        ));
+    }
+    if crate::trust::consent_for(&scenario).is_some() {
+        let store = TrustStore::from_env();
+        let allowed = store.allows(&scenario);
+        if args.allow_exec
+            && !allowed
+            && let Err(e) = store.remember(&scenario)
+        {
+            output::message(&format!(
+                "conclave: cannot remember that {source} may run its programs: {e}"
+            ));
+        }
+        // Without an allowance the first run refuses, naming the program,
+        // and the sweep exits 2 having started nothing.
+        setup.allow_exec = args.allow_exec || allowed;
+    }
+    Ok(Prepared {
+        scenario,
+        source,
+        plan: args.plan,
+        setup,
+        parallel: args.parallel.unwrap_or_else(default_parallelism),
+    })
+}
+
+/// `conclave sweep --headless`: run every job, a progress bar on stderr
+/// when it is a terminal, and print the document on stdout.
+pub fn headless(args: SweepArgs) -> Exit {
+    let sweep = match prepare(args) {
+        Ok(sweep) => sweep,
+        Err(message) => {
+            output::message(&message);
+            return Exit::BadInput;
+        }
+    };
+    let mut tally = Tally::new(&sweep.plan);
+    let bar = progress_bar(tally.total());
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let ran = run_local_with(
+        &sweep.scenario,
+        Some(&sweep.source),
+        sweep.plan.jobs(),
+        sweep.parallel,
+        &sweep.setup,
+        &never,
+        |result| {
+            tally.add(result);
+            bar.inc(1);
+        },
+    );
+    bar.finish_and_clear();
+    match ran {
+        Ok(()) => {
+            output::document(&tally.document());
+            Exit::Ok
+        }
+        Err(error) => {
+            output::message(&format!("conclave: {error}"));
+            if error.is_bad_input() {
+                Exit::BadInput
+            } else {
+                Exit::Internal
+            }
+        }
+    }
+}
+
+/// A bar on stderr, drawn only when stderr is a terminal.
+fn progress_bar(total: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} runs  {elapsed_precise} (eta {eta})",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}

@@ -1,0 +1,308 @@
+//! One run of a sweep: which seed under which flags ([`Job`]), what it came
+//! to ([`JobResult`]), and running it alone on a runtime of its own. Jobs
+//! share nothing: each has its own runtime, hub, clock and random source,
+//! so a job's result depends only on the scenario and the job.
+
+use super::SweepError;
+use super::measure::{Measure, Measured};
+use crate::bus::{ClockMode, EventSink, Hub, RunStatus, RunSummary};
+use crate::engine::{self, LaunchOptions, ProviderChoice};
+use crate::scenario::{PatternKind, ProviderKind, Scenario};
+use crate::stop::StopReason;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One seed under one combination of flag values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Unique within a sweep: "c<combination>-s<seed>", e.g. "c1-s17".
+    pub id: String,
+    pub combination: usize,
+    pub seed: u64,
+    pub flags: Vec<(String, bool)>,
+}
+
+impl Job {
+    pub fn new(combination: usize, seed: u64, flags: Vec<(String, bool)>) -> Job {
+        Job {
+            id: format!("c{combination}-s{seed}"),
+            combination,
+            seed,
+            flags,
+        }
+    }
+}
+
+/// What a job's run came to, in the measures a sweep tallies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    /// [`Job::id`].
+    pub job: String,
+    pub combination: usize,
+    pub seed: u64,
+    /// "<status>/<stop_reason>/<verdict>" as the sweep document keys it.
+    pub outcome: String,
+    pub status: RunStatus,
+    pub stop_reason: StopReason,
+    /// The round table's decision, the orchestrator's health or the swarm's
+    /// or coordinator's final agent; `None` where the run has none.
+    pub verdict: Option<String>,
+    pub used: Used,
+    /// Model call attempts that reached the model.
+    pub model_calls: u64,
+    /// Worker or tool call attempts that reached the tool.
+    pub tool_calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// What a run used of the budgets its pattern counts; `None` for what
+/// its pattern does not count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Used {
+    /// Rounds the table convened (collaboration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u64>,
+    /// Waves of tasks started (orchestrator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waves: Option<u64>,
+    /// Worker attempts started, retries included (orchestrator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatches: Option<u64>,
+    /// Transfers asked for, refused ones included (swarm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoffs: Option<u64>,
+    /// Member calls the coordinator made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_calls: Option<u64>,
+    /// Steps of the research workflow started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u64>,
+}
+
+impl Used {
+    /// Each measure this run has, by its name in the sweep document.
+    pub fn named(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("rounds", self.rounds),
+            ("waves", self.waves),
+            ("dispatches", self.dispatches),
+            ("handoffs", self.handoffs),
+            ("member_calls", self.member_calls),
+            ("steps", self.steps),
+        ]
+        .into_iter()
+        .filter_map(|(name, n)| n.map(|n| (name, n)))
+        .collect()
+    }
+}
+
+/// How a sweep's runs are set up beyond the job: the same for every job.
+#[derive(Clone, Debug, Default)]
+pub struct JobSetup {
+    /// `--provider`, `--model` and the like, over the scenario's.
+    pub provider: ProviderChoice,
+    /// The user allowed the scenario's programs to run.
+    pub allow_exec: bool,
+    /// Record the run's events to this file (to replay one run of a sweep).
+    pub record: Option<PathBuf>,
+}
+
+impl JobSetup {
+    /// Whether the runs call a model over the network.
+    pub fn remote(&self, scenario: &Scenario) -> bool {
+        self.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai
+    }
+
+    /// The clock the runs are on: virtual, unless they call a remote model
+    /// or real workers, which answer in real time.
+    pub fn clock(&self, scenario: &Scenario) -> ClockMode {
+        if self.remote(scenario) || scenario.has_real_calls() {
+            ClockMode::Real
+        } else {
+            ClockMode::Virtual
+        }
+    }
+}
+
+/// Run one job to its end on its own current-thread tokio runtime with a
+/// paused (virtual) clock; blocking; deterministic for (scenario, job).
+/// `observers` are handed every event (LaunchOptions.observers), e.g. a
+/// publisher to NATS.
+pub fn run_job(
+    scenario: &Arc<Scenario>,
+    source: Option<&str>,
+    job: &Job,
+    observers: Vec<Arc<dyn EventSink>>,
+) -> Result<JobResult, SweepError> {
+    run_job_with(scenario, source, job, &JobSetup::default(), observers)
+}
+
+/// [`run_job`] with the sweep's setup: its model, whether programs may
+/// run, a recording. A scenario with real workers or a remote model runs
+/// on the real clock (see [`JobSetup::clock`]).
+pub fn run_job_with(
+    scenario: &Arc<Scenario>,
+    source: Option<&str>,
+    job: &Job,
+    setup: &JobSetup,
+    mut observers: Vec<Arc<dyn EventSink>>,
+) -> Result<JobResult, SweepError> {
+    let clock = setup.clock(scenario);
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_all();
+    if clock == ClockMode::Virtual {
+        builder.start_paused(true);
+    }
+    let runtime = builder.build().map_err(SweepError::Runtime)?;
+    let measure = Arc::new(Measure::default());
+    observers.push(Arc::clone(&measure) as Arc<dyn EventSink>);
+    let options = LaunchOptions {
+        seed: Some(job.seed),
+        flags: job.flags.clone(),
+        record: setup.record.clone(),
+        clock: Some(clock),
+        source: source.map(str::to_string),
+        provider: setup.provider.clone(),
+        allow_exec: setup.allow_exec,
+        observers,
+        ..LaunchOptions::default()
+    };
+    let outcome = runtime.block_on(async {
+        // No viewer subscribes: the hub's broadcast drops what nobody reads.
+        let hub = Hub::default();
+        let handle = engine::launch(Arc::clone(scenario), &hub, options)
+            .map_err(|error| SweepError::launch(source, error))?;
+        handle.finish().await.map_err(SweepError::Engine)
+    })?;
+    Ok(result_of(
+        job,
+        scenario.pattern,
+        outcome.status,
+        outcome.stop_reason,
+        &outcome.summary,
+        measure.measured(),
+    ))
+}
+
+/// The result a finished run gives: its outcome's key and its measures.
+fn result_of(
+    job: &Job,
+    pattern: PatternKind,
+    status: RunStatus,
+    stop_reason: StopReason,
+    summary: &RunSummary,
+    measured: Measured,
+) -> JobResult {
+    let verdict = verdict(summary);
+    let counts = summary.counts;
+    let used = Used {
+        rounds: counts.rounds.map(u64::from),
+        waves: (pattern == PatternKind::Orchestrator).then_some(measured.waves),
+        dispatches: counts.dispatches,
+        handoffs: counts.handoffs,
+        member_calls: counts.member_calls,
+        steps: (pattern == PatternKind::Research).then_some(measured.steps),
+    };
+    JobResult {
+        job: job.id.clone(),
+        combination: job.combination,
+        seed: job.seed,
+        outcome: outcome_key(status, &stop_reason, verdict.as_deref()),
+        status,
+        stop_reason,
+        verdict,
+        used,
+        model_calls: measured.model_calls,
+        tool_calls: measured.tool_calls,
+        input_tokens: measured.input_tokens,
+        output_tokens: measured.output_tokens,
+    }
+}
+
+/// What the run decided, in the pattern's own terms.
+fn verdict(summary: &RunSummary) -> Option<String> {
+    if let Some(decision) = summary.decision {
+        return Some(decision.as_str().to_string());
+    }
+    if let Some(health) = summary.health {
+        return Some(health.as_str().to_string());
+    }
+    summary.final_agent.clone()
+}
+
+/// "<status>/<stop_reason>/<verdict>", "-" for a run without a verdict.
+pub(crate) fn outcome_key(
+    status: RunStatus,
+    stop_reason: &StopReason,
+    verdict: Option<&str>,
+) -> String {
+    let status = match status {
+        RunStatus::Ok => "ok",
+        RunStatus::Stopped => "stopped",
+    };
+    format!("{status}/{stop_reason}/{}", verdict.unwrap_or("-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkout() -> Arc<Scenario> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/checkout_v2_launch.json");
+        Arc::new(crate::scenario::load(&path).unwrap())
+    }
+
+    #[test]
+    fn a_job_runs_on_virtual_time_and_again_gives_the_same_result() {
+        let scenario = checkout();
+        let job = Job::new(1, 17, vec![("legal_analyst".into(), true)]);
+        let first = run_job(&scenario, Some("checkout"), &job, Vec::new()).unwrap();
+        let again = run_job(&scenario, Some("checkout"), &job, Vec::new()).unwrap();
+        assert_eq!(first, again);
+        assert_eq!(first.job, "c1-s17");
+        assert_eq!((first.combination, first.seed), (1, 17));
+        let verdict = first.verdict.clone().unwrap_or_else(|| "-".into());
+        assert_eq!(
+            first.outcome,
+            format!(
+                "{}/{}/{verdict}",
+                if first.status == RunStatus::Ok {
+                    "ok"
+                } else {
+                    "stopped"
+                },
+                first.stop_reason
+            )
+        );
+        assert!(first.used.rounds.is_some_and(|r| r >= 1), "{first:?}");
+        assert!(first.model_calls >= 1, "{first:?}");
+        assert!(first.input_tokens + first.output_tokens > 0, "{first:?}");
+    }
+
+    #[test]
+    fn a_flag_the_scenario_does_not_declare_is_a_launch_error_naming_the_file() {
+        let job = Job::new(0, 1, vec![("no_such_flag".into(), true)]);
+        let error = run_job(&checkout(), Some("checkout.json"), &job, Vec::new()).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("checkout.json") && message.contains("no_such_flag"),
+            "{message}"
+        );
+        assert!(error.is_bad_input());
+    }
+
+    #[test]
+    fn the_outcome_key_says_status_stop_reason_and_verdict() {
+        assert_eq!(
+            outcome_key(RunStatus::Ok, &StopReason::Success, Some("go")),
+            "ok/success/go"
+        );
+        assert_eq!(
+            outcome_key(RunStatus::Stopped, &StopReason::MaxSeconds, None),
+            "stopped/max_seconds/-"
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! Sweeps: every seed of a range under every combination of flag values,
+//! each run alone on its own virtual clock, tallied per combination. The
+//! executor (local threads here, a work queue elsewhere) feeds one
+//! [`Tally`]; nothing here knows of the dashboard.
+
+mod command;
+mod job;
+mod local;
+mod measure;
+mod plan;
+mod stats;
+mod tally;
+
+pub use command::{Prepared, SweepArgs, headless, prepare};
+pub use job::{Job, JobResult, JobSetup, Used, run_job, run_job_with};
+pub use local::{default_parallelism, run_local, run_local_with};
+pub use plan::{PlanError, SweepPlan, parse_flag_values, parse_seeds};
+pub use tally::Tally;
+
+use crate::engine::{EngineError, LaunchError};
+
+/// Why a sweep could not run a job.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// The scenario cannot launch as asked (an undeclared flag, programs
+    /// not allowed, a provider that cannot be set up): the user's to fix.
+    #[error("{where_}: {error}")]
+    Launch { where_: String, error: LaunchError },
+    #[error("cannot start a runtime for a run: {0}")]
+    Runtime(std::io::Error),
+    #[error(transparent)]
+    Engine(EngineError),
+    /// A thread of the local executor ended without its result.
+    #[error("a sweep thread crashed: {0}")]
+    Thread(String),
+}
+
+impl SweepError {
+    pub(crate) fn launch(source: Option<&str>, error: LaunchError) -> SweepError {
+        SweepError::Launch {
+            where_: source.unwrap_or("the scenario").to_string(),
+            error,
+        }
+    }
+
+    /// The user's input is at fault (exit 2), not Conclave (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, SweepError::Launch { .. })
+    }
+}

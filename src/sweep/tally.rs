@@ -1,0 +1,247 @@
+//! The sweep's counts: every run's result, once, under its combination,
+//! and the document `sweep --headless` prints. Whatever executor ran the
+//! jobs and in whatever order results came, the same results give the
+//! same document.
+
+use super::job::JobResult;
+use super::plan::SweepPlan;
+use super::stats::{counts_by_key, counts_by_value, spread};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+use std::ops::RangeInclusive;
+
+#[derive(Clone, Debug)]
+pub struct Tally {
+    seeds: RangeInclusive<u64>,
+    combinations: Vec<Vec<(String, bool)>>,
+    /// Per combination, in the order results arrived.
+    results: Vec<Vec<JobResult>>,
+    /// Job ids counted, so that a redelivered job is counted once.
+    counted: HashSet<String>,
+    total: usize,
+}
+
+impl Tally {
+    pub fn new(plan: &SweepPlan) -> Self {
+        let combinations = plan.combinations();
+        Tally {
+            seeds: plan.seeds.clone(),
+            results: vec![Vec::new(); combinations.len()],
+            combinations,
+            counted: HashSet::new(),
+            total: plan.total(),
+        }
+    }
+
+    /// Count a result once: false (and nothing counted) when its job id was
+    /// counted already (a redelivered job), or when its combination is not
+    /// one of this sweep's.
+    pub fn add(&mut self, result: JobResult) -> bool {
+        let Some(runs) = self.results.get_mut(result.combination) else {
+            return false;
+        };
+        if !self.counted.insert(result.job.clone()) {
+            return false;
+        }
+        runs.push(result);
+        true
+    }
+
+    pub fn done(&self) -> usize {
+        self.counted.len()
+    }
+
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The seeds each combination runs.
+    pub fn seeds(&self) -> &RangeInclusive<u64> {
+        &self.seeds
+    }
+
+    /// The flag values of each combination, in the plan's order.
+    pub fn combinations(&self) -> &[Vec<(String, bool)>] {
+        &self.combinations
+    }
+
+    /// The results counted for a combination, in the order they came.
+    pub fn results(&self, combination: usize) -> &[JobResult] {
+        self.results.get(combination).map_or(&[], Vec::as_slice)
+    }
+
+    /// The headless document: {"combinations": [{"flags": {..}, "runs": N,
+    /// "outcomes": {"<status>/<stop_reason>/<decision>": count}, ...}]}
+    /// (README "Sweeps" gives every field).
+    pub fn document(&self) -> Value {
+        let combinations: Vec<Value> = self
+            .combinations
+            .iter()
+            .zip(&self.results)
+            .map(|(flags, runs)| combination_document(flags, runs))
+            .collect();
+        json!({
+            "seeds": {"from": self.seeds.start(), "to": self.seeds.end()},
+            "runs": self.done(),
+            "combinations": combinations,
+        })
+    }
+}
+
+fn combination_document(flags: &[(String, bool)], runs: &[JobResult]) -> Value {
+    let flags: Map<String, Value> = flags
+        .iter()
+        .map(|(name, on)| (name.clone(), Value::Bool(*on)))
+        .collect();
+    let stop_reasons: Vec<String> = runs.iter().map(|r| r.stop_reason.to_string()).collect();
+    let measure = |of: fn(&JobResult) -> u64| spread(&runs.iter().map(of).collect::<Vec<_>>());
+    json!({
+        "flags": flags,
+        "runs": runs.len(),
+        "outcomes": counts_by_key(runs.iter().map(|r| r.outcome.as_str())),
+        "stop_reasons": counts_by_key(stop_reasons.iter().map(String::as_str)),
+        "verdicts": counts_by_key(runs.iter().map(|r| r.verdict.as_deref().unwrap_or("-"))),
+        "used": used_document(runs),
+        "model_calls": measure(|r| r.model_calls),
+        "tool_calls": measure(|r| r.tool_calls),
+        "tokens": {
+            "input": measure(|r| r.input_tokens),
+            "output": measure(|r| r.output_tokens),
+        },
+    })
+}
+
+/// Per budget measure the runs have, its counts by value and its spread.
+fn used_document(runs: &[JobResult]) -> Value {
+    let mut names: Vec<&'static str> = Vec::new();
+    for run in runs {
+        for (name, _) in run.used.named() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    // The order of Used's fields, whatever run came first.
+    let order = [
+        "rounds",
+        "waves",
+        "dispatches",
+        "handoffs",
+        "member_calls",
+        "steps",
+    ];
+    names.sort_by_key(|name| order.iter().position(|o| o == name));
+    let used: Map<String, Value> = names
+        .into_iter()
+        .map(|name| {
+            let values: Vec<u64> = runs
+                .iter()
+                .filter_map(|r| r.used.named().into_iter().find(|(n, _)| *n == name))
+                .map(|(_, v)| v)
+                .collect();
+            let mut doc = spread(&values);
+            if let Value::Object(doc) = &mut doc {
+                doc.insert("counts".into(), counts_by_value(&values));
+            }
+            (name.to_string(), doc)
+        })
+        .collect();
+    Value::Object(used)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::RunStatus;
+    use crate::stop::StopReason;
+    use crate::sweep::{Job, Used};
+
+    fn plan() -> SweepPlan {
+        SweepPlan::new(1..=3, vec![("legal_analyst".into(), vec![true, false])]).unwrap()
+    }
+
+    fn result(job: &Job, verdict: &str, rounds: u64, calls: u64) -> JobResult {
+        JobResult {
+            job: job.id.clone(),
+            combination: job.combination,
+            seed: job.seed,
+            outcome: format!("ok/success/{verdict}"),
+            status: RunStatus::Ok,
+            stop_reason: StopReason::Success,
+            verdict: Some(verdict.into()),
+            used: Used {
+                rounds: Some(rounds),
+                ..Used::default()
+            },
+            model_calls: calls,
+            tool_calls: 0,
+            input_tokens: 10 * calls,
+            output_tokens: calls,
+        }
+    }
+
+    #[test]
+    fn a_redelivered_job_is_counted_once() {
+        let plan = plan();
+        let jobs = plan.jobs();
+        let mut tally = Tally::new(&plan);
+        assert_eq!((tally.done(), tally.total()), (0, 6));
+        assert!(tally.add(result(&jobs[0], "go", 1, 4)));
+        assert!(!tally.add(result(&jobs[0], "no_go", 2, 8)), "counted twice");
+        assert_eq!(tally.done(), 1);
+        assert_eq!(tally.results(0).len(), 1);
+        assert_eq!(tally.results(0)[0].verdict.as_deref(), Some("go"));
+    }
+
+    #[test]
+    fn a_result_of_another_sweeps_combination_is_not_counted() {
+        let plan = plan();
+        let mut tally = Tally::new(&plan);
+        let stray = Job::new(9, 1, Vec::new());
+        assert!(!tally.add(result(&stray, "go", 1, 1)));
+        assert_eq!(tally.done(), 0);
+    }
+
+    #[test]
+    fn the_document_counts_per_combination_whatever_the_order() {
+        let plan = plan();
+        let jobs = plan.jobs();
+        let verdicts = ["go", "go", "no_go", "go_with_caution", "go", "go"];
+        let results: Vec<JobResult> = jobs
+            .iter()
+            .zip(verdicts)
+            .enumerate()
+            .map(|(i, (job, verdict))| result(job, verdict, 1 + i as u64 % 2, 3 + i as u64))
+            .collect();
+        let mut forward = Tally::new(&plan);
+        let mut backward = Tally::new(&plan);
+        for r in &results {
+            forward.add(r.clone());
+        }
+        for r in results.iter().rev() {
+            backward.add(r.clone());
+        }
+        let doc = forward.document();
+        assert_eq!(doc, backward.document());
+        assert_eq!(doc["runs"], 6);
+        assert_eq!(doc["seeds"], json!({"from": 1, "to": 3}));
+        let on = &doc["combinations"][0];
+        assert_eq!(on["flags"], json!({"legal_analyst": true}));
+        assert_eq!(on["runs"], 3);
+        assert_eq!(
+            on["outcomes"],
+            json!({"ok/success/go": 2, "ok/success/no_go": 1})
+        );
+        assert_eq!(on["stop_reasons"], json!({"success": 3}));
+        assert_eq!(on["verdicts"], json!({"go": 2, "no_go": 1}));
+        assert_eq!(on["used"]["rounds"]["counts"], json!({"1": 2, "2": 1}));
+        assert_eq!(on["model_calls"]["total"], 3 + 4 + 5);
+        assert_eq!(on["tokens"]["input"]["max"], 50);
+        let off = &doc["combinations"][1];
+        assert_eq!(off["flags"], json!({"legal_analyst": false}));
+        assert_eq!(
+            off["outcomes"],
+            json!({"ok/success/go": 2, "ok/success/go_with_caution": 1})
+        );
+    }
+}

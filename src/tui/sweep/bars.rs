@@ -1,0 +1,214 @@
+//! A sweep's results as bars: per combination, one bar per outcome, stop
+//! reason, verdict or bin of a measure, counting the runs it holds. Every
+//! combination gets the same bars in the same order (bins span all the
+//! combinations' values), so bars of two combinations compare row by row.
+
+use super::state::Chart;
+use crate::sweep::{JobResult, Tally};
+use std::collections::BTreeSet;
+
+/// One bar: what it counts and the runs in it (indexes into the
+/// combination's results).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bar {
+    pub(crate) label: String,
+    pub(crate) runs: Vec<usize>,
+}
+
+/// A combination's bars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    pub(crate) combination: usize,
+    pub(crate) bars: Vec<Bar>,
+}
+
+/// The most bars a measure is split into.
+const MAX_BINS: u64 = 8;
+
+/// Every combination's bars of `chart`.
+pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
+    let combinations = 0..tally.combinations().len();
+    match chart {
+        Chart::Outcomes => by_label(tally, |r| vec![r.outcome.clone()]),
+        Chart::StopReasons => by_label(tally, |r| vec![r.stop_reason.to_string()]),
+        Chart::Verdicts => by_label(tally, |r| vec![r.verdict.clone().unwrap_or("-".into())]),
+        Chart::Used => by_used(tally),
+        Chart::ModelCalls => by_bins(tally, combinations, |r| r.model_calls),
+        Chart::Tokens => by_bins(tally, combinations, |r| {
+            r.input_tokens.saturating_add(r.output_tokens)
+        }),
+    }
+}
+
+/// A bar per label any run has, in label order.
+fn by_label(tally: &Tally, labels: impl Fn(&JobResult) -> Vec<String>) -> Vec<Group> {
+    let all: BTreeSet<String> = (0..tally.combinations().len())
+        .flat_map(|c| tally.results(c).iter().flat_map(&labels))
+        .collect();
+    (0..tally.combinations().len())
+        .map(|combination| {
+            let results = tally.results(combination);
+            let bars = all
+                .iter()
+                .map(|label| Bar {
+                    label: label.clone(),
+                    runs: by_seed(results, |r| labels(r).contains(label)),
+                })
+                .collect();
+            Group { combination, bars }
+        })
+        .collect()
+}
+
+/// A bar per budget measure and value ("rounds 2"), in the order of the
+/// measures, then of the values.
+fn by_used(tally: &Tally) -> Vec<Group> {
+    let order = [
+        "rounds",
+        "waves",
+        "dispatches",
+        "handoffs",
+        "member_calls",
+        "steps",
+    ];
+    let mut keys: BTreeSet<(usize, u64)> = BTreeSet::new();
+    for c in 0..tally.combinations().len() {
+        for r in tally.results(c) {
+            for (name, value) in r.used.named() {
+                let place = order.iter().position(|o| *o == name).unwrap_or(order.len());
+                keys.insert((place, value));
+            }
+        }
+    }
+    (0..tally.combinations().len())
+        .map(|combination| {
+            let results = tally.results(combination);
+            let bars = keys
+                .iter()
+                .map(|&(place, value)| {
+                    let name = order.get(place).copied().unwrap_or("?");
+                    Bar {
+                        label: format!("{} {value}", name.replace('_', " ")),
+                        runs: by_seed(results, |r| r.used.named().contains(&(name, value))),
+                    }
+                })
+                .collect();
+            Group { combination, bars }
+        })
+        .collect()
+}
+
+/// A bar per value when there are few, else per equal bin of the range
+/// of every combination's values.
+fn by_bins(
+    tally: &Tally,
+    combinations: std::ops::Range<usize>,
+    value: impl Fn(&JobResult) -> u64,
+) -> Vec<Group> {
+    let values: BTreeSet<u64> = combinations
+        .clone()
+        .flat_map(|c| tally.results(c).iter().map(&value))
+        .collect();
+    let bins: Vec<(u64, u64)> = match (values.first(), values.last()) {
+        (Some(&low), Some(&high)) if values.len() as u64 > MAX_BINS => {
+            let width = (high - low).div_ceil(MAX_BINS).max(1);
+            (0..MAX_BINS)
+                .map(|i| (low + i * width, (low + (i + 1) * width - 1).min(high)))
+                .filter(|(from, _)| *from <= high)
+                .collect()
+        }
+        _ => values.iter().map(|&v| (v, v)).collect(),
+    };
+    combinations
+        .map(|combination| {
+            let results = tally.results(combination);
+            let bars = bins
+                .iter()
+                .map(|&(from, to)| Bar {
+                    label: if from == to {
+                        from.to_string()
+                    } else {
+                        format!("{from}–{to}")
+                    },
+                    runs: by_seed(results, |r| (from..=to).contains(&value(r))),
+                })
+                .collect();
+            Group { combination, bars }
+        })
+        .collect()
+}
+
+/// The indexes of the results that `keep`, in order of seed.
+fn by_seed(results: &[JobResult], keep: impl Fn(&JobResult) -> bool) -> Vec<usize> {
+    let mut runs: Vec<usize> = (0..results.len()).filter(|&i| keep(&results[i])).collect();
+    runs.sort_by_key(|&i| results[i].seed);
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::RunStatus;
+    use crate::stop::StopReason;
+    use crate::sweep::{SweepPlan, Used};
+
+    fn tally(results: &[(usize, u64, &str, u64)]) -> Tally {
+        let plan = SweepPlan::new(1..=20, vec![("x".into(), vec![true, false])]).unwrap();
+        let mut tally = Tally::new(&plan);
+        for &(combination, seed, verdict, calls) in results {
+            tally.add(JobResult {
+                job: format!("c{combination}-s{seed}"),
+                combination,
+                seed,
+                outcome: format!("ok/success/{verdict}"),
+                status: RunStatus::Ok,
+                stop_reason: StopReason::Success,
+                verdict: Some(verdict.into()),
+                used: Used {
+                    rounds: Some(calls % 3),
+                    ..Used::default()
+                },
+                model_calls: calls,
+                tool_calls: 0,
+                input_tokens: calls * 100,
+                output_tokens: 0,
+            });
+        }
+        tally
+    }
+
+    #[test]
+    fn every_combination_gets_the_same_bars_and_runs_by_seed() {
+        let tally = tally(&[(0, 3, "go", 4), (0, 1, "go", 5), (1, 2, "no_go", 4)]);
+        let groups = groups(&tally, Chart::Verdicts);
+        let labels = |g: &Group| g.bars.iter().map(|b| b.label.clone()).collect::<Vec<_>>();
+        assert_eq!(labels(&groups[0]), ["go", "no_go"]);
+        assert_eq!(labels(&groups[1]), ["go", "no_go"]);
+        let seeds: Vec<u64> = groups[0].bars[0]
+            .runs
+            .iter()
+            .map(|&i| tally.results(0)[i].seed)
+            .collect();
+        assert_eq!(seeds, [1, 3]);
+        assert!(groups[1].bars[0].runs.is_empty());
+    }
+
+    #[test]
+    fn many_values_are_binned_over_every_combination() {
+        let results: Vec<(usize, u64, &str, u64)> = (0..20)
+            .map(|i| (usize::from(i % 2 == 0), i + 1, "go", i * 10))
+            .collect();
+        let tally = tally(&results);
+        let groups = groups(&tally, Chart::ModelCalls);
+        assert_eq!(groups[0].bars.len(), MAX_BINS as usize);
+        assert_eq!(groups[0].bars[0].label, "0–23");
+        let counted: usize = groups
+            .iter()
+            .flat_map(|g| &g.bars)
+            .map(|b| b.runs.len())
+            .sum();
+        assert_eq!(counted, 20, "every run in one bin");
+        let used = super::groups(&tally, Chart::Used);
+        assert_eq!(used[0].bars[0].label, "rounds 0");
+    }
+}

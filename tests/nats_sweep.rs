@@ -1,0 +1,421 @@
+//! Sweeps on NATS, end to end: the real binary as the sweep and as
+//! `conclave worker` processes, over a real nats-server on loopback. The
+//! document must equal the local sweep's, also when a worker is killed
+//! while it holds jobs.
+
+mod common;
+
+use common::nats::NatsServer;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{OnceLock, mpsc};
+use std::time::{Duration, Instant};
+
+const SCENARIO: &str = "scenarios/checkout_v2_launch.json";
+/// How long a sweep of 400 runs may take on a loaded machine.
+const SWEEP_BOUND: Duration = Duration::from_secs(300);
+/// How long a condition on the server or a worker may take to hold.
+const BOUND: Duration = Duration::from_secs(60);
+/// Short, so that a killed worker's jobs come back within the test.
+const ACK_WAIT: &str = "2";
+
+fn sweep_args(nats: Option<&str>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "sweep",
+        SCENARIO,
+        "--seeds",
+        "1..200",
+        "--flag",
+        "legal_analyst=on,off",
+        "--headless",
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(url) = nats {
+        args.extend(["--nats".to_string(), url.to_string()]);
+    }
+    args
+}
+
+fn conclave() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+/// The local sweep's document, computed once for the tests of this file.
+fn local_document() -> &'static Value {
+    static LOCAL: OnceLock<Value> = OnceLock::new();
+    LOCAL.get_or_init(|| {
+        let output = conclave().args(sweep_args(None)).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    })
+}
+
+/// A `conclave worker` process, its stderr in a file; killed on drop.
+struct Worker {
+    child: Child,
+    stderr: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Worker {
+    fn start(url: &str, parallel: usize) -> Worker {
+        Worker::start_with(url, parallel, &[])
+    }
+
+    /// With more options; its own state folder, so that no allowance of
+    /// another process applies to it.
+    fn start_with(url: &str, parallel: usize, options: &[&str]) -> Worker {
+        let dir = tempfile::tempdir().unwrap();
+        let stderr = dir.path().join("stderr");
+        let child = conclave()
+            .args(["worker", "--nats", url, "--ack-wait", ACK_WAIT])
+            .args(["--parallel", &parallel.to_string()])
+            .args(options)
+            .env("XDG_STATE_HOME", dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        let worker = Worker {
+            child,
+            stderr,
+            _dir: dir,
+        };
+        worker.wait_for("running sweep jobs");
+        worker
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    fn wait_for(&self, text: &str) {
+        poll(&format!("the worker to say {text:?}"), || {
+            self.stderr().contains(text)
+        });
+    }
+
+    fn signal(&self, signal: i32) {
+        // SAFETY: signalling this test's own child.
+        let status = unsafe { libc::kill(i32::try_from(self.child.id()).unwrap(), signal) };
+        assert_eq!(status, 0, "cannot signal the worker");
+    }
+
+    /// How many jobs it ran again after another worker had them.
+    fn redeliveries(&self) -> usize {
+        self.stderr().matches("is back (delivery").count()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A sweep running in the background; `finish` waits for it.
+struct Sweep(mpsc::Receiver<Output>);
+
+impl Sweep {
+    fn start(url: &str) -> Sweep {
+        Sweep::start_with(sweep_args(Some(url)), None)
+    }
+
+    fn start_with(args: Vec<String>, state: Option<&std::path::Path>) -> Sweep {
+        let mut command = conclave();
+        if let Some(state) = state {
+            command.env("XDG_STATE_HOME", state);
+        }
+        let child = command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(child.wait_with_output().unwrap());
+        });
+        Sweep(finished)
+    }
+
+    fn finish(self) -> Output {
+        self.0
+            .recv_timeout(SWEEP_BOUND)
+            .unwrap_or_else(|_| panic!("the sweep did not end within {SWEEP_BOUND:?}"))
+    }
+}
+
+fn poll(what: &str, mut holds: impl FnMut() -> bool) {
+    let deadline = Instant::now() + BOUND;
+    while !holds() {
+        assert!(Instant::now() < deadline, "waited {BOUND:?} for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The sweep printed the local sweep's document, and exited 0.
+fn assert_same_as_local(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let document: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is one document ({e}):\n{stderr}"));
+    assert_eq!(&document, local_document(), "{stderr}");
+    assert_eq!(document["runs"], 400);
+    stderr
+}
+
+/// Reads of the server's state, as an operator's `nats` tool would.
+struct Server {
+    runtime: tokio::runtime::Runtime,
+    nats: conclave::nats::Nats,
+}
+
+impl Server {
+    fn at(url: &str) -> Server {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let nats = runtime.block_on(conclave::nats::connect(url)).unwrap();
+        Server { runtime, nats }
+    }
+
+    /// Results stored so far, of every sweep.
+    fn results(&self) -> u64 {
+        self.runtime.block_on(async {
+            match self.nats.js.get_stream("CONCLAVE_RESULTS").await {
+                Ok(mut stream) => stream.info().await.map_or(0, |info| info.state.messages),
+                Err(_) => 0,
+            }
+        })
+    }
+
+    /// Jobs delivered to a worker and not yet acknowledged.
+    fn jobs_in_hand(&self) -> usize {
+        self.runtime.block_on(async {
+            let mut consumer: async_nats::jetstream::consumer::PullConsumer = self
+                .nats
+                .js
+                .get_consumer_from_stream("conclave-workers", "CONCLAVE_JOBS")
+                .await
+                .unwrap();
+            consumer.info().await.unwrap().num_ack_pending
+        })
+    }
+
+    /// [`Self::jobs_in_hand`] once two reads agree: acknowledgements a
+    /// stopped worker sent before it stopped have reached the server.
+    fn settled_jobs_in_hand(&self) -> usize {
+        let deadline = Instant::now() + BOUND;
+        let mut last = self.jobs_in_hand();
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let now = self.jobs_in_hand();
+            if now == last {
+                return now;
+            }
+            assert!(Instant::now() < deadline, "the jobs in hand never settled");
+            last = now;
+        }
+    }
+}
+
+#[test]
+fn two_workers_give_the_counts_of_the_local_sweep() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let first = Worker::start(&url, 1);
+    let second = Worker::start(&url, 1);
+    let output = Sweep::start(&url).finish();
+    let stderr = assert_same_as_local(&output);
+    assert!(
+        stderr.contains("400 runs by 2 workers; 0 ran again"),
+        "{stderr}\n{}\n{}",
+        first.stderr(),
+        second.stderr()
+    );
+}
+
+#[test]
+fn a_worker_killed_holding_jobs_loses_none_and_no_run_is_counted_twice() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let state = Server::at(&url);
+    let sweep = Sweep::start(&url);
+    let doomed = Worker::start(&url, 2);
+    poll("the first worker to finish some jobs", || {
+        state.results() >= 20
+    });
+    // Freeze the worker and look at what it holds; a worker between two
+    // jobs holds none, so let it go on a little and look again.
+    let mut held = 0;
+    for _ in 0..50 {
+        doomed.signal(libc::SIGSTOP);
+        held = state.settled_jobs_in_hand();
+        if held > 0 {
+            break;
+        }
+        doomed.signal(libc::SIGCONT);
+        let before = state.results();
+        poll("the first worker to finish another job", || {
+            state.results() > before
+        });
+    }
+    assert!(held > 0, "the worker never held a job when stopped");
+    let done_before_kill = state.results();
+    assert!(
+        done_before_kill < 400,
+        "the first worker ran the whole sweep"
+    );
+    doomed.signal(libc::SIGKILL);
+    let others = [Worker::start(&url, 1), Worker::start(&url, 1)];
+    let output = sweep.finish();
+    let stderr = assert_same_as_local(&output);
+    let back: usize = others.iter().map(Worker::redeliveries).sum();
+    assert!(
+        back >= 1,
+        "{held} jobs held by the killed worker, none came back:\n{stderr}"
+    );
+    // The killed worker and at least one of the others sent results.
+    assert!(
+        stderr.contains("400 runs by 3 workers") || stderr.contains("400 runs by 2 workers"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ran again after their worker stopped"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_signalled_worker_stops_taking_jobs_and_exits_as_signalled() {
+    let server = NatsServer::start();
+    let mut worker = Worker::start(&server.url(), 1);
+    worker.signal(libc::SIGTERM);
+    let deadline = Instant::now() + BOUND;
+    let status = loop {
+        if let Some(status) = worker.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the worker did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143), "{}", worker.stderr());
+    assert!(worker.stderr().contains("stopping: taking no more jobs"));
+}
+
+#[test]
+fn a_worker_runs_a_scenarios_programs_only_with_allow_exec() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let sandbox = tempfile::tempdir().unwrap();
+    let marker = sandbox.path().join("ran");
+    let scenario = serde_json::json!({
+        "name": "marks", "pattern": "orchestrator", "goal": "Run the marker.",
+        "context": {"report_date": "2026-03-20", "region": "US"},
+        "workers": {"marker_worker": {"command": {"argv": [
+            env!("CARGO_BIN_EXE_conclave"), "toolbox", "echo", "--touch", marker.to_str().unwrap()]}}},
+        "provider": {"kind": "sim", "final_answer": "Done."}
+    });
+    let path = sandbox.path().join("marks.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let args: Vec<String> = [
+        "sweep",
+        path.to_str().unwrap(),
+        "--seeds",
+        "1..3",
+        "--headless",
+    ]
+    .into_iter()
+    .chain(["--allow-exec", "--nats", &url])
+    .map(String::from)
+    .collect();
+    // The sweep's user allowed the programs; the worker's did not.
+    let sweep_state = sandbox.path().join("sweep-state");
+    {
+        let _wary = Worker::start(&url, 1);
+        let output = Sweep::start_with(args.clone(), Some(&sweep_state)).finish();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("refused job") && stderr.contains("--allow-exec"),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty());
+        assert!(!marker.exists(), "the program never started");
+    }
+    let _trusting = Worker::start_with(&url, 1, &["--allow-exec"]);
+    let output = Sweep::start_with(args, Some(&sweep_state)).finish();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["combinations"][0]["runs"], 3, "{stderr}");
+    assert!(marker.exists(), "the program ran on the worker");
+}
+
+#[test]
+fn mistakes_a_user_can_make_exit_2_with_what_was_expected() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let closed = format!("nats://127.0.0.1:{closed}");
+    let sweep_on = |url: &str| {
+        let mut args = sweep_args(Some(url));
+        args[3] = "1..2".into();
+        args
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["worker".into()], "worker needs --nats URL"),
+        (
+            vec![
+                "worker".into(),
+                "--nats".into(),
+                "http://127.0.0.1:4222".into(),
+            ],
+            "expected nats://HOST:PORT",
+        ),
+        (
+            vec!["worker".into(), "--nats".into(), closed.clone()],
+            "cannot reach the NATS server",
+        ),
+        (
+            vec![
+                "worker".into(),
+                "--nats".into(),
+                closed.clone(),
+                "--ack-wait".into(),
+                "0".into(),
+            ],
+            "a number of seconds from 1",
+        ),
+        (sweep_on(&closed), "cannot reach the NATS server"),
+        (
+            sweep_on(&closed)
+                .into_iter()
+                .filter(|a| a != "--headless")
+                .collect(),
+            "add --headless",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = conclave().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}

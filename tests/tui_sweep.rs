@@ -1,0 +1,182 @@
+//! The sweep in the dashboard: per combination, bars of outcomes, stop
+//! reasons, verdicts, budgets used, calls and tokens; a bar's runs
+//! listed; Enter on a run replays it (its seed and flags run again with a
+//! recording), and the replay ends as the sweep counted that run.
+
+mod common;
+
+use conclave::bus::{EventKind, Hub, RunStatus};
+use conclave::engine::ProviderChoice;
+use conclave::sweep::{Job, SweepArgs, SweepPlan, prepare, run_local};
+use conclave::tui::app::{App, AppOptions};
+use conclave::tui::effect::Effect;
+use conclave::tui::keymap::Action;
+use conclave::tui::sweep::{Ended, SweepState};
+use conclave::tui::view_state::Overlay;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+const FILE: &str = "scenarios/checkout_v2_launch.json";
+
+/// A dashboard showing the finished sweep of seeds 1..=20 with the legal
+/// analyst on and off, its recordings under `recordings`.
+fn swept(recordings: Option<PathBuf>) -> App {
+    let sweep = prepare(SweepArgs {
+        scenario: PathBuf::from(FILE),
+        plan: SweepPlan::new(1..=20, vec![("legal_analyst".into(), vec![true, false])]).unwrap(),
+        parallel: Some(2),
+        provider: ProviderChoice::default(),
+        allow_real: false,
+        allow_exec: false,
+    })
+    .unwrap();
+    let mut app = App::new(
+        Hub::new(16),
+        AppOptions {
+            recordings_dir: recordings,
+            ..AppOptions::default()
+        },
+    );
+    app.show_sweep(SweepState::new(&sweep));
+    let mut results = Vec::new();
+    run_local(
+        &sweep.scenario,
+        Some(&sweep.source),
+        sweep.plan.jobs(),
+        2,
+        |r| results.push(r),
+    )
+    .unwrap();
+    for result in results {
+        app.sweep_result(result);
+    }
+    app.sweep_ended(Ended::Done);
+    app
+}
+
+#[test]
+fn the_sweep_shows_bars_per_combination() {
+    let mut app = swept(None);
+    let screen = common::screen::of_app(&app, 120, 30);
+    assert!(screen.contains("40/40 runs · done"), "{screen}");
+    assert!(screen.contains("legal_analyst=on · 20 runs"), "{screen}");
+    assert!(screen.contains("legal_analyst=off · 20 runs"), "{screen}");
+    insta::assert_snapshot!("sweep_outcomes_120x30", screen);
+    app.update(Action::Right);
+    insta::assert_snapshot!(
+        "sweep_stop_reasons_120x30",
+        common::screen::of_app(&app, 120, 30)
+    );
+    for _ in 0..3 {
+        app.update(Action::Right);
+    }
+    insta::assert_snapshot!(
+        "sweep_model_calls_120x30",
+        common::screen::of_app(&app, 120, 30)
+    );
+    insta::assert_snapshot!(
+        "sweep_model_calls_80x24",
+        common::screen::of_app(&app, 80, 24)
+    );
+}
+
+#[test]
+fn enter_lists_a_bars_runs_and_esc_goes_back() {
+    let mut app = swept(None);
+    app.update(Action::Down);
+    assert!(
+        app.update(Action::Confirm).is_empty(),
+        "listing starts nothing"
+    );
+    let screen = common::screen::of_app(&app, 120, 30);
+    assert!(screen.contains("Runs of legal_analyst=on"), "{screen}");
+    insta::assert_snapshot!("sweep_listing_120x30", screen);
+    app.update(Action::Close);
+    assert!(
+        matches!(app.overlay, Some(Overlay::Sweep)),
+        "back to the bars"
+    );
+    assert!(!common::screen::of_app(&app, 120, 30).contains("Runs of"));
+    app.update(Action::Close);
+    assert!(app.overlay.is_none(), "Esc again leaves the sweep");
+    app.update(Action::Sweep);
+    assert!(
+        matches!(app.overlay, Some(Overlay::Sweep)),
+        "S shows it again"
+    );
+}
+
+#[test]
+fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
+    let recordings = tempfile::tempdir().unwrap();
+    let mut app = swept(Some(recordings.path().to_path_buf()));
+    // Every combination has a bar per outcome any run had, in order; the
+    // second combination's first outcome it had, and that bar's last run
+    // (the highest seed).
+    let (moves, expected) = {
+        let tally = app.sweep().unwrap().tally();
+        let outcomes: BTreeSet<&str> = (0..2)
+            .flat_map(|c| tally.results(c).iter().map(|r| r.outcome.as_str()))
+            .collect();
+        let off = tally.results(1);
+        let (at, outcome) = outcomes
+            .iter()
+            .enumerate()
+            .find(|(_, o)| off.iter().any(|r| r.outcome == **o))
+            .unwrap();
+        let last = off
+            .iter()
+            .filter(|r| r.outcome == *outcome)
+            .max_by_key(|r| r.seed)
+            .unwrap();
+        (outcomes.len() + at, last.clone())
+    };
+    for _ in 0..moves {
+        app.update(Action::Down);
+    }
+    app.update(Action::Confirm);
+    app.update(Action::Bottom);
+    let effects = app.update(Action::Confirm);
+    let job = Job::new(1, expected.seed, vec![("legal_analyst".into(), false)]);
+    assert_eq!(effects, vec![Effect::ReplaySweepRun(job)]);
+
+    app.carry_out(effects);
+    assert!(app.overlay.is_none(), "the replay shows: {:?}", app.notice);
+    let slot = app.run().expect("the replay is selected");
+    assert!(slot.replay.is_some(), "a replay");
+    let recording = slot.recording.clone().unwrap();
+    assert!(
+        recording.starts_with(recordings.path().join("sweeps")),
+        "{}",
+        recording.display()
+    );
+    let events = conclave::record::read_recording(&recording).unwrap().events;
+    let Some(EventKind::RunFinished {
+        status,
+        stop_reason,
+        result,
+        ..
+    }) = events.last().map(|e| e.kind.clone())
+    else {
+        panic!("the recording ends with the run's finish");
+    };
+    let status = match status {
+        RunStatus::Ok => "ok",
+        RunStatus::Stopped => "stopped",
+    };
+    let decision = result["final_decision"].as_str().unwrap_or("-");
+    assert_eq!(
+        format!("{status}/{stop_reason}/{decision}"),
+        expected.outcome
+    );
+    let EventKind::RunStarted(started) = &events[0].kind else {
+        panic!("the recording starts with the run's start");
+    };
+    assert_eq!(started.seed, expected.seed);
+    assert!(
+        started
+            .flags
+            .iter()
+            .any(|f| f.name == "legal_analyst" && !f.on)
+    );
+}
