@@ -34,6 +34,8 @@ pub(crate) enum Command {
         exec: ExecArgs,
         #[command(flatten)]
         otlp: OtlpArgs,
+        #[command(flatten)]
+        publish: PublishArgs,
     },
     /// Run a scenario: in the dashboard, or with --headless print its result.
     Run {
@@ -77,6 +79,18 @@ pub(crate) enum Command {
         exec: ExecArgs,
         #[command(flatten)]
         otlp: OtlpArgs,
+        #[command(flatten)]
+        publish: PublishArgs,
+    },
+    /// Watch the live runs of every engine that publishes to a NATS server
+    /// (started with --nats), in the dashboard; pause, step and flag them.
+    Attach {
+        /// The NATS server with JetStream the engines publish to, e.g.
+        /// nats://127.0.0.1:4222.
+        #[arg(long, value_name = "URL", value_parser = parse_nats_url)]
+        nats: String,
+        #[command(flatten)]
+        look: LookArgs,
     },
     /// Replay a recording in the dashboard, or with --headless print its result.
     Replay {
@@ -300,6 +314,36 @@ pub(crate) fn parse_nats_url(text: &str) -> Result<String, String> {
     conclave::nats::check_url(text)
         .map(|_| text.to_string())
         .map_err(|e| e.to_string())
+}
+
+/// Publishing runs to NATS, for `conclave attach` on any machine.
+#[derive(Args, Debug, Default)]
+pub(crate) struct PublishArgs {
+    #[command(flatten)]
+    pub(crate) server: NatsArgs,
+    /// How long the server keeps the events of every engine's runs (the
+    /// stream CONCLAVE_EVENTS), e.g. 90s, 30m, 12h or 7d; a new stream keeps
+    /// them 24h, an existing one keeps its limit.
+    #[arg(long, value_name = "AGE", value_parser = conclave::nats::limits::parse_max_age, requires = "nats")]
+    pub(crate) nats_max_age: Option<std::time::Duration>,
+    /// How many bytes of events the server keeps, the oldest dropped first,
+    /// e.g. 512MiB or 2GiB; a new stream keeps 1GiB, an existing one keeps
+    /// its limit.
+    #[arg(long, value_name = "SIZE", value_parser = conclave::nats::limits::parse_max_bytes, requires = "nats")]
+    pub(crate) nats_max_bytes: Option<u64>,
+}
+
+impl PublishArgs {
+    /// Where the runs are published, if anywhere.
+    pub(crate) fn to(&self) -> Option<conclave::nats::publish::PublishTo> {
+        Some(conclave::nats::publish::PublishTo {
+            url: self.server.nats.clone()?,
+            limits: conclave::nats::limits::EventLimits {
+                max_age: self.nats_max_age,
+                max_bytes: self.nats_max_bytes,
+            },
+        })
+    }
 }
 
 /// Options of the dashboard.

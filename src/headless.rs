@@ -32,7 +32,14 @@ pub struct HeadlessRun {
     pub cache: Option<PathBuf>,
     /// `--otlp`: send the run as an OpenTelemetry trace.
     pub otlp: Option<OtlpConfig>,
+    /// `--nats URL`: publish the run's events there and answer control
+    /// requests from other machines (`conclave attach`).
+    pub nats: Option<crate::nats::publish::PublishTo>,
 }
+
+/// How long the end of a run waits for the server to acknowledge its last
+/// events.
+const LINK_CLOSE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Run and print; the exit status says how the run ended.
 pub fn run(args: HeadlessRun) -> Exit {
@@ -102,6 +109,22 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::BadInput;
         }
     };
+    // The link has its own thread and real-time runtime: this run's clock
+    // may be virtual.
+    let link = match &args.nats {
+        Some(to) => {
+            let warn: crate::nats::publish::Warn =
+                Arc::new(|warning: String| output::message(&format!("conclave: {warning}")));
+            match crate::nats::publish::EventLink::start(to, warn) {
+                Ok(link) => Some(link),
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            }
+        }
+        None => None,
+    };
     let options = LaunchOptions {
         run: 1,
         seed: args.seed,
@@ -118,9 +141,13 @@ pub fn run(args: HeadlessRun) -> Exit {
         cache: args.cache,
         observers: exporter.iter().map(Exporter::observer).collect(),
     };
-    let exit = runtime.block_on(async move {
+    let exit = runtime.block_on(async {
         let hub = Hub::default();
-        let handle = match engine::launch(scenario, &hub, options) {
+        let launched = match &link {
+            Some(link) => link.launch(scenario, &hub, options),
+            None => engine::launch(scenario, &hub, options),
+        };
+        let handle = match launched {
             Ok(handle) => handle,
             Err(
                 e
@@ -191,6 +218,9 @@ pub fn run(args: HeadlessRun) -> Exit {
         };
         signalled.map_or(exit, Exit::Signalled)
     });
+    if let Some(link) = link {
+        link.close(LINK_CLOSE);
+    }
     // The result is out; the trace follows (on a signal too), and a
     // collector that is down changes neither the result nor the exit.
     if let Some(warning) = exporter.and_then(|e| e.finish()) {

@@ -31,6 +31,7 @@ fn dashboard(
     exec: ExecArgs,
     cache: Option<PathBuf>,
     otlp: &OtlpArgs,
+    publish: PublishArgs,
 ) -> Exit {
     let theme = match screen.look.theme() {
         Ok(theme) => theme,
@@ -50,6 +51,7 @@ fn dashboard(
         allow_exec: exec.allow_exec,
         cache,
         otlp,
+        nats: publish.to(),
         ..TuiOptions::default()
     })
 }
@@ -116,6 +118,7 @@ fn command(cli: Cli) -> Exit {
             ExecArgs::default(),
             None,
             &OtlpArgs::default(),
+            PublishArgs::default(),
         ),
         Some(Command::Tui {
             scenario,
@@ -123,6 +126,7 @@ fn command(cli: Cli) -> Exit {
             screen,
             exec,
             otlp,
+            publish,
         }) => dashboard(
             scenario,
             screen,
@@ -131,6 +135,7 @@ fn command(cli: Cli) -> Exit {
             exec,
             None,
             &otlp,
+            publish,
         ),
         Some(Command::Run {
             scenario,
@@ -144,6 +149,7 @@ fn command(cli: Cli) -> Exit {
             screen,
             exec,
             otlp,
+            publish,
             ..
         }) => dashboard(
             Some(scenario),
@@ -158,6 +164,7 @@ fn command(cli: Cli) -> Exit {
             exec,
             cache,
             &otlp,
+            publish,
         ),
         Some(Command::Run {
             scenario,
@@ -172,6 +179,7 @@ fn command(cli: Cli) -> Exit {
             model,
             exec,
             otlp,
+            publish,
             ..
         }) => match otlp.config() {
             Err(exit) => exit,
@@ -190,6 +198,7 @@ fn command(cli: Cli) -> Exit {
                 decide,
                 cache,
                 otlp,
+                nats: publish.to(),
             }),
         },
         Some(Command::Replay {
@@ -204,6 +213,14 @@ fn command(cli: Cli) -> Exit {
         }) => match look.theme() {
             Ok(theme) => tui::run(TuiOptions {
                 replay: Some(recording),
+                theme,
+                ..TuiOptions::default()
+            }),
+            Err(exit) => exit,
+        },
+        Some(Command::Attach { nats, look }) => match look.theme() {
+            Ok(theme) => tui::run(TuiOptions {
+                attach: Some(nats),
                 theme,
                 ..TuiOptions::default()
             }),

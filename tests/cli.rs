@@ -334,7 +334,7 @@ fn schema_prints_a_json_schema() {
 fn help_lists_the_commands_the_readme_shows() {
     let output = conclave(&["--help"]);
     let help = String::from_utf8_lossy(&output.stdout);
-    for command in ["run", "validate", "schema"] {
+    for command in ["run", "validate", "schema", "attach"] {
         assert!(help.contains(command), "{help}");
     }
     let output = conclave(&["run", "--help"]);
@@ -347,9 +347,43 @@ fn help_lists_the_commands_the_readme_shows() {
         "--record",
         "--goal",
         "--pricing",
+        "--nats",
+        "--nats-max-age",
+        "--nats-max-bytes",
     ] {
         assert!(help.contains(option), "{help}");
     }
+    let output = conclave(&["attach", "--help"]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("--nats <URL>"));
+}
+
+#[test]
+fn stream_limits_are_checked_as_they_are_parsed_and_need_a_server() {
+    for (args, says) in [
+        (
+            &["--nats", "nats://127.0.0.1:4222", "--nats-max-age", "5w"][..],
+            "expected a duration such as 90s, 30m, 12h or 7d",
+        ),
+        (
+            &[
+                "--nats",
+                "nats://127.0.0.1:4222",
+                "--nats-max-bytes",
+                "lots",
+            ][..],
+            "expected a size such as 1048576, 512MiB, 2GiB or 500MB",
+        ),
+        (&["--nats-max-age", "2h"][..], "--nats <URL>"),
+    ] {
+        let mut all = vec!["run", CHECKOUT, "--headless"];
+        all.extend_from_slice(args);
+        let output = conclave(&all);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    let output = conclave(&["attach"]);
+    assert_eq!(output.status.code(), Some(2));
 }
 
 #[test]

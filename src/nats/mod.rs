@@ -4,9 +4,14 @@
 //! in the files beside this one; none of them is ever on the engine's path.
 
 mod address;
+pub mod command;
 mod engine_id;
 mod error;
 pub mod jobs;
+pub mod limits;
+pub mod publish;
+pub mod subjects;
+pub mod watch;
 
 pub use address::{check_url, shown_url};
 pub use engine_id::EngineId;

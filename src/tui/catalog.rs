@@ -31,6 +31,8 @@ pub(crate) enum Item {
     Scenario(Result<Arc<Scenario>, String>),
     /// A recording to replay.
     Recording(Recorded),
+    /// A live run of another engine, to attach (`conclave attach`).
+    Remote(crate::nats::watch::LiveRun),
 }
 
 /// A recording as the picker lists it.
@@ -100,6 +102,16 @@ impl Recorded {
     }
 }
 
+/// The live runs of other engines, as the picker offers them to attach.
+pub(crate) fn remote(runs: Vec<crate::nats::watch::LiveRun>) -> Vec<Entry> {
+    runs.into_iter()
+        .map(|live| Entry {
+            origin: format!("run {} over NATS", live.id),
+            item: Item::Remote(live),
+        })
+        .collect()
+}
+
 fn upper(word: &str) -> String {
     word.replace('_', " ").to_uppercase()
 }
@@ -156,6 +168,11 @@ impl Entry {
         match &self.item {
             Item::Scenario(Ok(s)) => s.title.clone().unwrap_or_else(|| s.name.clone()),
             Item::Scenario(Err(_)) => self.origin.clone(),
+            Item::Remote(live) => live
+                .scenario
+                .title
+                .clone()
+                .unwrap_or_else(|| live.scenario.name.clone()),
             Item::Recording(recorded) => match &recorded.scenario {
                 Some((name, _)) => format!("replay {name}"),
                 None => format!(
@@ -175,6 +192,7 @@ impl Entry {
         match &self.item {
             Item::Scenario(Ok(s)) => s.pattern.to_string(),
             Item::Scenario(Err(_)) => "invalid".to_string(),
+            Item::Remote(live) => live.pattern.to_string(),
             Item::Recording(recorded) => match &recorded.scenario {
                 Some((_, pattern)) => pattern.to_string(),
                 None => "recording".to_string(),
@@ -189,6 +207,7 @@ impl Entry {
             Item::Scenario(Ok(_)) => String::new(),
             Item::Scenario(Err(_)) => "cannot be launched".to_string(),
             Item::Recording(recorded) => recorded.outcome(),
+            Item::Remote(live) => format!("▶ {} · {} events", live.id, live.events),
         }
     }
 }

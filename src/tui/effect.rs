@@ -1,6 +1,7 @@
 //! What the dashboard's decisions ask of the world: launching a run,
-//! sending a run's engine a command, opening a recording, copying to the
-//! clipboard, writing a file, replaying a run of a sweep, quitting. The app's update only returns them
+//! attaching a run of another engine, sending a run's engine a command,
+//! opening a recording, copying to the clipboard, writing a file,
+//! replaying a run of a sweep, quitting. The app's update only returns them
 //! and the loop has them carried out, so the update is tested without a
 //! terminal or an engine.
 
@@ -25,6 +26,9 @@ pub enum Effect {
     },
     /// Replay a recording and select it.
     OpenRecording(PathBuf),
+    /// Show a live run of another engine, from its first event, and
+    /// select it.
+    Attach(Box<crate::nats::watch::LiveRun>),
     /// Put this text on the terminal's clipboard (OSC 52).
     Copy(String),
     /// Write `contents` to the file at `path`.

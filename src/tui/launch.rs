@@ -1,6 +1,8 @@
 //! A run to start, as the dashboard asks for it: the scenario, where it
 //! came from, and the seed, flags and goal it runs with.
 
+use crate::engine::ProviderChoice;
+use crate::nats::publish::EventLink;
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,4 +58,22 @@ impl Launch {
             allow_exec: false,
         }
     }
+}
+
+/// How runs are launched.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LaunchSettings {
+    /// Where recordings go; `None` records nothing.
+    pub(crate) runs_dir: Option<PathBuf>,
+    /// Launch runs paused at their first gate.
+    pub(crate) start_paused: bool,
+    /// The model every launch uses, over each scenario's.
+    pub(crate) provider: ProviderChoice,
+    /// `--cache DIR`: where the tools' last good answers are kept.
+    pub(crate) cache: Option<PathBuf>,
+    /// `--nats URL`: every run publishes its events there and answers
+    /// control requests from other machines.
+    pub(crate) link: Option<Arc<EventLink>>,
+    /// `--otlp`: every run launched is exported as a trace.
+    pub(crate) exporter: Option<Arc<crate::telemetry::Exporter>>,
 }

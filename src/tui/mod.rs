@@ -18,6 +18,7 @@ pub(crate) mod pane_id;
 pub mod panes;
 pub mod patterns;
 pub(crate) mod playback;
+pub mod remote;
 pub mod replay;
 pub(crate) mod runs;
 pub(crate) mod search;
@@ -79,9 +80,18 @@ pub struct TuiOptions {
     pub cache: Option<PathBuf>,
     /// `--otlp`: send every run as an OpenTelemetry trace.
     pub otlp: Option<crate::telemetry::OtlpConfig>,
+    /// `--nats URL`: runs publish their events to this server and answer
+    /// control requests from other machines.
+    pub nats: Option<crate::nats::publish::PublishTo>,
+    /// `conclave attach --nats URL`: show the live runs of other engines
+    /// from this server instead of launching any.
+    pub attach: Option<String>,
     /// Run this sweep and show its outcomes (`conclave sweep`).
     pub sweep: Option<crate::sweep::SweepArgs>,
 }
+
+/// How long quitting waits for the server to acknowledge the last events.
+const LINK_CLOSE: Duration = Duration::from_secs(5);
 
 /// Where recordings go: `$XDG_STATE_HOME/conclave/runs`, else
 /// `~/.local/state/conclave/runs`.
@@ -128,7 +138,37 @@ pub fn run(options: TuiOptions) -> Exit {
             return Exit::BadInput;
         }
     };
+    let (feed_tx, remote_feed) = tokio::sync::mpsc::unbounded_channel();
+    let link = match &options.nats {
+        Some(nats) => {
+            let warnings = feed_tx.clone();
+            let warn: crate::nats::publish::Warn = Arc::new(move |warning| {
+                let _ = warnings.send(remote::RemoteFeed::Warning(warning));
+            });
+            match crate::nats::publish::EventLink::start(nats, warn) {
+                Ok(link) => Some(Arc::new(link)),
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            }
+        }
+        None => None,
+    };
     let exit = runtime.block_on(async {
+        let remote = match &options.attach {
+            Some(url) => match crate::nats::watch::Watcher::connect(url).await {
+                Ok(watcher) => Some(remote::RemoteSource::new(watcher, feed_tx.clone())),
+                Err(e) => {
+                    output::message(&format!("conclave: {e}"));
+                    return Exit::BadInput;
+                }
+            },
+            None => None,
+        };
+        let _listing = remote
+            .as_ref()
+            .map(|source| AbortOnDrop(source.keep_listing()));
         let hub = Hub::default();
         // Subscribed before the first launch, so every run is seen from its
         // first event.
@@ -145,6 +185,8 @@ pub fn run(options: TuiOptions) -> Exit {
                 allow_exec: options.allow_exec,
                 trust: crate::trust::TrustStore::from_env(),
                 cache: options.cache.clone(),
+                link: link.clone(),
+                remote,
             },
         );
         if let Some(exporter) = &exporter {
@@ -195,7 +237,7 @@ pub fn run(options: TuiOptions) -> Exit {
                 return Exit::Internal;
             }
         };
-        let result = event_loop(&mut screen, &mut app, bus, feed).await;
+        let result = event_loop(&mut screen, &mut app, bus, remote_feed, feed).await;
         let recordings_failed = finish_runs(&mut app).await;
         // Whatever a run that did not end in time started goes now.
         crate::provider::real::groups::kill_every_group();
@@ -213,6 +255,10 @@ pub fn run(options: TuiOptions) -> Exit {
             }
         }
     });
+    // The last events of the runs reach the server before the process ends.
+    if let Some(link) = link.and_then(Arc::into_inner) {
+        link.close(LINK_CLOSE);
+    }
     // Every run's trace is sent before the process ends, after quit or a
     // signal alike; a failure is said once, now that the screen is back.
     if let Some(warning) = exporter.and_then(|e| e.finish()) {
@@ -221,11 +267,21 @@ pub fn run(options: TuiOptions) -> Exit {
     exit
 }
 
+/// Stops a background task when the dashboard ends.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Run the dashboard until the user quits (`None`) or a signal ends it.
 async fn event_loop(
     screen: &mut terminal::Screen,
     app: &mut App,
     mut bus: crate::bus::Subscription,
+    mut remote_feed: tokio::sync::mpsc::UnboundedReceiver<remote::RemoteFeed>,
     mut feed: Option<sweep::Feed>,
 ) -> std::io::Result<Option<Signal>> {
     let mut input = EventStream::new();
@@ -291,6 +347,16 @@ async fn event_loop(
                     match bus.try_next() {
                         Some(delivery) => take(app, delivery),
                         None => break,
+                    }
+                }
+                dirty = true;
+            }
+            Some(arrived) = remote_feed.recv() => {
+                app.take_remote(arrived);
+                for _ in 0..BATCH {
+                    match remote_feed.try_recv() {
+                        Ok(arrived) => app.take_remote(arrived),
+                        Err(_) => break,
                     }
                 }
                 dirty = true;

@@ -1,19 +1,22 @@
 //! The dashboard's runs: launching a scenario as a new run, restarting one
-//! with the same seed and flags, showing a run from its events alone or
-//! from a recording, folding the bus's events into the run they belong to,
-//! and handing every engine handle back for a clean shutdown.
+//! with the same seed and flags, attaching a run of another engine,
+//! showing a run from its events alone or from a recording, folding the
+//! bus's events into the run they belong to, and handing every engine
+//! handle back for a clean shutdown.
 
+use super::remote::RemoteSource;
 use super::replay::Replay;
-use super::slot::{Engine, RunSlot};
+use super::slot::{Driver, Engine, RunSlot};
 use super::state::RunState;
 use crate::bus::{ClockMode, Event, EventKind, Hub, RunId};
 use crate::control::Control;
-use crate::engine::{self, LaunchOptions, ProviderChoice, RunHandle};
+use crate::engine::{self, LaunchOptions, RunHandle};
 use crate::record::read_recording;
 use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub(crate) use super::launch::LaunchSettings;
 pub use super::launch::{Launch, Overrides};
 
 impl Launch {
@@ -49,21 +52,6 @@ impl Launch {
     }
 }
 
-/// How runs are launched.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LaunchSettings {
-    /// Where recordings go; `None` records nothing.
-    pub(crate) runs_dir: Option<PathBuf>,
-    /// Launch runs paused at their first gate.
-    pub(crate) start_paused: bool,
-    /// The model every launch uses, over each scenario's.
-    pub(crate) provider: ProviderChoice,
-    /// `--cache DIR`: where the tools' last good answers are kept.
-    pub(crate) cache: Option<PathBuf>,
-    /// `--otlp`: every run launched is exported as a trace.
-    pub(crate) exporter: Option<Arc<crate::telemetry::Exporter>>,
-}
-
 pub struct Runs {
     hub: Hub,
     settings: LaunchSettings,
@@ -75,6 +63,8 @@ pub struct Runs {
     retired: Vec<RunHandle>,
     /// The run others are compared with (`p`), by index.
     pinned: Option<usize>,
+    /// Where runs of other engines come from (`conclave attach`).
+    remote: Option<RemoteSource>,
 }
 
 impl Runs {
@@ -92,7 +82,14 @@ impl Runs {
             next_run: 1,
             retired: Vec::new(),
             pinned: None,
+            remote: None,
         }
+    }
+
+    /// Attach runs of other engines from `source`.
+    pub(crate) fn with_remote(mut self, source: RemoteSource) -> Self {
+        self.remote = Some(source);
+        self
     }
 
     pub(crate) fn selected(&self) -> Option<&RunSlot> {
@@ -182,40 +179,64 @@ impl Runs {
             Some(path) => Some(path),
             None => self.runs_file(&launch.scenario, run)?,
         };
-        let handle = engine::launch(
-            Arc::clone(&launch.scenario),
-            &self.hub,
-            LaunchOptions {
-                run,
-                seed: Some(launch.seed),
-                goal: launch.goal,
-                flags: launch.flags,
-                record: recording.clone(),
-                start_paused: self.settings.start_paused,
-                clock: Some(ClockMode::Real),
-                source: launch.source.clone(),
-                provider: self.settings.provider.clone(),
-                allow_exec: launch.allow_exec,
-                decide: None,
-                // Someone watches: a table that escalates asks them.
-                attended: true,
-                cache: self.settings.cache.clone(),
-                observers: self
-                    .settings
-                    .exporter
-                    .iter()
-                    .map(|e| e.observer())
-                    .collect(),
-            },
-        )?;
+        let options = LaunchOptions {
+            run,
+            seed: Some(launch.seed),
+            goal: launch.goal,
+            flags: launch.flags,
+            record: recording.clone(),
+            start_paused: self.settings.start_paused,
+            clock: Some(ClockMode::Real),
+            source: launch.source.clone(),
+            provider: self.settings.provider.clone(),
+            allow_exec: launch.allow_exec,
+            decide: None,
+            // Someone watches: a table that escalates asks them.
+            attended: true,
+            cache: self.settings.cache.clone(),
+            observers: self
+                .settings
+                .exporter
+                .iter()
+                .map(|e| e.observer())
+                .collect(),
+        };
+        let handle = match &self.settings.link {
+            Some(link) => link.launch(Arc::clone(&launch.scenario), &self.hub, options)?,
+            None => engine::launch(Arc::clone(&launch.scenario), &self.hub, options)?,
+        };
         self.next_run += 1;
         let mut slot = RunSlot::new(RunState::new(run), launch.scenario, launch.source);
         slot.recording = recording;
-        slot.engine = Some(Engine {
+        slot.driver = Some(Driver::Local(Engine {
             clock: handle.clock(),
             handle,
-        });
+        }));
         Ok(slot)
+    }
+
+    /// Show `live`, a run of another engine, from its first event, and
+    /// select it; a run shown already is selected again.
+    pub(crate) fn attach(&mut self, live: &crate::nats::watch::LiveRun) -> Result<(), String> {
+        if let Some(index) = self.slots.iter().position(|s| s.remote() == Some(&live.id)) {
+            self.selected = index;
+            return Ok(());
+        }
+        let Some(source) = &self.remote else {
+            return Err("not attached to a NATS server".to_string());
+        };
+        let run = self.next_run;
+        self.next_run += 1;
+        let mut slot = RunSlot::new(
+            RunState::new(run),
+            Arc::clone(&live.scenario),
+            Some(format!("run {} (attached over NATS)", live.id)),
+        );
+        slot.driver = Some(Driver::Remote(Box::new(
+            source.attach(live.id.clone(), run),
+        )));
+        self.add(slot);
+        Ok(())
     }
 
     /// A new file in the runs folder for `run`, creating the folder; `None`
@@ -294,37 +315,50 @@ impl Runs {
         let Some(slot) = live(&mut self.slots, event.run) else {
             return;
         };
+        if let Some(Driver::Remote(remote)) = &mut slot.driver {
+            remote.heard();
+        }
         slot.state.apply(event);
         slot.ui.after_event(&slot.state);
-        if !slot.state.is_live()
-            && let Some(engine) = slot.engine.take()
-        {
-            self.retired.push(engine.handle);
+        if !slot.state.is_live() {
+            match slot.driver.take() {
+                Some(Driver::Local(engine)) => self.retired.push(engine.handle),
+                Some(Driver::Remote(_)) | None => {}
+            }
         }
     }
 
     /// The hub dropped `n` events for this viewer.
     pub(crate) fn missed(&mut self, n: u64) {
-        for slot in self.slots.iter_mut().filter(|s| s.is_live()) {
+        for slot in self
+            .slots
+            .iter_mut()
+            .filter(|s| s.is_live() && s.remote().is_none())
+        {
             slot.state.note_missed(n);
         }
     }
 
     /// Send `command` to the engine of run `run`; a run without one (a
-    /// replay, a finished run) has nothing to send it to.
+    /// replay, a finished run) has nothing to send it to. A run of another
+    /// engine answers later, as a [`RemoteFeed::Replied`](super::remote::RemoteFeed).
     pub(crate) fn send(&mut self, run: RunId, command: Control) -> Result<(), String> {
-        match self.live_mut(run).and_then(|s| s.engine.as_ref()) {
-            Some(engine) => engine
+        match self.live_mut(run).and_then(|s| s.driver.as_ref()) {
+            Some(Driver::Local(engine)) => engine
                 .handle
                 .controller
                 .send(command)
                 .map_err(|e| e.to_string()),
+            Some(Driver::Remote(remote)) => {
+                remote.send(run, command);
+                Ok(())
+            }
             None => Ok(()),
         }
     }
 
     fn retire(&mut self, mut slot: RunSlot) {
-        if let Some(engine) = slot.engine.take() {
+        if let Some(Driver::Local(engine)) = slot.driver.take() {
             engine.handle.controller.cancel();
             self.retired.push(engine.handle);
         }
@@ -335,7 +369,7 @@ impl Runs {
     pub(crate) fn take_handles(&mut self) -> Vec<RunHandle> {
         let mut handles = std::mem::take(&mut self.retired);
         for slot in &mut self.slots {
-            if let Some(engine) = slot.engine.take() {
+            if let Some(Driver::Local(engine)) = slot.driver.take() {
                 engine.handle.controller.cancel();
                 handles.push(engine.handle);
             }

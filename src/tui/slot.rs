@@ -1,9 +1,11 @@
 //! One run on the dashboard: its folded state, what its screen remembers,
-//! its pattern's unit, where it came from, and (while the engine drives
-//! it) its engine handle and clock, or the recording it replays. Drawing
-//! gets a `RunView`, which leaves the engine out.
+//! its pattern's unit, where it came from, and (while an engine drives
+//! it) its driver: this process's engine handle and clock, or the NATS
+//! link to an engine elsewhere; or the recording it replays. Drawing gets
+//! a `RunView`, which leaves the driver out.
 
 use super::patterns::{self, unit::PatternUnit};
+use super::remote::RemoteRun;
 use super::replay::Replay;
 use super::state::RunState;
 use super::view_state::RunUi;
@@ -27,7 +29,15 @@ pub struct RunSlot {
     /// Set when the run is a replay of a recording.
     pub replay: Option<Replay>,
     /// The engine driving the run, until it ends or is replaced.
-    pub(super) engine: Option<Engine>,
+    pub(super) driver: Option<Driver>,
+}
+
+/// What drives a live run: an engine of this process, or one on another
+/// machine whose events arrive through NATS (`conclave attach`).
+pub(super) enum Driver {
+    Local(Engine),
+    /// Boxed: its connection is several times an engine's handle.
+    Remote(Box<RemoteRun>),
 }
 
 /// A live run's engine: the handle to control and finish it, and its
@@ -64,16 +74,23 @@ impl RunSlot {
             recording: None,
             next_goal: None,
             replay: None,
-            engine: None,
+            driver: None,
         }
     }
 
     /// The run clock now: live for a running run, the last event's time
     /// otherwise.
     pub(crate) fn clock_ms(&self) -> u64 {
-        match (&self.replay, &self.engine, self.state.is_live()) {
+        match (&self.replay, &self.driver, self.state.is_live()) {
             (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
-            (None, Some(engine), true) => engine.clock.elapsed_ms().max(self.state.t_ms),
+            (None, Some(Driver::Local(engine)), true) => {
+                engine.clock.elapsed_ms().max(self.state.t_ms)
+            }
+            (None, Some(Driver::Remote(remote)), true) => remote.clock_ms(
+                self.state.t_ms,
+                self.state.info.as_ref().map(|i| i.clock),
+                self.state.activity == super::state::Activity::Running,
+            ),
             _ => self.state.t_ms,
         }
     }
@@ -82,9 +99,24 @@ impl RunSlot {
         self.state.is_live()
     }
 
-    /// Whether an engine drives the run: controls reach it.
+    /// Whether an engine drives the run, here or elsewhere: controls
+    /// reach it.
     pub fn has_engine(&self) -> bool {
-        self.engine.is_some()
+        self.driver.is_some()
+    }
+
+    /// Whether an engine of this process drives the run: quitting cancels
+    /// it.
+    pub fn has_local_engine(&self) -> bool {
+        matches!(self.driver, Some(Driver::Local(_)))
+    }
+
+    /// The run as other machines name it, when it is attached from one.
+    pub fn remote(&self) -> Option<&crate::nats::subjects::RemoteRunId> {
+        match &self.driver {
+            Some(Driver::Remote(remote)) => Some(&remote.id),
+            _ => None,
+        }
     }
 
     pub fn view(&self) -> RunView<'_> {

@@ -33,6 +33,10 @@ impl App {
                         Err(e) => self.notice = Some(e),
                     }
                 }
+                Effect::Attach(live) => match self.runs.attach(&live) {
+                    Ok(()) => self.focus = crate::tui::keymap::PaneId::Pattern,
+                    Err(e) => self.notice = Some(e),
+                },
                 Effect::OpenRecording(path) => match self.open_replay(&path) {
                     Ok(()) => self.overlay = None,
                     Err(e) => self.notice = Some(first_line(&e)),

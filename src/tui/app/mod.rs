@@ -10,6 +10,7 @@ mod compare;
 mod decide;
 mod export;
 mod input;
+mod remote;
 mod search;
 mod sweep;
 mod update;
@@ -53,6 +54,12 @@ pub struct AppOptions {
     /// `--cache DIR`: where the tools' last good answers are kept between
     /// runs.
     pub cache: Option<PathBuf>,
+    /// `--nats URL`: every run publishes its events there and answers
+    /// control requests from other machines.
+    pub link: Option<Arc<crate::nats::publish::EventLink>>,
+    /// `conclave attach`: the picker lists the live runs of other engines,
+    /// read from here.
+    pub remote: Option<super::remote::RemoteSource>,
 }
 
 /// How many recent recordings the picker lists.
@@ -94,18 +101,28 @@ pub struct App {
 
 impl App {
     pub fn new(hub: Hub, options: AppOptions) -> Self {
-        let catalog = catalog::load(&options.scenarios_dir);
+        // Attached, the picker lists the live runs of other engines instead.
+        let catalog = if options.remote.is_some() {
+            Vec::new()
+        } else {
+            catalog::load(&options.scenarios_dir)
+        };
         let settings = LaunchSettings {
             runs_dir: options.runs_dir.clone(),
             start_paused: options.start_paused,
             provider: options.provider.clone(),
             cache: options.cache.clone(),
+            link: options.link.clone(),
             exporter: None,
         };
+        let mut runs = Runs::new(hub, settings);
+        if let Some(source) = options.remote.clone() {
+            runs = runs.with_remote(source);
+        }
         App {
             options,
             catalog,
-            runs: Runs::new(hub, settings),
+            runs,
             focus: PaneId::Pattern,
             overlay: None,
             notice: None,
@@ -135,7 +152,7 @@ impl App {
     pub fn live_runs(&self) -> bool {
         self.runs
             .iter()
-            .any(|slot| slot.has_engine() && slot.is_live())
+            .any(|slot| slot.has_local_engine() && slot.is_live())
     }
 
     /// The selected run.
@@ -148,6 +165,10 @@ impl App {
     }
 
     pub(crate) fn open_picker(&mut self) {
+        if self.options.remote.is_some() {
+            self.open_remote_picker();
+            return;
+        }
         self.catalog = catalog::load(&self.options.scenarios_dir);
         if let Some(dir) = &self.options.recordings_dir {
             self.catalog

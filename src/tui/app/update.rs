@@ -28,6 +28,9 @@ impl App {
             Action::Flags | Action::EditGoal if run.is_some_and(|r| r.replay.is_some()) => {
                 Some("a replay shows the run as recorded")
             }
+            Action::EditGoal | Action::Restart if run.is_some_and(|r| r.remote().is_some()) => {
+                Some("an attached run is restarted on its own engine")
+            }
             Action::Focus(n) if PaneId::from_number(n).is_none() => {
                 Some("no such pane for this pattern")
             }
@@ -128,6 +131,10 @@ impl App {
                     Some((Item::Scenario(Err(e)), _)) => self.notice = Some(first_line(&e)),
                     Some((Item::Recording(recorded), _)) => {
                         return vec![Effect::OpenRecording(recorded.path)];
+                    }
+                    Some((Item::Remote(live), _)) => {
+                        self.overlay = None;
+                        return vec![Effect::Attach(Box::new(live))];
                     }
                     None => {}
                 }

@@ -2,7 +2,8 @@
 //! the recent recordings with the run they hold and how it ended; the
 //! selected one's description. `/` narrows the list to what matches as it
 //! is typed, `o` sorts it, `v` keeps the scenarios or the failed runs;
-//! Enter launches or replays the selected entry.
+//! Enter launches or replays the selected entry. Under `conclave attach`
+//! it lists the live runs of every engine instead, and Enter attaches one.
 
 use super::frame_box;
 use crate::tui::catalog::{Entry, Item};
@@ -36,6 +37,8 @@ pub struct PickerView {
     pub(crate) filter: String,
     /// Whether the filter is being typed.
     pub(crate) typing: bool,
+    /// The entries are the live runs of other engines (`conclave attach`).
+    pub(crate) remote: bool,
 }
 
 impl PickerView {
@@ -54,7 +57,9 @@ impl PickerView {
                 let entry = &entries[*i];
                 let kept = match self.list.show {
                     Show::All => true,
-                    Show::Active => matches!(entry.item, Item::Scenario(Ok(_))),
+                    Show::Active => {
+                        matches!(entry.item, Item::Scenario(Ok(_)) | Item::Remote(_))
+                    }
                     Show::Failed => failed(entry),
                 };
                 kept && (self.filter.is_empty() || search::contains(&text(entry), &self.filter))
@@ -98,13 +103,14 @@ fn failed(entry: &Entry) -> bool {
     match &entry.item {
         Item::Scenario(scenario) => scenario.is_err(),
         Item::Recording(recorded) => recorded.failed(),
+        Item::Remote(_) => false,
     }
 }
 
 /// Scenarios to launch first, then runs that ended well, then failures.
 fn state_rank(entry: &Entry) -> u8 {
     match &entry.item {
-        Item::Scenario(Ok(_)) => 0,
+        Item::Scenario(Ok(_)) | Item::Remote(_) => 0,
         Item::Recording(recorded) if !recorded.failed() => 1,
         Item::Recording(_) => 2,
         Item::Scenario(Err(_)) => 3,
@@ -138,7 +144,12 @@ fn areas(screen: Rect, entries: usize) -> (Rect, Rect, Rect) {
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerView) {
     let shown = view.shown(entries);
     let (list, about, area) = areas(screen, entries.len());
-    let mut title = "New run: pick a scenario or a recording".to_string();
+    let remote = entries.iter().any(|e| matches!(e.item, Item::Remote(_)));
+    let mut title = if remote || view.remote {
+        "Attach: pick a live run of any engine".to_string()
+    } else {
+        "New run: pick a scenario or a recording".to_string()
+    };
     if shown.len() < entries.len() {
         title.push_str(&format!(" · {} of {}", shown.len(), entries.len()));
     }
@@ -151,7 +162,11 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
         frame,
         area,
         &title,
-        "j/k select · / filter · o sort · v show · Enter launches · Esc closes · q quits",
+        if remote || view.remote {
+            "j/k select · / filter · o sort · Enter attaches · Esc closes · q quits"
+        } else {
+            "j/k select · / filter · o sort · v show · Enter launches · Esc closes · q quits"
+        },
     );
     let width = usize::from(list.width);
     let state_w = 30.min(width / 3);
@@ -174,6 +189,7 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
                 Item::Scenario(Err(_)) => theme::error(),
                 Item::Recording(recorded) if recorded.failed() => theme::error(),
                 Item::Recording(_) => Style::default().fg(theme::GO),
+                Item::Remote(_) => Style::default().fg(theme::ACCENT),
             };
             let line = Line::from(vec![
                 Span::styled(pad(&entry.title(), title_w), theme::bold()),
@@ -183,7 +199,12 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
             search::mark(line, query, Some(i) == selected)
         })
         .collect();
-    if entries.is_empty() {
+    if entries.is_empty() && view.remote {
+        lines.push(Line::styled(
+            "No live run on the server yet: the list is read again every 2 s.",
+            theme::dim(),
+        ));
+    } else if entries.is_empty() {
         lines.push(Line::styled("No scenarios found.", theme::dim()));
     } else if shown.is_empty() {
         lines.push(Line::styled(
@@ -221,6 +242,13 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
                     2000,
                 )),
                 Item::Scenario(Err(error)) => Line::styled(fit(error, 2000), theme::error()),
+                Item::Remote(live) => Line::raw(fit(
+                    &format!(
+                        "Attach to run {}: its panes from its first event, live after that; space, s and f reach its engine.",
+                        live.id
+                    ),
+                    2000,
+                )),
             };
             vec![
                 Line::raw(""),

@@ -15,7 +15,7 @@ use ratatui::widgets::Paragraph;
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, runs: &Runs) {
     let live: Vec<String> = runs
         .iter()
-        .filter(|slot| slot.has_engine() && slot.is_live())
+        .filter(|slot| slot.has_local_engine() && slot.is_live())
         .map(|slot| format!("{} {}", slot.state.run, slot.scenario.name))
         .collect();
     let height = u16::try_from(live.len().min(6) + 6).unwrap_or(12);

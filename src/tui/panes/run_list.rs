@@ -103,11 +103,12 @@ fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Li
         _ => ("▶", Style::default().fg(theme::ACCENT)),
     };
     let pin = if pinned { "◆" } else { "" };
-    let label = format!(
-        " {pin}{} {glyph} {} ",
-        slot.state.run,
-        fit(&slot.scenario.name, 28)
-    );
+    // An attached run is named as its engine names it.
+    let number = match slot.remote() {
+        Some(id) => fit(&id.to_string(), 24),
+        None => slot.state.run.to_string(),
+    };
+    let label = format!(" {pin}{number} {glyph} {} ", fit(&slot.scenario.name, 28));
     let style = if selected {
         style.patch(theme::selected())
     } else {
