@@ -23,6 +23,13 @@ use cli::*;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// Where a dashboard's runs go besides the screen: traces to an OTLP
+/// collector, events to a NATS server.
+struct Outlets<'a> {
+    otlp: &'a OtlpArgs,
+    publish: PublishArgs,
+}
+
 fn dashboard(
     scenario: Option<PathBuf>,
     screen: ScreenArgs,
@@ -30,9 +37,9 @@ fn dashboard(
     provider: ProviderChoice,
     exec: ExecArgs,
     cache: Option<PathBuf>,
-    otlp: &OtlpArgs,
-    publish: PublishArgs,
+    outlets: Outlets,
 ) -> Exit {
+    let Outlets { otlp, publish } = outlets;
     let theme = match screen.look.theme() {
         Ok(theme) => theme,
         Err(exit) => return exit,
@@ -117,8 +124,10 @@ fn command(cli: Cli) -> Exit {
             ProviderChoice::default(),
             ExecArgs::default(),
             None,
-            &OtlpArgs::default(),
-            PublishArgs::default(),
+            Outlets {
+                otlp: &OtlpArgs::default(),
+                publish: PublishArgs::default(),
+            },
         ),
         Some(Command::Tui {
             scenario,
@@ -134,8 +143,10 @@ fn command(cli: Cli) -> Exit {
             model.choice(),
             exec,
             None,
-            &otlp,
-            publish,
+            Outlets {
+                otlp: &otlp,
+                publish,
+            },
         ),
         Some(Command::Run {
             scenario,
@@ -163,8 +174,10 @@ fn command(cli: Cli) -> Exit {
             model.choice(),
             exec,
             cache,
-            &otlp,
-            publish,
+            Outlets {
+                otlp: &otlp,
+                publish,
+            },
         ),
         Some(Command::Run {
             scenario,

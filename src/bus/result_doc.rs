@@ -73,20 +73,18 @@ impl ResultDoc {
         if !has_key
             && let Some(body) = text.strip_suffix('}')
             && text.starts_with('{')
-        {
-            if let (Ok(name), Ok(field)) =
+            && let (Ok(name), Ok(field)) =
                 (serde_json::to_string(key), serde_json::to_string(value))
-            {
-                let comma = if body == "{" { "" } else { "," };
-                // The text grows in place rather than being copied.
-                let mut text = String::from(Box::<str>::from(self.text));
-                text.pop();
-                text.reserve_exact(comma.len() + name.len() + 1 + field.len() + 1);
-                for part in [comma, &name, ":", &field, "}"] {
-                    text.push_str(part);
-                }
-                return Self::from_text(text);
+        {
+            let comma = if body == "{" { "" } else { "," };
+            // The text grows in place rather than being copied.
+            let mut text = String::from(Box::<str>::from(self.text));
+            text.pop();
+            text.reserve_exact(comma.len() + name.len() + 1 + field.len() + 1);
+            for part in [comma, &name, ":", &field, "}"] {
+                text.push_str(part);
             }
+            return Self::from_text(text);
         }
         // Rare: a document whose text names the key somewhere (perhaps
         // inside a string), or that is not an object.
