@@ -7,9 +7,17 @@ use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::output;
 use conclave::scenario::{PriceTable, ProviderKind};
-use conclave::telemetry::{OtlpChoice, OtlpConfig};
 use conclave::tui::theme::{Theme, ThemeName};
 use std::path::PathBuf;
+
+mod outlets;
+mod parse;
+
+pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
+pub(crate) use parse::{
+    existing_folder, parse_base_url, parse_decide, parse_flag, parse_flag_values, parse_seeds,
+    parse_threads, pricing_file,
+};
 
 /// A terminal dashboard and engine for multi-agent runs. Without a command
 /// it opens the dashboard on the scenario picker.
@@ -268,84 +276,6 @@ pub(crate) struct ExecArgs {
     pub(crate) allow_exec: bool,
 }
 
-/// Sending runs as OpenTelemetry traces; shared by every command that
-/// runs scenarios.
-#[derive(Args, Clone, Debug, Default)]
-pub(crate) struct OtlpArgs {
-    /// Send every run as an OpenTelemetry trace over OTLP/HTTP to the collector at URL
-    /// (its base URL, e.g. http://localhost:4318; without URL OTEL_EXPORTER_OTLP_ENDPOINT
-    /// or http://localhost:4318). OTEL_EXPORTER_OTLP_PROTOCOL=http/json sends JSON;
-    /// OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME are read too.
-    #[arg(long, value_name = "URL", num_args = 0..=1)]
-    pub(crate) otlp: Option<Option<String>>,
-    /// Put the goal and the model outputs in the trace too (secrets scrubbed).
-    #[arg(long)]
-    pub(crate) otlp_content: bool,
-}
-
-impl OtlpArgs {
-    /// The export these options and the environment ask for, if any; a
-    /// setting that cannot be used is the user's to fix.
-    pub(crate) fn config(&self) -> Result<Option<OtlpConfig>, Exit> {
-        let choice = OtlpChoice {
-            flag: self.otlp.clone(),
-            content: self.otlp_content,
-        };
-        OtlpConfig::resolve(&choice, |name| std::env::var(name).ok()).map_err(|e| {
-            output::message(&format!("conclave: {e}"));
-            Exit::BadInput
-        })
-    }
-}
-
-/// The NATS server (with JetStream) that carries jobs and events between
-/// machines.
-#[derive(Args, Debug, Default)]
-pub(crate) struct NatsArgs {
-    /// The NATS server with JetStream, e.g. nats://127.0.0.1:4222 (several
-    /// separated by commas).
-    #[arg(long, value_name = "URL", value_parser = parse_nats_url)]
-    pub(crate) nats: Option<String>,
-}
-
-/// `--nats` is checked as it is parsed: a URL that names no NATS server is
-/// refused (exit 2) before anything connects.
-pub(crate) fn parse_nats_url(text: &str) -> Result<String, String> {
-    conclave::nats::check_url(text)
-        .map(|_| text.to_string())
-        .map_err(|e| e.to_string())
-}
-
-/// Publishing runs to NATS, for `conclave attach` on any machine.
-#[derive(Args, Debug, Default)]
-pub(crate) struct PublishArgs {
-    #[command(flatten)]
-    pub(crate) server: NatsArgs,
-    /// How long the server keeps the events of every engine's runs (the
-    /// stream CONCLAVE_EVENTS), e.g. 90s, 30m, 12h or 7d; a new stream keeps
-    /// them 24h, an existing one keeps its limit.
-    #[arg(long, value_name = "AGE", value_parser = conclave::nats::limits::parse_max_age, requires = "nats")]
-    pub(crate) nats_max_age: Option<std::time::Duration>,
-    /// How many bytes of events the server keeps, the oldest dropped first,
-    /// e.g. 512MiB or 2GiB; a new stream keeps 1GiB, an existing one keeps
-    /// its limit.
-    #[arg(long, value_name = "SIZE", value_parser = conclave::nats::limits::parse_max_bytes, requires = "nats")]
-    pub(crate) nats_max_bytes: Option<u64>,
-}
-
-impl PublishArgs {
-    /// Where the runs are published, if anywhere.
-    pub(crate) fn to(&self) -> Option<conclave::nats::publish::PublishTo> {
-        Some(conclave::nats::publish::PublishTo {
-            url: self.server.nats.clone()?,
-            limits: conclave::nats::limits::EventLimits {
-                max_age: self.nats_max_age,
-                max_bytes: self.nats_max_bytes,
-            },
-        })
-    }
-}
-
 /// Options of the dashboard.
 #[derive(Args, Debug, Default)]
 pub(crate) struct ScreenArgs {
@@ -432,65 +362,4 @@ pub(crate) enum ProviderArg {
 pub(crate) enum Clock {
     Virtual,
     Real,
-}
-
-/// `--base-url` is checked as it is parsed, so that a malformed one is
-/// refused before any dashboard or run starts.
-pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
-    use conclave::provider::openai;
-    openai::base_url(text).map_err(|problem| format!("{}; {problem}", openai::BASE_URL_EXPECTED))
-}
-
-pub(crate) fn parse_decide(text: &str) -> Result<HumanChoice, String> {
-    text.parse()
-}
-
-pub(crate) fn parse_seeds(text: &str) -> Result<std::ops::RangeInclusive<u64>, String> {
-    conclave::sweep::parse_seeds(text).map_err(|e| e.to_string())
-}
-
-pub(crate) fn parse_flag_values(text: &str) -> Result<(String, Vec<bool>), String> {
-    conclave::sweep::parse_flag_values(text).map_err(|e| e.to_string())
-}
-
-/// `--parallel N`: a number of threads, 1 or more.
-pub(crate) fn parse_threads(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "expected a number of threads of 1 or more, found {text:?}"
-        )),
-    }
-}
-
-pub(crate) fn parse_flag(text: &str) -> Result<(String, bool), String> {
-    let (name, state) = text
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=on or NAME=off, found {text:?}"))?;
-    let on = match state {
-        "on" | "true" | "1" => true,
-        "off" | "false" | "0" => false,
-        other => return Err(format!("expected on or off after {name}=, found {other:?}")),
-    };
-    if name.is_empty() {
-        return Err("expected a flag name before =".into());
-    }
-    Ok((name.to_string(), on))
-}
-
-/// A pricing file, read and checked as it is parsed: a bad one is refused
-/// (exit 2) with its errors placed in the file, before anything runs.
-pub(crate) fn pricing_file(text: &str) -> Result<PriceTable, String> {
-    conclave::scenario::load_prices(std::path::Path::new(text)).map_err(|e| e.to_string())
-}
-
-/// A folder the user named, refused at once (exit 2) when it is not one,
-/// rather than when the first prompt is needed or never (with the sim).
-pub(crate) fn existing_folder(text: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(text);
-    match std::fs::metadata(&path) {
-        Ok(meta) if meta.is_dir() => Ok(path),
-        Ok(_) => Err(format!("{text} is not a folder")),
-        Err(e) => Err(format!("cannot open the folder {text}: {e}")),
-    }
 }

@@ -13,6 +13,7 @@ mod inspect;
 pub mod keymap;
 pub(crate) mod launch;
 pub(crate) mod layout;
+pub(crate) mod options;
 pub(crate) mod overlays;
 pub(crate) mod pane_id;
 pub mod panes;
@@ -44,6 +45,7 @@ use crate::telemetry::Exporter;
 use app::{App, AppOptions};
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
+pub use options::TuiOptions;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,40 +57,6 @@ const FRAME: Duration = Duration::from_millis(33);
 const CLOCK_TICK: Duration = Duration::from_millis(100);
 /// How many bus events to fold before looking at input again.
 const BATCH: usize = 2048;
-
-#[derive(Clone, Debug, Default)]
-pub struct TuiOptions {
-    /// Launch this scenario at once; without it the picker opens.
-    pub scenario: Option<PathBuf>,
-    /// Seed, flags and goal for that launch.
-    pub overrides: app::Overrides,
-    /// Record every run (to the runs folder).
-    pub record: bool,
-    /// Runs wait at their first gate.
-    pub start_paused: bool,
-    /// Replay this recording instead of launching.
-    pub replay: Option<PathBuf>,
-    /// Open these two recordings side by side instead (`conclave compare`).
-    pub compare: Option<(PathBuf, PathBuf)>,
-    /// The model runs use, over each scenario's.
-    pub provider: crate::engine::ProviderChoice,
-    /// How the screen looks.
-    pub theme: theme::Theme,
-    /// `--allow-exec`: scenarios may run their programs without asking.
-    pub allow_exec: bool,
-    /// `--cache DIR`: where the tools' last good answers are kept.
-    pub cache: Option<PathBuf>,
-    /// `--otlp`: send every run as an OpenTelemetry trace.
-    pub otlp: Option<crate::telemetry::OtlpConfig>,
-    /// `--nats URL`: runs publish their events to this server and answer
-    /// control requests from other machines.
-    pub nats: Option<crate::nats::publish::PublishTo>,
-    /// `conclave attach --nats URL`: show the live runs of other engines
-    /// from this server instead of launching any.
-    pub attach: Option<String>,
-    /// Run this sweep and show its outcomes (`conclave sweep`).
-    pub sweep: Option<crate::sweep::SweepArgs>,
-}
 
 /// How long quitting waits for the server to acknowledge the last events.
 const LINK_CLOSE: Duration = Duration::from_secs(5);

@@ -13,7 +13,7 @@ use super::summary::RunSummary;
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
 pub use crate::clock::ClockMode;
-use crate::scenario::{PatternKind, ProviderKind, Scenario};
+use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -392,18 +392,10 @@ pub struct RunStarted {
     /// a recording that differs between two otherwise identical runs.
     pub started_at_ms: u64,
     /// The model that answers the run's model calls, as the launch
-    /// resolved it (command line, scenario, environment); absent in
-    /// recordings made before it was written.
+    /// resolved it; absent in recordings made before it was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<RunModel>,
     pub scenario: Arc<Scenario>,
-}
-
-/// Who serves a run's model calls and under which model name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunModel {
-    pub provider: ProviderKind,
-    pub name: String,
 }
 
 #[cfg(test)]

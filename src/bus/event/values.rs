@@ -1,9 +1,17 @@
 //! The small values events carry: token counts, flag states, a run's
-//! status, budgets, gates and call outcomes.
+//! status and model, budgets, gates and call outcomes.
 
 use crate::bus::ResearchPhase;
+use crate::scenario::ProviderKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// Who serves a run's model calls and under which model name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunModel {
+    pub provider: ProviderKind,
+    pub name: String,
+}
 
 /// Tokens a model call took: prompt in, completion out, and what they
 /// cost when the model has a price.

@@ -3,7 +3,7 @@
 //! combination gets the same bars in the same order (bins span all the
 //! combinations' values), so bars of two combinations compare row by row.
 
-use super::state::Chart;
+use super::chart::Chart;
 use crate::sweep::{JobResult, Tally};
 use std::collections::BTreeSet;
 

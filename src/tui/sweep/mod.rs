@@ -4,6 +4,7 @@
 //! results to the loop.
 
 mod bars;
+mod chart;
 mod feed;
 mod state;
 pub(crate) mod view;

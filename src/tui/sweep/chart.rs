@@ -1,0 +1,58 @@
+//! What a sweep's bars count: one chart a tab, and their names.
+
+/// What the bars count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chart {
+    Outcomes,
+    StopReasons,
+    /// Decision, health or final agent.
+    Verdicts,
+    /// Rounds, waves, dispatches, handoffs, member calls or steps.
+    Used,
+    ModelCalls,
+    Tokens,
+}
+
+impl Chart {
+    pub(crate) const ALL: [Chart; 6] = [
+        Chart::Outcomes,
+        Chart::StopReasons,
+        Chart::Verdicts,
+        Chart::Used,
+        Chart::ModelCalls,
+        Chart::Tokens,
+    ];
+
+    /// The chart's name among the tabs.
+    pub(crate) fn tab(self) -> &'static str {
+        match self {
+            Chart::Outcomes => "outcomes",
+            Chart::StopReasons => "stop reasons",
+            Chart::Verdicts => "verdicts",
+            Chart::Used => "used",
+            Chart::ModelCalls => "model calls",
+            Chart::Tokens => "tokens",
+        }
+    }
+
+    /// What the chart's bars count, in words.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Chart::Outcomes => "runs by status / stop reason / verdict",
+            Chart::StopReasons => "runs by stop reason",
+            Chart::Verdicts => "runs by decision, health or final agent",
+            Chart::Used => {
+                "runs by rounds, waves, dispatches, handoffs, member calls or steps used"
+            }
+            Chart::ModelCalls => "runs by model calls",
+            Chart::Tokens => "runs by tokens (input and output)",
+        }
+    }
+
+    /// The chart `by` tabs along, round the ends.
+    pub(crate) fn step(self, by: isize) -> Chart {
+        let at = Chart::ALL.iter().position(|c| *c == self).unwrap_or(0) as isize;
+        let len = Chart::ALL.len() as isize;
+        Chart::ALL[usize::try_from((at + by).rem_euclid(len)).unwrap_or(0)]
+    }
+}
