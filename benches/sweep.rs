@@ -1,8 +1,10 @@
 //! A sweep on all cores against its runs one by one: the sum of the
-//! single runs' CPU time, the sweep's wall time (in this process and as
-//! the `conclave sweep --headless` command), and the ratio of the
-//! command's wall time to that CPU time spread over the cores (1.0 is a
-//! perfect split; under 1.2 is the aim).
+//! single runs' CPU time (in this process, and as `conclave run`
+//! commands), the sweep's wall time (in this process and as the
+//! `conclave sweep --headless` command), and the ratio of the command's
+//! wall time to that CPU time spread over the cores (1.0 is a perfect
+//! split; under 1.2 is the aim). In this process the single runs pay no
+//! process start, which the command pays once (about 10 ms).
 //!
 //! `cargo bench --bench sweep`; SWEEP_SEEDS=N changes the seeds per
 //! combination (200 by default).
@@ -94,6 +96,26 @@ fn main() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // The same runs as a user runs them one by one: a `conclave run` each.
+    let children_before = cpu(libc::RUSAGE_CHILDREN);
+    let commands_wall = Instant::now();
+    for job in plan.jobs() {
+        let seed = job.seed.to_string();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_conclave"));
+        command.args(["run", SCENARIO, "--headless", "--seed", &seed]);
+        for (flag, on) in &job.flags {
+            command.args(["--flag", &format!("{flag}={}", if *on { "on" } else { "off" })]);
+        }
+        let out = command.current_dir(root).output().expect("a run runs");
+        assert!(
+            matches!(out.status.code(), Some(0 | 3)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let commands_wall = commands_wall.elapsed();
+    let commands_cpu = cpu(libc::RUSAGE_CHILDREN) - children_before;
+
     let ideal = single_cpu.as_secs_f64() / cores as f64;
     println!(
         "sweep of {} runs ({SCENARIO}, seeds 1..{seeds}, legal_analyst on/off), {cores} cores",
@@ -116,6 +138,13 @@ fn main() {
         command.as_secs_f64(),
         command.as_secs_f64() / ideal,
         command_cpu.as_secs_f64()
+    );
+    let commands_ideal = commands_cpu.as_secs_f64() / cores as f64;
+    println!(
+        "  as `conclave run` commands one by one: CPU {:.3} s (wall {:.3} s); CPU / cores {commands_ideal:.3} s; sweep command's ratio to it {:.2}",
+        commands_cpu.as_secs_f64(),
+        commands_wall.as_secs_f64(),
+        command.as_secs_f64() / commands_ideal
     );
     // Other work on the machine stretches every wall time: the single runs'
     // wall time against their CPU time says by how much.

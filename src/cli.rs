@@ -154,12 +154,16 @@ pub(crate) enum Command {
         /// instead of on this machine's cores.
         #[command(flatten)]
         nats: NatsArgs,
+        #[command(flatten)]
+        otlp: OtlpArgs,
     },
     /// Run sweep jobs from a NATS server (JetStream) until stopped: each
     /// job's result is published, then the job acknowledged.
     Worker {
+        /// The server the jobs come from, where every job's events are
+        /// published too (for `conclave attach`).
         #[command(flatten)]
-        nats: NatsArgs,
+        nats: PublishArgs,
         /// How many jobs at once (threads); all cores by default.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         parallel: Option<usize>,
@@ -170,6 +174,8 @@ pub(crate) enum Command {
         ack_wait: std::time::Duration,
         #[command(flatten)]
         exec: ExecArgs,
+        #[command(flatten)]
+        otlp: OtlpArgs,
     },
     /// Check scenario files and report every error.
     Validate {

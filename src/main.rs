@@ -250,7 +250,18 @@ fn command(cli: Cli) -> Exit {
             exec,
             look,
             nats,
+            otlp,
         }) => {
+            let otlp = match otlp.config() {
+                Ok(otlp) => otlp,
+                Err(exit) => return exit,
+            };
+            if nats.nats.is_some() && otlp.is_some() {
+                output::message(
+                    "conclave: with --nats the workers run the runs: give --otlp to each conclave worker instead",
+                );
+                return Exit::BadInput;
+            }
             if nats.nats.is_some() && (parallel.is_some() || !headless) {
                 output::message(if headless {
                     "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
@@ -273,6 +284,7 @@ fn command(cli: Cli) -> Exit {
                 provider: model.choice(),
                 allow_real,
                 allow_exec: exec.allow_exec,
+                otlp,
             };
             if let Some(url) = nats.nats {
                 conclave::nats::jobs::sweep_headless(args, &url)
@@ -294,15 +306,22 @@ fn command(cli: Cli) -> Exit {
             parallel,
             ack_wait,
             exec,
+            otlp,
         }) => {
-            let Some(url) = nats.nats else {
+            let otlp = match otlp.config() {
+                Ok(otlp) => otlp,
+                Err(exit) => return exit,
+            };
+            let Some(events) = nats.to() else {
                 output::message(
                     "conclave: worker needs --nats URL, the NATS server the jobs are on (e.g. --nats nats://127.0.0.1:4222)",
                 );
                 return Exit::BadInput;
             };
             conclave::nats::jobs::worker(WorkerOptions {
-                url,
+                url: events.url.clone(),
+                events,
+                otlp,
                 parallel: parallel.unwrap_or_else(conclave::sweep::default_parallelism),
                 ack_wait,
                 allow_exec: exec.allow_exec,

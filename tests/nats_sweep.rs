@@ -4,6 +4,9 @@
 //! while it holds jobs.
 
 mod common;
+#[path = "otlp/receiver.rs"]
+#[allow(dead_code, reason = "this file reads spans, not their shape")]
+mod receiver;
 
 use common::nats::NatsServer;
 use serde_json::Value;
@@ -215,6 +218,37 @@ impl Server {
         })
     }
 
+    /// Each subject of the events stream and how many events it holds.
+    fn event_subjects(&self) -> Vec<(String, usize)> {
+        use futures_util::TryStreamExt;
+        self.runtime.block_on(async {
+            let Ok(stream) = self.nats.js.get_stream("CONCLAVE_EVENTS").await else {
+                return Vec::new();
+            };
+            let mut subjects: Vec<(String, usize)> = stream
+                .info_with_subjects("conclave.events.>")
+                .await
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap();
+            subjects.sort();
+            subjects
+        })
+    }
+
+    /// The last event published on `subject`.
+    fn last_event(&self, subject: &str) -> conclave::bus::Event {
+        self.runtime.block_on(async {
+            let stream = self.nats.js.get_stream("CONCLAVE_EVENTS").await.unwrap();
+            let message = stream
+                .get_last_raw_message_by_subject(subject)
+                .await
+                .unwrap();
+            serde_json::from_slice(&message.payload).unwrap()
+        })
+    }
+
     /// [`Self::jobs_in_hand`] once two reads agree: acknowledgements a
     /// stopped worker sent before it stopped have reached the server.
     fn settled_jobs_in_hand(&self) -> usize {
@@ -246,6 +280,76 @@ fn two_workers_give_the_counts_of_the_local_sweep() {
         first.stderr(),
         second.stderr()
     );
+}
+
+#[test]
+fn a_workers_jobs_are_runs_of_its_own_published_for_attach_and_traced() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let collector = receiver::Collector::start();
+    let worker = Worker::start_with(&url, 2, &["--otlp", &collector.url()]);
+    let said = worker.stderr();
+    let engine = said
+        .split("conclave worker ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .unwrap_or_else(|| panic!("the worker names its engine: {said}"))
+        .to_string();
+    let args = [
+        "sweep",
+        SCENARIO,
+        "--seeds",
+        "1..3",
+        "--flag",
+        "legal_analyst=on,off",
+        "--headless",
+        "--nats",
+        &url,
+    ];
+    let output = Sweep::start_with(args.map(String::from).to_vec(), None).finish();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+
+    // Six jobs, six runs of the worker's engine, numbered 1 to 6, each
+    // published to its last event.
+    let reader = Server::at(&url);
+    let want: Vec<String> = (1..=6)
+        .map(|run| format!("conclave.events.{engine}.{run}"))
+        .collect();
+    poll("every job's events on the stream", || {
+        let subjects = reader.event_subjects();
+        let mut names: Vec<String> = subjects.iter().map(|(s, _)| s.clone()).collect();
+        names.sort();
+        let mut sorted_want = want.clone();
+        sorted_want.sort();
+        names == sorted_want
+            && subjects.iter().all(|(subject, _)| {
+                matches!(
+                    reader.last_event(subject).kind,
+                    conclave::bus::EventKind::RunFinished { .. }
+                )
+            })
+    });
+    for (subject, events) in reader.event_subjects() {
+        assert!(events > 10, "{subject} holds a whole run: {events} events");
+    }
+
+    // And six traces, one per job, with the job's seed.
+    poll("a trace per job at the collector", || {
+        collector
+            .spans()
+            .iter()
+            .filter(|s| s.parent.is_empty())
+            .count()
+            == 6
+    });
+    let mut seeds: Vec<String> = collector
+        .spans()
+        .iter()
+        .filter(|s| s.parent.is_empty())
+        .map(|s| s.attr("conclave.seed").unwrap().to_string())
+        .collect();
+    seeds.sort();
+    assert_eq!(seeds, ["1", "1", "2", "2", "3", "3"]);
 }
 
 #[test]

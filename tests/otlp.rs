@@ -366,6 +366,98 @@ fn an_exported_recording_gives_the_live_runs_spans() {
     assert_eq!(shape(&live), shape(&later));
 }
 
+/// `sweep --headless` of checkout over `seeds` with legal_analyst on and
+/// off, sending to `otlp` when given.
+fn sweep(seeds: &str, otlp: Option<&str>) -> Output {
+    let mut args = vec![
+        "sweep",
+        "scenarios/checkout_v2_launch.json",
+        "--seeds",
+        seeds,
+        "--flag",
+        "legal_analyst=on,off",
+        "--headless",
+    ];
+    if let Some(url) = otlp {
+        args.extend(["--otlp", url]);
+    }
+    let output = conclave(&args, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    output
+}
+
+#[test]
+fn a_sweep_sends_each_of_its_runs_as_a_trace_of_its_own() {
+    let collector = Collector::start();
+    let exported = sweep("1..3", Some(&collector.url()));
+    assert_eq!(
+        exported.stdout,
+        sweep("1..3", None).stdout,
+        "exporting changes nothing in the sweep's document"
+    );
+    assert_eq!(stderr(&exported), "", "nothing to warn of");
+    let spans = collector.spans();
+    let mut roots: Vec<(String, String)> = spans
+        .iter()
+        .filter(|s| s.parent.is_empty())
+        .map(|s| {
+            assert!(s.name.starts_with("invoke_workflow "), "{}", s.name);
+            let flags = s.attr("conclave.flags").unwrap_or_default();
+            let legal = if flags.contains("legal_analyst=on") {
+                "on"
+            } else {
+                assert!(flags.contains("legal_analyst=off"), "{flags}");
+                "off"
+            };
+            (s.attr("conclave.seed").unwrap().to_string(), legal.into())
+        })
+        .collect();
+    roots.sort();
+    let expected: Vec<(String, String)> = ["1", "2", "3"]
+        .into_iter()
+        .flat_map(|seed| [(seed.into(), "off".into()), (seed.into(), "on".into())])
+        .collect();
+    assert_eq!(roots, expected, "one root per run of the sweep");
+    // Six traces, every span in one of them under its own root.
+    let traces: std::collections::BTreeSet<&str> =
+        spans.iter().map(|s| s.trace_id.as_str()).collect();
+    assert_eq!(traces.len(), 6);
+    for span in spans.iter().filter(|s| !s.parent.is_empty()) {
+        assert_eq!(parent(&spans, span).trace_id, span.trace_id);
+    }
+    for trace in traces {
+        let chats = named(&spans, "chat ")
+            .into_iter()
+            .filter(|s| s.trace_id == trace)
+            .count();
+        assert!(chats > 0, "every run's model calls are in its trace");
+    }
+}
+
+#[test]
+fn a_sweep_on_nats_leaves_the_export_to_its_workers() {
+    let output = conclave(
+        &[
+            "sweep",
+            "scenarios/checkout_v2_launch.json",
+            "--seeds",
+            "1..2",
+            "--headless",
+            "--nats",
+            "nats://127.0.0.1:1",
+            "--otlp",
+            "http://127.0.0.1:1",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("give --otlp to each conclave worker"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 #[test]
 fn export_says_what_is_missing() {
     let output = conclave(&["export", "no/such/file.jsonl", "--otlp"], &[]);

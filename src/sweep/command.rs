@@ -11,6 +11,7 @@ use crate::engine::ProviderChoice;
 use crate::exit::Exit;
 use crate::output;
 use crate::scenario::{self, Scenario};
+use crate::telemetry::{Exporter, OtlpConfig};
 use crate::trust::TrustStore;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct SweepArgs {
     pub allow_real: bool,
     /// `--allow-exec`: the scenario's programs may run.
     pub allow_exec: bool,
+    /// `--otlp`: each run is sent as a trace.
+    pub otlp: Option<OtlpConfig>,
 }
 
 /// A sweep ready to run: everything checked.
@@ -54,7 +57,7 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
     let mut setup = JobSetup {
         provider: args.provider,
         allow_exec: args.allow_exec,
-        record: None,
+        ..JobSetup::default()
     };
     if setup.remote(&scenario) && !args.allow_real {
         return Err(format!(
@@ -76,6 +79,10 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
         // Without an allowance the first run refuses, naming the program,
         // and the sweep exits 2 having started nothing.
         setup.allow_exec = args.allow_exec || allowed;
+    }
+    // Last, so that a sweep refused above has sent nothing anywhere.
+    if let Some(config) = &args.otlp {
+        setup.exporter = Some(Arc::new(Exporter::start(config).map_err(|e| e.to_string())?));
     }
     Ok(Prepared {
         scenario,
@@ -112,6 +119,11 @@ pub fn headless(args: SweepArgs) -> Exit {
         },
     );
     bar.finish_and_clear();
+    // Every run's trace is sent before the document is printed; a
+    // collector that is down changes neither the document nor the exit.
+    if let Some(warning) = sweep.setup.exporter.as_ref().and_then(|e| e.finish()) {
+        output::message(&warning);
+    }
     match ran {
         Ok(()) => {
             output::document(&tally.document());

@@ -12,7 +12,7 @@ mod stats;
 mod tally;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
-pub use job::{Job, JobResult, JobSetup, Used, run_job, run_job_with};
+pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
 pub use local::{default_parallelism, run_local, run_local_with};
 pub use plan::{PlanError, SweepPlan, parse_flag_values, parse_seeds};
 pub use tally::Tally;

@@ -6,14 +6,17 @@
 use super::queue::{self, JobMessage, JobOutcome, ResultMessage};
 use super::scenarios::Scenarios;
 use crate::exit::Exit;
+use crate::nats::publish::{EventLink, PublishTo, Warn};
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
-use crate::sweep::{JobSetup, run_job_with};
+use crate::sweep::{JobSetup, OnLaunch, run_job_with};
+use crate::telemetry::{Exporter, OtlpConfig};
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::message::{Acker, PublishMessage};
 use async_nats::jetstream::{AckKind, Message};
 use futures_util::StreamExt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -39,10 +42,19 @@ pub fn parse_ack_wait(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// How long stopping waits for the server to acknowledge the last events.
+const LINK_CLOSE: Duration = Duration::from_secs(5);
+
 /// `conclave worker`'s settings.
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {
+    /// The server the jobs come from.
     pub url: String,
+    /// Where every job's events are published (for `conclave attach`),
+    /// and the events stream's limits.
+    pub events: PublishTo,
+    /// `--otlp`: each job's run goes to the collector as a trace.
+    pub otlp: Option<OtlpConfig>,
     /// Jobs run at once.
     pub parallel: usize,
     /// How long a job may go without word from its worker before the
@@ -65,6 +77,11 @@ enum Stop {
 /// What every slot shares.
 struct Shared {
     nats: Nats,
+    /// This engine's link: its runs' events and control subjects.
+    link: Arc<EventLink>,
+    exporter: Option<Arc<Exporter>>,
+    /// The last run number given to a job: each job is a run of its own.
+    runs: AtomicU32,
     scenarios: Scenarios,
     options: WorkerOptions,
     /// One warning for a run of pull failures, not one per slot and try.
@@ -83,30 +100,63 @@ pub fn worker(options: WorkerOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    runtime.block_on(async move {
-        match serve(options).await {
+    let exporter = match options.otlp.as_ref().map(Exporter::start).transpose() {
+        Ok(exporter) => exporter.map(Arc::new),
+        Err(e) => {
+            output::message(&e.to_string());
+            return Exit::BadInput;
+        }
+    };
+    let warn: Warn =
+        Arc::new(|warning: String| output::message(&format!("conclave worker: {warning}")));
+    let link = match EventLink::start(&options.events, warn) {
+        Ok(link) => Arc::new(link),
+        Err(e) => {
+            output::message(&format!("conclave: {e}"));
+            return Exit::BadInput;
+        }
+    };
+    let exit = runtime.block_on(async {
+        match serve(options, Arc::clone(&link), exporter.clone()).await {
             Ok(exit) => exit,
             Err(e) => {
                 output::message(&format!("conclave: {e}"));
                 e.exit()
             }
         }
-    })
+    });
+    // The last jobs' events reach the server, and their traces the
+    // collector, before the process ends.
+    drop(runtime);
+    if let Some(link) = Arc::into_inner(link) {
+        link.close(LINK_CLOSE);
+    }
+    if let Some(warning) = exporter.and_then(|e| e.finish()) {
+        output::message(&warning);
+    }
+    exit
 }
 
-async fn serve(options: WorkerOptions) -> Result<Exit, NatsError> {
+async fn serve(
+    options: WorkerOptions,
+    link: Arc<EventLink>,
+    exporter: Option<Arc<Exporter>>,
+) -> Result<Exit, NatsError> {
     let nats = nats::connect(&options.url).await?;
     queue::ensure_streams(&nats).await?;
     let consumer = queue::workers_consumer(&nats, options.ack_wait).await?;
     output::message(&format!(
         "conclave worker {}: running sweep jobs from {}, {} at a time (a job is given to another worker {}s after this one stops answering for it)",
-        nats.engine,
+        link.engine(),
         nats.url,
         options.parallel,
         options.ack_wait.as_secs_f64()
     ));
     let shared = Arc::new(Shared {
         nats,
+        link,
+        exporter,
+        runs: AtomicU32::new(0),
         scenarios: Scenarios::default(),
         options,
         failing: parking_lot::Mutex::new(false),
@@ -224,7 +274,7 @@ async fn handle(shared: &Shared, message: Message, stop: &mut watch::Receiver<St
     let result = ResultMessage {
         sweep: job.sweep.clone(),
         job: job.job.id.clone(),
-        worker: shared.nats.engine.to_string(),
+        worker: shared.link.engine().to_string(),
         delivery,
         outcome,
     };
@@ -264,11 +314,19 @@ async fn run(
         return Some(JobOutcome::Refused { problem });
     }
     // Past the refusal, the scenario's programs (if any) are allowed here.
+    let link = Arc::clone(&shared.link);
     let setup = JobSetup {
         provider: job.model.choice(),
         allow_exec: true,
         record: None,
+        exporter: shared.exporter.clone(),
+        // Numbered from 1 in this engine, as the dashboard numbers its runs.
+        run: Some(shared.runs.fetch_add(1, Ordering::Relaxed) + 1),
+        on_launch: Some(OnLaunch(Arc::new(move |run, controller| {
+            link.serve(run, controller);
+        }))),
     };
+    let events = shared.link.observer();
     let (done, ended) = tokio::sync::oneshot::channel();
     let source = job.scenario.source.clone();
     let sweep_job = job.job.clone();
@@ -282,7 +340,7 @@ async fn run(
                 Some(&source),
                 &sweep_job,
                 &setup,
-                Vec::new(),
+                vec![events],
             ));
         });
     if let Err(e) = started {

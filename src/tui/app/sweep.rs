@@ -112,6 +112,8 @@ impl App {
         };
         let mut setup = sweep.setup.clone();
         setup.record = Some(path.clone());
+        // The seed's trace went out with the sweep; this is a second look.
+        setup.exporter = None;
         let (scenario, source) = (Arc::clone(&sweep.scenario), sweep.source.clone());
         let run = job.clone();
         let spawned = std::thread::Builder::new()
