@@ -19,7 +19,7 @@
 //! `wait4`); the dashboard rows run in this process and report its peak
 //! heap, from a counting allocator. `cargo bench --bench scale -- swarm`
 //! runs the rows whose name holds `swarm`; `CONCLAVE_SCALE_TASKS` changes
-//! the 100,000.
+//! the 100,000; `CONCLAVE_SCALE_DIR` keeps the files the rows run on there.
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -58,11 +58,18 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000);
-    let dir = tempfile::tempdir().expect("a temporary folder");
+    // CONCLAVE_SCALE_DIR keeps the scenarios and the recording, to profile
+    // a row's command by hand afterwards.
+    let temporary = tempfile::tempdir().expect("a temporary folder");
+    let kept = std::env::var_os("CONCLAVE_SCALE_DIR").map(std::path::PathBuf::from);
+    if let Some(kept) = &kept {
+        std::fs::create_dir_all(kept).expect("CONCLAVE_SCALE_DIR can be made");
+    }
+    let dir = kept.as_deref().unwrap_or(temporary.path());
     println!("{:<40} {:>10} {:>14}", "row", "wall", "peak");
 
-    let plan = dir.path().join("tasks.json");
-    let recording = dir.path().join("tasks.jsonl");
+    let plan = dir.join("tasks.json");
+    let recording = dir.join("tasks.jsonl");
     let k = tasks / 1000;
     let needs_recording = ["dashboard_replay", "headless_replay"]
         .iter()
@@ -98,14 +105,14 @@ fn main() {
     }
     if wanted("swarm") {
         for calls in [2_500, 5_000, 10_000, 20_000] {
-            let file = dir.path().join(format!("swarm_{calls}.json"));
+            let file = dir.join(format!("swarm_{calls}.json"));
             write_swarm(&file, calls);
             let (took, rss) = process(&["run", "--headless", path(&file)]);
             row(&format!("swarm_{calls}_calls headless"), took, rss, "RSS");
         }
     }
     if wanted("validate") {
-        let file = dir.path().join("context_50mb.json");
+        let file = dir.join("context_50mb.json");
         write_context_of_size(&file, 50 << 20);
         let (took, rss) = process(&["validate", path(&file)]);
         row("validate_50mb context", took, rss, "RSS");

@@ -104,7 +104,10 @@ fn main() {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_conclave"));
         command.args(["run", SCENARIO, "--headless", "--seed", &seed]);
         for (flag, on) in &job.flags {
-            command.args(["--flag", &format!("{flag}={}", if *on { "on" } else { "off" })]);
+            command.args([
+                "--flag",
+                &format!("{flag}={}", if *on { "on" } else { "off" }),
+            ]);
         }
         let out = command.current_dir(root).output().expect("a run runs");
         assert!(

@@ -282,6 +282,9 @@ pub fn export(path: &Path, otlp: Option<OtlpConfig>) -> Exit {
     }
 }
 
+/// How many bytes of step lines `replay --headless` writes at once.
+const STEP_LINES_BLOCK: usize = 64 * 1024;
+
 /// `conclave replay --headless`: the recorded run's result on stdout (from
 /// its finish event), the problems found reading it and a line per round
 /// or step on stderr; the exit status says how the run ended.
@@ -289,12 +292,25 @@ pub fn replay(path: &Path) -> Exit {
     // One event at a time: a step's line as it is read, and only the last
     // event kept, so a recording of any length replays in little memory.
     let mut last: Option<Arc<Event>> = None;
+    // The lines go out in blocks: a recording of 100,000 tasks has as many
+    // lines, each of which would otherwise be a write of its own.
+    let mut steps = String::new();
     let read = crate::record::read_recording_each(path, |event| {
         if let Some(line) = step_summary(&event.kind) {
-            output::message(&line);
+            if !steps.is_empty() {
+                steps.push('\n');
+            }
+            steps.push_str(&line);
+            if steps.len() >= STEP_LINES_BLOCK {
+                output::message(&steps);
+                steps.clear();
+            }
         }
         last = Some(event);
     });
+    if !steps.is_empty() {
+        output::message(&steps);
+    }
     let problems = match read {
         Ok(problems) => problems,
         Err(e) => {

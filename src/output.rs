@@ -216,7 +216,13 @@ fn terminated(text: &str) -> String {
 /// character: the document's value is unchanged.
 pub(crate) fn escape_controls(json: &str) -> Cow<'_, str> {
     let unsafe_char = |c: char| needs_cleaning(c) && c != '\n';
-    if !json.chars().any(unsafe_char) {
+    // Printable ASCII and newlines are safe, and a result of many
+    // megabytes is almost all that: look at characters only from the
+    // first other byte on, which begins a character.
+    let Some(first) = json.bytes().position(|b| !matches!(b, b'\n' | b' '..=b'~')) else {
+        return Cow::Borrowed(json);
+    };
+    if !json[first..].chars().any(unsafe_char) {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);

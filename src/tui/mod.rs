@@ -230,9 +230,12 @@ pub fn run(options: TuiOptions) -> Exit {
     // Every run's trace is sent before the process ends, after quit or a
     // signal alike; a failure is said once, now that the screen is back.
     let sweep_exporter = sweep.as_ref().and_then(|s| s.setup.exporter.as_ref());
-    for warning in [exporter.and_then(|e| e.finish()), sweep_exporter.and_then(|e| e.finish())]
-        .into_iter()
-        .flatten()
+    for warning in [
+        exporter.and_then(|e| e.finish()),
+        sweep_exporter.and_then(|e| e.finish()),
+    ]
+    .into_iter()
+    .flatten()
     {
         output::message(&warning);
     }

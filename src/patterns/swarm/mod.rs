@@ -222,15 +222,17 @@ impl Swarm<'_> {
             .collect();
         let start = self.history.len().saturating_sub(RECENT);
         let earlier = self.chain.len().saturating_sub(CHAIN_SHOWN);
-        let mut context = json!({
-            "can_transfer_to": peers,
-            "chain": self.chain[earlier..],
-            "recent": self.history[start..],
-        });
+        // Built from owned values, in `json!`'s key order: `json!` would
+        // serialize the recent history into a new tree at every turn.
+        let chain = self.chain[earlier..].iter().cloned().map(Value::from);
+        let mut context = serde_json::Map::new();
+        context.insert("can_transfer_to".into(), Value::Array(peers));
+        context.insert("chain".into(), chain.collect());
+        context.insert("recent".into(), self.history[start..].to_vec().into());
         if earlier > 0 {
-            context["chain_earlier"] = json!(earlier);
+            context.insert("chain_earlier".into(), earlier.into());
         }
-        context
+        Value::Object(context)
     }
 
     fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {

@@ -309,14 +309,20 @@ impl<'a> TeamRun<'a> {
                 json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
             })
             .collect();
-        json!({
-            "goal": self.goal,
-            "agent": agent,
-            "description": description(agent),
-            "shared_context": self.scenario.context,
-            "tools": tools,
-            "context": context,
-        })
+        // In `json!`'s key order, from owned values: `json!` would
+        // serialize the shared context and the turn's context into new
+        // trees at every model call.
+        let mut payload = serde_json::Map::new();
+        payload.insert("goal".into(), self.goal.into());
+        payload.insert("agent".into(), agent.into());
+        payload.insert("description".into(), description(agent).into());
+        payload.insert(
+            "shared_context".into(),
+            self.scenario.context.value().clone(),
+        );
+        payload.insert("tools".into(), Value::Array(tools));
+        payload.insert("context".into(), context);
+        Value::Object(payload)
     }
 }
 
