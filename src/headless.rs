@@ -102,12 +102,9 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::Internal;
         }
     };
-    let exporter = match args.otlp.as_ref().map(Exporter::start).transpose() {
+    let exporter = match Exporter::start_or_say(args.otlp.as_ref()) {
         Ok(exporter) => exporter,
-        Err(e) => {
-            output::message(&e.to_string());
-            return Exit::BadInput;
-        }
+        Err(exit) => return exit,
     };
     // The link has its own thread and real-time runtime: this run's clock
     // may be virtual.

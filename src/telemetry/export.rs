@@ -10,6 +10,7 @@ use super::span::{AttrValue, FinishedSpan, SpanNo, SpanStatus};
 use super::trace::TraceBuilder;
 use super::watch::{Failure, Watched};
 use crate::bus::{Event, EventSink};
+use crate::exit::Exit;
 use opentelemetry::trace::{
     SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
 };
@@ -109,6 +110,16 @@ impl Exporter {
             worker: Mutex::new(Some(worker)),
             failure,
             next_run: AtomicU64::new(1),
+        })
+    }
+
+    /// The exporter `config` asks for, if any, started. When it cannot
+    /// start, the reason is said on stderr and the command is to exit 2
+    /// (the setting is the user's to fix).
+    pub fn start_or_say(config: Option<&OtlpConfig>) -> Result<Option<Exporter>, Exit> {
+        config.map(Exporter::start).transpose().map_err(|e| {
+            crate::output::message(&e.to_string());
+            Exit::BadInput
         })
     }
 

@@ -99,12 +99,9 @@ pub fn run(options: TuiOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    let exporter = match options.otlp.as_ref().map(Exporter::start).transpose() {
+    let exporter = match Exporter::start_or_say(options.otlp.as_ref()) {
         Ok(exporter) => exporter.map(Arc::new),
-        Err(e) => {
-            output::message(&e.to_string());
-            return Exit::BadInput;
-        }
+        Err(exit) => return exit,
     };
     let (feed_tx, remote_feed) = tokio::sync::mpsc::unbounded_channel();
     let link = match &options.nats {

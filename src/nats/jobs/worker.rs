@@ -100,12 +100,9 @@ pub fn worker(options: WorkerOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    let exporter = match options.otlp.as_ref().map(Exporter::start).transpose() {
+    let exporter = match Exporter::start_or_say(options.otlp.as_ref()) {
         Ok(exporter) => exporter.map(Arc::new),
-        Err(e) => {
-            output::message(&e.to_string());
-            return Exit::BadInput;
-        }
+        Err(exit) => return exit,
     };
     let warn: Warn =
         Arc::new(|warning: String| output::message(&format!("conclave worker: {warning}")));
