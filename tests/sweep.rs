@@ -200,48 +200,26 @@ fn bad_arguments_exit_2_naming_what_was_expected() {
             && err.contains("legal_analyst"),
         "names the file, the flag and the declared ones: {err}"
     );
-    let err = refused(&[
-        "sweep",
-        file,
-        "--seeds",
-        "1..3",
-        "--flag",
-        "legal_analyst=on,maybe",
-        "--headless",
-    ]);
-    assert!(err.contains("expected NAME=VALUES"), "{err}");
-    let err = refused(&[
-        "sweep",
-        file,
-        "--seeds",
-        "1..3",
-        "--flag",
-        "legal_analyst=on,on",
-        "--headless",
-    ]);
-    assert!(err.contains("expected NAME=VALUES"), "{err}");
-    let err = refused(&[
-        "sweep",
-        file,
-        "--seeds",
-        "1..3",
-        "--flag",
-        "legal_analyst=on",
-        "--flag",
-        "legal_analyst=off",
-        "--headless",
-    ]);
-    assert!(err.contains("given twice"), "{err}");
-    let err = refused(&[
-        "sweep",
-        file,
-        "--seeds",
-        "1..3",
-        "--parallel",
-        "0",
-        "--headless",
-    ]);
-    assert!(err.contains("1 or more"), "{err}");
+    // Each set of options after `sweep FILE --seeds 1..3`, and what the
+    // refusal must say.
+    let mistakes: [(&[&str], &str); 4] = [
+        (
+            &["--flag", "legal_analyst=on,maybe"],
+            "expected NAME=VALUES",
+        ),
+        (&["--flag", "legal_analyst=on,on"], "expected NAME=VALUES"),
+        (
+            &["--flag", "legal_analyst=on", "--flag", "legal_analyst=off"],
+            "given twice",
+        ),
+        (&["--parallel", "0"], "1 or more"),
+    ];
+    for (options, says) in mistakes {
+        let mut args = vec!["sweep", file, "--seeds", "1..3", "--headless"];
+        args.extend_from_slice(options);
+        let err = refused(&args);
+        assert!(err.contains(says), "{options:?}: {err}");
+    }
     let err = refused(&[
         "sweep",
         "scenarios/none.json",
