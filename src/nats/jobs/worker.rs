@@ -3,20 +3,20 @@
 //! result and only then acknowledge the job. It never counts results (the
 //! sweep does) and never holds a job it is not working on.
 
+use super::engine::WorkerEngine;
 use super::queue::{self, JobMessage, JobOutcome, ResultMessage};
 use super::scenarios::Scenarios;
 use crate::exit::Exit;
-use crate::nats::publish::{EventLink, PublishTo, Warn};
+use crate::nats::publish::PublishTo;
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
-use crate::sweep::{JobSetup, OnLaunch, run_job_with};
-use crate::telemetry::{Exporter, OtlpConfig};
+use crate::sweep::run_job_with;
+use crate::telemetry::OtlpConfig;
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::message::{Acker, PublishMessage};
 use async_nats::jetstream::{AckKind, Message};
 use futures_util::StreamExt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -41,9 +41,6 @@ pub fn parse_ack_wait(text: &str) -> Result<Duration, String> {
     }
     Ok(Duration::from_secs_f64(seconds))
 }
-
-/// How long stopping waits for the server to acknowledge the last events.
-const LINK_CLOSE: Duration = Duration::from_secs(5);
 
 /// `conclave worker`'s settings.
 #[derive(Clone, Debug)]
@@ -77,11 +74,8 @@ enum Stop {
 /// What every slot shares.
 struct Shared {
     nats: Nats,
-    /// This engine's link: its runs' events and control subjects.
-    link: Arc<EventLink>,
-    exporter: Option<Arc<Exporter>>,
-    /// The last run number given to a job: each job is a run of its own.
-    runs: AtomicU32,
+    /// Each job runs as a run of this engine's own.
+    engine: Arc<WorkerEngine>,
     scenarios: Scenarios,
     options: WorkerOptions,
     /// One warning for a run of pull failures, not one per slot and try.
@@ -100,21 +94,12 @@ pub fn worker(options: WorkerOptions) -> Exit {
             return Exit::Internal;
         }
     };
-    let exporter = match Exporter::start_or_say(options.otlp.as_ref()) {
-        Ok(exporter) => exporter.map(Arc::new),
+    let engine = match WorkerEngine::start(&options.events, options.otlp.as_ref()) {
+        Ok(engine) => Arc::new(engine),
         Err(exit) => return exit,
     };
-    let warn: Warn =
-        Arc::new(|warning: String| output::message(&format!("conclave worker: {warning}")));
-    let link = match EventLink::start(&options.events, warn) {
-        Ok(link) => Arc::new(link),
-        Err(e) => {
-            output::message(&format!("conclave: {e}"));
-            return Exit::BadInput;
-        }
-    };
     let exit = runtime.block_on(async {
-        match serve(options, Arc::clone(&link), exporter.clone()).await {
+        match serve(options, Arc::clone(&engine)).await {
             Ok(exit) => exit,
             Err(e) => {
                 output::message(&format!("conclave: {e}"));
@@ -125,35 +110,26 @@ pub fn worker(options: WorkerOptions) -> Exit {
     // The last jobs' events reach the server, and their traces the
     // collector, before the process ends.
     drop(runtime);
-    if let Some(link) = Arc::into_inner(link) {
-        link.close(LINK_CLOSE);
-    }
-    if let Some(warning) = exporter.and_then(|e| e.finish()) {
-        output::message(&warning);
+    if let Some(engine) = Arc::into_inner(engine) {
+        engine.finish();
     }
     exit
 }
 
-async fn serve(
-    options: WorkerOptions,
-    link: Arc<EventLink>,
-    exporter: Option<Arc<Exporter>>,
-) -> Result<Exit, NatsError> {
+async fn serve(options: WorkerOptions, engine: Arc<WorkerEngine>) -> Result<Exit, NatsError> {
     let nats = nats::connect(&options.url).await?;
     queue::ensure_streams(&nats).await?;
     let consumer = queue::workers_consumer(&nats, options.ack_wait).await?;
     output::message(&format!(
         "conclave worker {}: running sweep jobs from {}, {} at a time (a job is given to another worker {}s after this one stops answering for it)",
-        link.engine(),
+        engine.id(),
         nats.url,
         options.parallel,
         options.ack_wait.as_secs_f64()
     ));
     let shared = Arc::new(Shared {
         nats,
-        link,
-        exporter,
-        runs: AtomicU32::new(0),
+        engine,
         scenarios: Scenarios::default(),
         options,
         failing: parking_lot::Mutex::new(false),
@@ -271,7 +247,7 @@ async fn handle(shared: &Shared, message: Message, stop: &mut watch::Receiver<St
     let result = ResultMessage {
         sweep: job.sweep.clone(),
         job: job.job.id.clone(),
-        worker: shared.link.engine().to_string(),
+        worker: shared.engine.id().to_string(),
         delivery,
         outcome,
     };
@@ -311,19 +287,7 @@ async fn run(
         return Some(JobOutcome::Refused { problem });
     }
     // Past the refusal, the scenario's programs (if any) are allowed here.
-    let link = Arc::clone(&shared.link);
-    let setup = JobSetup {
-        provider: job.model.choice(),
-        allow_exec: true,
-        record: None,
-        exporter: shared.exporter.clone(),
-        // Numbered from 1 in this engine, as the dashboard numbers its runs.
-        run: Some(shared.runs.fetch_add(1, Ordering::Relaxed) + 1),
-        on_launch: Some(OnLaunch(Arc::new(move |run, controller| {
-            link.serve(run, controller);
-        }))),
-    };
-    let events = shared.link.observer();
+    let (setup, observers) = shared.engine.setup(job);
     let (done, ended) = tokio::sync::oneshot::channel();
     let source = job.scenario.source.clone();
     let sweep_job = job.job.clone();
@@ -337,7 +301,7 @@ async fn run(
                 Some(&source),
                 &sweep_job,
                 &setup,
-                vec![events],
+                observers,
             ));
         });
     if let Err(e) = started {
