@@ -104,9 +104,11 @@ impl<O: Write, E: Write> Console<O, E> {
 
     /// The JSON `text` as pretty JSON and a newline on stdout.
     pub(crate) fn json_text(&mut self, text: &str) {
-        // Pretty JSON of a large document is about 1.6 times its compact
-        // text: room for twice, so that it is never copied as it grows.
-        let mut pretty = Vec::with_capacity(text.len().saturating_mul(2));
+        if let Some(pretty) = pretty::pretty_json(text) {
+            return self.pretty(&pretty);
+        }
+        // Not JSON after all: serde says where it is wrong.
+        let mut pretty = Vec::new();
         let mut from = serde_json::Deserializer::from_str(text);
         let mut to = serde_json::Serializer::pretty(&mut pretty);
         let written = serde_transcode::transcode(&mut from, &mut to)
@@ -238,5 +240,6 @@ pub(crate) fn escape_controls(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+mod pretty;
 #[cfg(test)]
 mod tests;

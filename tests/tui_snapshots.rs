@@ -294,7 +294,7 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         (
             300,
             EventKind::PlanAccepted {
-                tasks: planned.clone(),
+                tasks: planned.clone().into(),
             },
         ),
     ];

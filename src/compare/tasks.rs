@@ -65,7 +65,7 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
     for event in events {
         match &event.kind {
             EventKind::PlanAccepted { tasks: planned } => {
-                for task in planned {
+                for task in planned.iter() {
                     tasks.entry(task.id.clone()).or_insert(TaskFacts {
                         worker: task.worker.clone(),
                         critical: task.critical,

@@ -135,7 +135,7 @@ fn contribution(raw: &Value) -> Result<(), TestCaseError> {
 
 fn orchestrator_plan(output: ModelOutput) -> Result<(), TestCaseError> {
     let raw = plan_json(output);
-    match validate_tasks(&raw, |w| w == "sales_worker", 3) {
+    match validate_tasks(raw.clone(), |w| w == "sales_worker", 3) {
         Ok(tasks) => {
             prop_assert!((1..=3).contains(&tasks.len()));
             let ids: HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
@@ -145,7 +145,10 @@ fn orchestrator_plan(output: ModelOutput) -> Result<(), TestCaseError> {
                 prop_assert!(task.args.is_object());
             }
         }
-        Err(e) => reason_reads_back(StopReason::InvalidPlan(e))?,
+        Err((e, given_back)) => {
+            prop_assert_eq!(given_back, raw, "a rejected plan is given back whole");
+            reason_reads_back(StopReason::InvalidPlan(e))?
+        }
     }
     Ok(())
 }

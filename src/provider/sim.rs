@@ -13,7 +13,7 @@ pub(crate) mod workers;
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::pycompat::py_strip;
 use crate::rng::RunRng;
-use crate::scenario::script::{Fault, ScriptedOutput, script_entries};
+use crate::scenario::script::{Fault, ScriptedOutput, script_entries, script_entry_texts};
 use crate::scenario::{Latency, ProviderSpec};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -47,7 +47,8 @@ impl SimProvider {
     fn script(&self, purpose: &Purpose) -> Option<&Value> {
         match purpose {
             Purpose::Contribution { role } => self.spec.responses.as_ref()?.get(role),
-            Purpose::Plan | Purpose::ResearchPlan => self.spec.plan.as_ref(),
+            // Kept as text: see `next_plan`.
+            Purpose::Plan | Purpose::ResearchPlan => None,
             Purpose::FinalBrief => self.spec.final_answer.as_ref(),
             Purpose::Turn { agent } => self.spec.turns.as_ref()?.get(agent),
             Purpose::Synthesis => self.spec.synthesis.as_ref(),
@@ -71,20 +72,12 @@ impl SimProvider {
         &self,
         purpose: &Purpose,
     ) -> Option<(Result<ScriptedOutput, String>, Option<Duration>)> {
-        let script = self.script(purpose)?;
-        if *purpose == Purpose::ResearchPlan && script.is_array() {
-            // A research plan is asked for once; a list is its steps.
-            return Some((
-                Ok(ScriptedOutput::Json(research::plan_of_steps(script))),
-                None,
-            ));
+        if matches!(purpose, Purpose::Plan | Purpose::ResearchPlan) {
+            return self.next_plan(purpose).map(|output| (output, None));
         }
+        let script = self.script(purpose)?;
         let entries = script_entries(script);
-        let last = entries.len().checked_sub(1)?;
-        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        let made = calls.entry(purpose.script_key().to_string()).or_insert(0);
-        let entry = &entries[(*made).min(last)];
-        *made += 1;
+        let entry = &entries[self.next_call(purpose, entries.len())?];
         Some(match purpose {
             Purpose::Turn { .. } => {
                 let (entry, latency) = turns::split_latency(entry);
@@ -92,6 +85,34 @@ impl SimProvider {
             }
             _ => (ScriptedOutput::parse(entry), None),
         })
+    }
+
+    /// The planner's next output. The plan is parsed from the scenario's
+    /// text at each call into a value the run owns: a plan of 100,000 tasks
+    /// is neither kept parsed nor copied.
+    fn next_plan(&self, purpose: &Purpose) -> Option<Result<ScriptedOutput, String>> {
+        let plan = self.spec.plan.as_ref()?;
+        if *purpose == Purpose::ResearchPlan && plan.is_array() {
+            // A research plan is asked for once; a list is its steps.
+            let steps = research::plan_of_steps(&plan.to_value());
+            return Some(Ok(ScriptedOutput::Json(steps)));
+        }
+        let entries = script_entry_texts(plan.text());
+        let entry = entries[self.next_call(purpose, entries.len())?];
+        // The loader checked that the plan is JSON.
+        let value = serde_json::from_str(entry).unwrap_or(Value::Null);
+        Some(ScriptedOutput::from_value(value))
+    }
+
+    /// Which of `entries` outputs answers `purpose`'s next call (the last
+    /// repeats), counting the call; `None` when the script has none.
+    fn next_call(&self, purpose: &Purpose, entries: usize) -> Option<usize> {
+        let last = entries.checked_sub(1)?;
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        let made = calls.entry(purpose.script_key().to_string()).or_insert(0);
+        let index = (*made).min(last);
+        *made += 1;
+        Some(index)
     }
 
     pub(crate) async fn complete(

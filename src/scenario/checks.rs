@@ -13,8 +13,9 @@ mod swarm;
 mod turns;
 
 use super::error::Problem;
+use super::json_text::JsonText;
 use super::path::JsonPath;
-use super::script::{ScriptedOutput, script_entries};
+use super::script::{ScriptedOutput, script_entries, script_entry_texts};
 use super::types::{PatternKind, ProviderKind, Scenario};
 use serde_json::Value;
 
@@ -239,6 +240,21 @@ fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
     }
 }
 
+/// [`check_script`] of a script kept as text, without building it.
+fn check_script_text(script: &JsonText, path: &JsonPath, problems: &mut Vec<Problem>) {
+    let entries = script_entry_texts(script.text());
+    if entries.is_empty() {
+        problems.push(Problem::at(path.clone(), "expected at least one output"));
+    }
+    let listed = script.is_array();
+    for (i, entry) in entries.iter().enumerate() {
+        if let Err(message) = ScriptedOutput::check_text(entry) {
+            let at = if listed { path.index(i) } else { path.clone() };
+            problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
+        }
+    }
+}
+
 fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let provider = &scenario.provider;
     let path = JsonPath::root().key("provider");
@@ -324,7 +340,7 @@ fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     if let Some(plan) = &provider.plan {
         match scenario.pattern {
-            PatternKind::Orchestrator => check_script(plan, &path.key("plan"), problems),
+            PatternKind::Orchestrator => check_script_text(plan, &path.key("plan"), problems),
             // The research planner's script is checked with its pattern.
             PatternKind::Research => {}
             other => problems.push(Problem::at_key(

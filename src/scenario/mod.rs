@@ -6,9 +6,9 @@
 //! the file's size, never a record per value.
 
 mod checks;
-mod context;
 mod error;
 mod hints;
+mod json_text;
 mod latency;
 mod origin;
 mod path;
@@ -26,9 +26,9 @@ mod types;
 mod value_words;
 mod workers;
 
-pub(crate) use context::Context;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::*;
+pub(crate) use json_text::JsonText;
 pub(crate) use latency::*;
 pub(crate) use origin::Origin;
 pub use path::{JsonPath, Position};
@@ -46,10 +46,16 @@ pub use workers::*;
 
 use error::Problem;
 use serde_json::{Map, Value};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use text::places;
 use text::structure::{self, CONTEXT, Finding, MAX_DEPTH, MAX_VALUES_OUTSIDE_CONTEXT};
+
+/// The top-level member that names the model provider, and its member that
+/// scripts the sim's planner: both read by name before the schema runs.
+const PROVIDER: &str = "provider";
+const PLAN: &str = "plan";
 
 /// Read and check a scenario file: at most `CONCLAVE_MAX_SCENARIO_BYTES`
 /// (64 MB by default) are read, whatever the file.
@@ -115,7 +121,11 @@ pub fn parse_bytes(bytes: Vec<u8>, file: &str) -> Result<Scenario, ScenarioError
 
 fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors> {
     syntax(&text, file)?;
-    let (document, context) = document(&text, file)?;
+    let Document {
+        document,
+        context,
+        plan,
+    } = document(&text, file)?;
     let place = |problems| placed(&text, file, problems);
     let problems = shape::check(&document, MAX_REPORTED + 1);
     if !problems.is_empty() {
@@ -134,7 +144,11 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
         place(vec![Problem::at(json_path, e.into_inner().to_string())])
     })?;
     if let Some(span) = context {
-        scenario.context = Context::in_text(Arc::clone(&text), span);
+        scenario.context = JsonText::in_text(Arc::clone(&text), span);
+    }
+    if let Some(span) = plan {
+        Arc::make_mut(&mut scenario.provider).plan =
+            Some(JsonText::in_text(Arc::clone(&text), span));
     }
     let problems = checks::check(&scenario);
     if !problems.is_empty() {
@@ -174,12 +188,19 @@ fn syntax(text: &str, file: &str) -> Result<(), ScenarioErrors> {
     ))
 }
 
-/// The document to check against the schema, with `context` left as text
-/// (a `null` stands in for it), and where the context stands.
-fn document(
-    text: &str,
-    file: &str,
-) -> Result<(Value, Option<std::ops::Range<usize>>), ScenarioErrors> {
+/// A scenario file read for checking: the parts of any size are left as
+/// text and out of the document.
+struct Document {
+    /// What the schema checks, with a `null` standing in for `context` and
+    /// without `provider.plan`.
+    document: Value,
+    /// Where `context` stands in the text.
+    context: Option<Range<usize>>,
+    /// Where `provider.plan` stands in the text.
+    plan: Option<Range<usize>>,
+}
+
+fn document(text: &str, file: &str) -> Result<Document, ScenarioErrors> {
     let structure = structure::scan(text, MAX_REPORTED + 1);
     let at = |offset| places::positions(text, &[offset])[0];
     if !structure.findings.is_empty() {
@@ -246,23 +267,34 @@ fn document(
     }
     let mut document = Map::new();
     let mut context = None;
+    let mut plan = None;
     for member in structure.members {
         let value = if member.key == CONTEXT {
             context = Some(member.value.clone());
-            Value::Null
+            Ok(Value::Null)
+        } else if member.key == PROVIDER {
+            json_text::object_but(text, member.value.clone(), PLAN).map(|(provider, at)| {
+                plan = at;
+                provider
+            })
         } else {
-            serde_json::from_str(&text[member.value.clone()]).map_err(|e| {
-                ScenarioErrors::one(
-                    file,
-                    Some(at(member.value.start)),
-                    JsonPath::root().key(&member.key),
-                    format!("not valid JSON: {e}"),
-                )
-            })?
+            serde_json::from_str(&text[member.value.clone()])
         };
+        let value = value.map_err(|e| {
+            ScenarioErrors::one(
+                file,
+                Some(at(member.value.start)),
+                JsonPath::root().key(&member.key),
+                format!("not valid JSON: {e}"),
+            )
+        })?;
         document.insert(member.key.into_owned(), value);
     }
-    Ok((Value::Object(document), context))
+    Ok(Document {
+        document: Value::Object(document),
+        context,
+        plan,
+    })
 }
 
 /// Each problem placed in the text, in the order of the file, at most

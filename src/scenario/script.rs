@@ -2,7 +2,10 @@
 //! string is the model's raw text, `{"$fault": ...}` a failed call, any other
 //! value the JSON the model returned; a list is one output per call.
 
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum ScriptedOutput {
@@ -35,10 +38,32 @@ impl ScriptedOutput {
         })
     }
 
-    /// Whether `value` reads as an output, without copying it (a planner's
-    /// scripted plan of 100,000 tasks is checked as it stands).
+    /// Read one output the caller owns, without copying it.
+    pub(crate) fn from_value(value: Value) -> Result<ScriptedOutput, String> {
+        if let Some(fault) = Self::fault(&value)? {
+            return Ok(ScriptedOutput::Fault(fault));
+        }
+        Ok(match value {
+            Value::String(text) => ScriptedOutput::Text(text),
+            other => ScriptedOutput::Json(other),
+        })
+    }
+
+    /// Whether `value` reads as an output, without copying it.
     pub(crate) fn check(value: &Value) -> Result<(), String> {
         Self::fault(value).map(|_| ())
+    }
+
+    /// Whether the JSON `text` reads as an output, without building it (a
+    /// planner's scripted plan of 100,000 tasks is stepped over): only an
+    /// object's `$fault` is read, and the names of its other keys.
+    pub(crate) fn check_text(text: &str) -> Result<(), String> {
+        match serde_json::from_str::<FaultProbe>(text) {
+            Ok(FaultProbe(Some(probe))) => Self::check(&Value::Object(probe)),
+            // Not an object: no fault. Text that is not JSON was refused
+            // before any check runs.
+            Ok(FaultProbe(None)) | Err(_) => Ok(()),
+        }
     }
 
     /// The fault `value` stands for; `None` for any other output.
@@ -76,6 +101,80 @@ pub(crate) fn script_entries(value: &Value) -> &[Value] {
     match value {
         Value::Array(items) => items,
         single => std::slice::from_ref(single),
+    }
+}
+
+/// The outputs of a script written as JSON `text`, in call order, as
+/// their texts: a list gives one per call, a single value is the only one.
+pub(crate) fn script_entry_texts(text: &str) -> Vec<&str> {
+    if !text.trim_start().starts_with('[') {
+        return vec![text];
+    }
+    serde_json::from_str::<Vec<&RawValue>>(text)
+        .map(|entries| entries.into_iter().map(RawValue::get).collect())
+        .unwrap_or_default()
+}
+
+/// An object's `$fault` and the names of its other keys (their values
+/// stepped over, as `null`); `None` for any other JSON value.
+struct FaultProbe(Option<Map<String, Value>>);
+
+impl<'de> Deserialize<'de> for FaultProbe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(FaultProbeVisitor)
+    }
+}
+
+struct FaultProbeVisitor;
+
+impl<'de> Visitor<'de> for FaultProbeVisitor {
+    type Value = FaultProbe;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FaultProbe, A::Error> {
+        let mut probe = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = if key == FAULT_KEY {
+                map.next_value::<Value>()?
+            } else {
+                map.next_value::<IgnoredAny>()?;
+                Value::Null
+            };
+            probe.insert(key, value);
+        }
+        Ok(FaultProbe(Some(probe)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FaultProbe, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(FaultProbe(None))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<FaultProbe, E> {
+        Ok(FaultProbe(None))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<FaultProbe, E> {
+        Ok(FaultProbe(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<FaultProbe, E> {
+        Ok(FaultProbe(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<FaultProbe, E> {
+        Ok(FaultProbe(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<FaultProbe, E> {
+        Ok(FaultProbe(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<FaultProbe, E> {
+        Ok(FaultProbe(None))
     }
 }
 

@@ -3,7 +3,7 @@
 //! derives the JSON Schema that both `conclave schema` prints and the loader
 //! checks files against. The doc comments become the schema's descriptions.
 
-use super::context::Context;
+use super::json_text::JsonText;
 use super::latency::Latency;
 use super::origin::Origin;
 use super::pricing::PriceTable;
@@ -29,7 +29,7 @@ pub struct Scenario {
     pub goal: String,
     /// The shared facts every agent sees: any JSON value.
     #[schemars(with = "Value")]
-    pub(crate) context: Context,
+    pub(crate) context: JsonText,
     /// The model behind the agents: the embedded simulator or an
     /// OpenAI-compatible endpoint.
     pub(crate) provider: std::sync::Arc<ProviderSpec>,
@@ -354,7 +354,8 @@ pub(crate) struct ProviderSpec {
     /// Without it the sim proposes the five canonical steps, searching for
     /// `context.request.question`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) plan: Option<Value>,
+    #[schemars(with = "Option<Value>")]
+    pub(crate) plan: Option<JsonText>,
     /// sim, swarm and coordinator: each agent's turns, one output per
     /// model call in order (the last one repeats): `{"reply": text}`,
     /// `{"transfer_to": agent, "message": text}` (swarm),

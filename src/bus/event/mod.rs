@@ -179,7 +179,8 @@ pub enum EventKind {
     },
     /// The planner's output passed the plan contract.
     PlanAccepted {
-        tasks: Vec<PlannedTask>,
+        /// Shared with the run's result: a plan of 100,000 tasks is held once.
+        tasks: Arc<[PlannedTask]>,
     },
     /// The planner's output failed the plan contract; the run stops.
     PlanRejected {

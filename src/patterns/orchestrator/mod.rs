@@ -11,7 +11,7 @@ pub(crate) mod plan;
 pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
-use crate::bus::{EventKind, RunCounts, RunStatus, RunSummary, TaskStatus};
+use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -22,6 +22,7 @@ use dispatch::Dispatcher;
 use plan::{plan_json, validate_plan};
 use result::{OrchestratorResult, Phase, TraceEntry};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// 001's `Budget` defaults.
@@ -111,13 +112,11 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         Err(error) => return OrchestratorResult::stopped(call_stop(&error), Phase::Plan),
     };
     let declared = |worker: &str| scenario.workers.contains_key(worker);
-    let tasks = match validate_plan(&raw_plan, declared, limits.max_tasks) {
-        Ok(tasks) => {
-            // The result keeps the normalised plan; the raw one can be big.
-            drop(raw_plan);
-            tasks
-        }
-        Err(error) => {
+    // The result keeps the normalised plan; the raw one can be big, and
+    // its args are moved into the tasks.
+    let tasks = match validate_plan(raw_plan, declared, limits.max_tasks) {
+        Ok(tasks) => Arc::<[PlannedTask]>::from(tasks),
+        Err((error, raw_plan)) => {
             let reason = StopReason::InvalidPlan(error);
             ctx.bus.publish(EventKind::PlanRejected {
                 reason: reason.clone(),
@@ -129,7 +128,7 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         }
     };
     ctx.bus.publish(EventKind::PlanAccepted {
-        tasks: tasks.clone(),
+        tasks: Arc::clone(&tasks),
     });
     let stopped_in_dispatch = |reason, tasks| {
         let mut result = OrchestratorResult::stopped(reason, Phase::Dispatch);

@@ -17,13 +17,26 @@ pub(crate) fn plan_json(output: ModelOutput) -> Value {
     output.into_json(|raw| json!({"kind": "invalid", "raw": raw}))
 }
 
-/// Check a plan against the policy allowlist (`allowed`) and `max_tasks`.
-/// Unknown keys of a task are dropped; id and worker are stripped.
+/// Check a plan against the policy allowlist (`allowed`) and `max_tasks`,
+/// and take its tasks: unknown keys of a task are dropped, id and worker
+/// are stripped, and the args are moved out of the plan rather than copied.
+/// A rejected plan is given back whole with the reason.
 pub(crate) fn validate_plan(
+    raw: Value,
+    allowed: impl Fn(&str) -> bool,
+    max_tasks: u32,
+) -> Result<Vec<PlannedTask>, (PlanError, Value)> {
+    match check_plan(&raw, allowed, max_tasks) {
+        Ok(()) => Ok(into_tasks(raw)),
+        Err(error) => Err((error, raw)),
+    }
+}
+
+fn check_plan(
     raw: &Value,
     allowed: impl Fn(&str) -> bool,
     max_tasks: u32,
-) -> Result<Vec<PlannedTask>, PlanError> {
+) -> Result<(), PlanError> {
     let Value::Object(plan) = raw else {
         return Err(PlanError::NonJson);
     };
@@ -36,8 +49,6 @@ pub(crate) fn validate_plan(
     if tasks.is_empty() || tasks.len() > max_tasks as usize {
         return Err(PlanError::MaxTasks);
     }
-
-    let mut normalised = Vec::with_capacity(tasks.len());
     // Duplicates are found among the ids as written, before stripping.
     let mut seen: HashSet<&str> = HashSet::with_capacity(tasks.len());
     for task in tasks {
@@ -66,15 +77,41 @@ pub(crate) fn validate_plan(
         if !task["args"].is_object() {
             return Err(PlanError::Args);
         }
-        let critical = task["critical"].as_bool().ok_or(PlanError::Critical)?;
-        normalised.push(PlannedTask {
-            id: py_strip(id).to_string(),
-            worker: py_strip(worker).to_string(),
-            args: task["args"].clone(),
-            critical,
-        });
+        task["critical"].as_bool().ok_or(PlanError::Critical)?;
     }
-    Ok(normalised)
+    Ok(())
+}
+
+/// The tasks of a plan that passed [`check_plan`].
+fn into_tasks(raw: Value) -> Vec<PlannedTask> {
+    let Value::Object(mut plan) = raw else {
+        return Vec::new();
+    };
+    let Some(Value::Array(tasks)) = plan.swap_remove("tasks") else {
+        return Vec::new();
+    };
+    tasks
+        .into_iter()
+        .filter_map(|task| match task {
+            Value::Object(mut task) => Some(PlannedTask {
+                id: stripped(task.swap_remove("id")),
+                worker: stripped(task.swap_remove("worker")),
+                args: task.swap_remove("args").unwrap_or(Value::Null),
+                critical: task.get("critical").and_then(Value::as_bool) == Some(true),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A string member, stripped as 001 strips it; kept as it is when there is
+/// nothing to strip.
+fn stripped(value: Option<Value>) -> String {
+    match value {
+        Some(Value::String(text)) if py_strip(&text).len() == text.len() => text,
+        Some(Value::String(text)) => py_strip(&text).to_string(),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -90,7 +127,11 @@ mod tests {
     }
 
     fn check(raw: &Value) -> Result<Vec<PlannedTask>, PlanError> {
-        validate_plan(raw, |w| w == "sales_worker" || w == "payments_worker", 3)
+        let allowed = |w: &str| w == "sales_worker" || w == "payments_worker";
+        validate_plan(raw.clone(), allowed, 3).map_err(|(error, given_back)| {
+            assert_eq!(&given_back, raw, "a rejected plan is given back whole");
+            error
+        })
     }
 
     fn with(key: &str, value: Value) -> Value {

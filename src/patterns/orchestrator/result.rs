@@ -5,6 +5,7 @@ use crate::bus::{Health, PlannedTask, RunStatus, TaskStatus};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 #[derive(Debug, Serialize)]
 pub(crate) struct OrchestratorResult {
@@ -18,7 +19,7 @@ pub(crate) struct OrchestratorResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) raw_plan: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) plan: Option<Vec<PlannedTask>>,
+    pub(crate) plan: Option<Arc<[PlannedTask]>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) failed_critical: Option<Vec<TaskRecord>>,
     #[serde(skip_serializing_if = "Option::is_none")]

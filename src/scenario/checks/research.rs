@@ -197,7 +197,7 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     if let Some(plan) = &scenario.provider.plan
         && !plan.is_array()
-        && let Err(message) = ScriptedOutput::check(plan)
+        && let Err(message) = ScriptedOutput::check_text(plan.text())
     {
         problems.push(Problem::at(provider.key("plan").key(FAULT_KEY), message));
     }

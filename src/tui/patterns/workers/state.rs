@@ -160,7 +160,7 @@ impl Fold for Workers {
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
             EventKind::PlanAccepted { tasks } => {
-                for planned in tasks {
+                for planned in tasks.iter() {
                     let task = self.task(&planned.id, &planned.worker);
                     task.critical = planned.critical;
                 }

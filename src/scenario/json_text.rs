@@ -1,29 +1,34 @@
-//! A scenario's `context`: the shared facts every agent sees, any JSON value
-//! of any size. It stays the file's text until something reads it, so that
-//! checking a scenario costs memory in the file's size rather than in its
-//! number of values; a run parses it once, the first time it needs it whole.
+//! The parts of a scenario that may be of any size, kept as the file's
+//! text until something reads them: the `context` (the shared facts every
+//! agent sees) and the sim's scripted `plan` (a planner's output of 100,000
+//! tasks). Checking a scenario then costs memory in the file's size rather
+//! than in its number of values. A run parses the context once, the first
+//! time it needs it whole; a plan is parsed each time the planner asks, into
+//! a value the run owns.
 
+use indexmap::IndexMap;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use std::fmt;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 #[derive(Clone)]
-pub(crate) struct Context {
-    /// The text holding the context at `span`: the scenario file's, when
-    /// the context was loaded from one.
+pub(crate) struct JsonText {
+    /// The text holding the value at `span`: the scenario file's, when the
+    /// value was loaded from one.
     text: Arc<String>,
     span: Range<usize>,
     parsed: Arc<OnceLock<Value>>,
 }
 
-impl Context {
-    /// The context written at `span` of `text`, which must hold valid JSON
+impl JsonText {
+    /// The value written at `span` of `text`, which must hold valid JSON
     /// there (the loader has checked it).
     pub(crate) fn in_text(text: Arc<String>, span: Range<usize>) -> Self {
-        Context {
+        JsonText {
             text,
             span,
             parsed: Arc::new(OnceLock::new()),
@@ -33,26 +38,40 @@ impl Context {
     pub(crate) fn from_value(value: Value) -> Self {
         let text = value.to_string();
         let span = 0..text.len();
-        Context {
+        JsonText {
             text: Arc::new(text),
             span,
             parsed: Arc::new(OnceLock::from(value)),
         }
     }
 
-    /// The context as written in the file.
+    /// The value as written in the file.
     pub(crate) fn text(&self) -> &str {
         self.text.get(self.span.clone()).unwrap_or("null")
     }
 
-    /// The whole context, parsed on first use.
+    /// The whole value, parsed on first use and kept.
     pub(crate) fn value(&self) -> &Value {
         self.parsed
             .get_or_init(|| serde_json::from_str(self.text()).unwrap_or(Value::Null))
     }
 
-    /// A top-level fact of the context, when the context is an object that
-    /// has it. Before the whole context is needed, only this fact is parsed.
+    /// The whole value, parsed anew (or copied, once kept) for a caller
+    /// that owns it; nothing is kept.
+    pub(crate) fn to_value(&self) -> Value {
+        match self.parsed.get() {
+            Some(value) => value.clone(),
+            None => serde_json::from_str(self.text()).unwrap_or(Value::Null),
+        }
+    }
+
+    /// Whether the value is a list, read from its first character.
+    pub(crate) fn is_array(&self) -> bool {
+        self.text().trim_start().starts_with('[')
+    }
+
+    /// A top-level member of the value, when it is an object that has it.
+    /// Before the whole value is needed, only this member is parsed.
     pub(crate) fn get(&self, key: &str) -> Option<Value> {
         if let Some(value) = self.parsed.get() {
             return value.get(key).cloned();
@@ -62,6 +81,33 @@ impl Context {
             .ok()
             .flatten()
     }
+}
+
+/// The object written at `span` of `text`, parsed but for its member
+/// `key`, which is left out and given as where its value stands in `text`
+/// (not when it is `null`, which is as good as absent). Text that is not an
+/// object is parsed whole, for the schema to say what it is.
+pub(crate) fn object_but(
+    text: &str,
+    span: Range<usize>,
+    key: &str,
+) -> serde_json::Result<(Value, Option<Range<usize>>)> {
+    let written = &text[span];
+    let Ok(members) = serde_json::from_str::<IndexMap<String, &RawValue>>(written) else {
+        return serde_json::from_str(written).map(|value| (value, None));
+    };
+    let mut object = Map::with_capacity(members.len());
+    let mut left_out = None;
+    for (name, raw) in members {
+        if name == key && raw.get() != "null" {
+            // The raw value borrows its text from `written`, a slice of `text`.
+            let start = raw.get().as_ptr().addr() - text.as_ptr().addr();
+            left_out = Some(start..start + raw.get().len());
+        } else {
+            object.insert(name, serde_json::from_str(raw.get())?);
+        }
+    }
+    Ok((Value::Object(object), left_out))
 }
 
 /// Finds one member of a JSON object and steps over the others unread.
@@ -110,33 +156,33 @@ impl Visitor<'_> for IsKey<'_> {
     }
 }
 
-impl PartialEq for Context {
+impl PartialEq for JsonText {
     fn eq(&self, other: &Self) -> bool {
         self.value() == other.value()
     }
 }
 
-impl fmt::Debug for Context {
+impl fmt::Debug for JsonText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Context({})", self.text())
+        write!(f, "JsonText({})", self.text())
     }
 }
 
-impl Serialize for Context {
+impl Serialize for JsonText {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.value().serialize(serializer)
     }
 }
 
-impl<'de> Deserialize<'de> for Context {
+impl<'de> Deserialize<'de> for JsonText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Value::deserialize(deserializer).map(Context::from_value)
+        Value::deserialize(deserializer).map(JsonText::from_value)
     }
 }
 
-impl From<Value> for Context {
+impl From<Value> for JsonText {
     fn from(value: Value) -> Self {
-        Context::from_value(value)
+        JsonText::from_value(value)
     }
 }
 
@@ -145,9 +191,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn in_file(file: &str, context: &str) -> Context {
+    fn in_file(file: &str, context: &str) -> JsonText {
         let start = file.find(context).unwrap();
-        Context::in_text(Arc::new(file.to_string()), start..start + context.len())
+        JsonText::in_text(Arc::new(file.to_string()), start..start + context.len())
     }
 
     #[test]
@@ -167,7 +213,7 @@ mod tests {
     #[test]
     fn a_context_that_is_not_an_object_has_no_facts() {
         assert_eq!(in_file("[1, 2]", "[1, 2]").get("a"), None);
-        assert_eq!(Context::from_value(json!("text")).get("a"), None);
+        assert_eq!(JsonText::from_value(json!("text")).get("a"), None);
     }
 
     #[test]
@@ -178,7 +224,7 @@ mod tests {
         );
         let written = serde_json::to_value(&context).unwrap();
         assert_eq!(written, json!({"a": [1, {"b": null}]}));
-        let read: Context = serde_json::from_value(written.clone()).unwrap();
+        let read: JsonText = serde_json::from_value(written.clone()).unwrap();
         assert_eq!(read, context);
         assert_eq!(
             json!({"shared_context": context}),
