@@ -200,6 +200,7 @@ fn canonical_escape(escape: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arbitrary_json::any_json;
     use proptest::prelude::*;
 
     /// What serde_json's own pretty printer writes for `text`.
@@ -250,27 +251,9 @@ mod tests {
         }
     }
 
-    fn any_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            any::<String>().prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 64, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
-                prop::collection::vec((any::<String>(), inner), 0..6)
-                    .prop_map(|members| Value::Object(members.into_iter().collect())),
-            ]
-        })
-    }
-
     proptest! {
         #[test]
-        fn equals_serde_json_pretty_on_its_compact_text(value in any_value()) {
+        fn equals_serde_json_pretty_on_its_compact_text(value in any_json()) {
             let compact = serde_json::to_string(&value).unwrap();
             let want = serde_json::to_string_pretty(&value).unwrap();
             prop_assert_eq!(pretty_json(&compact), Some(want));

@@ -112,15 +112,19 @@ pub(crate) enum ModelOutput {
     Text(String),
     /// JSON a scripted model returned as such.
     Json(Value),
+    /// JSON a scripted model returned as such, still as the scenario wrote
+    /// it: a planner's plan of 100,000 tasks is read into tasks as they are
+    /// checked rather than held as one value.
+    JsonText(crate::scenario::JsonText),
 }
 
 impl ModelOutput {
     /// The output as the references read a model's JSON answer: empty text
     /// counts as `{}`, and text that is not JSON becomes `invalid(text)`.
     pub(crate) fn into_json(self, invalid: impl FnOnce(String) -> Value) -> Value {
-        match self {
-            ModelOutput::Json(value) => value,
-            ModelOutput::Text(text) => {
+        match self.returned_json() {
+            Ok(value) => value,
+            Err(text) => {
                 let text = if text.is_empty() {
                     "{}".to_string()
                 } else {
@@ -128,6 +132,24 @@ impl ModelOutput {
                 };
                 crate::pycompat::parse_model_text(&text).unwrap_or_else(|| invalid(text))
             }
+        }
+    }
+
+    /// The JSON the model returned as such, or else its text.
+    pub(crate) fn returned_json(self) -> Result<Value, String> {
+        match self {
+            ModelOutput::Json(value) => Ok(value),
+            ModelOutput::JsonText(text) => Ok(text.to_value()),
+            ModelOutput::Text(text) => Err(text),
+        }
+    }
+
+    /// The output as text: JSON returned as such written as the references
+    /// write it (Python's `json.dumps`).
+    pub(crate) fn into_text(self) -> String {
+        match self.returned_json() {
+            Ok(value) => crate::pycompat::py_json_dumps(&value),
+            Err(text) => text,
         }
     }
 }

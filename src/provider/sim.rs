@@ -87,9 +87,9 @@ impl SimProvider {
         })
     }
 
-    /// The planner's next output. The plan is parsed from the scenario's
-    /// text at each call into a value the run owns: a plan of 100,000 tasks
-    /// is neither kept parsed nor copied.
+    /// The planner's next output. A plan object stays the scenario's text,
+    /// which the pattern reads into tasks as it checks them: a plan of
+    /// 100,000 tasks is never held as one value.
     fn next_plan(&self, purpose: &Purpose) -> Option<Result<ScriptedOutput, String>> {
         let plan = self.spec.plan.as_ref()?;
         if *purpose == Purpose::ResearchPlan && plan.is_array() {
@@ -99,9 +99,7 @@ impl SimProvider {
         }
         let entries = script_entry_texts(plan.text());
         let entry = entries[self.next_call(purpose, entries.len())?];
-        // The loader checked that the plan is JSON.
-        let value = serde_json::from_str(entry).unwrap_or(Value::Null);
-        Some(ScriptedOutput::from_value(value))
+        Some(ScriptedOutput::from_text(plan, entry))
     }
 
     /// Which of `entries` outputs answers `purpose`'s next call (the last
@@ -132,6 +130,7 @@ impl SimProvider {
         match output {
             Some(Ok(ScriptedOutput::Text(text))) => Ok(ModelOutput::Text(text)),
             Some(Ok(ScriptedOutput::Json(value))) => Ok(ModelOutput::Json(value)),
+            Some(Ok(ScriptedOutput::JsonText(text))) => Ok(ModelOutput::JsonText(text)),
             Some(Ok(ScriptedOutput::Fault(Fault::Timeout))) => Err(ProviderError::Timeout),
             Some(Ok(ScriptedOutput::Fault(Fault::Empty))) => Ok(ModelOutput::Text(String::new())),
             Some(Err(message)) => Err(ProviderError::Failed(message)),
@@ -251,6 +250,28 @@ mod tests {
             start.elapsed(),
             Duration::from_millis(1000),
             "a fault takes its latency too"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_plan_object_is_returned_as_its_text_and_faults_still_fail() {
+        let plan = json!({"kind": "plan", "tasks": [{"id": "t1"}]});
+        let sim = sim(
+            json!({"kind": "sim", "plan": [plan, {"$fault": "timeout"}, "not a plan"]}),
+            1,
+        );
+        let request = ModelRequest {
+            purpose: Purpose::Plan,
+            payload: json!({}),
+        };
+        let Ok(ModelOutput::JsonText(text)) = sim.complete(&request).await else {
+            panic!("a plan object stays text");
+        };
+        assert_eq!(text.text(), plan.to_string());
+        assert_eq!(sim.complete(&request).await, Err(ProviderError::Timeout));
+        assert_eq!(
+            sim.complete(&request).await,
+            Ok(ModelOutput::Text("not a plan".into()))
         );
     }
 

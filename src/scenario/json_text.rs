@@ -65,6 +65,22 @@ impl JsonText {
         }
     }
 
+    /// The value written at `part`, a slice of this one's text, sharing
+    /// the text rather than copying it; `None` when `part` is not a slice
+    /// of it.
+    pub(crate) fn part(&self, part: &str) -> Option<JsonText> {
+        let whole = self.text();
+        let start = part.as_ptr().addr().checked_sub(whole.as_ptr().addr())?;
+        if start + part.len() > whole.len() {
+            return None;
+        }
+        let start = self.span.start + start;
+        Some(JsonText::in_text(
+            Arc::clone(&self.text),
+            start..start + part.len(),
+        ))
+    }
+
     /// Whether the value is a list, read from its first character.
     pub(crate) fn is_array(&self) -> bool {
         self.text().trim_start().starts_with('[')

@@ -2,6 +2,7 @@
 //! string is the model's raw text, `{"$fault": ...}` a failed call, any other
 //! value the JSON the model returned; a list is one output per call.
 
+use super::JsonText;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -13,6 +14,9 @@ pub(crate) enum ScriptedOutput {
     Text(String),
     /// JSON the model returned, already parsed.
     Json(Value),
+    /// JSON the model returned, still as the scenario wrote it: a planner's
+    /// plan, read into tasks as the pattern checks it.
+    JsonText(JsonText),
     Fault(Fault),
 }
 
@@ -64,6 +68,20 @@ impl ScriptedOutput {
             // before any check runs.
             Ok(FaultProbe(None)) | Err(_) => Ok(()),
         }
+    }
+
+    /// Read one output written as JSON `text` within `script`: an object
+    /// that is not a fault stays text; any other output is parsed.
+    pub(crate) fn from_text(script: &JsonText, text: &str) -> Result<ScriptedOutput, String> {
+        let object = matches!(
+            serde_json::from_str::<FaultProbe>(text),
+            Ok(FaultProbe(Some(probe))) if !probe.contains_key(FAULT_KEY)
+        );
+        if object && let Some(part) = script.part(text) {
+            return Ok(ScriptedOutput::JsonText(part));
+        }
+        // The loader checked that the script is JSON.
+        Self::from_value(serde_json::from_str(text).unwrap_or(Value::Null))
     }
 
     /// The fault `value` stands for; `None` for any other output.

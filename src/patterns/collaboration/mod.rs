@@ -13,8 +13,8 @@ pub(crate) mod result;
 use super::{RunContext, RunOutcome};
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::CallError;
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
-use crate::pycompat::{py_json_dumps, py_strip};
+use crate::provider::{ModelRequest, Purpose};
+use crate::pycompat::py_strip;
 use crate::scenario::Team;
 use crate::stop::{ContributionError, StopReason};
 use contract::{Contribution, decide_round, detect_conflicts, validate_contribution};
@@ -311,8 +311,7 @@ impl Table<'_> {
         };
         let phase = || "finalize".to_string();
         let text = match self.ctx.gateway.model("final brief".into(), request).await {
-            Ok(ModelOutput::Text(text)) => text,
-            Ok(ModelOutput::Json(value)) => py_json_dumps(&value),
+            Ok(output) => output.into_text(),
             Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase())),
         };
         let answer = py_strip(&text);

@@ -61,12 +61,12 @@ impl<'a> Dispatcher<'a> {
         // tokio's cooperative budget would make some ready tasks wait for
         // a later poll at the same instant, out of plan order.
         let ended = tokio::task::unconstrained(self.run_constrained(tasks, &mut records)).await;
-        let finished = || records.iter().flatten().cloned().collect();
+        let finished = records.into_iter().flatten();
         match ended {
-            Ok(()) => Ok(finished()),
+            Ok(()) => Ok(finished.collect()),
             Err(Halt::SafeMode(reason)) => Err(DispatchStop {
                 reason,
-                finished: finished(),
+                finished: finished.collect(),
             }),
             Err(Halt::Run(reason)) => Err(DispatchStop {
                 reason,

@@ -14,12 +14,12 @@ use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
-use crate::pycompat::{py_json_dumps, py_strip};
+use crate::provider::{ModelRequest, Purpose};
+use crate::pycompat::py_strip;
 use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use dispatch::Dispatcher;
-use plan::{plan_json, validate_plan};
+use plan::read_plan;
 use result::{OrchestratorResult, Phase, TraceEntry};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -107,14 +107,14 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         purpose: Purpose::Plan,
         payload: plan_payload(scenario, &ctx.goal, limits.max_tasks),
     };
-    let raw_plan = match ctx.gateway.model("plan".into(), request).await {
-        Ok(output) => plan_json(output),
+    let output = match ctx.gateway.model("plan".into(), request).await {
+        Ok(output) => output,
         Err(error) => return OrchestratorResult::stopped(call_stop(&error), Phase::Plan),
     };
     let declared = |worker: &str| scenario.workers.contains_key(worker);
     // The result keeps the normalised plan; the raw one can be big, and
     // its args are moved into the tasks.
-    let tasks = match validate_plan(raw_plan, declared, limits.max_tasks) {
+    let tasks = match read_plan(output, declared, limits.max_tasks) {
         Ok(tasks) => Arc::<[PlannedTask]>::from(tasks),
         Err((error, raw_plan)) => {
             let reason = StopReason::InvalidPlan(error);
@@ -221,8 +221,7 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         payload: json!({"goal": ctx.goal, "aggregate": aggregate}),
     };
     let text = match ctx.gateway.model("final brief".into(), request).await {
-        Ok(ModelOutput::Text(text)) => text,
-        Ok(ModelOutput::Json(value)) => py_json_dumps(&value),
+        Ok(output) => output.into_text(),
         Err(error) => return stopped_in_finalize(call_stop(&error)),
     };
     let answer = py_strip(&text);

@@ -6,7 +6,10 @@ use crate::bus::PlannedTask;
 use crate::provider::ModelOutput;
 use crate::pycompat::py_strip;
 use crate::stop::PlanError;
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 const REQUIRED_KEYS: [&str; 4] = ["id", "worker", "args", "critical"];
@@ -15,6 +18,80 @@ const REQUIRED_KEYS: [&str; 4] = ["id", "worker", "args", "critical"];
 /// `{"kind": "invalid", "raw": text}`.
 pub(crate) fn plan_json(output: ModelOutput) -> Value {
     output.into_json(|raw| json!({"kind": "invalid", "raw": raw}))
+}
+
+/// Check the planner's output and take its tasks, as [`validate_plan`]
+/// does. A plan the sim returns as the scenario's text is read one task at
+/// a time: 100,000 tasks are never held as one value beside the tasks.
+pub(crate) fn read_plan(
+    output: ModelOutput,
+    allowed: impl Fn(&str) -> bool,
+    max_tasks: u32,
+) -> Result<Vec<PlannedTask>, (PlanError, Value)> {
+    if let ModelOutput::JsonText(text) = &output
+        && let Some(tasks) = tasks_of_text(text.text(), &allowed, max_tasks)
+    {
+        return Ok(tasks);
+    }
+    validate_plan(plan_json(output), allowed, max_tasks)
+}
+
+/// The tasks of the plan written as JSON `text` when it passes every rule
+/// of [`check_plan`], taken as [`into_tasks`] takes them; `None` for any
+/// other text, which [`validate_plan`] then reads whole to say what is
+/// wrong (a repeated key, which a value holds once, is left to it too).
+fn tasks_of_text(
+    text: &str,
+    allowed: &impl Fn(&str) -> bool,
+    max_tasks: u32,
+) -> Option<Vec<PlannedTask>> {
+    #[derive(Deserialize)]
+    struct Plan<'a> {
+        #[serde(borrow)]
+        kind: Cow<'a, str>,
+        #[serde(borrow)]
+        tasks: Vec<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Task<'a> {
+        #[serde(borrow)]
+        id: Cow<'a, str>,
+        worker: String,
+        args: Map<String, Value>,
+        critical: bool,
+    }
+    // A struct would also read a list of its fields.
+    let object = |text: &str| text.trim_start().starts_with('{');
+    if !object(text) {
+        return None;
+    }
+    let plan: Plan = serde_json::from_str(text).ok()?;
+    let count = plan.tasks.len();
+    if plan.kind != "plan" || count == 0 || count > max_tasks as usize {
+        return None;
+    }
+    let mut seen = HashSet::with_capacity(count);
+    let mut tasks = Vec::with_capacity(count);
+    for raw in plan.tasks {
+        if !object(raw.get()) {
+            return None;
+        }
+        let task: Task = serde_json::from_str(raw.get()).ok()?;
+        let written = |text: &str| !py_strip(text).is_empty();
+        if !written(&task.id) || !seen.insert(task.id.clone()) {
+            return None;
+        }
+        if !written(&task.worker) || !allowed(&task.worker) {
+            return None;
+        }
+        tasks.push(PlannedTask {
+            id: stripped(Some(Value::String(task.id.into_owned()))),
+            worker: stripped(Some(Value::String(task.worker))),
+            args: Value::Object(task.args),
+            critical: task.critical,
+        });
+    }
+    Some(tasks)
 }
 
 /// Check a plan against the policy allowlist (`allowed`) and `max_tasks`,
@@ -117,6 +194,9 @@ fn stripped(value: Option<Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::JsonText;
+    use proptest::prelude::*;
+    use std::sync::Arc;
 
     fn task(id: &str, worker: &str) -> Value {
         json!({"id": id, "worker": worker, "args": {"report_date": "2026-02-26", "region": "US"}, "critical": true})
@@ -126,9 +206,17 @@ mod tests {
         json!({"kind": "plan", "tasks": tasks})
     }
 
+    /// The plan checked as a value and, written as text, as the sim
+    /// returns it: both read it the same.
     fn check(raw: &Value) -> Result<Vec<PlannedTask>, PlanError> {
         let allowed = |w: &str| w == "sales_worker" || w == "payments_worker";
-        validate_plan(raw.clone(), allowed, 3).map_err(|(error, given_back)| {
+        let checked = validate_plan(raw.clone(), allowed, 3);
+        for text in [raw.to_string(), serde_json::to_string_pretty(raw).unwrap()] {
+            let scripted = JsonText::in_text(Arc::new(text.clone()), 0..text.len());
+            let read = read_plan(ModelOutput::JsonText(scripted), allowed, 3);
+            assert_eq!(read, checked, "{text}");
+        }
+        checked.map_err(|(error, given_back)| {
             assert_eq!(&given_back, raw, "a rejected plan is given back whole");
             error
         })
@@ -195,7 +283,10 @@ mod tests {
         let mut first = task(" t1 ", "sales_worker");
         first["note"] = json!("ignored");
         // " t1 " and "t1" are different ids as written, so both pass.
-        let tasks = check(&plan(vec![first, task("t1", "payments_worker")])).unwrap();
+        let raw = plan(vec![first, task("t1", "payments_worker")]);
+        let tasks = check(&raw).unwrap();
+        let read = tasks_of_text(&raw.to_string(), &|_: &str| true, 3);
+        assert_eq!(read.as_ref(), Some(&tasks), "read as text, not as a value");
         assert_eq!(tasks[0].id, "t1");
         assert_eq!(tasks[1].id, "t1");
         assert_eq!(
@@ -216,5 +307,71 @@ mod tests {
             json!([1, 2])
         );
         assert_eq!(plan_json(ModelOutput::Json(json!(5))), json!(5));
+    }
+
+    /// A task as a planner might write it: each member right, wrong or
+    /// missing, ids that repeat or differ only in spaces, extra keys.
+    fn any_task() -> impl Strategy<Value = Value> {
+        let id = prop_oneof![
+            Just(json!("t1")),
+            Just(json!("t2")),
+            Just(json!(" t1 ")),
+            Just(json!(" ")),
+            Just(json!(3)),
+        ];
+        let worker = prop_oneof![
+            Just(json!("sales_worker")),
+            Just(json!("payments_worker")),
+            Just(json!(" sales_worker ")),
+            Just(json!("fraud_worker")),
+            Just(json!(null)),
+        ];
+        let args = prop_oneof![
+            Just(json!({"report_date": "2026-02-26", "region": "US"})),
+            Just(json!({})),
+            Just(json!({"n": 1.5e300, "deep": {"x": [1, "é\u{1}"]}})),
+            Just(json!(["US"])),
+        ];
+        let critical = prop_oneof![Just(json!(true)), Just(json!(false)), Just(json!("true"))];
+        let member = |value: BoxedStrategy<Value>| prop::option::weighted(0.9, value);
+        (
+            member(id.boxed()),
+            member(worker.boxed()),
+            member(args.boxed()),
+            member(critical.boxed()),
+            any::<bool>(),
+        )
+            .prop_map(|(id, worker, args, critical, note)| {
+                let mut task = serde_json::Map::new();
+                for (key, value) in [
+                    ("id", id),
+                    ("worker", worker),
+                    ("args", args),
+                    ("critical", critical),
+                ] {
+                    if let Some(value) = value {
+                        task.insert(key.to_string(), value);
+                    }
+                }
+                if note {
+                    task.insert("note".to_string(), json!("kept out"));
+                }
+                Value::Object(task)
+            })
+    }
+
+    fn any_plan() -> impl Strategy<Value = Value> {
+        let tasks =
+            prop::collection::vec(prop_oneof![9 => any_task(), 1 => Just(json!("t1"))], 0..5);
+        let kind = prop_oneof![Just(json!("plan")), Just(json!("PLAN"))];
+        (kind, tasks).prop_map(|(kind, tasks)| json!({"kind": kind, "tasks": tasks}))
+    }
+
+    proptest! {
+        #[test]
+        fn a_plan_as_text_reads_as_the_same_plan_as_a_value(raw in any_plan()) {
+            // `check` compares the two readings.
+            let _ = check(&raw);
+        }
     }
 }

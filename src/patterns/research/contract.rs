@@ -63,10 +63,10 @@ pub(crate) fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), No
 /// citations given as text are read character by character and as an
 /// object by key; any other non-list gives none.
 pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
-    let value = match output {
-        ModelOutput::Json(value) => value,
-        ModelOutput::Text(text) if text.is_empty() => json!({}),
-        ModelOutput::Text(text) => {
+    let value = match output.returned_json() {
+        Ok(value) => value,
+        Err(text) if text.is_empty() => json!({}),
+        Err(text) => {
             parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
         }
     };
@@ -96,10 +96,9 @@ pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
 /// that no citation rests on words the page does not hold. A page may
 /// yield none.
 pub(crate) fn read_page_notes(output: ModelOutput, page: &Value, url: &str) -> Vec<Value> {
-    let value = match output {
-        ModelOutput::Json(value) => value,
-        ModelOutput::Text(text) => parse_model_text(&text).unwrap_or(Value::Null),
-    };
+    let value = output
+        .returned_json()
+        .unwrap_or_else(|text| parse_model_text(&text).unwrap_or(Value::Null));
     let squeeze = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     let body = squeeze(page.get("body").and_then(Value::as_str).unwrap_or(""));
     let field = |key: &str| page.get(key).cloned().unwrap_or_else(|| "".into());

@@ -46,10 +46,10 @@ impl PlanRefusal {
 /// `{}`, text that is not JSON as `{"invalid": true, "raw": text}`, as the
 /// references read model text), and a bare list is read as the steps.
 pub(crate) fn plan_json(output: ModelOutput) -> Value {
-    let value = match output {
-        ModelOutput::Json(value) => value,
-        ModelOutput::Text(text) if text.is_empty() => json!({}),
-        ModelOutput::Text(text) => {
+    let value = match output.returned_json() {
+        Ok(value) => value,
+        Err(text) if text.is_empty() => json!({}),
+        Err(text) => {
             parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
         }
     };

@@ -54,9 +54,9 @@ pub(crate) struct MemberCall {
 /// The turn `output` asks for, and the output as the history records it
 /// (text as `{"reply": text}` when it is a plain reply).
 pub(crate) fn read(output: ModelOutput) -> (Action, Value) {
-    match output {
-        ModelOutput::Json(value) => (of_json(&value), value),
-        ModelOutput::Text(text) => match parse_model_text(&text) {
+    match output.returned_json() {
+        Ok(value) => (of_json(&value), value),
+        Err(text) => match parse_model_text(&text) {
             Some(Value::Object(map)) if ACTION_KEYS.iter().any(|k| map.contains_key(*k)) => {
                 (of_object(&map), Value::Object(map))
             }

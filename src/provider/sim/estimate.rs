@@ -7,7 +7,11 @@
 
 use crate::bus::TokenUsage;
 use crate::provider::{ModelOutput, ModelRequest};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
 
 /// Characters a token stands for.
 const CHARS_PER_TOKEN: u64 = 4;
@@ -16,6 +20,9 @@ pub(crate) fn estimate(request: &ModelRequest, output: &ModelOutput) -> TokenUsa
     let out = match output {
         ModelOutput::Text(text) => text.chars().count() as u64,
         ModelOutput::Json(value) => json_chars(value),
+        ModelOutput::JsonText(text) => {
+            text_chars(text.text()).unwrap_or_else(|| json_chars(&text.to_value()))
+        }
     };
     TokenUsage {
         input: tokens(json_chars(&request.payload)),
@@ -29,31 +36,150 @@ fn tokens(chars: u64) -> u64 {
     chars.div_ceil(CHARS_PER_TOKEN)
 }
 
+/// Counts the characters written to it.
+#[derive(Default)]
+struct Counter(u64);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        // Every byte but a UTF-8 continuation byte starts a character.
+        let starts = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+        self.0 += starts as u64;
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Counter {
+    /// Count `value` as compact JSON writes it.
+    fn add<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+        // Writing to a counter cannot fail.
+        let _ = serde_json::to_writer(&mut *self, value);
+    }
+}
+
 /// Characters of `value` written as compact JSON, counted as it is
 /// written rather than held.
 fn json_chars(value: &Value) -> u64 {
-    struct Counter(u64);
-    impl std::io::Write for Counter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            // Every byte but a UTF-8 continuation byte starts a character.
-            let starts = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
-            self.0 += starts as u64;
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // Writing to a counter cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
+    let mut counter = Counter::default();
+    counter.add(value);
     counter.0
+}
+
+/// Characters of the value JSON `text` stands for, written as compact
+/// JSON (what [`json_chars`] counts), read without building the value.
+/// `None` when an object repeats a key, which the value holds once.
+fn text_chars(text: &str) -> Option<u64> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let chars = CompactChars.deserialize(&mut reader).ok()?;
+    reader.end().ok()?;
+    Some(chars)
+}
+
+/// Counts one value's characters as compact JSON.
+struct CompactChars;
+
+impl<'de> DeserializeSeed<'de> for CompactChars {
+    type Value = u64;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<u64, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CompactChars {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<u64, E> {
+        Ok(if value { 4 } else { 5 })
+    }
+
+    fn visit_unit<E>(self) -> Result<u64, E> {
+        Ok(4)
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<u64, E> {
+        Ok(json_chars(&Value::from(value)))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<u64, E> {
+        Ok(json_chars(&Value::from(value)))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<u64, E> {
+        Ok(json_chars(&Value::from(value)))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<u64, E> {
+        let mut counter = Counter::default();
+        counter.add(value);
+        Ok(counter.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<u64, A::Error> {
+        let mut chars = 2;
+        let mut count = 0;
+        while let Some(item) = items.next_element_seed(CompactChars)? {
+            chars += item;
+            count += 1;
+        }
+        Ok(chars + count.max(1) - 1)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<u64, A::Error> {
+        let mut keys: HashSet<Cow<'de, str>> = HashSet::new();
+        let mut chars = 2;
+        while let Some(key) = members.next_key_seed(Key)? {
+            chars += CompactChars.visit_str::<A::Error>(&key)? + 1;
+            if !keys.insert(key) {
+                return Err(serde::de::Error::custom("a repeated key"));
+            }
+            chars += members.next_value_seed(CompactChars)?;
+        }
+        Ok(chars + (keys.len() as u64).max(1) - 1)
+    }
+}
+
+/// An object's key, borrowed from the text when it has no escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_string()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arbitrary_json::any_json;
     use crate::provider::Purpose;
+    use crate::scenario::JsonText;
+    use proptest::prelude::*;
     use serde_json::json;
 
     #[test]
@@ -72,5 +198,30 @@ mod tests {
             0
         );
         assert_eq!(usage.cost_usd, None, "the gateway prices it");
+    }
+
+    #[test]
+    fn text_with_a_repeated_key_counts_as_its_value() {
+        let text = r#"{"a": 1, "b": [true, null], "a": "é"}"#;
+        assert_eq!(text_chars(text), None);
+        let value: Value = serde_json::from_str(text).unwrap();
+        let scripted = JsonText::in_text(std::sync::Arc::new(text.to_string()), 0..text.len());
+        let request = ModelRequest {
+            purpose: Purpose::Plan,
+            payload: json!({}),
+        };
+        assert_eq!(
+            estimate(&request, &ModelOutput::JsonText(scripted)),
+            estimate(&request, &ModelOutput::Json(value))
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn text_counts_as_the_value_it_stands_for(value in any_json()) {
+            let want = Some(json_chars(&value));
+            prop_assert_eq!(text_chars(&value.to_string()), want);
+            prop_assert_eq!(text_chars(&serde_json::to_string_pretty(&value).unwrap()), want);
+        }
     }
 }
