@@ -18,9 +18,11 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone)]
 pub(crate) struct JsonText {
     /// The text holding the value at `span`: the scenario file's, when the
-    /// value was loaded from one.
-    text: Arc<String>,
-    span: Range<usize>,
+    /// value was loaded from one. A value read some other way (a recorded
+    /// scenario's) is written as text only when its text is asked for.
+    text: Arc<OnceLock<Arc<String>>>,
+    /// `None` for the whole text.
+    span: Option<Range<usize>>,
     parsed: Arc<OnceLock<Value>>,
 }
 
@@ -29,25 +31,34 @@ impl JsonText {
     /// there (the loader has checked it).
     pub(crate) fn in_text(text: Arc<String>, span: Range<usize>) -> Self {
         JsonText {
-            text,
-            span,
+            text: Arc::new(OnceLock::from(text)),
+            span: Some(span),
             parsed: Arc::new(OnceLock::new()),
         }
     }
 
     pub(crate) fn from_value(value: Value) -> Self {
-        let text = value.to_string();
-        let span = 0..text.len();
         JsonText {
-            text: Arc::new(text),
-            span,
+            text: Arc::new(OnceLock::new()),
+            span: None,
             parsed: Arc::new(OnceLock::from(value)),
         }
     }
 
+    /// The whole text the value stands in.
+    fn whole(&self) -> &Arc<String> {
+        // A value without text was given one when it was made.
+        self.text
+            .get_or_init(|| Arc::new(self.parsed.get().map(Value::to_string).unwrap_or_default()))
+    }
+
     /// The value as written in the file.
     pub(crate) fn text(&self) -> &str {
-        self.text.get(self.span.clone()).unwrap_or("null")
+        let whole = self.whole();
+        match &self.span {
+            Some(span) => whole.get(span.clone()).unwrap_or("null"),
+            None => whole,
+        }
     }
 
     /// The whole value, parsed on first use and kept.
@@ -69,14 +80,15 @@ impl JsonText {
     /// the text rather than copying it; `None` when `part` is not a slice
     /// of it.
     pub(crate) fn part(&self, part: &str) -> Option<JsonText> {
-        let whole = self.text();
-        let start = part.as_ptr().addr().checked_sub(whole.as_ptr().addr())?;
-        if start + part.len() > whole.len() {
+        let own = self.text();
+        let at = part.as_ptr().addr().checked_sub(own.as_ptr().addr())?;
+        if at + part.len() > own.len() {
             return None;
         }
-        let start = self.span.start + start;
+        let whole = self.whole();
+        let start = own.as_ptr().addr() - whole.as_ptr().addr() + at;
         Some(JsonText::in_text(
-            Arc::clone(&self.text),
+            Arc::clone(whole),
             start..start + part.len(),
         ))
     }
@@ -224,6 +236,25 @@ mod tests {
         assert!(context.parsed.get().is_none(), "nothing parsed whole yet");
         assert_eq!(context.value()["rows"], json!([1, 2, 3]));
         assert_eq!(context.get("region"), Some(json!("US")));
+    }
+
+    #[test]
+    fn a_value_is_written_as_text_only_when_asked_and_its_parts_share_it() {
+        let plan = JsonText::from_value(json!([{"kind": "plan"}, "b"]));
+        assert!(plan.text.get().is_none(), "not written yet");
+        assert_eq!(plan.text(), r#"[{"kind":"plan"},"b"]"#);
+        let entry = &plan.text()[1..16];
+        let part = plan.part(entry).unwrap();
+        assert_eq!(part.text(), r#"{"kind":"plan"}"#);
+        assert!(
+            Arc::ptr_eq(part.whole(), plan.whole()),
+            "shared, not copied"
+        );
+        assert_eq!(part.value(), &json!({"kind": "plan"}));
+        assert!(plan.part("elsewhere").is_none());
+        let file = in_file(r#"{"plan": [1, {"a": 2}]}"#, r#"[1, {"a": 2}]"#);
+        let inner = file.part(&file.text()[4..12]).unwrap();
+        assert_eq!(inner.text(), r#"{"a": 2}"#);
     }
 
     #[test]
