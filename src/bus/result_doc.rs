@@ -23,8 +23,14 @@ impl ResultDoc {
     /// keys that are not strings, which no result has) is `null`, as
     /// `serde_json::to_value(..).unwrap_or(Value::Null)` made it.
     pub fn of<T: Serialize + ?Sized>(result: &T) -> Self {
-        let text = serde_json::to_string(result).unwrap_or_else(|_| "null".into());
-        Self::from_text(text)
+        // What serde_json wrote is JSON: it is not read again to check.
+        match serde_json::value::to_raw_value(result) {
+            Ok(text) => ResultDoc {
+                text,
+                parsed: OnceLock::new(),
+            },
+            Err(_) => Self::from_text("null".into()),
+        }
     }
 
     /// The document of a JSON value.

@@ -48,9 +48,17 @@ impl Printer<'_> {
     }
 
     fn newline(&mut self) {
-        self.out.push(b'\n');
-        for _ in 0..self.depth {
-            self.out.extend_from_slice(b"  ");
+        /// A newline and the indentation of the levels most documents have.
+        const INDENTED: &[u8; 65] =
+            b"\n                                                                ";
+        match INDENTED.get(..1 + 2 * self.depth) {
+            Some(line) => self.out.extend_from_slice(line),
+            None => {
+                self.out.extend_from_slice(INDENTED);
+                for _ in 32..self.depth {
+                    self.out.extend_from_slice(b"  ");
+                }
+            }
         }
     }
 
@@ -207,6 +215,18 @@ mod tests {
     fn serde_pretty(text: &str) -> String {
         let value: Value = serde_json::from_str(text).unwrap();
         serde_json::to_string_pretty(&value).unwrap()
+    }
+
+    #[test]
+    fn indents_deep_documents_as_serde_json_does() {
+        for depth in [31, 32, 33, 40] {
+            let text = format!("{}1{}", "[{\"a\":".repeat(depth), "}]".repeat(depth));
+            assert_eq!(
+                pretty_json(&text),
+                Some(serde_pretty(&text)),
+                "{depth} deep"
+            );
+        }
     }
 
     #[test]

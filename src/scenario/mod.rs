@@ -45,6 +45,8 @@ pub use types::*;
 pub use workers::*;
 
 use error::Problem;
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::ops::Range;
 use std::path::Path;
@@ -143,13 +145,7 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
         }
         place(vec![Problem::at(json_path, e.into_inner().to_string())])
     })?;
-    if let Some(span) = context {
-        scenario.context = JsonText::in_text(Arc::clone(&text), span);
-    }
-    if let Some(span) = plan {
-        Arc::make_mut(&mut scenario.provider).plan =
-            Some(JsonText::in_text(Arc::clone(&text), span));
-    }
+    with_texts(&mut scenario, &text, context, plan);
     let problems = checks::check(&scenario);
     if !problems.is_empty() {
         return Err(place(problems));
@@ -269,17 +265,13 @@ fn document(text: &str, file: &str) -> Result<Document, ScenarioErrors> {
     let mut context = None;
     let mut plan = None;
     for member in structure.members {
-        let value = if member.key == CONTEXT {
-            context = Some(member.value.clone());
-            Ok(Value::Null)
-        } else if member.key == PROVIDER {
-            json_text::object_but(text, member.value.clone(), PLAN).map(|(provider, at)| {
-                plan = at;
-                provider
-            })
-        } else {
-            serde_json::from_str(&text[member.value.clone()])
-        };
+        let value = member_value(
+            text,
+            &member.key,
+            member.value.clone(),
+            &mut context,
+            &mut plan,
+        );
         let value = value.map_err(|e| {
             ScenarioErrors::one(
                 file,
@@ -295,6 +287,65 @@ fn document(text: &str, file: &str) -> Result<Document, ScenarioErrors> {
         context,
         plan,
     })
+}
+
+/// A scenario's top-level member `key`, written at `span` of `text`, as the
+/// document holds it: `context` as `null` and `provider` without its
+/// `plan`, their places in the text noted instead.
+fn member_value(
+    text: &str,
+    key: &str,
+    span: Range<usize>,
+    context: &mut Option<Range<usize>>,
+    plan: &mut Option<Range<usize>>,
+) -> serde_json::Result<Value> {
+    if key == CONTEXT {
+        *context = Some(span);
+        Ok(Value::Null)
+    } else if key == PROVIDER {
+        let (provider, at) = json_text::object_but(text, span, PLAN)?;
+        *plan = at;
+        Ok(provider)
+    } else {
+        serde_json::from_str(&text[span])
+    }
+}
+
+/// A scenario as a recording's `run_started` holds it, read as the loader
+/// reads a file, its `context` and `plan` left as text: a recorded plan of
+/// 100,000 tasks is not built as a tree to be replayed. Nothing is checked
+/// beyond its shape: the run that recorded it was checked at launch.
+pub(crate) fn recorded(text: String) -> serde_json::Result<Scenario> {
+    let text = Arc::new(text);
+    let members: IndexMap<String, &RawValue> = serde_json::from_str(&text)?;
+    let mut document = Map::with_capacity(members.len());
+    let (mut context, mut plan) = (None, None);
+    for (key, raw) in members {
+        // The raw value borrows its text from `text`.
+        let start = raw.get().as_ptr().addr() - text.as_ptr().addr();
+        let span = start..start + raw.get().len();
+        let value = member_value(&text, &key, span, &mut context, &mut plan)?;
+        document.insert(key, value);
+    }
+    let mut scenario: Scenario = serde_json::from_value(Value::Object(document))?;
+    with_texts(&mut scenario, &text, context, plan);
+    Ok(scenario)
+}
+
+/// `scenario` with its `context` and `plan` as their spans of `text`.
+fn with_texts(
+    scenario: &mut Scenario,
+    text: &Arc<String>,
+    context: Option<Range<usize>>,
+    plan: Option<Range<usize>>,
+) {
+    if let Some(span) = context {
+        scenario.context = JsonText::in_text(Arc::clone(text), span);
+    }
+    if let Some(span) = plan {
+        Arc::make_mut(&mut scenario.provider).plan =
+            Some(JsonText::in_text(Arc::clone(text), span));
+    }
 }
 
 /// Each problem placed in the text, in the order of the file, at most

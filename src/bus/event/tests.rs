@@ -209,6 +209,11 @@ fn reading_an_event_in_two_looks_gives_what_serde_reads() {
         r#"{"run":1,"seq":12,"t_ms":800,"type":"run_finished","status":"ok","stop_reason":"success","result":{"status":"ok","aggregate":{"health":"red"},"answer":"Page the team."}}"#,
         r#"{"run":2,"seq":3,"t_ms":10,"type":"retry_scheduled","worker":"w","attempt":2,"delay_ms":5,"after":"task_timeout"}"#,
         r#"{"type":"flag_changed","name":"f","on":true,"t_ms":1,"seq":2,"run":1}"#,
+        // As the recorder writes a head, and spelled otherwise.
+        r#"{"run":1,"seq":2,"t_ms":1,"type":"flag_changed","name":"f","on":true}"#,
+        r#"{"run":1,"seq":2,"t_ms":1,"type":"flag_changed","name":"a \"seq\" in a name","on":true}"#,
+        r#"{"run":1, "seq":2,"t_ms":1,"type":"flag_changed","name":"f","on":true}"#,
+        r#"{"run":1,"seq":2,"t_ms":1,"type":"flag\u005fchanged","name":"f","on":true}"#,
     ];
     for line in lines {
         let serde: Event = serde_json::from_str(line).unwrap();
@@ -216,10 +221,68 @@ fn reading_an_event_in_two_looks_gives_what_serde_reads() {
     }
     for bad in [
         r#"{"run":1,"seq":7,"type":"round_finished"}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true,"seq":8}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true,"type":"x"}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true"#,
+        r#"{"run":01,"seq":2,"t_ms":1,"type":"flag_changed","name":"f","on":true}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f"}"#,
+        r#"{"run":4294967296,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true}"#,
+        r#"{"run":1,"seq":99999999999999999999,"t_ms":4,"type":"flag_changed","name":"f","on":true}"#,
         r#"{"run":1,"seq":7,"t_ms":4,"type":"from_the_future"}"#,
         r#"{"run":"one","seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true}"#,
     ] {
         assert_eq!(Event::from_text(bad), None, "{bad}");
         assert!(serde_json::from_str::<Event>(bad).is_err(), "{bad}");
     }
+}
+
+#[test]
+fn a_run_start_reads_its_scenario_as_the_file_was_read() {
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/morning_ops_report.json");
+    let scenario = Arc::new(crate::scenario::load(&file).unwrap());
+    assert!(
+        scenario.provider.plan.is_some(),
+        "a scenario with a scripted plan"
+    );
+    let event = Event {
+        run: 3,
+        seq: 1,
+        t_ms: 0,
+        kind: EventKind::RunStarted(RunStarted {
+            pattern: scenario.pattern,
+            seed: 7,
+            goal: "Report.".into(),
+            clock: ClockMode::Real,
+            flags: vec![FlagState {
+                name: "legal".into(),
+                on: true,
+            }],
+            source: Some("morning_ops_report.json".into()),
+            started_at_ms: 1_795_426_665_451,
+            model: None,
+            scenario,
+        }),
+    };
+    let line = serde_json::to_string(&event).unwrap();
+    let serde: Event = serde_json::from_str(&line).unwrap();
+    let read = Event::from_text(&line).expect("the line reads");
+    assert_eq!(read, serde);
+    assert_eq!(read, event);
+    let EventKind::RunStarted(started) = &read.kind else {
+        panic!("a run start");
+    };
+    let plan = started.scenario.provider.plan.as_ref().unwrap();
+    assert!(
+        line.contains(plan.text()),
+        "the plan is kept as the line's text"
+    );
+    // A scenario that is not one is refused, as serde refuses it.
+    let broken = line.replace(
+        "\"pattern\":\"orchestrator\",\"goal\"",
+        "\"pattern\":7,\"goal\"",
+    );
+    assert_ne!(broken, line);
+    assert_eq!(Event::from_text(&broken), None);
+    assert!(serde_json::from_str::<Event>(&broken).is_err());
 }

@@ -2,11 +2,14 @@
 //! reads with the summary its result document stands for, so old
 //! recordings replay as they always did.
 
-use super::{Event, EventKind, RunId, RunStatus};
+use super::{
+    ClockMode, Event, EventKind, FlagState, PatternKind, RunId, RunModel, RunStarted, RunStatus,
+};
 use crate::bus::ResultDoc;
 use crate::bus::summary::RunSummary;
 use crate::stop::StopReason;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -47,14 +50,57 @@ struct Finished {
     error: Option<String>,
 }
 
+/// A run's start read straight from the text, its scenario as the loader
+/// reads a file (see [`crate::scenario::recorded`]): through the enum's
+/// tag, a recorded plan of 100,000 tasks is buffered and built as a tree.
+/// The fields of [`RunStarted`], the scenario left as text.
+#[derive(Deserialize)]
+struct Started<'a> {
+    pattern: PatternKind,
+    seed: u64,
+    goal: String,
+    clock: ClockMode,
+    flags: Vec<FlagState>,
+    #[serde(default)]
+    source: Option<String>,
+    started_at_ms: u64,
+    #[serde(default)]
+    model: Option<RunModel>,
+    #[serde(borrow)]
+    scenario: &'a RawValue,
+}
+
+impl Started<'_> {
+    fn read(self) -> Option<RunStarted> {
+        let scenario = crate::scenario::recorded(self.scenario.get().to_string()).ok()?;
+        Some(RunStarted {
+            pattern: self.pattern,
+            seed: self.seed,
+            goal: self.goal,
+            clock: self.clock,
+            flags: self.flags,
+            source: self.source,
+            started_at_ms: self.started_at_ms,
+            model: self.model,
+            scenario: Arc::new(scenario),
+        })
+    }
+}
+
 impl Event {
     /// Read one event from its JSON text: its place and its kind in two
     /// looks at the text rather than one through `flatten`, which buffers
     /// every field and then the kind's again. `None` when either fails;
     /// reading it as an [`Event`] then says why.
     pub(crate) fn from_text(text: &str) -> Option<Event> {
-        let head: Head = serde_json::from_str(text).ok()?;
-        let kind = if head.kind == "run_finished" {
+        let head = match written_head(text) {
+            Some(head) => head,
+            None => serde_json::from_str(text).ok()?,
+        };
+        let kind = if head.kind == "run_started" {
+            let started: Started = serde_json::from_str(text).ok()?;
+            EventKind::RunStarted(started.read()?)
+        } else if head.kind == "run_finished" {
             let finished: Finished = serde_json::from_str(text).ok()?;
             EventKind::RunFinished {
                 status: finished.status,
@@ -74,6 +120,61 @@ impl Event {
             kind,
         }))
     }
+}
+
+/// Lines up to this long have their head read by hand.
+const SHORT_LINE: usize = 4096;
+
+/// The head of a short line as the recorder writes it, first and in this
+/// order: `{"run":R,"seq":S,"t_ms":T,"type":"K",...`. Read by hand, it
+/// costs nothing beside the look at the kind, which reads the whole line
+/// (and so finds what is not JSON). `None` for any other spelling, which
+/// serde reads: a head written otherwise, a long line, or a line that
+/// names one of the head's keys again (which serde refuses).
+fn written_head(text: &str) -> Option<Head<'_>> {
+    if text.len() > SHORT_LINE {
+        return None;
+    }
+    let number = |text: &str| -> Option<(u64, usize)> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        Some((text[..digits].parse().ok()?, digits))
+    };
+    let rest = text.strip_prefix("{\"run\":")?;
+    let (run, at) = number(rest)?;
+    let rest = rest[at..].strip_prefix(",\"seq\":")?;
+    let (seq, at) = number(rest)?;
+    let rest = rest[at..].strip_prefix(",\"t_ms\":")?;
+    let (t_ms, at) = number(rest)?;
+    let rest = rest[at..].strip_prefix(",\"type\":\"")?;
+    let end = rest.find('"')?;
+    let (kind, after) = (&rest[..end], &rest[end + 1..]);
+    if !kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+        return None;
+    }
+    if !(after.starts_with(',') || after.starts_with('}')) {
+        return None;
+    }
+    // One look at each quote: does one of the head's keys follow it?
+    let bytes = after.as_bytes();
+    let named_again = (0..bytes.len()).any(|at| {
+        bytes[at] == b'"'
+            && matches!(
+                &bytes[at + 1..],
+                [b'r', b'u', b'n', b'"', ..]
+                    | [b's', b'e', b'q', b'"', ..]
+                    | [b't', b'_', b'm', b's', b'"', ..]
+                    | [b't', b'y', b'p', b'e', b'"', ..]
+            )
+    });
+    if named_again {
+        return None;
+    }
+    Some(Head {
+        run: RunId::try_from(run).ok()?,
+        seq,
+        t_ms,
+        kind: Cow::Borrowed(kind),
+    })
 }
 
 impl From<WireEvent> for Event {

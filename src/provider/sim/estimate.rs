@@ -133,16 +133,30 @@ impl<'de> Visitor<'de> for CompactChars {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<u64, A::Error> {
-        let mut keys: HashSet<Cow<'de, str>> = HashSet::new();
+        // Most objects have a few keys, looked through in a list; one with
+        // many moves them to a set.
+        const FEW: usize = 16;
+        let mut few: Vec<Cow<'de, str>> = Vec::new();
+        let mut many: HashSet<Cow<'de, str>> = HashSet::new();
         let mut chars = 2;
+        let mut count = 0u64;
         while let Some(key) = members.next_key_seed(Key)? {
             chars += CompactChars.visit_str::<A::Error>(&key)? + 1;
-            if !keys.insert(key) {
+            let repeated = if many.is_empty() && few.len() < FEW {
+                let seen = few.contains(&key);
+                few.push(key);
+                seen
+            } else {
+                many.extend(few.drain(..));
+                !many.insert(key)
+            };
+            if repeated {
                 return Err(serde::de::Error::custom("a repeated key"));
             }
             chars += members.next_value_seed(CompactChars)?;
+            count += 1;
         }
-        Ok(chars + (keys.len() as u64).max(1) - 1)
+        Ok(chars + count.max(1) - 1)
     }
 }
 
@@ -214,6 +228,18 @@ mod tests {
             estimate(&request, &ModelOutput::JsonText(scripted)),
             estimate(&request, &ModelOutput::Json(value))
         );
+    }
+
+    #[test]
+    fn a_key_repeated_among_many_is_found() {
+        let members: Vec<String> = (0..40).map(|n| format!("\"k{n}\": {n}")).collect();
+        let unique = format!("{{{}}}", members.join(", "));
+        let value: Value = serde_json::from_str(&unique).unwrap();
+        assert_eq!(text_chars(&unique), Some(json_chars(&value)));
+        for repeat in [0, 15, 16, 17, 39] {
+            let repeated = format!("{{{}, \"k{repeat}\": null}}", members.join(", "));
+            assert_eq!(text_chars(&repeated), None, "k{repeat} again");
+        }
     }
 
     proptest! {
