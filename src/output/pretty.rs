@@ -7,9 +7,14 @@
 //! A string or number it would write differently (an escape such as `\/` or
 //! `\u00e9`, a float such as `1.50` or `1E5`) goes through serde_json, so
 //! the output is the same for any valid JSON. Text that is not valid JSON
-//! gives `None`.
+//! gives `None`, and so does text nested deeper than serde_json reads
+//! ([`MAX_DEPTH`]): the printer goes down a level by calling itself, and a
+//! hostile recording's result must not run it out of stack.
 
 use serde_json::Value;
+
+/// The most levels of lists and objects serde_json reads.
+const MAX_DEPTH: usize = 127;
 
 /// `text`, one JSON value and nothing else, as pretty JSON.
 pub(crate) fn pretty_json(text: &str) -> Option<String> {
@@ -85,6 +90,9 @@ impl Printer<'_> {
             return Some(());
         }
         self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
         loop {
             self.newline();
             if object {
@@ -215,6 +223,21 @@ mod tests {
     fn serde_pretty(text: &str) -> String {
         let value: Value = serde_json::from_str(text).unwrap();
         serde_json::to_string_pretty(&value).unwrap()
+    }
+
+    #[test]
+    fn text_deeper_than_serde_json_reads_is_refused_without_running_out_of_stack() {
+        let at_limit = format!("{}1{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert_eq!(pretty_json(&at_limit), Some(serde_pretty(&at_limit)));
+        let deeper = format!(
+            "{}1{}",
+            "[".repeat(MAX_DEPTH + 1),
+            "]".repeat(MAX_DEPTH + 1)
+        );
+        assert!(serde_json::from_str::<Value>(&deeper).is_err());
+        assert_eq!(pretty_json(&deeper), None);
+        let hostile = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+        assert_eq!(pretty_json(&hostile), None);
     }
 
     #[test]

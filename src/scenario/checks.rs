@@ -228,27 +228,36 @@ fn check_role_scripts(scenario: &Scenario, declared: &[&str], problems: &mut Vec
 
 fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
     let entries = script_entries(script);
-    if entries.is_empty() {
-        problems.push(Problem::at(path.clone(), "expected at least one output"));
-    }
-    let listed = script.is_array();
-    for (i, entry) in entries.iter().enumerate() {
-        if let Err(message) = ScriptedOutput::check(entry) {
-            let at = if listed { path.index(i) } else { path.clone() };
-            problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
-        }
-    }
+    check_entries(
+        entries,
+        script.is_array(),
+        ScriptedOutput::check,
+        path,
+        problems,
+    );
 }
 
 /// [`check_script`] of a script kept as text, without building it.
 fn check_script_text(script: &JsonText, path: &JsonPath, problems: &mut Vec<Problem>) {
     let entries = script_entry_texts(script.text());
+    let check = |entry: &&str| ScriptedOutput::check_text(entry);
+    check_entries(&entries, script.is_array(), check, path, problems);
+}
+
+/// Each of a script's outputs read as an output; `listed` when the script
+/// is a list of them rather than the only one.
+fn check_entries<E>(
+    entries: &[E],
+    listed: bool,
+    check: impl Fn(&E) -> Result<(), String>,
+    path: &JsonPath,
+    problems: &mut Vec<Problem>,
+) {
     if entries.is_empty() {
         problems.push(Problem::at(path.clone(), "expected at least one output"));
     }
-    let listed = script.is_array();
     for (i, entry) in entries.iter().enumerate() {
-        if let Err(message) = ScriptedOutput::check_text(entry) {
+        if let Err(message) = check(entry) {
             let at = if listed { path.index(i) } else { path.clone() };
             problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
         }

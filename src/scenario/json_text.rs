@@ -3,8 +3,8 @@
 //! agent sees) and the sim's scripted `plan` (a planner's output of 100,000
 //! tasks). Checking a scenario then costs memory in the file's size rather
 //! than in its number of values. A run parses the context once, the first
-//! time it needs it whole; a plan is parsed each time the planner asks, into
-//! a value the run owns.
+//! time it needs it whole; a scripted plan object reaches the orchestrator
+//! as its text, which reads it one task at a time.
 
 use indexmap::IndexMap;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};

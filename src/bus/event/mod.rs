@@ -13,16 +13,18 @@ use super::summary::RunSummary;
 use super::task::{Health, PlannedTask, TaskStatus};
 use super::team::{HandoffRejection, TurnOutcome};
 pub use crate::clock::ClockMode;
-use crate::scenario::{PatternKind, Scenario};
+use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use std::sync::Arc;
 
+mod start;
 mod values;
 mod wire;
 
+pub use start::RunStarted;
 pub use values::*;
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
@@ -374,29 +376,6 @@ pub enum EventKind {
     NotesVerified(NotesVerified),
     /// research: the accepted answer cites a note.
     Cited(Cited),
-}
-
-/// The first event of every run: enough to draw the run without the
-/// scenario file, so a recording replays on its own.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunStarted {
-    pub pattern: PatternKind,
-    pub seed: u64,
-    pub goal: String,
-    pub clock: ClockMode,
-    /// Every flag with its state at launch, in declaration order.
-    pub flags: Vec<FlagState>,
-    /// The scenario file the run was launched from, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// Wall-clock start, milliseconds since the Unix epoch: the one value in
-    /// a recording that differs between two otherwise identical runs.
-    pub started_at_ms: u64,
-    /// The model that answers the run's model calls, as the launch
-    /// resolved it; absent in recordings made before it was written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<RunModel>,
-    pub scenario: Arc<Scenario>,
 }
 
 #[cfg(test)]
