@@ -3,7 +3,7 @@
 
 mod common;
 
-use conclave::bus::{Delivery, EventKind, Hub};
+use conclave::bus::{Delivery, Event, EventKind, Hub};
 use conclave::engine::{self, LaunchOptions};
 use conclave::record::read_recording;
 use serde_json::Value;
@@ -105,4 +105,48 @@ async fn the_recorder_keeps_every_event_while_a_slow_viewer_misses_some() {
         EventKind::RunFinished { result, .. } => assert_eq!(result, &outcome.result),
         other => panic!("the recording ends with {other:?}"),
     }
+}
+
+/// The reader takes a kind's fields straight from its line, once the head
+/// has named the kind; for every kind a shipped scenario records, what it
+/// reads is what serde's tagged reading of the same line gives.
+#[test]
+fn every_recorded_kind_reads_as_serde_reads_it() {
+    let mut kinds = std::collections::BTreeSet::new();
+    for (name, lines) in common::damage::real_recordings() {
+        let text = lines.join(&b'\n');
+        let read = conclave::record::parse_recording(text.as_slice(), &name).unwrap();
+        assert!(read.problems.is_empty(), "{name}: {:?}", read.problems);
+        let events: Vec<Event> = read.events.iter().map(|e| (**e).clone()).collect();
+        let serde: Vec<Event> = lines
+            .iter()
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect();
+        assert_eq!(events, serde, "{name}");
+        for line in &lines {
+            let line: Value = serde_json::from_slice(line).unwrap();
+            kinds.insert(line["type"].as_str().unwrap().to_owned());
+        }
+    }
+    // Every pattern's kinds, the gateway's and the research pipeline's.
+    for kind in [
+        "run_started",
+        "run_finished",
+        "round_started",
+        "contribution_accepted",
+        "plan_accepted",
+        "task_queued",
+        "attempt_finished",
+        "retry_scheduled",
+        "breaker_transition",
+        "bulkhead",
+        "handoff_accepted",
+        "turn_finished",
+        "research_step_finished",
+        "note_extracted",
+        "cited",
+    ] {
+        assert!(kinds.contains(kind), "no shipped scenario records {kind}");
+    }
+    assert!(kinds.len() >= 30, "{} kinds: {kinds:?}", kinds.len());
 }

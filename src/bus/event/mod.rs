@@ -42,6 +42,23 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// Defines [`EventKind`] and, from the same list of kinds, `KindNamed`:
+/// the kinds read when the name is known before the fields (see `wire`).
+/// Serde reads the tagged enum by buffering every field first, which costs
+/// more than the reading itself.
+macro_rules! event_kinds {
+    ($(#[$attr:meta])* pub enum EventKind { $($kinds:tt)* }) => {
+        $(#[$attr])*
+        pub enum EventKind { $($kinds)* }
+
+        #[derive(Deserialize)]
+        #[serde(remote = "EventKind", rename_all = "snake_case")]
+        #[allow(dead_code)] // only its `deserialize` is used
+        enum KindNamed { $($kinds)* }
+    };
+}
+
+event_kinds! {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
@@ -376,6 +393,7 @@ pub enum EventKind {
     NotesVerified(NotesVerified),
     /// research: the accepted answer cites a note.
     Cited(Cited),
+}
 }
 
 #[cfg(test)]

@@ -214,6 +214,10 @@ fn reading_an_event_in_two_looks_gives_what_serde_reads() {
         r#"{"run":1,"seq":2,"t_ms":1,"type":"flag_changed","name":"a \"seq\" in a name","on":true}"#,
         r#"{"run":1, "seq":2,"t_ms":1,"type":"flag_changed","name":"f","on":true}"#,
         r#"{"run":1,"seq":2,"t_ms":1,"type":"flag\u005fchanged","name":"f","on":true}"#,
+        // A kind that wraps a struct of its own, and one whose fields come
+        // before the head.
+        r#"{"run":1,"seq":9,"t_ms":3,"type":"research_step_finished","step":2,"phase":"search","count":4}"#,
+        r#"{"name":"f","on":false,"run":1,"seq":2,"t_ms":1,"type":"flag_changed"}"#,
     ];
     for line in lines {
         let serde: Event = serde_json::from_str(line).unwrap();
@@ -230,6 +234,12 @@ fn reading_an_event_in_two_looks_gives_what_serde_reads() {
         r#"{"run":1,"seq":99999999999999999999,"t_ms":4,"type":"flag_changed","name":"f","on":true}"#,
         r#"{"run":1,"seq":7,"t_ms":4,"type":"from_the_future"}"#,
         r#"{"run":"one","seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true}"#,
+        // A field of the wrong type, a field repeated, text after the
+        // object, a kind's struct with a field missing.
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":"yes"}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true,"on":false}"#,
+        r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true} {}"#,
+        r#"{"run":1,"seq":9,"t_ms":3,"type":"research_step_finished","step":2,"count":4}"#,
     ] {
         assert_eq!(Event::from_text(bad), None, "{bad}");
         assert!(serde_json::from_str::<Event>(bad).is_err(), "{bad}");

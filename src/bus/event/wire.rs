@@ -3,12 +3,15 @@
 //! recordings replay as they always did.
 
 use super::{
-    ClockMode, Event, EventKind, FlagState, PatternKind, RunId, RunModel, RunStarted, RunStatus,
+    ClockMode, Event, EventKind, FlagState, KindNamed, PatternKind, RunId, RunModel, RunStarted,
+    RunStatus,
 };
 use crate::bus::ResultDoc;
 use crate::bus::summary::RunSummary;
 use crate::stop::StopReason;
-use serde::Deserialize;
+use serde::de::value::StrDeserializer;
+use serde::de::{DeserializeSeed, EnumAccess, Error as _, IgnoredAny, VariantAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -111,7 +114,11 @@ impl Event {
                 error: finished.error,
             }
         } else {
-            serde_json::from_str(text).ok()?
+            KindNamed::deserialize(Named {
+                kind: &head.kind,
+                text,
+            })
+            .ok()?
         };
         Some(Event::from(WireEvent {
             run: head.run,
@@ -119,6 +126,92 @@ impl Event {
             t_ms: head.t_ms,
             kind,
         }))
+    }
+}
+
+/// A line whose kind is already known, shown to serde as that kind with
+/// the line's object as its fields: the kind's own reading then goes
+/// straight through the text. The head's keys are fields no kind has, so
+/// they are passed over as the tagged reading passes over them.
+struct Named<'a> {
+    kind: &'a str,
+    text: &'a str,
+}
+
+impl<'de> Named<'de> {
+    fn read<T>(
+        self,
+        read: impl FnOnce(
+            &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+        ) -> Result<T, serde_json::Error>,
+    ) -> Result<T, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_str(self.text);
+        let value = read(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+}
+
+impl<'de> Deserializer<'de> for Named<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(Self::Error::custom("an event is read as one of its kinds"))
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_enum(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct identifier ignored_any
+    }
+}
+
+impl<'de> EnumAccess<'de> for Named<'de> {
+    type Error = serde_json::Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Self), Self::Error> {
+        let kind = seed.deserialize(StrDeserializer::<Self::Error>::new(self.kind))?;
+        Ok((kind, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Named<'de> {
+    type Error = serde_json::Error;
+
+    fn unit_variant(self) -> Result<(), Self::Error> {
+        self.read(|de| IgnoredAny::deserialize(de).map(drop))
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        self.read(|de| seed.deserialize(de))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Self::Error> {
+        Err(Self::Error::custom("no event kind is a tuple"))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.read(|de| de.deserialize_struct("", fields, visitor))
     }
 }
 
@@ -156,15 +249,14 @@ fn written_head(text: &str) -> Option<Head<'_>> {
     }
     // One look at each quote: does one of the head's keys follow it?
     let bytes = after.as_bytes();
-    let named_again = (0..bytes.len()).any(|at| {
-        bytes[at] == b'"'
-            && matches!(
-                &bytes[at + 1..],
-                [b'r', b'u', b'n', b'"', ..]
-                    | [b's', b'e', b'q', b'"', ..]
-                    | [b't', b'_', b'm', b's', b'"', ..]
-                    | [b't', b'y', b'p', b'e', b'"', ..]
-            )
+    let named_again = memchr::memchr_iter(b'"', bytes).any(|at| {
+        matches!(
+            &bytes[at + 1..],
+            [b'r', b'u', b'n', b'"', ..]
+                | [b's', b'e', b'q', b'"', ..]
+                | [b't', b'_', b'm', b's', b'"', ..]
+                | [b't', b'y', b'p', b'e', b'"', ..]
+        )
     });
     if named_again {
         return None;
