@@ -220,10 +220,19 @@ pub(crate) fn escape_controls(json: &str) -> Cow<'_, str> {
     let unsafe_char = |c: char| needs_cleaning(c) && c != '\n';
     // Printable ASCII and newlines are safe, and a result of many
     // megabytes is almost all that: look at characters only from the
-    // first other byte on, which begins a character.
-    let Some(first) = json.bytes().position(|b| !matches!(b, b'\n' | b' '..=b'~')) else {
+    // first block with another byte on. Every byte before it is ASCII, so
+    // the block begins a character. A block is looked at whole, without
+    // stopping early, which the compiler does many bytes at a time.
+    const BLOCK: usize = 64;
+    let safe = |block: &[u8]| {
+        block.iter().fold(true, |safe, &b| {
+            safe & (matches!(b, b' '..=b'~') | (b == b'\n'))
+        })
+    };
+    let Some(first) = json.as_bytes().chunks(BLOCK).position(|block| !safe(block)) else {
         return Cow::Borrowed(json);
     };
+    let first = first * BLOCK;
     if !json[first..].chars().any(unsafe_char) {
         return Cow::Borrowed(json);
     }

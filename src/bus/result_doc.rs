@@ -5,14 +5,18 @@
 //! replay reads it back. Those never build the tree; a reader that looks
 //! inside (a test, a comparison, a copy) has it parsed once, on demand.
 
+use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::OnceLock;
 
 pub struct ResultDoc {
-    /// Compact JSON, as `serde_json::to_string` writes it.
-    text: Box<RawValue>,
+    /// Compact JSON, as `serde_json::to_string` writes it. Always JSON:
+    /// serde_json wrote it or read it, or it is such a text with one field
+    /// spliced in; so it is not read again to check until it is written
+    /// out (see `Serialize`).
+    text: Box<str>,
     /// The tree, for readers that look inside; built at most once.
     parsed: OnceLock<Value>,
 }
@@ -25,11 +29,8 @@ impl ResultDoc {
     pub fn of<T: Serialize + ?Sized>(result: &T) -> Self {
         // What serde_json wrote is JSON: it is not read again to check.
         match serde_json::value::to_raw_value(result) {
-            Ok(text) => ResultDoc {
-                text,
-                parsed: OnceLock::new(),
-            },
-            Err(_) => Self::from_text("null".into()),
+            Ok(text) => Self::written(text.into()),
+            Err(_) => Self::written("null".into()),
         }
     }
 
@@ -38,10 +39,9 @@ impl ResultDoc {
         Self::of(value)
     }
 
-    /// `text` must be valid JSON, as serde_json wrote it.
-    fn from_text(text: String) -> Self {
-        let text = RawValue::from_string(text)
-            .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON"));
+    /// The document of a text that is JSON: serde_json wrote it, or read
+    /// it, or spliced a field it wrote into an object it wrote.
+    fn written(text: Box<str>) -> Self {
         ResultDoc {
             text,
             parsed: OnceLock::new(),
@@ -50,7 +50,7 @@ impl ResultDoc {
 
     /// The compact JSON text.
     pub fn text(&self) -> &str {
-        self.text.get()
+        &self.text
     }
 
     /// The document as a tree, parsed the first time it is asked for.
@@ -63,7 +63,7 @@ impl ResultDoc {
     pub fn into_value(self) -> Value {
         match self.parsed.into_inner() {
             Some(value) => value,
-            None => serde_json::from_str(self.text.get()).unwrap_or(Value::Null),
+            None => serde_json::from_str(&self.text).unwrap_or(Value::Null),
         }
     }
 
@@ -84,13 +84,13 @@ impl ResultDoc {
         {
             let comma = if body == "{" { "" } else { "," };
             // The text grows in place rather than being copied.
-            let mut text = String::from(Box::<str>::from(self.text));
+            let mut text = String::from(self.text);
             text.pop();
             text.reserve_exact(comma.len() + name.len() + 1 + field.len() + 1);
             for part in [comma, &name, ":", &field, "}"] {
                 text.push_str(part);
             }
-            return Self::from_text(text);
+            return Self::written(text.into_boxed_str());
         }
         // Rare: a document whose text names the key somewhere (perhaps
         // inside a string), or that is not an object.
@@ -123,10 +123,7 @@ impl ResultDoc {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         let text = Box::<RawValue>::deserialize(deserializer)?;
-        Ok(ResultDoc {
-            text,
-            parsed: OnceLock::new(),
-        })
+        Ok(Self::written(text.into()))
     }
 }
 
@@ -184,8 +181,12 @@ impl Default for ResultDoc {
 }
 
 impl Serialize for ResultDoc {
+    /// The text as it is. serde_json writes a `RawValue` as it is, and
+    /// making one reads the text through once: here, where a document is
+    /// written out (a recording, a message), rather than at each change.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.text.serialize(serializer)
+        let raw: &RawValue = serde_json::from_str(&self.text).map_err(S::Error::custom)?;
+        raw.serialize(serializer)
     }
 }
 
@@ -228,6 +229,8 @@ mod tests {
             }
             let doc = ResultDoc::of(&value).with_field("usage", &usage);
             assert_eq!(doc.text(), serde_json::to_string(&want).unwrap(), "{value}");
+            // Written out, the spliced text is the document's JSON.
+            assert_eq!(serde_json::to_value(&doc).unwrap(), want, "{value}");
         }
     }
 
@@ -254,7 +257,9 @@ mod tests {
 
     #[test]
     fn documents_spaced_differently_are_equal_and_different_ones_are_not() {
-        let spaced = ResultDoc::from_text("{ \"a\" : [1, 2] }".into());
+        let mut read = serde_json::Deserializer::from_str("{ \"a\" : [1, 2] }");
+        let spaced = ResultDoc::deserialize_raw(&mut read).unwrap();
+        assert_eq!(spaced.text(), "{ \"a\" : [1, 2] }");
         assert_eq!(spaced, ResultDoc::of(&json!({"a": [1, 2]})));
         assert_ne!(spaced, ResultDoc::of(&json!({"a": [2, 1]})));
     }

@@ -153,6 +153,25 @@ fn a_broken_stderr_fails_the_command_silently() {
 }
 
 #[test]
+fn a_character_to_escape_is_found_at_any_place_in_a_long_text() {
+    // The text is looked at in blocks of 64 bytes: around their edges,
+    // after a character of several bytes, and at the very end.
+    for at in [0, 1, 62, 63, 64, 65, 127, 128, 129, 200] {
+        for (hostile, escaped) in [
+            ("\u{7f}", "\\u007f"),
+            ("\u{202e}", "\\u202e"),
+            ("\r", "\\u000d"),
+        ] {
+            for before in ["", "é"] {
+                let text = format!("{before}{}{hostile}{}", "a".repeat(at), "b".repeat(at % 7));
+                let want = text.replace(hostile, escaped);
+                assert_eq!(escape_controls(&text), want, "{at} {hostile:?} {before:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn nothing_to_escape_is_not_copied() {
     let json = "{\n  \"a\": \"plain \\u001b é 日\"\n}";
     assert!(matches!(escape_controls(json), Cow::Borrowed(_)));

@@ -56,3 +56,12 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         PatternKind::Research => research::run(ctx).await,
     }
 }
+
+/// Free `value` on a thread of its own. A 100,000-task run's records take
+/// tens of milliseconds to free, which the run's end need not wait for.
+/// Where no thread can be had, the value is freed here.
+pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("conclave-free".into())
+        .spawn(move || drop(value));
+}

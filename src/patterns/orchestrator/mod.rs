@@ -86,15 +86,22 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         },
         ..RunSummary::default()
     };
-    RunOutcome {
+    let outcome = RunOutcome {
         error: None,
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.map(|p| p.as_str().to_string()),
         result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
         summary,
+    };
+    if result.history.len() >= MANY_TASKS {
+        super::drop_aside(result);
     }
+    outcome
 }
+
+/// From this many tasks, a run's records are freed aside.
+const MANY_TASKS: usize = 10_000;
 
 /// Plan → dispatch → aggregate → finalize, stopping where 001 stops.
 async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
