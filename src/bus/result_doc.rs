@@ -70,6 +70,8 @@ impl ResultDoc {
     /// The document with `key` set to `value`: added last, or replacing
     /// the key where the document has it. An object's text gets the field
     /// spliced in before its closing brace, without building the tree.
+    /// The key is looked for as serde_json writes it, which is how the
+    /// engine's results are written; any text stays JSON.
     pub(crate) fn with_field(self, key: &str, value: &Value) -> Self {
         let text = self.text();
         let has_key = self.parsed.get().map_or_else(
@@ -82,7 +84,7 @@ impl ResultDoc {
             && let (Ok(name), Ok(field)) =
                 (serde_json::to_string(key), serde_json::to_string(value))
         {
-            let comma = if body == "{" { "" } else { "," };
+            let comma = if body.trim_end() == "{" { "" } else { "," };
             // The text grows in place rather than being copied.
             let mut text = String::from(self.text);
             text.pop();
@@ -257,10 +259,23 @@ mod tests {
 
     #[test]
     fn documents_spaced_differently_are_equal_and_different_ones_are_not() {
-        let mut read = serde_json::Deserializer::from_str("{ \"a\" : [1, 2] }");
-        let spaced = ResultDoc::deserialize_raw(&mut read).unwrap();
-        assert_eq!(spaced.text(), "{ \"a\" : [1, 2] }");
-        assert_eq!(spaced, ResultDoc::of(&json!({"a": [1, 2]})));
-        assert_ne!(spaced, ResultDoc::of(&json!({"a": [2, 1]})));
+        let spaced = |text: &str| {
+            let mut read = serde_json::Deserializer::from_str(text);
+            ResultDoc::deserialize_raw(&mut read).unwrap()
+        };
+        let doc = spaced("{ \"a\" : [1, 2] }");
+        assert_eq!(doc.text(), "{ \"a\" : [1, 2] }");
+        assert_eq!(doc, ResultDoc::of(&json!({"a": [1, 2]})));
+        assert_ne!(doc, ResultDoc::of(&json!({"a": [2, 1]})));
+        // A field spliced into a text spaced otherwise keeps it JSON.
+        let usage = json!({"input": 1});
+        for (text, want) in [
+            ("{ \"a\" : [1, 2] }", json!({"a": [1, 2], "usage": usage})),
+            ("{ }", json!({"usage": usage})),
+            ("{\n}", json!({"usage": usage})),
+        ] {
+            let doc = spaced(text).with_field("usage", &usage);
+            assert_eq!(serde_json::to_value(&doc).unwrap(), want, "{text}");
+        }
     }
 }

@@ -59,7 +59,9 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
 
 /// Free `value` on a thread of its own. A 100,000-task run's records take
 /// tens of milliseconds to free, which the run's end need not wait for.
-/// Where no thread can be had, the value is freed here.
+/// Where no thread can be had, the value is freed here. Not tokio's
+/// blocking pool: a runtime waits for its blocking tasks when it is
+/// dropped, so `run --headless` would wait for the freeing at its exit.
 pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
     let _ = std::thread::Builder::new()
         .name("conclave-free".into())

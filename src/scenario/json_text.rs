@@ -6,7 +6,6 @@
 //! time it needs it whole; a scripted plan object reaches the orchestrator
 //! as its text, which reads it one task at a time.
 
-use indexmap::IndexMap;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -120,22 +119,65 @@ pub(crate) fn object_but(
     span: Range<usize>,
     key: &str,
 ) -> serde_json::Result<(Value, Option<Range<usize>>)> {
-    let written = &text[span];
-    let Ok(members) = serde_json::from_str::<IndexMap<String, &RawValue>>(written) else {
+    let written = &text[span.clone()];
+    if !written.trim_start().starts_with('{') {
         return serde_json::from_str(written).map(|value| (value, None));
-    };
+    }
+    let members = members(text, span)?;
     let mut object = Map::with_capacity(members.len());
     let mut left_out = None;
-    for (name, raw) in members {
-        if name == key && raw.get() != "null" {
-            // The raw value borrows its text from `written`, a slice of `text`.
-            let start = raw.get().as_ptr().addr() - text.as_ptr().addr();
-            left_out = Some(start..start + raw.get().len());
+    for (name, at) in members {
+        if name == key && &text[at.clone()] != "null" {
+            left_out = Some(at);
         } else {
-            object.insert(name, serde_json::from_str(raw.get())?);
+            object.insert(name, serde_json::from_str(&text[at])?);
         }
     }
     Ok((Value::Object(object), left_out))
+}
+
+/// The members of the object written at `span` of `text`, in order, each
+/// key with where its value stands in `text`. A key given twice is refused,
+/// as serde refuses a field given twice.
+pub(crate) fn members(
+    text: &str,
+    span: Range<usize>,
+) -> serde_json::Result<Vec<(String, Range<usize>)>> {
+    let written = &text[span];
+    let mut reader = serde_json::Deserializer::from_str(written);
+    let members = reader.deserialize_map(Members)?;
+    reader.end()?;
+    Ok(members
+        .into_iter()
+        .map(|(key, raw)| {
+            // The raw value borrows its text from `written`, a slice of `text`.
+            let start = raw.get().as_ptr().addr() - text.as_ptr().addr();
+            (key, start..start + raw.get().len())
+        })
+        .collect())
+}
+
+/// An object's members, its values left as their text.
+struct Members;
+
+impl<'de> Visitor<'de> for Members {
+    type Value = Vec<(String, &'de RawValue)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members: Vec<(String, &'de RawValue)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
+            }
+            members.push((key, map.next_value()?));
+        }
+        Ok(members)
+    }
 }
 
 /// Finds one member of a JSON object and steps over the others unread.
@@ -255,6 +297,28 @@ mod tests {
         let file = in_file(r#"{"plan": [1, {"a": 2}]}"#, r#"[1, {"a": 2}]"#);
         let inner = file.part(&file.text()[4..12]).unwrap();
         assert_eq!(inner.text(), r#"{"a": 2}"#);
+    }
+
+    #[test]
+    fn members_are_given_as_places_in_the_text_and_a_repeated_key_is_refused() {
+        let text = r#"[{"a": 1, "b" : [2, "}"]}]"#;
+        let span = 1..text.len() - 1;
+        let read: Vec<(String, &str)> = members(text, span.clone())
+            .unwrap()
+            .into_iter()
+            .map(|(key, at)| (key, &text[at]))
+            .collect();
+        let want = [("a".to_string(), "1"), ("b".to_string(), r#"[2, "}"]"#)];
+        assert_eq!(read, want);
+        let (object, left_out) = object_but(text, span, "b").unwrap();
+        assert_eq!(object, json!({"a": 1}));
+        assert_eq!(&text[left_out.unwrap()], r#"[2, "}"]"#);
+        let repeated = r#"{"a": 1, "\u0061": 2}"#;
+        let error = members(repeated, 0..repeated.len()).unwrap_err();
+        assert!(error.to_string().contains("duplicate key `a`"), "{error}");
+        assert!(object_but(repeated, 0..repeated.len(), "b").is_err());
+        // Not an object: parsed whole, for the schema to name it.
+        assert_eq!(object_but("[1]", 0..3, "b").unwrap(), (json!([1]), None));
     }
 
     #[test]

@@ -45,8 +45,6 @@ pub use types::*;
 pub use workers::*;
 
 use error::Problem;
-use indexmap::IndexMap;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::ops::Range;
 use std::path::Path;
@@ -317,13 +315,10 @@ fn member_value(
 /// beyond its shape: the run that recorded it was checked at launch.
 pub(crate) fn recorded(text: String) -> serde_json::Result<Scenario> {
     let text = Arc::new(text);
-    let members: IndexMap<String, &RawValue> = serde_json::from_str(&text)?;
+    let members = json_text::members(&text, 0..text.len())?;
     let mut document = Map::with_capacity(members.len());
     let (mut context, mut plan) = (None, None);
-    for (key, raw) in members {
-        // The raw value borrows its text from `text`.
-        let start = raw.get().as_ptr().addr() - text.as_ptr().addr();
-        let span = start..start + raw.get().len();
+    for (key, span) in members {
         let value = member_value(&text, &key, span, &mut context, &mut plan)?;
         document.insert(key, value);
     }

@@ -45,7 +45,7 @@ pub struct Event {
 /// Defines [`EventKind`] and, from the same list of kinds, `KindNamed`:
 /// the kinds read when the name is known before the fields (see `wire`).
 /// Serde reads the tagged enum by buffering every field first, which costs
-/// more than the reading itself.
+/// more than the reading itself. rustfmt leaves a macro's body as written.
 macro_rules! event_kinds {
     ($(#[$attr:meta])* pub enum EventKind { $($kinds:tt)* }) => {
         $(#[$attr])*

@@ -295,4 +295,17 @@ fn a_run_start_reads_its_scenario_as_the_file_was_read() {
     assert_ne!(broken, line);
     assert_eq!(Event::from_text(&broken), None);
     assert!(serde_json::from_str::<Event>(&broken).is_err());
+    // A key of the scenario given twice, at its top or in its provider, is
+    // refused too.
+    let (head, scenario) = line.split_once("\"scenario\":").unwrap();
+    for (once, twice) in [
+        ("\"goal\":", "\"goal\":\"Again.\",\"goal\":"),
+        ("\"provider\":{", "\"provider\":{\"kind\":\"sim\","),
+    ] {
+        let scenario = scenario.replacen(once, twice, 1);
+        let repeated = format!("{head}\"scenario\":{scenario}");
+        assert_ne!(repeated, line, "{twice}");
+        assert_eq!(Event::from_text(&repeated), None, "{twice}");
+        assert!(serde_json::from_str::<Event>(&repeated).is_err(), "{twice}");
+    }
 }
