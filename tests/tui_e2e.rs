@@ -5,13 +5,29 @@
 
 mod common;
 
-use common::pty::{Session, recordings};
+use common::pty::{Frames, Session, recordings};
 use serde_json::Value;
 
 /// The row of the round table that starts with `role`.
 fn row_of<'a>(text: &'a str, role: &str) -> Option<&'a str> {
     text.lines()
         .find(|line| line.trim_start_matches('│').starts_with(role))
+}
+
+#[test]
+fn the_screen_under_test_never_shows_half_a_frame() {
+    let mut frames = Frames::default();
+    assert_eq!(frames.take(b"\x1b[?1049h"), b"\x1b[?1049h", "not a frame");
+    // A frame's beginning cut in two, then half a frame: nothing shows.
+    assert_eq!(frames.take(b"A\x1b[?20"), b"A");
+    assert_eq!(frames.take(b"26hhalf"), b"");
+    // The end lets the whole frame through, and what follows it up to the
+    // next frame.
+    assert_eq!(
+        frames.take(b" whole\x1b[?2026lB\x1b[?2026hnext"),
+        b"\x1b[?2026hhalf whole\x1b[?2026lB"
+    );
+    assert_eq!(frames.pending, b"\x1b[?2026hnext");
 }
 
 #[test]
@@ -74,6 +90,13 @@ fn launch_pause_step_toggle_a_flag_and_quit() {
     let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).into_owned();
     assert!(raw.rfind("\x1b[?1049l") > raw.rfind("\x1b[?1049h"));
     assert!(raw.contains("\x1b[?1000l"), "mouse capture released");
+    // Every frame is one synchronized update, and none is left open.
+    assert!(raw.contains("\x1b[?2026h"), "frames are synchronized");
+    assert_eq!(
+        raw.matches("\x1b[?2026h").count() + 1,
+        raw.matches("\x1b[?2026l").count(),
+        "each frame ends, and the way out ends one more"
+    );
     drop(screen);
 
     // The recording is complete: every seq, the flag change, legal in round

@@ -279,7 +279,7 @@ async fn event_loop(
             // tenth of a second at once.
             let elapsed = now.saturating_duration_since(last_draw).min(CLOCK_TICK);
             app.tick(elapsed.as_secs_f64() * 1000.0);
-            screen.draw(|frame| view::draw(frame, app))?;
+            terminal::draw(screen, |frame| view::draw(frame, app))?;
             size = screen.size()?;
             app.screen = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             last_draw = Instant::now();

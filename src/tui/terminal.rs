@@ -8,13 +8,15 @@ use crate::sanitize::{clean, needs_cleaning};
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
+use crossterm::queue;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
 };
-use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
+use ratatui::{Frame, Terminal};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::sync::Once;
 
@@ -33,10 +35,25 @@ pub(crate) fn init() -> io::Result<Screen> {
     Terminal::new(SafeBackend(backend)).inspect_err(|_| restore())
 }
 
+/// Draw one frame as one synchronized update: a terminal that knows the
+/// mode shows the frame whole, never half of it, however the bytes arrive.
+/// Terminals without the mode ignore it.
+pub(crate) fn draw(screen: &mut Screen, render: impl FnOnce(&mut Frame)) -> io::Result<()> {
+    queue!(screen.backend_mut().0, BeginSynchronizedUpdate)?;
+    screen.draw(render)?;
+    execute!(screen.backend_mut().0, EndSynchronizedUpdate)
+}
+
 /// Give the terminal back as it was. Safe to call more than once.
 pub(crate) fn restore() {
     let mut out = io::stdout();
-    let _ = execute!(out, DisableMouseCapture, LeaveAlternateScreen, Show);
+    let _ = execute!(
+        out,
+        EndSynchronizedUpdate,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        Show
+    );
     let _ = disable_raw_mode();
     let _ = out.flush();
 }

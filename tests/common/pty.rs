@@ -60,13 +60,16 @@ impl Session {
         let (screen_in, raw_in) = (Arc::clone(&screen), Arc::clone(&raw));
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
+            let mut frames = Frames::default();
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
-                screen_in.lock().unwrap().process(&buf[..n]);
                 raw_in.lock().unwrap().extend_from_slice(&buf[..n]);
+                let whole = frames.take(&buf[..n]);
+                screen_in.lock().unwrap().process(&whole);
             }
+            screen_in.lock().unwrap().process(&frames.pending);
         });
         let writer = pair.master.take_writer().unwrap();
         Session {
@@ -122,6 +125,51 @@ impl Session {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+const BEGIN_FRAME: &[u8] = b"\x1b[?2026h";
+const END_FRAME: &[u8] = b"\x1b[?2026l";
+
+/// The bytes from the dashboard, let through a frame at a time. The
+/// dashboard draws each frame as a synchronized update; a terminal that
+/// knows the mode shows it only once its end arrives, and so does the
+/// screen the tests read, which never shows half a frame.
+#[derive(Default)]
+pub struct Frames {
+    pub pending: Vec<u8>,
+}
+
+impl Frames {
+    /// Take `bytes` in; return what may be shown now: everything up to the
+    /// last frame's end, and after it whatever precedes the next frame's
+    /// beginning (or a beginning still cut in two).
+    pub fn take(&mut self, bytes: &[u8]) -> Vec<u8> {
+        self.pending.extend_from_slice(bytes);
+        let done = find_last(&self.pending, END_FRAME).map_or(0, |at| at + END_FRAME.len());
+        let rest = &self.pending[done..];
+        let held = match find(rest, BEGIN_FRAME) {
+            Some(at) => at,
+            None => rest.len() - cut_beginning(rest),
+        };
+        self.pending.drain(..done + held).collect()
+    }
+}
+
+fn find(bytes: &[u8], needle: &[u8]) -> Option<usize> {
+    bytes.windows(needle.len()).position(|w| w == needle)
+}
+
+fn find_last(bytes: &[u8], needle: &[u8]) -> Option<usize> {
+    bytes.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// How many bytes at the end of `bytes` are the start of a frame's
+/// beginning that the next read completes.
+fn cut_beginning(bytes: &[u8]) -> usize {
+    (1..BEGIN_FRAME.len())
+        .rev()
+        .find(|&n| bytes.ends_with(&BEGIN_FRAME[..n]))
+        .unwrap_or(0)
 }
 
 pub fn recordings(state_home: &Path) -> Vec<PathBuf> {
