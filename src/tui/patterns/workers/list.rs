@@ -4,7 +4,7 @@
 //! once nothing runs, the first that failed. Plan order never changes, so
 //! following moves the window, never the rows.
 
-use super::state::{TaskState, TaskView, Workers};
+use super::state::{DONE, FAILED, QUEUED, RETRYING, RUNNING, TaskState, TaskView, Workers};
 use crate::bus::CallOutcome;
 use crate::tui::selection::{ListView, Show, Shown, Sort};
 use std::cmp::Reverse;
@@ -15,39 +15,36 @@ pub(super) const SORTS: &[Sort] = Sort::ALL;
 /// What the title calls the rows `v` shows besides all of them.
 pub(super) const SHOW_WORDS: [&str; 2] = ["running", "failed"];
 
-/// The tasks as `view` shows them.
+/// The tasks as `view` shows them. Filtering and the order by state read
+/// only the tasks' buckets, so a frame of a 100,000-task run does not walk
+/// its rows.
 pub(crate) fn shown(workers: &Workers, view: &ListView) -> Shown {
     let tasks = &workers.tasks;
-    let mut order: Vec<usize> = (0..tasks.len())
-        .filter(|i| match view.show {
-            Show::All => true,
-            Show::Active => active(&tasks[*i]),
-            Show::Failed => failing(&tasks[*i]),
-        })
-        .collect();
+    let buckets = workers.buckets();
+    let kept = |bucket: u8| match view.show {
+        Show::All => true,
+        Show::Active => active(bucket),
+        Show::Failed => failing(bucket),
+    };
     let sort = if active_first(workers, view) {
         Sort::State
     } else {
         view.sort
     };
+    let mut order: Vec<usize> = if sort == Sort::State {
+        by_state(workers, kept)
+    } else {
+        (0..tasks.len()).filter(|i| kept(buckets[*i])).collect()
+    };
     match sort {
-        Sort::Natural => {}
-        Sort::State => order = by_state(tasks, order),
+        Sort::Natural | Sort::State => {}
         Sort::Name => order.sort_by(|a, b| tasks[*a].id.cmp(&tasks[*b].id)),
         Sort::Attempts => order.sort_by_key(|i| Reverse(tasks[*i].attempts.len())),
         Sort::Latency => order.sort_by_key(|i| latency_rank(&tasks[*i])),
         Sort::Errors => order.sort_by_key(|i| Reverse(errors(&tasks[*i]))),
     }
-    let lead = order
-        .iter()
-        .copied()
-        .find(|i| active(&tasks[*i]))
-        .or_else(|| {
-            order
-                .iter()
-                .copied()
-                .find(|i| matches!(tasks[*i].state, TaskState::Failed { .. }))
-        });
+    let first = |wanted: fn(u8) -> bool| order.iter().copied().find(|i| wanted(buckets[*i]));
+    let lead = first(active).or_else(|| first(|b| b == FAILED));
     Shown { order, lead }
 }
 
@@ -57,14 +54,27 @@ pub(super) fn active_first(workers: &Workers, view: &ListView) -> bool {
     view.sort == Sort::Natural && workers.is_large()
 }
 
-/// `order` by [`state_rank`], plan order kept within a state: one pass, as
-/// a frame of a 100,000-task run redoes it.
-fn by_state(tasks: &[TaskView], order: Vec<usize>) -> Vec<usize> {
-    let mut ranks: [Vec<usize>; 5] = Default::default();
-    for i in order {
-        ranks[usize::from(state_rank(&tasks[i]))].push(i);
+/// The tasks whose bucket is `kept`, by [`RANK`], plan order kept within a
+/// state: a counting sort, each task placed once.
+fn by_state(workers: &Workers, kept: impl Fn(u8) -> bool) -> Vec<usize> {
+    let buckets = workers.buckets();
+    let mut start = [0usize; 5];
+    let mut total = 0;
+    for bucket in RANK {
+        start[usize::from(bucket)] = total;
+        if kept(bucket) {
+            total += workers.in_bucket(bucket);
+        }
     }
-    ranks.concat()
+    let mut order = vec![0; total];
+    for (i, bucket) in buckets.iter().enumerate() {
+        if kept(*bucket) {
+            let at = &mut start[usize::from(*bucket)];
+            order[*at] = i;
+            *at += 1;
+        }
+    }
+    order
 }
 
 /// A task's row as searched: id, worker, state and result or reason.
@@ -94,31 +104,17 @@ pub(super) fn word(state: &TaskState) -> &'static str {
     }
 }
 
-fn active(task: &TaskView) -> bool {
-    matches!(
-        task.state,
-        TaskState::Running { .. } | TaskState::Retrying { .. }
-    )
+fn active(bucket: u8) -> bool {
+    matches!(bucket, RUNNING | RETRYING)
 }
 
 /// Failed, or waiting to retry after a failed attempt.
-fn failing(task: &TaskView) -> bool {
-    matches!(
-        task.state,
-        TaskState::Failed { .. } | TaskState::Retrying { .. }
-    )
+fn failing(bucket: u8) -> bool {
+    matches!(bucket, FAILED | RETRYING)
 }
 
 /// What runs first, then what fails, then what waits, then what is done.
-fn state_rank(task: &TaskView) -> u8 {
-    match task.state {
-        TaskState::Running { .. } => 0,
-        TaskState::Retrying { .. } => 1,
-        TaskState::Failed { .. } => 2,
-        TaskState::Planned | TaskState::Queued => 3,
-        TaskState::Done => 4,
-    }
-}
+const RANK: [u8; 5] = [RUNNING, RETRYING, FAILED, QUEUED, DONE];
 
 /// Running attempts first, the longest running first; then the slowest
 /// finished last attempt; then tasks not started.
@@ -138,4 +134,107 @@ fn errors(task: &TaskView) -> usize {
         .filter(|a| a.outcome.is_some_and(|o| o != CallOutcome::Ok))
         .count();
     failed + usize::from(matches!(task.state, TaskState::Failed { .. }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{EventKind, TaskStatus};
+    use crate::stop::StopReason;
+    use crate::tui::patterns::fold::Fold;
+    use proptest::prelude::*;
+
+    /// A task's rank read from its row, as the list defines it.
+    fn rank_of_row(task: &TaskView) -> u8 {
+        match task.state {
+            TaskState::Running { .. } => 0,
+            TaskState::Retrying { .. } => 1,
+            TaskState::Failed { .. } => 2,
+            TaskState::Planned | TaskState::Queued => 3,
+            TaskState::Done => 4,
+        }
+    }
+
+    /// What the list shows, worked out from the rows: filtered, sorted
+    /// stably by rank when by state, the lead the first running or
+    /// retrying row, else the first failed one.
+    fn from_rows(workers: &Workers, view: &ListView) -> (Vec<usize>, Option<usize>) {
+        let tasks = &workers.tasks;
+        let rank = |i: &usize| rank_of_row(&tasks[*i]);
+        let mut order: Vec<usize> = (0..tasks.len())
+            .filter(|i| match view.show {
+                Show::All => true,
+                Show::Active => rank(i) <= 1,
+                Show::Failed => matches!(rank(i), 1 | 2),
+            })
+            .collect();
+        if view.sort == Sort::State || active_first(workers, view) {
+            order.sort_by_key(rank);
+        }
+        let lead = order
+            .iter()
+            .copied()
+            .find(|i| rank(i) <= 1)
+            .or_else(|| order.iter().copied().find(|i| rank(i) == 2));
+        (order, lead)
+    }
+
+    fn event(task: usize, step: u8) -> EventKind {
+        let (task, worker) = (format!("t{task}"), "payments_worker".to_string());
+        match step {
+            0 => EventKind::TaskQueued {
+                task,
+                worker,
+                critical: false,
+                max_attempts: 2,
+            },
+            1 => EventKind::AttemptStarted {
+                task,
+                worker,
+                attempt: 1,
+                max_attempts: 2,
+                timeout_ms: 2000,
+            },
+            2 => EventKind::RetryScheduled {
+                tool: worker,
+                task: Some(task),
+                attempt: 2,
+                delay_ms: 500,
+                after: StopReason::TaskTimeout,
+            },
+            _ => EventKind::TaskFinished {
+                task,
+                worker,
+                status: if step == 3 {
+                    TaskStatus::Done
+                } else {
+                    TaskStatus::Failed
+                },
+                attempts_used: 1,
+                stop_reason: None,
+                result: None,
+            },
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_order_from_buckets_is_the_order_from_rows(
+            events in prop::collection::vec((0usize..300, 0u8..5), 0..900),
+            show in 0usize..3,
+            by_state in any::<bool>(),
+        ) {
+            let mut workers = Workers::default();
+            for (t, (task, step)) in events.into_iter().enumerate() {
+                workers.apply(&event(task, step), t as u64);
+            }
+            let mut view = ListView::default();
+            view.show = [Show::All, Show::Active, Show::Failed][show];
+            if by_state {
+                view.sort = Sort::State;
+            }
+            let shown = shown(&workers, &view);
+            prop_assert_eq!((shown.order, shown.lead), from_rows(&workers, &view));
+        }
+    }
 }

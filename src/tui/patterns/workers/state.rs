@@ -27,6 +27,10 @@ pub struct Workers {
     /// 100,000-task run does not count them: queued, running, retrying,
     /// done, failed.
     by_state: [usize; 5],
+    /// Each task's state as its [`bucket`], in plan order: a frame of a
+    /// large plan orders and filters its rows from these bytes, never
+    /// touching the rows it does not draw.
+    buckets: Vec<u8>,
     /// The widest task id and worker name, in characters.
     widest: (usize, usize),
     /// How long the finished attempts took.
@@ -84,14 +88,20 @@ pub(crate) struct Attempt {
     pub(crate) reason: Option<StopReason>,
 }
 
-/// Where a state is counted in [`Workers::counts`].
-fn bucket(state: &TaskState) -> usize {
+/// Where a state is counted in [`Workers::counts`]: its bucket.
+pub(crate) const QUEUED: u8 = 0;
+pub(crate) const RUNNING: u8 = 1;
+pub(crate) const RETRYING: u8 = 2;
+pub(crate) const DONE: u8 = 3;
+pub(crate) const FAILED: u8 = 4;
+
+pub(crate) fn bucket(state: &TaskState) -> u8 {
     match state {
-        TaskState::Planned | TaskState::Queued => 0,
-        TaskState::Running { .. } => 1,
-        TaskState::Retrying { .. } => 2,
-        TaskState::Done => 3,
-        TaskState::Failed { .. } => 4,
+        TaskState::Planned | TaskState::Queued => QUEUED,
+        TaskState::Running { .. } => RUNNING,
+        TaskState::Retrying { .. } => RETRYING,
+        TaskState::Done => DONE,
+        TaskState::Failed { .. } => FAILED,
     }
 }
 
@@ -106,7 +116,8 @@ impl Workers {
         match self.index.get(id) {
             Some(i) => *i,
             None => {
-                self.by_state[bucket(&TaskState::Planned)] += 1;
+                self.by_state[usize::from(QUEUED)] += 1;
+                self.buckets.push(QUEUED);
                 self.widest.0 = self.widest.0.max(id.chars().count());
                 self.widest.1 = self.widest.1.max(worker.chars().count());
                 self.tasks.push(TaskView {
@@ -128,9 +139,20 @@ impl Workers {
     /// Move task `index` to `state`, keeping the counts.
     fn set_state(&mut self, index: usize, state: TaskState) {
         let task = &mut self.tasks[index];
-        self.by_state[bucket(&task.state)] -= 1;
-        self.by_state[bucket(&state)] += 1;
+        self.by_state[usize::from(bucket(&task.state))] -= 1;
+        self.by_state[usize::from(bucket(&state))] += 1;
+        self.buckets[index] = bucket(&state);
         task.state = state;
+    }
+
+    /// Each task's [`bucket`], in plan order.
+    pub(crate) fn buckets(&self) -> &[u8] {
+        &self.buckets
+    }
+
+    /// How many tasks are in `bucket`.
+    pub(crate) fn in_bucket(&self, bucket: u8) -> usize {
+        self.by_state[usize::from(bucket)]
     }
 
     /// How many tasks are in each state: (queued, running, retrying, done, failed).
@@ -300,10 +322,13 @@ impl Fold for Workers {
 mod tests {
     use super::*;
 
+    /// The counts from the rows, checking each row's bucket on the way.
     fn recount(workers: &Workers) -> (usize, usize, usize, usize, usize) {
         let mut by_state = [0; 5];
-        for task in &workers.tasks {
-            by_state[bucket(&task.state)] += 1;
+        assert_eq!(workers.buckets().len(), workers.tasks.len());
+        for (task, kept) in workers.tasks.iter().zip(workers.buckets()) {
+            assert_eq!(*kept, bucket(&task.state), "{}", task.id);
+            by_state[usize::from(bucket(&task.state))] += 1;
         }
         let [queued, running, retrying, done, failed] = by_state;
         (queued, running, retrying, done, failed)
