@@ -52,7 +52,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The shortest time between two frames (30 frames a second).
-const FRAME: Duration = Duration::from_millis(33);
+pub const FRAME: Duration = Duration::from_millis(33);
 /// How often a running run's clock is redrawn when nothing else happens.
 const CLOCK_TICK: Duration = Duration::from_millis(100);
 /// How many bus events to fold before looking at input again.
@@ -275,6 +275,8 @@ async fn event_loop(
             now + Duration::from_secs(3600)
         };
         if now >= due {
+            // What the bus gathered since the frame was due is in it.
+            take_batch(app, &mut bus);
             // Playback moves by the time since the last frame, at most a
             // tenth of a second at once.
             let elapsed = now.saturating_duration_since(last_draw).min(CLOCK_TICK);
@@ -313,14 +315,13 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e),
                 None => app.quitting = true,
             },
-            delivery = bus.next() => {
+            // Once a frame is due, the bus is read when it is drawn, not
+            // event by event: a run publishing 10,000 events a second
+            // would otherwise wake this loop (a futex call under the bus's
+            // lock) for each one.
+            delivery = bus.next(), if !dirty => {
                 take(app, delivery);
-                for _ in 0..BATCH {
-                    match bus.try_next() {
-                        Some(delivery) => take(app, delivery),
-                        None => break,
-                    }
-                }
+                take_batch(app, &mut bus);
                 dirty = true;
             }
             Some(arrived) = remote_feed.recv() => {
@@ -363,6 +364,16 @@ fn write_through(screen: &mut terminal::Screen, app: &mut App) -> std::io::Resul
         out.write_all(sequence.as_bytes())?;
     }
     out.flush()
+}
+
+/// Fold up to [`BATCH`] events the bus already holds.
+fn take_batch(app: &mut App, bus: &mut crate::bus::Subscription) {
+    for _ in 0..BATCH {
+        match bus.try_next() {
+            Some(delivery) => take(app, delivery),
+            None => break,
+        }
+    }
 }
 
 fn take(app: &mut App, delivery: Delivery) {

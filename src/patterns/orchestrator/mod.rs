@@ -20,7 +20,7 @@ use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use dispatch::Dispatcher;
 use plan::read_plan;
-use result::{OrchestratorResult, Phase, TraceEntry};
+use result::{OrchestratorResult, Phase};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,7 +91,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.map(|p| p.as_str().to_string()),
-        result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
+        result: std::sync::Arc::new(result.document()),
         summary,
     };
     if result.history.len() >= MANY_TASKS {
@@ -186,13 +186,11 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         Ok(records) => records,
         Err(stop) => {
             let mut result = stopped_in_dispatch(stop.reason, tasks);
-            result.trace = stop.finished.iter().map(TraceEntry::of).collect();
             result.history = stop.finished;
             return result;
         }
     };
 
-    let trace: Vec<TraceEntry> = records.iter().map(TraceEntry::of).collect();
     let failed_critical: Vec<_> = records
         .iter()
         .filter(|r| r.status == TaskStatus::Failed && r.critical)
@@ -201,7 +199,6 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     if !failed_critical.is_empty() {
         let mut result = stopped_in_dispatch(StopReason::CriticalTaskFailed, tasks);
         result.failed_critical = Some(failed_critical);
-        result.trace = trace;
         result.history = records;
         return result;
     }
@@ -216,7 +213,6 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         result.health = Some(health);
         result.dispatches = dispatches;
         result.aggregate = Some(aggregate.clone());
-        result.trace = trace.clone();
         result.history = records.clone();
         result
     };
@@ -244,7 +240,6 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         plan: Some(tasks),
         failed_critical: None,
         aggregate: Some(aggregate),
-        trace,
         history: records,
         partial: None,
         degraded: None,

@@ -25,7 +25,7 @@ pub(crate) fn plan_json(output: ModelOutput) -> Value {
 /// a time: 100,000 tasks are never held as one value beside the tasks.
 pub(crate) fn read_plan(
     output: ModelOutput,
-    allowed: impl Fn(&str) -> bool,
+    allowed: impl Fn(&str) -> bool + Sync,
     max_tasks: u32,
 ) -> Result<Vec<PlannedTask>, (PlanError, Value)> {
     if let ModelOutput::JsonText(text) = &output
@@ -40,9 +40,10 @@ pub(crate) fn read_plan(
 /// of [`check_plan`], taken as [`into_tasks`] takes them; `None` for any
 /// other text, which [`validate_plan`] then reads whole to say what is
 /// wrong (a repeated key, which a value holds once, is left to it too).
+/// A long plan's second half is read on a thread of its own.
 fn tasks_of_text(
     text: &str,
-    allowed: &impl Fn(&str) -> bool,
+    allowed: &(impl Fn(&str) -> bool + Sync),
     max_tasks: u32,
 ) -> Option<Vec<PlannedTask>> {
     #[derive(Deserialize)]
@@ -52,16 +53,6 @@ fn tasks_of_text(
         #[serde(borrow)]
         tasks: Vec<&'a RawValue>,
     }
-    #[derive(Deserialize)]
-    struct Task<'a> {
-        #[serde(borrow)]
-        id: Cow<'a, str>,
-        worker: String,
-        args: Map<String, Value>,
-        critical: bool,
-    }
-    // A struct would also read a list of its fields.
-    let object = |text: &str| text.trim_start().starts_with('{');
     if !object(text) {
         return None;
     }
@@ -70,28 +61,76 @@ fn tasks_of_text(
     if plan.kind != "plan" || count == 0 || count > max_tasks as usize {
         return None;
     }
+    let (first, second) = plan.tasks.split_at(count / 2);
+    let read = |raws| read_tasks(raws, allowed);
+    let read = if count < READ_ASIDE {
+        read(&plan.tasks)
+    } else {
+        std::thread::scope(|scope| {
+            let aside = std::thread::Builder::new()
+                .name("conclave-plan".into())
+                .spawn_scoped(scope, || read(second));
+            let mut read_here = read(first)?;
+            let second = match aside {
+                Ok(aside) => aside.join().ok()??,
+                Err(_) => read(second)?,
+            };
+            read_here.extend(second);
+            Some(read_here)
+        })
+    }?;
+    // Ids repeat as written, before they are stripped.
     let mut seen = HashSet::with_capacity(count);
-    let mut tasks = Vec::with_capacity(count);
-    for raw in plan.tasks {
-        if !object(raw.get()) {
-            return None;
-        }
-        let task: Task = serde_json::from_str(raw.get()).ok()?;
-        let written = |text: &str| !py_strip(text).is_empty();
-        if !written(&task.id) || !seen.insert(task.id.clone()) {
-            return None;
-        }
-        if !written(&task.worker) || !allowed(&task.worker) {
-            return None;
-        }
-        tasks.push(PlannedTask {
-            id: stripped(Some(Value::String(task.id.into_owned()))),
-            worker: stripped(Some(Value::String(task.worker))),
-            args: Value::Object(task.args),
-            critical: task.critical,
-        });
+    if !read.iter().all(|(id, _)| seen.insert(id.as_ref())) {
+        return None;
     }
-    Some(tasks)
+    Some(read.into_iter().map(|(_, task)| task).collect())
+}
+
+fn read_tasks<'a>(
+    raws: &[&'a RawValue],
+    allowed: &impl Fn(&str) -> bool,
+) -> Option<Vec<(Cow<'a, str>, PlannedTask)>> {
+    raws.iter().map(|raw| task_of(raw, allowed)).collect()
+}
+
+/// From this many tasks, half a plan is read on a second thread.
+const READ_ASIDE: usize = 5_000;
+
+/// A struct would also read a list of its fields.
+fn object(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+}
+
+/// One task of a plan, with its id as written; `None` when it breaks a
+/// rule of [`check_plan`] (other than a repeated id).
+fn task_of<'a>(
+    raw: &'a RawValue,
+    allowed: &impl Fn(&str) -> bool,
+) -> Option<(Cow<'a, str>, PlannedTask)> {
+    #[derive(Deserialize)]
+    struct Task<'a> {
+        #[serde(borrow)]
+        id: Cow<'a, str>,
+        worker: String,
+        args: Map<String, Value>,
+        critical: bool,
+    }
+    if !object(raw.get()) {
+        return None;
+    }
+    let task: Task = serde_json::from_str(raw.get()).ok()?;
+    let written = |text: &str| !py_strip(text).is_empty();
+    if !written(&task.id) || !written(&task.worker) || !allowed(&task.worker) {
+        return None;
+    }
+    let planned = PlannedTask {
+        id: stripped(Some(Value::String(task.id.to_string()))),
+        worker: stripped(Some(Value::String(task.worker))),
+        args: Value::Object(task.args),
+        critical: task.critical,
+    };
+    Some((task.id, planned))
 }
 
 /// Check a plan against the policy allowlist (`allowed`) and `max_tasks`,
@@ -365,6 +404,50 @@ mod tests {
             prop::collection::vec(prop_oneof![9 => any_task(), 1 => Just(json!("t1"))], 0..5);
         let kind = prop_oneof![Just(json!("plan")), Just(json!("PLAN"))];
         (kind, tasks).prop_map(|(kind, tasks)| json!({"kind": kind, "tasks": tasks}))
+    }
+
+    #[test]
+    fn a_long_plan_read_in_two_halves_reads_as_a_value() {
+        let long = |last: Value| {
+            let mut tasks: Vec<Value> = (0..READ_ASIDE + 9)
+                .map(|i| task(&format!("t{i}"), "sales_worker"))
+                .collect();
+            tasks.push(last);
+            plan(tasks)
+        };
+        let allowed = |w: &str| w == "sales_worker";
+        let cases = [
+            (long(task("last", "sales_worker")), None),
+            // An id of the first half, repeated at the end of the second.
+            (
+                long(task("t0", "sales_worker")),
+                Some(PlanError::DuplicateTaskId),
+            ),
+            (
+                long(task("last", "fraud_worker")),
+                Some(PlanError::WorkerNotAllowed {
+                    worker: "fraud_worker".into(),
+                }),
+            ),
+            (long(json!("last")), Some(PlanError::TaskShape)),
+        ];
+        for (raw, want) in cases {
+            let text = raw.to_string();
+            let scripted = JsonText::in_text(Arc::new(text.clone()), 0..text.len());
+            let read = read_plan(
+                ModelOutput::JsonText(scripted),
+                allowed,
+                10 * READ_ASIDE as u32,
+            );
+            let checked = validate_plan(raw.clone(), allowed, 10 * READ_ASIDE as u32);
+            assert_eq!(read, checked);
+            assert_eq!(read.err().map(|(error, _)| error), want);
+            assert_eq!(
+                tasks_of_text(&text, &allowed, 10 * READ_ASIDE as u32).is_some(),
+                checked.is_ok(),
+                "the text is read, or left to the value's check"
+            );
+        }
     }
 
     proptest! {

@@ -1,47 +1,126 @@
 //! The orchestrator result document, field for field as 001's
 //! `run_orchestrator` returns it in each case.
 
+use crate::bus::ResultDoc;
 use crate::bus::{Health, PlannedTask, RunStatus, TaskStatus};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::{RawValue, to_raw_value};
+use std::cell::Cell;
 use std::sync::Arc;
+use std::thread::ScopedJoinHandle;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub(crate) struct OrchestratorResult {
     pub(crate) status: RunStatus,
     pub(crate) stop_reason: StopReason,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) phase: Option<Phase>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) answer: Option<String>,
     /// The planner's output when the plan was rejected.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) raw_plan: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) plan: Option<Arc<[PlannedTask]>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) failed_critical: Option<Vec<TaskRecord>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) aggregate: Option<Value>,
-    pub(crate) trace: Vec<TraceEntry>,
+    /// How each finished task ended, in the order they finished. The
+    /// document's `trace` is written from it: the same tasks, in the same
+    /// order, each without its observation.
     pub(crate) history: Vec<TaskRecord>,
     /// Safe mode skipped calls that failed fast: the result lacks their
     /// part (only with a `resilience` section).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) partial: Option<bool>,
     /// The tools safe mode skipped, in the order first skipped.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) degraded: Option<Vec<String>>,
     /// The aggregate's health, once aggregated (in `aggregate` too).
-    #[serde(skip)]
     pub(crate) health: Option<Health>,
     /// Worker attempts started (not a field of 001's result).
-    #[serde(skip)]
     pub(crate) dispatches: u64,
 }
 
+/// The result document's fields in 001's order. The plan, the trace and
+/// the history are its bulk: each is given as something that writes it,
+/// the lists themselves or their text already written.
+#[derive(Serialize)]
+struct Document<'a, P, T, H> {
+    status: RunStatus,
+    stop_reason: &'a StopReason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phase: Option<Phase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw_plan: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<P>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed_critical: Option<&'a [TaskRecord]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    aggregate: Option<&'a Value>,
+    trace: T,
+    history: H,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partial: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    degraded: Option<&'a [String]>,
+}
+
+/// From this many finished tasks, the document's history is written on a
+/// thread of its own while the fields before it are written here.
+const WRITTEN_ASIDE: usize = 5_000;
+
+impl Serialize for OrchestratorResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.document_of(
+            self.plan.as_deref(),
+            Trace(&self.history),
+            &self.history[..],
+        )
+        .serialize(serializer)
+    }
+}
+
 impl OrchestratorResult {
+    fn document_of<P, T, H>(&self, plan: Option<P>, trace: T, history: H) -> Document<'_, P, T, H> {
+        Document {
+            status: self.status,
+            stop_reason: &self.stop_reason,
+            phase: self.phase,
+            answer: self.answer.as_deref(),
+            raw_plan: self.raw_plan.as_ref(),
+            plan,
+            failed_critical: self.failed_critical.as_deref(),
+            aggregate: self.aggregate.as_ref(),
+            trace,
+            history,
+            partial: self.partial,
+            degraded: self.degraded.as_deref(),
+        }
+    }
+
+    /// The result document, as [`ResultDoc::of`] writes the result. A long
+    /// run's history (over half of a 100,000-task document) is written on
+    /// a second thread while this one writes the fields before it, the
+    /// plan and the trace; its text goes in when the document reaches it.
+    pub(crate) fn document(&self) -> ResultDoc {
+        if self.history.len() < WRITTEN_ASIDE {
+            return ResultDoc::of(self);
+        }
+        std::thread::scope(|scope| {
+            let aside = std::thread::Builder::new()
+                .name("conclave-write".into())
+                .spawn_scoped(scope, || to_raw_value(&self.history));
+            match aside {
+                Ok(history) => ResultDoc::of(&self.document_of(
+                    self.plan.as_deref(),
+                    Trace(&self.history),
+                    Aside(Cell::new(Some(history))),
+                )),
+                // Without a second thread, the document is written here.
+                Err(_) => ResultDoc::of(self),
+            }
+        })
+    }
+
     /// Say which tools safe mode skipped, if any.
     pub(crate) fn mark_degraded(&mut self, degraded: Vec<String>) {
         if !degraded.is_empty() {
@@ -61,7 +140,6 @@ impl OrchestratorResult {
             plan: None,
             failed_critical: None,
             aggregate: None,
-            trace: Vec::new(),
             history: Vec::new(),
             partial: None,
             degraded: None,
@@ -111,34 +189,170 @@ pub(crate) struct TaskRecord {
     pub(crate) stale: bool,
 }
 
-/// An entry of `trace`: a task's record without its observation, with
-/// `stop_reason` null when it is done.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct TraceEntry {
-    pub(crate) task_id: String,
-    pub(crate) worker: String,
-    pub(crate) status: TaskStatus,
-    pub(crate) attempts_used: u32,
-    pub(crate) retried: bool,
-    pub(crate) args_hash: String,
-    pub(crate) stop_reason: Option<StopReason>,
-    pub(crate) critical: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) stale: bool,
+/// A list being written on another thread, waited for where the document
+/// reaches it.
+struct Aside<'scope>(Cell<Option<ScopedJoinHandle<'scope, serde_json::Result<Box<RawValue>>>>>);
+
+impl Serialize for Aside<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let aside = self
+            .0
+            .take()
+            .ok_or_else(|| S::Error::custom("written once"))?;
+        let written = aside
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .map_err(S::Error::custom)?;
+        written.serialize(serializer)
+    }
 }
 
-impl TraceEntry {
-    pub(crate) fn of(record: &TaskRecord) -> Self {
+/// The document's `trace`: each record of the history without its
+/// observation, with `stop_reason` null when it is done.
+struct Trace<'a>(&'a [TaskRecord]);
+
+impl Serialize for Trace<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(TraceEntry::of))
+    }
+}
+
+/// An entry of `trace`, borrowed from its record.
+#[derive(Serialize)]
+struct TraceEntry<'a> {
+    task_id: &'a str,
+    worker: &'a str,
+    status: TaskStatus,
+    attempts_used: u32,
+    retried: bool,
+    args_hash: &'a str,
+    stop_reason: Option<&'a StopReason>,
+    critical: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stale: bool,
+}
+
+impl<'a> TraceEntry<'a> {
+    fn of(record: &'a TaskRecord) -> Self {
         TraceEntry {
-            task_id: record.task_id.clone(),
-            worker: record.worker.clone(),
+            task_id: &record.task_id,
+            worker: &record.worker,
             status: record.status,
             attempts_used: record.attempts_used,
             retried: record.retried,
-            args_hash: record.args_hash.clone(),
-            stop_reason: record.stop_reason.clone(),
+            args_hash: &record.args_hash,
+            stop_reason: record.stop_reason.as_ref(),
             critical: record.critical,
             stale: record.stale,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(i: usize) -> TaskRecord {
+        let done = !i.is_multiple_of(7);
+        TaskRecord {
+            task_id: format!("t{i} \"quoted\" ✓"),
+            worker: ["payments_worker", "fraud_worker"][i % 2].into(),
+            critical: i.is_multiple_of(10),
+            status: if done {
+                TaskStatus::Done
+            } else {
+                TaskStatus::Failed
+            },
+            attempts_used: 1 + (i % 3) as u32,
+            retried: !i.is_multiple_of(3),
+            args_hash: format!("{i:064x}"),
+            observation: done.then(|| json!({"value": i, "history": [], "note": "a\nb"})),
+            stop_reason: (!done).then_some(StopReason::TaskTimeout),
+            stale: i.is_multiple_of(11),
+        }
+    }
+
+    fn result(tasks: usize) -> OrchestratorResult {
+        let mut result =
+            OrchestratorResult::stopped(StopReason::CriticalTaskFailed, Phase::Dispatch);
+        result.plan = Some(
+            (0..tasks)
+                .map(|i| PlannedTask {
+                    id: format!("t{i}"),
+                    worker: "payments_worker".into(),
+                    args: json!({"report_date": "2026-02-26", "region": "US"}),
+                    critical: i % 10 == 0,
+                })
+                .collect(),
+        );
+        result.history = (0..tasks).map(record).collect();
+        result.failed_critical = Some(vec![record(0)]);
+        result.aggregate = Some(json!({"history": []}));
+        result.mark_degraded(vec!["fraud_worker".into()]);
+        result
+    }
+
+    #[test]
+    fn a_long_history_written_aside_makes_the_same_document() {
+        let long = result(WRITTEN_ASIDE + 3);
+        let written = long.document();
+        assert_eq!(written.text(), serde_json::to_string(&long).unwrap());
+        let value: Value = serde_json::from_str(written.text()).unwrap();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "status",
+                "stop_reason",
+                "phase",
+                "plan",
+                "failed_critical",
+                "aggregate",
+                "trace",
+                "history",
+                "partial",
+                "degraded"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_trace_is_the_history_without_observations() {
+        let short = result(22);
+        let value: Value = serde_json::from_str(short.document().text()).unwrap();
+        let (trace, history) = (&value["trace"], &value["history"]);
+        assert_eq!(trace.as_array().unwrap().len(), 22);
+        for (entry, record) in trace
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(history.as_array().unwrap())
+        {
+            let mut expected = record.clone();
+            let fields = expected.as_object_mut().unwrap();
+            fields.remove("observation");
+            fields.entry("stop_reason").or_insert(Value::Null);
+            assert_eq!(entry, &expected);
+        }
+        // 001's order of a trace entry's fields.
+        assert!(
+            serde_json::to_string(&trace[11])
+                .unwrap()
+                .starts_with(r#"{"task_id":"t11 \"quoted\" ✓","worker":"fraud_worker","status":"done","attempts_used":3,"retried":true,"args_hash":"#),
+            "{}",
+            trace[11]
+        );
+        assert!(
+            trace[11]
+                .to_string()
+                .ends_with(r#""stop_reason":null,"critical":false,"stale":true}"#)
+        );
     }
 }
