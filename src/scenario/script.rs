@@ -62,6 +62,9 @@ impl ScriptedOutput {
     /// planner's scripted plan of 100,000 tasks is stepped over): only an
     /// object's `$fault` is read, and the names of its other keys.
     pub(crate) fn check_text(text: &str) -> Result<(), String> {
+        if plainly_no_fault(text) {
+            return Ok(());
+        }
         match serde_json::from_str::<FaultProbe>(text) {
             Ok(FaultProbe(Some(probe))) => Self::check(&Value::Object(probe)),
             // Not an object: no fault. Text that is not JSON was refused
@@ -73,10 +76,11 @@ impl ScriptedOutput {
     /// Read one output written as JSON `text` within `script`: an object
     /// that is not a fault stays text; any other output is parsed.
     pub(crate) fn from_text(script: &JsonText, text: &str) -> Result<ScriptedOutput, String> {
-        let object = matches!(
-            serde_json::from_str::<FaultProbe>(text),
-            Ok(FaultProbe(Some(probe))) if !probe.contains_key(FAULT_KEY)
-        );
+        let object = plainly_no_fault(text)
+            || matches!(
+                serde_json::from_str::<FaultProbe>(text),
+                Ok(FaultProbe(Some(probe))) if !probe.contains_key(FAULT_KEY)
+            );
         if object && let Some(part) = script.part(text) {
             return Ok(ScriptedOutput::JsonText(part));
         }
@@ -131,6 +135,17 @@ pub(crate) fn script_entry_texts(text: &str) -> Vec<&str> {
     serde_json::from_str::<Vec<&RawValue>>(text)
         .map(|entries| entries.into_iter().map(RawValue::get).collect())
         .unwrap_or_default()
+}
+
+/// Whether the JSON `text` is an object without a `$fault` key, seen
+/// without reading it: it opens with a brace, and `$fault` is nowhere in
+/// it, nor could be written with escapes, as it holds no backslash. A
+/// 16 MB plan is looked over in milliseconds rather than parsed.
+fn plainly_no_fault(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.trim_start().starts_with('{')
+        && memchr::memchr(b'\\', bytes).is_none()
+        && memchr::memmem::find(bytes, FAULT_KEY.as_bytes()).is_none()
 }
 
 /// An object's `$fault` and the names of its other keys (their values
@@ -200,6 +215,31 @@ impl<'de> Visitor<'de> for FaultProbeVisitor {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_fault_is_found_however_it_is_written() {
+        let script =
+            |text: &str| JsonText::in_text(std::sync::Arc::new(text.into()), 0..text.len());
+        let timeout = Ok(ScriptedOutput::Fault(Fault::Timeout));
+        for (text, plainly, fault) in [
+            (r#"{"kind": "plan", "tasks": []}"#, true, false),
+            (r#" {"$fault": "timeout"}"#, false, true),
+            (r#"{"\u0024fault": "timeout"}"#, false, true),
+            (r#"{"note": "$fault", "a": 1}"#, false, false),
+            (r#"{"note": "a \"quote\""}"#, false, false),
+            (r#"["$fault"]"#, false, false),
+        ] {
+            assert_eq!(plainly_no_fault(text), plainly, "{text}");
+            let script = script(text);
+            let read = ScriptedOutput::from_text(&script, script.text());
+            assert_eq!(read == timeout, fault, "{text}: {read:?}");
+            if text.starts_with('{') && !fault {
+                assert!(matches!(read, Ok(ScriptedOutput::JsonText(_))), "{text}");
+            }
+            assert_eq!(ScriptedOutput::check_text(text), Ok(()), "{text}");
+        }
+        assert!(ScriptedOutput::check_text(r#"{"$fault": "timeout", "a": 1}"#).is_err());
+    }
 
     #[test]
     fn reads_every_kind_of_output() {
