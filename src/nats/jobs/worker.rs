@@ -120,6 +120,9 @@ async fn serve(options: WorkerOptions, engine: Arc<WorkerEngine>) -> Result<Exit
     let nats = nats::connect(&options.url).await?;
     queue::ensure_streams(&nats).await?;
     let consumer = queue::workers_consumer(&nats, options.ack_wait).await?;
+    // Signals are caught before the worker says it runs: a signal sent as
+    // soon as it says so drains it rather than killing it.
+    let signals = crate::signals::Signals::new().ok();
     output::message(&format!(
         "conclave worker {}: running sweep jobs from {}, {} at a time (a job is given to another worker {}s after this one stops answering for it)",
         engine.id(),
@@ -145,7 +148,6 @@ async fn serve(options: WorkerOptions, engine: Arc<WorkerEngine>) -> Result<Exit
     }
     let mut received = None;
     {
-        let signals = crate::signals::Signals::new().ok();
         let listen = async {
             let Some(mut signals) = signals else {
                 return std::future::pending().await;
