@@ -27,7 +27,7 @@ mod counting;
 use conclave::bus::{Delivery, Hub};
 use conclave::scenario;
 use conclave::tui::app::{App, AppOptions};
-use conclave::tui::view;
+use conclave::tui::{BATCH, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::io::{BufWriter, Write};
@@ -41,8 +41,6 @@ static ALLOCATOR: counting::Counting = counting::Counting;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_conclave");
 const FRAME: Duration = Duration::from_millis(16);
-/// The most bus events the dashboard folds before it looks at anything else.
-const BATCH: usize = 2048;
 const WORKERS: [&str; 4] = [
     "sales_worker",
     "payments_worker",

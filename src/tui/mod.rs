@@ -52,11 +52,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The shortest time between two frames (30 frames a second).
-pub const FRAME: Duration = Duration::from_millis(33);
+const FRAME: Duration = Duration::from_millis(33);
 /// How often a running run's clock is redrawn when nothing else happens.
 const CLOCK_TICK: Duration = Duration::from_millis(100);
 /// How many bus events to fold before looking at input again.
-const BATCH: usize = 2048;
+pub const BATCH: usize = 2048;
 
 /// How long quitting waits for the server to acknowledge the last events.
 const LINK_CLOSE: Duration = Duration::from_secs(5);

@@ -61,18 +61,21 @@ fn tasks_of_text(
     if plan.kind != "plan" || count == 0 || count > max_tasks as usize {
         return None;
     }
-    let (first, second) = plan.tasks.split_at(count / 2);
     let read = |raws| read_tasks(raws, allowed);
     let read = if count < READ_ASIDE {
         read(&plan.tasks)
     } else {
+        let (first, second) = plan.tasks.split_at(count / 2);
         std::thread::scope(|scope| {
             let aside = std::thread::Builder::new()
                 .name("conclave-plan".into())
                 .spawn_scoped(scope, || read(second));
             let mut read_here = read(first)?;
+            // Without a second thread, the second half is read here.
             let second = match aside {
-                Ok(aside) => aside.join().ok()??,
+                Ok(aside) => aside
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
                 Err(_) => read(second)?,
             };
             read_here.extend(second);
@@ -87,6 +90,8 @@ fn tasks_of_text(
     Some(read.into_iter().map(|(_, task)| task).collect())
 }
 
+/// The tasks of `raws`, each with its id as written; `None` at the first
+/// that breaks a rule.
 fn read_tasks<'a>(
     raws: &[&'a RawValue],
     allowed: &impl Fn(&str) -> bool,

@@ -37,11 +37,11 @@ pub(crate) struct OrchestratorResult {
     pub(crate) dispatches: u64,
 }
 
-/// The result document's fields in 001's order. The plan, the trace and
-/// the history are its bulk: each is given as something that writes it,
-/// the lists themselves or their text already written.
+/// The result document's fields in 001's order. The history, over half
+/// of a long run's document, is given as something that writes it: the
+/// list itself, or its text written on another thread.
 #[derive(Serialize)]
-struct Document<'a, P, T, H> {
+struct Document<'a, H> {
     status: RunStatus,
     stop_reason: &'a StopReason,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,12 +51,12 @@ struct Document<'a, P, T, H> {
     #[serde(skip_serializing_if = "Option::is_none")]
     raw_plan: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    plan: Option<P>,
+    plan: Option<&'a [PlannedTask]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failed_critical: Option<&'a [TaskRecord]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     aggregate: Option<&'a Value>,
-    trace: T,
+    trace: Trace<'a>,
     history: H,
     #[serde(skip_serializing_if = "Option::is_none")]
     partial: Option<bool>,
@@ -70,27 +70,22 @@ const WRITTEN_ASIDE: usize = 5_000;
 
 impl Serialize for OrchestratorResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.document_of(
-            self.plan.as_deref(),
-            Trace(&self.history),
-            &self.history[..],
-        )
-        .serialize(serializer)
+        self.document_of(&self.history[..]).serialize(serializer)
     }
 }
 
 impl OrchestratorResult {
-    fn document_of<P, T, H>(&self, plan: Option<P>, trace: T, history: H) -> Document<'_, P, T, H> {
+    fn document_of<H>(&self, history: H) -> Document<'_, H> {
         Document {
             status: self.status,
             stop_reason: &self.stop_reason,
             phase: self.phase,
             answer: self.answer.as_deref(),
             raw_plan: self.raw_plan.as_ref(),
-            plan,
+            plan: self.plan.as_deref(),
             failed_critical: self.failed_critical.as_deref(),
             aggregate: self.aggregate.as_ref(),
-            trace,
+            trace: Trace(&self.history),
             history,
             partial: self.partial,
             degraded: self.degraded.as_deref(),
@@ -110,11 +105,7 @@ impl OrchestratorResult {
                 .name("conclave-write".into())
                 .spawn_scoped(scope, || to_raw_value(&self.history));
             match aside {
-                Ok(history) => ResultDoc::of(&self.document_of(
-                    self.plan.as_deref(),
-                    Trace(&self.history),
-                    Aside(Cell::new(Some(history))),
-                )),
+                Ok(history) => ResultDoc::of(&self.document_of(Aside(Cell::new(Some(history))))),
                 // Without a second thread, the document is written here.
                 Err(_) => ResultDoc::of(self),
             }
