@@ -15,8 +15,9 @@
 //!   `context` of small objects (outside `context` a scenario may hold at
 //!   most a million JSON values).
 //!
-//! The rows that run the binary report its peak resident memory (from
-//! `wait4`); the dashboard rows run in this process and report its peak
+//! Every row reports the peak resident memory of its process (from
+//! `wait4`): the rows that run the binary, the binary's; the dashboard rows
+//! run this bench again for the row alone, and also report their peak
 //! heap, from a counting allocator. `cargo bench --bench scale -- swarm`
 //! runs the rows whose name holds `swarm`; `CONCLAVE_SCALE_TASKS` changes
 //! the 100,000; `CONCLAVE_SCALE_DIR` keeps the files the rows run on there.
@@ -40,6 +41,8 @@ use std::time::{Duration, Instant};
 static ALLOCATOR: counting::Counting = counting::Counting;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_conclave");
+/// Set for this bench run again to measure one dashboard row alone.
+const ALONE: &str = "CONCLAVE_SCALE_ALONE";
 const FRAME: Duration = Duration::from_millis(16);
 const WORKERS: [&str; 4] = [
     "sales_worker",
@@ -66,11 +69,16 @@ fn main() {
         std::fs::create_dir_all(kept).expect("CONCLAVE_SCALE_DIR can be made");
     }
     let dir = kept.as_deref().unwrap_or(temporary.path());
-    println!("{:<40} {:>10} {:>14}", "row", "wall", "peak");
-
     let plan = dir.join("tasks.json");
     let recording = dir.join("tasks.jsonl");
     let k = tasks / 1000;
+    match std::env::var(ALONE).as_deref() {
+        Ok("dashboard_live") => return dashboard_live(&plan, k),
+        Ok("dashboard_replay") => return dashboard_replay(&recording, k),
+        _ => {}
+    }
+    println!("{:<40} {:>10} {:>14}", "row", "wall", "peak");
+
     let needs_recording = ["dashboard_replay", "headless_replay"]
         .iter()
         .any(|row| wanted(row));
@@ -121,14 +129,23 @@ fn main() {
         let (took, rss) = process(&["replay", "--headless", path(&recording)]);
         row(&format!("headless_replay_{k}k"), took, rss, "RSS");
     }
-    // In this process: last, so that the children's peaks above do not
-    // count what these rows hold (a child starts with its parent's peak).
-    if wanted("dashboard_live") {
-        dashboard_live(&plan, k);
+    for row in ["dashboard_live", "dashboard_replay"] {
+        if wanted(row) {
+            alone(row, dir);
+        }
     }
-    if wanted("dashboard_replay") {
-        dashboard_replay(&recording, k);
-    }
+}
+
+/// Run this bench again for the dashboard row `row` alone, on the files in
+/// `dir`; it prints its own figures, and its process's peak memory here.
+fn alone(row: &str, dir: &Path) {
+    let mut bench = Command::new(std::env::current_exe().expect("this bench's path"));
+    bench
+        .env(ALONE, row)
+        .env("CONCLAVE_SCALE_DIR", dir)
+        .stdout(Stdio::inherit());
+    let (_, rss) = measured(bench, row);
+    println!("{:<40} {:>10} {:>8.0} MB RSS", "", "", rss as f64 / 1e6);
 }
 
 fn path(p: &Path) -> &str {
@@ -154,16 +171,22 @@ fn row(name: &str, took: Duration, bytes: usize, what: &str) {
 /// Run the binary with `args`, its output thrown away; its wall time and
 /// peak resident memory. A run that fails stops the bench.
 fn process(args: &[&str]) -> (Duration, usize) {
+    let mut binary = Command::new(BINARY);
+    binary.args(args).stdout(Stdio::null());
+    measured(binary, &format!("conclave {args:?}"))
+}
+
+/// Run `command`; its wall time and peak resident memory. A run that fails
+/// stops the bench, with the end of what it said.
+fn measured(mut command: Command, what: &str) -> (Duration, usize) {
     let stderr = tempfile::tempfile().expect("a temporary file");
     let start = Instant::now();
     // Reaped below by `wait4`, which also gives its peak memory.
     #[allow(clippy::zombie_processes)]
-    let child = Command::new(BINARY)
-        .args(args)
-        .stdout(Stdio::null())
+    let child = command
         .stderr(stderr.try_clone().expect("a file handle"))
         .spawn()
-        .expect("the binary starts");
+        .expect("the command starts");
     let pid = i32::try_from(child.id()).expect("a pid");
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value to be overwritten.
@@ -187,7 +210,7 @@ fn process(args: &[&str]) -> (Duration, usize) {
             .into_iter()
             .rev()
             .collect();
-        panic!("conclave {args:?} ended with {exit:?}: {tail}");
+        panic!("{what} ended with {exit:?}: {tail}");
     }
     let rss = usize::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
     (took, rss)

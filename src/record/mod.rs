@@ -5,11 +5,14 @@
 //! is valid up to its last line. A write that fails (a full disk) ends the
 //! file there: the writer keeps emptying its queue and says so at the end.
 
+mod events;
 mod reader;
 mod sequence;
 
+pub use events::{Changed, Events};
 pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
 pub use reader::{read_recording, read_recording_each};
+pub(crate) use reader::cut_short;
 
 use crate::bus::{Event, EventSink};
 use parking_lot::{Condvar, Mutex};

@@ -66,15 +66,17 @@ impl Recording {
             .last()
             .is_some_and(|e| matches!(e.kind, EventKind::RunFinished { .. }))
     }
+}
 
-    /// The seq of the last event read.
-    pub(crate) fn last_seq(&self) -> u64 {
-        self.events.last().map_or(0, |e| e.seq)
-    }
-
-    /// "ends at seq N, no finish event" for a recording cut short.
-    pub(crate) fn cut_short(&self) -> Option<String> {
-        (!self.finished()).then(|| format!("ends at seq {}, no finish event", self.last_seq()))
+/// "ends at seq N, no finish event" for a recording whose last event is
+/// `last` and not the run's finish.
+pub(crate) fn cut_short(last: Option<&Event>) -> Option<String> {
+    match last {
+        Some(event) if matches!(event.kind, EventKind::RunFinished { .. }) => None,
+        _ => Some(format!(
+            "ends at seq {}, no finish event",
+            last.map_or(0, |e| e.seq)
+        )),
     }
 }
 
@@ -100,7 +102,9 @@ pub(crate) fn parse_with_cap(
     max_line: usize,
 ) -> Result<Recording, RecordingError> {
     let mut events = Vec::new();
-    let problems = each_event(reader, shown, max_line, |event| events.push(event))?;
+    let problems = each_event(reader, shown, max_line, None, |placed| {
+        events.push(placed.event);
+    })?;
     Ok(Recording { events, problems })
 }
 
@@ -109,26 +113,36 @@ pub(crate) fn parse_with_cap(
 /// whole recording being held; the problems come at the end.
 pub fn read_recording_each(
     path: &Path,
-    each: impl FnMut(Arc<Event>),
+    mut each: impl FnMut(Arc<Event>),
 ) -> Result<Vec<RecordingProblem>, RecordingError> {
-    let shown = clean(&path.display().to_string()).into_owned();
-    let file = File::open(path).map_err(|source| RecordingError::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    each_event(
-        BufReader::with_capacity(1 << 20, file),
-        &shown,
-        MAX_LINE,
-        each,
-    )
+    each_placed(path, |placed| each(placed.event))
 }
 
+/// [`read_recording_each`] with where each event's line is in the file.
+pub(super) fn each_placed(
+    path: &Path,
+    each: impl FnMut(Placed),
+) -> Result<Vec<RecordingProblem>, RecordingError> {
+    let shown = clean(&path.display().to_string()).into_owned();
+    let io_error = |source| RecordingError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let length = file.metadata().map_err(io_error)?.len();
+    let reader = BufReader::with_capacity(1 << 20, file);
+    each_event(reader, &shown, MAX_LINE, Some(length), each)
+}
+
+/// Every event of the recording in `reader` in its run's order, given to
+/// `each` with where its line was; `length` is the bytes the reader holds,
+/// when known.
 fn each_event(
     mut reader: impl BufRead,
     shown: &str,
     max_line: usize,
-    mut each: impl FnMut(Arc<Event>),
+    length: Option<u64>,
+    mut each: impl FnMut(Placed),
 ) -> Result<Vec<RecordingProblem>, RecordingError> {
     let io_error = |source| RecordingError::Io {
         path: shown.to_string(),
@@ -161,7 +175,8 @@ fn each_event(
         } else {
             u64::MAX
         };
-        let read = next_line(&mut reader, &mut buf, max_line, junk_left).map_err(io_error)?;
+        let left = length.map_or(u64::MAX, |n| n.saturating_sub(consumed));
+        let read = next_line(&mut reader, &mut buf, max_line, junk_left, left).map_err(io_error)?;
         let line = match read {
             Line::End => break,
             Line::Endless => {
@@ -174,6 +189,7 @@ fn each_event(
             line => line,
         };
         number += 1;
+        let starts_at = consumed;
         consumed += line.bytes();
         if let Line::TooLong(bytes) = line {
             slot += 1;
@@ -188,10 +204,14 @@ fn each_event(
             continue;
         }
         let mut bytes = trim_line_end(&buf);
-        if number == 1 {
+        let mut span = (starts_at, 0);
+        if number == 1 && let Some(rest) = bytes.strip_prefix(BOM) {
             // A byte order mark some editors add is not part of the event.
-            bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+            bytes = rest;
+            span.0 += BOM.len() as u64;
         }
+        // A line is at most `max_line` bytes, and the cap is below 4 GiB.
+        span.1 = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -202,6 +222,7 @@ fn each_event(
                 let placed = Placed {
                     line: number,
                     slot,
+                    span,
                     event: Arc::new(event),
                 };
                 sequence.push(placed, &mut problems, &mut each);
@@ -291,11 +312,14 @@ impl Line {
     }
 }
 
+/// The next line into `buf`; `left` is the bytes the reader holds after
+/// what was read before, when known (else `u64::MAX`).
 fn next_line(
     reader: &mut impl BufRead,
     buf: &mut Vec<u8>,
     max_line: usize,
     junk_left: u64,
+    left: u64,
 ) -> io::Result<Line> {
     buf.clear();
     // One long line does not keep its memory for the rest.
@@ -307,9 +331,11 @@ fn next_line(
         return Ok(Line::End);
     }
     if read == first && read < limit && buf.last() != Some(&b'\n') {
-        // A long line: room for the rest up to the cap at once, rather than
-        // doubling (which would hold twice the cap at the copy).
-        buf.reserve_exact((limit - read) as usize);
+        // A long line: room for the rest up to the cap (or to the end of
+        // the file, when nearer) at once, rather than doubling (which would
+        // hold twice the line at the copy).
+        let room = (limit - read).min(left.saturating_sub(read));
+        buf.reserve_exact(usize::try_from(room).unwrap_or(usize::MAX));
         read += reader.by_ref().take(limit - read).read_until(b'\n', buf)? as u64;
     }
     if buf.last() == Some(&b'\n') || buf.len() <= max_line {
@@ -333,7 +359,7 @@ fn trim_line_end(line: &[u8]) -> &[u8] {
 }
 
 /// The event on one line, or why there is none.
-fn decode(bytes: &[u8]) -> Result<Event, String> {
+pub(super) fn decode(bytes: &[u8]) -> Result<Event, String> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
         format!(

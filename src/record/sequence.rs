@@ -23,6 +23,9 @@ pub(super) struct Placed {
     /// Its place among the file's non-blank lines (from 1): each line holds
     /// at most one seq, so a seq can grow by at most the lines between.
     pub(crate) slot: u64,
+    /// Where its text is in the file: the byte it starts at and its length
+    /// (without the line break).
+    pub(crate) span: (u64, u32),
     pub(crate) event: Arc<Event>,
 }
 
@@ -62,9 +65,9 @@ pub(super) fn in_sequence(
     let mut events = Vec::new();
     let mut sequence = Sequence::default();
     for event in placed {
-        sequence.push(event, problems, &mut |e| events.push(e));
+        sequence.push(event, problems, &mut |p| events.push(p.event));
     }
-    sequence.finish(problems, &mut |e| events.push(e));
+    sequence.finish(problems, &mut |p| events.push(p.event));
     events
 }
 
@@ -87,7 +90,7 @@ impl Sequence {
         &mut self,
         event: Placed,
         problems: &mut Vec<(usize, String)>,
-        kept: &mut impl FnMut(Arc<Event>),
+        kept: &mut impl FnMut(Placed),
     ) {
         self.pending.push_back(event);
         self.judge_pending(false, problems, kept);
@@ -97,7 +100,7 @@ impl Sequence {
     pub(super) fn finish(
         mut self,
         problems: &mut Vec<(usize, String)>,
-        kept: &mut impl FnMut(Arc<Event>),
+        kept: &mut impl FnMut(Placed),
     ) {
         self.judge_pending(true, problems, kept);
     }
@@ -106,7 +109,7 @@ impl Sequence {
         &mut self,
         ended: bool,
         problems: &mut Vec<(usize, String)>,
-        kept: &mut impl FnMut(Arc<Event>),
+        kept: &mut impl FnMut(Placed),
     ) {
         let run = match self.run {
             Some(run) => run,
@@ -125,7 +128,7 @@ impl Sequence {
         &mut self,
         run: RunId,
         problems: &mut Vec<(usize, String)>,
-        kept: &mut impl FnMut(Arc<Event>),
+        kept: &mut impl FnMut(Placed),
     ) {
         let last = self.last;
         let here = &self.pending[0];
@@ -147,7 +150,7 @@ impl Sequence {
             problems.push((line, message));
         } else if last.continued_by(seq, slot) {
             self.last = here_anchor;
-            let here = self.pending.pop_front().map(|p| p.event);
+            let here = self.pending.pop_front();
             here.into_iter().for_each(&mut *kept);
             return;
         } else {
@@ -155,7 +158,7 @@ impl Sequence {
                 Verdict::Gap => {
                     problems.push((line, gap(last, here_anchor)));
                     self.last = here_anchor;
-                    let here = self.pending.pop_front().map(|p| p.event);
+                    let here = self.pending.pop_front();
                     here.into_iter().for_each(&mut *kept);
                     return;
                 }
@@ -177,8 +180,8 @@ impl Sequence {
                         slot: other.slot,
                         ..here_anchor
                     };
-                    let here = self.pending.pop_front().map(|p| p.event);
-                    let other = self.pending.pop_front().map(|p| p.event);
+                    let here = self.pending.pop_front();
+                    let other = self.pending.pop_front();
                     other.into_iter().chain(here).for_each(&mut *kept);
                     return;
                 }
@@ -271,6 +274,7 @@ mod tests {
             .map(|(i, &seq)| Placed {
                 line: i + 1,
                 slot: i as u64 + 1,
+                span: (0, 0),
                 event: Arc::new(Event {
                     run: 1,
                     seq,

@@ -2,12 +2,14 @@
 //! reducer as a live run. Moving anywhere is instant: the state is kept at
 //! checkpoints, and a jump restores the nearest checkpoint before the
 //! target and folds forward from it. Stepping moves
-//! by the pattern's gate units (a round, a dispatch wave, a turn).
+//! by the pattern's gate units (a round, a dispatch wave, a turn). A
+//! recording opened from its file is not held whole: the events a move
+//! folds are read from the file again ([`Events`]).
 
-use super::state::{EventLog, RunState};
+use super::state::{EventLog, LOG_CAPACITY, RunState};
 use crate::bus::{BreakerState, Event, EventKind};
-use crate::record::Recording;
-use std::sync::Arc;
+use crate::record::{Changed, Events, Recording, RecordingError};
+use std::path::Path;
 
 /// Events between two checkpoints, at the least.
 const CHECKPOINT_EVERY: usize = 4096;
@@ -68,9 +70,11 @@ impl Speed {
 /// A recording and where the replay stands in it.
 #[derive(Clone, Debug)]
 pub struct Replay {
-    events: Arc<[Arc<Event>]>,
+    events: Events,
     /// How many events are applied: 1 shows the run's start.
     position: usize,
+    /// The seq of the last event applied (0 before the first).
+    seq: u64,
     /// `(position, state)`, spaced by [`CHECKPOINT_EVERY`] events and then by
     /// [`CHECKPOINT_SHARE`]; states without their log, which is rebuilt from
     /// `events` on a jump.
@@ -101,35 +105,62 @@ fn begins_unit(kind: &EventKind) -> bool {
     )
 }
 
+/// Where a recording's gate units begin and its breakers move, found in
+/// one look at its events.
+#[derive(Default)]
+struct Marks {
+    /// Positions where a gate unit begins (before round N, before wave N).
+    units: Vec<usize>,
+    breaker_moves: Vec<(usize, BreakerState)>,
+}
+
+impl Marks {
+    fn see(&mut self, index: usize, event: &Event) {
+        if begins_unit(&event.kind) {
+            self.units.push(index);
+        }
+        if let EventKind::BreakerTransition { to, .. } = &event.kind {
+            self.breaker_moves.push((index + 1, *to));
+        }
+    }
+}
+
 impl Replay {
-    /// Find the gate units and the breaker moves in one look at the
-    /// events; the replay starts at the run's first event. Nothing is
-    /// folded ahead: checkpoints are placed the first time the replay goes
-    /// past them, so the first frame of a long recording comes at once.
+    /// A replay of a recording held in memory, at the run's first event.
     /// `None` for a recording without events.
     pub fn open(recording: Recording) -> Option<(Replay, RunState)> {
-        let first = recording.events.first()?;
-        let run = first.run;
-        let note = recording.cut_short();
-        let problems = recording.problems.iter().map(ToString::to_string).collect();
-        let events: Arc<[Arc<Event>]> = recording.events.into();
-        let checkpoints = vec![(0, RunState::new(run))];
-        let mut units = Vec::new();
-        let mut breaker_moves = Vec::new();
-        for (i, event) in events.iter().enumerate() {
-            if begins_unit(&event.kind) {
-                units.push(i);
-            }
-            if let EventKind::BreakerTransition { to, .. } = &event.kind {
-                breaker_moves.push((i + 1, *to));
-            }
+        let mut marks = Marks::default();
+        for (i, event) in recording.events.iter().enumerate() {
+            marks.see(i, event);
         }
+        let problems = recording.problems.iter().map(ToString::to_string).collect();
+        Self::start(Events::held(recording.events), marks, problems)
+    }
+
+    /// A replay of the recording at `path`, at the run's first event: its
+    /// events are read once to find the gate units and the breaker moves,
+    /// and again from the file when a move folds them. `Ok(None)` for a
+    /// recording without events.
+    pub fn open_file(path: &Path) -> Result<Option<(Replay, RunState)>, RecordingError> {
+        let mut marks = Marks::default();
+        let (events, problems) = Events::open(path, |i, event| marks.see(i, event))?;
+        let problems = problems.iter().map(ToString::to_string).collect();
+        Ok(Self::start(events, marks, problems))
+    }
+
+    /// Nothing is folded ahead: checkpoints are placed the first time the
+    /// replay goes past them, so the first frame of a long recording comes
+    /// at once.
+    fn start(events: Events, marks: Marks, problems: Vec<String>) -> Option<(Replay, RunState)> {
+        let run = events.first()?.run;
+        let note = crate::record::cut_short(events.last().map(|e| &**e));
         let mut replay = Replay {
             events,
             position: 0,
-            checkpoints,
-            units,
-            breaker_moves,
+            seq: 0,
+            checkpoints: vec![(0, RunState::new(run))],
+            units: marks.units,
+            breaker_moves: marks.breaker_moves,
             playing: false,
             speed: Speed::X1,
             clock_ms: 0.0,
@@ -147,7 +178,7 @@ impl Replay {
     }
 
     /// Every event of the recording, wherever the replay stands.
-    pub(crate) fn events(&self) -> &[Arc<Event>] {
+    pub(crate) fn events(&self) -> &Events {
         &self.events
     }
 
@@ -169,10 +200,7 @@ impl Replay {
 
     /// The seq of the last applied event.
     pub fn seq(&self) -> u64 {
-        self.position
-            .checked_sub(1)
-            .and_then(|i| self.events.get(i))
-            .map_or(0, |e| e.seq)
+        self.seq
     }
 
     pub(crate) fn last_seq(&self) -> u64 {
@@ -200,18 +228,37 @@ impl Replay {
             .unwrap_or_else(|| (0, RunState::new(self.run())));
         let mut state = base;
         let mut placed = self.checkpoints.last().map_or(0, |(at, _)| *at);
-        for (i, event) in self.events[from..position].iter().enumerate() {
-            state.apply(Arc::clone(event));
-            let at = from + i + 1;
+        let mut reached = from;
+        let checkpoints = &mut self.checkpoints;
+        let folded = self.events.each(from..position, |i, event| {
+            state.apply(event);
+            let at = i + 1;
             if at > placed && at - placed >= CHECKPOINT_EVERY.max(at / CHECKPOINT_SHARE) {
-                self.checkpoints.push((at, without_log(&state)));
+                checkpoints.push((at, without_log(&state)));
                 placed = at;
             }
+            reached = at;
+        });
+        if let Err(changed) = folded {
+            self.lost(&changed);
         }
-        state.log = EventLog::tail_of(&self.events[..position]);
+        let position = reached;
+        let tail = position.saturating_sub(LOG_CAPACITY);
+        match self.events.slice(tail..position) {
+            Ok(events) => state.log = EventLog::tail_of(events, tail),
+            Err(changed) => self.lost(&changed),
+        }
+        self.seq = state.log.events.back().map_or(0, |e| e.seq);
         self.position = position;
         self.clock_ms = state.t_ms as f64;
         state
+    }
+
+    /// The recording's file no longer holds what it held: the replay stays
+    /// where it could go and says why.
+    fn lost(&mut self, changed: &Changed) {
+        self.playing = false;
+        self.note = Some(changed.to_string());
     }
 
     fn run(&self) -> crate::bus::RunId {
@@ -260,11 +307,20 @@ impl Replay {
         };
         self.clock_ms += elapsed_ms * factor;
         let mut changed = false;
-        while let Some(event) = self.events.get(self.position) {
+        loop {
+            let event = match self.events.get(self.position) {
+                Ok(Some(event)) => event,
+                Ok(None) => break,
+                Err(lost) => {
+                    self.lost(&lost);
+                    return changed;
+                }
+            };
             if event.t_ms as f64 > self.clock_ms {
                 break;
             }
-            state.apply(Arc::clone(event));
+            self.seq = event.seq;
+            state.apply(event);
             self.position += 1;
             changed = true;
         }
@@ -291,6 +347,7 @@ fn without_log(state: &RunState) -> RunState {
 mod tests {
     use super::*;
     use crate::bus::{ClockMode, Conflict, GatePoint, RunStarted, Stance};
+    use std::sync::Arc;
     use crate::scenario::Scenario;
     use crate::tui::patterns::round_table::state::RoundTable;
     use serde_json::json;
@@ -362,6 +419,71 @@ mod tests {
                 .collect(),
             problems: vec![],
         }
+    }
+
+    /// The recording as its file, one event a line.
+    fn written(recording: &Recording) -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        for event in &recording.events {
+            serde_json::to_writer(&mut file, &**event).unwrap();
+            file.write_all(b"\n").unwrap();
+        }
+        file.flush().unwrap();
+        file
+    }
+
+    #[test]
+    fn a_replay_read_again_from_its_file_moves_as_one_held_whole() {
+        let recording = recording(5);
+        let file = written(&recording);
+        let (mut held, held_start) = Replay::open(recording).unwrap();
+        let (mut filed, filed_start) = Replay::open_file(file.path()).unwrap().unwrap();
+        assert_eq!(filed_start, held_start);
+        assert_eq!(filed.units, held.units);
+        assert_eq!(filed.len(), held.len());
+        assert_eq!(filed.note, held.note);
+        let end = held.len();
+        for position in [9000, 1, 4097, 12_000, 2, 3001, 0, end, 5, end - 1] {
+            assert_eq!(filed.seek(position), held.seek(position), "at {position}");
+            assert_eq!(filed.seq(), held.seq(), "at {position}");
+        }
+        held.seek(1);
+        filed.seek(1);
+        for step in 0..7 {
+            assert_eq!(filed.step_forward(), held.step_forward(), "step {step}");
+            assert_eq!(filed.seq(), held.seq());
+        }
+        for step in 0..3 {
+            assert_eq!(filed.step_back(), held.step_back(), "back {step}");
+        }
+        let (mut a, mut b) = (held.seek(1), filed.seek(1));
+        for replay in [&mut held, &mut filed] {
+            replay.playing = true;
+            replay.speed = Speed::X10;
+        }
+        for tick in 0..20 {
+            let moved = (held.tick(100.0, &mut a), filed.tick(100.0, &mut b));
+            assert_eq!(moved.0, moved.1, "tick {tick}");
+            assert_eq!((filed.position(), filed.seq()), (held.position(), held.seq()));
+            assert_eq!(b, a, "tick {tick}");
+        }
+        assert!(filed.at_end() && !filed.playing);
+    }
+
+    #[test]
+    fn a_file_changed_under_a_replay_stops_it_where_it_could_go_and_says_why() {
+        let recording = recording(2);
+        let file = written(&recording);
+        let (mut replay, _) = Replay::open_file(file.path()).unwrap().unwrap();
+        replay.playing = true;
+        file.as_file().set_len(0).unwrap();
+        let state = replay.seek(5000);
+        assert_eq!(replay.position(), 1, "the first event is held");
+        assert_eq!(state, RunState::from_events(1, &recording.events[..1]));
+        assert!(!replay.playing);
+        let note = replay.note.clone().unwrap_or_default();
+        assert!(note.contains("changed after it was opened"), "{note}");
     }
 
     #[test]

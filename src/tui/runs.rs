@@ -11,7 +11,6 @@ use super::state::RunState;
 use crate::bus::{ClockMode, Event, EventKind, Hub, RunId};
 use crate::control::Control;
 use crate::engine::{self, LaunchOptions, RunHandle};
-use crate::record::read_recording;
 use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -286,22 +285,20 @@ impl Runs {
     /// Open a recording as a replay and select it. The error says why the
     /// file cannot be replayed.
     pub(crate) fn open_replay(&mut self, path: &Path) -> Result<(), String> {
-        let recording = read_recording(path).map_err(|e| e.to_string())?;
-        let Some(first) = recording.events.first() else {
+        let opened = Replay::open_file(path).map_err(|e| e.to_string())?;
+        let Some((replay, state)) = opened else {
             return Err(format!("{}: no events", path.display()));
         };
-        let EventKind::RunStarted(started) = &first.kind else {
+        let first = replay.events().first();
+        let Some(EventKind::RunStarted(started)) = first.map(|e| &e.kind) else {
             return Err(format!(
                 "{}: the recording does not start with the run's start (seq {})",
                 path.display(),
-                first.seq
+                first.map_or(0, |e| e.seq)
             ));
         };
         let scenario = Arc::clone(&started.scenario);
         let source = path.display().to_string();
-        let Some((replay, state)) = Replay::open(recording) else {
-            return Err(format!("{}: no events", path.display()));
-        };
         let mut slot = RunSlot::new(state, scenario, Some(source));
         slot.recording = Some(path.to_path_buf());
         slot.replay = Some(replay);

@@ -106,7 +106,7 @@ pub(super) fn changes_flags(launch: &Launch, slot: &RunSlot) -> bool {
 
 /// The comparison of run `a` with run `b`, or why there is none.
 fn comparison_of(a: &RunSlot, b: &RunSlot) -> Result<compare::Comparison, String> {
-    let (events_a, events_b) = (events_of(a), events_of(b));
+    let (events_a, events_b) = (events_of(a)?, events_of(b)?);
     let (label_a, label_b) = (label_of(a), label_of(b));
     let side_a = Side::new(&label_a, &events_a).map_err(|e| e.to_string())?;
     let side_b = Side::new(&label_b, &events_b).map_err(|e| e.to_string())?;
@@ -115,9 +115,10 @@ fn comparison_of(a: &RunSlot, b: &RunSlot) -> Result<compare::Comparison, String
 
 /// Every event of a run: a replay's whole recording, a live run's log,
 /// or its recording when the log has let its oldest events go.
-fn events_of(slot: &RunSlot) -> Vec<std::sync::Arc<crate::bus::Event>> {
+fn events_of(slot: &RunSlot) -> Result<Vec<std::sync::Arc<crate::bus::Event>>, String> {
     if let Some(replay) = &slot.replay {
-        return replay.events().to_vec();
+        let events = replay.events();
+        return events.slice(0..events.len()).map_err(|e| e.to_string());
     }
     if slot.state.log.dropped > 0
         && let Some(recording) = slot
@@ -125,9 +126,9 @@ fn events_of(slot: &RunSlot) -> Vec<std::sync::Arc<crate::bus::Event>> {
             .as_deref()
             .and_then(|path| crate::record::read_recording(path).ok())
     {
-        return recording.events;
+        return Ok(recording.events);
     }
-    slot.state.log.events.iter().cloned().collect()
+    Ok(slot.state.log.events.iter().cloned().collect())
 }
 
 /// A replay by its recording, a run of the dashboard by its number.

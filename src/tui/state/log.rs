@@ -24,12 +24,15 @@ impl EventLog {
         self.events.push_back(event);
     }
 
-    /// The log as it stands after `events`: their last `LOG_CAPACITY`.
-    pub(crate) fn tail_of(events: &[Arc<Event>]) -> EventLog {
+    /// The log as it stands after `before` events and then `events`: the
+    /// last [`LOG_CAPACITY`] of them.
+    pub(crate) fn tail_of(events: Vec<Arc<Event>>, before: usize) -> EventLog {
         let start = events.len().saturating_sub(LOG_CAPACITY);
+        let mut events = VecDeque::from(events);
+        events.drain(..start);
         EventLog {
-            events: events[start..].iter().cloned().collect(),
-            dropped: start as u64,
+            events,
+            dropped: (before + start) as u64,
         }
     }
 

@@ -19,7 +19,7 @@ mod resilience;
 mod spend;
 
 pub use calls::CallInFlight;
-pub(crate) use log::EventLog;
+pub(crate) use log::{EventLog, LOG_CAPACITY};
 pub(crate) use outcome::Outcome;
 pub use partial::PartialText;
 pub(crate) use resilience::{Band, Period, Trend, moved_bit, severity};
