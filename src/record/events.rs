@@ -6,7 +6,7 @@
 //! holds about what the headless replay holds, not every event decoded.
 
 use super::reader::{RecordingError, RecordingProblem, decode, each_placed};
-use crate::bus::{Event, RunId};
+use crate::bus::{Event, EventKind, RunId};
 use parking_lot::Mutex;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
@@ -150,10 +150,24 @@ impl Events {
         }
     }
 
+    /// "ends at seq N, no finish event" when the last event is not the
+    /// run's finish (a killed run's recording).
+    pub(crate) fn cut_short(&self) -> Option<String> {
+        match self.last() {
+            Some(event) if matches!(event.kind, EventKind::RunFinished { .. }) => None,
+            last => Some(format!(
+                "ends at seq {}, no finish event",
+                last.map_or(0, |e| e.seq)
+            )),
+        }
+    }
+
     /// The event at `index`, if there is one.
     pub fn get(&self, index: usize) -> Result<Option<Arc<Event>>, Changed> {
         let mut found = None;
-        self.each(index..index.saturating_add(1), |_, event| found = Some(event))?;
+        self.each(index..index.saturating_add(1), |_, event| {
+            found = Some(event)
+        })?;
         Ok(found)
     }
 
@@ -187,7 +201,11 @@ impl Events {
 }
 
 impl Filed {
-    fn each(&self, range: Range<usize>, mut f: impl FnMut(usize, Arc<Event>)) -> Result<(), Changed> {
+    fn each(
+        &self,
+        range: Range<usize>,
+        mut f: impl FnMut(usize, Arc<Event>),
+    ) -> Result<(), Changed> {
         let mut cursor = self.file.lock();
         let mut held = self.held.partition_point(|(at, _)| *at < range.start);
         for index in range {
@@ -207,7 +225,10 @@ impl Filed {
                     if event.run == self.run && event.seq == line.seq {
                         Ok(event)
                     } else {
-                        Err(format!("byte {} no longer starts seq {}", line.at, line.seq))
+                        Err(format!(
+                            "byte {} no longer starts seq {}",
+                            line.at, line.seq
+                        ))
                     }
                 })
                 .map_err(|why| Changed {

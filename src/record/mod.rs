@@ -12,7 +12,6 @@ mod sequence;
 pub use events::{Changed, Events};
 pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
 pub use reader::{read_recording, read_recording_each};
-pub(crate) use reader::cut_short;
 
 use crate::bus::{Event, EventSink};
 use parking_lot::{Condvar, Mutex};

@@ -68,18 +68,6 @@ impl Recording {
     }
 }
 
-/// "ends at seq N, no finish event" for a recording whose last event is
-/// `last` and not the run's finish.
-pub(crate) fn cut_short(last: Option<&Event>) -> Option<String> {
-    match last {
-        Some(event) if matches!(event.kind, EventKind::RunFinished { .. }) => None,
-        _ => Some(format!(
-            "ends at seq {}, no finish event",
-            last.map_or(0, |e| e.seq)
-        )),
-    }
-}
-
 /// Read the recording at `path`.
 pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
     let shown = clean(&path.display().to_string()).into_owned();
@@ -205,7 +193,9 @@ fn each_event(
         }
         let mut bytes = trim_line_end(&buf);
         let mut span = (starts_at, 0);
-        if number == 1 && let Some(rest) = bytes.strip_prefix(BOM) {
+        if number == 1
+            && let Some(rest) = bytes.strip_prefix(BOM)
+        {
             // A byte order mark some editors add is not part of the event.
             bytes = rest;
             span.0 += BOM.len() as u64;

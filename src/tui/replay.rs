@@ -153,7 +153,7 @@ impl Replay {
     /// at once.
     fn start(events: Events, marks: Marks, problems: Vec<String>) -> Option<(Replay, RunState)> {
         let run = events.first()?.run;
-        let note = crate::record::cut_short(events.last().map(|e| &**e));
+        let note = events.cut_short();
         let mut replay = Replay {
             events,
             position: 0,
@@ -347,10 +347,10 @@ fn without_log(state: &RunState) -> RunState {
 mod tests {
     use super::*;
     use crate::bus::{ClockMode, Conflict, GatePoint, RunStarted, Stance};
-    use std::sync::Arc;
     use crate::scenario::Scenario;
     use crate::tui::patterns::round_table::state::RoundTable;
     use serde_json::json;
+    use std::sync::Arc;
 
     /// How many rounds the state's round table has met.
     fn rounds(state: &RunState) -> usize {
@@ -465,7 +465,10 @@ mod tests {
         for tick in 0..20 {
             let moved = (held.tick(100.0, &mut a), filed.tick(100.0, &mut b));
             assert_eq!(moved.0, moved.1, "tick {tick}");
-            assert_eq!((filed.position(), filed.seq()), (held.position(), held.seq()));
+            assert_eq!(
+                (filed.position(), filed.seq()),
+                (held.position(), held.seq())
+            );
             assert_eq!(b, a, "tick {tick}");
         }
         assert!(filed.at_end() && !filed.playing);
