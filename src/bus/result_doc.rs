@@ -119,13 +119,20 @@ impl ResultDoc {
         }
     }
 
-    /// Read from a JSON deserializer that can hand over the raw text (a
-    /// recording's line, read by serde_json directly).
-    pub(crate) fn deserialize_raw<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        let text = Box::<RawValue>::deserialize(deserializer)?;
-        Ok(Self::written(text.into()))
+    /// The document a recording's line holds, read by serde_json: its text
+    /// as written.
+    pub(crate) fn read(raw: &RawValue) -> Self {
+        Self::written(raw.get().into())
+    }
+
+    /// [`ResultDoc::read`] for a line the caller gives up, `span` being
+    /// where serde_json read the document in it: kept in the line's own
+    /// memory rather than copied (a long run's result is most of its
+    /// recording's last line, tens of megabytes).
+    pub(crate) fn within(mut line: String, span: std::ops::Range<usize>) -> Self {
+        line.truncate(span.end);
+        line.drain(..span.start);
+        Self::written(line.into_boxed_str())
     }
 }
 
@@ -194,7 +201,7 @@ impl Serialize for ResultDoc {
 
 impl<'de> Deserialize<'de> for ResultDoc {
     /// Any deserializer: through the tree. A recording's lines take the
-    /// direct way ([`ResultDoc::deserialize_raw`]).
+    /// direct way ([`ResultDoc::read`]).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Value::deserialize(deserializer).map(Self::from)
     }
@@ -242,9 +249,9 @@ mod tests {
         let line = serde_json::to_string(&json!({"result": &doc})).unwrap();
         assert_eq!(line, r#"{"result":{"status":"stopped","rounds":[1,2]}}"#);
         #[derive(Deserialize)]
-        struct Direct {
-            #[serde(deserialize_with = "ResultDoc::deserialize_raw")]
-            result: ResultDoc,
+        struct Direct<'a> {
+            #[serde(borrow)]
+            result: &'a RawValue,
         }
         #[derive(Deserialize)]
         struct Tree {
@@ -252,17 +259,20 @@ mod tests {
         }
         let direct: Direct = serde_json::from_str(&line).unwrap();
         let tree: Tree = serde_json::from_value(serde_json::from_str(&line).unwrap()).unwrap();
-        assert_eq!(direct.result, doc);
+        let read = ResultDoc::read(direct.result);
+        assert_eq!(read, doc);
         assert_eq!(tree.result, doc);
-        assert_eq!(direct.result.text(), doc.text());
+        assert_eq!(read.text(), doc.text());
+        // Kept in the line it was read from: the same text.
+        let at = direct.result.get().as_ptr() as usize - line.as_ptr() as usize;
+        let span = at..at + direct.result.get().len();
+        let within = ResultDoc::within(format!("{line}\r\n"), span);
+        assert_eq!(within.text(), doc.text());
     }
 
     #[test]
     fn documents_spaced_differently_are_equal_and_different_ones_are_not() {
-        let spaced = |text: &str| {
-            let mut read = serde_json::Deserializer::from_str(text);
-            ResultDoc::deserialize_raw(&mut read).unwrap()
-        };
+        let spaced = |text: &str| ResultDoc::read(serde_json::from_str(text).unwrap());
         let doc = spaced("{ \"a\" : [1, 2] }");
         assert_eq!(doc.text(), "{ \"a\" : [1, 2] }");
         assert_eq!(doc, ResultDoc::of(&json!({"a": [1, 2]})));

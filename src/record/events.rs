@@ -5,7 +5,8 @@
 //! again when it is asked for. A replay of a 700,000-event recording then
 //! holds about what the headless replay holds, not every event decoded.
 
-use super::reader::{RecordingError, RecordingProblem, decode, each_placed};
+use super::line::decode;
+use super::reader::{RecordingError, RecordingProblem, each_placed};
 use crate::bus::{Event, EventKind, RunId};
 use parking_lot::Mutex;
 use std::fs::File;

@@ -6,6 +6,7 @@
 //! file there: the writer keeps emptying its queue and says so at the end.
 
 mod events;
+mod line;
 mod reader;
 mod sequence;
 

@@ -6,6 +6,7 @@
 //! the cap is skipped without being held. Only a file with no event at all is
 //! refused.
 
+use super::line::{decode, decode_line};
 use super::sequence::{Placed, Sequence};
 use crate::bus::{Event, EventKind};
 use crate::sanitize::clean;
@@ -28,9 +29,6 @@ const MAX_LISTED_PROBLEMS: usize = 1000;
 const MAX_KEPT_BUFFER: usize = 4 << 20;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
-
-/// How much of a report quotes the line.
-const MAX_QUOTED: usize = 160;
 
 /// A problem in one line of a recording.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -206,7 +204,16 @@ fn each_event(
             continue;
         }
         slot += 1;
-        match decode(bytes) {
+        // A long line's buffer is not kept for the next line: given up to
+        // its event, it holds a run's result in place.
+        let read_event = if buf.len() > MAX_KEPT_BUFFER {
+            let skip = (span.0 - starts_at) as usize;
+            let within = skip..skip + span.1 as usize;
+            decode_line(std::mem::take(&mut buf), within)
+        } else {
+            decode(bytes)
+        };
+        match read_event {
             Ok(event) => {
                 decoded += 1;
                 let placed = Placed {
@@ -346,43 +353,6 @@ fn next_line(
 fn trim_line_end(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// The event on one line, or why there is none.
-pub(super) fn decode(bytes: &[u8]) -> Result<Event, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        format!(
-            "not UTF-8 at byte {} (0x{:02x}); skipped",
-            at + 1,
-            bytes[at]
-        )
-    })?;
-    if let Some(event) = Event::from_text(text) {
-        return Ok(event);
-    }
-    serde_json::from_str::<Event>(text).map_err(|e| {
-        match serde_json::from_str::<serde_json::Value>(text) {
-            Err(_) => format!("not JSON: {}", quoted(&e.to_string())),
-            Ok(value) if e.to_string().contains("unknown variant") => {
-                let kind = value.get("type").map(ToString::to_string);
-                format!(
-                    "an event kind this version does not know ({}); skipped",
-                    quoted(kind.as_deref().unwrap_or("?"))
-                )
-            }
-            Ok(_) => format!("not a Conclave event: {}", quoted(&e.to_string())),
-        }
-    })
-}
-
-/// Text from the file made safe for a terminal and short.
-fn quoted(text: &str) -> String {
-    let text = clean(text);
-    match text.char_indices().nth(MAX_QUOTED) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.into_owned(),
-    }
 }
 
 fn size(bytes: u64) -> String {

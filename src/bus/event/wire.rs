@@ -40,13 +40,13 @@ struct Head<'a> {
 /// tag makes serde buffer a kind's every field first, which for a large
 /// result costs many times its size.
 #[derive(Deserialize)]
-struct Finished {
+struct Finished<'a> {
     status: RunStatus,
     stop_reason: StopReason,
     #[serde(default)]
     phase: Option<String>,
-    #[serde(deserialize_with = "ResultDoc::deserialize_raw")]
-    result: ResultDoc,
+    #[serde(borrow)]
+    result: &'a RawValue,
     #[serde(default)]
     summary: Box<RunSummary>,
     #[serde(default)]
@@ -105,14 +105,8 @@ impl Event {
             EventKind::RunStarted(started.read()?)
         } else if head.kind == "run_finished" {
             let finished: Finished = serde_json::from_str(text).ok()?;
-            EventKind::RunFinished {
-                status: finished.status,
-                stop_reason: finished.stop_reason,
-                phase: finished.phase,
-                result: Arc::new(finished.result),
-                summary: finished.summary,
-                error: finished.error,
-            }
+            let result = ResultDoc::read(finished.result);
+            finished.ending().kind(result)
         } else {
             KindNamed::deserialize(Named {
                 kind: &head.kind,
@@ -126,6 +120,73 @@ impl Event {
             t_ms: head.t_ms,
             kind,
         }))
+    }
+
+    /// [`Event::from_text`] for a line the caller gives up: a run's finish
+    /// keeps its result in the line's own memory rather than a copy. The
+    /// line back when it holds no event.
+    pub(crate) fn from_line(line: String) -> Result<Event, String> {
+        let head = written_head(&line).or_else(|| serde_json::from_str::<Head>(&line).ok());
+        let Some(Head {
+            run,
+            seq,
+            t_ms,
+            kind,
+        }) = head
+        else {
+            return Err(line);
+        };
+        if kind != "run_finished" {
+            return Event::from_text(&line).ok_or(line);
+        }
+        let Ok(finished) = serde_json::from_str::<Finished>(&line) else {
+            return Err(line);
+        };
+        let text = finished.result.get();
+        let at = text.as_ptr() as usize - line.as_ptr() as usize;
+        let span = at..at + text.len();
+        let ending = finished.ending();
+        let kind = ending.kind(ResultDoc::within(line, span));
+        Ok(Event::from(WireEvent {
+            run,
+            seq,
+            t_ms,
+            kind,
+        }))
+    }
+}
+
+/// A run's finish without its result, which is read apart.
+struct Ending {
+    status: RunStatus,
+    stop_reason: StopReason,
+    phase: Option<String>,
+    summary: Box<RunSummary>,
+    error: Option<String>,
+}
+
+impl Finished<'_> {
+    fn ending(self) -> Ending {
+        Ending {
+            status: self.status,
+            stop_reason: self.stop_reason,
+            phase: self.phase,
+            summary: self.summary,
+            error: self.error,
+        }
+    }
+}
+
+impl Ending {
+    fn kind(self, result: ResultDoc) -> EventKind {
+        EventKind::RunFinished {
+            status: self.status,
+            stop_reason: self.stop_reason,
+            phase: self.phase,
+            result: Arc::new(result),
+            summary: self.summary,
+            error: self.error,
+        }
     }
 }
 
