@@ -3,7 +3,9 @@
 //! table's rounds) and counts the rest, which the recording keeps. Measured
 //! with a counting allocator while the recording of a real run (a swarm
 //! handing control back and forth for 50,000 model calls, about 350,000
-//! events) is folded one event at a time.
+//! events) is folded one event at a time; and a replay of that recording
+//! holds where its events are, not the events. One test at a time: the
+//! allocator counts every thread.
 
 #[path = "../benches/common/counting.rs"]
 mod counting;
@@ -11,18 +13,27 @@ mod counting;
 use conclave::bus::{Event, Hub};
 use conclave::engine::{self, LaunchOptions};
 use conclave::scenario;
+use conclave::tui::replay::Replay;
 use conclave::tui::state::RunState;
 use serde_json::json;
 use std::io::BufRead;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// Held by each test for all it does, so that no other allocates meanwhile.
+static ALONE: Mutex<()> = Mutex::new(());
 
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;
 
 const CALLS: u32 = 50_000;
 
-/// Record a swarm whose two agents hand control to each other until the
-/// model-call budget stops it; the recording's path.
+/// The recording of a swarm whose two agents hand control to each other
+/// until the model-call budget stops it, made once for the tests here.
+fn long_swarm() -> &'static std::path::Path {
+    static RECORDED: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    RECORDED.get_or_init(|| record_long_swarm(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))))
+}
+
 fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
     let document = json!({
         "name": "long_pingpong", "pattern": "swarm", "goal": "Agree a plan.", "seed": 3,
@@ -58,9 +69,9 @@ fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn a_long_runs_dashboard_state_stays_within_a_fixed_ceiling() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = record_long_swarm(dir.path());
-    let lines = std::io::BufReader::new(std::fs::File::open(&path).unwrap()).lines();
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let path = long_swarm();
+    let lines = std::io::BufReader::new(std::fs::File::open(path).unwrap()).lines();
 
     let before = counting::live();
     let mut state = RunState::new(1);
@@ -89,5 +100,35 @@ fn a_long_runs_dashboard_state_stays_within_a_fixed_ceiling() {
         high - low < 1 << 20,
         "the state grows with the run, by {} bytes from {low}: {held:?}",
         high - low
+    );
+}
+
+#[test]
+fn a_long_runs_replay_holds_where_its_events_are_not_the_events() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let path = long_swarm();
+
+    let before = counting::live();
+    let recording = conclave::record::read_recording(path).unwrap();
+    let whole = counting::live().saturating_sub(before);
+    let events = recording.events.len();
+    let end = RunState::from_events(1, &recording.events);
+    drop(recording);
+
+    let before = counting::live();
+    let (mut replay, _) = Replay::open_file(path).unwrap().unwrap();
+    let filed = counting::live().saturating_sub(before);
+    assert!(events > 300_000, "{events} events");
+    // Where each event's line is (16 bytes an event), the run's start and
+    // its finish (whose result lists every handoff), the state at the
+    // start. Held whole, the events take over 200 bytes each.
+    assert!(
+        filed * 4 < whole,
+        "the replay holds {filed} bytes; the events read whole, {whole}"
+    );
+    assert_eq!(
+        replay.seek(events),
+        end,
+        "the end, read again from the file"
     );
 }

@@ -41,12 +41,13 @@ struct Filed {
     file: Mutex<Cursor>,
 }
 
-/// Where an event's line is, and the seq it held when the file was read.
+/// Where an event's line is, and the low half of the seq it held when the
+/// file was read (16 bytes an event: enough to tell a changed file).
 #[derive(Clone, Copy, Debug)]
 struct Line {
     at: u64,
     len: u32,
-    seq: u64,
+    seq: u32,
 }
 
 /// The file, with where its reader stands.
@@ -88,7 +89,7 @@ impl Events {
             lines.push(Line {
                 at,
                 len,
-                seq: placed.event.seq,
+                seq: low_half(placed.event.seq),
             });
             if index == 0 || len >= HELD_LINE {
                 held.push((index, placed.event));
@@ -102,6 +103,7 @@ impl Events {
         {
             held.push((index, event));
         }
+        lines.shrink_to_fit();
         let shown = crate::sanitize::clean(&path.display().to_string()).into_owned();
         let file = File::open(path).map_err(|source| RecordingError::Io {
             path: shown.clone(),
@@ -223,13 +225,10 @@ impl Filed {
                 .map_err(|e| e.to_string())
                 .and_then(decode)
                 .and_then(|event| {
-                    if event.run == self.run && event.seq == line.seq {
+                    if event.run == self.run && low_half(event.seq) == line.seq {
                         Ok(event)
                     } else {
-                        Err(format!(
-                            "byte {} no longer starts seq {}",
-                            line.at, line.seq
-                        ))
+                        Err(format!("byte {} no longer starts its event", line.at))
                     }
                 })
                 .map_err(|why| Changed {
@@ -240,6 +239,11 @@ impl Filed {
         }
         Ok(())
     }
+}
+
+/// A seq's low 32 bits.
+fn low_half(seq: u64) -> u32 {
+    (seq & u64::from(u32::MAX)) as u32
 }
 
 impl Cursor {
