@@ -132,3 +132,76 @@ fn a_long_runs_replay_holds_where_its_events_are_not_the_events() {
         "the end, read again from the file"
     );
 }
+
+/// Record an orchestrator run of `tasks` tasks of 1–50 ms, 256 at a time,
+/// on the virtual clock; the recording's path.
+fn record_orchestrator(dir: &std::path::Path, tasks: usize) -> std::path::PathBuf {
+    let workers = [
+        "sales_worker",
+        "payments_worker",
+        "inventory_worker",
+        "fraud_worker",
+    ];
+    let plan: Vec<serde_json::Value> = (0..tasks)
+        .map(|i| {
+            json!({"id": format!("t{i}"), "worker": workers[i % 4],
+                   "args": {"report_date": "2026-02-26", "region": "US"}, "critical": i % 10 == 0})
+        })
+        .collect();
+    let behaviour =
+        json!({"data": {"2026-02-26:US": {"value": 1}}, "latency_ms": {"min": 1, "max": 50}});
+    let document = json!({
+        "name": "many_tasks", "pattern": "orchestrator", "goal": "Report.",
+        "context": {"report_date": "2026-02-26", "region": "US"},
+        "workers": workers.iter().map(|w| (w.to_string(), behaviour.clone())).collect::<serde_json::Map<_, _>>(),
+        "provider": {"kind": "sim", "final_answer": "Done.", "plan": {"kind": "plan", "tasks": plan}},
+        "budget": {"max_tasks": tasks, "max_parallel": 256, "max_dispatches": tasks,
+                   "max_retries_per_task": 1, "task_timeout_seconds": 2.0, "max_seconds": 600}
+    });
+    let scenario = Arc::new(scenario::parse(&document.to_string(), "many.json").unwrap());
+    let path = dir.join("many.jsonl");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(async {
+        let options = LaunchOptions {
+            record: Some(path.clone()),
+            ..LaunchOptions::default()
+        };
+        let handle = engine::launch(scenario, &Hub::default(), options).unwrap();
+        handle.finish().await.unwrap()
+    });
+    assert_eq!(outcome.result["stop_reason"], "success");
+    path
+}
+
+#[test]
+fn a_replays_checkpoints_share_the_rows_that_did_not_change() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let path = record_orchestrator(dir.path(), 20_000);
+
+    // The run's last state, folded once: its rows and its log.
+    let before = counting::live();
+    let recording = conclave::record::read_recording(&path).unwrap();
+    let events = recording.events.len();
+    let end = RunState::from_events(1, &recording.events);
+    drop(recording);
+    let folded = counting::live().saturating_sub(before);
+
+    // The replay at its end holds that state and a checkpoint every few
+    // thousand events on the way (about twenty here), each a state of
+    // 20,000 rows; shared, they cost what changed between them.
+    let before = counting::live();
+    let (mut replay, _) = Replay::open_file(&path).unwrap().unwrap();
+    let state = replay.seek(events);
+    let held = counting::live().saturating_sub(before);
+    assert_eq!(state, end);
+    assert!(events > 100_000, "{events} events");
+    assert!(
+        held < 2 * folded,
+        "the replay at its end holds {held} bytes; the state alone, {folded}"
+    );
+}

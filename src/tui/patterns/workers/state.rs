@@ -8,13 +8,15 @@ use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
 use serde_json::Value;
-use std::collections::HashMap;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Workers {
-    /// Plan order, which never changes once the plan is accepted.
-    pub tasks: Vec<TaskView>,
-    index: HashMap<String, usize>,
+    /// Plan order, which never changes once the plan is accepted. Kept in
+    /// persistent collections: a replay's checkpoints of a 100,000-task run
+    /// share what did not change between them rather than each holding a
+    /// copy of every row.
+    pub tasks: imbl::Vector<TaskView>,
+    index: imbl::HashMap<String, usize>,
     /// Why the plan was refused, when it was.
     pub(crate) plan_rejected: Option<StopReason>,
     pub(crate) retries: u64,
@@ -120,7 +122,7 @@ impl Workers {
                 self.buckets.push(QUEUED);
                 self.widest.0 = self.widest.0.max(id.chars().count());
                 self.widest.1 = self.widest.1.max(worker.chars().count());
-                self.tasks.push(TaskView {
+                self.tasks.push_back(TaskView {
                     id: id.to_string(),
                     worker: worker.to_string(),
                     critical: false,
