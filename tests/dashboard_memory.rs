@@ -47,8 +47,17 @@ fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
                      "turns": {"planner": [{"transfer_to": "critic", "message": "Draft."}],
                                "critic": [{"transfer_to": "planner", "message": "A gap."}]}}
     });
-    let scenario = Arc::new(scenario::parse(&document.to_string(), "long.json").unwrap());
     let path = dir.join("long.jsonl");
+    let result = recorded(&document, &path);
+    assert_eq!(result["stop_reason"], "max_llm_calls");
+    assert_eq!(result["llm_calls"], CALLS);
+    path
+}
+
+/// Run the scenario `document` on the virtual clock, recorded to `path`;
+/// its result.
+fn recorded(document: &serde_json::Value, path: &std::path::Path) -> serde_json::Value {
+    let scenario = Arc::new(scenario::parse(&document.to_string(), "long.json").unwrap());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
@@ -56,15 +65,13 @@ fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
         .unwrap();
     let outcome = runtime.block_on(async {
         let options = LaunchOptions {
-            record: Some(path.clone()),
+            record: Some(path.to_path_buf()),
             ..LaunchOptions::default()
         };
         let handle = engine::launch(scenario, &Hub::default(), options).unwrap();
         handle.finish().await.unwrap()
     });
-    assert_eq!(outcome.result["stop_reason"], "max_llm_calls");
-    assert_eq!(outcome.result["llm_calls"], CALLS);
-    path
+    outcome.result.value().clone()
 }
 
 #[test]
@@ -158,22 +165,8 @@ fn record_orchestrator(dir: &std::path::Path, tasks: usize) -> std::path::PathBu
         "budget": {"max_tasks": tasks, "max_parallel": 256, "max_dispatches": tasks,
                    "max_retries_per_task": 1, "task_timeout_seconds": 2.0, "max_seconds": 600}
     });
-    let scenario = Arc::new(scenario::parse(&document.to_string(), "many.json").unwrap());
     let path = dir.join("many.jsonl");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .unwrap();
-    let outcome = runtime.block_on(async {
-        let options = LaunchOptions {
-            record: Some(path.clone()),
-            ..LaunchOptions::default()
-        };
-        let handle = engine::launch(scenario, &Hub::default(), options).unwrap();
-        handle.finish().await.unwrap()
-    });
-    assert_eq!(outcome.result["stop_reason"], "success");
+    assert_eq!(recorded(&document, &path)["stop_reason"], "success");
     path
 }
 

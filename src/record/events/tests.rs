@@ -1,5 +1,5 @@
 use super::*;
-use crate::record::read_recording;
+use crate::record::{Recording, read_recording};
 use std::io::Write;
 
 fn line(run: u64, seq: u64, name: &str) -> String {
@@ -40,6 +40,15 @@ fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
     file.write_all(bytes).unwrap();
     file.flush().unwrap();
     file
+}
+
+/// The damaged recording's bytes, its file, the file opened, and read whole.
+fn opened() -> (Vec<u8>, tempfile::NamedTempFile, Events, Recording) {
+    let text = damaged_recording();
+    let file = file_with(&text);
+    let (events, _) = Events::open(file.path(), |_, _| {}).unwrap();
+    let whole = read_recording(file.path()).unwrap();
+    (text, file, events, whole)
 }
 
 #[test]
@@ -98,10 +107,7 @@ fn the_first_the_last_and_long_lines_are_held_the_rest_read_again() {
 
 #[test]
 fn a_line_that_no_longer_holds_its_event_is_said_not_used() {
-    let text = damaged_recording();
-    let file = file_with(&text);
-    let (events, _) = Events::open(file.path(), |_, _| {}).unwrap();
-    let whole = read_recording(file.path()).unwrap();
+    let (text, file, events, whole) = opened();
     // Another event of the same length where seq 20 was: seq 21 again.
     let was = String::from_utf8(text.clone()).unwrap();
     let changed = was.replacen(&line(1, 20, "flag 20"), &line(1, 21, "flag 20"), 1);
@@ -127,10 +133,7 @@ fn a_line_that_no_longer_holds_its_event_is_said_not_used() {
 
 #[test]
 fn a_file_cut_short_after_opening_gives_what_is_left() {
-    let text = damaged_recording();
-    let file = file_with(&text);
-    let (events, _) = Events::open(file.path(), |_, _| {}).unwrap();
-    let whole = read_recording(file.path()).unwrap();
+    let (text, file, events, whole) = opened();
     let was = String::from_utf8(text.clone()).unwrap();
     let cut = was.find(&line(1, 11, "flag 11")).unwrap();
     std::fs::write(file.path(), &text[..cut]).unwrap();
