@@ -297,7 +297,8 @@ async fn replay_shows_the_text_being_written_where_the_live_run_did() {
 
     let recording = read_recording(&path).unwrap();
     assert!(recording.problems.is_empty(), "{:?}", recording.problems);
-    let (mut replay, _) = Replay::open(recording).unwrap();
+    // Opened as the dashboard opens it: read again from the file.
+    let (mut replay, _) = Replay::open_file(&path).unwrap().unwrap();
     let mid = replay.seek(streaming.len());
     let live = RunState::from_events(1, &streaming);
     assert_eq!(
@@ -306,6 +307,12 @@ async fn replay_shows_the_text_being_written_where_the_live_run_did() {
         "the live run's text"
     );
     assert_eq!(mid.pattern, live.pattern);
+    // The log as the live run's: a call's deltas are not lines of it.
+    assert_eq!(mid.log, live.log);
+    assert_eq!(
+        replay.seek(all.len()).log,
+        RunState::from_events(1, &all).log
+    );
     assert_eq!(
         mid.text_in_flight()[0].2.chars(),
         FINANCE.concat().chars().count() as u64

@@ -1,7 +1,7 @@
 //! The events a run's log shows, oldest first, bounded: older events leave
 //! the view (they stay in the recording).
 
-use crate::bus::Event;
+use crate::bus::{Event, EventKind};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -15,8 +15,17 @@ pub struct EventLog {
     pub(crate) dropped: u64,
 }
 
+/// Whether an event is a line of the log: a call's deltas are not (its
+/// text shows where the call's agent sits; the recording keeps them).
+fn is_line(event: &Event) -> bool {
+    !matches!(event.kind, EventKind::CallDelta { .. })
+}
+
 impl EventLog {
     pub(super) fn push(&mut self, event: Arc<Event>) {
+        if !is_line(&event) {
+            return;
+        }
         if self.events.len() == LOG_CAPACITY {
             self.events.pop_front();
             self.dropped += 1;
@@ -25,8 +34,10 @@ impl EventLog {
     }
 
     /// The log as it stands after `before` events and then `events`: the
-    /// last [`LOG_CAPACITY`] of them.
-    pub(crate) fn tail_of(events: Vec<Arc<Event>>, before: usize) -> EventLog {
+    /// last [`LOG_CAPACITY`] of its lines. (`before` counts every event,
+    /// deltas too, where a log that was pushed to counts its lines.)
+    pub(crate) fn tail_of(mut events: Vec<Arc<Event>>, before: usize) -> EventLog {
+        events.retain(|e| is_line(e));
         let start = events.len().saturating_sub(LOG_CAPACITY);
         let mut events = VecDeque::from(events);
         events.drain(..start);

@@ -224,13 +224,12 @@ impl RunState {
                 self.model_calls += 1;
                 self.resilience.apply(&event.kind, event.t_ms);
             }
-            // Shown where the call's agent sits until the call finishes;
-            // not a line of the log (the recording keeps every delta).
+            // Shown where the call's agent sits until the call finishes
+            // (and not a line of the log).
             EventKind::CallDelta { call, text } => {
                 if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
                     calling.text.push(text);
                 }
-                return;
             }
             EventKind::CallFinished { call, usage, .. } => {
                 self.calling.retain(|c| c.call != *call);
