@@ -5,7 +5,6 @@
 use conclave::bus::{
     BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, Hub, RunStarted, Stance,
 };
-use conclave::record::read_recording;
 use conclave::scenario::Scenario;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -161,8 +160,8 @@ fn replay(c: &mut Criterion) {
         })
     });
 
-    let recording = read_recording(&path).unwrap();
-    let (replay, _) = Replay::open(recording).unwrap();
+    // Opened as the dashboard opens it: its events read again from the file.
+    let (replay, _) = Replay::open_file(&path).unwrap().unwrap();
     group.bench_function("step_back_from_the_end", |b| {
         b.iter_batched(
             || {

@@ -25,7 +25,7 @@
 #[path = "common/counting.rs"]
 mod counting;
 
-use conclave::bus::{Delivery, Hub};
+use conclave::bus::{Delivery, Hub, Subscription};
 use conclave::scenario;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::{BATCH, view};
@@ -244,16 +244,22 @@ fn dashboard_live(plan: &Path, k: usize) {
             Delivery::Missed(n) => missed += n,
             Delivery::Closed => {}
         };
+        // `first`, and what the bus holds after it, up to the dashboard's
+        // batch.
+        let mut take_batch = |app: &mut App, bus: &mut Subscription, first: Option<Delivery>| {
+            first.into_iter().for_each(|delivery| take(app, delivery));
+            for _ in 0..BATCH {
+                let Some(delivery) = bus.try_next() else {
+                    break;
+                };
+                take(app, delivery);
+            }
+        };
         let mut dirty = true;
         while app.live_runs() {
             let due = last_draw + FRAME;
             if dirty && Instant::now() >= due {
-                for _ in 0..BATCH {
-                    let Some(delivery) = bus.try_next() else {
-                        break;
-                    };
-                    take(&mut app, delivery);
-                }
+                take_batch(&mut app, &mut bus, None);
                 terminal.draw(|f| view::draw(f, &app)).expect("a frame");
                 frames += 1;
                 last_draw = Instant::now();
@@ -263,11 +269,7 @@ fn dashboard_live(plan: &Path, k: usize) {
             // Once a frame is due, the bus is read when it is drawn.
             tokio::select! {
                 delivery = bus.next(), if !dirty => {
-                    take(&mut app, delivery);
-                    for _ in 0..BATCH {
-                        let Some(delivery) = bus.try_next() else { break };
-                        take(&mut app, delivery);
-                    }
+                    take_batch(&mut app, &mut bus, Some(delivery));
                     dirty = true;
                 }
                 () = tokio::time::sleep_until(due.into()), if dirty => {}

@@ -22,9 +22,9 @@ pub(crate) struct OrchestratorResult {
     pub(crate) plan: Option<Arc<[PlannedTask]>>,
     pub(crate) failed_critical: Option<Vec<TaskRecord>>,
     pub(crate) aggregate: Option<Value>,
-    /// How each finished task ended, in the order they finished. The
-    /// document's `trace` is written from it: the same tasks, in the same
-    /// order, each without its observation.
+    /// How each finished task ended, in plan order. The document's
+    /// `trace` is written from it: the same tasks, in the same order, each
+    /// without its observation.
     pub(crate) history: Vec<TaskRecord>,
     /// Safe mode skipped calls that failed fast: the result lacks their
     /// part (only with a `resilience` section).
