@@ -10,6 +10,7 @@ use super::state::{EventLog, LOG_CAPACITY, RunState};
 use crate::bus::{BreakerState, Event, EventKind};
 use crate::record::{Changed, Events, Recording, RecordingError};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Events between two checkpoints, at the least.
 const CHECKPOINT_EVERY: usize = 4096;
@@ -229,8 +230,15 @@ impl Replay {
         let mut state = base;
         let mut placed = self.checkpoints.last().map_or(0, |(at, _)| *at);
         let mut reached = from;
+        // The log's lines: the fold keeps those from `tail` on as it goes;
+        // the ones before the checkpoint are read after it.
+        let tail = position.saturating_sub(LOG_CAPACITY);
+        let mut logged = Vec::new();
         let checkpoints = &mut self.checkpoints;
         let folded = self.events.each(from..position, |i, event| {
+            if i >= tail {
+                logged.push(Arc::clone(&event));
+            }
             state.apply(event);
             let at = i + 1;
             if at > placed && at - placed >= CHECKPOINT_EVERY.max(at / CHECKPOINT_SHARE) {
@@ -242,12 +250,14 @@ impl Replay {
         if let Err(changed) = folded {
             self.lost(&changed);
         }
-        let position = reached;
-        let tail = position.saturating_sub(LOG_CAPACITY);
-        match self.events.slice(tail..position) {
-            Ok(events) => state.log = EventLog::tail_of(events, tail),
+        match self.events.slice(tail..from.max(tail)) {
+            Ok(mut events) => {
+                events.append(&mut logged);
+                state.log = EventLog::tail_of(events, tail);
+            }
             Err(changed) => self.lost(&changed),
         }
+        let position = reached;
         self.seq = state.log.events.back().map_or(0, |e| e.seq);
         self.position = position;
         self.clock_ms = state.t_ms as f64;
@@ -350,7 +360,6 @@ mod tests {
     use crate::scenario::Scenario;
     use crate::tui::patterns::round_table::state::RoundTable;
     use serde_json::json;
-    use std::sync::Arc;
 
     /// How many rounds the state's round table has met.
     fn rounds(state: &RunState) -> usize {
