@@ -276,8 +276,8 @@ pub(crate) enum ToolboxCommand {
 #[derive(Args, Debug, Default)]
 pub(crate) struct ExecArgs {
     /// Let the scenario start the programs it names (command workers, MCP
-    /// servers); remembered for this exact file under
-    /// $XDG_STATE_HOME/conclave/trust/.
+    /// servers); remembered for this file where it is and the programs it
+    /// runs as they are now, under $XDG_STATE_HOME/conclave/trust/.
     #[arg(long)]
     pub(crate) allow_exec: bool,
 }

@@ -181,7 +181,7 @@ pub fn launch(
     {
         let name = program.argv.first().cloned().unwrap_or_default();
         let message = format!(
-            "this scenario would run the program {}; a scenario's programs run only when you allow it: run it with --allow-exec (remembered for this exact file), or confirm in the dashboard",
+            "this scenario would run the program {}; a scenario's programs run only when you allow it: run it with --allow-exec (remembered for this file where it is and the programs it runs, as they are now), or confirm in the dashboard",
             serde_json::Value::from(crate::sanitize::clean(&name))
         );
         return Err(LaunchError::ExecNotAllowed(

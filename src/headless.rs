@@ -74,20 +74,29 @@ pub fn run(args: HeadlessRun) -> Exit {
         (None, true, _) | (None, _, true) => ClockMode::Real,
         (None, false, false) => ClockMode::Virtual,
     };
+    // Without an allowance the engine refuses, naming the first program;
+    // the note says what changed since the file was allowed, or what an
+    // allowance would cover.
+    let mut refusal_note = None;
     let allow_exec = match crate::trust::consent_for(&scenario) {
         None => false,
-        Some(_) => {
+        Some(consent) => {
             let store = TrustStore::from_env();
+            let allowed = store.allowed(&consent);
             if args.allow_exec
-                && !store.allows(&scenario)
-                && let Err(e) = store.remember(&scenario)
+                && !allowed
+                && let Err(e) = store.remember(&consent)
             {
                 output::message(&format!(
                     "conclave: cannot remember that {} may run its programs: {e}",
                     args.scenario.display()
                 ));
             }
-            args.allow_exec || store.allows(&scenario)
+            if !args.allow_exec && !allowed {
+                refusal_note =
+                    Some(store.refusal_note(&consent, &args.scenario.display().to_string()));
+            }
+            args.allow_exec || allowed
         }
     };
     let runtime = match clock {
@@ -161,11 +170,14 @@ pub fn run(args: HeadlessRun) -> Exit {
                 output::message(&format!("conclave: {e}"));
                 return Exit::BadInput;
             }
-            Err(
-                e @ (LaunchError::Tools(_)
-                | LaunchError::ExecNotAllowed(_)
-                | LaunchError::VirtualClock),
-            ) => {
+            Err(e @ LaunchError::ExecNotAllowed(_)) => {
+                output::message(&e.to_string());
+                if let Some(note) = &refusal_note {
+                    output::message(note);
+                }
+                return Exit::BadInput;
+            }
+            Err(e @ (LaunchError::Tools(_) | LaunchError::VirtualClock)) => {
                 output::message(&e.to_string());
                 return Exit::BadInput;
             }

@@ -7,6 +7,7 @@ pub(crate) mod fetch;
 pub(crate) mod http;
 pub mod mcp;
 pub mod openai;
+pub(crate) mod program;
 pub(crate) mod prompts;
 pub(crate) mod real;
 pub(crate) mod sim;

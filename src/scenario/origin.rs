@@ -1,6 +1,7 @@
 //! Where a scenario was read from: its file's folder (real workers' relative
-//! paths resolve against it), the SHA-256 of its exact bytes (what an
-//! allowance to run its programs is remembered by) and its text (to place,
+//! paths resolve against it), its canonical path and the SHA-256 of its
+//! exact bytes (part of what an allowance to run its programs covers) and
+//! its text (to place,
 //! by line and column, what is found wrong only at launch). None of it is
 //! part of what the scenario says: two scenarios that say the same are
 //! equal wherever they were read from, and none of it is serialised.
@@ -17,6 +18,9 @@ pub(crate) struct Origin {
     file: String,
     /// The folder of the file, when it was read from one.
     folder: Option<PathBuf>,
+    /// The file's canonical path (links and `..` resolved), when it was
+    /// read from one: an allowance covers the file where it is.
+    canonical: Option<PathBuf>,
     /// SHA-256 of the file's bytes, in hex.
     sha256: String,
     text: Option<Arc<String>>,
@@ -37,6 +41,7 @@ impl Origin {
         Origin {
             file: file.to_string(),
             folder: None,
+            canonical: None,
             sha256,
             text: None,
         }
@@ -58,7 +63,19 @@ impl Origin {
             folder
         };
         self.folder = Some(std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf()));
+        self.canonical = Some(
+            std::fs::canonicalize(path)
+                .or_else(|_| std::path::absolute(path))
+                .unwrap_or_else(|_| path.to_path_buf()),
+        );
         self
+    }
+
+    /// The canonical path of the file the scenario was read from (made
+    /// absolute when it is not there: a scenario sent as text naming its
+    /// file); `None` for a scenario given as text alone.
+    pub(crate) fn canonical(&self) -> Option<&Path> {
+        self.canonical.as_deref()
     }
 
     /// The file's text, when the scenario was read from text or a file

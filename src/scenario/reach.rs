@@ -20,6 +20,9 @@ pub(crate) struct Program {
     pub(crate) argv: Vec<String>,
     /// The folder it would run in.
     pub(crate) cwd: PathBuf,
+    /// The `PATH` the scenario sets for it (`env.PATH`), which a bare
+    /// program name is looked up on instead of Conclave's.
+    pub(crate) search_path: Option<String>,
 }
 
 /// A URL the scenario would call.
@@ -80,6 +83,7 @@ impl Scenario {
                     path: path.key("command"),
                     argv: spec.argv.clone(),
                     cwd: cwd(&spec.cwd),
+                    search_path: spec.env.get("PATH").cloned(),
                 }),
                 _ => None,
             })
@@ -90,6 +94,7 @@ impl Scenario {
                     path: JsonPath::root().key("mcp_servers").key(name).key("command"),
                     argv: argv.clone(),
                     cwd: cwd(&server.cwd),
+                    search_path: server.env.get("PATH").cloned(),
                 });
             }
         }

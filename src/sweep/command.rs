@@ -3,11 +3,12 @@
 //! scenario's programs), and the headless sweep that prints one document.
 //! The dashboard's sweep starts from the same [`prepare`].
 
+use super::SweepError;
 use super::job::JobSetup;
 use super::local::{default_parallelism, run_local_with};
 use super::plan::SweepPlan;
 use super::tally::Tally;
-use crate::engine::ProviderChoice;
+use crate::engine::{LaunchError, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
 use crate::scenario::{self, Scenario};
@@ -65,12 +66,12 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
             args.plan.total()
         ));
     }
-    if crate::trust::consent_for(&scenario).is_some() {
+    if let Some(consent) = crate::trust::consent_for(&scenario) {
         let store = TrustStore::from_env();
-        let allowed = store.allows(&scenario);
+        let allowed = store.allowed(&consent);
         if args.allow_exec
             && !allowed
-            && let Err(e) = store.remember(&scenario)
+            && let Err(e) = store.remember(&consent)
         {
             output::message(&format!(
                 "conclave: cannot remember that {source} may run its programs: {e}"
@@ -134,6 +135,14 @@ pub fn headless(args: SweepArgs) -> Exit {
         // The user's to fix: the message names the file; else Conclave's.
         Err(error) if error.is_bad_input() => {
             output::message(&error.to_string());
+            if let SweepError::Launch {
+                error: LaunchError::ExecNotAllowed(_),
+                ..
+            } = &error
+                && let Some(consent) = crate::trust::consent_for(&sweep.scenario)
+            {
+                output::message(&TrustStore::from_env().refusal_note(&consent, &sweep.source));
+            }
             Exit::BadInput
         }
         Err(error) => {

@@ -282,7 +282,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: SEARCH },
     Binding { keys: &[key('y'), ctrl('c')], label: "y", action: Action::Confirm, help: "quit: live runs are cancelled", scope: Scope::Overlay(OverlayKind::Quit) },
     Binding { keys: &[], label: "any other key", action: Action::Close, help: "stay", scope: Scope::Overlay(OverlayKind::Quit) },
-    Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "allow and run (remembered for this exact file)", scope: Scope::Overlay(OverlayKind::Trust) },
+    Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "allow and run (remembered while the file and its programs stay as they are)", scope: Scope::Overlay(OverlayKind::Trust) },
     Binding { keys: &[code(KeyCode::Esc), key('n')], label: "any other key", action: Action::Close, help: "cancel: run nothing", scope: Scope::Overlay(OverlayKind::Trust) },
     Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "play/pause", scope: Scope::Replay },
     Binding { keys: &[key('s'), key('.')], label: "s/.", action: Action::Step, help: "step one gate", scope: Scope::Replay },

@@ -143,7 +143,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Trust(prompt)) => {
             let source = prompt.launch.source.as_deref();
             let name = source.unwrap_or(&prompt.launch.scenario.name);
-            overlays::trust::draw(frame, screen, name, &prompt.consent)
+            overlays::trust::draw(frame, screen, name, &prompt.consent, &prompt.changes)
         }
         Some(Overlay::Decide(prompt)) => {
             let asked = app

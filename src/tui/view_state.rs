@@ -60,6 +60,8 @@ pub enum Overlay {
 pub struct TrustPrompt {
     pub(crate) launch: super::launch::Launch,
     pub(crate) consent: crate::trust::Consent,
+    /// What changed since this scenario file was last allowed, if it was.
+    pub(crate) changes: Vec<String>,
 }
 
 impl Overlay {

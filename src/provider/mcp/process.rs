@@ -5,9 +5,10 @@
 
 use super::error::{McpError, quote};
 use super::spec::StdioServer;
+use crate::provider::program::Unresolved;
 use std::collections::VecDeque;
 use std::io::ErrorKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -43,13 +44,37 @@ pub(crate) fn spawn(
     spec: &StdioServer,
     scenario_dir: &Path,
 ) -> Result<(ServerProcess, Pipes), McpError> {
-    let program = spec.program(scenario_dir);
     // A relative program path would be read from the new working
     // directory on some systems and from ours on others: make it absolute.
-    let program = if program.components().count() > 1 {
-        std::path::absolute(&program).unwrap_or(program)
-    } else {
-        program
+    let absolute = |program: PathBuf| {
+        if program.components().count() > 1 {
+            std::path::absolute(&program).unwrap_or(program)
+        } else {
+            program
+        }
+    };
+    let program = match spec.program(scenario_dir) {
+        Ok(program) => absolute(program),
+        Err(why) => {
+            let (program, reason) = match why {
+                Unresolved::Missing(path) => (
+                    absolute(path),
+                    "no such program (a path in `command` is relative to the scenario file)".into(),
+                ),
+                Unresolved::NotOnPath(name) => {
+                    (PathBuf::from(name), "no such program on PATH".into())
+                }
+                Unresolved::NotExecutable(path) => {
+                    (absolute(path), "it is not an executable file".into())
+                }
+                Unresolved::NoSelf(why) => (PathBuf::from(&spec.command[0]), quote(&why)),
+            };
+            return Err(McpError::Start {
+                server: name.to_string(),
+                program: format!("`{}`", quote(&program.display().to_string())),
+                reason,
+            });
+        }
     };
     let cwd = spec.working_dir(scenario_dir);
     let shown = format!("`{}`", quote(&program.display().to_string()));

@@ -145,11 +145,18 @@ fn check_url(url: &str) -> Result<(), SpecError> {
 }
 
 impl StdioServer {
-    /// The program as it will be started: a path relative to the scenario
-    /// file's directory when it names one, else the bare name for a `PATH`
-    /// lookup.
-    pub fn program(&self, scenario_dir: &Path) -> PathBuf {
-        resolve_program(&self.command[0], scenario_dir)
+    /// The program as it will be started, found by the rule every
+    /// program of a scenario is (`crate::provider::program`): `conclave`
+    /// is the running binary, a path is relative to the scenario file's
+    /// directory, a bare name is looked up on `PATH` (this server's
+    /// `env.PATH` when it sets one).
+    pub(crate) fn program(
+        &self,
+        scenario_dir: &Path,
+    ) -> Result<PathBuf, crate::provider::program::Unresolved> {
+        use crate::provider::program::{resolve_program, search_path};
+        let path_var = search_path(self.env.get("PATH"), &|name| std::env::var(name).ok());
+        resolve_program(&self.command[0], scenario_dir, path_var.as_deref())
     }
 
     /// The directory the program starts in.
@@ -163,24 +170,6 @@ impl StdioServer {
             Some(cwd) => base.join(cwd),
             None => base.to_path_buf(),
         }
-    }
-}
-
-/// `program` relative to `scenario_dir` when it holds a path separator
-/// and is not absolute; a bare name stays as it is, for `PATH`.
-pub fn resolve_program(program: &str, scenario_dir: &Path) -> PathBuf {
-    // `conclave` is the running binary, as for command workers, so the
-    // examples' `conclave toolbox mcp` needs nothing on PATH.
-    if program == "conclave"
-        && let Ok(exe) = std::env::current_exe()
-    {
-        return exe;
-    }
-    let path = Path::new(program);
-    if path.is_absolute() || !program.contains(std::path::MAIN_SEPARATOR) {
-        path.to_path_buf()
-    } else {
-        scenario_dir.join(path)
     }
 }
 
@@ -204,7 +193,10 @@ mod tests {
         assert_eq!(server.command, ["tools/kb", "--quiet"]);
         assert_eq!(
             server.program(Path::new("/s")),
-            PathBuf::from("/s/tools/kb")
+            Err(crate::provider::program::Unresolved::Missing(
+                PathBuf::from("/s/tools/kb")
+            )),
+            "a path is relative to the scenario's folder"
         );
         assert_eq!(
             server.working_dir(Path::new("/s")),
@@ -223,23 +215,6 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&stdio).unwrap(),
             json!({"command": ["tools/kb", "--quiet"], "cwd": "data", "env": {"KB": "1"}})
-        );
-    }
-
-    #[test]
-    fn bare_names_go_to_path_and_paths_to_the_scenario() {
-        let dir = Path::new("/scenarios");
-        assert_eq!(
-            resolve_program("kb-server", dir),
-            PathBuf::from("kb-server")
-        );
-        assert_eq!(
-            resolve_program("./kb", dir),
-            PathBuf::from("/scenarios/./kb")
-        );
-        assert_eq!(
-            resolve_program("/usr/bin/kb", dir),
-            PathBuf::from("/usr/bin/kb")
         );
     }
 

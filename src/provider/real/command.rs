@@ -9,17 +9,13 @@ use super::answer;
 use super::groups::ProcessGroups;
 use crate::provider::WorkerError;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 /// How much of stderr is kept to quote its last lines.
 const STDERR_KEPT: usize = 64 * 1024;
-
-/// The argv[0] that means this very binary, so that scenarios can use
-/// `conclave toolbox` wherever conclave is built or installed.
-pub(crate) const SELF_PROGRAM: &str = "conclave";
 
 #[derive(Debug)]
 pub(crate) struct CommandTool {
@@ -29,53 +25,6 @@ pub(crate) struct CommandTool {
     env: Vec<(String, String)>,
     max_output: usize,
     groups: Arc<ProcessGroups>,
-}
-
-/// Where a program named in a scenario is: `conclave` is the running
-/// binary, a path with a `/` is relative to `folder`, a bare name is looked
-/// up on `path_var` (`PATH`). `Err` says why it is not there.
-pub(crate) fn resolve_program(
-    program: &str,
-    folder: &Path,
-    path_var: Option<&str>,
-) -> Result<PathBuf, String> {
-    if program == SELF_PROGRAM {
-        return std::env::current_exe()
-            .map_err(|e| format!("cannot find the running conclave binary: {e}"));
-    }
-    if program.contains('/') {
-        let path = folder.join(program.strip_prefix("./").unwrap_or(program));
-        return if is_executable(&path) {
-            Ok(path)
-        } else if path.exists() {
-            Err(format!(
-                "the program {} is not an executable file",
-                path.display()
-            ))
-        } else {
-            Err(format!("the program {} does not exist", path.display()))
-        };
-    }
-    path_var
-        .unwrap_or_default()
-        .split(':')
-        .filter(|dir| !dir.is_empty())
-        .map(|dir| Path::new(dir).join(program))
-        .find(|candidate| is_executable(candidate))
-        .ok_or_else(|| format!("cannot find the program {program:?} on PATH"))
-}
-
-fn is_executable(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    meta.is_file()
 }
 
 impl CommandTool {
@@ -229,52 +178,5 @@ async fn read_tail(pipe: Option<impl AsyncRead + Unpin>, keep: usize) -> Vec<u8>
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn programs_resolve_as_a_shell_would_find_them_but_relative_to_the_scenario() {
-        let dir = tempfile::tempdir().unwrap();
-        let tool = dir.path().join("tool");
-        std::fs::write(&tool, "").unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        let plain = dir.path().join("plain");
-        std::fs::write(&plain, "").unwrap();
-        let folder = dir.path();
-        assert_eq!(
-            resolve_program("./tool", folder, None).unwrap(),
-            folder.join("./tool")
-        );
-        let on_path = dir.path().display().to_string();
-        assert_eq!(
-            resolve_program(
-                "tool",
-                Path::new("/nowhere"),
-                Some(&format!("/nowhere:{on_path}"))
-            )
-            .unwrap(),
-            tool
-        );
-        assert_eq!(
-            resolve_program("conclave", folder, None).unwrap(),
-            std::env::current_exe().unwrap()
-        );
-        let missing = resolve_program("tool", folder, Some("/nowhere")).unwrap_err();
-        assert_eq!(missing, "cannot find the program \"tool\" on PATH");
-        let absent = resolve_program("./absent", folder, None).unwrap_err();
-        assert!(absent.ends_with("absent does not exist"), "{absent}");
-        let not_executable = resolve_program("./plain", folder, None).unwrap_err();
-        assert!(
-            not_executable.ends_with("plain is not an executable file"),
-            "{not_executable}"
-        );
     }
 }

@@ -12,7 +12,8 @@ pub(crate) mod groups;
 mod http;
 mod mcp;
 
-use command::{CommandTool, resolve_program};
+use crate::provider::program::{resolve_program, search_path};
+use command::CommandTool;
 use groups::ProcessGroups;
 use http::{HttpSetupError, HttpTool};
 use mcp::Mcp;
@@ -305,9 +306,9 @@ fn command_tool(
         .argv
         .split_first()
         .ok_or(("argv", "no program".to_string()))?;
-    let path_var = spec.env.get("PATH").cloned().or_else(|| env("PATH"));
-    let program =
-        resolve_program(program, &folder, path_var.as_deref()).map_err(|why| ("argv", why))?;
+    let path_var = search_path(spec.env.get("PATH"), env);
+    let program = resolve_program(program, &folder, path_var.as_deref())
+        .map_err(|why| ("argv", why.to_string()))?;
     let env = spec
         .env
         .iter()

@@ -212,8 +212,9 @@ impl App {
     }
 
     /// `launch`, allowed to run its programs when it has any and the user
-    /// allowed them (`--allow-exec`, or before for this exact file); else
-    /// `None`, with the confirmation open that lists them.
+    /// allowed them (`--allow-exec`, or before for this file where it is
+    /// with every program it runs as it is now); else `None`, with the
+    /// confirmation open that lists them and what changed since.
     fn allowed(&mut self, mut launch: Launch) -> Option<Launch> {
         if launch.allow_exec {
             return Some(launch);
@@ -221,26 +222,48 @@ impl App {
         let Some(consent) = crate::trust::consent_for(&launch.scenario) else {
             return Some(launch);
         };
-        if self.options.allow_exec || self.options.trust.allows(&launch.scenario) {
+        if self.options.allow_exec || self.options.trust.allowed(&consent) {
             launch.allow_exec = true;
             return Some(launch);
         }
-        self.overlay = Some(Overlay::Trust(Box::new(TrustPrompt { launch, consent })));
+        let changes = self.options.trust.changes(&consent);
+        self.overlay = Some(Overlay::Trust(Box::new(TrustPrompt {
+            launch,
+            consent,
+            changes,
+        })));
         None
     }
 
     /// The user answered the confirmation: `yes` remembers the allowance
-    /// and launches; anything else launches nothing.
+    /// and launches; anything else launches nothing. What runs is read
+    /// again first: if it changed while the question was open, the
+    /// question is asked again about what is there now.
     pub(super) fn answer_trust(&mut self, yes: bool) -> Vec<Effect> {
         let Some(Overlay::Trust(prompt)) = self.overlay.take() else {
             return Vec::new();
         };
-        let TrustPrompt { mut launch, .. } = *prompt;
+        let TrustPrompt {
+            mut launch,
+            consent,
+            ..
+        } = *prompt;
         if !yes {
             self.notice = Some(format!("{} was not run", launch.scenario.name));
             return Vec::new();
         }
-        if let Err(e) = self.options.trust.remember(&launch.scenario) {
+        if let Some(now) = crate::trust::consent_for(&launch.scenario)
+            && now.cover != consent.cover
+        {
+            let changes = crate::trust::changed_while_asked(&consent.cover, &now.cover);
+            self.overlay = Some(Overlay::Trust(Box::new(TrustPrompt {
+                launch,
+                consent: now,
+                changes,
+            })));
+            return Vec::new();
+        }
+        if let Err(e) = self.options.trust.remember(&consent) {
             self.notice = Some(format!(
                 "allowed for this launch only (cannot remember it: {e})"
             ));

@@ -1,8 +1,10 @@
 //! Trust before execution: before a scenario runs programs, every program
-//! it would start (its argv, the folder it runs in) and every URL off this
-//! machine it would call, with `y` to allow (remembered for this exact
-//! file) and any other key to cancel. Everything shown comes from the
-//! scenario, so it is cleaned and quoted where a space could hide.
+//! it would start (its argv, the folder it runs in, the files it would
+//! run as found now) and every URL off this machine it would call, what
+//! changed since the file was last allowed, with `y` to allow (remembered
+//! for this file and these programs as they are) and any other key to
+//! cancel. Everything shown comes from the scenario, so it is cleaned and
+//! quoted where a space could hide.
 
 use super::frame_box;
 use crate::trust::Consent;
@@ -15,8 +17,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-pub(crate) fn draw(frame: &mut Frame, area: Rect, scenario: &str, consent: &Consent) {
-    let body = 6 + consent.programs.len() * 2 + consent.endpoints.len();
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    scenario: &str,
+    consent: &Consent,
+    changes: &[String],
+) {
+    let changed = if changes.is_empty() {
+        0
+    } else {
+        changes.len() + 1
+    };
+    let body = 6
+        + changed
+        + consent.programs.len() * 2
+        + consent.cover.files.len()
+        + consent.endpoints.len();
     let extra = if consent.endpoints.is_empty() { 0 } else { 2 };
     let height = u16::try_from(body + extra + 2).unwrap_or(u16::MAX);
     let area = centered(area, 96, height);
@@ -34,6 +51,15 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, scenario: &str, consent: &Cons
         ]),
         Line::raw(""),
     ];
+    for change in changes {
+        lines.push(Line::styled(
+            format!("! {}", fit(&crate::sanitize::clean(change), width)),
+            Style::default().fg(theme::CAUTION),
+        ));
+    }
+    if !changes.is_empty() {
+        lines.push(Line::raw(""));
+    }
     for program in &consent.programs {
         let argv: Vec<String> = program.argv.iter().map(|a| shell_word(a)).collect();
         lines.push(Line::from(vec![
@@ -47,6 +73,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, scenario: &str, consent: &Cons
             format!("    in {}", fit(&program.cwd.display().to_string(), width)),
             theme::dim(),
         ));
+        let at = program.path.to_string();
+        for covered in consent.cover.files.iter().filter(|f| f.at == at) {
+            let shown = crate::sanitize::clean(&crate::trust::described(covered)).into_owned();
+            lines.push(Line::styled(
+                format!("    runs {}", fit(&shown, width.saturating_sub(9))),
+                theme::dim(),
+            ));
+        }
     }
     if !consent.endpoints.is_empty() {
         lines.push(Line::raw(""));
@@ -61,9 +95,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, scenario: &str, consent: &Cons
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
         Span::styled("y", theme::bold()),
-        Span::raw(" runs it and remembers this exact file (sha256 "),
-        Span::raw(consent.sha256.chars().take(12).collect::<String>()),
-        Span::raw("…); an edited file asks again."),
+        Span::raw(
+            " runs it and remembers this file where it is and these programs as they are: a change to any of them asks again.",
+        ),
     ]));
     lines.push(Line::from(vec![
         Span::styled("Any other key", theme::bold()),
