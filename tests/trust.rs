@@ -1,9 +1,11 @@
 //! Trust before execution: a scenario that starts programs runs them only
 //! when the user allows it. Headless, without --allow-exec it exits 2
-//! naming the first program and starts nothing; an allowance is
-//! remembered for the file's exact content, so an edited file asks again.
+//! naming the first program and starts nothing; an allowance covers the
+//! file where it is and as it is and every program and script it runs as
+//! they are, so an edited file, the same file in another folder, or a
+//! program or script rewritten since asks again, and says what changed.
 //! In the dashboard, the launch waits on a confirmation that lists every
-//! program and every address off this machine.
+//! program, the files it runs and every address off this machine.
 
 mod common;
 
@@ -16,7 +18,7 @@ use conclave::tui::view_state::Overlay;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A scenario whose one worker is a program that leaves `marker` behind
@@ -29,6 +31,19 @@ fn marking(marker: &Path) -> Value {
             "echo", "--touch", marker.to_str().unwrap()])}}},
         "provider": {"kind": "sim", "final_answer": "Done."}
     })
+}
+
+/// The allowances remembered in the sandbox, each the JSON listing what it
+/// covers.
+fn allowances(sandbox: &Sandbox) -> Vec<Value> {
+    let dir = sandbox.state().join("conclave/trust");
+    trust_entries(sandbox)
+        .iter()
+        .filter(|name| dir.join(name).is_file())
+        .map(|name| {
+            serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+        })
+        .collect()
 }
 
 fn trust_entries(sandbox: &Sandbox) -> Vec<String> {
@@ -64,7 +79,7 @@ fn without_allow_exec_a_headless_run_starts_nothing_and_names_the_program() {
 }
 
 #[test]
-fn an_allowance_is_remembered_for_the_exact_file_and_an_edit_asks_again() {
+fn an_allowance_is_remembered_for_the_file_and_an_edit_asks_again() {
     let sandbox = Sandbox::new();
     let marker = sandbox.path("ran");
     let path = sandbox.write("marks.json", &marking(&marker));
@@ -81,10 +96,15 @@ fn an_allowance_is_remembered_for_the_exact_file_and_an_edit_asks_again() {
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     };
+    let entries = allowances(&sandbox);
+    assert_eq!(entries.len(), 1, "one allowance: {entries:?}");
+    let entry = &entries[0];
+    let canonical = std::fs::canonicalize(&path).unwrap();
+    assert_eq!(entry["scenario"], canonical.to_str().unwrap(), "{entry}");
+    assert_eq!(entry["sha256"], sha.as_str(), "the file's SHA-256");
     assert_eq!(
-        trust_entries(&sandbox),
-        [sha],
-        "remembered by the file's SHA-256"
+        entry["files"][0]["content"], "conclave",
+        "the toolbox is the running conclave: {entry}"
     );
 
     std::fs::remove_file(&marker).unwrap();
@@ -114,7 +134,11 @@ fn the_dashboard_asks_before_it_runs_programs() {
         "provider": {"kind": "sim"}
     })
     .to_string();
-    let scenario = Arc::new(conclave::scenario::parse(&text, "ops_tools.json").unwrap());
+    // Read as if from /srv/ops, so that what the programs are found to be
+    // is the same on every machine: ./audit.sh is not there.
+    let scenario = Arc::new(
+        conclave::scenario::parse_from(&text, Path::new("/srv/ops/ops_tools.json")).unwrap(),
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut app = App::new(
         Hub::new(16),
@@ -138,4 +162,159 @@ fn the_dashboard_asks_before_it_runs_programs() {
         }
         insta::assert_snapshot!(format!("trust_overlay_{width}x{height}"), screen);
     }
+}
+
+/// A folder `name` in the sandbox holding `s.json`, whose one worker runs
+/// `argv` in that folder, and `tool.sh`, a worker that leaves `ran` in the
+/// folder it runs in; `variant` changes its bytes, not what it does.
+fn folder(sandbox: &Sandbox, name: &str, argv: &[&str], variant: &str) -> PathBuf {
+    let dir = sandbox.path(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = json!({
+        "name": "tool", "pattern": "orchestrator", "goal": "Run the tool.",
+        "context": {"report_date": "2026-03-20", "region": "US"},
+        "workers": {"tool_worker": {"command": {"argv": argv}}},
+        "provider": {"kind": "sim", "final_answer": "Done."}
+    });
+    std::fs::write(
+        dir.join("s.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    write_tool(&dir, variant);
+    dir
+}
+
+fn write_tool(dir: &Path, variant: &str) {
+    let tool = dir.join("tool.sh");
+    std::fs::write(
+        &tool,
+        format!("#!/bin/sh\n# {variant}\ncat > /dev/null\ntouch ran\necho '{{\"done\": true}}'\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `conclave run DIR/s.json --headless`, with `--allow-exec` when `allow`.
+fn run_in(sandbox: &Sandbox, dir: &Path, allow: bool) -> std::process::Output {
+    let file = dir.join("s.json");
+    let mut args = vec!["run", file.to_str().unwrap(), "--headless"];
+    if allow {
+        args.push("--allow-exec");
+    }
+    sandbox.run(&args)
+}
+
+/// The run was refused before anything started: exit 2, no result, the
+/// engine's refusal, and the tool never ran.
+fn assert_refused(out: &std::process::Output, dir: &Path) -> String {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "no result: {err}");
+    assert!(
+        err.contains("workers.tool_worker.command") && err.contains("--allow-exec"),
+        "the refusal: {err}"
+    );
+    assert!(!dir.join("ran").exists(), "the program never started");
+    err
+}
+
+#[test]
+fn the_same_scenario_in_another_folder_is_not_allowed_by_the_first_folders_allowance() {
+    let sandbox = Sandbox::new();
+    let first = folder(&sandbox, "first", &["./tool.sh"], "first");
+    let allowed = run_in(&sandbox, &first, true);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert!(first.join("ran").exists(), "allowed, the tool ran");
+
+    // Byte for byte the same scenario, next to another tool.sh.
+    let second = folder(&sandbox, "second", &["./tool.sh"], "second");
+    assert_eq!(
+        std::fs::read(first.join("s.json")).unwrap(),
+        std::fs::read(second.join("s.json")).unwrap()
+    );
+    let err = assert_refused(&run_in(&sandbox, &second, false), &second);
+    let tool = std::fs::canonicalize(second.join("tool.sh")).unwrap();
+    assert!(
+        err.contains(&format!("{} (sha256 ", tool.display())),
+        "names what an allowance would cover: {err}"
+    );
+}
+
+#[test]
+fn a_program_rewritten_after_the_allowance_asks_again_and_does_not_run() {
+    let sandbox = Sandbox::new();
+    let dir = folder(&sandbox, "ops", &["./tool.sh"], "as allowed");
+    let allowed = run_in(&sandbox, &dir, true);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    std::fs::remove_file(dir.join("ran")).unwrap();
+
+    write_tool(&dir, "rewritten");
+    let err = assert_refused(&run_in(&sandbox, &dir, false), &dir);
+    let tool = std::fs::canonicalize(dir.join("tool.sh")).unwrap();
+    assert!(
+        err.contains(&format!("{} changed since you allowed it", tool.display())),
+        "names what changed: {err}"
+    );
+}
+
+#[test]
+fn a_script_handed_to_an_interpreter_rewritten_after_the_allowance_asks_again() {
+    let sandbox = Sandbox::new();
+    let dir = folder(&sandbox, "ops", &["sh", "tool.sh"], "as allowed");
+    let allowed = run_in(&sandbox, &dir, true);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    std::fs::remove_file(dir.join("ran")).unwrap();
+
+    write_tool(&dir, "rewritten");
+    let err = assert_refused(&run_in(&sandbox, &dir, false), &dir);
+    let tool = std::fs::canonicalize(dir.join("tool.sh")).unwrap();
+    assert!(
+        err.contains(&format!("{} changed since you allowed it", tool.display())),
+        "names what changed: {err}"
+    );
+}
+
+#[test]
+fn unchanged_the_allowance_holds_from_any_path_to_the_file() {
+    let sandbox = Sandbox::new();
+    let dir = folder(&sandbox, "ops", &["sh", "tool.sh"], "as allowed");
+    let allowed = run_in(&sandbox, &dir, true);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    std::fs::remove_file(dir.join("ran")).unwrap();
+
+    // The same file reached through a link to its folder, the tool's
+    // bytes written again as they were: still allowed, and it runs.
+    std::os::unix::fs::symlink(&dir, sandbox.path("link")).unwrap();
+    write_tool(&dir, "as allowed");
+    let again = sandbox.run(&["run", "link/s.json", "--headless"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(dir.join("ran").exists(), "the allowed tool ran");
+    assert_eq!(allowances(&sandbox).len(), 1, "nothing new to remember");
+}
+
+#[test]
+fn a_sweep_whose_program_changed_since_its_allowance_starts_nothing_and_says_what_changed() {
+    let sandbox = Sandbox::new();
+    let dir = folder(&sandbox, "ops", &["./tool.sh"], "as allowed");
+    let file = dir.join("s.json");
+    let file = file.to_str().unwrap();
+    let sweep = |allow: bool| {
+        let mut args = vec!["sweep", file, "--seeds", "1..3", "--headless"];
+        if allow {
+            args.push("--allow-exec");
+        }
+        sandbox.run(&args)
+    };
+    let allowed = sweep(true);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    std::fs::remove_file(dir.join("ran")).unwrap();
+
+    write_tool(&dir, "rewritten");
+    let err = assert_refused(&sweep(false), &dir);
+    assert!(
+        err.contains("tool.sh changed since you allowed it"),
+        "{err}"
+    );
 }
