@@ -120,8 +120,7 @@ fn a_billion_seeds_are_refused_at_once_in_small_memory() {
     );
     let err = refused(&ran);
     assert!(
-        err.contains("--seeds 1..1000000000 makes 1000000000 runs")
-            && err.contains("1000000"),
+        err.contains("--seeds 1..1000000000 makes 1000000000 runs") && err.contains("1000000"),
         "{err}"
     );
 }
@@ -288,7 +287,15 @@ fn with_few_threads(args: &[&str], tasks: u64) -> Ran {
 #[test]
 fn a_sweep_the_system_gives_no_thread_ends_saying_so() {
     let ran = with_few_threads(
-        &["sweep", CHECKOUT, "--seeds", "1..8", "--parallel", "4", "--headless"],
+        &[
+            "sweep",
+            CHECKOUT,
+            "--seeds",
+            "1..8",
+            "--parallel",
+            "4",
+            "--headless",
+        ],
         1,
     );
     assert_eq!(

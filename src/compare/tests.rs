@@ -223,7 +223,11 @@ fn token_sums_past_the_largest_count_are_held_not_wrapped() {
         kind
     };
     let huge = run(
-        vec![started("t", false), using(u64::MAX - 1), using(u64::MAX - 1)],
+        vec![
+            started("t", false),
+            using(u64::MAX - 1),
+            using(u64::MAX - 1),
+        ],
         10,
     );
     let small = run(vec![started("t", false), using(1), using(1)], 10);

@@ -195,7 +195,8 @@ mod tests {
 
     #[test]
     fn a_model_priced_twice_is_refused_naming_both_places() {
-        let text = "{\n  \"m\": {\"input\": 1, \"output\": 2},\n  \"m\": {\"input\": 0, \"output\": 0}\n}";
+        let text =
+            "{\n  \"m\": {\"input\": 1, \"output\": 2},\n  \"m\": {\"input\": 0, \"output\": 0}\n}";
         let errors = parse_prices(text, "p.json").unwrap_err().to_string();
         assert_eq!(
             errors.trim_end(),

@@ -146,7 +146,9 @@ mod tests {
     use proptest::prelude::*;
 
     fn flags(n: usize) -> Vec<(String, Vec<bool>)> {
-        (0..n).map(|i| (format!("f{i}"), vec![true, false])).collect()
+        (0..n)
+            .map(|i| (format!("f{i}"), vec![true, false]))
+            .collect()
     }
 
     #[test]
