@@ -200,6 +200,21 @@ mod tests {
     }
 
     #[test]
+    fn a_tally_holds_nothing_per_combination_before_its_results() {
+        let flags = (0..40)
+            .map(|i| (format!("f{i}"), vec![true, false]))
+            .collect();
+        let plan = SweepPlan::new(1..=1, flags).unwrap();
+        let mut tally = Tally::new(&plan);
+        assert_eq!(tally.combination_count(), 1 << 40);
+        let job = plan.job(5).unwrap();
+        assert!(tally.add(result(&job, "go", 1, 1)));
+        assert_eq!(tally.results(5).len(), 1);
+        assert!(tally.results(4).is_empty());
+        assert_eq!(tally.combination(5), Some(job.flags));
+    }
+
+    #[test]
     fn a_result_of_another_sweeps_combination_is_not_counted() {
         let plan = plan();
         let mut tally = Tally::new(&plan);
