@@ -53,8 +53,8 @@ fn main() {
     let cores = default_parallelism();
 
     // Warm the allocator and the caches, as both sides then find them.
-    for job in plan.jobs().iter().take(20) {
-        run_job(&scenario, None, job, Vec::new()).expect("a run");
+    for job in plan.jobs().take(20) {
+        run_job(&scenario, None, &job, Vec::new()).expect("a run");
     }
 
     let mut single_cpu = Duration::ZERO;

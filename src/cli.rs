@@ -135,7 +135,7 @@ pub(crate) enum Command {
         /// (repeatable; every combination of the values is run).
         #[arg(long = "flag", value_name = "NAME=on,off", value_parser = parse_flag_values)]
         flags: Vec<(String, Vec<bool>)>,
-        /// How many runs at once (threads); all cores by default.
+        /// How many runs at once (threads, at most 1024); all cores by default.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         parallel: Option<usize>,
         /// Print the outcomes as one JSON document instead of opening the dashboard.
@@ -164,7 +164,7 @@ pub(crate) enum Command {
         /// published too (for `conclave attach`).
         #[command(flatten)]
         nats: PublishArgs,
-        /// How many jobs at once (threads); all cores by default.
+        /// How many jobs at once (threads, at most 1024); all cores by default.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         parallel: Option<usize>,
         /// Seconds a job may go without word from its worker before the

@@ -65,16 +65,45 @@ pub(crate) fn price_of(
         })
 }
 
+/// The most dollars a cost reads: the largest finite number. A cost that
+/// would be more (a price near 1e308 per million tokens) is held here,
+/// never infinite, which JSON cannot write.
+pub(crate) const MAX_DOLLARS: f64 = f64::MAX;
+
 /// What `usage` costs at `price`, to a ten-billionth of a dollar (a whole
-/// number of ten-billionths prints as the decimal it is).
+/// number of ten-billionths prints as the decimal it is), held at
+/// [`MAX_DOLLARS`].
 pub(crate) fn cost(usage: &TokenUsage, price: &ModelPrice) -> f64 {
-    let dollars = (usage.input as f64 * price.input + usage.output as f64 * price.output) / 1e6;
+    let (input, output) = (usage.input as f64, usage.output as f64);
+    let product = input * price.input + output * price.output;
+    let dollars = if product.is_finite() {
+        product / 1e6
+    } else {
+        // The product overflowed where the cost need not: the price per
+        // token first. (Only then, so that every other cost is the same
+        // to the last bit.)
+        input * (price.input / 1e6) + output * (price.output / 1e6)
+    };
     round_dollars(dollars)
 }
 
-/// Dollars held to ten decimals, so that sums print without float dust.
+/// Dollars held to ten decimals, so that sums print without float dust,
+/// and at [`MAX_DOLLARS`], so that a sum past it stays a number.
 pub(crate) fn round_dollars(dollars: f64) -> f64 {
-    (dollars * 1e10).round() / 1e10
+    let scaled = dollars * 1e10;
+    if scaled.is_finite() {
+        scaled.round() / 1e10
+    } else if dollars.is_nan() {
+        dollars
+    } else {
+        // Past 1e298 dollars ten decimals mean nothing anyway.
+        dollars.min(MAX_DOLLARS)
+    }
+}
+
+/// Whether a cost or a sum of costs was held at [`MAX_DOLLARS`].
+pub(crate) fn is_held(dollars: f64) -> bool {
+    dollars >= MAX_DOLLARS
 }
 
 #[cfg(test)]
@@ -133,5 +162,30 @@ mod tests {
             0.001032
         );
         assert_eq!(round_dollars(0.1 + 0.2), 0.3);
+    }
+
+    #[test]
+    fn a_price_near_the_largest_number_gives_a_cost_not_nothing() {
+        let usage = TokenUsage {
+            input: 1000,
+            output: 10,
+            ..TokenUsage::default()
+        };
+        let huge = ModelPrice {
+            input: 1e308,
+            output: 1e308,
+        };
+        let dollars = cost(&usage, &huge);
+        assert!(dollars.is_finite(), "{dollars}");
+        assert!((dollars / 1.01e305 - 1.0).abs() < 1e-12, "{dollars}");
+        assert!(!is_held(dollars));
+        // More than the largest number: held there, and said to be.
+        let endless = TokenUsage {
+            input: u64::MAX,
+            ..usage
+        };
+        assert_eq!(cost(&endless, &huge), MAX_DOLLARS);
+        assert!(is_held(cost(&endless, &huge)));
+        assert_eq!(round_dollars(MAX_DOLLARS + MAX_DOLLARS), MAX_DOLLARS);
     }
 }

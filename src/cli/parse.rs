@@ -24,12 +24,14 @@ pub(crate) fn parse_flag_values(text: &str) -> Result<(String, Vec<bool>), Strin
     conclave::sweep::parse_flag_values(text).map_err(|e| e.to_string())
 }
 
-/// `--parallel N`: a number of threads, 1 or more.
+/// `--parallel N`: a number of threads, 1 or more and at most
+/// [`MAX_PARALLEL`](conclave::sweep::MAX_PARALLEL).
 pub(crate) fn parse_threads(text: &str) -> Result<usize, String> {
+    use conclave::sweep::MAX_PARALLEL;
     match text.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
+        Ok(n) if (1..=MAX_PARALLEL).contains(&n) => Ok(n),
         _ => Err(format!(
-            "expected a number of threads of 1 or more, found {text:?}"
+            "expected a number of threads, 1 or more and at most {MAX_PARALLEL}, found {text:?}"
         )),
     }
 }

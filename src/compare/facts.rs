@@ -123,8 +123,9 @@ impl RunFacts {
                     self.tool(tool).failures += 1;
                 }
                 if let Some(usage) = usage {
-                    self.tokens.input += usage.input;
-                    self.tokens.output += usage.output;
+                    // Held at the largest count, as the run's usage is.
+                    self.tokens.input = self.tokens.input.saturating_add(usage.input);
+                    self.tokens.output = self.tokens.output.saturating_add(usage.output);
                     self.tokens.estimated |= usage.estimated;
                     if let Some(cost) = usage.cost_usd {
                         let sum = self.tokens.cost_usd.unwrap_or(0.0) + cost;

@@ -208,3 +208,35 @@ fn values_read_as_short_text() {
         "accepted go 0.5"
     );
 }
+
+#[test]
+fn token_sums_past_the_largest_count_are_held_not_wrapped() {
+    let using = |input: u64| {
+        let mut kind = call(100);
+        if let EventKind::CallFinished { usage, .. } = &mut kind {
+            *usage = Some(crate::bus::TokenUsage {
+                input,
+                output: 1,
+                ..crate::bus::TokenUsage::default()
+            });
+        }
+        kind
+    };
+    let huge = run(
+        vec![
+            started("t", false),
+            using(u64::MAX - 1),
+            using(u64::MAX - 1),
+        ],
+        10,
+    );
+    let small = run(vec![started("t", false), using(1), using(1)], 10);
+    let comparison = compared(&huge, &small);
+    let input = comparison
+        .differences
+        .iter()
+        .find(|d| d.what == "tokens.input")
+        .expect("the inputs differ");
+    assert_eq!(input.a, serde_json::json!(u64::MAX));
+    assert_eq!(input.b, serde_json::json!(2));
+}

@@ -3,9 +3,11 @@
 //! token and dollar budgets checked against the sum. The gateway charges
 //! an answer the moment it arrives, so a call in flight when a budget runs
 //! out is counted when it finishes; only the next gate or call stops.
+//! Sums stop at the largest count (2^64 − 1 tokens, the largest finite
+//! number of dollars) and say so (`"saturated": true`), never wrapping.
 
 use crate::bus::TokenUsage;
-use crate::pricing::{self, round_dollars};
+use crate::pricing::{self, is_held, round_dollars};
 use crate::scenario::{ModelPrice, SpendLimits};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
@@ -31,14 +33,23 @@ impl Tally {
         self.input.saturating_add(self.output)
     }
 
+    /// Whether a figure stands at the most it can be, where it was held.
+    fn saturated(&self, priced: bool) -> bool {
+        self.input == u64::MAX || self.output == u64::MAX || (priced && is_held(self.cost_usd))
+    }
+
     /// `{input_tokens, output_tokens, cost_usd}`, the cost only when the
-    /// model has a price.
+    /// model has a price, and `saturated: true` only when a figure was
+    /// held at its most.
     fn document(&self, priced: bool) -> Map<String, Value> {
         let mut doc = Map::new();
         doc.insert("input_tokens".into(), self.input.into());
         doc.insert("output_tokens".into(), self.output.into());
         if priced {
             doc.insert("cost_usd".into(), json!(self.cost_usd));
+        }
+        if self.saturated(priced) {
+            doc.insert("saturated".into(), Value::Bool(true));
         }
         doc
     }
@@ -168,6 +179,36 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn sums_past_the_largest_count_are_held_and_said() {
+        let meter = Meter::new(Some(ONE_TWO), SpendLimits::default());
+        meter.charge("a", used(u64::MAX - 3, 1));
+        meter.charge("b", used(7, 1));
+        let usage = meter.usage();
+        assert_eq!(usage["input_tokens"], u64::MAX, "not 3: {usage}");
+        assert_eq!(usage["output_tokens"], 2);
+        assert_eq!(usage["saturated"], true);
+        assert!(usage["by_agent"]["b"].get("saturated").is_none());
+        assert!(usage["cost_usd"].as_f64().is_some_and(f64::is_finite));
+
+        let priced_past = Meter::new(
+            Some(ModelPrice {
+                input: f64::MAX,
+                output: 0.0,
+            }),
+            SpendLimits {
+                max_tokens: None,
+                max_cost_usd: Some(1e300),
+            },
+        );
+        let charged = priced_past.charge("a", used(u64::MAX, 0)).unwrap();
+        assert_eq!(charged.cost_usd, Some(f64::MAX));
+        let usage = priced_past.usage();
+        assert_eq!(usage["cost_usd"], f64::MAX, "a number, not null: {usage}");
+        assert_eq!(usage["saturated"], true);
+        assert_eq!(priced_past.over(), Some(StopReason::MaxCost));
     }
 
     #[test]

@@ -198,46 +198,7 @@ fn document(text: &str, file: &str) -> Result<Document, ScenarioErrors> {
     let structure = structure::scan(text, MAX_REPORTED + 1);
     let at = |offset| places::positions(text, &[offset])[0];
     if !structure.findings.is_empty() {
-        let errors = structure
-            .findings
-            .iter()
-            .map(|finding| {
-                let (offset, message) = match finding {
-                    Finding::TooDeep { at } => (
-                        *at,
-                        format!(
-                            "lists and objects nest more than {MAX_DEPTH} levels deep here; a scenario nests at most {MAX_DEPTH}"
-                        ),
-                    ),
-                    Finding::Duplicate { key, first, again } => {
-                        let first = at(*first);
-                        (
-                            *again,
-                            format!(
-                                "duplicate key {}: already given at line {}, column {}; a key may appear once in an object",
-                                Value::from(key.as_str()),
-                                first.line,
-                                first.column
-                            ),
-                        )
-                    }
-                    Finding::TooManyValues { at, .. } => (
-                        *at,
-                        format!(
-                            "more than {MAX_VALUES_OUTSIDE_CONTEXT} JSON values outside \"context\"; \
-                             large shared data belongs in \"context\", which is kept as text"
-                        ),
-                    ),
-                };
-                ScenarioError {
-                    file: file.to_string(),
-                    position: Some(at(offset)),
-                    path: places::path_at(text, offset),
-                    message,
-                }
-            })
-            .collect();
-        return Err(error::capped(errors));
+        return Err(findings_errors(text, file, &structure.findings));
     }
     if !structure.top_is_object {
         let found = if text.len() <= 4096 {
@@ -285,6 +246,52 @@ fn document(text: &str, file: &str) -> Result<Document, ScenarioErrors> {
         context,
         plan,
     })
+}
+
+/// What the pass over a file's structure found, as errors placed in the
+/// file: a key given twice names both places (scenarios and pricing files
+/// alike).
+pub(crate) fn findings_errors(text: &str, file: &str, findings: &[Finding]) -> ScenarioErrors {
+    let at = |offset| places::positions(text, &[offset])[0];
+    let errors = findings
+        .iter()
+        .map(|finding| {
+            let (offset, message) = match finding {
+                Finding::TooDeep { at } => (
+                    *at,
+                    format!(
+                        "lists and objects nest more than {MAX_DEPTH} levels deep here; a scenario nests at most {MAX_DEPTH}"
+                    ),
+                ),
+                Finding::Duplicate { key, first, again } => {
+                    let first = at(*first);
+                    (
+                        *again,
+                        format!(
+                            "duplicate key {}: already given at line {}, column {}; a key may appear once in an object",
+                            Value::from(key.as_str()),
+                            first.line,
+                            first.column
+                        ),
+                    )
+                }
+                Finding::TooManyValues { at, .. } => (
+                    *at,
+                    format!(
+                        "more than {MAX_VALUES_OUTSIDE_CONTEXT} JSON values outside \"context\"; \
+                         large shared data belongs in \"context\", which is kept as text"
+                    ),
+                ),
+            };
+            ScenarioError {
+                file: file.to_string(),
+                position: Some(at(offset)),
+                path: places::path_at(text, offset),
+                message,
+            }
+        })
+        .collect();
+    error::capped(errors)
 }
 
 /// A scenario's top-level member `key`, written at `span` of `text`, as the

@@ -5,7 +5,8 @@
 
 use super::error::Problem;
 use super::path::JsonPath;
-use super::{ScenarioErrors, text};
+use super::text::structure::{self, Finding};
+use super::{MAX_REPORTED, ScenarioErrors, text};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -59,9 +60,19 @@ pub fn load_prices(path: &Path) -> Result<PriceTable, ScenarioErrors> {
     parse_prices(&text, &file)
 }
 
-/// Check a pricing table given as text; `file` names it in errors.
+/// Check a pricing table given as text; `file` names it in errors. A
+/// model named twice is refused as a scenario's key given twice is, naming
+/// both places: JSON readers keep one of the two prices, silently.
 pub fn parse_prices(text: &str, file: &str) -> Result<PriceTable, ScenarioErrors> {
     super::syntax(text, file)?;
+    let duplicates: Vec<Finding> = structure::scan(text, MAX_REPORTED + 1)
+        .findings
+        .into_iter()
+        .filter(|finding| matches!(finding, Finding::Duplicate { .. }))
+        .collect();
+    if !duplicates.is_empty() {
+        return Err(super::findings_errors(text, file, &duplicates));
+    }
     let document: Value = serde_json::from_str(text).map_err(|e| {
         ScenarioErrors::one(file, None, JsonPath::root(), format!("not valid JSON: {e}"))
     })?;
@@ -178,6 +189,24 @@ mod tests {
         );
         assert!(
             lines[3].starts_with("p.json:3:8: n: expected {\"input\""),
+            "{errors}"
+        );
+    }
+
+    #[test]
+    fn a_model_priced_twice_is_refused_naming_both_places() {
+        let text =
+            "{\n  \"m\": {\"input\": 1, \"output\": 2},\n  \"m\": {\"input\": 0, \"output\": 0}\n}";
+        let errors = parse_prices(text, "p.json").unwrap_err().to_string();
+        assert_eq!(
+            errors.trim_end(),
+            "p.json:3:3: m: duplicate key \"m\": already given at line 2, column 3; a key may appear once in an object",
+        );
+        let errors = parse_prices(r#"{"m": {"input": 1, "input": 2, "output": 0}}"#, "p.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            errors.contains("duplicate key \"input\": already given at line 1, column 8"),
             "{errors}"
         );
     }

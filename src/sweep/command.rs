@@ -7,6 +7,7 @@ use super::SweepError;
 use super::job::JobSetup;
 use super::local::{default_parallelism, run_local_with};
 use super::plan::SweepPlan;
+use super::size::{MAX_PARALLEL, max_runs};
 use super::tally::Tally;
 use crate::engine::{LaunchError, ProviderChoice};
 use crate::exit::Exit;
@@ -47,14 +48,22 @@ pub struct Prepared {
 /// Load the scenario and check the sweep against it; the error is the
 /// message to print before exiting 2.
 pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
+    // Counted first, from the arguments alone: a sweep past its cap is
+    // refused before the scenario is read or anything is made.
+    let cap = max_runs().map_err(|e| format!("conclave: {e}"))?;
+    args.plan
+        .within(cap)
+        .map_err(|e| format!("conclave: {e}"))?;
+    if let Some(n) = args.parallel.filter(|n| !(1..=MAX_PARALLEL).contains(n)) {
+        return Err(format!(
+            "conclave: --parallel {n}: expected a number of threads, 1 or more and at most {MAX_PARALLEL}"
+        ));
+    }
     let source = args.scenario.display().to_string();
     let scenario = Arc::new(scenario::load(&args.scenario).map_err(|e| e.to_string())?);
     args.plan
         .check(&scenario, &source)
         .map_err(|e| e.to_string())?;
-    if args.parallel == Some(0) {
-        return Err("--parallel 0: expected a number of threads of 1 or more".into());
-    }
     let mut setup = JobSetup {
         provider: args.provider,
         allow_exec: args.allow_exec,
@@ -128,7 +137,10 @@ pub fn headless(args: SweepArgs) -> Exit {
         output::message(&warning);
     }
     match ran {
-        Ok(()) => {
+        Ok(note) => {
+            if let Some(note) = note {
+                output::message(&note);
+            }
             output::document(&tally.document());
             Exit::Ok
         }

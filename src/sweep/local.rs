@@ -2,9 +2,12 @@
 //! time per thread, each on its own runtime (see [`run_job_with`]). It
 //! hands results to the caller's thread and counts nothing itself: the
 //! caller's [`super::Tally`] does, as it does for any other executor.
+//! Threads are asked of the system one by one: when it refuses one, the
+//! sweep goes on with those it gave, never panicking.
 
 use super::SweepError;
-use super::job::{Job, JobResult, JobSetup, run_job_with};
+use super::job::{JobResult, JobSetup, run_job_with};
+use super::jobs::JobList;
 use crate::scenario::Scenario;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
@@ -15,14 +18,15 @@ pub fn default_parallelism() -> usize {
 }
 
 /// Run every job on `parallel` threads (default: all cores), calling
-/// `on_result` on the caller's thread as results arrive.
+/// `on_result` on the caller's thread as results arrive. `Ok` carries a
+/// note for the user when the system gave fewer threads than asked.
 pub fn run_local(
     scenario: &Arc<Scenario>,
     source: Option<&str>,
-    jobs: Vec<Job>,
+    jobs: impl JobList,
     parallel: usize,
     on_result: impl FnMut(JobResult),
-) -> Result<(), SweepError> {
+) -> Result<Option<String>, SweepError> {
     let never = AtomicBool::new(false);
     run_local_with(
         scenario,
@@ -43,30 +47,31 @@ pub fn run_local(
 pub fn run_local_with(
     scenario: &Arc<Scenario>,
     source: Option<&str>,
-    jobs: Vec<Job>,
+    jobs: impl JobList,
     parallel: usize,
     setup: &JobSetup,
     cancel: &AtomicBool,
     mut on_result: impl FnMut(JobResult),
-) -> Result<(), SweepError> {
-    let threads = parallel.clamp(1, jobs.len().max(1));
+) -> Result<Option<String>, SweepError> {
+    let threads = parallel.clamp(1, jobs.count().max(1));
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<Result<JobResult, SweepError>>();
     let jobs = &jobs;
     std::thread::scope(|scope| {
         let mut workers = Vec::with_capacity(threads);
+        let mut refused = None;
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
-            workers.push(scope.spawn(move || {
+            let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
                 // Jobs are taken in plan order, one at a time, so a slow
                 // job never holds others back behind it.
                 while !stop.load(Ordering::Relaxed) && !cancel.load(Ordering::Relaxed) {
-                    let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    let Some(job) = jobs.job(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    let result = run_job_with(scenario, source, job, setup, Vec::new());
+                    let result = run_job_with(scenario, source, &job, setup, Vec::new());
                     if result.is_err() {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -74,9 +79,27 @@ pub fn run_local_with(
                         break;
                     }
                 }
-            }));
+            });
+            match worker {
+                Ok(worker) => workers.push(worker),
+                // The system's limit on threads (or on memory for their
+                // stacks): the threads started share the jobs.
+                Err(error) => {
+                    refused = Some(error);
+                    break;
+                }
+            }
         }
         drop(tx);
+        let note = match refused {
+            Some(error) if workers.is_empty() => return Err(SweepError::NoThread(error)),
+            Some(error) => Some(format!(
+                "conclave: the system gave {} of the {threads} threads asked for ({error}); the sweep runs {} at a time",
+                workers.len(),
+                workers.len()
+            )),
+            None => None,
+        };
         let mut first_error = None;
         for received in rx {
             match received {
@@ -98,14 +121,14 @@ pub fn run_local_with(
                 ));
             }
         }
-        first_error.map_or(Ok(()), Err)
+        first_error.map_or(Ok(note), Err)
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::{SweepPlan, Tally, run_job};
+    use crate::sweep::{Job, SweepPlan, Tally, run_job};
 
     fn checkout() -> Arc<Scenario> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -127,7 +150,7 @@ mod tests {
         .unwrap();
         assert_eq!(tally.done(), 12);
         seen.sort();
-        let mut expected: Vec<String> = plan.jobs().into_iter().map(|j| j.id).collect();
+        let mut expected: Vec<String> = plan.jobs().map(|j| j.id).collect();
         expected.sort();
         assert_eq!(seen, expected);
         for job in plan.jobs() {
@@ -167,7 +190,7 @@ mod tests {
     #[test]
     fn no_jobs_is_a_sweep_that_ends_at_once() {
         let mut results = 0;
-        run_local(&checkout(), None, Vec::new(), 4, |_| results += 1).unwrap();
+        run_local(&checkout(), None, Vec::<Job>::new(), 4, |_| results += 1).unwrap();
         assert_eq!(results, 0);
     }
 }

@@ -1,6 +1,8 @@
 //! What a run used that its result does not count: model and tool calls,
 //! tokens, orchestrator waves and research steps, read off its events as
 //! they are published. It only counts; it never holds an event or waits.
+//! Token sums stop at the largest count (2^64 − 1) rather than wrap: a
+//! model may report any count, and a sum that wrapped would read small.
 
 use crate::bus::{Event, EventKind, EventSink};
 use crate::scenario::MODEL_TOOL;
@@ -48,6 +50,13 @@ impl EventSink for Measure {
         let bump = |n: &AtomicU64, by: u64| {
             n.fetch_add(by, Ordering::Relaxed);
         };
+        let add = |n: &AtomicU64, by: u64| {
+            // Only this run's engine publishes to it, so the swap
+            // succeeds the first time.
+            let _ = n.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |sum| {
+                Some(sum.saturating_add(by))
+            });
+        };
         match &event.kind {
             // Every attempt that reached the model or the tool counts as a
             // call, as the gateway's meter charges each attempt's tokens.
@@ -58,13 +67,55 @@ impl EventSink for Measure {
                     bump(&self.tool_calls, 1);
                 }
                 if let Some(usage) = usage {
-                    bump(&self.input_tokens, usage.input);
-                    bump(&self.output_tokens, usage.output);
+                    add(&self.input_tokens, usage.input);
+                    add(&self.output_tokens, usage.output);
                 }
             }
             EventKind::WaveStarted { .. } => bump(&self.waves, 1),
             EventKind::ResearchStepStarted(_) => bump(&self.steps, 1),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{CallOutcome, TokenUsage};
+
+    fn finished(input: u64, output: u64) -> Arc<Event> {
+        let kind = EventKind::CallFinished {
+            call: 1,
+            tool: MODEL_TOOL.into(),
+            attempt: 1,
+            latency_ms: 0,
+            outcome: CallOutcome::Ok,
+            usage: Some(TokenUsage {
+                input,
+                output,
+                ..TokenUsage::default()
+            }),
+            error: None,
+            http_status: None,
+            first_token_ms: None,
+            tokens_per_s: None,
+        };
+        Arc::new(Event {
+            run: 1,
+            seq: 1,
+            t_ms: 0,
+            kind,
+        })
+    }
+
+    #[test]
+    fn token_sums_stop_at_the_largest_count_rather_than_wrap() {
+        let measure = Measure::default();
+        measure.accept(finished(u64::MAX - 3, 7));
+        measure.accept(finished(5, 7));
+        let measured = measure.measured();
+        assert_eq!(measured.input_tokens, u64::MAX, "not 1");
+        assert_eq!(measured.output_tokens, 14);
+        assert_eq!(measured.model_calls, 2);
     }
 }

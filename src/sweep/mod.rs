@@ -5,16 +5,20 @@
 
 mod command;
 mod job;
+mod jobs;
 mod local;
 mod measure;
 mod plan;
+mod size;
 mod stats;
 mod tally;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
 pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
+pub use jobs::{JobList, Jobs};
 pub use local::{default_parallelism, run_local, run_local_with};
 pub use plan::{PlanError, SweepPlan, parse_flag_values, parse_seeds};
+pub use size::{DEFAULT_MAX_RUNS, MAX_PARALLEL, MAX_RUNS_VAR, TooManyRuns, max_runs};
 pub use tally::Tally;
 
 use crate::engine::{EngineError, LaunchError};
@@ -35,6 +39,9 @@ pub enum SweepError {
     /// A thread of the local executor ended without its result.
     #[error("a sweep thread crashed: {0}")]
     Thread(String),
+    /// The system gave the local executor no thread at all.
+    #[error("cannot start a thread for the sweep's runs: {0}")]
+    NoThread(std::io::Error),
 }
 
 impl SweepError {

@@ -1,8 +1,8 @@
-//! What a sweep runs: a range of seeds and, per flag, the values to try;
-//! every combination of those values, and every (combination, seed) job.
+//! What a sweep runs: a range of seeds and, per flag, the values to try.
 //! It checks the arguments against the scenario; it never runs anything.
+//! How many runs they make is counted in `size`, and the runs themselves
+//! are made one at a time in `jobs`.
 
-use super::job::Job;
 use crate::scenario::Scenario;
 use std::ops::RangeInclusive;
 
@@ -36,54 +36,12 @@ pub enum PlanError {
         name: String,
         known: String,
     },
+    /// More runs than [`super::size::max_runs`] allows.
+    #[error("{0}")]
+    TooManyRuns(super::size::TooManyRuns),
 }
 
 impl SweepPlan {
-    /// Every combination of the listed flag values, in the order given
-    /// (the first flag varies slowest); one empty combination without flags.
-    pub fn combinations(&self) -> Vec<Vec<(String, bool)>> {
-        let mut combinations: Vec<Vec<(String, bool)>> = vec![Vec::new()];
-        for (name, values) in &self.flags {
-            combinations = combinations
-                .into_iter()
-                .flat_map(|prefix| {
-                    values.iter().map(move |&on| {
-                        let mut next = prefix.clone();
-                        next.push((name.clone(), on));
-                        next
-                    })
-                })
-                .collect();
-        }
-        combinations
-    }
-
-    /// Every job: combination-major, then seed ascending.
-    pub fn jobs(&self) -> Vec<Job> {
-        self.combinations()
-            .into_iter()
-            .enumerate()
-            .flat_map(|(combination, flags)| {
-                self.seeds
-                    .clone()
-                    .map(move |seed| Job::new(combination, seed, flags.clone()))
-            })
-            .collect()
-    }
-
-    /// How many runs the sweep makes.
-    pub fn total(&self) -> usize {
-        let seeds = self
-            .seeds
-            .end()
-            .saturating_sub(*self.seeds.start())
-            .saturating_add(1);
-        let per_combination = usize::try_from(seeds).unwrap_or(usize::MAX);
-        self.flags.iter().fold(per_combination, |n, (_, values)| {
-            n.saturating_mul(values.len())
-        })
-    }
-
     /// Every flag named is one `scenario` declares; `source_name` names the
     /// file in the message.
     pub fn check(&self, scenario: &Scenario, source_name: &str) -> Result<(), PlanError> {
@@ -167,53 +125,6 @@ pub fn parse_flag_values(text: &str) -> Result<(String, Vec<bool>), PlanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn plan(seeds: RangeInclusive<u64>, flags: &[(&str, &[bool])]) -> SweepPlan {
-        SweepPlan::new(
-            seeds,
-            flags
-                .iter()
-                .map(|(name, values)| (name.to_string(), values.to_vec()))
-                .collect(),
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn without_flags_there_is_one_empty_combination() {
-        let plan = plan(3..=5, &[]);
-        assert_eq!(plan.combinations(), vec![Vec::<(String, bool)>::new()]);
-        let ids: Vec<String> = plan.jobs().into_iter().map(|j| j.id).collect();
-        assert_eq!(ids, ["c0-s3", "c0-s4", "c0-s5"]);
-        assert_eq!(plan.total(), 3);
-    }
-
-    #[test]
-    fn the_first_flag_varies_slowest_and_jobs_are_combination_major() {
-        let plan = plan(1..=2, &[("a", &[true, false]), ("b", &[false, true])]);
-        let shown: Vec<String> = plan
-            .combinations()
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .map(|(n, on)| format!("{n}={}", if *on { "on" } else { "off" }))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        assert_eq!(
-            shown,
-            ["a=on b=off", "a=on b=on", "a=off b=off", "a=off b=on"]
-        );
-        let jobs = plan.jobs();
-        assert_eq!(jobs.len(), 8);
-        assert_eq!(plan.total(), 8);
-        assert_eq!(jobs[2].id, "c1-s1");
-        assert_eq!(jobs[2].combination, 1);
-        assert_eq!(jobs[2].seed, 1);
-        assert_eq!(jobs[2].flags, vec![("a".into(), true), ("b".into(), true)]);
-        assert_eq!(jobs[7].id, "c3-s2");
-    }
 
     #[test]
     fn seeds_take_a_range_or_one_number_and_refuse_the_rest() {

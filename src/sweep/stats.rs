@@ -1,30 +1,41 @@
 //! Summaries of one measure over a combination's runs: counts by value
 //! for small measures, and total, min, max, mean and percentiles. They
-//! depend only on the values, never on the order runs finished in.
+//! depend only on the values, never on the order runs finished in. A total
+//! past the largest count (2^64 − 1) is held there, never wrapped, and
+//! said: `"saturated": true`, as it is when a run's own count was held.
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// `{"total", "min", "max", "mean", "p50", "p90"}` of `values`; `null`
-/// figures when there are none.
+/// figures when there are none. `"saturated": true` is added when the
+/// total or a value stands at the largest count, which it was held at.
 pub(crate) fn spread(values: &[u64]) -> Value {
     let mut sorted = values.to_vec();
     sorted.sort_unstable();
-    let total: u64 = sorted.iter().fold(0u64, |sum, v| sum.saturating_add(*v));
+    // 128 bits hold the sum of any number of 64-bit counts a sweep has.
+    let sum: u128 = sorted.iter().map(|v| u128::from(*v)).sum();
+    let total = u64::try_from(sum).unwrap_or(u64::MAX);
     let mean = if sorted.is_empty() {
         Value::Null
     } else {
         // Rounded to a thousandth so that documents compare as text too.
-        json!((total as f64 / sorted.len() as f64 * 1000.0).round() / 1000.0)
+        json!((sum as f64 / sorted.len() as f64 * 1000.0).round() / 1000.0)
     };
-    json!({
+    let mut spread = json!({
         "total": total,
         "min": sorted.first(),
         "max": sorted.last(),
         "mean": mean,
         "p50": percentile(&sorted, 50),
         "p90": percentile(&sorted, 90),
-    })
+    });
+    if total == u64::MAX
+        && let Value::Object(fields) = &mut spread
+    {
+        fields.insert("saturated".into(), Value::Bool(true));
+    }
+    spread
 }
 
 /// The nearest-rank percentile of sorted values.
@@ -76,6 +87,19 @@ mod tests {
             a,
             json!({"total": 15, "min": 1, "max": 5, "mean": 3.0, "p50": 3, "p90": 5})
         );
+    }
+
+    #[test]
+    fn a_total_past_the_largest_count_is_held_and_said() {
+        let held = spread(&[u64::MAX - 3, 7, 1]);
+        assert_eq!(held["total"], u64::MAX, "not 4");
+        assert_eq!(held["saturated"], true);
+        assert_eq!(held["max"], u64::MAX - 3);
+        let mean = ((u64::MAX as f64 + 5.0) / 3.0 * 1000.0).round() / 1000.0;
+        assert_eq!(held["mean"], mean, "from the sum, not from the held total");
+        let run_held = spread(&[u64::MAX]);
+        assert_eq!(run_held["saturated"], true);
+        assert!(spread(&[u64::MAX - 1, 0]).get("saturated").is_none());
     }
 
     #[test]

@@ -12,9 +12,10 @@ use std::ops::RangeInclusive;
 
 #[derive(Clone, Debug)]
 pub struct Tally {
-    seeds: RangeInclusive<u64>,
-    combinations: Vec<Vec<(String, bool)>>,
-    /// Per combination, in the order results arrived.
+    /// The combinations' flag values are made from it as they are shown.
+    plan: SweepPlan,
+    /// Per combination, in the order results arrived; grown as results
+    /// come, so that a sweep holds nothing per combination before it runs.
     results: Vec<Vec<JobResult>>,
     /// Job ids counted, so that a redelivered job is counted once.
     counted: HashSet<String>,
@@ -23,11 +24,9 @@ pub struct Tally {
 
 impl Tally {
     pub fn new(plan: &SweepPlan) -> Self {
-        let combinations = plan.combinations();
         Tally {
-            seeds: plan.seeds.clone(),
-            results: vec![Vec::new(); combinations.len()],
-            combinations,
+            plan: plan.clone(),
+            results: Vec::new(),
             counted: HashSet::new(),
             total: plan.total(),
         }
@@ -37,13 +36,17 @@ impl Tally {
     /// counted already (a redelivered job), or when its combination is not
     /// one of this sweep's.
     pub fn add(&mut self, result: JobResult) -> bool {
-        let Some(runs) = self.results.get_mut(result.combination) else {
+        let combination = result.combination;
+        if combination >= self.plan.combination_count() {
             return false;
-        };
+        }
         if !self.counted.insert(result.job.clone()) {
             return false;
         }
-        runs.push(result);
+        if self.results.len() <= combination {
+            self.results.resize_with(combination + 1, Vec::new);
+        }
+        self.results[combination].push(result);
         true
     }
 
@@ -57,12 +60,17 @@ impl Tally {
 
     /// The seeds each combination runs.
     pub fn seeds(&self) -> &RangeInclusive<u64> {
-        &self.seeds
+        &self.plan.seeds
     }
 
-    /// The flag values of each combination, in the plan's order.
-    pub fn combinations(&self) -> &[Vec<(String, bool)>] {
-        &self.combinations
+    /// How many combinations of flag values the sweep runs.
+    pub fn combination_count(&self) -> usize {
+        self.plan.combination_count()
+    }
+
+    /// The flag values of a combination, in the plan's order.
+    pub fn combination(&self, combination: usize) -> Option<Vec<(String, bool)>> {
+        self.plan.combination(combination)
     }
 
     /// The results counted for a combination, in the order they came.
@@ -74,14 +82,12 @@ impl Tally {
     /// "outcomes": {"<status>/<stop_reason>/<decision>": count}, ...}]}
     /// (README "Sweeps" gives every field).
     pub fn document(&self) -> Value {
-        let combinations: Vec<Value> = self
-            .combinations
-            .iter()
-            .zip(&self.results)
-            .map(|(flags, runs)| combination_document(flags, runs))
+        let combinations: Vec<Value> = (0..self.combination_count())
+            .map_while(|c| Some(combination_document(&self.combination(c)?, self.results(c))))
             .collect();
+        let seeds = self.seeds();
         json!({
-            "seeds": {"from": self.seeds.start(), "to": self.seeds.end()},
+            "seeds": {"from": seeds.start(), "to": seeds.end()},
             "runs": self.done(),
             "combinations": combinations,
         })
@@ -183,7 +189,7 @@ mod tests {
     #[test]
     fn a_redelivered_job_is_counted_once() {
         let plan = plan();
-        let jobs = plan.jobs();
+        let jobs: Vec<Job> = plan.jobs().collect();
         let mut tally = Tally::new(&plan);
         assert_eq!((tally.done(), tally.total()), (0, 6));
         assert!(tally.add(result(&jobs[0], "go", 1, 4)));
@@ -191,6 +197,21 @@ mod tests {
         assert_eq!(tally.done(), 1);
         assert_eq!(tally.results(0).len(), 1);
         assert_eq!(tally.results(0)[0].verdict.as_deref(), Some("go"));
+    }
+
+    #[test]
+    fn a_tally_holds_nothing_per_combination_before_its_results() {
+        let flags = (0..40)
+            .map(|i| (format!("f{i}"), vec![true, false]))
+            .collect();
+        let plan = SweepPlan::new(1..=1, flags).unwrap();
+        let mut tally = Tally::new(&plan);
+        assert_eq!(tally.combination_count(), 1 << 40);
+        let job = plan.job(5).unwrap();
+        assert!(tally.add(result(&job, "go", 1, 1)));
+        assert_eq!(tally.results(5).len(), 1);
+        assert!(tally.results(4).is_empty());
+        assert_eq!(tally.combination(5), Some(job.flags));
     }
 
     #[test]
@@ -205,7 +226,7 @@ mod tests {
     #[test]
     fn the_document_counts_per_combination_whatever_the_order() {
         let plan = plan();
-        let jobs = plan.jobs();
+        let jobs: Vec<Job> = plan.jobs().collect();
         let verdicts = ["go", "go", "no_go", "go_with_caution", "go", "go"];
         let results: Vec<JobResult> = jobs
             .iter()

@@ -32,7 +32,7 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
         url,
         &sweep.scenario,
         Some(&sweep.source),
-        sweep.plan.jobs(),
+        sweep.plan.jobs().collect(),
         &sweep.setup,
         &never,
         |result| {

@@ -279,9 +279,17 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
     })
 }
 
-/// The tokens a `usage` object counts (absent counts read as 0).
+/// The tokens a `usage` object counts (absent counts read as 0). A count
+/// past the largest (2^64 − 1, which JSON can write) is held there rather
+/// than read as none; the run's usage then says it is held.
 fn usage_of(usage: &Value) -> TokenUsage {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let count = |key: &str| {
+        usage.get(key).map_or(0, |n| {
+            n.as_u64()
+                .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+                .unwrap_or(0)
+        })
+    };
     TokenUsage {
         input: count("prompt_tokens"),
         output: count("completion_tokens"),

@@ -27,7 +27,7 @@ const MAX_BINS: u64 = 8;
 
 /// Every combination's bars of `chart`.
 pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
-    let combinations = 0..tally.combinations().len();
+    let combinations = 0..tally.combination_count();
     match chart {
         Chart::Outcomes => by_label(tally, |r| vec![r.outcome.clone()]),
         Chart::StopReasons => by_label(tally, |r| vec![r.stop_reason.to_string()]),
@@ -42,10 +42,10 @@ pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
 
 /// A bar per label any run has, in label order.
 fn by_label(tally: &Tally, labels: impl Fn(&JobResult) -> Vec<String>) -> Vec<Group> {
-    let all: BTreeSet<String> = (0..tally.combinations().len())
+    let all: BTreeSet<String> = (0..tally.combination_count())
         .flat_map(|c| tally.results(c).iter().flat_map(&labels))
         .collect();
-    (0..tally.combinations().len())
+    (0..tally.combination_count())
         .map(|combination| {
             let results = tally.results(combination);
             let bars = all
@@ -72,7 +72,7 @@ fn by_used(tally: &Tally) -> Vec<Group> {
         "steps",
     ];
     let mut keys: BTreeSet<(usize, u64)> = BTreeSet::new();
-    for c in 0..tally.combinations().len() {
+    for c in 0..tally.combination_count() {
         for r in tally.results(c) {
             for (name, value) in r.used.named() {
                 let place = order.iter().position(|o| *o == name).unwrap_or(order.len());
@@ -80,7 +80,7 @@ fn by_used(tally: &Tally) -> Vec<Group> {
             }
         }
     }
-    (0..tally.combinations().len())
+    (0..tally.combination_count())
         .map(|combination| {
             let results = tally.results(combination);
             let bars = keys

@@ -61,7 +61,7 @@ pub(crate) fn start(sweep: &Prepared) -> std::io::Result<Feed> {
                 },
             );
             let ended = match ran {
-                Ok(()) => Ended::Done,
+                Ok(_) => Ended::Done,
                 Err(error) => Ended::Failed(error.to_string()),
             };
             let _ = tx.send(SweepMessage::Ended(ended));

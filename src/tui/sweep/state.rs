@@ -94,7 +94,7 @@ impl SweepState {
         let row = self.listing?;
         let listed = self.listed();
         let result = listed.get(row.min(listed.len().checked_sub(1)?))?;
-        let flags = self.tally.combinations().get(result.combination)?.clone();
+        let flags = self.tally.combination(result.combination)?;
         Some(Job::new(result.combination, result.seed, flags))
     }
 

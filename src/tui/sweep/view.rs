@@ -57,7 +57,7 @@ fn progress(sweep: &SweepState) -> Line<'static> {
             Span::styled(format!("stopped: {}", fit(why, 80)), theme::error())
         }
     };
-    let plural = if tally.combinations().len() == 1 {
+    let plural = if tally.combination_count() == 1 {
         ""
     } else {
         "s"
@@ -70,7 +70,7 @@ fn progress(sweep: &SweepState) -> Line<'static> {
             " · {done}/{total} runs · seeds {}..{} · {} combination{plural} · {}",
             seeds.start(),
             seeds.end(),
-            tally.combinations().len(),
+            tally.combination_count(),
             fit(&sweep.source, 60),
         )),
     ])
@@ -184,9 +184,8 @@ fn draw_group(
 ) {
     let flags = sweep
         .tally
-        .combinations()
-        .get(group.combination)
-        .map_or_else(String::new, |f| flags_label(f));
+        .combination(group.combination)
+        .map_or_else(String::new, |f| flags_label(&f));
     let runs = sweep.tally.results(group.combination).len();
     let width = usize::from(area.width);
     let mut lines = vec![Line::styled(
@@ -226,9 +225,8 @@ fn draw_listing(frame: &mut Frame, area: Rect, sweep: &SweepState, groups: &[Gro
     let group = &groups[g];
     let flags = sweep
         .tally
-        .combinations()
-        .get(group.combination)
-        .map_or_else(String::new, |f| flags_label(f));
+        .combination(group.combination)
+        .map_or_else(String::new, |f| flags_label(&f));
     let listed = sweep.listed();
     let width = usize::from(area.width);
     let mut lines = vec![Line::styled(

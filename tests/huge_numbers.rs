@@ -1,0 +1,194 @@
+//! Numbers at their limits, through the built binary: a price near the
+//! largest number still gives a cost, token counts past 2^64 − 1 (as a
+//! loopback model reports them) are held there and said to be, in a run's
+//! usage and in a sweep's document, and a pricing file that names a model
+//! twice is refused as a scenario's key given twice is.
+
+mod common;
+
+use common::cli::result;
+use common::loopback::{Captured, Loopback, Reply};
+use common::real::{Sandbox, stderr};
+use serde_json::{Value, json};
+
+const KEY: &str = "sk-huge-7Qm2Vx9Lr4Tz8Wc1Np6Hs3Jd";
+
+/// Past 2^64: the first call reports it; JSON can write it, and a reader
+/// that wants a u64 gets none.
+const PAST_THE_LARGEST: &str = "100000000000000000000";
+
+/// A chat-completions endpoint for the two analysts: each says go, the
+/// closing text is prose, and every call reports close to 2^64 prompt
+/// tokens (the first past it).
+fn answer(request: &Captured, n: usize) -> Reply {
+    let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+    let asked: Value = body["messages"][1]["content"]
+        .as_str()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or(Value::Null);
+    let content = match asked["role"].as_str() {
+        Some(role) => json!({"agent": role, "stance": "go", "summary": "no blocker",
+                             "confidence": 0.8, "actions": ["ship"]})
+        .to_string(),
+        None => "Launch on Monday.".to_string(),
+    };
+    let prompt = if n == 0 {
+        PAST_THE_LARGEST.to_string()
+    } else {
+        (u64::MAX - 1).to_string()
+    };
+    let completion = json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "mock-model",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": "PROMPT", "completion_tokens": 3}
+    })
+    .to_string()
+    .replace("\"PROMPT\"", &prompt);
+    Reply::new(200, common::loopback::Body::Bytes(completion.into_bytes()))
+        .header("content-type", "application/json")
+}
+
+fn two_analysts(sandbox: &Sandbox) -> String {
+    let doc = json!({
+        "name": "two_analysts", "pattern": "collaboration",
+        "goal": "Decide whether to launch", "context": {"region": "US"},
+        "budget": {"max_rounds": 1, "min_go_votes": 2},
+        "team": {"roles": {"demand_analyst": {}, "risk_analyst": {}},
+                 "sequence": ["demand_analyst", "risk_analyst"]},
+        "provider": {"kind": "openai", "model": "mock-model", "stream": false}
+    });
+    sandbox
+        .write("two.json", &doc)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_runs_tokens_past_the_largest_count_are_held_and_said() {
+    let server = Loopback::serve(answer);
+    let sandbox = Sandbox::new();
+    let file = two_analysts(&sandbox);
+    let prices = sandbox.path("prices.json");
+    std::fs::write(&prices, r#"{"mock-model": {"input": 1e308, "output": 1}}"#).unwrap();
+    let out = sandbox.run_with(
+        &[
+            "run",
+            &file,
+            "--headless",
+            "--provider",
+            "openai",
+            "--base-url",
+            &server.base_url,
+            "--pricing",
+            prices.to_str().unwrap(),
+        ],
+        &[("OPENAI_API_KEY", KEY)],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let usage = &result(&out)["usage"];
+    assert_eq!(usage["input_tokens"], u64::MAX, "{usage}");
+    assert_eq!(usage["saturated"], true, "{usage}");
+    assert_eq!(
+        usage["cost_usd"],
+        f64::MAX,
+        "the cost past the largest number is held there: {usage}"
+    );
+    assert_eq!(
+        usage["by_agent"]["demand_analyst"]["input_tokens"],
+        u64::MAX,
+        "a count past 2^64 reads as held, not as none: {usage}"
+    );
+}
+
+#[test]
+fn a_sweeps_token_counts_are_held_not_wrapped() {
+    let server = Loopback::serve(answer);
+    let sandbox = Sandbox::new();
+    let file = two_analysts(&sandbox);
+    let out = sandbox.run_with(
+        &[
+            "sweep",
+            &file,
+            "--seeds",
+            "1..2",
+            "--parallel",
+            "1",
+            "--headless",
+            "--allow-real",
+            "--provider",
+            "openai",
+            "--base-url",
+            &server.base_url,
+        ],
+        &[("OPENAI_API_KEY", KEY)],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tokens = &result(&out)["combinations"][0]["tokens"];
+    assert_eq!(tokens["input"]["min"], u64::MAX, "{tokens}");
+    assert_eq!(tokens["input"]["max"], u64::MAX, "{tokens}");
+    assert_eq!(tokens["input"]["total"], u64::MAX, "{tokens}");
+    assert_eq!(tokens["input"]["saturated"], true, "{tokens}");
+    assert_eq!(tokens["output"]["total"], 18, "{tokens}");
+    assert!(tokens["output"].get("saturated").is_none(), "{tokens}");
+}
+
+#[test]
+fn a_price_near_the_largest_number_still_gives_a_cost() {
+    let sandbox = Sandbox::new();
+    let prices = sandbox.path("prices.json");
+    std::fs::write(&prices, r#"{"sim": {"input": 1e308, "output": 1e308}}"#).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = root.join("scenarios/checkout_v2_launch.json");
+    let out = sandbox.run(&[
+        "run",
+        checkout.to_str().unwrap(),
+        "--headless",
+        "--pricing",
+        prices.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let usage = &result(&out)["usage"];
+    let tokens = usage["input_tokens"].as_u64().unwrap() + usage["output_tokens"].as_u64().unwrap();
+    let cost = usage["cost_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("a cost, not {}", usage["cost_usd"]));
+    // Every token at 1e302 dollars.
+    let expected = tokens as f64 * 1e302;
+    assert!(
+        (cost / expected - 1.0).abs() < 1e-9,
+        "{cost} for {tokens} tokens"
+    );
+    assert!(usage.get("saturated").is_none(), "{usage}");
+}
+
+#[test]
+fn a_pricing_file_naming_a_model_twice_is_refused_with_both_places() {
+    let sandbox = Sandbox::new();
+    let prices = sandbox.path("prices.json");
+    std::fs::write(
+        &prices,
+        "{\n  \"sim\": {\"input\": 1, \"output\": 2},\n  \"sim\": {\"input\": 0, \"output\": 0}\n}\n",
+    )
+    .unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = root.join("scenarios/checkout_v2_launch.json");
+    let out = sandbox.run(&[
+        "run",
+        checkout.to_str().unwrap(),
+        "--headless",
+        "--pricing",
+        prices.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{}:3:3: sim: duplicate key \"sim\": already given at line 2, column 3",
+            prices.display()
+        )),
+        "{err}"
+    );
+}
