@@ -7,9 +7,8 @@ use crate::bus::{ClockMode, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
-use crate::scenario::{self, ProviderKind};
+use crate::scenario::{self, ProviderKind, Scenario};
 use crate::telemetry::{Exporter, OtlpConfig};
-use crate::trust::TrustStore;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -54,61 +53,16 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::BadInput;
         }
     };
-    let remote = args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai;
-    let real_workers = scenario.has_real_calls();
-    let clock = match (args.clock, remote, real_workers) {
-        (Some(ClockMode::Virtual), true, _) => {
-            output::message(
-                "conclave: a remote model runs on the real clock; drop --clock virtual or use --provider sim",
-            );
-            return Exit::BadInput;
-        }
-        (Some(ClockMode::Virtual), _, true) => {
-            output::message(&format!(
-                "conclave: {} calls real workers, which run on the real clock; drop --clock virtual",
-                args.scenario.display()
-            ));
-            return Exit::BadInput;
-        }
-        (Some(clock), _, _) => clock,
-        (None, true, _) | (None, _, true) => ClockMode::Real,
-        (None, false, false) => ClockMode::Virtual,
+    let clock = match clock_for(&args, &scenario) {
+        Ok(clock) => clock,
+        Err(exit) => return exit,
     };
     // Without an allowance the engine refuses, naming the first program;
-    // the note says what changed since the file was allowed, or what an
-    // allowance would cover.
-    let mut refusal_note = None;
-    let allow_exec = match crate::trust::consent_for(&scenario) {
-        None => false,
-        Some(consent) => {
-            let store = TrustStore::from_env();
-            let allowed = store.allowed(&consent);
-            if args.allow_exec
-                && !allowed
-                && let Err(e) = store.remember(&consent)
-            {
-                output::message(&format!(
-                    "conclave: cannot remember that {} may run its programs: {e}",
-                    args.scenario.display()
-                ));
-            }
-            if !args.allow_exec && !allowed {
-                refusal_note =
-                    Some(store.refusal_note(&consent, &args.scenario.display().to_string()));
-            }
-            args.allow_exec || allowed
-        }
-    };
-    let runtime = match clock {
-        ClockMode::Virtual => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build(),
-        ClockMode::Real => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build(),
-    };
-    let runtime = match runtime {
+    // the decision's note says what changed since the file was allowed,
+    // or what an allowance would cover.
+    let file = args.scenario.display().to_string();
+    let trust = crate::trust::decide(&scenario, args.allow_exec, &file);
+    let runtime = match runtime_for(clock) {
         Ok(rt) => rt,
         Err(e) => {
             output::message(&format!("conclave: cannot start the runtime: {e}"));
@@ -119,21 +73,9 @@ pub fn run(args: HeadlessRun) -> Exit {
         Ok(exporter) => exporter,
         Err(exit) => return exit,
     };
-    // The link has its own thread and real-time runtime: this run's clock
-    // may be virtual.
-    let link = match &args.nats {
-        Some(to) => {
-            let warn: crate::nats::publish::Warn =
-                Arc::new(|warning: String| output::message(&format!("conclave: {warning}")));
-            match crate::nats::publish::EventLink::start(to, warn) {
-                Ok(link) => Some(link),
-                Err(e) => {
-                    output::message(&format!("conclave: {e}"));
-                    return Exit::BadInput;
-                }
-            }
-        }
-        None => None,
+    let link = match start_link(args.nats.as_ref()) {
+        Ok(link) => link,
+        Err(exit) => return exit,
     };
     let options = LaunchOptions {
         run: 1,
@@ -143,9 +85,9 @@ pub fn run(args: HeadlessRun) -> Exit {
         record: args.record,
         start_paused: false,
         clock: Some(clock),
-        source: Some(args.scenario.display().to_string()),
+        source: Some(file.clone()),
         provider: args.provider,
-        allow_exec,
+        allow_exec: trust.allow_exec,
         decide: args.decide,
         attended: false,
         cache: args.cache,
@@ -157,79 +99,10 @@ pub fn run(args: HeadlessRun) -> Exit {
             Some(link) => link.launch(scenario, &hub, options),
             None => engine::launch(scenario, &hub, options),
         };
-        let handle = match launched {
-            Ok(handle) => handle,
-            Err(
-                e
-                @ (LaunchError::Flag(_) | LaunchError::Provider(_) | LaunchError::Unpriced { .. }),
-            ) => {
-                output::message(&format!("{}: {e}", args.scenario.display()));
-                return Exit::BadInput;
-            }
-            Err(e @ (LaunchError::Recording(_) | LaunchError::Cache(_))) => {
-                output::message(&format!("conclave: {e}"));
-                return Exit::BadInput;
-            }
-            Err(e @ LaunchError::ExecNotAllowed(_)) => {
-                output::message(&e.to_string());
-                if let Some(note) = &refusal_note {
-                    output::message(note);
-                }
-                return Exit::BadInput;
-            }
-            Err(e @ (LaunchError::Tools(_) | LaunchError::VirtualClock)) => {
-                output::message(&e.to_string());
-                return Exit::BadInput;
-            }
-        };
-        let controller = handle.controller.clone();
-        let mut signals = crate::signals::Signals::new().ok();
-        let run = handle.end();
-        tokio::pin!(run);
-        // A signal cancels the run, which stops every program it started,
-        // and the run's result so far is printed as usual.
-        let mut signalled = None;
-        let ended = loop {
-            tokio::select! {
-                ended = &mut run => break ended,
-                Some(signal) = async {
-                    match signals.as_mut() {
-                        Some(signals) => signals.next().await,
-                        None => std::future::pending().await,
-                    }
-                }, if signalled.is_none() => {
-                    signalled = Some(signal);
-                    controller.cancel();
-                }
-            }
-        };
-        crate::provider::real::groups::kill_every_group();
-        let exit = match ended {
-            Ok(ended) => {
-                let outcome = ended.outcome;
-                output::json_text(outcome.result.text());
-                if let Some(error) = &outcome.error {
-                    output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
-                }
-                if let Some(failed) = &ended.cache_failed {
-                    output::message(&format!("conclave: {failed}"));
-                }
-                // The result stands; the recording the user asked for does not.
-                if let Some(failed) = ended.recording_failed {
-                    output::message(&format!("conclave: {failed}"));
-                    return Exit::Internal;
-                }
-                match outcome.status {
-                    RunStatus::Ok => Exit::Ok,
-                    RunStatus::Stopped => Exit::Stopped,
-                }
-            }
-            Err(e) => {
-                output::message(&format!("conclave: {e}"));
-                Exit::Internal
-            }
-        };
-        signalled.map_or(exit, Exit::Signalled)
+        match launched {
+            Ok(handle) => run_to_its_end(handle).await,
+            Err(e) => refused(&e, &file, trust.refusal_note.as_deref()),
+        }
     });
     if let Some(link) = link {
         link.close(LINK_CLOSE);
@@ -240,6 +113,137 @@ pub fn run(args: HeadlessRun) -> Exit {
         output::message(&warning);
     }
     exit
+}
+
+/// The clock the run keeps: `--clock`, else virtual for the sim and real
+/// for a remote model or real workers; a virtual clock asked for where
+/// real time must pass is refused (exit 2).
+fn clock_for(args: &HeadlessRun, scenario: &Scenario) -> Result<ClockMode, Exit> {
+    let remote = args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai;
+    let real_workers = scenario.has_real_calls();
+    match (args.clock, remote, real_workers) {
+        (Some(ClockMode::Virtual), true, _) => {
+            output::message(
+                "conclave: a remote model runs on the real clock; drop --clock virtual or use --provider sim",
+            );
+            Err(Exit::BadInput)
+        }
+        (Some(ClockMode::Virtual), _, true) => {
+            output::message(&format!(
+                "conclave: {} calls real workers, which run on the real clock; drop --clock virtual",
+                args.scenario.display()
+            ));
+            Err(Exit::BadInput)
+        }
+        (Some(clock), _, _) => Ok(clock),
+        (None, true, _) | (None, _, true) => Ok(ClockMode::Real),
+        (None, false, false) => Ok(ClockMode::Virtual),
+    }
+}
+
+/// A runtime on this thread; on the virtual clock, paused from the start.
+fn runtime_for(clock: ClockMode) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_all();
+    if clock == ClockMode::Virtual {
+        builder.start_paused(true);
+    }
+    builder.build()
+}
+
+/// The link to NATS `--nats` asks for, on its own thread and real-time
+/// runtime (this run's clock may be virtual); a server that cannot be
+/// reached is said and refused (exit 2).
+fn start_link(
+    to: Option<&crate::nats::publish::PublishTo>,
+) -> Result<Option<crate::nats::publish::EventLink>, Exit> {
+    let Some(to) = to else { return Ok(None) };
+    let warn: crate::nats::publish::Warn =
+        Arc::new(|warning: String| output::message(&format!("conclave: {warning}")));
+    crate::nats::publish::EventLink::start(to, warn)
+        .map(Some)
+        .map_err(|e| {
+            output::message(&format!("conclave: {e}"));
+            Exit::BadInput
+        })
+}
+
+/// A launch the engine refused: said on stderr, naming `file` where the
+/// fault is the scenario's, and the trust note after a refused program.
+fn refused(error: &LaunchError, file: &str, trust_note: Option<&str>) -> Exit {
+    match error {
+        LaunchError::Flag(_) | LaunchError::Provider(_) | LaunchError::Unpriced { .. } => {
+            output::message(&format!("{file}: {error}"));
+        }
+        LaunchError::Recording(_) | LaunchError::Cache(_) => {
+            output::message(&format!("conclave: {error}"));
+        }
+        LaunchError::ExecNotAllowed(_) => {
+            output::message(&error.to_string());
+            if let Some(note) = trust_note {
+                output::message(note);
+            }
+        }
+        LaunchError::Tools(_) | LaunchError::VirtualClock => {
+            output::message(&error.to_string());
+        }
+    }
+    Exit::BadInput
+}
+
+/// Wait for the run to end, cancelling it on a signal (which stops every
+/// program it started), then print its result as usual.
+async fn run_to_its_end(handle: engine::RunHandle) -> Exit {
+    let controller = handle.controller.clone();
+    let mut signals = crate::signals::Signals::new().ok();
+    let run = handle.end();
+    tokio::pin!(run);
+    let mut signalled = None;
+    let ended = loop {
+        tokio::select! {
+            ended = &mut run => break ended,
+            Some(signal) = async {
+                match signals.as_mut() {
+                    Some(signals) => signals.next().await,
+                    None => std::future::pending().await,
+                }
+            }, if signalled.is_none() => {
+                signalled = Some(signal);
+                controller.cancel();
+            }
+        }
+    };
+    crate::provider::real::groups::kill_every_group();
+    let exit = match ended {
+        Ok(ended) => printed(ended),
+        Err(e) => {
+            output::message(&format!("conclave: {e}"));
+            Exit::Internal
+        }
+    };
+    signalled.map_or(exit, Exit::Signalled)
+}
+
+/// Print an ended run's result and what failed beside it; the exit its
+/// status (or a recording that could not be written) calls for.
+fn printed(ended: engine::Ended) -> Exit {
+    let outcome = ended.outcome;
+    output::json_text(outcome.result.text());
+    if let Some(error) = &outcome.error {
+        output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
+    }
+    if let Some(failed) = &ended.cache_failed {
+        output::message(&format!("conclave: {failed}"));
+    }
+    // The result stands; the recording the user asked for does not.
+    if let Some(failed) = ended.recording_failed {
+        output::message(&format!("conclave: {failed}"));
+        return Exit::Internal;
+    }
+    match outcome.status {
+        RunStatus::Ok => Exit::Ok,
+        RunStatus::Stopped => Exit::Stopped,
+    }
 }
 
 /// `conclave validate`: check every file, print every error, and say

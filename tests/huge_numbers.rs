@@ -136,18 +136,7 @@ fn a_sweeps_token_counts_are_held_not_wrapped() {
 
 #[test]
 fn a_price_near_the_largest_number_still_gives_a_cost() {
-    let sandbox = Sandbox::new();
-    let prices = sandbox.path("prices.json");
-    std::fs::write(&prices, r#"{"sim": {"input": 1e308, "output": 1e308}}"#).unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let checkout = root.join("scenarios/checkout_v2_launch.json");
-    let out = sandbox.run(&[
-        "run",
-        checkout.to_str().unwrap(),
-        "--headless",
-        "--pricing",
-        prices.to_str().unwrap(),
-    ]);
+    let (out, _) = checkout_priced(r#"{"sim": {"input": 1e308, "output": 1e308}}"#);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let usage = &result(&out)["usage"];
     let tokens = usage["input_tokens"].as_u64().unwrap() + usage["output_tokens"].as_u64().unwrap();
@@ -165,22 +154,9 @@ fn a_price_near_the_largest_number_still_gives_a_cost() {
 
 #[test]
 fn a_pricing_file_naming_a_model_twice_is_refused_with_both_places() {
-    let sandbox = Sandbox::new();
-    let prices = sandbox.path("prices.json");
-    std::fs::write(
-        &prices,
+    let (out, prices) = checkout_priced(
         "{\n  \"sim\": {\"input\": 1, \"output\": 2},\n  \"sim\": {\"input\": 0, \"output\": 0}\n}\n",
-    )
-    .unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let checkout = root.join("scenarios/checkout_v2_launch.json");
-    let out = sandbox.run(&[
-        "run",
-        checkout.to_str().unwrap(),
-        "--headless",
-        "--pricing",
-        prices.to_str().unwrap(),
-    ]);
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
     let err = stderr(&out);
@@ -191,4 +167,22 @@ fn a_pricing_file_naming_a_model_twice_is_refused_with_both_places() {
         )),
         "{err}"
     );
+}
+
+/// `run --headless` of the checkout scenario with `prices` as its
+/// `--pricing` file; the output and the file's path.
+fn checkout_priced(prices: &str) -> (std::process::Output, std::path::PathBuf) {
+    let sandbox = Sandbox::new();
+    let file = sandbox.path("prices.json");
+    std::fs::write(&file, prices).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = root.join("scenarios/checkout_v2_launch.json");
+    let out = sandbox.run(&[
+        "run",
+        checkout.to_str().unwrap(),
+        "--headless",
+        "--pricing",
+        file.to_str().unwrap(),
+    ]);
+    (out, file)
 }

@@ -242,38 +242,31 @@ fn the_same_scenario_in_another_folder_is_not_allowed_by_the_first_folders_allow
     );
 }
 
+/// A tool started as the program itself and one handed to an interpreter:
+/// rewritten after the allowance, either asks again, does not run, and
+/// the refusal names it as changed.
 #[test]
-fn a_program_rewritten_after_the_allowance_asks_again_and_does_not_run() {
-    let sandbox = Sandbox::new();
-    let dir = folder(&sandbox, "ops", &["./tool.sh"], "as allowed");
-    let allowed = run_in(&sandbox, &dir, true);
-    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
-    std::fs::remove_file(dir.join("ran")).unwrap();
+fn a_program_or_script_rewritten_after_the_allowance_asks_again_and_does_not_run() {
+    for argv in [&["./tool.sh"][..], &["sh", "tool.sh"]] {
+        let sandbox = Sandbox::new();
+        let dir = folder(&sandbox, "ops", argv, "as allowed");
+        let allowed = run_in(&sandbox, &dir, true);
+        assert_eq!(
+            allowed.status.code(),
+            Some(0),
+            "{argv:?}: {}",
+            stderr(&allowed)
+        );
+        std::fs::remove_file(dir.join("ran")).unwrap();
 
-    write_tool(&dir, "rewritten");
-    let err = assert_refused(&run_in(&sandbox, &dir, false), &dir);
-    let tool = std::fs::canonicalize(dir.join("tool.sh")).unwrap();
-    assert!(
-        err.contains(&format!("{} changed since you allowed it", tool.display())),
-        "names what changed: {err}"
-    );
-}
-
-#[test]
-fn a_script_handed_to_an_interpreter_rewritten_after_the_allowance_asks_again() {
-    let sandbox = Sandbox::new();
-    let dir = folder(&sandbox, "ops", &["sh", "tool.sh"], "as allowed");
-    let allowed = run_in(&sandbox, &dir, true);
-    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
-    std::fs::remove_file(dir.join("ran")).unwrap();
-
-    write_tool(&dir, "rewritten");
-    let err = assert_refused(&run_in(&sandbox, &dir, false), &dir);
-    let tool = std::fs::canonicalize(dir.join("tool.sh")).unwrap();
-    assert!(
-        err.contains(&format!("{} changed since you allowed it", tool.display())),
-        "names what changed: {err}"
-    );
+        write_tool(&dir, "rewritten");
+        let err = assert_refused(&run_in(&sandbox, &dir, false), &dir);
+        let tool = std::fs::canonicalize(dir.join("tool.sh")).unwrap();
+        assert!(
+            err.contains(&format!("{} changed since you allowed it", tool.display())),
+            "{argv:?}: names what changed: {err}"
+        );
+    }
 }
 
 #[test]

@@ -14,7 +14,6 @@ use crate::exit::Exit;
 use crate::output;
 use crate::scenario::{self, Scenario};
 use crate::telemetry::{Exporter, OtlpConfig};
-use crate::trust::TrustStore;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -43,6 +42,9 @@ pub struct Prepared {
     pub plan: SweepPlan,
     pub setup: JobSetup,
     pub parallel: usize,
+    /// Said after a refused program: what changed since the file was
+    /// allowed, or what an allowance would cover.
+    pub trust_note: Option<String>,
 }
 
 /// Load the scenario and check the sweep against it; the error is the
@@ -75,21 +77,10 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
             args.plan.total()
         ));
     }
-    if let Some(consent) = crate::trust::consent_for(&scenario) {
-        let store = TrustStore::from_env();
-        let allowed = store.allowed(&consent);
-        if args.allow_exec
-            && !allowed
-            && let Err(e) = store.remember(&consent)
-        {
-            output::message(&format!(
-                "conclave: cannot remember that {source} may run its programs: {e}"
-            ));
-        }
-        // Without an allowance the first run refuses, naming the program,
-        // and the sweep exits 2 having started nothing.
-        setup.allow_exec = args.allow_exec || allowed;
-    }
+    // Without an allowance the first run refuses, naming the program, and
+    // the sweep exits 2 having started nothing.
+    let trust = crate::trust::decide(&scenario, args.allow_exec, &source);
+    setup.allow_exec = trust.allow_exec;
     // Last, so that a sweep refused above has sent nothing anywhere.
     if let Some(config) = &args.otlp {
         setup.exporter = Some(Arc::new(
@@ -102,6 +93,7 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
         plan: args.plan,
         setup,
         parallel: args.parallel.unwrap_or_else(default_parallelism),
+        trust_note: trust.refusal_note,
     })
 }
 
@@ -151,9 +143,9 @@ pub fn headless(args: SweepArgs) -> Exit {
                 error: LaunchError::ExecNotAllowed(_),
                 ..
             } = &error
-                && let Some(consent) = crate::trust::consent_for(&sweep.scenario)
+                && let Some(note) = &sweep.trust_note
             {
-                output::message(&TrustStore::from_env().refusal_note(&consent, &sweep.source));
+                output::message(note);
             }
             Exit::BadInput
         }

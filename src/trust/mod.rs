@@ -10,10 +10,12 @@
 
 mod changes;
 mod cover;
+mod decision;
 
 #[cfg(test)]
 use cover::{Content, Role};
 pub(crate) use cover::{Cover, Covered};
+pub(crate) use decision::decide;
 
 use crate::scenario::{Endpoint, Program, Scenario, is_loopback};
 use sha2::{Digest, Sha256};
@@ -104,30 +106,6 @@ impl TrustStore {
         }
     }
 
-    /// Why a headless run or a sweep did not start `consent`'s programs,
-    /// beyond the engine's refusal: what changed since `file` was allowed,
-    /// else what an allowance would cover.
-    pub(crate) fn refusal_note(&self, consent: &Consent, file: &str) -> String {
-        let changed = self.changes(consent);
-        if changed.is_empty() {
-            format!(
-                "conclave: --allow-exec allows {file} as it is now, where it is, and what it runs: {}",
-                consent
-                    .cover
-                    .files
-                    .iter()
-                    .map(changes::what)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        } else {
-            format!(
-                "conclave: {file} was allowed before, but {}",
-                changed.join("; ")
-            )
-        }
-    }
-
     fn entry(&self, cover: &Cover) -> Option<PathBuf> {
         // A scenario built in memory has no bytes to hash.
         if !is_key(&cover.sha256) {
@@ -140,10 +118,7 @@ impl TrustStore {
     /// kept; `None` for a scenario given as text.
     fn last(&self, cover: &Cover) -> Option<PathBuf> {
         let file = cover.scenario.as_ref()?;
-        let name: String = Sha256::digest(file.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let name = cover::hex(&Sha256::digest(file.as_bytes()));
         Some(self.dir.as_ref()?.join(LAST).join(name))
     }
 }
@@ -276,6 +251,31 @@ mod tests {
         );
         assert!(store.changes(&consent).is_empty(), "never allowed here");
         assert!(store.allows(&reload(&first)));
+    }
+
+    #[test]
+    fn a_program_that_is_a_pipe_or_a_device_is_covered_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o700) }, 0);
+        let fifo = fifo.to_str().unwrap().to_string();
+        // Neither is a program the resolver finds nor a file an argument
+        // names, so neither is read; on a thread all the same, as opening
+        // a fifo for reading would wait for a writer that never comes.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (_dir, scenario) = folder_with(&[&fifo, "/dev/zero"], "one");
+            let _ = tx.send(consent_for(&scenario).unwrap().cover.files);
+        });
+        let files = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("covering a fifo and /dev/zero returns");
+        assert!(
+            files.iter().all(|f| f.content == Content::Absent),
+            "{files:?}"
+        );
     }
 
     fn shown_canonical(path: &std::path::Path) -> String {
