@@ -42,7 +42,14 @@ mod tests {
 
     #[test]
     fn releases_from_2_9_on_are_supported() {
-        for yes in ["2.9.0", "2.9.10", "v2.10.25", "2.15.1", "3.0.0", "2.11.0-RC.1"] {
+        for yes in [
+            "2.9.0",
+            "2.9.10",
+            "v2.10.25",
+            "2.15.1",
+            "3.0.0",
+            "2.11.0-RC.1",
+        ] {
             assert!(supported(yes), "{yes}");
         }
         for no in ["2.8.4", "2.2.0", "1.4.1", "v2.8.99-beta"] {

@@ -4,6 +4,7 @@
 //! only carries jobs and results and never counts a run twice.
 
 mod command;
+mod endpoint;
 mod engine;
 mod executor;
 mod queue;
