@@ -7,7 +7,9 @@ mod command;
 mod endpoint;
 mod engine;
 mod executor;
+pub mod outage;
 mod queue;
+mod results;
 mod scenarios;
 mod worker;
 
