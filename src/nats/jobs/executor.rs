@@ -8,9 +8,9 @@ use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, Scen
 use super::results::Results;
 use crate::exit::{Exit, Signal};
 use crate::nats::{self, Nats, NatsError};
+use crate::output;
 use crate::scenario::Scenario;
 use crate::sweep::{Job, JobResult, JobSetup};
-use crate::output;
 use async_nats::connection::State;
 use async_nats::jetstream::context::{PublishError, PublishErrorKind};
 use async_nats::jetstream::message::PublishMessage;

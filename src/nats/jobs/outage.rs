@@ -78,7 +78,10 @@ mod tests {
         assert_eq!(bound(env("2.5")), Ok(Duration::from_millis(2500)));
         for bad in ["0", "-1", "NaN", "1e9", "30s"] {
             let e = bound(env(bad)).expect_err(bad);
-            assert!(e.contains(VARIABLE) && e.contains("from 1 to 604800"), "{e}");
+            assert!(
+                e.contains(VARIABLE) && e.contains("from 1 to 604800"),
+                "{e}"
+            );
         }
     }
 

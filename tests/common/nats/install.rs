@@ -95,10 +95,7 @@ fn install(release: Release, tools: &Path, home: &Path) {
                 .arg(&side);
         }
     }
-    let output = command
-        .stdin(Stdio::null())
-        .output()
-        .expect("python runs");
+    let output = command.stdin(Stdio::null()).output().expect("python runs");
     assert!(
         output.status.success() && side.join("bin").join("nats-server").is_file(),
         "installing nats-server {} failed ({}):\n{}\n{}",

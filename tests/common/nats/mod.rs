@@ -184,4 +184,3 @@ fn die_with_this_thread(command: &mut Command) {
 
 #[cfg(not(target_os = "linux"))]
 fn die_with_this_thread(_command: &mut Command) {}
-

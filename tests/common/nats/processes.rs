@@ -140,4 +140,3 @@ pub fn poll(what: &str, mut holds: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
-
