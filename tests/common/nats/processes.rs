@@ -126,6 +126,13 @@ impl Sweep {
         Sweep(finished)
     }
 
+    /// The sweep's output once it ended within `bound`.
+    pub fn finish_within(self, bound: Duration) -> Output {
+        self.0
+            .recv_timeout(bound)
+            .unwrap_or_else(|_| panic!("the sweep did not end within {bound:?}"))
+    }
+
     pub fn finish(self) -> Output {
         self.0
             .recv_timeout(SWEEP_BOUND)
