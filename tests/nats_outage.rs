@@ -124,3 +124,21 @@ fn a_sweep_whose_server_dies_stops_within_its_bound_with_what_it_gathered() {
         "{said}"
     );
 }
+
+#[test]
+fn a_bound_that_is_no_number_of_seconds_exits_2_naming_the_variable() {
+    for bad in ["0", "soon", "1e9"] {
+        let output = conclave()
+            .args(sweep_args(Some("nats://127.0.0.1:1")))
+            .env("CONCLAVE_NATS_OUTAGE_SECONDS", bad)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {said}");
+        assert!(
+            said.contains("CONCLAVE_NATS_OUTAGE_SECONDS") && said.contains("from 1 to 604800"),
+            "{bad}: {said}"
+        );
+        assert!(output.stdout.is_empty(), "{bad}");
+    }
+}

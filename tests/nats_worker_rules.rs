@@ -257,3 +257,18 @@ fn a_worker_without_allow_exec_runs_no_program_though_its_machine_allowed_the_fi
     );
     assert!(!marker.exists(), "the program ran on the worker");
 }
+
+#[test]
+fn a_worker_whose_openai_base_url_is_no_url_exits_2_naming_it() {
+    let output = common::nats::processes::conclave()
+        .args(["worker", "--nats", "nats://127.0.0.1:1"])
+        .env("OPENAI_BASE_URL", "ftp://models.internal")
+        .output()
+        .unwrap();
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("OPENAI_BASE_URL") && said.contains("ftp://models.internal"),
+        "{said}"
+    );
+}
