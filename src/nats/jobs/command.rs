@@ -4,7 +4,7 @@
 //! A sweep that lost its server prints the document of the runs it
 //! gathered and names the ones missing.
 
-use super::executor::{Gathered, RemoteSweepError, run_nats};
+use super::executor::{Gathered, RemoteSweepError, Until, run_nats};
 use super::outage;
 use crate::exit::Exit;
 use crate::output;
@@ -44,8 +44,10 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
         Some(&sweep.source),
         sweep.plan.jobs().collect(),
         &sweep.setup,
-        bound,
-        &never,
+        Until {
+            cancel: &never,
+            outage: bound,
+        },
         |result| {
             if tally.add(result) {
                 bar.inc(1);

@@ -41,6 +41,15 @@ pub struct Gathered {
     pub workers: BTreeSet<String>,
 }
 
+/// What, besides its jobs all done, ends a sweep on NATS.
+#[derive(Clone, Copy, Debug)]
+pub struct Until<'a> {
+    /// Set when the viewer went away: the sweep ends without an error.
+    pub cancel: &'a AtomicBool,
+    /// How long the server may be away before the sweep stops.
+    pub outage: Duration,
+}
+
 /// Why a sweep on NATS did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteSweepError {
@@ -94,10 +103,10 @@ impl RemoteSweepError {
 /// the sweep's model choice, calling `on_result` on the caller's thread
 /// with each job's result, once per job, in the order they arrive. Blocks
 /// until every job has a result, a worker reports a job it cannot run, a
-/// signal (SIGINT, SIGTERM, SIGHUP) stops it, `cancel` is set (the viewer
-/// went away: it then ends without an error), or the server is lost for
-/// longer than `bound` (a shorter outage, such as a restart, is ridden
-/// out). However it ends, the sweep's jobs still on the queue are taken
+/// signal (SIGINT, SIGTERM, SIGHUP) stops it, `until.cancel` is set (the
+/// viewer went away: it then ends without an error), or the server is lost
+/// for longer than `until.outage` (a shorter outage, such as a restart, is
+/// ridden out). However it ends, the sweep's jobs still on the queue are taken
 /// off it when the server can be reached.
 pub fn run_nats(
     url: &str,
@@ -105,8 +114,7 @@ pub fn run_nats(
     source: Option<&str>,
     jobs: Vec<Job>,
     setup: &JobSetup,
-    bound: Duration,
-    cancel: &AtomicBool,
+    until: Until<'_>,
     on_result: impl FnMut(JobResult),
 ) -> Result<Gathered, RemoteSweepError> {
     let model = ModelSetup::of(&setup.provider).map_err(RemoteSweepError::Setup)?;
@@ -122,7 +130,15 @@ pub fn run_nats(
         .enable_all()
         .build()
         .map_err(|e| NatsError::server(url, "start the runtime", e))?;
-    runtime.block_on(gather(url, &text, &model, jobs, bound, cancel, on_result))
+    runtime.block_on(gather(
+        url,
+        &text,
+        &model,
+        jobs,
+        until.outage,
+        until.cancel,
+        on_result,
+    ))
 }
 
 async fn gather(

@@ -14,5 +14,5 @@ mod scenarios;
 mod worker;
 
 pub use command::sweep_headless;
-pub use executor::{Gathered, RemoteSweepError, run_nats};
+pub use executor::{Gathered, RemoteSweepError, Until, run_nats};
 pub use worker::{DEFAULT_ACK_WAIT, WorkerOptions, parse_ack_wait, worker};

