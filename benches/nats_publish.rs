@@ -5,7 +5,7 @@
 //! (all acknowledged) is printed once, apart.
 
 #[allow(dead_code)]
-#[path = "../tests/common/nats.rs"]
+#[path = "../tests/common/nats/mod.rs"]
 mod nats;
 
 use conclave::bus::{Bus, CallOutcome, ClockMode, EventKind, EventSink, Hub};

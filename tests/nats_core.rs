@@ -4,7 +4,7 @@
 mod common;
 
 use async_nats::jetstream::{self, consumer::pull, stream};
-use common::nats::NatsServer;
+use common::nats::{NatsServer, Release};
 use conclave::exit::Exit;
 use conclave::nats::{self, NatsError};
 use futures_util::StreamExt;
@@ -92,6 +92,17 @@ async fn a_closed_port_is_unreachable_and_the_users_to_fix() {
         message.contains(&url) && message.contains("nats-server -js"),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn the_oldest_supported_release_is_accepted_with_its_jetstream() {
+    // Debian bookworm's nats-server 2.9.10 answers the account query
+    // without the fields later releases added.
+    let server = NatsServer::start_release(Release::Oldest);
+    let nats = nats::connect(&server.url())
+        .await
+        .unwrap_or_else(|e| panic!("nats-server {} refused: {e}", Release::Oldest.version()));
+    assert_eq!(nats.client.server_info().version, Release::Oldest.version());
 }
 
 #[tokio::test]

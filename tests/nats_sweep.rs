@@ -9,19 +9,13 @@ mod common;
 mod receiver;
 
 use common::nats::NatsServer;
+use common::nats::processes::{BOUND, Sweep, Worker, conclave, poll};
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{OnceLock, mpsc};
+use std::process::Output;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const SCENARIO: &str = "scenarios/checkout_v2_launch.json";
-/// How long a sweep of 400 runs may take on a loaded machine.
-const SWEEP_BOUND: Duration = Duration::from_secs(300);
-/// How long a condition on the server or a worker may take to hold.
-const BOUND: Duration = Duration::from_secs(60);
-/// Short, so that a killed worker's jobs come back within the test.
-const ACK_WAIT: &str = "2";
 
 fn sweep_args(nats: Option<&str>) -> Vec<String> {
     let mut args: Vec<String> = [
@@ -41,12 +35,6 @@ fn sweep_args(nats: Option<&str>) -> Vec<String> {
     args
 }
 
-fn conclave() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
-    command
-}
-
 /// The local sweep's document, computed once for the tests of this file.
 fn local_document() -> &'static Value {
     static LOCAL: OnceLock<Value> = OnceLock::new();
@@ -59,113 +47,6 @@ fn local_document() -> &'static Value {
         );
         serde_json::from_slice(&output.stdout).unwrap()
     })
-}
-
-/// A `conclave worker` process, its stderr in a file; killed on drop.
-struct Worker {
-    child: Child,
-    stderr: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Worker {
-    fn start(url: &str, parallel: usize) -> Worker {
-        Worker::start_with(url, parallel, &[])
-    }
-
-    /// With more options; its own state folder, so that no allowance of
-    /// another process applies to it.
-    fn start_with(url: &str, parallel: usize, options: &[&str]) -> Worker {
-        let dir = tempfile::tempdir().unwrap();
-        let stderr = dir.path().join("stderr");
-        let child = conclave()
-            .args(["worker", "--nats", url, "--ack-wait", ACK_WAIT])
-            .args(["--parallel", &parallel.to_string()])
-            .args(options)
-            .env("XDG_STATE_HOME", dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).unwrap())
-            .spawn()
-            .unwrap();
-        let worker = Worker {
-            child,
-            stderr,
-            _dir: dir,
-        };
-        worker.wait_for("running sweep jobs");
-        worker
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
-    }
-
-    fn wait_for(&self, text: &str) {
-        poll(&format!("the worker to say {text:?}"), || {
-            self.stderr().contains(text)
-        });
-    }
-
-    fn signal(&self, signal: i32) {
-        // SAFETY: signalling this test's own child.
-        let status = unsafe { libc::kill(i32::try_from(self.child.id()).unwrap(), signal) };
-        assert_eq!(status, 0, "cannot signal the worker");
-    }
-
-    /// How many jobs it ran again after another worker had them.
-    fn redeliveries(&self) -> usize {
-        self.stderr().matches("is back (delivery").count()
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A sweep running in the background; `finish` waits for it.
-struct Sweep(mpsc::Receiver<Output>);
-
-impl Sweep {
-    fn start(url: &str) -> Sweep {
-        Sweep::start_with(sweep_args(Some(url)), None)
-    }
-
-    fn start_with(args: Vec<String>, state: Option<&std::path::Path>) -> Sweep {
-        let mut command = conclave();
-        if let Some(state) = state {
-            command.env("XDG_STATE_HOME", state);
-        }
-        let child = command
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (done, finished) = mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = done.send(child.wait_with_output().unwrap());
-        });
-        Sweep(finished)
-    }
-
-    fn finish(self) -> Output {
-        self.0
-            .recv_timeout(SWEEP_BOUND)
-            .unwrap_or_else(|_| panic!("the sweep did not end within {SWEEP_BOUND:?}"))
-    }
-}
-
-fn poll(what: &str, mut holds: impl FnMut() -> bool) {
-    let deadline = Instant::now() + BOUND;
-    while !holds() {
-        assert!(Instant::now() < deadline, "waited {BOUND:?} for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The sweep printed the local sweep's document, and exited 0.
@@ -272,7 +153,7 @@ fn two_workers_give_the_counts_of_the_local_sweep() {
     let url = server.url();
     let first = Worker::start(&url, 1);
     let second = Worker::start(&url, 1);
-    let output = Sweep::start(&url).finish();
+    let output = Sweep::start_with(sweep_args(Some(&url)), None).finish();
     let stderr = assert_same_as_local(&output);
     assert!(
         stderr.contains("400 runs by 2 workers; 0 ran again"),
@@ -357,7 +238,7 @@ fn a_worker_killed_holding_jobs_loses_none_and_no_run_is_counted_twice() {
     let server = NatsServer::start();
     let url = server.url();
     let state = Server::at(&url);
-    let sweep = Sweep::start(&url);
+    let sweep = Sweep::start_with(sweep_args(Some(&url)), None);
     let doomed = Worker::start(&url, 2);
     poll("the first worker to finish some jobs", || {
         state.results() >= 20

@@ -22,6 +22,15 @@ pub enum NatsError {
         "the NATS server at {url} has no JetStream ({problem}); start it with `nats-server -js` (JetStream on)"
     )]
     NoJetStream { url: String, problem: String },
+    /// A server older than the oldest release Conclave works with.
+    #[error(
+        "the NATS server at {url} is nats-server {version}; Conclave needs nats-server {minimum} or later (with JetStream on: `nats-server -js`)"
+    )]
+    TooOld {
+        url: String,
+        version: String,
+        minimum: String,
+    },
     /// The server refused or failed a step (a stream, a consumer, a
     /// publish) after connecting.
     #[error("NATS server at {url}: cannot {what}: {problem}")]
@@ -40,7 +49,8 @@ impl NatsError {
         match self {
             NatsError::BadUrl { .. }
             | NatsError::Unreachable { .. }
-            | NatsError::NoJetStream { .. } => Exit::BadInput,
+            | NatsError::NoJetStream { .. }
+            | NatsError::TooOld { .. } => Exit::BadInput,
             NatsError::Server { .. } => Exit::Internal,
         }
     }

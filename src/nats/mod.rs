@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod limits;
 pub mod publish;
 pub mod subjects;
+pub mod version;
 pub mod watch;
 
 pub use address::{check_url, shown_url};
@@ -50,12 +51,20 @@ pub async fn connect(url: &str) -> Result<Nats, NatsError> {
             url: shown.clone(),
             problem: e.to_string(),
         })?;
+    let announced = client.server_info().version;
+    if !version::supported(&announced) {
+        return Err(NatsError::TooOld {
+            url: shown,
+            version: announced,
+            minimum: version::minimum_text(),
+        });
+    }
     let js = async_nats::jetstream::new(client.clone());
-    js.query_account()
+    jetstream_answers(&client)
         .await
-        .map_err(|e| NatsError::NoJetStream {
+        .map_err(|problem| NatsError::NoJetStream {
             url: shown.clone(),
-            problem: e.to_string(),
+            problem,
         })?;
     Ok(Nats {
         client,
@@ -63,4 +72,24 @@ pub async fn connect(url: &str) -> Result<Nats, NatsError> {
         engine,
         url: shown,
     })
+}
+
+/// Ask the server for its JetStream account as JSON, and read only whether
+/// it answered with an account or an error: the answer's fields differ
+/// between releases (2.9 has no reserved memory or storage), and none of
+/// them is needed here.
+async fn jetstream_answers(client: &async_nats::Client) -> Result<(), String> {
+    let answer = client
+        .request("$JS.API.INFO", bytes::Bytes::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    let answer: serde_json::Value = serde_json::from_slice(&answer.payload)
+        .map_err(|e| format!("the server's answer is not JSON: {e}"))?;
+    match answer.get("error") {
+        None => Ok(()),
+        Some(error) => Err(error
+            .get("description")
+            .and_then(serde_json::Value::as_str)
+            .map_or_else(|| error.to_string(), str::to_string)),
+    }
 }

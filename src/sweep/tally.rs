@@ -50,6 +50,11 @@ impl Tally {
         true
     }
 
+    /// Whether the job with this id has its result counted.
+    pub fn has(&self, job: &str) -> bool {
+        self.counted.contains(job)
+    }
+
     pub fn done(&self) -> usize {
         self.counted.len()
     }

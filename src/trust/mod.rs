@@ -56,7 +56,9 @@ impl TrustStore {
     }
 
     /// Whether `scenario` starts programs and was allowed before, with
-    /// everything it would run as it is now.
+    /// everything it would run as it is now (the dashboard's tests ask;
+    /// the engine asks through [`Self::allowed`]).
+    #[cfg(test)]
     pub(crate) fn allows(&self, scenario: &Scenario) -> bool {
         consent_for(scenario).is_some_and(|consent| self.allowed(&consent))
     }

@@ -1,8 +1,11 @@
 //! `conclave sweep --headless --nats URL`: the same checks and the same
 //! document as a local sweep, with the runs done by workers. It prints
 //! what it learned of the workers on stderr and never prints a run twice.
+//! A sweep that lost its server prints the document of the runs it
+//! gathered and names the ones missing.
 
-use super::executor::{Gathered, run_nats};
+use super::executor::{Gathered, RemoteSweepError, Until, run_nats};
+use super::outage;
 use crate::exit::Exit;
 use crate::output;
 use crate::sweep::{SweepArgs, Tally, prepare};
@@ -15,6 +18,13 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
         Ok(sweep) => sweep,
         Err(message) => {
             output::message(&message);
+            return Exit::BadInput;
+        }
+    };
+    let bound = match outage::bound(|name| std::env::var(name).ok()) {
+        Ok(bound) => bound,
+        Err(message) => {
+            output::message(&format!("conclave: {message}"));
             return Exit::BadInput;
         }
     };
@@ -34,7 +44,10 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
         Some(&sweep.source),
         sweep.plan.jobs().collect(),
         &sweep.setup,
-        &never,
+        Until {
+            cancel: &never,
+            outage: bound,
+        },
         |result| {
             if tally.add(result) {
                 bar.inc(1);
@@ -48,11 +61,45 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
             output::document(&tally.document());
             Exit::Ok
         }
+        Err(error @ RemoteSweepError::ServerLost { .. }) => {
+            output::message(&format!("conclave: {error}"));
+            let missing: Vec<String> = sweep
+                .plan
+                .jobs()
+                .filter(|job| !tally.has(&job.id))
+                .map(|job| job.id)
+                .collect();
+            output::message(&missing_text(tally.done(), &missing));
+            output::document(&tally.document());
+            error.exit()
+        }
         Err(error) => {
             output::message(&format!("conclave: {error}"));
             error.exit()
         }
     }
+}
+
+/// How many of the LISTED first missing runs are named.
+const LISTED: usize = 20;
+
+/// "the document holds 12 runs; 388 missing: c0-s13, c0-s14, … and 368
+/// more", or every missing run when there are few.
+fn missing_text(done: usize, missing: &[String]) -> String {
+    let mut named = missing
+        .iter()
+        .take(LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if missing.len() > LISTED {
+        named.push_str(&format!(" and {} more", missing.len() - LISTED));
+    }
+    format!(
+        "conclave: the document below holds the {} gathered; {} missing: {named}",
+        runs_text(done),
+        missing.len()
+    )
 }
 
 /// One line on where the runs went: how many workers, how many jobs ran
@@ -91,6 +138,19 @@ fn progress_bar(total: usize) -> indicatif::ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lost_sweep_names_the_runs_it_misses() {
+        let few: Vec<String> = ["c0-s2", "c1-s2"].map(String::from).to_vec();
+        assert_eq!(
+            missing_text(3, &few),
+            "conclave: the document below holds the 3 runs gathered; 2 missing: c0-s2, c1-s2"
+        );
+        let many: Vec<String> = (1..=25).map(|seed| format!("c0-s{seed}")).collect();
+        let said = missing_text(0, &many);
+        assert!(said.contains("25 missing: c0-s1, c0-s2,"), "{said}");
+        assert!(said.ends_with("c0-s20 and 5 more"), "{said}");
+    }
 
     #[test]
     fn the_summary_says_where_the_runs_went() {

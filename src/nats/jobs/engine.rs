@@ -3,6 +3,7 @@
 //! `conclave attach`), answer control requests there, and go to the OTLP
 //! collector as traces when asked.
 
+use super::endpoint::OwnEndpoint;
 use super::queue::JobMessage;
 use crate::bus::EventSink;
 use crate::exit::Exit;
@@ -48,12 +49,21 @@ impl WorkerEngine {
     }
 
     /// How `job` runs here, as a run of its own, and the viewers that
-    /// publish it. Past the trust check, so its programs may run.
-    pub(super) fn setup(&self, job: &JobMessage) -> (JobSetup, Vec<Arc<dyn EventSink>>) {
+    /// publish it. Past the worker's checks; its programs run only if the
+    /// worker was started with `--allow-exec`, and its model is the
+    /// worker's own endpoint whatever the scenario names.
+    pub(super) fn setup(
+        &self,
+        job: &JobMessage,
+        endpoint: &OwnEndpoint,
+        allow_exec: bool,
+    ) -> (JobSetup, Vec<Arc<dyn EventSink>>) {
         let link = Arc::clone(&self.link);
+        let mut provider = job.model.choice();
+        provider.base_url = Some(endpoint.url().to_string());
         let setup = JobSetup {
-            provider: job.model.choice(),
-            allow_exec: true,
+            provider,
+            allow_exec,
             record: None,
             exporter: self.exporter.clone(),
             run: Some(self.runs.fetch_add(1, Ordering::Relaxed) + 1),

@@ -3,14 +3,18 @@
 //! job's first result to the caller, once. It never runs a job itself and
 //! leaves nothing of its sweep on the server when it ends.
 
+use super::outage::{self, Outage};
 use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
+use super::results::Results;
 use crate::exit::{Exit, Signal};
 use crate::nats::{self, Nats, NatsError};
+use crate::output;
 use crate::scenario::Scenario;
 use crate::sweep::{Job, JobResult, JobSetup};
-use async_nats::jetstream::consumer::pull;
+use async_nats::connection::State;
+use async_nats::jetstream::context::{PublishError, PublishErrorKind};
 use async_nats::jetstream::message::PublishMessage;
-use futures_util::StreamExt;
+use bytes::Bytes;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +22,12 @@ use std::time::Duration;
 
 /// How many job publishes are in flight before their acks are awaited.
 const IN_FLIGHT: usize = 256;
-/// How often the caller's cancel flag is looked at.
-const CANCEL_CHECK: Duration = Duration::from_millis(100);
+/// How often the caller's cancel flag and the connection are looked at.
+const CHECK: Duration = Duration::from_millis(100);
+/// How long after a failed try the server is tried again.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+/// How long taking a stopped sweep's jobs off the queue may take.
+const CLEAN_UP_BOUND: Duration = Duration::from_secs(3);
 
 /// What the sweep learned about its workers besides the results.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,6 +39,15 @@ pub struct Gathered {
     pub duplicates: usize,
     /// The engine ids of the workers that sent results.
     pub workers: BTreeSet<String>,
+}
+
+/// What, besides its jobs all done, ends a sweep on NATS.
+#[derive(Clone, Copy, Debug)]
+pub struct Until<'a> {
+    /// Set when the viewer went away: the sweep ends without an error.
+    pub cancel: &'a AtomicBool,
+    /// How long the server may be away before the sweep stops.
+    pub outage: Duration,
 }
 
 /// Why a sweep on NATS did not finish.
@@ -58,6 +75,13 @@ pub enum RemoteSweepError {
     /// Part of the sweep's setup cannot travel to other machines.
     #[error("{0}")]
     Setup(String),
+    /// The server went away and did not come back within the bound.
+    #[error(
+        "lost the NATS server at {url}: it did not come back within {}s ({}); stopped",
+        waited.as_secs_f64(),
+        outage::VARIABLE
+    )]
+    ServerLost { url: String, waited: Duration },
     #[error("stopped by a signal; the sweep's jobs were taken off the queue")]
     Interrupted(Signal),
 }
@@ -67,7 +91,9 @@ impl RemoteSweepError {
         match self {
             RemoteSweepError::Nats(e) => e.exit(),
             RemoteSweepError::Refused { .. } | RemoteSweepError::Setup(_) => Exit::BadInput,
-            RemoteSweepError::Failed { .. } | RemoteSweepError::NoText => Exit::Internal,
+            RemoteSweepError::Failed { .. }
+            | RemoteSweepError::NoText
+            | RemoteSweepError::ServerLost { .. } => Exit::Internal,
             RemoteSweepError::Interrupted(signal) => Exit::Signalled(*signal),
         }
     }
@@ -77,16 +103,18 @@ impl RemoteSweepError {
 /// the sweep's model choice, calling `on_result` on the caller's thread
 /// with each job's result, once per job, in the order they arrive. Blocks
 /// until every job has a result, a worker reports a job it cannot run, a
-/// signal (SIGINT, SIGTERM, SIGHUP) stops it, or `cancel` is set (the
-/// viewer went away: it then ends without an error). However it ends, the
-/// sweep's jobs still on the queue are taken off it.
+/// signal (SIGINT, SIGTERM, SIGHUP) stops it, `until.cancel` is set (the
+/// viewer went away: it then ends without an error), or the server is lost
+/// for longer than `until.outage` (a shorter outage, such as a restart, is
+/// ridden out). However it ends, the sweep's jobs still on the queue are taken
+/// off it when the server can be reached.
 pub fn run_nats(
     url: &str,
     scenario: &Arc<Scenario>,
     source: Option<&str>,
     jobs: Vec<Job>,
     setup: &JobSetup,
-    cancel: &AtomicBool,
+    until: Until<'_>,
     on_result: impl FnMut(JobResult),
 ) -> Result<Gathered, RemoteSweepError> {
     let model = ModelSetup::of(&setup.provider).map_err(RemoteSweepError::Setup)?;
@@ -102,7 +130,15 @@ pub fn run_nats(
         .enable_all()
         .build()
         .map_err(|e| NatsError::server(url, "start the runtime", e))?;
-    runtime.block_on(gather(url, &text, &model, jobs, cancel, on_result))
+    runtime.block_on(gather(
+        url,
+        &text,
+        &model,
+        jobs,
+        until.outage,
+        until.cancel,
+        on_result,
+    ))
 }
 
 async fn gather(
@@ -110,6 +146,7 @@ async fn gather(
     text: &ScenarioText,
     model: &ModelSetup,
     jobs: Vec<Job>,
+    bound: Duration,
     cancel: &AtomicBool,
     mut on_result: impl FnMut(JobResult),
 ) -> Result<Gathered, RemoteSweepError> {
@@ -119,25 +156,14 @@ async fn gather(
     let sweep = nats.engine.to_string();
     // Listening starts before the first job is out, so that no result is
     // missed; the ordered consumer replays the subject from its start.
-    let results_stream = nats
-        .js
-        .get_stream(queue::RESULTS_STREAM)
-        .await
-        .map_err(|e| NatsError::server(&nats.url, "open the stream CONCLAVE_RESULTS", e))?;
-    let mut results = results_stream
-        .create_consumer(pull::OrderedConfig {
-            filter_subject: queue::results_subject(&sweep),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| NatsError::server(&nats.url, "read the sweep's results", e))?
-        .messages()
+    let mut results = Results::open(&nats, &sweep)
         .await
         .map_err(|e| NatsError::server(&nats.url, "read the sweep's results", e))?;
     let wanted: HashSet<String> = jobs.iter().map(|job| job.id.clone()).collect();
+    let mut outage = Outage::new(bound);
     let mut signals = crate::signals::Signals::new().ok();
     let published = tokio::select! {
-        published = publish_jobs(&nats, &sweep, text, model, jobs) => published,
+        published = publish_jobs(&nats, &sweep, text, model, jobs, &mut outage) => published,
         signal = next_signal(&mut signals) => Err(RemoteSweepError::Interrupted(signal)),
     };
     if let Err(e) = published {
@@ -146,40 +172,65 @@ async fn gather(
     }
     let mut gathered = Gathered::default();
     let mut counted: HashSet<String> = HashSet::with_capacity(wanted.len());
-    let mut cancel_check = tokio::time::interval(CANCEL_CHECK);
+    let mut check = tokio::time::interval(CHECK);
+    // After the connection was lost, the results are read again through a
+    // new consumer: the server's restart ended the old one.
+    let mut reopen = false;
+    let mut tried = tokio::time::Instant::now();
     while counted.len() < wanted.len() {
-        let message = tokio::select! {
-            message = results.next() => message,
+        let payload = tokio::select! {
+            next = results.next() => match next {
+                Ok(payload) => payload,
+                Err(problem) => {
+                    if outage.lost() {
+                        say_lost(&nats.url, &problem, outage.bound());
+                    }
+                    continue;
+                }
+            },
             signal = next_signal(&mut signals) => {
                 clean_up(&nats, &sweep).await;
                 return Err(RemoteSweepError::Interrupted(signal));
             }
-            _ = cancel_check.tick() => {
+            _ = check.tick() => {
                 if cancel.load(Ordering::Relaxed) {
                     break;
+                }
+                if nats.client.connection_state() != State::Connected {
+                    reopen = true;
+                    if outage.lost() {
+                        say_lost(&nats.url, "the connection dropped", outage.bound());
+                    }
+                } else if (reopen || !results.is_open()) && tried.elapsed() >= RETRY_AFTER {
+                    tried = tokio::time::Instant::now();
+                    match results.reopen(&nats).await {
+                        Ok(()) => {
+                            reopen = false;
+                            if outage.back() {
+                                output::message(&format!(
+                                    "conclave: the NATS server at {} is back; gathering the results again",
+                                    nats.url
+                                ));
+                            }
+                        }
+                        Err(_) => {
+                            outage.lost();
+                        }
+                    }
+                }
+                if outage.over() {
+                    clean_up(&nats, &sweep).await;
+                    return Err(RemoteSweepError::ServerLost {
+                        url: nats.url.clone(),
+                        waited: outage.bound(),
+                    });
                 }
                 continue;
             }
         };
-        let message = match message {
-            Some(Ok(message)) => message,
-            Some(Err(e)) => {
-                clean_up(&nats, &sweep).await;
-                return Err(NatsError::server(&nats.url, "read the sweep's results", e).into());
-            }
-            None => {
-                clean_up(&nats, &sweep).await;
-                return Err(NatsError::server(
-                    &nats.url,
-                    "read the sweep's results",
-                    "the server ended the consumer",
-                )
-                .into());
-            }
-        };
         // Anything on the subject that is not one of this sweep's results
         // is someone else's mistake, not a reason to stop.
-        let Ok(result) = serde_json::from_slice::<ResultMessage>(&message.payload) else {
+        let Ok(result) = serde_json::from_slice::<ResultMessage>(&payload) else {
             continue;
         };
         if result.sweep != sweep || !wanted.contains(&result.job) {
@@ -192,6 +243,15 @@ async fn gather(
     }
     clean_up(&nats, &sweep).await;
     Ok(gathered)
+}
+
+/// Said once per outage, on stderr.
+fn say_lost(url: &str, problem: &str, bound: Duration) {
+    output::message(&format!(
+        "conclave: lost the NATS server at {url} ({problem}); waiting up to {}s for it to come back ({})",
+        bound.as_secs_f64(),
+        outage::VARIABLE
+    ));
 }
 
 /// Count one result: the first for its job goes to the caller, a later one
@@ -230,17 +290,20 @@ fn count(
 
 /// Every job on the work queue, each with a message id so that a job
 /// published again is stored once; returns when the server has them all.
+/// A chunk the server did not confirm because the connection dropped is
+/// published again until the outage outlasts its bound.
 async fn publish_jobs(
     nats: &Nats,
     sweep: &str,
     scenario: &ScenarioText,
     model: &ModelSetup,
     jobs: Vec<Job>,
+    outage: &mut Outage,
 ) -> Result<(), RemoteSweepError> {
     let subject = queue::jobs_subject(sweep);
     let failed = |e: &dyn std::fmt::Display| NatsError::server(&nats.url, "publish the jobs", e);
     for chunk in jobs.chunks(IN_FLIGHT) {
-        let mut acks = Vec::with_capacity(chunk.len());
+        let mut payloads = Vec::with_capacity(chunk.len());
         for job in chunk {
             let message = JobMessage {
                 sweep: sweep.to_string(),
@@ -249,35 +312,84 @@ async fn publish_jobs(
                 model: model.clone(),
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
-            let publish = PublishMessage::build()
-                .payload(payload.into())
-                .message_id(queue::message_id(sweep, &job.id));
-            acks.push(
-                nats.js
-                    .send_publish(subject.clone(), publish)
-                    .await
-                    .map_err(|e| failed(&e))?,
-            );
+            payloads.push((queue::message_id(sweep, &job.id), Bytes::from(payload)));
         }
-        for ack in acks {
-            ack.await.map_err(|e| failed(&e))?;
+        loop {
+            match publish_chunk(nats, &subject, &payloads).await {
+                Ok(()) => {
+                    outage.back();
+                    break;
+                }
+                Err(e) if lost_connection(nats, &e) => {
+                    if outage.lost() {
+                        say_lost(&nats.url, &e.to_string(), outage.bound());
+                    }
+                    if outage.over() {
+                        return Err(RemoteSweepError::ServerLost {
+                            url: nats.url.clone(),
+                            waited: outage.bound(),
+                        });
+                    }
+                    tokio::time::sleep(RETRY_AFTER).await;
+                }
+                Err(e) => return Err(failed(&e).into()),
+            }
         }
     }
     Ok(())
 }
 
+/// Publish one chunk and wait for the server to have stored all of it.
+async fn publish_chunk(
+    nats: &Nats,
+    subject: &str,
+    payloads: &[(String, Bytes)],
+) -> Result<(), PublishError> {
+    let mut acks = Vec::with_capacity(payloads.len());
+    for (id, payload) in payloads {
+        let publish = PublishMessage::build()
+            .payload(payload.clone())
+            .message_id(id);
+        acks.push(nats.js.send_publish(subject.to_string(), publish).await?);
+    }
+    for ack in acks {
+        ack.await?;
+    }
+    Ok(())
+}
+
+/// Whether a publish failed because the server went away (or is still
+/// bringing JetStream back), rather than refusing the message.
+fn lost_connection(nats: &Nats, error: &PublishError) -> bool {
+    nats.client.connection_state() != State::Connected
+        || matches!(
+            error.kind(),
+            PublishErrorKind::TimedOut
+                | PublishErrorKind::BrokenPipe
+                | PublishErrorKind::StreamNotFound
+        )
+}
+
 /// Take the sweep's jobs off the queue (those no worker has finished: a
 /// sweep that stops early must not leave work behind) and its results off
-/// their stream. Best effort: the streams' age limit removes what stays.
+/// their stream. Best effort, for at most [`CLEAN_UP_BOUND`], and not at
+/// all while the server is away: the streams' age limit removes what
+/// stays.
 async fn clean_up(nats: &Nats, sweep: &str) {
-    for (stream, subject) in [
-        (queue::JOBS_STREAM, queue::jobs_subject(sweep)),
-        (queue::RESULTS_STREAM, queue::results_subject(sweep)),
-    ] {
-        if let Ok(stream) = nats.js.get_stream(stream).await {
-            let _ = stream.purge().filter(subject).await;
-        }
+    if nats.client.connection_state() != State::Connected {
+        return;
     }
+    let purge = async {
+        for (stream, subject) in [
+            (queue::JOBS_STREAM, queue::jobs_subject(sweep)),
+            (queue::RESULTS_STREAM, queue::results_subject(sweep)),
+        ] {
+            if let Ok(stream) = nats.js.get_stream(stream).await {
+                let _ = stream.purge().filter(subject).await;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLEAN_UP_BOUND, purge).await;
 }
 
 async fn next_signal(signals: &mut Option<crate::signals::Signals>) -> Signal {

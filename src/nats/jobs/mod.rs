@@ -4,12 +4,15 @@
 //! only carries jobs and results and never counts a run twice.
 
 mod command;
+mod endpoint;
 mod engine;
 mod executor;
+pub mod outage;
 mod queue;
+mod results;
 mod scenarios;
 mod worker;
 
 pub use command::sweep_headless;
-pub use executor::{Gathered, RemoteSweepError, run_nats};
+pub use executor::{Gathered, RemoteSweepError, Until, run_nats};
 pub use worker::{DEFAULT_ACK_WAIT, WorkerOptions, parse_ack_wait, worker};

@@ -1,49 +1,59 @@
-//! The scenarios a worker has been sent, each read once per sweep rather
-//! than once per job, and whether this worker may run them. It never runs
-//! anything and never reads a file the job does not name.
+//! The scenarios a worker has been sent, each read once rather than once
+//! per job, and whether this worker may run them. A scenario is known by
+//! what the job carries (its source path and text), never by the sweep
+//! that sent it: whoever names a sweep id gets the scenario of their own
+//! job. It never runs anything and never reads a file the job does not
+//! name.
 
 use super::queue::ScenarioText;
 use crate::scenario::{self, Scenario};
-use crate::trust::{self, TrustStore};
+use crate::trust;
 use parking_lot::Mutex;
+use sha2::{Digest, Sha256};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
-/// How many sweeps' scenarios are kept: a worker serves one sweep at a
-/// time, seldom a few.
+/// How many scenarios are kept: a worker serves one sweep at a time,
+/// seldom a few.
 const KEPT: usize = 4;
 
-/// A sweep's scenario, parsed, or why it cannot be.
+/// A scenario, parsed, or why it cannot be.
 type Parsed = Result<Arc<Scenario>, String>;
 
-/// The last few sweeps' scenarios, by sweep id.
+/// The SHA-256 of a job's source path and text, which is all that makes
+/// the scenario it runs.
+type Key = [u8; 32];
+
+/// The last few scenarios, by the digest of what the jobs carried.
 #[derive(Default)]
 pub(crate) struct Scenarios {
-    parsed: Mutex<VecDeque<(String, Parsed)>>,
+    parsed: Mutex<VecDeque<(Key, Parsed)>>,
 }
 
 impl Scenarios {
-    /// The scenario of `sweep`, read from the job's text on first use.
-    pub(crate) fn get(&self, sweep: &str, text: &ScenarioText) -> Result<Arc<Scenario>, String> {
+    /// The scenario a job carries, read from its text on first use.
+    pub(crate) fn get(&self, text: &ScenarioText) -> Result<Arc<Scenario>, String> {
+        let key = key(text);
         let mut parsed = self.parsed.lock();
-        if let Some((_, scenario)) = parsed.iter().find(|(id, _)| id == sweep) {
+        if let Some((_, scenario)) = parsed.iter().find(|(known, _)| *known == key) {
             return scenario.clone();
         }
         let scenario = read(text);
         if parsed.len() == KEPT {
             parsed.pop_front();
         }
-        parsed.push_back((sweep.to_string(), scenario.clone()));
+        parsed.push_back((key, scenario.clone()));
         scenario
     }
 
     /// Why this worker will not run `scenario`, if it will not: it starts
-    /// programs and neither `--allow-exec` nor a remembered allowance for
-    /// its exact content lets it (the same rule as `conclave run`).
+    /// programs and the worker was not started with `--allow-exec`. No
+    /// allowance remembered on this machine counts: it was given to a file
+    /// here, and a job only claims to be that file.
     pub(crate) fn refusal(&self, scenario: &Scenario, allow_exec: bool) -> Option<String> {
         let consent = trust::consent_for(scenario)?;
-        if allow_exec || TrustStore::from_env().allows(scenario) {
+        if allow_exec {
             return None;
         }
         let programs: Vec<String> = consent.programs.iter().map(|p| p.argv.join(" ")).collect();
@@ -53,6 +63,18 @@ impl Scenarios {
             programs.join("; ")
         ))
     }
+}
+
+/// The digest of a job's scenario: its source path (which decides how
+/// relative paths in it resolve) and its text, each preceded by its length
+/// so that no two pairs give the same bytes.
+fn key(text: &ScenarioText) -> Key {
+    let mut digest = Sha256::new();
+    for part in [&text.source, &text.text] {
+        digest.update((part.len() as u64).to_le_bytes());
+        digest.update(part.as_bytes());
+    }
+    digest.finalize().into()
 }
 
 /// Parse the scenario as the sweep's machine did. Paths inside it resolve
@@ -84,18 +106,27 @@ mod tests {
         "provider": {"kind": "sim"}, "workers": {"w": {"data": {}}}}"#;
 
     #[test]
-    fn a_sweep_s_scenario_is_read_once() {
+    fn a_scenario_is_read_once_and_known_by_what_the_job_carries() {
         let scenarios = Scenarios::default();
-        let a = scenarios.get("s1", &text(SIM)).unwrap();
-        let b = scenarios.get("s1", &text("not read again")).unwrap();
+        let a = scenarios.get(&text(SIM)).unwrap();
+        let b = scenarios.get(&text(SIM)).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
-        let bad = scenarios.get("s2", &text("{")).unwrap_err();
+        let bad = scenarios.get(&text("{")).unwrap_err();
         assert!(bad.contains("scenarios/x.json"), "{bad}");
-        for sweep in ["s3", "s4", "s5", "s6"] {
-            scenarios.get(sweep, &text(SIM)).unwrap();
+        let elsewhere = ScenarioText {
+            source: "other/x.json".into(),
+            text: SIM.into(),
+        };
+        let c = scenarios.get(&elsewhere).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c), "another source is another scenario");
+        for name in ["s3", "s4", "s5", "s6"] {
+            scenarios
+                .get(&text(&SIM.replace(r#""t""#, &format!("{name:?}"))))
+                .unwrap();
         }
         assert_eq!(scenarios.parsed.lock().len(), KEPT);
-        assert!(scenarios.get("s1", &text("{")).is_err(), "s1 was let go");
+        let again = scenarios.get(&text(SIM)).unwrap();
+        assert!(!Arc::ptr_eq(&a, &again), "the first one was let go");
     }
 
     #[test]
@@ -105,14 +136,14 @@ mod tests {
             r#""w": {"command": {"argv": ["conclave", "toolbox", "inventory"]}}"#,
         );
         let scenarios = Scenarios::default();
-        let scenario = scenarios.get("s", &text(&runs_a_program)).unwrap();
+        let scenario = scenarios.get(&text(&runs_a_program)).unwrap();
         let refusal = scenarios.refusal(&scenario, false).expect("refused");
         assert!(
             refusal.contains("conclave toolbox inventory") && refusal.contains("--allow-exec"),
             "{refusal}"
         );
         assert_eq!(scenarios.refusal(&scenario, true), None);
-        let sim = scenarios.get("t", &text(SIM)).unwrap();
+        let sim = scenarios.get(&text(SIM)).unwrap();
         assert_eq!(scenarios.refusal(&sim, false), None);
     }
 }

@@ -3,6 +3,7 @@
 //! result and only then acknowledge the job. It never counts results (the
 //! sweep does) and never holds a job it is not working on.
 
+use super::endpoint::OwnEndpoint;
 use super::engine::WorkerEngine;
 use super::queue::{self, JobMessage, JobOutcome, ResultMessage};
 use super::scenarios::Scenarios;
@@ -77,6 +78,8 @@ struct Shared {
     /// Each job runs as a run of this engine's own.
     engine: Arc<WorkerEngine>,
     scenarios: Scenarios,
+    /// The model endpoint its operator set up, the only one it calls.
+    endpoint: OwnEndpoint,
     options: WorkerOptions,
     /// One warning for a run of pull failures, not one per slot and try.
     failing: parking_lot::Mutex<bool>,
@@ -94,12 +97,19 @@ pub fn worker(options: WorkerOptions) -> Exit {
             return Exit::Internal;
         }
     };
+    let endpoint = match OwnEndpoint::from_env(|name| std::env::var(name).ok()) {
+        Ok(endpoint) => endpoint,
+        Err(problem) => {
+            output::message(&format!("conclave worker: {problem}"));
+            return Exit::BadInput;
+        }
+    };
     let engine = match WorkerEngine::start(&options.events, options.otlp.as_ref()) {
         Ok(engine) => Arc::new(engine),
         Err(exit) => return exit,
     };
     let exit = runtime.block_on(async {
-        match serve(options, Arc::clone(&engine)).await {
+        match serve(options, endpoint, Arc::clone(&engine)).await {
             Ok(exit) => exit,
             Err(e) => {
                 output::message(&format!("conclave: {e}"));
@@ -116,7 +126,11 @@ pub fn worker(options: WorkerOptions) -> Exit {
     exit
 }
 
-async fn serve(options: WorkerOptions, engine: Arc<WorkerEngine>) -> Result<Exit, NatsError> {
+async fn serve(
+    options: WorkerOptions,
+    endpoint: OwnEndpoint,
+    engine: Arc<WorkerEngine>,
+) -> Result<Exit, NatsError> {
     let nats = nats::connect(&options.url).await?;
     queue::ensure_streams(&nats).await?;
     let consumer = queue::workers_consumer(&nats, options.ack_wait).await?;
@@ -134,6 +148,7 @@ async fn serve(options: WorkerOptions, engine: Arc<WorkerEngine>) -> Result<Exit
         nats,
         engine,
         scenarios: Scenarios::default(),
+        endpoint,
         options,
         failing: parking_lot::Mutex::new(false),
     });
@@ -278,7 +293,7 @@ async fn run(
     acker: &Acker,
     stop: &mut watch::Receiver<Stop>,
 ) -> Option<JobOutcome> {
-    let scenario = match shared.scenarios.get(&job.sweep, &job.scenario) {
+    let scenario = match shared.scenarios.get(&job.scenario) {
         Ok(scenario) => scenario,
         Err(problem) => return Some(JobOutcome::Failed { problem }),
     };
@@ -288,8 +303,12 @@ async fn run(
     {
         return Some(JobOutcome::Refused { problem });
     }
-    // Past the refusal, the scenario's programs (if any) are allowed here.
-    let (setup, observers) = shared.engine.setup(job);
+    if let Some(problem) = shared.endpoint.refusal(&job.model, &scenario) {
+        return Some(JobOutcome::Refused { problem });
+    }
+    let (setup, observers) = shared
+        .engine
+        .setup(job, &shared.endpoint, shared.options.allow_exec);
     let (done, ended) = tokio::sync::oneshot::channel();
     let source = job.scenario.source.clone();
     let sweep_job = job.job.clone();
