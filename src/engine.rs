@@ -191,6 +191,9 @@ pub fn launch(
     if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() {
         return Err(LaunchError::VirtualClock);
     }
+    // Masked whatever this run uses, so that a program that prints one
+    // shows it masked.
+    crate::secrets::register_environment();
     let real = RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
         .map_err(LaunchError::Tools)?;
     let seed = options.seed.or(scenario.seed).unwrap_or(0);

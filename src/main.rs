@@ -116,6 +116,9 @@ fn main() -> ExitCode {
 }
 
 fn command(cli: Cli) -> Exit {
+    // Every secret of the environment is masked in whatever any command
+    // writes, from the start.
+    conclave::secrets::register_environment();
     match cli.command {
         None => dashboard(
             None,

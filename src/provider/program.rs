@@ -44,13 +44,21 @@ impl std::fmt::Display for Unresolved {
     }
 }
 
-/// The `PATH` a program is looked up on: the scenario's `env.PATH` for it
-/// when it sets one (`own`), else Conclave's, read from `env`.
+/// The `PATH` a program is looked up on, the one it gets
+/// (`provider::program_env`): the scenario's `env.PATH` for it when it
+/// sets one (`own`, Conclave's variable when written `env:NAME`), else
+/// Conclave's, read from `env`.
 pub(crate) fn search_path(
     own: Option<&String>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<String> {
-    own.cloned().or_else(|| env("PATH"))
+    match own {
+        Some(own) => match crate::scenario::env_name(own) {
+            Some(variable) => env(variable),
+            None => Some(own.clone()),
+        },
+        None => env("PATH"),
+    }
 }
 
 /// Where `program` is, for a scenario in `folder`, looked up on
@@ -158,5 +166,11 @@ mod tests {
         assert_eq!(search_path(None, &env).as_deref(), Some("/usr/bin"));
         let own = "/opt/tools".to_string();
         assert_eq!(search_path(Some(&own), &env).as_deref(), Some("/opt/tools"));
+        let handed = "env:PATH".to_string();
+        assert_eq!(
+            search_path(Some(&handed), &env).as_deref(),
+            Some("/usr/bin"),
+            "a PATH handed over by name is Conclave's variable"
+        );
     }
 }

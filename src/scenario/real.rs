@@ -63,7 +63,10 @@ pub(crate) struct CommandSpec {
     /// (default: the scenario file's folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cwd: Option<String>,
-    /// Environment variables set for the program, over Conclave's own.
+    /// The program's environment besides PATH, HOME, USER, LOGNAME, LANG,
+    /// LANGUAGE, LC_*, TERM, TZ, TMPDIR and SHELL (nothing else of
+    /// Conclave's): a value as written, or `"env:NAME"` for Conclave's
+    /// variable NAME, the only way a secret reaches a program.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub(crate) env: IndexMap<String, String>,
 }
@@ -92,7 +95,7 @@ pub(crate) struct McpServerSpec {
     /// stdio: the folder the server runs in, relative to the scenario file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cwd: Option<String>,
-    /// stdio: environment variables set for the server.
+    /// stdio: the server's environment, as a command worker's `env`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub(crate) env: IndexMap<String, String>,
     /// Streamable HTTP: the server's endpoint, an http:// or https:// URL.

@@ -219,7 +219,10 @@ fn traces_url(setting: &str, url: &str, append: bool) -> Result<String, OtlpConf
 
 /// `key=value,key2=value2` (values percent-encoded, as the OpenTelemetry
 /// specification writes them), every value registered as a secret.
-fn parse_headers(setting: &str, text: &str) -> Result<Vec<(String, String)>, OtlpConfigError> {
+pub(crate) fn parse_headers(
+    setting: &str,
+    text: &str,
+) -> Result<Vec<(String, String)>, OtlpConfigError> {
     let mut headers = Vec::new();
     for (i, entry) in text.split(',').enumerate() {
         if entry.trim().is_empty() {

@@ -11,5 +11,6 @@ mod span;
 mod trace;
 mod watch;
 
+pub(crate) use config::{HEADERS, TRACES_HEADERS, parse_headers};
 pub use config::{OtlpChoice, OtlpConfig, OtlpConfigError, Protocol};
 pub use export::{ExportError, Exporter};

@@ -1,11 +1,15 @@
 //! A stdio MCP server's process: started without a shell in a process
-//! group of its own, its stderr drained into a short tail for error
-//! messages, its exit watched, and its whole group killed at shutdown or
-//! when it is dropped, so that nothing it started outlives the run.
+//! tree of its own (`provider::process_tree`), with the environment
+//! `provider::program_env` gives it, its stderr drained into a short tail
+//! for error messages, its exit watched, and its whole tree ended at
+//! shutdown or when it is dropped, so that nothing it started outlives
+//! the run.
 
 use super::error::{McpError, quote};
 use super::spec::StdioServer;
+use crate::provider::process_tree;
 use crate::provider::program::Unresolved;
+use crate::provider::program_env::program_env;
 use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -89,17 +93,18 @@ pub(crate) fn spawn(
             quote(&cwd.display().to_string())
         )));
     }
+    let env = program_env(&spec.env, &|name| std::env::var(name).ok())
+        .map_err(|unset| fail(unset.to_string()))?;
     let mut command = Command::new(&program);
     command
         .args(&spec.command[1..])
         .current_dir(&cwd)
-        .envs(&spec.env)
+        .env_clear()
+        .envs(env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
+        .stderr(Stdio::piped());
+    process_tree::contain(&mut command);
     let mut child = command.spawn().map_err(|e| {
         fail(match e.kind() {
             ErrorKind::NotFound if program.components().count() > 1 => {
@@ -121,8 +126,8 @@ pub(crate) fn spawn(
     let tail = Arc::new(Mutex::new(Tail::default()));
     tokio::spawn(drain(stderr, Arc::clone(&tail)));
     let (report, exit) = watch::channel(None);
-    // The waiter owns the child: it reaps it the moment it exits, and
-    // dropping it (a runtime shutting down) kills it.
+    // The waiter owns the child: it reaps it the moment it exits; the
+    // tree ends when the process is dropped.
     tokio::spawn(async move {
         let status = child.wait().await;
         let _ = report.send(Some(describe(status)));
@@ -160,8 +165,8 @@ impl ServerProcess {
     }
 
     /// Once its stdin is closed, give the process a moment to exit, then
-    /// SIGTERM, then SIGKILL its whole group (which also ends anything it
-    /// started and left behind).
+    /// end its tree (which also ends anything it started and left behind),
+    /// then SIGKILL whatever is left in its group.
     pub(crate) async fn stop(&self) {
         if tokio::time::timeout(GRACE, self.exited()).await.is_err() {
             self.signal(Signal::Terminate);
@@ -172,28 +177,20 @@ impl ServerProcess {
     }
 
     fn signal(&self, signal: Signal) {
-        #[cfg(unix)]
-        {
-            let number = match signal {
-                Signal::Terminate => libc::SIGTERM,
-                Signal::Kill => libc::SIGKILL,
-            };
-            // SAFETY: killpg only sends a signal. The group id is this
-            // process's pid, which the kernel does not hand out again while
-            // the group has a member; once it has none the call fails with
-            // ESRCH, which is what it should do.
-            unsafe {
-                libc::killpg(self.pgid, number);
-            }
+        let reaped = self.exit_status().is_some();
+        match signal {
+            // Its tree ends: the supervisor kills every process of it.
+            Signal::Terminate => process_tree::end(self.pgid, reaped),
+            // Whatever is left in its group, should the tree not have
+            // ended.
+            Signal::Kill => process_tree::end(self.pgid, true),
         }
-        #[cfg(not(unix))]
-        let _ = signal;
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        self.signal(Signal::Kill);
+        self.signal(Signal::Terminate);
     }
 }
 

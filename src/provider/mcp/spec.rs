@@ -31,7 +31,9 @@ pub struct StdioServer {
     /// The working directory, relative to the scenario file; the scenario
     /// file's directory when absent.
     pub cwd: Option<PathBuf>,
-    /// Variables added to (or replacing those of) Conclave's environment.
+    /// The program's variables besides the few it gets from Conclave's
+    /// environment (`provider::program_env`); `env:NAME` hands over
+    /// Conclave's NAME.
     pub env: IndexMap<String, String>,
 }
 
@@ -55,7 +57,7 @@ pub struct RawServerSpec {
     /// The program's working directory, relative to the scenario file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
-    /// Environment variables for the program.
+    /// The program's environment, as `StdioServer::env`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub env: IndexMap<String, String>,
     /// The endpoint of a server that speaks streamable HTTP.

@@ -1,21 +1,30 @@
 //! A worker or tool answered by a program: started without a shell for
-//! each call, in a process group of its own, the args as JSON on its
-//! stdin; its stdout, a JSON object, is the answer. A non-zero exit fails
-//! the call with the last lines of stderr. Whatever ends the call (the
-//! program's exit, a timeout or a cancelled run dropping the call) kills
-//! the whole group, so nothing the program started outlives the call.
+//! each call, in a process tree of its own (`provider::process_tree`),
+//! with the environment `provider::program_env` gives it, the args as
+//! JSON on its stdin; its stdout, a JSON object, is the answer. A non-zero
+//! exit fails the call with the last lines of stderr. Whatever ends the
+//! call (the program's exit, a timeout or a cancelled run dropping the
+//! call) ends the whole tree, so nothing the program started outlives the
+//! call, and once the program has exited a process it left holding
+//! stdout cannot turn its answer into a timeout.
 
 use super::answer;
 use super::groups::ProcessGroups;
 use crate::provider::WorkerError;
+use crate::provider::process_tree;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 /// How much of stderr is kept to quote its last lines.
 const STDERR_KEPT: usize = 64 * 1024;
+
+/// How long the pipes are read once the program has exited, should
+/// something it started still hold them open.
+const DRAIN: Duration = Duration::from_millis(500);
 
 #[derive(Debug)]
 pub(crate) struct CommandTool {
@@ -52,19 +61,17 @@ impl CommandTool {
         command
             .args(&self.args)
             .current_dir(&self.cwd)
+            .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        #[cfg(unix)]
-        command.process_group(0);
-        #[cfg(not(unix))]
-        command.kill_on_drop(true);
+        process_tree::contain(&mut command);
         let mut child = command.spawn().map_err(|e| {
             WorkerError::failed(format!("cannot start {}: {e}", self.program.display()))
         })?;
         // From here on, dropping the call (a timeout, a cancelled run)
-        // kills the group.
+        // ends the tree.
         let group = self.groups.enter(child.id());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
@@ -76,23 +83,41 @@ impl CommandTool {
                 let _ = stdin.write_all(&input).await;
             }
         };
-        let read_out = async {
-            let out = read_capped(stdout, self.max_output).await;
-            if out.is_none() {
-                // Past the cap: stop it now rather than let it write on.
-                group.kill();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let (exited, exit_seen) = tokio::sync::oneshot::channel::<()>();
+        let read = async {
+            let read_out = async {
+                let within = read_capped(stdout, self.max_output, &mut out).await;
+                if !within {
+                    // Past the cap: stop it now rather than let it write on.
+                    group.kill();
+                }
+                within
+            };
+            let io =
+                async { tokio::join!(write, read_out, read_tail(stderr, STDERR_KEPT, &mut err)).1 };
+            // Once the program has exited, what it wrote is in the pipes:
+            // whatever still holds them open gets a moment, not the call.
+            let drained = async {
+                let _ = exit_seen.await;
+                tokio::time::sleep(DRAIN).await;
+            };
+            tokio::select! {
+                within = io => within,
+                () = drained => true,
             }
-            out
         };
-        let read_err = read_tail(stderr, STDERR_KEPT);
         let wait = async {
             let status = child.wait().await;
+            group.reaped();
             // The program is done; anything it left running goes with its
-            // group, which also closes the pipes it held.
+            // tree, which also closes the pipes it held.
             group.kill();
+            let _ = exited.send(());
             status
         };
-        let ((), out, err, status) = tokio::join!(write, read_out, read_err, wait);
+        let (within, status) = tokio::join!(read, wait);
+        let out = within.then_some(out);
         let Some(out) = out else {
             // Killed for writing too much: what it wrote is the fault,
             // not how it ended.
@@ -145,32 +170,34 @@ fn exit_words(status: &std::process::ExitStatus) -> String {
     "ended without an exit status".into()
 }
 
-/// All of `pipe` up to `limit` bytes; `None` past the limit.
-async fn read_capped(pipe: Option<impl AsyncRead + Unpin>, limit: usize) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
+/// All of `pipe` up to `limit` bytes into `out`; false past the limit.
+async fn read_capped(
+    pipe: Option<impl AsyncRead + Unpin>,
+    limit: usize,
+    out: &mut Vec<u8>,
+) -> bool {
     let Some(mut pipe) = pipe else {
-        return Some(out);
+        return true;
     };
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
         match pipe.read(&mut chunk).await {
-            Ok(0) | Err(_) => return Some(out),
-            Ok(n) if n > limit - out.len() => return None,
+            Ok(0) | Err(_) => return true,
+            Ok(n) if n > limit - out.len() => return false,
             Ok(n) => out.extend_from_slice(&chunk[..n]),
         }
     }
 }
 
-/// The last `keep` bytes of `pipe`.
-async fn read_tail(pipe: Option<impl AsyncRead + Unpin>, keep: usize) -> Vec<u8> {
-    let mut tail = Vec::new();
+/// The last `keep` bytes of `pipe`, into `tail`.
+async fn read_tail(pipe: Option<impl AsyncRead + Unpin>, keep: usize, tail: &mut Vec<u8>) {
     let Some(mut pipe) = pipe else {
-        return tail;
+        return;
     };
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         match pipe.read(&mut chunk).await {
-            Ok(0) | Err(_) => return tail,
+            Ok(0) | Err(_) => return,
             Ok(n) => {
                 tail.extend_from_slice(&chunk[..n]);
                 if tail.len() > keep {

@@ -1,23 +1,25 @@
-//! The process groups of the programs real workers run: each call's
-//! program leads a group of its own, killed whole (SIGKILL to the group)
+//! The process trees of the programs real workers run: each call's program
+//! is started in a tree of its own (`provider::process_tree`), ended whole
 //! when the call ends however it ends, when its run ends, and, through the
-//! process-wide list, when Conclave itself is ended by a signal. A group
-//! is never signalled once it has been left, and never with an id that
+//! process-wide list, when Conclave itself is ended by a signal. A tree is
+//! never signalled once its call has left it, and never with an id that
 //! could name Conclave's own group or every process (0, 1, negative).
 
-use std::collections::HashSet;
+use crate::provider::process_tree;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// Every group any run of this process has live.
-static EVERY: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+/// Every tree any run of this process has live, by its group's id, with
+/// whether Conclave has reaped the process that leads it.
+static EVERY: Mutex<Option<HashMap<i32, bool>>> = Mutex::new(None);
 
-/// The groups of one run.
+/// The trees of one run.
 #[derive(Debug, Default)]
 pub(crate) struct ProcessGroups {
-    live: Mutex<HashSet<i32>>,
+    live: Mutex<HashMap<i32, bool>>,
 }
 
-/// One call's group: killed when dropped.
+/// One call's tree: ended when dropped.
 #[derive(Debug)]
 pub(crate) struct GroupGuard {
     groups: Arc<ProcessGroups>,
@@ -25,14 +27,16 @@ pub(crate) struct GroupGuard {
 }
 
 impl ProcessGroups {
-    /// Track the group the program `pid` leads.
+    /// Track the tree the program `pid` leads.
     pub(crate) fn enter(self: &Arc<Self>, pid: Option<u32>) -> GroupGuard {
         let pgid = pid
             .and_then(|pid| i32::try_from(pid).ok())
             .filter(|p| *p > 1);
         if let Some(pgid) = pgid {
-            lock(&self.live).insert(pgid);
-            lock(&EVERY).get_or_insert_with(HashSet::new).insert(pgid);
+            lock(&self.live).insert(pgid, false);
+            lock(&EVERY)
+                .get_or_insert_with(HashMap::new)
+                .insert(pgid, false);
         }
         GroupGuard {
             groups: Arc::clone(self),
@@ -40,23 +44,36 @@ impl ProcessGroups {
         }
     }
 
-    /// Kill every group of the run that is still live.
+    /// End every tree of the run that is still live.
     pub(crate) fn kill_all(&self) {
-        let live: Vec<i32> = lock(&self.live).drain().collect();
-        for pgid in live {
-            kill_group(pgid);
+        let live: Vec<(i32, bool)> = lock(&self.live).drain().collect();
+        for (pgid, reaped) in live {
+            process_tree::end(pgid, reaped);
             forget(pgid);
         }
     }
 }
 
 impl GroupGuard {
-    /// Kill the group now (it stays tracked until dropped).
+    /// End the tree now (it stays tracked until dropped).
     pub(crate) fn kill(&self) {
         if let Some(pgid) = self.pgid
-            && lock(&self.groups.live).contains(&pgid)
+            && let Some(&reaped) = lock(&self.groups.live).get(&pgid)
         {
-            kill_group(pgid);
+            process_tree::end(pgid, reaped);
+        }
+    }
+
+    /// The program's process has been reaped: from now on only its group
+    /// is signalled, never its id, which the kernel may give to another.
+    pub(crate) fn reaped(&self) {
+        if let Some(pgid) = self.pgid {
+            if let Some(reaped) = lock(&self.groups.live).get_mut(&pgid) {
+                *reaped = true;
+            }
+            if let Some(reaped) = lock(&EVERY).as_mut().and_then(|set| set.get_mut(&pgid)) {
+                *reaped = true;
+            }
         }
     }
 }
@@ -64,23 +81,23 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if let Some(pgid) = self.pgid
-            && lock(&self.groups.live).remove(&pgid)
+            && let Some(reaped) = lock(&self.groups.live).remove(&pgid)
         {
-            kill_group(pgid);
+            process_tree::end(pgid, reaped);
             forget(pgid);
         }
     }
 }
 
-/// Kill every group any run of this process has live: for a signal that
+/// End every tree any run of this process has live: for a signal that
 /// ends Conclave, whose runs will not get to end on their own.
 pub(crate) fn kill_every_group() {
-    let every: Vec<i32> = lock(&EVERY)
+    let every: Vec<(i32, bool)> = lock(&EVERY)
         .as_mut()
         .map(|set| set.drain().collect())
         .unwrap_or_default();
-    for pgid in every {
-        kill_group(pgid);
+    for (pgid, reaped) in every {
+        process_tree::end(pgid, reaped);
     }
 }
 
@@ -92,20 +109,4 @@ fn forget(pgid: i32) {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-#[cfg(unix)]
-fn kill_group(pgid: i32) {
-    if pgid > 1 {
-        // SAFETY: kill(2) with a negative id signals that process group
-        // only; pgid > 1 rules out our own group (0) and every process (-1).
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn kill_group(_pgid: i32) {
-    // Without process groups each child is killed when its handle drops.
 }

@@ -101,11 +101,21 @@ fn mcp_server(
 ) -> Result<McpServer, (Vec<String>, String)> {
     use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
     match (&spec.command, &spec.url) {
-        (Some(command), None) => Ok(McpServer::Stdio(StdioServer {
-            command: command.clone(),
-            cwd: spec.cwd.as_ref().map(PathBuf::from),
-            env: spec.env.clone(),
-        })),
+        (Some(command), None) => {
+            // Checked now, so that a variable handed over by name that is
+            // not set stops the launch, placed in the file.
+            if let Err(unset) = crate::provider::program_env::program_env(&spec.env, env) {
+                return Err((
+                    vec!["env".to_string(), unset.name.clone()],
+                    unset.to_string(),
+                ));
+            }
+            Ok(McpServer::Stdio(StdioServer {
+                command: command.clone(),
+                cwd: spec.cwd.as_ref().map(PathBuf::from),
+                env: spec.env.clone(),
+            }))
+        }
         (None, Some(url)) => {
             let mut headers = HeaderMap::new();
             let bad = |key: &str, header: &str| {

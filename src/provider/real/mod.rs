@@ -12,7 +12,8 @@ pub(crate) mod groups;
 mod http;
 mod mcp;
 
-use crate::provider::program::{resolve_program, search_path};
+use crate::provider::program::resolve_program;
+use crate::provider::program_env::{path_of, program_env};
 use command::CommandTool;
 use groups::ProcessGroups;
 use http::{HttpSetupError, HttpTool};
@@ -306,14 +307,9 @@ fn command_tool(
         .argv
         .split_first()
         .ok_or(("argv", "no program".to_string()))?;
-    let path_var = search_path(spec.env.get("PATH"), env);
-    let program = resolve_program(program, &folder, path_var.as_deref())
+    let env = program_env(&spec.env, env).map_err(|unset| ("env", unset.to_string()))?;
+    let program = resolve_program(program, &folder, path_of(&env))
         .map_err(|why| ("argv", why.to_string()))?;
-    let env = spec
-        .env
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
     Ok(CommandTool::new(
         program,
         args.to_vec(),
