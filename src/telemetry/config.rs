@@ -3,6 +3,7 @@
 //! header value registered as a secret before anything can print it.
 //! Never prints or logs a header value, not even in an error.
 
+use super::bounds::Bounds;
 use crate::telemetry::names;
 use std::fmt;
 use std::time::Duration;
@@ -55,6 +56,8 @@ pub struct OtlpConfig {
     /// How long finished spans wait before a batch is sent (a run's end
     /// sends what is left at once).
     pub schedule_delay: Duration,
+    /// How long a request, and the flush at a command's end, may take.
+    pub bounds: Bounds,
 }
 
 impl fmt::Debug for OtlpConfig {
@@ -68,6 +71,7 @@ impl fmt::Debug for OtlpConfig {
             .field("service_name", &self.service_name)
             .field("content", &self.content)
             .field("schedule_delay", &self.schedule_delay)
+            .field("bounds", &self.bounds)
             .finish()
     }
 }
@@ -91,6 +95,7 @@ impl OtlpConfig {
             service_name: names::DEFAULT_SERVICE_NAME.to_string(),
             content: false,
             schedule_delay: DEFAULT_SCHEDULE_DELAY,
+            bounds: Bounds::default(),
         })
     }
 
@@ -106,6 +111,11 @@ impl OtlpConfig {
 
     pub fn with_schedule_delay(mut self, delay: Duration) -> Self {
         self.schedule_delay = delay;
+        self
+    }
+
+    pub fn with_bounds(mut self, bounds: Bounds) -> Self {
+        self.bounds = bounds;
         self
     }
 
@@ -185,6 +195,7 @@ impl OtlpConfig {
                 .unwrap_or_else(|| names::DEFAULT_SERVICE_NAME.to_string()),
             content: choice.content,
             schedule_delay,
+            bounds: Bounds::from_env(&env)?,
         }))
     }
 }

@@ -1,39 +1,48 @@
 //! The OTLP exporter: one thread that folds each run's events into spans
 //! and hands them to the SDK's batch processor, which sends them over
 //! HTTP from a thread of its own. An observer's `accept` only queues: the
-//! engine never waits for a span to be built or sent, and a collector that
-//! is down costs a run nothing but the one warning [`Exporter::finish`]
-//! returns.
+//! engine never waits for a span to be built or sent.
+//!
+//! The collector never holds a run or a command's end. Spans wait for the
+//! collector in the processor's bounded queue ([`MAX_QUEUE`]); while the
+//! collector answers, the exporter thread waits for it before the queue
+//! fills, so nothing is lost, but once an export has failed or a flush
+//! has timed out it waits no more and what does not fit is dropped. Each
+//! request has a timeout and follows no redirect (a secret header never
+//! reaches another host), and [`Exporter::finish`] waits at most the flush
+//! bound ([`Bounds`]) before it gives up, saying once how many spans were
+//! not sent and why.
 
+use super::bounds::Bounds;
 use super::config::{OtlpConfig, Protocol};
-use super::span::{AttrValue, FinishedSpan, SpanNo, SpanStatus};
+use super::sdk_span::{Trace, span_data};
+use super::span::FinishedSpan;
 use super::trace::TraceBuilder;
-use super::watch::{Failure, Watched};
+use super::watch::{Delivery, Watched};
 use crate::bus::{Event, EventSink};
 use crate::exit::Exit;
-use opentelemetry::trace::{
-    SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
-};
-use opentelemetry::{InstrumentationScope, KeyValue, Value};
+use opentelemetry::InstrumentationScope;
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, IdGenerator, RandomIdGenerator, SpanData, SpanEvents,
-    SpanLinks, SpanProcessor,
+    BatchConfigBuilder, BatchSpanProcessor, IdGenerator, RandomIdGenerator, SpanProcessor,
 };
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-/// Spans the processor may hold before the exporter thread makes it send
-/// them; past this the SDK would drop spans, so a run of any size flushes
-/// in steps instead.
+/// Spans the processor may hold; past this, spans the collector could
+/// not take in time are dropped (and counted).
 const MAX_QUEUE: usize = 8192;
+/// While the collector answers, the exporter thread has the processor
+/// send what it holds at this many spans, before the queue is full.
 const FLUSH_AT: usize = MAX_QUEUE / 2;
 const MAX_BATCH: usize = 512;
+/// What [`Exporter::finish`] allows past the flush bound for the exporter
+/// thread to notice it (the processor's own wait is the bound).
+const FINISH_GRACE: Duration = Duration::from_millis(200);
 
 /// Why export cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -45,20 +54,21 @@ pub struct ExportError {
 
 enum Message {
     Event(u64, Arc<Event>),
-    /// Send everything finished so far, then answer.
-    Flush(mpsc::Sender<()>),
-    /// End every open trace, send what is left and stop, whoever still
-    /// holds an observer (a run's bus may outlive its run).
-    Stop,
+    /// End every open trace, send what is left until the deadline and
+    /// stop, whoever still holds an observer (a run's bus may outlive its
+    /// run).
+    Stop(Instant),
 }
 
 /// Sends runs as traces. Dropping it finishes it.
 #[derive(Debug)]
 pub struct Exporter {
     endpoint: String,
+    bounds: Bounds,
     queue: Mutex<Option<mpsc::Sender<Message>>>,
-    worker: Mutex<Option<JoinHandle<()>>>,
-    failure: Arc<Failure>,
+    /// The exporter thread, and whether it sent everything in time.
+    worker: Mutex<Option<(JoinHandle<()>, mpsc::Receiver<bool>)>>,
+    delivery: Arc<Delivery>,
     next_run: AtomicU64,
 }
 
@@ -78,19 +88,21 @@ impl Exporter {
         let headers: HashMap<String, String> = config.headers().iter().cloned().collect();
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
+            .with_http_client(client(config.bounds.request).map_err(&failed)?)
             .with_endpoint(config.endpoint.clone())
             .with_protocol(protocol)
+            .with_timeout(config.bounds.request)
             .with_headers(headers)
             .build()
             .map_err(|e| failed(e.to_string()))?;
-        let failure = Arc::new(Failure::default());
+        let delivery = Arc::new(Delivery::default());
         let batch = BatchConfigBuilder::default()
             .with_max_queue_size(MAX_QUEUE)
             .with_max_export_batch_size(MAX_BATCH)
             .with_scheduled_delay(config.schedule_delay)
             .build();
         let mut processor =
-            BatchSpanProcessor::builder(Watched::new(exporter, Arc::clone(&failure)))
+            BatchSpanProcessor::builder(Watched::new(exporter, Arc::clone(&delivery)))
                 .with_batch_config(batch)
                 .build();
         processor.set_resource(
@@ -98,17 +110,25 @@ impl Exporter {
                 .with_service_name(config.service_name.clone())
                 .build(),
         );
+        let processor = Arc::new(processor);
+        let nudge = start_flusher(&processor, &delivery).map_err(|e| failed(e.to_string()))?;
         let (queue, events) = mpsc::channel();
+        let (finished, done) = mpsc::channel();
         let content = config.content;
+        let watched = Arc::clone(&delivery);
         let worker = std::thread::Builder::new()
             .name("conclave-otlp".into())
-            .spawn(move || work(&events, &processor, content))
+            .spawn(move || {
+                let sent_all = work(&events, &processor, nudge, &watched, content);
+                let _ = finished.send(sent_all);
+            })
             .map_err(|e| failed(e.to_string()))?;
         Ok(Exporter {
             endpoint: crate::secrets::scrub(&config.endpoint).into_owned(),
+            bounds: config.bounds,
             queue: Mutex::new(Some(queue)),
-            worker: Mutex::new(Some(worker)),
-            failure,
+            worker: Mutex::new(Some((worker, done))),
+            delivery,
             next_run: AtomicU64::new(1),
         })
     }
@@ -137,47 +157,70 @@ impl Exporter {
         })
     }
 
-    /// Send every span finished so far and wait until it is sent (or
-    /// failed).
-    pub fn flush(&self) {
-        let (done, wait) = mpsc::channel();
-        let sent = self
-            .queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-            .is_some_and(|queue| queue.send(Message::Flush(done)).is_ok());
-        if sent {
-            let _ = wait.recv();
-        }
-    }
-
     /// End every trace still open (a run cut short ends where its events
-    /// end), send what is left and stop; the warning to show when any
-    /// export failed. Later calls do nothing.
+    /// end), send what is left for at most the flush bound and stop; the
+    /// warning to show when spans were not sent. Later calls do nothing.
     pub fn finish(&self) -> Option<String> {
+        let deadline = Instant::now() + self.bounds.flush;
         let queue = self
             .queue
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
         if let Some(queue) = queue {
-            let _ = queue.send(Message::Stop);
+            let _ = queue.send(Message::Stop(deadline));
         }
         let worker = self
             .worker
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        if let Some(worker) = worker {
-            let _ = worker.join();
+        let mut gave_up = false;
+        if let Some((worker, done)) = worker {
+            let wait = deadline.saturating_duration_since(Instant::now()) + FINISH_GRACE;
+            match done.recv_timeout(wait) {
+                Ok(sent_all) => {
+                    gave_up = !sent_all;
+                    let _ = worker.join();
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let _ = worker.join();
+                }
+                // The thread is left to end with the process: a request
+                // it waits on has its own timeout.
+                Err(mpsc::RecvTimeoutError::Timeout) => gave_up = true,
+            }
         }
-        self.failure.take().map(|problem| {
-            format!(
-                "conclave: could not send the trace to {}: {problem} (the run itself is unaffected)",
-                self.endpoint
-            )
-        })
+        self.warning(gave_up)
+    }
+
+    /// What to say when spans were not sent: the first failure, or that
+    /// the flush bound ran out, and how many of the spans made were sent.
+    fn warning(&self, gave_up: bool) -> Option<String> {
+        let (made, sent) = self.delivery.counts();
+        let problem = self.delivery.take();
+        if problem.is_none() && !gave_up && sent >= made {
+            return None;
+        }
+        let why = match problem {
+            Some(problem) => problem,
+            None if sent < made && !gave_up => format!(
+                "the collector did not keep up and {} were dropped from a queue of {MAX_QUEUE}",
+                made - sent
+            ),
+            None => format!(
+                "no answer within the flush bound of {} ({})",
+                shown(self.bounds.flush),
+                match self.bounds.set_by {
+                    Some(name) => format!("set by {name}"),
+                    None => "OTEL_EXPORTER_OTLP_TIMEOUT sets it, in milliseconds".to_string(),
+                }
+            ),
+        };
+        Some(format!(
+            "conclave: could not send the trace to {}: {why}; {sent} of {made} spans sent (the run itself is unaffected)",
+            self.endpoint
+        ))
     }
 }
 
@@ -185,6 +228,56 @@ impl Drop for Exporter {
     fn drop(&mut self) {
         let _ = self.finish();
     }
+}
+
+/// A bound as people write it: `1 s`, `250 ms`.
+fn shown(bound: Duration) -> String {
+    let ms = bound.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// The HTTP client for the exporter: `timeout` per request and no
+/// redirect followed (a 3xx is a failed export). Built on a thread of its
+/// own, as a blocking client may not be made inside an async runtime.
+fn client(timeout: Duration) -> Result<reqwest::blocking::Client, String> {
+    std::thread::Builder::new()
+        .name("conclave-otlp-client".into())
+        .spawn(move || {
+            reqwest::blocking::Client::builder()
+                .timeout(timeout)
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .map_err(|e| e.to_string())?
+        .join()
+        .map_err(|_| "the HTTP client could not be built".to_string())?
+}
+
+/// The thread that sends a run's trace when the run ends, so that the
+/// exporter thread goes on folding events meanwhile. A nudge while it is
+/// sending is one already asked for; it stops when the nudges stop.
+fn start_flusher(
+    processor: &Arc<BatchSpanProcessor>,
+    delivery: &Arc<Delivery>,
+) -> std::io::Result<mpsc::SyncSender<()>> {
+    let (nudge, nudges) = mpsc::sync_channel::<()>(1);
+    let processor = Arc::clone(processor);
+    let delivery = Arc::clone(delivery);
+    std::thread::Builder::new()
+        .name("conclave-otlp-flush".into())
+        .spawn(move || {
+            while nudges.recv().is_ok() {
+                if !delivery.has_failed() && processor.force_flush().is_err() {
+                    delivery.stall();
+                }
+            }
+        })?;
+    Ok(nudge)
 }
 
 /// One run's queue into the exporter thread.
@@ -203,33 +296,40 @@ impl EventSink for RunObserver {
     }
 }
 
-/// One run's trace: its builder and the ids its spans go out with.
-struct Trace {
-    builder: TraceBuilder,
-    trace_id: TraceId,
-    ids: HashMap<SpanNo, SpanId>,
-}
-
 /// The exporter thread: events in, spans out, until every observer and
 /// the exporter are gone; then every open trace ends and the processor
-/// sends what is left.
-fn work(events: &mpsc::Receiver<Message>, processor: &BatchSpanProcessor, content: bool) {
+/// sends what is left, until the deadline [`Exporter::finish`] set;
+/// whether it was all sent by then.
+fn work(
+    events: &mpsc::Receiver<Message>,
+    processor: &BatchSpanProcessor,
+    nudge: mpsc::SyncSender<()>,
+    delivery: &Delivery,
+    content: bool,
+) -> bool {
     let ids = RandomIdGenerator::default();
     let scope = InstrumentationScope::builder("conclave")
         .with_version(env!("CARGO_PKG_VERSION"))
         .build();
     let mut traces: HashMap<u64, Trace> = HashMap::new();
     let mut unflushed = 0;
+    // Before the queue is full, wait for the collector while it answers,
+    // so that a large run loses nothing; never once it has not.
+    let wait_for_collector = |unflushed: &mut usize| {
+        *unflushed = 0;
+        if !delivery.has_failed() && processor.force_flush().is_err() {
+            delivery.stall();
+        }
+    };
     let hand = |trace: &mut Trace, spans: Vec<FinishedSpan>, unflushed: &mut usize| {
         for span in spans {
             processor.on_end(span_data(trace, &span, &ids, &scope));
+            delivery.made_one();
             *unflushed += 1;
         }
-        if *unflushed >= FLUSH_AT {
-            let _ = processor.force_flush();
-            *unflushed = 0;
-        }
+        *unflushed >= FLUSH_AT
     };
+    let mut deadline = None;
     while let Ok(message) = events.recv() {
         match message {
             Message::Event(run, event) => {
@@ -239,97 +339,30 @@ fn work(events: &mpsc::Receiver<Message>, processor: &BatchSpanProcessor, conten
                     ids: HashMap::new(),
                 });
                 let spans = trace.builder.apply(&event);
-                hand(trace, spans, &mut unflushed);
+                let full = hand(trace, spans, &mut unflushed);
+                if full {
+                    wait_for_collector(&mut unflushed);
+                }
                 if trace.builder.is_done() {
                     traces.remove(&run);
-                    // Each run's trace leaves when the run ends.
-                    let _ = processor.force_flush();
-                    unflushed = 0;
+                    // Each run's trace leaves when the run ends, sent by
+                    // the flusher while this thread goes on.
+                    let _ = nudge.try_send(());
                 }
             }
-            Message::Flush(done) => {
-                let _ = processor.force_flush();
-                unflushed = 0;
-                let _ = done.send(());
+            Message::Stop(at) => {
+                deadline = Some(at);
+                break;
             }
-            Message::Stop => break,
         }
     }
     for trace in traces.values_mut() {
         let spans = trace.builder.finish();
         hand(trace, spans, &mut unflushed);
     }
-    let _ = processor.shutdown_with_timeout(Duration::from_secs(30));
-}
-
-/// A finished span as the SDK exports it, every text scrubbed.
-fn span_data(
-    trace: &mut Trace,
-    span: &FinishedSpan,
-    ids: &RandomIdGenerator,
-    scope: &InstrumentationScope,
-) -> SpanData {
-    let mut id_of = |no: SpanNo| *trace.ids.entry(no).or_insert_with(|| ids.new_span_id());
-    let span_id = id_of(span.no);
-    let parent_span_id = span.parent.map_or(SpanId::INVALID, &mut id_of);
-    let mut events = SpanEvents::default();
-    for event in &span.events {
-        events.events.push(opentelemetry::trace::Event::new(
-            event.name,
-            at(event.at_ms),
-            attributes(&event.attrs.0),
-            0,
-        ));
-    }
-    SpanData {
-        span_context: SpanContext::new(
-            trace.trace_id,
-            span_id,
-            TraceFlags::SAMPLED,
-            false,
-            TraceState::default(),
-        ),
-        parent_span_id,
-        parent_span_is_remote: false,
-        span_kind: if span.name.starts_with(super::names::OP_CHAT) {
-            SpanKind::Client
-        } else {
-            SpanKind::Internal
-        },
-        name: Cow::Owned(crate::secrets::scrub(&span.name).into_owned()),
-        start_time: at(span.start_ms),
-        end_time: at(span.end_ms),
-        attributes: attributes(&span.attrs.0),
-        dropped_attributes_count: 0,
-        events,
-        links: SpanLinks::default(),
-        status: match &span.status {
-            SpanStatus::Unset => Status::Unset,
-            SpanStatus::Error(words) => Status::error(crate::secrets::scrub(words).into_owned()),
-        },
-        instrumentation_scope: scope.clone(),
-    }
-}
-
-fn at(ms: u64) -> std::time::SystemTime {
-    UNIX_EPOCH + Duration::from_millis(ms)
-}
-
-fn attributes(attrs: &[(&'static str, AttrValue)]) -> Vec<KeyValue> {
-    attrs
-        .iter()
-        .map(|(key, value)| {
-            let text = |s: &str| crate::secrets::scrub(s).into_owned();
-            let value = match value {
-                AttrValue::Str(s) => Value::from(text(s)),
-                AttrValue::Int(i) => Value::I64(*i),
-                AttrValue::Float(x) => Value::F64(*x),
-                AttrValue::Bool(b) => Value::Bool(*b),
-                AttrValue::List(items) => Value::Array(opentelemetry::Array::String(
-                    items.iter().map(|s| text(s).into()).collect(),
-                )),
-            };
-            KeyValue::new(*key, value)
-        })
-        .collect()
+    drop(nudge);
+    let left = deadline.map_or(Duration::ZERO, |at| {
+        at.saturating_duration_since(Instant::now())
+    });
+    processor.shutdown_with_timeout(left).is_ok()
 }

@@ -4,13 +4,16 @@
 //! knows nothing of the dashboard; the mapping from events to spans
 //! (`trace`) is apart from the sending (`export`).
 
+mod bounds;
 mod config;
 mod export;
 pub(crate) mod names;
+mod sdk_span;
 mod span;
 mod trace;
 mod watch;
 
+pub use bounds::Bounds;
 pub(crate) use config::{HEADERS, TRACES_HEADERS, parse_headers};
 pub use config::{OtlpChoice, OtlpConfig, OtlpConfigError, Protocol};
 pub use export::{ExportError, Exporter};

@@ -1,20 +1,26 @@
-//! The exporter's failures, kept for one warning: the SDK reports a
-//! failed export only to its own logs, and Conclave says it once, after
-//! the run, where the user looks (never in the middle of the dashboard).
+//! What became of the exporter's spans, kept for one warning: the SDK
+//! reports a failed export or a dropped span only to its own logs, and
+//! Conclave says it once, after the run, where the user looks (never in
+//! the middle of the dashboard).
 
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SpanData, SpanExporter};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The first failure of an exporter, until taken.
+/// The spans made and sent, and the first failure until taken.
 #[derive(Debug, Default)]
-pub(crate) struct Failure {
+pub(crate) struct Delivery {
     first: Mutex<Option<String>>,
+    failed: AtomicBool,
+    made: AtomicU64,
+    sent: AtomicU64,
 }
 
-impl Failure {
+impl Delivery {
     fn note(&self, problem: String) {
+        self.failed.store(true, Ordering::Relaxed);
         let mut first = self
             .first
             .lock()
@@ -22,6 +28,31 @@ impl Failure {
         if first.is_none() {
             *first = Some(crate::secrets::scrub(&problem).into_owned());
         }
+    }
+
+    /// One more span handed to the processor.
+    pub(crate) fn made_one(&self) {
+        self.made.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A flush ran out of time: from then on nothing waits for the
+    /// collector, as after a failure.
+    pub(crate) fn stall(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether an export has failed or a flush ran out of time: from then
+    /// on nothing waits for the collector.
+    pub(crate) fn has_failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Spans made, and spans the collector took.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (
+            self.made.load(Ordering::Relaxed),
+            self.sent.load(Ordering::Relaxed),
+        )
     }
 
     /// The first failure, once.
@@ -33,24 +64,28 @@ impl Failure {
     }
 }
 
-/// An exporter whose failures are noted in a [`Failure`].
+/// An exporter whose results are counted in a [`Delivery`].
 #[derive(Debug)]
 pub(crate) struct Watched<E> {
     inner: E,
-    failure: Arc<Failure>,
+    delivery: Arc<Delivery>,
 }
 
 impl<E> Watched<E> {
-    pub(crate) fn new(inner: E, failure: Arc<Failure>) -> Self {
-        Watched { inner, failure }
+    pub(crate) fn new(inner: E, delivery: Arc<Delivery>) -> Self {
+        Watched { inner, delivery }
     }
 }
 
 impl<E: SpanExporter> SpanExporter for Watched<E> {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let spans = batch.len() as u64;
         let result = self.inner.export(batch).await;
-        if let Err(e) = &result {
-            self.failure.note(e.to_string());
+        match &result {
+            Ok(()) => {
+                self.delivery.sent.fetch_add(spans, Ordering::Relaxed);
+            }
+            Err(e) => self.delivery.note(e.to_string()),
         }
         result
     }

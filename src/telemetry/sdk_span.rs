@@ -1,0 +1,92 @@
+//! A run's spans as the OpenTelemetry SDK exports them: ids kept per
+//! trace, every text scrubbed of secrets on its way out.
+
+use super::span::{AttrValue, FinishedSpan, SpanNo, SpanStatus};
+use super::trace::TraceBuilder;
+use opentelemetry::trace::{
+    SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
+};
+use opentelemetry::{InstrumentationScope, KeyValue, Value};
+use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator, SpanData, SpanEvents, SpanLinks};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// One run's trace: its builder and the ids its spans go out with.
+pub(super) struct Trace {
+    pub(super) builder: TraceBuilder,
+    pub(super) trace_id: TraceId,
+    pub(super) ids: HashMap<SpanNo, SpanId>,
+}
+
+/// A finished span as the SDK exports it, every text scrubbed.
+pub(super) fn span_data(
+    trace: &mut Trace,
+    span: &FinishedSpan,
+    ids: &RandomIdGenerator,
+    scope: &InstrumentationScope,
+) -> SpanData {
+    let mut id_of = |no: SpanNo| *trace.ids.entry(no).or_insert_with(|| ids.new_span_id());
+    let span_id = id_of(span.no);
+    let parent_span_id = span.parent.map_or(SpanId::INVALID, &mut id_of);
+    let mut events = SpanEvents::default();
+    for event in &span.events {
+        events.events.push(opentelemetry::trace::Event::new(
+            event.name,
+            at(event.at_ms),
+            attributes(&event.attrs.0),
+            0,
+        ));
+    }
+    SpanData {
+        span_context: SpanContext::new(
+            trace.trace_id,
+            span_id,
+            TraceFlags::SAMPLED,
+            false,
+            TraceState::default(),
+        ),
+        parent_span_id,
+        parent_span_is_remote: false,
+        span_kind: if span.name.starts_with(super::names::OP_CHAT) {
+            SpanKind::Client
+        } else {
+            SpanKind::Internal
+        },
+        name: Cow::Owned(crate::secrets::scrub(&span.name).into_owned()),
+        start_time: at(span.start_ms),
+        end_time: at(span.end_ms),
+        attributes: attributes(&span.attrs.0),
+        dropped_attributes_count: 0,
+        events,
+        links: SpanLinks::default(),
+        status: match &span.status {
+            SpanStatus::Unset => Status::Unset,
+            SpanStatus::Error(words) => Status::error(crate::secrets::scrub(words).into_owned()),
+        },
+        instrumentation_scope: scope.clone(),
+    }
+}
+
+fn at(ms: u64) -> std::time::SystemTime {
+    UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+fn attributes(attrs: &[(&'static str, AttrValue)]) -> Vec<KeyValue> {
+    attrs
+        .iter()
+        .map(|(key, value)| {
+            let text = |s: &str| crate::secrets::scrub(s).into_owned();
+            let value = match value {
+                AttrValue::Str(s) => Value::from(text(s)),
+                AttrValue::Int(i) => Value::I64(*i),
+                AttrValue::Float(x) => Value::F64(*x),
+                AttrValue::Bool(b) => Value::Bool(*b),
+                AttrValue::List(items) => Value::Array(opentelemetry::Array::String(
+                    items.iter().map(|s| text(s).into()).collect(),
+                )),
+            };
+            KeyValue::new(*key, value)
+        })
+        .collect()
+}
