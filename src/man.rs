@@ -46,6 +46,18 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The endpoint's address when --base-url is not given.",
     ),
     (
+        "CONCLAVE_MAX_SWEEP_RUNS",
+        "The most runs a sweep may have (seeds times flag combinations), 1000000 by default.",
+    ),
+    (
+        "CONCLAVE_NATS_OUTAGE_SECONDS",
+        "How long a sweep on NATS waits for a server it lost before it stops with the runs it gathered, 30 by default.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TIMEOUT",
+        "Milliseconds one OTLP request, and the flush when a command ends, may take (10 s and 1 s when unset).",
+    ),
+    (
         "XDG_STATE_HOME",
         "Where the dashboard keeps its recordings (conclave/runs/ under it, else ~/.local/state).",
     ),
