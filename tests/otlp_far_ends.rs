@@ -212,3 +212,30 @@ fn a_redirect_is_not_followed_and_the_secret_header_stays_home() {
     assert!(warning.contains("307"), "{warning}");
     assert!(!stderr(&output).contains(secret), "{}", stderr(&output));
 }
+
+#[test]
+fn the_dashboard_quits_within_the_flush_bound_with_a_collector_that_never_answers() {
+    use common::pty::Session;
+    let home = tempfile::tempdir().unwrap();
+    let collector = hanging_collector();
+    let url = origin(&collector);
+    let mut session = Session::start(
+        &[
+            "tui",
+            "scenarios/checkout_v2_launch.json",
+            "--no-record",
+            "--otlp",
+            &url,
+        ],
+        home.path(),
+    );
+    session.wait_text("FINISHED");
+    let asked = Instant::now();
+    session.press("q");
+    assert!(session.wait_exit().success());
+    let took = asked.elapsed();
+    assert!(
+        took <= Duration::from_secs(1) + SLACK,
+        "the dashboard took {took:?} to quit"
+    );
+}
