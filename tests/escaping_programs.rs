@@ -162,17 +162,7 @@ fn an_mcp_server_that_starts_a_process_in_a_new_session_leaves_nothing() {
             "setsid sleep 90 > /dev/null 2>&1 < /dev/null &\necho $! > escaped.pid\nexec '{DEMO}'\n"
         ),
     );
-    let scenario = json!({
-        "name": "escaping_server", "pattern": "orchestrator",
-        "goal": "Look the SKU up.",
-        "context": {},
-        "budget": {"max_tasks": 2, "max_dispatches": 2, "max_retries_per_task": 0},
-        "workers": {"sku_worker": {"description": "SKUs", "mcp": {"server": "kb", "tool": "lookup"}}},
-        "mcp_servers": {"kb": {"command": ["./server.sh"]}},
-        "provider": {"kind": "sim", "plan": {"kind": "plan", "tasks": [
-            {"id": "t1", "worker": "sku_worker", "args": {"key": "sku:A-100"}, "critical": true}]},
-            "final_answer": "Done."}
-    });
+    let scenario = common::real::lookup_through("escaping_server");
     let (out, events, _) = run(&sandbox, &scenario);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let finished = of_type(&events, "task_finished");
@@ -199,15 +189,7 @@ fn a_conclave_killed_outright_leaves_none_of_its_programs_behind() {
     let mut scenario = one_program(json!(argv), 600.0);
     scenario["budget"]["max_seconds"] = json!(600);
     let path = sandbox.write("hang.json", &scenario);
-    let mut child = sandbox
-        .command(
-            &["run", path.to_str().unwrap(), "--headless", "--allow-exec"],
-            &[],
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = sandbox.start_run(&path);
     let pids = pids_in(&pid_file, 2, Duration::from_secs(10));
     assert_eq!(pids.len(), 2, "the program and its child started");
     // SIGKILL: Conclave gets no chance to end anything itself.

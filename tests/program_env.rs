@@ -125,17 +125,7 @@ fn a_stdio_mcp_server_gets_no_key_it_was_not_handed() {
         "server.sh",
         &format!("printf '%s' \"${{OPENAI_API_KEY:+yes}}\" > server-has-key\nexec '{DEMO}'\n"),
     );
-    let scenario = json!({
-        "name": "server_env", "pattern": "orchestrator",
-        "goal": "Look the SKU up.",
-        "context": {},
-        "budget": {"max_tasks": 2, "max_dispatches": 2, "max_retries_per_task": 0},
-        "workers": {"sku_worker": {"description": "SKUs", "mcp": {"server": "kb", "tool": "lookup"}}},
-        "mcp_servers": {"kb": {"command": ["./server.sh"]}},
-        "provider": {"kind": "sim", "plan": {"kind": "plan", "tasks": [
-            {"id": "t1", "worker": "sku_worker", "args": {"key": "sku:A-100"}, "critical": true}]},
-            "final_answer": "Done."}
-    });
+    let scenario = common::real::lookup_through("server_env");
     let (_, _, answer) = run(&sandbox, &scenario);
     assert!(
         answer.to_string().contains("\"warehouse\":\"Lyon\""),

@@ -272,15 +272,7 @@ fn a_run_cancelled_while_its_mcp_server_starts_ends_at_once_and_leaves_nothing()
     scenario["mcp_servers"] = json!({"kb": {"command": toolbox(&[
         "misbehave", "hang", "--child", "--pid-file", pid_file.to_str().unwrap()])}});
     let path = sandbox.write("stuck.json", &scenario);
-    let mut child = sandbox
-        .command(
-            &["run", path.to_str().unwrap(), "--headless", "--allow-exec"],
-            &[],
-        )
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sandbox.start_run(&path);
     let pids = pids_in(&pid_file, 2, Duration::from_secs(10));
     assert_eq!(pids.len(), 2, "the server started");
     let signalled = std::time::Instant::now();

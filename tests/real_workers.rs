@@ -442,15 +442,7 @@ fn a_signal_ends_a_headless_run_and_every_program_it_started() {
     scenario["budget"]["task_timeout_seconds"] = json!(600);
     scenario["budget"]["max_seconds"] = json!(600);
     let path = sandbox.write("hang.json", &scenario);
-    let mut child = sandbox
-        .command(
-            &["run", path.to_str().unwrap(), "--headless", "--allow-exec"],
-            &[],
-        )
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sandbox.start_run(&path);
     let pids = pids_in(&pid_file, 2, Duration::from_secs(10));
     assert_eq!(pids.len(), 2, "the program started");
     // SAFETY: signalling the child this test started.

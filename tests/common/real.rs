@@ -47,6 +47,24 @@ impl Sandbox {
         self.command(args, env).output().expect("the binary runs")
     }
 
+    /// Start `run SCENARIO --headless --allow-exec` without waiting, its
+    /// output piped: for a test that signals or kills it.
+    pub fn start_run(&self, scenario: &Path) -> std::process::Child {
+        self.command(
+            &[
+                "run",
+                scenario.to_str().unwrap(),
+                "--headless",
+                "--allow-exec",
+            ],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+    }
+
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
         let mut command = Command::new(CONCLAVE);
         command
@@ -148,4 +166,20 @@ pub fn pids_in(path: &Path, wanted: usize, limit: Duration) -> Vec<i32> {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// An orchestrator on the sim whose one task looks SKU A-100 up with the
+/// `lookup` tool of the stdio MCP server `./server.sh` in the sandbox.
+pub fn lookup_through(name: &str) -> Value {
+    serde_json::json!({
+        "name": name, "pattern": "orchestrator",
+        "goal": "Look the SKU up.",
+        "context": {},
+        "budget": {"max_tasks": 2, "max_dispatches": 2, "max_retries_per_task": 0},
+        "workers": {"sku_worker": {"description": "SKUs", "mcp": {"server": "kb", "tool": "lookup"}}},
+        "mcp_servers": {"kb": {"command": ["./server.sh"]}},
+        "provider": {"kind": "sim", "plan": {"kind": "plan", "tasks": [
+            {"id": "t1", "worker": "sku_worker", "args": {"key": "sku:A-100"}, "critical": true}]},
+            "final_answer": "Done."}
+    })
 }
