@@ -183,9 +183,44 @@ fn a_damaged_cache_file_is_a_clear_error() {
     assert!(said.contains("vendor_outage.json: not JSON"), "{said}");
     assert!(said.contains("expected a Conclave cache"), "{said}");
 
-    let missing = conclave(&["run", &file, "--headless", "--cache", "/nonexistent/cache"]);
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("existing folder"));
+    // A folder under a file cannot be made: named, exit 2.
+    let under_a_file = dir.path().join("vendor_outage.json/cache");
+    let refused = conclave(&[
+        "run",
+        &file,
+        "--headless",
+        "--cache",
+        under_a_file.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("vendor_outage.json/cache") && said.contains("cannot make it"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_cache_folder_that_is_not_there_yet_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = vendor_outage(dir.path(), true);
+    let cache = dir.path().join("state/conclave/cache");
+    let output = conclave(&[
+        "run",
+        &file,
+        "--headless",
+        "--cache",
+        cache.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let kept: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cache.join("vendor_outage.json")).unwrap()).unwrap();
+    assert_eq!(kept["version"], 1, "{kept}");
 }
 
 /// The stale answers in the dashboard: the workers list marks the tasks,

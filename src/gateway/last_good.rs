@@ -40,7 +40,9 @@ impl LastKnownGood {
     }
 
     /// The answers kept in `dir` for `scenario`, which this run adds to; no
-    /// file yet is an empty cache, a file that is not one is an error.
+    /// folder or file yet is an empty cache (the folder is made, parents
+    /// and all, as the user asked for it), a file that is not one is an
+    /// error.
     pub(crate) fn in_dir(dir: &Path, scenario: &str) -> Result<Self, CacheError> {
         let file = dir.join(format!("{}.json", file_stem(scenario)));
         let shown = crate::sanitize::clean(&file.display().to_string()).into_owned();
@@ -49,9 +51,17 @@ impl LastKnownGood {
             message,
         };
         if !dir.is_dir() {
-            return Err(error(
-                "expected an existing folder for --cache, not found".into(),
-            ));
+            let shown_dir = crate::sanitize::clean(&dir.display().to_string()).into_owned();
+            if dir.exists() {
+                return Err(CacheError {
+                    path: shown_dir,
+                    message: "expected a folder for --cache, found something else".into(),
+                });
+            }
+            std::fs::create_dir_all(dir).map_err(|e| CacheError {
+                path: shown_dir,
+                message: format!("expected a folder for --cache; cannot make it: {e}"),
+            })?;
         }
         let answers = match std::fs::read(&file) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
@@ -218,7 +228,21 @@ mod tests {
             "{other}"
         );
 
-        let missing = LastKnownGood::in_dir(&dir.path().join("nowhere"), "x").unwrap_err();
-        assert!(missing.message.contains("existing folder"), "{missing}");
+        let made = dir.path().join("not/yet/there");
+        LastKnownGood::in_dir(&made, "x").expect("a folder that is not there yet is made");
+        assert!(made.is_dir());
+        let a_file = dir.path().join("vendor_outage_1.json");
+        let not_a_folder = LastKnownGood::in_dir(&a_file, "x").unwrap_err();
+        assert!(
+            not_a_folder
+                .message
+                .contains("expected a folder for --cache"),
+            "{not_a_folder}"
+        );
+        let under_a_file = LastKnownGood::in_dir(&a_file.join("cache"), "x").unwrap_err();
+        assert!(
+            under_a_file.message.contains("cannot make it"),
+            "{under_a_file}"
+        );
     }
 }
