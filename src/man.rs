@@ -46,6 +46,50 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The endpoint's address when --base-url is not given.",
     ),
     (
+        "OPENAI_MODEL",
+        "The model when neither --model nor the scenario's provider.model names one.",
+    ),
+    (
+        "OPENAI_TIMEOUT_SECONDS",
+        "How long one model call may take when the scenario sets no timeout, 60 by default.",
+    ),
+    (
+        "CONCLAVE_THEME",
+        "The dashboard's colours when --theme is not given: default or high-contrast.",
+    ),
+    (
+        "NO_COLOR",
+        "When set, the dashboard sends no colour; the focused pane stays bold and the selection in reverse video.",
+    ),
+    (
+        "CONCLAVE_MAX_SCENARIO_BYTES",
+        "The largest scenario file read, 64 MiB by default.",
+    ),
+    (
+        "CONCLAVE_MAX_BODY_BYTES",
+        "The largest model response body read, 8 MiB by default.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "The OTLP collector's base URL; setting it (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) turns export on without --otlp.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "http/protobuf (the default) or http/json.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "Headers sent with every export, key=value,key2=value2; the values are secrets, scrubbed everywhere else.",
+    ),
+    (
+        "OTEL_SERVICE_NAME",
+        "The service name on the traces, conclave by default.",
+    ),
+    (
+        "OTEL_BSP_SCHEDULE_DELAY",
+        "Milliseconds between batches of spans, 5000 by default.",
+    ),
+    (
         "CONCLAVE_MAX_SWEEP_RUNS",
         "The most runs a sweep may have (seeds times flag combinations), 1000000 by default.",
     ),
@@ -98,6 +142,7 @@ pub(crate) fn page(mut cmd: Command) -> io::Result<String> {
         command(&mut roff, sub);
     }
     list(&mut roff, "EXIT STATUS", EXIT_STATUSES);
+    keys(&mut roff);
     list(&mut roff, "ENVIRONMENT", ENVIRONMENT);
     roff.control("SH", ["FILES"]);
     roff.text([
@@ -164,6 +209,37 @@ fn written(arg: &Arg) -> String {
         (None, None) if values.is_empty() => value,
         (None, None) => format!("<{}> {value}", arg.get_id().as_str().to_uppercase()),
     }
+}
+
+/// The dashboard's keys, from the table its help shows (`?`).
+fn keys(roff: &mut Roff) {
+    roff.control("SH", ["KEYS"]);
+    roff.text([roman(
+        "The dashboard's keys, as its help (?) lists them, by where they apply.",
+    )]);
+    for (title, keys) in conclave::tui::key_table() {
+        roff.control("SS", [title]);
+        for (key, what) in keys {
+            roff.control("TP", []);
+            roff.text([bold(spelled(key))]);
+            roff.text([roman(spelled(what))]);
+        }
+    }
+}
+
+/// `text` in ASCII, which every man reader renders: the arrow keys by
+/// their names.
+fn spelled(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '←' => "Left".to_string(),
+            '→' => "Right".to_string(),
+            '↑' => "Up".to_string(),
+            '↓' => "Down".to_string(),
+            c if c.is_ascii() => c.to_string(),
+            c => format!("U+{:04X}", u32::from(c)),
+        })
+        .collect()
 }
 
 fn list(roff: &mut Roff, title: &str, items: &[(&str, &str)]) {

@@ -283,6 +283,13 @@ fn completions_and_the_man_page_print_what_shells_and_man_read() {
         ".SH COMMANDS",
         "conclave compare [OPTIONS] <A> <B>",
         ".SH \"EXIT STATUS\"",
+        ".SH KEYS",
+        ".SS \"Sweep (S)\"",
+        "pause/resume",
+        "OTEL_EXPORTER_OTLP_TIMEOUT",
+        "CONCLAVE_THEME",
+        "NO_COLOR",
+        "OPENAI_MODEL",
     ] {
         assert!(man.contains(needle), "{needle} in {man}");
     }

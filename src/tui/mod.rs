@@ -15,6 +15,7 @@ pub(crate) mod launch;
 pub(crate) mod layout;
 pub(crate) mod options;
 pub(crate) mod overlays;
+pub use overlays::help::key_table;
 pub(crate) mod pane_id;
 pub mod panes;
 pub mod patterns;

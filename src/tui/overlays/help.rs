@@ -34,6 +34,29 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Sweep (S)", Scope::Overlay(OverlayKind::Sweep)),
 ];
 
+/// Every key of the dashboard, by where it applies (the pattern pane's
+/// with those each pattern adds), as `(key, what it does)`: the help
+/// overlay's table for the man page's KEYS.
+pub fn key_table() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    use crate::tui::keymap::UnitKeys;
+    GROUPS
+        .iter()
+        .map(|(title, scope)| {
+            let mut scopes = vec![*scope];
+            if *scope == Scope::Pane(PaneId::Pattern) {
+                scopes.extend([
+                    Scope::Unit(UnitKeys::RoundTable),
+                    Scope::Unit(UnitKeys::Workers),
+                ]);
+            }
+            let keys = keymap::bindings_in(&scopes)
+                .map(|binding| (binding.label, binding.help))
+                .collect();
+            (*title, keys)
+        })
+        .collect()
+}
+
 pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
     let area = centered(area, 72, 40);
     let inner = frame_box(
