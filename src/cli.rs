@@ -144,6 +144,11 @@ pub(crate) enum Command {
         /// Let the sweep call a real model endpoint (each run is paid for).
         #[arg(long)]
         allow_real: bool,
+        /// Answer in advance, in every run, when the round table escalates
+        /// to a person (budget.escalate_after_blocking_rounds); without it
+        /// those runs stop with escalated_to_human.
+        #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
+        decide: Option<HumanChoice>,
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]

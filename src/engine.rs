@@ -122,6 +122,11 @@ pub enum LaunchError {
     /// their timeouts while they answer.
     #[error("this scenario calls real workers, which run on the real clock; drop --clock virtual")]
     VirtualClock,
+    /// `--decide` for a run whose table never asks a person.
+    #[error(
+        "--decide answers a round table that asks a person, and this scenario never asks one: only a collaboration scenario with budget.escalate_after_blocking_rounds does"
+    )]
+    NeverAsks,
     /// A dollar budget for a model without a price.
     #[error(
         "budget.max_cost_usd needs a price for the model {model:?}: give one in provider.pricing or with --pricing FILE, e.g. {{{model:?}: {{\"input\": 0.4, \"output\": 1.6}}}} (US dollars per million tokens)"
@@ -187,6 +192,9 @@ pub fn launch(
         return Err(LaunchError::ExecNotAllowed(
             scenario.errors_at(vec![(program.path, message)]),
         ));
+    }
+    if options.decide.is_some() && !scenario.asks_a_person() {
+        return Err(LaunchError::NeverAsks);
     }
     if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() {
         return Err(LaunchError::VirtualClock);

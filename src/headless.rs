@@ -3,7 +3,7 @@
 //! for the sim, so a run takes no wall time and is exactly reproducible.
 //! Everything it prints goes through [`crate::output`].
 
-use crate::bus::{ClockMode, Hub, RunStatus};
+use crate::bus::{ClockMode, Event, EventKind, EventSink, Hub, RunStatus};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
@@ -12,6 +12,7 @@ use crate::telemetry::{Exporter, OtlpConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod question;
 mod recording;
 
 pub use recording::{compare, export, replay};
@@ -77,6 +78,10 @@ pub fn run(args: HeadlessRun) -> Exit {
         Ok(link) => link,
         Err(exit) => return exit,
     };
+    let asked = Arc::new(Asked::default());
+    let mut observers: Vec<Arc<dyn EventSink>> =
+        exporter.iter().map(Exporter::observer).collect();
+    observers.push(Arc::clone(&asked) as Arc<dyn EventSink>);
     let options = LaunchOptions {
         run: 1,
         seed: args.seed,
@@ -91,7 +96,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         decide: args.decide,
         attended: false,
         cache: args.cache,
-        observers: exporter.iter().map(Exporter::observer).collect(),
+        observers,
     };
     let exit = runtime.block_on(async {
         let hub = Hub::default();
@@ -100,7 +105,7 @@ pub fn run(args: HeadlessRun) -> Exit {
             None => engine::launch(scenario, &hub, options),
         };
         match launched {
-            Ok(handle) => run_to_its_end(handle).await,
+            Ok(handle) => run_to_its_end(handle, &asked, &file).await,
             Err(e) => refused(&e, &file, trust.refusal_note.as_deref()),
         }
     });
@@ -172,7 +177,10 @@ fn start_link(
 /// fault is the scenario's, and the trust note after a refused program.
 fn refused(error: &LaunchError, file: &str, trust_note: Option<&str>) -> Exit {
     match error {
-        LaunchError::Flag(_) | LaunchError::Provider(_) | LaunchError::Unpriced { .. } => {
+        LaunchError::Flag(_)
+        | LaunchError::Provider(_)
+        | LaunchError::Unpriced { .. }
+        | LaunchError::NeverAsks => {
             output::message(&format!("{file}: {error}"));
         }
         LaunchError::Recording(_) | LaunchError::Cache(_) => {
@@ -191,9 +199,29 @@ fn refused(error: &LaunchError, file: &str, trust_note: Option<&str>) -> Exit {
     Exit::BadInput
 }
 
+/// The question the run asked a person, kept as the run goes, for the
+/// person who started it to read when the run stops to ask.
+#[derive(Debug, Default)]
+struct Asked(std::sync::Mutex<Option<Arc<Event>>>);
+
+impl Asked {
+    fn question(&self) -> Option<String> {
+        let asked = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        asked.as_ref().and_then(|event| question::question(&event.kind))
+    }
+}
+
+impl EventSink for Asked {
+    fn accept(&self, event: Arc<Event>) {
+        if matches!(event.kind, EventKind::EscalatedToHuman { .. }) {
+            *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(event);
+        }
+    }
+}
+
 /// Wait for the run to end, cancelling it on a signal (which stops every
 /// program it started), then print its result as usual.
-async fn run_to_its_end(handle: engine::RunHandle) -> Exit {
+async fn run_to_its_end(handle: engine::RunHandle, asked: &Asked, file: &str) -> Exit {
     let controller = handle.controller.clone();
     let mut signals = crate::signals::Signals::new().ok();
     let run = handle.end();
@@ -215,7 +243,7 @@ async fn run_to_its_end(handle: engine::RunHandle) -> Exit {
     };
     crate::provider::real::groups::kill_every_group();
     let exit = match ended {
-        Ok(ended) => printed(ended),
+        Ok(ended) => printed(ended, asked, file),
         Err(e) => {
             output::message(&format!("conclave: {e}"));
             Exit::Internal
@@ -226,9 +254,18 @@ async fn run_to_its_end(handle: engine::RunHandle) -> Exit {
 
 /// Print an ended run's result and what failed beside it; the exit its
 /// status (or a recording that could not be written) calls for.
-fn printed(ended: engine::Ended) -> Exit {
+fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
     let outcome = ended.outcome;
     output::json_text(outcome.result.text());
+    if outcome.stop_reason == crate::stop::StopReason::EscalatedToHuman
+        && let Some(question) = asked.question()
+    {
+        output::message(&format!(
+            "{question}\nconclave: nobody here can answer: run it again with --decide {}, or answer in the dashboard (conclave run {}), where a note can go with the answer",
+            question::choices(),
+            crate::sanitize::shell_word(file)
+        ));
+    }
     if let Some(error) = &outcome.error {
         output::message(&format!("conclave: {}: {error}", outcome.stop_reason));
     }

@@ -158,6 +158,7 @@ fn command(cli: Cli) -> Exit {
             flags,
             record,
             goal,
+            decide,
             cache,
             model,
             screen,
@@ -173,6 +174,7 @@ fn command(cli: Cli) -> Exit {
                 flags,
                 goal,
                 record,
+                decide,
             },
             model.choice(),
             exec,
@@ -249,6 +251,7 @@ fn command(cli: Cli) -> Exit {
             parallel,
             headless,
             allow_real,
+            decide,
             model,
             exec,
             look,
@@ -287,6 +290,7 @@ fn command(cli: Cli) -> Exit {
                 provider: model.choice(),
                 allow_real,
                 allow_exec: exec.allow_exec,
+                decide,
                 otlp,
             };
             if let Some(url) = nats.nats {

@@ -108,6 +108,21 @@ fn skip_string(chars: &mut std::iter::Peekable<impl Iterator<Item = char>>) {
     }
 }
 
+/// An argument as a person reads it: as it is when plain, quoted when a
+/// space, a quote or anything unusual could make it look like something
+/// else.
+pub(crate) fn shell_word(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+%".contains(c));
+    if plain {
+        arg.to_string()
+    } else {
+        serde_json::Value::from(arg).to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

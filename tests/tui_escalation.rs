@@ -31,15 +31,35 @@ fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
         asked.contains("ASKS YOU"),
         "the header says who waits:\n{asked}"
     );
+    // Nothing is chosen for the person: a reflex Enter decides nothing.
+    assert!(!asked.contains('▶'), "no answer is preselected:\n{asked}");
+    assert!(asked.contains("No answer chosen"), "{asked}");
+    session.press("\r");
+    session.wait_text("Choose an answer first");
+    assert!(session.text().contains("The table asks you"), "still asking");
 
-    // Esc leaves the run waiting; d asks again.
+    // Esc leaves the run waiting; the Result pane says where it waits and
+    // space and s say why they do not pass it.
     session.press("\u{1b}");
-    session.wait_text("d answers");
-    assert!(!session.text().contains("The table asks you"));
+    session.wait_for("the dialog closed", |t| !t.contains("The table asks you"));
+    let waiting = session.text();
+    assert!(
+        waiting.contains("The table asks a person after round 2"),
+        "{waiting}"
+    );
+    assert!(
+        !waiting.contains("Paused before round"),
+        "no round is next until the person answers:\n{waiting}"
+    );
+    session.press(" ");
+    session.wait_text("waits for a person's answer, not a resume");
+    session.press("s");
+    session.wait_text("waits for a person's answer, not a resume");
     session.press("d");
     session.wait_text("The table asks you");
 
-    // Down twice: no-go; then a note and Enter.
+    // Down three times: no-go; then a note and Enter.
+    session.press("\u{1b}[B");
     session.press("\u{1b}[B");
     session.press("\u{1b}[B");
     session.wait_text("▶ no-go");
@@ -52,6 +72,16 @@ fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
         !ended.contains("The table asks you"),
         "the dialog closed:\n{ended}"
     );
+    // The round table's decision row has the person's answer where the
+    // table had none, and the note is on screen.
+    assert!(ended.contains("person: NO GO"), "{ended}");
+    assert!(!ended.contains("✗ none"), "{ended}");
+    assert!(
+        ended.contains("a person's: Relaunch after the fraud"),
+        "the note is shown:\n{ended}"
+    );
+    session.press("d");
+    session.wait_text("this run's table asks nothing now");
     session.press("q");
     session.wait_exit();
 
@@ -136,7 +166,11 @@ mod in_process {
         assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "it asks");
         insta::assert_snapshot!("escalation_dialog", screen(&app));
 
-        // ↓ ↓: no-go; a note; Enter sends it to the run's engine.
+        // Enter before a choice sends nothing and keeps asking.
+        assert!(app.key(key(KeyCode::Enter)).is_empty(), "nothing chosen");
+        assert!(matches!(app.overlay, Some(Overlay::Decide(_))));
+        // ↓ ↓ ↓: no-go; a note; Enter sends it to the run's engine.
+        app.key(key(KeyCode::Down));
         app.key(key(KeyCode::Down));
         app.key(key(KeyCode::Down));
         for c in "Later.".chars() {

@@ -128,6 +128,8 @@ fn step_summary(kind: &EventKind) -> Option<String> {
         | EventKind::TaskFinished { .. }
         | EventKind::TurnFinished { .. }
         | EventKind::ResearchStepFinished(_) => Some(crate::bus::describe::describe(kind)),
+        EventKind::EscalatedToHuman { .. } => super::question::question(kind),
+        EventKind::HumanDecided { .. } => super::question::answer(kind),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ use super::local::{default_parallelism, run_local_with};
 use super::plan::SweepPlan;
 use super::size::{MAX_PARALLEL, max_runs};
 use super::tally::Tally;
+use crate::bus::HumanChoice;
 use crate::engine::{LaunchError, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
@@ -29,6 +30,8 @@ pub struct SweepArgs {
     pub allow_real: bool,
     /// `--allow-exec`: the scenario's programs may run.
     pub allow_exec: bool,
+    /// `--decide`: every run's answer when its table asks a person.
+    pub decide: Option<HumanChoice>,
     /// `--otlp`: each run is sent as a trace.
     pub otlp: Option<OtlpConfig>,
 }
@@ -66,9 +69,13 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
     args.plan
         .check(&scenario, &source)
         .map_err(|e| e.to_string())?;
+    if args.decide.is_some() && !scenario.asks_a_person() {
+        return Err(format!("{source}: {}", LaunchError::NeverAsks));
+    }
     let mut setup = JobSetup {
         provider: args.provider,
         allow_exec: args.allow_exec,
+        decide: args.decide,
         ..JobSetup::default()
     };
     if setup.remote(&scenario) && !args.allow_real {

@@ -5,7 +5,7 @@
 
 use super::SweepError;
 use super::measure::{Measure, Measured};
-use crate::bus::{ClockMode, EventSink, Hub, RunStatus, RunSummary};
+use crate::bus::{ClockMode, EventSink, HumanChoice, Hub, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
 use crate::scenario::{PatternKind, ProviderKind, Scenario};
@@ -107,6 +107,8 @@ pub struct JobSetup {
     pub provider: ProviderChoice,
     /// The user allowed the scenario's programs to run.
     pub allow_exec: bool,
+    /// `--decide`: the answer when a run's table asks a person.
+    pub decide: Option<HumanChoice>,
     /// Record the run's events to this file (to replay one run of a sweep).
     pub record: Option<PathBuf>,
     /// `--otlp`: every run goes to the collector as a trace of its own.
@@ -196,6 +198,7 @@ pub fn run_job_with(
         source: source.map(str::to_string),
         provider: setup.provider.clone(),
         allow_exec: setup.allow_exec,
+        decide: setup.decide,
         observers,
         ..LaunchOptions::default()
     };

@@ -1,6 +1,7 @@
 //! A run to start, as the dashboard asks for it: the scenario, where it
 //! came from, and the seed, flags and goal it runs with.
 
+use crate::bus::HumanChoice;
 use crate::engine::ProviderChoice;
 use crate::nats::publish::EventLink;
 use crate::scenario::Scenario;
@@ -16,6 +17,9 @@ pub struct Overrides {
     /// Record this launch to this file (`--record`) instead of the runs
     /// folder; a restart goes to the runs folder.
     pub record: Option<PathBuf>,
+    /// `--decide`: the answer when this launch's table asks a person, given
+    /// in advance; a restart asks again.
+    pub decide: Option<HumanChoice>,
 }
 
 /// A run to start: the scenario, where it came from, and the seed, flags
@@ -32,6 +36,8 @@ pub struct Launch {
     pub(crate) record: Option<PathBuf>,
     /// The user allowed the scenario's programs to run.
     pub(crate) allow_exec: bool,
+    /// The answer to an escalation, given in advance.
+    pub(crate) decide: Option<HumanChoice>,
 }
 
 impl Launch {
@@ -56,6 +62,7 @@ impl Launch {
             goal: overrides.goal,
             record: overrides.record,
             allow_exec: false,
+            decide: overrides.decide,
         }
     }
 }

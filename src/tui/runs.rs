@@ -46,6 +46,7 @@ impl Launch {
             scenario,
             flags,
             record: None,
+            decide: None,
             allow_exec: false,
         }
     }
@@ -189,7 +190,7 @@ impl Runs {
             source: launch.source.clone(),
             provider: self.settings.provider.clone(),
             allow_exec: launch.allow_exec,
-            decide: None,
+            decide: launch.decide,
             // Someone watches: a table that escalates asks them.
             attended: true,
             cache: self.settings.cache.clone(),

@@ -96,6 +96,12 @@ pub enum GatePoint {
         step: u32,
         phase: ResearchPhase,
     },
+    /// Where a round table that escalated waits for a person's decision,
+    /// after round `round` (not before the next one: the person may end
+    /// the run there).
+    Decision {
+        round: u32,
+    },
 }
 
 impl fmt::Display for GatePoint {
@@ -108,6 +114,9 @@ impl fmt::Display for GatePoint {
             }
             GatePoint::Turn { turn, agent } => write!(f, "before turn {turn} ({agent})"),
             GatePoint::Step { step, phase } => write!(f, "before step {step} ({phase})"),
+            GatePoint::Decision { round } => {
+                write!(f, "before a person's decision after round {round}")
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::outage::{self, Outage};
 use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
 use super::results::Results;
+use crate::bus::HumanChoice;
 use crate::exit::{Exit, Signal};
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
@@ -134,6 +135,7 @@ pub fn run_nats(
         url,
         &text,
         &model,
+        setup.decide,
         jobs,
         until.outage,
         until.cancel,
@@ -145,6 +147,7 @@ async fn gather(
     url: &str,
     text: &ScenarioText,
     model: &ModelSetup,
+    decide: Option<HumanChoice>,
     jobs: Vec<Job>,
     bound: Duration,
     cancel: &AtomicBool,
@@ -163,7 +166,7 @@ async fn gather(
     let mut outage = Outage::new(bound);
     let mut signals = crate::signals::Signals::new().ok();
     let published = tokio::select! {
-        published = publish_jobs(&nats, &sweep, text, model, jobs, &mut outage) => published,
+        published = publish_jobs(&nats, &sweep, (text, model, decide), jobs, &mut outage) => published,
         signal = next_signal(&mut signals) => Err(RemoteSweepError::Interrupted(signal)),
     };
     if let Err(e) = published {
@@ -295,8 +298,7 @@ fn count(
 async fn publish_jobs(
     nats: &Nats,
     sweep: &str,
-    scenario: &ScenarioText,
-    model: &ModelSetup,
+    (scenario, model, decide): (&ScenarioText, &ModelSetup, Option<HumanChoice>),
     jobs: Vec<Job>,
     outage: &mut Outage,
 ) -> Result<(), RemoteSweepError> {
@@ -310,6 +312,7 @@ async fn publish_jobs(
                 job: job.clone(),
                 scenario: scenario.clone(),
                 model: model.clone(),
+                decide,
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
             payloads.push((queue::message_id(sweep, &job.id), Bytes::from(payload)));

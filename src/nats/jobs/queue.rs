@@ -4,6 +4,7 @@
 //! the same way here; nothing here runs a job or counts a result.
 
 use super::super::{Nats, NatsError};
+use crate::bus::HumanChoice;
 use crate::engine::ProviderChoice;
 use crate::scenario::{PriceTable, ProviderKind};
 use crate::sweep::{Job, JobResult};
@@ -51,6 +52,10 @@ pub(crate) struct JobMessage {
     pub(crate) job: Job,
     pub(crate) scenario: ScenarioText,
     pub(crate) model: ModelSetup,
+    /// The sweep's `--decide`: each run's answer when its table asks a
+    /// person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) decide: Option<HumanChoice>,
 }
 
 /// The sweep's choice of model over the scenario's (`--provider`,

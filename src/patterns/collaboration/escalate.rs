@@ -73,7 +73,7 @@ impl Escalation {
                 })
                 .collect(),
         });
-        let at = GatePoint::Round {
+        let at = GatePoint::Decision {
             round: record.round,
         };
         let Some((choice, note)) = gate.ask(at).await? else {

@@ -13,7 +13,7 @@ use crate::tui::slot::RunSlot;
 use crate::tui::view_state::Overlay;
 
 /// Whether `slot`'s table waits for a person this dashboard can answer.
-fn asks(slot: &RunSlot) -> bool {
+pub(super) fn asks(slot: &RunSlot) -> bool {
     slot.has_engine()
         && slot.is_live()
         && slot.state.escalation.as_ref().is_some_and(|e| e.waiting())
@@ -41,14 +41,12 @@ impl App {
         }
     }
 
-    /// `d`: the dialog of the selected run, when its table waits.
+    /// `d`: the dialog of the selected run, when its table waits (the key
+    /// is unavailable otherwise, saying why).
     pub(super) fn open_decide(&mut self) {
-        match self.run() {
-            Some(slot) if asks(slot) => {
-                let run = slot.state.run;
-                self.overlay = Some(Overlay::Decide(Box::new(DecidePrompt::new(run))));
-            }
-            _ => self.notice = Some("this run's table asks nothing".into()),
+        if let Some(slot) = self.run().filter(|slot| asks(slot)) {
+            let run = slot.state.run;
+            self.overlay = Some(Overlay::Decide(Box::new(DecidePrompt::new(run))));
         }
     }
 
@@ -60,7 +58,11 @@ impl App {
         match action {
             Action::Up | Action::Down => prompt.move_by(action == Action::Down),
             Action::Confirm => {
-                let (run, choice, note) = (prompt.run, prompt.chosen(), prompt.note());
+                let Some(choice) = prompt.chosen() else {
+                    prompt.unchosen = true;
+                    return Vec::new();
+                };
+                let (run, note) = (prompt.run, prompt.note());
                 self.overlay = None;
                 return vec![Effect::Control {
                     run,

@@ -20,8 +20,11 @@ use ratatui_textarea::TextArea;
 /// The answer being given to run `run`'s table.
 pub struct DecidePrompt {
     pub(crate) run: RunId,
-    /// Into [`HumanChoice::ALL`].
-    pub(crate) choice: usize,
+    /// Into [`HumanChoice::ALL`]; none until the person picks one, so that
+    /// a reflex Enter decides nothing.
+    pub(crate) choice: Option<usize>,
+    /// Enter was pressed before an answer was chosen.
+    pub(crate) unchosen: bool,
     pub(crate) note: TextArea<'static>,
 }
 
@@ -32,23 +35,28 @@ impl DecidePrompt {
         note.set_placeholder_text("a note for the table (optional)");
         DecidePrompt {
             run,
-            choice: 0,
+            choice: None,
+            unchosen: false,
             note,
         }
     }
 
-    pub(crate) fn chosen(&self) -> HumanChoice {
-        HumanChoice::ALL[self.choice.min(HumanChoice::ALL.len() - 1)]
+    /// The answer picked, if one is.
+    pub(crate) fn chosen(&self) -> Option<HumanChoice> {
+        self.choice
+            .map(|i| HumanChoice::ALL[i.min(HumanChoice::ALL.len() - 1)])
     }
 
-    /// The next or the previous answer.
+    /// The next or the previous answer; from none, the first or the last.
     pub(crate) fn move_by(&mut self, down: bool) {
         let last = HumanChoice::ALL.len() - 1;
-        self.choice = if down {
-            (self.choice + 1).min(last)
-        } else {
-            self.choice.saturating_sub(1)
-        };
+        self.choice = Some(match (self.choice, down) {
+            (None, true) => 0,
+            (None, false) => last,
+            (Some(i), true) => (i + 1).min(last),
+            (Some(i), false) => i.saturating_sub(1),
+        });
+        self.unchosen = false;
     }
 
     /// The note as typed; `None` when blank.
@@ -131,7 +139,7 @@ pub(crate) fn draw(
     prompt: &DecidePrompt,
 ) {
     let rows = u16::try_from(escalation.stances.len()).unwrap_or(8).min(8);
-    let area = centered(screen, 76, rows + 15);
+    let area = centered(screen, 76, rows + 16);
     let inner = frame_box(
         frame,
         area,
@@ -141,7 +149,7 @@ pub(crate) fn draw(
     let width = usize::from(inner.width);
     let mut lines = question(escalation, width);
     for (i, choice) in HumanChoice::ALL.into_iter().enumerate() {
-        let picked = i == prompt.choice;
+        let picked = Some(i) == prompt.choice;
         let words = format!(
             " {} {} ",
             if picked { "▶" } else { " " },
@@ -153,6 +161,23 @@ pub(crate) fn draw(
                 theme::selected().patch(theme::bold())
             } else {
                 Style::default()
+            },
+        ));
+    }
+    if prompt.choice.is_none() {
+        lines.push(Line::styled(
+            fit(
+                if prompt.unchosen {
+                    "Choose an answer first: ↑/↓ (nothing is decided yet)"
+                } else {
+                    "No answer chosen: ↑/↓ choose one"
+                },
+                width,
+            ),
+            if prompt.unchosen {
+                theme::bold().fg(theme::CAUTION)
+            } else {
+                theme::dim()
             },
         ));
     }

@@ -7,6 +7,7 @@
 //! quoted where a space could hide.
 
 use super::frame_box;
+use crate::sanitize::shell_word;
 use crate::trust::Consent;
 use crate::tui::layout::centered;
 use crate::tui::text::fit;
@@ -104,21 +105,6 @@ pub(crate) fn draw(
         Span::raw(" cancels: nothing runs."),
     ]));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
-}
-
-/// An argument as a person reads it: as it is when plain, quoted when a
-/// space, a quote or anything unusual could make it look like something
-/// else.
-fn shell_word(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+%".contains(c));
-    if plain {
-        arg.to_string()
-    } else {
-        serde_json::Value::from(arg).to_string()
-    }
 }
 
 #[cfg(test)]

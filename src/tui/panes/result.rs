@@ -96,6 +96,14 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
     let Some(outcome) = &state.outcome else {
         let doing = match &state.activity {
             Activity::Starting => "Starting…".to_string(),
+            Activity::Paused { .. }
+                if state.escalation.as_ref().is_some_and(|e| e.waiting()) =>
+            {
+                let round = state.escalation.as_ref().map_or(0, |e| e.round);
+                format!(
+                    "The table asks a person after round {round}: d answers. The run waits for the answer (space and s do not pass it)."
+                )
+            }
             Activity::Paused { gate } => format!(
                 "Paused {gate}. space resumes, s runs one {}.",
                 unit.gate_word()
@@ -145,6 +153,17 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
             ),
         ],
     ));
+    // A person's notes to the table: what they decided it on.
+    let notes = outcome.result.get("human_notes").and_then(|n| n.as_array());
+    for note in notes.into_iter().flatten().filter_map(|n| n.as_str()) {
+        lines.push(labelled(
+            "note",
+            vec![
+                Span::styled("a person's: ", theme::dim()),
+                Span::styled(fit(&clean_lines(note), 2000), theme::bold()),
+            ],
+        ));
+    }
     if let Some(phase) = &outcome.phase {
         lines.push(labelled("phase", vec![Span::raw(fit(phase, 200))]));
     }

@@ -145,6 +145,7 @@ mod tests {
                 .collect(),
             conflicts: Vec::new(),
             decision: None,
+            person: None,
             finished: true,
         })
     }

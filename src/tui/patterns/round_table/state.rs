@@ -3,7 +3,7 @@
 //! rounds are shared (`Arc`), so copies of the state for replay's
 //! checkpoints stay cheap.
 
-use crate::bus::{Conflict, Decision, EventKind, RunStarted, Stance};
+use crate::bus::{Conflict, Decision, EventKind, HumanChoice, RunStarted, Stance};
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -36,6 +36,8 @@ pub(crate) struct RoundColumn {
     pub(crate) cells: Vec<Option<Cell>>,
     pub(crate) conflicts: Vec<Conflict>,
     pub(crate) decision: Option<Decision>,
+    /// What a person answered after this round, when the table asked one.
+    pub(crate) person: Option<HumanChoice>,
     pub(crate) finished: bool,
 }
 
@@ -101,6 +103,7 @@ impl Fold for RoundTable {
                     cells: Vec::new(),
                     conflicts: Vec::new(),
                     decision: None,
+                    person: None,
                     finished: false,
                 }));
                 // Down to the latest once twice as many: nothing per round
@@ -153,6 +156,12 @@ impl Fold for RoundTable {
                     column.conflicts = conflicts.clone();
                     column.decision = *decision;
                     column.finished = true;
+                }
+            }
+            // The table asks after the round it just finished: the last.
+            EventKind::HumanDecided { choice, .. } => {
+                if let Some(column) = self.rounds.last_mut() {
+                    Arc::make_mut(column).person = Some(*choice);
                 }
             }
             _ => {}

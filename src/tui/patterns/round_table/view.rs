@@ -5,7 +5,7 @@
 
 use super::TableView;
 use super::state::{Cell, RoundColumn, RoundTable};
-use crate::bus::{Conflict, Stance};
+use crate::bus::{Conflict, HumanChoice, Stance};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
@@ -15,7 +15,7 @@ use crate::tui::theme;
 use crate::tui::widgets::{self, block};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
@@ -158,6 +158,9 @@ pub(super) fn draw(
     // The table's last round leads to no next one once the run has ended.
     let last_round = table.rounds.last().map(|c| c.round);
     lines.push(footer_line("decision", name_w, &columns, |c| {
+        if let Some(choice) = c.person {
+            return person_cell(choice);
+        }
         match (c.finished, c.decision) {
             (false, _) => Span::styled(pad(pending, CELL), theme::dim()),
             (true, None) if !seen.live && Some(c.round) == last_round => {
@@ -199,6 +202,21 @@ pub(super) fn draw(
             detail_area,
         );
     }
+}
+
+/// The decision row's cell of a round after which a person answered: the
+/// answer, marked as theirs.
+fn person_cell(choice: HumanChoice) -> Span<'static> {
+    let words = match choice {
+        HumanChoice::Go => "person: GO",
+        HumanChoice::GoWithCaution => "person: CAUTION",
+        HumanChoice::NoGo => "person: NO GO",
+        HumanChoice::Continue => "person: → next",
+    };
+    let style = choice
+        .decision()
+        .map_or(theme::bold(), |d| theme::decision(d).add_modifier(Modifier::BOLD));
+    Span::styled(pad(words, CELL), style)
 }
 
 fn footer_line<'a>(
