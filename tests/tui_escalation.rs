@@ -201,3 +201,19 @@ mod in_process {
         }
     }
 }
+
+#[test]
+fn decide_on_the_command_line_answers_in_the_dashboard_too() {
+    let home = tempfile::tempdir().unwrap();
+    let file = escalating(home.path());
+    let mut session = Session::start(&["run", &file, "--decide", "no_go"], home.path());
+    session.wait_text("decided by a person");
+    let ended = session.text();
+    assert!(ended.contains("person: NO GO"), "{ended}");
+    assert!(
+        !ended.contains("The table asks you"),
+        "answered in advance, nothing is asked:\n{ended}"
+    );
+    session.press("q");
+    session.wait_exit();
+}

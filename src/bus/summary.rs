@@ -58,6 +58,12 @@ pub(crate) struct RunCounts {
     /// Member calls the coordinator made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) member_calls: Option<u64>,
+    /// Tasks that finished, done or failed (orchestrator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tasks: Option<u64>,
+    /// Of those, the tasks that failed (orchestrator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) failed_tasks: Option<u64>,
 }
 
 /// The fields of a result document the summary was made of, before runs
@@ -92,9 +98,18 @@ struct Written {
 struct WrittenAggregate {
     #[serde(default)]
     health: Option<Health>,
+    #[serde(default)]
+    failed_tasks: Option<Vec<Value>>,
 }
 
 impl RunSummary {
+    /// Whether a run that finished did less than it was asked: safe mode
+    /// skipped calls, or tasks failed. Such a run reads as partial, in
+    /// its own colour, wherever its outcome is shown.
+    pub(crate) fn falls_short(&self) -> bool {
+        self.partial || self.counts.failed_tasks.is_some_and(|n| n > 0)
+    }
+
     /// The summary a recording made before summaries were published stands
     /// for, read from its result document. A document that is not one
     /// (or a field of the wrong type) gives an empty summary.
@@ -105,7 +120,7 @@ impl RunSummary {
         let count = |list: Option<Vec<Value>>| list.map(|l| l.len() as u64);
         RunSummary {
             decision: written.final_decision,
-            health: written.aggregate.and_then(|a| a.health),
+            health: written.aggregate.as_ref().and_then(|a| a.health),
             answer: written.answer,
             final_agent: written.final_agent,
             citations: written.citations.unwrap_or_default(),
@@ -117,6 +132,11 @@ impl RunSummary {
                 handoffs: count(written.handoffs),
                 llm_calls: written.llm_calls,
                 member_calls: count(written.member_calls),
+                tasks: None,
+                failed_tasks: written
+                    .aggregate
+                    .and_then(|a| a.failed_tasks)
+                    .map(|failed| failed.len() as u64),
             },
         }
     }

@@ -4,7 +4,7 @@
 //! so a job's result depends only on the scenario and the job.
 
 use super::SweepError;
-use super::measure::{Measure, Measured};
+use super::measure::{Measure, Measured, ToolCalls};
 use crate::bus::{ClockMode, EventSink, HumanChoice, Hub, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
@@ -12,6 +12,7 @@ use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use crate::stop::StopReason;
 use crate::telemetry::Exporter;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -57,6 +58,20 @@ pub struct JobResult {
     pub tool_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// The run finished with work undone: safe mode skipped calls or tasks
+    /// failed. Its outcome key ends in `/partial`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// Tasks that failed (orchestrator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_tasks: Option<u64>,
+    /// Tool call attempts per tool, and how many of them failed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_calls_by_tool: BTreeMap<String, ToolCalls>,
+    /// What the run's priced model calls cost, in US dollars; `None` when
+    /// its model has no price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// What a run used of the budgets its pattern counts; `None` for what
@@ -241,11 +256,16 @@ fn result_of(
         member_calls: counts.member_calls,
         steps: (pattern == PatternKind::Research).then_some(measured.steps),
     };
+    let partial = status == RunStatus::Ok && summary.falls_short();
+    let mut outcome = outcome_key(status, &stop_reason, verdict.as_deref());
+    if partial {
+        outcome.push_str("/partial");
+    }
     JobResult {
         job: job.id.clone(),
         combination: job.combination,
         seed: job.seed,
-        outcome: outcome_key(status, &stop_reason, verdict.as_deref()),
+        outcome,
         status,
         stop_reason,
         verdict,
@@ -254,6 +274,10 @@ fn result_of(
         tool_calls: measured.tool_calls,
         input_tokens: measured.input_tokens,
         output_tokens: measured.output_tokens,
+        partial,
+        failed_tasks: counts.failed_tasks,
+        tool_calls_by_tool: measured.tool_calls_by_tool,
+        cost_usd: measured.cost_usd,
     }
 }
 

@@ -115,11 +115,81 @@ fn combination_document(flags: &[(String, bool)], runs: &[JobResult]) -> Value {
         "used": used_document(runs),
         "model_calls": measure(|r| r.model_calls),
         "tool_calls": measure(|r| r.tool_calls),
+        "tool_calls_by_tool": by_tool_document(runs),
         "tokens": {
             "input": measure(|r| r.input_tokens),
             "output": measure(|r| r.output_tokens),
         },
+        "partial": runs.iter().filter(|r| r.partial).count(),
+        "failed_tasks": failed_tasks_document(runs),
+        "cost_usd": cost_document(runs),
     })
+}
+
+/// Per tool, in name order, the spread of its calls over the runs and of
+/// those that failed (a run that never called it counts 0).
+fn by_tool_document(runs: &[JobResult]) -> Value {
+    let mut tools: Vec<&str> = runs
+        .iter()
+        .flat_map(|r| r.tool_calls_by_tool.keys().map(String::as_str))
+        .collect();
+    tools.sort_unstable();
+    tools.dedup();
+    let by_tool: Map<String, Value> = tools
+        .into_iter()
+        .map(|tool| {
+            let of = |r: &JobResult| r.tool_calls_by_tool.get(tool).copied().unwrap_or_default();
+            let calls: Vec<u64> = runs.iter().map(|r| of(r).calls).collect();
+            let failed: Vec<u64> = runs.iter().map(|r| of(r).failed).collect();
+            (
+                tool.to_string(),
+                json!({"calls": spread(&calls), "failed": spread(&failed)}),
+            )
+        })
+        .collect();
+    Value::Object(by_tool)
+}
+
+/// The spread of failed tasks over the runs that count tasks; `null` for a
+/// pattern without tasks.
+fn failed_tasks_document(runs: &[JobResult]) -> Value {
+    let failed: Vec<u64> = runs.iter().filter_map(|r| r.failed_tasks).collect();
+    if failed.is_empty() {
+        return Value::Null;
+    }
+    let mut doc = spread(&failed);
+    if let Value::Object(doc) = &mut doc {
+        doc.insert(
+            "runs_with_failures".into(),
+            json!(failed.iter().filter(|n| **n > 0).count()),
+        );
+    }
+    doc
+}
+
+/// `{"total", "min", "max", "mean"}` in US dollars of the priced runs;
+/// `null` when no run's model had a price.
+fn cost_document(runs: &[JobResult]) -> Value {
+    let mut costs: Vec<f64> = runs.iter().filter_map(|r| r.cost_usd).collect();
+    if costs.is_empty() {
+        return Value::Null;
+    }
+    costs.sort_by(f64::total_cmp);
+    let total = crate::pricing::round_dollars(costs.iter().sum());
+    let mean = crate::pricing::round_dollars(total / costs.len() as f64);
+    let mut doc = json!({
+        "total": total,
+        "min": costs.first(),
+        "max": costs.last(),
+        "mean": mean,
+        "priced_runs": costs.len(),
+    });
+    if crate::pricing::is_held(total)
+        && let Value::Object(fields) = &mut doc
+    {
+        fields.insert("saturated".into(), Value::Bool(true));
+    }
+    doc
 }
 
 /// Per budget measure the runs have, its counts by value and its spread.

@@ -76,6 +76,7 @@ impl Recorded {
             return "no finish (cut short)".to_string();
         };
         let glyph = match finish.status {
+            RunStatus::Ok if finish.summary.falls_short() => "◐",
             RunStatus::Ok => "✓",
             RunStatus::Stopped => "✗",
         };
@@ -88,17 +89,32 @@ impl Recorded {
         } else if let Some(agent) = &summary.final_agent {
             words.push_str(&format!(" · by {agent}"));
         }
-        if summary.partial {
+        if let Some(failed) = summary.counts.failed_tasks.filter(|n| *n > 0) {
+            let tasks = summary.counts.tasks.map_or(String::new(), |t| format!(" of {t}"));
+            words.push_str(&format!(
+                " · {failed}{tasks} task{} failed",
+                if failed == 1 && tasks.is_empty() { "" } else { "s" }
+            ));
+        }
+        if summary.falls_short() {
             words.push_str(" · partial");
         }
         words
     }
 
-    /// Whether the run stopped short of its goal or has no finish.
+    /// Whether the run stopped short of its goal, finished with work
+    /// undone (partial), or has no finish.
     pub(crate) fn failed(&self) -> bool {
         self.finish
             .as_ref()
-            .is_none_or(|f| f.status == RunStatus::Stopped)
+            .is_none_or(|f| f.status == RunStatus::Stopped || f.summary.falls_short())
+    }
+
+    /// Whether the run finished with work undone.
+    pub(crate) fn partial(&self) -> bool {
+        self.finish
+            .as_ref()
+            .is_some_and(|f| f.status == RunStatus::Ok && f.summary.falls_short())
     }
 }
 

@@ -119,6 +119,18 @@ impl RunSlot {
         }
     }
 
+    /// Whether the run ended with work undone (see
+    /// [`crate::tui::panes::result::is_partial`]).
+    pub(crate) fn partial(&self) -> bool {
+        self.state.outcome.as_ref().is_some_and(|outcome| {
+            let lacking = self
+                .unit
+                .shortfall(&self.state.pattern)
+                .is_some_and(|s| s.lacking);
+            crate::tui::panes::result::is_partial(outcome, lacking)
+        })
+    }
+
     pub fn view(&self) -> RunView<'_> {
         RunView {
             state: &self.state,

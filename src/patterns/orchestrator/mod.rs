@@ -82,6 +82,14 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         degraded: result.degraded.clone().unwrap_or_default(),
         counts: RunCounts {
             dispatches: Some(result.dispatches),
+            tasks: Some(result.history.len() as u64),
+            failed_tasks: Some(
+                result
+                    .history
+                    .iter()
+                    .filter(|t| t.status == TaskStatus::Failed)
+                    .count() as u64,
+            ),
             ..RunCounts::default()
         },
         ..RunSummary::default()

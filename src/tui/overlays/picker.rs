@@ -97,8 +97,8 @@ fn text(entry: &Entry) -> String {
     )
 }
 
-/// A scenario that cannot be launched, or a run that stopped or was cut
-/// short.
+/// A scenario that cannot be launched, or a run that stopped, was cut
+/// short or finished with work undone.
 fn failed(entry: &Entry) -> bool {
     match &entry.item {
         Item::Scenario(scenario) => scenario.is_err(),
@@ -107,13 +107,15 @@ fn failed(entry: &Entry) -> bool {
     }
 }
 
-/// Scenarios to launch first, then runs that ended well, then failures.
+/// Scenarios to launch first, then runs that ended well, then partial
+/// ones, then failures.
 fn state_rank(entry: &Entry) -> u8 {
     match &entry.item {
         Item::Scenario(Ok(_)) | Item::Remote(_) => 0,
         Item::Recording(recorded) if !recorded.failed() => 1,
-        Item::Recording(_) => 2,
-        Item::Scenario(Err(_)) => 3,
+        Item::Recording(recorded) if recorded.partial() => 2,
+        Item::Recording(_) => 3,
+        Item::Scenario(Err(_)) => 4,
     }
 }
 
@@ -187,6 +189,9 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
             let style = match &entry.item {
                 Item::Scenario(Ok(_)) => theme::bold(),
                 Item::Scenario(Err(_)) => theme::error(),
+                Item::Recording(recorded) if recorded.partial() => {
+                    theme::bold().fg(theme::CAUTION)
+                }
                 Item::Recording(recorded) if recorded.failed() => theme::error(),
                 Item::Recording(_) => Style::default().fg(theme::GO),
                 Item::Remote(_) => Style::default().fg(theme::ACCENT),

@@ -191,7 +191,8 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
 /// Whether the run's result lacks parts: safe mode skipped calls, or
 /// (`lacking`) work the result depends on failed in a run that finished.
 pub(crate) fn is_partial(outcome: &Outcome, lacking: bool) -> bool {
-    outcome.summary.partial || (lacking && outcome.status == RunStatus::Ok)
+    outcome.status == RunStatus::Ok && (outcome.summary.falls_short() || lacking)
+        || outcome.summary.partial
 }
 
 /// What the stop's sentence may quote: the rounds, the budget that

@@ -86,6 +86,10 @@ fn window(widths: &[usize], selected: usize, room: usize) -> (usize, usize) {
 fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Line<'static> {
     let playing = slot.replay.as_ref().map(|r| r.playing);
     let (glyph, style) = match (&slot.state.activity, &slot.state.outcome, playing) {
+        // Finished, with work undone: partial, in its own colour.
+        (Activity::Finished, Some(o), _) if o.status == RunStatus::Ok && slot.partial() => {
+            ("◐", theme::bold().fg(theme::CAUTION))
+        }
         (Activity::Finished, Some(o), _) if o.status == RunStatus::Ok => {
             ("✓", Style::default().fg(theme::GO))
         }

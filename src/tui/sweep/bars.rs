@@ -37,7 +37,84 @@ pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
         Chart::Tokens => by_bins(tally, combinations, |r| {
             r.input_tokens.saturating_add(r.output_tokens)
         }),
+        Chart::FailedTasks => by_bins_of(
+            tally,
+            combinations,
+            |r| r.failed_tasks,
+            |v| v.to_string(),
+        ),
+        Chart::ToolCalls => by_tool(tally),
+        Chart::Cost => by_bins_of(
+            tally,
+            combinations,
+            // Tenths of a micro-dollar: the bins stay whole numbers.
+            |r| r.cost_usd.map(|usd| (usd * 1e7).round() as u64),
+            |v| format!("${}", crate::figures::dollars(v as f64 / 1e7)),
+        ),
     }
+}
+
+/// Per tool any run called, in name order, its runs by calls, binned as
+/// [`by_bins`] does: `enrichment_worker 11 (5 failed)`.
+fn by_tool(tally: &Tally) -> Vec<Group> {
+    let tools: BTreeSet<String> = (0..tally.combination_count())
+        .flat_map(|c| tally.results(c).iter())
+        .flat_map(|r| r.tool_calls_by_tool.keys().cloned())
+        .collect();
+    let mut groups: Vec<Group> = (0..tally.combination_count())
+        .map(|combination| Group {
+            combination,
+            bars: Vec::new(),
+        })
+        .collect();
+    for tool in &tools {
+        let calls = |r: &JobResult| r.tool_calls_by_tool.get(tool).map_or(0, |c| c.calls);
+        let binned = by_bins(tally, 0..tally.combination_count(), calls);
+        for (group, binned) in groups.iter_mut().zip(binned) {
+            let results = tally.results(group.combination);
+            group.bars.extend(binned.bars.into_iter().map(|bar| {
+                let failed: u64 = bar
+                    .runs
+                    .iter()
+                    .map(|&i| results[i].tool_calls_by_tool.get(tool).map_or(0, |c| c.failed))
+                    .sum();
+                let label = if bar.runs.is_empty() {
+                    format!("{tool} {}", bar.label)
+                } else {
+                    // The failed calls per run of the bar, on average.
+                    let per_run = failed as f64 / bar.runs.len() as f64;
+                    format!("{tool} {} ({per_run:.1} failed)", bar.label)
+                };
+                Bar {
+                    label,
+                    runs: bar.runs,
+                }
+            }));
+        }
+    }
+    groups
+}
+
+/// [`by_bins`] over the runs that have the measure, labelled by `label`;
+/// no bars when none has it.
+fn by_bins_of(
+    tally: &Tally,
+    combinations: std::ops::Range<usize>,
+    value: impl Fn(&JobResult) -> Option<u64>,
+    label: impl Fn(u64) -> String,
+) -> Vec<Group> {
+    let any = combinations
+        .clone()
+        .any(|c| tally.results(c).iter().any(|r| value(r).is_some()));
+    if !any {
+        return combinations
+            .map(|combination| Group {
+                combination,
+                bars: Vec::new(),
+            })
+            .collect();
+    }
+    binned(tally, combinations, |r| value(r).unwrap_or(0), label)
 }
 
 /// A bar per label any run has, in label order.
@@ -105,6 +182,16 @@ fn by_bins(
     combinations: std::ops::Range<usize>,
     value: impl Fn(&JobResult) -> u64,
 ) -> Vec<Group> {
+    binned(tally, combinations, value, |v| v.to_string())
+}
+
+/// [`by_bins`], each value named by `label`.
+fn binned(
+    tally: &Tally,
+    combinations: std::ops::Range<usize>,
+    value: impl Fn(&JobResult) -> u64,
+    label: impl Fn(u64) -> String,
+) -> Vec<Group> {
     let values: BTreeSet<u64> = combinations
         .clone()
         .flat_map(|c| tally.results(c).iter().map(&value))
@@ -126,9 +213,9 @@ fn by_bins(
                 .iter()
                 .map(|&(from, to)| Bar {
                     label: if from == to {
-                        from.to_string()
+                        label(from)
                     } else {
-                        format!("{from}–{to}")
+                        format!("{}–{}", label(from), label(to))
                     },
                     runs: by_seed(results, |r| (from..=to).contains(&value(r))),
                 })

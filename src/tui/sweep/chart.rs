@@ -11,16 +11,25 @@ pub enum Chart {
     Used,
     ModelCalls,
     Tokens,
+    /// Tasks that failed (orchestrator).
+    FailedTasks,
+    /// Calls per tool.
+    ToolCalls,
+    /// Dollars, where the model has a price.
+    Cost,
 }
 
 impl Chart {
-    pub(crate) const ALL: [Chart; 6] = [
+    pub(crate) const ALL: [Chart; 9] = [
         Chart::Outcomes,
         Chart::StopReasons,
         Chart::Verdicts,
         Chart::Used,
         Chart::ModelCalls,
         Chart::Tokens,
+        Chart::FailedTasks,
+        Chart::ToolCalls,
+        Chart::Cost,
     ];
 
     /// The chart's name among the tabs.
@@ -32,6 +41,9 @@ impl Chart {
             Chart::Used => "used",
             Chart::ModelCalls => "model calls",
             Chart::Tokens => "tokens",
+            Chart::FailedTasks => "failed tasks",
+            Chart::ToolCalls => "tool calls",
+            Chart::Cost => "cost",
         }
     }
 
@@ -46,6 +58,9 @@ impl Chart {
             }
             Chart::ModelCalls => "runs by model calls",
             Chart::Tokens => "runs by tokens (input and output)",
+            Chart::FailedTasks => "runs by tasks failed",
+            Chart::ToolCalls => "runs by calls to each tool (failed ones in brackets)",
+            Chart::Cost => "runs by what their model calls cost, in US dollars",
         }
     }
 

@@ -173,6 +173,22 @@ fn scrolled_from(rows: &[&[Group]], selected_row: usize, height: u16) -> usize {
     first
 }
 
+/// A bar's colour: on the outcomes chart, how the runs in it ended (a
+/// partial run in the caution colour, a stopped one in the error colour);
+/// elsewhere the accent.
+fn bar_style(chart: Chart, label: &str) -> Style {
+    if chart != Chart::Outcomes {
+        return Style::default().fg(theme::ACCENT);
+    }
+    if label.ends_with("/partial") {
+        Style::default().fg(theme::CAUTION)
+    } else if label.starts_with("stopped/") {
+        Style::default().fg(theme::BLOCK)
+    } else {
+        Style::default().fg(theme::GO)
+    }
+}
+
 fn draw_group(
     frame: &mut Frame,
     area: Rect,
@@ -205,7 +221,7 @@ fn draw_group(
         let mark = if selected == Some(i) { "▶" } else { " " };
         let row = Line::from(vec![
             Span::raw(format!("{mark}{} ", pad(&bar.label, label_width))),
-            Span::styled("█".repeat(filled), Style::default().fg(theme::ACCENT)),
+            Span::styled("█".repeat(filled), bar_style(sweep.chart, &bar.label)),
             Span::raw(format!("{} {n:>count_width$}", " ".repeat(room - filled))),
         ]);
         lines.push(if selected == Some(i) {
