@@ -4,7 +4,7 @@
 
 mod common;
 
-use conclave::bus::{Delivery, Hub};
+use conclave::bus::{Delivery, EventKind, Hub};
 use conclave::record::read_recording;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -47,6 +47,15 @@ async fn live_app(scenario: &Path, runs_dir: &Path) -> (App, PathBuf) {
     app.launch(loaded, Some(scenario.display().to_string()));
     while app.run().unwrap().is_live() {
         match bus.next().await {
+            // A table that asks a person (loyalty_program_asks_a_person)
+            // gets the first answer, as a person at the dialog gives it.
+            Delivery::Event(event) if matches!(event.kind, EventKind::EscalatedToHuman { .. }) => {
+                app.apply(event);
+                app.update(Action::Down);
+                let effects = app.update(Action::Confirm);
+                assert!(!effects.is_empty(), "the answer goes to the run");
+                app.carry_out(effects);
+            }
             Delivery::Event(event) => app.apply(event),
             Delivery::Missed(n) => panic!("missed {n}"),
             Delivery::Closed => break,

@@ -35,6 +35,7 @@ fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> App {
         provider: ProviderChoice::default(),
         allow_real: false,
         allow_exec: false,
+        decide: None,
         otlp: None,
     })
     .unwrap();

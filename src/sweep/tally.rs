@@ -258,6 +258,10 @@ mod tests {
             tool_calls: 0,
             input_tokens: 10 * calls,
             output_tokens: calls,
+            partial: false,
+            failed_tasks: None,
+            tool_calls_by_tool: Default::default(),
+            cost_usd: None,
         }
     }
 
@@ -339,5 +343,46 @@ mod tests {
             off["outcomes"],
             json!({"ok/success/go": 2, "ok/success/go_with_caution": 1})
         );
+    }
+
+    #[test]
+    fn partial_runs_failed_tasks_tool_calls_and_cost_are_counted_per_combination() {
+        let plan = plan();
+        let jobs: Vec<Job> = plan.jobs().collect();
+        let tools = |calls: u64, failed: u64| {
+            std::collections::BTreeMap::from([(
+                "vendor".to_string(),
+                crate::sweep::ToolCalls { calls, failed },
+            )])
+        };
+        let mut tally = Tally::new(&plan);
+        for (i, job) in jobs.iter().take(3).enumerate() {
+            let i = i as u64;
+            let mut r = result(job, "green", 1, 1);
+            r.partial = i > 0;
+            r.failed_tasks = Some(i * 5);
+            r.tool_calls_by_tool = tools(10 + i, i);
+            r.cost_usd = Some(0.001 * (i + 1) as f64);
+            tally.add(r);
+        }
+        // The second combination: unpriced, no tool, no task counts.
+        tally.add(result(&jobs[3], "go", 1, 1));
+        let doc = tally.document();
+        let on = &doc["combinations"][0];
+        assert_eq!(on["partial"], 2);
+        assert_eq!(on["failed_tasks"]["total"], 15);
+        assert_eq!(on["failed_tasks"]["max"], 10);
+        assert_eq!(on["failed_tasks"]["runs_with_failures"], 2);
+        assert_eq!(on["tool_calls_by_tool"]["vendor"]["calls"]["total"], 33);
+        assert_eq!(on["tool_calls_by_tool"]["vendor"]["failed"]["total"], 3);
+        assert_eq!(
+            on["cost_usd"],
+            json!({"total": 0.006, "min": 0.001, "max": 0.003, "mean": 0.002, "priced_runs": 3})
+        );
+        let off = &doc["combinations"][1];
+        assert_eq!(off["partial"], 0);
+        assert_eq!(off["failed_tasks"], Value::Null);
+        assert_eq!(off["tool_calls_by_tool"], json!({}));
+        assert_eq!(off["cost_usd"], Value::Null);
     }
 }

@@ -424,8 +424,10 @@ mod tests {
             recorded.scenario,
             Some((scenario.name.clone(), scenario.pattern))
         );
-        assert_eq!(recorded.outcome(), "✓ success · health YELLOW · partial");
-        assert!(!recorded.failed());
+        // Finished with work undone: partial, in the failed-only view.
+        assert_eq!(recorded.outcome(), "◐ success · health YELLOW · partial");
+        assert!(recorded.partial());
+        assert!(recorded.failed());
         let entry = Entry {
             origin: "whole.jsonl".into(),
             item: Item::Recording(recorded),

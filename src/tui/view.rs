@@ -102,11 +102,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
         panes::timeline::draw(frame, areas.timeline, replay, word, run.now_ms, jump);
     }
     panes::footer::draw(frame, areas.footer, app);
-    // A replay shows the table's question to a person, then the answer.
+    // A replay shows the table's question to a person while the run
+    // waited for the answer; once answered, the round table and the
+    // Result pane show it, as they did live.
     if let Some(run) = &run
         && run.replay.is_some()
         && app.overlay.is_none()
-        && let Some(escalation) = &run.state.escalation
+        && let Some(escalation) = run.state.escalation.as_ref().filter(|e| e.waiting())
     {
         overlays::decide::draw_record(frame, screen, escalation);
     }

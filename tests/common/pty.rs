@@ -29,10 +29,20 @@ impl Session {
 
     /// Start the binary with `env` set over the test's environment.
     pub fn start_with(args: &[&str], state_home: &Path, env: &[(&str, &str)]) -> Session {
+        Session::start_sized(args, state_home, env, (COLS, ROWS))
+    }
+
+    /// Start the binary on a terminal of `(cols, rows)`.
+    pub fn start_sized(
+        args: &[&str],
+        state_home: &Path,
+        env: &[(&str, &str)],
+        (cols, rows): (u16, u16),
+    ) -> Session {
         let pair = native_pty_system()
             .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
+                rows,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -51,8 +61,8 @@ impl Session {
             .expect("the binary starts");
         drop(pair.slave);
         let screen = Arc::new(Mutex::new(vt100::Parser::new(
-            NonZero::new(ROWS).unwrap(),
-            NonZero::new(COLS).unwrap(),
+            NonZero::new(rows).unwrap(),
+            NonZero::new(cols).unwrap(),
             0,
         )));
         let raw = Arc::new(Mutex::new(Vec::new()));
@@ -79,6 +89,35 @@ impl Session {
             child,
             _master: pair.master,
         }
+    }
+
+    /// The foreground colour of the first cell of the first place `needle`
+    /// shows on screen, as the terminal was told to draw it.
+    pub fn colour_of(&self, needle: &str) -> Option<vt100::Color> {
+        let parser = self.screen.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (rows.get(), cols.get());
+        for row in 0..rows {
+            let line: Vec<(u16, String)> = (0..cols)
+                .filter_map(|col| {
+                    let cell = screen.cell(row, col)?;
+                    Some((col, cell.contents().to_string()))
+                })
+                .collect();
+            let text: String = line.iter().map(|(_, c)| c.as_str()).collect();
+            if let Some(at) = text.find(needle) {
+                // The column of the cell where the match starts.
+                let mut seen = 0;
+                for (col, contents) in &line {
+                    if seen >= at {
+                        return screen.cell(row, *col).map(|c| c.fgcolor());
+                    }
+                    seen += contents.len();
+                }
+            }
+        }
+        None
     }
 
     pub fn text(&self) -> String {

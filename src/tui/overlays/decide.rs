@@ -1,7 +1,8 @@
 //! The round table asks a person: the conflicts and each analyst's stance
 //! after the round that escalated, the four answers (go, go with caution,
 //! no-go, one more round) and a note that joins the shared context. Live it
-//! takes the answer; in a replay it shows the question and what was chosen.
+//! takes the answer; in a replay it shows the question where the run
+//! waited for one.
 
 use super::frame_box;
 use crate::bus::{Conflict, HumanChoice, RunId};
@@ -193,25 +194,13 @@ pub(crate) fn draw(
     }
 }
 
-/// The question as a replay shows it: waiting, or what the person chose.
+/// The question as a replay shows it where the run waited for a person.
 pub(crate) fn draw_record(frame: &mut Frame, screen: Rect, escalation: &Escalation) {
     let rows = u16::try_from(escalation.stances.len()).unwrap_or(8).min(8);
     let area = centered(screen, 76, rows + 8);
     let inner = frame_box(frame, area, "The table asked a person", "replayed");
     let width = usize::from(inner.width);
     let mut lines = question(escalation, width);
-    match &escalation.answer {
-        None => lines.push(Line::styled("Waiting for a person…", theme::bold())),
-        Some((choice, note)) => {
-            let style = choice.decision().map_or(theme::bold(), theme::decision);
-            lines.push(Line::styled(
-                format!("A person chose {}.", choice_words(*choice)),
-                style,
-            ));
-            if let Some(note) = note {
-                lines.push(Line::raw(fit(&format!("Note: {}", clean(note)), width * 2)));
-            }
-        }
-    }
+    lines.push(Line::styled("Waiting for a person…", theme::bold()));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

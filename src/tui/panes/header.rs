@@ -1,8 +1,9 @@
 //! The header: scenario, pattern, status, run clock, seed, recording, and
-//! on the second row the flags with their state, the budget, the run's
-//! tokens and dollars with a gauge of its token or dollar budget, and the
-//! stop reason, with PARTIAL and what failed
-//! when the result lacks parts. Labels are cut between words or left out
+//! on the second row the stop reason (with PARTIAL and what failed when
+//! the result lacks parts), the run's tokens and dollars with a gauge of
+//! its token or dollar budget, the budget it counts, and the flags with
+//! their state, in that order, so that a narrow screen loses the flags
+//! first. Labels are cut between words or left out
 //! whole, never cut mid-word.
 
 use crate::bus::RunStatus;
@@ -127,7 +128,9 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         }
         flags.push(part);
     }
-    let mut counts: Vec<Vec<Span<'static>>> = Vec::new();
+    // What the run spent and how much of its budget: kept before the
+    // flags and the counts, so a narrow header loses those first.
+    let mut counts: Vec<Vec<Span<'static>>> = spend(run);
     if let Some((budget, used, limit)) = state.budget {
         let name = match budget {
             crate::bus::BudgetKind::Messages => "messages",
@@ -139,12 +142,12 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
             theme::dim(),
         )]);
     }
-    counts.extend(spend(run));
-    // Once the run has ended, how it ended leads the row, so a narrow
-    // header keeps it; the flags and the counts follow as room allows.
+    // Once the run has ended, how it ended leads the row, then what it
+    // cost and its budget, so a narrow header keeps them; the flags follow
+    // as room allows (the flags pane and `f` show them all).
     let groups = match &state.outcome {
-        Some(_) => vec![ended(run), flags, counts],
-        None => vec![flags, counts],
+        Some(_) => vec![ended(run), counts, flags],
+        None => vec![counts, flags],
     };
     let mut second = Vec::new();
     for group in groups.into_iter().filter(|g| !g.is_empty()) {

@@ -259,6 +259,10 @@ mod tests {
                 tool_calls: 0,
                 input_tokens: calls * 100,
                 output_tokens: 0,
+                partial: false,
+                failed_tasks: None,
+                tool_calls_by_tool: Default::default(),
+                cost_usd: None,
             });
         }
         tally

@@ -41,8 +41,8 @@ impl Chart {
             Chart::Used => "used",
             Chart::ModelCalls => "model calls",
             Chart::Tokens => "tokens",
-            Chart::FailedTasks => "failed tasks",
-            Chart::ToolCalls => "tool calls",
+            Chart::FailedTasks => "failures",
+            Chart::ToolCalls => "tools",
             Chart::Cost => "cost",
         }
     }
