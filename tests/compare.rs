@@ -802,3 +802,130 @@ fn conclave_compare_opens_the_two_recordings_side_by_side_and_copies_and_writes(
     session.press("q");
     assert!(session.wait_exit().success());
 }
+
+/// `checkout_v2_launch` with the legal analyst off, driven as a person
+/// would: paused from the start, one round stepped, then (when
+/// `flag_on`) the legal analyst switched on before round 2, and resumed.
+async fn controlled_events(flag_on: bool, run: u32) -> Vec<Arc<Event>> {
+    let (handle, mut sub) = common::launch(
+        common::shipped("checkout_v2_launch.json"),
+        LaunchOptions {
+            flags: vec![("legal_analyst".into(), false)],
+            start_paused: true,
+            ..LaunchOptions::default()
+        },
+    );
+    let controller = handle.controller.clone();
+    controller.step().unwrap();
+    // Round 1 runs on the virtual clock and the run halts before round 2.
+    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    if flag_on {
+        controller.set_flag("legal_analyst", true).unwrap();
+    }
+    controller.resume().unwrap();
+    handle.finish().await.unwrap();
+    common::drain(&mut sub)
+        .into_iter()
+        .map(|mut e| {
+            e.run = run;
+            Arc::new(e)
+        })
+        .collect()
+}
+
+fn control_kinds(events: &[Value]) -> Vec<&str> {
+    events.iter().map(|e| e["kind"].as_str().unwrap()).collect()
+}
+
+/// Write `events` as a recording in `dir`.
+fn recorded(dir: &Path, name: &str, events: &[Arc<Event>]) -> PathBuf {
+    let text: String = events
+        .iter()
+        .map(|e| serde_json::to_string(e.as_ref()).unwrap() + "\n")
+        .collect();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test(start_paused = true)]
+async fn pauses_steps_and_a_flag_are_not_divergences_the_flags_first_effect_is() {
+    let controlled = controlled_events(true, 1).await;
+    let plain = events("checkout_v2_launch.json", &[("legal_analyst", false)], 2).await;
+    let comparison = compare::compare(
+        Side::new("a", &controlled).unwrap(),
+        Side::new("b", &plain).unwrap(),
+    );
+    let doc = serde_json::to_value(&comparison).unwrap();
+    let divergence = &doc["first_divergence"];
+    assert_eq!(divergence["a"]["kind"], "contribution_requested", "{doc}");
+    assert_eq!(
+        divergence["a"]["description"], "round 2 · legal_analyst asked",
+        "the flag's first effect, not a pause or a step: {doc}"
+    );
+    for side in ["a", "b"] {
+        let kind = divergence[side]["kind"].as_str().unwrap_or_default();
+        assert!(
+            !["paused", "resumed", "stepped", "flag_changed"].contains(&kind),
+            "{doc}"
+        );
+    }
+    let control = &doc["control"];
+    assert_eq!(
+        control_kinds(control["a"].as_array().unwrap()),
+        ["paused", "stepped", "paused", "flag_changed", "resumed"],
+        "{control}"
+    );
+    assert_eq!(control["b"], serde_json::json!([]));
+
+    // Headless, from the recordings, and in the dashboard: the same.
+    let dir = tempfile::tempdir().unwrap();
+    let a = recorded(dir.path(), "a.jsonl", &controlled);
+    let b = recorded(dir.path(), "b.jsonl", &plain);
+    let output = compare_headless(&a, &b);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let headless = result(&output);
+    assert_eq!(headless["first_divergence"], doc["first_divergence"]);
+    assert_eq!(headless["control"], doc["control"]);
+
+    let mut app = App::new(Hub::new(16), AppOptions::default());
+    app.add_from_events(&controlled, None).unwrap();
+    app.add_from_events(&plain, None).unwrap();
+    app.update(Action::PrevRun);
+    app.update(Action::Pin);
+    app.update(Action::NextRun);
+    app.update(Action::Compare);
+    let drawn = screen(&app, 120, 60);
+    let divergence_at = drawn.find("First divergence").expect("the divergence");
+    let control_at = drawn.find("Control (pauses").expect("the control, apart");
+    assert!(divergence_at < control_at, "{drawn}");
+    let first = &drawn[divergence_at..control_at];
+    assert!(first.contains("legal_analyst asked"), "{drawn}");
+    assert!(!first.contains("stepped"), "{drawn}");
+    assert!(drawn[control_at..].contains("stepped"), "{drawn}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn runs_that_differ_only_by_pause_and_step_do_not_diverge() {
+    let controlled = controlled_events(false, 1).await;
+    let plain = events("checkout_v2_launch.json", &[("legal_analyst", false)], 2).await;
+    let comparison = compare::compare(
+        Side::new("a", &controlled).unwrap(),
+        Side::new("b", &plain).unwrap(),
+    );
+    let doc = serde_json::to_value(&comparison).unwrap();
+    assert_eq!(doc["first_divergence"], Value::Null, "{doc}");
+    assert_eq!(doc["identical"], true, "{doc}");
+    assert_eq!(
+        control_kinds(doc["control"]["a"].as_array().unwrap()),
+        ["paused", "stepped", "paused", "resumed"]
+    );
+    assert!(
+        doc["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("differ only in how they were paused")),
+        "{doc}"
+    );
+}

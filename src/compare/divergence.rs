@@ -10,6 +10,11 @@
 //! roster is announced. A model call's text as it streamed
 //! (`call_delta`) is left out as well: how it was cut into deltas is a
 //! matter of time, and what the text said shows in the events it led to.
+//! So are the person's control of the run (`paused`, `resumed`, `stepped`,
+//! `flag_changed`): pausing and stepping change when the run went on, not
+//! what it did, and a flag change shows where its effect does (an analyst
+//! who joins, a call refused). They are listed apart, in
+//! [`Control`].
 
 use crate::bus::describe::{describe, kind_name};
 use crate::bus::{Event, EventKind};
@@ -57,8 +62,57 @@ impl DivergentEvent {
     }
 }
 
-/// The first place the runs' events differ, past their starts; `None`
-/// when one run's events are the other's, times aside.
+/// Whether `kind` is the person's control of the run rather than what the
+/// run did.
+fn is_control(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Paused { .. }
+            | EventKind::Resumed { .. }
+            | EventKind::Stepped { .. }
+            | EventKind::FlagChanged { .. }
+    )
+}
+
+/// How each run was controlled, when the runs were not controlled alike:
+/// their pauses, resumes, steps and flag changes, in order. Both lists are
+/// empty when the runs had the same ones (or none).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Control {
+    pub a: Vec<DivergentEvent>,
+    pub b: Vec<DivergentEvent>,
+}
+
+impl Control {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.a.is_empty() && self.b.is_empty()
+    }
+}
+
+/// The runs' control events, when they differ (see [`Control`]).
+pub(super) fn control(a: &[Arc<Event>], b: &[Arc<Event>]) -> Control {
+    fn of(events: &[Arc<Event>]) -> Vec<&Arc<Event>> {
+        events.iter().filter(|e| is_control(&e.kind)).collect()
+    }
+    let (a, b) = (of(a), of(b));
+    let alike = a.len() == b.len()
+        && a
+            .iter()
+            .zip(&b)
+            .all(|(x, y)| comparable(&x.kind) == comparable(&y.kind));
+    if alike {
+        return Control::default();
+    }
+    let listed = |events: Vec<&Arc<Event>>| events.into_iter().map(|e| DivergentEvent::of(e)).collect();
+    Control {
+        a: listed(a),
+        b: listed(b),
+    }
+}
+
+/// The first place the runs' events differ, past their starts and
+/// leaving out the control of the runs; `None` when one run did what the
+/// other did, times aside.
 pub(super) fn first(a: &[Arc<Event>], b: &[Arc<Event>]) -> Option<Divergence> {
     let skip = |events: &[Arc<Event>]| {
         usize::from(matches!(
@@ -69,7 +123,7 @@ pub(super) fn first(a: &[Arc<Event>], b: &[Arc<Event>]) -> Option<Divergence> {
     let said = |events: &[Arc<Event>]| -> Vec<Arc<Event>> {
         events[skip(events)..]
             .iter()
-            .filter(|e| !matches!(e.kind, EventKind::CallDelta { .. }))
+            .filter(|e| !matches!(e.kind, EventKind::CallDelta { .. }) && !is_control(&e.kind))
             .cloned()
             .collect()
     };

@@ -36,6 +36,19 @@ pub(crate) fn comparison(comparison: &Comparison) -> String {
         }
         None => out.push_str("Not looked for: the runs are of different scenarios.\n\n"),
     }
+    if !comparison.control.is_empty() {
+        out.push_str("## Control (not divergences)\n\n");
+        out.push_str("How a person paused, stepped or switched flags in each run.\n\n");
+        for (side, events) in [("A", &comparison.control.a), ("B", &comparison.control.b)] {
+            if events.is_empty() {
+                out.push_str(&format!("- {side}: none\n"));
+            }
+            for event in events {
+                out.push_str(&divergent(side, Some(event)));
+            }
+        }
+        out.push('\n');
+    }
     for section in comparison.sections() {
         out.push_str(&table(&section));
     }

@@ -17,6 +17,7 @@ mod values;
 pub(crate) use values::short;
 
 pub(crate) use chain::{ChainAligned, Handoff, MemberCall, TurnFacts};
+pub use divergence::Control;
 pub(crate) use divergence::{Divergence, DivergentEvent};
 pub(crate) use facts::{RunFacts, ToolCounts};
 pub use research::{ResearchAligned, SourceFate, SourceRow, StepRow};
@@ -125,6 +126,9 @@ pub struct Comparison {
     /// The first event where the runs did something different; `null`
     /// when they did the same things in the same order.
     pub first_divergence: Option<Divergence>,
+    /// How each run was paused, stepped and had its flags changed, when
+    /// they were not alike: not divergences, listed apart.
+    pub control: Control,
     /// The pattern's steps side by side (aligned runs only).
     pub alignment: Option<Alignment>,
 }
@@ -184,6 +188,13 @@ pub fn compare(a: Side, b: Side) -> Comparison {
     } else {
         None
     };
+    let control = divergence::control(a.events, b.events);
+    if !control.is_empty() && first_divergence.is_none() && differences.is_empty() {
+        notes.push(
+            "the runs differ only in how they were paused, stepped or had flags changed: listed under control"
+                .into(),
+        );
+    }
     Comparison {
         identical: differences.is_empty() && first_divergence.is_none(),
         a: facts_a,
@@ -192,6 +203,7 @@ pub fn compare(a: Side, b: Side) -> Comparison {
         notes,
         differences,
         first_divergence,
+        control,
         alignment,
     }
 }

@@ -78,6 +78,22 @@ pub(crate) fn lines(comparison: &Comparison, width: usize) -> Vec<Line<'static>>
             theme::dim(),
         )),
     }
+    if !comparison.control.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Control (pauses, steps, flag changes: not divergences)",
+            theme::bold(),
+        ));
+        for (side, events) in [("A", &comparison.control.a), ("B", &comparison.control.b)] {
+            if events.is_empty() {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {side}  "), theme::bold()),
+                    Span::styled("none", theme::dim()),
+                ]));
+            }
+            lines.extend(events.iter().map(|e| divergent(side, Some(e), width)));
+        }
+    }
     for section in comparison.sections() {
         lines.push(Line::raw(""));
         lines.extend(section_lines(&section, width));
