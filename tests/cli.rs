@@ -68,6 +68,12 @@ fn shipped_scenarios_end_as_their_descriptions_say() {
             "agent_denied:legal_analyst",
             None,
         ),
+        (
+            "scenarios/loyalty_program_asks_a_person.json",
+            3,
+            "escalated_to_human",
+            None,
+        ),
     ] {
         let output = conclave(&["run", file, "--headless"]);
         assert_eq!(output.status.code(), Some(code), "{file}");
