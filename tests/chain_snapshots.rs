@@ -167,3 +167,32 @@ async fn a_coordinator_calls_three_members_side_by_side() {
         text(&chain_pane(&app, 100, 10))
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn live_a_turns_tool_call_and_a_transfers_message_show_as_they_happen() {
+    let events = full_run("support_swarm.json", Vec::new()).await;
+    // Right after billing's invoice lookup, before billing hands on.
+    let after_lookup = until(&events, |k| {
+        matches!(k, EventKind::ToolUsed { tool, .. } if tool == "invoice_lookup")
+    });
+    let app = app_with(&after_lookup);
+    let pane = text(&chain_pane(&app, 120, 16));
+    assert!(
+        pane.contains(r#"billing called invoice_lookup {"order_id":"A-1042"} → "#),
+        "the call with what it asked:\n{pane}"
+    );
+    assert!(pane.contains("ch_2"), "and what came back:\n{pane}");
+    assert!(
+        pane.contains("«Possible duplicate charge on order A-1042.»"),
+        "triage's transfer with the message it handed over:\n{pane}"
+    );
+    let used = after_lookup
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ToolUsed { args, result, .. } => Some((args.clone(), result.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(used.0, r#"{"order_id":"A-1042"}"#);
+    assert!(used.1.chars().count() <= conclave::bus::TURN_TEXT_CHARS + 1);
+}

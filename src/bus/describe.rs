@@ -243,9 +243,28 @@ pub(crate) fn describe(kind: &EventKind) -> String {
             "turn {turn} · {agent}: {} in {latency_ms} ms",
             outcome.as_str().replace('_', " ")
         ),
-        EventKind::TransferRequested { turn, from, to } => {
-            format!("turn {turn} · {from} asks to hand over to {to}")
-        }
+        EventKind::TransferRequested {
+            turn,
+            from,
+            to,
+            message,
+        } => match message {
+            Some(message) => {
+                format!("turn {turn} · {from} asks to hand over to {to}: {message}")
+            }
+            None => format!("turn {turn} · {from} asks to hand over to {to}"),
+        },
+        EventKind::ToolUsed {
+            turn,
+            agent,
+            tool,
+            args,
+            result,
+            ok,
+        } => format!(
+            "turn {turn} · {agent} called {tool} {args} → {}{result}",
+            if *ok { "" } else { "failed: " }
+        ),
         EventKind::HandoffAccepted {
             from,
             to,

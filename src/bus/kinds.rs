@@ -40,6 +40,7 @@ pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::TurnStarted { .. } => "turn_started",
         EventKind::TurnFinished { .. } => "turn_finished",
         EventKind::TransferRequested { .. } => "transfer_requested",
+        EventKind::ToolUsed { .. } => "tool_used",
         EventKind::HandoffAccepted { .. } => "handoff_accepted",
         EventKind::HandoffRejected { .. } => "handoff_rejected",
         EventKind::MemberCallStarted { .. } => "member_call_started",

@@ -3,7 +3,30 @@
 //! result documents and every viewer; it holds data only and decides nothing.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 use std::fmt;
+
+/// How many characters of a turn's words (a transfer's message, a tool
+/// call's arguments or result) its events carry: enough to read on a
+/// screen, bounded however much the model or the tool wrote.
+pub const TURN_TEXT_CHARS: usize = 600;
+
+/// `text` cut to [`TURN_TEXT_CHARS`], with `…` where it was cut.
+pub(crate) fn turn_text(text: &str) -> String {
+    match text.char_indices().nth(TURN_TEXT_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// `value` as compact JSON text (a string as itself), cut as
+/// [`turn_text`] cuts.
+pub(crate) fn turn_json(value: &Value) -> String {
+    match value {
+        Value::String(text) => turn_text(text),
+        other => turn_text(&other.to_string()),
+    }
+}
 
 /// How one turn of an agent ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

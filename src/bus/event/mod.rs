@@ -329,6 +329,22 @@ pub enum EventKind {
         turn: u32,
         from: String,
         to: String,
+        /// The message the agent handed over with control, cut to
+        /// [`crate::bus::TURN_TEXT_CHARS`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// An agent's turn called a tool (swarm, coordinator and its members):
+    /// what it asked and what came back, each as JSON text cut to
+    /// [`crate::bus::TURN_TEXT_CHARS`], so that a pane shows the call as
+    /// it happens and not only the final history.
+    ToolUsed {
+        turn: u32,
+        agent: String,
+        tool: String,
+        args: String,
+        result: String,
+        ok: bool,
     },
     /// `to` holds control from now on.
     HandoffAccepted {

@@ -111,7 +111,12 @@ impl Swarm<'_> {
                     return Err(StopReason::InvalidTurn);
                 }
                 Action::Transfer { to } => {
-                    let refused = self.transfer(turn.number, &to);
+                    let message = turn
+                        .output
+                        .get("message")
+                        .filter(|m| !m.is_null())
+                        .map(crate::bus::turn_json);
+                    let refused = self.transfer(turn.number, &to, message);
                     entry.target = Some(to);
                     entry.ok = Some(refused.is_none());
                     entry.reason = refused.map(|r| r.to_string());
@@ -148,13 +153,19 @@ impl Swarm<'_> {
 
     /// Ask the controller; hand control on or publish the refusal. The
     /// refusal, if any.
-    fn transfer(&mut self, turn: u32, to: &str) -> Option<HandoffRejection> {
+    fn transfer(
+        &mut self,
+        turn: u32,
+        to: &str,
+        message: Option<String>,
+    ) -> Option<HandoffRejection> {
         let from = self.holder.clone();
         let bus = self.team.bus;
         bus.publish(EventKind::TransferRequested {
             turn,
             from: from.clone(),
             to: to.to_string(),
+            message,
         });
         let agents = &self.team.scenario.agents;
         let gate = self.team.gate;

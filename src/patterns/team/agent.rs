@@ -285,6 +285,15 @@ impl<'a> TeamRun<'a> {
             Ok(observation) => observation,
             Err(reason) => json!({"error": reason}),
         };
+        self.bus.publish(EventKind::ToolUsed {
+            turn,
+            agent: agent.to_string(),
+            tool: tool.to_string(),
+            args: crate::bus::turn_json(args),
+            // What the tool answered, without the gateway's wrapping.
+            result: crate::bus::turn_json(observation.get("result").unwrap_or(&observation)),
+            ok: entry.ok == Some(true),
+        });
         Ok(
             json!({"turn": turn, "agent": agent, "tool": tool, "args": args,
                   "observation": observation}),

@@ -78,7 +78,7 @@ impl TraceBuilder {
                     }
                 }
             }
-            EventKind::TransferRequested { turn, from, to } => {
+            EventKind::TransferRequested { turn, from, to, .. } => {
                 let no = self.turn_span(*turn).unwrap_or(ROOT);
                 let attrs = Attrs::default()
                     .with(n::FROM, from.as_str())

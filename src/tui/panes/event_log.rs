@@ -101,11 +101,14 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::PlanRejected { .. }
         | EventKind::HandoffRejected { .. }
         | EventKind::SourceDenied(_) => theme::error(),
+        EventKind::ToolUsed { ok: false, .. } => theme::error(),
         EventKind::MemberCallFinished { outcome, .. } => match outcome {
             crate::bus::CallOutcome::Ok => Style::default().fg(theme::GO),
             _ => theme::error(),
         },
-        EventKind::TransferRequested { .. } | EventKind::MemberCallStarted { .. } => {
+        EventKind::TransferRequested { .. }
+        | EventKind::MemberCallStarted { .. }
+        | EventKind::ToolUsed { ok: true, .. } => {
             Style::default().fg(theme::ACCENT)
         }
         EventKind::NotesVerified(v) => {

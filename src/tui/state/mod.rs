@@ -274,6 +274,7 @@ impl RunState {
             | EventKind::TurnStarted { .. }
             | EventKind::TurnFinished { .. }
             | EventKind::TransferRequested { .. }
+            | EventKind::ToolUsed { .. }
             | EventKind::HandoffAccepted { .. }
             | EventKind::HandoffRejected { .. }
             | EventKind::MemberCallStarted { .. }

@@ -4,7 +4,7 @@
 //! each. Draws and changes nothing.
 
 use super::list;
-use super::state::{Chain, MemberState, MemberView};
+use super::state::{Chain, MemberState, MemberView, ToolCallView};
 use super::swarm::TURN_TEXT;
 use crate::bus::{CallOutcome, RunStatus};
 use crate::tui::keymap::PaneId;
@@ -99,7 +99,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
             for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
                 let chosen = focused && selected == Some(first_of_batch + i);
                 let writing = writing_of(member, seen);
-                draw_member_box(frame, *column, member, now, chosen, query, writing);
+                let call = chain.last_tool_call(&member.member, member.started_ms);
+                draw_member_box(frame, *column, member, now, chosen, query, (writing, call));
             }
         } else {
             let lines: Vec<Line> = batch
@@ -219,7 +220,7 @@ fn draw_member_box(
     now: u64,
     chosen: bool,
     query: Option<&str>,
-    writing: Option<&PartialText>,
+    (writing, call): (Option<&PartialText>, Option<&ToolCallView>),
 ) {
     let (word, style, latency) = member_state(member, now);
     let block = Block::bordered()
@@ -263,8 +264,15 @@ fn draw_member_box(
         (MemberState::Done { .. }, _) => {}
     }
     lines.push(Line::styled(fit(&member.task, width), theme::dim()));
-    if let MemberState::Done { reply, .. } = &member.state {
-        lines.push(Line::raw(fit(reply, 2000)));
+    // The tool the member called for this task, and what came back: while
+    // it works, then after its reply (which matters more once given).
+    let call = call.map(|call| super::swarm::tool_call_line(call, width * 2, false));
+    match &member.state {
+        MemberState::Done { reply, .. } => {
+            lines.push(Line::raw(fit(reply, 2000)));
+            lines.extend(call);
+        }
+        _ => lines.extend(call),
     }
     if let Some(text) = writing {
         // The end of the answer so far, in the rows the card has left.

@@ -23,6 +23,7 @@ pub(crate) struct Earlier {
     pub(crate) refused: usize,
     pub(crate) members: usize,
     pub(crate) members_done: usize,
+    pub(crate) tool_calls: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,6 +46,10 @@ pub(crate) struct Chain {
     pub(crate) turns: u32,
     /// Member calls, in the order the coordinator asked for them.
     pub(crate) members: Vec<MemberView>,
+    /// Tools the agents called, with what they asked and got, in order.
+    pub(crate) tool_calls: Vec<ToolCallView>,
+    /// The message of the transfer asked for and not yet decided.
+    asked_message: Option<String>,
     pub(crate) finished: bool,
     /// The links, transfers and member calls before those kept.
     pub(crate) earlier: Earlier,
@@ -85,6 +90,21 @@ pub(crate) struct HandoffView {
     /// The count and the window right after it.
     pub(crate) counted: u64,
     pub(crate) window: Vec<String>,
+    /// What the agent handed over with it, as the model wrote it.
+    pub(crate) message: Option<String>,
+}
+
+/// A tool an agent called in a turn: what it asked and what came back, as
+/// the event carried them (cut, not yet cleaned for the screen).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ToolCallView {
+    pub(crate) at_ms: u64,
+    pub(crate) turn: u32,
+    pub(crate) agent: String,
+    pub(crate) tool: String,
+    pub(crate) args: String,
+    pub(crate) result: String,
+    pub(crate) ok: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,6 +223,7 @@ impl Chain {
         earlier.members += drop_oldest(&mut self.members, |m| {
             earlier.members_done += usize::from(matches!(m.state, MemberState::Done { .. }));
         });
+        earlier.tool_calls += drop_oldest(&mut self.tool_calls, |_| {});
     }
 
     /// How many distinct names the window holds.
@@ -211,6 +232,15 @@ impl Chain {
         names.sort_unstable();
         names.dedup();
         names.len()
+    }
+
+    /// The latest tool call `agent` made since `since_ms`.
+    pub(crate) fn last_tool_call(&self, agent: &str, since_ms: u64) -> Option<&ToolCallView> {
+        self.tool_calls
+            .iter()
+            .rev()
+            .take_while(|c| c.at_ms >= since_ms)
+            .find(|c| c.agent == agent)
     }
 
     /// The coordinator's turn whose member calls are shown side by side:
@@ -238,6 +268,7 @@ impl Chain {
             rejected,
             counted,
             window: window.to_vec(),
+            message: self.asked_message.take(),
         });
     }
 
@@ -312,6 +343,25 @@ impl Chain {
                     link.cut |= *outcome == TurnOutcome::Cut;
                 }
             }
+            EventKind::TransferRequested { message, .. } => {
+                self.asked_message = message.clone();
+            }
+            EventKind::ToolUsed {
+                turn,
+                agent,
+                tool,
+                args,
+                result,
+                ok,
+            } => self.tool_calls.push(ToolCallView {
+                at_ms: t_ms,
+                turn: *turn,
+                agent: agent.clone(),
+                tool: tool.clone(),
+                args: args.clone(),
+                result: result.clone(),
+                ok: *ok,
+            }),
             EventKind::BudgetConsumed {
                 budget: BudgetKind::LlmCalls,
                 used,

@@ -1,11 +1,14 @@
 //! The chain pane of a swarm: the chain of agents as it grows, left to
 //! right, the holder highlighted with its time against the node timeout,
-//! the loop window with its distinct count against the minimum, and every
-//! transfer asked for, refused ones drawn as dead ends with their reason.
-//! Draws and changes nothing.
+//! the loop window with its distinct count against the minimum, the latest
+//! tool calls with what they asked and got, and every transfer asked for
+//! with the message handed over, refused ones drawn as dead ends with their
+//! reason. Model and tool text is cleaned before it is drawn. Draws and
+//! changes nothing.
 
 use super::list;
-use super::state::{Chain, HandoffView};
+use super::state::{Chain, HandoffView, ToolCallView};
+use crate::sanitize::clean;
 use crate::bus::RunStatus;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
@@ -24,9 +27,12 @@ use ratatui::widgets::Paragraph;
 /// message.
 pub(super) const TURN_TEXT: &[&str] = &["reply", "message"];
 
+/// The latest tool calls the pane shows.
+const TOOL_CALLS: usize = 2;
+
 /// How tall the pane would like to be.
 pub(super) fn wanted_height(chain: &Chain) -> u16 {
-    let rows = 4 + chain.handoffs.len().clamp(1, 12);
+    let rows = 4 + chain.tool_calls.len().min(TOOL_CALLS) + chain.handoffs.len().clamp(1, 12);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
@@ -62,6 +68,12 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         lines.push(widgets::writing(text, TURN_TEXT, width));
     }
     lines.push(window_line(chain));
+    // The latest tool calls, when the transfers keep a row or more.
+    let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
+    let calls = chain.tool_calls.len().min(TOOL_CALLS).min(room);
+    for call in &chain.tool_calls[chain.tool_calls.len() - calls..] {
+        lines.push(tool_call_line(call, width, true));
+    }
     let rows = usize::from(inner.height).saturating_sub(lines.len());
     if chain.handoffs.is_empty() {
         if rows > 0 {
@@ -243,6 +255,33 @@ fn window_line(chain: &Chain) -> Line<'static> {
     ])
 }
 
+/// `billing called invoice_lookup {"order_id":"A-1042"} → {"charges":…}`;
+/// without the agent where the card already names it.
+pub(super) fn tool_call_line(call: &ToolCallView, width: usize, agent: bool) -> Line<'static> {
+    let head = if agent {
+        format!("{} called {} ", clean(&call.agent), clean(&call.tool))
+    } else {
+        format!("{} ", clean(&call.tool))
+    };
+    let asked = clean(&call.args);
+    let (arrow, style) = if call.ok {
+        (" → ", Style::default().fg(theme::GO))
+    } else {
+        (" ✗ ", theme::error())
+    };
+    let room = width.saturating_sub(head.chars().count() + arrow.chars().count());
+    // The arguments take at most a third of what is left; the result,
+    // what a person looks for, the rest.
+    let asked = fit(&asked, (room / 3).max(1));
+    let rest = room.saturating_sub(asked.chars().count()).max(1);
+    Line::from(vec![
+        Span::styled(head, theme::dim()),
+        Span::raw(asked),
+        Span::styled(arrow, style),
+        Span::styled(fit(&clean(&call.result), rest), style),
+    ])
+}
+
 fn handoff_row(
     number: usize,
     handoff: &HandoffView,
@@ -253,14 +292,25 @@ fn handoff_row(
     let head = Span::styled(format!("{number:>3} "), theme::dim());
     let from = Span::raw(pad(&handoff.from, from_w));
     match &handoff.rejected {
-        None => Line::from(vec![
-            head,
-            from,
-            Span::styled(" ─→ ", Style::default().fg(theme::GO)),
-            Span::raw(pad(&handoff.to, to_w)),
-            Span::styled(" accepted", Style::default().fg(theme::GO)),
-            Span::styled(format!(" · handoff {}", handoff.counted), theme::dim()),
-        ]),
+        None => {
+            let mut spans = vec![
+                head,
+                from,
+                Span::styled(" ─→ ", Style::default().fg(theme::GO)),
+                Span::raw(pad(&handoff.to, to_w)),
+                Span::styled(" accepted", Style::default().fg(theme::GO)),
+                Span::styled(format!(" · handoff {}", handoff.counted), theme::dim()),
+            ];
+            // What the agent handed over with control, as room allows.
+            if let Some(message) = &handoff.message {
+                let used: usize = spans.iter().map(Span::width).sum();
+                let room = width.saturating_sub(used + 4);
+                if room >= 8 {
+                    spans.push(Span::raw(format!(" · «{}»", fit(&clean(message), room))));
+                }
+            }
+            Line::from(spans)
+        }
         Some(reason) => {
             let used = 4 + from_w + 4 + to_w + 2;
             Line::from(vec![
