@@ -15,24 +15,25 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
-/// A count in at most four or five characters: `950`, `12.3k`, `4.5M`.
+/// A count in at most four or five characters, rounded to the nearest:
+/// `950`, `3.6k` (3,588), `12.3k`, `4.6M`; a count that rounds to a
+/// thousand of one unit reads in the next (`1.0M`, not `1000k`).
 pub(crate) fn compact(n: u64) -> String {
-    let scaled = |unit: f64, suffix: &str| {
-        let value = n as f64 / unit;
-        if value < 100.0 {
-            // One decimal, never rounded up into the next unit's range.
-            let tenths = (value * 10.0).floor() / 10.0;
-            format!("{tenths:.1}{suffix}")
-        } else {
-            format!("{}{suffix}", value.floor())
-        }
-    };
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => scaled(1e3, "k"),
-        1_000_000..1_000_000_000 => scaled(1e6, "M"),
-        _ => scaled(1e9, "G"),
+    if n < 1_000 {
+        return n.to_string();
     }
+    const UNITS: [(f64, &str); 3] = [(1e3, "k"), (1e6, "M"), (1e9, "G")];
+    for (i, (unit, suffix)) in UNITS.iter().enumerate() {
+        let value = n as f64 / unit;
+        let last = i + 1 == UNITS.len();
+        if value < 99.95 {
+            return format!("{value:.1}{suffix}");
+        }
+        if value < 999.5 || last {
+            return format!("{value:.0}{suffix}");
+        }
+    }
+    unreachable!("the last unit always answers")
 }
 
 /// US dollars without the sign: cents from a dollar up (`12.35`), three
@@ -62,9 +63,15 @@ mod tests {
         assert_eq!(thousands(12_345_678), "12,345,678");
         assert_eq!(compact(950), "950");
         assert_eq!(compact(12_345), "12.3k");
-        assert_eq!(compact(99_999), "99.9k");
+        assert_eq!(compact(3_588), "3.6k", "rounded, not cut");
+        assert_eq!(compact(1_049), "1.0k");
+        assert_eq!(compact(99_949), "99.9k");
+        assert_eq!(compact(99_999), "100k");
         assert_eq!(compact(123_456), "123k");
-        assert_eq!(compact(4_560_000), "4.5M");
+        assert_eq!(compact(999_499), "999k");
+        assert_eq!(compact(999_999), "1.0M", "into the next unit");
+        assert_eq!(compact(4_560_000), "4.6M");
+        assert_eq!(compact(u64::MAX), "18446744073G");
     }
 
     #[test]

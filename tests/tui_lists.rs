@@ -312,7 +312,7 @@ async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
     insta::assert_snapshot!("picker_with_recordings_100x30", screen(&mut app, 100, 30));
 
     press(&mut app, KeyCode::Char('/'));
-    type_text(&mut app, "loyal");
+    type_text(&mut app, "deadlock");
     let text = screen(&mut app, 100, 30);
     insta::assert_snapshot!("picker_filtered_100x30", text);
     assert!(!text.contains("vendor_outage"), "{text}");

@@ -321,7 +321,8 @@ impl Runs {
         if !slot.state.is_live() {
             match slot.driver.take() {
                 Some(Driver::Local(engine)) => self.retired.push(engine.handle),
-                Some(Driver::Remote(_)) | None => {}
+                Some(Driver::Remote(_)) => slot.attached = true,
+                None => {}
             }
         }
     }

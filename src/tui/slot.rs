@@ -30,6 +30,9 @@ pub struct RunSlot {
     pub replay: Option<Replay>,
     /// The engine driving the run, until it ends or is replaced.
     pub(super) driver: Option<Driver>,
+    /// The run was attached from another engine (`conclave attach`): it
+    /// stays that engine's to restart or edit after it ends.
+    pub(super) attached: bool,
 }
 
 /// What drives a live run: an engine of this process, or one on another
@@ -75,6 +78,7 @@ impl RunSlot {
             next_goal: None,
             replay: None,
             driver: None,
+            attached: false,
         }
     }
 
@@ -112,6 +116,11 @@ impl RunSlot {
     }
 
     /// The run as other machines name it, when it is attached from one.
+    /// Whether the run is, or was until it ended, another engine's.
+    pub(crate) fn is_attached(&self) -> bool {
+        self.attached || self.remote().is_some()
+    }
+
     pub fn remote(&self) -> Option<&crate::nats::subjects::RemoteRunId> {
         match &self.driver {
             Some(Driver::Remote(remote)) => Some(&remote.id),

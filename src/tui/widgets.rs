@@ -153,9 +153,9 @@ pub(crate) fn parts(
 
 /// The result's headline of a run that ended without a decision, health
 /// or answer to show.
-pub(crate) fn no_decision(status: RunStatus) -> Line<'static> {
+pub(crate) fn no_decision(status: RunStatus, words: &'static str) -> Line<'static> {
     Line::styled(
-        "NO DECISION",
+        words,
         if status == RunStatus::Ok {
             theme::bold()
         } else {

@@ -36,6 +36,14 @@ impl App {
 
     pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.notice = None;
+        // A restart to confirm is confirmed by `r` alone.
+        let asked = self.restart_asked.take();
+        if asked.is_some() && self.overlay.is_none() {
+            let action = keymap::lookup(Scope::Everywhere, &key);
+            if action == Some(Action::Restart) {
+                self.restart_asked = asked;
+            }
+        }
         // Text inputs take every key but their own commands.
         let typed = match &mut self.overlay {
             // Only `y` allows a scenario's programs: any other key cancels.

@@ -82,6 +82,9 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// A short note for the footer (a launch error, an unavailable key).
     pub notice: Option<String>,
+    /// `r` was pressed once on this live run: a second `r` cancels it and
+    /// starts it anew, any other key keeps it.
+    pub(crate) restart_asked: Option<crate::bus::RunId>,
     pub(crate) quitting: bool,
     /// The run list's search, highlighted in its tabs.
     pub(crate) runs_search: Option<String>,
@@ -126,6 +129,7 @@ impl App {
             focus: PaneId::Pattern,
             overlay: None,
             notice: None,
+            restart_asked: None,
             quitting: false,
             runs_search: None,
             zoomed: false,

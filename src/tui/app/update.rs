@@ -48,7 +48,7 @@ impl App {
             Action::Flags | Action::EditGoal if run.is_some_and(|r| r.replay.is_some()) => {
                 Some("a replay shows the run as recorded")
             }
-            Action::EditGoal | Action::Restart if run.is_some_and(|r| r.remote().is_some()) => {
+            Action::EditGoal | Action::Restart if run.is_some_and(RunSlot::is_attached) => {
                 Some("an attached run is restarted on its own engine")
             }
             Action::Focus(n) if PaneId::from_number(n).is_none() => {
@@ -236,6 +236,15 @@ impl App {
             Action::Restart => {
                 if let Some(slot) = self.run() {
                     let (run, launch) = (slot.state.run, Launch::again(slot));
+                    // Restarting a live run in place cancels it: asked first.
+                    let in_place = !super::compare::changes_flags(&launch, slot);
+                    if in_place && slot.is_live() && self.restart_asked.take() != Some(run) {
+                        self.restart_asked = Some(run);
+                        self.notice = Some(format!(
+                            "run {run} is live: r again cancels it and starts it anew, any other key keeps it"
+                        ));
+                        return Vec::new();
+                    }
                     if super::compare::changes_flags(&launch, slot) {
                         // Another run to compare with, not a retry: the old
                         // one stays, pinned, and the new one starts beside it.

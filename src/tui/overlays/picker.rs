@@ -171,7 +171,15 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
         },
     );
     let width = usize::from(list.width);
-    let state_w = 30.min(width / 3);
+    // The state column is as wide as the widest state shown needs (at most
+    // 30 columns, a third of the list), the title takes the rest.
+    let widest_state = shown
+        .order
+        .iter()
+        .map(|&i| entries[i].state().chars().count())
+        .max()
+        .unwrap_or(0);
+    let state_w = widest_state.min(30.min(width / 3));
     let title_w = width.saturating_sub(state_w + 16).max(10);
     let input_rows = usize::from(view.typing || !view.filter.is_empty());
     let rows = usize::from(list.height).saturating_sub(input_rows);

@@ -23,6 +23,7 @@ pub fn draw(
         outcome: state.outcome.as_ref(),
         focused,
         calling: &state.calling,
+        spent: &state.spend_by_agent,
     };
     unit.draw(frame, area, &state.pattern, &ui.pattern, seen);
 }

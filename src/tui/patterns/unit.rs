@@ -33,9 +33,16 @@ pub struct Seen<'a> {
     /// The gateway calls in flight, a streamed model call's text so far
     /// with each.
     pub(crate) calling: &'a [CallInFlight],
+    /// What the model calls of each agent took and cost.
+    pub(crate) spent: &'a std::collections::BTreeMap<String, crate::tui::state::Spend>,
 }
 
 impl<'a> Seen<'a> {
+    /// `agent`'s tokens and dollars in words, once it has made a call.
+    pub(crate) fn spent_by(&self, agent: &str) -> Option<String> {
+        self.spent.get(agent).map(|spend| spend.words())
+    }
+
     /// What the model call speaking for `agent` (`None`: for no agent, a
     /// plan or a synthesis) has written so far, while it is in flight and
     /// has written something.

@@ -50,6 +50,10 @@ pub struct RunState {
     /// Tokens the run's model calls took, as the endpoint counted them
     /// (or the sim estimated them), and what they cost.
     pub(crate) spend: Spend,
+    /// The same, per agent a model call spoke for (a seat of the round
+    /// table, an agent of a team); the scenario names them, so they are
+    /// few.
+    pub(crate) spend_by_agent: std::collections::BTreeMap<String, Spend>,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
     /// The round table's question to a person, from its escalation until
@@ -232,9 +236,17 @@ impl RunState {
                 }
             }
             EventKind::CallFinished { call, usage, .. } => {
+                let agent = self
+                    .calling
+                    .iter()
+                    .find(|c| c.call == *call)
+                    .and_then(|c| c.agent.clone());
                 self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.spend.add(usage);
+                    if let Some(agent) = agent {
+                        self.spend_by_agent.entry(agent).or_default().add(usage);
+                    }
                 }
                 self.resilience.apply(&event.kind, event.t_ms);
             }

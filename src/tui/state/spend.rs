@@ -33,6 +33,17 @@ impl Spend {
         self.estimated |= usage.estimated;
     }
 
+    /// `~1.2k tok · $0.0004` (`~` for estimates; no dollars when a call
+    /// had no price).
+    pub(crate) fn words(&self) -> String {
+        let about = if self.estimated { "~" } else { "" };
+        let tokens = format!("{about}{} tok", crate::figures::compact(self.tokens()));
+        match self.cost() {
+            Some(dollars) => format!("{tokens} · {about}${}", crate::figures::dollars(dollars)),
+            None => tokens,
+        }
+    }
+
     pub(crate) fn tokens(&self) -> u64 {
         self.input.saturating_add(self.output)
     }

@@ -100,7 +100,16 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
                 let chosen = focused && selected == Some(first_of_batch + i);
                 let writing = writing_of(member, seen);
                 let call = chain.last_tool_call(&member.member, member.started_ms);
-                draw_member_box(frame, *column, member, now, chosen, query, (writing, call));
+                let spent = seen.spent_by(&member.member);
+                draw_member_box(
+                    frame,
+                    *column,
+                    member,
+                    now,
+                    chosen,
+                    query,
+                    (writing, call, spent),
+                );
             }
         } else {
             let lines: Vec<Line> = batch
@@ -220,7 +229,7 @@ fn draw_member_box(
     now: u64,
     chosen: bool,
     query: Option<&str>,
-    (writing, call): (Option<&PartialText>, Option<&ToolCallView>),
+    (writing, call, spent): (Option<&PartialText>, Option<&ToolCallView>, Option<String>),
 ) {
     let (word, style, latency) = member_state(member, now);
     let block = Block::bordered()
@@ -236,10 +245,15 @@ fn draw_member_box(
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
-    let mut lines = vec![Line::from(vec![
+    let mut head = vec![
         Span::styled(word, style),
         Span::styled(format!(" {}", seconds(latency)), theme::dim()),
-    ])];
+    ];
+    // What the member's model calls took and cost so far.
+    if let Some(spent) = spent {
+        head.push(Span::styled(format!(" · {spent}"), theme::dim()));
+    }
+    let mut lines = vec![Line::from(head)];
     match (&member.state, member.deadline_ms) {
         (MemberState::Running, Some(deadline)) => {
             let limit = deadline.saturating_sub(member.started_ms);

@@ -222,7 +222,7 @@ impl Unit for CoordinatorUnit {
 /// Who held control at the end, and whether it answered.
 fn answered_by(outcome: &Outcome) -> Line<'static> {
     let Some(agent) = &outcome.summary.final_agent else {
-        return widgets::no_decision(outcome.status);
+        return widgets::no_decision(outcome.status, "NO ANSWER");
     };
     let (words, style) = match outcome.status {
         RunStatus::Ok => ("ANSWERED BY", theme::decision(Decision::Go)),

@@ -32,7 +32,7 @@ const TOOL_CALLS: usize = 2;
 
 /// How tall the pane would like to be.
 pub(super) fn wanted_height(chain: &Chain) -> u16 {
-    let rows = 4 + chain.tool_calls.len().min(TOOL_CALLS) + chain.handoffs.len().clamp(1, 12);
+    let rows = 5 + chain.tool_calls.len().min(TOOL_CALLS) + chain.handoffs.len().clamp(1, 12);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
@@ -68,6 +68,9 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         lines.push(widgets::writing(text, TURN_TEXT, width));
     }
     lines.push(window_line(chain));
+    if let Some(line) = spent_line(seen, width) {
+        lines.push(line);
+    }
     // The latest tool calls, when the transfers keep a row or more.
     let room = usize::from(inner.height).saturating_sub(lines.len() + 1);
     let calls = chain.tool_calls.len().min(TOOL_CALLS).min(room);
@@ -253,6 +256,23 @@ fn window_line(chain: &Chain) -> Line<'static> {
             theme::dim(),
         ),
     ])
+}
+
+/// What each agent's model calls took and cost: `spent  billing ~1.1k tok
+/// · refunds ~620 tok`; `None` before the first call.
+pub(super) fn spent_line(seen: Seen, width: usize) -> Option<Line<'static>> {
+    if seen.spent.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = seen
+        .spent
+        .iter()
+        .map(|(agent, spend)| format!("{} {}", clean(agent), spend.words()))
+        .collect();
+    Some(Line::from(vec![
+        Span::styled("spent  ", theme::dim()),
+        Span::styled(fit(&parts.join(" · "), width.saturating_sub(7).max(1)), theme::dim()),
+    ]))
 }
 
 /// `billing called invoice_lookup {"order_id":"A-1042"} → {"charges":…}`;

@@ -140,7 +140,12 @@ pub(super) fn notes(
         lines.push(Line::from(heading));
     }
     if research.notes.is_empty() {
-        lines.push(Line::styled("no notes yet", theme::dim()));
+        let words = if look.live {
+            "no notes yet"
+        } else {
+            "no notes: the run ended before any were taken"
+        };
+        lines.push(Line::styled(words, theme::dim()));
     }
     let room = rows - usize::from(look.headings);
     let shown = super::notes(research);

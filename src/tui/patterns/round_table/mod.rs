@@ -99,7 +99,7 @@ impl Unit for RoundTableUnit {
                 }
                 Line::styled(fit(&words, 60), theme::decision(decision))
             }
-            None => widgets::no_decision(outcome.status),
+            None => widgets::no_decision(outcome.status, "NO DECISION"),
         }
     }
 

@@ -137,6 +137,10 @@ pub(super) fn draw(
             }
             spans.push(span);
         }
+        // What the seat's model calls took and cost, where room is left.
+        if let Some(spent) = seen.spent_by(role) {
+            spans.push(Span::styled(format!(" {spent}"), theme::dim()));
+        }
         lines.push(Line::from(spans));
     }
     // A round the run never finished has no outcome to wait for.

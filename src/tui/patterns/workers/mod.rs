@@ -92,7 +92,8 @@ impl Unit for WorkersUnit {
                     Health::Red => Decision::NoGo,
                 }),
             ),
-            None => widgets::no_decision(outcome.status),
+            // A run stopped before its aggregate has no health to give.
+            None => widgets::no_decision(outcome.status, "NO REPORT"),
         }
     }
 
@@ -279,6 +280,7 @@ mod tests {
                     outcome: None,
                     focused: true,
                     calling: &[],
+                    spent: &Default::default(),
                 };
                 view::draw(frame, frame.area(), workers, &ListView::default(), seen);
             })

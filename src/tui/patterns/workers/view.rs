@@ -137,7 +137,11 @@ pub(super) fn draw(
     let selected = selection.item(&shown);
     let detail_rows = detail_rows(usize::from(inner.height));
     let (widest_id, widest_worker) = workers.widest();
-    let (id_w, worker_w) = (widest_id.clamp(4, 14), widest_worker.clamp(6, 20));
+    // Wider panes give long task ids and worker names their room.
+    let (id_w, worker_w) = (
+        widest_id.clamp(4, (width / 7).max(14)),
+        widest_worker.clamp(6, (width / 6).max(20)),
+    );
     let query = selection.search.as_deref();
     for item in shown.order.iter().copied().skip(first).take(list_rows) {
         let task = &workers.tasks[item];
