@@ -234,18 +234,19 @@ impl App {
                 self.overlay = Some(Overlay::goal_editor(&goal.unwrap_or_default()));
             }
             Action::Restart => {
+                let asked = self.restart_asked.take();
                 if let Some(slot) = self.run() {
                     let (run, launch) = (slot.state.run, Launch::again(slot));
+                    let changes_flags = super::compare::changes_flags(&launch, slot);
                     // Restarting a live run in place cancels it: asked first.
-                    let in_place = !super::compare::changes_flags(&launch, slot);
-                    if in_place && slot.is_live() && self.restart_asked.take() != Some(run) {
+                    if !changes_flags && slot.is_live() && asked != Some(run) {
                         self.restart_asked = Some(run);
                         self.notice = Some(format!(
                             "run {run} is live: r again cancels it and starts it anew, any other key keeps it"
                         ));
                         return Vec::new();
                     }
-                    if super::compare::changes_flags(&launch, slot) {
+                    if changes_flags {
                         // Another run to compare with, not a retry: the old
                         // one stays, pinned, and the new one starts beside it.
                         self.runs.pin(self.runs.selected);
