@@ -71,7 +71,7 @@ mod tests {
         assert_eq!(compact(999_499), "999k");
         assert_eq!(compact(999_999), "1.0M", "into the next unit");
         assert_eq!(compact(4_560_000), "4.6M");
-        assert_eq!(compact(u64::MAX), "18446744073G");
+        assert_eq!(compact(u64::MAX), "18446744074G");
     }
 
     #[test]

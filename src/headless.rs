@@ -79,8 +79,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         Err(exit) => return exit,
     };
     let asked = Arc::new(Asked::default());
-    let mut observers: Vec<Arc<dyn EventSink>> =
-        exporter.iter().map(Exporter::observer).collect();
+    let mut observers: Vec<Arc<dyn EventSink>> = exporter.iter().map(Exporter::observer).collect();
     observers.push(Arc::clone(&asked) as Arc<dyn EventSink>);
     let options = LaunchOptions {
         run: 1,
@@ -206,15 +205,23 @@ struct Asked(std::sync::Mutex<Option<Arc<Event>>>);
 
 impl Asked {
     fn question(&self) -> Option<String> {
-        let asked = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        asked.as_ref().and_then(|event| question::question(&event.kind))
+        let asked = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        asked
+            .as_ref()
+            .and_then(|event| question::question(&event.kind))
     }
 }
 
 impl EventSink for Asked {
     fn accept(&self, event: Arc<Event>) {
         if matches!(event.kind, EventKind::EscalatedToHuman { .. }) {
-            *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(event);
+            *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(event);
         }
     }
 }

@@ -172,9 +172,10 @@ async fn a_coordinator_calls_three_members_side_by_side() {
 async fn live_a_turns_tool_call_and_a_transfers_message_show_as_they_happen() {
     let events = full_run("support_swarm.json", Vec::new()).await;
     // Right after billing's invoice lookup, before billing hands on.
-    let after_lookup = until(&events, |k| {
-        matches!(k, EventKind::ToolUsed { tool, .. } if tool == "invoice_lookup")
-    });
+    let after_lookup = until(
+        &events,
+        |k| matches!(k, EventKind::ToolUsed { tool, .. } if tool == "invoice_lookup"),
+    );
     let app = app_with(&after_lookup);
     let pane = text(&chain_pane(&app, 120, 16));
     assert!(

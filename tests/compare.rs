@@ -921,11 +921,10 @@ async fn runs_that_differ_only_by_pause_and_step_do_not_diverge() {
         ["paused", "stepped", "paused", "resumed"]
     );
     assert!(
-        doc["notes"]
-            .as_array()
+        doc["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
             .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().contains("differ only in how they were paused")),
+            .contains("differ only in how they were paused")),
         "{doc}"
     );
 }

@@ -556,7 +556,7 @@ async fn a_recording_without_cost_fields_replays() {
 
     let app = header_app(&recording.events);
     let header = header_text(&app);
-    assert!(header.contains("2.6k tok · price unknown"), "{header}");
+    assert!(header.contains("2.7k tok · price unknown"), "{header}");
 }
 
 // ---------------------------------------------------------------------------

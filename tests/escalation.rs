@@ -78,7 +78,10 @@ fn decide_on_a_table_that_never_asks_is_refused_naming_the_file() {
         stderr.contains("scenarios/loyalty_program_deadlock.json: --decide answers a round table that asks a person"),
         "{stderr}"
     );
-    assert!(stderr.contains("budget.escalate_after_blocking_rounds"), "{stderr}");
+    assert!(
+        stderr.contains("budget.escalate_after_blocking_rounds"),
+        "{stderr}"
+    );
     assert!(output.stdout.is_empty(), "nothing ran");
     let swept = conclave(&[
         "sweep",
@@ -123,7 +126,10 @@ fn the_shipped_scenario_asks_and_a_headless_run_prints_the_question() {
             "{analyst} {stance}:\n{stderr}"
         );
     }
-    assert!(stderr.contains("conflicts: blocking_vs_non_block"), "{stderr}");
+    assert!(
+        stderr.contains("conflicts: blocking_vs_non_block"),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("--decide go|go_with_caution|no_go|continue"),
         "the options:\n{stderr}"
@@ -157,7 +163,11 @@ fn replay_headless_tells_the_escalation_and_the_answer() {
         .iter()
         .position(|l| l.starts_with("round 2: the table asks a person"))
         .unwrap_or_else(|| panic!("the escalation:\n{stderr}"));
-    assert!(lines[asked + 1..].iter().any(|l| l.contains("risk_analyst") && l.contains("block")));
+    assert!(
+        lines[asked + 1..]
+            .iter()
+            .any(|l| l.contains("risk_analyst") && l.contains("block"))
+    );
     let answered = lines
         .iter()
         .position(|l| *l == "a person chose go_with_caution")

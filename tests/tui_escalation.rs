@@ -36,7 +36,10 @@ fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
     assert!(asked.contains("No answer chosen"), "{asked}");
     session.press("\r");
     session.wait_text("Choose an answer first");
-    assert!(session.text().contains("The table asks you"), "still asking");
+    assert!(
+        session.text().contains("The table asks you"),
+        "still asking"
+    );
 
     // Esc leaves the run waiting; the Result pane says where it waits and
     // space and s say why they do not pass it.

@@ -90,8 +90,8 @@ fn a_sweep_colours_partial_outcomes_apart() {
 /// `checkout_v2_launch` priced, with a dollar budget it overruns and a
 /// flag, its model answering at once: the file's path.
 fn priced_checkout(dir: &std::path::Path) -> String {
-    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios/checkout_v2_launch.json");
+    let shipped =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/checkout_v2_launch.json");
     let mut scenario: Value =
         serde_json::from_str(&std::fs::read_to_string(shipped).unwrap()).unwrap();
     scenario["provider"]["latency_ms"] = 0.into();

@@ -96,14 +96,14 @@ pub(super) fn control(a: &[Arc<Event>], b: &[Arc<Event>]) -> Control {
     }
     let (a, b) = (of(a), of(b));
     let alike = a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(&b)
             .all(|(x, y)| comparable(&x.kind) == comparable(&y.kind));
     if alike {
         return Control::default();
     }
-    let listed = |events: Vec<&Arc<Event>>| events.into_iter().map(|e| DivergentEvent::of(e)).collect();
+    let listed =
+        |events: Vec<&Arc<Event>>| events.into_iter().map(|e| DivergentEvent::of(e)).collect();
     Control {
         a: listed(a),
         b: listed(b),

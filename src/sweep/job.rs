@@ -5,7 +5,7 @@
 
 use super::SweepError;
 use super::measure::{Measure, Measured, ToolCalls};
-use crate::bus::{ClockMode, EventSink, HumanChoice, Hub, RunStatus, RunSummary};
+use crate::bus::{ClockMode, EventSink, Hub, HumanChoice, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
 use crate::scenario::{PatternKind, ProviderKind, Scenario};

@@ -15,9 +15,9 @@ mod tally;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
 pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
-pub use measure::ToolCalls;
 pub use jobs::{JobList, Jobs};
 pub use local::{default_parallelism, run_local, run_local_with};
+pub use measure::ToolCalls;
 pub use plan::{PlanError, SweepPlan, parse_flag_values, parse_seeds};
 pub use size::{DEFAULT_MAX_RUNS, MAX_PARALLEL, MAX_RUNS_VAR, TooManyRuns, max_runs};
 pub use tally::Tally;

@@ -90,10 +90,17 @@ impl Recorded {
             words.push_str(&format!(" · by {agent}"));
         }
         if let Some(failed) = summary.counts.failed_tasks.filter(|n| *n > 0) {
-            let tasks = summary.counts.tasks.map_or(String::new(), |t| format!(" of {t}"));
+            let tasks = summary
+                .counts
+                .tasks
+                .map_or(String::new(), |t| format!(" of {t}"));
             words.push_str(&format!(
                 " · {failed}{tasks} task{} failed",
-                if failed == 1 && tasks.is_empty() { "" } else { "s" }
+                if failed == 1 && tasks.is_empty() {
+                    ""
+                } else {
+                    "s"
+                }
             ));
         }
         if summary.falls_short() {

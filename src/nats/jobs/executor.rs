@@ -131,11 +131,14 @@ pub fn run_nats(
         .enable_all()
         .build()
         .map_err(|e| NatsError::server(url, "start the runtime", e))?;
+    let what = Published {
+        scenario: &text,
+        model: &model,
+        decide: setup.decide,
+    };
     runtime.block_on(gather(
         url,
-        &text,
-        &model,
-        setup.decide,
+        what,
         jobs,
         until.outage,
         until.cancel,
@@ -143,11 +146,18 @@ pub fn run_nats(
     ))
 }
 
+/// What every job of a sweep carries besides itself.
+#[derive(Clone, Copy)]
+struct Published<'a> {
+    scenario: &'a ScenarioText,
+    model: &'a ModelSetup,
+    /// `--decide`: each run's answer when its table asks a person.
+    decide: Option<HumanChoice>,
+}
+
 async fn gather(
     url: &str,
-    text: &ScenarioText,
-    model: &ModelSetup,
-    decide: Option<HumanChoice>,
+    what: Published<'_>,
     jobs: Vec<Job>,
     bound: Duration,
     cancel: &AtomicBool,
@@ -166,7 +176,7 @@ async fn gather(
     let mut outage = Outage::new(bound);
     let mut signals = crate::signals::Signals::new().ok();
     let published = tokio::select! {
-        published = publish_jobs(&nats, &sweep, (text, model, decide), jobs, &mut outage) => published,
+        published = publish_jobs(&nats, &sweep, what, jobs, &mut outage) => published,
         signal = next_signal(&mut signals) => Err(RemoteSweepError::Interrupted(signal)),
     };
     if let Err(e) = published {
@@ -298,7 +308,7 @@ fn count(
 async fn publish_jobs(
     nats: &Nats,
     sweep: &str,
-    (scenario, model, decide): (&ScenarioText, &ModelSetup, Option<HumanChoice>),
+    what: Published<'_>,
     jobs: Vec<Job>,
     outage: &mut Outage,
 ) -> Result<(), RemoteSweepError> {
@@ -310,9 +320,9 @@ async fn publish_jobs(
             let message = JobMessage {
                 sweep: sweep.to_string(),
                 job: job.clone(),
-                scenario: scenario.clone(),
-                model: model.clone(),
-                decide,
+                scenario: what.scenario.clone(),
+                model: what.model.clone(),
+                decide: what.decide,
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
             payloads.push((queue::message_id(sweep, &job.id), Bytes::from(payload)));

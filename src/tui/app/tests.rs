@@ -358,3 +358,39 @@ fn allow_exec_on_the_command_line_asks_nothing() {
     assert!(launch.is_some_and(|l| l.allow_exec));
     assert!(app.overlay.is_none());
 }
+
+#[test]
+fn r_on_a_live_run_asks_first_and_only_r_confirms() {
+    let mut app = app_with(&events("collaboration"));
+    assert!(
+        press(&mut app, KeyCode::Char('r')).is_empty(),
+        "asked, not done"
+    );
+    assert!(
+        app.notice
+            .as_deref()
+            .is_some_and(|n| n.contains("r again cancels it")),
+        "{:?}",
+        app.notice
+    );
+    // Any other key keeps the run, and the next r asks again.
+    press(&mut app, KeyCode::Char('x'));
+    assert!(press(&mut app, KeyCode::Char('r')).is_empty());
+    let effects = press(&mut app, KeyCode::Char('r'));
+    assert!(
+        matches!(effects[..], [Effect::Restart { run: 1, .. }]),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn an_attached_run_is_not_restarted_here_even_once_it_ended() {
+    let mut app = app_with(&finished("collaboration"));
+    app.runs.selected_mut().unwrap().attached = true;
+    assert!(press(&mut app, KeyCode::Char('r')).is_empty());
+    assert_eq!(
+        app.notice.as_deref(),
+        Some("an attached run is restarted on its own engine")
+    );
+    assert!(press(&mut app, KeyCode::Char('e')).is_empty());
+}

@@ -30,17 +30,13 @@ impl App {
             Action::TogglePause | Action::Step if run.is_some_and(waits_for_a_person) => {
                 Some("the table waits for a person's answer, not a resume: d answers")
             }
-            Action::Decide if run.is_none_or(|r| !super::decide::asks(r)) => {
-                Some(match run {
-                    Some(r) if waits_for_a_person(r) && r.replay.is_some() => {
-                        "a replay shows the answer as recorded"
-                    }
-                    Some(r) if waits_for_a_person(r) => {
-                        "the table asks a person where its engine runs"
-                    }
-                    _ => "this run's table asks nothing now",
-                })
-            }
+            Action::Decide if run.is_none_or(|r| !super::decide::asks(r)) => Some(match run {
+                Some(r) if waits_for_a_person(r) && r.replay.is_some() => {
+                    "a replay shows the answer as recorded"
+                }
+                Some(r) if waits_for_a_person(r) => "the table asks a person where its engine runs",
+                _ => "this run's table asks nothing now",
+            }),
             Action::Flags if run.is_some_and(|r| r.state.flags.is_empty()) => {
                 Some("this scenario has no flags")
             }

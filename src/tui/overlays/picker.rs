@@ -197,9 +197,7 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
             let style = match &entry.item {
                 Item::Scenario(Ok(_)) => theme::bold(),
                 Item::Scenario(Err(_)) => theme::error(),
-                Item::Recording(recorded) if recorded.partial() => {
-                    theme::bold().fg(theme::CAUTION)
-                }
+                Item::Recording(recorded) if recorded.partial() => theme::bold().fg(theme::CAUTION),
                 Item::Recording(recorded) if recorded.failed() => theme::error(),
                 Item::Recording(_) => Style::default().fg(theme::GO),
                 Item::Remote(_) => Style::default().fg(theme::ACCENT),

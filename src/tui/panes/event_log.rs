@@ -108,9 +108,7 @@ fn kind_style(kind: &EventKind) -> Style {
         },
         EventKind::TransferRequested { .. }
         | EventKind::MemberCallStarted { .. }
-        | EventKind::ToolUsed { ok: true, .. } => {
-            Style::default().fg(theme::ACCENT)
-        }
+        | EventKind::ToolUsed { ok: true, .. } => Style::default().fg(theme::ACCENT),
         EventKind::NotesVerified(v) => {
             if v.ok {
                 Style::default().fg(theme::GO)

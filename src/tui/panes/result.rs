@@ -96,9 +96,7 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
     let Some(outcome) = &state.outcome else {
         let doing = match &state.activity {
             Activity::Starting => "Starting…".to_string(),
-            Activity::Paused { .. }
-                if state.escalation.as_ref().is_some_and(|e| e.waiting()) =>
-            {
+            Activity::Paused { .. } if state.escalation.as_ref().is_some_and(|e| e.waiting()) => {
                 let round = state.escalation.as_ref().map_or(0, |e| e.round);
                 format!(
                     "The table asks a person after round {round}: d answers. The run waits for the answer (space and s do not pass it)."

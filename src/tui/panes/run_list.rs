@@ -112,7 +112,29 @@ fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Li
         Some(id) => fit(&id.to_string(), 24),
         None => slot.state.run.to_string(),
     };
-    let label = format!(" {pin}{number} {glyph} {} ", fit(&slot.scenario.name, 28));
+    // Runs of one scenario told apart by the flags they run with, where
+    // those differ from the scenario's defaults: `+legal_analyst`.
+    let changed: Vec<String> = slot
+        .state
+        .flags
+        .iter()
+        .filter(|f| {
+            slot.scenario
+                .flags
+                .get(&f.name)
+                .is_some_and(|d| d.default != f.on)
+        })
+        .map(|f| format!("{}{}", if f.on { "+" } else { "-" }, f.name))
+        .collect();
+    let flags = if changed.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", fit(&changed.join(" "), 24))
+    };
+    let label = format!(
+        " {pin}{number} {glyph} {}{flags} ",
+        fit(&slot.scenario.name, 28)
+    );
     let style = if selected {
         style.patch(theme::selected())
     } else {

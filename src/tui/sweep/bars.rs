@@ -37,12 +37,9 @@ pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
         Chart::Tokens => by_bins(tally, combinations, |r| {
             r.input_tokens.saturating_add(r.output_tokens)
         }),
-        Chart::FailedTasks => by_bins_of(
-            tally,
-            combinations,
-            |r| r.failed_tasks,
-            |v| v.to_string(),
-        ),
+        Chart::FailedTasks => {
+            by_bins_of(tally, combinations, |r| r.failed_tasks, |v| v.to_string())
+        }
         Chart::ToolCalls => by_tool(tally),
         Chart::Cost => by_bins_of(
             tally,
@@ -76,7 +73,12 @@ fn by_tool(tally: &Tally) -> Vec<Group> {
                 let failed: u64 = bar
                     .runs
                     .iter()
-                    .map(|&i| results[i].tool_calls_by_tool.get(tool).map_or(0, |c| c.failed))
+                    .map(|&i| {
+                        results[i]
+                            .tool_calls_by_tool
+                            .get(tool)
+                            .map_or(0, |c| c.failed)
+                    })
                     .sum();
                 let label = if bar.runs.is_empty() {
                     format!("{tool} {}", bar.label)

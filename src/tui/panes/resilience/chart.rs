@@ -135,7 +135,13 @@ pub(super) fn chart(
             style: theme::error(),
         },
         Figure {
-            name: "p95",
+            // The scale's top is the timeout when it is above every p95:
+            // said, so that it is not read as the p95 itself.
+            name: if latency_top > slowest {
+                "p95 t/o"
+            } else {
+                "p95"
+            },
             top: latency_top,
             scale: millis(latency_top as u64),
             values: p95,
@@ -143,7 +149,7 @@ pub(super) fn chart(
         },
     ];
     let height = (rows.saturating_sub(4) / figures.len()).clamp(1, MOST_BAR_ROWS);
-    let mut lines = vec![title(tool, now_ms, width)];
+    let mut lines = vec![title(tool, now_ms, width, slowest)];
     for figure in &figures {
         lines.extend(figure_rows(figure, &columns, height));
     }
@@ -152,7 +158,7 @@ pub(super) fn chart(
     lines
 }
 
-fn title(tool: &ToolHealth, now_ms: u64, width: usize) -> Line<'static> {
+fn title(tool: &ToolHealth, now_ms: u64, width: usize, slowest: f64) -> Line<'static> {
     let mut text = format!("{} · run 0–{}", tool.name, at(now_ms));
     if tool.calls == 0 && tool.rejected == 0 {
         text.push_str(" · no calls yet");
@@ -162,6 +168,9 @@ fn title(tool: &ToolHealth, now_ms: u64, width: usize) -> Line<'static> {
     }
     if let Some(timeout) = tool.timeout_ms {
         text.push_str(&format!(" · timeout {}", millis(timeout)));
+    }
+    if slowest > 0.0 {
+        text.push_str(&format!(" · p95 up to {}", millis(slowest as u64)));
     }
     Line::styled(fit(&text, width), theme::bold())
 }

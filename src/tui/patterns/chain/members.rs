@@ -249,9 +249,13 @@ fn draw_member_box(
         Span::styled(word, style),
         Span::styled(format!(" {}", seconds(latency)), theme::dim()),
     ];
-    // What the member's model calls took and cost so far.
-    if let Some(spent) = spent {
-        head.push(Span::styled(format!(" · {spent}"), theme::dim()));
+    // What the member's model calls took and cost so far, where the card
+    // has room for it on the line.
+    if let Some(spent) = spent.map(|s| format!(" · {s}")) {
+        let used: usize = head.iter().map(Span::width).sum();
+        if used + spent.chars().count() <= usize::from(inner.width) {
+            head.push(Span::styled(spent, theme::dim()));
+        }
     }
     let mut lines = vec![Line::from(head)];
     match (&member.state, member.deadline_ms) {

@@ -8,8 +8,8 @@
 
 use super::list;
 use super::state::{Chain, HandoffView, ToolCallView};
-use crate::sanitize::clean;
 use crate::bus::RunStatus;
+use crate::sanitize::clean;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
@@ -271,7 +271,10 @@ pub(super) fn spent_line(seen: Seen, width: usize) -> Option<Line<'static>> {
         .collect();
     Some(Line::from(vec![
         Span::styled("spent  ", theme::dim()),
-        Span::styled(fit(&parts.join(" · "), width.saturating_sub(7).max(1)), theme::dim()),
+        Span::styled(
+            fit(&parts.join(" · "), width.saturating_sub(7).max(1)),
+            theme::dim(),
+        ),
     ]))
 }
 

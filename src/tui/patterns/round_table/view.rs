@@ -217,9 +217,9 @@ fn person_cell(choice: HumanChoice) -> Span<'static> {
         HumanChoice::NoGo => "person: NO GO",
         HumanChoice::Continue => "person: → next",
     };
-    let style = choice
-        .decision()
-        .map_or(theme::bold(), |d| theme::decision(d).add_modifier(Modifier::BOLD));
+    let style = choice.decision().map_or(theme::bold(), |d| {
+        theme::decision(d).add_modifier(Modifier::BOLD)
+    });
     Span::styled(pad(words, CELL), style)
 }
 
