@@ -108,11 +108,18 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
             ),
             Activity::Running | Activity::Finished => unit.doing(fold, &state.calling),
         };
-        return vec![
-            Line::styled(doing, theme::dim()),
-            Line::raw(""),
-            Line::styled(unit.later(), theme::dim()),
-        ];
+        let mut lines = vec![Line::styled(doing, theme::dim())];
+        // What the run was asked, whole, while it works on it (the header
+        // has room for the scenario's title only).
+        if let Some(info) = &state.info {
+            lines.push(labelled(
+                "goal",
+                vec![Span::raw(fit(&crate::sanitize::clean(&info.goal), 4000))],
+            ));
+        }
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(unit.later(), theme::dim()));
+        return lines;
     };
     let shortfall = unit.shortfall(fold);
     let mut headline = unit.headline(fold, outcome);
