@@ -624,9 +624,7 @@ async fn the_header_shows_tokens_dollars_and_the_budget_spent() {
     let run = app.run().unwrap().view();
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 6)).unwrap();
     terminal
-        .draw(|frame| {
-            conclave::tui::panes::result::draw(frame, frame.area(), run.state, run.unit, 0, false)
-        })
+        .draw(|frame| conclave::tui::panes::result::draw(frame, frame.area(), &run, 0, false))
         .unwrap();
     let screen = format!("{:?}", terminal.backend().buffer());
     assert!(

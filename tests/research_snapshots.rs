@@ -153,7 +153,7 @@ async fn the_research_pane_finished_resolves_the_selected_citation() {
     terminal
         .draw(|f| {
             let area = f.area();
-            panes::result::draw(f, area, run.state, run.unit, run.ui.result_scroll, false)
+            panes::result::draw(f, area, &run, run.ui.result_scroll, false)
         })
         .unwrap();
     insta::assert_snapshot!(

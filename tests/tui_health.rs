@@ -232,6 +232,14 @@ async fn the_replay_timeline_marks_where_breakers_moved() {
     let at_start = screen(&app, 100, 30);
     let timeline = at_start.lines().rev().nth(1).unwrap().to_string();
     assert!(timeline.contains("seq 1/"), "the timeline row: {timeline}");
+    // The Result pane says where the replay stands, not what a live run
+    // would say (`Running.`), and which keys move it.
+    assert!(
+        at_start.contains("Replay at event 1 of"),
+        "the Result pane:\n{at_start}"
+    );
+    assert!(at_start.contains("The run was "), "{at_start}");
+    assert!(!at_start.contains("│Running"), "{at_start}");
     let opened = events
         .iter()
         .filter(|e| {

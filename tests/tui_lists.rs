@@ -126,6 +126,24 @@ async fn the_vendor_outage_keeps_its_running_tasks_on_screen_at_100x30() {
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn the_workers_pane_says_what_the_plan_and_the_brief_cost() {
+    let events = full_run("morning_ops_report.json").await;
+    let mut app = app_with(&events);
+    let mut summary = |width| {
+        let text = screen(&mut app, width, 50);
+        let line = text.lines().find(|l| l.contains(" running · "));
+        line.unwrap_or_else(|| panic!("the summary line:\n{text}"))
+            .to_string()
+    };
+    // The sim's model estimates its tokens: `~`; the workers are tools.
+    let wide = summary(240);
+    assert!(wide.contains("plan ~254 tok · brief ~"), "{wide}");
+    // Narrower, the brief's part goes first, whole.
+    let narrower = summary(200);
+    assert!(narrower.contains("plan ~254 tok…"), "{narrower}");
+}
+
 /// The task the details open on: the selected one.
 fn selected_task(app: &mut App) -> String {
     app.update(Action::Details);
@@ -266,6 +284,28 @@ fn record(path: &std::path::Path, events: &[Arc<Event>]) {
     std::fs::write(path, lines.join("\n") + "\n").unwrap();
 }
 
+/// `events` as if their run had started at `ms` (Unix milliseconds), so
+/// the picker's start times are known.
+fn started_at(events: &[Arc<Event>], ms: u64) -> Vec<Arc<Event>> {
+    let mut events = events.to_vec();
+    let mut first = (*events[0]).clone();
+    let conclave::bus::EventKind::RunStarted(started) = &mut first.kind else {
+        panic!("a run's first event is its start");
+    };
+    started.started_at_ms = ms;
+    events[0] = Arc::new(first);
+    events
+}
+
+/// The picker's start time for `ms`, in this machine's zone.
+fn local(ms: u64) -> String {
+    jiff::Timestamp::from_millisecond(ms as i64)
+        .unwrap()
+        .to_zoned(jiff::tz::TimeZone::system())
+        .strftime("%m-%d %H:%M:%S")
+        .to_string()
+}
+
 /// Make `path` look `age_s` seconds old, so recordings list in order.
 fn aged(path: &std::path::Path, age_s: u64) {
     let when = std::time::SystemTime::now() - std::time::Duration::from_secs(age_s);
@@ -280,15 +320,24 @@ fn aged(path: &std::path::Path, age_s: u64) {
 #[tokio::test(start_paused = true)]
 async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
     let dir = tempfile::tempdir().unwrap();
-    let outage = full_run("vendor_outage.json").await;
+    // Two runs of one scenario are told apart by when they started.
+    let (early, late) = (1_764_000_000_000, 1_764_000_095_000);
+    let outage = started_at(&full_run("vendor_outage.json").await, early);
     record(&dir.path().join("a.jsonl"), &outage);
     aged(&dir.path().join("a.jsonl"), 30);
     let deadlock = full_run("loyalty_program_deadlock.json").await;
-    record(&dir.path().join("b.jsonl"), &deadlock);
+    record(&dir.path().join("b.jsonl"), &started_at(&deadlock, early));
     aged(&dir.path().join("b.jsonl"), 20);
     // A run killed half way: no finish.
-    record(&dir.path().join("c.jsonl"), &deadlock[..deadlock.len() / 2]);
+    let cut = started_at(&deadlock[..deadlock.len() / 2], late);
+    record(&dir.path().join("c.jsonl"), &cut);
     aged(&dir.path().join("c.jsonl"), 10);
+    // The snapshot holds the times in UTC's words, whatever this
+    // machine's zone.
+    let utc = |text: String| {
+        text.replace(&local(early), "11-24 16:00:00")
+            .replace(&local(late), "11-24 16:01:35")
+    };
 
     let mut app = App::new(
         Hub::new(16),
@@ -309,11 +358,13 @@ async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
         }
     }
     press(&mut app, KeyCode::End);
-    insta::assert_snapshot!("picker_with_recordings_100x30", screen(&mut app, 100, 30));
+    let listed = utc(screen(&mut app, 100, 30));
+    assert!(listed.contains("replay loyalty_program_deadlock · 11-24 16:01:35 · seed"));
+    insta::assert_snapshot!("picker_with_recordings_100x30", listed);
 
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "deadlock");
-    let text = screen(&mut app, 100, 30);
+    let text = utc(screen(&mut app, 100, 30));
     insta::assert_snapshot!("picker_filtered_100x30", text);
     assert!(!text.contains("vendor_outage"), "{text}");
 

@@ -116,14 +116,7 @@ fn pattern_pane(frame: &mut ratatui::Frame, area: Rect, app: &App, focused: bool
 /// The selected run's result pane.
 fn result_pane(frame: &mut ratatui::Frame, area: Rect, app: &App) {
     let run = app.run().unwrap().view();
-    panes::result::draw(
-        frame,
-        area,
-        run.state,
-        run.unit,
-        run.ui.result_scroll,
-        false,
-    );
+    panes::result::draw(frame, area, &run, run.ui.result_scroll, false);
 }
 
 /// Draw one pane alone into a `width` × `height` buffer.

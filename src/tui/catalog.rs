@@ -39,11 +39,44 @@ pub(crate) enum Item {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Recorded {
     pub(crate) path: PathBuf,
-    /// The scenario's name and pattern, from the run's start.
-    pub(crate) scenario: Option<(String, PatternKind)>,
+    /// What the run's start tells of it, from its first line.
+    pub(crate) start: Option<Start>,
     /// How the run ended; `None` when the file's end holds no finish (a
     /// run cut short, or a damaged end).
     pub(crate) finish: Option<Finish>,
+}
+
+/// A recorded run's start, as the picker tells runs of one scenario apart:
+/// the scenario, its pattern, the seed, when it started and the flags it
+/// was launched with where they differ from the scenario's defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Start {
+    pub(crate) name: String,
+    pub(crate) pattern: PatternKind,
+    pub(crate) seed: u64,
+    pub(crate) started_at_ms: u64,
+    pub(crate) flags: Vec<String>,
+}
+
+impl Start {
+    /// `loyalty_program_deadlock · 11-25 14:03:22 · seed 5 · +legal_analyst`,
+    /// the time in the machine's zone.
+    fn words(&self) -> String {
+        let mut words = self.name.clone();
+        if let Some(at) = i64::try_from(self.started_at_ms)
+            .ok()
+            .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+            .filter(|_| self.started_at_ms > 0)
+        {
+            let local = at.to_zoned(jiff::tz::TimeZone::system());
+            words.push_str(&format!(" · {}", local.strftime("%m-%d %H:%M:%S")));
+        }
+        words.push_str(&format!(" · seed {}", self.seed));
+        for flag in &self.flags {
+            words.push_str(&format!(" {flag}"));
+        }
+        words
+    }
 }
 
 /// How a recorded run ended, from its `run_finished`.
@@ -58,13 +91,13 @@ impl Recorded {
     /// Read what the picker shows of the recording at `path`: its first
     /// line and its last `PEEK_BYTES`, whatever the file's size.
     pub(crate) fn read(path: &Path) -> Recorded {
-        let (scenario, finish) = match std::fs::File::open(path) {
+        let (start, finish) = match std::fs::File::open(path) {
             Ok(mut file) => (first_run(&mut file), last_finish(&mut file)),
             Err(_) => (None, None),
         };
         Recorded {
             path: path.to_path_buf(),
-            scenario,
+            start,
             finish,
         }
     }
@@ -139,14 +172,23 @@ fn upper(word: &str) -> String {
     word.replace('_', " ").to_uppercase()
 }
 
-/// The scenario of the run whose start is the file's first line, when
-/// that line fits in `PEEK_BYTES`.
-fn first_run(file: &mut std::fs::File) -> Option<(String, PatternKind)> {
+/// The start of the run whose start is the file's first line, when that
+/// line fits in `PEEK_BYTES`.
+fn first_run(file: &mut std::fs::File) -> Option<Start> {
     let mut head = Vec::new();
     file.by_ref().take(PEEK_BYTES).read_to_end(&mut head).ok()?;
     let end = head.iter().position(|b| *b == b'\n').unwrap_or(head.len());
     match serde_json::from_slice::<Event>(&head[..end]).ok()?.kind {
-        EventKind::RunStarted(started) => Some((started.scenario.name.clone(), started.pattern)),
+        EventKind::RunStarted(started) => Some(Start {
+            name: started.scenario.name.clone(),
+            pattern: started.pattern,
+            seed: started.seed,
+            started_at_ms: started.started_at_ms,
+            flags: crate::tui::text::flag_changes(
+                started.flags.iter().map(|f| (f.name.as_str(), f.on)),
+                &started.scenario,
+            ),
+        }),
         _ => None,
     }
 }
@@ -196,8 +238,8 @@ impl Entry {
                 .title
                 .clone()
                 .unwrap_or_else(|| live.scenario.name.clone()),
-            Item::Recording(recorded) => match &recorded.scenario {
-                Some((name, _)) => format!("replay {name}"),
+            Item::Recording(recorded) => match &recorded.start {
+                Some(start) => format!("replay {}", start.words()),
                 None => format!(
                     "replay {}",
                     recorded
@@ -216,8 +258,8 @@ impl Entry {
             Item::Scenario(Ok(s)) => s.pattern.to_string(),
             Item::Scenario(Err(_)) => "invalid".to_string(),
             Item::Remote(live) => live.pattern.to_string(),
-            Item::Recording(recorded) => match &recorded.scenario {
-                Some((_, pattern)) => pattern.to_string(),
+            Item::Recording(recorded) => match &recorded.start {
+                Some(start) => start.pattern.to_string(),
                 None => "recording".to_string(),
             },
         }
@@ -360,6 +402,26 @@ mod tests {
         assert_eq!(entries[0].state(), "no finish (cut short)");
     }
 
+    #[test]
+    fn a_start_is_told_by_its_time_in_the_machines_zone() {
+        let start = Start {
+            name: "loyalty".into(),
+            pattern: PatternKind::Collaboration,
+            seed: 7,
+            started_at_ms: 1_764_000_000_000,
+            flags: vec!["-breakers".into()],
+        };
+        let local = jiff::Timestamp::from_millisecond(1_764_000_000_000)
+            .unwrap()
+            .to_zoned(jiff::tz::TimeZone::system())
+            .strftime("%m-%d %H:%M:%S")
+            .to_string();
+        assert_eq!(
+            start.words(),
+            format!("loyalty · {local} · seed 7 -breakers")
+        );
+    }
+
     /// A recording is listed by the run it holds and how it ended, read
     /// from its first line and its end however long it is.
     #[test]
@@ -385,7 +447,10 @@ mod tests {
                 seed: 1,
                 goal: "g".into(),
                 clock: ClockMode::Virtual,
-                flags: Vec::new(),
+                flags: vec![crate::bus::FlagState {
+                    name: "legal_analyst".into(),
+                    on: true,
+                }],
                 source: None,
                 started_at_ms: 0,
                 model: None,
@@ -427,9 +492,10 @@ mod tests {
         std::fs::write(&whole, &text).unwrap();
 
         let recorded = Recorded::read(&whole);
+        let start = recorded.start.clone().expect("the run's start");
         assert_eq!(
-            recorded.scenario,
-            Some((scenario.name.clone(), scenario.pattern))
+            (start.name.as_str(), start.pattern, start.seed),
+            (scenario.name.as_str(), scenario.pattern, 1)
         );
         // Finished with work undone: partial, in the failed-only view.
         assert_eq!(recorded.outcome(), "◐ success · health YELLOW · partial");
@@ -439,14 +505,19 @@ mod tests {
             origin: "whole.jsonl".into(),
             item: Item::Recording(recorded),
         };
-        assert_eq!(entry.title(), format!("replay {}", scenario.name));
+        // Told apart by its seed and the flag it turned on; no start time
+        // is shown for a run that recorded none.
+        assert_eq!(
+            entry.title(),
+            format!("replay {} · seed 1 +legal_analyst", scenario.name)
+        );
         assert_eq!(entry.kind(), scenario.pattern.to_string());
 
         let recorded = Recorded::read(&cut);
         assert_eq!(recorded.outcome(), "no finish (cut short)");
         assert!(recorded.failed());
-        assert!(recorded.scenario.is_some());
+        assert!(recorded.start.is_some());
         let missing = Recorded::read(&dir.path().join("gone.jsonl"));
-        assert_eq!((missing.scenario, missing.finish), (None, None));
+        assert_eq!((missing.start, missing.finish), (None, None));
     }
 }

@@ -61,6 +61,20 @@ pub(crate) fn pad(text: &str, width: usize) -> String {
     out
 }
 
+/// The flags, as `(name, on)`, whose state differs from `scenario`'s
+/// defaults, as `+name` (turned on) or `-name` (turned off): how runs of
+/// one scenario are told apart in the tabs and the picker.
+pub(crate) fn flag_changes<'a>(
+    flags: impl IntoIterator<Item = (&'a str, bool)>,
+    scenario: &crate::scenario::Scenario,
+) -> Vec<String> {
+    flags
+        .into_iter()
+        .filter(|(name, on)| scenario.flags.get(*name).is_some_and(|d| d.default != *on))
+        .map(|(name, on)| format!("{}{name}", if on { "+" } else { "-" }))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -62,8 +62,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             panes::result::draw(
                 frame,
                 areas.result,
-                state,
-                run.unit,
+                run,
                 ui.result_scroll,
                 focused(PaneId::Result),
             );

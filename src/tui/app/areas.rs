@@ -12,11 +12,8 @@ impl App {
     /// tall as their content, or its focused pane zoomed.
     pub fn areas(&self, screen: Rect) -> Areas {
         let run = self.run();
-        let result = |width: u16| {
-            run.map_or(0, |slot| {
-                panes::result::wanted_height(&slot.state, slot.unit, width)
-            })
-        };
+        let result =
+            |width: u16| run.map_or(0, |slot| panes::result::wanted_height(&slot.view(), width));
         let wanted = Wanted {
             pattern: run.map_or(10, |slot| slot.unit.wanted_height(&slot.state.pattern)),
             result: &result,

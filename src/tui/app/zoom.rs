@@ -30,7 +30,7 @@ impl App {
     pub(super) fn scroll_result(&mut self, action: Action) {
         let area = self.areas(self.screen).result;
         let Some(slot) = self.run() else { return };
-        let last = result::max_scroll(&slot.state, slot.unit, area);
+        let last = result::max_scroll(&slot.view(), area);
         let page = area.height.saturating_sub(3).max(1);
         let Some(slot) = self.run_mut() else { return };
         let at = slot.ui.result_scroll.min(last);

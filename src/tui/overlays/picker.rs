@@ -143,6 +143,28 @@ fn areas(screen: Rect, entries: usize) -> (Rect, Rect, Rect) {
     (list, about, frame)
 }
 
+/// The pattern's column.
+const KIND_W: usize = 13;
+
+/// How many columns of `room` a row's title and state get: both whole
+/// when they fit with two spaces between them; else the state up to a
+/// third of the room and the title the rest.
+fn columns(room: usize, title: usize, state: usize) -> (usize, usize) {
+    if state == 0 {
+        return (title.min(room), 0);
+    }
+    if title + state + 2 <= room {
+        return (title, state);
+    }
+    let state_w = state.min(room / 3);
+    let title_w = title.min(room.saturating_sub(state_w + 2));
+    (title_w, state.min(room.saturating_sub(title_w + 2)))
+}
+
+fn text_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerView) {
     let shown = view.shown(entries);
     let (list, about, area) = areas(screen, entries.len());
@@ -171,16 +193,10 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
         },
     );
     let width = usize::from(list.width);
-    // The state column is as wide as the widest state shown needs (at most
-    // 30 columns, a third of the list), the title takes the rest.
-    let widest_state = shown
-        .order
-        .iter()
-        .map(|&i| entries[i].state().chars().count())
-        .max()
-        .unwrap_or(0);
-    let state_w = widest_state.min(30.min(width / 3));
-    let title_w = width.saturating_sub(state_w + 16).max(10);
+    // Each row: the pattern, the title as wide as it needs, the state at
+    // the right edge. Where both do not fit, the state keeps up to a third
+    // of the room and the title the rest.
+    let room = width.saturating_sub(KIND_W + 2);
     let input_rows = usize::from(view.typing || !view.filter.is_empty());
     let rows = usize::from(list.height).saturating_sub(input_rows);
     let first = view.list.first(&shown, rows);
@@ -202,10 +218,13 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
                 Item::Recording(_) => Style::default().fg(theme::GO),
                 Item::Remote(_) => Style::default().fg(theme::ACCENT),
             };
+            let (title, state) = (entry.title(), entry.state());
+            let (title_w, state_w) = columns(room, text_width(&title), text_width(&state));
             let line = Line::from(vec![
-                Span::styled(pad(&entry.title(), title_w), theme::bold()),
-                Span::styled(format!("  {}", pad(&entry.kind(), 14)), theme::dim()),
-                Span::styled(fit(&entry.state(), state_w), style),
+                Span::styled(format!("{}  ", pad(&entry.kind(), KIND_W)), theme::dim()),
+                Span::styled(pad(&title, title_w), theme::bold()),
+                Span::raw(" ".repeat(room.saturating_sub(title_w + state_w))),
+                Span::styled(fit(&state, state_w), style),
             ]);
             search::mark(line, query, Some(i) == selected)
         })
@@ -273,4 +292,23 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
         Paragraph::new(about_lines).wrap(Wrap { trim: false }),
         about,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::columns;
+
+    #[test]
+    fn the_title_takes_what_the_state_leaves() {
+        // Both fit: both whole.
+        assert_eq!(columns(80, 30, 20), (30, 20));
+        // No state: the title may fill the row.
+        assert_eq!(columns(80, 100, 0), (80, 0));
+        // Too long together: the state keeps up to a third.
+        assert_eq!(columns(78, 59, 21), (55, 21));
+        assert_eq!(columns(78, 48, 58), (48, 28));
+        assert_eq!(columns(78, 70, 58), (50, 26));
+        // A row too narrow for anything.
+        assert_eq!(columns(1, 10, 10), (0, 0));
+    }
 }

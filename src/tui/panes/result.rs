@@ -9,7 +9,7 @@ use crate::bus::{BudgetKind, RunStatus};
 use crate::sanitize::clean_lines;
 use crate::stop::{StopFacts, StopReason};
 use crate::tui::keymap::PaneId;
-use crate::tui::patterns::unit::PatternUnit;
+use crate::tui::slot::RunView;
 use crate::tui::state::{Activity, Outcome, RunState};
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -25,37 +25,30 @@ use ratatui::widgets::Paragraph;
 const LABEL: usize = 12;
 
 /// The pane's text, wrapped to `width` columns.
-pub(crate) fn rows(state: &RunState, unit: &dyn PatternUnit, width: u16) -> Vec<Line<'static>> {
-    wrap(&lines(state, unit), usize::from(width))
+pub(crate) fn rows(run: &RunView, width: u16) -> Vec<Line<'static>> {
+    wrap(&lines(run), usize::from(width))
 }
 
 /// How tall the pane would like to be at `width` columns, its border
 /// included.
-pub(crate) fn wanted_height(state: &RunState, unit: &dyn PatternUnit, width: u16) -> u16 {
-    let rows = rows(state, unit, width.saturating_sub(2)).len();
+pub(crate) fn wanted_height(run: &RunView, width: u16) -> u16 {
+    let rows = rows(run, width.saturating_sub(2)).len();
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
 /// The furthest the pane scrolls in `area`: its last row at the bottom.
-pub(crate) fn max_scroll(state: &RunState, unit: &dyn PatternUnit, area: Rect) -> u16 {
+pub(crate) fn max_scroll(run: &RunView, area: Rect) -> u16 {
     let inner = block(PaneId::Result, "", false).inner(area);
-    let rows = rows(state, unit, inner.width).len();
+    let rows = rows(run, inner.width).len();
     u16::try_from(rows.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX)
 }
 
-/// `unit` is the run's pattern's; `scroll` how far the pane is scrolled
-/// (past the end is drawn as the end).
-pub fn draw(
-    frame: &mut Frame,
-    area: Rect,
-    state: &RunState,
-    unit: &dyn PatternUnit,
-    scroll: u16,
-    focused: bool,
-) {
+/// `scroll` is how far the pane is scrolled (past the end is drawn as the
+/// end).
+pub fn draw(frame: &mut Frame, area: Rect, run: &RunView, scroll: u16, focused: bool) {
     let mut block = block(PaneId::Result, "Result", focused);
     let inner = block.inner(area);
-    let rows = rows(state, unit, inner.width);
+    let rows = rows(run, inner.width);
     let height = usize::from(inner.height);
     let last = rows.len().saturating_sub(height);
     let top = usize::from(scroll).min(last);
@@ -91,36 +84,13 @@ pub fn draw(
 }
 
 /// The pane's lines, before wrapping.
-fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
+fn lines(run: &RunView) -> Vec<Line<'static>> {
+    let (state, unit) = (run.state, run.unit);
     let fold = &state.pattern;
     let Some(outcome) = &state.outcome else {
-        let doing = match &state.activity {
-            Activity::Starting => "Starting…".to_string(),
-            Activity::Paused { .. } if state.escalation.as_ref().is_some_and(|e| e.waiting()) => {
-                let round = state.escalation.as_ref().map_or(0, |e| e.round);
-                format!(
-                    "The table asks a person after round {round}: d answers. The run waits for the answer (space and s do not pass it)."
-                )
-            }
-            Activity::Paused { gate } => format!(
-                "Paused {gate}. space resumes, s runs one {}.",
-                unit.gate_word()
-            ),
-            Activity::Running | Activity::Finished => unit.doing(fold, &state.calling),
-        };
-        let mut lines = vec![Line::styled(doing, theme::dim())];
-        // What the run was asked, whole, while it works on it (the header
-        // has room for the scenario's title only).
-        if let Some(info) = &state.info {
-            lines.push(labelled(
-                "goal",
-                vec![Span::raw(fit(&crate::sanitize::clean(&info.goal), 4000))],
-            ));
-        }
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(unit.later(), theme::dim()));
-        return lines;
+        return unfinished(run);
     };
+
     let shortfall = unit.shortfall(fold);
     let mut headline = unit.headline(fold, outcome);
     if is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
@@ -190,6 +160,67 @@ fn lines(state: &RunState, unit: &dyn PatternUnit) -> Vec<Line<'static>> {
         );
     }
     lines.extend(unit.after_answer(fold));
+    lines
+}
+
+/// The pane's lines while the run has no outcome: what it is doing, its
+/// goal, and what will show here. In a replay, where the cursor is: the
+/// live run's keys (space, s) do not apply to a recording.
+fn unfinished(run: &RunView) -> Vec<Line<'static>> {
+    let (state, unit) = (run.state, run.unit);
+    let waiting = state.escalation.as_ref().filter(|e| e.waiting());
+    let mut lines = Vec::new();
+    let asked = waiting.map_or(0, |e| e.round);
+    let doing = match (&state.activity, run.replay) {
+        (Activity::Starting, None) => "Starting…".to_string(),
+        (Activity::Starting, Some(_)) => "The run was starting.".to_string(),
+        (Activity::Paused { .. }, None) if waiting.is_some() => format!(
+            "The table asks a person after round {asked}: d answers. The run waits for the answer (space and s do not pass it)."
+        ),
+        (Activity::Paused { .. }, Some(_)) if waiting.is_some() => format!(
+            "The table asked a person after round {asked}; the answer comes later in the recording."
+        ),
+        (Activity::Paused { gate }, None) => format!(
+            "Paused {gate}. space resumes, s runs one {}.",
+            unit.gate_word()
+        ),
+        (Activity::Paused { gate }, Some(_)) => format!("The run was paused {gate}."),
+        (Activity::Running | Activity::Finished, None) => {
+            unit.doing(&state.pattern, &state.calling)
+        }
+        // `Running: …` as it was at that event: `The run was running: …`.
+        (Activity::Running | Activity::Finished, Some(_)) => {
+            let doing = unit.doing(&state.pattern, &state.calling);
+            let mut chars = doing.chars();
+            let first = chars.next().map(|c| c.to_lowercase().to_string());
+            format!(
+                "The run was {}{}",
+                first.unwrap_or_default(),
+                chars.as_str()
+            )
+        }
+    };
+    if let Some(replay) = run.replay {
+        lines.push(Line::styled(
+            format!(
+                "Replay at event {} of {}: > goes to the end, space plays.",
+                replay.seq(),
+                replay.last_seq()
+            ),
+            theme::bold(),
+        ));
+    }
+    lines.push(Line::styled(doing, theme::dim()));
+    // What the run was asked, whole, while it works on it (the header has
+    // room for the scenario's title only).
+    if let Some(info) = &state.info {
+        lines.push(labelled(
+            "goal",
+            vec![Span::raw(fit(&crate::sanitize::clean(&info.goal), 4000))],
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(unit.later(), theme::dim()));
     lines
 }
 

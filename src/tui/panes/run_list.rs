@@ -114,18 +114,10 @@ fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Li
     };
     // Runs of one scenario told apart by the flags they run with, where
     // those differ from the scenario's defaults: `+legal_analyst`.
-    let changed: Vec<String> = slot
-        .state
-        .flags
-        .iter()
-        .filter(|f| {
-            slot.scenario
-                .flags
-                .get(&f.name)
-                .is_some_and(|d| d.default != f.on)
-        })
-        .map(|f| format!("{}{}", if f.on { "+" } else { "-" }, f.name))
-        .collect();
+    let changed = crate::tui::text::flag_changes(
+        slot.state.flags.iter().map(|f| (f.name.as_str(), f.on)),
+        &slot.scenario,
+    );
     let flags = if changed.is_empty() {
         String::new()
     } else {

@@ -236,11 +236,13 @@ impl RunState {
                 }
             }
             EventKind::CallFinished { call, usage, .. } => {
-                let agent = self
-                    .calling
-                    .iter()
-                    .find(|c| c.call == *call)
-                    .and_then(|c| c.agent.clone());
+                // Whose tokens: the agent the call speaks for, else what a
+                // model call was for (`plan`, `final brief`).
+                let agent = self.calling.iter().find(|c| c.call == *call).and_then(|c| {
+                    c.agent.clone().or_else(|| {
+                        (c.tool == crate::scenario::MODEL_TOOL).then(|| c.label.clone())
+                    })
+                });
                 self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.spend.add(usage);

@@ -106,6 +106,13 @@ pub(super) fn draw(
     if let Some((used, limit)) = workers.dispatches {
         summary.push(vec![Span::raw(format!("dispatches {used}/{limit}"))]);
     }
+    // The model's tokens go to the plan and the final brief; the workers
+    // are tools and spend none.
+    for (purpose, word) in [("plan", "plan"), ("final brief", "brief")] {
+        if let Some(spent) = seen.spent_by(purpose) {
+            summary.push(vec![Span::styled(format!("{word} {spent}"), theme::dim())]);
+        }
+    }
     // Health, once known, is what the line is read for: it goes first.
     if let Some(health) = workers.health {
         summary.insert(
