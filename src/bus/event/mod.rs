@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 mod start;
 mod values;
+#[macro_use]
 mod wire;
 
 pub use start::RunStarted;
@@ -40,22 +41,6 @@ pub struct Event {
     pub t_ms: u64,
     #[serde(flatten)]
     pub kind: EventKind,
-}
-
-/// Defines [`EventKind`] and, from the same list of kinds, `KindNamed`:
-/// the kinds read when the name is known before the fields (see `wire`).
-/// Serde reads the tagged enum by buffering every field first, which costs
-/// more than the reading itself. rustfmt leaves a macro's body as written.
-macro_rules! event_kinds {
-    ($(#[$attr:meta])* pub enum EventKind { $($kinds:tt)* }) => {
-        $(#[$attr])*
-        pub enum EventKind { $($kinds)* }
-
-        #[derive(Deserialize)]
-        #[serde(remote = "EventKind", rename_all = "snake_case")]
-        #[allow(dead_code)] // only its `deserialize` is used
-        enum KindNamed { $($kinds)* }
-    };
 }
 
 event_kinds! {

@@ -16,6 +16,22 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// Defines [`EventKind`] and, from the same list of kinds, `KindNamed`:
+/// the kinds read when the name is known before the fields (see `wire`).
+/// Serde reads the tagged enum by buffering every field first, which costs
+/// more than the reading itself. rustfmt leaves a macro's body as written.
+macro_rules! event_kinds {
+    ($(#[$attr:meta])* pub enum EventKind { $($kinds:tt)* }) => {
+        $(#[$attr])*
+        pub enum EventKind { $($kinds)* }
+
+        #[derive(Deserialize)]
+        #[serde(remote = "EventKind", rename_all = "snake_case")]
+        #[allow(dead_code)] // only its `deserialize` is used
+        enum KindNamed { $($kinds)* }
+    };
+}
+
 #[derive(Deserialize)]
 pub(super) struct WireEvent {
     run: RunId,

@@ -4,6 +4,7 @@
 //! swarm's chain (`swarm`) or as a coordinator with its members side by
 //! side (`members`).
 
+mod events;
 mod list;
 mod members;
 pub(crate) mod state;

@@ -3,11 +3,9 @@
 //! read, the turn in flight, and the coordinator's member calls, folded
 //! from the team events. The limits come from the run's scenario.
 
-use crate::bus::{BudgetKind, CallOutcome, EventKind, HandoffRejection, TurnOutcome};
+use crate::bus::{CallOutcome, HandoffRejection};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, Scenario};
 use crate::stop::StopReason;
-use crate::tui::patterns::fold::Fold;
-use crate::tui::state::outcome::Outcome;
 
 /// How many of the latest links, transfers and member calls the state keeps
 /// in full. A long run's earlier ones are counted, not kept (its recording
@@ -49,7 +47,7 @@ pub(crate) struct Chain {
     /// Tools the agents called, with what they asked and got, in order.
     pub(crate) tool_calls: Vec<ToolCallView>,
     /// The message of the transfer asked for and not yet decided.
-    asked_message: Option<String>,
+    pub(super) asked_message: Option<String>,
     pub(crate) finished: bool,
     /// The links, transfers and member calls before those kept.
     pub(crate) earlier: Earlier,
@@ -213,7 +211,7 @@ impl Chain {
 
     /// Keep the latest [`KEPT`] of each list once one holds twice as many,
     /// counting what goes (so trimming costs nothing per item on average).
-    fn trim(&mut self) {
+    pub(super) fn trim(&mut self) {
         let earlier = &mut self.earlier;
         earlier.links += drop_oldest(&mut self.links, |_| {});
         earlier.handoffs += drop_oldest(&mut self.handoffs, |h| {
@@ -250,7 +248,7 @@ impl Chain {
         self.members.iter().filter(move |m| Some(m.turn) == turn)
     }
 
-    fn record(
+    pub(super) fn record(
         &mut self,
         from: &str,
         to: &str,
@@ -272,7 +270,7 @@ impl Chain {
         });
     }
 
-    fn running_member(&mut self, member: &str) -> Option<&mut MemberView> {
+    pub(super) fn running_member(&mut self, member: &str) -> Option<&mut MemberView> {
         self.members
             .iter_mut()
             .rev()
@@ -293,155 +291,12 @@ fn drop_oldest<T>(items: &mut Vec<T>, mut gone: impl FnMut(&T)) -> usize {
     over
 }
 
-impl Fold for Chain {
-    /// Fold one team event at run time `t_ms`; others are ignored.
-    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
-        self.fold(kind, t_ms);
-        self.trim();
-    }
-
-    /// The run ended: nothing is in flight any more.
-    fn close(&mut self, _outcome: &Outcome) {
-        self.finished = true;
-        self.turn = None;
-        for member in &mut self.members {
-            if member.state == MemberState::Running {
-                member.state = MemberState::Failed {
-                    latency_ms: None,
-                    outcome: None,
-                    reason: None,
-                };
-            }
-        }
-    }
-}
-
-impl Chain {
-    fn fold(&mut self, kind: &EventKind, t_ms: u64) {
-        match kind {
-            EventKind::TurnStarted { turn, agent } => {
-                self.turns = self.turns.max(*turn);
-                if let Some(member) = self.running_member(agent) {
-                    member.turns += 1;
-                } else {
-                    self.turn = Some(TurnView {
-                        turn: *turn,
-                        agent: agent.clone(),
-                        started_ms: t_ms,
-                    });
-                }
-            }
-            EventKind::TurnFinished {
-                turn,
-                agent,
-                outcome,
-                ..
-            } if self.turn.as_ref().is_some_and(|t| t.turn == *turn) => {
-                self.turn = None;
-                if let Some(link) = self.links.last_mut().filter(|l| &l.agent == agent) {
-                    link.turns += 1;
-                    link.cut |= *outcome == TurnOutcome::Cut;
-                }
-            }
-            EventKind::TransferRequested { message, .. } => {
-                self.asked_message = message.clone();
-            }
-            EventKind::ToolUsed {
-                turn,
-                agent,
-                tool,
-                args,
-                result,
-                ok,
-            } => self.tool_calls.push(ToolCallView {
-                at_ms: t_ms,
-                turn: *turn,
-                agent: agent.clone(),
-                tool: tool.clone(),
-                args: args.clone(),
-                result: result.clone(),
-                ok: *ok,
-            }),
-            EventKind::BudgetConsumed {
-                budget: BudgetKind::LlmCalls,
-                used,
-                limit,
-            } => {
-                self.llm_calls = *used;
-                self.limits.max_llm_calls = *limit;
-            }
-            EventKind::HandoffAccepted {
-                from,
-                to,
-                handoffs,
-                window,
-                deadline_ms,
-            } => {
-                self.record(from, to, t_ms, None, *handoffs, window);
-                if let Some(link) = self.links.last_mut() {
-                    link.until_ms = Some(t_ms);
-                }
-                self.links.push(Link {
-                    agent: to.clone(),
-                    since_ms: t_ms,
-                    deadline_ms: *deadline_ms,
-                    turns: 0,
-                    until_ms: None,
-                    cut: false,
-                });
-            }
-            EventKind::HandoffRejected {
-                from,
-                to,
-                reason,
-                handoffs,
-                window,
-            } => self.record(from, to, t_ms, Some(reason.clone()), *handoffs, window),
-            EventKind::MemberCallStarted {
-                turn,
-                member,
-                task,
-                deadline_ms,
-            } => self.members.push(MemberView {
-                turn: *turn,
-                member: member.clone(),
-                task: task.clone(),
-                started_ms: t_ms,
-                deadline_ms: *deadline_ms,
-                turns: 0,
-                state: MemberState::Running,
-            }),
-            EventKind::MemberCallFinished {
-                member,
-                outcome,
-                latency_ms,
-                reply,
-                reason,
-                ..
-            } => {
-                if let Some(view) = self.running_member(member) {
-                    view.state = match (outcome, reply) {
-                        (CallOutcome::Ok, Some(reply)) => MemberState::Done {
-                            latency_ms: *latency_ms,
-                            reply: reply.clone(),
-                        },
-                        _ => MemberState::Failed {
-                            latency_ms: Some(*latency_ms),
-                            outcome: Some(*outcome),
-                            reason: reason.clone(),
-                        },
-                    };
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{RunStatus, RunSummary};
+    use crate::bus::{EventKind, RunStatus, RunSummary, TurnOutcome};
+    use crate::tui::patterns::fold::Fold;
+    use crate::tui::state::outcome::Outcome;
     use serde_json::json;
 
     fn outcome() -> Outcome {
