@@ -95,6 +95,18 @@ fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
         .expect("the run was recorded");
     let text = std::fs::read_to_string(&recording).unwrap();
     assert!(text.contains("\"human_decided\""), "{recording:?}");
+    // The recording's pause names where the run waited: after round 2, for
+    // the decision, not before a round 3 that never came.
+    let paused: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == "paused")
+        .collect();
+    assert_eq!(paused.len(), 1, "{paused:?}");
+    assert_eq!(
+        paused[0]["gate"],
+        serde_json::json!({"before": "decision", "round": 2})
+    );
     assert!(text.contains("Relaunch after the fraud review."));
     let mut replay = Session::start(&["replay", recording.to_str().unwrap()], home.path());
     replay.wait_text("REPLAY");
