@@ -18,8 +18,8 @@ pub(crate) fn question(kind: &EventKind) -> Option<String> {
         return None;
     };
     let mut text = format!(
-        "round {round}: the table asks a person (a blocking stance {blocking_rounds} round{} in a row)",
-        if *blocking_rounds == 1 { "" } else { "s" }
+        "round {round}: the table asks a person (a blocking stance {} in a row)",
+        crate::words::plural(u64::from(*blocking_rounds), "round")
     );
     let width = stances
         .iter()

@@ -172,9 +172,9 @@ fn brief_from_history(payload: &Value) -> String {
         .and_then(|h| h.last())
         .and_then(|round| round["contributions"].as_array());
     let mut brief = format!(
-        "Decision: {} after {rounds} round{}.",
+        "Decision: {} after {}.",
         decision.replace('_', " ").to_uppercase(),
-        if rounds == 1 { "" } else { "s" }
+        crate::words::plural(rounds as u64, "round")
     );
     let Some(contributions) = last else {
         return brief;

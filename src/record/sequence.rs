@@ -195,15 +195,15 @@ impl Sequence {
 fn gap(last: Anchor, here: Anchor) -> String {
     // Lines reported as damaged in between account for some of the seqs.
     let missing = here.seq - last.seq - (here.slot - last.slot);
-    let plural = if missing == 1 { "" } else { "s" };
+    let missing = crate::words::plural(missing, "event");
     if last.seq == 0 {
         format!(
-            "the recording starts at seq {}: {missing} event{plural} missing before it",
+            "the recording starts at seq {}: {missing} missing before it",
             here.seq
         )
     } else {
         format!(
-            "seq jumps from {} to {}: {missing} event{plural} missing",
+            "seq jumps from {} to {}: {missing} missing",
             last.seq, here.seq
         )
     }

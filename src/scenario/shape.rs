@@ -137,8 +137,8 @@ fn describe(document: &Value, error: &ValidationError<'_>) -> Vec<Problem> {
         ValidationErrorKind::MinItems { limit } => vec![Problem::at(
             path,
             format!(
-                "expected at least {limit} item{}, found {}",
-                if *limit == 1 { "" } else { "s" },
+                "expected at least {}, found {}",
+                crate::words::plural(*limit, "item"),
                 describe_value(found)
             ),
         )],

@@ -71,13 +71,12 @@ impl fmt::Display for TooManyRuns {
         } else {
             write!(
                 f,
-                "--seeds {from}..{to} ({}) under the values of {} --flag{} ({} combinations) makes {runs} runs, more than the {} a sweep may make; sweep fewer seeds or flags, or raise the cap with {MAX_RUNS_VAR}=<runs>",
+                "--seeds {from}..{to} ({}) under the values of {} ({} combinations) makes {runs} runs, more than the {} a sweep may make; sweep fewer seeds or flags, or raise the cap with {MAX_RUNS_VAR}=<runs>",
                 match seed_count(&self.seeds) {
                     1 => "1 seed".to_string(),
                     n => format!("{n} seeds"),
                 },
-                self.flags,
-                if self.flags == 1 { "" } else { "s" },
+                crate::words::plural(self.flags as u64, "--flag"),
                 count_words(self.combinations),
                 self.cap
             )

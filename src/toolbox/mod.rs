@@ -163,15 +163,9 @@ fn hang(options: &MisbehaveOptions) -> Exit {
 /// `conclave toolbox mcp`: the demo MCP server until its client leaves
 /// (stdio) or the process is stopped (HTTP).
 pub fn mcp_server(http: Option<&str>) -> Exit {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::exit::runtime(&mut tokio::runtime::Builder::new_multi_thread()) {
         Ok(runtime) => runtime,
-        Err(e) => {
-            crate::output::message(&format!("conclave: cannot start the runtime: {e}"));
-            return Exit::Internal;
-        }
+        Err(exit) => return exit,
     };
     match runtime.block_on(mcp::serve(http, &["toolbox", "mcp"])) {
         Ok(()) => Exit::Ok,

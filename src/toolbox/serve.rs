@@ -40,15 +40,9 @@ struct Server {
 
 /// Serve until the process is stopped (Ctrl-C ends it cleanly).
 pub fn serve(options: ServeOptions) -> Exit {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::exit::runtime(&mut tokio::runtime::Builder::new_current_thread()) {
         Ok(runtime) => runtime,
-        Err(e) => {
-            output::message(&format!("conclave: cannot start the runtime: {e}"));
-            return Exit::Internal;
-        }
+        Err(exit) => return exit,
     };
     runtime.block_on(async move {
         let listener = match TcpListener::bind(options.listen).await {

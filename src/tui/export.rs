@@ -35,7 +35,9 @@ pub(crate) fn comparison_path(comparison: &Comparison) -> String {
     )
 }
 
-fn file_safe(name: &str) -> String {
+/// A name made safe for a file name: ASCII letters, digits, `-` and `_`
+/// kept, anything else `_`, at most 60 characters.
+pub(crate) fn file_safe(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

@@ -89,17 +89,11 @@ pub fn run(options: TuiOptions) -> Exit {
         },
         None => None,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::message(&format!("conclave: cannot start the runtime: {e}"));
-            return Exit::Internal;
-        }
-    };
+    let runtime =
+        match crate::exit::runtime(tokio::runtime::Builder::new_multi_thread().worker_threads(2)) {
+            Ok(runtime) => runtime,
+            Err(exit) => return exit,
+        };
     let exporter = match Exporter::start_or_say(options.otlp.as_ref()) {
         Ok(exporter) => exporter.map(Arc::new),
         Err(exit) => return exit,

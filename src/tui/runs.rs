@@ -256,7 +256,7 @@ impl Runs {
         let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
         Ok(Some(dir.join(format!(
             "{stamp}-{}-run{run}.jsonl",
-            file_safe(&scenario.name)
+            super::export::file_safe(&scenario.name)
         ))))
     }
 
@@ -382,18 +382,4 @@ fn live(slots: &mut [RunSlot], run: RunId) -> Option<&mut RunSlot> {
     slots
         .iter_mut()
         .find(|s| s.replay.is_none() && s.state.run == run)
-}
-
-/// A scenario name made safe for a file name.
-fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(60)
-        .collect()
 }

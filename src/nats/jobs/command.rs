@@ -9,6 +9,7 @@ use super::outage;
 use crate::exit::Exit;
 use crate::output;
 use crate::sweep::{SweepArgs, Tally, prepare};
+use crate::words::plural;
 use std::sync::atomic::AtomicBool;
 
 /// Run the sweep on the workers of the server at `url` and print its
@@ -107,18 +108,17 @@ fn missing_text(done: usize, missing: &[String]) -> String {
 fn summary(runs: usize, gathered: &Gathered) -> String {
     let workers = gathered.workers.len();
     format!(
-        "conclave: {} by {workers} worker{}; {} ran again after their worker stopped; {} repeated result{} dropped",
+        "conclave: {} by {}; {} ran again after their worker stopped; {} dropped",
         runs_text(runs),
-        if workers == 1 { "" } else { "s" },
+        plural(workers as u64, "worker"),
         gathered.redelivered,
-        gathered.duplicates,
-        if gathered.duplicates == 1 { "" } else { "s" },
+        plural(gathered.duplicates as u64, "repeated result"),
     )
 }
 
 /// "1 run", "400 runs".
 fn runs_text(n: usize) -> String {
-    format!("{n} run{}", if n == 1 { "" } else { "s" })
+    plural(n as u64, "run")
 }
 
 /// A bar on stderr, drawn only when stderr is a terminal.

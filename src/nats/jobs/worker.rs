@@ -87,15 +87,9 @@ struct Shared {
 
 /// Run jobs until a signal; the exit status says why it stopped.
 pub fn worker(options: WorkerOptions) -> Exit {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::exit::runtime(&mut tokio::runtime::Builder::new_current_thread()) {
         Ok(runtime) => runtime,
-        Err(e) => {
-            output::message(&format!("conclave: cannot start the runtime: {e}"));
-            return Exit::Internal;
-        }
+        Err(exit) => return exit,
     };
     let endpoint = match OwnEndpoint::from_env(|name| std::env::var(name).ok()) {
         Ok(endpoint) => endpoint,

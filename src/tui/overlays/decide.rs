@@ -91,14 +91,9 @@ fn conflict_words(conflict: Conflict) -> &'static str {
 fn question(escalation: &Escalation, width: usize) -> Vec<Line<'static>> {
     let mut lines = vec![Line::raw(fit(
         &format!(
-            "After round {}, a blocking stance for {} round{} in a row.",
+            "After round {}, a blocking stance for {} in a row.",
             escalation.round,
-            escalation.blocking_rounds,
-            if escalation.blocking_rounds == 1 {
-                ""
-            } else {
-                "s"
-            }
+            crate::words::plural(u64::from(escalation.blocking_rounds), "round"),
         ),
         width,
     ))];

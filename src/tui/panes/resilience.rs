@@ -89,8 +89,8 @@ pub fn draw(
     let boxed = usize::from(area.height) >= tools.len() + 2 && area.height > 3;
     let count = resilience.tools.len();
     let mut title = format!(
-        "Resilience · {count} tool{}",
-        if count == 1 { "" } else { "s" }
+        "Resilience · {}",
+        crate::words::plural(count as u64, "tool")
     );
     if !shielded {
         title.push_str(" · unshielded");

@@ -66,8 +66,8 @@ pub(crate) fn draw(
         let count = replay.problems.len();
         spans.push(Span::styled(
             format!(
-                " · {count} unreadable line{}: {}",
-                if count == 1 { "" } else { "s" },
+                " · {}: {}",
+                crate::words::plural(count as u64, "unreadable line"),
                 fit(first, 120)
             ),
             theme::error(),

@@ -57,20 +57,15 @@ fn progress(sweep: &SweepState) -> Line<'static> {
             Span::styled(format!("stopped: {}", fit(why, 80)), theme::error())
         }
     };
-    let plural = if tally.combination_count() == 1 {
-        ""
-    } else {
-        "s"
-    };
     // Where it stands first: the file's name is what a narrow screen cuts.
     Line::from(vec![
         Span::raw(" "),
         state,
         Span::raw(format!(
-            " · {done}/{total} runs · seeds {}..{} · {} combination{plural} · {}",
+            " · {done}/{total} runs · seeds {}..{} · {} · {}",
             seeds.start(),
             seeds.end(),
-            tally.combination_count(),
+            crate::words::plural(tally.combination_count() as u64, "combination"),
             fit(&sweep.source, 60),
         )),
     ])

@@ -77,8 +77,8 @@ fn source_line(source: &SourceView, look: Look) -> Line<'static> {
         } => (
             "✓",
             format!(
-                "read · {notes} note{} · {}",
-                if *notes == 1 { "" } else { "s" },
+                "read · {} · {}",
+                crate::words::plural(*notes as u64, "note"),
                 fit(published_at, 12)
             ),
             Style::default().fg(theme::GO),
