@@ -4,7 +4,7 @@
 //! more and is read whole scrolled to its end or zoomed; the scroll stops
 //! at the last row; every screen size draws; NO_COLOR keeps the selection.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{Event, Hub};
 use conclave::engine::LaunchOptions;
@@ -226,19 +226,58 @@ async fn every_size_draws_whole_and_zoomed() {
     for events in [&finished, &mid, &coordinator] {
         for &(width, height) in &sizes {
             let mut app = app_with(events, AppOptions::default(), width, height);
-            for pane in [
-                PaneId::Pattern,
-                PaneId::Log,
-                PaneId::Result,
-                PaneId::Resilience,
+            for (pane, number) in [
+                (PaneId::Pattern, "[2]"),
+                (PaneId::Log, "[3]"),
+                (PaneId::Result, "[4]"),
+                (PaneId::Resilience, "[5]"),
             ] {
                 app.focus = pane;
                 app.zoomed = false;
+                panes_apart(&app, width, height);
                 screen(&app);
                 app.update(Action::Follow);
                 app.zoomed = true;
-                screen(&app);
+                panes_apart(&app, width, height);
+                // Zoomed, the focused pane is the one on screen, title and
+                // all, wherever there is room for a title.
+                if width >= 30 && height >= 8 {
+                    let zoomed = text(&screen(&app));
+                    assert!(
+                        zoomed.contains(number),
+                        "{pane:?} zoomed at {width}x{height}:\n{zoomed}"
+                    );
+                } else {
+                    screen(&app);
+                }
             }
+        }
+    }
+}
+
+/// The app's panes at `width` × `height` lie within the screen and do not
+/// overlap.
+fn panes_apart(app: &App, width: u16, height: u16) {
+    let screen = Rect::new(0, 0, width, height);
+    let areas = app.areas(screen);
+    let named = [
+        ("header", areas.header),
+        ("pattern", areas.pattern),
+        ("log", areas.log),
+        ("result", areas.result),
+        ("footer", areas.footer),
+    ];
+    for (i, (name, area)) in named.iter().enumerate() {
+        assert_eq!(
+            screen.union(*area),
+            screen,
+            "{name} {area:?} within {width}x{height}"
+        );
+        for (other, next) in &named[i + 1..] {
+            assert!(
+                area.is_empty() || next.is_empty() || !area.intersects(*next),
+                "{name} {area:?} and {other} {next:?} overlap at {width}x{height}"
+            );
         }
     }
 }
