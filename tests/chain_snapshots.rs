@@ -4,7 +4,7 @@
 //! coordinator with three members called side by side. The states come from
 //! real runs of the shipped scenarios on the virtual clock.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{CallOutcome, Event, EventKind, Hub};
 use conclave::engine::LaunchOptions;

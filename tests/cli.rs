@@ -1,7 +1,7 @@
 //! The command line as a user runs it: results on stdout, messages on
 //! stderr, and the documented exit statuses.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! The round table end to end through the engine, on the paused clock:
 //! every stop reason of 000, flags at launch and live, pause and step.
 
-mod common;
+use crate::common;
 
 use common::{kinds, run, run_default, said, scenario, table};
 use conclave::bus::{EventKind, GatePoint};

@@ -3,7 +3,7 @@
 //! when a pinned run is compared with another, and the comparisons of every
 //! pattern's runs with a flag off and on.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use conclave::bus::{Event, Hub};

@@ -12,7 +12,7 @@
 //! Conclave's own `usage` (tokens and dollars) is left out of every
 //! comparison: the references have no such field.
 
-mod common;
+use crate::common;
 
 use conclave::engine::LaunchOptions;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! timeout the gateway applies, the run's budgets over the members' calls,
 //! refused member calls, and the launch review scenario.
 
-mod common;
+use crate::common;
 
 use common::{run, run_default, scenario};
 use conclave::bus::{CallOutcome, EventKind};

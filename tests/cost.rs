@@ -6,7 +6,7 @@
 //! call that went past the limit counted; pausing spends nothing; and a
 //! recording made before prices still replays.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{Event, EventKind, Hub, TokenUsage};
 use conclave::engine::{self, LaunchOptions, ProviderChoice};

@@ -2,7 +2,7 @@
 //! the run stops with `escalated_to_human`; `--decide` answers in advance,
 //! and the answer is an event and part of the result.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use std::path::Path;

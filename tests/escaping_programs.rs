@@ -7,7 +7,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::real::{Sandbox, alive, of_type, pids_in, recording, stderr};
 use serde_json::{Value, json};

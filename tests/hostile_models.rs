@@ -9,7 +9,7 @@
 //! stop reason, and with no run of eight characters of the key in stdout,
 //! stderr, the recording, or any prompt sent back to the endpoint.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Body, Captured, Loopback, Reply};
 use serde_json::{Value, json};

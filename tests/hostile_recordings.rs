@@ -5,7 +5,7 @@
 //! its finish line is intact, every damaged line named; and files that are
 //! no recording at all exit 2.
 
-mod common;
+use crate::common;
 
 use common::damage::{self, Damage, Damaged};
 use serde_json::Value;

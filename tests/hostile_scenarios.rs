@@ -8,7 +8,6 @@
 
 #[path = "hostile_scenarios/bytes.rs"]
 mod bytes;
-mod common;
 #[path = "hostile_scenarios/corpus.rs"]
 mod corpus;
 
@@ -127,7 +126,7 @@ fn every_hostile_scenario_is_refused_with_a_place_and_exit_2() {
 /// The same with a wrong type at every field of every shipped scenario,
 /// however deep (about a thousand files, two processes each).
 #[test]
-#[ignore = "the full corpus: cargo test --test hostile_scenarios -- --ignored"]
+#[ignore = "the full corpus: cargo test --test all hostile_scenarios:: -- --ignored"]
 fn every_field_of_every_shipped_scenario_refuses_a_wrong_type() {
     refused_with_a_place_and_exit_2(corpus::corpus(true));
 }

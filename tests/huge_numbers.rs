@@ -4,7 +4,7 @@
 //! usage and in a sweep's document, and a pricing file that names a model
 //! twice is refused as a scenario's key given twice is.
 
-mod common;
+use crate::common;
 
 use common::cli::result;
 use common::loopback::{Captured, Loopback, Reply};

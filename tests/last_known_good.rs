@@ -3,7 +3,7 @@
 //! arguments, from this run or from the `--cache DIR` a healthy run filled,
 //! marked stale in the result and the events.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use serde_json::Value;

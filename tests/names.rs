@@ -2,7 +2,7 @@
 //! what model APIs accept as a tool's name): any other name is a scenario
 //! error placed at the name, and the CLI exits 2.
 
-mod common;
+use crate::common;
 
 use common::cli::conclave;
 use common::files::{assert_documented, edit, errors_of, position_of};

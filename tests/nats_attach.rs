@@ -5,7 +5,7 @@
 //! holds it at a gate with its keys. Nothing here sleeps to wait: every
 //! wait polls a condition against a deadline.
 
-mod common;
+use crate::common;
 
 use common::nats::NatsServer;
 use common::screen;

@@ -1,7 +1,7 @@
 //! The connection every NATS feature shares, against a real nats-server
 //! on loopback: JetStream round trips, and the errors a user can cause.
 
-mod common;
+use crate::common;
 
 use async_nats::jetstream::{self, consumer::pull, stream};
 use common::nats::{NatsServer, Release};

@@ -4,7 +4,7 @@
 //! costs the run nothing but a warning; one that is not there is refused
 //! before the run starts.
 
-mod common;
+use crate::common;
 
 use async_nats::jetstream::consumer::{DeliverPolicy, pull};
 use common::cli::{conclave, result};

@@ -6,7 +6,7 @@
 //! worker processes over a real nats-server, of the oldest supported
 //! release and of the newest.
 
-mod common;
+use crate::common;
 
 use common::nats::processes::{BOUND, Sweep, Worker, conclave, poll};
 use common::nats::{NatsServer, Release};

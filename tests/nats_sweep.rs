@@ -3,10 +3,8 @@
 //! document must equal the local sweep's, also when a worker is killed
 //! while it holds jobs.
 
-mod common;
-#[path = "otlp/receiver.rs"]
-#[allow(dead_code, reason = "this file reads spans, not their shape")]
-mod receiver;
+use crate::common;
+use crate::receiver;
 
 use common::nats::NatsServer;
 use common::nats::processes::{BOUND, Sweep, Worker, conclave, poll};

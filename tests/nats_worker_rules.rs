@@ -5,7 +5,7 @@
 //! whatever allowance its machine remembers. A real worker process over a
 //! real nats-server on loopback.
 
-mod common;
+use crate::common;
 
 use common::nats::NatsServer;
 use common::nats::processes::{Sweep, Worker};

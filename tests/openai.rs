@@ -9,7 +9,7 @@
 //! test waits on it except for what the endpoint asks (Retry-After) and the
 //! scenario's own timeouts, all well under a second or two.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{BreakerState, CallOutcome, Event, EventKind, Hub};
 use conclave::engine::{LaunchOptions, ProviderChoice};

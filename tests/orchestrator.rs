@@ -3,7 +3,7 @@
 //! dispatch budget, the deadline's clip of the attempt timeout, and the
 //! workers' scripted failures.
 
-mod common;
+use crate::common;
 
 use common::{ops, plan_of, run, run_default, scenario, task, three_tasks};
 use conclave::bus::{EventKind, GatePoint};

@@ -2,7 +2,7 @@
 //! flags toggled live, a timed-out attempt cancelled rather than waited
 //! for, and identical event streams for identical runs.
 
-mod common;
+use crate::common;
 
 use common::{kinds, ops, run, scenario, three_tasks};
 use conclave::bus::{CallOutcome, Event, EventKind, GatePoint, TaskStatus};

@@ -3,9 +3,8 @@
 //! in JSON; the spans that arrive are decoded with the protocol's own
 //! types and checked against the run's recording.
 
-mod common;
-#[path = "otlp/receiver.rs"]
-mod receiver;
+use crate::common;
+use crate::receiver;
 
 use conclave::bus::{Event, EventKind, EventSink, Hub};
 use conclave::engine::{self, LaunchOptions};

@@ -5,7 +5,7 @@
 //! redirect is not followed, so a secret header stays with the collector
 //! it was meant for.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Body, Loopback, Reply};
 use std::io::Read;

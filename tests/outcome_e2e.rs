@@ -3,7 +3,7 @@
 //! reaches the terminal but the focused pane stays bold and the selection
 //! in reverse video; an unknown theme is refused before the screen opens.
 
-mod common;
+use crate::common;
 
 use common::cli::conclave;
 use common::pty::Session;

@@ -4,7 +4,7 @@
 //! and neither panics. Text from a model or a scenario never reaches stdout
 //! or stderr raw. Paths the user gave that cannot be used exit 2.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use serde_json::Value;

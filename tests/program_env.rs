@@ -7,7 +7,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::real::{Sandbox, of_type, recording, stderr};
 use serde_json::{Value, json};

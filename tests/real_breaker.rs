@@ -5,7 +5,7 @@
 //! its cooling period is over, and closes when the API has recovered;
 //! with breakers off, every call reaches the sick API.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Loopback, Reply};
 use common::real::{Sandbox, of_type, recording, stderr};

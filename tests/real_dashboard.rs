@@ -2,7 +2,7 @@
 //! scenario that runs programs asks first; `y` runs them and remembers the
 //! file; `q` ends the run and every program it started with it.
 
-mod common;
+use crate::common;
 
 use common::pty::Session;
 use common::real::{Sandbox, pids_in, survivors, toolbox};

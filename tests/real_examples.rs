@@ -6,7 +6,7 @@
 //! inventory worker is the toolbox's program. The pricing API fails its
 //! first calls; its breaker opens, probes and closes for real.
 
-mod common;
+use crate::common;
 
 use common::real::{CONCLAVE, Sandbox, of_type, recording, stderr};
 use serde_json::Value;

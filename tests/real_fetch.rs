@@ -5,7 +5,7 @@
 //! cites only those pages. A page on a domain the policy denies is
 //! never requested; a redirect to such a domain is not followed.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Loopback, Reply};
 use common::real::{Sandbox, of_type, recording, stderr};

@@ -6,7 +6,7 @@
 //! with the reason, without a hang; nothing the server started outlives
 //! the run.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Loopback, Reply};
 use common::real::{Sandbox, of_type, pids_in, recording, stderr, survivors, toolbox};

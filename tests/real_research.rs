@@ -3,7 +3,7 @@
 //! checks, the reads and the synthesis go on as with the simulated search,
 //! so the answer and its citations are the same as the shipped scenario's.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Loopback, Reply};
 use common::real::{Sandbox, stderr};

@@ -2,7 +2,7 @@
 //! (file, line:column, JSON path) with what was expected, before anything
 //! runs; the JSON Schema describes the new keys for editors.
 
-mod common;
+use crate::common;
 
 use common::real::{Sandbox, stderr};
 use conclave::scenario;

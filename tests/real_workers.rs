@@ -5,7 +5,7 @@
 //! connection, a program that dies or hangs) fails the call as 001 says,
 //! and nothing a run started outlives it.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Body, Loopback, Reply};
 use common::real::{Sandbox, of_type, pids_in, recording, stderr, survivors, toolbox};

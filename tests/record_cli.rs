@@ -4,7 +4,7 @@
 //! on stdout, says so in one line and exits 1; the dashboard records its
 //! run to the file asked for. And replays of research runs list their steps.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use common::pty::{Session, recordings};

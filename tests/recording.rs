@@ -1,7 +1,7 @@
 //! Recordings: lossless while live viewers lag, and identical for the same
 //! scenario, seed and flags on the virtual clock.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};
 use conclave::engine::{self, LaunchOptions};

@@ -4,7 +4,7 @@
 //! no undamaged line reported; every undamaged event kept, the run's finish
 //! with it whenever its line is intact.
 
-mod common;
+use crate::common;
 
 use common::damage::{self, Damaged};
 use conclave::bus::Event;
@@ -158,7 +158,7 @@ fn each_damage_on_each_line_costs_that_line_only() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(20_000))]
 
-    /// The same, deeper: `cargo test --test recording_damage -- --ignored`.
+    /// The same, deeper: `cargo test --test all recording_damage:: -- --ignored`.
     #[test]
     #[ignore]
     fn damaged_recordings_keep_every_undamaged_event_deep((which, damages) in damaged_recordings(10)) {

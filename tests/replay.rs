@@ -2,8 +2,6 @@
 //! so the last frames match; time travel lands on the same states whichever
 //! way it gets there; broken recordings open with what can be read.
 
-mod common;
-
 use conclave::bus::{Delivery, EventKind, Hub};
 use conclave::record::read_recording;
 use conclave::tui::app::{App, AppOptions};

@@ -2,7 +2,7 @@
 //! example, every stop reason 004 can reach, the lenient reading of its
 //! hints, and the sim's own plan and answer.
 
-mod common;
+use crate::common;
 
 use common::research::{OFFICIAL, VENDOR, payments, plan, result_of, timed};
 use conclave::bus::ResearchPhase;

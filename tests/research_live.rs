@@ -2,7 +2,7 @@
 //! through the gateway, run-clock times, determinism, domain flags at
 //! launch and at a gate, stepping and cancel.
 
-mod common;
+use crate::common;
 
 use common::research::{payments, result_of, run, timed};
 use conclave::bus::{

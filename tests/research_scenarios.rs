@@ -2,7 +2,7 @@
 //! column, the JSON path and what was expected; no input makes the loader
 //! panic.
 
-mod common;
+use crate::common;
 
 use common::files::{self, assert_documented, errors_of, never_panics};
 use conclave::scenario;

@@ -3,7 +3,7 @@
 //! on the virtual clock: mid-run (one page read, the next being read),
 //! finished with an answer, and stopped without a reliable source.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{Event, EventKind, Hub, ResearchPhase};
 use conclave::engine::LaunchOptions;

@@ -4,7 +4,7 @@
 //! retries that are never multiplied, safe mode, and the same events for
 //! the same run.
 
-mod common;
+use crate::common;
 
 use common::{ops, plan_of, run, scenario, table, task};
 use conclave::bus::{BreakerReason, BreakerState, Event, EventKind};

@@ -2,7 +2,7 @@
 //! column, the JSON path and what was expected; the schema documents the
 //! section; no broken outage scenario makes the loader panic.
 
-mod common;
+use crate::common;
 
 use common::files::{self, assert_documented, errors_of, position_of};
 use conclave::scenario::{self, GatewayMechanism};

@@ -1,7 +1,7 @@
 //! Bad scenario files: every error names the file, the line and column, the
 //! JSON path and what was expected; no input makes the loader panic.
 
-mod common;
+use crate::common;
 
 use common::files::{self, assert_documented, errors_of, never_panics, position_of};
 use conclave::scenario;

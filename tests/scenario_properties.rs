@@ -4,7 +4,7 @@
 //! the file, a line and a column from 1, and a path. The `--ignored`
 //! variants try many more and larger inputs.
 
-mod common;
+use crate::common;
 
 use conclave::scenario::{self, JsonPath, ScenarioErrors};
 use proptest::prelude::*;
@@ -277,7 +277,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(20_000))]
 
     #[test]
-    #[ignore = "the deep run: cargo test --test scenario_properties -- --ignored"]
+    #[ignore = "the deep run: cargo test --test all scenario_properties:: -- --ignored"]
     fn deep_arbitrary_inputs_get_placed_errors(
         bytes in prop::collection::vec(any::<u8>(), 0..4096),
         document in json(8, 256),
@@ -287,7 +287,7 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "the deep run: cargo test --test scenario_properties -- --ignored"]
+    #[ignore = "the deep run: cargo test --test all scenario_properties:: -- --ignored"]
     fn deep_mutations_of_shipped_scenarios_get_placed_errors(
         which in any::<prop::sample::Index>(),
         choices in prop::collection::vec(prop::collection::vec(any::<usize>(), 0..8), 1..4),

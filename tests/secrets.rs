@@ -4,7 +4,7 @@
 //! then every byte printed, every recording and every file the process
 //! wrote is searched for it.
 
-mod common;
+use crate::common;
 
 use common::pty::{Session, recordings};
 use serde_json::{Value, json};

@@ -8,7 +8,7 @@
 //! before the stream is retried; `--no-stream` and an endpoint that
 //! ignores `stream` answer whole.
 
-mod common;
+use crate::common;
 
 use common::streaming::{self, COMPLETION_TOKENS, Reply, Streamed, asks_for_the_final_answer};
 use conclave::bus::{CallOutcome, Event, EventKind, RunStatus};

@@ -3,7 +3,7 @@
 //! the budgets' order, faults, tools through the gateway, flags, the gate
 //! before each turn, and identical events for identical runs.
 
-mod common;
+use crate::common;
 
 use common::{kinds, run, run_default, scenario};
 use conclave::bus::{Event, EventKind, GatePoint, HandoffRejection, TurnOutcome};

@@ -5,7 +5,7 @@
 //! was expected; a real model costs money and is refused without
 //! --allow-real; a scenario's programs run only with --allow-exec.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use common::real::{Sandbox, stderr, toolbox};

@@ -5,7 +5,7 @@
 //! for at most its maximum of threads and goes on with those the system
 //! gives. The built binary runs under real limits (`setrlimit`).
 
-mod common;
+use crate::common;
 
 use common::bounded::{self, Finished};
 use common::real::{Sandbox, toolbox};

@@ -2,7 +2,7 @@
 //! stdout, the documented exit statuses, flags from the command line, a
 //! recording that holds the team's events, and the schema's new sections.
 
-mod common;
+use crate::common;
 
 use common::cli::{conclave, result};
 use serde_json::Value;

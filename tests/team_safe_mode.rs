@@ -4,7 +4,7 @@
 //! partial, the tool degraded) with them; a tool that never answers times
 //! out at 10 s when the scenario sets no timeout.
 
-mod common;
+use crate::common;
 
 use common::{run, run_default, scenario};
 use conclave::bus::{CallOutcome, EventKind};

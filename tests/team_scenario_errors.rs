@@ -2,7 +2,7 @@
 //! the line and column, the JSON path and what was expected; no input
 //! makes the loader panic.
 
-mod common;
+use crate::common;
 
 use common::files::{assert_documented, edit, errors_of, never_panics, position_of};
 use conclave::scenario;

@@ -7,7 +7,7 @@
 //! In the dashboard, the launch waits on a confirmation that lists every
 //! program, the files it runs and every address off this machine.
 
-mod common;
+use crate::common;
 
 use common::real::{Sandbox, stderr, toolbox};
 use conclave::bus::Hub;

@@ -3,7 +3,7 @@
 //! so each step waits for what should appear on screen (never a fixed
 //! sleep), with a generous limit.
 
-mod common;
+use crate::common;
 
 use common::pty::{Frames, Session, recordings};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! as the person decided, and a replay of the recording shows the question
 //! and the choice.
 
-mod common;
+use crate::common;
 
 use common::pty::{Session, recordings};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! at every moment of an outage, the selected tool's chart over the run,
 //! and breaker moves marked on the replay's timeline.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{BreakerState, Event, EventKind, Hub};
 use conclave::engine::LaunchOptions;

@@ -5,7 +5,7 @@
 //! lists recordings by how their run ended. Drawn from real runs of the
 //! shipped scenarios on the virtual clock into ratatui's TestBackend.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{Event, Hub};
 use conclave::engine::LaunchOptions;

@@ -4,7 +4,7 @@
 //! and in a sweep's outcome bars; and at 80×24 the header keeps what the
 //! run cost and its budget once the run has ended.
 
-mod common;
+use crate::common;
 
 use common::pty::Session;
 use serde_json::Value;

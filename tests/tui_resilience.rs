@@ -3,7 +3,7 @@
 //! model; as a boxed pane, as the 80-column strip and on whole screens; and
 //! the vendor outage caught mid-run from a real run on the virtual clock.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{
     BreakerReason, BreakerState, CallOutcome, ClockMode, Event, EventKind, FlagState, Hub,

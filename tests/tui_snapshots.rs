@@ -3,7 +3,7 @@
 //! the flags and help overlays, a finished run and a stopped one. The states
 //! come from real runs of the shipped scenarios on the virtual clock.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{Event, EventKind, Hub};
 use conclave::engine::{self, LaunchOptions};

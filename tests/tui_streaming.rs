@@ -7,7 +7,7 @@
 //! replay shows the same. The model's row shows the time to the first
 //! token and the tokens a second.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{CallOutcome, Event, EventKind, Hub, TokenUsage};
 use conclave::engine::LaunchOptions;

@@ -5,7 +5,7 @@
 //! way until the test has seen the partial summary, so nothing depends on
 //! how fast either side is. `--no-stream` asks for whole answers.
 
-mod common;
+use crate::common;
 
 use common::pty::{Session, recordings};
 use common::streaming::{Reply, Streamed, asks_for_the_final_answer, serve_in_background};

@@ -3,7 +3,7 @@
 //! listed; Enter on a run replays it (its seed and flags run again with a
 //! recording), and the replay ends as the sweep counted that run.
 
-mod common;
+use crate::common;
 
 use conclave::bus::{EventKind, Hub, RunStatus};
 use conclave::engine::ProviderChoice;

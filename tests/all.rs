@@ -1,0 +1,85 @@
+//! The integration tests, one test binary: each module is one file of
+//! `tests/`, and linking the crate once instead of once per file is most
+//! of what CI saves on two cores. Three files stay binaries of their own
+//! (see `Cargo.toml`): `dashboard_memory` counts every allocation of its
+//! process, `hostile_memory` measures a child whose peak includes this
+//! process's size at the fork, and `compare_secrets` registers a secret
+//! for the whole process.
+
+mod common;
+/// A loopback OTLP collector, for the OTLP and NATS tests.
+#[path = "otlp/receiver.rs"]
+mod receiver;
+
+mod chain_snapshots;
+mod cli;
+mod collaboration;
+mod compare;
+mod conformance;
+mod coordinator;
+mod cost;
+mod durations_at_run_time;
+mod escalation;
+mod escaping_programs;
+mod hostile_models;
+mod hostile_recordings;
+mod hostile_scenarios;
+mod huge_numbers;
+mod last_known_good;
+mod mcp;
+mod names;
+mod nats_attach;
+mod nats_core;
+mod nats_events;
+mod nats_outage;
+mod nats_sweep;
+mod nats_worker_rules;
+mod openai;
+mod orchestrator;
+mod orchestrator_live;
+mod otlp;
+mod otlp_far_ends;
+mod outcome_e2e;
+mod output;
+mod program_env;
+mod real_breaker;
+mod real_dashboard;
+mod real_examples;
+mod real_fetch;
+mod real_mcp;
+mod real_research;
+mod real_scenario_errors;
+mod real_workers;
+mod record_cli;
+mod recording;
+mod recording_damage;
+mod replay;
+mod research;
+mod research_live;
+mod research_scenarios;
+mod research_snapshots;
+mod resilience;
+mod resilience_scenarios;
+mod scenario_descriptions;
+mod scenario_errors;
+mod scenario_properties;
+mod secrets;
+mod streaming;
+mod swarm;
+mod sweep;
+mod sweep_caps;
+mod team_cli;
+mod team_safe_mode;
+mod team_scenario_errors;
+mod trust;
+mod tui_e2e;
+mod tui_escalation;
+mod tui_health;
+mod tui_lists;
+mod tui_outcome;
+mod tui_partial_cost;
+mod tui_resilience;
+mod tui_snapshots;
+mod tui_streaming;
+mod tui_streaming_e2e;
+mod tui_sweep;
