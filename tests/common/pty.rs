@@ -20,6 +20,9 @@ pub struct Session {
     writer: Box<dyn Write + Send>,
     pub child: Box<dyn Child + Send + Sync>,
     _master: Box<dyn MasterPty + Send>,
+    /// The thread that reads the terminal: done once the dashboard and
+    /// whatever shares its terminal have closed it.
+    reader: std::thread::JoinHandle<()>,
 }
 
 impl Session {
@@ -68,7 +71,7 @@ impl Session {
         let raw = Arc::new(Mutex::new(Vec::new()));
         let mut reader = pair.master.try_clone_reader().unwrap();
         let (screen_in, raw_in) = (Arc::clone(&screen), Arc::clone(&raw));
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             let mut frames = Frames::default();
             while let Ok(n) = reader.read(&mut buf) {
@@ -88,6 +91,7 @@ impl Session {
             writer,
             child,
             _master: pair.master,
+            reader,
         }
     }
 
@@ -154,6 +158,12 @@ impl Session {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
+                // What the dashboard wrote last (the terminal given back)
+                // is on the screen once the reader has read it all; on a
+                // loaded machine that can come after the exit is seen.
+                while !self.reader.is_finished() && start.elapsed() < LIMIT {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 return status;
             }
             assert!(

@@ -1,0 +1,97 @@
+//! The gateway's events: model and tool calls, retries, calls failed
+//! fast, stale answers served, breakers and bulkheads.
+
+use super::{attempt_note, outcome_word};
+use crate::bus::EventKind;
+use crate::words::plural;
+
+/// The event's line, when it is one of this group's.
+pub(super) fn line(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::CallStarted {
+            tool,
+            attempt,
+            label,
+            ..
+        } => format!("{tool}: {label}{}", attempt_note(*attempt)),
+        EventKind::CallDelta { call, text } => format!(
+            "call {call}: {} more",
+            plural(text.chars().count() as u64, "character")
+        ),
+        EventKind::CallFinished {
+            tool,
+            attempt,
+            latency_ms,
+            outcome,
+            usage,
+            error,
+            first_token_ms,
+            tokens_per_s,
+            ..
+        } => {
+            let mut line = format!(
+                "{tool}: {} in {latency_ms} ms{}",
+                outcome_word(*outcome),
+                attempt_note(*attempt)
+            );
+            if let Some(usage) = usage {
+                // `~` marks the sim's estimates, as the header does.
+                let about = if usage.estimated { "~" } else { "" };
+                line.push_str(&format!(
+                    " · {about}{}+{} tokens",
+                    usage.input, usage.output
+                ));
+                if let Some(cost) = usage.cost_usd {
+                    line.push_str(&format!(" · {about}${}", crate::figures::dollars(cost)));
+                }
+            }
+            if let Some(first) = first_token_ms {
+                line.push_str(&format!(" · first token {first} ms"));
+            }
+            if let Some(rate) = tokens_per_s {
+                line.push_str(&format!(" · {rate:.0} tokens/s"));
+            }
+            if let Some(error) = error {
+                line.push_str(&format!(": {error}"));
+            }
+            line
+        }
+        EventKind::RetryScheduled {
+            tool,
+            task,
+            attempt,
+            delay_ms,
+            after,
+        } => format!(
+            "{} attempt {attempt} in {delay_ms} ms (after {after})",
+            task.as_deref().unwrap_or(tool)
+        ),
+        EventKind::CallRejected {
+            tool,
+            attempt,
+            reason,
+        } => format!("{tool}{}: failed fast, {reason}", attempt_note(*attempt)),
+        EventKind::FallbackServed { tool, task, after } => format!(
+            "{}: served {tool}'s last good answer, stale ({after})",
+            task.as_deref().unwrap_or(tool)
+        ),
+        EventKind::BreakerTransition {
+            tool,
+            from,
+            to,
+            reason,
+        } => format!(
+            "{tool}: {} → {} ({})",
+            from.as_str(),
+            to.as_str(),
+            reason.as_str()
+        ),
+        EventKind::Bulkhead {
+            tool,
+            in_flight,
+            max,
+            queued,
+        } => format!("{tool}: {in_flight}/{max} in flight, {queued} waiting"),
+        _ => return None,
+    })
+}

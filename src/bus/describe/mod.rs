@@ -1,0 +1,211 @@
+//! One line of words per event, for the event log and its filter. Pure and
+//! free of ratatui; the text is already cleaned for the terminal. Each
+//! group of events words its own lines, in a file of its own.
+
+mod calls;
+mod research;
+mod round;
+mod run;
+mod tasks;
+mod team;
+
+use crate::bus::{CallOutcome, EventKind};
+use crate::sanitize::clean;
+
+pub(crate) use super::kinds::kind_name;
+
+/// What happened, in a few words.
+pub(crate) fn describe(kind: &EventKind) -> String {
+    let text = run::line(kind)
+        .or_else(|| calls::line(kind))
+        .or_else(|| round::line(kind))
+        .or_else(|| tasks::line(kind))
+        .or_else(|| team::line(kind))
+        .or_else(|| research::line(kind))
+        // Every kind has its words in one group; the name is a last resort.
+        .unwrap_or_else(|| kind_name(kind).to_string());
+    clean(&text).into_owned()
+}
+
+pub(super) fn outcome_word(outcome: CallOutcome) -> &'static str {
+    match outcome {
+        CallOutcome::Ok => "ok",
+        CallOutcome::Timeout => "timeout",
+        CallOutcome::Error => "error",
+        CallOutcome::Cancelled => "cancelled",
+        CallOutcome::Refused => "refused",
+    }
+}
+
+pub(super) fn attempt_note(attempt: u32) -> String {
+    if attempt > 1 {
+        format!(" (attempt {attempt})")
+    } else {
+        String::new()
+    }
+}
+
+/// A run clock reading: `mm:ss.d` under an hour, `h:mm:ss.d` under a day,
+/// `Nd hh:mm:ss.d` beyond (a recording may carry any `t_ms`).
+pub(crate) fn clock(ms: u64) -> String {
+    const MINUTE: u64 = 60_000;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    let tenths = (ms / 100) % 10;
+    let seconds = (ms / 1000) % 60;
+    let minutes = (ms / MINUTE) % 60;
+    let hours = (ms / HOUR) % 24;
+    let days = ms / DAY;
+    if ms < HOUR {
+        format!("{minutes:02}:{seconds:02}.{tenths}")
+    } else if ms < DAY {
+        format!("{hours}:{minutes:02}:{seconds:02}.{tenths}")
+    } else {
+        format!("{days}d {hours:02}:{minutes:02}:{seconds:02}.{tenths}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{Conflict, Decision, Stance};
+
+    #[test]
+    fn lines_read_as_sentences_and_are_clean() {
+        let accepted = EventKind::ContributionAccepted {
+            round: 2,
+            agent: "risk_analyst".into(),
+            stance: Stance::Caution,
+            confidence: 0.71,
+            summary: "watch\u{1b}[2J it".into(),
+            actions: vec![],
+        };
+        assert_eq!(
+            describe(&accepted),
+            "round 2 · risk_analyst: caution 0.71 — watch it"
+        );
+        let finished = EventKind::RoundFinished {
+            round: 1,
+            conflicts: vec![Conflict::BlockingVsNonBlock],
+            decision: None,
+        };
+        assert_eq!(
+            describe(&finished),
+            "round 1: blocking_vs_non_block → next round"
+        );
+        let decided = EventKind::RoundFinished {
+            round: 2,
+            conflicts: vec![],
+            decision: Some(Decision::Go),
+        };
+        assert_eq!(describe(&decided), "round 2: no conflicts → go");
+        assert_eq!(kind_name(&decided), "round_finished");
+    }
+
+    #[test]
+    fn gateway_events_read_as_sentences() {
+        use crate::bus::{BreakerReason, BreakerState};
+        use crate::stop::StopReason;
+        let opened = EventKind::BreakerTransition {
+            tool: "enrichment_worker".into(),
+            from: BreakerState::Closed,
+            to: BreakerState::Open,
+            reason: BreakerReason::FailureThreshold,
+        };
+        assert_eq!(
+            describe(&opened),
+            "enrichment_worker: closed → open (failure_threshold)"
+        );
+        let rejected = EventKind::CallRejected {
+            tool: "search_worker".into(),
+            attempt: 2,
+            reason: StopReason::BulkheadFull {
+                tool: "search_worker".into(),
+            },
+        };
+        assert_eq!(
+            describe(&rejected),
+            "search_worker (attempt 2): failed fast, bulkhead_full:search_worker"
+        );
+        let retry = EventKind::RetryScheduled {
+            tool: "model".into(),
+            task: None,
+            attempt: 2,
+            delay_ms: 120,
+            after: StopReason::LlmTimeout,
+        };
+        assert_eq!(
+            describe(&retry),
+            "model attempt 2 in 120 ms (after llm_timeout)"
+        );
+        assert_eq!(kind_name(&retry), "retry_scheduled");
+        let finished = |usage| EventKind::CallFinished {
+            call: 3,
+            tool: "model".into(),
+            attempt: 1,
+            latency_ms: 400,
+            outcome: crate::bus::CallOutcome::Ok,
+            usage: Some(usage),
+            error: None,
+            http_status: None,
+            first_token_ms: None,
+            tokens_per_s: None,
+        };
+        let counted = crate::bus::TokenUsage {
+            input: 1200,
+            output: 300,
+            cost_usd: Some(0.00096),
+            estimated: false,
+        };
+        assert_eq!(
+            describe(&finished(counted)),
+            "model: ok in 400 ms · 1200+300 tokens · $0.00096"
+        );
+        let estimated = crate::bus::TokenUsage {
+            cost_usd: None,
+            estimated: true,
+            ..counted
+        };
+        assert_eq!(
+            describe(&finished(estimated)),
+            "model: ok in 400 ms · ~1200+300 tokens"
+        );
+    }
+
+    #[test]
+    fn a_table_that_asks_after_one_blocking_round_says_round() {
+        let asked = |blocking_rounds| EventKind::EscalatedToHuman {
+            round: 3,
+            blocking_rounds,
+            conflicts: vec![],
+            stances: vec![],
+        };
+        assert_eq!(
+            describe(&asked(1)),
+            "round 3: a blocking stance 1 round in a row; asking a person"
+        );
+        assert_eq!(
+            describe(&asked(2)),
+            "round 3: a blocking stance 2 rounds in a row; asking a person"
+        );
+    }
+
+    #[test]
+    fn clock_reads_minutes_seconds_tenths() {
+        assert_eq!(clock(0), "00:00.0");
+        assert_eq!(clock(3_250), "00:03.2");
+        assert_eq!(clock(754_999), "12:34.9");
+        assert_eq!(clock(3_599_999), "59:59.9");
+    }
+
+    #[test]
+    fn long_clocks_read_in_hours_then_days() {
+        assert_eq!(clock(3_600_000), "1:00:00.0");
+        assert_eq!(clock(45_296_700), "12:34:56.7");
+        assert_eq!(clock(86_399_999), "23:59:59.9");
+        assert_eq!(clock(86_400_000), "1d 00:00:00.0");
+        assert_eq!(clock(8 * 86_400_000 + 3_723_400), "8d 01:02:03.4");
+        // The absurd t_ms of a damaged recording: no overflow, still readable.
+        assert_eq!(clock(u64::MAX), "213503982334d 14:25:51.6");
+    }
+}

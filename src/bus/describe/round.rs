@@ -1,0 +1,64 @@
+//! The round table's events: rounds, contributions, escalation to a
+//! person and the brief.
+
+use crate::bus::EventKind;
+use crate::words::plural;
+
+/// The event's line, when it is one of this group's.
+pub(super) fn line(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::RoundStarted { round, speakers } => {
+            format!("round {round}: {}", speakers.join(", "))
+        }
+        EventKind::ContributionRequested { round, agent } => {
+            format!("round {round} · {agent} asked")
+        }
+        EventKind::ContributionAccepted {
+            round,
+            agent,
+            stance,
+            confidence,
+            summary,
+            ..
+        } => format!(
+            "round {round} · {agent}: {} {confidence} — {summary}",
+            stance.as_str()
+        ),
+        EventKind::ContributionRejected {
+            round,
+            agent,
+            reason,
+            ..
+        } => format!("round {round} · {agent} rejected: {reason}"),
+        EventKind::RoundFinished {
+            round,
+            conflicts,
+            decision,
+        } => {
+            let conflicts: Vec<&str> = conflicts.iter().map(|c| c.as_str()).collect();
+            let conflicts = if conflicts.is_empty() {
+                "no conflicts".to_string()
+            } else {
+                conflicts.join(", ")
+            };
+            let decision = decision.map_or("next round", |d| d.as_str());
+            format!("round {round}: {conflicts} → {decision}")
+        }
+        EventKind::EscalatedToHuman {
+            round,
+            blocking_rounds,
+            ..
+        } => format!(
+            "round {round}: a blocking stance {} in a row; asking a person",
+            plural(u64::from(*blocking_rounds), "round")
+        ),
+        EventKind::HumanDecided { choice, note } => match note {
+            Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
+            None => format!("a person chose {}", choice.as_str()),
+        },
+        EventKind::FinalizeStarted { decision } => {
+            format!("writing the brief ({})", decision.as_str())
+        }
+        _ => return None,
+    })
+}

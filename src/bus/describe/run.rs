@@ -1,0 +1,41 @@
+//! The run's own events and its control: start, finish, budgets,
+//! flags, pauses and steps.
+
+use crate::bus::{EventKind, RunStatus};
+
+/// The event's line, when it is one of this group's.
+pub(super) fn line(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::RunStarted(started) => format!(
+            "{} ({}) seed {}",
+            started.scenario.name, started.pattern, started.seed
+        ),
+        EventKind::RunFinished {
+            status,
+            stop_reason,
+            phase,
+            ..
+        } => {
+            let status = match status {
+                RunStatus::Ok => "ok",
+                RunStatus::Stopped => "stopped",
+            };
+            match phase {
+                Some(phase) => format!("{status}: {stop_reason} at {phase}"),
+                None => format!("{status}: {stop_reason}"),
+            }
+        }
+        EventKind::BudgetConsumed {
+            budget,
+            used,
+            limit,
+        } => format!("{} {used}/{limit}", budget.as_str().replace('_', " ")),
+        EventKind::FlagChanged { name, on } => {
+            format!("{name} {}", if *on { "on" } else { "off" })
+        }
+        EventKind::Paused { gate } | EventKind::Resumed { gate } | EventKind::Stepped { gate } => {
+            gate.to_string()
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,75 @@
+//! The orchestrator's events: the plan, waves, tasks and their
+//! attempts, the aggregate.
+
+use super::outcome_word;
+use crate::bus::{EventKind, TaskStatus};
+use crate::words::plural;
+
+/// The event's line, when it is one of this group's.
+pub(super) fn line(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::PlanAccepted { tasks } => {
+            format!("{} planned", plural(tasks.len() as u64, "task"))
+        }
+        EventKind::WaveStarted { wave, tasks } => {
+            format!("wave {wave}: {}", tasks.join(", "))
+        }
+        EventKind::PlanRejected { reason, .. } => format!("plan refused: {reason}"),
+        EventKind::TaskQueued {
+            task,
+            worker,
+            critical,
+            ..
+        } => format!(
+            "{task} → {worker}{}",
+            if *critical { " (critical)" } else { "" }
+        ),
+        EventKind::AttemptStarted {
+            task,
+            attempt,
+            max_attempts,
+            timeout_ms,
+            ..
+        } if *timeout_ms == u64::MAX => {
+            format!("{task} attempt {attempt}/{max_attempts}, no timeout")
+        }
+        EventKind::AttemptStarted {
+            task,
+            attempt,
+            max_attempts,
+            timeout_ms,
+            ..
+        } => format!("{task} attempt {attempt}/{max_attempts}, timeout {timeout_ms} ms"),
+        EventKind::AttemptFinished {
+            task,
+            attempt,
+            outcome,
+            elapsed_ms,
+            reason,
+            ..
+        } => match reason {
+            Some(reason) => format!("{task} attempt {attempt}: {reason} after {elapsed_ms} ms"),
+            None => format!(
+                "{task} attempt {attempt}: {} in {elapsed_ms} ms",
+                outcome_word(*outcome)
+            ),
+        },
+        EventKind::TaskFinished {
+            task,
+            status,
+            attempts_used,
+            stop_reason,
+            ..
+        } => match (status, stop_reason) {
+            (_, Some(reason)) => format!("{task} failed: {reason} ({})", attempts(*attempts_used)),
+            (TaskStatus::Done, None) => format!("{task} done ({})", attempts(*attempts_used)),
+            (TaskStatus::Failed, None) => format!("{task} failed ({})", attempts(*attempts_used)),
+        },
+        EventKind::Aggregated { health, .. } => format!("health {}", health.as_str()),
+        _ => return None,
+    })
+}
+
+fn attempts(n: u32) -> String {
+    plural(u64::from(n), "attempt")
+}
