@@ -33,4 +33,10 @@ impl PaneId {
     pub(crate) fn from_number(n: u8) -> Option<PaneId> {
         PaneId::ALL.into_iter().find(|p| p.number() == n)
     }
+
+    /// The pane `by` places after this one in focus order, round the end.
+    pub(crate) fn next(self, by: usize) -> PaneId {
+        let at = PaneId::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        PaneId::ALL[(at + by) % PaneId::ALL.len()]
+    }
 }

@@ -11,6 +11,7 @@ mod decide;
 mod export;
 mod input;
 mod remote;
+mod restart;
 mod search;
 mod sweep;
 mod update;

@@ -4,7 +4,7 @@
 use super::App;
 use super::carry::first_line;
 use crate::control::Control;
-use crate::tui::catalog::Item;
+use crate::tui::catalog::{Entry, Item};
 use crate::tui::effect::Effect;
 use crate::tui::keymap::{Action, OverlayKind, PaneId};
 use crate::tui::overlays::details::DetailsView;
@@ -134,26 +134,7 @@ impl App {
             (Some(Overlay::Picker(picker)), Action::Search) => picker.typing = true,
             (Some(Overlay::Picker(picker)), Action::Confirm) => {
                 let entry = picker.selected(&self.catalog).cloned();
-                match entry.map(|e| (e.item, e.origin)) {
-                    Some((Item::Scenario(Ok(scenario)), origin)) => {
-                        self.overlay = None;
-                        let source = (!origin.starts_with("built-in")).then_some(origin);
-                        return vec![Effect::Launch(Launch::of(
-                            scenario,
-                            source,
-                            Overrides::default(),
-                        ))];
-                    }
-                    Some((Item::Scenario(Err(e)), _)) => self.notice = Some(first_line(&e)),
-                    Some((Item::Recording(recorded), _)) => {
-                        return vec![Effect::OpenRecording(recorded.path)];
-                    }
-                    Some((Item::Remote(live), _)) => {
-                        self.overlay = None;
-                        return vec![Effect::Attach(Box::new(live))];
-                    }
-                    None => {}
-                }
+                return self.pick(entry);
             }
             (Some(Overlay::Picker(picker)), _) if action != Action::Close => {
                 picker.navigate(action, &self.catalog, screen);
@@ -185,11 +166,7 @@ impl App {
             }
             (Some(Overlay::Goal(editor)), Action::Confirm) => {
                 let goal = editor.lines().join("\n");
-                self.overlay = None;
-                if let Some(slot) = self.run_mut() {
-                    slot.next_goal = Some(goal);
-                }
-                self.notice = Some("goal saved: r restarts the run with it".into());
+                self.save_goal(goal);
             }
             (Some(Overlay::Filter(_)), Action::Confirm) => self.overlay = None,
             (Some(Overlay::Trust(_)), Action::Confirm) => return self.answer_trust(true),
@@ -206,6 +183,41 @@ impl App {
         Vec::new()
     }
 
+    /// The picker's entry chosen: launch the scenario, open the recording
+    /// or attach the live run; a scenario that cannot launch says why.
+    fn pick(&mut self, entry: Option<Entry>) -> Vec<Effect> {
+        match entry.map(|e| (e.item, e.origin)) {
+            Some((Item::Scenario(Ok(scenario)), origin)) => {
+                self.overlay = None;
+                let source = (!origin.starts_with("built-in")).then_some(origin);
+                vec![Effect::Launch(Launch::of(
+                    scenario,
+                    source,
+                    Overrides::default(),
+                ))]
+            }
+            Some((Item::Scenario(Err(e)), _)) => {
+                self.notice = Some(first_line(&e));
+                Vec::new()
+            }
+            Some((Item::Recording(recorded), _)) => vec![Effect::OpenRecording(recorded.path)],
+            Some((Item::Remote(live), _)) => {
+                self.overlay = None;
+                vec![Effect::Attach(Box::new(live))]
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The edited goal, kept for the selected run's next restart.
+    fn save_goal(&mut self, goal: String) {
+        self.overlay = None;
+        if let Some(slot) = self.run_mut() {
+            slot.next_goal = Some(goal);
+        }
+        self.notice = Some("goal saved: r restarts the run with it".into());
+    }
+
     fn update_panes(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
@@ -220,55 +232,15 @@ impl App {
             Action::Step => return self.control(|_| Control::Step),
             Action::Flags => self.overlay = Some(Overlay::Flags { selected: 0 }),
             Action::Decide => self.open_decide(),
-            Action::EditGoal => {
-                let goal = self.run().map(|slot| {
-                    slot.next_goal
-                        .clone()
-                        .or_else(|| slot.state.info.as_ref().map(|i| i.goal.clone()))
-                        .unwrap_or_default()
-                });
-                self.overlay = Some(Overlay::goal_editor(&goal.unwrap_or_default()));
-            }
-            Action::Restart => {
-                let asked = self.restart_asked.take();
-                if let Some(slot) = self.run() {
-                    let (run, launch) = (slot.state.run, Launch::again(slot));
-                    let changes_flags = super::compare::changes_flags(&launch, slot);
-                    // Restarting a live run in place cancels it: asked first.
-                    if !changes_flags && slot.is_live() && asked != Some(run) {
-                        self.restart_asked = Some(run);
-                        self.notice = Some(format!(
-                            "run {run} is live: r again cancels it and starts it anew, any other key keeps it"
-                        ));
-                        return Vec::new();
-                    }
-                    if changes_flags {
-                        // Another run to compare with, not a retry: the old
-                        // one stays, pinned, and the new one starts beside it.
-                        self.runs.pin(self.runs.selected);
-                        self.notice = Some(format!(
-                            "run {run} kept and pinned: c compares it with the new run"
-                        ));
-                        return vec![Effect::Launch(launch)];
-                    }
-                    return vec![Effect::Restart { run, launch }];
-                }
-            }
+            Action::EditGoal => self.open_goal_editor(),
+            Action::Restart => return self.restart(),
             Action::Sweep => self.overlay = Some(Overlay::Sweep),
             Action::Pin => self.toggle_pin(),
             Action::Compare => self.compare_with_pinned(),
             Action::Copy => return self.copy(),
             Action::Write => self.write(),
-            Action::FocusNext | Action::FocusPrev => {
-                let panes = PaneId::ALL;
-                let at = panes.iter().position(|p| *p == self.focus).unwrap_or(0);
-                let next = if action == Action::FocusNext {
-                    (at + 1) % panes.len()
-                } else {
-                    (at + panes.len() - 1) % panes.len()
-                };
-                self.focus = panes[next];
-            }
+            Action::FocusNext => self.focus = self.focus.next(1),
+            Action::FocusPrev => self.focus = self.focus.next(PaneId::ALL.len() - 1),
             Action::Focus(n) => {
                 if let Some(pane) = PaneId::from_number(n) {
                     self.focus = pane;

@@ -168,8 +168,39 @@ fn text_width(text: &str) -> usize {
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &PickerView) {
     let shown = view.shown(entries);
     let (list, about, area) = areas(screen, entries.len());
-    let remote = entries.iter().any(|e| matches!(e.item, Item::Remote(_)));
-    let mut title = if remote || view.remote {
+    let remote = view.remote || entries.iter().any(|e| matches!(e.item, Item::Remote(_)));
+    frame_box(
+        frame,
+        area,
+        &title(entries, view, &shown, remote),
+        if remote {
+            "j/k select · / filter · o sort · Enter attaches · Esc closes · q quits"
+        } else {
+            "j/k select · / filter · o sort · v show · Enter launches · Esc closes · q quits"
+        },
+    );
+    let input_rows = usize::from(view.typing || !view.filter.is_empty());
+    let rows = usize::from(list.height).saturating_sub(input_rows);
+    let mut lines = listed(entries, view, &shown, usize::from(list.width), rows);
+    if input_rows > 0 {
+        lines.resize(rows, Line::raw(""));
+        lines.push(filter_line(view, usize::from(list.width)));
+    }
+    frame.render_widget(Paragraph::new(lines), list);
+    let about_lines = view
+        .selected(entries)
+        .map(|entry| about_entry(entry, usize::from(about.width)))
+        .unwrap_or_default();
+    frame.render_widget(
+        Paragraph::new(about_lines).wrap(Wrap { trim: false }),
+        about,
+    );
+}
+
+/// The box's title: what picking does, how many entries the filter
+/// keeps, and the list's sort and view.
+fn title(entries: &[Entry], view: &PickerView, shown: &Shown, remote: bool) -> String {
+    let mut title = if remote {
         "Attach: pick a live run of any engine".to_string()
     } else {
         "New run: pick a scenario or a recording".to_string()
@@ -182,25 +213,23 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
         words.truncate(follow);
     }
     title.push_str(&words);
-    frame_box(
-        frame,
-        area,
-        &title,
-        if remote || view.remote {
-            "j/k select · / filter · o sort · Enter attaches · Esc closes · q quits"
-        } else {
-            "j/k select · / filter · o sort · v show · Enter launches · Esc closes · q quits"
-        },
-    );
-    let width = usize::from(list.width);
+    title
+}
+
+/// The list's `rows` rows at `width` columns, or why it is empty.
+fn listed(
+    entries: &[Entry],
+    view: &PickerView,
+    shown: &Shown,
+    width: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
     // Each row: the pattern, the title as wide as it needs, the state at
     // the right edge. Where both do not fit, the state keeps up to a third
     // of the room and the title the rest.
     let room = width.saturating_sub(KIND_W + 2);
-    let input_rows = usize::from(view.typing || !view.filter.is_empty());
-    let rows = usize::from(list.height).saturating_sub(input_rows);
-    let first = view.list.first(&shown, rows);
-    let selected = view.list.item(&shown);
+    let first = view.list.first(shown, rows);
+    let selected = view.list.item(shown);
     let query = Some(view.filter.as_str());
     let mut lines: Vec<Line> = shown
         .order
@@ -208,90 +237,82 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, entries: &[Entry], view: &Pi
         .copied()
         .skip(first)
         .take(rows)
-        .map(|i| {
-            let entry = &entries[i];
-            let style = match &entry.item {
-                Item::Scenario(Ok(_)) => theme::bold(),
-                Item::Scenario(Err(_)) => theme::error(),
-                Item::Recording(recorded) if recorded.partial() => theme::bold().fg(theme::CAUTION),
-                Item::Recording(recorded) if recorded.failed() => theme::error(),
-                Item::Recording(_) => Style::default().fg(theme::GO),
-                Item::Remote(_) => Style::default().fg(theme::ACCENT),
-            };
-            let (title, state) = (entry.title(), entry.state());
-            let (title_w, state_w) = columns(room, text_width(&title), text_width(&state));
-            let line = Line::from(vec![
-                Span::styled(format!("{}  ", pad(&entry.kind(), KIND_W)), theme::dim()),
-                Span::styled(pad(&title, title_w), theme::bold()),
-                Span::raw(" ".repeat(room.saturating_sub(title_w + state_w))),
-                Span::styled(fit(&state, state_w), style),
-            ]);
-            search::mark(line, query, Some(i) == selected)
-        })
+        .map(|i| search::mark(row(&entries[i], room), query, Some(i) == selected))
         .collect();
-    if entries.is_empty() && view.remote {
-        lines.push(Line::styled(
-            "No live run on the server yet: the list is read again every 2 s.",
-            theme::dim(),
-        ));
+    let empty = if entries.is_empty() && view.remote {
+        Some("No live run on the server yet: the list is read again every 2 s.")
     } else if entries.is_empty() {
-        lines.push(Line::styled("No scenarios found.", theme::dim()));
+        Some("No scenarios found.")
     } else if shown.is_empty() {
-        lines.push(Line::styled(
-            "Nothing matches (Esc clears the filter).",
-            theme::dim(),
-        ));
-    }
-    if input_rows > 0 {
-        lines.resize(rows, Line::raw(""));
-        let mut input = vec![
-            Span::styled("/", Style::default().fg(theme::ACCENT)),
-            Span::raw(fit(&view.filter, width.saturating_sub(24))),
-        ];
-        if view.typing {
-            input.push(Span::styled("▏", Style::default().fg(theme::ACCENT)));
-            input.push(Span::styled(" Enter keeps · Esc clears", theme::dim()));
-        }
-        lines.push(Line::from(input));
-    }
-    frame.render_widget(Paragraph::new(lines), list);
-
-    let width = usize::from(about.width);
-    let about_lines = match view.selected(entries) {
-        Some(entry) => {
-            let text = match &entry.item {
-                Item::Recording(recorded) => Line::raw(fit(
-                    &format!("Replay the run: {}.", recorded.outcome()),
-                    2000,
-                )),
-                Item::Scenario(Ok(scenario)) => Line::raw(fit(
-                    scenario
-                        .description
-                        .as_deref()
-                        .unwrap_or("(no description)"),
-                    2000,
-                )),
-                Item::Scenario(Err(error)) => Line::styled(fit(error, 2000), theme::error()),
-                Item::Remote(live) => Line::raw(fit(
-                    &format!(
-                        "Attach to run {}: its panes from its first event, live after that; space, s and f reach its engine.",
-                        live.id
-                    ),
-                    2000,
-                )),
-            };
-            vec![
-                Line::raw(""),
-                Line::styled(fit(&entry.origin, width), theme::dim()),
-                text,
-            ]
-        }
-        None => Vec::new(),
+        Some("Nothing matches (Esc clears the filter).")
+    } else {
+        None
     };
-    frame.render_widget(
-        Paragraph::new(about_lines).wrap(Wrap { trim: false }),
-        about,
-    );
+    lines.extend(empty.map(|why| Line::styled(why, theme::dim())));
+    lines
+}
+
+/// One entry's row in `room` columns after its pattern.
+fn row(entry: &Entry, room: usize) -> Line<'static> {
+    let style = match &entry.item {
+        Item::Scenario(Ok(_)) => theme::bold(),
+        Item::Scenario(Err(_)) => theme::error(),
+        Item::Recording(recorded) if recorded.partial() => theme::bold().fg(theme::CAUTION),
+        Item::Recording(recorded) if recorded.failed() => theme::error(),
+        Item::Recording(_) => Style::default().fg(theme::GO),
+        Item::Remote(_) => Style::default().fg(theme::ACCENT),
+    };
+    let (title, state) = (entry.title(), entry.state());
+    let (title_w, state_w) = columns(room, text_width(&title), text_width(&state));
+    Line::from(vec![
+        Span::styled(format!("{}  ", pad(&entry.kind(), KIND_W)), theme::dim()),
+        Span::styled(pad(&title, title_w), theme::bold()),
+        Span::raw(" ".repeat(room.saturating_sub(title_w + state_w))),
+        Span::styled(fit(&state, state_w), style),
+    ])
+}
+
+/// The filter being typed or kept, under the list.
+fn filter_line(view: &PickerView, width: usize) -> Line<'static> {
+    let mut input = vec![
+        Span::styled("/", Style::default().fg(theme::ACCENT)),
+        Span::raw(fit(&view.filter, width.saturating_sub(24))),
+    ];
+    if view.typing {
+        input.push(Span::styled("▏", Style::default().fg(theme::ACCENT)));
+        input.push(Span::styled(" Enter keeps · Esc clears", theme::dim()));
+    }
+    Line::from(input)
+}
+
+/// Under the list, the selected entry: where it comes from and what it is.
+fn about_entry(entry: &Entry, width: usize) -> Vec<Line<'static>> {
+    let text = match &entry.item {
+        Item::Recording(recorded) => Line::raw(fit(
+            &format!("Replay the run: {}.", recorded.outcome()),
+            2000,
+        )),
+        Item::Scenario(Ok(scenario)) => Line::raw(fit(
+            scenario
+                .description
+                .as_deref()
+                .unwrap_or("(no description)"),
+            2000,
+        )),
+        Item::Scenario(Err(error)) => Line::styled(fit(error, 2000), theme::error()),
+        Item::Remote(live) => Line::raw(fit(
+            &format!(
+                "Attach to run {}: its panes from its first event, live after that; space, s and f reach its engine.",
+                live.id
+            ),
+            2000,
+        )),
+    };
+    vec![
+        Line::raw(""),
+        Line::styled(fit(&entry.origin, width), theme::dim()),
+        text,
+    ]
 }
 
 #[cfg(test)]

@@ -33,18 +33,7 @@ impl Fold for Chain {
 impl Chain {
     fn fold(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::TurnStarted { turn, agent } => {
-                self.turns = self.turns.max(*turn);
-                if let Some(member) = self.running_member(agent) {
-                    member.turns += 1;
-                } else {
-                    self.turn = Some(TurnView {
-                        turn: *turn,
-                        agent: agent.clone(),
-                        started_ms: t_ms,
-                    });
-                }
-            }
+            EventKind::TurnStarted { turn, agent } => self.turn_started(*turn, agent, t_ms),
             EventKind::TurnFinished {
                 turn,
                 agent,
@@ -92,17 +81,7 @@ impl Chain {
                 deadline_ms,
             } => {
                 self.record(from, to, t_ms, None, *handoffs, window);
-                if let Some(link) = self.links.last_mut() {
-                    link.until_ms = Some(t_ms);
-                }
-                self.links.push(Link {
-                    agent: to.clone(),
-                    since_ms: t_ms,
-                    deadline_ms: *deadline_ms,
-                    turns: 0,
-                    until_ms: None,
-                    cut: false,
-                });
+                self.hand_over(to, t_ms, *deadline_ms);
             }
             EventKind::HandoffRejected {
                 from,
@@ -149,5 +128,38 @@ impl Chain {
             }
             _ => {}
         }
+    }
+}
+
+impl Chain {
+    /// Turn `turn` began: a member's own turn counts on its card, else it
+    /// is the holder's turn in flight.
+    fn turn_started(&mut self, turn: u32, agent: &str, t_ms: u64) {
+        self.turns = self.turns.max(turn);
+        if let Some(member) = self.running_member(agent) {
+            member.turns += 1;
+        } else {
+            self.turn = Some(TurnView {
+                turn,
+                agent: agent.to_string(),
+                started_ms: t_ms,
+            });
+        }
+    }
+
+    /// Control passed to `to` at `t_ms`: the holder's link ends, a new one
+    /// starts.
+    fn hand_over(&mut self, to: &str, t_ms: u64, deadline_ms: Option<u64>) {
+        if let Some(link) = self.links.last_mut() {
+            link.until_ms = Some(t_ms);
+        }
+        self.links.push(Link {
+            agent: to.to_string(),
+            since_ms: t_ms,
+            deadline_ms,
+            turns: 0,
+            until_ms: None,
+            cut: false,
+        });
     }
 }

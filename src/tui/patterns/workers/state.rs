@@ -179,6 +179,51 @@ impl Workers {
     }
 }
 
+impl Workers {
+    /// Attempt `attempt` of the task at `index` began at `t_ms`.
+    fn attempt_started(&mut self, index: usize, attempt: u32, t_ms: u64, timeout_ms: u64) {
+        self.set_state(
+            index,
+            TaskState::Running {
+                attempt,
+                started_ms: t_ms,
+                timeout_ms,
+            },
+        );
+        self.tasks[index].attempts.push(Attempt {
+            attempt,
+            started_ms: t_ms,
+            timeout_ms,
+            outcome: None,
+            elapsed_ms: None,
+            reason: None,
+        });
+    }
+
+    /// Attempt `attempt` of the task at `index` ended after `elapsed_ms`.
+    fn attempt_finished(
+        &mut self,
+        index: usize,
+        attempt: u32,
+        outcome: CallOutcome,
+        elapsed_ms: u64,
+        reason: &Option<StopReason>,
+    ) {
+        let task = &mut self.tasks[index];
+        if let Some(record) = task
+            .attempts
+            .iter_mut()
+            .rev()
+            .find(|a| a.attempt == attempt)
+        {
+            record.outcome = Some(outcome);
+            record.elapsed_ms = Some(elapsed_ms);
+            record.reason = reason.clone();
+        }
+        self.durations.add(elapsed_ms);
+    }
+}
+
 impl Fold for Workers {
     /// Fold one orchestrator event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
@@ -210,24 +255,8 @@ impl Fold for Workers {
                 timeout_ms,
             } => {
                 let index = self.index_of(task, worker);
-                self.set_state(
-                    index,
-                    TaskState::Running {
-                        attempt: *attempt,
-                        started_ms: t_ms,
-                        timeout_ms: *timeout_ms,
-                    },
-                );
-                let task = &mut self.tasks[index];
-                task.max_attempts = *max_attempts;
-                task.attempts.push(Attempt {
-                    attempt: *attempt,
-                    started_ms: t_ms,
-                    timeout_ms: *timeout_ms,
-                    outcome: None,
-                    elapsed_ms: None,
-                    reason: None,
-                });
+                self.tasks[index].max_attempts = *max_attempts;
+                self.attempt_started(index, *attempt, t_ms, *timeout_ms);
             }
             EventKind::AttemptFinished {
                 task,
@@ -237,18 +266,8 @@ impl Fold for Workers {
                 elapsed_ms,
                 reason,
             } => {
-                let task = self.task(task, worker);
-                if let Some(record) = task
-                    .attempts
-                    .iter_mut()
-                    .rev()
-                    .find(|a| a.attempt == *attempt)
-                {
-                    record.outcome = Some(*outcome);
-                    record.elapsed_ms = Some(*elapsed_ms);
-                    record.reason = reason.clone();
-                }
-                self.durations.add(*elapsed_ms);
+                let index = self.index_of(task, worker);
+                self.attempt_finished(index, *attempt, *outcome, *elapsed_ms, reason);
             }
             // Only the retries of a task are the workers' (a model call's
             // retry has none).

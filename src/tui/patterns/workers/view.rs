@@ -55,7 +55,6 @@ pub(super) fn draw(
     seen: Seen,
 ) {
     let focused = seen.focused;
-    let (queued, running, retrying, done, failed) = workers.counts();
     let shown = list::shown(workers, selection);
     let height = usize::from(area.height.saturating_sub(2));
     let list_rows = list_rows(workers, height);
@@ -77,53 +76,7 @@ pub(super) fn draw(
     }
     let now = seen.now_ms;
     let width = usize::from(inner.width);
-
-    // Whole parts only: a summary never ends inside a word.
-    let mut summary = vec![
-        vec![Span::styled(
-            format!("{running} running"),
-            Style::default().fg(theme::ACCENT),
-        )],
-        vec![Span::raw(format!("{queued} queued"))],
-        vec![Span::styled(
-            format!("{retrying} retrying"),
-            Style::default().fg(theme::CAUTION),
-        )],
-        vec![Span::styled(
-            format!("{done} done"),
-            Style::default().fg(theme::GO),
-        )],
-        vec![Span::styled(
-            format!("{failed} failed"),
-            if failed > 0 {
-                theme::error()
-            } else {
-                Style::default()
-            },
-        )],
-        vec![Span::raw(plural(workers.retries, "retry"))],
-    ];
-    if let Some((used, limit)) = workers.dispatches {
-        summary.push(vec![Span::raw(format!("dispatches {used}/{limit}"))]);
-    }
-    // The model's tokens go to the plan and the final brief; the workers
-    // are tools and spend none.
-    for (purpose, word) in [("plan", "plan"), ("final brief", "brief")] {
-        if let Some(spent) = seen.spent_by(purpose) {
-            summary.push(vec![Span::styled(format!("{word} {spent}"), theme::dim())]);
-        }
-    }
-    // Health, once known, is what the line is read for: it goes first.
-    if let Some(health) = workers.health {
-        summary.insert(
-            0,
-            vec![
-                Span::raw("health "),
-                Span::styled(health.as_str().to_uppercase(), health_style(health)),
-            ],
-        );
-    }
-    let mut lines = vec![parts(summary, &Span::raw(" · "), width)];
+    let mut lines = vec![summary(workers, &seen, width)];
     if workers.is_large() {
         lines.push(durations(workers.durations(), width));
     }
@@ -179,6 +132,60 @@ pub(super) fn draw(
             detail_area,
         );
     }
+}
+
+/// The line of counts by state (health first once known, then the
+/// retries, the dispatches and the model's spend), in whole parts that
+/// fit `width`.
+fn summary(workers: &Workers, seen: &Seen, width: usize) -> Line<'static> {
+    let (queued, running, retrying, done, failed) = workers.counts();
+
+    // Whole parts only: a summary never ends inside a word.
+    let mut summary = vec![
+        vec![Span::styled(
+            format!("{running} running"),
+            Style::default().fg(theme::ACCENT),
+        )],
+        vec![Span::raw(format!("{queued} queued"))],
+        vec![Span::styled(
+            format!("{retrying} retrying"),
+            Style::default().fg(theme::CAUTION),
+        )],
+        vec![Span::styled(
+            format!("{done} done"),
+            Style::default().fg(theme::GO),
+        )],
+        vec![Span::styled(
+            format!("{failed} failed"),
+            if failed > 0 {
+                theme::error()
+            } else {
+                Style::default()
+            },
+        )],
+        vec![Span::raw(plural(workers.retries, "retry"))],
+    ];
+    if let Some((used, limit)) = workers.dispatches {
+        summary.push(vec![Span::raw(format!("dispatches {used}/{limit}"))]);
+    }
+    // The model's tokens go to the plan and the final brief; the workers
+    // are tools and spend none.
+    for (purpose, word) in [("plan", "plan"), ("final brief", "brief")] {
+        if let Some(spent) = seen.spent_by(purpose) {
+            summary.push(vec![Span::styled(format!("{word} {spent}"), theme::dim())]);
+        }
+    }
+    // Health, once known, is what the line is read for: it goes first.
+    if let Some(health) = workers.health {
+        summary.insert(
+            0,
+            vec![
+                Span::raw("health "),
+                Span::styled(health.as_str().to_uppercase(), health_style(health)),
+            ],
+        );
+    }
+    parts(summary, &Span::raw(" · "), width)
 }
 
 fn row(task: &TaskView, now: u64, id_w: usize, worker_w: usize, width: usize) -> Line<'static> {
