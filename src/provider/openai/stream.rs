@@ -19,6 +19,9 @@ use serde_json::Value;
 /// How much of the text so far a failed stream's message quotes.
 const QUOTED_CHARS: usize = 2000;
 
+/// The first byte of a body that is one JSON document rather than events.
+const DOCUMENT_START: u8 = b'{';
+
 /// Why reading a stream failed, before it becomes the provider's error.
 #[derive(Debug)]
 pub(super) enum StreamFailure {
@@ -57,7 +60,7 @@ where
             match opening.iter().find(|b| !b.is_ascii_whitespace()) {
                 None if opening.len() > limit => return Err(StreamFailure::TooLarge { limit }),
                 None => continue,
-                Some(b'{') => return whole_document(opening, body, limit).await,
+                Some(&DOCUMENT_START) => return whole_document(opening, body, limit).await,
                 Some(_) => {
                     sniffed = true;
                     sse.feed(&std::mem::take(&mut opening))
@@ -168,6 +171,13 @@ impl Reading {
             },
             Some(_) => return Err(self.broken("a chunk's choices are not a list")),
         };
+        self.apply_choice(choice)?;
+        Ok(false)
+    }
+
+    /// A chunk's first choice: its delta's text taken, and its
+    /// `finish_reason` noted.
+    fn apply_choice(&mut self, choice: &Value) -> Result<(), StreamFailure> {
         match choice.pointer("/delta/content") {
             None | Some(Value::Null) => {}
             Some(Value::String(content)) => self.add(content),
@@ -179,7 +189,7 @@ impl Reading {
         {
             self.finished = true;
         }
-        Ok(false)
+        Ok(())
     }
 
     /// New text from the model: kept, and handed on as far as the

@@ -1,12 +1,12 @@
-//! Calls as spans: every model call `chat <model>` here, every worker or
-//! tool call `execute_tool <tool>` in `tools`, from its first attempt to
-//! its last. A call
-//! the gateway retried gets one `attempt <n>` span per attempt under it. A
-//! failed attempt leaves its call waiting for a retry; the call ends at
-//! its last attempt's end once nothing follows it up.
+//! Calls as spans: every model call `chat <model>` (in `chat`), every
+//! worker or tool call `execute_tool <tool>` (in `tools`), from its first
+//! attempt to its last. A call the gateway retried gets one `attempt <n>`
+//! span per attempt under it. A failed attempt leaves its call waiting for
+//! a retry; the call ends at its last attempt's end once nothing follows
+//! it up.
 
 use super::{TraceBuilder, error_type, wire};
-use crate::bus::{CallOutcome, EventKind};
+use crate::bus::{CallOutcome, EventKind, TokenUsage};
 use crate::gateway::MODEL_TOOL;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
@@ -92,50 +92,14 @@ impl TraceBuilder {
                 label,
                 agent,
             } if tool == MODEL_TOOL => {
-                let same = |w: &What| matches!(w, What::Model { label: l } if l == label);
-                let started = Attempt {
-                    n: *attempt,
-                    call: Some(*call),
-                    start: t,
-                    ..Attempt::default()
-                };
-                if *attempt > 1
-                    && let Some(open) = self.calls.retried(same, *attempt)
-                {
-                    open.waiting = false;
-                    open.attempts.push(started);
-                    return true;
-                }
-                let parent = self.model_parent(agent.as_deref(), label, t);
-                let span = self.chat_span(parent, label, t);
-                self.calls.open.push(Call {
-                    span,
-                    what: What::Model {
-                        label: label.clone(),
-                    },
-                    attempts: vec![started],
-                    waiting: false,
-                });
-                true
+                self.start_model_call(*call, *attempt, label, agent.as_deref(), t);
             }
             EventKind::CallStarted {
                 call,
                 tool,
                 attempt,
                 ..
-            } => {
-                // A worker call within an attempt the gateway announced.
-                if let Some(open) = self.calls.open.iter_mut().rev().find(|c| {
-                    matches!(&c.what, What::Tool { tool: w, .. } if w == tool)
-                        && c.attempts
-                            .last()
-                            .is_some_and(|a| a.n == *attempt && a.call.is_none() && a.end.is_none())
-                }) && let Some(last) = open.attempts.last_mut()
-                {
-                    last.call = Some(*call);
-                }
-                true
-            }
+            } => self.number_worker_call(*call, tool, *attempt),
             EventKind::CallDelta { call, text } => {
                 if self.content
                     && let Some(open) = self.calls.by_call_id(*call)
@@ -143,7 +107,6 @@ impl TraceBuilder {
                 {
                     last.text.push_str(text);
                 }
-                true
             }
             EventKind::CallFinished {
                 call,
@@ -154,141 +117,120 @@ impl TraceBuilder {
                 ..
             } => {
                 let model = tool == MODEL_TOOL;
-                let Some(open) = self.calls.by_call_id(*call) else {
-                    return true;
-                };
-                let span = open.span;
-                let Some(last) = open.attempts.last_mut() else {
-                    return true;
-                };
-                last.http_status = *http_status;
-                if !model {
-                    // The attempt's own event ends it.
-                    return true;
-                }
-                last.end = Some(t);
-                last.outcome = Some(wire(outcome));
-                if *outcome == CallOutcome::Ok {
-                    let text = std::mem::take(&mut last.text);
-                    if let Some(usage) = usage {
-                        let attrs = &mut self.span(span).attrs;
-                        attrs.set(n::USAGE_INPUT_TOKENS, usage.input);
-                        attrs.set(n::USAGE_OUTPUT_TOKENS, usage.output);
-                    }
-                    // Only the simulated model is known to answer as the
-                    // model asked for; an endpoint's own name for the model
-                    // that answered is not in the events.
-                    if self.provider.as_deref() == Some(super::SIM_PROVIDER)
-                        && let Some(model) = self.model.clone()
-                    {
-                        self.span(span).attrs.set(n::RESPONSE_MODEL, model);
-                    }
-                    if self.content && !text.is_empty() {
-                        self.content_event(span, t, n::OUTPUT_MESSAGES, "assistant", &text);
-                    }
-                    self.close_call(span, t);
-                } else {
-                    last.error = Some(outcome_error(*outcome));
-                    open.waiting = true;
-                }
-                true
+                self.finish_attempt(*call, model, *outcome, *usage, *http_status, t);
             }
             EventKind::CallRejected {
                 tool,
                 attempt,
                 reason,
-            } => {
-                let attrs = Attrs::default()
-                    .with(n::TOOL, tool.as_str())
-                    .with(n::ATTEMPT, *attempt)
-                    .with(n::REASON, reason.to_string());
-                let name = match reason {
-                    StopReason::BulkheadFull { .. } => n::EVENT_BULKHEAD_REJECTED,
-                    _ => n::EVENT_CALL_REJECTED,
-                };
-                self.event(super::ROOT, name, t, attrs);
-                if tool == MODEL_TOOL {
-                    self.model_refused(*attempt, reason, t);
-                }
-                true
-            }
+            } => self.call_rejected(tool, *attempt, reason, t),
             EventKind::RetryScheduled {
                 tool,
                 task,
                 attempt,
                 delay_ms,
                 after,
-            } => {
-                let retried = self.calls.retried(
-                    |w| match (w, task) {
-                        (What::Model { .. }, None) => tool == MODEL_TOOL,
-                        (What::Tool { task: k, tool: w }, Some(task)) => k == task && w == tool,
-                        _ => false,
-                    },
-                    *attempt,
-                );
-                if let Some(open) = retried {
-                    if let Some(last) = open.attempts.last_mut() {
-                        last.error = Some(error_type(after));
-                    }
-                    let span = open.span;
-                    let attrs = Attrs::default()
-                        .with(n::ATTEMPT, *attempt)
-                        .with(n::DELAY_MS, *delay_ms)
-                        .with(n::REASON, after.to_string());
-                    self.event(span, n::EVENT_RETRY, t, attrs);
-                }
-                true
-            }
-            other => self.apply_tool(other, t),
+            } => self.retry_scheduled(tool, task.as_deref(), *attempt, *delay_ms, after, t),
+            other => return self.apply_tool(other, t),
         }
+        true
     }
 
-    /// A `chat <model>` span under `parent`.
-    fn chat_span(&mut self, parent: SpanNo, label: &str, t: u64) -> SpanNo {
-        let model = self.model.clone().unwrap_or_else(|| MODEL_TOOL.to_string());
-        let span = self.open_span(Some(parent), format!("{} {model}", n::OP_CHAT), t);
-        let provider = self.provider.clone();
-        let attrs = &mut self.span(span).attrs;
-        attrs.set(n::OPERATION_NAME, n::OP_CHAT);
-        if let Some(provider) = provider {
-            attrs.set(n::PROVIDER_NAME, provider);
-            attrs.set(n::REQUEST_MODEL, model);
-        }
-        attrs.set(n::LABEL, label);
-        span
-    }
-
-    /// The gateway refused attempt `attempt` of a model call before it
-    /// reached the model: a retry of a waiting call, or a call of its own
-    /// that never started.
-    fn model_refused(&mut self, attempt: u32, reason: &StopReason, t: u64) {
-        let refused = Attempt {
-            n: attempt,
-            start: t,
-            end: Some(t),
-            outcome: Some(wire(&CallOutcome::Refused)),
-            error: Some(error_type(reason)),
-            ..Attempt::default()
-        };
-        if attempt > 1
-            && let Some(open) = self
-                .calls
-                .retried(|w| matches!(w, What::Model { .. }), attempt)
+    /// A worker call within an attempt the gateway announced: the attempt
+    /// takes the call's number.
+    fn number_worker_call(&mut self, call: u64, tool: &str, attempt: u32) {
+        if let Some(open) = self.calls.open.iter_mut().rev().find(|c| {
+            matches!(&c.what, What::Tool { tool: w, .. } if w == tool)
+                && c.attempts
+                    .last()
+                    .is_some_and(|a| a.n == attempt && a.call.is_none() && a.end.is_none())
+        }) && let Some(last) = open.attempts.last_mut()
         {
-            open.attempts.push(refused);
+            last.call = Some(call);
+        }
+    }
+
+    /// The attempt of call `call` has finished: a model call's attempt
+    /// ends here, its call answered or waiting for a retry.
+    fn finish_attempt(
+        &mut self,
+        call: u64,
+        model: bool,
+        outcome: CallOutcome,
+        usage: Option<TokenUsage>,
+        http_status: Option<u16>,
+        t: u64,
+    ) {
+        let Some(open) = self.calls.by_call_id(call) else {
+            return;
+        };
+        let span = open.span;
+        let Some(last) = open.attempts.last_mut() else {
+            return;
+        };
+        last.http_status = http_status;
+        if !model {
+            // The attempt's own event ends it.
             return;
         }
-        let parent = self.model_parent(None, "", t);
-        let span = self.chat_span(parent, "", t);
-        self.calls.open.push(Call {
-            span,
-            what: What::Model {
-                label: String::new(),
+        last.end = Some(t);
+        last.outcome = Some(wire(&outcome));
+        if outcome == CallOutcome::Ok {
+            let text = std::mem::take(&mut last.text);
+            self.model_answered(span, usage, &text, t);
+        } else {
+            last.error = Some(outcome_error(outcome));
+            open.waiting = true;
+        }
+    }
+
+    /// The gateway refused attempt `attempt` of a call to `tool`: an event
+    /// on the root, and a refused model call's attempt.
+    fn call_rejected(&mut self, tool: &str, attempt: u32, reason: &StopReason, t: u64) {
+        let attrs = Attrs::default()
+            .with(n::TOOL, tool)
+            .with(n::ATTEMPT, attempt)
+            .with(n::REASON, reason.to_string());
+        let name = match reason {
+            StopReason::BulkheadFull { .. } => n::EVENT_BULKHEAD_REJECTED,
+            _ => n::EVENT_CALL_REJECTED,
+        };
+        self.event(super::ROOT, name, t, attrs);
+        if tool == MODEL_TOOL {
+            self.model_refused(attempt, reason, t);
+        }
+    }
+
+    /// The gateway will try a call again as attempt `attempt`: the failed
+    /// attempt's error, and the retry as an event on the call's span.
+    fn retry_scheduled(
+        &mut self,
+        tool: &str,
+        task: Option<&str>,
+        attempt: u32,
+        delay_ms: u64,
+        after: &StopReason,
+        t: u64,
+    ) {
+        let retried = self.calls.retried(
+            |w| match (w, task) {
+                (What::Model { .. }, None) => tool == MODEL_TOOL,
+                (What::Tool { task: k, tool: w }, Some(task)) => k == task && w == tool,
+                _ => false,
             },
-            attempts: vec![refused],
-            waiting: true,
-        });
+            attempt,
+        );
+        if let Some(open) = retried {
+            if let Some(last) = open.attempts.last_mut() {
+                last.error = Some(error_type(after));
+            }
+            let span = open.span;
+            let attrs = Attrs::default()
+                .with(n::ATTEMPT, attempt)
+                .with(n::DELAY_MS, delay_ms)
+                .with(n::REASON, after.to_string());
+            self.event(span, n::EVENT_RETRY, t, attrs);
+        }
     }
 
     /// End the call whose span is `span` at run time `t`: its attempts as

@@ -5,6 +5,7 @@
 //! own `t_ms`, placed on its wall-clock start.
 
 mod calls;
+mod chat;
 mod shape;
 mod team;
 #[cfg(test)]

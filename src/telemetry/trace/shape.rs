@@ -7,8 +7,10 @@ use super::team::Turn;
 use super::{ROOT, TraceBuilder, error_type, wire};
 use crate::bus::EventKind;
 use crate::scenario::PatternKind;
+use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::span::{Attrs, SpanNo, SpanStatus};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// The open containers of the trace, by what names them in the events.
@@ -97,6 +99,17 @@ impl TraceBuilder {
 
     /// Fold in an event that is not a call's.
     pub(super) fn apply_shape(&mut self, kind: &EventKind, t: u64) {
+        let folded = self.apply_round_table(kind, t)
+            || self.apply_orchestration(kind, t)
+            || self.apply_research(kind, t)
+            || self.apply_run_wide(kind, t);
+        if !folded {
+            self.apply_team(kind, t);
+        }
+    }
+
+    /// Fold in a round table's event; whether it was one.
+    fn apply_round_table(&mut self, kind: &EventKind, t: u64) -> bool {
         match kind {
             EventKind::RoundStarted { round, .. } => {
                 if let Some(previous) = self.shape.round {
@@ -138,17 +151,7 @@ impl TraceBuilder {
                 agent, reason, raw, ..
             } => {
                 if let Some(no) = self.shape.contributions.remove(agent) {
-                    self.fail(no, reason);
-                    if self.content {
-                        self.content_event(
-                            no,
-                            t,
-                            n::OUTPUT_MESSAGES,
-                            "assistant",
-                            &raw.to_string(),
-                        );
-                    }
-                    self.end(no, t);
+                    self.end_rejected(no, reason, raw, t);
                 }
             }
             EventKind::RoundFinished {
@@ -168,6 +171,15 @@ impl TraceBuilder {
             EventKind::FinalizeStarted { decision } => {
                 self.span(ROOT).attrs.set(n::DECISION, decision.as_str());
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Fold in an orchestrator's event (its plan, waves and aggregate);
+    /// whether it was one.
+    fn apply_orchestration(&mut self, kind: &EventKind, t: u64) -> bool {
+        match kind {
             EventKind::PlanAccepted { tasks } => {
                 self.shape.planned = true;
                 if let Some(no) = self.shape.plan.take() {
@@ -178,17 +190,7 @@ impl TraceBuilder {
             EventKind::PlanRejected { reason, raw } => {
                 self.shape.planned = true;
                 if let Some(no) = self.shape.plan.take() {
-                    self.fail(no, reason);
-                    if self.content {
-                        self.content_event(
-                            no,
-                            t,
-                            n::OUTPUT_MESSAGES,
-                            "assistant",
-                            &raw.to_string(),
-                        );
-                    }
-                    self.end(no, t);
+                    self.end_rejected(no, reason, raw, t);
                 }
             }
             EventKind::WaveStarted { wave, tasks } => {
@@ -217,6 +219,14 @@ impl TraceBuilder {
             EventKind::Aggregated { health, .. } => {
                 self.span(ROOT).attrs.set(n::HEALTH, wire(health));
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Fold in a research step's event or a source's; whether it was one.
+    fn apply_research(&mut self, kind: &EventKind, t: u64) -> bool {
+        match kind {
             EventKind::ResearchStepStarted(step) => {
                 if let Some(previous) = self.shape.step.take() {
                     self.end(previous, t);
@@ -253,6 +263,15 @@ impl TraceBuilder {
                     attrs,
                 );
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Fold in a run-wide happening (a breaker, a flag, a pause, a human's
+    /// part) as an event on the root; whether it was one.
+    fn apply_run_wide(&mut self, kind: &EventKind, t: u64) -> bool {
+        match kind {
             EventKind::BreakerTransition {
                 tool,
                 from,
@@ -283,10 +302,19 @@ impl TraceBuilder {
                 let attrs = Attrs::default().with(n::CHOICE, wire(choice));
                 self.event(ROOT, n::EVENT_HUMAN_DECIDED, t, attrs);
             }
-            other => {
-                self.apply_team(other, t);
-            }
+            _ => return false,
         }
+        true
+    }
+
+    /// End span `no`, whose model answer was refused with `reason`; the
+    /// answer as it came (`raw`) is its content.
+    fn end_rejected(&mut self, no: SpanNo, reason: &StopReason, raw: &Value, t: u64) {
+        self.fail(no, reason);
+        if self.content {
+            self.content_event(no, t, n::OUTPUT_MESSAGES, "assistant", &raw.to_string());
+        }
+        self.end(no, t);
     }
 
     /// An `invoke_agent` span for `agent` under `parent`.
@@ -304,7 +332,7 @@ impl TraceBuilder {
     }
 
     /// Span `no` failed with `reason`.
-    pub(super) fn fail(&mut self, no: SpanNo, reason: &crate::stop::StopReason) {
+    pub(super) fn fail(&mut self, no: SpanNo, reason: &StopReason) {
         let span = self.span(no);
         span.attrs.set(n::ERROR_TYPE, error_type(reason));
         span.status = SpanStatus::Error(reason.to_string());

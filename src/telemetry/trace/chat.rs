@@ -1,0 +1,124 @@
+//! Model calls as `chat <model>` spans: opened at a call's first attempt,
+//! or at its refusal, under whatever asked for it (a retry joins the call
+//! waiting for it); closed by the answer, with its usage and text.
+
+use super::calls::{Attempt, Call, What};
+use super::{TraceBuilder, error_type, wire};
+use crate::bus::{CallOutcome, TokenUsage};
+use crate::gateway::MODEL_TOOL;
+use crate::stop::StopReason;
+use crate::telemetry::names as n;
+use crate::telemetry::span::SpanNo;
+
+impl TraceBuilder {
+    /// Attempt `attempt` of a model call starts: a retry of the call
+    /// waiting for it, or a call of its own.
+    pub(super) fn start_model_call(
+        &mut self,
+        call: u64,
+        attempt: u32,
+        label: &str,
+        agent: Option<&str>,
+        t: u64,
+    ) {
+        let same = |w: &What| matches!(w, What::Model { label: l } if l == label);
+        let started = Attempt {
+            n: attempt,
+            call: Some(call),
+            start: t,
+            ..Attempt::default()
+        };
+        if attempt > 1
+            && let Some(open) = self.calls.retried(same, attempt)
+        {
+            open.waiting = false;
+            open.attempts.push(started);
+            return;
+        }
+        let parent = self.model_parent(agent, label, t);
+        let span = self.chat_span(parent, label, t);
+        self.calls.open.push(Call {
+            span,
+            what: What::Model {
+                label: label.to_string(),
+            },
+            attempts: vec![started],
+            waiting: false,
+        });
+    }
+
+    /// The model call whose span is `span` answered with `text`: its
+    /// usage, the model that answered and the text on its span, which ends.
+    pub(super) fn model_answered(
+        &mut self,
+        span: SpanNo,
+        usage: Option<TokenUsage>,
+        text: &str,
+        t: u64,
+    ) {
+        if let Some(usage) = usage {
+            let attrs = &mut self.span(span).attrs;
+            attrs.set(n::USAGE_INPUT_TOKENS, usage.input);
+            attrs.set(n::USAGE_OUTPUT_TOKENS, usage.output);
+        }
+        // Only the simulated model is known to answer as the
+        // model asked for; an endpoint's own name for the model
+        // that answered is not in the events.
+        if self.provider.as_deref() == Some(super::SIM_PROVIDER)
+            && let Some(model) = self.model.clone()
+        {
+            self.span(span).attrs.set(n::RESPONSE_MODEL, model);
+        }
+        if self.content && !text.is_empty() {
+            self.content_event(span, t, n::OUTPUT_MESSAGES, "assistant", text);
+        }
+        self.close_call(span, t);
+    }
+
+    /// A `chat <model>` span under `parent`.
+    fn chat_span(&mut self, parent: SpanNo, label: &str, t: u64) -> SpanNo {
+        let model = self.model.clone().unwrap_or_else(|| MODEL_TOOL.to_string());
+        let span = self.open_span(Some(parent), format!("{} {model}", n::OP_CHAT), t);
+        let provider = self.provider.clone();
+        let attrs = &mut self.span(span).attrs;
+        attrs.set(n::OPERATION_NAME, n::OP_CHAT);
+        if let Some(provider) = provider {
+            attrs.set(n::PROVIDER_NAME, provider);
+            attrs.set(n::REQUEST_MODEL, model);
+        }
+        attrs.set(n::LABEL, label);
+        span
+    }
+
+    /// The gateway refused attempt `attempt` of a model call before it
+    /// reached the model: a retry of a waiting call, or a call of its own
+    /// that never started.
+    pub(super) fn model_refused(&mut self, attempt: u32, reason: &StopReason, t: u64) {
+        let refused = Attempt {
+            n: attempt,
+            start: t,
+            end: Some(t),
+            outcome: Some(wire(&CallOutcome::Refused)),
+            error: Some(error_type(reason)),
+            ..Attempt::default()
+        };
+        if attempt > 1
+            && let Some(open) = self
+                .calls
+                .retried(|w| matches!(w, What::Model { .. }), attempt)
+        {
+            open.attempts.push(refused);
+            return;
+        }
+        let parent = self.model_parent(None, "", t);
+        let span = self.chat_span(parent, "", t);
+        self.calls.open.push(Call {
+            span,
+            what: What::Model {
+                label: String::new(),
+            },
+            attempts: vec![refused],
+            waiting: true,
+        });
+    }
+}
