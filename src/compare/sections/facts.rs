@@ -33,63 +33,9 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
         ));
     }
     if !a.flag_changes.is_empty() || !b.flag_changes.is_empty() {
-        let changes = |f: &RunFacts| {
-            let list: Vec<String> = f
-                .flag_changes
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{} {} at #{}",
-                        c.name,
-                        if c.on { "on" } else { "off" },
-                        c.seq
-                    )
-                })
-                .collect();
-            one(if list.is_empty() {
-                "none".into()
-            } else {
-                list.join(", ")
-            })
-        };
-        rows.push(Row::new("flags turned", changes(a), changes(b)));
+        rows.push(Row::new("flags turned", flag_changes(a), flag_changes(b)));
     }
-    let outcome = |f: &RunFacts| match (&f.status, &f.stop_reason) {
-        (Some(status), Some(reason)) => vec![Cell::toned(
-            format!("{} · {reason}", words(status)),
-            status_tone(*status),
-        )],
-        _ => vec![Cell::toned("no finish", Tone::Caution)],
-    };
     rows.push(Row::new("outcome", outcome(a), outcome(b)));
-    let result = |f: &RunFacts| {
-        let Some(summary) = &f.summary else {
-            return vec![Cell::absent()];
-        };
-        let mut cell = match (summary.decision, summary.health, &summary.final_agent) {
-            (Some(d), _, _) => Cell::toned(
-                d.as_str().replace('_', " ").to_uppercase(),
-                decision_tone(d),
-            ),
-            (_, Some(h), _) => Cell::toned(
-                format!("HEALTH {}", h.as_str().to_uppercase()),
-                match h {
-                    crate::bus::Health::Green => Tone::Good,
-                    crate::bus::Health::Yellow => Tone::Caution,
-                    crate::bus::Health::Red => Tone::Bad,
-                },
-            ),
-            (_, _, Some(agent)) => Cell::plain(format!("answered by {agent}")),
-            _ if summary.answer.is_some() => Cell::plain("answered"),
-            _ => Cell::toned("no decision", Tone::Caution),
-        };
-        if summary.partial {
-            cell.text
-                .push_str(&format!(" · PARTIAL ({})", summary.degraded.join(", ")));
-            cell.tone = Tone::Caution;
-        }
-        vec![cell]
-    };
     rows.push(Row::new("result", result(a), result(b)));
     let (ca, cb) = (counts(a), counts(b));
     for ((label, x), (_, y)) in ca.into_iter().zip(cb) {
@@ -103,36 +49,12 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
             a.tools.get(tool).copied().unwrap_or_default(),
             b.tools.get(tool).copied().unwrap_or_default(),
         );
-        let line = |t: crate::compare::ToolCounts| {
-            let mut text = format!("{} calls", t.calls);
-            for (n, word) in [
-                (t.failures, "failed"),
-                (t.rejected, "rejected"),
-                (t.retries, "retries"),
-            ] {
-                if n > 0 {
-                    text.push_str(&format!(" · {n} {word}"));
-                }
-            }
-            let tone = if t.failures + t.rejected > 0 {
-                Tone::Caution
-            } else {
-                Tone::Plain
-            };
-            vec![Cell::toned(text, tone)]
-        };
-        rows.push(Row::new(format!("tool {tool}"), line(ta), line(tb)));
+        rows.push(Row::new(
+            format!("tool {tool}"),
+            tool_calls(ta),
+            tool_calls(tb),
+        ));
     }
-    let tokens = |f: &RunFacts| {
-        let about = if f.tokens.estimated { "~" } else { "" };
-        let cost = f.tokens.cost_usd.map_or_else(String::new, |dollars| {
-            format!(" · {about}${}", crate::figures::dollars(dollars))
-        });
-        one(format!(
-            "{about}{} in · {about}{} out{cost}",
-            f.tokens.input, f.tokens.output
-        ))
-    };
     rows.push(Row::new("tokens", tokens(a), tokens(b)));
     let duration = |f: &RunFacts| one(format!("{:.1}s", f.duration_ms as f64 / 1000.0));
     rows.push(Row::new("run time", duration(a), duration(b)));
@@ -146,6 +68,101 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
         columns: vec![String::new()],
         rows,
     }
+}
+
+/// The flags turned while the run ran, where and how.
+fn flag_changes(f: &RunFacts) -> Vec<Cell> {
+    let list: Vec<String> = f
+        .flag_changes
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} at #{}",
+                c.name,
+                if c.on { "on" } else { "off" },
+                c.seq
+            )
+        })
+        .collect();
+    one(if list.is_empty() {
+        "none".into()
+    } else {
+        list.join(", ")
+    })
+}
+
+/// How the run ended: its status and stop reason.
+fn outcome(f: &RunFacts) -> Vec<Cell> {
+    match (&f.status, &f.stop_reason) {
+        (Some(status), Some(reason)) => vec![Cell::toned(
+            format!("{} · {reason}", words(status)),
+            status_tone(*status),
+        )],
+        _ => vec![Cell::toned("no finish", Tone::Caution)],
+    }
+}
+
+/// What the run came to: its decision, health or answer, and PARTIAL.
+fn result(f: &RunFacts) -> Vec<Cell> {
+    let Some(summary) = &f.summary else {
+        return vec![Cell::absent()];
+    };
+
+    let mut cell = match (summary.decision, summary.health, &summary.final_agent) {
+        (Some(d), _, _) => Cell::toned(
+            d.as_str().replace('_', " ").to_uppercase(),
+            decision_tone(d),
+        ),
+        (_, Some(h), _) => Cell::toned(
+            format!("HEALTH {}", h.as_str().to_uppercase()),
+            match h {
+                crate::bus::Health::Green => Tone::Good,
+                crate::bus::Health::Yellow => Tone::Caution,
+                crate::bus::Health::Red => Tone::Bad,
+            },
+        ),
+        (_, _, Some(agent)) => Cell::plain(format!("answered by {agent}")),
+        _ if summary.answer.is_some() => Cell::plain("answered"),
+        _ => Cell::toned("no decision", Tone::Caution),
+    };
+    if summary.partial {
+        cell.text
+            .push_str(&format!(" · PARTIAL ({})", summary.degraded.join(", ")));
+        cell.tone = Tone::Caution;
+    }
+    vec![cell]
+}
+
+/// A tool's calls, with those that failed, were refused or retried.
+fn tool_calls(t: crate::compare::ToolCounts) -> Vec<Cell> {
+    let mut text = format!("{} calls", t.calls);
+    for (n, word) in [
+        (t.failures, "failed"),
+        (t.rejected, "rejected"),
+        (t.retries, "retries"),
+    ] {
+        if n > 0 {
+            text.push_str(&format!(" · {n} {word}"));
+        }
+    }
+    let tone = if t.failures + t.rejected > 0 {
+        Tone::Caution
+    } else {
+        Tone::Plain
+    };
+    vec![Cell::toned(text, tone)]
+}
+
+/// The run's tokens in and out, and their cost when priced.
+fn tokens(f: &RunFacts) -> Vec<Cell> {
+    let about = if f.tokens.estimated { "~" } else { "" };
+    let cost = f.tokens.cost_usd.map_or_else(String::new, |dollars| {
+        format!(" · {about}${}", crate::figures::dollars(dollars))
+    });
+    one(format!(
+        "{about}{} in · {about}{} out{cost}",
+        f.tokens.input, f.tokens.output
+    ))
 }
 
 /// What a run used of the budgets its pattern counts.
