@@ -6,8 +6,9 @@
 use super::outage::{self, Outage};
 use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
 use super::results::Results;
+pub use super::sweep_error::RemoteSweepError;
 use crate::bus::HumanChoice;
-use crate::exit::{Exit, Signal};
+use crate::exit::Signal;
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
 use crate::scenario::Scenario;
@@ -49,55 +50,6 @@ pub struct Until<'a> {
     pub cancel: &'a AtomicBool,
     /// How long the server may be away before the sweep stops.
     pub outage: Duration,
-}
-
-/// Why a sweep on NATS did not finish.
-#[derive(Debug, thiserror::Error)]
-pub enum RemoteSweepError {
-    #[error(transparent)]
-    Nats(#[from] NatsError),
-    /// A worker would not run the scenario (it starts programs and the
-    /// worker was not started with `--allow-exec`).
-    #[error("worker {worker} refused job {job}: {problem}")]
-    Refused {
-        job: String,
-        worker: String,
-        problem: String,
-    },
-    #[error("job {job} failed on worker {worker}: {problem}")]
-    Failed {
-        job: String,
-        worker: String,
-        problem: String,
-    },
-    /// The scenario was built in memory, so there is no text to send.
-    #[error("the scenario's text is not at hand to send to workers")]
-    NoText,
-    /// Part of the sweep's setup cannot travel to other machines.
-    #[error("{0}")]
-    Setup(String),
-    /// The server went away and did not come back within the bound.
-    #[error(
-        "lost the NATS server at {url}: it did not come back within {}s ({}); stopped",
-        waited.as_secs_f64(),
-        outage::VARIABLE
-    )]
-    ServerLost { url: String, waited: Duration },
-    #[error("stopped by a signal; the sweep's jobs were taken off the queue")]
-    Interrupted(Signal),
-}
-
-impl RemoteSweepError {
-    pub fn exit(&self) -> Exit {
-        match self {
-            RemoteSweepError::Nats(e) => e.exit(),
-            RemoteSweepError::Refused { .. } | RemoteSweepError::Setup(_) => Exit::BadInput,
-            RemoteSweepError::Failed { .. }
-            | RemoteSweepError::NoText
-            | RemoteSweepError::ServerLost { .. } => Exit::Internal,
-            RemoteSweepError::Interrupted(signal) => Exit::Signalled(*signal),
-        }
-    }
 }
 
 /// Run `jobs` on whatever workers serve the NATS server at `url`, with
@@ -186,10 +138,10 @@ async fn gather(
     let mut gathered = Gathered::default();
     let mut counted: HashSet<String> = HashSet::with_capacity(wanted.len());
     let mut check = tokio::time::interval(CHECK);
-    // After the connection was lost, the results are read again through a
-    // new consumer: the server's restart ended the old one.
-    let mut reopen = false;
-    let mut tried = tokio::time::Instant::now();
+    let mut rejoin = Rejoin {
+        reopen: false,
+        tried: tokio::time::Instant::now(),
+    };
     while counted.len() < wanted.len() {
         let payload = tokio::select! {
             next = results.next() => match next {
@@ -209,28 +161,7 @@ async fn gather(
                 if cancel.load(Ordering::Relaxed) {
                     break;
                 }
-                if nats.client.connection_state() != State::Connected {
-                    reopen = true;
-                    if outage.lost() {
-                        say_lost(&nats.url, "the connection dropped", outage.bound());
-                    }
-                } else if (reopen || !results.is_open()) && tried.elapsed() >= RETRY_AFTER {
-                    tried = tokio::time::Instant::now();
-                    match results.reopen(&nats).await {
-                        Ok(()) => {
-                            reopen = false;
-                            if outage.back() {
-                                output::message(&format!(
-                                    "conclave: the NATS server at {} is back; gathering the results again",
-                                    nats.url
-                                ));
-                            }
-                        }
-                        Err(_) => {
-                            outage.lost();
-                        }
-                    }
-                }
+                rejoin.check(&nats, &mut results, &mut outage).await;
                 if outage.over() {
                     clean_up(&nats, &sweep).await;
                     return Err(RemoteSweepError::ServerLost {
@@ -256,6 +187,43 @@ async fn gather(
     }
     clean_up(&nats, &sweep).await;
     Ok(gathered)
+}
+
+/// After the connection was lost, the results are read again through a
+/// new consumer: the server's restart ended the old one.
+struct Rejoin {
+    reopen: bool,
+    /// When the results were last reopened, so that a server still away
+    /// is asked once a `RETRY_AFTER`.
+    tried: tokio::time::Instant,
+}
+
+impl Rejoin {
+    /// Note a dropped connection, or reopen the results once it is back.
+    async fn check(&mut self, nats: &Nats, results: &mut Results, outage: &mut Outage) {
+        if nats.client.connection_state() != State::Connected {
+            self.reopen = true;
+            if outage.lost() {
+                say_lost(&nats.url, "the connection dropped", outage.bound());
+            }
+        } else if (self.reopen || !results.is_open()) && self.tried.elapsed() >= RETRY_AFTER {
+            self.tried = tokio::time::Instant::now();
+            match results.reopen(nats).await {
+                Ok(()) => {
+                    self.reopen = false;
+                    if outage.back() {
+                        output::message(&format!(
+                            "conclave: the NATS server at {} is back; gathering the results again",
+                            nats.url
+                        ));
+                    }
+                }
+                Err(_) => {
+                    outage.lost();
+                }
+            }
+        }
+    }
 }
 
 /// Said once per outage, on stderr.
@@ -418,6 +386,7 @@ async fn next_signal(signals: &mut Option<crate::signals::Signals>) -> Signal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exit::Exit;
 
     fn result(job: &str, worker: &str, delivery: u64) -> ResultMessage {
         ResultMessage {

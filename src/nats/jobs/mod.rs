@@ -11,6 +11,7 @@ pub mod outage;
 mod queue;
 mod results;
 mod scenarios;
+mod sweep_error;
 mod worker;
 
 pub use command::sweep_headless;
