@@ -89,148 +89,196 @@ pub(crate) fn scan(text: &str, limit: usize) -> Structure<'_> {
     let mut cursor = Cursor::new(text);
     cursor.skip_ws();
     let top_at = cursor.at;
-    let mut structure = Structure {
-        top_at,
-        top_is_object: cursor.peek() == Some(b'{'),
-        members: Vec::new(),
-        findings: Vec::new(),
+    let top_is_object = cursor.peek() == Some(b'{');
+    let mut scan = Scan {
+        text,
+        limit,
+        cursor,
+        structure: Structure {
+            top_at,
+            top_is_object,
+            members: Vec::new(),
+            findings: Vec::new(),
+        },
+        hasher: RandomState::new(),
+        open: Vec::new(),
+        keys: Vec::new(),
+        objects: 0,
+        outside_context: 0,
+        in_context: false,
     };
-    let hasher = RandomState::new();
-    // One entry per open list (None) or object (the index of its keys).
-    let mut open: Vec<Option<usize>> = Vec::new();
-    let mut keys: Vec<Keys> = Vec::new();
-    let mut objects = 0usize;
-    let mut outside_context = 0usize;
-    let mut in_context = false;
     let mut step = Step::Value;
+    // Each step says the next one, or that the pass is over.
     loop {
-        match step {
-            Step::Value => {
-                cursor.skip_ws();
-                if !open.is_empty() && !in_context {
-                    outside_context += 1;
-                    if outside_context > MAX_VALUES_OUTSIDE_CONTEXT {
-                        let member = structure
-                            .members
-                            .last()
-                            .map_or_else(String::new, |m| m.key.to_string());
-                        structure.findings.push(Finding::TooManyValues {
-                            at: cursor.at,
-                            member,
-                        });
-                        return structure;
-                    }
-                }
-                step = match cursor.peek() {
-                    Some(bracket @ (b'{' | b'[')) => {
-                        if open.len() >= MAX_DEPTH {
-                            structure.findings.push(Finding::TooDeep { at: cursor.at });
-                            return structure;
-                        }
-                        cursor.bump();
-                        if bracket == b'{' {
-                            if keys.len() == objects {
-                                keys.push(Keys::default());
-                            }
-                            keys[objects].reset();
-                            open.push(Some(objects));
-                            objects += 1;
-                            Step::AfterOpenObject
-                        } else {
-                            open.push(None);
-                            Step::AfterOpenArray
-                        }
-                    }
-                    Some(b'"') => {
-                        cursor.skip_string();
-                        Step::AfterValue
-                    }
-                    Some(_) => {
-                        cursor.skip_scalar();
-                        Step::AfterValue
-                    }
-                    None => return structure,
-                };
+        let next = match step {
+            Step::Value => scan.value(),
+            Step::AfterOpenObject | Step::AfterOpenArray => Some(scan.after_open(step)),
+            Step::Key => scan.key(),
+            Step::AfterValue => scan.after_value(),
+        };
+        match next {
+            Some(next) => step = next,
+            None => return scan.structure,
+        }
+    }
+}
+
+/// The pass in progress: where it is in the text and what is open there.
+struct Scan<'t> {
+    text: &'t str,
+    limit: usize,
+    cursor: Cursor<'t>,
+    structure: Structure<'t>,
+    hasher: RandomState,
+    /// One entry per open list (None) or object (the index of its keys).
+    open: Vec<Option<usize>>,
+    keys: Vec<Keys>,
+    objects: usize,
+    outside_context: usize,
+    in_context: bool,
+}
+
+impl<'t> Scan<'t> {
+    /// A value starts here: count it, and open its list or object.
+    fn value(&mut self) -> Option<Step> {
+        let cursor = &mut self.cursor;
+        cursor.skip_ws();
+        if !self.open.is_empty() && !self.in_context {
+            self.outside_context += 1;
+            if self.outside_context > MAX_VALUES_OUTSIDE_CONTEXT {
+                let member = self
+                    .structure
+                    .members
+                    .last()
+                    .map_or_else(String::new, |m| m.key.to_string());
+                self.structure.findings.push(Finding::TooManyValues {
+                    at: cursor.at,
+                    member,
+                });
+                return None;
             }
-            Step::AfterOpenObject | Step::AfterOpenArray => {
-                cursor.skip_ws();
-                step = match (cursor.peek(), step) {
-                    (Some(b'}'), Step::AfterOpenObject) | (Some(b']'), Step::AfterOpenArray) => {
-                        cursor.bump();
-                        if open.pop().flatten().is_some() {
-                            objects -= 1;
-                        }
-                        Step::AfterValue
-                    }
-                    (_, Step::AfterOpenObject) => Step::Key,
-                    _ => Step::Value,
-                };
-            }
-            Step::Key => {
-                cursor.skip_ws();
-                if cursor.peek() != Some(b'"') {
-                    return structure;
-                }
-                let key_at = cursor.at;
-                let key = cursor.string();
-                if let Some(Some(object)) = open.last() {
-                    let seen = &mut keys[*object];
-                    if let Some(first) = first_occurrence(seen, &hasher, text, &key, key_at)
-                        && structure.findings.len() < limit
-                    {
-                        structure.findings.push(Finding::Duplicate {
-                            key: key.to_string(),
-                            first,
-                            again: key_at,
-                        });
-                    }
-                }
-                cursor.skip_ws();
-                if cursor.peek() != Some(b':') {
-                    return structure;
+        }
+        Some(match cursor.peek() {
+            Some(bracket @ (b'{' | b'[')) => {
+                if self.open.len() >= MAX_DEPTH {
+                    self.structure
+                        .findings
+                        .push(Finding::TooDeep { at: cursor.at });
+                    return None;
                 }
                 cursor.bump();
-                cursor.skip_ws();
-                if open.len() == 1 && structure.top_is_object {
-                    in_context = key == CONTEXT;
-                    structure.members.push(Member {
-                        key,
-                        value: cursor.at..cursor.at,
-                    });
-                }
-                step = Step::Value;
-            }
-            Step::AfterValue => {
-                if open.is_empty() {
-                    return structure;
-                }
-                if open.len() == 1
-                    && structure.top_is_object
-                    && let Some(member) = structure.members.last_mut()
-                    && member.value.end == member.value.start
-                {
-                    member.value.end = cursor.at;
-                    in_context = false;
-                }
-                cursor.skip_ws();
-                step = match cursor.peek() {
-                    Some(b',') => {
-                        cursor.bump();
-                        match open.last() {
-                            Some(Some(_)) => Step::Key,
-                            _ => Step::Value,
-                        }
+                if bracket == b'{' {
+                    if self.keys.len() == self.objects {
+                        self.keys.push(Keys::default());
                     }
-                    Some(b'}' | b']') => {
-                        cursor.bump();
-                        if open.pop().flatten().is_some() {
-                            objects -= 1;
-                        }
-                        Step::AfterValue
-                    }
-                    _ => return structure,
-                };
+                    self.keys[self.objects].reset();
+                    self.open.push(Some(self.objects));
+                    self.objects += 1;
+                    Step::AfterOpenObject
+                } else {
+                    self.open.push(None);
+                    Step::AfterOpenArray
+                }
             }
+            Some(b'"') => {
+                cursor.skip_string();
+                Step::AfterValue
+            }
+            Some(_) => {
+                cursor.skip_scalar();
+                Step::AfterValue
+            }
+            None => return None,
+        })
+    }
+
+    /// Just inside a list or object: it closes at once, or holds values.
+    fn after_open(&mut self, step: Step) -> Step {
+        self.cursor.skip_ws();
+        match (self.cursor.peek(), step) {
+            (Some(b'}'), Step::AfterOpenObject) | (Some(b']'), Step::AfterOpenArray) => {
+                self.close();
+                Step::AfterValue
+            }
+            (_, Step::AfterOpenObject) => Step::Key,
+            _ => Step::Value,
+        }
+    }
+
+    /// A key of an object: note it if it repeats, and where a top-level
+    /// member starts.
+    fn key(&mut self) -> Option<Step> {
+        let cursor = &mut self.cursor;
+        cursor.skip_ws();
+        if cursor.peek() != Some(b'"') {
+            return None;
+        }
+        let key_at = cursor.at;
+        let key = cursor.string();
+        if let Some(Some(object)) = self.open.last() {
+            let seen = &mut self.keys[*object];
+            if let Some(first) = first_occurrence(seen, &self.hasher, self.text, &key, key_at)
+                && self.structure.findings.len() < self.limit
+            {
+                self.structure.findings.push(Finding::Duplicate {
+                    key: key.to_string(),
+                    first,
+                    again: key_at,
+                });
+            }
+        }
+        cursor.skip_ws();
+        if cursor.peek() != Some(b':') {
+            return None;
+        }
+        cursor.bump();
+        cursor.skip_ws();
+        if self.open.len() == 1 && self.structure.top_is_object {
+            self.in_context = key == CONTEXT;
+            self.structure.members.push(Member {
+                key,
+                value: cursor.at..cursor.at,
+            });
+        }
+        Some(Step::Value)
+    }
+
+    /// A value ended: close a top-level member's range, then a comma or
+    /// the end of what holds it.
+    fn after_value(&mut self) -> Option<Step> {
+        if self.open.is_empty() {
+            return None;
+        }
+        if self.open.len() == 1
+            && self.structure.top_is_object
+            && let Some(member) = self.structure.members.last_mut()
+            && member.value.end == member.value.start
+        {
+            member.value.end = self.cursor.at;
+            self.in_context = false;
+        }
+        self.cursor.skip_ws();
+        match self.cursor.peek() {
+            Some(b',') => {
+                self.cursor.bump();
+                Some(match self.open.last() {
+                    Some(Some(_)) => Step::Key,
+                    _ => Step::Value,
+                })
+            }
+            Some(b'}' | b']') => {
+                self.close();
+                Some(Step::AfterValue)
+            }
+            _ => None,
+        }
+    }
+
+    /// Past the bracket that closes the innermost list or object.
+    fn close(&mut self) {
+        self.cursor.bump();
+        if self.open.pop().flatten().is_some() {
+            self.objects -= 1;
         }
     }
 }
