@@ -2,7 +2,6 @@
 //! the parsers that turn an argument into a value or a usage error.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use conclave::bus::HumanChoice;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::output;
@@ -12,12 +11,16 @@ use std::path::PathBuf;
 
 mod outlets;
 mod parse;
+mod run;
+mod sweep;
 
 pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
 pub(crate) use parse::{
     existing_folder, parse_base_url, parse_decide, parse_flag, parse_flag_values, parse_seeds,
     parse_threads, pricing_file,
 };
+pub(crate) use run::{RunCommand, TuiCommand};
+pub(crate) use sweep::{SweepCommand, WorkerCommand};
 
 /// A terminal dashboard and engine for multi-agent runs. Without a command
 /// it opens the dashboard on the scenario picker.
@@ -31,65 +34,9 @@ pub(crate) struct Cli {
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Open the dashboard, launching SCENARIO at once if given.
-    Tui {
-        /// The scenario file.
-        scenario: Option<PathBuf>,
-        #[command(flatten)]
-        model: ModelArgs,
-        #[command(flatten)]
-        screen: ScreenArgs,
-        #[command(flatten)]
-        exec: ExecArgs,
-        #[command(flatten)]
-        otlp: OtlpArgs,
-        #[command(flatten)]
-        publish: PublishArgs,
-    },
+    Tui(TuiCommand),
     /// Run a scenario: in the dashboard, or with --headless print its result.
-    Run {
-        /// The scenario file.
-        scenario: PathBuf,
-        /// Print the result as one JSON document instead of opening the dashboard.
-        #[arg(long)]
-        headless: bool,
-        /// Seed of the run's random choices (overrides the scenario's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// The engine's clock: virtual (instant and reproducible; the default headless
-        /// on the sim) or real. A scenario with real workers or a remote model always
-        /// runs on the real clock.
-        #[arg(long, value_enum)]
-        clock: Option<Clock>,
-        /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
-        #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
-        flags: Vec<(String, bool)>,
-        /// Record every event of the run to this JSONL file (its folder must exist).
-        #[arg(long, value_name = "FILE.jsonl", conflicts_with = "no_record")]
-        record: Option<PathBuf>,
-        /// Replace the scenario's goal.
-        #[arg(long, value_name = "TEXT")]
-        goal: Option<String>,
-        /// Answer in advance when the round table escalates to a person
-        /// (budget.escalate_after_blocking_rounds); without it a headless run
-        /// stops there with escalated_to_human.
-        #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
-        decide: Option<HumanChoice>,
-        /// Keep the tools' last good answers in this folder between runs, for a
-        /// scenario whose safe mode falls back to them
-        /// (resilience.safe_mode.fallback: "last_known_good").
-        #[arg(long, value_name = "DIR")]
-        cache: Option<PathBuf>,
-        #[command(flatten)]
-        model: ModelArgs,
-        #[command(flatten)]
-        screen: ScreenArgs,
-        #[command(flatten)]
-        exec: ExecArgs,
-        #[command(flatten)]
-        otlp: OtlpArgs,
-        #[command(flatten)]
-        publish: PublishArgs,
-    },
+    Run(RunCommand),
     /// Watch the live runs of every engine that publishes to a NATS server
     /// (started with --nats), in the dashboard; pause, step and flag them.
     Attach {
@@ -125,63 +72,10 @@ pub(crate) enum Command {
     /// flag values, on the virtual clock, on all cores; show the outcomes per
     /// combination in the dashboard, or with --headless print them as one JSON
     /// document.
-    Sweep {
-        /// The scenario file.
-        scenario: PathBuf,
-        /// The seeds to run, both ends included, e.g. 1..200.
-        #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
-        seeds: std::ops::RangeInclusive<u64>,
-        /// A flag and the values to try, e.g. --flag legal_analyst=on,off
-        /// (repeatable; every combination of the values is run).
-        #[arg(long = "flag", value_name = "NAME=on,off", value_parser = parse_flag_values)]
-        flags: Vec<(String, Vec<bool>)>,
-        /// How many runs at once (threads, at most 1024); all cores by default.
-        #[arg(long, value_name = "N", value_parser = parse_threads)]
-        parallel: Option<usize>,
-        /// Print the outcomes as one JSON document instead of opening the dashboard.
-        #[arg(long)]
-        headless: bool,
-        /// Let the sweep call a real model endpoint (each run is paid for).
-        #[arg(long)]
-        allow_real: bool,
-        /// Answer in advance, in every run, when the round table escalates
-        /// to a person (budget.escalate_after_blocking_rounds); without it
-        /// those runs stop with escalated_to_human.
-        #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
-        decide: Option<HumanChoice>,
-        #[command(flatten)]
-        model: ModelArgs,
-        #[command(flatten)]
-        exec: ExecArgs,
-        #[command(flatten)]
-        look: LookArgs,
-        /// Run the jobs on `conclave worker`s through this NATS server
-        /// instead of on this machine's cores.
-        #[command(flatten)]
-        nats: NatsArgs,
-        #[command(flatten)]
-        otlp: OtlpArgs,
-    },
+    Sweep(SweepCommand),
     /// Run sweep jobs from a NATS server (JetStream) until stopped: each
     /// job's result is published, then the job acknowledged.
-    Worker {
-        /// The server the jobs come from, where every job's events are
-        /// published too (for `conclave attach`).
-        #[command(flatten)]
-        nats: PublishArgs,
-        /// How many jobs at once (threads, at most 1024); all cores by default.
-        #[arg(long, value_name = "N", value_parser = parse_threads)]
-        parallel: Option<usize>,
-        /// Seconds a job may go without word from its worker before the
-        /// server gives it to another worker (the worker says it is still
-        /// at work every third of this).
-        #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = conclave::nats::jobs::parse_ack_wait)]
-        ack_wait: std::time::Duration,
-        #[command(flatten)]
-        exec: ExecArgs,
-        #[command(flatten)]
-        otlp: OtlpArgs,
-    },
+    Worker(WorkerCommand),
     /// Check scenario files and report every error.
     Validate {
         /// The scenario files to check.
@@ -367,10 +261,4 @@ impl ModelArgs {
 pub(crate) enum ProviderArg {
     Sim,
     Openai,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum Clock {
-    Virtual,
-    Real,
 }

@@ -6,7 +6,7 @@ use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, HumanChoice, RunId, 
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
-use crate::patterns::{self, RunContext, RunOutcome};
+use crate::patterns::{RunContext, RunOutcome};
 use crate::provider::{RealTools, SimWorkers, Workers};
 use crate::record::{RecordPathError, Recorder};
 use crate::rng::RunRng;
@@ -17,8 +17,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
 mod setup;
+mod task;
 
-use setup::{described_by_servers, meter, provider, run_limit, run_model};
+use setup::{meter, provider, run_limit, run_model};
 
 /// How to launch a run; everything not given comes from the scenario.
 #[derive(Clone, Debug)]
@@ -181,24 +182,7 @@ pub fn launch(
     options: LaunchOptions,
 ) -> Result<RunHandle, LaunchError> {
     let flags = Flags::new(Arc::clone(&scenario), &options.flags)?;
-    if !options.allow_exec
-        && let Some(program) = scenario.programs().into_iter().next()
-    {
-        let name = program.argv.first().cloned().unwrap_or_default();
-        let message = format!(
-            "this scenario would run the program {}; a scenario's programs run only when you allow it: run it with --allow-exec (remembered for this file where it is and the programs it runs, as they are now), or confirm in the dashboard",
-            serde_json::Value::from(crate::sanitize::clean(&name))
-        );
-        return Err(LaunchError::ExecNotAllowed(
-            scenario.errors_at(vec![(program.path, message)]),
-        ));
-    }
-    if options.decide.is_some() && !scenario.asks_a_person() {
-        return Err(LaunchError::NeverAsks);
-    }
-    if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() {
-        return Err(LaunchError::VirtualClock);
-    }
+    refuse_unlaunchable(&scenario, &options)?;
     // Masked whatever this run uses, so that a program that prints one
     // shows it masked.
     crate::secrets::register_environment();
@@ -216,11 +200,7 @@ pub fn launch(
         }
         None => (None, None),
     };
-    let clock_mode = options.clock.unwrap_or(if scenario.has_real_calls() {
-        ClockMode::Real
-    } else {
-        ClockMode::Virtual
-    });
+    let clock_mode = clock_mode(&scenario, options.clock);
     let clock = RunClock::start_on(clock_mode);
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink)
         .with_observers(options.observers.clone());
@@ -229,13 +209,7 @@ pub fn launch(
         preset: options.decide,
         attended: options.attended,
     });
-    let sim = if scenario.tools.is_empty() {
-        SimWorkers::new(scenario.workers.clone(), rng.clone())
-            .with_sources(scenario.sources.clone())
-    } else {
-        SimWorkers::tools(scenario.tools.clone(), rng.clone())
-    };
-    let workers = Arc::new(Workers::new(sim, real));
+    let workers = Arc::new(Workers::new(sim_workers(&scenario, &rng), real));
     let gateway = Arc::new(
         Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
             .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
@@ -269,49 +243,58 @@ pub fn launch(
         gateway: Arc::clone(&gateway),
         seed,
     };
-    let task = tokio::spawn(async move {
-        let mut ctx = ctx;
-        // MCP servers start before the first turn, so a tool the scenario
-        // leaves undescribed is described to the model as its server lists it.
-        let described = gateway.start_workers().await;
-        if let Some(scenario) = described_by_servers(&ctx.scenario, &described) {
-            ctx.scenario = Arc::new(scenario);
-        }
-        let mut outcome = patterns::run(ctx).await;
-        // Nothing a real worker started outlives its run.
-        gateway.shutdown_workers();
-        let cache_failed = gateway.save_last_good().err();
-        // Every pattern's result carries what its model calls used, beside
-        // the reference's own fields.
-        let result = std::mem::take(&mut outcome.result);
-        outcome.result =
-            Arc::new(Arc::unwrap_or_clone(result).with_field("usage", &gateway.usage()));
-        if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
-            outcome.error = Some(words);
-        }
-        // The result leaves the process (printed, recorded, shown): no
-        // secret in it, whatever text it was built from.
-        let result = std::mem::take(&mut outcome.result);
-        outcome.result = Arc::new(Arc::unwrap_or_clone(result).scrubbed());
-        if let Some(error) = &mut outcome.error {
-            *error = crate::secrets::scrub(error).into_owned();
-        }
-        bus.publish(EventKind::RunFinished {
-            status: outcome.status,
-            stop_reason: outcome.stop_reason.clone(),
-            phase: outcome.phase.clone(),
-            result: Arc::clone(&outcome.result),
-            summary: Box::new(outcome.summary.clone()),
-            error: outcome.error.clone(),
-        });
-        bus.close_recording();
-        (outcome, cache_failed)
-    });
+    let task = tokio::spawn(task::run_to_end(ctx, gateway, bus));
     Ok(RunHandle {
         controller,
         clock,
         task,
         recorder,
+    })
+}
+
+/// Refuse a launch the user asked for and cannot have: programs not
+/// allowed, an answer for a table that never asks, the virtual clock for
+/// real calls.
+fn refuse_unlaunchable(scenario: &Scenario, options: &LaunchOptions) -> Result<(), LaunchError> {
+    if !options.allow_exec
+        && let Some(program) = scenario.programs().into_iter().next()
+    {
+        let name = program.argv.first().cloned().unwrap_or_default();
+        let message = format!(
+            "this scenario would run the program {}; a scenario's programs run only when you allow it: run it with --allow-exec (remembered for this file where it is and the programs it runs, as they are now), or confirm in the dashboard",
+            serde_json::Value::from(crate::sanitize::clean(&name))
+        );
+        return Err(LaunchError::ExecNotAllowed(
+            scenario.errors_at(vec![(program.path, message)]),
+        ));
+    }
+    if options.decide.is_some() && !scenario.asks_a_person() {
+        return Err(LaunchError::NeverAsks);
+    }
+    if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() {
+        return Err(LaunchError::VirtualClock);
+    }
+    Ok(())
+}
+
+/// The simulated workers: the scenario's tools when it has any, else its
+/// workers and sources.
+fn sim_workers(scenario: &Scenario, rng: &RunRng) -> SimWorkers {
+    if scenario.tools.is_empty() {
+        SimWorkers::new(scenario.workers.clone(), rng.clone())
+            .with_sources(scenario.sources.clone())
+    } else {
+        SimWorkers::tools(scenario.tools.clone(), rng.clone())
+    }
+}
+
+/// The run's clock: the one asked for, else the real clock for a scenario
+/// that calls anything real, which answers in real time.
+fn clock_mode(scenario: &Scenario, asked: Option<ClockMode>) -> ClockMode {
+    asked.unwrap_or(if scenario.has_real_calls() {
+        ClockMode::Real
+    } else {
+        ClockMode::Virtual
     })
 }
 

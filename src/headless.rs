@@ -290,6 +290,12 @@ fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
     }
 }
 
+/// `conclave schema`: the JSON Schema of scenario files on stdout.
+pub fn schema() -> Exit {
+    output::document(scenario::json_schema());
+    Exit::Ok
+}
+
 /// `conclave validate`: check every file, print every error, and say
 /// whether all were valid.
 pub fn validate(files: &[PathBuf]) -> Exit {

@@ -120,105 +120,10 @@ fn command(cli: Cli) -> Exit {
     // writes, from the start.
     conclave::secrets::register_environment();
     match cli.command {
-        None => dashboard(
-            None,
-            ScreenArgs::default(),
-            Overrides::default(),
-            ProviderChoice::default(),
-            ExecArgs::default(),
-            None,
-            Outlets {
-                otlp: &OtlpArgs::default(),
-                publish: PublishArgs::default(),
-            },
-        ),
-        Some(Command::Tui {
-            scenario,
-            model,
-            screen,
-            exec,
-            otlp,
-            publish,
-        }) => dashboard(
-            scenario,
-            screen,
-            Overrides::default(),
-            model.choice(),
-            exec,
-            None,
-            Outlets {
-                otlp: &otlp,
-                publish,
-            },
-        ),
-        Some(Command::Run {
-            scenario,
-            headless: false,
-            seed,
-            flags,
-            record,
-            goal,
-            decide,
-            cache,
-            model,
-            screen,
-            exec,
-            otlp,
-            publish,
-            ..
-        }) => dashboard(
-            Some(scenario),
-            screen,
-            Overrides {
-                seed,
-                flags,
-                goal,
-                record,
-                decide,
-            },
-            model.choice(),
-            exec,
-            cache,
-            Outlets {
-                otlp: &otlp,
-                publish,
-            },
-        ),
-        Some(Command::Run {
-            scenario,
-            headless: true,
-            seed,
-            clock,
-            flags,
-            record,
-            goal,
-            decide,
-            cache,
-            model,
-            exec,
-            otlp,
-            publish,
-            ..
-        }) => match otlp.config() {
-            Err(exit) => exit,
-            Ok(otlp) => headless::run(HeadlessRun {
-                scenario,
-                seed,
-                clock: clock.map(|clock| match clock {
-                    Clock::Real => ClockMode::Real,
-                    Clock::Virtual => ClockMode::Virtual,
-                }),
-                flags,
-                record,
-                goal,
-                provider: model.choice(),
-                allow_exec: exec.allow_exec,
-                decide,
-                cache,
-                otlp,
-                nats: publish.to(),
-            }),
-        },
+        None => open_dashboard(TuiCommand::default()),
+        Some(Command::Tui(tui)) => open_dashboard(tui),
+        Some(Command::Run(run)) if run.headless => run_headless(run),
+        Some(Command::Run(run)) => run_in_dashboard(run),
         Some(Command::Replay {
             recording,
             headless: true,
@@ -228,121 +133,28 @@ fn command(cli: Cli) -> Exit {
             recording,
             headless: false,
             look,
-        }) => match look.theme() {
-            Ok(theme) => tui::run(TuiOptions {
+        }) => view_in_dashboard(
+            &look,
+            TuiOptions {
                 replay: Some(recording),
-                theme,
                 ..TuiOptions::default()
-            }),
-            Err(exit) => exit,
-        },
-        Some(Command::Attach { nats, look }) => match look.theme() {
-            Ok(theme) => tui::run(TuiOptions {
+            },
+        ),
+        Some(Command::Attach { nats, look }) => view_in_dashboard(
+            &look,
+            TuiOptions {
                 attach: Some(nats),
-                theme,
                 ..TuiOptions::default()
-            }),
-            Err(exit) => exit,
-        },
-        Some(Command::Sweep {
-            scenario,
-            seeds,
-            flags,
-            parallel,
-            headless,
-            allow_real,
-            decide,
-            model,
-            exec,
-            look,
-            nats,
-            otlp,
-        }) => {
-            let otlp = match otlp.config() {
-                Ok(otlp) => otlp,
-                Err(exit) => return exit,
-            };
-            if nats.nats.is_some() && otlp.is_some() {
-                output::message(
-                    "conclave: with --nats the workers run the runs: give --otlp to each conclave worker instead",
-                );
-                return Exit::BadInput;
-            }
-            if nats.nats.is_some() && (parallel.is_some() || !headless) {
-                output::message(if headless {
-                    "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
-                } else {
-                    "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
-                });
-                return Exit::BadInput;
-            }
-            let plan = match SweepPlan::new(seeds, flags) {
-                Ok(plan) => plan,
-                Err(e) => {
-                    output::message(&format!("conclave: {e}"));
-                    return Exit::BadInput;
-                }
-            };
-            let args = SweepArgs {
-                scenario,
-                plan,
-                parallel,
-                provider: model.choice(),
-                allow_real,
-                allow_exec: exec.allow_exec,
-                decide,
-                otlp,
-            };
-            if let Some(url) = nats.nats {
-                conclave::nats::jobs::sweep_headless(args, &url)
-            } else if headless {
-                conclave::sweep::headless(args)
-            } else {
-                match look.theme() {
-                    Ok(theme) => tui::run(TuiOptions {
-                        sweep: Some(args),
-                        theme,
-                        ..TuiOptions::default()
-                    }),
-                    Err(exit) => exit,
-                }
-            }
-        }
-        Some(Command::Worker {
-            nats,
-            parallel,
-            ack_wait,
-            exec,
-            otlp,
-        }) => {
-            let otlp = match otlp.config() {
-                Ok(otlp) => otlp,
-                Err(exit) => return exit,
-            };
-            let Some(events) = nats.to() else {
-                output::message(
-                    "conclave: worker needs --nats URL, the NATS server the jobs are on (e.g. --nats nats://127.0.0.1:4222)",
-                );
-                return Exit::BadInput;
-            };
-            conclave::nats::jobs::worker(WorkerOptions {
-                url: events.url.clone(),
-                events,
-                otlp,
-                parallel: parallel.unwrap_or_else(conclave::sweep::default_parallelism),
-                ack_wait,
-                allow_exec: exec.allow_exec,
-            })
-        }
+            },
+        ),
+        Some(Command::Sweep(args)) => sweep(args),
+        Some(Command::Worker(args)) => worker(args),
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Export { recording, otlp }) => match otlp.config() {
             Err(exit) => exit,
             Ok(otlp) => headless::export(&recording, otlp),
         },
-        Some(Command::Schema) => {
-            output::document(conclave::scenario::json_schema());
-            Exit::Ok
-        }
+        Some(Command::Schema) => headless::schema(),
         Some(Command::Compare {
             a,
             b,
@@ -356,24 +168,191 @@ fn command(cli: Cli) -> Exit {
             compare: Some((a, b)),
             ..TuiOptions::default()
         }),
-        Some(Command::Completions { shell }) => {
-            let shell = match shell {
-                Shell::Bash => clap_complete::Shell::Bash,
-                Shell::Zsh => clap_complete::Shell::Zsh,
-                Shell::Fish => clap_complete::Shell::Fish,
-            };
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "conclave", &mut script);
-            print_text(&script)
-        }
-        Some(Command::Man) => match man::page(Cli::command()) {
-            Ok(page) => print_text(page.as_bytes()),
-            Err(e) => {
-                output::message(&format!("conclave: cannot write the man page: {e}"));
-                Exit::Internal
-            }
-        },
+        Some(Command::Completions { shell }) => completions(shell),
+        Some(Command::Man) => man_page(),
         Some(Command::Toolbox { tool }) => toolbox(tool),
+    }
+}
+
+/// `conclave tui`, and `conclave` alone: the dashboard, launching the
+/// scenario at once if one is given.
+fn open_dashboard(tui: TuiCommand) -> Exit {
+    dashboard(
+        tui.scenario,
+        tui.screen,
+        Overrides::default(),
+        tui.model.choice(),
+        tui.exec,
+        None,
+        Outlets {
+            otlp: &tui.otlp,
+            publish: tui.publish,
+        },
+    )
+}
+
+/// `conclave run` without `--headless`: the dashboard, launching the
+/// scenario at once with the run's seed, flags and goal.
+fn run_in_dashboard(run: RunCommand) -> Exit {
+    dashboard(
+        Some(run.scenario),
+        run.screen,
+        Overrides {
+            seed: run.seed,
+            flags: run.flags,
+            goal: run.goal,
+            record: run.record,
+            decide: run.decide,
+        },
+        run.model.choice(),
+        run.exec,
+        run.cache,
+        Outlets {
+            otlp: &run.otlp,
+            publish: run.publish,
+        },
+    )
+}
+
+/// `conclave run --headless`: one run, its result on stdout.
+fn run_headless(run: RunCommand) -> Exit {
+    let otlp = match run.otlp.config() {
+        Ok(otlp) => otlp,
+        Err(exit) => return exit,
+    };
+    headless::run(HeadlessRun {
+        scenario: run.scenario,
+        seed: run.seed,
+        clock: run.clock.map(ClockMode::from),
+        flags: run.flags,
+        record: run.record,
+        goal: run.goal,
+        provider: run.model.choice(),
+        allow_exec: run.exec.allow_exec,
+        decide: run.decide,
+        cache: run.cache,
+        otlp,
+        nats: run.publish.to(),
+    })
+}
+
+/// The dashboard on something it does not launch (a replay, a sweep, the
+/// runs of other engines), in the theme chosen.
+fn view_in_dashboard(look: &LookArgs, options: TuiOptions) -> Exit {
+    match look.theme() {
+        Ok(theme) => tui::run(TuiOptions { theme, ..options }),
+        Err(exit) => exit,
+    }
+}
+
+/// `conclave sweep`: its runs on NATS workers, on this machine's cores,
+/// or in the dashboard.
+fn sweep(command: SweepCommand) -> Exit {
+    let otlp = match command.otlp.config() {
+        Ok(otlp) => otlp,
+        Err(exit) => return exit,
+    };
+    if command.nats.nats.is_some()
+        && let Some(refusal) = refused_on_nats(otlp.is_some(), command.parallel, command.headless)
+    {
+        output::message(refusal);
+        return Exit::BadInput;
+    }
+    let plan = match SweepPlan::new(command.seeds, command.flags) {
+        Ok(plan) => plan,
+        Err(e) => {
+            output::message(&format!("conclave: {e}"));
+            return Exit::BadInput;
+        }
+    };
+    let args = SweepArgs {
+        scenario: command.scenario,
+        plan,
+        parallel: command.parallel,
+        provider: command.model.choice(),
+        allow_real: command.allow_real,
+        allow_exec: command.exec.allow_exec,
+        decide: command.decide,
+        otlp,
+    };
+    if let Some(url) = command.nats.nats {
+        conclave::nats::jobs::sweep_headless(args, &url)
+    } else if command.headless {
+        conclave::sweep::headless(args)
+    } else {
+        view_in_dashboard(
+            &command.look,
+            TuiOptions {
+                sweep: Some(args),
+                ..TuiOptions::default()
+            },
+        )
+    }
+}
+
+/// Why a sweep on NATS refuses the options it was given, if it does: its
+/// runs are the workers' (each takes its own `--otlp` and `--parallel`),
+/// and it prints its document rather than show it.
+fn refused_on_nats(otlp: bool, parallel: Option<usize>, headless: bool) -> Option<&'static str> {
+    if otlp {
+        return Some(
+            "conclave: with --nats the workers run the runs: give --otlp to each conclave worker instead",
+        );
+    }
+    if parallel.is_some() || !headless {
+        return Some(if headless {
+            "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
+        } else {
+            "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
+        });
+    }
+    None
+}
+
+/// `conclave worker`: run sweep jobs from a NATS server until stopped.
+fn worker(command: WorkerCommand) -> Exit {
+    let otlp = match command.otlp.config() {
+        Ok(otlp) => otlp,
+        Err(exit) => return exit,
+    };
+    let Some(events) = command.nats.to() else {
+        output::message(
+            "conclave: worker needs --nats URL, the NATS server the jobs are on (e.g. --nats nats://127.0.0.1:4222)",
+        );
+        return Exit::BadInput;
+    };
+    conclave::nats::jobs::worker(WorkerOptions {
+        url: events.url.clone(),
+        events,
+        otlp,
+        parallel: command
+            .parallel
+            .unwrap_or_else(conclave::sweep::default_parallelism),
+        ack_wait: command.ack_wait,
+        allow_exec: command.exec.allow_exec,
+    })
+}
+
+/// `conclave completions SHELL`: the shell's completion script.
+fn completions(shell: Shell) -> Exit {
+    let shell = match shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+    };
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "conclave", &mut script);
+    print_text(&script)
+}
+
+/// `conclave man`: the manual page, in roff.
+fn man_page() -> Exit {
+    match man::page(Cli::command()) {
+        Ok(page) => print_text(page.as_bytes()),
+        Err(e) => {
+            output::message(&format!("conclave: cannot write the man page: {e}"));
+            Exit::Internal
+        }
     }
 }
 

@@ -1,0 +1,87 @@
+//! The arguments of the commands that run a scenario on this machine:
+//! `tui` (the dashboard, launching the scenario at once if one is given)
+//! and `run` (in the dashboard, or headless).
+
+use super::{ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_decide, parse_flag};
+use clap::{Args, ValueEnum};
+use conclave::bus::{ClockMode, HumanChoice};
+use std::path::PathBuf;
+
+/// What `conclave tui` is given; `conclave` alone is this with nothing.
+#[derive(Args, Debug, Default)]
+pub(crate) struct TuiCommand {
+    /// The scenario file.
+    pub(crate) scenario: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
+    #[command(flatten)]
+    pub(crate) screen: ScreenArgs,
+    #[command(flatten)]
+    pub(crate) exec: ExecArgs,
+    #[command(flatten)]
+    pub(crate) otlp: OtlpArgs,
+    #[command(flatten)]
+    pub(crate) publish: PublishArgs,
+}
+
+/// What `conclave run` is given, in the dashboard or headless.
+#[derive(Args, Debug)]
+pub(crate) struct RunCommand {
+    /// The scenario file.
+    pub(crate) scenario: PathBuf,
+    /// Print the result as one JSON document instead of opening the dashboard.
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Seed of the run's random choices (overrides the scenario's).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// The engine's clock: virtual (instant and reproducible; the default headless
+    /// on the sim) or real. A scenario with real workers or a remote model always
+    /// runs on the real clock.
+    #[arg(long, value_enum)]
+    pub(crate) clock: Option<Clock>,
+    /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
+    #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
+    pub(crate) flags: Vec<(String, bool)>,
+    /// Record every event of the run to this JSONL file (its folder must exist).
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "no_record")]
+    pub(crate) record: Option<PathBuf>,
+    /// Replace the scenario's goal.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) goal: Option<String>,
+    /// Answer in advance when the round table escalates to a person
+    /// (budget.escalate_after_blocking_rounds); without it a headless run
+    /// stops there with escalated_to_human.
+    #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
+    pub(crate) decide: Option<HumanChoice>,
+    /// Keep the tools' last good answers in this folder between runs, for a
+    /// scenario whose safe mode falls back to them
+    /// (resilience.safe_mode.fallback: "last_known_good").
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
+    #[command(flatten)]
+    pub(crate) screen: ScreenArgs,
+    #[command(flatten)]
+    pub(crate) exec: ExecArgs,
+    #[command(flatten)]
+    pub(crate) otlp: OtlpArgs,
+    #[command(flatten)]
+    pub(crate) publish: PublishArgs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Clock {
+    Virtual,
+    Real,
+}
+
+impl From<Clock> for ClockMode {
+    fn from(clock: Clock) -> Self {
+        match clock {
+            Clock::Real => ClockMode::Real,
+            Clock::Virtual => ClockMode::Virtual,
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The arguments of the two ends of a sweep: `sweep` (on this machine's
+//! cores or through NATS) and `worker` (running a sweep's jobs from NATS).
+
+use super::{
+    ExecArgs, LookArgs, ModelArgs, NatsArgs, OtlpArgs, PublishArgs, parse_decide,
+    parse_flag_values, parse_seeds, parse_threads,
+};
+use clap::Args;
+use conclave::bus::HumanChoice;
+use std::path::PathBuf;
+
+/// What `conclave sweep` is given: the runs, and where they run.
+#[derive(Args, Debug)]
+pub(crate) struct SweepCommand {
+    /// The scenario file.
+    pub(crate) scenario: PathBuf,
+    /// The seeds to run, both ends included, e.g. 1..200.
+    #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
+    pub(crate) seeds: std::ops::RangeInclusive<u64>,
+    /// A flag and the values to try, e.g. --flag legal_analyst=on,off
+    /// (repeatable; every combination of the values is run).
+    #[arg(long = "flag", value_name = "NAME=on,off", value_parser = parse_flag_values)]
+    pub(crate) flags: Vec<(String, Vec<bool>)>,
+    /// How many runs at once (threads, at most 1024); all cores by default.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub(crate) parallel: Option<usize>,
+    /// Print the outcomes as one JSON document instead of opening the dashboard.
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Let the sweep call a real model endpoint (each run is paid for).
+    #[arg(long)]
+    pub(crate) allow_real: bool,
+    /// Answer in advance, in every run, when the round table escalates
+    /// to a person (budget.escalate_after_blocking_rounds); without it
+    /// those runs stop with escalated_to_human.
+    #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
+    pub(crate) decide: Option<HumanChoice>,
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
+    #[command(flatten)]
+    pub(crate) exec: ExecArgs,
+    #[command(flatten)]
+    pub(crate) look: LookArgs,
+    /// Run the jobs on `conclave worker`s through this NATS server
+    /// instead of on this machine's cores.
+    #[command(flatten)]
+    pub(crate) nats: NatsArgs,
+    #[command(flatten)]
+    pub(crate) otlp: OtlpArgs,
+}
+
+/// What `conclave worker` is given: the server its jobs are on and how
+/// it runs them.
+#[derive(Args, Debug)]
+pub(crate) struct WorkerCommand {
+    /// The server the jobs come from, where every job's events are
+    /// published too (for `conclave attach`).
+    #[command(flatten)]
+    pub(crate) nats: PublishArgs,
+    /// How many jobs at once (threads, at most 1024); all cores by default.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub(crate) parallel: Option<usize>,
+    /// Seconds a job may go without word from its worker before the
+    /// server gives it to another worker (the worker says it is still
+    /// at work every third of this).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = conclave::nats::jobs::parse_ack_wait)]
+    pub(crate) ack_wait: std::time::Duration,
+    #[command(flatten)]
+    pub(crate) exec: ExecArgs,
+    #[command(flatten)]
+    pub(crate) otlp: OtlpArgs,
+}

@@ -1,0 +1,60 @@
+//! A run's task on the runtime, from its MCP servers' start to its
+//! finish event: the pattern runs in between, and the result it leaves
+//! carries the run's usage and no secret.
+
+use super::setup::described_by_servers;
+use crate::bus::{Bus, EventKind};
+use crate::gateway::{CacheError, Gateway};
+use crate::patterns::{self, RunContext, RunOutcome};
+use std::sync::Arc;
+
+/// Run the pattern, then stop the workers, save the tools' last good
+/// answers and publish the finish; a cache that could not be saved is
+/// returned beside the outcome.
+pub(super) async fn run_to_end(
+    mut ctx: RunContext,
+    gateway: Arc<Gateway>,
+    bus: Bus,
+) -> (RunOutcome, Option<CacheError>) {
+    // MCP servers start before the first turn, so a tool the scenario
+    // leaves undescribed is described to the model as its server lists it.
+    let described = gateway.start_workers().await;
+    if let Some(scenario) = described_by_servers(&ctx.scenario, &described) {
+        ctx.scenario = Arc::new(scenario);
+    }
+    let outcome = patterns::run(ctx).await;
+    // Nothing a real worker started outlives its run.
+    gateway.shutdown_workers();
+    let cache_failed = gateway.save_last_good().err();
+    let outcome = finished(outcome, &gateway);
+    bus.publish(EventKind::RunFinished {
+        status: outcome.status,
+        stop_reason: outcome.stop_reason.clone(),
+        phase: outcome.phase.clone(),
+        result: Arc::clone(&outcome.result),
+        summary: Box::new(outcome.summary.clone()),
+        error: outcome.error.clone(),
+    });
+    bus.close_recording();
+    (outcome, cache_failed)
+}
+
+/// The pattern's outcome as the run reports it: its result with the
+/// model calls' usage, its error in the gateway's words, both scrubbed.
+fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
+    // Every pattern's result carries what its model calls used, beside
+    // the reference's own fields.
+    let result = std::mem::take(&mut outcome.result);
+    outcome.result = Arc::new(Arc::unwrap_or_clone(result).with_field("usage", &gateway.usage()));
+    if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
+        outcome.error = Some(words);
+    }
+    // The result leaves the process (printed, recorded, shown): no
+    // secret in it, whatever text it was built from.
+    let result = std::mem::take(&mut outcome.result);
+    outcome.result = Arc::new(Arc::unwrap_or_clone(result).scrubbed());
+    if let Some(error) = &mut outcome.error {
+        *error = crate::secrets::scrub(error).into_owned();
+    }
+    outcome
+}
