@@ -4,8 +4,10 @@
 
 use super::app::App;
 use super::keymap::PaneId;
+use super::layout::Areas;
 use super::overlays;
 use super::panes::{self, resilience};
+use super::slot::RunView;
 use super::theme;
 use super::view_state::Overlay;
 use ratatui::Frame;
@@ -18,77 +20,16 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let areas = app.areas(screen);
     let run = app.run().map(|slot| slot.view());
     panes::header::draw(frame, areas.header, run.as_ref());
-    let focused = |pane: PaneId| app.overlay.is_none() && app.focus == pane;
     panes::run_list::draw(
         frame,
         areas.runs,
         &app.runs,
-        focused(PaneId::Runs),
+        focused(app, PaneId::Runs),
         app.runs_search.as_deref(),
     );
     match &run {
-        Some(run) => {
-            let (state, ui) = (run.state, run.ui);
-            panes::pattern::draw(
-                frame,
-                areas.pattern,
-                run.unit,
-                state,
-                ui,
-                run.now_ms,
-                focused(PaneId::Pattern),
-            );
-            resilience::draw(
-                frame,
-                areas.resilience,
-                &state.resilience,
-                &ui.gateway_tools,
-                run.scenario.resilience.is_some(),
-                run.now_ms,
-                focused(PaneId::Resilience),
-            );
-            let filter_input = match &app.overlay {
-                Some(Overlay::Filter(text)) => Some(text.as_str()),
-                _ => None,
-            };
-            panes::event_log::draw(
-                frame,
-                areas.log,
-                state,
-                &ui.log,
-                focused(PaneId::Log) || filter_input.is_some(),
-                filter_input,
-            );
-            panes::result::draw(
-                frame,
-                areas.result,
-                run,
-                ui.result_scroll,
-                focused(PaneId::Result),
-            );
-        }
-        None => {
-            let body = Rect {
-                y: areas.pattern.y,
-                height: areas
-                    .result
-                    .bottom()
-                    .max(areas.log.bottom())
-                    .max(areas.resilience.bottom())
-                    .saturating_sub(areas.pattern.y),
-                ..screen
-            };
-            frame.render_widget(
-                Paragraph::new(vec![
-                    Line::raw(""),
-                    Line::styled(
-                        "  No runs yet. Press n to pick a scenario, ? for help, q to quit.",
-                        theme::dim(),
-                    ),
-                ]),
-                body,
-            );
-        }
+        Some(run) => draw_run_panes(frame, app, &areas, run),
+        None => draw_no_runs(frame, screen, &areas),
     }
     if let Some(run) = &run
         && let Some(replay) = run.replay
@@ -112,10 +53,87 @@ pub fn draw(frame: &mut Frame, app: &App) {
         overlays::decide::draw_record(frame, screen, escalation);
     }
 
+    draw_overlay(frame, app, run.as_ref(), screen, &areas);
+    app.options.theme.apply(frame.buffer_mut());
+}
+
+/// Whether `pane` takes the keys: focused, with no overlay over it.
+fn focused(app: &App, pane: PaneId) -> bool {
+    app.overlay.is_none() && app.focus == pane
+}
+
+/// The selected run's pattern, resilience, event log and Result panes.
+fn draw_run_panes(frame: &mut Frame, app: &App, areas: &Areas, run: &RunView) {
+    let (state, ui) = (run.state, run.ui);
+    panes::pattern::draw(
+        frame,
+        areas.pattern,
+        run.unit,
+        state,
+        ui,
+        run.now_ms,
+        focused(app, PaneId::Pattern),
+    );
+    resilience::draw(
+        frame,
+        areas.resilience,
+        &state.resilience,
+        &ui.gateway_tools,
+        run.scenario.resilience.is_some(),
+        run.now_ms,
+        focused(app, PaneId::Resilience),
+    );
+    let filter_input = match &app.overlay {
+        Some(Overlay::Filter(text)) => Some(text.as_str()),
+        _ => None,
+    };
+    panes::event_log::draw(
+        frame,
+        areas.log,
+        state,
+        &ui.log,
+        focused(app, PaneId::Log) || filter_input.is_some(),
+        filter_input,
+    );
+    panes::result::draw(
+        frame,
+        areas.result,
+        run,
+        ui.result_scroll,
+        focused(app, PaneId::Result),
+    );
+}
+
+/// Where the run panes would be, the keys that start one.
+fn draw_no_runs(frame: &mut Frame, screen: Rect, areas: &Areas) {
+    let body = Rect {
+        y: areas.pattern.y,
+        height: areas
+            .result
+            .bottom()
+            .max(areas.log.bottom())
+            .max(areas.resilience.bottom())
+            .saturating_sub(areas.pattern.y),
+        ..screen
+    };
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::raw(""),
+            Line::styled(
+                "  No runs yet. Press n to pick a scenario, ? for help, q to quit.",
+                theme::dim(),
+            ),
+        ]),
+        body,
+    );
+}
+
+/// The open overlay, over the panes.
+fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rect, areas: &Areas) {
     match &app.overlay {
         Some(Overlay::Help { scroll }) => overlays::help::draw(frame, screen, app, *scroll),
         Some(Overlay::Flags { selected }) => {
-            if let Some(run) = &run {
+            if let Some(run) = run {
                 overlays::flags::draw(
                     frame,
                     screen,
@@ -163,7 +181,6 @@ pub fn draw(frame: &mut Frame, app: &App) {
         }
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
-    app.options.theme.apply(frame.buffer_mut());
 }
 
 /// The screen above the footer, so that its keys and notices stay in view.

@@ -23,25 +23,40 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
-    let brand = Span::styled(
-        " CONCLAVE ",
-        Style::default()
-            .fg(Color::Black)
-            .bg(theme::ACCENT)
-            .add_modifier(Modifier::BOLD),
-    );
     let Some(run) = run else {
         let line = Line::from(vec![
-            brand,
+            brand(),
             Span::styled("  no run yet: n opens the scenario picker", theme::dim()),
         ]);
         frame.render_widget(Paragraph::new(line), area);
         return;
     };
+    let width = usize::from(area.width);
+    let lines = if area.height >= 2 {
+        vec![first_row(run, width), second_row(run, width)]
+    } else {
+        vec![first_row(run, width)]
+    };
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn brand() -> Span<'static> {
+    Span::styled(
+        " CONCLAVE ",
+        Style::default()
+            .fg(Color::Black)
+            .bg(theme::ACCENT)
+            .add_modifier(Modifier::BOLD),
+    )
+}
+
+/// The brand, the status badge and the run clock, then the title, the
+/// pattern, the seed and the recording as far as `width` allows.
+fn first_row(run: &RunView, width: usize) -> Line<'static> {
     let state = run.state;
     let (badge, color) = status(run);
     let mut first = vec![
-        brand,
+        brand(),
         Span::raw(" "),
         Span::styled(
             format!(" {badge} "),
@@ -79,7 +94,7 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         ));
     }
     let used: usize = first.iter().map(Span::width).sum();
-    let room = usize::from(area.width).saturating_sub(used);
+    let room = width.saturating_sub(used);
     let title = fit_words(&title, room.min(48));
     let mut room = room.saturating_sub(title.chars().count());
     first.push(Span::styled(title, theme::bold()));
@@ -92,7 +107,52 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         room -= width;
         first.push(Span::styled(part, theme::dim()));
     }
+    Line::from(first)
+}
 
+/// How the run ended, what it spent and counted, and its flags, as far as
+/// `width` allows.
+fn second_row(run: &RunView, width: usize) -> Line<'static> {
+    let state = run.state;
+    // What the run spent and how much of its budget: kept before the
+    // flags and the counts, so a narrow header loses those first.
+    let mut counts: Vec<Vec<Span<'static>>> = spend(run);
+    if let Some((budget, used, limit)) = state.budget {
+        let name = match budget {
+            crate::bus::BudgetKind::Messages => "messages",
+            crate::bus::BudgetKind::Dispatches => "dispatches",
+            crate::bus::BudgetKind::LlmCalls => "llm calls",
+        };
+        counts.push(vec![Span::styled(
+            format!("{name} {used}/{limit}"),
+            theme::dim(),
+        )]);
+    }
+    // Once the run has ended, how it ended leads the row, then what it
+    // cost and its budget, so a narrow header keeps them; the flags follow
+    // as room allows (the flags pane and `f` show them all).
+    let groups = match &state.outcome {
+        Some(_) => vec![ended(run), counts, flags(run)],
+        None => vec![counts, flags(run)],
+    };
+    let mut second = Vec::new();
+    for group in groups.into_iter().filter(|g| !g.is_empty()) {
+        for (i, mut part) in group.into_iter().enumerate() {
+            if i == 0 && !second.is_empty() {
+                part.insert(0, Span::styled("│ ", theme::dim()));
+            }
+            second.push(part);
+        }
+    }
+    let mut second_line = vec![Span::raw(" ")];
+    second_line.extend(parts(second, &Span::raw("  "), width.saturating_sub(1)).spans);
+    Line::from(second_line)
+}
+
+/// Every flag with its state, and the change asked for that waits for the
+/// next gate or a restart.
+fn flags(run: &RunView) -> Vec<Vec<Span<'static>>> {
+    let state = run.state;
     let mut flags: Vec<Vec<Span<'static>>> = Vec::new();
     if state.flags.is_empty() {
         flags.push(vec![Span::styled("flags: none", theme::dim())]);
@@ -128,52 +188,7 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
         }
         flags.push(part);
     }
-    // What the run spent and how much of its budget: kept before the
-    // flags and the counts, so a narrow header loses those first.
-    let mut counts: Vec<Vec<Span<'static>>> = spend(run);
-    if let Some((budget, used, limit)) = state.budget {
-        let name = match budget {
-            crate::bus::BudgetKind::Messages => "messages",
-            crate::bus::BudgetKind::Dispatches => "dispatches",
-            crate::bus::BudgetKind::LlmCalls => "llm calls",
-        };
-        counts.push(vec![Span::styled(
-            format!("{name} {used}/{limit}"),
-            theme::dim(),
-        )]);
-    }
-    // Once the run has ended, how it ended leads the row, then what it
-    // cost and its budget, so a narrow header keeps them; the flags follow
-    // as room allows (the flags pane and `f` show them all).
-    let groups = match &state.outcome {
-        Some(_) => vec![ended(run), counts, flags],
-        None => vec![counts, flags],
-    };
-    let mut second = Vec::new();
-    for group in groups.into_iter().filter(|g| !g.is_empty()) {
-        for (i, mut part) in group.into_iter().enumerate() {
-            if i == 0 && !second.is_empty() {
-                part.insert(0, Span::styled("│ ", theme::dim()));
-            }
-            second.push(part);
-        }
-    }
-    let mut second_line = vec![Span::raw(" ")];
-    second_line.extend(
-        parts(
-            second,
-            &Span::raw("  "),
-            usize::from(area.width).saturating_sub(1),
-        )
-        .spans,
-    );
-    let second = second_line;
-    let lines = if area.height >= 2 {
-        vec![Line::from(first), Line::from(second)]
-    } else {
-        vec![Line::from(first)]
-    };
-    frame.render_widget(Paragraph::new(lines), area);
+    flags
 }
 
 /// The run's tokens and dollars (`~` before a simulated model's

@@ -5,7 +5,7 @@
 //! run's start. Nothing here knows ratatui, and nothing here reads a clock
 //! or the engine.
 
-use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId};
+use crate::bus::{BudgetKind, ClockMode, Event, EventKind, GatePoint, RunId, RunStarted};
 use crate::scenario::{PatternKind, Scenario};
 use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
@@ -133,145 +133,37 @@ impl RunState {
     }
 
     pub fn apply(&mut self, event: Arc<Event>) {
-        if self.last_seq > 0 && event.seq > self.last_seq + 1 {
-            self.missed += event.seq - self.last_seq - 1;
-        }
-        self.last_seq = self.last_seq.max(event.seq);
-        self.t_ms = self.t_ms.max(event.t_ms);
-        match &event.kind {
-            EventKind::RunStarted(started) => {
-                let scenario = Arc::clone(&started.scenario);
-                self.flags = started
-                    .flags
-                    .iter()
-                    .map(|f| FlagView {
-                        name: f.name.clone(),
-                        on: f.on,
-                        description: scenario
-                            .flags
-                            .get(&f.name)
-                            .and_then(|s| s.description.clone()),
-                    })
-                    .collect();
-                self.pattern = patterns::unit(started.pattern).seat(started);
-                self.resilience.seat(&scenario, &started.flags);
-                self.info = Some(RunInfo {
-                    name: scenario.name.clone(),
-                    title: scenario.title.clone(),
-                    pattern: started.pattern,
-                    seed: started.seed,
-                    goal: started.goal.clone(),
-                    clock: started.clock,
-                    source: started.source.clone(),
-                    scenario,
-                    started_flags: started.flags.clone(),
-                });
-                self.activity = Activity::Running;
-            }
-            EventKind::RunFinished {
-                status,
-                stop_reason,
-                phase,
-                result,
-                summary,
-                error,
-            } => {
-                self.activity = Activity::Finished;
-                self.calling.clear();
-                let outcome = Outcome {
-                    status: *status,
-                    stop_reason: stop_reason.clone(),
-                    phase: phase.clone(),
-                    result: Arc::clone(result),
-                    summary: summary.as_ref().clone(),
-                    error: error.clone(),
-                };
-                self.pattern.close(&outcome);
-                self.outcome = Some(outcome);
-                self.resilience.rank(event.t_ms);
-            }
+        self.count_missed(&event);
+        let (kind, t_ms) = (&event.kind, event.t_ms);
+        match kind {
+            EventKind::RunStarted(started) => self.start(started),
+            EventKind::RunFinished { .. } => self.finish(kind, t_ms),
             EventKind::BudgetConsumed {
                 budget,
                 used,
                 limit,
             } => {
                 self.budget = Some((*budget, *used, *limit));
-                self.pattern.apply(&event.kind, event.t_ms);
+                self.pattern.apply(kind, t_ms);
             }
-            EventKind::FlagChanged { name, on } => {
-                if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
-                    flag.on = *on;
-                }
-                self.resilience.apply(&event.kind, event.t_ms);
-            }
-            EventKind::Paused { gate } => {
-                self.activity = Activity::Paused { gate: gate.clone() };
-            }
-            EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
-                self.activity = Activity::Running;
-            }
-            EventKind::CallStarted {
-                call,
-                tool,
-                attempt,
-                label,
-                agent,
-            } => {
-                self.calling.push(CallInFlight {
-                    call: *call,
-                    tool: tool.clone(),
-                    attempt: *attempt,
-                    label: label.clone(),
-                    agent: agent.clone(),
-                    text: PartialText::default(),
-                });
-                self.model_calls += 1;
-                self.resilience.apply(&event.kind, event.t_ms);
-            }
-            // Shown where the call's agent sits until the call finishes
-            // (and not a line of the log).
-            EventKind::CallDelta { call, text } => {
-                if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
-                    calling.text.push(text);
-                }
-            }
-            EventKind::CallFinished { call, usage, .. } => {
-                // Whose tokens: the agent the call speaks for, else what a
-                // model call was for (`plan`, `final brief`).
-                let agent = self.calling.iter().find(|c| c.call == *call).and_then(|c| {
-                    c.agent.clone().or_else(|| {
-                        (c.tool == crate::scenario::MODEL_TOOL).then(|| c.label.clone())
-                    })
-                });
-                self.calling.retain(|c| c.call != *call);
-                if let Some(usage) = usage {
-                    self.spend.add(usage);
-                    if let Some(agent) = agent {
-                        self.spend_by_agent.entry(agent).or_default().add(usage);
-                    }
-                }
-                self.resilience.apply(&event.kind, event.t_ms);
-            }
+            EventKind::FlagChanged { .. }
+            | EventKind::Paused { .. }
+            | EventKind::Resumed { .. }
+            | EventKind::Stepped { .. } => self.apply_control(kind, t_ms),
+            EventKind::CallStarted { .. }
+            | EventKind::CallDelta { .. }
+            | EventKind::CallFinished { .. } => self.apply_call(kind, t_ms),
             EventKind::CallRejected { .. }
             | EventKind::BreakerTransition { .. }
-            | EventKind::Bulkhead { .. } => self.resilience.apply(&event.kind, event.t_ms),
-            // A stale answer is its tool's, and its task's.
-            EventKind::FallbackServed { .. } => {
-                self.resilience.apply(&event.kind, event.t_ms);
-                self.pattern.apply(&event.kind, event.t_ms);
-            }
-            // A task's retry is the workers' too (a research run's tool
-            // calls are attempts as well; its own fold leaves them out);
-            // an attempt's timeout is its tool's.
-            EventKind::RetryScheduled { .. } | EventKind::AttemptStarted { .. } => {
-                self.pattern.apply(&event.kind, event.t_ms);
-                self.resilience.apply(&event.kind, event.t_ms);
-            }
+            | EventKind::Bulkhead { .. }
+            | EventKind::FallbackServed { .. }
+            | EventKind::RetryScheduled { .. }
+            | EventKind::AttemptStarted { .. } => self.apply_resilience(kind, t_ms),
             EventKind::EscalatedToHuman { .. }
             | EventKind::HumanDecided { .. }
             | EventKind::RoundStarted { .. } => {
-                escalation::fold(&mut self.escalation, &event.kind);
-                self.pattern.apply(&event.kind, event.t_ms);
+                escalation::fold(&mut self.escalation, kind);
+                self.pattern.apply(kind, t_ms);
             }
             EventKind::ContributionRequested { .. }
             | EventKind::ContributionAccepted { .. }
@@ -302,9 +194,173 @@ impl RunState {
             | EventKind::PageRead(_)
             | EventKind::NoteExtracted(_)
             | EventKind::NotesVerified(_)
-            | EventKind::Cited(_) => self.pattern.apply(&event.kind, event.t_ms),
+            | EventKind::Cited(_) => self.pattern.apply(kind, t_ms),
         }
         self.log.push(event);
+    }
+
+    /// Counts the events a gap in `seq` says never arrived, and moves the
+    /// last seq and the run clock on.
+    fn count_missed(&mut self, event: &Event) {
+        if self.last_seq > 0 && event.seq > self.last_seq + 1 {
+            self.missed += event.seq - self.last_seq - 1;
+        }
+        self.last_seq = self.last_seq.max(event.seq);
+        self.t_ms = self.t_ms.max(event.t_ms);
+    }
+
+    /// Seats the run: its facts, its flags, the pattern's fold and every
+    /// tool's resilience.
+    fn start(&mut self, started: &RunStarted) {
+        let scenario = Arc::clone(&started.scenario);
+        self.flags = started
+            .flags
+            .iter()
+            .map(|f| FlagView {
+                name: f.name.clone(),
+                on: f.on,
+                description: scenario
+                    .flags
+                    .get(&f.name)
+                    .and_then(|s| s.description.clone()),
+            })
+            .collect();
+        self.pattern = patterns::unit(started.pattern).seat(started);
+        self.resilience.seat(&scenario, &started.flags);
+        self.info = Some(RunInfo {
+            name: scenario.name.clone(),
+            title: scenario.title.clone(),
+            pattern: started.pattern,
+            seed: started.seed,
+            goal: started.goal.clone(),
+            clock: started.clock,
+            source: started.source.clone(),
+            scenario,
+            started_flags: started.flags.clone(),
+        });
+        self.activity = Activity::Running;
+    }
+
+    /// Keeps how the run ended; nothing is in flight any more.
+    fn finish(&mut self, kind: &EventKind, t_ms: u64) {
+        let EventKind::RunFinished {
+            status,
+            stop_reason,
+            phase,
+            result,
+            summary,
+            error,
+        } = kind
+        else {
+            // `apply` sends no other kind here.
+            return;
+        };
+        self.activity = Activity::Finished;
+        self.calling.clear();
+        let outcome = Outcome {
+            status: *status,
+            stop_reason: stop_reason.clone(),
+            phase: phase.clone(),
+            result: Arc::clone(result),
+            summary: summary.as_ref().clone(),
+            error: error.clone(),
+        };
+        self.pattern.close(&outcome);
+        self.outcome = Some(outcome);
+        self.resilience.rank(t_ms);
+    }
+
+    /// A flag changed, or the run paused or went on.
+    fn apply_control(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::FlagChanged { name, on } => {
+                if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
+                    flag.on = *on;
+                }
+                self.resilience.apply(kind, t_ms);
+            }
+            EventKind::Paused { gate } => {
+                self.activity = Activity::Paused { gate: gate.clone() };
+            }
+            EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
+                self.activity = Activity::Running;
+            }
+            // `apply` sends no other kind here.
+            _ => {}
+        }
+    }
+
+    /// A gateway call started, streamed text or finished.
+    fn apply_call(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                label,
+                agent,
+            } => {
+                self.calling.push(CallInFlight {
+                    call: *call,
+                    tool: tool.clone(),
+                    attempt: *attempt,
+                    label: label.clone(),
+                    agent: agent.clone(),
+                    text: PartialText::default(),
+                });
+                self.model_calls += 1;
+                self.resilience.apply(kind, t_ms);
+            }
+            // Shown where the call's agent sits until the call finishes
+            // (and not a line of the log).
+            EventKind::CallDelta { call, text } => {
+                if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
+                    calling.text.push(text);
+                }
+            }
+            EventKind::CallFinished { call, usage, .. } => {
+                // Whose tokens: the agent the call speaks for, else what a
+                // model call was for (`plan`, `final brief`).
+                let agent = self.calling.iter().find(|c| c.call == *call).and_then(|c| {
+                    c.agent.clone().or_else(|| {
+                        (c.tool == crate::scenario::MODEL_TOOL).then(|| c.label.clone())
+                    })
+                });
+                self.calling.retain(|c| c.call != *call);
+                if let Some(usage) = usage {
+                    self.spend.add(usage);
+                    if let Some(agent) = agent {
+                        self.spend_by_agent.entry(agent).or_default().add(usage);
+                    }
+                }
+                self.resilience.apply(kind, t_ms);
+            }
+            // `apply` sends no other kind here.
+            _ => {}
+        }
+    }
+
+    /// A tool's breaker, bulkhead, fallback, retry or attempt.
+    fn apply_resilience(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            // A stale answer is its tool's, and its task's.
+            EventKind::FallbackServed { .. } => {
+                self.resilience.apply(kind, t_ms);
+                self.pattern.apply(kind, t_ms);
+            }
+            // A task's retry is the workers' too (a research run's tool
+            // calls are attempts as well; its own fold leaves them out);
+            // an attempt's timeout is its tool's.
+            EventKind::RetryScheduled { .. } | EventKind::AttemptStarted { .. } => {
+                self.pattern.apply(kind, t_ms);
+                self.resilience.apply(kind, t_ms);
+            }
+            EventKind::CallRejected { .. }
+            | EventKind::BreakerTransition { .. }
+            | EventKind::Bulkhead { .. } => self.resilience.apply(kind, t_ms),
+            // `apply` sends no other kind here.
+            _ => {}
+        }
     }
 }
 

@@ -1,8 +1,10 @@
 //! Collaboration's part of the dashboard: the round table of agents ×
 //! rounds (`state`), its selected cell, which follows the newest
 //! contribution until moved, the keys that move it across rounds, and its
-//! drawing (`view`).
+//! drawing (`view`, with the selected contribution under the grid in
+//! `detail`).
 
+mod detail;
 mod selection;
 pub(crate) mod state;
 mod view;

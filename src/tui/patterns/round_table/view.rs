@@ -1,23 +1,23 @@
 //! The round table: agents × rounds, each cell the agent's stance (glyph and
 //! word in its colour) and confidence; under each round its conflicts and
-//! decision; below the grid the selected contribution's summary and actions,
-//! or, while an agent's answer streams in, its summary as it is written.
+//! decision; below the grid the selected contribution (`detail`).
 
 use super::TableView;
+use super::detail;
 use super::state::{Cell, RoundColumn, RoundTable};
-use crate::bus::{Conflict, HumanChoice, Stance};
+use crate::bus::{Conflict, HumanChoice};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::state::partial::PartialText;
-use crate::tui::text::{fit, pad};
+use crate::tui::text::pad;
 use crate::tui::theme;
-use crate::tui::widgets::{self, block};
+use crate::tui::widgets::block;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 const CELL: usize = 15;
 const NAME_MAX: usize = 20;
@@ -56,14 +56,7 @@ pub(super) fn draw(
     selection: &TableView,
     seen: Seen,
 ) {
-    let title = match table.rounds.last() {
-        Some(column) => format!(
-            "Round table · round {} of {}",
-            column.round, table.max_rounds
-        ),
-        None => "Round table".to_string(),
-    };
-    let block = block(PaneId::Pattern, &title, seen.focused);
+    let block = block(PaneId::Pattern, &title(table), seen.focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
@@ -73,43 +66,106 @@ pub(super) fn draw(
     // The agent being asked whose answer is streaming in, if any: the
     // detail shows it while the selection follows (or rests on it).
     let writing = writing_cell(table, seen);
-    let (sel_row, sel_col) = match writing {
+    let selected = match writing {
         Some((row, col, _)) if selection.follow => (row, col),
         _ => selection.selection(table),
     };
-    let name_w = table
-        .roles
-        .iter()
-        .map(|r| r.chars().count())
-        .max()
-        .unwrap_or(5)
-        .clamp(5, NAME_MAX)
-        + 1;
-    let width = usize::from(inner.width);
-    let visible_cols = (width.saturating_sub(name_w) / CELL).max(1);
-    let first_col = (sel_col + 1).saturating_sub(visible_cols);
-    let columns: Vec<(usize, &RoundColumn)> = table
-        .rounds
-        .iter()
-        .map(AsRef::as_ref)
-        .enumerate()
-        .skip(first_col)
-        .take(visible_cols)
-        .collect();
-
-    let height = usize::from(inner.height);
-    let detail_rows = detail_rows(table, height);
-    let grid_rows = height - detail_rows;
-    let visible_roles = visible_roles(table, height);
-    let first_role = (sel_row + 1).saturating_sub(visible_roles);
+    let window = Window::around(table, inner, selected);
     let query = selection.search.as_deref();
 
-    let mut lines = Vec::with_capacity(grid_rows);
-    let mut header = vec![Span::styled(pad("agent", name_w), theme::dim())];
-    if first_col > 0 {
-        header[0] = Span::styled(pad(&format!("◀ {first_col} more"), name_w), theme::dim());
+    let mut lines = Vec::with_capacity(window.grid_rows);
+    lines.push(rounds_row(table, &window));
+    lines.extend(role_rows(table, &window, selected, writing, seen, query));
+    lines.extend(outcome_rows(table, &window, seen.live));
+    let grid_area = Rect {
+        height: u16::try_from(window.grid_rows).unwrap_or(inner.height),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), grid_area);
+
+    if window.detail_rows > 0 {
+        let detail_area = Rect {
+            y: inner.y + grid_area.height,
+            height: inner.height - grid_area.height,
+            ..inner
+        };
+        detail::draw(frame, detail_area, table, selected, writing, query);
     }
-    for (_, column) in &columns {
+}
+
+/// The pane's title: the round the table is at, of how many.
+fn title(table: &RoundTable) -> String {
+    match table.rounds.last() {
+        Some(column) => format!(
+            "Round table · round {} of {}",
+            column.round, table.max_rounds
+        ),
+        None => "Round table".to_string(),
+    }
+}
+
+/// The part of the grid a pane's inside shows, scrolled so that the
+/// selected cell is in view, and the rows left under it for the detail.
+struct Window<'t> {
+    /// The width of the agents' names, the grid's first column.
+    name_w: usize,
+    /// How many rounds are scrolled off to the left.
+    first_col: usize,
+    /// The rounds shown, with their index in the table.
+    columns: Vec<(usize, &'t RoundColumn)>,
+    first_role: usize,
+    visible_roles: usize,
+    grid_rows: usize,
+    detail_rows: usize,
+}
+
+impl<'t> Window<'t> {
+    fn around(table: &'t RoundTable, inner: Rect, (sel_row, sel_col): (usize, usize)) -> Self {
+        let name_w = table
+            .roles
+            .iter()
+            .map(|r| r.chars().count())
+            .max()
+            .unwrap_or(5)
+            .clamp(5, NAME_MAX)
+            + 1;
+        let width = usize::from(inner.width);
+        let visible_cols = (width.saturating_sub(name_w) / CELL).max(1);
+        let first_col = (sel_col + 1).saturating_sub(visible_cols);
+        let columns: Vec<(usize, &RoundColumn)> = table
+            .rounds
+            .iter()
+            .map(AsRef::as_ref)
+            .enumerate()
+            .skip(first_col)
+            .take(visible_cols)
+            .collect();
+
+        let height = usize::from(inner.height);
+        let detail_rows = detail_rows(table, height);
+        let visible_roles = visible_roles(table, height);
+        Window {
+            name_w,
+            first_col,
+            columns,
+            first_role: (sel_row + 1).saturating_sub(visible_roles),
+            visible_roles,
+            grid_rows: height - detail_rows,
+            detail_rows,
+        }
+    }
+}
+
+/// The grid's first row: a round's name over each column, and how many
+/// rounds are scrolled off to the left.
+fn rounds_row(table: &RoundTable, window: &Window) -> Line<'static> {
+    let name_w = window.name_w;
+    let mut header = vec![Span::styled(pad("agent", name_w), theme::dim())];
+    if window.first_col > 0 {
+        let more = format!("◀ {} more", window.first_col);
+        header[0] = Span::styled(pad(&more, name_w), theme::dim());
+    }
+    for (_, column) in &window.columns {
         header.push(Span::styled(
             pad(&format!("R{}", column.round), CELL),
             theme::bold(),
@@ -118,18 +174,29 @@ pub(super) fn draw(
     if table.rounds.is_empty() {
         header.push(Span::styled("waiting for round 1", theme::dim()));
     }
-    lines.push(Line::from(header));
+    Line::from(header)
+}
 
+/// A row per agent in view: its name and its cell in each round shown.
+fn role_rows(
+    table: &RoundTable,
+    window: &Window,
+    (sel_row, sel_col): (usize, usize),
+    writing: Option<(usize, usize, &PartialText)>,
+    seen: Seen,
+    query: Option<&str>,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
     for (row, role) in table
         .roles
         .iter()
         .enumerate()
-        .skip(first_role)
-        .take(visible_roles)
+        .skip(window.first_role)
+        .take(window.visible_roles)
     {
-        let name = search::highlight(Line::raw(pad(role, name_w)), query);
+        let name = search::highlight(Line::raw(pad(role, window.name_w)), query);
         let mut spans = name.spans;
-        for (col, column) in &columns {
+        for (col, column) in &window.columns {
             let written = writing.is_some_and(|(r, c, _)| (r, c) == (row, *col));
             let mut span = cell_span(column.cells.get(row).and_then(Option::as_ref), written);
             if row == sel_row && *col == sel_col {
@@ -143,9 +210,15 @@ pub(super) fn draw(
         }
         lines.push(Line::from(spans));
     }
+    lines
+}
+
+/// The grid's last two rows: each round's conflicts, then its decision.
+fn outcome_rows(table: &RoundTable, window: &Window, live: bool) -> [Line<'static>; 2] {
+    let (name_w, columns) = (window.name_w, window.columns.as_slice());
     // A round the run never finished has no outcome to wait for.
-    let pending = if seen.live { "…" } else { "—" };
-    lines.push(footer_line("conflicts", name_w, &columns, |c| {
+    let pending = if live { "…" } else { "—" };
+    let conflicts = footer_line("conflicts", name_w, columns, |c| {
         if !c.finished {
             return Span::styled(pad(pending, CELL), theme::dim());
         }
@@ -158,16 +231,16 @@ pub(super) fn draw(
                 Style::default().fg(theme::CAUTION),
             )
         }
-    }));
+    });
     // The table's last round leads to no next one once the run has ended.
     let last_round = table.rounds.last().map(|c| c.round);
-    lines.push(footer_line("decision", name_w, &columns, |c| {
+    let decision = footer_line("decision", name_w, columns, |c| {
         if let Some(choice) = c.person {
             return person_cell(choice);
         }
         match (c.finished, c.decision) {
             (false, _) => Span::styled(pad(pending, CELL), theme::dim()),
-            (true, None) if !seen.live && Some(c.round) == last_round => {
+            (true, None) if !live && Some(c.round) == last_round => {
                 Span::styled(pad("✗ none", CELL), theme::error())
             }
             (true, None) => Span::styled(pad("→ next", CELL), theme::dim()),
@@ -176,36 +249,8 @@ pub(super) fn draw(
                 theme::decision(d),
             ),
         }
-    }));
-    let grid_area = Rect {
-        height: u16::try_from(grid_rows).unwrap_or(inner.height),
-        ..inner
-    };
-    frame.render_widget(Paragraph::new(lines), grid_area);
-
-    if detail_rows > 0 {
-        let detail_area = Rect {
-            y: inner.y + grid_area.height,
-            height: inner.height - grid_area.height,
-            ..inner
-        };
-        let lines = match writing {
-            Some((row, col, text)) if (row, col) == (sel_row, sel_col) => {
-                being_written(table, row, col, text, width, detail_area.height)
-            }
-            _ => detail(table, sel_row, sel_col, width),
-        };
-        frame.render_widget(
-            Paragraph::new(
-                lines
-                    .into_iter()
-                    .map(|line| search::highlight(line, query))
-                    .collect::<Vec<_>>(),
-            )
-            .wrap(Wrap { trim: false }),
-            detail_area,
-        );
-    }
+    });
+    [conflicts, decision]
 }
 
 /// The decision row's cell of a round after which a person answered: the
@@ -285,81 +330,4 @@ fn conflict_word(conflict: Conflict) -> &'static str {
         Conflict::BlockingVsNonBlock => "blocked",
         Conflict::HighDivergence => "split",
     }
-}
-
-/// The selected contribution in words.
-fn detail(table: &RoundTable, row: usize, col: usize, width: usize) -> Vec<Line<'static>> {
-    let role = table.roles.get(row).map_or("", String::as_str);
-    let round = table.rounds.get(col).map_or(0, |c| c.round);
-    let heading = |extra: Span<'static>| {
-        Line::from(vec![
-            Span::styled(
-                fit(&format!("{role} · round {round} · "), width),
-                theme::bold(),
-            ),
-            extra,
-        ])
-    };
-    match table.cell(row, col) {
-        Some(Cell::Accepted(c)) => {
-            let mut lines = vec![heading(stance_words(c.stance, c.confidence))];
-            lines.push(Line::raw(fit(&c.summary, 2000)));
-            for action in &c.actions {
-                lines.push(Line::styled(
-                    format!("→ {}", fit(action, 500)),
-                    Style::default().fg(theme::ACCENT),
-                ));
-            }
-            lines
-        }
-        Some(Cell::Rejected { reason, .. }) => vec![
-            heading(Span::styled("rejected", theme::error())),
-            Line::styled(fit(&reason.to_string(), 500), theme::error()),
-            Line::styled("Enter shows what the model returned", theme::dim()),
-        ],
-        Some(Cell::Waiting) => vec![heading(Span::styled(
-            "waiting for the model…",
-            theme::dim(),
-        ))],
-        None if table.rounds.is_empty() => {
-            vec![Line::styled("The table has not met yet.", theme::dim())]
-        }
-        None => vec![heading(Span::styled("did not speak", theme::dim()))],
-    }
-}
-
-/// The summary of the contribution being written, as far as it has come:
-/// its end, in the `rows` under the heading, marked as in progress.
-fn being_written(
-    table: &RoundTable,
-    row: usize,
-    col: usize,
-    text: &PartialText,
-    width: usize,
-    rows: u16,
-) -> Vec<Line<'static>> {
-    let role = table.roles.get(row).map_or("", String::as_str);
-    let round = table.rounds.get(col).map_or(0, |c| c.round);
-    let heading = Line::from(vec![
-        Span::styled(
-            fit(&format!("{role} · round {round} · "), width),
-            theme::bold(),
-        ),
-        Span::styled("writing…", Style::default().fg(theme::ACCENT)),
-        Span::styled(format!(" {} characters", text.chars()), theme::dim()),
-    ]);
-    // Wrapped at words, the rows hold a little less than rows × width.
-    let room = usize::from(rows.saturating_sub(1)).max(1) * width.max(1) * 3 / 4;
-    vec![heading, widgets::writing(text, &["summary"], room)]
-}
-
-fn stance_words(stance: Stance, confidence: f64) -> Span<'static> {
-    Span::styled(
-        format!(
-            "{} {} · confidence {confidence:.2}",
-            theme::stance_glyph(stance),
-            stance.as_str()
-        ),
-        theme::stance(stance),
-    )
 }

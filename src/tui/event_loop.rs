@@ -1,0 +1,194 @@
+//! The dashboard's loop: each turn either draws a frame that is due or
+//! waits on a signal, terminal input, the bus, an attached engine or a
+//! sweep's executor, whichever comes first. It draws on change, never in a
+//! busy loop.
+
+use super::app::App;
+use super::remote::RemoteFeed;
+use super::{sweep, terminal, view};
+use crate::bus::{Delivery, Subscription};
+use crate::exit::Signal;
+use crate::signals::Signals;
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use futures_util::StreamExt;
+use ratatui::layout::{Rect, Size};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::Instant;
+
+/// The shortest time between two frames (30 frames a second).
+const FRAME: Duration = Duration::from_millis(33);
+/// How often a running run's clock is redrawn when nothing else happens.
+const CLOCK_TICK: Duration = Duration::from_millis(100);
+/// How many bus events to fold before looking at input again.
+pub const BATCH: usize = 2048;
+
+/// Run the dashboard until the user quits (`None`) or a signal ends it.
+pub(super) async fn run(
+    screen: &mut terminal::Screen,
+    app: &mut App,
+    mut bus: Subscription,
+    mut remote_feed: UnboundedReceiver<RemoteFeed>,
+    mut feed: Option<sweep::Feed>,
+) -> std::io::Result<Option<Signal>> {
+    let mut input = EventStream::new();
+    let mut signals = Signals::new()?;
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    let mut size = screen.size()?;
+    let mut ended_by = None;
+    loop {
+        if app.quitting {
+            return Ok(ended_by);
+        }
+        let now = Instant::now();
+        let due = next_frame(app, dirty, last_draw, now);
+        if now >= due {
+            size = draw_frame(screen, app, &mut bus, now, last_draw)?;
+            last_draw = Instant::now();
+            dirty = false;
+            continue;
+        }
+        tokio::select! {
+            biased;
+            signal = signals.next() => {
+                ended_by = signal;
+                app.quitting = true;
+            }
+            input = input.next() => match input {
+                Some(Ok(event)) => dirty |= take_input(screen, app, event, size)?,
+                Some(Err(e)) => return Err(e),
+                None => app.quitting = true,
+            },
+            // Once a frame is due, the bus is read when it is drawn, not
+            // event by event: a run publishing 10,000 events a second
+            // would otherwise wake this loop (a futex call under the bus's
+            // lock) for each one.
+            delivery = bus.next(), if !dirty => {
+                take(app, delivery);
+                take_batch(app, &mut bus);
+                dirty = true;
+            }
+            Some(arrived) = remote_feed.recv() => {
+                take_remote_batch(app, &mut remote_feed, arrived);
+                dirty = true;
+            }
+            message = async {
+                match feed.as_mut() {
+                    Some(feed) => feed.next().await,
+                    None => std::future::pending().await,
+                }
+            }, if feed.is_some() => {
+                match message {
+                    Some(message) => app.sweep_message(message),
+                    // The executor is gone (its last word was its end).
+                    None => feed = None,
+                }
+                dirty = true;
+            }
+            () = tokio::time::sleep_until(due) => {}
+        }
+    }
+}
+
+/// When the next frame is due: a frame after the last one once something
+/// changed or a replay plays, a clock tick after it while something moves,
+/// and otherwise not until something happens.
+fn next_frame(app: &App, dirty: bool, last_draw: Instant, now: Instant) -> Instant {
+    if dirty || app.playing() {
+        last_draw + FRAME
+    } else if app.animating() {
+        last_draw + CLOCK_TICK
+    } else {
+        now + Duration::from_secs(3600)
+    }
+}
+
+/// Draw the screen; returns its size, which mouse clicks are placed in.
+fn draw_frame(
+    screen: &mut terminal::Screen,
+    app: &mut App,
+    bus: &mut Subscription,
+    now: Instant,
+    last_draw: Instant,
+) -> std::io::Result<Size> {
+    // What the bus gathered since the frame was due is in it.
+    take_batch(app, bus);
+    // Playback moves by the time since the last frame, at most a
+    // tenth of a second at once.
+    let elapsed = now.saturating_duration_since(last_draw).min(CLOCK_TICK);
+    app.tick(elapsed.as_secs_f64() * 1000.0);
+    terminal::draw(screen, |frame| view::draw(frame, app))?;
+    let size = screen.size()?;
+    app.screen = Rect::new(0, 0, size.width, size.height);
+    Ok(size)
+}
+
+/// Carry out a key or a click, or follow a resize; says whether the screen
+/// is to be drawn again.
+fn take_input(
+    screen: &mut terminal::Screen,
+    app: &mut App,
+    event: TermEvent,
+    size: Size,
+) -> std::io::Result<bool> {
+    match event {
+        TermEvent::Key(key) if key.kind != KeyEventKind::Release => {
+            let effects = app.key(key);
+            app.carry_out(effects);
+            write_through(screen, app)?;
+        }
+        TermEvent::Mouse(mouse) => {
+            let areas = app.areas(Rect::new(0, 0, size.width, size.height));
+            let effects = app.mouse(mouse, &areas);
+            app.carry_out(effects);
+        }
+        TermEvent::Resize(..) => screen.autoresize()?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Write what the app asked to send the terminal itself (an OSC 52 copy),
+/// past the cell filter that keeps such sequences out of the panes.
+fn write_through(screen: &mut terminal::Screen, app: &mut App) -> std::io::Result<()> {
+    use std::io::Write;
+    if app.to_terminal.is_empty() {
+        return Ok(());
+    }
+    let out = &mut screen.backend_mut().0;
+    for sequence in app.to_terminal.drain(..) {
+        out.write_all(sequence.as_bytes())?;
+    }
+    out.flush()
+}
+
+/// Take what arrived from an attached engine, and up to [`BATCH`] more
+/// that already wait.
+fn take_remote_batch(app: &mut App, feed: &mut UnboundedReceiver<RemoteFeed>, arrived: RemoteFeed) {
+    app.take_remote(arrived);
+    for _ in 0..BATCH {
+        match feed.try_recv() {
+            Ok(arrived) => app.take_remote(arrived),
+            Err(_) => break,
+        }
+    }
+}
+
+/// Fold up to [`BATCH`] events the bus already holds.
+fn take_batch(app: &mut App, bus: &mut Subscription) {
+    for _ in 0..BATCH {
+        match bus.try_next() {
+            Some(delivery) => take(app, delivery),
+            None => break,
+        }
+    }
+}
+
+fn take(app: &mut App, delivery: Delivery) {
+    match delivery {
+        Delivery::Event(event) => app.apply(event),
+        Delivery::Missed(n) => app.missed(n),
+        Delivery::Closed => {}
+    }
+}

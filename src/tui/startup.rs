@@ -1,0 +1,159 @@
+//! The dashboard's set-up: what the command line asks for (a sweep, a
+//! scenario, a NATS link, an attached engine, a comparison or a replay),
+//! checked and started before the screen opens, so that a mistake is said
+//! on the command line and the screen never opens for it.
+
+use super::app::{App, AppOptions};
+use super::options::TuiOptions;
+use super::remote::{RemoteFeed, RemoteSource};
+use super::{runs_dir, sweep};
+use crate::bus::Hub;
+use crate::exit::Exit;
+use crate::nats::publish::EventLink;
+use crate::output;
+use crate::scenario::{self, Scenario};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// The scenario the command line names, and where it came from.
+pub(super) type CommandLineScenario = (Arc<Scenario>, String);
+
+/// A sweep is checked whole before the screen opens: bad arguments are
+/// the user's to fix, on the command line.
+pub(super) fn prepare_sweep(options: &TuiOptions) -> Result<Option<crate::sweep::Prepared>, Exit> {
+    match options.sweep.clone().map(crate::sweep::prepare) {
+        Some(Ok(prepared)) => Ok(Some(prepared)),
+        Some(Err(message)) => {
+            output::message(&message);
+            Err(Exit::BadInput)
+        }
+        None => Ok(None),
+    }
+}
+
+pub(super) fn load_scenario(options: &TuiOptions) -> Result<Option<CommandLineScenario>, Exit> {
+    match &options.scenario {
+        Some(path) => match scenario::load(path) {
+            Ok(s) => Ok(Some((Arc::new(s), path.display().to_string()))),
+            Err(errors) => {
+                output::message(&errors.to_string());
+                Err(Exit::BadInput)
+            }
+        },
+        None => Ok(None),
+    }
+}
+
+/// The link that publishes every run's events to NATS; its warnings reach
+/// the loop on `feed`.
+pub(super) fn start_link(
+    options: &TuiOptions,
+    feed: &UnboundedSender<RemoteFeed>,
+) -> Result<Option<Arc<EventLink>>, Exit> {
+    let Some(nats) = &options.nats else {
+        return Ok(None);
+    };
+    let warnings = feed.clone();
+    let warn: crate::nats::publish::Warn = Arc::new(move |warning| {
+        let _ = warnings.send(RemoteFeed::Warning(warning));
+    });
+    match EventLink::start(nats, warn) {
+        Ok(link) => Ok(Some(Arc::new(link))),
+        Err(e) => {
+            output::message(&format!("conclave: {e}"));
+            Err(Exit::BadInput)
+        }
+    }
+}
+
+/// The engine to watch that `--attach` names, its runs reaching the loop
+/// on `feed`.
+pub(super) async fn attach(
+    options: &TuiOptions,
+    feed: &UnboundedSender<RemoteFeed>,
+) -> Result<Option<RemoteSource>, Exit> {
+    let Some(url) = &options.attach else {
+        return Ok(None);
+    };
+    match crate::nats::watch::Watcher::connect(url).await {
+        Ok(watcher) => Ok(Some(RemoteSource::new(watcher, feed.clone()))),
+        Err(e) => {
+            output::message(&format!("conclave: {e}"));
+            Err(Exit::BadInput)
+        }
+    }
+}
+
+pub(super) fn new_app(
+    hub: Hub,
+    options: &TuiOptions,
+    link: Option<Arc<EventLink>>,
+    remote: Option<RemoteSource>,
+) -> App {
+    App::new(
+        hub,
+        AppOptions {
+            runs_dir: options.record.then(runs_dir).flatten(),
+            recordings_dir: runs_dir(),
+            scenarios_dir: PathBuf::from("scenarios"),
+            start_paused: options.start_paused,
+            provider: options.provider.clone(),
+            theme: options.theme,
+            allow_exec: options.allow_exec,
+            trust: crate::trust::TrustStore::from_env(),
+            cache: options.cache.clone(),
+            link,
+            remote,
+        },
+    )
+}
+
+/// Opens what the command line asked to see first: the sweep (whose feed
+/// the loop then reads), a comparison, a replay, a run of the scenario, or
+/// else the scenario picker.
+pub(super) fn open_first_view(
+    app: &mut App,
+    options: &TuiOptions,
+    sweep: Option<&crate::sweep::Prepared>,
+    launch: Option<CommandLineScenario>,
+) -> Result<Option<sweep::Feed>, Exit> {
+    if let Some(prepared) = sweep {
+        app.show_sweep(sweep::SweepState::new(prepared));
+        return match sweep::start(prepared) {
+            Ok(started) => Ok(Some(started)),
+            Err(e) => {
+                output::message(&format!("conclave: cannot start the sweep: {e}"));
+                Err(Exit::Internal)
+            }
+        };
+    }
+    if let Some((a, b)) = &options.compare {
+        if let Err(e) = app.open_comparison(a, b) {
+            output::message(&e);
+            return Err(Exit::BadInput);
+        }
+    } else if let Some(path) = &options.replay {
+        if let Err(e) = app.open_replay(path) {
+            output::message(&e.to_string());
+            return Err(Exit::BadInput);
+        }
+    } else if let Some((scenario, source)) = launch {
+        // What the command line asked for must start, before the screen
+        // opens: a bad flag or --record path is the user's to fix.
+        match app.launch_with(scenario, Some(source.clone()), options.overrides.clone()) {
+            Ok(()) => {}
+            Err(e @ crate::engine::LaunchError::Recording(_)) => {
+                output::message(&format!("conclave: {e}"));
+                return Err(Exit::BadInput);
+            }
+            Err(e) => {
+                output::message(&format!("{source}: {e}"));
+                return Err(Exit::BadInput);
+            }
+        }
+    } else {
+        app.open_picker();
+    }
+    Ok(None)
+}
