@@ -110,6 +110,9 @@ impl JsonText {
     }
 }
 
+/// What an object's text starts with.
+const OPEN_OBJECT: char = '{';
+
 /// The object written at `span` of `text`, parsed but for its member
 /// `key`, which is left out and given as where its value stands in `text`
 /// (not when it is `null`, which is as good as absent). Text that is not an
@@ -120,7 +123,7 @@ pub(crate) fn object_but(
     key: &str,
 ) -> serde_json::Result<(Value, Option<Range<usize>>)> {
     let written = &text[span.clone()];
-    if !written.trim_start().starts_with('{') {
+    if !written.trim_start().starts_with(OPEN_OBJECT) {
         return serde_json::from_str(written).map(|value| (value, None));
     }
     let members = members(text, span)?;

@@ -5,6 +5,13 @@
 
 use std::borrow::Cow;
 
+/// The bytes that open and close JSON's objects and lists, by name (they
+/// read better in patterns than four bracket literals).
+pub(crate) const OPEN_OBJECT: u8 = b'{';
+pub(crate) const CLOSE_OBJECT: u8 = b'}';
+pub(crate) const OPEN_LIST: u8 = b'[';
+pub(crate) const CLOSE_LIST: u8 = b']';
+
 pub(crate) struct Cursor<'t> {
     text: &'t str,
     pub(crate) at: usize,
@@ -61,7 +68,7 @@ impl<'t> Cursor<'t> {
     pub(crate) fn skip_scalar(&mut self) {
         while !matches!(
             self.peek(),
-            None | Some(b',' | b'}' | b']' | b':' | b' ' | b'\t' | b'\n' | b'\r')
+            None | Some(b',' | CLOSE_OBJECT | CLOSE_LIST | b':' | b' ' | b'\t' | b'\n' | b'\r')
         ) {
             self.at += 1;
         }
@@ -77,11 +84,11 @@ impl<'t> Cursor<'t> {
                 Some(b'"') => {
                     self.skip_string();
                 }
-                Some(b'{' | b'[') => {
+                Some(OPEN_OBJECT | OPEN_LIST) => {
                     depth += 1;
                     self.at += 1;
                 }
-                Some(b'}' | b']') => {
+                Some(CLOSE_OBJECT | CLOSE_LIST) => {
                     if depth == 0 {
                         return;
                     }

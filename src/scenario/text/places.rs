@@ -4,7 +4,7 @@
 //! the number of errors, never an index of every value.
 
 use super::super::path::{JsonPath, Position, Segment};
-use super::cursor::Cursor;
+use super::cursor::{CLOSE_LIST, CLOSE_OBJECT, Cursor, OPEN_LIST, OPEN_OBJECT};
 use std::collections::HashMap;
 
 /// Where the value at a path starts and, in an object, where its key does.
@@ -85,7 +85,7 @@ fn visit(cursor: &mut Cursor<'_>, nodes: &mut Vec<Node>, node: usize, key: Optio
         return;
     }
     match cursor.peek() {
-        Some(b'{') => {
+        Some(OPEN_OBJECT) => {
             cursor.bump();
             loop {
                 cursor.skip_ws();
@@ -104,7 +104,7 @@ fn visit(cursor: &mut Cursor<'_>, nodes: &mut Vec<Node>, node: usize, key: Optio
                             None => cursor.skip_value(),
                         }
                     }
-                    Some(b'}') => {
+                    Some(CLOSE_OBJECT) => {
                         cursor.bump();
                         return;
                     }
@@ -112,7 +112,7 @@ fn visit(cursor: &mut Cursor<'_>, nodes: &mut Vec<Node>, node: usize, key: Optio
                 }
             }
         }
-        Some(b'[') => {
+        Some(OPEN_LIST) => {
             cursor.bump();
             let mut index = 0;
             loop {
@@ -122,7 +122,7 @@ fn visit(cursor: &mut Cursor<'_>, nodes: &mut Vec<Node>, node: usize, key: Optio
                         cursor.bump();
                         index += 1;
                     }
-                    Some(b']') => {
+                    Some(CLOSE_LIST) => {
                         cursor.bump();
                         return;
                     }
@@ -151,7 +151,7 @@ pub(crate) fn path_at(text: &str, offset: usize) -> JsonPath {
     'descend: loop {
         cursor.skip_ws();
         match cursor.peek() {
-            Some(b'{') => {
+            Some(OPEN_OBJECT) => {
                 cursor.bump();
                 loop {
                     cursor.skip_ws();
@@ -185,7 +185,7 @@ pub(crate) fn path_at(text: &str, offset: usize) -> JsonPath {
                     }
                 }
             }
-            Some(b'[') => {
+            Some(OPEN_LIST) => {
                 cursor.bump();
                 let mut index = 0;
                 loop {
@@ -195,7 +195,7 @@ pub(crate) fn path_at(text: &str, offset: usize) -> JsonPath {
                             cursor.bump();
                             index += 1;
                         }
-                        Some(b']') | None => return path,
+                        Some(CLOSE_LIST) | None => return path,
                         Some(_) => {
                             let before = cursor.at;
                             if offset < before {

@@ -5,7 +5,7 @@
 //! never an entry per value, so its memory follows the widest object, not
 //! the file's node count.
 
-use super::cursor::Cursor;
+use super::cursor::{CLOSE_LIST, CLOSE_OBJECT, Cursor, OPEN_LIST, OPEN_OBJECT};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
@@ -89,7 +89,7 @@ pub(crate) fn scan(text: &str, limit: usize) -> Structure<'_> {
     let mut cursor = Cursor::new(text);
     cursor.skip_ws();
     let top_at = cursor.at;
-    let top_is_object = cursor.peek() == Some(b'{');
+    let top_is_object = cursor.peek() == Some(OPEN_OBJECT);
     let mut scan = Scan {
         text,
         limit,
@@ -159,7 +159,7 @@ impl<'t> Scan<'t> {
             }
         }
         Some(match cursor.peek() {
-            Some(bracket @ (b'{' | b'[')) => {
+            Some(bracket @ (OPEN_OBJECT | OPEN_LIST)) => {
                 if self.open.len() >= MAX_DEPTH {
                     self.structure
                         .findings
@@ -167,7 +167,7 @@ impl<'t> Scan<'t> {
                     return None;
                 }
                 cursor.bump();
-                if bracket == b'{' {
+                if bracket == OPEN_OBJECT {
                     if self.keys.len() == self.objects {
                         self.keys.push(Keys::default());
                     }
@@ -196,7 +196,8 @@ impl<'t> Scan<'t> {
     fn after_open(&mut self, step: Step) -> Step {
         self.cursor.skip_ws();
         match (self.cursor.peek(), step) {
-            (Some(b'}'), Step::AfterOpenObject) | (Some(b']'), Step::AfterOpenArray) => {
+            (Some(CLOSE_OBJECT), Step::AfterOpenObject)
+            | (Some(CLOSE_LIST), Step::AfterOpenArray) => {
                 self.close();
                 Step::AfterValue
             }
@@ -266,7 +267,7 @@ impl<'t> Scan<'t> {
                     _ => Step::Value,
                 })
             }
-            Some(b'}' | b']') => {
+            Some(CLOSE_OBJECT | CLOSE_LIST) => {
                 self.close();
                 Some(Step::AfterValue)
             }
