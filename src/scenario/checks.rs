@@ -5,6 +5,7 @@
 mod durations;
 mod names;
 mod orchestrator;
+mod provider;
 mod real;
 mod research;
 mod resilience;
@@ -28,7 +29,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
         PatternKind::Research => research::check(scenario, &mut problems),
     }
     names::check(scenario, &mut problems);
-    check_provider(scenario, &mut problems);
+    provider::check(scenario, &mut problems);
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);
     real::check(scenario, &mut problems);
@@ -261,112 +262,5 @@ fn check_entries<E>(
             let at = if listed { path.index(i) } else { path.clone() };
             problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
         }
-    }
-}
-
-fn check_provider(scenario: &Scenario, problems: &mut Vec<Problem>) {
-    let provider = &scenario.provider;
-    let path = JsonPath::root().key("provider");
-    let (own, foreign): (&str, Vec<(&str, bool)>) = match provider.kind {
-        ProviderKind::Sim => (
-            "sim",
-            vec![
-                ("model", provider.model.is_some()),
-                ("base_url", provider.base_url.is_some()),
-            ],
-        ),
-        ProviderKind::Openai => (
-            "openai",
-            vec![
-                ("latency_ms", provider.latency_ms.is_some()),
-                ("responses", provider.responses.is_some()),
-                ("turns", provider.turns.is_some()),
-                ("final_answer", provider.final_answer.is_some()),
-                ("plan", provider.plan.is_some()),
-                ("synthesis", provider.synthesis.is_some()),
-            ],
-        ),
-    };
-    for (field, present) in foreign {
-        if present {
-            let other = if own == "sim" { "openai" } else { "sim" };
-            problems.push(Problem::at_key(
-                path.key(field),
-                format!(
-                    "{field:?} is only for kind \"{other}\"; this provider's kind is \"{own}\""
-                ),
-            ));
-        }
-    }
-    if let Some(super::latency::Latency::Range(range)) = provider.latency_ms
-        && range.min > range.max
-    {
-        problems.push(Problem::at(
-            path.key("latency_ms"),
-            format!(
-                "expected min ≤ max, found min {} and max {}",
-                range.min, range.max
-            ),
-        ));
-    }
-    if let Some(final_answer) = &provider.final_answer {
-        check_script(final_answer, &path.key("final_answer"), problems);
-    }
-    if provider.kind == ProviderKind::Sim
-        && scenario.pattern != PatternKind::Collaboration
-        && let Some(responses) = &provider.responses
-    {
-        problems.push(Problem::at_key(
-            path.key("responses"),
-            format!(
-                "\"responses\" scripts collaboration roles ({} given); this scenario's pattern is {}",
-                responses.len(),
-                scenario.pattern
-            ),
-        ));
-    }
-    let team = matches!(
-        scenario.pattern,
-        PatternKind::Swarm | PatternKind::Coordinator
-    );
-    if provider.kind == ProviderKind::Sim && provider.turns.is_some() && !team {
-        problems.push(Problem::at_key(
-            path.key("turns"),
-            format!(
-                "\"turns\" scripts the agents of swarm and coordinator scenarios; this scenario's pattern is {}",
-                scenario.pattern
-            ),
-        ));
-    }
-    if team && provider.final_answer.is_some() {
-        problems.push(Problem::at_key(
-            path.key("final_answer"),
-            format!(
-                "a {} run answers with an agent's reply; script it as a \"reply\" turn instead of \"final_answer\"",
-                scenario.pattern
-            ),
-        ));
-    }
-    if let Some(plan) = &provider.plan {
-        match scenario.pattern {
-            PatternKind::Orchestrator => check_script_text(plan, &path.key("plan"), problems),
-            // The research planner's script is checked with its pattern.
-            PatternKind::Research => {}
-            other => problems.push(Problem::at_key(
-                path.key("plan"),
-                format!(
-                    "\"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is {other}"
-                ),
-            )),
-        }
-    }
-    if provider.synthesis.is_some() && scenario.pattern != PatternKind::Research {
-        problems.push(Problem::at_key(
-            path.key("synthesis"),
-            format!(
-                "\"synthesis\" scripts the research answer; this scenario's pattern is {}",
-                scenario.pattern
-            ),
-        ));
     }
 }

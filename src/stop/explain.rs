@@ -24,17 +24,10 @@ pub(crate) struct StopFacts {
 impl StopReason {
     /// The reason in words, with the run's figures where they say more.
     pub(crate) fn explain(&self, facts: &StopFacts) -> String {
-        let limit = |what: &str| match facts.budget {
-            Some((used, limit)) => format!("the {what} budget ran out ({used} of {limit} used)"),
-            None => format!("the {what} budget ran out"),
-        };
         match self {
             StopReason::Success => "completed".into(),
             StopReason::Cancelled => "cancelled by the operator".into(),
-            StopReason::MaxSeconds => format!(
-                "out of time: the run's time limit was reached at {:.1}s",
-                facts.elapsed_ms as f64 / 1000.0
-            ),
+            StopReason::MaxSeconds => facts.out_of_time(),
             StopReason::LlmTimeout => "a model call timed out".into(),
             StopReason::LlmError => "a model call failed".into(),
             StopReason::LlmAuth => {
@@ -51,11 +44,8 @@ impl StopReason {
                 "the model endpoint answered with an HTTP status it should not".into()
             }
             StopReason::LlmEmpty => "the model returned an empty answer".into(),
-            StopReason::MaxMessages => limit("message"),
-            StopReason::MaxRoundsReached => match facts.rounds {
-                Some(rounds) => format!("no consensus after {}", plural(rounds.into(), "round")),
-                None => "no consensus within the round limit".into(),
-            },
+            StopReason::MaxMessages => facts.budget_ran_out("message"),
+            StopReason::MaxRoundsReached => facts.no_consensus(),
             StopReason::AgentDenied { role } => {
                 format!("{role} is in the speaking order but not allowed to run (flag off?)")
             }
@@ -63,7 +53,7 @@ impl StopReason {
                 format!("a contribution broke the contribution contract ({e})")
             }
             StopReason::InvalidPlan(e) => format!("the plan broke the plan contract ({e})"),
-            StopReason::MaxDispatches => limit("dispatch"),
+            StopReason::MaxDispatches => facts.budget_ran_out("dispatch"),
             StopReason::TaskTimeout => "a task's attempt ran past its timeout".into(),
             StopReason::WorkerDenied { worker } => {
                 format!("{worker} is not allowed to run (flag off?)")
@@ -77,7 +67,7 @@ impl StopReason {
             }
             StopReason::WorkerMissing { worker } => format!("no worker named {worker} exists"),
             StopReason::CriticalTaskFailed => "a critical task failed".into(),
-            StopReason::MaxLlmCalls => limit("model call"),
+            StopReason::MaxLlmCalls => facts.budget_ran_out("model call"),
             StopReason::NodeTimeout { agent } => {
                 format!("{agent} held control past the node timeout")
             }
@@ -113,34 +103,72 @@ impl StopReason {
                 format!("{tool}'s bulkhead stayed full past its wait")
             }
             StopReason::RetryBudgetExhausted => "the run's retry budget ran out".into(),
-            StopReason::MaxTokens => match facts.tokens {
-                Some((used, limit)) => format!(
-                    "the token budget ran out ({} of {} tokens used)",
-                    crate::figures::thousands(used),
-                    crate::figures::thousands(limit)
-                ),
-                None => "the token budget ran out".into(),
-            },
-            StopReason::MaxCost => match facts.dollars {
-                Some((spent, limit)) => format!(
-                    "the dollar budget ran out (${} of ${} spent)",
-                    crate::figures::dollars(spent),
-                    crate::figures::dollars(limit)
-                ),
-                None => "the dollar budget ran out".into(),
-            },
-            StopReason::EscalatedToHuman => match facts.rounds {
-                Some(rounds) => format!(
-                    "a blocking stance held the table for rounds in a row; the run asks a person after {} (answer with --decide)",
-                    plural(rounds.into(), "round")
-                ),
-                None => {
-                    "a blocking stance held the table; the run asks a person (answer with --decide)"
-                        .into()
-                }
-            },
+            StopReason::MaxTokens => facts.tokens_ran_out(),
+            StopReason::MaxCost => facts.dollars_ran_out(),
+            StopReason::EscalatedToHuman => facts.escalated(),
             StopReason::Other(reason) => {
                 format!("stopped for a reason this version does not know ({reason})")
+            }
+        }
+    }
+}
+
+/// The sentences of the stops that quote the run's figures, each plain
+/// when the run has no figure to quote.
+impl StopFacts {
+    fn out_of_time(&self) -> String {
+        format!(
+            "out of time: the run's time limit was reached at {:.1}s",
+            self.elapsed_ms as f64 / 1000.0
+        )
+    }
+
+    /// The `what` budget (messages, dispatches, model calls) ran out.
+    fn budget_ran_out(&self, what: &str) -> String {
+        match self.budget {
+            Some((used, limit)) => format!("the {what} budget ran out ({used} of {limit} used)"),
+            None => format!("the {what} budget ran out"),
+        }
+    }
+
+    fn no_consensus(&self) -> String {
+        match self.rounds {
+            Some(rounds) => format!("no consensus after {}", plural(rounds.into(), "round")),
+            None => "no consensus within the round limit".into(),
+        }
+    }
+
+    fn tokens_ran_out(&self) -> String {
+        match self.tokens {
+            Some((used, limit)) => format!(
+                "the token budget ran out ({} of {} tokens used)",
+                crate::figures::thousands(used),
+                crate::figures::thousands(limit)
+            ),
+            None => "the token budget ran out".into(),
+        }
+    }
+
+    fn dollars_ran_out(&self) -> String {
+        match self.dollars {
+            Some((spent, limit)) => format!(
+                "the dollar budget ran out (${} of ${} spent)",
+                crate::figures::dollars(spent),
+                crate::figures::dollars(limit)
+            ),
+            None => "the dollar budget ran out".into(),
+        }
+    }
+
+    fn escalated(&self) -> String {
+        match self.rounds {
+            Some(rounds) => format!(
+                "a blocking stance held the table for rounds in a row; the run asks a person after {} (answer with --decide)",
+                plural(rounds.into(), "round")
+            ),
+            None => {
+                "a blocking stance held the table; the run asks a person (answer with --decide)"
+                    .into()
             }
         }
     }

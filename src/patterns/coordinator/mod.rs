@@ -7,8 +7,8 @@
 mod members;
 pub(crate) mod result;
 
-use super::team::action::Action;
-use super::team::agent::{Halt, TeamRun};
+use super::team::action::{Action, MemberCall};
+use super::team::agent::{Halt, Halted, TeamRun};
 use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
 use crate::bus::{RunCounts, RunStatus, RunSummary};
@@ -79,19 +79,7 @@ impl Desk<'_> {
         loop {
             let turn = match self.team.turn(&coordinator, None, self.context()).await {
                 Ok(turn) => turn,
-                Err(halted) => {
-                    let reason = match halted.halt {
-                        Halt::Stop(reason) => reason,
-                        // The coordinator has no deadline.
-                        Halt::Cut => StopReason::LlmTimeout,
-                    };
-                    if let Some((number, outcome, latency_ms)) = halted.call {
-                        let mut entry = TraceEntry::turn(number, &coordinator, outcome, latency_ms);
-                        entry.reason = Some(reason.to_string());
-                        self.trace.push(entry);
-                    }
-                    return Err(reason);
-                }
+                Err(halted) => return Err(self.halted(&coordinator, halted)),
             };
             let mut entry = TraceEntry::turn(
                 turn.number,
@@ -122,60 +110,75 @@ impl Desk<'_> {
                         .use_tool(&coordinator, turn.number, &tool, &args, None, &mut entry)
                         .await;
                     self.trace.push(entry);
-                    match record {
-                        Ok(record) => self.history.push(record),
-                        Err(halt) => {
-                            return Err(match halt {
-                                Halt::Stop(reason) => reason,
-                                Halt::Cut => StopReason::LlmTimeout,
-                            });
-                        }
-                    }
+                    self.history.push(record.map_err(halt_reason)?);
                 }
                 Action::CallMembers(calls) => {
                     entry.members = calls.iter().map(|c| c.member.clone()).collect();
                     self.trace.push(entry);
-                    // What a member with shared history sees: the
-                    // coordinator's conversation as the coordinator does.
-                    let shared = self.history[self.history.len().saturating_sub(RECENT)..].to_vec();
-                    let asked = members::Asked {
-                        coordinator: &coordinator,
-                        turn: turn.number,
-                        calls: &calls,
-                        member_timeout: self.member_timeout,
-                        shared: &shared,
-                    };
-                    let ends = if self.parallel {
-                        members::call_all(&self.team, asked).await
-                    } else {
-                        members::call_in_turn(&self.team, asked).await
-                    };
-                    let mut run_stop = None;
-                    let mut answers = Vec::with_capacity(ends.len());
-                    for end in ends {
-                        answers.push(json!({
-                            "member": end.record.member,
-                            "status": end.record.status,
-                            "reply": end.record.reply,
-                            "error": end.record.stop_reason,
-                        }));
-                        self.trace.extend(end.trace);
-                        self.history.extend(end.history);
-                        self.member_calls.push(end.record);
-                        run_stop = run_stop.or(end.run_stop);
-                    }
-                    self.history.push(
-                        json!({"turn": turn.number, "agent": coordinator, "members": answers}),
-                    );
-                    if let Some(reason) = run_stop {
-                        return Err(reason);
-                    }
-                    if let Some(answer) = self.answered_by_members(turn.number) {
-                        return Ok(answer);
+                    let ended = self.call_members(&coordinator, turn.number, &calls).await;
+                    if let Some(ended) = ended {
+                        return ended;
                     }
                 }
             }
         }
+    }
+
+    /// The coordinator's turn came back without an output: its call, if it
+    /// started, enters the trace with the reason the run stops for.
+    fn halted(&mut self, coordinator: &str, halted: Halted) -> StopReason {
+        let reason = halt_reason(halted.halt);
+        if let Some((number, outcome, latency_ms)) = halted.call {
+            let mut entry = TraceEntry::turn(number, coordinator, outcome, latency_ms);
+            entry.reason = Some(reason.to_string());
+            self.trace.push(entry);
+        }
+        reason
+    }
+
+    /// Call the members of turn `turn`, at once or in turn, and give their
+    /// answers back to the coordinator; `Some` when they end the run.
+    async fn call_members(
+        &mut self,
+        coordinator: &str,
+        turn: u32,
+        calls: &[MemberCall],
+    ) -> Option<Result<String, StopReason>> {
+        // What a member with shared history sees: the coordinator's
+        // conversation as the coordinator does.
+        let shared = self.history[self.history.len().saturating_sub(RECENT)..].to_vec();
+        let asked = members::Asked {
+            coordinator,
+            turn,
+            calls,
+            member_timeout: self.member_timeout,
+            shared: &shared,
+        };
+        let ends = if self.parallel {
+            members::call_all(&self.team, asked).await
+        } else {
+            members::call_in_turn(&self.team, asked).await
+        };
+        let mut run_stop = None;
+        let mut answers = Vec::with_capacity(ends.len());
+        for end in ends {
+            answers.push(json!({
+                "member": end.record.member,
+                "status": end.record.status,
+                "reply": end.record.reply,
+                "error": end.record.stop_reason,
+            }));
+            self.trace.extend(end.trace);
+            self.history.extend(end.history);
+            self.member_calls.push(end.record);
+            run_stop = run_stop.or(end.run_stop);
+        }
+        self.history
+            .push(json!({"turn": turn, "agent": coordinator, "members": answers}));
+        if let Some(reason) = run_stop {
+            return Some(Err(reason));
+        }
+        self.answered_by_members(turn).map(Ok)
     }
 
     /// With `skip_summary`, the answers of turn `turn`'s members that
@@ -249,5 +252,14 @@ impl Desk<'_> {
             result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
             summary,
         }
+    }
+}
+
+/// Why the coordinator's run stops when a call of its is halted.
+fn halt_reason(halt: Halt) -> StopReason {
+    match halt {
+        Halt::Stop(reason) => reason,
+        // The coordinator has no deadline.
+        Halt::Cut => StopReason::LlmTimeout,
     }
 }

@@ -20,7 +20,7 @@ use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use dispatch::Dispatcher;
 use plan::read_plan;
-use result::{OrchestratorResult, Phase};
+use result::{OrchestratorResult, Phase, TaskRecord};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -114,17 +114,36 @@ const MANY_TASKS: usize = 10_000;
 /// Plan → dispatch → aggregate → finalize, stopping where 001 stops.
 async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
     let limits = Limits::of(&ctx.scenario);
-    let scenario = &ctx.scenario;
-    let clock = ctx.bus.clock().clone();
-    let time_is_up = || clock.elapsed() > limits.max_seconds;
+    let tasks = match plan_tasks(ctx, &limits).await {
+        Ok(tasks) => tasks,
+        Err(stopped) => return stopped,
+    };
+    let (records, dispatches) = match dispatch_tasks(ctx, &limits, &tasks).await {
+        Ok(dispatched) => dispatched,
+        Err(stopped) => return stopped,
+    };
+    finalize(ctx, &limits, tasks, records, dispatches).await
+}
 
+/// 001's time check, on the run clock.
+fn time_is_up(ctx: &RunContext, limits: &Limits) -> bool {
+    ctx.bus.clock().elapsed() > limits.max_seconds
+}
+
+/// Ask the planner for tasks and check them against the declared workers;
+/// the accepted plan is announced, a rejected one stops the run.
+async fn plan_tasks(
+    ctx: &RunContext,
+    limits: &Limits,
+) -> Result<Arc<[PlannedTask]>, OrchestratorResult> {
+    let scenario = &ctx.scenario;
     let request = ModelRequest {
         purpose: Purpose::Plan,
         payload: plan_payload(scenario, &ctx.goal, limits.max_tasks),
     };
     let output = match ctx.gateway.model("plan".into(), request).await {
         Ok(output) => output,
-        Err(error) => return OrchestratorResult::stopped(call_stop(&error), Phase::Plan),
+        Err(error) => return Err(OrchestratorResult::stopped(call_stop(&error), Phase::Plan)),
     };
     let declared = |worker: &str| scenario.workers.contains_key(worker);
     // The result keeps the normalised plan; the raw one can be big, and
@@ -139,41 +158,39 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
             });
             let mut result = OrchestratorResult::stopped(reason, Phase::Plan);
             result.raw_plan = Some(raw_plan);
-            return result;
+            return Err(result);
         }
     };
     ctx.bus.publish(EventKind::PlanAccepted {
         tasks: Arc::clone(&tasks),
     });
-    let stopped_in_dispatch = |reason, tasks| {
+    Ok(tasks)
+}
+
+/// Run the tasks in parallel through the gateway: every record, and the
+/// attempts started. A failed critical task stops the run here.
+async fn dispatch_tasks(
+    ctx: &mut RunContext,
+    limits: &Limits,
+    tasks: &Arc<[PlannedTask]>,
+) -> Result<(Vec<TaskRecord>, u64), OrchestratorResult> {
+    let stopped_in_dispatch = |reason, dispatches| {
         let mut result = OrchestratorResult::stopped(reason, Phase::Dispatch);
-        result.plan = Some(tasks);
+        result.plan = Some(Arc::clone(tasks));
+        result.dispatches = dispatches;
         result
     };
-    if time_is_up() {
-        return stopped_in_dispatch(StopReason::MaxSeconds, tasks);
+    if time_is_up(ctx, limits) {
+        return Err(stopped_in_dispatch(StopReason::MaxSeconds, 0));
     }
     // The plan's tokens may have spent the run's budget: stop before the
     // first wave, after 001's own time check.
     if let Some(reason) = ctx.gateway.spend_stop() {
-        return stopped_in_dispatch(reason, tasks);
+        return Err(stopped_in_dispatch(reason, 0));
     }
 
     let dispatch_limits = DispatchLimits::new(u64::from(limits.max_dispatches), limits.max_seconds);
-    let policy = ToolPolicy {
-        max_attempts: limits.max_retries_per_task.saturating_add(1),
-        attempt_timeout: limits.task_timeout,
-        timeout_from: if ctx
-            .scenario
-            .budget
-            .as_ref()
-            .is_some_and(|b| b.task_timeout_seconds.is_some())
-        {
-            TimeoutFrom::Scenario
-        } else {
-            TimeoutFrom::PatternDefault
-        },
-    };
+    let policy = task_policy(&ctx.scenario, limits);
     let gate = SharedGate::new(&mut ctx.gate);
     let dispatcher = Dispatcher {
         gateway: &ctx.gateway,
@@ -183,19 +200,14 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         policy: &policy,
         max_parallel: limits.max_parallel as usize,
     };
-    let dispatched = dispatcher.run(&tasks).await;
+    let dispatched = dispatcher.run(tasks).await;
     let dispatches = dispatch_limits.used();
-    let stopped_in_dispatch = |reason, tasks| {
-        let mut result = stopped_in_dispatch(reason, tasks);
-        result.dispatches = dispatches;
-        result
-    };
     let records = match dispatched {
         Ok(records) => records,
         Err(stop) => {
-            let mut result = stopped_in_dispatch(stop.reason, tasks);
+            let mut result = stopped_in_dispatch(stop.reason, dispatches);
             result.history = stop.finished;
-            return result;
+            return Err(result);
         }
     };
 
@@ -205,13 +217,42 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         .cloned()
         .collect();
     if !failed_critical.is_empty() {
-        let mut result = stopped_in_dispatch(StopReason::CriticalTaskFailed, tasks);
+        let mut result = stopped_in_dispatch(StopReason::CriticalTaskFailed, dispatches);
         result.failed_critical = Some(failed_critical);
         result.history = records;
-        return result;
+        return Err(result);
     }
+    Ok((records, dispatches))
+}
 
-    let (health, aggregate) = aggregate::aggregate(scenario, &records);
+/// How each task's attempts are retried and timed; the timeout is the
+/// scenario's when its budget sets one.
+fn task_policy(scenario: &Scenario, limits: &Limits) -> ToolPolicy {
+    ToolPolicy {
+        max_attempts: limits.max_retries_per_task.saturating_add(1),
+        attempt_timeout: limits.task_timeout,
+        timeout_from: if scenario
+            .budget
+            .as_ref()
+            .is_some_and(|b| b.task_timeout_seconds.is_some())
+        {
+            TimeoutFrom::Scenario
+        } else {
+            TimeoutFrom::PatternDefault
+        },
+    }
+}
+
+/// Aggregate and rate the records, then ask for the final brief: the
+/// run's answer.
+async fn finalize(
+    ctx: &RunContext,
+    limits: &Limits,
+    tasks: Arc<[PlannedTask]>,
+    records: Vec<TaskRecord>,
+    dispatches: u64,
+) -> OrchestratorResult {
+    let (health, aggregate) = aggregate::aggregate(&ctx.scenario, &records);
     ctx.bus.publish(EventKind::Aggregated {
         health,
         aggregate: aggregate.clone(),
@@ -224,7 +265,7 @@ async fn orchestrate(ctx: &mut RunContext) -> OrchestratorResult {
         result.history = records.clone();
         result
     };
-    if time_is_up() {
+    if time_is_up(ctx, limits) {
         return stopped_in_finalize(StopReason::MaxSeconds);
     }
     let request = ModelRequest {

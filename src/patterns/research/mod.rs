@@ -9,6 +9,7 @@
 
 pub(crate) mod contract;
 pub(crate) mod plan;
+mod read_extract;
 pub(crate) mod result;
 mod sources;
 mod workflow;

@@ -3,18 +3,15 @@
 //! calls through the gateway, applies its contract and enters the trace;
 //! the first rule that fails stops the run there.
 
-use super::contract::{read_page_notes, read_synthesis, validate_notes, validate_synthesis};
+use super::contract::{read_synthesis, validate_synthesis};
 use super::plan::{self, EXPECTED_ACTIONS, plan_json, validate_plan};
-use super::result::{Aggregate, CitationDetail, DeniedSource, HistoryDetail, TraceCounts};
-use super::sources::{Verdict, allowed_domains, dedupe, evaluate};
-use super::{Answer, Desk, Stop, tool_failed};
-use crate::bus::{
-    Cited, EventKind, NoteExtracted, NotesVerified, PageRead, ResearchPhase, SourceAllowed,
-    SourceDenied, SourceFound, SourcesDeduped,
-};
+use super::result::{Aggregate, CitationDetail, HistoryDetail, TraceCounts};
+use super::sources::dedupe;
+use super::{Answer, Desk, Stop};
+use crate::bus::{Cited, EventKind, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
 use crate::provider::Purpose;
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
-use crate::scenario::{ResearchTool, url_domain};
+use crate::scenario::ResearchTool;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
 
@@ -146,123 +143,6 @@ impl Desk<'_> {
         Ok(deduped)
     }
 
-    /// Step 4: check each source's domain, read the allowed ones within
-    /// `max_read_pages` and keep their notes within `max_notes`, as 004's
-    /// loop does (the read budget stops at the next allowed source, the
-    /// note budget at once). The notes, the pages read and the denials.
-    async fn read_extract(
-        &mut self,
-        step_id: &str,
-        urls: &[String],
-    ) -> Result<(Vec<Value>, usize, Vec<DeniedSource>), Stop> {
-        self.enter(ResearchPhase::ReadExtract).await?;
-        let max_notes = self.limits.max_notes;
-        let fetched = self.scenario.sources.as_ref().is_some_and(|s| s.fetches());
-        let mut notes: Vec<Value> = Vec::new();
-        let mut pages_read = 0;
-        let mut denied = Vec::new();
-        for url in urls {
-            if self.time_is_up() {
-                return Err(StopReason::MaxSeconds.into());
-            }
-            let domain = url_domain(url);
-            if let Verdict::Deny { reason, gated_by } =
-                evaluate(&domain, &self.limits, |d| self.gate.gated_by(d))
-            {
-                denied.push(DeniedSource {
-                    url: url.clone(),
-                    reason,
-                });
-                self.bus.publish(EventKind::SourceDenied(SourceDenied {
-                    url: url.clone(),
-                    domain,
-                    reason,
-                    gated_by,
-                }));
-                continue;
-            }
-            if pages_read >= self.limits.max_read_pages {
-                break;
-            }
-            self.bus.publish(EventKind::SourceAllowed(SourceAllowed {
-                url: url.clone(),
-                domain,
-            }));
-            // A real read follows a redirect only to a domain these checks
-            // allow now.
-            let args = if fetched {
-                let allowed = allowed_domains(&self.limits, |d| self.gate.gated_by(d));
-                json!({"url": url, "allowed_domains": allowed})
-            } else {
-                json!({"url": url})
-            };
-            let page = self.tool(step_id, ResearchTool::ReadSource, args).await?;
-            let page = Value::Object(page);
-            self.bus.publish(EventKind::PageRead(PageRead {
-                url: url.clone(),
-                title: text(&page, "title"),
-                published_at: text(&page, "published_at"),
-            }));
-            let items = if fetched {
-                // A page read for real has no scripted notes: the model
-                // takes them, and only quotes the page holds are kept.
-                let wanted = max_notes - notes.len();
-                let payload = json!({"goal": self.goal, "request": self.scenario.context,
-                                     "url": url, "page": page, "max_notes": wanted});
-                let output = self.model("notes", Purpose::Notes, payload).await?;
-                read_page_notes(output, &page, url)
-            } else {
-                let args = json!({"url": url, "page": page});
-                let extracted = self.tool(step_id, ResearchTool::ExtractNotes, args).await?;
-                match extracted.get("notes").and_then(Value::as_array) {
-                    Some(items) if items.iter().all(Value::is_object) => items.clone(),
-                    _ => return Err(tool_failed(ResearchTool::ExtractNotes)),
-                }
-            };
-            for item in &items {
-                let mut note = item.clone();
-                note["id"] = format!("n{}", notes.len() + 1).into();
-                self.bus.publish(EventKind::NoteExtracted(NoteExtracted {
-                    id: text(&note, "id"),
-                    url: text(&note, "url"),
-                    title: text(&note, "title"),
-                    published_at: text(&note, "published_at"),
-                    claim: text(&note, "claim"),
-                    quote: text(&note, "quote"),
-                }));
-                notes.push(note);
-                if notes.len() >= max_notes {
-                    break;
-                }
-            }
-            pages_read += 1;
-            if notes.len() >= max_notes {
-                break;
-            }
-        }
-        if notes.is_empty() {
-            return Err(Stop {
-                reason: Some(StopReason::NoReliableSources),
-                denied_sources: Some(denied),
-                ..Stop::default()
-            });
-        }
-        validate_notes(&notes, max_notes).map_err(|e| Stop::from(StopReason::InvalidNotes(e)))?;
-        self.done(
-            TraceCounts::ReadExtract {
-                pages_read,
-                notes: notes.len(),
-                denied_sources: denied.len(),
-            },
-            HistoryDetail::ReadExtract {
-                pages_read,
-                denied_sources: denied.clone(),
-            },
-            notes.len(),
-        );
-        Ok((notes, pages_read, denied))
-    }
-
     /// Step 5: the verifier's findings; the number of notes it checked.
     async fn verify(&mut self, step_id: &str, notes: &[Value]) -> Result<i64, Stop> {
         self.enter(ResearchPhase::Verify).await?;
@@ -357,7 +237,7 @@ impl Desk<'_> {
 }
 
 /// `str(value)` of a field, or empty text when it is absent.
-fn text(value: &Value, key: &str) -> String {
+pub(super) fn text(value: &Value, key: &str) -> String {
     value.get(key).map(py_str).unwrap_or_default()
 }
 

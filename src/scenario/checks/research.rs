@@ -8,132 +8,154 @@ use super::super::hints::ResearchLimits;
 use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::script::{FAULT_KEY, ScriptedOutput};
-use super::super::sources::{ResearchTool, normalize_url};
+use super::super::sources::{ResearchTool, Sources, ToolBehaviour, normalize_url};
 use super::super::types::{ProviderKind, Scenario};
 use crate::pycompat::url_refusal;
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
-    let root = JsonPath::root();
     match &scenario.sources {
-        Some(sources) => {
-            let path = root.key("sources");
-            let real_search = sources
-                .tools
-                .real()
-                .any(|(tool, _)| tool == ResearchTool::SearchSources);
-            if sources.search_results.is_none() && !real_search {
-                problems.push(Problem::at(
-                    path.clone(),
-                    "missing field \"search_results\": the simulated search answers from it (or make tools.search_sources a real tool)",
-                ));
-            }
-            for (tool, call) in sources.tools.real() {
-                if tool != ResearchTool::SearchSources {
-                    problems.push(Problem::at_key(
-                        path.key("tools").key(tool.as_str()).key(call.key()),
-                        format!(
-                            "only \"search_sources\" can be a real research tool; {} works on the pages as read",
-                            tool.as_str()
-                        ),
-                    ));
-                }
-                let behaviour = sources.tools.get(tool);
-                for (field, set) in [
-                    (
-                        "latency_ms",
-                        behaviour.is_some_and(|b| b.latency_ms.is_some()),
-                    ),
-                    ("fail", behaviour.is_some_and(|b| !b.fail.is_empty())),
-                ] {
-                    if set {
-                        problems.push(Problem::at_key(
-                            path.key("tools").key(tool.as_str()).key(field),
-                            format!("{field:?} scripts a simulated call; a real tool takes the time it takes and fails when it fails"),
-                        ));
-                    }
-                }
-            }
-            for (i, result) in sources.search_results().iter().enumerate() {
-                if let Some(why) = refusal(&result.url) {
-                    problems.push(Problem::at(
-                        path.key("search_results").index(i).key("url"),
-                        format!(
-                            "expected a URL Python's urlparse can read, found {} ({why})",
-                            Value::from(result.url.as_str())
-                        ),
-                    ));
-                }
-            }
-            for url in sources.pages.keys() {
-                let at = path.key("pages").key(url);
-                if let Some(why) = refusal(url) {
-                    problems.push(Problem::at_key(
-                        at,
-                        format!("expected a URL Python's urlparse can read ({why})"),
-                    ));
-                    continue;
-                }
-                let normalised = normalize_url(url);
-                if &normalised != url {
-                    problems.push(Problem::at_key(
-                        at,
-                        format!(
-                            "expected a normalised URL (lower-case scheme and host, no query, fragment or trailing slash); read_source looks this page up as {}",
-                            Value::from(normalised)
-                        ),
-                    ));
-                }
-            }
-            for tool in ResearchTool::ALL {
-                let Some(behaviour) = sources.tools.get(tool) else {
-                    continue;
-                };
-                if behaviour.fetch {
-                    let at = path.key("tools").key(tool.as_str());
-                    if tool != ResearchTool::ReadSource {
-                        problems.push(Problem::at_key(
-                            at.key("fetch"),
-                            "only \"read_source\" can fetch pages; expected no \"fetch\" here",
-                        ));
-                    }
-                    for (field, set) in [
-                        ("latency_ms", behaviour.latency_ms.is_some()),
-                        ("fail", !behaviour.fail.is_empty()),
-                    ] {
-                        if set {
-                            problems.push(Problem::at_key(
-                                at.key(field),
-                                format!("{field:?} scripts a simulated call; a page fetched for real takes the time it takes and fails when it fails"),
-                            ));
-                        }
-                    }
-                }
-                let at = path.key("tools").key(tool.as_str()).key("latency_ms");
-                match &behaviour.latency_ms {
-                    Some(WorkerLatency::Range(range)) if range.min > range.max => {
-                        problems.push(Problem::at(
-                            at,
-                            format!(
-                                "expected min ≤ max, found min {} and max {}",
-                                range.min, range.max
-                            ),
-                        ))
-                    }
-                    Some(WorkerLatency::PerCall(calls)) if calls.is_empty() => {
-                        problems.push(Problem::at(at, "expected at least one latency"))
-                    }
-                    _ => {}
-                }
-            }
-        }
+        Some(sources) => check_sources(sources, problems),
         None => problems.push(Problem::at(
-            root.clone(),
+            JsonPath::root(),
             "missing field \"sources\": a research scenario declares what its search finds",
         )),
     }
     check_flags(scenario, problems);
     check_scripts(scenario, problems);
+}
+
+/// What the search finds, the pages it reads and how each tool behaves.
+fn check_sources(sources: &Sources, problems: &mut Vec<Problem>) {
+    let path = JsonPath::root().key("sources");
+    let real_search = sources
+        .tools
+        .real()
+        .any(|(tool, _)| tool == ResearchTool::SearchSources);
+    if sources.search_results.is_none() && !real_search {
+        problems.push(Problem::at(
+            path.clone(),
+            "missing field \"search_results\": the simulated search answers from it (or make tools.search_sources a real tool)",
+        ));
+    }
+    check_real_tools(sources, &path, problems);
+    check_urls(sources, &path, problems);
+    for tool in ResearchTool::ALL {
+        if let Some(behaviour) = sources.tools.get(tool) {
+            check_tool(tool, behaviour, &path, problems);
+        }
+    }
+}
+
+/// Only the search can be a real tool, and a real tool scripts no
+/// simulated call.
+fn check_real_tools(sources: &Sources, path: &JsonPath, problems: &mut Vec<Problem>) {
+    for (tool, call) in sources.tools.real() {
+        if tool != ResearchTool::SearchSources {
+            problems.push(Problem::at_key(
+                path.key("tools").key(tool.as_str()).key(call.key()),
+                format!(
+                    "only \"search_sources\" can be a real research tool; {} works on the pages as read",
+                    tool.as_str()
+                ),
+            ));
+        }
+        let behaviour = sources.tools.get(tool);
+        for (field, set) in [
+            (
+                "latency_ms",
+                behaviour.is_some_and(|b| b.latency_ms.is_some()),
+            ),
+            ("fail", behaviour.is_some_and(|b| !b.fail.is_empty())),
+        ] {
+            if set {
+                problems.push(Problem::at_key(
+                    path.key("tools").key(tool.as_str()).key(field),
+                    format!("{field:?} scripts a simulated call; a real tool takes the time it takes and fails when it fails"),
+                ));
+            }
+        }
+    }
+}
+
+/// The search results' URLs and the pages' keys, which `read_source` looks
+/// up by normalised URL.
+fn check_urls(sources: &Sources, path: &JsonPath, problems: &mut Vec<Problem>) {
+    for (i, result) in sources.search_results().iter().enumerate() {
+        if let Some(why) = refusal(&result.url) {
+            problems.push(Problem::at(
+                path.key("search_results").index(i).key("url"),
+                format!(
+                    "expected a URL Python's urlparse can read, found {} ({why})",
+                    Value::from(result.url.as_str())
+                ),
+            ));
+        }
+    }
+    for url in sources.pages.keys() {
+        let at = path.key("pages").key(url);
+        if let Some(why) = refusal(url) {
+            problems.push(Problem::at_key(
+                at,
+                format!("expected a URL Python's urlparse can read ({why})"),
+            ));
+            continue;
+        }
+        let normalised = normalize_url(url);
+        if &normalised != url {
+            problems.push(Problem::at_key(
+                at,
+                format!(
+                    "expected a normalised URL (lower-case scheme and host, no query, fragment or trailing slash); read_source looks this page up as {}",
+                    Value::from(normalised)
+                ),
+            ));
+        }
+    }
+}
+
+/// One tool's behaviour: only `read_source` fetches, a fetch scripts no
+/// simulated call, and its latencies are well formed.
+fn check_tool(
+    tool: ResearchTool,
+    behaviour: &ToolBehaviour,
+    path: &JsonPath,
+    problems: &mut Vec<Problem>,
+) {
+    if behaviour.fetch {
+        let at = path.key("tools").key(tool.as_str());
+        if tool != ResearchTool::ReadSource {
+            problems.push(Problem::at_key(
+                at.key("fetch"),
+                "only \"read_source\" can fetch pages; expected no \"fetch\" here",
+            ));
+        }
+        for (field, set) in [
+            ("latency_ms", behaviour.latency_ms.is_some()),
+            ("fail", !behaviour.fail.is_empty()),
+        ] {
+            if set {
+                problems.push(Problem::at_key(
+                    at.key(field),
+                    format!("{field:?} scripts a simulated call; a page fetched for real takes the time it takes and fails when it fails"),
+                ));
+            }
+        }
+    }
+    let at = path.key("tools").key(tool.as_str()).key("latency_ms");
+    match &behaviour.latency_ms {
+        Some(WorkerLatency::Range(range)) if range.min > range.max => problems.push(Problem::at(
+            at,
+            format!(
+                "expected min ≤ max, found min {} and max {}",
+                range.min, range.max
+            ),
+        )),
+        Some(WorkerLatency::PerCall(calls)) if calls.is_empty() => {
+            problems.push(Problem::at(at, "expected at least one latency"))
+        }
+        _ => {}
+    }
 }
 
 /// Why a URL cannot be in a scenario: Python would raise on it, or on its

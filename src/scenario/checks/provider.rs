@@ -1,0 +1,128 @@
+//! The `provider` section's checks: no field of the other kind of provider,
+//! a well-formed latency, and no script for another pattern's speakers.
+
+use super::super::error::Problem;
+use super::super::latency::Latency;
+use super::super::path::JsonPath;
+use super::super::types::{PatternKind, ProviderKind, ProviderSpec, Scenario};
+use super::{check_script, check_script_text};
+
+pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+    let provider = &scenario.provider;
+    let path = JsonPath::root().key("provider");
+    check_kind_fields(provider, &path, problems);
+    if let Some(Latency::Range(range)) = provider.latency_ms
+        && range.min > range.max
+    {
+        problems.push(Problem::at(
+            path.key("latency_ms"),
+            format!(
+                "expected min ≤ max, found min {} and max {}",
+                range.min, range.max
+            ),
+        ));
+    }
+    if let Some(final_answer) = &provider.final_answer {
+        check_script(final_answer, &path.key("final_answer"), problems);
+    }
+    check_pattern_scripts(scenario, &path, problems);
+}
+
+/// Fields that only the other kind of provider reads.
+fn check_kind_fields(provider: &ProviderSpec, path: &JsonPath, problems: &mut Vec<Problem>) {
+    let (own, foreign): (&str, Vec<(&str, bool)>) = match provider.kind {
+        ProviderKind::Sim => (
+            "sim",
+            vec![
+                ("model", provider.model.is_some()),
+                ("base_url", provider.base_url.is_some()),
+            ],
+        ),
+        ProviderKind::Openai => (
+            "openai",
+            vec![
+                ("latency_ms", provider.latency_ms.is_some()),
+                ("responses", provider.responses.is_some()),
+                ("turns", provider.turns.is_some()),
+                ("final_answer", provider.final_answer.is_some()),
+                ("plan", provider.plan.is_some()),
+                ("synthesis", provider.synthesis.is_some()),
+            ],
+        ),
+    };
+    for (field, present) in foreign {
+        if present {
+            let other = if own == "sim" { "openai" } else { "sim" };
+            problems.push(Problem::at_key(
+                path.key(field),
+                format!(
+                    "{field:?} is only for kind \"{other}\"; this provider's kind is \"{own}\""
+                ),
+            ));
+        }
+    }
+}
+
+/// Scripts of the speakers another pattern has: collaboration's roles, the
+/// team's turns, the orchestrator's final brief and planner, research's
+/// synthesis.
+fn check_pattern_scripts(scenario: &Scenario, path: &JsonPath, problems: &mut Vec<Problem>) {
+    let provider = &scenario.provider;
+    if provider.kind == ProviderKind::Sim
+        && scenario.pattern != PatternKind::Collaboration
+        && let Some(responses) = &provider.responses
+    {
+        problems.push(Problem::at_key(
+            path.key("responses"),
+            format!(
+                "\"responses\" scripts collaboration roles ({} given); this scenario's pattern is {}",
+                responses.len(),
+                scenario.pattern
+            ),
+        ));
+    }
+    let team = matches!(
+        scenario.pattern,
+        PatternKind::Swarm | PatternKind::Coordinator
+    );
+    if provider.kind == ProviderKind::Sim && provider.turns.is_some() && !team {
+        problems.push(Problem::at_key(
+            path.key("turns"),
+            format!(
+                "\"turns\" scripts the agents of swarm and coordinator scenarios; this scenario's pattern is {}",
+                scenario.pattern
+            ),
+        ));
+    }
+    if team && provider.final_answer.is_some() {
+        problems.push(Problem::at_key(
+            path.key("final_answer"),
+            format!(
+                "a {} run answers with an agent's reply; script it as a \"reply\" turn instead of \"final_answer\"",
+                scenario.pattern
+            ),
+        ));
+    }
+    if let Some(plan) = &provider.plan {
+        match scenario.pattern {
+            PatternKind::Orchestrator => check_script_text(plan, &path.key("plan"), problems),
+            // The research planner's script is checked with its pattern.
+            PatternKind::Research => {}
+            other => problems.push(Problem::at_key(
+                path.key("plan"),
+                format!(
+                    "\"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is {other}"
+                ),
+            )),
+        }
+    }
+    if provider.synthesis.is_some() && scenario.pattern != PatternKind::Research {
+        problems.push(Problem::at_key(
+            path.key("synthesis"),
+            format!(
+                "\"synthesis\" scripts the research answer; this scenario's pattern is {}",
+                scenario.pattern
+            ),
+        ));
+    }
+}
