@@ -102,9 +102,12 @@ fn read_tasks<'a>(
 /// From this many tasks, half a plan is read on a second thread.
 const READ_ASIDE: usize = 5_000;
 
+/// What an object's text starts with.
+const OPEN_OBJECT: char = '{';
+
 /// A struct would also read a list of its fields.
 fn object(text: &str) -> bool {
-    text.trim_start().starts_with('{')
+    text.trim_start().starts_with(OPEN_OBJECT)
 }
 
 /// One task of a plan, with its id as written; `None` when it breaks a
