@@ -10,8 +10,9 @@ use super::line::{decode, decode_line};
 use super::sequence::{Placed, Sequence};
 use crate::bus::{Event, EventKind};
 use crate::sanitize::clean;
+use lines::{Line, MAX_KEPT_BUFFER, next_line, trim_line_end};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,9 +25,6 @@ pub const MAX_LINE: usize = 128 << 20;
 /// Problems listed one by one; past these, the rest are counted in one last
 /// problem, so that memory stays bounded on a file of garbage.
 const MAX_LISTED_PROBLEMS: usize = 1000;
-
-/// The line buffer's memory kept from one line to the next.
-const MAX_KEPT_BUFFER: usize = 4 << 20;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
@@ -127,68 +125,114 @@ fn each_event(
     length: Option<u64>,
     mut each: impl FnMut(Placed),
 ) -> Result<Vec<RecordingProblem>, RecordingError> {
-    let io_error = |source| RecordingError::Io {
-        path: shown.to_string(),
-        source,
-    };
-    // Bytes of garbage read before any event after which the file is
-    // refused: an endless stream such as /dev/zero or /dev/urandom ends.
-    let junk_limit = 2 * max_line as u64;
+    let mut reading = Reading::new(shown, max_line);
     let mut sequence = Sequence::default();
-    // Events decoded so far, kept or not.
-    let mut decoded = 0usize;
-    let mut problems: Vec<(usize, String)> = Vec::new();
-    let mut unlisted = 0usize;
-    let mut note = |problems: &mut Vec<(usize, String)>, line: usize, message: String| {
-        if problems.len() < 2 * MAX_LISTED_PROBLEMS {
-            problems.push((line, message));
-        } else {
-            unlisted += 1;
-        }
-    };
     let mut buf = Vec::new();
-    let (mut number, mut slot, mut consumed) = (0usize, 0u64, 0u64);
-    loop {
-        if decoded == 0 && consumed >= junk_limit {
-            let why = format!("no event in the first {}", size(junk_limit));
-            return Err(refusal(shown, problems, false, number + 1, why));
+    while let Some(line) = reading.next(&mut reader, &mut buf, length)? {
+        let starts_at = reading.consumed;
+        reading.number += 1;
+        reading.consumed += line.bytes();
+        if let Line::TooLong(bytes) = line {
+            reading.too_long(bytes);
+            continue;
         }
-        let junk_left = if decoded == 0 {
-            junk_limit - consumed
+        if let Some(placed) = reading.place(&mut buf, starts_at) {
+            sequence.push(placed, &mut reading.problems, &mut each);
+        }
+    }
+    reading.finish(sequence, &mut each)
+}
+
+/// How far the reading of one recording has come.
+struct Reading<'a> {
+    shown: &'a str,
+    max_line: usize,
+    /// Bytes of garbage read before any event after which the file is
+    /// refused: an endless stream such as /dev/zero or /dev/urandom ends.
+    junk_limit: u64,
+    /// The last line's number.
+    number: usize,
+    /// Non-blank lines so far ([`Placed::slot`]).
+    slot: u64,
+    /// Bytes read so far.
+    consumed: u64,
+    /// Events decoded so far, kept or not.
+    decoded: usize,
+    problems: Vec<(usize, String)>,
+    /// Problems past what is kept for listing, only counted.
+    unlisted: usize,
+}
+
+impl<'a> Reading<'a> {
+    fn new(shown: &'a str, max_line: usize) -> Self {
+        Reading {
+            shown,
+            max_line,
+            junk_limit: 2 * max_line as u64,
+            number: 0,
+            slot: 0,
+            consumed: 0,
+            decoded: 0,
+            problems: Vec::new(),
+            unlisted: 0,
+        }
+    }
+
+    /// The next line into `buf`, `None` at the end; a file with no event
+    /// within the junk limit is refused.
+    fn next(
+        &mut self,
+        reader: &mut impl BufRead,
+        buf: &mut Vec<u8>,
+        length: Option<u64>,
+    ) -> Result<Option<Line>, RecordingError> {
+        let junk_limit = self.junk_limit;
+        if self.decoded == 0 && self.consumed >= junk_limit {
+            let why = format!("no event in the first {}", size(junk_limit));
+            return Err(self.refuse(self.number + 1, why));
+        }
+        let junk_left = if self.decoded == 0 {
+            junk_limit - self.consumed
         } else {
             u64::MAX
         };
-        let left = length.map_or(u64::MAX, |n| n.saturating_sub(consumed));
-        let read = next_line(&mut reader, &mut buf, max_line, junk_left, left).map_err(io_error)?;
-        let line = match read {
-            Line::End => break,
+        let left = length.map_or(u64::MAX, |n| n.saturating_sub(self.consumed));
+        let read = next_line(reader, buf, self.max_line, junk_left, left).map_err(|source| {
+            RecordingError::Io {
+                path: self.shown.to_string(),
+                source,
+            }
+        })?;
+        match read {
+            Line::End => Ok(None),
             Line::Endless => {
                 let why = format!(
                     "no event and no line break in the first {}",
                     size(junk_limit)
                 );
-                return Err(refusal(shown, problems, false, number + 1, why));
+                Err(self.refuse(self.number + 1, why))
             }
-            line => line,
-        };
-        number += 1;
-        let starts_at = consumed;
-        consumed += line.bytes();
-        if let Line::TooLong(bytes) = line {
-            slot += 1;
-            note(
-                &mut problems,
-                number,
-                format!(
-                    "a line of {bytes} bytes, longer than the line cap ({}); skipped",
-                    size(max_line as u64)
-                ),
-            );
-            continue;
+            line => Ok(Some(line)),
         }
-        let mut bytes = trim_line_end(&buf);
+    }
+
+    /// The current line, of `bytes` bytes, is over the cap and skipped.
+    fn too_long(&mut self, bytes: u64) {
+        self.slot += 1;
+        let message = format!(
+            "a line of {bytes} bytes, longer than the line cap ({}); skipped",
+            size(self.max_line as u64)
+        );
+        self.note(self.number, message);
+    }
+
+    /// The event on the current line, in `buf` from `starts_at` bytes into
+    /// the file, with where it was; `None` for a blank line, or one with
+    /// no event (noted).
+    fn place(&mut self, buf: &mut Vec<u8>, starts_at: u64) -> Option<Placed> {
+        let mut bytes = trim_line_end(buf);
         let mut span = (starts_at, 0);
-        if number == 1
+        if self.number == 1
             && let Some(rest) = bytes.strip_prefix(BOM)
         {
             // A byte order mark some editors add is not part of the event.
@@ -198,38 +242,75 @@ fn each_event(
         // A line is at most `max_line` bytes, and the cap is below 4 GiB.
         span.1 = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            return None;
         }
-        slot += 1;
+        self.slot += 1;
         // A long line's buffer is not kept for the next line: given up to
         // its event, it holds a run's result in place.
         let read_event = if buf.len() > MAX_KEPT_BUFFER {
             let skip = (span.0 - starts_at) as usize;
             let within = skip..skip + span.1 as usize;
-            decode_line(std::mem::take(&mut buf), within)
+            decode_line(std::mem::take(buf), within)
         } else {
             decode(bytes)
         };
         match read_event {
             Ok(event) => {
-                decoded += 1;
-                let placed = Placed {
-                    line: number,
-                    slot,
+                self.decoded += 1;
+                Some(Placed {
+                    line: self.number,
+                    slot: self.slot,
                     span,
                     event: Arc::new(event),
-                };
-                sequence.push(placed, &mut problems, &mut each);
+                })
             }
-            Err(message) => note(&mut problems, number, message),
+            Err(message) => {
+                self.note(self.number, message);
+                None
+            }
         }
     }
-    if decoded == 0 {
-        let empty = slot == 0;
-        return Err(refusal(shown, problems, empty, number, "no event".into()));
+
+    fn note(&mut self, line: usize, message: String) {
+        if self.problems.len() < 2 * MAX_LISTED_PROBLEMS {
+            self.problems.push((line, message));
+        } else {
+            self.unlisted += 1;
+        }
     }
-    sequence.finish(&mut problems, &mut each);
-    Ok(listed(problems, unlisted, shown))
+
+    /// The file's end: the events still held for their order go to `each`,
+    /// and the problems are listed; a file with no event is refused.
+    fn finish(
+        mut self,
+        sequence: Sequence,
+        each: &mut impl FnMut(Placed),
+    ) -> Result<Vec<RecordingProblem>, RecordingError> {
+        if self.decoded == 0 {
+            let empty = self.slot == 0;
+            return Err(refusal(
+                self.shown,
+                self.problems,
+                empty,
+                self.number,
+                "no event".into(),
+            ));
+        }
+        sequence.finish(&mut self.problems, each);
+        Ok(listed(self.problems, self.unlisted, self.shown))
+    }
+
+    /// Refuse a file that is not empty and holds no event, at `line` for
+    /// `why` unless an earlier problem says more.
+    fn refuse(&mut self, line: usize, why: String) -> RecordingError {
+        refusal(
+            self.shown,
+            std::mem::take(&mut self.problems),
+            false,
+            line,
+            why,
+        )
+    }
 }
 
 /// The problems in file order, the first [`MAX_LISTED_PROBLEMS`] one by
@@ -285,73 +366,6 @@ fn refusal(
     }
 }
 
-/// One line of the file, read into the caller's buffer.
-enum Line {
-    /// The line is in the buffer; its length with its line break.
-    Whole(u64),
-    /// Longer than the cap: skipped, not held; its length.
-    TooLong(u64),
-    /// The end of the file.
-    End,
-    /// No line break within the bytes allowed before the first event.
-    Endless,
-}
-
-impl Line {
-    fn bytes(&self) -> u64 {
-        match self {
-            Line::Whole(n) | Line::TooLong(n) => *n,
-            Line::End | Line::Endless => 0,
-        }
-    }
-}
-
-/// The next line into `buf`; `left` is the bytes the reader holds after
-/// what was read before, when known (else `u64::MAX`).
-fn next_line(
-    reader: &mut impl BufRead,
-    buf: &mut Vec<u8>,
-    max_line: usize,
-    junk_left: u64,
-    left: u64,
-) -> io::Result<Line> {
-    buf.clear();
-    // One long line does not keep its memory for the rest.
-    buf.shrink_to(MAX_KEPT_BUFFER);
-    let limit = max_line as u64 + 1;
-    let first = limit.min(MAX_KEPT_BUFFER as u64);
-    let mut read = reader.by_ref().take(first).read_until(b'\n', buf)? as u64;
-    if read == 0 {
-        return Ok(Line::End);
-    }
-    if read == first && read < limit && buf.last() != Some(&b'\n') {
-        // A long line: room for the rest up to the cap (or to the end of
-        // the file, when nearer) at once, rather than doubling (which would
-        // hold twice the line at the copy).
-        let room = (limit - read).min(left.saturating_sub(read));
-        buf.reserve_exact(usize::try_from(room).unwrap_or(usize::MAX));
-        read += reader.by_ref().take(limit - read).read_until(b'\n', buf)? as u64;
-    }
-    if buf.last() == Some(&b'\n') || buf.len() <= max_line {
-        return Ok(Line::Whole(read));
-    }
-    // Over the cap: skip to the line's end without keeping it, within what
-    // is allowed before the first event.
-    buf.clear();
-    let allowed = junk_left.saturating_sub(read);
-    let skipped = reader.by_ref().take(allowed).skip_until(b'\n')? as u64;
-    if skipped >= allowed {
-        return Ok(Line::Endless);
-    }
-    Ok(Line::TooLong(read + skipped))
-}
-
-/// A line without its line break (`\n` or `\r\n`).
-fn trim_line_end(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
 fn size(bytes: u64) -> String {
     if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
@@ -359,6 +373,8 @@ fn size(bytes: u64) -> String {
         format!("{bytes} bytes")
     }
 }
+
+mod lines;
 
 #[cfg(test)]
 mod tests;

@@ -40,109 +40,107 @@ pub(crate) fn check(document: &Value, limit: usize) -> Vec<Problem> {
         .collect()
 }
 
+/// `error` in words, at the place in `document` it is about: one problem
+/// per thing to fix.
 fn describe(document: &Value, error: &ValidationError<'_>) -> Vec<Problem> {
     let path = instance_path(document, error.instance_path().as_str());
-    let found = error.instance();
-    match error.kind() {
+    let expected = match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let expected = allowed_properties(error.schema_path().as_str());
-            unexpected
-                .iter()
-                .map(|name| {
-                    let mut message = format!("unknown field {}", quoted(name));
-                    if !expected.is_empty() {
-                        message.push_str(&format!("; expected one of: {}", expected.join(", ")));
-                    }
-                    Problem::at_key(path.key(name), message)
-                })
-                .collect()
+            return unknown_fields(&path, unexpected, error.schema_path().as_str());
         }
         ValidationErrorKind::Required { property } => {
-            let name = property
-                .as_str()
-                .map_or_else(|| property.to_string(), quoted);
-            vec![Problem::at(path, format!("missing field {name}"))]
+            return vec![Problem::at(path, missing_field(property))];
         }
-        ValidationErrorKind::Type { kind } => {
-            let expected = match kind {
-                TypeKind::Single(t) => type_name(*t).to_string(),
-                TypeKind::Multiple(set) => {
-                    let names: Vec<&str> = set
-                        .iter()
-                        .filter(|t| *t != JsonType::Null)
-                        .map(type_name)
-                        .collect();
-                    names.join(" or ")
-                }
-            };
-            vec![Problem::at(
-                path,
-                format!("expected {expected}, found {}", describe_value(found)),
-            )]
-        }
-        ValidationErrorKind::Enum { options } => {
-            let options = options
-                .as_array()
-                .map(|o| {
-                    o.iter()
-                        .map(Value::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
-            vec![Problem::at(
-                path,
-                format!("expected one of {options}, found {}", describe_value(found)),
-            )]
-        }
-        ValidationErrorKind::Minimum { limit } => vec![Problem::at(
-            path,
-            format!(
-                "expected a number ≥ {limit}, found {}",
-                describe_value(found)
-            ),
-        )],
-        ValidationErrorKind::Maximum { limit } => vec![Problem::at(
-            path,
-            format!(
-                "expected a number ≤ {limit}, found {}",
-                describe_value(found)
-            ),
-        )],
+        ValidationErrorKind::Type { kind } => expected_types(kind),
+        ValidationErrorKind::Enum { options } => format!("one of {}", listed_options(options)),
+        ValidationErrorKind::Minimum { limit } => format!("a number ≥ {limit}"),
+        ValidationErrorKind::Maximum { limit } => format!("a number ≤ {limit}"),
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             if let Some(errors) = telling_branch(error.instance_path().as_str(), context) {
                 return errors.iter().flat_map(|e| describe(document, e)).collect();
             }
-            let wanted = constants_at(error.schema_path().as_str())
-                .or_else(|| description_at(error.schema_path().as_str()))
-                .unwrap_or_else(|| "a value of another shape".to_string());
-            vec![Problem::at(
-                path,
-                format!("expected {wanted}, found {}", describe_value(found)),
-            )]
+            wanted_shape(error.schema_path().as_str())
         }
-        ValidationErrorKind::Pattern { pattern } => {
-            let wanted = match pattern.as_str() {
-                super::real::URL_PATTERN => "an http:// or https:// URL",
-                super::real::ENV_REF_PATTERN => {
-                    "\"env:NAME\", the environment variable that holds the value (a secret is never written in a scenario)"
-                }
-                _ => "a string of another form",
-            };
-            vec![Problem::at(
-                path,
-                format!("expected {wanted}, found {}", describe_value(found)),
-            )]
+        ValidationErrorKind::Pattern { pattern } => pattern_form(pattern).to_string(),
+        ValidationErrorKind::MinItems { limit } => {
+            format!("at least {}", crate::words::plural(*limit, "item"))
         }
-        ValidationErrorKind::MinItems { limit } => vec![Problem::at(
-            path,
-            format!(
-                "expected at least {}, found {}",
-                crate::words::plural(*limit, "item"),
-                describe_value(found)
-            ),
-        )],
-        _ => vec![Problem::at(path, error.to_string())],
+        _ => return vec![Problem::at(path, error.to_string())],
+    };
+    let found = describe_value(error.instance());
+    vec![Problem::at(
+        path,
+        format!("expected {expected}, found {found}"),
+    )]
+}
+
+/// One problem per field in `unexpected`, naming the fields the object at
+/// `path` may have (by the schema at `keyword_location`).
+fn unknown_fields(path: &JsonPath, unexpected: &[String], keyword_location: &str) -> Vec<Problem> {
+    let expected = allowed_properties(keyword_location);
+    unexpected
+        .iter()
+        .map(|name| {
+            let mut message = format!("unknown field {}", quoted(name));
+            if !expected.is_empty() {
+                message.push_str(&format!("; expected one of: {}", expected.join(", ")));
+            }
+            Problem::at_key(path.key(name), message)
+        })
+        .collect()
+}
+
+fn missing_field(property: &Value) -> String {
+    let name = property
+        .as_str()
+        .map_or_else(|| property.to_string(), quoted);
+    format!("missing field {name}")
+}
+
+/// The types a value may have, `null` (how an optional field is written)
+/// left unsaid.
+fn expected_types(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(t) => type_name(*t).to_string(),
+        TypeKind::Multiple(set) => {
+            let names: Vec<&str> = set
+                .iter()
+                .filter(|t| *t != JsonType::Null)
+                .map(type_name)
+                .collect();
+            names.join(" or ")
+        }
+    }
+}
+
+fn listed_options(options: &Value) -> String {
+    options
+        .as_array()
+        .map(|o| {
+            o.iter()
+                .map(Value::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+/// What the alternatives at `keyword_location` want, when no one of them
+/// tells more: their constants, else the schema's description.
+fn wanted_shape(keyword_location: &str) -> String {
+    constants_at(keyword_location)
+        .or_else(|| description_at(keyword_location))
+        .unwrap_or_else(|| "a value of another shape".to_string())
+}
+
+/// The form a string matching `pattern` has, in words.
+fn pattern_form(pattern: &str) -> &'static str {
+    match pattern {
+        super::real::URL_PATTERN => "an http:// or https:// URL",
+        super::real::ENV_REF_PATTERN => {
+            "\"env:NAME\", the environment variable that holds the value (a secret is never written in a scenario)"
+        }
+        _ => "a string of another form",
     }
 }
 
@@ -271,10 +269,13 @@ fn quoted(s: &str) -> String {
     Value::from(s).to_string()
 }
 
+/// The first byte of a JSON object's text.
+const OBJECT_START: u8 = b'{';
+
 /// The kind of the JSON value whose text starts with `first`.
 pub(crate) fn describe_kind(first: u8) -> &'static str {
     match first {
-        b'{' => "an object",
+        OBJECT_START => "an object",
         b'[' => "a list",
         b'"' => "a string",
         b't' | b'f' => "a boolean",

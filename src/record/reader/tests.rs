@@ -1,5 +1,6 @@
 use super::*;
 use proptest::prelude::*;
+use std::io::Read;
 
 fn line(seq: u64, kind: &str) -> String {
     format!(

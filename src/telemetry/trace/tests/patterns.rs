@@ -7,6 +7,19 @@ async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
     let events = events_of("checkout_v2_launch.json", &[]).await;
     let spans = spans_of(&events, false);
     assert_well_formed(&spans);
+    assert_root_is_the_run(&events, &spans);
+    assert_one_agent_per_contribution(&events, &spans);
+    assert_one_chat_per_model_call(&events, &spans);
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.events.iter().all(|e| e.name != n::EVENT_CONTENT))
+    );
+}
+
+/// The root span is the run's workflow: its name, its times, its seed and
+/// how it ended, as the run's first and last events say.
+fn assert_root_is_the_run(events: &[Arc<Event>], spans: &[FinishedSpan]) {
     let root = spans.iter().find(|s| s.parent.is_none()).unwrap();
     assert_eq!(root.name, "invoke_workflow checkout_v2_launch");
     assert_eq!(
@@ -40,7 +53,10 @@ async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
         summary.decision.map(|d| d.as_str())
     );
     assert!(summary.decision.is_some(), "the table decides");
+}
 
+/// One `invoke_agent` span per contribution asked for, under its round.
+fn assert_one_agent_per_contribution(events: &[Arc<Event>], spans: &[FinishedSpan]) {
     let contributions: Vec<(u32, &String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -65,13 +81,17 @@ async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
                     && s.attrs.get(n::ROUND) == Some(&AttrValue::Int(i64::from(*round)))
             })
             .unwrap_or_else(|| panic!("no span for {agent} in round {round}"));
-        let parent = by_no(&spans, span.parent.unwrap());
+        let parent = by_no(spans, span.parent.unwrap());
         assert_eq!(parent.name, format!("round {round}"));
         assert_eq!(parent.parent, Some(ROOT));
         assert_eq!(text(span, n::AGENT_NAME).as_deref(), Some(agent.as_str()));
         assert!(span.attrs.get(n::STANCE).is_some(), "{span:?}");
     }
+}
 
+/// One `chat` span per model call, with its model and usage, under the
+/// contribution it was for (under the root when it was for no agent).
+fn assert_one_chat_per_model_call(events: &[Arc<Event>], spans: &[FinishedSpan]) {
     let calls: Vec<(&String, &Option<String>)> = events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -102,7 +122,7 @@ async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
         assert!(
             matches!(chat.attrs.get(n::USAGE_OUTPUT_TOKENS), Some(AttrValue::Int(n)) if *n > 0)
         );
-        let parent = by_no(&spans, chat.parent.unwrap());
+        let parent = by_no(spans, chat.parent.unwrap());
         match agent {
             Some(agent) => {
                 assert_eq!(parent.name, format!("invoke_agent {agent}"), "{label}");
@@ -110,11 +130,6 @@ async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
             None => assert_eq!(parent.no, ROOT, "{label}"),
         }
     }
-    assert!(
-        spans
-            .iter()
-            .all(|s| s.events.iter().all(|e| e.name != n::EVENT_CONTENT))
-    );
 }
 
 #[tokio::test(start_paused = true)]
