@@ -17,7 +17,7 @@ fn main() {
         .unwrap_or_default();
     files.sort();
     let mut code = String::from(
-        "/// The shipped scenarios: file name and text.\npub const BUILT_IN: &[(&str, &str)] = &[\n",
+        "/// The shipped scenarios: file name and text.\npub(crate) const BUILT_IN: &[(&str, &str)] = &[\n",
     );
     for path in files {
         println!("cargo:rerun-if-changed={}", path.display());

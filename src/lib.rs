@@ -4,6 +4,8 @@
 //! pattern through the gateway, publishes every step on the bus, and viewers
 //! (the dashboard, the recorder, the headless printer) read the bus.
 
+#![warn(unreachable_pub)]
+
 #[cfg(test)]
 pub(crate) mod arbitrary_json;
 pub mod bus;

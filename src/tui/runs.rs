@@ -15,8 +15,9 @@ use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub(crate) use super::launch::Launch;
 pub(crate) use super::launch::LaunchSettings;
-pub use super::launch::{Launch, Overrides};
+pub use super::launch::Overrides;
 
 impl Launch {
     /// Start the run again as `slot` shows it: its scenario and seed, its
