@@ -46,13 +46,9 @@ impl RunClock {
             ClockMode::Virtual => Source::Tokio {
                 origin: tokio::time::Instant::now(),
             },
-            ClockMode::Real => {
-                let tsc = quanta::Clock::new();
-                Source::Tsc {
-                    origin: tsc.raw(),
-                    tsc,
-                }
-            }
+            ClockMode::Real => Source::Monotonic {
+                origin: std::time::Instant::now(),
+            },
         };
         RunClock {
             inner: Arc::new(ClockInner {
@@ -66,7 +62,7 @@ impl RunClock {
     fn since_origin(&self) -> u64 {
         let nanos = match &self.inner.source {
             Source::Tokio { origin } => origin.elapsed().as_nanos(),
-            Source::Tsc { tsc, origin } => u128::from(tsc.delta_as_nanos(*origin, tsc.raw())),
+            Source::Monotonic { origin } => origin.elapsed().as_nanos(),
         };
         u64::try_from(nanos).unwrap_or(u64::MAX - 1)
     }
@@ -125,9 +121,9 @@ impl RunClock {
 enum Source {
     /// tokio's clock, which a paused runtime advances.
     Tokio { origin: tokio::time::Instant },
-    /// The CPU's monotonic counter, calibrated to nanoseconds: real time at
-    /// a fraction of the cost of tokio's clock, which takes a lock per read.
-    Tsc { tsc: quanta::Clock, origin: u64 },
+    /// The system's monotonic clock: tokio's takes a lock per read (its
+    /// test clock is built in), std's is a vDSO call.
+    Monotonic { origin: std::time::Instant },
 }
 
 #[cfg(test)]
