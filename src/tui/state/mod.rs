@@ -61,6 +61,9 @@ pub struct RunState {
     pub(crate) escalation: Option<escalation::Escalation>,
 }
 
+/// Agents and call labels whose spend is kept apart, at most.
+const MAX_SPENDERS: usize = 1024;
+
 /// The first event's facts about the run.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RunInfo {
@@ -329,7 +332,13 @@ impl RunState {
                 self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.spend.add(usage);
-                    if let Some(agent) = agent {
+                    // A recording names whatever agents and labels it likes:
+                    // past `MAX_SPENDERS` a new name is counted in the run's
+                    // total only, so the state stays bounded.
+                    if let Some(agent) = agent
+                        && (self.spend_by_agent.len() < MAX_SPENDERS
+                            || self.spend_by_agent.contains_key(&agent))
+                    {
                         self.spend_by_agent.entry(agent).or_default().add(usage);
                     }
                 }
@@ -569,5 +578,54 @@ mod tests {
         let state = RunState::from_events(1, &events);
         let calling: Vec<&str> = state.calling.iter().map(|c| c.tool.as_str()).collect();
         assert_eq!(calling, ["vendor_worker"], "the finished one left");
+    }
+
+    #[test]
+    fn spend_kept_apart_stays_bounded_whatever_a_recording_names() {
+        use crate::bus::{CallOutcome, EventKind, TokenUsage};
+        let mut state = RunState::new(1);
+        let calls = MAX_SPENDERS as u64 + 500;
+        let mut seq = 0;
+        let mut event = |kind| {
+            seq += 1;
+            Arc::new(Event {
+                run: 1,
+                seq,
+                t_ms: seq,
+                kind,
+            })
+        };
+        for call in 0..calls {
+            state.apply(event(EventKind::CallStarted {
+                call,
+                tool: "model".into(),
+                attempt: 1,
+                label: format!("label {call}"),
+                agent: None,
+            }));
+            state.apply(event(EventKind::CallFinished {
+                call,
+                tool: "model".into(),
+                attempt: 1,
+                latency_ms: 1,
+                outcome: CallOutcome::Ok,
+                usage: Some(TokenUsage {
+                    input: 1,
+                    output: 1,
+                    cost_usd: None,
+                    estimated: false,
+                }),
+                error: None,
+                http_status: None,
+                first_token_ms: None,
+                tokens_per_s: None,
+            }));
+        }
+        assert_eq!(state.spend_by_agent.len(), MAX_SPENDERS);
+        assert_eq!(
+            state.spend.tokens(),
+            2 * calls,
+            "the run's total counts every call"
+        );
     }
 }
