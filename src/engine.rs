@@ -185,7 +185,7 @@ pub fn launch(
     refuse_unlaunchable(&scenario, &options)?;
     // Masked whatever this run uses, so that a program that prints one
     // shows it masked.
-    crate::secrets::register_environment();
+    crate::known_secrets::register_environment();
     let real = RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
         .map_err(LaunchError::Tools)?;
     let seed = options.seed.or(scenario.seed).unwrap_or(0);

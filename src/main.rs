@@ -118,7 +118,7 @@ fn main() -> ExitCode {
 fn command(cli: Cli) -> Exit {
     // Every secret of the environment is masked in whatever any command
     // writes, from the start.
-    conclave::secrets::register_environment();
+    conclave::known_secrets::register_environment();
     match cli.command {
         None => open_dashboard(TuiCommand::default()),
         Some(Command::Tui(tui)) => open_dashboard(tui),

@@ -8,10 +8,7 @@
 //! With nothing registered (the sim) scrubbing is one atomic load; otherwise
 //! it is linear in the text. It never logs or returns a secret.
 
-mod known;
 mod stream;
-
-pub use known::register_environment;
 
 pub(crate) use stream::StreamScrubber;
 

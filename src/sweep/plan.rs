@@ -36,9 +36,6 @@ pub enum PlanError {
         name: String,
         known: String,
     },
-    /// More runs than [`super::size::max_runs`] allows.
-    #[error("{0}")]
-    TooManyRuns(super::size::TooManyRuns),
 }
 
 impl SweepPlan {

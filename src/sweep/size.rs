@@ -3,7 +3,7 @@
 //! list overflows the count), and the caps on a sweep: the runs it may make
 //! (`CONCLAVE_MAX_SWEEP_RUNS`) and the threads it may run them on.
 
-use super::plan::{PlanError, SweepPlan};
+use super::plan::SweepPlan;
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -125,16 +125,16 @@ impl SweepPlan {
 
     /// The plan makes at most `cap` runs; else the error names the flags,
     /// the count and the cap.
-    pub fn within(&self, cap: u64) -> Result<(), PlanError> {
+    pub fn within(&self, cap: u64) -> Result<(), TooManyRuns> {
         match self.runs() {
             Some(runs) if runs <= u128::from(cap) => Ok(()),
-            runs => Err(PlanError::TooManyRuns(TooManyRuns {
+            runs => Err(TooManyRuns {
                 seeds: self.seeds.clone(),
                 flags: self.flags.len(),
                 combinations: self.combinations_counted(),
                 runs,
                 cap,
-            })),
+            }),
         }
     }
 }

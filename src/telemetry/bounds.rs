@@ -9,7 +9,7 @@
 //! at the end waits about a second: a finished command does not wait ten
 //! seconds for a collector that does not answer.
 
-use super::config::OtlpConfigError;
+use super::config_error::OtlpConfigError;
 use std::time::Duration;
 
 pub(crate) const TIMEOUT: &str = "OTEL_EXPORTER_OTLP_TIMEOUT";

@@ -4,6 +4,7 @@
 //! Never prints or logs a header value, not even in an error.
 
 use super::bounds::Bounds;
+use super::config_error::OtlpConfigError;
 use crate::telemetry::names;
 use std::fmt;
 use std::time::Duration;
@@ -74,14 +75,6 @@ impl fmt::Debug for OtlpConfig {
             .field("bounds", &self.bounds)
             .finish()
     }
-}
-
-/// A setting that cannot be used; the words never quote a header value.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{setting}: {problem}")]
-pub struct OtlpConfigError {
-    pub setting: String,
-    pub problem: String,
 }
 
 impl OtlpConfig {

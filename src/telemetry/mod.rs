@@ -6,6 +6,7 @@
 
 mod bounds;
 mod config;
+mod config_error;
 mod export;
 pub(crate) mod names;
 mod sdk_span;
@@ -15,5 +16,6 @@ mod watch;
 
 pub use bounds::Bounds;
 pub(crate) use config::{HEADERS, TRACES_HEADERS, parse_headers};
-pub use config::{OtlpChoice, OtlpConfig, OtlpConfigError, Protocol};
+pub use config::{OtlpChoice, OtlpConfig, Protocol};
+pub use config_error::OtlpConfigError;
 pub use export::{ExportError, Exporter};

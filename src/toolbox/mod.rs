@@ -163,7 +163,7 @@ fn hang(options: &MisbehaveOptions) -> Exit {
 /// `conclave toolbox mcp`: the demo MCP server until its client leaves
 /// (stdio) or the process is stopped (HTTP).
 pub fn mcp_server(http: Option<&str>) -> Exit {
-    let runtime = match crate::exit::runtime(&mut tokio::runtime::Builder::new_multi_thread()) {
+    let runtime = match crate::runtime::start(&mut tokio::runtime::Builder::new_multi_thread()) {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };

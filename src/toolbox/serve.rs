@@ -40,7 +40,7 @@ struct Server {
 
 /// Serve until the process is stopped (Ctrl-C ends it cleanly).
 pub fn serve(options: ServeOptions) -> Exit {
-    let runtime = match crate::exit::runtime(&mut tokio::runtime::Builder::new_current_thread()) {
+    let runtime = match crate::runtime::start(&mut tokio::runtime::Builder::new_current_thread()) {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };

@@ -74,11 +74,12 @@ pub fn run(options: TuiOptions) -> Exit {
         Ok(launch) => launch,
         Err(exit) => return exit,
     };
-    let runtime =
-        match crate::exit::runtime(tokio::runtime::Builder::new_multi_thread().worker_threads(2)) {
-            Ok(runtime) => runtime,
-            Err(exit) => return exit,
-        };
+    let runtime = match crate::runtime::start(
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2),
+    ) {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
     let exporter = match Exporter::start_or_say(options.otlp.as_ref()) {
         Ok(exporter) => exporter.map(Arc::new),
         Err(exit) => return exit,

@@ -129,14 +129,14 @@ impl RunSlot {
     }
 
     /// Whether the run ended with work undone (see
-    /// [`crate::tui::panes::result::is_partial`]).
+    /// [`crate::tui::state::outcome::Outcome::is_partial`]).
     pub(crate) fn partial(&self) -> bool {
         self.state.outcome.as_ref().is_some_and(|outcome| {
             let lacking = self
                 .unit
                 .shortfall(&self.state.pattern)
                 .is_some_and(|s| s.lacking);
-            crate::tui::panes::result::is_partial(outcome, lacking)
+            outcome.is_partial(lacking)
         })
     }
 

@@ -87,7 +87,7 @@ struct Shared {
 
 /// Run jobs until a signal; the exit status says why it stopped.
 pub fn worker(options: WorkerOptions) -> Exit {
-    let runtime = match crate::exit::runtime(&mut tokio::runtime::Builder::new_current_thread()) {
+    let runtime = match crate::runtime::start(&mut tokio::runtime::Builder::new_current_thread()) {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };

@@ -10,7 +10,6 @@ use crate::bus::RunStatus;
 use crate::bus::describe::clock;
 use crate::figures;
 use crate::scenario::SpendLimits;
-use crate::tui::panes::result;
 use crate::tui::slot::RunView;
 use crate::tui::state::Activity;
 use crate::tui::text::fit;
@@ -256,7 +255,7 @@ fn ended(run: &RunView) -> Vec<Vec<Span<'static>>> {
         style,
     )];
     let shortfall = run.unit.shortfall(&state.pattern);
-    if result::is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
+    if outcome.is_partial(shortfall.as_ref().is_some_and(|s| s.lacking)) {
         stop.push(Span::raw(" · "));
         stop.push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
     }
@@ -291,7 +290,7 @@ fn status(run: &RunView) -> (String, Color) {
                 .unit
                 .shortfall(&run.state.pattern)
                 .is_some_and(|s| s.lacking);
-            if result::is_partial(outcome, lacking) {
+            if outcome.is_partial(lacking) {
                 ("PARTIAL".into(), theme::CAUTION)
             } else {
                 ("FINISHED".into(), theme::GO)

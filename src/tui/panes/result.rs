@@ -93,7 +93,7 @@ fn lines(run: &RunView) -> Vec<Line<'static>> {
 
     let shortfall = unit.shortfall(fold);
     let mut headline = unit.headline(fold, outcome);
-    if is_partial(outcome, shortfall.as_ref().is_some_and(|s| s.lacking)) {
+    if outcome.is_partial(shortfall.as_ref().is_some_and(|s| s.lacking)) {
         headline.spans.push(Span::raw(" · "));
         headline
             .spans
@@ -222,13 +222,6 @@ fn unfinished(run: &RunView) -> Vec<Line<'static>> {
     lines.push(Line::raw(""));
     lines.push(Line::styled(unit.later(), theme::dim()));
     lines
-}
-
-/// Whether the run's result lacks parts: safe mode skipped calls, or
-/// (`lacking`) work the result depends on failed in a run that finished.
-pub(crate) fn is_partial(outcome: &Outcome, lacking: bool) -> bool {
-    outcome.status == RunStatus::Ok && (outcome.summary.falls_short() || lacking)
-        || outcome.summary.partial
 }
 
 /// What the stop's sentence may quote: the rounds, the budget that

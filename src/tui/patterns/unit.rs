@@ -34,7 +34,7 @@ pub struct Seen<'a> {
     /// with each.
     pub(crate) calling: &'a [CallInFlight],
     /// What the model calls of each agent took and cost.
-    pub(crate) spent: &'a std::collections::BTreeMap<String, crate::tui::state::Spend>,
+    pub(crate) spent: &'a std::collections::BTreeMap<String, crate::tui::state::spend::Spend>,
 }
 
 impl<'a> Seen<'a> {

@@ -16,7 +16,7 @@ mod log;
 pub(crate) mod outcome;
 pub(crate) mod partial;
 mod resilience;
-mod spend;
+pub(crate) mod spend;
 
 pub use calls::CallInFlight;
 pub(crate) use log::{EventLog, LOG_CAPACITY};

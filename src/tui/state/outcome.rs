@@ -17,3 +17,12 @@ pub struct Outcome {
     /// What the failed model call said, when the run stopped on one.
     pub(crate) error: Option<String>,
 }
+
+impl Outcome {
+    /// Whether the run's result lacks parts: safe mode skipped calls, or
+    /// (`lacking`) work the result depends on failed in a run that finished.
+    pub(crate) fn is_partial(&self, lacking: bool) -> bool {
+        self.status == RunStatus::Ok && (self.summary.falls_short() || lacking)
+            || self.summary.partial
+    }
+}

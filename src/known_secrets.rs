@@ -25,7 +25,7 @@ pub fn register_environment() {
 pub(crate) fn register_from(env: &dyn Fn(&str) -> Option<String>) {
     for name in SECRET_VARIABLES {
         if let Some(secret) = env(name).filter(|s| !s.trim().is_empty()) {
-            super::register(&secret);
+            crate::secrets::register(&secret);
         }
     }
     for name in HEADER_VARIABLES {
@@ -52,7 +52,7 @@ mod tests {
         };
         register_from(&env);
         assert_eq!(
-            super::super::scrub(
+            crate::secrets::scrub(
                 "key sk-known-env-Vb6Qm1Xr8Ks3, header otlp-known-Zc5Nw2Ht, tenant hq-known-Pf4Ly7Gd"
             ),
             "key [redacted], header [redacted], tenant [redacted]"
