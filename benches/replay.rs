@@ -2,6 +2,7 @@
 //! of 12 agents over 16,000 rounds), opened and drawn at its last frame, and
 //! a step back from its end.
 
+use conclave::bus::RoundEvent;
 use conclave::bus::{
     BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, Hub, RunStarted, Stance,
 };
@@ -72,10 +73,10 @@ fn write_recording(path: &Path) {
     'rounds: loop {
         round += 1;
         if emit(
-            EventKind::RoundStarted {
+            EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: roles.clone(),
-            },
+            }),
             &mut out,
         ) >= EVENTS
         {
@@ -84,10 +85,10 @@ fn write_recording(path: &Path) {
         for (i, role) in roles.iter().enumerate() {
             call += 1;
             let kinds = [
-                EventKind::ContributionRequested {
+                EventKind::Round(RoundEvent::ContributionRequested {
                     round,
                     agent: role.clone(),
-                },
+                }),
                 EventKind::CallStarted {
                     call,
                     tool: "model".into(),
@@ -112,7 +113,7 @@ fn write_recording(path: &Path) {
                     used: call,
                     limit: 10_000_000,
                 },
-                EventKind::ContributionAccepted {
+                EventKind::Round(RoundEvent::ContributionAccepted {
                     round,
                     agent: role.clone(),
                     stance: stances[(i + round as usize) % 3],
@@ -121,7 +122,7 @@ fn write_recording(path: &Path) {
                         "{role} weighs round {round}: the facts hold, with one open risk."
                     ),
                     actions: vec!["Watch the failure rate".into(), "Stage the rollout".into()],
-                },
+                }),
             ];
             for kind in kinds {
                 if emit(kind, &mut out) >= EVENTS {
@@ -129,11 +130,11 @@ fn write_recording(path: &Path) {
                 }
             }
         }
-        let finished = EventKind::RoundFinished {
+        let finished = EventKind::Round(RoundEvent::RoundFinished {
             round,
             conflicts: vec![Conflict::BlockingVsNonBlock, Conflict::HighDivergence],
             decision: None,
-        };
+        });
         if emit(finished, &mut out) >= EVENTS {
             break;
         }

@@ -2,6 +2,7 @@
 //! table of 12 agents × 10 rounds with 5,000 events in the log, and folding
 //! events into run state (events per second).
 
+use conclave::bus::RoundEvent;
 use conclave::bus::{
     BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, FlagState, Hub, RunStarted,
     Stance,
@@ -59,16 +60,16 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
     let stances = [Stance::Go, Stance::Caution, Stance::Block];
     let mut call = 0u64;
     for round in 1..=rounds {
-        kinds.push(EventKind::RoundStarted {
+        kinds.push(EventKind::Round(RoundEvent::RoundStarted {
             round,
             speakers: roles.clone(),
-        });
+        }));
         for (i, role) in roles.iter().enumerate() {
             call += 1;
-            kinds.push(EventKind::ContributionRequested {
+            kinds.push(EventKind::Round(RoundEvent::ContributionRequested {
                 round,
                 agent: role.clone(),
-            });
+            }));
             kinds.push(EventKind::CallStarted {
                 call,
                 tool: "model".into(),
@@ -93,7 +94,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 used: call,
                 limit: 1000,
             });
-            kinds.push(EventKind::ContributionAccepted {
+            kinds.push(EventKind::Round(RoundEvent::ContributionAccepted {
                 round,
                 agent: role.clone(),
                 stance: stances[(i + round as usize) % 3],
@@ -102,13 +103,13 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                     "{role} weighs round {round}: the facts hold, with one open risk to watch."
                 ),
                 actions: vec!["Watch the failure rate".into(), "Stage the rollout".into()],
-            });
+            }));
         }
-        kinds.push(EventKind::RoundFinished {
+        kinds.push(EventKind::Round(RoundEvent::RoundFinished {
             round,
             conflicts: vec![Conflict::BlockingVsNonBlock, Conflict::HighDivergence],
             decision: None,
-        });
+        }));
     }
     while kinds.len() < total {
         call += 1;

@@ -6,6 +6,7 @@
 
 use crate::common;
 
+use conclave::bus::TeamEvent;
 use conclave::bus::{CallOutcome, Event, EventKind, Hub};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
@@ -135,7 +136,7 @@ async fn a_coordinator_calls_three_members_side_by_side() {
     // The market analyst has answered; risk and legal are still running.
     let mid = until(
         &events,
-        |k| matches!(k, EventKind::MemberCallFinished { member, outcome: CallOutcome::Ok, .. } if member == "market_analyst"),
+        |k| matches!(k, EventKind::Team(TeamEvent::MemberCallFinished { member, outcome: CallOutcome::Ok, .. }) if member == "market_analyst"),
     );
     let mut app = app_with(&mid);
     let buffer = chain_pane(&app, 100, 10);
@@ -174,7 +175,7 @@ async fn live_a_turns_tool_call_and_a_transfers_message_show_as_they_happen() {
     // Right after billing's invoice lookup, before billing hands on.
     let after_lookup = until(
         &events,
-        |k| matches!(k, EventKind::ToolUsed { tool, .. } if tool == "invoice_lookup"),
+        |k| matches!(k, EventKind::Team(TeamEvent::ToolUsed { tool, .. }) if tool == "invoice_lookup"),
     );
     let app = app_with(&after_lookup);
     let pane = text(&chain_pane(&app, 120, 16));
@@ -190,7 +191,9 @@ async fn live_a_turns_tool_call_and_a_transfers_message_show_as_they_happen() {
     let used = after_lookup
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::ToolUsed { args, result, .. } => Some((args.clone(), result.clone())),
+            EventKind::Team(TeamEvent::ToolUsed { args, result, .. }) => {
+                Some((args.clone(), result.clone()))
+            }
             _ => None,
         })
         .unwrap();

@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::{kinds, run, run_default, said, scenario, table};
+use conclave::bus::RoundEvent;
 use conclave::bus::{EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
@@ -295,7 +296,7 @@ fn speakers_by_round(events: &[conclave::bus::Event]) -> Vec<Vec<String>> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::RoundStarted { speakers, .. } => Some(speakers.clone()),
+            EventKind::Round(RoundEvent::RoundStarted { speakers, .. }) => Some(speakers.clone()),
             _ => None,
         })
         .collect()
@@ -366,7 +367,12 @@ async fn a_flag_turned_on_live_takes_effect_from_the_next_round() {
         .expect("the change is published");
     let round_2_at = events
         .iter()
-        .position(|e| matches!(e.kind, EventKind::RoundStarted { round: 2, .. }))
+        .position(|e| {
+            matches!(
+                e.kind,
+                EventKind::Round(RoundEvent::RoundStarted { round: 2, .. })
+            )
+        })
         .unwrap();
     assert!(flag_at < round_2_at);
     assert_eq!(outcome.result["final_decision"], "go_with_caution");
@@ -430,7 +436,7 @@ async fn step_runs_exactly_one_round_and_the_run_clock_stops_while_paused() {
     let rounds: Vec<u32> = stepped
         .iter()
         .filter_map(|e| match e.kind {
-            EventKind::RoundFinished { round, .. } => Some(round),
+            EventKind::Round(RoundEvent::RoundFinished { round, .. }) => Some(round),
             _ => None,
         })
         .collect();

@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::{run, run_default, scenario};
+use conclave::bus::TeamEvent;
 use conclave::bus::{CallOutcome, EventKind};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
@@ -77,7 +78,7 @@ async fn members_run_side_by_side_through_the_gateway() {
     let finished: Vec<&str> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::MemberCallFinished { member, .. } => Some(member.as_str()),
+            EventKind::Team(TeamEvent::MemberCallFinished { member, .. }) => Some(member.as_str()),
             _ => None,
         })
         .collect();
@@ -104,7 +105,9 @@ async fn with_parallel_off_members_answer_one_after_another_in_the_order_asked()
     let finished: Vec<(&str, u64)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::MemberCallFinished { member, .. } => Some((member.as_str(), e.t_ms)),
+            EventKind::Team(TeamEvent::MemberCallFinished { member, .. }) => {
+                Some((member.as_str(), e.t_ms))
+            }
             _ => None,
         })
         .collect();
@@ -143,10 +146,10 @@ async fn a_member_past_its_timeout_is_cut_and_the_coordinator_goes_on() {
         .find(|e| {
             matches!(
                 &e.kind,
-                EventKind::MemberCallFinished {
+                EventKind::Team(TeamEvent::MemberCallFinished {
                     outcome: CallOutcome::Timeout,
                     ..
-                }
+                })
             )
         })
         .unwrap();

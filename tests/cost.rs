@@ -8,6 +8,7 @@
 
 use crate::common;
 
+use conclave::bus::RoundEvent;
 use conclave::bus::{Event, EventKind, Hub, TokenUsage};
 use conclave::engine::{self, LaunchOptions, ProviderChoice};
 use conclave::scenario::{ModelPrice, PriceTable, ProviderKind};
@@ -247,9 +248,10 @@ async fn checkout_with_a_token_budget_below_what_round_2_needs_stops_after_round
     assert_eq!(total_tokens(&result["usage"]), ROUND_1_TOKENS);
     assert_eq!(usages(&events).len(), 3, "no call after round 1");
     assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e.kind, EventKind::RoundStarted { round: 2, .. })),
+        !events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::Round(RoundEvent::RoundStarted { round: 2, .. })
+        )),
         "round 2 never starts"
     );
     let (again, _) = run_doc(&doc, LaunchOptions::default()).await;
@@ -583,7 +585,12 @@ async fn checkout_after_round_1(doc: &Value, options: LaunchOptions) -> Vec<Arc<
     let (_, events) = common::run(common::scenario(doc), options).await;
     let cut = events
         .iter()
-        .position(|e| matches!(e.kind, EventKind::RoundFinished { round: 1, .. }))
+        .position(|e| {
+            matches!(
+                e.kind,
+                EventKind::Round(RoundEvent::RoundFinished { round: 1, .. })
+            )
+        })
         .unwrap();
     events[..=cut].iter().cloned().map(Arc::new).collect()
 }

@@ -9,6 +9,7 @@ use crate::common;
 
 use common::nats::NatsServer;
 use common::screen;
+use conclave::bus::RoundEvent;
 use conclave::bus::{Event, EventKind, GatePoint};
 use conclave::nats::command::RemoteCommand;
 use conclave::nats::watch::Watcher;
@@ -305,7 +306,9 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
     let next = events[stepped..]
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::RoundStarted { round, speakers } => Some((*round, speakers.clone())),
+            EventKind::Round(RoundEvent::RoundStarted { round, speakers }) => {
+                Some((*round, speakers.clone()))
+            }
             _ => None,
         })
         .expect("the stepped round runs");
@@ -325,7 +328,7 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
     assert!(
         events[paused_again + 1..]
             .iter()
-            .all(|e| !matches!(e.kind, EventKind::RoundStarted { .. })),
+            .all(|e| !matches!(e.kind, EventKind::Round(RoundEvent::RoundStarted { .. }))),
         "no round after the second hold"
     );
     let EventKind::RunFinished { stop_reason, .. } = &events.last().unwrap().kind else {

@@ -11,6 +11,7 @@
 
 use crate::common;
 
+use conclave::bus::TaskEvent;
 use conclave::bus::{BreakerState, CallOutcome, Event, EventKind, Hub};
 use conclave::engine::{LaunchOptions, ProviderChoice};
 use conclave::patterns::RunOutcome;
@@ -310,7 +311,7 @@ async fn an_orchestrator_plan_on_the_endpoint_equals_the_sim() {
     assert!(
         events
             .iter()
-            .any(|e| matches!(&e.kind, EventKind::PlanAccepted { tasks } if !tasks.is_empty()))
+            .any(|e| matches!(&e.kind, EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) if !tasks.is_empty()))
     );
     let requests = server.received_requests().await.unwrap();
     let plan: Value = serde_json::from_slice(&requests[0].body).unwrap();

@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::{kinds, ops, run, scenario, three_tasks};
+use conclave::bus::TaskEvent;
 use conclave::bus::{CallOutcome, Event, EventKind, GatePoint, TaskStatus};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
@@ -41,7 +42,9 @@ async fn the_morning_report_retries_payments_at_the_timeout_not_when_the_slow_ca
     assert_eq!(r["trace"][1]["attempts_used"], 2);
     assert_eq!(r["trace"][1]["retried"], true);
 
-    let planned = time_of(&events, |k| matches!(k, EventKind::PlanAccepted { .. }));
+    let planned = time_of(&events, |k| {
+        matches!(k, EventKind::Tasks(TaskEvent::PlanAccepted { .. }))
+    });
     let timed_out = time_of(
         &events,
         |k| matches!(k, EventKind::AttemptFinished { task, attempt: 1, outcome: CallOutcome::Timeout, .. } if task == "t2"),
@@ -52,7 +55,7 @@ async fn the_morning_report_retries_payments_at_the_timeout_not_when_the_slow_ca
     );
     let done = time_of(
         &events,
-        |k| matches!(k, EventKind::TaskFinished { task, status: TaskStatus::Done, .. } if task == "t2"),
+        |k| matches!(k, EventKind::Tasks(TaskEvent::TaskFinished { task, status: TaskStatus::Done, .. }) if task == "t2"),
     );
     assert_eq!(timed_out - planned, 2000, "the 2.6 s call is cut at 2 s");
     assert_eq!(retried, timed_out, "and dropped, not waited for");
@@ -67,15 +70,15 @@ async fn each_task_reports_queued_attempts_and_finish_in_order() {
     let names: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::TaskQueued { task, .. } => Some(format!("queued {task}")),
+            EventKind::Tasks(TaskEvent::TaskQueued { task, .. }) => Some(format!("queued {task}")),
             EventKind::AttemptStarted { task, attempt, .. } => {
                 Some(format!("start {task}#{attempt}"))
             }
             EventKind::AttemptFinished { task, attempt, .. } => {
                 Some(format!("end {task}#{attempt}"))
             }
-            EventKind::TaskFinished { task, .. } => Some(format!("done {task}")),
-            EventKind::Aggregated { .. } => Some("aggregated".into()),
+            EventKind::Tasks(TaskEvent::TaskFinished { task, .. }) => Some(format!("done {task}")),
+            EventKind::Tasks(TaskEvent::Aggregated { .. }) => Some("aggregated".into()),
             _ => None,
         })
         .collect();
@@ -227,7 +230,7 @@ async fn the_run_holds_at_a_retry_gate_while_other_tasks_finish() {
     let finished: Vec<&str> = held
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::TaskFinished { task, .. } => Some(task.as_str()),
+            EventKind::Tasks(TaskEvent::TaskFinished { task, .. }) => Some(task.as_str()),
             _ => None,
         })
         .collect();
@@ -311,7 +314,7 @@ async fn the_regional_sweep_keeps_eight_tasks_in_flight() {
     for event in &events {
         match &event.kind {
             EventKind::AttemptStarted { attempt: 1, .. } => running += 1,
-            EventKind::TaskFinished { .. } => running -= 1,
+            EventKind::Tasks(TaskEvent::TaskFinished { .. }) => running -= 1,
             _ => {}
         }
         most = most.max(running);

@@ -7,6 +7,7 @@ use crate::common;
 use crate::receiver;
 
 use conclave::bus::{Event, EventKind, EventSink, Hub};
+use conclave::bus::{RoundEvent, TeamEvent};
 use conclave::engine::{self, LaunchOptions};
 use conclave::telemetry::{Exporter, OtlpConfig};
 use receiver::{Collector, Got, shape};
@@ -156,7 +157,9 @@ fn a_round_table_arrives_as_one_trace_of_rounds_agents_and_chats() {
     let contributions: Vec<(u32, String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ContributionRequested { round, agent } => Some((*round, agent.clone())),
+            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
+                Some((*round, agent.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -280,7 +283,9 @@ fn a_swarms_handoffs_arrive_as_span_events() {
     let handoffs: Vec<(String, String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::HandoffAccepted { from, to, .. } => Some((from.clone(), to.clone())),
+            EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. }) => {
+                Some((from.clone(), to.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -294,7 +299,7 @@ fn a_swarms_handoffs_arrive_as_span_events() {
     assert_eq!(got, handoffs);
     let turns = events
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::TurnStarted { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Team(TeamEvent::TurnStarted { .. })))
         .count();
     assert_eq!(named(&spans, "invoke_agent ").len(), turns);
 }

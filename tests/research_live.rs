@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::research::{payments, result_of, run, timed};
+use conclave::bus::ResearchEvent;
 use conclave::bus::{
     ClockMode, Event, EventKind, GatePoint, Hub, ResearchPhase, SourceDenial, SourceDenied,
 };
@@ -18,16 +19,28 @@ async fn the_events_tell_the_workflow_and_every_call_goes_through_the_gateway() 
     let research: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ResearchStepStarted(s) => Some(format!("start {}", s.phase)),
-            EventKind::ResearchStepFinished(s) => Some(format!("done {} {}", s.phase, s.count)),
-            EventKind::SourceFound(_) => Some("found".into()),
-            EventKind::SourcesDeduped(d) => Some(format!("deduped {}", d.urls.len())),
-            EventKind::SourceAllowed(a) => Some(format!("allowed {}", a.domain)),
-            EventKind::SourceDenied(d) => Some(format!("denied {}", d.domain)),
-            EventKind::PageRead(p) => Some(format!("read {}", p.title)),
-            EventKind::NoteExtracted(n) => Some(format!("note {}", n.id)),
-            EventKind::NotesVerified(v) => Some(format!("verified {} {}", v.checked, v.ok)),
-            EventKind::Cited(c) => Some(format!("cited {}", c.id)),
+            EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => {
+                Some(format!("start {}", s.phase))
+            }
+            EventKind::Research(ResearchEvent::ResearchStepFinished(s)) => {
+                Some(format!("done {} {}", s.phase, s.count))
+            }
+            EventKind::Research(ResearchEvent::SourceFound(_)) => Some("found".into()),
+            EventKind::Research(ResearchEvent::SourcesDeduped(d)) => {
+                Some(format!("deduped {}", d.urls.len()))
+            }
+            EventKind::Research(ResearchEvent::SourceAllowed(a)) => {
+                Some(format!("allowed {}", a.domain))
+            }
+            EventKind::Research(ResearchEvent::SourceDenied(d)) => {
+                Some(format!("denied {}", d.domain))
+            }
+            EventKind::Research(ResearchEvent::PageRead(p)) => Some(format!("read {}", p.title)),
+            EventKind::Research(ResearchEvent::NoteExtracted(n)) => Some(format!("note {}", n.id)),
+            EventKind::Research(ResearchEvent::NotesVerified(v)) => {
+                Some(format!("verified {} {}", v.checked, v.ok))
+            }
+            EventKind::Research(ResearchEvent::Cited(c)) => Some(format!("cited {}", c.id)),
             _ => None,
         })
         .collect();
@@ -156,7 +169,7 @@ async fn a_flag_that_is_off_keeps_its_domain_out_of_execution() {
     let denied: Vec<&SourceDenied> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::SourceDenied(d) => Some(d),
+            EventKind::Research(ResearchEvent::SourceDenied(d)) => Some(d),
             _ => None,
         })
         .collect();
@@ -235,7 +248,9 @@ async fn a_step_passes_one_gate_and_cancel_stops_in_that_step() {
         .filter_map(|e| match &e.kind {
             EventKind::Paused { gate } => Some(format!("paused {gate}")),
             EventKind::Stepped { gate } => Some(format!("stepped {gate}")),
-            EventKind::ResearchStepStarted(s) => Some(format!("started {}", s.phase)),
+            EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => {
+                Some(format!("started {}", s.phase))
+            }
             _ => None,
         })
         .collect();

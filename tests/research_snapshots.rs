@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use conclave::bus::ResearchEvent;
 use conclave::bus::{Event, EventKind, Hub, ResearchPhase};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
@@ -41,7 +42,7 @@ async fn mid_run() -> Vec<Arc<Event>> {
     let allowed = events
         .iter()
         .position(
-            |e| matches!(&e.kind, EventKind::SourceAllowed(a) if a.domain == "vendor.example.com"),
+            |e| matches!(&e.kind, EventKind::Research(ResearchEvent::SourceAllowed(a)) if a.domain == "vendor.example.com"),
         )
         .unwrap();
     let cut = allowed

@@ -7,6 +7,7 @@
 use crate::common;
 
 use common::{ops, plan_of, run, scenario, table, task};
+use conclave::bus::TaskEvent;
 use conclave::bus::{BreakerReason, BreakerState, Event, EventKind};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
@@ -182,7 +183,7 @@ async fn the_slow_dependency_fills_its_bulkhead_while_the_others_keep_going() {
     let fast_done = |events: &[Event]| {
         events
             .iter()
-            .filter(|e| matches!(&e.kind, EventKind::TaskFinished { worker, .. } if worker != "search_worker"))
+            .filter(|e| matches!(&e.kind, EventKind::Tasks(TaskEvent::TaskFinished { worker, .. }) if worker != "search_worker"))
             .map(|e| e.t_ms)
             .max()
             .unwrap()

@@ -11,6 +11,7 @@
 use crate::common;
 
 use common::streaming::{self, COMPLETION_TOKENS, Reply, Streamed, asks_for_the_final_answer};
+use conclave::bus::RoundEvent;
 use conclave::bus::{CallOutcome, Event, EventKind, RunStatus};
 use conclave::engine::{LaunchOptions, ProviderChoice};
 use conclave::patterns::RunOutcome;
@@ -162,7 +163,7 @@ async fn a_contribution_streamed_in_20_chunks_over_2_s_is_recorded_as_deltas_50_
     // 38 tokens from the first chunk (100 ms) to the last (2000 ms).
     assert_eq!(*tokens_per_s, Some(20.0));
     let accepted = events.iter().find_map(|e| match &e.kind {
-        EventKind::ContributionAccepted { summary, .. } => Some(summary.clone()),
+        EventKind::Round(RoundEvent::ContributionAccepted { summary, .. }) => Some(summary.clone()),
         _ => None,
     });
     assert_eq!(

@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::{kinds, run, run_default, scenario};
+use conclave::bus::TeamEvent;
 use conclave::bus::{Event, EventKind, GatePoint, HandoffRejection, TurnOutcome};
 use conclave::engine::LaunchOptions;
 use serde_json::{Value, json};
@@ -56,12 +57,12 @@ fn refusals(events: &[Event]) -> Vec<(HandoffRejection, u64, Vec<String>)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::HandoffRejected {
+            EventKind::Team(TeamEvent::HandoffRejected {
                 reason,
                 handoffs,
                 window,
                 ..
-            } => Some((reason.clone(), *handoffs, window.clone())),
+            }) => Some((reason.clone(), *handoffs, window.clone())),
             _ => None,
         })
         .collect()
@@ -95,7 +96,7 @@ async fn the_support_desk_hands_over_twice_and_refunds_replies() {
     let deadlines: Vec<Option<u64>> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::HandoffAccepted { deadline_ms, .. } => Some(*deadline_ms),
+            EventKind::Team(TeamEvent::HandoffAccepted { deadline_ms, .. }) => Some(*deadline_ms),
             _ => None,
         })
         .collect();
@@ -213,7 +214,7 @@ async fn the_window_refuses_only_once_full_and_keeps_refused_targets() {
         .iter()
         .rev()
         .find_map(|e| match &e.kind {
-            EventKind::HandoffAccepted { window, .. } => Some(window.clone()),
+            EventKind::Team(TeamEvent::HandoffAccepted { window, .. }) => Some(window.clone()),
             _ => None,
         })
         .unwrap();
@@ -279,10 +280,10 @@ async fn the_node_timeout_cuts_a_turn_at_the_deadline() {
         .find(|e| {
             matches!(
                 &e.kind,
-                EventKind::TurnFinished {
+                EventKind::Team(TeamEvent::TurnFinished {
                     outcome: TurnOutcome::Cut,
                     ..
-                }
+                })
             )
         })
         .unwrap();
@@ -418,7 +419,7 @@ async fn the_run_waits_at_the_gate_before_each_turn() {
     let stepped = common::drain(&mut sub);
     let turns = stepped
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::TurnStarted { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Team(TeamEvent::TurnStarted { .. })))
         .count();
     assert_eq!(turns, 1, "a step lets exactly one turn through");
     assert!(matches!(

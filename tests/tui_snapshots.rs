@@ -6,6 +6,7 @@
 use crate::common;
 
 use conclave::bus::{Event, EventKind, Hub};
+use conclave::bus::{RoundEvent, TaskEvent};
 use conclave::engine::{self, LaunchOptions};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -45,7 +46,7 @@ async fn mid_round_2() -> Vec<Arc<Event>> {
     let cut = events
         .iter()
         .position(|e| {
-            matches!(&e.kind, EventKind::ContributionRequested { round: 2, agent } if agent == "finance_analyst")
+            matches!(&e.kind, EventKind::Round(RoundEvent::ContributionRequested { round: 2, agent }) if agent == "finance_analyst")
         })
         .unwrap();
     events[..=cut].to_vec()
@@ -286,20 +287,20 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         ),
         (
             300,
-            EventKind::PlanAccepted {
+            EventKind::Tasks(TaskEvent::PlanAccepted {
                 tasks: planned.clone().into(),
-            },
+            }),
         ),
     ];
     for task in &planned {
         kinds.push((
             300,
-            EventKind::TaskQueued {
+            EventKind::Tasks(TaskEvent::TaskQueued {
                 task: task.id.clone(),
                 worker: task.worker.clone(),
                 critical: task.critical,
                 max_attempts: 2,
-            },
+            }),
         ));
     }
     let start = |t: u64, task: &str, worker: &str, attempt: u32| {
@@ -335,14 +336,14 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         finish(700, "t1", "sales_worker", CallOutcome::Ok, 400, None),
         (
             700,
-            EventKind::TaskFinished {
+            EventKind::Tasks(TaskEvent::TaskFinished {
                 task: "t1".into(),
                 worker: "sales_worker".into(),
                 status: TaskStatus::Done,
                 attempts_used: 1,
                 stop_reason: None,
                 result: Some(serde_json::json!({"gross_sales_usd": 182450.0, "orders": 4820})),
-            },
+            }),
         ),
         start(700, "t4", "sales_worker", 1),
         finish(
@@ -355,14 +356,14 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         ),
         (
             800,
-            EventKind::TaskFinished {
+            EventKind::Tasks(TaskEvent::TaskFinished {
                 task: "t3".into(),
                 worker: "inventory_worker".into(),
                 status: TaskStatus::Failed,
                 attempts_used: 1,
                 stop_reason: Some("worker_error:inventory_worker".parse().unwrap()),
                 result: None,
-            },
+            }),
         ),
         finish(
             2300,

@@ -9,6 +9,7 @@
 
 use crate::common;
 
+use conclave::bus::RoundEvent;
 use conclave::bus::{CallOutcome, Event, EventKind, Hub, TokenUsage};
 use conclave::engine::LaunchOptions;
 use conclave::record::read_recording;
@@ -162,8 +163,8 @@ async fn the_round_table_shows_the_summary_being_written_then_the_contribution()
     let finished: Vec<Arc<Event>> = events[..cut.len()]
         .iter()
         .chain(events[cut.len()..].iter().take_while(|e| {
-            !matches!(e.kind, EventKind::ContributionRequested { .. })
-                || matches!(&e.kind, EventKind::ContributionRequested { agent, .. } if agent == "finance_analyst")
+            !matches!(e.kind, EventKind::Round(RoundEvent::ContributionRequested { .. }))
+                || matches!(&e.kind, EventKind::Round(RoundEvent::ContributionRequested { agent, .. }) if agent == "finance_analyst")
         }))
         .cloned()
         .collect();

@@ -5,6 +5,7 @@
 
 pub(crate) mod describe;
 mod event;
+mod event_kinds;
 mod kinds;
 mod research;
 mod resilience;
@@ -232,6 +233,7 @@ fn scrubbed(kind: EventKind) -> EventKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::RoundEvent;
 
     fn bus(hub: &Hub) -> Bus {
         Bus::new(1, RunClock::start(), hub.clone(), None)
@@ -244,10 +246,10 @@ mod tests {
         let bus = bus(&hub);
         for round in 1..=3 {
             tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-            bus.publish(EventKind::RoundStarted {
+            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: vec![],
-            });
+            }));
         }
         for (i, want_t) in [(1, 250), (2, 500), (3, 750)] {
             let Delivery::Event(event) = sub.next().await else {
@@ -274,16 +276,16 @@ mod tests {
         let bus = Bus::new(1, RunClock::start(), hub.clone(), None)
             .with_observers(vec![Arc::clone(&collect) as Arc<dyn EventSink>]);
         for round in 1..=10 {
-            bus.publish(EventKind::RoundStarted {
+            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: vec![],
-            });
+            }));
         }
         bus.close_recording();
-        bus.publish(EventKind::RoundStarted {
+        bus.publish(EventKind::Round(RoundEvent::RoundStarted {
             round: 11,
             speakers: vec![],
-        });
+        }));
         assert_eq!(*collect.0.lock(), (1..=11).collect::<Vec<u64>>());
     }
 
@@ -293,10 +295,10 @@ mod tests {
         let mut sub = hub.subscribe();
         let bus = bus(&hub);
         for round in 1..=10 {
-            bus.publish(EventKind::RoundStarted {
+            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: vec![],
-            });
+            }));
         }
         assert_eq!(sub.next().await, Delivery::Missed(6));
         let Delivery::Event(first_kept) = sub.next().await else {
@@ -313,12 +315,12 @@ mod tests {
         let hub = Hub::new(16);
         let mut sub = hub.subscribe();
         let bus = bus(&hub);
-        bus.publish(EventKind::ContributionRejected {
+        bus.publish(EventKind::Round(RoundEvent::ContributionRejected {
             round: 1,
             agent: "risk_analyst".into(),
             reason: crate::stop::StopReason::InvalidTurn,
             raw: serde_json::json!({"text": format!("Bearer {secret}"), secret: [&secret[4..16]]}),
-        });
+        }));
         bus.publish(EventKind::FlagChanged {
             name: format!("flag_{}", &secret[10..]),
             on: true,

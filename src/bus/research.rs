@@ -2,6 +2,7 @@
 //! what each research event carries. Shared by the events, the result
 //! document and every viewer; it holds data only and decides nothing.
 
+use super::event_kinds::event_kinds;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -168,4 +169,33 @@ pub struct Cited {
     pub(crate) url: String,
     pub(crate) title: String,
     pub(crate) published_at: String,
+}
+
+event_kinds! {
+/// The research workflow's events: its steps, the sources found, allowed
+/// and read, the notes kept and verified, the citations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResearchEvent, read as ResearchNamed = "ResearchEvent" {
+    /// research: a step of the bounded workflow begins.
+    ResearchStepStarted(StepStarted),
+    /// research: a step ended well.
+    ResearchStepFinished(StepFinished),
+    /// research: the search returned a candidate source.
+    SourceFound(SourceFound),
+    /// research: the candidates, normalised and deduplicated.
+    SourcesDeduped(SourcesDeduped),
+    /// research: a source passed the policy and execution checks.
+    SourceAllowed(SourceAllowed),
+    /// research: a source failed the policy or the execution check.
+    SourceDenied(SourceDenied),
+    /// research: a page was read.
+    PageRead(PageRead),
+    /// research: a note was kept, with its provenance.
+    NoteExtracted(NoteExtracted),
+    /// research: the verifier's findings.
+    NotesVerified(NotesVerified),
+    /// research: the accepted answer cites a note.
+    Cited(Cited),
+}
 }

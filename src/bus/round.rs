@@ -2,7 +2,10 @@
 //! round's conflicts and decision (000's contract). Shared by the events,
 //! the result documents, the run summary and every viewer; data only.
 
+use super::event_kinds::event_kinds;
+use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A collaboration stance, as 000's contract allows them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -130,4 +133,46 @@ pub struct SeatStance {
     pub stance: Stance,
     #[serde(default)]
     pub confidence: f64,
+}
+
+event_kinds! {
+/// The round table's events: a round's speakers, each contribution as the
+/// contract judged it, the round's conflicts and decision, the final brief.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RoundEvent, read as RoundNamed = "RoundEvent" {
+    RoundStarted {
+        round: u32,
+        /// Who speaks this round, in order.
+        speakers: Vec<String>,
+    },
+    ContributionRequested {
+        round: u32,
+        agent: String,
+    },
+    ContributionAccepted {
+        round: u32,
+        agent: String,
+        stance: Stance,
+        confidence: f64,
+        summary: String,
+        actions: Vec<String>,
+    },
+    ContributionRejected {
+        round: u32,
+        agent: String,
+        reason: StopReason,
+        /// What the model returned, as the gateway saw it.
+        raw: Value,
+    },
+    RoundFinished {
+        round: u32,
+        conflicts: Vec<Conflict>,
+        decision: Option<Decision>,
+    },
+    /// The team reached a decision and the final brief is being written.
+    FinalizeStarted {
+        decision: Decision,
+    },
+}
 }

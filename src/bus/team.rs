@@ -2,6 +2,9 @@
 //! turn ended and why a transfer was refused. Shared by the events, the
 //! result documents and every viewer; it holds data only and decides nothing.
 
+use super::event::CallOutcome;
+use super::event_kinds::event_kinds;
+use crate::stop::StopReason;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
@@ -134,6 +137,93 @@ impl<'de> Deserialize<'de> for HandoffRejection {
         let s = std::borrow::Cow::<str>::deserialize(deserializer)?;
         Ok(HandoffRejection::parse(&s))
     }
+}
+
+event_kinds! {
+/// The events of a team of agents (swarm and coordinator): turns,
+/// transfers of control, tool calls and the coordinator's member calls.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TeamEvent, read as TeamNamed = "TeamEvent" {
+    /// An agent of a swarm or coordinator team takes a turn: one model call.
+    TurnStarted {
+        /// 1, 2, 3 … over the run, members' turns included.
+        turn: u32,
+        agent: String,
+    },
+    TurnFinished {
+        turn: u32,
+        agent: String,
+        outcome: TurnOutcome,
+        /// Run time the model call took (up to the cut, when cut off).
+        latency_ms: u64,
+    },
+    /// The agent holding control asked to hand it to `to`.
+    TransferRequested {
+        turn: u32,
+        from: String,
+        to: String,
+        /// The message the agent handed over with control, cut to
+        /// [`crate::bus::TURN_TEXT_CHARS`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// An agent's turn called a tool (swarm, coordinator and its members):
+    /// what it asked and what came back, each as JSON text cut to
+    /// [`crate::bus::TURN_TEXT_CHARS`], so that a pane shows the call as
+    /// it happens and not only the final history.
+    ToolUsed {
+        turn: u32,
+        agent: String,
+        tool: String,
+        args: String,
+        result: String,
+        ok: bool,
+    },
+    /// `to` holds control from now on.
+    HandoffAccepted {
+        from: String,
+        to: String,
+        /// Transfers counted so far, this one included.
+        handoffs: u64,
+        /// The recent targets the loop check looks at, oldest first.
+        window: Vec<String>,
+        /// Run time by which `to` must be done (`node_timeout_ms`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
+    },
+    /// The transfer was refused; `from` keeps control.
+    HandoffRejected {
+        from: String,
+        to: String,
+        reason: HandoffRejection,
+        /// Transfers counted so far (refused ones count unless the reason
+        /// says otherwise).
+        handoffs: u64,
+        window: Vec<String>,
+    },
+    /// The coordinator calls a member as a tool.
+    MemberCallStarted {
+        /// The coordinator's turn that asked for the call.
+        turn: u32,
+        member: String,
+        task: String,
+        /// Run time by which the member must answer (`member_timeout_ms`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
+    },
+    MemberCallFinished {
+        turn: u32,
+        member: String,
+        outcome: CallOutcome,
+        latency_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reply: Option<String>,
+        /// Why the call failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<StopReason>,
+    },
+}
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! coordinator, by position.
 
 use super::Difference;
+use crate::bus::TeamEvent;
 use crate::bus::{CallOutcome, Event, EventKind, TurnOutcome};
 use crate::stop::StopReason;
 use serde::Serialize;
@@ -80,7 +81,7 @@ impl Chain {
         let mut chain = Chain::default();
         for event in events {
             match &event.kind {
-                EventKind::TurnStarted { turn, agent } => {
+                EventKind::Team(TeamEvent::TurnStarted { turn, agent }) => {
                     if chain.chain.is_empty() {
                         chain.chain.push(agent.clone());
                     }
@@ -92,12 +93,12 @@ impl Chain {
                         },
                     ));
                 }
-                EventKind::TurnFinished { turn, outcome, .. } => {
+                EventKind::Team(TeamEvent::TurnFinished { turn, outcome, .. }) => {
                     if let Some((_, facts)) = chain.turns.iter_mut().find(|(t, _)| t == turn) {
                         facts.outcome = Some(*outcome);
                     }
                 }
-                EventKind::HandoffAccepted { from, to, .. } => {
+                EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. }) => {
                     chain.chain.push(to.clone());
                     chain.handoffs.push(Handoff {
                         from: from.clone(),
@@ -106,28 +107,30 @@ impl Chain {
                         reason: None,
                     });
                 }
-                EventKind::HandoffRejected {
+                EventKind::Team(TeamEvent::HandoffRejected {
                     from, to, reason, ..
-                } => chain.handoffs.push(Handoff {
+                }) => chain.handoffs.push(Handoff {
                     from: from.clone(),
                     to: to.clone(),
                     accepted: false,
                     reason: Some(reason.to_string()),
                 }),
-                EventKind::MemberCallStarted { turn, member, .. } => chain.members.push((
-                    (*turn, member.clone()),
-                    MemberCall {
-                        outcome: None,
-                        reason: None,
-                    },
-                )),
-                EventKind::MemberCallFinished {
+                EventKind::Team(TeamEvent::MemberCallStarted { turn, member, .. }) => {
+                    chain.members.push((
+                        (*turn, member.clone()),
+                        MemberCall {
+                            outcome: None,
+                            reason: None,
+                        },
+                    ))
+                }
+                EventKind::Team(TeamEvent::MemberCallFinished {
                     turn,
                     member,
                     outcome,
                     reason,
                     ..
-                } => {
+                }) => {
                     let key = (*turn, member.clone());
                     if let Some((_, call)) = chain.members.iter_mut().find(|(k, _)| *k == key) {
                         call.outcome = Some(*outcome);

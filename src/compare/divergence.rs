@@ -16,6 +16,7 @@
 //! who joins, a call refused). They are listed apart, in
 //! [`Control`].
 
+use crate::bus::RoundEvent;
 use crate::bus::describe::{describe, kind_name};
 use crate::bus::{Event, EventKind};
 use serde::Serialize;
@@ -148,7 +149,7 @@ fn comparable(kind: &EventKind) -> Value {
             fields.remove(*field);
         }
         match kind {
-            EventKind::RoundStarted { .. } => {
+            EventKind::Round(RoundEvent::RoundStarted { .. }) => {
                 fields.remove("speakers");
             }
             EventKind::RunFinished { .. } => {

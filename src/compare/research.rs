@@ -4,6 +4,7 @@
 
 use super::Difference;
 use super::facts::union;
+use crate::bus::ResearchEvent;
 use crate::bus::{Event, EventKind, ResearchPhase, SourceDenial};
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -82,10 +83,10 @@ impl Research {
         let mut research = Research::default();
         for event in events {
             match &event.kind {
-                EventKind::ResearchStepFinished(step) => {
+                EventKind::Research(ResearchEvent::ResearchStepFinished(step)) => {
                     research.steps.insert(step.phase, step.count);
                 }
-                EventKind::SourcesDeduped(deduped) => {
+                EventKind::Research(ResearchEvent::SourcesDeduped(deduped)) => {
                     for url in &deduped.urls {
                         research
                             .sources
@@ -93,12 +94,12 @@ impl Research {
                             .or_insert(SourceFate::Listed);
                     }
                 }
-                EventKind::SourceAllowed(allowed) => {
+                EventKind::Research(ResearchEvent::SourceAllowed(allowed)) => {
                     research
                         .sources
                         .insert(allowed.url.clone(), SourceFate::Allowed);
                 }
-                EventKind::SourceDenied(denied) => {
+                EventKind::Research(ResearchEvent::SourceDenied(denied)) => {
                     research.sources.insert(
                         denied.url.clone(),
                         SourceFate::Denied {
@@ -107,10 +108,12 @@ impl Research {
                         },
                     );
                 }
-                EventKind::PageRead(page) => {
+                EventKind::Research(ResearchEvent::PageRead(page)) => {
                     research.sources.insert(page.url.clone(), SourceFate::Read);
                 }
-                EventKind::NoteExtracted(note) => research.notes.push(note.id.clone()),
+                EventKind::Research(ResearchEvent::NoteExtracted(note)) => {
+                    research.notes.push(note.id.clone())
+                }
                 _ => {}
             }
         }

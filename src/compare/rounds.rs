@@ -6,6 +6,7 @@
 
 use super::facts::union;
 use super::{Difference, Which};
+use crate::bus::RoundEvent;
 use crate::bus::{Conflict, Decision, Event, EventKind, Stance};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
@@ -74,19 +75,19 @@ impl Table {
         let mut table = Table::default();
         for event in events {
             match &event.kind {
-                EventKind::RoundStarted { round, .. } => {
+                EventKind::Round(RoundEvent::RoundStarted { round, .. }) => {
                     table.cells.entry(*round).or_default();
                 }
-                EventKind::ContributionRequested { round, agent } => {
+                EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
                     table.set(*round, agent, Contribution::Asked);
                 }
-                EventKind::ContributionAccepted {
+                EventKind::Round(RoundEvent::ContributionAccepted {
                     round,
                     agent,
                     stance,
                     confidence,
                     ..
-                } => table.set(
+                }) => table.set(
                     *round,
                     agent,
                     Contribution::Accepted {
@@ -94,23 +95,23 @@ impl Table {
                         confidence: *confidence,
                     },
                 ),
-                EventKind::ContributionRejected {
+                EventKind::Round(RoundEvent::ContributionRejected {
                     round,
                     agent,
                     reason,
                     ..
-                } => table.set(
+                }) => table.set(
                     *round,
                     agent,
                     Contribution::Rejected {
                         reason: reason.clone(),
                     },
                 ),
-                EventKind::RoundFinished {
+                EventKind::Round(RoundEvent::RoundFinished {
                     round,
                     conflicts,
                     decision,
-                } => {
+                }) => {
                     table.ends.insert(
                         *round,
                         RoundEnd {

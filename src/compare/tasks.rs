@@ -5,6 +5,7 @@
 
 use super::facts::union;
 use super::{Difference, Which};
+use crate::bus::TaskEvent;
 use crate::bus::{Event, EventKind, TaskStatus};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
@@ -64,7 +65,7 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
     let mut tasks: IndexMap<String, TaskFacts> = IndexMap::new();
     for event in events {
         match &event.kind {
-            EventKind::PlanAccepted { tasks: planned } => {
+            EventKind::Tasks(TaskEvent::PlanAccepted { tasks: planned }) => {
                 for task in planned.iter() {
                     tasks.entry(task.id.clone()).or_insert(TaskFacts {
                         worker: task.worker.clone(),
@@ -75,12 +76,12 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
                     });
                 }
             }
-            EventKind::TaskQueued {
+            EventKind::Tasks(TaskEvent::TaskQueued {
                 task,
                 worker,
                 critical,
                 ..
-            } => {
+            }) => {
                 tasks.entry(task.clone()).or_insert(TaskFacts {
                     worker: worker.clone(),
                     critical: *critical,
@@ -95,13 +96,13 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
                     facts.attempts = facts.attempts.max(*attempt);
                 }
             }
-            EventKind::TaskFinished {
+            EventKind::Tasks(TaskEvent::TaskFinished {
                 task,
                 status,
                 attempts_used,
                 stop_reason,
                 ..
-            } => {
+            }) => {
                 if let Some(facts) = tasks.get_mut(task) {
                     facts.state = match status {
                         TaskStatus::Done => TaskState::Done,

@@ -1,5 +1,5 @@
 use super::*;
-use crate::bus::{ClockMode, FlagState, RunStarted, Stance};
+use crate::bus::{ClockMode, FlagState, RoundEvent, RunStarted, Stance};
 use crate::scenario::Scenario;
 use serde_json::json;
 
@@ -33,21 +33,21 @@ fn started(name: &str, legal: bool) -> EventKind {
 }
 
 fn said(agent: &str, stance: Stance) -> EventKind {
-    EventKind::ContributionAccepted {
+    EventKind::Round(RoundEvent::ContributionAccepted {
         round: 1,
         agent: agent.into(),
         stance,
         confidence: 0.8,
         summary: format!("{agent} speaks"),
         actions: vec![],
-    }
+    })
 }
 
 fn round(speakers: &[&str]) -> EventKind {
-    EventKind::RoundStarted {
+    EventKind::Round(RoundEvent::RoundStarted {
         round: 1,
         speakers: speakers.iter().map(|s| s.to_string()).collect(),
-    }
+    })
 }
 
 fn call(latency_ms: u64) -> EventKind {

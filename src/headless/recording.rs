@@ -2,6 +2,7 @@
 //! scenario: `replay --headless` (its result and a line per step),
 //! `compare --headless` and `export` (sent to an OTLP collector).
 
+use crate::bus::describe;
 use crate::bus::{Event, EventKind, RunStatus};
 use crate::exit::Exit;
 use crate::output;
@@ -124,12 +125,9 @@ pub fn replay(path: &Path) -> Exit {
 /// research step.
 fn step_summary(kind: &EventKind) -> Option<String> {
     match kind {
-        EventKind::RoundFinished { .. }
-        | EventKind::TaskFinished { .. }
-        | EventKind::TurnFinished { .. }
-        | EventKind::ResearchStepFinished(_) => Some(crate::bus::describe::describe(kind)),
         EventKind::EscalatedToHuman { .. } => super::question::question(kind),
         EventKind::HumanDecided { .. } => super::question::answer(kind),
+        _ if describe::closes_step(kind) => Some(describe::describe(kind)),
         _ => None,
     }
 }

@@ -24,7 +24,12 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Event, String> {
     serde_json::from_str::<Event>(text).map_err(|e| {
         match serde_json::from_str::<serde_json::Value>(text) {
             Err(_) => format!("not JSON: {}", quoted(&e.to_string())),
-            Ok(value) if e.to_string().contains("unknown variant") => {
+            Ok(value)
+                if value
+                    .get("type")
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|kind| !crate::bus::is_known_kind(kind)) =>
+            {
                 let kind = value.get("type").map(ToString::to_string);
                 format!(
                     "an event kind this version does not know ({}); skipped",

@@ -257,6 +257,7 @@ fn write_lines(mut file: File, queue: &Queue) -> io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::RoundEvent;
     use crate::bus::{Bus, EventKind, Hub};
     use crate::clock::RunClock;
 
@@ -267,10 +268,10 @@ mod tests {
         let (sink, recorder) = Recorder::create(&path).unwrap();
         let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=1000 {
-            bus.publish(EventKind::RoundStarted {
+            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: vec!["a".into()],
-            });
+            }));
         }
         drop(bus);
         assert_eq!(recorder.finish().unwrap(), 1000);
@@ -322,10 +323,10 @@ mod tests {
         let (sink, recorder) = Recorder::create(Path::new("/dev/full")).unwrap();
         let bus = Bus::new(1, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=5000 {
-            bus.publish(EventKind::RoundStarted {
+            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: vec![],
-            });
+            }));
         }
         drop(bus);
         let err = recorder.finish().unwrap_err();

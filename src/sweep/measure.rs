@@ -4,6 +4,7 @@
 //! Token sums stop at the largest count (2^64 − 1) rather than wrap: a
 //! model may report any count, and a sum that wrapped would read small.
 
+use crate::bus::describe;
 use crate::bus::{CallOutcome, Event, EventKind, EventSink};
 use crate::scenario::MODEL_TOOL;
 use std::collections::BTreeMap;
@@ -114,8 +115,8 @@ impl EventSink for Measure {
                     add(&self.output_tokens, usage.output);
                 }
             }
-            EventKind::WaveStarted { .. } => bump(&self.waves, 1),
-            EventKind::ResearchStepStarted(_) => bump(&self.steps, 1),
+            EventKind::Tasks(_) if describe::opens_step(&event.kind) => bump(&self.waves, 1),
+            EventKind::Research(_) if describe::opens_step(&event.kind) => bump(&self.steps, 1),
             _ => {}
         }
     }

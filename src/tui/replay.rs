@@ -94,18 +94,6 @@ pub struct Replay {
     pub(crate) note: Option<String>,
 }
 
-/// Whether `kind` begins one of the pattern's gate units, the steps of a
-/// replay: a round, a dispatch wave, an agent's turn, a research step.
-fn begins_unit(kind: &EventKind) -> bool {
-    matches!(
-        kind,
-        EventKind::RoundStarted { .. }
-            | EventKind::WaveStarted { .. }
-            | EventKind::TurnStarted { .. }
-            | EventKind::ResearchStepStarted(_)
-    )
-}
-
 /// Where a recording's gate units begin and its breakers move, found in
 /// one look at its events.
 #[derive(Default)]
@@ -117,7 +105,7 @@ struct Marks {
 
 impl Marks {
     fn see(&mut self, index: usize, event: &Event) {
-        if begins_unit(&event.kind) {
+        if crate::bus::describe::opens_step(&event.kind) {
             self.units.push(index);
         }
         if let EventKind::BreakerTransition { to, .. } = &event.kind {
@@ -356,7 +344,7 @@ fn without_log(state: &RunState) -> RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{ClockMode, Conflict, GatePoint, RunStarted, Stance};
+    use crate::bus::{ClockMode, Conflict, GatePoint, RoundEvent, RunStarted, Stance};
     use crate::scenario::Scenario;
     use crate::tui::patterns::round_table::state::RoundTable;
     use serde_json::json;
@@ -390,28 +378,28 @@ mod tests {
             scenario,
         })];
         for round in 1..=rounds {
-            kinds.push(EventKind::RoundStarted {
+            kinds.push(EventKind::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: vec!["a".into()],
-            });
+            }));
             for _ in 0..3000 {
                 kinds.push(EventKind::Stepped {
                     gate: GatePoint::Round { round },
                 });
             }
-            kinds.push(EventKind::ContributionAccepted {
+            kinds.push(EventKind::Round(RoundEvent::ContributionAccepted {
                 round,
                 agent: "a".into(),
                 stance: Stance::Caution,
                 confidence: 0.5,
                 summary: format!("round {round}"),
                 actions: vec![],
-            });
-            kinds.push(EventKind::RoundFinished {
+            }));
+            kinds.push(EventKind::Round(RoundEvent::RoundFinished {
                 round,
                 conflicts: vec![Conflict::NoContributions],
                 decision: None,
-            });
+            }));
         }
         Recording {
             events: kinds

@@ -27,6 +27,31 @@ pub(crate) fn describe(kind: &EventKind) -> String {
     clean(&text).into_owned()
 }
 
+/// Whether `kind` begins one of its pattern's steps, the units a replay
+/// steps through and a sweep counts: a round, a dispatch wave, an agent's
+/// turn, a research step.
+pub(crate) fn opens_step(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Round(event) => round::opens_step(event),
+        EventKind::Tasks(event) => tasks::opens_step(event),
+        EventKind::Team(event) => team::opens_step(event),
+        EventKind::Research(event) => research::opens_step(event),
+        _ => false,
+    }
+}
+
+/// Whether `kind` closes a round, a task, a turn or a research step: the
+/// events a headless replay prints.
+pub(crate) fn closes_step(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Round(event) => round::closes_step(event),
+        EventKind::Tasks(event) => tasks::closes_step(event),
+        EventKind::Team(event) => team::closes_step(event),
+        EventKind::Research(event) => research::closes_step(event),
+        _ => false,
+    }
+}
+
 pub(super) fn outcome_word(outcome: CallOutcome) -> &'static str {
     match outcome {
         CallOutcome::Ok => "ok",
@@ -68,36 +93,36 @@ pub(crate) fn clock(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{Conflict, Decision, Stance};
+    use crate::bus::{Conflict, Decision, RoundEvent, Stance};
 
     #[test]
     fn lines_read_as_sentences_and_are_clean() {
-        let accepted = EventKind::ContributionAccepted {
+        let accepted = EventKind::Round(RoundEvent::ContributionAccepted {
             round: 2,
             agent: "risk_analyst".into(),
             stance: Stance::Caution,
             confidence: 0.71,
             summary: "watch\u{1b}[2J it".into(),
             actions: vec![],
-        };
+        });
         assert_eq!(
             describe(&accepted),
             "round 2 · risk_analyst: caution 0.71 — watch it"
         );
-        let finished = EventKind::RoundFinished {
+        let finished = EventKind::Round(RoundEvent::RoundFinished {
             round: 1,
             conflicts: vec![Conflict::BlockingVsNonBlock],
             decision: None,
-        };
+        });
         assert_eq!(
             describe(&finished),
             "round 1: blocking_vs_non_block → next round"
         );
-        let decided = EventKind::RoundFinished {
+        let decided = EventKind::Round(RoundEvent::RoundFinished {
             round: 2,
             conflicts: vec![],
             decision: Some(Decision::Go),
-        };
+        });
         assert_eq!(describe(&decided), "round 2: no conflicts → go");
         assert_eq!(kind_name(&decided), "round_finished");
     }

@@ -2,39 +2,40 @@
 //! person and the brief.
 
 use crate::bus::EventKind;
+use crate::bus::RoundEvent;
 use crate::words::plural;
 
 /// The event's line, when it is one of this group's.
 pub(super) fn line(kind: &EventKind) -> Option<String> {
     Some(match kind {
-        EventKind::RoundStarted { round, speakers } => {
+        EventKind::Round(RoundEvent::RoundStarted { round, speakers }) => {
             format!("round {round}: {}", speakers.join(", "))
         }
-        EventKind::ContributionRequested { round, agent } => {
+        EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
             format!("round {round} · {agent} asked")
         }
-        EventKind::ContributionAccepted {
+        EventKind::Round(RoundEvent::ContributionAccepted {
             round,
             agent,
             stance,
             confidence,
             summary,
             ..
-        } => format!(
+        }) => format!(
             "round {round} · {agent}: {} {confidence} — {summary}",
             stance.as_str()
         ),
-        EventKind::ContributionRejected {
+        EventKind::Round(RoundEvent::ContributionRejected {
             round,
             agent,
             reason,
             ..
-        } => format!("round {round} · {agent} rejected: {reason}"),
-        EventKind::RoundFinished {
+        }) => format!("round {round} · {agent} rejected: {reason}"),
+        EventKind::Round(RoundEvent::RoundFinished {
             round,
             conflicts,
             decision,
-        } => {
+        }) => {
             let conflicts: Vec<&str> = conflicts.iter().map(|c| c.as_str()).collect();
             let conflicts = if conflicts.is_empty() {
                 "no conflicts".to_string()
@@ -56,9 +57,19 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
             None => format!("a person chose {}", choice.as_str()),
         },
-        EventKind::FinalizeStarted { decision } => {
+        EventKind::Round(RoundEvent::FinalizeStarted { decision }) => {
             format!("writing the brief ({})", decision.as_str())
         }
         _ => return None,
     })
+}
+
+/// Whether the event opens one of the pattern's steps: a round.
+pub(super) fn opens_step(event: &RoundEvent) -> bool {
+    matches!(event, RoundEvent::RoundStarted { .. })
+}
+
+/// Whether the event closes one of the pattern's steps.
+pub(super) fn closes_step(event: &RoundEvent) -> bool {
+    matches!(event, RoundEvent::RoundFinished { .. })
 }

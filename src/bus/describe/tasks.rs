@@ -2,25 +2,28 @@
 //! attempts, the aggregate.
 
 use super::outcome_word;
+use crate::bus::TaskEvent;
 use crate::bus::{EventKind, TaskStatus};
 use crate::words::plural;
 
 /// The event's line, when it is one of this group's.
 pub(super) fn line(kind: &EventKind) -> Option<String> {
     Some(match kind {
-        EventKind::PlanAccepted { tasks } => {
+        EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) => {
             format!("{} planned", plural(tasks.len() as u64, "task"))
         }
-        EventKind::WaveStarted { wave, tasks } => {
+        EventKind::Tasks(TaskEvent::WaveStarted { wave, tasks }) => {
             format!("wave {wave}: {}", tasks.join(", "))
         }
-        EventKind::PlanRejected { reason, .. } => format!("plan refused: {reason}"),
-        EventKind::TaskQueued {
+        EventKind::Tasks(TaskEvent::PlanRejected { reason, .. }) => {
+            format!("plan refused: {reason}")
+        }
+        EventKind::Tasks(TaskEvent::TaskQueued {
             task,
             worker,
             critical,
             ..
-        } => format!(
+        }) => format!(
             "{task} → {worker}{}",
             if *critical { " (critical)" } else { "" }
         ),
@@ -54,22 +57,34 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
                 outcome_word(*outcome)
             ),
         },
-        EventKind::TaskFinished {
+        EventKind::Tasks(TaskEvent::TaskFinished {
             task,
             status,
             attempts_used,
             stop_reason,
             ..
-        } => match (status, stop_reason) {
+        }) => match (status, stop_reason) {
             (_, Some(reason)) => format!("{task} failed: {reason} ({})", attempts(*attempts_used)),
             (TaskStatus::Done, None) => format!("{task} done ({})", attempts(*attempts_used)),
             (TaskStatus::Failed, None) => format!("{task} failed ({})", attempts(*attempts_used)),
         },
-        EventKind::Aggregated { health, .. } => format!("health {}", health.as_str()),
+        EventKind::Tasks(TaskEvent::Aggregated { health, .. }) => {
+            format!("health {}", health.as_str())
+        }
         _ => return None,
     })
 }
 
 fn attempts(n: u32) -> String {
     plural(u64::from(n), "attempt")
+}
+
+/// Whether the event opens one of the pattern's steps: a dispatch wave (opens) or a task (closes).
+pub(super) fn opens_step(event: &TaskEvent) -> bool {
+    matches!(event, TaskEvent::WaveStarted { .. })
+}
+
+/// Whether the event closes one of the pattern's steps.
+pub(super) fn closes_step(event: &TaskEvent) -> bool {
+    matches!(event, TaskEvent::TaskFinished { .. })
 }

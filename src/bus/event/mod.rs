@@ -2,27 +2,25 @@
 //! understand. One JSON object per event, `{"run", "seq", "t_ms", "type", ...}`.
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
-use super::research::{
-    Cited, NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
-    SourcesDeduped, StepFinished, StepStarted,
-};
+use super::event_kinds::event_kinds;
+use super::research::ResearchEvent;
 use super::resilience::{BreakerReason, BreakerState};
 use super::result_doc::ResultDoc;
-use super::round::{Conflict, Decision, HumanChoice, SeatStance, Stance};
+use super::round::{Conflict, HumanChoice, RoundEvent, SeatStance};
 use super::summary::RunSummary;
-use super::task::{Health, PlannedTask, TaskStatus};
-use super::team::{HandoffRejection, TurnOutcome};
+use super::task::TaskEvent;
+use super::team::TeamEvent;
 pub use crate::clock::ClockMode;
 use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use std::sync::Arc;
 
+mod named;
+pub(crate) use named::is_known_kind;
 mod start;
 mod values;
-#[macro_use]
 mod wire;
 
 pub use start::RunStarted;
@@ -46,7 +44,7 @@ pub struct Event {
 event_kinds! {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum EventKind {
+pub enum EventKind, read as KindNamed = "EventKind" {
     RunStarted(RunStarted),
     RunFinished {
         status: RunStatus,
@@ -67,35 +65,6 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
-    RoundStarted {
-        round: u32,
-        /// Who speaks this round, in order.
-        speakers: Vec<String>,
-    },
-    ContributionRequested {
-        round: u32,
-        agent: String,
-    },
-    ContributionAccepted {
-        round: u32,
-        agent: String,
-        stance: Stance,
-        confidence: f64,
-        summary: String,
-        actions: Vec<String>,
-    },
-    ContributionRejected {
-        round: u32,
-        agent: String,
-        reason: StopReason,
-        /// What the model returned, as the gateway saw it.
-        raw: Value,
-    },
-    RoundFinished {
-        round: u32,
-        conflicts: Vec<Conflict>,
-        decision: Option<Decision>,
-    },
     /// `budget.escalate_after_blocking_rounds` rounds in a row had a
     /// blocking stance: the run waits at the gate for a person's answer.
     EscalatedToHuman {
@@ -113,10 +82,6 @@ pub enum EventKind {
         /// What the person added to the shared context, if anything.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
-    },
-    /// The team reached a decision and the final brief is being written.
-    FinalizeStarted {
-        decision: Decision,
     },
     BudgetConsumed {
         budget: BudgetKind,
@@ -180,32 +145,6 @@ pub enum EventKind {
         /// text to the last (when the endpoint counted the tokens).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tokens_per_s: Option<f64>,
-    },
-    /// The planner's output passed the plan contract.
-    PlanAccepted {
-        /// Shared with the run's result: a plan of 100,000 tasks is held once.
-        tasks: Arc<[PlannedTask]>,
-    },
-    /// The planner's output failed the plan contract; the run stops.
-    PlanRejected {
-        reason: StopReason,
-        /// The plan as the model returned it.
-        raw: Value,
-    },
-    /// The orchestrator passed a wave gate and starts these tasks in the
-    /// free dispatch slots.
-    WaveStarted {
-        wave: u32,
-        tasks: Vec<String>,
-    },
-    /// A task waits for a free dispatch slot (published for every task of
-    /// the plan, in plan order, before the first wave).
-    TaskQueued {
-        task: String,
-        worker: String,
-        critical: bool,
-        /// Attempts the task may use, its retries included.
-        max_attempts: u32,
     },
     /// One attempt of a task begins; its worker call follows unless the
     /// gateway refuses it.
@@ -278,123 +217,17 @@ pub enum EventKind {
         max: u32,
         queued: u32,
     },
-    TaskFinished {
-        task: String,
-        worker: String,
-        status: TaskStatus,
-        attempts_used: u32,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stop_reason: Option<StopReason>,
-        /// The worker's result, when the task is done.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<Value>,
-    },
-    /// Every task has finished and no critical one failed: the workers'
-    /// results are combined and rated.
-    Aggregated {
-        health: Health,
-        /// The aggregate document, as the result carries it.
-        aggregate: Value,
-    },
-    /// An agent of a swarm or coordinator team takes a turn: one model call.
-    TurnStarted {
-        /// 1, 2, 3 … over the run, members' turns included.
-        turn: u32,
-        agent: String,
-    },
-    TurnFinished {
-        turn: u32,
-        agent: String,
-        outcome: TurnOutcome,
-        /// Run time the model call took (up to the cut, when cut off).
-        latency_ms: u64,
-    },
-    /// The agent holding control asked to hand it to `to`.
-    TransferRequested {
-        turn: u32,
-        from: String,
-        to: String,
-        /// The message the agent handed over with control, cut to
-        /// [`crate::bus::TURN_TEXT_CHARS`].
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-    },
-    /// An agent's turn called a tool (swarm, coordinator and its members):
-    /// what it asked and what came back, each as JSON text cut to
-    /// [`crate::bus::TURN_TEXT_CHARS`], so that a pane shows the call as
-    /// it happens and not only the final history.
-    ToolUsed {
-        turn: u32,
-        agent: String,
-        tool: String,
-        args: String,
-        result: String,
-        ok: bool,
-    },
-    /// `to` holds control from now on.
-    HandoffAccepted {
-        from: String,
-        to: String,
-        /// Transfers counted so far, this one included.
-        handoffs: u64,
-        /// The recent targets the loop check looks at, oldest first.
-        window: Vec<String>,
-        /// Run time by which `to` must be done (`node_timeout_ms`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        deadline_ms: Option<u64>,
-    },
-    /// The transfer was refused; `from` keeps control.
-    HandoffRejected {
-        from: String,
-        to: String,
-        reason: HandoffRejection,
-        /// Transfers counted so far (refused ones count unless the reason
-        /// says otherwise).
-        handoffs: u64,
-        window: Vec<String>,
-    },
-    /// The coordinator calls a member as a tool.
-    MemberCallStarted {
-        /// The coordinator's turn that asked for the call.
-        turn: u32,
-        member: String,
-        task: String,
-        /// Run time by which the member must answer (`member_timeout_ms`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        deadline_ms: Option<u64>,
-    },
-    MemberCallFinished {
-        turn: u32,
-        member: String,
-        outcome: CallOutcome,
-        latency_ms: u64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reply: Option<String>,
-        /// Why the call failed, when it did.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reason: Option<StopReason>,
-    },
-    /// research: a step of the bounded workflow begins.
-    ResearchStepStarted(StepStarted),
-    /// research: a step ended well.
-    ResearchStepFinished(StepFinished),
-    /// research: the search returned a candidate source.
-    SourceFound(SourceFound),
-    /// research: the candidates, normalised and deduplicated.
-    SourcesDeduped(SourcesDeduped),
-    /// research: a source passed the policy and execution checks.
-    SourceAllowed(SourceAllowed),
-    /// research: a source failed the policy or the execution check.
-    SourceDenied(SourceDenied),
-    /// research: a page was read.
-    PageRead(PageRead),
-    /// research: a note was kept, with its provenance.
-    NoteExtracted(NoteExtracted),
-    /// research: the verifier's findings.
-    NotesVerified(NotesVerified),
-    /// research: the accepted answer cites a note.
-    Cited(Cited),
+} wrapping {
+    /// A round table's step ([`RoundEvent`]).
+    Round(RoundEvent),
+    /// An orchestrator's step ([`TaskEvent`]).
+    Tasks(TaskEvent),
+    /// A swarm's or a coordinator's step ([`TeamEvent`]).
+    Team(TeamEvent),
+    /// A research workflow's step ([`ResearchEvent`]).
+    Research(ResearchEvent),
 }
+
 }
 
 #[cfg(test)]

@@ -2,35 +2,17 @@
 //! reads with the summary its result document stands for, so old
 //! recordings replay as they always did.
 
+use super::named::{Named, read_named};
 use super::{
-    ClockMode, Event, EventKind, FlagState, KindNamed, PatternKind, RunId, RunModel, RunStarted,
-    RunStatus,
+    ClockMode, Event, EventKind, FlagState, PatternKind, RunId, RunModel, RunStarted, RunStatus,
 };
 use crate::bus::ResultDoc;
 use crate::bus::summary::RunSummary;
 use crate::stop::StopReason;
-use serde::de::value::StrDeserializer;
-use serde::de::{DeserializeSeed, EnumAccess, Error as _, IgnoredAny, VariantAccess, Visitor};
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
-
-/// Defines [`EventKind`] and, from the same list of kinds, `KindNamed`:
-/// the kinds read when the name is known before the fields (see `wire`).
-/// Serde reads the tagged enum by buffering every field first, which costs
-/// more than the reading itself. rustfmt leaves a macro's body as written.
-macro_rules! event_kinds {
-    ($(#[$attr:meta])* pub enum EventKind { $($kinds:tt)* }) => {
-        $(#[$attr])*
-        pub enum EventKind { $($kinds)* }
-
-        #[derive(Deserialize)]
-        #[serde(remote = "EventKind", rename_all = "snake_case")]
-        #[allow(dead_code)] // only its `deserialize` is used
-        enum KindNamed { $($kinds)* }
-    };
-}
 
 #[derive(Deserialize)]
 pub(super) struct WireEvent {
@@ -124,7 +106,7 @@ impl Event {
             let result = ResultDoc::read(finished.result);
             finished.ending().kind(result)
         } else {
-            KindNamed::deserialize(Named {
+            read_named(Named {
                 kind: &head.kind,
                 text,
             })
@@ -203,92 +185,6 @@ impl Ending {
             summary: self.summary,
             error: self.error,
         }
-    }
-}
-
-/// A line whose kind is already known, shown to serde as that kind with
-/// the line's object as its fields: the kind's own reading then goes
-/// straight through the text. The head's keys are fields no kind has, so
-/// they are passed over as the tagged reading passes over them.
-struct Named<'a> {
-    kind: &'a str,
-    text: &'a str,
-}
-
-impl<'de> Named<'de> {
-    fn read<T>(
-        self,
-        read: impl FnOnce(
-            &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
-        ) -> Result<T, serde_json::Error>,
-    ) -> Result<T, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_str(self.text);
-        let value = read(&mut de)?;
-        de.end()?;
-        Ok(value)
-    }
-}
-
-impl<'de> Deserializer<'de> for Named<'de> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(Self::Error::custom("an event is read as one of its kinds"))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        visitor.visit_enum(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct identifier ignored_any
-    }
-}
-
-impl<'de> EnumAccess<'de> for Named<'de> {
-    type Error = serde_json::Error;
-    type Variant = Self;
-
-    fn variant_seed<V: DeserializeSeed<'de>>(
-        self,
-        seed: V,
-    ) -> Result<(V::Value, Self), Self::Error> {
-        let kind = seed.deserialize(StrDeserializer::<Self::Error>::new(self.kind))?;
-        Ok((kind, self))
-    }
-}
-
-impl<'de> VariantAccess<'de> for Named<'de> {
-    type Error = serde_json::Error;
-
-    fn unit_variant(self) -> Result<(), Self::Error> {
-        self.read(|de| IgnoredAny::deserialize(de).map(drop))
-    }
-
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
-        self,
-        seed: T,
-    ) -> Result<T::Value, Self::Error> {
-        self.read(|de| seed.deserialize(de))
-    }
-
-    fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Self::Error> {
-        Err(Self::Error::custom("no event kind is a tuple"))
-    }
-
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.read(|de| de.deserialize_struct("", fields, visitor))
     }
 }
 

@@ -11,6 +11,7 @@ mod limits;
 pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
+use crate::bus::RoundEvent;
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::CallError;
 use crate::provider::{ModelRequest, Purpose};
@@ -121,7 +122,7 @@ impl Table<'_> {
         };
         self.ctx
             .bus
-            .publish(EventKind::FinalizeStarted { decision });
+            .publish(EventKind::Round(RoundEvent::FinalizeStarted { decision }));
         let answer = self.brief(decision).await?;
         Ok((answer, decision))
     }
@@ -141,10 +142,12 @@ impl Table<'_> {
     async fn round(&mut self, round: u32) -> Result<Option<Decision>, Stop> {
         let speakers = self.speakers();
         self.rounds = round;
-        self.ctx.bus.publish(EventKind::RoundStarted {
-            round,
-            speakers: speakers.clone(),
-        });
+        self.ctx
+            .bus
+            .publish(EventKind::Round(RoundEvent::RoundStarted {
+                round,
+                speakers: speakers.clone(),
+            }));
         let mut contributions = Vec::with_capacity(speakers.len());
         for role in &speakers {
             let contribution = self.contribution(round, role).await?;
@@ -160,11 +163,13 @@ impl Table<'_> {
 
         let conflicts = detect_conflicts(&contributions);
         let decision = decide_round(&contributions, self.limits.min_go_votes);
-        self.ctx.bus.publish(EventKind::RoundFinished {
-            round,
-            conflicts: conflicts.clone(),
-            decision,
-        });
+        self.ctx
+            .bus
+            .publish(EventKind::Round(RoundEvent::RoundFinished {
+                round,
+                conflicts: conflicts.clone(),
+                decision,
+            }));
         self.trace.push(TraceEntry::Round {
             round,
             conflicts: conflicts.clone(),
@@ -187,10 +192,12 @@ impl Table<'_> {
     /// message budget and the contract are applied.
     async fn contribution(&mut self, round: u32, role: &str) -> Result<Contribution, Stop> {
         let phase = format!("round_{round}:{role}");
-        self.ctx.bus.publish(EventKind::ContributionRequested {
-            round,
-            agent: role.to_string(),
-        });
+        self.ctx
+            .bus
+            .publish(EventKind::Round(RoundEvent::ContributionRequested {
+                round,
+                agent: role.to_string(),
+            }));
         let request = ModelRequest {
             purpose: Purpose::Contribution {
                 role: role.to_string(),
@@ -240,23 +247,27 @@ impl Table<'_> {
 
         match accepted {
             Ok(contribution) => {
-                self.ctx.bus.publish(EventKind::ContributionAccepted {
-                    round,
-                    agent: role.to_string(),
-                    stance: contribution.stance,
-                    confidence: contribution.confidence,
-                    summary: contribution.summary.clone(),
-                    actions: contribution.actions.clone(),
-                });
+                self.ctx
+                    .bus
+                    .publish(EventKind::Round(RoundEvent::ContributionAccepted {
+                        round,
+                        agent: role.to_string(),
+                        stance: contribution.stance,
+                        confidence: contribution.confidence,
+                        summary: contribution.summary.clone(),
+                        actions: contribution.actions.clone(),
+                    }));
                 Ok(contribution)
             }
             Err(reason) => {
-                self.ctx.bus.publish(EventKind::ContributionRejected {
-                    round,
-                    agent: role.to_string(),
-                    reason: reason.clone(),
-                    raw: raw.clone(),
-                });
+                self.ctx
+                    .bus
+                    .publish(EventKind::Round(RoundEvent::ContributionRejected {
+                        round,
+                        agent: role.to_string(),
+                        reason: reason.clone(),
+                        raw: raw.clone(),
+                    }));
                 Err(Stop {
                     reason,
                     phase: Some(phase),

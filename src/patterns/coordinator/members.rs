@@ -4,6 +4,7 @@
 //! is its answer; only cancelling and the run's budgets stop the run.
 
 use super::result::MemberRecord;
+use crate::bus::TeamEvent;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};
 use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
@@ -92,12 +93,13 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
     let member = call.member.as_str();
     let started = team.now();
     let deadline = (!member_timeout.is_zero()).then(|| started + member_timeout);
-    team.bus.publish(EventKind::MemberCallStarted {
-        turn,
-        member: member.to_string(),
-        task: call.task.clone(),
-        deadline_ms: deadline.map(millis),
-    });
+    team.bus
+        .publish(EventKind::Team(TeamEvent::MemberCallStarted {
+            turn,
+            member: member.to_string(),
+            task: call.task.clone(),
+            deadline_ms: deadline.map(millis),
+        }));
     let mut end = MemberEnd {
         record: MemberRecord {
             turn,
@@ -135,14 +137,15 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
         Err(_) => CallOutcome::Error,
     };
     let latency_ms = millis(team.now().saturating_sub(started));
-    team.bus.publish(EventKind::MemberCallFinished {
-        turn,
-        member: member.to_string(),
-        outcome,
-        latency_ms,
-        reply: answered.as_ref().ok().cloned(),
-        reason: answered.as_ref().err().cloned(),
-    });
+    team.bus
+        .publish(EventKind::Team(TeamEvent::MemberCallFinished {
+            turn,
+            member: member.to_string(),
+            outcome,
+            latency_ms,
+            reply: answered.as_ref().ok().cloned(),
+            reason: answered.as_ref().err().cloned(),
+        }));
     end.record.latency_ms = latency_ms;
     match answered {
         Ok(reply) => {

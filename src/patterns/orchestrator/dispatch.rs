@@ -6,6 +6,7 @@
 //! (at least 0.01 s) and stops the run with `max_seconds` past it.
 
 use super::result::TaskRecord;
+use crate::bus::TaskEvent;
 use crate::bus::{Bus, EventKind, GatePoint, PlannedTask, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{
@@ -88,14 +89,14 @@ impl<'a> Dispatcher<'a> {
         }
         let end = started + (deadline - started).max(MIN_ATTEMPT_TIMEOUT);
         for task in tasks {
-            self.bus.publish(EventKind::TaskQueued {
+            self.bus.publish(EventKind::Tasks(TaskEvent::TaskQueued {
                 task: task.id.clone(),
                 worker: task.worker.clone(),
                 critical: task.critical,
                 max_attempts: self
                     .gateway
                     .max_attempts(&task.worker, self.policy.max_attempts),
-            });
+            }));
         }
 
         let mut running = InFlight::new(tasks.len());
@@ -126,10 +127,10 @@ impl<'a> Dispatcher<'a> {
                     next += 1;
                 }
                 // Published before any of the wave's attempts runs.
-                self.bus.publish(EventKind::WaveStarted {
+                self.bus.publish(EventKind::Tasks(TaskEvent::WaveStarted {
                     wave,
                     tasks: started,
-                });
+                }));
             }
             if running.is_empty() {
                 break;
@@ -175,14 +176,14 @@ impl<'a> Dispatcher<'a> {
                 Ok(observation) => (TaskStatus::Done, Some(observation), None),
                 Err(reason) => (TaskStatus::Failed, None, Some(reason)),
             };
-            self.bus.publish(EventKind::TaskFinished {
+            self.bus.publish(EventKind::Tasks(TaskEvent::TaskFinished {
                 task: task.id.clone(),
                 worker: task.worker.clone(),
                 status,
                 attempts_used: report.attempts_used,
                 stop_reason: stop_reason.clone(),
                 result: observation.as_ref().and_then(|o| o.get("result").cloned()),
-            });
+            }));
             records[index] = Some(TaskRecord {
                 task_id: task.id.clone(),
                 worker: task.worker.clone(),

@@ -11,6 +11,7 @@ pub(crate) mod plan;
 pub(crate) mod result;
 
 use super::{RunContext, RunOutcome};
+use crate::bus::TaskEvent;
 use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
@@ -152,18 +153,18 @@ async fn plan_tasks(
         Ok(tasks) => Arc::<[PlannedTask]>::from(tasks),
         Err((error, raw_plan)) => {
             let reason = StopReason::InvalidPlan(error);
-            ctx.bus.publish(EventKind::PlanRejected {
+            ctx.bus.publish(EventKind::Tasks(TaskEvent::PlanRejected {
                 reason: reason.clone(),
                 raw: raw_plan.clone(),
-            });
+            }));
             let mut result = OrchestratorResult::stopped(reason, Phase::Plan);
             result.raw_plan = Some(raw_plan);
             return Err(result);
         }
     };
-    ctx.bus.publish(EventKind::PlanAccepted {
+    ctx.bus.publish(EventKind::Tasks(TaskEvent::PlanAccepted {
         tasks: Arc::clone(&tasks),
-    });
+    }));
     Ok(tasks)
 }
 
@@ -253,10 +254,10 @@ async fn finalize(
     dispatches: u64,
 ) -> OrchestratorResult {
     let (health, aggregate) = aggregate::aggregate(&ctx.scenario, &records);
-    ctx.bus.publish(EventKind::Aggregated {
+    ctx.bus.publish(EventKind::Tasks(TaskEvent::Aggregated {
         health,
         aggregate: aggregate.clone(),
-    });
+    }));
     let stopped_in_finalize = |reason| {
         let mut result = OrchestratorResult::stopped(reason, Phase::Finalize);
         result.health = Some(health);

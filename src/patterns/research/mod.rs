@@ -15,6 +15,7 @@ mod sources;
 mod workflow;
 
 use super::{RunContext, RunOutcome};
+use crate::bus::ResearchEvent;
 use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
@@ -142,7 +143,9 @@ impl Desk<'_> {
             return Err(reason.into());
         }
         self.bus
-            .publish(EventKind::ResearchStepStarted(StepStarted { step, phase }));
+            .publish(EventKind::Research(ResearchEvent::ResearchStepStarted(
+                StepStarted { step, phase },
+            )));
         Ok(())
     }
 
@@ -162,11 +165,13 @@ impl Desk<'_> {
             detail,
         });
         self.bus
-            .publish(EventKind::ResearchStepFinished(StepFinished {
-                step,
-                phase: self.phase,
-                count: u64::try_from(count).unwrap_or(u64::MAX),
-            }));
+            .publish(EventKind::Research(ResearchEvent::ResearchStepFinished(
+                StepFinished {
+                    step,
+                    phase: self.phase,
+                    count: u64::try_from(count).unwrap_or(u64::MAX),
+                },
+            )));
     }
 
     fn time_is_up(&self) -> bool {

@@ -10,6 +10,7 @@ use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
 use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
+use crate::bus::TeamEvent;
 use crate::bus::{EventKind, HandoffRejection, RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::stop::StopReason;
@@ -161,12 +162,12 @@ impl Swarm<'_> {
     ) -> Option<HandoffRejection> {
         let from = self.holder.clone();
         let bus = self.team.bus;
-        bus.publish(EventKind::TransferRequested {
+        bus.publish(EventKind::Team(TeamEvent::TransferRequested {
             turn,
             from: from.clone(),
             to: to.to_string(),
             message,
-        });
+        }));
         let agents = &self.team.scenario.agents;
         let gate = self.team.gate;
         let decided =
@@ -180,23 +181,23 @@ impl Swarm<'_> {
                 self.chain.push(to.to_string());
                 self.deadline =
                     (!self.node_timeout.is_zero()).then(|| self.team.now() + self.node_timeout);
-                bus.publish(EventKind::HandoffAccepted {
+                bus.publish(EventKind::Team(TeamEvent::HandoffAccepted {
                     from: from.clone(),
                     to: to.to_string(),
                     handoffs,
                     window,
                     deadline_ms: self.deadline.map(millis),
-                });
+                }));
                 None
             }
             Err(reason) => {
-                bus.publish(EventKind::HandoffRejected {
+                bus.publish(EventKind::Team(TeamEvent::HandoffRejected {
                     from: from.clone(),
                     to: to.to_string(),
                     reason: reason.clone(),
                     handoffs,
                     window,
-                });
+                }));
                 Some(reason)
             }
         };

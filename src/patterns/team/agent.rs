@@ -6,6 +6,7 @@
 
 use super::action::{self, Action};
 use super::trace::TraceEntry;
+use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
 use crate::gateway::{
@@ -184,10 +185,10 @@ impl<'a> TeamRun<'a> {
             used: before + 1,
             limit: max,
         });
-        self.bus.publish(EventKind::TurnStarted {
+        self.bus.publish(EventKind::Team(TeamEvent::TurnStarted {
             turn: number,
             agent: agent.to_string(),
-        });
+        }));
         let started = self.now();
         let request = ModelRequest {
             purpose: Purpose::Turn {
@@ -224,12 +225,12 @@ impl<'a> TeamRun<'a> {
                 (turn.action.outcome(), Ok(turn))
             }
         };
-        self.bus.publish(EventKind::TurnFinished {
+        self.bus.publish(EventKind::Team(TeamEvent::TurnFinished {
             turn: number,
             agent: agent.to_string(),
             outcome,
             latency_ms,
-        });
+        }));
         result
     }
 
@@ -285,7 +286,7 @@ impl<'a> TeamRun<'a> {
             Ok(observation) => observation,
             Err(reason) => json!({"error": reason}),
         };
-        self.bus.publish(EventKind::ToolUsed {
+        self.bus.publish(EventKind::Team(TeamEvent::ToolUsed {
             turn,
             agent: agent.to_string(),
             tool: tool.to_string(),
@@ -293,7 +294,7 @@ impl<'a> TeamRun<'a> {
             // What the tool answered, without the gateway's wrapping.
             result: crate::bus::turn_json(observation.get("result").unwrap_or(&observation)),
             ok: entry.ok == Some(true),
-        });
+        }));
         Ok(
             json!({"turn": turn, "agent": agent, "tool": tool, "args": args,
                   "observation": observation}),

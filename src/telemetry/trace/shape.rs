@@ -6,6 +6,7 @@
 use super::team::Turn;
 use super::{ROOT, TraceBuilder, error_type, wire};
 use crate::bus::EventKind;
+use crate::bus::{ResearchEvent, RoundEvent, TaskEvent};
 use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
@@ -111,7 +112,7 @@ impl TraceBuilder {
     /// Fold in a round table's event; whether it was one.
     fn apply_round_table(&mut self, kind: &EventKind, t: u64) -> bool {
         match kind {
-            EventKind::RoundStarted { round, .. } => {
+            EventKind::Round(RoundEvent::RoundStarted { round, .. }) => {
                 if let Some(previous) = self.shape.round {
                     self.end(previous, t);
                 }
@@ -119,20 +120,20 @@ impl TraceBuilder {
                 self.span(no).attrs.set(n::ROUND, *round);
                 self.shape.round = Some(no);
             }
-            EventKind::ContributionRequested { round, agent } => {
+            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
                 let parent = self.shape.round.unwrap_or(ROOT);
                 let no = self.agent_span(parent, agent, t);
                 self.span(no).attrs.set(n::ROUND, *round);
                 self.shape.contributions.insert(agent.clone(), no);
             }
-            EventKind::ContributionAccepted {
+            EventKind::Round(RoundEvent::ContributionAccepted {
                 agent,
                 stance,
                 confidence,
                 summary,
                 actions,
                 ..
-            } => {
+            }) => {
                 if let Some(no) = self.shape.contributions.remove(agent) {
                     let attrs = &mut self.span(no).attrs;
                     attrs.set(n::STANCE, wire(stance));
@@ -147,18 +148,18 @@ impl TraceBuilder {
                     self.end(no, t);
                 }
             }
-            EventKind::ContributionRejected {
+            EventKind::Round(RoundEvent::ContributionRejected {
                 agent, reason, raw, ..
-            } => {
+            }) => {
                 if let Some(no) = self.shape.contributions.remove(agent) {
                     self.end_rejected(no, reason, raw, t);
                 }
             }
-            EventKind::RoundFinished {
+            EventKind::Round(RoundEvent::RoundFinished {
                 conflicts,
                 decision,
                 ..
-            } => {
+            }) => {
                 if let Some(no) = self.shape.round.take() {
                     let attrs = &mut self.span(no).attrs;
                     attrs.set(n::CONFLICTS, conflicts.len() as u64);
@@ -168,7 +169,7 @@ impl TraceBuilder {
                     self.end(no, t);
                 }
             }
-            EventKind::FinalizeStarted { decision } => {
+            EventKind::Round(RoundEvent::FinalizeStarted { decision }) => {
                 self.span(ROOT).attrs.set(n::DECISION, decision.as_str());
             }
             _ => return false,
@@ -180,20 +181,20 @@ impl TraceBuilder {
     /// whether it was one.
     fn apply_orchestration(&mut self, kind: &EventKind, t: u64) -> bool {
         match kind {
-            EventKind::PlanAccepted { tasks } => {
+            EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) => {
                 self.shape.planned = true;
                 if let Some(no) = self.shape.plan.take() {
                     self.span(no).attrs.set(n::TASKS, tasks.len() as u64);
                     self.end(no, t);
                 }
             }
-            EventKind::PlanRejected { reason, raw } => {
+            EventKind::Tasks(TaskEvent::PlanRejected { reason, raw }) => {
                 self.shape.planned = true;
                 if let Some(no) = self.shape.plan.take() {
                     self.end_rejected(no, reason, raw, t);
                 }
             }
-            EventKind::WaveStarted { wave, tasks } => {
+            EventKind::Tasks(TaskEvent::WaveStarted { wave, tasks }) => {
                 let no = self.open_span(Some(ROOT), format!("wave {wave}"), t);
                 let attrs = &mut self.span(no).attrs;
                 attrs.set(n::WAVE, *wave);
@@ -206,7 +207,7 @@ impl TraceBuilder {
                     pending: tasks.iter().cloned().collect(),
                 });
             }
-            EventKind::TaskFinished { task, .. } => {
+            EventKind::Tasks(TaskEvent::TaskFinished { task, .. }) => {
                 // A wave lasts until the last of its tasks is done.
                 let done =
                     self.shape.waves.iter_mut().find_map(|w| {
@@ -216,7 +217,7 @@ impl TraceBuilder {
                     self.end(no, t);
                 }
             }
-            EventKind::Aggregated { health, .. } => {
+            EventKind::Tasks(TaskEvent::Aggregated { health, .. }) => {
                 self.span(ROOT).attrs.set(n::HEALTH, wire(health));
             }
             _ => return false,
@@ -227,7 +228,7 @@ impl TraceBuilder {
     /// Fold in a research step's event or a source's; whether it was one.
     fn apply_research(&mut self, kind: &EventKind, t: u64) -> bool {
         match kind {
-            EventKind::ResearchStepStarted(step) => {
+            EventKind::Research(ResearchEvent::ResearchStepStarted(step)) => {
                 if let Some(previous) = self.shape.step.take() {
                     self.end(previous, t);
                 }
@@ -237,13 +238,13 @@ impl TraceBuilder {
                 attrs.set(n::PHASE, wire(&step.phase));
                 self.shape.step = Some(no);
             }
-            EventKind::ResearchStepFinished(step) => {
+            EventKind::Research(ResearchEvent::ResearchStepFinished(step)) => {
                 if let Some(no) = self.shape.step.take() {
                     self.span(no).attrs.set(n::COUNT, step.count);
                     self.end(no, t);
                 }
             }
-            EventKind::SourceAllowed(source) => {
+            EventKind::Research(ResearchEvent::SourceAllowed(source)) => {
                 let attrs = Attrs::default().with(n::URL, source.url.as_str());
                 self.event(
                     self.shape.step.unwrap_or(ROOT),
@@ -252,7 +253,7 @@ impl TraceBuilder {
                     attrs,
                 );
             }
-            EventKind::SourceDenied(source) => {
+            EventKind::Research(ResearchEvent::SourceDenied(source)) => {
                 let attrs = Attrs::default()
                     .with(n::URL, source.url.as_str())
                     .with(n::REASON, wire(&source.reason));

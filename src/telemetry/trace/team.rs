@@ -5,6 +5,7 @@
 //! on the root, transfers asked for on the turn.
 
 use super::{ROOT, TraceBuilder, wire};
+use crate::bus::TeamEvent;
 use crate::bus::{CallOutcome, EventKind, HandoffRejection, TurnOutcome};
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
@@ -28,23 +29,25 @@ impl TraceBuilder {
     /// Fold in a team's event; whether it was one.
     pub(super) fn apply_team(&mut self, kind: &EventKind, t: u64) -> bool {
         match kind {
-            EventKind::TurnStarted { turn, agent } => self.turn_started(*turn, agent, t),
-            EventKind::TurnFinished { turn, outcome, .. } => {
+            EventKind::Team(TeamEvent::TurnStarted { turn, agent }) => {
+                self.turn_started(*turn, agent, t)
+            }
+            EventKind::Team(TeamEvent::TurnFinished { turn, outcome, .. }) => {
                 self.turn_finished(*turn, *outcome, t);
             }
-            EventKind::TransferRequested { turn, from, to, .. } => {
+            EventKind::Team(TeamEvent::TransferRequested { turn, from, to, .. }) => {
                 self.transfer_requested(*turn, from, to, t);
             }
-            EventKind::HandoffAccepted {
+            EventKind::Team(TeamEvent::HandoffAccepted {
                 from, to, handoffs, ..
-            } => self.handoff(n::EVENT_HANDOFF, from, to, None, *handoffs, t),
-            EventKind::HandoffRejected {
+            }) => self.handoff(n::EVENT_HANDOFF, from, to, None, *handoffs, t),
+            EventKind::Team(TeamEvent::HandoffRejected {
                 from,
                 to,
                 reason,
                 handoffs,
                 ..
-            } => self.handoff(
+            }) => self.handoff(
                 n::EVENT_HANDOFF_REJECTED,
                 from,
                 to,
@@ -52,16 +55,16 @@ impl TraceBuilder {
                 *handoffs,
                 t,
             ),
-            EventKind::MemberCallStarted { turn, member, .. } => {
+            EventKind::Team(TeamEvent::MemberCallStarted { turn, member, .. }) => {
                 self.member_call_started(*turn, member, t);
             }
-            EventKind::MemberCallFinished {
+            EventKind::Team(TeamEvent::MemberCallFinished {
                 member,
                 outcome,
                 reply,
                 reason,
                 ..
-            } => self.member_call_finished(member, *outcome, reply.as_deref(), reason.as_ref(), t),
+            }) => self.member_call_finished(member, *outcome, reply.as_deref(), reason.as_ref(), t),
             _ => return false,
         }
         true

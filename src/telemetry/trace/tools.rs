@@ -5,6 +5,7 @@
 
 use super::calls::{Attempt, Call, What, outcome_error};
 use super::{ROOT, TraceBuilder, error_type, wire};
+use crate::bus::TaskEvent;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
@@ -29,12 +30,12 @@ impl TraceBuilder {
                 reason,
                 ..
             } => self.attempt_finished(task, worker, *attempt, *outcome, reason.as_ref(), t),
-            EventKind::TaskFinished {
+            EventKind::Tasks(TaskEvent::TaskFinished {
                 task,
                 worker,
                 status,
                 ..
-            } => {
+            }) => {
                 self.tool_task_finished(task, worker, status, t);
                 // The wave hears of it too.
                 return false;

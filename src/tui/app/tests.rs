@@ -2,6 +2,7 @@
 //! and without an engine (runs are shown from their events alone).
 
 use super::*;
+use crate::bus::RoundEvent;
 use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus};
 use crate::control::Control;
 use crate::stop::StopReason;
@@ -44,14 +45,14 @@ fn events(pattern: &str) -> Vec<Arc<Event>> {
             model: None,
             scenario,
         }),
-        EventKind::RoundStarted {
+        EventKind::Round(RoundEvent::RoundStarted {
             round: 1,
             speakers: vec!["a".into(), "b".into()],
-        },
-        EventKind::RoundStarted {
+        }),
+        EventKind::Round(RoundEvent::RoundStarted {
             round: 2,
             speakers: vec!["a".into(), "b".into()],
-        },
+        }),
     ];
     numbered(kinds)
 }

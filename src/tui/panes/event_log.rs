@@ -5,6 +5,7 @@
 use crate::bus::EventKind;
 use crate::bus::describe::{clock, describe, kind_name};
 use crate::tui::keymap::PaneId;
+use crate::tui::patterns;
 use crate::tui::state::RunState;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -88,47 +89,17 @@ pub fn draw(
 
 fn kind_style(kind: &EventKind) -> Style {
     match kind {
+        EventKind::Round(event) => patterns::round_table::log::style(event),
+        EventKind::Tasks(event) => patterns::workers::log::style(event),
+        EventKind::Team(event) => patterns::chain::log::style(event),
+        EventKind::Research(event) => patterns::research::log::style(event),
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }
-        EventKind::ContributionAccepted { .. }
-        | EventKind::PlanAccepted { .. }
-        | EventKind::HandoffAccepted { .. }
-        | EventKind::PageRead(_)
-        | EventKind::NoteExtracted(_)
-        | EventKind::Cited(_) => Style::default().fg(theme::GO),
-        EventKind::ContributionRejected { .. }
-        | EventKind::PlanRejected { .. }
-        | EventKind::HandoffRejected { .. }
-        | EventKind::SourceDenied(_) => theme::error(),
-        EventKind::ToolUsed { ok: false, .. } => theme::error(),
-        EventKind::MemberCallFinished { outcome, .. } => match outcome {
-            crate::bus::CallOutcome::Ok => Style::default().fg(theme::GO),
-            _ => theme::error(),
-        },
-        EventKind::TransferRequested { .. }
-        | EventKind::MemberCallStarted { .. }
-        | EventKind::ToolUsed { ok: true, .. } => Style::default().fg(theme::ACCENT),
-        EventKind::NotesVerified(v) => {
-            if v.ok {
-                Style::default().fg(theme::GO)
-            } else {
-                theme::error()
-            }
-        }
-        EventKind::ResearchStepStarted(_) | EventKind::ResearchStepFinished(_) => theme::bold(),
-        EventKind::TaskFinished { status, .. } => match status {
-            crate::bus::TaskStatus::Done => Style::default().fg(theme::GO),
-            crate::bus::TaskStatus::Failed => theme::error(),
-        },
         EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
         EventKind::CallRejected { .. } => theme::error(),
         EventKind::FallbackServed { .. } => Style::default().fg(theme::CAUTION),
         EventKind::BreakerTransition { to, .. } => theme::breaker(*to),
-        EventKind::Aggregated { .. } | EventKind::WaveStarted { .. } => theme::bold(),
-        EventKind::RoundStarted { .. }
-        | EventKind::RoundFinished { .. }
-        | EventKind::FinalizeStarted { .. } => theme::bold(),
         EventKind::EscalatedToHuman { .. } | EventKind::HumanDecided { .. } => {
             Style::default().fg(theme::CAUTION)
         }
@@ -136,19 +107,12 @@ fn kind_style(kind: &EventKind) -> Style {
             Style::default().fg(theme::CAUTION)
         }
         EventKind::FlagChanged { .. } => Style::default().fg(Color::Magenta),
-        EventKind::ContributionRequested { .. }
-        | EventKind::BudgetConsumed { .. }
+        EventKind::BudgetConsumed { .. }
         | EventKind::CallStarted { .. }
         | EventKind::CallDelta { .. }
         | EventKind::CallFinished { .. }
-        | EventKind::TaskQueued { .. }
         | EventKind::AttemptStarted { .. }
         | EventKind::AttemptFinished { .. }
-        | EventKind::TurnStarted { .. }
-        | EventKind::TurnFinished { .. }
-        | EventKind::SourceFound(_)
-        | EventKind::SourcesDeduped(_)
-        | EventKind::SourceAllowed(_)
         | EventKind::Bulkhead { .. } => theme::dim(),
     }
 }

@@ -48,7 +48,7 @@ pub(super) fn fold(now: &mut Option<Escalation>, kind: &EventKind) {
             }
         }
         // One more round: the question is behind the table.
-        EventKind::RoundStarted { .. } => *now = None,
+        _ if crate::bus::describe::opens_step(kind) => *now = None,
         _ => {}
     }
 }

@@ -162,42 +162,18 @@ impl RunState {
             | EventKind::FallbackServed { .. }
             | EventKind::RetryScheduled { .. }
             | EventKind::AttemptStarted { .. } => self.apply_resilience(kind, t_ms),
+            // A person's question is the table's, and a new round puts it
+            // behind the table.
             EventKind::EscalatedToHuman { .. }
             | EventKind::HumanDecided { .. }
-            | EventKind::RoundStarted { .. } => {
+            | EventKind::Round(_)
+            | EventKind::Tasks(_)
+            | EventKind::Team(_)
+            | EventKind::Research(_) => {
                 escalation::fold(&mut self.escalation, kind);
                 self.pattern.apply(kind, t_ms);
             }
-            EventKind::ContributionRequested { .. }
-            | EventKind::ContributionAccepted { .. }
-            | EventKind::ContributionRejected { .. }
-            | EventKind::RoundFinished { .. }
-            | EventKind::FinalizeStarted { .. }
-            | EventKind::PlanAccepted { .. }
-            | EventKind::PlanRejected { .. }
-            | EventKind::TaskQueued { .. }
-            | EventKind::WaveStarted { .. }
-            | EventKind::AttemptFinished { .. }
-            | EventKind::TaskFinished { .. }
-            | EventKind::Aggregated { .. }
-            | EventKind::TurnStarted { .. }
-            | EventKind::TurnFinished { .. }
-            | EventKind::TransferRequested { .. }
-            | EventKind::ToolUsed { .. }
-            | EventKind::HandoffAccepted { .. }
-            | EventKind::HandoffRejected { .. }
-            | EventKind::MemberCallStarted { .. }
-            | EventKind::MemberCallFinished { .. }
-            | EventKind::ResearchStepStarted(_)
-            | EventKind::ResearchStepFinished(_)
-            | EventKind::SourceFound(_)
-            | EventKind::SourcesDeduped(_)
-            | EventKind::SourceAllowed(_)
-            | EventKind::SourceDenied(_)
-            | EventKind::PageRead(_)
-            | EventKind::NoteExtracted(_)
-            | EventKind::NotesVerified(_)
-            | EventKind::Cited(_) => self.pattern.apply(kind, t_ms),
+            EventKind::AttemptFinished { .. } => self.pattern.apply(kind, t_ms),
         }
         self.log.push(event);
     }
@@ -376,7 +352,7 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{Conflict, FlagState, RunStarted, RunStatus, Stance};
+    use crate::bus::{Conflict, FlagState, RoundEvent, RunStarted, RunStatus, Stance};
     use crate::stop::StopReason;
     use crate::tui::patterns::round_table::state::{Cell, RoundTable};
     use serde_json::json;
@@ -425,31 +401,33 @@ mod tests {
             model: None,
             scenario,
         });
-        let accepted = |round, agent: &str, stance| EventKind::ContributionAccepted {
-            round,
-            agent: agent.into(),
-            stance,
-            confidence: 0.5,
-            summary: format!("{agent} in {round}"),
-            actions: vec!["act".into()],
+        let accepted = |round, agent: &str, stance| {
+            EventKind::Round(RoundEvent::ContributionAccepted {
+                round,
+                agent: agent.into(),
+                stance,
+                confidence: 0.5,
+                summary: format!("{agent} in {round}"),
+                actions: vec!["act".into()],
+            })
         };
         let kinds = vec![
             started,
-            EventKind::RoundStarted {
+            EventKind::Round(RoundEvent::RoundStarted {
                 round: 1,
                 speakers: vec!["a".into(), "b".into()],
-            },
-            EventKind::ContributionRequested {
+            }),
+            EventKind::Round(RoundEvent::ContributionRequested {
                 round: 1,
                 agent: "a".into(),
-            },
+            }),
             accepted(1, "a", Stance::Go),
             accepted(1, "b", Stance::Block),
-            EventKind::RoundFinished {
+            EventKind::Round(RoundEvent::RoundFinished {
                 round: 1,
                 conflicts: vec![Conflict::BlockingVsNonBlock],
                 decision: None,
-            },
+            }),
             EventKind::Paused {
                 gate: GatePoint::Round { round: 2 },
             },
@@ -460,15 +438,15 @@ mod tests {
             EventKind::Resumed {
                 gate: GatePoint::Round { round: 2 },
             },
-            EventKind::RoundStarted {
+            EventKind::Round(RoundEvent::RoundStarted {
                 round: 2,
                 speakers: vec!["a".into(), "b".into(), "legal".into()],
-            },
+            }),
             accepted(2, "a", Stance::Go),
-            EventKind::ContributionRequested {
+            EventKind::Round(RoundEvent::ContributionRequested {
                 round: 2,
                 agent: "b".into(),
-            },
+            }),
         ];
         kinds
             .into_iter()

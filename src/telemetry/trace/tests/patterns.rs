@@ -1,6 +1,7 @@
 //! Each pattern's run of a shipped scenario as the trace it becomes.
 
 use super::*;
+use crate::bus::{ResearchEvent, RoundEvent, TeamEvent};
 
 #[tokio::test(start_paused = true)]
 async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
@@ -60,7 +61,9 @@ fn assert_one_agent_per_contribution(events: &[Arc<Event>], spans: &[FinishedSpa
     let contributions: Vec<(u32, &String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ContributionRequested { round, agent } => Some((*round, agent)),
+            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
+                Some((*round, agent))
+            }
             _ => None,
         })
         .collect();
@@ -195,7 +198,7 @@ async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
     assert_well_formed(&spans);
     let turns = events
         .iter()
-        .filter(|e| matches!(&e.kind, EventKind::TurnStarted { .. }))
+        .filter(|e| matches!(&e.kind, EventKind::Team(TeamEvent::TurnStarted { .. })))
         .count();
     assert_eq!(
         spans
@@ -207,7 +210,7 @@ async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
     let handoffs: Vec<(&String, &String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::HandoffAccepted { from, to, .. } => Some((from, to)),
+            EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. }) => Some((from, to)),
             _ => None,
         })
         .collect();
@@ -249,7 +252,12 @@ async fn a_coordinators_member_calls_hold_the_members_turns() {
     assert_well_formed(&spans);
     let member_calls = events
         .iter()
-        .filter(|e| matches!(&e.kind, EventKind::MemberCallStarted { .. }))
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                EventKind::Team(TeamEvent::MemberCallStarted { .. })
+            )
+        })
         .count();
     assert!(member_calls > 0);
     let calls: Vec<_> = spans
@@ -281,7 +289,12 @@ async fn a_research_run_is_a_workflow_of_steps() {
     assert_well_formed(&spans);
     let steps = events
         .iter()
-        .filter(|e| matches!(&e.kind, EventKind::ResearchStepStarted(_)))
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                EventKind::Research(ResearchEvent::ResearchStepStarted(_))
+            )
+        })
         .count();
     assert_eq!(
         spans.iter().filter(|s| s.name.starts_with("step ")).count(),

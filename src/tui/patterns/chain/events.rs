@@ -3,6 +3,7 @@
 //! coordinator's member calls.
 
 use super::state::{Chain, Link, MemberState, MemberView, ToolCallView, TurnView};
+use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, CallOutcome, EventKind, TurnOutcome};
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -33,30 +34,32 @@ impl Fold for Chain {
 impl Chain {
     fn fold(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::TurnStarted { turn, agent } => self.turn_started(*turn, agent, t_ms),
-            EventKind::TurnFinished {
+            EventKind::Team(TeamEvent::TurnStarted { turn, agent }) => {
+                self.turn_started(*turn, agent, t_ms)
+            }
+            EventKind::Team(TeamEvent::TurnFinished {
                 turn,
                 agent,
                 outcome,
                 ..
-            } if self.turn.as_ref().is_some_and(|t| t.turn == *turn) => {
+            }) if self.turn.as_ref().is_some_and(|t| t.turn == *turn) => {
                 self.turn = None;
                 if let Some(link) = self.links.last_mut().filter(|l| &l.agent == agent) {
                     link.turns += 1;
                     link.cut |= *outcome == TurnOutcome::Cut;
                 }
             }
-            EventKind::TransferRequested { message, .. } => {
+            EventKind::Team(TeamEvent::TransferRequested { message, .. }) => {
                 self.asked_message = message.clone();
             }
-            EventKind::ToolUsed {
+            EventKind::Team(TeamEvent::ToolUsed {
                 turn,
                 agent,
                 tool,
                 args,
                 result,
                 ok,
-            } => self.tool_calls.push(ToolCallView {
+            }) => self.tool_calls.push(ToolCallView {
                 at_ms: t_ms,
                 turn: *turn,
                 agent: agent.clone(),
@@ -73,29 +76,29 @@ impl Chain {
                 self.llm_calls = *used;
                 self.limits.max_llm_calls = *limit;
             }
-            EventKind::HandoffAccepted {
+            EventKind::Team(TeamEvent::HandoffAccepted {
                 from,
                 to,
                 handoffs,
                 window,
                 deadline_ms,
-            } => {
+            }) => {
                 self.record(from, to, t_ms, None, *handoffs, window);
                 self.hand_over(to, t_ms, *deadline_ms);
             }
-            EventKind::HandoffRejected {
+            EventKind::Team(TeamEvent::HandoffRejected {
                 from,
                 to,
                 reason,
                 handoffs,
                 window,
-            } => self.record(from, to, t_ms, Some(reason.clone()), *handoffs, window),
-            EventKind::MemberCallStarted {
+            }) => self.record(from, to, t_ms, Some(reason.clone()), *handoffs, window),
+            EventKind::Team(TeamEvent::MemberCallStarted {
                 turn,
                 member,
                 task,
                 deadline_ms,
-            } => self.members.push(MemberView {
+            }) => self.members.push(MemberView {
                 turn: *turn,
                 member: member.clone(),
                 task: task.clone(),
@@ -104,14 +107,14 @@ impl Chain {
                 turns: 0,
                 state: MemberState::Running,
             }),
-            EventKind::MemberCallFinished {
+            EventKind::Team(TeamEvent::MemberCallFinished {
                 member,
                 outcome,
                 latency_ms,
                 reply,
                 reason,
                 ..
-            } => {
+            }) => {
                 if let Some(view) = self.running_member(member) {
                     view.state = match (outcome, reply) {
                         (CallOutcome::Ok, Some(reply)) => MemberState::Done {

@@ -6,6 +6,7 @@
 
 mod events;
 mod list;
+pub(crate) mod log;
 mod members;
 pub(crate) mod state;
 mod swarm;

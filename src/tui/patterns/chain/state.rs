@@ -294,6 +294,7 @@ fn drop_oldest<T>(items: &mut Vec<T>, mut gone: impl FnMut(&T)) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::TeamEvent;
     use crate::bus::{EventKind, RunStatus, RunSummary, TurnOutcome};
     use crate::tui::patterns::fold::Fold;
     use crate::tui::state::outcome::Outcome;
@@ -329,24 +330,24 @@ mod tests {
             let (from, to) = (agents[(n % 2) as usize], agents[((n + 1) % 2) as usize]);
             if n % 10 == 9 {
                 chain.apply(
-                    &EventKind::HandoffRejected {
+                    &EventKind::Team(TeamEvent::HandoffRejected {
                         from: from.into(),
                         to: "refunds".into(),
                         reason: HandoffRejection::SelfTransfer,
                         handoffs: n + 1,
                         window: vec![],
-                    },
+                    }),
                     n,
                 );
             }
             chain.apply(
-                &EventKind::HandoffAccepted {
+                &EventKind::Team(TeamEvent::HandoffAccepted {
                     from: from.into(),
                     to: to.into(),
                     handoffs: n + 1,
                     window: vec![],
                     deadline_ms: None,
-                },
+                }),
                 n,
             );
             assert!(chain.links.len() < 2 * KEPT && chain.handoffs.len() < 2 * KEPT);
@@ -366,24 +367,24 @@ mod tests {
         let chain = &mut Chain::seated(&scenario("swarm"), false);
         assert_eq!(chain.holder().unwrap().agent, "triage");
         chain.apply(
-            &EventKind::TurnStarted {
+            &EventKind::Team(TeamEvent::TurnStarted {
                 turn: 1,
                 agent: "triage".into(),
-            },
+            }),
             0,
         );
         assert_eq!(chain.turn.as_ref().unwrap().agent, "triage");
         chain.apply(
-            &EventKind::TurnFinished {
+            &EventKind::Team(TeamEvent::TurnFinished {
                 turn: 1,
                 agent: "triage".into(),
                 outcome: TurnOutcome::Transfer,
                 latency_ms: 300,
-            },
+            }),
             300,
         );
         chain.apply(
-            &EventKind::HandoffRejected {
+            &EventKind::Team(TeamEvent::HandoffRejected {
                 from: "triage".into(),
                 to: "ghost".into(),
                 reason: HandoffRejection::UnknownAgent {
@@ -391,17 +392,17 @@ mod tests {
                 },
                 handoffs: 0,
                 window: vec![],
-            },
+            }),
             300,
         );
         chain.apply(
-            &EventKind::HandoffAccepted {
+            &EventKind::Team(TeamEvent::HandoffAccepted {
                 from: "triage".into(),
                 to: "billing".into(),
                 handoffs: 1,
                 window: vec!["billing".into()],
                 deadline_ms: Some(2600),
-            },
+            }),
             600,
         );
         let agents: Vec<&str> = chain.links.iter().map(|l| l.agent.as_str()).collect();
@@ -421,33 +422,33 @@ mod tests {
         assert_eq!(chain.coordinator.as_deref(), Some("triage"));
         for member in ["billing", "refunds"] {
             chain.apply(
-                &EventKind::MemberCallStarted {
+                &EventKind::Team(TeamEvent::MemberCallStarted {
                     turn: 1,
                     member: member.into(),
                     task: "look".into(),
                     deadline_ms: None,
-                },
+                }),
                 100,
             );
         }
         chain.apply(
-            &EventKind::TurnStarted {
+            &EventKind::Team(TeamEvent::TurnStarted {
                 turn: 2,
                 agent: "billing".into(),
-            },
+            }),
             100,
         );
         assert!(chain.turn.is_none(), "a member's turn is the member's");
         assert_eq!(chain.members[0].turns, 1);
         chain.apply(
-            &EventKind::MemberCallFinished {
+            &EventKind::Team(TeamEvent::MemberCallFinished {
                 turn: 1,
                 member: "billing".into(),
                 outcome: CallOutcome::Ok,
                 latency_ms: 400,
                 reply: Some("paid".into()),
                 reason: None,
-            },
+            }),
             500,
         );
         assert_eq!(chain.latest_batch().count(), 2);

@@ -2,6 +2,7 @@
 //! search to reading, the notes and the answer's citations (`state`), the
 //! selected note, and the research pane (`view`).
 
+pub(crate) mod log;
 mod sections;
 pub mod state;
 mod view;

@@ -2,6 +2,7 @@
 //! sources from search to reading, the notes with their provenance and the
 //! answer's citations, folded from the research events and the run's end.
 
+use crate::bus::ResearchEvent;
 use crate::bus::{EventKind, ResearchPhase, RunStatus, RunSummary, SourceDenial};
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
@@ -133,15 +134,15 @@ impl Research {
     /// Fold one research event; others are ignored.
     fn fold(&mut self, kind: &EventKind) {
         match kind {
-            EventKind::ResearchStepStarted(s) => {
+            EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => {
                 *self.step_mut(s.phase) = StepState::Running;
                 self.current = Some(s.phase);
             }
-            EventKind::ResearchStepFinished(s) => {
+            EventKind::Research(ResearchEvent::ResearchStepFinished(s)) => {
                 *self.step_mut(s.phase) = StepState::Done { count: s.count };
             }
-            EventKind::SourceFound(_) => self.found += 1,
-            EventKind::SourcesDeduped(d) => {
+            EventKind::Research(ResearchEvent::SourceFound(_)) => self.found += 1,
+            EventKind::Research(ResearchEvent::SourcesDeduped(d)) => {
                 self.sources = d
                     .urls
                     .iter()
@@ -152,12 +153,12 @@ impl Research {
                     })
                     .collect();
             }
-            EventKind::SourceAllowed(a) => {
+            EventKind::Research(ResearchEvent::SourceAllowed(a)) => {
                 if let Some(source) = self.source_mut(&a.url) {
                     source.status = SourceStatus::Allowed;
                 }
             }
-            EventKind::SourceDenied(d) => {
+            EventKind::Research(ResearchEvent::SourceDenied(d)) => {
                 if let Some(source) = self.source_mut(&d.url) {
                     source.status = SourceStatus::Denied {
                         reason: d.reason,
@@ -165,7 +166,7 @@ impl Research {
                     };
                 }
             }
-            EventKind::PageRead(p) => {
+            EventKind::Research(ResearchEvent::PageRead(p)) => {
                 if let Some(source) = self.source_mut(&p.url) {
                     source.status = SourceStatus::Read {
                         title: p.title.clone(),
@@ -174,7 +175,7 @@ impl Research {
                     };
                 }
             }
-            EventKind::NoteExtracted(n) => {
+            EventKind::Research(ResearchEvent::NoteExtracted(n)) => {
                 if let Some(SourceView {
                     status: SourceStatus::Read { notes, .. },
                     ..
@@ -192,14 +193,14 @@ impl Research {
                     quote: n.quote.clone(),
                 });
             }
-            EventKind::NotesVerified(v) => {
+            EventKind::Research(ResearchEvent::NotesVerified(v)) => {
                 self.verification = Some(Verification {
                     checked: v.checked,
                     ok: v.ok,
                     issues: v.issues.clone(),
                 });
             }
-            EventKind::Cited(c) => self.cited.push(c.id.clone()),
+            EventKind::Research(ResearchEvent::Cited(c)) => self.cited.push(c.id.clone()),
             _ => {}
         }
     }
@@ -267,55 +268,55 @@ mod tests {
     fn read_step() -> Vec<EventKind> {
         let url = |s: &str| format!("https://{s}.example/x");
         vec![
-            EventKind::ResearchStepStarted(StepStarted {
+            EventKind::Research(ResearchEvent::ResearchStepStarted(StepStarted {
                 step: 3,
                 phase: ResearchPhase::Dedupe,
-            }),
-            EventKind::SourceFound(SourceFound {
+            })),
+            EventKind::Research(ResearchEvent::SourceFound(SourceFound {
                 rank: 1,
                 url: url("a"),
                 title: "A".into(),
-            }),
-            EventKind::SourceFound(SourceFound {
+            })),
+            EventKind::Research(ResearchEvent::SourceFound(SourceFound {
                 rank: 2,
                 url: url("A"),
                 title: "A again".into(),
-            }),
-            EventKind::SourcesDeduped(SourcesDeduped {
+            })),
+            EventKind::Research(ResearchEvent::SourcesDeduped(SourcesDeduped {
                 urls: vec![url("a"), url("b"), url("c")],
-            }),
-            EventKind::ResearchStepFinished(StepFinished {
+            })),
+            EventKind::Research(ResearchEvent::ResearchStepFinished(StepFinished {
                 step: 3,
                 phase: ResearchPhase::Dedupe,
                 count: 3,
-            }),
-            EventKind::ResearchStepStarted(StepStarted {
+            })),
+            EventKind::Research(ResearchEvent::ResearchStepStarted(StepStarted {
                 step: 4,
                 phase: ResearchPhase::ReadExtract,
-            }),
-            EventKind::SourceDenied(SourceDenied {
+            })),
+            EventKind::Research(ResearchEvent::SourceDenied(SourceDenied {
                 url: url("a"),
                 domain: "a.example".into(),
                 reason: SourceDenial::Execution,
                 gated_by: Some("a_reads".into()),
-            }),
-            EventKind::SourceAllowed(SourceAllowed {
+            })),
+            EventKind::Research(ResearchEvent::SourceAllowed(SourceAllowed {
                 url: url("b"),
                 domain: "b.example".into(),
-            }),
-            EventKind::PageRead(PageRead {
+            })),
+            EventKind::Research(ResearchEvent::PageRead(PageRead {
                 url: url("b"),
                 title: "B".into(),
                 published_at: "2026-03-07".into(),
-            }),
-            EventKind::NoteExtracted(NoteExtracted {
+            })),
+            EventKind::Research(ResearchEvent::NoteExtracted(NoteExtracted {
                 id: "n1".into(),
                 url: url("b"),
                 title: "B".into(),
                 published_at: "2026-03-07".into(),
                 claim: "B says so.".into(),
                 quote: "A quote long enough.".into(),
-            }),
+            })),
         ]
     }
 
@@ -360,11 +361,13 @@ mod tests {
     #[test]
     fn the_end_marks_the_failed_step_and_keeps_the_answer() {
         let mut events = read_step();
-        events.push(EventKind::NotesVerified(NotesVerified {
-            checked: 1,
-            ok: false,
-            issues: vec!["stale_source".into()],
-        }));
+        events.push(EventKind::Research(ResearchEvent::NotesVerified(
+            NotesVerified {
+                checked: 1,
+                ok: false,
+                issues: vec!["stale_source".into()],
+            },
+        )));
         let mut research = fold(&events);
         let reason = StopReason::VerificationFailed {
             issue: "stale_source".into(),

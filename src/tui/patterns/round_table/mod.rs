@@ -5,6 +5,7 @@
 //! `detail`).
 
 mod detail;
+pub(crate) mod log;
 mod selection;
 pub(crate) mod state;
 mod view;

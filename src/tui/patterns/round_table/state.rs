@@ -3,6 +3,7 @@
 //! rounds are shared (`Arc`), so copies of the state for replay's
 //! checkpoints stay cheap.
 
+use crate::bus::RoundEvent;
 use crate::bus::{Conflict, Decision, EventKind, HumanChoice, RunStarted, Stance};
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
@@ -93,7 +94,7 @@ impl RoundTable {
 impl Fold for RoundTable {
     fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         match kind {
-            EventKind::RoundStarted { round, speakers } => {
+            EventKind::Round(RoundEvent::RoundStarted { round, speakers }) => {
                 for role in speakers {
                     self.role_index(role);
                 }
@@ -114,17 +115,17 @@ impl Fold for RoundTable {
                     self.earlier_rounds += over;
                 }
             }
-            EventKind::ContributionRequested { round, agent } => {
+            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
                 self.set_cell(*round, agent, Cell::Waiting)
             }
-            EventKind::ContributionAccepted {
+            EventKind::Round(RoundEvent::ContributionAccepted {
                 round,
                 agent,
                 stance,
                 confidence,
                 summary,
                 actions,
-            } => self.set_cell(
+            }) => self.set_cell(
                 *round,
                 agent,
                 Cell::Accepted(Contribution {
@@ -134,12 +135,12 @@ impl Fold for RoundTable {
                     actions: actions.clone(),
                 }),
             ),
-            EventKind::ContributionRejected {
+            EventKind::Round(RoundEvent::ContributionRejected {
                 round,
                 agent,
                 reason,
                 raw,
-            } => self.set_cell(
+            }) => self.set_cell(
                 *round,
                 agent,
                 Cell::Rejected {
@@ -147,11 +148,11 @@ impl Fold for RoundTable {
                     raw: raw.clone(),
                 },
             ),
-            EventKind::RoundFinished {
+            EventKind::Round(RoundEvent::RoundFinished {
                 round,
                 conflicts,
                 decision,
-            } => {
+            }) => {
                 if let Some(column) = self.column(*round) {
                     column.conflicts = conflicts.clone();
                     column.decision = *decision;
@@ -229,18 +230,18 @@ mod tests {
         let mut table = RoundTable::default();
         for round in 1..=2_000u32 {
             table.apply(
-                &EventKind::RoundStarted {
+                &EventKind::Round(RoundEvent::RoundStarted {
                     round,
                     speakers: vec!["finance".into()],
-                },
+                }),
                 0,
             );
             table.apply(
-                &EventKind::RoundFinished {
+                &EventKind::Round(RoundEvent::RoundFinished {
                     round,
                     conflicts: vec![],
                     decision: None,
-                },
+                }),
                 0,
             );
             assert!(table.rounds.len() < 2 * KEPT_ROUNDS);

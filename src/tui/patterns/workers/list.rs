@@ -139,6 +139,7 @@ fn errors(task: &TaskView) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::TaskEvent;
     use crate::bus::{EventKind, TaskStatus};
     use crate::stop::StopReason;
     use crate::tui::patterns::fold::Fold;
@@ -182,12 +183,12 @@ mod tests {
     fn event(task: usize, step: u8) -> EventKind {
         let (task, worker) = (format!("t{task}"), "payments_worker".to_string());
         match step {
-            0 => EventKind::TaskQueued {
+            0 => EventKind::Tasks(TaskEvent::TaskQueued {
                 task,
                 worker,
                 critical: false,
                 max_attempts: 2,
-            },
+            }),
             1 => EventKind::AttemptStarted {
                 task,
                 worker,
@@ -202,7 +203,7 @@ mod tests {
                 delay_ms: 500,
                 after: StopReason::TaskTimeout,
             },
-            _ => EventKind::TaskFinished {
+            _ => EventKind::Tasks(TaskEvent::TaskFinished {
                 task,
                 worker,
                 status: if step == 3 {
@@ -213,7 +214,7 @@ mod tests {
                 attempts_used: 1,
                 stop_reason: None,
                 result: None,
-            },
+            }),
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod durations;
 mod list;
+pub(crate) mod log;
 pub mod state;
 mod view;
 
@@ -186,6 +187,7 @@ fn task_json(task: &TaskView) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::TaskEvent;
     use crate::bus::{CallOutcome, EventKind, TaskStatus};
     use crate::stop::StopReason;
     use crate::tui::patterns::fold::Fold;
@@ -224,7 +226,7 @@ mod tests {
             elapsed_ms,
         );
         workers.apply(
-            &EventKind::TaskFinished {
+            &EventKind::Tasks(TaskEvent::TaskFinished {
                 task: task.into(),
                 worker: WORKER.into(),
                 status: if ok {
@@ -235,7 +237,7 @@ mod tests {
                 attempts_used: 1,
                 stop_reason: (!ok).then_some(StopReason::TaskTimeout),
                 result: None,
-            },
+            }),
             elapsed_ms,
         );
     }
@@ -246,12 +248,12 @@ mod tests {
         let mut workers = Workers::default();
         for i in 0..tasks {
             workers.apply(
-                &EventKind::TaskQueued {
+                &EventKind::Tasks(TaskEvent::TaskQueued {
                     task: format!("t{i}"),
                     worker: WORKER.into(),
                     critical: false,
                     max_attempts: 1,
-                },
+                }),
                 0,
             );
         }

@@ -3,6 +3,7 @@
 //! health.
 
 use super::durations::Durations;
+use crate::bus::TaskEvent;
 use crate::bus::{BudgetKind, CallOutcome, EventKind, Health, TaskStatus};
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
@@ -228,19 +229,21 @@ impl Fold for Workers {
     /// Fold one orchestrator event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::PlanAccepted { tasks } => {
+            EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) => {
                 for planned in tasks.iter() {
                     let task = self.task(&planned.id, &planned.worker);
                     task.critical = planned.critical;
                 }
             }
-            EventKind::PlanRejected { reason, .. } => self.plan_rejected = Some(reason.clone()),
-            EventKind::TaskQueued {
+            EventKind::Tasks(TaskEvent::PlanRejected { reason, .. }) => {
+                self.plan_rejected = Some(reason.clone())
+            }
+            EventKind::Tasks(TaskEvent::TaskQueued {
                 task,
                 worker,
                 critical,
                 max_attempts,
-            } => {
+            }) => {
                 let index = self.index_of(task, worker);
                 let task = &mut self.tasks[index];
                 task.critical = *critical;
@@ -289,14 +292,14 @@ impl Fold for Workers {
                     },
                 );
             }
-            EventKind::TaskFinished {
+            EventKind::Tasks(TaskEvent::TaskFinished {
                 task,
                 worker,
                 status,
                 stop_reason,
                 result,
                 ..
-            } => {
+            }) => {
                 let index = self.index_of(task, worker);
                 let state = match status {
                     TaskStatus::Done => TaskState::Done,
@@ -315,8 +318,8 @@ impl Fold for Workers {
                 let index = self.index_of(task, tool);
                 self.tasks[index].stale = true;
             }
-            EventKind::Aggregated { health, .. } => self.health = Some(*health),
-            EventKind::WaveStarted { wave, .. } => self.waves = *wave,
+            EventKind::Tasks(TaskEvent::Aggregated { health, .. }) => self.health = Some(*health),
+            EventKind::Tasks(TaskEvent::WaveStarted { wave, .. }) => self.waves = *wave,
             EventKind::BudgetConsumed {
                 budget: BudgetKind::Dispatches,
                 used,
@@ -356,12 +359,12 @@ mod tests {
     }
 
     fn queued(task: &str) -> EventKind {
-        EventKind::TaskQueued {
+        EventKind::Tasks(TaskEvent::TaskQueued {
             task: task.into(),
             worker: "payments_worker".into(),
             critical: false,
             max_attempts: 2,
-        }
+        })
     }
 
     fn started(task: &str, attempt: u32) -> EventKind {
@@ -375,14 +378,14 @@ mod tests {
     }
 
     fn finished(task: &str, status: TaskStatus) -> EventKind {
-        EventKind::TaskFinished {
+        EventKind::Tasks(TaskEvent::TaskFinished {
             task: task.into(),
             worker: "payments_worker".into(),
             status,
             attempts_used: 1,
             stop_reason: None,
             result: None,
-        }
+        })
     }
 
     #[test]
