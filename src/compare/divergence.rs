@@ -16,7 +16,7 @@
 //! who joins, a call refused). They are listed apart, in
 //! [`Control`].
 
-use crate::bus::RoundEvent;
+use super::CompareRules;
 use crate::bus::describe::{describe, kind_name};
 use crate::bus::{Event, EventKind};
 use serde::Serialize;
@@ -99,7 +99,7 @@ pub(super) fn control(a: &[Arc<Event>], b: &[Arc<Event>]) -> Control {
     let alike = a.len() == b.len()
         && a.iter()
             .zip(&b)
-            .all(|(x, y)| comparable(&x.kind) == comparable(&y.kind));
+            .all(|(x, y)| comparable(&x.kind, None) == comparable(&y.kind, None));
     if alike {
         return Control::default();
     }
@@ -114,7 +114,11 @@ pub(super) fn control(a: &[Arc<Event>], b: &[Arc<Event>]) -> Control {
 /// The first place the runs' events differ, past their starts and
 /// leaving out the control of the runs; `None` when one run did what the
 /// other did, times aside.
-pub(super) fn first(a: &[Arc<Event>], b: &[Arc<Event>]) -> Option<Divergence> {
+pub(super) fn first(
+    a: &[Arc<Event>],
+    b: &[Arc<Event>],
+    rules: &dyn CompareRules,
+) -> Option<Divergence> {
     let skip = |events: &[Arc<Event>]| {
         usize::from(matches!(
             events.first().map(|e| &e.kind),
@@ -130,7 +134,7 @@ pub(super) fn first(a: &[Arc<Event>], b: &[Arc<Event>]) -> Option<Divergence> {
     };
     let (a, b) = (said(a), said(b));
     let at = (0..a.len().max(b.len())).find(|&i| match (a.get(i), b.get(i)) {
-        (Some(x), Some(y)) => comparable(&x.kind) != comparable(&y.kind),
+        (Some(x), Some(y)) => comparable(&x.kind, Some(rules)) != comparable(&y.kind, Some(rules)),
         _ => true,
     })?;
     Some(Divergence {
@@ -139,23 +143,21 @@ pub(super) fn first(a: &[Arc<Event>], b: &[Arc<Event>]) -> Option<Divergence> {
     })
 }
 
-/// What an event says happened: its JSON without timing, a round's
-/// roster, or a finished run's result document (its summary and stop
-/// reason stay; the document repeats the run's history).
-fn comparable(kind: &EventKind) -> Value {
+/// What an event says happened: its JSON without timing, what the
+/// pattern's `rules` leave out (a round's roster), or a finished run's
+/// result document (its summary and stop reason stay; the document
+/// repeats the run's history).
+fn comparable(kind: &EventKind, rules: Option<&dyn CompareRules>) -> Value {
     let mut value = serde_json::to_value(kind).unwrap_or(Value::Null);
     if let Value::Object(fields) = &mut value {
         for field in TIMING {
             fields.remove(*field);
         }
-        match kind {
-            EventKind::Round(RoundEvent::RoundStarted { .. }) => {
-                fields.remove("speakers");
-            }
-            EventKind::RunFinished { .. } => {
-                fields.remove("result");
-            }
-            _ => {}
+        if let EventKind::RunFinished { .. } = kind {
+            fields.remove("result");
+        }
+        if let Some(rules) = rules {
+            rules.leave_out(kind, fields);
         }
     }
     value

@@ -228,7 +228,7 @@ impl Differences {
 }
 
 /// The keys of two maps, `a`'s in order then `b`'s others in order.
-pub(super) fn union<'k>(
+pub(crate) fn union<'k>(
     a: impl Iterator<Item = &'k String>,
     b: impl Iterator<Item = &'k String>,
 ) -> Vec<&'k String> {

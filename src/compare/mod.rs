@@ -4,28 +4,22 @@
 //! events only, so the headless front and the dashboard share it; it never
 //! draws and never knows the dashboard.
 
-mod chain;
+mod alignment;
 mod divergence;
 mod facts;
 pub(crate) mod markdown;
-mod research;
-mod rounds;
 pub(crate) mod sections;
-mod tasks;
-mod values;
+pub(crate) mod values;
 
 pub(crate) use values::short;
 
-pub(crate) use chain::{ChainAligned, Handoff, MemberCall, TurnFacts};
+pub(crate) use alignment::Aligned;
+pub use alignment::{Alignment, CompareRules, RulesOf};
 pub use divergence::Control;
 pub(crate) use divergence::{Divergence, DivergentEvent};
-pub(crate) use facts::{RunFacts, ToolCounts};
-pub use research::{ResearchAligned, SourceFate, SourceRow, StepRow};
-pub(crate) use rounds::{Contribution, RoundEnd, RoundEnds, RoundsAligned};
-pub use tasks::{TaskFacts, TaskRow, TaskState, TasksAligned};
+pub(crate) use facts::{RunFacts, ToolCounts, union};
 
 use crate::bus::{Event, EventKind, RunId};
-use crate::scenario::PatternKind;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -75,38 +69,6 @@ impl Difference {
     }
 }
 
-/// The runs' pattern steps, aligned: rounds (collaboration), tasks
-/// (orchestrator), turns and handoffs (swarm, coordinator) or research
-/// steps and sources.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Alignment {
-    Rounds(RoundsAligned),
-    Tasks(TasksAligned),
-    Chain(ChainAligned),
-    Research(ResearchAligned),
-}
-
-impl Alignment {
-    fn of(pattern: PatternKind, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
-        match pattern {
-            PatternKind::Collaboration => Alignment::Rounds(rounds::align(a, b)),
-            PatternKind::Orchestrator => Alignment::Tasks(tasks::align(a, b)),
-            PatternKind::Swarm | PatternKind::Coordinator => Alignment::Chain(chain::align(a, b)),
-            PatternKind::Research => Alignment::Research(research::align(a, b)),
-        }
-    }
-
-    fn differences(&self) -> Vec<Difference> {
-        match self {
-            Alignment::Rounds(rounds) => rounds.differences(),
-            Alignment::Tasks(tasks) => tasks.differences(),
-            Alignment::Chain(chain) => chain.differences(),
-            Alignment::Research(research) => research.differences(),
-        }
-    }
-}
-
 /// Two runs compared. `conclave compare --headless` prints it as JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
@@ -150,8 +112,8 @@ impl<'a> Side<'a> {
     }
 }
 
-/// Compare run `a` with run `b`.
-pub fn compare(a: Side, b: Side) -> Comparison {
+/// Compare run `a` with run `b`, their steps by their pattern's `rules`.
+pub fn compare(a: Side, b: Side, rules: RulesOf) -> Comparison {
     let facts_a = RunFacts::of(a.label, a.events);
     let facts_b = RunFacts::of(b.label, b.events);
     let same_pattern = facts_a.pattern == facts_b.pattern;
@@ -179,12 +141,13 @@ pub fn compare(a: Side, b: Side) -> Comparison {
         }
     }
     let mut differences = facts::differences(&facts_a, &facts_b);
-    let alignment = aligned.then(|| Alignment::of(facts_a.pattern, a.events, b.events));
+    let rules = rules(facts_a.pattern);
+    let alignment = aligned.then(|| rules.align(a.events, b.events));
     if let Some(alignment) = &alignment {
         differences.extend(alignment.differences());
     }
     let first_divergence = if aligned {
-        divergence::first(a.events, b.events)
+        divergence::first(a.events, b.events, rules)
     } else {
         None
     };
@@ -220,6 +183,3 @@ pub(crate) fn side_name(which: Which) -> &'static str {
 pub(crate) fn run_label(run: RunId, scenario: &str) -> String {
     format!("run {run} ({scenario})")
 }
-
-#[cfg(test)]
-mod tests;

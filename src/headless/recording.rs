@@ -149,7 +149,11 @@ pub fn compare(a: &Path, b: &Path) -> Exit {
         .and_then(|side_a| Ok((side_a, crate::compare::Side::new(&label_b, &events_b)?)));
     match sides {
         Ok((side_a, side_b)) => {
-            output::document(&crate::compare::compare(side_a, side_b));
+            output::document(&crate::compare::compare(
+                side_a,
+                side_b,
+                crate::patterns::compare_rules,
+            ));
             Exit::Ok
         }
         Err(e) => {

@@ -57,6 +57,16 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     }
 }
 
+/// Each pattern's rules for comparing two of its runs.
+pub fn compare_rules(pattern: PatternKind) -> &'static dyn crate::compare::CompareRules {
+    match pattern {
+        PatternKind::Collaboration => &collaboration::compare::Rules,
+        PatternKind::Orchestrator => &orchestrator::compare::Rules,
+        PatternKind::Swarm | PatternKind::Coordinator => &team::compare::Rules,
+        PatternKind::Research => &research::compare::Rules,
+    }
+}
+
 /// Free `value` on a thread of its own. A 100,000-task run's records take
 /// tens of milliseconds to free, which the run's end need not wait for.
 /// Where no thread can be had, the value is freed here. Not tokio's

@@ -1,15 +1,14 @@
 //! A comparison laid out for reading: sections of rows, each row a label
 //! and the same columns for run A and run B, each cell a short text and a
 //! tone. The dashboard draws these and the Markdown export writes them, so
-//! neither needs to know the pattern; only this file turns each pattern's
+//! neither needs to know the pattern; each pattern's rules turn its
 //! alignment into rows.
 
 mod facts;
-mod steps;
 
 pub(crate) use super::values::Tone;
 use super::values::short;
-use super::{Alignment, Comparison, Which};
+use super::{Comparison, Which};
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Cell {
@@ -25,7 +24,7 @@ impl Cell {
         }
     }
 
-    fn toned(text: impl Into<String>, tone: Tone) -> Cell {
+    pub(crate) fn toned(text: impl Into<String>, tone: Tone) -> Cell {
         Cell {
             text: text.into(),
             tone,
@@ -47,7 +46,7 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    fn new(label: impl Into<String>, a: Vec<Cell>, b: Vec<Cell>) -> Row {
+    pub(crate) fn new(label: impl Into<String>, a: Vec<Cell>, b: Vec<Cell>) -> Row {
         Row {
             label: label.into(),
             only_in: None,
@@ -75,14 +74,8 @@ impl Comparison {
     /// side by side, then every difference.
     pub(crate) fn sections(&self) -> Vec<Section> {
         let mut sections = vec![facts::section(&self.a, &self.b)];
-        match &self.alignment {
-            Some(Alignment::Rounds(rounds)) => sections.push(steps::round_table(rounds)),
-            Some(Alignment::Tasks(tasks)) => sections.push(steps::task_table(tasks)),
-            Some(Alignment::Chain(chain)) => sections.extend(steps::chain_tables(chain)),
-            Some(Alignment::Research(research)) => {
-                sections.extend(steps::research_tables(research))
-            }
-            None => {}
+        if let Some(alignment) = &self.alignment {
+            sections.extend(alignment.sections());
         }
         sections.push(Section {
             title: format!("Differences ({})", self.differences.len()),
@@ -104,6 +97,6 @@ impl Comparison {
 }
 
 /// A row's single cell.
-fn one(text: impl Into<String>) -> Vec<Cell> {
+pub(crate) fn one(text: impl Into<String>) -> Vec<Cell> {
     vec![Cell::plain(text)]
 }

@@ -6,6 +6,7 @@
 //! live, from the next wave or retry.
 
 mod aggregate;
+pub(crate) mod compare;
 mod dispatch;
 pub(crate) mod plan;
 pub(crate) mod result;

@@ -7,6 +7,7 @@
 //! Every model and tool call goes through the gateway; the run stops at a
 //! control gate before each step. It never retries or times a call.
 
+pub(crate) mod compare;
 pub(crate) mod contract;
 pub(crate) mod plan;
 mod read_extract;

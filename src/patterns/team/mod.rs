@@ -5,4 +5,5 @@
 
 pub(crate) mod action;
 pub(crate) mod agent;
+pub(crate) mod compare;
 pub(crate) mod trace;

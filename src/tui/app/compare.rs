@@ -110,7 +110,11 @@ fn comparison_of(a: &RunSlot, b: &RunSlot) -> Result<compare::Comparison, String
     let (label_a, label_b) = (label_of(a), label_of(b));
     let side_a = Side::new(&label_a, &events_a).map_err(|e| e.to_string())?;
     let side_b = Side::new(&label_b, &events_b).map_err(|e| e.to_string())?;
-    Ok(compare::compare(side_a, side_b))
+    Ok(compare::compare(
+        side_a,
+        side_b,
+        crate::patterns::compare_rules,
+    ))
 }
 
 /// Every event of a run: a replay's whole recording, a live run's log,

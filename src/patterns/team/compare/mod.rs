@@ -3,9 +3,11 @@
 //! for (accepted or refused, and why) and each member call of a
 //! coordinator, by position.
 
-use super::Difference;
+mod tables;
+
 use crate::bus::TeamEvent;
 use crate::bus::{CallOutcome, Event, EventKind, TurnOutcome};
+use crate::compare::{Aligned, Alignment, CompareRules, Difference};
 use crate::stop::StopReason;
 use serde::Serialize;
 use std::sync::Arc;
@@ -27,45 +29,45 @@ pub(crate) struct TurnFacts {
 
 /// The n-th transfer asked for in each run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HandoffRow {
+pub(crate) struct HandoffRow {
     pub(crate) n: usize,
     pub(crate) a: Option<Handoff>,
-    pub b: Option<Handoff>,
+    pub(crate) b: Option<Handoff>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Handoff {
+pub(crate) struct Handoff {
     pub(crate) from: String,
     pub(crate) to: String,
-    pub accepted: bool,
+    pub(crate) accepted: bool,
     /// Why it was refused.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 /// A coordinator's call of a member, by the turn that asked for it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MemberRow {
+pub(crate) struct MemberRow {
     pub(crate) turn: u32,
     pub(crate) member: String,
-    pub a: Option<MemberCall>,
-    pub b: Option<MemberCall>,
+    pub(crate) a: Option<MemberCall>,
+    pub(crate) b: Option<MemberCall>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MemberCall {
+pub(crate) struct MemberCall {
     /// `null` while the call had not ended.
     pub(crate) outcome: Option<CallOutcome>,
     pub(crate) reason: Option<StopReason>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ChainAligned {
+pub(crate) struct ChainAligned {
     /// The agents that held control, in order, in each run.
-    pub chain_a: Vec<String>,
-    pub chain_b: Vec<String>,
+    pub(crate) chain_a: Vec<String>,
+    pub(crate) chain_b: Vec<String>,
     pub(crate) turns: Vec<TurnRow>,
-    pub handoffs: Vec<HandoffRow>,
-    pub members: Vec<MemberRow>,
+    pub(crate) handoffs: Vec<HandoffRow>,
+    pub(crate) members: Vec<MemberRow>,
 }
 
 #[derive(Default)]
@@ -144,7 +146,7 @@ impl Chain {
     }
 }
 
-pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ChainAligned {
+fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ChainAligned {
     let (ca, cb) = (Chain::of(a), Chain::of(b));
     let mut turn_numbers: Vec<u32> = ca.turns.iter().chain(&cb.turns).map(|t| t.0).collect();
     turn_numbers.sort_unstable();
@@ -197,8 +199,8 @@ pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ChainAligned {
     }
 }
 
-impl ChainAligned {
-    pub(super) fn differences(&self) -> Vec<Difference> {
+impl Aligned for ChainAligned {
+    fn differences(&self) -> Vec<Difference> {
         let mut out = Vec::new();
         if self.chain_a != self.chain_b {
             out.push(Difference::new("chain", &self.chain_a, &self.chain_b));
@@ -231,5 +233,22 @@ impl ChainAligned {
             }
         }
         out
+    }
+
+    fn sections(&self) -> Vec<crate::compare::sections::Section> {
+        tables::chain_tables(self)
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "chain": self })
+    }
+}
+
+/// The rules by which two runs of this pattern are compared.
+pub(crate) struct Rules;
+
+impl CompareRules for Rules {
+    fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
+        Alignment::new(align(a, b))
     }
 }

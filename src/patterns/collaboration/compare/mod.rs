@@ -4,10 +4,12 @@
 //! who spoke in one run only (a flag seated them) has a row with nothing
 //! on the other side.
 
-use super::facts::union;
-use super::{Difference, Which};
+mod tables;
+
 use crate::bus::RoundEvent;
 use crate::bus::{Conflict, Decision, Event, EventKind, Stance};
+use crate::compare::union;
+use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -55,7 +57,7 @@ pub(crate) struct RoundEnds {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RoundsAligned {
+pub(crate) struct RoundsAligned {
     /// Every round either run convened, in order.
     pub(crate) rounds: Vec<u32>,
     pub(crate) agents: Vec<AgentRow>,
@@ -149,7 +151,7 @@ impl Table {
     }
 }
 
-pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> RoundsAligned {
+fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> RoundsAligned {
     let (ta, tb) = (Table::of(a), Table::of(b));
     let mut rounds: Vec<u32> = ta.cells.keys().chain(tb.cells.keys()).copied().collect();
     rounds.sort_unstable();
@@ -186,8 +188,8 @@ pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> RoundsAligned {
     }
 }
 
-impl RoundsAligned {
-    pub(super) fn differences(&self) -> Vec<Difference> {
+impl Aligned for RoundsAligned {
+    fn differences(&self) -> Vec<Difference> {
         let mut out = Vec::new();
         for (i, round) in self.rounds.iter().enumerate() {
             for row in &self.agents {
@@ -224,4 +226,33 @@ impl RoundsAligned {
         }
         out
     }
+
+    fn sections(&self) -> Vec<crate::compare::sections::Section> {
+        vec![tables::round_table(self)]
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "rounds": self })
+    }
 }
+
+/// The rules by which two runs of this pattern are compared.
+pub(crate) struct Rules;
+
+impl CompareRules for Rules {
+    fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
+        Alignment::new(align(a, b))
+    }
+
+    /// A round's roster follows from the scenario and the flags, which the
+    /// comparison's facts and flag changes already compare: runs diverge
+    /// where someone first acts differently, not where the roster is read.
+    fn leave_out(&self, kind: &EventKind, fields: &mut serde_json::Map<String, serde_json::Value>) {
+        if let EventKind::Round(RoundEvent::RoundStarted { .. }) = kind {
+            fields.remove("speakers");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

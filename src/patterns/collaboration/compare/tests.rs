@@ -1,6 +1,10 @@
+//! Two round tables compared: what diverges, what is only a roster or a
+//! time, what the comparison of any two runs holds.
+
 use super::*;
-use crate::bus::{ClockMode, FlagState, RoundEvent, RunStarted, Stance};
-use crate::scenario::Scenario;
+use crate::bus::{ClockMode, FlagState, RunStarted};
+use crate::compare::{Comparison, Side, compare, short};
+use crate::scenario::{PatternKind, Scenario};
 use serde_json::json;
 
 fn scenario(name: &str) -> Arc<Scenario> {
@@ -82,7 +86,11 @@ fn run(kinds: Vec<EventKind>, step_ms: u64) -> Vec<Arc<Event>> {
 }
 
 fn compared(a: &[Arc<Event>], b: &[Arc<Event>]) -> Comparison {
-    compare(Side::new("a", a).unwrap(), Side::new("b", b).unwrap())
+    compare(
+        Side::new("a", a).unwrap(),
+        Side::new("b", b).unwrap(),
+        crate::patterns::compare_rules,
+    )
 }
 
 #[test]
@@ -148,7 +156,11 @@ fn a_roster_alone_is_not_where_runs_diverge_but_a_new_voice_is() {
     let divergence = comparison.first_divergence.unwrap();
     assert_eq!(divergence.a, None, "A ended where B's legal spoke");
     assert_eq!(divergence.b.unwrap().seq, 4);
-    let Some(Alignment::Rounds(rounds)) = comparison.alignment else {
+    let Some(rounds) = comparison
+        .alignment
+        .as_ref()
+        .and_then(|a| a.get::<RoundsAligned>())
+    else {
         panic!("a round table");
     };
     let legal = rounds.agents.iter().find(|r| r.agent == "legal").unwrap();

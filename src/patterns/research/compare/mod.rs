@@ -2,10 +2,12 @@
 //! count, each source after dedupe with its fate (read, denied by policy or
 //! at execution, or never reached), and the notes the answers cite.
 
-use super::Difference;
-use super::facts::union;
+mod tables;
+
 use crate::bus::ResearchEvent;
 use crate::bus::{Event, EventKind, ResearchPhase, SourceDenial};
+use crate::compare::union;
+use crate::compare::{Aligned, Alignment, CompareRules, Difference};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use std::sync::Arc;
 /// What became of a source.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "fate", rename_all = "snake_case")]
-pub enum SourceFate {
+pub(crate) enum SourceFate {
     /// Kept after dedupe, never reached.
     Listed,
     /// Let through, not read (yet).
@@ -48,24 +50,24 @@ impl SourceFate {
 /// A step of the workflow: its count in each run, `null` where the run
 /// did not finish it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StepRow {
-    pub phase: ResearchPhase,
-    pub a: Option<u64>,
-    pub b: Option<u64>,
+pub(crate) struct StepRow {
+    pub(crate) phase: ResearchPhase,
+    pub(crate) a: Option<u64>,
+    pub(crate) b: Option<u64>,
 }
 
 /// A source (its URL after normalisation) in each run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SourceRow {
-    pub url: String,
-    pub a: Option<SourceFate>,
-    pub b: Option<SourceFate>,
+pub(crate) struct SourceRow {
+    pub(crate) url: String,
+    pub(crate) a: Option<SourceFate>,
+    pub(crate) b: Option<SourceFate>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ResearchAligned {
-    pub steps: Vec<StepRow>,
-    pub sources: Vec<SourceRow>,
+pub(crate) struct ResearchAligned {
+    pub(crate) steps: Vec<StepRow>,
+    pub(crate) sources: Vec<SourceRow>,
     /// Note ids kept, in each run.
     pub(crate) notes_a: Vec<String>,
     pub(crate) notes_b: Vec<String>,
@@ -121,7 +123,7 @@ impl Research {
     }
 }
 
-pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ResearchAligned {
+fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ResearchAligned {
     let (ra, rb) = (Research::of(a), Research::of(b));
     let steps = ResearchPhase::ALL
         .into_iter()
@@ -148,8 +150,8 @@ pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> ResearchAligned {
     }
 }
 
-impl ResearchAligned {
-    pub(super) fn differences(&self) -> Vec<Difference> {
+impl Aligned for ResearchAligned {
+    fn differences(&self) -> Vec<Difference> {
         let mut out = Vec::new();
         for row in &self.steps {
             if row.a != row.b {
@@ -173,5 +175,22 @@ impl ResearchAligned {
             out.push(Difference::new("notes", &self.notes_a, &self.notes_b));
         }
         out
+    }
+
+    fn sections(&self) -> Vec<crate::compare::sections::Section> {
+        tables::research_tables(self)
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "research": self })
+    }
+}
+
+/// The rules by which two runs of this pattern are compared.
+pub(crate) struct Rules;
+
+impl CompareRules for Rules {
+    fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
+        Alignment::new(align(a, b))
     }
 }

@@ -3,10 +3,12 @@
 //! why it failed. A task planned in one run only has nothing on the other
 //! side.
 
-use super::facts::union;
-use super::{Difference, Which};
+mod tables;
+
 use crate::bus::TaskEvent;
 use crate::bus::{Event, EventKind, TaskStatus};
+use crate::compare::union;
+use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -15,7 +17,7 @@ use std::sync::Arc;
 /// Where a task got to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TaskState {
+pub(crate) enum TaskState {
     /// Planned, never started.
     Queued,
     /// Started, and the run ended before it did.
@@ -36,29 +38,29 @@ impl TaskState {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskFacts {
+pub(crate) struct TaskFacts {
     pub(crate) worker: String,
     pub(crate) critical: bool,
-    pub state: TaskState,
+    pub(crate) state: TaskState,
     /// Attempts started, retries included.
     pub(crate) attempts: u32,
-    pub stop_reason: Option<StopReason>,
+    pub(crate) stop_reason: Option<StopReason>,
 }
 
 /// One task in both runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TaskRow {
-    pub task: String,
+pub(crate) struct TaskRow {
+    pub(crate) task: String,
     /// The run that planned the task, when one only did.
     pub(crate) only_in: Option<Which>,
-    pub a: Option<TaskFacts>,
-    pub b: Option<TaskFacts>,
+    pub(crate) a: Option<TaskFacts>,
+    pub(crate) b: Option<TaskFacts>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TasksAligned {
+pub(crate) struct TasksAligned {
     /// Tasks in plan order, `a`'s first.
-    pub tasks: Vec<TaskRow>,
+    pub(crate) tasks: Vec<TaskRow>,
 }
 
 fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
@@ -118,7 +120,7 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
     tasks
 }
 
-pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> TasksAligned {
+fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> TasksAligned {
     let (ta, tb) = (tasks_of(a), tasks_of(b));
     let tasks = union(ta.keys(), tb.keys())
         .into_iter()
@@ -140,8 +142,8 @@ pub(super) fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> TasksAligned {
     TasksAligned { tasks }
 }
 
-impl TasksAligned {
-    pub(super) fn differences(&self) -> Vec<Difference> {
+impl Aligned for TasksAligned {
+    fn differences(&self) -> Vec<Difference> {
         let mut out = Vec::new();
         for row in &self.tasks {
             let (Some(a), Some(b)) = (&row.a, &row.b) else {
@@ -174,5 +176,22 @@ impl TasksAligned {
             }
         }
         out
+    }
+
+    fn sections(&self) -> Vec<crate::compare::sections::Section> {
+        vec![tables::task_table(self)]
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "tasks": self })
+    }
+}
+
+/// The rules by which two runs of this pattern are compared.
+pub(crate) struct Rules;
+
+impl CompareRules for Rules {
+    fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
+        Alignment::new(align(a, b))
     }
 }

@@ -1,0 +1,78 @@
+//! A pattern's part of a comparison: its steps of the two runs aligned, by
+//! rules that live in the pattern's own folder (`compare` in each folder of
+//! `src/patterns/`). The comparison knows them only through these traits,
+//! so it stands below the patterns and never names one.
+
+use super::Difference;
+use super::sections::Section;
+use crate::bus::{Event, EventKind};
+use crate::scenario::PatternKind;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// One pattern's steps of two runs, aligned: rounds, tasks, turns and
+/// handoffs, or research steps and sources.
+pub(crate) trait Aligned: fmt::Debug + Send + Sync + Any {
+    /// What differs, step by step.
+    fn differences(&self) -> Vec<Difference>;
+    /// The steps side by side, as the sections a comparison shows.
+    fn sections(&self) -> Vec<Section>;
+    /// The alignment as the comparison's document holds it, under the
+    /// name of what is aligned: `{"rounds": …}`, `{"tasks": …}`.
+    fn to_json(&self) -> Value;
+}
+
+/// A pattern's rules for comparing two runs of one scenario.
+pub trait CompareRules: Sync {
+    /// The runs' steps aligned.
+    fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment;
+
+    /// Leave out of an event's comparison what follows from the runs'
+    /// setup, which the comparison's facts already hold (a round's
+    /// roster). Nothing by default.
+    fn leave_out(&self, _kind: &EventKind, _fields: &mut Map<String, Value>) {}
+}
+
+/// Each pattern's rules, as the patterns register them
+/// (`crate::patterns::compare_rules`).
+pub type RulesOf = fn(PatternKind) -> &'static dyn CompareRules;
+
+/// The runs' pattern steps, aligned by the pattern's rules.
+#[derive(Clone, Debug)]
+pub struct Alignment(Arc<dyn Aligned>);
+
+impl Alignment {
+    pub(crate) fn new(aligned: impl Aligned) -> Alignment {
+        Alignment(Arc::new(aligned))
+    }
+
+    pub(crate) fn differences(&self) -> Vec<Difference> {
+        self.0.differences()
+    }
+
+    pub(crate) fn sections(&self) -> Vec<Section> {
+        self.0.sections()
+    }
+
+    /// The alignment as its pattern's own type, when it is `T`.
+    #[cfg(test)]
+    pub(crate) fn get<T: Aligned>(&self) -> Option<&T> {
+        let aligned: &dyn Any = &*self.0;
+        aligned.downcast_ref()
+    }
+}
+
+impl PartialEq for Alignment {
+    fn eq(&self, other: &Alignment) -> bool {
+        self.0.to_json() == other.0.to_json()
+    }
+}
+
+impl Serialize for Alignment {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.to_json().serialize(serializer)
+    }
+}
