@@ -13,6 +13,7 @@ pub(crate) mod result;
 use super::{RunContext, RunOutcome};
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::CallError;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelRequest, Purpose};
 use crate::pycompat::py_strip;
 use crate::scenario::Team;
@@ -22,6 +23,10 @@ use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use serde_json::{Value, json};
+
+/// The system prompts of a role's contribution and of the final brief.
+const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
+const BRIEF_PROMPT: Prompt = compiled_in!("collaboration_brief.md", text);
 
 /// How a run ends early: the reason, and what the result adds to it.
 struct Stop {
@@ -195,6 +200,7 @@ impl Table<'_> {
             purpose: Purpose::Contribution {
                 role: role.to_string(),
             },
+            prompt: &CONTRIBUTION_PROMPT,
             payload: self.contribution_payload(role),
         };
         let raw = match self
@@ -303,6 +309,7 @@ impl Table<'_> {
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
         let request = ModelRequest {
             purpose: Purpose::FinalBrief,
+            prompt: &BRIEF_PROMPT,
             payload: json!({
                 "goal": self.ctx.goal,
                 "final_decision": decision,

@@ -13,6 +13,7 @@ use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
 use crate::bus::{RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::stop::StopReason;
 use result::{CoordinatorResult, MemberRecord};
 use serde_json::{Value, json};
@@ -20,6 +21,10 @@ use std::time::Duration;
 
 /// How many history entries the coordinator is shown.
 const RECENT: usize = 12;
+
+/// The system prompts of the coordinator's turns and of its members'.
+const TURN_PROMPT: Prompt = compiled_in!("coordinator_turn.md", json);
+const MEMBER_PROMPT: Prompt = compiled_in!("coordinator_member.md", json);
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
@@ -77,7 +82,11 @@ impl Desk<'_> {
     async fn play(&mut self) -> Result<String, StopReason> {
         let coordinator = self.coordinator.clone();
         loop {
-            let turn = match self.team.turn(&coordinator, None, self.context()).await {
+            let turn = match self
+                .team
+                .turn(&coordinator, &TURN_PROMPT, None, self.context())
+                .await
+            {
                 Ok(turn) => turn,
                 Err(halted) => return Err(self.halted(&coordinator, halted)),
             };

@@ -14,6 +14,7 @@ use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelRequest, Purpose};
 use crate::pycompat::py_strip;
 use crate::scenario::Scenario;
@@ -32,6 +33,10 @@ pub(crate) const DEFAULT_MAX_RETRIES_PER_TASK: u32 = 1;
 pub(crate) const DEFAULT_MAX_DISPATCHES: u32 = 8;
 pub(crate) const DEFAULT_TASK_TIMEOUT_SECONDS: f64 = 2.0;
 pub(crate) const DEFAULT_MAX_SECONDS: f64 = 25.0;
+
+/// The system prompts of the planner and of the final brief.
+const PLAN_PROMPT: Prompt = compiled_in!("orchestrator_plan.md", json);
+const BRIEF_PROMPT: Prompt = compiled_in!("orchestrator_brief.md", text);
 
 /// The limits of one orchestrator run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,6 +144,7 @@ async fn plan_tasks(
     let scenario = &ctx.scenario;
     let request = ModelRequest {
         purpose: Purpose::Plan,
+        prompt: &PLAN_PROMPT,
         payload: plan_payload(scenario, &ctx.goal, limits.max_tasks),
     };
     let output = match ctx.gateway.model("plan".into(), request).await {
@@ -270,6 +276,7 @@ async fn finalize(
     }
     let request = ModelRequest {
         purpose: Purpose::FinalBrief,
+        prompt: &BRIEF_PROMPT,
         payload: json!({"goal": ctx.goal, "aggregate": aggregate}),
     };
     let text = match ctx.gateway.model("final brief".into(), request).await {

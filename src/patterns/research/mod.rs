@@ -20,6 +20,7 @@ use crate::bus::{
 };
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{ResearchLimits, ResearchTool, Scenario};
 use crate::stop::StopReason;
@@ -177,9 +178,14 @@ impl Desk<'_> {
         &self,
         label: &str,
         purpose: Purpose,
+        prompt: &'static Prompt,
         payload: Value,
     ) -> Result<ModelOutput, Stop> {
-        let request = ModelRequest { purpose, payload };
+        let request = ModelRequest {
+            purpose,
+            prompt,
+            payload,
+        };
         self.gateway
             .model(label.to_string(), request)
             .await

@@ -12,6 +12,7 @@ use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome};
 use crate::bus::{EventKind, HandoffRejection, RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::stop::StopReason;
 use controller::{HandoffLimits, TransferController};
 use result::{HandoffRecord, SwarmResult};
@@ -26,6 +27,9 @@ const RECENT: usize = 8;
 /// that a turn's prompt stays the same size however long the run goes on
 /// (a model's context is bounded too).
 const CHAIN_SHOWN: usize = 32;
+
+/// The system prompt of every agent's turns.
+const TURN_PROMPT: Prompt = compiled_in!("swarm_turn.md", json);
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
@@ -81,7 +85,11 @@ impl Swarm<'_> {
     async fn play(&mut self) -> Result<String, StopReason> {
         loop {
             let holder = self.holder.clone();
-            let turn = match self.team.turn(&holder, self.deadline, self.context()).await {
+            let turn = match self
+                .team
+                .turn(&holder, &TURN_PROMPT, self.deadline, self.context())
+                .await
+            {
                 Ok(turn) => turn,
                 Err(halted) => {
                     let reason = self.stop_of(halted.halt);
