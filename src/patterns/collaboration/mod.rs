@@ -10,7 +10,7 @@ mod escalate;
 mod limits;
 pub(crate) mod result;
 
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::CallError;
 use crate::provider::prompts::{Prompt, compiled_in};
@@ -27,6 +27,13 @@ use serde_json::{Value, json};
 /// The system prompts of a role's contribution and of the final brief.
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
 const BRIEF_PROMPT: Prompt = compiled_in!("collaboration_brief.md", text);
+
+/// The round table.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_MAX_SECONDS,
+    figures: Figures::NONE,
+};
 
 /// How a run ends early: the reason, and what the result adds to it.
 struct Stop {

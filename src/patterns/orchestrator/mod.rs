@@ -10,7 +10,7 @@ mod dispatch;
 pub(crate) mod plan;
 pub(crate) mod result;
 
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
@@ -37,6 +37,16 @@ pub(crate) const DEFAULT_MAX_SECONDS: f64 = 25.0;
 /// The system prompts of the planner and of the final brief.
 const PLAN_PROMPT: Prompt = compiled_in!("orchestrator_plan.md", json);
 const BRIEF_PROMPT: Prompt = compiled_in!("orchestrator_brief.md", text);
+
+/// The orchestrator: its runs dispatch tasks in waves.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_MAX_SECONDS,
+    figures: Figures {
+        waves: true,
+        ..Figures::NONE
+    },
+};
 
 /// The limits of one orchestrator run.
 #[derive(Clone, Copy, Debug, PartialEq)]

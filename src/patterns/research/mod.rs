@@ -14,7 +14,7 @@ pub(crate) mod result;
 mod sources;
 mod workflow;
 
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
@@ -22,7 +22,7 @@ use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
-use crate::scenario::{ResearchLimits, ResearchTool, Scenario};
+use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
 use crate::stop::StopReason;
 use contract::tool_data;
 use result::{
@@ -32,6 +32,16 @@ use result::{
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
+
+/// The research workflow: its runs take steps.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_MAX_SECONDS,
+    figures: Figures {
+        steps: true,
+        ..Figures::NONE
+    },
+};
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {

@@ -9,10 +9,11 @@ pub(crate) mod result;
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
 use super::team::trace::TraceEntry;
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::{EventKind, HandoffRejection, RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
+use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::stop::StopReason;
 use controller::{HandoffLimits, TransferController};
 use result::{HandoffRecord, SwarmResult};
@@ -30,6 +31,13 @@ const CHAIN_SHOWN: usize = 32;
 
 /// The system prompt of every agent's turns.
 const TURN_PROMPT: Prompt = compiled_in!("swarm_turn.md", json);
+
+/// The swarm, with the team's time budget.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
+    figures: Figures::NONE,
+};
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
