@@ -65,7 +65,7 @@ pub(crate) type RunFuture = Pin<Box<dyn Future<Output = RunOutcome> + Send>>;
 
 /// Which figures counted from a run's events a pattern's runs report in a
 /// sweep, zero included; a pattern without one leaves it out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Figures {
     /// Waves of tasks started.
     pub(crate) waves: bool,
