@@ -735,6 +735,42 @@ async fn a_member_with_shared_history_sees_the_coordinators_conversation() {
     );
 }
 
+/// The coordinator's turns go with the coordinator's prompt, its members'
+/// with the members' (which offers no member calls); all answer in JSON.
+#[tokio::test]
+async fn the_coordinator_and_its_members_are_asked_with_prompts_of_their_own() {
+    let doc = quick("launch_coordinator.json");
+    let server = serve(&doc).await;
+    let (outcome, _) = on_endpoint(&doc, &server).await;
+    assert_eq!(outcome.result["status"], "ok", "{}", outcome.result);
+    let requests = server.received_requests().await.unwrap();
+    let mut asked = Vec::new();
+    for request in &requests {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        let system = body["messages"][0]["content"].as_str().unwrap().to_string();
+        let user: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+        assert_eq!(body["response_format"], json!({"type": "json_object"}));
+        asked.push((user["agent"].as_str().unwrap().to_string(), system));
+    }
+    assert!(asked.len() > 2, "the lead and its members: {asked:?}");
+    for (agent, system) in &asked {
+        if agent == "launch_lead" {
+            assert!(
+                system.starts_with("You are launch_lead, the coordinator")
+                    && system.contains("call_members"),
+                "{system}"
+            );
+        } else {
+            assert!(
+                system.starts_with(&format!("You are {agent}, a specialist member")),
+                "{system}"
+            );
+            assert!(!system.contains("call_members"), "{system}");
+        }
+    }
+}
+
 /// What each request the endpoint received asked: its user message, the
 /// pattern's payload, in the order they came.
 async fn payloads(server: &MockServer) -> Vec<Value> {

@@ -70,7 +70,8 @@ impl RunFacts {
         let mut facts = RunFacts {
             recording: label.to_string(),
             scenario: String::new(),
-            pattern: PatternKind::Collaboration,
+            // Read from the run's start, which every side begins with.
+            pattern: Default::default(),
             seed: 0,
             goal: String::new(),
             flags: IndexMap::new(),

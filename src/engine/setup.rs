@@ -10,7 +10,7 @@ use crate::provider::openai::{self, OpenAiConfig};
 use crate::provider::prompts::Prompts;
 use crate::provider::{OpenAiProvider, Provider, SimProvider};
 use crate::rng::RunRng;
-use crate::scenario::{PatternKind, ProviderKind, Scenario, SpendLimits};
+use crate::scenario::{ProviderKind, Scenario, SpendLimits};
 use std::sync::Arc;
 
 /// The model of a run: the sim with the scenario's script, or an
@@ -94,12 +94,7 @@ pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::
 
 /// The run's time budget: its `max_seconds`, or its pattern's default.
 pub(super) fn run_limit(scenario: &Scenario) -> std::time::Duration {
-    let default = match scenario.pattern {
-        PatternKind::Collaboration => patterns::collaboration::DEFAULT_MAX_SECONDS,
-        PatternKind::Orchestrator => patterns::orchestrator::DEFAULT_MAX_SECONDS,
-        PatternKind::Research => crate::scenario::DEFAULT_MAX_SECONDS,
-        PatternKind::Swarm | PatternKind::Coordinator => crate::scenario::DEFAULT_TEAM_MAX_SECONDS,
-    };
+    let default = patterns::runner(scenario.pattern).default_max_seconds;
     let seconds = scenario
         .budget
         .as_ref()

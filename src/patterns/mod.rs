@@ -18,6 +18,8 @@ use crate::control::Gate;
 use crate::gateway::Gateway;
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 /// Everything a runner may use.
@@ -47,24 +49,58 @@ pub struct RunOutcome {
     pub error: Option<String>,
 }
 
-pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
-    match ctx.scenario.pattern {
-        PatternKind::Collaboration => collaboration::run(ctx).await,
-        PatternKind::Orchestrator => orchestrator::run(ctx).await,
-        PatternKind::Swarm => swarm::run(ctx).await,
-        PatternKind::Coordinator => coordinator::run(ctx).await,
-        PatternKind::Research => research::run(ctx).await,
+/// A pattern as the engine and the sweep see it: how its runs go, and the
+/// default and the figures that are its own.
+pub(crate) struct Runner {
+    /// One run, from its start to its outcome.
+    pub(crate) run: fn(RunContext) -> RunFuture,
+    /// The run's time budget when the scenario sets no `max_seconds`.
+    pub(crate) default_max_seconds: f64,
+    /// The figures a sweep counts from the events of the pattern's runs.
+    pub(crate) figures: Figures,
+    /// How two of the pattern's runs are compared.
+    pub(crate) compare: &'static dyn crate::compare::CompareRules,
+}
+
+/// A run under way, boxed so that every pattern's runs are one type.
+pub(crate) type RunFuture = Pin<Box<dyn Future<Output = RunOutcome> + Send>>;
+
+/// Which figures counted from a run's events a pattern's runs report in a
+/// sweep, zero included; a pattern without one leaves it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Figures {
+    /// Waves of tasks started.
+    pub(crate) waves: bool,
+    /// Research steps started.
+    pub(crate) steps: bool,
+}
+
+impl Figures {
+    pub(crate) const NONE: Figures = Figures {
+        waves: false,
+        steps: false,
+    };
+}
+
+/// The runner of `pattern`: the one place the engine looks at which
+/// pattern a run is; adding a pattern is a folder and a line here.
+pub(crate) fn runner(pattern: PatternKind) -> &'static Runner {
+    match pattern {
+        PatternKind::Collaboration => &collaboration::RUNNER,
+        PatternKind::Orchestrator => &orchestrator::RUNNER,
+        PatternKind::Swarm => &swarm::RUNNER,
+        PatternKind::Coordinator => &coordinator::RUNNER,
+        PatternKind::Research => &research::RUNNER,
     }
 }
 
 /// Each pattern's rules for comparing two of its runs.
 pub fn compare_rules(pattern: PatternKind) -> &'static dyn crate::compare::CompareRules {
-    match pattern {
-        PatternKind::Collaboration => &collaboration::compare::Rules,
-        PatternKind::Orchestrator => &orchestrator::compare::Rules,
-        PatternKind::Swarm | PatternKind::Coordinator => &team::compare::Rules,
-        PatternKind::Research => &research::compare::Rules,
-    }
+    runner(pattern).compare
+}
+
+pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
+    (runner(ctx.scenario.pattern).run)(ctx).await
 }
 
 /// Free `value` on a thread of its own. A 100,000-task run's records take

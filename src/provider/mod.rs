@@ -26,7 +26,7 @@ pub(crate) use sim::workers::SimWorkers;
 pub(crate) use workers::Workers;
 
 /// What a model call is for. The sim picks its script by it; an HTTP
-/// provider picks its prompt by it.
+/// provider fills its prompt's speaker in from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Purpose {
     /// A collaboration role's contribution to a round.
@@ -101,10 +101,12 @@ pub(crate) struct TextPiece {
 /// arrives. Unbounded: the provider's body cap bounds what one call sends.
 pub(crate) type TextSink = tokio::sync::mpsc::UnboundedSender<TextPiece>;
 
-/// One model call: its purpose and the JSON payload the model is given.
+/// One model call: its purpose, the system prompt its pattern chose for it
+/// and the JSON payload the model is given.
 #[derive(Clone, Debug)]
 pub(crate) struct ModelRequest {
     pub(crate) purpose: Purpose,
+    pub(crate) prompt: &'static prompts::Prompt,
     pub(crate) payload: Value,
 }
 

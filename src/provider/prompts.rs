@@ -1,47 +1,57 @@
-//! The system prompts of the HTTP provider, one per pattern and purpose, in
-//! Conclave's own words. They are compiled in from `assets/prompts/`; a
-//! folder given with `--prompts` overrides any of them by file name.
-//! `{{role}}` and `{{focus}}` (a round table's analyst), `{{agent}}` and
-//! `{{description}}` (a swarm's or a coordinated team's agent) are filled in
-//! from the scenario.
+//! The system prompts of the HTTP provider. Each pattern names the prompt
+//! of each of its calls (`ModelRequest::prompt`), compiled in from
+//! `assets/prompts/`; a folder given with `--prompts` overrides any of them
+//! by file name. `{{role}}` and `{{focus}}` (a round table's analyst),
+//! `{{agent}}` and `{{description}}` (a swarm's or a coordinated team's
+//! agent) are filled in from the scenario. The provider never tells
+//! patterns apart: it sends the prompt it is handed.
 
 use super::Purpose;
-use crate::scenario::{PatternKind, Scenario};
+use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 
-/// A prompt: its file name and the text compiled in.
-struct Embedded {
-    file: &'static str,
-    text: &'static str,
+/// A prompt a pattern hands the provider: its file name under
+/// `assets/prompts/` (the name `--prompts` overrides it by), the text
+/// compiled in, and whether the answer must be JSON.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Prompt {
+    pub(crate) file: &'static str,
+    pub(crate) text: &'static str,
+    pub(crate) json: bool,
 }
 
-macro_rules! embedded {
-    ($file:literal) => {
-        Embedded {
-            file: $file,
-            text: include_str!(concat!("../../assets/prompts/", $file)),
-        }
+#[cfg(test)]
+impl Prompt {
+    /// The prompt of a test's call to a provider that reads none (the sim).
+    pub(crate) const UNUSED: Prompt = Prompt {
+        file: "unused.md",
+        text: "",
+        json: false,
     };
 }
 
-const COLLABORATION_CONTRIBUTION: Embedded = embedded!("collaboration_contribution.md");
-const COLLABORATION_BRIEF: Embedded = embedded!("collaboration_brief.md");
-const ORCHESTRATOR_PLAN: Embedded = embedded!("orchestrator_plan.md");
-const ORCHESTRATOR_BRIEF: Embedded = embedded!("orchestrator_brief.md");
-const SWARM_TURN: Embedded = embedded!("swarm_turn.md");
-const COORDINATOR_TURN: Embedded = embedded!("coordinator_turn.md");
-const COORDINATOR_MEMBER: Embedded = embedded!("coordinator_member.md");
-const RESEARCH_PLAN: Embedded = embedded!("research_plan.md");
-const RESEARCH_NOTES: Embedded = embedded!("research_notes.md");
-const RESEARCH_SYNTHESIS: Embedded = embedded!("research_synthesis.md");
+/// The [`Prompt`] of a file in `assets/prompts/`, compiled in:
+/// `compiled_in!("swarm_turn.md", json)` for one whose answer must be
+/// JSON, `compiled_in!("orchestrator_brief.md", text)` for free text.
+macro_rules! compiled_in {
+    ($file:literal, json) => {
+        $crate::provider::prompts::compiled_in!(@ $file, true)
+    };
+    ($file:literal, text) => {
+        $crate::provider::prompts::compiled_in!(@ $file, false)
+    };
+    (@ $file:literal, $json:literal) => {
+        $crate::provider::prompts::Prompt {
+            file: $file,
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/prompts/", $file)),
+            json: $json,
+        }
+    };
+}
+pub(crate) use compiled_in;
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub(crate) enum PromptError {
-    #[error("no prompt for the {purpose} calls of the {pattern} pattern")]
-    Missing {
-        pattern: PatternKind,
-        purpose: String,
-    },
     #[error("cannot read the prompt {path}: {message}")]
     Unreadable { path: String, message: String },
 }
@@ -64,36 +74,14 @@ impl Prompts {
         Prompts { overrides }
     }
 
+    /// `prompt`, or the file of its name in the `--prompts` folder, with
+    /// the speaker of `purpose` filled in from `scenario`.
     pub(crate) fn system(
         &self,
         scenario: &Scenario,
+        prompt: &Prompt,
         purpose: &Purpose,
     ) -> Result<SystemPrompt, PromptError> {
-        let (prompt, json) = match (scenario.pattern, purpose) {
-            (PatternKind::Collaboration, Purpose::Contribution { .. }) => {
-                (&COLLABORATION_CONTRIBUTION, true)
-            }
-            (PatternKind::Collaboration, Purpose::FinalBrief) => (&COLLABORATION_BRIEF, false),
-            (PatternKind::Orchestrator, Purpose::Plan) => (&ORCHESTRATOR_PLAN, true),
-            (PatternKind::Orchestrator, Purpose::FinalBrief) => (&ORCHESTRATOR_BRIEF, false),
-            (PatternKind::Swarm, Purpose::Turn { .. }) => (&SWARM_TURN, true),
-            (PatternKind::Coordinator, Purpose::Turn { agent }) => {
-                if scenario.entry.as_ref() == Some(agent) {
-                    (&COORDINATOR_TURN, true)
-                } else {
-                    (&COORDINATOR_MEMBER, true)
-                }
-            }
-            (PatternKind::Research, Purpose::ResearchPlan) => (&RESEARCH_PLAN, true),
-            (PatternKind::Research, Purpose::Notes) => (&RESEARCH_NOTES, true),
-            (PatternKind::Research, Purpose::Synthesis) => (&RESEARCH_SYNTHESIS, true),
-            (pattern, purpose) => {
-                return Err(PromptError::Missing {
-                    pattern,
-                    purpose: purpose.script_key().to_string(),
-                });
-            }
-        };
         let template = self.text(prompt)?;
         let (role, focus) = match purpose {
             Purpose::Contribution { role } => (
@@ -124,11 +112,11 @@ impl Prompts {
                 .replace("{{focus}}", focus)
                 .replace("{{agent}}", agent)
                 .replace("{{description}}", description),
-            json,
+            json: prompt.json,
         })
     }
 
-    fn text(&self, prompt: &Embedded) -> Result<String, PromptError> {
+    fn text(&self, prompt: &Prompt) -> Result<String, PromptError> {
         if let Some(dir) = &self.overrides {
             let path: &Path = &dir.join(prompt.file);
             if path.exists() {
@@ -147,6 +135,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const CONTRIBUTION: Prompt = compiled_in!("collaboration_contribution.md", json);
+    const BRIEF: Prompt = compiled_in!("collaboration_brief.md", text);
+    const COORDINATOR_TURN: Prompt = compiled_in!("coordinator_turn.md", json);
+
     fn scenario() -> Scenario {
         serde_json::from_value(json!({
             "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
@@ -156,22 +148,23 @@ mod tests {
         .unwrap()
     }
 
+    fn contribution() -> Purpose {
+        Purpose::Contribution {
+            role: "risk_analyst".into(),
+        }
+    }
+
     #[test]
     fn contributions_get_the_role_and_its_focus_and_ask_for_json() {
         let prompt = Prompts::default()
-            .system(
-                &scenario(),
-                &Purpose::Contribution {
-                    role: "risk_analyst".into(),
-                },
-            )
+            .system(&scenario(), &CONTRIBUTION, &contribution())
             .unwrap();
         assert!(prompt.json);
         assert!(prompt.text.contains("You are the risk_analyst"));
         assert!(prompt.text.contains("Your focus: payments and chargebacks"));
         assert!(prompt.text.contains(r#"{"agent": "risk_analyst""#));
         let brief = Prompts::default()
-            .system(&scenario(), &Purpose::FinalBrief)
+            .system(&scenario(), &BRIEF, &Purpose::FinalBrief)
             .unwrap();
         assert!(!brief.json);
     }
@@ -187,33 +180,23 @@ mod tests {
         let prompts = Prompts::new(Some(dir.path().to_path_buf()));
         assert_eq!(
             prompts
-                .system(&scenario(), &Purpose::FinalBrief)
+                .system(&scenario(), &BRIEF, &Purpose::FinalBrief)
                 .unwrap()
                 .text,
             "Write it as a haiku."
         );
         assert!(
             prompts
-                .system(
-                    &scenario(),
-                    &Purpose::Contribution {
-                        role: "risk_analyst".into()
-                    }
-                )
+                .system(&scenario(), &CONTRIBUTION, &contribution())
                 .unwrap()
                 .text
                 .starts_with("You are the risk_analyst"),
             "the others stay compiled in"
         );
-        let err = prompts.system(&scenario(), &Purpose::Plan).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "no prompt for the plan calls of the collaboration pattern"
-        );
     }
 
     #[test]
-    fn the_coordinator_and_its_members_get_their_own_prompts() {
+    fn a_turn_gets_its_agent_and_the_agents_description() {
         let team: Scenario = serde_json::from_value(json!({
             "name": "t", "pattern": "coordinator", "goal": "g", "context": {},
             "entry": "lead",
@@ -222,53 +205,15 @@ mod tests {
             "provider": {"kind": "openai"}
         }))
         .unwrap();
-        let turn = |agent: &str| {
-            Prompts::default()
-                .system(
-                    &team,
-                    &Purpose::Turn {
-                        agent: agent.into(),
-                    },
-                )
-                .unwrap()
+        let lead = Purpose::Turn {
+            agent: "lead".into(),
         };
-        let lead = turn("lead");
-        assert!(lead.json);
-        assert!(lead.text.starts_with("You are lead, the coordinator"));
-        assert!(lead.text.contains("Runs the desk."));
-        assert!(lead.text.contains("call_members"));
-        let member = turn("billing");
-        assert!(
-            member
-                .text
-                .starts_with("You are billing, a specialist member")
-        );
-        assert!(member.text.contains("Knows invoices."));
-        assert!(!member.text.contains("call_members"));
-    }
-
-    #[test]
-    fn swarm_turns_and_research_steps_ask_for_json() {
-        let mut swarm = scenario();
-        swarm.pattern = PatternKind::Swarm;
-        let turn = Prompts::default()
-            .system(
-                &swarm,
-                &Purpose::Turn {
-                    agent: "triage".into(),
-                },
-            )
+        let prompt = Prompts::default()
+            .system(&team, &COORDINATOR_TURN, &lead)
             .unwrap();
-        assert!(turn.json && turn.text.contains(r#"{"transfer_to": "<another agent>"}"#));
-        let mut research = scenario();
-        research.pattern = PatternKind::Research;
-        for purpose in [Purpose::ResearchPlan, Purpose::Notes, Purpose::Synthesis] {
-            assert!(Prompts::default().system(&research, &purpose).unwrap().json);
-        }
-        assert!(
-            Prompts::default()
-                .system(&research, &Purpose::FinalBrief)
-                .is_err()
-        );
+        assert!(prompt.json);
+        assert!(prompt.text.starts_with("You are lead, the coordinator"));
+        assert!(prompt.text.contains("Runs the desk."));
+        assert!(!prompt.text.contains("{{"));
     }
 }

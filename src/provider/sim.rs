@@ -208,6 +208,7 @@ fn brief_from_history(payload: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::prompts::Prompt;
     use serde_json::json;
 
     fn sim(spec: Value, seed: u64) -> SimProvider {
@@ -217,6 +218,7 @@ mod tests {
     fn contribution(role: &str) -> ModelRequest {
         ModelRequest {
             purpose: Purpose::Contribution { role: role.into() },
+            prompt: &Prompt::UNUSED,
             payload: json!({}),
         }
     }
@@ -262,6 +264,7 @@ mod tests {
         );
         let request = ModelRequest {
             purpose: Purpose::Plan,
+            prompt: &Prompt::UNUSED,
             payload: json!({}),
         };
         let Ok(ModelOutput::JsonText(text)) = sim.complete(&request).await else {
@@ -305,6 +308,7 @@ mod tests {
         let brief = sim
             .complete(&ModelRequest {
                 purpose: Purpose::FinalBrief,
+                prompt: &Prompt::UNUSED,
                 payload,
             })
             .await

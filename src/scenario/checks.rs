@@ -65,7 +65,7 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         scenario.health_rules.is_some(),
     );
     foreign("sources", PatternKind::Research, scenario.sources.is_some());
-    let team = matches!(pattern, PatternKind::Swarm | PatternKind::Coordinator);
+    let team = pattern.is_team();
     for (section, present) in [
         ("entry", scenario.entry.is_some()),
         ("agents", !scenario.agents.is_empty()),

@@ -63,7 +63,7 @@ impl Scenario {
     /// Whether a run can ask a person: a round table that escalates after
     /// `budget.escalate_after_blocking_rounds` blocking rounds.
     pub(crate) fn asks_a_person(&self) -> bool {
-        self.pattern == super::PatternKind::Collaboration
+        self.pattern.is_round_table()
             && self
                 .budget
                 .as_ref()

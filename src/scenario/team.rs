@@ -111,30 +111,4 @@ impl TeamLimits {
     pub(crate) fn skip_summary(&self) -> bool {
         self.skip_summary.unwrap_or(false)
     }
-
-    /// The keys that are set, by name, and whether they belong to the
-    /// swarm (else to the coordinator).
-    pub(crate) fn keys_set(&self) -> Vec<(&'static str, bool)> {
-        [
-            ("max_handoffs", self.max_handoffs.is_some(), true),
-            ("node_timeout_ms", self.node_timeout_ms.is_some(), true),
-            (
-                "repetitive_handoff_window",
-                self.repetitive_handoff_window.is_some(),
-                true,
-            ),
-            (
-                "repetitive_handoff_min_unique",
-                self.repetitive_handoff_min_unique.is_some(),
-                true,
-            ),
-            ("member_timeout_ms", self.member_timeout_ms.is_some(), false),
-            ("parallel", self.parallel.is_some(), false),
-            ("skip_summary", self.skip_summary.is_some(), false),
-        ]
-        .into_iter()
-        .filter(|(_, set, _)| *set)
-        .map(|(name, _, swarm)| (name, swarm))
-        .collect()
-    }
 }

@@ -98,9 +98,11 @@ pub struct Scenario {
     pub(crate) origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PatternKind {
+    // The first of the kinds, for a value not yet read.
+    #[default]
     Collaboration,
     Orchestrator,
     Swarm,
@@ -117,6 +119,38 @@ impl PatternKind {
             PatternKind::Coordinator => "coordinator",
             PatternKind::Research => "research",
         }
+    }
+
+    /// Whether runs of this kind are a round table: the roles of `team`
+    /// speak in rounds (the sim scripts them in `provider.responses`), and
+    /// a run may ask a person.
+    pub(crate) fn is_round_table(self) -> bool {
+        self == PatternKind::Collaboration
+    }
+
+    /// Whether a planner splits runs of this kind into tasks for their
+    /// `workers` (the sim scripts it in `provider.plan`).
+    pub(crate) fn dispatches_workers(self) -> bool {
+        self == PatternKind::Orchestrator
+    }
+
+    /// Whether runs of this kind are a team of `agents` taking turns and
+    /// calling `tools` from the `entry` agent on, within `limits` (the sim
+    /// scripts `provider.turns`).
+    pub(crate) fn is_team(self) -> bool {
+        matches!(self, PatternKind::Swarm | PatternKind::Coordinator)
+    }
+
+    /// Whether the team's `entry` agent coordinates: it keeps control and
+    /// calls the other agents as members, who answer it.
+    pub(crate) fn has_coordinator(self) -> bool {
+        self == PatternKind::Coordinator
+    }
+
+    /// Whether runs of this kind research `sources` with the research
+    /// tools, from a plan to a synthesis.
+    pub(crate) fn researches(self) -> bool {
+        self == PatternKind::Research
     }
 }
 
@@ -243,6 +277,39 @@ impl Budget {
         .into_iter()
         .filter(|(_, set, _)| *set)
         .map(|(name, _, patterns)| (name, patterns))
+        .collect()
+    }
+}
+
+impl TeamLimits {
+    /// The keys that are set, by name, with the pattern they belong to.
+    pub(crate) fn keys_set(&self) -> Vec<(&'static str, PatternKind)> {
+        const SWARM: PatternKind = PatternKind::Swarm;
+        const COORDINATOR: PatternKind = PatternKind::Coordinator;
+        [
+            ("max_handoffs", self.max_handoffs.is_some(), SWARM),
+            ("node_timeout_ms", self.node_timeout_ms.is_some(), SWARM),
+            (
+                "repetitive_handoff_window",
+                self.repetitive_handoff_window.is_some(),
+                SWARM,
+            ),
+            (
+                "repetitive_handoff_min_unique",
+                self.repetitive_handoff_min_unique.is_some(),
+                SWARM,
+            ),
+            (
+                "member_timeout_ms",
+                self.member_timeout_ms.is_some(),
+                COORDINATOR,
+            ),
+            ("parallel", self.parallel.is_some(), COORDINATOR),
+            ("skip_summary", self.skip_summary.is_some(), COORDINATOR),
+        ]
+        .into_iter()
+        .filter(|(_, set, _)| *set)
+        .map(|(name, _, pattern)| (name, pattern))
         .collect()
     }
 }

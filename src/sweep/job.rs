@@ -8,6 +8,7 @@ use super::measure::{Measure, Measured, ToolCalls};
 use crate::bus::{ClockMode, EventSink, Hub, HumanChoice, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
+use crate::patterns;
 use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use crate::stop::StopReason;
 use crate::telemetry::Exporter;
@@ -248,13 +249,14 @@ fn result_of(
 ) -> JobResult {
     let verdict = verdict(summary);
     let counts = summary.counts;
+    let figures = patterns::runner(pattern).figures;
     let used = Used {
         rounds: counts.rounds.map(u64::from),
-        waves: (pattern == PatternKind::Orchestrator).then_some(measured.waves),
+        waves: figures.waves.then_some(measured.waves),
         dispatches: counts.dispatches,
         handoffs: counts.handoffs,
         member_calls: counts.member_calls,
-        steps: (pattern == PatternKind::Research).then_some(measured.steps),
+        steps: figures.steps.then_some(measured.steps),
     };
     let partial = status == RunStatus::Ok && summary.falls_short();
     let mut outcome = outcome_key(status, &stop_reason, verdict.as_deref());

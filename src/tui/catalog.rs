@@ -406,7 +406,7 @@ mod tests {
     fn a_start_is_told_by_its_time_in_the_machines_zone() {
         let start = Start {
             name: "loyalty".into(),
-            pattern: PatternKind::Collaboration,
+            pattern: serde_json::from_value("collaboration".into()).unwrap(),
             seed: 7,
             started_at_ms: 1_764_000_000_000,
             flags: vec!["-breakers".into()],

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::bus::{BreakerReason, BreakerState};
+use crate::provider::prompts::Prompt;
 use crate::provider::{ModelRequest, Purpose};
 use tokio::time::Instant;
 
@@ -351,6 +352,7 @@ async fn model_calls_are_retried_with_backoff_in_the_gateway() {
     ));
     let request = || ModelRequest {
         purpose: Purpose::Plan,
+        prompt: &Prompt::UNUSED,
         payload: json!({}),
     };
     let start = Instant::now();

@@ -11,10 +11,11 @@ mod escalate;
 mod limits;
 pub(crate) mod result;
 
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::RoundEvent;
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::CallError;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelRequest, Purpose};
 use crate::pycompat::py_strip;
 use crate::scenario::Team;
@@ -24,6 +25,18 @@ use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use serde_json::{Value, json};
+
+/// The system prompts of a role's contribution and of the final brief.
+const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
+const BRIEF_PROMPT: Prompt = compiled_in!("collaboration_brief.md", text);
+
+/// The round table.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_MAX_SECONDS,
+    figures: Figures::NONE,
+    compare: &compare::Rules,
+};
 
 /// How a run ends early: the reason, and what the result adds to it.
 struct Stop {
@@ -203,6 +216,7 @@ impl Table<'_> {
             purpose: Purpose::Contribution {
                 role: role.to_string(),
             },
+            prompt: &CONTRIBUTION_PROMPT,
             payload: self.contribution_payload(role),
         };
         let raw = match self
@@ -315,6 +329,7 @@ impl Table<'_> {
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
         let request = ModelRequest {
             purpose: Purpose::FinalBrief,
+            prompt: &BRIEF_PROMPT,
             payload: json!({
                 "goal": self.ctx.goal,
                 "final_decision": decision,

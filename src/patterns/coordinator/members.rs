@@ -184,7 +184,10 @@ async fn converse(
         if let Some(shared) = shared {
             context["coordinator_history"] = json!(shared);
         }
-        let turn = match team.turn(member, deadline, context).await {
+        let turn = match team
+            .turn(member, &super::MEMBER_PROMPT, deadline, context)
+            .await
+        {
             Ok(turn) => turn,
             Err(Halted { halt, call }) => {
                 let reason = match halt {

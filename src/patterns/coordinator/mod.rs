@@ -10,9 +10,11 @@ pub(crate) mod result;
 use super::team::action::{Action, MemberCall};
 use super::team::agent::{Halt, Halted, TeamRun};
 use super::team::trace::TraceEntry;
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::{RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
+use crate::provider::prompts::{Prompt, compiled_in};
+use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::stop::StopReason;
 use result::{CoordinatorResult, MemberRecord};
 use serde_json::{Value, json};
@@ -20,6 +22,18 @@ use std::time::Duration;
 
 /// How many history entries the coordinator is shown.
 const RECENT: usize = 12;
+
+/// The system prompts of the coordinator's turns and of its members'.
+const TURN_PROMPT: Prompt = compiled_in!("coordinator_turn.md", json);
+const MEMBER_PROMPT: Prompt = compiled_in!("coordinator_member.md", json);
+
+/// The coordinator, with the team's time budget.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
+    figures: Figures::NONE,
+    compare: &super::team::compare::Rules,
+};
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
@@ -77,7 +91,11 @@ impl Desk<'_> {
     async fn play(&mut self) -> Result<String, StopReason> {
         let coordinator = self.coordinator.clone();
         loop {
-            let turn = match self.team.turn(&coordinator, None, self.context()).await {
+            let turn = match self
+                .team
+                .turn(&coordinator, &TURN_PROMPT, None, self.context())
+                .await
+            {
                 Ok(turn) => turn,
                 Err(halted) => return Err(self.halted(&coordinator, halted)),
             };

@@ -11,11 +11,12 @@ mod dispatch;
 pub(crate) mod plan;
 pub(crate) mod result;
 
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::TaskEvent;
 use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelRequest, Purpose};
 use crate::pycompat::py_strip;
 use crate::scenario::Scenario;
@@ -34,6 +35,21 @@ pub(crate) const DEFAULT_MAX_RETRIES_PER_TASK: u32 = 1;
 pub(crate) const DEFAULT_MAX_DISPATCHES: u32 = 8;
 pub(crate) const DEFAULT_TASK_TIMEOUT_SECONDS: f64 = 2.0;
 pub(crate) const DEFAULT_MAX_SECONDS: f64 = 25.0;
+
+/// The system prompts of the planner and of the final brief.
+const PLAN_PROMPT: Prompt = compiled_in!("orchestrator_plan.md", json);
+const BRIEF_PROMPT: Prompt = compiled_in!("orchestrator_brief.md", text);
+
+/// The orchestrator: its runs dispatch tasks in waves.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_MAX_SECONDS,
+    figures: Figures {
+        waves: true,
+        ..Figures::NONE
+    },
+    compare: &compare::Rules,
+};
 
 /// The limits of one orchestrator run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,6 +157,7 @@ async fn plan_tasks(
     let scenario = &ctx.scenario;
     let request = ModelRequest {
         purpose: Purpose::Plan,
+        prompt: &PLAN_PROMPT,
         payload: plan_payload(scenario, &ctx.goal, limits.max_tasks),
     };
     let output = match ctx.gateway.model("plan".into(), request).await {
@@ -272,6 +289,7 @@ async fn finalize(
     }
     let request = ModelRequest {
         purpose: Purpose::FinalBrief,
+        prompt: &BRIEF_PROMPT,
         payload: json!({"goal": ctx.goal, "aggregate": aggregate}),
     };
     let text = match ctx.gateway.model("final brief".into(), request).await {

@@ -15,15 +15,16 @@ pub(crate) mod result;
 mod sources;
 mod workflow;
 
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::ResearchEvent;
 use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
-use crate::scenario::{ResearchLimits, ResearchTool, Scenario};
+use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
 use crate::stop::StopReason;
 use contract::tool_data;
 use result::{
@@ -33,6 +34,17 @@ use result::{
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
+
+/// The research workflow: its runs take steps.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_MAX_SECONDS,
+    figures: Figures {
+        steps: true,
+        ..Figures::NONE
+    },
+    compare: &compare::Rules,
+};
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
@@ -183,9 +195,14 @@ impl Desk<'_> {
         &self,
         label: &str,
         purpose: Purpose,
+        prompt: &'static Prompt,
         payload: Value,
     ) -> Result<ModelOutput, Stop> {
-        let request = ModelRequest { purpose, payload };
+        let request = ModelRequest {
+            purpose,
+            prompt,
+            payload,
+        };
         self.gateway
             .model(label.to_string(), request)
             .await

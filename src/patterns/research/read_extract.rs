@@ -10,9 +10,13 @@ use super::{Desk, Stop, tool_failed};
 use crate::bus::ResearchEvent;
 use crate::bus::{EventKind, NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied};
 use crate::provider::Purpose;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::{ResearchTool, url_domain};
 use crate::stop::StopReason;
 use serde_json::{Value, json};
+
+/// The system prompt of a page's notes.
+const NOTES_PROMPT: Prompt = compiled_in!("research_notes.md", json);
 
 impl Desk<'_> {
     /// Step 4: check each source's domain, read the allowed ones within
@@ -143,7 +147,9 @@ impl Desk<'_> {
             let wanted = self.limits.max_notes - kept;
             let payload = json!({"goal": self.goal, "request": self.scenario.context,
                                  "url": url, "page": page, "max_notes": wanted});
-            let output = self.model("notes", Purpose::Notes, payload).await?;
+            let output = self
+                .model("notes", Purpose::Notes, &NOTES_PROMPT, payload)
+                .await?;
             Ok(read_page_notes(output, page, url))
         } else {
             let args = json!({"url": url, "page": page});

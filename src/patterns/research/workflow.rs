@@ -11,10 +11,15 @@ use super::{Answer, Desk, Stop};
 use crate::bus::ResearchEvent;
 use crate::bus::{Cited, EventKind, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
 use crate::provider::Purpose;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
 use crate::scenario::ResearchTool;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
+
+/// The system prompts of the plan and of the synthesis.
+const PLAN_PROMPT: Prompt = compiled_in!("research_plan.md", json);
+const SYNTHESIS_PROMPT: Prompt = compiled_in!("research_synthesis.md", json);
 
 impl Desk<'_> {
     /// The whole workflow: the grounded answer, or why the run stopped.
@@ -54,7 +59,9 @@ impl Desk<'_> {
             "goal": self.goal, "request": self.scenario.context,
             "actions": EXPECTED_ACTIONS, "max_steps": self.limits.max_steps,
         });
-        let output = self.model("plan", Purpose::ResearchPlan, payload).await?;
+        let output = self
+            .model("plan", Purpose::ResearchPlan, &PLAN_PROMPT, payload)
+            .await?;
         let steps = validate_plan(&plan_json(output), self.limits.max_steps).map_err(|r| Stop {
             reason: Some(r.reason),
             details: r.details,
@@ -209,7 +216,9 @@ impl Desk<'_> {
     ) -> Result<(String, Vec<String>, Vec<CitationDetail>), Stop> {
         self.enter(ResearchPhase::Synthesize).await?;
         let payload = json!({"goal": self.goal, "request": self.scenario.context, "notes": notes});
-        let output = self.model("synthesis", Purpose::Synthesis, payload).await?;
+        let output = self
+            .model("synthesis", Purpose::Synthesis, &SYNTHESIS_PROMPT, payload)
+            .await?;
         let (answer, citations) = read_synthesis(output);
         let ids: Vec<String> = notes.iter().map(|n| text(n, "id")).collect();
         validate_synthesis(&answer, &citations, &ids, self.limits.max_answer_chars)

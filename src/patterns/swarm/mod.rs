@@ -9,10 +9,12 @@ pub(crate) mod result;
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
 use super::team::trace::TraceEntry;
-use super::{RunContext, RunOutcome};
+use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::TeamEvent;
 use crate::bus::{EventKind, HandoffRejection, RunCounts, RunStatus, RunSummary};
 use crate::control::SharedGate;
+use crate::provider::prompts::{Prompt, compiled_in};
+use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::stop::StopReason;
 use controller::{HandoffLimits, TransferController};
 use result::{HandoffRecord, SwarmResult};
@@ -27,6 +29,17 @@ const RECENT: usize = 8;
 /// that a turn's prompt stays the same size however long the run goes on
 /// (a model's context is bounded too).
 const CHAIN_SHOWN: usize = 32;
+
+/// The system prompt of every agent's turns.
+const TURN_PROMPT: Prompt = compiled_in!("swarm_turn.md", json);
+
+/// The swarm, with the team's time budget.
+pub(crate) const RUNNER: Runner = Runner {
+    run: |ctx| Box::pin(run(ctx)),
+    default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
+    figures: Figures::NONE,
+    compare: &super::team::compare::Rules,
+};
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     let RunContext {
@@ -82,7 +95,11 @@ impl Swarm<'_> {
     async fn play(&mut self) -> Result<String, StopReason> {
         loop {
             let holder = self.holder.clone();
-            let turn = match self.team.turn(&holder, self.deadline, self.context()).await {
+            let turn = match self
+                .team
+                .turn(&holder, &TURN_PROMPT, self.deadline, self.context())
+                .await
+            {
                 Ok(turn) => turn,
                 Err(halted) => {
                     let reason = self.stop_of(halted.halt);

@@ -13,6 +13,7 @@ use crate::gateway::{
     CallError, DispatchLimits, Gateway, REAL_CALL_TIMEOUT, SafeModeVerdict, TimeoutFrom, ToolCall,
     ToolPolicy,
 };
+use crate::provider::prompts::Prompt;
 use crate::provider::{ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
 use crate::stop::StopReason;
@@ -137,13 +138,15 @@ impl<'a> TeamRun<'a> {
         self.bus.clock().elapsed()
     }
 
-    /// One turn of `agent`, which must be done by `deadline`. Before the
-    /// call: the control gate, the execution allowlist, then `max_seconds`
+    /// One turn of `agent`, asked with `prompt` (its pattern's, for the
+    /// agent's part), which must be done by `deadline`. Before the call:
+    /// the control gate, the execution allowlist, then `max_seconds`
     /// and `max_llm_calls` in DESIGN.md's order, the call counted before it
     /// starts, then the run's `max_tokens` and `max_cost`.
     pub(crate) async fn turn(
         &self,
         agent: &str,
+        prompt: &'static Prompt,
         deadline: Option<Duration>,
         context: Value,
     ) -> Result<Turn, Halted> {
@@ -194,6 +197,7 @@ impl<'a> TeamRun<'a> {
             purpose: Purpose::Turn {
                 agent: agent.to_string(),
             },
+            prompt,
             payload: self.payload(agent, context),
         };
         let answer = self

@@ -124,7 +124,9 @@ impl OpenAiProvider {
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
             return Err(OpenAiError::NoKey { url });
         }
-        let system = self.prompts.system(&self.scenario, &request.purpose)?;
+        let system = self
+            .prompts
+            .system(&self.scenario, request.prompt, &request.purpose)?;
         let mut call = self
             .client
             .post(&url)

@@ -22,8 +22,7 @@ use mcp::Mcp;
 use crate::provider::WorkerError;
 use crate::provider::fetch::{Fetcher, allowed_by, search_output};
 use crate::scenario::{
-    CommandSpec, JsonPath, PatternKind, RealCall, ResearchLimits, ResearchTool, Scenario,
-    ScenarioErrors,
+    CommandSpec, JsonPath, RealCall, ResearchLimits, ResearchTool, Scenario, ScenarioErrors,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -263,9 +262,10 @@ impl RealTools {
 fn real_calls(scenario: &Scenario) -> Vec<(JsonPath, String, RealCall<'_>, Wrap)> {
     let root = JsonPath::root();
     let mut calls = Vec::new();
-    let (section, specs, wrap) = match scenario.pattern {
-        PatternKind::Swarm | PatternKind::Coordinator => ("tools", &scenario.tools, Wrap::Tool),
-        _ => ("workers", &scenario.workers, Wrap::Worker),
+    let (section, specs, wrap) = if scenario.pattern.is_team() {
+        ("tools", &scenario.tools, Wrap::Tool)
+    } else {
+        ("workers", &scenario.workers, Wrap::Worker)
     };
     for (name, spec) in specs {
         if let Some(call) = spec.real() {

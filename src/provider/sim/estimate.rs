@@ -192,6 +192,7 @@ mod tests {
     use super::*;
     use crate::arbitrary_json::any_json;
     use crate::provider::Purpose;
+    use crate::provider::prompts::Prompt;
     use crate::scenario::JsonText;
     use proptest::prelude::*;
     use serde_json::json;
@@ -200,6 +201,7 @@ mod tests {
     fn four_characters_make_a_token_rounded_up() {
         let request = ModelRequest {
             purpose: Purpose::Plan,
+            prompt: &Prompt::UNUSED,
             payload: json!({"goal": "é"}),
         };
         // {"goal":"é"} is 12 characters; "Ready." is 6.
@@ -222,6 +224,7 @@ mod tests {
         let scripted = JsonText::in_text(std::sync::Arc::new(text.to_string()), 0..text.len());
         let request = ModelRequest {
             purpose: Purpose::Plan,
+            prompt: &Prompt::UNUSED,
             payload: json!({}),
         };
         assert_eq!(

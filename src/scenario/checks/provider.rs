@@ -4,7 +4,7 @@
 use super::super::error::Problem;
 use super::super::latency::Latency;
 use super::super::path::JsonPath;
-use super::super::types::{PatternKind, ProviderKind, ProviderSpec, Scenario};
+use super::super::types::{ProviderKind, ProviderSpec, Scenario};
 use super::{check_script, check_script_text};
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
@@ -69,7 +69,7 @@ fn check_kind_fields(provider: &ProviderSpec, path: &JsonPath, problems: &mut Ve
 fn check_pattern_scripts(scenario: &Scenario, path: &JsonPath, problems: &mut Vec<Problem>) {
     let provider = &scenario.provider;
     if provider.kind == ProviderKind::Sim
-        && scenario.pattern != PatternKind::Collaboration
+        && !scenario.pattern.is_round_table()
         && let Some(responses) = &provider.responses
     {
         problems.push(Problem::at_key(
@@ -81,10 +81,7 @@ fn check_pattern_scripts(scenario: &Scenario, path: &JsonPath, problems: &mut Ve
             ),
         ));
     }
-    let team = matches!(
-        scenario.pattern,
-        PatternKind::Swarm | PatternKind::Coordinator
-    );
+    let team = scenario.pattern.is_team();
     if provider.kind == ProviderKind::Sim && provider.turns.is_some() && !team {
         problems.push(Problem::at_key(
             path.key("turns"),
@@ -104,19 +101,20 @@ fn check_pattern_scripts(scenario: &Scenario, path: &JsonPath, problems: &mut Ve
         ));
     }
     if let Some(plan) = &provider.plan {
-        match scenario.pattern {
-            PatternKind::Orchestrator => check_script_text(plan, &path.key("plan"), problems),
+        if scenario.pattern.dispatches_workers() {
+            check_script_text(plan, &path.key("plan"), problems);
+        } else if !scenario.pattern.researches() {
             // The research planner's script is checked with its pattern.
-            PatternKind::Research => {}
-            other => problems.push(Problem::at_key(
+            problems.push(Problem::at_key(
                 path.key("plan"),
                 format!(
-                    "\"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is {other}"
+                    "\"plan\" scripts the orchestrator's or the research planner; this scenario's pattern is {}",
+                    scenario.pattern
                 ),
-            )),
+            ));
         }
     }
-    if provider.synthesis.is_some() && scenario.pattern != PatternKind::Research {
+    if provider.synthesis.is_some() && !scenario.pattern.researches() {
         problems.push(Problem::at_key(
             path.key("synthesis"),
             format!(

@@ -9,7 +9,7 @@ use super::super::resilience::{
     BackoffSpec, BreakerSpec, DEFAULT_TIMEOUT_KEY, MODEL_TOOL, RetriesSpec,
 };
 use super::super::sources::ResearchTool;
-use super::super::types::{PatternKind, Scenario};
+use super::super::types::Scenario;
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
@@ -89,9 +89,10 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
 /// The tools a run of this scenario calls through the gateway: the model
 /// and, for an orchestrator, its workers.
 pub(crate) fn callable_tools(scenario: &Scenario) -> Vec<&str> {
-    let research: &[&str] = match scenario.pattern {
-        PatternKind::Research => &RESEARCH_TOOLS,
-        _ => &[],
+    let research: &[&str] = if scenario.pattern.researches() {
+        &RESEARCH_TOOLS
+    } else {
+        &[]
     };
     std::iter::once(MODEL_TOOL)
         .chain(scenario.workers.keys().map(String::as_str))

@@ -9,7 +9,7 @@
 use super::super::error::Problem;
 use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
-use super::super::types::{PatternKind, ProviderKind, Scenario};
+use super::super::types::{ProviderKind, Scenario};
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
@@ -32,18 +32,17 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     match &scenario.entry {
         None => problems.push(Problem::at(
             root.clone(),
-            match pattern {
-                PatternKind::Coordinator => {
-                    "missing field \"entry\": the agent that coordinates the team"
-                }
-                _ => "missing field \"entry\": the agent that takes the first turn",
+            if pattern.has_coordinator() {
+                "missing field \"entry\": the agent that coordinates the team"
+            } else {
+                "missing field \"entry\": the agent that takes the first turn"
             },
         )),
         Some(entry) if !scenario.agents.contains_key(entry) && !declared.is_empty() => {
             problems.push(Problem::at(root.key("entry"), expected_agent(entry)))
         }
         Some(entry) => {
-            if pattern == PatternKind::Coordinator && !declared.iter().any(|a| a != entry) {
+            if pattern.has_coordinator() && !declared.iter().any(|a| a != entry) {
                 problems.push(Problem::at(
                     root.key("agents"),
                     format!(
@@ -84,7 +83,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
 
     for (name, agent) in &scenario.agents {
         let coordinator = scenario.entry.as_deref() == Some(name.as_str());
-        if agent.history.is_some() && (pattern != PatternKind::Coordinator || coordinator) {
+        if agent.history.is_some() && (!pattern.has_coordinator() || coordinator) {
             problems.push(Problem::at_key(
                 root.key("agents").key(name).key("history"),
                 "\"history\" is what a coordinator's member sees when called; expected it only on a coordinator scenario's members".to_string(),
@@ -92,12 +91,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         }
     }
     if let Some(limits) = &scenario.limits {
-        for (key, swarm_only) in limits.keys_set() {
-            let owner = if swarm_only {
-                PatternKind::Swarm
-            } else {
-                PatternKind::Coordinator
-            };
+        for (key, owner) in limits.keys_set() {
             if owner != pattern {
                 problems.push(Problem::at_key(
                     root.key("limits").key(key),

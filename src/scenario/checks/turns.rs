@@ -8,7 +8,7 @@ use super::super::error::Problem;
 use super::super::path::JsonPath;
 use super::super::script::{FAULT_KEY, ScriptedOutput, script_entries};
 use super::super::shape::describe_value;
-use super::super::types::{PatternKind, Scenario};
+use super::super::types::Scenario;
 use serde_json::{Map, Value};
 
 /// The key of a scripted turn's own latency, which a turn of any kind may
@@ -46,10 +46,7 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         ));
         return;
     };
-    let coordinator = match scenario.pattern {
-        PatternKind::Coordinator => scenario.entry.as_deref(),
-        _ => None,
-    };
+    let coordinated = scenario.pattern.has_coordinator();
     let mut needed: Vec<(String, JsonPath)> = Vec::new();
     if let Some(entry) = scenario
         .entry
@@ -75,10 +72,12 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ),
             ));
         }
-        let speaker = match (scenario.pattern, coordinator) {
-            (PatternKind::Coordinator, Some(c)) if c == agent => Speaker::Coordinator,
-            (PatternKind::Coordinator, _) => Speaker::Member,
-            _ => Speaker::SwarmAgent,
+        let speaker = if !coordinated {
+            Speaker::SwarmAgent
+        } else if scenario.entry.as_ref() == Some(agent) {
+            Speaker::Coordinator
+        } else {
+            Speaker::Member
         };
         let entries = script_entries(script);
         if entries.is_empty() {

@@ -1,5 +1,6 @@
 use super::config::{ApiKey, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE};
 use super::*;
+use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
 use wiremock::matchers::{body_partial_json, header, method, path};
@@ -30,11 +31,14 @@ fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
 }
 
+const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
+
 fn contribution() -> ModelRequest {
     ModelRequest {
         purpose: Purpose::Contribution {
             role: "risk_analyst".into(),
         },
+        prompt: &CONTRIBUTION_PROMPT,
         payload: json!({"goal": "Decide."}),
     }
 }
@@ -477,6 +481,7 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
         purpose: Purpose::Contribution {
             role: "risk_analyst".into(),
         },
+        prompt: &CONTRIBUTION_PROMPT,
         payload: json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
     };
     provider(&server, Duration::from_secs(5))
