@@ -15,14 +15,23 @@ mod summary;
 mod task;
 mod team;
 
-pub use event::*;
-pub use research::*;
-pub use resilience::*;
+pub use event::{
+    BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, GatePoint, RunModel,
+    RunStarted, RunStatus, TokenUsage,
+};
+pub(crate) use event::{RunId, is_known_kind};
+pub use research::{
+    Cited, NoteExtracted, NotesVerified, PageRead, ResearchEvent, ResearchPhase, SourceAllowed,
+    SourceDenial, SourceDenied, SourceFound, SourcesDeduped, StepFinished, StepStarted,
+};
+pub use resilience::{BreakerReason, BreakerState};
 pub use result_doc::ResultDoc;
-pub use round::*;
-pub use summary::*;
-pub use task::*;
-pub use team::*;
+pub use round::{Conflict, Decision, HumanChoice, RoundEvent, SeatStance, Stance};
+pub(crate) use summary::RunCounts;
+pub use summary::RunSummary;
+pub use task::{Health, PlannedTask, TaskEvent, TaskStatus};
+pub(crate) use team::turn_json;
+pub use team::{HandoffRejection, TURN_TEXT_CHARS, TeamEvent, TurnOutcome};
 
 use crate::clock::RunClock;
 use parking_lot::Mutex;

@@ -27,22 +27,28 @@ mod value_words;
 mod workers;
 
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
-pub(crate) use hints::*;
+pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
 pub(crate) use json_text::JsonText;
-pub(crate) use latency::*;
+pub(crate) use latency::{Latency, WorkerLatency};
 pub(crate) use origin::Origin;
 pub use path::{JsonPath, Position};
 pub use pricing::{ModelPrice, PriceTable, load_prices, parse_prices};
 pub(crate) use reach::is_loopback;
 pub(crate) use reach::{Endpoint, Program};
-pub(crate) use real::*;
-pub use resilience::*;
+pub(crate) use real::{CommandSpec, HttpMethod, HttpSpec, McpServerSpec, RealCall, env_name};
+pub(crate) use resilience::{
+    BackoffSpec, BreakerRule, BulkheadRule, ExponentialBackoff, FailureRule, Jitter, MODEL_TOOL,
+    RetryBudgetSpec, RetryRule, SafeModeFallback, SafeModeSpec, ToolResilience,
+};
+pub use resilience::{GatewayMechanism, ResilienceSpec};
 pub use shape::json_schema;
-pub(crate) use sources::*;
+pub(crate) use sources::{ResearchTool, Sources, normalize_url, url_domain};
 pub(crate) use spend::SpendLimits;
-pub(crate) use team::*;
-pub use types::*;
-pub use workers::*;
+pub(crate) use team::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits};
+pub(crate) use types::ProviderSpec;
+pub use types::{FlagSpec, PatternKind, ProviderKind, Scenario, Team};
+pub use workers::WorkerSpec;
+pub(crate) use workers::{HealthLevel, HealthOp, HealthRule, short_name};
 
 use error::Problem;
 use serde_json::{Map, Value};

@@ -6,7 +6,7 @@
 
 mod settings;
 
-pub(crate) use settings::*;
+pub(crate) use settings::{BreakerRule, BulkheadRule, FailureRule, RetryRule, ToolResilience};
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;

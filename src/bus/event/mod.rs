@@ -24,7 +24,7 @@ pub(super) mod values;
 mod wire;
 
 pub use start::RunStarted;
-pub use values::*;
+pub use values::{BudgetKind, CallOutcome, FlagState, GatePoint, RunModel, RunStatus, TokenUsage};
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
 pub(crate) type RunId = u32;
