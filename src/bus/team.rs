@@ -2,7 +2,7 @@
 //! turn ended and why a transfer was refused. Shared by the events, the
 //! result documents and every viewer; it holds data only and decides nothing.
 
-use super::event::CallOutcome;
+use super::event::values::CallOutcome;
 use super::event_kinds::event_kinds;
 use crate::stop::StopReason;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

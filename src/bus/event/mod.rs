@@ -20,7 +20,7 @@ use std::sync::Arc;
 mod named;
 pub(crate) use named::is_known_kind;
 mod start;
-mod values;
+pub(super) mod values;
 mod wire;
 
 pub use start::RunStarted;
