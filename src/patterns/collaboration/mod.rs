@@ -9,6 +9,7 @@ pub(crate) mod contract;
 mod escalate;
 mod limits;
 pub(crate) mod result;
+pub(crate) mod trace;
 
 use super::{RunContext, RunOutcome};
 use crate::bus::RoundEvent;

@@ -9,6 +9,7 @@ mod aggregate;
 mod dispatch;
 pub(crate) mod plan;
 pub(crate) mod result;
+pub(crate) mod trace;
 
 use super::{RunContext, RunOutcome};
 use crate::bus::TaskEvent;

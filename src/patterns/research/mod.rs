@@ -12,6 +12,7 @@ pub(crate) mod plan;
 mod read_extract;
 pub(crate) mod result;
 mod sources;
+pub(crate) mod trace;
 mod workflow;
 
 use super::{RunContext, RunOutcome};
