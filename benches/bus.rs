@@ -151,7 +151,8 @@ fn dead_collector() -> Exporter {
         .local_addr()
         .unwrap()
         .port();
-    Exporter::start(&OtlpConfig::to(&format!("http://127.0.0.1:{port}")).unwrap()).unwrap()
+    let config = OtlpConfig::to(&format!("http://127.0.0.1:{port}")).unwrap();
+    Exporter::start(&config, conclave::patterns::trace_shapes()).unwrap()
 }
 
 fn bus_throughput(c: &mut Criterion) {

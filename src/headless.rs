@@ -70,7 +70,8 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::Internal;
         }
     };
-    let exporter = match Exporter::start_or_say(args.otlp.as_ref()) {
+    let exporter = match Exporter::start_or_say(args.otlp.as_ref(), crate::patterns::trace_shapes())
+    {
         Ok(exporter) => exporter,
         Err(exit) => return exit,
     };

@@ -517,7 +517,7 @@ async fn the_engine_never_waits_for_the_exporter() {
     let config = OtlpConfig::to(&format!("http://127.0.0.1:{port}"))
         .unwrap()
         .with_schedule_delay(std::time::Duration::from_millis(10));
-    let exporter = Exporter::start(&config).unwrap();
+    let exporter = Exporter::start(&config, conclave::patterns::trace_shapes()).unwrap();
     let mut runs = Vec::new();
     for exported in [false, true] {
         let seen = Arc::new(Collect::default());

@@ -20,7 +20,7 @@ pub fn export(path: &Path, otlp: Option<OtlpConfig>) -> Exit {
         );
         return Exit::BadInput;
     };
-    let exporter = match Exporter::start(&config) {
+    let exporter = match Exporter::start(&config, crate::patterns::trace_shapes()) {
         Ok(exporter) => exporter,
         Err(e) => {
             output::message(&e.to_string());

@@ -9,6 +9,7 @@ pub(crate) mod orchestrator;
 pub(crate) mod research;
 pub(crate) mod swarm;
 pub(crate) mod team;
+mod trace_shapes;
 
 #[cfg(test)]
 mod hostile_output;
@@ -101,6 +102,11 @@ pub fn compare_rules(pattern: PatternKind) -> &'static dyn crate::compare::Compa
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     (runner(ctx.scenario.pattern).run)(ctx).await
+}
+
+/// What each pattern's events make of a run's trace, for the exporter.
+pub fn trace_shapes() -> crate::telemetry::TraceShapes {
+    crate::telemetry::TraceShapes::new(trace_shapes::PatternSpans::for_run)
 }
 
 /// Free `value` on a thread of its own. A 100,000-task run's records take

@@ -91,7 +91,7 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
     // Last, so that a sweep refused above has sent nothing anywhere.
     if let Some(config) = &args.otlp {
         setup.exporter = Some(Arc::new(
-            Exporter::start(config).map_err(|e| e.to_string())?,
+            Exporter::start(config, crate::patterns::trace_shapes()).map_err(|e| e.to_string())?,
         ));
     }
     Ok(Prepared {

@@ -17,7 +17,7 @@ use super::bounds::Bounds;
 use super::config::{OtlpConfig, Protocol};
 use super::sdk_span::{Trace, span_data};
 use super::span::FinishedSpan;
-use super::trace::TraceBuilder;
+use super::trace::{TraceBuilder, TraceShapes};
 use super::watch::{Delivery, Watched};
 use crate::bus::{Event, EventSink};
 use crate::exit::Exit;
@@ -73,9 +73,9 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    /// Start exporting as `config` says. Nothing is sent until a run's
-    /// events arrive.
-    pub fn start(config: &OtlpConfig) -> Result<Exporter, ExportError> {
+    /// Start exporting as `config` says, each run's trace shaped by its
+    /// pattern's `shapes`. Nothing is sent until a run's events arrive.
+    pub fn start(config: &OtlpConfig, shapes: TraceShapes) -> Result<Exporter, ExportError> {
         crate::provider::http::install_crypto();
         let failed = |problem: String| ExportError {
             endpoint: crate::secrets::scrub(&config.endpoint).into_owned(),
@@ -119,7 +119,7 @@ impl Exporter {
         let worker = std::thread::Builder::new()
             .name("conclave-otlp".into())
             .spawn(move || {
-                let sent_all = work(&events, &processor, nudge, &watched, content);
+                let sent_all = work(&events, &processor, nudge, &watched, content, shapes);
                 let _ = finished.send(sent_all);
             })
             .map_err(|e| failed(e.to_string()))?;
@@ -136,8 +136,12 @@ impl Exporter {
     /// The exporter `config` asks for, if any, started. When it cannot
     /// start, the reason is said on stderr and the command is to exit 2
     /// (the setting is the user's to fix).
-    pub fn start_or_say(config: Option<&OtlpConfig>) -> Result<Option<Exporter>, Exit> {
-        config.map(Exporter::start).transpose().map_err(|e| {
+    pub fn start_or_say(
+        config: Option<&OtlpConfig>,
+        shapes: TraceShapes,
+    ) -> Result<Option<Exporter>, Exit> {
+        let started = config.map(|config| Exporter::start(config, shapes));
+        started.transpose().map_err(|e| {
             crate::output::message(&e.to_string());
             Exit::BadInput
         })
@@ -306,6 +310,7 @@ fn work(
     nudge: mpsc::SyncSender<()>,
     delivery: &Delivery,
     content: bool,
+    shapes: TraceShapes,
 ) -> bool {
     let ids = RandomIdGenerator::default();
     let scope = InstrumentationScope::builder("conclave")
@@ -334,7 +339,7 @@ fn work(
         match message {
             Message::Event(run, event) => {
                 let trace = traces.entry(run).or_insert_with(|| Trace {
-                    builder: TraceBuilder::new(content),
+                    builder: TraceBuilder::new(content, shapes),
                     trace_id: ids.new_trace_id(),
                     ids: HashMap::new(),
                 });

@@ -2,7 +2,10 @@
 //! semantic conventions. The exporter is a lossless viewer of the bus like
 //! the recorder: it queues events and never makes the engine wait. It
 //! knows nothing of the dashboard; the mapping from events to spans
-//! (`trace`) is apart from the sending (`export`).
+//! (`trace`) is apart from the sending (`export`). What a pattern's events
+//! make of the trace lives with the pattern, which the telemetry never
+//! imports: the patterns implement the trace's `Shapes` and the layer
+//! above both hands them to the exporter ([`TraceShapes`]).
 
 mod bounds;
 mod config;
@@ -13,6 +16,10 @@ mod sdk_span;
 mod span;
 mod trace;
 mod watch;
+
+pub(crate) use span::{Attrs, SpanNo};
+pub use trace::TraceShapes;
+pub(crate) use trace::{ROOT, Shapes, TraceSpans, wire};
 
 pub use bounds::Bounds;
 pub(crate) use config::{HEADERS, TRACES_HEADERS, parse_headers};

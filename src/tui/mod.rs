@@ -80,10 +80,11 @@ pub fn run(options: TuiOptions) -> Exit {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };
-    let exporter = match Exporter::start_or_say(options.otlp.as_ref()) {
-        Ok(exporter) => exporter.map(Arc::new),
-        Err(exit) => return exit,
-    };
+    let exporter =
+        match Exporter::start_or_say(options.otlp.as_ref(), crate::patterns::trace_shapes()) {
+            Ok(exporter) => exporter.map(Arc::new),
+            Err(exit) => return exit,
+        };
     let (feed_tx, remote_feed) = tokio::sync::mpsc::unbounded_channel();
     let link = match startup::start_link(&options, &feed_tx) {
         Ok(link) => link,

@@ -29,7 +29,7 @@ impl WorkerEngine {
     /// Connect the link (and start the exporter); what went wrong has been
     /// said, and the exit status is the user's to fix.
     pub(super) fn start(events: &PublishTo, otlp: Option<&OtlpConfig>) -> Result<Self, Exit> {
-        let exporter = Exporter::start_or_say(otlp)?.map(Arc::new);
+        let exporter = Exporter::start_or_say(otlp, crate::patterns::trace_shapes())?.map(Arc::new);
         let warn: Warn =
             Arc::new(|warning: String| output::message(&format!("conclave worker: {warning}")));
         let link = EventLink::start(events, warn).map_err(|e| {

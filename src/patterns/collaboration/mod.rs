@@ -10,6 +10,7 @@ pub(crate) mod contract;
 mod escalate;
 mod limits;
 pub(crate) mod result;
+pub(crate) mod trace;
 
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::RoundEvent;

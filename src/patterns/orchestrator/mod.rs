@@ -10,6 +10,7 @@ pub(crate) mod compare;
 mod dispatch;
 pub(crate) mod plan;
 pub(crate) mod result;
+pub(crate) mod trace;
 
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::TaskEvent;

@@ -13,6 +13,7 @@ pub(crate) mod plan;
 mod read_extract;
 pub(crate) mod result;
 mod sources;
+pub(crate) mod trace;
 mod workflow;
 
 use super::{Figures, RunContext, RunOutcome, Runner};

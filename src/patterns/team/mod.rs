@@ -1,9 +1,11 @@
 //! What the swarm and the coordinator share (002): reading a turn's action
 //! from the model's output, an agent taking turns under the team's budgets
-//! through the gateway, and the trace of turns their results list. Where
-//! control goes next is each pattern's own decision.
+//! through the gateway, the trace of turns their results list, and their
+//! turns' spans in the exported trace (`spans`). Where control goes next
+//! is each pattern's own decision.
 
 pub(crate) mod action;
 pub(crate) mod agent;
 pub(crate) mod compare;
+pub(crate) mod spans;
 pub(crate) mod trace;

@@ -2,15 +2,21 @@
 //! one trace, each handed over as soon as it is finished. A pure state
 //! machine over [`Event`]s (a live run's and a recording's are the same),
 //! with no clock, no I/O and no OpenTelemetry type; times are the run's
-//! own `t_ms`, placed on its wall-clock start.
+//! own `t_ms`, placed on its wall-clock start. What a pattern's events
+//! make of the trace is the pattern's own ([`Shapes`]), handed in from
+//! above.
 
 mod calls;
 mod chat;
 mod shape;
-mod team;
+mod spans;
 #[cfg(test)]
 mod tests;
 mod tools;
+
+pub(crate) use shape::Shapes;
+pub use shape::TraceShapes;
+pub(crate) use spans::TraceSpans;
 
 use super::names as n;
 use super::span::{AttrValue, Attrs, FinishedSpan, SpanEvent, SpanNo, SpanStatus};
@@ -18,11 +24,10 @@ use crate::bus::{Event, EventKind, RunStarted};
 use crate::scenario::PatternKind;
 use calls::Calls;
 use serde::Serialize;
-use shape::Shape;
 use std::collections::BTreeMap;
 
 /// The root span's number.
-const ROOT: SpanNo = 1;
+pub(crate) const ROOT: SpanNo = 1;
 
 /// One run's trace as it is built.
 #[derive(Debug)]
@@ -39,7 +44,10 @@ pub(crate) struct TraceBuilder {
     /// Who serves the run's model calls and which model, when known.
     provider: Option<String>,
     model: Option<String>,
-    shape: Shape,
+    /// What the run's pattern events make of the trace.
+    shapes: Box<dyn Shapes>,
+    /// Spans ended since the shapes were last told.
+    ended_spans: Vec<SpanNo>,
     calls: Calls,
     finished: Vec<FinishedSpan>,
     /// The run's last event was seen; later events are ignored.
@@ -63,7 +71,7 @@ struct OpenSpan {
 }
 
 impl TraceBuilder {
-    pub(crate) fn new(content: bool) -> Self {
+    pub(crate) fn new(content: bool, shapes: TraceShapes) -> Self {
         TraceBuilder {
             content,
             start_ms: 0,
@@ -73,7 +81,8 @@ impl TraceBuilder {
             pattern: None,
             provider: None,
             model: None,
-            shape: Shape::default(),
+            shapes: shapes.for_run(),
+            ended_spans: Vec::new(),
             calls: Calls::default(),
             finished: Vec::new(),
             ended: false,
@@ -150,6 +159,7 @@ impl TraceBuilder {
                 }
             }
         }
+        self.forget_ended();
         std::mem::take(&mut self.finished)
     }
 
@@ -304,7 +314,7 @@ impl TraceBuilder {
         let Some(span) = self.open.remove(&no) else {
             return;
         };
-        self.shape.forget(no);
+        self.ended_spans.push(no);
         self.calls.forget(no);
         let end_t = match span.done_at {
             Some(done) => done.max(span.last_child_end),
@@ -339,7 +349,7 @@ impl TraceBuilder {
 
 /// A value's name on the wire (`go_with_caution`, `half_open`), as the
 /// recording writes it.
-fn wire<T: Serialize>(value: &T) -> String {
+pub(crate) fn wire<T: Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(s)) => s,
         Ok(other) => other.to_string(),

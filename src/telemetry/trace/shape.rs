@@ -1,277 +1,148 @@
-//! The trace's skeleton: rounds, contributions, the planner, dispatch
-//! waves and research steps as spans (agent turns and member calls in
-//! `team`), and the run-wide happenings (breakers, flags, pauses) as events
-//! on the root. Also says where a call's span belongs.
+//! The trace's skeleton. What a pattern's events make of the trace
+//! (rounds, waves, turns, research steps) lives with the pattern, above
+//! the telemetry, behind [`Shapes`]: the builder hands each pattern's
+//! events to the shapes the layer above gave it, whole, and asks them
+//! where a call's span belongs. The run-wide happenings (breakers, flags,
+//! pauses) are events on the root, here.
 
-use super::team::Turn;
-use super::{ROOT, TraceBuilder, error_type, wire};
-use crate::bus::EventKind;
-use crate::bus::{ResearchEvent, RoundEvent, TaskEvent};
-use crate::scenario::PatternKind;
-use crate::stop::StopReason;
+use super::spans::TraceSpans;
+use super::{ROOT, TraceBuilder, wire};
+use crate::bus::{EventKind, ResearchEvent, RoundEvent, TaskEvent, TeamEvent};
 use crate::telemetry::names as n;
-use crate::telemetry::span::{Attrs, SpanNo, SpanStatus};
-use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use crate::telemetry::span::{Attrs, SpanNo};
+use std::fmt;
 
-/// The open containers of the trace, by what names them in the events.
-#[derive(Debug, Default)]
-pub(super) struct Shape {
-    round: Option<SpanNo>,
-    /// The current round's open contributions, by agent.
-    contributions: HashMap<String, SpanNo>,
-    plan: Option<SpanNo>,
-    /// The planner has answered: later model calls are not the plan's.
-    planned: bool,
-    waves: Vec<Wave>,
-    /// The wave each task was dispatched in.
-    task_wave: HashMap<String, SpanNo>,
-    pub(super) turns: Vec<Turn>,
-    /// Open member calls of a coordinator, oldest first.
-    pub(super) members: Vec<(String, SpanNo)>,
-    step: Option<SpanNo>,
+/// One run's pattern spans: the containers its pattern's events open and
+/// close, and the calls they hold. Each group of events comes whole; the
+/// shapes say what it does to the trace.
+pub(crate) trait Shapes: fmt::Debug + Send {
+    /// Fold in a round table's event.
+    fn round(&mut self, trace: &mut TraceSpans<'_>, event: &RoundEvent, t: u64);
+    /// Fold in an orchestrator's event (its plan, waves, tasks, aggregate).
+    fn tasks(&mut self, trace: &mut TraceSpans<'_>, event: &TaskEvent, t: u64);
+    /// Fold in a team's event (a swarm's or a coordinator's).
+    fn team(&mut self, trace: &mut TraceSpans<'_>, event: &TeamEvent, t: u64);
+    /// Fold in a research run's event.
+    fn research(&mut self, trace: &mut TraceSpans<'_>, event: &ResearchEvent, t: u64);
+    /// The span a model call for `agent`, labelled `label`, starting at run
+    /// time `t` belongs under, if one of the pattern's spans holds it (it
+    /// may open that span).
+    fn model_parent(
+        &mut self,
+        trace: &mut TraceSpans<'_>,
+        agent: Option<&str>,
+        label: &str,
+        t: u64,
+    ) -> Option<SpanNo>;
+    /// The span a tool call for `task` belongs under, if one of the
+    /// pattern's spans holds it.
+    fn tool_parent(&self, task: &str) -> Option<SpanNo>;
+    /// Span `no` has ended: nothing may name it any more.
+    fn forget(&mut self, no: SpanNo);
 }
 
-#[derive(Debug)]
-struct Wave {
-    no: SpanNo,
-    /// Tasks of the wave that have not finished.
-    pending: HashSet<String>,
+/// How the patterns' events shape a run's trace: the exporter is handed
+/// it by the layer above the patterns, which the telemetry never imports.
+#[derive(Clone, Copy)]
+pub struct TraceShapes {
+    for_run: fn() -> Box<dyn Shapes>,
 }
 
-impl Shape {
-    /// Span `no` has ended: nothing names it any more.
-    pub(super) fn forget(&mut self, no: SpanNo) {
-        if self.round == Some(no) {
-            self.round = None;
-        }
-        if self.plan == Some(no) {
-            self.plan = None;
-        }
-        if self.step == Some(no) {
-            self.step = None;
-        }
-        self.contributions.retain(|_, s| *s != no);
-        self.waves.retain(|w| w.no != no);
-        self.task_wave.retain(|_, s| *s != no);
-        self.turns.retain(|t| t.no != no);
-        self.members.retain(|(_, s)| *s != no);
+impl TraceShapes {
+    /// Shapes that `for_run` makes afresh for each run.
+    pub(crate) const fn new(for_run: fn() -> Box<dyn Shapes>) -> Self {
+        TraceShapes { for_run }
     }
+
+    /// Empty shapes for one run.
+    pub(super) fn for_run(self) -> Box<dyn Shapes> {
+        (self.for_run)()
+    }
+}
+
+impl fmt::Debug for TraceShapes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TraceShapes")
+    }
+}
+
+/// What stands in for the run's shapes while they are lent out. Nothing
+/// asks it: meanwhile the trace changes only through [`TraceSpans`],
+/// which never turns to the shapes.
+#[derive(Debug)]
+pub(super) struct Lent;
+
+impl Shapes for Lent {
+    fn round(&mut self, _: &mut TraceSpans<'_>, _: &RoundEvent, _: u64) {}
+    fn tasks(&mut self, _: &mut TraceSpans<'_>, _: &TaskEvent, _: u64) {}
+    fn team(&mut self, _: &mut TraceSpans<'_>, _: &TeamEvent, _: u64) {}
+    fn research(&mut self, _: &mut TraceSpans<'_>, _: &ResearchEvent, _: u64) {}
+    fn model_parent(
+        &mut self,
+        _: &mut TraceSpans<'_>,
+        _: Option<&str>,
+        _: &str,
+        _: u64,
+    ) -> Option<SpanNo> {
+        None
+    }
+    fn tool_parent(&self, _: &str) -> Option<SpanNo> {
+        None
+    }
+    fn forget(&mut self, _: SpanNo) {}
 }
 
 impl TraceBuilder {
+    /// Lend the run's shapes to `f` with the trace they may change. The
+    /// spans that ended before or meanwhile are forgotten by the shapes
+    /// first and after, so that they never name an ended span when asked.
+    fn with_shapes<R>(&mut self, f: impl FnOnce(&mut dyn Shapes, &mut TraceSpans<'_>) -> R) -> R {
+        self.forget_ended();
+        let mut shapes = std::mem::replace(&mut self.shapes, Box::new(Lent));
+        let out = f(shapes.as_mut(), &mut TraceSpans::new(self));
+        self.shapes = shapes;
+        self.forget_ended();
+        out
+    }
+
+    /// Tell the shapes of the spans that ended since they were last told.
+    pub(super) fn forget_ended(&mut self) {
+        for no in self.ended_spans.drain(..) {
+            self.shapes.forget(no);
+        }
+    }
+
     /// Where a model call for `agent`, labelled `label`, starting at run
-    /// time `t` belongs: its contribution or turn, the planner, the
-    /// research step, else the root.
+    /// time `t` belongs: the pattern's span that holds it, else the root.
     pub(super) fn model_parent(&mut self, agent: Option<&str>, label: &str, t: u64) -> SpanNo {
-        if let Some(agent) = agent
-            && let Some(no) = self.shape.contributions.get(agent)
-        {
-            return *no;
-        }
-        if let Some(turn) = self.shape.turns.iter().rev().find(|t| t.label() == label) {
-            return turn.no;
-        }
-        if self.pattern == Some(PatternKind::Orchestrator) && label == "plan" && !self.shape.planned
-        {
-            return match self.shape.plan {
-                Some(plan) => plan,
-                None => {
-                    let plan = self.open_span(Some(ROOT), n::SPAN_PLAN.into(), t);
-                    self.shape.plan = Some(plan);
-                    plan
-                }
-            };
-        }
-        self.shape.step.unwrap_or(ROOT)
+        self.with_shapes(|shapes, trace| shapes.model_parent(trace, agent, label, t))
+            .unwrap_or(ROOT)
     }
 
-    /// Where a call of a tool for `task` belongs: the task's wave, the
-    /// turn that asked for it, the research step, else the root.
-    pub(super) fn tool_parent(&self, task: &str) -> SpanNo {
-        if let Some(wave) = self.shape.task_wave.get(task) {
-            return *wave;
-        }
-        if let Some(turn) = self.shape.turns.iter().rev().find(|t| t.label() == task) {
-            return turn.no;
-        }
-        self.shape.step.unwrap_or(ROOT)
+    /// Where a call of a tool for `task` belongs: the pattern's span that
+    /// holds it, else the root.
+    pub(super) fn tool_parent(&mut self, task: &str) -> SpanNo {
+        self.with_shapes(|shapes, _| shapes.tool_parent(task))
+            .unwrap_or(ROOT)
     }
 
-    /// Fold in an event that is not a call's.
+    /// Fold in an event that is not a call's: a pattern's group goes to
+    /// its shapes whole.
     pub(super) fn apply_shape(&mut self, kind: &EventKind, t: u64) {
-        let folded = self.apply_round_table(kind, t)
-            || self.apply_orchestration(kind, t)
-            || self.apply_research(kind, t)
-            || self.apply_run_wide(kind, t);
-        if !folded {
-            self.apply_team(kind, t);
-        }
-    }
-
-    /// Fold in a round table's event; whether it was one.
-    fn apply_round_table(&mut self, kind: &EventKind, t: u64) -> bool {
         match kind {
-            EventKind::Round(RoundEvent::RoundStarted { round, .. }) => {
-                if let Some(previous) = self.shape.round {
-                    self.end(previous, t);
-                }
-                let no = self.open_span(Some(ROOT), format!("round {round}"), t);
-                self.span(no).attrs.set(n::ROUND, *round);
-                self.shape.round = Some(no);
+            EventKind::Round(event) => self.with_shapes(|s, trace| s.round(trace, event, t)),
+            EventKind::Tasks(event) => self.with_shapes(|s, trace| s.tasks(trace, event, t)),
+            EventKind::Team(event) => self.with_shapes(|s, trace| s.team(trace, event, t)),
+            EventKind::Research(event) => {
+                self.with_shapes(|s, trace| s.research(trace, event, t));
             }
-            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
-                let parent = self.shape.round.unwrap_or(ROOT);
-                let no = self.agent_span(parent, agent, t);
-                self.span(no).attrs.set(n::ROUND, *round);
-                self.shape.contributions.insert(agent.clone(), no);
-            }
-            EventKind::Round(RoundEvent::ContributionAccepted {
-                agent,
-                stance,
-                confidence,
-                summary,
-                actions,
-                ..
-            }) => {
-                if let Some(no) = self.shape.contributions.remove(agent) {
-                    let attrs = &mut self.span(no).attrs;
-                    attrs.set(n::STANCE, wire(stance));
-                    attrs.set(n::CONFIDENCE, *confidence);
-                    if self.content {
-                        let text = std::iter::once(summary.as_str())
-                            .chain(actions.iter().map(String::as_str))
-                            .collect::<Vec<_>>()
-                            .join("\n");
-                        self.content_event(no, t, n::OUTPUT_MESSAGES, "assistant", &text);
-                    }
-                    self.end(no, t);
-                }
-            }
-            EventKind::Round(RoundEvent::ContributionRejected {
-                agent, reason, raw, ..
-            }) => {
-                if let Some(no) = self.shape.contributions.remove(agent) {
-                    self.end_rejected(no, reason, raw, t);
-                }
-            }
-            EventKind::Round(RoundEvent::RoundFinished {
-                conflicts,
-                decision,
-                ..
-            }) => {
-                if let Some(no) = self.shape.round.take() {
-                    let attrs = &mut self.span(no).attrs;
-                    attrs.set(n::CONFLICTS, conflicts.len() as u64);
-                    if let Some(decision) = decision {
-                        attrs.set(n::DECISION, decision.as_str());
-                    }
-                    self.end(no, t);
-                }
-            }
-            EventKind::Round(RoundEvent::FinalizeStarted { decision }) => {
-                self.span(ROOT).attrs.set(n::DECISION, decision.as_str());
-            }
-            _ => return false,
+            other => self.apply_run_wide(other, t),
         }
-        true
-    }
-
-    /// Fold in an orchestrator's event (its plan, waves and aggregate);
-    /// whether it was one.
-    fn apply_orchestration(&mut self, kind: &EventKind, t: u64) -> bool {
-        match kind {
-            EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) => {
-                self.shape.planned = true;
-                if let Some(no) = self.shape.plan.take() {
-                    self.span(no).attrs.set(n::TASKS, tasks.len() as u64);
-                    self.end(no, t);
-                }
-            }
-            EventKind::Tasks(TaskEvent::PlanRejected { reason, raw }) => {
-                self.shape.planned = true;
-                if let Some(no) = self.shape.plan.take() {
-                    self.end_rejected(no, reason, raw, t);
-                }
-            }
-            EventKind::Tasks(TaskEvent::WaveStarted { wave, tasks }) => {
-                let no = self.open_span(Some(ROOT), format!("wave {wave}"), t);
-                let attrs = &mut self.span(no).attrs;
-                attrs.set(n::WAVE, *wave);
-                attrs.set(n::TASKS, tasks.len() as u64);
-                for task in tasks {
-                    self.shape.task_wave.insert(task.clone(), no);
-                }
-                self.shape.waves.push(Wave {
-                    no,
-                    pending: tasks.iter().cloned().collect(),
-                });
-            }
-            EventKind::Tasks(TaskEvent::TaskFinished { task, .. }) => {
-                // A wave lasts until the last of its tasks is done.
-                let done =
-                    self.shape.waves.iter_mut().find_map(|w| {
-                        (w.pending.remove(task) && w.pending.is_empty()).then_some(w.no)
-                    });
-                if let Some(no) = done {
-                    self.end(no, t);
-                }
-            }
-            EventKind::Tasks(TaskEvent::Aggregated { health, .. }) => {
-                self.span(ROOT).attrs.set(n::HEALTH, wire(health));
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    /// Fold in a research step's event or a source's; whether it was one.
-    fn apply_research(&mut self, kind: &EventKind, t: u64) -> bool {
-        match kind {
-            EventKind::Research(ResearchEvent::ResearchStepStarted(step)) => {
-                if let Some(previous) = self.shape.step.take() {
-                    self.end(previous, t);
-                }
-                let no = self.open_span(Some(ROOT), format!("step {}", wire(&step.phase)), t);
-                let attrs = &mut self.span(no).attrs;
-                attrs.set(n::STEP, step.step);
-                attrs.set(n::PHASE, wire(&step.phase));
-                self.shape.step = Some(no);
-            }
-            EventKind::Research(ResearchEvent::ResearchStepFinished(step)) => {
-                if let Some(no) = self.shape.step.take() {
-                    self.span(no).attrs.set(n::COUNT, step.count);
-                    self.end(no, t);
-                }
-            }
-            EventKind::Research(ResearchEvent::SourceAllowed(source)) => {
-                let attrs = Attrs::default().with(n::URL, source.url.as_str());
-                self.event(
-                    self.shape.step.unwrap_or(ROOT),
-                    n::EVENT_SOURCE_ALLOWED,
-                    t,
-                    attrs,
-                );
-            }
-            EventKind::Research(ResearchEvent::SourceDenied(source)) => {
-                let attrs = Attrs::default()
-                    .with(n::URL, source.url.as_str())
-                    .with(n::REASON, wire(&source.reason));
-                self.event(
-                    self.shape.step.unwrap_or(ROOT),
-                    n::EVENT_SOURCE_DENIED,
-                    t,
-                    attrs,
-                );
-            }
-            _ => return false,
-        }
-        true
     }
 
     /// Fold in a run-wide happening (a breaker, a flag, a pause, a human's
-    /// part) as an event on the root; whether it was one.
-    fn apply_run_wide(&mut self, kind: &EventKind, t: u64) -> bool {
+    /// part) as an event on the root.
+    fn apply_run_wide(&mut self, kind: &EventKind, t: u64) {
         match kind {
             EventKind::BreakerTransition {
                 tool,
@@ -303,39 +174,12 @@ impl TraceBuilder {
                 let attrs = Attrs::default().with(n::CHOICE, wire(choice));
                 self.event(ROOT, n::EVENT_HUMAN_DECIDED, t, attrs);
             }
-            _ => return false,
+            _ => {}
         }
-        true
-    }
-
-    /// End span `no`, whose model answer was refused with `reason`; the
-    /// answer as it came (`raw`) is its content.
-    fn end_rejected(&mut self, no: SpanNo, reason: &StopReason, raw: &Value, t: u64) {
-        self.fail(no, reason);
-        if self.content {
-            self.content_event(no, t, n::OUTPUT_MESSAGES, "assistant", &raw.to_string());
-        }
-        self.end(no, t);
-    }
-
-    /// An `invoke_agent` span for `agent` under `parent`.
-    pub(super) fn agent_span(&mut self, parent: SpanNo, agent: &str, t: u64) -> SpanNo {
-        let no = self.open_span(Some(parent), format!("{} {agent}", n::OP_INVOKE_AGENT), t);
-        let attrs = &mut self.span(no).attrs;
-        attrs.set(n::OPERATION_NAME, n::OP_INVOKE_AGENT);
-        attrs.set(n::AGENT_NAME, agent);
-        no
     }
 
     fn gate_event(&mut self, name: &'static str, gate: &crate::bus::GatePoint, t: u64) {
         let attrs = Attrs::default().with(n::GATE, gate.to_string());
         self.event(ROOT, name, t, attrs);
-    }
-
-    /// Span `no` failed with `reason`.
-    pub(super) fn fail(&mut self, no: SpanNo, reason: &StopReason) {
-        let span = self.span(no);
-        span.attrs.set(n::ERROR_TYPE, error_type(reason));
-        span.status = SpanStatus::Error(reason.to_string());
     }
 }

@@ -5,7 +5,6 @@
 
 use super::calls::{Attempt, Call, What, outcome_error};
 use super::{ROOT, TraceBuilder, error_type, wire};
-use crate::bus::TaskEvent;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
@@ -30,16 +29,6 @@ impl TraceBuilder {
                 reason,
                 ..
             } => self.attempt_finished(task, worker, *attempt, *outcome, reason.as_ref(), t),
-            EventKind::Tasks(TaskEvent::TaskFinished {
-                task,
-                worker,
-                status,
-                ..
-            }) => {
-                self.tool_task_finished(task, worker, status, t);
-                // The wave hears of it too.
-                return false;
-            }
             EventKind::FallbackServed { tool, task, after } => {
                 self.fallback_served(tool, task.as_deref(), after, t);
             }
@@ -128,8 +117,15 @@ impl TraceBuilder {
     }
 
     /// Task `task` is over: the latest call of `worker` for it takes the
-    /// task's status and ends at its last attempt's end.
-    fn tool_task_finished(&mut self, task: &str, worker: &str, status: &TaskStatus, t: u64) {
+    /// task's status and ends at its last attempt's end. The pattern whose
+    /// task it was says so, as it decides what else the task's end closes.
+    pub(super) fn tool_task_finished(
+        &mut self,
+        task: &str,
+        worker: &str,
+        status: &TaskStatus,
+        t: u64,
+    ) {
         let found = self.calls.open.iter().rev().find(
             |c| matches!(&c.what, What::Tool { task: k, tool: w } if k == task && w == worker),
         );

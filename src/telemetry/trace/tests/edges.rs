@@ -39,7 +39,7 @@ async fn content_goes_in_only_when_asked_for() {
 async fn a_recording_cut_short_still_ends_every_span() {
     let events = events_of("vendor_outage.json", &[]).await;
     let cut = &events[..events.len() / 2];
-    let mut builder = TraceBuilder::new(false);
+    let mut builder = TraceBuilder::new(false, crate::patterns::trace_shapes());
     let mut spans: Vec<FinishedSpan> = cut.iter().flat_map(|e| builder.apply(e)).collect();
     assert!(!builder.is_done());
     spans.extend(builder.finish());
@@ -52,7 +52,7 @@ async fn a_recording_cut_short_still_ends_every_span() {
 
 #[test]
 fn events_before_the_runs_start_are_ignored() {
-    let mut builder = TraceBuilder::new(false);
+    let mut builder = TraceBuilder::new(false, crate::patterns::trace_shapes());
     let stray = Event {
         run: 1,
         seq: 5,

@@ -38,7 +38,7 @@ async fn events_of(file: &str, flags: &[(&str, bool)]) -> Vec<Arc<Event>> {
 }
 
 fn spans_of(events: &[Arc<Event>], content: bool) -> Vec<FinishedSpan> {
-    let mut builder = TraceBuilder::new(content);
+    let mut builder = TraceBuilder::new(content, crate::patterns::trace_shapes());
     let mut spans: Vec<FinishedSpan> = events.iter().flat_map(|e| builder.apply(e)).collect();
     assert!(builder.is_done(), "the run's finish ends the trace");
     spans.extend(builder.finish());

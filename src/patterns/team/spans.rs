@@ -1,0 +1,214 @@
+//! A team's part of a run's trace: each turn of a swarm or coordinator
+//! team an `invoke_agent <agent>` span, lasting until the tool or member
+//! calls it asked for are done; each member call an `execute_tool
+//! <member>` span holding the member's turns; handoffs and rejected
+//! transfers as events on the root, transfers asked for on the turn.
+
+use crate::bus::{CallOutcome, HandoffRejection, TeamEvent, TurnOutcome};
+use crate::stop::StopReason;
+use crate::telemetry::names as n;
+use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
+
+/// The team's open turns and member calls.
+#[derive(Debug, Default)]
+pub(crate) struct TeamSpans {
+    turns: Vec<Turn>,
+    /// Open member calls of a coordinator, oldest first.
+    members: Vec<(String, SpanNo)>,
+}
+
+#[derive(Debug)]
+struct Turn {
+    no: SpanNo,
+    turn: u32,
+    agent: String,
+}
+
+impl Turn {
+    /// What the gateway calls the turn's model and tool calls.
+    fn label(&self) -> String {
+        format!("turn {} · {}", self.turn, self.agent)
+    }
+}
+
+impl TeamSpans {
+    /// Fold in a team's event.
+    pub(crate) fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &TeamEvent, t: u64) {
+        match event {
+            TeamEvent::TurnStarted { turn, agent } => self.turn_started(trace, *turn, agent, t),
+            TeamEvent::TurnFinished { turn, outcome, .. } => {
+                self.turn_finished(trace, *turn, *outcome, t);
+            }
+            TeamEvent::TransferRequested { turn, from, to, .. } => {
+                let no = self.turn_span(*turn).unwrap_or(ROOT);
+                let attrs = Attrs::default()
+                    .with(n::FROM, from.as_str())
+                    .with(n::TO, to.as_str())
+                    .with(n::TURN, *turn);
+                trace.event(no, n::EVENT_TRANSFER_REQUESTED, t, attrs);
+            }
+            TeamEvent::HandoffAccepted {
+                from, to, handoffs, ..
+            } => handoff(trace, n::EVENT_HANDOFF, from, to, None, *handoffs, t),
+            TeamEvent::HandoffRejected {
+                from,
+                to,
+                reason,
+                handoffs,
+                ..
+            } => handoff(
+                trace,
+                n::EVENT_HANDOFF_REJECTED,
+                from,
+                to,
+                Some(reason),
+                *handoffs,
+                t,
+            ),
+            TeamEvent::MemberCallStarted { turn, member, .. } => {
+                self.member_call_started(trace, *turn, member, t);
+            }
+            TeamEvent::MemberCallFinished {
+                member,
+                outcome,
+                reply,
+                reason,
+                ..
+            } => {
+                let reply = reply.as_deref();
+                self.member_call_finished(trace, member, *outcome, reply, reason.as_ref(), t);
+            }
+            TeamEvent::ToolUsed { .. } => {}
+        }
+    }
+
+    /// The turn a model or tool call labelled `label` belongs to.
+    pub(crate) fn call_parent(&self, label: &str) -> Option<SpanNo> {
+        self.turns
+            .iter()
+            .rev()
+            .find(|t| t.label() == label)
+            .map(|t| t.no)
+    }
+
+    /// Span `no` has ended.
+    pub(crate) fn forget(&mut self, no: SpanNo) {
+        self.turns.retain(|t| t.no != no);
+        self.members.retain(|(_, s)| *s != no);
+    }
+
+    /// `agent` takes turn `turn`: an `invoke_agent` span under the member
+    /// call that asked for it, else the root.
+    fn turn_started(&mut self, trace: &mut TraceSpans<'_>, turn: u32, agent: &str, t: u64) {
+        let parent = self
+            .members
+            .iter()
+            .rev()
+            .find(|(member, _)| member == agent)
+            .map_or(ROOT, |(_, no)| *no);
+        self.end_waiting_turns(trace, parent, t);
+        let no = trace.open_agent(parent, agent, t);
+        trace.set(no, n::TURN, turn);
+        self.turns.push(Turn {
+            no,
+            turn,
+            agent: agent.to_owned(),
+        });
+    }
+
+    /// A turn that waited for its calls is over once they are done and
+    /// another turn starts outside them, under `parent` (a later one or
+    /// the run's end closes one whose calls still run).
+    fn end_waiting_turns(&self, trace: &mut TraceSpans<'_>, parent: SpanNo, t: u64) {
+        let over: Vec<SpanNo> = self
+            .turns
+            .iter()
+            .map(|t| t.no)
+            .filter(|no| !trace.encloses(*no, parent) && !trace.has_open_children(*no))
+            .collect();
+        for no in over {
+            trace.end(no, t);
+        }
+    }
+
+    /// Turn `turn` ended with `outcome`: its span ends, or waits for the
+    /// calls the agent asked for.
+    fn turn_finished(&self, trace: &mut TraceSpans<'_>, turn: u32, outcome: TurnOutcome, t: u64) {
+        let Some(no) = self.turn_span(turn) else {
+            return;
+        };
+        trace.set(no, n::TURN_OUTCOME, outcome.as_str());
+        match outcome {
+            // The calls the agent asked for follow its turn's
+            // model call: the turn lasts until they are done.
+            TurnOutcome::ToolCall | TurnOutcome::CallMembers => trace.end_after_children(no, t),
+            TurnOutcome::Reply | TurnOutcome::Transfer => trace.end(no, t),
+            failed => {
+                trace.fail_as(no, failed.as_str());
+                trace.end(no, t);
+            }
+        }
+    }
+
+    /// The coordinator's turn `turn` calls `member`: an `execute_tool`
+    /// span under the turn that will hold the member's turns.
+    fn member_call_started(&mut self, trace: &mut TraceSpans<'_>, turn: u32, member: &str, t: u64) {
+        let parent = self.turn_span(turn).unwrap_or(ROOT);
+        let no = trace.open(parent, format!("{} {member}", n::OP_EXECUTE_TOOL), t);
+        trace.set(no, n::OPERATION_NAME, n::OP_EXECUTE_TOOL);
+        trace.set(no, n::TOOL_NAME, member);
+        trace.set(no, n::TURN, turn);
+        self.members.push((member.to_owned(), no));
+    }
+
+    /// The latest open call of `member` ended: its outcome, its failure,
+    /// and its reply when content is on.
+    fn member_call_finished(
+        &mut self,
+        trace: &mut TraceSpans<'_>,
+        member: &str,
+        outcome: CallOutcome,
+        reply: Option<&str>,
+        reason: Option<&StopReason>,
+        t: u64,
+    ) {
+        let found = self.members.iter().rposition(|(m, _)| m == member);
+        let Some(index) = found else {
+            return;
+        };
+        let (_, no) = self.members.remove(index);
+        trace.set(no, n::OUTCOME, wire(&outcome));
+        if let Some(reason) = reason {
+            trace.fail(no, reason);
+        }
+        if let Some(reply) = reply {
+            trace.answer(no, t, reply);
+        }
+        trace.end(no, t);
+    }
+
+    fn turn_span(&self, turn: u32) -> Option<SpanNo> {
+        self.turns
+            .iter()
+            .rev()
+            .find(|t| t.turn == turn)
+            .map(|t| t.no)
+    }
+}
+
+/// A transfer accepted, or refused for `reason`: event `name` on the root.
+fn handoff(
+    trace: &mut TraceSpans<'_>,
+    name: &'static str,
+    from: &str,
+    to: &str,
+    reason: Option<&HandoffRejection>,
+    handoffs: u64,
+    t: u64,
+) {
+    let mut attrs = Attrs::default().with(n::FROM, from).with(n::TO, to);
+    if let Some(reason) = reason {
+        attrs = attrs.with(n::REASON, reason.to_string());
+    }
+    trace.event(ROOT, name, t, attrs.with(n::HANDOFFS, handoffs));
+}
