@@ -18,7 +18,11 @@ use tokio_util::sync::CancellationToken;
 /// How many commands may wait for the next gate.
 const QUEUE: usize = 64;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A command for a run, from a key or (as JSON, the same words) from a
+/// viewer on another machine: `{"command": "pause"}`,
+/// `{"command": "set_flag", "name": "legal_analyst", "on": true}`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
 pub enum Control {
     Pause,
     Resume,
@@ -34,6 +38,7 @@ pub enum Control {
     /// shared context.
     Decide {
         choice: HumanChoice,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
 }

@@ -11,7 +11,7 @@ use common::nats::NatsServer;
 use common::screen;
 use conclave::bus::RoundEvent;
 use conclave::bus::{Event, EventKind, GatePoint};
-use conclave::nats::command::RemoteCommand;
+use conclave::nats::command::{Control, RemoteCommand};
 use conclave::nats::watch::Watcher;
 use conclave::record::read_recording;
 use conclave::stop::StopReason;
@@ -250,7 +250,7 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
     // client can ask, the same way its keys do.
     attached
         .watcher
-        .command(&id, &RemoteCommand::Cancel)
+        .command(&id, &RemoteCommand::Control(Control::Cancel))
         .await
         .expect("the engine takes the cancel");
     attached
@@ -363,8 +363,11 @@ async fn a_key_for_a_run_whose_engine_died_says_why_and_the_run_leaves_the_list(
 
     attached.press(KeyCode::Char(' '));
     attached
+        // The server may not have seen the engine go yet (a loaded
+        // machine): then the request times out, which says why as well.
         .until("the footer says the engine does not answer", |_, shown| {
             shown.contains("its engine does not answer")
+                || shown.contains("its engine did not answer in time")
         })
         .await;
     attached.press(KeyCode::Char('n'));

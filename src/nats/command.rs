@@ -1,30 +1,18 @@
 //! What travels on a run's control subject: a command from a viewer on
 //! another machine, and the engine's reply. JSON both ways, so that any
-//! NATS client can pause a run; the engine maps a command onto the same
-//! [`Control`] a local key sends, never onto anything of its own.
+//! NATS client can pause a run; a command is the same [`Control`] a local
+//! key sends, never anything of its own.
 
-use crate::bus::HumanChoice;
-use crate::control::Control;
-use serde::{Deserialize, Serialize};
+pub use crate::control::Control;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 
-/// A request on `conclave.control.<engine>.<run>`, e.g.
-/// `{"command": "pause"}` or `{"command": "set_flag", "name": "legal_analyst", "on": true}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "command", rename_all = "snake_case")]
+/// A request on `conclave.control.<engine>.<run>`: one of the [`Control`]s
+/// a local key sends, in its JSON (`{"command": "pause"}`), or a ping.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RemoteCommand {
-    Pause,
-    Resume,
-    Step,
-    SetFlag {
-        name: String,
-        on: bool,
-    },
-    Cancel,
-    Decide {
-        choice: HumanChoice,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        note: Option<String>,
-    },
+    Control(Control),
     /// Whether the run's engine is there: answered without touching the
     /// run (a viewer lists only runs whose engine answers).
     Ping,
@@ -33,27 +21,38 @@ pub enum RemoteCommand {
 impl RemoteCommand {
     /// The local control this command is; `None` for a ping.
     pub(crate) fn control(self) -> Option<Control> {
-        Some(match self {
-            RemoteCommand::Pause => Control::Pause,
-            RemoteCommand::Resume => Control::Resume,
-            RemoteCommand::Step => Control::Step,
-            RemoteCommand::SetFlag { name, on } => Control::SetFlag { name, on },
-            RemoteCommand::Cancel => Control::Cancel,
-            RemoteCommand::Decide { choice, note } => Control::Decide { choice, note },
-            RemoteCommand::Ping => return None,
-        })
-    }
-
-    /// The command a local control is sent as.
-    pub(crate) fn of(control: Control) -> RemoteCommand {
-        match control {
-            Control::Pause => RemoteCommand::Pause,
-            Control::Resume => RemoteCommand::Resume,
-            Control::Step => RemoteCommand::Step,
-            Control::SetFlag { name, on } => RemoteCommand::SetFlag { name, on },
-            Control::Cancel => RemoteCommand::Cancel,
-            Control::Decide { choice, note } => RemoteCommand::Decide { choice, note },
+        match self {
+            RemoteCommand::Control(control) => Some(control),
+            RemoteCommand::Ping => None,
         }
+    }
+}
+
+/// A ping's JSON: `{"command": "ping"}`.
+#[derive(Serialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+enum PingCommand {
+    Ping,
+}
+
+impl Serialize for RemoteCommand {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RemoteCommand::Control(control) => control.serialize(serializer),
+            RemoteCommand::Ping => PingCommand::Ping.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RemoteCommand {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        if value.get("command").and_then(Value::as_str) == Some("ping") {
+            return Ok(RemoteCommand::Ping);
+        }
+        Control::deserialize(value)
+            .map(RemoteCommand::Control)
+            .map_err(D::Error::custom)
     }
 }
 
@@ -120,7 +119,7 @@ mod tests {
                 on: false,
             },
         ] {
-            let text = serde_json::to_string(&RemoteCommand::of(control.clone())).unwrap();
+            let text = serde_json::to_string(&RemoteCommand::Control(control.clone())).unwrap();
             assert_eq!(read(&text).control(), Some(control));
         }
         assert!(serde_json::from_str::<RemoteCommand>(r#"{"command":"explode"}"#).is_err());

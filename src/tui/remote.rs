@@ -130,7 +130,7 @@ impl RemoteRun {
         let id = self.id.clone();
         tokio::spawn(async move {
             let result = watcher
-                .command(&id, &RemoteCommand::of(command.clone()))
+                .command(&id, &RemoteCommand::Control(command.clone()))
                 .await;
             let _ = feed.send(RemoteFeed::Replied {
                 run,

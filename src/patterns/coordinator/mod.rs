@@ -9,14 +9,15 @@ pub(crate) mod result;
 
 use super::team::action::{Action, MemberCall};
 use super::team::agent::{Halt, Halted, TeamRun};
+use super::team::result::TeamEnd;
 use super::team::trace::TraceEntry;
 use super::{Figures, RunContext, RunOutcome, Runner};
-use crate::bus::{RunCounts, RunStatus, RunSummary};
+use crate::bus::RunCounts;
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::stop::StopReason;
-use result::{CoordinatorResult, MemberRecord};
+use result::{CoordinatorSteps, MemberRecord};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -233,43 +234,22 @@ impl Desk<'_> {
     }
 
     fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
-        let (status, stop_reason, answer) = match ended {
-            Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
-            Err(reason) => (RunStatus::Stopped, reason, None),
-        };
-        let degraded = self.team.degraded();
-        let summary = RunSummary {
-            answer: answer.clone(),
-            partial: !degraded.is_empty(),
-            degraded: degraded.clone(),
-            final_agent: Some(self.coordinator.clone()),
+        TeamEnd {
+            ended,
+            llm_calls: self.team.llm_calls(),
+            degraded: self.team.degraded(),
             counts: RunCounts {
-                llm_calls: Some(self.team.llm_calls()),
                 member_calls: Some(self.member_calls.len() as u64),
                 ..RunCounts::default()
             },
-            ..RunSummary::default()
-        };
-        let result = CoordinatorResult {
-            status,
-            stop_reason: stop_reason.clone(),
             final_agent: self.coordinator,
-            answer,
-            llm_calls: self.team.llm_calls(),
-            member_calls: self.member_calls,
+            steps: CoordinatorSteps {
+                member_calls: self.member_calls,
+            },
             trace: self.trace,
             history: self.history,
-            partial: (!degraded.is_empty()).then_some(true),
-            degraded: (!degraded.is_empty()).then_some(degraded),
-        };
-        RunOutcome {
-            error: None,
-            status,
-            stop_reason,
-            phase: None,
-            result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
-            summary,
         }
+        .outcome()
     }
 }
 

@@ -8,16 +8,17 @@ pub(crate) mod result;
 
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
+use super::team::result::TeamEnd;
 use super::team::trace::TraceEntry;
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::TeamEvent;
-use crate::bus::{EventKind, HandoffRejection, RunCounts, RunStatus, RunSummary};
+use crate::bus::{EventKind, HandoffRejection, RunCounts};
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::stop::StopReason;
 use controller::{HandoffLimits, TransferController};
-use result::{HandoffRecord, SwarmResult};
+use result::{HandoffRecord, SwarmSteps};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -265,43 +266,22 @@ impl Swarm<'_> {
     }
 
     fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
-        let (status, stop_reason, answer) = match ended {
-            Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
-            Err(reason) => (RunStatus::Stopped, reason, None),
-        };
-        let degraded = self.team.degraded();
-        let summary = RunSummary {
-            answer: answer.clone(),
-            partial: !degraded.is_empty(),
-            degraded: degraded.clone(),
-            final_agent: Some(self.holder.clone()),
+        TeamEnd {
+            ended,
+            llm_calls: self.team.llm_calls(),
+            degraded: self.team.degraded(),
             counts: RunCounts {
                 handoffs: Some(self.handoffs.len() as u64),
-                llm_calls: Some(self.team.llm_calls()),
                 ..RunCounts::default()
             },
-            ..RunSummary::default()
-        };
-        let result = SwarmResult {
-            status,
-            stop_reason: stop_reason.clone(),
             final_agent: self.holder,
-            answer,
-            llm_calls: self.team.llm_calls(),
-            chain: self.chain,
-            handoffs: self.handoffs,
+            steps: SwarmSteps {
+                chain: self.chain,
+                handoffs: self.handoffs,
+            },
             trace: self.trace,
             history: self.history,
-            partial: (!degraded.is_empty()).then_some(true),
-            degraded: (!degraded.is_empty()).then_some(degraded),
-        };
-        RunOutcome {
-            error: None,
-            status,
-            stop_reason,
-            phase: None,
-            result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
-            summary,
         }
+        .outcome()
     }
 }

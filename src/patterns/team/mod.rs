@@ -7,5 +7,6 @@
 pub(crate) mod action;
 pub(crate) mod agent;
 pub(crate) mod compare;
+pub(crate) mod result;
 pub(crate) mod spans;
 pub(crate) mod trace;

@@ -1,0 +1,89 @@
+//! The result document of a team of agents, as both references return it
+//! (swarm and coordinator): how the run ended, who held control last, the
+//! answer and the calls, then each pattern's own steps (a swarm's chain and
+//! transfers, a coordinator's member calls), the trace and the history.
+
+use super::trace::TraceEntry;
+use crate::bus::{ResultDoc, RunCounts, RunStatus, RunSummary};
+use crate::patterns::RunOutcome;
+use crate::stop::StopReason;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// How a team's run ended, and what it leaves.
+pub(crate) struct TeamEnd<S> {
+    /// The answer, or why the run stopped.
+    pub(crate) ended: Result<String, StopReason>,
+    /// Who held control last (the coordinator, for a coordinator's run).
+    pub(crate) final_agent: String,
+    pub(crate) llm_calls: u64,
+    /// Tools safe mode left out.
+    pub(crate) degraded: Vec<String>,
+    /// The pattern's own steps, placed after `llm_calls` in the document.
+    pub(crate) steps: S,
+    /// The pattern's own counts for the run's summary.
+    pub(crate) counts: RunCounts,
+    pub(crate) trace: Vec<TraceEntry>,
+    pub(crate) history: Vec<Value>,
+}
+
+#[derive(Debug, Serialize)]
+struct TeamResult<S> {
+    status: RunStatus,
+    stop_reason: StopReason,
+    final_agent: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<String>,
+    llm_calls: u64,
+    #[serde(flatten)]
+    steps: S,
+    trace: Vec<TraceEntry>,
+    history: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partial: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    degraded: Option<Vec<String>>,
+}
+
+impl<S: Serialize> TeamEnd<S> {
+    /// The run's outcome: its result document and its summary.
+    pub(crate) fn outcome(self) -> RunOutcome {
+        let (status, stop_reason, answer) = match self.ended {
+            Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
+            Err(reason) => (RunStatus::Stopped, reason, None),
+        };
+        let partial = !self.degraded.is_empty();
+        let summary = RunSummary {
+            answer: answer.clone(),
+            partial,
+            degraded: self.degraded.clone(),
+            final_agent: Some(self.final_agent.clone()),
+            counts: RunCounts {
+                llm_calls: Some(self.llm_calls),
+                ..self.counts
+            },
+            ..RunSummary::default()
+        };
+        let result = TeamResult {
+            status,
+            stop_reason: stop_reason.clone(),
+            final_agent: self.final_agent,
+            answer,
+            llm_calls: self.llm_calls,
+            steps: self.steps,
+            trace: self.trace,
+            history: self.history,
+            partial: partial.then_some(true),
+            degraded: partial.then_some(self.degraded),
+        };
+        RunOutcome {
+            error: None,
+            status,
+            stop_reason,
+            phase: None,
+            result: Arc::new(ResultDoc::of(&result)),
+            summary,
+        }
+    }
+}
