@@ -542,8 +542,10 @@ async fn a_replay_shows_its_pause_and_leaves_the_list_keys_to_the_lists() {
 #[tokio::test(start_paused = true)]
 async fn q_asks_before_cancelling_a_live_run() {
     use conclave::tui::effect::Effect;
+    let hub = Hub::new(1024);
+    let mut bus = hub.subscribe();
     let mut world = conclave::tui::world::World::new(
-        Hub::new(1024),
+        hub,
         conclave::tui::world::LaunchSettings {
             start_paused: true,
             ..Default::default()
@@ -565,11 +567,16 @@ async fn q_asks_before_cancelling_a_live_run() {
         app.key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
         vec![Effect::Quit]
     );
+    // The loop quits: the world cancels the run, and its end reaches the
+    // app as any event does.
     for handle in world.take_handles() {
-        handle.controller.cancel();
         handle.finish().await.unwrap();
     }
-    assert!(!app.live_runs() || app.runs.iter().all(|s| !s.has_engine()));
+    for event in common::drain(&mut bus) {
+        app.apply(Arc::new(event));
+    }
+    assert!(!app.live_runs());
+    assert!(app.runs.iter().all(|s| !s.has_engine()));
 }
 
 /// The rows of the resilience strip under its title, without the mark of

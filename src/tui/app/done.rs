@@ -15,8 +15,11 @@ impl App {
     pub fn done(&mut self, done: Done) {
         match done {
             Done::Started(started) => {
+                // A new run opens on its pattern; a restart keeps the pane.
+                if started.in_place_of.is_none() {
+                    self.focus = PaneId::Pattern;
+                }
                 self.runs.started(started);
-                self.focus = PaneId::Pattern;
             }
             Done::NotStarted {
                 name,

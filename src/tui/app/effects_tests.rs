@@ -108,7 +108,9 @@ fn a_restart_replaces_the_run_once_its_new_engine_started() {
         app.notice.as_deref(),
         Some("cannot restart: the provider is gone")
     );
+    app.focus = PaneId::Log;
     app.done(started(2, launch, Some(1)));
+    assert_eq!(app.focus, PaneId::Log, "the pane shown stays");
     assert_eq!(app.runs.len(), 1, "in place");
     assert_eq!(app.run().unwrap().state.run, 2);
     assert_eq!(app.runs.pinned(), None, "the pinned run is gone");

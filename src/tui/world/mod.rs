@@ -168,3 +168,6 @@ fn write_file(path: &Path, contents: &str) -> Result<(), String> {
         _ => e.to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests;
