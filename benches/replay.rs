@@ -4,7 +4,7 @@
 
 use conclave::bus::RoundEvent;
 use conclave::bus::{
-    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, Hub, RunStarted, Stance,
+    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, RunStarted, Stance,
 };
 use conclave::scenario::Scenario;
 use conclave::tui::app::{App, AppOptions};
@@ -152,7 +152,7 @@ fn replay(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(30));
     group.bench_function("open_and_draw_last_frame", |b| {
         b.iter(|| {
-            let mut app = App::new(Hub::new(16), AppOptions::default());
+            let mut app = App::new(AppOptions::default());
             app.open_replay(&path).unwrap();
             app.playback(Action::End);
             let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();

@@ -28,6 +28,7 @@ mod counting;
 use conclave::bus::{Delivery, Hub, Subscription};
 use conclave::scenario;
 use conclave::tui::app::{App, AppOptions};
+use conclave::tui::world::{LaunchSettings, World};
 use conclave::tui::{BATCH, view};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -234,9 +235,14 @@ fn dashboard_live(plan: &Path, k: usize) {
     let (frames, missed, held, shown) = runtime.block_on(async {
         let hub = Hub::default();
         let mut bus = hub.subscribe();
-        let mut app = App::new(hub.clone(), AppOptions::default());
+        let mut world = World::new(hub.clone(), LaunchSettings::default());
+        let mut app = App::new(AppOptions::default());
         let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("a test terminal");
-        app.launch(scenario, None);
+        for effect in app.launch(scenario, None) {
+            if let Some(done) = world.carry_out(effect) {
+                app.done(done);
+            }
+        }
         let (mut frames, mut missed) = (0u64, 0u64);
         let mut last_draw = Instant::now() - FRAME;
         let mut take = |app: &mut App, delivery| match delivery {
@@ -278,7 +284,7 @@ fn dashboard_live(plan: &Path, k: usize) {
         terminal.draw(|f| view::draw(f, &app)).expect("a frame");
         let shown = start.elapsed();
         let held = counting::live().saturating_sub(before);
-        for handle in app.take_handles() {
+        for handle in world.take_handles() {
             let _ = handle.finish().await;
         }
         (frames + 1, missed, held, shown)
@@ -302,7 +308,7 @@ fn dashboard_live(plan: &Path, k: usize) {
 fn dashboard_replay(recording: &Path, k: usize) {
     let before = counting::reset_peak();
     let start = Instant::now();
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.open_replay(recording).expect("the recording opens");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("a test terminal");
     terminal.draw(|f| view::draw(f, &app)).expect("a frame");

@@ -4,8 +4,7 @@
 
 use conclave::bus::RoundEvent;
 use conclave::bus::{
-    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, FlagState, Hub, RunStarted,
-    Stance,
+    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, FlagState, RunStarted, Stance,
 };
 use conclave::scenario::{PatternKind, Scenario};
 use conclave::tui::app::{App, AppOptions};
@@ -137,7 +136,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
 
 fn render(c: &mut Criterion) {
     let events = events(ROUNDS, 5_000);
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(&events, None).unwrap();
     assert_eq!(app.run().unwrap().state.log.len(), 5_000);
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();

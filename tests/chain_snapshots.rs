@@ -7,7 +7,7 @@
 use crate::common;
 
 use conclave::bus::TeamEvent;
-use conclave::bus::{CallOutcome, Event, EventKind, Hub};
+use conclave::bus::{CallOutcome, Event, EventKind};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -41,7 +41,7 @@ fn until(events: &[Arc<Event>], test: impl Fn(&EventKind) -> bool) -> Vec<Arc<Ev
 }
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app

@@ -10,6 +10,7 @@ use conclave::bus::{Event, Hub};
 use conclave::compare::{self, Comparison, Side};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
+use conclave::tui::effect::Effect;
 use conclave::tui::keymap::Action;
 use conclave::tui::view;
 use conclave::tui::view_state::Overlay;
@@ -364,7 +365,7 @@ fn screen(app: &App, width: u16, height: u16) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn the_dashboard_compares_the_selected_run_with_the_pinned_one() {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     let off = events("checkout_v2_launch.json", &[("legal_analyst", false)], 1).await;
     let on = events("checkout_v2_launch.json", &[("legal_analyst", true)], 2).await;
     app.add_from_events(&off, None).unwrap();
@@ -537,7 +538,7 @@ async fn a_breaker_switched_off_shows_in_the_calls_retries_and_rejections() {
 /// The dashboard with the checkout run, legal off (run 1, pinned) and on
 /// (run 2, selected), side by side.
 async fn comparing_app() -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     let off = events("checkout_v2_launch.json", &[("legal_analyst", false)], 1).await;
     let on = events("checkout_v2_launch.json", &[("legal_analyst", true)], 2).await;
     app.add_from_events(&off, None).unwrap();
@@ -547,9 +548,13 @@ async fn comparing_app() -> App {
     app
 }
 
-fn press(app: &mut App, code: KeyCode) {
+/// Press `code` and carry out what it decided as the dashboard's loop
+/// does; returns what it decided.
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     let effects = app.key(KeyEvent::new(code, KeyModifiers::NONE));
-    app.carry_out(effects);
+    let mut world = common::world(Hub::new(16));
+    common::carry(&mut world, app, effects.clone());
+    effects
 }
 
 fn type_path(app: &mut App, path: &Path) {
@@ -562,9 +567,11 @@ fn type_path(app: &mut App, path: &Path) {
 }
 
 /// The text a copy put on the clipboard, from its OSC 52 sequence.
-fn copied(app: &App) -> String {
+fn copied(effects: &[Effect]) -> String {
     use base64::Engine;
-    let sequence = app.to_terminal.last().expect("a copy was sent");
+    let Some(Effect::Copy(sequence)) = effects.last() else {
+        panic!("a copy was sent: {effects:?}");
+    };
     let payload = sequence
         .strip_prefix("\u{1b}]52;c;")
         .and_then(|s| s.strip_suffix('\u{07}'))
@@ -580,14 +587,14 @@ async fn y_copies_the_comparison_and_w_writes_it_as_markdown_or_json() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = comparing_app().await;
 
-    press(&mut app, KeyCode::Char('y'));
-    let json: Value = serde_json::from_str(&copied(&app)).unwrap();
+    let copy = press(&mut app, KeyCode::Char('y'));
+    let json: Value = serde_json::from_str(&copied(&copy)).unwrap();
     assert_eq!(
         json["first_divergence"]["b"]["description"],
         "round 1 · legal_analyst asked"
     );
     let notice = app.notice.clone().unwrap();
-    assert_eq!(notice, format!("copied {} bytes", copied(&app).len()));
+    assert_eq!(notice, format!("copied {} bytes", copied(&copy).len()));
 
     press(&mut app, KeyCode::Char('w'));
     let Some(Overlay::Export(prompt)) = &app.overlay else {
@@ -655,12 +662,12 @@ async fn y_copies_the_answer_or_the_selected_item_and_w_writes_the_result_or_the
     app.update(Action::Close);
 
     app.update(Action::Focus(4));
-    press(&mut app, KeyCode::Char('y'));
-    assert!(copied(&app).starts_with("Checkout v2, US, 2026-03-02: GO WITH CAUTION."));
+    let copy = press(&mut app, KeyCode::Char('y'));
+    assert!(copied(&copy).starts_with("Checkout v2, US, 2026-03-02: GO WITH CAUTION."));
 
     app.update(Action::Focus(2));
-    press(&mut app, KeyCode::Char('y'));
-    let selected: Value = serde_json::from_str(&copied(&app)).unwrap();
+    let copy = press(&mut app, KeyCode::Char('y'));
+    let selected: Value = serde_json::from_str(&copied(&copy)).unwrap();
     assert!(
         selected.is_object(),
         "the selected contribution's JSON: {selected}"
@@ -705,8 +712,10 @@ async fn y_copies_the_answer_or_the_selected_item_and_w_writes_the_result_or_the
 async fn r_after_a_flag_changed_keeps_the_old_run_pinned_beside_the_new_one() {
     let hub = Hub::new(1 << 16);
     let mut bus = hub.subscribe();
-    let mut app = App::new(hub, AppOptions::default());
-    app.launch(common::shipped("checkout_v2_launch.json"), None);
+    let mut world = common::world(hub);
+    let mut app = App::new(AppOptions::default());
+    let effects = app.launch(common::shipped("checkout_v2_launch.json"), None);
+    common::carry(&mut world, &mut app, effects);
     while app.run().unwrap().is_live() {
         match bus.next().await {
             conclave::bus::Delivery::Event(event) => app.apply(event),
@@ -718,7 +727,7 @@ async fn r_after_a_flag_changed_keeps_the_old_run_pinned_beside_the_new_one() {
     let effects = app.update(Action::Restart);
     assert!(matches!(
         effects[..],
-        [conclave::tui::effect::Effect::Restart { run: 1, .. }]
+        [conclave::tui::effect::Effect::Restart { old: 1, .. }]
     ));
 
     // Legal turned on after the run: the old run stays, pinned.
@@ -726,7 +735,7 @@ async fn r_after_a_flag_changed_keeps_the_old_run_pinned_beside_the_new_one() {
     app.update(Action::Toggle);
     app.update(Action::Close);
     let effects = app.update(Action::Restart);
-    app.carry_out(effects);
+    common::carry(&mut world, &mut app, effects);
     assert_eq!(app.runs.len(), 2);
     assert_eq!(app.runs.pinned(), Some(0));
     assert_eq!(app.runs.selected, 1);
@@ -749,7 +758,7 @@ async fn r_after_a_flag_changed_keeps_the_old_run_pinned_beside_the_new_one() {
         divergence.b.as_ref().unwrap().description,
         "round 1 · legal_analyst asked"
     );
-    for handle in app.take_handles() {
+    for handle in world.take_handles() {
         handle.finish().await.unwrap();
     }
 }
@@ -893,7 +902,7 @@ async fn pauses_steps_and_a_flag_are_not_divergences_the_flags_first_effect_is()
     assert_eq!(headless["first_divergence"], doc["first_divergence"]);
     assert_eq!(headless["control"], doc["control"]);
 
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(&controlled, None).unwrap();
     app.add_from_events(&plain, None).unwrap();
     app.update(Action::PrevRun);

@@ -7,6 +7,7 @@ mod common;
 use conclave::bus::Hub;
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
+use conclave::tui::effect::Effect;
 use conclave::tui::keymap::Action;
 use conclave::tui::view_state::Overlay;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ const SECRET: &str = "sk-compare-0123456789abcdef";
 
 #[tokio::test(start_paused = true)]
 async fn copies_and_files_are_scrubbed_of_secrets() {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     for (run, legal) in [(1, false), (2, true)] {
         let (_, events) = common::run(
             common::shipped("checkout_v2_launch.json"),
@@ -41,8 +42,9 @@ async fn copies_and_files_are_scrubbed_of_secrets() {
     conclave::secrets::register(SECRET);
 
     let effects = app.update(Action::Copy);
-    app.carry_out(effects);
-    let sequence = app.to_terminal.last().unwrap();
+    let [Effect::Copy(sequence)] = effects.as_slice() else {
+        panic!("a copy: {effects:?}");
+    };
     use base64::Engine;
     let payload = sequence
         .strip_prefix("\u{1b}]52;c;")
@@ -67,7 +69,7 @@ async fn copies_and_files_are_scrubbed_of_secrets() {
         prompt.path = path.display().to_string();
     }
     let effects = app.update(Action::Confirm);
-    app.carry_out(effects);
+    common::carry(&mut common::world(Hub::new(16)), &mut app, effects);
     let written = std::fs::read_to_string(&path).unwrap();
     assert!(written.contains("[redacted]") && !written.contains("0123456789"));
 }

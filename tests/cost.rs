@@ -565,7 +565,7 @@ async fn a_recording_without_cost_fields_replays() {
 // The header: tokens, dollars and the budget gauge.
 
 fn header_app(events: &[Arc<Event>]) -> conclave::tui::app::App {
-    let mut app = conclave::tui::app::App::new(Hub::new(16), Default::default());
+    let mut app = conclave::tui::app::App::new(Default::default());
     app.add_from_events(events, Some("scenarios/checkout_v2_launch.json".into()))
         .unwrap();
     app

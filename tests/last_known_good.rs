@@ -257,7 +257,7 @@ async fn the_workers_and_resilience_panes_mark_stale_answers() {
     assert!(served > 0);
 
     let events: Vec<Arc<conclave::bus::Event>> = events.into_iter().map(Arc::new).collect();
-    let mut app = App::new(conclave::bus::Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(&events, None);
     let screen = |app: &App| common::screen::of_app(app, 160, 50);
     app.update(Action::Focus(2));

@@ -86,6 +86,7 @@ impl Drop for Engine {
 /// loop of `conclave attach` feeds it.
 struct Attached {
     app: App,
+    world: conclave::tui::world::World,
     feed: mpsc::UnboundedReceiver<RemoteFeed>,
     watcher: Watcher,
     _listing: tokio::task::AbortHandle,
@@ -97,18 +98,17 @@ impl Attached {
         let (tx, feed) = mpsc::unbounded_channel();
         let source = RemoteSource::new(watcher.clone(), tx);
         let listing = source.keep_listing();
-        let mut app = App::new(
-            conclave::bus::Hub::new(16),
-            AppOptions {
-                remote: Some(source),
-                ..AppOptions::default()
-            },
-        );
+        let mut world = crate::common::world(conclave::bus::Hub::new(16)).with_remote(source);
+        let mut app = App::new(AppOptions {
+            attach: true,
+            ..AppOptions::default()
+        });
         app.screen = ratatui::layout::Rect::new(0, 0, WIDTH, HEIGHT);
         let effects = app.key(key(KeyCode::Char('n')));
-        app.carry_out(effects);
+        crate::common::carry(&mut world, &mut app, effects);
         Attached {
             app,
+            world,
             feed,
             watcher,
             _listing: listing,
@@ -138,7 +138,7 @@ impl Attached {
 
     fn press(&mut self, code: KeyCode) {
         let effects = self.app.key(key(code));
-        self.app.carry_out(effects);
+        crate::common::carry(&mut self.world, &mut self.app, effects);
     }
 }
 

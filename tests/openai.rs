@@ -12,7 +12,7 @@
 use crate::common;
 
 use conclave::bus::TaskEvent;
-use conclave::bus::{BreakerState, CallOutcome, Event, EventKind, Hub};
+use conclave::bus::{BreakerState, CallOutcome, Event, EventKind};
 use conclave::engine::{LaunchOptions, ProviderChoice};
 use conclave::patterns::RunOutcome;
 use conclave::scenario::ProviderKind;
@@ -287,7 +287,7 @@ async fn token_usage_is_published_with_each_call_and_summed_in_the_header() {
         (calls * PROMPT_TOKENS, calls * COMPLETION_TOKENS)
     );
 
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
     app.add_from_events(&events, Some("scenarios/checkout_v2_launch.json".into()))
         .unwrap();

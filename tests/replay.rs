@@ -2,6 +2,7 @@
 //! so the last frames match; time travel lands on the same states whichever
 //! way it gets there; broken recordings open with what can be read.
 
+use crate::common;
 use conclave::bus::{Delivery, EventKind, Hub};
 use conclave::record::read_recording;
 use conclave::tui::app::{App, AppOptions};
@@ -34,15 +35,17 @@ fn shipped_scenarios() -> Vec<PathBuf> {
 async fn live_app(scenario: &Path, runs_dir: &Path) -> (App, PathBuf) {
     let hub = Hub::new(1 << 16);
     let mut bus = hub.subscribe();
-    let mut app = App::new(
+    let mut world = conclave::tui::world::World::new(
         hub,
-        AppOptions {
+        conclave::tui::world::LaunchSettings {
             runs_dir: Some(runs_dir.to_path_buf()),
-            ..AppOptions::default()
+            ..Default::default()
         },
     );
+    let mut app = App::new(AppOptions::default());
     let loaded = std::sync::Arc::new(conclave::scenario::load(scenario).unwrap());
-    app.launch(loaded, Some(scenario.display().to_string()));
+    let effects = app.launch(loaded, Some(scenario.display().to_string()));
+    common::carry(&mut world, &mut app, effects);
     while app.run().unwrap().is_live() {
         match bus.next().await {
             // A table that asks a person (loyalty_program_asks_a_person)
@@ -52,14 +55,14 @@ async fn live_app(scenario: &Path, runs_dir: &Path) -> (App, PathBuf) {
                 app.update(Action::Down);
                 let effects = app.update(Action::Confirm);
                 assert!(!effects.is_empty(), "the answer goes to the run");
-                app.carry_out(effects);
+                common::carry(&mut world, &mut app, effects);
             }
             Delivery::Event(event) => app.apply(event),
             Delivery::Missed(n) => panic!("missed {n}"),
             Delivery::Closed => break,
         }
     }
-    for handle in app.take_handles() {
+    for handle in world.take_handles() {
         handle.finish().await.unwrap();
     }
     let recording = app.run().unwrap().recording.clone().unwrap();
@@ -83,7 +86,7 @@ async fn the_last_frame_of_a_replay_is_the_last_frame_of_the_live_run() {
     let dir = tempfile::tempdir().unwrap();
     for scenario in shipped_scenarios() {
         let (live, recording) = live_app(&scenario, dir.path()).await;
-        let mut replay = App::new(Hub::new(16), AppOptions::default());
+        let mut replay = App::new(AppOptions::default());
         replay.open_replay(&recording).unwrap();
         replay.playback(Action::End);
 
@@ -181,7 +184,7 @@ async fn broken_recordings_open_with_what_can_be_read() {
         "cut.jsonl",
         &(lines[..total / 2].join("\n") + "\n{\"run\":1,\"se"),
     );
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.open_replay(&cut).unwrap();
     app.playback(Action::End);
     let screen = timeline_text(&app);
@@ -225,7 +228,7 @@ async fn broken_recordings_open_with_what_can_be_read() {
             .1
             .starts_with("seq jumps from 8 to 10: 1 event missing")
     );
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.open_replay(&broken).unwrap();
     app.playback(Action::End);
     assert!(
@@ -238,7 +241,7 @@ async fn broken_recordings_open_with_what_can_be_read() {
     );
 
     // Nothing to replay.
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     let empty = write(dir.path(), "empty.jsonl", "");
     assert!(
         app.open_replay(&empty)

@@ -6,7 +6,7 @@
 use crate::common;
 
 use conclave::bus::ResearchEvent;
-use conclave::bus::{Event, EventKind, Hub, ResearchPhase};
+use conclave::bus::{Event, EventKind, ResearchPhase};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::{Action, PaneId};
@@ -24,7 +24,7 @@ const PAYMENTS: &str = "payments_incident_research.json";
 const LOCKED: &str = "payments_research_locked_down.json";
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app

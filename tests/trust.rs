@@ -10,7 +10,6 @@
 use crate::common;
 
 use common::real::{Sandbox, stderr, toolbox};
-use conclave::bus::Hub;
 use conclave::trust::TrustStore;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::view;
@@ -140,13 +139,10 @@ fn the_dashboard_asks_before_it_runs_programs() {
         conclave::scenario::parse_from(&text, Path::new("/srv/ops/ops_tools.json")).unwrap(),
     );
     let dir = tempfile::tempdir().unwrap();
-    let mut app = App::new(
-        Hub::new(16),
-        AppOptions {
-            trust: TrustStore::at(dir.path().to_path_buf()),
-            ..AppOptions::default()
-        },
-    );
+    let mut app = App::new(AppOptions {
+        trust: TrustStore::at(dir.path().to_path_buf()),
+        ..AppOptions::default()
+    });
     app.launch(scenario, Some("scenarios/ops_tools.json".into()));
     assert!(matches!(app.overlay, Some(Overlay::Trust(_))));
     assert!(app.run().is_none(), "nothing runs before the answer");

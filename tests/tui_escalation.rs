@@ -166,8 +166,10 @@ mod in_process {
         let scenario = Arc::new(scenario::load(std::path::Path::new(&file)).unwrap());
         let hub = Hub::default();
         let mut bus = hub.subscribe();
-        let mut app = App::new(hub.clone(), AppOptions::default());
-        app.launch(scenario, Some(file.clone()));
+        let mut world = crate::common::world(hub.clone());
+        let mut app = App::new(AppOptions::default());
+        let effects = app.launch(scenario, Some(file.clone()));
+        crate::common::carry(&mut world, &mut app, effects);
         // The round table alone: the other panes chart the wall clock.
         app.update(Action::Focus(2));
         app.update(Action::Zoom);
@@ -197,7 +199,7 @@ mod in_process {
             r#"Decide { choice: NoGo, note: Some("Later.") }"#
         );
         assert!(app.overlay.is_none());
-        app.carry_out(effects);
+        crate::common::carry(&mut world, &mut app, effects);
         until(&mut app, &mut bus, |k| {
             matches!(k, EventKind::RunFinished { .. })
         })
@@ -208,7 +210,7 @@ mod in_process {
         let decided = screen(&app);
         assert!(decided.contains("NO GO · decided by a person"), "{decided}");
         insta::assert_snapshot!("escalation_decided", decided);
-        for handle in app.take_handles() {
+        for handle in world.take_handles() {
             handle.finish().await.unwrap();
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use conclave::bus::{BreakerState, Event, EventKind, Hub};
+use conclave::bus::{BreakerState, Event, EventKind};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -23,7 +23,7 @@ async fn shipped_run(file: &str) -> Vec<Arc<Event>> {
 }
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app
@@ -227,7 +227,7 @@ async fn the_replay_timeline_marks_where_breakers_moved() {
         writeln!(file, "{}", serde_json::to_string(&**event).unwrap()).unwrap();
     }
     drop(file);
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.open_replay(&path).unwrap();
     let at_start = screen(&app, 100, 30);
     let timeline = at_start.lines().rev().nth(1).unwrap().to_string();

@@ -21,7 +21,7 @@ use ratatui::layout::Rect;
 use std::sync::Arc;
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app
@@ -339,14 +339,11 @@ async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
             .replace(&local(late), "11-24 16:01:35")
     };
 
-    let mut app = App::new(
-        Hub::new(16),
-        AppOptions {
-            recordings_dir: Some(dir.path().to_path_buf()),
-            scenarios_dir: dir.path().join("no scenarios here"),
-            ..AppOptions::default()
-        },
-    );
+    let mut app = App::new(AppOptions {
+        recordings_dir: Some(dir.path().to_path_buf()),
+        scenarios_dir: dir.path().join("no scenarios here"),
+        ..AppOptions::default()
+    });
     press(&mut app, KeyCode::Char('n'));
     // The recordings' paths differ from run to run: shown by file name.
     for entry in &mut app.catalog {
@@ -457,7 +454,7 @@ fn app_details(app: &App) -> String {
 #[tokio::test(start_paused = true)]
 async fn the_runs_bar_follows_the_selected_run_past_the_sixth() {
     let events = full_run("support_swarm.json").await;
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     for run in 1..=12 {
         let numbered: Vec<Arc<Event>> = events
             .iter()
@@ -499,7 +496,7 @@ async fn a_replay_shows_its_pause_and_leaves_the_list_keys_to_the_lists() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("outage.jsonl");
     record(&file, &events);
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.open_replay(&file).unwrap();
     let runs_line = |app: &mut App| screen(app, 100, 30).lines().nth(2).unwrap().to_string();
     let paused = runs_line(&mut app);
@@ -545,14 +542,18 @@ async fn a_replay_shows_its_pause_and_leaves_the_list_keys_to_the_lists() {
 #[tokio::test(start_paused = true)]
 async fn q_asks_before_cancelling_a_live_run() {
     use conclave::tui::effect::Effect;
-    let mut app = App::new(
-        Hub::new(1024),
-        AppOptions {
+    let hub = Hub::new(1024);
+    let mut bus = hub.subscribe();
+    let mut world = conclave::tui::world::World::new(
+        hub,
+        conclave::tui::world::LaunchSettings {
             start_paused: true,
-            ..AppOptions::default()
+            ..Default::default()
         },
     );
-    app.launch(common::shipped("checkout_v2_launch.json"), None);
+    let mut app = App::new(AppOptions::default());
+    let effects = app.launch(common::shipped("checkout_v2_launch.json"), None);
+    common::carry(&mut world, &mut app, effects);
     assert!(app.live_runs());
     let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
     assert!(app.key(q).is_empty(), "q asks first");
@@ -566,11 +567,16 @@ async fn q_asks_before_cancelling_a_live_run() {
         app.key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
         vec![Effect::Quit]
     );
-    for handle in app.take_handles() {
-        handle.controller.cancel();
+    // The loop quits: the world cancels the run, and its end reaches the
+    // app as any event does.
+    for handle in world.take_handles() {
         handle.finish().await.unwrap();
     }
-    assert!(!app.live_runs() || app.runs.iter().all(|s| !s.has_engine()));
+    for event in common::drain(&mut bus) {
+        app.apply(Arc::new(event));
+    }
+    assert!(!app.live_runs());
+    assert!(app.runs.iter().all(|s| !s.has_engine()));
 }
 
 /// The rows of the resilience strip under its title, without the mark of

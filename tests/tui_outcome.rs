@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use conclave::bus::{Event, Hub};
+use conclave::bus::Event;
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::{Action, PaneId};
@@ -25,7 +25,7 @@ async fn full_run(file: &str) -> Vec<Arc<Event>> {
 }
 
 fn app_with(events: &[Arc<Event>], options: AppOptions, width: u16, height: u16) -> App {
-    let mut app = App::new(Hub::new(16), options);
+    let mut app = App::new(options);
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     // What the loop records after each frame: scrolling measures against it.

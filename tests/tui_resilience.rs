@@ -6,8 +6,7 @@
 use crate::common;
 
 use conclave::bus::{
-    BreakerReason, BreakerState, CallOutcome, ClockMode, Event, EventKind, FlagState, Hub,
-    RunStarted,
+    BreakerReason, BreakerState, CallOutcome, ClockMode, Event, EventKind, FlagState, RunStarted,
 };
 use conclave::engine::LaunchOptions;
 use conclave::stop::StopReason;
@@ -22,7 +21,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app

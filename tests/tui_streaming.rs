@@ -10,7 +10,7 @@
 use crate::common;
 
 use conclave::bus::RoundEvent;
-use conclave::bus::{CallOutcome, Event, EventKind, Hub, TokenUsage};
+use conclave::bus::{CallOutcome, Event, EventKind, TokenUsage};
 use conclave::engine::LaunchOptions;
 use conclave::record::read_recording;
 use conclave::tui::app::{App, AppOptions};
@@ -75,7 +75,7 @@ fn with_deltas(events: &[Arc<Event>], call: u64, pieces: &[&str]) -> Vec<Arc<Eve
 }
 
 fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("scenarios/test.json".into()))
         .expect("events start with run_started");
     app

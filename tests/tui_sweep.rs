@@ -7,7 +7,7 @@ use crate::common;
 
 use conclave::bus::{EventKind, Hub, RunStatus};
 use conclave::engine::ProviderChoice;
-use conclave::sweep::{Job, SweepArgs, SweepPlan, prepare, run_local};
+use conclave::sweep::{Job, Prepared, SweepArgs, SweepPlan, prepare, run_local};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::effect::Effect;
 use conclave::tui::keymap::Action;
@@ -15,19 +15,19 @@ use conclave::tui::sweep::{Ended, SweepState};
 use conclave::tui::view_state::Overlay;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const FILE: &str = "scenarios/checkout_v2_launch.json";
 
 /// A dashboard showing the finished sweep of seeds 1..=20 with the legal
 /// analyst on and off, its recordings under `recordings`.
-fn swept(recordings: Option<PathBuf>) -> App {
+fn swept(recordings: Option<PathBuf>) -> (App, Prepared) {
     let flags = vec![("legal_analyst".into(), vec![true, false])];
     sweep_of(FILE, SweepPlan::new(1..=20, flags).unwrap(), recordings)
 }
 
 /// A dashboard showing the finished sweep of `file` by `plan`.
-fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> App {
+fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> (App, Prepared) {
     let sweep = prepare(SweepArgs {
         scenario: PathBuf::from(file),
         plan,
@@ -39,13 +39,10 @@ fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> App {
         otlp: None,
     })
     .unwrap();
-    let mut app = App::new(
-        Hub::new(16),
-        AppOptions {
-            recordings_dir: recordings,
-            ..AppOptions::default()
-        },
-    );
+    let mut app = App::new(AppOptions {
+        recordings_dir: recordings,
+        ..AppOptions::default()
+    });
     app.show_sweep(SweepState::new(&sweep));
     let mut results = Vec::new();
     run_local(
@@ -60,12 +57,12 @@ fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> App {
         app.sweep_result(result);
     }
     app.sweep_ended(Ended::Done);
-    app
+    (app, sweep)
 }
 
 #[test]
 fn the_sweep_shows_bars_per_combination() {
-    let mut app = swept(None);
+    let (mut app, _) = swept(None);
     let screen = common::screen::of_app(&app, 120, 30);
     assert!(screen.contains("done · 40/40 runs"), "{screen}");
     assert!(screen.contains("legal_analyst=on · 20 runs"), "{screen}");
@@ -91,7 +88,7 @@ fn the_sweep_shows_bars_per_combination() {
 
 #[test]
 fn a_measure_that_varies_by_seed_shows_as_bars_of_its_values() {
-    let mut app = sweep_of(
+    let (mut app, _) = sweep_of(
         "scenarios/vendor_outage.json",
         SweepPlan::new(1..=30, Vec::new()).unwrap(),
         None,
@@ -110,7 +107,7 @@ fn a_measure_that_varies_by_seed_shows_as_bars_of_its_values() {
 
 #[test]
 fn enter_lists_a_bars_runs_and_esc_goes_back() {
-    let mut app = swept(None);
+    let (mut app, _) = swept(None);
     app.update(Action::Down);
     assert!(
         app.update(Action::Confirm).is_empty(),
@@ -137,10 +134,11 @@ fn enter_lists_a_bars_runs_and_esc_goes_back() {
     );
 }
 
-#[test]
-fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
+#[tokio::test]
+async fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
     let recordings = tempfile::tempdir().unwrap();
-    let mut app = swept(Some(recordings.path().to_path_buf()));
+    let (mut app, sweep) = swept(Some(recordings.path().to_path_buf()));
+    let mut world = common::world(Hub::new(16)).with_sweep(sweep);
     // Every combination has a bar per outcome any run had, in order; the
     // second combination's first outcome it had, and that bar's last run
     // (the highest seed).
@@ -169,20 +167,21 @@ fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
     app.update(Action::Bottom);
     let effects = app.update(Action::Confirm);
     let job = Job::new(1, expected.seed, vec![("legal_analyst".into(), false)]);
-    assert_eq!(effects, vec![Effect::ReplaySweepRun(job)]);
+    let [Effect::ReplaySweepRun { job: asked, .. }] = effects.as_slice() else {
+        panic!("one run replayed: {effects:?}");
+    };
+    assert_eq!(asked, &job);
+    assert!(app.sweep_replay_pending());
 
-    app.carry_out(effects);
+    common::carry(&mut world, &mut app, effects);
     // The run goes again on a thread of its own; the dashboard opens it
     // when it is done.
     assert!(app.sweep_replay_pending());
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !app.poll_sweep_replay() {
-        assert!(
-            Instant::now() < deadline,
-            "the run was not done in a minute"
-        );
-        std::thread::yield_now();
-    }
+    let done = tokio::time::timeout(Duration::from_secs(60), world.next_done())
+        .await
+        .expect("the run was done in a minute")
+        .unwrap();
+    app.done(done);
     assert!(!app.sweep_replay_pending());
     assert!(app.overlay.is_none(), "the replay shows: {:?}", app.notice);
     let slot = app.run().expect("the replay is selected");

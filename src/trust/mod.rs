@@ -31,7 +31,7 @@ pub struct TrustStore {
 /// What a scenario asks to be allowed: every program it would start, what
 /// each would run, and every URL off this machine it would call.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Consent {
+pub struct Consent {
     pub(crate) programs: Vec<Program>,
     pub(crate) endpoints: Vec<Endpoint>,
     /// What an allowance covers; its key names the allowance.

@@ -1,43 +1,116 @@
-//! What the dashboard's decisions ask of the world: launching a run,
-//! attaching a run of another engine, sending a run's engine a command,
-//! opening a recording, copying to the clipboard, writing a file,
-//! replaying a run of a sweep, quitting. The app's update only returns them
-//! and the loop has them carried out, so the update is tested without a
-//! terminal or an engine.
+//! What the dashboard's decisions ask of the world, and what the world
+//! says came of them. The app's update only changes the app and returns
+//! [`Effect`]s; the loop carries them out (the engines, NATS, files and
+//! the terminal are its) and hands back a [`Done`] where the app has
+//! something to learn: a run started, a command refused, a file written or
+//! not. So the update is tested without a terminal or an engine.
 
 use super::launch::Launch;
+use super::recording::Opened;
 use crate::bus::RunId;
+use crate::clock::RunClock;
 use crate::control::Control;
+use crate::nats::subjects::RemoteRunId;
+use crate::scenario::Scenario;
+use crate::trust::{Consent, TrustStore};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
-    /// Start a run and select it.
-    Launch(Launch),
-    /// Start `launch` in place of run `run`, cancelling it.
-    Restart {
+    /// Start `launch` as the dashboard's run `run`.
+    Launch {
         run: RunId,
         launch: Launch,
     },
-    /// Send run `run`'s engine a command.
+    /// Start `launch` as run `run` in place of run `old`, whose engine is
+    /// cancelled once the new one started.
+    Restart {
+        old: RunId,
+        run: RunId,
+        launch: Launch,
+    },
+    /// Send run `run`'s engine, here or on another machine, a command.
     Control {
         run: RunId,
         command: Control,
     },
-    /// Replay a recording and select it.
+    /// Follow run `id` of another engine from its first event, as the
+    /// dashboard's run `run`.
+    Follow {
+        run: RunId,
+        id: RemoteRunId,
+    },
+    /// Read a recording, to replay it.
     OpenRecording(PathBuf),
-    /// Show a live run of another engine, from its first event, and
-    /// select it.
-    Attach(Box<crate::nats::watch::LiveRun>),
-    /// Put this text on the terminal's clipboard (OSC 52).
+    /// Write this OSC 52 sequence through to the terminal, which puts a
+    /// copy on its clipboard.
     Copy(String),
     /// Write `contents` to the file at `path`.
     Write {
         path: PathBuf,
         contents: String,
     },
-    /// Run this job of the sweep again with a recording (runs are
-    /// deterministic: the same run) and open the recording as a replay.
-    ReplaySweepRun(crate::sweep::Job),
+    /// Remember in `store` that what `consent` covers may run.
+    RememberTrust {
+        store: TrustStore,
+        consent: Consent,
+    },
+    /// Run this job of the sweep again, recorded to `record` (runs are
+    /// deterministic: the same run), and open the recording to replay it.
+    ReplaySweepRun {
+        job: crate::sweep::Job,
+        record: PathBuf,
+    },
     Quit,
+}
+
+/// What came of an effect, told back to the app.
+#[derive(Debug)]
+pub enum Done {
+    /// A run started.
+    Started(Started),
+    /// Run `run` of `name` did not start (in place of `in_place_of`, for a
+    /// restart): why.
+    NotStarted {
+        run: RunId,
+        name: String,
+        in_place_of: Option<RunId>,
+        why: String,
+    },
+    /// Run `run`'s engine did not take `command`: why.
+    Refused {
+        run: RunId,
+        command: Control,
+        why: String,
+    },
+    /// A recording read to replay, or why it cannot be.
+    Opened(Result<Box<Opened>, String>),
+    /// `bytes` were written to `path`.
+    Wrote { path: PathBuf, bytes: usize },
+    /// Nothing was written to `path`: why.
+    NotWritten { path: PathBuf, why: String },
+    /// An allowance to run a scenario's programs was not remembered: why.
+    NotRemembered(String),
+    /// The sweep's run of `seed` ran again: its recording, opened, or why
+    /// there is none.
+    SweepRunReplayed {
+        seed: u64,
+        opened: Result<Box<Opened>, String>,
+    },
+}
+
+/// A run that started: what the app shows it with.
+#[derive(Debug)]
+pub struct Started {
+    pub run: RunId,
+    /// The run it replaces, for a restart.
+    pub in_place_of: Option<RunId>,
+    pub scenario: Arc<Scenario>,
+    /// The scenario file, if it came from one.
+    pub source: Option<String>,
+    /// The file it records to.
+    pub recording: Option<PathBuf>,
+    /// Its engine's clock, which shows its time between events.
+    pub clock: RunClock,
 }

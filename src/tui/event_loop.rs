@@ -1,10 +1,14 @@
 //! The dashboard's loop: each turn either draws a frame that is due or
-//! waits on a signal, terminal input, the bus, an attached engine or a
-//! sweep's executor, whichever comes first. It draws on change, never in a
-//! busy loop.
+//! waits on a signal, terminal input, the bus, an attached engine, a
+//! sweep's executor or the world's threads, whichever comes first. What
+//! the app decides on input, the loop has the world carry out (the
+//! terminal's part it does itself), handing the app what came of it. It
+//! draws on change, never in a busy loop.
 
 use super::app::App;
+use super::effect::Effect;
 use super::remote::RemoteFeed;
+use super::world::World;
 use super::{sweep, terminal, view};
 use crate::bus::{Delivery, Subscription};
 use crate::exit::Signal;
@@ -27,6 +31,7 @@ pub const BATCH: usize = 2048;
 pub(super) async fn run(
     screen: &mut terminal::Screen,
     app: &mut App,
+    world: &mut World,
     mut bus: Subscription,
     mut remote_feed: UnboundedReceiver<RemoteFeed>,
     mut feed: Option<sweep::Feed>,
@@ -37,8 +42,9 @@ pub(super) async fn run(
     let mut last_draw = Instant::now() - FRAME;
     let mut size = screen.size()?;
     let mut ended_by = None;
+    let mut quit = false;
     loop {
-        if app.quitting {
+        if quit {
             return Ok(ended_by);
         }
         let now = Instant::now();
@@ -53,12 +59,17 @@ pub(super) async fn run(
             biased;
             signal = signals.next() => {
                 ended_by = signal;
-                app.quitting = true;
+                quit = true;
             }
             input = input.next() => match input {
-                Some(Ok(event)) => dirty |= take_input(screen, app, event, size)?,
+                Some(Ok(event)) => {
+                    if let Some(effects) = take_input(screen, app, event, size)? {
+                        quit = carry_out(screen, app, world, effects)?;
+                        dirty = true;
+                    }
+                }
                 Some(Err(e)) => return Err(e),
-                None => app.quitting = true,
+                None => quit = true,
             },
             // Once a frame is due, the bus is read when it is drawn, not
             // event by event: a run publishing 10,000 events a second
@@ -84,6 +95,10 @@ pub(super) async fn run(
                     // The executor is gone (its last word was its end).
                     None => feed = None,
                 }
+                dirty = true;
+            }
+            Some(done) = world.next_done() => {
+                app.done(done);
                 dirty = true;
             }
             () = tokio::time::sleep_until(due) => {}
@@ -124,42 +139,58 @@ fn draw_frame(
     Ok(size)
 }
 
-/// Carry out a key or a click, or follow a resize; says whether the screen
-/// is to be drawn again.
+/// A key or a click to the app, or a resize followed: what the app
+/// decided, or `None` when nothing changed.
 fn take_input(
     screen: &mut terminal::Screen,
     app: &mut App,
     event: TermEvent,
     size: Size,
-) -> std::io::Result<bool> {
-    match event {
-        TermEvent::Key(key) if key.kind != KeyEventKind::Release => {
-            let effects = app.key(key);
-            app.carry_out(effects);
-            write_through(screen, app)?;
-        }
+) -> std::io::Result<Option<Vec<Effect>>> {
+    Ok(match event {
+        TermEvent::Key(key) if key.kind != KeyEventKind::Release => Some(app.key(key)),
         TermEvent::Mouse(mouse) => {
             let areas = app.areas(Rect::new(0, 0, size.width, size.height));
-            let effects = app.mouse(mouse, &areas);
-            app.carry_out(effects);
+            Some(app.mouse(mouse, &areas))
         }
-        TermEvent::Resize(..) => screen.autoresize()?,
-        _ => return Ok(false),
-    }
-    Ok(true)
+        TermEvent::Resize(..) => {
+            screen.autoresize()?;
+            Some(Vec::new())
+        }
+        _ => None,
+    })
 }
 
-/// Write what the app asked to send the terminal itself (an OSC 52 copy),
-/// past the cell filter that keeps such sequences out of the panes.
-fn write_through(screen: &mut terminal::Screen, app: &mut App) -> std::io::Result<()> {
+/// Carry out what the app decided, in order: a copy is written through
+/// the terminal here, the rest by the world, and what came of each goes
+/// back to the app. Says whether the user quit.
+fn carry_out(
+    screen: &mut terminal::Screen,
+    app: &mut App,
+    world: &mut World,
+    effects: Vec<Effect>,
+) -> std::io::Result<bool> {
+    let mut quit = false;
+    for effect in effects {
+        match effect {
+            Effect::Quit => quit = true,
+            Effect::Copy(sequence) => write_through(screen, &sequence)?,
+            effect => {
+                if let Some(done) = world.carry_out(effect) {
+                    app.done(done);
+                }
+            }
+        }
+    }
+    Ok(quit)
+}
+
+/// Write an escape sequence to the terminal itself (an OSC 52 copy), past
+/// the cell filter that keeps such sequences out of the panes.
+fn write_through(screen: &mut terminal::Screen, sequence: &str) -> std::io::Result<()> {
     use std::io::Write;
-    if app.to_terminal.is_empty() {
-        return Ok(());
-    }
     let out = &mut screen.backend_mut().0;
-    for sequence in app.to_terminal.drain(..) {
-        out.write_all(sequence.as_bytes())?;
-    }
+    out.write_all(sequence.as_bytes())?;
     out.flush()
 }
 

@@ -2,8 +2,6 @@
 //! came from, and the seed, flags and goal it runs with.
 
 use crate::bus::HumanChoice;
-use crate::engine::ProviderChoice;
-use crate::nats::publish::EventLink;
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,22 +63,4 @@ impl Launch {
             decide: overrides.decide,
         }
     }
-}
-
-/// How runs are launched.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LaunchSettings {
-    /// Where recordings go; `None` records nothing.
-    pub(crate) runs_dir: Option<PathBuf>,
-    /// Launch runs paused at their first gate.
-    pub(crate) start_paused: bool,
-    /// The model every launch uses, over each scenario's.
-    pub(crate) provider: ProviderChoice,
-    /// `--cache DIR`: where the tools' last good answers are kept.
-    pub(crate) cache: Option<PathBuf>,
-    /// `--nats URL`: every run publishes its events there and answers
-    /// control requests from other machines.
-    pub(crate) link: Option<Arc<EventLink>>,
-    /// `--otlp`: every run launched is exported as a trace.
-    pub(crate) exporter: Option<Arc<crate::telemetry::Exporter>>,
 }

@@ -1,7 +1,8 @@
 //! The terminal dashboard. One loop selects over terminal input, the bus and
-//! a frame deadline: input becomes actions on the app, events fold into run
-//! states, and the screen is drawn when something changed, at most 30 times
-//! a second, and not at all while nothing changes.
+//! a frame deadline: input becomes actions on the app, whose update returns
+//! effects that the world (the engines, NATS, files) carries out, events
+//! fold into run states, and the screen is drawn when something changed, at
+//! most 30 times a second, and not at all while nothing changes.
 
 pub mod app;
 pub(crate) mod catalog;
@@ -21,6 +22,7 @@ pub(crate) mod pane_id;
 pub mod panes;
 pub mod patterns;
 pub(crate) mod playback;
+pub mod recording;
 pub mod remote;
 pub mod replay;
 pub(crate) mod runs;
@@ -37,6 +39,7 @@ pub(crate) mod tool_list;
 pub mod view;
 pub mod view_state;
 pub(crate) mod widgets;
+pub mod world;
 pub(crate) mod wrap;
 
 use crate::bus::Hub;
@@ -44,7 +47,6 @@ use crate::exit::{Exit, Signal};
 use crate::nats::publish::EventLink;
 use crate::output;
 use crate::telemetry::Exporter;
-use app::App;
 pub use event_loop::BATCH;
 pub use options::TuiOptions;
 use remote::RemoteFeed;
@@ -52,6 +54,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use world::World;
 
 /// How long quitting waits for the server to acknowledge the last events.
 const LINK_CLOSE: Duration = Duration::from_secs(5);
@@ -131,11 +134,9 @@ async fn dashboard(
     // Subscribed before the first launch, so every run is seen from its
     // first event.
     let bus = hub.subscribe();
-    let mut app = startup::new_app(hub.clone(), options, opening.link.cloned(), remote);
-    if let Some(exporter) = opening.exporter {
-        app.export_runs(Arc::clone(exporter));
-    }
-    let feed = match startup::open_first_view(&mut app, options, opening.sweep, opening.launch) {
+    let mut app = startup::new_app(options, remote.is_some());
+    let mut world = startup::new_world(hub, &opening, remote);
+    let feed = match startup::open_first_view(&mut app, &mut world, &opening) {
         Ok(feed) => feed,
         Err(exit) => return exit,
     };
@@ -143,12 +144,12 @@ async fn dashboard(
         Ok(screen) => screen,
         Err(e) => {
             output::message(&format!("conclave: cannot open the terminal: {e}"));
-            finish_runs(&mut app).await;
+            world.finish().await;
             return Exit::Internal;
         }
     };
-    let result = event_loop::run(&mut screen, &mut app, bus, remote_feed, feed).await;
-    tear_down(&mut app, result).await
+    let result = event_loop::run(&mut screen, &mut app, &mut world, bus, remote_feed, feed).await;
+    tear_down(&mut world, result).await
 }
 
 /// Stops a background task when the dashboard ends.
@@ -162,8 +163,8 @@ impl Drop for AbortOnDrop {
 
 /// After the loop: every run ended and recorded, the terminal restored,
 /// then what failed said and the exit chosen.
-async fn tear_down(app: &mut App, result: std::io::Result<Option<Signal>>) -> Exit {
-    let recordings_failed = finish_runs(app).await;
+async fn tear_down(world: &mut World, result: std::io::Result<Option<Signal>>) -> Exit {
+    let recordings_failed = world.finish().await;
     // Whatever a run that did not end in time started goes now.
     crate::provider::real::groups::kill_every_group();
     terminal::restore();
@@ -178,20 +179,6 @@ async fn tear_down(app: &mut App, result: std::io::Result<Option<Signal>>) -> Ex
             output::message(&format!("conclave: {e}"));
             Exit::Internal
         }
-    }
-}
-
-/// Cancel what still runs and wait (briefly) for every recording to be
-/// complete on disk; returns why recordings are incomplete.
-async fn finish_runs(app: &mut App) -> Vec<crate::engine::EngineError> {
-    let handles = app.take_handles();
-    let all = futures_util::future::join_all(handles.into_iter().map(|h| h.end()));
-    match tokio::time::timeout(Duration::from_secs(5), all).await {
-        Ok(ended) => ended
-            .into_iter()
-            .filter_map(|ended| ended.ok()?.recording_failed)
-            .collect(),
-        Err(_) => Vec::new(),
     }
 }
 

@@ -106,9 +106,9 @@ impl App {
     }
 
     /// Let `elapsed_ms` of wall time pass for playing replays; returns
-    /// whether any of them moved (or a sweep's run is ready to replay).
+    /// whether any of them moved.
     pub(crate) fn tick(&mut self, elapsed_ms: f64) -> bool {
-        let mut moved = self.poll_sweep_replay();
+        let mut moved = false;
         for slot in self.runs.iter_mut() {
             moved |= slot.tick(elapsed_ms);
         }

@@ -105,20 +105,17 @@ impl RemoteSource {
             id,
             source: self.clone(),
             follower,
-            heard_at: Instant::now(),
         }
     }
 }
 
-/// An attached run's driver: where its events come from and where its
-/// commands go.
+/// An attached run's follower, held by the loop: where its events come
+/// from and where its commands go.
 #[derive(Debug)]
 pub(crate) struct RemoteRun {
-    pub(crate) id: RemoteRunId,
+    id: RemoteRunId,
     source: RemoteSource,
     follower: AbortHandle,
-    /// When its last event arrived, to move its clock between events.
-    heard_at: Instant,
 }
 
 impl RemoteRun {
@@ -139,6 +136,30 @@ impl RemoteRun {
             });
         });
     }
+}
+
+impl Drop for RemoteRun {
+    fn drop(&mut self) {
+        self.follower.abort();
+    }
+}
+
+/// What the app knows of a run it shows from another engine: its name on
+/// other machines, and when its last event arrived.
+#[derive(Debug)]
+pub(crate) struct AttachedRun {
+    pub(crate) id: RemoteRunId,
+    /// When its last event arrived, to move its clock between events.
+    heard_at: Instant,
+}
+
+impl AttachedRun {
+    pub(crate) fn new(id: RemoteRunId) -> AttachedRun {
+        AttachedRun {
+            id,
+            heard_at: Instant::now(),
+        }
+    }
 
     /// An event of the run arrived.
     pub(crate) fn heard(&mut self) {
@@ -155,11 +176,5 @@ impl RemoteRun {
         } else {
             last_t_ms
         }
-    }
-}
-
-impl Drop for RemoteRun {
-    fn drop(&mut self) {
-        self.follower.abort();
     }
 }

@@ -1,22 +1,18 @@
-//! The dashboard's runs: launching a scenario as a new run, restarting one
-//! with the same seed and flags, attaching a run of another engine,
-//! showing a run from its events alone or from a recording, folding the
-//! bus's events into the run they belong to, and handing every engine
-//! handle back for a clean shutdown.
+//! The dashboard's runs: numbering them, showing a run once its engine
+//! started (in place of the run it restarts), a run of another engine, a
+//! run from its events alone or from a recording, and folding the bus's
+//! events into the run they belong to. The engines are the loop's: this
+//! only shows what they do.
 
-use super::remote::RemoteSource;
-use super::replay::Replay;
-use super::slot::{Driver, Engine, RunSlot};
+use super::effect::Started;
+use super::recording::Opened;
+use super::remote::AttachedRun;
+use super::slot::{Driver, RunSlot};
 use super::state::RunState;
-use crate::bus::{ClockMode, Event, EventKind, Hub, RunId};
-use crate::control::Control;
-use crate::engine::{self, LaunchOptions, RunHandle};
-use crate::scenario::Scenario;
-use std::path::{Path, PathBuf};
+use crate::bus::{Event, EventKind, RunId};
 use std::sync::Arc;
 
 pub(crate) use super::launch::Launch;
-pub(crate) use super::launch::LaunchSettings;
 pub use super::launch::Overrides;
 
 impl Launch {
@@ -54,43 +50,31 @@ impl Launch {
 }
 
 pub struct Runs {
-    hub: Hub,
-    settings: LaunchSettings,
     slots: Vec<RunSlot>,
     /// The run the screen shows.
     pub selected: usize,
+    /// The number the next run launched or attached is given: taken once
+    /// it starts, so a launch that fails leaves it to the next.
     next_run: RunId,
-    /// Handles of runs that ended or were replaced, to finish on quit.
-    retired: Vec<RunHandle>,
     /// The run others are compared with (`p`), by index.
     pinned: Option<usize>,
-    /// Where runs of other engines come from (`conclave attach`).
-    remote: Option<RemoteSource>,
 }
 
-impl Runs {
-    /// Export every run launched from now on through `exporter`.
-    pub(crate) fn export_to(&mut self, exporter: Arc<crate::telemetry::Exporter>) {
-        self.settings.exporter = Some(exporter);
-    }
-
-    pub(crate) fn new(hub: Hub, settings: LaunchSettings) -> Self {
+impl Default for Runs {
+    fn default() -> Self {
         Runs {
-            hub,
-            settings,
             slots: Vec::new(),
             selected: 0,
             next_run: 1,
-            retired: Vec::new(),
             pinned: None,
-            remote: None,
         }
     }
+}
 
-    /// Attach runs of other engines from `source`.
-    pub(crate) fn with_remote(mut self, source: RemoteSource) -> Self {
-        self.remote = Some(source);
-        self
+impl Runs {
+    /// The number the next run is given.
+    pub(crate) fn next_run(&self) -> RunId {
+        self.next_run
     }
 
     pub(crate) fn selected(&self) -> Option<&RunSlot> {
@@ -146,24 +130,19 @@ impl Runs {
         self.selected = (self.selected + 1).min(self.slots.len().saturating_sub(1));
     }
 
-    /// Start `launch` as a new run and select it.
-    pub(crate) fn launch(&mut self, launch: Launch) -> Result<(), engine::LaunchError> {
-        let slot = self.start(launch)?;
-        self.add(slot);
-        Ok(())
-    }
-
-    /// Start `launch` in place of run `run`, whose engine is cancelled.
-    pub(crate) fn restart(
-        &mut self,
-        run: RunId,
-        launch: Launch,
-    ) -> Result<(), engine::LaunchError> {
-        let fresh = self.start(launch)?;
-        match self.slots.iter().position(|s| s.state.run == run) {
+    /// Show a run whose engine started, selected: in place of the run it
+    /// restarts, where that one is shown.
+    pub(crate) fn started(&mut self, started: Started) {
+        self.next_run = self.next_run.max(started.run + 1);
+        let mut fresh = RunSlot::new(RunState::new(started.run), started.scenario, started.source);
+        fresh.recording = started.recording;
+        fresh.driver = Some(Driver::Local(started.clock));
+        let replaced = started
+            .in_place_of
+            .and_then(|old| self.slots.iter().position(|s| s.state.run == old));
+        match replaced {
             Some(index) => {
-                let old = std::mem::replace(&mut self.slots[index], fresh);
-                self.retire(old);
+                self.slots[index] = fresh;
                 // The pinned run is gone: its place holds another run.
                 if self.pinned == Some(index) {
                     self.pinned = None;
@@ -171,61 +150,16 @@ impl Runs {
             }
             None => self.add(fresh),
         }
-        Ok(())
-    }
-
-    fn start(&mut self, launch: Launch) -> Result<RunSlot, engine::LaunchError> {
-        let run = self.next_run;
-        let recording = match launch.record {
-            Some(path) => Some(path),
-            None => self.runs_file(&launch.scenario, run)?,
-        };
-        let options = LaunchOptions {
-            run,
-            seed: Some(launch.seed),
-            goal: launch.goal,
-            flags: launch.flags,
-            record: recording.clone(),
-            start_paused: self.settings.start_paused,
-            clock: Some(ClockMode::Real),
-            source: launch.source.clone(),
-            provider: self.settings.provider.clone(),
-            allow_exec: launch.allow_exec,
-            decide: launch.decide,
-            // Someone watches: a table that escalates asks them.
-            attended: true,
-            cache: self.settings.cache.clone(),
-            observers: self
-                .settings
-                .exporter
-                .iter()
-                .map(|e| e.observer())
-                .collect(),
-        };
-        let handle = match &self.settings.link {
-            Some(link) => link.launch(Arc::clone(&launch.scenario), &self.hub, options)?,
-            None => engine::launch(Arc::clone(&launch.scenario), &self.hub, options)?,
-        };
-        self.next_run += 1;
-        let mut slot = RunSlot::new(RunState::new(run), launch.scenario, launch.source);
-        slot.recording = recording;
-        slot.driver = Some(Driver::Local(Engine {
-            clock: handle.clock(),
-            handle,
-        }));
-        Ok(slot)
     }
 
     /// Show `live`, a run of another engine, from its first event, and
-    /// select it; a run shown already is selected again.
-    pub(crate) fn attach(&mut self, live: &crate::nats::watch::LiveRun) -> Result<(), String> {
+    /// select it; returns the number it is shown as, for the loop to
+    /// follow it, or `None` when it is shown already (and now selected).
+    pub(crate) fn attach(&mut self, live: &crate::nats::watch::LiveRun) -> Option<RunId> {
         if let Some(index) = self.slots.iter().position(|s| s.remote() == Some(&live.id)) {
             self.selected = index;
-            return Ok(());
+            return None;
         }
-        let Some(source) = &self.remote else {
-            return Err("not attached to a NATS server".to_string());
-        };
         let run = self.next_run;
         self.next_run += 1;
         let mut slot = RunSlot::new(
@@ -233,32 +167,9 @@ impl Runs {
             Arc::clone(&live.scenario),
             Some(format!("run {} (attached over NATS)", live.id)),
         );
-        slot.driver = Some(Driver::Remote(Box::new(
-            source.attach(live.id.clone(), run),
-        )));
+        slot.driver = Some(Driver::Remote(AttachedRun::new(live.id.clone())));
         self.add(slot);
-        Ok(())
-    }
-
-    /// A new file in the runs folder for `run`, creating the folder; `None`
-    /// when the dashboard does not record.
-    fn runs_file(
-        &self,
-        scenario: &Scenario,
-        run: RunId,
-    ) -> Result<Option<PathBuf>, engine::LaunchError> {
-        let Some(dir) = &self.settings.runs_dir else {
-            return Ok(None);
-        };
-        std::fs::create_dir_all(dir).map_err(|e| crate::record::RecordPathError {
-            path: dir.clone(),
-            reason: format!("cannot create the runs folder: {e}"),
-        })?;
-        let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
-        Ok(Some(dir.join(format!(
-            "{stamp}-{}-run{run}.jsonl",
-            super::export::file_safe(&scenario.name)
-        ))))
+        Some(run)
     }
 
     fn add(&mut self, slot: RunSlot) {
@@ -284,28 +195,13 @@ impl Runs {
         Some(self.selected)
     }
 
-    /// Open a recording as a replay and select it. The error says why the
-    /// file cannot be replayed.
-    pub(crate) fn open_replay(&mut self, path: &Path) -> Result<(), String> {
-        let opened = Replay::open_file(path).map_err(|e| e.to_string())?;
-        let Some((replay, state)) = opened else {
-            return Err(format!("{}: no events", path.display()));
-        };
-        let first = replay.events().first();
-        let Some(EventKind::RunStarted(started)) = first.map(|e| &e.kind) else {
-            return Err(format!(
-                "{}: the recording does not start with the run's start (seq {})",
-                path.display(),
-                first.map_or(0, |e| e.seq)
-            ));
-        };
-        let scenario = Arc::clone(&started.scenario);
-        let source = path.display().to_string();
-        let mut slot = RunSlot::new(state, scenario, Some(source));
-        slot.recording = Some(path.to_path_buf());
-        slot.replay = Some(replay);
+    /// Show `opened` as a replay, selected.
+    pub(crate) fn add_replay(&mut self, opened: Opened) {
+        let source = opened.path.display().to_string();
+        let mut slot = RunSlot::new(opened.state, opened.scenario, Some(source));
+        slot.recording = Some(opened.path);
+        slot.replay = Some(opened.replay);
         self.add(slot);
-        Ok(())
     }
 
     /// An event from the bus, folded into its live run. Replays have run
@@ -319,12 +215,8 @@ impl Runs {
         }
         slot.state.apply(event);
         slot.ui.after_event(&slot.state);
-        if !slot.state.is_live() {
-            match slot.driver.take() {
-                Some(Driver::Local(engine)) => self.retired.push(engine.handle),
-                Some(Driver::Remote(_)) => slot.attached = true,
-                None => {}
-            }
+        if !slot.state.is_live() && matches!(slot.driver.take(), Some(Driver::Remote(_))) {
+            slot.attached = true;
         }
     }
 
@@ -337,44 +229,6 @@ impl Runs {
         {
             slot.state.note_missed(n);
         }
-    }
-
-    /// Send `command` to the engine of run `run`; a run without one (a
-    /// replay, a finished run) has nothing to send it to. A run of another
-    /// engine answers later, as a [`RemoteFeed::Replied`](super::remote::RemoteFeed).
-    pub(crate) fn send(&mut self, run: RunId, command: Control) -> Result<(), String> {
-        match self.live_mut(run).and_then(|s| s.driver.as_ref()) {
-            Some(Driver::Local(engine)) => engine
-                .handle
-                .controller
-                .send(command)
-                .map_err(|e| e.to_string()),
-            Some(Driver::Remote(remote)) => {
-                remote.send(run, command);
-                Ok(())
-            }
-            None => Ok(()),
-        }
-    }
-
-    fn retire(&mut self, mut slot: RunSlot) {
-        if let Some(Driver::Local(engine)) = slot.driver.take() {
-            engine.handle.controller.cancel();
-            self.retired.push(engine.handle);
-        }
-    }
-
-    /// Every handle still to finish, for a clean shutdown: live runs are
-    /// cancelled first.
-    pub(crate) fn take_handles(&mut self) -> Vec<RunHandle> {
-        let mut handles = std::mem::take(&mut self.retired);
-        for slot in &mut self.slots {
-            if let Some(Driver::Local(engine)) = slot.driver.take() {
-                engine.handle.controller.cancel();
-                handles.push(engine.handle);
-            }
-        }
-        handles
     }
 }
 

@@ -1,16 +1,16 @@
 //! One run on the dashboard: its folded state, what its screen remembers,
 //! its pattern's unit, where it came from, and (while an engine drives
-//! it) its driver: this process's engine handle and clock, or the NATS
-//! link to an engine elsewhere; or the recording it replays. Drawing gets
-//! a `RunView`, which leaves the driver out.
+//! it) what drives it: an engine of this process, whose clock it reads,
+//! or an engine elsewhere, followed over NATS; or the recording it
+//! replays. The engines themselves are the loop's: a slot only knows of
+//! them. Drawing gets a `RunView`, which leaves the driver out.
 
 use super::patterns::{self, unit::PatternUnit};
-use super::remote::RemoteRun;
+use super::remote::AttachedRun;
 use super::replay::Replay;
 use super::state::RunState;
 use super::view_state::RunUi;
 use crate::clock::RunClock;
-use crate::engine::RunHandle;
 use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,19 +35,12 @@ pub struct RunSlot {
     pub(super) attached: bool,
 }
 
-/// What drives a live run: an engine of this process, or one on another
-/// machine whose events arrive through NATS (`conclave attach`).
+/// What drives a live run: an engine of this process, by its clock (to
+/// show the run's time between events), or one on another machine whose
+/// events arrive through NATS (`conclave attach`).
 pub(super) enum Driver {
-    Local(Engine),
-    /// Boxed: its connection is several times an engine's handle.
-    Remote(Box<RemoteRun>),
-}
-
-/// A live run's engine: the handle to control and finish it, and its
-/// clock, to show its time between events.
-pub(super) struct Engine {
-    pub(super) handle: RunHandle,
-    pub(super) clock: RunClock,
+    Local(RunClock),
+    Remote(AttachedRun),
 }
 
 /// What drawing reads of a run: everything but its engine.
@@ -87,9 +80,7 @@ impl RunSlot {
     pub(crate) fn clock_ms(&self) -> u64 {
         match (&self.replay, &self.driver, self.state.is_live()) {
             (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
-            (None, Some(Driver::Local(engine)), true) => {
-                engine.clock.elapsed_ms().max(self.state.t_ms)
-            }
+            (None, Some(Driver::Local(clock)), true) => clock.elapsed_ms().max(self.state.t_ms),
             (None, Some(Driver::Remote(remote)), true) => remote.clock_ms(
                 self.state.t_ms,
                 self.state.info.as_ref().map(|i| i.clock),

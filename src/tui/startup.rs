@@ -3,9 +3,12 @@
 //! checked and started before the screen opens, so that a mistake is said
 //! on the command line and the screen never opens for it.
 
+use super::Opening;
 use super::app::{App, AppOptions};
+use super::effect::{Done, Effect};
 use super::options::TuiOptions;
 use super::remote::{RemoteFeed, RemoteSource};
+use super::world::{LaunchSettings, World};
 use super::{runs_dir, sweep};
 use crate::bus::Hub;
 use crate::exit::Exit;
@@ -85,28 +88,37 @@ pub(super) async fn attach(
     }
 }
 
-pub(super) fn new_app(
-    hub: Hub,
-    options: &TuiOptions,
-    link: Option<Arc<EventLink>>,
-    remote: Option<RemoteSource>,
-) -> App {
-    App::new(
-        hub,
-        AppOptions {
-            runs_dir: options.record.then(runs_dir).flatten(),
-            recordings_dir: runs_dir(),
-            scenarios_dir: PathBuf::from("scenarios"),
-            start_paused: options.start_paused,
-            provider: options.provider.clone(),
-            theme: options.theme,
-            allow_exec: options.allow_exec,
-            trust: crate::trust::TrustStore::from_env(),
-            cache: options.cache.clone(),
-            link,
-            remote,
-        },
-    )
+pub(super) fn new_app(options: &TuiOptions, attach: bool) -> App {
+    App::new(AppOptions {
+        recordings_dir: runs_dir(),
+        scenarios_dir: PathBuf::from("scenarios"),
+        theme: options.theme,
+        allow_exec: options.allow_exec,
+        trust: crate::trust::TrustStore::from_env(),
+        attach,
+    })
+}
+
+/// The world the dashboard's runs start in: engines on `hub`, launched as
+/// the command line says, followers of `remote`'s runs, and the sweep.
+pub(super) fn new_world(hub: Hub, opening: &Opening, remote: Option<RemoteSource>) -> World {
+    let options = opening.options;
+    let settings = LaunchSettings {
+        runs_dir: options.record.then(runs_dir).flatten(),
+        start_paused: options.start_paused,
+        provider: options.provider.clone(),
+        cache: options.cache.clone(),
+        link: opening.link.cloned(),
+        exporter: opening.exporter.cloned(),
+    };
+    let mut world = World::new(hub, settings);
+    if let Some(source) = remote {
+        world = world.with_remote(source);
+    }
+    if let Some(sweep) = opening.sweep {
+        world = world.with_sweep(sweep.clone());
+    }
+    world
 }
 
 /// Opens what the command line asked to see first: the sweep (whose feed
@@ -114,11 +126,11 @@ pub(super) fn new_app(
 /// else the scenario picker.
 pub(super) fn open_first_view(
     app: &mut App,
-    options: &TuiOptions,
-    sweep: Option<&crate::sweep::Prepared>,
-    launch: Option<CommandLineScenario>,
+    world: &mut World,
+    opening: &Opening,
 ) -> Result<Option<sweep::Feed>, Exit> {
-    if let Some(prepared) = sweep {
+    let options = opening.options;
+    if let Some(prepared) = opening.sweep {
         app.show_sweep(sweep::SweepState::new(prepared));
         return match sweep::start(prepared) {
             Ok(started) => Ok(Some(started)),
@@ -138,11 +150,33 @@ pub(super) fn open_first_view(
             output::message(&e.to_string());
             return Err(Exit::BadInput);
         }
-    } else if let Some((scenario, source)) = launch {
-        // What the command line asked for must start, before the screen
-        // opens: a bad flag or --record path is the user's to fix.
-        match app.launch_with(scenario, Some(source.clone()), options.overrides.clone()) {
-            Ok(()) => {}
+    } else if let Some((scenario, source)) = opening.launch.clone() {
+        let effects = app.launch_with(scenario, Some(source.clone()), options.overrides.clone());
+        start_first_run(app, world, effects, &source)?;
+    } else {
+        app.open_picker();
+    }
+    Ok(None)
+}
+
+/// Start the run the command line names, unless the user is asked first
+/// whether its programs may run. It must start before the screen opens: a
+/// bad flag or `--record` path is the user's to fix.
+fn start_first_run(
+    app: &mut App,
+    world: &mut World,
+    effects: Vec<Effect>,
+    source: &str,
+) -> Result<(), Exit> {
+    for effect in effects {
+        let Effect::Launch { run, launch } = effect else {
+            if let Some(done) = world.carry_out(effect) {
+                app.done(done);
+            }
+            continue;
+        };
+        match world.start(run, launch, None) {
+            Ok(started) => app.done(Done::Started(started)),
             Err(e @ crate::engine::LaunchError::Recording(_)) => {
                 output::message(&format!("conclave: {e}"));
                 return Err(Exit::BadInput);
@@ -152,8 +186,6 @@ pub(super) fn open_first_view(
                 return Err(Exit::BadInput);
             }
         }
-    } else {
-        app.open_picker();
     }
-    Ok(None)
+    Ok(())
 }

@@ -149,3 +149,23 @@ pub fn escalating_deadlock(dir: &std::path::Path, instant: bool) -> String {
     std::fs::write(&path, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
     path.display().to_string()
 }
+
+/// Carry out what the dashboard's app decided, as its loop does, and hand
+/// the app what came of it (quitting and copies are the terminal's, and
+/// left out).
+pub fn carry(
+    world: &mut conclave::tui::world::World,
+    app: &mut conclave::tui::app::App,
+    effects: Vec<conclave::tui::effect::Effect>,
+) {
+    for effect in effects {
+        if let Some(done) = world.carry_out(effect) {
+            app.done(done);
+        }
+    }
+}
+
+/// A world launching on `hub` as the dashboard does by default.
+pub fn world(hub: Hub) -> conclave::tui::world::World {
+    conclave::tui::world::World::new(hub, Default::default())
+}

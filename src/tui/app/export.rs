@@ -1,7 +1,7 @@
-//! `y` and `w`: what to copy or write for what is on screen, the path
-//! prompt, and carrying out a copy (an OSC 52 sequence for the loop to
-//! write through the terminal) or a write (a file, its error naming the
-//! path). The documents are `crate::tui::export`'s.
+//! `y` and `w`: what to copy or write for what is on screen, and the path
+//! prompt. A copy is an OSC 52 sequence and a write a file's contents,
+//! both scrubbed, for the loop to write (through the terminal, or to the
+//! file). The documents are `crate::tui::export`'s.
 
 use super::App;
 use crate::tui::document::{self, Document};
@@ -13,7 +13,6 @@ use crate::tui::tool_list;
 use crate::tui::view_state::ExportPrompt;
 use crate::tui::view_state::Overlay;
 use serde_json::Value;
-use std::io;
 use std::path::Path;
 
 impl App {
@@ -52,9 +51,29 @@ impl App {
             }
         };
         match text {
-            Some(text) => vec![Effect::Copy(text)],
+            Some(text) => self.copy_text(&text),
             None => {
                 self.notice = Some("nothing selected to copy here".into());
+                Vec::new()
+            }
+        }
+    }
+
+    /// Put `text` on the clipboard through the terminal, scrubbed; the
+    /// footer says how much, or that it is too big.
+    fn copy_text(&mut self, text: &str) -> Vec<Effect> {
+        let text = document::scrubbed(text);
+        match document::osc52(&text) {
+            Ok(sequence) => {
+                self.notice = Some(format!("copied {} bytes", text.len()));
+                vec![Effect::Copy(sequence)]
+            }
+            Err(size) => {
+                self.notice = Some(format!(
+                    "too big to copy ({} KB, the terminal takes {} KB): w writes it to a file",
+                    size.div_ceil(1000),
+                    document::MAX_COPY / 1000
+                ));
                 Vec::new()
             }
         }
@@ -116,48 +135,4 @@ impl App {
             contents,
         }]
     }
-
-    /// Put `text` on the clipboard through the terminal, scrubbed; the
-    /// footer says how much, or that it is too big.
-    pub(super) fn carry_copy(&mut self, text: &str) {
-        let text = document::scrubbed(text);
-        match document::osc52(&text) {
-            Ok(sequence) => {
-                self.to_terminal.push(sequence);
-                self.notice = Some(format!("copied {} bytes", text.len()));
-            }
-            Err(size) => {
-                self.notice = Some(format!(
-                    "too big to copy ({} KB, the terminal takes {} KB): w writes it to a file",
-                    size.div_ceil(1000),
-                    document::MAX_COPY / 1000
-                ));
-            }
-        }
-    }
-
-    /// Write `contents` to `path`; the footer names the path either way.
-    pub(super) fn carry_write(&mut self, path: &Path, contents: &str) {
-        self.notice = Some(match write_file(path, contents) {
-            Ok(()) => format!("wrote {} bytes to {}", contents.len(), path.display()),
-            Err(why) => format!("cannot write {}: {why}", path.display()),
-        });
-    }
-}
-
-/// Write a whole file; why not, in words, when it cannot be.
-fn write_file(path: &Path, contents: &str) -> Result<(), String> {
-    if path.is_dir() {
-        return Err("it is a folder".into());
-    }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-        && !dir.is_dir()
-    {
-        return Err(format!("the folder {} does not exist", dir.display()));
-    }
-    std::fs::write(path, contents).map_err(|e| match e.kind() {
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
-        _ => e.to_string(),
-    })
 }

@@ -1,13 +1,16 @@
 //! The dashboard's one place that decides: it holds the runs, the focus,
 //! the overlays and the footer's notice, turns keys into actions and
-//! actions into changes. It starts nothing itself: launching a run,
-//! sending a control and opening a recording are effects `update` returns
-//! and the loop carries out. Drawing reads it and never changes it.
+//! actions into changes. It starts nothing itself and holds no engine:
+//! launching a run, sending a control, opening a recording, writing a file
+//! and remembering an allowance are effects `update` returns and the loop
+//! carries out, telling the app what came of them. It reads files (the
+//! scenarios listed, a recording replayed) but never writes one. Drawing
+//! reads it and never changes it.
 
 mod areas;
-mod carry;
 mod compare;
 mod decide;
+mod done;
 mod export;
 mod input;
 mod remote;
@@ -22,45 +25,32 @@ use super::effect::Effect;
 use super::keymap::PaneId;
 use super::overlays::picker::PickerView;
 pub use super::runs::Overrides;
-use super::runs::{Launch, LaunchSettings, Runs};
+use super::runs::{Launch, Runs};
 use super::slot::RunSlot;
 use super::state::Activity;
 use super::view_state::{Overlay, TrustPrompt};
-use crate::bus::{Event, Hub};
-use crate::engine::RunHandle;
+use crate::bus::Event;
 use crate::scenario::Scenario;
 use ratatui::layout::Rect;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// How the dashboard was started.
+/// How the dashboard was started, as far as its decisions go (how runs
+/// are launched is the loop's: see `LaunchSettings`).
 #[derive(Clone, Debug, Default)]
 pub struct AppOptions {
-    /// Where recordings go; `None` records nothing.
-    pub runs_dir: Option<PathBuf>,
     /// Where the picker looks for recordings to replay.
     pub recordings_dir: Option<PathBuf>,
     /// Where the picker looks for scenarios.
     pub scenarios_dir: PathBuf,
-    /// Launch runs paused at their first gate.
-    pub start_paused: bool,
-    /// The model every launch uses, over each scenario's.
-    pub provider: crate::engine::ProviderChoice,
     /// How the screen looks: the theme and whether colour is allowed.
     pub theme: super::theme::Theme,
     /// `--allow-exec`: every scenario's programs may run.
     pub allow_exec: bool,
     /// Where allowances to run a scenario's programs are remembered.
     pub trust: crate::trust::TrustStore,
-    /// `--cache DIR`: where the tools' last good answers are kept between
-    /// runs.
-    pub cache: Option<PathBuf>,
-    /// `--nats URL`: every run publishes its events there and answers
-    /// control requests from other machines.
-    pub link: Option<Arc<crate::nats::publish::EventLink>>,
-    /// `conclave attach`: the picker lists the live runs of other engines,
-    /// read from here.
-    pub remote: Option<super::remote::RemoteSource>,
+    /// `conclave attach`: the picker lists the live runs of other engines.
+    pub attach: bool,
 }
 
 /// How many recent recordings the picker lists.
@@ -86,7 +76,6 @@ pub struct App {
     /// `r` was pressed once on this live run: a second `r` cancels it and
     /// starts it anew, any other key keeps it.
     pub(crate) restart_asked: Option<crate::bus::RunId>,
-    pub(crate) quitting: bool,
     /// The run list's search, highlighted in its tabs.
     pub(crate) runs_search: Option<String>,
     /// The focused pane fills the screen (the runs bar never does).
@@ -94,56 +83,34 @@ pub struct App {
     /// The terminal's size at the last frame: what scrolling a pane
     /// measures against, and how tall a page of it is.
     pub screen: Rect,
-    /// Escape sequences for the loop to write through the terminal (an
-    /// OSC 52 copy), oldest first.
-    pub to_terminal: Vec<String>,
     /// The sweep `conclave sweep` started, shown by `S`.
     pub(crate) sweep: Option<super::sweep::SweepState>,
-    /// A run of the sweep being run again to be replayed.
-    pub(crate) sweep_replay: Option<sweep::PendingReplay>,
+    /// The seed of the sweep's run being run again to be replayed.
+    pub(crate) sweep_replay: Option<u64>,
 }
 
 impl App {
-    pub fn new(hub: Hub, options: AppOptions) -> Self {
+    pub fn new(options: AppOptions) -> Self {
         // Attached, the picker lists the live runs of other engines instead.
-        let catalog = if options.remote.is_some() {
+        let catalog = if options.attach {
             Vec::new()
         } else {
             catalog::load(&options.scenarios_dir)
         };
-        let settings = LaunchSettings {
-            runs_dir: options.runs_dir.clone(),
-            start_paused: options.start_paused,
-            provider: options.provider.clone(),
-            cache: options.cache.clone(),
-            link: options.link.clone(),
-            exporter: None,
-        };
-        let mut runs = Runs::new(hub, settings);
-        if let Some(source) = options.remote.clone() {
-            runs = runs.with_remote(source);
-        }
         App {
             options,
             catalog,
-            runs,
+            runs: Runs::default(),
             focus: PaneId::Pattern,
             overlay: None,
             notice: None,
             restart_asked: None,
-            quitting: false,
             runs_search: None,
             zoomed: false,
             screen: SMALLEST,
-            to_terminal: Vec::new(),
             sweep: None,
             sweep_replay: None,
         }
-    }
-
-    /// Send every run launched from now on as an OpenTelemetry trace.
-    pub fn export_runs(&mut self, exporter: std::sync::Arc<crate::telemetry::Exporter>) {
-        self.runs.export_to(exporter);
     }
 
     /// Rows inside `pane`'s border on the last frame's screen: a page of
@@ -170,7 +137,7 @@ impl App {
     }
 
     pub(crate) fn open_picker(&mut self) {
-        if self.options.remote.is_some() {
+        if self.options.attach {
             self.open_remote_picker();
             return;
         }
@@ -195,25 +162,21 @@ impl App {
         self.runs.missed(n);
     }
 
-    /// Launch `scenario` as a new run and select it.
-    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) {
-        self.start(Launch::of(scenario, source, Overrides::default()));
+    /// Launch `scenario` as a new run, selected once it started; a
+    /// scenario that runs programs nobody allowed yet asks first.
+    pub fn launch(&mut self, scenario: Arc<Scenario>, source: Option<String>) -> Vec<Effect> {
+        self.launch_with(scenario, source, Overrides::default())
     }
 
     /// Launch with a seed, flags, goal or recording file other than the
-    /// scenario's; the error says why the run could not start.
+    /// scenario's.
     pub(crate) fn launch_with(
         &mut self,
         scenario: Arc<Scenario>,
         source: Option<String>,
         overrides: Overrides,
-    ) -> Result<(), crate::engine::LaunchError> {
-        let Some(launch) = self.allowed(Launch::of(scenario, source, overrides)) else {
-            return Ok(());
-        };
-        self.runs.launch(launch)?;
-        self.focus = PaneId::Pattern;
-        Ok(())
+    ) -> Vec<Effect> {
+        self.start(Launch::of(scenario, source, overrides))
     }
 
     /// `launch`, allowed to run its programs when it has any and the user
@@ -268,25 +231,28 @@ impl App {
             })));
             return Vec::new();
         }
-        if let Err(e) = self.options.trust.remember(&consent) {
-            self.notice = Some(format!(
-                "allowed for this launch only (cannot remember it: {e})"
-            ));
-        }
         launch.allow_exec = true;
-        vec![Effect::Launch(launch)]
+        vec![
+            Effect::RememberTrust {
+                store: self.options.trust.clone(),
+                consent,
+            },
+            Effect::Launch {
+                run: self.runs.next_run(),
+                launch,
+            },
+        ]
     }
 
-    /// Start `launch`, select it and show its pattern's pane; a scenario
-    /// that runs programs nobody allowed yet asks first.
-    pub(super) fn start(&mut self, launch: Launch) {
-        let Some(launch) = self.allowed(launch) else {
-            return;
-        };
-        let name = launch.scenario.name.clone();
-        match self.runs.launch(launch) {
-            Ok(()) => self.focus = PaneId::Pattern,
-            Err(e) => self.notice = Some(format!("cannot launch {name}: {e}")),
+    /// Start `launch` as a new run; a scenario that runs programs nobody
+    /// allowed yet asks first.
+    pub(super) fn start(&mut self, launch: Launch) -> Vec<Effect> {
+        match self.allowed(launch) {
+            Some(launch) => vec![Effect::Launch {
+                run: self.runs.next_run(),
+                launch,
+            }],
+            None => Vec::new(),
         }
     }
 
@@ -299,29 +265,31 @@ impl App {
         self.runs.add_from_events(events, source)
     }
 
-    /// Open a recording as a replay and select it. The error says why the
-    /// file cannot be replayed.
+    /// Open a recording as a replay and select it, before the screen
+    /// opens (the command line's replay and comparison); the error says
+    /// why the file cannot be replayed.
     pub fn open_replay(&mut self, path: &Path) -> Result<(), String> {
-        self.runs.open_replay(path)?;
-        self.focus = PaneId::Pattern;
+        let opened = super::recording::open(path)?;
+        self.show_replay(opened);
         Ok(())
     }
 
-    /// Every engine handle still to finish, for a clean shutdown.
-    pub fn take_handles(&mut self) -> Vec<RunHandle> {
-        self.runs.take_handles()
+    /// Show a recording read as a replay, selected.
+    pub(super) fn show_replay(&mut self, opened: super::recording::Opened) {
+        self.runs.add_replay(opened);
+        self.focus = PaneId::Pattern;
     }
 
     /// Whether a redraw is due without new input: a live run's clock moves.
     pub(crate) fn animating(&self) -> bool {
-        self.sweep_replay_pending()
-            || self
-                .runs
-                .iter()
-                .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
+        self.runs
+            .iter()
+            .any(|s| s.is_live() && !matches!(s.state.activity, Activity::Paused { .. }))
     }
 }
 
+#[cfg(test)]
+mod effects_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

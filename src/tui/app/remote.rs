@@ -1,12 +1,15 @@
-//! What arrives from NATS: under `conclave attach` the live runs of other
-//! engines, listed into the picker, each attached run's events, folded as
-//! the bus's are, and the engines' answers to commands; with `--nats` the
-//! link's warnings. A refusal or a warning goes to the footer.
+//! Runs of other engines: under `conclave attach` the live runs listed
+//! into the picker, one chosen shown (the loop follows it), each attached
+//! run's events folded as the bus's are, and the engines' answers to
+//! commands; with `--nats` the link's warnings. A refusal or a warning
+//! goes to the footer.
 
 use super::App;
-use super::carry::first_line;
-use crate::control::Control;
+use super::done::first_line;
+use crate::nats::watch::LiveRun;
 use crate::tui::catalog;
+use crate::tui::effect::Effect;
+use crate::tui::keymap::PaneId;
 use crate::tui::overlays::picker::PickerView;
 use crate::tui::remote::RemoteFeed;
 use crate::tui::view_state::Overlay;
@@ -18,6 +21,23 @@ impl App {
             remote: true,
             ..PickerView::new(0)
         }));
+    }
+
+    /// Show `live`, a run of another engine, selected: the loop follows it
+    /// from its first event. A run shown already is selected again.
+    pub(super) fn attach(&mut self, live: &LiveRun) -> Vec<Effect> {
+        if !self.options.attach {
+            self.notice = Some("not attached to a NATS server".into());
+            return Vec::new();
+        }
+        self.focus = PaneId::Pattern;
+        match self.runs.attach(live) {
+            Some(run) => vec![Effect::Follow {
+                run,
+                id: live.id.clone(),
+            }],
+            None => Vec::new(),
+        }
     }
 
     /// Take what arrived from NATS.
@@ -38,19 +58,7 @@ impl App {
                 run,
                 command,
                 result: Err(error),
-            } => {
-                // The engine refused: what the screen expected of it is off.
-                if let Some(slot) = self.runs.live_mut(run) {
-                    match &command {
-                        Control::Pause | Control::Step => slot.ui.pause_requested = false,
-                        Control::SetFlag { name, .. } => {
-                            slot.ui.pending_flags.retain(|(n, _)| n != name);
-                        }
-                        _ => {}
-                    }
-                }
-                self.notice = Some(first_line(&error));
-            }
+            } => self.refused(run, &command, &error),
         }
     }
 }

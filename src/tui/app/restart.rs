@@ -30,9 +30,13 @@ impl App {
                 self.notice = Some(format!(
                     "run {run} kept and pinned: c compares it with the new run"
                 ));
-                return vec![Effect::Launch(launch)];
+                return self.start(launch);
             }
-            return vec![Effect::Restart { run, launch }];
+            return vec![Effect::Restart {
+                old: run,
+                run: self.runs.next_run(),
+                launch,
+            }];
         }
         Vec::new()
     }

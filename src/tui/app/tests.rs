@@ -7,14 +7,14 @@ use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus};
 use crate::control::Control;
 use crate::stop::StopReason;
 use crate::tui::catalog::{Item, Recorded};
-use crate::tui::effect::Effect;
+use crate::tui::effect::{Done, Effect};
 use crate::tui::keymap::{Scope, UnitKeys};
 use crate::tui::overlays::picker::PickerView;
 use crate::tui::patterns::round_table::TableView;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 
-fn scenario(pattern: &str) -> Arc<Scenario> {
+pub(super) fn scenario(pattern: &str) -> Arc<Scenario> {
     Arc::new(
         serde_json::from_value(json!({
             "name": "t", "pattern": pattern, "goal": "Decide.", "context": {}, "seed": 3,
@@ -28,7 +28,7 @@ fn scenario(pattern: &str) -> Arc<Scenario> {
 }
 
 /// A run of `pattern` seeded 7, after its start and two rounds begun.
-fn events(pattern: &str) -> Vec<Arc<Event>> {
+pub(super) fn events(pattern: &str) -> Vec<Arc<Event>> {
     let scenario = scenario(pattern);
     let kinds = vec![
         EventKind::RunStarted(RunStarted {
@@ -72,7 +72,7 @@ fn numbered(kinds: Vec<EventKind>) -> Vec<Arc<Event>> {
         .collect()
 }
 
-fn finished(pattern: &str) -> Vec<Arc<Event>> {
+pub(super) fn finished(pattern: &str) -> Vec<Arc<Event>> {
     let mut all = events(pattern);
     all.push(Arc::new(Event {
         run: 1,
@@ -90,13 +90,13 @@ fn finished(pattern: &str) -> Vec<Arc<Event>> {
     all
 }
 
-fn app_with(events: &[Arc<Event>]) -> App {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+pub(super) fn app_with(events: &[Arc<Event>]) -> App {
+    let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("t.json".into())).unwrap();
     app
 }
 
-fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+pub(super) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
@@ -155,8 +155,8 @@ fn a_finished_run_restarts_with_its_seed_its_pending_flags_and_its_edited_goal()
     // With a flag changed the run starts again beside the old one, which
     // stays pinned to compare with.
     let effects = press(&mut app, KeyCode::Char('r'));
-    let [Effect::Launch(launch)] = effects.as_slice() else {
-        panic!("r starts run 1 again: {effects:?}");
+    let [Effect::Launch { run: 2, launch }] = effects.as_slice() else {
+        panic!("r starts run 1 again, as run 2: {effects:?}");
     };
     assert_eq!(app.runs.pinned(), Some(0));
     assert_eq!(launch.seed, 7, "the seed it ran with, not the scenario's 3");
@@ -167,7 +167,7 @@ fn a_finished_run_restarts_with_its_seed_its_pending_flags_and_its_edited_goal()
 
 #[test]
 fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
-    let mut app = App::new(Hub::new(16), AppOptions::default());
+    let mut app = App::new(AppOptions::default());
     assert!(press(&mut app, KeyCode::Char(' ')).is_empty());
     assert_eq!(app.notice.as_deref(), Some("no run"));
     press(&mut app, KeyCode::Char('n'));
@@ -185,14 +185,13 @@ fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
     let effects = press(&mut app, KeyCode::Enter);
     assert_eq!(
         effects,
-        vec![Effect::Launch(Launch::of(
-            Arc::clone(&chosen),
-            None,
-            Overrides::default()
-        ))],
+        vec![Effect::Launch {
+            run: 1,
+            launch: Launch::of(Arc::clone(&chosen), None, Overrides::default())
+        }],
         "a built-in scenario has no file to name"
     );
-    let [Effect::Launch(launch)] = effects.as_slice() else {
+    let [Effect::Launch { launch, .. }] = effects.as_slice() else {
         unreachable!()
     };
     assert_eq!(launch.seed, chosen.seed.unwrap_or(0));
@@ -221,26 +220,19 @@ fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
 fn quitting_and_failures_are_the_loops_to_carry_out() {
     let mut app = app_with(&events("collaboration"));
     assert_eq!(press(&mut app, KeyCode::Char('q')), vec![Effect::Quit]);
-    assert!(!app.quitting);
-    let missing = std::env::temp_dir().join("conclave-no-such-recording.jsonl");
     app.open_picker();
-    app.carry_out(vec![
-        Effect::Control {
-            run: 1,
-            command: Control::Pause,
-        },
-        Effect::OpenRecording(missing),
-    ]);
-    assert!(
-        app.notice.is_some(),
-        "a recording that cannot be read says so"
+    app.done(Done::Opened(Err(
+        "runs/gone.jsonl: no such file\nmore".into()
+    )));
+    assert_eq!(
+        app.notice.as_deref(),
+        Some("runs/gone.jsonl: no such file"),
+        "a recording that cannot be read says so, on one line"
     );
     assert!(
         matches!(app.overlay, Some(Overlay::Picker { .. })),
         "and the picker stays open"
     );
-    app.carry_out(vec![Effect::Quit]);
-    assert!(app.quitting);
 }
 
 #[test]
@@ -273,7 +265,7 @@ fn each_pattern_adds_its_own_keys_and_no_other() {
 }
 
 /// A scenario that runs a program, as a file would give it.
-fn runs_a_program() -> Arc<Scenario> {
+pub(super) fn runs_a_program() -> Arc<Scenario> {
     let text = r#"{"name": "ops", "pattern": "orchestrator", "goal": "Report.", "context": {},
         "workers": {"inventory_worker": {"command": {"argv": ["conclave", "toolbox", "inventory"]}}},
         "provider": {"kind": "sim"}}"#;
@@ -281,13 +273,10 @@ fn runs_a_program() -> Arc<Scenario> {
 }
 
 fn app_trusting(store: crate::trust::TrustStore) -> App {
-    App::new(
-        Hub::new(16),
-        AppOptions {
-            trust: store,
-            ..AppOptions::default()
-        },
-    )
+    App::new(AppOptions {
+        trust: store,
+        ..AppOptions::default()
+    })
 }
 
 #[test]
@@ -295,7 +284,10 @@ fn a_scenario_that_runs_programs_asks_first_and_any_key_but_y_cancels() {
     let dir = tempfile::tempdir().unwrap();
     let store = crate::trust::TrustStore::at(dir.path().to_path_buf());
     let mut app = app_trusting(store.clone());
-    app.launch(runs_a_program(), Some("ops.json".into()));
+    assert!(
+        app.launch(runs_a_program(), Some("ops.json".into()))
+            .is_empty()
+    );
     assert!(matches!(app.overlay, Some(Overlay::Trust(_))), "asks first");
     assert!(app.run().is_none(), "and starts nothing meanwhile");
     for key in [
@@ -304,10 +296,15 @@ fn a_scenario_that_runs_programs_asks_first_and_any_key_but_y_cancels() {
         KeyCode::Enter,
         KeyCode::Esc,
     ] {
-        app.launch(runs_a_program(), Some("ops.json".into()));
-        assert!(press(&mut app, key).is_empty(), "{key:?} launches nothing");
+        assert!(
+            app.launch(runs_a_program(), Some("ops.json".into()))
+                .is_empty()
+        );
+        assert!(
+            press(&mut app, key).is_empty(),
+            "{key:?} launches nothing and does not quit"
+        );
         assert!(app.overlay.is_none(), "{key:?} cancels");
-        assert!(!app.quitting, "{key:?} does not quit");
         assert_eq!(app.notice.as_deref(), Some("ops was not run"));
     }
     assert!(!store.allows(&runs_a_program()), "nothing remembered");
@@ -321,14 +318,24 @@ fn y_allows_the_launch_and_remembers_the_file() {
     let mut app = app_trusting(store.clone());
     app.launch(runs_a_program(), Some("ops.json".into()));
     let effects = press(&mut app, KeyCode::Char('y'));
-    match effects.as_slice() {
-        [Effect::Launch(launch)] => {
+    let consent = match effects.as_slice() {
+        [
+            Effect::RememberTrust { store: to, consent },
+            Effect::Launch { run: 1, launch },
+        ] => {
+            assert_eq!(to, &store, "remembered where the app reads");
             assert!(launch.allow_exec, "allowed");
             assert_eq!(launch.scenario.name, "ops");
+            consent.clone()
         }
-        other => panic!("expected one launch, got {other:?}"),
-    }
+        other => panic!("expected the allowance and one launch, got {other:?}"),
+    };
     assert!(app.overlay.is_none());
+    assert!(
+        !store.allows(&runs_a_program()),
+        "the update writes nothing itself"
+    );
+    store.remember(&consent).unwrap();
     assert!(store.allows(&runs_a_program()), "remembered for this file");
     let again = app.allowed(Launch::of(runs_a_program(), None, Overrides::default()));
     assert!(
@@ -348,13 +355,10 @@ fn y_allows_the_launch_and_remembers_the_file() {
 
 #[test]
 fn allow_exec_on_the_command_line_asks_nothing() {
-    let mut app = App::new(
-        Hub::new(16),
-        AppOptions {
-            allow_exec: true,
-            ..AppOptions::default()
-        },
-    );
+    let mut app = App::new(AppOptions {
+        allow_exec: true,
+        ..AppOptions::default()
+    });
     let launch = app.allowed(Launch::of(runs_a_program(), None, Overrides::default()));
     assert!(launch.is_some_and(|l| l.allow_exec));
     assert!(app.overlay.is_none());
@@ -379,7 +383,7 @@ fn r_on_a_live_run_asks_first_and_only_r_confirms() {
     assert!(press(&mut app, KeyCode::Char('r')).is_empty());
     let effects = press(&mut app, KeyCode::Char('r'));
     assert!(
-        matches!(effects[..], [Effect::Restart { run: 1, .. }]),
+        matches!(effects[..], [Effect::Restart { old: 1, run: 2, .. }]),
         "{effects:?}"
     );
 }

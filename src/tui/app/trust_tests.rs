@@ -29,13 +29,10 @@ fn write_tool(dir: &Path, says: &str) {
 }
 
 fn app_trusting(store: &crate::trust::TrustStore) -> App {
-    App::new(
-        Hub::new(16),
-        AppOptions {
-            trust: store.clone(),
-            ..AppOptions::default()
-        },
-    )
+    App::new(AppOptions {
+        trust: store.clone(),
+        ..AppOptions::default()
+    })
 }
 
 fn yes(app: &mut App) -> Vec<Effect> {
@@ -62,7 +59,11 @@ fn the_confirmation_names_the_program_that_changed_since_the_allowance() {
         Some(0),
         "never allowed"
     );
-    assert!(matches!(yes(&mut app).as_slice(), [Effect::Launch(_)]));
+    let effects = yes(&mut app);
+    let [Effect::RememberTrust { consent, .. }, Effect::Launch { .. }] = effects.as_slice() else {
+        panic!("y remembers the allowance and launches: {effects:?}");
+    };
+    store.remember(consent).unwrap();
 
     write_tool(dir.path(), "two");
     app.launch(scenario_in(dir.path()), None);
@@ -125,9 +126,15 @@ fn a_program_rewritten_while_the_question_is_open_is_asked_about_again() {
         "nothing remembered"
     );
 
-    assert!(
-        matches!(yes(&mut app).as_slice(), [Effect::Launch(l)] if l.allow_exec),
-        "a yes to what is there now runs it"
-    );
+    let effects = yes(&mut app);
+    let [
+        Effect::RememberTrust { consent, .. },
+        Effect::Launch { launch, .. },
+    ] = effects.as_slice()
+    else {
+        panic!("a yes to what is there now runs it: {effects:?}");
+    };
+    assert!(launch.allow_exec);
+    store.remember(consent).unwrap();
     assert!(store.allows(&scenario_in(dir.path())));
 }

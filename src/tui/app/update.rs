@@ -2,7 +2,7 @@
 //! selections, the notice) and say what the world must do, as effects.
 
 use super::App;
-use super::carry::first_line;
+use super::done::first_line;
 use crate::control::Control;
 use crate::tui::catalog::{Entry, Item};
 use crate::tui::effect::Effect;
@@ -190,11 +190,7 @@ impl App {
             Some((Item::Scenario(Ok(scenario)), origin)) => {
                 self.overlay = None;
                 let source = (!origin.starts_with("built-in")).then_some(origin);
-                vec![Effect::Launch(Launch::of(
-                    scenario,
-                    source,
-                    Overrides::default(),
-                ))]
+                self.start(Launch::of(scenario, source, Overrides::default()))
             }
             Some((Item::Scenario(Err(e)), _)) => {
                 self.notice = Some(first_line(&e));
@@ -203,7 +199,7 @@ impl App {
             Some((Item::Recording(recorded), _)) => vec![Effect::OpenRecording(recorded.path)],
             Some((Item::Remote(live), _)) => {
                 self.overlay = None;
-                vec![Effect::Attach(Box::new(live))]
+                self.attach(&live)
             }
             None => Vec::new(),
         }
@@ -327,6 +323,9 @@ impl App {
         let name = flag.name.clone();
         let on = !slot.ui.pending_flag(&name).unwrap_or(flag.on);
         if slot.has_engine() && slot.is_live() {
+            // The flag shows as pending until the run applies it (or its
+            // engine refuses it).
+            slot.ui.pending_flags.push((name.clone(), on));
             return vec![Effect::Control {
                 run: slot.state.run,
                 command: Control::SetFlag { name, on },

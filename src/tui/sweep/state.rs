@@ -5,7 +5,7 @@
 use super::bars::{self, Group};
 pub use super::chart::Chart;
 use crate::scenario::Scenario;
-use crate::sweep::{Job, JobResult, JobSetup, Prepared, Tally};
+use crate::sweep::{Job, JobResult, Prepared, Tally};
 use std::sync::Arc;
 
 /// How the sweep's executor ended.
@@ -19,7 +19,6 @@ pub enum Ended {
 pub struct SweepState {
     pub(crate) scenario: Arc<Scenario>,
     pub(crate) source: String,
-    pub(crate) setup: JobSetup,
     pub(crate) tally: Tally,
     pub(crate) chart: Chart,
     /// The selected bar, counted over every combination's bars in order.
@@ -34,7 +33,6 @@ impl SweepState {
         SweepState {
             scenario: Arc::clone(&sweep.scenario),
             source: sweep.source.clone(),
-            setup: sweep.setup.clone(),
             tally: Tally::new(&sweep.plan),
             chart: Chart::Outcomes,
             bar: 0,

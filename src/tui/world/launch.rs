@@ -1,0 +1,118 @@
+//! Starting a run's engine for the dashboard: its recording file in the
+//! runs folder (or the one the user named), its options, and, with
+//! `--nats`, the link that publishes it.
+
+use super::World;
+use crate::bus::{ClockMode, RunId};
+use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
+use crate::nats::publish::EventLink;
+use crate::scenario::Scenario;
+use crate::tui::effect::{Done, Started};
+use crate::tui::launch::Launch;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How runs are launched.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchSettings {
+    /// Where recordings go; `None` records nothing.
+    pub runs_dir: Option<PathBuf>,
+    /// Launch runs paused at their first gate.
+    pub start_paused: bool,
+    /// The model every launch uses, over each scenario's.
+    pub provider: ProviderChoice,
+    /// `--cache DIR`: where the tools' last good answers are kept.
+    pub cache: Option<PathBuf>,
+    /// `--nats URL`: every run publishes its events there and answers
+    /// control requests from other machines.
+    pub link: Option<Arc<EventLink>>,
+    /// `--otlp`: every run launched is exported as a trace.
+    pub exporter: Option<Arc<crate::telemetry::Exporter>>,
+}
+
+impl World {
+    /// Start `launch` as run `run` (in place of run `old`, whose engine is
+    /// then cancelled); what the app is told.
+    pub(super) fn launch(&mut self, run: RunId, launch: Launch, old: Option<RunId>) -> Done {
+        let name = launch.scenario.name.clone();
+        match self.start(run, launch, old) {
+            Ok(started) => Done::Started(started),
+            Err(e) => Done::NotStarted {
+                run,
+                name,
+                in_place_of: old,
+                why: e.to_string(),
+            },
+        }
+    }
+
+    /// Start `launch` as run `run`, in place of run `old` if given; the
+    /// error says why it could not start.
+    pub fn start(
+        &mut self,
+        run: RunId,
+        launch: Launch,
+        old: Option<RunId>,
+    ) -> Result<Started, LaunchError> {
+        let recording = match launch.record {
+            Some(path) => Some(path),
+            None => self.runs_file(&launch.scenario, run)?,
+        };
+        let options = LaunchOptions {
+            run,
+            seed: Some(launch.seed),
+            goal: launch.goal,
+            flags: launch.flags,
+            record: recording.clone(),
+            start_paused: self.settings.start_paused,
+            clock: Some(ClockMode::Real),
+            source: launch.source.clone(),
+            provider: self.settings.provider.clone(),
+            allow_exec: launch.allow_exec,
+            decide: launch.decide,
+            // Someone watches: a table that escalates asks them.
+            attended: true,
+            cache: self.settings.cache.clone(),
+            observers: self
+                .settings
+                .exporter
+                .iter()
+                .map(|e| e.observer())
+                .collect(),
+        };
+        let handle = match &self.settings.link {
+            Some(link) => link.launch(Arc::clone(&launch.scenario), &self.hub, options)?,
+            None => engine::launch(Arc::clone(&launch.scenario), &self.hub, options)?,
+        };
+        let clock = handle.clock();
+        self.engines.insert(run, handle);
+        if let Some(replaced) = old.and_then(|old| self.engines.get(&old)) {
+            replaced.controller.cancel();
+        }
+        Ok(Started {
+            run,
+            in_place_of: old,
+            scenario: launch.scenario,
+            source: launch.source,
+            recording,
+            clock,
+        })
+    }
+
+    /// A new file in the runs folder for `run`, creating the folder; `None`
+    /// when the dashboard does not record.
+    fn runs_file(&self, scenario: &Scenario, run: RunId) -> Result<Option<PathBuf>, LaunchError> {
+        let Some(dir) = &self.settings.runs_dir else {
+            return Ok(None);
+        };
+        std::fs::create_dir_all(dir).map_err(|e| crate::record::RecordPathError {
+            path: dir.clone(),
+            reason: format!("cannot create the runs folder: {e}"),
+        })?;
+        let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+        Ok(Some(dir.join(format!(
+            "{stamp}-{}-run{run}.jsonl",
+            crate::tui::export::file_safe(&scenario.name)
+        ))))
+    }
+}

@@ -1,0 +1,118 @@
+//! The world carries out what the app decided and says what came of it:
+//! an engine started and kept, a command taken, a file written or why
+//! not, a launch that could not start.
+
+use super::*;
+use crate::tui::launch::{Launch, Overrides};
+use std::sync::Arc;
+
+fn checkout() -> Launch {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/checkout_v2_launch.json");
+    let scenario = Arc::new(crate::scenario::load(&path).unwrap());
+    Launch::of(scenario, Some("checkout.json".into()), Overrides::default())
+}
+
+#[test]
+fn a_file_is_written_whole_or_the_app_is_told_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut world = World::new(Hub::new(16), LaunchSettings::default());
+    let path = dir.path().join("out.json");
+    let done = world.carry_out(Effect::Write {
+        path: path.clone(),
+        contents: "{}\n".into(),
+    });
+    assert!(
+        matches!(&done, Some(Done::Wrote { path: p, bytes: 3 }) if p == &path),
+        "{done:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+
+    let nowhere = dir.path().join("no-such-folder").join("x.json");
+    let done = world.carry_out(Effect::Write {
+        path: nowhere,
+        contents: "{}".into(),
+    });
+    let Some(Done::NotWritten { why, .. }) = done else {
+        panic!("{done:?}");
+    };
+    assert!(why.starts_with("the folder "), "{why}");
+    assert!(world.carry_out(Effect::Quit).is_none(), "the loop's own");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_launch_starts_an_engine_that_takes_commands_until_the_world_finishes_it() {
+    let hub = Hub::new(1024);
+    let mut world = World::new(
+        hub,
+        LaunchSettings {
+            start_paused: true,
+            ..LaunchSettings::default()
+        },
+    );
+    let done = world.carry_out(Effect::Launch {
+        run: 3,
+        launch: checkout(),
+    });
+    let Some(Done::Started(started)) = done else {
+        panic!("{done:?}");
+    };
+    assert_eq!((started.run, started.in_place_of), (3, None));
+    assert_eq!(started.source.as_deref(), Some("checkout.json"));
+    let pause = Effect::Control {
+        run: 3,
+        command: Control::Step,
+    };
+    assert!(world.carry_out(pause).is_none(), "taken");
+    let unknown = Control::SetFlag {
+        name: "no_such_flag".into(),
+        on: true,
+    };
+    let done = world.carry_out(Effect::Control {
+        run: 3,
+        command: unknown,
+    });
+    assert!(
+        matches!(&done, Some(Done::Refused { run: 3, why, .. }) if why.starts_with("unknown flag")),
+        "{done:?}"
+    );
+    assert!(
+        world
+            .carry_out(Effect::Control {
+                run: 9,
+                command: Control::Pause
+            })
+            .is_none(),
+        "no engine runs 9: nothing to send"
+    );
+    assert!(world.finish().await.is_empty());
+    assert!(world.take_handles().is_empty(), "finished and let go");
+}
+
+#[test]
+fn a_launch_that_cannot_record_is_told_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _in_runtime = runtime.enter();
+    let mut world = World::new(Hub::new(16), LaunchSettings::default());
+    let mut launch = checkout();
+    launch.record = Some(dir.path().join("no-such-folder").join("run.jsonl"));
+    let done = world.carry_out(Effect::Restart {
+        old: 1,
+        run: 2,
+        launch,
+    });
+    let Some(Done::NotStarted {
+        run: 2,
+        name,
+        in_place_of: Some(1),
+        why,
+    }) = done
+    else {
+        panic!("{done:?}");
+    };
+    assert_eq!(name, "checkout_v2_launch");
+    assert!(why.contains("no-such-folder"), "{why}");
+}
