@@ -16,8 +16,9 @@ mod turns;
 use super::error::Problem;
 use super::json_text::JsonText;
 use super::path::JsonPath;
+use super::pattern_kind::PatternKind;
 use super::script::{ScriptedOutput, script_entries, script_entry_texts};
-use super::types::{PatternKind, ProviderKind, Scenario};
+use super::types::{ProviderKind, Scenario};
 use serde_json::Value;
 
 pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {

@@ -6,6 +6,7 @@
 use super::json_text::JsonText;
 use super::latency::Latency;
 use super::origin::Origin;
+use super::pattern_kind::PatternKind;
 use super::pricing::PriceTable;
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
@@ -96,68 +97,6 @@ pub struct Scenario {
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) origin: Origin,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PatternKind {
-    // The first of the kinds, for a value not yet read.
-    #[default]
-    Collaboration,
-    Orchestrator,
-    Swarm,
-    Coordinator,
-    Research,
-}
-
-impl PatternKind {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            PatternKind::Collaboration => "collaboration",
-            PatternKind::Orchestrator => "orchestrator",
-            PatternKind::Swarm => "swarm",
-            PatternKind::Coordinator => "coordinator",
-            PatternKind::Research => "research",
-        }
-    }
-
-    /// Whether runs of this kind are a round table: the roles of `team`
-    /// speak in rounds (the sim scripts them in `provider.responses`), and
-    /// a run may ask a person.
-    pub(crate) fn is_round_table(self) -> bool {
-        self == PatternKind::Collaboration
-    }
-
-    /// Whether a planner splits runs of this kind into tasks for their
-    /// `workers` (the sim scripts it in `provider.plan`).
-    pub(crate) fn dispatches_workers(self) -> bool {
-        self == PatternKind::Orchestrator
-    }
-
-    /// Whether runs of this kind are a team of `agents` taking turns and
-    /// calling `tools` from the `entry` agent on, within `limits` (the sim
-    /// scripts `provider.turns`).
-    pub(crate) fn is_team(self) -> bool {
-        matches!(self, PatternKind::Swarm | PatternKind::Coordinator)
-    }
-
-    /// Whether the team's `entry` agent coordinates: it keeps control and
-    /// calls the other agents as members, who answer it.
-    pub(crate) fn has_coordinator(self) -> bool {
-        self == PatternKind::Coordinator
-    }
-
-    /// Whether runs of this kind research `sources` with the research
-    /// tools, from a plan to a synthesis.
-    pub(crate) fn researches(self) -> bool {
-        self == PatternKind::Research
-    }
-}
-
-impl std::fmt::Display for PatternKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// Run limits. Which keys apply depends on the pattern.

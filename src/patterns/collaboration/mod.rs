@@ -9,6 +9,7 @@ pub(crate) mod compare;
 pub(crate) mod contract;
 mod escalate;
 mod limits;
+mod payload;
 pub(crate) mod result;
 pub(crate) mod trace;
 
@@ -291,40 +292,6 @@ impl Table<'_> {
                 })
             }
         }
-    }
-
-    /// What a role is told: the goal, its focus, the shared facts, the last
-    /// two rounds in short and the conflicts still open.
-    fn contribution_payload(&self, role: &str) -> Value {
-        let recent: Vec<Value> = self
-            .history
-            .iter()
-            .rev()
-            .take(2)
-            .rev()
-            .map(|round| {
-                json!({
-                    "round": round.round,
-                    "decision": round.decision,
-                    "conflicts": round.conflicts,
-                    "stances": round.contributions.iter().map(StanceSummary::of).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let focus = self
-            .team
-            .roles
-            .get(role)
-            .and_then(|r| r.focus.clone())
-            .unwrap_or_default();
-        json!({
-            "goal": self.ctx.goal,
-            "role": role,
-            "focus": focus,
-            "shared_context": self.escalation.shared_context(&self.ctx.scenario.context),
-            "recent_rounds": recent,
-            "open_conflicts": self.open_conflicts,
-        })
     }
 
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {

@@ -291,6 +291,8 @@ impl App {
 #[cfg(test)]
 mod effects_tests;
 #[cfg(test)]
+mod restart_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod trust_tests;

@@ -225,31 +225,58 @@ impl Workers {
     }
 }
 
-impl Fold for Workers {
-    /// Fold one orchestrator event at run time `t_ms`; others are ignored.
-    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
-        match kind {
-            EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) => {
+impl Workers {
+    /// Fold one of the orchestrator's own events.
+    fn apply_task(&mut self, event: &TaskEvent) {
+        match event {
+            TaskEvent::PlanAccepted { tasks } => {
                 for planned in tasks.iter() {
                     let task = self.task(&planned.id, &planned.worker);
                     task.critical = planned.critical;
                 }
             }
-            EventKind::Tasks(TaskEvent::PlanRejected { reason, .. }) => {
-                self.plan_rejected = Some(reason.clone())
-            }
-            EventKind::Tasks(TaskEvent::TaskQueued {
+            TaskEvent::PlanRejected { reason, .. } => self.plan_rejected = Some(reason.clone()),
+            TaskEvent::TaskQueued {
                 task,
                 worker,
                 critical,
                 max_attempts,
-            }) => {
+            } => {
                 let index = self.index_of(task, worker);
                 let task = &mut self.tasks[index];
                 task.critical = *critical;
                 task.max_attempts = *max_attempts;
                 self.set_state(index, TaskState::Queued);
             }
+            TaskEvent::TaskFinished {
+                task,
+                worker,
+                status,
+                stop_reason,
+                result,
+                ..
+            } => {
+                let index = self.index_of(task, worker);
+                let state = match status {
+                    TaskStatus::Done => TaskState::Done,
+                    TaskStatus::Failed => TaskState::Failed {
+                        reason: stop_reason.clone(),
+                    },
+                };
+                self.set_state(index, state);
+                self.tasks[index].result = result.clone();
+            }
+            TaskEvent::Aggregated { health, .. } => self.health = Some(*health),
+            TaskEvent::WaveStarted { wave, .. } => self.waves = *wave,
+        }
+    }
+}
+
+impl Fold for Workers {
+    /// Fold one orchestrator event at run time `t_ms`; others are ignored.
+    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::Tasks(event) => self.apply_task(event),
             EventKind::AttemptStarted {
                 task,
                 worker,
@@ -292,24 +319,6 @@ impl Fold for Workers {
                     },
                 );
             }
-            EventKind::Tasks(TaskEvent::TaskFinished {
-                task,
-                worker,
-                status,
-                stop_reason,
-                result,
-                ..
-            }) => {
-                let index = self.index_of(task, worker);
-                let state = match status {
-                    TaskStatus::Done => TaskState::Done,
-                    TaskStatus::Failed => TaskState::Failed {
-                        reason: stop_reason.clone(),
-                    },
-                };
-                self.set_state(index, state);
-                self.tasks[index].result = result.clone();
-            }
             EventKind::FallbackServed {
                 task: Some(task),
                 tool,
@@ -318,8 +327,6 @@ impl Fold for Workers {
                 let index = self.index_of(task, tool);
                 self.tasks[index].stale = true;
             }
-            EventKind::Tasks(TaskEvent::Aggregated { health, .. }) => self.health = Some(*health),
-            EventKind::Tasks(TaskEvent::WaveStarted { wave, .. }) => self.waves = *wave,
             EventKind::BudgetConsumed {
                 budget: BudgetKind::Dispatches,
                 used,
