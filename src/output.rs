@@ -28,7 +28,7 @@ pub fn document<T: Serialize + ?Sized>(value: &T) {
 /// Print a JSON text (a run's result document, kept as text) as the
 /// command's pretty JSON document on stdout, as [`document`] prints the
 /// value it stands for, without building that value.
-pub fn json_text(text: &str) {
+pub(crate) fn json_text(text: &str) {
     CONSOLE.lock().json_text(text);
 }
 

@@ -88,7 +88,7 @@ pub enum HumanChoice {
 
 impl HumanChoice {
     /// Every choice, in the order the dialog offers them.
-    pub const ALL: [HumanChoice; 4] = [
+    pub(crate) const ALL: [HumanChoice; 4] = [
         HumanChoice::Go,
         HumanChoice::GoWithCaution,
         HumanChoice::NoGo,

@@ -49,7 +49,7 @@ impl Alignment {
         Alignment(Arc::new(aligned))
     }
 
-    pub(crate) fn differences(&self) -> Vec<Difference> {
+    pub fn differences(&self) -> Vec<Difference> {
         self.0.differences()
     }
 

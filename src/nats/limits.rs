@@ -9,10 +9,10 @@ use std::time::Duration;
 
 /// How long events are kept when nobody says: a day, long enough to attach
 /// to any run a person watches.
-pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const DEFAULT_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
 /// How many bytes of events are kept when nobody says: 1 GiB, the oldest
 /// dropped first.
-pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 /// How long JetStream remembers a message id to drop a duplicate.
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
 

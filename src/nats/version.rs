@@ -4,10 +4,10 @@
 
 /// The oldest release whose JetStream API (work-queue streams, pull
 /// consumers, message ids, purge by subject) Conclave uses as it is.
-pub const MINIMUM: (u64, u64, u64) = (2, 9, 0);
+pub(crate) const MINIMUM: (u64, u64, u64) = (2, 9, 0);
 
 /// The minimum as people write it.
-pub fn minimum_text() -> String {
+pub(crate) fn minimum_text() -> String {
     let (major, minor, patch) = MINIMUM;
     format!("{major}.{minor}.{patch}")
 }

@@ -175,7 +175,7 @@ impl Events {
     }
 
     /// The events in `range` (clipped to the events there are), in order.
-    pub fn slice(&self, range: Range<usize>) -> Result<Vec<Arc<Event>>, Changed> {
+    pub(crate) fn slice(&self, range: Range<usize>) -> Result<Vec<Arc<Event>>, Changed> {
         let mut events = Vec::with_capacity(range.len().min(self.len()));
         self.each(range, |_, event| events.push(event))?;
         Ok(events)

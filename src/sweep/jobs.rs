@@ -9,7 +9,7 @@ use super::plan::SweepPlan;
 impl SweepPlan {
     /// How many combinations of flag values the sweep runs, as an index
     /// bound (`usize::MAX` for a count past it).
-    pub fn combination_count(&self) -> usize {
+    pub(crate) fn combination_count(&self) -> usize {
         self.combinations_counted()
             .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX))
     }

@@ -46,7 +46,7 @@ pub enum SweepError {
 }
 
 impl SweepError {
-    pub(crate) fn launch(source: Option<&str>, error: LaunchError) -> SweepError {
+    pub fn launch(source: Option<&str>, error: LaunchError) -> SweepError {
         let where_ = match error {
             // Placed in the file already (file, line, column, path).
             LaunchError::Tools(_) | LaunchError::ExecNotAllowed(_) => String::new(),
@@ -56,7 +56,7 @@ impl SweepError {
     }
 
     /// The user's input is at fault (exit 2), not Conclave (exit 1).
-    pub fn is_bad_input(&self) -> bool {
+    pub(crate) fn is_bad_input(&self) -> bool {
         matches!(self, SweepError::Launch { .. })
     }
 }

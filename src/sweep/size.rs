@@ -99,13 +99,13 @@ fn seed_count(seeds: &RangeInclusive<u64>) -> u128 {
 
 impl SweepPlan {
     /// The seeds each combination runs.
-    pub fn seed_count(&self) -> u128 {
+    pub(crate) fn seed_count(&self) -> u128 {
         seed_count(&self.seeds)
     }
 
     /// The combinations of the flag values: the product of each flag's
     /// number of values; `None` past 128 bits.
-    pub fn combinations_counted(&self) -> Option<u128> {
+    pub(crate) fn combinations_counted(&self) -> Option<u128> {
         self.flags.iter().try_fold(1u128, |n, (_, values)| {
             n.checked_mul(u128::try_from(values.len()).ok()?)
         })

@@ -69,7 +69,7 @@ impl Tally {
     }
 
     /// How many combinations of flag values the sweep runs.
-    pub fn combination_count(&self) -> usize {
+    pub(crate) fn combination_count(&self) -> usize {
         self.plan.combination_count()
     }
 

@@ -136,7 +136,7 @@ impl Exporter {
     /// The exporter `config` asks for, if any, started. When it cannot
     /// start, the reason is said on stderr and the command is to exit 2
     /// (the setting is the user's to fix).
-    pub fn start_or_say(
+    pub(crate) fn start_or_say(
         config: Option<&OtlpConfig>,
         shapes: TraceShapes,
     ) -> Result<Option<Exporter>, Exit> {

@@ -102,7 +102,7 @@ impl RunSlot {
 
     /// Whether an engine of this process drives the run: quitting cancels
     /// it.
-    pub fn has_local_engine(&self) -> bool {
+    pub(crate) fn has_local_engine(&self) -> bool {
         matches!(self.driver, Some(Driver::Local(_)))
     }
 

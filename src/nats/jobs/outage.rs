@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The variable that sets the bound.
-pub const VARIABLE: &str = "CONCLAVE_NATS_OUTAGE_SECONDS";
+pub(crate) const VARIABLE: &str = "CONCLAVE_NATS_OUTAGE_SECONDS";
 /// The bound when the variable is not set.
-pub const DEFAULT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT: Duration = Duration::from_secs(30);
 
 /// The bound from the environment; a value that is no number of seconds
 /// from 1 to a week is the user's to fix.

@@ -162,7 +162,7 @@ impl StdioServer {
     }
 
     /// The directory the program starts in.
-    pub fn working_dir(&self, scenario_dir: &Path) -> PathBuf {
+    pub(crate) fn working_dir(&self, scenario_dir: &Path) -> PathBuf {
         let base = if scenario_dir.as_os_str().is_empty() {
             Path::new(".")
         } else {
