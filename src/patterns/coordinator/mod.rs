@@ -249,7 +249,7 @@ impl Desk<'_> {
             status,
             stop_reason,
             phase: None,
-            result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
+            result: super::document(&result, self.team.gateway),
             summary,
         }
     }

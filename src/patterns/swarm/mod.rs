@@ -282,7 +282,7 @@ impl Swarm<'_> {
             status,
             stop_reason,
             phase: None,
-            result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
+            result: super::document(&result, self.team.gateway),
             summary,
         }
     }
