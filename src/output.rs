@@ -104,19 +104,8 @@ impl<O: Write, E: Write> Console<O, E> {
 
     /// The JSON `text` as pretty JSON and a newline on stdout.
     pub(crate) fn json_text(&mut self, text: &str) {
-        if let Some(pretty) = pretty::pretty_json(text) {
-            return self.pretty(&pretty);
-        }
-        // Not JSON after all: serde says where it is wrong.
-        let mut pretty = Vec::new();
-        let mut from = serde_json::Deserializer::from_str(text);
-        let mut to = serde_json::Serializer::pretty(&mut pretty);
-        let written = serde_transcode::transcode(&mut from, &mut to)
-            .map_err(|e| e.to_string())
-            .and_then(|()| from.end().map_err(|e| e.to_string()))
-            .and_then(|()| String::from_utf8(pretty).map_err(|e| e.to_string()));
-        match written {
-            Ok(text) => self.pretty(&text),
+        match pretty_json(text) {
+            Ok(pretty) => self.pretty(&pretty),
             Err(e) => self.fail(&format!("conclave: cannot print the result: {e}")),
         }
     }
@@ -199,6 +188,21 @@ impl<O: Write, E: Write> Console<O, E> {
     }
 }
 
+/// `text`, one JSON value and nothing else, as pretty JSON: byte for byte
+/// what serde_json's pretty printer writes for the value it stands for,
+/// streamed from serde_json's reader into its writer without building the
+/// value. serde_json reads 128 levels deep at most, so a hostile
+/// recording's result is an error here, never a stack overflow.
+fn pretty_json(text: &str) -> Result<String, serde_json::Error> {
+    // Pretty JSON of a compact document is about 1.6 times its size.
+    let mut pretty = Vec::with_capacity(text.len().saturating_mul(2));
+    let mut from = serde_json::Deserializer::from_str(text);
+    serde_transcode::transcode(&mut from, &mut serde_json::Serializer::pretty(&mut pretty))?;
+    from.end()?;
+    // serde_json writes UTF-8 only: this error never happens.
+    String::from_utf8(pretty).map_err(serde::ser::Error::custom)
+}
+
 fn write_flushed(stream: &mut impl Write, text: &str) -> io::Result<()> {
     stream.write_all(text.as_bytes())?;
     stream.flush()
@@ -249,6 +253,5 @@ pub(crate) fn escape_controls(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-mod pretty;
 #[cfg(test)]
 mod tests;

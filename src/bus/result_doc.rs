@@ -13,9 +13,8 @@ use std::sync::OnceLock;
 
 pub struct ResultDoc {
     /// Compact JSON, as `serde_json::to_string` writes it. Always JSON:
-    /// serde_json wrote it or read it, or it is such a text with one field
-    /// spliced in; so it is not read again to check until it is written
-    /// out (see `Serialize`).
+    /// serde_json wrote it or read it; so it is not read again to check
+    /// until it is written out (see `Serialize`).
     text: Box<str>,
     /// The tree, for readers that look inside; built at most once.
     parsed: OnceLock<Value>,
@@ -39,8 +38,7 @@ impl ResultDoc {
         Self::of(value)
     }
 
-    /// The document of a text that is JSON: serde_json wrote it, or read
-    /// it, or spliced a field it wrote into an object it wrote.
+    /// The document of a text that is JSON: serde_json wrote it or read it.
     fn written(text: Box<str>) -> Self {
         ResultDoc {
             text,
@@ -65,42 +63,6 @@ impl ResultDoc {
             Some(value) => value,
             None => serde_json::from_str(&self.text).unwrap_or(Value::Null),
         }
-    }
-
-    /// The document with `key` set to `value`: added last, or replacing
-    /// the key where the document has it. An object's text gets the field
-    /// spliced in before its closing brace, without building the tree.
-    /// The key is looked for as serde_json writes it, which is how the
-    /// engine's results are written; any text stays JSON.
-    pub(crate) fn with_field(self, key: &str, value: &Value) -> Self {
-        let text = self.text();
-        let has_key = self.parsed.get().map_or_else(
-            || text.contains(&format!("\"{key}\":")),
-            |parsed| parsed.get(key).is_some(),
-        );
-        if !has_key
-            && let Some(body) = text.strip_suffix('}')
-            && text.starts_with('{')
-            && let (Ok(name), Ok(field)) =
-                (serde_json::to_string(key), serde_json::to_string(value))
-        {
-            let comma = if body.trim_end() == "{" { "" } else { "," };
-            // The text grows in place rather than being copied.
-            let mut text = String::from(self.text);
-            text.pop();
-            text.reserve_exact(comma.len() + name.len() + 1 + field.len() + 1);
-            for part in [comma, &name, ":", &field, "}"] {
-                text.push_str(part);
-            }
-            return Self::written(text.into_boxed_str());
-        }
-        // Rare: a document whose text names the key somewhere (perhaps
-        // inside a string), or that is not an object.
-        let mut tree = self.value().clone();
-        if let Some(object) = tree.as_object_mut() {
-            object.insert(key.to_string(), value.clone());
-        }
-        Self::from_value(&tree)
     }
 
     /// The document with every registered secret masked. With none
@@ -222,28 +184,6 @@ mod tests {
     }
 
     #[test]
-    fn a_field_is_added_last_or_replaced_as_inserting_it_in_the_tree_would() {
-        let usage = json!({"input_tokens": 3, "by_agent": {}});
-        for value in [
-            json!({}),
-            json!({"status": "ok", "answer": "usage"}),
-            json!({"status": "ok", "usage": {"old": true}}),
-            json!({"note": "\"usage\": in a string"}),
-            json!([1, 2]),
-            json!(null),
-        ] {
-            let mut want = value.clone();
-            if let Some(object) = want.as_object_mut() {
-                object.insert("usage".into(), usage.clone());
-            }
-            let doc = ResultDoc::of(&value).with_field("usage", &usage);
-            assert_eq!(doc.text(), serde_json::to_string(&want).unwrap(), "{value}");
-            // Written out, the spliced text is the document's JSON.
-            assert_eq!(serde_json::to_value(&doc).unwrap(), want, "{value}");
-        }
-    }
-
-    #[test]
     fn a_document_serializes_as_its_json_and_reads_back_both_ways() {
         let doc = ResultDoc::of(&json!({"status": "stopped", "rounds": [1, 2]}));
         let line = serde_json::to_string(&json!({"result": &doc})).unwrap();
@@ -277,15 +217,5 @@ mod tests {
         assert_eq!(doc.text(), "{ \"a\" : [1, 2] }");
         assert_eq!(doc, ResultDoc::of(&json!({"a": [1, 2]})));
         assert_ne!(doc, ResultDoc::of(&json!({"a": [2, 1]})));
-        // A field spliced into a text spaced otherwise keeps it JSON.
-        let usage = json!({"input": 1});
-        for (text, want) in [
-            ("{ \"a\" : [1, 2] }", json!({"a": [1, 2], "usage": usage})),
-            ("{ }", json!({"usage": usage})),
-            ("{\n}", json!({"usage": usage})),
-        ] {
-            let doc = spaced(text).with_field("usage", &usage);
-            assert_eq!(serde_json::to_value(&doc).unwrap(), want, "{text}");
-        }
     }
 }

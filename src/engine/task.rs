@@ -39,13 +39,9 @@ pub(super) async fn run_to_end(
     (outcome, cache_failed)
 }
 
-/// The pattern's outcome as the run reports it: its result with the
-/// model calls' usage, its error in the gateway's words, both scrubbed.
+/// The pattern's outcome as the run reports it: its error in the
+/// gateway's words, it and the result scrubbed.
 fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
-    // Every pattern's result carries what its model calls used, beside
-    // the reference's own fields.
-    let result = std::mem::take(&mut outcome.result);
-    outcome.result = Arc::new(Arc::unwrap_or_clone(result).with_field("usage", &gateway.usage()));
     if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
         outcome.error = Some(words);
     }

@@ -11,7 +11,7 @@ use crate::pricing::{self, is_held, round_dollars};
 use crate::scenario::{ModelPrice, SpendLimits};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 use std::sync::{Mutex, PoisonError};
 
 /// Tokens and dollars of some calls.
@@ -41,18 +41,38 @@ impl Tally {
     /// `{input_tokens, output_tokens, cost_usd}`, the cost only when the
     /// model has a price, and `saturated: true` only when a figure was
     /// held at its most.
-    fn document(&self, priced: bool) -> Map<String, Value> {
-        let mut doc = Map::new();
-        doc.insert("input_tokens".into(), self.input.into());
-        doc.insert("output_tokens".into(), self.output.into());
-        if priced {
-            doc.insert("cost_usd".into(), json!(self.cost_usd));
+    fn figures(&self, priced: bool) -> Figures {
+        Figures {
+            input_tokens: self.input,
+            output_tokens: self.output,
+            cost_usd: priced.then_some(self.cost_usd),
+            saturated: self.saturated(priced),
         }
-        if self.saturated(priced) {
-            doc.insert("saturated".into(), Value::Bool(true));
-        }
-        doc
     }
+}
+
+/// A tally as the result writes it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Figures {
+    input_tokens: u64,
+    output_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_usd: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    saturated: bool,
+}
+
+/// The `usage` of a run's result: `{input_tokens, output_tokens,
+/// cost_usd, saturated, estimated, by_agent: {<who>: {input_tokens,
+/// output_tokens, cost_usd, saturated}}}`, without `cost_usd` when the
+/// model has no price and without `saturated` unless a figure was held.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct Usage {
+    #[serde(flatten)]
+    total: Figures,
+    estimated: bool,
+    /// In the order each spender first spent.
+    by_agent: IndexMap<String, Figures>,
 }
 
 #[derive(Debug, Default)]
@@ -124,28 +144,31 @@ impl Meter {
         None
     }
 
-    /// The `usage` of the run's result: `{input_tokens, output_tokens,
-    /// cost_usd, estimated, by_agent: {<who>: {input_tokens,
-    /// output_tokens, cost_usd}}}`, without `cost_usd` when the model has
-    /// no price.
-    pub(crate) fn usage(&self) -> Value {
+    /// The `usage` of the run's result, as it stands.
+    pub(crate) fn usage(&self) -> Usage {
         let ledger = self.ledger();
         let priced = self.price.is_some();
-        let mut doc = ledger.total.document(priced);
-        doc.insert("estimated".into(), ledger.estimated.into());
-        let by_agent: Map<String, Value> = ledger
-            .by_agent
-            .iter()
-            .map(|(who, tally)| (who.clone(), Value::Object(tally.document(priced))))
-            .collect();
-        doc.insert("by_agent".into(), Value::Object(by_agent));
-        Value::Object(doc)
+        Usage {
+            total: ledger.total.figures(priced),
+            estimated: ledger.estimated,
+            by_agent: ledger
+                .by_agent
+                .iter()
+                .map(|(who, tally)| (who.clone(), tally.figures(priced)))
+                .collect(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
+
+    /// The usage as the result writes it.
+    fn usage_of(meter: &Meter) -> Value {
+        serde_json::to_value(meter.usage()).unwrap()
+    }
 
     fn used(input: u64, output: u64) -> Option<TokenUsage> {
         Some(TokenUsage {
@@ -169,7 +192,7 @@ mod tests {
         meter.charge("planner", used(0, 250));
         meter.charge("planner", None);
         assert_eq!(
-            meter.usage(),
+            usage_of(&meter),
             json!({
                 "input_tokens": 4000, "output_tokens": 750, "cost_usd": 0.0055,
                 "estimated": false,
@@ -186,7 +209,7 @@ mod tests {
         let meter = Meter::new(Some(ONE_TWO), SpendLimits::default());
         meter.charge("a", used(u64::MAX - 3, 1));
         meter.charge("b", used(7, 1));
-        let usage = meter.usage();
+        let usage = usage_of(&meter);
         assert_eq!(usage["input_tokens"], u64::MAX, "not 3: {usage}");
         assert_eq!(usage["output_tokens"], 2);
         assert_eq!(usage["saturated"], true);
@@ -205,7 +228,7 @@ mod tests {
         );
         let charged = priced_past.charge("a", used(u64::MAX, 0)).unwrap();
         assert_eq!(charged.cost_usd, Some(f64::MAX));
-        let usage = priced_past.usage();
+        let usage = usage_of(&priced_past);
         assert_eq!(usage["cost_usd"], f64::MAX, "a number, not null: {usage}");
         assert_eq!(usage["saturated"], true);
         assert_eq!(priced_past.over(), Some(StopReason::MaxCost));
@@ -220,7 +243,7 @@ mod tests {
         };
         assert_eq!(meter.charge("a", Some(usage)).unwrap().cost_usd, None);
         assert_eq!(
-            meter.usage(),
+            usage_of(&meter),
             json!({"input_tokens": 40, "output_tokens": 10, "estimated": true,
                    "by_agent": {"a": {"input_tokens": 40, "output_tokens": 10}}})
         );

@@ -27,7 +27,7 @@ pub(crate) use crate::scenario::MODEL_TOOL;
 pub(crate) use error::CallError;
 pub(crate) use last_good::{CacheError, LastKnownGood};
 pub(crate) use limits::DispatchLimits;
-pub(crate) use meter::Meter;
+pub(crate) use meter::{Meter, Usage};
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
     MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
@@ -117,7 +117,7 @@ impl Gateway {
     }
 
     /// The run's `usage`: tokens and dollars, in all and by who spent them.
-    pub(crate) fn usage(&self) -> serde_json::Value {
+    pub(crate) fn usage(&self) -> Usage {
         self.meter.usage()
     }
 

@@ -234,3 +234,92 @@ fn a_signal_s_status_stands_when_the_terminal_is_gone() {
         "without a signal the failure counts"
     );
 }
+
+/// What serde_json's own pretty printer writes for `text`.
+fn serde_pretty(text: &str) -> String {
+    let value: Value = serde_json::from_str(text).unwrap();
+    serde_json::to_string_pretty(&value).unwrap()
+}
+
+#[test]
+fn text_deeper_than_serde_json_reads_is_refused_without_running_out_of_stack() {
+    let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let at_limit = nested(127);
+    assert_eq!(pretty_json(&at_limit).ok(), Some(serde_pretty(&at_limit)));
+    let deeper = nested(128);
+    assert!(serde_json::from_str::<Value>(&deeper).is_err());
+    assert!(pretty_json(&deeper).is_err());
+    let hostile = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    assert!(pretty_json(&hostile).is_err());
+    let mut console = Console::new(Stream::default(), Stream::default());
+    console.json_text(&hostile);
+    assert_eq!(console.finish(Exit::Ok), Exit::Internal);
+    assert!(
+        text(&console.err)
+            .starts_with("conclave: cannot print the result: recursion limit exceeded")
+    );
+    assert!(console.out.taken.is_empty());
+}
+
+#[test]
+fn indents_deep_documents_as_serde_json_does() {
+    for depth in [31, 32, 33, 40] {
+        let text = format!("{}1{}", "[{\"a\":".repeat(depth), "}]".repeat(depth));
+        assert_eq!(
+            pretty_json(&text).ok(),
+            Some(serde_pretty(&text)),
+            "{depth} deep"
+        );
+    }
+}
+
+#[test]
+fn writes_what_serde_json_writes_for_any_spelling_of_a_value() {
+    for text in [
+        r#"{"a":[1,2,{"b":null,"c":[]}],"d":{},"e":"x\"y\\z\n"}"#,
+        "[]",
+        "{}",
+        "  [ 1 , true , false , null ]  ",
+        r#"["\/", "\u00e9", "\u0041", "\u001F", "\u001f", "\u000a", "\ud83d\ude00"]"#,
+        r#"["\b\f\n\r\t", "\u0008", "é ☃ 😀"]"#,
+        "[1.50, 1E5, 1e-7, -0, -0.0, 0, 12345678901234567890, -9223372036854775809]",
+        "[123456789012345678, -123456789012345678, 1234567890123456789]",
+        "3.25",
+        "\"alone\"",
+        r#"{"k" : {"nested" : [[[]]], "n" : -1}}"#,
+    ] {
+        assert_eq!(
+            pretty_json(text).ok().as_deref(),
+            Some(&*serde_pretty(text)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn text_that_is_not_one_json_value_is_an_error() {
+    for text in [
+        "",
+        "[",
+        "[1,]",
+        "{\"a\" 1}",
+        "{1: 2}",
+        "[1] 2",
+        "tru",
+        "\"open",
+        "[\"\u{1}\"]",
+        "-",
+        "1.2.3",
+    ] {
+        assert!(pretty_json(text).is_err(), "{text:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn equals_serde_json_pretty_on_its_compact_text(value in crate::arbitrary_json::any_json()) {
+        let compact = serde_json::to_string(&value).unwrap();
+        let want = serde_json::to_string_pretty(&value).unwrap();
+        prop_assert_eq!(pretty_json(&compact).ok(), Some(want));
+    }
+}

@@ -14,11 +14,13 @@ mod trace_shapes;
 #[cfg(test)]
 mod hostile_output;
 
+use crate::bus::ResultDoc;
 use crate::bus::{Bus, RunStatus, RunSummary};
 use crate::control::Gate;
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, Usage};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
+use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -107,6 +109,21 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
 /// What each pattern's events make of a run's trace, for the exporter.
 pub fn trace_shapes() -> crate::telemetry::TraceShapes {
     crate::telemetry::TraceShapes::new(trace_shapes::PatternSpans::for_run)
+}
+
+/// The result document of `result`, the run's `usage` last: every
+/// pattern's result carries what its model calls used, beside the
+/// reference's own fields. Called when the pattern is done, so the usage
+/// counts every call it made.
+pub(crate) fn document<T: Serialize>(result: &T, gateway: &Gateway) -> Arc<ResultDoc> {
+    #[derive(Serialize)]
+    struct WithUsage<'a, T> {
+        #[serde(flatten)]
+        result: &'a T,
+        usage: Usage,
+    }
+    let usage = gateway.usage();
+    Arc::new(ResultDoc::of(&WithUsage { result, usage }))
 }
 
 /// Free `value` on a thread of its own. A 100,000-task run's records take

@@ -1,9 +1,10 @@
 //! JSONL recordings: one event per line, every seq of a run in order. The
-//! writer runs on its own thread behind an unbounded queue, so recording is
-//! lossless and never makes the engine wait; it writes whole lines in
-//! batches about a millisecond apart, so a killed process leaves a file that
-//! is valid up to its last line. A write that fails (a full disk) ends the
-//! file there: the writer keeps emptying its queue and says so at the end.
+//! writer runs on its own thread behind std's unbounded channel, so
+//! recording is lossless and never makes the engine wait; it writes whole
+//! lines, all that are waiting at once, so a killed process leaves a file
+//! that is valid up to its last line. A write that fails (a full disk) ends
+//! the file there: the writer keeps emptying its channel and says so at the
+//! end.
 
 mod events;
 mod line;
@@ -15,83 +16,22 @@ pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_re
 pub use reader::{read_recording, read_recording_each};
 
 use crate::bus::{Event, EventSink};
-use parking_lot::{Condvar, Mutex};
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
-use std::time::Duration;
-
-/// After writing a batch, the writer naps this long so that a busy run's
-/// events gather into the next batch instead of waking it one by one.
-const NAP: Duration = Duration::from_millis(1);
-
-/// The queue between the bus and the writer thread. Publishing pushes under
-/// a short lock and wakes the writer only when it sleeps on an empty queue.
-#[derive(Debug, Default)]
-struct Queue {
-    state: Mutex<QueueState>,
-    wake: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct QueueState {
-    /// Events in fixed-size chunks: a long backlog grows by a chunk at a
-    /// time instead of moving everything it holds.
-    pending: Vec<Vec<Arc<Event>>>,
-    /// Emptied chunks handed back by the writer, reused before allocating.
-    spare: Vec<Vec<Arc<Event>>>,
-    writer_sleeping: bool,
-    closed: bool,
-}
-
-const CHUNK: usize = 1024;
-
-impl QueueState {
-    fn push(&mut self, event: Arc<Event>) {
-        match self.pending.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => chunk.push(event),
-            _ => {
-                let mut chunk = self
-                    .spare
-                    .pop()
-                    .unwrap_or_else(|| Vec::with_capacity(CHUNK));
-                chunk.push(event);
-                self.pending.push(chunk);
-            }
-        }
-    }
-}
 
 /// The bus's end of a recording. Dropping the last clone closes it: the
-/// writer writes what is queued and finishes.
+/// writer writes what is waiting and finishes.
 #[derive(Clone, Debug)]
-pub struct RecordSink {
-    queue: Arc<Queue>,
-    _closer: Arc<Closer>,
-}
-
-/// Closes the queue when the last sink goes.
-#[derive(Debug)]
-struct Closer(Arc<Queue>);
-
-impl Drop for Closer {
-    fn drop(&mut self) {
-        let mut state = self.0.state.lock();
-        state.closed = true;
-        self.0.wake.notify_one();
-    }
-}
+pub struct RecordSink(Sender<Arc<Event>>);
 
 impl EventSink for RecordSink {
     fn accept(&self, event: Arc<Event>) {
-        let mut state = self.queue.state.lock();
-        state.push(event);
-        if state.writer_sleeping {
-            state.writer_sleeping = false;
-            self.queue.wake.notify_one();
-        }
+        // The writer goes only when every sink is gone.
+        let _ = self.0.send(event);
     }
 }
 
@@ -145,23 +85,19 @@ impl Recorder {
     /// writer.
     pub fn create(path: &Path) -> Result<(RecordSink, Recorder), RecordPathError> {
         let file = create_file(path)?;
-        let queue = Arc::new(Queue::default());
-        let writer_queue = Arc::clone(&queue);
+        let (sink, events) = channel();
         let thread = std::thread::Builder::new()
             .name("conclave-recorder".into())
             .spawn(move || {
                 lower_priority();
-                write_lines(file, &writer_queue)
+                write_lines(file, &events)
             })
             .map_err(|e| RecordPathError {
                 path: path.to_path_buf(),
                 reason: format!("cannot start the recorder: {e}"),
             })?;
         Ok((
-            RecordSink {
-                _closer: Arc::new(Closer(Arc::clone(&queue))),
-                queue,
-            },
+            RecordSink(sink),
             Recorder {
                 path: path.to_path_buf(),
                 thread,
@@ -184,7 +120,7 @@ impl Recorder {
 }
 
 /// The writer yields the CPU to the engine and the dashboard when they
-/// compete for it: it catches up on its unbounded queue afterwards.
+/// compete for it: it catches up on its unbounded channel afterwards.
 fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority on the calling thread's own id changes only that
@@ -195,54 +131,41 @@ fn lower_priority() {
     }
 }
 
-fn write_lines(mut file: File, queue: &Queue) -> io::Result<u64> {
+/// The most lines written at once: a long backlog is written in parts of
+/// a few hundred kilobytes rather than held as one buffer.
+const BATCH: usize = 1024;
+
+fn write_lines(mut file: File, events: &Receiver<Arc<Event>>) -> io::Result<u64> {
     let mut written = 0u64;
-    // The first write that failed: the file ends there, and the queue is
+    // The first write that failed: the file ends there, and the channel is
     // still emptied so that the run's memory does not grow.
     let mut failed: Option<io::Error> = None;
-    let mut chunks = Vec::new();
     let mut bytes = Vec::with_capacity(256 * 1024);
-    loop {
-        let closed = {
-            let mut state = queue.state.lock();
-            while state.pending.is_empty() && !state.closed {
-                state.writer_sleeping = true;
-                queue.wake.wait(&mut state);
-            }
-            state.writer_sleeping = false;
-            state.spare.append(&mut chunks);
-            std::mem::swap(&mut chunks, &mut state.pending);
-            state.closed
-        };
-        // Whole lines only, one chunk per write: a killed process leaves a
-        // file that ends at a line boundary.
-        for chunk in &mut chunks {
-            if failed.is_some() {
-                chunk.clear();
-                continue;
-            }
-            let mut lines = 0;
-            for event in chunk.drain(..) {
-                if let Err(e) = serde_json::to_writer(&mut bytes, &*event) {
-                    failed.get_or_insert(e.into());
-                    break;
-                }
-                bytes.push(b'\n');
-                lines += 1;
-            }
-            if failed.is_none() {
-                match file.write_all(&bytes) {
-                    Ok(()) => written += lines,
-                    Err(e) => failed = Some(e),
-                }
-            }
-            chunk.clear();
-            bytes.clear();
+    // Waits for the next event; the others waiting join its batch.
+    while let Ok(first) = events.recv() {
+        let batch = std::iter::once(first).chain(events.try_iter().take(BATCH - 1));
+        if failed.is_some() {
+            batch.for_each(drop);
+            continue;
         }
-        if closed && queue.state.lock().pending.is_empty() {
-            break;
+        let mut lines = 0;
+        for event in batch {
+            if let Err(e) = serde_json::to_writer(&mut bytes, &*event) {
+                failed.get_or_insert(e.into());
+                break;
+            }
+            bytes.push(b'\n');
+            lines += 1;
         }
-        std::thread::sleep(NAP);
+        // Whole lines only: a killed process leaves a file that ends at a
+        // line boundary.
+        if failed.is_none() {
+            match file.write_all(&bytes) {
+                Ok(()) => written += lines,
+                Err(e) => failed = Some(e),
+            }
+        }
+        bytes.clear();
     }
     if let Some(e) = failed {
         return Err(e);
@@ -319,7 +242,7 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_full_disk_is_reported_at_the_end_and_the_queue_still_drains() {
+    fn a_full_disk_is_reported_at_the_end_and_the_channel_still_drains() {
         let (sink, recorder) = Recorder::create(Path::new("/dev/full")).unwrap();
         let bus = Bus::new(1, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=5000 {

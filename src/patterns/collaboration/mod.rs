@@ -379,7 +379,7 @@ fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutco
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.clone(),
-        result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
+        result: super::document(&result, &table.ctx.gateway),
         summary,
     }
 }

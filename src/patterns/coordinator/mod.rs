@@ -249,7 +249,7 @@ impl Desk<'_> {
             trace: self.trace,
             history: self.history,
         }
-        .outcome()
+        .outcome(self.team.gateway)
     }
 }
 

@@ -118,7 +118,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         status: result.status,
         stop_reason: result.stop_reason.clone(),
         phase: result.phase.map(|p| p.as_str().to_string()),
-        result: std::sync::Arc::new(result.document()),
+        result: super::document(&result, &ctx.gateway),
         summary,
     };
     if result.history.len() >= MANY_TASKS {

@@ -1,15 +1,11 @@
 //! The orchestrator result document, field for field as 001's
 //! `run_orchestrator` returns it in each case.
 
-use crate::bus::ResultDoc;
 use crate::bus::{Health, PlannedTask, RunStatus, TaskStatus};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::{RawValue, to_raw_value};
-use std::cell::Cell;
 use std::sync::Arc;
-use std::thread::ScopedJoinHandle;
 
 #[derive(Debug)]
 pub(crate) struct OrchestratorResult {
@@ -37,11 +33,9 @@ pub(crate) struct OrchestratorResult {
     pub(crate) dispatches: u64,
 }
 
-/// The result document's fields in 001's order. The history, over half
-/// of a long run's document, is given as something that writes it: the
-/// list itself, or its text written on another thread.
+/// The result document's fields in 001's order.
 #[derive(Serialize)]
-struct Document<'a, H> {
+struct Document<'a> {
     status: RunStatus,
     stop_reason: &'a StopReason,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,25 +51,15 @@ struct Document<'a, H> {
     #[serde(skip_serializing_if = "Option::is_none")]
     aggregate: Option<&'a Value>,
     trace: Trace<'a>,
-    history: H,
+    history: &'a [TaskRecord],
     #[serde(skip_serializing_if = "Option::is_none")]
     partial: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     degraded: Option<&'a [String]>,
 }
 
-/// From this many finished tasks, the document's history is written on a
-/// thread of its own while the fields before it are written here.
-const WRITTEN_ASIDE: usize = 5_000;
-
 impl Serialize for OrchestratorResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.document_of(&self.history[..]).serialize(serializer)
-    }
-}
-
-impl OrchestratorResult {
-    fn document_of<H>(&self, history: H) -> Document<'_, H> {
         Document {
             status: self.status,
             stop_reason: &self.stop_reason,
@@ -86,32 +70,15 @@ impl OrchestratorResult {
             failed_critical: self.failed_critical.as_deref(),
             aggregate: self.aggregate.as_ref(),
             trace: Trace(&self.history),
-            history,
+            history: &self.history,
             partial: self.partial,
             degraded: self.degraded.as_deref(),
         }
+        .serialize(serializer)
     }
+}
 
-    /// The result document, as [`ResultDoc::of`] writes the result. A long
-    /// run's history (over half of a 100,000-task document) is written on
-    /// a second thread while this one writes the fields before it, the
-    /// plan and the trace; its text goes in when the document reaches it.
-    pub(crate) fn document(&self) -> ResultDoc {
-        if self.history.len() < WRITTEN_ASIDE {
-            return ResultDoc::of(self);
-        }
-        std::thread::scope(|scope| {
-            let aside = std::thread::Builder::new()
-                .name("conclave-write".into())
-                .spawn_scoped(scope, || to_raw_value(&self.history));
-            match aside {
-                Ok(history) => ResultDoc::of(&self.document_of(Aside(Cell::new(Some(history))))),
-                // Without a second thread, the document is written here.
-                Err(_) => ResultDoc::of(self),
-            }
-        })
-    }
-
+impl OrchestratorResult {
     /// Say which tools safe mode skipped, if any.
     pub(crate) fn mark_degraded(&mut self, degraded: Vec<String>) {
         if !degraded.is_empty() {
@@ -178,25 +145,6 @@ pub(crate) struct TaskRecord {
     /// failed fast (`last_known_good`); absent otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) stale: bool,
-}
-
-/// A list being written on another thread, waited for where the document
-/// reaches it.
-struct Aside<'scope>(Cell<Option<ScopedJoinHandle<'scope, serde_json::Result<Box<RawValue>>>>>);
-
-impl Serialize for Aside<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::Error;
-        let aside = self
-            .0
-            .take()
-            .ok_or_else(|| S::Error::custom("written once"))?;
-        let written = aside
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            .map_err(S::Error::custom)?;
-        written.serialize(serializer)
-    }
 }
 
 /// The document's `trace`: each record of the history without its
@@ -286,11 +234,8 @@ mod tests {
     }
 
     #[test]
-    fn a_long_history_written_aside_makes_the_same_document() {
-        let long = result(WRITTEN_ASIDE + 3);
-        let written = long.document();
-        assert_eq!(written.text(), serde_json::to_string(&long).unwrap());
-        let value: Value = serde_json::from_str(written.text()).unwrap();
+    fn the_document_has_001s_fields_in_001s_order() {
+        let value = serde_json::to_value(result(3)).unwrap();
         let keys: Vec<&str> = value
             .as_object()
             .unwrap()
@@ -317,7 +262,7 @@ mod tests {
     #[test]
     fn the_trace_is_the_history_without_observations() {
         let short = result(22);
-        let value: Value = serde_json::from_str(short.document().text()).unwrap();
+        let value = serde_json::to_value(&short).unwrap();
         let (trace, history) = (&value["trace"], &value["history"]);
         assert_eq!(trace.as_array().unwrap().len(), 22);
         for (entry, record) in trace

@@ -283,7 +283,7 @@ impl Desk<'_> {
             status: result.status,
             stop_reason: result.stop_reason.clone(),
             phase: result.phase.map(|p| p.as_str().to_string()),
-            result: std::sync::Arc::new(crate::bus::ResultDoc::of(&result)),
+            result: super::document(&result, self.gateway),
             summary,
         }
     }

@@ -282,6 +282,6 @@ impl Swarm<'_> {
             trace: self.trace,
             history: self.history,
         }
-        .outcome()
+        .outcome(self.team.gateway)
     }
 }

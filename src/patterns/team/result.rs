@@ -4,12 +4,12 @@
 //! transfers, a coordinator's member calls), the trace and the history.
 
 use super::trace::TraceEntry;
-use crate::bus::{ResultDoc, RunCounts, RunStatus, RunSummary};
+use crate::bus::{RunCounts, RunStatus, RunSummary};
+use crate::gateway::Gateway;
 use crate::patterns::RunOutcome;
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
-use std::sync::Arc;
 
 /// How a team's run ended, and what it leaves.
 pub(crate) struct TeamEnd<S> {
@@ -47,8 +47,9 @@ struct TeamResult<S> {
 }
 
 impl<S: Serialize> TeamEnd<S> {
-    /// The run's outcome: its result document and its summary.
-    pub(crate) fn outcome(self) -> RunOutcome {
+    /// The run's outcome: its result document (with what the run's model
+    /// calls used through `gateway`) and its summary.
+    pub(crate) fn outcome(self, gateway: &Gateway) -> RunOutcome {
         let (status, stop_reason, answer) = match self.ended {
             Ok(answer) => (RunStatus::Ok, StopReason::Success, Some(answer)),
             Err(reason) => (RunStatus::Stopped, reason, None),
@@ -82,7 +83,7 @@ impl<S: Serialize> TeamEnd<S> {
             status,
             stop_reason,
             phase: None,
-            result: Arc::new(ResultDoc::of(&result)),
+            result: crate::patterns::document(&result, gateway),
             summary,
         }
     }
