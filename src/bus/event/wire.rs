@@ -94,10 +94,7 @@ impl Event {
     /// every field and then the kind's again. `None` when either fails;
     /// reading it as an [`Event`] then says why.
     pub(crate) fn from_text(text: &str) -> Option<Event> {
-        let head = match written_head(text) {
-            Some(head) => head,
-            None => serde_json::from_str(text).ok()?,
-        };
+        let head: Head = serde_json::from_str(text).ok()?;
         let kind = if head.kind == "run_started" {
             let started: Started = serde_json::from_str(text).ok()?;
             EventKind::RunStarted(started.read()?)
@@ -124,7 +121,7 @@ impl Event {
     /// keeps its result in the line's own memory rather than a copy. The
     /// line back when it holds no event.
     pub(crate) fn from_line(line: String) -> Result<Event, String> {
-        let head = written_head(&line).or_else(|| serde_json::from_str::<Head>(&line).ok());
+        let head = serde_json::from_str::<Head>(&line).ok();
         let Some(Head {
             run,
             seq,
@@ -186,60 +183,6 @@ impl Ending {
             error: self.error,
         }
     }
-}
-
-/// Lines up to this long have their head read by hand.
-const SHORT_LINE: usize = 4096;
-
-/// The head of a short line as the recorder writes it, first and in this
-/// order: `{"run":R,"seq":S,"t_ms":T,"type":"K",...`. Read by hand, it
-/// costs nothing beside the look at the kind, which reads the whole line
-/// (and so finds what is not JSON). `None` for any other spelling, which
-/// serde reads: a head written otherwise, a long line, or a line that
-/// names one of the head's keys again (which serde refuses).
-fn written_head(text: &str) -> Option<Head<'_>> {
-    if text.len() > SHORT_LINE {
-        return None;
-    }
-    let number = |text: &str| -> Option<(u64, usize)> {
-        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-        Some((text[..digits].parse().ok()?, digits))
-    };
-    let rest = text.strip_prefix("{\"run\":")?;
-    let (run, at) = number(rest)?;
-    let rest = rest[at..].strip_prefix(",\"seq\":")?;
-    let (seq, at) = number(rest)?;
-    let rest = rest[at..].strip_prefix(",\"t_ms\":")?;
-    let (t_ms, at) = number(rest)?;
-    let rest = rest[at..].strip_prefix(",\"type\":\"")?;
-    let end = rest.find('"')?;
-    let (kind, after) = (&rest[..end], &rest[end + 1..]);
-    if !kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-        return None;
-    }
-    if !(after.starts_with(',') || after.starts_with('}')) {
-        return None;
-    }
-    // One look at each quote: does one of the head's keys follow it?
-    let bytes = after.as_bytes();
-    let named_again = memchr::memchr_iter(b'"', bytes).any(|at| {
-        matches!(
-            &bytes[at + 1..],
-            [b'r', b'u', b'n', b'"', ..]
-                | [b's', b'e', b'q', b'"', ..]
-                | [b't', b'_', b'm', b's', b'"', ..]
-                | [b't', b'y', b'p', b'e', b'"', ..]
-        )
-    });
-    if named_again {
-        return None;
-    }
-    Some(Head {
-        run: RunId::try_from(run).ok()?,
-        seq,
-        t_ms,
-        kind: Cow::Borrowed(kind),
-    })
 }
 
 impl From<WireEvent> for Event {
