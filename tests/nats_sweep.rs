@@ -266,6 +266,13 @@ fn a_worker_killed_holding_jobs_loses_none_and_no_run_is_counted_twice() {
     let others = [Worker::start(&url, 1), Worker::start(&url, 1)];
     let output = sweep.finish();
     let stderr = assert_same_as_local(&output);
+    // A job whose result the killed worker sent just before it was
+    // stopped, unacknowledged, comes back after the ack wait, which may be
+    // after the sweep has every result (the repeat is then dropped).
+    let came_back = || others.iter().map(Worker::redeliveries).sum::<usize>() >= 1;
+    if !came_back() {
+        poll("a job the killed worker held to come back", came_back);
+    }
     let back: usize = others.iter().map(Worker::redeliveries).sum();
     assert!(
         back >= 1,

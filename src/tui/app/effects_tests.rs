@@ -228,10 +228,11 @@ fn an_allowance_not_remembered_still_launches_and_says_so() {
 
 #[test]
 fn a_run_of_another_engine_is_shown_at_once_and_followed_by_the_loop() {
+    let scenario = scenario("collaboration");
     let live = crate::nats::watch::LiveRun {
         id: crate::nats::subjects::RemoteRunId::new("e1", 4),
-        scenario: scenario("collaboration"),
-        pattern: crate::scenario::PatternKind::Collaboration,
+        pattern: scenario.pattern,
+        scenario,
         events: 0,
     };
     let mut app = App::new(AppOptions::default());
