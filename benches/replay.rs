@@ -64,6 +64,7 @@ fn write_recording(path: &Path) {
             started_at_ms: 0,
             model: None,
             scenario: Arc::clone(&scenario),
+            forked_from: None,
         }),
         &mut out,
     );
@@ -107,6 +108,8 @@ fn write_recording(path: &Path) {
                     http_status: None,
                     first_token_ms: None,
                     tokens_per_s: None,
+                    record: None,
+                    served: false,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

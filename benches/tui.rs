@@ -55,6 +55,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
         started_at_ms: 0,
         model: None,
         scenario: Arc::clone(&scenario),
+        forked_from: None,
     })];
     let stances = [Stance::Go, Stance::Caution, Stance::Block];
     let mut call = 0u64;
@@ -87,6 +88,8 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                record: None,
+                served: false,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,

@@ -9,11 +9,13 @@ use conclave::scenario::{PriceTable, ProviderKind};
 use conclave::tui::theme::{Theme, ThemeName};
 use std::path::PathBuf;
 
+mod fork;
 mod outlets;
 mod parse;
 mod run;
 mod sweep;
 
+pub(crate) use fork::ForkCommand;
 pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
 pub(crate) use parse::{
     existing_folder, parse_base_url, parse_decide, parse_flag, parse_flag_values, parse_seeds,
@@ -68,6 +70,10 @@ pub(crate) enum Command {
         #[arg(long)]
         headless: bool,
     },
+    /// Run a recorded run again from one of its gates: the calls before it
+    /// served from the recording, the rest live with other flags, goal,
+    /// model or seed.
+    Fork(ForkCommand),
     /// Run a scenario under every seed of a range and every combination of
     /// flag values, on the virtual clock, on all cores; show the outcomes per
     /// combination in the dashboard, or with --headless print them as one JSON

@@ -79,6 +79,12 @@ impl RunClock {
         Duration::from_nanos(now.saturating_sub(total))
     }
 
+    /// Whether the clock is tokio's paused one, where waiting costs no
+    /// wall time.
+    pub(crate) fn is_virtual(&self) -> bool {
+        matches!(self.inner.source, Source::Tokio { .. })
+    }
+
     pub(crate) fn elapsed_ms(&self) -> u64 {
         u64::try_from(self.elapsed().as_millis()).unwrap_or(u64::MAX)
     }

@@ -4,11 +4,13 @@
 //! well-defined points; cancel alone also interrupts a call in flight.
 
 mod command;
+mod replayed;
 mod shared;
 mod switches;
 
 pub use command::Control;
 pub(crate) use command::ControlError;
+pub(crate) use replayed::{ForkAt, Replayed};
 pub(crate) use shared::SharedGate;
 pub(crate) use switches::Switches;
 
@@ -210,6 +212,8 @@ pub(crate) struct Gate {
     desk: HumanDesk,
     /// An answer that arrived before the run asked.
     answer: Option<(HumanChoice, Option<String>)>,
+    /// A cassette's commands and a fork's gate.
+    replayed: Replayed,
 }
 
 /// The run was cancelled.
@@ -234,6 +238,7 @@ pub(crate) fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller
         bus,
         desk: HumanDesk::default(),
         answer: None,
+        replayed: Replayed::default(),
     };
     (controller, gate)
 }
@@ -244,6 +249,41 @@ impl Gate {
         self
     }
 
+    /// Give a cassette's recorded commands at their gates, and go live at
+    /// a fork's.
+    pub(crate) fn with_replayed(mut self, replayed: Replayed) -> Gate {
+        self.replayed = replayed;
+        self
+    }
+
+    /// What the cassette does at `at`: the recorded commands given again
+    /// there, and a fork going live.
+    fn replay_at(&mut self, at: &GatePoint) {
+        let here = self.replayed.at(at);
+        for command in here.commands {
+            match command {
+                Control::SetFlag { name, on } => self.set_flag(name, on, at),
+                Control::Decide { choice, note } => self.answer = Some((choice, note)),
+                Control::Pause | Control::Resume | Control::Step | Control::Cancel => {}
+            }
+        }
+        if here.went_live {
+            self.bus.publish(EventKind::WentLive { gate: at.clone() });
+        }
+    }
+
+    /// Set a flag at `at`; a change is published and holds from now on.
+    fn set_flag(&mut self, name: String, on: bool, at: &GatePoint) {
+        if self.flags.set(&name, on) == Ok(true) {
+            self.switches.follow(&self.flags);
+            self.bus.publish(EventKind::FlagChanged {
+                name,
+                on,
+                gate: Some(at.clone()),
+            });
+        }
+    }
+
     /// Ask a person at `at`: the answer given in advance, else (when
     /// someone watches) wait for one through the controller. `Ok(None)`:
     /// nobody can answer. The answer is published.
@@ -251,6 +291,7 @@ impl Gate {
         &mut self,
         at: GatePoint,
     ) -> Result<Option<(HumanChoice, Option<String>)>, Cancelled> {
+        self.replay_at(&at);
         let answer = if let Some(choice) = self.desk.preset.take() {
             Some((choice, None))
         } else if let Some(answer) = self.answer.take() {
@@ -270,17 +311,12 @@ impl Gate {
                         return Err(Cancelled);
                     }
                     Some(Control::Decide { choice, note }) => break (choice, note),
-                    Some(Control::SetFlag { name, on }) => {
-                        if self.flags.set(&name, on) == Ok(true) {
-                            self.switches.follow(&self.flags);
-                            self.bus.publish(EventKind::FlagChanged { name, on });
-                        }
-                    }
+                    Some(Control::SetFlag { name, on }) => self.set_flag(name, on, &at),
                     Some(Control::Pause | Control::Resume | Control::Step) => {}
                 }
             };
             self.bus.clock().resume();
-            self.bus.publish(EventKind::Resumed { gate: at });
+            self.bus.publish(EventKind::Resumed { gate: at.clone() });
             Some(answer)
         } else {
             None
@@ -289,6 +325,7 @@ impl Gate {
             self.bus.publish(EventKind::HumanDecided {
                 choice: *choice,
                 note: note.clone(),
+                gate: Some(at),
             });
         }
         Ok(answer)
@@ -312,6 +349,7 @@ impl Gate {
     /// Apply waiting commands and, while paused, wait for resume or step.
     /// Flag changes made here are published and hold from now on.
     pub(crate) async fn pass(&mut self, at: GatePoint) -> Result<(), Cancelled> {
+        self.replay_at(&at);
         let mut announced = false;
         loop {
             if self.cancel.is_cancelled() {
@@ -353,12 +391,7 @@ impl Gate {
                     }
                     self.paused = true;
                 }
-                Control::SetFlag { name, on } => {
-                    if self.flags.set(&name, on) == Ok(true) {
-                        self.switches.follow(&self.flags);
-                        self.bus.publish(EventKind::FlagChanged { name, on });
-                    }
-                }
+                Control::SetFlag { name, on } => self.set_flag(name, on, &at),
                 Control::Cancel => {
                     self.cancel.cancel();
                     return Err(Cancelled);
@@ -480,7 +513,8 @@ mod tests {
             kinds(&mut sub),
             vec![EventKind::FlagChanged {
                 name: "legal".into(),
-                on: true
+                on: true,
+                gate: Some(GatePoint::Round { round: 1 })
             }]
         );
         assert_eq!(gate.flags().is_on("legal"), Some(true));
@@ -512,7 +546,8 @@ mod tests {
         );
         assert!(kinds(&mut sub).contains(&EventKind::HumanDecided {
             choice: HumanChoice::NoGo,
-            note: None
+            note: None,
+            gate: Some(at.clone())
         }));
         let (controller, gate, mut sub) = setup(false);
         let mut gate = gate.with_desk(HumanDesk {
@@ -619,7 +654,8 @@ mod tests {
                 },
                 EventKind::FlagChanged {
                     name: "legal".into(),
-                    on: true
+                    on: true,
+                    gate: Some(GatePoint::Round { round: 2 })
                 },
                 EventKind::Resumed {
                     gate: GatePoint::Round { round: 2 }

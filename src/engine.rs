@@ -2,7 +2,9 @@
 //! gateway and provider, and runs its pattern as a tokio task. The engine
 //! knows nothing of viewers; they subscribe to the hub before launching.
 
+use crate::bus::cassette::ForkedFrom;
 use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, HumanChoice, RunId, RunStarted};
+use crate::cassette::{Cassette, GateTarget};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
@@ -61,6 +63,40 @@ pub struct LaunchOptions {
     /// exporter, a publisher to other machines): each is handed every event
     /// in seq order and must never make the engine wait.
     pub observers: Vec<Arc<dyn EventSink>>,
+    /// Serve the run's calls from a recording (`run --cassette`, `fork`).
+    pub cassette: Option<CassettePlan>,
+}
+
+/// A run from a recording: the cassette that serves its calls and, for a
+/// fork, where it goes live.
+#[derive(Clone, Debug)]
+pub struct CassettePlan {
+    pub cassette: Arc<Cassette>,
+    pub fork: Option<ForkPlan>,
+}
+
+/// Two plans are the same when they serve from the same cassette.
+impl PartialEq for CassettePlan {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.cassette, &other.cassette) && self.fork == other.fork
+    }
+}
+
+/// Where a fork goes live and what it changes there (its goal, model and
+/// seed are the launch's own options).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkPlan {
+    pub at: GateTarget,
+    /// Flags set at the gate.
+    pub flags: Vec<(String, bool)>,
+}
+
+impl CassettePlan {
+    /// Every call is served and none can go live: no model, program or
+    /// server is set up, and the run keeps the virtual clock.
+    pub fn serves_wholly(&self) -> bool {
+        self.fork.is_none() && self.cassette.miss() == crate::cassette::MissPolicy::Stop
+    }
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
@@ -96,6 +132,7 @@ impl Default for LaunchOptions {
             attended: false,
             cache: None,
             observers: Vec::new(),
+            cassette: None,
         }
     }
 }
@@ -182,15 +219,26 @@ pub fn launch(
     options: LaunchOptions,
 ) -> Result<RunHandle, LaunchError> {
     let flags = Flags::new(Arc::clone(&scenario), &options.flags)?;
-    refuse_unlaunchable(&scenario, &options)?;
+    let offline = options
+        .cassette
+        .as_ref()
+        .is_some_and(CassettePlan::serves_wholly);
+    refuse_unlaunchable(&scenario, &options, offline)?;
     // Masked whatever this run uses, so that a program that prints one
     // shows it masked.
     crate::known_secrets::register_environment();
-    let real = RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
-        .map_err(LaunchError::Tools)?;
+    let real = if offline {
+        RealTools::offline(&scenario)
+    } else {
+        RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
+            .map_err(LaunchError::Tools)?
+    };
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
-    let provider = Arc::new(provider(&scenario, &options.provider, &rng)?);
+    let provider = Arc::new(match options.cassette.as_ref().filter(|_| offline) {
+        Some(plan) => setup::offline(&scenario, &options.provider, plan),
+        None => provider(&scenario, &options.provider, &rng)?,
+    });
     let meter = meter(&scenario, &options.provider, &provider)?;
     let model = run_model(&options.provider, &provider);
     let (sink, recorder) = match &options.record {
@@ -200,22 +248,29 @@ pub fn launch(
         }
         None => (None, None),
     };
-    let clock_mode = clock_mode(&scenario, options.clock);
+    let clock_mode = clock_mode(&scenario, options.clock, offline);
     let clock = RunClock::start_on(clock_mode);
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink)
         .with_observers(options.observers.clone());
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
-    let gate = gate.with_desk(control::HumanDesk {
-        preset: options.decide,
-        attended: options.attended,
-    });
+    let gate = gate
+        .with_desk(control::HumanDesk {
+            preset: options.decide,
+            attended: options.attended,
+        })
+        .with_replayed(replayed(options.cassette.as_ref()));
+    let cassette = options
+        .cassette
+        .as_ref()
+        .map(|plan| Arc::clone(&plan.cassette));
     let workers = Arc::new(Workers::new(sim_workers(&scenario, &rng), real));
     let gateway = Arc::new(
         Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
             .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
             .with_run_limit(run_limit(&scenario))
             .with_meter(meter)
-            .with_last_good(setup::last_good(&scenario, options.cache.as_deref())?),
+            .with_last_good(setup::last_good(&scenario, options.cache.as_deref())?)
+            .with_cassette(cassette, offline),
     );
     let goal = options
         .goal
@@ -233,6 +288,7 @@ pub fn launch(
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         model: Some(model),
+        forked_from: options.cassette.as_ref().and_then(forked_from),
         scenario: Arc::clone(&scenario),
     }));
     let ctx = RunContext {
@@ -252,11 +308,42 @@ pub fn launch(
     })
 }
 
+/// What the run's gate does for its cassette: the recorded run's
+/// commands at their gates, and a fork's changes at its own.
+fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
+    let Some(plan) = plan else {
+        return control::Replayed::default();
+    };
+    let fork = plan.fork.as_ref().map(|fork| control::ForkAt {
+        target: fork.at,
+        flags: fork.flags.clone(),
+        cassette: Arc::clone(&plan.cassette),
+    });
+    control::Replayed::new(plan.cassette.script(), fork)
+}
+
+/// A fork's `run_started.forked_from`: its parent's file, run and gate.
+fn forked_from(plan: &CassettePlan) -> Option<ForkedFrom> {
+    let fork = plan.fork.as_ref()?;
+    let parent = plan.cassette.parent();
+    Some(ForkedFrom {
+        file: crate::sanitize::clean(&parent.path.display().to_string()).into_owned(),
+        run: parent.run,
+        gate: fork.at.to_string(),
+    })
+}
+
 /// Refuse a launch the user asked for and cannot have: programs not
-/// allowed, an answer for a table that never asks, the virtual clock for
-/// real calls.
-fn refuse_unlaunchable(scenario: &Scenario, options: &LaunchOptions) -> Result<(), LaunchError> {
+/// allowed (unless nothing runs: every call served from a cassette), an
+/// answer for a table that never asks, the virtual clock for real calls
+/// that will be made.
+fn refuse_unlaunchable(
+    scenario: &Scenario,
+    options: &LaunchOptions,
+    offline: bool,
+) -> Result<(), LaunchError> {
     if !options.allow_exec
+        && !offline
         && let Some(program) = scenario.programs().into_iter().next()
     {
         let name = program.argv.first().cloned().unwrap_or_default();
@@ -271,7 +358,7 @@ fn refuse_unlaunchable(scenario: &Scenario, options: &LaunchOptions) -> Result<(
     if options.decide.is_some() && !scenario.asks_a_person() {
         return Err(LaunchError::NeverAsks);
     }
-    if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() {
+    if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() && !offline {
         return Err(LaunchError::VirtualClock);
     }
     Ok(())
@@ -289,9 +376,10 @@ fn sim_workers(scenario: &Scenario, rng: &RunRng) -> SimWorkers {
 }
 
 /// The run's clock: the one asked for, else the real clock for a scenario
-/// that calls anything real, which answers in real time.
-fn clock_mode(scenario: &Scenario, asked: Option<ClockMode>) -> ClockMode {
-    asked.unwrap_or(if scenario.has_real_calls() {
+/// that calls anything real, which answers in real time; a run served
+/// wholly from a cassette calls nothing real.
+fn clock_mode(scenario: &Scenario, asked: Option<ClockMode>, offline: bool) -> ClockMode {
+    asked.unwrap_or(if scenario.has_real_calls() && !offline {
         ClockMode::Real
     } else {
         ClockMode::Virtual

@@ -12,9 +12,11 @@ use crate::telemetry::{Exporter, OtlpConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod fork;
 mod question;
 mod recording;
 
+pub use fork::{HeadlessFork, fork};
 pub use recording::{compare, export, replay};
 
 #[derive(Clone, Debug)]
@@ -39,6 +41,8 @@ pub struct HeadlessRun {
     /// `--nats URL`: publish the run's events there and answer control
     /// requests from other machines (`conclave attach`).
     pub nats: Option<crate::nats::publish::PublishTo>,
+    /// `--cassette REC`: serve the run's calls from a recording.
+    pub cassette: Option<engine::CassettePlan>,
 }
 
 /// How long the end of a run waits for the server to acknowledge its last
@@ -54,6 +58,11 @@ pub fn run(args: HeadlessRun) -> Exit {
             return Exit::BadInput;
         }
     };
+    run_scenario(args, scenario)
+}
+
+/// Run `scenario` (read from `args.scenario`, or a recording's) and print.
+fn run_scenario(args: HeadlessRun, scenario: Arc<Scenario>) -> Exit {
     let clock = match clock_for(&args, &scenario) {
         Ok(clock) => clock,
         Err(exit) => return exit,
@@ -80,8 +89,13 @@ pub fn run(args: HeadlessRun) -> Exit {
         Err(exit) => return exit,
     };
     let asked = Arc::new(Asked::default());
+    let tally = Arc::new(fork::Tally::default());
     let mut observers: Vec<Arc<dyn EventSink>> = exporter.iter().map(Exporter::observer).collect();
     observers.push(Arc::clone(&asked) as Arc<dyn EventSink>);
+    if args.cassette.is_some() {
+        observers.push(Arc::clone(&tally) as Arc<dyn EventSink>);
+    }
+    let cassette = args.cassette.clone();
     let options = LaunchOptions {
         run: 1,
         seed: args.seed,
@@ -97,6 +111,7 @@ pub fn run(args: HeadlessRun) -> Exit {
         attended: false,
         cache: args.cache,
         observers,
+        cassette: args.cassette,
     };
     let exit = runtime.block_on(async {
         let hub = Hub::default();
@@ -117,6 +132,9 @@ pub fn run(args: HeadlessRun) -> Exit {
     if let Some(warning) = exporter.and_then(|e| e.finish()) {
         output::message(&warning);
     }
+    if let Some(plan) = &cassette {
+        output::message(&tally.summary(plan));
+    }
     exit
 }
 
@@ -124,8 +142,14 @@ pub fn run(args: HeadlessRun) -> Exit {
 /// for a remote model or real workers; a virtual clock asked for where
 /// real time must pass is refused (exit 2).
 fn clock_for(args: &HeadlessRun, scenario: &Scenario) -> Result<ClockMode, Exit> {
-    let remote = args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai;
-    let real_workers = scenario.has_real_calls();
+    // Served wholly from a cassette, nothing real is called.
+    let offline = args
+        .cassette
+        .as_ref()
+        .is_some_and(engine::CassettePlan::serves_wholly);
+    let remote =
+        args.provider.kind.unwrap_or(scenario.provider.kind) == ProviderKind::Openai && !offline;
+    let real_workers = scenario.has_real_calls() && !offline;
     match (args.clock, remote, real_workers) {
         (Some(ClockMode::Virtual), true, _) => {
             output::message(

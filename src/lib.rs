@@ -9,6 +9,7 @@
 #[cfg(test)]
 pub(crate) mod arbitrary_json;
 pub mod bus;
+pub mod cassette;
 pub mod clock;
 pub mod compare;
 pub(crate) mod control;

@@ -137,6 +137,9 @@ pub enum StopReason {
     /// blocking stance and nobody answered: a headless run without
     /// `--decide`.
     EscalatedToHuman,
+    /// The run's cassette does not hold a call the run made; the run's
+    /// error names the first difference.
+    CassetteMiss,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -219,6 +222,7 @@ impl fmt::Display for StopReason {
             StopReason::MaxTokens => f.write_str("max_tokens"),
             StopReason::MaxCost => f.write_str("max_cost"),
             StopReason::EscalatedToHuman => f.write_str("escalated_to_human"),
+            StopReason::CassetteMiss => f.write_str("cassette_miss"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -254,6 +258,7 @@ impl FromStr for StopReason {
             "max_tokens" => StopReason::MaxTokens,
             "max_cost" => StopReason::MaxCost,
             "escalated_to_human" => StopReason::EscalatedToHuman,
+            "cassette_miss" => StopReason::CassetteMiss,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -416,6 +421,7 @@ mod tests {
             StopReason::MaxTokens,
             StopReason::MaxCost,
             StopReason::EscalatedToHuman,
+            StopReason::CassetteMiss,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];
@@ -429,7 +435,7 @@ mod tests {
     }
 
     /// How many kinds of reason there are: one past `kind`'s last number.
-    const KINDS: usize = 44;
+    const KINDS: usize = 45;
 
     fn kind(reason: &StopReason) -> usize {
         match reason {
@@ -477,6 +483,7 @@ mod tests {
             StopReason::MaxTokens => 41,
             StopReason::MaxCost => 42,
             StopReason::EscalatedToHuman => 43,
+            StopReason::CassetteMiss => 44,
         }
     }
 

@@ -363,7 +363,7 @@ async fn a_flag_turned_on_live_takes_effect_from_the_next_round() {
     );
     let flag_at = events
         .iter()
-        .position(|e| matches!(&e.kind, EventKind::FlagChanged { name, on: true } if name == "legal_analyst"))
+        .position(|e| matches!(&e.kind, EventKind::FlagChanged { name, on: true, .. } if name == "legal_analyst"))
         .expect("the change is published");
     let round_2_at = events
         .iter()

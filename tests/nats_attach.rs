@@ -296,7 +296,8 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         held,
         vec![&EventKind::FlagChanged {
             name: "legal_analyst".into(),
-            on: true
+            on: true,
+            gate: None
         }],
         "while held, only the flag changed"
     );

@@ -232,7 +232,7 @@ async fn a_flag_turned_on_at_the_read_gate_lets_the_domain_in() {
     let rest = common::drain(&mut sub);
     assert!(rest.iter().any(|e| matches!(
         &e.kind,
-        EventKind::FlagChanged { name, on: true } if name == "vendor_reads"
+        EventKind::FlagChanged { name, on: true, .. } if name == "vendor_reads"
     )));
 }
 

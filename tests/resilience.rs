@@ -115,7 +115,7 @@ async fn breakers_switched_off_live_let_the_retries_pile_up() {
     let switched = events
         .iter()
         .position(
-            |e| matches!(&e.kind, EventKind::FlagChanged { name, on: false } if name == "breakers"),
+            |e| matches!(&e.kind, EventKind::FlagChanged { name, on: false, .. } if name == "breakers"),
         )
         .expect("the flag changes at a gate");
     let before = &events[..switched];

@@ -448,7 +448,7 @@ async fn a_flag_turned_off_live_refuses_the_next_transfer() {
     assert_eq!(outcome.result["final_agent"], "billing");
     let events = common::drain(&mut sub);
     assert!(events.iter().any(|e| matches!(&e.kind,
-        EventKind::FlagChanged { name, on: false } if name == "refunds_desk")));
+        EventKind::FlagChanged { name, on: false, .. } if name == "refunds_desk")));
 }
 
 #[tokio::test(start_paused = true)]

@@ -119,6 +119,7 @@ fn four_tools() -> Vec<Arc<Event>> {
             started_at_ms: 0,
             model: None,
             scenario: Arc::clone(&scenario),
+            forked_from: None,
         }),
     )];
     let mut id = 0;
@@ -148,6 +149,8 @@ fn four_tools() -> Vec<Arc<Event>> {
                     http_status: None,
                     first_token_ms: None,
                     tokens_per_s: None,
+                    record: None,
+                    served: false,
                 },
             ));
         }
@@ -487,6 +490,8 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                record: None,
+                served: false,
             },
         );
     }

@@ -283,6 +283,7 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
                 started_at_ms: 0,
                 model: None,
                 scenario: Arc::clone(&scenario),
+                forked_from: None,
             }),
         ),
         (

@@ -255,6 +255,8 @@ async fn the_models_row_shows_the_time_to_the_first_token_and_tokens_a_second() 
             http_status: None,
             first_token_ms: Some(420),
             tokens_per_s: Some(38.0),
+            record: None,
+            served: false,
         },
     }));
     let app = app_with(&streamed);

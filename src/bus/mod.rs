@@ -3,6 +3,7 @@
 //! missed when they fall behind; the engine never waits for them. The
 //! recorder gets every event, in order, through its own lossless channel.
 
+pub mod cassette;
 pub(crate) mod describe;
 mod event;
 mod event_kinds;
@@ -15,6 +16,7 @@ mod summary;
 mod task;
 mod team;
 
+pub use describe::GateKind;
 pub use event::{
     BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, GatePoint, RunModel,
     RunStarted, RunStatus, TokenUsage,
@@ -333,10 +335,12 @@ mod tests {
         bus.publish(EventKind::FlagChanged {
             name: format!("flag_{}", &secret[10..]),
             on: true,
+            gate: None,
         });
         bus.publish(EventKind::FlagChanged {
             name: "plain".into(),
             on: false,
+            gate: None,
         });
         let mut seen = Vec::new();
         while let Some(Delivery::Event(event)) = sub.try_next() {

@@ -59,6 +59,14 @@ pub(crate) struct RunCommand {
     /// (resilience.safe_mode.fallback: "last_known_good").
     #[arg(long, value_name = "DIR")]
     pub(crate) cache: Option<PathBuf>,
+    /// Serve every model and tool call from this recording of the scenario,
+    /// matched by what it asks: no network, no cost, the recorded result.
+    #[arg(long, value_name = "REC.jsonl")]
+    pub(crate) cassette: Option<PathBuf>,
+    /// A call the cassette does not hold: stop the run naming the first
+    /// difference (stop), or make it live and record it (live).
+    #[arg(long, value_enum, value_name = "stop|live", requires = "cassette")]
+    pub(crate) cassette_miss: Option<conclave::cassette::MissPolicy>,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
     #[command(flatten)]

@@ -108,7 +108,7 @@ impl RunFacts {
                     .collect();
                 self.scenario_file = Some(Arc::clone(&started.scenario));
             }
-            EventKind::FlagChanged { name, on } => self.flag_changes.push(FlagChange {
+            EventKind::FlagChanged { name, on, .. } => self.flag_changes.push(FlagChange {
                 seq: event.seq,
                 name: name.clone(),
                 on: *on,

@@ -47,6 +47,34 @@ pub(super) fn provider(
     }
 }
 
+/// The provider of a run served wholly from a cassette: none is set up
+/// (no key read, no endpoint reached); the gateway treats calls as it did
+/// for the recorded run's model.
+pub(super) fn offline(
+    scenario: &Scenario,
+    choice: &ProviderChoice,
+    plan: &super::CassettePlan,
+) -> Provider {
+    let kind = choice.kind.unwrap_or(scenario.provider.kind);
+    let recorded = plan.cassette.parent().started.model.clone();
+    let model = recorded.unwrap_or_else(|| crate::bus::RunModel {
+        provider: kind,
+        name: choice
+            .model
+            .clone()
+            .unwrap_or_else(|| pricing::SIM_MODEL.to_string()),
+    });
+    let timeout = (kind == ProviderKind::Sim)
+        .then(|| {
+            scenario
+                .provider
+                .timeout_seconds
+                .map(crate::duration::clamp_seconds)
+        })
+        .flatten();
+    Provider::Offline(crate::provider::Offline { model, timeout })
+}
+
 /// What the run's model calls cost and may spend: the model's price
 /// (`--pricing` over the scenario's over the compiled-in list) and the
 /// scenario's token and dollar budgets. A dollar budget needs a price.
@@ -58,6 +86,7 @@ pub(super) fn meter(
     let model = match provider {
         Provider::OpenAi(http) => http.model(),
         Provider::Sim(_) => choice.model.as_deref().unwrap_or(pricing::SIM_MODEL),
+        Provider::Offline(offline) => &offline.model.name,
     };
     let price = pricing::price_of(
         model,
@@ -89,6 +118,7 @@ pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::
                 .clone()
                 .unwrap_or_else(|| pricing::SIM_MODEL.to_string()),
         },
+        Provider::Offline(offline) => offline.model.clone(),
     }
 }
 

@@ -6,6 +6,7 @@ use super::setup::described_by_servers;
 use crate::bus::{Bus, EventKind};
 use crate::gateway::{CacheError, Gateway};
 use crate::patterns::{self, RunContext, RunOutcome};
+use crate::stop::StopReason;
 use std::sync::Arc;
 
 /// Run the pattern, then stop the workers, save the tools' last good
@@ -21,6 +22,9 @@ pub(super) async fn run_to_end(
     let described = gateway.start_workers().await;
     if let Some(scenario) = described_by_servers(&ctx.scenario, &described) {
         ctx.scenario = Arc::new(scenario);
+    }
+    if !described.is_empty() {
+        bus.publish(EventKind::ToolsDescribed { tools: described });
     }
     let outcome = patterns::run(ctx).await;
     // Nothing a real worker started outlives its run.
@@ -44,6 +48,24 @@ pub(super) async fn run_to_end(
 fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
     if let Some(words) = gateway.failure_words(&outcome.stop_reason) {
         outcome.error = Some(words);
+    }
+    // A call the cassette did not hold cancelled the run: it stopped for
+    // that, and says which call.
+    if let Some(words) = gateway.cassette_missed()
+        && outcome.stop_reason == StopReason::Cancelled
+    {
+        outcome.stop_reason = StopReason::CassetteMiss;
+        outcome.error = Some(words);
+        let mut document = Arc::unwrap_or_clone(std::mem::take(&mut outcome.result)).into_value();
+        if let Some(fields) = document.as_object_mut()
+            && fields.contains_key("stop_reason")
+        {
+            fields.insert(
+                "stop_reason".into(),
+                StopReason::CassetteMiss.to_string().into(),
+            );
+        }
+        outcome.result = Arc::new(crate::bus::ResultDoc::from_value(&document));
     }
     // The result leaves the process (printed, recorded, shown): no
     // secret in it, whatever text it was built from.

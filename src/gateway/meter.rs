@@ -73,6 +73,20 @@ pub(crate) struct Usage {
     estimated: bool,
     /// In the order each spender first spent.
     by_agent: IndexMap<String, Figures>,
+    /// The part of it served from a cassette, which cost nothing now:
+    /// written when a run served some model calls and made others live
+    /// (a fork), so that a run served wholly is its recording's result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    served: Option<Served>,
+}
+
+/// The model calls served from a cassette and what they took when they
+/// were recorded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Served {
+    calls: u64,
+    #[serde(flatten)]
+    figures: Figures,
 }
 
 #[derive(Debug, Default)]
@@ -81,6 +95,10 @@ struct Ledger {
     /// In the order each spender first spent.
     by_agent: IndexMap<String, Tally>,
     estimated: bool,
+    /// Model calls answered live and served, and what the served took.
+    live_calls: u64,
+    served_calls: u64,
+    served: Tally,
 }
 
 #[derive(Debug, Default)]
@@ -106,8 +124,28 @@ impl Meter {
     /// Price `usage` (a call `spender` made) and add it to the run's spend;
     /// the usage with its cost, as `call_finished` publishes it.
     pub(crate) fn charge(&self, spender: &str, usage: Option<TokenUsage>) -> Option<TokenUsage> {
+        self.ledger().live_calls += 1;
         let mut usage = usage?;
         usage.cost_usd = self.price.map(|price| pricing::cost(&usage, &price));
+        self.add(spender, usage)
+    }
+
+    /// Add a served answer's recorded `usage` to the run's spend, at the
+    /// price it was recorded at (a fork may have changed the model since).
+    pub(crate) fn charge_served(
+        &self,
+        spender: &str,
+        usage: Option<TokenUsage>,
+    ) -> Option<TokenUsage> {
+        let mut ledger = self.ledger();
+        ledger.served_calls += 1;
+        let usage = usage?;
+        ledger.served.add(&usage);
+        drop(ledger);
+        self.add(spender, usage)
+    }
+
+    fn add(&self, spender: &str, usage: TokenUsage) -> Option<TokenUsage> {
         let mut ledger = self.ledger();
         ledger.total.add(&usage);
         ledger.estimated |= usage.estimated;
@@ -156,6 +194,10 @@ impl Meter {
                 .iter()
                 .map(|(who, tally)| (who.clone(), tally.figures(priced)))
                 .collect(),
+            served: (ledger.served_calls > 0 && ledger.live_calls > 0).then(|| Served {
+                calls: ledger.served_calls,
+                figures: ledger.served.figures(priced),
+            }),
         }
     }
 }

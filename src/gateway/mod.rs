@@ -17,6 +17,7 @@ mod meter;
 mod retry;
 mod retry_budget;
 mod safe_mode;
+mod served;
 mod shield;
 #[cfg(test)]
 mod tests;
@@ -33,13 +34,18 @@ pub(crate) use tool::{
     MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
 };
 
+use crate::bus::cassette::CallRecord;
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
+use crate::cassette::{Cassette, Serve};
 use crate::control::Switches;
-use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderError, Workers};
+use crate::provider::{
+    Completion, ModelOutput, ModelRequest, Provider, ProviderError, TextSink, Workers,
+};
 use crate::rng::RunRng;
 use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
 use retry::{Next, Retrier};
+use served::{Noted, Playback};
 use shield::{Shields, ToolShield};
 use std::future::Future;
 use std::sync::Arc;
@@ -66,6 +72,10 @@ pub(crate) struct Gateway {
     last_good: Option<Arc<LastKnownGood>>,
     /// The run's tokens and dollars, and its budgets over them.
     meter: Meter,
+    /// The recording that serves the run's calls, when it runs from one.
+    cassette: Option<Arc<Cassette>>,
+    /// Every call is served: no program or server is started.
+    offline: bool,
 }
 
 impl Gateway {
@@ -88,6 +98,63 @@ impl Gateway {
             last_failure: std::sync::Mutex::new(None),
             meter: Meter::default(),
             last_good: None,
+            cassette: None,
+            offline: false,
+        }
+    }
+
+    /// Serve the run's calls from `cassette` while it holds them;
+    /// `offline` when it serves them all (nothing real is started).
+    pub(crate) fn with_cassette(mut self, cassette: Option<Arc<Cassette>>, offline: bool) -> Self {
+        self.cassette = cassette;
+        self.offline = offline;
+        self
+    }
+
+    /// The call the cassette did not hold, which stopped the run, in
+    /// words.
+    pub(crate) fn cassette_missed(&self) -> Option<String> {
+        self.cassette.as_ref().and_then(|c| c.missed())
+    }
+
+    /// How the cassette answers a call: `Live` without one.
+    fn serve(&self, ask: impl FnOnce(&Cassette) -> Serve) -> Serve {
+        self.cassette.as_deref().map_or(Serve::Live, ask)
+    }
+
+    /// Played-back calls wait out their recorded times on the virtual
+    /// clock only.
+    fn playback(&self) -> Playback {
+        Playback::new(self.bus.clock().is_virtual())
+    }
+
+    /// A model call's answer: the cassette's, else the provider's. A
+    /// call the cassette does not hold stops the run (it is cancelled,
+    /// and the cassette keeps why).
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        asked: &CallRecord,
+        text: TextSink,
+        noted: &Noted,
+    ) -> Result<Completion, ProviderError> {
+        let purpose = asked.purpose.as_deref().unwrap_or_default();
+        let hash = asked.prompt_sha256.as_deref().unwrap_or_default();
+        match self.serve(|cassette| cassette.serve_model(purpose, hash)) {
+            Serve::Live => {
+                let result = self.provider.complete(request, Some(text)).await;
+                noted.note(served::model_answer(&result), false);
+                result
+            }
+            Serve::Served(recorded) => {
+                self.provider.play_script(request);
+                noted.note(recorded.record.answer.clone(), true);
+                served::completion(*recorded, text, self.playback()).await
+            }
+            Serve::Miss => {
+                self.cancel.cancel();
+                std::future::pending().await
+            }
         }
     }
 
@@ -152,12 +219,22 @@ impl Gateway {
     /// worker or tool name.
     /// A run cancelled meanwhile does not wait for a server's handshake:
     /// whatever had started is stopped with the unfinished start.
+    /// A cassette gives the descriptions its recorded servers gave (the
+    /// prompts that hold them must match); served wholly, no server starts.
     pub(crate) async fn start_workers(&self) -> Vec<(String, String)> {
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Vec::new(),
-            described = self.workers.start() => described,
-        }
+        let started = if self.offline {
+            Vec::new()
+        } else {
+            tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => Vec::new(),
+                described = self.workers.start() => described,
+            }
+        };
+        self.cassette
+            .as_ref()
+            .and_then(|cassette| cassette.described())
+            .unwrap_or(started)
     }
 
     pub(crate) fn shutdown_workers(&self) {
@@ -226,11 +303,18 @@ impl Gateway {
             .or_else(|| self.provider.timeout());
         let mut attempt = 1;
         let request = &request;
+        let asked = &CallRecord {
+            purpose: Some(request.purpose.key()),
+            prompt_sha256: Some(served::prompt_sha256(request)),
+            args: None,
+            answer: None,
+        };
         loop {
+            let noted = &Noted::default();
             let answer = |_started, text: CallText| async move {
                 let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
                 let completion = async {
-                    let call = self.provider.complete(request, Some(sink));
+                    let call = self.complete(request, asked, sink, noted);
                     match timeout {
                         Some(limit) => tokio::time::timeout(limit, call)
                             .await
@@ -249,8 +333,13 @@ impl Gateway {
                         biased;
                         answer = completion => answer
                             .map(|mut completion| {
-                                // Counted the moment it arrives, priced once.
-                                completion.usage = self.meter.charge(spender, completion.usage);
+                                // Counted the moment it arrives, priced
+                                // once; a served answer as it was priced.
+                                completion.usage = if completion.served {
+                                    self.meter.charge_served(spender, completion.usage)
+                                } else {
+                                    self.meter.charge(spender, completion.usage)
+                                };
                                 completion
                             })
                             .map_err(CallError::from_provider),
@@ -266,15 +355,23 @@ impl Gateway {
                 Err(CallError::Rejected(_)) => CallOutcome::Refused,
                 Err(_) => CallOutcome::Error,
             };
-            let details_of = |result: &Result<Completion, CallError>| match result {
-                Ok(completion) => CallDetails {
-                    usage: completion.usage,
+            let details_of = |result: &Result<Completion, CallError>| {
+                let (record, served) = noted.take(asked.clone());
+                let details = CallDetails {
+                    record,
+                    served,
                     ..CallDetails::default()
-                },
-                Err(error) => CallDetails {
-                    error: error.message(),
-                    ..CallDetails::default()
-                },
+                };
+                match result {
+                    Ok(completion) => CallDetails {
+                        usage: completion.usage,
+                        ..details
+                    },
+                    Err(error) => CallDetails {
+                        error: error.message(),
+                        ..details
+                    },
+                }
             };
             let shielded = Shielded {
                 shield: &shield,
@@ -433,6 +530,8 @@ impl Gateway {
             usage: details.usage,
             error: details.error,
             http_status: details.http_status,
+            served: details.served,
+            record: details.record,
         });
         pass.settle(outcome);
         result
@@ -463,6 +562,10 @@ struct CallDetails {
     error: Option<String>,
     /// The status a real worker's endpoint answered a failed call with.
     http_status: Option<u16>,
+    /// What the attempt asked and answered, for a cassette.
+    record: Option<Box<CallRecord>>,
+    /// The answer was served from a cassette.
+    served: bool,
 }
 
 /// Which attempt of which tool's call, and what it is for.

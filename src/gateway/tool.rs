@@ -9,9 +9,12 @@
 use super::limits::DispatchLimits;
 use super::retry::{Failure, Next};
 use super::safe_mode::SafeModeVerdict;
+use super::served::{self, Noted};
 use super::shield::ToolShield;
 use super::{CallDetails, Gateway, Shielded, millis};
+use crate::bus::cassette::CallRecord;
 use crate::bus::{BudgetKind, CallOutcome, EventKind, GatePoint};
+use crate::cassette::Serve;
 use crate::control::SharedGate;
 use crate::provider::WorkerError;
 use crate::stop::StopReason;
@@ -262,13 +265,13 @@ impl Gateway {
         at: &Attempt<'_>,
         timeout: Duration,
     ) -> Result<Value, StopReason> {
+        let noted = &Noted::default();
         let answer = |started, _text| async move {
-            match tokio::time::timeout(timeout, self.workers.call(call.tool, call.args, started))
-                .await
-            {
-                Err(_elapsed) => Err(Failed::from(StopReason::TaskTimeout)),
-                Ok(Ok(observation)) => Ok(observation),
-                Ok(Err(error)) => Err(Failed::worker(call.tool, error)),
+            match tokio::time::timeout(timeout, self.tool_answer(call, started, noted)).await {
+                // A served call that never answered is timed out too.
+                Err(_) | Ok(None) => Err(Failed::from(StopReason::TaskTimeout)),
+                Ok(Some(Ok(observation))) => Ok(observation),
+                Ok(Some(Err(error))) => Err(Failed::worker(call.tool, error)),
             }
         };
         let outcome_of = |result: &Result<Value, Failed>| match result {
@@ -279,13 +282,27 @@ impl Gateway {
                 _ => CallOutcome::Error,
             },
         };
-        let details_of = |result: &Result<Value, Failed>| match result {
-            Ok(_) => CallDetails::default(),
-            Err(failed) => CallDetails {
-                error: failed.detail.clone(),
-                http_status: failed.http_status,
+        let details_of = |result: &Result<Value, Failed>| {
+            let asked = CallRecord {
+                purpose: None,
+                prompt_sha256: None,
+                args: Some(call.args.clone()),
+                answer: None,
+            };
+            let (record, served) = noted.take(asked);
+            let details = CallDetails {
+                record,
+                served,
                 ..CallDetails::default()
-            },
+            };
+            match result {
+                Ok(_) => details,
+                Err(failed) => CallDetails {
+                    error: failed.detail.clone(),
+                    http_status: failed.http_status,
+                    ..details
+                },
+            }
         };
         let shielded = Shielded {
             shield: at.shield,
@@ -296,6 +313,33 @@ impl Gateway {
         self.guarded(shielded, answer, Failed::from, outcome_of, details_of)
             .await
             .map_err(|failed| failed.reason)
+    }
+
+    /// A worker or tool call's answer: the cassette's, else the
+    /// worker's; `None` for a served call that never answered. A call the
+    /// cassette does not hold stops the run (see `complete`).
+    async fn tool_answer(
+        &self,
+        call: ToolCall<'_>,
+        started: Duration,
+        noted: &Noted,
+    ) -> Option<Result<Value, WorkerError>> {
+        match self.serve(|cassette| cassette.serve_tool(call.tool, call.args)) {
+            Serve::Live => {
+                let result = self.workers.call(call.tool, call.args, started).await;
+                noted.note(Some(served::tool_answer(&result)), false);
+                Some(result)
+            }
+            Serve::Served(recorded) => {
+                self.workers.play_script(call.tool, call.args, started);
+                noted.note(recorded.record.answer.clone(), true);
+                served::observation(*recorded, self.playback()).await
+            }
+            Serve::Miss => {
+                self.cancel.cancel();
+                std::future::pending().await
+            }
+        }
     }
 
     /// How long one attempt at `tool` may take: the resilience section's

@@ -55,7 +55,7 @@ pub(crate) fn choices() -> String {
 
 /// A person's answer in words.
 pub(crate) fn answer(kind: &EventKind) -> Option<String> {
-    let EventKind::HumanDecided { choice, note } = kind else {
+    let EventKind::HumanDecided { choice, note, .. } = kind else {
         return None;
     };
     Some(match note {
@@ -96,6 +96,7 @@ mod tests {
         let answered = EventKind::HumanDecided {
             choice: HumanChoice::NoGo,
             note: Some("fraud first".into()),
+            gate: None,
         };
         assert_eq!(
             answer(&answered).unwrap(),

@@ -69,6 +69,21 @@ impl Purpose {
 }
 
 impl Purpose {
+    /// The purpose as a recording names it, to match a call by:
+    /// `contribution:<role>`, `turn:<agent>`, `plan`, `final_brief`,
+    /// `research_plan`, `notes`, `synthesis`.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Purpose::Contribution { role } => format!("contribution:{role}"),
+            Purpose::Turn { agent } => format!("turn:{agent}"),
+            Purpose::Plan => "plan".to_string(),
+            Purpose::FinalBrief => "final_brief".to_string(),
+            Purpose::ResearchPlan => "research_plan".to_string(),
+            Purpose::Notes => "notes".to_string(),
+            Purpose::Synthesis => "synthesis".to_string(),
+        }
+    }
+
     /// Who spends the call's tokens, as the run's `usage.by_agent` names
     /// them: the role or agent that speaks, `planner` for the
     /// orchestrator's plan, `final_answer` for the text that closes a round
@@ -164,6 +179,9 @@ impl ModelOutput {
 pub(crate) struct Completion {
     pub(crate) output: ModelOutput,
     pub(crate) usage: Option<crate::bus::TokenUsage>,
+    /// Served from a cassette: the usage is the recording's, priced as it
+    /// was then.
+    pub(crate) served: bool,
 }
 
 impl From<ModelOutput> for Completion {
@@ -171,6 +189,7 @@ impl From<ModelOutput> for Completion {
         Completion {
             output,
             usage: None,
+            served: false,
         }
     }
 }
@@ -275,6 +294,19 @@ impl From<OpenAiError> for ProviderError {
 pub(crate) enum Provider {
     Sim(Box<SimProvider>),
     OpenAi(OpenAiProvider),
+    /// A run served wholly from a cassette: no model is called, and the
+    /// gateway treats calls as it did for the recorded run's provider.
+    Offline(Offline),
+}
+
+/// What a run served wholly from a cassette keeps of the recorded run's
+/// provider.
+#[derive(Debug)]
+pub(crate) struct Offline {
+    /// The recorded run's model, as `run_started` names it.
+    pub(crate) model: crate::bus::RunModel,
+    /// The sim's own timeout for a call, when the recorded run had one.
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl Provider {
@@ -290,8 +322,24 @@ impl Provider {
             Provider::Sim(sim) => sim.complete(request).await.map(|output| Completion {
                 usage: Some(sim::estimate::estimate(request, &output)),
                 output,
+                served: false,
             }),
             Provider::OpenAi(http) => Ok(http.complete(request, text).await?),
+            Provider::Offline(_) => Err(ProviderError::Failed(
+                "this run is served from a cassette and calls no model".to_string(),
+            )),
+        }
+    }
+
+    /// A call served from a cassette still plays the sim's script: its
+    /// cursor moves on and its latency is drawn from the run's random
+    /// source, as the recorded call's were, so that later live calls and
+    /// draws are where the recorded run had them. The sim does both
+    /// before it first waits; what it would answer is dropped.
+    pub(crate) fn play_script(&self, request: &ModelRequest) {
+        use futures_util::FutureExt as _;
+        if let Provider::Sim(sim) = self {
+            drop(sim.complete(request).now_or_never());
         }
     }
 
@@ -301,12 +349,19 @@ impl Provider {
         match self {
             Provider::Sim(sim) => sim.timeout(),
             Provider::OpenAi(_) => None,
+            Provider::Offline(offline) => offline.timeout,
         }
     }
 
     /// Whether calls go over the network, where rate limits and server
     /// errors are worth a few retries even without a resilience section.
     pub(crate) fn is_remote(&self) -> bool {
-        matches!(self, Provider::OpenAi(_))
+        match self {
+            Provider::Sim(_) => false,
+            Provider::OpenAi(_) => true,
+            Provider::Offline(offline) => {
+                offline.model.provider == crate::scenario::ProviderKind::Openai
+            }
+        }
     }
 }

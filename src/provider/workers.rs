@@ -34,6 +34,15 @@ impl Workers {
         }
     }
 
+    /// A call served from a cassette still plays a simulated worker's
+    /// script (see `Provider::play_script`); a real one is not called.
+    pub(crate) fn play_script(&self, worker: &str, args: &Value, started: Duration) {
+        use futures_util::FutureExt as _;
+        if !self.real.is_real(worker) {
+            drop(self.sim.call(worker, args, started).now_or_never());
+        }
+    }
+
     /// Whether calls to `worker` leave the process.
     pub(crate) fn is_real(&self, worker: &str) -> bool {
         self.real.is_real(worker)

@@ -282,6 +282,7 @@ mod tests {
                     kind: EventKind::FlagChanged {
                         name: "f".into(),
                         on: true,
+                        gate: None,
                     },
                 }),
             })

@@ -106,6 +106,9 @@ impl StopReason {
             StopReason::MaxTokens => facts.tokens_ran_out(),
             StopReason::MaxCost => facts.dollars_ran_out(),
             StopReason::EscalatedToHuman => facts.escalated(),
+            StopReason::CassetteMiss => {
+                "the cassette does not hold a call the run made (the run's error names it)".into()
+            }
             StopReason::Other(reason) => {
                 format!("stopped for a reason this version does not know ({reason})")
             }

@@ -143,6 +143,8 @@ mod tests {
             http_status: None,
             first_token_ms: None,
             tokens_per_s: None,
+            record: None,
+            served: false,
         };
         Arc::new(Event {
             run: 1,

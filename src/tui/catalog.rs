@@ -455,6 +455,7 @@ mod tests {
                 started_at_ms: 0,
                 model: None,
                 scenario: Arc::clone(scenario),
+                forked_from: None,
             }),
         );
         // More than the picker reads at either end.
@@ -465,6 +466,7 @@ mod tests {
                 EventKind::FlagChanged {
                     name: "legal_analyst".into(),
                     on: seq % 2 == 0,
+                    gate: None,
                 },
             ));
             seq += 1;

@@ -36,6 +36,8 @@ pub struct Launch {
     pub(crate) allow_exec: bool,
     /// The answer to an escalation, given in advance.
     pub(crate) decide: Option<HumanChoice>,
+    /// Serve the run's calls from a recording (a fork, `--cassette`).
+    pub(crate) cassette: Option<crate::engine::CassettePlan>,
 }
 
 impl Launch {
@@ -61,6 +63,7 @@ impl Launch {
             record: overrides.record,
             allow_exec: false,
             decide: overrides.decide,
+            cassette: None,
         }
     }
 }

@@ -376,6 +376,7 @@ mod tests {
             started_at_ms: 0,
             model: None,
             scenario,
+            forked_from: None,
         })];
         for round in 1..=rounds {
             kinds.push(EventKind::Round(RoundEvent::RoundStarted {

@@ -45,6 +45,7 @@ impl Launch {
             record: None,
             decide: None,
             allow_exec: false,
+            cassette: None,
         }
     }
 }

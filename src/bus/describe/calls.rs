@@ -27,10 +27,12 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             error,
             first_token_ms,
             tokens_per_s,
+            served,
             ..
         } => {
             let mut line = format!(
-                "{tool}: {} in {latency_ms} ms{}",
+                "{tool}: {}{} in {latency_ms} ms{}",
+                if *served { "served " } else { "" },
                 outcome_word(*outcome),
                 attempt_note(*attempt)
             );

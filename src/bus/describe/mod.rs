@@ -40,6 +40,39 @@ pub(crate) fn opens_step(kind: &EventKind) -> bool {
     }
 }
 
+/// The kinds of gate a run passes before its steps, as the replay
+/// timeline and `fork --at` name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GateKind {
+    Round,
+    Wave,
+    Turn,
+    Step,
+}
+
+impl GateKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateKind::Round => "round",
+            GateKind::Wave => "wave",
+            GateKind::Turn => "turn",
+            GateKind::Step => "step",
+        }
+    }
+}
+
+/// The gate `kind` opens a step after, with its number: a round's start
+/// is the gate before that round.
+pub(crate) fn opened_gate(kind: &EventKind) -> Option<(GateKind, u32)> {
+    match kind {
+        EventKind::Round(event) => round::opened_gate(event),
+        EventKind::Tasks(event) => tasks::opened_gate(event),
+        EventKind::Team(event) => team::opened_gate(event),
+        EventKind::Research(event) => research::opened_gate(event),
+        _ => None,
+    }
+}
+
 /// Whether `kind` closes a round, a task, a turn or a research step: the
 /// events a headless replay prints.
 pub(crate) fn closes_step(kind: &EventKind) -> bool {
@@ -175,6 +208,8 @@ mod tests {
             http_status: None,
             first_token_ms: None,
             tokens_per_s: None,
+            record: None,
+            served: false,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,

@@ -66,6 +66,15 @@ pub(super) fn opens_step(event: &ResearchEvent) -> bool {
     matches!(event, ResearchEvent::ResearchStepStarted(_))
 }
 
+/// The gate the event opens a step at: `round 3` opens at the gate
+/// before round 3.
+pub(super) fn opened_gate(event: &ResearchEvent) -> Option<(super::GateKind, u32)> {
+    match event {
+        ResearchEvent::ResearchStepStarted(started) => Some((super::GateKind::Step, started.step)),
+        _ => None,
+    }
+}
+
 /// Whether the event closes one of the pattern's steps.
 pub(super) fn closes_step(event: &ResearchEvent) -> bool {
     matches!(event, ResearchEvent::ResearchStepFinished(_))

@@ -53,7 +53,7 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             "round {round}: a blocking stance {} in a row; asking a person",
             plural(u64::from(*blocking_rounds), "round")
         ),
-        EventKind::HumanDecided { choice, note } => match note {
+        EventKind::HumanDecided { choice, note, .. } => match note {
             Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
             None => format!("a person chose {}", choice.as_str()),
         },
@@ -67,6 +67,15 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
 /// Whether the event opens one of the pattern's steps: a round.
 pub(super) fn opens_step(event: &RoundEvent) -> bool {
     matches!(event, RoundEvent::RoundStarted { .. })
+}
+
+/// The gate the event opens a step at: `round 3` opens at the gate
+/// before round 3.
+pub(super) fn opened_gate(event: &RoundEvent) -> Option<(super::GateKind, u32)> {
+    match event {
+        RoundEvent::RoundStarted { round, .. } => Some((super::GateKind::Round, *round)),
+        _ => None,
+    }
 }
 
 /// Whether the event closes one of the pattern's steps.

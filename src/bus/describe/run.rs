@@ -2,6 +2,7 @@
 //! flags, pauses and steps.
 
 use crate::bus::{EventKind, RunStatus};
+use crate::words::plural;
 
 /// The event's line, when it is one of this group's.
 pub(super) fn line(kind: &EventKind) -> Option<String> {
@@ -30,11 +31,19 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             used,
             limit,
         } => format!("{} {used}/{limit}", budget.as_str().replace('_', " ")),
-        EventKind::FlagChanged { name, on } => {
+        EventKind::FlagChanged { name, on, .. } => {
             format!("{name} {}", if *on { "on" } else { "off" })
         }
         EventKind::Paused { gate } | EventKind::Resumed { gate } | EventKind::Stepped { gate } => {
             gate.to_string()
+        }
+        EventKind::WentLive { gate } => {
+            format!(
+                "live from here on ({gate}); calls before were served from the parent's recording"
+            )
+        }
+        EventKind::ToolsDescribed { tools } => {
+            format!("servers described {}", plural(tools.len() as u64, "tool"))
         }
         _ => return None,
     })

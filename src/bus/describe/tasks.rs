@@ -84,6 +84,15 @@ pub(super) fn opens_step(event: &TaskEvent) -> bool {
     matches!(event, TaskEvent::WaveStarted { .. })
 }
 
+/// The gate the event opens a step at: `round 3` opens at the gate
+/// before round 3.
+pub(super) fn opened_gate(event: &TaskEvent) -> Option<(super::GateKind, u32)> {
+    match event {
+        TaskEvent::WaveStarted { wave, .. } => Some((super::GateKind::Wave, *wave)),
+        _ => None,
+    }
+}
+
 /// Whether the event closes one of the pattern's steps.
 pub(super) fn closes_step(event: &TaskEvent) -> bool {
     matches!(event, TaskEvent::TaskFinished { .. })

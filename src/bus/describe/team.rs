@@ -82,6 +82,15 @@ pub(super) fn opens_step(event: &TeamEvent) -> bool {
     matches!(event, TeamEvent::TurnStarted { .. })
 }
 
+/// The gate the event opens a step at: `round 3` opens at the gate
+/// before round 3.
+pub(super) fn opened_gate(event: &TeamEvent) -> Option<(super::GateKind, u32)> {
+    match event {
+        TeamEvent::TurnStarted { turn, .. } => Some((super::GateKind::Turn, *turn)),
+        _ => None,
+    }
+}
+
 /// Whether the event closes one of the pattern's steps.
 pub(super) fn closes_step(event: &TeamEvent) -> bool {
     matches!(event, TeamEvent::TurnFinished { .. })

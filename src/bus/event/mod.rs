@@ -2,6 +2,7 @@
 //! understand. One JSON object per event, `{"run", "seq", "t_ms", "type", ...}`.
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
+use super::cassette::CallRecord;
 use super::event_kinds::event_kinds;
 use super::research::ResearchEvent;
 use super::resilience::{BreakerReason, BreakerState};
@@ -82,6 +83,10 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// What the person added to the shared context, if anything.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+        /// The gate the answer was given at, so that a cassette gives it
+        /// there again; absent in recordings made before cassettes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gate: Option<GatePoint>,
     },
     BudgetConsumed {
         budget: BudgetKind,
@@ -91,6 +96,10 @@ pub enum EventKind, read as KindNamed = "EventKind" {
     FlagChanged {
         name: String,
         on: bool,
+        /// The gate the change took effect at, so that a cassette makes it
+        /// there again; absent in recordings made before cassettes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gate: Option<GatePoint>,
     },
     Paused {
         gate: GatePoint,
@@ -145,6 +154,25 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// text to the last (when the endpoint counted the tokens).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tokens_per_s: Option<f64>,
+        /// The call was served from a cassette: its answer is the
+        /// recording's, it cost nothing now and nothing left the machine.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        served: bool,
+        /// What was asked and what came back, for a cassette to serve the
+        /// call again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        record: Option<Box<CallRecord>>,
+    },
+    /// The descriptions the run's MCP servers gave the tools the scenario
+    /// leaves undescribed, by tool name: a cassette serves them again
+    /// without starting a server.
+    ToolsDescribed {
+        tools: Vec<(String, String)>,
+    },
+    /// A fork reached its gate: calls were served from the parent's
+    /// recording until here, and are live from here on.
+    WentLive {
+        gate: GatePoint,
     },
     /// One attempt of a task begins; its worker call follows unless the
     /// gateway refuses it.

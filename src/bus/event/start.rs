@@ -2,6 +2,7 @@
 //! its scenario file.
 
 use super::{ClockMode, FlagState, RunModel};
+use crate::bus::cassette::ForkedFrom;
 use crate::scenario::{PatternKind, Scenario};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -26,5 +27,9 @@ pub struct RunStarted {
     /// resolved it; absent in recordings made before it was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<RunModel>,
+    /// A fork's parent: its recording, run and the gate the fork went
+    /// live at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedFrom>,
     pub scenario: Arc<Scenario>,
 }

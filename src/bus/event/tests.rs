@@ -272,6 +272,7 @@ fn a_run_start_reads_its_scenario_as_the_file_was_read() {
             started_at_ms: 1_795_426_665_451,
             model: None,
             scenario,
+            forked_from: None,
         }),
     };
     let line = serde_json::to_string(&event).unwrap();

@@ -67,6 +67,8 @@ struct Started<'a> {
     started_at_ms: u64,
     #[serde(default)]
     model: Option<RunModel>,
+    #[serde(default)]
+    forked_from: Option<crate::bus::cassette::ForkedFrom>,
     #[serde(borrow)]
     scenario: &'a RawValue,
 }
@@ -83,6 +85,7 @@ impl Started<'_> {
             source: self.source,
             started_at_ms: self.started_at_ms,
             model: self.model,
+            forked_from: self.forked_from,
             scenario: Arc::new(scenario),
         })
     }

@@ -278,6 +278,7 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
     Ok(Completion {
         output: ModelOutput::Text(content),
         usage,
+        served: false,
     })
 }
 

@@ -224,6 +224,7 @@ impl Reading {
         Completion {
             output: ModelOutput::Text(secrets::scrub_model_text(&self.text).into_owned()),
             usage: self.usage,
+            served: false,
         }
     }
 

@@ -34,6 +34,9 @@ pub(crate) struct RealTools {
     tools: HashMap<String, Real>,
     groups: Arc<ProcessGroups>,
     mcp: Option<Mcp>,
+    /// Real workers of a run served wholly from a cassette: known to be
+    /// real (their timeouts are a real call's), never set up or called.
+    offline: std::collections::HashSet<String>,
 }
 
 #[derive(Debug)]
@@ -163,8 +166,25 @@ impl RealTools {
         }
     }
 
+    /// The real workers and tools of `scenario` for a run served wholly
+    /// from a cassette: named, never set up (no secret read, no program
+    /// found, no server started), and failing any call made to them.
+    pub(crate) fn offline(scenario: &Scenario) -> Self {
+        let mut offline: std::collections::HashSet<String> = real_calls(scenario)
+            .into_iter()
+            .map(|(_, name, _, _)| name)
+            .collect();
+        if scenario.fetches_pages() {
+            offline.insert(ResearchTool::ReadSource.as_str().to_string());
+        }
+        RealTools {
+            offline,
+            ..RealTools::default()
+        }
+    }
+
     pub(crate) fn is_real(&self, name: &str) -> bool {
-        self.tools.contains_key(name)
+        self.tools.contains_key(name) || self.offline.contains(name)
     }
 
     /// Call the real worker `name`; `None` when it is not a real one.
@@ -173,6 +193,11 @@ impl RealTools {
         name: &str,
         args: &Value,
     ) -> Option<Result<Value, WorkerError>> {
+        if self.offline.contains(name) {
+            return Some(Err(WorkerError::failed(
+                "this run is served from a cassette and makes no real call",
+            )));
+        }
         let real = self.tools.get(name)?;
         let answer = match &real.call {
             RealTool::Http(tool) => tool.call(args).await,

@@ -157,7 +157,7 @@ impl TraceBuilder {
                     .with(n::REASON, wire(reason));
                 self.event(ROOT, n::EVENT_BREAKER, t, attrs);
             }
-            EventKind::FlagChanged { name, on } => {
+            EventKind::FlagChanged { name, on, .. } => {
                 let attrs = Attrs::default()
                     .with(n::FLAG, name.as_str())
                     .with(n::ON, *on);

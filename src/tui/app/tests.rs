@@ -44,6 +44,7 @@ pub(super) fn events(pattern: &str) -> Vec<Arc<Event>> {
             started_at_ms: 0,
             model: None,
             scenario,
+            forked_from: None,
         }),
         EventKind::Round(RoundEvent::RoundStarted {
             round: 1,

@@ -106,13 +106,16 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::Paused { .. } | EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
             Style::default().fg(theme::CAUTION)
         }
-        EventKind::FlagChanged { .. } => Style::default().fg(Color::Magenta),
+        EventKind::FlagChanged { .. } | EventKind::WentLive { .. } => {
+            Style::default().fg(Color::Magenta)
+        }
         EventKind::BudgetConsumed { .. }
         | EventKind::CallStarted { .. }
         | EventKind::CallDelta { .. }
         | EventKind::CallFinished { .. }
         | EventKind::AttemptStarted { .. }
         | EventKind::AttemptFinished { .. }
-        | EventKind::Bulkhead { .. } => theme::dim(),
+        | EventKind::Bulkhead { .. }
+        | EventKind::ToolsDescribed { .. } => theme::dim(),
     }
 }

@@ -42,7 +42,7 @@ pub(super) fn fold(now: &mut Option<Escalation>, kind: &EventKind) {
                 answer: None,
             });
         }
-        EventKind::HumanDecided { choice, note } => {
+        EventKind::HumanDecided { choice, note, .. } => {
             if let Some(escalation) = now {
                 escalation.answer = Some((*choice, note.clone()));
             }

@@ -174,6 +174,8 @@ impl RunState {
                 self.pattern.apply(kind, t_ms);
             }
             EventKind::AttemptFinished { .. } => self.pattern.apply(kind, t_ms),
+            // The log says both; nothing else in the run's view changes.
+            EventKind::ToolsDescribed { .. } | EventKind::WentLive { .. } => {}
         }
         self.log.push(event);
     }
@@ -252,7 +254,7 @@ impl RunState {
     /// A flag changed, or the run paused or went on.
     fn apply_control(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::FlagChanged { name, on } => {
+            EventKind::FlagChanged { name, on, .. } => {
                 if let Some(flag) = self.flags.iter_mut().find(|f| &f.name == name) {
                     flag.on = *on;
                 }
@@ -400,6 +402,7 @@ mod tests {
             started_at_ms: 0,
             model: None,
             scenario,
+            forked_from: None,
         });
         let accepted = |round, agent: &str, stance| {
             EventKind::Round(RoundEvent::ContributionAccepted {
@@ -434,6 +437,7 @@ mod tests {
             EventKind::FlagChanged {
                 name: "legal".into(),
                 on: true,
+                gate: None,
             },
             EventKind::Resumed {
                 gate: GatePoint::Round { round: 2 },
@@ -551,6 +555,8 @@ mod tests {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                record: None,
+                served: false,
             },
         ));
         let state = RunState::from_events(1, &events);
@@ -597,6 +603,8 @@ mod tests {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                record: None,
+                served: false,
             }));
         }
         assert_eq!(state.spend_by_agent.len(), MAX_SPENDERS);

@@ -137,7 +137,7 @@ impl Resilience {
     /// Fold one gateway event at run time `t_ms`; others are ignored.
     pub(super) fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::FlagChanged { name, on } => {
+            EventKind::FlagChanged { name, on, .. } => {
                 if let Some(flag) = self.switch_flags.iter_mut().find(|(n, ..)| n == name) {
                     flag.2 = *on;
                     self.follow_switches(t_ms);
@@ -261,6 +261,8 @@ mod tests {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                record: None,
+                served: false,
             },
             t_ms,
         );

@@ -73,6 +73,7 @@ impl World {
             // Someone watches: a table that escalates asks them.
             attended: true,
             cache: self.settings.cache.clone(),
+            cassette: launch.cassette.clone(),
             observers: self
                 .settings
                 .exporter

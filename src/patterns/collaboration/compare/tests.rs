@@ -33,6 +33,7 @@ fn started(name: &str, legal: bool) -> EventKind {
         started_at_ms: 0,
         model: None,
         scenario: scenario(name),
+        forked_from: None,
     })
 }
 
@@ -66,6 +67,8 @@ fn call(latency_ms: u64) -> EventKind {
         http_status: None,
         first_token_ms: None,
         tokens_per_s: None,
+        record: None,
+        served: false,
     }
 }
 

@@ -60,6 +60,7 @@ fn events_before_the_runs_start_are_ignored() {
         kind: EventKind::FlagChanged {
             name: "x".into(),
             on: true,
+            gate: None,
         },
     };
     assert!(builder.apply(&stray).is_empty());

@@ -1,0 +1,90 @@
+//! What a recording keeps of each call so that it can serve the call again
+//! (a cassette): what was asked and what came back. Shared by the gateway,
+//! which writes it on every `call_finished`, and the cassette, which reads
+//! it back; it holds data only and decides nothing.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One attempt of a call as the recording keeps it: the request it was
+/// matched by and the answer it got.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// A model call's purpose (`turn:billing`, `contribution:risk_analyst`,
+    /// `plan`, `final_brief` …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
+    /// A model call's prompt, hashed: SHA-256 of its prompt file's name,
+    /// its compiled-in text and the JSON payload the model was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_sha256: Option<String>,
+    /// A worker or tool call's arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Value>,
+    /// What came back; none when nothing did (the call timed out, was cut
+    /// at a deadline or cancelled), which a cassette serves as a call that
+    /// never answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+}
+
+/// What a call answered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// A model's text.
+    Text(String),
+    /// JSON a model returned as such (the sim's scripts).
+    Json(Value),
+    /// A worker's or tool's observation.
+    Observation(Value),
+    /// A model call that failed with an answer (a status, a bad body).
+    ModelError {
+        error: ModelFailure,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+    },
+    /// A worker or tool call that failed with an answer.
+    ToolError {
+        error: ToolFailure,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
+    },
+}
+
+/// How a model call failed, as the provider said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelFailure {
+    Unavailable,
+    Auth,
+    BadResponse,
+    BadRequest,
+    UnexpectedStatus,
+    Failed,
+}
+
+/// How a worker or tool call failed, as the worker said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFailure {
+    Missing,
+    BadArgs,
+    Failed,
+    BadResult,
+}
+
+/// Where a forked run came from: `run_started.forked_from`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkedFrom {
+    /// The parent's recording, as the fork was given it.
+    pub file: String,
+    /// The parent's run id in that recording.
+    pub run: u32,
+    /// The gate the fork went live at, as the timeline names it
+    /// (`round 3`).
+    pub gate: String,
+}

@@ -1,0 +1,212 @@
+//! Where a fork goes live: a gate as the replay timeline names it (`round
+//! 3`, `wave 2`, `turn 5`, `step 4`), or an event number, rounded down to
+//! the gate before that event.
+
+use crate::bus::describe::{GateKind, opened_gate};
+use crate::bus::{Event, GatePoint};
+use std::fmt;
+use std::sync::Arc;
+
+/// A gate of a recorded run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GateTarget {
+    pub kind: GateKind,
+    pub number: u32,
+}
+
+impl fmt::Display for GateTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind.as_str(), self.number)
+    }
+}
+
+/// Why `--at` names no gate of the recording.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--at {given:?}: {reason}")]
+pub struct GateError {
+    given: String,
+    reason: String,
+}
+
+impl GateTarget {
+    /// Whether the engine is at this gate.
+    pub(crate) fn matches(&self, at: &GatePoint) -> bool {
+        let (kind, number) = match at {
+            GatePoint::Round { round } => (GateKind::Round, *round),
+            GatePoint::Wave { wave } => (GateKind::Wave, *wave),
+            GatePoint::Turn { turn, .. } => (GateKind::Turn, *turn),
+            GatePoint::Step { step, .. } => (GateKind::Step, *step),
+            GatePoint::Retry { .. } | GatePoint::Decision { .. } => return false,
+        };
+        kind == self.kind && number == self.number
+    }
+
+    /// The gate `given` names in the recorded run `events`: `KIND N` for
+    /// one of the gates the run passed, or an event number (`N`, `#N`,
+    /// `event N`) for the last gate at or before that event.
+    pub fn resolve(given: &str, events: &[Arc<Event>]) -> Result<GateTarget, GateError> {
+        let refused = |reason: String| GateError {
+            given: crate::sanitize::clean(given).into_owned(),
+            reason,
+        };
+        let gates: Vec<(u64, GateTarget)> = events
+            .iter()
+            .filter_map(|event| {
+                let (kind, number) = opened_gate(&event.kind)?;
+                Some((event.seq, GateTarget { kind, number }))
+            })
+            .collect();
+        let Some(&(_, first)) = gates.first() else {
+            return Err(refused(
+                "the recording passed no gate (a round, wave, turn or step) to fork from"
+                    .to_string(),
+            ));
+        };
+        let words: Vec<&str> = given.split_whitespace().collect();
+        let event_number = match words.as_slice() {
+            ["event" | "#", n] => Some(*n),
+            [n] => Some(n.strip_prefix('#').unwrap_or(n)),
+            _ => None,
+        };
+        if let Some(n) = event_number
+            && let Ok(seq) = n.parse::<u64>()
+        {
+            return gates
+                .iter()
+                .rev()
+                .find(|(at, _)| *at <= seq)
+                .map(|(_, gate)| *gate)
+                .ok_or_else(|| {
+                    refused(format!(
+                        "event {seq} comes before the run's first gate, {first} (event {})",
+                        gates[0].0
+                    ))
+                });
+        }
+        let expected = format!(
+            "expected a gate such as \"{first}\" or an event number such as \"#{}\"",
+            gates[0].0
+        );
+        let [kind, number] = words.as_slice() else {
+            return Err(refused(expected));
+        };
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "round" => GateKind::Round,
+            "wave" => GateKind::Wave,
+            "turn" => GateKind::Turn,
+            "step" => GateKind::Step,
+            _ => return Err(refused(expected)),
+        };
+        let Ok(number) = number.parse::<u32>() else {
+            return Err(refused(expected));
+        };
+        if kind != first.kind {
+            return Err(refused(format!(
+                "this run's gates are {}s: --at \"{} N\"",
+                first.kind.as_str(),
+                first.kind.as_str()
+            )));
+        }
+        let target = GateTarget { kind, number };
+        if gates.iter().any(|(_, gate)| *gate == target) {
+            return Ok(target);
+        }
+        let last = gates.last().map_or(first, |(_, gate)| *gate);
+        Err(refused(format!(
+            "the recorded run passed {first} to {last}, not {target}"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::{EventKind, RoundEvent};
+
+    fn round(seq: u64, round: u32) -> Arc<Event> {
+        Arc::new(Event {
+            run: 1,
+            seq,
+            t_ms: 0,
+            kind: EventKind::Round(RoundEvent::RoundStarted {
+                round,
+                speakers: Vec::new(),
+            }),
+        })
+    }
+
+    fn other(seq: u64) -> Arc<Event> {
+        Arc::new(Event {
+            run: 1,
+            seq,
+            t_ms: 0,
+            kind: EventKind::FlagChanged {
+                name: "f".into(),
+                on: true,
+                gate: None,
+            },
+        })
+    }
+
+    fn events() -> Vec<Arc<Event>> {
+        vec![
+            other(1),
+            round(2, 1),
+            other(3),
+            round(4, 2),
+            other(5),
+            round(6, 3),
+        ]
+    }
+
+    #[test]
+    fn names_and_event_numbers_find_their_gate() {
+        let at = |given| GateTarget::resolve(given, &events()).map(|g| g.to_string());
+        assert_eq!(at("round 2").unwrap(), "round 2");
+        assert_eq!(at("Round  3").unwrap(), "round 3");
+        assert_eq!(
+            at("5").unwrap(),
+            "round 2",
+            "rounded down to the gate before"
+        );
+        assert_eq!(at("#4").unwrap(), "round 2");
+        assert_eq!(at("event 9").unwrap(), "round 3");
+    }
+
+    #[test]
+    fn a_gate_the_run_never_passed_is_refused_with_what_it_did_pass() {
+        let error = GateTarget::resolve("round 7", &events()).unwrap_err();
+        assert!(error.to_string().contains("round 1 to round 3"), "{error}");
+        let error = GateTarget::resolve("turn 2", &events()).unwrap_err();
+        assert!(error.to_string().contains("gates are rounds"), "{error}");
+        let error = GateTarget::resolve("1", &events()).unwrap_err();
+        assert!(
+            error.to_string().contains("before the run's first gate"),
+            "{error}"
+        );
+        let error = GateTarget::resolve("soon", &events()).unwrap_err();
+        assert!(
+            error.to_string().contains("expected a gate such as"),
+            "{error}"
+        );
+        let error = GateTarget::resolve("round 1", &[other(1)]).unwrap_err();
+        assert!(error.to_string().contains("passed no gate"), "{error}");
+    }
+
+    #[test]
+    fn matches_the_engine_gate_of_its_kind_and_number() {
+        let target = GateTarget {
+            kind: GateKind::Turn,
+            number: 3,
+        };
+        assert!(target.matches(&GatePoint::Turn {
+            turn: 3,
+            agent: "a".into()
+        }));
+        assert!(!target.matches(&GatePoint::Turn {
+            turn: 2,
+            agent: "a".into()
+        }));
+        assert!(!target.matches(&GatePoint::Round { round: 3 }));
+    }
+}

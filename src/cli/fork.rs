@@ -1,0 +1,41 @@
+//! The arguments of `conclave fork`: a recorded run, served from its
+//! recording up to a gate and live from there with changes.
+
+use super::{ExecArgs, ModelArgs, OtlpArgs, ScreenArgs, parse_flag};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub(crate) struct ForkCommand {
+    /// The recording to fork (JSONL, as --record or the dashboard writes it).
+    pub(crate) recording: PathBuf,
+    /// The gate to go live at, as the replay timeline names it ("round 3",
+    /// "wave 2", "turn 5", "step 4"), or an event number ("#120"), rounded
+    /// down to the gate before that event.
+    #[arg(long, value_name = "GATE")]
+    pub(crate) at: String,
+    /// Set a flag at the gate, e.g. --flag legal_analyst=on (repeatable).
+    #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
+    pub(crate) flags: Vec<(String, bool)>,
+    /// Replace the goal of the calls made live.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) goal: Option<String>,
+    /// Seed of the fork's random choices (the recorded run's by default).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Record every event of the fork to this JSONL file.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub(crate) record: Option<PathBuf>,
+    /// Print the fork's result as one JSON document instead of opening the
+    /// dashboard.
+    #[arg(long)]
+    pub(crate) headless: bool,
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
+    #[command(flatten)]
+    pub(crate) screen: ScreenArgs,
+    #[command(flatten)]
+    pub(crate) exec: ExecArgs,
+    #[command(flatten)]
+    pub(crate) otlp: OtlpArgs,
+}

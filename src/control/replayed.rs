@@ -1,0 +1,73 @@
+//! What a run from a cassette does at its gates besides what its
+//! controller says: the recorded run's commands, each at the gate it took
+//! effect at (a flag switched at round 2, a person's answer after round
+//! 3), and a fork's changes at the gate it goes live at.
+
+use super::Control;
+use crate::bus::GatePoint;
+use crate::cassette::{Cassette, GateTarget};
+use std::sync::Arc;
+
+#[derive(Debug, Default)]
+pub(crate) struct Replayed {
+    /// The recorded commands not given yet, in recorded order.
+    script: Vec<(GatePoint, Control)>,
+    fork: Option<ForkAt>,
+}
+
+/// Where a fork goes live, and what it changes there.
+#[derive(Debug)]
+pub(crate) struct ForkAt {
+    pub(crate) target: GateTarget,
+    /// Flags the fork sets at its gate, after the recorded run's own
+    /// changes there.
+    pub(crate) flags: Vec<(String, bool)>,
+    /// The cassette that goes live at the gate.
+    pub(crate) cassette: Arc<Cassette>,
+}
+
+/// What a gate does for the cassette.
+#[derive(Debug, Default)]
+pub(crate) struct AtGate {
+    /// Commands to give here, in order.
+    pub(crate) commands: Vec<Control>,
+    /// The fork goes live here.
+    pub(crate) went_live: bool,
+}
+
+impl Replayed {
+    pub(crate) fn new(script: Vec<(GatePoint, Control)>, fork: Option<ForkAt>) -> Self {
+        Replayed { script, fork }
+    }
+
+    /// The commands for gate `at`; at the fork's gate the fork's flags
+    /// too, the cassette goes live and the recorded run's later commands
+    /// are dropped (the fork decides from here on).
+    pub(crate) fn at(&mut self, at: &GatePoint) -> AtGate {
+        let mut here = AtGate::default();
+        let script = std::mem::take(&mut self.script);
+        for (gate, command) in script {
+            if gate == *at {
+                here.commands.push(command);
+            } else {
+                self.script.push((gate, command));
+            }
+        }
+        if self
+            .fork
+            .as_ref()
+            .is_some_and(|fork| fork.target.matches(at))
+            && let Some(fork) = self.fork.take()
+        {
+            here.commands.extend(
+                fork.flags
+                    .into_iter()
+                    .map(|(name, on)| Control::SetFlag { name, on }),
+            );
+            fork.cassette.go_live();
+            self.script.clear();
+            here.went_live = true;
+        }
+        here
+    }
+}

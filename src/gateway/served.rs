@@ -1,0 +1,223 @@
+//! The gateway's side of cassettes: what each call's `call_finished`
+//! records of its request and answer, and a recorded answer played back
+//! as the call had it: its text as it streamed and its latency on the run
+//! clock, or no answer at all until the call's timeout.
+
+use crate::bus::cassette::{Answer, CallRecord, ModelFailure, ToolFailure};
+use crate::cassette::Recorded;
+use crate::provider::{
+    Completion, ModelOutput, ModelRequest, ProviderError, TextPiece, TextSink, WorkerError,
+};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+/// What a recorded call that never answered waits past its latency
+/// before it fails as timed out: the call's own timeout, which cut it at
+/// that latency, comes first.
+const PAST_THE_TIMEOUT: Duration = Duration::from_millis(1);
+
+/// The prompt of a model call, hashed: its file's name, its compiled-in
+/// text and the JSON payload, as lowercase hex.
+pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
+    let mut hash = Sha256::new();
+    hash.update(request.prompt.file.as_bytes());
+    hash.update(b"\n");
+    hash.update(request.prompt.text.as_bytes());
+    hash.update(b"\n");
+    hash.update(request.payload.to_string().as_bytes());
+    hash.finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// What one attempt answered and whether it was served, noted by the call
+/// for its `call_finished`.
+#[derive(Debug, Default)]
+pub(super) struct Noted(Mutex<Option<(Option<Answer>, bool)>>);
+
+impl Noted {
+    pub(super) fn note(&self, answer: Option<Answer>, served: bool) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((answer, served));
+    }
+
+    /// The record of the attempt's request `asked` and its answer, and
+    /// whether it was served. An attempt that never reached its answer
+    /// (timed out, cancelled) records none.
+    pub(super) fn take(&self, asked: CallRecord) -> (Option<Box<CallRecord>>, bool) {
+        let noted = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let (answer, served) = noted.unwrap_or((None, false));
+        (Some(Box::new(CallRecord { answer, ..asked })), served)
+    }
+}
+
+/// A model's answer as the recording keeps it.
+pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option<Answer> {
+    let (error, message, retry_after) = match result {
+        Ok(completion) => {
+            return Some(match &completion.output {
+                ModelOutput::Text(text) => Answer::Text(text.clone()),
+                ModelOutput::Json(value) => Answer::Json(value.clone()),
+                ModelOutput::JsonText(text) => Answer::Json(text.to_value()),
+            });
+        }
+        Err(ProviderError::Timeout) => return None,
+        Err(ProviderError::Unavailable {
+            message,
+            retry_after,
+        }) => (ModelFailure::Unavailable, message, *retry_after),
+        Err(ProviderError::Auth(m)) => (ModelFailure::Auth, m, None),
+        Err(ProviderError::BadResponse(m)) => (ModelFailure::BadResponse, m, None),
+        Err(ProviderError::BadRequest(m)) => (ModelFailure::BadRequest, m, None),
+        Err(ProviderError::UnexpectedStatus(m)) => (ModelFailure::UnexpectedStatus, m, None),
+        Err(ProviderError::Failed(m)) => (ModelFailure::Failed, m, None),
+    };
+    Some(Answer::ModelError {
+        error,
+        message: message.clone(),
+        retry_after_ms: retry_after.map(super::millis),
+    })
+}
+
+/// A worker's or tool's answer as the recording keeps it.
+pub(super) fn tool_answer(result: &Result<Value, WorkerError>) -> Answer {
+    match result {
+        Ok(observation) => Answer::Observation(observation.clone()),
+        Err(error) => {
+            let (error, detail, http_status) = match error {
+                WorkerError::Missing => (ToolFailure::Missing, None, None),
+                WorkerError::BadArgs => (ToolFailure::BadArgs, None, None),
+                WorkerError::Failed {
+                    detail,
+                    http_status,
+                } => (ToolFailure::Failed, detail.clone(), *http_status),
+                WorkerError::BadResult { detail } => {
+                    (ToolFailure::BadResult, Some(detail.clone()), None)
+                }
+            };
+            Answer::ToolError {
+                error,
+                detail,
+                http_status,
+            }
+        }
+    }
+}
+
+/// When a played-back call's pieces come: at their recorded run times
+/// on the virtual clock, where waiting costs nothing; at once on the real
+/// clock (a fork going live against a real model), where it would.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Playback {
+    started: tokio::time::Instant,
+    timed: bool,
+}
+
+impl Playback {
+    pub(super) fn new(timed: bool) -> Self {
+        Playback {
+            started: tokio::time::Instant::now(),
+            timed,
+        }
+    }
+
+    async fn at(&self, since: Duration) {
+        if self.timed {
+            tokio::time::sleep_until(self.started + since).await;
+        }
+    }
+}
+
+/// A recorded model call played back: its text handed to `text` at the
+/// run times it arrived, and its answer (or failure) at its latency.
+pub(super) async fn completion(
+    recorded: Recorded,
+    text: TextSink,
+    playback: Playback,
+) -> Result<Completion, ProviderError> {
+    for (at, piece) in recorded.deltas {
+        playback.at(at).await;
+        let _ = text.send(TextPiece {
+            text: piece,
+            new: true,
+        });
+    }
+    let Some(answer) = recorded.record.answer else {
+        playback.at(recorded.latency + PAST_THE_TIMEOUT).await;
+        return Err(ProviderError::Timeout);
+    };
+    playback.at(recorded.latency).await;
+    let output = match answer {
+        Answer::Text(text) => ModelOutput::Text(text),
+        Answer::Json(value) | Answer::Observation(value) => ModelOutput::Json(value),
+        Answer::ModelError {
+            error,
+            message,
+            retry_after_ms,
+        } => return Err(model_failure(error, message, retry_after_ms)),
+        Answer::ToolError { .. } => {
+            return Err(ProviderError::Failed(
+                "the recording answered this model call as a tool".to_string(),
+            ));
+        }
+    };
+    Ok(Completion {
+        output,
+        usage: recorded.usage,
+        served: true,
+    })
+}
+
+fn model_failure(
+    error: ModelFailure,
+    message: String,
+    retry_after_ms: Option<u64>,
+) -> ProviderError {
+    match error {
+        ModelFailure::Unavailable => ProviderError::Unavailable {
+            message,
+            retry_after: retry_after_ms.map(Duration::from_millis),
+        },
+        ModelFailure::Auth => ProviderError::Auth(message),
+        ModelFailure::BadResponse => ProviderError::BadResponse(message),
+        ModelFailure::BadRequest => ProviderError::BadRequest(message),
+        ModelFailure::UnexpectedStatus => ProviderError::UnexpectedStatus(message),
+        ModelFailure::Failed => ProviderError::Failed(message),
+    }
+}
+
+/// A recorded worker or tool call played back at its latency: its
+/// observation or its failure, or `None` for a call that never answered,
+/// after its latency and a hair (its own timeout cuts it first).
+pub(super) async fn observation(
+    recorded: Recorded,
+    playback: Playback,
+) -> Option<Result<Value, WorkerError>> {
+    let Some(answer) = recorded.record.answer else {
+        playback.at(recorded.latency + PAST_THE_TIMEOUT).await;
+        return None;
+    };
+    playback.at(recorded.latency).await;
+    Some(match answer {
+        Answer::Observation(value) | Answer::Json(value) => Ok(value),
+        Answer::ToolError {
+            error,
+            detail,
+            http_status,
+        } => Err(match error {
+            ToolFailure::Missing => WorkerError::Missing,
+            ToolFailure::BadArgs => WorkerError::BadArgs,
+            ToolFailure::Failed => WorkerError::Failed {
+                detail,
+                http_status,
+            },
+            ToolFailure::BadResult => WorkerError::BadResult {
+                detail: detail.unwrap_or_default(),
+            },
+        }),
+        Answer::Text(text) => Ok(Value::String(text)),
+        Answer::ModelError { message, .. } => Err(WorkerError::failed(message)),
+    })
+}
