@@ -14,7 +14,9 @@
 //! `flag_changed`): pausing and stepping change when the run went on, not
 //! what it did, and a flag change shows where its effect does (an analyst
 //! who joins, a call refused). They are listed apart, in
-//! [`Control`].
+//! [`Control`], with a fork's going live at its gate. Whether a call was
+//! served from a cassette or made live is left out too: a fork and its
+//! parent diverge where the fork first does something else.
 
 use super::CompareRules;
 use crate::bus::describe::{describe, kind_name};
@@ -22,6 +24,12 @@ use crate::bus::{Event, EventKind};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
+
+/// Fields that say where a call's answer came from rather than what the
+/// run did with it: a call served from a cassette and the same call made
+/// live are the same call (what it answered shows in the events it led
+/// to).
+const PROVENANCE: &[&str] = &["served", "record"];
 
 /// Fields that measure time rather than say what happened.
 const TIMING: &[&str] = &[
@@ -63,8 +71,8 @@ impl DivergentEvent {
     }
 }
 
-/// Whether `kind` is the person's control of the run rather than what the
-/// run did.
+/// Whether `kind` is the control of the run rather than what the run
+/// did: a person's, or a fork going live at its gate.
 fn is_control(kind: &EventKind) -> bool {
     matches!(
         kind,
@@ -72,6 +80,7 @@ fn is_control(kind: &EventKind) -> bool {
             | EventKind::Resumed { .. }
             | EventKind::Stepped { .. }
             | EventKind::FlagChanged { .. }
+            | EventKind::WentLive { .. }
     )
 }
 
@@ -128,7 +137,13 @@ pub(super) fn first(
     let said = |events: &[Arc<Event>]| -> Vec<Arc<Event>> {
         events[skip(events)..]
             .iter()
-            .filter(|e| !matches!(e.kind, EventKind::CallDelta { .. }) && !is_control(&e.kind))
+            .filter(|e| {
+                // The servers' descriptions are part of the setup.
+                !matches!(
+                    e.kind,
+                    EventKind::CallDelta { .. } | EventKind::ToolsDescribed { .. }
+                ) && !is_control(&e.kind)
+            })
             .cloned()
             .collect()
     };
@@ -150,7 +165,7 @@ pub(super) fn first(
 fn comparable(kind: &EventKind, rules: Option<&dyn CompareRules>) -> Value {
     let mut value = serde_json::to_value(kind).unwrap_or(Value::Null);
     if let Value::Object(fields) = &mut value {
-        for field in TIMING {
+        for field in TIMING.iter().chain(PROVENANCE) {
             fields.remove(*field);
         }
         if let EventKind::RunFinished { .. } = kind {
