@@ -563,3 +563,45 @@ fn a_fork_that_switches_to_a_real_model_needs_its_key_as_a_run_does() {
         stderr(&fork)
     );
 }
+
+#[test]
+fn a_fork_that_changed_nothing_does_not_diverge_from_its_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (recording, _) = record("scenarios/checkout_v2_launch.json", dir.path(), &[]);
+    let fork = dir.path().join("fork.jsonl");
+    let forked = conclave(
+        &[
+            "fork",
+            &recording.to_string_lossy(),
+            "--at",
+            "round 2",
+            "--headless",
+            "--record",
+            &fork.to_string_lossy(),
+        ],
+        &dir.path().join("state"),
+    );
+    assert_eq!(forked.status.code(), Some(0), "{}", stderr(&forked));
+    let compared = conclave(
+        &[
+            "compare",
+            &recording.to_string_lossy(),
+            &fork.to_string_lossy(),
+            "--headless",
+        ],
+        &dir.path().join("state"),
+    );
+    let document = result(&compared);
+    assert_eq!(
+        document["first_divergence"],
+        Value::Null,
+        "served calls are the same calls: {document}"
+    );
+    let went_live = &document["control"]["b"];
+    assert!(
+        went_live
+            .as_array()
+            .is_some_and(|events| events.iter().any(|e| e["kind"] == "went_live")),
+        "the fork's going live is listed with the control: {document}"
+    );
+}

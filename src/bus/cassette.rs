@@ -45,8 +45,10 @@ pub struct CallRecord {
 pub enum Answer {
     /// A model's text.
     Text(String),
-    /// JSON a model returned as such (the sim's scripts).
-    Json(Value),
+    /// JSON a model returned as such (the sim's scripts), kept as its
+    /// text: a planner's plan of 100,000 tasks is not built into a tree to
+    /// be recorded, nor when it is served.
+    Json(RawJson),
     /// A worker's or tool's observation.
     Observation(Value),
     /// A model call that failed with an answer (a status, a bad body).
@@ -64,6 +66,39 @@ pub enum Answer {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         http_status: Option<u16>,
     },
+}
+
+/// JSON kept as its text.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RawJson(pub Box<serde_json::value::RawValue>);
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl RawJson {
+    /// The JSON text of `value`.
+    pub fn of(value: &Value) -> RawJson {
+        RawJson(
+            serde_json::value::to_raw_value(value)
+                .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+        )
+    }
+
+    /// `text`, which must be JSON; `null` when it is not.
+    pub fn from_text(text: &str) -> RawJson {
+        RawJson(
+            serde_json::value::RawValue::from_string(text.to_owned())
+                .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+        )
+    }
+
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
 }
 
 /// How a model call failed, as the provider said.

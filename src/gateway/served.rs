@@ -3,12 +3,13 @@
 //! as the call had it: its text as it streamed and its latency on the run
 //! clock, or no answer at all until the call's timeout.
 
-use crate::bus::cassette::{Answer, CallRecord, ModelFailure, ToolFailure};
+use crate::bus::cassette::{Answer, CallRecord, ModelFailure, RawJson, ToolFailure};
 use crate::cassette::Recorded;
 use crate::clock::RunClock;
 use crate::provider::{
     Completion, ModelOutput, ModelRequest, ProviderError, TextPiece, TextSink, WorkerError,
 };
+use crate::scenario::JsonText;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::{Mutex, PoisonError};
@@ -27,11 +28,27 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     hash.update(b"\n");
     hash.update(request.prompt.text.as_bytes());
     hash.update(b"\n");
-    hash.update(request.payload.to_string().as_bytes());
+    // Written into the hash as it is serialized: a final brief's payload
+    // holds every task's result, and is not copied into a string.
+    let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload);
     hash.finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+/// Bytes written into a hash.
+struct Hashing<'a>(&'a mut Sha256);
+
+impl std::io::Write for Hashing<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// What one attempt answered, whether it was served, and (a model call)
@@ -102,8 +119,8 @@ pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option
         Ok(completion) => {
             return Some(match &completion.output {
                 ModelOutput::Text(text) => Answer::Text(text.clone()),
-                ModelOutput::Json(value) => Answer::Json(value.clone()),
-                ModelOutput::JsonText(text) => Answer::Json(text.to_value()),
+                ModelOutput::Json(value) => Answer::Json(RawJson::of(value)),
+                ModelOutput::JsonText(text) => Answer::Json(RawJson::from_text(text.text())),
             });
         }
         Err(ProviderError::Timeout) => return None,
@@ -205,7 +222,12 @@ pub(super) async fn completion(
     playback.until(end).await;
     let output = match answer {
         Answer::Text(text) => ModelOutput::Text(text),
-        Answer::Json(value) | Answer::Observation(value) => ModelOutput::Json(value),
+        Answer::Json(json) => {
+            let text = Box::<str>::from(json.0).into_string();
+            let span = 0..text.len();
+            ModelOutput::JsonText(JsonText::in_text(std::sync::Arc::new(text), span))
+        }
+        Answer::Observation(value) => ModelOutput::Json(value),
         Answer::ModelError {
             error,
             message,
@@ -256,7 +278,8 @@ pub(super) async fn observation(
     };
     playback.until(end).await;
     Some(match answer {
-        Answer::Observation(value) | Answer::Json(value) => Ok(value),
+        Answer::Observation(value) => Ok(value),
+        Answer::Json(json) => Ok(serde_json::from_str(json.text()).unwrap_or(Value::Null)),
         Answer::ToolError {
             error,
             detail,
