@@ -18,8 +18,11 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
+mod fork;
 mod setup;
 mod task;
+
+pub use fork::{ForkRequest, PlannedFork};
 
 use setup::{meter, provider, run_limit, run_model};
 

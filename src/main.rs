@@ -193,8 +193,13 @@ fn open_dashboard(tui: TuiCommand) -> Exit {
 }
 
 /// `conclave run` without `--headless`: the dashboard, launching the
-/// scenario at once with the run's seed, flags and goal.
+/// scenario at once with the run's seed, flags and goal, and its calls
+/// served from `--cassette`.
 fn run_in_dashboard(run: RunCommand) -> Exit {
+    let cassette = match cassette_of(run.cassette, run.cassette_miss) {
+        Ok(cassette) => cassette,
+        Err(exit) => return exit,
+    };
     dashboard(
         Some(run.scenario),
         run.screen,
@@ -204,6 +209,7 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
             goal: run.goal,
             record: run.record,
             decide: run.decide,
+            cassette,
         },
         run.model.choice(),
         run.exec,
@@ -266,14 +272,9 @@ fn cassette_of(
     }
 }
 
-/// `conclave fork` without `--headless`: the dashboard, with the fork
-/// launched at once.
-fn fork_in_dashboard(_args: headless::HeadlessFork, _screen: ScreenArgs) -> Exit {
-    output::message("conclave: fork opens in the dashboard soon; give --headless for now");
-    Exit::BadInput
-}
-
-/// `conclave fork`: a recorded run again from one of its gates.
+/// `conclave fork`: a recorded run again from one of its gates, printed
+/// (`--headless`) or in the dashboard, launched at once and recorded like
+/// any run there.
 fn fork(command: ForkCommand) -> Exit {
     let otlp = match command.otlp.config() {
         Ok(otlp) => otlp,
@@ -291,10 +292,26 @@ fn fork(command: ForkCommand) -> Exit {
         otlp,
     };
     if command.headless {
-        headless::fork(args)
-    } else {
-        fork_in_dashboard(args, command.screen)
+        return headless::fork(args);
     }
+    let theme = match command.screen.look.theme() {
+        Ok(theme) => theme,
+        Err(exit) => return exit,
+    };
+    tui::run(TuiOptions {
+        fork: Some(args.request()),
+        overrides: Overrides {
+            record: args.record,
+            ..Overrides::default()
+        },
+        record: !command.screen.no_record,
+        start_paused: command.screen.paused,
+        provider: args.provider,
+        theme,
+        allow_exec: args.allow_exec,
+        otlp: args.otlp,
+        ..TuiOptions::default()
+    })
 }
 
 /// The dashboard on something it does not launch (a replay, a sweep, the

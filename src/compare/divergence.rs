@@ -14,7 +14,9 @@
 //! `flag_changed`): pausing and stepping change when the run went on, not
 //! what it did, and a flag change shows where its effect does (an analyst
 //! who joins, a call refused). They are listed apart, in
-//! [`Control`].
+//! [`Control`], with a fork's going live at its gate; and whether a call
+//! was served from a recording is left out, so a run from a cassette
+//! diverges from its parent only where it did something else.
 
 use super::CompareRules;
 use crate::bus::describe::{describe, kind_name};
@@ -64,7 +66,8 @@ impl DivergentEvent {
 }
 
 /// Whether `kind` is the person's control of the run rather than what the
-/// run did.
+/// run did. A fork going live at its gate is too: where the fork changed
+/// something shows where that change takes effect.
 fn is_control(kind: &EventKind) -> bool {
     matches!(
         kind,
@@ -72,6 +75,7 @@ fn is_control(kind: &EventKind) -> bool {
             | EventKind::Resumed { .. }
             | EventKind::Stepped { .. }
             | EventKind::FlagChanged { .. }
+            | EventKind::WentLive { .. }
     )
 }
 
@@ -153,6 +157,9 @@ fn comparable(kind: &EventKind, rules: Option<&dyn CompareRules>) -> Value {
         for field in TIMING {
             fields.remove(*field);
         }
+        // An answer served from a recording is the answer the recorded
+        // run had: where it came from is not what happened.
+        fields.remove("served");
         if let EventKind::RunFinished { .. } = kind {
             fields.remove("result");
         }
