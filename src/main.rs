@@ -137,6 +137,9 @@ fn command(cli: Cli) -> Exit {
             &look,
             TuiOptions {
                 replay: Some(recording),
+                // A fork of the replay, or a run launched beside it, is
+                // recorded as any run of the dashboard.
+                record: true,
                 ..TuiOptions::default()
             },
         ),
@@ -167,6 +170,7 @@ fn command(cli: Cli) -> Exit {
             headless: false,
         }) => tui::run(TuiOptions {
             compare: Some((a, b)),
+            record: true,
             ..TuiOptions::default()
         }),
         Some(Command::Completions { shell }) => completions(shell),
