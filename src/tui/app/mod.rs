@@ -307,6 +307,8 @@ impl App {
 #[cfg(test)]
 mod effects_tests;
 #[cfg(test)]
+mod fork_tests;
+#[cfg(test)]
 mod restart_tests;
 #[cfg(test)]
 mod tests;
