@@ -142,10 +142,12 @@ impl ForkPrompt {
 
 /// The dialog over `screen`.
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
-    let rows = u16::try_from(prompt.flags.len()).unwrap_or(8).min(12);
-    let area = centered(screen, 90, rows + 11);
+    // The path, a blank, the flags (or a line saying there are none), a
+    // blank, the goal and the model, in a frame.
+    let rows = u16::try_from(prompt.flags.len()).unwrap_or(8).clamp(1, 12);
+    let area = centered(screen, 90, rows + 7);
     let title = format!("Fork at {}", prompt.gate);
-    let hint = "↑/↓ move · space turns a flag · type the goal or model · Enter forks · Esc cancels";
+    let hint = "↑/↓ row · space turns a flag · type goal/model · Enter forks · Esc cancels";
     let inner = frame_box(frame, area, &title, hint);
     let width = usize::from(inner.width);
     let mut lines = vec![
