@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cli;
+mod from_recording;
 mod man;
 
 use cli::*;
@@ -150,7 +151,7 @@ fn command(cli: Cli) -> Exit {
                 ..TuiOptions::default()
             },
         ),
-        Some(Command::Fork(args)) => fork(args),
+        Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Worker(args)) => worker(args),
         Some(Command::Validate { files }) => headless::validate(&files),
@@ -200,7 +201,7 @@ fn open_dashboard(tui: TuiCommand) -> Exit {
 /// scenario at once with the run's seed, flags and goal, and its calls
 /// served from `--cassette`.
 fn run_in_dashboard(run: RunCommand) -> Exit {
-    let cassette = match cassette_of(run.cassette, run.cassette_miss) {
+    let cassette = match from_recording::cassette_of(run.cassette, run.cassette_miss) {
         Ok(cassette) => cassette,
         Err(exit) => return exit,
     };
@@ -231,7 +232,7 @@ fn run_headless(run: RunCommand) -> Exit {
         Ok(otlp) => otlp,
         Err(exit) => return exit,
     };
-    let cassette = match cassette_of(run.cassette, run.cassette_miss) {
+    let cassette = match from_recording::cassette_of(run.cassette, run.cassette_miss) {
         Ok(cassette) => cassette,
         Err(exit) => return exit,
     };
@@ -249,72 +250,6 @@ fn run_headless(run: RunCommand) -> Exit {
         otlp,
         nats: run.publish.to(),
         cassette,
-    })
-}
-
-/// `--cassette REC` of `run`: the recording's calls, served; what is
-/// wrong with the recording, said (exit 2).
-fn cassette_of(
-    path: Option<PathBuf>,
-    miss: Option<conclave::cassette::MissPolicy>,
-) -> Result<Option<conclave::engine::CassettePlan>, Exit> {
-    let Some(path) = path else { return Ok(None) };
-    match conclave::cassette::Cassette::load(&path) {
-        Ok((cassette, problems)) => {
-            for problem in problems {
-                output::message(&problem);
-            }
-            Ok(Some(conclave::engine::CassettePlan {
-                cassette: std::sync::Arc::new(cassette.with_miss(miss.unwrap_or_default())),
-                fork: None,
-            }))
-        }
-        Err(e) => {
-            output::message(&e.to_string());
-            Err(Exit::BadInput)
-        }
-    }
-}
-
-/// `conclave fork`: a recorded run again from one of its gates, printed
-/// (`--headless`) or in the dashboard, launched at once and recorded like
-/// any run there.
-fn fork(command: ForkCommand) -> Exit {
-    let otlp = match command.otlp.config() {
-        Ok(otlp) => otlp,
-        Err(exit) => return exit,
-    };
-    let args = headless::HeadlessFork {
-        recording: command.recording,
-        at: command.at,
-        flags: command.flags,
-        goal: command.goal,
-        seed: command.seed,
-        provider: command.model.choice(),
-        record: command.record,
-        allow_exec: command.exec.allow_exec,
-        otlp,
-    };
-    if command.headless {
-        return headless::fork(args);
-    }
-    let theme = match command.screen.look.theme() {
-        Ok(theme) => theme,
-        Err(exit) => return exit,
-    };
-    tui::run(TuiOptions {
-        fork: Some(args.request()),
-        overrides: Overrides {
-            record: args.record,
-            ..Overrides::default()
-        },
-        record: !command.screen.no_record,
-        start_paused: command.screen.paused,
-        provider: args.provider,
-        theme,
-        allow_exec: args.allow_exec,
-        otlp: args.otlp,
-        ..TuiOptions::default()
     })
 }
 

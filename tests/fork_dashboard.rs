@@ -75,12 +75,18 @@ fn a_replay_forked_with_the_legal_analyst_seated_diverges_from_its_parent_in_tha
     // Going live and the flag turned are the fork's control, not
     // divergences.
     assert!(text.contains("legal_analyst on"), "{text}");
-    assert!(text.contains("live from here on (before round 2)"), "{text}");
+    assert!(
+        text.contains("live from here on (before round 2)"),
+        "{text}"
+    );
     let forks = common::pty::recordings(home.path());
     assert_eq!(forks.len(), 1, "the fork is recorded like any run");
     let fork = std::fs::read_to_string(&forks[0]).unwrap();
     assert!(fork.contains("\"forked_from\""), "{fork}");
-    assert!(fork.contains("\"type\":\"run_finished\""), "complete: {fork}");
+    assert!(
+        fork.contains("\"type\":\"run_finished\""),
+        "complete: {fork}"
+    );
     session.press("\x1b");
     session.wait_for("the comparison closed", |t| !t.contains("First divergence"));
     session.press("q");
@@ -123,7 +129,10 @@ fn fork_without_headless_says_what_is_wrong_with_the_gate_before_the_screen_open
     let output = conclave(&["fork", parent.to_str().unwrap(), "--at", "round 7"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("round 1 to round 2, not round 7"), "{stderr}");
+    assert!(
+        stderr.contains("round 1 to round 2, not round 7"),
+        "{stderr}"
+    );
 }
 
 #[test]

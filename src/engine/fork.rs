@@ -1,14 +1,47 @@
-//! A fork asked for, made ready to launch: the parent recording read as a
-//! cassette, the gate found in it, and the parent's scenario with its
-//! seed, flags at launch and goal unless the fork changes them. Every
-//! front that forks (`fork --headless`, `fork` in the dashboard, the
-//! replay's fork dialog) plans it here, so they launch the same run.
+//! A run from a recording: the cassette that serves its calls and a
+//! fork's gate; and a fork asked for, made ready to launch: the parent
+//! recording read as a cassette, the gate found in it, and the parent's
+//! scenario with its seed, flags at launch and goal unless the fork
+//! changes them. Every front that forks (`fork --headless`, `fork` in the
+//! dashboard, the replay's fork dialog) plans it here, so they launch the
+//! same run.
 
-use super::{CassettePlan, ForkPlan};
 use crate::cassette::{Cassette, GateTarget, MissPolicy};
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// A run from a recording: the cassette that serves its calls and, for a
+/// fork, where it goes live.
+#[derive(Clone, Debug)]
+pub struct CassettePlan {
+    pub cassette: Arc<Cassette>,
+    pub fork: Option<ForkPlan>,
+}
+
+/// Two plans are the same when they serve from the same cassette.
+impl PartialEq for CassettePlan {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.cassette, &other.cassette) && self.fork == other.fork
+    }
+}
+
+/// Where a fork goes live and what it changes there (its goal, model and
+/// seed are the launch's own options).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkPlan {
+    pub at: GateTarget,
+    /// Flags set at the gate.
+    pub flags: Vec<(String, bool)>,
+}
+
+impl CassettePlan {
+    /// Every call is served and none can go live: no model, program or
+    /// server is set up, and the run keeps the virtual clock.
+    pub fn serves_wholly(&self) -> bool {
+        self.fork.is_none() && self.cassette.miss() == MissPolicy::Stop
+    }
+}
 
 /// A recorded run to run again from one of its gates, with changes.
 #[derive(Clone, Debug, PartialEq)]

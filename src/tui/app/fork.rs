@@ -75,7 +75,11 @@ impl App {
                 on: flag.on,
             })
             .collect();
-        let goal = slot.state.info.as_ref().map_or("", |info| info.goal.as_str());
+        let goal = slot
+            .state
+            .info
+            .as_ref()
+            .map_or("", |info| info.goal.as_str());
         let prompt = ForkPrompt::new(recording.clone(), gate, flags, goal);
         self.overlay = Some(Overlay::Fork(Box::new(prompt)));
     }
@@ -154,7 +158,10 @@ impl App {
         if event.run != watch.run || !matches!(event.kind, EventKind::RunFinished { .. }) {
             return;
         }
-        let Some(slot) = self.runs.iter().find(|s| s.replay.is_none() && s.state.run == watch.run)
+        let Some(slot) = self
+            .runs
+            .iter()
+            .find(|s| s.replay.is_none() && s.state.run == watch.run)
         else {
             return;
         };

@@ -64,7 +64,10 @@ impl ForkPrompt {
             parent_goal: parent_goal.to_string(),
             row: 0,
             goal: field(&goal, "the goal of the calls made live"),
-            model: field("", "the model of the calls made live (the dashboard's if blank)"),
+            model: field(
+                "",
+                "the model of the calls made live (the dashboard's if blank)",
+            ),
         };
         prompt.show_cursor();
         prompt
@@ -185,7 +188,11 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
         } else {
             theme::bold()
         };
-        let row = Rect { y, height: 1, ..inner };
+        let row = Rect {
+            y,
+            height: 1,
+            ..inner
+        };
         frame.render_widget(Span::styled(label, label_style), row);
         let text = Rect {
             x: row.x + 6,
