@@ -204,3 +204,32 @@ fn a_started_fork_pins_its_parent_and_once_finished_waits_for_its_recording() {
     );
     assert!(app.overlay.is_none());
 }
+
+#[test]
+fn the_recorded_goal_shows_without_escapes_and_left_alone_is_the_parents() {
+    let mut all = events("collaboration");
+    let EventKind::RunStarted(started) = &all[0].kind else {
+        panic!("a run's start first");
+    };
+    let mut started = started.clone();
+    started.goal = "Decide\u{1b}[2J now.\nQuickly.".into();
+    all[0] = Arc::new(Event {
+        kind: EventKind::RunStarted(started),
+        ..(*all[0]).clone()
+    });
+    let mut app = replaying(all);
+    press(&mut app, KeyCode::Char('>'));
+    press(&mut app, KeyCode::Char('x'));
+    let shown = dialog(&app).goal.lines().join("\n");
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(
+        shown.contains("now.") && shown.contains("Quickly."),
+        "{shown:?}"
+    );
+    assert_eq!(dialog(&app).changed_goal(), None);
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Launch { launch, .. }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(launch.fork.as_ref().unwrap().goal, None, "the parent's own");
+}

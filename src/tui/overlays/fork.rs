@@ -31,12 +31,17 @@ pub struct ForkPrompt {
     pub(crate) recording: PathBuf,
     pub(crate) gate: GateTarget,
     pub(crate) flags: Vec<ForkFlag>,
-    /// The parent's goal, which the goal field starts with.
+    /// The parent's goal as the goal field starts with it.
     pub(crate) parent_goal: String,
     /// The row with the focus: a flag, then the goal, then the model.
     pub(crate) row: usize,
     pub(crate) goal: TextArea<'static>,
     pub(crate) model: TextArea<'static>,
+}
+
+/// `text`'s lines joined by spaces.
+fn one_line(text: &str) -> String {
+    text.lines().collect::<Vec<_>>().join(" ")
 }
 
 /// A one-line field holding `text`, the cursor at its end.
@@ -55,13 +60,14 @@ impl ForkPrompt {
         flags: Vec<ForkFlag>,
         parent_goal: &str,
     ) -> Self {
-        // A goal of several lines is edited as one.
-        let goal = parent_goal.lines().collect::<Vec<_>>().join(" ");
+        // The recording's goal, shown without what a terminal would act
+        // on, and of several lines edited as one.
+        let goal = one_line(&clean(parent_goal));
         let mut prompt = ForkPrompt {
             recording,
             gate,
             flags,
-            parent_goal: parent_goal.to_string(),
+            parent_goal: goal.clone(),
             row: 0,
             goal: field(&goal, "the goal of the calls made live"),
             model: field(
@@ -132,8 +138,7 @@ impl ForkPrompt {
     /// The goal, when it is not the parent's (nor blank).
     pub(crate) fn changed_goal(&self) -> Option<String> {
         let goal = self.goal.lines().join(" ").trim().to_string();
-        let parent = self.parent_goal.lines().collect::<Vec<_>>().join(" ");
-        (!goal.is_empty() && goal != parent.trim()).then_some(goal)
+        (!goal.is_empty() && goal != self.parent_goal.trim()).then_some(goal)
     }
 
     /// The model typed, if any.
