@@ -297,9 +297,9 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         vec![&EventKind::FlagChanged {
             name: "legal_analyst".into(),
             on: true,
-            gate: None
+            gate: Some(first_gate.clone())
         }],
-        "while held, only the flag changed"
+        "while held, only the flag changed, at the gate it was held at"
     );
     let GatePoint::Round { round } = first_gate else {
         panic!("a round table's gate: {first_gate:?}")

@@ -197,6 +197,15 @@ impl App {
         let Some(watch) = self.fork_watch.take() else {
             return;
         };
+        // What the user has open stays open: the parent is pinned, and `c`
+        // on the fork compares them.
+        if self.overlay.is_some() {
+            self.notice = Some(format!(
+                "run {} finished: c compares it with its parent (pinned)",
+                watch.run
+            ));
+            return;
+        }
         match fork_comparison(self, &watch, recording) {
             Ok(comparison) => {
                 self.overlay = Some(Overlay::Compare {

@@ -233,3 +233,34 @@ fn the_recorded_goal_shows_without_escapes_and_left_alone_is_the_parents() {
     };
     assert_eq!(launch.fork.as_ref().unwrap().goal, None, "the parent's own");
 }
+
+#[test]
+fn a_finished_fork_leaves_an_open_overlay_alone_and_says_how_to_compare() {
+    let mut app = replaying(events("collaboration"));
+    press(&mut app, KeyCode::Char('>'));
+    press(&mut app, KeyCode::Char('x'));
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Launch { launch, .. }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    app.done(Done::Started(Started {
+        run: 1,
+        in_place_of: None,
+        scenario: Arc::clone(&launch.scenario),
+        source: launch.source.clone(),
+        recording: Some(PathBuf::from("/runs/fork.jsonl")),
+        clock: RunClock::start_on(ClockMode::Virtual),
+        forked_from: Some(PathBuf::from(PARENT)),
+    }));
+    press(&mut app, KeyCode::Char('?'));
+    app.done(Done::Recorded {
+        run: 1,
+        failed: None,
+    });
+    assert!(matches!(app.overlay, Some(Overlay::Help { .. })));
+    assert_eq!(
+        app.notice.as_deref(),
+        Some("run 1 finished: c compares it with its parent (pinned)")
+    );
+    assert_eq!(app.fork_watch, None, "compared once at most");
+}
