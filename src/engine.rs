@@ -286,7 +286,7 @@ fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
     let fork = plan.fork.as_ref().map(|fork| control::ForkAt {
         target: fork.at,
         flags: fork.flags.clone(),
-        cassette: Arc::clone(&plan.cassette),
+        live: plan.cassette.live_switch(),
     });
     control::Replayed::new(plan.cassette.script(), fork)
 }
