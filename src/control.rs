@@ -4,12 +4,14 @@
 //! well-defined points; cancel alone also interrupts a call in flight.
 
 mod command;
+mod gate;
 mod replayed;
 mod shared;
 mod switches;
 
 pub use command::Control;
 pub(crate) use command::ControlError;
+pub use gate::{GateError, GateTarget};
 pub(crate) use replayed::{ForkAt, Replayed};
 pub(crate) use shared::SharedGate;
 pub(crate) use switches::Switches;

@@ -4,7 +4,6 @@
 
 use crate::bus::cassette::ForkedFrom;
 use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, HumanChoice, RunId, RunStarted};
-use crate::cassette::{Cassette, GateTarget};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
@@ -18,9 +17,11 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
+mod fork;
 mod setup;
 mod task;
 
+pub use fork::{CassettePlan, ForkPlan, ForkRequest, PlannedFork};
 use setup::{meter, provider, run_limit, run_model};
 
 /// How to launch a run; everything not given comes from the scenario.
@@ -65,38 +66,6 @@ pub struct LaunchOptions {
     pub observers: Vec<Arc<dyn EventSink>>,
     /// Serve the run's calls from a recording (`run --cassette`, `fork`).
     pub cassette: Option<CassettePlan>,
-}
-
-/// A run from a recording: the cassette that serves its calls and, for a
-/// fork, where it goes live.
-#[derive(Clone, Debug)]
-pub struct CassettePlan {
-    pub cassette: Arc<Cassette>,
-    pub fork: Option<ForkPlan>,
-}
-
-/// Two plans are the same when they serve from the same cassette.
-impl PartialEq for CassettePlan {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.cassette, &other.cassette) && self.fork == other.fork
-    }
-}
-
-/// Where a fork goes live and what it changes there (its goal, model and
-/// seed are the launch's own options).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ForkPlan {
-    pub at: GateTarget,
-    /// Flags set at the gate.
-    pub flags: Vec<(String, bool)>,
-}
-
-impl CassettePlan {
-    /// Every call is served and none can go live: no model, program or
-    /// server is set up, and the run keeps the virtual clock.
-    pub fn serves_wholly(&self) -> bool {
-        self.fork.is_none() && self.cassette.miss() == crate::cassette::MissPolicy::Stop
-    }
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
@@ -317,7 +286,7 @@ fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
     let fork = plan.fork.as_ref().map(|fork| control::ForkAt {
         target: fork.at,
         flags: fork.flags.clone(),
-        cassette: Arc::clone(&plan.cassette),
+        live: plan.cassette.live_switch(),
     });
     control::Replayed::new(plan.cassette.script(), fork)
 }

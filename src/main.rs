@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cli;
+mod from_recording;
 mod man;
 
 use cli::*;
@@ -137,6 +138,9 @@ fn command(cli: Cli) -> Exit {
             &look,
             TuiOptions {
                 replay: Some(recording),
+                // A fork of the replay, or a run launched beside it, is
+                // recorded as any run of the dashboard.
+                record: true,
                 ..TuiOptions::default()
             },
         ),
@@ -147,7 +151,7 @@ fn command(cli: Cli) -> Exit {
                 ..TuiOptions::default()
             },
         ),
-        Some(Command::Fork(args)) => fork(args),
+        Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Worker(args)) => worker(args),
         Some(Command::Validate { files }) => headless::validate(&files),
@@ -167,6 +171,7 @@ fn command(cli: Cli) -> Exit {
             headless: false,
         }) => tui::run(TuiOptions {
             compare: Some((a, b)),
+            record: true,
             ..TuiOptions::default()
         }),
         Some(Command::Completions { shell }) => completions(shell),
@@ -193,8 +198,13 @@ fn open_dashboard(tui: TuiCommand) -> Exit {
 }
 
 /// `conclave run` without `--headless`: the dashboard, launching the
-/// scenario at once with the run's seed, flags and goal.
+/// scenario at once with the run's seed, flags and goal, and its calls
+/// served from `--cassette`.
 fn run_in_dashboard(run: RunCommand) -> Exit {
+    let cassette = match from_recording::cassette_of(run.cassette, run.cassette_miss) {
+        Ok(cassette) => cassette,
+        Err(exit) => return exit,
+    };
     dashboard(
         Some(run.scenario),
         run.screen,
@@ -204,6 +214,7 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
             goal: run.goal,
             record: run.record,
             decide: run.decide,
+            cassette,
         },
         run.model.choice(),
         run.exec,
@@ -221,7 +232,7 @@ fn run_headless(run: RunCommand) -> Exit {
         Ok(otlp) => otlp,
         Err(exit) => return exit,
     };
-    let cassette = match cassette_of(run.cassette, run.cassette_miss) {
+    let cassette = match from_recording::cassette_of(run.cassette, run.cassette_miss) {
         Ok(cassette) => cassette,
         Err(exit) => return exit,
     };
@@ -240,61 +251,6 @@ fn run_headless(run: RunCommand) -> Exit {
         nats: run.publish.to(),
         cassette,
     })
-}
-
-/// `--cassette REC` of `run`: the recording's calls, served; what is
-/// wrong with the recording, said (exit 2).
-fn cassette_of(
-    path: Option<PathBuf>,
-    miss: Option<conclave::cassette::MissPolicy>,
-) -> Result<Option<conclave::engine::CassettePlan>, Exit> {
-    let Some(path) = path else { return Ok(None) };
-    match conclave::cassette::Cassette::load(&path) {
-        Ok((cassette, problems)) => {
-            for problem in problems {
-                output::message(&problem);
-            }
-            Ok(Some(conclave::engine::CassettePlan {
-                cassette: std::sync::Arc::new(cassette.with_miss(miss.unwrap_or_default())),
-                fork: None,
-            }))
-        }
-        Err(e) => {
-            output::message(&e.to_string());
-            Err(Exit::BadInput)
-        }
-    }
-}
-
-/// `conclave fork` without `--headless`: the dashboard, with the fork
-/// launched at once.
-fn fork_in_dashboard(_args: headless::HeadlessFork, _screen: ScreenArgs) -> Exit {
-    output::message("conclave: fork opens in the dashboard soon; give --headless for now");
-    Exit::BadInput
-}
-
-/// `conclave fork`: a recorded run again from one of its gates.
-fn fork(command: ForkCommand) -> Exit {
-    let otlp = match command.otlp.config() {
-        Ok(otlp) => otlp,
-        Err(exit) => return exit,
-    };
-    let args = headless::HeadlessFork {
-        recording: command.recording,
-        at: command.at,
-        flags: command.flags,
-        goal: command.goal,
-        seed: command.seed,
-        provider: command.model.choice(),
-        record: command.record,
-        allow_exec: command.exec.allow_exec,
-        otlp,
-    };
-    if command.headless {
-        headless::fork(args)
-    } else {
-        fork_in_dashboard(args, command.screen)
-    }
 }
 
 /// The dashboard on something it does not launch (a replay, a sweep, the

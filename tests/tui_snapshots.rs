@@ -436,3 +436,40 @@ async fn a_plan_of_forty_tasks_scrolls_to_the_selected_one() {
         let _ = screen(&app, width, height);
     }
 }
+
+/// A replay of the checkout run at its end, forked with `x` and the legal
+/// analyst turned on: the dialog names the gate, the recording, the flag
+/// as it stood and as the fork sets it, and the goal and model fields.
+#[tokio::test(start_paused = true)]
+async fn the_fork_dialog_of_a_replay() {
+    let events = full_run("checkout_v2_launch.json", vec![]).await;
+    // A short folder of fixed length beside the project, named the same
+    // in every snapshot.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let folder = std::path::Path::new(".").join(dir.path().file_name().unwrap());
+    let parent = folder.join("p.jsonl");
+    let lines: Vec<String> = events
+        .iter()
+        .map(|e| serde_json::to_string(&**e).unwrap())
+        .collect();
+    std::fs::write(&parent, lines.join("\n") + "\n").unwrap();
+    let mut app = App::new(AppOptions::default());
+    app.open_replay(&parent).unwrap();
+    let press = |app: &mut App, code| {
+        app.key(crossterm::event::KeyEvent::new(
+            code,
+            crossterm::event::KeyModifiers::NONE,
+        ))
+    };
+    use crossterm::event::KeyCode;
+    press(&mut app, KeyCode::Char('>'));
+    press(&mut app, KeyCode::Char('x'));
+    press(&mut app, KeyCode::Char(' '));
+    let shown = folder.display().to_string();
+    for (width, height) in [(80, 24), (160, 48)] {
+        insta::assert_snapshot!(
+            format!("fork_dialog_{width}x{height}"),
+            text(&screen(&app, width, height)).replace(&shown, "./.tmp000000")
+        );
+    }
+}

@@ -65,7 +65,7 @@ impl Cassette {
         Ok(Cassette {
             shelves: Mutex::new(reading.shelves),
             miss: MissPolicy::Stop,
-            live: AtomicBool::new(false),
+            live: Arc::new(AtomicBool::new(false)),
             compare_prompts: true,
             script: reading.script,
             described: reading.described,

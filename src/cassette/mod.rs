@@ -16,10 +16,9 @@
 //! recorded latencies as they did the first time.
 
 mod differ;
-mod gate;
 mod load;
 
-pub use gate::{GateError, GateTarget};
+pub use crate::control::{GateError, GateTarget};
 pub use load::{CassetteError, Parent};
 
 use crate::bus::cassette::CallRecord;
@@ -27,7 +26,7 @@ use crate::bus::{CallOutcome, GatePoint, TokenUsage};
 use crate::control::Control;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// What a cassette does with a call its recording does not hold.
@@ -76,8 +75,9 @@ pub struct Cassette {
     /// purpose; each in recorded order.
     shelves: Mutex<HashMap<(String, Option<String>), Shelf>>,
     miss: MissPolicy,
-    /// A fork went live at its gate: every call from now on is live.
-    live: AtomicBool,
+    /// A fork went live at its gate: every call from now on is live. The
+    /// run's gate holds it too, and turns it at the fork's gate.
+    live: Arc<AtomicBool>,
     /// A model call's prompt is compared too (not when a fork changed the
     /// goal, which every prompt holds).
     compare_prompts: bool,
@@ -121,13 +121,21 @@ impl Cassette {
         &self.parent
     }
 
-    /// Every call from now on is live (a fork reached its gate).
+    /// Every call from now on is live (a fork reached its gate; the run's
+    /// gate turns the [`Cassette::live_switch`] itself).
+    #[cfg(test)]
     pub(crate) fn go_live(&self) {
         self.live.store(true, Ordering::Release);
     }
 
     pub(crate) fn is_live(&self) -> bool {
         self.live.load(Ordering::Acquire)
+    }
+
+    /// What turns every call live, for the run's gate to turn at the
+    /// fork's gate (the gate knows the switch, not the cassette).
+    pub(crate) fn live_switch(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.live)
     }
 
     /// Commands the recorded run's control gave, with the gate each took

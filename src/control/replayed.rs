@@ -4,9 +4,10 @@
 //! 3), and a fork's changes at the gate it goes live at.
 
 use super::Control;
+use super::GateTarget;
 use crate::bus::GatePoint;
-use crate::cassette::{Cassette, GateTarget};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Default)]
 pub(crate) struct Replayed {
@@ -22,8 +23,9 @@ pub(crate) struct ForkAt {
     /// Flags the fork sets at its gate, after the recorded run's own
     /// changes there.
     pub(crate) flags: Vec<(String, bool)>,
-    /// The cassette that goes live at the gate.
-    pub(crate) cassette: Arc<Cassette>,
+    /// The cassette's switch that makes every call live from the gate on
+    /// ([`crate::cassette::Cassette::live_switch`]).
+    pub(crate) live: Arc<AtomicBool>,
 }
 
 /// What a gate does for the cassette.
@@ -64,7 +66,7 @@ impl Replayed {
                     .into_iter()
                     .map(|(name, on)| Control::SetFlag { name, on }),
             );
-            fork.cassette.go_live();
+            fork.live.store(true, Ordering::Release);
             self.script.clear();
             here.went_live = true;
         }

@@ -4,8 +4,7 @@
 
 use super::HeadlessRun;
 use crate::bus::{Event, EventKind, EventSink};
-use crate::cassette::{Cassette, GateTarget, MissPolicy};
-use crate::engine::{CassettePlan, ForkPlan, ProviderChoice};
+use crate::engine::{CassettePlan, ForkRequest, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
 use std::path::PathBuf;
@@ -30,70 +29,45 @@ pub struct HeadlessFork {
 
 /// Run the fork and print its result as `run --headless` does.
 pub fn fork(args: HeadlessFork) -> Exit {
-    let (cassette, plan) = match plan_fork(&args) {
-        Ok(found) => found,
+    let planned = match args.request().plan() {
+        Ok(planned) => planned,
         Err(words) => {
             output::message(&words);
             return Exit::BadInput;
         }
     };
-    let started = cassette.parent().started.clone();
-    // The fork starts as its parent did: its flags at launch; the fork's
-    // own changes come at the gate.
-    let flags = started
-        .flags
-        .iter()
-        .map(|flag| (flag.name.clone(), flag.on))
-        .collect();
+    for problem in &planned.problems {
+        output::message(problem);
+    }
     let run = HeadlessRun {
         scenario: args.recording.clone(),
-        seed: Some(args.seed.unwrap_or(started.seed)),
+        seed: Some(planned.seed),
         clock: None,
-        flags,
+        flags: planned.flags,
         record: args.record,
-        goal: Some(args.goal.unwrap_or(started.goal)),
+        goal: Some(planned.goal),
         provider: args.provider,
         allow_exec: args.allow_exec,
         decide: None,
         cache: None,
         otlp: args.otlp,
         nats: None,
-        cassette: Some(plan),
+        cassette: Some(planned.plan),
     };
-    super::run_scenario(run, Arc::clone(&started.scenario))
+    super::run_scenario(run, planned.scenario)
 }
 
-/// The fork's cassette and plan; what is wrong with the recording or the
-/// gate, in words.
-pub(crate) fn plan_fork(args: &HeadlessFork) -> Result<(Arc<Cassette>, CassettePlan), String> {
-    let (cassette, problems) = Cassette::load(&args.recording).map_err(|e| e.to_string())?;
-    for problem in problems {
-        output::message(&problem);
+impl HeadlessFork {
+    /// The fork asked for, as every front plans it.
+    pub fn request(&self) -> ForkRequest {
+        ForkRequest {
+            recording: self.recording.clone(),
+            at: self.at.clone(),
+            flags: self.flags.clone(),
+            goal: self.goal.clone(),
+            seed: self.seed,
+        }
     }
-    let at = GateTarget::resolve(&args.at, &cassette.parent().events).map_err(|e| {
-        format!(
-            "{}: {e}",
-            crate::sanitize::clean(&args.recording.display().to_string())
-        )
-    })?;
-    let goal_changed = args
-        .goal
-        .as_ref()
-        .is_some_and(|goal| *goal != cassette.parent().started.goal);
-    let cassette = if goal_changed {
-        cassette.ignoring_prompts()
-    } else {
-        cassette
-    };
-    let cassette = Arc::new(cassette.with_miss(MissPolicy::Stop));
-    let plan = CassettePlan {
-        cassette: Arc::clone(&cassette),
-        fork: Some(ForkPlan {
-            at,
-            flags: args.flags.clone(),
-        }),
-    };
-    Ok((cassette, plan))
 }
 
 /// How many of a run's calls were served and how many made live.

@@ -56,6 +56,11 @@ pub enum Effect {
         store: TrustStore,
         consent: Consent,
     },
+    /// Wait until run `run` (which finished) has its recording complete
+    /// on disk.
+    AwaitRecording {
+        run: RunId,
+    },
     /// Run this job of the sweep again, recorded to `record` (runs are
     /// deterministic: the same run), and open the recording to replay it.
     ReplaySweepRun {
@@ -92,6 +97,9 @@ pub enum Done {
     NotWritten { path: PathBuf, why: String },
     /// An allowance to run a scenario's programs was not remembered: why.
     NotRemembered(String),
+    /// Run `run`'s engine ended and its recording is complete, or
+    /// writing it failed: why.
+    Recorded { run: RunId, failed: Option<String> },
     /// The sweep's run of `seed` ran again: its recording, opened, or why
     /// there is none.
     SweepRunReplayed {
@@ -113,4 +121,6 @@ pub struct Started {
     pub recording: Option<PathBuf>,
     /// Its engine's clock, which shows its time between events.
     pub clock: RunClock,
+    /// The recording it is a fork of, for a fork.
+    pub forked_from: Option<PathBuf>,
 }

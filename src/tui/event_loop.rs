@@ -47,6 +47,14 @@ pub(super) async fn run(
         if quit {
             return Ok(ended_by);
         }
+        // What the app decided on the events it folded (a fork finished:
+        // its recording is waited on).
+        let queued = app.take_queued();
+        if !queued.is_empty() {
+            quit = carry_out(screen, app, world, queued)?;
+            dirty = true;
+            continue;
+        }
         let now = Instant::now();
         let due = next_frame(app, dirty, last_draw, now);
         if now >= due {

@@ -65,6 +65,8 @@ pub enum Action {
     Decide,
     /// Show the sweep's charts.
     Sweep,
+    /// Fork a replayed run at the gate the replay stands in.
+    Fork,
 }
 
 /// Where a key applies.
@@ -115,6 +117,8 @@ pub enum OverlayKind {
     Decide,
     /// A sweep's charts and the runs of a bar.
     Sweep,
+    /// A replay's fork: its flags, goal and model.
+    Fork,
 }
 
 /// One entry of the key table.
@@ -173,6 +177,7 @@ const SHIFT_TAB: &[Key] = &[
 ];
 const COMPARE: Scope = Scope::Overlay(OverlayKind::Compare);
 const SWEEP: Scope = Scope::Overlay(OverlayKind::Sweep);
+const FORK: Scope = Scope::Overlay(OverlayKind::Fork);
 
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
@@ -293,6 +298,12 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('+'), key('=')], label: "+", action: Action::Faster, help: "faster", scope: Scope::Replay },
     Binding { keys: &[key('-')], label: "-", action: Action::Slower, help: "slower", scope: Scope::Replay },
     Binding { keys: &[key('r')], label: "r", action: Action::Restart, help: "replay from the start", scope: Scope::Replay },
+    Binding { keys: &[key('x')], label: "x", action: Action::Fork, help: "fork at this gate", scope: Scope::Replay },
+    Binding { keys: &[code(KeyCode::Up), code(KeyCode::BackTab)], label: "↑", action: Action::Up, help: "previous row", scope: FORK },
+    Binding { keys: &[code(KeyCode::Down), code(KeyCode::Tab)], label: "↓", action: Action::Down, help: "next row", scope: FORK },
+    Binding { keys: &[key(' ')], label: "space", action: Action::Toggle, help: "turn flag", scope: FORK },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "fork", scope: FORK },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: FORK },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter", scope: Scope::Overlay(OverlayKind::Filter) },
     Binding { keys: &[key('p')], label: "p", action: Action::Pin, help: "pin run", scope: Scope::Everywhere },
     Binding { keys: &[key('c')], label: "c", action: Action::Compare, help: "compare with pinned", scope: Scope::Everywhere },

@@ -18,6 +18,9 @@ pub struct Overrides {
     /// `--decide`: the answer when this launch's table asks a person, given
     /// in advance; a restart asks again.
     pub decide: Option<HumanChoice>,
+    /// `--cassette REC`, or a fork planned on the command line: the calls
+    /// served from a recording; a restart runs live.
+    pub cassette: Option<crate::engine::CassettePlan>,
 }
 
 /// A run to start: the scenario, where it came from, and the seed, flags
@@ -38,6 +41,11 @@ pub struct Launch {
     pub(crate) decide: Option<HumanChoice>,
     /// Serve the run's calls from a recording (a fork, `--cassette`).
     pub(crate) cassette: Option<crate::engine::CassettePlan>,
+    /// A fork of a replayed recording, planned where the launch starts:
+    /// its scenario, seed, flags, goal and cassette come from the parent.
+    pub(crate) fork: Option<crate::engine::ForkRequest>,
+    /// The model, over the dashboard's choice.
+    pub(crate) model: Option<String>,
 }
 
 impl Launch {
@@ -63,7 +71,9 @@ impl Launch {
             record: overrides.record,
             allow_exec: false,
             decide: overrides.decide,
-            cassette: None,
+            cassette: overrides.cassette,
+            fork: None,
+            model: None,
         }
     }
 }

@@ -10,6 +10,9 @@ pub struct TuiOptions {
     pub scenario: Option<PathBuf>,
     /// Seed, flags and goal for that launch.
     pub overrides: app::Overrides,
+    /// Launch this fork of a recording at once instead (`conclave fork`):
+    /// the parent's scenario, with `overrides`' recording file.
+    pub fork: Option<crate::engine::ForkRequest>,
     /// Record every run (to the runs folder).
     pub record: bool,
     /// Runs wait at their first gate.

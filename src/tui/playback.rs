@@ -93,6 +93,8 @@ impl App {
     pub fn playback(&mut self, action: Action) {
         if action == Action::Jump {
             self.overlay = Some(Overlay::Jump(String::new()));
+        } else if action == Action::Fork {
+            self.open_fork();
         } else if let Some(slot) = self.runs.selected_mut() {
             slot.playback(action);
         }

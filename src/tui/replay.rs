@@ -8,6 +8,7 @@
 
 use super::state::{EventLog, LOG_CAPACITY, RunState};
 use crate::bus::{BreakerState, Event, EventKind};
+use crate::cassette::GateTarget;
 use crate::record::{Changed, Events, Recording, RecordingError};
 use std::path::Path;
 use std::sync::Arc;
@@ -84,6 +85,12 @@ pub struct Replay {
     units: Vec<usize>,
     /// Where a breaker moved, and to what: the timeline marks them.
     breaker_moves: Vec<(usize, BreakerState)>,
+    /// The gates the run passed (round 3, wave 2), by the index of the
+    /// event that opened the step after each: where a fork can go live.
+    gates: Vec<(usize, GateTarget)>,
+    /// A call finished without what it asked and answered: the recording
+    /// was made before cassettes and cannot serve a fork.
+    unrecorded_calls: bool,
     pub(crate) playing: bool,
     pub(crate) speed: Speed,
     /// The playback clock, in run milliseconds.
@@ -101,12 +108,20 @@ struct Marks {
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
     breaker_moves: Vec<(usize, BreakerState)>,
+    gates: Vec<(usize, GateTarget)>,
+    unrecorded_calls: bool,
 }
 
 impl Marks {
     fn see(&mut self, index: usize, event: &Event) {
         if crate::bus::describe::opens_step(&event.kind) {
             self.units.push(index);
+        }
+        if let Some((kind, number)) = crate::bus::describe::opened_gate(&event.kind) {
+            self.gates.push((index, GateTarget { kind, number }));
+        }
+        if let EventKind::CallFinished { record: None, .. } = &event.kind {
+            self.unrecorded_calls = true;
         }
         if let EventKind::BreakerTransition { to, .. } = &event.kind {
             self.breaker_moves.push((index + 1, *to));
@@ -150,6 +165,8 @@ impl Replay {
             checkpoints: vec![(0, RunState::new(run))],
             units: marks.units,
             breaker_moves: marks.breaker_moves,
+            gates: marks.gates,
+            unrecorded_calls: marks.unrecorded_calls,
             playing: false,
             speed: Speed::X1,
             clock_ms: 0.0,
@@ -326,6 +343,22 @@ impl Replay {
             self.playing = false;
         }
         changed
+    }
+
+    /// The gate of the step the replay stands in: the last gate opened at
+    /// or before the last event applied.
+    pub(crate) fn gate(&self) -> Option<GateTarget> {
+        self.gates
+            .iter()
+            .rev()
+            .find(|(at, _)| *at < self.position)
+            .map(|(_, gate)| *gate)
+    }
+
+    /// Whether the recording keeps every call's question and answer, as a
+    /// fork needs.
+    pub(crate) fn serves_calls(&self) -> bool {
+        !self.unrecorded_calls
     }
 
     /// The run clock the replay stands at.

@@ -46,6 +46,8 @@ impl Launch {
             decide: None,
             allow_exec: false,
             cassette: None,
+            fork: None,
+            model: None,
         }
     }
 }

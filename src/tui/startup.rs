@@ -19,8 +19,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// The scenario the command line names, and where it came from.
-pub(super) type CommandLineScenario = (Arc<Scenario>, String);
+/// The scenario the command line names, where it came from, and what its
+/// launch changes of it.
+pub(super) type CommandLineScenario = (Arc<Scenario>, String, super::app::Overrides);
 
 /// A sweep is checked whole before the screen opens: bad arguments are
 /// the user's to fix, on the command line.
@@ -36,9 +37,16 @@ pub(super) fn prepare_sweep(options: &TuiOptions) -> Result<Option<crate::sweep:
 }
 
 pub(super) fn load_scenario(options: &TuiOptions) -> Result<Option<CommandLineScenario>, Exit> {
+    if let Some(request) = &options.fork {
+        return plan_fork(request, options.overrides.clone()).map(Some);
+    }
     match &options.scenario {
         Some(path) => match scenario::load(path) {
-            Ok(s) => Ok(Some((Arc::new(s), path.display().to_string()))),
+            Ok(s) => Ok(Some((
+                Arc::new(s),
+                path.display().to_string(),
+                options.overrides.clone(),
+            ))),
             Err(errors) => {
                 output::message(&errors.to_string());
                 Err(Exit::BadInput)
@@ -46,6 +54,32 @@ pub(super) fn load_scenario(options: &TuiOptions) -> Result<Option<CommandLineSc
         },
         None => Ok(None),
     }
+}
+
+/// `conclave fork` in the dashboard: the parent's scenario, with its
+/// seed, flags and goal (or the fork's) and the cassette that serves it
+/// up to the gate. A recording or a gate that cannot be forked is said on
+/// the command line.
+fn plan_fork(
+    request: &crate::engine::ForkRequest,
+    overrides: super::app::Overrides,
+) -> Result<CommandLineScenario, Exit> {
+    let fork = request.plan().map_err(|why| {
+        output::message(&why);
+        Exit::BadInput
+    })?;
+    for problem in &fork.problems {
+        output::message(problem);
+    }
+    let overrides = super::app::Overrides {
+        seed: Some(fork.seed),
+        flags: fork.flags,
+        goal: Some(fork.goal),
+        cassette: Some(fork.plan),
+        ..overrides
+    };
+    let source = request.recording.display().to_string();
+    Ok((fork.scenario, source, overrides))
 }
 
 /// The link that publishes every run's events to NATS; its warnings reach
@@ -150,8 +184,8 @@ pub(super) fn open_first_view(
             output::message(&e.to_string());
             return Err(Exit::BadInput);
         }
-    } else if let Some((scenario, source)) = opening.launch.clone() {
-        let effects = app.launch_with(scenario, Some(source.clone()), options.overrides.clone());
+    } else if let Some((scenario, source, overrides)) = opening.launch.clone() {
+        let effects = app.launch_with(scenario, Some(source.clone()), overrides);
         start_first_run(app, world, effects, &source)?;
     } else {
         app.open_picker();

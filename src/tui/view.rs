@@ -179,6 +179,7 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
                 super::sweep::view::draw(frame, above(screen, areas.footer), sweep);
             }
         }
+        Some(Overlay::Fork(prompt)) => overlays::fork::draw(frame, screen, prompt),
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
 }

@@ -54,6 +54,8 @@ pub enum Overlay {
     Decide(Box<super::overlays::decide::DecidePrompt>),
     /// The sweep's charts (the sweep itself is the app's).
     Sweep,
+    /// A replay's fork being set up.
+    Fork(Box<super::overlays::fork::ForkPrompt>),
 }
 
 /// The launch waiting for the user's consent, and what it asks for.
@@ -94,6 +96,7 @@ impl Overlay {
             Overlay::Trust(_) => OverlayKind::Trust,
             Overlay::Decide(_) => OverlayKind::Decide,
             Overlay::Sweep => OverlayKind::Sweep,
+            Overlay::Fork(_) => OverlayKind::Fork,
         }
     }
 

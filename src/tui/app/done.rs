@@ -19,6 +19,7 @@ impl App {
                 if started.in_place_of.is_none() {
                     self.focus = PaneId::Pattern;
                 }
+                self.fork_started(&started);
                 self.runs.started(started);
             }
             Done::NotStarted {
@@ -50,6 +51,7 @@ impl App {
                 ));
             }
             Done::SweepRunReplayed { seed, opened } => self.sweep_run_replayed(seed, opened),
+            Done::Recorded { run, failed } => self.recorded(run, failed),
         }
     }
 

@@ -19,6 +19,7 @@ fn started(run: crate::bus::RunId, launch: &Launch, old: Option<crate::bus::RunI
         source: launch.source.clone(),
         recording: None,
         clock: RunClock::start_on(crate::bus::ClockMode::Virtual),
+        forked_from: None,
     })
 }
 

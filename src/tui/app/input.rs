@@ -61,6 +61,17 @@ impl App {
                 };
                 return Vec::new();
             }
+            Some(Overlay::Fork(prompt)) => {
+                match keymap::lookup(Scope::Overlay(OverlayKind::Fork), &key) {
+                    Some(action) => return self.update(action),
+                    None => {
+                        if let Some(field) = prompt.field_mut() {
+                            field.input(key);
+                        }
+                    }
+                };
+                return Vec::new();
+            }
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
                     Some(action) => return self.update(action),

@@ -12,6 +12,7 @@ mod compare;
 mod decide;
 mod done;
 mod export;
+mod fork;
 mod input;
 mod remote;
 mod restart;
@@ -87,6 +88,12 @@ pub struct App {
     pub(crate) sweep: Option<super::sweep::SweepState>,
     /// The seed of the sweep's run being run again to be replayed.
     pub(crate) sweep_replay: Option<u64>,
+    /// A fork launched from a replay, to compare with its parent when it
+    /// finishes.
+    pub(crate) fork_watch: Option<fork::ForkWatch>,
+    /// Effects decided on an event rather than on input, for the loop to
+    /// carry out.
+    pub(crate) queued: Vec<Effect>,
 }
 
 impl App {
@@ -110,6 +117,8 @@ impl App {
             screen: SMALLEST,
             sweep: None,
             sweep_replay: None,
+            fork_watch: None,
+            queued: Vec::new(),
         }
     }
 
@@ -155,6 +164,13 @@ impl App {
     pub fn apply(&mut self, event: Arc<Event>) {
         self.runs.apply(Arc::clone(&event));
         self.follow_escalation(&event);
+        self.follow_fork(&event);
+    }
+
+    /// What the app decided on the events folded since, for the loop to
+    /// carry out.
+    pub fn take_queued(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.queued)
     }
 
     /// The hub dropped `n` events for this viewer.
@@ -290,6 +306,8 @@ impl App {
 
 #[cfg(test)]
 mod effects_tests;
+#[cfg(test)]
+mod fork_tests;
 #[cfg(test)]
 mod restart_tests;
 #[cfg(test)]

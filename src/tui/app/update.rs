@@ -55,6 +55,7 @@ impl App {
             Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
             Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
             Action::Sweep if self.sweep.is_none() => Some("no sweep"),
+            Action::Fork => super::fork::unforkable(run),
             _ => None,
         }
     }
@@ -91,6 +92,7 @@ impl App {
         let screen = self.screen;
         match (&mut self.overlay, action) {
             (Some(Overlay::Decide(_)), _) => return self.update_decide(action),
+            (Some(Overlay::Fork(_)), _) => return self.update_fork(action),
             (Some(Overlay::Sweep), _) => return self.update_sweep(action),
             (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
             (Some(Overlay::Export(_)), Action::Close) => {

@@ -31,6 +31,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ),
     ("Writing to a file (w)", Scope::Overlay(OverlayKind::Export)),
     ("Replay (before the panes' keys)", Scope::Replay),
+    ("Fork of a replay (x)", Scope::Overlay(OverlayKind::Fork)),
     ("Sweep (S)", Scope::Overlay(OverlayKind::Sweep)),
 ];
 

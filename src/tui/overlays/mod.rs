@@ -1,11 +1,13 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
 //! editor, the JSON details of a selected item, the question before
 //! quitting live runs, the path to write to, the confirmation before a
-//! scenario runs programs and the round table's question to a person.
+//! scenario runs programs, the round table's question to a person and a
+//! replay's fork.
 
 pub(crate) mod decide;
 pub(crate) mod details;
 pub(crate) mod flags;
+pub(crate) mod fork;
 pub(crate) mod goal;
 pub(crate) mod help;
 pub(crate) mod picker;

@@ -35,6 +35,17 @@ impl World {
     /// then cancelled); what the app is told.
     pub(super) fn launch(&mut self, run: RunId, launch: Launch, old: Option<RunId>) -> Done {
         let name = launch.scenario.name.clone();
+        let launch = match planned(launch) {
+            Ok(launch) => launch,
+            Err(why) => {
+                return Done::NotStarted {
+                    run,
+                    name,
+                    in_place_of: old,
+                    why,
+                };
+            }
+        };
         match self.start(run, launch, old) {
             Ok(started) => Done::Started(started),
             Err(e) => Done::NotStarted {
@@ -58,6 +69,11 @@ impl World {
             Some(path) => Some(path),
             None => self.runs_file(&launch.scenario, run)?,
         };
+        let mut provider = self.settings.provider.clone();
+        if let Some(model) = &launch.model {
+            provider.model = Some(model.clone());
+        }
+        let forked_from = launch.fork.as_ref().map(|fork| fork.recording.clone());
         let options = LaunchOptions {
             run,
             seed: Some(launch.seed),
@@ -67,7 +83,7 @@ impl World {
             start_paused: self.settings.start_paused,
             clock: Some(ClockMode::Real),
             source: launch.source.clone(),
-            provider: self.settings.provider.clone(),
+            provider,
             allow_exec: launch.allow_exec,
             decide: launch.decide,
             // Someone watches: a table that escalates asks them.
@@ -97,7 +113,29 @@ impl World {
             source: launch.source,
             recording,
             clock,
+            forked_from,
         })
+    }
+
+    /// Wait for run `run`'s engine to end and its recording to be
+    /// complete on disk, then say so ([`Done::Recorded`]).
+    pub(super) fn await_recording(&mut self, run: RunId) {
+        let Some(handle) = self.engines.remove(&run) else {
+            let _ = self.later.send(Done::Recorded { run, failed: None });
+            return;
+        };
+        let later = self.later.clone();
+        self.ending.push(tokio::spawn(async move {
+            let failed = match handle.end().await {
+                Ok(ended) => ended.recording_failed,
+                Err(e) => Some(e),
+            };
+            let _ = later.send(Done::Recorded {
+                run,
+                failed: failed.as_ref().map(ToString::to_string),
+            });
+            failed
+        }));
     }
 
     /// A new file in the runs folder for `run`, creating the folder; `None`
@@ -116,4 +154,20 @@ impl World {
             crate::tui::export::file_safe(&scenario.name)
         ))))
     }
+}
+
+/// `launch` with its fork planned, if it is one: the parent's scenario,
+/// seed, flags and goal (or the fork's), served from the parent's
+/// recording up to the gate; why the fork cannot be, in words.
+fn planned(mut launch: Launch) -> Result<Launch, String> {
+    let Some(request) = &launch.fork else {
+        return Ok(launch);
+    };
+    let fork = request.plan()?;
+    launch.scenario = fork.scenario;
+    launch.seed = fork.seed;
+    launch.flags = fork.flags;
+    launch.goal = Some(fork.goal);
+    launch.cassette = Some(fork.plan);
+    Ok(launch)
 }

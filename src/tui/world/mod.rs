@@ -38,6 +38,9 @@ pub struct World {
     /// again), for the loop to hand the app.
     later: mpsc::UnboundedSender<Done>,
     arrived: mpsc::UnboundedReceiver<Done>,
+    /// Engines of ended runs waited on for their recordings; why a
+    /// recording is incomplete, for the end.
+    ending: Vec<tokio::task::JoinHandle<Option<EngineError>>>,
 }
 
 impl World {
@@ -53,6 +56,7 @@ impl World {
             sweep: None,
             later,
             arrived,
+            ending: Vec::new(),
         }
     }
 
@@ -97,6 +101,10 @@ impl World {
                 .err()
                 .map(|e| Done::NotRemembered(e.to_string())),
             Effect::ReplaySweepRun { job, record } => self.replay_sweep_run(job, record),
+            Effect::AwaitRecording { run } => {
+                self.await_recording(run);
+                None
+            }
             Effect::Copy(_) | Effect::Quit => None,
         }
     }
@@ -142,10 +150,12 @@ impl World {
     pub async fn finish(&mut self) -> Vec<EngineError> {
         let handles = self.take_handles();
         let all = futures_util::future::join_all(handles.into_iter().map(|h| h.end()));
-        match tokio::time::timeout(FINISH, all).await {
-            Ok(ended) => ended
+        let ending = futures_util::future::join_all(self.ending.drain(..));
+        match tokio::time::timeout(FINISH, futures_util::future::join(all, ending)).await {
+            Ok((ended, waited)) => ended
                 .into_iter()
                 .filter_map(|ended| ended.ok()?.recording_failed)
+                .chain(waited.into_iter().filter_map(|w| w.ok().flatten()))
                 .collect(),
             Err(_) => Vec::new(),
         }

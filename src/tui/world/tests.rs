@@ -116,3 +116,53 @@ fn a_launch_that_cannot_record_is_told_with_its_name() {
     assert_eq!(name, "checkout_v2_launch");
     assert!(why.contains("no-such-folder"), "{why}");
 }
+
+#[test]
+fn a_fork_of_a_recording_made_before_cassettes_does_not_start_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.jsonl");
+    let launch = checkout();
+    let started = crate::bus::EventKind::RunStarted(crate::bus::RunStarted {
+        pattern: launch.scenario.pattern,
+        seed: 7,
+        goal: "g".into(),
+        clock: crate::bus::ClockMode::Virtual,
+        flags: Vec::new(),
+        source: None,
+        started_at_ms: 0,
+        model: None,
+        scenario: Arc::clone(&launch.scenario),
+        forked_from: None,
+    });
+    let first = crate::bus::Event {
+        run: 1,
+        seq: 1,
+        t_ms: 0,
+        kind: started,
+    };
+    // A call finished without what it asked and answered.
+    let lines = [
+        serde_json::to_string(&first).unwrap(),
+        r#"{"run":1,"seq":2,"t_ms":0,"type":"round_started","round":1,"speakers":["a"]}"#.into(),
+        r#"{"run":1,"seq":3,"t_ms":5,"type":"call_finished","call":1,"tool":"model","attempt":1,"latency_ms":5,"outcome":"ok"}"#.into(),
+    ];
+    std::fs::write(&old, lines.join("\n") + "\n").unwrap();
+    let mut fork = launch;
+    fork.fork = Some(crate::engine::ForkRequest {
+        recording: old,
+        at: "round 1".into(),
+        flags: Vec::new(),
+        goal: None,
+        seed: None,
+    });
+    let mut world = World::new(Hub::new(16), LaunchSettings::default());
+    let done = world.carry_out(Effect::Launch {
+        run: 1,
+        launch: fork,
+    });
+    let Some(Done::NotStarted { run: 1, why, .. }) = done else {
+        panic!("{done:?}");
+    };
+    assert!(why.contains("older than cassettes"), "{why}");
+    assert!(world.engines.is_empty(), "no engine started");
+}

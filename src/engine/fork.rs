@@ -1,0 +1,116 @@
+//! A run from a recording: the cassette that serves its calls and a
+//! fork's gate; and a fork asked for, made ready to launch: the parent
+//! recording read as a cassette, the gate found in it, and the parent's
+//! scenario with its seed, flags at launch and goal unless the fork
+//! changes them. Every front that forks (`fork --headless`, `fork` in the
+//! dashboard, the replay's fork dialog) plans it here, so they launch the
+//! same run.
+
+use crate::cassette::{Cassette, GateTarget, MissPolicy};
+use crate::scenario::Scenario;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A run from a recording: the cassette that serves its calls and, for a
+/// fork, where it goes live.
+#[derive(Clone, Debug)]
+pub struct CassettePlan {
+    pub cassette: Arc<Cassette>,
+    pub fork: Option<ForkPlan>,
+}
+
+/// Two plans are the same when they serve from the same cassette.
+impl PartialEq for CassettePlan {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.cassette, &other.cassette) && self.fork == other.fork
+    }
+}
+
+/// Where a fork goes live and what it changes there (its goal, model and
+/// seed are the launch's own options).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkPlan {
+    pub at: GateTarget,
+    /// Flags set at the gate.
+    pub flags: Vec<(String, bool)>,
+}
+
+impl CassettePlan {
+    /// Every call is served and none can go live: no model, program or
+    /// server is set up, and the run keeps the virtual clock.
+    pub fn serves_wholly(&self) -> bool {
+        self.fork.is_none() && self.cassette.miss() == MissPolicy::Stop
+    }
+}
+
+/// A recorded run to run again from one of its gates, with changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkRequest {
+    /// The parent's recording.
+    pub recording: PathBuf,
+    /// The gate, as the replay timeline names it, or an event number.
+    pub at: String,
+    /// Flags set at the gate.
+    pub flags: Vec<(String, bool)>,
+    /// The goal of the calls made live, over the parent's.
+    pub goal: Option<String>,
+    /// The seed of the fork's random choices, over the parent's.
+    pub seed: Option<u64>,
+}
+
+/// A fork ready to launch.
+#[derive(Clone, Debug)]
+pub struct PlannedFork {
+    /// The parent's scenario, as its recording holds it.
+    pub scenario: Arc<Scenario>,
+    pub seed: u64,
+    /// The parent's flags at launch: the fork's own changes come at the
+    /// gate.
+    pub flags: Vec<(String, bool)>,
+    pub goal: String,
+    /// The gate the fork goes live at.
+    pub at: GateTarget,
+    pub plan: CassettePlan,
+    /// Lines of the recording that could not be read, one each.
+    pub problems: Vec<String>,
+}
+
+impl ForkRequest {
+    /// Read the parent recording and find the gate; what is wrong with
+    /// either, in words (a recording made before cassettes says so).
+    pub fn plan(&self) -> Result<PlannedFork, String> {
+        let (cassette, problems) = Cassette::load(&self.recording).map_err(|e| e.to_string())?;
+        let shown = || crate::sanitize::clean(&self.recording.display().to_string()).into_owned();
+        let at = GateTarget::resolve(&self.at, &cassette.parent().events)
+            .map_err(|e| format!("{}: {e}", shown()))?;
+        let started = cassette.parent().started.clone();
+        let goal_changed = self.goal.as_ref().is_some_and(|goal| *goal != started.goal);
+        // Every prompt holds the goal: with another goal the recorded
+        // calls are matched by purpose and order alone.
+        let cassette = if goal_changed {
+            cassette.ignoring_prompts()
+        } else {
+            cassette
+        };
+        let plan = CassettePlan {
+            cassette: Arc::new(cassette.with_miss(MissPolicy::Stop)),
+            fork: Some(ForkPlan {
+                at,
+                flags: self.flags.clone(),
+            }),
+        };
+        Ok(PlannedFork {
+            scenario: Arc::clone(&started.scenario),
+            seed: self.seed.unwrap_or(started.seed),
+            flags: started
+                .flags
+                .iter()
+                .map(|flag| (flag.name.clone(), flag.on))
+                .collect(),
+            goal: self.goal.clone().unwrap_or(started.goal),
+            at,
+            plan,
+            problems,
+        })
+    }
+}

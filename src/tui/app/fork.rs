@@ -1,0 +1,253 @@
+//! A replay forked from where it stands: `x` opens the dialog at the gate
+//! of the step the replay is in, with the scenario's flags as they stood
+//! there; Enter launches the fork as a new run, served from the recording
+//! up to the gate (the world reads the recording and plans it), and pins
+//! the replay. Once the fork has finished and its recording is complete,
+//! the two recordings open side by side at their first divergence.
+
+use super::App;
+use super::done::first_line;
+use crate::bus::{Event, EventKind, RunId};
+use crate::compare::{self, Side};
+use crate::engine::ForkRequest;
+use crate::tui::effect::{Effect, Started};
+use crate::tui::keymap::Action;
+use crate::tui::launch::Launch;
+use crate::tui::overlays::fork::{ForkFlag, ForkPrompt};
+use crate::tui::runs::Overrides;
+use crate::tui::slot::RunSlot;
+use crate::tui::view_state::Overlay;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A fork launched from a replay, waited on to compare it with its
+/// parent.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ForkWatch {
+    /// The fork's run.
+    pub(crate) run: RunId,
+    /// The parent's recording.
+    pub(crate) parent: PathBuf,
+}
+
+/// Why the selected run cannot be forked now, if it cannot.
+pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
+    let Some(slot) = slot else {
+        return Some("no run");
+    };
+    let Some(replay) = &slot.replay else {
+        return Some("only a replay forks: conclave replay REC, or n to open a recording");
+    };
+    if slot.recording.is_none() {
+        return Some("this replay has no recording file to fork");
+    }
+    if !replay.serves_calls() {
+        return Some(
+            "this recording keeps no call's question and answer (made before cassettes): record the run again to fork it",
+        );
+    }
+    if replay.gate().is_none() {
+        return Some("no gate yet: step (s) into a round, wave, turn or step to fork there");
+    }
+    None
+}
+
+impl App {
+    /// `x` in a replay: the fork dialog at the gate of the step the replay
+    /// stands in, or the footer says why not.
+    pub(crate) fn open_fork(&mut self) {
+        if let Some(why) = unforkable(self.run()) {
+            self.notice = Some(why.to_string());
+            return;
+        }
+        let Some(slot) = self.run() else { return };
+        let (Some(replay), Some(recording)) = (&slot.replay, &slot.recording) else {
+            return;
+        };
+        let Some(gate) = replay.gate() else { return };
+        let flags = slot
+            .state
+            .flags
+            .iter()
+            .map(|flag| ForkFlag {
+                name: flag.name.clone(),
+                at_gate: flag.on,
+                on: flag.on,
+            })
+            .collect();
+        let goal = slot
+            .state
+            .info
+            .as_ref()
+            .map_or("", |info| info.goal.as_str());
+        let prompt = ForkPrompt::new(recording.clone(), gate, flags, goal);
+        self.overlay = Some(Overlay::Fork(Box::new(prompt)));
+    }
+
+    /// A key of the fork dialog.
+    pub(super) fn update_fork(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::Fork(prompt)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match action {
+            Action::Up | Action::Down => prompt.move_by(action == Action::Down),
+            Action::Toggle => prompt.toggle(),
+            Action::Confirm => return self.confirm_fork(),
+            Action::Close => {
+                self.overlay = None;
+                self.notice = Some("not forked".into());
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Enter: launch the fork as a new run (the world plans it from the
+    /// recording; a scenario that runs programs asks first, as any).
+    fn confirm_fork(&mut self) -> Vec<Effect> {
+        let Some(Overlay::Fork(prompt)) = self.overlay.take() else {
+            return Vec::new();
+        };
+        let Some(slot) = self.run() else {
+            return Vec::new();
+        };
+        let source = Some(prompt.recording.display().to_string());
+        let mut launch = Launch::of(Arc::clone(&slot.scenario), source, Overrides::default());
+        launch.fork = Some(ForkRequest {
+            recording: prompt.recording.clone(),
+            at: prompt.gate.to_string(),
+            flags: prompt.changed_flags(),
+            goal: prompt.changed_goal(),
+            seed: None,
+        });
+        launch.model = prompt.model();
+        self.notice = Some(format!("forking at {}…", prompt.gate));
+        self.start(launch)
+    }
+
+    /// A fork started: its parent's replay is pinned, and the fork watched
+    /// until it finishes.
+    pub(super) fn fork_started(&mut self, started: &Started) {
+        let Some(parent) = &started.forked_from else {
+            return;
+        };
+        let replay = self
+            .runs
+            .iter()
+            .position(|slot| slot.replay.is_some() && slot.recording.as_ref() == Some(parent));
+        if let Some(index) = replay {
+            self.runs.pin(index);
+        }
+        self.fork_watch = Some(ForkWatch {
+            run: started.run,
+            parent: parent.clone(),
+        });
+        self.notice = Some(format!(
+            "run {} forked: its parent is pinned, and they are compared when it finishes",
+            started.run
+        ));
+    }
+
+    /// After `event` was folded: a watched fork that finished is compared
+    /// with its parent once its recording is complete (at once when it
+    /// records nothing).
+    pub(super) fn follow_fork(&mut self, event: &Event) {
+        let Some(watch) = &self.fork_watch else {
+            return;
+        };
+        if event.run != watch.run || !matches!(event.kind, EventKind::RunFinished { .. }) {
+            return;
+        }
+        let Some(slot) = self
+            .runs
+            .iter()
+            .find(|s| s.replay.is_none() && s.state.run == watch.run)
+        else {
+            return;
+        };
+        if slot.recording.is_some() {
+            self.queued.push(Effect::AwaitRecording { run: watch.run });
+        } else {
+            self.compare_fork(None);
+        }
+    }
+
+    /// Run `run`'s recording is complete (or failed, `failed` says why):
+    /// the watched fork is compared with its parent.
+    pub(super) fn recorded(&mut self, run: RunId, failed: Option<String>) {
+        if self.fork_watch.as_ref().is_none_or(|w| w.run != run) {
+            return;
+        }
+        if let Some(why) = failed {
+            self.fork_watch = None;
+            self.notice = Some(first_line(&format!("the fork's recording failed: {why}")));
+            return;
+        }
+        let recording = self
+            .runs
+            .iter()
+            .find(|s| s.replay.is_none() && s.state.run == run)
+            .and_then(|s| s.recording.clone());
+        self.compare_fork(recording);
+    }
+
+    /// The parent's recording side by side with the fork's (its recording,
+    /// or its events when it records none).
+    fn compare_fork(&mut self, recording: Option<PathBuf>) {
+        let Some(watch) = self.fork_watch.take() else {
+            return;
+        };
+        // What the user has open stays open: the parent is pinned, and `c`
+        // on the fork compares them.
+        if self.overlay.is_some() {
+            self.notice = Some(format!(
+                "run {} finished: c compares it with its parent (pinned)",
+                watch.run
+            ));
+            return;
+        }
+        match fork_comparison(self, &watch, recording) {
+            Ok(comparison) => {
+                self.overlay = Some(Overlay::Compare {
+                    comparison: Box::new(comparison),
+                    scroll: 0,
+                });
+            }
+            Err(why) => self.notice = Some(first_line(&why)),
+        }
+    }
+}
+
+/// The comparison of the fork `watch` names with its parent, both read
+/// from their recordings; the fork without one by its events.
+fn fork_comparison(
+    app: &App,
+    watch: &ForkWatch,
+    recording: Option<PathBuf>,
+) -> Result<compare::Comparison, String> {
+    let read = |path: &PathBuf| {
+        crate::record::read_recording(path)
+            .map(|r| r.events)
+            .map_err(|e| e.to_string())
+    };
+    let label = |path: &PathBuf| crate::sanitize::clean(&path.display().to_string()).into_owned();
+    let parent = read(&watch.parent)?;
+    let (fork_label, fork) = match &recording {
+        Some(path) => (label(path), read(path)?),
+        None => {
+            let slot = app
+                .runs
+                .iter()
+                .find(|s| s.replay.is_none() && s.state.run == watch.run)
+                .ok_or("the fork's run is gone")?;
+            (
+                compare::run_label(slot.state.run, &slot.scenario.name),
+                slot.state.log.events.iter().cloned().collect(),
+            )
+        }
+    };
+    let parent_label = label(&watch.parent);
+    let a = Side::new(&parent_label, &parent).map_err(|e| e.to_string())?;
+    let b = Side::new(&fork_label, &fork).map_err(|e| e.to_string())?;
+    Ok(compare::compare(a, b, crate::patterns::compare_rules))
+}

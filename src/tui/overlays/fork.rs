@@ -1,0 +1,238 @@
+//! The fork dialog of a replay: the gate the fork goes live at, the
+//! scenario's flags as they stood there (each can be turned for the
+//! fork), the goal and the model of the calls made live. Enter forks,
+//! Esc drops it.
+
+use super::frame_box;
+use crate::cassette::GateTarget;
+use crate::sanitize::clean;
+use crate::tui::layout::centered;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui_textarea::TextArea;
+use std::path::PathBuf;
+
+/// A flag of the fork: as it stood at the gate, and as the fork sets it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ForkFlag {
+    pub(crate) name: String,
+    pub(crate) at_gate: bool,
+    pub(crate) on: bool,
+}
+
+/// The fork being asked for.
+pub struct ForkPrompt {
+    /// The recording forked.
+    pub(crate) recording: PathBuf,
+    pub(crate) gate: GateTarget,
+    pub(crate) flags: Vec<ForkFlag>,
+    /// The parent's goal as the goal field starts with it.
+    pub(crate) parent_goal: String,
+    /// The row with the focus: a flag, then the goal, then the model.
+    pub(crate) row: usize,
+    pub(crate) goal: TextArea<'static>,
+    pub(crate) model: TextArea<'static>,
+}
+
+/// `text`'s lines joined by spaces.
+fn one_line(text: &str) -> String {
+    text.lines().collect::<Vec<_>>().join(" ")
+}
+
+/// A one-line field holding `text`, the cursor at its end.
+fn field(text: &str, placeholder: &str) -> TextArea<'static> {
+    let mut area = TextArea::new(vec![text.to_string()]);
+    area.set_cursor_line_style(Style::default());
+    area.set_placeholder_text(placeholder);
+    area.move_cursor(ratatui_textarea::CursorMove::End);
+    area
+}
+
+impl ForkPrompt {
+    pub(crate) fn new(
+        recording: PathBuf,
+        gate: GateTarget,
+        flags: Vec<ForkFlag>,
+        parent_goal: &str,
+    ) -> Self {
+        // The recording's goal, shown without what a terminal would act
+        // on, and of several lines edited as one.
+        let goal = one_line(&clean(parent_goal));
+        let mut prompt = ForkPrompt {
+            recording,
+            gate,
+            flags,
+            parent_goal: goal.clone(),
+            row: 0,
+            goal: field(&goal, "the goal of the calls made live"),
+            model: field(
+                "",
+                "the model of the calls made live (the dashboard's if blank)",
+            ),
+        };
+        prompt.show_cursor();
+        prompt
+    }
+
+    fn goal_row(&self) -> usize {
+        self.flags.len()
+    }
+
+    /// The next or the previous row.
+    pub(crate) fn move_by(&mut self, down: bool) {
+        let last = self.goal_row() + 1;
+        self.row = if down {
+            (self.row + 1).min(last)
+        } else {
+            self.row.saturating_sub(1)
+        };
+        self.show_cursor();
+    }
+
+    /// The cursor shows in the field with the focus alone.
+    fn show_cursor(&mut self) {
+        let (goal, model) = (self.row == self.goal_row(), self.row == self.goal_row() + 1);
+        let cursor = |on: bool| {
+            if on {
+                Style::default().add_modifier(ratatui::style::Modifier::REVERSED)
+            } else {
+                Style::default()
+            }
+        };
+        self.goal.set_cursor_style(cursor(goal));
+        self.model.set_cursor_style(cursor(model));
+    }
+
+    /// The field with the focus, when a text row has it.
+    pub(crate) fn field_mut(&mut self) -> Option<&mut TextArea<'static>> {
+        match self.row.checked_sub(self.goal_row()) {
+            Some(0) => Some(&mut self.goal),
+            Some(1) => Some(&mut self.model),
+            _ => None,
+        }
+    }
+
+    /// Space: turn the flag with the focus, or type a space in a field.
+    pub(crate) fn toggle(&mut self) {
+        if let Some(flag) = self.flags.get_mut(self.row) {
+            flag.on = !flag.on;
+        } else if let Some(field) = self.field_mut() {
+            field.insert_char(' ');
+        }
+    }
+
+    /// The flags the fork sets otherwise than they stood at the gate.
+    pub(crate) fn changed_flags(&self) -> Vec<(String, bool)> {
+        self.flags
+            .iter()
+            .filter(|flag| flag.on != flag.at_gate)
+            .map(|flag| (flag.name.clone(), flag.on))
+            .collect()
+    }
+
+    /// The goal, when it is not the parent's (nor blank).
+    pub(crate) fn changed_goal(&self) -> Option<String> {
+        let goal = self.goal.lines().join(" ").trim().to_string();
+        (!goal.is_empty() && goal != self.parent_goal.trim()).then_some(goal)
+    }
+
+    /// The model typed, if any.
+    pub(crate) fn model(&self) -> Option<String> {
+        let model = self.model.lines().join("").trim().to_string();
+        (!model.is_empty()).then_some(model)
+    }
+}
+
+/// The dialog over `screen`.
+pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
+    // The path, a blank, the flags (or a line saying there are none), a
+    // blank, the goal and the model, in a frame.
+    let rows = u16::try_from(prompt.flags.len()).unwrap_or(8).clamp(1, 12);
+    let area = centered(screen, 90, rows + 7);
+    let title = format!("Fork at {}", prompt.gate);
+    let hint = "↑/↓ row · space turns a flag · type goal/model · Enter forks · Esc cancels";
+    let inner = frame_box(frame, area, &title, hint);
+    let width = usize::from(inner.width);
+    let mut lines = vec![
+        Line::raw(fit(
+            &format!(
+                "{}: served up to {}, live from there",
+                clean(&prompt.recording.display().to_string()),
+                prompt.gate
+            ),
+            width,
+        )),
+        Line::raw(""),
+    ];
+    if prompt.flags.is_empty() {
+        lines.push(Line::styled("  this scenario has no flags", theme::dim()));
+    }
+    for (i, flag) in prompt.flags.iter().enumerate() {
+        lines.push(flag_line(flag, i == prompt.row, width));
+    }
+    lines.push(Line::raw(""));
+    let text_height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    frame.render_widget(Paragraph::new(lines), inner);
+    let goal_row = prompt.goal_row();
+    for (offset, (label, field)) in [("goal  ", &prompt.goal), ("model ", &prompt.model)]
+        .into_iter()
+        .enumerate()
+    {
+        let y = inner.y + text_height + u16::try_from(offset).unwrap_or(0);
+        if y >= inner.y + inner.height {
+            break;
+        }
+        let focused = prompt.row == goal_row + offset;
+        let label_style = if focused {
+            theme::selected().patch(theme::bold())
+        } else {
+            theme::bold()
+        };
+        let row = Rect {
+            y,
+            height: 1,
+            ..inner
+        };
+        frame.render_widget(Span::styled(label, label_style), row);
+        let text = Rect {
+            x: row.x + 6,
+            width: row.width.saturating_sub(6),
+            ..row
+        };
+        frame.render_widget(field, text);
+    }
+}
+
+/// A flag's row: its state for the fork, its name, and what it was at
+/// the gate when the fork turns it.
+fn flag_line(flag: &ForkFlag, selected: bool, width: usize) -> Line<'static> {
+    let state = if flag.on { "[on ]" } else { "[off]" };
+    let mut spans = vec![
+        Span::styled(
+            format!("  {state} "),
+            Style::default().fg(if flag.on { theme::GO } else { theme::BLOCK }),
+        ),
+        Span::styled(
+            fit(&clean(&flag.name), width.saturating_sub(34)),
+            theme::bold(),
+        ),
+    ];
+    if flag.on != flag.at_gate {
+        let was = if flag.at_gate { "on" } else { "off" };
+        spans.push(Span::styled(
+            format!("  (was {was}: turned at the gate)"),
+            Style::default().fg(theme::CAUTION),
+        ));
+    }
+    let line = Line::from(spans);
+    if selected {
+        line.patch_style(theme::selected())
+    } else {
+        line
+    }
+}
