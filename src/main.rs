@@ -327,7 +327,9 @@ fn sweep(command: SweepCommand) -> Exit {
         }
     };
     let args = SweepArgs {
-        scenario: command.scenario,
+        // Clap gives one of the two: a scenario, or --from with --at.
+        scenario: command.from.or(command.scenario).unwrap_or_default(),
+        at: command.at,
         plan,
         parallel: command.parallel,
         provider: command.model.choice(),

@@ -30,6 +30,7 @@ fn swept(recordings: Option<PathBuf>) -> (App, Prepared) {
 fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> (App, Prepared) {
     let sweep = prepare(SweepArgs {
         scenario: PathBuf::from(file),
+        at: None,
         plan,
         parallel: Some(2),
         provider: ProviderChoice::default(),

@@ -12,8 +12,19 @@ use std::path::PathBuf;
 /// What `conclave sweep` is given: the runs, and where they run.
 #[derive(Args, Debug)]
 pub(crate) struct SweepCommand {
-    /// The scenario file.
-    pub(crate) scenario: PathBuf,
+    /// The scenario file (not with --from, whose recording names it).
+    #[arg(required_unless_present = "from", conflicts_with = "from")]
+    pub(crate) scenario: Option<PathBuf>,
+    /// Sweep from a point of a recorded run: every run is a fork of this
+    /// recording at --at, served up to the gate and live from there with
+    /// its seed and flags.
+    #[arg(long, value_name = "REC.jsonl", requires = "at")]
+    pub(crate) from: Option<PathBuf>,
+    /// The gate every run of a sweep --from goes live at, as the replay
+    /// timeline names it ("round 3", "wave 2", "turn 5", "step 4"), or an
+    /// event number ("#120").
+    #[arg(long, value_name = "GATE", requires = "from")]
+    pub(crate) at: Option<String>,
     /// The seeds to run, both ends included, e.g. 1..200.
     #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
     pub(crate) seeds: std::ops::RangeInclusive<u64>,

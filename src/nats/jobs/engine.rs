@@ -71,6 +71,7 @@ impl WorkerEngine {
             on_launch: Some(OnLaunch(Arc::new(move |run, controller| {
                 link.serve(run, controller);
             }))),
+            fork: None,
         };
         (setup, vec![self.link.observer()])
     }

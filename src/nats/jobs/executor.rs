@@ -71,20 +71,29 @@ pub fn run_nats(
     on_result: impl FnMut(JobResult),
 ) -> Result<Gathered, RemoteSweepError> {
     let model = ModelSetup::of(&setup.provider).map_err(RemoteSweepError::Setup)?;
-    let text = ScenarioText {
-        source: source.unwrap_or(scenario.origin.file()).to_string(),
-        text: scenario
-            .origin
-            .text()
-            .ok_or(RemoteSweepError::NoText)?
-            .to_string(),
+    // A sweep from a point sends the recording: the worker forks it.
+    let text = match &setup.fork {
+        Some(fork) => ScenarioText {
+            source: fork.source(),
+            text: fork.text().ok_or(RemoteSweepError::NoText)?.to_string(),
+        },
+        None => ScenarioText {
+            source: source.unwrap_or(scenario.origin.file()).to_string(),
+            text: scenario
+                .origin
+                .text()
+                .ok_or(RemoteSweepError::NoText)?
+                .to_string(),
+        },
     };
+    let fork_at = setup.fork.as_ref().map(|fork| fork.gate().to_string());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| NatsError::server(url, "start the runtime", e))?;
     let what = Published {
         scenario: &text,
+        fork_at: fork_at.as_deref(),
         model: &model,
         decide: setup.decide,
     };
@@ -102,6 +111,8 @@ pub fn run_nats(
 #[derive(Clone, Copy)]
 struct Published<'a> {
     scenario: &'a ScenarioText,
+    /// A sweep from a point: `scenario` is the recording, forked here.
+    fork_at: Option<&'a str>,
     model: &'a ModelSetup,
     /// `--decide`: each run's answer when its table asks a person.
     decide: Option<HumanChoice>,
@@ -289,10 +300,12 @@ async fn publish_jobs(
                 sweep: sweep.to_string(),
                 job: job.clone(),
                 scenario: what.scenario.clone(),
+                fork_at: what.fork_at.map(str::to_string),
                 model: what.model.clone(),
                 decide: what.decide,
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
+            fits(nats, what, payload.len())?;
             payloads.push((queue::message_id(sweep, &job.id), Bytes::from(payload)));
         }
         loop {
@@ -319,6 +332,33 @@ async fn publish_jobs(
     }
     Ok(())
 }
+
+/// A job the server would refuse for its size is the user's to fix: a
+/// recording too big to travel in one message (JetStream's default limit
+/// is 1 MB a message).
+fn fits(nats: &Nats, what: Published<'_>, size: usize) -> Result<(), RemoteSweepError> {
+    let limit = match nats.client.server_info().max_payload {
+        0 => DEFAULT_MAX_PAYLOAD,
+        limit => limit,
+    };
+    if size <= limit {
+        return Ok(());
+    }
+    Err(RemoteSweepError::TooBig {
+        file: crate::sanitize::clean(&what.scenario.source).into_owned(),
+        what: if what.fork_at.is_some() {
+            "recording"
+        } else {
+            "scenario"
+        },
+        text: what.scenario.text.len(),
+        size,
+        limit,
+    })
+}
+
+/// The NATS server's limit on a message when it says none (its default).
+const DEFAULT_MAX_PAYLOAD: usize = 1024 * 1024;
 
 /// Publish one chunk and wait for the server to have stored all of it.
 async fn publish_chunk(

@@ -11,7 +11,8 @@ use crate::exit::Exit;
 use crate::nats::publish::PublishTo;
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
-use crate::sweep::run_job_with;
+use crate::scenario::Scenario;
+use crate::sweep::{SweepFork, run_job_with};
 use crate::telemetry::OtlpConfig;
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::message::{Acker, PublishMessage};
@@ -287,8 +288,8 @@ async fn run(
     acker: &Acker,
     stop: &mut watch::Receiver<Stop>,
 ) -> Option<JobOutcome> {
-    let scenario = match shared.scenarios.get(&job.scenario) {
-        Ok(scenario) => scenario,
+    let (scenario, fork) = match job_scenario(shared, job) {
+        Ok(found) => found,
         Err(problem) => return Some(JobOutcome::Failed { problem }),
     };
     if let Some(problem) = shared
@@ -300,9 +301,11 @@ async fn run(
     if let Some(problem) = shared.endpoint.refusal(&job.model, &scenario) {
         return Some(JobOutcome::Refused { problem });
     }
-    let (setup, observers) = shared
-        .engine
-        .setup(job, &shared.endpoint, shared.options.allow_exec);
+    let (mut setup, observers) =
+        shared
+            .engine
+            .setup(job, &shared.endpoint, shared.options.allow_exec);
+    setup.fork = fork;
     let (done, ended) = tokio::sync::oneshot::channel();
     let source = job.scenario.source.clone();
     let sweep_job = job.job.clone();
@@ -346,6 +349,21 @@ async fn run(
                 return None;
             }
         }
+    }
+}
+
+/// The scenario a job runs: the one it carries, or for a sweep from a
+/// point the recording's, with the fork to make of it.
+fn job_scenario(
+    shared: &Shared,
+    job: &JobMessage,
+) -> Result<(Arc<Scenario>, Option<Arc<SweepFork>>), String> {
+    match &job.fork_at {
+        Some(at) => {
+            let fork = shared.scenarios.fork(&job.scenario, at)?;
+            Ok((Arc::clone(fork.scenario()), Some(fork)))
+        }
+        None => Ok((shared.scenarios.get(&job.scenario)?, None)),
     }
 }
 
