@@ -319,6 +319,16 @@ fn sweep(command: SweepCommand) -> Exit {
         output::message(refusal);
         return Exit::BadInput;
     }
+    if command.at.is_some() && command.from.is_none() {
+        output::message(&format!(
+            "conclave: --at GATE is where the runs of a sweep --from REC.jsonl go live; {} is not a recording given with --from: expected sweep --from REC.jsonl --at GATE --seeds A..B",
+            command
+                .scenario
+                .as_deref()
+                .map_or_else(|| "the scenario".into(), |p| p.display().to_string())
+        ));
+        return Exit::BadInput;
+    }
     let plan = match SweepPlan::new(command.seeds, command.flags) {
         Ok(plan) => plan,
         Err(e) => {
