@@ -14,7 +14,10 @@
 //! `flag_changed`): pausing and stepping change when the run went on, not
 //! what it did, and a flag change shows where its effect does (an analyst
 //! who joins, a call refused). They are listed apart, in
-//! [`Control`].
+//! [`Control`]. Where a call's answer came from is left out too: a call a
+//! fork served from its parent's recording (`served`, and the fork's
+//! `went_live`) did what the recorded call did; the result document, and
+//! with it its `usage.served`, is never compared.
 
 use super::CompareRules;
 use crate::bus::describe::{describe, kind_name};
@@ -33,6 +36,11 @@ const TIMING: &[&str] = &[
     "first_token_ms",
     "tokens_per_s",
 ];
+
+/// Fields that say how a call was answered rather than what it answered:
+/// a call served from a cassette (a fork's calls before its gate) did what
+/// the recorded call did.
+const SERVING: &[&str] = &["served"];
 
 /// Where the runs diverge: the event each has at that place, or `null`
 /// for a run that ended there.
@@ -73,6 +81,17 @@ fn is_control(kind: &EventKind) -> bool {
             | EventKind::Stepped { .. }
             | EventKind::FlagChanged { .. }
     )
+}
+
+/// Whether `kind` is left out of the comparison of what the runs did: a
+/// streamed text's deltas, the person's control, and the moment a fork
+/// went live (which changes where its answers come from, not what they
+/// are).
+fn left_out(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::CallDelta { .. } | EventKind::WentLive { .. }
+    ) || is_control(kind)
 }
 
 /// How each run was controlled, when the runs were not controlled alike:
@@ -128,7 +147,7 @@ pub(super) fn first(
     let said = |events: &[Arc<Event>]| -> Vec<Arc<Event>> {
         events[skip(events)..]
             .iter()
-            .filter(|e| !matches!(e.kind, EventKind::CallDelta { .. }) && !is_control(&e.kind))
+            .filter(|e| !left_out(&e.kind))
             .cloned()
             .collect()
     };
@@ -150,7 +169,7 @@ pub(super) fn first(
 fn comparable(kind: &EventKind, rules: Option<&dyn CompareRules>) -> Value {
     let mut value = serde_json::to_value(kind).unwrap_or(Value::Null);
     if let Value::Object(fields) = &mut value {
-        for field in TIMING {
+        for field in TIMING.iter().chain(SERVING) {
             fields.remove(*field);
         }
         if let EventKind::RunFinished { .. } = kind {
