@@ -21,6 +21,7 @@ mod cost;
 mod durations_at_run_time;
 mod escalation;
 mod escaping_programs;
+mod fork_link;
 mod hostile_models;
 mod hostile_recordings;
 mod hostile_scenarios;
