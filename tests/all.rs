@@ -11,6 +11,7 @@ mod common;
 #[path = "otlp/receiver.rs"]
 mod receiver;
 
+mod cassette;
 mod chain_snapshots;
 mod cli;
 mod collaboration;

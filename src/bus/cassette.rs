@@ -18,6 +18,17 @@ pub struct CallRecord {
     /// its compiled-in text and the JSON payload the model was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_sha256: Option<String>,
+    /// A model call: run time from the start of the call (before its
+    /// first attempt) to the end of this attempt, in whole milliseconds.
+    /// A cassette gives it back as the call's duration, so that a turn's
+    /// latency is the recorded one whatever the clock did around it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_ms: Option<u64>,
+    /// Run time at which this attempt ended, in microseconds: a cassette
+    /// ends the served attempt at the same run time, so that calls in
+    /// parallel finish in their recorded order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_us: Option<u64>,
     /// A worker or tool call's arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Value>,

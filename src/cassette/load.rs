@@ -128,6 +128,7 @@ impl Reading {
                     record: (**record).clone(),
                     outcome: *outcome,
                     latency: Duration::from_millis(*latency_ms),
+                    ended: record.ended_us.map(Duration::from_micros),
                     usage: *usage,
                     deltas: self.deltas.remove(call).unwrap_or_default(),
                 };

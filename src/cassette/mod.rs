@@ -49,6 +49,8 @@ pub(crate) struct Recorded {
     pub(crate) outcome: CallOutcome,
     /// How long the call took, on the run clock.
     pub(crate) latency: Duration,
+    /// The run time it ended at, when the recording says.
+    pub(crate) ended: Option<Duration>,
     pub(crate) usage: Option<TokenUsage>,
     /// A streamed answer's text as it arrived: run time since the call
     /// started, and the text.

@@ -60,6 +60,8 @@ fn model(purpose: &str, hash: &str, text: &str) -> CallRecord {
         prompt_sha256: Some(hash.into()),
         args: None,
         answer: Some(Answer::Text(text.into())),
+        span_ms: None,
+        ended_us: None,
     }
 }
 
@@ -69,6 +71,8 @@ fn tool(args: serde_json::Value) -> CallRecord {
         prompt_sha256: None,
         args: Some(args),
         answer: Some(Answer::Observation(json!({"ok": true}))),
+        span_ms: None,
+        ended_us: None,
     }
 }
 

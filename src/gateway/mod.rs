@@ -125,7 +125,7 @@ impl Gateway {
     /// Played-back calls wait out their recorded times on the virtual
     /// clock only.
     fn playback(&self) -> Playback {
-        Playback::new(self.bus.clock().is_virtual())
+        Playback::new(self.bus.clock().clone())
     }
 
     /// A model call's answer: the cassette's, else the provider's. A
@@ -149,6 +149,7 @@ impl Gateway {
             Serve::Served(recorded) => {
                 self.provider.play_script(request);
                 noted.note(recorded.record.answer.clone(), true);
+                noted.served_span(recorded.record.span_ms);
                 served::completion(*recorded, text, self.playback()).await
             }
             Serve::Miss => {
@@ -282,6 +283,40 @@ impl Gateway {
         request: ModelRequest,
         deadline: Option<Duration>,
     ) -> Option<Result<ModelOutput, CallError>> {
+        self.model_timed(label, request, deadline).await.0
+    }
+
+    /// [`Gateway::model_by`], and how long the call took on the run clock:
+    /// from its start to the end of its last attempt (as its recording
+    /// says, when the attempt was served), or to now when none was made.
+    pub(crate) async fn model_timed(
+        &self,
+        label: String,
+        request: ModelRequest,
+        deadline: Option<Duration>,
+    ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
+        let entry = self.bus.clock().elapsed();
+        let last_span = std::sync::Mutex::new(None);
+        let answer = self
+            .model_attempts(label, request, deadline, entry, &last_span)
+            .await;
+        let span = last_span
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let took = span.unwrap_or_else(|| self.bus.clock().elapsed().saturating_sub(entry));
+        (answer, took)
+    }
+
+    /// The attempts of one model call that started at run time `entry`;
+    /// each notes in `last_span` how long after `entry` it ended.
+    async fn model_attempts(
+        &self,
+        label: String,
+        request: ModelRequest,
+        deadline: Option<Duration>,
+        entry: Duration,
+        last_span: &std::sync::Mutex<Option<Duration>>,
+    ) -> Option<Result<ModelOutput, CallError>> {
         // The run's tokens and dollars are a gate of their own: once past
         // a budget no model call starts (the one that went past finished
         // and was counted).
@@ -306,6 +341,8 @@ impl Gateway {
         let asked = &CallRecord {
             purpose: Some(request.purpose.key()),
             prompt_sha256: Some(served::prompt_sha256(request)),
+            span_ms: None,
+            ended_us: None,
             args: None,
             answer: None,
         };
@@ -346,7 +383,9 @@ impl Gateway {
                         () = cut => Err(CallError::Cut),
                     }
                 };
-                text.relay(call, pieces).await
+                let answered = text.relay(call, pieces).await;
+                noted.ended(self.bus.clock().elapsed(), Some(entry));
+                answered
             };
             let outcome_of = |result: &Result<Completion, CallError>| match result {
                 Ok(_) => CallOutcome::Ok,
@@ -379,7 +418,7 @@ impl Gateway {
                 label: label.clone(),
                 agent: request.purpose.agent().map(str::to_string),
             };
-            let error = match self
+            let answered = self
                 .guarded(
                     shielded,
                     answer,
@@ -387,8 +426,13 @@ impl Gateway {
                     outcome_of,
                     details_of,
                 )
-                .await
-            {
+                .await;
+            if let Some(span) = noted.span() {
+                *last_span
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(span);
+            }
+            let error = match answered {
                 Ok(completion) => return Some(Ok(completion.output)),
                 Err(CallError::Cut) => return None,
                 Err(error) => error,

@@ -5,6 +5,7 @@
 
 use crate::bus::cassette::{Answer, CallRecord, ModelFailure, ToolFailure};
 use crate::cassette::Recorded;
+use crate::clock::RunClock;
 use crate::provider::{
     Completion, ModelOutput, ModelRequest, ProviderError, TextPiece, TextSink, WorkerError,
 };
@@ -33,23 +34,65 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
         .collect()
 }
 
-/// What one attempt answered and whether it was served, noted by the call
-/// for its `call_finished`.
+/// What one attempt answered, whether it was served, and (a model call)
+/// its span from the call's start, noted by the call for its
+/// `call_finished` and for the caller.
 #[derive(Debug, Default)]
-pub(super) struct Noted(Mutex<Option<(Option<Answer>, bool)>>);
+pub(super) struct Noted(Mutex<Note>);
+
+#[derive(Debug, Default)]
+struct Note {
+    answer: Option<Answer>,
+    served: bool,
+    span: Option<Duration>,
+    /// Run time at which the attempt ended.
+    ended_at: Option<Duration>,
+}
 
 impl Noted {
+    fn note_mut(&self) -> std::sync::MutexGuard<'_, Note> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub(super) fn note(&self, answer: Option<Answer>, served: bool) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((answer, served));
+        let mut note = self.note_mut();
+        note.answer = answer;
+        note.served = served;
+    }
+
+    /// A served call's span, as the recording has it.
+    pub(super) fn served_span(&self, span_ms: Option<u64>) {
+        self.note_mut().span = span_ms.map(Duration::from_millis);
+    }
+
+    /// The attempt ended at run time `at`, `at - entry` after its call
+    /// started (a span the recording gave is kept).
+    pub(super) fn ended(&self, at: Duration, entry: Option<Duration>) {
+        let mut note = self.note_mut();
+        note.ended_at = Some(at);
+        if let Some(entry) = entry {
+            note.span.get_or_insert(at.saturating_sub(entry));
+        }
+    }
+
+    pub(super) fn span(&self) -> Option<Duration> {
+        self.note_mut().span
     }
 
     /// The record of the attempt's request `asked` and its answer, and
     /// whether it was served. An attempt that never reached its answer
     /// (timed out, cancelled) records none.
     pub(super) fn take(&self, asked: CallRecord) -> (Option<Box<CallRecord>>, bool) {
-        let noted = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
-        let (answer, served) = noted.unwrap_or((None, false));
-        (Some(Box::new(CallRecord { answer, ..asked })), served)
+        let mut note = self.note_mut();
+        let record = CallRecord {
+            answer: note.answer.take(),
+            span_ms: note.span.map(super::millis),
+            ended_us: note
+                .ended_at
+                .map(|at| u64::try_from(at.as_micros()).unwrap_or(u64::MAX)),
+            ..asked
+        };
+        (Some(Box::new(record)), note.served)
     }
 }
 
@@ -107,26 +150,36 @@ pub(super) fn tool_answer(result: &Result<Value, WorkerError>) -> Answer {
 }
 
 /// When a played-back call's pieces come: at their recorded run times
-/// on the virtual clock, where waiting costs nothing; at once on the real
-/// clock (a fork going live against a real model), where it would.
-#[derive(Clone, Copy, Debug)]
+/// on the virtual clock, where waiting costs nothing (an attempt ends at
+/// the run time it ended at, so that calls in parallel end in their
+/// recorded order); at once on the real clock (a fork going live against
+/// a real model), where waiting would cost the user.
+#[derive(Clone, Debug)]
 pub(super) struct Playback {
-    started: tokio::time::Instant,
+    clock: RunClock,
+    started: Duration,
     timed: bool,
 }
 
 impl Playback {
-    pub(super) fn new(timed: bool) -> Self {
+    pub(super) fn new(clock: RunClock) -> Self {
         Playback {
-            started: tokio::time::Instant::now(),
-            timed,
+            started: clock.elapsed(),
+            timed: clock.is_virtual(),
+            clock,
         }
     }
 
-    async fn at(&self, since: Duration) {
+    async fn until(&self, at: Duration) {
         if self.timed {
-            tokio::time::sleep_until(self.started + since).await;
+            self.clock.sleep_until(at).await;
         }
+    }
+
+    /// The run time `recorded` ended at, and the one it started at.
+    fn span_of(&self, recorded: &Recorded) -> (Duration, Duration) {
+        let end = recorded.ended.unwrap_or(self.started + recorded.latency);
+        (end.saturating_sub(recorded.latency), end)
     }
 }
 
@@ -137,18 +190,19 @@ pub(super) async fn completion(
     text: TextSink,
     playback: Playback,
 ) -> Result<Completion, ProviderError> {
+    let (start, end) = playback.span_of(&recorded);
     for (at, piece) in recorded.deltas {
-        playback.at(at).await;
+        playback.until(start + at).await;
         let _ = text.send(TextPiece {
             text: piece,
             new: true,
         });
     }
     let Some(answer) = recorded.record.answer else {
-        playback.at(recorded.latency + PAST_THE_TIMEOUT).await;
+        playback.until(end + PAST_THE_TIMEOUT).await;
         return Err(ProviderError::Timeout);
     };
-    playback.at(recorded.latency).await;
+    playback.until(end).await;
     let output = match answer {
         Answer::Text(text) => ModelOutput::Text(text),
         Answer::Json(value) | Answer::Observation(value) => ModelOutput::Json(value),
@@ -195,11 +249,12 @@ pub(super) async fn observation(
     recorded: Recorded,
     playback: Playback,
 ) -> Option<Result<Value, WorkerError>> {
+    let (_, end) = playback.span_of(&recorded);
     let Some(answer) = recorded.record.answer else {
-        playback.at(recorded.latency + PAST_THE_TIMEOUT).await;
+        playback.until(end + PAST_THE_TIMEOUT).await;
         return None;
     };
-    playback.at(recorded.latency).await;
+    playback.until(end).await;
     Some(match answer {
         Answer::Observation(value) | Answer::Json(value) => Ok(value),
         Answer::ToolError {

@@ -267,7 +267,10 @@ impl Gateway {
     ) -> Result<Value, StopReason> {
         let noted = &Noted::default();
         let answer = |started, _text| async move {
-            match tokio::time::timeout(timeout, self.tool_answer(call, started, noted)).await {
+            let answered =
+                tokio::time::timeout(timeout, self.tool_answer(call, started, noted)).await;
+            noted.ended(self.bus.clock().elapsed(), None);
+            match answered {
                 // A served call that never answered is timed out too.
                 Err(_) | Ok(None) => Err(Failed::from(StopReason::TaskTimeout)),
                 Ok(Some(Ok(observation))) => Ok(observation),
@@ -286,6 +289,8 @@ impl Gateway {
             let asked = CallRecord {
                 purpose: None,
                 prompt_sha256: None,
+                span_ms: None,
+                ended_us: None,
                 args: Some(call.args.clone()),
                 answer: None,
             };

@@ -192,7 +192,6 @@ impl<'a> TeamRun<'a> {
             turn: number,
             agent: agent.to_string(),
         }));
-        let started = self.now();
         let request = ModelRequest {
             purpose: Purpose::Turn {
                 agent: agent.to_string(),
@@ -200,11 +199,13 @@ impl<'a> TeamRun<'a> {
             prompt,
             payload: self.payload(agent, context),
         };
-        let answer = self
+        // The call's own time, as the gateway measured it (or, served
+        // from a cassette, as the recording says it measured it then).
+        let (answer, took) = self
             .gateway
-            .model_by(format!("turn {number} · {agent}"), request, deadline)
+            .model_timed(format!("turn {number} · {agent}"), request, deadline)
             .await;
-        let latency_ms = millis(self.now().saturating_sub(started));
+        let latency_ms = millis(took);
         let halted = |outcome, halt| {
             let call = Some((number, outcome, latency_ms));
             (outcome, Err(Halted { halt, call }))
