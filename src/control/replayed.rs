@@ -5,7 +5,7 @@
 
 use super::Control;
 use crate::bus::GatePoint;
-use crate::cassette::{Cassette, GateTarget};
+use crate::cassette::{Cassette, GateTarget, Scripted};
 use std::sync::Arc;
 
 #[derive(Debug, Default)]
@@ -36,7 +36,11 @@ pub(crate) struct AtGate {
 }
 
 impl Replayed {
-    pub(crate) fn new(script: Vec<(GatePoint, Control)>, fork: Option<ForkAt>) -> Self {
+    pub(crate) fn new(script: Vec<(GatePoint, Scripted)>, fork: Option<ForkAt>) -> Self {
+        let script = script
+            .into_iter()
+            .map(|(gate, command)| (gate, command.into()))
+            .collect();
         Replayed { script, fork }
     }
 
@@ -69,5 +73,14 @@ impl Replayed {
             here.went_live = true;
         }
         here
+    }
+}
+
+impl From<Scripted> for Control {
+    fn from(command: Scripted) -> Control {
+        match command {
+            Scripted::SetFlag { name, on } => Control::SetFlag { name, on },
+            Scripted::Decide { choice, note } => Control::Decide { choice, note },
+        }
     }
 }
