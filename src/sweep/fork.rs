@@ -27,6 +27,8 @@ pub struct SweepFork {
     flags: Vec<(String, bool)>,
     /// The recording's exact text, for jobs that run on other machines.
     text: Option<String>,
+    /// Lines of the recording that could not be read, in words.
+    problems: Vec<String>,
 }
 
 impl SweepFork {
@@ -37,8 +39,13 @@ impl SweepFork {
         let text = std::fs::read_to_string(path).map_err(|e| {
             format!("{shown}: cannot read the recording to sweep from ({e}); expected a JSONL recording made with --record or the dashboard")
         })?;
-        let mut fork = SweepFork::of_text(path, text.clone(), at)?;
-        fork.text = Some(text);
+        let shown_text = text.clone();
+        let mut fork = SweepFork::of_text(path, text, at)?;
+        fork.text = Some(shown_text);
+        // Lines that cannot be read are skipped, and said, as fork says them.
+        for problem in std::mem::take(&mut fork.problems) {
+            crate::output::message(&problem);
+        }
         Ok(fork)
     }
 
@@ -48,6 +55,7 @@ impl SweepFork {
         let shown = crate::sanitize::clean(&path.display().to_string()).into_owned();
         let recording =
             parse_recording(std::io::Cursor::new(text), &shown).map_err(|e| e.to_string())?;
+        let problems = recording.problems.iter().map(ToString::to_string).collect();
         // Read as a cassette once, so that a recording that cannot serve
         // (no run, calls without what they answered) is refused up front.
         let cassette = Cassette::of_events(path, recording.events).map_err(|e| e.to_string())?;
@@ -67,6 +75,7 @@ impl SweepFork {
                 .collect(),
             events: parent.events.clone(),
             text: None,
+            problems,
         })
     }
 
