@@ -60,6 +60,43 @@ pub(crate) struct SweepCommand {
     pub(crate) otlp: OtlpArgs,
 }
 
+impl SweepCommand {
+    /// Why a sweep on NATS refuses the options it was given, if it does: its
+    /// runs are the workers' (each takes its own `--otlp` and `--parallel`),
+    /// and it prints its document rather than show it.
+    pub(crate) fn refused_on_nats(&self, otlp: bool) -> Option<&'static str> {
+        let (parallel, headless) = (self.parallel, self.headless);
+        if otlp {
+            return Some(
+                "conclave: with --nats the workers run the runs: give --otlp to each conclave worker instead",
+            );
+        }
+        if parallel.is_some() || !headless {
+            return Some(if headless {
+                "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
+            } else {
+                "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
+            });
+        }
+        None
+    }
+
+    /// The file the sweep reads and, for a sweep from a point, the gate:
+    /// the scenario, or the recording given with --from and its --at.
+    pub(crate) fn file(&self) -> Result<(PathBuf, Option<String>), String> {
+        match (&self.from, &self.at, &self.scenario) {
+            (Some(recording), Some(at), _) => Ok((recording.clone(), Some(at.clone()))),
+            (None, None, Some(scenario)) => Ok((scenario.clone(), None)),
+            (_, _, scenario) => Err(format!(
+                "conclave: --at GATE is where the runs of a sweep --from REC.jsonl go live; {} is not a recording given with --from: expected sweep --from REC.jsonl --at GATE --seeds A..B",
+                scenario
+                    .as_deref()
+                    .map_or_else(|| "the scenario".into(), |p| p.display().to_string())
+            )),
+        }
+    }
+}
+
 /// What `conclave worker` is given: the server its jobs are on and how
 /// it runs them.
 #[derive(Args, Debug)]

@@ -4,6 +4,7 @@
 //! leaves nothing of its sweep on the server when it ends.
 
 use super::outage::{self, Outage};
+use super::payload;
 use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
 use super::results::Results;
 pub use super::sweep_error::RemoteSweepError;
@@ -71,22 +72,7 @@ pub fn run_nats(
     on_result: impl FnMut(JobResult),
 ) -> Result<Gathered, RemoteSweepError> {
     let model = ModelSetup::of(&setup.provider).map_err(RemoteSweepError::Setup)?;
-    // A sweep from a point sends the recording: the worker forks it.
-    let text = match &setup.fork {
-        Some(fork) => ScenarioText {
-            source: fork.source(),
-            text: fork.text().ok_or(RemoteSweepError::NoText)?.to_string(),
-        },
-        None => ScenarioText {
-            source: source.unwrap_or(scenario.origin.file()).to_string(),
-            text: scenario
-                .origin
-                .text()
-                .ok_or(RemoteSweepError::NoText)?
-                .to_string(),
-        },
-    };
-    let fork_at = setup.fork.as_ref().map(|fork| fork.gate().to_string());
+    let (text, fork_at) = payload::carried(scenario, source, setup)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -305,7 +291,7 @@ async fn publish_jobs(
                 decide: what.decide,
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
-            fits(nats, what, payload.len())?;
+            payload::fits(nats, what.scenario, what.fork_at.is_some(), payload.len())?;
             payloads.push((queue::message_id(sweep, &job.id), Bytes::from(payload)));
         }
         loop {
@@ -332,33 +318,6 @@ async fn publish_jobs(
     }
     Ok(())
 }
-
-/// A job the server would refuse for its size is the user's to fix: a
-/// recording too big to travel in one message (JetStream's default limit
-/// is 1 MB a message).
-fn fits(nats: &Nats, what: Published<'_>, size: usize) -> Result<(), RemoteSweepError> {
-    let limit = match nats.client.server_info().max_payload {
-        0 => DEFAULT_MAX_PAYLOAD,
-        limit => limit,
-    };
-    if size <= limit {
-        return Ok(());
-    }
-    Err(RemoteSweepError::TooBig {
-        file: crate::sanitize::clean(&what.scenario.source).into_owned(),
-        what: if what.fork_at.is_some() {
-            "recording"
-        } else {
-            "scenario"
-        },
-        text: what.scenario.text.len(),
-        size,
-        limit,
-    })
-}
-
-/// The NATS server's limit on a message when it says none (its default).
-const DEFAULT_MAX_PAYLOAD: usize = 1024 * 1024;
 
 /// Publish one chunk and wait for the server to have stored all of it.
 async fn publish_chunk(

@@ -5,7 +5,7 @@
 //! job. It never runs anything and never reads a file the job does not
 //! name.
 
-use super::queue::ScenarioText;
+use super::queue::{JobMessage, ScenarioText};
 use crate::scenario::{self, Scenario};
 use crate::sweep::SweepFork;
 use crate::trust;
@@ -54,9 +54,24 @@ impl Scenarios {
         scenario
     }
 
+    /// The scenario a job runs: the one it carries, or for a sweep from a
+    /// point the recording's, with the fork to make of it.
+    pub(crate) fn of_job(
+        &self,
+        job: &JobMessage,
+    ) -> Result<(Arc<Scenario>, Option<Arc<SweepFork>>), String> {
+        match &job.fork_at {
+            Some(at) => {
+                let fork = self.fork(&job.scenario, at)?;
+                Ok((Arc::clone(fork.scenario()), Some(fork)))
+            }
+            None => Ok((self.get(&job.scenario)?, None)),
+        }
+    }
+
     /// The fork a job of a sweep from a point carries: its recording, read
     /// from its text on first use, and the gate.
-    pub(crate) fn fork(&self, text: &ScenarioText, at: &str) -> Result<Arc<SweepFork>, String> {
+    fn fork(&self, text: &ScenarioText, at: &str) -> Result<Arc<SweepFork>, String> {
         let mut digest = Sha256::new();
         digest.update(key(text));
         digest.update(at.as_bytes());

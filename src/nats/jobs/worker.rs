@@ -11,8 +11,7 @@ use crate::exit::Exit;
 use crate::nats::publish::PublishTo;
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
-use crate::scenario::Scenario;
-use crate::sweep::{SweepFork, run_job_with};
+use crate::sweep::run_job_with;
 use crate::telemetry::OtlpConfig;
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::message::{Acker, PublishMessage};
@@ -288,7 +287,7 @@ async fn run(
     acker: &Acker,
     stop: &mut watch::Receiver<Stop>,
 ) -> Option<JobOutcome> {
-    let (scenario, fork) = match job_scenario(shared, job) {
+    let (scenario, fork) = match shared.scenarios.of_job(job) {
         Ok(found) => found,
         Err(problem) => return Some(JobOutcome::Failed { problem }),
     };
@@ -301,11 +300,8 @@ async fn run(
     if let Some(problem) = shared.endpoint.refusal(&job.model, &scenario) {
         return Some(JobOutcome::Refused { problem });
     }
-    let (mut setup, observers) =
-        shared
-            .engine
-            .setup(job, &shared.endpoint, shared.options.allow_exec);
-    setup.fork = fork;
+    let allow_exec = shared.options.allow_exec;
+    let (setup, observers) = shared.engine.setup(job, &shared.endpoint, allow_exec, fork);
     let (done, ended) = tokio::sync::oneshot::channel();
     let source = job.scenario.source.clone();
     let sweep_job = job.job.clone();
@@ -349,21 +345,6 @@ async fn run(
                 return None;
             }
         }
-    }
-}
-
-/// The scenario a job runs: the one it carries, or for a sweep from a
-/// point the recording's, with the fork to make of it.
-fn job_scenario(
-    shared: &Shared,
-    job: &JobMessage,
-) -> Result<(Arc<Scenario>, Option<Arc<SweepFork>>), String> {
-    match &job.fork_at {
-        Some(at) => {
-            let fork = shared.scenarios.fork(&job.scenario, at)?;
-            Ok((Arc::clone(fork.scenario()), Some(fork)))
-        }
-        None => Ok((shared.scenarios.get(&job.scenario)?, None)),
     }
 }
 
