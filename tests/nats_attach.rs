@@ -297,7 +297,8 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         vec![&EventKind::FlagChanged {
             name: "legal_analyst".into(),
             on: true,
-            gate: None
+            // Set while held: it took effect at the gate it was held at.
+            gate: Some(first_gate.clone())
         }],
         "while held, only the flag changed"
     );
