@@ -288,7 +288,13 @@ fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
         flags: fork.flags.clone(),
         live: plan.cassette.live_switch(),
     });
-    control::Replayed::new(plan.cassette.script(), fork)
+    let script = plan
+        .cassette
+        .script()
+        .into_iter()
+        .map(|(gate, command)| (gate, fork::command(command)))
+        .collect();
+    control::Replayed::new(script, fork)
 }
 
 /// A fork's `run_started.forked_from`: its parent's file, run and gate.

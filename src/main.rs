@@ -270,11 +270,18 @@ fn sweep(command: SweepCommand) -> Exit {
         Err(exit) => return exit,
     };
     if command.nats.nats.is_some()
-        && let Some(refusal) = refused_on_nats(otlp.is_some(), command.parallel, command.headless)
+        && let Some(refusal) = command.refused_on_nats(otlp.is_some())
     {
         output::message(refusal);
         return Exit::BadInput;
     }
+    let (file, at) = match command.file() {
+        Ok(file) => file,
+        Err(message) => {
+            output::message(&message);
+            return Exit::BadInput;
+        }
+    };
     let plan = match SweepPlan::new(command.seeds, command.flags) {
         Ok(plan) => plan,
         Err(e) => {
@@ -283,7 +290,8 @@ fn sweep(command: SweepCommand) -> Exit {
         }
     };
     let args = SweepArgs {
-        scenario: command.scenario,
+        scenario: file,
+        at,
         plan,
         parallel: command.parallel,
         provider: command.model.choice(),
@@ -305,25 +313,6 @@ fn sweep(command: SweepCommand) -> Exit {
             },
         )
     }
-}
-
-/// Why a sweep on NATS refuses the options it was given, if it does: its
-/// runs are the workers' (each takes its own `--otlp` and `--parallel`),
-/// and it prints its document rather than show it.
-fn refused_on_nats(otlp: bool, parallel: Option<usize>, headless: bool) -> Option<&'static str> {
-    if otlp {
-        return Some(
-            "conclave: with --nats the workers run the runs: give --otlp to each conclave worker instead",
-        );
-    }
-    if parallel.is_some() || !headless {
-        return Some(if headless {
-            "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
-        } else {
-            "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
-        });
-    }
-    None
 }
 
 /// `conclave worker`: run sweep jobs from a NATS server until stopped.

@@ -362,12 +362,76 @@ fn an_exported_recording_gives_the_live_runs_spans() {
     assert!(output.stdout.is_empty());
     let (live, later) = (live.spans(), later.spans());
     assert!(live.len() > 10);
-    assert_ne!(
+    // A run's trace is named by its start, which the recording keeps: the
+    // recording goes out as the same trace, its spans with the same ids.
+    assert_eq!(
         root(&live).trace_id,
         root(&later).trace_id,
-        "a trace of its own"
+        "the run's trace"
     );
+    let ids = |spans: &[Got]| {
+        let mut ids: Vec<String> = spans.iter().map(|s| s.span_id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&live), ids(&later));
     assert_eq!(shape(&live), shape(&later));
+}
+
+#[test]
+fn a_forks_root_span_links_to_its_parents_trace_and_root_span() {
+    let parents = Collector::start();
+    let dir = tempfile::tempdir().unwrap();
+    run_exported("checkout_v2_launch.json", &parents.url(), &[], dir.path());
+    let parent_spans = parents.spans();
+    let parent = root(&parent_spans);
+    assert!(parent.links.is_empty(), "a run of a scenario links nowhere");
+    let recording = dir.path().join("run.jsonl");
+    let fork_recording = dir.path().join("fork.jsonl");
+    let forks = Collector::start();
+    let output = conclave(
+        &[
+            "fork",
+            recording.to_str().unwrap(),
+            "--at",
+            "round 2",
+            "--flag",
+            "legal_analyst=on",
+            "--headless",
+            "--record",
+            fork_recording.to_str().unwrap(),
+            "--otlp",
+            &forks.url(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let link = vec![(parent.trace_id.clone(), parent.span_id.clone())];
+    let fork_spans = forks.spans();
+    let fork = root(&fork_spans);
+    assert!(fork.name.starts_with("invoke_workflow"), "{}", fork.name);
+    assert_ne!(fork.trace_id, parent.trace_id, "a trace of its own");
+    assert_eq!(fork.links, link, "linked to the parent's root span");
+    let only_root_links = fork_spans.iter().filter(|s| !s.links.is_empty()).count();
+    assert_eq!(only_root_links, 1);
+    // The fork's recording exported later links the same way, reading its
+    // parent's recording; once that is gone, it goes out without the link.
+    let export = |url: &str| {
+        conclave(
+            &["export", fork_recording.to_str().unwrap(), "--otlp", url],
+            &[],
+        )
+    };
+    let later = Collector::start();
+    assert_eq!(export(&later.url()).status.code(), Some(0));
+    assert_eq!(root(&later.spans()).links, link);
+    std::fs::remove_file(&recording).unwrap();
+    let orphan = Collector::start();
+    let output = export(&orphan.url());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let orphan_spans = orphan.spans();
+    assert_eq!(root(&orphan_spans).trace_id, fork.trace_id);
+    assert!(root(&orphan_spans).links.is_empty());
 }
 
 /// `sweep --headless` of checkout over `seeds` with legal_analyst on and

@@ -30,6 +30,7 @@ fn swept(recordings: Option<PathBuf>) -> (App, Prepared) {
 fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> (App, Prepared) {
     let sweep = prepare(SweepArgs {
         scenario: PathBuf::from(file),
+        at: None,
         plan,
         parallel: Some(2),
         provider: ProviderChoice::default(),
@@ -255,4 +256,47 @@ fn conclave_sweep_opens_the_dashboard_on_the_live_sweep() {
         .path()
         .join("conclave/runs/sweeps/checkout_v2_launch-c0-s1.jsonl");
     assert!(replayed.exists(), "{}", replayed.display());
+}
+
+#[test]
+fn a_sweep_from_a_point_says_where_it_forks_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = crate::sweep_from::recorded(dir.path());
+    let flags = vec![("legal_analyst".into(), vec![true, false])];
+    let sweep = prepare(SweepArgs {
+        scenario: recording,
+        at: Some("round 2".into()),
+        plan: SweepPlan::new(1..=3, flags).unwrap(),
+        parallel: Some(2),
+        provider: ProviderChoice::default(),
+        allow_real: false,
+        allow_exec: false,
+        decide: None,
+        otlp: None,
+    })
+    .unwrap();
+    let mut app = App::new(AppOptions::default());
+    app.show_sweep(SweepState::new(&sweep));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let mut results = Vec::new();
+    conclave::sweep::run_local_with(
+        &sweep.scenario,
+        Some(&sweep.source),
+        sweep.plan.jobs(),
+        2,
+        &sweep.setup,
+        &never,
+        |r| results.push(r),
+    )
+    .unwrap();
+    for result in results {
+        app.sweep_result(result);
+    }
+    app.sweep_ended(Ended::Done);
+    let screen = common::screen::of_app(&app, 140, 30);
+    assert!(
+        screen.contains("Sweep · checkout_v2_launch · from checkout.jsonl at round 2"),
+        "{screen}"
+    );
+    assert!(screen.contains("done · 6/6 runs"), "{screen}");
 }

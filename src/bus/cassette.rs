@@ -134,3 +134,17 @@ pub struct ForkedFrom {
     /// (`round 3`).
     pub gate: String,
 }
+
+/// `forked from FILE run N at GATE`, as replay and the dashboard say it
+/// (the file's control characters shown escaped).
+impl std::fmt::Display for ForkedFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "forked from {} run {} at {}",
+            crate::sanitize::clean(&self.file),
+            self.run,
+            crate::sanitize::clean(&self.gate)
+        )
+    }
+}

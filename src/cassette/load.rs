@@ -2,9 +2,8 @@
 //! with its text as it streamed, the commands the run's control gave at
 //! its gates, and the descriptions its MCP servers gave.
 
-use super::{Cassette, MissPolicy, Recorded, Shelf};
+use super::{Cassette, MissPolicy, Recorded, Scripted, Shelf};
 use crate::bus::{Event, EventKind, GatePoint, RunStarted};
-use crate::control::Control;
 use crate::record::{RecordingError, read_recording};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -88,7 +87,7 @@ struct Reading {
     started: HashMap<u64, Duration>,
     deltas: HashMap<u64, Vec<(Duration, String)>>,
     shelves: HashMap<(String, Option<String>), Shelf>,
-    script: Vec<(GatePoint, Control)>,
+    script: Vec<(GatePoint, Scripted)>,
     described: Option<Vec<(String, String)>>,
 }
 
@@ -145,7 +144,7 @@ impl Reading {
                 gate: Some(gate),
             } => self.script.push((
                 gate.clone(),
-                Control::SetFlag {
+                Scripted::SetFlag {
                     name: name.clone(),
                     on: *on,
                 },
@@ -156,7 +155,7 @@ impl Reading {
                 gate: Some(gate),
             } => self.script.push((
                 gate.clone(),
-                Control::Decide {
+                Scripted::Decide {
                     choice: *choice,
                     note: note.clone(),
                 },

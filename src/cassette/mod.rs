@@ -22,8 +22,7 @@ pub use crate::control::{GateError, GateTarget};
 pub use load::{CassetteError, Parent};
 
 use crate::bus::cassette::CallRecord;
-use crate::bus::{CallOutcome, GatePoint, TokenUsage};
-use crate::control::Control;
+use crate::bus::{CallOutcome, GatePoint, HumanChoice, TokenUsage};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -37,6 +36,21 @@ pub enum MissPolicy {
     Stop,
     /// Make the call live, and record it.
     Live,
+}
+
+/// A command the recorded run's control gave, to be given again at its
+/// gate (the run's control makes a command of it: the cassette knows no
+/// controller).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Scripted {
+    SetFlag {
+        name: String,
+        on: bool,
+    },
+    Decide {
+        choice: HumanChoice,
+        note: Option<String>,
+    },
 }
 
 /// One recorded attempt of a call, as the cassette serves it.
@@ -82,7 +96,7 @@ pub struct Cassette {
     /// goal, which every prompt holds).
     compare_prompts: bool,
     /// What the run's control did at which gate, to do it there again.
-    script: Vec<(GatePoint, Control)>,
+    script: Vec<(GatePoint, Scripted)>,
     /// The descriptions the recorded run's MCP servers gave.
     described: Option<Vec<(String, String)>>,
     /// The first miss, in words.
@@ -140,7 +154,7 @@ impl Cassette {
 
     /// Commands the recorded run's control gave, with the gate each took
     /// effect at.
-    pub(crate) fn script(&self) -> Vec<(GatePoint, Control)> {
+    pub(crate) fn script(&self) -> Vec<(GatePoint, Scripted)> {
         self.script.clone()
     }
 

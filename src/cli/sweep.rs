@@ -12,8 +12,19 @@ use std::path::PathBuf;
 /// What `conclave sweep` is given: the runs, and where they run.
 #[derive(Args, Debug)]
 pub(crate) struct SweepCommand {
-    /// The scenario file.
-    pub(crate) scenario: PathBuf,
+    /// The scenario file (not with --from, whose recording names it).
+    #[arg(required_unless_present = "from", conflicts_with = "from")]
+    pub(crate) scenario: Option<PathBuf>,
+    /// Sweep from a point of a recorded run: every run is a fork of this
+    /// recording at --at, served up to the gate and live from there with
+    /// its seed and flags.
+    #[arg(long, value_name = "REC.jsonl", requires = "at")]
+    pub(crate) from: Option<PathBuf>,
+    /// The gate every run of a sweep --from goes live at, as the replay
+    /// timeline names it ("round 3", "wave 2", "turn 5", "step 4"), or an
+    /// event number ("#120").
+    #[arg(long, value_name = "GATE", requires = "from")]
+    pub(crate) at: Option<String>,
     /// The seeds to run, both ends included, e.g. 1..200.
     #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
     pub(crate) seeds: std::ops::RangeInclusive<u64>,
@@ -47,6 +58,43 @@ pub(crate) struct SweepCommand {
     pub(crate) nats: NatsArgs,
     #[command(flatten)]
     pub(crate) otlp: OtlpArgs,
+}
+
+impl SweepCommand {
+    /// Why a sweep on NATS refuses the options it was given, if it does: its
+    /// runs are the workers' (each takes its own `--otlp` and `--parallel`),
+    /// and it prints its document rather than show it.
+    pub(crate) fn refused_on_nats(&self, otlp: bool) -> Option<&'static str> {
+        let (parallel, headless) = (self.parallel, self.headless);
+        if otlp {
+            return Some(
+                "conclave: with --nats the workers run the runs: give --otlp to each conclave worker instead",
+            );
+        }
+        if parallel.is_some() || !headless {
+            return Some(if headless {
+                "conclave: --parallel sets this machine's threads; with --nats each worker sets its own (conclave worker --parallel N)"
+            } else {
+                "conclave: a sweep on NATS prints its document: add --headless (the dashboard shows sweeps on this machine)"
+            });
+        }
+        None
+    }
+
+    /// The file the sweep reads and, for a sweep from a point, the gate:
+    /// the scenario, or the recording given with --from and its --at.
+    pub(crate) fn file(&self) -> Result<(PathBuf, Option<String>), String> {
+        match (&self.from, &self.at, &self.scenario) {
+            (Some(recording), Some(at), _) => Ok((recording.clone(), Some(at.clone()))),
+            (None, None, Some(scenario)) => Ok((scenario.clone(), None)),
+            (_, _, scenario) => Err(format!(
+                "conclave: --at GATE is where the runs of a sweep --from REC.jsonl go live; {} is not a recording given with --from: expected sweep --from REC.jsonl --at GATE --seeds A..B",
+                scenario
+                    .as_deref()
+                    .map_or_else(|| "the scenario".into(), |p| p.display().to_string())
+            )),
+        }
+    }
 }
 
 /// What `conclave worker` is given: the server its jobs are on and how

@@ -40,6 +40,9 @@ const TIMING: &[&str] = &[
     "delay_ms",
     "first_token_ms",
     "tokens_per_s",
+    // A call's record keeps when its attempt ended, for a cassette.
+    "span_ms",
+    "ended_us",
 ];
 
 /// Where the runs diverge: the event each has at that place, or `null`
@@ -82,6 +85,18 @@ fn is_control(kind: &EventKind) -> bool {
             | EventKind::FlagChanged { .. }
             | EventKind::WentLive { .. }
     )
+}
+
+/// Whether `kind` is left out of the comparison of what the runs did: a
+/// streamed text's deltas, the person's control, and the moment a fork
+/// went live (which changes where its answers come from, not what they
+/// are).
+fn left_out(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        // The servers' descriptions are part of the setup.
+        EventKind::CallDelta { .. } | EventKind::WentLive { .. } | EventKind::ToolsDescribed { .. }
+    ) || is_control(kind)
 }
 
 /// How each run was controlled, when the runs were not controlled alike:
@@ -137,13 +152,7 @@ pub(super) fn first(
     let said = |events: &[Arc<Event>]| -> Vec<Arc<Event>> {
         events[skip(events)..]
             .iter()
-            .filter(|e| {
-                // The servers' descriptions are part of the setup.
-                !matches!(
-                    e.kind,
-                    EventKind::CallDelta { .. } | EventKind::ToolsDescribed { .. }
-                ) && !is_control(&e.kind)
-            })
+            .filter(|e| !left_out(&e.kind))
             .cloned()
             .collect()
     };

@@ -4,6 +4,7 @@
 //! each tool. Every pattern is compared on these.
 
 use super::Difference;
+use crate::bus::cassette::ForkedFrom;
 use crate::bus::{CallOutcome, Event, EventKind, RunStatus, RunSummary, TokenUsage};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
@@ -19,6 +20,9 @@ pub struct RunFacts {
     pub(crate) pattern: PatternKind,
     pub(crate) seed: u64,
     pub(crate) goal: String,
+    /// A fork's parent: its recording, run and the gate it went live at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) forked_from: Option<ForkedFrom>,
     /// Every flag as the run started.
     pub(crate) flags: IndexMap<String, bool>,
     /// Flags turned while the run went on, in order.
@@ -74,6 +78,7 @@ impl RunFacts {
             pattern: Default::default(),
             seed: 0,
             goal: String::new(),
+            forked_from: None,
             flags: IndexMap::new(),
             flag_changes: Vec::new(),
             events: events.len(),
@@ -101,6 +106,7 @@ impl RunFacts {
                 self.pattern = started.pattern;
                 self.seed = started.seed;
                 self.goal = started.goal.clone();
+                self.forked_from = started.forked_from.clone();
                 self.flags = started
                     .flags
                     .iter()

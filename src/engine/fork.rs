@@ -114,3 +114,13 @@ impl ForkRequest {
         })
     }
 }
+
+/// A command the recorded run's control gave, as the gate gives it again.
+pub(super) fn command(scripted: crate::cassette::Scripted) -> crate::control::Control {
+    use crate::cassette::Scripted;
+    use crate::control::Control;
+    match scripted {
+        Scripted::SetFlag { name, on } => Control::SetFlag { name, on },
+        Scripted::Decide { choice, note } => Control::Decide { choice, note },
+    }
+}

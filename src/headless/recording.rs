@@ -77,7 +77,11 @@ pub fn replay(path: &Path) -> Exit {
     // lines, each of which would otherwise be a write of its own.
     let mut steps = String::new();
     let read = crate::record::read_recording_each(path, |event| {
-        if let Some(line) = step_summary(&event.kind) {
+        let line = match &event.kind {
+            EventKind::RunStarted(started) => started.forked_from.as_ref().map(ToString::to_string),
+            kind => step_summary(kind),
+        };
+        if let Some(line) = line {
             if !steps.is_empty() {
                 steps.push('\n');
             }

@@ -4,6 +4,7 @@
 //! The dashboard's sweep starts from the same [`prepare`].
 
 use super::SweepError;
+use super::fork::SweepFork;
 use super::job::JobSetup;
 use super::local::{default_parallelism, run_local_with};
 use super::plan::SweepPlan;
@@ -21,7 +22,11 @@ use std::sync::Arc;
 /// What `conclave sweep` was asked.
 #[derive(Clone, Debug)]
 pub struct SweepArgs {
+    /// The scenario file; with `at`, the recording every run forks.
     pub scenario: PathBuf,
+    /// `--from REC --at GATE`: every run is a fork of the recording
+    /// `scenario` at this gate (its scenario is the recording's).
+    pub at: Option<String>,
     pub plan: SweepPlan,
     /// Threads; all cores when not given.
     pub parallel: Option<usize>,
@@ -64,8 +69,7 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
             "conclave: --parallel {n}: expected a number of threads, 1 or more and at most {MAX_PARALLEL}"
         ));
     }
-    let source = args.scenario.display().to_string();
-    let scenario = Arc::new(scenario::load(&args.scenario).map_err(|e| e.to_string())?);
+    let (source, scenario, fork) = load(&args)?;
     args.plan
         .check(&scenario, &source)
         .map_err(|e| e.to_string())?;
@@ -76,6 +80,7 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
         provider: args.provider,
         allow_exec: args.allow_exec,
         decide: args.decide,
+        fork,
         ..JobSetup::default()
     };
     if setup.remote(&scenario) && !args.allow_real {
@@ -102,6 +107,37 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
         parallel: args.parallel.unwrap_or_else(default_parallelism),
         trust_note: trust.refusal_note,
     })
+}
+
+/// A sweep's file as messages name it, its scenario, and its fork.
+type Loaded = (String, Arc<Scenario>, Option<Arc<SweepFork>>);
+
+/// The scenario the sweep runs, as messages name its file, and for a
+/// sweep from a point the recording it forks (whose scenario it runs).
+fn load(args: &SweepArgs) -> Result<Loaded, String> {
+    if let Some(at) = &args.at {
+        let fork = SweepFork::load(&args.scenario, at)?;
+        return Ok((
+            fork.source(),
+            Arc::clone(fork.scenario()),
+            Some(Arc::new(fork)),
+        ));
+    }
+    let source = args.scenario.display().to_string();
+    let scenario = Arc::new(scenario::load(&args.scenario).map_err(|e| e.to_string())?);
+    Ok((source, scenario, None))
+}
+
+impl Prepared {
+    /// The sweep's document: the tally's, with `"from"` (the recording,
+    /// its run and the gate) when every run is a fork.
+    pub fn document(&self, tally: &Tally) -> serde_json::Value {
+        let mut document = tally.document();
+        if let (Some(fork), Some(fields)) = (&self.setup.fork, document.as_object_mut()) {
+            fields.insert("from".into(), fork.document());
+        }
+        document
+    }
 }
 
 /// `conclave sweep --headless`: run every job, a progress bar on stderr
@@ -140,7 +176,7 @@ pub fn headless(args: SweepArgs) -> Exit {
             if let Some(note) = note {
                 output::message(&note);
             }
-            output::document(&tally.document());
+            output::document(&sweep.document(&tally));
             Exit::Ok
         }
         // The user's to fix: the message names the file; else Conclave's.

@@ -4,6 +4,7 @@
 //! so a job's result depends only on the scenario and the job.
 
 use super::SweepError;
+use super::fork::SweepFork;
 use super::measure::{Measure, Measured, ToolCalls};
 use crate::bus::{ClockMode, EventSink, Hub, HumanChoice, RunStatus, RunSummary};
 use crate::control::Controller;
@@ -135,6 +136,9 @@ pub struct JobSetup {
     /// Told of each run once it is launched, with its number and its
     /// controller (a worker answers control requests for it).
     pub on_launch: Option<OnLaunch>,
+    /// `sweep --from REC --at GATE`: every run is a fork of that recorded
+    /// run at that gate, with the job's seed and its flags set at the gate.
+    pub fork: Option<Arc<SweepFork>>,
 }
 
 /// What [`JobSetup::on_launch`] calls.
@@ -205,10 +209,22 @@ pub fn run_job_with(
         observers.push(exporter.observer());
     }
     let run = setup.run.unwrap_or(1);
+    // A fork starts as its parent did, its flags at launch the parent's;
+    // the job's flags are set at the gate.
+    let (flags, goal, cassette) = match &setup.fork {
+        Some(fork) => (
+            fork.launch_flags().to_vec(),
+            Some(fork.goal().to_string()),
+            Some(fork.plan(&job.flags).map_err(SweepError::Recording)?),
+        ),
+        None => (job.flags.clone(), None, None),
+    };
     let options = LaunchOptions {
         run,
         seed: Some(job.seed),
-        flags: job.flags.clone(),
+        goal,
+        flags,
+        cassette,
         record: setup.record.clone(),
         clock: Some(clock),
         source: source.map(str::to_string),

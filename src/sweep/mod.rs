@@ -4,6 +4,7 @@
 //! [`Tally`]; nothing here knows of the dashboard.
 
 mod command;
+mod fork;
 mod job;
 mod jobs;
 mod local;
@@ -14,6 +15,7 @@ mod stats;
 mod tally;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
+pub use fork::SweepFork;
 pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
 pub use jobs::{JobList, Jobs};
 pub use local::{default_parallelism, run_local, run_local_with};
@@ -40,6 +42,9 @@ pub enum SweepError {
     /// A thread of the local executor ended without its result.
     #[error("a sweep thread crashed: {0}")]
     Thread(String),
+    /// The recording a sweep forks cannot serve a run (see [`SweepFork`]).
+    #[error("{0}")]
+    Recording(String),
     /// The system gave the local executor no thread at all.
     #[error("cannot start a thread for the sweep's runs: {0}")]
     NoThread(std::io::Error),
@@ -57,6 +62,6 @@ impl SweepError {
 
     /// The user's input is at fault (exit 2), not Conclave (exit 1).
     pub(crate) fn is_bad_input(&self) -> bool {
-        matches!(self, SweepError::Launch { .. })
+        matches!(self, SweepError::Launch { .. } | SweepError::Recording(_))
     }
 }

@@ -24,9 +24,7 @@ use crate::exit::Exit;
 use opentelemetry::InstrumentationScope;
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, IdGenerator, RandomIdGenerator, SpanProcessor,
-};
+use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SpanProcessor};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -312,7 +310,6 @@ fn work(
     content: bool,
     shapes: TraceShapes,
 ) -> bool {
-    let ids = RandomIdGenerator::default();
     let scope = InstrumentationScope::builder("conclave")
         .with_version(env!("CARGO_PKG_VERSION"))
         .build();
@@ -328,7 +325,7 @@ fn work(
     };
     let hand = |trace: &mut Trace, spans: Vec<FinishedSpan>, unflushed: &mut usize| {
         for span in spans {
-            processor.on_end(span_data(trace, &span, &ids, &scope));
+            processor.on_end(span_data(trace, &span, &scope));
             delivery.made_one();
             *unflushed += 1;
         }
@@ -338,11 +335,9 @@ fn work(
     while let Ok(message) = events.recv() {
         match message {
             Message::Event(run, event) => {
-                let trace = traces.entry(run).or_insert_with(|| Trace {
-                    builder: TraceBuilder::new(content, shapes),
-                    trace_id: ids.new_trace_id(),
-                    ids: HashMap::new(),
-                });
+                let trace = traces
+                    .entry(run)
+                    .or_insert_with(|| Trace::of(TraceBuilder::new(content, shapes), &event));
                 let spans = trace.builder.apply(&event);
                 let full = hand(trace, spans, &mut unflushed);
                 if full {

@@ -11,6 +11,7 @@ mod bounds;
 mod config;
 mod config_error;
 mod export;
+mod ids;
 pub(crate) mod names;
 mod sdk_span;
 mod span;

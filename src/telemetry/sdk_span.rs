@@ -1,34 +1,61 @@
 //! A run's spans as the OpenTelemetry SDK exports them: ids kept per
 //! trace, every text scrubbed of secrets on its way out.
 
+use super::ids;
 use super::span::{AttrValue, FinishedSpan, SpanNo, SpanStatus};
-use super::trace::TraceBuilder;
+use super::trace::{ROOT, TraceBuilder};
+use crate::bus::{Event, EventKind};
 use opentelemetry::trace::{
-    SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
+    Link, SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
 };
 use opentelemetry::{InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator, SpanData, SpanEvents, SpanLinks};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::time::{Duration, UNIX_EPOCH};
 
-/// One run's trace: its builder and the ids its spans go out with.
+/// One run's trace: its builder, the id its spans go out with (see
+/// [`super::ids`]) and, for a fork, its parent's root span.
 pub(super) struct Trace {
     pub(super) builder: TraceBuilder,
     pub(super) trace_id: TraceId,
-    pub(super) ids: HashMap<SpanNo, SpanId>,
+    pub(super) parent: Option<SpanContext>,
+}
+
+impl Trace {
+    /// The trace of the run whose first event is `first`: named by the
+    /// run's start, linked to its parent's when it is a fork.
+    pub(super) fn of(builder: TraceBuilder, first: &Event) -> Trace {
+        let (trace_id, parent) = match &first.kind {
+            EventKind::RunStarted(started) => (
+                ids::trace_id(first.run, started),
+                started.forked_from.as_ref().and_then(ids::parent_root),
+            ),
+            // No start, no spans (see `TraceBuilder::apply`).
+            _ => (RandomIdGenerator::default().new_trace_id(), None),
+        };
+        Trace {
+            builder,
+            trace_id,
+            parent,
+        }
+    }
 }
 
 /// A finished span as the SDK exports it, every text scrubbed.
 pub(super) fn span_data(
     trace: &mut Trace,
     span: &FinishedSpan,
-    ids: &RandomIdGenerator,
     scope: &InstrumentationScope,
 ) -> SpanData {
-    let mut id_of = |no: SpanNo| *trace.ids.entry(no).or_insert_with(|| ids.new_span_id());
+    let id_of = |no: SpanNo| ids::span_id(trace.trace_id, no);
     let span_id = id_of(span.no);
-    let parent_span_id = span.parent.map_or(SpanId::INVALID, &mut id_of);
+    let parent_span_id = span.parent.map_or(SpanId::INVALID, id_of);
+    let mut links = SpanLinks::default();
+    if span.no == ROOT
+        && let Some(parent) = &trace.parent
+    {
+        links.links.push(Link::with_context(parent.clone()));
+    }
     let mut events = SpanEvents::default();
     for event in &span.events {
         events.events.push(opentelemetry::trace::Event::new(
@@ -59,7 +86,7 @@ pub(super) fn span_data(
         attributes: attributes(&span.attrs.0),
         dropped_attributes_count: 0,
         events,
-        links: SpanLinks::default(),
+        links,
         status: match &span.status {
             SpanStatus::Unset => Status::Unset,
             SpanStatus::Error(words) => Status::error(crate::secrets::scrub(words).into_owned()),

@@ -28,6 +28,8 @@ pub struct Got {
     /// 0 unset, 1 ok, 2 error.
     pub status: i32,
     pub service: String,
+    /// The spans it links to: their trace and span ids.
+    pub links: Vec<(String, String)>,
 }
 
 impl Got {
@@ -109,6 +111,11 @@ pub fn decode(request: &Captured) -> Vec<Got> {
                         .collect(),
                     status: span.status.map_or(0, |s| s.code),
                     service: service.clone(),
+                    links: span
+                        .links
+                        .iter()
+                        .map(|l| (hex(&l.trace_id), hex(&l.span_id)))
+                        .collect(),
                 });
             }
         }

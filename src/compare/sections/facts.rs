@@ -17,6 +17,14 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
         ),
         Row::new("seed", one(a.seed.to_string()), one(b.seed.to_string())),
     ];
+    if a.forked_from.is_some() || b.forked_from.is_some() {
+        let forked = |f: &RunFacts| {
+            f.forked_from.as_ref().map_or(Cell::absent(), |from| {
+                Cell::plain(format!("{} run {} at {}", from.file, from.run, from.gate))
+            })
+        };
+        rows.push(Row::new("forked from", vec![forked(a)], vec![forked(b)]));
+    }
     if a.goal != b.goal {
         rows.push(Row::new("goal", one(&a.goal), one(&b.goal)));
     }

@@ -59,7 +59,7 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
     match ran {
         Ok(gathered) => {
             output::message(&summary(tally.done(), &gathered));
-            output::document(&tally.document());
+            output::document(&sweep.document(&tally));
             Exit::Ok
         }
         Err(error @ RemoteSweepError::ServerLost { .. }) => {
@@ -71,7 +71,7 @@ pub fn sweep_headless(args: SweepArgs, url: &str) -> Exit {
                 .map(|job| job.id)
                 .collect();
             output::message(&missing_text(tally.done(), &missing));
-            output::document(&tally.document());
+            output::document(&sweep.document(&tally));
             error.exit()
         }
         Err(error) => {

@@ -9,7 +9,7 @@ use crate::bus::EventSink;
 use crate::exit::Exit;
 use crate::nats::publish::{EventLink, PublishTo, Warn};
 use crate::output;
-use crate::sweep::{JobSetup, OnLaunch};
+use crate::sweep::{JobSetup, OnLaunch, SweepFork};
 use crate::telemetry::{Exporter, OtlpConfig};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -51,12 +51,14 @@ impl WorkerEngine {
     /// How `job` runs here, as a run of its own, and the viewers that
     /// publish it. Past the worker's checks; its programs run only if the
     /// worker was started with `--allow-exec`, and its model is the
-    /// worker's own endpoint whatever the scenario names.
+    /// worker's own endpoint whatever the scenario names. A job of a sweep
+    /// from a point forks the recording it carries (`fork`).
     pub(super) fn setup(
         &self,
         job: &JobMessage,
         endpoint: &OwnEndpoint,
         allow_exec: bool,
+        fork: Option<Arc<SweepFork>>,
     ) -> (JobSetup, Vec<Arc<dyn EventSink>>) {
         let link = Arc::clone(&self.link);
         let mut provider = job.model.choice();
@@ -71,6 +73,7 @@ impl WorkerEngine {
             on_launch: Some(OnLaunch(Arc::new(move |run, controller| {
                 link.serve(run, controller);
             }))),
+            fork,
         };
         (setup, vec![self.link.observer()])
     }

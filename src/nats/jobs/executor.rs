@@ -4,6 +4,7 @@
 //! leaves nothing of its sweep on the server when it ends.
 
 use super::outage::{self, Outage};
+use super::payload;
 use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
 use super::results::Results;
 pub use super::sweep_error::RemoteSweepError;
@@ -71,20 +72,14 @@ pub fn run_nats(
     on_result: impl FnMut(JobResult),
 ) -> Result<Gathered, RemoteSweepError> {
     let model = ModelSetup::of(&setup.provider).map_err(RemoteSweepError::Setup)?;
-    let text = ScenarioText {
-        source: source.unwrap_or(scenario.origin.file()).to_string(),
-        text: scenario
-            .origin
-            .text()
-            .ok_or(RemoteSweepError::NoText)?
-            .to_string(),
-    };
+    let (text, fork_at) = payload::carried(scenario, source, setup)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| NatsError::server(url, "start the runtime", e))?;
     let what = Published {
         scenario: &text,
+        fork_at: fork_at.as_deref(),
         model: &model,
         decide: setup.decide,
     };
@@ -102,6 +97,8 @@ pub fn run_nats(
 #[derive(Clone, Copy)]
 struct Published<'a> {
     scenario: &'a ScenarioText,
+    /// A sweep from a point: `scenario` is the recording, forked here.
+    fork_at: Option<&'a str>,
     model: &'a ModelSetup,
     /// `--decide`: each run's answer when its table asks a person.
     decide: Option<HumanChoice>,
@@ -289,10 +286,12 @@ async fn publish_jobs(
                 sweep: sweep.to_string(),
                 job: job.clone(),
                 scenario: what.scenario.clone(),
+                fork_at: what.fork_at.map(str::to_string),
                 model: what.model.clone(),
                 decide: what.decide,
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
+            payload::fits(nats, what.scenario, what.fork_at.is_some(), payload.len())?;
             payloads.push((queue::message_id(sweep, &job.id), Bytes::from(payload)));
         }
         loop {

@@ -8,6 +8,7 @@ mod endpoint;
 mod engine;
 mod executor;
 pub mod outage;
+mod payload;
 mod queue;
 mod results;
 mod scenarios;

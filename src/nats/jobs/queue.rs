@@ -50,7 +50,12 @@ pub(crate) fn message_id(sweep: &str, job: &str) -> String {
 pub(crate) struct JobMessage {
     pub(crate) sweep: String,
     pub(crate) job: Job,
+    /// The scenario; for a sweep from a point, the recording to fork.
     pub(crate) scenario: ScenarioText,
+    /// A sweep from a point: the job is a fork of the recording `scenario`
+    /// carries, at this gate, with the job's seed and flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fork_at: Option<String>,
     pub(crate) model: ModelSetup,
     /// The sweep's `--decide`: each run's answer when its table asks a
     /// person.

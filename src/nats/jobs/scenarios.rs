@@ -5,8 +5,9 @@
 //! job. It never runs anything and never reads a file the job does not
 //! name.
 
-use super::queue::ScenarioText;
+use super::queue::{JobMessage, ScenarioText};
 use crate::scenario::{self, Scenario};
+use crate::sweep::SweepFork;
 use crate::trust;
 use parking_lot::Mutex;
 use sha2::{Digest, Sha256};
@@ -21,6 +22,9 @@ const KEPT: usize = 4;
 /// A scenario, parsed, or why it cannot be.
 type Parsed = Result<Arc<Scenario>, String>;
 
+/// A recording read for a sweep from a point, or why it cannot be.
+type Forked = Result<Arc<SweepFork>, String>;
+
 /// The SHA-256 of a job's source path and text, which is all that makes
 /// the scenario it runs.
 type Key = [u8; 32];
@@ -29,6 +33,9 @@ type Key = [u8; 32];
 #[derive(Default)]
 pub(crate) struct Scenarios {
     parsed: Mutex<VecDeque<(Key, Parsed)>>,
+    /// The recordings of sweeps from a point, by the digest of what the
+    /// jobs carried and the gate.
+    forks: Mutex<VecDeque<(Key, Forked)>>,
 }
 
 impl Scenarios {
@@ -45,6 +52,40 @@ impl Scenarios {
         }
         parsed.push_back((key, scenario.clone()));
         scenario
+    }
+
+    /// The scenario a job runs: the one it carries, or for a sweep from a
+    /// point the recording's, with the fork to make of it.
+    pub(crate) fn of_job(
+        &self,
+        job: &JobMessage,
+    ) -> Result<(Arc<Scenario>, Option<Arc<SweepFork>>), String> {
+        match &job.fork_at {
+            Some(at) => {
+                let fork = self.fork(&job.scenario, at)?;
+                Ok((Arc::clone(fork.scenario()), Some(fork)))
+            }
+            None => Ok((self.get(&job.scenario)?, None)),
+        }
+    }
+
+    /// The fork a job of a sweep from a point carries: its recording, read
+    /// from its text on first use, and the gate.
+    fn fork(&self, text: &ScenarioText, at: &str) -> Result<Arc<SweepFork>, String> {
+        let mut digest = Sha256::new();
+        digest.update(key(text));
+        digest.update(at.as_bytes());
+        let key: Key = digest.finalize().into();
+        let mut forks = self.forks.lock();
+        if let Some((_, fork)) = forks.iter().find(|(known, _)| *known == key) {
+            return fork.clone();
+        }
+        let fork = SweepFork::of_text(Path::new(&text.source), text.text.clone(), at).map(Arc::new);
+        if forks.len() == KEPT {
+            forks.pop_front();
+        }
+        forks.push_back((key, fork.clone()));
+        fork
     }
 
     /// Why this worker will not run `scenario`, if it will not: it starts

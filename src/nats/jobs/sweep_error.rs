@@ -28,6 +28,17 @@ pub enum RemoteSweepError {
     /// The scenario was built in memory, so there is no text to send.
     #[error("the scenario's text is not at hand to send to workers")]
     NoText,
+    /// A job would be bigger than the server takes in one message.
+    #[error(
+        "{file}: the {what} is {text} bytes, and a job that carries it is {size} bytes, over the NATS server's limit of {limit} bytes a message (its max_payload; 1 MB unless set); sweep it on this machine without --nats, or raise max_payload on the server"
+    )]
+    TooBig {
+        file: String,
+        what: &'static str,
+        text: usize,
+        size: usize,
+        limit: usize,
+    },
     /// Part of the sweep's setup cannot travel to other machines.
     #[error("{0}")]
     Setup(String),
@@ -46,7 +57,9 @@ impl RemoteSweepError {
     pub fn exit(&self) -> Exit {
         match self {
             RemoteSweepError::Nats(e) => e.exit(),
-            RemoteSweepError::Refused { .. } | RemoteSweepError::Setup(_) => Exit::BadInput,
+            RemoteSweepError::Refused { .. }
+            | RemoteSweepError::Setup(_)
+            | RemoteSweepError::TooBig { .. } => Exit::BadInput,
             RemoteSweepError::Failed { .. }
             | RemoteSweepError::NoText
             | RemoteSweepError::ServerLost { .. } => Exit::Internal,

@@ -287,8 +287,8 @@ async fn run(
     acker: &Acker,
     stop: &mut watch::Receiver<Stop>,
 ) -> Option<JobOutcome> {
-    let scenario = match shared.scenarios.get(&job.scenario) {
-        Ok(scenario) => scenario,
+    let (scenario, fork) = match shared.scenarios.of_job(job) {
+        Ok(found) => found,
         Err(problem) => return Some(JobOutcome::Failed { problem }),
     };
     if let Some(problem) = shared
@@ -300,9 +300,8 @@ async fn run(
     if let Some(problem) = shared.endpoint.refusal(&job.model, &scenario) {
         return Some(JobOutcome::Refused { problem });
     }
-    let (setup, observers) = shared
-        .engine
-        .setup(job, &shared.endpoint, shared.options.allow_exec);
+    let allow_exec = shared.options.allow_exec;
+    let (setup, observers) = shared.engine.setup(job, &shared.endpoint, allow_exec, fork);
     let (done, ended) = tokio::sync::oneshot::channel();
     let source = job.scenario.source.clone();
     let sweep_job = job.job.clone();

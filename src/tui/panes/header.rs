@@ -79,6 +79,10 @@ fn first_row(run: &RunView, width: usize) -> Line<'static> {
     if let Some(info) = &state.info {
         rest.push(format!("seed {}", info.seed));
     }
+    let forked = state
+        .info
+        .as_ref()
+        .and_then(|info| info.forked_from.as_ref());
     if let Some(path) = run.recording {
         let mark = if run.replay.is_some() {
             "⏵ replay of"
@@ -91,6 +95,9 @@ fn first_row(run: &RunView, width: usize) -> Line<'static> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         ));
+    }
+    if let Some(from) = forked {
+        rest.push(forked_from(from));
     }
     let used: usize = first.iter().map(Span::width).sum();
     let room = width.saturating_sub(used);
@@ -107,6 +114,19 @@ fn first_row(run: &RunView, width: usize) -> Line<'static> {
         first.push(Span::styled(part, theme::dim()));
     }
     Line::from(first)
+}
+
+/// `forked from FILE run N at GATE`, the file by its name alone as the
+/// recording is.
+fn forked_from(from: &crate::bus::cassette::ForkedFrom) -> String {
+    let name = std::path::Path::new(&from.file)
+        .file_name()
+        .map_or_else(|| from.file.clone(), |n| n.to_string_lossy().into_owned());
+    crate::bus::cassette::ForkedFrom {
+        file: name,
+        ..from.clone()
+    }
+    .to_string()
 }
 
 /// How the run ended, what it spent and counted, and its flags, as far as

@@ -77,6 +77,8 @@ pub(crate) struct RunInfo {
     pub(crate) scenario: Arc<Scenario>,
     /// Every flag as the run started (the flags above change live).
     pub(crate) started_flags: Vec<crate::bus::FlagState>,
+    /// A fork's parent: its recording, run and gate.
+    pub(crate) forked_from: Option<crate::bus::cassette::ForkedFrom>,
 }
 
 /// What the run is doing.
@@ -218,6 +220,7 @@ impl RunState {
             source: started.source.clone(),
             scenario,
             started_flags: started.flags.clone(),
+            forked_from: started.forked_from.clone(),
         });
         self.activity = Activity::Running;
     }

@@ -19,6 +19,8 @@ pub enum Ended {
 pub struct SweepState {
     pub(crate) scenario: Arc<Scenario>,
     pub(crate) source: String,
+    /// A sweep from a point: `from FILE at GATE`, the recording by its name.
+    pub(crate) from: Option<String>,
     pub(crate) tally: Tally,
     pub(crate) chart: Chart,
     /// The selected bar, counted over every combination's bars in order.
@@ -33,6 +35,13 @@ impl SweepState {
         SweepState {
             scenario: Arc::clone(&sweep.scenario),
             source: sweep.source.clone(),
+            from: sweep.setup.fork.as_ref().map(|fork| {
+                let file = fork.source();
+                let name = std::path::Path::new(&file)
+                    .file_name()
+                    .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+                format!("from {name} at {}", fork.gate())
+            }),
             tally: Tally::new(&sweep.plan),
             chart: Chart::Outcomes,
             bar: 0,

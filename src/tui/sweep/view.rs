@@ -17,7 +17,10 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 const MIN_COLUMN: u16 = 34;
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, sweep: &SweepState) {
-    let title = format!(" Sweep · {} ", fit(&sweep.scenario.name, 40));
+    let mut title = format!(" Sweep · {} ", fit(&sweep.scenario.name, 40));
+    if let Some(from) = &sweep.from {
+        title.push_str(&format!("· {} ", fit(from, 60)));
+    }
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::border(true))

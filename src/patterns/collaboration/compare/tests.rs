@@ -255,3 +255,62 @@ fn token_sums_past_the_largest_count_are_held_not_wrapped() {
     assert_eq!(input.a, serde_json::json!(u64::MAX));
     assert_eq!(input.b, serde_json::json!(2));
 }
+
+#[test]
+fn a_fork_served_up_to_its_gate_does_what_its_parent_did() {
+    let finished = |usage: serde_json::Value| EventKind::RunFinished {
+        status: crate::bus::RunStatus::Ok,
+        stop_reason: crate::stop::StopReason::Success,
+        phase: None,
+        result: Arc::new(crate::bus::ResultDoc::from_value(
+            &json!({"final_decision": "go", "usage": usage}),
+        )),
+        summary: Box::default(),
+        error: None,
+    };
+    let parent = run(
+        vec![
+            started("t", false),
+            round(&["a"]),
+            call(100),
+            said("a", Stance::Go),
+            finished(json!({"input_tokens": 10, "output_tokens": 5})),
+        ],
+        0,
+    );
+    let mut fork_start = started("t", false);
+    if let EventKind::RunStarted(started) = &mut fork_start {
+        started.forked_from = Some(crate::bus::cassette::ForkedFrom {
+            file: "parent.jsonl".into(),
+            run: 1,
+            gate: "round 1".into(),
+        });
+    }
+    let mut served = call(100);
+    if let EventKind::CallFinished { served, .. } = &mut served {
+        *served = true;
+    }
+    let fork = run(
+        vec![
+            fork_start,
+            round(&["a"]),
+            EventKind::WentLive {
+                gate: crate::bus::GatePoint::Round { round: 1 },
+            },
+            served,
+            said("a", Stance::Go),
+            finished(json!({"input_tokens": 10, "output_tokens": 5,
+                "served": {"calls": 1, "input_tokens": 4, "output_tokens": 2, "cost_usd": null}})),
+        ],
+        0,
+    );
+    let comparison = compared(&parent, &fork);
+    assert!(comparison.identical, "{comparison:#?}");
+    assert_eq!(comparison.first_divergence, None);
+    let document = serde_json::to_value(&comparison).unwrap();
+    assert!(document["a"].get("forked_from").is_none(), "{document}");
+    assert_eq!(
+        document["b"]["forked_from"],
+        json!({"file": "parent.jsonl", "run": 1, "gate": "round 1"})
+    );
+}
