@@ -251,29 +251,6 @@ impl Gate {
         self
     }
 
-    /// Give a cassette's recorded commands at their gates, and go live at
-    /// a fork's.
-    pub(crate) fn with_replayed(mut self, replayed: Replayed) -> Gate {
-        self.replayed = replayed;
-        self
-    }
-
-    /// What the cassette does at `at`: the recorded commands given again
-    /// there, and a fork going live.
-    fn replay_at(&mut self, at: &GatePoint) {
-        let here = self.replayed.at(at);
-        for command in here.commands {
-            match command {
-                Control::SetFlag { name, on } => self.set_flag(name, on, at),
-                Control::Decide { choice, note } => self.answer = Some((choice, note)),
-                Control::Pause | Control::Resume | Control::Step | Control::Cancel => {}
-            }
-        }
-        if here.went_live {
-            self.bus.publish(EventKind::WentLive { gate: at.clone() });
-        }
-    }
-
     /// Set a flag at `at`; a change is published and holds from now on.
     fn set_flag(&mut self, name: String, on: bool, at: &GatePoint) {
         if self.flags.set(&name, on) == Ok(true) {

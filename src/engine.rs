@@ -2,7 +2,6 @@
 //! gateway and provider, and runs its pattern as a tokio task. The engine
 //! knows nothing of viewers; they subscribe to the hub before launching.
 
-use crate::bus::cassette::ForkedFrom;
 use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, HumanChoice, RunId, RunStarted};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
@@ -227,7 +226,7 @@ pub fn launch(
             preset: options.decide,
             attended: options.attended,
         })
-        .with_replayed(replayed(options.cassette.as_ref()));
+        .with_replayed(fork::replayed(options.cassette.as_ref()));
     let cassette = options
         .cassette
         .as_ref()
@@ -257,7 +256,7 @@ pub fn launch(
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         model: Some(model),
-        forked_from: options.cassette.as_ref().and_then(forked_from),
+        forked_from: options.cassette.as_ref().and_then(fork::forked_from),
         scenario: Arc::clone(&scenario),
     }));
     let ctx = RunContext {
@@ -274,37 +273,6 @@ pub fn launch(
         clock,
         task,
         recorder,
-    })
-}
-
-/// What the run's gate does for its cassette: the recorded run's
-/// commands at their gates, and a fork's changes at its own.
-fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
-    let Some(plan) = plan else {
-        return control::Replayed::default();
-    };
-    let fork = plan.fork.as_ref().map(|fork| control::ForkAt {
-        target: fork.at,
-        flags: fork.flags.clone(),
-        live: plan.cassette.live_switch(),
-    });
-    let script = plan
-        .cassette
-        .script()
-        .into_iter()
-        .map(|(gate, command)| (gate, fork::command(command)))
-        .collect();
-    control::Replayed::new(script, fork)
-}
-
-/// A fork's `run_started.forked_from`: its parent's file, run and gate.
-fn forked_from(plan: &CassettePlan) -> Option<ForkedFrom> {
-    let fork = plan.fork.as_ref()?;
-    let parent = plan.cassette.parent();
-    Some(ForkedFrom {
-        file: crate::sanitize::clean(&parent.path.display().to_string()).into_owned(),
-        run: parent.run,
-        gate: fork.at.to_string(),
     })
 }
 

@@ -3,8 +3,9 @@
 //! effect at (a flag switched at round 2, a person's answer after round
 //! 3), and a fork's changes at the gate it goes live at.
 
-use super::Control;
 use super::GateTarget;
+use super::{Control, Gate};
+use crate::bus::EventKind;
 use crate::bus::GatePoint;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,5 +72,30 @@ impl Replayed {
             here.went_live = true;
         }
         here
+    }
+}
+
+impl Gate {
+    /// Give a cassette's recorded commands at their gates, and go live at
+    /// a fork's.
+    pub(crate) fn with_replayed(mut self, replayed: Replayed) -> Gate {
+        self.replayed = replayed;
+        self
+    }
+
+    /// What the cassette does at `at`: the recorded commands given again
+    /// there, and a fork going live.
+    pub(super) fn replay_at(&mut self, at: &GatePoint) {
+        let here = self.replayed.at(at);
+        for command in here.commands {
+            match command {
+                Control::SetFlag { name, on } => self.set_flag(name, on, at),
+                Control::Decide { choice, note } => self.answer = Some((choice, note)),
+                Control::Pause | Control::Resume | Control::Step | Control::Cancel => {}
+            }
+        }
+        if here.went_live {
+            self.bus.publish(EventKind::WentLive { gate: at.clone() });
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! dashboard, the replay's fork dialog) plans it here, so they launch the
 //! same run.
 
+use crate::bus::cassette::ForkedFrom;
 use crate::cassette::{Cassette, GateTarget, MissPolicy};
+use crate::control;
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -123,4 +125,35 @@ pub(super) fn command(scripted: crate::cassette::Scripted) -> crate::control::Co
         Scripted::SetFlag { name, on } => Control::SetFlag { name, on },
         Scripted::Decide { choice, note } => Control::Decide { choice, note },
     }
+}
+
+/// What the run's gate does for its cassette: the recorded run's
+/// commands at their gates, and a fork's changes at its own.
+pub(super) fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
+    let Some(plan) = plan else {
+        return control::Replayed::default();
+    };
+    let fork = plan.fork.as_ref().map(|fork| control::ForkAt {
+        target: fork.at,
+        flags: fork.flags.clone(),
+        live: plan.cassette.live_switch(),
+    });
+    let script = plan
+        .cassette
+        .script()
+        .into_iter()
+        .map(|(gate, scripted)| (gate, command(scripted)))
+        .collect();
+    control::Replayed::new(script, fork)
+}
+
+/// A fork's `run_started.forked_from`: its parent's file, run and gate.
+pub(super) fn forked_from(plan: &CassettePlan) -> Option<ForkedFrom> {
+    let fork = plan.fork.as_ref()?;
+    let parent = plan.cassette.parent();
+    Some(ForkedFrom {
+        file: crate::sanitize::clean(&parent.path.display().to_string()).into_owned(),
+        run: parent.run,
+        gate: fork.at.to_string(),
+    })
 }

@@ -7,6 +7,7 @@
 //! publishes one `call_started` and one `call_finished` per attempt that
 //! reaches its tool. Pattern runners never time or retry calls themselves.
 
+mod answers;
 mod backoff;
 mod breaker;
 mod bulkhead;
@@ -36,16 +37,14 @@ pub(crate) use tool::{
 
 use crate::bus::cassette::CallRecord;
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
-use crate::cassette::{Cassette, Serve};
+use crate::cassette::Cassette;
 use crate::control::Switches;
-use crate::provider::{
-    Completion, ModelOutput, ModelRequest, Provider, ProviderError, TextSink, Workers,
-};
+use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderError, Workers};
 use crate::rng::RunRng;
 use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
 use retry::{Next, Retrier};
-use served::{Noted, Playback};
+use served::Noted;
 use shield::{Shields, ToolShield};
 use std::future::Future;
 use std::sync::Arc;
@@ -115,48 +114,6 @@ impl Gateway {
     /// words.
     pub(crate) fn cassette_missed(&self) -> Option<String> {
         self.cassette.as_ref().and_then(|c| c.missed())
-    }
-
-    /// How the cassette answers a call: `Live` without one.
-    fn serve(&self, ask: impl FnOnce(&Cassette) -> Serve) -> Serve {
-        self.cassette.as_deref().map_or(Serve::Live, ask)
-    }
-
-    /// Played-back calls wait out their recorded times on the virtual
-    /// clock only.
-    fn playback(&self) -> Playback {
-        Playback::new(self.bus.clock().clone())
-    }
-
-    /// A model call's answer: the cassette's, else the provider's. A
-    /// call the cassette does not hold stops the run (it is cancelled,
-    /// and the cassette keeps why).
-    async fn complete(
-        &self,
-        request: &ModelRequest,
-        asked: &CallRecord,
-        text: TextSink,
-        noted: &Noted,
-    ) -> Result<Completion, ProviderError> {
-        let purpose = asked.purpose.as_deref().unwrap_or_default();
-        let hash = asked.prompt_sha256.as_deref().unwrap_or_default();
-        match self.serve(|cassette| cassette.serve_model(purpose, hash)) {
-            Serve::Live => {
-                let result = self.provider.complete(request, Some(text)).await;
-                noted.note(served::model_answer(&result), false);
-                result
-            }
-            Serve::Served(recorded) => {
-                self.provider.play_script(request);
-                noted.note(recorded.record.answer.clone(), true);
-                noted.served_span(recorded.record.span_ms);
-                served::completion(*recorded, text, self.playback()).await
-            }
-            Serve::Miss => {
-                self.cancel.cancel();
-                std::future::pending().await
-            }
-        }
     }
 
     /// Remember every tool's good answers in `store`, and serve them to

@@ -9,12 +9,11 @@
 use super::limits::DispatchLimits;
 use super::retry::{Failure, Next};
 use super::safe_mode::SafeModeVerdict;
-use super::served::{self, Noted};
+use super::served::Noted;
 use super::shield::ToolShield;
 use super::{CallDetails, Gateway, Shielded, millis};
 use crate::bus::cassette::CallRecord;
 use crate::bus::{BudgetKind, CallOutcome, EventKind, GatePoint};
-use crate::cassette::Serve;
 use crate::control::SharedGate;
 use crate::provider::WorkerError;
 use crate::stop::StopReason;
@@ -318,33 +317,6 @@ impl Gateway {
         self.guarded(shielded, answer, Failed::from, outcome_of, details_of)
             .await
             .map_err(|failed| failed.reason)
-    }
-
-    /// A worker or tool call's answer: the cassette's, else the
-    /// worker's; `None` for a served call that never answered. A call the
-    /// cassette does not hold stops the run (see `complete`).
-    async fn tool_answer(
-        &self,
-        call: ToolCall<'_>,
-        started: Duration,
-        noted: &Noted,
-    ) -> Option<Result<Value, WorkerError>> {
-        match self.serve(|cassette| cassette.serve_tool(call.tool, call.args)) {
-            Serve::Live => {
-                let result = self.workers.call(call.tool, call.args, started).await;
-                noted.note(Some(served::tool_answer(&result)), false);
-                Some(result)
-            }
-            Serve::Served(recorded) => {
-                self.workers.play_script(call.tool, call.args, started);
-                noted.note(recorded.record.answer.clone(), true);
-                served::observation(*recorded, self.playback()).await
-            }
-            Serve::Miss => {
-                self.cancel.cancel();
-                std::future::pending().await
-            }
-        }
     }
 
     /// How long one attempt at `tool` may take: the resilience section's

@@ -1,0 +1,83 @@
+//! Where a call's answer comes from: the run's cassette when it holds the
+//! call, else the live model or tool. A served call still plays the
+//! sim's script (see `Provider::play_script`); a call the cassette does
+//! not hold stops the run: it is cancelled, and the cassette keeps why.
+
+use super::served::{self, Noted, Playback};
+use super::{Gateway, ToolCall};
+use crate::bus::cassette::CallRecord;
+use crate::cassette::{Cassette, Serve};
+use crate::provider::{Completion, ModelRequest, ProviderError, TextSink, WorkerError};
+use serde_json::Value;
+use std::time::Duration;
+
+impl Gateway {
+    /// How the cassette answers a call: `Live` without one.
+    pub(super) fn serve(&self, ask: impl FnOnce(&Cassette) -> Serve) -> Serve {
+        self.cassette.as_deref().map_or(Serve::Live, ask)
+    }
+
+    /// Played-back calls wait out their recorded times on the virtual
+    /// clock only.
+    pub(super) fn playback(&self) -> Playback {
+        Playback::new(self.bus.clock().clone())
+    }
+
+    /// A model call's answer: the cassette's, else the provider's. A
+    /// call the cassette does not hold stops the run (it is cancelled,
+    /// and the cassette keeps why).
+    pub(super) async fn complete(
+        &self,
+        request: &ModelRequest,
+        asked: &CallRecord,
+        text: TextSink,
+        noted: &Noted,
+    ) -> Result<Completion, ProviderError> {
+        let purpose = asked.purpose.as_deref().unwrap_or_default();
+        let hash = asked.prompt_sha256.as_deref().unwrap_or_default();
+        match self.serve(|cassette| cassette.serve_model(purpose, hash)) {
+            Serve::Live => {
+                let result = self.provider.complete(request, Some(text)).await;
+                noted.note(served::model_answer(&result), false);
+                result
+            }
+            Serve::Served(recorded) => {
+                self.provider.play_script(request);
+                noted.note(recorded.record.answer.clone(), true);
+                noted.served_span(recorded.record.span_ms);
+                served::completion(*recorded, text, self.playback()).await
+            }
+            Serve::Miss => {
+                self.cancel.cancel();
+                std::future::pending().await
+            }
+        }
+    }
+
+    /// A worker or tool call's answer: the cassette's, else the
+    /// worker's; `None` for a served call that never answered. A call the
+    /// cassette does not hold stops the run (see `complete`).
+    pub(super) async fn tool_answer(
+        &self,
+        call: ToolCall<'_>,
+        started: Duration,
+        noted: &Noted,
+    ) -> Option<Result<Value, WorkerError>> {
+        match self.serve(|cassette| cassette.serve_tool(call.tool, call.args)) {
+            Serve::Live => {
+                let result = self.workers.call(call.tool, call.args, started).await;
+                noted.note(Some(served::tool_answer(&result)), false);
+                Some(result)
+            }
+            Serve::Served(recorded) => {
+                self.workers.play_script(call.tool, call.args, started);
+                noted.note(recorded.record.answer.clone(), true);
+                served::observation(*recorded, self.playback()).await
+            }
+            Serve::Miss => {
+                self.cancel.cancel();
+                std::future::pending().await
+            }
+        }
+    }
+}
