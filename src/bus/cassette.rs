@@ -68,10 +68,26 @@ pub enum Answer {
     },
 }
 
-/// JSON kept as its text.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(transparent)]
+/// JSON kept as its text, and written as a string holding it: an event
+/// is read through serde's buffering (its kind is a tag), which keeps a
+/// string whole but would build any other value into a tree.
+#[derive(Clone, Debug)]
 pub struct RawJson(pub Box<serde_json::value::RawValue>);
+
+impl Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.get())
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        serde_json::value::RawValue::from_string(text)
+            .map(RawJson)
+            .map_err(serde::de::Error::custom)
+    }
+}
 
 impl PartialEq for RawJson {
     fn eq(&self, other: &Self) -> bool {

@@ -201,3 +201,30 @@ fn a_recording_made_before_cassettes_is_refused_with_its_line() {
     let error = Cassette::of_events(Path::new("none.jsonl"), Vec::new()).unwrap_err();
     assert!(error.to_string().contains("no run_started"), "{error}");
 }
+
+#[test]
+fn a_json_answer_is_written_as_its_text_and_reads_back_whatever_the_reader() {
+    let plan = json!({"kind": "plan", "tasks": [{"id": "a", "args": {"n": 1.5}}]});
+    let record = CallRecord {
+        answer: Some(Answer::Json(crate::bus::cassette::RawJson::of(&plan))),
+        ..model("plan", "aaaa", "")
+    };
+    let event = event(2, finished(1, "model", record.clone()));
+    let text = serde_json::to_string(&*event).unwrap();
+    assert!(
+        text.contains(r#""json":"{\"kind\":\"plan\""#),
+        "kept as a string of its text: {text}"
+    );
+    let read: Event = serde_json::from_str(&text).unwrap();
+    let through_a_tree: Event =
+        serde_json::from_value(serde_json::from_str(&text).unwrap()).unwrap();
+    for read in [read, through_a_tree] {
+        let EventKind::CallFinished {
+            record: Some(got), ..
+        } = read.kind
+        else {
+            panic!("{read:?}")
+        };
+        assert_eq!(*got, record);
+    }
+}
