@@ -90,8 +90,11 @@ impl RunClock {
     }
 
     /// Wait until the run clock reads `at`. Time spent paused does not
-    /// count: a pause that falls inside the wait extends it.
+    /// count: a pause that falls inside the wait extends it. A time past
+    /// the most the clock can read (some 584 years) is that most.
     pub(crate) async fn sleep_until(&self, at: Duration) {
+        // The clock reads at most this: a later time is waited for as this.
+        let at = at.min(Duration::from_nanos(u64::MAX - 1));
         loop {
             let now = self.elapsed();
             if now >= at {

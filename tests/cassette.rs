@@ -605,3 +605,71 @@ fn a_fork_that_changed_nothing_does_not_diverge_from_its_parent() {
         "the fork's going live is listed with the control: {document}"
     );
 }
+
+/// `recording` with every call's record changed by `change`.
+fn with_records(recording: &Path, out: &Path, change: impl Fn(&mut Value)) {
+    let lines: Vec<String> = events(recording)
+        .into_iter()
+        .map(|mut event| {
+            if event["type"] == "call_finished" {
+                change(&mut event);
+            }
+            event.to_string()
+        })
+        .collect();
+    std::fs::write(out, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_lying_cassette_stops_or_misses_but_never_panics_or_hangs() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    for scenario in [
+        "scenarios/support_swarm.json",
+        "scenarios/morning_ops_report.json",
+        "scenarios/checkout_v2_launch.json",
+    ] {
+        let (recording, _) = record(scenario, dir.path(), &[]);
+        let lies: [(&str, &dyn Fn(&mut Value)); 5] = [
+            ("times far in the future", &|e| {
+                e["latency_ms"] = json!(u64::MAX);
+                e["record"]["ended_us"] = json!(u64::MAX);
+                e["record"]["span_ms"] = json!(u64::MAX);
+            }),
+            ("no answers at all", &|e| {
+                e["record"].as_object_mut().unwrap().remove("answer");
+            }),
+            ("answers of the wrong kind", &|e| {
+                e["record"]["answer"] = json!({"observation": "not what was asked"});
+            }),
+            ("a JSON answer that is not JSON", &|e| {
+                e["record"]["answer"] = json!({"json": "{\"tasks\": ["});
+            }),
+            ("huge usage", &|e| {
+                e["usage"] = json!({"input": u64::MAX, "output": u64::MAX, "cost_usd": 1e308});
+            }),
+        ];
+        for (lie, change) in lies {
+            let lying = dir.path().join("lying.jsonl");
+            with_records(&recording, &lying, change);
+            let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+            command
+                .args(["run", scenario, "--headless", "--cassette"])
+                .arg(&lying)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .env("XDG_STATE_HOME", &state)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            let what = format!("{scenario} with {lie}");
+            let finished = crate::common::bounded::run(command, Duration::from_secs(60), &what);
+            // 0 or 3: the run ended (a miss, a bad answer); 2: the
+            // recording was refused. Never a panic (101) or a signal.
+            assert!(
+                matches!(finished.exit, Some(0 | 2 | 3)),
+                "{what}: exit {:?}, signal {:?}",
+                finished.exit,
+                finished.signal
+            );
+        }
+    }
+}

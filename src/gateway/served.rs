@@ -195,7 +195,9 @@ impl Playback {
 
     /// The run time `recorded` ended at, and the one it started at.
     fn span_of(&self, recorded: &Recorded) -> (Duration, Duration) {
-        let end = recorded.ended.unwrap_or(self.started + recorded.latency);
+        let end = recorded
+            .ended
+            .unwrap_or(self.started.saturating_add(recorded.latency));
         (end.saturating_sub(recorded.latency), end)
     }
 }
@@ -209,14 +211,14 @@ pub(super) async fn completion(
 ) -> Result<Completion, ProviderError> {
     let (start, end) = playback.span_of(&recorded);
     for (at, piece) in recorded.deltas {
-        playback.until(start + at).await;
+        playback.until(start.saturating_add(at)).await;
         let _ = text.send(TextPiece {
             text: piece,
             new: true,
         });
     }
     let Some(answer) = recorded.record.answer else {
-        playback.until(end + PAST_THE_TIMEOUT).await;
+        playback.until(end.saturating_add(PAST_THE_TIMEOUT)).await;
         return Err(ProviderError::Timeout);
     };
     playback.until(end).await;
@@ -273,7 +275,7 @@ pub(super) async fn observation(
 ) -> Option<Result<Value, WorkerError>> {
     let (_, end) = playback.span_of(&recorded);
     let Some(answer) = recorded.record.answer else {
-        playback.until(end + PAST_THE_TIMEOUT).await;
+        playback.until(end.saturating_add(PAST_THE_TIMEOUT)).await;
         return None;
     };
     playback.until(end).await;
