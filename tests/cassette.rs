@@ -606,6 +606,9 @@ fn a_fork_that_changed_nothing_does_not_diverge_from_its_parent() {
     );
 }
 
+/// A way a cassette lies, and what it changes in each call's record.
+type Lie<'a> = (&'a str, &'a dyn Fn(&mut Value));
+
 /// `recording` with every call's record changed by `change`.
 fn with_records(recording: &Path, out: &Path, change: impl Fn(&mut Value)) {
     let lines: Vec<String> = events(recording)
@@ -630,7 +633,7 @@ fn a_lying_cassette_stops_or_misses_but_never_panics_or_hangs() {
         "scenarios/checkout_v2_launch.json",
     ] {
         let (recording, _) = record(scenario, dir.path(), &[]);
-        let lies: [(&str, &dyn Fn(&mut Value)); 5] = [
+        let lies: [Lie; 5] = [
             ("times far in the future", &|e| {
                 e["latency_ms"] = json!(u64::MAX);
                 e["record"]["ended_us"] = json!(u64::MAX);
