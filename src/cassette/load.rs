@@ -2,9 +2,10 @@
 //! with its text as it streamed, the commands the run's control gave at
 //! its gates, and the descriptions its MCP servers gave.
 
+use super::GateTarget;
 use super::{Cassette, MissPolicy, Recorded, Scripted, Shelf};
 use crate::bus::{Event, EventKind, GatePoint, RunStarted};
-use crate::record::{RecordingError, read_recording};
+use crate::record::{RecordingError, read_recording_each};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -34,54 +35,48 @@ pub struct Parent {
     pub path: PathBuf,
     pub run: u32,
     pub started: RunStarted,
-    /// Every event of the recorded run, in order.
-    pub events: Vec<Arc<Event>>,
+    /// The gates the recorded run passed, with the seq of the event that
+    /// opened each step, in order: where a fork may go live.
+    pub gates: Vec<(u64, GateTarget)>,
 }
 
 impl Cassette {
-    /// The cassette of the recording at `path`: its first run's calls.
-    /// Lines that cannot be read are skipped (and reported by `problems`).
+    /// The cassette of the recording at `path`: its run's calls, read one
+    /// event at a time (the events are not kept). Lines that cannot be
+    /// read are skipped and given back, one line of words each.
     pub fn load(path: &Path) -> Result<(Cassette, Vec<String>), CassetteError> {
-        let recording = read_recording(path)?;
-        let problems = recording.problems.iter().map(ToString::to_string).collect();
-        let cassette = Cassette::of_events(path, recording.events)?;
-        Ok((cassette, problems))
+        let mut reading = Reading::default();
+        let mut failed = None;
+        let problems = read_recording_each(path, |event| {
+            if failed.is_none()
+                && let Err(e) = reading.read(&event, path)
+            {
+                failed = Some(e);
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let problems = problems.iter().map(ToString::to_string).collect();
+        Ok((reading.into_cassette(path)?, problems))
     }
 
     /// The cassette of a recorded run's `events`, read from `path`.
-    pub fn of_events(path: &Path, events: Vec<Arc<Event>>) -> Result<Cassette, CassetteError> {
-        let shown = crate::sanitize::clean(&path.display().to_string()).into_owned();
-        let Some((run, started)) = events.iter().find_map(|event| match &event.kind {
-            EventKind::RunStarted(started) => Some((event.run, started.clone())),
-            _ => None,
-        }) else {
-            return Err(CassetteError::NoStart { path: shown });
-        };
+    pub fn of_events(path: &Path, events: &[Arc<Event>]) -> Result<Cassette, CassetteError> {
         let mut reading = Reading::default();
-        for event in &events {
-            reading.read(event, &shown)?;
+        for event in events {
+            reading.read(event, path)?;
         }
-        Ok(Cassette {
-            shelves: Mutex::new(reading.shelves),
-            miss: MissPolicy::Stop,
-            live: Arc::new(AtomicBool::new(false)),
-            compare_prompts: true,
-            script: reading.script,
-            described: reading.described,
-            missed: Mutex::new(None),
-            parent: Parent {
-                path: path.to_path_buf(),
-                run,
-                started,
-                events,
-            },
-        })
+        reading.into_cassette(path)
     }
 }
 
 /// A recording read into a cassette, one event at a time.
 #[derive(Default)]
 struct Reading {
+    /// The run's id and first event.
+    start: Option<(u32, RunStarted)>,
+    gates: Vec<(u64, GateTarget)>,
     /// Calls started and not finished: their tool, purpose-less, and the
     /// run time they started at.
     started: HashMap<u64, Duration>,
@@ -92,9 +87,36 @@ struct Reading {
 }
 
 impl Reading {
-    fn read(&mut self, event: &Event, shown: &str) -> Result<(), CassetteError> {
+    fn into_cassette(self, path: &Path) -> Result<Cassette, CassetteError> {
+        let Some((run, started)) = self.start else {
+            return Err(CassetteError::NoStart { path: shown(path) });
+        };
+        Ok(Cassette {
+            shelves: Mutex::new(self.shelves),
+            miss: MissPolicy::Stop,
+            live: Arc::new(AtomicBool::new(false)),
+            compare_prompts: true,
+            script: self.script,
+            described: self.described,
+            missed: Mutex::new(None),
+            parent: Parent {
+                path: path.to_path_buf(),
+                run,
+                started,
+                gates: self.gates,
+            },
+        })
+    }
+
+    fn read(&mut self, event: &Event, path: &Path) -> Result<(), CassetteError> {
         let at = Duration::from_millis(event.t_ms);
+        if let Some(gate) = GateTarget::opened_by(event) {
+            self.gates.push(gate);
+        }
         match &event.kind {
+            EventKind::RunStarted(started) if self.start.is_none() => {
+                self.start = Some((event.run, started.clone()));
+            }
             EventKind::CallStarted { call, .. } => {
                 self.started.insert(*call, at);
             }
@@ -116,7 +138,7 @@ impl Reading {
             } => {
                 let Some(record) = record else {
                     return Err(CassetteError::NoAnswers {
-                        path: shown.to_string(),
+                        path: shown(path),
                         line: usize::try_from(event.seq).unwrap_or(usize::MAX),
                         call: *call,
                     });
@@ -165,4 +187,9 @@ impl Reading {
         }
         Ok(())
     }
+}
+
+/// `path` as a message shows it.
+fn shown(path: &Path) -> String {
+    crate::sanitize::clean(&path.display().to_string()).into_owned()
 }

@@ -84,7 +84,7 @@ fn cassette() -> Cassette {
         event(4, finished(3, "model", model("turn:a", "bbbb", "second"))),
         event(5, finished(4, "lookup", tool(json!({"order": "A-2"})))),
     ];
-    Cassette::of_events(Path::new("rec.jsonl"), events).unwrap()
+    Cassette::of_events(Path::new("rec.jsonl"), &events).unwrap()
 }
 
 fn served_text(serve: Serve) -> String {
@@ -189,7 +189,7 @@ fn a_recording_made_before_cassettes_is_refused_with_its_line() {
     }
     let error = Cassette::of_events(
         Path::new("old.jsonl"),
-        vec![event(1, started()), event(2, old)],
+        &[event(1, started()), event(2, old)],
     )
     .unwrap_err();
     assert!(
@@ -198,7 +198,7 @@ fn a_recording_made_before_cassettes_is_refused_with_its_line() {
             .starts_with("old.jsonl:2: call 1 finished without"),
         "{error}"
     );
-    let error = Cassette::of_events(Path::new("none.jsonl"), Vec::new()).unwrap_err();
+    let error = Cassette::of_events(Path::new("none.jsonl"), &[]).unwrap_err();
     assert!(error.to_string().contains("no run_started"), "{error}");
 }
 

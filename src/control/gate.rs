@@ -5,7 +5,6 @@
 use crate::bus::describe::{GateKind, opened_gate};
 use crate::bus::{Event, GatePoint};
 use std::fmt;
-use std::sync::Arc;
 
 /// A gate of a recorded run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,21 +40,21 @@ impl GateTarget {
         kind == self.kind && number == self.number
     }
 
-    /// The gate `given` names in the recorded run `events`: `KIND N` for
+    /// The gate `event` opens a step after, with the event's seq: what
+    /// [`GateTarget::resolve`] looks among.
+    pub fn opened_by(event: &Event) -> Option<(u64, GateTarget)> {
+        let (kind, number) = opened_gate(&event.kind)?;
+        Some((event.seq, GateTarget { kind, number }))
+    }
+
+    /// The gate `given` names among the `gates` a recorded run passed: `KIND N` for
     /// one of the gates the run passed, or an event number (`N`, `#N`,
     /// `event N`) for the last gate at or before that event.
-    pub fn resolve(given: &str, events: &[Arc<Event>]) -> Result<GateTarget, GateError> {
+    pub fn resolve(given: &str, gates: &[(u64, GateTarget)]) -> Result<GateTarget, GateError> {
         let refused = |reason: String| GateError {
             given: crate::sanitize::clean(given).into_owned(),
             reason,
         };
-        let gates: Vec<(u64, GateTarget)> = events
-            .iter()
-            .filter_map(|event| {
-                let (kind, number) = opened_gate(&event.kind)?;
-                Some((event.seq, GateTarget { kind, number }))
-            })
-            .collect();
         let Some(&(_, first)) = gates.first() else {
             return Err(refused(
                 "the recording passed no gate (a round, wave, turn or step) to fork from"
@@ -122,6 +121,7 @@ impl GateTarget {
 mod tests {
     use super::*;
     use crate::bus::{EventKind, RoundEvent};
+    use std::sync::Arc;
 
     fn round(seq: u64, round: u32) -> Arc<Event> {
         Arc::new(Event {
@@ -148,15 +148,22 @@ mod tests {
         })
     }
 
-    fn events() -> Vec<Arc<Event>> {
-        vec![
+    fn events() -> Vec<(u64, GateTarget)> {
+        gates(&[
             other(1),
             round(2, 1),
             other(3),
             round(4, 2),
             other(5),
             round(6, 3),
-        ]
+        ])
+    }
+
+    fn gates(events: &[Arc<Event>]) -> Vec<(u64, GateTarget)> {
+        events
+            .iter()
+            .filter_map(|e| GateTarget::opened_by(e))
+            .collect()
     }
 
     #[test]
@@ -189,7 +196,7 @@ mod tests {
             error.to_string().contains("expected a gate such as"),
             "{error}"
         );
-        let error = GateTarget::resolve("round 1", &[other(1)]).unwrap_err();
+        let error = GateTarget::resolve("round 1", &gates(&[other(1)])).unwrap_err();
         assert!(error.to_string().contains("passed no gate"), "{error}");
     }
 

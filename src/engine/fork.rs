@@ -83,7 +83,7 @@ impl ForkRequest {
     pub fn plan(&self) -> Result<PlannedFork, String> {
         let (cassette, problems) = Cassette::load(&self.recording).map_err(|e| e.to_string())?;
         let shown = || crate::sanitize::clean(&self.recording.display().to_string()).into_owned();
-        let at = GateTarget::resolve(&self.at, &cassette.parent().events)
+        let at = GateTarget::resolve(&self.at, &cassette.parent().gates)
             .map_err(|e| format!("{}: {e}", shown()))?;
         let started = cassette.parent().started.clone();
         let goal_changed = self.goal.as_ref().is_some_and(|goal| *goal != started.goal);

@@ -58,9 +58,9 @@ impl SweepFork {
         let problems = recording.problems.iter().map(ToString::to_string).collect();
         // Read as a cassette once, so that a recording that cannot serve
         // (no run, calls without what they answered) is refused up front.
-        let cassette = Cassette::of_events(path, recording.events).map_err(|e| e.to_string())?;
+        let cassette = Cassette::of_events(path, &recording.events).map_err(|e| e.to_string())?;
         let parent = cassette.parent();
-        let at = GateTarget::resolve(at, &parent.events).map_err(|e| format!("{shown}: {e}"))?;
+        let at = GateTarget::resolve(at, &parent.gates).map_err(|e| format!("{shown}: {e}"))?;
         Ok(SweepFork {
             path: path.to_path_buf(),
             at,
@@ -73,7 +73,7 @@ impl SweepFork {
                 .iter()
                 .map(|flag| (flag.name.clone(), flag.on))
                 .collect(),
-            events: parent.events.clone(),
+            events: recording.events,
             text: None,
             problems,
         })
@@ -127,7 +127,7 @@ impl SweepFork {
     /// A fresh cassette of the recording for one run, going live at the
     /// gate with `flags` set there.
     pub fn plan(&self, flags: &[(String, bool)]) -> Result<CassettePlan, String> {
-        let cassette = Cassette::of_events(&self.path, self.events.clone())
+        let cassette = Cassette::of_events(&self.path, &self.events)
             .map_err(|e| e.to_string())?
             .with_miss(MissPolicy::Stop);
         Ok(CassettePlan {
