@@ -10,6 +10,8 @@
 //! - `dashboard_replay_100k`: the dashboard opening that run's recording,
 //!   until its first frame is drawn.
 //! - `headless_replay_100k`: `conclave replay --headless` of the recording.
+//! - `cassette_100k`: the same run served wholly from that recording
+//!   (`run --headless --cassette`): 100,002 calls served, none made.
 //! - `swarm`: one swarm run of 2,500 to 20,000 model calls, headless.
 //! - `validate_50mb`: `conclave validate` of a 50 MB scenario, its bulk a
 //!   `context` of small objects (outside `context` a scenario may hold at
@@ -81,7 +83,7 @@ fn main() {
     }
     println!("{:<40} {:>10} {:>14}", "row", "wall", "peak");
 
-    let needs_recording = ["dashboard_replay", "headless_replay"]
+    let needs_recording = ["dashboard_replay", "headless_replay", "cassette"]
         .iter()
         .any(|row| wanted(row));
     if wanted("orchestrator") || wanted("dashboard_live") || needs_recording {
@@ -130,6 +132,16 @@ fn main() {
     if wanted("headless_replay") {
         let (took, rss) = process(&["replay", "--headless", path(&recording)]);
         row(&format!("headless_replay_{k}k"), took, rss, "RSS");
+    }
+    if wanted("cassette") {
+        let (took, rss) = process(&[
+            "run",
+            "--headless",
+            "--cassette",
+            path(&recording),
+            path(&plan),
+        ]);
+        row(&format!("cassette_{k}k served"), took, rss, "RSS");
     }
     for row in ["dashboard_live", "dashboard_replay"] {
         if wanted(row) {
