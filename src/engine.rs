@@ -203,12 +203,16 @@ pub fn launch(
     };
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
-    let provider = Arc::new(match options.cassette.as_ref().filter(|_| offline) {
-        Some(plan) => setup::offline(&scenario, &options.provider, plan),
-        None => provider(&scenario, &options.provider, &rng)?,
-    });
-    let meter = meter(&scenario, &options.provider, &provider)?;
-    let model = run_model(&options.provider, &provider);
+    let (provider, choice) = match options.cassette.as_ref().filter(|_| offline) {
+        Some(plan) => setup::served(&scenario, &options.provider, plan, &rng)?,
+        None => (
+            provider(&scenario, &options.provider, &rng)?,
+            options.provider.clone(),
+        ),
+    };
+    let provider = Arc::new(provider);
+    let meter = meter(&scenario, &choice, &provider)?;
+    let model = run_model(&choice, &provider);
     let (sink, recorder) = match &options.record {
         Some(path) => {
             let (sink, recorder) = Recorder::create(path)?;

@@ -47,32 +47,34 @@ pub(super) fn provider(
     }
 }
 
-/// The provider of a run served wholly from a cassette: none is set up
-/// (no key read, no endpoint reached); the gateway treats calls as it did
-/// for the recorded run's model.
-pub(super) fn offline(
-    scenario: &Scenario,
+/// The provider of a run served wholly from a cassette, and the choice
+/// its meter and `run_started` read. An endpoint is not set up (no key
+/// read, nothing reached): the gateway treats calls as it did for the
+/// recorded run's model. The sim is (it leaves nothing), so that a served
+/// call still plays its script; it is named and priced as recorded.
+pub(super) fn served(
+    scenario: &Arc<Scenario>,
     choice: &ProviderChoice,
     plan: &super::CassettePlan,
-) -> Provider {
+    rng: &RunRng,
+) -> Result<(Provider, ProviderChoice), LaunchError> {
     let kind = choice.kind.unwrap_or(scenario.provider.kind);
     let recorded = plan.cassette.parent().started.model.clone();
-    let model = recorded.unwrap_or_else(|| crate::bus::RunModel {
-        provider: kind,
-        name: choice
-            .model
-            .clone()
-            .unwrap_or_else(|| pricing::SIM_MODEL.to_string()),
-    });
-    let timeout = (kind == ProviderKind::Sim)
-        .then(|| {
-            scenario
-                .provider
-                .timeout_seconds
-                .map(crate::duration::clamp_seconds)
-        })
-        .flatten();
-    Provider::Offline(crate::provider::Offline { model, timeout })
+    if kind == ProviderKind::Openai {
+        let model = recorded.unwrap_or_else(|| crate::bus::RunModel {
+            provider: kind,
+            name: choice.model.clone().unwrap_or_default(),
+        });
+        let offline = Provider::Offline(crate::provider::Offline { model });
+        return Ok((offline, choice.clone()));
+    }
+    let choice = ProviderChoice {
+        model: recorded
+            .map(|model| model.name)
+            .or_else(|| choice.model.clone()),
+        ..choice.clone()
+    };
+    Ok((provider(scenario, &choice, rng)?, choice))
 }
 
 /// What the run's model calls cost and may spend: the model's price

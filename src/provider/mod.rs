@@ -294,8 +294,8 @@ impl From<OpenAiError> for ProviderError {
 pub(crate) enum Provider {
     Sim(Box<SimProvider>),
     OpenAi(OpenAiProvider),
-    /// A run served wholly from a cassette: no model is called, and the
-    /// gateway treats calls as it did for the recorded run's provider.
+    /// A run served wholly from a cassette of an endpoint's run: no model
+    /// is called, and the gateway treats calls as it did for the endpoint.
     Offline(Offline),
 }
 
@@ -305,8 +305,6 @@ pub(crate) enum Provider {
 pub(crate) struct Offline {
     /// The recorded run's model, as `run_started` names it.
     pub(crate) model: crate::bus::RunModel,
-    /// The sim's own timeout for a call, when the recorded run had one.
-    pub(crate) timeout: Option<Duration>,
 }
 
 impl Provider {
@@ -349,7 +347,7 @@ impl Provider {
         match self {
             Provider::Sim(sim) => sim.timeout(),
             Provider::OpenAi(_) => None,
-            Provider::Offline(offline) => offline.timeout,
+            Provider::Offline(_) => None,
         }
     }
 
