@@ -264,6 +264,48 @@ const DOCUMENTED: &[&str] = &[
     "\"teams\" belongs to coordinator scenarios",
 ];
 
+/// Whether a random nesting should load, worked out apart from the
+/// loader: team `i` is `(swarm, members)`, a member naming team `t{index}`.
+fn valid(top_swarm: bool, teams: &[(bool, Vec<usize>)], top: &[usize]) -> bool {
+    let n = teams.len();
+    if top_swarm && (n > 0 || !top.is_empty()) {
+        return false;
+    }
+    let known = teams.iter().flat_map(|(_, m)| m).chain(top).all(|i| *i < n);
+    let swarms_plain = teams.iter().all(|(swarm, m)| !*swarm || m.is_empty());
+    if !known || !swarms_plain {
+        return false;
+    }
+    // The longest line of teams below team `i`, itself included; `None`
+    // when the team is on a cycle it reaches.
+    fn height(i: usize, teams: &[(bool, Vec<usize>)], line: &mut Vec<usize>) -> Option<usize> {
+        if line.contains(&i) {
+            return None;
+        }
+        line.push(i);
+        let mut most = 0;
+        for j in &teams[i].1 {
+            most = most.max(height(*j, teams, line)?);
+        }
+        line.pop();
+        Some(most + 1)
+    }
+    let mut reached = vec![false; n];
+    let mut todo: Vec<usize> = top.to_vec();
+    while let Some(i) = todo.pop() {
+        if !reached[i] {
+            reached[i] = true;
+            todo.extend(&teams[i].1);
+        }
+    }
+    let acyclic = (0..n).all(|i| height(i, teams, &mut Vec::new()).is_some());
+    acyclic
+        && reached.iter().all(|r| *r)
+        && top
+            .iter()
+            .all(|i| height(*i, teams, &mut Vec::new()).unwrap_or(0) <= 4)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -307,7 +349,13 @@ proptest! {
             "provider": {"kind": "sim", "turns": turns},
         });
         let text = serde_json::to_string_pretty(&doc).unwrap();
-        if let Err(errors) = scenario::parse(&text, "r.json") {
+        let loaded = scenario::parse(&text, "r.json");
+        prop_assert_eq!(
+            loaded.is_ok(),
+            valid(top_swarm, &teams, &top),
+            "{:?}\n{}", loaded.as_ref().err().map(ToString::to_string), text
+        );
+        if let Err(errors) = loaded {
             for error in &errors.0 {
                 prop_assert!(error.position.is_some(), "{error}");
                 prop_assert!(
@@ -317,4 +365,18 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_long_chain_of_teams_is_refused_at_its_fifth_level_without_deep_recursion() {
+    let text = chain(3000);
+    let errors = errors_of(&text);
+    let deep: Vec<String> = errors
+        .0
+        .iter()
+        .filter(|e| e.message.contains(" levels deep here ("))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(deep.len(), 1, "{errors}");
+    assert!(deep[0].contains("(lead/t1/t2/t3/t4/t5)"), "{}", deep[0]);
 }
