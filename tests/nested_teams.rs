@@ -178,6 +178,21 @@ fn each_nesting_rule_gives_its_error_at_its_place() {
             "teams.support_swarm.limits.member_timeout_ms: \"member_timeout_ms\" is a limit of coordinator teams; this team's pattern is swarm",
         ),
         (
+            "a team tool with min over max latency",
+            with(
+                "/teams/research_team/tools",
+                Some(json!({"feed": {"latency_ms": {"min": 5, "max": 1}}})),
+            ),
+            ("\"feed\": {", "\"latency_ms\": {"),
+            "teams.research_team.tools.feed.latency_ms: expected min ≤ max, found min 5 and max 1",
+        ),
+        (
+            "a team tool named as the team's agent",
+            with("/teams/support_swarm/tools", Some(json!({"billing": {}}))),
+            ("\"tools\": {", "\"billing\""),
+            "teams.support_swarm.tools.billing: \"billing\" is also an agent's name; a tool needs a name of its own",
+        ),
+        (
             "a team used nowhere",
             with(
                 "/teams/spare",

@@ -161,27 +161,17 @@ fn agents_and_tools(team: &TeamSpec, at: &JsonPath, problems: &mut Vec<Problem>)
             ));
         }
     }
-    for name in team.tools.keys() {
-        let path = at.key("tools").key(name);
-        if !is_valid_name(name) {
-            problems.push(Problem::at_key(
-                path.clone(),
-                format!(
-                    "expected a tool name of letters, digits, '_' and '-' only (^[a-zA-Z0-9_-]+$), found {}",
-                    Value::from(name.as_str())
-                ),
-            ));
-        }
-        if team.agents.contains_key(name) {
-            problems.push(Problem::at_key(
-                path,
-                format!(
-                    "{} is also an agent's name; a tool needs a name of its own",
-                    Value::from(name.as_str())
-                ),
-            ));
-        }
+    for name in team.tools.keys().filter(|n| !is_valid_name(n)) {
+        problems.push(Problem::at_key(
+            at.key("tools").key(name),
+            format!(
+                "expected a tool name of letters, digits, '_' and '-' only (^[a-zA-Z0-9_-]+$), found {}",
+                Value::from(name.as_str())
+            ),
+        ));
     }
+    let tools_path = at.key("tools");
+    super::swarm::check_tool_specs(&team.tools, &team.agents, &tools_path, problems);
 }
 
 /// Which team names which as a member: the edges of the nesting, each with
