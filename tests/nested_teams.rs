@@ -217,6 +217,12 @@ fn each_nesting_rule_gives_its_error_at_its_place() {
             "provider.turns[\"research_team/boss\"]: \"research_team/boss\" is not an agent of a team in teams: expected TEAM/AGENT with TEAM one of (research_team, support_swarm) and AGENT one of its agents (team \"research_team\")",
         ),
         (
+            "turns for a member that is a team",
+            with("/provider/turns/research", Some(json!({"reply": "x"}))),
+            ("\"support_swarm/billing\"", "\"research\""),
+            "provider.turns.research: \"research\" is the team \"research_team\", whose own agents take the turns: expected them under \"research_team/AGENT\"",
+        ),
+        (
             "a team's entry without turns",
             with("/provider/turns/research_team~1rlead", None),
             ("\"turns\": {", "\"turns\": {"),

@@ -118,9 +118,10 @@ fn not_an_agent(scenario: &Scenario, key: &str) -> String {
             Value::from(team)
         );
     }
-    if scenario.agents.get(key).is_some_and(|a| a.team.is_some()) {
+    if let Some(team) = scenario.agents.get(key).and_then(|a| a.team.as_deref()) {
         return format!(
-            "{found} is a team, whose agents take the turns: script them as {key}/AGENT... under the team's name in teams"
+            "{found} is the team {}, whose own agents take the turns: expected them under \"{team}/AGENT\"",
+            Value::from(team)
         );
     }
     format!(
