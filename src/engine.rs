@@ -17,6 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
 mod fork;
+mod nested_teams;
 mod setup;
 mod task;
 
@@ -138,6 +139,10 @@ pub enum LaunchError {
         "budget.max_cost_usd needs a price for the model {model:?}: give one in provider.pricing or with --pricing FILE, e.g. {{{model:?}: {{\"input\": 0.4, \"output\": 1.6}}}} (US dollars per million tokens)"
     )]
     Unpriced { model: String },
+    /// The scenario has a team as a coordinator's member, which the engine
+    /// does not run yet (`engine/nested_teams.rs`).
+    #[error(transparent)]
+    NestedTeams(ScenarioErrors),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -289,6 +294,7 @@ fn refuse_unlaunchable(
     options: &LaunchOptions,
     offline: bool,
 ) -> Result<(), LaunchError> {
+    nested_teams::refuse(scenario)?;
     if !options.allow_exec
         && !offline
         && let Some(program) = scenario.programs().into_iter().next()

@@ -49,8 +49,8 @@ fn each_malformed_file_gets_its_documented_error() {
         ),
         (
             "unknown top-level field",
-            edit("/teams", Some(json!({}))),
-            "unknown field \"teams\"; expected one of: name, pattern, goal",
+            edit("/teem", Some(json!({}))),
+            "unknown field \"teem\"; expected one of: name, pattern, goal",
         ),
         (
             "unknown nested field",

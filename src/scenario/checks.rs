@@ -4,6 +4,7 @@
 
 mod durations;
 mod names;
+mod nested;
 mod orchestrator;
 mod provider;
 mod real;
@@ -30,6 +31,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
         PatternKind::Research => research::check(scenario, &mut problems),
     }
     names::check(scenario, &mut problems);
+    nested::check(scenario, &mut problems);
     provider::check(scenario, &mut problems);
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);
@@ -66,6 +68,11 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         scenario.health_rules.is_some(),
     );
     foreign("sources", PatternKind::Research, scenario.sources.is_some());
+    foreign(
+        "teams",
+        PatternKind::Coordinator,
+        !scenario.teams.is_empty(),
+    );
     let team = pattern.is_team();
     for (section, present) in [
         ("entry", scenario.entry.is_some()),

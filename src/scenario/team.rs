@@ -29,6 +29,40 @@ pub(crate) struct AgentSpec {
     /// conversation when it is called (default `isolated`: only its task).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) history: Option<MemberHistory>,
+    /// coordinator members only: this member is the team of that name in
+    /// the scenario's `teams`, called like any member and run to its own
+    /// stop (`{"team": "research_team", "description": "…"}`). A swarm's
+    /// agents are agents only: a swarm hands control to its agents, and a
+    /// team cannot take the sub-agents a handoff needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) team: Option<String>,
+}
+
+/// The most levels of teams one under another: the scenario's own team is
+/// level 0, a member team level 1, its member team level 2, and so on.
+pub(crate) const MAX_TEAM_DEPTH: usize = 4;
+
+/// A team a coordinator's member may be: written as a swarm or coordinator
+/// scenario's own pattern part is, so that it runs on its own when lifted
+/// out into a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TeamSpec {
+    /// `swarm` or `coordinator`.
+    pub(crate) pattern: super::pattern_kind::PatternKind,
+    /// swarm: the agent that takes the first turn; coordinator: the
+    /// coordinator, which calls the other agents as its members.
+    pub(crate) entry: String,
+    /// Every agent of the team, by name; a coordinator team's member may
+    /// itself be a team (`{"team": NAME}`).
+    pub(crate) agents: indexmap::IndexMap<String, AgentSpec>,
+    /// The team's own safety limits; each missing one takes 002's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) limits: Option<TeamLimits>,
+    /// The tools the team's agents may call, by name, as a scenario's
+    /// `tools`.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub(crate) tools: indexmap::IndexMap<String, super::workers::WorkerSpec>,
 }
 
 /// What a coordinator's member sees when it is called (002's history scope).

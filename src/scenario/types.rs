@@ -11,7 +11,7 @@ use super::pricing::PriceTable;
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
-use super::team::{AgentSpec, TeamLimits};
+use super::team::{AgentSpec, TeamLimits, TeamSpec};
 use super::workers::{HealthRule, WorkerSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -79,6 +79,11 @@ pub struct Scenario {
     /// (`{"order_id": "A-7"}` looks up `A-7`), with `*` as the fallback.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub(crate) tools: IndexMap<String, WorkerSpec>,
+    /// coordinator: the teams its members may be (`{"team": NAME}`), each
+    /// written as a swarm or coordinator scenario's part is; at most 4
+    /// levels deep, never within itself. Sim turns: `TEAM/AGENT`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub(crate) teams: IndexMap<String, TeamSpec>,
     /// research: what the simulated research tools find: the search
     /// results, the pages and the notes each page yields.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,7 +9,10 @@
 use super::super::error::Problem;
 use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
+use super::super::team::AgentSpec;
 use super::super::types::{ProviderKind, Scenario};
+use super::super::workers::WorkerSpec;
+use indexmap::IndexMap;
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
@@ -108,9 +111,21 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
 
 fn check_tools(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let tools_path = JsonPath::root().key("tools");
-    for (name, spec) in &scenario.tools {
+    check_tool_specs(&scenario.tools, &scenario.agents, &tools_path, problems);
+}
+
+/// A team's `tools` at `tools_path`: named apart from its `agents`, with
+/// latencies and outages that make sense. The scenario's own team's and
+/// each of its `teams`' alike.
+pub(super) fn check_tool_specs(
+    tools: &IndexMap<String, WorkerSpec>,
+    agents: &IndexMap<String, AgentSpec>,
+    tools_path: &JsonPath,
+    problems: &mut Vec<Problem>,
+) {
+    for (name, spec) in tools {
         let path = tools_path.key(name);
-        if scenario.agents.contains_key(name) {
+        if agents.contains_key(name) {
             problems.push(Problem::at_key(
                 path.clone(),
                 format!(

@@ -6,9 +6,12 @@
 
 use super::super::error::Problem;
 use super::super::path::JsonPath;
+use super::super::pattern_kind::PatternKind;
 use super::super::script::{FAULT_KEY, ScriptedOutput, script_entries};
 use super::super::shape::describe_value;
+use super::super::team::{AgentSpec, TeamSpec};
 use super::super::types::Scenario;
+use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 /// The key of a scripted turn's own latency, which a turn of any kind may
@@ -46,35 +49,27 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         ));
         return;
     };
-    let coordinated = scenario.pattern.has_coordinator();
     let mut needed: Vec<(String, JsonPath)> = Vec::new();
-    if let Some(entry) = scenario
-        .entry
-        .as_ref()
-        .filter(|e| scenario.agents.contains_key(*e))
-    {
-        needed.push((entry.clone(), JsonPath::root().key("entry")));
+    let top = Part::top(scenario);
+    if let Some(entry) = top.entry.filter(|e| top.is_agent(e)) {
+        needed.push((entry.to_string(), JsonPath::root().key("entry")));
+    }
+    for (name, team) in &scenario.teams {
+        let part = Part::team(name, team);
+        if let Some(entry) = part.entry.filter(|e| part.is_agent(e)) {
+            let at = JsonPath::root().key("teams").key(name).key("entry");
+            needed.push((part.key_of(entry), at));
+        }
     }
     for (agent, script) in turns {
         let path = turns_path.key(agent);
-        if !scenario.agents.contains_key(agent) {
-            problems.push(Problem::at_key(
-                path.clone(),
-                format!(
-                    "{} is not an agent declared in agents ({})",
-                    Value::from(agent.as_str()),
-                    scenario
-                        .agents
-                        .keys()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-        let speaker = if !coordinated {
+        let (part, own) = Part::of_key(scenario, agent).unwrap_or_else(|| {
+            problems.push(Problem::at_key(path.clone(), not_an_agent(scenario, agent)));
+            (Part::top(scenario), agent.as_str())
+        });
+        let speaker = if !part.pattern.has_coordinator() {
             Speaker::SwarmAgent
-        } else if scenario.entry.as_ref() == Some(agent) {
+        } else if part.entry == Some(own) {
             Speaker::Coordinator
         } else {
             Speaker::Member
@@ -91,8 +86,8 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
             };
             check_turn(entry, speaker, &at, problems);
             for (target, target_path) in targets(entry, &at) {
-                if scenario.agents.contains_key(&target) {
-                    needed.push((target, target_path));
+                if part.is_agent(&target) {
+                    needed.push((part.key_of(&target), target_path));
                 }
             }
         }
@@ -108,6 +103,91 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
                     Value::from(agent.as_str())
                 ),
             ));
+        }
+    }
+}
+
+/// Why `key` of `provider.turns` names no agent that takes turns.
+fn not_an_agent(scenario: &Scenario, key: &str) -> String {
+    let found = Value::from(key);
+    if let Some((team, _)) = key.split_once('/').filter(|_| !scenario.teams.is_empty()) {
+        let teams: Vec<&str> = scenario.teams.keys().map(String::as_str).collect();
+        return format!(
+            "{found} is not an agent of a team in teams: expected TEAM/AGENT with TEAM one of ({}) and AGENT one of its agents (team {})",
+            teams.join(", "),
+            Value::from(team)
+        );
+    }
+    if let Some(team) = scenario.agents.get(key).and_then(|a| a.team.as_deref()) {
+        return format!(
+            "{found} is the team {}, whose own agents take the turns: expected them under \"{team}/AGENT\"",
+            Value::from(team)
+        );
+    }
+    format!(
+        "{found} is not an agent declared in agents ({})",
+        scenario
+            .agents
+            .keys()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The scenario's own team or one of its `teams`: who takes turns in it,
+/// and under which keys of `provider.turns`.
+struct Part<'a> {
+    /// The team's name, `None` for the scenario's own team.
+    team: Option<&'a str>,
+    pattern: PatternKind,
+    entry: Option<&'a str>,
+    agents: &'a IndexMap<String, AgentSpec>,
+}
+
+impl<'a> Part<'a> {
+    fn top(scenario: &'a Scenario) -> Self {
+        Part {
+            team: None,
+            pattern: scenario.pattern,
+            entry: scenario.entry.as_deref(),
+            agents: &scenario.agents,
+        }
+    }
+
+    fn team(name: &'a str, team: &'a TeamSpec) -> Self {
+        Part {
+            team: Some(name),
+            pattern: team.pattern,
+            entry: Some(team.entry.as_str()),
+            agents: &team.agents,
+        }
+    }
+
+    /// The part whose agent `key` of `provider.turns` names (`AGENT`, or
+    /// `TEAM/AGENT` for a team's), with the agent's own name.
+    fn of_key(scenario: &'a Scenario, key: &'a str) -> Option<(Self, &'a str)> {
+        let (part, own) = match key.split_once('/') {
+            None => (Part::top(scenario), key),
+            Some((team, own)) => {
+                let (name, spec) = scenario.teams.get_key_value(team)?;
+                (Part::team(name, spec), own)
+            }
+        };
+        part.is_agent(own).then_some((part, own))
+    }
+
+    /// Whether `name` is an agent of this part that takes turns (not a
+    /// team).
+    fn is_agent(&self, name: &str) -> bool {
+        self.agents.get(name).is_some_and(|a| a.team.is_none())
+    }
+
+    /// The key of `provider.turns` for this part's agent `name`.
+    fn key_of(&self, name: &str) -> String {
+        match self.team {
+            None => name.to_string(),
+            Some(team) => format!("{team}/{name}"),
         }
     }
 }
