@@ -3,8 +3,9 @@
 //! its gates, and the descriptions its MCP servers gave.
 
 use super::GateTarget;
-use super::{Cassette, MissPolicy, Recorded, Scripted, Shelf};
+use super::{Cassette, MissPolicy, Recorded, Shelf};
 use crate::bus::{Event, EventKind, GatePoint, RunStarted};
+use crate::control::Control;
 use crate::record::{RecordingError, read_recording_each};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,13 +21,9 @@ pub enum CassetteError {
     #[error("{path}: the recording has no run_started event, so no run to serve")]
     NoStart { path: String },
     #[error(
-        "{path}:{line}: call {call} finished without what it asked and answered: the recording was made by a Conclave older than cassettes; record the run again"
+        "{path}: event {seq}: call {call} finished without what it asked and answered: the recording was made by a Conclave older than cassettes; record the run again"
     )]
-    NoAnswers {
-        path: String,
-        line: usize,
-        call: u64,
-    },
+    NoAnswers { path: String, seq: u64, call: u64 },
 }
 
 /// The recorded run a cassette is made of.
@@ -82,7 +79,7 @@ struct Reading {
     started: HashMap<u64, Duration>,
     deltas: HashMap<u64, Vec<(Duration, String)>>,
     shelves: HashMap<(String, Option<String>), Shelf>,
-    script: Vec<(GatePoint, Scripted)>,
+    script: Vec<(GatePoint, Control)>,
     described: Option<Vec<(String, String)>>,
 }
 
@@ -139,7 +136,7 @@ impl Reading {
                 let Some(record) = record else {
                     return Err(CassetteError::NoAnswers {
                         path: shown(path),
-                        line: usize::try_from(event.seq).unwrap_or(usize::MAX),
+                        seq: event.seq,
                         call: *call,
                     });
                 };
@@ -166,7 +163,7 @@ impl Reading {
                 gate: Some(gate),
             } => self.script.push((
                 gate.clone(),
-                Scripted::SetFlag {
+                Control::SetFlag {
                     name: name.clone(),
                     on: *on,
                 },
@@ -177,7 +174,7 @@ impl Reading {
                 gate: Some(gate),
             } => self.script.push((
                 gate.clone(),
-                Scripted::Decide {
+                Control::Decide {
                     choice: *choice,
                     note: note.clone(),
                 },

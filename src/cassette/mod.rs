@@ -22,7 +22,8 @@ pub use crate::control::{GateError, GateTarget};
 pub use load::{CassetteError, Parent};
 
 use crate::bus::cassette::CallRecord;
-use crate::bus::{CallOutcome, GatePoint, HumanChoice, TokenUsage};
+use crate::bus::{CallOutcome, GatePoint, TokenUsage};
+use crate::control::Control;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -36,21 +37,6 @@ pub enum MissPolicy {
     Stop,
     /// Make the call live, and record it.
     Live,
-}
-
-/// A command the recorded run's control gave, to be given again at its
-/// gate (the run's control makes a command of it: the cassette knows no
-/// controller).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Scripted {
-    SetFlag {
-        name: String,
-        on: bool,
-    },
-    Decide {
-        choice: HumanChoice,
-        note: Option<String>,
-    },
 }
 
 /// One recorded attempt of a call, as the cassette serves it.
@@ -96,7 +82,7 @@ pub struct Cassette {
     /// goal, which every prompt holds).
     compare_prompts: bool,
     /// What the run's control did at which gate, to do it there again.
-    script: Vec<(GatePoint, Scripted)>,
+    script: Vec<(GatePoint, Control)>,
     /// The descriptions the recorded run's MCP servers gave.
     described: Option<Vec<(String, String)>>,
     /// The first miss, in words.
@@ -154,7 +140,7 @@ impl Cassette {
 
     /// Commands the recorded run's control gave, with the gate each took
     /// effect at.
-    pub(crate) fn script(&self) -> Vec<(GatePoint, Scripted)> {
+    pub(crate) fn script(&self) -> Vec<(GatePoint, Control)> {
         self.script.clone()
     }
 

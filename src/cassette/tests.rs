@@ -195,7 +195,7 @@ fn a_recording_made_before_cassettes_is_refused_with_its_line() {
     assert!(
         error
             .to_string()
-            .starts_with("old.jsonl:2: call 1 finished without"),
+            .starts_with("old.jsonl: event 2: call 1 finished without"),
         "{error}"
     );
     let error = Cassette::of_events(Path::new("none.jsonl"), &[]).unwrap_err();

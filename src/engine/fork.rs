@@ -117,16 +117,6 @@ impl ForkRequest {
     }
 }
 
-/// A command the recorded run's control gave, as the gate gives it again.
-pub(super) fn command(scripted: crate::cassette::Scripted) -> crate::control::Control {
-    use crate::cassette::Scripted;
-    use crate::control::Control;
-    match scripted {
-        Scripted::SetFlag { name, on } => Control::SetFlag { name, on },
-        Scripted::Decide { choice, note } => Control::Decide { choice, note },
-    }
-}
-
 /// What the run's gate does for its cassette: the recorded run's
 /// commands at their gates, and a fork's changes at its own.
 pub(super) fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
@@ -138,13 +128,7 @@ pub(super) fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
         flags: fork.flags.clone(),
         live: plan.cassette.live_switch(),
     });
-    let script = plan
-        .cassette
-        .script()
-        .into_iter()
-        .map(|(gate, scripted)| (gate, command(scripted)))
-        .collect();
-    control::Replayed::new(script, fork)
+    control::Replayed::new(plan.cassette.script(), fork)
 }
 
 /// A fork's `run_started.forked_from`: its parent's file, run and gate.
