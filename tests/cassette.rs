@@ -471,19 +471,8 @@ fn what_cannot_be_served_or_forked_is_refused_naming_the_file() {
     );
 
     // A recording made before cassettes: no call records.
-    let old: Vec<String> = std::fs::read_to_string(&recording)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut event: Value = serde_json::from_str(line).unwrap();
-            if let Some(fields) = event.as_object_mut() {
-                fields.remove("record");
-            }
-            event.to_string()
-        })
-        .collect();
     let old_file = dir.path().join("old.jsonl");
-    std::fs::write(&old_file, old.join("\n") + "\n").unwrap();
+    crate::common::made_before_cassettes(Path::new(&recording), &old_file);
     let refused = conclave(
         &[
             "run",
@@ -609,20 +598,6 @@ fn a_fork_that_changed_nothing_does_not_diverge_from_its_parent() {
 /// A way a cassette lies, and what it changes in each call's record.
 type Lie<'a> = (&'a str, &'a dyn Fn(&mut Value));
 
-/// `recording` with every call's record changed by `change`.
-fn with_records(recording: &Path, out: &Path, change: impl Fn(&mut Value)) {
-    let lines: Vec<String> = events(recording)
-        .into_iter()
-        .map(|mut event| {
-            if event["type"] == "call_finished" {
-                change(&mut event);
-            }
-            event.to_string()
-        })
-        .collect();
-    std::fs::write(out, lines.join("\n") + "\n").unwrap();
-}
-
 #[test]
 fn a_lying_cassette_stops_or_misses_but_never_panics_or_hangs() {
     let dir = tempfile::tempdir().unwrap();
@@ -654,7 +629,11 @@ fn a_lying_cassette_stops_or_misses_but_never_panics_or_hangs() {
         ];
         for (lie, change) in lies {
             let lying = dir.path().join("lying.jsonl");
-            with_records(&recording, &lying, change);
+            crate::common::rewrite_recording(&recording, &lying, |event| {
+                if event["type"] == "call_finished" {
+                    change(event);
+                }
+            });
             let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
             command
                 .args(["run", scenario, "--headless", "--cassette"])

@@ -129,18 +129,7 @@ fn a_sweep_that_cannot_fork_exits_2_naming_the_file_and_what_was_expected() {
     let file = recording.to_str().unwrap();
     // The same run, recorded before calls kept what they answered.
     let old = dir.path().join("old.jsonl");
-    let lines: Vec<String> = std::fs::read_to_string(&recording)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut event: Value = serde_json::from_str(line).unwrap();
-            if let Some(fields) = event.as_object_mut() {
-                fields.remove("record");
-            }
-            event.to_string()
-        })
-        .collect();
-    std::fs::write(&old, lines.join("\n") + "\n").unwrap();
+    crate::common::made_before_cassettes(&recording, &old);
     let old_file = old.to_str().unwrap();
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (

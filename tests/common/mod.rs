@@ -169,3 +169,32 @@ pub fn carry(
 pub fn world(hub: Hub) -> conclave::tui::world::World {
     conclave::tui::world::World::new(hub, Default::default())
 }
+
+/// `recording` written again to `out` with each event changed by `change`
+/// (a damaged, an older or a lying recording made from a real one).
+pub fn rewrite_recording(
+    recording: &std::path::Path,
+    out: &std::path::Path,
+    change: impl Fn(&mut serde_json::Value),
+) {
+    let lines: Vec<String> = std::fs::read_to_string(recording)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut event: serde_json::Value = serde_json::from_str(line).unwrap();
+            change(&mut event);
+            event.to_string()
+        })
+        .collect();
+    std::fs::write(out, lines.join("\n") + "\n").unwrap();
+}
+
+/// `recording` as a Conclave older than cassettes wrote it: no call keeps
+/// what it asked and answered.
+pub fn made_before_cassettes(recording: &std::path::Path, out: &std::path::Path) {
+    rewrite_recording(recording, out, |event| {
+        if let Some(fields) = event.as_object_mut() {
+            fields.remove("record");
+        }
+    });
+}
