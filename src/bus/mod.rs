@@ -33,7 +33,7 @@ pub(crate) use summary::RunCounts;
 pub use summary::RunSummary;
 pub use task::{Health, PlannedTask, TaskEvent, TaskStatus};
 pub(crate) use team::turn_json;
-pub use team::{HandoffRejection, TURN_TEXT_CHARS, TeamEvent, TurnOutcome};
+pub use team::{HandoffRejection, MemberTeam, TURN_TEXT_CHARS, TeamEvent, TurnOutcome};
 
 use crate::clock::RunClock;
 use parking_lot::Mutex;

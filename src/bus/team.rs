@@ -139,6 +139,23 @@ impl<'de> Deserialize<'de> for HandoffRejection {
     }
 }
 
+/// A coordinator's member that is a team of its own (002's "Team of
+/// Teams"), as its member call announces it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberTeam {
+    /// The team's name in the scenario's `teams`.
+    pub name: String,
+    /// `swarm` or `coordinator`.
+    pub pattern: String,
+    /// The agent that takes the team's first turn.
+    pub entry: String,
+    /// Where the team sits in the run's tree of teams: the top
+    /// coordinator's name, then each member team's name down to this one
+    /// (`launch/research_team`). Its agents are named `PATH/AGENT` in
+    /// every event, the log and the usage by agent.
+    pub path: String,
+}
+
 event_kinds! {
 /// The events of a team of agents (swarm and coordinator): turns,
 /// transfers of control, tool calls and the coordinator's member calls.
@@ -211,6 +228,10 @@ pub enum TeamEvent, read as TeamNamed = "TeamEvent" {
         /// Run time by which the member must answer (`member_timeout_ms`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         deadline_ms: Option<u64>,
+        /// The team the member is, when it is one (a nested team): the
+        /// events of its agents follow, named `PATH/AGENT`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        team: Option<MemberTeam>,
     },
     MemberCallFinished {
         turn: u32,

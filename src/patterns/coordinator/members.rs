@@ -99,6 +99,7 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
             member: member.to_string(),
             task: call.task.clone(),
             deadline_ms: deadline.map(millis),
+            team: None,
         }));
     let mut end = MemberEnd {
         record: MemberRecord {

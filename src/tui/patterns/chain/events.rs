@@ -98,6 +98,7 @@ impl Chain {
                 member,
                 task,
                 deadline_ms,
+                ..
             }) => self.members.push(MemberView {
                 turn: *turn,
                 member: member.clone(),
