@@ -77,6 +77,7 @@ mod sweep_from;
 mod team_cli;
 mod team_safe_mode;
 mod team_scenario_errors;
+mod tree_snapshots;
 mod trust;
 mod tui_e2e;
 mod tui_escalation;

@@ -91,6 +91,8 @@ pub enum UnitKeys {
     RoundTable,
     /// Orchestrator: the tasks' sort and filter.
     Workers,
+    /// Coordinator: opening a member team's call to its own chain.
+    Members,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,10 +142,7 @@ pub(crate) struct Key {
 }
 
 const fn key(c: char) -> Key {
-    Key {
-        code: KeyCode::Char(c),
-        mods: KeyModifiers::NONE,
-    }
+    code(KeyCode::Char(c))
 }
 
 const fn code(code: KeyCode) -> Key {
@@ -163,6 +162,7 @@ const fn ctrl(c: char) -> Key {
 const TABLE: PaneId = PaneId::Pattern;
 const ROUNDS: Scope = Scope::Unit(UnitKeys::RoundTable);
 const WORKERS: Scope = Scope::Unit(UnitKeys::Workers);
+const MEMBERS: Scope = Scope::Unit(UnitKeys::Members);
 const TOOLS: Scope = Scope::Pane(PaneId::Resilience);
 const RUNS: Scope = Scope::Pane(PaneId::Runs);
 const PICKER: Scope = Scope::Overlay(OverlayKind::Picker);
@@ -217,6 +217,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "next round", scope: ROUNDS },
     Binding { keys: &[key('o')], label: "o", action: Action::Sort, help: "sort", scope: WORKERS },
     Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "running/failed", scope: WORKERS },
+    Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "open member team", scope: MEMBERS },
+    Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "close member team", scope: MEMBERS },
     Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "JSON", scope: Scope::Pane(TABLE) },

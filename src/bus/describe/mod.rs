@@ -232,6 +232,42 @@ mod tests {
         );
     }
 
+    /// A nested team's agents read by their path in the tree; a member
+    /// call of a team names its pattern and path; hostile names are
+    /// cleaned like any text.
+    #[test]
+    fn nested_teams_read_by_path_and_are_clean() {
+        use crate::bus::{MemberTeam, TeamEvent};
+        let called = EventKind::Team(TeamEvent::MemberCallStarted {
+            turn: 1,
+            member: "support_swarm".into(),
+            task: "Expected support load".into(),
+            deadline_ms: None,
+            team: Some(MemberTeam {
+                name: "support_swarm".into(),
+                pattern: "swarm".into(),
+                entry: "triage".into(),
+                path: "launch/support_swarm".into(),
+            }),
+        });
+        assert_eq!(
+            describe(&called),
+            "turn 1 · calls support_swarm, a swarm team at launch/support_swarm: \
+             Expected support load"
+        );
+        let handed = EventKind::Team(TeamEvent::HandoffAccepted {
+            from: "launch/support_swarm/triage".into(),
+            to: "launch/support_swarm/bill\u{1b}]52;c;eA==\u{7}ing".into(),
+            handoffs: 1,
+            window: vec![],
+            deadline_ms: None,
+        });
+        assert_eq!(
+            describe(&handed),
+            "launch/support_swarm/triage → launch/support_swarm/billing (handoff 1)"
+        );
+    }
+
     #[test]
     fn a_table_that_asks_after_one_blocking_round_says_round() {
         let asked = |blocking_rounds| EventKind::EscalatedToHuman {

@@ -61,6 +61,16 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             window.join(" ")
         ),
         EventKind::Team(TeamEvent::MemberCallStarted {
+            turn,
+            member,
+            task,
+            team: Some(team),
+            ..
+        }) => format!(
+            "turn {turn} · calls {member}, a {} team at {}: {task}",
+            team.pattern, team.path
+        ),
+        EventKind::Team(TeamEvent::MemberCallStarted {
             turn, member, task, ..
         }) => format!("turn {turn} · calls {member}: {task}"),
         EventKind::Team(TeamEvent::MemberCallFinished {

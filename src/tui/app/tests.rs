@@ -226,6 +226,12 @@ fn each_pattern_adds_its_own_keys_and_no_other() {
         app.run().unwrap().ui.pattern.get::<TableView>().is_none(),
         "and moves no round table"
     );
+    let app = app_with(&events("coordinator"));
+    assert_eq!(
+        app.pane_scopes(),
+        vec![Scope::Unit(UnitKeys::Members), Scope::Pane(PaneId::Pattern)],
+        "a coordinator opens its member teams"
+    );
 }
 
 /// A scenario that runs a program, as a file would give it.

@@ -48,6 +48,7 @@ pub fn key_table() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
                 scopes.extend([
                     Scope::Unit(UnitKeys::RoundTable),
                     Scope::Unit(UnitKeys::Workers),
+                    Scope::Unit(UnitKeys::Members),
                 ]);
             }
             let keys = keymap::bindings_in(&scopes)

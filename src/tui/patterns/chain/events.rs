@@ -1,10 +1,12 @@
 //! Folding the team events into the chain: turns, transfers asked for,
 //! accepted and refused, tool calls, the LLM call budget and the
-//! coordinator's member calls.
+//! coordinator's member calls; a member team's agents' events go to its
+//! own chain (`nested`).
 
-use super::state::{Chain, Link, MemberState, MemberView, ToolCallView, TurnView};
+use super::state::{Chain, Link, MemberState, ToolCallView, TurnView};
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, CallOutcome, EventKind, TurnOutcome};
+use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
 
@@ -17,22 +19,17 @@ impl Fold for Chain {
 
     /// The run ended: nothing is in flight any more.
     fn close(&mut self, _outcome: &Outcome) {
-        self.finished = true;
-        self.turn = None;
-        for member in &mut self.members {
-            if member.state == MemberState::Running {
-                member.state = MemberState::Failed {
-                    latency_ms: None,
-                    outcome: None,
-                    reason: None,
-                };
-            }
-        }
+        self.stop();
     }
 }
 
 impl Chain {
-    fn fold(&mut self, kind: &EventKind, t_ms: u64) {
+    pub(super) fn fold(&mut self, kind: &EventKind, t_ms: u64) {
+        if let EventKind::Team(event) = kind
+            && self.route(event, t_ms)
+        {
+            return;
+        }
         match kind {
             EventKind::Team(TeamEvent::TurnStarted { turn, agent }) => {
                 self.turn_started(*turn, agent, t_ms)
@@ -98,16 +95,8 @@ impl Chain {
                 member,
                 task,
                 deadline_ms,
-                ..
-            }) => self.members.push(MemberView {
-                turn: *turn,
-                member: member.clone(),
-                task: task.clone(),
-                started_ms: t_ms,
-                deadline_ms: *deadline_ms,
-                turns: 0,
-                state: MemberState::Running,
-            }),
+                team,
+            }) => self.call((*turn, member, task), *deadline_ms, team.as_ref(), t_ms),
             EventKind::Team(TeamEvent::MemberCallFinished {
                 member,
                 outcome,
@@ -115,27 +104,42 @@ impl Chain {
                 reply,
                 reason,
                 ..
-            }) => {
-                if let Some(view) = self.running_member(member) {
-                    view.state = match (outcome, reply) {
-                        (CallOutcome::Ok, Some(reply)) => MemberState::Done {
-                            latency_ms: *latency_ms,
-                            reply: reply.clone(),
-                        },
-                        _ => MemberState::Failed {
-                            latency_ms: Some(*latency_ms),
-                            outcome: Some(*outcome),
-                            reason: reason.clone(),
-                        },
-                    };
-                }
-            }
+            }) => self.call_finished(member, *outcome, *latency_ms, reply, reason),
             _ => {}
         }
     }
 }
 
 impl Chain {
+    /// The running call of `member` ended.
+    fn call_finished(
+        &mut self,
+        member: &str,
+        outcome: CallOutcome,
+        latency_ms: u64,
+        reply: &Option<String>,
+        reason: &Option<StopReason>,
+    ) {
+        let Some(view) = self.running_member(member) else {
+            return;
+        };
+        view.state = match (outcome, reply) {
+            (CallOutcome::Ok, Some(reply)) => MemberState::Done {
+                latency_ms,
+                reply: reply.clone(),
+            },
+            _ => MemberState::Failed {
+                latency_ms: Some(latency_ms),
+                outcome: Some(outcome),
+                reason: reason.clone(),
+            },
+        };
+        // The team ran to its own stop before its call ended.
+        if let Some(team) = view.team.as_deref_mut() {
+            team.chain.stop();
+        }
+    }
+
     /// Turn `turn` began: a member's own turn counts on its card, else it
     /// is the holder's turn in flight.
     fn turn_started(&mut self, turn: u32, agent: &str, t_ms: u64) {

@@ -4,13 +4,14 @@
 //! each. Draws and changes nothing.
 
 use super::list;
+use super::members_view::MembersView;
 use super::state::{Chain, MemberState, MemberView, ToolCallView};
 use super::swarm::TURN_TEXT;
+use super::tree;
 use crate::bus::{CallOutcome, RunStatus};
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
-use crate::tui::selection::ListView;
 use crate::tui::state::partial::PartialText;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme;
@@ -30,12 +31,13 @@ const MEMBER_MIN_WIDTH: u16 = 16;
 /// How tall the pane would like to be.
 pub(super) fn wanted_height(chain: &Chain) -> u16 {
     let latest = chain.members.last().map(|m| m.turn);
-    let rows = 2 + MEMBER_ROWS + other_batches(chain, latest).len().min(4);
+    let teams = tree::summaries(chain.latest_batch());
+    let rows = 2 + MEMBER_ROWS + teams + other_batches(chain, latest).len().min(4);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
-    let focused = seen.focused;
+pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, view: &MembersView, seen: Seen) {
+    let selection = &view.list;
     let coordinator = chain.coordinator.as_deref().unwrap_or_default();
     let mut title = format!(
         "Coordinator {} · LLM calls {}",
@@ -49,19 +51,17 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         ));
     }
     title.push_str(&selection.title_words(["", ""]));
-    let block = block(PaneId::Pattern, &title, focused);
+    let block = block(PaneId::Pattern, &title, seen.focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {
         return;
     }
-    let now = seen.now_ms;
     let latest: Vec<&MemberView> = chain.latest_batch().collect();
     // The cards are the selected call's turn: the latest while following.
-    let shown = list::members(chain);
-    let selected = selection.item(&shown);
+    let selected = selection.item(&list::members(chain));
     let turn = selected.map(|i| chain.members[i].turn);
-    let first_of_batch = chain
+    let first = chain
         .members
         .iter()
         .position(|m| Some(m.turn) == turn)
@@ -72,11 +72,22 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         .filter(|m| Some(m.turn) == turn)
         .collect();
     let earlier = other_batches(chain, turn);
-    let query = selection.search.as_deref();
     let earlier_rows = earlier.len().min(usize::from(inner.height) / 4);
-    let [top, boxes, bottom] = Layout::vertical([
+    let (teams, chosen_team) = tree::lines(
+        &batch,
+        first,
+        view,
+        (selected, seen.focused),
+        (usize::from(inner.width), seen.now_ms),
+    );
+    // The member teams take what the cards can spare: a card keeps its
+    // border and state line.
+    let spare = usize::from(inner.height).saturating_sub(1 + earlier_rows + 3);
+    let team_rows = teams.len().min(spare);
+    let [top, boxes, under, bottom] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
+        Constraint::Length(u16::try_from(team_rows).unwrap_or(0)),
         Constraint::Length(u16::try_from(earlier_rows).unwrap_or(0)),
     ])
     .areas(inner);
@@ -84,46 +95,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         Paragraph::new(coordinator_line(chain, seen, coordinator, &latest)),
         top,
     );
-
-    if batch.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled("No member called yet.", theme::dim())),
-            boxes,
-        );
-    } else {
-        let count = u16::try_from(batch.len()).unwrap_or(u16::MAX);
-        if boxes.width / count.max(1) >= MEMBER_MIN_WIDTH && boxes.height >= 3 {
-            let columns =
-                Layout::horizontal(vec![Constraint::Ratio(1, u32::from(count)); batch.len()])
-                    .split(boxes);
-            for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
-                let chosen = focused && selected == Some(first_of_batch + i);
-                let writing = writing_of(member, seen);
-                let call = chain.last_tool_call(&member.member, member.started_ms);
-                let spent = seen.spent_by(&member.member);
-                draw_member_box(
-                    frame,
-                    *column,
-                    member,
-                    now,
-                    chosen,
-                    query,
-                    (writing, call, spent),
-                );
-            }
-        } else {
-            let lines: Vec<Line> = batch
-                .iter()
-                .enumerate()
-                .map(|(i, m)| {
-                    let line = member_row(m, now, usize::from(boxes.width), writing_of(m, seen));
-                    let chosen = focused && selected == Some(first_of_batch + i);
-                    search::mark(line, query, chosen)
-                })
-                .collect();
-            frame.render_widget(Paragraph::new(lines), boxes);
-        }
-    }
+    draw_batch(frame, boxes, chain, (&batch, first), (selected, view), seen);
+    // The selected team's lines in view, when not all fit.
+    let skip = chosen_team
+        .unwrap_or(0)
+        .min(teams.len().saturating_sub(team_rows));
+    frame.render_widget(
+        Paragraph::new(teams.into_iter().skip(skip).collect::<Vec<_>>()),
+        under,
+    );
     let lines: Vec<Line> = earlier
         .iter()
         .rev()
@@ -132,6 +112,58 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
         .map(|line| Line::styled(fit(line, usize::from(inner.width)), theme::dim()))
         .collect();
     frame.render_widget(Paragraph::new(lines), bottom);
+}
+
+/// The shown turn's member calls (`first`: the index of its first among
+/// the chain's) as cards side by side, or a line each where the pane is
+/// too narrow for cards.
+fn draw_batch(
+    frame: &mut Frame,
+    boxes: Rect,
+    chain: &Chain,
+    (batch, first): (&[&MemberView], usize),
+    (selected, view): (Option<usize>, &MembersView),
+    seen: Seen,
+) {
+    let now = seen.now_ms;
+    let query = view.list.search.as_deref();
+    let chosen = |i: usize| seen.focused && selected == Some(first + i);
+    if batch.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled("No member called yet.", theme::dim())),
+            boxes,
+        );
+        return;
+    }
+    let count = u16::try_from(batch.len()).unwrap_or(u16::MAX);
+    if boxes.width / count.max(1) >= MEMBER_MIN_WIDTH && boxes.height >= 3 {
+        let columns = Layout::horizontal(vec![Constraint::Ratio(1, u32::from(count)); batch.len()])
+            .split(boxes);
+        for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
+            let writing = writing_of(member, seen);
+            let call = chain.last_tool_call(&member.member, member.started_ms);
+            let spent = seen.spent_by(&member.member);
+            draw_member_box(
+                frame,
+                *column,
+                member,
+                now,
+                chosen(i),
+                query,
+                (writing, call, spent),
+            );
+        }
+    } else {
+        let lines: Vec<Line> = batch
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let line = member_row(m, now, usize::from(boxes.width), writing_of(m, seen));
+                search::mark(line, query, chosen(i))
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(lines), boxes);
+    }
 }
 
 /// What the coordinator is doing.
@@ -187,7 +219,7 @@ fn coordinator_line(
 
 /// A member's state in a word, its glyph and colour, and its latency so
 /// far.
-fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
+pub(super) fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
     match &member.state {
         MemberState::Running => (
             "● running",
@@ -239,7 +271,10 @@ fn draw_member_box(
             style.patch(Style::default().add_modifier(Modifier::DIM))
         })
         .title(Span::styled(
-            fit(&member.member, usize::from(area.width).saturating_sub(2)),
+            fit(
+                &card_title(member),
+                usize::from(area.width).saturating_sub(2),
+            ),
             theme::bold(),
         ));
     let inner = block.inner(area);
@@ -306,8 +341,16 @@ fn draw_member_box(
     frame.render_widget(Paragraph::new(rows), inner);
 }
 
+/// A card's title: the member, and the pattern of the team it is.
+fn card_title(member: &MemberView) -> String {
+    match &member.team {
+        Some(team) => format!("{} ({})", member.member, team.pattern),
+        None => member.member.clone(),
+    }
+}
+
 /// One line per member, for panes too narrow for boxes.
-fn member_row(
+pub(super) fn member_row(
     member: &MemberView,
     now: u64,
     width: usize,

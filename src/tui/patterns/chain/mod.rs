@@ -8,22 +8,26 @@ mod events;
 mod list;
 pub(crate) mod log;
 mod members;
+mod members_view;
+pub(crate) mod nested;
 pub(crate) mod state;
 mod swarm;
+mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, RunStarted, RunStatus};
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
 use crate::tui::state::outcome::Outcome;
 use crate::tui::text::fit;
 use crate::tui::widgets::plural;
 use crate::tui::{theme, widgets};
+use members_view::MembersView;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
-use state::{Chain, MemberState};
+use state::{Chain, MemberState, MemberView};
 
 /// A swarm: agents hand control to each other.
 pub(crate) struct SwarmUnit;
@@ -121,7 +125,7 @@ impl Unit for SwarmUnit {
 
 impl Unit for CoordinatorUnit {
     type Fold = Chain;
-    type Selection = ListView;
+    type Selection = MembersView;
 
     fn seat(&self, started: &RunStarted) -> Chain {
         Chain::seated(&started.scenario, true)
@@ -131,57 +135,48 @@ impl Unit for CoordinatorUnit {
         "turn"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain, page: usize) {
-        selection.navigate(action, &list::members(chain), page, &[]);
+    fn keys(&self) -> Option<Scope> {
+        Some(Scope::Unit(UnitKeys::Members))
+    }
+
+    fn navigate(&self, selection: &mut MembersView, action: Action, chain: &Chain, page: usize) {
+        selection.navigate(action, chain, page);
     }
 
     fn find(
         &self,
-        selection: &mut ListView,
+        selection: &mut MembersView,
         query: &str,
         how: Find,
         chain: &Chain,
         page: usize,
     ) -> bool {
-        selection.find(query, how, &list::members(chain), page, |i| {
-            list::member_text(&chain.members[i])
-        })
+        selection
+            .list
+            .find(query, how, &list::members(chain), page, |i| {
+                list::member_text(&chain.members[i])
+            })
     }
 
-    fn query(&self, selection: &ListView) -> Option<String> {
-        selection.search.clone()
+    fn query(&self, selection: &MembersView) -> Option<String> {
+        selection.list.search.clone()
     }
 
     fn wanted_height(&self, chain: &Chain) -> u16 {
         members::wanted_height(chain)
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, chain: &Chain, list: &ListView, seen: Seen) {
-        members::draw(frame, area, chain, list, seen);
+    fn draw(&self, frame: &mut Frame, area: Rect, chain: &Chain, view: &MembersView, seen: Seen) {
+        members::draw(frame, area, chain, view, seen);
     }
 
-    /// The selected member call.
-    fn details(&self, chain: &Chain, selection: &ListView) -> Option<Value> {
-        let m = chain.members.get(selection.item(&list::members(chain))?)?;
-        let (status, latency_ms, reply, reason) = match &m.state {
-            MemberState::Running => ("running", None, None, None),
-            MemberState::Done { latency_ms, reply } => {
-                ("done", Some(*latency_ms), Some(reply.clone()), None)
-            }
-            MemberState::Failed {
-                latency_ms, reason, ..
-            } => (
-                "failed",
-                *latency_ms,
-                None,
-                reason.as_ref().map(ToString::to_string),
-            ),
-        };
-        Some(json!({
-            "turn": m.turn, "member": m.member, "task": m.task, "status": status,
-            "started_ms": m.started_ms, "deadline_ms": m.deadline_ms, "turns": m.turns,
-            "latency_ms": latency_ms, "reply": reply, "reason": reason,
-        }))
+    /// The selected member call; a member team's with the team, its place
+    /// in the tree and what it did.
+    fn details(&self, chain: &Chain, selection: &MembersView) -> Option<Value> {
+        let m = chain
+            .members
+            .get(selection.list.item(&list::members(chain))?)?;
+        Some(member_details(m))
     }
 
     fn headline(&self, _chain: &Chain, outcome: &Outcome) -> Line<'static> {
@@ -219,6 +214,41 @@ impl Unit for CoordinatorUnit {
             lacking: true,
         })
     }
+}
+
+/// A member call as `Enter` shows it.
+fn member_details(m: &MemberView) -> Value {
+    let (status, latency_ms, reply, reason) = match &m.state {
+        MemberState::Running => ("running", None, None, None),
+        MemberState::Done { latency_ms, reply } => {
+            ("done", Some(*latency_ms), Some(reply.clone()), None)
+        }
+        MemberState::Failed {
+            latency_ms, reason, ..
+        } => (
+            "failed",
+            *latency_ms,
+            None,
+            reason.as_ref().map(ToString::to_string),
+        ),
+    };
+    let mut details = json!({
+        "turn": m.turn, "member": m.member, "task": m.task, "status": status,
+        "started_ms": m.started_ms, "deadline_ms": m.deadline_ms, "turns": m.turns,
+        "latency_ms": latency_ms, "reply": reply, "reason": reason,
+    });
+    if let Some(team) = &m.team {
+        let (transfers, refused) = team.chain.transfers();
+        let (calls, answered) = team.chain.member_calls();
+        details["team"] = json!({
+            "name": team.name, "pattern": team.pattern, "path": team.path,
+            "summary": m.team_summary(),
+            "chain": team.chain.links.iter().map(|l| &l.agent).collect::<Vec<_>>(),
+            "transfers": transfers, "refused": refused,
+            "member_calls": calls, "answered": answered,
+        });
+    }
+    details
 }
 
 /// Who held control at the end, and whether it answered.

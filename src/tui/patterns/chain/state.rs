@@ -3,15 +3,21 @@
 //! read, the turn in flight, and the coordinator's member calls, folded
 //! from the team events. The limits come from the run's scenario.
 
+use super::nested::{SubTeam, TeamLimits};
 use crate::bus::{CallOutcome, HandoffRejection};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, Scenario};
 use crate::stop::StopReason;
+use std::sync::Arc;
 
 /// How many of the latest links, transfers and member calls the state keeps
 /// in full. A long run's earlier ones are counted, not kept (its recording
 /// has every one), so that the dashboard's memory and the work of a frame do
 /// not grow with the run.
 pub(crate) const KEPT: usize = 512;
+
+/// How many a member team's chain keeps of each list: a team's chain is
+/// drawn in a few rows under its call, and a tree of them must stay small.
+pub(crate) const TEAM_KEPT: usize = 64;
 
 /// What the state no longer keeps of a long run, counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +57,12 @@ pub(crate) struct Chain {
     pub(crate) finished: bool,
     /// The links, transfers and member calls before those kept.
     pub(crate) earlier: Earlier,
+    /// How deep the chain's team sits in the run's tree of teams: 0 for
+    /// the run's own team, 1 for a member team, and so on.
+    pub(crate) depth: usize,
+    /// The limits of every team of the scenario, by name, for the member
+    /// teams' chains.
+    pub(super) teams: Arc<TeamLimits>,
 }
 
 /// The limits a run's chain is drawn against; 0 is no limit.
@@ -62,6 +74,21 @@ pub(crate) struct ChainLimits {
     pub(crate) min_unique: u32,
     pub(crate) max_llm_calls: u64,
     pub(crate) member_timeout_ms: u64,
+}
+
+impl ChainLimits {
+    /// A team's limits as its scenario part writes them; the model call
+    /// budget is the run's.
+    pub(super) fn of(limits: crate::scenario::TeamLimits) -> ChainLimits {
+        ChainLimits {
+            max_handoffs: limits.max_handoffs(),
+            node_timeout_ms: limits.node_timeout_ms(),
+            window: limits.window(),
+            min_unique: limits.min_unique(),
+            max_llm_calls: 0,
+            member_timeout_ms: limits.member_timeout_ms(),
+        }
+    }
 }
 
 /// One agent's time holding control.
@@ -120,9 +147,11 @@ pub(crate) struct MemberView {
     pub(crate) task: String,
     pub(crate) started_ms: u64,
     pub(crate) deadline_ms: Option<u64>,
-    /// Turns the member has taken.
+    /// Turns the member has taken (a member team's: its agents' turns).
     pub(crate) turns: u32,
     pub(crate) state: MemberState,
+    /// The team the member is, with its own chain, when it is one.
+    pub(crate) team: Option<Box<SubTeam>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -149,33 +178,39 @@ impl Chain {
     }
 
     fn configure(&mut self, scenario: &Scenario, coordinated: bool) {
-        let limits = scenario.limits.clone().unwrap_or_default();
         let budget = scenario.budget.clone().unwrap_or_default();
-        self.limits = ChainLimits {
-            max_handoffs: limits.max_handoffs(),
-            node_timeout_ms: limits.node_timeout_ms(),
-            window: limits.window(),
-            min_unique: limits.min_unique(),
-            max_llm_calls: u64::from(budget.max_llm_calls.unwrap_or(DEFAULT_MAX_LLM_CALLS)),
-            member_timeout_ms: limits.member_timeout_ms(),
-        };
+        self.limits = ChainLimits::of(scenario.limits.clone().unwrap_or_default());
+        self.limits.max_llm_calls =
+            u64::from(budget.max_llm_calls.unwrap_or(DEFAULT_MAX_LLM_CALLS));
+        self.teams = Arc::new(TeamLimits::of(scenario));
         let entry = scenario
             .entry
             .clone()
             .or_else(|| scenario.agents.keys().next().cloned());
         if let Some(entry) = entry {
-            if coordinated {
-                self.coordinator = Some(entry.clone());
-            }
-            self.links.push(Link {
-                agent: entry,
-                since_ms: 0,
-                deadline_ms: None,
-                turns: 0,
-                until_ms: None,
-                cut: false,
-            });
+            self.seat(entry, coordinated, 0);
         }
+    }
+
+    /// Give control to `entry` at `t_ms`, the coordinator when
+    /// `coordinated`.
+    pub(super) fn seat(&mut self, entry: String, coordinated: bool, t_ms: u64) {
+        if coordinated {
+            self.coordinator = Some(entry.clone());
+        }
+        self.links.push(Link {
+            agent: entry,
+            since_ms: t_ms,
+            deadline_ms: None,
+            turns: 0,
+            until_ms: None,
+            cut: false,
+        });
+    }
+
+    /// How many of each list the chain keeps.
+    fn kept(&self) -> usize {
+        if self.depth == 0 { KEPT } else { TEAM_KEPT }
     }
 
     /// The agent holding control.
@@ -209,19 +244,27 @@ impl Chain {
         )
     }
 
-    /// Keep the latest [`KEPT`] of each list once one holds twice as many,
-    /// counting what goes (so trimming costs nothing per item on average).
+    /// Keep the latest [`KEPT`] of each list ([`TEAM_KEPT`] in a member
+    /// team's chain) once one holds twice as many, counting what goes (so
+    /// trimming costs nothing per item on average).
     pub(super) fn trim(&mut self) {
+        let kept = self.kept();
+        self.keep_latest(kept, 2 * kept);
+    }
+
+    /// Keep only the latest `kept` of each list that holds `over` or more,
+    /// counting what goes.
+    pub(super) fn keep_latest(&mut self, kept: usize, over: usize) {
         let earlier = &mut self.earlier;
-        earlier.links += drop_oldest(&mut self.links, |_| {});
-        earlier.handoffs += drop_oldest(&mut self.handoffs, |h| {
+        earlier.links += drop_to(&mut self.links, kept, over, |_| {});
+        earlier.handoffs += drop_to(&mut self.handoffs, kept, over, |h| {
             earlier.refused += usize::from(h.rejected.is_some());
         });
         // A member call still running is recent: the oldest are over.
-        earlier.members += drop_oldest(&mut self.members, |m| {
+        earlier.members += drop_to(&mut self.members, kept, over, |m| {
             earlier.members_done += usize::from(matches!(m.state, MemberState::Done { .. }));
         });
-        earlier.tool_calls += drop_oldest(&mut self.tool_calls, |_| {});
+        earlier.tool_calls += drop_to(&mut self.tool_calls, kept, over, |_| {});
     }
 
     /// How many distinct names the window holds.
@@ -278,13 +321,13 @@ impl Chain {
     }
 }
 
-/// Drop the oldest of `items` down to [`KEPT`] once they are twice as many,
-/// each seen by `gone`; how many went.
-fn drop_oldest<T>(items: &mut Vec<T>, mut gone: impl FnMut(&T)) -> usize {
-    if items.len() < 2 * KEPT {
+/// Drop the oldest of `items` down to `kept` once they are `over` or
+/// more, each seen by `gone`; how many went.
+fn drop_to<T>(items: &mut Vec<T>, kept: usize, over: usize, mut gone: impl FnMut(&T)) -> usize {
+    if items.len() < over.max(kept + 1) {
         return 0;
     }
-    let over = items.len() - KEPT;
+    let over = items.len() - kept;
     for item in items.drain(..over) {
         gone(&item);
     }
@@ -427,6 +470,7 @@ mod tests {
                     member: member.into(),
                     task: "look".into(),
                     deadline_ms: None,
+                    team: None,
                 }),
                 100,
             );

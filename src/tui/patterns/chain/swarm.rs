@@ -97,7 +97,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+pub(super) fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
     names
         .map(|n| n.chars().count())
         .max()
@@ -305,7 +305,7 @@ pub(super) fn tool_call_line(call: &ToolCallView, width: usize, agent: bool) -> 
     ])
 }
 
-fn handoff_row(
+pub(super) fn handoff_row(
     number: usize,
     handoff: &HandoffView,
     from_w: usize,
