@@ -6,6 +6,7 @@
 //! `←`), the finished tree, a team in a team opened two levels, and the
 //! keys in the footer, help and details.
 
+use crate::common::screen;
 use conclave::bus::{
     BudgetKind, CallOutcome, ClockMode, Event, EventKind, MemberTeam, RunStarted, RunStatus,
     TeamEvent, TurnOutcome,
@@ -14,7 +15,6 @@ use conclave::scenario::{self, Scenario};
 use conclave::stop::StopReason;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::panes;
-use conclave::tui::view;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -246,19 +246,6 @@ fn press(app: &mut App, code: KeyCode) {
     app.key(KeyEvent::new(code, KeyModifiers::NONE));
 }
 
-fn text(terminal: &Terminal<TestBackend>) -> String {
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..buffer.area.height {
-        let line: String = (0..buffer.area.width)
-            .map(|x| buffer[(x, y)].symbol())
-            .collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 fn chain_pane(app: &App, width: u16, height: u16) -> String {
     let run = app.run().unwrap().view();
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -268,13 +255,7 @@ fn chain_pane(app: &App, width: u16, height: u16) -> String {
             panes::pattern::draw(frame, area, run.unit, run.state, run.ui, run.now_ms, true)
         })
         .unwrap();
-    text(&terminal)
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| view::draw(frame, app)).unwrap();
-    text(&terminal)
+    screen::text(terminal.backend().buffer())
 }
 
 #[test]
@@ -352,14 +333,14 @@ fn the_finished_tree_shows_each_teams_answer() {
 fn the_keys_are_in_the_footer_and_help_and_enter_shows_the_team() {
     let mut app = app_with(mid_run());
     press(&mut app, KeyCode::Char('2'));
-    let shown = screen(&app, 160, 40);
-    assert!(shown.contains("open member team"), "the footer:\n{shown}");
+    let shown = screen::of_app(&app, 160, 40);
+    assert!(shown.contains("open team"), "the footer:\n{shown}");
     // Help lists the keys the coordinator adds to the pattern pane's,
     // further down than one screen.
     press(&mut app, KeyCode::Char('?'));
     let mut seen = String::new();
     for _ in 0..80 {
-        seen.push_str(&screen(&app, 160, 50));
+        seen.push_str(&screen::of_app(&app, 160, 50));
         press(&mut app, KeyCode::Char('j'));
     }
     let listed = |key: &str, help: &str| {
@@ -367,14 +348,14 @@ fn the_keys_are_in_the_footer_and_help_and_enter_shows_the_team() {
             .any(|line| line.contains(&format!("  {key}    {help}")))
     };
     assert!(
-        listed("l/→", "open member team") && listed("h/←", "close member team"),
+        listed("l/→", "open team") && listed("h/←", "close team"),
         "{seen}"
     );
     press(&mut app, KeyCode::Esc);
 
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
-    let details = screen(&app, 160, 60);
+    let details = screen::of_app(&app, 160, 60);
     for want in [
         r#""name": "support_swarm""#,
         r#""pattern": "swarm""#,

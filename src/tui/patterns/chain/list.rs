@@ -33,7 +33,8 @@ pub(super) fn handoff_text(handoff: &HandoffView) -> String {
 }
 
 /// A member call as searched: the member, its task and its reply or why
-/// it failed.
+/// it failed; a member team's call also by its summary (`/billing` finds
+/// the swarm billing works in).
 pub(super) fn member_text(member: &MemberView) -> String {
     let outcome = match &member.state {
         MemberState::Running => String::new(),
@@ -42,5 +43,6 @@ pub(super) fn member_text(member: &MemberView) -> String {
             reason.as_ref().map(ToString::to_string).unwrap_or_default()
         }
     };
-    format!("{} {} {outcome}", member.member, member.task)
+    let team = member.team_summary().unwrap_or_default();
+    format!("{} {} {outcome} {team}", member.member, member.task)
 }
