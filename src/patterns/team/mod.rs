@@ -6,6 +6,7 @@
 
 pub(crate) mod action;
 pub(crate) mod agent;
+pub(crate) mod part;
 pub(crate) mod compare;
 pub(crate) mod result;
 pub(crate) mod spans;
