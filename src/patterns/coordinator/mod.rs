@@ -9,6 +9,7 @@ pub(crate) mod result;
 
 use super::team::action::{Action, MemberCall};
 use super::team::agent::{Halt, Halted, TeamRun};
+use super::team::part::Part;
 use super::team::result::{TeamEnd, TeamRan};
 use super::team::trace::TraceEntry;
 use super::{Figures, RunContext, RunOutcome, Runner};
@@ -16,12 +17,11 @@ use crate::bus::RunCounts;
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::{DEFAULT_TEAM_MAX_SECONDS, PatternKind};
-use std::future::Future;
-use std::pin::Pin;
-use super::team::part::Part;
 use crate::stop::StopReason;
 use result::{CoordinatorSteps, MemberRecord};
 use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 /// How many history entries the coordinator is shown.
@@ -269,10 +269,7 @@ impl<'a> Desk<'a> {
     fn halt_reason(&self, halt: Halt) -> StopReason {
         match halt {
             Halt::Stop(reason) => reason,
-            Halt::Cut => self
-                .team
-                .cut_by_caller()
-                .unwrap_or(StopReason::LlmTimeout),
+            Halt::Cut => self.team.cut_by_caller().unwrap_or(StopReason::LlmTimeout),
         }
     }
 

@@ -203,7 +203,10 @@ impl<'a> Swarm<'a> {
             |n| gate.allows(&part.flag_name(n)),
         );
         let window = self.controller.window();
-        let window: Vec<String> = window.iter().map(|n| part.path_of(n).into_owned()).collect();
+        let window: Vec<String> = window
+            .iter()
+            .map(|n| part.path_of(n).into_owned())
+            .collect();
         let handoffs = self.controller.count();
         let refused = match decided {
             Ok(()) => {

@@ -5,6 +5,7 @@
 //! where control goes, and it never times a call itself.
 
 use super::action::{self, Action};
+use super::part::Part;
 use super::trace::TraceEntry;
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
@@ -17,7 +18,6 @@ use crate::provider::prompts::Prompt;
 use crate::provider::{ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
 use crate::stop::StopReason;
-use super::part::Part;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use std::borrow::Cow;
@@ -210,7 +210,9 @@ impl<'a> TeamRun<'a> {
             return Err(Halted::before_the_call(StopReason::Cancelled));
         }
         if !self.gate.allows(&self.part.flag_name(agent)) {
-            return Err(Halted::before_the_call(StopReason::AgentDenied { role: path }));
+            return Err(Halted::before_the_call(StopReason::AgentDenied {
+                role: path,
+            }));
         }
         if self.now() > self.budget.max_seconds {
             return Err(Halted::before_the_call(StopReason::MaxSeconds));
@@ -230,8 +232,8 @@ impl<'a> TeamRun<'a> {
         let max = self.budget.max_llm_calls;
         let spent = self.gateway.spend_stop();
         let counted = self.llm_calls[0].fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                (used < max && spent.is_none()).then_some(used + 1)
-            });
+            (used < max && spent.is_none()).then_some(used + 1)
+        });
         let before = match (counted, spent) {
             (Ok(before), _) => before,
             (Err(used), Some(reason)) if used < max => {

@@ -6,8 +6,8 @@
 
 pub(crate) mod action;
 pub(crate) mod agent;
-pub(crate) mod part;
 pub(crate) mod compare;
+pub(crate) mod part;
 pub(crate) mod result;
 pub(crate) mod spans;
 pub(crate) mod trace;
