@@ -427,6 +427,7 @@ mod tests {
                     member: member.into(),
                     task: "look".into(),
                     deadline_ms: None,
+                    team: None,
                 }),
                 100,
             );
