@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::cli::conclave;
+use common::cli::{conclave, result};
 use common::files::edit;
 use common::{run, run_default, scenario, shipped};
 use conclave::bus::{BudgetKind, CallOutcome, Event, EventKind, TeamEvent};
@@ -383,4 +383,84 @@ fn nested_runs_are_the_same_for_the_same_seed() {
         other["member_calls"], first["member_calls"],
         "another seed draws other latencies"
     );
+}
+
+#[test]
+fn a_nested_run_replays_serves_forks_compares_and_sweeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).display().to_string();
+    let (recording, forked) = (at("run.jsonl"), at("fork.jsonl"));
+    let path = "scenarios/nested_launch_team.json";
+    let ran = conclave(&["run", path, "--headless", "--record", &recording]);
+    assert_eq!(ran.status.code(), Some(0), "{ran:?}");
+    let recorded = result(&ran);
+
+    let replayed = conclave(&["replay", &recording, "--headless"]);
+    assert_eq!(result(&replayed), recorded, "the replay's result");
+    let served = conclave(&["run", path, "--headless", "--cassette", &recording]);
+    assert_eq!(served.stdout, ran.stdout, "served byte for byte");
+    assert!(String::from_utf8_lossy(&served.stderr).contains("served 11 calls"));
+
+    // A fork at the research lead's first turn, with the risk analyst
+    // gated off: the turn before it is served, the rest made live.
+    let fork = conclave(&[
+        "fork",
+        &recording,
+        "--at",
+        "turn 2",
+        "--flag",
+        "risk_review=off",
+        "--headless",
+        "--record",
+        &forked,
+    ]);
+    assert_eq!(fork.status.code(), Some(0), "{fork:?}");
+    let fork = result(&fork);
+    let fresh = result(&conclave(&[
+        "run",
+        path,
+        "--headless",
+        "--flag",
+        "risk_review=off",
+    ]));
+    assert_eq!(fork["member_calls"], fresh["member_calls"]);
+    assert_eq!(fork["usage"]["served"]["calls"], 1);
+    let research = &member(&fork, "research_team")["team"];
+    assert_eq!(
+        research["member_calls"][1]["stop_reason"],
+        "agent_denied:launch/research_team/risk_analyst"
+    );
+
+    let compared = result(&conclave(&["compare", &recording, &forked, "--headless"]));
+    let b = compared["first_divergence"]["b"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(
+        b.starts_with("launch/research_team/risk_analyst: agent_denied"),
+        "{compared:#}"
+    );
+
+    let sweep = result(&conclave(&[
+        "sweep",
+        path,
+        "--seeds",
+        "1..3",
+        "--flag",
+        "risk_review=on,off",
+        "--headless",
+    ]));
+    for combination in sweep["combinations"].as_array().unwrap() {
+        assert_eq!(
+            combination["stop_reasons"],
+            json!({"success": 3}),
+            "{sweep:#}"
+        );
+    }
+    let calls: Vec<&Value> = sweep["combinations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["model_calls"]["total"])
+        .collect();
+    assert_eq!(calls, [&json!(30), &json!(24)], "nested calls counted");
 }
