@@ -17,7 +17,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
 mod fork;
-mod nested_teams;
 mod setup;
 mod task;
 
@@ -139,10 +138,6 @@ pub enum LaunchError {
         "budget.max_cost_usd needs a price for the model {model:?}: give one in provider.pricing or with --pricing FILE, e.g. {{{model:?}: {{\"input\": 0.4, \"output\": 1.6}}}} (US dollars per million tokens)"
     )]
     Unpriced { model: String },
-    /// The scenario has a team as a coordinator's member, which the engine
-    /// does not run yet (`engine/nested_teams.rs`).
-    #[error(transparent)]
-    NestedTeams(ScenarioErrors),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -294,7 +289,6 @@ fn refuse_unlaunchable(
     options: &LaunchOptions,
     offline: bool,
 ) -> Result<(), LaunchError> {
-    nested_teams::refuse(scenario)?;
     if !options.allow_exec
         && !offline
         && let Some(program) = scenario.programs().into_iter().next()
@@ -317,14 +311,18 @@ fn refuse_unlaunchable(
     Ok(())
 }
 
-/// The simulated workers: the scenario's tools when it has any, else its
-/// workers and sources.
+/// The simulated workers: the scenario's tools, its member teams' among
+/// them, when it has any, else its workers and sources.
 fn sim_workers(scenario: &Scenario, rng: &RunRng) -> SimWorkers {
-    if scenario.tools.is_empty() {
+    let mut tools = scenario.tools.clone();
+    for (_, name, spec) in scenario.team_tools() {
+        tools.insert(name, spec.clone());
+    }
+    if tools.is_empty() {
         SimWorkers::new(scenario.workers.clone(), rng.clone())
             .with_sources(scenario.sources.clone())
     } else {
-        SimWorkers::tools(scenario.tools.clone(), rng.clone())
+        SimWorkers::tools(tools, rng.clone())
     }
 }
 

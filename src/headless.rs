@@ -216,7 +216,7 @@ fn refused(error: &LaunchError, file: &str, trust_note: Option<&str>) -> Exit {
                 output::message(note);
             }
         }
-        LaunchError::Tools(_) | LaunchError::VirtualClock | LaunchError::NestedTeams(_) => {
+        LaunchError::Tools(_) | LaunchError::VirtualClock => {
             output::message(&error.to_string());
         }
     }

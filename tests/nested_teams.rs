@@ -1,8 +1,8 @@
 //! Nested teams in a scenario file (issue 34, part 1): a coordinator's
 //! member may be a team of the top-level `teams`. Every rule gives its
 //! documented error at its file:line:col; random nestings either load or
-//! give one of those errors, never a panic; and a launch that uses a team
-//! is refused (exit 2) until the engine runs nested teams.
+//! give one of those errors, never a panic. How nested teams run is in
+//! `nested_runs.rs`.
 
 use crate::common;
 
@@ -12,7 +12,7 @@ use conclave::scenario;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const DRAFT: &str = "docs/drafts/nested_launch_team.json";
+const SHIPPED: &str = "scenarios/nested_launch_team.json";
 
 fn nested() -> Value {
     json!({
@@ -95,10 +95,10 @@ fn chain(levels: usize) -> String {
 }
 
 #[test]
-fn the_nested_base_and_the_draft_validate() {
+fn the_nested_base_and_the_shipped_scenario_validate() {
     scenario::parse(&nested().to_string(), "ok.json").unwrap();
     scenario::parse(&chain(4), "ok.json").unwrap();
-    let output = conclave(&["validate", DRAFT]);
+    let output = conclave(&["validate", SHIPPED]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
 
@@ -249,29 +249,6 @@ fn each_nesting_rule_gives_its_error_at_its_place() {
             "{what}: all errors:\n{shown}"
         );
     }
-}
-
-#[test]
-fn a_scenario_that_uses_a_team_is_refused_at_launch() {
-    let output = conclave(&["run", DRAFT, "--headless"]);
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let (line, column) = place(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/docs/drafts/nested_launch_team.json"
-        ))
-        .unwrap(),
-        "\"research_team\": {\"team\"",
-        "\"research_team\", ",
-    );
-    assert_eq!(
-        stderr.trim_end(),
-        format!(
-            "{DRAFT}:{line}:{column}: agents.research_team.team: nested teams are validated but not yet run: this member is a team, and this version of Conclave cannot run a team as a coordinator's member; `conclave validate` checks the file, and a team lifted out into a scenario of its own runs"
-        )
-    );
-    assert!(output.stdout.is_empty());
 }
 
 /// The words that start or hold each documented nesting error.

@@ -35,8 +35,10 @@ pub(crate) enum Purpose {
     Plan,
     /// The final brief after the team decided or the workers reported.
     FinalBrief,
-    /// One turn of a swarm or coordinator agent.
-    Turn { agent: String },
+    /// One turn of a swarm or coordinator agent: `agent` is its path
+    /// (`launch/research_team/analyst` in a member team, its name at the
+    /// top), `team` the member team's name in the scenario's `teams`.
+    Turn { agent: String, team: Option<String> },
     /// The research plan: the steps of the bounded workflow.
     ResearchPlan,
     /// The notes of one page a research run read for real.
@@ -46,15 +48,20 @@ pub(crate) enum Purpose {
 }
 
 impl Purpose {
-    /// The key of this purpose's outputs in a sim script.
-    pub(crate) fn script_key(&self) -> &str {
+    /// The key of this purpose's outputs in a sim script: a member team's
+    /// agent is scripted as `TEAM/AGENT`.
+    pub(crate) fn script_key(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Purpose::Contribution { role } => role,
-            Purpose::Plan | Purpose::ResearchPlan => "plan",
-            Purpose::FinalBrief => "final_answer",
-            Purpose::Turn { agent } => agent,
-            Purpose::Notes => "notes",
-            Purpose::Synthesis => "synthesis",
+            Purpose::Contribution { role } => role.into(),
+            Purpose::Plan | Purpose::ResearchPlan => "plan".into(),
+            Purpose::FinalBrief => "final_answer".into(),
+            Purpose::Turn { agent, team: None } => agent.into(),
+            Purpose::Turn {
+                agent,
+                team: Some(team),
+            } => format!("{team}/{}", own_name(agent)).into(),
+            Purpose::Notes => "notes".into(),
+            Purpose::Synthesis => "synthesis".into(),
         }
     }
 
@@ -62,7 +69,7 @@ impl Purpose {
     pub(crate) fn agent(&self) -> Option<&str> {
         match self {
             Purpose::Contribution { role } => Some(role),
-            Purpose::Turn { agent } => Some(agent),
+            Purpose::Turn { agent, .. } => Some(agent),
             _ => None,
         }
     }
@@ -75,7 +82,7 @@ impl Purpose {
     pub(crate) fn key(&self) -> String {
         match self {
             Purpose::Contribution { role } => format!("contribution:{role}"),
-            Purpose::Turn { agent } => format!("turn:{agent}"),
+            Purpose::Turn { agent, .. } => format!("turn:{agent}"),
             Purpose::Plan => "plan".to_string(),
             Purpose::FinalBrief => "final_brief".to_string(),
             Purpose::ResearchPlan => "research_plan".to_string(),
@@ -95,7 +102,9 @@ impl Purpose {
             Purpose::ResearchPlan => "plan",
             Purpose::Notes => "read_extract",
             Purpose::Synthesis => "synthesize",
-            other => other.script_key(),
+            Purpose::Contribution { role } => role,
+            Purpose::FinalBrief => "final_answer",
+            Purpose::Turn { agent, .. } => agent,
         }
     }
 }
@@ -362,4 +371,9 @@ impl Provider {
             }
         }
     }
+}
+
+/// An agent's own name, the last part of its path.
+pub(crate) fn own_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }

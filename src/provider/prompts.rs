@@ -96,14 +96,19 @@ impl Prompts {
             _ => ("", ""),
         };
         let (agent, description) = match purpose {
-            Purpose::Turn { agent } => (
-                agent.as_str(),
-                scenario
-                    .agents
-                    .get(agent)
-                    .and_then(|a| a.description.as_deref())
-                    .unwrap_or(""),
-            ),
+            // A member team's agent is told its own name, as the team
+            // lifted out into a scenario of its own would tell it.
+            Purpose::Turn { agent, team } => {
+                let own = super::own_name(agent);
+                let agents = match team {
+                    None => Some(&scenario.agents),
+                    Some(team) => scenario.teams.get(team).map(|t| &t.agents),
+                };
+                let description = agents
+                    .and_then(|agents| agents.get(own))
+                    .and_then(|a| a.description.as_deref());
+                (own, description.unwrap_or(""))
+            }
             _ => ("", ""),
         };
         Ok(SystemPrompt {
@@ -207,6 +212,7 @@ mod tests {
         .unwrap();
         let lead = Purpose::Turn {
             agent: "lead".into(),
+            team: None,
         };
         let prompt = Prompts::default()
             .system(&team, &COORDINATOR_TURN, &lead)

@@ -50,7 +50,7 @@ impl SimProvider {
             // Kept as text: see `next_plan`.
             Purpose::Plan | Purpose::ResearchPlan => None,
             Purpose::FinalBrief => self.spec.final_answer.as_ref(),
-            Purpose::Turn { agent } => self.spec.turns.as_ref()?.get(agent),
+            Purpose::Turn { .. } => self.spec.turns.as_ref()?.get(&*purpose.script_key()),
             Purpose::Synthesis => self.spec.synthesis.as_ref(),
             // The sim quotes the page it is given (see `research`).
             Purpose::Notes => None,
@@ -154,7 +154,7 @@ impl SimProvider {
                 Purpose::Contribution { ref role } => Err(ProviderError::Failed(format!(
                     "the sim has no scripted output for role {role:?}"
                 ))),
-                Purpose::Turn { ref agent } => Err(ProviderError::Failed(format!(
+                Purpose::Turn { ref agent, .. } => Err(ProviderError::Failed(format!(
                     "the sim has no scripted turns for agent {agent:?}"
                 ))),
             },

@@ -46,7 +46,9 @@ pub use resilience::{GatewayMechanism, ResilienceSpec};
 pub use shape::json_schema;
 pub(crate) use sources::{ResearchTool, Sources, normalize_url, url_domain};
 pub(crate) use spend::SpendLimits;
-pub(crate) use team::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits};
+pub(crate) use team::{
+    AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
+};
 pub(crate) use types::ProviderSpec;
 pub use types::{FlagSpec, ProviderKind, Scenario, Team};
 pub use workers::WorkerSpec;

@@ -46,6 +46,11 @@ impl Scenario {
                 }
             }
         }
+        for (at, _, spec) in self.team_tools() {
+            if let Some(call) = spec.real() {
+                calls.push((at, call));
+            }
+        }
         if let Some(sources) = &self.sources {
             for (tool, call) in sources.tools.real() {
                 calls.push((root.key("sources").key("tools").key(tool.as_str()), call));

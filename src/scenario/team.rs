@@ -146,3 +146,23 @@ impl TeamLimits {
         self.skip_summary.unwrap_or(false)
     }
 }
+
+impl super::Scenario {
+    /// Every member team's tools, each with where it is written and the
+    /// name the gateway knows it by (`TEAM/TOOL`, so that two teams' tools
+    /// of one name are two tools, each with its own breaker).
+    pub(crate) fn team_tools(
+        &self,
+    ) -> impl Iterator<Item = (super::JsonPath, String, &super::WorkerSpec)> {
+        self.teams.iter().flat_map(|(team, spec)| {
+            spec.tools.iter().map(move |(tool, worker)| {
+                let at = super::JsonPath::root()
+                    .key("teams")
+                    .key(team)
+                    .key("tools")
+                    .key(tool);
+                (at, format!("{team}/{tool}"), worker)
+            })
+        })
+    }
+}

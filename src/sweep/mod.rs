@@ -54,9 +54,7 @@ impl SweepError {
     pub fn launch(source: Option<&str>, error: LaunchError) -> SweepError {
         let where_ = match error {
             // Placed in the file already (file, line, column, path).
-            LaunchError::Tools(_)
-            | LaunchError::ExecNotAllowed(_)
-            | LaunchError::NestedTeams(_) => String::new(),
+            LaunchError::Tools(_) | LaunchError::ExecNotAllowed(_) => String::new(),
             _ => format!("{}: ", source.unwrap_or("the scenario")),
         };
         SweepError::Launch { where_, error }

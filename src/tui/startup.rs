@@ -215,10 +215,6 @@ fn start_first_run(
                 output::message(&format!("conclave: {e}"));
                 return Err(Exit::BadInput);
             }
-            Err(e @ crate::engine::LaunchError::NestedTeams(_)) => {
-                output::message(&e.to_string());
-                return Err(Exit::BadInput);
-            }
             Err(e) => {
                 output::message(&format!("{source}: {e}"));
                 return Err(Exit::BadInput);

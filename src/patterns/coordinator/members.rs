@@ -91,15 +91,19 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
         ..
     } = asked;
     let member = call.member.as_str();
+    let path = team.part.path_of(member).into_owned();
     let started = team.now();
-    let deadline = (!member_timeout.is_zero()).then(|| started + member_timeout);
+    let deadline = team
+        .part
+        .deadline((!member_timeout.is_zero()).then(|| started + member_timeout));
+    let member_team = super::member_team(team, member, deadline);
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallStarted {
             turn,
-            member: member.to_string(),
+            member: path.clone(),
             task: call.task.clone(),
             deadline_ms: deadline.map(millis),
-            team: None,
+            team: member_team.as_ref().and_then(|part| part.announced()),
         }));
     let mut end = MemberEnd {
         record: MemberRecord {
@@ -110,21 +114,25 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
             latency_ms: 0,
             reply: None,
             stop_reason: None,
+            team: None,
         },
         trace: Vec::new(),
         history: Vec::new(),
         run_stop: None,
     };
-    let answered = if member == coordinator || !team.scenario.agents.contains_key(member) {
+    let answered = if member == coordinator || !team.part.agents.contains_key(member) {
         Err(StopReason::UnknownMember {
-            member: member.to_string(),
+            member: path.clone(),
         })
-    } else if !team.gate.allows(member) {
-        Err(StopReason::AgentDenied {
-            role: member.to_string(),
-        })
+    } else if !team.gate.allows(&team.part.flag_name(member)) {
+        Err(StopReason::AgentDenied { role: path.clone() })
+    } else if let Some(part) = member_team {
+        let ran = super::run_team(team, part, &call.task).await;
+        end.trace.extend(ran.trace);
+        end.record.team = Some(Box::new(ran.record));
+        ran.ended
     } else {
-        let sees = team.scenario.agents.get(member).and_then(|a| a.history);
+        let sees = team.part.agents.get(member).and_then(|a| a.history);
         let shared = (sees == Some(MemberHistory::Shared)).then_some(shared);
         converse(team, call, deadline, shared, &mut end).await
     };
@@ -141,7 +149,7 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallFinished {
             turn,
-            member: member.to_string(),
+            member: path,
             outcome,
             latency_ms,
             reply: answered.as_ref().ok().cloned(),
@@ -178,7 +186,7 @@ async fn converse(
 ) -> Result<String, StopReason> {
     let member = call.member.as_str();
     let cut = || StopReason::MemberTimeout {
-        member: member.to_string(),
+        member: team.part.path_of(member).into_owned(),
     };
     loop {
         let mut context = json!({"task": call.task, "recent": end.history});

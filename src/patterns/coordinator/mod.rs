@@ -9,16 +9,19 @@ pub(crate) mod result;
 
 use super::team::action::{Action, MemberCall};
 use super::team::agent::{Halt, Halted, TeamRun};
-use super::team::result::TeamEnd;
+use super::team::part::Part;
+use super::team::result::{TeamEnd, TeamRan};
 use super::team::trace::TraceEntry;
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::RunCounts;
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
+use crate::scenario::{DEFAULT_TEAM_MAX_SECONDS, PatternKind};
 use crate::stop::StopReason;
 use result::{CoordinatorSteps, MemberRecord};
 use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 /// How many history entries the coordinator is shown.
@@ -27,6 +30,32 @@ const RECENT: usize = 12;
 /// The system prompts of the coordinator's turns and of its members'.
 const TURN_PROMPT: Prompt = compiled_in!("coordinator_turn.md", json);
 const MEMBER_PROMPT: Prompt = compiled_in!("coordinator_member.md", json);
+
+/// The member `member` of `team`'s coordinator as a team of its own, when
+/// it is one, called within `deadline`.
+fn member_team<'a>(
+    team: &TeamRun<'a>,
+    member: &str,
+    deadline: Option<Duration>,
+) -> Option<Part<'a>> {
+    let name = team.part.agents.get(member)?.team.as_deref()?;
+    let (name, spec) = team.scenario.teams.get_key_value(name)?;
+    Some(team.part.member_team(name, spec, member, deadline))
+}
+
+/// Run member team `part`, asked `task`, to its own stop. Boxed: a
+/// coordinator team's members may be teams in turn.
+fn run_team<'t, 'a: 't>(
+    caller: &'t TeamRun<'a>,
+    part: Part<'a>,
+    task: &str,
+) -> Pin<Box<dyn Future<Output = TeamRan> + Send + 't>> {
+    let team = caller.member_team(part, task);
+    match team.part.pattern {
+        PatternKind::Swarm => Box::pin(crate::patterns::swarm::run_member(team)),
+        _ => Box::pin(run_member(team)),
+    }
+}
 
 /// The coordinator, with the team's time budget.
 pub(crate) const RUNNER: Runner = Runner {
@@ -47,31 +76,19 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     } = ctx;
     let gate = SharedGate::new(&mut gate);
     let team = TeamRun::new(&scenario, &goal, &bus, &gateway, &gate);
-    let coordinator = scenario
-        .entry
-        .clone()
-        .or_else(|| scenario.agents.keys().next().cloned())
-        .unwrap_or_default();
-    let member_timeout = crate::duration::clamp_millis(
-        scenario
-            .limits
-            .as_ref()
-            .map_or(0, |l| l.member_timeout_ms()),
-    );
-    let parallel = scenario.limits.as_ref().is_none_or(|l| l.parallel());
-    let skip_summary = scenario.limits.as_ref().is_some_and(|l| l.skip_summary());
-    let mut desk = Desk {
-        team,
-        coordinator,
-        member_timeout,
-        parallel,
-        skip_summary,
-        member_calls: Vec::new(),
-        trace: Vec::new(),
-        history: Vec::new(),
-    };
+    let mut desk = Desk::new(team);
     let ended = desk.play().await;
-    desk.finish(ended)
+    let gateway = desk.team.gateway;
+    desk.end(ended).outcome(gateway)
+}
+
+/// A member team that is a coordinator, run to its own stop for its
+/// caller.
+async fn run_member(team: TeamRun<'_>) -> TeamRan {
+    let mut desk = Desk::new(team);
+    let ended = desk.play().await;
+    let part = desk.team.part.clone();
+    desk.end(ended).ran(&part)
 }
 
 struct Desk<'a> {
@@ -87,7 +104,21 @@ struct Desk<'a> {
     history: Vec<Value>,
 }
 
-impl Desk<'_> {
+impl<'a> Desk<'a> {
+    fn new(team: TeamRun<'a>) -> Self {
+        let limits = &team.part.limits;
+        Desk {
+            coordinator: team.part.entry.clone(),
+            member_timeout: crate::duration::clamp_millis(limits.member_timeout_ms()),
+            parallel: limits.parallel(),
+            skip_summary: limits.skip_summary(),
+            member_calls: Vec::new(),
+            trace: Vec::new(),
+            history: Vec::new(),
+            team,
+        }
+    }
+
     /// The coordinator's turns until its reply (`Ok`) or a stop.
     async fn play(&mut self) -> Result<String, StopReason> {
         let coordinator = self.coordinator.clone();
@@ -129,7 +160,7 @@ impl Desk<'_> {
                         .use_tool(&coordinator, turn.number, &tool, &args, None, &mut entry)
                         .await;
                     self.trace.push(entry);
-                    self.history.push(record.map_err(halt_reason)?);
+                    self.history.push(record.map_err(|h| self.halt_reason(h))?);
                 }
                 Action::CallMembers(calls) => {
                     entry.members = calls.iter().map(|c| c.member.clone()).collect();
@@ -146,7 +177,7 @@ impl Desk<'_> {
     /// The coordinator's turn came back without an output: its call, if it
     /// started, enters the trace with the reason the run stops for.
     fn halted(&mut self, coordinator: &str, halted: Halted) -> StopReason {
-        let reason = halt_reason(halted.halt);
+        let reason = self.halt_reason(halted.halt);
         if let Some((number, outcome, latency_ms)) = halted.call {
             let mut entry = TraceEntry::turn(number, coordinator, outcome, latency_ms);
             entry.reason = Some(reason.to_string());
@@ -221,7 +252,7 @@ impl Desk<'_> {
     fn context(&self) -> Value {
         let members: Vec<Value> = self
             .team
-            .scenario
+            .part
             .agents
             .iter()
             .filter(|(name, _)| **name != self.coordinator)
@@ -233,7 +264,16 @@ impl Desk<'_> {
         json!({"members": members, "recent": self.history[start..]})
     }
 
-    fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
+    /// Why the coordinator's run stops when a call of its is halted. The
+    /// coordinator has no deadline of its own: a cut is its caller's.
+    fn halt_reason(&self, halt: Halt) -> StopReason {
+        match halt {
+            Halt::Stop(reason) => reason,
+            Halt::Cut => self.team.cut_by_caller().unwrap_or(StopReason::LlmTimeout),
+        }
+    }
+
+    fn end(self, ended: Result<String, StopReason>) -> TeamEnd<CoordinatorSteps> {
         TeamEnd {
             ended,
             llm_calls: self.team.llm_calls(),
@@ -249,15 +289,5 @@ impl Desk<'_> {
             trace: self.trace,
             history: self.history,
         }
-        .outcome(self.team.gateway)
-    }
-}
-
-/// Why the coordinator's run stops when a call of its is halted.
-fn halt_reason(halt: Halt) -> StopReason {
-    match halt {
-        Halt::Stop(reason) => reason,
-        // The coordinator has no deadline.
-        Halt::Cut => StopReason::LlmTimeout,
     }
 }

@@ -3,6 +3,7 @@
 //! outcome, a trace of turns and the history the agents saw.
 
 use crate::bus::TaskStatus;
+use crate::patterns::team::result::TeamRecord;
 use crate::stop::StopReason;
 use serde::Serialize;
 
@@ -26,4 +27,7 @@ pub(crate) struct MemberRecord {
     pub(crate) reply: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stop_reason: Option<StopReason>,
+    /// The member team's own document, when the member is a team.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) team: Option<Box<TeamRecord>>,
 }

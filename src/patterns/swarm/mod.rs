@@ -8,7 +8,7 @@ pub(crate) mod result;
 
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
-use super::team::result::TeamEnd;
+use super::team::result::{TeamEnd, TeamRan};
 use super::team::trace::TraceEntry;
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::TeamEvent;
@@ -53,27 +53,18 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     } = ctx;
     let gate = SharedGate::new(&mut gate);
     let team = TeamRun::new(&scenario, &goal, &bus, &gateway, &gate);
-    let limits = scenario.limits.clone().unwrap_or_default();
-    // The loader refuses a swarm without an entry; one built in code without
-    // it starts with the first agent.
-    let entry = scenario
-        .entry
-        .clone()
-        .or_else(|| scenario.agents.keys().next().cloned())
-        .unwrap_or_default();
-    let mut swarm = Swarm {
-        team,
-        controller: TransferController::new(HandoffLimits::of(&limits)),
-        node_timeout: crate::duration::clamp_millis(limits.node_timeout_ms()),
-        holder: entry.clone(),
-        deadline: None,
-        chain: vec![entry],
-        handoffs: Vec::new(),
-        trace: Vec::new(),
-        history: Vec::new(),
-    };
+    let mut swarm = Swarm::new(team);
     let ended = swarm.play().await;
-    swarm.finish(ended)
+    let gateway = swarm.team.gateway;
+    swarm.end(ended).outcome(gateway)
+}
+
+/// A member team that is a swarm, run to its own stop for its caller.
+pub(crate) async fn run_member(team: TeamRun<'_>) -> TeamRan {
+    let mut swarm = Swarm::new(team);
+    let ended = swarm.play().await;
+    let part = swarm.team.part.clone();
+    swarm.end(ended).ran(&part)
 }
 
 struct Swarm<'a> {
@@ -91,7 +82,23 @@ struct Swarm<'a> {
     history: Vec<Value>,
 }
 
-impl Swarm<'_> {
+impl<'a> Swarm<'a> {
+    fn new(team: TeamRun<'a>) -> Self {
+        let limits = &team.part.limits;
+        let entry = team.part.entry.clone();
+        Swarm {
+            controller: TransferController::new(HandoffLimits::of(limits)),
+            node_timeout: crate::duration::clamp_millis(limits.node_timeout_ms()),
+            holder: entry.clone(),
+            deadline: None,
+            chain: vec![entry],
+            handoffs: Vec::new(),
+            trace: Vec::new(),
+            history: Vec::new(),
+            team,
+        }
+    }
+
     /// Turns until a reply (`Ok` with the answer) or a stop.
     async fn play(&mut self) -> Result<String, StopReason> {
         loop {
@@ -180,18 +187,26 @@ impl Swarm<'_> {
     ) -> Option<HandoffRejection> {
         let from = self.holder.clone();
         let bus = self.team.bus;
+        let part = &self.team.part;
+        let (from_path, to_path) = (part.path_of(&from), part.path_of(to));
         bus.publish(EventKind::Team(TeamEvent::TransferRequested {
             turn,
-            from: from.clone(),
-            to: to.to_string(),
+            from: from_path.to_string(),
+            to: to_path.to_string(),
             message,
         }));
-        let agents = &self.team.scenario.agents;
         let gate = self.team.gate;
-        let decided =
-            self.controller
-                .decide(&from, to, |n| agents.contains_key(n), |n| gate.allows(n));
+        let decided = self.controller.decide(
+            &from,
+            to,
+            |n| part.agents.contains_key(n),
+            |n| gate.allows(&part.flag_name(n)),
+        );
         let window = self.controller.window();
+        let window: Vec<String> = window
+            .iter()
+            .map(|n| part.path_of(n).into_owned())
+            .collect();
         let handoffs = self.controller.count();
         let refused = match decided {
             Ok(()) => {
@@ -200,8 +215,8 @@ impl Swarm<'_> {
                 self.deadline =
                     (!self.node_timeout.is_zero()).then(|| self.team.now() + self.node_timeout);
                 bus.publish(EventKind::Team(TeamEvent::HandoffAccepted {
-                    from: from.clone(),
-                    to: to.to_string(),
+                    from: from_path.to_string(),
+                    to: to_path.to_string(),
                     handoffs,
                     window,
                     deadline_ms: self.deadline.map(millis),
@@ -210,8 +225,8 @@ impl Swarm<'_> {
             }
             Err(reason) => {
                 bus.publish(EventKind::Team(TeamEvent::HandoffRejected {
-                    from: from.clone(),
-                    to: to.to_string(),
+                    from: from_path.to_string(),
+                    to: to_path.to_string(),
                     reason: reason.clone(),
                     handoffs,
                     window,
@@ -228,11 +243,16 @@ impl Swarm<'_> {
         refused
     }
 
+    /// Why the swarm stops on `halt`: a cut is the holder's node
+    /// deadline, unless the caller's deadline for a member team passed.
     fn stop_of(&self, halt: Halt) -> StopReason {
         match halt {
-            Halt::Cut => StopReason::NodeTimeout {
-                agent: self.holder.clone(),
-            },
+            Halt::Cut => self
+                .team
+                .cut_by_caller()
+                .unwrap_or_else(|| StopReason::NodeTimeout {
+                    agent: self.team.part.path_of(&self.holder).into_owned(),
+                }),
             Halt::Stop(reason) => reason,
         }
     }
@@ -242,7 +262,7 @@ impl Swarm<'_> {
     fn context(&self) -> Value {
         let peers: Vec<Value> = self
             .team
-            .scenario
+            .part
             .agents
             .iter()
             .filter(|(name, _)| **name != self.holder)
@@ -265,7 +285,7 @@ impl Swarm<'_> {
         Value::Object(context)
     }
 
-    fn finish(self, ended: Result<String, StopReason>) -> RunOutcome {
+    fn end(self, ended: Result<String, StopReason>) -> TeamEnd<SwarmSteps> {
         TeamEnd {
             ended,
             llm_calls: self.team.llm_calls(),
@@ -282,6 +302,5 @@ impl Swarm<'_> {
             trace: self.trace,
             history: self.history,
         }
-        .outcome(self.team.gateway)
     }
 }

@@ -5,6 +5,7 @@
 //! where control goes, and it never times a call itself.
 
 use super::action::{self, Action};
+use super::part::Part;
 use super::trace::TraceEntry;
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
@@ -19,6 +20,8 @@ use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario}
 use crate::stop::StopReason;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
+use std::borrow::Cow;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -78,19 +81,33 @@ pub(crate) struct Turn {
     pub(crate) latency_ms: u64,
 }
 
-/// What every agent of one run shares.
+/// What the agents of one team share: the team's part, its goal and its
+/// model calls, and what every team of the run shares.
 pub(crate) struct TeamRun<'a> {
     pub(crate) scenario: &'a Scenario,
-    pub(crate) goal: &'a str,
+    /// The scenario's own team or a member team.
+    pub(crate) part: Part<'a>,
+    /// The run's goal; a member team's is the task its caller gave it.
+    pub(crate) goal: Cow<'a, str>,
     pub(crate) bus: &'a Bus,
     pub(crate) gateway: &'a Gateway,
     pub(crate) gate: &'a SharedGate<'a>,
     pub(crate) budget: TeamBudget,
-    llm_calls: AtomicU64,
-    turns: AtomicU32,
+    /// Model calls started: the run's first (the one its budget counts),
+    /// then those of each team down to this one.
+    llm_calls: Vec<Arc<AtomicU64>>,
+    run: Arc<RunShared>,
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
-    tool_limits: DispatchLimits,
+    tool_limits: Arc<DispatchLimits>,
+}
+
+/// What every team of one run shares.
+#[derive(Default)]
+struct RunShared {
+    /// Turns over the run, member teams' included: a turn's number is
+    /// its gate.
+    turns: AtomicU32,
     /// The reason of the tool call safe mode stopped the run for (003's
     /// safe mode without partial results), once one has.
     safe_mode_stop: Mutex<Option<StopReason>>,
@@ -106,27 +123,60 @@ impl<'a> TeamRun<'a> {
     ) -> Self {
         TeamRun {
             scenario,
-            goal,
+            part: Part::of_scenario(scenario),
+            goal: Cow::Borrowed(goal),
             bus,
             gateway,
             gate,
             budget: TeamBudget::of(scenario),
-            llm_calls: AtomicU64::new(0),
-            turns: AtomicU32::new(0),
-            tool_limits: DispatchLimits::without_budget(Duration::MAX),
-            safe_mode_stop: Mutex::new(None),
+            llm_calls: vec![Arc::default()],
+            run: Arc::default(),
+            tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
         }
     }
 
-    /// Model calls started so far, cut-off ones included.
+    /// A member team of this one (`part`), asked `task`: its turns count
+    /// against the run's budgets and into every caller's model calls.
+    pub(crate) fn member_team(&self, part: Part<'a>, task: &str) -> TeamRun<'a> {
+        let mut llm_calls = self.llm_calls.clone();
+        llm_calls.push(Arc::default());
+        TeamRun {
+            scenario: self.scenario,
+            part,
+            goal: Cow::Owned(task.to_string()),
+            bus: self.bus,
+            gateway: self.gateway,
+            gate: self.gate,
+            budget: self.budget,
+            llm_calls,
+            run: Arc::clone(&self.run),
+            tool_limits: Arc::clone(&self.tool_limits),
+        }
+    }
+
+    /// Model calls this team started so far, its member teams' and
+    /// cut-off ones included.
     pub(crate) fn llm_calls(&self) -> u64 {
-        self.llm_calls.load(Ordering::Acquire)
+        self.llm_calls
+            .last()
+            .map_or(0, |calls| calls.load(Ordering::Acquire))
+    }
+
+    /// The stop a cut means when the caller's deadline has passed: the
+    /// member call of this team is over.
+    pub(crate) fn cut_by_caller(&self) -> Option<StopReason> {
+        let nested = self.part.nested.as_ref()?;
+        self.part
+            .caller_cut(self.now())
+            .then(|| StopReason::MemberTimeout {
+                member: nested.member.clone(),
+            })
     }
 
     /// Whether `reason` is the stop safe mode called for after a tool
     /// call failed fast: a stop of the whole run, not of one member.
     pub(crate) fn is_safe_mode_stop(&self, reason: &StopReason) -> bool {
-        self.safe_mode_stop.lock().as_ref() == Some(reason)
+        self.run.safe_mode_stop.lock().as_ref() == Some(reason)
     }
 
     /// The tools safe mode skipped, for a partial result.
@@ -150,32 +200,40 @@ impl<'a> TeamRun<'a> {
         deadline: Option<Duration>,
         context: Value,
     ) -> Result<Turn, Halted> {
-        let number = self.turns.fetch_add(1, Ordering::AcqRel) + 1;
+        let number = self.run.turns.fetch_add(1, Ordering::AcqRel) + 1;
+        let path = self.part.path_of(agent).into_owned();
         let at = GatePoint::Turn {
             turn: number,
-            agent: agent.to_string(),
+            agent: path.clone(),
         };
         if self.gate.pass(at).await.is_err() {
             return Err(Halted::before_the_call(StopReason::Cancelled));
         }
-        if !self.gate.allows(agent) {
+        if !self.gate.allows(&self.part.flag_name(agent)) {
             return Err(Halted::before_the_call(StopReason::AgentDenied {
-                role: agent.to_string(),
+                role: path,
             }));
         }
         if self.now() > self.budget.max_seconds {
             return Err(Halted::before_the_call(StopReason::MaxSeconds));
         }
+        // The caller's deadline passed while the team was busy: no call
+        // is started for a member call that is over.
+        if self.part.caller_cut(self.now()) {
+            return Err(Halted {
+                halt: Halt::Cut,
+                call: None,
+            });
+        }
+        let deadline = self.part.deadline(deadline);
         // Checked and counted in one step: members share the budget. The
         // run's tokens and dollars come after 002's call budget, and a
         // call they stop is not counted.
         let max = self.budget.max_llm_calls;
         let spent = self.gateway.spend_stop();
-        let counted = self
-            .llm_calls
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                (used < max && spent.is_none()).then_some(used + 1)
-            });
+        let counted = self.llm_calls[0].fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+            (used < max && spent.is_none()).then_some(used + 1)
+        });
         let before = match (counted, spent) {
             (Ok(before), _) => before,
             (Err(used), Some(reason)) if used < max => {
@@ -183,6 +241,9 @@ impl<'a> TeamRun<'a> {
             }
             (Err(_), _) => return Err(Halted::before_the_call(StopReason::MaxLlmCalls)),
         };
+        for team in &self.llm_calls[1..] {
+            team.fetch_add(1, Ordering::AcqRel);
+        }
         self.bus.publish(EventKind::BudgetConsumed {
             budget: BudgetKind::LlmCalls,
             used: before + 1,
@@ -190,11 +251,12 @@ impl<'a> TeamRun<'a> {
         });
         self.bus.publish(EventKind::Team(TeamEvent::TurnStarted {
             turn: number,
-            agent: agent.to_string(),
+            agent: path.clone(),
         }));
         let request = ModelRequest {
             purpose: Purpose::Turn {
-                agent: agent.to_string(),
+                agent: path.clone(),
+                team: self.part.team_name().map(str::to_string),
             },
             prompt,
             payload: self.payload(agent, context),
@@ -203,7 +265,7 @@ impl<'a> TeamRun<'a> {
         // from a cassette, as the recording says it measured it then).
         let (answer, took) = self
             .gateway
-            .model_timed(format!("turn {number} · {agent}"), request, deadline)
+            .model_timed(format!("turn {number} · {path}"), request, deadline)
             .await;
         let latency_ms = millis(took);
         let halted = |outcome, halt| {
@@ -232,7 +294,7 @@ impl<'a> TeamRun<'a> {
         };
         self.bus.publish(EventKind::Team(TeamEvent::TurnFinished {
             turn: number,
-            agent: agent.to_string(),
+            agent: path,
             outcome,
             latency_ms,
         }));
@@ -256,12 +318,15 @@ impl<'a> TeamRun<'a> {
         deadline: Option<Duration>,
         entry: &mut TraceEntry,
     ) -> Result<Value, Halt> {
-        let task = format!("turn {turn} · {agent}");
+        let path = self.part.path_of(agent);
+        let task = format!("turn {turn} · {path}");
+        let deadline = self.part.deadline(deadline);
+        let known_as = self.part.tool_name(tool);
         // A failed tool call goes back to the agent as an error: safe mode
         // may skip it.
         let call = ToolCall {
             task: &task,
-            tool,
+            tool: &known_as,
             args,
             critical: false,
         };
@@ -280,7 +345,7 @@ impl<'a> TeamRun<'a> {
         entry.ok = Some(report.outcome.is_ok());
         entry.reason = report.outcome.as_ref().err().map(ToString::to_string);
         if let (Some(SafeModeVerdict::StopRun), Err(reason)) = (report.safe_mode, &report.outcome) {
-            *self.safe_mode_stop.lock() = Some(reason.clone());
+            *self.run.safe_mode_stop.lock() = Some(reason.clone());
             return Err(Halt::Stop(reason.clone()));
         }
         let observation = match report.outcome {
@@ -293,8 +358,8 @@ impl<'a> TeamRun<'a> {
         };
         self.bus.publish(EventKind::Team(TeamEvent::ToolUsed {
             turn,
-            agent: agent.to_string(),
-            tool: tool.to_string(),
+            agent: path.into_owned(),
+            tool: known_as.into_owned(),
             args: crate::bus::turn_json(args),
             // What the tool answered, without the gateway's wrapping.
             result: crate::bus::turn_json(observation.get("result").unwrap_or(&observation)),
@@ -310,14 +375,14 @@ impl<'a> TeamRun<'a> {
     /// shared facts, the tools, and what the pattern adds in `context`.
     fn payload(&self, agent: &str, context: Value) -> Value {
         let description = |name: &str| {
-            self.scenario
+            self.part
                 .agents
                 .get(name)
                 .and_then(|a| a.description.clone())
                 .unwrap_or_default()
         };
         let tools: Vec<Value> = self
-            .scenario
+            .part
             .tools
             .iter()
             .map(|(name, spec)| {
@@ -328,7 +393,7 @@ impl<'a> TeamRun<'a> {
         // serialize the shared context and the turn's context into new
         // trees at every model call.
         let mut payload = serde_json::Map::new();
-        payload.insert("goal".into(), self.goal.into());
+        payload.insert("goal".into(), self.goal.as_ref().into());
         payload.insert("agent".into(), agent.into());
         payload.insert("description".into(), description(agent).into());
         payload.insert(

@@ -7,6 +7,7 @@
 pub(crate) mod action;
 pub(crate) mod agent;
 pub(crate) mod compare;
+pub(crate) mod part;
 pub(crate) mod result;
 pub(crate) mod spans;
 pub(crate) mod trace;

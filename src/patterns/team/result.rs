@@ -3,6 +3,7 @@
 //! answer and the calls, then each pattern's own steps (a swarm's chain and
 //! transfers, a coordinator's member calls), the trace and the history.
 
+use super::part::Part;
 use super::trace::TraceEntry;
 use crate::bus::{RunCounts, RunStatus, RunSummary};
 use crate::gateway::Gateway;
@@ -46,7 +47,74 @@ struct TeamResult<S> {
     degraded: Option<Vec<String>>,
 }
 
+/// How a member team's run ended, for the coordinator that called it.
+pub(crate) struct TeamRan {
+    /// The team's answer, or why it stopped: the member call's error.
+    pub(crate) ended: Result<String, StopReason>,
+    pub(crate) record: TeamRecord,
+    /// The team's turns, its agents named by path, for the run's trace.
+    pub(crate) trace: Vec<TraceEntry>,
+}
+
+/// A member team's own document under its member call: how it ended,
+/// who held control last, its model calls, its own steps (a swarm's chain
+/// and transfers, a coordinator's member calls) and the history its agents
+/// saw, its agents named as the team names them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct TeamRecord {
+    /// The team's name in the scenario's `teams`.
+    pub(crate) name: String,
+    pub(crate) pattern: &'static str,
+    /// Its place in the run's tree of teams: its agents are `PATH/AGENT`.
+    pub(crate) path: String,
+    pub(crate) stop_reason: StopReason,
+    pub(crate) final_agent: String,
+    pub(crate) llm_calls: u64,
+    #[serde(flatten)]
+    pub(crate) steps: serde_json::Map<String, Value>,
+    pub(crate) history: Vec<Value>,
+}
+
 impl<S: Serialize> TeamEnd<S> {
+    /// The end of member team `part`, for its caller.
+    pub(crate) fn ran(self, part: &Part<'_>) -> TeamRan {
+        let stop_reason = match &self.ended {
+            Ok(_) => StopReason::Success,
+            Err(reason) => reason.clone(),
+        };
+        let steps = match serde_json::to_value(&self.steps) {
+            Ok(Value::Object(steps)) => steps,
+            _ => serde_json::Map::new(),
+        };
+        let trace = self
+            .trace
+            .into_iter()
+            .map(|mut entry| {
+                entry.agent = part.path_of(&entry.agent).into_owned();
+                entry
+            })
+            .collect();
+        let (name, path) = part
+            .nested
+            .as_ref()
+            .map(|n| (n.name.to_string(), n.path.clone()))
+            .unwrap_or_default();
+        TeamRan {
+            ended: self.ended,
+            record: TeamRecord {
+                name,
+                pattern: part.pattern.as_str(),
+                path,
+                stop_reason,
+                final_agent: self.final_agent,
+                llm_calls: self.llm_calls,
+                steps,
+                history: self.history,
+            },
+            trace,
+        }
+    }
+
     /// The run's outcome: its result document (with what the run's model
     /// calls used through `gateway`) and its summary.
     pub(crate) fn outcome(self, gateway: &Gateway) -> RunOutcome {

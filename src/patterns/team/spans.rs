@@ -1,8 +1,11 @@
 //! A team's part of a run's trace: each turn of a swarm or coordinator
 //! team an `invoke_agent <agent>` span, lasting until the tool or member
 //! calls it asked for are done; each member call an `execute_tool
-//! <member>` span holding the member's turns; handoffs and rejected
-//! transfers as events on the root, transfers asked for on the turn.
+//! <member>` span holding the member's turns; a member that is a team
+//! holds its agents' turns (named by path) and their member calls in
+//! turn, so a team of teams is a tree of `invoke_agent` spans; handoffs
+//! and rejected transfers as events on the team's span (the root at the
+//! top), transfers asked for on the turn.
 
 use crate::bus::{CallOutcome, HandoffRejection, TeamEvent, TurnOutcome};
 use crate::stop::StopReason;
@@ -14,7 +17,28 @@ use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
 pub(crate) struct TeamSpans {
     turns: Vec<Turn>,
     /// Open member calls of a coordinator, oldest first.
-    members: Vec<(String, SpanNo)>,
+    members: Vec<Member>,
+}
+
+#[derive(Debug)]
+struct Member {
+    name: String,
+    no: SpanNo,
+    /// The path of the team the member is, when it is one: its agents'
+    /// names start with it.
+    team: Option<String>,
+}
+
+impl Member {
+    /// Whether `agent`'s turns belong under this call.
+    fn holds(&self, agent: &str) -> bool {
+        self.name == agent
+            || self.team.as_deref().is_some_and(|path| {
+                agent
+                    .strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+    }
 }
 
 #[derive(Debug)]
@@ -49,24 +73,26 @@ impl TeamSpans {
             }
             TeamEvent::HandoffAccepted {
                 from, to, handoffs, ..
-            } => handoff(trace, n::EVENT_HANDOFF, from, to, None, *handoffs, t),
+            } => {
+                let on = self.member_span_of(from);
+                handoff(trace, on, n::EVENT_HANDOFF, [from, to], None, *handoffs, t);
+            }
             TeamEvent::HandoffRejected {
                 from,
                 to,
                 reason,
                 handoffs,
                 ..
-            } => handoff(
-                trace,
-                n::EVENT_HANDOFF_REJECTED,
-                from,
-                to,
-                Some(reason),
-                *handoffs,
-                t,
-            ),
-            TeamEvent::MemberCallStarted { turn, member, .. } => {
-                self.member_call_started(trace, *turn, member, t);
+            } => {
+                let on = self.member_span_of(from);
+                let name = n::EVENT_HANDOFF_REJECTED;
+                handoff(trace, on, name, [from, to], Some(reason), *handoffs, t);
+            }
+            TeamEvent::MemberCallStarted {
+                turn, member, team, ..
+            } => {
+                let team = team.as_ref().map(|team| team.path.clone());
+                self.member_call_started(trace, *turn, member, team, t);
             }
             TeamEvent::MemberCallFinished {
                 member,
@@ -94,18 +120,23 @@ impl TeamSpans {
     /// Span `no` has ended.
     pub(crate) fn forget(&mut self, no: SpanNo) {
         self.turns.retain(|t| t.no != no);
-        self.members.retain(|(_, s)| *s != no);
+        self.members.retain(|m| m.no != no);
+    }
+
+    /// The latest open member call `agent`'s turns belong under: its own
+    /// call, or the call of the team it is an agent of; the root when none.
+    fn member_span_of(&self, agent: &str) -> SpanNo {
+        self.members
+            .iter()
+            .rev()
+            .find(|m| m.holds(agent))
+            .map_or(ROOT, |m| m.no)
     }
 
     /// `agent` takes turn `turn`: an `invoke_agent` span under the member
     /// call that asked for it, else the root.
     fn turn_started(&mut self, trace: &mut TraceSpans<'_>, turn: u32, agent: &str, t: u64) {
-        let parent = self
-            .members
-            .iter()
-            .rev()
-            .find(|(member, _)| member == agent)
-            .map_or(ROOT, |(_, no)| *no);
+        let parent = self.member_span_of(agent);
         self.end_waiting_turns(trace, parent, t);
         let no = trace.open_agent(parent, agent, t);
         trace.set(no, n::TURN, turn);
@@ -152,13 +183,24 @@ impl TeamSpans {
 
     /// The coordinator's turn `turn` calls `member`: an `execute_tool`
     /// span under the turn that will hold the member's turns.
-    fn member_call_started(&mut self, trace: &mut TraceSpans<'_>, turn: u32, member: &str, t: u64) {
+    fn member_call_started(
+        &mut self,
+        trace: &mut TraceSpans<'_>,
+        turn: u32,
+        member: &str,
+        team: Option<String>,
+        t: u64,
+    ) {
         let parent = self.turn_span(turn).unwrap_or(ROOT);
         let no = trace.open(parent, format!("{} {member}", n::OP_EXECUTE_TOOL), t);
         trace.set(no, n::OPERATION_NAME, n::OP_EXECUTE_TOOL);
         trace.set(no, n::TOOL_NAME, member);
         trace.set(no, n::TURN, turn);
-        self.members.push((member.to_owned(), no));
+        self.members.push(Member {
+            name: member.to_owned(),
+            no,
+            team,
+        });
     }
 
     /// The latest open call of `member` ended: its outcome, its failure,
@@ -172,11 +214,11 @@ impl TeamSpans {
         reason: Option<&StopReason>,
         t: u64,
     ) {
-        let found = self.members.iter().rposition(|(m, _)| m == member);
+        let found = self.members.iter().rposition(|m| m.name == member);
         let Some(index) = found else {
             return;
         };
-        let (_, no) = self.members.remove(index);
+        let no = self.members.remove(index).no;
         trace.set(no, n::OUTCOME, wire(&outcome));
         if let Some(reason) = reason {
             trace.fail(no, reason);
@@ -196,12 +238,13 @@ impl TeamSpans {
     }
 }
 
-/// A transfer accepted, or refused for `reason`: event `name` on the root.
+/// A transfer accepted, or refused for `reason`: event `name` on span
+/// `on`, the swarm's own (the root, or a member team's call).
 fn handoff(
     trace: &mut TraceSpans<'_>,
+    on: SpanNo,
     name: &'static str,
-    from: &str,
-    to: &str,
+    [from, to]: [&str; 2],
     reason: Option<&HandoffRejection>,
     handoffs: u64,
     t: u64,
@@ -210,5 +253,5 @@ fn handoff(
     if let Some(reason) = reason {
         attrs = attrs.with(n::REASON, reason.to_string());
     }
-    trace.event(ROOT, name, t, attrs.with(n::HANDOFFS, handoffs));
+    trace.event(on, name, t, attrs.with(n::HANDOFFS, handoffs));
 }

@@ -297,6 +297,11 @@ fn real_calls(scenario: &Scenario) -> Vec<(JsonPath, String, RealCall<'_>, Wrap)
             calls.push((root.key(section).key(name), name.clone(), call, wrap));
         }
     }
+    for (at, name, spec) in scenario.team_tools() {
+        if let Some(call) = spec.real() {
+            calls.push((at, name, call, Wrap::Tool));
+        }
+    }
     if let Some(sources) = &scenario.sources {
         for (tool, call) in sources.tools.real() {
             if tool == ResearchTool::SearchSources {

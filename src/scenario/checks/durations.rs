@@ -67,10 +67,21 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
             }
         }
     }
-    if let Some(limits) = &scenario.limits {
-        let path = root.key("limits");
-        check.some_millis(limits.node_timeout_ms, path.key("node_timeout_ms"));
-        check.some_millis(limits.member_timeout_ms, path.key("member_timeout_ms"));
+    let teams = scenario.teams.iter().map(|(name, team)| {
+        let at = root.key("teams").key(name);
+        (at, team.limits.as_ref(), Some(&team.tools))
+    });
+    for (at, limits, tools) in
+        std::iter::once((root.clone(), scenario.limits.as_ref(), None)).chain(teams)
+    {
+        if let Some(tools) = tools {
+            check.workers(tools, at.key("tools"));
+        }
+        if let Some(limits) = limits {
+            let path = at.key("limits");
+            check.some_millis(limits.node_timeout_ms, path.key("node_timeout_ms"));
+            check.some_millis(limits.member_timeout_ms, path.key("member_timeout_ms"));
+        }
     }
     if let Some(resilience) = &scenario.resilience {
         let path = root.key("resilience");

@@ -23,6 +23,9 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
             check_worker(scenario, spec, &root.key(section).key(name), what, problems);
         }
     }
+    for (at, _, spec) in scenario.team_tools() {
+        check_worker(scenario, spec, &at, "a tool", problems);
+    }
     if let Some(sources) = &scenario.sources {
         let tools = root.key("sources").key("tools");
         for (tool, keys) in sources.tools.real_keys() {

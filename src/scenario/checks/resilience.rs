@@ -43,7 +43,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         )
     };
     for name in spec.timeouts_ms.keys() {
-        if name != DEFAULT_TIMEOUT_KEY && !tools.contains(&name.as_str()) {
+        if name != DEFAULT_TIMEOUT_KEY && !tools.contains(name) {
             problems.push(Problem::at_key(
                 path.key("timeouts_ms").key(name),
                 expected_tool(name, true),
@@ -58,7 +58,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     for (name, own) in &spec.tools {
         let tool_path = path.key("tools").key(name);
-        if !tools.contains(&name.as_str()) {
+        if !tools.contains(name) {
             problems.push(Problem::at_key(
                 tool_path.clone(),
                 expected_tool(name, false),
@@ -86,9 +86,10 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
 }
 
-/// The tools a run of this scenario calls through the gateway: the model
-/// and, for an orchestrator, its workers.
-pub(crate) fn callable_tools(scenario: &Scenario) -> Vec<&str> {
+/// The tools a run of this scenario calls through the gateway: the model,
+/// the workers or tools, member teams' tools as `TEAM/TOOL`, and
+/// research's tools.
+pub(crate) fn callable_tools(scenario: &Scenario) -> Vec<String> {
     let research: &[&str] = if scenario.pattern.researches() {
         &RESEARCH_TOOLS
     } else {
@@ -98,6 +99,8 @@ pub(crate) fn callable_tools(scenario: &Scenario) -> Vec<&str> {
         .chain(scenario.workers.keys().map(String::as_str))
         .chain(scenario.tools.keys().map(String::as_str))
         .chain(research.iter().copied())
+        .map(str::to_string)
+        .chain(scenario.team_tools().map(|(_, name, _)| name))
         .collect()
 }
 

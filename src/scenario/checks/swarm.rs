@@ -60,11 +60,19 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     for (name, flag) in &scenario.flags {
         let flag_path = root.key("flags").key(name);
         for (i, agent) in flag.agents.iter().enumerate() {
-            if !scenario.agents.contains_key(agent) {
-                problems.push(Problem::at(
-                    flag_path.key("agents").index(i),
-                    expected_agent(agent),
-                ));
+            // A member team's agent is gated as `TEAM/AGENT`.
+            let of_a_team = agent.split_once('/').is_some_and(|(team, own)| {
+                scenario
+                    .teams
+                    .get(team)
+                    .is_some_and(|t| t.agents.contains_key(own))
+            });
+            if !scenario.agents.contains_key(agent) && !of_a_team {
+                let mut message = expected_agent(agent);
+                if !scenario.teams.is_empty() {
+                    message.push_str(", or TEAM/AGENT for an agent of a team in teams");
+                }
+                problems.push(Problem::at(flag_path.key("agents").index(i), message));
             }
         }
         for (field, set) in [

@@ -283,6 +283,52 @@ async fn a_coordinators_member_calls_hold_the_members_turns() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_team_of_teams_is_a_tree_of_agent_spans() {
+    let events = events_of("nested_launch_team.json", &[]).await;
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let named = |name: &str| {
+        spans
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("no span {name}"))
+    };
+    // Each ancestor of an agent's turn, innermost first, up to the root.
+    let chain_of = |name: &str| {
+        let mut names = Vec::new();
+        let mut at = named(name);
+        while let Some(parent) = at.parent {
+            at = by_no(&spans, parent);
+            names.push(at.name.clone());
+        }
+        names
+    };
+    assert_eq!(
+        chain_of("invoke_agent launch/research_team/analyst")[..4],
+        [
+            "execute_tool launch/research_team/analyst",
+            "invoke_agent launch/research_team/research_lead",
+            "execute_tool research_team",
+            "invoke_agent launch",
+        ]
+    );
+    let billing = chain_of("invoke_agent launch/support_swarm/billing");
+    assert_eq!(
+        billing[..2],
+        ["execute_tool support_swarm", "invoke_agent launch"]
+    );
+    // The nested swarm's handoff is an event of its member call's span.
+    let swarm_call = named("execute_tool support_swarm");
+    assert!(swarm_call.events.iter().any(|e| e.name == n::EVENT_HANDOFF));
+    assert!(
+        !by_no(&spans, ROOT)
+            .events
+            .iter()
+            .any(|e| e.name == n::EVENT_HANDOFF)
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_research_run_is_a_workflow_of_steps() {
     let events = events_of("payments_incident_research.json", &[]).await;
     let spans = spans_of(&events, false);
