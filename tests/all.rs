@@ -78,6 +78,7 @@ mod sweep_from;
 mod team_cli;
 mod team_safe_mode;
 mod team_scenario_errors;
+mod tree_dashboard;
 mod tree_snapshots;
 mod trust;
 mod tui_e2e;

@@ -1,16 +1,18 @@
 //! The chain pane's tree of teams, drawn into ratatui's TestBackend from a
-//! nested run of the draft `nested_launch_team` scenario, its events
+//! nested run of the shipped `nested_launch_team` scenario, its events
 //! written as the engine's contract names them (agents by path, one turn
-//! counter over the run): the member teams collapsed to a summary line
-//! each, the swarm and the research team opened with `→` (and closed with
-//! `←`), the finished tree, a team in a team opened two levels, and the
-//! keys in the footer, help and details.
+//! counter over the run) so that the drawings hold still: the member teams
+//! collapsed to a summary line each, the swarm and the research team
+//! opened with `→` (and closed with `←`), the finished tree, a team in a
+//! team opened two levels, and the keys in the footer, help and details;
+//! and a real run of the scenario folded into the same tree.
 
-use crate::common::screen;
+use crate::common::{self, screen};
 use conclave::bus::{
     BudgetKind, CallOutcome, ClockMode, Event, EventKind, MemberTeam, RunStarted, RunStatus,
     TeamEvent, TurnOutcome,
 };
+use conclave::engine::LaunchOptions;
 use conclave::scenario::{self, Scenario};
 use conclave::stop::StopReason;
 use conclave::tui::app::{App, AppOptions};
@@ -21,10 +23,10 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::sync::Arc;
 
-const DRAFT: &str = "docs/drafts/nested_launch_team.json";
+const SHIPPED: &str = "scenarios/nested_launch_team.json";
 
-fn draft() -> Arc<Scenario> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DRAFT);
+fn shipped() -> Arc<Scenario> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SHIPPED);
     Arc::new(scenario::load(&path).unwrap_or_else(|e| panic!("{e}")))
 }
 
@@ -103,11 +105,11 @@ const LEAD: &str = "launch/research_team/research_lead";
 const ANALYST: &str = "launch/research_team/analyst";
 const RISK: &str = "launch/research_team/risk_analyst";
 
-/// The draft's run up to the legal reviewer's answer: the swarm has
+/// The scenario's run up to the legal reviewer's answer: the swarm has
 /// handed over to billing, the research lead waits for its analysts.
 fn mid_run() -> Vec<(u64, EventKind)> {
     vec![
-        (0, started(draft())),
+        (0, started(shipped())),
         (0, turn(1, "launch")),
         (600, turned(1, "launch", TurnOutcome::CallMembers, 600)),
         (600, llm_calls(1)),
@@ -237,7 +239,7 @@ fn app_with(kinds: Vec<(u64, EventKind)>) -> App {
         })
         .collect();
     let mut app = App::new(AppOptions::default());
-    app.add_from_events(&events, Some(DRAFT.into()))
+    app.add_from_events(&events, Some(SHIPPED.into()))
         .expect("events start with run_started");
     app
 }
@@ -371,7 +373,7 @@ fn the_keys_are_in_the_footer_and_help_and_enter_shows_the_team() {
 #[test]
 fn a_team_in_a_team_opens_one_level_at_a_time() {
     let mut document: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(DRAFT).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(SHIPPED).unwrap()).unwrap();
     document["teams"]["research_team"]["agents"]["deep_team"] = json!({"team": "deep_team"});
     document["teams"]["deep_team"] = json!({
         "pattern": "swarm", "entry": "scout",
@@ -430,4 +432,46 @@ fn a_team_in_a_team_opens_one_level_at_a_time() {
         pane.contains("▸ research_team") || pane.contains("▾ research_team"),
         "{pane}"
     );
+}
+
+/// The engine's own run of the scenario folds into the tree the drawings
+/// above assume: no team's agent in the top chain, each team's under its
+/// call.
+#[tokio::test(start_paused = true)]
+async fn a_real_run_of_the_team_of_teams_folds_into_the_same_tree() {
+    let (_, events) = common::run(shipped(), LaunchOptions::default()).await;
+    let handed = events
+        .iter()
+        .position(|e| matches!(&e.kind, EventKind::Team(TeamEvent::HandoffAccepted { .. })))
+        .expect("the swarm hands over");
+    let kinds = |events: &[Event]| {
+        events
+            .iter()
+            .map(|e| (e.t_ms, e.kind.clone()))
+            .collect::<Vec<_>>()
+    };
+    let mut app = app_with(kinds(&events[..=handed]));
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    let pane = chain_pane(&app, 110, 24);
+    assert!(
+        pane.contains("▾ support_swarm (swarm) triage → billing · 1 turn · running"),
+        "{pane}"
+    );
+    assert!(pane.contains("triage ─→ billing accepted"), "{pane}");
+    assert!(
+        !pane.contains("launch/"),
+        "every name is relative to its team:\n{pane}"
+    );
+
+    let app = app_with(kinds(&events));
+    let pane = chain_pane(&app, 110, 16);
+    for want in [
+        "▸ research_team (coordinator) research_lead · 2 member calls, 2 answered · 5 turns · done",
+        "▸ support_swarm (swarm) triage → billing · 2 turns · done",
+        "■ launch answered after 3 member calls",
+    ] {
+        assert!(pane.contains(want), "{want} in:\n{pane}");
+    }
 }
