@@ -467,6 +467,12 @@ async fn a_real_run_of_the_team_of_teams_folds_into_the_same_tree() {
 
     let app = app_with(kinds(&events));
     let pane = chain_pane(&app, 110, 16);
+    let states = pane.lines().find(|l| l.contains("✓ done")).unwrap();
+    assert_eq!(
+        states.matches(" tok").count(),
+        3,
+        "each card with what its agents spent, a team's all together:\n{pane}"
+    );
     for want in [
         "▸ research_team (coordinator) research_lead · 2 member calls, 2 answered · 5 turns · done",
         "▸ support_swarm (swarm) triage → billing · 2 turns · done",

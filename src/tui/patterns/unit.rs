@@ -43,6 +43,18 @@ impl<'a> Seen<'a> {
         self.spent.get(agent).map(|spend| spend.words())
     }
 
+    /// What the agents of the team at `path` (named `PATH/AGENT`, the
+    /// teams under it included) took and cost together, in words.
+    pub(crate) fn spent_under(&self, path: &str) -> Option<String> {
+        let prefix = format!("{path}/");
+        let mut agents = self.spent.range(prefix.clone()..);
+        let first = *agents.next().filter(|(a, _)| a.starts_with(&prefix))?.1;
+        let all = agents
+            .take_while(|(agent, _)| agent.starts_with(&prefix))
+            .fold(first, |sum, (_, spend)| sum.plus(spend));
+        Some(all.words())
+    }
+
     /// What the model call speaking for `agent` (`None`: for no agent, a
     /// plan or a synthesis) has written so far, while it is in flight and
     /// has written something.
@@ -393,5 +405,39 @@ mod tests {
             "calling orders_worker for us-orders (attempt 1); \
              calling refund_api (attempt 1); and 1 other call"
         );
+    }
+
+    #[test]
+    fn a_teams_spend_is_its_agents_by_path_together() {
+        use crate::tui::state::spend::Spend;
+        let spend = |input, cost_usd| Spend {
+            input,
+            cost_usd,
+            priced: 1,
+            ..Spend::default()
+        };
+        let spent = [
+            ("launch", spend(5_000, 0.5)),
+            ("launch/research", spend(7_000, 0.7)),
+            ("launch/support/billing", spend(200, 0.02)),
+            ("launch/support/triage", spend(100, 0.01)),
+            ("launch/support_desk/x", spend(9_000, 0.9)),
+        ]
+        .into_iter()
+        .map(|(agent, spend)| (agent.to_string(), spend))
+        .collect();
+        let seen = Seen {
+            now_ms: 0,
+            live: true,
+            outcome: None,
+            focused: false,
+            calling: &[],
+            spent: &spent,
+        };
+        assert_eq!(
+            seen.spent_under("launch/support").unwrap(),
+            "300 tok · $0.03"
+        );
+        assert_eq!(seen.spent_under("launch/legal"), None);
     }
 }

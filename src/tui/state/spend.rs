@@ -33,6 +33,18 @@ impl Spend {
         self.estimated |= usage.estimated;
     }
 
+    /// Both spends together.
+    pub(crate) fn plus(self, other: &Spend) -> Spend {
+        Spend {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cost_usd: self.cost_usd + other.cost_usd,
+            priced: self.priced + other.priced,
+            unpriced: self.unpriced + other.unpriced,
+            estimated: self.estimated || other.estimated,
+        }
+    }
+
     /// `~1.2k tok · $0.0004` (`~` for estimates; no dollars when a call
     /// had no price).
     pub(crate) fn words(&self) -> String {

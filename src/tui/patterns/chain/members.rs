@@ -142,7 +142,10 @@ fn draw_batch(
         for (i, (member, column)) in batch.iter().zip(columns.iter()).enumerate() {
             let writing = writing_of(member, seen);
             let call = chain.last_tool_call(&member.member, member.started_ms);
-            let spent = seen.spent_by(&member.member);
+            let spent = match &member.team {
+                Some(team) => seen.spent_under(&team.path),
+                None => seen.spent_by(&member.member),
+            };
             draw_member_box(
                 frame,
                 *column,
@@ -247,8 +250,12 @@ pub(super) fn member_state(member: &MemberView, now: u64) -> (&'static str, Styl
 
 /// What a running member's turn has written so far.
 fn writing_of<'a>(member: &MemberView, seen: Seen<'a>) -> Option<&'a PartialText> {
+    let writer = match &member.team {
+        Some(team) => team.speaking()?,
+        None => member.member.clone(),
+    };
     (member.state == MemberState::Running)
-        .then(|| seen.writing(Some(&member.member)))
+        .then(|| seen.writing(Some(&writer)))
         .flatten()
 }
 
@@ -272,7 +279,7 @@ fn draw_member_box(
         })
         .title(Span::styled(
             fit(
-                &card_title(member),
+                &tree::card_title(member),
                 usize::from(area.width).saturating_sub(2),
             ),
             theme::bold(),
@@ -339,14 +346,6 @@ fn draw_member_box(
     // A reply longer than the card ends with `…`: Enter shows it whole.
     let rows = clip(wrap(&lines, width), usize::from(inner.height), width);
     frame.render_widget(Paragraph::new(rows), inner);
-}
-
-/// A card's title: the member, and the pattern of the team it is.
-fn card_title(member: &MemberView) -> String {
-    match &member.team {
-        Some(team) => format!("{} ({})", member.member, team.pattern),
-        None => member.member.clone(),
-    }
 }
 
 /// One line per member, for panes too narrow for boxes.

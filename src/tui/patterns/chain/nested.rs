@@ -74,6 +74,12 @@ impl SubTeam {
         }
     }
 
+    /// The agent of the team whose turn is in flight, by path, if one is.
+    pub(crate) fn speaking(&self) -> Option<String> {
+        let turn = self.chain.turn.as_ref()?;
+        Some(format!("{}/{}", self.path, turn.agent))
+    }
+
     /// What the team did, in a line: a swarm's chain of agents, a
     /// coordinator's member calls.
     pub(crate) fn doings(&self) -> String {

@@ -48,6 +48,14 @@ pub(super) fn lines(
     (out, at)
 }
 
+/// A member card's title: the member, and the pattern of the team it is.
+pub(super) fn card_title(member: &MemberView) -> String {
+    match &member.team {
+        Some(team) => format!("{} ({})", member.member, team.pattern),
+        None => member.member.clone(),
+    }
+}
+
 /// How many summary lines the latest turn's member teams take.
 pub(super) fn summaries<'a>(batch: impl Iterator<Item = &'a MemberView>) -> usize {
     batch.filter(|m| m.team.is_some()).count()
