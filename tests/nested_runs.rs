@@ -464,3 +464,38 @@ fn a_nested_run_replays_serves_forks_compares_and_sweeps() {
         .collect();
     assert_eq!(calls, [&json!(30), &json!(24)], "nested calls counted");
 }
+
+/// The shipped scenario with the research team's incident feed failing
+/// its first two calls, its breaker opening after two failures, and the
+/// risk analyst asking it three times.
+fn failing_feed(allow_partial: bool) -> Value {
+    let mut doc = shipped_doc();
+    doc["teams"]["research_team"]["tools"]["incident_feed"]["fail"] = json!([1, 2]);
+    doc["resilience"] = json!({
+        "retries": {"max_attempts": 1},
+        "tools": {"research_team/incident_feed": {
+            "circuit_breaker": {"fail_threshold": 2, "open_for_ms": 60000}
+        }},
+        "safe_mode": {"enabled": true, "allow_partial": allow_partial}
+    });
+    let ask = json!({"call": "incident_feed", "args": {"region": "US"}});
+    doc["provider"]["turns"]["research_team/risk_analyst"] =
+        json!([ask, ask, ask, {"reply": "No feed today."}]);
+    doc
+}
+
+#[tokio::test(start_paused = true)]
+async fn safe_mode_inside_a_team_acts_as_at_the_top() {
+    // Without partial results, the open breaker stops the whole run.
+    let r = run_default(scenario(&failing_feed(false))).await.result;
+    assert_eq!(r["status"], "stopped", "{:#}", *r);
+    assert_eq!(r["stop_reason"], "circuit_open:research_team/incident_feed");
+    assert!(r.get("partial").is_none());
+
+    // With them, the team goes on without the feed and the run is partial.
+    let r = run_default(scenario(&failing_feed(true))).await.result;
+    assert_eq!(r["stop_reason"], "success", "{:#}", *r);
+    assert_eq!(r["partial"], true);
+    assert_eq!(r["degraded"], json!(["research_team/incident_feed"]));
+    assert_eq!(member(&r, "research_team")["status"], "done");
+}
