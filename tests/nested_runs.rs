@@ -9,10 +9,13 @@ use crate::common;
 
 use common::cli::{conclave, result};
 use common::files::edit;
+use common::streaming::{self, Reply, Streamed};
 use common::{run, run_default, scenario, shipped};
 use conclave::bus::{BudgetKind, CallOutcome, Event, EventKind, TeamEvent};
-use conclave::engine::LaunchOptions;
+use conclave::engine::{LaunchOptions, ProviderChoice};
+use conclave::scenario::ProviderKind;
 use serde_json::{Value, json};
+use std::time::Duration;
 
 const SHIPPED: &str = "nested_launch_team.json";
 
@@ -498,4 +501,77 @@ async fn safe_mode_inside_a_team_acts_as_at_the_top() {
     assert_eq!(r["partial"], true);
     assert_eq!(r["degraded"], json!(["research_team/incident_feed"]));
     assert_eq!(member(&r, "research_team")["status"], "done");
+}
+
+/// What a loopback model answers each agent of the shipped team of teams,
+/// read from the request as a real endpoint gets it: the agent's own name,
+/// its task as the goal, and what it has heard back.
+fn answer_as_a_model(body: &Value) -> Value {
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    let payload: Value =
+        serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+    let agent = payload["agent"].as_str().unwrap();
+    assert!(
+        system.contains(&format!("You are {agent}")),
+        "each agent is told its own name: {system}"
+    );
+    let heard = payload["context"]["recent"]
+        .as_array()
+        .is_some_and(|recent| recent.iter().any(|h| h.get("members").is_some()));
+    match (agent, heard) {
+        ("launch", false) => json!({"call_members": [
+            {"member": "research_team", "task": "Payment risk"},
+            {"member": "support_swarm", "task": "Support load"}]}),
+        ("launch", true) => json!({"reply": "Launch with a ramp."}),
+        ("research_lead", false) => {
+            assert_eq!(payload["goal"], "Payment risk", "a team's goal is its task");
+            json!({"call_members": [{"member": "analyst", "task": "Conversion"}]})
+        }
+        ("research_lead", true) => json!({"reply": "Low risk."}),
+        ("triage", _) => json!({"transfer_to": "billing"}),
+        (_, _) => json!({"reply": format!("{agent} says fine")}),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_team_of_teams_streams_from_an_endpoint_as_a_run_at_the_top_does() {
+    let (base_url, seen) = streaming::serve(|body, _| {
+        let text = answer_as_a_model(body).to_string();
+        Reply::Stream(Streamed::new(&text, 4, Duration::from_millis(50)))
+    })
+    .await;
+    let options = LaunchOptions {
+        provider: ProviderChoice {
+            kind: Some(ProviderKind::Openai),
+            base_url: Some(base_url),
+            ..ProviderChoice::default()
+        },
+        ..LaunchOptions::default()
+    };
+    let (outcome, events) = run(shipped(SHIPPED), options).await;
+    let r = Value::clone(&outcome.result);
+    assert_eq!(r["stop_reason"], "success", "{r:#} {:?}", outcome.error);
+    assert_eq!(r["answer"], "Launch with a ramp.");
+    assert_eq!(member(&r, "support_swarm")["reply"], "billing says fine");
+    assert_eq!(seen.lock().unwrap().len(), 7, "two levels, seven turns");
+    // Each nested agent's answer came as a stream, labelled by its path.
+    let agent_of = |call: u64| {
+        events.iter().find_map(|e| match &e.kind {
+            EventKind::CallStarted { call: c, agent, .. } if *c == call => agent.clone(),
+            _ => None,
+        })
+    };
+    let streamed: std::collections::BTreeSet<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallDelta { call, .. } => agent_of(*call),
+            _ => None,
+        })
+        .collect();
+    for agent in [
+        "launch/research_team/analyst",
+        "launch/support_swarm/billing",
+    ] {
+        assert!(streamed.contains(agent), "{agent} streamed: {streamed:?}");
+    }
 }
