@@ -129,6 +129,26 @@ mod tests {
     use crate::bus::{Conflict, Decision, RoundEvent, Stance};
 
     #[test]
+    fn a_member_team_is_told_apart_by_its_pattern_and_path() {
+        let call = EventKind::Team(crate::bus::TeamEvent::MemberCallStarted {
+            turn: 1,
+            member: "support_swarm".into(),
+            task: "Support \u{1b}[2Jload".into(),
+            deadline_ms: None,
+            team: Some(crate::bus::MemberTeam {
+                name: "support_swarm".into(),
+                pattern: "swarm".into(),
+                entry: "triage".into(),
+                path: "launch/support_swarm".into(),
+            }),
+        });
+        assert_eq!(
+            describe(&call),
+            "turn 1 · calls support_swarm, a swarm team of its own (launch/support_swarm/…): Support load"
+        );
+    }
+
+    #[test]
     fn lines_read_as_sentences_and_are_clean() {
         let accepted = EventKind::Round(RoundEvent::ContributionAccepted {
             round: 2,

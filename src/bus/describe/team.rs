@@ -61,8 +61,18 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             window.join(" ")
         ),
         EventKind::Team(TeamEvent::MemberCallStarted {
-            turn, member, task, ..
-        }) => format!("turn {turn} · calls {member}: {task}"),
+            turn,
+            member,
+            task,
+            team,
+            ..
+        }) => match team {
+            Some(team) => format!(
+                "turn {turn} · calls {member}, a {} team of its own ({}/…): {task}",
+                team.pattern, team.path
+            ),
+            None => format!("turn {turn} · calls {member}: {task}"),
+        },
         EventKind::Team(TeamEvent::MemberCallFinished {
             member,
             outcome,
