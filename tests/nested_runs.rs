@@ -9,6 +9,7 @@ use crate::common;
 
 use common::cli::{conclave, result};
 use common::files::edit;
+use common::real::{Sandbox, stderr, toolbox};
 use common::streaming::{self, Reply, Streamed};
 use common::{run, run_default, scenario, shipped};
 use conclave::bus::{BudgetKind, CallOutcome, Event, EventKind, TeamEvent};
@@ -574,4 +575,35 @@ async fn a_team_of_teams_streams_from_an_endpoint_as_a_run_at_the_top_does() {
     ] {
         assert!(streamed.contains(agent), "{agent} streamed: {streamed:?}");
     }
+}
+
+#[test]
+fn a_teams_program_runs_only_when_allowed() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("ran");
+    let mut doc = shipped_doc();
+    doc["teams"]["research_team"]["tools"]["incident_feed"] = json!({
+        "description": "Open payment incidents, from a program",
+        "command": {"argv": toolbox(&["echo", "--touch", marker.to_str().unwrap()])}
+    });
+    let path = sandbox.write("nested.json", &doc);
+    let path = path.to_str().unwrap();
+
+    let refused = sandbox.run(&["run", path, "--headless"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let err = stderr(&refused);
+    assert!(
+        err.contains("nested.json:")
+            && err.contains("teams.research_team.tools.incident_feed.command"),
+        "placed in the file: {err}"
+    );
+    assert!(!marker.exists(), "the team's program never started");
+
+    let allowed = sandbox.run(&["run", path, "--headless", "--allow-exec"]);
+    assert_eq!(allowed.status.code(), Some(0), "{allowed:?}");
+    assert!(marker.exists(), "the team's program ran");
+    let r = result(&allowed);
+    let feed = &member(&r, "research_team")["team"]["history"][3];
+    assert_eq!(feed["tool"], "incident_feed", "{feed:#}");
+    assert!(feed["observation"].get("error").is_none(), "{feed:#}");
 }
