@@ -38,6 +38,7 @@ mod nats_outage;
 mod nats_sweep;
 mod nats_sweep_from;
 mod nats_worker_rules;
+mod nested_properties;
 mod nested_runs;
 mod nested_teams;
 mod openai;

@@ -9,10 +9,14 @@ use crate::common;
 
 use common::cli::{conclave, result};
 use common::files::edit;
+use common::real::{Sandbox, stderr, toolbox};
+use common::streaming::{self, Reply, Streamed};
 use common::{run, run_default, scenario, shipped};
 use conclave::bus::{BudgetKind, CallOutcome, Event, EventKind, TeamEvent};
-use conclave::engine::LaunchOptions;
+use conclave::engine::{LaunchOptions, ProviderChoice};
+use conclave::scenario::ProviderKind;
 use serde_json::{Value, json};
+use std::time::Duration;
 
 const SHIPPED: &str = "nested_launch_team.json";
 
@@ -463,4 +467,143 @@ fn a_nested_run_replays_serves_forks_compares_and_sweeps() {
         .map(|c| &c["model_calls"]["total"])
         .collect();
     assert_eq!(calls, [&json!(30), &json!(24)], "nested calls counted");
+}
+
+/// The shipped scenario with the research team's incident feed failing
+/// its first two calls, its breaker opening after two failures, and the
+/// risk analyst asking it three times.
+fn failing_feed(allow_partial: bool) -> Value {
+    let mut doc = shipped_doc();
+    doc["teams"]["research_team"]["tools"]["incident_feed"]["fail"] = json!([1, 2]);
+    doc["resilience"] = json!({
+        "retries": {"max_attempts": 1},
+        "tools": {"research_team/incident_feed": {
+            "circuit_breaker": {"fail_threshold": 2, "open_for_ms": 60000}
+        }},
+        "safe_mode": {"enabled": true, "allow_partial": allow_partial}
+    });
+    let ask = json!({"call": "incident_feed", "args": {"region": "US"}});
+    doc["provider"]["turns"]["research_team/risk_analyst"] =
+        json!([ask, ask, ask, {"reply": "No feed today."}]);
+    doc
+}
+
+#[tokio::test(start_paused = true)]
+async fn safe_mode_inside_a_team_acts_as_at_the_top() {
+    // Without partial results, the open breaker stops the whole run.
+    let r = run_default(scenario(&failing_feed(false))).await.result;
+    assert_eq!(r["status"], "stopped", "{:#}", *r);
+    assert_eq!(r["stop_reason"], "circuit_open:research_team/incident_feed");
+    assert!(r.get("partial").is_none());
+
+    // With them, the team goes on without the feed and the run is partial.
+    let r = run_default(scenario(&failing_feed(true))).await.result;
+    assert_eq!(r["stop_reason"], "success", "{:#}", *r);
+    assert_eq!(r["partial"], true);
+    assert_eq!(r["degraded"], json!(["research_team/incident_feed"]));
+    assert_eq!(member(&r, "research_team")["status"], "done");
+}
+
+/// What a loopback model answers each agent of the shipped team of teams,
+/// read from the request as a real endpoint gets it: the agent's own name,
+/// its task as the goal, and what it has heard back.
+fn answer_as_a_model(body: &Value) -> Value {
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    let payload: Value =
+        serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+    let agent = payload["agent"].as_str().unwrap();
+    assert!(
+        system.contains(&format!("You are {agent}")),
+        "each agent is told its own name: {system}"
+    );
+    let heard = payload["context"]["recent"]
+        .as_array()
+        .is_some_and(|recent| recent.iter().any(|h| h.get("members").is_some()));
+    match (agent, heard) {
+        ("launch", false) => json!({"call_members": [
+            {"member": "research_team", "task": "Payment risk"},
+            {"member": "support_swarm", "task": "Support load"}]}),
+        ("launch", true) => json!({"reply": "Launch with a ramp."}),
+        ("research_lead", false) => {
+            assert_eq!(payload["goal"], "Payment risk", "a team's goal is its task");
+            json!({"call_members": [{"member": "analyst", "task": "Conversion"}]})
+        }
+        ("research_lead", true) => json!({"reply": "Low risk."}),
+        ("triage", _) => json!({"transfer_to": "billing"}),
+        (_, _) => json!({"reply": format!("{agent} says fine")}),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_team_of_teams_streams_from_an_endpoint_as_a_run_at_the_top_does() {
+    let (base_url, seen) = streaming::serve(|body, _| {
+        let text = answer_as_a_model(body).to_string();
+        Reply::Stream(Streamed::new(&text, 4, Duration::from_millis(50)))
+    })
+    .await;
+    let options = LaunchOptions {
+        provider: ProviderChoice {
+            kind: Some(ProviderKind::Openai),
+            base_url: Some(base_url),
+            ..ProviderChoice::default()
+        },
+        ..LaunchOptions::default()
+    };
+    let (outcome, events) = run(shipped(SHIPPED), options).await;
+    let r = Value::clone(&outcome.result);
+    assert_eq!(r["stop_reason"], "success", "{r:#} {:?}", outcome.error);
+    assert_eq!(r["answer"], "Launch with a ramp.");
+    assert_eq!(member(&r, "support_swarm")["reply"], "billing says fine");
+    assert_eq!(seen.lock().unwrap().len(), 7, "two levels, seven turns");
+    // Each nested agent's answer came as a stream, labelled by its path.
+    let agent_of = |call: u64| {
+        events.iter().find_map(|e| match &e.kind {
+            EventKind::CallStarted { call: c, agent, .. } if *c == call => agent.clone(),
+            _ => None,
+        })
+    };
+    let streamed: std::collections::BTreeSet<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallDelta { call, .. } => agent_of(*call),
+            _ => None,
+        })
+        .collect();
+    for agent in [
+        "launch/research_team/analyst",
+        "launch/support_swarm/billing",
+    ] {
+        assert!(streamed.contains(agent), "{agent} streamed: {streamed:?}");
+    }
+}
+
+#[test]
+fn a_teams_program_runs_only_when_allowed() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("ran");
+    let mut doc = shipped_doc();
+    doc["teams"]["research_team"]["tools"]["incident_feed"] = json!({
+        "description": "Open payment incidents, from a program",
+        "command": {"argv": toolbox(&["echo", "--touch", marker.to_str().unwrap()])}
+    });
+    let path = sandbox.write("nested.json", &doc);
+    let path = path.to_str().unwrap();
+
+    let refused = sandbox.run(&["run", path, "--headless"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let err = stderr(&refused);
+    assert!(
+        err.contains("nested.json:")
+            && err.contains("teams.research_team.tools.incident_feed.command"),
+        "placed in the file: {err}"
+    );
+    assert!(!marker.exists(), "the team's program never started");
+
+    let allowed = sandbox.run(&["run", path, "--headless", "--allow-exec"]);
+    assert_eq!(allowed.status.code(), Some(0), "{allowed:?}");
+    assert!(marker.exists(), "the team's program ran");
+    let r = result(&allowed);
+    let feed = &member(&r, "research_team")["team"]["history"][3];
+    assert_eq!(feed["tool"], "incident_feed", "{feed:#}");
+    assert!(feed["observation"].get("error").is_none(), "{feed:#}");
 }

@@ -129,6 +129,26 @@ mod tests {
     use crate::bus::{Conflict, Decision, RoundEvent, Stance};
 
     #[test]
+    fn a_member_team_is_told_apart_by_its_pattern_and_path() {
+        let call = EventKind::Team(crate::bus::TeamEvent::MemberCallStarted {
+            turn: 1,
+            member: "support_swarm".into(),
+            task: "Support \u{1b}[2Jload".into(),
+            deadline_ms: None,
+            team: Some(crate::bus::MemberTeam {
+                name: "support_swarm".into(),
+                pattern: "swarm".into(),
+                entry: "triage".into(),
+                path: "launch/support_swarm".into(),
+            }),
+        });
+        assert_eq!(
+            describe(&call),
+            "turn 1 · calls support_swarm, a swarm team of its own (launch/support_swarm/…): Support load"
+        );
+    }
+
+    #[test]
     fn lines_read_as_sentences_and_are_clean() {
         let accepted = EventKind::Round(RoundEvent::ContributionAccepted {
             round: 2,
@@ -232,29 +252,11 @@ mod tests {
         );
     }
 
-    /// A nested team's agents read by their path in the tree; a member
-    /// call of a team names its pattern and path; hostile names are
-    /// cleaned like any text.
+    /// A nested team's agents read by their path in the tree, and a
+    /// hostile name in a path is cleaned like any text.
     #[test]
-    fn nested_teams_read_by_path_and_are_clean() {
-        use crate::bus::{MemberTeam, TeamEvent};
-        let called = EventKind::Team(TeamEvent::MemberCallStarted {
-            turn: 1,
-            member: "support_swarm".into(),
-            task: "Expected support load".into(),
-            deadline_ms: None,
-            team: Some(MemberTeam {
-                name: "support_swarm".into(),
-                pattern: "swarm".into(),
-                entry: "triage".into(),
-                path: "launch/support_swarm".into(),
-            }),
-        });
-        assert_eq!(
-            describe(&called),
-            "turn 1 · calls support_swarm, a swarm team at launch/support_swarm: \
-             Expected support load"
-        );
+    fn nested_agents_read_by_path_and_are_clean() {
+        use crate::bus::TeamEvent;
         let handed = EventKind::Team(TeamEvent::HandoffAccepted {
             from: "launch/support_swarm/triage".into(),
             to: "launch/support_swarm/bill\u{1b}]52;c;eA==\u{7}ing".into(),

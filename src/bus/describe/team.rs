@@ -64,15 +64,15 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             turn,
             member,
             task,
-            team: Some(team),
+            team,
             ..
-        }) => format!(
-            "turn {turn} · calls {member}, a {} team at {}: {task}",
-            team.pattern, team.path
-        ),
-        EventKind::Team(TeamEvent::MemberCallStarted {
-            turn, member, task, ..
-        }) => format!("turn {turn} · calls {member}: {task}"),
+        }) => match team {
+            Some(team) => format!(
+                "turn {turn} · calls {member}, a {} team of its own ({}/…): {task}",
+                team.pattern, team.path
+            ),
+            None => format!("turn {turn} · calls {member}: {task}"),
+        },
         EventKind::Team(TeamEvent::MemberCallFinished {
             member,
             outcome,

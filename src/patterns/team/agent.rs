@@ -6,14 +6,10 @@
 
 use super::action::{self, Action};
 use super::part::Part;
-use super::trace::TraceEntry;
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
-use crate::gateway::{
-    CallError, DispatchLimits, Gateway, REAL_CALL_TIMEOUT, SafeModeVerdict, TimeoutFrom, ToolCall,
-    ToolPolicy,
-};
+use crate::gateway::{CallError, DispatchLimits, Gateway};
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
@@ -96,21 +92,21 @@ pub(crate) struct TeamRun<'a> {
     /// Model calls started: the run's first (the one its budget counts),
     /// then those of each team down to this one.
     llm_calls: Vec<Arc<AtomicU64>>,
-    run: Arc<RunShared>,
+    pub(super) run: Arc<RunShared>,
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
-    tool_limits: Arc<DispatchLimits>,
+    pub(super) tool_limits: Arc<DispatchLimits>,
 }
 
 /// What every team of one run shares.
 #[derive(Default)]
-struct RunShared {
+pub(super) struct RunShared {
     /// Turns over the run, member teams' included: a turn's number is
     /// its gate.
     turns: AtomicU32,
     /// The reason of the tool call safe mode stopped the run for (003's
     /// safe mode without partial results), once one has.
-    safe_mode_stop: Mutex<Option<StopReason>>,
+    pub(super) safe_mode_stop: Mutex<Option<StopReason>>,
 }
 
 impl<'a> TeamRun<'a> {
@@ -226,29 +222,7 @@ impl<'a> TeamRun<'a> {
             });
         }
         let deadline = self.part.deadline(deadline);
-        // Checked and counted in one step: members share the budget. The
-        // run's tokens and dollars come after 002's call budget, and a
-        // call they stop is not counted.
-        let max = self.budget.max_llm_calls;
-        let spent = self.gateway.spend_stop();
-        let counted = self.llm_calls[0].fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-            (used < max && spent.is_none()).then_some(used + 1)
-        });
-        let before = match (counted, spent) {
-            (Ok(before), _) => before,
-            (Err(used), Some(reason)) if used < max => {
-                return Err(Halted::before_the_call(reason));
-            }
-            (Err(_), _) => return Err(Halted::before_the_call(StopReason::MaxLlmCalls)),
-        };
-        for team in &self.llm_calls[1..] {
-            team.fetch_add(1, Ordering::AcqRel);
-        }
-        self.bus.publish(EventKind::BudgetConsumed {
-            budget: BudgetKind::LlmCalls,
-            used: before + 1,
-            limit: max,
-        });
+        self.count_call().map_err(Halted::before_the_call)?;
         self.bus.publish(EventKind::Team(TeamEvent::TurnStarted {
             turn: number,
             agent: path.clone(),
@@ -301,74 +275,31 @@ impl<'a> TeamRun<'a> {
         result
     }
 
-    /// `agent`'s call of `tool` through the gateway, bounded by the
-    /// agent's deadline, noted in the turn's trace `entry`; the history
-    /// record of the call. A tool that fails answers with the error, for
-    /// the agent to read on its next turn; only the deadline, cancelling
-    /// the run and safe mode without partial results halt the agent.
-    /// Without a timeout from the scenario an attempt gets
-    /// [`REAL_CALL_TIMEOUT`] (003: every call has a timeout), the agent's
-    /// deadline clipping it.
-    pub(crate) async fn use_tool(
-        &self,
-        agent: &str,
-        turn: u32,
-        tool: &str,
-        args: &Value,
-        deadline: Option<Duration>,
-        entry: &mut TraceEntry,
-    ) -> Result<Value, Halt> {
-        let path = self.part.path_of(agent);
-        let task = format!("turn {turn} · {path}");
-        let deadline = self.part.deadline(deadline);
-        let known_as = self.part.tool_name(tool);
-        // A failed tool call goes back to the agent as an error: safe mode
-        // may skip it.
-        let call = ToolCall {
-            task: &task,
-            tool: &known_as,
-            args,
-            critical: false,
+    /// Count a model call against the run's `max_llm_calls`, then its
+    /// tokens and dollars, and into every team up to the run's; the stop
+    /// when one is spent. Checked and counted in one step: members share
+    /// the budget. The run's tokens and dollars come after 002's call
+    /// budget, and a call they stop is not counted.
+    fn count_call(&self) -> Result<(), StopReason> {
+        let max = self.budget.max_llm_calls;
+        let spent = self.gateway.spend_stop();
+        let counted = self.llm_calls[0].fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+            (used < max && spent.is_none()).then_some(used + 1)
+        });
+        let before = match (counted, spent) {
+            (Ok(before), _) => before,
+            (Err(used), Some(reason)) if used < max => return Err(reason),
+            (Err(_), _) => return Err(StopReason::MaxLlmCalls),
         };
-        let policy = ToolPolicy {
-            max_attempts: 1,
-            attempt_timeout: deadline.map_or(REAL_CALL_TIMEOUT, |at| {
-                at.saturating_sub(self.now()).min(REAL_CALL_TIMEOUT)
-            }),
-            timeout_from: TimeoutFrom::Deadline,
-        };
-        let report = self
-            .gateway
-            .call_tool(call, &policy, &self.tool_limits, self.gate)
-            .await;
-        entry.target = Some(tool.to_string());
-        entry.ok = Some(report.outcome.is_ok());
-        entry.reason = report.outcome.as_ref().err().map(ToString::to_string);
-        if let (Some(SafeModeVerdict::StopRun), Err(reason)) = (report.safe_mode, &report.outcome) {
-            *self.run.safe_mode_stop.lock() = Some(reason.clone());
-            return Err(Halt::Stop(reason.clone()));
+        for team in &self.llm_calls[1..] {
+            team.fetch_add(1, Ordering::AcqRel);
         }
-        let observation = match report.outcome {
-            Err(StopReason::Cancelled) => return Err(Halt::Stop(StopReason::Cancelled)),
-            Err(StopReason::TaskTimeout) if deadline.is_some_and(|at| self.now() >= at) => {
-                return Err(Halt::Cut);
-            }
-            Ok(observation) => observation,
-            Err(reason) => json!({"error": reason}),
-        };
-        self.bus.publish(EventKind::Team(TeamEvent::ToolUsed {
-            turn,
-            agent: path.into_owned(),
-            tool: known_as.into_owned(),
-            args: crate::bus::turn_json(args),
-            // What the tool answered, without the gateway's wrapping.
-            result: crate::bus::turn_json(observation.get("result").unwrap_or(&observation)),
-            ok: entry.ok == Some(true),
-        }));
-        Ok(
-            json!({"turn": turn, "agent": agent, "tool": tool, "args": args,
-                  "observation": observation}),
-        )
+        self.bus.publish(EventKind::BudgetConsumed {
+            budget: BudgetKind::LlmCalls,
+            used: before + 1,
+            limit: max,
+        });
+        Ok(())
     }
 
     /// What the model is told for `agent`'s turn: the goal, who it is, the

@@ -10,4 +10,5 @@ pub(crate) mod compare;
 pub(crate) mod part;
 pub(crate) mod result;
 pub(crate) mod spans;
+mod tool_use;
 pub(crate) mod trace;

@@ -90,7 +90,11 @@ impl<S: Serialize> TeamEnd<S> {
             .trace
             .into_iter()
             .map(|mut entry| {
-                entry.agent = part.path_of(&entry.agent).into_owned();
+                // The team's own agents; its member teams' entries are
+                // named by their paths already.
+                if !entry.agent.contains('/') {
+                    entry.agent = part.path_of(&entry.agent).into_owned();
+                }
                 entry
             })
             .collect();

@@ -15,6 +15,32 @@ use super::super::workers::WorkerSpec;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+/// A flag's `agents`: each one of the scenario's, or `TEAM/AGENT` for a
+/// member team's agent.
+fn flag_agents(
+    scenario: &Scenario,
+    agents: &[String],
+    flag_path: &JsonPath,
+    expected_agent: &dyn Fn(&str) -> String,
+    problems: &mut Vec<Problem>,
+) {
+    for (i, agent) in agents.iter().enumerate() {
+        let of_a_team = agent.split_once('/').is_some_and(|(team, own)| {
+            scenario
+                .teams
+                .get(team)
+                .is_some_and(|t| t.agents.contains_key(own))
+        });
+        if !scenario.agents.contains_key(agent) && !of_a_team {
+            let mut message = expected_agent(agent);
+            if !scenario.teams.is_empty() {
+                message.push_str(", or TEAM/AGENT for an agent of a team in teams");
+            }
+            problems.push(Problem::at(flag_path.key("agents").index(i), message));
+        }
+    }
+}
+
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let root = JsonPath::root();
     let pattern = scenario.pattern;
@@ -59,22 +85,13 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
 
     for (name, flag) in &scenario.flags {
         let flag_path = root.key("flags").key(name);
-        for (i, agent) in flag.agents.iter().enumerate() {
-            // A member team's agent is gated as `TEAM/AGENT`.
-            let of_a_team = agent.split_once('/').is_some_and(|(team, own)| {
-                scenario
-                    .teams
-                    .get(team)
-                    .is_some_and(|t| t.agents.contains_key(own))
-            });
-            if !scenario.agents.contains_key(agent) && !of_a_team {
-                let mut message = expected_agent(agent);
-                if !scenario.teams.is_empty() {
-                    message.push_str(", or TEAM/AGENT for an agent of a team in teams");
-                }
-                problems.push(Problem::at(flag_path.key("agents").index(i), message));
-            }
-        }
+        flag_agents(
+            scenario,
+            &flag.agents,
+            &flag_path,
+            &expected_agent,
+            problems,
+        );
         for (field, set) in [
             ("roles", !flag.roles.is_empty()),
             ("workers", !flag.workers.is_empty()),
