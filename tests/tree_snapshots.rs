@@ -428,10 +428,20 @@ fn a_team_in_a_team_opens_one_level_at_a_time() {
     insta::assert_snapshot!("tree_team_in_a_team_open", pane);
     assert!(pane.contains("  ▾ deep_team (swarm)"), "{pane}");
     assert!(pane.contains("scout ─→ checker accepted"), "{pane}");
-    assert!(
-        pane.contains("▸ research_team") || pane.contains("▾ research_team"),
-        "{pane}"
-    );
+    assert!(pane.contains("▾ research_team"), "{pane}");
+    // Opened two levels deep, the tree fits any pane, however small,
+    // cut rather than spilled.
+    for (width, height) in [(80, 24), (40, 12), (12, 4), (3, 3)] {
+        let small = chain_pane(&app, width, height);
+        assert_eq!(small.lines().count(), usize::from(height));
+        assert!(
+            small
+                .lines()
+                .all(|l| l.chars().count() <= usize::from(width)),
+            "{small}"
+        );
+    }
+    screen::of_app(&app, 80, 24);
 }
 
 /// The engine's own run of the scenario folds into the tree the drawings
@@ -480,4 +490,43 @@ async fn a_real_run_of_the_team_of_teams_folds_into_the_same_tree() {
     ] {
         assert!(pane.contains(want), "{want} in:\n{pane}");
     }
+}
+
+/// Names under a team come from the scenario and the model: the tree
+/// cleans them as every pane does.
+#[test]
+fn a_hostile_name_in_a_team_is_drawn_clean() {
+    let hostile = "launch/support_swarm/bill\u{1b}]52;c;eA==\u{7}ing\u{1b}[2J";
+    let mut app = app_with(vec![
+        (0, started(shipped())),
+        (
+            0,
+            call(
+                1,
+                "support_swarm",
+                20_000,
+                team("support_swarm", "swarm", "triage", "launch/support_swarm"),
+            ),
+        ),
+        (0, turn(2, TRIAGE)),
+        (
+            500,
+            EventKind::Team(TeamEvent::HandoffAccepted {
+                from: TRIAGE.into(),
+                to: hostile.into(),
+                handoffs: 1,
+                window: vec![hostile.into()],
+                deadline_ms: None,
+            }),
+        ),
+    ]);
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Right);
+    let pane = chain_pane(&app, 110, 16);
+    assert!(pane.contains("triage → billing · 1 turn"), "{pane}");
+    assert!(pane.contains("triage ─→ billing accepted"), "{pane}");
+    assert!(
+        !pane.contains('\u{1b}') && !pane.contains('\u{7}'),
+        "{pane:?}"
+    );
 }

@@ -97,9 +97,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &Lis
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The column the longest of `names` needs, as drawn (cleaned).
 pub(super) fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
     names
-        .map(|n| n.chars().count())
+        .map(|n| clean(n).chars().count())
         .max()
         .unwrap_or(4)
         .clamp(4, 18)
