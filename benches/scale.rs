@@ -13,6 +13,8 @@
 //! - `cassette_100k`: the same run served wholly from that recording
 //!   (`run --headless --cassette`): 100,002 calls served, none made.
 //! - `swarm`: one swarm run of 2,500 to 20,000 model calls, headless.
+//! - `nested_teams`: a coordinator calling 50 to 400 member teams at once,
+//!   each a swarm of 40 turns: 2,002 to 16,002 model calls, headless.
 //! - `validate_50mb`: `conclave validate` of a 50 MB scenario, its bulk a
 //!   `context` of small objects (outside `context` a scenario may hold at
 //!   most a million JSON values).
@@ -121,6 +123,20 @@ fn main() {
             write_swarm(&file, calls);
             let (took, rss) = process(&["run", "--headless", path(&file)]);
             row(&format!("swarm_{calls}_calls headless"), took, rss, "RSS");
+        }
+    }
+    if wanted("nested_teams") {
+        for teams in [50, 100, 200, 400] {
+            let file = dir.join(format!("nested_teams_{teams}.json"));
+            write_team_of_teams(&file, teams);
+            let (took, rss) = process(&["run", "--headless", path(&file)]);
+            let calls = teams * 40 + 2;
+            row(
+                &format!("nested_teams_{teams}x40 ({calls} calls) headless"),
+                took,
+                rss,
+                "RSS",
+            );
         }
     }
     if wanted("validate") {
@@ -432,6 +448,53 @@ fn write_context_of_size(file: &Path, bytes: u64) {
     }
     out.write_all(b"]").expect("written");
     out.write_all(tail.as_bytes()).expect("written");
+    out.flush().expect("written");
+}
+
+/// A coordinator whose one turn calls `teams` member teams at once, each
+/// a swarm of two agents handing control back and forth 39 times and
+/// then replying; then the coordinator answers.
+fn write_team_of_teams(file: &Path, teams: usize) {
+    let mut agents = serde_json::Map::new();
+    let mut specs = serde_json::Map::new();
+    let mut turns = serde_json::Map::new();
+    let mut calls = Vec::new();
+    agents.insert(
+        "lead".into(),
+        serde_json::json!({"description": "Runs the review"}),
+    );
+    for i in 0..teams {
+        let name = format!("t{i}");
+        agents.insert(format!("m{i}"), serde_json::json!({"team": name}));
+        specs.insert(
+            name.clone(),
+            serde_json::json!({
+                "pattern": "swarm", "entry": "a", "agents": {"a": {}, "b": {}},
+                "limits": {"max_handoffs": 0, "repetitive_handoff_window": 0,
+                           "repetitive_handoff_min_unique": 0}
+            }),
+        );
+        let mut b = vec![serde_json::json!({"transfer_to": "a"}); 19];
+        b.push(serde_json::json!({"reply": format!("team {i} agrees")}));
+        turns.insert(
+            format!("{name}/a"),
+            serde_json::json!(vec![serde_json::json!({"transfer_to": "b"}); 20]),
+        );
+        turns.insert(format!("{name}/b"), serde_json::json!(b));
+        calls.push(serde_json::json!({"member": format!("m{i}"), "task": format!("part {i}")}));
+    }
+    turns.insert(
+        "lead".into(),
+        serde_json::json!([{"call_members": calls}, {"reply": "All agree."}]),
+    );
+    let document = serde_json::json!({
+        "name": "team_of_teams", "pattern": "coordinator", "goal": "Agree a plan.", "seed": 3,
+        "context": {}, "entry": "lead", "agents": agents, "teams": specs,
+        "budget": {"max_llm_calls": teams * 40 + 10, "max_seconds": 600_000},
+        "provider": {"kind": "sim", "latency_ms": {"min": 1, "max": 5}, "turns": turns}
+    });
+    let mut out = create(file);
+    serde_json::to_writer(&mut out, &document).expect("written");
     out.flush().expect("written");
 }
 
