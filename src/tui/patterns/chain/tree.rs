@@ -21,13 +21,14 @@ const SHOWN: usize = 6;
 
 /// The lines of the member teams among `batch` (the member calls shown,
 /// `first` the index of the first among the chain's), and the first line
-/// of the `selected` call's team, if it is one. A team's summary line is
-/// marked as the selection when `chosen`, and `query` highlighted.
+/// of the `selected` call's team, if it is one. The selected team's
+/// summary line is marked as the selection while the pane is `focused`,
+/// and the search highlighted in each.
 pub(super) fn lines(
     batch: &[&MemberView],
     first: usize,
     view: &MembersView,
-    (selected, chosen): (Option<usize>, bool),
+    (selected, focused): (Option<usize>, bool),
     (width, now): (usize, u64),
 ) -> (Vec<Line<'static>>, Option<usize>) {
     let query = view.list.search.as_deref();
@@ -43,7 +44,7 @@ pub(super) fn lines(
         if this {
             at = Some(start);
         }
-        out[start] = search::mark(std::mem::take(&mut out[start]), query, this && chosen);
+        out[start] = search::mark(std::mem::take(&mut out[start]), query, this && focused);
     }
     (out, at)
 }
