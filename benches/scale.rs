@@ -132,7 +132,7 @@ fn main() {
             let (took, rss) = process(&["run", "--headless", path(&file)]);
             let calls = teams * 40 + 2;
             row(
-                &format!("nested_teams_{teams}x40 ({calls} calls) headless"),
+                &format!("nested_{teams}x40_{calls}_calls headless"),
                 took,
                 rss,
                 "RSS",
