@@ -146,6 +146,7 @@ pub(super) fn described_by_servers(
             .workers
             .get(name)
             .or_else(|| scenario.tools.get(name))
+            .or_else(|| team_tool(scenario, name))
             .is_some_and(|spec| spec.description.is_none())
     };
     if !described.iter().any(|(name, _)| missing(name)) {
@@ -153,15 +154,29 @@ pub(super) fn described_by_servers(
     }
     let mut filled = scenario.clone();
     for (name, description) in described {
-        for spec in [filled.workers.get_mut(name), filled.tools.get_mut(name)]
-            .into_iter()
-            .flatten()
+        // A member team's tool is `TEAM/TOOL` to the gateway.
+        let of_team = name
+            .split_once('/')
+            .and_then(|(team, tool)| filled.teams.get_mut(team)?.tools.get_mut(tool));
+        for spec in [
+            filled.workers.get_mut(name),
+            filled.tools.get_mut(name),
+            of_team,
+        ]
+        .into_iter()
+        .flatten()
         {
             spec.description
                 .get_or_insert_with(|| crate::sanitize::clean(description).into_owned());
         }
     }
     Some(filled)
+}
+
+/// The member team's tool the gateway knows as `TEAM/TOOL`.
+fn team_tool<'s>(scenario: &'s Scenario, name: &str) -> Option<&'s crate::scenario::WorkerSpec> {
+    let (team, tool) = name.split_once('/')?;
+    scenario.teams.get(team)?.tools.get(tool)
 }
 
 /// The tools' last good answers, when the scenario's safe mode falls back
@@ -223,6 +238,30 @@ mod tests {
             filled.tools["kb_lookup"].description.as_deref(),
             Some("Order records"),
             "the scenario's own description stays"
+        );
+        assert!(described_by_servers(&filled, &described).is_none());
+    }
+
+    #[test]
+    fn servers_describe_a_member_teams_tool_too() {
+        let text = serde_json::json!({
+            "name": "desk", "pattern": "coordinator", "goal": "Help.", "context": {},
+            "entry": "lead", "agents": {"lead": {}, "kb": {"team": "kb_team"}},
+            "teams": {"kb_team": {"pattern": "swarm", "entry": "reader", "agents": {"reader": {}},
+                      "tools": {"search": {"mcp": {"server": "kb", "tool": "search"}}}}},
+            "mcp_servers": {"kb": {"command": ["kb-server"]}},
+            "provider": {"kind": "sim", "turns": {"lead": [{"reply": "Done."}],
+                                                  "kb_team/reader": [{"reply": "Found."}]}}
+        })
+        .to_string();
+        let scenario = crate::scenario::parse(&text, "desk.json").unwrap();
+        let described = vec![("kb_team/search".to_string(), "Search the base".to_string())];
+        let filled = described_by_servers(&scenario, &described).expect("it was missing");
+        assert_eq!(
+            filled.teams["kb_team"].tools["search"]
+                .description
+                .as_deref(),
+            Some("Search the base")
         );
         assert!(described_by_servers(&filled, &described).is_none());
     }
