@@ -27,7 +27,7 @@ impl App {
 
     /// The focused pane's scopes: its pattern's keys before its own.
     pub(crate) fn pane_scopes(&self) -> Vec<Scope> {
-        let unit = self.run().and_then(|slot| slot.unit.keys());
+        let unit = self.run().and_then(|slot| slot.unit.keys(&slot.scenario));
         match (self.focus, unit) {
             (PaneId::Pattern, Some(keys)) => vec![keys, Scope::Pane(PaneId::Pattern)],
             (pane, _) => vec![Scope::Pane(pane)],

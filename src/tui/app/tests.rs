@@ -229,6 +229,18 @@ fn each_pattern_adds_its_own_keys_and_no_other() {
     let app = app_with(&events("coordinator"));
     assert_eq!(
         app.pane_scopes(),
+        vec![Scope::Pane(PaneId::Pattern)],
+        "a coordinator without teams has none to open"
+    );
+    let mut with_teams = events("coordinator");
+    if let EventKind::RunStarted(started) = &mut Arc::make_mut(&mut with_teams[0]).kind {
+        let team = json!({"pattern": "swarm", "entry": "a", "agents": {"a": {}}});
+        Arc::make_mut(&mut started.scenario)
+            .teams
+            .insert("t".into(), serde_json::from_value(team).unwrap());
+    }
+    assert_eq!(
+        app_with(&with_teams).pane_scopes(),
         vec![Scope::Unit(UnitKeys::Members), Scope::Pane(PaneId::Pattern)],
         "a coordinator opens its member teams"
     );

@@ -73,7 +73,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
         // The pattern pane's keys with those the run's pattern adds.
         let mut scopes = vec![*scope];
         if *scope == Scope::Pane(PaneId::Pattern)
-            && let Some(keys) = app.run().and_then(|slot| slot.unit.keys())
+            && let Some(keys) = app.run().and_then(|slot| slot.unit.keys(&slot.scenario))
         {
             scopes.push(keys);
         }

@@ -7,7 +7,7 @@
 
 use super::fold::{Fold, PatternFold, PatternSelection, Selection};
 use crate::bus::RunStarted;
-use crate::scenario::MODEL_TOOL;
+use crate::scenario::{MODEL_TOOL, Scenario};
 use crate::tui::keymap::{Action, Scope};
 use crate::tui::selection::Find;
 use crate::tui::state::calls::CallInFlight;
@@ -78,8 +78,9 @@ pub(crate) trait Unit: Sync + 'static {
     /// What passes one of the pattern's gates: a round, a wave, a turn.
     fn gate_word(&self) -> &'static str;
 
-    /// The rows of the key table the pattern's pane adds to its own.
-    fn keys(&self) -> Option<Scope> {
+    /// The rows of the key table the pattern's pane adds to its own, for
+    /// a run of `scenario`.
+    fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
         None
     }
 
@@ -216,7 +217,7 @@ fn call_in_words(call: &CallInFlight) -> String {
 pub trait PatternUnit: Sync {
     fn seat(&self, started: &RunStarted) -> PatternFold;
     fn gate_word(&self) -> &'static str;
-    fn keys(&self) -> Option<Scope>;
+    fn keys(&self, scenario: &Scenario) -> Option<Scope>;
     fn navigate(
         &self,
         selection: &mut PatternSelection,
@@ -276,8 +277,8 @@ impl<U: Unit> PatternUnit for U {
         Unit::gate_word(self)
     }
 
-    fn keys(&self) -> Option<Scope> {
-        Unit::keys(self)
+    fn keys(&self, scenario: &Scenario) -> Option<Scope> {
+        Unit::keys(self, scenario)
     }
 
     fn navigate(

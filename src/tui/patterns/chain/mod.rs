@@ -16,6 +16,7 @@ mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
 use crate::tui::state::outcome::Outcome;
@@ -135,8 +136,9 @@ impl Unit for CoordinatorUnit {
         "turn"
     }
 
-    fn keys(&self) -> Option<Scope> {
-        Some(Scope::Unit(UnitKeys::Members))
+    /// Opening and closing member teams, when the scenario has teams.
+    fn keys(&self, scenario: &Scenario) -> Option<Scope> {
+        (!scenario.teams.is_empty()).then_some(Scope::Unit(UnitKeys::Members))
     }
 
     fn navigate(&self, selection: &mut MembersView, action: Action, chain: &Chain, page: usize) {

@@ -14,6 +14,7 @@ pub(crate) use selection::TableView;
 
 use super::unit::{Seen, Unit};
 use crate::bus::RunStarted;
+use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::Find;
 use crate::tui::state::outcome::Outcome;
@@ -39,7 +40,7 @@ impl Unit for RoundTableUnit {
         "round"
     }
 
-    fn keys(&self) -> Option<Scope> {
+    fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
         Some(Scope::Unit(UnitKeys::RoundTable))
     }
 

@@ -10,6 +10,7 @@ mod view;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, Health, RunStarted};
+use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
 use crate::tui::state::outcome::Outcome;
@@ -36,7 +37,7 @@ impl Unit for WorkersUnit {
         "wave"
     }
 
-    fn keys(&self) -> Option<Scope> {
+    fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
         Some(Scope::Unit(UnitKeys::Workers))
     }
 
