@@ -3,7 +3,8 @@
 //! triage → billing · 2 turns · running`), and under an opened one what
 //! its team did, indented: a swarm's transfers, its holder and its latest
 //! tool call; a coordinator's member calls, the teams among them opened
-//! in turn when opened that far. Draws and changes nothing.
+//! in turn when opened that far, and its latest tool call. Draws and
+//! changes nothing.
 
 use super::members::{member_row, member_state};
 use super::members_view::MembersView;
@@ -134,8 +135,8 @@ fn swarm_lines(team: &SubTeam, (width, _): (usize, u64), out: &mut Vec<Line<'sta
 }
 
 /// An opened coordinator team: what its coordinator does while it runs,
-/// and its latest member calls, the teams among them opened `open - 1`
-/// levels more.
+/// its latest member calls, the teams among them opened `open - 1` levels
+/// more, and its agents' latest tool call.
 fn coordinator_lines(
     team: &SubTeam,
     open: usize,
@@ -170,6 +171,9 @@ fn coordinator_lines(
         } else {
             out.push(member_row(call, now, width, None));
         }
+    }
+    if let Some(call) = chain.tool_calls.last() {
+        out.push(tool_call_line(call, width, true));
     }
 }
 
