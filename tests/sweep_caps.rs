@@ -260,6 +260,11 @@ fn parallel_is_at_most_its_maximum_and_clamped_to_the_runs() {
 /// child's alone.
 const LONELY_UID: u32 = 61_237;
 
+/// Held while a child runs as [`LONELY_UID`]: two such children at once
+/// would count each other's processes, and the second's `exec` would fail
+/// for a limit meant for its threads.
+static LONELY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// `conclave` with `args` as a user who may have at most `tasks`
 /// processes and threads: the child becomes [`LONELY_UID`] when this test
 /// runs as root (whose own limit the system does not apply), else stays
@@ -267,6 +272,9 @@ const LONELY_UID: u32 = 61_237;
 fn with_few_threads(args: &[&str], tasks: u64) -> Ran {
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
+    let _alone = LONELY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     conclave_limited(args, &[], move || {
         set_limit(libc::RLIMIT_NPROC, tasks)?;
         if root {
