@@ -4,16 +4,17 @@
 //! each. Draws and changes nothing.
 
 use super::list;
+use super::member_row::{member_row, member_state};
 use super::members_view::MembersView;
 use super::state::{Chain, MemberState, MemberView, ToolCallView};
 use super::swarm::TURN_TEXT;
 use super::tree;
-use crate::bus::{CallOutcome, RunStatus};
+use crate::bus::RunStatus;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::state::partial::PartialText;
-use crate::tui::text::{fit, pad};
+use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::{self, block, gauge, of_limit, plural, seconds};
 use crate::tui::wrap::{clip, wrap};
@@ -220,34 +221,6 @@ fn coordinator_line(
     }
 }
 
-/// A member's state in a word, its glyph and colour, and its latency so
-/// far.
-pub(super) fn member_state(member: &MemberView, now: u64) -> (&'static str, Style, u64) {
-    match &member.state {
-        MemberState::Running => (
-            "● running",
-            Style::default().fg(theme::ACCENT),
-            now.saturating_sub(member.started_ms),
-        ),
-        MemberState::Done { latency_ms, .. } => {
-            ("✓ done", Style::default().fg(theme::GO), *latency_ms)
-        }
-        MemberState::Failed {
-            latency_ms,
-            outcome,
-            ..
-        } => (
-            match outcome {
-                Some(CallOutcome::Timeout) => "⏱ timed out",
-                Some(CallOutcome::Refused) => "✗ refused",
-                _ => "✗ failed",
-            },
-            theme::error(),
-            latency_ms.unwrap_or_else(|| now.saturating_sub(member.started_ms)),
-        ),
-    }
-}
-
 /// What a running member's turn has written so far.
 fn writing_of<'a>(member: &MemberView, seen: Seen<'a>) -> Option<&'a PartialText> {
     let writer = match &member.team {
@@ -346,35 +319,6 @@ fn draw_member_box(
     // A reply longer than the card ends with `…`: Enter shows it whole.
     let rows = clip(wrap(&lines, width), usize::from(inner.height), width);
     frame.render_widget(Paragraph::new(rows), inner);
-}
-
-/// One line per member, for panes too narrow for boxes.
-pub(super) fn member_row(
-    member: &MemberView,
-    now: u64,
-    width: usize,
-    writing: Option<&PartialText>,
-) -> Line<'static> {
-    let (word, style, latency) = member_state(member, now);
-    let detail = match &member.state {
-        MemberState::Done { reply, .. } => reply.clone(),
-        MemberState::Failed { reason, .. } => reason
-            .as_ref()
-            .map_or("did not finish".to_string(), ToString::to_string),
-        MemberState::Running => member.task.clone(),
-    };
-    let head = format!("{} ", pad(&member.member, 16));
-    let state = format!("{} {} ", pad(word, 11), seconds(latency));
-    let rest = width.saturating_sub(head.chars().count() + state.chars().count());
-    let mut spans = vec![
-        Span::styled(head, theme::bold()),
-        Span::styled(state, style),
-    ];
-    match writing {
-        Some(text) => spans.extend(widgets::writing(text, TURN_TEXT, rest).spans),
-        None => spans.push(Span::raw(fit(&detail, rest))),
-    }
-    Line::from(spans)
 }
 
 /// One line for each other turn's member calls than `shown`'s, oldest

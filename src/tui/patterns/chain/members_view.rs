@@ -4,7 +4,7 @@
 //! those opened too; and so on, as deep as the team goes).
 
 use super::list;
-use super::nested::SubTeam;
+use super::state::SubTeam;
 use super::state::{Chain, MemberView};
 use crate::tui::keymap::Action;
 use crate::tui::selection::ListView;

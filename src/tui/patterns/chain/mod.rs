@@ -7,6 +7,7 @@
 mod events;
 mod list;
 pub(crate) mod log;
+mod member_row;
 mod members;
 mod members_view;
 pub(crate) mod nested;

@@ -6,11 +6,9 @@
 //! relative to that team, never into a chain above it. Only the run's
 //! turn count sees them all.
 
-use super::state::{Chain, ChainLimits, MemberState, MemberView};
+use super::state::{Chain, MemberState, MemberView, SubTeam};
 use crate::bus::{CallOutcome, EventKind, HandoffRejection, MemberTeam, TeamEvent};
-use crate::scenario::Scenario;
 use crate::words::plural;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The deepest team whose chain is folded: deeper than a scenario may nest
@@ -23,38 +21,6 @@ const DEEPEST: usize = 8;
 /// that a tree of long teams stays small.
 const TEAMS_IN_FULL: usize = 8;
 const COMPACT: usize = 4;
-
-/// The limits of the scenario's teams, by name.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct TeamLimits(BTreeMap<String, ChainLimits>);
-
-impl TeamLimits {
-    pub(super) fn of(scenario: &Scenario) -> TeamLimits {
-        TeamLimits(
-            scenario
-                .teams
-                .iter()
-                .map(|(name, team)| {
-                    let limits = team.limits.clone().unwrap_or_default();
-                    (name.clone(), ChainLimits::of(limits))
-                })
-                .collect(),
-        )
-    }
-}
-
-/// A member team as its call announced it, with its own chain.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct SubTeam {
-    /// The team's name in the scenario's `teams`.
-    pub(crate) name: String,
-    /// `swarm` or `coordinator`, as the bus names it.
-    pub(crate) pattern: String,
-    /// The team's place in the tree (`launch/research_team`).
-    pub(crate) path: String,
-    /// Its agents' chain, named relative to the team.
-    pub(crate) chain: Chain,
-}
 
 impl SubTeam {
     /// The team `team` called from `parent` at `t_ms`, its entry seated.
@@ -342,6 +308,7 @@ fn relative(event: &TeamEvent, path: &str) -> TeamEvent {
 mod tests {
     use super::*;
     use crate::bus::{RunStatus, RunSummary, TurnOutcome};
+    use crate::scenario::Scenario;
     use crate::stop::StopReason;
     use crate::tui::patterns::chain::state::TEAM_KEPT;
     use crate::tui::patterns::fold::Fold;

@@ -3,10 +3,10 @@
 //! read, the turn in flight, and the coordinator's member calls, folded
 //! from the team events. The limits come from the run's scenario.
 
-use super::nested::{SubTeam, TeamLimits};
 use crate::bus::{CallOutcome, HandoffRejection};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, Scenario};
 use crate::stop::StopReason;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// How many of the latest links, transfers and member calls the state keeps
@@ -332,6 +332,38 @@ fn drop_to<T>(items: &mut Vec<T>, kept: usize, over: usize, mut gone: impl FnMut
         gone(&item);
     }
     over
+}
+
+/// The limits of the scenario's teams, by name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct TeamLimits(pub(super) BTreeMap<String, ChainLimits>);
+
+impl TeamLimits {
+    pub(super) fn of(scenario: &Scenario) -> TeamLimits {
+        TeamLimits(
+            scenario
+                .teams
+                .iter()
+                .map(|(name, team)| {
+                    let limits = team.limits.clone().unwrap_or_default();
+                    (name.clone(), ChainLimits::of(limits))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A member team as its call announced it, with its own chain.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SubTeam {
+    /// The team's name in the scenario's `teams`.
+    pub(crate) name: String,
+    /// `swarm` or `coordinator`, as the bus names it.
+    pub(crate) pattern: String,
+    /// The team's place in the tree (`launch/research_team`).
+    pub(crate) path: String,
+    /// Its agents' chain, named relative to the team.
+    pub(crate) chain: Chain,
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@
 //! in turn when opened that far, and its latest tool call. Draws and
 //! changes nothing.
 
-use super::members::{member_row, member_state};
+use super::member_row::{member_row, member_state};
 use super::members_view::MembersView;
-use super::nested::SubTeam;
 use super::state::MemberView;
+use super::state::SubTeam;
 use super::swarm::{handoff_row, name_width, tool_call_line};
 use crate::tui::search;
 use crate::tui::text::fit;
