@@ -607,3 +607,40 @@ fn a_teams_program_runs_only_when_allowed() {
     assert_eq!(feed["tool"], "incident_feed", "{feed:#}");
     assert!(feed["observation"].get("error").is_none(), "{feed:#}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn one_team_called_twice_in_a_turn_runs_twice_under_paths_of_its_own() {
+    let mut doc = shipped_doc();
+    doc["provider"]["turns"]["launch"][0] = json!({"call_members": [
+        {"member": "support_swarm", "task": "Refund load"},
+        {"member": "support_swarm", "task": "Chargeback load"}
+    ]});
+    let (outcome, events) = run(scenario(&doc), LaunchOptions::default()).await;
+    let r = Value::clone(&outcome.result);
+    assert_eq!(r["stop_reason"], "success", "{r:#}");
+    let paths: Vec<&Value> = r["member_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["team"]["path"])
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            &json!("launch/support_swarm"),
+            &json!("launch/support_swarm#2")
+        ]
+    );
+    // Each call's agents are told apart in the events.
+    let agents = turn_agents(&events);
+    for path in [
+        "launch/support_swarm/billing",
+        "launch/support_swarm#2/billing",
+    ] {
+        assert_eq!(
+            agents.iter().filter(|a| *a == path).count(),
+            1,
+            "{agents:?}"
+        );
+    }
+}

@@ -96,7 +96,13 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
     let deadline = team
         .part
         .deadline((!member_timeout.is_zero()).then(|| started + member_timeout));
-    let member_team = super::member_team(team, member, deadline);
+    let earlier = asked
+        .calls
+        .iter()
+        .take_while(|c| !std::ptr::eq(*c, call))
+        .filter(|c| c.member == call.member)
+        .count();
+    let member_team = super::member_team(team, (member, earlier), deadline);
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallStarted {
             turn,

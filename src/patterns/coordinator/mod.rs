@@ -32,15 +32,19 @@ const TURN_PROMPT: Prompt = compiled_in!("coordinator_turn.md", json);
 const MEMBER_PROMPT: Prompt = compiled_in!("coordinator_member.md", json);
 
 /// The member `member` of `team`'s coordinator as a team of its own, when
-/// it is one, called within `deadline`.
+/// it is one, called within `deadline`, after `earlier` calls of it in the
+/// same turn.
 fn member_team<'a>(
     team: &TeamRun<'a>,
-    member: &str,
+    (member, earlier): (&str, usize),
     deadline: Option<Duration>,
 ) -> Option<Part<'a>> {
     let name = team.part.agents.get(member)?.team.as_deref()?;
     let (name, spec) = team.scenario.teams.get_key_value(name)?;
-    Some(team.part.member_team(name, spec, member, deadline))
+    Some(
+        team.part
+            .member_team(name, spec, (member, earlier), deadline),
+    )
 }
 
 /// Run member team `part`, asked `task`, to its own stop. Boxed: a

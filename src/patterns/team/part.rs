@@ -59,12 +59,13 @@ impl<'a> Part<'a> {
     }
 
     /// The member team `name` (`spec`), called as `member` by an agent of
-    /// this team, within `deadline`.
+    /// this team, within `deadline`; `earlier` calls of the same member in
+    /// the same turn came before this one.
     pub(crate) fn member_team(
         &self,
         name: &'a str,
         spec: &'a TeamSpec,
-        member: &str,
+        (member, earlier): (&str, usize),
         deadline: Option<Duration>,
     ) -> Part<'a> {
         Part {
@@ -75,7 +76,7 @@ impl<'a> Part<'a> {
             limits: spec.limits.clone().unwrap_or_default(),
             nested: Some(Nested {
                 name,
-                path: self.team_path(member),
+                path: self.team_path(member, earlier),
                 member: self.path_of(member).into_owned(),
                 deadline,
             }),
@@ -94,11 +95,18 @@ impl<'a> Part<'a> {
     }
 
     /// The path of the team a member `member` of this team runs: the top
-    /// coordinator's name, then each member team's name.
-    fn team_path(&self, member: &str) -> String {
-        match &self.nested {
-            None => format!("{}/{member}", self.entry),
-            Some(nested) => format!("{}/{member}", nested.path),
+    /// coordinator's name, then each member team's name. The same member
+    /// called again in one turn runs again beside the first call, as
+    /// `member#2`, `member#3`…, so that each call's agents have names of
+    /// their own.
+    fn team_path(&self, member: &str, earlier: usize) -> String {
+        let above = match &self.nested {
+            None => &self.entry,
+            Some(nested) => &nested.path,
+        };
+        match earlier {
+            0 => format!("{above}/{member}"),
+            _ => format!("{above}/{member}#{}", earlier + 1),
         }
     }
 
