@@ -492,6 +492,33 @@ async fn a_real_run_of_the_team_of_teams_folds_into_the_same_tree() {
     }
 }
 
+/// One team called twice in one turn: each call's tree holds its own
+/// agents' turns, as the engine names them apart (`support_swarm#2`).
+#[tokio::test(start_paused = true)]
+async fn a_team_called_twice_at_once_folds_each_call_under_itself() {
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/nested_launch_team.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    doc["provider"]["turns"]["launch"][0] = serde_json::json!({"call_members": [
+        {"member": "support_swarm", "task": "Refund load"},
+        {"member": "support_swarm", "task": "Chargeback load"}
+    ]});
+    let (_, events) = common::run(common::scenario(&doc), LaunchOptions::default()).await;
+    let app = app_with(events.iter().map(|e| (e.t_ms, e.kind.clone())).collect());
+    let pane = chain_pane(&app, 110, 20);
+    assert_eq!(
+        pane.matches("▸ support_swarm (swarm) triage → billing · 2 turns · done")
+            .count(),
+        2,
+        "each call with its own two turns:\n{pane}"
+    );
+}
+
 /// Names under a team come from the scenario and the model: the tree
 /// cleans them as every pane does.
 #[test]
