@@ -147,17 +147,37 @@ impl Chain {
 
     /// Fold `event` into the chain of the member team whose agent it names
     /// by path; whether it named one (then this chain is left alone but
-    /// for the run's turn count). An event of a team no call announced is
-    /// dropped.
+    /// for the run's turn count). At the top, an event named under the
+    /// top coordinator (`launch/…`) whose team's call this chain never saw
+    /// (a run attached mid-way, a damaged recording) is dropped rather
+    /// than shown as the top's own. Any other name with a slash is a
+    /// model's (a member or a transfer target it made up) and folds here,
+    /// where its refusal is shown.
     pub(super) fn route(&mut self, event: &TeamEvent, t_ms: u64) -> bool {
         let Some(name) = named(event).filter(|name| name.contains('/')) else {
             return false;
         };
+        let held = self.team_call(name).is_some();
+        if !held && !self.names_a_team(name) {
+            return false;
+        }
         if let TeamEvent::TurnStarted { turn, .. } = event {
             self.turns = self.turns.max(*turn);
         }
-        self.route_down(event, name, t_ms);
+        if held {
+            self.route_down(event, name, t_ms);
+        }
         true
+    }
+
+    /// Whether `name` is a team agent's path at the top of the tree: under
+    /// the top coordinator.
+    fn names_a_team(&self, name: &str) -> bool {
+        self.depth == 0
+            && self.coordinator.as_deref().is_some_and(|top| {
+                name.strip_prefix(top)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
     }
 
     fn route_down(&mut self, event: &TeamEvent, name: &str, t_ms: u64) {
@@ -170,8 +190,9 @@ impl Chain {
         let Some(team) = call.team.as_deref_mut() else {
             return;
         };
-        let rest = &name[team.path.len() + 1..];
-        if rest.contains('/') {
+        // Down to the deepest call that holds the name; there, the name
+        // relative to its team (a model's made-up `x/y` included).
+        if team.chain.team_call(name).is_some() {
             team.chain.route_down(event, name, t_ms);
         } else {
             let event = EventKind::Team(relative(event, &team.path));
@@ -616,6 +637,45 @@ mod tests {
         assert_eq!(agents(chain), ["launch"]);
         assert!(chain.handoffs.is_empty() && chain.turn.is_none());
         assert_eq!(chain.turns, 1, "its turn is still one of the run's");
+    }
+
+    /// A member a model made up, refused by the engine, named as it was
+    /// asked for: shown where it was asked, at the top or in a team.
+    #[test]
+    fn a_made_up_member_with_a_slash_is_shown_where_it_was_asked_for() {
+        let refused = |turn, member: &str| {
+            EventKind::Team(TeamEvent::MemberCallFinished {
+                turn,
+                member: member.into(),
+                outcome: CallOutcome::Refused,
+                latency_ms: 0,
+                reply: None,
+                reason: Some(StopReason::UnknownMember {
+                    member: member.into(),
+                }),
+            })
+        };
+        let chain = &mut launch();
+        apply_all(
+            chain,
+            &[
+                call(1, "x/y", None),
+                refused(1, "x/y"),
+                call(1, "research_team", research_team()),
+                call(2, "launch/research_team/a/b", None),
+                refused(2, "launch/research_team/a/b"),
+            ],
+        );
+        assert_eq!(chain.members[0].member, "x/y");
+        assert!(matches!(chain.members[0].state, MemberState::Failed { .. }));
+        let research = sub(chain, "research_team");
+        assert_eq!(research.members.len(), 1, "{research:?}");
+        assert_eq!(research.members[0].member, "a/b");
+        assert!(matches!(
+            research.members[0].state,
+            MemberState::Failed { .. }
+        ));
+        assert_eq!(chain.members.len(), 2, "nothing of the team at the top");
     }
 
     #[test]
