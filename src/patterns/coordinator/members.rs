@@ -34,9 +34,25 @@ pub(super) struct Asked<'a> {
     pub(super) coordinator: &'a str,
     pub(super) turn: u32,
     pub(super) calls: &'a [MemberCall],
+    /// For each call, how many calls of the same member come before it.
+    pub(super) earlier: &'a [usize],
     pub(super) member_timeout: Duration,
     /// The coordinator's conversation so far, for members that share it.
     pub(super) shared: &'a [Value],
+}
+
+/// For each of `calls`, how many calls of the same member come before it
+/// in the turn: a team called again runs again under a path of its own.
+pub(super) fn earlier_calls(calls: &[MemberCall]) -> Vec<usize> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    calls
+        .iter()
+        .map(|call| {
+            let count = seen.entry(call.member.as_str()).or_insert(0);
+            *count += 1;
+            *count - 1
+        })
+        .collect()
 }
 
 /// Run the members `asked.calls` names, all at once; their ends in call
@@ -47,9 +63,9 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
         let mut running = InFlight::new(calls.len());
-        for (index, call) in calls.iter().enumerate() {
+        for index in 0..calls.len() {
             let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
-                Box::pin(call_one(team, asked, call));
+                Box::pin(call_one(team, asked, index));
             running.push(index, member);
         }
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
@@ -68,8 +84,8 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
 /// none after it. Their ends in call order.
 pub(super) async fn call_in_turn(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
     let mut ends = Vec::with_capacity(asked.calls.len());
-    for call in asked.calls {
-        let end = call_one(team, asked, call).await;
+    for index in 0..asked.calls.len() {
+        let end = call_one(team, asked, index).await;
         let stopped = end.run_stop.is_some();
         ends.push(end);
         if stopped {
@@ -82,7 +98,7 @@ pub(super) async fn call_in_turn(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Me
 /// One member call: the member's turns until it replies, within
 /// `member_timeout` (0: no limit). A member whose history is shared also
 /// sees `shared`, the coordinator's conversation so far.
-async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> MemberEnd {
+async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberEnd {
     let Asked {
         coordinator,
         turn,
@@ -90,19 +106,14 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, call: &MemberCall) -> Me
         shared,
         ..
     } = asked;
+    let call = &asked.calls[index];
     let member = call.member.as_str();
     let path = team.part.path_of(member).into_owned();
     let started = team.now();
     let deadline = team
         .part
         .deadline((!member_timeout.is_zero()).then(|| started + member_timeout));
-    let earlier = asked
-        .calls
-        .iter()
-        .take_while(|c| !std::ptr::eq(*c, call))
-        .filter(|c| c.member == call.member)
-        .count();
-    let member_team = super::member_team(team, (member, earlier), deadline);
+    let member_team = super::member_team(team, (member, asked.earlier[index]), deadline);
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallStarted {
             turn,

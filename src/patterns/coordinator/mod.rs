@@ -201,10 +201,12 @@ impl<'a> Desk<'a> {
         // What a member with shared history sees: the coordinator's
         // conversation as the coordinator does.
         let shared = self.history[self.history.len().saturating_sub(RECENT)..].to_vec();
+        let earlier = members::earlier_calls(calls);
         let asked = members::Asked {
             coordinator,
             turn,
             calls,
+            earlier: &earlier,
             member_timeout: self.member_timeout,
             shared: &shared,
         };
