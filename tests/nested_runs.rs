@@ -9,6 +9,7 @@ use crate::common;
 
 use common::cli::{conclave, result};
 use common::files::edit;
+use common::loopback::{Loopback, Reply as Answer};
 use common::real::{Sandbox, stderr, toolbox};
 use common::streaming::{self, Reply, Streamed};
 use common::{run, run_default, scenario, shipped};
@@ -642,5 +643,54 @@ async fn one_team_called_twice_in_a_turn_runs_twice_under_paths_of_its_own() {
             1,
             "{agents:?}"
         );
+    }
+}
+
+/// A team's HTTP tool with a secret header, its server echoing the
+/// header back in every answer: the server gets the secret, and nothing
+/// Conclave writes (the result, the recording, stderr) holds it.
+#[test]
+fn a_teams_secret_header_reaches_its_server_and_nothing_else() {
+    let server = Loopback::serve(|request, _| {
+        let echoed = request.header("authorization").unwrap_or_default();
+        Answer::json(200, &json!({"open_incidents": 0, "seen": echoed}))
+    });
+    let sandbox = Sandbox::new();
+    let mut doc = shipped_doc();
+    doc["teams"]["research_team"]["tools"]["incident_feed"] = json!({
+        "description": "Open payment incidents",
+        "http": {"url": format!("{}/incidents", server.base_url), "method": "POST",
+                 "secret_headers": {"Authorization": "env:FEED_TOKEN"}}
+    });
+    let path = sandbox.write("nested.json", &doc);
+    let out = sandbox.run_with(
+        &[
+            "run",
+            path.to_str().unwrap(),
+            "--headless",
+            "--record",
+            "run.jsonl",
+        ],
+        &[("FEED_TOKEN", "Bearer n3sted-feed-token")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        server.requests()[0].header("authorization").as_deref(),
+        Some("Bearer n3sted-feed-token")
+    );
+    let r = result(&out);
+    let feed = &member(&r, "research_team")["team"]["history"][3];
+    assert_eq!(feed["tool"], "incident_feed", "{feed:#}");
+    assert_eq!(
+        feed["observation"]["result"]["seen"], "[redacted]",
+        "the echo came back, masked: {feed:#}"
+    );
+    let written = std::fs::read_to_string(sandbox.path("run.jsonl")).unwrap();
+    for (what, text) in [
+        ("stdout", String::from_utf8_lossy(&out.stdout).into_owned()),
+        ("stderr", stderr(&out)),
+        ("the recording", written),
+    ] {
+        assert!(!text.contains("n3sted-feed-token"), "the secret in {what}");
     }
 }
