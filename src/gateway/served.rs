@@ -245,6 +245,7 @@ pub(super) async fn completion(
         output,
         usage: recorded.usage,
         served: true,
+        ..Completion::from(ModelOutput::Text(String::new()))
     })
 }
 

@@ -3,6 +3,7 @@
 //! never retries, never applies a breaker and never publishes events: that
 //! is the gateway's job.
 
+pub(crate) mod contract;
 pub(crate) mod fetch;
 pub(crate) mod http;
 pub mod mcp;
@@ -132,6 +133,32 @@ pub(crate) struct ModelRequest {
     pub(crate) purpose: Purpose,
     pub(crate) prompt: &'static prompts::Prompt,
     pub(crate) payload: Value,
+    /// The contract the answer must keep, as an endpoint is asked for it
+    /// (`provider.output`); none for free text (a brief).
+    pub(crate) contract: Option<std::sync::Arc<contract::Contract>>,
+    /// Earlier answers of this call that failed their contract, each with
+    /// what was wrong, in order: the request asks again after them.
+    pub(crate) repair: Vec<contract::RepairTurn>,
+}
+
+impl ModelRequest {
+    /// A request for free text or for JSON read as the references read
+    /// it, with no contract an endpoint is asked to keep.
+    pub(crate) fn new(purpose: Purpose, prompt: &'static prompts::Prompt, payload: Value) -> Self {
+        ModelRequest {
+            purpose,
+            prompt,
+            payload,
+            contract: None,
+            repair: Vec::new(),
+        }
+    }
+
+    /// The request, asking the endpoint for `contract`.
+    pub(crate) fn keeping(mut self, contract: std::sync::Arc<contract::Contract>) -> Self {
+        self.contract = Some(contract);
+        self
+    }
 }
 
 /// What a model returned.
@@ -191,6 +218,11 @@ pub(crate) struct Completion {
     /// Served from a cassette: the usage is the recording's, priced as it
     /// was then.
     pub(crate) served: bool,
+    /// Why the model stopped writing.
+    pub(crate) finish: contract::Finish,
+    /// The model's reasoning text (`reasoning_content`), kept apart from
+    /// the answer and never carried into a later prompt.
+    pub(crate) reasoning: Option<String>,
 }
 
 impl From<ModelOutput> for Completion {
@@ -199,6 +231,8 @@ impl From<ModelOutput> for Completion {
             output,
             usage: None,
             served: false,
+            finish: contract::Finish::Stop,
+            reasoning: None,
         }
     }
 }
@@ -328,8 +362,7 @@ impl Provider {
             // The sim counts no tokens: it estimates them from the text.
             Provider::Sim(sim) => sim.complete(request).await.map(|output| Completion {
                 usage: Some(sim::estimate::estimate(request, &output)),
-                output,
-                served: false,
+                ..Completion::from(output)
             }),
             Provider::OpenAi(http) => Ok(http.complete(request, text).await?),
             Provider::Offline(_) => Err(ProviderError::Failed(

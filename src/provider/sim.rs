@@ -216,11 +216,11 @@ mod tests {
     }
 
     fn contribution(role: &str) -> ModelRequest {
-        ModelRequest {
-            purpose: Purpose::Contribution { role: role.into() },
-            prompt: &Prompt::UNUSED,
-            payload: json!({}),
-        }
+        ModelRequest::new(
+            Purpose::Contribution { role: role.into() },
+            &Prompt::UNUSED,
+            json!({}),
+        )
     }
 
     #[tokio::test(start_paused = true)]
@@ -262,11 +262,7 @@ mod tests {
             json!({"kind": "sim", "plan": [plan, {"$fault": "timeout"}, "not a plan"]}),
             1,
         );
-        let request = ModelRequest {
-            purpose: Purpose::Plan,
-            prompt: &Prompt::UNUSED,
-            payload: json!({}),
-        };
+        let request = ModelRequest::new(Purpose::Plan, &Prompt::UNUSED, json!({}));
         let Ok(ModelOutput::JsonText(text)) = sim.complete(&request).await else {
             panic!("a plan object stays text");
         };
@@ -306,11 +302,11 @@ mod tests {
                                             "actions": ["Watch the payment failure rate"]}]}
         ]});
         let brief = sim
-            .complete(&ModelRequest {
-                purpose: Purpose::FinalBrief,
-                prompt: &Prompt::UNUSED,
+            .complete(&ModelRequest::new(
+                Purpose::FinalBrief,
+                &Prompt::UNUSED,
                 payload,
-            })
+            ))
             .await
             .unwrap();
         assert_eq!(

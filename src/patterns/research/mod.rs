@@ -199,11 +199,7 @@ impl Desk<'_> {
         prompt: &'static Prompt,
         payload: Value,
     ) -> Result<ModelOutput, Stop> {
-        let request = ModelRequest {
-            purpose,
-            prompt,
-            payload,
-        };
+        let request = ModelRequest::new(purpose, prompt, payload);
         self.gateway
             .model(label.to_string(), request)
             .await

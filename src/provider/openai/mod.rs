@@ -276,9 +276,8 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
     };
     let usage = body.get("usage").map(usage_of);
     Ok(Completion {
-        output: ModelOutput::Text(content),
         usage,
-        served: false,
+        ..Completion::from(ModelOutput::Text(content))
     })
 }
 

@@ -222,9 +222,10 @@ impl Reading {
     fn done(mut self) -> Completion {
         self.flush();
         Completion {
-            output: ModelOutput::Text(secrets::scrub_model_text(&self.text).into_owned()),
             usage: self.usage,
-            served: false,
+            ..Completion::from(ModelOutput::Text(
+                secrets::scrub_model_text(&self.text).into_owned(),
+            ))
         }
     }
 

@@ -34,13 +34,13 @@ fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
 
 fn contribution() -> ModelRequest {
-    ModelRequest {
-        purpose: Purpose::Contribution {
+    ModelRequest::new(
+        Purpose::Contribution {
             role: "risk_analyst".into(),
         },
-        prompt: &CONTRIBUTION_PROMPT,
-        payload: json!({"goal": "Decide."}),
-    }
+        &CONTRIBUTION_PROMPT,
+        json!({"goal": "Decide."}),
+    )
 }
 
 fn completion(content: &str) -> Value {
@@ -477,13 +477,13 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
         .respond_with(ResponseTemplate::new(200).set_body_json(completion("{}")))
         .mount(&server)
         .await;
-    let request = ModelRequest {
-        purpose: Purpose::Contribution {
+    let request = ModelRequest::new(
+        Purpose::Contribution {
             role: "risk_analyst".into(),
         },
-        prompt: &CONTRIBUTION_PROMPT,
-        payload: json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
-    };
+        &CONTRIBUTION_PROMPT,
+        json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
+    );
     provider(&server, Duration::from_secs(5))
         .complete(&request, None)
         .await

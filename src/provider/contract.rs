@@ -1,0 +1,67 @@
+//! What a model call's answer must be, as an endpoint is asked for it: the
+//! contract's strict JSON Schema (`native`), the functions the model is
+//! made to call (`tool`), and how the calls of an answer read back as the
+//! contract's JSON. Each pattern builds its contracts in its own folder,
+//! from the same definitions its validation uses; the provider only sends
+//! and reads them and never tells patterns apart.
+
+use serde_json::Value;
+
+/// A contract as a request carries it.
+#[derive(Clone, Debug)]
+pub(crate) struct Contract {
+    /// The schema's name as a request names it (`contribution`, `plan`,
+    /// `turn`, `research_plan`, `notes`, `synthesis`).
+    pub(crate) name: &'static str,
+    /// The answer's JSON Schema, in OpenAI's strict subset: every object
+    /// closed (`additionalProperties: false`), every property required
+    /// (optional ones nullable).
+    pub(crate) schema: Value,
+    /// `tool` mode: the functions offered; the model must call one.
+    pub(crate) functions: Vec<Function>,
+    /// `tool` mode: the answer the calls of one model answer stand for, in
+    /// the contract's own JSON (what a `native` answer would have been);
+    /// the error, in words a repair can quote, when they stand for none.
+    pub(crate) answer_of_calls: fn(&[ToolCall]) -> Result<Value, String>,
+}
+
+/// One function offered to the model in `tool` mode.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Function {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    /// The arguments' JSON Schema.
+    pub(crate) parameters: Value,
+    /// Whether `parameters` is in the strict subset (a tool whose arguments
+    /// are free-form is not).
+    pub(crate) strict: bool,
+}
+
+/// One function call of a model's answer, its arguments parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ToolCall {
+    pub(crate) name: String,
+    pub(crate) arguments: Value,
+}
+
+/// Why the model stopped writing, as the endpoint said.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Finish {
+    /// It finished (or the endpoint did not say).
+    #[default]
+    Stop,
+    /// Cut at the output limit (`finish_reason: "length"`): the text is
+    /// what came before the cut.
+    Length,
+    /// It refused (`message.refusal`), in its own words (scrubbed).
+    Refused(String),
+}
+
+/// One round of repair as the next request carries it: the answer that
+/// failed its contract, given back as the assistant's turn, and what was
+/// wrong with it, as the next user message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RepairTurn {
+    pub(crate) answer: String,
+    pub(crate) error: String,
+}
