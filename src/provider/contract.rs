@@ -23,6 +23,11 @@ pub(crate) struct Contract {
     /// the contract's own JSON (what a `native` answer would have been);
     /// the error, in words a repair can quote, when they stand for none.
     pub(crate) answer_of_calls: fn(&[ToolCall]) -> Result<Value, String>,
+    /// An endpoint's answer in the schema's wire form (optional keys
+    /// present as nulls, a free-form object written as a string holding
+    /// it) turned back into the contract's own JSON; an answer already in
+    /// that form is left as it is.
+    pub(crate) normalise: fn(Value) -> Value,
 }
 
 /// One function offered to the model in `tool` mode.
