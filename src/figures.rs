@@ -36,6 +36,22 @@ pub(crate) fn compact(n: u64) -> String {
     unreachable!("the last unit always answers")
 }
 
+/// The parts of a call's tokens an endpoint counted apart, in words:
+/// ` (1.2k cached · 300 reasoning)`, or nothing when it counted neither
+/// (the sim never does, so its lines read as they always have).
+pub(crate) fn token_parts(cached: u64, reasoning: u64) -> String {
+    let parts: Vec<String> = [(cached, "cached"), (reasoning, "reasoning")]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{} {what}", compact(n)))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(" · "))
+    }
+}
+
 /// US dollars without the sign: cents from a dollar up (`12.35`), three
 /// significant digits below (`0.042`, `0.000123`), `0` for nothing.
 pub(crate) fn dollars(amount: f64) -> String {
@@ -54,6 +70,14 @@ pub(crate) fn dollars(amount: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_parts_are_said_only_when_counted() {
+        assert_eq!(token_parts(0, 0), "");
+        assert_eq!(token_parts(1_200, 0), " (1.2k cached)");
+        assert_eq!(token_parts(0, 80), " (80 reasoning)");
+        assert_eq!(token_parts(300, 80), " (300 cached · 80 reasoning)");
+    }
 
     #[test]
     fn counts_read_as_people_write_them() {

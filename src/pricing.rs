@@ -11,37 +11,47 @@ use crate::scenario::{ModelPrice, PriceTable};
 pub(crate) const SIM_MODEL: &str = "sim";
 
 /// When the compiled-in prices were taken from the providers' public
-/// price lists (standard tier, uncached input, USD per million tokens).
+/// price lists (standard tier, USD per million tokens).
 pub const BUILT_IN_TAKEN: &str = "2026-11-23";
 
-/// A few well-known models' list prices, USD per million input and output
-/// tokens. Anthropic's models are listed for when they are reached through
-/// an OpenAI-compatible proxy (LiteLLM, OpenRouter-style gateways) under
+/// A few well-known models' list prices, USD per million input, output
+/// and cached input tokens (OpenAI's "cached input", Anthropic's "cache
+/// hits"); `docs/pricing.md` says where each comes from. Anthropic's
+/// models are listed for when they are reached through an
+/// OpenAI-compatible proxy (LiteLLM, OpenRouter-style gateways) under
 /// these names. Override any of them with `provider.pricing` or
 /// `--pricing`.
-const BUILT_IN: &[(&str, f64, f64)] = &[
-    ("gpt-4o", 2.50, 10.00),
-    ("gpt-4o-mini", 0.15, 0.60),
-    ("gpt-4.1", 2.00, 8.00),
-    ("gpt-4.1-mini", 0.40, 1.60),
-    ("gpt-4.1-nano", 0.10, 0.40),
-    ("o3-mini", 1.10, 4.40),
-    ("o4-mini", 1.10, 4.40),
-    ("gpt-5", 1.25, 10.00),
-    ("gpt-5-mini", 0.25, 2.00),
-    ("gpt-5-nano", 0.05, 0.40),
-    ("claude-opus-4-1", 15.00, 75.00),
-    ("claude-sonnet-4-5", 3.00, 15.00),
-    ("claude-sonnet-4-0", 3.00, 15.00),
-    ("claude-haiku-4-5", 1.00, 5.00),
-    ("claude-3-5-haiku-latest", 0.80, 4.00),
+const BUILT_IN: &[(&str, ModelPrice)] = &[
+    ("gpt-4o", listed(2.50, 10.00, 1.25)),
+    ("gpt-4o-mini", listed(0.15, 0.60, 0.075)),
+    ("gpt-4.1", listed(2.00, 8.00, 0.50)),
+    ("gpt-4.1-mini", listed(0.40, 1.60, 0.10)),
+    ("gpt-4.1-nano", listed(0.10, 0.40, 0.025)),
+    ("o3-mini", listed(1.10, 4.40, 0.55)),
+    ("o4-mini", listed(1.10, 4.40, 0.275)),
+    ("gpt-5", listed(1.25, 10.00, 0.125)),
+    ("gpt-5-mini", listed(0.25, 2.00, 0.025)),
+    ("gpt-5-nano", listed(0.05, 0.40, 0.005)),
+    ("claude-opus-4-1", listed(15.00, 75.00, 1.50)),
+    ("claude-sonnet-4-5", listed(3.00, 15.00, 0.30)),
+    ("claude-sonnet-4-0", listed(3.00, 15.00, 0.30)),
+    ("claude-haiku-4-5", listed(1.00, 5.00, 0.10)),
+    ("claude-3-5-haiku-latest", listed(0.80, 4.00, 0.08)),
 ];
+
+const fn listed(input: f64, output: f64, cached_input: f64) -> ModelPrice {
+    ModelPrice {
+        input,
+        output,
+        cached_input: Some(cached_input),
+    }
+}
 
 /// The compiled-in prices, in the order listed.
 pub fn built_in() -> PriceTable {
     BUILT_IN
         .iter()
-        .map(|&(model, input, output)| (model.to_string(), ModelPrice { input, output }))
+        .map(|(model, price)| (model.to_string(), *price))
         .collect()
 }
 
@@ -60,8 +70,8 @@ pub(crate) fn price_of(
         .or_else(|| {
             BUILT_IN
                 .iter()
-                .find(|(name, _, _)| *name == model)
-                .map(|&(_, input, output)| ModelPrice { input, output })
+                .find(|(name, _)| *name == model)
+                .map(|(_, price)| *price)
         })
 }
 
@@ -72,17 +82,32 @@ pub(crate) const MAX_DOLLARS: f64 = f64::MAX;
 
 /// What `usage` costs at `price`, to a ten-billionth of a dollar (a whole
 /// number of ten-billionths prints as the decimal it is), held at
-/// [`MAX_DOLLARS`].
+/// [`MAX_DOLLARS`]. Cached input tokens cost the cached-input price (the
+/// input price when the model has none) and the rest of the input the
+/// input price; reasoning tokens are output and cost what output costs,
+/// once.
 pub(crate) fn cost(usage: &TokenUsage, price: &ModelPrice) -> f64 {
-    let (input, output) = (usage.input as f64, usage.output as f64);
-    let product = input * price.input + output * price.output;
+    let cached = usage.cached.min(usage.input);
+    let (fresh, cached, output) = (
+        (usage.input - cached) as f64,
+        cached as f64,
+        usage.output as f64,
+    );
+    let cached_price = price.cached_input.unwrap_or(price.input);
+    let product = fresh * price.input + output * price.output;
+    // Without cached tokens the sum is the one it always was, to the bit.
+    let product = if cached > 0.0 {
+        product + cached * cached_price
+    } else {
+        product
+    };
     let dollars = if product.is_finite() {
         product / 1e6
     } else {
         // The product overflowed where the cost need not: the price per
         // token first. (Only then, so that every other cost is the same
         // to the last bit.)
-        input * (price.input / 1e6) + output * (price.output / 1e6)
+        fresh * (price.input / 1e6) + cached * (cached_price / 1e6) + output * (price.output / 1e6)
     };
     round_dollars(dollars)
 }
@@ -111,7 +136,7 @@ mod tests {
     use super::*;
 
     fn table(model: &str, input: f64, output: f64) -> PriceTable {
-        [(model.to_string(), ModelPrice { input, output })]
+        [(model.to_string(), ModelPrice::new(input, output))]
             .into_iter()
             .collect()
     }
@@ -146,21 +171,9 @@ mod tests {
             output: 345,
             ..TokenUsage::default()
         };
-        let price = ModelPrice {
-            input: 1.0,
-            output: 2.0,
-        };
+        let price = ModelPrice::new(1.0, 2.0);
         assert_eq!(cost(&usage, &price), 0.00189);
-        assert_eq!(
-            cost(
-                &usage,
-                &ModelPrice {
-                    input: 0.4,
-                    output: 1.6
-                }
-            ),
-            0.001032
-        );
+        assert_eq!(cost(&usage, &ModelPrice::new(0.4, 1.6)), 0.001032);
         assert_eq!(round_dollars(0.1 + 0.2), 0.3);
     }
 
@@ -171,10 +184,7 @@ mod tests {
             output: 10,
             ..TokenUsage::default()
         };
-        let huge = ModelPrice {
-            input: 1e308,
-            output: 1e308,
-        };
+        let huge = ModelPrice::new(1e308, 1e308);
         let dollars = cost(&usage, &huge);
         assert!(dollars.is_finite(), "{dollars}");
         assert!((dollars / 1.01e305 - 1.0).abs() < 1e-12, "{dollars}");

@@ -19,7 +19,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 fn table(model: &str, input: f64, output: f64) -> PriceTable {
-    [(model.to_string(), ModelPrice { input, output })]
+    [(model.to_string(), ModelPrice::new(input, output))]
         .into_iter()
         .collect()
 }

@@ -80,7 +80,7 @@ fn deltas(events: &[Event], id: u64) -> Vec<(u64, String)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::CallDelta { call, text } if *call == id => Some((e.t_ms, text.clone())),
+            EventKind::CallDelta { call, text, .. } if *call == id => Some((e.t_ms, text.clone())),
             _ => None,
         })
         .collect()

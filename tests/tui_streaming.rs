@@ -68,6 +68,7 @@ fn with_deltas(events: &[Arc<Event>], call: u64, pieces: &[&str]) -> Vec<Arc<Eve
             kind: EventKind::CallDelta {
                 call,
                 text: text.to_string(),
+                reasoning: false,
             },
         }));
     }
@@ -255,6 +256,7 @@ async fn the_models_row_shows_the_time_to_the_first_token_and_tokens_a_second() 
             http_status: None,
             first_token_ms: Some(420),
             tokens_per_s: Some(38.0),
+            reasoning: None,
             record: None,
             served: false,
         },

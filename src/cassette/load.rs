@@ -3,7 +3,7 @@
 //! its gates, and the descriptions its MCP servers gave.
 
 use super::GateTarget;
-use super::{Cassette, MissPolicy, Recorded, Shelf};
+use super::{Cassette, MissPolicy, Recorded, RecordedDelta, Shelf};
 use crate::bus::{Event, EventKind, GatePoint, RunStarted};
 use crate::control::Control;
 use crate::record::{RecordingError, read_recording_each};
@@ -77,7 +77,7 @@ struct Reading {
     /// Calls started and not finished: their tool, purpose-less, and the
     /// run time they started at.
     started: HashMap<u64, Duration>,
-    deltas: HashMap<u64, Vec<(Duration, String)>>,
+    deltas: HashMap<u64, Vec<RecordedDelta>>,
     shelves: HashMap<(String, Option<String>), Shelf>,
     script: Vec<(GatePoint, Control)>,
     described: Option<Vec<(String, String)>>,
@@ -117,12 +117,17 @@ impl Reading {
             EventKind::CallStarted { call, .. } => {
                 self.started.insert(*call, at);
             }
-            EventKind::CallDelta { call, text } => {
+            EventKind::CallDelta {
+                call,
+                text,
+                reasoning,
+            } => {
                 let since = at.saturating_sub(self.started.get(call).copied().unwrap_or(at));
-                self.deltas
-                    .entry(*call)
-                    .or_default()
-                    .push((since, text.clone()));
+                self.deltas.entry(*call).or_default().push(RecordedDelta {
+                    at: since,
+                    text: text.clone(),
+                    reasoning: *reasoning,
+                });
             }
             EventKind::CallFinished {
                 call,
@@ -130,6 +135,7 @@ impl Reading {
                 outcome,
                 latency_ms,
                 usage,
+                reasoning,
                 record,
                 ..
             } => {
@@ -148,6 +154,7 @@ impl Reading {
                     latency: Duration::from_millis(*latency_ms),
                     ended: record.ended_us.map(Duration::from_micros),
                     usage: *usage,
+                    reasoning: reasoning.clone(),
                     deltas: self.deltas.remove(call).unwrap_or_default(),
                 };
                 let key = (tool.clone(), record.purpose.clone());

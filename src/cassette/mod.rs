@@ -51,9 +51,20 @@ pub(crate) struct Recorded {
     /// The run time it ended at, when the recording says.
     pub(crate) ended: Option<Duration>,
     pub(crate) usage: Option<TokenUsage>,
-    /// A streamed answer's text as it arrived: run time since the call
-    /// started, and the text.
-    pub(crate) deltas: Vec<(Duration, String)>,
+    /// The model's reasoning text, as the call's `call_finished` kept it.
+    pub(crate) reasoning: Option<String>,
+    /// A streamed answer's text as it arrived, in order.
+    pub(crate) deltas: Vec<RecordedDelta>,
+}
+
+/// One `call_delta` of a recorded call.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RecordedDelta {
+    /// Run time since the call started.
+    pub(crate) at: Duration,
+    pub(crate) text: String,
+    /// The text is the model's reasoning, not its answer.
+    pub(crate) reasoning: bool,
 }
 
 /// How the cassette answers one call.

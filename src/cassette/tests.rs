@@ -50,6 +50,7 @@ fn finished(call: u64, tool: &str, record: CallRecord) -> EventKind {
         first_token_ms: None,
         tokens_per_s: None,
         served: false,
+        reasoning: None,
         record: Some(Box::new(record)),
     }
 }

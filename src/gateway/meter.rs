@@ -5,6 +5,8 @@
 //! out is counted when it finishes; only the next gate or call stops.
 //! Sums stop at the largest count (2^64 − 1 tokens, the largest finite
 //! number of dollars) and say so (`"saturated": true`), never wrapping.
+//! Tokens count as the endpoint bills them: cached tokens are a part of
+//! the input and reasoning tokens a part of the output, never added on top.
 
 use crate::bus::TokenUsage;
 use crate::pricing::{self, is_held, round_dollars};
@@ -19,6 +21,8 @@ use std::sync::{Mutex, PoisonError};
 struct Tally {
     input: u64,
     output: u64,
+    cached: u64,
+    reasoning: u64,
     cost_usd: f64,
 }
 
@@ -26,6 +30,8 @@ impl Tally {
     fn add(&mut self, usage: &TokenUsage) {
         self.input = self.input.saturating_add(usage.input);
         self.output = self.output.saturating_add(usage.output);
+        self.cached = self.cached.saturating_add(usage.cached);
+        self.reasoning = self.reasoning.saturating_add(usage.reasoning);
         self.cost_usd = round_dollars(self.cost_usd + usage.cost_usd.unwrap_or(0.0));
     }
 
@@ -38,13 +44,16 @@ impl Tally {
         self.input == u64::MAX || self.output == u64::MAX || (priced && is_held(self.cost_usd))
     }
 
-    /// `{input_tokens, output_tokens, cost_usd}`, the cost only when the
-    /// model has a price, and `saturated: true` only when a figure was
-    /// held at its most.
+    /// `{input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+    /// cost_usd}`, the parts only when the endpoint counted some, the cost
+    /// only when the model has a price, and `saturated: true` only when a
+    /// figure was held at its most.
     fn figures(&self, priced: bool) -> Figures {
         Figures {
             input_tokens: self.input,
             output_tokens: self.output,
+            cached_tokens: self.cached,
+            reasoning_tokens: self.reasoning,
             cost_usd: priced.then_some(self.cost_usd),
             saturated: self.saturated(priced),
         }
@@ -56,16 +65,30 @@ impl Tally {
 struct Figures {
     input_tokens: u64,
     output_tokens: u64,
+    /// Of `input_tokens`, those served from the endpoint's prompt cache.
+    #[serde(skip_serializing_if = "is_zero")]
+    cached_tokens: u64,
+    /// Of `output_tokens`, those the model spent reasoning.
+    #[serde(skip_serializing_if = "is_zero")]
+    reasoning_tokens: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     cost_usd: Option<f64>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     saturated: bool,
 }
 
+/// Parts of the tokens nobody counted are left out, so that a run on the
+/// sim reads as it did before they were counted.
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
 /// The `usage` of a run's result: `{input_tokens, output_tokens,
-/// cost_usd, saturated, estimated, by_agent: {<who>: {input_tokens,
-/// output_tokens, cost_usd, saturated}}}`, without `cost_usd` when the
-/// model has no price and without `saturated` unless a figure was held.
+/// cached_tokens, reasoning_tokens, cost_usd, saturated, estimated,
+/// by_agent: {<who>: {input_tokens, output_tokens, cached_tokens,
+/// reasoning_tokens, cost_usd, saturated}}}`, without `cached_tokens` and
+/// `reasoning_tokens` when zero, without `cost_usd` when the model has no
+/// price and without `saturated` unless a figure was held.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Usage {
     #[serde(flatten)]
@@ -220,10 +243,7 @@ mod tests {
         })
     }
 
-    const ONE_TWO: ModelPrice = ModelPrice {
-        input: 1.0,
-        output: 2.0,
-    };
+    const ONE_TWO: ModelPrice = ModelPrice::new(1.0, 2.0);
 
     #[test]
     fn each_call_is_priced_and_summed_by_who_made_it() {
@@ -259,10 +279,7 @@ mod tests {
         assert!(usage["cost_usd"].as_f64().is_some_and(f64::is_finite));
 
         let priced_past = Meter::new(
-            Some(ModelPrice {
-                input: f64::MAX,
-                output: 0.0,
-            }),
+            Some(ModelPrice::new(f64::MAX, 0.0)),
             SpendLimits {
                 max_tokens: None,
                 max_cost_usd: Some(1e300),

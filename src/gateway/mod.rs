@@ -361,6 +361,7 @@ impl Gateway {
                 match result {
                     Ok(completion) => CallDetails {
                         usage: completion.usage,
+                        reasoning: completion.reasoning.clone(),
                         ..details
                     },
                     Err(error) => CallDetails {
@@ -532,6 +533,7 @@ impl Gateway {
             error: details.error,
             http_status: details.http_status,
             served: details.served,
+            reasoning: details.reasoning,
             record: details.record,
         });
         pass.settle(outcome);
@@ -567,6 +569,8 @@ struct CallDetails {
     record: Option<Box<CallRecord>>,
     /// The answer was served from a cassette.
     served: bool,
+    /// A model's reasoning text, apart from its answer.
+    reasoning: Option<String>,
 }
 
 /// Which attempt of which tool's call, and what it is for.

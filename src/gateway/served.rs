@@ -210,11 +210,12 @@ pub(super) async fn completion(
     playback: Playback,
 ) -> Result<Completion, ProviderError> {
     let (start, end) = playback.span_of(&recorded);
-    for (at, piece) in recorded.deltas {
-        playback.until(start.saturating_add(at)).await;
+    for delta in recorded.deltas {
+        playback.until(start.saturating_add(delta.at)).await;
         let _ = text.send(TextPiece {
-            text: piece,
+            text: delta.text,
             new: true,
+            reasoning: delta.reasoning,
         });
     }
     let Some(answer) = recorded.record.answer else {
@@ -245,6 +246,7 @@ pub(super) async fn completion(
         output,
         usage: recorded.usage,
         served: true,
+        reasoning: recorded.reasoning,
         ..Completion::from(ModelOutput::Text(String::new()))
     })
 }

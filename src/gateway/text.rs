@@ -2,7 +2,9 @@
 //! over, published as `call_delta` at most once per [`COALESCE`] of run time
 //! per call, whatever is left published before the call's finish, so that
 //! the deltas of a call concatenate to its text and the bus and recording
-//! stay small. It also times the first and the last piece: the time to the
+//! stay small. Reasoning text goes out in deltas of its own, marked, in
+//! the order it came, and is never timed as the answer's first token. It
+//! also times the first and the last piece of the answer: the time to the
 //! first token and the tokens a second. It never waits on the provider:
 //! pieces queue in a channel the call drains between them.
 
@@ -27,13 +29,36 @@ pub(super) struct CallText {
 
 #[derive(Debug, Default)]
 struct Pending {
-    /// Text not published yet.
-    text: String,
+    /// Text not published yet, in the order it came: runs of answer text
+    /// and of reasoning, each run one delta.
+    runs: Vec<Run>,
     /// Run time of the last delta published.
     sent_at: Option<Duration>,
     /// Run time of the first and the last piece of new text.
     first: Option<Duration>,
     last: Option<Duration>,
+}
+
+/// Text of one kind waiting to be published.
+#[derive(Debug)]
+struct Run {
+    reasoning: bool,
+    text: String,
+}
+
+impl Pending {
+    fn push(&mut self, piece: TextPiece) {
+        if piece.text.is_empty() {
+            return;
+        }
+        match self.runs.last_mut() {
+            Some(run) if run.reasoning == piece.reasoning => run.text.push_str(&piece.text),
+            _ => self.runs.push(Run {
+                reasoning: piece.reasoning,
+                text: piece.text,
+            }),
+        }
+    }
 }
 
 /// When a call's text came.
@@ -105,11 +130,12 @@ impl CallText {
     fn take(&self, piece: TextPiece) {
         let now = self.bus.clock().elapsed();
         let mut state = self.state.lock();
-        if piece.new {
+        // Reasoning is not the answer: its first token is the answer's.
+        if piece.new && !piece.reasoning {
             state.first.get_or_insert(now);
             state.last = Some(now);
         }
-        state.text.push_str(&piece.text);
+        state.push(piece);
         if state.sent_at.is_none_or(|at| now >= at + COALESCE) {
             self.publish(&mut state);
         }
@@ -118,7 +144,7 @@ impl CallText {
     /// The run time at which the text waiting may be published.
     fn due(&self) -> Option<Duration> {
         let state = self.state.lock();
-        if state.text.is_empty() {
+        if state.runs.is_empty() {
             return None;
         }
         Some(state.sent_at.map_or(Duration::ZERO, |at| at + COALESCE))
@@ -133,15 +159,14 @@ impl CallText {
     }
 
     fn publish(&self, state: &mut Pending) {
-        if state.text.is_empty() {
-            return;
+        for run in std::mem::take(&mut state.runs) {
+            let t_ms = self.bus.publish_stamped(EventKind::CallDelta {
+                call: self.call,
+                text: run.text,
+                reasoning: run.reasoning,
+            });
+            state.sent_at = Some(Duration::from_millis(t_ms));
         }
-        let text = std::mem::take(&mut state.text);
-        let t_ms = self.bus.publish_stamped(EventKind::CallDelta {
-            call: self.call,
-            text,
-        });
-        state.sent_at = Some(Duration::from_millis(t_ms));
     }
 
     /// The call ended: wait until the text left may go out without coming
@@ -177,6 +202,7 @@ mod tests {
         TextPiece {
             text: text.into(),
             new: true,
+            reasoning: false,
         }
     }
 
@@ -201,7 +227,7 @@ mod tests {
         let timing = text.finish();
         let mut deltas = Vec::new();
         while let Some(Delivery::Event(event)) = sub.try_next() {
-            if let EventKind::CallDelta { call, text } = &event.kind {
+            if let EventKind::CallDelta { call, text, .. } = &event.kind {
                 assert_eq!(*call, 7);
                 deltas.push((event.t_ms, text.clone()));
             }

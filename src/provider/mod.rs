@@ -120,6 +120,9 @@ pub(crate) struct TextPiece {
     /// New text came from the model with this piece (not text held back
     /// and let out at the end): what times the first and the last token.
     pub(crate) new: bool,
+    /// The piece is the model's reasoning (`reasoning_content`), not its
+    /// answer: shown apart, never timed as the answer's first token.
+    pub(crate) reasoning: bool,
 }
 
 /// Where a streaming provider hands over the text of an answer as it

@@ -23,6 +23,22 @@ pub struct ModelPrice {
     /// US dollars per million output (completion) tokens.
     #[schemars(range(min = 0))]
     pub output: f64,
+    /// US dollars per million input tokens the endpoint served from its
+    /// prompt cache; without it, cached tokens cost what `input` costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub cached_input: Option<f64>,
+}
+
+impl ModelPrice {
+    /// A price without a cached-input price of its own.
+    pub const fn new(input: f64, output: f64) -> Self {
+        ModelPrice {
+            input,
+            output,
+            cached_input: None,
+        }
+    }
 }
 
 /// Prices by model name, as the endpoint is asked for the model
@@ -84,8 +100,17 @@ pub fn parse_prices(text: &str, file: &str) -> Result<PriceTable, ScenarioErrors
         .map_err(|e| ScenarioErrors::one(file, None, JsonPath::root(), e.to_string()))
 }
 
+/// The fields of a model's price: whether each must be given, and what it
+/// is the price of, as an error says it.
+const FIELDS: [(&str, bool, &str); 3] = [
+    ("input", true, "input"),
+    ("output", true, "output"),
+    ("cached_input", false, "cached input"),
+];
+
 /// The problems of a pricing table at `path`: an object of models, each
-/// an object of exactly `input` and `output`, numbers of dollars ≥ 0.
+/// an object of `input`, `output` and optionally `cached_input`, numbers
+/// of dollars ≥ 0.
 pub(crate) fn check_table(value: &Value, path: &JsonPath) -> Vec<Problem> {
     let mut problems = Vec::new();
     let Value::Object(models) = value else {
@@ -118,27 +143,29 @@ pub(crate) fn check_table(value: &Value, path: &JsonPath) -> Vec<Problem> {
         };
         for name in fields
             .keys()
-            .filter(|k| !["input", "output"].contains(&k.as_str()))
+            .filter(|k| FIELDS.iter().all(|(field, _, _)| field != k))
         {
             problems.push(Problem::at_key(
                 at.key(name),
                 format!(
-                    "unknown field {}; expected one of: input, output",
+                    "unknown field {}; expected one of: input, output, cached_input",
                     Value::from(name.as_str())
                 ),
             ));
         }
-        for field in ["input", "output"] {
+        for (field, required, tokens) in FIELDS {
             match fields.get(field) {
-                None => problems.push(Problem::at(
+                None if required => problems.push(Problem::at(
                     at.clone(),
-                    format!("missing field \"{field}\": US dollars per million {field} tokens"),
+                    format!("missing field \"{field}\": US dollars per million {tokens} tokens"),
                 )),
-                Some(Value::Number(n)) if n.as_f64().is_some_and(|d| d >= 0.0) => {}
+                None => {}
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|d| d.is_finite() && d >= 0.0) => {
+                }
                 Some(other) => problems.push(Problem::at(
                     at.key(field),
                     format!(
-                        "expected US dollars per million {field} tokens, a number ≥ 0, found {}",
+                        "expected US dollars per million {tokens} tokens, a number ≥ 0, found {}",
                         super::value_words::describe_value(other)
                     ),
                 )),
@@ -160,13 +187,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(table.keys().collect::<Vec<_>>(), ["m1", "m0"]);
-        assert_eq!(
-            table["m0"],
-            ModelPrice {
-                input: 0.4,
-                output: 1.6
-            }
-        );
+        assert_eq!(table["m0"], ModelPrice::new(0.4, 1.6));
     }
 
     #[test]

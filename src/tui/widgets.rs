@@ -17,9 +17,20 @@ use unicode_width::UnicodeWidthStr;
 /// Text a model is writing, marked as in progress, in `room` columns (a
 /// row, or several to wrap): the end of the first of `keys` the answer
 /// has so far, or of the text itself when it is prose; while a JSON answer
-/// has not reached one of them, how much it has written.
+/// has not reached one of them, how much it has written. Before the answer
+/// begins, the end of the model's reasoning, dimmed: it is not the answer.
 pub(crate) fn writing(text: &PartialText, keys: &[&str], room: usize) -> Line<'static> {
     let mark = Span::styled("✎ ", Style::default().fg(theme::ACCENT));
+    if let Some(reasoning) = text.reasoning_shown() {
+        return Line::from(vec![
+            mark,
+            Span::styled(
+                tail(&reasoning, room.saturating_sub(2)),
+                theme::dim()
+                    .add_modifier(ratatui::style::Modifier::DIM | ratatui::style::Modifier::ITALIC),
+            ),
+        ]);
+    }
     match text.shown(keys) {
         Some(shown) => Line::from(vec![
             mark,

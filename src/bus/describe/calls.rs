@@ -14,9 +14,14 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             label,
             ..
         } => format!("{tool}: {label}{}", attempt_note(*attempt)),
-        EventKind::CallDelta { call, text } => format!(
-            "call {call}: {} more",
-            plural(text.chars().count() as u64, "character")
+        EventKind::CallDelta {
+            call,
+            text,
+            reasoning,
+        } => format!(
+            "call {call}: {} more{}",
+            plural(text.chars().count() as u64, "character"),
+            if *reasoning { " of reasoning" } else { "" }
         ),
         EventKind::CallFinished {
             tool,
@@ -40,8 +45,10 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
                 // `~` marks the sim's estimates, as the header does.
                 let about = if usage.estimated { "~" } else { "" };
                 line.push_str(&format!(
-                    " · {about}{}+{} tokens",
-                    usage.input, usage.output
+                    " · {about}{}+{} tokens{}",
+                    usage.input,
+                    usage.output,
+                    crate::figures::token_parts(usage.cached, usage.reasoning)
                 ));
                 if let Some(cost) = usage.cost_usd {
                     line.push_str(&format!(" · {about}${}", crate::figures::dollars(cost)));

@@ -230,12 +230,13 @@ mod tests {
             tokens_per_s: None,
             record: None,
             served: false,
+            reasoning: None,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,
             output: 300,
             cost_usd: Some(0.00096),
-            estimated: false,
+            ..crate::bus::TokenUsage::default()
         };
         assert_eq!(
             describe(&finished(counted)),
@@ -249,6 +250,15 @@ mod tests {
         assert_eq!(
             describe(&finished(estimated)),
             "model: ok in 400 ms · ~1200+300 tokens"
+        );
+        let parts = crate::bus::TokenUsage {
+            cached: 1000,
+            reasoning: 120,
+            ..counted
+        };
+        assert_eq!(
+            describe(&finished(parts)),
+            "model: ok in 400 ms · 1200+300 tokens (1.0k cached · 120 reasoning) · $0.00096"
         );
     }
 

@@ -129,6 +129,10 @@ pub enum EventKind, read as KindNamed = "EventKind" {
     CallDelta {
         call: u64,
         text: String,
+        /// The text is the model's reasoning (`reasoning_content`), which
+        /// comes before its answer and is never part of it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        reasoning: bool,
     },
     CallFinished {
         call: u64,
@@ -158,6 +162,11 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// recording's, it cost nothing now and nothing left the machine.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         served: bool,
+        /// The model's reasoning text (`reasoning_content`), whole and
+        /// scrubbed: kept apart from the answer, never part of a prompt,
+        /// and served again by a cassette.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reasoning: Option<String>,
         /// What was asked and what came back, for a cassette to serve the
         /// call again.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -14,11 +14,21 @@ pub struct RunModel {
 }
 
 /// Tokens a model call took: prompt in, completion out, and what they
-/// cost when the model has a price.
+/// cost when the model has a price. `cached` is a part of `input` and
+/// `reasoning` a part of `output`, as the endpoint bills them: never
+/// added on top.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TokenUsage {
     pub input: u64,
     pub output: u64,
+    /// Prompt tokens the endpoint served from its prompt cache
+    /// (`prompt_tokens_details.cached_tokens`), at most `input`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached: u64,
+    /// Output tokens the model spent reasoning before its answer
+    /// (`completion_tokens_details.reasoning_tokens`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning: u64,
     /// US dollars, from the model's price per million tokens; absent when
     /// the model has none (or in a recording made before prices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -27,6 +37,12 @@ pub struct TokenUsage {
     /// the text, not an endpoint's count.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+}
+
+/// Counts of zero are left out, so that usage without cached or
+/// reasoning tokens reads as it did before they were counted.
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl TokenUsage {

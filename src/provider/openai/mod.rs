@@ -277,24 +277,44 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
     let usage = body.get("usage").map(usage_of);
     Ok(Completion {
         usage,
+        reasoning: reasoning_of(message)
+            .filter(|text| !text.is_empty())
+            .map(|text| secrets::scrub_model_text(text).into_owned()),
         ..Completion::from(ModelOutput::Text(content))
     })
 }
 
-/// The tokens a `usage` object counts (absent counts read as 0). A count
-/// past the largest (2^64 − 1, which JSON can write) is held there rather
-/// than read as none; the run's usage then says it is held.
+/// The reasoning text of a message or a stream's delta, as the servers
+/// that send it name it: `reasoning_content` (DeepSeek, vLLM, llama.cpp)
+/// or `reasoning` (Ollama, OpenRouter). Anything but text is not read:
+/// reasoning is shown and kept, never needed for the answer.
+fn reasoning_of(message: &Value) -> Option<&str> {
+    ["reasoning_content", "reasoning"]
+        .into_iter()
+        .find_map(|key| message.get(key).and_then(Value::as_str))
+}
+
+/// The tokens a `usage` object counts (absent counts read as 0), with
+/// the cached part of the prompt (`prompt_tokens_details.cached_tokens`)
+/// and the reasoning part of the completion
+/// (`completion_tokens_details.reasoning_tokens`), each held at the count
+/// it is a part of. A count past the
+/// largest (2^64 − 1, which JSON can write) is held there rather than read
+/// as none; the run's usage then says it is held.
 fn usage_of(usage: &Value) -> TokenUsage {
-    let count = |key: &str| {
-        usage.get(key).map_or(0, |n| {
+    let count = |pointer: &str| {
+        usage.pointer(pointer).map_or(0, |n| {
             n.as_u64()
                 .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
                 .unwrap_or(0)
         })
     };
+    let (input, output) = (count("/prompt_tokens"), count("/completion_tokens"));
     TokenUsage {
-        input: count("prompt_tokens"),
-        output: count("completion_tokens"),
+        input,
+        output,
+        cached: count("/prompt_tokens_details/cached_tokens").min(input),
+        reasoning: count("/completion_tokens_details/reasoning_tokens").min(output),
         ..TokenUsage::default()
     }
 }

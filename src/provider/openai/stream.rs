@@ -3,12 +3,14 @@
 //! comes (scrubbed, a secret split across chunks included), the usage
 //! taken from the chunk that carries it (OpenAI's with `choices: []`,
 //! LiteLLM's with `choices: [{"index": 0, "delta": {}}]`), to `[DONE]`.
+//! Reasoning text (`delta.reasoning_content` or `delta.reasoning`) is
+//! handed on marked as such and kept apart from the answer.
 //! A stream that breaks off before `[DONE]` or a finish, or a chunk that is
 //! no chunk, is a bad response quoting the text so far. A server that
 //! ignores `stream` and sends one JSON completion (whatever its content
 //! type says) is read as the non-streaming path reads it.
 
-use super::{OpenAiError, parse_completion, usage_of};
+use super::{OpenAiError, parse_completion, reasoning_of, usage_of};
 use crate::bus::TokenUsage;
 use crate::provider::sse::{SseError, SseEvent, SseReader};
 use crate::provider::{Completion, ModelOutput, TextPiece, TextSink};
@@ -111,6 +113,10 @@ struct Reading {
     scrubber: StreamScrubber,
     /// The model's text as it came, not yet scrubbed whole.
     text: String,
+    /// Its reasoning text, the same way, with a scrubber of its own: the
+    /// two are separate texts, a secret is split within one of them.
+    reasoning: String,
+    reasoning_scrubber: StreamScrubber,
     usage: Option<TokenUsage>,
     /// A chunk said why the model stopped (`finish_reason`).
     finished: bool,
@@ -122,6 +128,8 @@ impl Reading {
             sink,
             scrubber: StreamScrubber::default(),
             text: String::new(),
+            reasoning: String::new(),
+            reasoning_scrubber: StreamScrubber::default(),
             usage: None,
             finished: false,
         }
@@ -178,6 +186,9 @@ impl Reading {
     /// A chunk's first choice: its delta's text taken, and its
     /// `finish_reason` noted.
     fn apply_choice(&mut self, choice: &Value) -> Result<(), StreamFailure> {
+        if let Some(delta) = choice.get("delta") {
+            self.add_reasoning(delta);
+        }
         match choice.pointer("/delta/content") {
             None | Some(Value::Null) => {}
             Some(Value::String(content)) => self.add(content),
@@ -200,7 +211,26 @@ impl Reading {
         }
         self.text.push_str(content);
         let text = self.scrubber.push(content);
-        self.send(TextPiece { text, new: true });
+        self.send(TextPiece {
+            text,
+            new: true,
+            reasoning: false,
+        });
+    }
+
+    /// A delta's reasoning text, if it brings some: kept apart from the
+    /// answer and handed on marked as reasoning.
+    fn add_reasoning(&mut self, delta: &Value) {
+        let Some(piece) = reasoning_of(delta).filter(|piece| !piece.is_empty()) else {
+            return;
+        };
+        self.reasoning.push_str(piece);
+        let text = self.reasoning_scrubber.push(piece);
+        self.send(TextPiece {
+            text,
+            new: true,
+            reasoning: true,
+        });
     }
 
     fn send(&self, piece: TextPiece) {
@@ -213,9 +243,21 @@ impl Reading {
     /// Let out what the scrubber still holds: the text is complete, or
     /// broke off where it is.
     fn flush(&mut self) {
+        let reasoning = self.reasoning_scrubber.finish();
+        if !reasoning.is_empty() {
+            self.send(TextPiece {
+                text: reasoning,
+                new: false,
+                reasoning: true,
+            });
+        }
         let text = self.scrubber.finish();
         if !text.is_empty() {
-            self.send(TextPiece { text, new: false });
+            self.send(TextPiece {
+                text,
+                new: false,
+                reasoning: false,
+            });
         }
     }
 
@@ -223,6 +265,8 @@ impl Reading {
         self.flush();
         Completion {
             usage: self.usage,
+            reasoning: (!self.reasoning.is_empty())
+                .then(|| secrets::scrub_model_text(&self.reasoning).into_owned()),
             ..Completion::from(ModelOutput::Text(
                 secrets::scrub_model_text(&self.text).into_owned(),
             ))

@@ -27,8 +27,8 @@ pub(crate) fn estimate(request: &ModelRequest, output: &ModelOutput) -> TokenUsa
     TokenUsage {
         input: tokens(json_chars(&request.payload)),
         output: tokens(out),
-        cost_usd: None,
         estimated: true,
+        ..TokenUsage::default()
     }
 }
 

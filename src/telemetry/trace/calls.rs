@@ -100,7 +100,12 @@ impl TraceBuilder {
                 attempt,
                 ..
             } => self.number_worker_call(*call, tool, *attempt),
-            EventKind::CallDelta { call, text } => {
+            // The answer's text only: reasoning is no part of the output.
+            EventKind::CallDelta {
+                call,
+                text,
+                reasoning: false,
+            } => {
                 if self.content
                     && let Some(open) = self.calls.by_call_id(*call)
                     && let Some(last) = open.attempts.last_mut()

@@ -223,7 +223,11 @@ fn spend(run: &RunView) -> Vec<Vec<Span<'static>>> {
             None => "price unknown".to_string(),
         };
         parts.push(vec![Span::styled(
-            format!("{about}{} tok · {cost}", figures::compact(spend.tokens())),
+            format!(
+                "{about}{} tok{} · {cost}",
+                figures::compact(spend.tokens()),
+                spend.parts()
+            ),
             theme::dim(),
         )]);
     }

@@ -297,9 +297,17 @@ impl RunState {
             }
             // Shown where the call's agent sits until the call finishes
             // (and not a line of the log).
-            EventKind::CallDelta { call, text } => {
+            EventKind::CallDelta {
+                call,
+                text,
+                reasoning,
+            } => {
                 if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
-                    calling.text.push(text);
+                    if *reasoning {
+                        calling.text.push_reasoning(text);
+                    } else {
+                        calling.text.push(text);
+                    }
                 }
             }
             EventKind::CallFinished { call, usage, .. } => {
@@ -558,6 +566,7 @@ mod tests {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                reasoning: None,
                 record: None,
                 served: false,
             },
@@ -599,13 +608,13 @@ mod tests {
                 usage: Some(TokenUsage {
                     input: 1,
                     output: 1,
-                    cost_usd: None,
-                    estimated: false,
+                    ..TokenUsage::default()
                 }),
                 error: None,
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                reasoning: None,
                 record: None,
                 served: false,
             }));

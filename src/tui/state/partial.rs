@@ -3,21 +3,54 @@
 //! turn, the answer) replaces it. Bounded: the first [`PARTIAL_CAP`] bytes
 //! are kept, where the fields a pane shows begin. A pane reads the one JSON
 //! field it shows (a contribution's `summary`) as far as it is written, or
-//! the text itself when the model writes prose.
+//! the text itself when the model writes prose. A reasoning model's
+//! reasoning is kept apart, its latest [`REASONING_TAIL`] bytes only: a
+//! pane shows where the thinking has got to until the answer begins.
 
 use crate::sanitize::clean;
 
 /// The most of a call's text kept for showing; the rest is counted.
 pub(crate) const PARTIAL_CAP: usize = 16 * 1024;
 
+/// The most of a call's reasoning kept for showing: its end.
+pub(crate) const REASONING_TAIL: usize = 4 * 1024;
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PartialText {
     kept: String,
     /// Characters that came past the cap.
     dropped: u64,
+    /// The end of the reasoning so far, between one and two
+    /// [`REASONING_TAIL`]s long once that much came.
+    reasoning: String,
 }
 
 impl PartialText {
+    /// Reasoning text, never mixed into the answer.
+    pub(crate) fn push_reasoning(&mut self, text: &str) {
+        self.reasoning.push_str(text);
+        if self.reasoning.len() > 2 * REASONING_TAIL {
+            // Cut rarely, so that a long reasoning costs no more than
+            // copying it twice.
+            let mut cut = self.reasoning.len() - REASONING_TAIL;
+            while !self.reasoning.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.reasoning.drain(..cut);
+        }
+    }
+
+    /// What a pane shows while the model reasons and its answer has not
+    /// begun: the end of its reasoning, cleaned for the terminal, its
+    /// newlines spaces. `None` once the answer has begun, or without any.
+    pub(crate) fn reasoning_shown(&self) -> Option<String> {
+        if !self.kept.trim().is_empty() || self.reasoning.trim().is_empty() {
+            return None;
+        }
+        let found = crate::secrets::scrub(&self.reasoning).into_owned();
+        Some(clean(found.trim()).replace(['\n', '\t'], " "))
+    }
+
     pub(crate) fn push(&mut self, text: &str) {
         let room = PARTIAL_CAP.saturating_sub(self.kept.len());
         let mut cut = room.min(text.len());
@@ -28,8 +61,9 @@ impl PartialText {
         self.dropped += text[cut..].chars().count() as u64;
     }
 
+    /// Neither answer nor reasoning has come.
     pub(crate) fn is_empty(&self) -> bool {
-        self.kept.is_empty()
+        self.kept.is_empty() && self.reasoning.is_empty()
     }
 
     /// Characters written so far, those past the cap included.

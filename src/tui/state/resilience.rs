@@ -261,6 +261,7 @@ mod tests {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                reasoning: None,
                 record: None,
                 served: false,
             },

@@ -10,6 +10,10 @@ use crate::scenario::SpendLimits;
 pub(crate) struct Spend {
     pub(crate) input: u64,
     pub(crate) output: u64,
+    /// Of the input, tokens the endpoint served from its prompt cache; of
+    /// the output, tokens the model spent reasoning.
+    pub(crate) cached: u64,
+    pub(crate) reasoning: u64,
     /// Dollars of the calls that had a price.
     pub(crate) cost_usd: f64,
     /// Calls that reported tokens and a cost, and those without a cost.
@@ -23,6 +27,8 @@ impl Spend {
     pub(crate) fn add(&mut self, usage: &TokenUsage) {
         self.input = self.input.saturating_add(usage.input);
         self.output = self.output.saturating_add(usage.output);
+        self.cached = self.cached.saturating_add(usage.cached);
+        self.reasoning = self.reasoning.saturating_add(usage.reasoning);
         match usage.cost_usd {
             Some(cost) => {
                 self.cost_usd += cost;
@@ -38,6 +44,8 @@ impl Spend {
         Spend {
             input: self.input.saturating_add(other.input),
             output: self.output.saturating_add(other.output),
+            cached: self.cached.saturating_add(other.cached),
+            reasoning: self.reasoning.saturating_add(other.reasoning),
             cost_usd: self.cost_usd + other.cost_usd,
             priced: self.priced + other.priced,
             unpriced: self.unpriced + other.unpriced,
@@ -46,18 +54,30 @@ impl Spend {
     }
 
     /// `~1.2k tok · $0.0004` (`~` for estimates; no dollars when a call
-    /// had no price).
+    /// had no price); `1.2k tok (800 cached · 90 reasoning) · $0.0004`
+    /// when the endpoint counted those parts.
     pub(crate) fn words(&self) -> String {
         let about = if self.estimated { "~" } else { "" };
-        let tokens = format!("{about}{} tok", crate::figures::compact(self.tokens()));
+        let tokens = format!(
+            "{about}{} tok{}",
+            crate::figures::compact(self.tokens()),
+            self.parts()
+        );
         match self.cost() {
             Some(dollars) => format!("{tokens} · {about}${}", crate::figures::dollars(dollars)),
             None => tokens,
         }
     }
 
+    /// Tokens as the endpoint bills them: input and output, the cached
+    /// and reasoning parts inside them.
     pub(crate) fn tokens(&self) -> u64 {
         self.input.saturating_add(self.output)
+    }
+
+    /// ` (800 cached · 90 reasoning)`, or nothing when none were counted.
+    pub(crate) fn parts(&self) -> String {
+        crate::figures::token_parts(self.cached, self.reasoning)
     }
 
     /// What the run cost, when every call that counted tokens had a price.
@@ -92,7 +112,7 @@ mod tests {
             input,
             output,
             cost_usd,
-            estimated: false,
+            ..TokenUsage::default()
         }
     }
 
@@ -105,6 +125,25 @@ mod tests {
         assert_eq!((spend.tokens(), spend.cost()), (180, Some(0.03)));
         spend.add(&usage(1, 1, None));
         assert_eq!(spend.cost(), None);
+    }
+
+    #[test]
+    fn cached_and_reasoning_tokens_are_said_within_the_total_not_added() {
+        let mut spend = Spend::default();
+        spend.add(&usage(100, 20, Some(0.01)));
+        assert_eq!(spend.words(), "120 tok · $0.01");
+        spend.add(&TokenUsage {
+            cached: 1_500,
+            reasoning: 40,
+            ..usage(2_000, 60, Some(0.02))
+        });
+        assert_eq!(spend.tokens(), 2_180, "billed as input + output");
+        assert_eq!(
+            spend.words(),
+            "2.2k tok (1.5k cached · 40 reasoning) · $0.03"
+        );
+        let both = spend.plus(&spend);
+        assert_eq!((both.cached, both.reasoning), (3_000, 80));
     }
 
     #[test]

@@ -67,6 +67,7 @@ fn call(latency_ms: u64) -> EventKind {
         http_status: None,
         first_token_ms: None,
         tokens_per_s: None,
+        reasoning: None,
         record: None,
         served: false,
     }
