@@ -178,6 +178,44 @@ mod tests {
     }
 
     #[test]
+    fn cached_input_costs_the_cached_price_and_reasoning_costs_output_once() {
+        // gpt-4.1-mini: 0.40 in, 0.10 cached in, 1.60 out per million.
+        let price = price_of("gpt-4.1-mini", None, None).unwrap();
+        assert_eq!(price.cached_input, Some(0.10));
+        let usage = TokenUsage {
+            input: 10_000,
+            cached: 8_000,
+            output: 1_000,
+            reasoning: 600,
+            ..TokenUsage::default()
+        };
+        // 2,000 × 0.40 + 8,000 × 0.10 + 1,000 × 1.60, per million.
+        assert_eq!(cost(&usage, &price), 0.0032);
+        let uncached = TokenUsage {
+            cached: 0,
+            reasoning: 0,
+            ..usage
+        };
+        assert_eq!(cost(&uncached, &price), 0.0056, "what was overstated");
+        // A model without a cached price charges its input price.
+        assert_eq!(cost(&usage, &ModelPrice::new(0.40, 1.60)), 0.0056);
+        // A cached count past the input (a recording's) is the input.
+        let past = TokenUsage {
+            cached: 50_000,
+            ..usage
+        };
+        assert_eq!(cost(&past, &price), 0.0026);
+    }
+
+    #[test]
+    fn every_compiled_in_price_has_a_cached_price_below_its_input_price() {
+        for (model, price) in built_in() {
+            let cached = price.cached_input.expect(&model);
+            assert!(cached > 0.0 && cached < price.input, "{model}");
+        }
+    }
+
+    #[test]
     fn a_price_near_the_largest_number_gives_a_cost_not_nothing() {
         let usage = TokenUsage {
             input: 1000,

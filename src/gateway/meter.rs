@@ -267,6 +267,48 @@ mod tests {
     }
 
     #[test]
+    fn cached_and_reasoning_tokens_are_said_where_counted_and_billed_once() {
+        let price = ModelPrice {
+            cached_input: Some(0.25),
+            ..ONE_TWO
+        };
+        let meter = Meter::new(
+            Some(price),
+            SpendLimits {
+                max_tokens: Some(1_500),
+                max_cost_usd: None,
+            },
+        );
+        let counted = TokenUsage {
+            cached: 800,
+            reasoning: 150,
+            ..used(1000, 500).unwrap()
+        };
+        // 200 × 1 + 800 × 0.25 + 500 × 2, per million.
+        assert_eq!(
+            meter.charge("planner", Some(counted)).unwrap().cost_usd,
+            Some(0.0014)
+        );
+        meter.charge("writer", used(0, 0));
+        assert_eq!(
+            usage_of(&meter),
+            json!({
+                "input_tokens": 1000, "output_tokens": 500,
+                "cached_tokens": 800, "reasoning_tokens": 150, "cost_usd": 0.0014,
+                "estimated": false,
+                "by_agent": {
+                    "planner": {"input_tokens": 1000, "output_tokens": 500,
+                                "cached_tokens": 800, "reasoning_tokens": 150, "cost_usd": 0.0014},
+                    "writer": {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+                }
+            })
+        );
+        assert_eq!(meter.over(), None, "1,500 billed tokens of 1,500");
+        meter.charge("writer", used(1, 0));
+        assert_eq!(meter.over(), Some(StopReason::MaxTokens));
+    }
+
+    #[test]
     fn sums_past_the_largest_count_are_held_and_said() {
         let meter = Meter::new(Some(ONE_TWO), SpendLimits::default());
         meter.charge("a", used(u64::MAX - 3, 1));

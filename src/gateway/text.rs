@@ -292,6 +292,55 @@ mod tests {
         assert_eq!(deltas, [(0, "a".to_string()), (50, "b".to_string())]);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn reasoning_goes_out_in_marked_deltas_of_its_own_and_is_not_the_first_token() {
+        let hub = Hub::new(64);
+        let mut sub = hub.subscribe();
+        let bus = Bus::new(1, RunClock::start(), hub, None);
+        let text = CallText::new(bus, 2);
+        let (sink, pieces) = mpsc::unbounded_channel();
+        let thought = |text: &str| TextPiece {
+            reasoning: true,
+            ..piece(text)
+        };
+        let call = async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            sink.send(thought("Fraud ")).unwrap();
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            sink.send(thought("is fine.")).unwrap();
+            // The answer begins within the same 50 ms as the reasoning.
+            sink.send(piece("{\"stance\"")).unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            sink.send(piece(": \"go\"}")).unwrap();
+        };
+        text.relay(call, pieces).await;
+        text.settle().await;
+        let timing = text.finish();
+        let mut deltas = Vec::new();
+        while let Some(Delivery::Event(event)) = sub.try_next() {
+            if let EventKind::CallDelta {
+                text, reasoning, ..
+            } = &event.kind
+            {
+                deltas.push((event.t_ms, text.clone(), *reasoning));
+            }
+        }
+        assert_eq!(
+            deltas,
+            [
+                (100, "Fraud ".to_string(), true),
+                (150, "is fine.".to_string(), true),
+                (150, "{\"stance\"".to_string(), false),
+                (210, ": \"go\"}".to_string(), false),
+            ]
+        );
+        assert_eq!(
+            timing.first,
+            Some(Duration::from_millis(110)),
+            "the answer's first token, not the reasoning's"
+        );
+    }
+
     #[test]
     fn tokens_a_second_need_a_count_and_time_between_first_and_last() {
         let usage = TokenUsage {

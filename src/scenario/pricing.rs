@@ -215,6 +215,29 @@ mod tests {
     }
 
     #[test]
+    fn a_cached_input_price_is_read_and_checked_like_the_others() {
+        let table = parse_prices(
+            r#"{"m": {"input": 2.5, "output": 10, "cached_input": 1.25}, "n": {"input": 1, "output": 2}}"#,
+            "p.json",
+        )
+        .unwrap();
+        assert_eq!(table["m"].cached_input, Some(1.25));
+        assert_eq!(table["n"], ModelPrice::new(1.0, 2.0));
+        let text = "{\n  \"m\": {\"input\": 1, \"output\": 2, \"cached_input\": \"x\"},\n  \"n\": {\"input\": 1, \"output\": 2, \"cached_input\": -1}\n}";
+        let errors = parse_prices(text, "p.json").unwrap_err().to_string();
+        let lines: Vec<&str> = errors.lines().collect();
+        assert_eq!(lines.len(), 2, "{errors}");
+        assert!(
+            lines[0].starts_with("p.json:2:50: m.cached_input: expected US dollars per million cached input tokens, a number ≥ 0, found string \"x\""),
+            "{errors}"
+        );
+        assert!(
+            lines[1].starts_with("p.json:3:50: n.cached_input: expected US dollars per million cached input tokens, a number ≥ 0"),
+            "{errors}"
+        );
+    }
+
+    #[test]
     fn a_model_priced_twice_is_refused_naming_both_places() {
         let text =
             "{\n  \"m\": {\"input\": 1, \"output\": 2},\n  \"m\": {\"input\": 0, \"output\": 0}\n}";

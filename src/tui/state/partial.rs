@@ -221,6 +221,28 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_is_shown_until_the_answer_begins_and_its_end_is_kept() {
+        let mut partial = PartialText::default();
+        assert!(partial.is_empty());
+        partial.push_reasoning("Weighing fraud\nagainst \u{1b}[31mdemand");
+        assert!(!partial.is_empty(), "a pane shows a call that reasons");
+        assert_eq!(
+            partial.reasoning_shown().as_deref(),
+            Some("Weighing fraud against demand")
+        );
+        assert_eq!(partial.chars(), 0, "reasoning is not the answer");
+        for _ in 0..10_000 {
+            partial.push_reasoning("é then ");
+        }
+        partial.push_reasoning("the end");
+        assert!(partial.reasoning.len() <= 2 * REASONING_TAIL);
+        assert!(partial.reasoning_shown().unwrap().ends_with("then the end"));
+        partial.push("{\"summary\": \"Go");
+        assert_eq!(partial.reasoning_shown(), None, "the answer has begun");
+        assert_eq!(partial.shown(&["summary"]).as_deref(), Some("Go"));
+    }
+
+    #[test]
     fn the_text_kept_is_bounded() {
         let mut partial = PartialText::default();
         partial.push("{\"summary\": \"");

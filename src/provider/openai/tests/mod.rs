@@ -622,4 +622,5 @@ fn retried(error: &OpenAiError) -> bool {
     )
 }
 
+mod reasoning;
 mod streaming;
