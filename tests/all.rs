@@ -24,6 +24,7 @@ mod escalation;
 mod escaping_programs;
 mod fork_dashboard;
 mod fork_link;
+mod honest_usage;
 mod hostile_models;
 mod hostile_recordings;
 mod hostile_scenarios;
