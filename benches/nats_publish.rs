@@ -35,6 +35,7 @@ fn kind(i: u64) -> EventKind {
         http_status: None,
         first_token_ms: None,
         tokens_per_s: None,
+        reasoning: None,
         record: None,
         served: false,
     }

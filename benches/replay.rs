@@ -108,6 +108,7 @@ fn write_recording(path: &Path) {
                     http_status: None,
                     first_token_ms: None,
                     tokens_per_s: None,
+                    reasoning: None,
                     record: None,
                     served: false,
                 },

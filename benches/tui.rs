@@ -88,6 +88,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 http_status: None,
                 first_token_ms: None,
                 tokens_per_s: None,
+                reasoning: None,
                 record: None,
                 served: false,
             });

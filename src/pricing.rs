@@ -216,6 +216,36 @@ mod tests {
     }
 
     #[test]
+    fn the_pricing_page_lists_every_compiled_in_price_as_it_is() {
+        let page = include_str!("../docs/pricing.md");
+        assert!(page.contains(&format!("Taken on {BUILT_IN_TAKEN}")));
+        // As a price list writes it: cents, or a third decimal when used.
+        let figure = |dollars: f64| {
+            let text = format!("{dollars:.3}");
+            if text.ends_with('0') {
+                format!("{dollars:.2}")
+            } else {
+                text
+            }
+        };
+        let (_, table) = page.split_once("## The compiled-in prices").unwrap();
+        let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+        for (model, price) in built_in() {
+            let row = format!(
+                "| `{model}` | {} | {} | {} |",
+                figure(price.input),
+                figure(price.cached_input.unwrap()),
+                figure(price.output)
+            );
+            assert!(
+                rows.iter().any(|r| r.starts_with(&row)),
+                "docs/pricing.md has no row {row}"
+            );
+        }
+        assert_eq!(rows.len(), built_in().len(), "and no other model");
+    }
+
+    #[test]
     fn a_price_near_the_largest_number_gives_a_cost_not_nothing() {
         let usage = TokenUsage {
             input: 1000,

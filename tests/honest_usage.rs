@@ -319,7 +319,7 @@ fn the_dashboard_shows_the_cached_and_reasoning_tokens_of_a_run() {
         })
         .collect();
     assert!(
-        screen.contains("7.2k tok (4.5k cached · 750 reasoning) · $"),
+        screen.contains("7.2k tok (4.5k cached · 750 reasoning) · $0.0149"),
         "the run's total in the header: {screen}"
     );
 }

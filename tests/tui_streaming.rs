@@ -327,3 +327,85 @@ async fn replay_shows_the_text_being_written_where_the_live_run_did() {
     // Stepping back over the stream lands on it again.
     assert_eq!(replay.seek(streaming.len()), mid);
 }
+
+/// `events` and then `pieces` of call `call`'s reasoning, 60 ms apart.
+fn with_reasoning(events: &[Arc<Event>], call: u64, pieces: &[&str]) -> Vec<Arc<Event>> {
+    let mut events = with_deltas(events, call, pieces);
+    for event in events.iter_mut().rev().take(pieces.len()) {
+        let mut marked = (**event).clone();
+        if let EventKind::CallDelta { reasoning, .. } = &mut marked.kind {
+            *reasoning = true;
+        }
+        *event = Arc::new(marked);
+    }
+    events
+}
+
+/// Where `needle` starts on the screen of `buffer`, and whether every cell
+/// of it is drawn dimmed.
+fn dimmed(buffer: &Buffer, needle: &str) -> Option<bool> {
+    let width = needle.chars().count() as u16;
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width.saturating_sub(width) {
+            let cells: Vec<&ratatui::buffer::Cell> =
+                (x..x + width).map(|x| &buffer[(x, y)]).collect();
+            if cells.iter().map(|c| c.symbol()).collect::<String>() == needle {
+                return Some(cells.iter().all(|c| {
+                    c.modifier.contains(ratatui::style::Modifier::DIM)
+                        && c.fg == ratatui::style::Color::DarkGray
+                }));
+            }
+        }
+    }
+    None
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reasoning_model_s_reasoning_shows_dimmed_until_its_answer_begins() {
+    let events = full_run("support_swarm.json").await;
+    let (cut, call) = cut_at_call(&events, Some("refunds"), None);
+    let thinking = with_reasoning(
+        &cut,
+        call,
+        &[
+            "The card ending 4417 was charged twice; ",
+            "refund the second charge",
+        ],
+    );
+    let state = RunState::from_events(1, &thinking);
+    assert_eq!(
+        state.text_in_flight()[0].2.chars(),
+        0,
+        "reasoning is not the answer"
+    );
+    let draw = |events: &[Arc<Event>]| {
+        let app = app_with(events);
+        let mut terminal = Terminal::new(TestBackend::new(100, 14)).unwrap();
+        terminal
+            .draw(|frame| {
+                let run = app.run().unwrap().view();
+                let area = Rect::new(0, 0, 100, 14);
+                panes::pattern::draw(frame, area, run.unit, run.state, run.ui, run.now_ms, true);
+            })
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    let screen = draw(&thinking);
+    assert_eq!(
+        dimmed(&screen, "refund the second charge"),
+        Some(true),
+        "the reasoning so far, dimmed: {}",
+        text(&screen)
+    );
+
+    // The answer begins: it replaces the reasoning, not dimmed.
+    let answering = with_deltas(&thinking, call, &["{\"reply\": \"Refund of $42.10 issued"]);
+    let screen = draw(&answering);
+    let shown = text(&screen);
+    assert!(!shown.contains("second charge"), "{shown}");
+    assert_eq!(
+        dimmed(&screen, "Refund of $42.10 issued"),
+        Some(false),
+        "{shown}"
+    );
+}
