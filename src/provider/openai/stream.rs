@@ -209,6 +209,9 @@ impl Reading {
         if content.is_empty() {
             return;
         }
+        // The reasoning is over when the answer begins: what its scrubber
+        // holds goes out before the answer, not after it.
+        self.let_out_reasoning();
         self.text.push_str(content);
         let text = self.scrubber.push(content);
         self.send(TextPiece {
@@ -240,9 +243,8 @@ impl Reading {
         }
     }
 
-    /// Let out what the scrubber still holds: the text is complete, or
-    /// broke off where it is.
-    fn flush(&mut self) {
+    /// Let out what the reasoning's scrubber still holds.
+    fn let_out_reasoning(&mut self) {
         let reasoning = self.reasoning_scrubber.finish();
         if !reasoning.is_empty() {
             self.send(TextPiece {
@@ -251,6 +253,12 @@ impl Reading {
                 reasoning: true,
             });
         }
+    }
+
+    /// Let out what the scrubber still holds: the text is complete, or
+    /// broke off where it is.
+    fn flush(&mut self) {
+        self.let_out_reasoning();
         let text = self.scrubber.finish();
         if !text.is_empty() {
             self.send(TextPiece {

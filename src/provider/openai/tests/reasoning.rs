@@ -187,8 +187,8 @@ async fn streamed_reasoning_is_handed_on_marked_and_kept_apart_from_the_answer()
         );
         let first_answer = pieces.iter().position(|p| !p.reasoning).unwrap();
         assert!(
-            pieces[..first_answer].iter().all(|p| p.reasoning),
-            "the reasoning came first: {pieces:?}"
+            pieces[first_answer..].iter().all(|p| !p.reasoning),
+            "all the reasoning went out before the answer: {pieces:?}"
         );
     }
 }
