@@ -6,6 +6,7 @@
 pub(crate) mod contract;
 pub(crate) mod fetch;
 pub(crate) mod http;
+pub mod lenient;
 pub mod mcp;
 pub mod openai;
 pub(crate) mod process_tree;
