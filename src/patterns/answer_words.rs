@@ -9,7 +9,12 @@ use serde_json::Value;
 /// refused with `reason`; `required` are the contract's keys.
 pub(crate) fn problem(reason: &StopReason, raw: &Value, required: &[&str]) -> String {
     match raw {
-        Value::Object(fields) if fields.get("invalid") == Some(&Value::Bool(true)) => {
+        // How 000 and 001 read text that is not JSON.
+        Value::Object(fields)
+            if fields.contains_key("raw")
+                && (fields.get("invalid") == Some(&Value::Bool(true))
+                    || fields.get("kind") == Some(&Value::from("invalid"))) =>
+        {
             "the answer is not JSON: answer with one JSON object".to_string()
         }
         Value::Object(fields) => {

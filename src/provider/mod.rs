@@ -394,6 +394,12 @@ impl Provider {
         }
     }
 
+    /// Whether the endpoint is asked for each contract itself (`native`
+    /// or `tool` output), so that an answer outside it is no answer.
+    pub(crate) fn replies_by_contract(&self) -> bool {
+        false
+    }
+
     /// Whether calls go over the network, where rate limits and server
     /// errors are worth a few retries even without a resilience section.
     pub(crate) fn is_remote(&self) -> bool {
