@@ -66,6 +66,17 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             }
             line
         }
+        EventKind::OutputModeChanged { from, to, said } => {
+            format!("model: the endpoint refused {from} output, asking as {to} from now on ({said})")
+        }
+        EventKind::RequestAdapted {
+            parameter,
+            from,
+            to,
+            said,
+        } => format!(
+            "model: the endpoint refused {parameter} {from}, sending {to} from now on ({said})"
+        ),
         EventKind::CallRepair {
             call,
             attempt,

@@ -178,6 +178,25 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// What was wrong, as the model is told.
         error: String,
     },
+    /// The endpoint refused the way the run asked for answers (HTTP 400
+    /// or 422 naming `response_format`, `json_schema` or `tools`), and
+    /// the run asks the next way from now on (`provider.output: auto`):
+    /// `native` → `tool` → `json` → `prompted`. `said` quotes the
+    /// endpoint.
+    OutputModeChanged {
+        from: String,
+        to: String,
+        said: String,
+    },
+    /// The endpoint refused a parameter of the request (a reasoning
+    /// model's `temperature`, `max_completion_tokens`), and the run asks
+    /// without it, or under its other name, from now on.
+    RequestAdapted {
+        parameter: String,
+        from: String,
+        to: String,
+        said: String,
+    },
     /// The descriptions the run's MCP servers gave the tools the scenario
     /// leaves undescribed, by tool name: a cassette serves them again
     /// without starting a server.

@@ -48,6 +48,9 @@ pub struct RunState {
     pub(crate) calling: Vec<CallInFlight>,
     /// Model answers asked for again, and the repairs on their way.
     pub(crate) repairs: calls::Repairs,
+    /// How the run last changed the way it asks the endpoint, and the
+    /// endpoint's words (an output mode it refused, a parameter).
+    pub(crate) endpoint: Option<String>,
     pub(crate) model_calls: u64,
     /// Tokens the run's model calls took, as the endpoint counted them
     /// (or the sim estimated them), and what they cost.
@@ -161,6 +164,12 @@ impl RunState {
             | EventKind::CallDelta { .. }
             | EventKind::CallFinished { .. }
             | EventKind::CallRepair { .. } => self.apply_call(kind, t_ms),
+            EventKind::OutputModeChanged { to, said, .. } => {
+                self.endpoint = Some(format!("output {to} ({said})"));
+            }
+            EventKind::RequestAdapted { to, said, .. } => {
+                self.endpoint = Some(format!("{to} ({said})"));
+            }
             EventKind::CallRejected { .. }
             | EventKind::BreakerTransition { .. }
             | EventKind::Bulkhead { .. }
