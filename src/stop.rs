@@ -166,12 +166,11 @@ impl StopReason {
     }
 
     /// Whether a model's answer stopped the run: it broke its contract,
-    /// was empty, was cut at the output limit or was a refusal.
+    /// was cut at the output limit or was a refusal.
     pub(crate) fn is_answer_failure(&self) -> bool {
         matches!(
             self,
-            StopReason::LlmEmpty
-                | StopReason::InvalidContribution(_)
+            StopReason::InvalidContribution(_)
                 | StopReason::InvalidPlan(_)
                 | StopReason::InvalidTurn
                 | StopReason::InvalidStep(_)

@@ -138,6 +138,7 @@ impl Gateway {
                 _ => None,
             };
             let Some(problem) = problem else {
+                self.repaired(&request);
                 return (Some(Ok(output)), took);
             };
             let raw = raw.unwrap_or_else(|| output.clone()).into_text();
@@ -235,6 +236,18 @@ impl Gateway {
     /// What a cut answer is told, with the limit when the run set one.
     fn cut_words(&self) -> String {
         "the answer was cut at the output limit (finish_reason \"length\"): give a shorter answer that is complete".to_string()
+    }
+
+    /// An answer of `request`'s speaker kept its contract: an earlier one
+    /// of theirs that did not is no longer what the run may stop on.
+    fn repaired(&self, request: &ModelRequest) {
+        let mut failure = lock(&self.answer_failure);
+        if failure
+            .as_ref()
+            .is_some_and(|f| f.agent.as_deref() == Some(request.purpose.spender()))
+        {
+            *failure = None;
+        }
     }
 
     /// Remember the answer the run may stop on.

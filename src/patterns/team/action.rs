@@ -244,6 +244,65 @@ mod tests {
     }
 
     #[test]
+    fn an_endpoints_text_is_a_reply_only_when_it_is_plain_prose() {
+        let lenient = Reading::Endpoint { by_contract: false };
+        let read = |s: &str| read_as(ModelOutput::Text(s.into()), lenient).0;
+        assert_eq!(read("Refund sent."), Action::Reply("Refund sent.".into()));
+        assert_eq!(read("  "), Action::Empty);
+        for broken in [
+            "```json\n{\"reply\": \"Refund sent.\"",
+            "{\"transfer_to\": \"billing\", \"mess",
+            "Sure! {\"reply\": \"cut",
+            "[1, 2]",
+        ] {
+            assert_eq!(read(broken), Action::Invalid, "{broken}");
+        }
+        let by_contract = Reading::Endpoint { by_contract: true };
+        assert_eq!(
+            read_as(ModelOutput::Text("Refund sent.".into()), by_contract).0,
+            Action::Invalid,
+            "asked for the contract, a reply comes through it"
+        );
+        assert_eq!(
+            read_as(ModelOutput::Json(serde_json::json!({"reply": "ok"})), by_contract).0,
+            Action::Reply("ok".into())
+        );
+    }
+
+    #[test]
+    fn an_endpoints_turn_is_repaired_for_its_shape_and_for_a_name_that_is_nobody() {
+        let lenient = Reading::Endpoint { by_contract: false };
+        let agents = |name: &str| ["triage", "billing"].contains(&name);
+        let problem_of = |output: ModelOutput| problem(&output, lenient, &agents);
+        assert_eq!(problem_of(ModelOutput::Text("Refund sent.".into())), None);
+        assert!(
+            problem_of(ModelOutput::Json(serde_json::json!({"message": "over to billing"})))
+                .unwrap()
+                .starts_with("missing key")
+        );
+        assert!(
+            problem_of(ModelOutput::Text("```json\n{\"reply\"".into()))
+                .unwrap()
+                .contains("not one valid JSON object")
+        );
+        assert_eq!(
+            problem_of(ModelOutput::Json(serde_json::json!({"transfer_to": "refunds"}))),
+            Some("there is no agent \"refunds\" to transfer to: name one of the agents you were given".into())
+        );
+        assert!(
+            problem_of(ModelOutput::Json(
+                serde_json::json!({"call_members": [{"member": "billing"}, {"member": "ghost"}]})
+            ))
+            .unwrap()
+            .contains("\"ghost\"")
+        );
+        assert_eq!(
+            problem_of(ModelOutput::Json(serde_json::json!({"transfer_to": "billing"}))),
+            None
+        );
+    }
+
+    #[test]
     fn json_turns_take_one_kind_each() {
         assert_eq!(
             json(serde_json::json!({"reply": " ok "})),

@@ -242,15 +242,15 @@ fn endpoint(run: &RunView) -> Vec<Vec<Span<'static>>> {
     let state = run.state;
     let mut parts = Vec::new();
     let caution = Style::default().fg(theme::CAUTION);
-    if let Some(changed) = &state.endpoint {
-        parts.push(vec![Span::styled(
-            crate::sanitize::clean(&fit(changed, 48)).into_owned(),
-            caution,
-        )]);
-    }
     if state.repairs.count > 0 {
         parts.push(vec![Span::styled(
             format!("↻ {}", crate::words::plural(state.repairs.count, "repair")),
+            caution,
+        )]);
+    }
+    if let Some(changed) = &state.endpoint {
+        parts.push(vec![Span::styled(
+            crate::sanitize::clean(&fit(changed, 48)).into_owned(),
             caution,
         )]);
     }
