@@ -37,6 +37,7 @@ fn kind(i: u64) -> EventKind {
         reasoning: None,
         record: None,
         served: false,
+        extracted: None,
     }
 }
 

@@ -111,6 +111,7 @@ fn write_recording(path: &Path) {
                     reasoning: None,
                     record: None,
                     served: false,
+                    extracted: None,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

@@ -91,6 +91,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 reasoning: None,
                 record: None,
                 served: false,
+                extracted: None,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,

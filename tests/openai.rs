@@ -413,10 +413,15 @@ async fn a_model_answer_that_is_not_json_goes_to_the_patterns_own_validation() {
         reference_fields(&sim.result)
     );
     assert_eq!(endpoint.stop_reason, sim.stop_reason);
-    assert_eq!(
-        endpoint.error, None,
-        "the endpoint answered; the text was wrong"
+    // The endpoint answered and the text was wrong: asked again once, it
+    // was still prose, and the run's error says whose answer it was.
+    let error = endpoint.error.expect("a stop by an answer says which");
+    assert!(
+        error.starts_with("risk_analyst, call 2: the answer is not JSON")
+            && error.contains("the answer began: \"I think we should launch, honestly.\""),
+        "{error}"
     );
+    assert!(!error.contains('\n'), "one line: {error}");
 }
 
 #[tokio::test]

@@ -152,6 +152,7 @@ fn four_tools() -> Vec<Arc<Event>> {
                     reasoning: None,
                     record: None,
                     served: false,
+                    extracted: None,
                 },
             ));
         }
@@ -494,6 +495,7 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 reasoning: None,
                 record: None,
                 served: false,
+                extracted: None,
             },
         );
     }

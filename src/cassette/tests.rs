@@ -52,6 +52,7 @@ fn finished(call: u64, tool: &str, record: CallRecord) -> EventKind {
         served: false,
         reasoning: None,
         record: Some(Box::new(record)),
+        extracted: None,
     }
 }
 

@@ -31,6 +31,15 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     // Written into the hash as it is serialized: a final brief's payload
     // holds every task's result, and is not copied into a string.
     let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload);
+    // A repair asks again after the failed answers: each one and what was
+    // wrong with it is part of what was asked. A first ask hashes as it
+    // always did.
+    for turn in &request.repair {
+        for part in [&turn.answer, &turn.error] {
+            hash.update(b"\n");
+            hash.update(part.as_bytes());
+        }
+    }
     hash.finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))

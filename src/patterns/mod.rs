@@ -2,6 +2,7 @@
 //! tools only through the gateway, stops at the control gates, publishes its
 //! steps on the bus and returns its reference's result document.
 
+mod answer_words;
 pub(crate) mod collaboration;
 pub(crate) mod coordinator;
 pub(crate) mod in_flight;

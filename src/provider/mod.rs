@@ -6,6 +6,7 @@
 pub(crate) mod contract;
 pub(crate) mod fetch;
 pub(crate) mod http;
+pub mod lenient;
 pub mod mcp;
 pub mod openai;
 pub(crate) mod process_tree;
@@ -394,6 +395,12 @@ impl Provider {
             Provider::OpenAi(_) => None,
             Provider::Offline(_) => None,
         }
+    }
+
+    /// Whether the endpoint is asked for each contract itself (`native`
+    /// or `tool` output), so that an answer outside it is no answer.
+    pub(crate) fn replies_by_contract(&self) -> bool {
+        false
     }
 
     /// Whether calls go over the network, where rate limits and server

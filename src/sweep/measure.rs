@@ -146,6 +146,7 @@ mod tests {
             reasoning: None,
             record: None,
             served: false,
+            extracted: None,
         };
         Arc::new(Event {
             run: 1,

@@ -22,10 +22,19 @@ use unicode_width::UnicodeWidthStr;
 pub(crate) fn writing(text: &PartialText, keys: &[&str], room: usize) -> Line<'static> {
     let mark = Span::styled("✎ ", Style::default().fg(theme::ACCENT));
     if let Some(reasoning) = text.reasoning_shown() {
+        let note = text
+            .note_shown()
+            .map(|note| fit(&format!("{note} · "), room.saturating_sub(2) / 2))
+            .unwrap_or_default();
+        let left = room.saturating_sub(2 + note.width());
         return Line::from(vec![
             mark,
             Span::styled(
-                tail(&reasoning, room.saturating_sub(2)),
+                note,
+                Style::default().add_modifier(ratatui::style::Modifier::ITALIC),
+            ),
+            Span::styled(
+                tail(&reasoning, left),
                 theme::dim()
                     .add_modifier(ratatui::style::Modifier::DIM | ratatui::style::Modifier::ITALIC),
             ),

@@ -231,6 +231,7 @@ mod tests {
             record: None,
             served: false,
             reasoning: None,
+            extracted: None,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,

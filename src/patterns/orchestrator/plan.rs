@@ -21,6 +21,9 @@ use std::collections::HashSet;
 
 const REQUIRED_KEYS: [&str; 4] = ["id", "worker", "args", "critical"];
 
+/// The keys of a plan itself.
+pub(crate) const PLAN_KEYS: [&str; 2] = ["kind", "tasks"];
+
 /// The planner's output as 001 reads it: text that is not JSON becomes
 /// `{"kind": "invalid", "raw": text}`.
 pub(crate) fn plan_json(output: ModelOutput) -> Value {

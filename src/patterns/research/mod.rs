@@ -7,6 +7,7 @@
 //! Every model and tool call goes through the gateway; the run stops at a
 //! control gate before each step. It never retries or times a call.
 
+mod answer_checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
 pub(crate) mod plan;
@@ -22,7 +23,9 @@ use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::gateway::{
+    CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
+};
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
@@ -192,17 +195,27 @@ impl Desk<'_> {
         self.bus.clock().elapsed().as_secs_f64() > self.limits.max_seconds
     }
 
+    /// Ask the model for an answer that `verify` takes (an endpoint's is
+    /// asked again while it does not).
     async fn model(
         &self,
         label: &str,
         purpose: Purpose,
         prompt: &'static Prompt,
         payload: Value,
+        verify: &(dyn Fn(&ModelOutput) -> Result<(), String> + Sync),
     ) -> Result<ModelOutput, Stop> {
         let request = ModelRequest::new(purpose, prompt, payload);
-        self.gateway
-            .model(label.to_string(), request)
-            .await
+        let check = Check {
+            verify,
+            before_repair: &|| Ok(()),
+        };
+        let (answer, _) = self
+            .gateway
+            .model_checked(label.to_string(), request, None, &check)
+            .await;
+        answer
+            .unwrap_or(Err(CallError::Timeout))
             .map_err(|error: CallError| error.stop_reason().into())
     }
 

@@ -60,7 +60,9 @@ impl Desk<'_> {
             "actions": EXPECTED_ACTIONS, "max_steps": self.limits.max_steps,
         });
         let output = self
-            .model("plan", Purpose::ResearchPlan, &PLAN_PROMPT, payload)
+            .model("plan", Purpose::ResearchPlan, &PLAN_PROMPT, payload, &|output| {
+                super::answer_checks::plan(output, self.limits.max_steps)
+            })
             .await?;
         let steps = validate_plan(&plan_json(output), self.limits.max_steps).map_err(|r| Stop {
             reason: Some(r.reason),
@@ -216,11 +218,14 @@ impl Desk<'_> {
     ) -> Result<(String, Vec<String>, Vec<CitationDetail>), Stop> {
         self.enter(ResearchPhase::Synthesize).await?;
         let payload = json!({"goal": self.goal, "request": self.scenario.context, "notes": notes});
+        let ids: Vec<String> = notes.iter().map(|n| text(n, "id")).collect();
+        let max_chars = self.limits.max_answer_chars;
         let output = self
-            .model("synthesis", Purpose::Synthesis, &SYNTHESIS_PROMPT, payload)
+            .model("synthesis", Purpose::Synthesis, &SYNTHESIS_PROMPT, payload, &|output| {
+                super::answer_checks::synthesis(output, &ids, max_chars)
+            })
             .await?;
         let (answer, citations) = read_synthesis(output);
-        let ids: Vec<String> = notes.iter().map(|n| text(n, "id")).collect();
         validate_synthesis(&answer, &citations, &ids, self.limits.max_answer_chars)
             .map_err(|e| Stop::from(StopReason::InvalidAnswer(e)))?;
         let details: Vec<CitationDetail> = notes

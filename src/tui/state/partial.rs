@@ -23,6 +23,9 @@ pub struct PartialText {
     /// The end of the reasoning so far, between one and two
     /// [`REASONING_TAIL`]s long once that much came.
     reasoning: String,
+    /// What the call is, shown before its text: a repair of an answer
+    /// that failed its contract (`↻ repair 1/1: missing key "stance"`).
+    note: Option<String>,
 }
 
 impl PartialText {
@@ -63,7 +66,12 @@ impl PartialText {
 
     /// Neither answer nor reasoning has come.
     pub(crate) fn is_empty(&self) -> bool {
-        self.kept.is_empty() && self.reasoning.is_empty()
+        self.kept.is_empty() && self.reasoning.is_empty() && self.note.is_none()
+    }
+
+    /// Say what the call is before its text, from its start.
+    pub(crate) fn set_note(&mut self, note: String) {
+        self.note = Some(note);
     }
 
     /// Characters written so far, those past the cap included.
@@ -76,6 +84,23 @@ impl PartialText {
     /// text itself when it is prose; `None` while a JSON answer has not
     /// reached one of them. Cleaned for the terminal, its newlines spaces.
     pub(crate) fn shown(&self, keys: &[&str]) -> Option<String> {
+        let text = self.text_shown(keys);
+        let Some(note) = self.note_shown() else {
+            return text;
+        };
+        Some(match text {
+            Some(text) => format!("{note} · {text}"),
+            None => note,
+        })
+    }
+
+    /// What the call is (a repair), cleaned for the terminal.
+    pub(crate) fn note_shown(&self) -> Option<String> {
+        let note = self.note.as_deref()?;
+        Some(clean(note).replace(['\n', '\t'], " "))
+    }
+
+    fn text_shown(&self, keys: &[&str]) -> Option<String> {
         let text = self.kept.trim_start();
         let found = if text.starts_with('{') {
             let fields = top_level_strings(text);

@@ -264,6 +264,7 @@ mod tests {
                 reasoning: None,
                 record: None,
                 served: false,
+                extracted: None,
             },
             t_ms,
         );

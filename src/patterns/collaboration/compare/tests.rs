@@ -70,6 +70,7 @@ fn call(latency_ms: u64) -> EventKind {
         reasoning: None,
         record: None,
         served: false,
+        extracted: None,
     }
 }
 
