@@ -3,6 +3,8 @@
 //! steps on the bus and returns its reference's result document.
 
 pub(crate) mod collaboration;
+#[cfg(test)]
+pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
 pub(crate) mod in_flight;
 pub(crate) mod orchestrator;

@@ -12,6 +12,7 @@ pub(crate) mod contract;
 pub(crate) mod plan;
 mod read_extract;
 pub(crate) mod result;
+pub(crate) mod schema;
 mod sources;
 pub(crate) mod trace;
 mod workflow;
@@ -23,6 +24,7 @@ use crate::bus::{
 };
 use crate::control::SharedGate;
 use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::provider::contract::Contract;
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
@@ -34,6 +36,7 @@ use result::{
 };
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The research workflow: its runs take steps.
@@ -198,8 +201,9 @@ impl Desk<'_> {
         purpose: Purpose,
         prompt: &'static Prompt,
         payload: Value,
+        contract: Arc<Contract>,
     ) -> Result<ModelOutput, Stop> {
-        let request = ModelRequest::new(purpose, prompt, payload);
+        let request = ModelRequest::new(purpose, prompt, payload).keeping(contract);
         self.gateway
             .model(label.to_string(), request)
             .await
