@@ -98,7 +98,7 @@ mod tests {
                 None => Vec::new(),
             };
             // The sim's own plan, when the scenario scripts none.
-            let mut spec = scenario.provider.clone();
+            let mut spec = (*scenario.provider).clone();
             (spec.plan, spec.latency_ms) = (None, None);
             let sim = SimProvider::new(Arc::new(spec), RunRng::seeded(0));
             let payload = plan_payload(&scenario, &scenario.goal, limits.max_tasks);

@@ -35,7 +35,7 @@ const MAX_NAME: usize = 64;
 
 /// What a function of a turn stands for.
 #[derive(Clone, Debug, PartialEq)]
-enum Stands {
+pub(super) enum Stands {
     Reply,
     Transfer,
     Member(String),
@@ -44,7 +44,7 @@ enum Stands {
 
 /// The functions a turn shaped `shape` offers, in order, with what each
 /// stands for.
-fn offered(shape: &TurnShape) -> Vec<(String, Stands, Function)> {
+pub(super) fn offered(shape: &TurnShape) -> Vec<(String, Stands, Function)> {
     let mut taken: HashSet<String> = [REPLY_FUNCTION, TRANSFER_FUNCTION].map(String::from).into();
     let mut offered = vec![(
         REPLY_FUNCTION.to_string(),

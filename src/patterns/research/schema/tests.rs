@@ -30,7 +30,7 @@ async fn every_accepted_sim_answer_keeps_its_contract() {
         if scenario.pattern != PatternKind::Research {
             continue;
         }
-        let mut own = scenario.provider.clone();
+        let mut own = (*scenario.provider).clone();
         (own.plan, own.synthesis, own.latency_ms) = (None, None, None);
         let sim = SimProvider::new(Arc::new(own), RunRng::seeded(0));
         let mut plans: Vec<Value> = match &scenario.provider.plan {
