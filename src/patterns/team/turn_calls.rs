@@ -158,8 +158,8 @@ pub(super) fn reader(shape: &TurnShape) -> AnswerOfCalls {
         let names: Vec<&str> = offered.iter().map(|(n, _)| n.as_str()).collect();
         if calls.is_empty() {
             return Err(format!(
-                "no function was called: call `{REPLY_FUNCTION}` to answer, or another of {}",
-                names.join(", ")
+                "no function was called: call one of {}",
+                wire::listed(&names)
             ));
         }
         let mut read = Vec::with_capacity(calls.len());
@@ -167,10 +167,7 @@ pub(super) fn reader(shape: &TurnShape) -> AnswerOfCalls {
             let Some((_, stands)) = offered.iter().find(|(n, _)| *n == call.name) else {
                 return Err(wire::not_offered(&call.name, &names));
             };
-            let Value::Object(args) = wire::arguments(call)? else {
-                unreachable!("arguments are an object");
-            };
-            read.push((stands, &call.name, args));
+            read.push((stands, &call.name, wire::arguments(call)?));
         }
         if coordinator {
             coordinator_turn(&read)

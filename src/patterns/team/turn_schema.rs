@@ -170,10 +170,12 @@ pub(crate) struct TurnContracts(Mutex<HashMap<String, Arc<Contract>>>);
 impl TurnContracts {
     pub(crate) fn of(&self, part: &Part<'_>, agent: &str) -> Arc<Contract> {
         let mut built = self.0.lock();
-        let contract = built
-            .entry(agent.to_string())
-            .or_insert_with(|| Arc::new(turn_contract(&TurnShape::of(part, agent))));
-        Arc::clone(contract)
+        if let Some(contract) = built.get(agent) {
+            return Arc::clone(contract);
+        }
+        let contract = Arc::new(turn_contract(&TurnShape::of(part, agent)));
+        built.insert(agent.to_string(), Arc::clone(&contract));
+        contract
     }
 }
 

@@ -122,16 +122,16 @@ pub(crate) fn single(name: &'static str, schema: Value, normalise: fn(Value) -> 
             let first = calls.first().ok_or_else(|| {
                 format!("no function was called: call `{offered}` with the answer")
             })?;
-            Ok(normalise(arguments(first)?.clone()))
+            Ok(normalise(Value::Object(arguments(first)?.clone())))
         }),
         normalise,
     }
 }
 
 /// The arguments of `call`, which must be a JSON object.
-pub(crate) fn arguments(call: &ToolCall) -> Result<&Value, String> {
+pub(crate) fn arguments(call: &ToolCall) -> Result<&Map<String, Value>, String> {
     match &call.arguments {
-        object @ Value::Object(_) => Ok(object),
+        Value::Object(object) => Ok(object),
         other => Err(format!(
             "the arguments of `{}` are not a JSON object: {}",
             call.name,
@@ -142,11 +142,16 @@ pub(crate) fn arguments(call: &ToolCall) -> Result<&Value, String> {
 
 /// The error of a call of `name`, which is none of `offered`.
 pub(crate) fn not_offered(name: &str, offered: &[&str]) -> String {
-    let offered: Vec<String> = offered.iter().map(|o| format!("`{o}`")).collect();
     format!(
         "`{name}` is not a function you were given; call one of {}",
-        offered.join(", ")
+        listed(offered)
     )
+}
+
+/// Function names as an error lists them: `a`, `b`.
+pub(crate) fn listed(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
 }
 
 /// `value` as compact JSON (a string as its text), cut to a short excerpt.
