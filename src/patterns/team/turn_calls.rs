@@ -78,7 +78,7 @@ pub(super) fn offered(shape: &TurnShape) -> Vec<(String, Stands, Function)> {
     }
     for (member, description) in &shape.members {
         let name = allot(&mut taken, member, "member");
-        let about = format!("Ask the member `{member}`: {description}");
+        let about = about(&format!("Ask the member `{member}`"), description);
         let task = vec![(TASK, wire::string("What you ask the member to do."))];
         let function = strict(&name, &about, task);
         offered.push((name, Stands::Member(member.clone()), function));
@@ -87,13 +87,22 @@ pub(super) fn offered(shape: &TurnShape) -> Vec<(String, Stands, Function)> {
         let name = allot(&mut taken, tool, "tool");
         let function = Function {
             name: name.clone(),
-            description: format!("Call the tool `{tool}`: {description}"),
+            description: about(&format!("Call the tool `{tool}`"), description),
             parameters: json!({"type": "object", "properties": {}, "additionalProperties": true}),
             strict: false,
         };
         offered.push((name, Stands::Tool(tool.clone()), function));
     }
     offered
+}
+
+/// What a function does, then what the scenario says of its member or
+/// tool, when it says something.
+fn about(does: &str, described: &str) -> String {
+    match described.trim() {
+        "" => format!("{does}."),
+        described => format!("{does}: {described}"),
+    }
 }
 
 fn strict(name: &str, description: &str, properties: Vec<(&str, Value)>) -> Function {

@@ -175,6 +175,17 @@ fn each_agent_is_offered_what_its_part_lets_it_do() {
         !swarm_turn.functions[2].strict,
         "a tool's arguments are free-form"
     );
+    assert_eq!(
+        swarm_turn.functions[2].description,
+        "Call the tool `refund_api`: does refund_api"
+    );
+    let mut undescribed = swarm(&[], &["lookup"]);
+    undescribed.tools[0].1 = " ".into();
+    let undescribed = turn_contract(&undescribed);
+    assert_eq!(
+        undescribed.functions[1].description,
+        "Call the tool `lookup`."
+    );
 
     let lead = turn_contract(&coordinator(&["analyst", "legal"], &[]));
     assert_eq!(lead.name, "coordinator_turn");
