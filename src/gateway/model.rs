@@ -87,17 +87,6 @@ impl Gateway {
             .unwrap_or(Err(CallError::Timeout))
     }
 
-    /// [`Gateway::model_checked`] for an answer any text keeps.
-    pub(crate) async fn model_timed(
-        &self,
-        label: String,
-        request: ModelRequest,
-        deadline: Option<Duration>,
-    ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
-        self.model_checked(label, request, deadline, &Check::ANY)
-            .await
-    }
-
     /// Call the model for an answer that `check` takes, for an agent that
     /// must be done by `deadline` on the run clock (`None` when the call
     /// was cut off there; an answer exactly at it is in time), and how

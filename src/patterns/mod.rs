@@ -4,6 +4,8 @@
 
 mod answer_words;
 pub(crate) mod collaboration;
+#[cfg(test)]
+pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
 pub(crate) mod in_flight;
 pub(crate) mod orchestrator;

@@ -18,8 +18,10 @@ pub(crate) struct Contribution {
     pub(crate) actions: Vec<String>,
 }
 
-pub(crate) const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "confidence", "actions"];
-const MAX_ACTIONS: usize = 3;
+/// A contribution's keys, in the order the schema asks for them.
+pub(super) const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "confidence", "actions"];
+/// How many of a contribution's actions are kept.
+pub(super) const MAX_ACTIONS: usize = 3;
 
 /// Check a model's contribution. `allowed` is the execution allowlist.
 /// Unknown keys are ignored, as 000 tolerates chatty models.

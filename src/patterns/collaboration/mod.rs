@@ -11,6 +11,7 @@ mod escalate;
 mod limits;
 mod payload;
 pub(crate) mod result;
+pub(crate) mod schema;
 pub(crate) mod trace;
 
 use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
@@ -73,6 +74,7 @@ struct Table<'a> {
     trace: Vec<TraceEntry>,
     open_conflicts: Vec<crate::bus::Conflict>,
     escalation: Escalation,
+    contracts: schema::Contracts,
 }
 
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
@@ -91,6 +93,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         trace: Vec::new(),
         open_conflicts: Vec::new(),
         escalation,
+        contracts: schema::Contracts::default(),
     };
     let ended = table.play().await;
     finish(table, ended)
@@ -214,9 +217,14 @@ impl Table<'_> {
                 round,
                 agent: role.to_string(),
             }));
-        let request = ModelRequest::new(Purpose::Contribution {
+        let request = ModelRequest::new(
+            Purpose::Contribution {
                 role: role.to_string(),
-            }, &CONTRIBUTION_PROMPT, self.contribution_payload(role));
+            },
+            &CONTRIBUTION_PROMPT,
+            self.contribution_payload(role),
+        )
+        .keeping(self.contracts.of(role));
         // An answer that breaks the contract is asked for again (on an
         // endpoint); repairs are the same message, not more of them.
         let declared = |agent: &str| self.team.roles.contains_key(agent);
@@ -296,11 +304,15 @@ impl Table<'_> {
     }
 
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
-        let request = ModelRequest::new(Purpose::FinalBrief, &BRIEF_PROMPT, json!({
+        let request = ModelRequest::new(
+            Purpose::FinalBrief,
+            &BRIEF_PROMPT,
+            json!({
                 "goal": self.ctx.goal,
                 "final_decision": decision,
                 "history": self.history,
-            }));
+            }),
+        );
         let phase = || "finalize".to_string();
         let text = match self.ctx.gateway.model("final brief".into(), request).await {
             Ok(output) => output.into_text(),

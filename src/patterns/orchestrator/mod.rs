@@ -9,6 +9,7 @@ mod aggregate;
 pub(crate) mod compare;
 mod dispatch;
 pub(crate) mod plan;
+pub(crate) mod plan_schema;
 pub(crate) mod result;
 pub(crate) mod trace;
 
@@ -156,7 +157,11 @@ async fn plan_tasks(
     limits: &Limits,
 ) -> Result<Arc<[PlannedTask]>, OrchestratorResult> {
     let scenario = &ctx.scenario;
-    let request = ModelRequest::new(Purpose::Plan, &PLAN_PROMPT, plan_payload(scenario, &ctx.goal, limits.max_tasks));
+    // The plan is asked for once a run: so is its contract built.
+    let workers = scenario.workers.keys().map(String::as_str);
+    let contract = Arc::new(plan_schema::plan_contract(workers, limits.max_tasks));
+    let payload = plan_payload(scenario, &ctx.goal, limits.max_tasks);
+    let request = ModelRequest::new(Purpose::Plan, &PLAN_PROMPT, payload).keeping(contract);
     let declared = |worker: &str| scenario.workers.contains_key(worker);
     let verify = |output: &ModelOutput| {
         read_plan(output.clone(), declared, limits.max_tasks)
@@ -299,7 +304,11 @@ async fn finalize(
     if time_is_up(ctx, limits) {
         return stopped_in_finalize(StopReason::MaxSeconds);
     }
-    let request = ModelRequest::new(Purpose::FinalBrief, &BRIEF_PROMPT, json!({"goal": ctx.goal, "aggregate": aggregate}));
+    let request = ModelRequest::new(
+        Purpose::FinalBrief,
+        &BRIEF_PROMPT,
+        json!({"goal": ctx.goal, "aggregate": aggregate}),
+    );
     let text = match ctx.gateway.model("final brief".into(), request).await {
         Ok(output) => output.into_text(),
         Err(error) => return stopped_in_finalize(call_stop(&error)),

@@ -13,6 +13,7 @@ pub(crate) mod contract;
 pub(crate) mod plan;
 mod read_extract;
 pub(crate) mod result;
+pub(crate) mod schema;
 mod sources;
 pub(crate) mod trace;
 mod workflow;
@@ -26,6 +27,7 @@ use crate::control::SharedGate;
 use crate::gateway::{
     CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
 };
+use crate::provider::contract::Contract;
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
@@ -37,6 +39,7 @@ use result::{
 };
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The research workflow: its runs take steps.
@@ -203,9 +206,10 @@ impl Desk<'_> {
         purpose: Purpose,
         prompt: &'static Prompt,
         payload: Value,
+        contract: Arc<Contract>,
         verify: &(dyn Fn(&ModelOutput) -> Result<(), String> + Sync),
     ) -> Result<ModelOutput, Stop> {
-        let request = ModelRequest::new(purpose, prompt, payload);
+        let request = ModelRequest::new(purpose, prompt, payload).keeping(contract);
         let check = Check {
             verify,
             before_repair: &|| Ok(()),

@@ -9,7 +9,17 @@ use crate::pycompat::{parse_model_text, py_strip};
 use serde_json::{Map, Value, json};
 
 /// The keys that say what a turn is, one per turn.
-pub(crate) const ACTION_KEYS: [&str; 4] = ["reply", "transfer_to", "call", "call_members"];
+pub(crate) const ACTION_KEYS: [&str; 4] = [REPLY, TRANSFER_TO, CALL, CALL_MEMBERS];
+pub(crate) const REPLY: &str = "reply";
+pub(crate) const TRANSFER_TO: &str = "transfer_to";
+pub(crate) const CALL: &str = "call";
+pub(crate) const CALL_MEMBERS: &str = "call_members";
+/// What a transfer and a tool call carry beside their key.
+pub(crate) const MESSAGE: &str = "message";
+pub(crate) const ARGS: &str = "args";
+/// A member call's keys.
+pub(crate) const MEMBER: &str = "member";
+pub(crate) const TASK: &str = "task";
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Action {
@@ -67,7 +77,7 @@ pub(crate) fn read(output: ModelOutput) -> (Action, Value) {
                 } else {
                     Action::Reply(answer.to_string())
                 };
-                (action, json!({"reply": text}))
+                (action, json!({REPLY: text}))
             }
         },
     }
@@ -173,7 +183,7 @@ fn of_object(map: &Map<String, Value>) -> Action {
         return Action::Invalid;
     };
     match (key, &map[key]) {
-        ("reply", Value::String(text)) => {
+        (REPLY, Value::String(text)) => {
             let answer = py_strip(text);
             if answer.is_empty() {
                 Action::Empty
@@ -181,8 +191,8 @@ fn of_object(map: &Map<String, Value>) -> Action {
                 Action::Reply(answer.to_string())
             }
         }
-        ("transfer_to", Value::String(to)) => Action::Transfer { to: to.clone() },
-        ("call", Value::String(tool)) => match map.get("args") {
+        (TRANSFER_TO, Value::String(to)) => Action::Transfer { to: to.clone() },
+        (CALL, Value::String(tool)) => match map.get(ARGS) {
             None => Action::Call {
                 tool: tool.clone(),
                 args: json!({}),
@@ -193,7 +203,7 @@ fn of_object(map: &Map<String, Value>) -> Action {
             },
             Some(_) => Action::Invalid,
         },
-        ("call_members", Value::Array(calls)) if !calls.is_empty() => calls
+        (CALL_MEMBERS, Value::Array(calls)) if !calls.is_empty() => calls
             .iter()
             .map(member_call)
             .collect::<Option<Vec<_>>>()
@@ -203,8 +213,8 @@ fn of_object(map: &Map<String, Value>) -> Action {
 }
 
 fn member_call(value: &Value) -> Option<MemberCall> {
-    let member = value.get("member")?.as_str()?.to_string();
-    let task = match value.get("task") {
+    let member = value.get(MEMBER)?.as_str()?.to_string();
+    let task = match value.get(TASK) {
         None => String::new(),
         Some(Value::String(task)) => task.clone(),
         Some(_) => return None,

@@ -6,6 +6,7 @@
 
 use super::action::{self, Action, Reading};
 use super::part::Part;
+use super::turn_schema::TurnContracts;
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
@@ -96,6 +97,8 @@ pub(crate) struct TeamRun<'a> {
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
     pub(super) tool_limits: Arc<DispatchLimits>,
+    /// The contract of each agent's turns, built at its first turn.
+    contracts: TurnContracts,
 }
 
 /// What every team of one run shares.
@@ -128,6 +131,7 @@ impl<'a> TeamRun<'a> {
             llm_calls: vec![Arc::default()],
             run: Arc::default(),
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
+            contracts: TurnContracts::default(),
         }
     }
 
@@ -147,6 +151,7 @@ impl<'a> TeamRun<'a> {
             llm_calls,
             run: Arc::clone(&self.run),
             tool_limits: Arc::clone(&self.tool_limits),
+            contracts: TurnContracts::default(),
         }
     }
 
@@ -227,10 +232,15 @@ impl<'a> TeamRun<'a> {
             turn: number,
             agent: path.clone(),
         }));
-        let request = ModelRequest::new(Purpose::Turn {
+        let request = ModelRequest::new(
+            Purpose::Turn {
                 agent: path.clone(),
                 team: self.part.team_name().map(str::to_string),
-            }, prompt, self.payload(agent, context));
+            },
+            prompt,
+            self.payload(agent, context),
+        )
+        .keeping(self.contracts.of(&self.part, agent));
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
         let reading = if self.gateway.reads_leniently() {
