@@ -135,7 +135,7 @@ impl CallText {
     fn take(&self, piece: TextPiece) {
         let now = self.bus.clock().elapsed();
         let mut state = self.state.lock();
-        // Reasoning is not the answer: its first token is the answer's.
+        // The first token timed is the answer's: reasoning is not the answer.
         if piece.new && !piece.reasoning {
             state.first.get_or_insert(now);
             state.last = Some(now);

@@ -124,8 +124,10 @@ pub enum EventKind, read as KindNamed = "EventKind" {
     },
     /// Text of a streaming model call as it arrived since the previous
     /// delta of that call: the deltas of a call, in order, concatenate to
-    /// its text. Published at most once per 50 ms per call; what is left
-    /// is published before the call's `call_finished`.
+    /// its text (those marked `reasoning`, to its reasoning). Published at most once per 50 ms per call (a call whose
+    /// text turns from reasoning to answer within one may publish a delta
+    /// of each at once); what is left is published before the call's
+    /// `call_finished`.
     CallDelta {
         call: u64,
         text: String,
