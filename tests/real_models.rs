@@ -405,13 +405,27 @@ fn streams_as_asked(case: &Case) {
     }
 }
 
-/// The recording's `output_mode_changed` events, as (from, to).
+/// The recording's changes of output mode, as (from, to), each checked to
+/// quote the endpoint's words naming `feature`s.
 fn mode_changes(case: &Case) -> Vec<(String, String)> {
+    const MODES: [&str; 4] = ["native", "tool", "json", "prompted"];
     case.run
         .events
         .iter()
         .filter(|e| e["type"] == "output_mode_changed")
+        .filter(|e| MODES.iter().any(|mode| e["from"] == *mode))
         .map(|e| {
+            let said = e["said"].as_str().unwrap_or_default();
+            let feature = if e["from"] == "tool" {
+                "tools"
+            } else {
+                "response_format"
+            };
+            assert!(
+                said.contains(feature),
+                "the change quotes the endpoint: {e}: {}",
+                case.about()
+            );
             let name = |key: &str| e[key].as_str().unwrap_or_default().to_string();
             (name("from"), name("to"))
         })
@@ -493,6 +507,11 @@ fn reasoning_text_is_kept_apart_from_the_answer_and_out_of_later_prompts() {
         assert!(!finished.is_empty(), "{}", case.about());
         for call in finished {
             assert_eq!(call["reasoning"], REASONING, "{call}: {}", case.about());
+            assert!(
+                !call["record"]["answer"].to_string().contains(REASONING),
+                "the answer holds the reasoning: {call}: {}",
+                case.about()
+            );
         }
         for request in &case.requests {
             assert!(
