@@ -282,12 +282,17 @@ struct Case<'a> {
 impl Case<'_> {
     /// Says which run an assertion is about, with what it printed.
     fn about(&self) -> String {
+        let result = self.run.result.to_string();
+        let cut = result
+            .char_indices()
+            .nth(1500)
+            .map_or(result.len(), |(at, _)| at);
         format!(
             "{} ({}), stderr:\n{}\nresult: {}",
             self.pattern.name,
             if self.streamed { "streamed" } else { "whole" },
             self.run.stderr,
-            self.run.result
+            &result[..cut]
         )
     }
 
@@ -460,14 +465,31 @@ fn a_model_answering_as_asked_gets_strict_schemas_and_ends_as_on_the_sim() {
     });
 }
 
+/// Every JSON answer was read out of its text as `how` says, without a
+/// repair.
+fn read_out_of(case: &Case, how: &str) {
+    no_repair(case);
+    let extracted = case
+        .model_calls_finished()
+        .iter()
+        .filter(|call| call["extracted"] == how)
+        .count();
+    assert_eq!(
+        extracted,
+        case.json_requests().count(),
+        "each JSON answer says it was found in a {how}: {}",
+        case.about()
+    );
+}
+
 #[test]
 fn fenced_answers_end_as_on_the_sim() {
-    behaves(Behaviour::Fenced, no_repair);
+    behaves(Behaviour::Fenced, |case| read_out_of(case, "fence"));
 }
 
 #[test]
 fn answers_with_prose_around_the_json_end_as_on_the_sim() {
-    behaves(Behaviour::Prose, no_repair);
+    behaves(Behaviour::Prose, |case| read_out_of(case, "prose"));
 }
 
 #[test]
