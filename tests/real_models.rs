@@ -243,8 +243,16 @@ fn on_sim(index: usize) -> &'static Run {
 }
 
 /// The pattern's run against the messy model, and the endpoint after it.
-fn on_endpoint(pattern: &Pattern, behaviour: Behaviour, streamed: bool) -> (Run, Messy) {
+fn on_endpoint(
+    pattern: &Pattern,
+    behaviour: Behaviour,
+    output: Option<&str>,
+    streamed: bool,
+) -> (Run, Messy) {
     let mut doc = scenario(pattern);
+    if let Some(output) = output {
+        doc["provider"]["output"] = output.into();
+    }
     // A name our default sends a temperature for, so that the reasoning
     // model's 400 really comes.
     let mut model = "mock-model";
@@ -324,9 +332,14 @@ impl Case<'_> {
 /// ends `success` with an answer that is not a reply, streams as asked,
 /// and passes `about`, the behaviour's own checks.
 fn behaves(behaviour: Behaviour, about: fn(&Case)) {
+    behaves_in(behaviour, None, about);
+}
+
+/// [`behaves`], with the scenario's `provider.output` set to `output`.
+fn behaves_in(behaviour: Behaviour, output: Option<&str>, about: fn(&Case)) {
     for (index, pattern) in PATTERNS.iter().enumerate() {
         for streamed in [false, true] {
-            let (run, endpoint) = on_endpoint(pattern, behaviour, streamed);
+            let (run, endpoint) = on_endpoint(pattern, behaviour, output, streamed);
             let case = Case {
                 pattern,
                 doc: scenario(pattern),
@@ -461,6 +474,18 @@ fn a_model_answering_as_asked_gets_strict_schemas_and_ends_as_on_the_sim() {
                 "{}",
                 case.about()
             );
+        }
+    });
+}
+
+#[test]
+fn a_model_asked_in_tool_mode_answers_with_calls_and_ends_as_on_the_sim() {
+    behaves_in(Behaviour::Plain, Some("tool"), |case| {
+        no_repair(case);
+        for request in case.json_requests() {
+            assert!(request["tools"].is_array(), "{request}: {}", case.about());
+            assert!(request.get("tool_choice").is_some(), "{}", case.about());
+            assert_eq!(request.get("response_format"), None, "{}", case.about());
         }
     });
 }
