@@ -11,6 +11,8 @@
 
 use crate::common;
 
+use common::script::{Script, quick, system_of};
+
 use conclave::bus::TaskEvent;
 use conclave::bus::{BreakerState, CallOutcome, Event, EventKind};
 use conclave::engine::{LaunchOptions, ProviderChoice};
@@ -21,7 +23,7 @@ use conclave::tui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -30,73 +32,13 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 const PROMPT_TOKENS: u64 = 120;
 const COMPLETION_TOKENS: u64 = 40;
 
-/// A chat-completions endpoint that answers from a scenario's sim script.
-/// The system prompt says what a call is for (which analyst, which agent,
-/// plan, brief or synthesis); each rule keeps its own cursor and repeats
-/// its last entry, as the sim does.
-struct Scripted {
-    rules: Vec<(String, Vec<Value>)>,
-    cursors: Mutex<Vec<usize>>,
-}
+/// A chat-completions endpoint that answers from a scenario's sim script
+/// (see `common::script`), each answer whole and as it is written there.
+struct Scripted(Script);
 
 impl Scripted {
-    /// The rules for the sim script of `doc`.
     fn of(doc: &Value) -> Self {
-        let script = &doc["provider"];
-        let entries = |value: &Value| match value {
-            Value::Array(items) if !items.is_empty() => items.clone(),
-            other => vec![other.clone()],
-        };
-        let mut rules = Vec::new();
-        if let Some(responses) = script["responses"].as_object() {
-            for (role, value) in responses {
-                rules.push((
-                    format!("You are the {role} at a launch-readiness"),
-                    entries(value),
-                ));
-            }
-        }
-        if let Some(turns) = script["turns"].as_object() {
-            for (agent, value) in turns {
-                let without_latency = entries(value)
-                    .into_iter()
-                    .map(|mut entry| {
-                        if let Some(map) = entry.as_object_mut() {
-                            map.remove("latency_ms");
-                        }
-                        entry
-                    })
-                    .collect();
-                rules.push((format!("You are {agent},"), without_latency));
-            }
-        }
-        let pattern = doc["pattern"].as_str().unwrap_or_default();
-        if let Some(plan) = script.get("plan") {
-            let (needle, plan) = match pattern {
-                "research" if plan.is_array() => ("You plan a research", json!({"steps": plan})),
-                "research" => ("You plan a research", plan.clone()),
-                _ => (
-                    "You plan the work of an operations orchestrator",
-                    plan.clone(),
-                ),
-            };
-            rules.push((needle.to_string(), vec![plan]));
-        }
-        if let Some(brief) = script.get("final_answer") {
-            let needle = match pattern {
-                "collaboration" => "You write the final operations brief",
-                _ => "You write a short morning operations brief",
-            };
-            rules.push((needle.to_string(), entries(brief)));
-        }
-        if let Some(synthesis) = script.get("synthesis") {
-            rules.push((
-                "You write the answer of a research workflow".to_string(),
-                entries(synthesis),
-            ));
-        }
-        let cursors = Mutex::new(vec![0; rules.len()]);
-        Scripted { rules, cursors }
+        Scripted(Script::of(doc))
     }
 }
 
@@ -105,21 +47,13 @@ impl Respond for Scripted {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
             return ResponseTemplate::new(400).set_body_string("the request is not JSON");
         };
-        let system = body["messages"][0]["content"].as_str().unwrap_or_default();
-        let Some(index) = self
-            .rules
-            .iter()
-            .position(|(needle, _)| system.contains(needle.as_str()))
-        else {
+        let system = system_of(&body);
+        let Some(rule) = self.0.rule_of(system) else {
             return ResponseTemplate::new(400)
                 .set_body_string(format!("no script for the prompt {system:?}"));
         };
-        let mut cursors = self.cursors.lock().unwrap();
-        let entries = &self.rules[index].1;
-        let entry = &entries[cursors[index].min(entries.len() - 1)];
-        cursors[index] += 1;
-        let content = match entry {
-            Value::String(text) => text.clone(),
+        let content = match self.0.next(rule).0 {
+            Value::String(text) => text,
             other => other.to_string(),
         };
         ResponseTemplate::new(200).set_body_json(completion(&content))
@@ -134,33 +68,6 @@ fn completion(content: &str) -> Value {
         "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
                   "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS}
     })
-}
-
-/// A shipped scenario with every latency set to zero, so that the sim run
-/// and the endpoint run take no real time beyond the HTTP round trips.
-fn quick(file: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
-        .join(file);
-    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    zero_latencies(&mut doc);
-    doc
-}
-
-fn zero_latencies(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                if key == "latency_ms" {
-                    *value = json!(0);
-                } else {
-                    zero_latencies(value);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(zero_latencies),
-        _ => {}
-    }
 }
 
 async fn serve(doc: &Value) -> MockServer {

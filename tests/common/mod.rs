@@ -8,11 +8,13 @@ pub mod cli;
 pub mod damage;
 pub mod files;
 pub mod loopback;
+pub mod messy;
 pub mod nats;
 pub mod pty;
 pub mod real;
 pub mod research;
 pub mod screen;
+pub mod script;
 pub mod streaming;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};

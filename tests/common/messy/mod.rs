@@ -1,0 +1,315 @@
+//! The messy model: an OpenAI-compatible chat-completions endpoint on
+//! loopback that answers from a scenario's sim script (`common::script`)
+//! the way today's hosted and local models do: in a fence, wrapped in
+//! prose, as a reasoning model, as a server without JSON schemas or without
+//! any `response_format`, with cached prompts, missing a key, cut short or
+//! refusing. It answers what each request asks (a strict schema in the
+//! schema's wire form, tools as tool calls, text otherwise), whole or as
+//! server-sent events, and keeps every request's body for the test.
+
+mod said;
+mod written;
+
+use super::loopback::{Loopback, Reply};
+use super::script::{Script, system_of};
+use said::{calls_of, text_of};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use written::{Answer, Said, stream, whole};
+
+/// Tokens every answer reports.
+pub const PROMPT_TOKENS: u64 = 120;
+pub const COMPLETION_TOKENS: u64 = 40;
+/// Of the prompt tokens, those the endpoint served from its cache
+/// (`CachedPrompt`).
+pub const CACHED_TOKENS: u64 = 100;
+/// Of the completion tokens, those the model spent reasoning (`Reasoner`).
+pub const REASONING_TOKENS: u64 = 24;
+/// What a reasoning model thinks before each answer.
+pub const REASONING: &str =
+    "Thinking it over: the facts first, then what the contract asks for, then the answer.";
+/// What a refusing model says instead of answering.
+pub const REFUSAL: &str = "I'm sorry, but I can't help with that.";
+
+/// How the endpoint answers: as the script says, and how it gets that wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behaviour {
+    /// As asked.
+    Plain,
+    /// Each JSON answer in a ```` ```json ```` fence.
+    Fenced,
+    /// Each JSON answer between a sentence before and one after.
+    Prose,
+    /// A reasoning model: 400 for a temperature other than 1 and for
+    /// `max_tokens`, reasoning tokens in usage, `reasoning_content`.
+    Reasoner,
+    /// `reasoning_content` before each answer (streamed before the content).
+    ReasoningStream,
+    /// 400 for a `response_format` of type `json_schema`.
+    NoJsonSchema,
+    /// 400 for any `response_format` and for `tools`.
+    NoResponseFormat,
+    /// Most of each prompt served from the endpoint's cache.
+    CachedPrompt,
+    /// The first JSON answer of each kind of call misses a required key; a
+    /// repair of it gets the right answer.
+    MissingKey,
+    /// Every answer cut to half its text, `finish_reason: "length"`.
+    Cut,
+    /// Every answer a refusal.
+    Refusal,
+}
+
+pub struct Messy {
+    /// `http://127.0.0.1:PORT/v1`.
+    pub base_url: String,
+    server: Loopback,
+    endpoint: Arc<Endpoint>,
+}
+
+impl Messy {
+    /// Serve the sim script of scenario `doc`, answering as `behaviour`
+    /// says, streamed when `streamed` and the request asks for a stream.
+    pub fn serve(doc: &Value, behaviour: Behaviour, streamed: bool) -> Self {
+        let endpoint = Arc::new(Endpoint {
+            script: Script::of(doc),
+            behaviour,
+            streamed,
+            answered: AtomicUsize::new(0),
+            broken: AtomicUsize::new(0),
+        });
+        let serving = Arc::clone(&endpoint);
+        let server = Loopback::serve(move |request, _| {
+            match serde_json::from_slice::<Value>(&request.body) {
+                Ok(body) => serving.reply(&body),
+                Err(_) => error(400, "the request is not JSON", None, None),
+            }
+        });
+        Messy {
+            base_url: server.base_url.clone(),
+            server,
+            endpoint,
+        }
+    }
+
+    /// Every request's body, in the order they came.
+    pub fn requests(&self) -> Vec<Value> {
+        self.server
+            .requests()
+            .iter()
+            .map(|request| serde_json::from_slice(&request.body).unwrap_or(Value::Null))
+            .collect()
+    }
+
+    /// How many requests got a completion (not an error).
+    pub fn answered(&self) -> usize {
+        self.endpoint.answered.load(Ordering::Acquire)
+    }
+
+    /// How many answers missed a key on purpose (`MissingKey`).
+    pub fn broken(&self) -> usize {
+        self.endpoint.broken.load(Ordering::Acquire)
+    }
+
+    /// Whether a request asks for prose (a final brief) rather than JSON.
+    pub fn asks_for_prose(&self, request: &Value) -> bool {
+        self.endpoint.script.asks_for_prose(system_of(request))
+    }
+}
+
+/// Whether a request repairs an earlier answer: the conversation goes on
+/// past the user's message with the answer as the assistant's turn.
+pub fn is_repair(request: &Value) -> bool {
+    request["messages"]
+        .as_array()
+        .is_some_and(|messages| messages.iter().skip(2).any(|m| m["role"] == "assistant"))
+}
+
+struct Endpoint {
+    script: Script,
+    behaviour: Behaviour,
+    streamed: bool,
+    answered: AtomicUsize,
+    broken: AtomicUsize,
+}
+
+impl Endpoint {
+    fn reply(&self, body: &Value) -> Reply {
+        if let Some(refused) = self.refuses(body) {
+            return refused;
+        }
+        let system = system_of(body);
+        let Some(rule) = self.script.rule_of(system) else {
+            return error(
+                400,
+                &format!("no script for the prompt {system:?}"),
+                None,
+                None,
+            );
+        };
+        let (entry, broken) = if is_repair(body) {
+            (self.script.again(rule), false)
+        } else {
+            let (entry, first) = self.script.next(rule);
+            match (self.behaviour, first, without_a_key(&entry)) {
+                (Behaviour::MissingKey, true, Some(broken)) => (broken, true),
+                _ => (entry, false),
+            }
+        };
+        if broken {
+            self.broken.fetch_add(1, Ordering::AcqRel);
+        }
+        self.answered.fetch_add(1, Ordering::AcqRel);
+        let answer = self.answer(body, &entry, broken);
+        if self.streamed && body["stream"] == true {
+            Reply::text(200, &stream(&answer)).header("content-type", "text/event-stream")
+        } else {
+            Reply::json(200, &whole(&answer))
+        }
+    }
+
+    /// The 400 an endpoint of this behaviour answers the request with, in
+    /// the words such servers use.
+    fn refuses(&self, body: &Value) -> Option<Reply> {
+        let format = body.get("response_format").filter(|f| !f.is_null());
+        match self.behaviour {
+            Behaviour::Reasoner => {
+                let temperature = body.get("temperature").filter(|t| !t.is_null());
+                if let Some(t) = temperature.filter(|t| t.as_f64() != Some(1.0)) {
+                    let said = format!("Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported.");
+                    return Some(error(400, &said, Some("temperature"), Some("unsupported_value")));
+                }
+                body.get("max_tokens").filter(|m| !m.is_null()).map(|_| {
+                    let said = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+                    error(400, said, Some("max_tokens"), Some("unsupported_parameter"))
+                })
+            }
+            Behaviour::NoJsonSchema => format.filter(|f| f["type"] == "json_schema").map(|_| {
+                let said = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.";
+                error(400, said, Some("response_format"), None)
+            }),
+            // As llama.cpp's server answers parameters it does not take.
+            Behaviour::NoResponseFormat if format.is_some() => Some(llama_error("response_format")),
+            Behaviour::NoResponseFormat if body.get("tools").is_some() => {
+                Some(llama_error("tools"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The scripted `entry` as the answer to `body`, as this behaviour
+    /// writes it.
+    fn answer(&self, body: &Value, entry: &Value, broken: bool) -> Answer {
+        let said = if body.get("tools").is_some_and(|t| !t.is_null()) {
+            Said::Calls(calls_of(body, entry, broken))
+        } else {
+            Said::Text(text_of(body, entry, broken))
+        };
+        let said = match (self.behaviour, said) {
+            (Behaviour::Refusal, _) => Said::Refusal(REFUSAL.to_string()),
+            (Behaviour::Fenced, Said::Text(text)) if entry.is_object() => {
+                Said::Text(format!("```json\n{text}\n```"))
+            }
+            (Behaviour::Prose, Said::Text(text)) if entry.is_object() => {
+                Said::Text(format!("Here is my answer:\n{text}\nI hope this helps."))
+            }
+            (Behaviour::Cut, Said::Text(text)) => Said::Text(half(&text)),
+            (Behaviour::Cut, Said::Calls(calls)) => Said::Calls(
+                calls
+                    .into_iter()
+                    .map(|(name, arguments)| (name, half(&arguments)))
+                    .collect(),
+            ),
+            (_, said) => said,
+        };
+        let finish = match (&said, self.behaviour) {
+            (_, Behaviour::Cut) => "length",
+            (Said::Calls(_), _) => "tool_calls",
+            _ => "stop",
+        };
+        let reasoning = matches!(
+            self.behaviour,
+            Behaviour::Reasoner | Behaviour::ReasoningStream
+        )
+        .then_some(REASONING);
+        Answer {
+            said,
+            finish,
+            reasoning,
+            usage: self.usage(),
+        }
+    }
+
+    fn usage(&self) -> Value {
+        let mut usage = json!({"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                               "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS});
+        match self.behaviour {
+            Behaviour::CachedPrompt => {
+                usage["prompt_tokens_details"] = json!({"cached_tokens": CACHED_TOKENS});
+            }
+            Behaviour::Reasoner => {
+                usage["completion_tokens_details"] = json!({"reasoning_tokens": REASONING_TOKENS});
+            }
+            _ => {}
+        }
+        usage
+    }
+}
+
+/// `entry` without one key the contract requires, when it has one: a
+/// contribution without `stance`, a plan without `tasks` or `steps`, a
+/// synthesis without `citations`, a turn whose action key is gone (a
+/// transfer as its message only, a reply as `{"text": ..}`).
+fn without_a_key(entry: &Value) -> Option<Value> {
+    let map = entry.as_object()?;
+    let renamed = |from: &str, to: &str| {
+        let mut map = map.clone();
+        let value = map.remove(from)?;
+        map.insert(to.to_string(), value);
+        Some(Value::Object(map))
+    };
+    if map.contains_key("reply") {
+        return renamed("reply", "text");
+    }
+    if map.contains_key("call_members") {
+        return renamed("call_members", "members");
+    }
+    let key = [
+        "stance",
+        "tasks",
+        "steps",
+        "notes",
+        "citations",
+        "transfer_to",
+        "call",
+    ]
+    .into_iter()
+    .find(|key| map.contains_key(*key))?;
+    let mut map = map.clone();
+    map.remove(key);
+    Some(Value::Object(map))
+}
+
+/// The first half of `text`, by characters.
+fn half(text: &str) -> String {
+    let count = text.chars().count();
+    text.chars().take(count / 2).collect()
+}
+
+fn error(status: u16, message: &str, param: Option<&str>, code: Option<&str>) -> Reply {
+    Reply::json(
+        status,
+        &json!({"error": {"message": message, "type": "invalid_request_error",
+                          "param": param, "code": code}}),
+    )
+}
+
+/// llama.cpp's answer to a parameter it does not take.
+fn llama_error(param: &str) -> Reply {
+    Reply::json(
+        400,
+        &json!({"error": {"code": 400, "message": format!("Unsupported param: {param}"),
+                          "type": "invalid_request_error"}}),
+    )
+}

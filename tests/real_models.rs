@@ -1,0 +1,692 @@
+//! Real models as they are (issue 42): each pattern's shipped scenario run
+//! by the real binary against the messy model (`common::messy`) under each
+//! of its behaviours, streamed and whole. Fenced, prosy, reasoning, cached
+//! and once-broken answers and endpoints without JSON schemas or without
+//! any `response_format` end as the same scenario does on the sim: the same
+//! exit status and the same decision fields. A cut or refused answer exits
+//! 3 with its named stop and one line on stderr. What each behaviour is
+//! about is checked on the requests the endpoint got, and no swarm or
+//! coordinator ends `success` with an answer that is not a scripted reply.
+//!
+//! The runs talk to a loopback socket, so they run on the real clock; every
+//! latency is zero and nothing waits but the binary.
+
+use crate::common;
+
+use common::messy::{
+    Behaviour, CACHED_TOKENS, Messy, REASONING, REASONING_TOKENS, REFUSAL, is_repair,
+};
+use common::script::{quick, system_of};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// A pattern's shipped scenario and what its result decides.
+struct Pattern {
+    name: &'static str,
+    file: &'static str,
+    /// The agent (or call) whose answer comes first, which a stop on the
+    /// first answer names.
+    first: &'static str,
+    /// The fields of its headless result a user reads as the outcome.
+    decision: fn(&Value) -> Value,
+    /// A swarm or coordinator: its `answer` is a member's reply.
+    team: bool,
+}
+
+const PATTERNS: [Pattern; 6] = [
+    Pattern {
+        name: "round table",
+        file: "checkout_v2_launch.json",
+        first: "demand_analyst",
+        decision: round_table,
+        team: false,
+    },
+    Pattern {
+        name: "orchestrator",
+        file: "morning_ops_report.json",
+        first: "plan",
+        decision: orchestrator,
+        team: false,
+    },
+    Pattern {
+        name: "swarm",
+        file: "support_swarm.json",
+        first: "triage",
+        decision: swarm,
+        team: true,
+    },
+    Pattern {
+        name: "coordinator",
+        file: "launch_coordinator.json",
+        first: "launch_lead",
+        decision: coordinator,
+        team: true,
+    },
+    Pattern {
+        name: "nested team",
+        file: "nested_launch_team.json",
+        first: "launch",
+        decision: coordinator,
+        team: true,
+    },
+    Pattern {
+        name: "research",
+        file: "payments_incident_research.json",
+        first: "plan",
+        decision: research,
+        team: false,
+    },
+];
+
+/// The output limit the reasoning model's scenario sets.
+const MAX_OUTPUT_TOKENS: u64 = 2048;
+
+fn pick(result: &Value, keys: &[&str]) -> Value {
+    keys.iter()
+        .map(|key| (key.to_string(), result[*key].clone()))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+fn round_table(result: &Value) -> Value {
+    pick(
+        result,
+        &[
+            "status",
+            "stop_reason",
+            "final_decision",
+            "rounds_used",
+            "team_summary",
+            "trace",
+        ],
+    )
+}
+
+fn orchestrator(result: &Value) -> Value {
+    let tasks: Vec<Value> = result["trace"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|task| pick(task, &["task_id", "worker", "status"]))
+        .collect();
+    let mut decision = pick(result, &["status", "stop_reason", "plan"]);
+    decision["health"] = result["aggregate"]["health"].clone();
+    decision["tasks"] = tasks.into();
+    decision
+}
+
+fn swarm(result: &Value) -> Value {
+    pick(
+        result,
+        &[
+            "status",
+            "stop_reason",
+            "final_agent",
+            "chain",
+            "answer",
+            "handoffs",
+        ],
+    )
+}
+
+fn coordinator(result: &Value) -> Value {
+    let mut decision = pick(result, &["status", "stop_reason", "final_agent", "answer"]);
+    decision["members"] = members(&result["member_calls"]);
+    decision
+}
+
+/// A coordinator's member calls, as who was called and how it ended, a
+/// member team's own calls within; in no order, since members asked
+/// together answer in whatever order the endpoint does.
+fn members(calls: &Value) -> Value {
+    let mut members: Vec<Value> = calls
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|call| {
+            let mut member = pick(call, &["member", "task", "status", "reply"]);
+            if let Some(team) = call.get("team") {
+                member["team"] = pick(team, &["stop_reason", "final_agent"]);
+                member["team"]["members"] = members(&team["member_calls"]);
+            }
+            member
+        })
+        .collect();
+    members.sort_by_key(Value::to_string);
+    members.into()
+}
+
+fn research(result: &Value) -> Value {
+    pick(result, &["status", "stop_reason", "answer", "citations"])
+}
+
+/// The pattern's scenario with zero latencies; research plans its five
+/// canonical steps from the script, since the endpoint answers only from
+/// one.
+fn scenario(pattern: &Pattern) -> Value {
+    let mut doc = quick(pattern.file);
+    if doc["pattern"] == "research" {
+        let question = doc["context"]["request"]["question"].clone();
+        doc["provider"]["plan"] = json!({"steps": [
+            {"id": "r1", "action": "search_sources", "args": {"query": question}},
+            {"id": "r2", "action": "dedupe_urls", "args": {}},
+            {"id": "r3", "action": "read_extract_notes", "args": {}},
+            {"id": "r4", "action": "verify_notes", "args": {}},
+            {"id": "r5", "action": "synthesize_answer", "args": {}},
+        ]});
+    }
+    doc
+}
+
+/// One headless run of the binary.
+struct Run {
+    exit: Option<i32>,
+    result: Value,
+    stderr: String,
+    /// The recording's events.
+    events: Vec<Value>,
+}
+
+/// `conclave run FILE --headless --record REC` with `args`, in a folder of
+/// its own.
+fn headless(doc: &Value, args: &[&str]) -> Run {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("scenario.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let recording = work.path().join("run.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .arg("run")
+        .arg(&file)
+        .arg("--headless")
+        .arg("--record")
+        .arg(&recording)
+        .args(args)
+        .env("OPENAI_API_KEY", "sk-real-models-test-dummy-key")
+        .env("XDG_STATE_HOME", work.path().join("state"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let result = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is one JSON document ({e}):\n{}\n{stderr}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    Run {
+        exit: output.status.code(),
+        result,
+        stderr,
+        events: recorded(&recording),
+    }
+}
+
+fn recorded(recording: &Path) -> Vec<Value> {
+    std::fs::read_to_string(recording)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// The pattern's run on the sim, once for the whole file.
+fn on_sim(index: usize) -> &'static Run {
+    static SIM: OnceLock<Vec<Run>> = OnceLock::new();
+    &SIM.get_or_init(|| {
+        PATTERNS
+            .iter()
+            .map(|p| headless(&scenario(p), &[]))
+            .collect()
+    })[index]
+}
+
+/// The pattern's run against the messy model, and the endpoint after it.
+fn on_endpoint(
+    pattern: &Pattern,
+    behaviour: Behaviour,
+    output: Option<&str>,
+    streamed: bool,
+) -> (Run, Messy) {
+    let mut doc = scenario(pattern);
+    if let Some(output) = output {
+        doc["provider"]["output"] = output.into();
+    }
+    // A name our default sends a temperature for, so that the reasoning
+    // model's 400 really comes.
+    let mut model = "mock-model";
+    if behaviour == Behaviour::Reasoner {
+        doc["provider"]["max_output_tokens"] = MAX_OUTPUT_TOKENS.into();
+        model = "mock-reasoner";
+    }
+    let endpoint = Messy::serve(&doc, behaviour, streamed);
+    let mut args = vec![
+        "--provider",
+        "openai",
+        "--base-url",
+        &endpoint.base_url,
+        "--model",
+        model,
+    ];
+    if !streamed {
+        args.push("--no-stream");
+    }
+    let run = headless(&doc, &args);
+    (run, endpoint)
+}
+
+/// One pattern's run under one behaviour, for the checks of that
+/// behaviour.
+struct Case<'a> {
+    pattern: &'a Pattern,
+    doc: Value,
+    streamed: bool,
+    run: Run,
+    endpoint: Messy,
+    requests: Vec<Value>,
+}
+
+impl Case<'_> {
+    /// Says which run an assertion is about, with what it printed.
+    fn about(&self) -> String {
+        let result = self.run.result.to_string();
+        let cut = result
+            .char_indices()
+            .nth(1500)
+            .map_or(result.len(), |(at, _)| at);
+        format!(
+            "{} ({}), stderr:\n{}\nresult: {}",
+            self.pattern.name,
+            if self.streamed { "streamed" } else { "whole" },
+            self.run.stderr,
+            &result[..cut]
+        )
+    }
+
+    /// The requests that asked for JSON (not a prose brief).
+    fn json_requests(&self) -> impl Iterator<Item = &Value> {
+        self.requests
+            .iter()
+            .filter(|r| !self.endpoint.asks_for_prose(r))
+    }
+
+    fn usage(&self, key: &str) -> u64 {
+        self.run.result["usage"][key].as_u64().unwrap_or(0)
+    }
+
+    /// The model calls that finished well, as recorded.
+    fn model_calls_finished(&self) -> Vec<&Value> {
+        self.run
+            .events
+            .iter()
+            .filter(|e| {
+                e["type"] == "call_finished" && e["tool"] == "model" && e["outcome"] == "ok"
+            })
+            .collect()
+    }
+}
+
+/// Run every pattern under `behaviour`, streamed and whole: a run ends as
+/// it does on the sim (or, for a cut or a refusal, with its stop), never
+/// ends `success` with an answer that is not a reply, streams as asked,
+/// and passes `about`, the behaviour's own checks.
+fn behaves(behaviour: Behaviour, about: fn(&Case)) {
+    behaves_in(behaviour, None, about);
+}
+
+/// [`behaves`], with the scenario's `provider.output` set to `output`.
+fn behaves_in(behaviour: Behaviour, output: Option<&str>, about: fn(&Case)) {
+    for (index, pattern) in PATTERNS.iter().enumerate() {
+        for streamed in [false, true] {
+            let (run, endpoint) = on_endpoint(pattern, behaviour, output, streamed);
+            let case = Case {
+                pattern,
+                doc: scenario(pattern),
+                streamed,
+                requests: endpoint.requests(),
+                run,
+                endpoint,
+            };
+            match behaviour {
+                Behaviour::Cut => stops_on_the_first_answer(&case, "model_output_cut"),
+                Behaviour::Refusal => stops_on_the_first_answer(&case, "model_refused"),
+                _ => ends_as_on_the_sim(&case, on_sim(index)),
+            }
+            never_a_false_success(&case);
+            streams_as_asked(&case);
+            about(&case);
+        }
+    }
+}
+
+fn ends_as_on_the_sim(case: &Case, sim: &Run) {
+    assert_eq!(case.run.exit, sim.exit, "{}", case.about());
+    let decision = case.pattern.decision;
+    assert_eq!(
+        decision(&case.run.result),
+        decision(&sim.result),
+        "{}",
+        case.about()
+    );
+}
+
+/// Exit 3 with `stop`, and one line on stderr naming the agent whose
+/// answer stopped the run.
+fn stops_on_the_first_answer(case: &Case, stop: &str) {
+    assert_eq!(case.run.exit, Some(3), "{}", case.about());
+    assert_eq!(case.run.result["stop_reason"], stop, "{}", case.about());
+    let lines: Vec<&str> = case
+        .run
+        .stderr
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "one line on stderr: {}", case.about());
+    assert!(
+        lines[0].contains(case.pattern.first),
+        "the line names {}: {}",
+        case.pattern.first,
+        case.about()
+    );
+}
+
+/// A swarm or coordinator that ends `success` answers with a reply its
+/// final agent's script gives, word for word.
+fn never_a_false_success(case: &Case) {
+    if !case.pattern.team || case.run.result["stop_reason"] != "success" {
+        return;
+    }
+    let result = &case.run.result;
+    let agent = result["final_agent"].as_str().unwrap_or_default();
+    let turns = &case.doc["provider"]["turns"][agent];
+    let replies: Vec<&str> = turns
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(turns.as_object().map(|_| turns))
+        .filter_map(|turn| turn["reply"].as_str().or(turn.as_str()))
+        .collect();
+    let answer = result["answer"].as_str().unwrap_or_default();
+    assert!(
+        replies.contains(&answer),
+        "a success answers with {agent}'s scripted reply {replies:?}: {}",
+        case.about()
+    );
+}
+
+/// A streamed run asks for streams, a whole one for whole answers.
+fn streams_as_asked(case: &Case) {
+    assert!(!case.requests.is_empty(), "{}", case.about());
+    for request in &case.requests {
+        assert_eq!(request["stream"] == true, case.streamed, "{}", case.about());
+    }
+}
+
+/// The recording's changes of output mode, as (from, to), each checked to
+/// quote the endpoint's words naming `feature`s.
+fn mode_changes(case: &Case) -> Vec<(String, String)> {
+    const MODES: [&str; 4] = ["native", "tool", "json", "prompted"];
+    case.run
+        .events
+        .iter()
+        .filter(|e| e["type"] == "output_mode_changed")
+        .filter(|e| MODES.iter().any(|mode| e["from"] == *mode))
+        .map(|e| {
+            let said = e["said"].as_str().unwrap_or_default();
+            let feature = if e["from"] == "tool" {
+                "tools"
+            } else {
+                "response_format"
+            };
+            assert!(
+                said.contains(feature),
+                "the change quotes the endpoint: {e}: {}",
+                case.about()
+            );
+            let name = |key: &str| e[key].as_str().unwrap_or_default().to_string();
+            (name("from"), name("to"))
+        })
+        .collect()
+}
+
+/// No answer was asked for again: the answer was read as it came.
+fn no_repair(case: &Case) {
+    assert!(
+        !case.requests.iter().any(is_repair),
+        "read leniently, not repaired: {}",
+        case.about()
+    );
+    assert_eq!(case.usage("repairs"), 0, "{}", case.about());
+}
+
+#[test]
+fn a_model_answering_as_asked_gets_strict_schemas_and_ends_as_on_the_sim() {
+    behaves(Behaviour::Plain, |case| {
+        no_repair(case);
+        for request in case.json_requests() {
+            let format = &request["response_format"];
+            assert_eq!(format["type"], "json_schema", "{}", case.about());
+            assert_eq!(format["json_schema"]["strict"], true, "{}", case.about());
+            assert_eq!(
+                format["json_schema"]["schema"]["additionalProperties"],
+                false,
+                "{}",
+                case.about()
+            );
+        }
+    });
+}
+
+#[test]
+fn a_model_asked_in_tool_mode_answers_with_calls_and_ends_as_on_the_sim() {
+    behaves_in(Behaviour::Plain, Some("tool"), |case| {
+        no_repair(case);
+        for request in case.json_requests() {
+            assert!(request["tools"].is_array(), "{request}: {}", case.about());
+            assert!(request.get("tool_choice").is_some(), "{}", case.about());
+            assert_eq!(request.get("response_format"), None, "{}", case.about());
+        }
+    });
+}
+
+/// Every JSON answer was read out of its text as `how` says, without a
+/// repair.
+fn read_out_of(case: &Case, how: &str) {
+    no_repair(case);
+    let extracted = case
+        .model_calls_finished()
+        .iter()
+        .filter(|call| call["extracted"] == how)
+        .count();
+    assert_eq!(
+        extracted,
+        case.json_requests().count(),
+        "each JSON answer says it was found in a {how}: {}",
+        case.about()
+    );
+}
+
+#[test]
+fn fenced_answers_end_as_on_the_sim() {
+    behaves(Behaviour::Fenced, |case| read_out_of(case, "fence"));
+}
+
+#[test]
+fn answers_with_prose_around_the_json_end_as_on_the_sim() {
+    behaves(Behaviour::Prose, |case| read_out_of(case, "prose"));
+}
+
+#[test]
+fn a_reasoning_model_gets_no_temperature_and_max_completion_tokens_and_ends_as_on_the_sim() {
+    behaves(Behaviour::Reasoner, |case| {
+        let first = &case.requests[0];
+        assert!(
+            first.get("temperature").is_some_and(|t| t != 1),
+            "the first request sends the default temperature: {}",
+            case.about()
+        );
+        let retry = &case.requests[1];
+        assert_eq!(retry.get("temperature"), None, "{}", case.about());
+        assert_eq!(
+            retry["max_completion_tokens"],
+            MAX_OUTPUT_TOKENS,
+            "{}",
+            case.about()
+        );
+        for request in &case.requests[1..] {
+            assert_eq!(request.get("temperature"), None, "{}", case.about());
+            assert_eq!(request.get("max_tokens"), None, "{}", case.about());
+        }
+        assert_eq!(
+            case.usage("reasoning_tokens"),
+            REASONING_TOKENS * case.endpoint.answered() as u64,
+            "{}",
+            case.about()
+        );
+    });
+}
+
+#[test]
+fn reasoning_text_is_kept_apart_from_the_answer_and_out_of_later_prompts() {
+    behaves(Behaviour::ReasoningStream, |case| {
+        let finished = case.model_calls_finished();
+        assert!(!finished.is_empty(), "{}", case.about());
+        for call in finished {
+            assert_eq!(call["reasoning"], REASONING, "{call}: {}", case.about());
+            assert!(
+                !call["record"]["answer"].to_string().contains(REASONING),
+                "the answer holds the reasoning: {call}: {}",
+                case.about()
+            );
+        }
+        for request in &case.requests {
+            assert!(
+                !request["messages"].to_string().contains(REASONING),
+                "a prompt carries the reasoning: {request}: {}",
+                case.about()
+            );
+        }
+        if case.streamed {
+            assert!(
+                case.run
+                    .events
+                    .iter()
+                    .any(|e| e["type"] == "call_delta" && e["reasoning"] == true),
+                "the reasoning streams as it comes: {}",
+                case.about()
+            );
+        }
+    });
+}
+
+#[test]
+fn an_endpoint_refusing_json_schema_is_asked_with_tools_and_ends_as_on_the_sim() {
+    behaves(Behaviour::NoJsonSchema, |case| {
+        let refused = case
+            .requests
+            .iter()
+            .position(|r| r["response_format"]["type"] == "json_schema")
+            .unwrap_or_else(|| panic!("native first: {}", case.about()));
+        for request in case.requests[refused + 1..].iter() {
+            if case.endpoint.asks_for_prose(request) {
+                continue;
+            }
+            assert!(request["tools"].is_array(), "{request}: {}", case.about());
+            assert_eq!(request.get("response_format"), None, "{}", case.about());
+        }
+        assert_eq!(
+            mode_changes(case),
+            [("native".to_string(), "tool".to_string())],
+            "{}",
+            case.about()
+        );
+    });
+}
+
+#[test]
+fn an_endpoint_refusing_every_response_format_is_prompted_and_ends_as_on_the_sim() {
+    behaves(Behaviour::NoResponseFormat, |case| {
+        let last = case
+            .json_requests()
+            .last()
+            .unwrap_or_else(|| panic!("{}", case.about()));
+        assert_eq!(last.get("response_format"), None, "{}", case.about());
+        assert_eq!(last.get("tools"), None, "{}", case.about());
+        assert!(
+            system_of(last).contains("additionalProperties"),
+            "the system prompt holds the schema: {}",
+            case.about()
+        );
+        let walked: Vec<(String, String)> =
+            [("native", "tool"), ("tool", "json"), ("json", "prompted")]
+                .iter()
+                .map(|(from, to)| (from.to_string(), to.to_string()))
+                .collect();
+        assert_eq!(mode_changes(case), walked, "{}", case.about());
+    });
+}
+
+#[test]
+fn cached_prompt_tokens_are_counted_and_the_run_ends_as_on_the_sim() {
+    behaves(Behaviour::CachedPrompt, |case| {
+        assert_eq!(
+            case.usage("cached_tokens"),
+            CACHED_TOKENS * case.endpoint.answered() as u64,
+            "{}",
+            case.about()
+        );
+    });
+}
+
+#[test]
+fn a_first_answer_missing_a_key_is_repaired_and_the_run_ends_as_on_the_sim() {
+    behaves(Behaviour::MissingKey, |case| {
+        let repairs: Vec<&Value> = case.requests.iter().filter(|r| is_repair(r)).collect();
+        assert!(case.endpoint.broken() > 0, "{}", case.about());
+        assert_eq!(repairs.len(), case.endpoint.broken(), "{}", case.about());
+        assert_eq!(
+            case.usage("repairs"),
+            repairs.len() as u64,
+            "{}",
+            case.about()
+        );
+        for repair in repairs {
+            let messages = repair["messages"].as_array().unwrap();
+            let said = &messages[messages.len() - 2];
+            let error = &messages[messages.len() - 1];
+            assert_eq!(said["role"], "assistant", "{}", case.about());
+            assert_eq!(error["role"], "user", "{}", case.about());
+            assert!(
+                error["content"].as_str().is_some_and(|e| !e.is_empty()),
+                "the repair says what was wrong: {repair}: {}",
+                case.about()
+            );
+        }
+    });
+}
+
+#[test]
+fn a_cut_answer_is_repaired_once_then_stops_with_model_output_cut() {
+    behaves(Behaviour::Cut, |case| {
+        let repairs = case.requests.iter().filter(|r| is_repair(r)).count();
+        assert_eq!(repairs, 1, "repaired once: {}", case.about());
+    });
+}
+
+#[test]
+fn a_refusal_stops_with_model_refused_quoting_the_model() {
+    behaves(Behaviour::Refusal, |case| {
+        assert_eq!(
+            case.endpoint.answered(),
+            1,
+            "not asked again: {}",
+            case.about()
+        );
+        assert!(
+            case.run.stderr.contains("can't help with that"),
+            "stderr quotes {REFUSAL:?}: {}",
+            case.about()
+        );
+    });
+}
