@@ -7,6 +7,7 @@ use crate::gateway::Meter;
 use crate::patterns;
 use crate::pricing;
 use crate::provider::openai::{self, OpenAiConfig};
+use crate::provider::output::OutputPolicy;
 use crate::provider::prompts::Prompts;
 use crate::provider::{OpenAiProvider, Provider, SimProvider};
 use crate::rng::RunRng;
@@ -65,7 +66,11 @@ pub(super) fn served(
             provider: kind,
             name: choice.model.clone().unwrap_or_default(),
         });
-        let offline = Provider::Offline(crate::provider::Offline { model });
+        let offline = Provider::Offline(crate::provider::Offline {
+            policy: OutputPolicy::of(&scenario.provider, &model.name),
+            output_retries: scenario.provider.output_retries(ProviderKind::Openai),
+            model,
+        });
         return Ok((offline, choice.clone()));
     }
     let choice = ProviderChoice {

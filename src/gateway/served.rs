@@ -6,6 +6,7 @@
 use crate::bus::cassette::{Answer, CallRecord, ModelFailure, RawJson, ToolFailure};
 use crate::cassette::Recorded;
 use crate::clock::RunClock;
+use crate::provider::contract::Finish;
 use crate::provider::{
     Completion, ModelOutput, ModelRequest, ProviderError, TextPiece, TextSink, WorkerError,
 };
@@ -117,10 +118,17 @@ impl Noted {
 pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option<Answer> {
     let (error, message, retry_after) = match result {
         Ok(completion) => {
-            return Some(match &completion.output {
-                ModelOutput::Text(text) => Answer::Text(text.clone()),
-                ModelOutput::Json(value) => Answer::Json(RawJson::of(value)),
-                ModelOutput::JsonText(text) => Answer::Json(RawJson::from_text(text.text())),
+            return Some(match (&completion.output, &completion.finish) {
+                (output, Finish::Length) => Answer::Cut(output.clone().into_text()),
+                (output, Finish::Refused(refusal)) => Answer::Refused {
+                    refusal: refusal.clone(),
+                    text: output.clone().into_text(),
+                },
+                (ModelOutput::Text(text), Finish::Stop) => Answer::Text(text.clone()),
+                (ModelOutput::Json(value), Finish::Stop) => Answer::Json(RawJson::of(value)),
+                (ModelOutput::JsonText(text), Finish::Stop) => {
+                    Answer::Json(RawJson::from_text(text.text()))
+                }
             });
         }
         Err(ProviderError::Timeout) => return None,
@@ -133,6 +141,9 @@ pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option
         Err(ProviderError::BadRequest(m)) => (ModelFailure::BadRequest, m, None),
         Err(ProviderError::UnexpectedStatus(m)) => (ModelFailure::UnexpectedStatus, m, None),
         Err(ProviderError::Failed(m)) => (ModelFailure::Failed, m, None),
+        Err(ProviderError::Unsupported { feature, said }) => {
+            (ModelFailure::Unsupported(*feature), said, None)
+        }
     };
     Some(Answer::ModelError {
         error,
@@ -222,8 +233,17 @@ pub(super) async fn completion(
         return Err(ProviderError::Timeout);
     };
     playback.until(end).await;
+    let mut finish = Finish::Stop;
     let output = match answer {
         Answer::Text(text) => ModelOutput::Text(text),
+        Answer::Cut(text) => {
+            finish = Finish::Length;
+            ModelOutput::Text(text)
+        }
+        Answer::Refused { refusal, text } => {
+            finish = Finish::Refused(refusal);
+            ModelOutput::Text(text)
+        }
         Answer::Json(json) => {
             let text = Box::<str>::from(json.0).into_string();
             let span = 0..text.len();
@@ -245,6 +265,7 @@ pub(super) async fn completion(
         output,
         usage: recorded.usage,
         served: true,
+        finish,
         ..Completion::from(ModelOutput::Text(String::new()))
     })
 }
@@ -264,6 +285,10 @@ fn model_failure(
         ModelFailure::BadRequest => ProviderError::BadRequest(message),
         ModelFailure::UnexpectedStatus => ProviderError::UnexpectedStatus(message),
         ModelFailure::Failed => ProviderError::Failed(message),
+        ModelFailure::Unsupported(feature) => ProviderError::Unsupported {
+            feature,
+            said: message,
+        },
     }
 }
 
@@ -298,7 +323,9 @@ pub(super) async fn observation(
                 detail: detail.unwrap_or_default(),
             },
         }),
-        Answer::Text(text) => Ok(Value::String(text)),
+        Answer::Text(text) | Answer::Cut(text) | Answer::Refused { text, .. } => {
+            Ok(Value::String(text))
+        }
         Answer::ModelError { message, .. } => Err(WorkerError::failed(message)),
     })
 }

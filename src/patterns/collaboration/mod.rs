@@ -214,9 +214,13 @@ impl Table<'_> {
                 round,
                 agent: role.to_string(),
             }));
-        let request = ModelRequest::new(Purpose::Contribution {
+        let request = ModelRequest::new(
+            Purpose::Contribution {
                 role: role.to_string(),
-            }, &CONTRIBUTION_PROMPT, self.contribution_payload(role));
+            },
+            &CONTRIBUTION_PROMPT,
+            self.contribution_payload(role),
+        );
         let raw = match self
             .ctx
             .gateway
@@ -291,11 +295,15 @@ impl Table<'_> {
     }
 
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
-        let request = ModelRequest::new(Purpose::FinalBrief, &BRIEF_PROMPT, json!({
+        let request = ModelRequest::new(
+            Purpose::FinalBrief,
+            &BRIEF_PROMPT,
+            json!({
                 "goal": self.ctx.goal,
                 "final_decision": decision,
                 "history": self.history,
-            }));
+            }),
+        );
         let phase = || "finalize".to_string();
         let text = match self.ctx.gateway.model("final brief".into(), request).await {
             Ok(output) => output.into_text(),

@@ -156,7 +156,11 @@ async fn plan_tasks(
     limits: &Limits,
 ) -> Result<Arc<[PlannedTask]>, OrchestratorResult> {
     let scenario = &ctx.scenario;
-    let request = ModelRequest::new(Purpose::Plan, &PLAN_PROMPT, plan_payload(scenario, &ctx.goal, limits.max_tasks));
+    let request = ModelRequest::new(
+        Purpose::Plan,
+        &PLAN_PROMPT,
+        plan_payload(scenario, &ctx.goal, limits.max_tasks),
+    );
     let output = match ctx.gateway.model("plan".into(), request).await {
         Ok(output) => output,
         Err(error) => return Err(OrchestratorResult::stopped(call_stop(&error), Phase::Plan)),
@@ -284,7 +288,11 @@ async fn finalize(
     if time_is_up(ctx, limits) {
         return stopped_in_finalize(StopReason::MaxSeconds);
     }
-    let request = ModelRequest::new(Purpose::FinalBrief, &BRIEF_PROMPT, json!({"goal": ctx.goal, "aggregate": aggregate}));
+    let request = ModelRequest::new(
+        Purpose::FinalBrief,
+        &BRIEF_PROMPT,
+        json!({"goal": ctx.goal, "aggregate": aggregate}),
+    );
     let text = match ctx.gateway.model("final brief".into(), request).await {
         Ok(output) => output.into_text(),
         Err(error) => return stopped_in_finalize(call_stop(&error)),

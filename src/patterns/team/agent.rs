@@ -227,10 +227,14 @@ impl<'a> TeamRun<'a> {
             turn: number,
             agent: path.clone(),
         }));
-        let request = ModelRequest::new(Purpose::Turn {
+        let request = ModelRequest::new(
+            Purpose::Turn {
                 agent: path.clone(),
                 team: self.part.team_name().map(str::to_string),
-            }, prompt, self.payload(agent, context));
+            },
+            prompt,
+            self.payload(agent, context),
+        );
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
         let (answer, took) = self

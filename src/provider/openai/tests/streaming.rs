@@ -16,6 +16,7 @@ fn streaming(server: &MockServer, max_body_bytes: usize) -> OpenAiProvider {
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes,
         stream: true,
+        asking: AskingSettings::default(),
     };
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
 }

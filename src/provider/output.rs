@@ -1,0 +1,244 @@
+//! How a run asks an endpoint for its answers: the output mode, the
+//! temperature it sends and the name of its token limit. It starts from the
+//! scenario and changes only when an endpoint refuses a feature by name,
+//! one step at a time and never back up; one policy serves every call of
+//! the run. It decides what to ask; it never calls, retries or publishes.
+
+use super::Provider;
+use crate::scenario::{OutputMode, ProviderKind, ProviderSpec};
+use std::sync::{Mutex, PoisonError};
+
+pub(crate) use crate::bus::cassette::Feature;
+
+/// How a request asks for an answer that keeps its contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// `response_format: json_schema`, strict.
+    Native,
+    /// The contract as functions the model must call.
+    Tool,
+    /// `response_format: json_object`.
+    Json,
+    /// The schema in the system prompt, nothing else asked.
+    Prompted,
+}
+
+impl Mode {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Mode::Native => "native",
+            Mode::Tool => "tool",
+            Mode::Json => "json",
+            Mode::Prompted => "prompted",
+        }
+    }
+
+    /// Whether a request in this mode may carry `feature`: a strict
+    /// schema in `native`, tools in `tool`, and `json_object` in any but
+    /// `prompted` (a JSON answer asked for without a contract).
+    fn sends(self, feature: Feature) -> bool {
+        match feature {
+            Feature::JsonSchema => self == Mode::Native,
+            Feature::Tools => self == Mode::Tool,
+            Feature::ResponseFormat => self != Mode::Prompted,
+            Feature::Temperature | Feature::MaxCompletionTokens => false,
+        }
+    }
+
+    /// The first mode below this one that does not send `feature`.
+    fn without(self, feature: Feature) -> Mode {
+        match feature {
+            Feature::JsonSchema => Mode::Tool,
+            Feature::Tools => Mode::Json,
+            _ => Mode::Prompted,
+        }
+    }
+}
+
+/// The name the token limit goes out under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TokenLimit {
+    /// What OpenAI's reasoning models take, and every current model.
+    MaxCompletionTokens,
+    /// What older servers take instead.
+    MaxTokens,
+}
+
+impl TokenLimit {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            TokenLimit::MaxCompletionTokens => "max_completion_tokens",
+            TokenLimit::MaxTokens => "max_tokens",
+        }
+    }
+}
+
+/// How the next request asks, as the policy stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Asking {
+    pub(crate) mode: Mode,
+    /// None: no temperature is sent.
+    pub(crate) temperature: Option<f64>,
+    pub(crate) token_limit: TokenLimit,
+}
+
+/// What a run changed in how it asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Setting {
+    Output,
+    Temperature,
+    TokenLimit,
+}
+
+impl Setting {
+    /// `output`, `temperature` or `max_tokens`, as an event names it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Setting::Output => "output",
+            Setting::Temperature => "temperature",
+            Setting::TokenLimit => "max_tokens",
+        }
+    }
+}
+
+/// A change in how the run asks, after an endpoint refused a feature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Adapted {
+    pub(crate) what: Setting,
+    /// The setting before (`native`, `0`, `max_completion_tokens`) …
+    pub(crate) from: String,
+    /// … and from now on (`tool`, `none`, `max_tokens`).
+    pub(crate) to: String,
+    /// The endpoint's words.
+    pub(crate) said: String,
+    /// This call made the change. False when a call in parallel, refused
+    /// for the same feature, made it first: ask again, publish nothing.
+    pub(crate) first: bool,
+}
+
+/// How a run asks, shared by its calls.
+#[derive(Debug)]
+pub(crate) struct OutputPolicy {
+    /// `auto`: the mode may move down; an explicit mode never changes.
+    adaptive: bool,
+    now: Mutex<Asking>,
+}
+
+impl OutputPolicy {
+    /// The policy of a run asking in `output` mode, with `temperature`
+    /// (none: send none).
+    pub(crate) fn new(output: OutputMode, temperature: Option<f64>) -> Self {
+        let mode = match output {
+            OutputMode::Auto | OutputMode::Native => Mode::Native,
+            OutputMode::Tool => Mode::Tool,
+            OutputMode::Json => Mode::Json,
+            OutputMode::Prompted => Mode::Prompted,
+        };
+        OutputPolicy {
+            adaptive: output == OutputMode::Auto,
+            now: Mutex::new(Asking {
+                mode,
+                temperature,
+                token_limit: TokenLimit::MaxCompletionTokens,
+            }),
+        }
+    }
+
+    /// The policy a run on `model` starts with, as the scenario's
+    /// `provider` section sets it.
+    pub(crate) fn of(spec: &ProviderSpec, model: &str) -> Self {
+        OutputPolicy::new(
+            spec.output.unwrap_or_default(),
+            temperature_for(model, spec.temperature),
+        )
+    }
+
+    /// How the next request asks.
+    pub(crate) fn now(&self) -> Asking {
+        *self.lock()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Asking> {
+        self.now.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ask without `feature` from now on, which the endpoint refused in
+    /// the words `said`; `None` when nothing can change (an explicit
+    /// output mode never does).
+    pub(crate) fn adapt(&self, feature: Feature, said: &str) -> Option<Adapted> {
+        let mut now = self.lock();
+        let change = |what, from: String, to: String, first| Adapted {
+            what,
+            from,
+            to,
+            said: said.to_string(),
+            first,
+        };
+        // A feature no longer sent was refused to a call made before
+        // another call's refusal changed the policy: the change is made.
+        Some(match feature {
+            Feature::Temperature => {
+                let was = now.temperature.take();
+                let from = was.map_or_else(|| "none".to_string(), |t| t.to_string());
+                change(Setting::Temperature, from, "none".into(), was.is_some())
+            }
+            Feature::MaxCompletionTokens => {
+                let first = now.token_limit == TokenLimit::MaxCompletionTokens;
+                now.token_limit = TokenLimit::MaxTokens;
+                let from = TokenLimit::MaxCompletionTokens.as_str().to_string();
+                change(Setting::TokenLimit, from, "max_tokens".into(), first)
+            }
+            _ if !self.adaptive => return None,
+            _ => {
+                let from = now.mode;
+                let first = from.sends(feature);
+                if first {
+                    now.mode = from.without(feature);
+                }
+                let to = now.mode.as_str().to_string();
+                change(Setting::Output, from.as_str().to_string(), to, first)
+            }
+        })
+    }
+}
+
+/// The temperature sent to `model`: the scenario's (`null`: none), else
+/// none for OpenAI's reasoning models, which refuse any but their own,
+/// and 0 for any other model.
+pub(crate) fn temperature_for(model: &str, given: Option<Option<f64>>) -> Option<f64> {
+    given.unwrap_or_else(|| (!is_reasoning_model(model)).then_some(0.0))
+}
+
+/// `o1`, `o3`, `o4` and `gpt-5` models, under an `openai/` prefix too as
+/// proxies name them.
+fn is_reasoning_model(model: &str) -> bool {
+    let model = model.trim().to_ascii_lowercase();
+    let model = model.strip_prefix("openai/").unwrap_or(&model);
+    ["o1", "o3", "o4", "gpt-5"]
+        .iter()
+        .any(|family| model.starts_with(family))
+}
+
+impl Provider {
+    /// Ask without `feature`, which the endpoint refused in the words
+    /// `said`, for the rest of the run: what changed, or `None` when
+    /// nothing can (the sim, an explicit output mode).
+    pub(crate) fn adapt(&self, feature: Feature, said: &str) -> Option<Adapted> {
+        match self {
+            Provider::Sim(_) => None,
+            Provider::OpenAi(http) => http.policy().adapt(feature, said),
+            Provider::Offline(offline) => offline.policy.adapt(feature, said),
+        }
+    }
+
+    /// How many times an answer that fails its contract is asked for
+    /// again (`provider.output_retries`: 1 for an endpoint, 0 for the sim
+    /// by default).
+    pub(crate) fn output_retries(&self) -> u32 {
+        match self {
+            Provider::Sim(sim) => sim.spec().output_retries(ProviderKind::Sim),
+            Provider::OpenAi(http) => http.output_retries(),
+            Provider::Offline(offline) => offline.output_retries,
+        }
+    }
+}
