@@ -329,3 +329,104 @@ pub(super) async fn observation(
         Answer::ModelError { message, .. } => Err(WorkerError::failed(message)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::CallOutcome;
+    use crate::provider::output::Feature;
+    use serde_json::json;
+
+    /// `answer` written into a recording and read back out of it.
+    fn through_a_recording(answer: Answer) -> Answer {
+        serde_json::from_str(&serde_json::to_string(&answer).unwrap()).unwrap()
+    }
+
+    /// `result` recorded, then served by a cassette.
+    async fn served(
+        result: Result<Completion, ProviderError>,
+    ) -> Result<Completion, ProviderError> {
+        let record = CallRecord {
+            purpose: Some("plan".into()),
+            prompt_sha256: None,
+            span_ms: None,
+            ended_us: None,
+            args: None,
+            answer: model_answer(&result).map(through_a_recording),
+        };
+        let recorded = Recorded {
+            call: 1,
+            record,
+            outcome: CallOutcome::Ok,
+            latency: Duration::from_millis(5),
+            ended: None,
+            usage: None,
+            deltas: Vec::new(),
+        };
+        let (sink, _pieces) = tokio::sync::mpsc::unbounded_channel();
+        completion(recorded, sink, Playback::new(RunClock::start())).await
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_feature_is_served_back_as_the_same_refusal() {
+        let features = [
+            Feature::ResponseFormat,
+            Feature::JsonSchema,
+            Feature::Tools,
+            Feature::Temperature,
+            Feature::MaxCompletionTokens,
+        ];
+        for feature in features {
+            let refused = ProviderError::Unsupported {
+                feature,
+                said: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.".into(),
+            };
+            assert_eq!(served(Err(refused.clone())).await, Err(refused));
+        }
+        let answer = model_answer(&Err(ProviderError::Unsupported {
+            feature: Feature::JsonSchema,
+            said: "no".into(),
+        }));
+        assert_eq!(
+            serde_json::to_value(answer).unwrap(),
+            json!({"model_error": {"error": {"unsupported": "json_schema"}, "message": "no"}})
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cut_or_refused_answer_is_served_back_as_such() {
+        let answers = [
+            (
+                ModelOutput::Text("{\"stance\": \"go\", \"summ".into()),
+                Finish::Length,
+            ),
+            (
+                ModelOutput::Text(String::new()),
+                Finish::Refused("I can't help with that.".into()),
+            ),
+            (
+                ModelOutput::Text("{\"stance\": \"go\"}".into()),
+                Finish::Stop,
+            ),
+        ];
+        for (output, finish) in answers {
+            let live = Completion {
+                finish: finish.clone(),
+                ..Completion::from(output.clone())
+            };
+            let again = served(Ok(live)).await.unwrap();
+            assert_eq!((again.output, again.finish), (output, finish));
+        }
+        // A whole answer is recorded as it always was.
+        let whole = model_answer(&Ok(Completion::from(ModelOutput::Text("hi".into()))));
+        assert_eq!(serde_json::to_value(whole).unwrap(), json!({"text": "hi"}));
+        let cut = Completion {
+            finish: Finish::Length,
+            ..Completion::from(ModelOutput::Text("{\"a\": ".into()))
+        };
+        assert_eq!(
+            serde_json::to_value(model_answer(&Ok(cut))).unwrap(),
+            json!({"cut": "{\"a\": "})
+        );
+    }
+}

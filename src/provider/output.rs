@@ -242,3 +242,130 @@ impl Provider {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAID: &str = "not supported with this model";
+
+    fn step(policy: &OutputPolicy, feature: Feature) -> Option<(Setting, String, String, bool)> {
+        policy
+            .adapt(feature, SAID)
+            .map(|a| (a.what, a.from, a.to, a.first))
+    }
+
+    fn output(from: &str, to: &str, first: bool) -> Option<(Setting, String, String, bool)> {
+        Some((Setting::Output, from.into(), to.into(), first))
+    }
+
+    #[test]
+    fn auto_walks_down_from_native_to_prompted_one_refusal_at_a_time() {
+        let policy = OutputPolicy::new(OutputMode::Auto, Some(0.0));
+        assert_eq!(policy.now().mode, Mode::Native);
+        assert_eq!(
+            step(&policy, Feature::JsonSchema),
+            output("native", "tool", true)
+        );
+        assert_eq!(policy.now().mode, Mode::Tool);
+        assert_eq!(step(&policy, Feature::Tools), output("tool", "json", true));
+        assert_eq!(
+            step(&policy, Feature::ResponseFormat),
+            output("json", "prompted", true)
+        );
+        assert_eq!(policy.now().mode, Mode::Prompted);
+        let adapted = policy.adapt(Feature::ResponseFormat, SAID).unwrap();
+        assert!(!adapted.first, "prompted sends nothing left to refuse");
+        assert_eq!(adapted.said, SAID);
+        assert_eq!(policy.now().mode, Mode::Prompted);
+    }
+
+    #[test]
+    fn a_json_object_refused_without_a_contract_goes_straight_to_prompted() {
+        let policy = OutputPolicy::new(OutputMode::Auto, None);
+        assert_eq!(
+            step(&policy, Feature::ResponseFormat),
+            output("native", "prompted", true)
+        );
+    }
+
+    #[test]
+    fn a_refusal_a_parallel_call_already_adapted_to_changes_nothing_more() {
+        let policy = OutputPolicy::new(OutputMode::Auto, Some(0.0));
+        assert_eq!(
+            step(&policy, Feature::JsonSchema),
+            output("native", "tool", true)
+        );
+        assert_eq!(
+            step(&policy, Feature::JsonSchema),
+            output("tool", "tool", false)
+        );
+        assert_eq!(policy.now().mode, Mode::Tool);
+        assert_eq!(
+            step(&policy, Feature::Temperature),
+            Some((Setting::Temperature, "0".into(), "none".into(), true))
+        );
+        assert_eq!(step(&policy, Feature::Temperature).unwrap().3, false);
+        assert_eq!(policy.now().temperature, None);
+    }
+
+    #[test]
+    fn an_explicit_mode_never_changes_but_parameters_still_do() {
+        for (mode, refused) in [
+            (OutputMode::Native, Feature::JsonSchema),
+            (OutputMode::Tool, Feature::Tools),
+            (OutputMode::Json, Feature::ResponseFormat),
+        ] {
+            let policy = OutputPolicy::new(mode, Some(0.7));
+            let before = policy.now();
+            assert_eq!(policy.adapt(refused, SAID), None, "{mode:?}");
+            assert_eq!(policy.now(), before);
+        }
+        let policy = OutputPolicy::new(OutputMode::Native, Some(0.7));
+        assert_eq!(
+            step(&policy, Feature::Temperature),
+            Some((Setting::Temperature, "0.7".into(), "none".into(), true))
+        );
+        assert_eq!(
+            step(&policy, Feature::MaxCompletionTokens),
+            Some((
+                Setting::TokenLimit,
+                "max_completion_tokens".into(),
+                "max_tokens".into(),
+                true
+            ))
+        );
+        assert_eq!(policy.now().token_limit, TokenLimit::MaxTokens);
+        assert_eq!(policy.now().mode, Mode::Native);
+    }
+
+    #[test]
+    fn reasoning_models_get_no_temperature_unless_the_scenario_gives_one() {
+        for model in [
+            "o1",
+            "o3-mini",
+            "o4-mini-2025-04-16",
+            "gpt-5",
+            "gpt-5-nano",
+            "openai/o3",
+            "OpenAI/GPT-5",
+        ] {
+            assert_eq!(temperature_for(model, None), None, "{model}");
+            assert_eq!(
+                temperature_for(model, Some(Some(1.0))),
+                Some(1.0),
+                "{model}"
+            );
+        }
+        for model in [
+            "gpt-4.1-mini",
+            "gpt-4o",
+            "llama3.1:8b",
+            "qwen/o3-like",
+            "test-model",
+        ] {
+            assert_eq!(temperature_for(model, None), Some(0.0), "{model}");
+            assert_eq!(temperature_for(model, Some(None)), None, "{model}");
+        }
+    }
+}

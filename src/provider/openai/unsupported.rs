@@ -40,18 +40,14 @@ pub(super) fn refused_feature(
     }
     let said = Said::of(body);
     // The parameter the endpoint names, when it names one, over words
-    // that may mention others in passing.
-    let named = |words: &str, feature: Feature| {
-        let words = tokens(words);
+    // that may mention others in passing ("'max_tokens' is not supported
+    // … use 'max_completion_tokens' instead" refuses `max_tokens`).
+    let words = tokens(said.param.as_deref().unwrap_or(&said.words));
+    let feature = used.iter().copied().find(|&feature| {
         names(feature)
             .iter()
-            .any(|name| words.contains(&name.to_string()))
-    };
-    let feature = used
-        .iter()
-        .copied()
-        .find(|&feature| said.param.as_deref().is_some_and(|p| named(p, feature)))
-        .or_else(|| used.iter().copied().find(|&f| named(&said.words, f)))?;
+            .any(|name| words.iter().any(|word| word == name))
+    })?;
     Some((feature, said.message))
 }
 
@@ -145,6 +141,13 @@ mod tests {
             refused(model, &[Feature::JsonSchema, Feature::Temperature]),
             None
         );
+    }
+
+    #[test]
+    fn a_named_parameter_not_sent_is_no_refusal_of_one_sent() {
+        let body = json!({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}});
+        assert_eq!(refused(body, &[Feature::MaxCompletionTokens]), None);
     }
 
     #[test]
