@@ -630,4 +630,7 @@ fn retried(error: &OpenAiError) -> bool {
     )
 }
 
+mod answers;
+mod contracts;
+mod output_modes;
 mod streaming;
