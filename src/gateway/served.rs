@@ -22,7 +22,7 @@ use std::time::Duration;
 const PAST_THE_TIMEOUT: Duration = Duration::from_millis(1);
 
 /// The prompt of a model call, hashed: its file's name, its compiled-in
-/// text and the JSON payload, as lowercase hex.
+/// text, the JSON payload and its rounds of repair, as lowercase hex.
 pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     let mut hash = Sha256::new();
     hash.update(request.prompt.file.as_bytes());
@@ -32,10 +32,18 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     // Written into the hash as it is serialized: a final brief's payload
     // holds every task's result, and is not copied into a string.
     let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload);
+    (request.repair.iter()).for_each(|turn| hash.update(repair_words(turn)));
     hash.finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+/// A round of repair as the prompt's hash takes it: each text after its
+/// length, so that no two rounds write the same bytes.
+fn repair_words(turn: &crate::provider::contract::RepairTurn) -> String {
+    let (answer, error) = (&turn.answer, &turn.error);
+    format!("\n{}:{answer}{}:{error}", answer.len(), error.len())
 }
 
 /// Bytes written into a hash.
@@ -428,5 +436,35 @@ mod tests {
             serde_json::to_value(model_answer(&Ok(cut))).unwrap(),
             json!({"cut": "{\"a\": "})
         );
+    }
+
+    #[test]
+    fn rounds_of_repair_change_the_prompts_hash_and_none_leave_it_as_it_was() {
+        use crate::provider::contract::RepairTurn;
+        use crate::provider::prompts::Prompt;
+        let request = ModelRequest::new(
+            crate::provider::Purpose::Plan,
+            &Prompt::UNUSED,
+            json!({"a": 1}),
+        );
+        // SHA-256 of "unused.md\n\n{\"a\":1}", as every recording so far has it.
+        let mut hash = Sha256::new();
+        hash.update(b"unused.md\n\n{\"a\":1}");
+        let old: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(prompt_sha256(&request), old);
+        let turn = |answer: &str, error: &str| RepairTurn {
+            answer: answer.into(),
+            error: error.into(),
+        };
+        let mut once = request.clone();
+        once.repair = vec![turn("{}", "missing key `stance`")];
+        let mut shifted = request.clone();
+        shifted.repair = vec![turn("{}m", "issing key `stance`")];
+        let hashes = [
+            prompt_sha256(&request),
+            prompt_sha256(&once),
+            prompt_sha256(&shifted),
+        ];
+        assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2] && hashes[0] != hashes[2]);
     }
 }

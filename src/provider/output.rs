@@ -368,4 +368,30 @@ mod tests {
             assert_eq!(temperature_for(model, Some(None)), None, "{model}");
         }
     }
+
+    #[test]
+    fn a_run_served_from_a_cassette_adapts_as_the_endpoint_did_and_the_sim_never() {
+        let spec: ProviderSpec =
+            serde_json::from_value(serde_json::json!({"kind": "openai", "output_retries": 2}))
+                .unwrap();
+        let offline = Provider::Offline(super::super::Offline {
+            model: crate::bus::RunModel {
+                provider: ProviderKind::Openai,
+                name: "gpt-4.1-mini".into(),
+            },
+            policy: OutputPolicy::of(&spec, "gpt-4.1-mini"),
+            output_retries: spec.output_retries(ProviderKind::Openai),
+        });
+        let live = OutputPolicy::of(&spec, "gpt-4.1-mini");
+        for feature in [Feature::Temperature, Feature::JsonSchema, Feature::Tools] {
+            assert_eq!(offline.adapt(feature, SAID), live.adapt(feature, SAID));
+        }
+        assert_eq!(offline.output_retries(), 2);
+        let sim = Provider::Sim(Box::new(super::super::SimProvider::new(
+            std::sync::Arc::new(spec),
+            crate::rng::RunRng::seeded(1),
+        )));
+        assert_eq!(sim.adapt(Feature::JsonSchema, SAID), None);
+        assert_eq!(sim.output_retries(), 2);
+    }
 }

@@ -151,3 +151,41 @@ fn given<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(deserializer).map(Some)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(doc: Value) -> ProviderSpec {
+        serde_json::from_value(doc).unwrap()
+    }
+
+    #[test]
+    fn a_null_temperature_is_told_from_none_given_and_written_back_as_read() {
+        let absent = spec(json!({"kind": "openai"}));
+        let null = spec(json!({"kind": "openai", "temperature": null}));
+        let given = spec(json!({"kind": "openai", "temperature": 0.2}));
+        assert_eq!(
+            (absent.temperature, null.temperature, given.temperature),
+            (None, Some(None), Some(Some(0.2)))
+        );
+        for doc in [
+            json!({"kind": "openai"}),
+            json!({"kind": "openai", "temperature": null}),
+            json!({"kind": "openai", "temperature": 0.2, "output": "json"}),
+        ] {
+            assert_eq!(serde_json::to_value(spec(doc.clone())).unwrap(), doc);
+        }
+    }
+
+    #[test]
+    fn repair_rounds_default_to_one_for_an_endpoint_and_none_for_the_sim() {
+        let bare = spec(json!({"kind": "sim"}));
+        assert_eq!(bare.output_retries(ProviderKind::Sim), 0);
+        assert_eq!(bare.output_retries(ProviderKind::Openai), 1);
+        let set = spec(json!({"kind": "sim", "output_retries": 3}));
+        assert_eq!(set.output_retries(ProviderKind::Sim), 3);
+        assert_eq!(set.output_retries(ProviderKind::Openai), 3);
+    }
+}

@@ -226,6 +226,37 @@ async fn temperature_tokens_and_effort_follow_the_model_and_the_scenario() {
     assert!(body.get("temperature").is_none());
 }
 
+#[test]
+fn the_temperature_follows_the_model_the_command_line_names() {
+    let spec: ProviderSpec = serde_json::from_value(json!({"kind": "openai",
+        "model": "gpt-4.1-mini", "output": "json", "output_retries": 2}))
+    .unwrap();
+    let overrides = Overrides {
+        model: Some("o3".into()),
+        ..Overrides::default()
+    };
+    let config = OpenAiConfig::resolve(&spec, &overrides, |_| None).unwrap();
+    assert_eq!(
+        (
+            config.asking.temperature,
+            config.asking.output,
+            config.asking.output_retries
+        ),
+        (None, OutputMode::Json, 2)
+    );
+    let config = OpenAiConfig::resolve(&spec, &Overrides::default(), |_| None).unwrap();
+    assert_eq!(config.asking.temperature, Some(0.0));
+    let bare: ProviderSpec = serde_json::from_value(json!({"kind": "sim"})).unwrap();
+    let config = OpenAiConfig::resolve(&bare, &Overrides::default(), |_| None).unwrap();
+    assert_eq!(
+        config.asking,
+        AskingSettings {
+            temperature: Some(0.0),
+            ..AskingSettings::default()
+        }
+    );
+}
+
 #[tokio::test]
 async fn each_round_of_repair_follows_as_the_answer_and_what_was_wrong() {
     let server = answering().await;
