@@ -305,7 +305,7 @@ mod tests {
             step(&policy, Feature::Temperature),
             Some((Setting::Temperature, "0".into(), "none".into(), true))
         );
-        assert_eq!(step(&policy, Feature::Temperature).unwrap().3, false);
+        assert!(!step(&policy, Feature::Temperature).unwrap().3);
         assert_eq!(policy.now().temperature, None);
     }
 
