@@ -36,6 +36,7 @@ fn kind(i: u64) -> EventKind {
         tokens_per_s: None,
         record: None,
         served: false,
+        extracted: None,
     }
 }
 

@@ -110,6 +110,7 @@ fn write_recording(path: &Path) {
                     tokens_per_s: None,
                     record: None,
                     served: false,
+                    extracted: None,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

@@ -90,6 +90,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 tokens_per_s: None,
                 record: None,
                 served: false,
+                extracted: None,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,

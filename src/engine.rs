@@ -236,8 +236,10 @@ pub fn launch(
         .as_ref()
         .map(|plan| Arc::clone(&plan.cassette));
     let workers = Arc::new(Workers::new(sim_workers(&scenario, &rng), real));
+    let output_retries = setup::output_retries(&scenario, &provider);
     let gateway = Arc::new(
         Gateway::new(bus.clone(), provider, workers, gate.cancel_token())
+            .with_output_retries(output_retries)
             .with_resilience(scenario.resilience.clone(), gate.switches(), rng)
             .with_run_limit(run_limit(&scenario))
             .with_meter(meter)

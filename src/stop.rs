@@ -140,6 +140,13 @@ pub enum StopReason {
     /// The run's cassette does not hold a call the run made; the run's
     /// error names the first difference.
     CassetteMiss,
+    /// A model's answer was cut at its output limit (`finish_reason:
+    /// "length"`) and still was after its repair; the run's error names
+    /// the agent, the call and the limit.
+    ModelOutputCut,
+    /// The model refused to answer (`message.refusal`); the run's error
+    /// quotes its words.
+    ModelRefused,
     /// A reason this build does not know, read from another version's recording.
     Other(String),
 }
@@ -155,6 +162,23 @@ impl StopReason {
                 | StopReason::LlmUnavailable
                 | StopReason::LlmBadRequest
                 | StopReason::LlmUnexpectedStatus
+        )
+    }
+
+    /// Whether a model's answer stopped the run: it broke its contract,
+    /// was cut at the output limit or was a refusal.
+    pub(crate) fn is_answer_failure(&self) -> bool {
+        matches!(
+            self,
+            StopReason::InvalidContribution(_)
+                | StopReason::InvalidPlan(_)
+                | StopReason::InvalidTurn
+                | StopReason::InvalidStep(_)
+                | StopReason::InvalidSearchQuery
+                | StopReason::InvalidNotes(_)
+                | StopReason::InvalidAnswer(_)
+                | StopReason::ModelOutputCut
+                | StopReason::ModelRefused
         )
     }
 
@@ -223,6 +247,8 @@ impl fmt::Display for StopReason {
             StopReason::MaxCost => f.write_str("max_cost"),
             StopReason::EscalatedToHuman => f.write_str("escalated_to_human"),
             StopReason::CassetteMiss => f.write_str("cassette_miss"),
+            StopReason::ModelOutputCut => f.write_str("model_output_cut"),
+            StopReason::ModelRefused => f.write_str("model_refused"),
             StopReason::Other(s) => f.write_str(s),
         }
     }
@@ -259,6 +285,8 @@ impl FromStr for StopReason {
             "max_cost" => StopReason::MaxCost,
             "escalated_to_human" => StopReason::EscalatedToHuman,
             "cassette_miss" => StopReason::CassetteMiss,
+            "model_output_cut" => StopReason::ModelOutputCut,
+            "model_refused" => StopReason::ModelRefused,
             other => {
                 parse_with_detail(other).unwrap_or_else(|| StopReason::Other(other.to_string()))
             }
@@ -422,6 +450,8 @@ mod tests {
             StopReason::MaxCost,
             StopReason::EscalatedToHuman,
             StopReason::CassetteMiss,
+            StopReason::ModelOutputCut,
+            StopReason::ModelRefused,
             StopReason::Other("from_the_future".into()),
             StopReason::Other("invalid_plan:from_the_future".into()),
         ];
@@ -435,7 +465,7 @@ mod tests {
     }
 
     /// How many kinds of reason there are: one past `kind`'s last number.
-    const KINDS: usize = 45;
+    const KINDS: usize = 47;
 
     fn kind(reason: &StopReason) -> usize {
         match reason {
@@ -484,6 +514,8 @@ mod tests {
             StopReason::MaxCost => 42,
             StopReason::EscalatedToHuman => 43,
             StopReason::CassetteMiss => 44,
+            StopReason::ModelOutputCut => 45,
+            StopReason::ModelRefused => 46,
         }
     }
 

@@ -60,6 +60,7 @@ mod real_workers;
 mod record_cli;
 mod recording;
 mod recording_damage;
+mod repair_screens;
 mod replay;
 mod research;
 mod research_live;

@@ -260,7 +260,13 @@ async fn a_round_table_on_the_endpoint_equals_the_same_outputs_on_the_sim() {
     let first: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(first["model"], "mock-model");
     assert_eq!(first["temperature"], 0.0);
-    assert_eq!(first["response_format"], json!({"type": "json_object"}));
+    // `auto` asks first for the contract's strict schema.
+    assert_eq!(first["response_format"]["type"], "json_schema");
+    assert_eq!(
+        first["response_format"]["json_schema"]["name"],
+        "contribution"
+    );
+    assert_eq!(first["response_format"]["json_schema"]["strict"], true);
     assert_eq!(first["messages"][1]["role"], "user");
     let brief: Value = serde_json::from_slice(&requests.last().unwrap().body).unwrap();
     assert!(brief.get("response_format").is_none(), "the brief is prose");
@@ -340,7 +346,7 @@ async fn a_swarm_chain_on_the_endpoint_equals_the_sim() {
         asked["context"]["can_transfer_to"].is_array(),
         "the turn names the agents it can hand over to: {asked}"
     );
-    assert_eq!(turn["response_format"], json!({"type": "json_object"}));
+    assert_eq!(turn["response_format"]["json_schema"]["name"], "turn");
 }
 
 #[tokio::test]
@@ -413,10 +419,15 @@ async fn a_model_answer_that_is_not_json_goes_to_the_patterns_own_validation() {
         reference_fields(&sim.result)
     );
     assert_eq!(endpoint.stop_reason, sim.stop_reason);
-    assert_eq!(
-        endpoint.error, None,
-        "the endpoint answered; the text was wrong"
+    // The endpoint answered and the text was wrong: asked again once, it
+    // was still prose, and the run's error says whose answer it was.
+    let error = endpoint.error.expect("a stop by an answer says which");
+    assert!(
+        error.starts_with("risk_analyst, call 2: the answer is not JSON")
+            && error.contains("the answer began: \"I think we should launch, honestly.\""),
+        "{error}"
     );
+    assert!(!error.contains('\n'), "one line: {error}");
 }
 
 #[tokio::test]
@@ -750,7 +761,8 @@ async fn the_coordinator_and_its_members_are_asked_with_prompts_of_their_own() {
         let system = body["messages"][0]["content"].as_str().unwrap().to_string();
         let user: Value =
             serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
-        assert_eq!(body["response_format"], json!({"type": "json_object"}));
+        assert_eq!(body["response_format"]["type"], "json_schema");
+        assert_eq!(body["response_format"]["json_schema"]["strict"], true);
         asked.push((user["agent"].as_str().unwrap().to_string(), system));
     }
     assert!(asked.len() > 2, "the lead and its members: {asked:?}");

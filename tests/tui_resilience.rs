@@ -151,6 +151,7 @@ fn four_tools() -> Vec<Arc<Event>> {
                     tokens_per_s: None,
                     record: None,
                     served: false,
+                    extracted: None,
                 },
             ));
         }
@@ -492,6 +493,7 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 tokens_per_s: None,
                 record: None,
                 served: false,
+                extracted: None,
             },
         );
     }

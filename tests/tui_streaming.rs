@@ -257,6 +257,7 @@ async fn the_models_row_shows_the_time_to_the_first_token_and_tokens_a_second() 
             tokens_per_s: Some(38.0),
             record: None,
             served: false,
+            extracted: None,
         },
     }));
     let app = app_with(&streamed);

@@ -17,13 +17,11 @@ pub enum Stance {
 }
 
 impl Stance {
+    /// Every stance, as the contract lists them.
+    pub(crate) const ALL: [Stance; 3] = [Stance::Go, Stance::Caution, Stance::Block];
+
     pub(crate) fn parse(s: &str) -> Option<Stance> {
-        match s {
-            "go" => Some(Stance::Go),
-            "caution" => Some(Stance::Caution),
-            "block" => Some(Stance::Block),
-            _ => None,
-        }
+        Stance::ALL.into_iter().find(|stance| stance.as_str() == s)
     }
 
     pub(crate) fn as_str(self) -> &'static str {

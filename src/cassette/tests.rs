@@ -51,6 +51,7 @@ fn finished(call: u64, tool: &str, record: CallRecord) -> EventKind {
         tokens_per_s: None,
         served: false,
         record: Some(Box::new(record)),
+        extracted: None,
     }
 }
 

@@ -207,6 +207,14 @@ pub(super) fn last_good(
     Ok(Some(Arc::new(store)))
 }
 
+/// How many times an answer that fails its contract is asked for again:
+/// the scenario's `provider.output_retries`, else once on an endpoint (or
+/// a cassette of an endpoint's run) and never on the sim, whose answers
+/// the references read exactly once.
+pub(super) fn output_retries(_scenario: &Scenario, provider: &Provider) -> u32 {
+    provider.output_retries()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

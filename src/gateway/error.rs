@@ -32,6 +32,13 @@ pub(crate) enum CallError {
     /// What the model's provider said went wrong, as it said it.
     #[error(transparent)]
     Provider(ProviderError),
+    /// The answer was cut at the output limit, and still was after its
+    /// repairs: who, which call and how it began.
+    #[error("{0}")]
+    OutputCut(String),
+    /// The model refused to answer, in its words.
+    #[error("the model refused: {0}")]
+    Refused(String),
 }
 
 impl CallError {
@@ -55,6 +62,8 @@ impl CallError {
             CallError::Cancelled => StopReason::Cancelled,
             CallError::Rejected(reason) => reason.clone(),
             CallError::OutOfTime(_) => StopReason::MaxSeconds,
+            CallError::OutputCut(_) => StopReason::ModelOutputCut,
+            CallError::Refused(_) => StopReason::ModelRefused,
             CallError::Provider(error) => match error {
                 ProviderError::Timeout | ProviderError::Failed(_) => StopReason::LlmTimeout,
                 ProviderError::Unavailable { .. } => StopReason::LlmUnavailable,
@@ -71,7 +80,8 @@ impl CallError {
     /// The words of an error worth showing the user.
     pub(crate) fn message(&self) -> Option<String> {
         match self {
-            CallError::OutOfTime(m) => Some(m.clone()),
+            CallError::OutOfTime(m) | CallError::OutputCut(m) => Some(m.clone()),
+            CallError::Refused(words) => Some(format!("the model refused: {words}")),
             CallError::Provider(ProviderError::Timeout) => None,
             CallError::Provider(error) => Some(error.to_string()),
             _ => None,
@@ -94,6 +104,8 @@ impl CallError {
             | CallError::Rejected(_)
             | CallError::Cut
             | CallError::OutOfTime(_)
+            | CallError::OutputCut(_)
+            | CallError::Refused(_)
             | CallError::Provider(_) => Failure::Permanent,
         }
     }

@@ -78,6 +78,17 @@ pub(crate) struct Usage {
     /// (a fork), so that a run served wholly is its recording's result.
     #[serde(skip_serializing_if = "Option::is_none")]
     served: Option<Served>,
+    /// Answers that failed their contract and were asked for again.
+    #[serde(skip_serializing_if = "is_zero")]
+    repairs: u64,
+    /// Times the endpoint refused a way of asking and the run moved to the
+    /// next (an output mode, a parameter).
+    #[serde(skip_serializing_if = "is_zero")]
+    fallbacks: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The model calls served from a cassette and what they took when they
@@ -99,6 +110,8 @@ struct Ledger {
     live_calls: u64,
     served_calls: u64,
     served: Tally,
+    repairs: u64,
+    fallbacks: u64,
 }
 
 #[derive(Debug, Default)]
@@ -128,6 +141,16 @@ impl Meter {
         let mut usage = usage?;
         usage.cost_usd = self.price.map(|price| pricing::cost(&usage, &price));
         self.add(spender, usage)
+    }
+
+    /// An answer failed its contract and is asked for again.
+    pub(crate) fn note_repair(&self) {
+        self.ledger().repairs += 1;
+    }
+
+    /// The endpoint refused a way of asking, and the run asks another way.
+    pub(crate) fn note_fallback(&self) {
+        self.ledger().fallbacks += 1;
     }
 
     /// Add a served answer's recorded `usage` to the run's spend, at the
@@ -198,6 +221,8 @@ impl Meter {
                 calls: ledger.served_calls,
                 figures: ledger.served.figures(priced),
             }),
+            repairs: ledger.repairs,
+            fallbacks: ledger.fallbacks,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! reaches its tool. Pattern runners never time or retry calls themselves.
 
 mod answers;
+mod attempts;
 mod backoff;
 mod breaker;
 mod bulkhead;
@@ -15,6 +16,7 @@ mod error;
 mod last_good;
 mod limits;
 mod meter;
+mod model;
 mod retry;
 mod retry_budget;
 mod safe_mode;
@@ -30,6 +32,7 @@ pub(crate) use error::CallError;
 pub(crate) use last_good::{CacheError, LastKnownGood};
 pub(crate) use limits::DispatchLimits;
 pub(crate) use meter::{Meter, Usage};
+pub(crate) use model::Check;
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
     MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
@@ -39,12 +42,11 @@ use crate::bus::cassette::CallRecord;
 use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
 use crate::cassette::Cassette;
 use crate::control::Switches;
-use crate::provider::{Completion, ModelOutput, ModelRequest, Provider, ProviderError, Workers};
+use crate::provider::{Provider, Workers};
 use crate::rng::RunRng;
 use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
-use retry::{Next, Retrier};
-use served::Noted;
+use retry::Retrier;
 use shield::{Shields, ToolShield};
 use std::future::Future;
 use std::sync::Arc;
@@ -75,6 +77,12 @@ pub(crate) struct Gateway {
     cassette: Option<Arc<Cassette>>,
     /// Every call is served: no program or server is started.
     offline: bool,
+    /// How many times an answer that fails its contract is asked for
+    /// again (`provider.output_retries`).
+    output_retries: u32,
+    /// The last model answer that failed its contract, was cut or was a
+    /// refusal: what a run stopped by an answer says about it.
+    answer_failure: std::sync::Mutex<Option<model::AnswerFailure>>,
 }
 
 impl Gateway {
@@ -99,7 +107,15 @@ impl Gateway {
             last_good: None,
             cassette: None,
             offline: false,
+            output_retries: 0,
+            answer_failure: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Ask an answer that fails its contract again up to `retries` times.
+    pub(crate) fn with_output_retries(mut self, retries: u32) -> Self {
+        self.output_retries = retries;
+        self
     }
 
     /// Serve the run's calls from `cassette` while it holds them;
@@ -217,256 +233,6 @@ impl Gateway {
         }
     }
 
-    /// Call the model. `label` says what for, in the event log. Without a
-    /// resilience section: one attempt under the provider's timeout.
-    pub(crate) async fn model(
-        &self,
-        label: String,
-        request: ModelRequest,
-    ) -> Result<ModelOutput, CallError> {
-        // Without a deadline nothing cuts the call off.
-        self.model_by(label, request, None)
-            .await
-            .unwrap_or(Err(CallError::Timeout))
-    }
-
-    /// Call the model for an agent that must be done by `deadline` on the
-    /// run clock; `None` when the call was cut off at the deadline (an
-    /// answer that arrives exactly at it is in time). A cut call is not
-    /// retried.
-    pub(crate) async fn model_by(
-        &self,
-        label: String,
-        request: ModelRequest,
-        deadline: Option<Duration>,
-    ) -> Option<Result<ModelOutput, CallError>> {
-        self.model_timed(label, request, deadline).await.0
-    }
-
-    /// [`Gateway::model_by`], and how long the call took on the run clock:
-    /// from its start to the end of its last attempt (as its recording
-    /// says, when the attempt was served), or to now when none was made.
-    pub(crate) async fn model_timed(
-        &self,
-        label: String,
-        request: ModelRequest,
-        deadline: Option<Duration>,
-    ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
-        let entry = self.bus.clock().elapsed();
-        let last_span = std::sync::Mutex::new(None);
-        let answer = self
-            .model_attempts(label, request, deadline, entry, &last_span)
-            .await;
-        let span = last_span
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let took = span.unwrap_or_else(|| self.bus.clock().elapsed().saturating_sub(entry));
-        (answer, took)
-    }
-
-    /// The attempts of one model call that started at run time `entry`;
-    /// each notes in `last_span` how long after `entry` it ended.
-    async fn model_attempts(
-        &self,
-        label: String,
-        request: ModelRequest,
-        deadline: Option<Duration>,
-        entry: Duration,
-        last_span: &std::sync::Mutex<Option<Duration>>,
-    ) -> Option<Result<ModelOutput, CallError>> {
-        // The run's tokens and dollars are a gate of their own: once past
-        // a budget no model call starts (the one that went past finished
-        // and was counted).
-        if let Some(reason) = self.meter.over() {
-            return Some(Err(CallError::Rejected(reason)));
-        }
-        let spender = request.purpose.spender();
-        let shield = self.shields.tool(MODEL_TOOL);
-        let mut retrier = match &shield.settings.retries {
-            Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
-            _ if self.provider.is_remote() => Retrier::remote(),
-            _ => Retrier::own(1),
-        };
-        self.shields.first_call();
-        let timeout = shield
-            .settings
-            .timeout_ms
-            .map(crate::duration::clamp_millis)
-            .or_else(|| self.provider.timeout());
-        let mut attempt = 1;
-        let request = &request;
-        let asked = &CallRecord {
-            purpose: Some(request.purpose.key()),
-            prompt_sha256: Some(served::prompt_sha256(request)),
-            span_ms: None,
-            ended_us: None,
-            args: None,
-            answer: None,
-        };
-        loop {
-            let noted = &Noted::default();
-            let answer = |_started, text: CallText| async move {
-                let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
-                let completion = async {
-                    let call = self.complete(request, asked, sink, noted);
-                    match timeout {
-                        Some(limit) => tokio::time::timeout(limit, call)
-                            .await
-                            .unwrap_or(Err(ProviderError::Timeout)),
-                        None => call.await,
-                    }
-                };
-                let cut = async {
-                    match deadline {
-                        Some(at) => self.bus.clock().sleep_until(at).await,
-                        None => std::future::pending().await,
-                    }
-                };
-                let call = async {
-                    tokio::select! {
-                        biased;
-                        answer = completion => answer
-                            .map(|mut completion| {
-                                // Counted the moment it arrives, priced
-                                // once; a served answer as it was priced.
-                                completion.usage = if completion.served {
-                                    self.meter.charge_served(spender, completion.usage)
-                                } else {
-                                    self.meter.charge(spender, completion.usage)
-                                };
-                                completion
-                            })
-                            .map_err(CallError::from_provider),
-                        () = cut => Err(CallError::Cut),
-                    }
-                };
-                let answered = text.relay(call, pieces).await;
-                noted.ended(self.bus.clock().elapsed(), Some(entry));
-                answered
-            };
-            let outcome_of = |result: &Result<Completion, CallError>| match result {
-                Ok(_) => CallOutcome::Ok,
-                Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
-                Err(CallError::Cancelled) => CallOutcome::Cancelled,
-                Err(CallError::Rejected(_)) => CallOutcome::Refused,
-                Err(_) => CallOutcome::Error,
-            };
-            let details_of = |result: &Result<Completion, CallError>| {
-                let (record, served) = noted.take(asked.clone());
-                let details = CallDetails {
-                    record,
-                    served,
-                    ..CallDetails::default()
-                };
-                match result {
-                    Ok(completion) => CallDetails {
-                        usage: completion.usage,
-                        ..details
-                    },
-                    Err(error) => CallDetails {
-                        error: error.message(),
-                        ..details
-                    },
-                }
-            };
-            let shielded = Shielded {
-                shield: &shield,
-                attempt,
-                label: label.clone(),
-                agent: request.purpose.agent().map(str::to_string),
-            };
-            let answered = self
-                .guarded(
-                    shielded,
-                    answer,
-                    CallError::Rejected,
-                    outcome_of,
-                    details_of,
-                )
-                .await;
-            if let Some(span) = noted.span() {
-                *last_span
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(span);
-            }
-            let error = match answered {
-                Ok(completion) => return Some(Ok(completion.output)),
-                Err(CallError::Cut) => return None,
-                Err(error) => error,
-            };
-            let failure = error.failure();
-            match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
-                Next::GiveUp => {
-                    self.note_failure(&error);
-                    return Some(Err(error));
-                }
-                Next::OverBudget => {
-                    let reason = StopReason::RetryBudgetExhausted;
-                    shield.reject(attempt + 1, &reason);
-                    return Some(Err(CallError::Rejected(reason)));
-                }
-                Next::Retry(delay) => {
-                    if let Some(late) = self.past_the_run(&error, delay) {
-                        shield.reject(attempt + 1, &StopReason::MaxSeconds);
-                        self.note_failure(&late);
-                        return Some(Err(late));
-                    }
-                    self.bus.publish(EventKind::RetryScheduled {
-                        tool: MODEL_TOOL.to_string(),
-                        task: None,
-                        attempt: attempt + 1,
-                        delay_ms: millis(delay),
-                        after: error.reason(),
-                    });
-                    if self.back_off(delay).await.is_err() {
-                        return Some(Err(CallError::Cancelled));
-                    }
-                    attempt += 1;
-                }
-            }
-        }
-    }
-
-    /// The failure a retry after `delay` becomes when the endpoint asked
-    /// for the wait and it would end past the run's `max_seconds`: the
-    /// run cannot use the answer, so it stops now rather than sleep.
-    fn past_the_run(&self, error: &CallError, delay: Duration) -> Option<CallError> {
-        let asked = error.retry_after()?;
-        let left = self.run_limit?.saturating_sub(self.bus.clock().elapsed());
-        (delay > left).then(|| {
-            CallError::OutOfTime(format!(
-                "the endpoint asked to wait {:.1} s before trying again (Retry-After), more than the {:.1} s left of the run's max_seconds",
-                asked.as_secs_f64(),
-                left.as_secs_f64()
-            ))
-        })
-    }
-
-    /// Remember the words of the model call that failed last, for the
-    /// run's finish.
-    fn note_failure(&self, error: &CallError) {
-        if let Some(message) = error.message() {
-            *self
-                .last_failure
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                Some((error.stop_reason(), message));
-        }
-    }
-
-    /// The words to finish a run stopped with `reason` with: the last
-    /// failed model call's, when the run stopped on a model failure or
-    /// with the very reason that call failed with (`max_seconds` after a
-    /// `Retry-After` too long for the run).
-    pub(crate) fn failure_words(&self, reason: &StopReason) -> Option<String> {
-        let last = self
-            .last_failure
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (failed_with, message) = last.as_ref()?;
-        (reason.is_model_failure() || failed_with == reason).then(|| message.clone())
-    }
-
     /// One attempt at a tool behind its shield: admitted by its breaker and
     /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
     /// the run time it starts at and where its text goes as it streams,
@@ -533,6 +299,7 @@ impl Gateway {
             http_status: details.http_status,
             served: details.served,
             record: details.record,
+            extracted: details.extracted,
         });
         pass.settle(outcome);
         result
@@ -567,6 +334,8 @@ struct CallDetails {
     record: Option<Box<CallRecord>>,
     /// The answer was served from a cassette.
     served: bool,
+    /// How a model's JSON was found in its text, when it was extracted.
+    extracted: Option<crate::provider::lenient::Extracted>,
 }
 
 /// Which attempt of which tool's call, and what it is for.
@@ -592,6 +361,14 @@ impl From<Cancelled> for StopReason {
     fn from(_: Cancelled) -> Self {
         StopReason::Cancelled
     }
+}
+
+/// A lock's value, whoever panicked while holding it: every value kept
+/// behind one here is whole between statements.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn millis(d: Duration) -> u64 {

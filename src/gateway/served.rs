@@ -32,18 +32,19 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     // Written into the hash as it is serialized: a final brief's payload
     // holds every task's result, and is not copied into a string.
     let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload);
-    (request.repair.iter()).for_each(|turn| hash.update(repair_words(turn)));
+    // A repair asks again after the failed answers: each one and what was
+    // wrong with it is part of what was asked. A first ask hashes as it
+    // always did.
+    for turn in &request.repair {
+        for part in [&turn.answer, &turn.error] {
+            hash.update(b"\n");
+            hash.update(part.as_bytes());
+        }
+    }
     hash.finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
-}
-
-/// A round of repair as the prompt's hash takes it: each text after its
-/// length, so that no two rounds write the same bytes.
-fn repair_words(turn: &crate::provider::contract::RepairTurn) -> String {
-    let (answer, error) = (&turn.answer, &turn.error);
-    format!("\n{}:{answer}{}:{error}", answer.len(), error.len())
 }
 
 /// Bytes written into a hash.

@@ -60,6 +60,11 @@ impl TextTiming {
 }
 
 impl CallText {
+    /// The id of the call whose text this is.
+    pub(super) fn call(&self) -> u64 {
+        self.call
+    }
+
     pub(super) fn new(bus: Bus, call: u64) -> Self {
         CallText {
             bus,

@@ -2,7 +2,10 @@
 //! tools only through the gateway, stops at the control gates, publishes its
 //! steps on the bus and returns its reference's result document.
 
+mod answer_words;
 pub(crate) mod collaboration;
+#[cfg(test)]
+pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
 pub(crate) mod in_flight;
 pub(crate) mod orchestrator;

@@ -4,14 +4,28 @@
 //! contract's JSON. Each pattern builds its contracts in its own folder,
 //! from the same definitions its validation uses; the provider only sends
 //! and reads them and never tells patterns apart.
+//!
+//! `wire` builds schemas in the strict subset and the one `submit_<name>`
+//! function of a single-answer contract; `strict` (tests only) checks a
+//! schema against OpenAI's documented rules and writes answers in wire form.
+
+#[cfg(test)]
+pub(crate) mod strict;
+pub(crate) mod wire;
 
 use serde_json::Value;
+use std::sync::Arc;
+
+/// `tool` mode: the answer the calls of one model answer stand for, in the
+/// contract's own JSON, or what is wrong with them in words a repair can
+/// quote. A closure: a turn's reading knows its agents, members and tools.
+pub(crate) type AnswerOfCalls = Arc<dyn Fn(&[ToolCall]) -> Result<Value, String> + Send + Sync>;
 
 /// A contract as a request carries it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Contract {
     /// The schema's name as a request names it (`contribution`, `plan`,
-    /// `turn`, `research_plan`, `notes`, `synthesis`).
+    /// `turn`, `coordinator_turn`, `research_plan`, `notes`, `synthesis`).
     pub(crate) name: &'static str,
     /// The answer's JSON Schema, in OpenAI's strict subset: every object
     /// closed (`additionalProperties: false`), every property required
@@ -22,12 +36,23 @@ pub(crate) struct Contract {
     /// `tool` mode: the answer the calls of one model answer stand for, in
     /// the contract's own JSON (what a `native` answer would have been);
     /// the error, in words a repair can quote, when they stand for none.
-    pub(crate) answer_of_calls: fn(&[ToolCall]) -> Result<Value, String>,
+    /// Called as `(contract.answer_of_calls)(&calls)`.
+    pub(crate) answer_of_calls: AnswerOfCalls,
     /// An endpoint's answer in the schema's wire form (optional keys
     /// present as nulls, a free-form object written as a string holding
     /// it) turned back into the contract's own JSON; an answer already in
     /// that form is left as it is.
     pub(crate) normalise: fn(Value) -> Value,
+}
+
+impl std::fmt::Debug for Contract {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Contract")
+            .field("name", &self.name)
+            .field("schema", &self.schema)
+            .field("functions", &self.functions)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One function offered to the model in `tool` mode.

@@ -7,6 +7,7 @@ pub(crate) mod contract;
 mod error;
 pub(crate) mod fetch;
 pub(crate) mod http;
+pub mod lenient;
 pub mod mcp;
 pub mod openai;
 pub(crate) mod output;
@@ -339,6 +340,13 @@ impl Provider {
             Provider::OpenAi(_) => None,
             Provider::Offline(_) => None,
         }
+    }
+
+    /// Whether the endpoint is asked for each contract itself (`native`
+    /// or `tool` output), so that an answer outside it is no answer.
+    pub(crate) fn replies_by_contract(&self) -> bool {
+        self.policy()
+            .is_some_and(output::OutputPolicy::asks_by_contract)
     }
 
     /// Whether calls go over the network, where rate limits and server

@@ -153,6 +153,12 @@ impl OutputPolicy {
         )
     }
 
+    /// Whether a request with a contract asks for it as such (`native`,
+    /// `tool`), so that an answer outside it is no answer.
+    pub(crate) fn asks_by_contract(&self) -> bool {
+        matches!(self.now().mode, Mode::Native | Mode::Tool)
+    }
+
     /// How the next request asks.
     pub(crate) fn now(&self) -> Asking {
         *self.lock()
@@ -220,15 +226,20 @@ fn is_reasoning_model(model: &str) -> bool {
 }
 
 impl Provider {
+    /// How the run asks its endpoint; none for the sim.
+    pub(crate) fn policy(&self) -> Option<&OutputPolicy> {
+        match self {
+            Provider::Sim(_) => None,
+            Provider::OpenAi(http) => Some(http.policy()),
+            Provider::Offline(offline) => Some(&offline.policy),
+        }
+    }
+
     /// Ask without `feature`, which the endpoint refused in the words
     /// `said`, for the rest of the run: what changed, or `None` when
     /// nothing can (the sim, an explicit output mode).
     pub(crate) fn adapt(&self, feature: Feature, said: &str) -> Option<Adapted> {
-        match self {
-            Provider::Sim(_) => None,
-            Provider::OpenAi(http) => http.policy().adapt(feature, said),
-            Provider::Offline(offline) => offline.policy.adapt(feature, said),
-        }
+        self.policy()?.adapt(feature, said)
     }
 
     /// How many times an answer that fails its contract is asked for

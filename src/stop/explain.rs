@@ -109,6 +109,12 @@ impl StopReason {
             StopReason::CassetteMiss => {
                 "the cassette does not hold a call the run made (the run's error names it)".into()
             }
+            StopReason::ModelOutputCut => {
+                "a model's answer was cut at its output limit, even after a repair (the run's error names the call)".into()
+            }
+            StopReason::ModelRefused => {
+                "the model refused to answer (the run's error quotes it)".into()
+            }
             StopReason::Other(reason) => {
                 format!("stopped for a reason this version does not know ({reason})")
             }

@@ -145,6 +145,7 @@ mod tests {
             tokens_per_s: None,
             record: None,
             served: false,
+            extracted: None,
         };
         Arc::new(Event {
             run: 1,

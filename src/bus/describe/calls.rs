@@ -3,6 +3,7 @@
 
 use super::{attempt_note, outcome_word};
 use crate::bus::EventKind;
+use crate::provider::lenient::Extracted;
 use crate::words::plural;
 
 /// The event's line, when it is one of this group's.
@@ -28,6 +29,7 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             first_token_ms,
             tokens_per_s,
             served,
+            extracted,
             ..
         } => {
             let mut line = format!(
@@ -56,8 +58,33 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             if let Some(error) = error {
                 line.push_str(&format!(": {error}"));
             }
+            if let Some(how) = extracted {
+                line.push_str(match how {
+                    Extracted::Fence => " · JSON read from a code fence",
+                    Extracted::Prose => " · JSON read from prose around it",
+                });
+            }
             line
         }
+        EventKind::OutputModeChanged { from, to, said } => {
+            format!(
+                "model: the endpoint refused {from} output, asking as {to} from now on ({said})"
+            )
+        }
+        EventKind::RequestAdapted {
+            parameter,
+            from,
+            to,
+            said,
+        } => format!(
+            "model: the endpoint refused {parameter} {from}, sending {to} from now on ({said})"
+        ),
+        EventKind::CallRepair {
+            call,
+            attempt,
+            of,
+            error,
+        } => format!("↻ repair {attempt}/{of} of call {call}: {error}"),
         EventKind::RetryScheduled {
             tool,
             task,

@@ -230,6 +230,7 @@ mod tests {
             tokens_per_s: None,
             record: None,
             served: false,
+            extracted: None,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,

@@ -162,6 +162,40 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// call again.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         record: Option<Box<CallRecord>>,
+        /// How an endpoint's JSON answer was found in its text, when it was
+        /// not the whole text: inside a code fence or inside prose.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extracted: Option<crate::provider::lenient::Extracted>,
+    },
+    /// A model's answer failed its contract (or was cut at the output
+    /// limit), and the model is asked again with its answer and what was
+    /// wrong: repair `attempt` of `of` (`provider.output_retries`).
+    CallRepair {
+        /// The model call whose answer failed.
+        call: u64,
+        attempt: u32,
+        of: u32,
+        /// What was wrong, as the model is told.
+        error: String,
+    },
+    /// The endpoint refused the way the run asked for answers (HTTP 400
+    /// or 422 naming `response_format`, `json_schema` or `tools`), and
+    /// the run asks the next way from now on (`provider.output: auto`):
+    /// `native` → `tool` → `json` → `prompted`. `said` quotes the
+    /// endpoint.
+    OutputModeChanged {
+        from: String,
+        to: String,
+        said: String,
+    },
+    /// The endpoint refused a parameter of the request (a reasoning
+    /// model's `temperature`, `max_completion_tokens`), and the run asks
+    /// without it, or under its other name, from now on.
+    RequestAdapted {
+        parameter: String,
+        from: String,
+        to: String,
+        said: String,
     },
     /// The descriptions the run's MCP servers gave the tools the scenario
     /// leaves undescribed, by tool name: a cassette serves them again

@@ -18,8 +18,10 @@ pub(crate) struct Contribution {
     pub(crate) actions: Vec<String>,
 }
 
-const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "confidence", "actions"];
-const MAX_ACTIONS: usize = 3;
+/// A contribution's keys, in the order the schema asks for them.
+pub(super) const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "confidence", "actions"];
+/// How many of a contribution's actions are kept.
+pub(super) const MAX_ACTIONS: usize = 3;
 
 /// Check a model's contribution. `allowed` is the execution allowlist.
 /// Unknown keys are ignored, as 000 tolerates chatty models.
@@ -89,6 +91,24 @@ pub(crate) fn validate_contribution(
         summary: summary.to_string(),
         confidence: py_round(confidence, 3),
         actions,
+    })
+}
+
+/// The contribution `role` was asked for: the contract, then the answer
+/// must speak for `role` itself. `allowed` is the execution allowlist.
+pub(crate) fn contribution_of(
+    raw: &Value,
+    role: &str,
+    allowed: impl Fn(&str) -> bool,
+) -> Result<Contribution, ContributionError> {
+    validate_contribution(raw, allowed).and_then(|c| {
+        if c.agent == role {
+            Ok(c)
+        } else {
+            Err(ContributionError::AgentMismatch {
+                expected: role.to_string(),
+            })
+        }
     })
 }
 

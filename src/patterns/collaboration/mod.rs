@@ -11,18 +11,19 @@ mod escalate;
 mod limits;
 mod payload;
 pub(crate) mod result;
+pub(crate) mod schema;
 pub(crate) mod trace;
 
-use super::{Figures, RunContext, RunOutcome, Runner};
+use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
 use crate::bus::RoundEvent;
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
-use crate::gateway::CallError;
+use crate::gateway::{CallError, Check};
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::py_strip;
 use crate::scenario::Team;
-use crate::stop::{ContributionError, StopReason};
-use contract::{Contribution, decide_round, detect_conflicts, validate_contribution};
+use crate::stop::StopReason;
+use contract::{Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts};
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
@@ -73,6 +74,7 @@ struct Table<'a> {
     trace: Vec<TraceEntry>,
     open_conflicts: Vec<crate::bus::Conflict>,
     escalation: Escalation,
+    contracts: schema::Contracts,
 }
 
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
@@ -91,6 +93,7 @@ pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
         trace: Vec::new(),
         open_conflicts: Vec::new(),
         escalation,
+        contracts: schema::Contracts::default(),
     };
     let ended = table.play().await;
     finish(table, ended)
@@ -220,15 +223,31 @@ impl Table<'_> {
             },
             &CONTRIBUTION_PROMPT,
             self.contribution_payload(role),
-        );
-        let raw = match self
+        )
+        .keeping(self.contracts.of(role));
+        // An answer that breaks the contract is asked for again (on an
+        // endpoint); repairs are the same message, not more of them.
+        let declared = |agent: &str| self.team.roles.contains_key(agent);
+        let verify = |output: &ModelOutput| {
+            let flags = self.ctx.gate.flags();
+            let raw = read_contribution(output.clone());
+            contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
+                .map(|_| ())
+                .map_err(|e| {
+                    answer_words::problem(&StopReason::InvalidContribution(e), &raw, &REQUIRED_KEYS)
+                })
+        };
+        let check = Check {
+            verify: &verify,
+            before_repair: &|| Ok(()),
+        };
+        let (answer, _) = self
             .ctx
             .gateway
-            .model(format!("round {round} · {role}"), request)
-            .await
-        {
-            // 000 reads text that is not JSON as `{"invalid": true, "raw": text}`.
-            Ok(output) => output.into_json(|raw| json!({"invalid": true, "raw": raw})),
+            .model_checked(format!("round {round} · {role}"), request, None, &check)
+            .await;
+        let raw = match answer.unwrap_or(Err(CallError::Timeout)) {
+            Ok(output) => read_contribution(output),
             Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
         };
 
@@ -247,17 +266,7 @@ impl Table<'_> {
             if self.messages > self.limits.max_messages {
                 Err(StopReason::MaxMessages)
             } else {
-                let declared = |agent: &str| self.team.roles.contains_key(agent);
-                validate_contribution(&raw, |agent| declared(agent) && flags.allows(agent))
-                    .and_then(|c| {
-                        if c.agent == role {
-                            Ok(c)
-                        } else {
-                            Err(ContributionError::AgentMismatch {
-                                expected: role.to_string(),
-                            })
-                        }
-                    })
+                contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
                     .map_err(StopReason::InvalidContribution)
             }
         };
@@ -315,6 +324,11 @@ impl Table<'_> {
         }
         Ok(answer.to_string())
     }
+}
+
+/// 000 reads text that is not JSON as `{"invalid": true, "raw": text}`.
+fn read_contribution(output: ModelOutput) -> serde_json::Value {
+    output.into_json(|raw| json!({"invalid": true, "raw": raw}))
 }
 
 /// 000 stops a model call that failed with `llm_timeout`, whatever the

@@ -9,21 +9,22 @@ mod aggregate;
 pub(crate) mod compare;
 mod dispatch;
 pub(crate) mod plan;
+pub(crate) mod plan_schema;
 pub(crate) mod result;
 pub(crate) mod trace;
 
-use super::{Figures, RunContext, RunOutcome, Runner};
+use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
 use crate::bus::TaskEvent;
 use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, TimeoutFrom, ToolPolicy};
+use crate::gateway::{CallError, Check, DispatchLimits, TimeoutFrom, ToolPolicy};
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::py_strip;
 use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use dispatch::Dispatcher;
-use plan::read_plan;
+use plan::{PLAN_KEYS, read_plan};
 use result::{OrchestratorResult, Phase, TaskRecord};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -156,16 +157,31 @@ async fn plan_tasks(
     limits: &Limits,
 ) -> Result<Arc<[PlannedTask]>, OrchestratorResult> {
     let scenario = &ctx.scenario;
-    let request = ModelRequest::new(
-        Purpose::Plan,
-        &PLAN_PROMPT,
-        plan_payload(scenario, &ctx.goal, limits.max_tasks),
-    );
-    let output = match ctx.gateway.model("plan".into(), request).await {
+    // The plan is asked for once a run: so is its contract built.
+    let workers = scenario.workers.keys().map(String::as_str);
+    let contract = Arc::new(plan_schema::plan_contract(workers, limits.max_tasks));
+    let payload = plan_payload(scenario, &ctx.goal, limits.max_tasks);
+    let request = ModelRequest::new(Purpose::Plan, &PLAN_PROMPT, payload).keeping(contract);
+    let declared = |worker: &str| scenario.workers.contains_key(worker);
+    let verify = |output: &ModelOutput| {
+        read_plan(output.clone(), declared, limits.max_tasks)
+            .map(|_| ())
+            .map_err(|(error, raw)| {
+                answer_words::problem(&StopReason::InvalidPlan(error), &raw, &PLAN_KEYS)
+            })
+    };
+    let check = Check {
+        verify: &verify,
+        before_repair: &|| Ok(()),
+    };
+    let (answer, _) = ctx
+        .gateway
+        .model_checked("plan".into(), request, None, &check)
+        .await;
+    let output = match answer.unwrap_or(Err(CallError::Timeout)) {
         Ok(output) => output,
         Err(error) => return Err(OrchestratorResult::stopped(call_stop(&error), Phase::Plan)),
     };
-    let declared = |worker: &str| scenario.workers.contains_key(worker);
     // The result keeps the normalised plan; the raw one can be big, and
     // its args are moved into the tasks.
     let tasks = match read_plan(output, declared, limits.max_tasks) {

@@ -19,7 +19,15 @@ use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-const REQUIRED_KEYS: [&str; 4] = ["id", "worker", "args", "critical"];
+/// A plan's keys, and the one kind a plan has.
+pub(super) const KIND: &str = "kind";
+pub(super) const TASKS: &str = "tasks";
+pub(super) const PLAN_KIND: &str = "plan";
+/// A task's keys, in the order the schema asks for them.
+pub(super) const REQUIRED_KEYS: [&str; 4] = ["id", "worker", "args", "critical"];
+
+/// The keys of a plan itself.
+pub(crate) const PLAN_KEYS: [&str; 2] = ["kind", "tasks"];
 
 /// The planner's output as 001 reads it: text that is not JSON becomes
 /// `{"kind": "invalid", "raw": text}`.
@@ -64,7 +72,7 @@ fn tasks_of_text(
     }
     let plan: Plan = serde_json::from_str(text).ok()?;
     let count = plan.tasks.len();
-    if plan.kind != "plan" || count == 0 || count > max_tasks as usize {
+    if plan.kind != PLAN_KIND || count == 0 || count > max_tasks as usize {
         return None;
     }
     let read = read_tasks(&plan.tasks, allowed)?;
@@ -147,10 +155,10 @@ fn check_plan(
     let Value::Object(plan) = raw else {
         return Err(PlanError::NonJson);
     };
-    if plan.get("kind").and_then(Value::as_str) != Some("plan") {
+    if plan.get(KIND).and_then(Value::as_str) != Some(PLAN_KIND) {
         return Err(PlanError::Kind);
     }
-    let Some(Value::Array(tasks)) = plan.get("tasks") else {
+    let Some(Value::Array(tasks)) = plan.get(TASKS) else {
         return Err(PlanError::Tasks);
     };
     if tasks.is_empty() || tasks.len() > max_tasks as usize {
@@ -194,7 +202,7 @@ fn into_tasks(raw: Value) -> Vec<PlannedTask> {
     let Value::Object(mut plan) = raw else {
         return Vec::new();
     };
-    let Some(Value::Array(tasks)) = plan.swap_remove("tasks") else {
+    let Some(Value::Array(tasks)) = plan.swap_remove(TASKS) else {
         return Vec::new();
     };
     tasks

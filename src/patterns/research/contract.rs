@@ -9,7 +9,15 @@ use crate::stop::{AnswerError, NotesError, StopReason};
 use serde_json::{Map, Value, json};
 
 /// A note's quote must hold at least this many characters once stripped.
-const MIN_QUOTE_CHARS: usize = 20;
+pub(super) const MIN_QUOTE_CHARS: usize = 20;
+
+/// The keys of a model's notes from a page (`{"notes": [{"claim",
+/// "quote"}]}`) and of its synthesis (`{"answer", "citations"}`).
+pub(super) const NOTES: &str = "notes";
+pub(super) const CLAIM: &str = "claim";
+pub(super) const QUOTE: &str = "quote";
+pub(super) const ANSWER: &str = "answer";
+pub(super) const CITATIONS: &str = "citations";
 
 /// The `data` of a tool's output `{"status": "ok", "data": {...}}`;
 /// anything else stops the run with `tool_invalid_output:<tool>`.
@@ -46,10 +54,10 @@ pub(crate) fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), No
         if !filled("url") {
             return Err(NotesError::Url);
         }
-        if !filled("claim") {
+        if !filled(CLAIM) {
             return Err(NotesError::Claim);
         }
-        if text("quote").is_none_or(|q| q.chars().count() < MIN_QUOTE_CHARS) {
+        if text(QUOTE).is_none_or(|q| q.chars().count() < MIN_QUOTE_CHARS) {
             return Err(NotesError::Quote);
         }
     }
@@ -71,10 +79,10 @@ pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
         }
     };
     let answer = value
-        .get("answer")
+        .get(ANSWER)
         .map(|a| py_strip(&py_str(a)).to_string())
         .unwrap_or_default();
-    let items: Vec<String> = match value.get("citations") {
+    let items: Vec<String> = match value.get(CITATIONS) {
         Some(Value::Array(items)) => items.iter().map(py_str).collect(),
         Some(Value::String(text)) => text.chars().map(String::from).collect(),
         Some(Value::Object(map)) => map.keys().cloned().collect(),
@@ -102,13 +110,13 @@ pub(crate) fn read_page_notes(output: ModelOutput, page: &Value, url: &str) -> V
     let squeeze = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     let body = squeeze(page.get("body").and_then(Value::as_str).unwrap_or(""));
     let field = |key: &str| page.get(key).cloned().unwrap_or_else(|| "".into());
-    let items = value.get("notes").and_then(Value::as_array);
+    let items = value.get(NOTES).and_then(Value::as_array);
     items
         .into_iter()
         .flatten()
         .filter_map(|item| {
-            let claim = py_strip(item.get("claim")?.as_str()?);
-            let quote = py_strip(item.get("quote")?.as_str()?);
+            let claim = py_strip(item.get(CLAIM)?.as_str()?);
+            let quote = py_strip(item.get(QUOTE)?.as_str()?);
             let grounded = !quote.is_empty() && body.contains(&squeeze(quote));
             grounded.then(|| {
                 json!({"claim": claim, "quote": quote, "url": url,

@@ -7,11 +7,13 @@
 //! Every model and tool call goes through the gateway; the run stops at a
 //! control gate before each step. It never retries or times a call.
 
+mod answer_checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
 pub(crate) mod plan;
 mod read_extract;
 pub(crate) mod result;
+pub(crate) mod schema;
 mod sources;
 pub(crate) mod trace;
 mod workflow;
@@ -22,7 +24,10 @@ use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::gateway::{
+    CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
+};
+use crate::provider::contract::Contract;
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
@@ -34,6 +39,7 @@ use result::{
 };
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The research workflow: its runs take steps.
@@ -192,17 +198,28 @@ impl Desk<'_> {
         self.bus.clock().elapsed().as_secs_f64() > self.limits.max_seconds
     }
 
+    /// Ask the model for an answer that `verify` takes (an endpoint's is
+    /// asked again while it does not).
     async fn model(
         &self,
         label: &str,
         purpose: Purpose,
         prompt: &'static Prompt,
         payload: Value,
+        contract: Arc<Contract>,
+        verify: &(dyn Fn(&ModelOutput) -> Result<(), String> + Sync),
     ) -> Result<ModelOutput, Stop> {
-        let request = ModelRequest::new(purpose, prompt, payload);
-        self.gateway
-            .model(label.to_string(), request)
-            .await
+        let request = ModelRequest::new(purpose, prompt, payload).keeping(contract);
+        let check = Check {
+            verify,
+            before_repair: &|| Ok(()),
+        };
+        let (answer, _) = self
+            .gateway
+            .model_checked(label.to_string(), request, None, &check)
+            .await;
+        answer
+            .unwrap_or(Err(CallError::Timeout))
             .map_err(|error: CallError| error.stop_reason().into())
     }
 

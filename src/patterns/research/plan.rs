@@ -17,6 +17,14 @@ pub(crate) const EXPECTED_ACTIONS: [&str; 5] = [
     "synthesize_answer",
 ];
 
+/// A plan's one key, and a step's keys in the order the schema asks for
+/// them.
+pub(super) const STEPS: &str = "steps";
+pub(super) const STEP_KEYS: [&str; 3] = [ID, ACTION, ARGS];
+const ID: &str = "id";
+const ACTION: &str = "action";
+const ARGS: &str = "args";
+
 /// A step that passed the contract: id and action stripped.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct PlanStep {
@@ -54,7 +62,7 @@ pub(crate) fn plan_json(output: ModelOutput) -> Value {
         }
     };
     match value {
-        Value::Array(steps) => json!({"steps": steps}),
+        Value::Array(steps) => json!({STEPS: steps}),
         other => other,
     }
 }
@@ -63,7 +71,7 @@ pub(crate) fn plan_json(output: ModelOutput) -> Value {
 /// object with a non-blank text id and action and an object of args, whose
 /// actions are exactly [`EXPECTED_ACTIONS`].
 pub(crate) fn validate_plan(raw: &Value, max_steps: usize) -> Result<Vec<PlanStep>, PlanRefusal> {
-    let steps = match raw.get("steps") {
+    let steps = match raw.get(STEPS) {
         Some(Value::Array(steps)) if !steps.is_empty() => steps,
         _ => return Err(PlanRefusal::of(StopReason::InvalidPlan(PlanError::Steps))),
     };
@@ -84,9 +92,9 @@ pub(crate) fn validate_plan(raw: &Value, max_steps: usize) -> Result<Vec<PlanSte
                 .map(py_strip)
                 .filter(|s| !s.is_empty())
         };
-        let id = text("id").ok_or_else(|| refuse(StepError::Id))?;
-        let action = text("action").ok_or_else(|| refuse(StepError::Action))?;
-        let Some(Value::Object(args)) = step.get("args") else {
+        let id = text(ID).ok_or_else(|| refuse(StepError::Id))?;
+        let action = text(ACTION).ok_or_else(|| refuse(StepError::Action))?;
+        let Some(Value::Object(args)) = step.get(ARGS) else {
             return Err(refuse(StepError::Args));
         };
         out.push(PlanStep {

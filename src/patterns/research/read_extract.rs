@@ -148,7 +148,14 @@ impl Desk<'_> {
             let payload = json!({"goal": self.goal, "request": self.scenario.context,
                                  "url": url, "page": page, "max_notes": wanted});
             let output = self
-                .model("notes", Purpose::Notes, &NOTES_PROMPT, payload)
+                .model(
+                    "notes",
+                    Purpose::Notes,
+                    &NOTES_PROMPT,
+                    payload,
+                    std::sync::Arc::clone(&super::schema::NOTES_CONTRACT),
+                    &super::answer_checks::notes,
+                )
                 .await?;
             Ok(read_page_notes(output, page, url))
         } else {

@@ -6,6 +6,7 @@
 use super::contract::{read_synthesis, validate_synthesis};
 use super::plan::{self, EXPECTED_ACTIONS, plan_json, validate_plan};
 use super::result::{Aggregate, CitationDetail, HistoryDetail, TraceCounts};
+use super::schema;
 use super::sources::dedupe;
 use super::{Answer, Desk, Stop};
 use crate::bus::ResearchEvent;
@@ -16,6 +17,7 @@ use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
 use crate::scenario::ResearchTool;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// The system prompts of the plan and of the synthesis.
 const PLAN_PROMPT: Prompt = compiled_in!("research_plan.md", json);
@@ -60,7 +62,14 @@ impl Desk<'_> {
             "actions": EXPECTED_ACTIONS, "max_steps": self.limits.max_steps,
         });
         let output = self
-            .model("plan", Purpose::ResearchPlan, &PLAN_PROMPT, payload)
+            .model(
+                "plan",
+                Purpose::ResearchPlan,
+                &PLAN_PROMPT,
+                payload,
+                Arc::clone(&schema::RESEARCH_PLAN),
+                &|output| super::answer_checks::plan(output, self.limits.max_steps),
+            )
             .await?;
         let steps = validate_plan(&plan_json(output), self.limits.max_steps).map_err(|r| Stop {
             reason: Some(r.reason),
@@ -216,11 +225,20 @@ impl Desk<'_> {
     ) -> Result<(String, Vec<String>, Vec<CitationDetail>), Stop> {
         self.enter(ResearchPhase::Synthesize).await?;
         let payload = json!({"goal": self.goal, "request": self.scenario.context, "notes": notes});
+        let ids: Vec<String> = notes.iter().map(|n| text(n, "id")).collect();
+        let max_chars = self.limits.max_answer_chars;
+        let contract = Arc::new(schema::synthesis_contract(&ids));
         let output = self
-            .model("synthesis", Purpose::Synthesis, &SYNTHESIS_PROMPT, payload)
+            .model(
+                "synthesis",
+                Purpose::Synthesis,
+                &SYNTHESIS_PROMPT,
+                payload,
+                contract,
+                &|output| super::answer_checks::synthesis(output, &ids, max_chars),
+            )
             .await?;
         let (answer, citations) = read_synthesis(output);
-        let ids: Vec<String> = notes.iter().map(|n| text(n, "id")).collect();
         validate_synthesis(&answer, &citations, &ids, self.limits.max_answer_chars)
             .map_err(|e| Stop::from(StopReason::InvalidAnswer(e)))?;
         let details: Vec<CitationDetail> = notes

@@ -139,7 +139,7 @@ impl<'a> Swarm<'a> {
                 Action::Transfer { to } => {
                     let message = turn
                         .output
-                        .get("message")
+                        .get(super::team::action::MESSAGE)
                         .filter(|m| !m.is_null())
                         .map(crate::bus::turn_json);
                     let refused = self.transfer(turn.number, &to, message);

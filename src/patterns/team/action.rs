@@ -9,7 +9,17 @@ use crate::pycompat::{parse_model_text, py_strip};
 use serde_json::{Map, Value, json};
 
 /// The keys that say what a turn is, one per turn.
-pub(crate) const ACTION_KEYS: [&str; 4] = ["reply", "transfer_to", "call", "call_members"];
+pub(crate) const ACTION_KEYS: [&str; 4] = [REPLY, TRANSFER_TO, CALL, CALL_MEMBERS];
+pub(crate) const REPLY: &str = "reply";
+pub(crate) const TRANSFER_TO: &str = "transfer_to";
+pub(crate) const CALL: &str = "call";
+pub(crate) const CALL_MEMBERS: &str = "call_members";
+/// What a transfer and a tool call carry beside their key.
+pub(crate) const MESSAGE: &str = "message";
+pub(crate) const ARGS: &str = "args";
+/// A member call's keys.
+pub(crate) const MEMBER: &str = "member";
+pub(crate) const TASK: &str = "task";
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Action {
@@ -67,9 +77,100 @@ pub(crate) fn read(output: ModelOutput) -> (Action, Value) {
                 } else {
                     Action::Reply(answer.to_string())
                 };
-                (action, json!({"reply": text}))
+                (action, json!({REPLY: text}))
             }
         },
+    }
+}
+
+/// How a turn's answer is read: exactly, as the references read the
+/// sim's; or as an endpoint's, where the gateway has already found the one
+/// JSON object in a fence or in prose and put it in the contract's form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    Exact,
+    /// Text left over is a reply only when it is plain prose: text that
+    /// tries to be JSON and is not (a fence, a brace, an object cut short)
+    /// is no turn. `by_contract`: the endpoint was asked for the contract
+    /// (`native`, `tool`), so a reply comes only through it.
+    Endpoint {
+        by_contract: bool,
+    },
+}
+
+/// The turn `output` asks for, read as `reading` says, and the output as
+/// the history records it.
+pub(crate) fn read_as(output: ModelOutput, reading: Reading) -> (Action, Value) {
+    let Reading::Endpoint { by_contract } = reading else {
+        return read(output);
+    };
+    match output.returned_json() {
+        Ok(value) => (of_json(&value), value),
+        Err(text) => {
+            let answer = py_strip(&text);
+            let action = if answer.is_empty() {
+                Action::Empty
+            } else if by_contract || crate::provider::lenient::looks_like_json(&text) {
+                Action::Invalid
+            } else {
+                Action::Reply(answer.to_string())
+            };
+            let value = match action {
+                Action::Invalid => Value::String(text),
+                _ => json!({"reply": text}),
+            };
+            (action, value)
+        }
+    }
+}
+
+/// What is wrong with `output` as a turn read as `reading` says, in words
+/// the model can act on; `agents` are whom the agent may hand off to or
+/// call (its part's agents). A transfer or a call to a name that is not
+/// one fails here, to be repaired; the pattern still decides what such a
+/// turn does once the repairs run out.
+pub(crate) fn problem(
+    output: &ModelOutput,
+    reading: Reading,
+    agents: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let keys = || {
+        ACTION_KEYS
+            .iter()
+            .map(|k| format!("\"{k}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match read_as(output.clone(), reading).0 {
+        Action::Invalid => Some(match output {
+            ModelOutput::Text(text) if !matches!(reading, Reading::Exact) => {
+                if crate::provider::lenient::looks_like_json(text) {
+                    format!(
+                        "the answer is not one valid JSON object: answer with one JSON object naming exactly one of {}",
+                        keys()
+                    )
+                } else {
+                    format!(
+                        "a reply comes only through the contract: answer with one JSON object naming exactly one of {}",
+                        keys()
+                    )
+                }
+            }
+            _ => format!(
+                "missing key: the answer must name exactly one of {} with a value of the right type",
+                keys()
+            ),
+        }),
+        Action::Transfer { to } if !agents(&to) => Some(format!(
+            "there is no agent \"{to}\" to transfer to: name one of the agents you were given"
+        )),
+        Action::CallMembers(calls) => calls.iter().find(|call| !agents(&call.member)).map(|call| {
+            format!(
+                "there is no member \"{}\" to call: name only the members you were given",
+                call.member
+            )
+        }),
+        _ => None,
     }
 }
 
@@ -90,7 +191,7 @@ fn of_object(map: &Map<String, Value>) -> Action {
         return Action::Invalid;
     };
     match (key, &map[key]) {
-        ("reply", Value::String(text)) => {
+        (REPLY, Value::String(text)) => {
             let answer = py_strip(text);
             if answer.is_empty() {
                 Action::Empty
@@ -98,8 +199,8 @@ fn of_object(map: &Map<String, Value>) -> Action {
                 Action::Reply(answer.to_string())
             }
         }
-        ("transfer_to", Value::String(to)) => Action::Transfer { to: to.clone() },
-        ("call", Value::String(tool)) => match map.get("args") {
+        (TRANSFER_TO, Value::String(to)) => Action::Transfer { to: to.clone() },
+        (CALL, Value::String(tool)) => match map.get(ARGS) {
             None => Action::Call {
                 tool: tool.clone(),
                 args: json!({}),
@@ -110,7 +211,7 @@ fn of_object(map: &Map<String, Value>) -> Action {
             },
             Some(_) => Action::Invalid,
         },
-        ("call_members", Value::Array(calls)) if !calls.is_empty() => calls
+        (CALL_MEMBERS, Value::Array(calls)) if !calls.is_empty() => calls
             .iter()
             .map(member_call)
             .collect::<Option<Vec<_>>>()
@@ -120,8 +221,8 @@ fn of_object(map: &Map<String, Value>) -> Action {
 }
 
 fn member_call(value: &Value) -> Option<MemberCall> {
-    let member = value.get("member")?.as_str()?.to_string();
-    let task = match value.get("task") {
+    let member = value.get(MEMBER)?.as_str()?.to_string();
+    let task = match value.get(TASK) {
         None => String::new(),
         Some(Value::String(task)) => task.clone(),
         Some(_) => return None,
@@ -158,6 +259,73 @@ mod tests {
         assert_eq!(text(""), Action::Empty);
         assert_eq!(text(" \n"), Action::Empty);
         assert_eq!(text("{\"reply\": 5}"), Action::Invalid);
+    }
+
+    #[test]
+    fn an_endpoints_text_is_a_reply_only_when_it_is_plain_prose() {
+        let lenient = Reading::Endpoint { by_contract: false };
+        let read = |s: &str| read_as(ModelOutput::Text(s.into()), lenient).0;
+        assert_eq!(read("Refund sent."), Action::Reply("Refund sent.".into()));
+        assert_eq!(read("  "), Action::Empty);
+        for broken in [
+            "```json\n{\"reply\": \"Refund sent.\"",
+            "{\"transfer_to\": \"billing\", \"mess",
+            "Sure! {\"reply\": \"cut",
+            "[1, 2]",
+        ] {
+            assert_eq!(read(broken), Action::Invalid, "{broken}");
+        }
+        let by_contract = Reading::Endpoint { by_contract: true };
+        assert_eq!(
+            read_as(ModelOutput::Text("Refund sent.".into()), by_contract).0,
+            Action::Invalid,
+            "asked for the contract, a reply comes through it"
+        );
+        assert_eq!(
+            read_as(
+                ModelOutput::Json(serde_json::json!({"reply": "ok"})),
+                by_contract
+            )
+            .0,
+            Action::Reply("ok".into())
+        );
+    }
+
+    #[test]
+    fn an_endpoints_turn_is_repaired_for_its_shape_and_for_a_name_that_is_nobody() {
+        let lenient = Reading::Endpoint { by_contract: false };
+        let agents = |name: &str| ["triage", "billing"].contains(&name);
+        let problem_of = |output: ModelOutput| problem(&output, lenient, &agents);
+        assert_eq!(problem_of(ModelOutput::Text("Refund sent.".into())), None);
+        assert!(
+            problem_of(ModelOutput::Json(
+                serde_json::json!({"message": "over to billing"})
+            ))
+            .unwrap()
+            .starts_with("missing key")
+        );
+        assert!(
+            problem_of(ModelOutput::Text("```json\n{\"reply\"".into()))
+                .unwrap()
+                .contains("not one valid JSON object")
+        );
+        assert_eq!(
+            problem_of(ModelOutput::Json(serde_json::json!({"transfer_to": "refunds"}))),
+            Some("there is no agent \"refunds\" to transfer to: name one of the agents you were given".into())
+        );
+        assert!(
+            problem_of(ModelOutput::Json(
+                serde_json::json!({"call_members": [{"member": "billing"}, {"member": "ghost"}]})
+            ))
+            .unwrap()
+            .contains("\"ghost\"")
+        );
+        assert_eq!(
+            problem_of(ModelOutput::Json(
+                serde_json::json!({"transfer_to": "billing"})
+            )),
+            None
+        );
     }
 
     #[test]

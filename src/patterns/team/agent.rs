@@ -4,14 +4,15 @@
 //! through the gateway with the agent's deadline. It decides nothing about
 //! where control goes, and it never times a call itself.
 
-use super::action::{self, Action};
+use super::action::{self, Action, Reading};
 use super::part::Part;
+use super::turn_schema::TurnContracts;
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
-use crate::gateway::{CallError, DispatchLimits, Gateway};
+use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
 use crate::provider::prompts::Prompt;
-use crate::provider::{ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
 use crate::stop::StopReason;
 use parking_lot::Mutex;
@@ -96,6 +97,8 @@ pub(crate) struct TeamRun<'a> {
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
     pub(super) tool_limits: Arc<DispatchLimits>,
+    /// The contract of each agent's turns, built at its first turn.
+    contracts: TurnContracts,
 }
 
 /// What every team of one run shares.
@@ -128,6 +131,7 @@ impl<'a> TeamRun<'a> {
             llm_calls: vec![Arc::default()],
             run: Arc::default(),
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
+            contracts: TurnContracts::default(),
         }
     }
 
@@ -147,6 +151,7 @@ impl<'a> TeamRun<'a> {
             llm_calls,
             run: Arc::clone(&self.run),
             tool_limits: Arc::clone(&self.tool_limits),
+            contracts: TurnContracts::default(),
         }
     }
 
@@ -234,12 +239,31 @@ impl<'a> TeamRun<'a> {
             },
             prompt,
             self.payload(agent, context),
-        );
+        )
+        .keeping(self.contracts.of(&self.part, agent));
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
+        let reading = if self.gateway.reads_leniently() {
+            Reading::Endpoint {
+                by_contract: self.gateway.replies_by_contract(),
+            }
+        } else {
+            Reading::Exact
+        };
+        let agents = |name: &str| self.part.agents.contains_key(name);
+        let verify = |output: &ModelOutput| match action::problem(output, reading, &agents) {
+            Some(problem) => Err(problem),
+            None => Ok(()),
+        };
+        // A repair is one more model call: it counts as this turn's did.
+        let before_repair = || self.count_call();
+        let check = Check {
+            verify: &verify,
+            before_repair: &before_repair,
+        };
         let (answer, took) = self
             .gateway
-            .model_timed(format!("turn {number} · {path}"), request, deadline)
+            .model_checked(format!("turn {number} · {path}"), request, deadline, &check)
             .await;
         let latency_ms = millis(took);
         let halted = |outcome, halt| {
@@ -256,7 +280,7 @@ impl<'a> TeamRun<'a> {
             // with its own reason.
             Some(Err(error)) => halted(TurnOutcome::Timeout, Halt::Stop(error.stop_reason())),
             Some(Ok(output)) => {
-                let (action, output) = action::read(output);
+                let (action, output) = action::read_as(output, reading);
                 let turn = Turn {
                     number,
                     action,

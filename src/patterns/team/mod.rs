@@ -12,3 +12,5 @@ pub(crate) mod result;
 pub(crate) mod spans;
 mod tool_use;
 pub(crate) mod trace;
+mod turn_calls;
+pub(crate) mod turn_schema;

@@ -96,7 +96,10 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }
-        EventKind::RetryScheduled { .. } => Style::default().fg(theme::CAUTION),
+        EventKind::RetryScheduled { .. }
+        | EventKind::CallRepair { .. }
+        | EventKind::OutputModeChanged { .. }
+        | EventKind::RequestAdapted { .. } => Style::default().fg(theme::CAUTION),
         EventKind::CallRejected { .. } => theme::error(),
         EventKind::FallbackServed { .. } => Style::default().fg(theme::CAUTION),
         EventKind::BreakerTransition { to, .. } => theme::breaker(*to),

@@ -136,6 +136,7 @@ fn second_row(run: &RunView, width: usize) -> Line<'static> {
     // What the run spent and how much of its budget: kept before the
     // flags and the counts, so a narrow header loses those first.
     let mut counts: Vec<Vec<Span<'static>>> = spend(run);
+    counts.extend(endpoint(run));
     if let Some((budget, used, limit)) = state.budget {
         let name = match budget {
             crate::bus::BudgetKind::Messages => "messages",
@@ -230,6 +231,28 @@ fn spend(run: &RunView) -> Vec<Vec<Span<'static>>> {
     let limits = SpendLimits::of(run.scenario);
     if let Some(share) = spend.budget_share(&limits) {
         parts.push(gauge(share));
+    }
+    parts
+}
+
+/// How the run had to ask the endpoint otherwise, and the answers it
+/// asked for again: the operator sees a model that does not answer as
+/// asked.
+fn endpoint(run: &RunView) -> Vec<Vec<Span<'static>>> {
+    let state = run.state;
+    let mut parts = Vec::new();
+    let caution = Style::default().fg(theme::CAUTION);
+    if state.repairs.count > 0 {
+        parts.push(vec![Span::styled(
+            format!("↻ {}", crate::words::plural(state.repairs.count, "repair")),
+            caution,
+        )]);
+    }
+    if let Some(changed) = &state.endpoint {
+        parts.push(vec![Span::styled(
+            crate::sanitize::clean(&fit(changed, 48)).into_owned(),
+            caution,
+        )]);
     }
     parts
 }

@@ -18,3 +18,56 @@ pub struct CallInFlight {
     /// finishes.
     pub(crate) text: PartialText,
 }
+
+/// Repairs of model answers on their way: the model call whose answer
+/// failed its contract has finished, and the call that asks again has not
+/// started yet. Bounded: a recording may hold any number of repairs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Repairs {
+    /// The latest finished model calls and whom they spoke for.
+    finished: std::collections::VecDeque<(u64, Option<String>)>,
+    /// Repairs announced, by whom they speak for: the line the next call
+    /// of that speaker shows.
+    pending: Vec<(Option<String>, String)>,
+    /// Every repair of the run.
+    pub(crate) count: u64,
+}
+
+/// Finished calls and announced repairs kept, at most.
+const REPAIRS_KEPT: usize = 64;
+
+impl Repairs {
+    /// A model call finished, speaking for `agent`.
+    pub(crate) fn finished(&mut self, call: u64, agent: Option<String>) {
+        if self.finished.len() == REPAIRS_KEPT {
+            self.finished.pop_front();
+        }
+        self.finished.push_back((call, agent));
+    }
+
+    /// The answer of `call` is asked for again: repair `attempt` of `of`.
+    pub(crate) fn announced(&mut self, call: u64, attempt: u32, of: u32, error: &str) {
+        self.count += 1;
+        let agent = self
+            .finished
+            .iter()
+            .rev()
+            .find(|(id, _)| *id == call)
+            .and_then(|(_, agent)| agent.clone());
+        if self.pending.len() == REPAIRS_KEPT {
+            self.pending.remove(0);
+        }
+        self.pending
+            .push((agent, format!("↻ repair {attempt}/{of}: {error}")));
+    }
+
+    /// The line a model call of `agent` that starts now shows, when it is
+    /// a repair.
+    pub(crate) fn starting(&mut self, agent: Option<&str>) -> Option<String> {
+        let at = self
+            .pending
+            .iter()
+            .position(|(whom, _)| whom.as_deref() == agent)?;
+        Some(self.pending.remove(at).1)
+    }
+}

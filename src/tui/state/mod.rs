@@ -46,6 +46,11 @@ pub struct RunState {
     /// The gateway calls in flight (the model's and the tools'), oldest
     /// first.
     pub(crate) calling: Vec<CallInFlight>,
+    /// Model answers asked for again, and the repairs on their way.
+    pub(crate) repairs: calls::Repairs,
+    /// How the run last changed the way it asks the endpoint, and the
+    /// endpoint's words (an output mode it refused, a parameter).
+    pub(crate) endpoint: Option<String>,
     pub(crate) model_calls: u64,
     /// Tokens the run's model calls took, as the endpoint counted them
     /// (or the sim estimated them), and what they cost.
@@ -157,7 +162,14 @@ impl RunState {
             | EventKind::Stepped { .. } => self.apply_control(kind, t_ms),
             EventKind::CallStarted { .. }
             | EventKind::CallDelta { .. }
-            | EventKind::CallFinished { .. } => self.apply_call(kind, t_ms),
+            | EventKind::CallFinished { .. }
+            | EventKind::CallRepair { .. } => self.apply_call(kind, t_ms),
+            EventKind::OutputModeChanged { to, said, .. } => {
+                self.endpoint = Some(format!("output {to} ({said})"));
+            }
+            EventKind::RequestAdapted { to, said, .. } => {
+                self.endpoint = Some(format!("{to} ({said})"));
+            }
             EventKind::CallRejected { .. }
             | EventKind::BreakerTransition { .. }
             | EventKind::Bulkhead { .. }
@@ -284,13 +296,19 @@ impl RunState {
                 label,
                 agent,
             } => {
+                let mut text = PartialText::default();
+                if tool == crate::scenario::MODEL_TOOL
+                    && let Some(note) = self.repairs.starting(agent.as_deref())
+                {
+                    text.set_note(note);
+                }
                 self.calling.push(CallInFlight {
                     call: *call,
                     tool: tool.clone(),
                     attempt: *attempt,
                     label: label.clone(),
                     agent: agent.clone(),
-                    text: PartialText::default(),
+                    text,
                 });
                 self.model_calls += 1;
                 self.resilience.apply(kind, t_ms);
@@ -310,6 +328,11 @@ impl RunState {
                         (c.tool == crate::scenario::MODEL_TOOL).then(|| c.label.clone())
                     })
                 });
+                if let Some(finished) = self.calling.iter().find(|c| c.call == *call)
+                    && finished.tool == crate::scenario::MODEL_TOOL
+                {
+                    self.repairs.finished(*call, finished.agent.clone());
+                }
                 self.calling.retain(|c| c.call != *call);
                 if let Some(usage) = usage {
                     self.spend.add(usage);
@@ -325,6 +348,12 @@ impl RunState {
                 }
                 self.resilience.apply(kind, t_ms);
             }
+            EventKind::CallRepair {
+                call,
+                attempt,
+                of,
+                error,
+            } => self.repairs.announced(*call, *attempt, *of, error),
             // `apply` sends no other kind here.
             _ => {}
         }
@@ -560,6 +589,7 @@ mod tests {
                 tokens_per_s: None,
                 record: None,
                 served: false,
+                extracted: None,
             },
         ));
         let state = RunState::from_events(1, &events);
@@ -608,6 +638,7 @@ mod tests {
                 tokens_per_s: None,
                 record: None,
                 served: false,
+                extracted: None,
             }));
         }
         assert_eq!(state.spend_by_agent.len(), MAX_SPENDERS);

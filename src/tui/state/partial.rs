@@ -15,6 +15,9 @@ pub struct PartialText {
     kept: String,
     /// Characters that came past the cap.
     dropped: u64,
+    /// What the call is, shown before its text: a repair of an answer
+    /// that failed its contract (`↻ repair 1/1: missing key "stance"`).
+    note: Option<String>,
 }
 
 impl PartialText {
@@ -29,7 +32,12 @@ impl PartialText {
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.kept.is_empty()
+        self.kept.is_empty() && self.note.is_none()
+    }
+
+    /// Say what the call is before its text, from its start.
+    pub(crate) fn set_note(&mut self, note: String) {
+        self.note = Some(note);
     }
 
     /// Characters written so far, those past the cap included.
@@ -42,6 +50,18 @@ impl PartialText {
     /// text itself when it is prose; `None` while a JSON answer has not
     /// reached one of them. Cleaned for the terminal, its newlines spaces.
     pub(crate) fn shown(&self, keys: &[&str]) -> Option<String> {
+        let text = self.text_shown(keys);
+        let Some(note) = &self.note else {
+            return text;
+        };
+        let note = clean(note).replace(['\n', '\t'], " ");
+        Some(match text {
+            Some(text) => format!("{note} · {text}"),
+            None => note,
+        })
+    }
+
+    fn text_shown(&self, keys: &[&str]) -> Option<String> {
         let text = self.kept.trim_start();
         let found = if text.starts_with('{') {
             let fields = top_level_strings(text);

@@ -263,6 +263,7 @@ mod tests {
                 tokens_per_s: None,
                 record: None,
                 served: false,
+                extracted: None,
             },
             t_ms,
         );

@@ -69,6 +69,7 @@ fn call(latency_ms: u64) -> EventKind {
         tokens_per_s: None,
         record: None,
         served: false,
+        extracted: None,
     }
 }
 

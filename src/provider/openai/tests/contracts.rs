@@ -24,7 +24,7 @@ pub(super) fn verdict() -> Arc<Contract> {
             parameters: verdict_schema(),
             strict: true,
         }],
-        answer_of_calls: verdict_of_calls,
+        answer_of_calls: Arc::new(verdict_of_calls),
         normalise: |value| value,
     })
 }
@@ -57,7 +57,7 @@ pub(super) fn members() -> Arc<Contract> {
         name: "coordinator_turn",
         schema: json!({"type": "object"}),
         functions: vec![member("billing"), member("shipping")],
-        answer_of_calls: members_of_calls,
+        answer_of_calls: Arc::new(members_of_calls),
         normalise: |value| value,
     })
 }

@@ -1,0 +1,232 @@
+//! The attempts of one model call: admitted by the model's shield, timed,
+//! raced against its deadline and the run's cancellation, charged to the
+//! meter as each answer arrives, and retried as the retry rule says. What
+//! the answer then says (its contract, its repair) is `model`'s concern.
+
+use super::retry::{Next, Retrier};
+use super::served::{self, Noted};
+use super::text::CallText;
+use super::{CallDetails, CallError, Gateway, MODEL_TOOL, Shielded, lock, millis};
+use crate::bus::cassette::CallRecord;
+use crate::bus::{CallOutcome, EventKind};
+use crate::provider::{Completion, ModelRequest, ProviderError};
+use crate::stop::StopReason;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What the last attempt of a call left behind: how long after the call's
+/// start it ended, and its call's id.
+#[derive(Debug, Default)]
+pub(super) struct LastAttempt {
+    pub(super) span: Option<Duration>,
+    pub(super) call: Option<u64>,
+}
+
+impl Gateway {
+    /// The attempts of one model call that started at run time `entry`;
+    /// each notes in `last` how long after `entry` it ended and its call's
+    /// id.
+    pub(super) async fn model_attempts(
+        &self,
+        label: &str,
+        request: &ModelRequest,
+        deadline: Option<Duration>,
+        entry: Duration,
+        last: &Mutex<LastAttempt>,
+    ) -> Option<Result<Completion, CallError>> {
+        // The run's tokens and dollars are a gate of their own: once past
+        // a budget no model call starts (the one that went past finished
+        // and was counted).
+        if let Some(reason) = self.meter.over() {
+            return Some(Err(CallError::Rejected(reason)));
+        }
+        let spender = request.purpose.spender();
+        let shield = self.shields.tool(MODEL_TOOL);
+        let mut retrier = match &shield.settings.retries {
+            Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
+            _ if self.provider.is_remote() => Retrier::remote(),
+            _ => Retrier::own(1),
+        };
+        self.shields.first_call();
+        let timeout = shield
+            .settings
+            .timeout_ms
+            .map(crate::duration::clamp_millis)
+            .or_else(|| self.provider.timeout());
+        let mut attempt = 1;
+        let asked = &CallRecord {
+            purpose: Some(request.purpose.key()),
+            prompt_sha256: Some(served::prompt_sha256(request)),
+            span_ms: None,
+            ended_us: None,
+            args: None,
+            answer: None,
+        };
+        loop {
+            let noted = &Noted::default();
+            let answer = |_started, text: CallText| async move {
+                lock(last).call = Some(text.call());
+                let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
+                let completion = async {
+                    let call = self.complete(request, asked, sink, noted);
+                    match timeout {
+                        Some(limit) => tokio::time::timeout(limit, call)
+                            .await
+                            .unwrap_or(Err(ProviderError::Timeout)),
+                        None => call.await,
+                    }
+                };
+                let cut = async {
+                    match deadline {
+                        Some(at) => self.bus.clock().sleep_until(at).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                let call = async {
+                    tokio::select! {
+                        biased;
+                        answer = completion => answer
+                            .map(|mut completion| {
+                                // Counted the moment it arrives, priced
+                                // once; a served answer as it was priced.
+                                completion.usage = if completion.served {
+                                    self.meter.charge_served(spender, completion.usage)
+                                } else {
+                                    self.meter.charge(spender, completion.usage)
+                                };
+                                completion
+                            })
+                            .map_err(CallError::from_provider),
+                        () = cut => Err(CallError::Cut),
+                    }
+                };
+                let answered = text.relay(call, pieces).await;
+                noted.ended(self.bus.clock().elapsed(), Some(entry));
+                answered
+            };
+            let outcome_of = |result: &Result<Completion, CallError>| match result {
+                Ok(_) => CallOutcome::Ok,
+                Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
+                Err(CallError::Cancelled) => CallOutcome::Cancelled,
+                Err(CallError::Rejected(_)) => CallOutcome::Refused,
+                Err(_) => CallOutcome::Error,
+            };
+            let details_of = |result: &Result<Completion, CallError>| {
+                let (record, served) = noted.take(asked.clone());
+                let details = CallDetails {
+                    record,
+                    served,
+                    ..CallDetails::default()
+                };
+                match result {
+                    Ok(completion) => CallDetails {
+                        usage: completion.usage,
+                        extracted: self
+                            .read_answer(request, &completion.output)
+                            .and_then(|(_, how)| how),
+                        ..details
+                    },
+                    Err(error) => CallDetails {
+                        error: error.message(),
+                        ..details
+                    },
+                }
+            };
+            let shielded = Shielded {
+                shield: &shield,
+                attempt,
+                label: label.to_string(),
+                agent: request.purpose.agent().map(str::to_string),
+            };
+            let answered = self
+                .guarded(
+                    shielded,
+                    answer,
+                    CallError::Rejected,
+                    outcome_of,
+                    details_of,
+                )
+                .await;
+            if let Some(span) = noted.span() {
+                lock(last).span = Some(span);
+            }
+            let error = match answered {
+                Ok(completion) => return Some(Ok(completion)),
+                Err(CallError::Cut) => return None,
+                Err(error) => error,
+            };
+            let failure = error.failure();
+            match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
+                Next::GiveUp => {
+                    self.note_failure(&error);
+                    return Some(Err(error));
+                }
+                Next::OverBudget => {
+                    let reason = StopReason::RetryBudgetExhausted;
+                    shield.reject(attempt + 1, &reason);
+                    return Some(Err(CallError::Rejected(reason)));
+                }
+                Next::Retry(delay) => {
+                    if let Some(late) = self.past_the_run(&error, delay) {
+                        shield.reject(attempt + 1, &StopReason::MaxSeconds);
+                        self.note_failure(&late);
+                        return Some(Err(late));
+                    }
+                    self.bus.publish(EventKind::RetryScheduled {
+                        tool: MODEL_TOOL.to_string(),
+                        task: None,
+                        attempt: attempt + 1,
+                        delay_ms: millis(delay),
+                        after: error.reason(),
+                    });
+                    if self.back_off(delay).await.is_err() {
+                        return Some(Err(CallError::Cancelled));
+                    }
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// The failure a retry after `delay` becomes when the endpoint asked
+    /// for the wait and it would end past the run's `max_seconds`: the
+    /// run cannot use the answer, so it stops now rather than sleep.
+    fn past_the_run(&self, error: &CallError, delay: Duration) -> Option<CallError> {
+        let asked = error.retry_after()?;
+        let left = self.run_limit?.saturating_sub(self.bus.clock().elapsed());
+        (delay > left).then(|| {
+            CallError::OutOfTime(format!(
+                "the endpoint asked to wait {:.1} s before trying again (Retry-After), more than the {:.1} s left of the run's max_seconds",
+                asked.as_secs_f64(),
+                left.as_secs_f64()
+            ))
+        })
+    }
+
+    /// Remember the words of the model call that failed last, for the
+    /// run's finish.
+    fn note_failure(&self, error: &CallError) {
+        if let Some(message) = error.message() {
+            *self
+                .last_failure
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some((error.stop_reason(), message));
+        }
+    }
+
+    /// The words to finish a run stopped with `reason` with: the last
+    /// failed model call's, when the run stopped on a model failure or
+    /// with the very reason that call failed with (`max_seconds` after a
+    /// `Retry-After` too long for the run).
+    pub(crate) fn failure_words(&self, reason: &StopReason) -> Option<String> {
+        if reason.is_answer_failure()
+            && let Some(failure) = lock(&self.answer_failure).as_ref()
+        {
+            return Some(failure.line());
+        }
+        let last = lock(&self.last_failure);
+        let (failed_with, message) = last.as_ref()?;
+        (reason.is_model_failure() || failed_with == reason).then(|| message.clone())
+    }
+}

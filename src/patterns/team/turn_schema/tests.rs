@@ -1,0 +1,396 @@
+use super::super::action::{self, Action};
+use super::super::turn_calls::{Stands, offered};
+use super::*;
+use crate::patterns::contract_checks::{outputs, shipped};
+use crate::provider::ModelOutput;
+use crate::provider::contract::ToolCall;
+use crate::provider::contract::strict::{check_answer, check_contract};
+use crate::scenario::Scenario;
+use crate::scenario::script::ScriptedOutput;
+use serde_json::json;
+
+/// A scripted turn's own latency, which the sim takes out of the output.
+const TURN_LATENCY_KEY: &str = "latency_ms";
+
+fn named(names: &[&str]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .map(|n| (n.to_string(), format!("does {n}")))
+        .collect()
+}
+
+fn swarm(targets: &[&str], tools: &[&str]) -> TurnShape {
+    TurnShape {
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+        tools: named(tools),
+        ..TurnShape::default()
+    }
+}
+
+fn coordinator(members: &[&str], tools: &[&str]) -> TurnShape {
+    TurnShape {
+        coordinator: true,
+        members: named(members),
+        tools: named(tools),
+        ..TurnShape::default()
+    }
+}
+
+fn call(name: &str, arguments: Value) -> ToolCall {
+    ToolCall {
+        name: name.into(),
+        arguments,
+    }
+}
+
+/// The function a turn shaped `shape` offers for `stands`.
+fn function_for(shape: &TurnShape, stands: &Stands) -> String {
+    let found = offered(shape).into_iter().find(|(_, s, _)| s == stands);
+    found.expect("offered").0
+}
+
+/// The calls a model makes in `tool` mode for the turn `answer`.
+fn calls_for(shape: &TurnShape, answer: &Value) -> Vec<ToolCall> {
+    let function = |stands| function_for(shape, &stands);
+    if let Some(text) = answer.get("reply") {
+        return vec![call("reply", json!({"text": text}))];
+    }
+    if let Some(to) = answer.get("transfer_to") {
+        let message = answer.get("message").cloned().unwrap_or(Value::Null);
+        return vec![call(
+            "transfer_to_agent",
+            json!({"agent": to, "message": message}),
+        )];
+    }
+    if let Some(tool) = answer.get("call").and_then(Value::as_str) {
+        let args = answer.get("args").cloned().unwrap_or_else(|| json!({}));
+        return vec![call(&function(Stands::Tool(tool.into())), args)];
+    }
+    let members = answer["call_members"].as_array().expect("a member call");
+    members
+        .iter()
+        .map(|m| {
+            let member = m["member"].as_str().unwrap();
+            call(
+                &function(Stands::Member(member.into())),
+                json!({"task": m["task"]}),
+            )
+        })
+        .collect()
+}
+
+/// Whether the run takes `action` from an agent shaped `shape` (a
+/// transfer or call it refuses, naming an agent or tool nobody declared,
+/// is the model's mistake, and no contract allows it).
+fn taken(shape: &TurnShape, action: &Action) -> bool {
+    let has = |list: &[(String, String)], name: &str| list.iter().any(|(n, _)| n == name);
+    match action {
+        Action::Reply(_) | Action::Empty => true,
+        Action::Transfer { to } => shape.targets.contains(to),
+        Action::Call { tool, .. } => has(&shape.tools, tool),
+        Action::CallMembers(calls) => {
+            shape.coordinator && calls.iter().all(|c| has(&shape.members, &c.member))
+        }
+        Action::Invalid => false,
+    }
+}
+
+/// Every part of `scenario` (its own team, then each of `teams`) with how
+/// the sim's script names its agents.
+fn parts(scenario: &Scenario) -> Vec<(Part<'_>, String)> {
+    let own = Part::of_scenario(scenario);
+    let mut parts = vec![(own.clone(), String::new())];
+    for (name, spec) in &scenario.teams {
+        let part = own.member_team(name, spec, (name, 0), None);
+        parts.push((part, format!("{name}/")));
+    }
+    parts
+}
+
+#[test]
+fn every_taken_sim_turn_keeps_its_agents_contract_natively_and_as_calls() {
+    let mut checked = 0;
+    for (_, scenario) in shipped() {
+        let Some(turns) = &scenario.provider.turns else {
+            continue;
+        };
+        for (part, prefix) in parts(&scenario) {
+            for agent in part.agents.keys() {
+                let shape = TurnShape::of(&part, agent);
+                let contract = turn_contract(&shape);
+                check_contract(&contract);
+                let Some(script) = turns.get(&format!("{prefix}{agent}")) else {
+                    continue;
+                };
+                for output in outputs(script) {
+                    let output = match output {
+                        ScriptedOutput::Json(mut turn) => {
+                            turn.as_object_mut()
+                                .map(|t| t.shift_remove(TURN_LATENCY_KEY));
+                            ModelOutput::Json(turn)
+                        }
+                        ScriptedOutput::Text(text) => ModelOutput::Text(text),
+                        _ => continue,
+                    };
+                    let (action, answer) = action::read(output);
+                    if !taken(&shape, &action) {
+                        continue;
+                    }
+                    check_answer(&contract, &answer);
+                    let mut want = answer.clone();
+                    if want.get("call").is_some() && want.get("args").is_none() {
+                        want["args"] = json!({});
+                    }
+                    let calls = calls_for(&shape, &answer);
+                    assert_eq!((contract.answer_of_calls)(&calls), Ok(want), "{agent}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 25, "only {checked} turns checked");
+}
+
+#[test]
+fn each_agent_is_offered_what_its_part_lets_it_do() {
+    let swarm_turn = turn_contract(&swarm(&["billing", "refunds"], &["refund_api"]));
+    let props = &swarm_turn.schema["properties"];
+    assert_eq!(swarm_turn.name, "turn");
+    assert_eq!(
+        swarm_turn.schema["required"],
+        json!(["reply", "transfer_to", "message", "call", "args"])
+    );
+    assert_eq!(
+        props["transfer_to"]["anyOf"][0]["enum"],
+        json!(["billing", "refunds"])
+    );
+    assert_eq!(props["call"]["anyOf"][0]["enum"], json!(["refund_api"]));
+    let names: Vec<&str> = swarm_turn
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(names, ["reply", "transfer_to_agent", "refund_api"]);
+    assert!(
+        !swarm_turn.functions[2].strict,
+        "a tool's arguments are free-form"
+    );
+    assert_eq!(
+        swarm_turn.functions[2].description,
+        "Call the tool `refund_api`: does refund_api"
+    );
+    let mut undescribed = swarm(&[], &["lookup"]);
+    undescribed.tools[0].1 = " ".into();
+    let undescribed = turn_contract(&undescribed);
+    assert_eq!(
+        undescribed.functions[1].description,
+        "Call the tool `lookup`."
+    );
+
+    let lead = turn_contract(&coordinator(&["analyst", "legal"], &[]));
+    assert_eq!(lead.name, "coordinator_turn");
+    assert_eq!(lead.schema["required"], json!(["reply", "call_members"]));
+    let member = &lead.schema["properties"]["call_members"]["anyOf"][0]["items"];
+    assert_eq!(
+        member["properties"]["member"]["enum"],
+        json!(["analyst", "legal"])
+    );
+    let names: Vec<&str> = lead.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["reply", "analyst", "legal"]);
+    assert_eq!(lead.functions[1].parameters["required"], json!(["task"]));
+
+    // A coordinator's member replies or calls a tool, nothing else.
+    let member_turn = turn_contract(&swarm(&[], &[]));
+    assert_eq!(member_turn.schema["required"], json!(["reply"]));
+    check_contract(&member_turn);
+}
+
+#[test]
+fn a_strict_answer_reads_as_the_turn_it_stands_for() {
+    let contract = turn_contract(&swarm(&["billing"], &["lookup"]));
+    let read = |wire: Value| action::read(ModelOutput::Json((contract.normalise)(wire)));
+    let nulls =
+        json!({"reply": null, "transfer_to": null, "message": null, "call": null, "args": null});
+    let with = |key: &str, value: Value| {
+        let mut turn = nulls.clone();
+        turn[key] = value;
+        turn
+    };
+    assert_eq!(
+        read(with("transfer_to", json!("billing"))),
+        (
+            Action::Transfer {
+                to: "billing".into()
+            },
+            json!({"transfer_to": "billing"})
+        )
+    );
+    let mut tool = with("call", json!("lookup"));
+    tool["args"] = json!("{\"order\": \"A-1\"}");
+    assert_eq!(
+        read(tool.clone()).0,
+        Action::Call {
+            tool: "lookup".into(),
+            args: json!({"order": "A-1"})
+        }
+    );
+    let once = (contract.normalise)(tool);
+    assert_eq!((contract.normalise)(once.clone()), once, "idempotent");
+    assert_eq!(
+        read(nulls.clone()).0,
+        Action::Invalid,
+        "no action is no turn"
+    );
+    let mut two = with("reply", json!("Done."));
+    two["transfer_to"] = json!("billing");
+    assert_eq!(read(two).0, Action::Invalid, "two actions are no turn");
+}
+
+#[test]
+fn a_swarm_turn_is_one_action_the_first_transfer_winning() {
+    let contract = turn_contract(&swarm(&["billing", "refunds"], &["lookup"]));
+    let read = |calls: &[ToolCall]| (contract.answer_of_calls)(calls);
+    assert_eq!(
+        read(&[
+            call("lookup", json!({"q": 1})),
+            call(
+                "transfer_to_agent",
+                json!({"agent": "refunds", "message": null})
+            ),
+            call(
+                "transfer_to_agent",
+                json!({"agent": "billing", "message": "hi"})
+            ),
+        ]),
+        Ok(json!({"transfer_to": "refunds"}))
+    );
+    assert_eq!(
+        read(&[
+            call("lookup", json!({"q": 1})),
+            call("reply", json!({"text": "x"}))
+        ]),
+        Ok(json!({"call": "lookup", "args": {"q": 1}}))
+    );
+    assert_eq!(
+        read(&[call(
+            "transfer_to_agent",
+            json!({"agent": "billing", "message": "over"})
+        )]),
+        Ok(json!({"transfer_to": "billing", "message": "over"}))
+    );
+    let refused = [
+        (vec![], "no function was called"),
+        (
+            vec![call("escalate", json!({}))],
+            "`escalate` is not a function you were given",
+        ),
+        (
+            vec![call("reply", json!("Done."))],
+            "the arguments of `reply` are not a JSON object",
+        ),
+        (
+            vec![call("reply", json!({"answer": "Done."}))],
+            "`reply` takes `text`, a string",
+        ),
+    ];
+    for (calls, words) in refused {
+        let error = read(&calls).expect_err(words);
+        assert!(error.contains(words), "{error}");
+    }
+}
+
+#[test]
+fn a_coordinators_member_calls_go_together_and_a_tool_call_goes_alone() {
+    let contract = turn_contract(&coordinator(&["analyst", "legal"], &["feed"]));
+    let read = |calls: &[ToolCall]| (contract.answer_of_calls)(calls);
+    assert_eq!(
+        read(&[
+            call("legal", json!({"task": "Consent?"})),
+            call("analyst", json!({"task": "Demand?"})),
+        ]),
+        Ok(
+            json!({"call_members": [{"member": "legal", "task": "Consent?"},
+                                   {"member": "analyst", "task": "Demand?"}]})
+        )
+    );
+    assert_eq!(
+        read(&[
+            call("analyst", json!({"task": "t"})),
+            call("feed", json!({}))
+        ]),
+        Ok(json!({"call": "feed", "args": {}}))
+    );
+    assert_eq!(
+        read(&[call("reply", json!({"text": "Done."}))]),
+        Ok(json!({"reply": "Done."}))
+    );
+    let error = read(&[
+        call("analyst", json!({"task": "t"})),
+        call("reply", json!({"text": "x"})),
+    ]);
+    assert!(error.unwrap_err().contains("cannot come with member calls"));
+    let error = read(&[call("transfer_to_agent", json!({"agent": "legal"}))]);
+    assert!(error.unwrap_err().contains("not a function you were given"));
+}
+
+#[test]
+fn a_name_a_function_cannot_take_is_offered_under_a_prefix_and_reads_back_as_itself() {
+    let long = "t".repeat(70);
+    let shape = TurnShape {
+        coordinator: true,
+        members: named(&["reply", "feed", "transfer_to_agent"]),
+        tools: named(&["feed", "tool_feed", &long]),
+        ..TurnShape::default()
+    };
+    let contract = turn_contract(&shape);
+    check_contract(&contract);
+    let names: Vec<&str> = contract.functions.iter().map(|f| f.name.as_str()).collect();
+    let cut = format!("tool_{}", "t".repeat(59));
+    assert_eq!(
+        names,
+        [
+            "reply",
+            "member_reply",
+            "feed",
+            "member_transfer_to_agent",
+            "tool_feed",
+            "tool_tool_feed",
+            cut.as_str()
+        ]
+    );
+    assert!(contract.functions[4].description.contains("`feed`"));
+    let read = |calls: &[ToolCall]| (contract.answer_of_calls)(calls);
+    assert_eq!(
+        read(&[call("member_reply", json!({"task": "t"}))]),
+        Ok(json!({"call_members": [{"member": "reply", "task": "t"}]}))
+    );
+    assert_eq!(
+        read(&[call("tool_feed", json!({}))]),
+        Ok(json!({"call": "feed", "args": {}}))
+    );
+    assert_eq!(
+        read(&[call(&cut, json!({}))]),
+        Ok(json!({"call": long, "args": {}}))
+    );
+    // The schema keeps the scenario's own names.
+    let members = &contract.schema["properties"]["call_members"]["anyOf"][0]["items"];
+    assert_eq!(
+        members["properties"]["member"]["enum"],
+        json!(["reply", "feed", "transfer_to_agent"])
+    );
+}
+
+#[test]
+fn an_agents_contract_is_built_once_a_team_run() {
+    let text = r#"{"name": "s", "pattern": "swarm", "goal": "g", "context": {}, "entry": "a",
+        "agents": {"a": {}, "b": {}}, "provider": {"kind": "sim", "turns": {"a": "hi"}}}"#;
+    let scenario = crate::scenario::parse(text, "s.json").unwrap();
+    let part = Part::of_scenario(&scenario);
+    let contracts = TurnContracts::default();
+    let a = contracts.of(&part, "a");
+    assert!(Arc::ptr_eq(&a, &contracts.of(&part, "a")));
+    assert_eq!(
+        a.schema["properties"]["transfer_to"]["anyOf"][0]["enum"],
+        json!(["b"])
+    );
+}
