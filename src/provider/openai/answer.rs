@@ -41,7 +41,11 @@ impl Extras {
             for (position, call) in calls.iter().enumerate() {
                 let index = call["index"].as_u64().unwrap_or(position as u64);
                 let (name, arguments) = self.calls.entry(index).or_default();
-                if let Some(piece) = call.pointer("/function/name").and_then(Value::as_str) {
+                // OpenAI sends the name once; some proxies repeat it whole
+                // in every piece.
+                if let Some(piece) = call.pointer("/function/name").and_then(Value::as_str)
+                    && piece != name.as_str()
+                {
                     name.push_str(piece);
                 }
                 match call.pointer("/function/arguments") {

@@ -220,7 +220,9 @@ async fn streamed_calls_split_across_many_chunks_are_put_back_together() {
         None,
     ));
     for (i, piece) in pieces(shipping).iter().enumerate() {
-        let mut calls = vec![json!({"index": 1, "function": {"arguments": piece}})];
+        // The second call's name repeated in every piece, as some proxies send it.
+        let mut calls =
+            vec![json!({"index": 1, "function": {"name": "shipping", "arguments": piece}})];
         if let Some(rest) = late.get(i) {
             calls.push(json!({"index": 0, "function": {"arguments": rest}}));
         }
