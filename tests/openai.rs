@@ -531,6 +531,51 @@ async fn every_pattern_asked_by_tool_reads_the_calls_back_as_the_sim_answers() {
     }
 }
 
+/// `provider.output: "json"` and `"prompted"`: every pattern asked for
+/// any JSON object, or with the contract's schema in its system prompt
+/// and nothing else, ends as on the sim.
+#[tokio::test]
+async fn every_pattern_asked_for_json_or_by_prompt_ends_as_on_the_sim() {
+    for mode in ["json", "prompted"] {
+        let docs = [
+            quick("checkout_v2_launch.json"),
+            quick("morning_ops_report.json"),
+            quick("support_swarm.json"),
+            one_member_a_turn(),
+            research_planned(),
+        ];
+        for mut doc in docs {
+            doc["provider"]["output"] = json!(mode);
+            let server = serve(&doc).await;
+            let (endpoint, _) = on_endpoint(&doc, &server).await;
+            let name = &doc["name"];
+            assert_eq!(
+                endpoint.result["status"], "ok",
+                "{mode} {name}: {}",
+                endpoint.result
+            );
+            assert_eq!(
+                without_latencies(&endpoint.result),
+                without_latencies(&on_sim(&doc).await.result),
+                "{mode} {name}"
+            );
+            let mut schemas_asked = 0;
+            for request in server.received_requests().await.unwrap() {
+                let body: Value = serde_json::from_slice(&request.body).unwrap();
+                let system = body["messages"][0]["content"].as_str().unwrap();
+                schemas_asked += usize::from(system.contains("matches this JSON Schema"));
+                let format = body.get("response_format");
+                match mode {
+                    "json" => assert!(format.is_none_or(|f| f["type"] == "json_object")),
+                    _ => assert_eq!(format, None, "{mode} {name}"),
+                }
+                assert!(body.get("tools").is_none());
+            }
+            assert_eq!(schemas_asked > 0, mode == "prompted", "{mode} {name}");
+        }
+    }
+}
+
 /// A round table of one analyst for one round, on the sim script given.
 fn one_analyst(output: Value) -> Value {
     json!({
