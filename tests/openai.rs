@@ -42,21 +42,98 @@ impl Scripted {
     }
 }
 
-impl Respond for Scripted {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
+impl Scripted {
+    /// The request's body and the script's next entry for its prompt, or
+    /// the 400 an endpoint would give a prompt it has no script for.
+    fn next(&self, request: &Request) -> Result<(Value, Value), ResponseTemplate> {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
-            return ResponseTemplate::new(400).set_body_string("the request is not JSON");
+            return Err(ResponseTemplate::new(400).set_body_string("the request is not JSON"));
         };
         let system = system_of(&body);
         let Some(rule) = self.0.rule_of(system) else {
-            return ResponseTemplate::new(400)
-                .set_body_string(format!("no script for the prompt {system:?}"));
+            return Err(ResponseTemplate::new(400)
+                .set_body_string(format!("no script for the prompt {system:?}")));
         };
-        let content = match self.0.next(rule).0 {
-            Value::String(text) => text,
-            other => other.to_string(),
+        let entry = self.0.next(rule).0;
+        Ok((body, entry))
+    }
+}
+
+fn text_of(entry: &Value) -> String {
+    match entry {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Respond for Scripted {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        match self.next(request) {
+            Ok((_, entry)) => {
+                ResponseTemplate::new(200).set_body_json(completion(&text_of(&entry)))
+            }
+            Err(refused) => refused,
+        }
+    }
+}
+
+/// The same script answered as a model answers in `tool` mode: each
+/// entry as the calls of the functions the request offers (a handoff as
+/// `transfer_to_agent`, a reply as `reply`, a tool or member call as the
+/// function of its name, any other answer as the one `submit_` function),
+/// with arguments written as JSON text.
+struct AsToolCalls(Scripted);
+
+impl AsToolCalls {
+    fn calls(body: &Value, entry: &Value) -> Vec<(String, Value)> {
+        if let Some(agent) = entry.get("transfer_to") {
+            return vec![(
+                "transfer_to_agent".into(),
+                json!({"agent": agent, "message": entry["message"]}),
+            )];
+        }
+        if let Some(text) = entry.get("reply") {
+            return vec![("reply".into(), json!({"text": text}))];
+        }
+        if let Some(tool) = entry.get("call").and_then(Value::as_str) {
+            return vec![(tool.to_string(), entry["args"].clone())];
+        }
+        if let Some(members) = entry.get("call_members").and_then(Value::as_array) {
+            return members
+                .iter()
+                .map(|call| {
+                    let member = call["member"].as_str().unwrap().to_string();
+                    (member, json!({"task": call["task"]}))
+                })
+                .collect();
+        }
+        let only = body["tool_choice"]["function"]["name"].as_str().unwrap();
+        vec![(only.to_string(), entry.clone())]
+    }
+}
+
+impl Respond for AsToolCalls {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let (body, entry) = match self.0.next(request) {
+            Ok(next) => next,
+            Err(refused) => return refused,
         };
-        ResponseTemplate::new(200).set_body_json(completion(&content))
+        if body.get("tools").is_none() || entry.is_string() {
+            return ResponseTemplate::new(200).set_body_json(completion(&text_of(&entry)));
+        }
+        let calls: Vec<Value> = Self::calls(&body, &entry)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, arguments))| {
+                json!({"id": format!("call_{i}"), "type": "function",
+                       "function": {"name": name, "arguments": arguments.to_string()}})
+            })
+            .collect();
+        let mut answer = completion("");
+        answer["choices"][0]["message"] =
+            json!({"role": "assistant", "content": null, "tool_calls": calls});
+        answer["choices"][0]["finish_reason"] = json!("tool_calls");
+        ResponseTemplate::new(200).set_body_json(answer)
     }
 }
 
@@ -167,7 +244,13 @@ async fn a_round_table_on_the_endpoint_equals_the_same_outputs_on_the_sim() {
     let first: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(first["model"], "mock-model");
     assert_eq!(first["temperature"], 0.0);
-    assert_eq!(first["response_format"], json!({"type": "json_object"}));
+    // `auto` asks first for the contract's strict schema.
+    assert_eq!(first["response_format"]["type"], "json_schema");
+    assert_eq!(
+        first["response_format"]["json_schema"]["name"],
+        "contribution"
+    );
+    assert_eq!(first["response_format"]["json_schema"]["strict"], true);
     assert_eq!(first["messages"][1]["role"], "user");
     let brief: Value = serde_json::from_slice(&requests.last().unwrap().body).unwrap();
     assert!(brief.get("response_format").is_none(), "the brief is prose");
@@ -247,14 +330,35 @@ async fn a_swarm_chain_on_the_endpoint_equals_the_sim() {
         asked["context"]["can_transfer_to"].is_array(),
         "the turn names the agents it can hand over to: {asked}"
     );
-    assert_eq!(turn["response_format"], json!({"type": "json_object"}));
+    assert_eq!(turn["response_format"]["json_schema"]["name"], "turn");
 }
 
 #[tokio::test]
 async fn a_coordinated_team_and_a_research_run_on_the_endpoint_equal_the_sim() {
-    // Members asked in one turn answer in whatever order the endpoint
-    // does, and their turns are numbered in that order: the lead asks one
-    // member per turn here so that both runs number them alike.
+    let coordinator = one_member_a_turn();
+    let server = serve(&coordinator).await;
+    let (endpoint, _) = on_endpoint(&coordinator, &server).await;
+    assert_eq!(
+        without_latencies(&endpoint.result),
+        without_latencies(&on_sim(&coordinator).await.result)
+    );
+    assert_eq!(endpoint.result["status"], "ok");
+
+    let research = research_planned();
+    let server = serve(&research).await;
+    let (endpoint, _) = on_endpoint(&research, &server).await;
+    assert_eq!(
+        without_latencies(&endpoint.result),
+        without_latencies(&on_sim(&research).await.result)
+    );
+    assert_eq!(endpoint.result["status"], "ok", "{}", endpoint.result);
+}
+
+/// `launch_coordinator.json` with its lead asking one member a turn:
+/// members asked in one turn answer in whatever order the endpoint does,
+/// and their turns are numbered in that order, so that the sim and an
+/// endpoint number them alike.
+fn one_member_a_turn() -> Value {
     let mut coordinator = quick("launch_coordinator.json");
     let lead = &mut coordinator["provider"]["turns"]["launch_lead"];
     let reply = lead[1].clone();
@@ -266,14 +370,12 @@ async fn a_coordinated_team_and_a_research_run_on_the_endpoint_equal_the_sim() {
         .collect();
     turns.push(reply);
     *lead = Value::Array(turns);
-    let server = serve(&coordinator).await;
-    let (endpoint, _) = on_endpoint(&coordinator, &server).await;
-    assert_eq!(
-        without_latencies(&endpoint.result),
-        without_latencies(&on_sim(&coordinator).await.result)
-    );
-    assert_eq!(endpoint.result["status"], "ok");
+    coordinator
+}
 
+/// `payments_incident_research.json` with its plan scripted, as the sim
+/// would propose it.
+fn research_planned() -> Value {
     let mut research = quick("payments_incident_research.json");
     let question = research["context"]["request"]["question"].clone();
     research["provider"]["plan"] = json!({"steps": [
@@ -283,13 +385,103 @@ async fn a_coordinated_team_and_a_research_run_on_the_endpoint_equal_the_sim() {
         {"id": "r4", "action": "verify_notes", "args": {}},
         {"id": "r5", "action": "synthesize_answer", "args": {}},
     ]});
-    let server = serve(&research).await;
-    let (endpoint, _) = on_endpoint(&research, &server).await;
-    assert_eq!(
-        without_latencies(&endpoint.result),
-        without_latencies(&on_sim(&research).await.result)
-    );
-    assert_eq!(endpoint.result["status"], "ok", "{}", endpoint.result);
+    research
+}
+
+/// `provider.output: "tool"`: every contract is asked for as functions
+/// the model must call, and the calls an endpoint makes read back as the
+/// answers the sim gives, in every pattern.
+#[tokio::test]
+async fn every_pattern_asked_by_tool_reads_the_calls_back_as_the_sim_answers() {
+    let docs = [
+        quick("checkout_v2_launch.json"),
+        quick("morning_ops_report.json"),
+        quick("support_swarm.json"),
+        one_member_a_turn(),
+        research_planned(),
+    ];
+    for mut doc in docs {
+        doc["provider"]["output"] = json!("tool");
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(AsToolCalls(Scripted::of(&doc)))
+            .mount(&server)
+            .await;
+        let (endpoint, _) = on_endpoint(&doc, &server).await;
+        let name = &doc["name"];
+        assert_eq!(
+            endpoint.result["status"], "ok",
+            "{name}: {}",
+            endpoint.result
+        );
+        assert_eq!(
+            without_latencies(&endpoint.result),
+            without_latencies(&on_sim(&doc).await.result),
+            "{name}"
+        );
+        let bodies: Vec<Value> = server
+            .received_requests()
+            .await
+            .unwrap()
+            .iter()
+            .map(|request| serde_json::from_slice(&request.body).unwrap())
+            .collect();
+        let by_tool = bodies.iter().filter(|body| body.get("tools").is_some());
+        assert!(by_tool.clone().count() > 0, "{name}");
+        assert!(
+            by_tool
+                .clone()
+                .all(|body| body.get("response_format").is_none()
+                    && (body["tool_choice"].is_object() || body["tool_choice"] == "required")),
+            "{name}"
+        );
+    }
+}
+
+/// `provider.output: "json"` and `"prompted"`: every pattern asked for
+/// any JSON object, or with the contract's schema in its system prompt
+/// and nothing else, ends as on the sim.
+#[tokio::test]
+async fn every_pattern_asked_for_json_or_by_prompt_ends_as_on_the_sim() {
+    for mode in ["json", "prompted"] {
+        let docs = [
+            quick("checkout_v2_launch.json"),
+            quick("morning_ops_report.json"),
+            quick("support_swarm.json"),
+            one_member_a_turn(),
+            research_planned(),
+        ];
+        for mut doc in docs {
+            doc["provider"]["output"] = json!(mode);
+            let server = serve(&doc).await;
+            let (endpoint, _) = on_endpoint(&doc, &server).await;
+            let name = &doc["name"];
+            assert_eq!(
+                endpoint.result["status"], "ok",
+                "{mode} {name}: {}",
+                endpoint.result
+            );
+            assert_eq!(
+                without_latencies(&endpoint.result),
+                without_latencies(&on_sim(&doc).await.result),
+                "{mode} {name}"
+            );
+            let mut schemas_asked = 0;
+            for request in server.received_requests().await.unwrap() {
+                let body: Value = serde_json::from_slice(&request.body).unwrap();
+                let system = body["messages"][0]["content"].as_str().unwrap();
+                schemas_asked += usize::from(system.contains("matches this JSON Schema"));
+                let format = body.get("response_format");
+                match mode {
+                    "json" => assert!(format.is_none_or(|f| f["type"] == "json_object")),
+                    _ => assert_eq!(format, None, "{mode} {name}"),
+                }
+                assert!(body.get("tools").is_none());
+            }
+            assert_eq!(schemas_asked > 0, mode == "prompted", "{mode} {name}");
+        }
+    }
 }
 
 /// A round table of one analyst for one round, on the sim script given.
@@ -662,7 +854,8 @@ async fn the_coordinator_and_its_members_are_asked_with_prompts_of_their_own() {
         let system = body["messages"][0]["content"].as_str().unwrap().to_string();
         let user: Value =
             serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
-        assert_eq!(body["response_format"], json!({"type": "json_object"}));
+        assert_eq!(body["response_format"]["type"], "json_schema");
+        assert_eq!(body["response_format"]["json_schema"]["strict"], true);
         asked.push((user["agent"].as_str().unwrap().to_string(), system));
     }
     assert!(asked.len() > 2, "the lead and its members: {asked:?}");

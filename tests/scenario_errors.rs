@@ -576,3 +576,74 @@ fn at_most_a_hundred_errors_are_reported_for_a_file() {
         "{last}"
     );
 }
+
+/// How an endpoint is asked (`output`, `output_retries`, `temperature`,
+/// `max_output_tokens`, `reasoning_effort`): every value that cannot work
+/// is refused at its place, saying what is expected.
+#[test]
+fn the_ways_of_asking_an_endpoint_are_checked_where_they_are_written() {
+    let cases = [
+        (
+            "an output mode that does not exist",
+            edit("/provider/output", Some(json!("strict"))),
+            "provider.output: expected one of",
+        ),
+        (
+            "negative repair rounds",
+            edit("/provider/output_retries", Some(json!(-1))),
+            "provider.output_retries: expected a number ≥ 0, found whole number -1",
+        ),
+        (
+            "repair rounds that are not whole",
+            edit("/provider/output_retries", Some(json!(1.5))),
+            "provider.output_retries: expected",
+        ),
+        (
+            "a temperature past 2",
+            edit("/provider/temperature", Some(json!(2.5))),
+            "provider.temperature: expected a number ≤ 2, found number 2.5",
+        ),
+        (
+            "a temperature in words",
+            edit("/provider/temperature", Some(json!("low"))),
+            "provider.temperature: expected",
+        ),
+        (
+            "no output tokens at all",
+            edit("/provider/max_output_tokens", Some(json!(0))),
+            "provider.max_output_tokens: expected a number ≥ 1, found whole number 0",
+        ),
+        (
+            "a blank reasoning effort",
+            edit("/provider/reasoning_effort", Some(json!("  "))),
+            "provider.reasoning_effort: expected a reasoning effort such as \"low\", \"medium\" or \"high\", found string \"  \"",
+        ),
+    ];
+    assert_documented(&cases);
+    let (line, _) = position_of(&cases[5].1, "\"max_output_tokens\"");
+    assert_eq!(errors_of(&cases[5].1).0[0].position.unwrap().line, line);
+    let modes = files::edit(
+        valid(),
+        "/provider",
+        Some(
+            json!({"kind": "openai", "output": "tool", "output_retries": 0, "temperature": null,
+                    "max_output_tokens": 800, "reasoning_effort": "minimal"}),
+        ),
+    );
+    scenario::parse(&modes, "ok.json").unwrap();
+    for mode in ["auto", "native", "tool", "json", "prompted"] {
+        let text = edit("/provider/output", Some(json!(mode)));
+        scenario::parse(&text, "ok.json").unwrap();
+    }
+    let schema = scenario::json_schema();
+    let provider = &schema["$defs"]["ProviderSpec"]["properties"];
+    for field in [
+        "output",
+        "output_retries",
+        "temperature",
+        "max_output_tokens",
+        "reasoning_effort",
+    ] {
+        assert!(provider[field]["description"].is_string(), "{field}");
+    }
+}

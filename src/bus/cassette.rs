@@ -45,6 +45,15 @@ pub struct CallRecord {
 pub enum Answer {
     /// A model's text.
     Text(String),
+    /// A model's text, cut at its output limit (`finish_reason: "length"`).
+    Cut(String),
+    /// A model's refusal (`message.refusal`), in its words, and any text
+    /// that came with it.
+    Refused {
+        refusal: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        text: String,
+    },
     /// JSON a model returned as such (the sim's scripts), kept as its
     /// text: a planner's plan of 100,000 tasks is not built into a tree to
     /// be recorded, nor when it is served.
@@ -127,6 +136,43 @@ pub enum ModelFailure {
     BadRequest,
     UnexpectedStatus,
     Failed,
+    /// The endpoint refused a feature of the request by name: served
+    /// again, the run adapts as it did (`{"unsupported": "json_schema"}`).
+    Unsupported(Feature),
+}
+
+/// A feature of a request that an endpoint can refuse by name (a 400 or
+/// 422 whose words name it), and that a run can ask without.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feature {
+    /// `response_format` as such (`json_object` refused).
+    ResponseFormat,
+    /// A strict schema (`response_format: {"type": "json_schema"}`).
+    JsonSchema,
+    /// `tools` and `tool_choice`.
+    Tools,
+    Temperature,
+    MaxCompletionTokens,
+}
+
+impl Feature {
+    /// The feature as the request names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Feature::ResponseFormat => "response_format",
+            Feature::JsonSchema => "json_schema",
+            Feature::Tools => "tools",
+            Feature::Temperature => "temperature",
+            Feature::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+}
+
+impl std::fmt::Display for Feature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How a worker or tool call failed, as the worker said.

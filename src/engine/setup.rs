@@ -7,6 +7,7 @@ use crate::gateway::Meter;
 use crate::patterns;
 use crate::pricing;
 use crate::provider::openai::{self, OpenAiConfig};
+use crate::provider::output::OutputPolicy;
 use crate::provider::prompts::Prompts;
 use crate::provider::{OpenAiProvider, Provider, SimProvider};
 use crate::rng::RunRng;
@@ -65,7 +66,11 @@ pub(super) fn served(
             provider: kind,
             name: choice.model.clone().unwrap_or_default(),
         });
-        let offline = Provider::Offline(crate::provider::Offline { model });
+        let offline = Provider::Offline(crate::provider::Offline {
+            policy: OutputPolicy::of(&scenario.provider, &model.name),
+            output_retries: scenario.provider.output_retries(ProviderKind::Openai),
+            model,
+        });
         return Ok((offline, choice.clone()));
     }
     let choice = ProviderChoice {
@@ -203,10 +208,11 @@ pub(super) fn last_good(
 }
 
 /// How many times an answer that fails its contract is asked for again:
-/// once on an endpoint (or a cassette of an endpoint's run), never on the
-/// sim, whose answers the references read exactly once.
+/// the scenario's `provider.output_retries`, else once on an endpoint (or
+/// a cassette of an endpoint's run) and never on the sim, whose answers
+/// the references read exactly once.
 pub(super) fn output_retries(_scenario: &Scenario, provider: &Provider) -> u32 {
-    u32::from(provider.is_remote())
+    provider.output_retries()
 }
 
 #[cfg(test)]
@@ -273,4 +279,3 @@ mod tests {
         assert!(described_by_servers(&filled, &described).is_none());
     }
 }
-

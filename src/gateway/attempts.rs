@@ -9,6 +9,7 @@ use super::text::CallText;
 use super::{CallDetails, CallError, Gateway, MODEL_TOOL, Shielded, lock, millis};
 use crate::bus::cassette::CallRecord;
 use crate::bus::{CallOutcome, EventKind};
+use crate::provider::output::Setting;
 use crate::provider::{Completion, ModelRequest, ProviderError};
 use crate::stop::StopReason;
 use std::sync::Mutex;
@@ -156,6 +157,12 @@ impl Gateway {
                 Err(CallError::Cut) => return None,
                 Err(error) => error,
             };
+            // The endpoint refused a way of asking: ask the next way at
+            // once. Not a retry: nothing failed that waiting would mend.
+            if self.adapted(&error) {
+                attempt += 1;
+                continue;
+            }
             let failure = error.failure();
             match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
                 Next::GiveUp => {
@@ -187,6 +194,39 @@ impl Gateway {
                 }
             }
         }
+    }
+
+    /// Whether the run now asks otherwise after `error`, an endpoint's
+    /// refusal of a feature of the request: the change is published and
+    /// counted once, by the call that made it (a call in parallel refused
+    /// for the same feature asks again the new way without a word).
+    fn adapted(&self, error: &CallError) -> bool {
+        let CallError::Provider(ProviderError::Unsupported { feature, said }) = error else {
+            return false;
+        };
+        let Some(adapted) = self.provider.adapt(*feature, said) else {
+            return false;
+        };
+        if adapted.first {
+            self.meter.note_fallback();
+            self.bus.publish(match adapted.what {
+                Setting::Output => EventKind::OutputModeChanged {
+                    from: adapted.from,
+                    to: adapted.to,
+                    said: adapted.said,
+                },
+                Setting::Temperature | Setting::TokenLimit => EventKind::RequestAdapted {
+                    parameter: match adapted.what {
+                        Setting::TokenLimit => "output_limit".to_string(),
+                        _ => adapted.what.as_str().to_string(),
+                    },
+                    from: adapted.from,
+                    to: adapted.to,
+                    said: adapted.said,
+                },
+            });
+        }
+        true
     }
 
     /// The failure a retry after `delay` becomes when the endpoint asked

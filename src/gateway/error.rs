@@ -69,7 +69,9 @@ impl CallError {
                 ProviderError::Unavailable { .. } => StopReason::LlmUnavailable,
                 ProviderError::Auth(_) => StopReason::LlmAuth,
                 ProviderError::BadResponse(_) => StopReason::LlmBadResponse,
-                ProviderError::BadRequest(_) => StopReason::LlmBadRequest,
+                ProviderError::BadRequest(_) | ProviderError::Unsupported { .. } => {
+                    StopReason::LlmBadRequest
+                }
                 ProviderError::UnexpectedStatus(_) => StopReason::LlmUnexpectedStatus,
             },
         }

@@ -233,7 +233,6 @@ impl Gateway {
         }
     }
 
-
     /// One attempt at a tool behind its shield: admitted by its breaker and
     /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
     /// the run time it starts at and where its text goes as it streams,
@@ -370,7 +369,9 @@ impl From<Cancelled> for StopReason {
 /// A lock's value, whoever panicked while holding it: every value kept
 /// behind one here is whole between statements.
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn millis(d: Duration) -> u64 {

@@ -64,10 +64,7 @@ impl AnswerFailure {
         } else {
             ""
         };
-        let line = format!(
-            "{who}{}; the answer began: {answer:?}{more}",
-            self.what
-        );
+        let line = format!("{who}{}; the answer began: {answer:?}{more}", self.what);
         let line = crate::secrets::scrub_model_text(&line);
         crate::sanitize::clean(&line.replace(['\n', '\r'], " ")).into_owned()
     }
@@ -135,9 +132,11 @@ impl Gateway {
             let repairs = u32::try_from(request.repair.len()).unwrap_or(u32::MAX);
             if repairs >= self.output_retries {
                 let answer = match completion.finish {
-                    Finish::Length => Err(CallError::OutputCut(lock(&self.answer_failure)
-                        .as_ref()
-                        .map_or(problem, AnswerFailure::line))),
+                    Finish::Length => Err(CallError::OutputCut(
+                        lock(&self.answer_failure)
+                            .as_ref()
+                            .map_or(problem, AnswerFailure::line),
+                    )),
                     _ => Ok(output),
                 };
                 return (Some(answer), took);

@@ -6,6 +6,7 @@
 use crate::bus::cassette::{Answer, CallRecord, ModelFailure, RawJson, ToolFailure};
 use crate::cassette::Recorded;
 use crate::clock::RunClock;
+use crate::provider::contract::Finish;
 use crate::provider::{
     Completion, ModelOutput, ModelRequest, ProviderError, TextPiece, TextSink, WorkerError,
 };
@@ -21,7 +22,7 @@ use std::time::Duration;
 const PAST_THE_TIMEOUT: Duration = Duration::from_millis(1);
 
 /// The prompt of a model call, hashed: its file's name, its compiled-in
-/// text and the JSON payload, as lowercase hex.
+/// text, the JSON payload and its rounds of repair, as lowercase hex.
 pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     let mut hash = Sha256::new();
     hash.update(request.prompt.file.as_bytes());
@@ -126,10 +127,17 @@ impl Noted {
 pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option<Answer> {
     let (error, message, retry_after) = match result {
         Ok(completion) => {
-            return Some(match &completion.output {
-                ModelOutput::Text(text) => Answer::Text(text.clone()),
-                ModelOutput::Json(value) => Answer::Json(RawJson::of(value)),
-                ModelOutput::JsonText(text) => Answer::Json(RawJson::from_text(text.text())),
+            return Some(match (&completion.output, &completion.finish) {
+                (output, Finish::Length) => Answer::Cut(output.clone().into_text()),
+                (output, Finish::Refused(refusal)) => Answer::Refused {
+                    refusal: refusal.clone(),
+                    text: output.clone().into_text(),
+                },
+                (ModelOutput::Text(text), Finish::Stop) => Answer::Text(text.clone()),
+                (ModelOutput::Json(value), Finish::Stop) => Answer::Json(RawJson::of(value)),
+                (ModelOutput::JsonText(text), Finish::Stop) => {
+                    Answer::Json(RawJson::from_text(text.text()))
+                }
             });
         }
         Err(ProviderError::Timeout) => return None,
@@ -142,6 +150,9 @@ pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option
         Err(ProviderError::BadRequest(m)) => (ModelFailure::BadRequest, m, None),
         Err(ProviderError::UnexpectedStatus(m)) => (ModelFailure::UnexpectedStatus, m, None),
         Err(ProviderError::Failed(m)) => (ModelFailure::Failed, m, None),
+        Err(ProviderError::Unsupported { feature, said }) => {
+            (ModelFailure::Unsupported(*feature), said, None)
+        }
     };
     Some(Answer::ModelError {
         error,
@@ -232,8 +243,17 @@ pub(super) async fn completion(
         return Err(ProviderError::Timeout);
     };
     playback.until(end).await;
+    let mut finish = Finish::Stop;
     let output = match answer {
         Answer::Text(text) => ModelOutput::Text(text),
+        Answer::Cut(text) => {
+            finish = Finish::Length;
+            ModelOutput::Text(text)
+        }
+        Answer::Refused { refusal, text } => {
+            finish = Finish::Refused(refusal);
+            ModelOutput::Text(text)
+        }
         Answer::Json(json) => {
             let text = Box::<str>::from(json.0).into_string();
             let span = 0..text.len();
@@ -256,6 +276,7 @@ pub(super) async fn completion(
         usage: recorded.usage,
         served: true,
         reasoning: recorded.reasoning,
+        finish,
         ..Completion::from(ModelOutput::Text(String::new()))
     })
 }
@@ -275,6 +296,10 @@ fn model_failure(
         ModelFailure::BadRequest => ProviderError::BadRequest(message),
         ModelFailure::UnexpectedStatus => ProviderError::UnexpectedStatus(message),
         ModelFailure::Failed => ProviderError::Failed(message),
+        ModelFailure::Unsupported(feature) => ProviderError::Unsupported {
+            feature,
+            said: message,
+        },
     }
 }
 
@@ -309,7 +334,141 @@ pub(super) async fn observation(
                 detail: detail.unwrap_or_default(),
             },
         }),
-        Answer::Text(text) => Ok(Value::String(text)),
+        Answer::Text(text) | Answer::Cut(text) | Answer::Refused { text, .. } => {
+            Ok(Value::String(text))
+        }
         Answer::ModelError { message, .. } => Err(WorkerError::failed(message)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::CallOutcome;
+    use crate::provider::output::Feature;
+    use serde_json::json;
+
+    /// `answer` written into a recording and read back out of it.
+    fn through_a_recording(answer: Answer) -> Answer {
+        serde_json::from_str(&serde_json::to_string(&answer).unwrap()).unwrap()
+    }
+
+    /// `result` recorded, then served by a cassette.
+    async fn served(
+        result: Result<Completion, ProviderError>,
+    ) -> Result<Completion, ProviderError> {
+        let record = CallRecord {
+            purpose: Some("plan".into()),
+            prompt_sha256: None,
+            span_ms: None,
+            ended_us: None,
+            args: None,
+            answer: model_answer(&result).map(through_a_recording),
+        };
+        let recorded = Recorded {
+            call: 1,
+            record,
+            outcome: CallOutcome::Ok,
+            latency: Duration::from_millis(5),
+            ended: None,
+            usage: None,
+            reasoning: None,
+            deltas: Vec::new(),
+        };
+        let (sink, _pieces) = tokio::sync::mpsc::unbounded_channel();
+        completion(recorded, sink, Playback::new(RunClock::start())).await
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_feature_is_served_back_as_the_same_refusal() {
+        let features = [
+            Feature::ResponseFormat,
+            Feature::JsonSchema,
+            Feature::Tools,
+            Feature::Temperature,
+            Feature::MaxCompletionTokens,
+        ];
+        for feature in features {
+            let refused = ProviderError::Unsupported {
+                feature,
+                said: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.".into(),
+            };
+            assert_eq!(served(Err(refused.clone())).await, Err(refused));
+        }
+        let answer = model_answer(&Err(ProviderError::Unsupported {
+            feature: Feature::JsonSchema,
+            said: "no".into(),
+        }));
+        assert_eq!(
+            serde_json::to_value(answer).unwrap(),
+            json!({"model_error": {"error": {"unsupported": "json_schema"}, "message": "no"}})
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cut_or_refused_answer_is_served_back_as_such() {
+        let answers = [
+            (
+                ModelOutput::Text("{\"stance\": \"go\", \"summ".into()),
+                Finish::Length,
+            ),
+            (
+                ModelOutput::Text(String::new()),
+                Finish::Refused("I can't help with that.".into()),
+            ),
+            (
+                ModelOutput::Text("{\"stance\": \"go\"}".into()),
+                Finish::Stop,
+            ),
+        ];
+        for (output, finish) in answers {
+            let live = Completion {
+                finish: finish.clone(),
+                ..Completion::from(output.clone())
+            };
+            let again = served(Ok(live)).await.unwrap();
+            assert_eq!((again.output, again.finish), (output, finish));
+        }
+        // A whole answer is recorded as it always was.
+        let whole = model_answer(&Ok(Completion::from(ModelOutput::Text("hi".into()))));
+        assert_eq!(serde_json::to_value(whole).unwrap(), json!({"text": "hi"}));
+        let cut = Completion {
+            finish: Finish::Length,
+            ..Completion::from(ModelOutput::Text("{\"a\": ".into()))
+        };
+        assert_eq!(
+            serde_json::to_value(model_answer(&Ok(cut))).unwrap(),
+            json!({"cut": "{\"a\": "})
+        );
+    }
+
+    #[test]
+    fn rounds_of_repair_change_the_prompts_hash_and_none_leave_it_as_it_was() {
+        use crate::provider::contract::RepairTurn;
+        use crate::provider::prompts::Prompt;
+        let request = ModelRequest::new(
+            crate::provider::Purpose::Plan,
+            &Prompt::UNUSED,
+            json!({"a": 1}),
+        );
+        // SHA-256 of "unused.md\n\n{\"a\":1}", as every recording so far has it.
+        let mut hash = Sha256::new();
+        hash.update(b"unused.md\n\n{\"a\":1}");
+        let old: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(prompt_sha256(&request), old);
+        let turn = |answer: &str, error: &str| RepairTurn {
+            answer: answer.into(),
+            error: error.into(),
+        };
+        let mut once = request.clone();
+        once.repair = vec![turn("{}", "missing key `stance`")];
+        let mut shifted = request.clone();
+        shifted.repair = vec![turn("{}m", "issing key `stance`")];
+        let hashes = [
+            prompt_sha256(&request),
+            prompt_sha256(&once),
+            prompt_sha256(&shifted),
+        ];
+        assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2] && hashes[0] != hashes[2]);
+    }
 }

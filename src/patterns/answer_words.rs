@@ -63,9 +63,16 @@ mod tests {
         );
         let stance = StopReason::InvalidContribution(ContributionError::Stance);
         assert_eq!(
-            problem(&stance, &json!({"agent": "a", "stance": "x", "summary": "s"}), &keys),
+            problem(
+                &stance,
+                &json!({"agent": "a", "stance": "x", "summary": "s"}),
+                &keys
+            ),
             "invalid_contribution:stance: a contribution broke the contribution contract (stance)"
         );
-        assert_eq!(problem(&stance, &json!([1]), &keys), "the answer is not one JSON object");
+        assert_eq!(
+            problem(&stance, &json!([1]), &keys),
+            "the answer is not one JSON object"
+        );
     }
 }

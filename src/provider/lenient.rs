@@ -109,7 +109,8 @@ fn prose_objects(text: &str) -> Vec<Value> {
         let Some(end) = balanced_end(bytes, start) else {
             break;
         };
-        if let Some(value @ Value::Object(_)) = crate::pycompat::parse_model_text(&text[start..=end])
+        if let Some(value @ Value::Object(_)) =
+            crate::pycompat::parse_model_text(&text[start..=end])
         {
             found.push(value);
         }
@@ -171,7 +172,10 @@ mod tests {
             )
         );
         let bare = "Sure:\n```\n{\"a\": 1}\n```\nDone.";
-        assert_eq!(read(bare), Lenient::Found(json!({"a": 1}), Extracted::Fence));
+        assert_eq!(
+            read(bare),
+            Lenient::Found(json!({"a": 1}), Extracted::Fence)
+        );
     }
 
     #[test]
@@ -214,7 +218,9 @@ mod tests {
 
     #[test]
     fn hostile_text_does_not_panic() {
-        for text in ["{", "}", "```", "``````", "{\"\\", "{{{{{", "é{\"a\"", "```\n```"] {
+        for text in [
+            "{", "}", "```", "``````", "{\"\\", "{{{{{", "é{\"a\"", "```\n```",
+        ] {
             let _ = read(text);
         }
         let deep = "{".repeat(10_000);

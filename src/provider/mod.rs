@@ -4,11 +4,13 @@
 //! is the gateway's job.
 
 pub(crate) mod contract;
+mod error;
 pub(crate) mod fetch;
 pub(crate) mod http;
 pub mod lenient;
 pub mod mcp;
 pub mod openai;
+pub(crate) mod output;
 pub(crate) mod process_tree;
 pub(crate) mod program;
 pub(crate) mod program_env;
@@ -21,6 +23,7 @@ mod workers;
 use serde_json::Value;
 use std::time::Duration;
 
+pub(crate) use error::ProviderError;
 pub(crate) use openai::{OpenAiError, OpenAiProvider};
 pub(crate) use real::RealTools;
 pub(crate) use sim::SimProvider;
@@ -279,64 +282,6 @@ impl WorkerError {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ProviderError {
-    #[error("the model did not answer in time")]
-    Timeout,
-    /// The endpoint is down or rate limiting: trying later may work, after
-    /// `retry_after` when it said so.
-    #[error("{message}")]
-    Unavailable {
-        message: String,
-        retry_after: Option<Duration>,
-    },
-    /// The endpoint refused the credentials; the message says what to fix.
-    #[error("{0}")]
-    Auth(String),
-    /// The endpoint answered with something that is not a chat completion
-    /// (or a body past the size cap).
-    #[error("{0}")]
-    BadResponse(String),
-    /// The endpoint refused the request itself (a 4xx other than 401, 403
-    /// and 429): trying again cannot help.
-    #[error("{0}")]
-    BadRequest(String),
-    /// The endpoint answered with a status that is neither a success nor a
-    /// known failure (a redirect, a 1xx, a code past 599).
-    #[error("{0}")]
-    UnexpectedStatus(String),
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<OpenAiError> for ProviderError {
-    /// The words of the error, scrubbed once more on their way out of the
-    /// provider (they hold the endpoint's URL and words).
-    fn from(error: OpenAiError) -> Self {
-        let message = crate::secrets::scrub(&error.to_string()).into_owned();
-        match error {
-            OpenAiError::Timeout(_) => ProviderError::Timeout,
-            OpenAiError::RateLimited { retry_after } | OpenAiError::Server { retry_after, .. } => {
-                ProviderError::Unavailable {
-                    message,
-                    retry_after,
-                }
-            }
-            OpenAiError::Unreachable { .. } => ProviderError::Unavailable {
-                message,
-                retry_after: None,
-            },
-            OpenAiError::Auth { .. } | OpenAiError::NoKey { .. } => ProviderError::Auth(message),
-            OpenAiError::BadResponse(_) | OpenAiError::TooLarge { .. } => {
-                ProviderError::BadResponse(message)
-            }
-            OpenAiError::BadRequest { .. } => ProviderError::BadRequest(message),
-            OpenAiError::UnexpectedStatus { .. } => ProviderError::UnexpectedStatus(message),
-            OpenAiError::Prompt(_) => ProviderError::Failed(message),
-        }
-    }
-}
-
 #[derive(Debug)]
 pub(crate) enum Provider {
     Sim(Box<SimProvider>),
@@ -352,6 +297,9 @@ pub(crate) enum Provider {
 pub(crate) struct Offline {
     /// The recorded run's model, as `run_started` names it.
     pub(crate) model: crate::bus::RunModel,
+    /// Served refusals of a feature adapt it as they adapted the endpoint.
+    pub(crate) policy: output::OutputPolicy,
+    pub(crate) output_retries: u32,
 }
 
 impl Provider {
@@ -400,7 +348,8 @@ impl Provider {
     /// Whether the endpoint is asked for each contract itself (`native`
     /// or `tool` output), so that an answer outside it is no answer.
     pub(crate) fn replies_by_contract(&self) -> bool {
-        false
+        self.policy()
+            .is_some_and(output::OutputPolicy::asks_by_contract)
     }
 
     /// Whether calls go over the network, where rate limits and server

@@ -38,6 +38,11 @@ impl SimProvider {
         }
     }
 
+    /// The scenario's `provider` section the sim plays.
+    pub(crate) fn spec(&self) -> &ProviderSpec {
+        &self.spec
+    }
+
     pub(crate) fn timeout(&self) -> Option<Duration> {
         self.spec
             .timeout_seconds

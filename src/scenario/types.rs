@@ -4,10 +4,10 @@
 //! checks files against. The doc comments become the schema's descriptions.
 
 use super::json_text::JsonText;
-use super::latency::Latency;
 use super::origin::Origin;
 use super::pattern_kind::PatternKind;
-use super::pricing::PriceTable;
+pub use super::provider_spec::ProviderKind;
+pub(crate) use super::provider_spec::ProviderSpec;
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;
@@ -320,80 +320,4 @@ pub(crate) struct RoleSpec {
     /// What the role looks at, given to the model as its brief.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) focus: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderKind {
-    /// The embedded, deterministic simulated model: scripted outputs.
-    Sim,
-    /// An OpenAI-compatible chat-completions endpoint.
-    Openai,
-}
-
-/// The model provider. `kind: "sim"` takes a script of outputs; `kind:
-/// "openai"` takes an endpoint (the API key comes only from
-/// `OPENAI_API_KEY`). A scripted model output is any JSON value: a string is
-/// the model's raw text, anything else the JSON it returned;
-/// `{"$fault": "timeout"}` and `{"$fault": "empty"}` stand for a call that
-/// timed out or returned nothing.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ProviderSpec {
-    pub(crate) kind: ProviderKind,
-    /// sim: how long each simulated call takes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) latency_ms: Option<Latency>,
-    /// A model call that takes longer fails with `llm_timeout`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0))]
-    pub(crate) timeout_seconds: Option<f64>,
-    /// openai (and a sim scenario sent to a real model with `--provider
-    /// openai`): ask for each answer as a stream and show its text as it
-    /// arrives (the default, `true`); `false` asks for whole answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) stream: Option<bool>,
-    /// sim, collaboration: each role's outputs, one per call in order (the
-    /// last one repeats). A single value instead of a list is that role's
-    /// only output.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) responses: Option<IndexMap<String, Value>>,
-    /// sim, orchestrator: the planner's output. Without it the sim plans one
-    /// critical task per declared worker, with the context's `report_date`
-    /// and `region` as args. sim, research: the research plan, `{"steps":
-    /// [...]}` or the list of steps itself (one planner call per run).
-    /// Without it the sim proposes the five canonical steps, searching for
-    /// `context.request.question`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Value>")]
-    pub(crate) plan: Option<JsonText>,
-    /// sim, swarm and coordinator: each agent's turns, one output per
-    /// model call in order (the last one repeats): `{"reply": text}`,
-    /// `{"transfer_to": agent, "message": text}` (swarm),
-    /// `{"call": tool, "args": {...}}`, `{"call_members": [{"member",
-    /// "task"}]}` (the coordinator), raw text (a reply) or a `$fault`. A
-    /// turn's `"latency_ms"` overrides the simulated latency.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) turns: Option<IndexMap<String, Value>>,
-    /// sim, research: the synthesis, `{"answer": text, "citations": [note
-    /// ids]}` (one call per run). Without it the sim answers from the first
-    /// three notes' claims and cites them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) synthesis: Option<Value>,
-    /// sim: the final brief. Without it the sim writes a short brief from
-    /// the run's history (collaboration) or aggregate (orchestrator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) final_answer: Option<Value>,
-    /// openai: the model name (default `OPENAI_MODEL`, then `gpt-4.1-mini`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) model: Option<String>,
-    /// openai: the endpoint (default `OPENAI_BASE_URL`, then OpenAI's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) base_url: Option<String>,
-    /// Prices of models in US dollars per million tokens, `{"<model>":
-    /// {"input": 0.4, "output": 1.6}}`, over the compiled-in ones;
-    /// `--pricing FILE` wins over both. The sim prices its estimated
-    /// tokens as the model `sim` (or the one `--model` names).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) pricing: Option<PriceTable>,
 }

@@ -74,7 +74,9 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             line
         }
         EventKind::OutputModeChanged { from, to, said } => {
-            format!("model: the endpoint refused {from} output, asking as {to} from now on ({said})")
+            format!(
+                "model: the endpoint refused {from} output, asking as {to} from now on ({said})"
+            )
         }
         EventKind::RequestAdapted {
             parameter,
@@ -82,7 +84,7 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             to,
             said,
         } => format!(
-            "model: the endpoint refused {parameter} {from}, sending {to} from now on ({said})"
+            "model: the endpoint refused {parameter} = {from}, sending {to} from now on ({said})"
         ),
         EventKind::CallRepair {
             call,

@@ -62,6 +62,8 @@ pub(crate) fn synthesis(
 fn as_json(output: &ModelOutput) -> Value {
     match output.clone().returned_json() {
         Ok(value) => value,
-        Err(text) => parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text})),
+        Err(text) => {
+            parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
+        }
     }
 }

@@ -93,7 +93,9 @@ pub(crate) enum Reading {
     /// tries to be JSON and is not (a fence, a brace, an object cut short)
     /// is no turn. `by_contract`: the endpoint was asked for the contract
     /// (`native`, `tool`), so a reply comes only through it.
-    Endpoint { by_contract: bool },
+    Endpoint {
+        by_contract: bool,
+    },
 }
 
 /// The turn `output` asks for, read as `reading` says, and the output as
@@ -143,25 +145,31 @@ pub(crate) fn problem(
         Action::Invalid => Some(match output {
             ModelOutput::Text(text) if !matches!(reading, Reading::Exact) => {
                 if crate::provider::lenient::looks_like_json(text) {
-                    format!("the answer is not one valid JSON object: answer with one JSON object naming exactly one of {}", keys())
+                    format!(
+                        "the answer is not one valid JSON object: answer with one JSON object naming exactly one of {}",
+                        keys()
+                    )
                 } else {
-                    format!("a reply comes only through the contract: answer with one JSON object naming exactly one of {}", keys())
+                    format!(
+                        "a reply comes only through the contract: answer with one JSON object naming exactly one of {}",
+                        keys()
+                    )
                 }
             }
-            _ => format!("missing key: the answer must name exactly one of {} with a value of the right type", keys()),
+            _ => format!(
+                "missing key: the answer must name exactly one of {} with a value of the right type",
+                keys()
+            ),
         }),
         Action::Transfer { to } if !agents(&to) => Some(format!(
             "there is no agent \"{to}\" to transfer to: name one of the agents you were given"
         )),
-        Action::CallMembers(calls) => calls
-            .iter()
-            .find(|call| !agents(&call.member))
-            .map(|call| {
-                format!(
-                    "there is no member \"{}\" to call: name only the members you were given",
-                    call.member
-                )
-            }),
+        Action::CallMembers(calls) => calls.iter().find(|call| !agents(&call.member)).map(|call| {
+            format!(
+                "there is no member \"{}\" to call: name only the members you were given",
+                call.member
+            )
+        }),
         _ => None,
     }
 }
@@ -274,7 +282,11 @@ mod tests {
             "asked for the contract, a reply comes through it"
         );
         assert_eq!(
-            read_as(ModelOutput::Json(serde_json::json!({"reply": "ok"})), by_contract).0,
+            read_as(
+                ModelOutput::Json(serde_json::json!({"reply": "ok"})),
+                by_contract
+            )
+            .0,
             Action::Reply("ok".into())
         );
     }
@@ -286,9 +298,11 @@ mod tests {
         let problem_of = |output: ModelOutput| problem(&output, lenient, &agents);
         assert_eq!(problem_of(ModelOutput::Text("Refund sent.".into())), None);
         assert!(
-            problem_of(ModelOutput::Json(serde_json::json!({"message": "over to billing"})))
-                .unwrap()
-                .starts_with("missing key")
+            problem_of(ModelOutput::Json(
+                serde_json::json!({"message": "over to billing"})
+            ))
+            .unwrap()
+            .starts_with("missing key")
         );
         assert!(
             problem_of(ModelOutput::Text("```json\n{\"reply\"".into()))
@@ -307,7 +321,9 @@ mod tests {
             .contains("\"ghost\"")
         );
         assert_eq!(
-            problem_of(ModelOutput::Json(serde_json::json!({"transfer_to": "billing"}))),
+            problem_of(ModelOutput::Json(
+                serde_json::json!({"transfer_to": "billing"})
+            )),
             None
         );
     }

@@ -7,7 +7,8 @@
 //! environment; it is registered with the scrubber the moment it is read.
 
 use crate::provider::http::{self, MaxBodyError};
-use crate::scenario::ProviderSpec;
+use crate::provider::output::temperature_for;
+use crate::scenario::{OutputMode, ProviderKind, ProviderSpec};
 use std::fmt;
 use std::time::Duration;
 
@@ -53,6 +54,49 @@ pub(crate) struct OpenAiConfig {
     pub(crate) max_body_bytes: usize,
     /// Ask for the answer as a stream of chunks (`"stream": true`).
     pub(crate) stream: bool,
+    /// How each request asks for its answer.
+    pub(crate) asking: AskingSettings,
+}
+
+/// How requests ask for their answers, as the scenario sets it up for
+/// the model: the run's output policy starts from these.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct AskingSettings {
+    pub(crate) output: OutputMode,
+    /// How many times an answer that fails its contract is asked for
+    /// again.
+    pub(crate) output_retries: u32,
+    /// None: no temperature is sent.
+    pub(crate) temperature: Option<f64>,
+    pub(crate) max_output_tokens: Option<u64>,
+    pub(crate) reasoning_effort: Option<String>,
+}
+
+impl AskingSettings {
+    /// The settings of `spec` for `model`.
+    pub(crate) fn of(spec: &ProviderSpec, model: &str) -> Self {
+        AskingSettings {
+            output: spec.output.unwrap_or_default(),
+            output_retries: spec.output_retries(ProviderKind::Openai),
+            temperature: temperature_for(model, spec.temperature),
+            max_output_tokens: spec.max_output_tokens,
+            reasoning_effort: spec.reasoning_effort.clone(),
+        }
+    }
+}
+
+impl Default for AskingSettings {
+    /// What a scenario that sets none of them asks a model that is not a
+    /// reasoning model.
+    fn default() -> Self {
+        AskingSettings {
+            output: OutputMode::Auto,
+            output_retries: 1,
+            temperature: Some(0.0),
+            max_output_tokens: None,
+            reasoning_effort: None,
+        }
+    }
 }
 
 /// What the command line may set over the scenario and the environment.
@@ -158,13 +202,14 @@ impl OpenAiConfig {
         };
         Ok(OpenAiConfig {
             base_url,
-            model,
             timeout,
             key,
             max_body_bytes: http::max_body_bytes(env)?,
             // Streaming is the default: the dashboard shows the text as it
             // is written, and an endpoint that does not stream still answers.
             stream: !overrides.no_stream && spec.stream.unwrap_or(true),
+            asking: AskingSettings::of(spec, &model),
+            model,
         })
     }
 

@@ -10,21 +10,26 @@
 //! prompt it sends is scrubbed too. The API key never appears in an error,
 //! a log line or a `Debug` print.
 
+mod answer;
 mod config;
+mod request;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod unsupported;
 
 pub use config::{BASE_URL_EXPECTED, base_url};
 pub(crate) use config::{DEFAULT_BASE_URL, KEY_VARIABLE, OpenAiConfig, Overrides};
 
+use super::contract::Contract;
 use super::http::{self, BodyError};
-use super::prompts::{PromptError, Prompts, SystemPrompt};
+use super::output::{Feature, OutputPolicy};
+use super::prompts::{PromptError, Prompts};
 use super::{Completion, ModelOutput, ModelRequest, TextSink};
 use crate::bus::TokenUsage;
 use crate::scenario::Scenario;
 use crate::secrets;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use stream::StreamFailure;
@@ -70,6 +75,16 @@ pub(crate) enum OpenAiError {
     UnexpectedStatus { status: u16, message: String },
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// A 400 or 422 naming a feature the request used: the run may ask
+    /// without it.
+    #[error("the endpoint refused {feature} (HTTP {status}): {said}")]
+    Unsupported {
+        status: u16,
+        feature: Feature,
+        /// The endpoint's words, scrubbed and sanitised, at most 300
+        /// characters.
+        said: String,
+    },
 }
 
 #[derive(Debug)]
@@ -78,6 +93,7 @@ pub(crate) struct OpenAiProvider {
     config: OpenAiConfig,
     prompts: Prompts,
     scenario: Arc<Scenario>,
+    policy: OutputPolicy,
 }
 
 impl OpenAiProvider {
@@ -102,6 +118,7 @@ impl OpenAiProvider {
             })?;
         Ok(OpenAiProvider {
             client,
+            policy: OutputPolicy::new(config.asking.output, config.asking.temperature),
             config,
             prompts,
             scenario,
@@ -111,6 +128,15 @@ impl OpenAiProvider {
     /// The model every call asks for.
     pub(crate) fn model(&self) -> &str {
         &self.config.model
+    }
+
+    /// How the run asks, shared by its calls.
+    pub(crate) fn policy(&self) -> &OutputPolicy {
+        &self.policy
+    }
+
+    pub(crate) fn output_retries(&self) -> u32 {
+        self.config.asking.output_retries
     }
 
     /// One call. With streaming on, the text goes to `text` as it arrives
@@ -127,10 +153,9 @@ impl OpenAiProvider {
         let system = self
             .prompts
             .system(&self.scenario, request.prompt, &request.purpose)?;
-        let mut call = self
-            .client
-            .post(&url)
-            .json(&self.body(&system, &request.payload));
+        let contract = request.contract.as_deref();
+        let sent = request::body(&self.config, self.policy.now(), &system, request);
+        let mut call = self.client.post(&url).json(&sent.body);
         if let Some(key) = &self.config.key {
             call = call.bearer_auth(key.expose());
         }
@@ -138,7 +163,8 @@ impl OpenAiProvider {
         let status = response.status().as_u16();
         if response.status().is_success() {
             if self.config.stream && is_event_stream(&response) {
-                return stream::read(response.bytes_stream(), self.config.max_body_bytes, text)
+                let body = response.bytes_stream();
+                return stream::read(body, self.config.max_body_bytes, text, contract)
                     .await
                     .map_err(|failure| match failure {
                         StreamFailure::Transport(e) => self.transport_error(&e),
@@ -152,14 +178,22 @@ impl OpenAiProvider {
                     BodyError::TooLarge { limit } => OpenAiError::TooLarge { limit },
                     BodyError::Transport(e) => self.transport_error(&e),
                 })?;
-            return parse_completion(&body);
+            return parse_completion(&body, contract);
         }
         let retry_after = http::retry_after(response.headers(), SystemTime::now());
         let location = response
             .headers()
             .get(reqwest::header::LOCATION)
             .map(|to| String::from_utf8_lossy(to.as_bytes()).into_owned());
-        let words = excerpt(&http::read_excerpt(response, http::ERROR_EXCERPT_BYTES).await);
+        let body = http::read_excerpt(response, http::ERROR_EXCERPT_BYTES).await;
+        if let Some((feature, said)) = unsupported::refused_feature(status, &body, &sent.used) {
+            return Err(OpenAiError::Unsupported {
+                status,
+                feature,
+                said: shown(said.trim()),
+            });
+        }
+        let words = excerpt(&body);
         Err(match status {
             429 => OpenAiError::RateLimited { retry_after },
             401 | 403 => OpenAiError::Auth { status, url },
@@ -183,35 +217,6 @@ impl OpenAiProvider {
                 },
             },
         })
-    }
-
-    /// The request: the system prompt and the payload, scrubbed of every
-    /// secret (a model's earlier answer, a scenario's text) on the way out.
-    fn body(&self, system: &SystemPrompt, payload: &Value) -> Value {
-        let user = if secrets::is_active() {
-            let mut payload = payload.clone();
-            secrets::scrub_json(&mut payload);
-            crate::pycompat::py_json_dumps(&payload)
-        } else {
-            crate::pycompat::py_json_dumps(payload)
-        };
-        let mut body = json!({
-            "model": self.config.model,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": secrets::scrub(&system.text)},
-                {"role": "user", "content": user},
-            ],
-        });
-        if system.json {
-            body["response_format"] = json!({"type": "json_object"});
-        }
-        if self.config.stream {
-            // Without `include_usage` a streaming endpoint counts no tokens.
-            body["stream"] = json!(true);
-            body["stream_options"] = json!({"include_usage": true});
-        }
-        body
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> OpenAiError {
@@ -246,8 +251,9 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
-/// The model's text (scrubbed) and the usage out of a chat-completion body.
-fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
+/// The model's text (scrubbed), why it stopped and the usage out of a
+/// chat-completion body answering a request for `contract`.
+fn parse_completion(body: &[u8], contract: Option<&Contract>) -> Result<Completion, OpenAiError> {
     let body: Value = serde_json::from_slice(body)
         .map_err(|e| OpenAiError::BadResponse(format!("not JSON ({e})")))?;
     let message = body
@@ -275,12 +281,14 @@ fn parse_completion(body: &[u8]) -> Result<Completion, OpenAiError> {
         }
     };
     let usage = body.get("usage").map(usage_of);
+    let (text, finish) = answer::Extras::of_choice(&body["choices"][0]).finish(content, contract);
     Ok(Completion {
         usage,
         reasoning: reasoning_of(message)
             .filter(|text| !text.is_empty())
             .map(|text| secrets::scrub_model_text(text).into_owned()),
-        ..Completion::from(ModelOutput::Text(content))
+        finish,
+        ..Completion::from(ModelOutput::Text(text))
     })
 }
 

@@ -10,8 +10,10 @@
 //! ignores `stream` and sends one JSON completion (whatever its content
 //! type says) is read as the non-streaming path reads it.
 
+use super::answer::Extras;
 use super::{OpenAiError, parse_completion, reasoning_of, usage_of};
 use crate::bus::TokenUsage;
+use crate::provider::contract::Contract;
 use crate::provider::sse::{SseError, SseEvent, SseReader};
 use crate::provider::{Completion, ModelOutput, TextPiece, TextSink};
 use crate::secrets::{self, StreamScrubber};
@@ -37,10 +39,12 @@ pub(super) enum StreamFailure {
 
 /// Read the body of a successful response as a stream of chunks, handing
 /// the text to `sink` as it arrives; `limit` caps the body and each event.
+/// The request asked for `contract`.
 pub(super) async fn read<S, B>(
     mut body: S,
     limit: usize,
     sink: Option<TextSink>,
+    contract: Option<&Contract>,
 ) -> Result<Completion, StreamFailure>
 where
     S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
@@ -62,7 +66,9 @@ where
             match opening.iter().find(|b| !b.is_ascii_whitespace()) {
                 None if opening.len() > limit => return Err(StreamFailure::TooLarge { limit }),
                 None => continue,
-                Some(&DOCUMENT_START) => return whole_document(opening, body, limit).await,
+                Some(&DOCUMENT_START) => {
+                    return whole_document(opening, body, limit, contract).await;
+                }
                 Some(_) => {
                     sniffed = true;
                     sse.feed(&std::mem::take(&mut opening))
@@ -71,12 +77,12 @@ where
         };
         let events = events.map_err(|e| reading.sse_failure(e))?;
         if reading.take_all(events)? {
-            return Ok(reading.done());
+            return Ok(reading.done(contract));
         }
     }
     let last = sse.finish().map_err(|e| reading.sse_failure(e))?;
     if reading.take_all(last.into_iter().collect())? || reading.finished {
-        return Ok(reading.done());
+        return Ok(reading.done(contract));
     }
     Err(reading.broken("the stream ended before the model finished"))
 }
@@ -86,6 +92,7 @@ async fn whole_document<S, B>(
     mut document: Vec<u8>,
     mut body: S,
     limit: usize,
+    contract: Option<&Contract>,
 ) -> Result<Completion, StreamFailure>
 where
     S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
@@ -101,7 +108,7 @@ where
     if document.len() > limit {
         return Err(StreamFailure::TooLarge { limit });
     }
-    parse_completion(&document).map_err(|e| match e {
+    parse_completion(&document, contract).map_err(|e| match e {
         OpenAiError::BadResponse(words) => StreamFailure::Broken(words),
         other => StreamFailure::Broken(other.to_string()),
     })
@@ -120,6 +127,8 @@ struct Reading {
     usage: Option<TokenUsage>,
     /// A chunk said why the model stopped (`finish_reason`).
     finished: bool,
+    /// Function calls, a refusal and a cut, as they came.
+    extras: Extras,
 }
 
 impl Reading {
@@ -132,6 +141,7 @@ impl Reading {
             reasoning_scrubber: StreamScrubber::default(),
             usage: None,
             finished: false,
+            extras: Extras::default(),
         }
     }
 
@@ -194,6 +204,7 @@ impl Reading {
             Some(Value::String(content)) => self.add(content),
             Some(_) => return Err(self.broken("a chunk's delta content is not text")),
         }
+        self.extras.take_delta(choice);
         if choice
             .get("finish_reason")
             .is_some_and(|reason| !reason.is_null())
@@ -269,15 +280,16 @@ impl Reading {
         }
     }
 
-    fn done(mut self) -> Completion {
+    fn done(mut self, contract: Option<&Contract>) -> Completion {
         self.flush();
+        let content = secrets::scrub_model_text(&self.text).into_owned();
+        let (text, finish) = self.extras.finish(content, contract);
         Completion {
             usage: self.usage,
             reasoning: (!self.reasoning.is_empty())
                 .then(|| secrets::scrub_model_text(&self.reasoning).into_owned()),
-            ..Completion::from(ModelOutput::Text(
-                secrets::scrub_model_text(&self.text).into_owned(),
-            ))
+            finish,
+            ..Completion::from(ModelOutput::Text(text))
         }
     }
 

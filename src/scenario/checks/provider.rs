@@ -1,5 +1,6 @@
 //! The `provider` section's checks: no field of the other kind of provider,
-//! a well-formed latency, and no script for another pattern's speakers.
+//! a well-formed latency, no script for another pattern's speakers, and a
+//! reasoning effort that says something.
 
 use super::super::error::Problem;
 use super::super::latency::Latency;
@@ -26,6 +27,17 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         check_script(final_answer, &path.key("final_answer"), problems);
     }
     check_pattern_scripts(scenario, &path, problems);
+    if let Some(effort) = &provider.reasoning_effort
+        && effort.trim().is_empty()
+    {
+        problems.push(Problem::at(
+            path.key("reasoning_effort"),
+            format!(
+                "expected a reasoning effort such as \"low\", \"medium\" or \"high\", found {}",
+                super::super::value_words::describe_value(&effort.as_str().into())
+            ),
+        ));
+    }
 }
 
 /// Fields that only the other kind of provider reads.

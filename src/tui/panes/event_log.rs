@@ -99,9 +99,7 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::RetryScheduled { .. }
         | EventKind::CallRepair { .. }
         | EventKind::OutputModeChanged { .. }
-        | EventKind::RequestAdapted { .. } => {
-            Style::default().fg(theme::CAUTION)
-        }
+        | EventKind::RequestAdapted { .. } => Style::default().fg(theme::CAUTION),
         EventKind::CallRejected { .. } => theme::error(),
         EventKind::FallbackServed { .. } => Style::default().fg(theme::CAUTION),
         EventKind::BreakerTransition { to, .. } => theme::breaker(*to),

@@ -1,8 +1,11 @@
-use super::config::{ApiKey, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE};
+use super::config::{
+    ApiKey, AskingSettings, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE,
+};
 use super::*;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
+use serde_json::json;
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -27,6 +30,7 @@ fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,
+        asking: AskingSettings::default(),
     };
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
 }
@@ -188,6 +192,7 @@ async fn the_public_endpoint_without_a_key_names_the_variable() {
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,
+        asking: AskingSettings::default(),
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
@@ -538,6 +543,7 @@ async fn an_endless_body_stops_at_the_cap_without_buffering_past_it() {
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: 1024 * 1024,
         stream: false,
+        asking: AskingSettings::default(),
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
@@ -573,6 +579,7 @@ async fn a_declared_length_past_the_cap_is_refused_before_reading() {
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,
+        asking: AskingSettings::default(),
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
@@ -600,6 +607,7 @@ async fn an_endless_error_body_still_reports_its_status() {
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,
+        asking: AskingSettings::default(),
     };
     let error = OpenAiProvider::new(config, Prompts::default(), scenario())
         .unwrap()
@@ -622,5 +630,8 @@ fn retried(error: &OpenAiError) -> bool {
     )
 }
 
+mod answers;
+mod contracts;
+mod output_modes;
 mod reasoning;
 mod streaming;

@@ -15,6 +15,7 @@ fn provider_of(server: &MockServer, stream: bool) -> OpenAiProvider {
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream,
+        asking: config::AskingSettings::default(),
     };
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
 }

@@ -16,6 +16,7 @@ fn streaming(server: &MockServer, max_body_bytes: usize) -> OpenAiProvider {
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes,
         stream: true,
+        asking: AskingSettings::default(),
     };
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
 }
@@ -54,7 +55,7 @@ fn chunks_of(text: &str, size: usize) -> Vec<Value> {
 }
 
 /// The events of a stream, `[DONE]` last when `done`.
-fn events(chunks: &[Value], done: bool) -> String {
+pub(super) fn events(chunks: &[Value], done: bool) -> String {
     let mut body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
     if done {
         body.push_str("data: [DONE]\n\n");
@@ -62,7 +63,7 @@ fn events(chunks: &[Value], done: bool) -> String {
     body
 }
 
-async fn serving(body: String) -> MockServer {
+pub(super) async fn serving(body: String) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))

@@ -1,0 +1,169 @@
+//! A refused request read for the feature it names. A 400 or 422 whose
+//! words (OpenAI's `error.message`, `error.param` and `error.code`; vLLM's
+//! top-level `message`; FastAPI's `detail`; or a plain-text body) name a
+//! feature the request used is a refusal of that feature, which the run
+//! can ask without. Any other refusal stays a refused request: a name is
+//! only read as the feature when the request sent it.
+
+use crate::provider::output::Feature;
+use serde_json::Value;
+
+/// The words by which an endpoint names each feature.
+fn names(feature: Feature) -> &'static [&'static str] {
+    match feature {
+        Feature::JsonSchema => &["json_schema", "response_format"],
+        Feature::ResponseFormat => &["response_format", "json_object"],
+        // vLLM: `"auto" tool choice requires --enable-auto-tool-choice`;
+        // llama.cpp: `tools param requires --jinja flag`.
+        Feature::Tools => &[
+            "tools",
+            "tool",
+            "tool_choice",
+            "tool_calls",
+            "function",
+            "functions",
+        ],
+        Feature::Temperature => &["temperature"],
+        Feature::MaxCompletionTokens => &["max_completion_tokens"],
+    }
+}
+
+/// The feature of `used` that a refusal with `status` and `body` names,
+/// and the endpoint's words (unscrubbed: the caller shows them).
+pub(super) fn refused_feature(
+    status: u16,
+    body: &[u8],
+    used: &[Feature],
+) -> Option<(Feature, String)> {
+    if !matches!(status, 400 | 422) || used.is_empty() {
+        return None;
+    }
+    let said = Said::of(body);
+    // The parameter the endpoint names, when it names one, over words
+    // that may mention others in passing ("'max_tokens' is not supported
+    // … use 'max_completion_tokens' instead" refuses `max_tokens`).
+    let words = tokens(said.param.as_deref().unwrap_or(&said.words));
+    let feature = used.iter().copied().find(|&feature| {
+        names(feature)
+            .iter()
+            .any(|name| words.iter().any(|word| word == name))
+    })?;
+    Some((feature, said.message))
+}
+
+/// What an error body says.
+struct Said {
+    /// `error.param`.
+    param: Option<String>,
+    /// Every field that may name the feature, in one text.
+    words: String,
+    /// What to quote: the message, else the whole body.
+    message: String,
+}
+
+impl Said {
+    fn of(body: &[u8]) -> Said {
+        let text = String::from_utf8_lossy(body).trim().to_string();
+        let Ok(document) = serde_json::from_str::<Value>(&text) else {
+            return Said {
+                param: None,
+                words: text.clone(),
+                message: text,
+            };
+        };
+        let error = match document.get("error") {
+            Some(error @ Value::Object(_)) => error,
+            Some(Value::String(message)) => {
+                return Said {
+                    param: None,
+                    words: message.clone(),
+                    message: message.clone(),
+                };
+            }
+            _ => &document,
+        };
+        let field = |key: &str| match error.get(key) {
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        let param = field("param");
+        let message = field("message").or_else(|| field("detail"));
+        let words = [message.clone(), param.clone(), field("code")]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        Said {
+            param,
+            words,
+            message: message.unwrap_or(text),
+        }
+    }
+}
+
+/// The words of `text` as names are written (`max_completion_tokens`,
+/// `response_format.type` as two), lowercased.
+fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn refused(body: Value, used: &[Feature]) -> Option<Feature> {
+        refused_feature(400, body.to_string().as_bytes(), used).map(|(feature, _)| feature)
+    }
+
+    #[test]
+    fn the_named_parameter_wins_over_words_in_passing() {
+        let body = json!({"error": {"message": "Unsupported value: 'temperature' does not support 0 with this model; response_format is fine.",
+            "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}});
+        assert_eq!(
+            refused(body, &[Feature::JsonSchema, Feature::Temperature]),
+            Some(Feature::Temperature)
+        );
+    }
+
+    #[test]
+    fn a_name_of_a_feature_not_sent_is_no_refusal_of_it() {
+        let body = json!({"error": {"message": "tools are not supported", "param": null}});
+        assert_eq!(refused(body.clone(), &[Feature::JsonSchema]), None);
+        assert_eq!(refused(body, &[Feature::Tools]), Some(Feature::Tools));
+        let model =
+            json!({"error": {"message": "The model `gpt-9` does not exist", "param": "model"}});
+        assert_eq!(
+            refused(model, &[Feature::JsonSchema, Feature::Temperature]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_named_parameter_not_sent_is_no_refusal_of_one_sent() {
+        let body = json!({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}});
+        assert_eq!(refused(body, &[Feature::MaxCompletionTokens]), None);
+    }
+
+    #[test]
+    fn other_statuses_and_shapes() {
+        let words = b"response_format is not supported by this server";
+        assert_eq!(
+            refused_feature(422, words, &[Feature::ResponseFormat]).map(|f| f.0),
+            Some(Feature::ResponseFormat)
+        );
+        assert_eq!(
+            refused_feature(404, words, &[Feature::ResponseFormat]),
+            None
+        );
+        let fastapi = json!({"detail": [{"loc": ["body", "tool_choice"], "msg": "extra fields not permitted"}]});
+        assert_eq!(refused(fastapi, &[Feature::Tools]), Some(Feature::Tools));
+        let vllm = json!({"object": "error", "message": "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set", "type": "BadRequestError", "param": null, "code": 400});
+        assert_eq!(refused(vllm, &[Feature::Tools]), Some(Feature::Tools));
+    }
+}
