@@ -45,14 +45,18 @@ impl Scripted {
 impl Scripted {
     /// The request's body and the script's next entry for its prompt, or
     /// the 400 an endpoint would give a prompt it has no script for.
-    fn next(&self, request: &Request) -> Result<(Value, Value), ResponseTemplate> {
+    fn next(&self, request: &Request) -> Result<(Value, Value), Box<ResponseTemplate>> {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
-            return Err(ResponseTemplate::new(400).set_body_string("the request is not JSON"));
+            return Err(Box::new(
+                ResponseTemplate::new(400).set_body_string("the request is not JSON"),
+            ));
         };
         let system = system_of(&body);
         let Some(rule) = self.0.rule_of(system) else {
-            return Err(ResponseTemplate::new(400)
-                .set_body_string(format!("no script for the prompt {system:?}")));
+            return Err(Box::new(
+                ResponseTemplate::new(400)
+                    .set_body_string(format!("no script for the prompt {system:?}")),
+            ));
         };
         let entry = self.0.next(rule).0;
         Ok((body, entry))
@@ -72,7 +76,7 @@ impl Respond for Scripted {
             Ok((_, entry)) => {
                 ResponseTemplate::new(200).set_body_json(completion(&text_of(&entry)))
             }
-            Err(refused) => refused,
+            Err(refused) => *refused,
         }
     }
 }
@@ -116,7 +120,7 @@ impl Respond for AsToolCalls {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let (body, entry) = match self.0.next(request) {
             Ok(next) => next,
-            Err(refused) => return refused,
+            Err(refused) => return *refused,
         };
         if body.get("tools").is_none() || entry.is_string() {
             return ResponseTemplate::new(200).set_body_json(completion(&text_of(&entry)));

@@ -89,10 +89,8 @@ fn endpoint_turn() -> Vec<EventKind> {
 
 fn app_after(events: Vec<Event>) -> App {
     let last = events.last().unwrap().clone();
-    let mut seq = last.seq;
     let mut all: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
-    for kind in endpoint_turn() {
-        seq += 1;
+    for (seq, kind) in (last.seq + 1..).zip(endpoint_turn()) {
         all.push(Arc::new(Event {
             run: last.run,
             seq,

@@ -277,7 +277,6 @@ pub(super) async fn completion(
         served: true,
         reasoning: recorded.reasoning,
         finish,
-        ..Completion::from(ModelOutput::Text(String::new()))
     })
 }
 
