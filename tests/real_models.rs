@@ -601,6 +601,7 @@ fn an_endpoint_refusing_json_schema_is_asked_with_tools_and_ends_as_on_the_sim()
             "{}",
             case.about()
         );
+        assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
     });
 }
 
@@ -624,6 +625,7 @@ fn an_endpoint_refusing_every_response_format_is_prompted_and_ends_as_on_the_sim
                 .map(|(from, to)| (from.to_string(), to.to_string()))
                 .collect();
         assert_eq!(mode_changes(case), walked, "{}", case.about());
+        assert_eq!(case.usage("fallbacks"), 3, "{}", case.about());
     });
 }
 

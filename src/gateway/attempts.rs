@@ -23,10 +23,37 @@ pub(super) struct LastAttempt {
     pub(super) call: Option<u64>,
 }
 
+/// What every attempt of one model call shares.
+struct Ask<'a> {
+    request: &'a ModelRequest,
+    /// What the call's recording says it asked.
+    asked: CallRecord,
+    /// The model's timeout per attempt.
+    timeout: Option<Duration>,
+    /// The caller's deadline on the run clock, which cuts the call.
+    deadline: Option<Duration>,
+    /// Run time the call started at.
+    entry: Duration,
+    last: &'a Mutex<LastAttempt>,
+}
+
+/// How an attempt ended, as its `call_finished` says.
+fn outcome_of(result: &Result<Completion, CallError>) -> CallOutcome {
+    match result {
+        Ok(_) => CallOutcome::Ok,
+        Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
+        Err(CallError::Cancelled) => CallOutcome::Cancelled,
+        Err(CallError::Rejected(_)) => CallOutcome::Refused,
+        Err(_) => CallOutcome::Error,
+    }
+}
+
 impl Gateway {
     /// The attempts of one model call that started at run time `entry`;
     /// each notes in `last` how long after `entry` it ended and its call's
-    /// id.
+    /// id. Each attempt is admitted by the model's shield, made, and its
+    /// failure classified: the endpoint refused a way of asking (ask the
+    /// next way), a retry is due, or the call gives up.
     pub(super) async fn model_attempts(
         &self,
         label: &str,
@@ -41,7 +68,6 @@ impl Gateway {
         if let Some(reason) = self.meter.over() {
             return Some(Err(CallError::Rejected(reason)));
         }
-        let spender = request.purpose.spender();
         let shield = self.shields.tool(MODEL_TOOL);
         let mut retrier = match &shield.settings.retries {
             Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
@@ -49,91 +75,28 @@ impl Gateway {
             _ => Retrier::own(1),
         };
         self.shields.first_call();
-        let timeout = shield
-            .settings
-            .timeout_ms
-            .map(crate::duration::clamp_millis)
-            .or_else(|| self.provider.timeout());
-        let mut attempt = 1;
-        let asked = &CallRecord {
-            purpose: Some(request.purpose.key()),
-            prompt_sha256: Some(served::prompt_sha256(request)),
-            span_ms: None,
-            ended_us: None,
-            args: None,
-            answer: None,
+        let ask = Ask {
+            request,
+            asked: CallRecord {
+                purpose: Some(request.purpose.key()),
+                prompt_sha256: Some(served::prompt_sha256(request)),
+                span_ms: None,
+                ended_us: None,
+                args: None,
+                answer: None,
+            },
+            timeout: shield
+                .settings
+                .timeout_ms
+                .map(crate::duration::clamp_millis)
+                .or_else(|| self.provider.timeout()),
+            deadline,
+            entry,
+            last,
         };
+        let mut attempt = 1;
         loop {
             let noted = &Noted::default();
-            let answer = |_started, text: CallText| async move {
-                lock(last).call = Some(text.call());
-                let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
-                let completion = async {
-                    let call = self.complete(request, asked, sink, noted);
-                    match timeout {
-                        Some(limit) => tokio::time::timeout(limit, call)
-                            .await
-                            .unwrap_or(Err(ProviderError::Timeout)),
-                        None => call.await,
-                    }
-                };
-                let cut = async {
-                    match deadline {
-                        Some(at) => self.bus.clock().sleep_until(at).await,
-                        None => std::future::pending().await,
-                    }
-                };
-                let call = async {
-                    tokio::select! {
-                        biased;
-                        answer = completion => answer
-                            .map(|mut completion| {
-                                // Counted the moment it arrives, priced
-                                // once; a served answer as it was priced.
-                                completion.usage = if completion.served {
-                                    self.meter.charge_served(spender, completion.usage)
-                                } else {
-                                    self.meter.charge(spender, completion.usage)
-                                };
-                                completion
-                            })
-                            .map_err(CallError::from_provider),
-                        () = cut => Err(CallError::Cut),
-                    }
-                };
-                let answered = text.relay(call, pieces).await;
-                noted.ended(self.bus.clock().elapsed(), Some(entry));
-                answered
-            };
-            let outcome_of = |result: &Result<Completion, CallError>| match result {
-                Ok(_) => CallOutcome::Ok,
-                Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
-                Err(CallError::Cancelled) => CallOutcome::Cancelled,
-                Err(CallError::Rejected(_)) => CallOutcome::Refused,
-                Err(_) => CallOutcome::Error,
-            };
-            let details_of = |result: &Result<Completion, CallError>| {
-                let (record, served) = noted.take(asked.clone());
-                let details = CallDetails {
-                    record,
-                    served,
-                    ..CallDetails::default()
-                };
-                match result {
-                    Ok(completion) => CallDetails {
-                        usage: completion.usage,
-                        reasoning: completion.reasoning.clone(),
-                        extracted: self
-                            .read_answer(request, &completion.output)
-                            .and_then(|(_, how)| how),
-                        ..details
-                    },
-                    Err(error) => CallDetails {
-                        error: error.message(),
-                        ..details
-                    },
-                }
-            };
             let shielded = Shielded {
                 shield: &shield,
                 attempt,
@@ -143,10 +106,10 @@ impl Gateway {
             let answered = self
                 .guarded(
                     shielded,
-                    answer,
+                    |_started, text| self.model_attempt(&ask, text, noted),
                     CallError::Rejected,
                     outcome_of,
-                    details_of,
+                    |result| self.details_of(&ask, noted, result),
                 )
                 .await;
             if let Some(span) = noted.span() {
@@ -159,38 +122,134 @@ impl Gateway {
             };
             // The endpoint refused a way of asking: ask the next way at
             // once. Not a retry: nothing failed that waiting would mend.
-            if self.adapted(&error) {
-                attempt += 1;
-                continue;
+            if !self.adapted(&error)
+                && let Err(end) = self
+                    .retry_or_give_up(&mut retrier, &shield, attempt, error)
+                    .await
+            {
+                return Some(Err(end));
             }
-            let failure = error.failure();
-            match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
-                Next::GiveUp => {
-                    self.note_failure(&error);
-                    return Some(Err(error));
+            attempt += 1;
+        }
+    }
+
+    /// One attempt: the provider's answer (or the cassette's) under the
+    /// call's timeout, cut at the caller's deadline, its text relayed as
+    /// it streams, and its tokens charged the moment it arrives.
+    async fn model_attempt(
+        &self,
+        ask: &Ask<'_>,
+        text: CallText,
+        noted: &Noted,
+    ) -> Result<Completion, CallError> {
+        lock(ask.last).call = Some(text.call());
+        let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
+        let completion = async {
+            let call = self.complete(ask.request, &ask.asked, sink, noted);
+            match ask.timeout {
+                Some(limit) => tokio::time::timeout(limit, call)
+                    .await
+                    .unwrap_or(Err(ProviderError::Timeout)),
+                None => call.await,
+            }
+        };
+        let cut = async {
+            match ask.deadline {
+                Some(at) => self.bus.clock().sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let spender = ask.request.purpose.spender();
+        let call = async {
+            tokio::select! {
+                biased;
+                answer = completion => answer
+                    .map(|mut completion| {
+                        // Counted the moment it arrives, priced once; a
+                        // served answer as it was priced.
+                        completion.usage = if completion.served {
+                            self.meter.charge_served(spender, completion.usage)
+                        } else {
+                            self.meter.charge(spender, completion.usage)
+                        };
+                        completion
+                    })
+                    .map_err(CallError::from_provider),
+                () = cut => Err(CallError::Cut),
+            }
+        };
+        let answered = text.relay(call, pieces).await;
+        noted.ended(self.bus.clock().elapsed(), Some(ask.entry));
+        answered
+    }
+
+    /// What an attempt's `call_finished` says besides its outcome.
+    fn details_of(
+        &self,
+        ask: &Ask<'_>,
+        noted: &Noted,
+        result: &Result<Completion, CallError>,
+    ) -> CallDetails {
+        let (record, served) = noted.take(ask.asked.clone());
+        let details = CallDetails {
+            record,
+            served,
+            ..CallDetails::default()
+        };
+        match result {
+            Ok(completion) => CallDetails {
+                usage: completion.usage,
+                reasoning: completion.reasoning.clone(),
+                extracted: self
+                    .read_answer(ask.request, &completion.output)
+                    .and_then(|(_, how)| how),
+                ..details
+            },
+            Err(error) => CallDetails {
+                error: error.message(),
+                ..details
+            },
+        }
+    }
+
+    /// After attempt `attempt` failed with `error`: wait out the retry's
+    /// backoff, or the error the call ends with here (given up, over the
+    /// retry budget, past the run's time or cancelled).
+    async fn retry_or_give_up(
+        &self,
+        retrier: &mut Retrier,
+        shield: &std::sync::Arc<super::shield::ToolShield>,
+        attempt: u32,
+        error: CallError,
+    ) -> Result<(), CallError> {
+        let failure = error.failure();
+        let gave_up = Err;
+        match retrier.next(attempt, failure, self.shields.budget(), &self.shields.rng) {
+            Next::GiveUp => {
+                self.note_failure(&error);
+                gave_up(error)
+            }
+            Next::OverBudget => {
+                let reason = StopReason::RetryBudgetExhausted;
+                shield.reject(attempt + 1, &reason);
+                gave_up(CallError::Rejected(reason))
+            }
+            Next::Retry(delay) => {
+                if let Some(late) = self.past_the_run(&error, delay) {
+                    shield.reject(attempt + 1, &StopReason::MaxSeconds);
+                    self.note_failure(&late);
+                    return gave_up(late);
                 }
-                Next::OverBudget => {
-                    let reason = StopReason::RetryBudgetExhausted;
-                    shield.reject(attempt + 1, &reason);
-                    return Some(Err(CallError::Rejected(reason)));
-                }
-                Next::Retry(delay) => {
-                    if let Some(late) = self.past_the_run(&error, delay) {
-                        shield.reject(attempt + 1, &StopReason::MaxSeconds);
-                        self.note_failure(&late);
-                        return Some(Err(late));
-                    }
-                    self.bus.publish(EventKind::RetryScheduled {
-                        tool: MODEL_TOOL.to_string(),
-                        task: None,
-                        attempt: attempt + 1,
-                        delay_ms: millis(delay),
-                        after: error.reason(),
-                    });
-                    if self.back_off(delay).await.is_err() {
-                        return Some(Err(CallError::Cancelled));
-                    }
-                    attempt += 1;
+                self.bus.publish(EventKind::RetryScheduled {
+                    tool: MODEL_TOOL.to_string(),
+                    task: None,
+                    attempt: attempt + 1,
+                    delay_ms: millis(delay),
+                    after: error.reason(),
+                });
+                match self.back_off(delay).await {
+                    Ok(()) => Ok(()),
+                    Err(_) => gave_up(CallError::Cancelled),
                 }
             }
         }

@@ -223,7 +223,13 @@ impl Gateway {
 
     /// What a cut answer is told, with the limit when the run set one.
     fn cut_words(&self) -> String {
-        "the answer was cut at the output limit (finish_reason \"length\"): give a shorter answer that is complete".to_string()
+        let limit = match self.provider.output_limit() {
+            Some(tokens) => format!("max_output_tokens {tokens}"),
+            None => "the model's own limit".to_string(),
+        };
+        format!(
+            "the answer was cut at the output limit ({limit}, finish_reason \"length\"): give a shorter answer that is complete"
+        )
     }
 
     /// An answer of `request`'s speaker kept its contract: an earlier one

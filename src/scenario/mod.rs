@@ -36,9 +36,7 @@ pub(crate) use origin::Origin;
 pub use path::{JsonPath, Position};
 pub use pattern_kind::PatternKind;
 pub use pricing::{ModelPrice, PriceTable, load_prices, parse_prices};
-pub use provider_spec::OutputMode;
-pub(crate) use reach::is_loopback;
-pub(crate) use reach::{Endpoint, Program};
+pub(crate) use reach::{Endpoint, Program, is_loopback};
 pub(crate) use real::{CommandSpec, HttpMethod, HttpSpec, McpServerSpec, RealCall, env_name};
 pub(crate) use resilience::{
     BackoffSpec, BreakerRule, BulkheadRule, ExponentialBackoff, FailureRule, Jitter, MODEL_TOOL,
@@ -52,7 +50,7 @@ pub(crate) use team::{
     AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
 };
 pub(crate) use types::ProviderSpec;
-pub use types::{FlagSpec, ProviderKind, Scenario, Team};
+pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario, Team};
 pub use workers::WorkerSpec;
 pub(crate) use workers::{HealthLevel, HealthOp, HealthRule, short_name};
 

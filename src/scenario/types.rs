@@ -6,8 +6,8 @@
 use super::json_text::JsonText;
 use super::origin::Origin;
 use super::pattern_kind::PatternKind;
-pub use super::provider_spec::ProviderKind;
 pub(crate) use super::provider_spec::ProviderSpec;
+pub use super::provider_spec::{OutputMode, ProviderKind};
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::sources::Sources;

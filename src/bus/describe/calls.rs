@@ -24,55 +24,7 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             plural(text.chars().count() as u64, "character"),
             if *reasoning { " of reasoning" } else { "" }
         ),
-        EventKind::CallFinished {
-            tool,
-            attempt,
-            latency_ms,
-            outcome,
-            usage,
-            error,
-            first_token_ms,
-            tokens_per_s,
-            served,
-            extracted,
-            ..
-        } => {
-            let mut line = format!(
-                "{tool}: {}{} in {latency_ms} ms{}",
-                if *served { "served " } else { "" },
-                outcome_word(*outcome),
-                attempt_note(*attempt)
-            );
-            if let Some(usage) = usage {
-                // `~` marks the sim's estimates, as the header does.
-                let about = if usage.estimated { "~" } else { "" };
-                line.push_str(&format!(
-                    " · {about}{}+{} tokens{}",
-                    usage.input,
-                    usage.output,
-                    crate::figures::token_parts(usage.cached, usage.reasoning)
-                ));
-                if let Some(cost) = usage.cost_usd {
-                    line.push_str(&format!(" · {about}${}", crate::figures::dollars(cost)));
-                }
-            }
-            if let Some(first) = first_token_ms {
-                line.push_str(&format!(" · first token {first} ms"));
-            }
-            if let Some(rate) = tokens_per_s {
-                line.push_str(&format!(" · {rate:.0} tokens/s"));
-            }
-            if let Some(error) = error {
-                line.push_str(&format!(": {error}"));
-            }
-            if let Some(how) = extracted {
-                line.push_str(match how {
-                    Extracted::Fence => " · JSON read from a code fence",
-                    Extracted::Prose => " · JSON read from prose around it",
-                });
-            }
-            line
-        }
+        EventKind::CallFinished { .. } => finished(kind)?,
         EventKind::OutputModeChanged { from, to, said } => {
             format!(
                 "model: the endpoint refused {from} output, asking as {to} from now on ({said})"
@@ -130,4 +82,59 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
         } => format!("{tool}: {in_flight}/{max} in flight, {queued} waiting"),
         _ => return None,
     })
+}
+
+/// A model or tool call's `call_finished`, in words.
+fn finished(kind: &EventKind) -> Option<String> {
+    let EventKind::CallFinished {
+        tool,
+        attempt,
+        latency_ms,
+        outcome,
+        usage,
+        error,
+        first_token_ms,
+        tokens_per_s,
+        served,
+        extracted,
+        ..
+    } = kind
+    else {
+        return None;
+    };
+    let mut line = format!(
+        "{tool}: {}{} in {latency_ms} ms{}",
+        if *served { "served " } else { "" },
+        outcome_word(*outcome),
+        attempt_note(*attempt)
+    );
+    if let Some(usage) = usage {
+        // `~` marks the sim's estimates, as the header does.
+        let about = if usage.estimated { "~" } else { "" };
+        line.push_str(&format!(
+            " · {about}{}+{} tokens{}",
+            usage.input,
+            usage.output,
+            crate::figures::token_parts(usage.cached, usage.reasoning)
+        ));
+        if let Some(cost) = usage.cost_usd {
+            line.push_str(&format!(" · {about}${}", crate::figures::dollars(cost)));
+        }
+    }
+    if let Some(first) = first_token_ms {
+        line.push_str(&format!(" · first token {first} ms"));
+    }
+    if let Some(rate) = tokens_per_s {
+        line.push_str(&format!(" · {rate:.0} tokens/s"));
+    }
+    if let Some(error) = error {
+        line.push_str(&format!(": {error}"));
+    }
+    if let Some(how) = extracted {
+        line.push_str(match how {
+            Extracted::Fence => " · JSON read from a code fence",
+            Extracted::Prose => " · JSON read from prose around it",
+        });
+    }
+    Some(line)
 }

@@ -243,27 +243,8 @@ impl<'a> TeamRun<'a> {
         .keeping(self.contracts.of(&self.part, agent));
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
-        let reading = if self.gateway.reads_leniently() {
-            Reading::Endpoint {
-                by_contract: self.gateway.replies_by_contract(),
-            }
-        } else {
-            Reading::Exact
-        };
-        let agents = |name: &str| self.part.agents.contains_key(name);
-        let verify = |output: &ModelOutput| match action::problem(output, reading, &agents) {
-            Some(problem) => Err(problem),
-            None => Ok(()),
-        };
-        // A repair is one more model call: it counts as this turn's did.
-        let before_repair = || self.count_call();
-        let check = Check {
-            verify: &verify,
-            before_repair: &before_repair,
-        };
         let (answer, took) = self
-            .gateway
-            .model_checked(format!("turn {number} · {path}"), request, deadline, &check)
+            .ask(format!("turn {number} · {path}"), request, deadline)
             .await;
         let latency_ms = millis(took);
         let halted = |outcome, halt| {
@@ -280,7 +261,7 @@ impl<'a> TeamRun<'a> {
             // with its own reason.
             Some(Err(error)) => halted(TurnOutcome::Timeout, Halt::Stop(error.stop_reason())),
             Some(Ok(output)) => {
-                let (action, output) = action::read_as(output, reading);
+                let (action, output) = action::read_as(output, self.reading());
                 let turn = Turn {
                     number,
                     action,
@@ -297,6 +278,44 @@ impl<'a> TeamRun<'a> {
             latency_ms,
         }));
         result
+    }
+
+    /// Ask the model for a turn that keeps the turn's contract: an
+    /// endpoint's answer that does not is asked for again, each repair
+    /// counted as one more model call of the turn.
+    async fn ask(
+        &self,
+        label: String,
+        request: ModelRequest,
+        deadline: Option<Duration>,
+    ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
+        let agents = |name: &str| self.part.agents.contains_key(name);
+        let verify = |output: &ModelOutput| match action::problem(output, self.reading(), &agents) {
+            Some(problem) => Err(problem),
+            None => Ok(()),
+        };
+        let before_repair = || self.count_call();
+        let check = Check {
+            verify: &verify,
+            before_repair: &before_repair,
+        };
+        self.gateway
+            .model_checked(label, request, deadline, &check)
+            .await
+    }
+
+    /// How a turn's answer is read now: exactly on the sim; on an
+    /// endpoint leniently, a reply only through the contract while the
+    /// run asks for it natively or by tool (the mode may have moved on
+    /// during the call).
+    fn reading(&self) -> Reading {
+        if self.gateway.reads_leniently() {
+            Reading::Endpoint {
+                by_contract: self.gateway.replies_by_contract(),
+            }
+        } else {
+            Reading::Exact
+        }
     }
 
     /// Count a model call against the run's `max_llm_calls`, then its

@@ -139,6 +139,11 @@ impl OpenAiProvider {
         self.config.asking.output_retries
     }
 
+    /// The output limit every request sends (`max_output_tokens`).
+    pub(crate) fn output_limit(&self) -> Option<u64> {
+        self.config.asking.max_output_tokens
+    }
+
     /// One call. With streaming on, the text goes to `text` as it arrives
     /// (when the endpoint streams at all).
     pub(crate) async fn complete(
