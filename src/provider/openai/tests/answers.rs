@@ -171,17 +171,7 @@ fn delta_chunk(delta: Value, finish_reason: Option<&str>) -> Value {
 
 async fn ask_streamed(chunks: &[Value], request: &ModelRequest) -> Completion {
     let server = serving(events(chunks, true)).await;
-    let config = OpenAiConfig {
-        base_url: format!("{}/v1", server.uri()),
-        model: "test-model".into(),
-        timeout: Duration::from_secs(5),
-        key: Some(ApiKey::new(KEY.into())),
-        max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
-        stream: true,
-        asking: AskingSettings::default(),
-    };
-    OpenAiProvider::new(config, Prompts::default(), scenario())
-        .unwrap()
+    provider_with(&server, Duration::from_secs(5), true)
         .complete(request, None)
         .await
         .unwrap()

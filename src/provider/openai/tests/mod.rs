@@ -23,13 +23,19 @@ fn scenario() -> Arc<Scenario> {
 }
 
 fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
+    provider_with(server, timeout, false)
+}
+
+/// A provider of `server`'s endpoint that asks for whole answers or for
+/// streams, with the default settings otherwise.
+fn provider_with(server: &MockServer, timeout: Duration, stream: bool) -> OpenAiProvider {
     let config = OpenAiConfig {
         base_url: format!("{}/v1", server.uri()),
         model: "test-model".into(),
         timeout,
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
-        stream: false,
+        stream,
         asking: AskingSettings::default(),
     };
     OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()

@@ -8,16 +8,7 @@ use crate::provider::TextPiece;
 use tokio::sync::mpsc;
 
 fn provider_of(server: &MockServer, stream: bool) -> OpenAiProvider {
-    let config = OpenAiConfig {
-        base_url: format!("{}/v1", server.uri()),
-        model: "test-model".into(),
-        timeout: Duration::from_secs(5),
-        key: Some(ApiKey::new(KEY.into())),
-        max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
-        stream,
-        asking: config::AskingSettings::default(),
-    };
-    OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
+    provider_with(server, Duration::from_secs(5), stream)
 }
 
 async fn answering(body: ResponseTemplate) -> MockServer {
