@@ -599,6 +599,11 @@ fn the_ways_of_asking_an_endpoint_are_checked_where_they_are_written() {
             "provider.output_retries: expected",
         ),
         (
+            "repair rounds without end",
+            edit("/provider/output_retries", Some(json!(4_000_000_000u64))),
+            "provider.output_retries: expected at most 10 repairs of an answer, found 4000000000",
+        ),
+        (
             "a temperature past 2",
             edit("/provider/temperature", Some(json!(2.5))),
             "provider.temperature: expected a number ≤ 2, found number 2.5",
@@ -620,8 +625,8 @@ fn the_ways_of_asking_an_endpoint_are_checked_where_they_are_written() {
         ),
     ];
     assert_documented(&cases);
-    let (line, _) = position_of(&cases[5].1, "\"max_output_tokens\"");
-    assert_eq!(errors_of(&cases[5].1).0[0].position.unwrap().line, line);
+    let (line, _) = position_of(&cases[6].1, "\"max_output_tokens\"");
+    assert_eq!(errors_of(&cases[6].1).0[0].position.unwrap().line, line);
     let modes = files::edit(
         valid(),
         "/provider",

@@ -1,12 +1,15 @@
 //! The `provider` section's checks: no field of the other kind of provider,
 //! a well-formed latency, no script for another pattern's speakers, and a
-//! reasoning effort that says something.
+//! reasoning effort that says something, and a bounded number of repairs.
 
 use super::super::error::Problem;
 use super::super::latency::Latency;
 use super::super::path::JsonPath;
 use super::super::types::{ProviderKind, ProviderSpec, Scenario};
 use super::{check_script, check_script_text};
+
+/// The most times an answer that breaks its contract is asked for again.
+pub(crate) const MAX_OUTPUT_RETRIES: u32 = 10;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let provider = &scenario.provider;
@@ -27,6 +30,17 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         check_script(final_answer, &path.key("final_answer"), problems);
     }
     check_pattern_scripts(scenario, &path, problems);
+    // Each repair sends every failed answer before it again: a bound keeps
+    // a model that never keeps its contract from growing the prompt and
+    // the run without end (no round table counts its model calls).
+    if let Some(retries) = provider.output_retries
+        && retries > MAX_OUTPUT_RETRIES
+    {
+        problems.push(Problem::at(
+            path.key("output_retries"),
+            format!("expected at most {MAX_OUTPUT_RETRIES} repairs of an answer, found {retries}"),
+        ));
+    }
     if let Some(effort) = &provider.reasoning_effort
         && effort.trim().is_empty()
     {
