@@ -128,15 +128,11 @@ impl Gateway {
                 return (Some(Ok(output)), took);
             };
             let raw = raw.unwrap_or_else(|| output.clone()).into_text();
-            self.note_answer_failure(&request, call, &problem, &raw);
+            let failure = self.note_answer_failure(&request, call, &problem, &raw);
             let repairs = u32::try_from(request.repair.len()).unwrap_or(u32::MAX);
             if repairs >= self.output_retries {
                 let answer = match completion.finish {
-                    Finish::Length => Err(CallError::OutputCut(
-                        lock(&self.answer_failure)
-                            .as_ref()
-                            .map_or(problem, AnswerFailure::line),
-                    )),
+                    Finish::Length => Err(CallError::OutputCut(failure.line())),
                     _ => Ok(output),
                 };
                 return (Some(answer), took);
@@ -244,19 +240,22 @@ impl Gateway {
         }
     }
 
-    /// Remember the answer the run may stop on.
+    /// Remember the answer the run may stop on; the failure as noted.
     fn note_answer_failure(
         &self,
         request: &ModelRequest,
         call: Option<u64>,
         what: &str,
         answer: &str,
-    ) {
-        *lock(&self.answer_failure) = Some(AnswerFailure {
+    ) -> AnswerFailure {
+        let failure = AnswerFailure {
             agent: Some(request.purpose.spender().to_string()),
             call,
             what: what.to_string(),
-            answer: answer.to_string(),
-        });
+            // One character past what the line quotes says there is more.
+            answer: answer.chars().take(QUOTED_CHARS + 1).collect(),
+        };
+        *lock(&self.answer_failure) = Some(failure.clone());
+        failure
     }
 }
