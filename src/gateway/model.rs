@@ -97,10 +97,12 @@ impl Gateway {
         deadline: Option<Duration>,
         check: &Check<'_>,
     ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
-        let mut took = Duration::ZERO;
+        // Every ask of the call, its repairs included, is timed from the
+        // call's start: the last one's span is the call's, as a cassette
+        // gives it back (whole milliseconds, never a sum of roundings).
+        let entry = self.bus.clock().elapsed();
         loop {
-            let (answer, spent, call) = self.model_once(&label, &request, deadline).await;
-            took += spent;
+            let (answer, took, call) = self.model_once(&label, &request, deadline, entry).await;
             let completion = match answer {
                 Some(Ok(completion)) => completion,
                 Some(Err(error)) => return (Some(Err(error)), took),
@@ -155,14 +157,15 @@ impl Gateway {
     }
 
     /// One ask of the model, its attempts and retries included: the
-    /// answer, how long it took and the id of its last attempt's call.
+    /// answer, how long after `entry` (the call's start) it ended and the
+    /// id of its last attempt's call.
     async fn model_once(
         &self,
         label: &str,
         request: &ModelRequest,
         deadline: Option<Duration>,
+        entry: Duration,
     ) -> (Option<Result<Completion, CallError>>, Duration, Option<u64>) {
-        let entry = self.bus.clock().elapsed();
         let last = Mutex::new(LastAttempt::default());
         let answer = self
             .model_attempts(label, request, deadline, entry, &last)
