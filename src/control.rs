@@ -92,7 +92,7 @@ pub(crate) struct HumanDesk {
     pub(crate) attended: bool,
 }
 
-fn known_flags(names: &[String]) -> String {
+pub(crate) fn known_flags(names: &[String]) -> String {
     if names.is_empty() {
         "no flags".to_string()
     } else {

@@ -459,6 +459,28 @@ fn what_cannot_be_served_or_forked_is_refused_naming_the_file() {
         "{}",
         stderr(&never)
     );
+    // A flag the scenario does not declare: refused as `run` refuses it.
+    let unknown = conclave(
+        &[
+            "fork",
+            &recording,
+            "--at",
+            "round 2",
+            "--flag",
+            "legl_analyst=on",
+            "--headless",
+        ],
+        &state,
+    );
+    assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+    assert!(
+        stderr(&unknown).contains(
+            "checkout_v2_launch.jsonl: unknown flag \"legl_analyst\"; this scenario declares: legal_analyst"
+        ),
+        "{}",
+        stderr(&unknown)
+    );
+    assert!(unknown.stdout.is_empty(), "nothing ran");
     let kind = conclave(
         &["fork", &recording, "--at", "turn 2", "--headless"],
         &state,

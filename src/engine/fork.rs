@@ -86,6 +86,19 @@ impl ForkRequest {
         let at = GateTarget::resolve(&self.at, &cassette.parent().gates)
             .map_err(|e| format!("{}: {e}", shown()))?;
         let started = cassette.parent().started.clone();
+        // A flag the scenario does not declare is refused as `run`
+        // refuses it, not dropped at the gate.
+        let declared: Vec<String> = started.scenario.flags.keys().cloned().collect();
+        if let Some((name, _)) = self.flags.iter().find(|(name, _)| !declared.contains(name)) {
+            return Err(format!(
+                "{}: {}",
+                shown(),
+                crate::control::ControlError::UnknownFlag {
+                    name: name.clone(),
+                    known: crate::control::known_flags(&declared),
+                }
+            ));
+        }
         let goal_changed = self.goal.as_ref().is_some_and(|goal| *goal != started.goal);
         // Every prompt holds the goal: with another goal the recorded
         // calls are matched by purpose and order alone.
