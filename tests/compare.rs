@@ -139,6 +139,33 @@ fn a_run_compared_with_its_replay_of_the_same_seed_is_identical() {
 }
 
 #[test]
+fn runs_that_differ_in_their_wall_time_alone_are_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = record(dir.path(), "vendor_outage.json", &[], "a.jsonl");
+    // The same run, finished 7 ms later, as a run on the real clock may.
+    let b = dir.path().join("b.jsonl");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut last: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert_eq!(last["type"], "run_finished");
+    last["t_ms"] = (last["t_ms"].as_u64().unwrap() + 7).into();
+    *lines.last_mut().unwrap() = last.to_string();
+    std::fs::write(&b, lines.join("\n") + "\n").unwrap();
+    let doc = result(&compare_headless(&a, &b));
+    let whats: Vec<&str> = doc["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["what"].as_str().unwrap())
+        .collect();
+    assert_eq!(whats, ["duration_ms"], "{doc:#}");
+    assert_eq!(
+        doc["identical"], true,
+        "wall time is no divergence: {doc:#}"
+    );
+}
+
+#[test]
 fn another_seed_changes_the_times_and_nothing_that_happened() {
     let dir = tempfile::tempdir().unwrap();
     let a = record(dir.path(), "checkout_v2_launch.json", &[], "a.jsonl");

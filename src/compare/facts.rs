@@ -218,9 +218,13 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
             out.field(&format!("tools.{tool}.{name}"), &x, &y);
         }
     }
-    out.field("duration_ms", &a.duration_ms, &b.duration_ms);
+    out.field(DURATION, &a.duration_ms, &b.duration_ms);
     out.0
 }
+
+/// The difference in how long the runs took, which alone leaves them
+/// identical.
+pub(crate) const DURATION: &str = "duration_ms";
 
 /// Differences gathered field by field.
 #[derive(Default)]

@@ -159,7 +159,10 @@ pub fn compare(a: Side, b: Side, rules: RulesOf) -> Comparison {
         );
     }
     Comparison {
-        identical: differences.is_empty() && first_divergence.is_none(),
+        // Wall time is no divergence: runs that differ in their times
+        // alone are identical (the difference is still listed).
+        identical: differences.iter().all(|d| d.what == facts::DURATION)
+            && first_divergence.is_none(),
         a: facts_a,
         b: facts_b,
         aligned,
