@@ -100,6 +100,10 @@ fn toolbox(tool: ToolboxCommand) -> Exit {
 
 fn main() -> ExitCode {
     let _ = color_eyre::install();
+    // Every secret of the environment is masked in whatever any command
+    // writes, from the start: an argument error quotes the arguments, and
+    // a key typed as one is masked there too.
+    conclave::known_secrets::register_environment();
     // Help, the version and clap's own errors (which quote the arguments)
     // go through the same output as every command, without colour.
     let exit = match Cli::try_parse() {
@@ -117,9 +121,6 @@ fn main() -> ExitCode {
 }
 
 fn command(cli: Cli) -> Exit {
-    // Every secret of the environment is masked in whatever any command
-    // writes, from the start.
-    conclave::known_secrets::register_environment();
     match cli.command {
         None => open_dashboard(TuiCommand::default()),
         Some(Command::Tui(tui)) => open_dashboard(tui),

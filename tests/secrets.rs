@@ -177,3 +177,22 @@ fn the_dashboard_shows_the_refusal_but_not_the_key() {
     assert_eq!(recordings(&state).len(), 1);
     assert_eq!(files_with_the_key(work.path()), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn a_key_typed_as_an_arguments_value_is_masked_in_the_argument_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args(["run", "scenarios/checkout_v2_launch.json", "--headless"])
+        .args(["--decide", KEY])
+        .env("OPENAI_API_KEY", KEY)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--decide"), "the error names the option: {stderr}");
+    assert!(
+        !stderr.contains(KEY) && !stderr.contains(&KEY[3..15]),
+        "the key is masked: {stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
