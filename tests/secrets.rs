@@ -189,7 +189,10 @@ fn a_key_typed_as_an_arguments_value_is_masked_in_the_argument_error() {
         .expect("the binary runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--decide"), "the error names the option: {stderr}");
+    assert!(
+        stderr.contains("--decide"),
+        "the error names the option: {stderr}"
+    );
     assert!(
         !stderr.contains(KEY) && !stderr.contains(&KEY[3..15]),
         "the key is masked: {stderr}"
