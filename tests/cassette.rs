@@ -677,3 +677,55 @@ fn a_lying_cassette_stops_or_misses_but_never_panics_or_hangs() {
         }
     }
 }
+
+/// A FIFO with no writer, a device or a folder given as a recording is
+/// refused at once (opening a FIFO would wait for a writer for ever).
+#[test]
+fn a_recording_that_is_no_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("cassette.jsonl");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let fifo = fifo.to_str().unwrap();
+    let scenario = "scenarios/support_swarm.json";
+    for (args, kind) in [
+        (
+            vec!["run", scenario, "--headless", "--cassette", fifo],
+            "a FIFO",
+        ),
+        (vec!["fork", fifo, "--at", "turn 2", "--headless"], "a FIFO"),
+        (vec!["replay", fifo, "--headless"], "a FIFO"),
+        (
+            vec!["fork", "/dev/zero", "--at", "turn 2", "--headless"],
+            "a device",
+        ),
+        (
+            vec!["run", scenario, "--headless", "--cassette", "scenarios"],
+            "a folder",
+        ),
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+        command
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        let what = args.join(" ");
+        let finished = crate::common::bounded::run(command, Duration::from_secs(20), &what);
+        assert_eq!(finished.exit, Some(2), "{what}");
+        let mut retried = Command::new(env!("CARGO_BIN_EXE_conclave"));
+        let output = retried
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .output()
+            .unwrap();
+        let said = stderr(&output);
+        assert!(
+            said.contains(&format!("expected a recording file, found {kind}")),
+            "{what}: {said}"
+        );
+    }
+}
