@@ -307,3 +307,45 @@ fn a_sweep_whose_program_changed_since_its_allowance_starts_nothing_and_says_wha
         "{err}"
     );
 }
+
+/// A fork runs the scenario its recording holds, which no file holds:
+/// `--allow-exec` lets its programs run for that fork alone, and it says
+/// so, rather than blaming a missing state folder.
+#[test]
+fn a_forks_allowance_is_for_that_run_alone_and_says_why() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("ran");
+    let path = sandbox.write("marks.json", &marking(&marker));
+    let file = path.to_str().unwrap();
+    let recording = sandbox.path("marks.jsonl");
+    let recording = recording.to_str().unwrap();
+    let recorded = sandbox.run(&[
+        "run",
+        file,
+        "--headless",
+        "--allow-exec",
+        "--record",
+        recording,
+    ]);
+    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    std::fs::remove_file(&marker).unwrap();
+
+    let forked = sandbox.run(&[
+        "fork",
+        recording,
+        "--at",
+        "wave 1",
+        "--headless",
+        "--allow-exec",
+    ]);
+    let said = stderr(&forked);
+    assert_eq!(forked.status.code(), Some(0), "{said}");
+    assert!(
+        !said.contains("no folder to remember it in"),
+        "the state folder is there: {said}"
+    );
+    assert!(
+        said.contains("the allowance is for this run alone"),
+        "{said}"
+    );
+}

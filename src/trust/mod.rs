@@ -72,6 +72,14 @@ impl TrustStore {
 
     /// Remember that what `consent` covers may run.
     pub(crate) fn remember(&self, consent: &Consent) -> std::io::Result<()> {
+        // A fork's scenario is the one its recording holds: there is no
+        // file whose content an allowance could be kept for.
+        if !is_key(&consent.cover.sha256) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "its scenario is the one a recording holds, not a file: the allowance is for this run alone",
+            ));
+        }
         let Some(path) = self.entry(&consent.cover) else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
