@@ -681,3 +681,46 @@ async fn esc_clears_a_zoomed_panes_search_before_it_unzooms() {
     assert!(!app.zoomed, "the second unzooms");
     assert_eq!(app.notice, None);
 }
+
+/// The log's rows between its title and its bottom border, as drawn.
+fn log_rows(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let top = lines
+        .iter()
+        .position(|l| l.contains("[3] Event log"))
+        .expect("the log pane is drawn");
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| !l.trim_start().starts_with('└'))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_log_scrolled_to_its_oldest_is_full_of_its_oldest_events() {
+    let events = full_run("vendor_outage.json").await;
+    let mut app = app_with(&events);
+    screen(&mut app, 100, 30);
+    press(&mut app, KeyCode::Char('3'));
+    for keys in [
+        &[KeyCode::Char('g')][..],
+        &[KeyCode::Home][..],
+        &[KeyCode::PageUp; 200][..],
+    ] {
+        press(&mut app, KeyCode::Char('G'));
+        for key in keys {
+            press(&mut app, *key);
+        }
+        let text = screen(&mut app, 100, 30);
+        let rows = log_rows(&text);
+        assert!(rows.len() > 3, "{text}");
+        assert!(
+            rows.iter().all(|row| row.contains('#')),
+            "{keys:?}: every row of the pane holds an event:\n{text}"
+        );
+        assert!(
+            rows[0].contains("#1 "),
+            "{keys:?}: the first row is the run's first event:\n{text}"
+        );
+    }
+}

@@ -238,7 +238,9 @@ impl LogView {
     /// oldest first, ending `offset` lines above the newest.
     pub(crate) fn window(&self, state: &RunState, height: usize) -> Vec<usize> {
         let count = self.count(state);
-        let end = count.saturating_sub(self.offset);
+        // Scrolled to the oldest, the pane is still full: a page never
+        // ends before the page's worth of events there are.
+        let end = count.saturating_sub(self.offset).max(height.min(count));
         let start = end.saturating_sub(height);
         match &self.filter {
             None => (start..end).collect(),
@@ -266,8 +268,9 @@ impl LogView {
     /// Scroll by a line or a `page` of lines, to the oldest, or follow
     /// again; `Close` clears the filter.
     fn navigate(&mut self, action: Action, state: &RunState, page: usize) {
-        let last = self.count(state).saturating_sub(1);
         let page = page.max(1);
+        // The farthest up is a full page of the oldest events.
+        let last = self.count(state).saturating_sub(page);
         self.offset = match action {
             Action::Up => (self.offset + 1).min(last),
             Action::Down => self.offset.saturating_sub(1),
