@@ -7,6 +7,7 @@
 //! end.
 
 mod events;
+mod file_kind;
 mod line;
 mod reader;
 mod sequence;

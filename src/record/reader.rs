@@ -115,32 +115,13 @@ pub(super) fn each_placed(
     };
     // Looked at before it is opened: opening a FIFO blocks.
     let kind = std::fs::metadata(path).map_err(io_error)?.file_type();
-    if !kind.is_file() {
-        return Err(RecordingError::NotAFile {
-            path: shown,
-            kind: file_kind(&kind),
-        });
+    if let Some(kind) = super::file_kind::not_a_file(&kind) {
+        return Err(RecordingError::NotAFile { path: shown, kind });
     }
     let file = File::open(path).map_err(io_error)?;
     let length = file.metadata().map_err(io_error)?.len();
     let reader = BufReader::with_capacity(1 << 20, file);
     each_event(reader, &shown, MAX_LINE, Some(length), each)
-}
-
-/// What a path that is no regular file is, in words.
-fn file_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_dir() {
-        "a folder"
-    } else if kind.is_fifo() {
-        "a FIFO (a named pipe)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else {
-        "something that is no regular file"
-    }
 }
 
 /// Every event of the recording in `reader` in its run's order, given to
