@@ -6,9 +6,10 @@ use std::os::unix::fs::FileTypeExt;
 
 /// What `kind` is in words, or `None` for a regular file.
 pub(super) fn not_a_file(kind: &std::fs::FileType) -> Option<&'static str> {
-    Some(if kind.is_file() {
+    if kind.is_file() {
         return None;
-    } else if kind.is_dir() {
+    }
+    Some(if kind.is_dir() {
         "a folder"
     } else if kind.is_fifo() {
         "a FIFO (a named pipe)"
