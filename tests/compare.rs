@@ -138,6 +138,16 @@ fn a_run_compared_with_its_replay_of_the_same_seed_is_identical() {
     assert_eq!(doc["differences"], Value::Array(vec![]));
 }
 
+/// What the comparison `doc` lists as different, in order.
+fn differing(doc: &Value) -> Vec<&str> {
+    doc["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["what"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn runs_that_differ_in_their_wall_time_alone_are_identical() {
     let dir = tempfile::tempdir().unwrap();
@@ -152,12 +162,7 @@ fn runs_that_differ_in_their_wall_time_alone_are_identical() {
     *lines.last_mut().unwrap() = last.to_string();
     std::fs::write(&b, lines.join("\n") + "\n").unwrap();
     let doc = result(&compare_headless(&a, &b));
-    let whats: Vec<&str> = doc["differences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["what"].as_str().unwrap())
-        .collect();
+    let whats = differing(&doc);
     assert_eq!(whats, ["duration_ms"], "{doc:#}");
     assert_eq!(
         doc["identical"], true,
@@ -181,12 +186,7 @@ fn another_seed_changes_the_times_and_nothing_that_happened() {
     ]);
     assert_eq!(output.status.code(), Some(0));
     let doc = result(&compare_headless(&a, &path));
-    let whats: Vec<&str> = doc["differences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["what"].as_str().unwrap())
-        .collect();
+    let whats = differing(&doc);
     assert_eq!(whats, ["seed", "duration_ms"], "{doc:#}");
     assert!(
         doc["first_divergence"].is_null(),
@@ -210,12 +210,7 @@ fn runs_of_different_scenarios_compare_at_the_summary_level() {
             .contains("different patterns (collaboration and orchestrator)"),
         "{notes:?}"
     );
-    let whats: Vec<&str> = doc["differences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["what"].as_str().unwrap())
-        .collect();
+    let whats = differing(&doc);
     for what in ["scenario", "pattern", "decision", "health", "counts.rounds"] {
         assert!(whats.contains(&what), "{what} in {whats:?}");
     }

@@ -412,25 +412,8 @@ async fn every_pattern_asked_by_tool_reads_the_calls_back_as_the_sim_answers() {
             .respond_with(AsToolCalls(Scripted::of(&doc)))
             .mount(&server)
             .await;
-        let (endpoint, _) = on_endpoint(&doc, &server).await;
         let name = &doc["name"];
-        assert_eq!(
-            endpoint.result["status"], "ok",
-            "{name}: {}",
-            endpoint.result
-        );
-        assert_eq!(
-            without_latencies(&endpoint.result),
-            without_latencies(&on_sim(&doc).await.result),
-            "{name}"
-        );
-        let bodies: Vec<Value> = server
-            .received_requests()
-            .await
-            .unwrap()
-            .iter()
-            .map(|request| serde_json::from_slice(&request.body).unwrap())
-            .collect();
+        let bodies = ends_as_on_the_sim(&doc, &server, &name.to_string()).await;
         let by_tool = bodies.iter().filter(|body| body.get("tools").is_some());
         assert!(by_tool.clone().count() > 0, "{name}");
         assert!(
@@ -459,21 +442,10 @@ async fn every_pattern_asked_for_json_or_by_prompt_ends_as_on_the_sim() {
         for mut doc in docs {
             doc["provider"]["output"] = json!(mode);
             let server = serve(&doc).await;
-            let (endpoint, _) = on_endpoint(&doc, &server).await;
             let name = &doc["name"];
-            assert_eq!(
-                endpoint.result["status"], "ok",
-                "{mode} {name}: {}",
-                endpoint.result
-            );
-            assert_eq!(
-                without_latencies(&endpoint.result),
-                without_latencies(&on_sim(&doc).await.result),
-                "{mode} {name}"
-            );
+            let bodies = ends_as_on_the_sim(&doc, &server, &format!("{mode} {name}")).await;
             let mut schemas_asked = 0;
-            for request in server.received_requests().await.unwrap() {
-                let body: Value = serde_json::from_slice(&request.body).unwrap();
+            for body in bodies {
                 let system = body["messages"][0]["content"].as_str().unwrap();
                 schemas_asked += usize::from(system.contains("matches this JSON Schema"));
                 let format = body.get("response_format");
@@ -882,6 +854,29 @@ async fn the_coordinator_and_its_members_are_asked_with_prompts_of_their_own() {
 
 /// What each request the endpoint received asked: its user message, the
 /// pattern's payload, in the order they came.
+/// Run `doc` against `server`: it ends `ok`, as on the sim but for its
+/// latencies; the bodies of the requests the server received.
+async fn ends_as_on_the_sim(doc: &Value, server: &MockServer, what: &str) -> Vec<Value> {
+    let (endpoint, _) = on_endpoint(doc, server).await;
+    assert_eq!(
+        endpoint.result["status"], "ok",
+        "{what}: {}",
+        endpoint.result
+    );
+    assert_eq!(
+        without_latencies(&endpoint.result),
+        without_latencies(&on_sim(doc).await.result),
+        "{what}"
+    );
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| serde_json::from_slice(&request.body).unwrap())
+        .collect()
+}
+
 async fn payloads(server: &MockServer) -> Vec<Value> {
     server
         .received_requests()
