@@ -13,6 +13,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cli;
+#[cfg(test)]
+mod doc_snippets;
 mod from_recording;
 mod man;
 

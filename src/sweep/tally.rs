@@ -85,7 +85,7 @@ impl Tally {
 
     /// The headless document: {"combinations": [{"flags": {..}, "runs": N,
     /// "outcomes": {"<status>/<stop_reason>/<decision>": count}, ...}]}
-    /// (README "Sweeps" gives every field).
+    /// (`docs/sweeps_and_nats.md` gives every field).
     pub fn document(&self) -> Value {
         let combinations: Vec<Value> = (0..self.combination_count())
             .map_while(|c| Some(combination_document(&self.combination(c)?, self.results(c))))
