@@ -9,13 +9,12 @@ use crate::bus::{Event, EventKind};
 use crate::scenario::PatternKind;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
 /// One pattern's steps of two runs, aligned: rounds, tasks, turns and
 /// handoffs, or research steps and sources.
-pub(crate) trait Aligned: fmt::Debug + Send + Sync + Any {
+pub(crate) trait Aligned: fmt::Debug + Send + Sync {
     /// What differs, step by step.
     fn differences(&self) -> Vec<Difference>;
     /// The steps side by side, as the sections a comparison shows.
@@ -45,7 +44,7 @@ pub type RulesOf = fn(PatternKind) -> &'static dyn CompareRules;
 pub struct Alignment(Arc<dyn Aligned>);
 
 impl Alignment {
-    pub(crate) fn new(aligned: impl Aligned) -> Alignment {
+    pub(crate) fn new(aligned: impl Aligned + 'static) -> Alignment {
         Alignment(Arc::new(aligned))
     }
 
@@ -55,13 +54,6 @@ impl Alignment {
 
     pub(crate) fn sections(&self) -> Vec<Section> {
         self.0.sections()
-    }
-
-    /// The alignment as its pattern's own type, when it is `T`.
-    #[cfg(test)]
-    pub(crate) fn get<T: Aligned>(&self) -> Option<&T> {
-        let aligned: &dyn Any = &*self.0;
-        aligned.downcast_ref()
     }
 }
 

@@ -110,15 +110,10 @@ pub fn run_local_with(
             }
         }
         for worker in workers {
-            if let Err(panic) = worker.join() {
-                let words = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "no message".into());
-                first_error.get_or_insert(SweepError::Thread(
-                    crate::secrets::scrub(&words).into_owned(),
-                ));
+            // The panic's own words went to stderr through the panic hook
+            // as it happened; the sweep says which thread it cost.
+            if worker.join().is_err() {
+                first_error.get_or_insert(SweepError::Thread);
             }
         }
         first_error.map_or(Ok(note), Err)

@@ -40,8 +40,8 @@ pub enum SweepError {
     #[error(transparent)]
     Engine(EngineError),
     /// A thread of the local executor ended without its result.
-    #[error("a sweep thread crashed: {0}")]
-    Thread(String),
+    #[error("a thread of the sweep's runs crashed (its message is above, on stderr)")]
+    Thread,
     /// The recording a sweep forks cannot serve a run (see [`SweepFork`]).
     #[error("{0}")]
     Recording(String),

@@ -1,170 +1,149 @@
 //! A pattern's share of the run state, whichever the pattern: its unit's
-//! fold behind one type the reducer holds, and its pane's selection behind
-//! one type the view state holds. Pure: nothing here draws or reads a
-//! clock.
+//! fold as one variant of the fold the reducer holds, and its pane's
+//! selection as one variant of the selection the view state holds. Both
+//! enums name every pattern's type, so a new pattern's fold or selection
+//! is a variant here the compiler asks for. Pure: nothing here draws or
+//! reads a clock.
 
+use super::chain::{members_view::MembersView, state::Chain};
+use super::research::state::Research;
+use super::round_table::{TableView, state::RoundTable};
+use super::workers::state::Workers;
 use crate::bus::EventKind;
+use crate::tui::selection::ListView;
 use crate::tui::state::outcome::Outcome;
-use std::any::Any;
 use std::fmt::Debug;
 
 /// A pattern's fold over its own events: `fold = events.fold(apply)`, the
 /// same for a live run and its replay.
-pub trait Fold: Any + Clone + Debug + Default + PartialEq + Send + Sync {
+pub trait Fold: Clone + Debug + Default + PartialEq + Send + Sync {
     /// Fold one event at run time `t_ms`; another pattern's are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64);
     /// The run ended: what was in flight will not finish.
     fn close(&mut self, outcome: &Outcome);
+    /// This fold as the run's.
+    fn seated(self) -> PatternFold;
+    /// The run's fold, when it is this one.
+    fn of(fold: &PatternFold) -> Option<&Self>;
 }
 
-/// The fold of a run's pattern; empty until the run's start seats it.
-#[derive(Default)]
-pub struct PatternFold(Option<Box<dyn AnyFold>>);
+/// The fold of a run's pattern; unseated until the run's start seats it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PatternFold(pub(crate) Seated);
+
+/// Each pattern's fold, by the pattern.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) enum Seated {
+    #[default]
+    Unseated,
+    RoundTable(Box<RoundTable>),
+    Workers(Box<Workers>),
+    Chain(Box<Chain>),
+    Research(Box<Research>),
+}
 
 impl PatternFold {
     pub(crate) fn new<F: Fold>(fold: F) -> Self {
-        PatternFold(Some(Box::new(fold)))
+        fold.seated()
     }
 
     pub(crate) fn apply(&mut self, kind: &EventKind, t_ms: u64) {
-        if let Some(fold) = &mut self.0 {
-            fold.apply(kind, t_ms);
+        match &mut self.0 {
+            Seated::Unseated => {}
+            Seated::RoundTable(fold) => fold.apply(kind, t_ms),
+            Seated::Workers(fold) => fold.apply(kind, t_ms),
+            Seated::Chain(fold) => fold.apply(kind, t_ms),
+            Seated::Research(fold) => fold.apply(kind, t_ms),
         }
     }
 
     pub(crate) fn close(&mut self, outcome: &Outcome) {
-        if let Some(fold) = &mut self.0 {
-            fold.close(outcome);
+        match &mut self.0 {
+            Seated::Unseated => {}
+            Seated::RoundTable(fold) => fold.close(outcome),
+            Seated::Workers(fold) => fold.close(outcome),
+            Seated::Chain(fold) => fold.close(outcome),
+            Seated::Research(fold) => fold.close(outcome),
         }
     }
 
     /// The fold as its unit's type; `None` before the run's start or for
     /// another pattern's.
     pub fn get<F: Fold>(&self) -> Option<&F> {
-        self.0.as_ref()?.as_any().downcast_ref()
-    }
-}
-
-impl Clone for PatternFold {
-    fn clone(&self) -> Self {
-        PatternFold(self.0.as_ref().map(|fold| fold.clone_box()))
-    }
-}
-
-impl PartialEq for PatternFold {
-    fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (None, None) => true,
-            (Some(a), Some(b)) => a.equals(b.as_ref()),
-            _ => false,
-        }
-    }
-}
-
-impl Debug for PatternFold {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            Some(fold) => fold.fmt(f),
-            None => f.write_str("PatternFold(unseated)"),
-        }
-    }
-}
-
-/// `Fold` behind a pointer.
-trait AnyFold: Debug + Send + Sync {
-    fn apply(&mut self, kind: &EventKind, t_ms: u64);
-    fn close(&mut self, outcome: &Outcome);
-    fn clone_box(&self) -> Box<dyn AnyFold>;
-    fn equals(&self, other: &dyn AnyFold) -> bool;
-    fn as_any(&self) -> &dyn Any;
-}
-
-impl<F: Fold> AnyFold for F {
-    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
-        Fold::apply(self, kind, t_ms);
-    }
-
-    fn close(&mut self, outcome: &Outcome) {
-        Fold::close(self, outcome);
-    }
-
-    fn clone_box(&self) -> Box<dyn AnyFold> {
-        Box::new(self.clone())
-    }
-
-    fn equals(&self, other: &dyn AnyFold) -> bool {
-        other.as_any().downcast_ref::<F>() == Some(self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        F::of(self)
     }
 }
 
 /// What a pattern's pane remembers between frames (a selected row or
 /// cell), of its unit's type; the unit's default until first moved.
-#[derive(Default)]
-pub struct PatternSelection(Option<Box<dyn AnySelection>>);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PatternSelection(Kept);
 
-/// What a selection must be.
-pub(crate) trait Selection: Any + Clone + Debug + Default + PartialEq + Send + Sync {}
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) enum Kept {
+    #[default]
+    Unmoved,
+    Table(TableView),
+    List(ListView),
+    Members(MembersView),
+}
 
-impl<S: Any + Clone + Debug + Default + PartialEq + Send + Sync> Selection for S {}
+/// What a selection must be: one of `PatternSelection`'s.
+pub(crate) trait Selection: Clone + Debug + Default + PartialEq + Send + Sync {
+    fn kept(self) -> Kept;
+    fn of(selection: &PatternSelection) -> Option<&Self>;
+}
 
 impl PatternSelection {
     /// The selection as its unit's type, if it has been moved.
     pub(crate) fn get<S: Selection>(&self) -> Option<&S> {
-        self.0.as_ref()?.as_any().downcast_ref()
+        S::of(self)
     }
 
     /// Keep `selection` as the pane's selection.
     pub(crate) fn set<S: Selection>(&mut self, selection: S) {
-        self.0 = Some(Box::new(selection));
+        *self = PatternSelection(selection.kept());
     }
 }
 
-impl Clone for PatternSelection {
-    fn clone(&self) -> Self {
-        PatternSelection(self.0.as_ref().map(|s| s.clone_box()))
-    }
-}
+/// `Selection` for each variant of `PatternSelection`.
+macro_rules! selection {
+    ($type:ty, $variant:ident) => {
+        impl Selection for $type {
+            fn kept(self) -> Kept {
+                Kept::$variant(self)
+            }
 
-impl PartialEq for PatternSelection {
-    fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (None, None) => true,
-            (Some(a), Some(b)) => a.equals(b.as_ref()),
-            _ => false,
+            fn of(selection: &PatternSelection) -> Option<&Self> {
+                match &selection.0 {
+                    Kept::$variant(selection) => Some(selection),
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
 
-impl Debug for PatternSelection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            Some(selection) => selection.fmt(f),
-            None => f.write_str("PatternSelection(default)"),
+selection!(TableView, Table);
+selection!(ListView, List);
+selection!(MembersView, Members);
+
+/// `seated` and `of` of a `Fold`, for the variant of `PatternFold` that
+/// holds it; each pattern's `impl Fold` calls it once.
+macro_rules! seat_as {
+    ($variant:ident) => {
+        fn seated(self) -> $crate::tui::patterns::fold::PatternFold {
+            $crate::tui::patterns::fold::PatternFold($crate::tui::patterns::fold::Seated::$variant(
+                Box::new(self),
+            ))
         }
-    }
+
+        fn of(fold: &$crate::tui::patterns::fold::PatternFold) -> Option<&Self> {
+            match &fold.0 {
+                $crate::tui::patterns::fold::Seated::$variant(fold) => Some(fold),
+                _ => None,
+            }
+        }
+    };
 }
-
-/// `Selection` behind a pointer.
-trait AnySelection: Debug + Send + Sync {
-    fn clone_box(&self) -> Box<dyn AnySelection>;
-    fn equals(&self, other: &dyn AnySelection) -> bool;
-    fn as_any(&self) -> &dyn Any;
-}
-
-impl<S: Selection> AnySelection for S {
-    fn clone_box(&self) -> Box<dyn AnySelection> {
-        Box::new(self.clone())
-    }
-
-    fn equals(&self, other: &dyn AnySelection) -> bool {
-        other.as_any().downcast_ref::<S>() == Some(self)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
+pub(crate) use seat_as;

@@ -11,6 +11,8 @@ use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
 
 impl Fold for Chain {
+    crate::tui::patterns::fold::seat_as!(Chain);
+
     /// Fold one team event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         self.fold(kind, t_ms);

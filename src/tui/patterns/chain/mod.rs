@@ -9,7 +9,7 @@ mod list;
 pub(crate) mod log;
 mod member_row;
 mod members;
-mod members_view;
+pub(crate) mod members_view;
 pub(crate) mod nested;
 pub(crate) mod state;
 mod swarm;

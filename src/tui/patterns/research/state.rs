@@ -235,6 +235,8 @@ impl Research {
 }
 
 impl Fold for Research {
+    crate::tui::patterns::fold::seat_as!(Research);
+
     fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         self.fold(kind);
     }

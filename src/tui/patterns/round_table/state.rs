@@ -92,6 +92,8 @@ impl RoundTable {
 }
 
 impl Fold for RoundTable {
+    crate::tui::patterns::fold::seat_as!(RoundTable);
+
     fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         match kind {
             EventKind::Round(RoundEvent::RoundStarted { round, speakers }) => {

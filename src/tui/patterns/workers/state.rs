@@ -273,6 +273,8 @@ impl Workers {
 }
 
 impl Fold for Workers {
+    crate::tui::patterns::fold::seat_as!(Workers);
+
     /// Fold one orchestrator event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
