@@ -249,7 +249,15 @@ fn a_sweeps_per_run_figures_agree_with_the_run_alone_at_the_largest_count() {
     let alone = result(&alone);
     let swept = sandbox.run_with(
         &[
-            &["sweep", &file, "--seeds", "1..3", "--parallel", "1", "--allow-real"][..],
+            &[
+                "sweep",
+                &file,
+                "--seeds",
+                "1..3",
+                "--parallel",
+                "1",
+                "--allow-real",
+            ][..],
             &common,
         ]
         .concat(),

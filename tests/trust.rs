@@ -271,16 +271,22 @@ fn a_program_or_script_rewritten_after_the_allowance_asks_again_and_does_not_run
 /// asking, whatever the file holds now; a rewritten program still asks.
 #[test]
 fn a_data_file_the_program_writes_is_not_covered_but_the_program_is() {
-    for argv in [&["./writer.sh", "data.log"][..], &["sh", "writer.sh", "data.log"]] {
+    for argv in [
+        &["./writer.sh", "data.log"][..],
+        &["sh", "writer.sh", "data.log"],
+    ] {
         let sandbox = Sandbox::new();
         let dir = folder(&sandbox, "ops", argv, "as allowed");
         write_writer(&dir, "as allowed");
         let allowed = run_in(&sandbox, &dir, true);
-        assert_eq!(allowed.status.code(), Some(0), "{argv:?}: {}", stderr(&allowed));
-        let lines = || {
-            std::fs::read_to_string(dir.join("data.log"))
-                .map_or(0, |text| text.lines().count())
-        };
+        assert_eq!(
+            allowed.status.code(),
+            Some(0),
+            "{argv:?}: {}",
+            stderr(&allowed)
+        );
+        let lines =
+            || std::fs::read_to_string(dir.join("data.log")).map_or(0, |text| text.lines().count());
         let mut written = lines();
         assert!(written > 0, "{argv:?}: the allowed run wrote its data");
         for again in 1..=2 {
@@ -301,10 +307,16 @@ fn a_data_file_the_program_writes_is_not_covered_but_the_program_is() {
         assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
         let writer = std::fs::canonicalize(dir.join("writer.sh")).unwrap();
         assert!(
-            err.contains(&format!("{} changed since you allowed it", writer.display())),
+            err.contains(&format!(
+                "{} changed since you allowed it",
+                writer.display()
+            )),
             "{argv:?}: names what changed: {err}"
         );
-        assert!(!err.contains("data.log"), "{argv:?}: the data is no program: {err}");
+        assert!(
+            !err.contains("data.log"),
+            "{argv:?}: the data is no program: {err}"
+        );
         assert_eq!(lines(), written, "{argv:?}: refused, it never ran");
     }
 }

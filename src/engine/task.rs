@@ -78,7 +78,10 @@ fn stop_for(outcome: &mut RunOutcome, reason: StopReason) {
     outcome.stop_reason = reason.clone();
     let mut document = Arc::unwrap_or_clone(std::mem::take(&mut outcome.result)).into_value();
     if let Some(fields) = document.as_object_mut() {
-        for (key, value) in [("status", "stopped".to_string()), ("stop_reason", reason.to_string())] {
+        for (key, value) in [
+            ("status", "stopped".to_string()),
+            ("stop_reason", reason.to_string()),
+        ] {
             if fields.contains_key(key) {
                 fields.insert(key.into(), value.into());
             }

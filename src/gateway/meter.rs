@@ -393,7 +393,10 @@ mod tests {
         meter.charge("a", used(u64::MAX, 0));
         assert_eq!(meter.over(), Some(StopReason::MaxCost));
         assert!(meter.cost_overflowed());
-        assert!(past_budget(f64::NAN, f64::MAX), "not a number is past it too");
+        assert!(
+            past_budget(f64::NAN, f64::MAX),
+            "not a number is past it too"
+        );
     }
 
     #[test]

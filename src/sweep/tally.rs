@@ -306,7 +306,10 @@ mod tests {
         assert_eq!(past["saturated"], true, "{past}");
         let mixed = costs(&[f64::MAX, 1e308, 1.0]);
         let mean = mixed["mean"].as_f64().unwrap();
-        assert!((mean / (f64::MAX / 3.0 + 1e308 / 3.0) - 1.0).abs() < 1e-12, "{mixed}");
+        assert!(
+            (mean / (f64::MAX / 3.0 + 1e308 / 3.0) - 1.0).abs() < 1e-12,
+            "{mixed}"
+        );
         assert_eq!(costs(&[0.25, 0.5])["mean"], 0.375, "as it always was");
     }
 

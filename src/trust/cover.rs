@@ -209,8 +209,8 @@ fn named_files(arg: &str, cwd: &Path, folder: &Path) -> Vec<PathBuf> {
 /// script handed to a program that is a script itself (a version manager's
 /// `python3`) is covered as the script it is.
 const SCRIPT_EXTENSIONS: &[&str] = &[
-    "py", "pyw", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "mts", "rb", "pl",
-    "pm", "php", "lua", "r", "jl", "tcl", "ps1", "jar", "exs", "ex", "groovy", "kts", "swift",
+    "py", "pyw", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "mts", "rb", "pl", "pm",
+    "php", "lua", "r", "jl", "tcl", "ps1", "jar", "exs", "ex", "groovy", "kts", "swift",
 ];
 
 fn has_script_extension(path: &Path) -> bool {
@@ -244,9 +244,8 @@ fn starts_with_shebang(path: &Path) -> bool {
         return false;
     }
     let mut start = [0u8; 2];
-    std::fs::File::open(path).is_ok_and(|mut file| {
-        file.read_exact(&mut start).is_ok() && &start == b"#!"
-    })
+    std::fs::File::open(path)
+        .is_ok_and(|mut file| file.read_exact(&mut start).is_ok() && &start == b"#!")
 }
 
 /// Whether `canonical` is a system program: in a system folder, and it

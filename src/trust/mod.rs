@@ -326,7 +326,12 @@ mod tests {
             std::fs::write(dir.path().join("other"), "#!/bin/sh\n").unwrap();
             std::fs::write(dir.path().join("server.py"), "print(1)\n").unwrap();
             let consent = consent_for(&reload(&dir)).unwrap();
-            let files: Vec<String> = consent.cover.files.iter().map(|f| f.written.clone()).collect();
+            let files: Vec<String> = consent
+                .cover
+                .files
+                .iter()
+                .map(|f| f.written.clone())
+                .collect();
             files
         };
         assert_eq!(covered(&["sh", "tool.sh", "data.json"]), ["sh", "tool.sh"]);

@@ -344,7 +344,8 @@ mod tests {
         assert_eq!(counted, 12, "every run in a bar: {bars:?}");
         let last = bars.last().unwrap();
         assert!(
-            last.label.ends_with("18446744073709551615 (held: past the largest count)"),
+            last.label
+                .ends_with("18446744073709551615 (held: past the largest count)"),
             "{last:?}"
         );
         assert_eq!(last.runs.len(), 1, "{bars:?}");
