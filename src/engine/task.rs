@@ -60,6 +60,7 @@ fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
     // A cost past the largest number is past any dollar budget, even when
     // the call that made it was the run's last and no gate came after.
     if gateway.cost_overflowed() && outcome.status == RunStatus::Ok {
+        outcome.status = RunStatus::Stopped;
         stop_for(&mut outcome, StopReason::MaxCost);
     }
     // The result leaves the process (printed, recorded, shown): no
@@ -72,18 +73,19 @@ fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
     outcome
 }
 
-/// The run stopped for `reason`, in its outcome and its result document.
+/// The run stopped for `reason`, in its outcome and its result document,
+/// whose status becomes the outcome's.
 fn stop_for(outcome: &mut RunOutcome, reason: StopReason) {
-    outcome.status = RunStatus::Stopped;
     outcome.stop_reason = reason.clone();
     let mut document = Arc::unwrap_or_clone(std::mem::take(&mut outcome.result)).into_value();
     if let Some(fields) = document.as_object_mut() {
+        let status = serde_json::to_value(outcome.status).unwrap_or_default();
         for (key, value) in [
-            ("status", "stopped".to_string()),
-            ("stop_reason", reason.to_string()),
+            ("status", status),
+            ("stop_reason", reason.to_string().into()),
         ] {
             if fields.contains_key(key) {
-                fields.insert(key.into(), value.into());
+                fields.insert(key.into(), value);
             }
         }
     }

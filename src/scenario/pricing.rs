@@ -128,7 +128,7 @@ fn numbers_past_the_largest(text: &str) -> Vec<Problem> {
                 problems.push(Problem::at(
                     JsonPath::root().key(model).key(field),
                     format!(
-                        "expected US dollars per million {tokens} tokens, a finite number ≥ 0, found {number}, past the largest number there is"
+                        "expected US dollars per million {tokens} tokens, a finite number ≥ 0, found {number}, too large to hold"
                     ),
                 ));
             }
@@ -282,9 +282,9 @@ mod tests {
         assert_eq!(lines.len(), 2, "{errors}");
         assert_eq!(
             lines[0],
-            "p.json:2:31: m.output: expected US dollars per million output tokens, a finite number ≥ 0, found 1e999, past the largest number there is"
+            "p.json:2:31: m.output: expected US dollars per million output tokens, a finite number ≥ 0, found 1e999, too large to hold"
         );
-        assert!(lines[1].starts_with("p.json:3:17: n.input: expected US dollars per million input tokens, a finite number ≥ 0, found -2e400"), "{errors}");
+        assert!(lines[1].starts_with("p.json:3:18: n.input: expected US dollars per million input tokens, a finite number ≥ 0, found -2e400"), "{errors}");
     }
 
     #[test]
