@@ -34,6 +34,7 @@ mod mcp;
 mod messy_model;
 mod names;
 mod nats_attach;
+mod nats_attach_garbage;
 mod nats_core;
 mod nats_events;
 mod nats_outage;

@@ -265,6 +265,75 @@ fn a_program_or_script_rewritten_after_the_allowance_asks_again_and_does_not_run
     }
 }
 
+/// A program that appends to the data file its first argument names: the
+/// allowance covers the program and the script an interpreter is given,
+/// never the file they write, so the run allowed once runs again without
+/// asking, whatever the file holds now; a rewritten program still asks.
+#[test]
+fn a_data_file_the_program_writes_is_not_covered_but_the_program_is() {
+    for argv in [
+        &["./writer.sh", "data.log"][..],
+        &["sh", "writer.sh", "data.log"],
+    ] {
+        let sandbox = Sandbox::new();
+        let dir = folder(&sandbox, "ops", argv, "as allowed");
+        write_writer(&dir, "as allowed");
+        let allowed = run_in(&sandbox, &dir, true);
+        assert_eq!(
+            allowed.status.code(),
+            Some(0),
+            "{argv:?}: {}",
+            stderr(&allowed)
+        );
+        let lines =
+            || std::fs::read_to_string(dir.join("data.log")).map_or(0, |text| text.lines().count());
+        let mut written = lines();
+        assert!(written > 0, "{argv:?}: the allowed run wrote its data");
+        for again in 1..=2 {
+            let out = run_in(&sandbox, &dir, false);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{argv:?}, run {again} without --allow-exec: {}",
+                stderr(&out)
+            );
+            assert!(lines() > written, "{argv:?}: run {again} wrote its data");
+            written = lines();
+        }
+
+        write_writer(&dir, "rewritten");
+        let out = run_in(&sandbox, &dir, false);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        let writer = std::fs::canonicalize(dir.join("writer.sh")).unwrap();
+        assert!(
+            err.contains(&format!(
+                "{} changed since you allowed it",
+                writer.display()
+            )),
+            "{argv:?}: names what changed: {err}"
+        );
+        assert!(
+            !err.contains("data.log"),
+            "{argv:?}: the data is no program: {err}"
+        );
+        assert_eq!(lines(), written, "{argv:?}: refused, it never ran");
+    }
+}
+
+/// `writer.sh`, a worker that appends a line to the file its first
+/// argument names; `variant` changes its bytes, not what it does.
+fn write_writer(dir: &Path, variant: &str) {
+    let writer = dir.join("writer.sh");
+    std::fs::write(
+        &writer,
+        format!("#!/bin/sh\n# {variant}\ncat > /dev/null\necho \"run $$\" >> \"$1\"\necho '{{\"done\": true}}'\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&writer, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 #[test]
 fn unchanged_the_allowance_holds_from_any_path_to_the_file() {
     let sandbox = Sandbox::new();

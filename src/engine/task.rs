@@ -3,7 +3,7 @@
 //! carries the run's usage and no secret.
 
 use super::setup::described_by_servers;
-use crate::bus::{Bus, EventKind};
+use crate::bus::{Bus, EventKind, RunStatus};
 use crate::gateway::{CacheError, Gateway};
 use crate::patterns::{self, RunContext, RunOutcome};
 use crate::stop::StopReason;
@@ -54,18 +54,14 @@ fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
     if let Some(words) = gateway.cassette_missed()
         && outcome.stop_reason == StopReason::Cancelled
     {
-        outcome.stop_reason = StopReason::CassetteMiss;
+        stop_for(&mut outcome, StopReason::CassetteMiss);
         outcome.error = Some(words);
-        let mut document = Arc::unwrap_or_clone(std::mem::take(&mut outcome.result)).into_value();
-        if let Some(fields) = document.as_object_mut()
-            && fields.contains_key("stop_reason")
-        {
-            fields.insert(
-                "stop_reason".into(),
-                StopReason::CassetteMiss.to_string().into(),
-            );
-        }
-        outcome.result = Arc::new(crate::bus::ResultDoc::from_value(&document));
+    }
+    // A cost past the largest number is past any dollar budget, even when
+    // the call that made it was the run's last and no gate came after.
+    if gateway.cost_overflowed() && outcome.status == RunStatus::Ok {
+        outcome.status = RunStatus::Stopped;
+        stop_for(&mut outcome, StopReason::MaxCost);
     }
     // The result leaves the process (printed, recorded, shown): no
     // secret in it, whatever text it was built from.
@@ -75,4 +71,23 @@ fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
         *error = crate::secrets::scrub(error).into_owned();
     }
     outcome
+}
+
+/// The run stopped for `reason`, in its outcome and its result document,
+/// whose status becomes the outcome's.
+fn stop_for(outcome: &mut RunOutcome, reason: StopReason) {
+    outcome.stop_reason = reason.clone();
+    let mut document = Arc::unwrap_or_clone(std::mem::take(&mut outcome.result)).into_value();
+    if let Some(fields) = document.as_object_mut() {
+        let status = serde_json::to_value(outcome.status).unwrap_or_default();
+        for (key, value) in [
+            ("status", status),
+            ("stop_reason", reason.to_string().into()),
+        ] {
+            if fields.contains_key(key) {
+                fields.insert(key.into(), value);
+            }
+        }
+    }
+    outcome.result = Arc::new(crate::bus::ResultDoc::from_value(&document));
 }

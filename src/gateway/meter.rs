@@ -77,6 +77,19 @@ struct Figures {
     saturated: bool,
 }
 
+/// Whether a sum of dollars went past the largest number (held there, or
+/// not a number at all).
+fn overflowed(dollars: f64) -> bool {
+    is_held(dollars) || !dollars.is_finite()
+}
+
+/// Whether `cost` is past a budget of `max` dollars: a cost that
+/// overflowed (or is not a number) is past every budget, the largest
+/// included.
+fn past_budget(cost: f64, max: f64) -> bool {
+    overflowed(cost) || cost > max
+}
+
 /// Counts nobody made (cached or reasoning tokens, repairs, fallbacks)
 /// are left out, so that a run on the sim reads as it did before they
 /// were counted.
@@ -218,11 +231,19 @@ impl Meter {
             && self
                 .limits
                 .max_cost_usd
-                .is_some_and(|max| total.cost_usd > max)
+                .is_some_and(|max| past_budget(total.cost_usd, max))
         {
             return Some(StopReason::MaxCost);
         }
         None
+    }
+
+    /// Whether the run has a dollar budget and its cost went past the
+    /// largest number: no budget holds such a cost, whenever it came.
+    pub(crate) fn cost_overflowed(&self) -> bool {
+        self.price.is_some()
+            && self.limits.max_cost_usd.is_some()
+            && overflowed(self.ledger().total.cost_usd)
     }
 
     /// The `usage` of the run's result, as it stands.
@@ -355,6 +376,27 @@ mod tests {
         assert_eq!(usage["cost_usd"], f64::MAX, "a number, not null: {usage}");
         assert_eq!(usage["saturated"], true);
         assert_eq!(priced_past.over(), Some(StopReason::MaxCost));
+    }
+
+    #[test]
+    fn a_cost_held_at_the_largest_number_is_past_even_the_largest_budget() {
+        let meter = Meter::new(
+            Some(ModelPrice::new(1e308, 0.0)),
+            SpendLimits {
+                max_tokens: None,
+                max_cost_usd: Some(f64::MAX),
+            },
+        );
+        meter.charge("a", used(10, 0));
+        assert_eq!(meter.over(), None);
+        assert!(!meter.cost_overflowed());
+        meter.charge("a", used(u64::MAX, 0));
+        assert_eq!(meter.over(), Some(StopReason::MaxCost));
+        assert!(meter.cost_overflowed());
+        assert!(
+            past_budget(f64::NAN, f64::MAX),
+            "not a number is past it too"
+        );
     }
 
     #[test]

@@ -157,6 +157,12 @@ impl Gateway {
         self.meter.over()
     }
 
+    /// Whether the run's cost went past the largest number under a dollar
+    /// budget, even on its last call.
+    pub(crate) fn cost_overflowed(&self) -> bool {
+        self.meter.cost_overflowed()
+    }
+
     /// The run's `usage`: tokens and dollars, in all and by who spent them.
     pub(crate) fn usage(&self) -> Usage {
         self.meter.usage()

@@ -153,12 +153,14 @@ impl Watcher {
     }
 
     /// Run `id`'s events from its first one, live after that, each read as
-    /// a recording's line is; a message that is not an event is an error
-    /// naming its place.
+    /// a recording's line is. A message that is not one of the run's
+    /// events (not UTF-8, not an event, another run's, one its engine did
+    /// not publish, one already shown) is skipped, saying why: it costs
+    /// only itself. An error is the stream's own.
     pub async fn follow(
         &self,
         id: &RemoteRunId,
-    ) -> Result<impl Stream<Item = Result<Event, String>> + use<>, String> {
+    ) -> Result<impl Stream<Item = Result<Followed, String>> + use<>, String> {
         let stream = self
             .js
             .get_stream(EVENTS_STREAM)
@@ -177,11 +179,23 @@ impl Watcher {
             .await
             .map_err(|e| format!("{}: cannot follow run {id}: {e}", self.url))?;
         let id = id.clone();
+        let mut last = 0;
         Ok(messages.map(move |message| {
             let message = message.map_err(|e| format!("run {id}: {e}"))?;
-            decode(&message.payload).ok_or_else(|| {
-                format!("run {id}: a message on {} is not an event", message.subject)
-            })
+            let Some(event) = decode(&message.payload) else {
+                return Ok(Followed::Skipped(not_an_event(&message.payload)));
+            };
+            let why = if event.run != id.run {
+                format!("an event of run {}", event.run)
+            } else if !published_by_its_engine(&message, &id, event.seq) {
+                format!("event {} without its engine's message id", event.seq)
+            } else if event.seq <= last {
+                format!("event {} again, after event {last}", event.seq)
+            } else {
+                last = event.seq;
+                return Ok(Followed::Event(event));
+            };
+            Ok(Followed::Skipped(why))
         }))
     }
 
@@ -207,6 +221,45 @@ impl Watcher {
         serde_json::from_slice::<Reply>(&answer.payload)
             .map_err(|e| format!("run {id}: the engine's reply is not one: {e}"))?
             .into_result()
+    }
+}
+
+/// One message of a followed run's subject.
+#[derive(Debug)]
+pub enum Followed {
+    Event(Event),
+    /// A message that is none of the run's events, and what it was.
+    Skipped(String),
+}
+
+/// Whether `message` carries the message id its engine gives event `seq`
+/// of run `id` (`<engine>/<run>/<seq>`): anything else on the subject was
+/// put there by someone else.
+fn published_by_its_engine(message: &jetstream::Message, id: &RemoteRunId, seq: u64) -> bool {
+    message
+        .headers
+        .as_ref()
+        .and_then(|headers| headers.get(async_nats::header::NATS_MESSAGE_ID))
+        .is_some_and(|value| value.as_str() == id.message_id(seq))
+}
+
+/// What a message that holds no event holds, in a few words fit for the
+/// terminal: its kind, when it names one, cleaned and cut short.
+fn not_an_event(payload: &[u8]) -> String {
+    let Ok(text) = std::str::from_utf8(payload) else {
+        return "bytes that are not UTF-8".into();
+    };
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    match serde_json::from_str::<Kind>(text) {
+        Ok(Kind { kind }) => {
+            let kind: String = crate::sanitize::clean(&kind).chars().take(40).collect();
+            format!("an event of a kind this Conclave does not read ({kind:?})")
+        }
+        Err(_) => "not an event".into(),
     }
 }
 

@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::path::Path;
 
 /// What one model's tokens cost, in US dollars per million tokens.
@@ -90,7 +91,12 @@ pub fn parse_prices(text: &str, file: &str) -> Result<PriceTable, ScenarioErrors
         return Err(super::findings_errors(text, file, &duplicates));
     }
     let document: Value = serde_json::from_str(text).map_err(|e| {
-        ScenarioErrors::one(file, None, JsonPath::root(), format!("not valid JSON: {e}"))
+        let past = numbers_past_the_largest(text);
+        if past.is_empty() {
+            ScenarioErrors::one(file, None, JsonPath::root(), format!("not valid JSON: {e}"))
+        } else {
+            super::placed(text, file, past)
+        }
     })?;
     let problems = check_table(&document, &JsonPath::root());
     if !problems.is_empty() {
@@ -98,6 +104,37 @@ pub fn parse_prices(text: &str, file: &str) -> Result<PriceTable, ScenarioErrors
     }
     serde_json::from_value(document)
         .map_err(|e| ScenarioErrors::one(file, None, JsonPath::root(), e.to_string()))
+}
+
+/// The prices written past the largest number (`1e999`), which a JSON
+/// reader refuses as a whole file: each named by its model and field, as
+/// any other price that is no price.
+fn numbers_past_the_largest(text: &str) -> Vec<Problem> {
+    type Fields<'t> = IndexMap<String, &'t RawValue>;
+    let Ok(models) = serde_json::from_str::<IndexMap<String, Fields<'_>>>(text) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    for (model, fields) in &models {
+        for (field, raw) in fields {
+            let number = raw.get().trim();
+            let finite = serde_json::from_str::<f64>(number).is_ok_and(f64::is_finite);
+            let is_number = number.starts_with(|c: char| c == '-' || c.is_ascii_digit());
+            if is_number && !finite {
+                let tokens = FIELDS
+                    .iter()
+                    .find(|(name, _, _)| name == field)
+                    .map_or(field.as_str(), |(_, _, tokens)| tokens);
+                problems.push(Problem::at(
+                    JsonPath::root().key(model).key(field),
+                    format!(
+                        "expected US dollars per million {tokens} tokens, a finite number ≥ 0, found {number}, too large to hold"
+                    ),
+                ));
+            }
+        }
+    }
+    problems
 }
 
 /// The fields of a model's price: whether each must be given, and what it
@@ -235,6 +272,19 @@ mod tests {
             lines[1].starts_with("p.json:3:50: n.cached_input: expected US dollars per million cached input tokens, a number ≥ 0"),
             "{errors}"
         );
+    }
+
+    #[test]
+    fn a_price_past_the_largest_number_is_refused_naming_its_model_and_field() {
+        let text = "{\n  \"m\": {\"input\": 1, \"output\": 1e999},\n  \"n\": {\"input\": -2e400, \"output\": 1}\n}";
+        let errors = parse_prices(text, "p.json").unwrap_err().to_string();
+        let lines: Vec<&str> = errors.lines().collect();
+        assert_eq!(lines.len(), 2, "{errors}");
+        assert_eq!(
+            lines[0],
+            "p.json:2:31: m.output: expected US dollars per million output tokens, a finite number ≥ 0, found 1e999, too large to hold"
+        );
+        assert!(lines[1].starts_with("p.json:3:18: n.input: expected US dollars per million input tokens, a finite number ≥ 0, found -2e400"), "{errors}");
     }
 
     #[test]

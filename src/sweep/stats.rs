@@ -16,12 +16,7 @@ pub(crate) fn spread(values: &[u64]) -> Value {
     // 128 bits hold the sum of any number of 64-bit counts a sweep has.
     let sum: u128 = sorted.iter().map(|v| u128::from(*v)).sum();
     let total = u64::try_from(sum).unwrap_or(u64::MAX);
-    let mean = if sorted.is_empty() {
-        Value::Null
-    } else {
-        // Rounded to a thousandth so that documents compare as text too.
-        json!((sum as f64 / sorted.len() as f64 * 1000.0).round() / 1000.0)
-    };
+    let mean = mean_of(sum, sorted.len());
     let mut spread = json!({
         "total": total,
         "min": sorted.first(),
@@ -36,6 +31,21 @@ pub(crate) fn spread(values: &[u64]) -> Value {
         fields.insert("saturated".into(), Value::Bool(true));
     }
     spread
+}
+
+/// The mean of `n` counts summing to `sum`, rounded to a thousandth so
+/// that documents compare as text too. Past 2^53, where a float no longer
+/// holds every whole count, it is the whole count it rounds down to, so
+/// that it never reads above the largest value (2^64 − 1 is no float).
+fn mean_of(sum: u128, n: usize) -> Value {
+    if n == 0 {
+        return Value::Null;
+    }
+    let whole = sum / n as u128;
+    if whole >= 1 << 53 {
+        return json!(u64::try_from(whole).unwrap_or(u64::MAX));
+    }
+    json!((sum as f64 / n as f64 * 1000.0).round() / 1000.0)
 }
 
 /// The nearest-rank percentile of sorted values.
@@ -95,8 +105,15 @@ mod tests {
         assert_eq!(held["total"], u64::MAX, "not 4");
         assert_eq!(held["saturated"], true);
         assert_eq!(held["max"], u64::MAX - 3);
-        let mean = ((u64::MAX as f64 + 5.0) / 3.0 * 1000.0).round() / 1000.0;
-        assert_eq!(held["mean"], mean, "from the sum, not from the held total");
+        let mean = (u128::from(u64::MAX) + 5) / 3;
+        assert_eq!(
+            held["mean"],
+            u64::try_from(mean).unwrap(),
+            "from the sum, not from the held total, and whole"
+        );
+        let all_held = spread(&[u64::MAX, u64::MAX, u64::MAX]);
+        assert_eq!(all_held["mean"], u64::MAX, "never above the largest value");
+        assert_eq!(spread(&[1, 2])["mean"], 1.5);
         let run_held = spread(&[u64::MAX]);
         assert_eq!(run_held["saturated"], true);
         assert!(spread(&[u64::MAX - 1, 0]).get("saturated").is_none());

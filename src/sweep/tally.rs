@@ -176,7 +176,16 @@ fn cost_document(runs: &[JobResult]) -> Value {
     }
     costs.sort_by(f64::total_cmp);
     let total = crate::pricing::round_dollars(costs.iter().sum());
-    let mean = crate::pricing::round_dollars(total / costs.len() as f64);
+    let runs = costs.len() as f64;
+    let mean = if crate::pricing::is_held(total) {
+        // The sum went past the largest number: the mean of the parts,
+        // which each hold, lies between the least and the most as a mean
+        // does.
+        let parts: f64 = costs.iter().map(|cost| cost / runs).sum();
+        crate::pricing::round_dollars(parts.max(costs[0]).min(costs[costs.len() - 1]))
+    } else {
+        crate::pricing::round_dollars(total / runs)
+    };
     let mut doc = json!({
         "total": total,
         "min": costs.first(),
@@ -276,6 +285,32 @@ mod tests {
         assert_eq!(tally.done(), 1);
         assert_eq!(tally.results(0).len(), 1);
         assert_eq!(tally.results(0)[0].verdict.as_deref(), Some("go"));
+    }
+
+    #[test]
+    fn a_cost_sum_past_the_largest_number_keeps_its_mean_within_the_runs() {
+        let costs = |held: &[f64]| {
+            let runs: Vec<JobResult> = plan()
+                .jobs()
+                .zip(held)
+                .map(|(job, cost)| JobResult {
+                    cost_usd: Some(*cost),
+                    ..result(&job, "go", 1, 1)
+                })
+                .collect();
+            cost_document(&runs)
+        };
+        let past = costs(&[f64::MAX, f64::MAX]);
+        assert_eq!(past["mean"], f64::MAX, "{past}");
+        assert_eq!(past["min"], f64::MAX, "{past}");
+        assert_eq!(past["saturated"], true, "{past}");
+        let mixed = costs(&[f64::MAX, 1e308, 1.0]);
+        let mean = mixed["mean"].as_f64().unwrap();
+        assert!(
+            (mean / (f64::MAX / 3.0 + 1e308 / 3.0) - 1.0).abs() < 1e-12,
+            "{mixed}"
+        );
+        assert_eq!(costs(&[0.25, 0.5])["mean"], 0.375, "as it always was");
     }
 
     #[test]

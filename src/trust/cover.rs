@@ -1,13 +1,16 @@
 //! What an allowance covers: the scenario file where it is (its canonical
-//! path) and as it is (its SHA-256), and every file its programs would
-//! run, found as the spawners find them (`crate::provider::program`): each
-//! program, and each file one of its arguments names (`bash tool.sh`,
-//! `python3 server.py`). A file is covered by its canonical path and its
-//! SHA-256, except the running conclave (trusted as the program the user
-//! is running) and a system program (a file in a system folder that only
-//! root can change: its path alone, so that an upgrade of python3 asks
-//! nothing). The allowance's key is a hash over all of it, so a change to
-//! any of it asks again. Reading only: nothing here starts anything.
+//! path) and as it is (its SHA-256), and every program it would run,
+//! found as the spawners find them (`crate::provider::program`): each
+//! program; the script a program that is no script itself is given to run
+//! (the first file its arguments name: `bash tool.sh`, `python3
+//! server.py`); and any other file an argument names that is a program
+//! itself (a `#!` line, an execute bit or a script's ending such as
+//! `.py`). Data a program reads or writes is not covered. A file is covered by its canonical path and its SHA-256,
+//! except the running conclave (trusted as the program the user is
+//! running) and a system program (a file in a system folder that only root
+//! can change: its path alone, so that an upgrade of python3 asks nothing).
+//! The allowance's key is a hash over all of it, so a change to any of it
+//! asks again. Reading only: nothing here starts anything.
 
 use crate::provider::program::{resolve_program, search_path};
 use crate::scenario::{Program, Scenario};
@@ -93,6 +96,11 @@ impl Cover {
                 Ok(path) => file(&path, own.as_deref()),
                 Err(_) => (looked_at(name, &folder), Content::Absent),
             };
+            // A binary's first file is the script it runs (`python3
+            // server.py`); a script's arguments are its data, unless they
+            // look like a program.
+            let mut script_named = matches!(covered.1, Content::Sha256(_))
+                && starts_with_shebang(Path::new(&covered.0));
             files.push(Covered {
                 at: at.clone(),
                 role: Role::Program,
@@ -101,7 +109,13 @@ impl Cover {
                 content: covered.1,
             });
             for arg in args {
-                for path in named_files(arg, &program.cwd, &folder) {
+                let named = named_files(arg, &program.cwd, &folder);
+                let is_script = !script_named && !named.is_empty();
+                script_named |= is_script;
+                for path in named {
+                    if !is_script && !is_runnable(&path) && !has_script_extension(&path) {
+                        continue;
+                    }
                     let (path, content) = file(&path, own.as_deref());
                     let covered = Covered {
                         at: at.clone(),
@@ -189,6 +203,49 @@ fn named_files(arg: &str, cwd: &Path, folder: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// The endings of the scripts interpreters are given to run, so that a
+/// script handed to a program that is a script itself (a version manager's
+/// `python3`) is covered as the script it is.
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    "py", "pyw", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "mts", "rb", "pl", "pm",
+    "php", "lua", "r", "jl", "tcl", "ps1", "jar", "exs", "ex", "groovy", "kts", "swift",
+];
+
+fn has_script_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| SCRIPT_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+/// Whether the regular file at `path` is a program of its own: it starts
+/// with `#!` or may be executed. A file a program writes is neither.
+fn is_runnable(path: &Path) -> bool {
+    is_executable(path) || starts_with_shebang(path)
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &Path) -> bool {
+    false
+}
+
+/// Whether the regular file at `path` starts with `#!` (read only when it
+/// is one: a pipe would wait for a writer).
+fn starts_with_shebang(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+        return false;
+    }
+    let mut start = [0u8; 2];
+    std::fs::File::open(path)
+        .is_ok_and(|mut file| file.read_exact(&mut start).is_ok() && &start == b"#!")
 }
 
 /// Whether `canonical` is a system program: in a system folder, and it

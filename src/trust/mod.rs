@@ -319,6 +319,36 @@ mod tests {
     }
 
     #[test]
+    fn a_data_file_an_argument_names_is_not_covered_but_a_program_is() {
+        let covered = |argv: &[&str]| {
+            let (dir, _) = folder_with(argv, "one");
+            std::fs::write(dir.path().join("data.json"), "{}").unwrap();
+            std::fs::write(dir.path().join("other"), "#!/bin/sh\n").unwrap();
+            std::fs::write(dir.path().join("server.py"), "print(1)\n").unwrap();
+            let consent = consent_for(&reload(&dir)).unwrap();
+            let files: Vec<String> = consent
+                .cover
+                .files
+                .iter()
+                .map(|f| f.written.clone())
+                .collect();
+            files
+        };
+        assert_eq!(covered(&["sh", "tool.sh", "data.json"]), ["sh", "tool.sh"]);
+        assert_eq!(covered(&["./tool.sh", "data.json"]), ["./tool.sh"]);
+        assert_eq!(
+            covered(&["./tool.sh", "data.json", "other", "server.py"]),
+            ["./tool.sh", "other", "server.py"],
+            "a program or a script given to a script is covered still"
+        );
+        assert_eq!(
+            covered(&["sh", "-e", "data.json", "other"]),
+            ["sh", "data.json", "other"],
+            "what a binary is given first may be its script, whatever its name"
+        );
+    }
+
+    #[test]
     fn a_system_program_is_covered_by_its_path_and_conclave_is_itself() {
         let (_dir, scenario) = folder_with(&["sh", "-c", "true"], "one");
         let consent = consent_for(&scenario).unwrap();

@@ -9,7 +9,7 @@ use crate::bus::{ClockMode, Event, EventKind, RunId};
 use crate::control::Control;
 use crate::nats::command::RemoteCommand;
 use crate::nats::subjects::RemoteRunId;
-use crate::nats::watch::{Listing, LiveRun, Watcher};
+use crate::nats::watch::{Followed, Listing, LiveRun, Watcher};
 use futures_util::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,6 +30,13 @@ pub enum RemoteFeed {
     Event(Arc<Event>),
     /// An attached run's events stopped coming.
     Lost { run: RunId, error: String },
+    /// Messages on an attached run's subject that were none of its events
+    /// were skipped: how many so far, and what the last one was.
+    Skipped {
+        run: RunId,
+        count: u64,
+        last: String,
+    },
     /// The engine's answer to a command sent to run `run`.
     Replied {
         run: RunId,
@@ -83,17 +90,32 @@ impl RemoteSource {
                 Err(e) => e,
                 Ok(events) => {
                     tokio::pin!(events);
+                    let mut skipped = 0;
                     loop {
-                        match events.next().await {
-                            Some(Ok(mut event)) => {
+                        let sent = match events.next().await {
+                            Some(Ok(Followed::Event(mut event))) => {
                                 let last = matches!(event.kind, EventKind::RunFinished { .. });
                                 event.run = run;
-                                if feed.send(RemoteFeed::Event(Arc::new(event))).is_err() || last {
+                                if last {
+                                    let _ = feed.send(RemoteFeed::Event(Arc::new(event)));
                                     return;
                                 }
+                                feed.send(RemoteFeed::Event(Arc::new(event)))
+                            }
+                            // A bad message costs only itself.
+                            Some(Ok(Followed::Skipped(last))) => {
+                                skipped += 1;
+                                feed.send(RemoteFeed::Skipped {
+                                    run,
+                                    count: skipped,
+                                    last,
+                                })
                             }
                             Some(Err(e)) => break e,
                             None => break format!("run {followed}: its events stopped"),
+                        };
+                        if sent.is_err() {
+                            return;
                         }
                     }
                 }

@@ -53,6 +53,14 @@ impl App {
                     self.notice = Some(first_line(&error));
                 }
             }
+            RemoteFeed::Skipped { run, count, last } => {
+                if self.runs.live_mut(run).is_some() {
+                    let messages = if count == 1 { "message" } else { "messages" };
+                    self.notice = Some(format!(
+                        "{count} {messages} on the attached run's subject skipped, none of its events (the last: {last})"
+                    ));
+                }
+            }
             RemoteFeed::Replied { result: Ok(()), .. } => {}
             RemoteFeed::Replied {
                 run,

@@ -63,10 +63,21 @@ impl Spend {
             crate::figures::compact(self.tokens()),
             self.parts()
         );
-        match self.cost() {
+        let words = match self.cost() {
             Some(dollars) => format!("{tokens} · {about}${}", crate::figures::dollars(dollars)),
             None => tokens,
+        };
+        if self.held() {
+            format!("{words} (held: past the largest figure)")
+        } else {
+            words
         }
+    }
+
+    /// Whether a figure stands at the most it can be, where it was held
+    /// rather than wrapped.
+    fn held(&self) -> bool {
+        self.tokens() == u64::MAX || self.cost().is_some_and(crate::pricing::is_held)
     }
 
     /// Tokens as the endpoint bills them: input and output, the cached
@@ -144,6 +155,23 @@ mod tests {
         );
         let both = spend.plus(&spend);
         assert_eq!((both.cached, both.reasoning), (3_000, 80));
+    }
+
+    #[test]
+    fn a_figure_held_at_the_largest_says_so() {
+        let mut spend = Spend::default();
+        spend.add(&usage(u64::MAX - 1, 5, Some(f64::MAX)));
+        spend.add(&usage(7, 0, Some(f64::MAX)));
+        assert_eq!(spend.tokens(), u64::MAX);
+        assert_eq!(spend.cost(), Some(f64::MAX), "held, not infinite");
+        assert!(
+            spend.words().ends_with("(held: past the largest figure)"),
+            "{}",
+            spend.words()
+        );
+        let mut small = Spend::default();
+        small.add(&usage(10, 5, Some(0.01)));
+        assert!(!small.words().contains("held"));
     }
 
     #[test]

@@ -34,9 +34,12 @@ pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
         Chart::Verdicts => by_label(tally, |r| vec![r.verdict.clone().unwrap_or("-".into())]),
         Chart::Used => by_used(tally),
         Chart::ModelCalls => by_bins(tally, combinations, |r| r.model_calls),
-        Chart::Tokens => by_bins(tally, combinations, |r| {
-            r.input_tokens.saturating_add(r.output_tokens)
-        }),
+        Chart::Tokens => binned(
+            tally,
+            combinations,
+            |r| r.input_tokens.saturating_add(r.output_tokens),
+            held_count,
+        ),
         Chart::FailedTasks => {
             by_bins_of(tally, combinations, |r| r.failed_tasks, |v| v.to_string())
         }
@@ -46,7 +49,13 @@ pub(crate) fn groups(tally: &Tally, chart: Chart) -> Vec<Group> {
             combinations,
             // Tenths of a micro-dollar: the bins stay whole numbers.
             |r| r.cost_usd.map(|usd| (usd * 1e7).round() as u64),
-            |v| format!("${}", crate::figures::dollars(v as f64 / 1e7)),
+            |v| match v {
+                u64::MAX => format!(
+                    "${} or more (past what the chart holds)",
+                    crate::figures::dollars(v as f64 / 1e7)
+                ),
+                v => format!("${}", crate::figures::dollars(v as f64 / 1e7)),
+            },
         ),
     }
 }
@@ -200,10 +209,15 @@ fn binned(
         .collect();
     let bins: Vec<(u64, u64)> = match (values.first(), values.last()) {
         (Some(&low), Some(&high)) if values.len() as u64 > MAX_BINS => {
-            let width = (high - low).div_ceil(MAX_BINS).max(1);
-            (0..MAX_BINS)
-                .map(|i| (low + i * width, (low + (i + 1) * width - 1).min(high)))
-                .filter(|(from, _)| *from <= high)
+            // In 128 bits: a bin's end past 2^64 − 1 (counts near the
+            // largest) is the highest value, never a count that wrapped.
+            let (low, high) = (u128::from(low), u128::from(high));
+            let width = (high - low).div_ceil(u128::from(MAX_BINS)).max(1);
+            let within = |v: u128| u64::try_from(v.min(high)).unwrap_or(u64::MAX);
+            (0..u128::from(MAX_BINS))
+                .map(|i| low + i * width)
+                .filter(|from| *from <= high)
+                .map(|from| (within(from), within(from + width - 1)))
                 .collect()
         }
         _ => values.iter().map(|&v| (v, v)).collect(),
@@ -225,6 +239,14 @@ fn binned(
             Group { combination, bars }
         })
         .collect()
+}
+
+/// A count as a bar names it: the largest count says it was held there.
+fn held_count(count: u64) -> String {
+    match count {
+        u64::MAX => format!("{count} (held: past the largest count)"),
+        count => count.to_string(),
+    }
 }
 
 /// The indexes of the results that `keep`, in order of seed.
@@ -303,5 +325,34 @@ mod tests {
         assert_eq!(counted, 20, "every run in one bin");
         let used = super::groups(&tally, Chart::Used);
         assert_eq!(used[0].bars[0].label, "rounds 0");
+    }
+
+    #[test]
+    fn counts_up_to_the_largest_are_binned_without_wrapping_and_held_ones_say_so() {
+        let mut tally = tally(&[]);
+        for seed in 1..=12u64 {
+            let input = if seed == 12 { u64::MAX } else { seed };
+            tally.add(JobResult {
+                input_tokens: input,
+                output_tokens: u64::from(seed == 12),
+                ..tally_result(seed)
+            });
+        }
+        let groups = groups(&tally, Chart::Tokens);
+        let bars = &groups[0].bars;
+        let counted: usize = bars.iter().map(|b| b.runs.len()).sum();
+        assert_eq!(counted, 12, "every run in a bar: {bars:?}");
+        let last = bars.last().unwrap();
+        assert!(
+            last.label
+                .ends_with("18446744073709551615 (held: past the largest count)"),
+            "{last:?}"
+        );
+        assert_eq!(last.runs.len(), 1, "{bars:?}");
+    }
+
+    fn tally_result(seed: u64) -> JobResult {
+        let tally = tally(&[(0, seed, "go", 1)]);
+        tally.results(0)[0].clone()
     }
 }

@@ -283,10 +283,12 @@ fn run_row(result: &JobResult) -> String {
     if result.tool_calls > 0 {
         measures.push(format!("{} tool calls", result.tool_calls));
     }
-    measures.push(format!(
-        "{} tokens",
-        result.input_tokens.saturating_add(result.output_tokens)
-    ));
+    measures.push(
+        match result.input_tokens.saturating_add(result.output_tokens) {
+            u64::MAX => format!("{} tokens (held: past the largest count)", u64::MAX),
+            tokens => format!("{tokens} tokens"),
+        },
+    );
     format!(
         "seed {:<6} {:<36} {}",
         result.seed,

@@ -1,0 +1,169 @@
+//! `conclave attach` to a run whose events carry garbage, against a real
+//! nats-server: escape sequences, bytes that are not UTF-8, a 900 kB
+//! delta, a kind no engine publishes and another run's escalation, put on
+//! the run's subject beside a real engine's events. Each costs only
+//! itself: the run goes on showing its engine's events, `q` quits and
+//! SIGTERM ends the dashboard with the terminal given back.
+
+use crate::common;
+
+use common::nats::NatsServer;
+use common::pty::Session;
+use conclave::nats::watch::{Listing, Watcher};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Far above what any step takes, so that a loaded machine passes too.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+fn slow_deadlock() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/slow_deadlock.json")
+}
+
+/// A dashboard engine publishing its run to `url`, held at its first gate
+/// (so that it stays live for as long as the test needs).
+fn held_engine(url: &str, state: &Path) -> Session {
+    let scenario = slow_deadlock();
+    let engine = Session::start(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--nats",
+            url,
+            "--no-record",
+            "--paused",
+        ],
+        state,
+    );
+    engine.wait_text("PAUSED BEFORE ROUND 1");
+    engine
+}
+
+/// What a hostile or broken publisher puts on run `run`'s subject.
+fn garbage(run: u32) -> Vec<Vec<u8>> {
+    let text = |value: serde_json::Value| value.to_string().into_bytes();
+    let mut non_utf8 =
+        format!(r#"{{"run":{run},"seq":1004,"t_ms":5,"type":"call_delta","call":9001,"text":""#)
+            .into_bytes();
+    non_utf8.extend_from_slice(b"\xff\xfe\xc3\x28\"}");
+    vec![
+        text(serde_json::json!({
+            "run": run, "seq": 1000, "t_ms": 5, "type": "call_started", "call": 9001,
+            "tool": "model", "attempt": 1, "agent": "demand_analyst",
+            "label": "\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J\u{1b}[?1049l\u{1b}[?25l round 1",
+        })),
+        text(serde_json::json!({
+            "run": run, "seq": 1001, "t_ms": 5, "type": "call_delta", "call": 9001,
+            "text": "x".repeat(900_000),
+        })),
+        text(serde_json::json!({
+            "run": run + 41, "seq": 1002, "t_ms": 5, "type": "escalated_to_human",
+            "round": 1, "blocking_rounds": 3,
+        })),
+        text(serde_json::json!({
+            "run": run, "seq": 1003, "t_ms": 5, "type": "launch_the_missiles",
+        })),
+        non_utf8,
+        b"[1, 2, 3]".to_vec(),
+    ]
+}
+
+/// Put [`garbage`] on the subject of the one live run at `url`.
+fn publish_garbage(url: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let watcher = Watcher::connect(url).await.expect("connects");
+        let start = Instant::now();
+        let id = loop {
+            let live = watcher.live_runs(&mut Listing::default()).await.unwrap();
+            if let Some(run) = live.first() {
+                break run.id.clone();
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "the engine's run is never listed"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let nats = conclave::nats::connect(url).await.expect("connects");
+        let subject = format!("conclave.events.{}.{}", id.engine, id.run);
+        for payload in garbage(id.run) {
+            nats.js
+                .publish(subject.clone(), payload.into())
+                .await
+                .expect("published")
+                .await
+                .expect("stored");
+        }
+    });
+}
+
+/// `conclave attach` in a terminal, showing the engine's run.
+fn attached(url: &str, state: &Path) -> Session {
+    let mut attach = Session::start(&["attach", "--nats", url], state);
+    attach.wait_text("Attach: pick a live run of any engine");
+    attach.wait_text("Slow deadlock: a table that takes its time");
+    attach.press("\r");
+    attach.wait_text("· collaboration · seed");
+    attach
+}
+
+/// The terminal was given back: main screen, cursor shown.
+fn assert_restored(session: &Session) {
+    let screen = session.screen.lock().unwrap();
+    assert!(
+        !screen.screen().alternate_screen(),
+        "left the alternate screen"
+    );
+    assert!(!screen.screen().hide_cursor(), "cursor shown");
+    let raw = String::from_utf8_lossy(&session.raw.lock().unwrap()).into_owned();
+    assert!(raw.rfind("\x1b[?1049l") > raw.rfind("\x1b[?1049h"));
+}
+
+#[test]
+fn attach_to_a_run_with_garbage_events_shows_the_rest_and_quits_on_q_and_sigterm() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let state = tempfile::tempdir().unwrap();
+    let mut engine = held_engine(&url, state.path());
+    publish_garbage(&url);
+
+    let mut attach = attached(&url, state.path());
+    attach.wait_text("PAUSED BEFORE ROUND 1");
+    attach.wait_text("6 messages on the attached run's subject skipped");
+    // The run's own events after the garbage still come: resumed from
+    // here, the engine's run moves on, and the attached view with it.
+    attach.press(" ");
+    attach.wait_for("the run goes on past the garbage", |shown| {
+        !shown.contains("PAUSED BEFORE ROUND")
+    });
+    // Held again, so that it is live for the next dashboard.
+    attach.press(" ");
+    attach.wait_text("PAUSED BEFORE ROUND");
+    let shown = attach.text();
+    let raw = String::from_utf8_lossy(&attach.raw.lock().unwrap()).into_owned();
+    assert!(
+        !raw.contains("\x1b]52;c;cHduZWQ="),
+        "no escape reached the terminal"
+    );
+    assert!(
+        !shown.contains("asks a person") && !shown.contains("ESCALATED"),
+        "another run's escalation is not this run's:\n{shown}"
+    );
+    attach.press("q");
+    let status = attach.wait_exit();
+    assert!(status.success(), "{status:?}");
+    assert_restored(&attach);
+
+    let mut attach = attached(&url, state.path());
+    let pid = attach.child.process_id().expect("a pid") as libc::pid_t;
+    // SAFETY: a signal to the dashboard this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = attach.wait_exit();
+    assert_eq!(status.exit_code(), 128 + 15, "{status:?}");
+    assert_restored(&attach);
+    let _ = engine.child.kill();
+}
