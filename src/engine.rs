@@ -33,8 +33,9 @@ pub struct LaunchOptions {
     pub goal: Option<String>,
     /// Flag states at launch, over the scenario's defaults.
     pub flags: Vec<(String, bool)>,
-    /// Record every event to this JSONL file, made as `record_mode` says.
+    /// Record every event to this JSONL file.
     pub record: Option<PathBuf>,
+    /// How the recording's file is made: never over an existing one.
     pub record_mode: RecordMode,
     /// Hold at the first gate until resumed or stepped.
     pub start_paused: bool,
@@ -217,7 +218,7 @@ pub fn launch(
     let model = run_model(&choice, &provider);
     let (sink, recorder) = match &options.record {
         Some(path) => {
-            let (sink, recorder) = Recorder::create(path, options.record_mode)?;
+            let (sink, recorder) = Recorder::create_as(path, options.record_mode)?;
             (Some(Box::new(sink) as Box<dyn EventSink>), Some(recorder))
         }
         None => (None, None),
@@ -352,7 +353,7 @@ impl RunHandle {
     }
 
     /// The file the run is recorded to, as it was made.
-    pub fn recording(&self) -> Option<&std::path::Path> {
+    pub(crate) fn recording(&self) -> Option<&std::path::Path> {
         self.recorder.as_ref().map(Recorder::path)
     }
 

@@ -149,9 +149,14 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Create a new file at `path` (or, [`RecordMode::Numbered`], named
-    /// after it), in a folder that exists, and start the writer.
-    pub fn create(
+    /// Create a new file at `path`, in a folder that exists, and start the
+    /// writer; a file there already is refused.
+    pub fn create(path: &Path) -> Result<(RecordSink, Recorder), RecordPathError> {
+        Recorder::create_as(path, RecordMode::New)
+    }
+
+    /// [`Recorder::create`], the file made as `mode` says.
+    pub(crate) fn create_as(
         path: &Path,
         mode: RecordMode,
     ) -> Result<(RecordSink, Recorder), RecordPathError> {
@@ -171,7 +176,7 @@ impl Recorder {
     }
 
     /// The file the recording goes to.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -254,7 +259,7 @@ mod tests {
     fn writes_every_event_as_one_line_and_reads_them_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.jsonl");
-        let (sink, recorder) = Recorder::create(&path, RecordMode::New).unwrap();
+        let (sink, recorder) = Recorder::create(&path).unwrap();
         let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=1000 {
             bus.publish(EventKind::Round(RoundEvent::RoundStarted {
@@ -274,11 +279,7 @@ mod tests {
     #[test]
     fn a_path_that_cannot_be_written_is_named_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
-        let reason = |path: &Path| {
-            Recorder::create(path, RecordMode::New)
-                .unwrap_err()
-                .to_string()
-        };
+        let reason = |path: &Path| Recorder::create(path).unwrap_err().to_string();
         let missing = dir.path().join("no/such/run.jsonl");
         assert_eq!(
             reason(&missing),
@@ -315,7 +316,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.jsonl");
         std::fs::write(&path, "kept\n").unwrap();
-        let err = Recorder::create(&path, RecordMode::New).unwrap_err();
+        let err = Recorder::create(&path).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
@@ -325,7 +326,7 @@ mod tests {
         );
         // A name Conclave picked is numbered while taken.
         let made = |mode| {
-            let (sink, recorder) = Recorder::create(&path, mode).unwrap();
+            let (sink, recorder) = Recorder::create_as(&path, mode).unwrap();
             drop(sink);
             let made = recorder.path().to_path_buf();
             recorder.finish().unwrap();
@@ -336,14 +337,14 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept\n");
         let bare = dir.path().join("bare");
         std::fs::write(&bare, "").unwrap();
-        let (_, recorder) = Recorder::create(&bare, RecordMode::Numbered).unwrap();
+        let (_, recorder) = Recorder::create_as(&bare, RecordMode::Numbered).unwrap();
         assert_eq!(recorder.path(), dir.path().join("bare-2"));
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn a_full_disk_is_reported_at_the_end_and_the_channel_still_drains() {
-        let (sink, recorder) = Recorder::create(Path::new("/dev/full"), RecordMode::New).unwrap();
+        let (sink, recorder) = Recorder::create(Path::new("/dev/full")).unwrap();
         let bus = Bus::new(1, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=5000 {
             bus.publish(EventKind::Round(RoundEvent::RoundStarted {

@@ -78,7 +78,7 @@ mod tests {
     fn recording(dir: &Path, before: &[u8]) -> std::path::PathBuf {
         let path = dir.join("run.jsonl");
         let made = dir.join("made.jsonl");
-        let (sink, recorder) = super::super::Recorder::create(&made, Default::default()).unwrap();
+        let (sink, recorder) = super::super::Recorder::create(&made).unwrap();
         let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         let scenario =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/checkout_v2_launch.json");

@@ -198,7 +198,7 @@ pub fn run_job_with(
 
 /// [`run_job_with`], and the file the run was recorded to: named after
 /// [`JobSetup::record`], numbered while that name is taken.
-pub fn run_job_recorded(
+pub(crate) fn run_job_recorded(
     scenario: &Arc<Scenario>,
     source: Option<&str>,
     job: &Job,

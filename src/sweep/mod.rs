@@ -16,7 +16,8 @@ mod tally;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
 pub use fork::SweepFork;
-pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_recorded, run_job_with};
+pub(crate) use job::run_job_recorded;
+pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
 pub use jobs::{JobList, Jobs};
 pub use local::{default_parallelism, run_local, run_local_with};
 pub use measure::ToolCalls;
