@@ -2,6 +2,7 @@
 //! writers on one file, two files joined) refuses the whole file, naming
 //! both runs: read as one, their events would make a run that never was.
 
+use super::reader::{RecordingError, RecordingProblem};
 use crate::bus::{Event, EventKind, RunId};
 
 /// The first run's start seen in a file.
@@ -18,9 +19,28 @@ struct Start {
 }
 
 impl OneRun {
-    /// `event`, read on `line`: why the file is refused when it starts a
-    /// second run. The same start written twice is one run.
-    pub(super) fn check(&mut self, event: &Event, line: usize) -> Result<(), String> {
+    /// `event`, read on `line` of the file `shown`: the file refused when
+    /// the event starts a second run.
+    pub(super) fn check(
+        &mut self,
+        event: &Event,
+        line: usize,
+        shown: &str,
+    ) -> Result<(), RecordingError> {
+        self.second_run(event, line).map_err(|message| {
+            let path = shown.to_string();
+            let problem = RecordingProblem {
+                path,
+                line,
+                message,
+            };
+            RecordingError::TwoRuns { problem }
+        })
+    }
+
+    /// Why `event`, read on `line`, starts a second run. The same start
+    /// written twice is one run.
+    fn second_run(&mut self, event: &Event, line: usize) -> Result<(), String> {
         let EventKind::RunStarted(started) = &event.kind else {
             return Ok(());
         };
@@ -87,16 +107,16 @@ mod tests {
     #[test]
     fn a_start_written_twice_is_one_run() {
         let mut one_run = OneRun::default();
-        assert_eq!(one_run.check(&start(1, 5), 1), Ok(()));
-        assert_eq!(one_run.check(&start(1, 5), 2), Ok(()));
+        assert_eq!(one_run.second_run(&start(1, 5), 1), Ok(()));
+        assert_eq!(one_run.second_run(&start(1, 5), 2), Ok(()));
     }
 
     #[test]
     fn two_runs_of_one_number_are_told_apart_by_their_starts() {
         let mut one_run = OneRun::default();
-        assert_eq!(one_run.check(&start(1, 1_772_443_800_000), 1), Ok(()));
+        assert_eq!(one_run.second_run(&start(1, 1_772_443_800_000), 1), Ok(()));
         assert_eq!(
-            one_run.check(&start(1, 1_772_443_800_250), 4),
+            one_run.second_run(&start(1, 1_772_443_800_250), 4),
             Err(
                 "a second run starts here: run 1 started at 2026-03-02T09:30:00.25Z, \
                  in a recording of run 1 started at 2026-03-02T09:30:00Z (line 1); \
@@ -105,8 +125,8 @@ mod tests {
             )
         );
         let mut one_run = OneRun::default();
-        assert_eq!(one_run.check(&start(1, u64::MAX), 1), Ok(()));
-        let err = one_run.check(&start(2, 0), 2).unwrap_err();
+        assert_eq!(one_run.second_run(&start(1, u64::MAX), 1), Ok(()));
+        let err = one_run.second_run(&start(2, 0), 2).unwrap_err();
         assert!(
             err.contains("run 2 started at 1970-01-01T00:00:00Z")
                 && err.contains(&format!("run 1 started at {} ms after 1970", u64::MAX)),

@@ -150,18 +150,7 @@ fn each_event(
             continue;
         }
         if let Some(placed) = reading.place(&mut buf, starts_at) {
-            one_run
-                .check(&placed.event, placed.line)
-                .map_err(|message| {
-                    let (path, line) = (shown.to_string(), placed.line);
-                    RecordingError::TwoRuns {
-                        problem: RecordingProblem {
-                            path,
-                            line,
-                            message,
-                        },
-                    }
-                })?;
+            one_run.check(&placed.event, placed.line, shown)?;
             sequence.push(placed, &mut reading.problems, &mut each);
         }
     }
