@@ -86,26 +86,27 @@ fn create_file(path: &Path, mode: RecordMode) -> Result<(File, PathBuf), RecordP
             return Err(refused(format!("{} is not a folder", dir.display())));
         }
     }
-    let tries = match mode {
-        RecordMode::New => 1,
-        RecordMode::Numbered => MOST_NUMBERS,
-    };
-    for number in 1..=tries {
+    let mut number = 1;
+    loop {
         let candidate = numbered(path, number);
-        match File::create_new(&candidate) {
+        let e = match File::create_new(&candidate) {
             Ok(file) => return Ok((file, candidate)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && number < tries => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && !is_regular(&candidate) => {
-                // A device or a pipe (`--record /dev/stdout`) holds no
-                // recording to lose: written to as before.
-                let file = std::fs::OpenOptions::new().write(true).open(&candidate);
-                let file = file.map_err(|e| refused(create_failed(&e, mode)))?;
-                return Ok((file, candidate));
-            }
-            Err(e) => return Err(refused(create_failed(&e, mode))),
+            Err(e) => e,
+        };
+        let taken = e.kind() == io::ErrorKind::AlreadyExists;
+        if taken && mode == RecordMode::Numbered && number < MOST_NUMBERS {
+            number += 1;
+            continue;
         }
+        if taken && !is_regular(&candidate) {
+            // A device or a pipe (`--record /dev/stdout`) holds no
+            // recording to lose: written to as before.
+            let file = std::fs::OpenOptions::new().write(true).open(&candidate);
+            let file = file.map_err(|e| refused(create_failed(&e, mode)))?;
+            return Ok((file, candidate));
+        }
+        return Err(refused(create_failed(&e, mode)));
     }
-    unreachable!("the last try returns")
 }
 
 /// Whether `path` is a regular file (through a link).
