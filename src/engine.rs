@@ -8,7 +8,7 @@ use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
 use crate::patterns::{RunContext, RunOutcome};
 use crate::provider::{RealTools, SimWorkers, Workers};
-use crate::record::{RecordPathError, Recorder};
+use crate::record::{RecordMode, RecordPathError, Recorder};
 use crate::rng::RunRng;
 use crate::scenario::{PriceTable, ProviderKind, Scenario, ScenarioErrors};
 use std::path::PathBuf;
@@ -35,6 +35,8 @@ pub struct LaunchOptions {
     pub flags: Vec<(String, bool)>,
     /// Record every event to this JSONL file.
     pub record: Option<PathBuf>,
+    /// How the recording's file is made: never over an existing one.
+    pub record_mode: RecordMode,
     /// Hold at the first gate until resumed or stepped.
     pub start_paused: bool,
     /// Which clock the run is on: `Virtual` (the default) reads tokio's
@@ -91,6 +93,7 @@ impl Default for LaunchOptions {
             goal: None,
             flags: Vec::new(),
             record: None,
+            record_mode: RecordMode::New,
             start_paused: false,
             clock: None,
             source: None,
@@ -215,7 +218,7 @@ pub fn launch(
     let model = run_model(&choice, &provider);
     let (sink, recorder) = match &options.record {
         Some(path) => {
-            let (sink, recorder) = Recorder::create(path)?;
+            let (sink, recorder) = Recorder::create_as(path, options.record_mode)?;
             (Some(Box::new(sink) as Box<dyn EventSink>), Some(recorder))
         }
         None => (None, None),
@@ -347,6 +350,11 @@ impl RunHandle {
 
     pub fn is_finished(&self) -> bool {
         self.task.is_finished()
+    }
+
+    /// The file the run is recorded to, as it was made.
+    pub(crate) fn recording(&self) -> Option<&std::path::Path> {
+        self.recorder.as_ref().map(Recorder::path)
     }
 
     /// Wait for the run to end and its recording to be complete on disk; a

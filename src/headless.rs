@@ -102,6 +102,7 @@ fn run_scenario(args: HeadlessRun, scenario: Arc<Scenario>) -> Exit {
         goal: args.goal,
         flags: args.flags,
         record: args.record,
+        record_mode: crate::record::RecordMode::New,
         start_paused: false,
         clock: Some(clock),
         source: Some(file.clone()),
@@ -129,8 +130,12 @@ fn run_scenario(args: HeadlessRun, scenario: Arc<Scenario>) -> Exit {
     }
     // The result is out; the trace follows (on a signal too), and a
     // collector that is down changes neither the result nor the exit.
-    if let Some(warning) = exporter.and_then(|e| e.finish()) {
-        output::message(&warning);
+    if let Some(exporter) = exporter {
+        exporter
+            .finish()
+            .into_iter()
+            .chain(exporter.notes())
+            .for_each(|said| output::message(&said));
     }
     if let Some(plan) = &cassette {
         output::message(&tally.summary(plan));

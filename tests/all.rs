@@ -65,6 +65,7 @@ mod real_workers;
 mod record_cli;
 mod recording;
 mod recording_damage;
+mod recording_files;
 mod repair_screens;
 mod replay;
 mod research;

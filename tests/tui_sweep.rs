@@ -222,6 +222,31 @@ async fn enter_on_a_run_replays_it_and_the_replay_ends_as_the_sweep_counted() {
             .iter()
             .any(|f| f.name == "legal_analyst" && !f.on)
     );
+
+    // Run again to replay a second time, it gets a file of its own beside
+    // the first, which stays as it was.
+    let first = std::fs::read(&recording).unwrap();
+    let again = Effect::ReplaySweepRun {
+        job,
+        record: recording.clone(),
+    };
+    assert!(world.carry_out(again).is_none(), "it runs on its thread");
+    let done = tokio::time::timeout(Duration::from_secs(60), world.next_done())
+        .await
+        .expect("the run was done in a minute")
+        .unwrap();
+    let conclave::tui::effect::Done::SweepRunReplayed { opened, .. } = &done else {
+        panic!("{done:?}");
+    };
+    assert!(opened.is_ok(), "{opened:?}");
+    let stem = recording.file_stem().unwrap().to_str().unwrap();
+    let second = recording.with_file_name(format!("{stem}-2.jsonl"));
+    assert_eq!(std::fs::read(&recording).unwrap(), first);
+    let events = conclave::record::read_recording(&second).unwrap().events;
+    assert_eq!(
+        events.len(),
+        std::str::from_utf8(&first).unwrap().lines().count()
+    );
 }
 
 /// The real binary in a terminal: the sweep fills as runs finish, a bar's

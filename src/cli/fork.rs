@@ -23,7 +23,8 @@ pub(crate) struct ForkCommand {
     /// Seed of the fork's random choices (the recorded run's by default).
     #[arg(long)]
     pub(crate) seed: Option<u64>,
-    /// Record every event of the fork to this JSONL file.
+    /// Record every event of the fork to this new JSONL file (a file there
+    /// already is refused, never written over).
     #[arg(long, value_name = "FILE.jsonl")]
     pub(crate) record: Option<PathBuf>,
     /// Print the fork's result as one JSON document instead of opening the

@@ -43,7 +43,8 @@ pub(crate) struct RunCommand {
     /// Set a flag at launch, e.g. --flag legal_analyst=on (repeatable).
     #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
     pub(crate) flags: Vec<(String, bool)>,
-    /// Record every event of the run to this JSONL file (its folder must exist).
+    /// Record every event of the run to this new JSONL file (its folder must
+    /// exist; a file there already is refused, never written over).
     #[arg(long, value_name = "FILE.jsonl", conflicts_with = "no_record")]
     pub(crate) record: Option<PathBuf>,
     /// Replace the scenario's goal.

@@ -47,7 +47,11 @@ pub fn export(path: &Path, otlp: Option<OtlpConfig>) -> Exit {
         output::message(&format!("{}: no events to send", path.display()));
         return Exit::BadInput;
     }
-    match exporter.finish() {
+    let warning = exporter.finish();
+    for note in exporter.notes() {
+        output::message(&note);
+    }
+    match warning {
         Some(warning) => {
             output::message(&warning);
             Exit::Internal

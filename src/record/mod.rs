@@ -9,12 +9,15 @@
 mod events;
 mod file_kind;
 mod line;
+mod one_run;
 mod reader;
 mod sequence;
+mod start;
 
 pub use events::{Changed, Events};
 pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
 pub use reader::{read_recording, read_recording_each};
+pub(crate) use start::run_start;
 
 use crate::bus::{Event, EventSink};
 use std::fs::File;
@@ -44,9 +47,27 @@ pub struct RecordPathError {
     pub(crate) reason: String,
 }
 
-/// Create (or truncate) the file a recording goes to. Its folder must
-/// exist: a mistyped folder is an error, not a new tree of folders.
-fn create_file(path: &Path) -> Result<File, RecordPathError> {
+/// How a recording's file is made. A recording is never written over: a
+/// file the user named that is there already is refused, and a name
+/// Conclave picked that is taken gets a number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordMode {
+    /// The file named, new: a file there already is refused.
+    #[default]
+    New,
+    /// A new file named like the one given, with `-2`, `-3`, … before its
+    /// extension while the name is taken (two dashboards launching the
+    /// same scenario in the same second).
+    Numbered,
+}
+
+/// How many taken names a numbered recording tries before giving up.
+const MOST_NUMBERS: u32 = 1000;
+
+/// Create the file a recording goes to, never over an existing one; where
+/// it was made. Its folder must exist: a mistyped folder is an error, not a
+/// new tree of folders.
+fn create_file(path: &Path, mode: RecordMode) -> Result<(File, PathBuf), RecordPathError> {
     let refused = |reason: String| RecordPathError {
         path: path.to_path_buf(),
         reason,
@@ -65,13 +86,60 @@ fn create_file(path: &Path) -> Result<File, RecordPathError> {
             return Err(refused(format!("{} is not a folder", dir.display())));
         }
     }
-    File::create(path).map_err(|e| {
-        refused(match e.kind() {
-            io::ErrorKind::PermissionDenied => "permission denied".into(),
-            io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
-            _ => e.to_string(),
-        })
-    })
+    let mut number = 1;
+    loop {
+        let candidate = numbered(path, number);
+        let e = match File::create_new(&candidate) {
+            Ok(file) => return Ok((file, candidate)),
+            Err(e) => e,
+        };
+        let taken = e.kind() == io::ErrorKind::AlreadyExists;
+        if taken && mode == RecordMode::Numbered && number < MOST_NUMBERS {
+            number += 1;
+            continue;
+        }
+        if taken && !is_regular(&candidate) {
+            // A device or a pipe (`--record /dev/stdout`) holds no
+            // recording to lose: written to as before.
+            let file = std::fs::OpenOptions::new().write(true).open(&candidate);
+            let file = file.map_err(|e| refused(create_failed(&e, mode)))?;
+            return Ok((file, candidate));
+        }
+        return Err(refused(create_failed(&e, mode)));
+    }
+}
+
+/// Whether `path` is a regular file (through a link).
+fn is_regular(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Why a recording's file could not be created, in words.
+fn create_failed(e: &io::Error, mode: RecordMode) -> String {
+    match e.kind() {
+        io::ErrorKind::AlreadyExists if mode == RecordMode::New => {
+            "a file is there already, and a recording is never written over (remove it first, or record to another name)".into()
+        }
+        io::ErrorKind::AlreadyExists => {
+            format!("the name and {MOST_NUMBERS} numbered names after it are taken")
+        }
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// `path` with `-number` before its extension, from 2; `path` itself for 1.
+fn numbered(path: &Path, number: u32) -> PathBuf {
+    if number == 1 {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{number}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{number}"),
+    };
+    path.with_file_name(name)
 }
 
 /// The writer thread of one recording.
@@ -82,10 +150,18 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Create (or truncate) `path`, in a folder that exists, and start the
-    /// writer.
+    /// Create a new file at `path`, in a folder that exists, and start the
+    /// writer; a file there already is refused.
     pub fn create(path: &Path) -> Result<(RecordSink, Recorder), RecordPathError> {
-        let file = create_file(path)?;
+        Recorder::create_as(path, RecordMode::New)
+    }
+
+    /// [`Recorder::create`], the file made as `mode` says.
+    pub(crate) fn create_as(
+        path: &Path,
+        mode: RecordMode,
+    ) -> Result<(RecordSink, Recorder), RecordPathError> {
+        let (file, path) = create_file(path, mode)?;
         let (sink, events) = channel();
         let thread = std::thread::Builder::new()
             .name("conclave-recorder".into())
@@ -94,18 +170,13 @@ impl Recorder {
                 write_lines(file, &events)
             })
             .map_err(|e| RecordPathError {
-                path: path.to_path_buf(),
+                path: path.clone(),
                 reason: format!("cannot start the recorder: {e}"),
             })?;
-        Ok((
-            RecordSink(sink),
-            Recorder {
-                path: path.to_path_buf(),
-                thread,
-            },
-        ))
+        Ok((RecordSink(sink), Recorder { path, thread }))
     }
 
+    /// The file the recording goes to.
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
@@ -239,6 +310,36 @@ mod tests {
                 assert!(reason(&locked.join("run.jsonl")).ends_with(": permission denied"));
             }
         }
+    }
+
+    #[test]
+    fn a_recording_is_never_written_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        std::fs::write(&path, "kept\n").unwrap();
+        let err = Recorder::create(&path).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot record to {}: a file is there already, and a recording is never written over (remove it first, or record to another name)",
+                path.display()
+            )
+        );
+        // A name Conclave picked is numbered while taken.
+        let made = |mode| {
+            let (sink, recorder) = Recorder::create_as(&path, mode).unwrap();
+            drop(sink);
+            let made = recorder.path().to_path_buf();
+            recorder.finish().unwrap();
+            made
+        };
+        assert_eq!(made(RecordMode::Numbered), dir.path().join("run-2.jsonl"));
+        assert_eq!(made(RecordMode::Numbered), dir.path().join("run-3.jsonl"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept\n");
+        let bare = dir.path().join("bare");
+        std::fs::write(&bare, "").unwrap();
+        let (_, recorder) = Recorder::create_as(&bare, RecordMode::Numbered).unwrap();
+        assert_eq!(recorder.path(), dir.path().join("bare-2"));
     }
 
     #[cfg(target_os = "linux")]

@@ -3,8 +3,8 @@
 //! not JSON, an event kind from a newer version, out of sequence or of
 //! another run is reported with its line number, and the reading goes on.
 //! Lines are read as bytes, so one bad byte costs its line only; a line over
-//! the cap is skipped without being held. Only a file with no event at all is
-//! refused.
+//! the cap is skipped without being held. Only a file with no event at all,
+//! or one where a second run starts, is refused.
 
 use super::line::{decode, decode_line};
 use super::sequence::{Placed, Sequence};
@@ -49,6 +49,9 @@ pub enum RecordingError {
     NotAFile { path: String, kind: &'static str },
     #[error("{problem} (this is not a Conclave recording: one JSON event per line)")]
     NotARecording { problem: RecordingProblem },
+    /// A second run's start: the file holds two runs' events.
+    #[error("{problem}")]
+    TwoRuns { problem: RecordingProblem },
 }
 
 /// What could be read from a recording.
@@ -136,6 +139,7 @@ fn each_event(
 ) -> Result<Vec<RecordingProblem>, RecordingError> {
     let mut reading = Reading::new(shown, max_line);
     let mut sequence = Sequence::default();
+    let mut one_run = super::one_run::OneRun::default();
     let mut buf = Vec::new();
     while let Some(line) = reading.next(&mut reader, &mut buf, length)? {
         let starts_at = reading.consumed;
@@ -146,6 +150,7 @@ fn each_event(
             continue;
         }
         if let Some(placed) = reading.place(&mut buf, starts_at) {
+            one_run.check(&placed.event, placed.line, shown)?;
             sequence.push(placed, &mut reading.problems, &mut each);
         }
     }

@@ -10,6 +10,7 @@ use crate::bus::{ClockMode, EventSink, Hub, HumanChoice, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
 use crate::patterns;
+use crate::record::RecordMode;
 use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use crate::stop::StopReason;
 use crate::telemetry::Exporter;
@@ -126,7 +127,8 @@ pub struct JobSetup {
     pub allow_exec: bool,
     /// `--decide`: the answer when a run's table asks a person.
     pub decide: Option<HumanChoice>,
-    /// Record the run's events to this file (to replay one run of a sweep).
+    /// Record the run's events to a file of this name, numbered while it is
+    /// taken (to replay one run of a sweep).
     pub record: Option<PathBuf>,
     /// `--otlp`: every run goes to the collector as a trace of its own.
     pub exporter: Option<Arc<Exporter>>,
@@ -189,8 +191,20 @@ pub fn run_job_with(
     source: Option<&str>,
     job: &Job,
     setup: &JobSetup,
-    mut observers: Vec<Arc<dyn EventSink>>,
+    observers: Vec<Arc<dyn EventSink>>,
 ) -> Result<JobResult, SweepError> {
+    run_job_recorded(scenario, source, job, setup, observers).map(|(result, _)| result)
+}
+
+/// [`run_job_with`], and the file the run was recorded to: named after
+/// [`JobSetup::record`], numbered while that name is taken.
+pub(crate) fn run_job_recorded(
+    scenario: &Arc<Scenario>,
+    source: Option<&str>,
+    job: &Job,
+    setup: &JobSetup,
+    mut observers: Vec<Arc<dyn EventSink>>,
+) -> Result<(JobResult, Option<PathBuf>), SweepError> {
     let clock = setup.clock(scenario);
     let mut builder = tokio::runtime::Builder::new_current_thread();
     if clock == ClockMode::Virtual {
@@ -226,6 +240,7 @@ pub fn run_job_with(
         flags,
         cassette,
         record: setup.record.clone(),
+        record_mode: RecordMode::Numbered,
         clock: Some(clock),
         source: source.map(str::to_string),
         provider: setup.provider.clone(),
@@ -242,16 +257,20 @@ pub fn run_job_with(
         if let Some(OnLaunch(told)) = &setup.on_launch {
             told(run, handle.controller.clone());
         }
-        handle.finish().await.map_err(SweepError::Engine)
+        let recorded = handle.recording().map(std::path::Path::to_path_buf);
+        let outcome = handle.finish().await.map_err(SweepError::Engine)?;
+        Ok::<_, SweepError>((outcome, recorded))
     })?;
-    Ok(result_of(
+    let (outcome, recorded) = outcome;
+    let result = result_of(
         job,
         scenario.pattern,
         outcome.status,
         outcome.stop_reason,
         &outcome.summary,
         measure.measured(),
-    ))
+    );
+    Ok((result, recorded))
 }
 
 /// The result a finished run gives: its outcome's key and its measures.

@@ -16,6 +16,7 @@ mod tally;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
 pub use fork::SweepFork;
+pub(crate) use job::run_job_recorded;
 pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
 pub use jobs::{JobList, Jobs};
 pub use local::{default_parallelism, run_local, run_local_with};

@@ -196,6 +196,12 @@ impl Exporter {
         self.warning(gave_up)
     }
 
+    /// What the traces sent lack, to say after [`Exporter::finish`] (a
+    /// fork's link to a parent whose recording cannot be read); each once.
+    pub fn notes(&self) -> Vec<String> {
+        self.delivery.take_asides()
+    }
+
     /// What to say when spans were not sent: the first failure, or that
     /// the flush bound ran out, and how many of the spans made were sent.
     fn warning(&self, gave_up: bool) -> Option<String> {
@@ -338,6 +344,11 @@ fn work(
                 let trace = traces
                     .entry(run)
                     .or_insert_with(|| Trace::of(TraceBuilder::new(content, shapes), &event));
+                if let Some(why) = trace.unlinked.take() {
+                    delivery.aside(format!(
+                        "conclave: the trace goes without the link to the fork's parent: {why}"
+                    ));
+                }
                 let spans = trace.builder.apply(&event);
                 let full = hand(trace, spans, &mut unflushed);
                 if full {

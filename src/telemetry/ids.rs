@@ -7,15 +7,11 @@
 
 use super::span::SpanNo;
 use super::trace::ROOT;
+use crate::bus::RunStarted;
 use crate::bus::cassette::ForkedFrom;
-use crate::bus::{EventKind, RunStarted};
 use opentelemetry::trace::{SpanContext, SpanId, TraceFlags, TraceId, TraceState};
 use sha2::{Digest, Sha256};
-use std::io::BufRead;
 use std::path::Path;
-
-/// How many lines of a parent's recording are read for its start.
-const START_WITHIN: usize = 1000;
 
 /// The trace id of run `run`, which started as `started`.
 pub(super) fn trace_id(run: u32, started: &RunStarted) -> TraceId {
@@ -61,27 +57,18 @@ pub(super) fn span_id(trace: TraceId, no: SpanNo) -> SpanId {
 }
 
 /// The root span of the parent a fork names, for the fork's root to link
-/// to; `None` when its recording is not where the fork was given it, or
-/// does not hold that run's start.
+/// to; why there is none when its recording is not where the fork was
+/// given it, is no recording, or does not hold that run's start.
 ///
 /// The parent's trace id can only be computed from the parent's own start
 /// (its wall-clock start above all), which the fork's events do not
 /// carry: so the parent's recording, named in `forked_from`, is read here,
-/// as far as that run's first event. A recording that is gone or unreadable
-/// leaves the fork's trace without the link, and is no error.
-pub(super) fn parent_root(from: &ForkedFrom) -> Option<SpanContext> {
-    let file = std::fs::File::open(Path::new(&from.file)).ok()?;
-    let started = std::io::BufReader::new(file)
-        .lines()
-        .take(START_WITHIN)
-        .map_while(Result::ok)
-        .filter_map(|line| serde_json::from_str::<crate::bus::Event>(&line).ok())
-        .find_map(|event| match event.kind {
-            EventKind::RunStarted(started) if event.run == from.run => Some(started),
-            _ => None,
-        })?;
+/// within a bound, as far as that run's start. A recording that is gone or
+/// unreadable leaves the fork's trace without the link, and is no error.
+pub(super) fn parent_root(from: &ForkedFrom) -> Result<SpanContext, String> {
+    let started = crate::record::run_start(Path::new(&from.file), from.run)?;
     let trace = trace_id(from.run, &started);
-    Some(SpanContext::new(
+    Ok(SpanContext::new(
         trace,
         span_id(trace, ROOT),
         TraceFlags::SAMPLED,

@@ -19,6 +19,8 @@ pub(super) struct Trace {
     pub(super) builder: TraceBuilder,
     pub(super) trace_id: TraceId,
     pub(super) parent: Option<SpanContext>,
+    /// Why a fork's trace has no link to its parent's, until said.
+    pub(super) unlinked: Option<String>,
 }
 
 impl Trace {
@@ -28,15 +30,21 @@ impl Trace {
         let (trace_id, parent) = match &first.kind {
             EventKind::RunStarted(started) => (
                 ids::trace_id(first.run, started),
-                started.forked_from.as_ref().and_then(ids::parent_root),
+                started.forked_from.as_ref().map(ids::parent_root),
             ),
             // No start, no spans (see `TraceBuilder::apply`).
             _ => (RandomIdGenerator::default().new_trace_id(), None),
+        };
+        let (parent, unlinked) = match parent {
+            Some(Ok(parent)) => (Some(parent), None),
+            Some(Err(why)) => (None, Some(why)),
+            None => (None, None),
         };
         Trace {
             builder,
             trace_id,
             parent,
+            unlinked,
         }
     }
 }

@@ -9,10 +9,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// The most notes kept for the end.
+const MOST_ASIDES: usize = 8;
+
 /// The spans made and sent, and the first failure until taken.
 #[derive(Debug, Default)]
 pub(crate) struct Delivery {
     first: Mutex<Option<String>>,
+    /// What the spans lack but did not stop them (a fork without its
+    /// parent's link), each said once.
+    asides: Mutex<Vec<String>>,
     failed: AtomicBool,
     made: AtomicU64,
     sent: AtomicU64,
@@ -28,6 +34,29 @@ impl Delivery {
         if first.is_none() {
             *first = Some(crate::secrets::scrub(&problem).into_owned());
         }
+    }
+
+    /// Something the spans lack, to say at the end; the same words once,
+    /// and a few at most (every fork of a sweep may lack the same link).
+    pub(crate) fn aside(&self, note: String) {
+        let mut asides = self
+            .asides
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let note = crate::secrets::scrub(&note).into_owned();
+        if asides.len() < MOST_ASIDES && !asides.contains(&note) {
+            asides.push(note);
+        }
+    }
+
+    /// What [`Delivery::aside`] was given, once.
+    pub(crate) fn take_asides(&self) -> Vec<String> {
+        std::mem::take(
+            &mut self
+                .asides
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 
     /// One more span handed to the processor.

@@ -144,6 +144,7 @@ pub(super) fn new_world(hub: Hub, opening: &Opening, remote: Option<RemoteSource
         cache: options.cache.clone(),
         link: opening.link.cloned(),
         exporter: opening.exporter.cloned(),
+        named_at: None,
     };
     let mut world = World::new(hub, settings);
     if let Some(source) = remote {

@@ -6,6 +6,7 @@ use super::World;
 use crate::bus::{ClockMode, RunId};
 use crate::engine::{self, LaunchError, LaunchOptions, ProviderChoice};
 use crate::nats::publish::EventLink;
+use crate::record::RecordMode;
 use crate::scenario::Scenario;
 use crate::tui::effect::{Done, Started};
 use crate::tui::launch::Launch;
@@ -28,6 +29,9 @@ pub struct LaunchSettings {
     pub link: Option<Arc<EventLink>>,
     /// `--otlp`: every run launched is exported as a trace.
     pub exporter: Option<Arc<crate::telemetry::Exporter>>,
+    /// The time recordings are named after, over the clock's: one instant
+    /// for several launches, as two dashboards started in one second.
+    pub named_at: Option<jiff::Timestamp>,
 }
 
 impl World {
@@ -65,9 +69,10 @@ impl World {
         launch: Launch,
         old: Option<RunId>,
     ) -> Result<Started, LaunchError> {
-        let recording = match launch.record {
-            Some(path) => Some(path),
-            None => self.runs_file(&launch.scenario, run)?,
+        // A name picked here is numbered while taken; the user's is theirs.
+        let (recording, record_mode) = match launch.record {
+            Some(path) => (Some(path), RecordMode::New),
+            None => (self.runs_file(&launch.scenario, run)?, RecordMode::Numbered),
         };
         let mut provider = self.settings.provider.clone();
         if let Some(model) = &launch.model {
@@ -79,7 +84,8 @@ impl World {
             seed: Some(launch.seed),
             goal: launch.goal,
             flags: launch.flags,
-            record: recording.clone(),
+            record: recording,
+            record_mode,
             start_paused: self.settings.start_paused,
             clock: Some(ClockMode::Real),
             source: launch.source.clone(),
@@ -102,6 +108,7 @@ impl World {
             None => engine::launch(Arc::clone(&launch.scenario), &self.hub, options)?,
         };
         let clock = handle.clock();
+        let recording = handle.recording().map(std::path::Path::to_path_buf);
         self.engines.insert(run, handle);
         if let Some(replaced) = old.and_then(|old| self.engines.get(&old)) {
             replaced.controller.cancel();
@@ -138,7 +145,7 @@ impl World {
         }));
     }
 
-    /// A new file in the runs folder for `run`, creating the folder; `None`
+    /// A name in the runs folder for `run`, creating the folder; `None`
     /// when the dashboard does not record.
     fn runs_file(&self, scenario: &Scenario, run: RunId) -> Result<Option<PathBuf>, LaunchError> {
         let Some(dir) = &self.settings.runs_dir else {
@@ -148,7 +155,11 @@ impl World {
             path: dir.clone(),
             reason: format!("cannot create the runs folder: {e}"),
         })?;
-        let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+        let stamp = self
+            .settings
+            .named_at
+            .unwrap_or_else(jiff::Timestamp::now)
+            .strftime("%Y%m%d-%H%M%S");
         Ok(Some(dir.join(format!(
             "{stamp}-{}-run{run}.jsonl",
             crate::tui::export::file_safe(&scenario.name)

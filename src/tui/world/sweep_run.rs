@@ -4,7 +4,7 @@
 //! the loop hears when it is done.
 
 use super::World;
-use crate::sweep::{Job, run_job_with};
+use crate::sweep::{Job, run_job_recorded};
 use crate::tui::effect::Done;
 use crate::tui::recording;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 impl World {
-    /// Run `job` of the sweep again, recorded to `record`; what it comes
-    /// to arrives later, unless it cannot start.
+    /// Run `job` of the sweep again, recorded to `record` (numbered while
+    /// that name is taken); what it comes to arrives later, unless it
+    /// cannot start.
     pub(super) fn replay_sweep_run(&mut self, job: Job, record: PathBuf) -> Option<Done> {
         let seed = job.seed;
         let failed = |why: String| {
@@ -40,10 +41,12 @@ impl World {
             .name("conclave-sweep-replay".into())
             .spawn(move || {
                 let ran = catch_unwind(AssertUnwindSafe(|| {
-                    run_job_with(&scenario, Some(&source), &job, &setup, Vec::new())
+                    run_job_recorded(&scenario, Some(&source), &job, &setup, Vec::new())
                 }));
                 let opened = match ran {
-                    Ok(Ok(_)) => recording::open(&record).map(Box::new),
+                    Ok(Ok((_, recorded))) => {
+                        recording::open(recorded.as_deref().unwrap_or(&record)).map(Box::new)
+                    }
                     Ok(Err(e)) => Err(e.to_string()),
                     Err(_) => Err("the run crashed".into()),
                 };
