@@ -23,6 +23,7 @@ mod durations_at_run_time;
 mod escalation;
 mod escaping_programs;
 mod fork_dashboard;
+mod fork_faithful;
 mod fork_link;
 mod honest_usage;
 mod hostile_models;
