@@ -261,8 +261,11 @@ pub fn launch(
         started_at_ms: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-        model: Some(model),
-        forked_from: options.cassette.as_ref().and_then(fork::forked_from),
+        model: Some(model.clone()),
+        forked_from: options
+            .cassette
+            .as_ref()
+            .and_then(|plan| fork::forked_from(plan, &model)),
         scenario: Arc::clone(&scenario),
     }));
     let ctx = RunContext {

@@ -65,6 +65,7 @@ pub(super) fn served(
         let model = recorded.unwrap_or_else(|| crate::bus::RunModel {
             provider: kind,
             name: choice.model.clone().unwrap_or_default(),
+            base_url: None,
         });
         let offline = Provider::Offline(crate::provider::Offline {
             policy: OutputPolicy::of(&scenario.provider, &model.name),
@@ -117,6 +118,7 @@ pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::
         Provider::OpenAi(http) => crate::bus::RunModel {
             provider: ProviderKind::Openai,
             name: http.model().to_string(),
+            base_url: Some(http.recordable_base_url()),
         },
         Provider::Sim(_) => crate::bus::RunModel {
             provider: ProviderKind::Sim,
@@ -124,6 +126,7 @@ pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::
                 .model
                 .clone()
                 .unwrap_or_else(|| pricing::SIM_MODEL.to_string()),
+            base_url: None,
         },
         Provider::Offline(offline) => offline.model.clone(),
     }

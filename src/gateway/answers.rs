@@ -44,6 +44,7 @@ impl Gateway {
             Serve::Served(recorded) => {
                 self.provider.play_script(request);
                 noted.note(recorded.record.answer.clone(), true);
+                noted.served_latency(recorded.latency);
                 noted.served_span(recorded.record.span_ms);
                 served::completion(*recorded, text, self.playback()).await
             }
@@ -72,6 +73,7 @@ impl Gateway {
             Serve::Served(recorded) => {
                 self.workers.play_script(call.tool, call.args, started);
                 noted.note(recorded.record.answer.clone(), true);
+                noted.served_latency(recorded.latency);
                 served::observation(*recorded, self.playback()).await
             }
             Serve::Miss => {

@@ -290,7 +290,9 @@ impl Gateway {
             call: id,
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
-            latency_ms: millis(ended.saturating_sub(started)),
+            // A served call took its recorded time, which the real clock
+            // did not wait out.
+            latency_ms: millis(details.latency.unwrap_or(ended.saturating_sub(started))),
             outcome,
             first_token_ms: timing.first_token_ms(started),
             tokens_per_s: timing.tokens_per_s(details.usage.as_ref()),
@@ -335,6 +337,8 @@ struct CallDetails {
     record: Option<Box<CallRecord>>,
     /// The answer was served from a cassette.
     served: bool,
+    /// A served answer's latency, as the recording measured it.
+    latency: Option<Duration>,
     /// A model's reasoning text, apart from its answer.
     reasoning: Option<String>,
     /// How a model's JSON was found in its text, when it was extracted.
