@@ -168,6 +168,9 @@ pub(crate) struct Ended {
     pub(crate) recording_failed: Option<EngineError>,
     /// Why the `--cache` file could not be written, when it could not.
     pub(crate) cache_failed: Option<crate::gateway::CacheError>,
+    /// A live call would have started a program nobody allowed, and the
+    /// run stopped there: why, naming the file and the place.
+    pub(crate) refused_program: Option<String>,
 }
 
 /// A live run.
@@ -175,7 +178,7 @@ pub(crate) struct Ended {
 pub struct RunHandle {
     pub controller: Controller,
     clock: RunClock,
-    task: JoinHandle<(RunOutcome, Option<crate::gateway::CacheError>)>,
+    task: JoinHandle<task::RunEnd>,
     recorder: Option<Recorder>,
 }
 
@@ -200,6 +203,12 @@ pub fn launch(
     } else {
         RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
             .map_err(LaunchError::Tools)?
+    };
+    let real = match &options.cassette {
+        Some(plan) if !options.allow_exec && !offline => {
+            real.refusing_programs(&scenario, &recorded_file(&options, plan))
+        }
+        _ => real,
     };
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
@@ -294,8 +303,10 @@ fn refuse_unlaunchable(
     options: &LaunchOptions,
     offline: bool,
 ) -> Result<(), LaunchError> {
+    // A run from a recording asks when a live call first needs a
+    // program, for that program (see `RealTools::refusing_programs`).
     if !options.allow_exec
-        && !offline
+        && options.cassette.is_none()
         && let Some(program) = scenario.programs().into_iter().next()
     {
         let name = program.argv.first().cloned().unwrap_or_default();
@@ -314,6 +325,14 @@ fn refuse_unlaunchable(
         return Err(LaunchError::VirtualClock);
     }
     Ok(())
+}
+
+/// The file a run from a recording names in what it says: where it was
+/// launched from, else the recording.
+fn recorded_file(options: &LaunchOptions, plan: &CassettePlan) -> String {
+    options.source.clone().unwrap_or_else(|| {
+        crate::sanitize::clean(&plan.cassette.parent().path.display().to_string()).into_owned()
+    })
 }
 
 /// The simulated workers: the scenario's tools, its member teams' among
@@ -377,11 +396,12 @@ impl RunHandle {
                 recording_failed = Some(EngineError::Recording { path, source });
             }
         }
-        let (outcome, cache_failed) = outcome.map_err(|e| EngineError::crashed(&e))?;
+        let end = outcome.map_err(|e| EngineError::crashed(&e))?;
         Ok(Ended {
-            outcome,
+            outcome: end.outcome,
             recording_failed,
-            cache_failed,
+            cache_failed: end.cache_failed,
+            refused_program: end.refused_program,
         })
     }
 }

@@ -25,6 +25,7 @@ mod escaping_programs;
 mod fork_dashboard;
 mod fork_faithful;
 mod fork_link;
+mod fork_programs;
 mod honest_usage;
 mod hostile_models;
 mod hostile_recordings;

@@ -77,6 +77,9 @@ pub(crate) struct Gateway {
     cassette: Option<Arc<Cassette>>,
     /// Every call is served: no program or server is started.
     offline: bool,
+    /// A live call would have started a program nobody allowed, which
+    /// stopped the run: the refusal, naming the file and the place.
+    refused: std::sync::Mutex<Option<String>>,
     /// How many times an answer that fails its contract is asked for
     /// again (`provider.output_retries`).
     output_retries: u32,
@@ -107,6 +110,7 @@ impl Gateway {
             last_good: None,
             cassette: None,
             offline: false,
+            refused: std::sync::Mutex::new(None),
             output_retries: 0,
             answer_failure: std::sync::Mutex::new(None),
         }
@@ -130,6 +134,15 @@ impl Gateway {
     /// words.
     pub(crate) fn cassette_missed(&self) -> Option<String> {
         self.cassette.as_ref().and_then(|c| c.missed())
+    }
+
+    /// The program a live call would have started and nobody allowed,
+    /// which stopped the run: why, naming the file and the place.
+    pub(crate) fn refused_program(&self) -> Option<String> {
+        self.refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Remember every tool's good answers in `store`, and serve them to
@@ -194,9 +207,10 @@ impl Gateway {
     /// A run cancelled meanwhile does not wait for a server's handshake:
     /// whatever had started is stopped with the unfinished start.
     /// A cassette gives the descriptions its recorded servers gave (the
-    /// prompts that hold them must match); served wholly, no server starts.
+    /// prompts that hold them must match), and no server starts before a
+    /// live call needs it (a served call never does).
     pub(crate) async fn start_workers(&self) -> Vec<(String, String)> {
-        let started = if self.offline {
+        let started = if self.offline || self.cassette.is_some() {
             Vec::new()
         } else {
             tokio::select! {
