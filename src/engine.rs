@@ -7,7 +7,7 @@ use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
 use crate::patterns::{RunContext, RunOutcome};
-use crate::provider::{RealTools, SimWorkers, Workers};
+use crate::provider::{SimWorkers, Workers};
 use crate::record::{RecordPathError, Recorder};
 use crate::rng::RunRng;
 use crate::scenario::{PriceTable, ProviderKind, Scenario, ScenarioErrors};
@@ -198,18 +198,7 @@ pub fn launch(
     // Masked whatever this run uses, so that a program that prints one
     // shows it masked.
     crate::known_secrets::register_environment();
-    let real = if offline {
-        RealTools::offline(&scenario)
-    } else {
-        RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
-            .map_err(LaunchError::Tools)?
-    };
-    let real = match &options.cassette {
-        Some(plan) if !options.allow_exec && !offline => {
-            real.refusing_programs(&scenario, &recorded_file(&options, plan))
-        }
-        _ => real,
-    };
+    let real = setup::real_tools(&scenario, &options, offline)?;
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
     let (provider, choice) = match options.cassette.as_ref().filter(|_| offline) {
@@ -325,14 +314,6 @@ fn refuse_unlaunchable(
         return Err(LaunchError::VirtualClock);
     }
     Ok(())
-}
-
-/// The file a run from a recording names in what it says: where it was
-/// launched from, else the recording.
-fn recorded_file(options: &LaunchOptions, plan: &CassettePlan) -> String {
-    options.source.clone().unwrap_or_else(|| {
-        crate::sanitize::clean(&plan.cassette.parent().path.display().to_string()).into_owned()
-    })
 }
 
 /// The simulated workers: the scenario's tools, its member teams' among

@@ -4,11 +4,21 @@
 
 use super::calls::{Attempt, Call, Ended, What};
 use super::{TraceBuilder, error_type, wire};
-use crate::bus::CallOutcome;
+use crate::bus::{CallOutcome, RunStarted};
 use crate::gateway::MODEL_TOOL;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::span::SpanNo;
+
+/// Who answered the calls a fork serves, and which model, when its
+/// `forked_from` says it was not the fork's own.
+pub(super) fn served_by(started: &RunStarted) -> Option<(String, String)> {
+    let model = started.forked_from.as_ref()?.model.as_ref()?;
+    Some((
+        super::provider_name(model.provider).to_string(),
+        model.name.clone(),
+    ))
+}
 
 impl TraceBuilder {
     /// Attempt `attempt` of a model call starts: a retry of the call

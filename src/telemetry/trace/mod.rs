@@ -188,16 +188,7 @@ impl TraceBuilder {
             self.provider = Some(provider_name(model.provider).to_string());
             self.model = Some(model.name.clone());
         }
-        self.served_by = started
-            .forked_from
-            .as_ref()
-            .and_then(|from| from.model.as_ref())
-            .map(|model| {
-                (
-                    provider_name(model.provider).to_string(),
-                    model.name.clone(),
-                )
-            });
+        self.served_by = chat::served_by(started);
         let scenario = &started.scenario.name;
         let mut attrs = Attrs::default()
             .with(n::OPERATION_NAME, n::OP_INVOKE_WORKFLOW)
