@@ -49,7 +49,7 @@ impl CassettePlan {
     /// endpoint as its recording names them, each unless `asked` names
     /// another (the key is read from the environment, as for any run). A
     /// fork asked for another provider takes nothing of the parent's.
-    pub fn provider_over(&self, asked: &ProviderChoice) -> ProviderChoice {
+    pub(crate) fn provider_over(&self, asked: &ProviderChoice) -> ProviderChoice {
         let parent = self.cassette.parent().started.model.as_ref();
         let Some(parent) = parent.filter(|_| self.fork.is_some()) else {
             return asked.clone();

@@ -196,6 +196,10 @@ impl TraceBuilder {
         } else {
             last.error = Some(outcome_error(outcome));
             open.waiting = true;
+            // A recorded failure served again cost nothing either.
+            if ended.served {
+                self.served_chat(span);
+            }
         }
     }
 

@@ -95,7 +95,7 @@ impl TraceBuilder {
     /// no cost, and named for the model that answered it when it was
     /// recorded (a fork's parent's, when not the fork's own). That
     /// provider and model.
-    fn served_chat(&mut self, span: SpanNo) -> (Option<String>, Option<String>) {
+    pub(super) fn served_chat(&mut self, span: SpanNo) -> (Option<String>, Option<String>) {
         let (provider, model) = match self.served_by.clone() {
             Some((provider, model)) => (Some(provider), Some(model)),
             None => (self.provider.clone(), self.model.clone()),
