@@ -154,6 +154,14 @@ fn recorded_on(base_url: &str, dir: &Path) -> (String, Output) {
     (parent, ran)
 }
 
+/// `fork PARENT --at "round 2" --headless` with `extra`, a key in its
+/// environment.
+fn fork_at_round_2(parent: &str, extra: &[&str], state: &Path) -> Output {
+    let mut args = vec!["fork", parent, "--at", "round 2", "--headless"];
+    args.extend_from_slice(extra);
+    with_key(&args, state)
+}
+
 #[test]
 fn a_fork_of_a_run_on_an_endpoint_goes_live_on_that_endpoint_and_model() {
     let (base_url, seen) = cautious_endpoint();
@@ -163,18 +171,7 @@ fn a_fork_of_a_run_on_an_endpoint_goes_live_on_that_endpoint_and_model() {
     let asked = seen.lock().unwrap().len();
 
     let fork = dir.path().join("fork.jsonl").display().to_string();
-    let forked = with_key(
-        &[
-            "fork",
-            &parent,
-            "--at",
-            "round 2",
-            "--headless",
-            "--record",
-            &fork,
-        ],
-        &state,
-    );
+    let forked = fork_at_round_2(&parent, &["--record", &fork], &state);
     assert_eq!(forked.status.code(), Some(3), "{}", stderr(&forked));
     assert_eq!(without_usage(result(&forked)), without_usage(result(&ran)));
     let requests = seen.lock().unwrap();
@@ -190,18 +187,7 @@ fn a_fork_of_a_run_on_an_endpoint_goes_live_on_that_endpoint_and_model() {
     assert_eq!(started["model"]["name"], "mock-model", "{started}");
 
     // Asked for, another model answers the live part.
-    let other = with_key(
-        &[
-            "fork",
-            &parent,
-            "--at",
-            "round 2",
-            "--headless",
-            "--provider",
-            "sim",
-        ],
-        &state,
-    );
+    let other = fork_at_round_2(&parent, &["--provider", "sim"], &state);
     let other = result(&other);
     assert_eq!(
         other["history"][1]["contributions"][0]["stance"], "go",
@@ -215,13 +201,9 @@ fn what_a_fork_serves_shows_the_latency_its_parent_measured() {
     let dir = tempfile::tempdir().unwrap();
     let (parent, _) = recorded_on(&base_url, dir.path());
     let fork = dir.path().join("fork.jsonl").display().to_string();
-    let forked = with_key(
+    let forked = fork_at_round_2(
+        &parent,
         &[
-            "fork",
-            &parent,
-            "--at",
-            "round 2",
-            "--headless",
             "--provider",
             "openai",
             "--model",
