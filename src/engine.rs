@@ -7,7 +7,7 @@ use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
 use crate::patterns::{RunContext, RunOutcome};
-use crate::provider::{RealTools, SimWorkers, Workers};
+use crate::provider::{SimWorkers, Workers};
 use crate::record::{RecordMode, RecordPathError, Recorder};
 use crate::rng::RunRng;
 use crate::scenario::{PriceTable, ProviderKind, Scenario, ScenarioErrors};
@@ -171,6 +171,9 @@ pub(crate) struct Ended {
     pub(crate) recording_failed: Option<EngineError>,
     /// Why the `--cache` file could not be written, when it could not.
     pub(crate) cache_failed: Option<crate::gateway::CacheError>,
+    /// A live call would have started a program nobody allowed, and the
+    /// run stopped there: why, naming the file and the place.
+    pub(crate) refused_program: Option<String>,
 }
 
 /// A live run.
@@ -178,7 +181,7 @@ pub(crate) struct Ended {
 pub struct RunHandle {
     pub controller: Controller,
     clock: RunClock,
-    task: JoinHandle<(RunOutcome, Option<crate::gateway::CacheError>)>,
+    task: JoinHandle<task::RunEnd>,
     recorder: Option<Recorder>,
 }
 
@@ -198,12 +201,7 @@ pub fn launch(
     // Masked whatever this run uses, so that a program that prints one
     // shows it masked.
     crate::known_secrets::register_environment();
-    let real = if offline {
-        RealTools::offline(&scenario)
-    } else {
-        RealTools::for_scenario(&scenario, &|name| std::env::var(name).ok())
-            .map_err(LaunchError::Tools)?
-    };
+    let real = setup::real_tools(&scenario, &options, offline)?;
     let seed = options.seed.or(scenario.seed).unwrap_or(0);
     let rng = RunRng::seeded(seed);
     let (provider, choice) = match options.cassette.as_ref().filter(|_| offline) {
@@ -264,8 +262,11 @@ pub fn launch(
         started_at_ms: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-        model: Some(model),
-        forked_from: options.cassette.as_ref().and_then(fork::forked_from),
+        model: Some(model.clone()),
+        forked_from: options
+            .cassette
+            .as_ref()
+            .and_then(|plan| fork::forked_from(plan, &model)),
         scenario: Arc::clone(&scenario),
     }));
     let ctx = RunContext {
@@ -294,8 +295,10 @@ fn refuse_unlaunchable(
     options: &LaunchOptions,
     offline: bool,
 ) -> Result<(), LaunchError> {
+    // A run from a recording asks when a live call first needs a
+    // program, for that program (see `RealTools::refusing_programs`).
     if !options.allow_exec
-        && !offline
+        && options.cassette.is_none()
         && let Some(program) = scenario.programs().into_iter().next()
     {
         let name = program.argv.first().cloned().unwrap_or_default();
@@ -382,11 +385,12 @@ impl RunHandle {
                 recording_failed = Some(EngineError::Recording { path, source });
             }
         }
-        let (outcome, cache_failed) = outcome.map_err(|e| EngineError::crashed(&e))?;
+        let end = outcome.map_err(|e| EngineError::crashed(&e))?;
         Ok(Ended {
-            outcome,
+            outcome: end.outcome,
             recording_failed,
-            cache_failed,
+            cache_failed: end.cache_failed,
+            refused_program: end.refused_program,
         })
     }
 }

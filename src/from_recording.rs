@@ -46,6 +46,7 @@ pub(crate) fn fork(command: ForkCommand) -> Exit {
         flags: command.flags,
         goal: command.goal,
         seed: command.seed,
+        decide: command.decide,
         provider: command.model.choice(),
         record: command.record,
         allow_exec: command.exec.allow_exec,
@@ -62,6 +63,7 @@ pub(crate) fn fork(command: ForkCommand) -> Exit {
         fork: Some(args.request()),
         overrides: Overrides {
             record: args.record,
+            decide: args.decide,
             ..Overrides::default()
         },
         record: !command.screen.no_record,

@@ -292,6 +292,11 @@ async fn run_to_its_end(handle: engine::RunHandle, asked: &Asked, file: &str) ->
 /// Print an ended run's result and what failed beside it; the exit its
 /// status (or a recording that could not be written) calls for.
 fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
+    // Stopped before a program nobody allowed: a refusal, not a result.
+    if let Some(refusal) = &ended.refused_program {
+        output::message(refusal);
+        return Exit::BadInput;
+    }
     let outcome = ended.outcome;
     output::json_text(outcome.result.text());
     if outcome.stop_reason == crate::stop::StopReason::EscalatedToHuman

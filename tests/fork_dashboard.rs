@@ -1,5 +1,5 @@
 //! Forks in the dashboard, through the real binary in a pseudo-terminal:
-//! `x` in a replay forks it at the gate the replay stands in, with a flag
+//! `x` in a replay forks it at the first gate after what it shows, with a flag
 //! turned in the dialog, and the comparison with its parent opens once the
 //! fork has finished, diverging where the turned flag takes effect;
 //! `conclave fork` without `--headless` opens the dashboard with the fork
@@ -43,12 +43,10 @@ fn a_replay_forked_with_the_legal_analyst_seated_diverges_from_its_parent_in_tha
     record_parent(&parent);
     let mut session = Session::start(&["replay", parent.to_str().unwrap()], home.path());
     session.wait_text("round 0/2");
-    // Two steps: to the end of round 1, then into round 2, whose gate the
-    // fork goes live at (the gate of the step the replay stands in).
+    // One step, to the end of round 1: the fork serves what the replay
+    // shows and goes live at the next gate, round 2.
     session.press("s");
     session.wait_text("round 1/2");
-    session.press("s");
-    session.wait_text("round 2/2");
     session.press("x");
     session.wait_text("Fork at round 2");
     session.wait_for("the flag as it stood at the gate", |t| {
@@ -154,4 +152,43 @@ fn run_with_a_cassette_in_the_dashboard_serves_its_calls() {
     session.press("q");
     session.press("y");
     assert!(session.wait_exit().success());
+}
+
+/// A key as the terminal gives it.
+fn key(code: crossterm::event::KeyCode) -> crossterm::event::KeyEvent {
+    crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
+}
+
+#[test]
+fn the_fork_dialog_keeps_the_round_the_replay_shows_and_goes_live_at_the_next() {
+    use conclave::tui::app::{App, AppOptions};
+    use crossterm::event::KeyCode;
+
+    let home = tempfile::tempdir().unwrap();
+    let parent = home.path().join("parent.jsonl");
+    record_parent(&parent);
+    let mut app = App::new(AppOptions::default());
+    app.open_replay(&parent).unwrap();
+    // One step: the replay shows round 1 whole, and round 2 not yet.
+    app.key(key(KeyCode::Char('s')));
+    app.key(key(KeyCode::Char('x')));
+    let screen = words(&common::screen::of_app(&app, 160, 40));
+    assert!(screen.contains("Fork at round 2"), "{screen}");
+    assert!(
+        screen.contains("served: round 1 (as the replay shows it) · live: round 2 on"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Fork at round 1"), "{screen}");
+
+    // At the run's end no gate comes after: the last round runs again,
+    // and the dialog says so.
+    app.key(key(KeyCode::Esc));
+    app.key(key(KeyCode::Char('>')));
+    app.key(key(KeyCode::Char('x')));
+    let screen = words(&common::screen::of_app(&app, 160, 40));
+    assert!(screen.contains("Fork at round 2"), "{screen}");
+    assert!(
+        screen.contains("served: round 1 · live: round 2 on, which the replay has shown"),
+        "{screen}"
+    );
 }

@@ -434,6 +434,60 @@ fn a_forks_root_span_links_to_its_parents_trace_and_root_span() {
     assert!(root(&orphan_spans).links.is_empty());
 }
 
+#[test]
+fn a_forks_served_calls_carry_the_recorded_model_and_cost_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let parents = Collector::start();
+    run_exported("checkout_v2_launch.json", &parents.url(), &[], dir.path());
+    let recording = dir.path().join("run.jsonl");
+    let forks = Collector::start();
+    let output = conclave(
+        &[
+            "fork",
+            recording.to_str().unwrap(),
+            "--at",
+            "round 2",
+            "--model",
+            "fork-model",
+            "--headless",
+            "--otlp",
+            &forks.url(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let spans = forks.spans();
+    let chats = named(&spans, "chat ");
+    let (served, live): (Vec<&Got>, Vec<&Got>) = chats
+        .into_iter()
+        .partition(|s| s.attr("conclave.served") == Some("true"));
+    // Round 1's three analysts were served; round 2 and the brief are live.
+    assert_eq!(served.len(), 3, "{:#?}", named(&spans, "chat "));
+    assert!(!live.is_empty());
+    for span in &served {
+        assert_eq!(span.name, "chat sim", "the parent's model");
+        assert_eq!(span.attr("gen_ai.request.model"), Some("sim"));
+        assert_eq!(span.attr("conclave.cost_usd"), Some("0"), "{span:#?}");
+        assert!(
+            span.attr("gen_ai.usage.input_tokens").is_none(),
+            "nothing a backend would price again: {span:#?}"
+        );
+        assert!(
+            span.attr("conclave.served.input_tokens").is_some(),
+            "{span:#?}"
+        );
+    }
+    for span in &live {
+        assert_eq!(span.name, "chat fork-model");
+        assert_eq!(span.attr("gen_ai.request.model"), Some("fork-model"));
+        assert!(span.attr("conclave.served").is_none(), "{span:#?}");
+        assert!(
+            span.attr("gen_ai.usage.input_tokens").is_some(),
+            "{span:#?}"
+        );
+    }
+}
+
 /// `sweep --headless` of checkout over `seeds` with legal_analyst on and
 /// off, sending to `otlp` when given.
 fn sweep(seeds: &str, otlp: Option<&str>) -> Output {

@@ -195,6 +195,10 @@ pub struct ForkedFrom {
     /// The gate the fork went live at, as the timeline names it
     /// (`round 3`).
     pub gate: String,
+    /// The model that answered the calls the fork serves (its parent's),
+    /// when it is not the fork's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::bus::RunModel>,
 }
 
 /// `forked from FILE run N at GATE`, as replay and the dashboard say it

@@ -44,8 +44,11 @@ impl Replayed {
     }
 
     /// The commands for gate `at`; at the fork's gate the fork's flags
-    /// too, the cassette goes live and the recorded run's later commands
-    /// are dropped (the fork decides from here on).
+    /// too, the cassette goes live and the recorded run's later flag
+    /// changes are dropped (the fork decides from here on). A person's
+    /// later answers stay, each for the question at its gate: a fork that
+    /// changes nothing is its parent, answers included, and an answer
+    /// given to the fork (`--decide`) is taken before them.
     pub(crate) fn at(&mut self, at: &GatePoint) -> AtGate {
         let mut here = AtGate::default();
         let script = std::mem::take(&mut self.script);
@@ -68,7 +71,8 @@ impl Replayed {
                     .map(|(name, on)| Control::SetFlag { name, on }),
             );
             fork.live.store(true, Ordering::Release);
-            self.script.clear();
+            self.script
+                .retain(|(_, command)| matches!(command, Control::Decide { .. }));
             here.went_live = true;
         }
         here

@@ -6,6 +6,7 @@
 //! dashboard, the replay's fork dialog) plans it here, so they launch the
 //! same run.
 
+use super::ProviderChoice;
 use crate::bus::cassette::ForkedFrom;
 use crate::cassette::{Cassette, GateTarget, MissPolicy};
 use crate::control;
@@ -42,6 +43,26 @@ impl CassettePlan {
     /// server is set up, and the run keeps the virtual clock.
     pub fn serves_wholly(&self) -> bool {
         self.fork.is_none() && self.cassette.miss() == MissPolicy::Stop
+    }
+
+    /// The model of a fork's live part: the parent's provider, model and
+    /// endpoint as its recording names them, each unless `asked` names
+    /// another (the key is read from the environment, as for any run). A
+    /// fork asked for another provider takes nothing of the parent's.
+    pub(crate) fn provider_over(&self, asked: &ProviderChoice) -> ProviderChoice {
+        let parent = self.cassette.parent().started.model.as_ref();
+        let Some(parent) = parent.filter(|_| self.fork.is_some()) else {
+            return asked.clone();
+        };
+        if asked.kind.is_some_and(|kind| kind != parent.provider) {
+            return asked.clone();
+        }
+        ProviderChoice {
+            kind: Some(parent.provider),
+            model: asked.model.clone().or_else(|| Some(parent.name.clone())),
+            base_url: asked.base_url.clone().or_else(|| parent.base_url.clone()),
+            ..asked.clone()
+        }
     }
 }
 
@@ -144,13 +165,17 @@ pub(super) fn replayed(plan: Option<&CassettePlan>) -> control::Replayed {
     control::Replayed::new(plan.cassette.script(), fork)
 }
 
-/// A fork's `run_started.forked_from`: its parent's file, run and gate.
-pub(super) fn forked_from(plan: &CassettePlan) -> Option<ForkedFrom> {
+/// A fork's `run_started.forked_from`: its parent's file, run and gate,
+/// and the parent's model when the fork's `own` is another.
+pub(super) fn forked_from(plan: &CassettePlan, own: &crate::bus::RunModel) -> Option<ForkedFrom> {
     let fork = plan.fork.as_ref()?;
     let parent = plan.cassette.parent();
+    let other =
+        |model: &&crate::bus::RunModel| (model.provider, &model.name) != (own.provider, &own.name);
     Some(ForkedFrom {
         file: crate::sanitize::clean(&parent.path.display().to_string()).into_owned(),
         run: parent.run,
         gate: fork.at.to_string(),
+        model: parent.started.model.as_ref().filter(other).cloned(),
     })
 }

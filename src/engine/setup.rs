@@ -9,7 +9,7 @@ use crate::pricing;
 use crate::provider::openai::{self, OpenAiConfig};
 use crate::provider::output::OutputPolicy;
 use crate::provider::prompts::Prompts;
-use crate::provider::{OpenAiProvider, Provider, SimProvider};
+use crate::provider::{OpenAiProvider, Provider, RealTools, SimProvider};
 use crate::rng::RunRng;
 use crate::scenario::{ProviderKind, Scenario, SpendLimits};
 use std::sync::Arc;
@@ -65,6 +65,7 @@ pub(super) fn served(
         let model = recorded.unwrap_or_else(|| crate::bus::RunModel {
             provider: kind,
             name: choice.model.clone().unwrap_or_default(),
+            base_url: None,
         });
         let offline = Provider::Offline(crate::provider::Offline {
             policy: OutputPolicy::of(&scenario.provider, &model.name),
@@ -80,6 +81,33 @@ pub(super) fn served(
         ..choice.clone()
     };
     Ok((provider(scenario, &choice, rng)?, choice))
+}
+
+/// The run's real workers and tools: named only when every call is
+/// served; else set up, and, for a run from a recording whose programs
+/// nobody allowed, refusing the first live call that would start one.
+pub(super) fn real_tools(
+    scenario: &Scenario,
+    options: &super::LaunchOptions,
+    offline: bool,
+) -> Result<RealTools, LaunchError> {
+    if offline {
+        return Ok(RealTools::offline(scenario));
+    }
+    let real = RealTools::for_scenario(scenario, &|name| std::env::var(name).ok())
+        .map_err(LaunchError::Tools)?;
+    Ok(match &options.cassette {
+        Some(plan) if !options.allow_exec => {
+            // Named as where the run was launched from, else the
+            // recording: a recording's scenario names no file.
+            let file = options.source.clone().unwrap_or_else(|| {
+                let path = plan.cassette.parent().path.display().to_string();
+                crate::sanitize::clean(&path).into_owned()
+            });
+            real.refusing_programs(scenario, &file)
+        }
+        _ => real,
+    })
 }
 
 /// What the run's model calls cost and may spend: the model's price
@@ -117,6 +145,7 @@ pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::
         Provider::OpenAi(http) => crate::bus::RunModel {
             provider: ProviderKind::Openai,
             name: http.model().to_string(),
+            base_url: Some(http.recordable_base_url()),
         },
         Provider::Sim(_) => crate::bus::RunModel {
             provider: ProviderKind::Sim,
@@ -124,6 +153,7 @@ pub(super) fn run_model(choice: &ProviderChoice, provider: &Provider) -> crate::
                 .model
                 .clone()
                 .unwrap_or_else(|| pricing::SIM_MODEL.to_string()),
+            base_url: None,
         },
         Provider::Offline(offline) => offline.model.clone(),
     }

@@ -9,16 +9,22 @@ use crate::patterns::{self, RunContext, RunOutcome};
 use crate::stop::StopReason;
 use std::sync::Arc;
 
+/// How a run's task ended: its outcome, and beside it a cache that could
+/// not be saved and a program nobody allowed, which stopped it.
+#[derive(Debug)]
+pub(crate) struct RunEnd {
+    pub(crate) outcome: RunOutcome,
+    pub(crate) cache_failed: Option<CacheError>,
+    pub(crate) refused_program: Option<String>,
+}
+
 /// Run the pattern, then stop the workers, save the tools' last good
-/// answers and publish the finish; a cache that could not be saved is
-/// returned beside the outcome.
-pub(super) async fn run_to_end(
-    mut ctx: RunContext,
-    gateway: Arc<Gateway>,
-    bus: Bus,
-) -> (RunOutcome, Option<CacheError>) {
+/// answers and publish the finish.
+pub(super) async fn run_to_end(mut ctx: RunContext, gateway: Arc<Gateway>, bus: Bus) -> RunEnd {
     // MCP servers start before the first turn, so a tool the scenario
-    // leaves undescribed is described to the model as its server lists it.
+    // leaves undescribed is described to the model as its server lists it
+    // (a run from a recording takes the recorded descriptions, and starts
+    // a server at the first live call to it).
     let described = gateway.start_workers().await;
     if let Some(scenario) = described_by_servers(&ctx.scenario, &described) {
         ctx.scenario = Arc::new(scenario);
@@ -40,7 +46,11 @@ pub(super) async fn run_to_end(
         error: outcome.error.clone(),
     });
     bus.close_recording();
-    (outcome, cache_failed)
+    RunEnd {
+        outcome,
+        cache_failed,
+        refused_program: gateway.refused_program(),
+    }
 }
 
 /// The pattern's outcome as the run reports it: its error in the
@@ -62,6 +72,12 @@ fn finished(mut outcome: RunOutcome, gateway: &Gateway) -> RunOutcome {
     if gateway.cost_overflowed() && outcome.status == RunStatus::Ok {
         outcome.status = RunStatus::Stopped;
         stop_for(&mut outcome, StopReason::MaxCost);
+    }
+    // A program nobody allowed cancelled the run: it says which.
+    if let Some(words) = gateway.refused_program()
+        && outcome.stop_reason == StopReason::Cancelled
+    {
+        outcome.error = Some(words);
     }
     // The result leaves the process (printed, recorded, shown): no
     // secret in it, whatever text it was built from.

@@ -23,6 +23,19 @@ impl Gateway {
         Playback::new(self.bus.clock().clone())
     }
 
+    /// A live call to `tool` would start a program nobody allowed: asked
+    /// before it starts, the run stops and keeps which program and where.
+    fn refuse_program(&self, tool: &str) {
+        let mut refused = self
+            .refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if refused.is_none() {
+            *refused = self.workers.refusal(tool).map(str::to_string);
+        }
+        self.cancel.cancel();
+    }
+
     /// A model call's answer: the cassette's, else the provider's. A
     /// call the cassette does not hold stops the run (it is cancelled,
     /// and the cassette keeps why).
@@ -44,6 +57,7 @@ impl Gateway {
             Serve::Served(recorded) => {
                 self.provider.play_script(request);
                 noted.note(recorded.record.answer.clone(), true);
+                noted.served_latency(recorded.latency);
                 noted.served_span(recorded.record.span_ms);
                 served::completion(*recorded, text, self.playback()).await
             }
@@ -64,6 +78,10 @@ impl Gateway {
         noted: &Noted,
     ) -> Option<Result<Value, WorkerError>> {
         match self.serve(|cassette| cassette.serve_tool(call.tool, call.args)) {
+            Serve::Live if self.workers.refusal(call.tool).is_some() => {
+                self.refuse_program(call.tool);
+                std::future::pending().await
+            }
             Serve::Live => {
                 let result = self.workers.call(call.tool, call.args, started).await;
                 noted.note(Some(served::tool_answer(&result)), false);
@@ -72,6 +90,7 @@ impl Gateway {
             Serve::Served(recorded) => {
                 self.workers.play_script(call.tool, call.args, started);
                 noted.note(recorded.record.answer.clone(), true);
+                noted.served_latency(recorded.latency);
                 served::observation(*recorded, self.playback()).await
             }
             Serve::Miss => {

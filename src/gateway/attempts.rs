@@ -194,6 +194,7 @@ impl Gateway {
         let details = CallDetails {
             record,
             served,
+            latency: noted.recorded_latency(),
             ..CallDetails::default()
         };
         match result {

@@ -77,6 +77,9 @@ pub(crate) struct Gateway {
     cassette: Option<Arc<Cassette>>,
     /// Every call is served: no program or server is started.
     offline: bool,
+    /// A live call would have started a program nobody allowed, which
+    /// stopped the run: the refusal, naming the file and the place.
+    refused: std::sync::Mutex<Option<String>>,
     /// How many times an answer that fails its contract is asked for
     /// again (`provider.output_retries`).
     output_retries: u32,
@@ -107,6 +110,7 @@ impl Gateway {
             last_good: None,
             cassette: None,
             offline: false,
+            refused: std::sync::Mutex::new(None),
             output_retries: 0,
             answer_failure: std::sync::Mutex::new(None),
         }
@@ -130,6 +134,15 @@ impl Gateway {
     /// words.
     pub(crate) fn cassette_missed(&self) -> Option<String> {
         self.cassette.as_ref().and_then(|c| c.missed())
+    }
+
+    /// The program a live call would have started and nobody allowed,
+    /// which stopped the run: why, naming the file and the place.
+    pub(crate) fn refused_program(&self) -> Option<String> {
+        self.refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Remember every tool's good answers in `store`, and serve them to
@@ -200,9 +213,10 @@ impl Gateway {
     /// A run cancelled meanwhile does not wait for a server's handshake:
     /// whatever had started is stopped with the unfinished start.
     /// A cassette gives the descriptions its recorded servers gave (the
-    /// prompts that hold them must match); served wholly, no server starts.
+    /// prompts that hold them must match), and no server starts before a
+    /// live call needs it (a served call never does).
     pub(crate) async fn start_workers(&self) -> Vec<(String, String)> {
-        let started = if self.offline {
+        let started = if self.offline || self.cassette.is_some() {
             Vec::new()
         } else {
             tokio::select! {
@@ -296,7 +310,9 @@ impl Gateway {
             call: id,
             tool: at.shield.name().to_string(),
             attempt: at.attempt,
-            latency_ms: millis(ended.saturating_sub(started)),
+            // A served call took its recorded time, which the real clock
+            // did not wait out.
+            latency_ms: millis(details.latency.unwrap_or(ended.saturating_sub(started))),
             outcome,
             first_token_ms: timing.first_token_ms(started),
             tokens_per_s: timing.tokens_per_s(details.usage.as_ref()),
@@ -341,6 +357,8 @@ struct CallDetails {
     record: Option<Box<CallRecord>>,
     /// The answer was served from a cassette.
     served: bool,
+    /// A served answer's latency, as the recording measured it.
+    latency: Option<Duration>,
     /// A model's reasoning text, apart from its answer.
     reasoning: Option<String>,
     /// How a model's JSON was found in its text, when it was extracted.

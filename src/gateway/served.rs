@@ -74,6 +74,9 @@ struct Note {
     span: Option<Duration>,
     /// Run time at which the attempt ended.
     ended_at: Option<Duration>,
+    /// A served attempt's latency as the recording measured it: what its
+    /// `call_finished` says, whatever the clock did while it was served.
+    recorded_latency: Option<Duration>,
 }
 
 impl Noted {
@@ -85,6 +88,17 @@ impl Noted {
         let mut note = self.note_mut();
         note.answer = answer;
         note.served = served;
+    }
+
+    /// A served attempt took `latency` when it was recorded.
+    pub(super) fn served_latency(&self, latency: Duration) {
+        self.note_mut().recorded_latency = Some(latency);
+    }
+
+    /// The latency a served attempt's `call_finished` gives: the
+    /// recorded one (`None` for a live attempt, which is measured).
+    pub(super) fn recorded_latency(&self) -> Option<Duration> {
+        self.note_mut().recorded_latency
     }
 
     /// A served call's span, as the recording has it.

@@ -398,6 +398,7 @@ mod tests {
             model: crate::bus::RunModel {
                 provider: ProviderKind::Openai,
                 name: "gpt-4.1-mini".into(),
+                base_url: None,
             },
             policy: OutputPolicy::of(&spec, "gpt-4.1-mini"),
             output_retries: spec.output_retries(ProviderKind::Openai),

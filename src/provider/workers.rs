@@ -43,6 +43,12 @@ impl Workers {
         }
     }
 
+    /// Why a call to `worker` may not be made: it would start a program
+    /// nobody allowed.
+    pub(crate) fn refusal(&self, worker: &str) -> Option<&str> {
+        self.real.refusal(worker)
+    }
+
     /// Whether calls to `worker` leave the process.
     pub(crate) fn is_real(&self, worker: &str) -> bool {
         self.real.is_real(worker)

@@ -115,6 +115,7 @@ impl SweepFork {
             file: self.source(),
             run: self.run,
             gate: self.at.to_string(),
+            model: None,
         }
     }
 

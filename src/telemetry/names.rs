@@ -89,6 +89,15 @@ pub(crate) const ON: &str = "conclave.on";
 pub(crate) const GATE: &str = "conclave.gate";
 pub(crate) const CHOICE: &str = "conclave.choice";
 pub(crate) const URL: &str = "conclave.url";
+/// A model call served from a recording (a cassette, a fork's served
+/// part): nothing was asked of a model, and it cost nothing now.
+pub(crate) const SERVED: &str = "conclave.served";
+/// What a call cost this run, in US dollars: 0 on a served call.
+pub(crate) const COST_USD: &str = "conclave.cost_usd";
+/// A served call's recorded tokens, apart from `gen_ai.usage.*`, which a
+/// backend would price again.
+pub(crate) const SERVED_INPUT_TOKENS: &str = "conclave.served.input_tokens";
+pub(crate) const SERVED_OUTPUT_TOKENS: &str = "conclave.served.output_tokens";
 
 /// Conclave's span events.
 pub(crate) const EVENT_RETRY: &str = "conclave.retry";

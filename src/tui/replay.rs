@@ -13,6 +13,9 @@ use crate::record::{Changed, Events, Recording, RecordingError};
 use std::path::Path;
 use std::sync::Arc;
 
+mod fork_gate;
+pub(crate) use fork_gate::ForkGate;
+
 /// Events between two checkpoints, at the least.
 const CHECKPOINT_EVERY: usize = 4096;
 

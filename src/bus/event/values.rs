@@ -11,6 +11,11 @@ use std::fmt;
 pub struct RunModel {
     pub provider: ProviderKind,
     pub name: String,
+    /// The endpoint's base URL, without any user or password in it: a
+    /// fork's live part goes there unless asked otherwise. Absent for the
+    /// sim and in recordings made before it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
 }
 
 /// Tokens a model call took: prompt in, completion out, and what they

@@ -130,6 +130,19 @@ impl OpenAiProvider {
         &self.config.model
     }
 
+    /// The endpoint's base URL as a recording may keep it: without a
+    /// user or password, which are secrets.
+    pub(crate) fn recordable_base_url(&self) -> String {
+        match reqwest::Url::parse(&self.config.base_url) {
+            Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+                let _ = url.set_username("");
+                let _ = url.set_password(None);
+                url.as_str().trim_end_matches('/').to_string()
+            }
+            _ => self.config.base_url.clone(),
+        }
+    }
+
     /// How the run asks, shared by its calls.
     pub(crate) fn policy(&self) -> &OutputPolicy {
         &self.policy

@@ -11,6 +11,7 @@ mod command;
 pub(crate) mod groups;
 mod http;
 mod mcp;
+mod unallowed;
 
 use crate::provider::program::resolve_program;
 use crate::provider::program_env::{path_of, program_env};
@@ -37,6 +38,9 @@ pub(crate) struct RealTools {
     /// Real workers of a run served wholly from a cassette: known to be
     /// real (their timeouts are a real call's), never set up or called.
     offline: std::collections::HashSet<String>,
+    /// Tools whose call would start a program nobody allowed, with the
+    /// refusal (a run from a recording asks when it first needs one).
+    unallowed: HashMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -181,6 +185,19 @@ impl RealTools {
             offline,
             ..RealTools::default()
         }
+    }
+
+    /// No program may start: a call that would start one is refused,
+    /// in words naming `file` and the place (see [`Self::refusal`]).
+    pub(crate) fn refusing_programs(mut self, scenario: &Scenario, file: &str) -> Self {
+        self.unallowed = unallowed::refusals(scenario, file);
+        self
+    }
+
+    /// Why a call to `name` may not be made, when it would start a
+    /// program nobody allowed.
+    pub(crate) fn refusal(&self, name: &str) -> Option<&str> {
+        self.unallowed.get(name).map(String::as_str)
     }
 
     pub(crate) fn is_real(&self, name: &str) -> bool {

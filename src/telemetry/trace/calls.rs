@@ -81,6 +81,16 @@ impl Calls {
     }
 }
 
+/// How an attempt ended, as its `call_finished` says.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ended {
+    pub(super) outcome: CallOutcome,
+    pub(super) usage: Option<TokenUsage>,
+    pub(super) http_status: Option<u16>,
+    /// Served from a recording, at no cost now.
+    pub(super) served: bool,
+}
+
 impl TraceBuilder {
     /// Fold in a call's event; whether the event was a call's alone.
     pub(super) fn apply_call(&mut self, kind: &EventKind, t: u64) -> bool {
@@ -119,10 +129,17 @@ impl TraceBuilder {
                 outcome,
                 usage,
                 http_status,
+                served,
                 ..
             } => {
                 let model = tool == MODEL_TOOL;
-                self.finish_attempt(*call, model, *outcome, *usage, *http_status, t);
+                let ended = Ended {
+                    outcome: *outcome,
+                    usage: *usage,
+                    http_status: *http_status,
+                    served: *served,
+                };
+                self.finish_attempt(*call, model, ended, t);
             }
             EventKind::CallRejected {
                 tool,
@@ -157,15 +174,7 @@ impl TraceBuilder {
 
     /// The attempt of call `call` has finished: a model call's attempt
     /// ends here, its call answered or waiting for a retry.
-    fn finish_attempt(
-        &mut self,
-        call: u64,
-        model: bool,
-        outcome: CallOutcome,
-        usage: Option<TokenUsage>,
-        http_status: Option<u16>,
-        t: u64,
-    ) {
+    fn finish_attempt(&mut self, call: u64, model: bool, ended: Ended, t: u64) {
         let Some(open) = self.calls.by_call_id(call) else {
             return;
         };
@@ -173,19 +182,24 @@ impl TraceBuilder {
         let Some(last) = open.attempts.last_mut() else {
             return;
         };
-        last.http_status = http_status;
+        last.http_status = ended.http_status;
         if !model {
             // The attempt's own event ends it.
             return;
         }
+        let outcome = ended.outcome;
         last.end = Some(t);
         last.outcome = Some(wire(&outcome));
         if outcome == CallOutcome::Ok {
             let text = std::mem::take(&mut last.text);
-            self.model_answered(span, usage, &text, t);
+            self.model_answered(span, ended, &text, t);
         } else {
             last.error = Some(outcome_error(outcome));
             open.waiting = true;
+            // A recorded failure served again cost nothing either.
+            if ended.served {
+                self.served_chat(span);
+            }
         }
     }
 

@@ -2,13 +2,23 @@
 //! or at its refusal, under whatever asked for it (a retry joins the call
 //! waiting for it); closed by the answer, with its usage and text.
 
-use super::calls::{Attempt, Call, What};
+use super::calls::{Attempt, Call, Ended, What};
 use super::{TraceBuilder, error_type, wire};
-use crate::bus::{CallOutcome, TokenUsage};
+use crate::bus::{CallOutcome, RunStarted};
 use crate::gateway::MODEL_TOOL;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::span::SpanNo;
+
+/// Who answered the calls a fork serves, and which model, when its
+/// `forked_from` says it was not the fork's own.
+pub(super) fn served_by(started: &RunStarted) -> Option<(String, String)> {
+    let model = started.forked_from.as_ref()?.model.as_ref()?;
+    Some((
+        super::provider_name(model.provider).to_string(),
+        model.name.clone(),
+    ))
+}
 
 impl TraceBuilder {
     /// Attempt `attempt` of a model call starts: a retry of the call
@@ -49,23 +59,29 @@ impl TraceBuilder {
 
     /// The model call whose span is `span` answered with `text`: its
     /// usage, the model that answered and the text on its span, which ends.
-    pub(super) fn model_answered(
-        &mut self,
-        span: SpanNo,
-        usage: Option<TokenUsage>,
-        text: &str,
-        t: u64,
-    ) {
-        if let Some(usage) = usage {
+    pub(super) fn model_answered(&mut self, span: SpanNo, ended: Ended, text: &str, t: u64) {
+        let (provider, model) = if ended.served {
+            self.served_chat(span)
+        } else {
+            (self.provider.clone(), self.model.clone())
+        };
+        if let Some(usage) = ended.usage {
+            // A served answer's tokens are named apart, so that no backend
+            // prices them again: they cost nothing now.
+            let (input, output) = if ended.served {
+                (n::SERVED_INPUT_TOKENS, n::SERVED_OUTPUT_TOKENS)
+            } else {
+                (n::USAGE_INPUT_TOKENS, n::USAGE_OUTPUT_TOKENS)
+            };
             let attrs = &mut self.span(span).attrs;
-            attrs.set(n::USAGE_INPUT_TOKENS, usage.input);
-            attrs.set(n::USAGE_OUTPUT_TOKENS, usage.output);
+            attrs.set(input, usage.input);
+            attrs.set(output, usage.output);
         }
         // Only the simulated model is known to answer as the
         // model asked for; an endpoint's own name for the model
         // that answered is not in the events.
-        if self.provider.as_deref() == Some(super::SIM_PROVIDER)
-            && let Some(model) = self.model.clone()
+        if provider.as_deref() == Some(super::SIM_PROVIDER)
+            && let Some(model) = model
         {
             self.span(span).attrs.set(n::RESPONSE_MODEL, model);
         }
@@ -73,6 +89,27 @@ impl TraceBuilder {
             self.content_event(span, t, n::OUTPUT_MESSAGES, "assistant", text);
         }
         self.close_call(span, t);
+    }
+
+    /// The span of a call served from the recording: marked as served at
+    /// no cost, and named for the model that answered it when it was
+    /// recorded (a fork's parent's, when not the fork's own). That
+    /// provider and model.
+    pub(super) fn served_chat(&mut self, span: SpanNo) -> (Option<String>, Option<String>) {
+        let (provider, model) = match self.served_by.clone() {
+            Some((provider, model)) => (Some(provider), Some(model)),
+            None => (self.provider.clone(), self.model.clone()),
+        };
+        let name = model.clone().unwrap_or_else(|| MODEL_TOOL.to_string());
+        let open = self.span(span);
+        open.name = format!("{} {name}", n::OP_CHAT);
+        if let (Some(provider), Some(model)) = (&provider, &model) {
+            open.attrs.set(n::PROVIDER_NAME, provider.as_str());
+            open.attrs.set(n::REQUEST_MODEL, model.as_str());
+        }
+        open.attrs.set(n::SERVED, true);
+        open.attrs.set(n::COST_USD, 0.0);
+        (provider, model)
     }
 
     /// A `chat <model>` span under `parent`.

@@ -44,6 +44,9 @@ pub(crate) struct TraceBuilder {
     /// Who serves the run's model calls and which model, when known.
     provider: Option<String>,
     model: Option<String>,
+    /// Who answered the calls a fork serves, and which model, when not
+    /// the run's own (its parent's).
+    served_by: Option<(String, String)>,
     /// What the run's pattern events make of the trace.
     shapes: Box<dyn Shapes>,
     /// Spans ended since the shapes were last told.
@@ -81,6 +84,7 @@ impl TraceBuilder {
             pattern: None,
             provider: None,
             model: None,
+            served_by: None,
             shapes: shapes.for_run(),
             ended_spans: Vec::new(),
             calls: Calls::default(),
@@ -184,6 +188,7 @@ impl TraceBuilder {
             self.provider = Some(provider_name(model.provider).to_string());
             self.model = Some(model.name.clone());
         }
+        self.served_by = chat::served_by(started);
         let scenario = &started.scenario.name;
         let mut attrs = Attrs::default()
             .with(n::OPERATION_NAME, n::OP_INVOKE_WORKFLOW)

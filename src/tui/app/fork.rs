@@ -1,6 +1,6 @@
-//! A replay forked from where it stands: `x` opens the dialog at the gate
-//! of the step the replay is in, with the scenario's flags as they stood
-//! there; Enter launches the fork as a new run, served from the recording
+//! A replay forked from where it stands: `x` opens the dialog at the next
+//! gate, so that every step the replay shows is served, with the
+//! scenario's flags as they stood there; Enter launches the fork as a new run, served from the recording
 //! up to the gate (the world reads the recording and plans it), and pins
 //! the replay. Once the fork has finished and its recording is complete,
 //! the two recordings open side by side at their first divergence.
@@ -53,8 +53,8 @@ pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
 }
 
 impl App {
-    /// `x` in a replay: the fork dialog at the gate of the step the replay
-    /// stands in, or the footer says why not.
+    /// `x` in a replay: the fork dialog at the first gate after what the
+    /// replay shows, or the footer says why not.
     pub(crate) fn open_fork(&mut self) {
         if let Some(why) = unforkable(self.run()) {
             self.notice = Some(why.to_string());
@@ -64,7 +64,9 @@ impl App {
         let (Some(replay), Some(recording)) = (&slot.replay, &slot.recording) else {
             return;
         };
-        let Some(gate) = replay.gate() else { return };
+        let Some(gate) = replay.fork_gate() else {
+            return;
+        };
         let flags = slot
             .state
             .flags

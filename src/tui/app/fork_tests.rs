@@ -65,17 +65,22 @@ fn round(number: u32) -> GateTarget {
 }
 
 #[test]
-fn x_opens_the_dialog_at_the_gate_of_the_step_the_replay_stands_in() {
+fn x_opens_the_dialog_at_the_gate_after_what_the_replay_shows() {
     let mut app = replaying(events("collaboration"));
     assert_eq!(press(&mut app, KeyCode::Char('x')), Vec::new());
     assert!(app.overlay.is_none(), "at the run's start no gate passed");
     assert!(app.notice.as_deref().unwrap().starts_with("no gate yet"));
 
-    // A step goes to the end of round 1: the replay stands in round 1.
+    // A step goes to the end of round 1: the replay shows round 1 whole,
+    // which the fork serves, and goes live at round 2.
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(press(&mut app, KeyCode::Char('x')), Vec::new());
     let prompt = dialog(&app);
-    assert_eq!(prompt.gate, round(1));
+    assert_eq!(prompt.gate, round(2));
+    assert_eq!(
+        (prompt.served.clone(), prompt.again),
+        (vec![round(1)], false)
+    );
     assert_eq!(prompt.recording, PathBuf::from(PARENT));
     assert_eq!(prompt.flags.len(), 1);
     assert_eq!(
@@ -88,7 +93,8 @@ fn x_opens_the_dialog_at_the_gate_of_the_step_the_replay_stands_in() {
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('>'));
     press(&mut app, KeyCode::Char('x'));
-    assert_eq!(dialog(&app).gate, round(2), "at the end, in round 2");
+    assert_eq!(dialog(&app).gate, round(2), "at the end, the last gate");
+    assert!(dialog(&app).again, "whose round runs again");
 }
 
 #[test]

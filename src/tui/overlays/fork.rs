@@ -7,6 +7,7 @@ use super::frame_box;
 use crate::cassette::GateTarget;
 use crate::sanitize::clean;
 use crate::tui::layout::centered;
+use crate::tui::replay::ForkGate;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -30,6 +31,10 @@ pub struct ForkPrompt {
     /// The recording forked.
     pub(crate) recording: PathBuf,
     pub(crate) gate: GateTarget,
+    /// The gates before it, whose steps are served.
+    pub(crate) served: Vec<GateTarget>,
+    /// The replay stands past the last gate: its step runs again.
+    pub(crate) again: bool,
     pub(crate) flags: Vec<ForkFlag>,
     /// The parent's goal as the goal field starts with it.
     pub(crate) parent_goal: String,
@@ -56,7 +61,7 @@ fn field(text: &str, placeholder: &str) -> TextArea<'static> {
 impl ForkPrompt {
     pub(crate) fn new(
         recording: PathBuf,
-        gate: GateTarget,
+        gate: ForkGate,
         flags: Vec<ForkFlag>,
         parent_goal: &str,
     ) -> Self {
@@ -65,7 +70,9 @@ impl ForkPrompt {
         let goal = one_line(&clean(parent_goal));
         let mut prompt = ForkPrompt {
             recording,
-            gate,
+            gate: gate.at,
+            served: gate.served,
+            again: gate.again,
             flags,
             parent_goal: goal.clone(),
             row: 0,
@@ -150,23 +157,17 @@ impl ForkPrompt {
 
 /// The dialog over `screen`.
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
-    // The path, a blank, the flags (or a line saying there are none), a
+    // The path, what is served and what runs live, a blank, the flags (or a line saying there are none), a
     // blank, the goal and the model, in a frame.
     let rows = u16::try_from(prompt.flags.len()).unwrap_or(8).clamp(1, 12);
-    let area = centered(screen, 90, rows + 7);
+    let area = centered(screen, 90, rows + 8);
     let title = format!("Fork at {}", prompt.gate);
     let hint = "↑/↓ row · space turns a flag · type goal/model · Enter forks · Esc cancels";
     let inner = frame_box(frame, area, &title, hint);
     let width = usize::from(inner.width);
     let mut lines = vec![
-        Line::raw(fit(
-            &format!(
-                "{}: served up to {}, live from there",
-                clean(&prompt.recording.display().to_string()),
-                prompt.gate
-            ),
-            width,
-        )),
+        Line::raw(fit(&clean(&prompt.recording.display().to_string()), width)),
+        Line::raw(fit(&served_and_live(prompt), width)),
         Line::raw(""),
     ];
     if prompt.flags.is_empty() {
@@ -206,6 +207,30 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
         };
         frame.render_widget(field, text);
     }
+}
+
+/// Which steps the fork serves and where it goes live: `served: rounds
+/// 1–2 (as the replay shows them) · live: round 3 on`.
+pub(crate) fn served_and_live(prompt: &ForkPrompt) -> String {
+    let served = match prompt.served.as_slice() {
+        [] => "nothing".to_string(),
+        [only] => only.to_string(),
+        [first, .., last] if first.kind == last.kind => {
+            format!("{}s {}–{}", first.kind.as_str(), first.number, last.number)
+        }
+        [first, .., last] => format!("{first} to {last}"),
+    };
+    let shown = match (prompt.served.len(), prompt.again) {
+        (0, _) | (_, true) => "",
+        (1, false) => " (as the replay shows it)",
+        (_, false) => " (as the replay shows them)",
+    };
+    let again = if prompt.again {
+        ", which the replay has shown"
+    } else {
+        ""
+    };
+    format!("served: {served}{shown} · live: {} on{again}", prompt.gate)
 }
 
 /// A flag's row: its state for the fork, its name, and what it was at

@@ -78,6 +78,9 @@ impl World {
         if let Some(model) = &launch.model {
             provider.model = Some(model.clone());
         }
+        if let Some(plan) = &launch.cassette {
+            provider = plan.provider_over(&provider);
+        }
         let forked_from = launch.fork.as_ref().map(|fork| fork.recording.clone());
         let options = LaunchOptions {
             run,

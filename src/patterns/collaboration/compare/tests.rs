@@ -281,6 +281,7 @@ fn a_fork_served_up_to_its_gate_does_what_its_parent_did() {
             file: "parent.jsonl".into(),
             run: 1,
             gate: "round 1".into(),
+            model: None,
         });
     }
     let mut served = call(100);
