@@ -193,7 +193,7 @@ impl Watcher {
                 format!("event {} again, after event {last}", event.seq)
             } else {
                 last = event.seq;
-                return Ok(Followed::Event(event));
+                return Ok(Followed::Event(Box::new(event)));
             };
             Ok(Followed::Skipped(why))
         }))
@@ -227,7 +227,7 @@ impl Watcher {
 /// One message of a followed run's subject.
 #[derive(Debug)]
 pub enum Followed {
-    Event(Event),
+    Event(Box<Event>),
     /// A message that is none of the run's events, and what it was.
     Skipped(String),
 }

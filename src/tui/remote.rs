@@ -97,10 +97,10 @@ impl RemoteSource {
                                 let last = matches!(event.kind, EventKind::RunFinished { .. });
                                 event.run = run;
                                 if last {
-                                    let _ = feed.send(RemoteFeed::Event(Arc::new(event)));
+                                    let _ = feed.send(RemoteFeed::Event(Arc::new(*event)));
                                     return;
                                 }
-                                feed.send(RemoteFeed::Event(Arc::new(event)))
+                                feed.send(RemoteFeed::Event(Arc::new(*event)))
                             }
                             // A bad message costs only itself.
                             Some(Ok(Followed::Skipped(last))) => {
