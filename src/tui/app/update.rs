@@ -302,15 +302,21 @@ impl App {
             return Vec::new();
         };
         let command = command(slot);
+        let pausing = matches!(command, Control::Pause | Control::Step);
+        let no_gate_left = pausing && !slot.unit.gate_ahead(&slot.state.pattern);
         match &command {
             Control::Pause | Control::Step => slot.ui.pause_requested = true,
             Control::Resume => slot.ui.pause_requested = false,
             _ => {}
         }
-        vec![Effect::Control {
+        let effect = Effect::Control {
             run: slot.state.run,
             command,
-        }]
+        };
+        if no_gate_left {
+            self.notice = Some("no gate is left: the run goes on to its end".into());
+        }
+        vec![effect]
     }
 
     /// Turn flag `index` of the selected run: live from its next gate, or,
