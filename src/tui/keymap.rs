@@ -67,6 +67,8 @@ pub enum Action {
     Sweep,
     /// Fork a replayed run at the gate the replay stands in.
     Fork,
+    /// Show the next run that waits on a person or stopped with an error.
+    Attend,
 }
 
 /// Where a key applies.
@@ -328,6 +330,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "bottom", scope: COMPARE },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "write (.md: Markdown, else JSON)", scope: Scope::Overlay(OverlayKind::Export) },
     Binding { keys: &[key('S')], label: "S", action: Action::Sweep, help: "sweep", scope: Scope::Everywhere },
+    Binding { keys: &[key('E')], label: "E", action: Action::Attend, help: "jump to a run that needs attention", scope: Scope::Everywhere },
     Binding { keys: &[key('h'), code(KeyCode::Left)], label: "←/h", action: Action::Left, help: "previous chart", scope: SWEEP },
     Binding { keys: &[key('l'), code(KeyCode::Right)], label: "→/l", action: Action::Right, help: "next chart", scope: SWEEP },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous bar/run", scope: SWEEP },
@@ -379,6 +382,7 @@ pub(crate) fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Bin
 
 /// Whether the footer lists `binding`: focus, run switching and paging
 /// are left to help, and so are a pane's moves up and down and its Esc,
+/// and the attention jump,
 /// so the footer keeps to what a screen needs most (an overlay's keys are
 /// all listed: they are all there is).
 pub(crate) fn in_footer(binding: &Binding) -> bool {
@@ -392,7 +396,9 @@ pub(crate) fn in_footer(binding: &Binding) -> bool {
         | Action::PageUp
         | Action::PageDown
         | Action::Top
-        | Action::Bottom => false,
+        | Action::Bottom
+        // The attention line says `E` when there is somewhere to jump.
+        | Action::Attend => false,
         Action::Up | Action::Down | Action::Close => !pane,
         _ => true,
     }

@@ -19,6 +19,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let screen = frame.area();
     let areas = app.areas(screen);
     let run = app.run().map(|slot| slot.view());
+    panes::attention::draw(
+        frame,
+        areas.attention,
+        &panes::attention::needing(&app.runs),
+    );
     panes::header::draw(frame, areas.header, run.as_ref());
     panes::run_list::draw(
         frame,

@@ -55,6 +55,9 @@ impl App {
             Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
             Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
             Action::Sweep if self.sweep.is_none() => Some("no sweep"),
+            Action::Attend if crate::tui::panes::attention::needing(&self.runs).is_empty() => {
+                Some("no other run needs attention")
+            }
             Action::Fork => super::fork::unforkable(run),
             _ => None,
         }
@@ -242,6 +245,11 @@ impl App {
             Action::Focus(n) => {
                 if let Some(pane) = PaneId::from_number(n) {
                     self.focus = pane;
+                }
+            }
+            Action::Attend => {
+                if let Some(first) = crate::tui::panes::attention::needing(&self.runs).first() {
+                    self.runs.selected = first.index;
                 }
             }
             Action::PrevRun => self.runs.select_previous(),
