@@ -1,0 +1,295 @@
+//! The operator's rough edges (issue 43): a partial run compared and shown
+//! as partial, an escalated round as escalated, a pause with no gate left,
+//! tabs and picker rows that say what they are, and the line that names
+//! runs of other tabs needing a person.
+
+use crate::common;
+
+use common::cli::{conclave, result};
+use conclave::bus::{Event, EventKind, RoundEvent};
+use conclave::engine::LaunchOptions;
+use conclave::tui::app::{App, AppOptions};
+use conclave::tui::view;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Color;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn screen(app: &App, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| view::draw(frame, app)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn text(buffer: &Buffer) -> String {
+    let area = buffer.area;
+    (0..area.height)
+        .map(|y| {
+            let line: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
+            line.trim_end().to_string() + "\n"
+        })
+        .collect()
+}
+
+/// The foreground colour of the first cell where `needle` shows.
+fn colour_of(buffer: &Buffer, needle: &str) -> Option<Color> {
+    let area = buffer.area;
+    (0..area.height).find_map(|y| {
+        let line: Vec<&str> = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
+        let joined = line.concat();
+        let at = joined.find(needle)?;
+        // Columns, not bytes: count the symbols before the match.
+        let column = joined[..at].chars().count();
+        Some(buffer[(column as u16, y)].fg)
+    })
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+/// `scenarios/<file>` recorded headless with `flags` into `dir/<name>`.
+fn record(dir: &Path, file: &str, flags: &[&str], name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let scenario = format!("scenarios/{file}");
+    let recording = path.to_str().unwrap().to_string();
+    let mut args = vec!["run", scenario.as_str(), "--headless"];
+    for flag in flags {
+        args.extend(["--flag", flag]);
+    }
+    args.extend(["--record", recording.as_str()]);
+    let output = conclave(&args);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    path
+}
+
+/// The vendor outage without breakers: the run succeeds with its
+/// enrichment tasks failed, and safe mode skipped nothing.
+fn partial_recording(dir: &Path, name: &str) -> PathBuf {
+    record(dir, "vendor_outage.json", &["breakers=off"], name)
+}
+
+#[test]
+fn compare_calls_a_run_with_failed_tasks_partial_in_its_json_and_its_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = partial_recording(dir.path(), "a.jsonl");
+    let alone = result(&conclave(&["replay", a.to_str().unwrap(), "--headless"]));
+    assert_eq!(alone["stop_reason"], "success", "{alone}");
+    let output = conclave(&[
+        "compare",
+        a.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--headless",
+    ]);
+    let compared = result(&output);
+    assert_eq!(compared["a"]["partial"], true, "{}", compared["a"]);
+    assert_eq!(compared["b"]["partial"], true);
+
+    let mut app = App::new(AppOptions::default());
+    app.open_comparison(&a, &a).unwrap();
+    let drawn = screen(&app, 160, 48);
+    let shown = text(&drawn);
+    assert!(shown.contains("HEALTH GREEN · PARTIAL"), "{shown}");
+    assert!(
+        shown.contains("tasks failed"),
+        "says what it lacks:\n{shown}"
+    );
+    assert_eq!(
+        colour_of(&drawn, "HEALTH GREEN"),
+        Some(Color::Yellow),
+        "a partial run's outcome is never green"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_partial_run_does_not_stop_in_green() {
+    let (_, events) = common::run(
+        common::shipped("vendor_outage.json"),
+        LaunchOptions {
+            flags: vec![("breakers".into(), false)],
+            ..LaunchOptions::default()
+        },
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, None).unwrap();
+    let drawn = screen(&app, 160, 48);
+    let shown = text(&drawn);
+    assert!(shown.contains("stop: success · PARTIAL"), "{shown}");
+    assert_eq!(colour_of(&drawn, "stop: success"), Some(Color::Yellow));
+}
+
+/// The deadlocked table asking a person after round 2, run with nobody
+/// to answer: its events, the run's finish last.
+async fn escalated(dir: &Path) -> Vec<Arc<Event>> {
+    let file = common::escalating_deadlock(dir, true);
+    let scenario = conclave::scenario::load(Path::new(&file)).unwrap();
+    let (_, events) = common::run(Arc::new(scenario), LaunchOptions::default()).await;
+    events.into_iter().map(Arc::new).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_round_after_which_the_table_asked_a_person_reads_escalated() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = escalated(dir.path()).await;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::EscalatedToHuman { round: 2, .. }))
+    );
+    // While the table waits, and once the run has stopped for want of an
+    // answer.
+    for cut in [events.len() - 1, events.len()] {
+        let mut app = App::new(AppOptions::default());
+        app.add_from_events(&events[..cut], None).unwrap();
+        let shown = text(&screen(&app, 160, 48));
+        let decisions = shown
+            .lines()
+            .find(|l| l.contains("│decision "))
+            .unwrap_or_default()
+            .to_string();
+        assert!(decisions.contains("? escalated"), "{decisions}\n{shown}");
+        assert_eq!(
+            decisions.matches("→ next").count(),
+            1,
+            "round 1 led to round 2; round 2 led to a question:\n{decisions}"
+        );
+        assert!(!decisions.contains("✗ none"), "{decisions}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pause_asked_for_in_the_last_round_says_no_gate_is_left() {
+    let (_, events) = common::run(
+        common::shipped("loyalty_program_deadlock.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    let rounds = |e: &Event| match &e.kind {
+        EventKind::Round(RoundEvent::RoundStarted { round, .. }) => Some(*round),
+        _ => None,
+    };
+    let last = events.iter().filter_map(|e| rounds(e)).max().unwrap();
+    assert!(last > 1);
+    // In the round before the last, a pause waits for the next gate.
+    let second_last = events
+        .iter()
+        .position(|e| rounds(e) == Some(last - 1))
+        .unwrap();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events[..=second_last], None).unwrap();
+    press(&mut app, KeyCode::Char(' '));
+    assert!(text(&screen(&app, 160, 48)).contains("PAUSING…"));
+    // In the last round no gate is ahead: the header says so at once.
+    let in_last = events.iter().position(|e| rounds(e) == Some(last)).unwrap();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events[..=in_last], None).unwrap();
+    press(&mut app, KeyCode::Char(' '));
+    let shown = text(&screen(&app, 160, 48));
+    assert!(!shown.contains("PAUSING…"), "{shown}");
+    assert!(shown.contains("NO GATE LEFT"), "{shown}");
+    assert!(
+        shown.contains("no gate is left"),
+        "the footer says why:\n{shown}"
+    );
+}
+
+#[test]
+fn two_replays_of_one_scenario_and_a_fork_say_what_each_tab_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = partial_recording(dir.path(), "first.jsonl");
+    let b = partial_recording(dir.path(), "second.jsonl");
+    let fork = dir.path().join("forked.jsonl");
+    let output = conclave(&[
+        "fork",
+        a.to_str().unwrap(),
+        "--at",
+        "wave 2",
+        "--flag",
+        "breakers=on",
+        "--headless",
+        "--record",
+        fork.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut app = App::new(AppOptions::default());
+    app.open_comparison(&a, &b).unwrap();
+    press(&mut app, KeyCode::Esc);
+    app.open_replay(&fork).unwrap();
+    let shown = text(&screen(&app, 200, 48));
+    let tabs = shown.lines().find(|l| l.contains("runs")).unwrap();
+    assert!(tabs.contains("replay first.jsonl"), "{tabs}");
+    assert!(tabs.contains("replay second.jsonl"), "{tabs}");
+    assert!(tabs.contains("fork of 1 at wave 2"), "{tabs}");
+}
+
+#[test]
+fn the_picker_names_the_files_of_recordings_that_share_a_title() {
+    let home = tempfile::tempdir().unwrap();
+    let runs = home.path().join("conclave").join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    let a = partial_recording(&runs, "morning-one.jsonl");
+    std::fs::copy(&a, runs.join("morning-two.jsonl")).unwrap();
+    let mut session = common::pty::Session::start(&[], home.path());
+    session.wait_text("New run");
+    session.press("/");
+    session.press("replay");
+    session.press("\r");
+    session.wait_text("morning-one.jsonl");
+    session.wait_text("morning-two.jsonl");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_of_another_tab_asking_a_person_is_named_across_the_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let asking: Vec<Arc<Event>> = escalated(dir.path())
+        .await
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::RunFinished { .. }))
+        .map(|e| {
+            Arc::new(Event {
+                run: 3,
+                ..(**e).clone()
+            })
+        })
+        .collect();
+    let (_, other) = common::run(
+        common::shipped("vendor_outage.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let other: Vec<Arc<Event>> = other
+        .into_iter()
+        .map(|e| Arc::new(Event { run: 4, ..e }))
+        .collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&asking, None).unwrap();
+    app.add_from_events(&other, None).unwrap();
+    assert_eq!(app.runs.selected, 1, "the other run is shown");
+    let shown = text(&screen(&app, 120, 40));
+    let top = shown.lines().next().unwrap();
+    assert!(
+        top.contains("needs attention: run 3 asks a person (E to jump)"),
+        "{shown}"
+    );
+    press(&mut app, KeyCode::Char('E'));
+    assert_eq!(app.runs.selected, 0, "E shows the run that asks");
+    let shown = text(&screen(&app, 120, 40));
+    assert!(
+        !shown.contains("needs attention"),
+        "the shown run's own header says it asks:\n{shown}"
+    );
+}
