@@ -293,3 +293,51 @@ async fn a_run_of_another_tab_asking_a_person_is_named_across_the_top() {
         "the shown run's own header says it asks:\n{shown}"
     );
 }
+
+#[test]
+fn a_sweep_without_a_price_names_the_model_on_its_cost_chart() {
+    use conclave::engine::ProviderChoice;
+    use conclave::sweep::{SweepArgs, SweepPlan, prepare, run_local};
+    use conclave::tui::keymap::Action;
+    use conclave::tui::sweep::{Ended, SweepState};
+    let sweep = prepare(SweepArgs {
+        scenario: PathBuf::from("scenarios/checkout_v2_launch.json"),
+        at: None,
+        plan: SweepPlan::new(1..=3, Vec::new()).unwrap(),
+        parallel: Some(1),
+        provider: ProviderChoice::default(),
+        allow_real: false,
+        allow_exec: false,
+        decide: None,
+        otlp: None,
+    })
+    .unwrap();
+    let mut app = App::new(AppOptions::default());
+    app.show_sweep(SweepState::new(&sweep));
+    let mut results = Vec::new();
+    run_local(
+        &sweep.scenario,
+        Some(&sweep.source),
+        sweep.plan.jobs(),
+        1,
+        |r| results.push(r),
+    )
+    .unwrap();
+    for result in results {
+        app.sweep_result(result);
+    }
+    app.sweep_ended(Ended::Done);
+    let cost_chart =
+        |app: &App| text(&screen(app, 120, 30)).contains("what their model calls cost");
+    for _ in 0..12 {
+        if cost_chart(&app) {
+            break;
+        }
+        app.update(Action::Right);
+    }
+    let shown = text(&screen(&app, 120, 30));
+    assert!(cost_chart(&app), "{shown}");
+    assert!(shown.contains("done · 3/3 runs"), "{shown}");
+    assert!(!shown.contains("No runs have finished yet"), "{shown}");
+    assert!(shown.contains("the model sim has no price"), "{shown}");
+}
