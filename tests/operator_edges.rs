@@ -341,3 +341,48 @@ fn a_sweep_without_a_price_names_the_model_on_its_cost_chart() {
     assert!(!shown.contains("No runs have finished yet"), "{shown}");
     assert!(shown.contains("the model sim has no price"), "{shown}");
 }
+
+/// `file` run to its end with every model priced at $1 and $2 a million
+/// input and output tokens.
+async fn priced_run(file: &str) -> Vec<Arc<Event>> {
+    let dir = tempfile::tempdir().unwrap();
+    let prices = dir.path().join("prices.json");
+    std::fs::write(&prices, r#"{"sim": {"input": 1.0, "output": 2.0}}"#).unwrap();
+    let (_, events) = common::run(
+        common::shipped(file),
+        LaunchOptions {
+            provider: conclave::engine::ProviderChoice {
+                pricing: Some(conclave::scenario::load_prices(&prices).unwrap()),
+                ..Default::default()
+            },
+            ..LaunchOptions::default()
+        },
+    )
+    .await;
+    events.into_iter().map(Arc::new).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn priced_member_cards_and_the_orchestrators_plan_and_brief_show_their_cost() {
+    let events = priced_run("launch_coordinator.json").await;
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, None).unwrap();
+    for (width, height) in [(120, 40), (160, 48)] {
+        let shown = text(&screen(&app, width, height));
+        for cost in ["~$0.000142", "~$0.000351", "~$0.000148"] {
+            assert!(
+                shown.contains(cost),
+                "each member card its cost {cost}:\n{shown}"
+            );
+        }
+    }
+    let events = priced_run("morning_ops_report.json").await;
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, None).unwrap();
+    for (width, height) in [(80, 24), (120, 40), (160, 48)] {
+        let shown = text(&screen(&app, width, height));
+        let summary = shown.lines().find(|l| l.contains("health YELLOW")).unwrap();
+        assert!(summary.contains("plan ~$0.000339"), "{summary}");
+        assert!(summary.contains("brief ~$0.000291"), "{summary}");
+    }
+}
