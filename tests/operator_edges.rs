@@ -386,3 +386,50 @@ async fn priced_member_cards_and_the_orchestrators_plan_and_brief_show_their_cos
         assert!(summary.contains("brief ~$0.000291"), "{summary}");
     }
 }
+
+#[test]
+fn stepping_a_replay_stops_at_the_question_to_a_person_and_at_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = common::escalating_deadlock(dir.path(), true);
+    let recording = dir.path().join("asked.jsonl");
+    let output = conclave(&[
+        "run",
+        &file,
+        "--headless",
+        "--decide",
+        "go_with_caution",
+        "--record",
+        recording.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut app = App::new(AppOptions::default());
+    app.open_replay(&recording).unwrap();
+    let mut screens = Vec::new();
+    for _ in 0..12 {
+        press(&mut app, KeyCode::Char('s'));
+        screens.push(text(&screen(&app, 120, 40)));
+    }
+    let asked = screens
+        .iter()
+        .position(|s| s.contains("The table asked a person") && s.contains("Waiting for a person…"))
+        .unwrap_or_else(|| panic!("no step stops at the question:\n{}", screens.join("\n")));
+    assert!(
+        screens[asked].contains("After round 2"),
+        "{}",
+        screens[asked]
+    );
+    let answered = &screens[asked + 1];
+    assert!(
+        answered.contains("A person answered: go with caution"),
+        "the next step stops at the answer:\n{answered}"
+    );
+    assert!(
+        !screens[asked + 2].contains("The table asked a person"),
+        "a step later the question is behind:\n{}",
+        screens[asked + 2]
+    );
+}

@@ -196,6 +196,15 @@ pub(crate) fn draw_record(frame: &mut Frame, screen: Rect, escalation: &Escalati
     let inner = frame_box(frame, area, "The table asked a person", "replayed");
     let width = usize::from(inner.width);
     let mut lines = question(escalation, width);
-    lines.push(Line::styled("Waiting for a person…", theme::bold()));
+    match &escalation.answer {
+        None => lines.push(Line::styled("Waiting for a person…", theme::bold())),
+        Some((choice, note)) => {
+            let mut answer = format!("A person answered: {}", choice.as_str().replace('_', " "));
+            if let Some(note) = note {
+                answer.push_str(&format!(" · “{note}”"));
+            }
+            lines.push(Line::styled(fit(&answer, width * 3), theme::bold()));
+        }
+    }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
