@@ -433,3 +433,145 @@ fn stepping_a_replay_stops_at_the_question_to_a_person_and_at_the_answer() {
         screens[asked + 2]
     );
 }
+
+/// The words inside the box titled `title` on `shown`, row after row: what
+/// the box shows, whatever is drawn beside it.
+fn words_in(shown: &str, title: &str) -> String {
+    let rows: Vec<Vec<char>> = shown.lines().map(|l| l.chars().collect()).collect();
+    let Some((top, at)) = rows.iter().enumerate().find_map(|(y, row)| {
+        let line: String = row.iter().collect();
+        let byte = line.find(title)?;
+        Some((y, line[..byte].chars().count()))
+    }) else {
+        return String::new();
+    };
+    let left = (0..at).rev().find(|&x| rows[top][x] == '┌').unwrap_or(0);
+    let right = (at..rows[top].len())
+        .find(|&x| rows[top][x] == '┐')
+        .unwrap_or(rows[top].len());
+    let mut inside = Vec::new();
+    for row in &rows[top + 1..] {
+        if row.get(left) == Some(&'└') {
+            break;
+        }
+        let end = right.min(row.len());
+        if left + 1 < end {
+            inside.push(row[left + 1..end].iter().collect::<String>());
+        }
+    }
+    inside
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_goal_editor_wraps_a_long_goal_so_all_of_it_shows() {
+    let (_, events) = common::run(
+        common::shipped("loyalty_program_deadlock.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, None).unwrap();
+    press(&mut app, KeyCode::Char('e'));
+    let typed: Vec<String> = (1..=30).map(|n| format!("word{n}")).collect();
+    for c in format!(" {}", typed.join(" ")).chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    let shown = words_in(&text(&screen(&app, 120, 40)), "Goal");
+    assert!(shown.starts_with("Decide whether to relaunch"), "{shown}");
+    assert!(shown.contains(&typed.join(" ")), "{shown}");
+}
+
+#[test]
+fn the_fork_dialog_shows_the_whole_goal() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = record(
+        dir.path(),
+        "loyalty_program_deadlock.json",
+        &[],
+        "loyalty.jsonl",
+    );
+    let mut app = App::new(AppOptions::default());
+    app.open_replay(&recording).unwrap();
+    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Char('x'));
+    let shown = words_in(&text(&screen(&app, 120, 40)), "Fork at");
+    assert!(
+        shown.contains(
+            "Decide whether to relaunch the loyalty programme with double points in Q2. Return one aligned decision."
+        ),
+        "{shown}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_line_of_help_can_be_read_whole_at_160x40_and_80x24() {
+    let (_, events) = common::run(
+        common::shipped("checkout_v2_launch.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    for (width, height) in [(160, 40), (80, 24)] {
+        let mut app = App::new(AppOptions::default());
+        app.add_from_events(&events, None).unwrap();
+        app.screen = ratatui::layout::Rect::new(0, 0, width, height);
+        press(&mut app, KeyCode::Char('?'));
+        let first = text(&screen(&app, width, height));
+        assert!(first.contains("more lines below"), "{first}");
+        let mut seen = String::new();
+        let mut last = String::new();
+        for _ in 0..400 {
+            let shown = text(&screen(&app, width, height));
+            if shown == last {
+                break;
+            }
+            seen.push_str(&words_in(&shown, "Keys"));
+            seen.push(' ');
+            last = shown;
+            press(&mut app, KeyCode::Char('j'));
+        }
+        assert!(
+            text(&screen(&app, width, height)).contains("Esc closes"),
+            "the help is still open"
+        );
+        for (group, keys) in conclave::tui::key_table() {
+            assert!(seen.contains(group), "{group} at {width}x{height}");
+            if group.starts_with("Pattern pane") {
+                // With the keys of the run's pattern only (the table's).
+                continue;
+            }
+            for (_, help) in keys {
+                let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(seen.contains(&help), "{help:?} at {width}x{height}");
+            }
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_swarm_transfers_details_hold_its_agents_tool_calls_whole() {
+    let (_, events) = common::run(
+        common::shipped("support_swarm.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, None).unwrap();
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Enter);
+    let shown = text(&screen(&app, 120, 40));
+    assert!(shown.contains("\"from\": \"billing\""), "{shown}");
+    assert!(shown.contains("\"tool\": \"invoice_lookup\""), "{shown}");
+    assert!(shown.contains("\"order_id\": \"A-1042\""), "{shown}");
+    assert!(
+        shown.contains("\"duplicate\": true"),
+        "the result too:\n{shown}"
+    );
+}

@@ -255,6 +255,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Esc), key('q'), key('?')], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: Scope::Overlay(OverlayKind::Help) },
+    Binding { keys: &[code(KeyCode::PageDown), key(' ')], label: "PgDn", action: Action::PageDown, help: "page down", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous flag", scope: Scope::Overlay(OverlayKind::Flags) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next flag", scope: Scope::Overlay(OverlayKind::Flags) },
     Binding { keys: &[code(KeyCode::Enter), key(' ')], label: "Enter", action: Action::Toggle, help: "toggle (from the next gate)", scope: Scope::Overlay(OverlayKind::Flags) },

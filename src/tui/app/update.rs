@@ -152,11 +152,11 @@ impl App {
                 }
                 self.overlay = None;
             }
-            (Some(Overlay::Help { scroll }), Action::Up) => {
-                *scroll = scroll.saturating_sub(1);
-            }
-            (Some(Overlay::Help { scroll }), Action::Down) => {
-                *scroll = scroll.saturating_add(1);
+            (
+                Some(Overlay::Help { .. }),
+                Action::Up | Action::Down | Action::PageUp | Action::PageDown,
+            ) => {
+                self.scroll_help(action);
             }
             (Some(Overlay::Flags { selected }), Action::Up) => {
                 *selected = selected.saturating_sub(1);
@@ -301,6 +301,22 @@ impl App {
             }
         }
         Vec::new()
+    }
+
+    /// Move the help's view, never past its last line.
+    fn scroll_help(&mut self, action: Action) {
+        let last = crate::tui::overlays::help::max_scroll(self, self.screen);
+        // A page is the box's rows less one kept for context.
+        let page = self.screen.height.saturating_sub(4).max(1);
+        if let Some(Overlay::Help { scroll }) = &mut self.overlay {
+            *scroll = match action {
+                Action::Up => scroll.saturating_sub(1),
+                Action::PageUp => scroll.saturating_sub(page),
+                Action::PageDown => scroll.saturating_add(page),
+                _ => scroll.saturating_add(1),
+            }
+            .min(last);
+        }
     }
 
     /// Ask the selected run's engine for `command`; the screen says a pause

@@ -34,6 +34,7 @@ impl DecidePrompt {
         let mut note = TextArea::default();
         note.set_cursor_line_style(Style::default());
         note.set_placeholder_text("a note for the table (optional)");
+        note.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         DecidePrompt {
             run,
             choice: None,
