@@ -382,30 +382,6 @@ pub(crate) fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Bin
     BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
 }
 
-/// Whether the footer lists `binding`: focus, run switching and paging
-/// are left to help, and so are a pane's moves up and down and its Esc,
-/// and the attention jump,
-/// so the footer keeps to what a screen needs most (an overlay's keys are
-/// all listed: they are all there is).
-pub(crate) fn in_footer(binding: &Binding) -> bool {
-    let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
-    match binding.action {
-        Action::Focus(_)
-        | Action::PrevRun
-        | Action::NextRun
-        | Action::FocusPrev
-        | Action::FocusNext
-        | Action::PageUp
-        | Action::PageDown
-        | Action::Top
-        | Action::Bottom
-        // The attention line says `E` when there is somewhere to jump.
-        | Action::Attend => false,
-        Action::Up | Action::Down | Action::Close => !pane,
-        _ => true,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
