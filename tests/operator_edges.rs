@@ -575,3 +575,29 @@ async fn a_swarm_transfers_details_hold_its_agents_tool_calls_whole() {
         "the result too:\n{shown}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_pause_asked_for_in_the_research_synthesis_says_no_gate_is_left() {
+    use conclave::bus::{ResearchEvent, ResearchPhase};
+    let (_, events) = common::run(
+        common::shipped("payments_incident_research.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    let step = |e: &Event| match &e.kind {
+        EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => Some(s.phase),
+        _ => None,
+    };
+    for (phase, said) in [
+        (ResearchPhase::Verify, "PAUSING…"),
+        (ResearchPhase::Synthesize, "NO GATE LEFT"),
+    ] {
+        let at = events.iter().position(|e| step(e) == Some(phase)).unwrap();
+        let mut app = App::new(AppOptions::default());
+        app.add_from_events(&events[..=at], None).unwrap();
+        press(&mut app, KeyCode::Char(' '));
+        let shown = text(&screen(&app, 160, 48));
+        assert!(shown.contains(said), "{phase:?}:\n{shown}");
+    }
+}
