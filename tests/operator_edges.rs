@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::cli::{conclave, result};
+use common::screen::of_app;
 use conclave::bus::{Event, EventKind, RoundEvent};
 use conclave::engine::LaunchOptions;
 use conclave::tui::app::{App, AppOptions};
@@ -22,16 +23,6 @@ fn screen(app: &App, width: u16, height: u16) -> Buffer {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| view::draw(frame, app)).unwrap();
     terminal.backend().buffer().clone()
-}
-
-fn text(buffer: &Buffer) -> String {
-    let area = buffer.area;
-    (0..area.height)
-        .map(|y| {
-            let line: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-            line.trim_end().to_string() + "\n"
-        })
-        .collect()
 }
 
 /// The foreground colour of the first cell where `needle` shows.
@@ -95,7 +86,7 @@ fn compare_calls_a_run_with_failed_tasks_partial_in_its_json_and_its_view() {
     let mut app = App::new(AppOptions::default());
     app.open_comparison(&a, &a).unwrap();
     let drawn = screen(&app, 160, 48);
-    let shown = text(&drawn);
+    let shown = common::screen::text(&drawn);
     assert!(shown.contains("HEALTH GREEN · PARTIAL"), "{shown}");
     assert!(
         shown.contains("tasks failed"),
@@ -122,7 +113,7 @@ async fn a_partial_run_does_not_stop_in_green() {
     let mut app = App::new(AppOptions::default());
     app.add_from_events(&events, None).unwrap();
     let drawn = screen(&app, 160, 48);
-    let shown = text(&drawn);
+    let shown = common::screen::text(&drawn);
     assert!(shown.contains("stop: success · PARTIAL"), "{shown}");
     assert_eq!(colour_of(&drawn, "stop: success"), Some(Color::Yellow));
 }
@@ -150,7 +141,7 @@ async fn a_round_after_which_the_table_asked_a_person_reads_escalated() {
     for cut in [events.len() - 1, events.len()] {
         let mut app = App::new(AppOptions::default());
         app.add_from_events(&events[..cut], None).unwrap();
-        let shown = text(&screen(&app, 160, 48));
+        let shown = of_app(&app, 160, 48);
         let decisions = shown
             .lines()
             .find(|l| l.contains("│decision "))
@@ -188,13 +179,13 @@ async fn a_pause_asked_for_in_the_last_round_says_no_gate_is_left() {
     let mut app = App::new(AppOptions::default());
     app.add_from_events(&events[..=second_last], None).unwrap();
     press(&mut app, KeyCode::Char(' '));
-    assert!(text(&screen(&app, 160, 48)).contains("PAUSING…"));
+    assert!(of_app(&app, 160, 48).contains("PAUSING…"));
     // In the last round no gate is ahead: the header says so at once.
     let in_last = events.iter().position(|e| rounds(e) == Some(last)).unwrap();
     let mut app = App::new(AppOptions::default());
     app.add_from_events(&events[..=in_last], None).unwrap();
     press(&mut app, KeyCode::Char(' '));
-    let shown = text(&screen(&app, 160, 48));
+    let shown = of_app(&app, 160, 48);
     assert!(!shown.contains("PAUSING…"), "{shown}");
     assert!(shown.contains("NO GATE LEFT"), "{shown}");
     assert!(
@@ -229,7 +220,7 @@ fn two_replays_of_one_scenario_and_a_fork_say_what_each_tab_is() {
     app.open_comparison(&a, &b).unwrap();
     press(&mut app, KeyCode::Esc);
     app.open_replay(&fork).unwrap();
-    let shown = text(&screen(&app, 200, 48));
+    let shown = of_app(&app, 200, 48);
     let tabs = shown.lines().find(|l| l.contains("runs")).unwrap();
     assert!(tabs.contains("replay first.jsonl"), "{tabs}");
     assert!(tabs.contains("replay second.jsonl"), "{tabs}");
@@ -279,7 +270,7 @@ async fn a_run_of_another_tab_asking_a_person_is_named_across_the_top() {
     app.add_from_events(&asking, None).unwrap();
     app.add_from_events(&other, None).unwrap();
     assert_eq!(app.runs.selected, 1, "the other run is shown");
-    let shown = text(&screen(&app, 120, 40));
+    let shown = of_app(&app, 120, 40);
     let top = shown.lines().next().unwrap();
     assert!(
         top.contains("needs attention: run 3 asks a person (E to jump)"),
@@ -287,7 +278,7 @@ async fn a_run_of_another_tab_asking_a_person_is_named_across_the_top() {
     );
     press(&mut app, KeyCode::Char('E'));
     assert_eq!(app.runs.selected, 0, "E shows the run that asks");
-    let shown = text(&screen(&app, 120, 40));
+    let shown = of_app(&app, 120, 40);
     assert!(
         !shown.contains("needs attention"),
         "the shown run's own header says it asks:\n{shown}"
@@ -327,15 +318,14 @@ fn a_sweep_without_a_price_names_the_model_on_its_cost_chart() {
         app.sweep_result(result);
     }
     app.sweep_ended(Ended::Done);
-    let cost_chart =
-        |app: &App| text(&screen(app, 120, 30)).contains("what their model calls cost");
+    let cost_chart = |app: &App| of_app(app, 120, 30).contains("what their model calls cost");
     for _ in 0..12 {
         if cost_chart(&app) {
             break;
         }
         app.update(Action::Right);
     }
-    let shown = text(&screen(&app, 120, 30));
+    let shown = of_app(&app, 120, 30);
     assert!(cost_chart(&app), "{shown}");
     assert!(shown.contains("done · 3/3 runs"), "{shown}");
     assert!(!shown.contains("No runs have finished yet"), "{shown}");
@@ -368,7 +358,7 @@ async fn priced_member_cards_and_the_orchestrators_plan_and_brief_show_their_cos
     let mut app = App::new(AppOptions::default());
     app.add_from_events(&events, None).unwrap();
     for (width, height) in [(120, 40), (160, 48)] {
-        let shown = text(&screen(&app, width, height));
+        let shown = of_app(&app, width, height);
         for cost in ["~$0.000142", "~$0.000351", "~$0.000148"] {
             assert!(
                 shown.contains(cost),
@@ -380,7 +370,7 @@ async fn priced_member_cards_and_the_orchestrators_plan_and_brief_show_their_cos
     let mut app = App::new(AppOptions::default());
     app.add_from_events(&events, None).unwrap();
     for (width, height) in [(80, 24), (120, 40), (160, 48)] {
-        let shown = text(&screen(&app, width, height));
+        let shown = of_app(&app, width, height);
         let summary = shown.lines().find(|l| l.contains("health YELLOW")).unwrap();
         assert!(summary.contains("plan ~$0.000339"), "{summary}");
         assert!(summary.contains("brief ~$0.000291"), "{summary}");
@@ -411,7 +401,7 @@ fn stepping_a_replay_stops_at_the_question_to_a_person_and_at_the_answer() {
     let mut screens = Vec::new();
     for _ in 0..12 {
         press(&mut app, KeyCode::Char('s'));
-        screens.push(text(&screen(&app, 120, 40)));
+        screens.push(of_app(&app, 120, 40));
     }
     let asked = screens
         .iter()
@@ -481,7 +471,7 @@ async fn the_goal_editor_wraps_a_long_goal_so_all_of_it_shows() {
     for c in format!(" {}", typed.join(" ")).chars() {
         press(&mut app, KeyCode::Char(c));
     }
-    let shown = words_in(&text(&screen(&app, 120, 40)), "Goal");
+    let shown = words_in(&of_app(&app, 120, 40), "Goal");
     assert!(shown.starts_with("Decide whether to relaunch"), "{shown}");
     assert!(shown.contains(&typed.join(" ")), "{shown}");
 }
@@ -500,7 +490,7 @@ fn the_fork_dialog_shows_the_whole_goal() {
     press(&mut app, KeyCode::Char('s'));
     press(&mut app, KeyCode::Char('s'));
     press(&mut app, KeyCode::Char('x'));
-    let shown = words_in(&text(&screen(&app, 120, 40)), "Fork at");
+    let shown = words_in(&of_app(&app, 120, 40), "Fork at");
     assert!(
         shown.contains(
             "Decide whether to relaunch the loyalty programme with double points in Q2. Return one aligned decision."
@@ -522,12 +512,12 @@ async fn every_line_of_help_can_be_read_whole_at_160x40_and_80x24() {
         app.add_from_events(&events, None).unwrap();
         app.screen = ratatui::layout::Rect::new(0, 0, width, height);
         press(&mut app, KeyCode::Char('?'));
-        let first = text(&screen(&app, width, height));
+        let first = of_app(&app, width, height);
         assert!(first.contains("more lines below"), "{first}");
         let mut seen = String::new();
         let mut last = String::new();
         for _ in 0..400 {
-            let shown = text(&screen(&app, width, height));
+            let shown = of_app(&app, width, height);
             if shown == last {
                 break;
             }
@@ -537,7 +527,7 @@ async fn every_line_of_help_can_be_read_whole_at_160x40_and_80x24() {
             press(&mut app, KeyCode::Char('j'));
         }
         assert!(
-            text(&screen(&app, width, height)).contains("Esc closes"),
+            of_app(&app, width, height).contains("Esc closes"),
             "the help is still open"
         );
         for (group, keys) in conclave::tui::key_table() {
@@ -566,7 +556,7 @@ async fn a_swarm_transfers_details_hold_its_agents_tool_calls_whole() {
     app.add_from_events(&events, None).unwrap();
     press(&mut app, KeyCode::Char('2'));
     press(&mut app, KeyCode::Enter);
-    let shown = text(&screen(&app, 120, 40));
+    let shown = of_app(&app, 120, 40);
     assert!(shown.contains("\"from\": \"billing\""), "{shown}");
     assert!(shown.contains("\"tool\": \"invoice_lookup\""), "{shown}");
     assert!(shown.contains("\"order_id\": \"A-1042\""), "{shown}");
@@ -597,7 +587,7 @@ async fn a_pause_asked_for_in_the_research_synthesis_says_no_gate_is_left() {
         let mut app = App::new(AppOptions::default());
         app.add_from_events(&events[..=at], None).unwrap();
         press(&mut app, KeyCode::Char(' '));
-        let shown = text(&screen(&app, 160, 48));
+        let shown = of_app(&app, 160, 48);
         assert!(shown.contains(said), "{phase:?}:\n{shown}");
     }
 }
