@@ -47,6 +47,7 @@ mod nested_properties;
 mod nested_runs;
 mod nested_teams;
 mod openai;
+mod operator_edges;
 mod orchestrator;
 mod orchestrator_live;
 mod otlp;

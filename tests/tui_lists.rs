@@ -139,9 +139,13 @@ async fn the_workers_pane_says_what_the_plan_and_the_brief_cost() {
     // The sim's model estimates its tokens: `~`; the workers are tools.
     let wide = summary(240);
     assert!(wide.contains("plan ~254 tok · brief ~"), "{wide}");
-    // Narrower, the brief's part goes first, whole.
-    let narrower = summary(200);
-    assert!(narrower.contains("plan ~254 tok…"), "{narrower}");
+    // Narrower, the counts go first (each row shows its task's state):
+    // what the model spent is read after the health.
+    let narrower = summary(120);
+    assert!(
+        narrower.contains("health YELLOW · plan ~254 tok · brief ~210 tok · "),
+        "{narrower}"
+    );
 }
 
 /// The task the details open on: the selected one.

@@ -37,6 +37,9 @@ pub struct RunFacts {
     /// The run's result in types (decision, health, answer, final agent,
     /// partial and degraded, counts), once it finished.
     pub(crate) summary: Option<RunSummary>,
+    /// The run finished with work undone (safe mode skipped calls, or
+    /// tasks failed), as the tab, the picker and a sweep call it partial.
+    pub(crate) partial: bool,
     /// The run clock at its last event.
     pub(crate) duration_ms: u64,
     /// Tokens the model calls took, as the endpoint counted them.
@@ -87,6 +90,7 @@ impl RunFacts {
             stop_reason: None,
             phase: None,
             summary: None,
+            partial: false,
             duration_ms: 0,
             tokens: TokenUsage::default(),
             tools: IndexMap::new(),
@@ -154,6 +158,7 @@ impl RunFacts {
                 self.stop_reason = Some(stop_reason.clone());
                 self.phase = phase.clone();
                 self.summary = Some(summary.as_ref().clone());
+                self.partial = *status == RunStatus::Ok && summary.falls_short();
             }
             _ => {}
         }
@@ -193,7 +198,7 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("decision", &sa.decision, &sb.decision);
     out.field("health", &sa.health, &sb.health);
     out.field("final_agent", &sa.final_agent, &sb.final_agent);
-    out.field("partial", &sa.partial, &sb.partial);
+    out.field("partial", &a.partial, &b.partial);
     out.field("degraded", &sa.degraded, &sb.degraded);
     out.field("citations", &sa.citations, &sb.citations);
     let (ca, cb) = (sa.counts, sb.counts);

@@ -67,6 +67,8 @@ pub enum Action {
     Sweep,
     /// Fork a replayed run at the gate the replay stands in.
     Fork,
+    /// Show the next run that waits on a person or stopped with an error.
+    Attend,
 }
 
 /// Where a key applies.
@@ -253,6 +255,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Esc), key('q'), key('?')], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "scroll", scope: Scope::Overlay(OverlayKind::Help) },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: Scope::Overlay(OverlayKind::Help) },
+    Binding { keys: &[code(KeyCode::PageDown), key(' ')], label: "PgDn", action: Action::PageDown, help: "page down", scope: Scope::Overlay(OverlayKind::Help) },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous flag", scope: Scope::Overlay(OverlayKind::Flags) },
     Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "next flag", scope: Scope::Overlay(OverlayKind::Flags) },
     Binding { keys: &[code(KeyCode::Enter), key(' ')], label: "Enter", action: Action::Toggle, help: "toggle (from the next gate)", scope: Scope::Overlay(OverlayKind::Flags) },
@@ -328,6 +332,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('G'), Key { code: KeyCode::Char('G'), mods: KeyModifiers::SHIFT }, code(KeyCode::End)], label: "G", action: Action::Follow, help: "bottom", scope: COMPARE },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "write (.md: Markdown, else JSON)", scope: Scope::Overlay(OverlayKind::Export) },
     Binding { keys: &[key('S')], label: "S", action: Action::Sweep, help: "sweep", scope: Scope::Everywhere },
+    Binding { keys: &[key('E')], label: "E", action: Action::Attend, help: "jump to a run that needs attention", scope: Scope::Everywhere },
     Binding { keys: &[key('h'), code(KeyCode::Left)], label: "←/h", action: Action::Left, help: "previous chart", scope: SWEEP },
     Binding { keys: &[key('l'), code(KeyCode::Right)], label: "→/l", action: Action::Right, help: "next chart", scope: SWEEP },
     Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "previous bar/run", scope: SWEEP },
@@ -375,27 +380,6 @@ pub(crate) fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
 /// The bindings of several scopes together, in table order.
 pub(crate) fn bindings_in(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
     BINDINGS.iter().filter(|b| scopes.contains(&b.scope))
-}
-
-/// Whether the footer lists `binding`: focus, run switching and paging
-/// are left to help, and so are a pane's moves up and down and its Esc,
-/// so the footer keeps to what a screen needs most (an overlay's keys are
-/// all listed: they are all there is).
-pub(crate) fn in_footer(binding: &Binding) -> bool {
-    let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
-    match binding.action {
-        Action::Focus(_)
-        | Action::PrevRun
-        | Action::NextRun
-        | Action::FocusPrev
-        | Action::FocusNext
-        | Action::PageUp
-        | Action::PageDown
-        | Action::Top
-        | Action::Bottom => false,
-        Action::Up | Action::Down | Action::Close => !pane,
-        _ => true,
-    }
 }
 
 #[cfg(test)]

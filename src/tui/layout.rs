@@ -12,6 +12,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Areas {
+    /// The line naming runs of other tabs that need a person.
+    pub(crate) attention: Rect,
     pub header: Rect,
     pub(crate) runs: Rect,
     pub pattern: Rect,
@@ -36,6 +38,8 @@ pub(crate) struct Wanted<'a> {
     pub(crate) strip: u16,
     /// The replay's timeline row.
     pub(crate) timeline: bool,
+    /// A run of another tab needs a person: a line across the top says so.
+    pub(crate) attention: bool,
     /// The pane zoomed to the whole body, if one is (the runs bar does not
     /// zoom).
     pub(crate) zoom: Option<PaneId>,
@@ -51,6 +55,7 @@ impl Wanted<'_> {
             result,
             strip,
             timeline: false,
+            attention: false,
             zoom: None,
         }
     }
@@ -73,7 +78,9 @@ impl Areas {
         let footer_rows = u16::from(area.height >= 4);
         let runs_rows = u16::from(area.height >= 8);
         let timeline_rows = u16::from(wanted.timeline && area.height >= 6);
-        let [header, runs, body, timeline, footer] = Layout::vertical([
+        let attention_rows = u16::from(wanted.attention && area.height >= 3);
+        let [attention, header, runs, body, timeline, footer] = Layout::vertical([
+            Constraint::Length(attention_rows),
             Constraint::Length(header_rows),
             Constraint::Length(runs_rows),
             Constraint::Min(0),
@@ -82,6 +89,7 @@ impl Areas {
         ])
         .areas(area);
         let chrome = Areas {
+            attention,
             header,
             runs,
             timeline,

@@ -86,6 +86,9 @@ pub struct Replay {
     checkpoints: Vec<(usize, RunState)>,
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
+    /// Positions stepping stops at besides the units: just after the table
+    /// asked a person, and just after the answer, as the live run stopped.
+    stops: Vec<usize>,
     /// Where a breaker moved, and to what: the timeline marks them.
     breaker_moves: Vec<(usize, BreakerState)>,
     /// The gates the run passed (round 3, wave 2), by the index of the
@@ -110,6 +113,7 @@ pub struct Replay {
 struct Marks {
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
+    stops: Vec<usize>,
     breaker_moves: Vec<(usize, BreakerState)>,
     gates: Vec<(usize, GateTarget)>,
     unrecorded_calls: bool,
@@ -122,6 +126,12 @@ impl Marks {
         }
         if let Some((kind, number)) = crate::bus::describe::opened_gate(&event.kind) {
             self.gates.push((index, GateTarget { kind, number }));
+        }
+        if matches!(
+            event.kind,
+            EventKind::EscalatedToHuman { .. } | EventKind::HumanDecided { .. }
+        ) {
+            self.stops.push(index + 1);
         }
         if let EventKind::CallFinished { record: None, .. } = &event.kind {
             self.unrecorded_calls = true;
@@ -167,6 +177,7 @@ impl Replay {
             seq: 0,
             checkpoints: vec![(0, RunState::new(run))],
             units: marks.units,
+            stops: marks.stops,
             breaker_moves: marks.breaker_moves,
             gates: marks.gates,
             unrecorded_calls: marks.unrecorded_calls,
@@ -283,25 +294,26 @@ impl Replay {
         self.events.first().map_or(0, |e| e.run)
     }
 
-    /// To the end of the current gate unit (the start of the next one).
+    /// To the end of the current gate unit (the start of the next one),
+    /// or to a person's question or answer before it.
     pub fn step_forward(&mut self) -> RunState {
-        let next = self
-            .units
-            .iter()
-            .copied()
-            .find(|u| *u > self.position)
+        let after = |marks: &[usize]| marks.iter().copied().find(|u| *u > self.position);
+        let next = [after(&self.units), after(&self.stops)]
+            .into_iter()
+            .flatten()
+            .min()
             .unwrap_or(self.events.len());
         self.seek(next)
     }
 
-    /// Back to the start of the gate unit before the current position.
+    /// Back to the start of the gate unit before the current position, or
+    /// to a person's question or answer after it.
     pub fn step_back(&mut self) -> RunState {
-        let previous = self
-            .units
-            .iter()
-            .copied()
-            .rev()
-            .find(|u| *u < self.position)
+        let before = |marks: &[usize]| marks.iter().copied().rev().find(|u| *u < self.position);
+        let previous = [before(&self.units), before(&self.stops)]
+            .into_iter()
+            .flatten()
+            .max()
             .unwrap_or(1);
         self.seek(previous.max(1))
     }

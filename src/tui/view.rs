@@ -19,6 +19,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let screen = frame.area();
     let areas = app.areas(screen);
     let run = app.run().map(|slot| slot.view());
+    panes::attention::draw(
+        frame,
+        areas.attention,
+        &panes::attention::needing(&app.runs),
+    );
     panes::header::draw(frame, areas.header, run.as_ref());
     panes::run_list::draw(
         frame,
@@ -43,12 +48,23 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     panes::footer::draw(frame, areas.footer, app);
     // A replay shows the table's question to a person while the run
-    // waited for the answer; once answered, the round table and the
-    // Result pane show it, as they did live.
+    // waited for the answer, and the answer where it stands on it; after
+    // that the round table and the Result pane show it, as they did live.
+    let on_answer = |run: &RunView| {
+        run.state
+            .log
+            .events
+            .back()
+            .is_some_and(|e| matches!(e.kind, crate::bus::EventKind::HumanDecided { .. }))
+    };
     if let Some(run) = &run
         && run.replay.is_some()
         && app.overlay.is_none()
-        && let Some(escalation) = run.state.escalation.as_ref().filter(|e| e.waiting())
+        && let Some(escalation) = run
+            .state
+            .escalation
+            .as_ref()
+            .filter(|e| e.waiting() || on_answer(run))
     {
         overlays::decide::draw_record(frame, screen, escalation);
     }

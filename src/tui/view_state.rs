@@ -71,6 +71,8 @@ impl Overlay {
     pub(crate) fn goal_editor(goal: &str) -> Overlay {
         let mut editor = TextArea::new(goal.lines().map(String::from).collect());
         editor.set_cursor_line_style(ratatui::style::Style::default());
+        // A goal is prose: long lines wrap so all of it stays in view.
+        editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
         editor.move_cursor(ratatui_textarea::CursorMove::End);
         Overlay::Goal(Box::new(editor))

@@ -133,12 +133,26 @@ fn result(f: &RunFacts) -> Vec<Cell> {
         _ if summary.answer.is_some() => Cell::plain("answered"),
         _ => Cell::toned("no decision", Tone::Caution),
     };
-    if summary.partial {
+    if f.partial {
         cell.text
-            .push_str(&format!(" · PARTIAL ({})", summary.degraded.join(", ")));
+            .push_str(&format!(" · PARTIAL ({})", lacking(summary)));
         cell.tone = Tone::Caution;
     }
     vec![cell]
+}
+
+/// What a partial run lacks: the tools safe mode skipped, else its
+/// failed tasks.
+fn lacking(summary: &crate::bus::RunSummary) -> String {
+    if summary.degraded.is_empty() {
+        let failed = summary.counts.failed_tasks.unwrap_or(0);
+        format!(
+            "{failed} of {} tasks failed",
+            summary.counts.tasks.unwrap_or(failed)
+        )
+    } else {
+        summary.degraded.join(", ")
+    }
 }
 
 /// A tool's calls, with those that failed, were refused or retried.

@@ -19,7 +19,9 @@ mod tests;
 mod unsupported;
 
 pub use config::{BASE_URL_EXPECTED, base_url};
-pub(crate) use config::{DEFAULT_BASE_URL, KEY_VARIABLE, OpenAiConfig, Overrides};
+pub(crate) use config::{
+    DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MODEL_VARIABLE, OpenAiConfig, Overrides,
+};
 
 use super::contract::Contract;
 use super::http::{self, BodyError};

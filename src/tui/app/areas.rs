@@ -21,6 +21,7 @@ impl App {
                 resilience::wanted_strip_rows(&slot.state.resilience)
             }),
             timeline: run.is_some_and(|slot| slot.replay.is_some()),
+            attention: !panes::attention::needing(&self.runs).is_empty(),
             zoom: self.zoomed_pane(),
         };
         Areas::compute(screen, &wanted)

@@ -52,7 +52,7 @@ impl App {
 
     /// Open two recordings as replays, A pinned and B selected, and show
     /// them side by side. The error names the file that cannot be opened.
-    pub(crate) fn open_comparison(&mut self, a: &Path, b: &Path) -> Result<(), String> {
+    pub fn open_comparison(&mut self, a: &Path, b: &Path) -> Result<(), String> {
         self.open_replay(a)?;
         let pinned = self.runs.selected;
         self.open_replay(b)?;

@@ -55,6 +55,9 @@ impl App {
             Action::Pin | Action::Compare | Action::Write if run.is_none() => Some("no run"),
             Action::Compare if self.runs.pinned().is_none() => Some("no run pinned"),
             Action::Sweep if self.sweep.is_none() => Some("no sweep"),
+            Action::Attend if crate::tui::panes::attention::needing(&self.runs).is_empty() => {
+                Some("no other run needs attention")
+            }
             Action::Fork => super::fork::unforkable(run),
             _ => None,
         }
@@ -149,11 +152,11 @@ impl App {
                 }
                 self.overlay = None;
             }
-            (Some(Overlay::Help { scroll }), Action::Up) => {
-                *scroll = scroll.saturating_sub(1);
-            }
-            (Some(Overlay::Help { scroll }), Action::Down) => {
-                *scroll = scroll.saturating_add(1);
+            (
+                Some(Overlay::Help { .. }),
+                Action::Up | Action::Down | Action::PageUp | Action::PageDown,
+            ) => {
+                self.scroll_help(action);
             }
             (Some(Overlay::Flags { selected }), Action::Up) => {
                 *selected = selected.saturating_sub(1);
@@ -244,6 +247,11 @@ impl App {
                     self.focus = pane;
                 }
             }
+            Action::Attend => {
+                if let Some(first) = crate::tui::panes::attention::needing(&self.runs).first() {
+                    self.runs.selected = first.index;
+                }
+            }
             Action::PrevRun => self.runs.select_previous(),
             Action::NextRun => self.runs.select_next(),
             Action::Details => self.open_details(),
@@ -295,6 +303,22 @@ impl App {
         Vec::new()
     }
 
+    /// Move the help's view, never past its last line.
+    fn scroll_help(&mut self, action: Action) {
+        let last = crate::tui::overlays::help::max_scroll(self, self.screen);
+        // A page is the box's rows less one kept for context.
+        let page = self.screen.height.saturating_sub(4).max(1);
+        if let Some(Overlay::Help { scroll }) = &mut self.overlay {
+            *scroll = match action {
+                Action::Up => scroll.saturating_sub(1),
+                Action::PageUp => scroll.saturating_sub(page),
+                Action::PageDown => scroll.saturating_add(page),
+                _ => scroll.saturating_add(1),
+            }
+            .min(last);
+        }
+    }
+
     /// Ask the selected run's engine for `command`; the screen says a pause
     /// is coming until the run reaches its gate.
     fn control(&mut self, command: impl FnOnce(&RunSlot) -> Control) -> Vec<Effect> {
@@ -302,15 +326,21 @@ impl App {
             return Vec::new();
         };
         let command = command(slot);
+        let pausing = matches!(command, Control::Pause | Control::Step);
+        let no_gate_left = pausing && !slot.unit.gate_ahead(&slot.state.pattern);
         match &command {
             Control::Pause | Control::Step => slot.ui.pause_requested = true,
             Control::Resume => slot.ui.pause_requested = false,
             _ => {}
         }
-        vec![Effect::Control {
+        let effect = Effect::Control {
             run: slot.state.run,
             command,
-        }]
+        };
+        if no_gate_left {
+            self.notice = Some("no gate is left: the run goes on to its end".into());
+        }
+        vec![effect]
     }
 
     /// Turn flag `index` of the selected run: live from its next gate, or,

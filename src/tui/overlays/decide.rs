@@ -34,6 +34,7 @@ impl DecidePrompt {
         let mut note = TextArea::default();
         note.set_cursor_line_style(Style::default());
         note.set_placeholder_text("a note for the table (optional)");
+        note.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         DecidePrompt {
             run,
             choice: None,
@@ -196,6 +197,15 @@ pub(crate) fn draw_record(frame: &mut Frame, screen: Rect, escalation: &Escalati
     let inner = frame_box(frame, area, "The table asked a person", "replayed");
     let width = usize::from(inner.width);
     let mut lines = question(escalation, width);
-    lines.push(Line::styled("Waiting for a person…", theme::bold()));
+    match &escalation.answer {
+        None => lines.push(Line::styled("Waiting for a person…", theme::bold())),
+        Some((choice, note)) => {
+            let mut answer = format!("A person answered: {}", choice.as_str().replace('_', " "));
+            if let Some(note) = note {
+                answer.push_str(&format!(" · “{note}”"));
+            }
+            lines.push(Line::styled(fit(&answer, width * 3), theme::bold()));
+        }
+    }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }

@@ -55,8 +55,12 @@ fn field(text: &str, placeholder: &str) -> TextArea<'static> {
     area.set_cursor_line_style(Style::default());
     area.set_placeholder_text(placeholder);
     area.move_cursor(ratatui_textarea::CursorMove::End);
+    area.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     area
 }
+
+/// Rows the goal field takes: a goal is prose, wrapped to be read whole.
+const GOAL_ROWS: u16 = 4;
 
 impl ForkPrompt {
     pub(crate) fn new(
@@ -157,10 +161,11 @@ impl ForkPrompt {
 
 /// The dialog over `screen`.
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
-    // The path, what is served and what runs live, a blank, the flags (or a line saying there are none), a
-    // blank, the goal and the model, in a frame.
+    // The path, what is served and what runs live, a blank, the flags (or
+    // a line saying there are none), a blank, the goal and the model, in a
+    // frame.
     let rows = u16::try_from(prompt.flags.len()).unwrap_or(8).clamp(1, 12);
-    let area = centered(screen, 90, rows + 8);
+    let area = centered(screen, 90, rows + 8 + GOAL_ROWS - 1);
     let title = format!("Fork at {}", prompt.gate);
     let hint = "↑/↓ row · space turns a flag · type goal/model · Enter forks · Esc cancels";
     let inner = frame_box(frame, area, &title, hint);
@@ -180,25 +185,23 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
     let text_height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     frame.render_widget(Paragraph::new(lines), inner);
     let goal_row = prompt.goal_row();
-    for (offset, (label, field)) in [("goal  ", &prompt.goal), ("model ", &prompt.model)]
-        .into_iter()
-        .enumerate()
-    {
-        let y = inner.y + text_height + u16::try_from(offset).unwrap_or(0);
+    let fields = [
+        ("goal  ", &prompt.goal, 0, GOAL_ROWS),
+        ("model ", &prompt.model, GOAL_ROWS, 1),
+    ];
+    for (offset, (label, field, below, height)) in fields.into_iter().enumerate() {
+        let y = inner.y + text_height + below;
         if y >= inner.y + inner.height {
             break;
         }
+        let height = height.min(inner.y + inner.height - y);
         let focused = prompt.row == goal_row + offset;
         let label_style = if focused {
             theme::selected().patch(theme::bold())
         } else {
             theme::bold()
         };
-        let row = Rect {
-            y,
-            height: 1,
-            ..inner
-        };
+        let row = Rect { y, height, ..inner };
         frame.render_widget(Span::styled(label, label_style), row);
         let text = Rect {
             x: row.x + 6,

@@ -6,6 +6,7 @@ use crate::tui::app::App;
 use crate::tui::keymap::{self, OverlayKind, PaneId, Scope};
 use crate::tui::layout::centered;
 use crate::tui::theme;
+use crate::tui::wrap::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -59,14 +60,14 @@ pub fn key_table() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
         .collect()
 }
 
-pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
-    let area = centered(area, 72, 40);
-    let inner = frame_box(
-        frame,
-        area,
-        "Keys",
-        "Esc closes · j/k scroll · mouse wheel scrolls panes",
-    );
+/// The help box on `screen`: as wide as its longest line wants, up to
+/// the screen, and as tall as the screen allows.
+fn area_on(screen: Rect) -> Rect {
+    centered(screen, 110, 40)
+}
+
+/// Every line of help for `app` now, unwrapped.
+fn lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for (title, scope) in GROUPS {
         lines.push(Line::styled(*title, theme::bold()));
@@ -100,5 +101,37 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, app: &App, scroll: u16) {
         }
         lines.push(Line::raw(""));
     }
-    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inner);
+    lines
+}
+
+/// The help's rows wrapped to the box on `screen`, and how many of them
+/// the box shows.
+fn wrapped(app: &App, screen: Rect) -> (Vec<Line<'static>>, u16) {
+    let area = area_on(screen);
+    // The box's border on each side.
+    let width = usize::from(area.width.saturating_sub(2));
+    (wrap(&lines(app), width), area.height.saturating_sub(2))
+}
+
+/// The furthest the help scrolls on `screen`: its last line at the
+/// bottom of the box.
+pub(crate) fn max_scroll(app: &App, screen: Rect) -> u16 {
+    let (rows, shown) = wrapped(app, screen);
+    u16::try_from(rows.len())
+        .unwrap_or(u16::MAX)
+        .saturating_sub(shown)
+}
+
+pub(crate) fn draw(frame: &mut Frame, screen: Rect, app: &App, scroll: u16) {
+    let (rows, shown) = wrapped(app, screen);
+    let total = u16::try_from(rows.len()).unwrap_or(u16::MAX);
+    let scroll = scroll.min(total.saturating_sub(shown));
+    let below = total.saturating_sub(scroll + shown);
+    let hint = if below > 0 {
+        format!("Esc closes · j/k, PgUp/PgDn scroll · {below} more lines below")
+    } else {
+        "Esc closes · j/k, PgUp/PgDn scroll · mouse wheel scrolls panes".to_string()
+    };
+    let inner = frame_box(frame, area_on(screen), "Keys", &hint);
+    frame.render_widget(Paragraph::new(rows).scroll((scroll, 0)), inner);
 }

@@ -231,13 +231,20 @@ fn listed(
     let first = view.list.first(shown, rows);
     let selected = view.list.item(shown);
     let query = Some(view.filter.as_str());
+    let mut titles: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for entry in entries {
+        *titles.entry(entry.title()).or_default() += 1;
+    }
     let mut lines: Vec<Line> = shown
         .order
         .iter()
         .copied()
         .skip(first)
         .take(rows)
-        .map(|i| search::mark(row(&entries[i], room), query, Some(i) == selected))
+        .map(|i| {
+            let twin = titles.get(&entries[i].title()).is_some_and(|n| *n > 1);
+            search::mark(row(&entries[i], room, twin), query, Some(i) == selected)
+        })
         .collect();
     let empty = if entries.is_empty() && view.remote {
         Some("No live run on the server yet: the list is read again every 2 s.")
@@ -252,8 +259,10 @@ fn listed(
     lines
 }
 
-/// One entry's row in `room` columns after its pattern.
-fn row(entry: &Entry, room: usize) -> Line<'static> {
+/// One entry's row in `room` columns after its pattern; a recording whose
+/// title another entry shares (two runs started in the same second with
+/// the same seed) is told apart by its file's name.
+fn row(entry: &Entry, room: usize, twin: bool) -> Line<'static> {
     let style = match &entry.item {
         Item::Scenario(Ok(_)) => theme::bold(),
         Item::Scenario(Err(_)) => theme::error(),
@@ -262,7 +271,13 @@ fn row(entry: &Entry, room: usize) -> Line<'static> {
         Item::Recording(_) => Style::default().fg(theme::GO),
         Item::Remote(_) => Style::default().fg(theme::ACCENT),
     };
-    let (title, state) = (entry.title(), entry.state());
+    let (mut title, state) = (entry.title(), entry.state());
+    if twin && let Item::Recording(recorded) = &entry.item {
+        // First, where a narrow row still shows it.
+        let name = recorded.path.file_name().unwrap_or_default();
+        let rest = title.strip_prefix("replay ").unwrap_or(&title);
+        title = format!("replay {} · {rest}", name.to_string_lossy());
+    }
     let (title_w, state_w) = columns(room, text_width(&title), text_width(&state));
     Line::from(vec![
         Span::styled(format!("{}  ", pad(&entry.kind(), KIND_W)), theme::dim()),

@@ -3,7 +3,7 @@
 //! one.
 
 use crate::tui::app::App;
-use crate::tui::keymap::{self, Scope};
+use crate::tui::keymap::{self, Action, Binding, Scope};
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::parts;
@@ -47,7 +47,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             // Focus, run switching and paging are listed in help; the
             // footer keeps to what a run's screen needs most.
-            if !keymap::in_footer(binding) {
+            if !in_footer(binding) {
                 continue;
             }
             let available = app.unavailable(binding.action).is_none();
@@ -79,4 +79,27 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let room = usize::from(area.width).saturating_sub(used);
     spans.extend(parts(keys, &Span::raw(""), room).spans);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Whether the footer lists `binding`: focus, run switching and paging
+/// are left to help, and so are a pane's moves up and down and its Esc
+/// and the attention jump, so the footer keeps to what a screen needs
+/// most (an overlay's keys are all listed: they are all there is).
+fn in_footer(binding: &Binding) -> bool {
+    let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
+    match binding.action {
+        Action::Focus(_)
+        | Action::PrevRun
+        | Action::NextRun
+        | Action::FocusPrev
+        | Action::FocusNext
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+        // The attention line says `E` when there is somewhere to jump.
+        | Action::Attend => false,
+        Action::Up | Action::Down | Action::Close => !pane,
+        _ => true,
+    }
 }

@@ -293,7 +293,11 @@ fn ended(run: &RunView) -> Vec<Vec<Span<'static>>> {
     let Some(outcome) = &state.outcome else {
         return Vec::new();
     };
+    let shortfall = run.unit.shortfall(&state.pattern);
+    let partial = outcome.is_partial(shortfall.as_ref().is_some_and(|s| s.lacking));
+    // A success with work undone is not green: it reads as partial.
     let style = match outcome.status {
+        RunStatus::Ok if partial => Style::default().fg(theme::CAUTION),
         RunStatus::Ok => Style::default().fg(theme::GO),
         RunStatus::Stopped => theme::error(),
     };
@@ -301,8 +305,7 @@ fn ended(run: &RunView) -> Vec<Vec<Span<'static>>> {
         format!("stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
         style,
     )];
-    let shortfall = run.unit.shortfall(&state.pattern);
-    if outcome.is_partial(shortfall.as_ref().is_some_and(|s| s.lacking)) {
+    if partial {
         stop.push(Span::raw(" · "));
         stop.push(Span::styled("PARTIAL", theme::bold().fg(theme::CAUTION)));
     }
@@ -350,6 +353,10 @@ fn status(run: &RunView) -> (String, Color) {
             ("ASKS YOU: d ANSWERS".into(), theme::CAUTION)
         }
         (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),
+        // The last gate is behind the run: it ends before any pause.
+        _ if run.ui.pause_requested && !run.unit.gate_ahead(&run.state.pattern) => {
+            ("NO GATE LEFT: RUNS TO ITS END".into(), theme::CAUTION)
+        }
         _ if run.ui.pause_requested => ("PAUSING…".into(), theme::CAUTION),
         (Activity::Starting, _) => ("STARTING".into(), Color::Gray),
         (Activity::Running, _) => ("RUNNING".into(), theme::ACCENT),

@@ -2,6 +2,7 @@
 //! given into its area and changes nothing; the pattern pane is drawn by
 //! the run's pattern's unit.
 
+pub(crate) mod attention;
 pub mod event_log;
 pub mod footer;
 pub mod header;

@@ -32,10 +32,19 @@ pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool, search: O
         frame.render_widget(Paragraph::new(Line::from(vec![head, none])), area);
         return;
     }
+    let what = what_each_is(runs);
     let tabs: Vec<Line<'static>> = runs
         .iter()
+        .zip(what)
         .enumerate()
-        .map(|(i, slot)| tab(slot, i == runs.selected, runs.pinned() == Some(i), search))
+        .map(|(i, (slot, what))| {
+            let marks = Marks {
+                selected: i == runs.selected,
+                pinned: runs.pinned() == Some(i),
+                what,
+            };
+            tab(slot, &marks, search)
+        })
         .collect();
     let widths: Vec<usize> = tabs.iter().map(|t| t.width() + 1).collect();
     let room = usize::from(area.width).saturating_sub(head.width());
@@ -81,9 +90,78 @@ fn window(widths: &[usize], selected: usize, room: usize) -> (usize, usize) {
     (first, last)
 }
 
-/// One run's tab: its number, its state's glyph and its scenario; ◆
-/// marks the pinned run, the one `c` compares the selected run with.
-fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Line<'static> {
+/// How a tab is marked besides its run's state.
+struct Marks {
+    selected: bool,
+    /// The run `c` compares the selected run with.
+    pinned: bool,
+    /// What the run is, where its scenario and flags alone would not tell
+    /// it from another tab's: a fork (always), a replay, a live run.
+    what: Option<String>,
+}
+
+/// Per tab, what the run is: `fork of 1 at round 2` for a fork (the
+/// parent by its tab where it has one, else by its file); for tabs that
+/// would otherwise read the same (one scenario, the same flags), `replay
+/// FILE` or `live`.
+fn what_each_is(runs: &Runs) -> Vec<Option<String>> {
+    let slots: Vec<&RunSlot> = runs.iter().collect();
+    let same = |a: &RunSlot, b: &RunSlot| {
+        a.scenario.name == b.scenario.name && changed_flags(a) == changed_flags(b)
+    };
+    slots
+        .iter()
+        .enumerate()
+        .map(|(i, slot)| {
+            if let Some(from) = slot
+                .state
+                .info
+                .as_ref()
+                .and_then(|i| i.forked_from.as_ref())
+            {
+                let parent = slots
+                    .iter()
+                    .find(|s| s.recording.as_deref() == Some(std::path::Path::new(&from.file)))
+                    .map_or_else(
+                        || fit(&file_name(&from.file), 24),
+                        |s| s.state.run.to_string(),
+                    );
+                return Some(format!("fork of {parent} at {}", fit(&from.gate, 16)));
+            }
+            let twin = slots
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && same(slot, other));
+            twin.then(|| match (&slot.replay, &slot.recording) {
+                (Some(_), Some(path)) => {
+                    format!("replay {}", fit(&file_name(&path.to_string_lossy()), 24))
+                }
+                (Some(_), None) => "replay".to_string(),
+                (None, _) => "live".to_string(),
+            })
+        })
+        .collect()
+}
+
+fn file_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The flags `slot`'s run changed from its scenario's defaults:
+/// `+legal_analyst`.
+fn changed_flags(slot: &RunSlot) -> Vec<String> {
+    crate::tui::text::flag_changes(
+        slot.state.flags.iter().map(|f| (f.name.as_str(), f.on)),
+        &slot.scenario,
+    )
+}
+
+/// One run's tab: its number, its state's glyph and its scenario, and
+/// what the run is where that tells it apart; ◆ marks the pinned run.
+fn tab(slot: &RunSlot, marks: &Marks, search: Option<&str>) -> Line<'static> {
+    let (selected, pinned) = (marks.selected, marks.pinned);
     let playing = slot.replay.as_ref().map(|r| r.playing);
     let (glyph, style) = match (&slot.state.activity, &slot.state.outcome, playing) {
         // Finished, with work undone: partial, in its own colour.
@@ -114,17 +192,18 @@ fn tab(slot: &RunSlot, selected: bool, pinned: bool, search: Option<&str>) -> Li
     };
     // Runs of one scenario told apart by the flags they run with, where
     // those differ from the scenario's defaults: `+legal_analyst`.
-    let changed = crate::tui::text::flag_changes(
-        slot.state.flags.iter().map(|f| (f.name.as_str(), f.on)),
-        &slot.scenario,
-    );
+    let changed = changed_flags(slot);
     let flags = if changed.is_empty() {
         String::new()
     } else {
         format!(" {}", fit(&changed.join(" "), 24))
     };
+    let what = marks
+        .what
+        .as_ref()
+        .map_or_else(String::new, |what| format!(" · {what}"));
     let label = format!(
-        " {pin}{number} {glyph} {}{flags} ",
+        " {pin}{number} {glyph} {}{flags}{what} ",
         fit(&slot.scenario.name, 28)
     );
     let style = if selected {

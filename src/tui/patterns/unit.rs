@@ -146,6 +146,12 @@ pub(crate) trait Unit: Sync + 'static {
         None
     }
 
+    /// Whether the run may still pass a gate where a pause can take hold;
+    /// `false` once its last gate is behind it (the last round started).
+    fn gate_ahead(&self, _fold: &Self::Fold) -> bool {
+        true
+    }
+
     /// What the run is doing, while it runs; `calling` are the gateway
     /// calls in flight.
     fn doing(&self, _fold: &Self::Fold, calling: &[CallInFlight]) -> String {
@@ -248,6 +254,7 @@ pub trait PatternUnit: Sync {
     fn tally(&self, fold: &PatternFold, outcome: &Outcome) -> Vec<Line<'static>>;
     fn after_answer(&self, fold: &PatternFold) -> Vec<Line<'static>>;
     fn shortfall(&self, fold: &PatternFold) -> Option<Shortfall>;
+    fn gate_ahead(&self, fold: &PatternFold) -> bool;
     fn doing(&self, fold: &PatternFold, calling: &[CallInFlight]) -> String;
     fn later(&self) -> &'static str;
 }
@@ -354,6 +361,10 @@ impl<U: Unit> PatternUnit for U {
 
     fn shortfall(&self, fold: &PatternFold) -> Option<Shortfall> {
         with(fold, |fold| Unit::shortfall(self, fold))
+    }
+
+    fn gate_ahead(&self, fold: &PatternFold) -> bool {
+        with(fold, |fold| Unit::gate_ahead(self, fold))
     }
 
     fn doing(&self, fold: &PatternFold, calling: &[CallInFlight]) -> String {

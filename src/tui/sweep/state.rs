@@ -21,6 +21,9 @@ pub struct SweepState {
     pub(crate) source: String,
     /// A sweep from a point: `from FILE at GATE`, the recording by its name.
     pub(crate) from: Option<String>,
+    /// The model the runs' tokens are priced as, named where it has no
+    /// price.
+    pub(crate) model: String,
     pub(crate) tally: Tally,
     pub(crate) chart: Chart,
     /// The selected bar, counted over every combination's bars in order.
@@ -42,6 +45,7 @@ impl SweepState {
                     .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
                 format!("from {name} at {}", fork.gate())
             }),
+            model: crate::pricing::model_priced(&sweep.setup.provider, &sweep.scenario),
             tally: Tally::new(&sweep.plan),
             chart: Chart::Outcomes,
             bar: 0,

@@ -107,8 +107,22 @@ pub(crate) fn flags_label(flags: &[(String, bool)]) -> String {
 /// that the selected bar shows.
 fn draw_groups(frame: &mut Frame, area: Rect, sweep: &SweepState, groups: &[Group]) {
     if groups.iter().all(|g| g.bars.is_empty()) {
-        let waiting = Line::styled(" No runs have finished yet.", theme::dim());
-        frame.render_widget(Paragraph::new(waiting), area);
+        let finished =
+            (0..sweep.tally.combination_count()).any(|c| !sweep.tally.results(c).is_empty());
+        let why = if finished && sweep.chart == Chart::Cost {
+            // Runs did finish: what is missing is a price, not a run.
+            format!(
+                " No run has a cost: the model {} has no price. Give one with --pricing FILE or the scenario's provider.pricing.",
+                fit(&sweep.model, 60)
+            )
+        } else {
+            " No runs have finished yet.".to_string()
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(why, theme::dim()))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
         return;
     }
     let columns = (area.width / MIN_COLUMN)

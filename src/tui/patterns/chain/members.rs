@@ -264,15 +264,20 @@ fn draw_member_box(
         Span::styled(word, style),
         Span::styled(format!(" {}", seconds(latency)), theme::dim()),
     ];
-    // What the member's model calls took and cost so far, where the card
-    // has room for it on the line.
-    if let Some(spent) = spent.map(|s| format!(" · {s}")) {
+    // What the member's model calls took and cost so far: on the state's
+    // line where it has room, else on a line of its own (with a price the
+    // words are longer, and the cost is what is read for).
+    let mut own_line = None;
+    if let Some(spent) = spent {
         let used: usize = head.iter().map(Span::width).sum();
-        if used + spent.chars().count() <= usize::from(inner.width) {
-            head.push(Span::styled(spent, theme::dim()));
+        if used + spent.chars().count() + 3 <= width {
+            head.push(Span::styled(format!(" · {spent}"), theme::dim()));
+        } else {
+            own_line = Some(Line::styled(fit(&spent, width), theme::dim()));
         }
     }
     let mut lines = vec![Line::from(head)];
+    lines.extend(own_line);
     match (&member.state, member.deadline_ms) {
         (MemberState::Running, Some(deadline)) => {
             let limit = deadline.saturating_sub(member.started_ms);

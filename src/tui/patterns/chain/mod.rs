@@ -81,13 +81,26 @@ impl Unit for SwarmUnit {
     }
 
     /// The selected transfer.
+    /// The selected transfer with the tools its agent called while it held
+    /// control, their arguments and results whole (the pane cuts them to
+    /// a line); with no transfer yet, every tool call kept.
     fn details(&self, chain: &Chain, selection: &ListView) -> Option<Value> {
-        let h = chain
-            .handoffs
-            .get(selection.item(&list::handoffs(chain))?)?;
+        let selected = selection.item(&list::handoffs(chain));
+        let Some((i, h)) = selected.and_then(|i| Some((i, chain.handoffs.get(i)?))) else {
+            let calls: Vec<Value> = chain.tool_calls.iter().map(tool_call_json).collect();
+            return (!calls.is_empty()).then(|| json!({ "tool_calls": calls }));
+        };
+        let since = i.checked_sub(1).map_or(0, |p| chain.handoffs[p].at_ms);
+        let calls: Vec<Value> = chain
+            .tool_calls
+            .iter()
+            .filter(|c| c.agent == h.from && (since..=h.at_ms).contains(&c.at_ms))
+            .map(tool_call_json)
+            .collect();
         Some(json!({
             "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
             "reason": h.rejected, "handoffs": h.counted, "window": h.window,
+            "tool_calls": calls,
         }))
     }
 
@@ -123,6 +136,16 @@ impl Unit for SwarmUnit {
             lacking: false,
         })
     }
+}
+
+/// A tool call as its details show it: the arguments and the result as
+/// JSON where they read as JSON, else as the text they are.
+fn tool_call_json(call: &state::ToolCallView) -> Value {
+    let read = |text: &str| serde_json::from_str(text).unwrap_or_else(|_| Value::from(text));
+    json!({
+        "turn": call.turn, "agent": call.agent, "tool": call.tool,
+        "args": read(&call.args), "result": read(&call.result), "ok": call.ok,
+    })
 }
 
 impl Unit for CoordinatorUnit {

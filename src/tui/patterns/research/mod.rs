@@ -36,6 +36,14 @@ impl Unit for ResearchUnit {
         "step"
     }
 
+    /// The gate is before each step: none is ahead once the synthesis,
+    /// the last step, has begun.
+    fn gate_ahead(&self, research: &Research) -> bool {
+        research
+            .current
+            .is_none_or(|phase| phase != crate::bus::ResearchPhase::Synthesize)
+    }
+
     fn navigate(&self, selection: &mut ListView, action: Action, research: &Research, page: usize) {
         let rows = view::notes_rows(research, page);
         selection.navigate(action, &notes(research), rows, &[]);

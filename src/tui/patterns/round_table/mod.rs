@@ -40,6 +40,15 @@ impl Unit for RoundTableUnit {
         "round"
     }
 
+    /// The gate is before each round: none is ahead once the last round
+    /// the budget allows has started.
+    fn gate_ahead(&self, table: &RoundTable) -> bool {
+        table
+            .rounds
+            .last()
+            .is_none_or(|column| column.round < table.max_rounds)
+    }
+
     fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
         Some(Scope::Unit(UnitKeys::RoundTable))
     }

@@ -146,6 +146,7 @@ mod tests {
             conflicts: Vec::new(),
             decision: None,
             person: None,
+            escalated: false,
             finished: true,
         })
     }

@@ -39,6 +39,8 @@ pub(crate) struct RoundColumn {
     pub(crate) decision: Option<Decision>,
     /// What a person answered after this round, when the table asked one.
     pub(crate) person: Option<HumanChoice>,
+    /// The table asked a person after this round.
+    pub(crate) escalated: bool,
     pub(crate) finished: bool,
 }
 
@@ -107,6 +109,7 @@ impl Fold for RoundTable {
                     conflicts: Vec::new(),
                     decision: None,
                     person: None,
+                    escalated: false,
                     finished: false,
                 }));
                 // Down to the latest once twice as many: nothing per round
@@ -159,6 +162,11 @@ impl Fold for RoundTable {
                     column.conflicts = conflicts.clone();
                     column.decision = *decision;
                     column.finished = true;
+                }
+            }
+            EventKind::EscalatedToHuman { round, .. } => {
+                if let Some(column) = self.column(*round) {
+                    column.escalated = true;
                 }
             }
             // The table asks after the round it just finished: the last.

@@ -240,6 +240,10 @@ fn outcome_rows(table: &RoundTable, window: &Window, live: bool) -> [Line<'stati
         }
         match (c.finished, c.decision) {
             (false, _) => Span::styled(pad(pending, CELL), theme::dim()),
+            // No next round until a person answers, if one ever does.
+            (true, None) if c.escalated => {
+                Span::styled(pad("? escalated", CELL), theme::bold().fg(theme::CAUTION))
+            }
             (true, None) if !live && Some(c.round) == last_round => {
                 Span::styled(pad("✗ none", CELL), theme::error())
             }

@@ -169,11 +169,24 @@ fn summary(workers: &Workers, seen: &Seen, width: usize) -> Line<'static> {
         summary.push(vec![Span::raw(format!("dispatches {used}/{limit}"))]);
     }
     // The model's tokens go to the plan and the final brief; the workers
-    // are tools and spend none.
-    for (purpose, word) in [("plan", "plan"), ("final brief", "brief")] {
-        if let Some(spent) = seen.spent_by(purpose) {
-            summary.push(vec![Span::styled(format!("{word} {spent}"), theme::dim())]);
-        }
+    // are tools and spend none. They come before the counts, which each
+    // row shows again: after them they never had room. With a price the
+    // dollars are what is read for (the header has the tokens).
+    let spends = [("plan", "plan"), ("final brief", "brief")]
+        .into_iter()
+        .filter_map(|(purpose, word)| {
+            let spend = seen.spent.get(purpose)?;
+            let words = match spend.cost() {
+                Some(dollars) => {
+                    let about = if spend.estimated { "~" } else { "" };
+                    format!("{word} {about}${}", crate::figures::dollars(dollars))
+                }
+                None => format!("{word} {}", spend.words()),
+            };
+            Some(vec![Span::styled(words, theme::dim())])
+        });
+    for (at, spend) in spends.enumerate() {
+        summary.insert(at, spend);
     }
     // Health, once known, is what the line is read for: it goes first.
     if let Some(health) = workers.health {
