@@ -6,6 +6,7 @@
 use super::result::MemberRecord;
 use crate::bus::TeamEvent;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};
+use crate::cassette::Measure;
 use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
 use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
@@ -64,8 +65,14 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
     tokio::task::unconstrained(async {
         let mut running = InFlight::new(calls.len());
         for index in 0..calls.len() {
+            // A member starts once no other is held at a gate: stepped, the
+            // members start in the order and at the run times they would
+            // have, not while the one before waits to be stepped.
             let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
-                Box::pin(call_one(team, asked, index));
+                Box::pin(async move {
+                    team.gate.unheld().await;
+                    call_one(team, asked, index).await
+                });
             running.push(index, member);
         }
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
@@ -162,7 +169,16 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         }
         Err(_) => CallOutcome::Error,
     };
-    let latency_ms = millis(team.now().saturating_sub(started));
+    // Served, the recorded run's latency: its clock also counted the work
+    // between the calls, which takes no time on the served run's.
+    let measure = Measure::MemberCall {
+        turn,
+        member: path.clone(),
+    };
+    let latency_ms = team
+        .gateway
+        .served_measure(&measure)
+        .unwrap_or_else(|| millis(team.now().saturating_sub(started)));
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallFinished {
             turn,
