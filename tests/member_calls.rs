@@ -166,3 +166,64 @@ fn a_cassette_of_a_coordinator_run_on_the_real_clock_gives_its_result_back_byte_
     assert!(apart.is_empty(), "served ≠ recorded: {apart:?}");
     assert_eq!(served, live, "the served result is the recorded one");
 }
+
+/// A coordinator whose first turn asks for `calls` calls of four members,
+/// under a budget of `max_llm_calls`.
+fn fan_out(calls: usize, max_llm_calls: usize) -> Arc<conclave::scenario::Scenario> {
+    let members = ["a0", "a1", "a2", "a3"];
+    let asked: Vec<Value> = (0..calls)
+        .map(|i| json!({"member": members[i % 4], "task": format!("part {i}")}))
+        .collect();
+    let mut turns = json!({"lead": [{"call_members": asked}, {"reply": "Done."}]});
+    let mut agents = json!({"lead": {}});
+    for member in members {
+        turns[member] = json!([{"reply": format!("{member} is done.")}]);
+        agents[member] = json!({});
+    }
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": "fan_out", "pattern": "coordinator", "goal": "Report.", "seed": 3,
+            "context": {}, "entry": "lead", "agents": agents,
+            "budget": {"max_llm_calls": max_llm_calls, "max_seconds": 600},
+            "provider": {"kind": "sim", "latency_ms": {"min": 1, "max": 50}, "turns": turns}
+        }))
+        .unwrap(),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_turn_asking_for_more_member_calls_than_the_budget_stops_without_starting_them_all() {
+    let (outcome, events) = common::run(fan_out(20_000, 6), LaunchOptions::default()).await;
+    assert_eq!(outcome.result.value()["stop_reason"], "max_llm_calls");
+    let started = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Team(conclave::bus::TeamEvent::MemberCallStarted { .. })
+            )
+        })
+        .count();
+    let recorded = outcome.result.value()["member_calls"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(recorded, started, "every call started is in the result");
+    assert!(
+        started <= 256,
+        "calls past the budget are not started: {started} of 20,000 were"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_turn_asking_for_more_calls_than_run_at_once_answers_them_all_in_the_order_asked() {
+    let (outcome, _) = common::run(fan_out(600, 700), LaunchOptions::default()).await;
+    let result = outcome.result.value();
+    assert_eq!(result["stop_reason"], "success", "{result}");
+    let calls = result["member_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 600);
+    for (i, call) in calls.iter().enumerate() {
+        assert_eq!(call["task"], format!("part {i}"));
+        assert_eq!(call["status"], "done", "{call}");
+    }
+}

@@ -56,28 +56,41 @@ pub(super) fn earlier_calls(calls: &[MemberCall]) -> Vec<usize> {
         .collect()
 }
 
-/// Run the members `asked.calls` names, all at once; their ends in call
-/// order.
+/// Member calls of one turn in flight at once, at most: a turn may ask for
+/// any number of calls, and each call in flight holds its conversation;
+/// the others wait for a place, in the order named.
+pub(super) const MEMBERS_IN_FLIGHT: usize = 256;
+
+/// Run the members `asked.calls` names at once, [`MEMBERS_IN_FLIGHT`] at a
+/// time; their ends in call order. Once one meets a stop of the whole run
+/// no call starts after it, as [`call_in_turn`] does.
 pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
     let calls = asked.calls;
     // tokio's cooperative budget would make some ready members wait for a
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
         let mut running = InFlight::new(calls.len());
-        for index in 0..calls.len() {
-            // A member starts once no other is held at a gate: stepped, the
-            // members start in the order and at the run times they would
-            // have, not while the one before waits to be stepped.
-            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
-                Box::pin(async move {
-                    team.gate.unheld().await;
-                    call_one(team, asked, index).await
-                });
-            running.push(index, member);
-        }
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
-        while !running.is_empty() {
+        let (mut next, mut stopped) = (0, false);
+        loop {
+            while !stopped && next < calls.len() && running.len() < MEMBERS_IN_FLIGHT {
+                // A member starts once no other is held at a gate: stepped,
+                // the members start in the order and at the run times they
+                // would have, not while the one before waits to be stepped.
+                let index = next;
+                let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
+                    Box::pin(async move {
+                        team.gate.unheld().await;
+                        call_one(team, asked, index).await
+                    });
+                running.push(index, member);
+                next += 1;
+            }
+            if running.is_empty() {
+                break;
+            }
             for (index, end) in running.next_batch().await {
+                stopped |= end.run_stop.is_some();
                 ends[index] = Some(end);
             }
         }
