@@ -211,4 +211,22 @@ mod tests {
         assert_eq!(woke - start, Duration::from_millis(6000));
         assert_eq!(clock.elapsed_ms(), 1000);
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_in_flight_through_a_pause_takes_its_run_time_and_is_not_timed_out() {
+        let clock = RunClock::start();
+        let call = {
+            let clock = clock.clone();
+            tokio::spawn(async move {
+                let took = clock.sleep(Duration::from_millis(400));
+                let answered = clock.timeout(Duration::from_millis(500), took).await;
+                (answered, clock.elapsed_ms())
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        clock.pause();
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        clock.resume();
+        assert_eq!(call.await.unwrap(), (Some(()), 400));
+    }
 }

@@ -1,7 +1,8 @@
 //! The coordinator's member calls: the members named in one turn run at
-//! once (or one after another, with `limits.parallel: false`), each taking its own turns through the gateway until it replies,
-//! in the order named whenever they can move together. A member's failure
-//! is its answer; only cancelling and the run's budgets stop the run.
+//! once, a bounded number in flight (or one after another, with
+//! `limits.parallel: false`), each taking its turns through the gateway
+//! until it replies, in the order named whenever they can move together. A
+//! member's failure is its answer; only cancelling and budgets stop the run.
 
 use super::result::MemberRecord;
 use crate::bus::TeamEvent;
@@ -182,16 +183,7 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         }
         Err(_) => CallOutcome::Error,
     };
-    // Served, the recorded run's latency: its clock also counted the work
-    // between the calls, which takes no time on the served run's.
-    let measure = Measure::MemberCall {
-        turn,
-        member: path.clone(),
-    };
-    let latency_ms = team
-        .gateway
-        .served_measure(&measure)
-        .unwrap_or_else(|| millis(team.now().saturating_sub(started)));
+    let latency_ms = latency_of(team, turn, &path, started);
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallFinished {
             turn,
@@ -220,6 +212,20 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         }
     }
     end
+}
+
+/// How long the member call of turn `turn` to `path`, started at run time
+/// `started`, took. Served, the recorded run's latency: its clock also
+/// counted the work between the calls, which takes no time on the served
+/// run's.
+fn latency_of(team: &TeamRun<'_>, turn: u32, path: &str, started: Duration) -> u64 {
+    let measure = Measure::MemberCall {
+        turn,
+        member: path.to_string(),
+    };
+    team.gateway
+        .served_measure(&measure)
+        .unwrap_or_else(|| millis(team.now().saturating_sub(started)))
 }
 
 /// The member's turns until its reply.
