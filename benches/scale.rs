@@ -519,42 +519,42 @@ fn write_team_of_teams(file: &Path, teams: usize) {
 fn write_member_fan_out(file: &Path, calls: usize) {
     let members = ["a0", "a1", "a2", "a3"];
     let mut out = create(file);
-    let mut put = |text: &str| out.write_all(text.as_bytes()).expect("written");
+    let put = |out: &mut BufWriter<std::fs::File>, text: &str| {
+        out.write_all(text.as_bytes()).expect("written");
+    };
     put(
-        "{\"name\": \"member_fan_out\", \"pattern\": \"coordinator\", \"goal\": \"Report.\", \"seed\": 3,\n",
+        &mut out,
+        "{\"name\": \"member_fan_out\", \"pattern\": \"coordinator\", \"goal\": \"Report.\", \"seed\": 3,\n\"context\": {\"report_date\": \"2026-02-26\", \"region\": \"US\"}, \"entry\": \"lead\",\n\"agents\": {\"lead\": {\"description\": \"Splits the report\"}",
     );
-    put(
-        "\"context\": {\"report_date\": \"2026-02-26\", \"region\": \"US\"}, \"entry\": \"lead\",\n",
-    );
-    put("\"agents\": {\"lead\": {\"description\": \"Splits the report\"}");
     for member in members {
-        put(&format!(
-            ", \"{member}\": {{\"description\": \"Reports one part\"}}"
-        ));
+        put(
+            &mut out,
+            &format!(", \"{member}\": {{\"description\": \"Reports one part\"}}"),
+        );
     }
-    put(&format!(
-        "}},\n\"budget\": {{\"max_llm_calls\": {}, \"max_seconds\": 600}},\n",
-        calls + 10
-    ));
     put(
-        "\"provider\": {\"kind\": \"sim\", \"latency_ms\": {\"min\": 1, \"max\": 50}, \"turns\": {\n",
+        &mut out,
+        &format!(
+            "}},\n\"budget\": {{\"max_llm_calls\": {}, \"max_seconds\": 600}},\n\"provider\": {{\"kind\": \"sim\", \"latency_ms\": {{\"min\": 1, \"max\": 50}}, \"turns\": {{\n\"lead\": [{{\"call_members\": [\n",
+            calls + 10
+        ),
     );
-    put("\"lead\": [{\"call_members\": [\n");
     for i in 0..calls {
         let comma = if i > 0 { ",\n" } else { "" };
         let member = members[i % members.len()];
-        put(&format!(
-            "{comma}{{\"member\": \"{member}\", \"task\": \"part {i}\"}}"
-        ));
+        put(
+            &mut out,
+            &format!("{comma}{{\"member\": \"{member}\", \"task\": \"part {i}\"}}"),
+        );
     }
-    put("]}, {\"reply\": \"Done.\"}]");
+    put(&mut out, "]}, {\"reply\": \"Done.\"}]");
     for member in members {
-        put(&format!(
-            ",\n\"{member}\": [{{\"reply\": \"{member} is done.\"}}]"
-        ));
+        put(
+            &mut out,
+            &format!(",\n\"{member}\": [{{\"reply\": \"{member} is done.\"}}]"),
+        );
     }
-    put("}}}\n");
-    drop(put);
+    put(&mut out, "}}}\n");
     out.flush().expect("written");
 }
 
