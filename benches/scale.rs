@@ -12,6 +12,10 @@
 //! - `headless_replay_100k`: `conclave replay --headless` of the recording.
 //! - `cassette_100k`: the same run served wholly from that recording
 //!   (`run --headless --cassette`): 100,002 calls served, none made.
+//! - `coordinator_100k`: a coordinator whose one turn asks for 100,000
+//!   member calls (four members, each called 25,000 times, each call one
+//!   turn of 1–50 ms), headless on the virtual clock: the orchestrator's
+//!   100,000 tasks as a coordinator's fan-out.
 //! - `swarm`: one swarm run of 2,500 to 20,000 model calls, headless.
 //! - `nested_teams`: a coordinator calling 50 to 400 member teams at once,
 //!   each a swarm of 40 turns: 2,002 to 16,002 model calls, headless.
@@ -115,6 +119,17 @@ fn main() {
             "{:<40} {events} events, {:.0} MB",
             "  its recording",
             size as f64 / 1e6
+        );
+    }
+    if wanted("coordinator") {
+        let file = dir.join("members.json");
+        write_member_fan_out(&file, tasks);
+        let (took, rss) = process(&["run", "--headless", path(&file)]);
+        row(
+            &format!("coordinator_{k}k members headless"),
+            took,
+            rss,
+            "RSS",
         );
     }
     if wanted("swarm") {
@@ -495,6 +510,51 @@ fn write_team_of_teams(file: &Path, teams: usize) {
     });
     let mut out = create(file);
     serde_json::to_writer(&mut out, &document).expect("written");
+    out.flush().expect("written");
+}
+
+/// A coordinator whose first turn calls `calls` members, four members in
+/// turn, each call answered in one turn; then the coordinator answers.
+/// Written as it goes so that this process stays small.
+fn write_member_fan_out(file: &Path, calls: usize) {
+    let members = ["a0", "a1", "a2", "a3"];
+    let mut out = create(file);
+    let put = |out: &mut BufWriter<std::fs::File>, text: &str| {
+        out.write_all(text.as_bytes()).expect("written");
+    };
+    put(
+        &mut out,
+        "{\"name\": \"member_fan_out\", \"pattern\": \"coordinator\", \"goal\": \"Report.\", \"seed\": 3,\n\"context\": {\"report_date\": \"2026-02-26\", \"region\": \"US\"}, \"entry\": \"lead\",\n\"agents\": {\"lead\": {\"description\": \"Splits the report\"}",
+    );
+    for member in members {
+        put(
+            &mut out,
+            &format!(", \"{member}\": {{\"description\": \"Reports one part\"}}"),
+        );
+    }
+    put(
+        &mut out,
+        &format!(
+            "}},\n\"budget\": {{\"max_llm_calls\": {}, \"max_seconds\": 600}},\n\"provider\": {{\"kind\": \"sim\", \"latency_ms\": {{\"min\": 1, \"max\": 50}}, \"turns\": {{\n\"lead\": [{{\"call_members\": [\n",
+            calls + 10
+        ),
+    );
+    for i in 0..calls {
+        let comma = if i > 0 { ",\n" } else { "" };
+        let member = members[i % members.len()];
+        put(
+            &mut out,
+            &format!("{comma}{{\"member\": \"{member}\", \"task\": \"part {i}\"}}"),
+        );
+    }
+    put(&mut out, "]}, {\"reply\": \"Done.\"}]");
+    for member in members {
+        put(
+            &mut out,
+            &format!(",\n\"{member}\": [{{\"reply\": \"{member} is done.\"}}]"),
+        );
+    }
+    put(&mut out, "}}}\n");
     out.flush().expect("written");
 }
 

@@ -1,12 +1,15 @@
 //! The engine's run clock: time since the run started on `tokio::time`, less
 //! the time the run spent paused at a gate. Budgets (`max_seconds`) and every
-//! event's `t_ms` read it, so a paused run neither ages nor times out.
-//! It never reads the wall clock.
+//! event's `t_ms` read it, so a paused run neither ages nor times out, and
+//! the sim's calls take their time on it, so a call in flight while the run
+//! is held at a gate takes as long as it would have. It never reads the
+//! wall clock.
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use tokio::sync::Notify;
 
 /// Which time a run runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -31,6 +34,8 @@ struct ClockInner {
     paused_at: AtomicU64,
     /// Total nanoseconds spent in finished pauses.
     paused_total: AtomicU64,
+    /// Wakes what waits on the clock when a pause ends.
+    resumed: Notify,
 }
 
 impl RunClock {
@@ -55,6 +60,7 @@ impl RunClock {
                 source,
                 paused_at: AtomicU64::new(NOT_PAUSED),
                 paused_total: AtomicU64::new(0),
+                resumed: Notify::new(),
             }),
         }
     }
@@ -96,12 +102,44 @@ impl RunClock {
         // The clock reads at most this: a later time is waited for as this.
         let at = at.min(Duration::from_nanos(u64::MAX - 1));
         loop {
+            // Registered before the pause is looked at, so that a resume
+            // in between is not missed.
+            let resumed = self.inner.resumed.notified();
+            tokio::pin!(resumed);
+            resumed.as_mut().enable();
+            if self.is_paused() {
+                resumed.await;
+                continue;
+            }
             let now = self.elapsed();
             if now >= at {
                 return;
             }
             tokio::time::sleep(at - now).await;
         }
+    }
+
+    /// Wait `took` of run time, as a simulated call takes it.
+    pub(crate) async fn sleep(&self, took: Duration) {
+        self.sleep_until(self.elapsed().saturating_add(took)).await;
+    }
+
+    /// `future`'s output, or `None` when `limit` of run time passes
+    /// first; an output ready at the limit is in time.
+    pub(crate) async fn timeout<F: std::future::Future>(
+        &self,
+        limit: Duration,
+        future: F,
+    ) -> Option<F::Output> {
+        tokio::select! {
+            biased;
+            output = future => Some(output),
+            () = self.sleep(limit) => None,
+        }
+    }
+
+    fn is_paused(&self) -> bool {
+        self.inner.paused_at.load(Ordering::Acquire) != NOT_PAUSED
     }
 
     /// Stop the clock (the run halted at a gate). Idempotent.
@@ -121,6 +159,7 @@ impl RunClock {
         if paused_at != NOT_PAUSED {
             let spent = self.since_origin().saturating_sub(paused_at);
             self.inner.paused_total.fetch_add(spent, Ordering::AcqRel);
+            self.inner.resumed.notify_waiters();
         }
     }
 }
@@ -171,5 +210,23 @@ mod tests {
         let woke = waiter.await.unwrap();
         assert_eq!(woke - start, Duration::from_millis(6000));
         assert_eq!(clock.elapsed_ms(), 1000);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_in_flight_through_a_pause_takes_its_run_time_and_is_not_timed_out() {
+        let clock = RunClock::start();
+        let call = {
+            let clock = clock.clone();
+            tokio::spawn(async move {
+                let took = clock.sleep(Duration::from_millis(400));
+                let answered = clock.timeout(Duration::from_millis(500), took).await;
+                (answered, clock.elapsed_ms())
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        clock.pause();
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        clock.resume();
+        assert_eq!(call.await.unwrap(), (Some(()), 400));
     }
 }

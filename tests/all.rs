@@ -33,6 +33,7 @@ mod hostile_scenarios;
 mod huge_numbers;
 mod last_known_good;
 mod mcp;
+mod member_calls;
 mod messy_model;
 mod names;
 mod nats_attach;

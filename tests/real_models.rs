@@ -707,34 +707,6 @@ fn adaptations(events: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// A result less its member calls' `latency_ms` and its research steps'
-/// `elapsed_ms`, which a cassette of a run on the real clock gives back to
-/// a millisecond or two, with or without fallbacks and repairs (a known
-/// gap, issue 43's item 22; the plain run shows it too); every other field
-/// is the recording's to the byte.
-fn without_clock_rounding(result: &Value) -> Value {
-    fn walk(value: &mut Value) {
-        if value["outcome"] == "grounded_research_answer"
-            && let Some(steps) = value["trace"].as_array_mut()
-        {
-            for step in steps {
-                step["elapsed_ms"] = json!(null);
-            }
-        }
-        if let Some(calls) = value["member_calls"].as_array_mut() {
-            for call in calls {
-                call["latency_ms"] = json!(null);
-                if call["team"].is_object() {
-                    walk(&mut call["team"]);
-                }
-            }
-        }
-    }
-    let mut result = result.clone();
-    walk(&mut result);
-    result
-}
-
 /// The JSON Pointers at which `a` and `b` differ, with both values.
 fn differences(a: &Value, b: &Value, at: &str) -> Vec<String> {
     match (a, b) {
@@ -801,11 +773,7 @@ fn a_cassette_of_an_endpoints_run_serves_its_fallbacks_and_repairs_byte_for_byte
             let served = headless_in(served_dir.path(), &doc, &args);
 
             assert_eq!(served.exit, live.exit, "{about}\n{}", served.stderr);
-            let apart = differences(
-                &without_clock_rounding(&served.result),
-                &without_clock_rounding(&live.result),
-                "",
-            );
+            let apart = differences(&served.result, &live.result, "");
             assert!(apart.is_empty(), "served ≠ recorded at {apart:?}: {about}");
             assert_eq!(
                 adaptations(&served.events),

@@ -3,6 +3,7 @@
 //! its gates, and the descriptions its MCP servers gave.
 
 use super::GateTarget;
+use super::measures::Measures;
 use super::{Cassette, MissPolicy, Recorded, RecordedDelta, Shelf};
 use crate::bus::{Event, EventKind, GatePoint, RunStarted};
 use crate::control::Control;
@@ -81,6 +82,7 @@ struct Reading {
     shelves: HashMap<(String, Option<String>), Shelf>,
     script: Vec<(GatePoint, Control)>,
     described: Option<Vec<(String, String)>>,
+    measures: Measures,
 }
 
 impl Reading {
@@ -95,6 +97,7 @@ impl Reading {
             compare_prompts: true,
             script: self.script,
             described: self.described,
+            measures: Mutex::new(self.measures),
             missed: Mutex::new(None),
             parent: Parent {
                 path: path.to_path_buf(),
@@ -110,6 +113,7 @@ impl Reading {
         if let Some(gate) = GateTarget::opened_by(event) {
             self.gates.push(gate);
         }
+        self.measures.read(event);
         match &event.kind {
             EventKind::RunStarted(started) if self.start.is_none() => {
                 self.start = Some((event.run, started.clone()));

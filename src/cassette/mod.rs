@@ -17,9 +17,11 @@
 
 mod differ;
 mod load;
+mod measures;
 
 pub use crate::control::{GateError, GateTarget};
 pub use load::{CassetteError, Parent};
+pub(crate) use measures::Measure;
 
 use crate::bus::cassette::CallRecord;
 use crate::bus::{CallOutcome, GatePoint, TokenUsage};
@@ -96,6 +98,8 @@ pub struct Cassette {
     script: Vec<(GatePoint, Control)>,
     /// The descriptions the recorded run's MCP servers gave.
     described: Option<Vec<(String, String)>>,
+    /// What the recorded run measured around its calls.
+    measures: Mutex<measures::Measures>,
     /// The first miss, in words.
     missed: Mutex<Option<String>>,
     parent: Parent,
@@ -163,6 +167,18 @@ impl Cassette {
             return None;
         }
         self.described.clone()
+    }
+
+    /// The recorded value of `measure`'s next reading, while the run is
+    /// served (not once a fork has gone live).
+    pub(crate) fn measured(&self, measure: &Measure) -> Option<u64> {
+        if self.is_live() {
+            return None;
+        }
+        self.measures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(measure)
     }
 
     /// The first call the recording did not hold, in words.

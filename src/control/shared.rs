@@ -1,11 +1,14 @@
 //! One run's gate shared by the steps it runs at once (the orchestrator's
-//! tasks and their retries). One step passes at a time; while the run is
-//! paused, every step that reaches a gate waits there. It never decides
-//! what a step does; it only holds steps and answers the allowlist.
+//! tasks and their retries, a coordinator's member calls). One step passes
+//! at a time; while the run is paused, every step that reaches a gate waits
+//! there, and no new step starts until it has passed. It never decides what
+//! a step does; it only holds steps and answers the allowlist.
 
 use super::{Cancelled, Flags, Gate};
 use crate::bus::GatePoint;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::sync::Notify;
 
 #[derive(Debug)]
 pub(crate) struct SharedGate<'g> {
@@ -13,6 +16,12 @@ pub(crate) struct SharedGate<'g> {
     /// The flags as the last gate left them, readable without waiting for
     /// a gate that is held while paused.
     flags: Mutex<Flags>,
+    /// Steps inside [`SharedGate::pass`]. A pass that is not paused ends
+    /// within one poll, so another step sees a count above 0 only while
+    /// the run is held at a gate.
+    passing: AtomicUsize,
+    /// Wakes the steps waiting to start when the last pass ends.
+    passed: Notify,
 }
 
 impl<'g> SharedGate<'g> {
@@ -21,16 +30,37 @@ impl<'g> SharedGate<'g> {
         SharedGate {
             gate: tokio::sync::Mutex::new(gate),
             flags,
+            passing: AtomicUsize::new(0),
+            passed: Notify::new(),
         }
     }
 
     /// Pass the gate at `at`: apply waiting commands and, while paused,
     /// wait for resume or step. Flag changes hold from here on.
     pub(crate) async fn pass(&self, at: GatePoint) -> Result<(), Cancelled> {
+        let _passing = Passing::enter(self);
         let mut gate = self.gate.lock().await;
         let passed = gate.pass(at).await;
         *self.flags.lock() = gate.flags().clone();
         passed
+    }
+
+    /// Wait until no step is held at a gate. A step that would start
+    /// beside others waits here, so that a paused run starts its steps in
+    /// the order and at the run times it would have unpaused, and what it
+    /// publishes comes in the same order.
+    pub(crate) async fn unheld(&self) {
+        loop {
+            // Registered before the count is read, so that a pass ending
+            // in between is not missed.
+            let passed = self.passed.notified();
+            tokio::pin!(passed);
+            passed.as_mut().enable();
+            if self.passing.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            passed.await;
+        }
     }
 
     /// Whether `name` is inside the execution allowlist as the last gate
@@ -43,6 +73,25 @@ impl<'g> SharedGate<'g> {
     /// last gate left it, if one does.
     pub(crate) fn gated_by(&self, name: &str) -> Option<String> {
         self.flags.lock().gated_by(name).map(str::to_string)
+    }
+}
+
+/// A step inside the gate, counted until it leaves (passed, cancelled,
+/// or dropped with its run).
+struct Passing<'s, 'g>(&'s SharedGate<'g>);
+
+impl<'s, 'g> Passing<'s, 'g> {
+    fn enter(gate: &'s SharedGate<'g>) -> Self {
+        gate.passing.fetch_add(1, Ordering::AcqRel);
+        Passing(gate)
+    }
+}
+
+impl Drop for Passing<'_, '_> {
+    fn drop(&mut self) {
+        if self.0.passing.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.passed.notify_waiters();
+        }
     }
 }
 

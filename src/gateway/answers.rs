@@ -50,12 +50,15 @@ impl Gateway {
         let hash = asked.prompt_sha256.as_deref().unwrap_or_default();
         match self.serve(|cassette| cassette.serve_model(purpose, hash)) {
             Serve::Live => {
-                let result = self.provider.complete(request, Some(text)).await;
+                let result = self
+                    .provider
+                    .complete(request, Some(text), self.bus.clock())
+                    .await;
                 noted.note(served::model_answer(&result), false);
                 result
             }
             Serve::Served(recorded) => {
-                self.provider.play_script(request);
+                self.provider.play_script(request, self.bus.clock());
                 noted.note(recorded.record.answer.clone(), true);
                 noted.served_latency(recorded.latency);
                 noted.served_span(recorded.record.span_ms);
@@ -83,12 +86,16 @@ impl Gateway {
                 std::future::pending().await
             }
             Serve::Live => {
-                let result = self.workers.call(call.tool, call.args, started).await;
+                let result = self
+                    .workers
+                    .call(call.tool, call.args, started, self.bus.clock())
+                    .await;
                 noted.note(Some(served::tool_answer(&result)), false);
                 Some(result)
             }
             Serve::Served(recorded) => {
-                self.workers.play_script(call.tool, call.args, started);
+                self.workers
+                    .play_script(call.tool, call.args, started, self.bus.clock());
                 noted.note(recorded.record.answer.clone(), true);
                 noted.served_latency(recorded.latency);
                 served::observation(*recorded, self.playback()).await

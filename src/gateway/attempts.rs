@@ -146,8 +146,13 @@ impl Gateway {
         let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
         let completion = async {
             let call = self.complete(ask.request, &ask.asked, sink, noted);
+            // On the run clock, as the sim takes its time: a pause does
+            // not time a call out.
             match ask.timeout {
-                Some(limit) => tokio::time::timeout(limit, call)
+                Some(limit) => self
+                    .bus
+                    .clock()
+                    .timeout(limit, call)
                     .await
                     .unwrap_or(Err(ProviderError::Timeout)),
                 None => call.await,

@@ -130,6 +130,12 @@ impl Gateway {
         self
     }
 
+    /// What the recording measured for `measure`, while the run is served
+    /// from it: the served run gives the recorded value back.
+    pub(crate) fn served_measure(&self, measure: &crate::cassette::Measure) -> Option<u64> {
+        self.cassette.as_ref().and_then(|c| c.measured(measure))
+    }
+
     /// The call the cassette did not hold, which stopped the run, in
     /// words.
     pub(crate) fn cassette_missed(&self) -> Option<String> {

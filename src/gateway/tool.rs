@@ -266,14 +266,18 @@ impl Gateway {
     ) -> Result<Value, StopReason> {
         let noted = &Noted::default();
         let answer = |started, _text| async move {
-            let answered =
-                tokio::time::timeout(timeout, self.tool_answer(call, started, noted)).await;
-            noted.ended(self.bus.clock().elapsed(), None);
+            // On the run clock, as the sim takes its time: a pause does
+            // not time a call out.
+            let clock = self.bus.clock();
+            let answered = clock
+                .timeout(timeout, self.tool_answer(call, started, noted))
+                .await;
+            noted.ended(clock.elapsed(), None);
             match answered {
                 // A served call that never answered is timed out too.
-                Err(_) | Ok(None) => Err(Failed::from(StopReason::TaskTimeout)),
-                Ok(Some(Ok(observation))) => Ok(observation),
-                Ok(Some(Err(error))) => Err(Failed::worker(call.tool, error)),
+                None | Some(None) => Err(Failed::from(StopReason::TaskTimeout)),
+                Some(Some(Ok(observation))) => Ok(observation),
+                Some(Some(Err(error))) => Err(Failed::worker(call.tool, error)),
             }
         };
         let outcome_of = |result: &Result<Value, Failed>| match result {

@@ -20,6 +20,7 @@ pub(crate) mod sim;
 pub(crate) mod sse;
 mod workers;
 
+use crate::clock::RunClock;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -305,17 +306,22 @@ pub(crate) struct Offline {
 impl Provider {
     /// One answer to `request`. A streaming provider hands its text to
     /// `text` as it arrives; the sim answers at once, in one piece.
+    /// The sim takes its time on the run's `clock`.
     pub(crate) async fn complete(
         &self,
         request: &ModelRequest,
         text: Option<TextSink>,
+        clock: &RunClock,
     ) -> Result<Completion, ProviderError> {
         match self {
             // The sim counts no tokens: it estimates them from the text.
-            Provider::Sim(sim) => sim.complete(request).await.map(|output| Completion {
-                usage: Some(sim::estimate::estimate(request, &output)),
-                ..Completion::from(output)
-            }),
+            Provider::Sim(sim) => sim
+                .complete_on(request, clock)
+                .await
+                .map(|output| Completion {
+                    usage: Some(sim::estimate::estimate(request, &output)),
+                    ..Completion::from(output)
+                }),
             Provider::OpenAi(http) => Ok(http.complete(request, text).await?),
             Provider::Offline(_) => Err(ProviderError::Failed(
                 "this run is served from a cassette and calls no model".to_string(),
@@ -328,10 +334,10 @@ impl Provider {
     /// source, as the recorded call's were, so that later live calls and
     /// draws are where the recorded run had them. The sim does both
     /// before it first waits; what it would answer is dropped.
-    pub(crate) fn play_script(&self, request: &ModelRequest) {
+    pub(crate) fn play_script(&self, request: &ModelRequest, clock: &RunClock) {
         use futures_util::FutureExt as _;
         if let Provider::Sim(sim) = self {
-            drop(sim.complete(request).now_or_never());
+            drop(sim.complete_on(request, clock).now_or_never());
         }
     }
 

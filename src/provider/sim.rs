@@ -11,6 +11,7 @@ mod turns;
 pub(crate) mod workers;
 
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
+use crate::clock::RunClock;
 use crate::pycompat::py_strip;
 use crate::rng::RunRng;
 use crate::scenario::script::{Fault, ScriptedOutput, script_entries, script_entry_texts};
@@ -118,9 +119,22 @@ impl SimProvider {
         Some(index)
     }
 
+    /// The sim's answer to `request` as the tests ask for it, on a clock
+    /// of its own.
+    #[cfg(test)]
     pub(crate) async fn complete(
         &self,
         request: &ModelRequest,
+    ) -> Result<ModelOutput, ProviderError> {
+        self.complete_on(request, &RunClock::start()).await
+    }
+
+    /// The sim's answer to `request`, after its latency on the run clock
+    /// `clock`: a call in flight while the run is paused waits with it.
+    pub(crate) async fn complete_on(
+        &self,
+        request: &ModelRequest,
+        clock: &RunClock,
     ) -> Result<ModelOutput, ProviderError> {
         let (output, latency) = match self.next_output(&request.purpose) {
             Some((output, latency)) => (Some(output), latency),
@@ -130,7 +144,7 @@ impl SimProvider {
         // run's random source.
         let latency = latency.unwrap_or_else(|| self.latency());
         if !latency.is_zero() {
-            tokio::time::sleep(latency).await;
+            clock.sleep(latency).await;
         }
         match output {
             Some(Ok(ScriptedOutput::Text(text))) => Ok(ModelOutput::Text(text)),

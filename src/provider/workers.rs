@@ -6,6 +6,7 @@
 use super::WorkerError;
 use super::real::RealTools;
 use super::sim::workers::SimWorkers;
+use crate::clock::RunClock;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -21,25 +22,33 @@ impl Workers {
     }
 
     /// Call `worker` with `args`; `started` is the run time at the call
-    /// (a simulated outage depends on it).
+    /// (a simulated outage depends on it), and a simulated worker takes
+    /// its time on the run's `clock`.
     pub(crate) async fn call(
         &self,
         worker: &str,
         args: &Value,
         started: Duration,
+        clock: &RunClock,
     ) -> Result<Value, WorkerError> {
         match self.real.call(worker, args).await {
             Some(answer) => answer,
-            None => self.sim.call(worker, args, started).await,
+            None => self.sim.call(worker, args, started, clock).await,
         }
     }
 
     /// A call served from a cassette still plays a simulated worker's
     /// script (see `Provider::play_script`); a real one is not called.
-    pub(crate) fn play_script(&self, worker: &str, args: &Value, started: Duration) {
+    pub(crate) fn play_script(
+        &self,
+        worker: &str,
+        args: &Value,
+        started: Duration,
+        clock: &RunClock,
+    ) {
         use futures_util::FutureExt as _;
         if !self.real.is_real(worker) {
-            drop(self.sim.call(worker, args, started).now_or_never());
+            drop(self.sim.call(worker, args, started, clock).now_or_never());
         }
     }
 

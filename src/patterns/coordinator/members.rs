@@ -1,11 +1,13 @@
 //! The coordinator's member calls: the members named in one turn run at
-//! once (or one after another, with `limits.parallel: false`), each taking its own turns through the gateway until it replies,
-//! in the order named whenever they can move together. A member's failure
-//! is its answer; only cancelling and the run's budgets stop the run.
+//! once, a bounded number in flight (or one after another, with
+//! `limits.parallel: false`), each taking its turns through the gateway
+//! until it replies, in the order named whenever they can move together. A
+//! member's failure is its answer; only cancelling and budgets stop the run.
 
 use super::result::MemberRecord;
 use crate::bus::TeamEvent;
 use crate::bus::{CallOutcome, EventKind, TaskStatus};
+use crate::cassette::Measure;
 use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
 use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
@@ -55,22 +57,41 @@ pub(super) fn earlier_calls(calls: &[MemberCall]) -> Vec<usize> {
         .collect()
 }
 
-/// Run the members `asked.calls` names, all at once; their ends in call
-/// order.
+/// Member calls of one turn in flight at once, at most: a turn may ask for
+/// any number of calls, and each call in flight holds its conversation;
+/// the others wait for a place, in the order named.
+pub(super) const MEMBERS_IN_FLIGHT: usize = 256;
+
+/// Run the members `asked.calls` names at once, [`MEMBERS_IN_FLIGHT`] at a
+/// time; their ends in call order. Once one meets a stop of the whole run
+/// no call starts after it, as [`call_in_turn`] does.
 pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
     let calls = asked.calls;
     // tokio's cooperative budget would make some ready members wait for a
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
         let mut running = InFlight::new(calls.len());
-        for index in 0..calls.len() {
-            let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
-                Box::pin(call_one(team, asked, index));
-            running.push(index, member);
-        }
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
-        while !running.is_empty() {
+        let (mut next, mut stopped) = (0, false);
+        loop {
+            while !stopped && next < calls.len() && running.len() < MEMBERS_IN_FLIGHT {
+                // A member starts once no other is held at a gate: stepped,
+                // the members start in the order and at the run times they
+                // would have, not while the one before waits to be stepped.
+                let index = next;
+                let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
+                    Box::pin(async move {
+                        team.gate.unheld().await;
+                        call_one(team, asked, index).await
+                    });
+                running.push(index, member);
+                next += 1;
+            }
+            if running.is_empty() {
+                break;
+            }
             for (index, end) in running.next_batch().await {
+                stopped |= end.run_stop.is_some();
                 ends[index] = Some(end);
             }
         }
@@ -162,7 +183,7 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         }
         Err(_) => CallOutcome::Error,
     };
-    let latency_ms = millis(team.now().saturating_sub(started));
+    let latency_ms = latency_of(team, turn, &path, started);
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallFinished {
             turn,
@@ -191,6 +212,20 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         }
     }
     end
+}
+
+/// How long the member call of turn `turn` to `path`, started at run time
+/// `started`, took. Served, the recorded run's latency: its clock also
+/// counted the work between the calls, which takes no time on the served
+/// run's.
+fn latency_of(team: &TeamRun<'_>, turn: u32, path: &str, started: Duration) -> u64 {
+    let measure = Measure::MemberCall {
+        turn,
+        member: path.to_string(),
+    };
+    team.gateway
+        .served_measure(&measure)
+        .unwrap_or_else(|| millis(team.now().saturating_sub(started)))
 }
 
 /// The member's turns until its reply.

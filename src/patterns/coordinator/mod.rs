@@ -200,7 +200,7 @@ impl<'a> Desk<'a> {
     ) -> Option<Result<String, StopReason>> {
         // What a member with shared history sees: the coordinator's
         // conversation as the coordinator does.
-        let shared = self.history[self.history.len().saturating_sub(RECENT)..].to_vec();
+        let shared = &self.history[self.history.len().saturating_sub(RECENT)..];
         let earlier = members::earlier_calls(calls);
         let asked = members::Asked {
             coordinator,
@@ -208,7 +208,7 @@ impl<'a> Desk<'a> {
             calls,
             earlier: &earlier,
             member_timeout: self.member_timeout,
-            shared: &shared,
+            shared,
         };
         let ends = if self.parallel {
             members::call_all(&self.team, asked).await
@@ -267,7 +267,10 @@ impl<'a> Desk<'a> {
             })
             .collect();
         let start = self.history.len().saturating_sub(RECENT);
-        json!({"members": members, "recent": self.history[start..]})
+        // Copied as it is: `json!` would write the entries out and read
+        // them back, the members' answers of a turn that asked many.
+        let recent = Value::Array(self.history[start..].to_vec());
+        json!({"members": members, "recent": recent})
     }
 
     /// Why the coordinator's run stops when a call of its is halted. The

@@ -23,6 +23,7 @@ use crate::bus::ResearchEvent;
 use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
 };
+use crate::cassette::Measure;
 use crate::control::SharedGate;
 use crate::gateway::{
     CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
@@ -170,13 +171,28 @@ impl Desk<'_> {
     }
 
     /// The current step went well: trace, history and event.
+    /// The step's run time is its event's, or served, the recorded one
+    /// (see `Measure`).
     fn done(&mut self, counts: TraceCounts, detail: HistoryDetail, count: usize) {
         let step = self.phase.step();
+        let ended =
+            self.bus
+                .publish_stamped(EventKind::Research(ResearchEvent::ResearchStepFinished(
+                    StepFinished {
+                        step,
+                        phase: self.phase,
+                        count: u64::try_from(count).unwrap_or(u64::MAX),
+                    },
+                )));
+        let ended = self
+            .gateway
+            .served_measure(&Measure::StepEnded(step))
+            .unwrap_or(ended);
         self.trace.push(TraceEntry {
             step,
             phase: self.phase,
             counts,
-            elapsed_ms: self.bus.clock().elapsed_ms().max(1),
+            elapsed_ms: ended.max(1),
             ok: true,
         });
         self.history.push(HistoryEntry {
@@ -184,14 +200,6 @@ impl Desk<'_> {
             action: detail.action(),
             detail,
         });
-        self.bus
-            .publish(EventKind::Research(ResearchEvent::ResearchStepFinished(
-                StepFinished {
-                    step,
-                    phase: self.phase,
-                    count: u64::try_from(count).unwrap_or(u64::MAX),
-                },
-            )));
     }
 
     fn time_is_up(&self) -> bool {

@@ -4,6 +4,7 @@
 //! (`{"status": "ok", "data": ...}`, or `not_found` for a page they lack).
 //! A tool never times out, retries or publishes events: the gateway does.
 
+use crate::clock::RunClock;
 use crate::provider::WorkerError;
 use crate::pycompat::{py_int, py_str, py_strip};
 use crate::rng::RunRng;
@@ -37,6 +38,7 @@ impl SimSources {
         &self,
         tool: ResearchTool,
         args: &Value,
+        clock: &RunClock,
     ) -> Result<Value, WorkerError> {
         let call = {
             let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
@@ -50,7 +52,7 @@ impl SimSources {
         let behaviour = self.spec.tools.get(tool);
         let latency = self.latency(behaviour.and_then(|b| b.latency_ms.as_ref()), call);
         if !latency.is_zero() {
-            tokio::time::sleep(latency).await;
+            clock.sleep(latency).await;
         }
         if behaviour.is_some_and(|b| b.fail.iter().any(|n| n.get() == call)) {
             return Err(WorkerError::FAILED);
@@ -184,7 +186,11 @@ mod tests {
     async fn search_read_and_extract_answer_from_the_scenario() {
         let s = sources();
         let found = s
-            .call(ResearchTool::SearchSources, &json!({"query": "q", "k": 1}))
+            .call(
+                ResearchTool::SearchSources,
+                &json!({"query": "q", "k": 1}),
+                &RunClock::start(),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -196,13 +202,18 @@ mod tests {
             .call(
                 ResearchTool::ReadSource,
                 &json!({"url": "HTTPS://A.example/x?ref=1"}),
+                &RunClock::start(),
             )
             .await
             .unwrap();
         assert_eq!(start.elapsed(), Duration::from_millis(300));
         assert_eq!(page["data"]["url"], "https://a.example/x");
         let missing = s
-            .call(ResearchTool::ReadSource, &json!({"url": "b.example/y"}))
+            .call(
+                ResearchTool::ReadSource,
+                &json!({"url": "b.example/y"}),
+                &RunClock::start(),
+            )
             .await
             .unwrap();
         assert_eq!(missing, json!({"status": "error", "error": "not_found"}));
@@ -215,6 +226,7 @@ mod tests {
             .call(
                 ResearchTool::ExtractNotes,
                 &json!({"url": "https://a.example/x", "page": page["data"]}),
+                &RunClock::start(),
             )
             .await
             .unwrap();
@@ -232,7 +244,11 @@ mod tests {
                           "url": "https://a.example/x"});
         let short = json!({"id": "n2", "claim": " ", "quote": " too short "});
         let verdict = s
-            .call(ResearchTool::VerifyNotes, &json!({"notes": [good, short]}))
+            .call(
+                ResearchTool::VerifyNotes,
+                &json!({"notes": [good, short]}),
+                &RunClock::start(),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -241,8 +257,12 @@ mod tests {
                    "issues": ["quote_too_short", "claim_missing", "stale_source"]}})
         );
         assert_eq!(
-            s.call(ResearchTool::VerifyNotes, &json!({"notes": []}))
-                .await,
+            s.call(
+                ResearchTool::VerifyNotes,
+                &json!({"notes": []}),
+                &RunClock::start()
+            )
+            .await,
             Err(WorkerError::FAILED),
             "the second call is scripted to fail"
         );

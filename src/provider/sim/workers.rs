@@ -6,6 +6,7 @@
 //! all three.
 
 use super::sources::SimSources;
+use crate::clock::RunClock;
 use crate::provider::WorkerError;
 use crate::pycompat::py_str;
 use crate::rng::RunRng;
@@ -76,16 +77,18 @@ impl SimWorkers {
     }
 
     /// Call `worker` with `args`; `started` is the run time at the call,
-    /// which decides whether it falls in an outage.
+    /// which decides whether it falls in an outage. The call takes its
+    /// latency on the run's `clock`.
     pub(crate) async fn call(
         &self,
         worker: &str,
         args: &Value,
         started: Duration,
+        clock: &RunClock,
     ) -> Result<Value, WorkerError> {
         if let (Some(sources), Some(tool)) = (&self.sources, ResearchTool::parse(worker)) {
             let _in_flight = InFlight::enter(&self.in_flight);
-            return sources.call(tool, args).await;
+            return sources.call(tool, args, clock).await;
         }
         let spec = self.specs.get(worker).ok_or(WorkerError::Missing)?;
         let key = match self.keys {
@@ -116,7 +119,7 @@ impl SimWorkers {
         }
         let latency = self.latency(spec, call);
         if !latency.is_zero() {
-            tokio::time::sleep(latency).await;
+            clock.sleep(latency).await;
         }
         if spec.fail.iter().any(|n| n.get() == call) {
             return Err(WorkerError::FAILED);
@@ -234,6 +237,7 @@ mod tests {
                 "payments_worker",
                 &args(json!("2026-02-26"), "us"),
                 Duration::ZERO,
+                &RunClock::start(),
             )
             .await;
         assert_eq!(start.elapsed(), Duration::from_millis(2600));
@@ -243,7 +247,12 @@ mod tests {
         );
         for (date, region) in [(json!("2026-02-26"), "EU"), (json!(2026), "US")] {
             let missing = w
-                .call("payments_worker", &args(date, region), Duration::ZERO)
+                .call(
+                    "payments_worker",
+                    &args(date, region),
+                    Duration::ZERO,
+                    &RunClock::start(),
+                )
                 .await;
             assert_eq!(
                 missing.unwrap()["result"],
@@ -262,7 +271,10 @@ mod tests {
     async fn args_must_fit_the_signature() {
         let w = workers(json!({"sales_worker": {}}));
         let w = &w;
-        let call = |a: Value| async move { w.call("sales_worker", &a, Duration::ZERO).await };
+        let call = |a: Value| async move {
+            w.call("sales_worker", &a, Duration::ZERO, &RunClock::start())
+                .await
+        };
         for bad in [
             json!({"report_date": "d"}),
             json!({"report_date": "d", "region": "US", "limit": 3}),
@@ -274,8 +286,13 @@ mod tests {
         let with_request_id = json!({"report_date": "d", "region": "US", "request_id": "x"});
         assert!(call(with_request_id).await.is_ok());
         assert_eq!(
-            w.call("nobody", &args(json!("d"), "US"), Duration::ZERO)
-                .await,
+            w.call(
+                "nobody",
+                &args(json!("d"), "US"),
+                Duration::ZERO,
+                &RunClock::start()
+            )
+            .await,
             Err(WorkerError::Missing)
         );
     }
@@ -294,6 +311,7 @@ mod tests {
                 "refund_api",
                 &json!({"order": "A-1", "charge": "ch_2"}),
                 Duration::ZERO,
+                &RunClock::start(),
             )
             .await;
         assert_eq!(
@@ -302,11 +320,23 @@ mod tests {
         );
         assert_eq!(start.elapsed(), Duration::from_millis(80));
         let fallback = tools
-            .call("refund_api", &json!({"order": 7}), Duration::ZERO)
+            .call(
+                "refund_api",
+                &json!({"order": 7}),
+                Duration::ZERO,
+                &RunClock::start(),
+            )
             .await;
         assert_eq!(fallback.unwrap()["result"], json!({"note": "any order"}));
         assert_eq!(
-            tools.call("refund_api", &json!([1]), Duration::ZERO).await,
+            tools
+                .call(
+                    "refund_api",
+                    &json!([1]),
+                    Duration::ZERO,
+                    &RunClock::start()
+                )
+                .await,
             Err(WorkerError::BadArgs),
             "args are an object"
         );
@@ -324,16 +354,32 @@ mod tests {
             "stuck_worker": {"latency_ms": 100, "outage_ms": [[0, 500]], "hang": true}
         }));
         let a = args(json!("d"), "US");
-        assert!(w.call("flaky_worker", &a, Duration::ZERO).await.is_ok());
+        assert!(
+            w.call("flaky_worker", &a, Duration::ZERO, &RunClock::start())
+                .await
+                .is_ok()
+        );
         assert_eq!(
-            w.call("flaky_worker", &a, Duration::ZERO).await,
+            w.call("flaky_worker", &a, Duration::ZERO, &RunClock::start())
+                .await,
             Err(WorkerError::FAILED)
         );
-        assert!(w.call("flaky_worker", &a, Duration::ZERO).await.is_ok());
+        assert!(
+            w.call("flaky_worker", &a, Duration::ZERO, &RunClock::start())
+                .await
+                .is_ok()
+        );
 
         let start = tokio::time::Instant::now();
         for (at, ok) in [(999, true), (1000, false), (1999, false), (2000, true)] {
-            let r = w.call("down_worker", &a, Duration::from_millis(at)).await;
+            let r = w
+                .call(
+                    "down_worker",
+                    &a,
+                    Duration::from_millis(at),
+                    &RunClock::start(),
+                )
+                .await;
             assert_eq!(r.is_ok(), ok, "a call starting at {at} ms");
         }
         assert_eq!(
@@ -344,7 +390,12 @@ mod tests {
 
         let hung = tokio::time::timeout(
             Duration::from_secs(60),
-            w.call("stuck_worker", &a, Duration::from_millis(10)),
+            w.call(
+                "stuck_worker",
+                &a,
+                Duration::from_millis(10),
+                &RunClock::start(),
+            ),
         )
         .await;
         assert!(hung.is_err(), "hangs until the caller gives up");
