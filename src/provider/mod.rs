@@ -17,6 +17,7 @@ pub(crate) mod program_env;
 pub(crate) mod prompts;
 pub(crate) mod real;
 pub(crate) mod sim;
+pub(crate) mod shared_facts;
 pub(crate) mod sse;
 mod workers;
 
@@ -140,6 +141,9 @@ pub(crate) struct ModelRequest {
     pub(crate) purpose: Purpose,
     pub(crate) prompt: &'static prompts::Prompt,
     pub(crate) payload: Value,
+    /// The scenario's shared facts, which stand at their key of `payload`
+    /// (a `null` there) and are written in when the payload is.
+    pub(crate) shared: Option<shared_facts::SharedFacts>,
     /// The contract the answer must keep, as an endpoint is asked for it
     /// (`provider.output`); none for free text (a brief).
     pub(crate) contract: Option<std::sync::Arc<contract::Contract>>,
@@ -156,8 +160,40 @@ impl ModelRequest {
             purpose,
             prompt,
             payload,
+            shared: None,
             contract: None,
             repair: Vec::new(),
+        }
+    }
+
+    /// The request, its payload holding the scenario's `shared` facts at
+    /// their key.
+    pub(crate) fn sharing(mut self, shared: shared_facts::SharedFacts) -> Self {
+        if let Value::Object(members) = &mut self.payload {
+            members.insert(shared.key.to_string(), Value::Null);
+        }
+        self.shared = Some(shared);
+        self
+    }
+
+    /// The payload as the model is given it, to write (hash, count, send).
+    pub(crate) fn payload_json(&self) -> shared_facts::PayloadJson<'_> {
+        shared_facts::PayloadJson {
+            payload: &self.payload,
+            shared: self.shared.as_ref(),
+        }
+    }
+
+    /// The payload as one value, its shared facts built in: for a real
+    /// endpoint, whose request copies the text anyway.
+    pub(crate) fn payload_value(&self) -> std::borrow::Cow<'_, Value> {
+        match (&self.shared, &self.payload) {
+            (Some(shared), Value::Object(members)) => {
+                let mut members = members.clone();
+                members.insert(shared.key.to_string(), shared.to_value());
+                std::borrow::Cow::Owned(Value::Object(members))
+            }
+            _ => std::borrow::Cow::Borrowed(&self.payload),
         }
     }
 
