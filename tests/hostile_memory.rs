@@ -177,7 +177,10 @@ fn a_big_shared_context_costs_a_small_multiple_of_its_size() {
         .last()
         .map(|line| serde_json::from_str(line).unwrap())
         .unwrap();
-    assert_eq!(last["result"]["final_decision"], "go_with_caution", "{last}");
+    assert_eq!(
+        last["result"]["final_decision"], "go_with_caution",
+        "{last}"
+    );
     let ceiling_kib = 8 * CONTEXT_BYTES as i64 / 1024;
     assert!(
         finished.max_rss_kib < ceiling_kib,

@@ -270,6 +270,13 @@ pub(super) async fn completion(
                 "the recording answered this model call as a tool".to_string(),
             ));
         }
+        // The cassette gives the plan's text when it reads the recording;
+        // a recording whose run has none lies about it.
+        Answer::ScriptedPlan => {
+            return Err(ProviderError::Failed(
+                "the recording names a scripted plan its run does not hold".to_string(),
+            ));
+        }
     };
     Ok(Completion {
         output,
@@ -337,6 +344,9 @@ pub(super) async fn observation(
             Ok(Value::String(text))
         }
         Answer::ModelError { message, .. } => Err(WorkerError::failed(message)),
+        Answer::ScriptedPlan => Err(WorkerError::failed(
+            "the recording answered this call with a model's plan",
+        )),
     })
 }
 

@@ -16,8 +16,8 @@ pub(crate) mod program;
 pub(crate) mod program_env;
 pub(crate) mod prompts;
 pub(crate) mod real;
-pub(crate) mod sim;
 pub(crate) mod shared_facts;
+pub(crate) mod sim;
 pub(crate) mod sse;
 mod workers;
 
@@ -369,6 +369,11 @@ impl Provider {
         if let Provider::Sim(sim) = self {
             drop(sim.complete(request).now_or_never());
         }
+    }
+
+    /// Whether `output` is the sim scenario's plan, given whole.
+    pub(crate) fn is_whole_plan(&self, output: &ModelOutput) -> bool {
+        matches!(self, Provider::Sim(sim) if sim.is_whole_plan(output))
     }
 
     /// How long one call may take before it counts as timed out. The HTTP

@@ -4,8 +4,8 @@
 //! values per call (a 50 MB context would be a gigabyte at every call).
 
 use crate::scenario::JsonText;
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 
 /// What a payload holds at its key: the shared facts and, after a person
