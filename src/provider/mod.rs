@@ -166,37 +166,6 @@ impl ModelRequest {
         }
     }
 
-    /// The request, its payload holding the scenario's `shared` facts at
-    /// their key.
-    pub(crate) fn sharing(mut self, shared: shared_facts::SharedFacts) -> Self {
-        if let Value::Object(members) = &mut self.payload {
-            members.insert(shared.key.to_string(), Value::Null);
-        }
-        self.shared = Some(shared);
-        self
-    }
-
-    /// The payload as the model is given it, to write (hash, count, send).
-    pub(crate) fn payload_json(&self) -> shared_facts::PayloadJson<'_> {
-        shared_facts::PayloadJson {
-            payload: &self.payload,
-            shared: self.shared.as_ref(),
-        }
-    }
-
-    /// The payload as one value, its shared facts built in: for a real
-    /// endpoint, whose request copies the text anyway.
-    pub(crate) fn payload_value(&self) -> std::borrow::Cow<'_, Value> {
-        match (&self.shared, &self.payload) {
-            (Some(shared), Value::Object(members)) => {
-                let mut members = members.clone();
-                members.insert(shared.key.to_string(), shared.to_value());
-                std::borrow::Cow::Owned(Value::Object(members))
-            }
-            _ => std::borrow::Cow::Borrowed(&self.payload),
-        }
-    }
-
     /// The request, asking the endpoint for `contract`.
     pub(crate) fn keeping(mut self, contract: std::sync::Arc<contract::Contract>) -> Self {
         self.contract = Some(contract);

@@ -3,6 +3,7 @@
 //! into each prompt as it is sent or hashed, never copied into a tree of
 //! values per call (a 50 MB context would be a gigabyte at every call).
 
+use super::ModelRequest;
 use crate::scenario::JsonText;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -77,6 +78,39 @@ impl Serialize for SharedFacts {
             map.serialize_entry(NOTES, &self.notes)?;
         }
         map.end()
+    }
+}
+
+impl ModelRequest {
+    /// The request, its payload holding the scenario's `shared` facts at
+    /// their key.
+    pub(crate) fn sharing(mut self, shared: SharedFacts) -> Self {
+        if let Value::Object(members) = &mut self.payload {
+            members.insert(shared.key.to_string(), Value::Null);
+        }
+        self.shared = Some(shared);
+        self
+    }
+
+    /// The payload as the model is given it, to write (hash, count, send).
+    pub(crate) fn payload_json(&self) -> PayloadJson<'_> {
+        PayloadJson {
+            payload: &self.payload,
+            shared: self.shared.as_ref(),
+        }
+    }
+
+    /// The payload as one value, its shared facts built in: for a real
+    /// endpoint, whose request copies the text anyway.
+    pub(crate) fn payload_value(&self) -> std::borrow::Cow<'_, Value> {
+        match (&self.shared, &self.payload) {
+            (Some(shared), Value::Object(members)) => {
+                let mut members = members.clone();
+                members.insert(shared.key.to_string(), shared.to_value());
+                std::borrow::Cow::Owned(Value::Object(members))
+            }
+            _ => std::borrow::Cow::Borrowed(&self.payload),
+        }
     }
 }
 
