@@ -82,6 +82,7 @@ mod scenario_descriptions;
 mod scenario_errors;
 mod scenario_properties;
 mod secrets;
+mod short_records;
 mod streaming;
 mod swarm;
 mod sweep;

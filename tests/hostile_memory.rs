@@ -92,3 +92,105 @@ fn an_endless_body_stops_at_the_cap_in_bounded_memory() {
         eprintln!("HTTP {status} with cap {cap:?}: {grown} KiB over a short reply");
     }
 }
+
+/// Bytes of the shared context in [`a_big_shared_context_costs_a_small_multiple_of_its_size`].
+const CONTEXT_BYTES: u64 = 50 << 20;
+
+/// The shipped round table with a `context` of `bytes` of small objects,
+/// written a piece at a time so that this process stays small.
+fn round_table_with_context(file: &std::path::Path, bytes: u64) {
+    use std::io::Write;
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/checkout_v2_launch.json"
+    );
+    let mut document: Value = serde_json::from_slice(&std::fs::read(shipped).unwrap()).unwrap();
+    document["context"] = json!({"region": "US", "rows": "@rows@"});
+    let text = serde_json::to_string_pretty(&document).unwrap();
+    let (head, tail) = text.split_once("\"@rows@\"").unwrap();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(file).unwrap());
+    out.write_all(head.as_bytes()).unwrap();
+    out.write_all(b"[").unwrap();
+    let mut written = (head.len() + tail.len()) as u64;
+    let mut i = 0u64;
+    while written < bytes {
+        let item = format!(
+            "{}{{\"i\": {}, \"v\": {}}}",
+            if i > 0 { ",\n" } else { "" },
+            i % 1000,
+            i % 7
+        );
+        out.write_all(item.as_bytes()).unwrap();
+        written += item.len() as u64;
+        i += 1;
+    }
+    out.write_all(b"]").unwrap();
+    out.write_all(tail.as_bytes()).unwrap();
+    out.flush().unwrap();
+}
+
+#[test]
+fn a_big_shared_context_costs_a_small_multiple_of_its_size() {
+    use std::os::unix::process::CommandExt;
+    let own = common::bounded::own_peak_kib();
+    assert!(
+        own < 32 * 1024,
+        "this test process is too big to measure: {own} KiB"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("big_context.json");
+    round_table_with_context(&file, CONTEXT_BYTES);
+    let recording = work.path().join("run.jsonl");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+    command
+        .args(["run", "--headless", "--record"])
+        .arg(&recording)
+        .arg(&file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: between fork and exec the closure only calls setrlimit, which
+    // is async-signal-safe, on a value on its own stack.
+    unsafe {
+        command.pre_exec(|| {
+            // An operator's `ulimit -v 4194304`: 4 GiB of address space.
+            let limit = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let finished = common::bounded::run(command, Duration::from_secs(600), "a 50 MB context");
+    assert_eq!(
+        (finished.exit, finished.signal),
+        (Some(0), None),
+        "the run ends as the shipped one does"
+    );
+    let last: Value = std::fs::read_to_string(&recording)
+        .unwrap()
+        .lines()
+        .last()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .unwrap();
+    assert_eq!(
+        last["result"]["final_decision"], "go_with_caution",
+        "{last}"
+    );
+    let ceiling_kib = 8 * CONTEXT_BYTES as i64 / 1024;
+    assert!(
+        finished.max_rss_kib < ceiling_kib,
+        "a {} MiB context peaked at {} KiB, over 8 times its size ({ceiling_kib} KiB)",
+        CONTEXT_BYTES >> 20,
+        finished.max_rss_kib
+    );
+    eprintln!(
+        "a {} MiB context: peak {} KiB",
+        CONTEXT_BYTES >> 20,
+        finished.max_rss_kib
+    );
+}

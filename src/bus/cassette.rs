@@ -8,7 +8,13 @@ use serde_json::Value;
 
 /// One attempt of a call as the recording keeps it: the request it was
 /// matched by and the answer it got.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// A worker or tool call's record without `args` is written short: it
+/// leaves out what the recording already says. Its args, and its answer
+/// when none is given, are those of the tool's previous call in the
+/// recording; it ended at its event's `t_ms` unless `ended_us` says
+/// otherwise. (A record of a tool call always held its args before.)
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     /// A model call's purpose (`turn:billing`, `contribution:risk_analyst`,
     /// `plan`, `final_brief` …).
@@ -58,6 +64,11 @@ pub enum Answer {
     /// text: a planner's plan of 100,000 tasks is not built into a tree to
     /// be recorded, nor when it is served.
     Json(RawJson),
+    /// The scenario's scripted plan, one object given whole: the run's
+    /// `run_started` holds it already, so the recording does not repeat
+    /// it (a plan of 100,000 tasks is 19 MB). A cassette serves it as
+    /// [`Answer::Json`] from there.
+    ScriptedPlan,
     /// A worker's or tool's observation.
     Observation(Value),
     /// A model call that failed with an answer (a status, a bad body).

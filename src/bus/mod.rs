@@ -8,6 +8,7 @@ pub(crate) mod describe;
 mod event;
 mod event_kinds;
 mod kinds;
+pub(crate) mod lean;
 mod research;
 mod resilience;
 mod result_doc;
@@ -136,6 +137,9 @@ struct BusState {
     /// handed every event in seq order and must never make the publisher
     /// wait. Unlike it, they stay until the run's last event.
     observers: Vec<Arc<dyn EventSink>>,
+    /// What each tool's calls asked and answered last: a record that
+    /// says the same again is published short.
+    last_calls: lean::LastCalls,
 }
 
 impl Bus {
@@ -155,6 +159,7 @@ impl Bus {
                     last_t_ms: 0,
                     recorder,
                     observers: Vec::new(),
+                    last_calls: lean::LastCalls::default(),
                 }),
             }),
         }
@@ -185,14 +190,17 @@ impl Bus {
 
     /// Publish one event; its seq and `t_ms`.
     fn stamp(&self, kind: EventKind) -> (u64, u64) {
-        let kind = scrubbed(kind);
+        let mut kind = scrubbed(kind);
         let now_ms = self.inner.clock.elapsed_ms();
         // Numbering, recording and broadcasting happen under one lock so that
-        // the recorder and every viewer see the run's events in seq order.
+        // the recorder and every viewer see the run's events in seq order
+        // (and a short record follows the one it leans on).
         let mut state = self.inner.state.lock();
         let seq = state.next_seq;
         state.next_seq += 1;
         state.last_t_ms = state.last_t_ms.max(now_ms);
+        let t_ms = state.last_t_ms;
+        state.last_calls.shorten(&mut kind, t_ms);
         let event = Arc::new(Event {
             run: self.inner.run,
             seq,

@@ -5,6 +5,8 @@
 use super::GateTarget;
 use super::measures::Measures;
 use super::{Cassette, MissPolicy, Recorded, RecordedDelta, Shelf};
+use crate::bus::cassette::{Answer, RawJson};
+use crate::bus::lean::LastCalls;
 use crate::bus::{Event, EventKind, GatePoint, RunStarted};
 use crate::control::Control;
 use crate::record::{RecordingError, read_recording_each};
@@ -83,6 +85,8 @@ struct Reading {
     script: Vec<(GatePoint, Control)>,
     described: Option<Vec<(String, String)>>,
     measures: Measures,
+    /// What each tool's calls asked and answered last, for a short record.
+    last_calls: LastCalls,
 }
 
 impl Reading {
@@ -151,17 +155,21 @@ impl Reading {
                     });
                 };
                 self.started.remove(call);
+                let mut record = self.last_calls.fill(tool, record, event.t_ms);
+                if let Some(Answer::ScriptedPlan) = record.answer {
+                    record.answer = self.scripted_plan();
+                }
                 let recorded = Recorded {
                     call: *call,
-                    record: (**record).clone(),
+                    ended: record.ended_us.map(Duration::from_micros),
+                    record,
                     outcome: *outcome,
                     latency: Duration::from_millis(*latency_ms),
-                    ended: record.ended_us.map(Duration::from_micros),
                     usage: *usage,
                     reasoning: reasoning.clone(),
                     deltas: self.deltas.remove(call).unwrap_or_default(),
                 };
-                let key = (tool.clone(), record.purpose.clone());
+                let key = (tool.clone(), recorded.record.purpose.clone());
                 self.shelves
                     .entry(key)
                     .or_default()
@@ -194,6 +202,16 @@ impl Reading {
             _ => {}
         }
         Ok(())
+    }
+}
+
+impl Reading {
+    /// The recorded run's scripted plan, which its short records name: a
+    /// single object (a list's entries are recorded whole).
+    fn scripted_plan(&self) -> Option<Answer> {
+        let (_, started) = self.start.as_ref()?;
+        let plan = started.scenario.provider.plan.as_ref()?;
+        (!plan.is_array()).then(|| Answer::Json(RawJson::from_text(plan.text())))
     }
 }
 

@@ -5,8 +5,9 @@
 
 use super::served::{self, Noted, Playback};
 use super::{Gateway, ToolCall};
-use crate::bus::cassette::CallRecord;
+use crate::bus::cassette::{Answer, CallRecord};
 use crate::cassette::{Cassette, Serve};
+use crate::provider::contract::Finish;
 use crate::provider::{Completion, ModelRequest, ProviderError, TextSink, WorkerError};
 use serde_json::Value;
 use std::time::Duration;
@@ -54,7 +55,16 @@ impl Gateway {
                     .provider
                     .complete(request, Some(text), self.bus.clock())
                     .await;
-                noted.note(served::model_answer(&result), false);
+                let answer = match &result {
+                    Ok(completion)
+                        if matches!(completion.finish, Finish::Stop)
+                            && self.provider.is_whole_plan(&completion.output) =>
+                    {
+                        Some(Answer::ScriptedPlan)
+                    }
+                    _ => served::model_answer(&result),
+                };
+                noted.note(answer, false);
                 result
             }
             Serve::Served(recorded) => {

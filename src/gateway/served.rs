@@ -31,7 +31,7 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     hash.update(b"\n");
     // Written into the hash as it is serialized: a final brief's payload
     // holds every task's result, and is not copied into a string.
-    let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload);
+    let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload_json());
     // A repair asks again after the failed answers: each one and what was
     // wrong with it is part of what was asked. A first ask hashes as it
     // always did.
@@ -284,6 +284,13 @@ pub(super) async fn completion(
                 "the recording answered this model call as a tool".to_string(),
             ));
         }
+        // The cassette gives the plan's text when it reads the recording;
+        // a recording whose run has none lies about it.
+        Answer::ScriptedPlan => {
+            return Err(ProviderError::Failed(
+                "the recording names a scripted plan its run does not hold".to_string(),
+            ));
+        }
     };
     Ok(Completion {
         output,
@@ -351,6 +358,9 @@ pub(super) async fn observation(
             Ok(Value::String(text))
         }
         Answer::ModelError { message, .. } => Err(WorkerError::failed(message)),
+        Answer::ScriptedPlan => Err(WorkerError::failed(
+            "the recording answered this call with a model's plan",
+        )),
     })
 }
 

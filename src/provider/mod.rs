@@ -16,6 +16,7 @@ pub(crate) mod program;
 pub(crate) mod program_env;
 pub(crate) mod prompts;
 pub(crate) mod real;
+pub(crate) mod shared_facts;
 pub(crate) mod sim;
 pub(crate) mod sse;
 mod workers;
@@ -141,6 +142,9 @@ pub(crate) struct ModelRequest {
     pub(crate) purpose: Purpose,
     pub(crate) prompt: &'static prompts::Prompt,
     pub(crate) payload: Value,
+    /// The scenario's shared facts, which stand at their key of `payload`
+    /// (a `null` there) and are written in when the payload is.
+    pub(crate) shared: Option<shared_facts::SharedFacts>,
     /// The contract the answer must keep, as an endpoint is asked for it
     /// (`provider.output`); none for free text (a brief).
     pub(crate) contract: Option<std::sync::Arc<contract::Contract>>,
@@ -157,6 +161,7 @@ impl ModelRequest {
             purpose,
             prompt,
             payload,
+            shared: None,
             contract: None,
             repair: Vec::new(),
         }
@@ -339,6 +344,11 @@ impl Provider {
         if let Provider::Sim(sim) = self {
             drop(sim.complete_on(request, clock).now_or_never());
         }
+    }
+
+    /// Whether `output` is the sim scenario's plan, given whole.
+    pub(crate) fn is_whole_plan(&self, output: &ModelOutput) -> bool {
+        matches!(self, Provider::Sim(sim) if sim.is_whole_plan(output))
     }
 
     /// How long one call may take before it counts as timed out. The HTTP

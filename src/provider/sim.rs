@@ -108,6 +108,16 @@ impl SimProvider {
         Some(ScriptedOutput::from_text(plan, entry))
     }
 
+    /// Whether `output` is the scenario's plan, a single object given
+    /// whole (not an entry of a list of plans): a recording names it
+    /// rather than copies it.
+    pub(crate) fn is_whole_plan(&self, output: &ModelOutput) -> bool {
+        match (&self.spec.plan, output) {
+            (Some(plan), ModelOutput::JsonText(text)) => !plan.is_array() && text.same_text(plan),
+            _ => false,
+        }
+    }
+
     /// Which of `entries` outputs answers `purpose`'s next call (the last
     /// repeats), counting the call; `None` when the script has none.
     fn next_call(&self, purpose: &Purpose, entries: usize) -> Option<usize> {

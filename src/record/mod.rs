@@ -1,6 +1,7 @@
 //! JSONL recordings: one event per line, every seq of a run in order. The
 //! writer runs on its own thread behind std's unbounded channel, so
-//! recording is lossless and never makes the engine wait; it writes whole
+//! recording is lossless and never makes the engine wait (far behind, it
+//! is handed each event as its line, which holds half the memory); it writes whole
 //! lines, all that are waiting at once, so a killed process leaves a file
 //! that is valid up to its last line. A write that fails (a full disk) ends
 //! the file there: the writer keeps emptying its channel and says so at the
@@ -24,18 +25,48 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
 /// The bus's end of a recording. Dropping the last clone closes it: the
 /// writer writes what is waiting and finishes.
 #[derive(Clone, Debug)]
-pub struct RecordSink(Sender<Arc<Event>>);
+pub struct RecordSink {
+    queue: Sender<Queued>,
+    /// Events handed over and not yet taken by the writer.
+    waiting: Arc<AtomicUsize>,
+}
+
+/// An event waiting for the writer: as it is, or already written as its
+/// line once the writer is [`BEHIND`].
+#[derive(Debug)]
+enum Queued {
+    Event(Arc<Event>),
+    Line(Box<[u8]>),
+}
+
+/// Events waiting past which each is queued as its line: a line takes
+/// about half the memory of the event it writes, and a writer that yields
+/// to a 100,000-task run can fall behind by every event of it.
+const BEHIND: usize = 4096;
 
 impl EventSink for RecordSink {
     fn accept(&self, event: Arc<Event>) {
+        let queued = if self.waiting.fetch_add(1, Ordering::Relaxed) < BEHIND {
+            Queued::Event(event)
+        } else {
+            match serde_json::to_vec(&*event) {
+                Ok(mut line) => {
+                    line.push(b'\n');
+                    Queued::Line(line.into_boxed_slice())
+                }
+                // The writer meets the same failure and reports it.
+                Err(_) => Queued::Event(event),
+            }
+        };
         // The writer goes only when every sink is gone.
-        let _ = self.0.send(event);
+        let _ = self.queue.send(queued);
     }
 }
 
@@ -162,18 +193,20 @@ impl Recorder {
         mode: RecordMode,
     ) -> Result<(RecordSink, Recorder), RecordPathError> {
         let (file, path) = create_file(path, mode)?;
-        let (sink, events) = channel();
+        let (queue, events) = channel();
+        let waiting = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::clone(&waiting);
         let thread = std::thread::Builder::new()
             .name("conclave-recorder".into())
             .spawn(move || {
                 lower_priority();
-                write_lines(file, &events)
+                write_lines(file, &events, &taken)
             })
             .map_err(|e| RecordPathError {
                 path: path.clone(),
                 reason: format!("cannot start the recorder: {e}"),
             })?;
-        Ok((RecordSink(sink), Recorder { path, thread }))
+        Ok((RecordSink { queue, waiting }, Recorder { path, thread }))
     }
 
     /// The file the recording goes to.
@@ -207,7 +240,11 @@ fn lower_priority() {
 /// a few hundred kilobytes rather than held as one buffer.
 const BATCH: usize = 1024;
 
-fn write_lines(mut file: File, events: &Receiver<Arc<Event>>) -> io::Result<u64> {
+fn write_lines(
+    mut file: File,
+    events: &Receiver<Queued>,
+    waiting: &AtomicUsize,
+) -> io::Result<u64> {
     let mut written = 0u64;
     // The first write that failed: the file ends there, and the channel is
     // still emptied so that the run's memory does not grow.
@@ -215,18 +252,27 @@ fn write_lines(mut file: File, events: &Receiver<Arc<Event>>) -> io::Result<u64>
     let mut bytes = Vec::with_capacity(256 * 1024);
     // Waits for the next event; the others waiting join its batch.
     while let Ok(first) = events.recv() {
-        let batch = std::iter::once(first).chain(events.try_iter().take(BATCH - 1));
+        let batch = std::iter::once(first)
+            .chain(events.try_iter().take(BATCH - 1))
+            .inspect(|_| {
+                waiting.fetch_sub(1, Ordering::Relaxed);
+            });
         if failed.is_some() {
             batch.for_each(drop);
             continue;
         }
         let mut lines = 0;
-        for event in batch {
-            if let Err(e) = serde_json::to_writer(&mut bytes, &*event) {
-                failed.get_or_insert(e.into());
-                break;
+        for queued in batch {
+            match queued {
+                Queued::Line(line) => bytes.extend_from_slice(&line),
+                Queued::Event(event) => {
+                    if let Err(e) = serde_json::to_writer(&mut bytes, &*event) {
+                        failed.get_or_insert(e.into());
+                        break;
+                    }
+                    bytes.push(b'\n');
+                }
             }
-            bytes.push(b'\n');
             lines += 1;
         }
         // Whole lines only: a killed process leaves a file that ends at a
@@ -255,6 +301,33 @@ mod tests {
     use crate::bus::RoundEvent;
     use crate::bus::{Bus, EventKind, Hub};
     use crate::clock::RunClock;
+
+    #[test]
+    fn a_writer_far_behind_still_writes_every_event_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        let (sink, recorder) = Recorder::create(&path).unwrap();
+        // Handed over faster than a lowered thread writes them: past
+        // BEHIND, events wait as their lines.
+        let events = 4 * BEHIND as u64;
+        for seq in 1..=events {
+            sink.accept(Arc::new(Event {
+                run: 1,
+                seq,
+                t_ms: seq,
+                kind: EventKind::Round(RoundEvent::RoundStarted {
+                    round: 1,
+                    speakers: vec!["a".into()],
+                }),
+            }));
+        }
+        drop(sink);
+        assert_eq!(recorder.finish().unwrap(), events);
+        let recording = read_recording(&path).unwrap();
+        assert!(recording.problems.is_empty(), "{:?}", recording.problems);
+        let seqs: Vec<u64> = recording.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (1..=events).collect::<Vec<_>>());
+    }
 
     #[test]
     fn writes_every_event_as_one_line_and_reads_them_back() {

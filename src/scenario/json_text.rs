@@ -23,6 +23,8 @@ pub(crate) struct JsonText {
     /// `None` for the whole text.
     span: Option<Range<usize>>,
     parsed: Arc<OnceLock<Value>>,
+    /// Whether no object of the text names a key twice, once looked at.
+    unique_keys: Arc<OnceLock<bool>>,
 }
 
 impl JsonText {
@@ -33,6 +35,7 @@ impl JsonText {
             text: Arc::new(OnceLock::from(text)),
             span: Some(span),
             parsed: Arc::new(OnceLock::new()),
+            unique_keys: Arc::new(OnceLock::new()),
         }
     }
 
@@ -41,6 +44,7 @@ impl JsonText {
             text: Arc::new(OnceLock::new()),
             span: None,
             parsed: Arc::new(OnceLock::from(value)),
+            unique_keys: Arc::new(OnceLock::new()),
         }
     }
 
@@ -90,6 +94,12 @@ impl JsonText {
             Arc::clone(whole),
             start..start + part.len(),
         ))
+    }
+
+    /// Whether `other` stands in the very same text as this value (one
+    /// is the other, or a part of the same file at the same place).
+    pub(crate) fn same_text(&self, other: &JsonText) -> bool {
+        std::ptr::eq(self.text(), other.text())
     }
 
     /// Whether the value is a list, read from its first character.
@@ -242,8 +252,85 @@ impl fmt::Debug for JsonText {
 }
 
 impl Serialize for JsonText {
+    /// Written from its text, value by value, as its parsed value would
+    /// write it: a 50 MB context of small objects parses into a tree of
+    /// over a gigabyte, which no run, prompt or recording needs. Text
+    /// that repeats a key is written from its value, which holds it once.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(serializer)
+        if let Some(value) = self.parsed.get() {
+            return value.serialize(serializer);
+        }
+        if !*self.unique_keys.get_or_init(|| unique_keys(self.text())) {
+            return self.value().serialize(serializer);
+        }
+        let mut reader = serde_json::Deserializer::from_str(self.text());
+        serde_transcode::transcode(&mut reader, serializer)
+    }
+}
+
+/// Whether no object in the JSON `text` names a key twice (and the text
+/// is JSON).
+fn unique_keys(text: &str) -> bool {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    UniqueKeys.deserialize(&mut reader).is_ok() && reader.end().is_ok()
+}
+
+/// Steps through one value, failing at an object that names a key twice.
+struct UniqueKeys;
+
+impl<'de> DeserializeSeed<'de> for UniqueKeys {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for UniqueKeys {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        while items.next_element_seed(UniqueKeys)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = members.next_key::<std::borrow::Cow<'de, str>>()? {
+            if !seen.insert(key) {
+                return Err(serde::de::Error::custom("a repeated key"));
+            }
+            members.next_value_seed(UniqueKeys)?;
+        }
+        Ok(())
     }
 }
 

@@ -30,7 +30,7 @@ mod workers;
 
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
-pub(crate) use json_text::JsonText;
+pub(crate) use json_text::{JsonText, members as json_members};
 pub(crate) use latency::{Latency, WorkerLatency};
 pub(crate) use origin::Origin;
 pub use path::{JsonPath, Position};

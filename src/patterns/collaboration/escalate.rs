@@ -8,7 +8,6 @@ use crate::bus::Bus;
 use crate::bus::{Decision, EventKind, GatePoint, HumanChoice, SeatStance, Stance};
 use crate::control::{Cancelled, Gate};
 use crate::scenario::Scenario;
-use serde_json::{Value, json};
 
 /// How the table stands towards a person.
 #[derive(Debug, Default)]
@@ -93,21 +92,5 @@ impl Escalation {
                 Answer::OneMoreRound
             }
         }))
-    }
-
-    /// The shared context with the person's notes, when there are any
-    /// (without notes it is the scenario's, unchanged).
-    pub(crate) fn shared_context(&self, context: &impl serde::Serialize) -> Value {
-        let mut context = json!(context);
-        if self.notes.is_empty() {
-            return context;
-        }
-        match &mut context {
-            Value::Object(map) => {
-                map.insert("human_notes".into(), json!(self.notes));
-                context
-            }
-            other => json!({"context": other, "human_notes": self.notes}),
-        }
     }
 }

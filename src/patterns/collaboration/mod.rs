@@ -224,6 +224,7 @@ impl Table<'_> {
             &CONTRIBUTION_PROMPT,
             self.contribution_payload(role),
         )
+        .sharing(self.shared_facts())
         .keeping(self.contracts.of(role));
         // An answer that breaks the contract is asked for again (on an
         // endpoint); repairs are the same message, not more of them.

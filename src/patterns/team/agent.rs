@@ -12,6 +12,7 @@ use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
 use crate::provider::prompts::Prompt;
+use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
 use crate::stop::StopReason;
@@ -240,6 +241,7 @@ impl<'a> TeamRun<'a> {
             prompt,
             self.payload(agent, context),
         )
+        .sharing(SharedFacts::new("shared_context", &self.scenario.context))
         .keeping(self.contracts.of(&self.part, agent));
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
@@ -364,16 +366,13 @@ impl<'a> TeamRun<'a> {
             })
             .collect();
         // In `json!`'s key order, from owned values: `json!` would
-        // serialize the shared context and the turn's context into new
-        // trees at every model call.
+        // serialize the turn's context into a new tree at every call.
         let mut payload = serde_json::Map::new();
         payload.insert("goal".into(), self.goal.as_ref().into());
         payload.insert("agent".into(), agent.into());
         payload.insert("description".into(), description(agent).into());
-        payload.insert(
-            "shared_context".into(),
-            self.scenario.context.value().clone(),
-        );
+        // Written in from the scenario's text as the request is sent.
+        payload.insert("shared_context".into(), Value::Null);
         payload.insert("tools".into(), Value::Array(tools));
         payload.insert("context".into(), context);
         Value::Object(payload)

@@ -94,7 +94,7 @@ fn system_text(system: &SystemPrompt, contract: Option<&Contract>, mode: Mode) -
 fn messages(system: &str, request: &ModelRequest) -> Value {
     let mut messages = vec![
         json!({"role": "system", "content": system}),
-        json!({"role": "user", "content": payload_text(&request.payload)}),
+        json!({"role": "user", "content": payload_text(&request.payload_value())}),
     ];
     for turn in &request.repair {
         messages.push(json!({"role": "assistant", "content": secrets::scrub(&turn.answer)}));

@@ -25,7 +25,11 @@ pub(crate) fn estimate(request: &ModelRequest, output: &ModelOutput) -> TokenUsa
         }
     };
     TokenUsage {
-        input: tokens(json_chars(&request.payload)),
+        input: tokens({
+            let mut counter = Counter::default();
+            counter.add(&request.payload_json());
+            counter.0
+        }),
         output: tokens(out),
         estimated: true,
         ..TokenUsage::default()
