@@ -48,6 +48,9 @@ fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
                                "critic": [{"transfer_to": "planner", "message": "A gap."}]}}
     });
     let path = dir.join("long.jsonl");
+    // A recording is never written over: this test's own, from an earlier
+    // run of the tests, goes first.
+    let _ = std::fs::remove_file(&path);
     let result = recorded(&document, &path);
     assert_eq!(result["stop_reason"], "max_llm_calls");
     assert_eq!(result["llm_calls"], CALLS);
