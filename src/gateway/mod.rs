@@ -13,6 +13,7 @@ mod backoff;
 mod breaker;
 mod bulkhead;
 mod error;
+mod guarded;
 mod last_good;
 mod limits;
 mod meter;
@@ -29,6 +30,7 @@ mod tool;
 
 pub(crate) use crate::scenario::MODEL_TOOL;
 pub(crate) use error::CallError;
+use guarded::{CallDetails, Cancelled, Shielded};
 pub(crate) use last_good::{CacheError, LastKnownGood};
 pub(crate) use limits::DispatchLimits;
 pub(crate) use meter::{Meter, Usage};
@@ -38,8 +40,7 @@ pub(crate) use tool::{
     MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
 };
 
-use crate::bus::cassette::CallRecord;
-use crate::bus::{Bus, CallOutcome, EventKind, TokenUsage};
+use crate::bus::Bus;
 use crate::cassette::Cassette;
 use crate::control::Switches;
 use crate::provider::{Provider, Workers};
@@ -48,11 +49,9 @@ use crate::scenario::ResilienceSpec;
 use crate::stop::StopReason;
 use retry::Retrier;
 use shield::{Shields, ToolShield};
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use text::CallText;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug)]
@@ -257,142 +256,6 @@ impl Gateway {
             Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
             _ => Retrier::own(own_max_attempts),
         }
-    }
-
-    /// One attempt at a tool behind its shield: admitted by its breaker and
-    /// bulkhead (a refusal becomes `rejected(reason)`), then `call`, given
-    /// the run time it starts at and where its text goes as it streams,
-    /// raced against cancellation of the run. Publishes the attempt's
-    /// `call_started`, its text as `call_delta`s and its `call_finished`,
-    /// and settles its outcome with the breaker.
-    async fn guarded<T, E, F>(
-        &self,
-        at: Shielded<'_>,
-        call: impl FnOnce(Duration, CallText) -> F,
-        rejected: impl FnOnce(StopReason) -> E,
-        outcome_of: impl Fn(&Result<T, E>) -> CallOutcome,
-        details_of: impl Fn(&Result<T, E>) -> CallDetails,
-    ) -> Result<T, E>
-    where
-        F: Future<Output = Result<T, E>>,
-        E: From<Cancelled>,
-    {
-        let admitted = tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => return Err(Cancelled.into()),
-            admitted = at.shield.admit(at.attempt) => admitted,
-        };
-        let pass = match admitted {
-            Ok(pass) => pass,
-            Err(reason) => return Err(rejected(reason)),
-        };
-        let id = self.next_call_id();
-        self.bus.publish(EventKind::CallStarted {
-            call: id,
-            tool: at.shield.name().to_string(),
-            attempt: at.attempt,
-            label: at.label,
-            agent: at.agent,
-        });
-        let started = self.bus.clock().elapsed();
-        let text = CallText::new(self.bus.clone(), id);
-        let result = tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Err(Cancelled.into()),
-            result = call(started, text.clone()) => result,
-        };
-        let ended = self.bus.clock().elapsed();
-        // The text's last delta keeps its distance from the one before; a
-        // cancelled run does not wait for it.
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => {}
-            () = text.settle() => {}
-        }
-        let timing = text.finish();
-        let outcome = outcome_of(&result);
-        let details = details_of(&result);
-        self.bus.publish(EventKind::CallFinished {
-            call: id,
-            tool: at.shield.name().to_string(),
-            attempt: at.attempt,
-            // A served call took its recorded time, which the real clock
-            // did not wait out.
-            latency_ms: millis(details.latency.unwrap_or(ended.saturating_sub(started))),
-            outcome,
-            first_token_ms: timing.first_token_ms(started),
-            tokens_per_s: timing.tokens_per_s(details.usage.as_ref()),
-            usage: details.usage,
-            error: details.error,
-            http_status: details.http_status,
-            served: details.served,
-            reasoning: details.reasoning,
-            record: details.record,
-            extracted: details.extracted,
-        });
-        pass.settle(outcome);
-        result
-    }
-
-    /// Wait out a retry's backoff on the run clock; `Err` when the run is
-    /// cancelled meanwhile. No delay, no wait (001 retries at once).
-    async fn back_off(&self, delay: Duration) -> Result<(), Cancelled> {
-        if delay.is_zero() {
-            return Ok(());
-        }
-        let clock = self.bus.clock();
-        let until = clock.elapsed() + delay;
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Err(Cancelled),
-            () = clock.sleep_until(until) => Ok(()),
-        }
-    }
-}
-
-/// What a finished call's event says besides its outcome.
-#[derive(Clone, Debug, Default)]
-struct CallDetails {
-    /// Tokens a model call took.
-    usage: Option<TokenUsage>,
-    /// Why the call failed, in words.
-    error: Option<String>,
-    /// The status a real worker's endpoint answered a failed call with.
-    http_status: Option<u16>,
-    /// What the attempt asked and answered, for a cassette.
-    record: Option<Box<CallRecord>>,
-    /// The answer was served from a cassette.
-    served: bool,
-    /// A served answer's latency, as the recording measured it.
-    latency: Option<Duration>,
-    /// A model's reasoning text, apart from its answer.
-    reasoning: Option<String>,
-    /// How a model's JSON was found in its text, when it was extracted.
-    extracted: Option<crate::provider::lenient::Extracted>,
-}
-
-/// Which attempt of which tool's call, and what it is for.
-struct Shielded<'a> {
-    shield: &'a Arc<ToolShield>,
-    attempt: u32,
-    label: String,
-    /// The role or agent a model call speaks for.
-    agent: Option<String>,
-}
-
-/// The run was cancelled during a call.
-#[derive(Clone, Copy, Debug)]
-struct Cancelled;
-
-impl From<Cancelled> for CallError {
-    fn from(_: Cancelled) -> Self {
-        CallError::Cancelled
-    }
-}
-
-impl From<Cancelled> for StopReason {
-    fn from(_: Cancelled) -> Self {
-        StopReason::Cancelled
     }
 }
 

@@ -6,7 +6,7 @@ mod shields;
 mod tool_path;
 
 use super::*;
-use crate::bus::{Delivery, Hub, Subscription};
+use crate::bus::{CallOutcome, Delivery, EventKind, Hub, Subscription};
 use crate::clock::RunClock;
 use crate::control::{Controller, Flags, SharedGate, channel};
 use crate::provider::{Provider, RealTools, SimProvider, SimWorkers, Workers};
