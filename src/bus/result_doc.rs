@@ -71,6 +71,11 @@ impl ResultDoc {
     /// run's result is ten times its text as one); `None` when the document
     /// does not read as `T`.
     pub(crate) fn members<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        // A struct reads from an array too, by position: only an object
+        // has members.
+        if !self.text().trim_start().starts_with('{') {
+            return None;
+        }
         match self.parsed.get() {
             Some(tree) => T::deserialize(tree).ok(),
             None => serde_json::from_str(self.text()).ok(),
