@@ -13,8 +13,12 @@ mod counting;
 use conclave::bus::{Event, Hub};
 use conclave::engine::{self, LaunchOptions};
 use conclave::scenario;
+use conclave::tui::app::{App, AppOptions};
 use conclave::tui::replay::Replay;
 use conclave::tui::state::RunState;
+use conclave::tui::view;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
@@ -199,5 +203,35 @@ fn a_replays_checkpoints_share_the_rows_that_did_not_change() {
     assert!(
         held < 2 * folded,
         "the replay at its end holds {held} bytes; the state alone, {folded}"
+    );
+}
+
+#[test]
+fn a_finished_runs_screen_holds_its_result_as_text_not_as_a_tree() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let path = record_orchestrator(dir.path(), 5_000);
+    let recording = conclave::record::read_recording(&path).unwrap();
+    let text = match &recording.events.last().unwrap().kind {
+        conclave::bus::EventKind::RunFinished { result, .. } => result.text().len(),
+        other => panic!("the recording ends with its finish, not {other:?}"),
+    };
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&recording.events, None).unwrap();
+    drop(recording);
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+
+    // The finished run's screen, its result pane among it, drawn a few
+    // times: what the frames keep is not the result read into a tree
+    // (about ten times its text; for a 100,000-task run, 600 MB).
+    let before = counting::live();
+    for _ in 0..3 {
+        terminal.draw(|f| view::draw(f, &app)).unwrap();
+    }
+    let held = counting::live().saturating_sub(before);
+    assert!(text > 1 << 20, "a result of {text} bytes");
+    assert!(
+        held < text / 4,
+        "the screen holds {held} bytes more once drawn; the result's text is {text}"
     );
 }

@@ -57,6 +57,31 @@ impl ResultDoc {
             .get_or_init(|| serde_json::from_str(self.text()).unwrap_or(Value::Null))
     }
 
+    /// The document as a tree the caller keeps: the document itself stays
+    /// text unless it was read already.
+    pub(crate) fn tree_copy(&self) -> Value {
+        match self.parsed.get() {
+            Some(tree) => tree.clone(),
+            None => serde_json::from_str(self.text()).unwrap_or(Value::Null),
+        }
+    }
+
+    /// Some top-level members of the document, as the fields of `T`, read
+    /// from its text without building the rest into a tree (a 100,000-task
+    /// run's result is ten times its text as one); `None` when the document
+    /// does not read as `T`.
+    pub(crate) fn members<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        // A struct reads from an array too, by position: only an object
+        // has members.
+        if !self.text().trim_start().starts_with('{') {
+            return None;
+        }
+        match self.parsed.get() {
+            Some(tree) => T::deserialize(tree).ok(),
+            None => serde_json::from_str(self.text()).ok(),
+        }
+    }
+
     /// The document as a tree, for a reader that keeps it.
     pub fn into_value(self) -> Value {
         match self.parsed.into_inner() {

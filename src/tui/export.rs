@@ -54,7 +54,7 @@ pub(crate) fn file_safe(name: &str) -> String {
 /// first; `None` before the run finished.
 pub(crate) fn result(slot: &RunSlot) -> Option<Document> {
     let outcome = slot.state.outcome.as_ref()?;
-    let json = serde_json::to_string_pretty(outcome.result.value()).unwrap_or_default();
+    let json = serde_json::to_string_pretty(&outcome.result.tree_copy()).unwrap_or_default();
     let summary = &outcome.summary;
     let mut md = format!(
         "# {} · run {}\n\n",

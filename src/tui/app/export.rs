@@ -27,7 +27,8 @@ impl App {
                 .log
                 .selected_event(state)
                 .map(|event| serde_json::to_value(&*event).unwrap_or_default()),
-            PaneId::Result => state.outcome.as_ref().map(|o| Value::clone(&o.result)),
+            // Read for this copy alone: the run's document stays text.
+            PaneId::Result => state.outcome.as_ref().map(|o| o.result.tree_copy()),
             PaneId::Resilience => tool_list::selected(&state.resilience, &ui.gateway_tools)
                 .map(|tool| inspect::tool_json(tool, slot.clock_ms())),
             PaneId::Runs => None,

@@ -129,8 +129,7 @@ fn lines(run: &RunView) -> Vec<Line<'static>> {
         ],
     ));
     // A person's notes to the table: what they decided it on.
-    let notes = outcome.result.get("human_notes").and_then(|n| n.as_array());
-    for note in notes.into_iter().flatten().filter_map(|n| n.as_str()) {
+    for note in &outcome.shown.human_notes {
         lines.push(labelled(
             "note",
             vec![

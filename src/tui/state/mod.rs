@@ -260,6 +260,7 @@ impl RunState {
             result: Arc::clone(result),
             summary: summary.as_ref().clone(),
             error: error.clone(),
+            shown: outcome::Shown::of(result),
         };
         self.pattern.close(&outcome);
         self.outcome = Some(outcome);

@@ -16,6 +16,44 @@ pub struct Outcome {
     pub summary: RunSummary,
     /// What the failed model call said, when the run stopped on one.
     pub(crate) error: Option<String>,
+    /// What the panes show of the result document beyond its summary, read
+    /// once: a frame never reads the document, which may be 50 MB.
+    pub(crate) shown: Shown,
+}
+
+/// The result document's `human_notes` and whether a person decided.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Shown {
+    /// A person's notes to the round table.
+    pub(crate) human_notes: Vec<String>,
+    /// The table's decision was a person's (`decided_by: "human"`).
+    pub(crate) decided_by_human: bool,
+}
+
+impl Shown {
+    pub(crate) fn of(result: &crate::bus::ResultDoc) -> Shown {
+        // Values, not types: a member of another shape shows nothing.
+        #[derive(serde::Deserialize)]
+        struct Members {
+            human_notes: Option<serde_json::Value>,
+            decided_by: Option<serde_json::Value>,
+        }
+        let Some(members) = result.members::<Members>() else {
+            return Shown::default();
+        };
+        let human_notes = members
+            .human_notes
+            .as_ref()
+            .and_then(|n| n.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect();
+        Shown {
+            human_notes,
+            decided_by_human: members.decided_by.is_some_and(|d| d == "human"),
+        }
+    }
 }
 
 impl Outcome {

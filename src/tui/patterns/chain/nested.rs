@@ -606,6 +606,7 @@ mod tests {
             result: std::sync::Arc::new(json!({}).into()),
             summary: RunSummary::default(),
             error: None,
+            shown: Default::default(),
         });
         assert!(matches!(
             chain.members[0].state,

@@ -383,6 +383,7 @@ mod tests {
             result: std::sync::Arc::new(json!({}).into()),
             summary: RunSummary::default(),
             error: None,
+            shown: Default::default(),
         }
     }
 

@@ -107,7 +107,7 @@ impl Unit for RoundTableUnit {
         match outcome.summary.decision {
             Some(decision) => {
                 let mut words = decision.as_str().replace('_', " ").to_uppercase();
-                if outcome.result.get("decided_by").and_then(|d| d.as_str()) == Some("human") {
+                if outcome.shown.decided_by_human {
                     words.push_str(" · decided by a person");
                 }
                 Line::styled(fit(&words, 60), theme::decision(decision))

@@ -433,6 +433,7 @@ mod tests {
             result: std::sync::Arc::new(Value::Null.into()),
             summary: Default::default(),
             error: None,
+            shown: Default::default(),
         });
         assert_eq!(workers.counts(), recount(&workers));
         assert_eq!(
