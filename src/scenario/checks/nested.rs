@@ -49,7 +49,7 @@ fn members(
     for (name, agent) in agents {
         let Some(member) = &agent.team else { continue };
         let path = at.key("agents").key(name).key("team");
-        if pattern == PatternKind::Swarm {
+        if !pattern.has_coordinator() {
             problems.push(Problem::at_key(
                 path,
                 format!(
@@ -189,7 +189,7 @@ impl<'a> Graph<'a> {
         names.extend(scenario.teams.keys().map(String::as_str));
         let edges_of =
             |pattern: PatternKind, agents: &IndexMap<String, AgentSpec>, at: JsonPath| {
-                if pattern != PatternKind::Coordinator {
+                if !pattern.has_coordinator() {
                     return Vec::new();
                 }
                 agents
