@@ -90,12 +90,22 @@ fn two_analysts_under(sandbox: &Sandbox, more: &Value) -> String {
 fn run_priced(server: &Loopback, budget: f64, prices: &str) -> std::process::Output {
     let sandbox = Sandbox::new();
     let file = two_analysts_under(&sandbox, &json!({"max_cost_usd": budget}));
+    run_on_endpoint_priced(&sandbox, &file, server, prices)
+}
+
+/// `file` run headless on the loopback endpoint, priced with `prices`.
+fn run_on_endpoint_priced(
+    sandbox: &Sandbox,
+    file: &str,
+    server: &Loopback,
+    prices: &str,
+) -> std::process::Output {
     let priced = sandbox.path("prices.json");
     std::fs::write(&priced, prices).unwrap();
     sandbox.run_with(
         &[
             "run",
-            &file,
+            file,
             "--headless",
             "--provider",
             "openai",
@@ -162,22 +172,8 @@ fn a_runs_tokens_past_the_largest_count_are_held_and_said() {
     let server = Loopback::serve(answer);
     let sandbox = Sandbox::new();
     let file = two_analysts(&sandbox);
-    let prices = sandbox.path("prices.json");
-    std::fs::write(&prices, r#"{"mock-model": {"input": 1e308, "output": 1}}"#).unwrap();
-    let out = sandbox.run_with(
-        &[
-            "run",
-            &file,
-            "--headless",
-            "--provider",
-            "openai",
-            "--base-url",
-            &server.base_url,
-            "--pricing",
-            prices.to_str().unwrap(),
-        ],
-        &[("OPENAI_API_KEY", KEY)],
-    );
+    let prices = r#"{"mock-model": {"input": 1e308, "output": 1}}"#;
+    let out = run_on_endpoint_priced(&sandbox, &file, &server, prices);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let usage = &result(&out)["usage"];
     assert_eq!(usage["input_tokens"], u64::MAX, "{usage}");
