@@ -227,3 +227,110 @@ async fn a_turn_asking_for_more_calls_than_run_at_once_answers_them_all_in_the_o
         assert_eq!(call["status"], "done", "{call}");
     }
 }
+
+/// `value` without what the clock decides: latencies, durations, run
+/// times and deadlines.
+pub(crate) fn without_times(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(key, _)| {
+                !(key.ends_with("_ms") || key.ends_with("seconds") || key.as_str() == "duration")
+            })
+            .map(|(key, v)| (key.clone(), without_times(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        Value::Array(items) => items.iter().map(without_times).collect(),
+        other => other.clone(),
+    }
+}
+
+/// Every time in `value` (its `…_ms` fields), in document order: what
+/// tells two runs of the same answers apart.
+pub(crate) fn times(value: &Value) -> Vec<u64> {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .flat_map(|(key, v)| match v.as_u64() {
+                Some(ms) if key.ends_with("_ms") => vec![ms],
+                _ => times(v),
+            })
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(times).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The turns of a result's trace as `(number, agent)`, in trace order.
+pub(crate) fn numbered_turns(result: &Value) -> Vec<(u64, String)> {
+    result["trace"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            (
+                t["turn"].as_u64().unwrap(),
+                t["agent"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The sim draws each call's latency from the seed (between 100 and 900
+/// ms here): every seed is a run whose members answer the same in another
+/// order. The run numbers its turns itself, so results, gates and compare
+/// agree across seeds.
+#[tokio::test(start_paused = true)]
+async fn turn_numbers_do_not_depend_on_which_member_answers_first() {
+    for file in COORDINATORS {
+        let mut first: Option<(u64, Value)> = None;
+        let mut durations = std::collections::BTreeSet::new();
+        for seed in 1..=12u64 {
+            let options = LaunchOptions {
+                seed: Some(seed),
+                ..LaunchOptions::default()
+            };
+            let text = std::fs::read_to_string(format!("scenarios/{file}")).unwrap();
+            let mut doc: Value = serde_json::from_str(&text).unwrap();
+            doc["provider"]["latency_ms"] = json!({"min": 100, "max": 900});
+            for turns in doc["provider"]["turns"]
+                .as_object_mut()
+                .unwrap()
+                .values_mut()
+            {
+                for turn in turns.as_array_mut().unwrap() {
+                    turn.as_object_mut().unwrap().remove("latency_ms");
+                }
+            }
+            let (outcome, _) = common::run(common::scenario(&doc), options).await;
+            let r = outcome.result.value().clone();
+            assert_eq!(r["stop_reason"], "success", "{file} seed {seed}: {r:#}");
+            durations.insert(times(&r));
+            let turns = numbered_turns(&r);
+            let numbers: Vec<u64> = turns.iter().map(|(n, _)| *n).collect();
+            let mut sorted = numbers.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), numbers.len(), "{file}: one number a turn");
+            match &first {
+                None => first = Some((seed, r)),
+                Some((seed_1, r_1)) => {
+                    assert_eq!(
+                        turns,
+                        numbered_turns(r_1),
+                        "{file}: seeds {seed_1} and {seed} number their turns alike"
+                    );
+                    assert_eq!(
+                        without_times(&r),
+                        without_times(r_1),
+                        "{file}: seeds {seed_1} and {seed}"
+                    );
+                }
+            }
+        }
+        assert!(
+            durations.len() > 3,
+            "{file}: the seeds time the run apart: {durations:?}"
+        );
+    }
+}

@@ -694,3 +694,51 @@ fn a_teams_secret_header_reaches_its_server_and_nothing_else() {
         assert!(!text.contains("n3sted-feed-token"), "the secret in {what}");
     }
 }
+
+/// The shipped team of teams against a loopback model that answers every
+/// agent the same in both runs, but some agents slowly and others fast
+/// (in the second run the other way round). The research team and the
+/// support swarm each take their second turn while the other is still
+/// answering its first.
+async fn paced_run(slow: &'static [&'static str]) -> Value {
+    let (base_url, _) = streaming::serve(move |body, _| {
+        let text = answer_as_a_model(body).to_string();
+        let payload: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+        let agent = payload["agent"].as_str().unwrap();
+        let every = if slow.contains(&agent) { 700 } else { 20 };
+        Reply::Stream(Streamed::new(&text, 4, Duration::from_millis(every)))
+    })
+    .await;
+    let options = LaunchOptions {
+        provider: ProviderChoice {
+            kind: Some(ProviderKind::Openai),
+            base_url: Some(base_url),
+            ..ProviderChoice::default()
+        },
+        ..LaunchOptions::default()
+    };
+    let (outcome, _) = run(shipped(SHIPPED), options).await;
+    let r = Value::clone(&outcome.result);
+    assert_eq!(r["stop_reason"], "success", "{r:#} {:?}", outcome.error);
+    r
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_endpoint_slow_for_other_agents_gives_the_same_turn_numbers_and_result() {
+    let research_slow = paced_run(&["research_lead", "analyst"]).await;
+    let support_slow = paced_run(&["triage", "billing"]).await;
+    let times = crate::member_calls::times;
+    assert_ne!(
+        times(&research_slow),
+        times(&support_slow),
+        "the two runs were timed apart"
+    );
+    let turns = crate::member_calls::numbered_turns;
+    assert_eq!(turns(&research_slow), turns(&support_slow));
+    let mut numbers: Vec<u64> = turns(&research_slow).iter().map(|t| t.0).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=7).collect::<Vec<_>>(), "{research_slow:#}");
+    let without_times = crate::member_calls::without_times;
+    assert_eq!(without_times(&research_slow), without_times(&support_slow));
+}

@@ -12,6 +12,7 @@ use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
 use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
 use crate::patterns::team::trace::TraceEntry;
+use crate::patterns::team::turn_order::Lane;
 use crate::scenario::MemberHistory;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
@@ -28,6 +29,8 @@ pub(super) struct MemberEnd {
     /// A stop of the whole run met during the call: cancelling, one of
     /// the run's budgets, or safe mode without partial results.
     pub(crate) run_stop: Option<StopReason>,
+    /// A waiting call of the same turn starts in this one's place.
+    pub(crate) started_next: bool,
 }
 
 /// What one coordinator turn asks of its members.
@@ -64,34 +67,36 @@ pub(super) const MEMBERS_IN_FLIGHT: usize = 256;
 
 /// Run the members `asked.calls` names at once, [`MEMBERS_IN_FLIGHT`] at a
 /// time; their ends in call order. Once one meets a stop of the whole run
-/// no call starts after it, as [`call_in_turn`] does.
+/// no call starts after it, as [`call_in_turn`] does. Their turns take
+/// their numbers in the order the run decides, not as they come back.
 pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
     let calls = asked.calls;
+    let first = team.call_members(calls.len(), MEMBERS_IN_FLIGHT).start;
     // tokio's cooperative budget would make some ready members wait for a
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
+        let start = |index: usize| -> Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> {
+            // A member starts once no other is held at a gate: stepped,
+            // the members start in the order and at the run times they
+            // would have, not while the one before waits to be stepped.
+            Box::pin(async move {
+                team.gate.unheld().await;
+                call_one(team, asked, (index, first + index as Lane)).await
+            })
+        };
         let mut running = InFlight::new(calls.len());
         let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
-        let (mut next, mut stopped) = (0, false);
-        loop {
-            while !stopped && next < calls.len() && running.len() < MEMBERS_IN_FLIGHT {
-                // A member starts once no other is held at a gate: stepped,
-                // the members start in the order and at the run times they
-                // would have, not while the one before waits to be stepped.
-                let index = next;
-                let member: Pin<Box<dyn Future<Output = MemberEnd> + Send + '_>> =
-                    Box::pin(async move {
-                        team.gate.unheld().await;
-                        call_one(team, asked, index).await
-                    });
-                running.push(index, member);
-                next += 1;
-            }
-            if running.is_empty() {
-                break;
-            }
+        let mut next = calls.len().min(MEMBERS_IN_FLIGHT);
+        for index in 0..next {
+            running.push(index, start(index));
+        }
+        while !running.is_empty() {
             for (index, end) in running.next_batch().await {
-                stopped |= end.run_stop.is_some();
+                // The turn order says which waiting call starts, and when.
+                if end.started_next && next < calls.len() {
+                    running.push(next, start(next));
+                    next += 1;
+                }
                 ends[index] = Some(end);
             }
         }
@@ -104,22 +109,52 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
 /// (`limits.parallel: false`); a stop of the whole run met by one calls
 /// none after it. Their ends in call order.
 pub(super) async fn call_in_turn(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
+    let lanes = team.call_members(asked.calls.len(), 1);
     let mut ends = Vec::with_capacity(asked.calls.len());
-    for index in 0..asked.calls.len() {
-        let end = call_one(team, asked, index).await;
-        let stopped = end.run_stop.is_some();
+    for (index, lane) in lanes.enumerate() {
+        let end = call_one(team, asked, (index, lane)).await;
+        let next = end.started_next;
         ends.push(end);
-        if stopped {
+        if !next {
             break;
         }
     }
     ends
 }
 
+/// A member call's chain of turns, which leaves the run's turn order when
+/// the call is dropped before it ended.
+struct InLane<'t, 'a> {
+    team: &'t TeamRun<'a>,
+    lane: Lane,
+    ended: bool,
+}
+
+impl InLane<'_, '_> {
+    /// The call ended; whether a waiting call starts in its place.
+    async fn end(mut self, stops_run: bool) -> bool {
+        self.ended = true;
+        self.team.end_member_call(self.lane, stops_run).await
+    }
+}
+
+impl Drop for InLane<'_, '_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.team.leave_member_call(self.lane);
+        }
+    }
+}
+
 /// One member call: the member's turns until it replies, within
 /// `member_timeout` (0: no limit). A member whose history is shared also
 /// sees `shared`, the coordinator's conversation so far.
-async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberEnd {
+async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, Lane)) -> MemberEnd {
+    let in_lane = InLane {
+        team,
+        lane,
+        ended: false,
+    };
     let Asked {
         coordinator,
         turn,
@@ -157,6 +192,7 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         trace: Vec::new(),
         history: Vec::new(),
         run_stop: None,
+        started_next: false,
     };
     let answered = if member == coordinator || !team.part.agents.contains_key(member) {
         Err(StopReason::UnknownMember {
@@ -165,14 +201,14 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
     } else if !team.gate.allows(&team.part.flag_name(member)) {
         Err(StopReason::AgentDenied { role: path.clone() })
     } else if let Some(part) = member_team {
-        let ran = super::run_team(team, part, &call.task).await;
+        let ran = super::run_team(team, part, (&call.task, lane)).await;
         end.trace.extend(ran.trace);
         end.record.team = Some(Box::new(ran.record));
         ran.ended
     } else {
         let sees = team.part.agents.get(member).and_then(|a| a.history);
         let shared = (sees == Some(MemberHistory::Shared)).then_some(shared);
-        converse(team, call, deadline, shared, &mut end).await
+        converse(team, (call, lane), deadline, shared, &mut end).await
     };
     let outcome = match &answered {
         Ok(_) => CallOutcome::Ok,
@@ -184,6 +220,12 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
         Err(_) => CallOutcome::Error,
     };
     let latency_ms = latency_of(team, turn, &path, started);
+    end.run_stop = answered
+        .as_ref()
+        .err()
+        .filter(|reason| stops_the_run(team, reason))
+        .cloned();
+    end.started_next = in_lane.end(end.run_stop.is_some()).await;
     team.bus
         .publish(EventKind::Team(TeamEvent::MemberCallFinished {
             turn,
@@ -199,19 +241,19 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, index: usize) -> MemberE
             end.record.status = TaskStatus::Done;
             end.record.reply = Some(reply);
         }
-        Err(reason) => {
-            if matches!(
-                reason,
-                StopReason::Cancelled | StopReason::MaxSeconds | StopReason::MaxLlmCalls
-            ) || reason.is_spend_budget()
-                || team.is_safe_mode_stop(&reason)
-            {
-                end.run_stop = Some(reason.clone());
-            }
-            end.record.stop_reason = Some(reason);
-        }
+        Err(reason) => end.record.stop_reason = Some(reason),
     }
     end
+}
+
+/// Whether a member call's `reason` stops the whole run: cancelling, one
+/// of the run's budgets, or safe mode without partial results.
+fn stops_the_run(team: &TeamRun<'_>, reason: &StopReason) -> bool {
+    matches!(
+        reason,
+        StopReason::Cancelled | StopReason::MaxSeconds | StopReason::MaxLlmCalls
+    ) || reason.is_spend_budget()
+        || team.is_safe_mode_stop(reason)
 }
 
 /// How long the member call of turn `turn` to `path`, started at run time
@@ -231,7 +273,7 @@ fn latency_of(team: &TeamRun<'_>, turn: u32, path: &str, started: Duration) -> u
 /// The member's turns until its reply.
 async fn converse(
     team: &TeamRun<'_>,
-    call: &MemberCall,
+    (call, lane): (&MemberCall, Lane),
     deadline: Option<Duration>,
     shared: Option<&[Value]>,
     end: &mut MemberEnd,
@@ -246,7 +288,7 @@ async fn converse(
             context["coordinator_history"] = json!(shared);
         }
         let turn = match team
-            .turn(member, &super::MEMBER_PROMPT, deadline, context)
+            .turn(lane, member, &super::MEMBER_PROMPT, deadline, context)
             .await
         {
             Ok(turn) => turn,

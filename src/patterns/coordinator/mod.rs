@@ -12,6 +12,7 @@ use super::team::agent::{Halt, Halted, TeamRun};
 use super::team::part::Part;
 use super::team::result::{TeamEnd, TeamRan};
 use super::team::trace::TraceEntry;
+use super::team::turn_order::Lane;
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::RunCounts;
 use crate::control::SharedGate;
@@ -47,14 +48,14 @@ fn member_team<'a>(
     )
 }
 
-/// Run member team `part`, asked `task`, to its own stop. Boxed: a
-/// coordinator team's members may be teams in turn.
+/// Run member team `part`, asked `task` in the member call `lane`, to its
+/// own stop. Boxed: a coordinator team's members may be teams in turn.
 fn run_team<'t, 'a: 't>(
     caller: &'t TeamRun<'a>,
     part: Part<'a>,
-    task: &str,
+    (task, lane): (&str, Lane),
 ) -> Pin<Box<dyn Future<Output = TeamRan> + Send + 't>> {
-    let team = caller.member_team(part, task);
+    let team = caller.member_team(part, task, lane);
     match team.part.pattern {
         PatternKind::Swarm => Box::pin(crate::patterns::swarm::run_member(team)),
         _ => Box::pin(run_member(team)),
@@ -129,7 +130,13 @@ impl<'a> Desk<'a> {
         loop {
             let turn = match self
                 .team
-                .turn(&coordinator, &TURN_PROMPT, None, self.context())
+                .turn(
+                    self.team.lane,
+                    &coordinator,
+                    &TURN_PROMPT,
+                    None,
+                    self.context(),
+                )
                 .await
             {
                 Ok(turn) => turn,

@@ -105,7 +105,13 @@ impl<'a> Swarm<'a> {
             let holder = self.holder.clone();
             let turn = match self
                 .team
-                .turn(&holder, &TURN_PROMPT, self.deadline, self.context())
+                .turn(
+                    self.team.lane,
+                    &holder,
+                    &TURN_PROMPT,
+                    self.deadline,
+                    self.context(),
+                )
                 .await
             {
                 Ok(turn) => turn,

@@ -6,6 +6,7 @@
 
 use super::action::{self, Action, Reading};
 use super::part::Part;
+use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
 use super::turn_schema::TurnContracts;
 use crate::bus::TeamEvent;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
@@ -20,7 +21,7 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// The run's budgets over every agent's model calls.
@@ -95,6 +96,8 @@ pub(crate) struct TeamRun<'a> {
     /// then those of each team down to this one.
     llm_calls: Vec<Arc<AtomicU64>>,
     pub(super) run: Arc<RunShared>,
+    /// The chain of turns this team's agents take theirs in.
+    pub(crate) lane: Lane,
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
     pub(super) tool_limits: Arc<DispatchLimits>,
@@ -105,9 +108,9 @@ pub(crate) struct TeamRun<'a> {
 /// What every team of one run shares.
 #[derive(Default)]
 pub(super) struct RunShared {
-    /// Turns over the run, member teams' included: a turn's number is
-    /// its gate.
-    turns: AtomicU32,
+    /// Turns over the run, member teams' included, in the order the run
+    /// decides: a turn's number is its gate.
+    pub(crate) turns: TurnOrder,
     /// The reason of the tool call safe mode stopped the run for (003's
     /// safe mode without partial results), once one has.
     pub(super) safe_mode_stop: Mutex<Option<StopReason>>,
@@ -131,14 +134,16 @@ impl<'a> TeamRun<'a> {
             budget: TeamBudget::of(scenario),
             llm_calls: vec![Arc::default()],
             run: Arc::default(),
+            lane: SCENARIO_LANE,
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
             contracts: TurnContracts::default(),
         }
     }
 
-    /// A member team of this one (`part`), asked `task`: its turns count
-    /// against the run's budgets and into every caller's model calls.
-    pub(crate) fn member_team(&self, part: Part<'a>, task: &str) -> TeamRun<'a> {
+    /// A member team of this one (`part`), asked `task` in the member
+    /// call `lane`: its turns count against the run's budgets and into
+    /// every caller's model calls.
+    pub(crate) fn member_team(&self, part: Part<'a>, task: &str, lane: Lane) -> TeamRun<'a> {
         let mut llm_calls = self.llm_calls.clone();
         llm_calls.push(Arc::default());
         TeamRun {
@@ -151,9 +156,27 @@ impl<'a> TeamRun<'a> {
             budget: self.budget,
             llm_calls,
             run: Arc::clone(&self.run),
+            lane,
             tool_limits: Arc::clone(&self.tool_limits),
             contracts: TurnContracts::default(),
         }
+    }
+
+    /// This team's agent calls `count` members, at most `at_once` at a
+    /// time: the chains of turns of the calls, in the order named.
+    pub(crate) fn call_members(&self, count: usize, at_once: usize) -> std::ops::Range<Lane> {
+        self.run.turns.call(self.lane, count, at_once)
+    }
+
+    /// The member call `lane` ended (`stops_run`: on a stop of the whole
+    /// run); whether a waiting call of its turn starts in its place.
+    pub(crate) async fn end_member_call(&self, lane: Lane, stops_run: bool) -> bool {
+        self.run.turns.end(lane, stops_run).await.is_some()
+    }
+
+    /// The member call `lane` is dropped before it ended.
+    pub(crate) fn leave_member_call(&self, lane: Lane) {
+        self.run.turns.leave(lane);
     }
 
     /// Model calls this team started so far, its member teams' and
@@ -190,25 +213,31 @@ impl<'a> TeamRun<'a> {
         self.bus.clock().elapsed()
     }
 
-    /// One turn of `agent`, asked with `prompt` (its pattern's, for the
-    /// agent's part), which must be done by `deadline`. Before the call:
-    /// the control gate, the execution allowlist, then `max_seconds`
+    /// One turn of `agent`, in the chain of turns `lane`, asked with
+    /// `prompt` (its pattern's, for the agent's part), which must be done
+    /// by `deadline`. Its number comes in the order the run decides
+    /// ([`TurnOrder`]). Before the call: the control gate, the execution allowlist, then `max_seconds`
     /// and `max_llm_calls` in DESIGN.md's order, the call counted before it
     /// starts, then the run's `max_tokens` and `max_cost`.
     pub(crate) async fn turn(
         &self,
+        lane: Lane,
         agent: &str,
         prompt: &'static Prompt,
         deadline: Option<Duration>,
         context: Value,
     ) -> Result<Turn, Halted> {
-        let number = self.run.turns.fetch_add(1, Ordering::AcqRel) + 1;
+        let numbered = self.run.turns.number(lane).await;
+        let number = numbered.number;
         let path = self.part.path_of(agent).into_owned();
         let at = GatePoint::Turn {
             turn: number,
             agent: path.clone(),
         };
-        if self.gate.pass(at).await.is_err() {
+        // The gate is passed before the next lane's turn takes its number.
+        let passed = self.gate.pass(at).await;
+        drop(numbered);
+        if passed.is_err() {
             return Err(Halted::before_the_call(StopReason::Cancelled));
         }
         if !self.gate.allows(&self.part.flag_name(agent)) {

@@ -13,4 +13,5 @@ pub(crate) mod spans;
 mod tool_use;
 pub(crate) mod trace;
 mod turn_calls;
+pub(crate) mod turn_order;
 pub(crate) mod turn_schema;
