@@ -8,6 +8,7 @@ pub(crate) mod describe;
 mod event;
 mod event_kinds;
 mod kinds;
+mod question;
 pub(crate) mod lean;
 mod research;
 mod resilience;
@@ -29,7 +30,8 @@ pub use research::{
 };
 pub use resilience::{BreakerReason, BreakerState};
 pub use result_doc::ResultDoc;
-pub use round::{Conflict, Decision, HumanChoice, RoundEvent, SeatStance, Stance};
+pub use question::{AnsweredBy, Answer, GivenAnswer, NoSuchOption, Question, QuestionOption};
+pub use round::{Conflict, Decision, RoundEvent, SeatStance, Stance};
 pub(crate) use summary::RunCounts;
 pub use summary::RunSummary;
 pub use task::{Health, PlannedTask, TaskEvent, TaskStatus};
