@@ -19,8 +19,8 @@ pub(crate) use shared::SharedGate;
 pub(crate) use switches::Switches;
 
 use crate::bus::{Answer, AnsweredBy, Bus, EventKind, FlagState, GatePoint, Question};
-use parking_lot::Mutex;
 use crate::scenario::{GatewayMechanism, Scenario};
+use parking_lot::Mutex;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;

@@ -2,8 +2,8 @@
 //! cores or through NATS) and `worker` (running a sweep's jobs from NATS).
 
 use super::{
-    AnswerArgs, ExecArgs, LookArgs, ModelArgs, NatsArgs, OtlpArgs, PublishArgs,
-    parse_flag_values, parse_seeds, parse_threads,
+    AnswerArgs, ExecArgs, LookArgs, ModelArgs, NatsArgs, OtlpArgs, PublishArgs, parse_flag_values,
+    parse_seeds, parse_threads,
 };
 use clap::Args;
 use std::path::PathBuf;

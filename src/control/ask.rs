@@ -40,7 +40,12 @@ impl Gate {
     /// else one sent or replayed before the gate (dropped when it names
     /// none of the options).
     fn given(&mut self, question: &Question) -> Option<Answer> {
-        if self.desk.preset.as_deref().is_some_and(|o| question.offers(o)) {
+        if self
+            .desk
+            .preset
+            .as_deref()
+            .is_some_and(|o| question.offers(o))
+        {
             let option = self.desk.preset.take()?;
             return Some(Answer {
                 option,
@@ -174,7 +179,9 @@ mod tests {
         assert!(!waiting.is_finished(), "waits for an answer");
         assert_eq!(
             controller.answer("blue", None, AnsweredBy::Control),
-            Err(ControlError::NoSuchOption(crossing().check("blue").unwrap_err())),
+            Err(ControlError::NoSuchOption(
+                crossing().check("blue").unwrap_err()
+            )),
             "refused as it is sent, naming the options"
         );
         let other = Control::Answer {
@@ -228,7 +235,11 @@ mod tests {
         let clock = gate.bus.clock().clone();
         let started = Instant::now();
         let answer = gate.ask(AT, &crossing()).await.unwrap();
-        assert_eq!(started.elapsed(), Duration::from_secs(60), "after its timeout");
+        assert_eq!(
+            started.elapsed(),
+            Duration::from_secs(60),
+            "after its timeout"
+        );
         assert_eq!(clock.elapsed_ms(), 0, "the run clock stood while it asked");
         assert_eq!(
             answer,
@@ -258,7 +269,10 @@ mod tests {
         let other = Question::new("pick", "the dealer", "Which card?".into(), [("ace", "Ace")]);
         assert_eq!(gate.ask(AT, &other).await, Ok(None), "not its option");
         let answer = gate.ask(AT, &crossing()).await.unwrap().unwrap();
-        assert_eq!((answer.option.as_str(), answer.by), ("amber", AnsweredBy::CommandLine));
+        assert_eq!(
+            (answer.option.as_str(), answer.by),
+            ("amber", AnsweredBy::CommandLine)
+        );
         let again = gate.ask(AT, &crossing()).await.unwrap().unwrap();
         assert_eq!(
             again.by,

@@ -55,3 +55,43 @@ pub enum ControlError {
     #[error("the run asks {asked:?}, not {named:?}")]
     OtherQuestion { named: String, asked: String },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_reads_in_its_words_and_in_the_older_decide() {
+        let answer = Control::Answer {
+            option: "no_go".into(),
+            note: Some("fraud first".into()),
+            question: None,
+            by: AnsweredBy::Control,
+        };
+        let text = serde_json::to_string(&answer).unwrap();
+        assert_eq!(
+            text,
+            r#"{"command":"answer","option":"no_go","note":"fraud first"}"#
+        );
+        assert_eq!(serde_json::from_str::<Control>(&text).unwrap(), answer);
+        let older = r#"{"command":"decide","choice":"no_go","note":"fraud first"}"#;
+        assert_eq!(serde_json::from_str::<Control>(older).unwrap(), answer);
+        let dashboard = Control::Answer {
+            option: "go".into(),
+            note: None,
+            question: None,
+            by: AnsweredBy::Dashboard,
+        };
+        let sent = serde_json::to_string(&dashboard).unwrap();
+        assert!(
+            matches!(
+                serde_json::from_str::<Control>(&sent).unwrap(),
+                Control::Answer {
+                    by: AnsweredBy::Control,
+                    ..
+                }
+            ),
+            "an answer that came as a message says so, whoever sent it"
+        );
+    }
+}

@@ -60,12 +60,21 @@ mod tests {
             answer(&answered(Some(AnsweredBy::Default))).unwrap(),
             "nobody answered in time; the default chose no_go, noting: fraud first"
         );
-        let asked = Question::new("q", "the crossing", "Which?".into(), [("red", "Red"), ("green", "Green")]);
+        let asked = Question::new(
+            "q",
+            "the crossing",
+            "Which?".into(),
+            [("red", "Red"), ("green", "Green")],
+        );
         assert_eq!(choices(&asked), "red|green");
         let mut open = None;
-        follow(&mut open, Some(asked.clone()), &EventKind::Paused {
-            gate: crate::bus::GatePoint::Round { round: 1 },
-        });
+        follow(
+            &mut open,
+            Some(asked.clone()),
+            &EventKind::Paused {
+                gate: crate::bus::GatePoint::Round { round: 1 },
+            },
+        );
         assert_eq!(open, Some(asked));
         follow(&mut open, None, &answered(None));
         assert_eq!(open, None);

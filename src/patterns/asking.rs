@@ -63,15 +63,26 @@ pub enum GivenAnswerError {
 
 /// Whether `given` answers a question a run of `scenario` may ask: one of
 /// them must offer it (the run takes it at the first that does).
-pub(crate) fn check_given(scenario: &Scenario, given: &GivenAnswer) -> Result<(), GivenAnswerError> {
+pub(crate) fn check_given(
+    scenario: &Scenario,
+    given: &GivenAnswer,
+) -> Result<(), GivenAnswerError> {
     let asking = asking(scenario.pattern);
     let questions = asking.map(|a| (a.questions)(scenario)).unwrap_or_default();
     if questions.is_empty() {
         let askers = every_asker();
         return Err(GivenAnswerError::NeverAsks {
             flag: given.flag,
-            who: askers.iter().map(|a| a.who).collect::<Vec<_>>().join(" or "),
-            when: askers.iter().map(|a| a.when).collect::<Vec<_>>().join(" or "),
+            who: askers
+                .iter()
+                .map(|a| a.who)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            when: askers
+                .iter()
+                .map(|a| a.when)
+                .collect::<Vec<_>>()
+                .join(" or "),
         });
     }
     if questions.iter().any(|q| q.offers(&given.option)) {

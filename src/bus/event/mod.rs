@@ -4,10 +4,10 @@
 
 use super::cassette::CallRecord;
 use super::event_kinds::event_kinds;
+use super::question::AnsweredBy;
 use super::research::ResearchEvent;
 use super::resilience::{BreakerReason, BreakerState};
 use super::result_doc::ResultDoc;
-use super::question::AnsweredBy;
 use super::round::{Conflict, RoundEvent, SeatStance};
 use super::summary::RunSummary;
 use super::task::TaskEvent;

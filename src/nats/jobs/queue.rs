@@ -59,11 +59,7 @@ pub(crate) struct JobMessage {
     /// The sweep's `--answer`: each run's answer to the first question it
     /// asks a person that offers it. Named `decide` on the wire, as workers
     /// of earlier versions read it.
-    #[serde(
-        default,
-        rename = "decide",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "decide", skip_serializing_if = "Option::is_none")]
     pub(crate) answer: Option<String>,
 }
 

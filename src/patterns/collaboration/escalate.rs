@@ -251,7 +251,10 @@ mod tests {
             asked.prompt,
             "round 2: the table asks a person (a blocking stance 2 rounds in a row)\n  demand_analyst  go       0.80\n  risk            block    0.72\n  conflicts: blocking_vs_non_block"
         );
-        assert_eq!(asked.names(), ["go", "go_with_caution", "no_go", "continue"]);
+        assert_eq!(
+            asked.names(),
+            ["go", "go_with_caution", "no_go", "continue"]
+        );
         assert_eq!(asked.when, "after round 2");
         assert_eq!((asked.default, asked.timeout), (None, None), "it waits");
         for choice in HumanChoice::ALL {

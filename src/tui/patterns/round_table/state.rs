@@ -3,8 +3,8 @@
 //! rounds are shared (`Arc`), so copies of the state for replay's
 //! checkpoints stay cheap.
 
-use crate::bus::RoundEvent;
 use super::asks::Escalated;
+use crate::bus::RoundEvent;
 use crate::bus::{Conflict, Decision, EventKind, RunStarted, Stance};
 use crate::patterns::collaboration::escalate::HumanChoice;
 use crate::stop::StopReason;
