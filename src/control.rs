@@ -292,7 +292,7 @@ impl Gate {
     }
 
     /// Set a flag at `at`; a change is published and holds from now on.
-    pub(super) fn set_flag(&mut self, name: String, on: bool, at: &GatePoint) {
+    fn set_flag(&mut self, name: String, on: bool, at: &GatePoint) {
         if self.flags.set(&name, on) == Ok(true) {
             self.switches.follow(&self.flags);
             self.bus.publish(EventKind::FlagChanged {
