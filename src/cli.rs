@@ -9,17 +9,19 @@ use conclave::scenario::{PriceTable, ProviderKind};
 use conclave::tui::theme::{Theme, ThemeName};
 use std::path::PathBuf;
 
+mod answer;
 mod fork;
 mod outlets;
 mod parse;
 mod run;
 mod sweep;
 
+pub(crate) use answer::AnswerArgs;
 pub(crate) use fork::ForkCommand;
 pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
 pub(crate) use parse::{
-    existing_folder, parse_base_url, parse_decide, parse_flag, parse_flag_values, parse_seeds,
-    parse_threads, pricing_file,
+    existing_folder, parse_base_url, parse_flag, parse_flag_values, parse_seeds, parse_threads,
+    pricing_file,
 };
 pub(crate) use run::{RunCommand, TuiCommand};
 pub(crate) use sweep::{SweepCommand, WorkerCommand};

@@ -1,8 +1,10 @@
-//! Control of a live run: pause, resume, step, flags and cancel. Commands
-//! queue on a small channel and the engine reads them only at its gates
-//! (before each round, wave, handoff or step), so a run changes course at
-//! well-defined points; cancel alone also interrupts a call in flight.
+//! Control of a live run: pause, resume, step, flags, cancel and the
+//! answers to the questions a run asks a person. Commands queue on a small
+//! channel and the engine reads them only at its gates (before each of a
+//! pattern's steps), so a run changes course at well-defined points;
+//! cancel alone also interrupts a call in flight.
 
+mod ask;
 mod command;
 mod gate;
 mod replayed;
@@ -16,8 +18,9 @@ pub(crate) use replayed::{ForkAt, Replayed};
 pub(crate) use shared::SharedGate;
 pub(crate) use switches::Switches;
 
-use crate::bus::{Bus, EventKind, FlagState, GatePoint, HumanChoice};
+use crate::bus::{Answer, AnsweredBy, Bus, EventKind, FlagState, GatePoint, Question};
 use crate::scenario::{GatewayMechanism, Scenario};
+use parking_lot::Mutex;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -31,7 +34,13 @@ pub struct Controller {
     tx: mpsc::Sender<Control>,
     cancel: CancellationToken,
     flag_names: Arc<[String]>,
+    /// The question the run waits on, shared with its gate, so that an
+    /// answer naming none of its options is refused as it is sent.
+    asked: Asked,
 }
+
+/// The question a gate waits on an answer to, if any.
+type Asked = Arc<Mutex<Option<Question>>>;
 
 impl Controller {
     pub(crate) fn send(&self, command: Control) -> Result<(), ControlError> {
@@ -45,6 +54,19 @@ impl Controller {
                     name: name.clone(),
                     known: known_flags(&self.flag_names),
                 });
+            }
+            Control::Answer {
+                option, question, ..
+            } => {
+                if let Some(asked) = self.asked.lock().as_ref() {
+                    if let Some(named) = question.as_ref().filter(|q| **q != asked.id) {
+                        return Err(ControlError::OtherQuestion {
+                            named: named.clone(),
+                            asked: asked.id.clone(),
+                        });
+                    }
+                    asked.check(option)?;
+                }
             }
             _ => {}
         }
@@ -77,18 +99,31 @@ impl Controller {
         self.cancel.cancel();
     }
 
-    /// Answer the escalation the run waits on (or the next one).
-    pub fn decide(&self, choice: HumanChoice, note: Option<String>) -> Result<(), ControlError> {
-        self.send(Control::Decide { choice, note })
+    /// Answer the question the run waits on (or the next one it asks)
+    /// with `option`; refused when the question asked offers no such
+    /// option.
+    pub fn answer(
+        &self,
+        option: &str,
+        note: Option<String>,
+        by: AnsweredBy,
+    ) -> Result<(), ControlError> {
+        self.send(Control::Answer {
+            option: option.to_string(),
+            note,
+            question: None,
+            by,
+        })
     }
 }
 
-/// Who answers when a run escalates to a person: an answer given in
-/// advance (`--decide`), used once, and whether someone is watching who
-/// can be asked (the dashboard).
+/// Who answers when a run asks a person: an answer given in advance on the
+/// command line (`--answer`, `--decide`), used once, at the first question
+/// that offers it, and whether someone is watching who can be asked (the
+/// dashboard).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct HumanDesk {
-    pub(crate) preset: Option<HumanChoice>,
+    pub(crate) preset: Option<String>,
     pub(crate) attended: bool,
 }
 
@@ -213,7 +248,9 @@ pub(crate) struct Gate {
     bus: Bus,
     desk: HumanDesk,
     /// An answer that arrived before the run asked.
-    answer: Option<(HumanChoice, Option<String>)>,
+    answer: Option<Answer>,
+    /// The question being asked, shared with the controller.
+    asked: Asked,
     /// A cassette's commands and a fork's gate.
     replayed: Replayed,
 }
@@ -226,10 +263,12 @@ pub(crate) struct Cancelled;
 pub(crate) fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller, Gate) {
     let (tx, rx) = mpsc::channel(QUEUE);
     let cancel = CancellationToken::new();
+    let asked = Asked::default();
     let controller = Controller {
         tx,
         cancel: cancel.clone(),
         flag_names: flags.scenario.flags.keys().cloned().collect(),
+        asked: Arc::clone(&asked),
     };
     let gate = Gate {
         rx,
@@ -240,6 +279,7 @@ pub(crate) fn channel(flags: Flags, bus: Bus, start_paused: bool) -> (Controller
         bus,
         desk: HumanDesk::default(),
         answer: None,
+        asked,
         replayed: Replayed::default(),
     };
     (controller, gate)
@@ -261,53 +301,6 @@ impl Gate {
                 gate: Some(at.clone()),
             });
         }
-    }
-
-    /// Ask a person at `at`: the answer given in advance, else (when
-    /// someone watches) wait for one through the controller. `Ok(None)`:
-    /// nobody can answer. The answer is published.
-    pub(crate) async fn ask(
-        &mut self,
-        at: GatePoint,
-    ) -> Result<Option<(HumanChoice, Option<String>)>, Cancelled> {
-        self.replay_at(&at);
-        let answer = if let Some(choice) = self.desk.preset.take() {
-            Some((choice, None))
-        } else if let Some(answer) = self.answer.take() {
-            Some(answer)
-        } else if self.desk.attended {
-            self.bus.clock().pause();
-            self.bus.publish(EventKind::Paused { gate: at.clone() });
-            let answer = loop {
-                let command = tokio::select! {
-                    biased;
-                    () = self.cancel.cancelled() => return Err(Cancelled),
-                    command = self.rx.recv() => command,
-                };
-                match command {
-                    None | Some(Control::Cancel) => {
-                        self.cancel.cancel();
-                        return Err(Cancelled);
-                    }
-                    Some(Control::Decide { choice, note }) => break (choice, note),
-                    Some(Control::SetFlag { name, on }) => self.set_flag(name, on, &at),
-                    Some(Control::Pause | Control::Resume | Control::Step) => {}
-                }
-            };
-            self.bus.clock().resume();
-            self.bus.publish(EventKind::Resumed { gate: at.clone() });
-            Some(answer)
-        } else {
-            None
-        };
-        if let Some((choice, note)) = &answer {
-            self.bus.publish(EventKind::HumanDecided {
-                choice: *choice,
-                note: note.clone(),
-                gate: Some(at),
-            });
-        }
-        Ok(answer)
     }
 
     pub(crate) fn flags(&self) -> &Flags {
@@ -375,7 +368,9 @@ impl Gate {
                     self.cancel.cancel();
                     return Err(Cancelled);
                 }
-                Control::Decide { choice, note } => self.answer = Some((choice, note)),
+                Control::Answer {
+                    option, note, by, ..
+                } => self.answer = Some(Answer { option, note, by }),
             }
         }
     }
@@ -501,58 +496,6 @@ mod tests {
             controller.set_flag("nope", true),
             Err(ControlError::UnknownFlag { .. })
         ));
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_person_answers_an_escalation_through_the_controller() {
-        let at = GatePoint::Round { round: 2 };
-        let (_controller, gate, _sub) = setup(false);
-        let mut gate = gate.with_desk(HumanDesk::default());
-        assert_eq!(gate.ask(at.clone()).await, Ok(None), "nobody to ask");
-        let (_controller, gate, mut sub) = setup(false);
-        let mut gate = gate.with_desk(HumanDesk {
-            preset: Some(HumanChoice::NoGo),
-            attended: false,
-        });
-        assert_eq!(
-            gate.ask(at.clone()).await,
-            Ok(Some((HumanChoice::NoGo, None)))
-        );
-        assert_eq!(
-            gate.ask(at.clone()).await,
-            Ok(None),
-            "the preset answers once"
-        );
-        assert!(kinds(&mut sub).contains(&EventKind::HumanDecided {
-            choice: HumanChoice::NoGo,
-            note: None,
-            gate: Some(at.clone())
-        }));
-        let (controller, gate, mut sub) = setup(false);
-        let mut gate = gate.with_desk(HumanDesk {
-            preset: None,
-            attended: true,
-        });
-        let waiting = tokio::spawn(async move { gate.ask(at).await });
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        assert!(!waiting.is_finished(), "waits for the person");
-        controller
-            .decide(
-                HumanChoice::Continue,
-                Some("ship step-up auth first".into()),
-            )
-            .unwrap();
-        let answer = waiting.await.unwrap();
-        assert_eq!(
-            answer,
-            Ok(Some((
-                HumanChoice::Continue,
-                Some("ship step-up auth first".into())
-            )))
-        );
-        let kinds = kinds(&mut sub);
-        assert!(matches!(kinds.first(), Some(EventKind::Paused { .. })));
-        assert!(matches!(kinds.last(), Some(EventKind::HumanDecided { .. })));
     }
 
     #[tokio::test(start_paused = true)]

@@ -2,7 +2,7 @@
 //! gateway and provider, and runs its pattern as a tokio task. The engine
 //! knows nothing of viewers; they subscribe to the hub before launching.
 
-use crate::bus::{Bus, ClockMode, EventKind, EventSink, Hub, HumanChoice, RunId, RunStarted};
+use crate::bus::{Bus, ClockMode, EventKind, EventSink, GivenAnswer, Hub, RunId, RunStarted};
 use crate::clock::RunClock;
 use crate::control::{self, ControlError, Controller, Flags};
 use crate::gateway::Gateway;
@@ -51,12 +51,13 @@ pub struct LaunchOptions {
     /// remembered allowance, the dashboard's confirmation). Without it a
     /// scenario that starts programs does not launch.
     pub allow_exec: bool,
-    /// The answer to an escalation to a person, given in advance
-    /// (`--decide`).
-    pub decide: Option<HumanChoice>,
-    /// Someone watches the run and can answer an escalation (the
-    /// dashboard); without it and without `decide` the run stops with
-    /// `escalated_to_human`.
+    /// The answer to the first question the run asks a person that offers
+    /// it, given in advance (`--answer`, `--decide`).
+    pub answer: Option<GivenAnswer>,
+    /// Someone watches the run and can answer its questions (the
+    /// dashboard); without it and without `answer` a question gets its
+    /// default, or none (the round table then stops with
+    /// `escalated_to_human`).
     pub attended: bool,
     /// `--cache DIR`: where the tools' last good answers are kept between
     /// runs, for a scenario whose safe mode falls back to them.
@@ -99,7 +100,7 @@ impl Default for LaunchOptions {
             source: None,
             provider: ProviderChoice::default(),
             allow_exec: false,
-            decide: None,
+            answer: None,
             attended: false,
             cache: None,
             observers: Vec::new(),
@@ -131,11 +132,10 @@ pub enum LaunchError {
     /// their timeouts while they answer.
     #[error("this scenario calls real workers, which run on the real clock; drop --clock virtual")]
     VirtualClock,
-    /// `--decide` for a run whose table never asks a person.
-    #[error(
-        "--decide answers a round table that asks a person, and this scenario never asks one: only a collaboration scenario with budget.escalate_after_blocking_rounds does"
-    )]
-    NeverAsks,
+    /// An answer given on the command line that no question of the
+    /// scenario takes.
+    #[error(transparent)]
+    Answer(#[from] crate::patterns::GivenAnswerError),
     /// A dollar budget for a model without a price.
     #[error(
         "budget.max_cost_usd needs a price for the model {model:?}: give one in provider.pricing or with --pricing FILE, e.g. {{{model:?}: {{\"input\": 0.4, \"output\": 1.6}}}} (US dollars per million tokens)"
@@ -228,7 +228,7 @@ pub fn launch(
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
     let gate = gate
         .with_desk(control::HumanDesk {
-            preset: options.decide,
+            preset: options.answer.as_ref().map(|a| a.option.clone()),
             attended: options.attended,
         })
         .with_replayed(fork::replayed(options.cassette.as_ref()));
@@ -288,7 +288,7 @@ pub fn launch(
 
 /// Refuse a launch the user asked for and cannot have: programs not
 /// allowed (unless nothing runs: every call served from a cassette), an
-/// answer for a table that never asks, the virtual clock for real calls
+/// answer no question of the scenario takes, the virtual clock for real calls
 /// that will be made.
 fn refuse_unlaunchable(
     scenario: &Scenario,
@@ -310,8 +310,8 @@ fn refuse_unlaunchable(
             scenario.errors_at(vec![(program.path, message)]),
         ));
     }
-    if options.decide.is_some() && !scenario.asks_a_person() {
-        return Err(LaunchError::NeverAsks);
+    if let Some(given) = &options.answer {
+        crate::patterns::check_given(scenario, given)?;
     }
     if options.clock == Some(ClockMode::Virtual) && scenario.has_real_calls() && !offline {
         return Err(LaunchError::VirtualClock);

@@ -46,7 +46,7 @@ pub(crate) fn fork(command: ForkCommand) -> Exit {
         flags: command.flags,
         goal: command.goal,
         seed: command.seed,
-        decide: command.decide,
+        answer: command.answer.given(),
         provider: command.model.choice(),
         record: command.record,
         allow_exec: command.exec.allow_exec,
@@ -63,7 +63,7 @@ pub(crate) fn fork(command: ForkCommand) -> Exit {
         fork: Some(args.request()),
         overrides: Overrides {
             record: args.record,
-            decide: args.decide,
+            answer: args.answer,
             ..Overrides::default()
         },
         record: !command.screen.no_record,

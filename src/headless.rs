@@ -32,8 +32,9 @@ pub struct HeadlessRun {
     /// `--allow-exec`: the scenario's programs may run (and this file is
     /// remembered as allowed).
     pub allow_exec: bool,
-    /// `--decide`: the answer when the run escalates to a person.
-    pub decide: Option<crate::bus::HumanChoice>,
+    /// `--answer` (or `--decide`): the answer to the first question the
+    /// run asks a person that offers it.
+    pub answer: Option<crate::bus::GivenAnswer>,
     /// `--cache DIR`: where the tools' last good answers are kept.
     pub cache: Option<PathBuf>,
     /// `--otlp`: send the run as an OpenTelemetry trace.
@@ -88,7 +89,7 @@ fn run_scenario(args: HeadlessRun, scenario: Arc<Scenario>) -> Exit {
         Ok(link) => link,
         Err(exit) => return exit,
     };
-    let asked = Arc::new(Asked::default());
+    let asked = Arc::new(Asked::of(scenario.pattern));
     let tally = Arc::new(fork::Tally::default());
     let mut observers: Vec<Arc<dyn EventSink>> = exporter.iter().map(Exporter::observer).collect();
     observers.push(Arc::clone(&asked) as Arc<dyn EventSink>);
@@ -108,7 +109,7 @@ fn run_scenario(args: HeadlessRun, scenario: Arc<Scenario>) -> Exit {
         source: Some(file.clone()),
         provider: args.provider,
         allow_exec: trust.allow_exec,
-        decide: args.decide,
+        answer: args.answer,
         attended: false,
         cache: args.cache,
         observers,
@@ -209,7 +210,7 @@ fn refused(error: &LaunchError, file: &str, trust_note: Option<&str>) -> Exit {
         LaunchError::Flag(_)
         | LaunchError::Provider(_)
         | LaunchError::Unpriced { .. }
-        | LaunchError::NeverAsks => {
+        | LaunchError::Answer(_) => {
             output::message(&format!("{file}: {error}"));
         }
         LaunchError::Recording(_) | LaunchError::Cache(_) => {
@@ -228,30 +229,39 @@ fn refused(error: &LaunchError, file: &str, trust_note: Option<&str>) -> Exit {
     Exit::BadInput
 }
 
-/// The question the run asked a person, kept as the run goes, for the
-/// person who started it to read when the run stops to ask.
-#[derive(Debug, Default)]
-struct Asked(std::sync::Mutex<Option<Arc<Event>>>);
+/// The question the run asks a person, kept while it is unanswered, for
+/// the person who started the run to read when it ends asking.
+#[derive(Debug)]
+struct Asked {
+    pattern: crate::scenario::PatternKind,
+    open: std::sync::Mutex<Option<crate::bus::Question>>,
+}
 
 impl Asked {
-    fn question(&self) -> Option<String> {
-        let asked = self
-            .0
+    fn of(pattern: crate::scenario::PatternKind) -> Self {
+        Asked {
+            pattern,
+            open: std::sync::Mutex::default(),
+        }
+    }
+
+    fn open(&self) -> Option<crate::bus::Question> {
+        self.open
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        asked
-            .as_ref()
-            .and_then(|event| question::question(&event.kind))
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 }
 
 impl EventSink for Asked {
     fn accept(&self, event: Arc<Event>) {
-        if matches!(event.kind, EventKind::EscalatedToHuman { .. }) {
-            *self
-                .0
+        let asked = crate::patterns::question_of(self.pattern, &event.kind);
+        if asked.is_some() || matches!(event.kind, EventKind::HumanDecided { .. }) {
+            let mut open = self
+                .open
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(event);
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            question::follow(&mut open, asked, &event.kind);
         }
     }
 }
@@ -299,12 +309,11 @@ fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
     }
     let outcome = ended.outcome;
     output::json_text(outcome.result.text());
-    if outcome.stop_reason == crate::stop::StopReason::EscalatedToHuman
-        && let Some(question) = asked.question()
-    {
+    if let Some(open) = asked.open() {
         output::message(&format!(
-            "{question}\nconclave: nobody here can answer: run it again with --decide {}, or answer in the dashboard (conclave run {}), where a note can go with the answer",
-            question::choices(),
+            "{}\nconclave: nobody here can answer: run it again with --decide {} (or --answer, the same), or answer in the dashboard (conclave run {}), where a note can go with the answer",
+            open.prompt,
+            question::choices(&open),
             crate::sanitize::shell_word(file)
         ));
     }

@@ -216,7 +216,7 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
             flags: run.flags,
             goal: run.goal,
             record: run.record,
-            decide: run.decide,
+            answer: run.answer.given(),
             cassette,
         },
         run.model.choice(),
@@ -248,7 +248,7 @@ fn run_headless(run: RunCommand) -> Exit {
         goal: run.goal,
         provider: run.model.choice(),
         allow_exec: run.exec.allow_exec,
-        decide: run.decide,
+        answer: run.answer.given(),
         cache: run.cache,
         otlp,
         nats: run.publish.to(),
@@ -300,7 +300,7 @@ fn sweep(command: SweepCommand) -> Exit {
         provider: command.model.choice(),
         allow_real: command.allow_real,
         allow_exec: command.exec.allow_exec,
-        decide: command.decide,
+        answer: command.answer.given(),
         otlp,
     };
     if let Some(url) = command.nats.nats {

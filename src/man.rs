@@ -23,7 +23,7 @@ const EXIT_STATUSES: &[(&str, &str)] = &[
     ),
     (
         "2",
-        "A bad scenario, a bad argument or a path that cannot be used; the message names the file and the place.",
+        "A bad scenario, a bad argument or a path that cannot be used; the message names the file and the place. An --answer (or --decide) that no question of the scenario takes is one: the message names the options.",
     ),
     (
         "3",

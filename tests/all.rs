@@ -57,6 +57,7 @@ mod outcome_e2e;
 mod output;
 mod package_hosts;
 mod program_env;
+mod question_gate;
 mod real_breaker;
 mod real_dashboard;
 mod real_examples;

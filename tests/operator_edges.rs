@@ -299,7 +299,7 @@ fn a_sweep_without_a_price_names_the_model_on_its_cost_chart() {
         provider: ProviderChoice::default(),
         allow_real: false,
         allow_exec: false,
-        decide: None,
+        answer: None,
         otlp: None,
     })
     .unwrap();

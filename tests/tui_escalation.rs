@@ -196,7 +196,7 @@ mod in_process {
         };
         assert_eq!(
             format!("{command:?}"),
-            r#"Decide { choice: NoGo, note: Some("Later.") }"#
+            r#"Answer { option: "no_go", note: Some("Later."), question: None, by: Dashboard }"#
         );
         assert!(app.overlay.is_none());
         crate::common::carry(&mut world, &mut app, effects);

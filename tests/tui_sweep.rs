@@ -36,7 +36,7 @@ fn sweep_of(file: &str, plan: SweepPlan, recordings: Option<PathBuf>) -> (App, P
         provider: ProviderChoice::default(),
         allow_real: false,
         allow_exec: false,
-        decide: None,
+        answer: None,
         otlp: None,
     })
     .unwrap();
@@ -296,7 +296,7 @@ fn a_sweep_from_a_point_says_where_it_forks_from() {
         provider: ProviderChoice::default(),
         allow_real: false,
         allow_exec: false,
-        decide: None,
+        answer: None,
         otlp: None,
     })
     .unwrap();

@@ -9,6 +9,7 @@ mod event;
 mod event_kinds;
 mod kinds;
 pub(crate) mod lean;
+mod question;
 mod research;
 mod resilience;
 mod result_doc;
@@ -23,13 +24,14 @@ pub use event::{
     RunStarted, RunStatus, TokenUsage,
 };
 pub(crate) use event::{RunId, is_known_kind};
+pub use question::{Answer, AnsweredBy, GivenAnswer, NoSuchOption, Question, QuestionOption};
 pub use research::{
     Cited, NoteExtracted, NotesVerified, PageRead, ResearchEvent, ResearchPhase, SourceAllowed,
     SourceDenial, SourceDenied, SourceFound, SourcesDeduped, StepFinished, StepStarted,
 };
 pub use resilience::{BreakerReason, BreakerState};
 pub use result_doc::ResultDoc;
-pub use round::{Conflict, Decision, HumanChoice, RoundEvent, SeatStance, Stance};
+pub use round::{Conflict, Decision, RoundEvent, SeatStance, Stance};
 pub(crate) use summary::RunCounts;
 pub use summary::RunSummary;
 pub use task::{Health, PlannedTask, TaskEvent, TaskStatus};

@@ -73,57 +73,6 @@ impl Conflict {
     }
 }
 
-/// What a person at the table answers when the run escalates to them:
-/// one of the decisions, or one more round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HumanChoice {
-    Go,
-    GoWithCaution,
-    NoGo,
-    Continue,
-}
-
-impl HumanChoice {
-    /// Every choice, in the order the dialog offers them.
-    pub(crate) const ALL: [HumanChoice; 4] = [
-        HumanChoice::Go,
-        HumanChoice::GoWithCaution,
-        HumanChoice::NoGo,
-        HumanChoice::Continue,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HumanChoice::Go => "go",
-            HumanChoice::GoWithCaution => "go_with_caution",
-            HumanChoice::NoGo => "no_go",
-            HumanChoice::Continue => "continue",
-        }
-    }
-
-    /// The decision the choice makes; `None` for one more round.
-    pub fn decision(self) -> Option<Decision> {
-        match self {
-            HumanChoice::Go => Some(Decision::Go),
-            HumanChoice::GoWithCaution => Some(Decision::GoWithCaution),
-            HumanChoice::NoGo => Some(Decision::NoGo),
-            HumanChoice::Continue => None,
-        }
-    }
-}
-
-impl std::str::FromStr for HumanChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        HumanChoice::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or_else(|| format!("expected go, go_with_caution, no_go or continue, not {s:?}"))
-    }
-}
-
 /// One seat's stance in the round that escalated, as the dialog shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatStance {

@@ -191,11 +191,14 @@ impl Reading {
                 choice,
                 note,
                 gate: Some(gate),
+                by,
             } => self.script.push((
                 gate.clone(),
-                Control::Decide {
-                    choice: *choice,
+                Control::Answer {
+                    option: choice.clone(),
                     note: note.clone(),
+                    question: None,
+                    by: by.unwrap_or(crate::bus::AnsweredBy::Recording),
                 },
             )),
             EventKind::ToolsDescribed { tools } => self.described = Some(tools.clone()),

@@ -1,9 +1,8 @@
 //! The arguments of `conclave fork`: a recorded run, served from its
 //! recording up to a gate and live from there with changes.
 
-use super::{ExecArgs, ModelArgs, OtlpArgs, ScreenArgs, parse_decide, parse_flag};
+use super::{AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, ScreenArgs, parse_flag};
 use clap::Args;
-use conclave::bus::HumanChoice;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -21,10 +20,11 @@ pub(crate) struct ForkCommand {
     /// Replace the goal of the calls made live.
     #[arg(long, value_name = "TEXT")]
     pub(crate) goal: Option<String>,
-    /// Answer the table's question otherwise than the person did in the
-    /// recorded run (whose answer a fork gives again by default).
-    #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
-    pub(crate) decide: Option<HumanChoice>,
+    // Given, the fork answers the run's question with it rather than as
+    // the person did in the recorded run (whose answer a fork gives again
+    // by default).
+    #[command(flatten)]
+    pub(crate) answer: AnswerArgs,
     /// Seed of the fork's random choices (the recorded run's by default).
     #[arg(long)]
     pub(crate) seed: Option<u64>,

@@ -1,7 +1,6 @@
 //! The parsers that turn an argument into a value, or into a usage error
 //! (exit 2) before anything runs.
 
-use conclave::bus::HumanChoice;
 use conclave::scenario::PriceTable;
 use std::path::PathBuf;
 
@@ -10,10 +9,6 @@ use std::path::PathBuf;
 pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
     use conclave::provider::openai;
     openai::base_url(text).map_err(|problem| format!("{}; {problem}", openai::BASE_URL_EXPECTED))
-}
-
-pub(crate) fn parse_decide(text: &str) -> Result<HumanChoice, String> {
-    text.parse()
 }
 
 pub(crate) fn parse_seeds(text: &str) -> Result<std::ops::RangeInclusive<u64>, String> {

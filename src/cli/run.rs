@@ -2,9 +2,9 @@
 //! `tui` (the dashboard, launching the scenario at once if one is given)
 //! and `run` (in the dashboard, or headless).
 
-use super::{ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_decide, parse_flag};
+use super::{AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_flag};
 use clap::{Args, ValueEnum};
-use conclave::bus::{ClockMode, HumanChoice};
+use conclave::bus::ClockMode;
 use std::path::PathBuf;
 
 /// What `conclave tui` is given; `conclave` alone is this with nothing.
@@ -50,11 +50,8 @@ pub(crate) struct RunCommand {
     /// Replace the scenario's goal.
     #[arg(long, value_name = "TEXT")]
     pub(crate) goal: Option<String>,
-    /// Answer in advance when the round table escalates to a person
-    /// (budget.escalate_after_blocking_rounds); without it a headless run
-    /// stops there with escalated_to_human.
-    #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
-    pub(crate) decide: Option<HumanChoice>,
+    #[command(flatten)]
+    pub(crate) answer: AnswerArgs,
     /// Keep the tools' last good answers in this folder between runs, for a
     /// scenario whose safe mode falls back to them
     /// (resilience.safe_mode.fallback: "last_known_good").

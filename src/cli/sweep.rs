@@ -2,11 +2,10 @@
 //! cores or through NATS) and `worker` (running a sweep's jobs from NATS).
 
 use super::{
-    ExecArgs, LookArgs, ModelArgs, NatsArgs, OtlpArgs, PublishArgs, parse_decide,
-    parse_flag_values, parse_seeds, parse_threads,
+    AnswerArgs, ExecArgs, LookArgs, ModelArgs, NatsArgs, OtlpArgs, PublishArgs, parse_flag_values,
+    parse_seeds, parse_threads,
 };
 use clap::Args;
-use conclave::bus::HumanChoice;
 use std::path::PathBuf;
 
 /// What `conclave sweep` is given: the runs, and where they run.
@@ -41,11 +40,9 @@ pub(crate) struct SweepCommand {
     /// Let the sweep call a real model endpoint (each run is paid for).
     #[arg(long)]
     pub(crate) allow_real: bool,
-    /// Answer in advance, in every run, when the round table escalates
-    /// to a person (budget.escalate_after_blocking_rounds); without it
-    /// those runs stop with escalated_to_human.
-    #[arg(long, value_name = "go|go_with_caution|no_go|continue", value_parser = parse_decide)]
-    pub(crate) decide: Option<HumanChoice>,
+    // Given, every run of the sweep takes it as its answer.
+    #[command(flatten)]
+    pub(crate) answer: AnswerArgs,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
     #[command(flatten)]

@@ -48,7 +48,7 @@ impl Replayed {
     /// changes are dropped (the fork decides from here on). A person's
     /// later answers stay, each for the question at its gate: a fork that
     /// changes nothing is its parent, answers included, and an answer
-    /// given to the fork (`--decide`) is taken before them.
+    /// given to the fork (`--answer`) is taken before them.
     pub(crate) fn at(&mut self, at: &GatePoint) -> AtGate {
         let mut here = AtGate::default();
         let script = std::mem::take(&mut self.script);
@@ -72,7 +72,7 @@ impl Replayed {
             );
             fork.live.store(true, Ordering::Release);
             self.script
-                .retain(|(_, command)| matches!(command, Control::Decide { .. }));
+                .retain(|(_, command)| matches!(command, Control::Answer { .. }));
             here.went_live = true;
         }
         here
@@ -94,7 +94,9 @@ impl Gate {
         for command in here.commands {
             match command {
                 Control::SetFlag { name, on } => self.set_flag(name, on, at),
-                Control::Decide { choice, note } => self.answer = Some((choice, note)),
+                Control::Answer {
+                    option, note, by, ..
+                } => self.answer = Some(crate::bus::Answer { option, note, by }),
                 Control::Pause | Control::Resume | Control::Step | Control::Cancel => {}
             }
         }

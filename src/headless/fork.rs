@@ -21,8 +21,8 @@ pub struct HeadlessFork {
     pub flags: Vec<(String, bool)>,
     pub goal: Option<String>,
     pub seed: Option<u64>,
-    /// The answer to the table's question, over the recorded person's.
-    pub decide: Option<crate::bus::HumanChoice>,
+    /// The answer to the run's question, over the recorded person's.
+    pub answer: Option<crate::bus::GivenAnswer>,
     pub provider: ProviderChoice,
     pub record: Option<PathBuf>,
     pub allow_exec: bool,
@@ -50,7 +50,7 @@ pub fn fork(args: HeadlessFork) -> Exit {
         goal: Some(planned.goal),
         provider: planned.plan.provider_over(&args.provider),
         allow_exec: args.allow_exec,
-        decide: args.decide,
+        answer: args.answer,
         cache: None,
         otlp: args.otlp,
         nats: None,

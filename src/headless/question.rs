@@ -1,107 +1,82 @@
-//! The question a round table asks a person, in words for a terminal
-//! without a dashboard: `run --headless` prints it on stderr when the run
-//! stops to ask, and `replay --headless` prints it where the recording
-//! asked, followed by the answer.
+//! A question a run asks a person, in words for a terminal without a
+//! dashboard: `run --headless` prints it on stderr when the run ends with
+//! it unanswered, and `replay --headless` prints it where the recording
+//! asked, followed by the answer. Any pattern's question: its words are
+//! the pattern's (see [`crate::bus::Question`]).
 
-use crate::bus::{Conflict, EventKind, HumanChoice, SeatStance};
+use crate::bus::{AnsweredBy, EventKind, Question};
 
-/// The question of an `escalated_to_human` event, one line per analyst;
-/// `None` for any other event.
-pub(crate) fn question(kind: &EventKind) -> Option<String> {
-    let EventKind::EscalatedToHuman {
-        round,
-        blocking_rounds,
-        conflicts,
-        stances,
+/// The answers a question takes, as `--answer` (and `--decide`) take
+/// them: `go|no_go`.
+pub(crate) fn choices(question: &Question) -> String {
+    question.names().join("|")
+}
+
+/// What a person (or nobody) answered, in words.
+pub(crate) fn answer(kind: &EventKind) -> Option<String> {
+    let EventKind::HumanDecided {
+        choice, note, by, ..
     } = kind
     else {
         return None;
     };
-    let mut text = format!(
-        "round {round}: the table asks a person (a blocking stance {} in a row)",
-        crate::words::plural(u64::from(*blocking_rounds), "round")
-    );
-    let width = stances
-        .iter()
-        .map(|s| s.agent.chars().count())
-        .max()
-        .unwrap_or(0);
-    for SeatStance {
-        agent,
-        stance,
-        confidence,
-    } in stances
-    {
-        text.push_str(&format!(
-            "\n  {agent:<width$}  {:<7}  {confidence:.2}",
-            stance.as_str()
-        ));
-    }
-    if !conflicts.is_empty() {
-        let conflicts: Vec<&str> = conflicts.iter().map(|c| Conflict::as_str(*c)).collect();
-        text.push_str(&format!("\n  conflicts: {}", conflicts.join(", ")));
-    }
-    Some(text)
-}
-
-/// The answers a person can give, as `--decide` takes them.
-pub(crate) fn choices() -> String {
-    HumanChoice::ALL
-        .iter()
-        .map(|c| c.as_str())
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-/// A person's answer in words.
-pub(crate) fn answer(kind: &EventKind) -> Option<String> {
-    let EventKind::HumanDecided { choice, note, .. } = kind else {
-        return None;
+    let who = match by {
+        Some(AnsweredBy::Default) => "nobody answered in time; the default",
+        _ => "a person",
     };
     Some(match note {
-        Some(note) => format!("a person chose {}, noting: {note}", choice.as_str()),
-        None => format!("a person chose {}", choice.as_str()),
+        Some(note) => format!("{who} chose {choice}, noting: {note}"),
+        None => format!("{who} chose {choice}"),
     })
+}
+
+/// The question asked, while it waits for its answer: what the run asked
+/// last, forgotten once answered.
+pub(crate) fn follow(open: &mut Option<Question>, asked: Option<Question>, kind: &EventKind) {
+    if let Some(asked) = asked {
+        *open = Some(asked);
+    } else if matches!(kind, EventKind::HumanDecided { .. }) {
+        *open = None;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::Stance;
 
     #[test]
-    fn the_question_names_each_stance_and_the_conflicts() {
-        let kind = EventKind::EscalatedToHuman {
-            round: 2,
-            blocking_rounds: 2,
-            conflicts: vec![Conflict::BlockingVsNonBlock],
-            stances: vec![
-                SeatStance {
-                    agent: "demand_analyst".into(),
-                    stance: Stance::Go,
-                    confidence: 0.8,
-                },
-                SeatStance {
-                    agent: "risk".into(),
-                    stance: Stance::Block,
-                    confidence: 0.72,
-                },
-            ],
-        };
-        assert_eq!(
-            question(&kind).unwrap(),
-            "round 2: the table asks a person (a blocking stance 2 rounds in a row)\n  demand_analyst  go       0.80\n  risk            block    0.72\n  conflicts: blocking_vs_non_block"
-        );
-        assert_eq!(choices(), "go|go_with_caution|no_go|continue");
-        let answered = EventKind::HumanDecided {
-            choice: HumanChoice::NoGo,
+    fn the_answer_says_who_chose_and_the_question_is_open_until_answered() {
+        let answered = |by| EventKind::HumanDecided {
+            choice: "no_go".into(),
             note: Some("fraud first".into()),
             gate: None,
+            by,
         };
         assert_eq!(
-            answer(&answered).unwrap(),
+            answer(&answered(None)).unwrap(),
             "a person chose no_go, noting: fraud first"
         );
-        assert_eq!(question(&answered), None);
+        assert_eq!(
+            answer(&answered(Some(AnsweredBy::Default))).unwrap(),
+            "nobody answered in time; the default chose no_go, noting: fraud first"
+        );
+        let asked = Question::new(
+            "q",
+            "the crossing",
+            "Which?".into(),
+            [("red", "Red"), ("green", "Green")],
+        );
+        assert_eq!(choices(&asked), "red|green");
+        let mut open = None;
+        follow(
+            &mut open,
+            Some(asked.clone()),
+            &EventKind::Paused {
+                gate: crate::bus::GatePoint::Round { round: 1 },
+            },
+        );
+        assert_eq!(open, Some(asked));
+        follow(&mut open, None, &answered(None));
+        assert_eq!(open, None);
     }
 }

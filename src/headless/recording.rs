@@ -80,10 +80,15 @@ pub fn replay(path: &Path) -> Exit {
     // The lines go out in blocks: a recording of 100,000 tasks has as many
     // lines, each of which would otherwise be a write of its own.
     let mut steps = String::new();
+    // Whose questions the events raise.
+    let mut pattern = None;
     let read = crate::record::read_recording_each(path, |event| {
         let line = match &event.kind {
-            EventKind::RunStarted(started) => started.forked_from.as_ref().map(ToString::to_string),
-            kind => step_summary(kind),
+            EventKind::RunStarted(started) => {
+                pattern = Some(started.pattern);
+                started.forked_from.as_ref().map(ToString::to_string)
+            }
+            kind => step_summary(pattern, kind),
         };
         if let Some(line) = line {
             if !steps.is_empty() {
@@ -129,11 +134,13 @@ pub fn replay(path: &Path) -> Exit {
     }
 }
 
-/// One line for an event that closes a round, a task, a turn or a
-/// research step.
-fn step_summary(kind: &EventKind) -> Option<String> {
+/// One line for an event that closes one of the pattern's steps, and the
+/// lines of a question asked of a person and of its answer.
+fn step_summary(pattern: Option<crate::scenario::PatternKind>, kind: &EventKind) -> Option<String> {
+    if let Some(asked) = pattern.and_then(|p| crate::patterns::question_of(p, kind)) {
+        return Some(asked.prompt);
+    }
     match kind {
-        EventKind::EscalatedToHuman { .. } => super::question::question(kind),
         EventKind::HumanDecided { .. } => super::question::answer(kind),
         _ if describe::closes_step(kind) => Some(describe::describe(kind)),
         _ => None,

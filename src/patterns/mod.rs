@@ -3,6 +3,7 @@
 //! steps on the bus and returns its reference's result document.
 
 mod answer_words;
+mod asking;
 pub(crate) mod collaboration;
 #[cfg(test)]
 pub(crate) mod contract_checks;
@@ -13,6 +14,9 @@ pub(crate) mod research;
 pub(crate) mod swarm;
 pub(crate) mod team;
 mod trace_shapes;
+
+pub(crate) use asking::check_given;
+pub use asking::{GivenAnswerError, question_of};
 
 #[cfg(test)]
 mod hostile_output;

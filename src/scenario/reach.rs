@@ -65,16 +65,6 @@ impl Scenario {
         !self.real_calls().is_empty() || !self.mcp_servers.is_empty() || self.fetches_pages()
     }
 
-    /// Whether a run can ask a person: a round table that escalates after
-    /// `budget.escalate_after_blocking_rounds` blocking rounds.
-    pub(crate) fn asks_a_person(&self) -> bool {
-        self.pattern.is_round_table()
-            && self
-                .budget
-                .as_ref()
-                .is_some_and(|b| b.escalate_after_blocking_rounds.is_some())
-    }
-
     /// Whether the research pattern reads its pages over HTTP.
     pub(crate) fn fetches_pages(&self) -> bool {
         self.sources

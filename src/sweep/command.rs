@@ -10,7 +10,7 @@ use super::local::{default_parallelism, run_local_with};
 use super::plan::SweepPlan;
 use super::size::{MAX_PARALLEL, max_runs};
 use super::tally::Tally;
-use crate::bus::HumanChoice;
+use crate::bus::GivenAnswer;
 use crate::engine::{LaunchError, ProviderChoice};
 use crate::exit::Exit;
 use crate::output;
@@ -35,8 +35,9 @@ pub struct SweepArgs {
     pub allow_real: bool,
     /// `--allow-exec`: the scenario's programs may run.
     pub allow_exec: bool,
-    /// `--decide`: every run's answer when its table asks a person.
-    pub decide: Option<HumanChoice>,
+    /// `--answer` (or `--decide`): every run's answer to the first
+    /// question it asks a person that offers it.
+    pub answer: Option<GivenAnswer>,
     /// `--otlp`: each run is sent as a trace.
     pub otlp: Option<OtlpConfig>,
 }
@@ -73,13 +74,13 @@ pub fn prepare(args: SweepArgs) -> Result<Prepared, String> {
     args.plan
         .check(&scenario, &source)
         .map_err(|e| e.to_string())?;
-    if args.decide.is_some() && !scenario.asks_a_person() {
-        return Err(format!("{source}: {}", LaunchError::NeverAsks));
+    if let Some(given) = &args.answer {
+        crate::patterns::check_given(&scenario, given).map_err(|e| format!("{source}: {e}"))?;
     }
     let mut setup = JobSetup {
         provider: args.provider,
         allow_exec: args.allow_exec,
-        decide: args.decide,
+        answer: args.answer.map(|given| given.option),
         fork,
         ..JobSetup::default()
     };

@@ -6,7 +6,7 @@
 use super::SweepError;
 use super::fork::SweepFork;
 use super::measure::{Measure, Measured, ToolCalls};
-use crate::bus::{ClockMode, EventSink, Hub, HumanChoice, RunStatus, RunSummary};
+use crate::bus::{ClockMode, EventSink, GivenAnswer, Hub, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
 use crate::patterns;
@@ -125,8 +125,10 @@ pub struct JobSetup {
     pub provider: ProviderChoice,
     /// The user allowed the scenario's programs to run.
     pub allow_exec: bool,
-    /// `--decide`: the answer when a run's table asks a person.
-    pub decide: Option<HumanChoice>,
+    /// `--answer` (or `--decide`): each run's answer to the first question
+    /// it asks a person that offers it, checked against the scenario's
+    /// questions before the sweep starts.
+    pub answer: Option<String>,
     /// Record the run's events to a file of this name, numbered while it is
     /// taken (to replay one run of a sweep).
     pub record: Option<PathBuf>,
@@ -245,7 +247,10 @@ pub(crate) fn run_job_recorded(
         source: source.map(str::to_string),
         provider: setup.provider.clone(),
         allow_exec: setup.allow_exec,
-        decide: setup.decide,
+        answer: setup
+            .answer
+            .as_ref()
+            .map(|option| GivenAnswer::new(option.clone(), "--answer")),
         observers,
         ..LaunchOptions::default()
     };

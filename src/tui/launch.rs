@@ -1,7 +1,7 @@
 //! A run to start, as the dashboard asks for it: the scenario, where it
 //! came from, and the seed, flags and goal it runs with.
 
-use crate::bus::HumanChoice;
+use crate::bus::GivenAnswer;
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,9 +15,10 @@ pub struct Overrides {
     /// Record this launch to this file (`--record`) instead of the runs
     /// folder; a restart goes to the runs folder.
     pub record: Option<PathBuf>,
-    /// `--decide`: the answer when this launch's table asks a person, given
-    /// in advance; a restart asks again.
-    pub decide: Option<HumanChoice>,
+    /// `--answer` (or `--decide`): the answer to this launch's first
+    /// question to a person that offers it, given in advance; a restart
+    /// asks again.
+    pub answer: Option<GivenAnswer>,
     /// `--cassette REC`, or a fork planned on the command line: the calls
     /// served from a recording; a restart runs live.
     pub cassette: Option<crate::engine::CassettePlan>,
@@ -37,8 +38,8 @@ pub struct Launch {
     pub(crate) record: Option<PathBuf>,
     /// The user allowed the scenario's programs to run.
     pub(crate) allow_exec: bool,
-    /// The answer to an escalation, given in advance.
-    pub(crate) decide: Option<HumanChoice>,
+    /// The answer to a question the run asks, given in advance.
+    pub(crate) answer: Option<GivenAnswer>,
     /// Serve the run's calls from a recording (a fork, `--cassette`).
     pub(crate) cassette: Option<crate::engine::CassettePlan>,
     /// A fork of a replayed recording, planned where the launch starts:
@@ -70,7 +71,7 @@ impl Launch {
             goal: overrides.goal,
             record: overrides.record,
             allow_exec: false,
-            decide: overrides.decide,
+            answer: overrides.answer,
             cassette: overrides.cassette,
             fork: None,
             model: None,

@@ -43,7 +43,7 @@ impl Launch {
             scenario,
             flags,
             record: None,
-            decide: None,
+            answer: None,
             allow_exec: false,
             cassette: None,
             fork: None,

@@ -47,9 +47,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
         panes::timeline::draw(frame, areas.timeline, replay, word, run.now_ms, jump);
     }
     panes::footer::draw(frame, areas.footer, app);
-    // A replay shows the table's question to a person while the run
-    // waited for the answer, and the answer where it stands on it; after
-    // that the round table and the Result pane show it, as they did live.
+    // A replay shows the question to a person while the run waited for
+    // the answer, and the answer where it stands on it; after that the
+    // pattern's pane and the Result pane show it, as they did live.
     let on_answer = |run: &RunView| {
         run.state
             .log
@@ -60,13 +60,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if let Some(run) = &run
         && run.replay.is_some()
         && app.overlay.is_none()
-        && let Some(escalation) = run
+        && let Some(asked) = run
             .state
-            .escalation
+            .asked
             .as_ref()
             .filter(|e| e.waiting() || on_answer(run))
     {
-        overlays::decide::draw_record(frame, screen, escalation);
+        let width = overlays::decide::inner_width(screen);
+        let context = run.unit.question_lines(&run.state.pattern, width);
+        overlays::decide::draw_record(frame, screen, asked, context);
     }
 
     draw_overlay(frame, app, run.as_ref(), screen, &areas);
@@ -181,13 +183,13 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
             overlays::trust::draw(frame, screen, name, &prompt.consent, &prompt.changes)
         }
         Some(Overlay::Decide(prompt)) => {
-            let asked = app
-                .runs
-                .iter()
-                .find(|slot| slot.state.run == prompt.run)
-                .and_then(|slot| slot.state.escalation.as_ref());
-            if let Some(escalation) = asked {
-                overlays::decide::draw(frame, screen, escalation, prompt);
+            let slot = app.runs.iter().find(|slot| slot.state.run == prompt.run);
+            if let Some(slot) = slot
+                && let Some(asked) = &slot.state.asked
+            {
+                let width = overlays::decide::inner_width(screen);
+                let context = slot.unit.question_lines(&slot.state.pattern, width);
+                overlays::decide::draw(frame, screen, asked, context, prompt);
             }
         }
         Some(Overlay::Sweep) => {

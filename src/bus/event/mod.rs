@@ -4,10 +4,11 @@
 
 use super::cassette::CallRecord;
 use super::event_kinds::event_kinds;
+use super::question::AnsweredBy;
 use super::research::ResearchEvent;
 use super::resilience::{BreakerReason, BreakerState};
 use super::result_doc::ResultDoc;
-use super::round::{Conflict, HumanChoice, RoundEvent, SeatStance};
+use super::round::{Conflict, RoundEvent, SeatStance};
 use super::summary::RunSummary;
 use super::task::TaskEvent;
 use super::team::TeamEvent;
@@ -77,9 +78,12 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         #[serde(default)]
         stances: Vec<SeatStance>,
     },
-    /// A person answered the escalation (in the dashboard or `--decide`).
+    /// A question asked at a gate got its answer (see
+    /// [`crate::bus::Question`]): from a person in the dashboard, on the
+    /// command line or by a control message, or the question's default.
     HumanDecided {
-        choice: HumanChoice,
+        /// The chosen option's name.
+        choice: String,
         /// What the person added to the shared context, if anything.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
@@ -87,6 +91,12 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// there again; absent in recordings made before cassettes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         gate: Option<GatePoint>,
+        /// Written only when nobody answered and the question's default
+        /// did; absent, a person answered (as in every recording made
+        /// before questions had defaults), so those recordings read and
+        /// are written as they were.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<AnsweredBy>,
     },
     BudgetConsumed {
         budget: BudgetKind,

@@ -66,7 +66,7 @@ impl WorkerEngine {
         let setup = JobSetup {
             provider,
             allow_exec,
-            decide: job.decide,
+            answer: job.answer.clone(),
             record: None,
             exporter: self.exporter.clone(),
             run: Some(self.runs.fetch_add(1, Ordering::Relaxed) + 1),

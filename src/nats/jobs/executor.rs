@@ -8,7 +8,6 @@ use super::payload;
 use super::queue::{self, JobMessage, JobOutcome, ModelSetup, ResultMessage, ScenarioText};
 use super::results::Results;
 pub use super::sweep_error::RemoteSweepError;
-use crate::bus::HumanChoice;
 use crate::exit::Signal;
 use crate::nats::{self, Nats, NatsError};
 use crate::output;
@@ -81,7 +80,7 @@ pub fn run_nats(
         scenario: &text,
         fork_at: fork_at.as_deref(),
         model: &model,
-        decide: setup.decide,
+        answer: setup.answer.as_deref(),
     };
     runtime.block_on(gather(
         url,
@@ -100,8 +99,8 @@ struct Published<'a> {
     /// A sweep from a point: `scenario` is the recording, forked here.
     fork_at: Option<&'a str>,
     model: &'a ModelSetup,
-    /// `--decide`: each run's answer when its table asks a person.
-    decide: Option<HumanChoice>,
+    /// `--answer`: each run's answer to the question it asks a person.
+    answer: Option<&'a str>,
 }
 
 async fn gather(
@@ -288,7 +287,7 @@ async fn publish_jobs(
                 scenario: what.scenario.clone(),
                 fork_at: what.fork_at.map(str::to_string),
                 model: what.model.clone(),
-                decide: what.decide,
+                answer: what.answer.map(str::to_string),
             };
             let payload = serde_json::to_vec(&message).map_err(|e| failed(&e))?;
             payload::fits(nats, what.scenario, what.fork_at.is_some(), payload.len())?;

@@ -4,7 +4,6 @@
 //! the same way here; nothing here runs a job or counts a result.
 
 use super::super::{Nats, NatsError};
-use crate::bus::HumanChoice;
 use crate::engine::ProviderChoice;
 use crate::scenario::{PriceTable, ProviderKind};
 use crate::sweep::{Job, JobResult};
@@ -57,10 +56,11 @@ pub(crate) struct JobMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) fork_at: Option<String>,
     pub(crate) model: ModelSetup,
-    /// The sweep's `--decide`: each run's answer when its table asks a
-    /// person.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) decide: Option<HumanChoice>,
+    /// The sweep's `--answer`: each run's answer to the first question it
+    /// asks a person that offers it. Named `decide` on the wire, as workers
+    /// of earlier versions read it.
+    #[serde(default, rename = "decide", skip_serializing_if = "Option::is_none")]
+    pub(crate) answer: Option<String>,
 }
 
 /// The sweep's choice of model over the scenario's (`--provider`,

@@ -7,7 +7,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod contract;
-mod escalate;
+pub(crate) mod escalate;
 mod limits;
 mod payload;
 pub(crate) mod result;

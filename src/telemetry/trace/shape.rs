@@ -171,7 +171,7 @@ impl TraceBuilder {
                 self.event(ROOT, n::EVENT_ESCALATED, t, attrs);
             }
             EventKind::HumanDecided { choice, .. } => {
-                let attrs = Attrs::default().with(n::CHOICE, wire(choice));
+                let attrs = Attrs::default().with(n::CHOICE, choice.as_str());
                 self.event(ROOT, n::EVENT_HUMAN_DECIDED, t, attrs);
             }
             _ => {}

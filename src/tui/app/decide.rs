@@ -1,10 +1,10 @@
-//! The round table's question to a person: the dialog opens when the
-//! selected run escalates (or on `d` while its table waits), takes an
-//! answer and a note, and sends them to the run's engine; it closes when
-//! the answer is in the run's events. Dismissed, the run goes on waiting.
+//! The question a run asks a person: the dialog opens when the selected
+//! run asks (or on `d` while it waits), takes one of the question's options
+//! and a note, and sends them to the run's engine; it closes when the
+//! answer is in the run's events. Dismissed, the run goes on waiting.
 
 use super::App;
-use crate::bus::{Event, EventKind};
+use crate::bus::{AnsweredBy, Event, EventKind};
 use crate::control::Control;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
@@ -12,41 +12,40 @@ use crate::tui::overlays::decide::DecidePrompt;
 use crate::tui::slot::RunSlot;
 use crate::tui::view_state::Overlay;
 
-/// Whether `slot`'s table waits for a person this dashboard can answer.
+/// Whether `slot` waits for an answer this dashboard can give.
 pub(super) fn asks(slot: &RunSlot) -> bool {
-    slot.has_engine()
-        && slot.is_live()
-        && slot.state.escalation.as_ref().is_some_and(|e| e.waiting())
+    slot.has_engine() && slot.is_live() && slot.state.asked.as_ref().is_some_and(|e| e.waiting())
 }
 
 impl App {
     /// After `event` was folded: open the dialog when the selected run
     /// asks, close it when the run it belongs to has its answer.
-    pub(super) fn follow_escalation(&mut self, event: &Event) {
+    pub(super) fn follow_question(&mut self, event: &Event) {
         match &event.kind {
-            EventKind::EscalatedToHuman { .. }
-                if self.overlay.is_none()
-                    && self
-                        .run()
-                        .is_some_and(|slot| slot.state.run == event.run && asks(slot)) =>
-            {
-                self.overlay = Some(Overlay::Decide(Box::new(DecidePrompt::new(event.run))));
-            }
             EventKind::HumanDecided { .. } | EventKind::RunFinished { .. } => {
                 if matches!(&self.overlay, Some(Overlay::Decide(p)) if p.run == event.run) {
                     self.overlay = None;
+                }
+            }
+            // The event that raised the question is the one that made the
+            // run ask.
+            _ if self.overlay.is_none() => {
+                let newly = self.run().filter(|slot| {
+                    slot.state.run == event.run && asks(slot) && raised(slot, event)
+                });
+                if let Some(slot) = newly {
+                    self.overlay = Some(Overlay::Decide(Box::new(prompt(slot))));
                 }
             }
             _ => {}
         }
     }
 
-    /// `d`: the dialog of the selected run, when its table waits (the key
-    /// is unavailable otherwise, saying why).
+    /// `d`: the dialog of the selected run, when it waits for an answer
+    /// (the key is unavailable otherwise, saying why).
     pub(super) fn open_decide(&mut self) {
         if let Some(slot) = self.run().filter(|slot| asks(slot)) {
-            let run = slot.state.run;
-            self.overlay = Some(Overlay::Decide(Box::new(DecidePrompt::new(run))));
+            self.overlay = Some(Overlay::Decide(Box::new(prompt(slot))));
         }
     }
 
@@ -58,23 +57,44 @@ impl App {
         match action {
             Action::Up | Action::Down => prompt.move_by(action == Action::Down),
             Action::Confirm => {
-                let Some(choice) = prompt.chosen() else {
+                let Some(option) = prompt.chosen() else {
                     prompt.unchosen = true;
                     return Vec::new();
                 };
-                let (run, note) = (prompt.run, prompt.note());
+                let command = Control::Answer {
+                    option: option.to_string(),
+                    note: prompt.note(),
+                    question: None,
+                    by: AnsweredBy::Dashboard,
+                };
+                let run = prompt.run;
                 self.overlay = None;
-                return vec![Effect::Control {
-                    run,
-                    command: Control::Decide { choice, note },
-                }];
+                return vec![Effect::Control { run, command }];
             }
             Action::Close => {
                 self.overlay = None;
-                self.notice = Some("the table waits for your answer: d answers".into());
+                let who = self
+                    .run()
+                    .and_then(|slot| slot.state.asked.as_ref())
+                    .map_or_else(|| "the run".to_string(), |a| a.question.asker.clone());
+                self.notice = Some(format!("{who} waits for your answer: d answers"));
             }
             _ => {}
         }
         Vec::new()
     }
+}
+
+/// The dialog for the question `slot` asks.
+fn prompt(slot: &RunSlot) -> DecidePrompt {
+    let asked = slot.state.asked.as_ref().expect("the run asks");
+    DecidePrompt::new(slot.state.run, asked)
+}
+
+/// Whether `event` is the one that raised the question `slot` asks.
+fn raised(slot: &RunSlot, event: &Event) -> bool {
+    slot.state
+        .info
+        .as_ref()
+        .is_some_and(|info| crate::patterns::question_of(info.pattern, &event.kind).is_some())
 }

@@ -163,7 +163,7 @@ impl App {
     /// An event from the bus.
     pub fn apply(&mut self, event: Arc<Event>) {
         self.runs.apply(Arc::clone(&event));
-        self.follow_escalation(&event);
+        self.follow_question(&event);
         self.follow_fork(&event);
     }
 

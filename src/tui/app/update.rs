@@ -13,9 +13,9 @@ use crate::tui::slot::RunSlot;
 use crate::tui::state::Activity;
 use crate::tui::view_state::Overlay;
 
-/// Whether `slot`'s table waits for a person's answer.
+/// Whether `slot` waits for a person's answer to its question.
 fn waits_for_a_person(slot: &RunSlot) -> bool {
-    slot.is_live() && slot.state.escalation.as_ref().is_some_and(|e| e.waiting())
+    slot.is_live() && slot.state.asked.as_ref().is_some_and(|e| e.waiting())
 }
 
 impl App {
@@ -28,13 +28,13 @@ impl App {
             Action::TogglePause | Action::Step if !live => Some("the run has finished"),
             // At a person's decision the run waits for the answer alone.
             Action::TogglePause | Action::Step if run.is_some_and(waits_for_a_person) => {
-                Some("the table waits for a person's answer, not a resume: d answers")
+                Some("the run waits for a person's answer, not a resume: d answers")
             }
             Action::Decide if run.is_none_or(|r| !super::decide::asks(r)) => Some(match run {
                 Some(r) if waits_for_a_person(r) && r.replay.is_some() => {
                     "a replay shows the answer as recorded"
                 }
-                Some(r) if waits_for_a_person(r) => "the table asks a person where its engine runs",
+                Some(r) if waits_for_a_person(r) => "the run asks a person where its engine runs",
                 _ => "this run's table asks nothing now",
             }),
             Action::Flags if run.is_some_and(|r| r.state.flags.is_empty()) => {

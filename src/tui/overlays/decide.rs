@@ -1,28 +1,29 @@
-//! The round table asks a person: the conflicts and each analyst's stance
-//! after the round that escalated, the four answers (go, go with caution,
-//! no-go, one more round) and a note that joins the shared context. Live it
-//! takes the answer; in a replay it shows the question where the run
-//! waited for one.
+//! The question dialog: any question a run asks a person, with what its
+//! pattern shows above it (or the question's own prompt), its options,
+//! and a note for the shared context. Live it takes the answer; in a
+//! replay it shows the question where the run waited for one, then the
+//! answer.
 
 use super::frame_box;
-use crate::bus::{Conflict, HumanChoice, RunId};
-use crate::sanitize::clean;
+use crate::bus::RunId;
 use crate::tui::layout::centered;
-use crate::tui::state::escalation::Escalation;
+use crate::tui::state::asked::Asked;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::TextArea;
 
-/// The answer being given to run `run`'s table.
+/// The answer being given to the question run `run` asks.
 pub struct DecidePrompt {
     pub(crate) run: RunId,
-    /// Into [`HumanChoice::ALL`]; none until the person picks one, so that
-    /// a reflex Enter decides nothing.
+    /// The names of the question's options, in the order offered.
+    options: Vec<String>,
+    /// Into `options`; none until the person picks one, so that a reflex
+    /// Enter decides nothing.
     pub(crate) choice: Option<usize>,
     /// Enter was pressed before an answer was chosen.
     pub(crate) unchosen: bool,
@@ -30,28 +31,32 @@ pub struct DecidePrompt {
 }
 
 impl DecidePrompt {
-    pub(crate) fn new(run: RunId) -> Self {
+    pub(crate) fn new(run: RunId, asked: &Asked) -> Self {
         let mut note = TextArea::default();
         note.set_cursor_line_style(Style::default());
-        note.set_placeholder_text("a note for the table (optional)");
+        note.set_placeholder_text(format!("a note for {} (optional)", asked.question.asker));
         note.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         DecidePrompt {
             run,
+            options: asked.question.names(),
             choice: None,
             unchosen: false,
             note,
         }
     }
 
-    /// The answer picked, if one is.
-    pub(crate) fn chosen(&self) -> Option<HumanChoice> {
+    /// The name of the option picked, if one is.
+    pub(crate) fn chosen(&self) -> Option<&str> {
         self.choice
-            .map(|i| HumanChoice::ALL[i.min(HumanChoice::ALL.len() - 1)])
+            .and_then(|i| self.options.get(i))
+            .map(String::as_str)
     }
 
-    /// The next or the previous answer; from none, the first or the last.
+    /// The next or the previous option; from none, the first or the last.
     pub(crate) fn move_by(&mut self, down: bool) {
-        let last = HumanChoice::ALL.len() - 1;
+        let Some(last) = self.options.len().checked_sub(1) else {
+            return;
+        };
         self.choice = Some(match (self.choice, down) {
             (None, true) => 0,
             (None, false) => last,
@@ -69,88 +74,58 @@ impl DecidePrompt {
     }
 }
 
-/// The choice in words.
-pub(crate) fn choice_words(choice: HumanChoice) -> &'static str {
-    match choice {
-        HumanChoice::Go => "go",
-        HumanChoice::GoWithCaution => "go with caution",
-        HumanChoice::NoGo => "no-go",
-        HumanChoice::Continue => "one more round",
-    }
-}
-
-fn conflict_words(conflict: Conflict) -> &'static str {
-    match conflict {
-        Conflict::NoContributions => "nobody contributed",
-        Conflict::GoVsCaution => "go against caution",
-        Conflict::BlockingVsNonBlock => "a blocking stance against the others",
-        Conflict::HighDivergence => "confidence far apart",
-    }
-}
-
-/// The question and the stances, as lines `width` wide.
-fn question(escalation: &Escalation, width: usize) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::raw(fit(
-        &format!(
-            "After round {}, a blocking stance for {} in a row.",
-            escalation.round,
-            crate::words::plural(u64::from(escalation.blocking_rounds), "round"),
-        ),
-        width,
-    ))];
-    if !escalation.conflicts.is_empty() {
-        let conflicts: Vec<&str> = escalation
-            .conflicts
-            .iter()
-            .map(|c| conflict_words(*c))
+/// What stands above the options: the pattern's lines when it has them,
+/// else the question's prompt, a line a line, and a blank.
+fn above(asked: &Asked, context: Option<Vec<Line<'static>>>, width: usize) -> Vec<Line<'static>> {
+    context.unwrap_or_else(|| {
+        let mut lines: Vec<Line<'static>> = asked
+            .question
+            .prompt
+            .lines()
+            .map(|line| Line::raw(fit(&crate::sanitize::clean(line), width)))
             .collect();
-        lines.push(Line::from(vec![
-            Span::styled("Conflicts  ", theme::dim()),
-            Span::raw(fit(&conflicts.join(" · "), width.saturating_sub(11))),
-        ]));
-    }
-    for seat in &escalation.stances {
-        let agent = clean(&seat.agent);
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{} ", theme::stance_glyph(seat.stance)),
-                theme::stance(seat.stance),
-            ),
-            Span::raw(format!("{:<22}", fit(&agent, 22))),
-            Span::styled(
-                format!("{:<8}", seat.stance.as_str()),
-                theme::stance(seat.stance),
-            ),
-            Span::styled(format!("{:.2}", seat.confidence), theme::dim()),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines
+        lines.push(Line::raw(""));
+        lines
+    })
 }
 
-/// The live question, taking `prompt`'s answer.
+/// How wide the inside of a dialog on `screen` is.
+pub(crate) fn inner_width(screen: Rect) -> usize {
+    usize::from(screen.width.min(76).saturating_sub(2))
+}
+
+/// How tall a dialog over `above` lines is with `below` more under them.
+fn height(above: usize, below: usize) -> u16 {
+    u16::try_from(above + below).unwrap_or(u16::MAX)
+}
+
+/// The live question, taking `prompt`'s answer; `context` is what the
+/// run's pattern shows above the options.
 pub(crate) fn draw(
     frame: &mut Frame,
     screen: Rect,
-    escalation: &Escalation,
+    asked: &Asked,
+    context: Option<Vec<Line<'static>>>,
     prompt: &DecidePrompt,
 ) {
-    let rows = u16::try_from(escalation.stances.len()).unwrap_or(8).min(8);
-    let area = centered(screen, 76, rows + 16);
+    let mut lines = above(asked, context, inner_width(screen));
+    let options = asked.question.options.len();
+    // The options, a line for a missing choice, a note of five lines and
+    // the borders.
+    let area = centered(screen, 76, height(lines.len(), options + 9));
     let inner = frame_box(
         frame,
         area,
-        "The table asks you",
+        &format!("{} asks you", asked.who()),
         "↑/↓ choose · type a note · Enter answer · Esc later (the run waits)",
     );
     let width = usize::from(inner.width);
-    let mut lines = question(escalation, width);
-    for (i, choice) in HumanChoice::ALL.into_iter().enumerate() {
+    for (i, option) in asked.question.options.iter().enumerate() {
         let picked = Some(i) == prompt.choice;
         let words = format!(
             " {} {} ",
             if picked { "▶" } else { " " },
-            choice_words(choice)
+            crate::sanitize::clean(&option.label)
         );
         lines.push(Line::styled(
             words,
@@ -190,17 +165,24 @@ pub(crate) fn draw(
     }
 }
 
-/// The question as a replay shows it where the run waited for a person.
-pub(crate) fn draw_record(frame: &mut Frame, screen: Rect, escalation: &Escalation) {
-    let rows = u16::try_from(escalation.stances.len()).unwrap_or(8).min(8);
-    let area = centered(screen, 76, rows + 8);
-    let inner = frame_box(frame, area, "The table asked a person", "replayed");
+/// The question as a replay shows it where the run waited for a person,
+/// and the answer once given.
+pub(crate) fn draw_record(
+    frame: &mut Frame,
+    screen: Rect,
+    asked: &Asked,
+    context: Option<Vec<Line<'static>>>,
+) {
+    let mut lines = above(asked, context, inner_width(screen));
+    // The answer line and the borders.
+    let area = centered(screen, 76, height(lines.len(), 5));
+    let title = format!("{} asked a person", asked.who());
+    let inner = frame_box(frame, area, &title, "replayed");
     let width = usize::from(inner.width);
-    let mut lines = question(escalation, width);
-    match &escalation.answer {
+    match &asked.answer {
         None => lines.push(Line::styled("Waiting for a person…", theme::bold())),
-        Some((choice, note)) => {
-            let mut answer = format!("A person answered: {}", choice.as_str().replace('_', " "));
+        Some((option, note)) => {
+            let mut answer = format!("A person answered: {}", option.replace('_', " "));
             if let Some(note) = note {
                 answer.push_str(&format!(" · “{note}”"));
             }

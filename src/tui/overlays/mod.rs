@@ -1,7 +1,7 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
 //! editor, the JSON details of a selected item, the question before
 //! quitting live runs, the path to write to, the confirmation before a
-//! scenario runs programs, the round table's question to a person and a
+//! scenario runs programs, the question a run asks a person and a
 //! replay's fork.
 
 pub(crate) mod decide;

@@ -44,7 +44,7 @@ fn why(slot: &RunSlot) -> Option<String> {
         // A replay shows what was; nothing waits on anyone.
         return None;
     }
-    if slot.is_live() && slot.state.escalation.as_ref().is_some_and(|e| e.waiting()) {
+    if slot.is_live() && slot.state.asked.as_ref().is_some_and(|e| e.waiting()) {
         return Some("asks a person".into());
     }
     let outcome = slot.state.outcome.as_ref()?;

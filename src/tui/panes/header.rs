@@ -347,9 +347,7 @@ fn status(run: &RunView) -> (String, Color) {
             }
         }
         (Activity::Finished, _) => ("STOPPED".into(), theme::BLOCK),
-        (Activity::Paused { .. }, _)
-            if run.state.escalation.as_ref().is_some_and(|e| e.waiting()) =>
-        {
+        (Activity::Paused { .. }, _) if run.state.asked.as_ref().is_some_and(|e| e.waiting()) => {
             ("ASKS YOU: d ANSWERS".into(), theme::CAUTION)
         }
         (Activity::Paused { gate }, _) => (format!("PAUSED {gate}").to_uppercase(), theme::CAUTION),

@@ -167,17 +167,21 @@ fn lines(run: &RunView) -> Vec<Line<'static>> {
 /// live run's keys (space, s) do not apply to a recording.
 fn unfinished(run: &RunView) -> Vec<Line<'static>> {
     let (state, unit) = (run.state, run.unit);
-    let waiting = state.escalation.as_ref().filter(|e| e.waiting());
+    let waiting = state.asked.as_ref().filter(|e| e.waiting());
+    let (asks, asked) = waiting
+        .map(|a| (a.sentence("asks"), a.sentence("asked")))
+        .unzip();
     let mut lines = Vec::new();
-    let asked = waiting.map_or(0, |e| e.round);
     let doing = match (&state.activity, run.replay) {
         (Activity::Starting, None) => "Starting…".to_string(),
         (Activity::Starting, Some(_)) => "The run was starting.".to_string(),
         (Activity::Paused { .. }, None) if waiting.is_some() => format!(
-            "The table asks a person after round {asked}: d answers. The run waits for the answer (space and s do not pass it)."
+            "{}: d answers. The run waits for the answer (space and s do not pass it).",
+            asks.unwrap_or_default()
         ),
         (Activity::Paused { .. }, Some(_)) if waiting.is_some() => format!(
-            "The table asked a person after round {asked}; the answer comes later in the recording."
+            "{}; the answer comes later in the recording.",
+            asked.unwrap_or_default()
         ),
         (Activity::Paused { gate }, None) => format!(
             "Paused {gate}. space resumes, s runs one {}.",

@@ -172,9 +172,9 @@ fn tab(slot: &RunSlot, marks: &Marks, search: Option<&str>) -> Line<'static> {
             ("✓", Style::default().fg(theme::GO))
         }
         (Activity::Finished, _, _) => ("✗", theme::error()),
-        // Its table waits for a person.
+        // It waits for a person's answer.
         (Activity::Paused { .. }, _, None)
-            if slot.state.escalation.as_ref().is_some_and(|e| e.waiting()) =>
+            if slot.state.asked.as_ref().is_some_and(|e| e.waiting()) =>
         {
             ("?", theme::bold().fg(theme::CAUTION))
         }

@@ -78,6 +78,12 @@ pub(crate) trait Unit: Sync + 'static {
     /// What passes one of the pattern's gates: a round, a wave, a turn.
     fn gate_word(&self) -> &'static str;
 
+    /// What the question dialog shows above the options of the question
+    /// the run asks a person, `width` wide; `None`: the question's prompt.
+    fn question_lines(&self, _fold: &Self::Fold, _width: usize) -> Option<Vec<Line<'static>>> {
+        None
+    }
+
     /// The rows of the key table the pattern's pane adds to its own, for
     /// a run of `scenario`.
     fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
@@ -223,6 +229,7 @@ fn call_in_words(call: &CallInFlight) -> String {
 pub trait PatternUnit: Sync {
     fn seat(&self, started: &RunStarted) -> PatternFold;
     fn gate_word(&self) -> &'static str;
+    fn question_lines(&self, fold: &PatternFold, width: usize) -> Option<Vec<Line<'static>>>;
     fn keys(&self, scenario: &Scenario) -> Option<Scope>;
     fn navigate(
         &self,
@@ -282,6 +289,10 @@ impl<U: Unit> PatternUnit for U {
 
     fn gate_word(&self) -> &'static str {
         Unit::gate_word(self)
+    }
+
+    fn question_lines(&self, fold: &PatternFold, width: usize) -> Option<Vec<Line<'static>>> {
+        with(fold, |f| Unit::question_lines(self, f, width))
     }
 
     fn keys(&self, scenario: &Scenario) -> Option<Scope> {

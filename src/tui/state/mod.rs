@@ -10,8 +10,8 @@ use crate::scenario::{PatternKind, Scenario};
 use crate::tui::patterns::{self, fold::PatternFold};
 use std::sync::Arc;
 
+pub(crate) mod asked;
 pub(crate) mod calls;
-pub(crate) mod escalation;
 mod log;
 pub(crate) mod outcome;
 pub(crate) mod partial;
@@ -61,9 +61,9 @@ pub struct RunState {
     pub(crate) spend_by_agent: std::collections::BTreeMap<String, Spend>,
     pub log: EventLog,
     pub outcome: Option<Outcome>,
-    /// The round table's question to a person, from its escalation until
-    /// the next round.
-    pub(crate) escalation: Option<escalation::Escalation>,
+    /// The question the run asks a person, from the event that raised it
+    /// until the pattern's next step.
+    pub(crate) asked: Option<asked::Asked>,
 }
 
 /// Agents and call labels whose spend is kept apart, at most.
@@ -176,15 +176,16 @@ impl RunState {
             | EventKind::FallbackServed { .. }
             | EventKind::RetryScheduled { .. }
             | EventKind::AttemptStarted { .. } => self.apply_resilience(kind, t_ms),
-            // A person's question is the table's, and a new round puts it
-            // behind the table.
+            // A pattern's event may raise a question to a person, and its
+            // next step puts the question behind the run.
             EventKind::EscalatedToHuman { .. }
             | EventKind::HumanDecided { .. }
             | EventKind::Round(_)
             | EventKind::Tasks(_)
             | EventKind::Team(_)
             | EventKind::Research(_) => {
-                escalation::fold(&mut self.escalation, kind);
+                let pattern = self.info.as_ref().map(|i| i.pattern);
+                asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
             }
             EventKind::AttemptFinished { .. } => self.pattern.apply(kind, t_ms),

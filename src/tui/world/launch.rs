@@ -94,8 +94,8 @@ impl World {
             source: launch.source.clone(),
             provider,
             allow_exec: launch.allow_exec,
-            decide: launch.decide,
-            // Someone watches: a table that escalates asks them.
+            answer: launch.answer.clone(),
+            // Someone watches: a question the run asks goes to them.
             attended: true,
             cache: self.settings.cache.clone(),
             cassette: launch.cassette.clone(),

@@ -4,6 +4,7 @@
 //! drawing (`view`, with the selected contribution under the grid in
 //! `detail`).
 
+mod asks;
 mod detail;
 pub(crate) mod log;
 mod selection;
@@ -38,6 +39,10 @@ impl Unit for RoundTableUnit {
 
     fn gate_word(&self) -> &'static str {
         "round"
+    }
+
+    fn question_lines(&self, table: &RoundTable, width: usize) -> Option<Vec<Line<'static>>> {
+        table.asked.as_ref().map(|asked| asks::lines(asked, width))
     }
 
     /// The gate is before each round: none is ahead once the last round

@@ -160,6 +160,7 @@ mod tests {
             ],
             max_rounds: 3,
             earlier_rounds: 0,
+            asked: None,
         }
     }
 

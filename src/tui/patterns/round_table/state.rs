@@ -3,8 +3,10 @@
 //! rounds are shared (`Arc`), so copies of the state for replay's
 //! checkpoints stay cheap.
 
+use super::asks::Escalated;
 use crate::bus::RoundEvent;
-use crate::bus::{Conflict, Decision, EventKind, HumanChoice, RunStarted, Stance};
+use crate::bus::{Conflict, Decision, EventKind, RunStarted, Stance};
+use crate::patterns::collaboration::escalate::HumanChoice;
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -27,6 +29,9 @@ pub(crate) struct RoundTable {
     pub(crate) max_rounds: u32,
     /// Rounds before those kept.
     pub(crate) earlier_rounds: usize,
+    /// The last time the table asked a person, as the question dialog
+    /// shows it.
+    pub(crate) asked: Option<Escalated>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -164,15 +169,26 @@ impl Fold for RoundTable {
                     column.finished = true;
                 }
             }
-            EventKind::EscalatedToHuman { round, .. } => {
+            EventKind::EscalatedToHuman {
+                round,
+                blocking_rounds,
+                conflicts,
+                stances,
+            } => {
                 if let Some(column) = self.column(*round) {
                     column.escalated = true;
                 }
+                self.asked = Some(Escalated {
+                    round: *round,
+                    blocking_rounds: *blocking_rounds,
+                    conflicts: conflicts.clone(),
+                    stances: stances.clone(),
+                });
             }
             // The table asks after the round it just finished: the last.
             EventKind::HumanDecided { choice, .. } => {
                 if let Some(column) = self.rounds.last_mut() {
-                    Arc::make_mut(column).person = Some(*choice);
+                    Arc::make_mut(column).person = HumanChoice::named(choice);
                 }
             }
             _ => {}

@@ -5,7 +5,8 @@
 use super::TableView;
 use super::detail;
 use super::state::{Cell, RoundColumn, RoundTable};
-use crate::bus::{Conflict, HumanChoice};
+use crate::bus::Conflict;
+use crate::patterns::collaboration::escalate::HumanChoice;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
