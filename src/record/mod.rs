@@ -17,7 +17,7 @@ mod start;
 
 pub use events::{Changed, Events};
 pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
-pub use reader::{read_recording, read_recording_each};
+pub use reader::{read_recording, read_recording_each, read_recording_reporting};
 pub(crate) use start::run_start;
 
 use crate::bus::{Event, EventSink};

@@ -4,17 +4,27 @@
 //! target and folds forward from it. Stepping moves
 //! by the pattern's gate units (a round, a dispatch wave, a turn). A
 //! recording opened from its file is not held whole: the events a move
-//! folds are read from the file again ([`Events`]).
+//! folds are read from the file again ([`Events`]), by the loop, never by
+//! the app: a move of such a replay is asked for ([`Replay::go`]) and
+//! shown when its state comes back, and playback applies events the loop
+//! read ahead.
 
-use super::state::{EventLog, LOG_CAPACITY, RunState};
+use super::state::{EventLog, RunState};
 use crate::bus::{BreakerState, Event, EventKind};
 use crate::cassette::GateTarget;
 use crate::record::{Changed, Events, Recording, RecordingError};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
 mod fork_gate;
+mod seeker;
 pub(crate) use fork_gate::ForkGate;
+pub use seeker::{Seeker, Sought};
+
+/// How many events a playing replay read from its file asks the loop for
+/// at once; it asks again when fewer than half are left.
+const READ_AHEAD: usize = 4096;
 
 /// Events between two checkpoints, at the least.
 const CHECKPOINT_EVERY: usize = 4096;
@@ -27,6 +37,15 @@ const CHECKPOINT_EVERY: usize = 4096;
 /// final state's, and a jump still folds at most an eighth of the events
 /// before it.
 const CHECKPOINT_SHARE: usize = 8;
+
+/// What a replay read from its file asks the loop to read for it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Want {
+    /// The state after the first `usize` events.
+    Seek(Seeker, usize),
+    /// `count` events from `from` on: `(seeker, from, count)`.
+    ReadAhead(Seeker, usize, usize),
+}
 
 /// Playback speeds, slowest first; `Instant` jumps to the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,14 +95,19 @@ impl Speed {
 #[derive(Clone, Debug)]
 pub struct Replay {
     events: Events,
+    /// The events folded from checkpoints, here or on the loop's thread.
+    seeker: Seeker,
     /// How many events are applied: 1 shows the run's start.
     position: usize,
     /// The seq of the last event applied (0 before the first).
     seq: u64,
-    /// `(position, state)`, spaced by [`CHECKPOINT_EVERY`] events and then by
-    /// [`CHECKPOINT_SHARE`]; states without their log, which is rebuilt from
-    /// `events` on a jump.
-    checkpoints: Vec<(usize, RunState)>,
+    /// Where a move asked of the loop goes, until its state comes back.
+    pub(crate) pending: Option<usize>,
+    /// Events from `position` on, read ahead by the loop for playback of a
+    /// recording read from its file.
+    ahead: VecDeque<Arc<Event>>,
+    /// Where a read ahead asked of the loop starts, until it comes back.
+    reading: Option<usize>,
     /// Positions where a gate unit begins (before round N, before wave N).
     units: Vec<usize>,
     /// Positions stepping stops at besides the units: just after the table
@@ -97,6 +121,8 @@ pub struct Replay {
     /// A call finished without what it asked and answered: the recording
     /// was made before cassettes and cannot serve a fork.
     unrecorded_calls: bool,
+    /// Whether the pending move was handed to the loop.
+    asked_move: bool,
     pub(crate) playing: bool,
     pub(crate) speed: Speed,
     /// The playback clock, in run milliseconds.
@@ -159,8 +185,20 @@ impl Replay {
     /// and again from the file when a move folds them. `Ok(None)` for a
     /// recording without events.
     pub fn open_file(path: &Path) -> Result<Option<(Replay, RunState)>, RecordingError> {
+        Self::open_file_reporting(path, |_| {})
+    }
+
+    /// [`Replay::open_file`], telling `progress` how many bytes of the
+    /// file are read as it goes.
+    pub fn open_file_reporting(
+        path: &Path,
+        mut progress: impl FnMut(u64),
+    ) -> Result<Option<(Replay, RunState)>, RecordingError> {
         let mut marks = Marks::default();
-        let (events, problems) = Events::open(path, |i, event| marks.see(i, event))?;
+        let (events, problems) = Events::open(path, |i, event, read| {
+            marks.see(i, event);
+            progress(read);
+        })?;
         let problems = problems.iter().map(ToString::to_string).collect();
         Ok(Self::start(events, marks, problems))
     }
@@ -169,18 +207,22 @@ impl Replay {
     /// replay goes past them, so the first frame of a long recording comes
     /// at once.
     fn start(events: Events, marks: Marks, problems: Vec<String>) -> Option<(Replay, RunState)> {
-        let run = events.first()?.run;
+        events.first()?;
         let note = events.cut_short();
         let mut replay = Replay {
+            seeker: Seeker::new(events.clone()),
             events,
             position: 0,
             seq: 0,
-            checkpoints: vec![(0, RunState::new(run))],
+            pending: None,
+            ahead: VecDeque::new(),
+            reading: None,
             units: marks.units,
             stops: marks.stops,
             breaker_moves: marks.breaker_moves,
             gates: marks.gates,
             unrecorded_calls: marks.unrecorded_calls,
+            asked_move: false,
             playing: false,
             speed: Speed::X1,
             clock_ms: 0.0,
@@ -234,53 +276,48 @@ impl Replay {
         (passed, self.units.len())
     }
 
-    /// The state after the first `position` events: from the nearest
-    /// checkpoint before it, placing the checkpoints not placed yet on the
-    /// way.
+    /// The state after the first `position` events, folded here: the
+    /// loop's work for a recording read from its file (see [`Replay::go`]).
     pub fn seek(&mut self, position: usize) -> RunState {
-        let position = position.min(self.events.len());
-        let (from, base) = self
-            .checkpoints
-            .iter()
-            .rev()
-            .find(|(at, _)| *at <= position)
-            .cloned()
-            .unwrap_or_else(|| (0, RunState::new(self.run())));
-        let mut state = base;
-        let mut placed = self.checkpoints.last().map_or(0, |(at, _)| *at);
-        let mut reached = from;
-        // The log's lines: the fold keeps those from `tail` on as it goes;
-        // the ones before the checkpoint are read after it.
-        let tail = position.saturating_sub(LOG_CAPACITY);
-        let mut logged = Vec::new();
-        let checkpoints = &mut self.checkpoints;
-        let folded = self.events.each(from..position, |i, event| {
-            if i >= tail {
-                logged.push(Arc::clone(&event));
-            }
-            state.apply(event);
-            let at = i + 1;
-            if at > placed && at - placed >= CHECKPOINT_EVERY.max(at / CHECKPOINT_SHARE) {
-                checkpoints.push((at, without_log(&state)));
-                placed = at;
-            }
-            reached = at;
-        });
-        if let Err(changed) = folded {
-            self.lost(&changed);
+        let sought = self.seeker.seek(position);
+        self.arrive(sought)
+    }
+
+    /// Where the replay stands once a fold came back: the state to show.
+    pub(crate) fn arrive(&mut self, sought: Sought) -> RunState {
+        if let Some(changed) = &sought.lost {
+            self.lost(changed);
         }
-        match self.events.slice(tail..from.max(tail)) {
-            Ok(mut events) => {
-                events.append(&mut logged);
-                state.log = EventLog::tail_of(events, tail);
-            }
-            Err(changed) => self.lost(&changed),
-        }
-        let position = reached;
+        let state = sought.state;
         self.seq = state.log.events.back().map_or(0, |e| e.seq);
-        self.position = position;
+        self.position = sought.position;
         self.clock_ms = state.t_ms as f64;
+        self.pending = None;
+        self.ahead.clear();
+        self.reading = None;
         state
+    }
+
+    /// Move to `position`: folded at once when the events are held; else
+    /// `None`, the replay waiting on the loop, which [`Replay::wants`]
+    /// asks.
+    pub(crate) fn go(&mut self, position: usize) -> Option<RunState> {
+        if !self.seeker.reads_file() {
+            return Some(self.seek(position));
+        }
+        self.pending = Some(position.min(self.events.len()));
+        self.asked_move = false;
+        None
+    }
+
+    /// Where the replay's states come from, for the loop to read it.
+    pub(crate) fn seeker(&self) -> &Seeker {
+        &self.seeker
+    }
+
+    /// Whether `seeker` is this replay's.
+    pub(crate) fn has(&self, seeker: &Seeker) -> bool {
+        self.seeker == *seeker
     }
 
     /// The recording's file no longer holds what it held: the replay stays
@@ -290,55 +327,83 @@ impl Replay {
         self.note = Some(changed.to_string());
     }
 
-    fn run(&self) -> crate::bus::RunId {
-        self.events.first().map_or(0, |e| e.run)
+    /// Where the replay stands, or goes when a move is on its way.
+    fn at(&self) -> usize {
+        self.pending.unwrap_or(self.position)
     }
 
-    /// To the end of the current gate unit (the start of the next one),
-    /// or to a person's question or answer before it.
-    pub fn step_forward(&mut self) -> RunState {
-        let after = |marks: &[usize]| marks.iter().copied().find(|u| *u > self.position);
-        let next = [after(&self.units), after(&self.stops)]
+    /// The end of the current gate unit (the start of the next one), or a
+    /// person's question or answer before it.
+    pub(crate) fn next_step(&self) -> usize {
+        let at = self.at();
+        let after = |marks: &[usize]| marks.iter().copied().find(|u| *u > at);
+        [after(&self.units), after(&self.stops)]
             .into_iter()
             .flatten()
             .min()
-            .unwrap_or(self.events.len());
-        self.seek(next)
+            .unwrap_or(self.events.len())
     }
 
-    /// Back to the start of the gate unit before the current position, or
-    /// to a person's question or answer after it.
-    pub fn step_back(&mut self) -> RunState {
-        let before = |marks: &[usize]| marks.iter().copied().rev().find(|u| *u < self.position);
-        let previous = [before(&self.units), before(&self.stops)]
+    /// The start of the gate unit before the current position, or a
+    /// person's question or answer after it.
+    pub(crate) fn previous_step(&self) -> usize {
+        let at = self.at();
+        let before = |marks: &[usize]| marks.iter().copied().rev().find(|u| *u < at);
+        [before(&self.units), before(&self.stops)]
             .into_iter()
             .flatten()
             .max()
-            .unwrap_or(1);
-        self.seek(previous.max(1))
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// The end of gate unit `n` (round `n`, wave `n`).
+    pub(crate) fn unit_end(&self, n: usize) -> usize {
+        self.units.get(n).copied().unwrap_or(self.events.len())
+    }
+
+    /// To the end of the current gate unit (see [`Replay::next_step`]).
+    pub fn step_forward(&mut self) -> RunState {
+        self.seek(self.next_step())
+    }
+
+    /// Back to the start of the gate unit before (see
+    /// [`Replay::previous_step`]).
+    pub fn step_back(&mut self) -> RunState {
+        self.seek(self.previous_step())
     }
 
     /// To the end of gate unit `n` (round `n`, wave `n`).
     pub fn jump_to_unit(&mut self, n: usize) -> RunState {
-        let target = self.units.get(n).copied().unwrap_or(self.events.len());
-        self.seek(target)
+        self.seek(self.unit_end(n))
     }
 
     /// Advance playback by `elapsed_ms` of wall time; the events now due
-    /// are applied to `state`. Returns whether anything changed.
+    /// are applied to `state`. Returns whether anything changed. A replay
+    /// read from its file applies what the loop read ahead and waits
+    /// (its clock too) while nothing is.
     pub(crate) fn tick(&mut self, elapsed_ms: f64, state: &mut RunState) -> bool {
-        if !self.playing {
+        if !self.playing || self.pending.is_some() {
             return false;
         }
         let Some(factor) = self.speed.factor() else {
-            *state = self.seek(self.events.len());
             self.playing = false;
-            return true;
+            return match self.go(self.events.len()) {
+                Some(end) => {
+                    *state = end;
+                    true
+                }
+                // The end comes back from the loop (see `wants`).
+                None => false,
+            };
         };
+        if self.seeker.reads_file() && self.ahead.is_empty() {
+            return false;
+        }
         self.clock_ms += elapsed_ms * factor;
         let mut changed = false;
         loop {
-            let event = match self.events.get(self.position) {
+            let event = match self.due() {
                 Ok(Some(event)) => event,
                 Ok(None) => break,
                 Err(lost) => {
@@ -352,12 +417,60 @@ impl Replay {
             self.seq = event.seq;
             state.apply(event);
             self.position += 1;
+            self.ahead.pop_front();
             changed = true;
         }
         if self.at_end() {
             self.playing = false;
         }
         changed
+    }
+
+    /// The next event playback applies: held, or read ahead by the loop
+    /// (`None` until it is).
+    fn due(&self) -> Result<Option<Arc<Event>>, Changed> {
+        if self.seeker.reads_file() {
+            return Ok(self.ahead.front().cloned());
+        }
+        self.events.get(self.position)
+    }
+
+    /// What the replay needs the loop to read from its file now: a move's
+    /// state, or the events playback comes to next, as `(from, count)`.
+    pub(crate) fn wants(&mut self) -> Option<Want> {
+        if let Some(position) = self.pending {
+            return (!self.asked_move).then(|| {
+                self.asked_move = true;
+                Want::Seek(self.seeker.clone(), position)
+            });
+        }
+        let from = self.position + self.ahead.len();
+        let low = self.ahead.len() < READ_AHEAD / 2;
+        if !self.seeker.reads_file() || !self.playing || self.reading.is_some() || !low {
+            return None;
+        }
+        if from >= self.events.len() {
+            return None;
+        }
+        self.reading = Some(from);
+        Some(Want::ReadAhead(self.seeker.clone(), from, READ_AHEAD))
+    }
+
+    /// Events the loop read ahead from `from` on, or why it could not.
+    pub(crate) fn read_ahead(&mut self, from: usize, read: Result<Vec<Arc<Event>>, String>) {
+        if self.reading != Some(from) {
+            return;
+        }
+        self.reading = None;
+        match read {
+            Ok(events) if from == self.position + self.ahead.len() => self.ahead.extend(events),
+            // The replay moved since it asked: what it needs is asked anew.
+            Ok(_) => self.ahead.clear(),
+            Err(why) => {
+                self.playing = false;
+                self.note = Some(why);
+            }
+        }
     }
 
     /// The gate of the step the replay stands in: the last gate opened at
@@ -553,13 +666,19 @@ mod tests {
         let recording = recording(40);
         let events = recording.events.clone();
         let (mut replay, _) = Replay::open(recording).unwrap();
-        assert_eq!(replay.checkpoints.len(), 1, "nothing folded ahead at open");
+        assert_eq!(replay.seeker.checkpoints.lock().len(), 1, "nothing folded ahead at open");
         // Going to the end places them all, once.
         let end = replay.seek(events.len());
         assert_eq!(end, RunState::from_events(1, &events));
-        let at: Vec<usize> = replay.checkpoints.iter().map(|(at, _)| *at).collect();
+        let at: Vec<usize> = replay
+            .seeker
+            .checkpoints
+            .lock()
+            .iter()
+            .map(|(at, _)| *at)
+            .collect();
         replay.seek(events.len());
-        assert_eq!(replay.checkpoints.len(), at.len(), "placed once");
+        assert_eq!(replay.seeker.checkpoints.lock().len(), at.len(), "placed once");
         for pair in at.windows(2) {
             let gap = pair[1] - pair[0];
             assert!(
