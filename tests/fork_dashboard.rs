@@ -168,7 +168,7 @@ fn the_fork_dialog_keeps_the_round_the_replay_shows_and_goes_live_at_the_next() 
     let parent = home.path().join("parent.jsonl");
     record_parent(&parent);
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&parent).unwrap();
+    conclave::tui::world::open_replay(&mut app, &parent).unwrap();
     // One step: the replay shows round 1 whole, and round 2 not yet.
     app.key(key(KeyCode::Char('s')));
     app.key(key(KeyCode::Char('x')));

@@ -231,7 +231,7 @@ fn what_a_fork_serves_shows_the_latency_its_parent_measured() {
     assert_eq!(served, measured[..served.len()], "{measured:?}");
     // The dashboard's event log says so.
     let mut app = conclave::tui::app::App::new(conclave::tui::app::AppOptions::default());
-    app.open_replay(Path::new(&fork)).unwrap();
+    conclave::tui::world::open_replay(&mut app, Path::new(&fork)).unwrap();
     app.playback(conclave::tui::keymap::Action::End);
     let screen = common::screen::of_app(&app, 200, 80);
     assert!(

@@ -87,7 +87,7 @@ async fn the_last_frame_of_a_replay_is_the_last_frame_of_the_live_run() {
     for scenario in shipped_scenarios() {
         let (live, recording) = live_app(&scenario, dir.path()).await;
         let mut replay = App::new(AppOptions::default());
-        replay.open_replay(&recording).unwrap();
+        conclave::tui::world::open_replay(&mut replay, &recording).unwrap();
         replay.playback(Action::End);
 
         // The replay's timeline takes one row: give it one more so that
@@ -185,7 +185,7 @@ async fn broken_recordings_open_with_what_can_be_read() {
         &(lines[..total / 2].join("\n") + "\n{\"run\":1,\"se"),
     );
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&cut).unwrap();
+    conclave::tui::world::open_replay(&mut app, &cut).unwrap();
     app.playback(Action::End);
     let screen = timeline_text(&app);
     assert!(
@@ -229,7 +229,7 @@ async fn broken_recordings_open_with_what_can_be_read() {
             .starts_with("seq jumps from 8 to 10: 1 event missing")
     );
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&broken).unwrap();
+    conclave::tui::world::open_replay(&mut app, &broken).unwrap();
     app.playback(Action::End);
     assert!(
         app.run().unwrap().state.outcome.is_some(),
@@ -244,13 +244,13 @@ async fn broken_recordings_open_with_what_can_be_read() {
     let mut app = App::new(AppOptions::default());
     let empty = write(dir.path(), "empty.jsonl", "");
     assert!(
-        app.open_replay(&empty)
+        conclave::tui::world::open_replay(&mut app, &empty)
             .unwrap_err()
             .contains("the recording is empty")
     );
     let foreign = write(dir.path(), "foreign.jsonl", "name,score\nada,3\n");
     assert!(
-        app.open_replay(&foreign)
+        conclave::tui::world::open_replay(&mut app, &foreign)
             .unwrap_err()
             .contains("not a Conclave recording")
     );

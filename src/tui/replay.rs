@@ -109,7 +109,7 @@ pub struct Replay {
     /// Where a read ahead asked of the loop starts, until it comes back.
     reading: Option<usize>,
     /// Positions where a gate unit begins (before round N, before wave N).
-    units: Vec<usize>,
+    pub(crate) units: Vec<usize>,
     /// Positions stepping stops at besides the units: just after the table
     /// asked a person, and just after the answer, as the live run stopped.
     stops: Vec<usize>,
@@ -503,7 +503,7 @@ fn without_log(state: &RunState) -> RunState {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::bus::{ClockMode, Conflict, GatePoint, RoundEvent, RunStarted, Stance};
     use crate::scenario::Scenario;
@@ -518,7 +518,8 @@ mod tests {
             .map_or(0, |t| t.rounds.len())
     }
 
-    fn recording(rounds: u32) -> Recording {
+    /// A round table's recording of `rounds` rounds, 3,003 events each.
+    pub(crate) fn recording(rounds: u32) -> Recording {
         let scenario: Arc<Scenario> = Arc::new(
             serde_json::from_value(json!({
                 "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
@@ -578,74 +579,6 @@ mod tests {
                 .collect(),
             problems: vec![],
         }
-    }
-
-    /// The recording as its file, one event a line.
-    fn written(recording: &Recording) -> tempfile::NamedTempFile {
-        use std::io::Write;
-        let mut file = tempfile::NamedTempFile::new().unwrap();
-        for event in &recording.events {
-            serde_json::to_writer(&mut file, &**event).unwrap();
-            file.write_all(b"\n").unwrap();
-        }
-        file.flush().unwrap();
-        file
-    }
-
-    #[test]
-    fn a_replay_read_again_from_its_file_moves_as_one_held_whole() {
-        let recording = recording(5);
-        let file = written(&recording);
-        let (mut held, held_start) = Replay::open(recording).unwrap();
-        let (mut filed, filed_start) = Replay::open_file(file.path()).unwrap().unwrap();
-        assert_eq!(filed_start, held_start);
-        assert_eq!(filed.units, held.units);
-        assert_eq!(filed.len(), held.len());
-        assert_eq!(filed.note, held.note);
-        let end = held.len();
-        for position in [9000, 1, 4097, 12_000, 2, 3001, 0, end, 5, end - 1] {
-            assert_eq!(filed.seek(position), held.seek(position), "at {position}");
-            assert_eq!(filed.seq(), held.seq(), "at {position}");
-        }
-        held.seek(1);
-        filed.seek(1);
-        for step in 0..7 {
-            assert_eq!(filed.step_forward(), held.step_forward(), "step {step}");
-            assert_eq!(filed.seq(), held.seq());
-        }
-        for step in 0..3 {
-            assert_eq!(filed.step_back(), held.step_back(), "back {step}");
-        }
-        let (mut a, mut b) = (held.seek(1), filed.seek(1));
-        for replay in [&mut held, &mut filed] {
-            replay.playing = true;
-            replay.speed = Speed::X10;
-        }
-        for tick in 0..20 {
-            let moved = (held.tick(100.0, &mut a), filed.tick(100.0, &mut b));
-            assert_eq!(moved.0, moved.1, "tick {tick}");
-            assert_eq!(
-                (filed.position(), filed.seq()),
-                (held.position(), held.seq())
-            );
-            assert_eq!(b, a, "tick {tick}");
-        }
-        assert!(filed.at_end() && !filed.playing);
-    }
-
-    #[test]
-    fn a_file_changed_under_a_replay_stops_it_where_it_could_go_and_says_why() {
-        let recording = recording(2);
-        let file = written(&recording);
-        let (mut replay, _) = Replay::open_file(file.path()).unwrap().unwrap();
-        replay.playing = true;
-        file.as_file().set_len(0).unwrap();
-        let state = replay.seek(5000);
-        assert_eq!(replay.position(), 1, "the first event is held");
-        assert_eq!(state, RunState::from_events(1, &recording.events[..1]));
-        assert!(!replay.playing);
-        let note = replay.note.clone().unwrap_or_default();
-        assert!(note.contains("changed after it was opened"), "{note}");
     }
 
     #[test]

@@ -29,7 +29,8 @@ use super::effect::Effect;
 use super::keymap::PaneId;
 use super::overlays::picker::PickerView;
 pub use super::runs::Overrides;
-use super::runs::{Launch, Runs};
+pub(crate) use super::runs::Launch;
+use super::runs::Runs;
 use super::slot::RunSlot;
 use super::state::Activity;
 use super::view_state::{Overlay, TrustPrompt};
@@ -221,7 +222,7 @@ impl App {
     /// allowed them (`--allow-exec`, or before for this file where it is
     /// with every program it runs as it is now); else `None`, with the
     /// confirmation open that lists them and what changed since.
-    fn allowed(&mut self, mut launch: Launch) -> Option<Launch> {
+    pub(crate) fn allowed(&mut self, mut launch: Launch) -> Option<Launch> {
         if launch.allow_exec {
             return Some(launch);
         }
@@ -326,6 +327,4 @@ mod loading_tests;
 #[cfg(test)]
 mod restart_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod trust_tests;
+pub(crate) mod tests;

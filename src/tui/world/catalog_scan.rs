@@ -185,7 +185,7 @@ mod tests {
                 .unwrap();
         }
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
-        let entries = recordings(dir.path(), 2);
+        let entries = recent(dir.path(), 2);
         let titles: Vec<String> = entries.iter().map(Entry::title).collect();
         assert_eq!(titles, vec!["replay new.jsonl", "replay mid.jsonl"]);
         assert_eq!(entries[0].state(), "no finish (cut short)");

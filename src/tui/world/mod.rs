@@ -192,3 +192,7 @@ fn write_file(path: &Path, contents: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trust_tests;
+#[cfg(test)]
+mod replay_tests;
