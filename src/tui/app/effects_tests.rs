@@ -26,7 +26,8 @@ fn started(run: crate::bus::RunId, launch: &Launch, old: Option<crate::bus::RunI
 /// The app after `n`, on the picker's first scenario.
 fn picking() -> App {
     let mut app = App::new(AppOptions::default());
-    press(&mut app, KeyCode::Char('n'));
+    let scan = press(&mut app, KeyCode::Char('n'));
+    crate::tui::world::settle(&mut app, scan);
     assert!(matches!(app.overlay, Some(Overlay::Picker(_))));
     app
 }

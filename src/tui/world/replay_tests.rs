@@ -8,7 +8,7 @@ use crate::tui::app::tests::press;
 use crate::tui::app::{App, AppOptions};
 use crate::tui::effect::{Done, Effect};
 use crate::tui::replay::tests::recording;
-use crate::tui::replay::{Replay, Speed};
+use crate::tui::replay::{Replay, Speed, Want};
 use crate::tui::state::RunState;
 use crossterm::event::KeyCode;
 
@@ -54,6 +54,7 @@ fn a_replay_read_again_from_its_file_moves_as_one_held_whole() {
         replay.speed = Speed::X10;
     }
     for tick in 0..20 {
+        serve(&mut filed);
         let moved = (held.tick(100.0, &mut a), filed.tick(100.0, &mut b));
         assert_eq!(moved.0, moved.1, "tick {tick}");
         assert_eq!(
@@ -78,6 +79,22 @@ fn a_file_changed_under_a_replay_stops_it_where_it_could_go_and_says_why() {
     assert!(!replay.playing);
     let note = replay.note.clone().unwrap_or_default();
     assert!(note.contains("changed after it was opened"), "{note}");
+}
+
+/// Read what `replay` asks of the loop, as the loop does, and hand it
+/// back.
+fn serve(replay: &mut Replay) {
+    while let Some(want) = replay.wants() {
+        match want {
+            Want::ReadAhead(seeker, from, count) => {
+                let read = seeker.read_ahead(from, count).map_err(|e| e.to_string());
+                replay.read_ahead(from, read);
+            }
+            Want::Seek(seeker, position) => {
+                replay.arrive(seeker.seek(position));
+            }
+        }
+    }
 }
 
 /// A replay of a file moves by asking the loop: a step is a fold the
