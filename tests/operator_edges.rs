@@ -39,7 +39,8 @@ fn colour_of(buffer: &Buffer, needle: &str) -> Option<Color> {
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    let effects = app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    conclave::tui::world::settle(app, effects);
 }
 
 /// `scenarios/<file>` recorded headless with `flags` into `dir/<name>`.

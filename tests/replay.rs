@@ -88,7 +88,8 @@ async fn the_last_frame_of_a_replay_is_the_last_frame_of_the_live_run() {
         let (live, recording) = live_app(&scenario, dir.path()).await;
         let mut replay = App::new(AppOptions::default());
         conclave::tui::world::open_replay(&mut replay, &recording).unwrap();
-        replay.playback(Action::End);
+        let moved = replay.playback(Action::End);
+        conclave::tui::world::settle(&mut replay, moved);
 
         // The replay's timeline takes one row: give it one more so that
         // every pane has the live run's size, then compare everything but
@@ -186,7 +187,8 @@ async fn broken_recordings_open_with_what_can_be_read() {
     );
     let mut app = App::new(AppOptions::default());
     conclave::tui::world::open_replay(&mut app, &cut).unwrap();
-    app.playback(Action::End);
+    let moved = app.playback(Action::End);
+    conclave::tui::world::settle(&mut app, moved);
     let screen = timeline_text(&app);
     assert!(
         screen.contains(&format!("ends at seq {}, no finish event", total / 2)),
@@ -230,7 +232,8 @@ async fn broken_recordings_open_with_what_can_be_read() {
     );
     let mut app = App::new(AppOptions::default());
     conclave::tui::world::open_replay(&mut app, &broken).unwrap();
-    app.playback(Action::End);
+    let moved = app.playback(Action::End);
+    conclave::tui::world::settle(&mut app, moved);
     assert!(
         app.run().unwrap().state.outcome.is_some(),
         "the replay goes on to the finish"

@@ -106,20 +106,6 @@ pub fn read_recording_each(
     each_placed(path, |placed| each(placed.event))
 }
 
-/// [`read_recording`], telling `progress` the byte each event's line ends
-/// at as it is read, so a reader on another thread can say how far it is.
-pub fn read_recording_reporting(
-    path: &Path,
-    mut progress: impl FnMut(u64),
-) -> Result<Recording, RecordingError> {
-    let mut events = Vec::new();
-    let problems = each_placed(path, |placed| {
-        progress(placed.span.0 + u64::from(placed.span.1));
-        events.push(placed.event);
-    })?;
-    Ok(Recording { events, problems })
-}
-
 /// [`read_recording_each`] with where each event's line is in the file.
 pub(super) fn each_placed(
     path: &Path,

@@ -11,7 +11,6 @@ use crate::stop::StopReason;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-
 /// One entry of the picker.
 #[derive(Clone, Debug)]
 pub struct Entry {

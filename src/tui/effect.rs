@@ -56,7 +56,10 @@ pub enum Effect {
     },
     /// Read a recording, to replay it; `job` numbers its progress and its
     /// result.
-    OpenRecording { job: u64, path: PathBuf },
+    OpenRecording {
+        job: u64,
+        path: PathBuf,
+    },
     /// Compare two runs, reading what either side keeps in a file.
     Compare {
         job: u64,
@@ -64,7 +67,10 @@ pub enum Effect {
         b: CompareSide,
     },
     /// Fold a replay read from its file to its first `position` events.
-    Seek { seeker: Seeker, position: usize },
+    Seek {
+        seeker: Seeker,
+        position: usize,
+    },
     /// Read `count` events of a playing replay's file from `from` on.
     ReadAhead {
         seeker: Seeker,

@@ -4,8 +4,8 @@
 //! belongs to then shows the state there.
 
 use super::app::App;
-use super::keymap::Action;
 use super::effect::Effect;
+use super::keymap::Action;
 use super::replay::{Replay, Seeker, Sought, Want};
 use super::slot::RunSlot;
 use super::state::RunState;
@@ -112,8 +112,9 @@ impl RunSlot {
 }
 
 impl App {
-    /// Apply a replay key to the selected run.
-    pub fn playback(&mut self, action: Action) {
+    /// Apply a replay key to the selected run; what its replay now needs
+    /// the loop to read from its file.
+    pub fn playback(&mut self, action: Action) -> Vec<Effect> {
         if action == Action::Jump {
             self.overlay = Some(Overlay::Jump(String::new()));
         } else if action == Action::Fork {
@@ -121,6 +122,7 @@ impl App {
         } else if let Some(slot) = self.runs.selected_mut() {
             slot.playback(action);
         }
+        self.replay_wants()
     }
 
     /// Jump the selected replay to the end of round (or wave) `n`.

@@ -10,17 +10,23 @@
 //! read ahead.
 
 use super::state::{EventLog, RunState};
-use crate::bus::{BreakerState, Event, EventKind};
+use crate::bus::{BreakerState, Event};
 use crate::cassette::GateTarget;
 use crate::record::{Changed, Events, Recording, RecordingError};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
+mod ahead;
 mod fork_gate;
+mod marks;
 mod seeker;
+mod speed;
+pub(crate) use ahead::Want;
 pub(crate) use fork_gate::ForkGate;
+use marks::Marks;
 pub use seeker::{Seeker, Sought};
+pub(crate) use speed::Speed;
 
 /// How many events a playing replay read from its file asks the loop for
 /// at once; it asks again when fewer than half are left.
@@ -37,59 +43,6 @@ const CHECKPOINT_EVERY: usize = 4096;
 /// final state's, and a jump still folds at most an eighth of the events
 /// before it.
 const CHECKPOINT_SHARE: usize = 8;
-
-/// What a replay read from its file asks the loop to read for it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Want {
-    /// The state after the first `usize` events.
-    Seek(Seeker, usize),
-    /// `count` events from `from` on: `(seeker, from, count)`.
-    ReadAhead(Seeker, usize, usize),
-}
-
-/// Playback speeds, slowest first; `Instant` jumps to the end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Speed {
-    X1,
-    X2,
-    X5,
-    X10,
-    Instant,
-}
-
-impl Speed {
-    const ALL: [Speed; 5] = [Speed::X1, Speed::X2, Speed::X5, Speed::X10, Speed::Instant];
-
-    pub(crate) fn factor(self) -> Option<f64> {
-        match self {
-            Speed::X1 => Some(1.0),
-            Speed::X2 => Some(2.0),
-            Speed::X5 => Some(5.0),
-            Speed::X10 => Some(10.0),
-            Speed::Instant => None,
-        }
-    }
-
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            Speed::X1 => "1×",
-            Speed::X2 => "2×",
-            Speed::X5 => "5×",
-            Speed::X10 => "10×",
-            Speed::Instant => "instant",
-        }
-    }
-
-    pub(crate) fn faster(self) -> Speed {
-        let at = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
-        Speed::ALL[(at + 1).min(Speed::ALL.len() - 1)]
-    }
-
-    pub(crate) fn slower(self) -> Speed {
-        let at = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
-        Speed::ALL[at.saturating_sub(1)]
-    }
-}
 
 /// A recording and where the replay stands in it.
 #[derive(Clone, Debug)]
@@ -131,41 +84,6 @@ pub struct Replay {
     pub(crate) problems: Vec<String>,
     /// Said when the recording ends without the run's finish.
     pub(crate) note: Option<String>,
-}
-
-/// Where a recording's gate units begin and its breakers move, found in
-/// one look at its events.
-#[derive(Default)]
-struct Marks {
-    /// Positions where a gate unit begins (before round N, before wave N).
-    units: Vec<usize>,
-    stops: Vec<usize>,
-    breaker_moves: Vec<(usize, BreakerState)>,
-    gates: Vec<(usize, GateTarget)>,
-    unrecorded_calls: bool,
-}
-
-impl Marks {
-    fn see(&mut self, index: usize, event: &Event) {
-        if crate::bus::describe::opens_step(&event.kind) {
-            self.units.push(index);
-        }
-        if let Some((kind, number)) = crate::bus::describe::opened_gate(&event.kind) {
-            self.gates.push((index, GateTarget { kind, number }));
-        }
-        if matches!(
-            event.kind,
-            EventKind::EscalatedToHuman { .. } | EventKind::HumanDecided { .. }
-        ) {
-            self.stops.push(index + 1);
-        }
-        if let EventKind::CallFinished { record: None, .. } = &event.kind {
-            self.unrecorded_calls = true;
-        }
-        if let EventKind::BreakerTransition { to, .. } = &event.kind {
-            self.breaker_moves.push((index + 1, *to));
-        }
-    }
 }
 
 impl Replay {
@@ -426,53 +344,6 @@ impl Replay {
         changed
     }
 
-    /// The next event playback applies: held, or read ahead by the loop
-    /// (`None` until it is).
-    fn due(&self) -> Result<Option<Arc<Event>>, Changed> {
-        if self.seeker.reads_file() {
-            return Ok(self.ahead.front().cloned());
-        }
-        self.events.get(self.position)
-    }
-
-    /// What the replay needs the loop to read from its file now: a move's
-    /// state, or the events playback comes to next, as `(from, count)`.
-    pub(crate) fn wants(&mut self) -> Option<Want> {
-        if let Some(position) = self.pending {
-            return (!self.asked_move).then(|| {
-                self.asked_move = true;
-                Want::Seek(self.seeker.clone(), position)
-            });
-        }
-        let from = self.position + self.ahead.len();
-        let low = self.ahead.len() < READ_AHEAD / 2;
-        if !self.seeker.reads_file() || !self.playing || self.reading.is_some() || !low {
-            return None;
-        }
-        if from >= self.events.len() {
-            return None;
-        }
-        self.reading = Some(from);
-        Some(Want::ReadAhead(self.seeker.clone(), from, READ_AHEAD))
-    }
-
-    /// Events the loop read ahead from `from` on, or why it could not.
-    pub(crate) fn read_ahead(&mut self, from: usize, read: Result<Vec<Arc<Event>>, String>) {
-        if self.reading != Some(from) {
-            return;
-        }
-        self.reading = None;
-        match read {
-            Ok(events) if from == self.position + self.ahead.len() => self.ahead.extend(events),
-            // The replay moved since it asked: what it needs is asked anew.
-            Ok(_) => self.ahead.clear(),
-            Err(why) => {
-                self.playing = false;
-                self.note = Some(why);
-            }
-        }
-    }
-
     /// The gate of the step the replay stands in: the last gate opened at
     /// or before the last event applied.
     pub(crate) fn gate(&self) -> Option<GateTarget> {
@@ -505,7 +376,7 @@ fn without_log(state: &RunState) -> RunState {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::bus::{ClockMode, Conflict, GatePoint, RoundEvent, RunStarted, Stance};
+    use crate::bus::{ClockMode, Conflict, EventKind, GatePoint, RoundEvent, RunStarted, Stance};
     use crate::scenario::Scenario;
     use crate::tui::patterns::round_table::state::RoundTable;
     use serde_json::json;
@@ -599,7 +470,11 @@ pub(crate) mod tests {
         let recording = recording(40);
         let events = recording.events.clone();
         let (mut replay, _) = Replay::open(recording).unwrap();
-        assert_eq!(replay.seeker.checkpoints.lock().len(), 1, "nothing folded ahead at open");
+        assert_eq!(
+            replay.seeker.checkpoints.lock().len(),
+            1,
+            "nothing folded ahead at open"
+        );
         // Going to the end places them all, once.
         let end = replay.seek(events.len());
         assert_eq!(end, RunState::from_events(1, &events));
@@ -611,7 +486,11 @@ pub(crate) mod tests {
             .map(|(at, _)| *at)
             .collect();
         replay.seek(events.len());
-        assert_eq!(replay.seeker.checkpoints.lock().len(), at.len(), "placed once");
+        assert_eq!(
+            replay.seeker.checkpoints.lock().len(),
+            at.len(),
+            "placed once"
+        );
         for pair in at.windows(2) {
             let gap = pair[1] - pair[0];
             assert!(

@@ -145,8 +145,7 @@ impl App {
             && self.run().is_some_and(|slot| slot.replay.is_some())
             && let Some(action) = keymap::lookup(Scope::Replay, &key)
         {
-            self.playback(action);
-            return Vec::new();
+            return self.playback(action);
         }
         match keymap::lookup_in(&self.scopes(), &key) {
             Some(action) => self.update(action),

@@ -16,7 +16,10 @@ use ratatui::widgets::Paragraph;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
     if let Some(waiting) = app.waiting_line() {
-        spans.push(Span::styled(format!(" {} ", fit(&waiting, 80)), theme::dim()));
+        spans.push(Span::styled(
+            format!(" {} ", fit(&waiting, 80)),
+            theme::dim(),
+        ));
         spans.push(Span::styled("│", theme::dim()));
     }
     if let Some(notice) = &app.notice {

@@ -191,8 +191,8 @@ fn write_file(path: &Path, contents: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
+mod replay_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod trust_tests;
-#[cfg(test)]
-mod replay_tests;

@@ -115,13 +115,23 @@ fn a_step_in_a_replay_read_from_its_file_is_an_effect_and_its_state_comes_back()
     let (mut held, _) = Replay::open(recording.clone()).unwrap();
     let stepped = held.step_forward();
     assert_eq!(*position, held.position());
-    assert_eq!(app.run().unwrap().state, before, "nothing folded in the update");
+    assert_eq!(
+        app.run().unwrap().state,
+        before,
+        "nothing folded in the update"
+    );
     let waiting = app.waiting_line().unwrap_or_default();
-    assert!(waiting.contains("reading the recording to event"), "{waiting}");
+    assert!(
+        waiting.contains("reading the recording to event"),
+        "{waiting}"
+    );
 
     crate::tui::world::settle(&mut app, effects);
     assert_eq!(app.run().unwrap().state, stepped, "the fold came back");
-    assert_eq!(app.run().unwrap().replay.as_ref().unwrap().seq(), held.seq());
+    assert_eq!(
+        app.run().unwrap().replay.as_ref().unwrap().seq(),
+        held.seq()
+    );
     assert!(app.waiting_line().is_none());
 
     // Esc stops waiting: the fold that comes back later is let go.
@@ -156,7 +166,10 @@ fn playback_of_a_replay_read_from_its_file_plays_what_the_loop_reads_ahead() {
         assert!(held.tick(100.0, &mut state));
         let slot = app.run().unwrap();
         let replay = slot.replay.as_ref().unwrap();
-        assert_eq!((replay.position(), replay.seq()), (held.position(), held.seq()));
+        assert_eq!(
+            (replay.position(), replay.seq()),
+            (held.position(), held.seq())
+        );
         assert_eq!(slot.state, state);
     }
     assert_eq!(held.speed, Speed::X1);

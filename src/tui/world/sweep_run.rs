@@ -4,9 +4,9 @@
 //! the loop hears when it is done.
 
 use super::World;
+use super::recording_reader;
 use crate::sweep::{Job, run_job_recorded};
 use crate::tui::effect::Done;
-use super::recording_reader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -2,10 +2,10 @@
 //! since the file was allowed, and a program rewritten while it was open
 //! is asked about again rather than run on the old answer.
 
+use crate::scenario::Scenario;
 use crate::tui::app::tests::{press, runs_a_program, scenario};
 use crate::tui::app::{App, AppOptions, Launch, Overrides};
 use crate::tui::effect::{Done, Effect};
-use crate::scenario::Scenario;
 use crate::tui::view_state::{Overlay, TrustPrompt};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::Path;
