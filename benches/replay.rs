@@ -158,7 +158,7 @@ fn replay(c: &mut Criterion) {
     group.bench_function("open_and_draw_last_frame", |b| {
         b.iter(|| {
             let mut app = App::new(AppOptions::default());
-            app.open_replay(&path).unwrap();
+            conclave::tui::world::open_replay(&mut app, &path).unwrap();
             app.playback(Action::End);
             let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
             terminal.draw(|f| view::draw(f, &app)).unwrap();

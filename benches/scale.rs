@@ -364,7 +364,7 @@ fn dashboard_replay(recording: &Path, k: usize) {
     let before = counting::reset_peak();
     let start = Instant::now();
     let mut app = App::new(AppOptions::default());
-    app.open_replay(recording).expect("the recording opens");
+    conclave::tui::world::open_replay(&mut app, recording).expect("the recording opens");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("a test terminal");
     terminal.draw(|f| view::draw(f, &app)).expect("a frame");
     let took = start.elapsed();

@@ -393,14 +393,16 @@ async fn the_dashboard_compares_the_selected_run_with_the_pinned_one() {
     app.add_from_events(&off, None).unwrap();
     app.add_from_events(&on, None).unwrap();
 
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     assert!(app.overlay.is_none());
     assert_eq!(app.notice.as_deref(), Some("no run pinned"));
 
     app.update(Action::PrevRun);
     app.update(Action::Pin);
     assert_eq!(app.runs.pinned(), Some(0));
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     assert_eq!(
         app.notice.as_deref(),
         Some("this run is the pinned one: select another to compare")
@@ -409,7 +411,8 @@ async fn the_dashboard_compares_the_selected_run_with_the_pinned_one() {
     assert_eq!(app.runs.pinned(), None, "p again unpins");
     app.update(Action::Pin);
     app.update(Action::NextRun);
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     let Some(Overlay::Compare { comparison, .. }) = &app.overlay else {
         panic!("the comparison opens: {:?}", app.notice);
     };
@@ -572,7 +575,8 @@ async fn comparing_app() -> App {
     app.add_from_events(&off, None).unwrap();
     app.runs.pin(0);
     app.add_from_events(&on, None).unwrap();
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     app
 }
 
@@ -777,7 +781,8 @@ async fn r_after_a_flag_changed_keeps_the_old_run_pinned_beside_the_new_one() {
             other => panic!("{other:?}"),
         }
     }
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     let Some(Overlay::Compare { comparison, .. }) = &app.overlay else {
         panic!("c compares: {:?}", app.notice);
     };
@@ -936,7 +941,8 @@ async fn pauses_steps_and_a_flag_are_not_divergences_the_flags_first_effect_is()
     app.update(Action::PrevRun);
     app.update(Action::Pin);
     app.update(Action::NextRun);
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     let drawn = screen(&app, 120, 60);
     let divergence_at = drawn.find("First divergence").expect("the divergence");
     let control_at = drawn.find("Control (pauses").expect("the control, apart");

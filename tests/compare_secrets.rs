@@ -37,7 +37,8 @@ async fn copies_and_files_are_scrubbed_of_secrets() {
         app.add_from_events(&events, None).unwrap();
     }
     app.runs.pin(0);
-    app.update(Action::Compare);
+    let compared = app.update(Action::Compare);
+    conclave::tui::world::settle(&mut app, compared);
     assert!(matches!(app.overlay, Some(Overlay::Compare { .. })));
     conclave::secrets::register(SECRET);
 

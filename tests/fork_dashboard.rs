@@ -168,10 +168,12 @@ fn the_fork_dialog_keeps_the_round_the_replay_shows_and_goes_live_at_the_next() 
     let parent = home.path().join("parent.jsonl");
     record_parent(&parent);
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&parent).unwrap();
+    conclave::tui::world::open_replay(&mut app, &parent).unwrap();
     // One step: the replay shows round 1 whole, and round 2 not yet.
-    app.key(key(KeyCode::Char('s')));
-    app.key(key(KeyCode::Char('x')));
+    let effects = app.key(key(KeyCode::Char('s')));
+    conclave::tui::world::settle(&mut app, effects);
+    let effects = app.key(key(KeyCode::Char('x')));
+    conclave::tui::world::settle(&mut app, effects);
     let screen = words(&common::screen::of_app(&app, 160, 40));
     assert!(screen.contains("Fork at round 2"), "{screen}");
     assert!(
@@ -182,9 +184,12 @@ fn the_fork_dialog_keeps_the_round_the_replay_shows_and_goes_live_at_the_next() 
 
     // At the run's end no gate comes after: the last round runs again,
     // and the dialog says so.
-    app.key(key(KeyCode::Esc));
-    app.key(key(KeyCode::Char('>')));
-    app.key(key(KeyCode::Char('x')));
+    let effects = app.key(key(KeyCode::Esc));
+    conclave::tui::world::settle(&mut app, effects);
+    let effects = app.key(key(KeyCode::Char('>')));
+    conclave::tui::world::settle(&mut app, effects);
+    let effects = app.key(key(KeyCode::Char('x')));
+    conclave::tui::world::settle(&mut app, effects);
     let screen = words(&common::screen::of_app(&app, 160, 40));
     assert!(screen.contains("Fork at round 2"), "{screen}");
     assert!(

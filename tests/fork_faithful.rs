@@ -231,8 +231,9 @@ fn what_a_fork_serves_shows_the_latency_its_parent_measured() {
     assert_eq!(served, measured[..served.len()], "{measured:?}");
     // The dashboard's event log says so.
     let mut app = conclave::tui::app::App::new(conclave::tui::app::AppOptions::default());
-    app.open_replay(Path::new(&fork)).unwrap();
-    app.playback(conclave::tui::keymap::Action::End);
+    conclave::tui::world::open_replay(&mut app, Path::new(&fork)).unwrap();
+    let moved = app.playback(conclave::tui::keymap::Action::End);
+    conclave::tui::world::settle(&mut app, moved);
     let screen = common::screen::of_app(&app, 200, 80);
     assert!(
         screen.contains(&format!("model: served ok in {} ms", served[0])),

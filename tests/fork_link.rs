@@ -82,7 +82,7 @@ fn the_dashboards_replay_header_names_a_forks_parent() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let header = |path: &std::path::Path| {
         let mut app = App::new(AppOptions::default());
-        app.open_replay(path).unwrap();
+        conclave::tui::world::open_replay(&mut app, path).unwrap();
         app.playback(Action::End);
         let mut terminal = Terminal::new(TestBackend::new(240, 40)).unwrap();
         terminal

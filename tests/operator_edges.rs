@@ -39,7 +39,8 @@ fn colour_of(buffer: &Buffer, needle: &str) -> Option<Color> {
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    let effects = app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    conclave::tui::world::settle(app, effects);
 }
 
 /// `scenarios/<file>` recorded headless with `flags` into `dir/<name>`.
@@ -84,7 +85,7 @@ fn compare_calls_a_run_with_failed_tasks_partial_in_its_json_and_its_view() {
     assert_eq!(compared["b"]["partial"], true);
 
     let mut app = App::new(AppOptions::default());
-    app.open_comparison(&a, &a).unwrap();
+    conclave::tui::world::open_comparison(&mut app, &a, &a).unwrap();
     let drawn = screen(&app, 160, 48);
     let shown = common::screen::text(&drawn);
     assert!(shown.contains("HEALTH GREEN · PARTIAL"), "{shown}");
@@ -217,9 +218,9 @@ fn two_replays_of_one_scenario_and_a_fork_say_what_each_tab_is() {
         String::from_utf8_lossy(&output.stderr)
     );
     let mut app = App::new(AppOptions::default());
-    app.open_comparison(&a, &b).unwrap();
+    conclave::tui::world::open_comparison(&mut app, &a, &b).unwrap();
     press(&mut app, KeyCode::Esc);
-    app.open_replay(&fork).unwrap();
+    conclave::tui::world::open_replay(&mut app, &fork).unwrap();
     let shown = of_app(&app, 200, 48);
     let tabs = shown.lines().find(|l| l.contains("runs")).unwrap();
     assert!(tabs.contains("replay first.jsonl"), "{tabs}");
@@ -397,7 +398,7 @@ fn stepping_a_replay_stops_at_the_question_to_a_person_and_at_the_answer() {
         String::from_utf8_lossy(&output.stderr)
     );
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&recording).unwrap();
+    conclave::tui::world::open_replay(&mut app, &recording).unwrap();
     let mut screens = Vec::new();
     for _ in 0..12 {
         press(&mut app, KeyCode::Char('s'));
@@ -486,7 +487,7 @@ fn the_fork_dialog_shows_the_whole_goal() {
         "loyalty.jsonl",
     );
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&recording).unwrap();
+    conclave::tui::world::open_replay(&mut app, &recording).unwrap();
     press(&mut app, KeyCode::Char('s'));
     press(&mut app, KeyCode::Char('s'));
     press(&mut app, KeyCode::Char('x'));

@@ -87,8 +87,9 @@ async fn the_last_frame_of_a_replay_is_the_last_frame_of_the_live_run() {
     for scenario in shipped_scenarios() {
         let (live, recording) = live_app(&scenario, dir.path()).await;
         let mut replay = App::new(AppOptions::default());
-        replay.open_replay(&recording).unwrap();
-        replay.playback(Action::End);
+        conclave::tui::world::open_replay(&mut replay, &recording).unwrap();
+        let moved = replay.playback(Action::End);
+        conclave::tui::world::settle(&mut replay, moved);
 
         // The replay's timeline takes one row: give it one more so that
         // every pane has the live run's size, then compare everything but
@@ -185,8 +186,9 @@ async fn broken_recordings_open_with_what_can_be_read() {
         &(lines[..total / 2].join("\n") + "\n{\"run\":1,\"se"),
     );
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&cut).unwrap();
-    app.playback(Action::End);
+    conclave::tui::world::open_replay(&mut app, &cut).unwrap();
+    let moved = app.playback(Action::End);
+    conclave::tui::world::settle(&mut app, moved);
     let screen = timeline_text(&app);
     assert!(
         screen.contains(&format!("ends at seq {}, no finish event", total / 2)),
@@ -229,8 +231,9 @@ async fn broken_recordings_open_with_what_can_be_read() {
             .starts_with("seq jumps from 8 to 10: 1 event missing")
     );
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&broken).unwrap();
-    app.playback(Action::End);
+    conclave::tui::world::open_replay(&mut app, &broken).unwrap();
+    let moved = app.playback(Action::End);
+    conclave::tui::world::settle(&mut app, moved);
     assert!(
         app.run().unwrap().state.outcome.is_some(),
         "the replay goes on to the finish"
@@ -244,13 +247,13 @@ async fn broken_recordings_open_with_what_can_be_read() {
     let mut app = App::new(AppOptions::default());
     let empty = write(dir.path(), "empty.jsonl", "");
     assert!(
-        app.open_replay(&empty)
+        conclave::tui::world::open_replay(&mut app, &empty)
             .unwrap_err()
             .contains("the recording is empty")
     );
     let foreign = write(dir.path(), "foreign.jsonl", "name,score\nada,3\n");
     assert!(
-        app.open_replay(&foreign)
+        conclave::tui::world::open_replay(&mut app, &foreign)
             .unwrap_err()
             .contains("not a Conclave recording")
     );

@@ -245,7 +245,8 @@ fn app_with(kinds: Vec<(u64, EventKind)>) -> App {
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    let effects = app.key(KeyEvent::new(code, KeyModifiers::NONE));
+    conclave::tui::world::settle(app, effects);
 }
 
 fn chain_pane(app: &App, width: u16, height: u16) -> String {

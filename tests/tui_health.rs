@@ -228,7 +228,7 @@ async fn the_replay_timeline_marks_where_breakers_moved() {
     }
     drop(file);
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&path).unwrap();
+    conclave::tui::world::open_replay(&mut app, &path).unwrap();
     let at_start = screen(&app, 100, 30);
     let timeline = at_start.lines().rev().nth(1).unwrap().to_string();
     assert!(timeline.contains("seq 1/"), "the timeline row: {timeline}");
@@ -267,7 +267,9 @@ async fn the_replay_timeline_marks_where_breakers_moved() {
         "opened before it closed: {timeline}"
     );
 
-    app.playback(Action::End);
+    let moved = app.playback(Action::End);
+
+    conclave::tui::world::settle(&mut app, moved);
     let at_end = screen(&app, 100, 30);
     let timeline = at_end.lines().rev().nth(1).unwrap();
     assert!(

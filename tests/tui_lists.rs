@@ -48,7 +48,16 @@ fn screen(app: &mut App, width: u16, height: u16) -> String {
 
 fn press(app: &mut App, code: KeyCode) {
     let effects = app.key(KeyEvent::new(code, KeyModifiers::NONE));
-    assert!(effects.is_empty(), "{code:?} asks nothing of the world");
+    // A replay read from its file asks the loop to read its moves.
+    let reads = effects.iter().all(|e| {
+        matches!(
+            e,
+            conclave::tui::effect::Effect::Seek { .. }
+                | conclave::tui::effect::Effect::ReadAhead { .. }
+        )
+    });
+    assert!(reads, "{code:?} asks nothing else of the world");
+    conclave::tui::world::settle(app, effects);
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -348,7 +357,9 @@ async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
         scenarios_dir: dir.path().join("no scenarios here"),
         ..AppOptions::default()
     });
-    press(&mut app, KeyCode::Char('n'));
+    // The loop scans the folders the picker lists.
+    let scan = app.key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+    conclave::tui::world::settle(&mut app, scan);
     // The recordings' paths differ from run to run: shown by file name.
     for entry in &mut app.catalog {
         if let Some(name) = entry
@@ -376,10 +387,14 @@ async fn the_picker_lists_recordings_by_outcome_and_narrows_as_one_types() {
     let effects = app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     assert_eq!(
         effects,
-        vec![conclave::tui::effect::Effect::OpenRecording(
-            dir.path().join("c.jsonl")
-        )],
+        vec![conclave::tui::effect::Effect::OpenRecording {
+            job: 1,
+            path: dir.path().join("c.jsonl")
+        }],
     );
+    // The loop reads it meanwhile; Esc abandons that first.
+    press(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_some(), "the picker stays");
     // v keeps the failed runs; Esc clears the filter, then closes.
     press(&mut app, KeyCode::Char('v'));
     press(&mut app, KeyCode::Char('v'));
@@ -501,7 +516,7 @@ async fn a_replay_shows_its_pause_and_leaves_the_list_keys_to_the_lists() {
     let file = dir.path().join("outage.jsonl");
     record(&file, &events);
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&file).unwrap();
+    conclave::tui::world::open_replay(&mut app, &file).unwrap();
     let runs_line = |app: &mut App| screen(app, 100, 30).lines().nth(2).unwrap().to_string();
     let paused = runs_line(&mut app);
     assert!(paused.contains("⏸") && !paused.contains('▶'), "{paused}");

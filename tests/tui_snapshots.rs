@@ -454,12 +454,13 @@ async fn the_fork_dialog_of_a_replay() {
         .collect();
     std::fs::write(&parent, lines.join("\n") + "\n").unwrap();
     let mut app = App::new(AppOptions::default());
-    app.open_replay(&parent).unwrap();
+    conclave::tui::world::open_replay(&mut app, &parent).unwrap();
     let press = |app: &mut App, code| {
-        app.key(crossterm::event::KeyEvent::new(
+        let effects = app.key(crossterm::event::KeyEvent::new(
             code,
             crossterm::event::KeyModifiers::NONE,
-        ))
+        ));
+        conclave::tui::world::settle(app, effects);
     };
     use crossterm::event::KeyCode;
     press(&mut app, KeyCode::Char('>'));

@@ -74,10 +74,11 @@ impl Events {
 
     /// The recording at `path`, read as [`super::read_recording`] reads it;
     /// `each` sees every event with its place as it is read (the one time
-    /// all of them are decoded).
+    /// all of them are decoded), and the byte its line ends at, which tells
+    /// how far the reading has come.
     pub fn open(
         path: &Path,
-        mut each: impl FnMut(usize, &Event),
+        mut each: impl FnMut(usize, &Event, u64),
     ) -> Result<(Events, Vec<RecordingProblem>), RecordingError> {
         let mut lines = Vec::new();
         let mut held = Vec::new();
@@ -85,7 +86,7 @@ impl Events {
         let problems = each_placed(path, |placed| {
             let index = lines.len();
             let (at, len) = placed.span;
-            each(index, &placed.event);
+            each(index, &placed.event, at + u64::from(len));
             lines.push(Line {
                 at,
                 len,
@@ -133,6 +134,17 @@ impl Events {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Whether the events are read again from their file when asked for
+    /// (then only the loop's work reads them), not held in memory.
+    pub fn filed(&self) -> bool {
+        matches!(&*self.0, Store::Filed(_))
+    }
+
+    /// Whether `self` and `other` are the same events, not copies.
+    pub fn same(&self, other: &Events) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     pub fn first(&self) -> Option<&Arc<Event>> {

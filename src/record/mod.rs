@@ -29,6 +29,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
+/// [`read_recording`], telling `progress` the byte each event's line ends
+/// at as it is read, so a reader on another thread can say how far it is.
+pub fn read_recording_reporting(
+    path: &Path,
+    mut progress: impl FnMut(u64),
+) -> Result<Recording, RecordingError> {
+    let mut events = Vec::new();
+    let problems = reader::each_placed(path, |placed| {
+        progress(placed.span.0 + u64::from(placed.span.1));
+        events.push(placed.event);
+    })?;
+    Ok(Recording { events, problems })
+}
+
 /// The bus's end of a recording. Dropping the last clone closes it: the
 /// writer writes what is waiting and finishes.
 #[derive(Clone, Debug)]

@@ -3,11 +3,17 @@
 //! [`Effect`]s; the loop carries them out (the engines, NATS, files and
 //! the terminal are its) and hands back a [`Done`] where the app has
 //! something to learn: a run started, a command refused, a file written or
-//! not. So the update is tested without a terminal or an engine.
+//! not, a file read. The app never reads a file itself: folders scanned,
+//! recordings read and replays moved in their files are effects too,
+//! carried out on the loop's blocking threads, telling their progress as
+//! they go. So the update is tested without a terminal or an engine, and
+//! a large file never holds the screen still.
 
+use super::catalog::Entry;
 use super::launch::Launch;
 use super::recording::Opened;
-use crate::bus::RunId;
+use super::replay::{Seeker, Sought};
+use crate::bus::{Event, RunId};
 use crate::clock::RunClock;
 use crate::control::Control;
 use crate::nats::subjects::RemoteRunId;
@@ -41,8 +47,36 @@ pub enum Effect {
         run: RunId,
         id: RemoteRunId,
     },
-    /// Read a recording, to replay it.
-    OpenRecording(PathBuf),
+    /// List the picker's entries: the scenarios of `scenarios` (the
+    /// built-in ones when it has none) and the most recent recordings of
+    /// `recordings`.
+    ScanCatalog {
+        scenarios: PathBuf,
+        recordings: Option<PathBuf>,
+    },
+    /// Read a recording, to replay it; `job` numbers its progress and its
+    /// result.
+    OpenRecording {
+        job: u64,
+        path: PathBuf,
+    },
+    /// Compare two runs, reading what either side keeps in a file.
+    Compare {
+        job: u64,
+        a: CompareSide,
+        b: CompareSide,
+    },
+    /// Fold a replay read from its file to its first `position` events.
+    Seek {
+        seeker: Seeker,
+        position: usize,
+    },
+    /// Read `count` events of a playing replay's file from `from` on.
+    ReadAhead {
+        seeker: Seeker,
+        from: usize,
+        count: usize,
+    },
     /// Write this OSC 52 sequence through to the terminal, which puts a
     /// copy on its clipboard.
     Copy(String),
@@ -89,8 +123,38 @@ pub enum Done {
         command: Control,
         why: String,
     },
+    /// The picker's entries, listed.
+    Scanned(Vec<Entry>),
+    /// How far the reading of `job` has come: `read` of `total`.
+    Progress {
+        job: u64,
+        read: u64,
+        total: u64,
+        unit: Unit,
+    },
     /// A recording read to replay, or why it cannot be.
-    Opened(Result<Box<Opened>, String>),
+    Opened {
+        job: u64,
+        opened: Result<Box<Opened>, String>,
+    },
+    /// Two runs compared, or why they cannot be.
+    Compared {
+        job: u64,
+        comparison: Result<Box<crate::compare::Comparison>, String>,
+    },
+    /// A replay folded to `position` (asked by [`Effect::Seek`]).
+    Sought {
+        seeker: Seeker,
+        position: usize,
+        sought: Box<Sought>,
+    },
+    /// Events of a replay's file from `from` on, or why they cannot be
+    /// read (asked by [`Effect::ReadAhead`]).
+    ReadAhead {
+        seeker: Seeker,
+        from: usize,
+        events: Result<Vec<Arc<Event>>, String>,
+    },
     /// `bytes` were written to `path`.
     Wrote { path: PathBuf, bytes: usize },
     /// Nothing was written to `path`: why.
@@ -123,4 +187,30 @@ pub struct Started {
     pub clock: RunClock,
     /// The recording it is a fork of, for a fork.
     pub forked_from: Option<PathBuf>,
+}
+
+/// What a reading counts: bytes of a file, or events of a replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Bytes,
+    Events,
+}
+
+/// One side of a comparison, as the world reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareSide {
+    /// How the comparison names it.
+    pub label: String,
+    pub events: SideEvents,
+}
+
+/// Where a side's events are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SideEvents {
+    /// Held by the app already (a live run's log).
+    Held(Vec<Arc<Event>>),
+    /// A replay's, read from its file when it is not held.
+    Replay(Seeker),
+    /// A recording's file, read whole.
+    File(PathBuf),
 }

@@ -4,34 +4,37 @@
 //! belongs to then shows the state there.
 
 use super::app::App;
+use super::effect::Effect;
 use super::keymap::Action;
-use super::replay::Replay;
+use super::replay::{Replay, Seeker, Sought, Want};
 use super::slot::RunSlot;
 use super::state::RunState;
 use super::view_state::Overlay;
 
 impl Replay {
-    /// Apply a replay key; the state to show when the replay moved.
+    /// Apply a replay key; the state to show when the replay moved at
+    /// once (a move of a replay read from its file is asked of the loop
+    /// and shown when it comes back).
     pub(crate) fn update(&mut self, action: Action) -> Option<RunState> {
         let moved = match action {
             Action::TogglePause if !self.playing && self.at_end() => {
                 // Playing a finished replay plays it again.
-                let state = self.seek(1);
+                let state = self.go(1);
                 self.playing = true;
-                Some(state)
+                state
             }
             Action::TogglePause => {
                 self.playing = !self.playing;
                 None
             }
-            Action::Step => Some(self.step_forward()),
-            Action::StepBack => Some(self.step_back()),
-            Action::Start => Some(self.seek(1)),
-            Action::End => Some(self.seek(self.len())),
+            Action::Step => self.go(self.next_step()),
+            Action::StepBack => self.go(self.previous_step()),
+            Action::Start => self.go(1),
+            Action::End => self.go(self.len()),
             Action::Restart => {
-                let state = self.seek(1);
+                let state = self.go(1);
                 self.playing = true;
-                Some(state)
+                state
             }
             Action::Faster => {
                 self.speed = self.speed.faster();
@@ -65,8 +68,9 @@ impl RunSlot {
     pub(crate) fn jump(&mut self, n: usize) {
         if let Some(replay) = self.replay.as_mut() {
             replay.playing = false;
-            let state = replay.jump_to_unit(n);
-            self.show(state);
+            if let Some(state) = replay.go(replay.unit_end(n)) {
+                self.show(state);
+            }
         }
     }
 
@@ -79,18 +83,38 @@ impl RunSlot {
         if !replay.tick(elapsed_ms, &mut self.state) {
             return false;
         }
+        self.after_move();
+        true
+    }
+
+    /// The panes follow the state the replay moved to.
+    fn after_move(&mut self) {
         let filter = self.ui.log.filter.clone();
         self.ui.after_event(&self.state);
         if filter.is_some() {
             self.ui.log.set_filter(filter, &self.state);
         }
+    }
+
+    /// A move the loop folded from the replay's file, shown if it is the
+    /// one the replay waits on.
+    pub(crate) fn arrived(&mut self, position: usize, sought: Sought) -> bool {
+        let Some(replay) = self.replay.as_mut() else {
+            return false;
+        };
+        if replay.pending != Some(position) {
+            return false;
+        }
+        let state = replay.arrive(sought);
+        self.show(state);
         true
     }
 }
 
 impl App {
-    /// Apply a replay key to the selected run.
-    pub fn playback(&mut self, action: Action) {
+    /// Apply a replay key to the selected run; what its replay now needs
+    /// the loop to read from its file.
+    pub fn playback(&mut self, action: Action) -> Vec<Effect> {
         if action == Action::Jump {
             self.overlay = Some(Overlay::Jump(String::new()));
         } else if action == Action::Fork {
@@ -98,6 +122,7 @@ impl App {
         } else if let Some(slot) = self.runs.selected_mut() {
             slot.playback(action);
         }
+        self.replay_wants()
     }
 
     /// Jump the selected replay to the end of round (or wave) `n`.
@@ -108,13 +133,66 @@ impl App {
     }
 
     /// Let `elapsed_ms` of wall time pass for playing replays; returns
-    /// whether any of them moved.
+    /// whether any of them moved. What they need read from their files
+    /// is queued for the loop.
     pub(crate) fn tick(&mut self, elapsed_ms: f64) -> bool {
         let mut moved = false;
         for slot in self.runs.iter_mut() {
             moved |= slot.tick(elapsed_ms);
         }
+        let wants = self.replay_wants();
+        self.queued.extend(wants);
         moved
+    }
+
+    /// What the replays need the loop to read from their files, as
+    /// effects.
+    pub(crate) fn replay_wants(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        for slot in self.runs.iter_mut() {
+            let Some(replay) = slot.replay.as_mut() else {
+                continue;
+            };
+            while let Some(want) = replay.wants() {
+                effects.push(match want {
+                    Want::Seek(seeker, position) => Effect::Seek { seeker, position },
+                    Want::ReadAhead(seeker, from, count) => Effect::ReadAhead {
+                        seeker,
+                        from,
+                        count,
+                    },
+                });
+            }
+        }
+        effects
+    }
+
+    /// A move the loop folded from a replay's file.
+    pub(crate) fn sought(&mut self, seeker: &Seeker, position: usize, sought: Sought) {
+        if let Some(slot) = self
+            .runs
+            .iter_mut()
+            .find(|s| s.replay.as_ref().is_some_and(|r| r.has(seeker)))
+        {
+            slot.arrived(position, sought);
+        }
+    }
+
+    /// Events the loop read ahead for a playing replay.
+    pub(crate) fn read_ahead(
+        &mut self,
+        seeker: &Seeker,
+        from: usize,
+        events: Result<Vec<std::sync::Arc<crate::bus::Event>>, String>,
+    ) {
+        if let Some(replay) = self
+            .runs
+            .iter_mut()
+            .filter_map(|s| s.replay.as_mut())
+            .find(|r| r.has(seeker))
+        {
+            replay.read_ahead(from, events);
+        }
     }
 
     /// Whether a replay is playing: the screen then moves every frame.

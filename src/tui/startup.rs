@@ -176,12 +176,12 @@ pub(super) fn open_first_view(
         };
     }
     if let Some((a, b)) = &options.compare {
-        if let Err(e) = app.open_comparison(a, b) {
+        if let Err(e) = super::world::open_comparison(app, a, b) {
             output::message(&e);
             return Err(Exit::BadInput);
         }
     } else if let Some(path) = &options.replay {
-        if let Err(e) = app.open_replay(path) {
+        if let Err(e) = super::world::open_replay(app, path) {
             output::message(&e.to_string());
             return Err(Exit::BadInput);
         }
@@ -189,7 +189,9 @@ pub(super) fn open_first_view(
         let effects = app.launch_with(scenario, Some(source.clone()), overrides);
         start_first_run(app, world, effects, &source)?;
     } else {
-        app.open_picker();
+        for effect in app.open_picker() {
+            world.carry_out(effect);
+        }
     }
     Ok(None)
 }

@@ -161,7 +161,16 @@ pub fn carry(
     effects: Vec<conclave::tui::effect::Effect>,
 ) {
     for effect in effects {
-        if let Some(done) = world.carry_out(effect) {
+        // What the loop reads on its blocking threads is read here, in
+        // place, so a test sees its result at once.
+        let mut told = Vec::new();
+        let read = conclave::tui::world::read_now(effect.clone(), &mut |d| told.push(d));
+        if let Some(done) = read {
+            told.push(done);
+        } else if let Some(done) = world.carry_out(effect) {
+            told.push(done);
+        }
+        for done in told {
             app.done(done);
         }
     }

@@ -46,7 +46,7 @@ fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
 fn opened() -> (Vec<u8>, tempfile::NamedTempFile, Events, Recording) {
     let text = damaged_recording();
     let file = file_with(&text);
-    let (events, _) = Events::open(file.path(), |_, _| {}).unwrap();
+    let (events, _) = Events::open(file.path(), |_, _, _| {}).unwrap();
     let whole = read_recording(file.path()).unwrap();
     (text, file, events, whole)
 }
@@ -57,7 +57,7 @@ fn a_recording_read_from_its_file_again_gives_the_events_read_whole() {
     let whole = read_recording(file.path()).unwrap();
     let mut seen = Vec::new();
     let (events, problems) =
-        Events::open(file.path(), |i, event| seen.push((i, event.seq))).unwrap();
+        Events::open(file.path(), |i, event, _| seen.push((i, event.seq))).unwrap();
     assert_eq!(problems, whole.problems);
     assert_eq!(events.len(), whole.events.len());
     let seqs: Vec<u64> = whole.events.iter().map(|e| e.seq).collect();
@@ -85,7 +85,7 @@ fn a_recording_read_from_its_file_again_gives_the_events_read_whole() {
 fn the_first_the_last_and_long_lines_are_held_the_rest_read_again() {
     let file = file_with(&damaged_recording());
     let whole = read_recording(file.path()).unwrap();
-    let (events, _) = Events::open(file.path(), |_, _| {}).unwrap();
+    let (events, _) = Events::open(file.path(), |_, _, _| {}).unwrap();
     // With the file emptied, only what is held can be had.
     file.as_file().set_len(0).unwrap();
     let last = events.len() - 1;

@@ -2,15 +2,17 @@
 //! compares the selected run with the pinned one (A the pinned, B the
 //! selected), and `conclave compare A B` opens two recordings that way.
 //! The comparison itself is the library's (`crate::compare`), the same as
-//! `compare --headless` prints.
+//! `compare --headless` prints; the loop reads the runs' recordings and
+//! compares them (an effect), and the overlay opens when it is done.
 
 use super::App;
-use crate::compare::{self, Side};
+use super::done::first_line;
+use crate::compare::{self, Comparison};
+use crate::tui::effect::{CompareSide, Effect, SideEvents};
 use crate::tui::keymap::Action;
 use crate::tui::launch::Launch;
 use crate::tui::slot::RunSlot;
 use crate::tui::view_state::Overlay;
-use std::path::Path;
 
 impl App {
     /// `p`: pin the selected run, or unpin it.
@@ -25,42 +27,46 @@ impl App {
         });
     }
 
-    /// `c`: the selected run compared with the pinned one.
-    pub(super) fn compare_with_pinned(&mut self) {
+    /// `c`: the selected run compared with the pinned one, read and
+    /// compared by the loop.
+    pub(crate) fn compare_with_pinned(&mut self) -> Vec<Effect> {
         let Some(pinned) = self.runs.pinned() else {
             self.notice = Some("no run pinned: p pins the selected run first".into());
-            return;
+            return Vec::new();
         };
         if pinned == self.runs.selected {
             self.notice = Some("this run is the pinned one: select another to compare".into());
-            return;
+            return Vec::new();
         }
         let (Some(a), Some(b)) = (self.runs.iter().nth(pinned), self.run()) else {
-            return;
+            return Vec::new();
         };
-        match comparison_of(a, b) {
+        let (a, b) = (side_of(a), side_of(b));
+        self.compare(a, b)
+    }
+
+    /// Ask the loop to compare `a` with `b`; the screen waits on it.
+    pub(super) fn compare(&mut self, a: CompareSide, b: CompareSide) -> Vec<Effect> {
+        let what = format!("{} and {} to compare", a.label, b.label);
+        let job = self.begin_loading(what);
+        vec![Effect::Compare { job, a, b }]
+    }
+
+    /// The loop compared the runs of `job`: shown, unless the user stopped
+    /// waiting.
+    pub(super) fn compared(&mut self, job: u64, comparison: Result<Box<Comparison>, String>) {
+        if !self.awaited(job, true) {
+            return;
+        }
+        match comparison {
             Ok(comparison) => {
                 self.notice = None;
                 self.overlay = Some(Overlay::Compare {
-                    comparison: Box::new(comparison),
+                    comparison,
                     scroll: 0,
                 });
             }
-            Err(e) => self.notice = Some(e),
-        }
-    }
-
-    /// Open two recordings as replays, A pinned and B selected, and show
-    /// them side by side. The error names the file that cannot be opened.
-    pub fn open_comparison(&mut self, a: &Path, b: &Path) -> Result<(), String> {
-        self.open_replay(a)?;
-        let pinned = self.runs.selected;
-        self.open_replay(b)?;
-        self.runs.pin(pinned);
-        self.compare_with_pinned();
-        match self.overlay {
-            Some(Overlay::Compare { .. }) => Ok(()),
-            _ => Err(self.notice.take().unwrap_or_default()),
+            Err(why) => self.notice = Some(first_line(&why)),
         }
     }
 
@@ -104,35 +110,22 @@ pub(super) fn changes_flags(launch: &Launch, slot: &RunSlot) -> bool {
         .any(|f| set(&f.name).is_some_and(|on| on != f.on))
 }
 
-/// The comparison of run `a` with run `b`, or why there is none.
-fn comparison_of(a: &RunSlot, b: &RunSlot) -> Result<compare::Comparison, String> {
-    let (events_a, events_b) = (events_of(a)?, events_of(b)?);
-    let (label_a, label_b) = (label_of(a), label_of(b));
-    let side_a = Side::new(&label_a, &events_a).map_err(|e| e.to_string())?;
-    let side_b = Side::new(&label_b, &events_b).map_err(|e| e.to_string())?;
-    Ok(compare::compare(
-        side_a,
-        side_b,
-        crate::patterns::compare_rules,
-    ))
-}
-
-/// Every event of a run: a replay's whole recording, a live run's log,
-/// or its recording when the log has let its oldest events go.
-fn events_of(slot: &RunSlot) -> Result<Vec<std::sync::Arc<crate::bus::Event>>, String> {
-    if let Some(replay) = &slot.replay {
-        let events = replay.events();
-        return events.slice(0..events.len()).map_err(|e| e.to_string());
-    }
-    if slot.state.log.dropped > 0
-        && let Some(recording) = slot
-            .recording
-            .as_deref()
-            .and_then(|path| crate::record::read_recording(path).ok())
+/// A run as a side of a comparison: a replay's whole recording, a live
+/// run's log, or its recording when the log has let its oldest events go.
+pub(super) fn side_of(slot: &RunSlot) -> CompareSide {
+    let events = if let Some(replay) = &slot.replay {
+        SideEvents::Replay(replay.seeker().clone())
+    } else if slot.state.log.dropped > 0
+        && let Some(path) = &slot.recording
     {
-        return Ok(recording.events);
+        SideEvents::File(path.clone())
+    } else {
+        SideEvents::Held(slot.state.log.events.iter().cloned().collect())
+    };
+    CompareSide {
+        label: label_of(slot),
+        events,
     }
-    Ok(slot.state.log.events.iter().cloned().collect())
 }
 
 /// A replay by its recording, a run of the dashboard by its number.

@@ -1,7 +1,8 @@
 //! What came of the effects the update returned, as the loop tells it: a
 //! run started is shown and selected, a command its engine refused takes
 //! back what the screen expected of it, a recording read opens as a
-//! replay; whatever failed becomes the footer's notice.
+//! replay, a reading tells its progress; whatever failed becomes the
+//! footer's notice.
 
 use super::App;
 use crate::bus::RunId;
@@ -34,11 +35,36 @@ impl App {
                 });
             }
             Done::Refused { run, command, why } => self.refused(run, &command, &why),
-            Done::Opened(Ok(opened)) => {
-                self.show_replay(*opened);
-                self.overlay = None;
+            Done::Scanned(entries) => self.scanned(entries),
+            Done::Progress {
+                job,
+                read,
+                total,
+                unit,
+            } => self.progress(job, read, total, unit),
+            Done::Opened { job, opened } => {
+                if !self.awaited(job, true) {
+                    return;
+                }
+                match opened {
+                    Ok(opened) => {
+                        self.show_replay(*opened);
+                        self.overlay = None;
+                    }
+                    Err(why) => self.notice = Some(first_line(&why)),
+                }
             }
-            Done::Opened(Err(why)) => self.notice = Some(first_line(&why)),
+            Done::Compared { job, comparison } => self.compared(job, comparison),
+            Done::Sought {
+                seeker,
+                position,
+                sought,
+            } => self.sought(&seeker, position, *sought),
+            Done::ReadAhead {
+                seeker,
+                from,
+                events,
+            } => self.read_ahead(&seeker, from, events),
             Done::Wrote { path, bytes } => {
                 self.notice = Some(format!("wrote {bytes} bytes to {}", path.display()));
             }

@@ -3,14 +3,15 @@
 //! scenario's flags as they stood there; Enter launches the fork as a new run, served from the recording
 //! up to the gate (the world reads the recording and plans it), and pins
 //! the replay. Once the fork has finished and its recording is complete,
-//! the two recordings open side by side at their first divergence.
+//! the loop reads the two recordings and they open side by side at their
+//! first divergence.
 
 use super::App;
 use super::done::first_line;
 use crate::bus::{Event, EventKind, RunId};
-use crate::compare::{self, Side};
+use crate::compare;
 use crate::engine::ForkRequest;
-use crate::tui::effect::{Effect, Started};
+use crate::tui::effect::{CompareSide, Effect, SideEvents, Started};
 use crate::tui::keymap::Action;
 use crate::tui::launch::Launch;
 use crate::tui::overlays::fork::{ForkFlag, ForkPrompt};
@@ -208,48 +209,45 @@ impl App {
             ));
             return;
         }
-        match fork_comparison(self, &watch, recording) {
-            Ok(comparison) => {
-                self.overlay = Some(Overlay::Compare {
-                    comparison: Box::new(comparison),
-                    scroll: 0,
-                });
+        match fork_sides(self, &watch, recording) {
+            Ok((parent, fork)) => {
+                let effects = self.compare(parent, fork);
+                self.queued.extend(effects);
             }
             Err(why) => self.notice = Some(first_line(&why)),
         }
     }
 }
 
-/// The comparison of the fork `watch` names with its parent, both read
-/// from their recordings; the fork without one by its events.
-fn fork_comparison(
+/// The sides of the comparison of the fork `watch` names with its
+/// parent, both to be read from their recordings; the fork without one by
+/// its events.
+fn fork_sides(
     app: &App,
     watch: &ForkWatch,
     recording: Option<PathBuf>,
-) -> Result<compare::Comparison, String> {
-    let read = |path: &PathBuf| {
-        crate::record::read_recording(path)
-            .map(|r| r.events)
-            .map_err(|e| e.to_string())
-    };
+) -> Result<(CompareSide, CompareSide), String> {
     let label = |path: &PathBuf| crate::sanitize::clean(&path.display().to_string()).into_owned();
-    let parent = read(&watch.parent)?;
-    let (fork_label, fork) = match &recording {
-        Some(path) => (label(path), read(path)?),
+    let fork = match &recording {
+        Some(path) => CompareSide {
+            label: label(path),
+            events: SideEvents::File(path.clone()),
+        },
         None => {
             let slot = app
                 .runs
                 .iter()
                 .find(|s| s.replay.is_none() && s.state.run == watch.run)
                 .ok_or("the fork's run is gone")?;
-            (
-                compare::run_label(slot.state.run, &slot.scenario.name),
-                slot.state.log.events.iter().cloned().collect(),
-            )
+            CompareSide {
+                label: compare::run_label(slot.state.run, &slot.scenario.name),
+                events: SideEvents::Held(slot.state.log.events.iter().cloned().collect()),
+            }
         }
     };
-    let parent_label = label(&watch.parent);
-    let a = Side::new(&parent_label, &parent).map_err(|e| e.to_string())?;
-    let b = Side::new(&fork_label, &fork).map_err(|e| e.to_string())?;
-    Ok(compare::compare(a, b, crate::patterns::compare_rules))
+    let parent = CompareSide {
+        label: label(&watch.parent),
+        events: SideEvents::File(watch.parent.clone()),
+    };
+    Ok((parent, fork))
 }

@@ -34,7 +34,20 @@ impl App {
         }
     }
 
+    /// A key: what the app decided on it, with what its replays now need
+    /// read from their files. Esc while the screen waits on a reading
+    /// stops the wait first.
     pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if key.code == KeyCode::Esc && self.waiting_line().is_some() {
+            self.abandon();
+            return Vec::new();
+        }
+        let mut effects = self.take_key(key);
+        effects.extend(self.replay_wants());
+        effects
+    }
+
+    fn take_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.notice = None;
         // A restart to confirm is confirmed by `r` alone.
         let asked = self.restart_asked.take();
@@ -132,8 +145,7 @@ impl App {
             && self.run().is_some_and(|slot| slot.replay.is_some())
             && let Some(action) = keymap::lookup(Scope::Replay, &key)
         {
-            self.playback(action);
-            return Vec::new();
+            return self.playback(action);
         }
         match keymap::lookup_in(&self.scopes(), &key) {
             Some(action) => self.update(action),

@@ -3,9 +3,10 @@
 //! actions into changes. It starts nothing itself and holds no engine:
 //! launching a run, sending a control, opening a recording, writing a file
 //! and remembering an allowance are effects `update` returns and the loop
-//! carries out, telling the app what came of them. It reads files (the
-//! scenarios listed, a recording replayed) but never writes one. Drawing
-//! reads it and never changes it.
+//! carries out, telling the app what came of them. It touches no file:
+//! the picker's folders, recordings to replay or compare and replays'
+//! moves in their files are read by the loop, and come back as messages
+//! (see `loading`). Drawing reads it and never changes it.
 
 mod areas;
 mod compare;
@@ -14,6 +15,7 @@ mod done;
 mod export;
 mod fork;
 mod input;
+mod loading;
 mod remote;
 mod restart;
 mod search;
@@ -25,15 +27,17 @@ use super::catalog::{self, Entry};
 use super::effect::Effect;
 use super::keymap::PaneId;
 use super::overlays::picker::PickerView;
+pub(crate) use super::runs::Launch;
 pub use super::runs::Overrides;
-use super::runs::{Launch, Runs};
+use super::runs::Runs;
 use super::slot::RunSlot;
 use super::state::Activity;
 use super::view_state::{Overlay, TrustPrompt};
 use crate::bus::Event;
 use crate::scenario::Scenario;
+pub(crate) use loading::Loading;
 use ratatui::layout::Rect;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// How the dashboard was started, as far as its decisions go (how runs
@@ -53,9 +57,6 @@ pub struct AppOptions {
     /// `conclave attach`: the picker lists the live runs of other engines.
     pub attach: bool,
 }
-
-/// How many recent recordings the picker lists.
-const RECENT_RECORDINGS: usize = 20;
 
 /// The smallest screen the dashboard is drawn for: what pages are
 /// measured on until the first frame is drawn.
@@ -94,19 +95,21 @@ pub struct App {
     /// Effects decided on an event rather than on input, for the loop to
     /// carry out.
     pub(crate) queued: Vec<Effect>,
+    /// The reading the screen waits on, with its progress.
+    pub(crate) loading: Option<Loading>,
+    /// The last reading's job number.
+    pub(crate) jobs: u64,
+    /// The picker's folders are being scanned.
+    pub(crate) scanning: bool,
 }
 
 impl App {
+    /// The app, with nothing read yet: the picker's entries come when it
+    /// opens.
     pub fn new(options: AppOptions) -> Self {
-        // Attached, the picker lists the live runs of other engines instead.
-        let catalog = if options.attach {
-            Vec::new()
-        } else {
-            catalog::load(&options.scenarios_dir)
-        };
         App {
             options,
-            catalog,
+            catalog: Vec::new(),
             runs: Runs::default(),
             focus: PaneId::Pattern,
             overlay: None,
@@ -119,6 +122,9 @@ impl App {
             sweep_replay: None,
             fork_watch: None,
             queued: Vec::new(),
+            loading: None,
+            jobs: 0,
+            scanning: false,
         }
     }
 
@@ -145,19 +151,36 @@ impl App {
         self.runs.selected_mut()
     }
 
-    pub(crate) fn open_picker(&mut self) {
+    /// Open the picker on the entries listed last, and ask the loop to
+    /// scan its folders again (attached, the live runs are asked for).
+    pub fn open_picker(&mut self) -> Vec<Effect> {
         if self.options.attach {
             self.open_remote_picker();
-            return;
-        }
-        self.catalog = catalog::load(&self.options.scenarios_dir);
-        if let Some(dir) = &self.options.recordings_dir {
-            self.catalog
-                .extend(catalog::recordings(dir, RECENT_RECORDINGS));
+            return Vec::new();
         }
         self.overlay = Some(Overlay::Picker(PickerView::new(catalog::default_index(
             &self.catalog,
         ))));
+        self.scanning = true;
+        vec![Effect::ScanCatalog {
+            scenarios: self.options.scenarios_dir.clone(),
+            recordings: self.options.recordings_dir.clone(),
+        }]
+    }
+
+    /// The picker's folders scanned: its entries, the selection where it
+    /// starts unless the user narrowed the list meanwhile.
+    pub(super) fn scanned(&mut self, entries: Vec<Entry>) {
+        self.scanning = false;
+        if self.options.attach {
+            return;
+        }
+        self.catalog = entries;
+        if let Some(Overlay::Picker(picker)) = &mut self.overlay
+            && picker.filter.is_empty()
+        {
+            *picker = PickerView::new(catalog::default_index(&self.catalog));
+        }
     }
 
     /// An event from the bus.
@@ -199,7 +222,7 @@ impl App {
     /// allowed them (`--allow-exec`, or before for this file where it is
     /// with every program it runs as it is now); else `None`, with the
     /// confirmation open that lists them and what changed since.
-    fn allowed(&mut self, mut launch: Launch) -> Option<Launch> {
+    pub(crate) fn allowed(&mut self, mut launch: Launch) -> Option<Launch> {
         if launch.allow_exec {
             return Some(launch);
         }
@@ -281,17 +304,8 @@ impl App {
         self.runs.add_from_events(events, source)
     }
 
-    /// Open a recording as a replay and select it, before the screen
-    /// opens (the command line's replay and comparison); the error says
-    /// why the file cannot be replayed.
-    pub fn open_replay(&mut self, path: &Path) -> Result<(), String> {
-        let opened = super::recording::open(path)?;
-        self.show_replay(opened);
-        Ok(())
-    }
-
     /// Show a recording read as a replay, selected.
-    pub(super) fn show_replay(&mut self, opened: super::recording::Opened) {
+    pub(crate) fn show_replay(&mut self, opened: super::recording::Opened) {
         self.runs.add_replay(opened);
         self.focus = PaneId::Pattern;
     }
@@ -309,8 +323,8 @@ mod effects_tests;
 #[cfg(test)]
 mod fork_tests;
 #[cfg(test)]
+mod loading_tests;
+#[cfg(test)]
 mod restart_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod trust_tests;
+pub(crate) mod tests;

@@ -14,7 +14,7 @@ use crate::tui::patterns::round_table::TableView;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 
-pub(super) fn scenario(pattern: &str) -> Arc<Scenario> {
+pub(crate) fn scenario(pattern: &str) -> Arc<Scenario> {
     Arc::new(
         serde_json::from_value(json!({
             "name": "t", "pattern": pattern, "goal": "Decide.", "context": {}, "seed": 3,
@@ -28,7 +28,7 @@ pub(super) fn scenario(pattern: &str) -> Arc<Scenario> {
 }
 
 /// A run of `pattern` seeded 7, after its start and two rounds begun.
-pub(super) fn events(pattern: &str) -> Vec<Arc<Event>> {
+pub(crate) fn events(pattern: &str) -> Vec<Arc<Event>> {
     let scenario = scenario(pattern);
     let kinds = vec![
         EventKind::RunStarted(RunStarted {
@@ -73,7 +73,7 @@ fn numbered(kinds: Vec<EventKind>) -> Vec<Arc<Event>> {
         .collect()
 }
 
-pub(super) fn finished(pattern: &str) -> Vec<Arc<Event>> {
+pub(crate) fn finished(pattern: &str) -> Vec<Arc<Event>> {
     let mut all = events(pattern);
     all.push(Arc::new(Event {
         run: 1,
@@ -91,13 +91,13 @@ pub(super) fn finished(pattern: &str) -> Vec<Arc<Event>> {
     all
 }
 
-pub(super) fn app_with(events: &[Arc<Event>]) -> App {
+pub(crate) fn app_with(events: &[Arc<Event>]) -> App {
     let mut app = App::new(AppOptions::default());
     app.add_from_events(events, Some("t.json".into())).unwrap();
     app
 }
 
-pub(super) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+pub(crate) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
@@ -134,7 +134,12 @@ fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
     let mut app = App::new(AppOptions::default());
     assert!(press(&mut app, KeyCode::Char(' ')).is_empty());
     assert_eq!(app.notice.as_deref(), Some("no run"));
-    press(&mut app, KeyCode::Char('n'));
+    let scan = press(&mut app, KeyCode::Char('n'));
+    assert!(
+        matches!(scan.as_slice(), [Effect::ScanCatalog { .. }]),
+        "the loop scans the folders: {scan:?}"
+    );
+    crate::tui::world::settle(&mut app, scan);
     let Some(Overlay::Picker(picker)) = &app.overlay else {
         panic!("n opens the picker");
     };
@@ -167,12 +172,19 @@ fn the_picker_launches_a_scenario_with_its_defaults_or_replays_a_recording() {
     app.open_picker();
     app.catalog.push(Entry {
         origin: "runs/old.jsonl".into(),
-        item: Item::Recording(Recorded::read(&recording)),
+        item: Item::Recording(Recorded {
+            path: recording.clone(),
+            start: None,
+            finish: None,
+        }),
     });
     app.overlay = Some(Overlay::Picker(PickerView::new(app.catalog.len() - 1)));
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::OpenRecording(recording)]
+        vec![Effect::OpenRecording {
+            job: 1,
+            path: recording
+        }]
     );
     assert!(
         app.overlay.is_some(),
@@ -185,9 +197,14 @@ fn quitting_and_failures_are_the_loops_to_carry_out() {
     let mut app = app_with(&events("collaboration"));
     assert_eq!(press(&mut app, KeyCode::Char('q')), vec![Effect::Quit]);
     app.open_picker();
-    app.done(Done::Opened(Err(
-        "runs/gone.jsonl: no such file\nmore".into()
-    )));
+    let opening = app.open_recording(std::path::Path::new("runs/gone.jsonl"));
+    let [Effect::OpenRecording { job, .. }] = opening.as_slice() else {
+        panic!("{opening:?}");
+    };
+    app.done(Done::Opened {
+        job: *job,
+        opened: Err("runs/gone.jsonl: no such file\nmore".into()),
+    });
     assert_eq!(
         app.notice.as_deref(),
         Some("runs/gone.jsonl: no such file"),
@@ -247,92 +264,11 @@ fn each_pattern_adds_its_own_keys_and_no_other() {
 }
 
 /// A scenario that runs a program, as a file would give it.
-pub(super) fn runs_a_program() -> Arc<Scenario> {
+pub(crate) fn runs_a_program() -> Arc<Scenario> {
     let text = r#"{"name": "ops", "pattern": "orchestrator", "goal": "Report.", "context": {},
         "workers": {"inventory_worker": {"command": {"argv": ["conclave", "toolbox", "inventory"]}}},
         "provider": {"kind": "sim"}}"#;
     Arc::new(crate::scenario::parse(text, "ops.json").unwrap())
-}
-
-fn app_trusting(store: crate::trust::TrustStore) -> App {
-    App::new(AppOptions {
-        trust: store,
-        ..AppOptions::default()
-    })
-}
-
-#[test]
-fn a_scenario_that_runs_programs_asks_first_and_any_key_but_y_cancels() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = crate::trust::TrustStore::at(dir.path().to_path_buf());
-    let mut app = app_trusting(store.clone());
-    assert!(
-        app.launch(runs_a_program(), Some("ops.json".into()))
-            .is_empty()
-    );
-    assert!(matches!(app.overlay, Some(Overlay::Trust(_))), "asks first");
-    assert!(app.run().is_none(), "and starts nothing meanwhile");
-    for key in [
-        KeyCode::Char('n'),
-        KeyCode::Char('q'),
-        KeyCode::Enter,
-        KeyCode::Esc,
-    ] {
-        assert!(
-            app.launch(runs_a_program(), Some("ops.json".into()))
-                .is_empty()
-        );
-        assert!(
-            press(&mut app, key).is_empty(),
-            "{key:?} launches nothing and does not quit"
-        );
-        assert!(app.overlay.is_none(), "{key:?} cancels");
-        assert_eq!(app.notice.as_deref(), Some("ops was not run"));
-    }
-    assert!(!store.allows(&runs_a_program()), "nothing remembered");
-    assert!(app.run().is_none());
-}
-
-#[test]
-fn y_allows_the_launch_and_remembers_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = crate::trust::TrustStore::at(dir.path().to_path_buf());
-    let mut app = app_trusting(store.clone());
-    app.launch(runs_a_program(), Some("ops.json".into()));
-    let effects = press(&mut app, KeyCode::Char('y'));
-    let consent = match effects.as_slice() {
-        [
-            Effect::RememberTrust { store: to, consent },
-            Effect::Launch { run: 1, launch },
-        ] => {
-            assert_eq!(to, &store, "remembered where the app reads");
-            assert!(launch.allow_exec, "allowed");
-            assert_eq!(launch.scenario.name, "ops");
-            consent.clone()
-        }
-        other => panic!("expected the allowance and one launch, got {other:?}"),
-    };
-    assert!(app.overlay.is_none());
-    assert!(
-        !store.allows(&runs_a_program()),
-        "the update writes nothing itself"
-    );
-    store.remember(&consent).unwrap();
-    assert!(store.allows(&runs_a_program()), "remembered for this file");
-    let again = app.allowed(Launch::of(runs_a_program(), None, Overrides::default()));
-    assert!(
-        again.is_some_and(|l| l.allow_exec) && app.overlay.is_none(),
-        "the same file does not ask again"
-    );
-    let sim_only = app.allowed(Launch::of(
-        scenario("orchestrator"),
-        None,
-        Overrides::default(),
-    ));
-    assert!(
-        sim_only.is_some_and(|l| !l.allow_exec),
-        "a scenario without programs never asks"
-    );
 }
 
 #[test]

@@ -201,7 +201,7 @@ impl App {
                 self.notice = Some(first_line(&e));
                 Vec::new()
             }
-            Some((Item::Recording(recorded), _)) => vec![Effect::OpenRecording(recorded.path)],
+            Some((Item::Recording(recorded), _)) => self.open_recording(&recorded.path),
             Some((Item::Remote(live), _)) => {
                 self.overlay = None;
                 self.attach(&live)
@@ -222,7 +222,7 @@ impl App {
     fn update_panes(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
-            Action::NewRun => self.open_picker(),
+            Action::NewRun => return self.open_picker(),
             Action::TogglePause => {
                 return self.control(|slot| match slot.state.activity {
                     Activity::Paused { .. } => Control::Resume,
@@ -237,7 +237,7 @@ impl App {
             Action::Restart => return self.restart(),
             Action::Sweep => self.overlay = Some(Overlay::Sweep),
             Action::Pin => self.toggle_pin(),
-            Action::Compare => self.compare_with_pinned(),
+            Action::Compare => return self.compare_with_pinned(),
             Action::Copy => return self.copy(),
             Action::Write => self.write(),
             Action::FocusNext => self.focus = self.focus.next(1),

@@ -1,6 +1,6 @@
 //! The footer: the keys of the focused pane and the global ones, drawn from
-//! the key table, dimmed where unavailable; a notice first when there is
-//! one.
+//! the key table, dimmed where unavailable; first what the screen waits
+//! on while the loop reads a file, and a notice when there is one.
 
 use crate::tui::app::App;
 use crate::tui::keymap::{self, Action, Binding, Scope};
@@ -15,6 +15,13 @@ use ratatui::widgets::Paragraph;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
+    if let Some(waiting) = app.waiting_line() {
+        spans.push(Span::styled(
+            format!(" {} ", fit(&waiting, 80)),
+            theme::dim(),
+        ));
+        spans.push(Span::styled("│", theme::dim()));
+    }
     if let Some(notice) = &app.notice {
         spans.push(Span::styled(
             format!(" {} ", fit(notice, 80)),

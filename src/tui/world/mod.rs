@@ -1,13 +1,19 @@
 //! What the dashboard's decisions act on: the engines of its runs, the
-//! followers of runs attached from other engines, the files it writes and
-//! the allowances it remembers. The app decides and returns effects; the
-//! world carries them out and says what came of each as a [`Done`]. It
-//! never decides what the screen shows, and the engines never wait on it.
+//! followers of runs attached from other engines, the files it reads and
+//! writes and the allowances it remembers. The app decides and returns
+//! effects; the world carries them out and says what came of each as a
+//! [`Done`]. It never decides what the screen shows, and the engines never
+//! wait on it. Every file the dashboard touches is touched here, never
+//! in the app: reading one is done on a blocking thread (`reads`).
 
+pub(crate) mod catalog_scan;
 mod launch;
+mod reads;
+pub mod recording_reader;
 mod sweep_run;
 
 pub use launch::LaunchSettings;
+pub use reads::{open_comparison, open_replay, read_now, settle};
 
 use super::effect::{Done, Effect};
 use super::remote::{RemoteRun, RemoteSource};
@@ -86,8 +92,13 @@ impl World {
                 }
                 None
             }
-            Effect::OpenRecording(path) => {
-                Some(Done::Opened(super::recording::open(&path).map(Box::new)))
+            effect @ (Effect::ScanCatalog { .. }
+            | Effect::OpenRecording { .. }
+            | Effect::Compare { .. }
+            | Effect::Seek { .. }
+            | Effect::ReadAhead { .. }) => {
+                self.read(effect);
+                None
             }
             Effect::Write { path, contents } => Some(match write_file(&path, &contents) {
                 Ok(()) => Done::Wrote {
@@ -180,4 +191,8 @@ fn write_file(path: &Path, contents: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
+mod replay_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trust_tests;

@@ -4,9 +4,9 @@
 //! the loop hears when it is done.
 
 use super::World;
+use super::recording_reader;
 use crate::sweep::{Job, run_job_recorded};
 use crate::tui::effect::Done;
-use crate::tui::recording;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ impl World {
                 }));
                 let opened = match ran {
                     Ok(Ok((_, recorded))) => {
-                        recording::open(recorded.as_deref().unwrap_or(&record)).map(Box::new)
+                        recording_reader::open(recorded.as_deref().unwrap_or(&record)).map(Box::new)
                     }
                     Ok(Err(e)) => Err(e.to_string()),
                     Err(_) => Err("the run crashed".into()),
