@@ -234,10 +234,11 @@ impl<'a> TeamRun<'a> {
             turn: number,
             agent: path.clone(),
         };
-        // The gate is passed before the next lane's turn takes its number.
-        let passed = self.gate.pass(at).await;
-        drop(numbered);
-        if passed.is_err() {
+        // The gate is passed, and the run's limits checked, before the
+        // next lane's turn takes its number: a stop of the whole run met
+        // here starts no member call after it, whichever answers first.
+        if self.gate.pass(at).await.is_err() {
+            numbered.stop_run();
             return Err(Halted::before_the_call(StopReason::Cancelled));
         }
         if !self.gate.allows(&self.part.flag_name(agent)) {
@@ -246,6 +247,7 @@ impl<'a> TeamRun<'a> {
             }));
         }
         if self.now() > self.budget.max_seconds {
+            numbered.stop_run();
             return Err(Halted::before_the_call(StopReason::MaxSeconds));
         }
         // The caller's deadline passed while the team was busy: no call
@@ -257,7 +259,11 @@ impl<'a> TeamRun<'a> {
             });
         }
         let deadline = self.part.deadline(deadline);
-        self.count_call().map_err(Halted::before_the_call)?;
+        if let Err(reason) = self.count_call() {
+            numbered.stop_run();
+            return Err(Halted::before_the_call(reason));
+        }
+        drop(numbered);
         self.bus.publish(EventKind::Team(TeamEvent::TurnStarted {
             turn: number,
             agent: path.clone(),

@@ -45,6 +45,8 @@ struct Ring {
     /// Index into `lanes` of the lane whose place it is.
     place: usize,
     numbered: u32,
+    /// A turn met a stop of the whole run: no member call starts after.
+    run_stopped: bool,
     next_lane: Lane,
     /// The member calls of each lane that called members.
     calls: HashMap<Lane, Calls>,
@@ -60,6 +62,7 @@ impl Default for Ring {
             lanes: vec![SCENARIO_LANE],
             place: 0,
             numbered: 0,
+            run_stopped: false,
             next_lane: SCENARIO_LANE + 1,
             calls: HashMap::new(),
             caller: HashMap::new(),
@@ -146,6 +149,14 @@ pub(crate) struct Numbered<'a> {
     pub(crate) number: u32,
 }
 
+impl Numbered<'_> {
+    /// The turn met a stop of the whole run (cancelled, out of time, out
+    /// of calls or money) before its call: no member call starts after it.
+    pub(crate) fn stop_run(self) {
+        self.order.ring.lock().run_stopped = true;
+    }
+}
+
 impl Drop for Numbered<'_> {
     fn drop(&mut self) {
         let mut ring = self.order.ring.lock();
@@ -227,7 +238,7 @@ impl TurnOrder {
             let Some(calls) = caller.and_then(|caller| ring.calls.get_mut(&caller)) else {
                 return None;
             };
-            if stops_run {
+            if stops_run || ring.run_stopped {
                 calls.to_start.end = calls.to_start.start;
             }
             let Some(next) = calls.to_start.next() else {
@@ -247,11 +258,12 @@ impl TurnOrder {
             // Without calls still to start, the end changes no one's
             // order: out at once, wherever the place is.
             let mut ring = self.ring.lock();
-            let starts_one = ring
-                .caller
-                .get(&lane)
-                .and_then(|caller| ring.calls.get(caller))
-                .is_some_and(|calls| !calls.to_start.is_empty());
+            let starts_one = !ring.run_stopped
+                && ring
+                    .caller
+                    .get(&lane)
+                    .and_then(|caller| ring.calls.get(caller))
+                    .is_some_and(|calls| !calls.to_start.is_empty());
             if !starts_one {
                 ring.remove(lane);
                 return None;

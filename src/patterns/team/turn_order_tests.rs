@@ -128,3 +128,16 @@ async fn a_turn_s_gate_is_passed_before_the_next_lane_s_turn_starts() {
     drop(first);
     assert_eq!(next.await.unwrap(), 2);
 }
+
+#[tokio::test(start_paused = true)]
+async fn once_a_turn_meets_a_stop_of_the_run_no_call_starts_in_an_earlier_call_s_place() {
+    let order = Arc::new(TurnOrder::default());
+    let lanes: Vec<Lane> = order.call(SCENARIO_LANE, 4, 2).collect();
+    assert_eq!(order.number(lanes[0]).await.number, 1);
+    // The second call's turn is out of calls: the first call, which comes
+    // before it in the round, ends after, and still starts none.
+    order.number(lanes[1]).await.stop_run();
+    assert_eq!(order.end(lanes[0], false).await, None);
+    assert_eq!(order.end(lanes[1], true).await, None);
+    assert_eq!(order.number(SCENARIO_LANE).await.number, 3);
+}
