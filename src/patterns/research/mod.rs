@@ -15,6 +15,7 @@ mod read_extract;
 pub(crate) mod result;
 pub(crate) mod schema;
 mod sources;
+pub(crate) mod stops;
 pub(crate) mod trace;
 mod workflow;
 
@@ -52,6 +53,7 @@ pub(crate) const RUNNER: Runner = Runner {
         ..Figures::NONE
     },
     compare: &compare::Rules,
+    explain_stop: stops::explain,
 };
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
@@ -311,9 +313,9 @@ impl Desk<'_> {
 }
 
 fn tool_failed(tool: ResearchTool) -> Stop {
-    StopReason::ToolInvalidOutput {
+    StopReason::from(stops::ResearchStop::ToolInvalidOutput {
         tool: tool.as_str().to_string(),
-    }
+    })
     .into()
 }
 
