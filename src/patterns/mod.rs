@@ -16,6 +16,8 @@ mod trace_shapes;
 
 #[cfg(test)]
 mod hostile_output;
+#[cfg(test)]
+pub(crate) mod stops_tests;
 
 use crate::bus::ResultDoc;
 use crate::bus::{Bus, RunStatus, RunSummary};

@@ -148,3 +148,63 @@ impl FromStr for ContributionError {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::stops_tests::check_reasons;
+
+    #[test]
+    fn every_reason_reads_back_and_has_its_own_sentence() {
+        use ContributionError::*;
+        let errors = vec![
+            NotObject,
+            MissingKeys,
+            Agent,
+            AgentNotAllowed {
+                agent: "x:y".into(),
+            },
+            Stance,
+            Summary,
+            ConfidenceType,
+            ConfidenceRange,
+            Actions,
+            ActionItem,
+            AgentMismatch {
+                expected: "risk_analyst".into(),
+            },
+        ];
+        let mut reasons: Vec<RoundStop> = errors
+            .into_iter()
+            .map(RoundStop::InvalidContribution)
+            .collect();
+        reasons.push(RoundStop::MaxRoundsReached);
+        check_reasons(reasons, explain);
+    }
+
+    #[test]
+    fn sentences_quote_the_rounds() {
+        let facts = StopFacts {
+            rounds: Some(3),
+            ..StopFacts::default()
+        };
+        let reason = StopReason::from(RoundStop::MaxRoundsReached);
+        assert_eq!(
+            explain(&reason, &facts).unwrap(),
+            "no consensus after 3 rounds"
+        );
+        let one = StopFacts {
+            rounds: Some(1),
+            ..facts
+        };
+        assert_eq!(
+            explain(&reason, &one).unwrap(),
+            "no consensus after 1 round"
+        );
+        assert_eq!(
+            explain(&StopReason::EscalatedToHuman, &StopFacts::default()).unwrap(),
+            "a blocking stance held the table; the run asks a person (answer with --decide)"
+        );
+        assert_eq!(explain(&StopReason::MaxMessages, &facts), None);
+    }
+}

@@ -123,3 +123,41 @@ impl FromStr for PlanError {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::stops_tests::check_reasons;
+
+    #[test]
+    fn every_reason_reads_back_and_has_its_own_sentence() {
+        use PlanError::*;
+        let errors = vec![
+            NonJson,
+            Kind,
+            Tasks,
+            MaxTasks,
+            TaskShape,
+            MissingKeys,
+            TaskId,
+            DuplicateTaskId,
+            Worker,
+            WorkerNotAllowed {
+                worker: "fraud:worker".into(),
+            },
+            Args,
+            Critical,
+        ];
+        let mut reasons: Vec<TaskStop> = errors.into_iter().map(TaskStop::InvalidPlan).collect();
+        reasons.push(TaskStop::CriticalTaskFailed);
+        check_reasons(reasons, explain);
+        assert_eq!(
+            TaskStop::InvalidPlan(WorkerNotAllowed {
+                worker: " sales_worker".into()
+            })
+            .to_string(),
+            "invalid_plan:worker_not_allowed: sales_worker",
+            "the worker as the plan wrote it"
+        );
+    }
+}

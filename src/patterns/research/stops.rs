@@ -214,3 +214,45 @@ wire_names!(AnswerError {
     Citations => "citations",
     CitationUnknown => "citation_unknown",
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::stops_tests::check_reasons;
+
+    #[test]
+    fn every_reason_reads_back_and_has_its_own_sentence() {
+        let mut reasons = vec![
+            ResearchStop::InvalidSearchQuery,
+            ResearchStop::NoSourcesAfterDedupe,
+            ResearchStop::NoReliableSources,
+            ResearchStop::ToolInvalidOutput {
+                tool: "read_source".into(),
+            },
+            ResearchStop::VerificationFailed {
+                issue: "quote_too_short".into(),
+            },
+        ];
+        use PlanError as P;
+        let plans = [P::Steps, P::TooManySteps, P::StepSequence];
+        reasons.extend(plans.into_iter().map(ResearchStop::InvalidPlan));
+        use StepError as S;
+        let steps = [S::NotObject, S::Id, S::Action, S::Args];
+        reasons.extend(steps.into_iter().map(ResearchStop::InvalidStep));
+        use NotesError as N;
+        let notes = [
+            N::Empty,
+            N::TooMany,
+            N::Item,
+            N::Id,
+            N::Url,
+            N::Claim,
+            N::Quote,
+        ];
+        reasons.extend(notes.into_iter().map(ResearchStop::InvalidNotes));
+        use AnswerError as A;
+        let answers = [A::Empty, A::TooLong, A::Citations, A::CitationUnknown];
+        reasons.extend(answers.into_iter().map(ResearchStop::InvalidAnswer));
+        check_reasons(reasons, explain);
+    }
+}

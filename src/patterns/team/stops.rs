@@ -83,3 +83,28 @@ impl From<TeamStop> for StopReason {
 pub(crate) fn explain(reason: &StopReason, facts: &StopFacts) -> Option<String> {
     reason.pattern::<TeamStop>().map(|own| own.explain(facts))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::stops_tests::check_reasons;
+
+    #[test]
+    fn every_reason_reads_back_and_has_its_own_sentence() {
+        check_reasons(
+            vec![
+                TeamStop::NodeTimeout {
+                    agent: "billing".into(),
+                },
+                TeamStop::MemberTimeout {
+                    member: "launch/research_team".into(),
+                },
+                TeamStop::UnknownMember {
+                    member: "ghost".into(),
+                },
+                TeamStop::InvalidTurn,
+            ],
+            explain,
+        );
+    }
+}
