@@ -1,5 +1,5 @@
 //! A pattern's own stop reason as every floor carries it: the string the
-//! pattern declared (`invalid_contribution:stance`, `node_timeout:billing`)
+//! pattern declared (`invalid_plan:kind`, `node_timeout:billing`)
 //! and the one thing a floor may need to know of it, its kind. The floors
 //! never name a pattern's reasons; a pattern reads its typed form back with
 //! `StopReason::pattern`.
