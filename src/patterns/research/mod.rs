@@ -125,6 +125,12 @@ impl From<StopReason> for Stop {
     }
 }
 
+impl From<stops::ResearchStop> for Stop {
+    fn from(reason: stops::ResearchStop) -> Self {
+        StopReason::from(reason).into()
+    }
+}
+
 /// The grounded answer and what the result reports with it.
 struct Answer {
     answer: String,
@@ -313,9 +319,9 @@ impl Desk<'_> {
 }
 
 fn tool_failed(tool: ResearchTool) -> Stop {
-    StopReason::from(stops::ResearchStop::ToolInvalidOutput {
+    stops::ResearchStop::ToolInvalidOutput {
         tool: tool.as_str().to_string(),
-    })
+    }
     .into()
 }
 

@@ -59,8 +59,7 @@ impl Desk<'_> {
                 ..Stop::default()
             });
         }
-        validate_notes(&notes, max_notes)
-            .map_err(|e| Stop::from(StopReason::from(ResearchStop::InvalidNotes(e))))?;
+        validate_notes(&notes, max_notes).map_err(|e| Stop::from(ResearchStop::InvalidNotes(e)))?;
         self.done(
             TraceCounts::ReadExtract {
                 pages_read,

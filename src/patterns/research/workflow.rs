@@ -96,7 +96,7 @@ impl Desk<'_> {
             .map(|q| py_strip(&py_str(q)).to_string())
             .unwrap_or_default();
         if query.is_empty() {
-            return Err(StopReason::from(ResearchStop::InvalidSearchQuery).into());
+            return Err(ResearchStop::InvalidSearchQuery.into());
         }
         Ok(query)
     }
@@ -147,7 +147,7 @@ impl Desk<'_> {
         self.enter(ResearchPhase::Dedupe).await?;
         let deduped = dedupe(candidates, self.limits.max_urls);
         if deduped.is_empty() {
-            return Err(StopReason::from(ResearchStop::NoSourcesAfterDedupe).into());
+            return Err(ResearchStop::NoSourcesAfterDedupe.into());
         }
         self.bus
             .publish(EventKind::Research(ResearchEvent::SourcesDeduped(
@@ -244,7 +244,7 @@ impl Desk<'_> {
             .await?;
         let (answer, citations) = read_synthesis(output);
         validate_synthesis(&answer, &citations, &ids, self.limits.max_answer_chars)
-            .map_err(|e| Stop::from(StopReason::from(ResearchStop::InvalidAnswer(e))))?;
+            .map_err(|e| Stop::from(ResearchStop::InvalidAnswer(e)))?;
         let details: Vec<CitationDetail> = notes
             .iter()
             .filter(|n| citations.contains(&text(n, "id")))
