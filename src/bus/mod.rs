@@ -339,7 +339,7 @@ mod tests {
         bus.publish(EventKind::Round(RoundEvent::ContributionRejected {
             round: 1,
             agent: "risk_analyst".into(),
-            reason: crate::stop::StopReason::InvalidTurn,
+            reason: "invalid_turn".parse().unwrap(),
             raw: serde_json::json!({"text": format!("Bearer {secret}"), secret: [&secret[4..16]]}),
         }));
         bus.publish(EventKind::FlagChanged {

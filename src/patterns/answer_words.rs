@@ -2,12 +2,12 @@
 //! when it is asked again (`missing key "stance"`), from the stop reason
 //! its pattern's contract gave it. Shared by every pattern's repair check.
 
-use crate::stop::{StopFacts, StopReason};
+use crate::stop::{PatternReason, StopFacts};
 use serde_json::Value;
 
 /// The problem of `raw`, an answer read as JSON, that its contract
 /// refused with `reason`; `required` are the contract's keys.
-pub(crate) fn problem(reason: &StopReason, raw: &Value, required: &[&str]) -> String {
+pub(crate) fn problem(reason: &impl PatternReason, raw: &Value, required: &[&str]) -> String {
     match raw {
         // How 000 and 001 read text that is not JSON.
         Value::Object(fields)
@@ -35,19 +35,19 @@ pub(crate) fn problem(reason: &StopReason, raw: &Value, required: &[&str]) -> St
 
 /// A refusal as its reason says it: `invalid_contribution:stance` and
 /// what that means.
-pub(crate) fn in_words(reason: &StopReason) -> String {
+pub(crate) fn in_words(reason: &impl PatternReason) -> String {
     format!("{reason}: {}", reason.explain(&StopFacts::default()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stop::ContributionError;
+    use crate::patterns::collaboration::stops::{ContributionError, RoundStop};
     use serde_json::json;
 
     #[test]
     fn the_words_name_the_missing_keys_or_the_rule() {
-        let reason = StopReason::InvalidContribution(ContributionError::MissingKeys);
+        let reason = RoundStop::InvalidContribution(ContributionError::MissingKeys);
         let keys = ["agent", "stance", "summary"];
         assert_eq!(
             problem(&reason, &json!({"agent": "a", "summary": "s"}), &keys),
@@ -61,7 +61,7 @@ mod tests {
             problem(&reason, &json!({"invalid": true, "raw": "hm"}), &keys),
             "the answer is not JSON: answer with one JSON object"
         );
-        let stance = StopReason::InvalidContribution(ContributionError::Stance);
+        let stance = RoundStop::InvalidContribution(ContributionError::Stance);
         assert_eq!(
             problem(
                 &stance,

@@ -6,10 +6,14 @@
 //! (so a recording and the dashboard can show it). `--ignored` runs deeper.
 
 use super::collaboration::contract::validate_contribution;
+use super::collaboration::stops::RoundStop;
 use super::orchestrator::plan::{plan_json, validate_plan as validate_tasks};
+use super::orchestrator::stops::TaskStop;
 use super::research::contract::{read_synthesis, tool_data, validate_notes, validate_synthesis};
 use super::research::plan::{EXPECTED_ACTIONS, plan_json as research_plan_json, validate_plan};
+use super::research::stops::ResearchStop;
 use super::team::action::{Action, read};
+use super::team::stops::TeamStop;
 use crate::bus::TurnOutcome;
 use crate::provider::ModelOutput;
 use crate::stop::StopReason;
@@ -112,7 +116,8 @@ fn output(depth: u32, size: u32) -> impl Strategy<Value = ModelOutput> {
 }
 
 /// A refusal's stop reason has a name, and that name reads back as it.
-fn reason_reads_back(reason: StopReason) -> Result<(), TestCaseError> {
+fn reason_reads_back(reason: impl Into<StopReason>) -> Result<(), TestCaseError> {
+    let reason = reason.into();
     let shown = reason.to_string();
     prop_assert!(!shown.is_empty());
     prop_assert_eq!(shown.parse::<StopReason>(), Ok(reason), "{}", shown);
@@ -128,7 +133,7 @@ fn contribution(raw: &Value) -> Result<(), TestCaseError> {
             prop_assert!(!c.summary.trim().is_empty());
             prop_assert!((1..=3).contains(&c.actions.len()));
         }
-        Err(e) => reason_reads_back(StopReason::InvalidContribution(e))?,
+        Err(e) => reason_reads_back(RoundStop::InvalidContribution(e))?,
     }
     Ok(())
 }
@@ -147,7 +152,7 @@ fn orchestrator_plan(output: ModelOutput) -> Result<(), TestCaseError> {
         }
         Err((e, given_back)) => {
             prop_assert_eq!(given_back, raw, "a rejected plan is given back whole");
-            reason_reads_back(StopReason::InvalidPlan(e))?
+            reason_reads_back(TaskStop::InvalidPlan(e))?
         }
     }
     Ok(())
@@ -164,7 +169,7 @@ fn turn(output: ModelOutput) -> Result<(), TestCaseError> {
         Action::CallMembers(calls) => prop_assert!(!calls.is_empty()),
         Action::Invalid => {
             prop_assert_eq!(action.outcome(), TurnOutcome::Invalid);
-            reason_reads_back(StopReason::InvalidTurn)?;
+            reason_reads_back(TeamStop::InvalidTurn)?;
         }
         Action::Empty | Action::Transfer { .. } => {}
     }
@@ -200,7 +205,7 @@ fn research(
                 .collect()
         }
         Err(e) => {
-            reason_reads_back(StopReason::InvalidNotes(e))?;
+            reason_reads_back(ResearchStop::InvalidNotes(e))?;
             vec!["n1".to_string()]
         }
     };
@@ -210,7 +215,7 @@ fn research(
             prop_assert!(!answer.is_empty() && answer.chars().count() <= 850);
             prop_assert!(!citations.is_empty() && citations.iter().all(|c| ids.contains(c)));
         }
-        Err(e) => reason_reads_back(StopReason::InvalidAnswer(e))?,
+        Err(e) => reason_reads_back(ResearchStop::InvalidAnswer(e))?,
     }
     match tool_data(&tool, "read_source") {
         Ok(data) => prop_assert_eq!(&Value::Object(data), &tool["data"]),

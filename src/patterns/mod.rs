@@ -20,13 +20,15 @@ pub use asking::{GivenAnswerError, question_of};
 
 #[cfg(test)]
 mod hostile_output;
+#[cfg(test)]
+pub(crate) mod stops_tests;
 
 use crate::bus::ResultDoc;
 use crate::bus::{Bus, RunStatus, RunSummary};
 use crate::control::Gate;
 use crate::gateway::{Gateway, Usage};
 use crate::scenario::{PatternKind, Scenario};
-use crate::stop::StopReason;
+use crate::stop::{StopFacts, StopReason};
 use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
@@ -70,6 +72,9 @@ pub(crate) struct Runner {
     pub(crate) figures: Figures,
     /// How two of the pattern's runs are compared.
     pub(crate) compare: &'static dyn crate::compare::CompareRules,
+    /// The pattern's words for its own stop reasons (its `stops.rs`), and
+    /// for a shared one it words its own way; `None` for the rest.
+    pub(crate) explain_stop: fn(&StopReason, &StopFacts) -> Option<String>,
 }
 
 /// A run under way, boxed so that every pattern's runs are one type.
@@ -107,6 +112,14 @@ pub(crate) fn runner(pattern: PatternKind) -> &'static Runner {
 /// Each pattern's rules for comparing two of its runs.
 pub fn compare_rules(pattern: PatternKind) -> &'static dyn crate::compare::CompareRules {
     runner(pattern).compare
+}
+
+/// A run of `pattern`'s stop in words an operator reads: the pattern's
+/// own sentence when the reason is one of its own (or one it words its own
+/// way), the shared one otherwise. How the dashboard and the headless
+/// output explain a stop without knowing any pattern's reasons.
+pub(crate) fn explain(pattern: PatternKind, reason: &StopReason, facts: &StopFacts) -> String {
+    (runner(pattern).explain_stop)(reason, facts).unwrap_or_else(|| reason.explain(facts))
 }
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {

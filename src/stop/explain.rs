@@ -1,15 +1,16 @@
-//! Every stop reason in words an operator reads at a glance ("no consensus
-//! after 3 rounds"), in one table. The wire name stays the reason's name;
-//! this is only what a viewer shows beside it. Names in the words come from
-//! scenarios and models: a viewer cleans them before they reach a terminal.
+//! The shared stop reasons in words an operator reads at a glance ("the
+//! message budget ran out (12 of 12 used)"), in one table; a pattern's own
+//! reasons are worded by its folder, reached through the pattern registry.
+//! The wire name stays the reason's name; this is only what a viewer shows
+//! beside it. Names in the words come from scenarios and models: a viewer
+//! cleans them before they reach a terminal.
 
 use super::StopReason;
-use crate::words::plural;
 
 /// What a stop's sentence may quote from the run besides the reason.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct StopFacts {
-    /// Rounds the table convened (collaboration).
+    /// Rounds a pattern that goes in rounds convened.
     pub(crate) rounds: Option<u32>,
     /// The count of the budget that stopped the run, and its limit.
     pub(crate) budget: Option<(u64, u64)>,
@@ -22,7 +23,9 @@ pub(crate) struct StopFacts {
 }
 
 impl StopReason {
-    /// The reason in words, with the run's figures where they say more.
+    /// The reason in words, with the run's figures where they say more. A
+    /// pattern's own reason reads as one this function does not know: its
+    /// pattern words it (`patterns::explain`).
     pub(crate) fn explain(&self, facts: &StopFacts) -> String {
         match self {
             StopReason::Success => "completed".into(),
@@ -45,14 +48,9 @@ impl StopReason {
             }
             StopReason::LlmEmpty => "the model returned an empty answer".into(),
             StopReason::MaxMessages => facts.budget_ran_out("message"),
-            StopReason::MaxRoundsReached => facts.no_consensus(),
             StopReason::AgentDenied { role } => {
                 format!("{role} is in the speaking order but not allowed to run (flag off?)")
             }
-            StopReason::InvalidContribution(e) => {
-                format!("a contribution broke the contribution contract ({e})")
-            }
-            StopReason::InvalidPlan(e) => format!("the plan broke the plan contract ({e})"),
             StopReason::MaxDispatches => facts.budget_ran_out("dispatch"),
             StopReason::TaskTimeout => "a task's attempt ran past its timeout".into(),
             StopReason::WorkerDenied { worker } => {
@@ -66,36 +64,7 @@ impl StopReason {
                 format!("{worker} answered with something that is not a JSON object")
             }
             StopReason::WorkerMissing { worker } => format!("no worker named {worker} exists"),
-            StopReason::CriticalTaskFailed => "a critical task failed".into(),
             StopReason::MaxLlmCalls => facts.budget_ran_out("model call"),
-            StopReason::NodeTimeout { agent } => {
-                format!("{agent} held control past the node timeout")
-            }
-            StopReason::MemberTimeout { member } => {
-                format!("{member} did not answer within the member timeout")
-            }
-            StopReason::UnknownMember { member } => {
-                format!("the coordinator called {member}, who is not a member")
-            }
-            StopReason::InvalidTurn => "a model output was no turn the agent may take".into(),
-            StopReason::InvalidStep(e) => {
-                format!("a research step broke the step contract ({e})")
-            }
-            StopReason::InvalidSearchQuery => "the research plan searched for nothing".into(),
-            StopReason::NoSourcesAfterDedupe => "the search found nothing to read".into(),
-            StopReason::NoReliableSources => {
-                "no note came out of the sources the policy let through".into()
-            }
-            StopReason::ToolInvalidOutput { tool } => {
-                format!("{tool} answered outside its output contract")
-            }
-            StopReason::VerificationFailed { issue } => {
-                format!("the verifier rejected the notes ({issue})")
-            }
-            StopReason::InvalidNotes(e) => format!("the notes broke the notes contract ({e})"),
-            StopReason::InvalidAnswer(e) => {
-                format!("the answer broke the answer contract ({e})")
-            }
             StopReason::CircuitOpen { tool } => {
                 format!("{tool}'s circuit breaker was open: the call failed fast")
             }
@@ -105,7 +74,9 @@ impl StopReason {
             StopReason::RetryBudgetExhausted => "the run's retry budget ran out".into(),
             StopReason::MaxTokens => facts.tokens_ran_out(),
             StopReason::MaxCost => facts.dollars_ran_out(),
-            StopReason::EscalatedToHuman => facts.escalated(),
+            StopReason::EscalatedToHuman => {
+                "the run asked a person and nobody answered (answer with --decide)".into()
+            }
             StopReason::CassetteMiss => {
                 "the cassette does not hold a call the run made (the run's error names it)".into()
             }
@@ -115,7 +86,7 @@ impl StopReason {
             StopReason::ModelRefused => {
                 "the model refused to answer (the run's error quotes it)".into()
             }
-            StopReason::Other(reason) => {
+            StopReason::Pattern(reason) => {
                 format!("stopped for a reason this version does not know ({reason})")
             }
         }
@@ -140,13 +111,6 @@ impl StopFacts {
         }
     }
 
-    fn no_consensus(&self) -> String {
-        match self.rounds {
-            Some(rounds) => format!("no consensus after {}", plural(rounds.into(), "round")),
-            None => "no consensus within the round limit".into(),
-        }
-    }
-
     fn tokens_ran_out(&self) -> String {
         match self.tokens {
             Some((used, limit)) => format!(
@@ -167,104 +131,5 @@ impl StopFacts {
             ),
             None => "the dollar budget ran out".into(),
         }
-    }
-
-    fn escalated(&self) -> String {
-        match self.rounds {
-            Some(rounds) => format!(
-                "a blocking stance held the table for rounds in a row; the run asks a person after {} (answer with --decide)",
-                plural(rounds.into(), "round")
-            ),
-            None => {
-                "a blocking stance held the table; the run asks a person (answer with --decide)"
-                    .into()
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::tests::every_reason;
-    use super::*;
-    use std::collections::HashSet;
-
-    #[test]
-    fn every_reason_has_its_own_sentence() {
-        let facts = StopFacts {
-            rounds: Some(3),
-            budget: Some((12, 12)),
-            elapsed_ms: 40_000,
-            tokens: Some((1250, 1000)),
-            dollars: Some((0.0123, 0.01)),
-        };
-        let mut seen = HashSet::new();
-        for reason in every_reason() {
-            let words = reason.explain(&facts);
-            assert!(!words.is_empty(), "{reason}");
-            assert_ne!(words, reason.to_string(), "{reason} is more than its name");
-            let wire = reason.to_string();
-            let head = wire.split(':').next().unwrap_or_default();
-            if head.contains('_') && !matches!(reason, StopReason::Other(_)) {
-                assert!(
-                    !words.contains(head),
-                    "{reason}: {words:?} says more than its name"
-                );
-            }
-            assert!(seen.insert(words.clone()), "{reason}: {words:?} said twice");
-        }
-    }
-
-    #[test]
-    fn sentences_quote_the_run_s_figures() {
-        let facts = StopFacts {
-            rounds: Some(3),
-            budget: Some((8, 8)),
-            elapsed_ms: 25_040,
-            tokens: Some((12_345, 10_000)),
-            dollars: Some((0.04213, 0.04)),
-        };
-        assert_eq!(
-            StopReason::MaxRoundsReached.explain(&facts),
-            "no consensus after 3 rounds"
-        );
-        assert_eq!(
-            StopReason::MaxRoundsReached.explain(&StopFacts {
-                rounds: Some(1),
-                ..facts
-            }),
-            "no consensus after 1 round"
-        );
-        assert_eq!(
-            StopReason::MaxDispatches.explain(&facts),
-            "the dispatch budget ran out (8 of 8 used)"
-        );
-        assert_eq!(
-            StopReason::MaxTokens.explain(&facts),
-            "the token budget ran out (12,345 of 10,000 tokens used)"
-        );
-        assert_eq!(
-            StopReason::MaxCost.explain(&facts),
-            "the dollar budget ran out ($0.0421 of $0.04 spent)"
-        );
-        assert_eq!(
-            StopReason::MaxCost.explain(&StopFacts::default()),
-            "the dollar budget ran out"
-        );
-        assert_eq!(
-            StopReason::EscalatedToHuman.explain(&StopFacts::default()),
-            "a blocking stance held the table; the run asks a person (answer with --decide)"
-        );
-        assert_eq!(
-            StopReason::MaxSeconds.explain(&facts),
-            "out of time: the run's time limit was reached at 25.0s"
-        );
-        assert_eq!(
-            StopReason::AgentDenied {
-                role: "legal_analyst".into()
-            }
-            .explain(&StopFacts::default()),
-            "legal_analyst is in the speaking order but not allowed to run (flag off?)"
-        );
     }
 }

@@ -2,9 +2,9 @@
 //! (checked in 000's order, so the first failing rule names the stop
 //! reason), conflict detection and the round decision. Pure functions.
 
+use super::stops::ContributionError;
 use crate::bus::{Conflict, Decision, Stance};
 use crate::pycompat::{py_round, py_strip};
-use crate::stop::ContributionError;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -12,6 +12,7 @@ mod limits;
 mod payload;
 pub(crate) mod result;
 pub(crate) mod schema;
+pub(crate) mod stops;
 pub(crate) mod trace;
 
 use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
@@ -28,6 +29,7 @@ use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use serde_json::{Value, json};
+use stops::RoundStop;
 
 /// The system prompts of a role's contribution and of the final brief.
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
@@ -39,6 +41,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_MAX_SECONDS,
     figures: Figures::NONE,
     compare: &compare::Rules,
+    explain_stop: stops::explain,
 };
 
 /// How a run ends early: the reason, and what the result adds to it.
@@ -137,7 +140,7 @@ impl Table<'_> {
             }
         }
         let Some(decision) = decided else {
-            return Err(Stop::new(StopReason::MaxRoundsReached));
+            return Err(Stop::new(RoundStop::MaxRoundsReached.into()));
         };
         self.ctx
             .bus
@@ -235,7 +238,7 @@ impl Table<'_> {
             contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
                 .map(|_| ())
                 .map_err(|e| {
-                    answer_words::problem(&StopReason::InvalidContribution(e), &raw, &REQUIRED_KEYS)
+                    answer_words::problem(&RoundStop::InvalidContribution(e), &raw, &REQUIRED_KEYS)
                 })
         };
         let check = Check {
@@ -268,7 +271,7 @@ impl Table<'_> {
                 Err(StopReason::MaxMessages)
             } else {
                 contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
-                    .map_err(StopReason::InvalidContribution)
+                    .map_err(|e| RoundStop::InvalidContribution(e).into())
             }
         };
 

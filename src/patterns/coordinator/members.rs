@@ -11,6 +11,7 @@ use crate::cassette::Measure;
 use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
 use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
+use crate::patterns::team::stops::TeamStop;
 use crate::patterns::team::trace::TraceEntry;
 use crate::patterns::team::turn_order::Lane;
 use crate::scenario::MemberHistory;
@@ -195,9 +196,10 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
         started_next: false,
     };
     let answered = if member == coordinator || !team.part.agents.contains_key(member) {
-        Err(StopReason::UnknownMember {
+        Err(TeamStop::UnknownMember {
             member: path.clone(),
-        })
+        }
+        .into())
     } else if !team.gate.allows(&team.part.flag_name(member)) {
         Err(StopReason::AgentDenied { role: path.clone() })
     } else if let Some(part) = member_team {
@@ -212,12 +214,13 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
     };
     let outcome = match &answered {
         Ok(_) => CallOutcome::Ok,
-        Err(StopReason::MemberTimeout { .. }) => CallOutcome::Timeout,
         Err(StopReason::Cancelled) => CallOutcome::Cancelled,
-        Err(StopReason::UnknownMember { .. } | StopReason::AgentDenied { .. }) => {
-            CallOutcome::Refused
-        }
-        Err(_) => CallOutcome::Error,
+        Err(StopReason::AgentDenied { .. }) => CallOutcome::Refused,
+        Err(reason) => match reason.pattern::<TeamStop>() {
+            Some(TeamStop::MemberTimeout { .. }) => CallOutcome::Timeout,
+            Some(TeamStop::UnknownMember { .. }) => CallOutcome::Refused,
+            _ => CallOutcome::Error,
+        },
     };
     let latency_ms = latency_of(team, turn, &path, started);
     end.run_stop = answered
@@ -279,8 +282,11 @@ async fn converse(
     end: &mut MemberEnd,
 ) -> Result<String, StopReason> {
     let member = call.member.as_str();
-    let cut = || StopReason::MemberTimeout {
-        member: team.part.path_of(member).into_owned(),
+    let cut = || -> StopReason {
+        TeamStop::MemberTimeout {
+            member: team.part.path_of(member).into_owned(),
+        }
+        .into()
     };
     loop {
         let mut context = json!({"task": call.task, "recent": end.history});
@@ -322,7 +328,7 @@ async fn converse(
             // calls members of its own.
             Action::Transfer { .. } | Action::CallMembers(_) | Action::Invalid => {
                 end.trace.push(entry);
-                return Err(StopReason::InvalidTurn);
+                return Err(TeamStop::InvalidTurn.into());
             }
             Action::Call { tool, args } => {
                 let record = team

@@ -11,6 +11,7 @@ use super::team::action::{Action, MemberCall};
 use super::team::agent::{Halt, Halted, TeamRun};
 use super::team::part::Part;
 use super::team::result::{TeamEnd, TeamRan};
+use super::team::stops::TeamStop;
 use super::team::trace::TraceEntry;
 use super::team::turn_order::Lane;
 use super::{Figures, RunContext, RunOutcome, Runner};
@@ -68,6 +69,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
     figures: Figures::NONE,
     compare: &super::team::compare::Rules,
+    explain_stop: super::team::stops::explain,
 };
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
@@ -163,7 +165,7 @@ impl<'a> Desk<'a> {
                 // control on.
                 Action::Transfer { .. } | Action::Invalid => {
                     self.trace.push(entry);
-                    return Err(StopReason::InvalidTurn);
+                    return Err(TeamStop::InvalidTurn.into());
                 }
                 Action::Call { tool, args } => {
                     let record = self

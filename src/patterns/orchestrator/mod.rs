@@ -11,6 +11,7 @@ mod dispatch;
 pub(crate) mod plan;
 pub(crate) mod plan_schema;
 pub(crate) mod result;
+pub(crate) mod stops;
 pub(crate) mod trace;
 
 use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
@@ -29,6 +30,7 @@ use result::{OrchestratorResult, Phase, TaskRecord};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
+use stops::TaskStop;
 
 /// 001's `Budget` defaults.
 pub(crate) const DEFAULT_MAX_TASKS: u32 = 4;
@@ -51,6 +53,7 @@ pub(crate) const RUNNER: Runner = Runner {
         ..Figures::NONE
     },
     compare: &compare::Rules,
+    explain_stop: stops::explain,
 };
 
 /// The limits of one orchestrator run.
@@ -167,7 +170,7 @@ async fn plan_tasks(
         read_plan(output.clone(), declared, limits.max_tasks)
             .map(|_| ())
             .map_err(|(error, raw)| {
-                answer_words::problem(&StopReason::InvalidPlan(error), &raw, &PLAN_KEYS)
+                answer_words::problem(&TaskStop::InvalidPlan(error), &raw, &PLAN_KEYS)
             })
     };
     let check = Check {
@@ -187,7 +190,7 @@ async fn plan_tasks(
     let tasks = match read_plan(output, declared, limits.max_tasks) {
         Ok(tasks) => Arc::<[PlannedTask]>::from(tasks),
         Err((error, raw_plan)) => {
-            let reason = StopReason::InvalidPlan(error);
+            let reason = StopReason::from(TaskStop::InvalidPlan(error));
             ctx.bus.publish(EventKind::Tasks(TaskEvent::PlanRejected {
                 reason: reason.clone(),
                 raw: raw_plan.clone(),
@@ -253,7 +256,7 @@ async fn dispatch_tasks(
         .cloned()
         .collect();
     if !failed_critical.is_empty() {
-        let mut result = stopped_in_dispatch(StopReason::CriticalTaskFailed, dispatches);
+        let mut result = stopped_in_dispatch(TaskStop::CriticalTaskFailed.into(), dispatches);
         result.failed_critical = Some(failed_critical);
         result.history = records;
         return Err(result);

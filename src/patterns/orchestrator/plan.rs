@@ -9,10 +9,10 @@
 //! may take. Anything else, and any plan that breaks a rule, goes through
 //! the value, which says what is wrong.
 
+use super::stops::PlanError;
 use crate::bus::PlannedTask;
 use crate::provider::ModelOutput;
 use crate::pycompat::py_strip;
-use crate::stop::PlanError;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};

@@ -191,6 +191,7 @@ impl<'a> TraceEntry<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patterns::orchestrator::stops::TaskStop;
     use serde_json::json;
 
     fn record(i: usize) -> TaskRecord {
@@ -215,7 +216,7 @@ mod tests {
 
     fn result(tasks: usize) -> OrchestratorResult {
         let mut result =
-            OrchestratorResult::stopped(StopReason::CriticalTaskFailed, Phase::Dispatch);
+            OrchestratorResult::stopped(TaskStop::CriticalTaskFailed.into(), Phase::Dispatch);
         result.plan = Some(
             (0..tasks)
                 .map(|i| PlannedTask {

@@ -5,10 +5,10 @@
 
 use super::contract::{read_synthesis, validate_synthesis};
 use super::plan::{plan_json, validate_plan};
+use super::stops::{NotesError, ResearchStop};
 use crate::patterns::answer_words;
 use crate::provider::ModelOutput;
 use crate::pycompat::parse_model_text;
-use crate::stop::StopReason;
 use serde_json::{Value, json};
 
 /// The plan's problem: 004's plan rules.
@@ -25,7 +25,7 @@ pub(crate) fn notes(output: &ModelOutput) -> Result<(), String> {
     let raw = as_json(output);
     let Some(items) = raw.get("notes").and_then(Value::as_array) else {
         return Err(answer_words::problem(
-            &StopReason::InvalidNotes(crate::stop::NotesError::Empty),
+            &ResearchStop::InvalidNotes(NotesError::Empty),
             &raw,
             &["notes"],
         ));
@@ -51,7 +51,7 @@ pub(crate) fn synthesis(
     let (answer, citations) = read_synthesis(output.clone());
     validate_synthesis(&answer, &citations, ids, max_answer_chars).map_err(|error| {
         answer_words::problem(
-            &StopReason::InvalidAnswer(error),
+            &ResearchStop::InvalidAnswer(error),
             &as_json(output),
             &["answer", "citations"],
         )

@@ -3,9 +3,10 @@
 //! (`validate_synthesis`), each checked in 004's order so that the first
 //! failing rule names the stop reason. Pure functions over untrusted JSON.
 
+use super::stops::{AnswerError, NotesError, ResearchStop};
 use crate::provider::ModelOutput;
 use crate::pycompat::{parse_model_text, py_str, py_strip};
-use crate::stop::{AnswerError, NotesError, StopReason};
+use crate::stop::StopReason;
 use serde_json::{Map, Value, json};
 
 /// A note's quote must hold at least this many characters once stripped.
@@ -26,9 +27,10 @@ pub(crate) fn tool_data(raw: &Value, tool: &str) -> Result<Map<String, Value>, S
         (Some(Value::String(status)), Some(Value::Object(data))) if status == "ok" => {
             Ok(data.clone())
         }
-        _ => Err(StopReason::ToolInvalidOutput {
+        _ => Err(ResearchStop::ToolInvalidOutput {
             tool: tool.to_string(),
-        }),
+        }
+        .into()),
     }
 }
 
@@ -180,9 +182,9 @@ mod tests {
         ] {
             assert_eq!(
                 tool_data(&bad, "read_source"),
-                Err(StopReason::ToolInvalidOutput {
+                Err(StopReason::from(ResearchStop::ToolInvalidOutput {
                     tool: "read_source".into()
-                }),
+                })),
                 "{bad}"
             );
         }

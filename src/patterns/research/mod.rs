@@ -15,6 +15,7 @@ mod read_extract;
 pub(crate) mod result;
 pub(crate) mod schema;
 mod sources;
+pub(crate) mod stops;
 pub(crate) mod trace;
 mod workflow;
 
@@ -52,6 +53,7 @@ pub(crate) const RUNNER: Runner = Runner {
         ..Figures::NONE
     },
     compare: &compare::Rules,
+    explain_stop: stops::explain,
 };
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
@@ -120,6 +122,12 @@ impl From<StopReason> for Stop {
             reason: Some(reason),
             ..Stop::default()
         }
+    }
+}
+
+impl From<stops::ResearchStop> for Stop {
+    fn from(reason: stops::ResearchStop) -> Self {
+        StopReason::from(reason).into()
     }
 }
 
@@ -311,7 +319,7 @@ impl Desk<'_> {
 }
 
 fn tool_failed(tool: ResearchTool) -> Stop {
-    StopReason::ToolInvalidOutput {
+    stops::ResearchStop::ToolInvalidOutput {
         tool: tool.as_str().to_string(),
     }
     .into()

@@ -3,9 +3,9 @@
 //! rule names the stop reason, and must be the bounded workflow's five
 //! actions in order. Pure functions.
 
+use super::stops::{PlanError, ResearchStop, StepError};
 use crate::provider::ModelOutput;
 use crate::pycompat::{parse_model_text, py_strip};
-use crate::stop::{PlanError, StepError, StopReason};
 use serde_json::{Map, Value, json};
 
 /// The only plan 004 accepts, action by action.
@@ -37,12 +37,12 @@ pub(crate) struct PlanStep {
 /// actions were out of order.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct PlanRefusal {
-    pub(crate) reason: StopReason,
+    pub(crate) reason: ResearchStop,
     pub(crate) details: Option<Value>,
 }
 
 impl PlanRefusal {
-    fn of(reason: StopReason) -> Self {
+    fn of(reason: ResearchStop) -> Self {
         PlanRefusal {
             reason,
             details: None,
@@ -73,16 +73,16 @@ pub(crate) fn plan_json(output: ModelOutput) -> Value {
 pub(crate) fn validate_plan(raw: &Value, max_steps: usize) -> Result<Vec<PlanStep>, PlanRefusal> {
     let steps = match raw.get(STEPS) {
         Some(Value::Array(steps)) if !steps.is_empty() => steps,
-        _ => return Err(PlanRefusal::of(StopReason::InvalidPlan(PlanError::Steps))),
+        _ => return Err(PlanRefusal::of(ResearchStop::InvalidPlan(PlanError::Steps))),
     };
     if steps.len() > max_steps {
-        return Err(PlanRefusal::of(StopReason::InvalidPlan(
+        return Err(PlanRefusal::of(ResearchStop::InvalidPlan(
             PlanError::TooManySteps,
         )));
     }
     let mut out = Vec::with_capacity(steps.len());
     for step in steps {
-        let refuse = |e| PlanRefusal::of(StopReason::InvalidStep(e));
+        let refuse = |e| PlanRefusal::of(ResearchStop::InvalidStep(e));
         let Value::Object(step) = step else {
             return Err(refuse(StepError::NotObject));
         };
@@ -106,7 +106,7 @@ pub(crate) fn validate_plan(raw: &Value, max_steps: usize) -> Result<Vec<PlanSte
     let actions: Vec<&str> = out.iter().map(|s| s.action.as_str()).collect();
     if actions != EXPECTED_ACTIONS {
         return Err(PlanRefusal {
-            reason: StopReason::InvalidPlan(PlanError::StepSequence),
+            reason: ResearchStop::InvalidPlan(PlanError::StepSequence),
             details: Some(json!({"expected": EXPECTED_ACTIONS, "received": actions})),
         });
     }
@@ -134,8 +134,8 @@ mod tests {
 
     #[test]
     fn every_rejection_in_the_reference_order() {
-        let invalid_plan = |e| StopReason::InvalidPlan(e);
-        let invalid_step = |e| StopReason::InvalidStep(e);
+        let invalid_plan = ResearchStop::InvalidPlan;
+        let invalid_step = ResearchStop::InvalidStep;
         let mut removed = canonical();
         removed["steps"][1].as_object_mut().unwrap().remove("args");
         let table = [
@@ -195,7 +195,7 @@ mod tests {
         assert_eq!(steps[1].id, "r1");
         assert_eq!(
             validate_plan(&canonical(), 4).unwrap_err().reason,
-            StopReason::InvalidPlan(PlanError::TooManySteps)
+            ResearchStop::InvalidPlan(PlanError::TooManySteps)
         );
     }
 

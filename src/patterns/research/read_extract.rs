@@ -5,6 +5,7 @@
 use super::contract::{read_page_notes, validate_notes};
 use super::result::{DeniedSource, HistoryDetail, TraceCounts};
 use super::sources::{Verdict, allowed_domains, evaluate};
+use super::stops::ResearchStop;
 use super::workflow::text;
 use super::{Desk, Stop, tool_failed};
 use crate::bus::ResearchEvent;
@@ -53,12 +54,12 @@ impl Desk<'_> {
         }
         if notes.is_empty() {
             return Err(Stop {
-                reason: Some(StopReason::NoReliableSources),
+                reason: Some(ResearchStop::NoReliableSources.into()),
                 denied_sources: Some(denied),
                 ..Stop::default()
             });
         }
-        validate_notes(&notes, max_notes).map_err(|e| Stop::from(StopReason::InvalidNotes(e)))?;
+        validate_notes(&notes, max_notes).map_err(|e| Stop::from(ResearchStop::InvalidNotes(e)))?;
         self.done(
             TraceCounts::ReadExtract {
                 pages_read,

@@ -8,6 +8,7 @@ use super::plan::{self, EXPECTED_ACTIONS, plan_json, validate_plan};
 use super::result::{Aggregate, CitationDetail, HistoryDetail, TraceCounts};
 use super::schema;
 use super::sources::dedupe;
+use super::stops::ResearchStop;
 use super::{Answer, Desk, Stop};
 use crate::bus::ResearchEvent;
 use crate::bus::{Cited, EventKind, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
@@ -72,7 +73,7 @@ impl Desk<'_> {
             )
             .await?;
         let steps = validate_plan(&plan_json(output), self.limits.max_steps).map_err(|r| Stop {
-            reason: Some(r.reason),
+            reason: Some(r.reason.into()),
             details: r.details,
             ..Stop::default()
         })?;
@@ -95,7 +96,7 @@ impl Desk<'_> {
             .map(|q| py_strip(&py_str(q)).to_string())
             .unwrap_or_default();
         if query.is_empty() {
-            return Err(StopReason::InvalidSearchQuery.into());
+            return Err(ResearchStop::InvalidSearchQuery.into());
         }
         Ok(query)
     }
@@ -146,7 +147,7 @@ impl Desk<'_> {
         self.enter(ResearchPhase::Dedupe).await?;
         let deduped = dedupe(candidates, self.limits.max_urls);
         if deduped.is_empty() {
-            return Err(StopReason::NoSourcesAfterDedupe.into());
+            return Err(ResearchStop::NoSourcesAfterDedupe.into());
         }
         self.bus
             .publish(EventKind::Research(ResearchEvent::SourcesDeduped(
@@ -191,9 +192,12 @@ impl Desk<'_> {
             )));
         if !ok {
             return Err(Stop {
-                reason: Some(StopReason::VerificationFailed {
-                    issue: first_issue(issues),
-                }),
+                reason: Some(
+                    ResearchStop::VerificationFailed {
+                        issue: first_issue(issues),
+                    }
+                    .into(),
+                ),
                 verification: Some(Value::Object(verification)),
                 ..Stop::default()
             });
@@ -240,7 +244,7 @@ impl Desk<'_> {
             .await?;
         let (answer, citations) = read_synthesis(output);
         validate_synthesis(&answer, &citations, &ids, self.limits.max_answer_chars)
-            .map_err(|e| Stop::from(StopReason::InvalidAnswer(e)))?;
+            .map_err(|e| Stop::from(ResearchStop::InvalidAnswer(e)))?;
         let details: Vec<CitationDetail> = notes
             .iter()
             .filter(|n| citations.contains(&text(n, "id")))

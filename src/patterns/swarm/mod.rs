@@ -9,6 +9,7 @@ pub(crate) mod result;
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
 use super::team::result::{TeamEnd, TeamRan};
+use super::team::stops::TeamStop;
 use super::team::trace::TraceEntry;
 use super::{Figures, RunContext, RunOutcome, Runner};
 use crate::bus::TeamEvent;
@@ -40,6 +41,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
     figures: Figures::NONE,
     compare: &super::team::compare::Rules,
+    explain_stop: super::team::stops::explain,
 };
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
@@ -140,7 +142,7 @@ impl<'a> Swarm<'a> {
                 }
                 Action::CallMembers(_) | Action::Invalid => {
                     self.trace.push(entry);
-                    return Err(StopReason::InvalidTurn);
+                    return Err(TeamStop::InvalidTurn.into());
                 }
                 Action::Transfer { to } => {
                     let message = turn
@@ -253,12 +255,12 @@ impl<'a> Swarm<'a> {
     /// deadline, unless the caller's deadline for a member team passed.
     fn stop_of(&self, halt: Halt) -> StopReason {
         match halt {
-            Halt::Cut => self
-                .team
-                .cut_by_caller()
-                .unwrap_or_else(|| StopReason::NodeTimeout {
+            Halt::Cut => self.team.cut_by_caller().unwrap_or_else(|| {
+                TeamStop::NodeTimeout {
                     agent: self.team.part.path_of(&self.holder).into_owned(),
-                }),
+                }
+                .into()
+            }),
             Halt::Stop(reason) => reason,
         }
     }

@@ -6,6 +6,7 @@
 
 use super::action::{self, Action, Reading};
 use super::part::Part;
+use super::stops::TeamStop;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
 use super::turn_schema::TurnContracts;
 use crate::bus::TeamEvent;
@@ -191,11 +192,12 @@ impl<'a> TeamRun<'a> {
     /// member call of this team is over.
     pub(crate) fn cut_by_caller(&self) -> Option<StopReason> {
         let nested = self.part.nested.as_ref()?;
-        self.part
-            .caller_cut(self.now())
-            .then(|| StopReason::MemberTimeout {
+        self.part.caller_cut(self.now()).then(|| {
+            TeamStop::MemberTimeout {
                 member: nested.member.clone(),
-            })
+            }
+            .into()
+        })
     }
 
     /// Whether `reason` is the stop safe mode called for after a tool

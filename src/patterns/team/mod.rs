@@ -10,6 +10,7 @@ pub(crate) mod compare;
 pub(crate) mod part;
 pub(crate) mod result;
 pub(crate) mod spans;
+pub(crate) mod stops;
 mod tool_use;
 pub(crate) mod trace;
 mod turn_calls;

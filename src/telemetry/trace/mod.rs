@@ -366,11 +366,8 @@ pub(crate) fn wire<T: Serialize>(value: &T) -> String {
 /// names (`circuit_open`, `worker_error`), and every kind of timeout as
 /// `timeout`, so that the value stays low in cardinality.
 fn error_type(reason: &crate::stop::StopReason) -> String {
-    use crate::stop::StopReason as R;
     match reason {
-        R::TaskTimeout | R::LlmTimeout | R::NodeTimeout { .. } | R::MemberTimeout { .. } => {
-            "timeout".into()
-        }
+        timeout if timeout.is_timeout() => "timeout".into(),
         other => {
             let text = other.to_string();
             match text.split_once(':') {

@@ -119,7 +119,14 @@ fn lines(run: &RunView) -> Vec<Line<'static>> {
         label,
         vec![
             Span::styled(
-                fit(&outcome.stop_reason.explain(&facts(state, outcome)), 300),
+                fit(
+                    &crate::patterns::explain(
+                        run.scenario.pattern,
+                        &outcome.stop_reason,
+                        &facts(state, outcome),
+                    ),
+                    300,
+                ),
                 style,
             ),
             Span::styled(

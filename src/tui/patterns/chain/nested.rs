@@ -329,6 +329,7 @@ fn relative(event: &TeamEvent, path: &str) -> TeamEvent {
 mod tests {
     use super::*;
     use crate::bus::{RunStatus, RunSummary, TurnOutcome};
+    use crate::patterns::team::stops::TeamStop;
     use crate::scenario::Scenario;
     use crate::stop::StopReason;
     use crate::tui::patterns::chain::state::TEAM_KEPT;
@@ -496,9 +497,12 @@ mod tests {
                 outcome: CallOutcome::Error,
                 latency_ms: 900,
                 reply: None,
-                reason: Some(StopReason::NodeTimeout {
-                    agent: "launch/support_swarm/billing".into(),
-                }),
+                reason: Some(
+                    TeamStop::NodeTimeout {
+                        agent: "launch/support_swarm/billing".into(),
+                    }
+                    .into(),
+                ),
             }),
             1000,
         );
@@ -651,9 +655,12 @@ mod tests {
                 outcome: CallOutcome::Refused,
                 latency_ms: 0,
                 reply: None,
-                reason: Some(StopReason::UnknownMember {
-                    member: member.into(),
-                }),
+                reason: Some(
+                    TeamStop::UnknownMember {
+                        member: member.into(),
+                    }
+                    .into(),
+                ),
             })
         };
         let chain = &mut launch();

@@ -258,6 +258,7 @@ mod tests {
         NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
         SourcesDeduped, StepFinished, StepStarted,
     };
+    use crate::patterns::research::stops::ResearchStop;
 
     fn fold(kinds: &[EventKind]) -> Research {
         let mut research = Research::default();
@@ -371,9 +372,9 @@ mod tests {
             },
         )));
         let mut research = fold(&events);
-        let reason = StopReason::VerificationFailed {
+        let reason = StopReason::from(ResearchStop::VerificationFailed {
             issue: "stale_source".into(),
-        };
+        });
         research.end(
             RunStatus::Stopped,
             &reason,
