@@ -28,8 +28,8 @@ use contract::{Contribution, REQUIRED_KEYS, contribution_of, decide_round, detec
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
-use serde_json::{Value, json};
-use stops::RoundStop;
+use serde_json::json;
+use stops::{RoundStop, Stop};
 
 /// The system prompts of a role's contribution and of the final brief.
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
@@ -43,28 +43,6 @@ pub(crate) const RUNNER: Runner = Runner {
     compare: &compare::Rules,
     explain_stop: stops::explain,
 };
-
-/// How a run ends early: the reason, and what the result adds to it.
-struct Stop {
-    reason: StopReason,
-    phase: Option<String>,
-    raw_contribution: Option<Value>,
-}
-
-impl Stop {
-    fn new(reason: StopReason) -> Self {
-        Stop {
-            reason,
-            phase: None,
-            raw_contribution: None,
-        }
-    }
-
-    fn in_phase(mut self, phase: String) -> Self {
-        self.phase = Some(phase);
-        self
-    }
-}
 
 struct Table<'a> {
     ctx: &'a mut RunContext,

@@ -149,6 +149,28 @@ impl FromStr for ContributionError {
     }
 }
 
+/// How a run ends early: the reason, and what the result adds to it.
+pub(super) struct Stop {
+    pub(super) reason: StopReason,
+    pub(super) phase: Option<String>,
+    pub(super) raw_contribution: Option<serde_json::Value>,
+}
+
+impl Stop {
+    pub(super) fn new(reason: StopReason) -> Self {
+        Stop {
+            reason,
+            phase: None,
+            raw_contribution: None,
+        }
+    }
+
+    pub(super) fn in_phase(mut self, phase: String) -> Self {
+        self.phase = Some(phase);
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,7 +72,10 @@ pub(super) const MEMBERS_IN_FLIGHT: usize = 256;
 /// their numbers in the order the run decides, not as they come back.
 pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
     let calls = asked.calls;
-    let first = team.call_members(calls.len(), MEMBERS_IN_FLIGHT).start;
+    let first = team
+        .turns()
+        .call(team.lane, calls.len(), MEMBERS_IN_FLIGHT)
+        .start;
     // tokio's cooperative budget would make some ready members wait for a
     // later poll at the same instant, out of order.
     tokio::task::unconstrained(async {
@@ -110,7 +113,7 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
 /// (`limits.parallel: false`); a stop of the whole run met by one calls
 /// none after it. Their ends in call order.
 pub(super) async fn call_in_turn(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
-    let lanes = team.call_members(asked.calls.len(), 1);
+    let lanes = team.turns().call(team.lane, asked.calls.len(), 1);
     let mut ends = Vec::with_capacity(asked.calls.len());
     for (index, lane) in lanes.enumerate() {
         let end = call_one(team, asked, (index, lane)).await;
@@ -135,14 +138,14 @@ impl InLane<'_, '_> {
     /// The call ended; whether a waiting call starts in its place.
     async fn end(mut self, stops_run: bool) -> bool {
         self.ended = true;
-        self.team.end_member_call(self.lane, stops_run).await
+        self.team.turns().end(self.lane, stops_run).await.is_some()
     }
 }
 
 impl Drop for InLane<'_, '_> {
     fn drop(&mut self) {
         if !self.ended {
-            self.team.leave_member_call(self.lane);
+            self.team.turns().leave(self.lane);
         }
     }
 }

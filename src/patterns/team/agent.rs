@@ -5,6 +5,7 @@
 //! where control goes, and it never times a call itself.
 
 use super::action::{self, Action, Reading};
+pub(crate) use super::budget::TeamBudget;
 use super::part::Part;
 use super::stops::TeamStop;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
@@ -16,7 +17,7 @@ use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
 use crate::provider::prompts::Prompt;
 use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
-use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
+use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
@@ -24,26 +25,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-
-/// The run's budgets over every agent's model calls.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct TeamBudget {
-    pub(crate) max_llm_calls: u64,
-    pub(crate) max_seconds: Duration,
-}
-
-impl TeamBudget {
-    pub(crate) fn of(scenario: &Scenario) -> Self {
-        let budget = scenario.budget.clone().unwrap_or_default();
-        let seconds = budget.max_seconds.unwrap_or(DEFAULT_TEAM_MAX_SECONDS);
-        TeamBudget {
-            max_llm_calls: u64::from(budget.max_llm_calls.unwrap_or(DEFAULT_MAX_LLM_CALLS)),
-            // To the nearest nanosecond, so 0.7 s is exactly 700 ms, and
-            // held to a week so that no deadline overflows.
-            max_seconds: crate::duration::clamp_seconds(seconds),
-        }
-    }
-}
 
 /// Why an agent cannot go on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,21 +144,10 @@ impl<'a> TeamRun<'a> {
         }
     }
 
-    /// This team's agent calls `count` members, at most `at_once` at a
-    /// time: the chains of turns of the calls, in the order named.
-    pub(crate) fn call_members(&self, count: usize, at_once: usize) -> std::ops::Range<Lane> {
-        self.run.turns.call(self.lane, count, at_once)
-    }
-
-    /// The member call `lane` ended (`stops_run`: on a stop of the whole
-    /// run); whether a waiting call of its turn starts in its place.
-    pub(crate) async fn end_member_call(&self, lane: Lane, stops_run: bool) -> bool {
-        self.run.turns.end(lane, stops_run).await.is_some()
-    }
-
-    /// The member call `lane` is dropped before it ended.
-    pub(crate) fn leave_member_call(&self, lane: Lane) {
-        self.run.turns.leave(lane);
+    /// The order the run's turns take their numbers in, which this team's
+    /// member calls join.
+    pub(crate) fn turns(&self) -> &TurnOrder {
+        &self.run.turns
     }
 
     /// Model calls this team started so far, its member teams' and

@@ -6,6 +6,7 @@
 
 pub(crate) mod action;
 pub(crate) mod agent;
+mod budget;
 pub(crate) mod compare;
 pub(crate) mod part;
 pub(crate) mod result;
