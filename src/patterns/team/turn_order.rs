@@ -235,9 +235,7 @@ impl TurnOrder {
     pub(crate) async fn end(&self, lane: Lane, stops_run: bool) -> Option<Lane> {
         let at_place = |ring: &mut Ring| {
             let caller = ring.caller.get(&lane).copied();
-            let Some(calls) = caller.and_then(|caller| ring.calls.get_mut(&caller)) else {
-                return None;
-            };
+            let calls = caller.and_then(|caller| ring.calls.get_mut(&caller))?;
             if stops_run || ring.run_stopped {
                 calls.to_start.end = calls.to_start.start;
             }
@@ -292,9 +290,7 @@ impl TurnOrder {
         loop {
             let notify = {
                 let mut ring = self.ring.lock();
-                if ring.index_of(lane).is_none() {
-                    return None;
-                }
+                ring.index_of(lane)?;
                 if ring.holds_place(lane) {
                     return Some(take(&mut ring));
                 }
