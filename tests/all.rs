@@ -47,6 +47,7 @@ mod nats_worker_rules;
 mod nested_properties;
 mod nested_runs;
 mod nested_teams;
+mod old_recordings;
 mod openai;
 mod operator_edges;
 mod orchestrator;
