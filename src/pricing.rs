@@ -75,29 +75,6 @@ pub(crate) fn price_of(
         })
 }
 
-/// The model a run launched with `choice` over `scenario` is priced as,
-/// named as the engine names it: `--model`, else for an endpoint the
-/// scenario's `provider.model`, `OPENAI_MODEL` or the default, and for
-/// the sim [`SIM_MODEL`].
-pub(crate) fn model_priced(
-    choice: &crate::engine::ProviderChoice,
-    scenario: &crate::scenario::Scenario,
-) -> String {
-    use crate::provider::openai;
-    if let Some(model) = &choice.model {
-        return model.clone();
-    }
-    match choice.kind.unwrap_or(scenario.provider.kind) {
-        crate::scenario::ProviderKind::Sim => SIM_MODEL.to_string(),
-        crate::scenario::ProviderKind::Openai => scenario
-            .provider
-            .model
-            .clone()
-            .or_else(|| std::env::var(openai::MODEL_VARIABLE).ok())
-            .unwrap_or_else(|| openai::DEFAULT_MODEL.to_string()),
-    }
-}
-
 /// The most dollars a cost reads: the largest finite number. A cost that
 /// would be more (a price near 1e308 per million tokens) is held here,
 /// never infinite, which JSON cannot write.

@@ -45,7 +45,7 @@ impl SweepState {
                     .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
                 format!("from {name} at {}", fork.gate())
             }),
-            model: crate::pricing::model_priced(&sweep.setup.provider, &sweep.scenario),
+            model: sweep.setup.provider.model_priced(&sweep.scenario),
             tally: Tally::new(&sweep.plan),
             chart: Chart::Outcomes,
             bar: 0,
