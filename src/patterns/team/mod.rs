@@ -17,3 +17,4 @@ pub(crate) mod trace;
 mod turn_calls;
 pub(crate) mod turn_order;
 pub(crate) mod turn_schema;
+mod turn_shape;

@@ -20,7 +20,7 @@
 //! the description still names the member or tool as the scenario does.
 
 use super::action::{ARGS, CALL, CALL_MEMBERS, MEMBER, MESSAGE, REPLY, TASK, TRANSFER_TO};
-use super::turn_schema::TurnShape;
+use super::turn_shape::TurnShape;
 use crate::provider::contract::{AnswerOfCalls, Function, ToolCall, wire};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;

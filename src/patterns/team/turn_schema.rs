@@ -11,59 +11,12 @@ use super::action::{
 };
 use super::part::Part;
 use super::turn_calls;
+pub(crate) use super::turn_shape::TurnShape;
 use crate::provider::contract::{Contract, wire};
-use crate::scenario::PatternKind;
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// What one agent's turn may do, from its part: names with their
-/// descriptions, in the part's order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct TurnShape {
-    /// It coordinates its part (its members are `members`).
-    pub(crate) coordinator: bool,
-    /// The agents it may hand control to (a swarm's others).
-    pub(crate) targets: Vec<String>,
-    pub(crate) members: Vec<(String, String)>,
-    pub(crate) tools: Vec<(String, String)>,
-}
-
-impl TurnShape {
-    pub(crate) fn of(part: &Part<'_>, agent: &str) -> Self {
-        let others = || {
-            part.agents
-                .iter()
-                .filter(move |(name, _)| *name != agent)
-                .map(|(name, spec)| (name.clone(), spec.description.clone().unwrap_or_default()))
-        };
-        let coordinator = part.pattern.has_coordinator() && agent == part.entry;
-        let swarm = part.pattern == PatternKind::Swarm;
-        TurnShape {
-            coordinator,
-            targets: if swarm {
-                others().map(|(name, _)| name).collect()
-            } else {
-                Vec::new()
-            },
-            members: if coordinator {
-                others().collect()
-            } else {
-                Vec::new()
-            },
-            tools: part
-                .tools
-                .iter()
-                .map(|(name, spec)| (name.clone(), spec.description.clone().unwrap_or_default()))
-                .collect(),
-        }
-    }
-
-    fn names(list: &[(String, String)]) -> impl Iterator<Item = &str> {
-        list.iter().map(|(name, _)| name.as_str())
-    }
-}
 
 /// The contract of a turn shaped `shape`.
 pub(crate) fn turn_contract(shape: &TurnShape) -> Contract {
