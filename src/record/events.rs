@@ -6,7 +6,8 @@
 //! holds about what the headless replay holds, not every event decoded.
 
 use super::line::decode;
-use super::reader::{RecordingError, RecordingProblem, each_placed};
+use super::problem::{RecordingError, RecordingProblem};
+use super::reader::each_placed;
 use crate::bus::{Event, EventKind, RunId};
 use parking_lot::Mutex;
 use std::fs::File;

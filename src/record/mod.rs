@@ -11,12 +11,14 @@ mod events;
 mod file_kind;
 mod line;
 mod one_run;
+mod problem;
 mod reader;
 mod sequence;
 mod start;
 
 pub use events::{Changed, Events};
-pub use reader::{MAX_LINE, Recording, RecordingError, RecordingProblem, parse_recording};
+pub use problem::{RecordingError, RecordingProblem};
+pub use reader::{MAX_LINE, Recording, parse_recording};
 pub use reader::{read_recording, read_recording_each};
 pub(crate) use start::run_start;
 

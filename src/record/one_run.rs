@@ -2,7 +2,7 @@
 //! writers on one file, two files joined) refuses the whole file, naming
 //! both runs: read as one, their events would make a run that never was.
 
-use super::reader::{RecordingError, RecordingProblem};
+use super::problem::{RecordingError, RecordingProblem};
 use crate::bus::{Event, EventKind, RunId};
 
 /// The first run's start seen in a file.

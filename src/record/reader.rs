@@ -12,7 +12,7 @@ use crate::bus::{Event, EventKind};
 use crate::sanitize::clean;
 use lines::{Line, MAX_KEPT_BUFFER, next_line, trim_line_end};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,31 +28,7 @@ const MAX_LISTED_PROBLEMS: usize = 1000;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
-/// A problem in one line of a recording.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{path}:{line}: {message}")]
-pub struct RecordingProblem {
-    pub(crate) path: String,
-    pub line: usize,
-    pub message: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RecordingError {
-    #[error("{path}: cannot read the recording: {source}")]
-    Io { path: String, source: io::Error },
-    #[error("{path}: the recording is empty")]
-    Empty { path: String },
-    /// A FIFO, a device or a folder: opening a FIFO with no writer would
-    /// wait for ever, reading a device would never end.
-    #[error("{path}: expected a recording file, found {kind}")]
-    NotAFile { path: String, kind: &'static str },
-    #[error("{problem} (this is not a Conclave recording: one JSON event per line)")]
-    NotARecording { problem: RecordingProblem },
-    /// A second run's start: the file holds two runs' events.
-    #[error("{problem}")]
-    TwoRuns { problem: RecordingProblem },
-}
+use super::problem::{RecordingError, RecordingProblem};
 
 /// What could be read from a recording.
 #[derive(Clone, Debug, Default)]
