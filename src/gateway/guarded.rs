@@ -56,7 +56,7 @@ impl Gateway {
             result = call(started, text.clone()) => result,
         };
         let ended = self.bus.clock().elapsed();
-        // The text's last delta keeps its distance from the one before; a
+        // The text's last delta keeps its spacing from the one before; a
         // cancelled run does not wait for it.
         tokio::select! {
             biased;

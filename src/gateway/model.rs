@@ -23,7 +23,7 @@ const QUOTED_CHARS: usize = 200;
 /// must hold before it is asked again.
 pub(crate) struct Check<'a> {
     /// The answer as read keeps its contract, or what is wrong with it in
-    /// words the model can act on (`missing key "stance"`).
+    /// words the model can act on (`missing key "verdict"`).
     pub(crate) verify: &'a (dyn Fn(&ModelOutput) -> Result<(), String> + Sync),
     /// A repair may be asked: the pattern's own call budget allows one
     /// more model call (`max_llm_calls`), or the reason it does not.

@@ -432,7 +432,7 @@ mod tests {
     async fn a_cut_or_refused_answer_is_served_back_as_such() {
         let answers = [
             (
-                ModelOutput::Text("{\"stance\": \"go\", \"summ".into()),
+                ModelOutput::Text("{\"verdict\": \"go\", \"summ".into()),
                 Finish::Length,
             ),
             (
@@ -440,7 +440,7 @@ mod tests {
                 Finish::Refused("I can't help with that.".into()),
             ),
             (
-                ModelOutput::Text("{\"stance\": \"go\"}".into()),
+                ModelOutput::Text("{\"verdict\": \"go\"}".into()),
                 Finish::Stop,
             ),
         ];
@@ -484,9 +484,9 @@ mod tests {
             error: error.into(),
         };
         let mut once = request.clone();
-        once.repair = vec![turn("{}", "missing key `stance`")];
+        once.repair = vec![turn("{}", "missing key `verdict`")];
         let mut shifted = request.clone();
-        shifted.repair = vec![turn("{}m", "issing key `stance`")];
+        shifted.repair = vec![turn("{}m", "issing key `verdict`")];
         let hashes = [
             prompt_sha256(&request),
             prompt_sha256(&once),

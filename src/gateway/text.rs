@@ -314,7 +314,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
             sink.send(thought("is fine.")).unwrap();
             // The answer begins within the same 50 ms as the reasoning.
-            sink.send(piece("{\"stance\"")).unwrap();
+            sink.send(piece("{\"verdict\"")).unwrap();
             tokio::time::sleep(Duration::from_millis(100)).await;
             sink.send(piece(": \"go\"}")).unwrap();
         };
@@ -335,7 +335,7 @@ mod tests {
             [
                 (100, "Fraud ".to_string(), true),
                 (150, "is fine.".to_string(), true),
-                (150, "{\"stance\"".to_string(), false),
+                (150, "{\"verdict\"".to_string(), false),
                 (210, ": \"go\"}".to_string(), false),
             ]
         );

@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn text_without_a_secret_goes_out_whole_and_in_order() {
-        let text = "{\"summary\": \"Zürich is ready — ship it\", \"stance\": \"go\"}";
+        let text = "{\"summary\": \"Zürich is ready — ship it\", \"verdict\": \"go\"}";
         for size in [1, 2, 3, 7, 50] {
             let pieces = streamed(&scrubber(), text, size);
             assert_eq!(pieces.concat(), text, "pieces of {size}");

@@ -169,9 +169,9 @@ mod tests {
     #[test]
     fn keeps_styles_and_empty_lines() {
         let bold = Style::default().add_modifier(Modifier::BOLD);
-        let line = Line::from(vec![Span::styled("stop ", bold), Span::raw("no consensus")]);
+        let line = Line::from(vec![Span::styled("stop ", bold), Span::raw("no agreement")]);
         let rows = wrap(&[line, Line::raw("")], 8);
-        assert_eq!(text(&rows), ["stop no", "consensu", "s", ""]);
+        assert_eq!(text(&rows), ["stop no", "agreemen", "t", ""]);
         assert_eq!(rows[0].spans[0].style, bold);
         assert_eq!(rows[0].spans[1].content, "no");
         assert!(wrap(&[Line::raw("x")], 0).is_empty());

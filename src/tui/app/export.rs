@@ -16,8 +16,8 @@ use serde_json::Value;
 use std::path::Path;
 
 impl App {
-    /// The JSON of what the focused pane has selected: a contribution,
-    /// task, transfer, note or tool, the newest event shown, the result.
+    /// The JSON of what the focused pane has selected: a seat's answer, a
+    /// task, a transfer, a note or a tool, the newest event shown, the result.
     pub(super) fn selected_json(&self) -> Option<Value> {
         let slot = self.run()?;
         let (state, ui) = (&slot.state, &slot.ui);
