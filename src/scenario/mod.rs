@@ -28,6 +28,7 @@ mod types;
 mod value_words;
 mod workers;
 
+pub(crate) use error::Problem;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
 pub(crate) use json_text::{JsonText, members as json_members};
@@ -54,7 +55,6 @@ pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario, Team};
 pub use workers::WorkerSpec;
 pub(crate) use workers::{HealthLevel, HealthOp, HealthRule, short_name};
 
-use error::Problem;
 use serde_json::{Map, Value};
 use std::ops::Range;
 use std::path::Path;

@@ -1,0 +1,523 @@
+//! The graph's rules as a state machine, with no clock and no calls: the
+//! runner starts what it hands out as ready, and tells it how each node
+//! ended; it answers with the edges it evaluated, the nodes that fired or
+//! were skipped, and the run's stop. Pure, so every rule is a table test.
+//!
+//! - What flows along an edge is its source's output; a join's output maps
+//!   each input that arrived to its output, in the order it lists them.
+//! - A router's edges are tried in declaration order, the first match
+//!   taken, else its default; the others send "skipped" on. A node whose
+//!   out-edges carry no condition sends along all of them.
+//! - A node that is not a join fires at the first input that arrives, and
+//!   is skipped when all its inputs of the pass were skipped (the lint
+//!   makes sure two of them never both arrive). A join counts its inputs
+//!   per pass: `all` fires once each has arrived or was skipped, `any` at
+//!   the first arrival, a quorum at its n-th; it re-arms once all its
+//!   inputs of the pass are in. A skipped node sends "skipped" on, so joins
+//!   below it resolve instead of waiting.
+//! - Edges that close a cycle carry no "skipped": a loop that is not taken
+//!   simply ends. A router that takes its loop again sends nothing along
+//!   its other edges: the pass goes on round the loop, and they are
+//!   decided when it leaves.
+//! - The run ends when nothing is ready or running: `completed` when an
+//!   end node was reached and no join still waits, else `stalled`, naming
+//!   each join that waits and the inputs it waits on.
+
+use super::condition::{Checked, Facts, evaluate};
+use super::lint::cycle_path;
+use super::shape::{EdgeId, Kind, NodeId, Shape};
+use super::spec::{Merge, NodeStatus, Unmatched, Wait, WaitFor};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// Where a node stands, as the graph pane colours it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum NodeState {
+    Waiting,
+    Ready,
+    Running,
+    Done,
+    Skipped,
+    Failed,
+}
+
+/// A node handed to the runner to start.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Activation {
+    pub(crate) node: NodeId,
+    /// Its visit: 1 the first time it runs.
+    pub(crate) visit: u32,
+    pub(crate) input: Value,
+}
+
+/// How a node the runner started ended.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Ended {
+    /// Its validated output, and a person's answer when it asked one.
+    Ok {
+        output: Value,
+        answer: Option<String>,
+    },
+    Failed {
+        error: String,
+    },
+}
+
+/// One edge as evaluated when its source ended.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Evaluated {
+    pub(crate) edge: EdgeId,
+    pub(crate) checked: Vec<Checked>,
+    pub(crate) taken: bool,
+}
+
+/// What the run learnt from one node's end.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Step {
+    pub(crate) evaluated: Vec<Evaluated>,
+    /// Nodes skipped, in the order the "skipped" reached them.
+    pub(crate) skipped: Vec<NodeId>,
+}
+
+/// Why a run stopped (its stop reasons, each naming what it is about).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Halt {
+    Completed,
+    MaxSteps {
+        limit: u32,
+    },
+    MaxVisits {
+        node: String,
+        cycle: String,
+        limit: u32,
+    },
+    NoRoute {
+        node: String,
+        values: Vec<String>,
+    },
+    Stalled {
+        waiting: Vec<(String, Vec<String>)>,
+    },
+    NodeFailed {
+        node: String,
+        error: String,
+    },
+}
+
+/// A node's inputs of the current pass.
+#[derive(Clone, Debug, Default)]
+struct Inbox {
+    /// Inputs in (arrived or skipped).
+    count: usize,
+    /// A join: what each input brought, by its place in `inputs`.
+    got: Vec<Option<Option<Value>>>,
+    fired: bool,
+}
+
+pub(crate) struct Machine<'a> {
+    shape: &'a Shape,
+    unmatched: Unmatched,
+    pub(crate) state: Value,
+    pub(crate) visits: Vec<u32>,
+    pub(crate) states: Vec<NodeState>,
+    steps: u32,
+    inbox: Vec<Inbox>,
+    /// Ready nodes with their input, started in declaration order.
+    ready: BTreeSet<NodeId>,
+    inputs: Vec<Option<Value>>,
+    running: usize,
+    ended: bool,
+}
+
+impl<'a> Machine<'a> {
+    pub(crate) fn new(shape: &'a Shape, unmatched: Unmatched, input: Value) -> Self {
+        let n = shape.nodes.len();
+        let state: Map<String, Value> = shape
+            .merge
+            .iter()
+            .map(|(key, merge)| {
+                let empty = match merge {
+                    Merge::Append => Value::Array(Vec::new()),
+                    Merge::Replace => Value::Null,
+                };
+                (key.clone(), empty)
+            })
+            .collect();
+        let mut machine = Machine {
+            shape,
+            unmatched,
+            state: Value::Object(state),
+            visits: vec![0; n],
+            states: vec![NodeState::Waiting; n],
+            steps: 0,
+            inbox: vec![Inbox::default(); n],
+            ready: BTreeSet::new(),
+            inputs: vec![None; n],
+            running: 0,
+            ended: false,
+        };
+        machine.make_ready(shape.entry, input);
+        machine
+    }
+
+    fn make_ready(&mut self, node: NodeId, input: Value) {
+        self.states[node] = NodeState::Ready;
+        self.inputs[node] = Some(input);
+        self.ready.insert(node);
+    }
+
+    /// The ready nodes, started now in declaration order; a stop when one
+    /// of them would pass `max_steps` or its `max_visits`.
+    pub(crate) fn start_ready(&mut self) -> Result<Vec<Activation>, Halt> {
+        let mut started = Vec::new();
+        while let Some(node) = self.ready.pop_first() {
+            if self.steps >= self.shape.max_steps {
+                return Err(Halt::MaxSteps {
+                    limit: self.shape.max_steps,
+                });
+            }
+            if let Some(limit) = self.shape.nodes[node].spec.max_visits
+                && self.visits[node] >= limit
+            {
+                return Err(Halt::MaxVisits {
+                    node: self.shape.nodes[node].id.clone(),
+                    cycle: self.cycle_of(node),
+                    limit,
+                });
+            }
+            self.steps += 1;
+            self.visits[node] += 1;
+            self.running += 1;
+            self.states[node] = NodeState::Running;
+            started.push(Activation {
+                node,
+                visit: self.visits[node],
+                input: self.inputs[node].take().unwrap_or(Value::Null),
+            });
+        }
+        Ok(started)
+    }
+
+    /// Nothing is ready or running: the run is over.
+    pub(crate) fn idle(&self) -> bool {
+        self.ready.is_empty() && self.running == 0
+    }
+
+    /// The run's end once idle: completed, or stalled naming who waits.
+    pub(crate) fn outcome(&self) -> Halt {
+        let waiting: Vec<(String, Vec<String>)> = (0..self.shape.nodes.len())
+            .filter(|&n| {
+                let inbox = &self.inbox[n];
+                inbox.count > 0 && !inbox.fired
+            })
+            .map(|n| (self.shape.nodes[n].id.clone(), self.missing(n)))
+            .collect();
+        if waiting.is_empty() && self.ended {
+            Halt::Completed
+        } else {
+            Halt::Stalled { waiting }
+        }
+    }
+
+    /// The inputs node `n` still waits on in this pass.
+    fn missing(&self, n: NodeId) -> Vec<String> {
+        let inbox = &self.inbox[n];
+        let sources: Vec<NodeId> = match &self.shape.nodes[n].kind {
+            Kind::Join { inputs, .. } => inputs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| inbox.got.get(*i).is_none_or(Option::is_none))
+                .map(|(_, &input)| input)
+                .collect(),
+            _ => self.shape.forward_in[n]
+                .iter()
+                .map(|&e| self.shape.edges[e].from)
+                .collect(),
+        };
+        sources
+            .iter()
+            .map(|&s| self.shape.nodes[s].id.clone())
+            .collect()
+    }
+
+    /// The cycle `node` runs in, as words (`draft → review → draft`).
+    fn cycle_of(&self, node: NodeId) -> String {
+        let shape = self.shape;
+        for edge in shape.edges.iter().filter(|e| e.back) {
+            let path = cycle_path(shape, edge.to, edge.from);
+            if path.first() == Some(&edge.to) && path.contains(&node) {
+                let mut words: Vec<&str> =
+                    path.iter().map(|&n| shape.nodes[n].id.as_str()).collect();
+                words.push(&shape.nodes[edge.to].id);
+                return words.join(" → ");
+            }
+        }
+        shape.nodes[node].id.clone()
+    }
+
+    /// Node `node`, started earlier, ended so.
+    pub(crate) fn finish(&mut self, node: NodeId, ended: Ended) -> Result<Step, Halt> {
+        self.running -= 1;
+        let mut step = Step::default();
+        let (output, answer, status) = match ended {
+            Ended::Ok { output, answer } => (output, answer, NodeStatus::Ok),
+            Ended::Failed { error } => {
+                self.states[node] = NodeState::Failed;
+                if !self.routes_on_status(node) {
+                    return Err(Halt::NodeFailed {
+                        node: self.shape.nodes[node].id.clone(),
+                        error,
+                    });
+                }
+                (Value::Null, None, NodeStatus::Failed)
+            }
+        };
+        if status == NodeStatus::Ok {
+            self.states[node] = NodeState::Done;
+            self.write(node, &output);
+        }
+        if matches!(self.shape.nodes[node].kind, Kind::End) {
+            self.ended = true;
+        }
+        let taken = self.route(node, &output, answer.as_deref(), status, &mut step)?;
+        // A loop taken again defers the pass: the edges it did not take
+        // are decided when the loop leaves, so they send nothing yet.
+        let looping = taken.iter().any(|&e| self.shape.edges[e].back);
+        for &e in &self.shape.out[node] {
+            if taken.contains(&e) {
+                self.deliver(e, Some(output.clone()), &mut step)?;
+            } else if !self.shape.edges[e].back && !looping {
+                self.deliver(e, None, &mut step)?;
+            }
+        }
+        Ok(step)
+    }
+
+    fn routes_on_status(&self, node: NodeId) -> bool {
+        fn reads(c: &super::spec::Condition) -> bool {
+            use super::spec::Condition as C;
+            match c {
+                C::Status { .. } => true,
+                C::All { all: list } | C::Any { any: list } => list.iter().any(reads),
+                C::Not { not } => reads(not),
+                _ => false,
+            }
+        }
+        self.shape.out[node]
+            .iter()
+            .any(|&e| self.shape.edges[e].when.as_ref().is_some_and(reads))
+    }
+
+    /// The node's writes into the shared state, each by its key's merge.
+    fn write(&mut self, node: NodeId, output: &Value) {
+        let spec = &self.shape.nodes[node].spec;
+        let mut writes: Vec<(String, Value)> = spec
+            .write
+            .iter()
+            .map(|(key, pointer)| {
+                (
+                    key.clone(),
+                    output.pointer(pointer).cloned().unwrap_or(Value::Null),
+                )
+            })
+            .collect();
+        if let Some(key) = &spec.collect {
+            writes.push((key.clone(), output.clone()));
+        }
+        for (key, value) in writes {
+            let merge = self
+                .shape
+                .merge
+                .get(&key)
+                .copied()
+                .unwrap_or(Merge::Replace);
+            let slot = &mut self.state[key.as_str()];
+            match (merge, value) {
+                (Merge::Replace, value) => *slot = value,
+                (Merge::Append, value) => {
+                    if !slot.is_array() {
+                        *slot = Value::Array(Vec::new());
+                    }
+                    let list = slot.as_array_mut().expect("made a list above");
+                    match value {
+                        Value::Array(items) => list.extend(items),
+                        one => list.push(one),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The out-edges taken: a router's first match (or its default), or
+    /// all of a node that does not route.
+    fn route(
+        &mut self,
+        node: NodeId,
+        output: &Value,
+        answer: Option<&str>,
+        status: NodeStatus,
+        step: &mut Step,
+    ) -> Result<Vec<EdgeId>, Halt> {
+        let out = &self.shape.out[node];
+        if !self.shape.routes(node) {
+            return Ok(out.clone());
+        }
+        let visits = |id: &str| self.shape.node(id).map_or(0, |n| self.visits[n]);
+        let facts = Facts {
+            output,
+            state: &self.state,
+            visits: &visits,
+            status,
+            answer,
+        };
+        let mut taken = None;
+        let mut all_checked = Vec::new();
+        for &e in out {
+            let Some(when) = &self.shape.edges[e].when else {
+                continue;
+            };
+            let mut checked = Vec::new();
+            let held = taken.is_none() && evaluate(when, &facts, &mut checked);
+            if taken.is_none() {
+                all_checked.extend(checked.iter().map(|c| c.said.clone()));
+                step.evaluated.push(Evaluated {
+                    edge: e,
+                    checked,
+                    taken: held,
+                });
+            }
+            if held {
+                taken = Some(e);
+            }
+        }
+        if taken.is_none()
+            && let Some(&default) = out.iter().find(|&&e| self.shape.edges[e].default)
+        {
+            step.evaluated.push(Evaluated {
+                edge: default,
+                checked: Vec::new(),
+                taken: true,
+            });
+            taken = Some(default);
+        }
+        match (taken, self.unmatched) {
+            (Some(e), _) => Ok(vec![e]),
+            (None, Unmatched::Skip) => Ok(Vec::new()),
+            (None, Unmatched::Stop) => Err(Halt::NoRoute {
+                node: self.shape.nodes[node].id.clone(),
+                values: all_checked,
+            }),
+        }
+    }
+
+    /// Edge `e` brings its source's output (`Some`) or "skipped" (`None`).
+    fn deliver(&mut self, e: EdgeId, brought: Option<Value>, step: &mut Step) -> Result<(), Halt> {
+        let mut queue = vec![(e, brought)];
+        while let Some((e, brought)) = queue.pop() {
+            let edge = &self.shape.edges[e];
+            let to = edge.to;
+            if edge.back {
+                if let Some(output) = brought {
+                    self.make_ready(to, output);
+                }
+                continue;
+            }
+            let from = edge.from;
+            if self.arrive(to, from, brought)? == Some(true) {
+                self.states[to] = NodeState::Skipped;
+                step.skipped.push(to);
+                // Depth first, in declaration order: pushed reversed.
+                for &next in self.shape.out[to].iter().rev() {
+                    if !self.shape.edges[next].back {
+                        queue.push((next, None));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One input of `to` is in. `Some(true)`: the node is skipped;
+    /// `Some(false)`: it fired; `None`: it waits or already fired; a stop
+    /// when a quorum can no longer be met.
+    fn arrive(
+        &mut self,
+        to: NodeId,
+        from: NodeId,
+        brought: Option<Value>,
+    ) -> Result<Option<bool>, Halt> {
+        let expected = self.shape.forward_in[to].len();
+        let kind = self.shape.nodes[to].kind.clone();
+        let inbox = &mut self.inbox[to];
+        inbox.count += 1;
+        let mut fire: Option<Value> = None;
+        let mut skipped = false;
+        match &kind {
+            Kind::Join { wait, inputs } => {
+                if inbox.got.len() != inputs.len() {
+                    inbox.got = vec![None; inputs.len()];
+                }
+                if let Some(place) = inputs.iter().position(|&i| i == from) {
+                    inbox.got[place] = Some(brought);
+                }
+                let arrived = inbox
+                    .got
+                    .iter()
+                    .filter(|g| matches!(g, Some(Some(_))))
+                    .count();
+                let all_in = inbox.count >= expected;
+                let due = match wait {
+                    Wait::Named(WaitFor::All) => all_in && arrived > 0,
+                    Wait::Named(WaitFor::Any) => arrived > 0,
+                    Wait::Quorum { quorum } => arrived >= *quorum as usize,
+                };
+                if due && !inbox.fired {
+                    let mut map = Map::new();
+                    for (i, got) in inbox.got.iter().enumerate() {
+                        if let Some(Some(value)) = got {
+                            map.insert(self.shape.nodes[inputs[i]].id.clone(), value.clone());
+                        }
+                    }
+                    fire = Some(Value::Object(map));
+                } else if all_in && !inbox.fired && arrived == 0 {
+                    skipped = true;
+                } else if all_in && !inbox.fired {
+                    *inbox = Inbox::default();
+                    return Err(Halt::NodeFailed {
+                        node: self.shape.nodes[to].id.clone(),
+                        error: format!(
+                            "its quorum of {} was not met: {arrived} of {expected} inputs arrived, the rest were skipped",
+                            quorum_of(wait)
+                        ),
+                    });
+                }
+            }
+            _ => match brought {
+                Some(value) if !inbox.fired => fire = Some(value),
+                _ if inbox.count >= expected && !inbox.fired => skipped = true,
+                _ => {}
+            },
+        }
+        let inbox = &mut self.inbox[to];
+        if fire.is_some() {
+            inbox.fired = true;
+        }
+        let all_in = inbox.count >= expected;
+        if all_in {
+            *inbox = Inbox::default();
+        }
+        if let Some(input) = fire {
+            self.make_ready(to, input);
+            return Ok(Some(false));
+        }
+        Ok(skipped.then_some(true))
+    }
+}
+
+fn quorum_of(wait: &Wait) -> u32 {
+    match wait {
+        Wait::Quorum { quorum } => *quorum,
+        Wait::Named(_) => 1,
+    }
+}
