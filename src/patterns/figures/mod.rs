@@ -102,3 +102,6 @@ pub(crate) fn summary_order() -> &'static (Vec<&'static str>, Vec<&'static str>)
         )
     })
 }
+
+#[cfg(test)]
+mod tests;
