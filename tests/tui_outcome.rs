@@ -125,7 +125,7 @@ async fn long_answers_at_80x24_say_there_is_more_and_read_whole() {
         let events = full_run(file).await;
         let answer = conclave::tui::state::RunState::from_events(1, &events)
             .outcome
-            .and_then(|o| o.summary.answer)
+            .and_then(|o| o.summary.answer().map(str::to_string))
             .expect("the run answers");
         let mut app = app_with(&events, AppOptions::default(), 80, 24);
         app.update(Action::Focus(4));

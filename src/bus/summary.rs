@@ -1,194 +1,278 @@
-//! A run's result in types: the decision, health, answer or final agent and
-//! the counts a viewer shows and a sweep tallies, published beside the
-//! result document the references define. Each pattern's runner fills it
-//! from what it knows; nothing reads it back out of the document, except
-//! for recordings written before it existed (`RunSummary::of_result`).
+//! A run's result in named values, published beside the result document
+//! the references define: the values its pattern declares (a decision, a
+//! health, an agent, the notes cited; `patterns::figures`), the answer
+//! among them, whether it fell short, and the counts its runner kept.
+//! Each pattern's runner fills it by the names it declares, and viewers
+//! read it back the same way; this floor spells none of them. Nothing
+//! reads it out of the document, except for recordings written before it
+//! existed (`RunSummary::of_result`), by where each pattern declares its
+//! values were written.
 
 use super::round::Decision;
 use super::task::Health;
-use serde::{Deserialize, Serialize};
+use crate::patterns::figures::{self, ANSWER, Was};
+use serde::de::{DeserializeOwned, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use std::fmt;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) use crate::patterns::figures::FAILED_TASKS;
+
+/// Written as one JSON object: the values in their pattern's order, then
+/// `partial` and `degraded` where they say something, then `counts`.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunSummary {
-    /// The team's final decision (collaboration, when it reached one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) decision: Option<Decision>,
-    /// The aggregate's health (orchestrator, once the results are
-    /// aggregated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) health: Option<Health>,
-    /// The answer or brief, when the run gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-    /// The agent holding control at the end (swarm, coordinator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) final_agent: Option<String>,
-    /// The notes the answer cites, as written (research).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) citations: Vec<String>,
+    /// The pattern's values and the answer, by name, in the order written.
+    values: Vec<(String, Value)>,
     /// Safe mode skipped calls that failed fast: the result lacks their
     /// part.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) partial: bool,
     /// The tools safe mode skipped, in the order first skipped.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) degraded: Vec<String>,
-    #[serde(default)]
     pub(crate) counts: RunCounts,
 }
 
-/// What a run used of the budgets its pattern counts; `None` where the
-/// pattern does not count it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct RunCounts {
-    /// Rounds the table convened (collaboration).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) rounds: Option<u32>,
-    /// Worker attempts started, retries and refused ones included
-    /// (orchestrator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) dispatches: Option<u64>,
-    /// Transfers asked for, refused ones included (swarm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) handoffs: Option<u64>,
-    /// Model calls the team started (swarm, coordinator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) llm_calls: Option<u64>,
-    /// Member calls the coordinator made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) member_calls: Option<u64>,
-    /// Tasks that finished, done or failed (orchestrator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) tasks: Option<u64>,
-    /// Of those, the tasks that failed (orchestrator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) failed_tasks: Option<u64>,
+/// What a run used of the budgets its pattern counts, by the names its
+/// pattern declares, in its order; a count the pattern does not keep is
+/// not there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RunCounts(Vec<(String, u64)>);
+
+/// Where `name` goes in `order`: names it does not list go last.
+fn place(order: &[&str], name: &str) -> usize {
+    order.iter().position(|o| *o == name).unwrap_or(usize::MAX)
 }
 
-/// The fields of a result document the summary was made of, before runs
-/// published one; wrong or missing fields are left out.
-#[derive(Deserialize)]
-struct Written {
-    #[serde(default)]
-    final_decision: Option<Decision>,
-    #[serde(default)]
-    aggregate: Option<WrittenAggregate>,
-    #[serde(default)]
-    answer: Option<String>,
-    #[serde(default)]
-    final_agent: Option<String>,
-    #[serde(default)]
-    citations: Option<Vec<String>>,
-    #[serde(default)]
-    partial: Option<bool>,
-    #[serde(default)]
-    degraded: Option<Vec<String>>,
-    #[serde(default)]
-    rounds_used: Option<u32>,
-    #[serde(default)]
-    llm_calls: Option<u64>,
-    #[serde(default)]
-    handoffs: Option<Vec<Value>>,
-    #[serde(default)]
-    member_calls: Option<Vec<Value>>,
-}
+impl RunCounts {
+    /// The counts given, each in its pattern's place.
+    pub(crate) fn of<'n>(named: impl IntoIterator<Item = (&'n str, u64)>) -> RunCounts {
+        let mut counts = RunCounts::default();
+        for (name, n) in named {
+            counts.set(name, n);
+        }
+        counts
+    }
 
-#[derive(Deserialize)]
-struct WrittenAggregate {
-    #[serde(default)]
-    health: Option<Health>,
-    #[serde(default)]
-    failed_tasks: Option<Vec<Value>>,
+    /// The count of this name, when the run has it.
+    pub(crate) fn get(&self, name: &str) -> Option<u64> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    /// Set a count, in its pattern's place among the others.
+    pub(crate) fn set(&mut self, name: &str, n: u64) {
+        if let Some((_, value)) = self.0.iter_mut().find(|(had, _)| had == name) {
+            *value = n;
+            return;
+        }
+        let order = &figures::summary_order().1;
+        let at = self
+            .0
+            .iter()
+            .position(|(had, _)| place(order, had) > place(order, name))
+            .unwrap_or(self.0.len());
+        self.0.insert(at, (name.to_string(), n));
+    }
 }
 
 impl RunSummary {
+    /// Set the value of `name`, in its pattern's place among the others; a
+    /// null or an empty list leaves it out, as a run without it.
+    pub(crate) fn put(&mut self, name: &str, value: impl Serialize) {
+        let value = serde_json::to_value(value).unwrap_or(Value::Null);
+        self.values.retain(|(had, _)| had != name);
+        if says_nothing(&value) {
+            return;
+        }
+        let order = &figures::summary_order().0;
+        let at = self
+            .values
+            .iter()
+            .position(|(had, _)| place(order, had) > place(order, name))
+            .unwrap_or(self.values.len());
+        self.values.insert(at, (name.to_string(), value));
+    }
+
+    /// The value of `name`, when the run has it.
+    pub(crate) fn value(&self, name: &str) -> Option<&Value> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// The value of `name` read back as the type its pattern wrote it
+    /// from; `None` when the run has none (or one of another type).
+    pub(crate) fn read<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
+        T::deserialize(self.value(name)?).ok()
+    }
+
+    /// The answer or brief, when the run gave one.
+    pub fn answer(&self) -> Option<&str> {
+        self.value(ANSWER.name)?.as_str()
+    }
+
+    /// Give the run's answer or brief.
+    pub(crate) fn set_answer(&mut self, answer: Option<String>) {
+        self.put(ANSWER.name, answer);
+    }
+
+    /// The team's decision, for the viewers that show any run's verdict.
+    pub(crate) fn decision(&self) -> Option<Decision> {
+        self.read("decision")
+    }
+
+    /// The aggregate's health, for the viewers that show any run's verdict.
+    pub(crate) fn health(&self) -> Option<Health> {
+        self.read("health")
+    }
+
+    /// The agent holding control at the end, for the viewers that show any
+    /// run's verdict.
+    pub(crate) fn final_agent(&self) -> Option<String> {
+        self.read("final_agent")
+    }
+
     /// Whether a run that finished did less than it was asked: safe mode
     /// skipped calls, or tasks failed. Such a run reads as partial, in
     /// its own colour, wherever its outcome is shown.
     pub(crate) fn falls_short(&self) -> bool {
-        self.partial || self.counts.failed_tasks.is_some_and(|n| n > 0)
+        self.partial || self.counts.get(FAILED_TASKS).is_some_and(|n| n > 0)
     }
 
     /// The summary a recording made before summaries were published stands
-    /// for, read from its result document. A document that is not one
-    /// (or a field of the wrong type) gives an empty summary.
+    /// for, read from its result document where each pattern declares its
+    /// values and counts were written. A document that is not one (or a
+    /// field of the wrong type) gives an empty summary.
     pub(crate) fn of_result(result: &Value) -> RunSummary {
-        let Ok(written) = Written::deserialize(result) else {
-            return RunSummary::default();
-        };
-        let count = |list: Option<Vec<Value>>| list.map(|l| l.len() as u64);
-        RunSummary {
-            decision: written.final_decision,
-            health: written.aggregate.as_ref().and_then(|a| a.health),
-            answer: written.answer,
-            final_agent: written.final_agent,
-            citations: written.citations.unwrap_or_default(),
-            partial: written.partial.unwrap_or(false),
-            degraded: written.degraded.unwrap_or_default(),
-            counts: RunCounts {
-                rounds: written.rounds_used,
-                dispatches: None,
-                handoffs: count(written.handoffs),
-                llm_calls: written.llm_calls,
-                member_calls: count(written.member_calls),
-                tasks: None,
-                failed_tasks: written
-                    .aggregate
-                    .and_then(|a| a.failed_tasks)
-                    .map(|failed| failed.len() as u64),
-            },
+        written(result).unwrap_or_default()
+    }
+}
+
+/// Whether a value says nothing a summary writes: null, or an empty list.
+fn says_nothing(value: &Value) -> bool {
+    value.is_null() || value.as_array().is_some_and(Vec::is_empty)
+}
+
+/// What a document written before summaries holds: `None` when a field is
+/// of the wrong type.
+fn written(result: &Value) -> Option<RunSummary> {
+    let mut summary = RunSummary::default();
+    let at = |pointer: &str| result.pointer(pointer).filter(|v| !v.is_null());
+    for declared in figures::PATTERNS.map(figures::figures_of) {
+        for figure in declared.summary {
+            match figure.was {
+                Was::Value(pointer) => {
+                    if let Some(value) = at(pointer) {
+                        summary.put(figure.name, value);
+                    }
+                }
+                Was::Length(pointer) => {
+                    if let Some(list) = at(pointer) {
+                        summary.put(figure.name, list.as_array()?.len());
+                    }
+                }
+                Was::Nowhere => {}
+            }
         }
+        for count in declared.counts {
+            let n = match count.was {
+                Was::Value(pointer) => at(pointer).map(|v| v.as_u64()),
+                Was::Length(pointer) => at(pointer).map(|v| v.as_array().map(|l| l.len() as u64)),
+                Was::Nowhere => None,
+            };
+            if let Some(n) = n {
+                summary.counts.set(count.name, n?);
+            }
+        }
+    }
+    if let Some(partial) = at("/partial") {
+        summary.partial = partial.as_bool()?;
+    }
+    if let Some(degraded) = at("/degraded") {
+        summary.degraded = Vec::deserialize(degraded).ok()?;
+    }
+    Some(summary)
+}
+
+impl Serialize for RunSummary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (name, value) in &self.values {
+            map.serialize_entry(name, value)?;
+        }
+        if self.partial {
+            map.serialize_entry("partial", &true)?;
+        }
+        if !self.degraded.is_empty() {
+            map.serialize_entry("degraded", &self.degraded)?;
+        }
+        map.serialize_entry("counts", &self.counts)?;
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for RunSummary {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RunSummary, D::Error> {
+        struct Summary;
+        impl<'de> Visitor<'de> for Summary {
+            type Value = RunSummary;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a run summary")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RunSummary, A::Error> {
+                let mut summary = RunSummary::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "partial" => summary.partial = map.next_value()?,
+                        "degraded" => summary.degraded = map.next_value()?,
+                        "counts" => summary.counts = map.next_value()?,
+                        _ => {
+                            // In the order written, which is the pattern's.
+                            let value: Value = map.next_value()?;
+                            if !says_nothing(&value) {
+                                summary.values.retain(|(had, _)| *had != key);
+                                summary.values.push((key, value));
+                            }
+                        }
+                    }
+                }
+                Ok(summary)
+            }
+        }
+        deserializer.deserialize_map(Summary)
+    }
+}
+
+impl Serialize for RunCounts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, n) in &self.0 {
+            map.serialize_entry(name, n)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for RunCounts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RunCounts, D::Error> {
+        struct Counts;
+        impl<'de> Visitor<'de> for Counts {
+            type Value = RunCounts;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of counts by name")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RunCounts, A::Error> {
+                let mut counts = Vec::new();
+                while let Some((name, n)) = map.next_entry::<String, Option<u64>>()? {
+                    if let Some(n) = n {
+                        counts.push((name, n));
+                    }
+                }
+                Ok(RunCounts(counts))
+            }
+        }
+        deserializer.deserialize_map(Counts)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn an_empty_summary_is_an_empty_object_and_reads_back() {
-        assert_eq!(
-            serde_json::to_value(RunSummary::default()).unwrap(),
-            json!({"counts": {}})
-        );
-        assert_eq!(
-            serde_json::from_value::<RunSummary>(json!({})).unwrap(),
-            RunSummary::default()
-        );
-    }
-
-    #[test]
-    fn an_old_result_document_gives_the_summary_its_run_would_have_published() {
-        let collaboration = json!({"status": "ok", "final_decision": "go_with_caution",
-            "answer": "Launch behind a flag.", "rounds_used": 2, "history": []});
-        let summary = RunSummary::of_result(&collaboration);
-        assert_eq!(summary.decision, Some(Decision::GoWithCaution));
-        assert_eq!(summary.answer.as_deref(), Some("Launch behind a flag."));
-        assert_eq!(summary.counts.rounds, Some(2));
-
-        let orchestrator = json!({"status": "stopped", "aggregate": {"health": "yellow"},
-            "partial": true, "degraded": ["enrichment_api"]});
-        let summary = RunSummary::of_result(&orchestrator);
-        assert_eq!(summary.health, Some(Health::Yellow));
-        assert!(summary.partial);
-        assert_eq!(summary.degraded, ["enrichment_api"]);
-
-        let swarm = json!({"final_agent": "billing", "llm_calls": 4,
-            "handoffs": [{"from": "triage", "to": "billing", "accepted": true}]});
-        let summary = RunSummary::of_result(&swarm);
-        assert_eq!(summary.final_agent.as_deref(), Some("billing"));
-        assert_eq!(summary.counts.handoffs, Some(1));
-        assert_eq!(summary.counts.llm_calls, Some(4));
-    }
-
-    #[test]
-    fn a_document_of_another_shape_gives_an_empty_summary() {
-        assert_eq!(RunSummary::of_result(&json!(null)), RunSummary::default());
-        assert_eq!(
-            RunSummary::of_result(&json!({"final_decision": "maybe"})),
-            RunSummary::default()
-        );
-    }
-}
+#[path = "summary_tests.rs"]
+mod tests;

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
-/// One pattern's steps of two runs, aligned: rounds, tasks, turns and
-/// handoffs, or research steps and sources.
+/// One pattern's steps of two runs, aligned: whatever steps the pattern
+/// takes (rounds, tasks, turns, workflow steps), by its own rules.
 pub(crate) trait Aligned: fmt::Debug + Send + Sync {
     /// What differs, step by step.
     fn differences(&self) -> Vec<Difference>;

@@ -6,7 +6,7 @@
 //! would diverge at their first call. A round's roster is left out too: it
 //! follows from the scenario and the flags, which the setup and the flag
 //! changes already compare, so the runs diverge where someone first acts
-//! differently (a seated analyst's first contribution), not where the
+//! differently (a seated analyst's first turn to speak), not where the
 //! roster is announced. A model call's text as it streamed
 //! (`call_delta`) is left out as well: how it was cut into deltas is a
 //! matter of time, and what the text said shows in the events it led to.

@@ -6,10 +6,12 @@
 use super::Difference;
 use crate::bus::cassette::ForkedFrom;
 use crate::bus::{CallOutcome, Event, EventKind, RunStatus, RunSummary, TokenUsage};
+use crate::patterns::figures::{self, ANSWER, FAILED_TASKS, Shape, TASKS};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
+use serde_json::Value;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -195,19 +197,18 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("phase", &a.phase, &b.phase);
     let sa = a.summary.clone().unwrap_or_default();
     let sb = b.summary.clone().unwrap_or_default();
-    out.field("decision", &sa.decision, &sb.decision);
-    out.field("health", &sa.health, &sb.health);
-    out.field("final_agent", &sa.final_agent, &sb.final_agent);
+    summary_differences(&mut out, [a.pattern, b.pattern], (&sa, &sb));
     out.field("partial", &a.partial, &b.partial);
     out.field("degraded", &sa.degraded, &sb.degraded);
-    out.field("citations", &sa.citations, &sb.citations);
-    let (ca, cb) = (sa.counts, sb.counts);
-    out.field("counts.rounds", &ca.rounds, &cb.rounds);
-    out.field("counts.dispatches", &ca.dispatches, &cb.dispatches);
-    out.field("counts.handoffs", &ca.handoffs, &cb.handoffs);
-    out.field("counts.llm_calls", &ca.llm_calls, &cb.llm_calls);
-    out.field("counts.member_calls", &ca.member_calls, &cb.member_calls);
-    out.field("answer", &sa.answer, &sb.answer);
+    summary_lists(&mut out, [a.pattern, b.pattern], (&sa, &sb));
+    for name in compared_counts([a.pattern, b.pattern]) {
+        out.field(
+            &format!("counts.{name}"),
+            &sa.counts.get(name),
+            &sb.counts.get(name),
+        );
+    }
+    out.field("answer", &sa.answer(), &sb.answer());
     out.field("tokens.input", &a.tokens.input, &b.tokens.input);
     out.field("tokens.output", &a.tokens.output, &b.tokens.output);
     out.field("tokens.cost_usd", &a.tokens.cost_usd, &b.tokens.cost_usd);
@@ -225,6 +226,46 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     }
     out.field(DURATION, &a.duration_ms, &b.duration_ms);
     out.0
+}
+
+/// The runs' values of one value each (a decision, a health, an agent),
+/// as their patterns declare them: a run without one has null.
+fn summary_differences(
+    out: &mut Differences,
+    patterns: [PatternKind; 2],
+    (a, b): (&RunSummary, &RunSummary),
+) {
+    let values = figures::each_of(&patterns, |f| f.summary, |v| v.name);
+    for value in values {
+        if value.shape == Shape::Value && value.name != ANSWER.name {
+            out.field(value.name, &a.value(value.name), &b.value(value.name));
+        }
+    }
+}
+
+/// The runs' lists (the notes cited), as their patterns declare them: a
+/// run without one has an empty list.
+fn summary_lists(
+    out: &mut Differences,
+    patterns: [PatternKind; 2],
+    (a, b): (&RunSummary, &RunSummary),
+) {
+    let values = figures::each_of(&patterns, |f| f.summary, |v| v.name);
+    let list = |s: &RunSummary, name: &str| s.value(name).cloned().unwrap_or(Value::Array(vec![]));
+    for value in values {
+        if value.shape == Shape::List {
+            out.field(value.name, &list(a, value.name), &list(b, value.name));
+        }
+    }
+}
+
+/// The counts the runs' patterns keep, compared one by one: those of
+/// tasks show in the result's shortfall instead.
+pub(crate) fn compared_counts(patterns: [PatternKind; 2]) -> Vec<&'static str> {
+    figures::count_names(&patterns)
+        .into_iter()
+        .filter(|name| ![TASKS, FAILED_TASKS].contains(name))
+        .collect()
 }
 
 /// The difference in how long the runs took, which alone leaves them

@@ -8,6 +8,7 @@ pub(crate) mod collaboration;
 #[cfg(test)]
 pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
+pub(crate) mod figures;
 pub(crate) mod graph;
 pub(crate) mod in_flight;
 pub(crate) mod orchestrator;
@@ -62,15 +63,13 @@ pub struct RunOutcome {
     pub error: Option<String>,
 }
 
-/// A pattern as the engine and the sweep see it: how its runs go, and the
-/// default and the figures that are its own.
+/// A pattern as the engine sees it: how its runs go, and the defaults and
+/// rules that are its own.
 pub(crate) struct Runner {
     /// One run, from its start to its outcome.
     pub(crate) run: fn(RunContext) -> RunFuture,
     /// The run's time budget when the scenario sets no `max_seconds`.
     pub(crate) default_max_seconds: f64,
-    /// The figures a sweep counts from the events of the pattern's runs.
-    pub(crate) figures: Figures,
     /// How two of the pattern's runs are compared.
     pub(crate) compare: &'static dyn crate::compare::CompareRules,
     /// The pattern's words for its own stop reasons (its `stops.rs`), and
@@ -80,23 +79,6 @@ pub(crate) struct Runner {
 
 /// A run under way, boxed so that every pattern's runs are one type.
 pub(crate) type RunFuture = Pin<Box<dyn Future<Output = RunOutcome> + Send>>;
-
-/// Which figures counted from a run's events a pattern's runs report in a
-/// sweep, zero included; a pattern without one leaves it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Figures {
-    /// Waves of tasks started.
-    pub(crate) waves: bool,
-    /// Research steps started.
-    pub(crate) steps: bool,
-}
-
-impl Figures {
-    pub(crate) const NONE: Figures = Figures {
-        waves: false,
-        steps: false,
-    };
-}
 
 /// The runner of `pattern`: the one place the engine looks at which
 /// pattern a run is; adding a pattern is a folder and a line here.

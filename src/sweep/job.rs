@@ -6,10 +6,11 @@
 use super::SweepError;
 use super::fork::SweepFork;
 use super::measure::{Measure, Measured, ToolCalls};
+use super::used::Used;
 use crate::bus::{ClockMode, EventSink, GivenAnswer, Hub, RunStatus, RunSummary};
 use crate::control::Controller;
 use crate::engine::{self, LaunchOptions, ProviderChoice};
-use crate::patterns;
+use crate::patterns::figures::{self, FAILED_TASKS, Read};
 use crate::record::RecordMode;
 use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use crate::stop::StopReason;
@@ -75,47 +76,6 @@ pub struct JobResult {
     /// its model has no price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
-}
-
-/// What a run used of the budgets its pattern counts; `None` for what
-/// its pattern does not count.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Used {
-    /// Rounds the table convened (collaboration).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rounds: Option<u64>,
-    /// Waves of tasks started (orchestrator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub waves: Option<u64>,
-    /// Worker attempts started, retries included (orchestrator).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dispatches: Option<u64>,
-    /// Transfers asked for, refused ones included (swarm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handoffs: Option<u64>,
-    /// Member calls the coordinator made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub member_calls: Option<u64>,
-    /// Steps of the research workflow started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steps: Option<u64>,
-}
-
-impl Used {
-    /// Each measure this run has, by its name in the sweep document.
-    pub fn named(&self) -> Vec<(&'static str, u64)> {
-        [
-            ("rounds", self.rounds),
-            ("waves", self.waves),
-            ("dispatches", self.dispatches),
-            ("handoffs", self.handoffs),
-            ("member_calls", self.member_calls),
-            ("steps", self.steps),
-        ]
-        .into_iter()
-        .filter_map(|(name, n)| n.map(|n| (name, n)))
-        .collect()
-    }
 }
 
 /// How a sweep's runs are set up beyond the job: the same for every job.
@@ -288,16 +248,18 @@ fn result_of(
     measured: Measured,
 ) -> JobResult {
     let verdict = verdict(summary);
-    let counts = summary.counts;
-    let figures = patterns::runner(pattern).figures;
-    let used = Used {
-        rounds: counts.rounds.map(u64::from),
-        waves: figures.waves.then_some(measured.waves),
-        dispatches: counts.dispatches,
-        handoffs: counts.handoffs,
-        member_calls: counts.member_calls,
-        steps: figures.steps.then_some(measured.steps),
-    };
+    let counts = &summary.counts;
+    // The measures the pattern declares, in its order, each read where
+    // the declaration says.
+    let used = Used::new(
+        figures::figures_of(pattern)
+            .swept
+            .iter()
+            .filter_map(|swept| match swept.read {
+                Read::Count => counts.get(swept.name).map(|n| (swept.name, n)),
+                Read::StepsOpened => Some((swept.name, measured.steps_opened)),
+            }),
+    );
     let partial = status == RunStatus::Ok && summary.falls_short();
     let mut outcome = outcome_key(status, &stop_reason, verdict.as_deref());
     if partial {
@@ -317,7 +279,7 @@ fn result_of(
         input_tokens: measured.input_tokens,
         output_tokens: measured.output_tokens,
         partial,
-        failed_tasks: counts.failed_tasks,
+        failed_tasks: counts.get(FAILED_TASKS),
         tool_calls_by_tool: measured.tool_calls_by_tool,
         cost_usd: measured.cost_usd,
     }
@@ -325,13 +287,13 @@ fn result_of(
 
 /// What the run decided, in the pattern's own terms.
 fn verdict(summary: &RunSummary) -> Option<String> {
-    if let Some(decision) = summary.decision {
+    if let Some(decision) = summary.decision() {
         return Some(decision.as_str().to_string());
     }
-    if let Some(health) = summary.health {
+    if let Some(health) = summary.health() {
         return Some(health.as_str().to_string());
     }
-    summary.final_agent.clone()
+    summary.final_agent()
 }
 
 /// "<status>/<stop_reason>/<verdict>", "-" for a run without a verdict.
@@ -379,7 +341,10 @@ mod tests {
                 first.stop_reason
             )
         );
-        assert!(first.used.rounds.is_some_and(|r| r >= 1), "{first:?}");
+        assert!(
+            first.used.get("rounds").is_some_and(|r| r >= 1),
+            "{first:?}"
+        );
         assert!(first.model_calls >= 1, "{first:?}");
         assert!(first.input_tokens + first.output_tokens > 0, "{first:?}");
     }

@@ -1,6 +1,7 @@
 //! What a run used that its result does not count: model and tool calls
-//! (in all and per tool), tokens, dollars, orchestrator waves and research
-//! steps, read off its events as they are published. It only counts; it never holds an event or waits.
+//! (in all and per tool), tokens, dollars, and the steps its events
+//! opened (which a pattern may report as waves or steps), read off its
+//! events as they are published. It only counts; it never holds an event or waits.
 //! Token sums stop at the largest count (2^64 − 1) rather than wrap: a
 //! model may report any count, and a sum that wrapped would read small.
 
@@ -18,8 +19,7 @@ pub(crate) struct Measure {
     tool_calls: AtomicU64,
     input_tokens: AtomicU64,
     output_tokens: AtomicU64,
-    waves: AtomicU64,
-    steps: AtomicU64,
+    steps_opened: AtomicU64,
     /// Calls per tool and the dollars of priced calls; one lock per
     /// finished call, which nothing else holds.
     by_call: Mutex<ByCall>,
@@ -38,8 +38,9 @@ pub(crate) struct Measured {
     pub(crate) tool_calls: u64,
     pub(crate) input_tokens: u64,
     pub(crate) output_tokens: u64,
-    pub(crate) waves: u64,
-    pub(crate) steps: u64,
+    /// Steps the run's events opened (`describe::opens_step`): rounds,
+    /// waves, turns or workflow steps, as its pattern takes them.
+    pub(crate) steps_opened: u64,
     /// Tool call attempts per tool (the model not among them).
     pub(crate) tool_calls_by_tool: BTreeMap<String, ToolCalls>,
     /// What the priced model calls cost; `None` when none had a price.
@@ -66,8 +67,7 @@ impl Measure {
             tool_calls: read(&self.tool_calls),
             input_tokens: read(&self.input_tokens),
             output_tokens: read(&self.output_tokens),
-            waves: read(&self.waves),
-            steps: read(&self.steps),
+            steps_opened: read(&self.steps_opened),
         }
     }
 }
@@ -115,8 +115,7 @@ impl EventSink for Measure {
                     add(&self.output_tokens, usage.output);
                 }
             }
-            EventKind::Tasks(_) if describe::opens_step(&event.kind) => bump(&self.waves, 1),
-            EventKind::Research(_) if describe::opens_step(&event.kind) => bump(&self.steps, 1),
+            kind if describe::opens_step(kind) => bump(&self.steps_opened, 1),
             _ => {}
         }
     }

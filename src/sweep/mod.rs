@@ -13,17 +13,20 @@ mod plan;
 mod size;
 mod stats;
 mod tally;
+mod used;
 
 pub use command::{Prepared, SweepArgs, headless, prepare};
 pub use fork::SweepFork;
 pub(crate) use job::run_job_recorded;
-pub use job::{Job, JobResult, JobSetup, OnLaunch, Used, run_job, run_job_with};
+pub use job::{Job, JobResult, JobSetup, OnLaunch, run_job, run_job_with};
 pub use jobs::{JobList, Jobs};
 pub use local::{default_parallelism, run_local, run_local_with};
 pub use measure::ToolCalls;
 pub use plan::{PlanError, SweepPlan, parse_flag_values, parse_seeds};
 pub use size::{DEFAULT_MAX_RUNS, MAX_PARALLEL, MAX_RUNS_VAR, TooManyRuns, max_runs};
 pub use tally::Tally;
+pub use used::Used;
+pub(crate) use used::merged_names;
 
 use crate::engine::{EngineError, LaunchError};
 

@@ -201,34 +201,14 @@ fn cost_document(runs: &[JobResult]) -> Value {
     doc
 }
 
-/// Per budget measure the runs have, its counts by value and its spread.
+/// Per budget measure the runs have, its counts by value and its spread,
+/// the measures in their pattern's order whatever run came first.
 fn used_document(runs: &[JobResult]) -> Value {
-    let mut names: Vec<&'static str> = Vec::new();
-    for run in runs {
-        for (name, _) in run.used.named() {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    // The order of Used's fields, whatever run came first.
-    let order = [
-        "rounds",
-        "waves",
-        "dispatches",
-        "handoffs",
-        "member_calls",
-        "steps",
-    ];
-    names.sort_by_key(|name| order.iter().position(|o| o == name));
+    let names = super::merged_names(runs.iter().map(|r| &r.used));
     let used: Map<String, Value> = names
         .into_iter()
         .map(|name| {
-            let values: Vec<u64> = runs
-                .iter()
-                .filter_map(|r| r.used.named().into_iter().find(|(n, _)| *n == name))
-                .map(|(_, v)| v)
-                .collect();
+            let values: Vec<u64> = runs.iter().filter_map(|r| r.used.get(name)).collect();
             let mut doc = spread(&values);
             if let Value::Object(doc) = &mut doc {
                 doc.insert("counts".into(), counts_by_value(&values));
@@ -259,10 +239,7 @@ mod tests {
             status: RunStatus::Ok,
             stop_reason: StopReason::Success,
             verdict: Some(verdict.into()),
-            used: Used {
-                rounds: Some(rounds),
-                ..Used::default()
-            },
+            used: Used::new([("rounds", rounds)]),
             model_calls: calls,
             tool_calls: 0,
             input_tokens: 10 * calls,

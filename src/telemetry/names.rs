@@ -1,8 +1,10 @@
-//! Every name a Conclave trace uses, in one place: the OpenTelemetry GenAI
-//! semantic conventions' attribute names (as of semantic conventions 1.38)
-//! and Conclave's own `conclave.*` names for what the conventions lack.
-//! Nothing else in the exporter spells an attribute, an event or an
-//! operation; a rename in the conventions is a change here alone.
+//! The names every Conclave trace shares, in one place: the OpenTelemetry
+//! GenAI semantic conventions' attribute names (as of semantic conventions
+//! 1.38) and Conclave's own `conclave.*` names for what the conventions
+//! lack. Nothing else in the exporter spells an attribute, an event or an
+//! operation; a rename in the conventions is a change here alone. A name
+//! only one pattern's spans use lives in that pattern's `trace.rs` (or
+//! `spans.rs`), beside the spans it names.
 
 /// `gen_ai.operation.name`: what a span does (one of the `OP_*` values).
 pub(crate) const OPERATION_NAME: &str = "gen_ai.operation.name";
@@ -59,16 +61,10 @@ pub(crate) const DECISION: &str = "conclave.decision";
 pub(crate) const HEALTH: &str = "conclave.health";
 pub(crate) const FINAL_AGENT: &str = "conclave.final_agent";
 pub(crate) const ROUND: &str = "conclave.round";
-pub(crate) const CONFLICTS: &str = "conclave.conflicts";
-pub(crate) const STANCE: &str = "conclave.stance";
-pub(crate) const CONFIDENCE: &str = "conclave.confidence";
-pub(crate) const WAVE: &str = "conclave.wave";
 pub(crate) const TASK: &str = "conclave.task";
 pub(crate) const TASKS: &str = "conclave.tasks";
 pub(crate) const TASK_STATUS: &str = "conclave.task.status";
 pub(crate) const TURN: &str = "conclave.turn";
-pub(crate) const TURN_OUTCOME: &str = "conclave.turn.outcome";
-pub(crate) const STEP: &str = "conclave.step";
 pub(crate) const PHASE: &str = "conclave.phase";
 pub(crate) const COUNT: &str = "conclave.count";
 pub(crate) const CALL_ID: &str = "conclave.call.id";
@@ -83,7 +79,6 @@ pub(crate) const REASON: &str = "conclave.reason";
 pub(crate) const DELAY_MS: &str = "conclave.delay_ms";
 pub(crate) const FROM: &str = "conclave.from";
 pub(crate) const TO: &str = "conclave.to";
-pub(crate) const HANDOFFS: &str = "conclave.handoffs";
 pub(crate) const FLAG: &str = "conclave.flag";
 pub(crate) const ON: &str = "conclave.on";
 pub(crate) const GATE: &str = "conclave.gate";
@@ -105,14 +100,9 @@ pub(crate) const EVENT_CALL_REJECTED: &str = "conclave.call_rejected";
 pub(crate) const EVENT_BULKHEAD_REJECTED: &str = "conclave.bulkhead_rejected";
 pub(crate) const EVENT_FALLBACK: &str = "conclave.fallback_served";
 pub(crate) const EVENT_BREAKER: &str = "conclave.breaker_transition";
-pub(crate) const EVENT_TRANSFER_REQUESTED: &str = "conclave.transfer_requested";
-pub(crate) const EVENT_HANDOFF: &str = "conclave.handoff";
-pub(crate) const EVENT_HANDOFF_REJECTED: &str = "conclave.handoff_rejected";
 pub(crate) const EVENT_FLAG_CHANGED: &str = "conclave.flag_changed";
 pub(crate) const EVENT_PAUSED: &str = "conclave.paused";
 pub(crate) const EVENT_RESUMED: &str = "conclave.resumed";
 pub(crate) const EVENT_STEPPED: &str = "conclave.stepped";
 pub(crate) const EVENT_ESCALATED: &str = "conclave.escalated_to_human";
 pub(crate) const EVENT_HUMAN_DECIDED: &str = "conclave.human_decided";
-pub(crate) const EVENT_SOURCE_ALLOWED: &str = "conclave.source_allowed";
-pub(crate) const EVENT_SOURCE_DENIED: &str = "conclave.source_denied";

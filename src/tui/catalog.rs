@@ -6,6 +6,7 @@
 //! (`world::catalog_scan`); this is what the picker makes of them.
 
 use crate::bus::{RunStatus, RunSummary};
+use crate::patterns::figures::{FAILED_TASKS, TASKS};
 use crate::scenario::{self, PatternKind, Scenario};
 use crate::stop::StopReason;
 use std::path::PathBuf;
@@ -95,17 +96,17 @@ impl Recorded {
         };
         let mut words = format!("{glyph} {}", finish.stop_reason);
         let summary = &finish.summary;
-        if let Some(decision) = summary.decision {
+        if let Some(decision) = summary.decision() {
             words.push_str(&format!(" · {}", upper(decision.as_str())));
-        } else if let Some(health) = summary.health {
+        } else if let Some(health) = summary.health() {
             words.push_str(&format!(" · health {}", upper(health.as_str())));
-        } else if let Some(agent) = &summary.final_agent {
+        } else if let Some(agent) = &summary.final_agent() {
             words.push_str(&format!(" · by {agent}"));
         }
-        if let Some(failed) = summary.counts.failed_tasks.filter(|n| *n > 0) {
+        if let Some(failed) = summary.counts.get(FAILED_TASKS).filter(|n| *n > 0) {
             let tasks = summary
                 .counts
-                .tasks
+                .get(TASKS)
                 .map_or(String::new(), |t| format!(" of {t}"));
             words.push_str(&format!(
                 " · {failed}{tasks} task{} failed",

@@ -67,13 +67,13 @@ pub(crate) fn result(slot: &RunSlot) -> Option<Document> {
         crate::compare::short(&status),
         outcome.stop_reason
     ));
-    if let Some(decision) = summary.decision {
+    if let Some(decision) = summary.decision() {
         md.push_str(&format!("- decision: {}\n", decision.as_str()));
     }
-    if let Some(health) = summary.health {
+    if let Some(health) = summary.health() {
         md.push_str(&format!("- health: {}\n", health.as_str()));
     }
-    if let Some(agent) = &summary.final_agent {
+    if let Some(agent) = &summary.final_agent() {
         md.push_str(&format!("- final agent: {}\n", markdown::inline(agent)));
     }
     if summary.partial {
@@ -82,7 +82,7 @@ pub(crate) fn result(slot: &RunSlot) -> Option<Document> {
             markdown::inline(&summary.degraded.join(", "))
         ));
     }
-    if let Some(answer) = &summary.answer {
+    if let Some(answer) = summary.answer() {
         md.push_str(&format!("\n## Answer\n\n{}\n", clean_lines(answer)));
     }
     md.push_str(&format!("\n## Result document\n\n```json\n{json}\n```\n"));

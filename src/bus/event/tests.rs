@@ -162,14 +162,12 @@ fn a_run_finish_carries_its_summary_beside_the_result_and_reads_back() {
             result: std::sync::Arc::new(
                 json!({"status": "ok", "final_decision": "go", "answer": "Ship it."}).into(),
             ),
-            summary: Box::new(RunSummary {
-                decision: Some(Decision::Go),
-                answer: Some("Ship it.".into()),
-                counts: crate::bus::RunCounts {
-                    rounds: Some(2),
-                    ..Default::default()
-                },
-                ..RunSummary::default()
+            summary: Box::new({
+                let mut summary = RunSummary::default();
+                summary.put("decision", Decision::Go);
+                summary.set_answer(Some("Ship it.".into()));
+                summary.counts.set("rounds", 2);
+                summary
             }),
             error: None,
         },
@@ -197,9 +195,9 @@ fn a_run_finish_recorded_before_summaries_reads_with_the_summary_its_result_give
     let EventKind::RunFinished { summary, .. } = event.kind else {
         panic!("not a finish: {event:?}");
     };
-    assert_eq!(summary.health, Some(Health::Red));
-    assert_eq!(summary.answer.as_deref(), Some("Page the team."));
-    assert_eq!(summary.decision, None);
+    assert_eq!(summary.health(), Some(Health::Red));
+    assert_eq!(summary.answer(), Some("Page the team."));
+    assert_eq!(summary.decision(), None);
 }
 
 #[test]

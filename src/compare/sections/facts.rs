@@ -4,8 +4,9 @@
 
 use super::{Cell, Row, Section, Tone, one};
 use crate::compare::RunFacts;
-use crate::compare::facts::union;
+use crate::compare::facts::{compared_counts, union};
 use crate::compare::values::{decision_tone, status_tone, words};
+use crate::patterns::figures::{FAILED_TASKS, TASKS};
 
 pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
     // The recordings are named in the view's title: their names always differ.
@@ -45,10 +46,11 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
     }
     rows.push(Row::new("outcome", outcome(a), outcome(b)));
     rows.push(Row::new("result", result(a), result(b)));
-    let (ca, cb) = (counts(a), counts(b));
-    for ((label, x), (_, y)) in ca.into_iter().zip(cb) {
+    for name in compared_counts([a.pattern, b.pattern]) {
+        let (x, y) = (count(a, name), count(b, name));
         if x.is_some() || y.is_some() {
             let cell = |n: Option<u64>| n.map_or(Cell::absent(), |n| Cell::plain(n.to_string()));
+            let label = name.replace('_', " ");
             rows.push(Row::new(label, vec![cell(x)], vec![cell(y)]));
         }
     }
@@ -116,7 +118,7 @@ fn result(f: &RunFacts) -> Vec<Cell> {
         return vec![Cell::absent()];
     };
 
-    let mut cell = match (summary.decision, summary.health, &summary.final_agent) {
+    let mut cell = match (summary.decision(), summary.health(), summary.final_agent()) {
         (Some(d), _, _) => Cell::toned(
             d.as_str().replace('_', " ").to_uppercase(),
             decision_tone(d),
@@ -130,7 +132,7 @@ fn result(f: &RunFacts) -> Vec<Cell> {
             },
         ),
         (_, _, Some(agent)) => Cell::plain(format!("answered by {agent}")),
-        _ if summary.answer.is_some() => Cell::plain("answered"),
+        _ if summary.answer().is_some() => Cell::plain("answered"),
         _ => Cell::toned("no decision", Tone::Caution),
     };
     if f.partial {
@@ -145,10 +147,10 @@ fn result(f: &RunFacts) -> Vec<Cell> {
 /// failed tasks.
 fn lacking(summary: &crate::bus::RunSummary) -> String {
     if summary.degraded.is_empty() {
-        let failed = summary.counts.failed_tasks.unwrap_or(0);
+        let failed = summary.counts.get(FAILED_TASKS).unwrap_or(0);
         format!(
             "{failed} of {} tasks failed",
-            summary.counts.tasks.unwrap_or(failed)
+            summary.counts.get(TASKS).unwrap_or(failed)
         )
     } else {
         summary.degraded.join(", ")
@@ -187,14 +189,7 @@ fn tokens(f: &RunFacts) -> Vec<Cell> {
     ))
 }
 
-/// What a run used of the budgets its pattern counts.
-fn counts(facts: &RunFacts) -> [(&'static str, Option<u64>); 5] {
-    let counts = facts.summary.as_ref().map(|s| s.counts).unwrap_or_default();
-    [
-        ("rounds", counts.rounds.map(u64::from)),
-        ("dispatches", counts.dispatches),
-        ("handoffs", counts.handoffs),
-        ("llm calls", counts.llm_calls),
-        ("member calls", counts.member_calls),
-    ]
+/// What a run used of a budget its pattern counts, by the count's name.
+fn count(facts: &RunFacts, name: &str) -> Option<u64> {
+    facts.summary.as_ref()?.counts.get(name)
 }

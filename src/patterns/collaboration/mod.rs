@@ -8,6 +8,7 @@
 pub(crate) mod compare;
 pub(crate) mod contract;
 pub(crate) mod escalate;
+pub(crate) mod figures;
 mod limits;
 mod payload;
 pub(crate) mod result;
@@ -15,9 +16,9 @@ pub(crate) mod schema;
 pub(crate) mod stops;
 pub(crate) mod trace;
 
-use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
+use super::{RunContext, RunOutcome, Runner, answer_words};
 use crate::bus::RoundEvent;
-use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
+use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunStatus, RunSummary};
 use crate::gateway::{CallError, Check};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -39,7 +40,6 @@ const BRIEF_PROMPT: Prompt = compiled_in!("collaboration_brief.md", text);
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_MAX_SECONDS,
-    figures: Figures::NONE,
     compare: &compare::Rules,
     explain_stop: stops::explain,
 };
@@ -321,17 +321,12 @@ fn call_stop(error: &CallError) -> StopReason {
 }
 
 fn finish(table: Table<'_>, ended: Result<(String, Decision), Stop>) -> RunOutcome {
-    let mut summary = RunSummary {
-        counts: RunCounts {
-            rounds: Some(table.rounds),
-            ..RunCounts::default()
-        },
-        ..RunSummary::default()
-    };
+    let mut summary = RunSummary::default();
+    summary.counts.set(figures::ROUNDS, u64::from(table.rounds));
     let result = match ended {
         Ok((answer, decision)) => {
-            summary.decision = Some(decision);
-            summary.answer = Some(answer.clone());
+            summary.put(figures::DECISION, decision);
+            summary.set_answer(Some(answer.clone()));
             let last = table.history.last();
             CollaborationResult {
                 status: RunStatus::Ok,

@@ -7,6 +7,13 @@ use crate::telemetry::names as n;
 use crate::telemetry::{ROOT, SpanNo, TraceSpans, wire};
 use std::collections::HashMap;
 
+/// The round table's own attributes, beside the shared ones in
+/// `telemetry::names`: a contribution's stance and confidence, a round's
+/// conflicts.
+pub(crate) const STANCE: &str = "conclave.stance";
+pub(crate) const CONFIDENCE: &str = "conclave.confidence";
+pub(crate) const CONFLICTS: &str = "conclave.conflicts";
+
 /// The round table's open spans.
 #[derive(Debug, Default)]
 pub(crate) struct RoundTableSpans {
@@ -41,8 +48,8 @@ impl RoundTableSpans {
                 ..
             } => {
                 if let Some(no) = self.contributions.remove(agent) {
-                    trace.set(no, n::STANCE, wire(stance));
-                    trace.set(no, n::CONFIDENCE, *confidence);
+                    trace.set(no, STANCE, wire(stance));
+                    trace.set(no, CONFIDENCE, *confidence);
                     if trace.has_content() {
                         let text = std::iter::once(summary.as_str())
                             .chain(actions.iter().map(String::as_str))
@@ -66,7 +73,7 @@ impl RoundTableSpans {
                 ..
             } => {
                 if let Some(no) = self.round.take() {
-                    trace.set(no, n::CONFLICTS, conflicts.len() as u64);
+                    trace.set(no, CONFLICTS, conflicts.len() as u64);
                     if let Some(decision) = decision {
                         trace.set(no, n::DECISION, decision.as_str());
                     }

@@ -9,12 +9,13 @@ pub(crate) mod result;
 
 use super::team::action::{Action, MemberCall};
 use super::team::agent::{Halt, Halted, TeamRun};
+use super::team::figures::MEMBER_CALLS;
 use super::team::part::Part;
 use super::team::result::{TeamEnd, TeamRan};
 use super::team::stops::TeamStop;
 use super::team::trace::TraceEntry;
 use super::team::turn_order::Lane;
-use super::{Figures, RunContext, RunOutcome, Runner};
+use super::{RunContext, RunOutcome, Runner};
 use crate::bus::RunCounts;
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
@@ -67,7 +68,6 @@ fn run_team<'t, 'a: 't>(
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
-    figures: Figures::NONE,
     compare: &super::team::compare::Rules,
     explain_stop: super::team::stops::explain,
 };
@@ -296,10 +296,7 @@ impl<'a> Desk<'a> {
             ended,
             llm_calls: self.team.llm_calls(),
             degraded: self.team.degraded(),
-            counts: RunCounts {
-                member_calls: Some(self.member_calls.len() as u64),
-                ..RunCounts::default()
-            },
+            counts: RunCounts::of([(MEMBER_CALLS, self.member_calls.len() as u64)]),
             final_agent: self.coordinator,
             steps: CoordinatorSteps {
                 member_calls: self.member_calls,

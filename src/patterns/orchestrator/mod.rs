@@ -8,17 +8,19 @@
 mod aggregate;
 pub(crate) mod compare;
 mod dispatch;
+pub(crate) mod figures;
 pub(crate) mod plan;
 pub(crate) mod plan_schema;
 pub(crate) mod result;
 pub(crate) mod stops;
 pub(crate) mod trace;
 
-use super::{Figures, RunContext, RunOutcome, Runner, answer_words};
+use super::{RunContext, RunOutcome, Runner, answer_words};
 use crate::bus::TaskEvent;
-use crate::bus::{EventKind, PlannedTask, RunCounts, RunStatus, RunSummary, TaskStatus};
+use crate::bus::{EventKind, PlannedTask, RunStatus, RunSummary, TaskStatus};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, TimeoutFrom, ToolPolicy};
+use crate::patterns::figures::{FAILED_TASKS, TASKS};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::py_strip;
@@ -48,10 +50,6 @@ const BRIEF_PROMPT: Prompt = compiled_in!("orchestrator_brief.md", text);
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_MAX_SECONDS,
-    figures: Figures {
-        waves: true,
-        ..Figures::NONE
-    },
     compare: &compare::Rules,
     explain_stop: stops::explain,
 };
@@ -98,25 +96,19 @@ fn seconds(s: f64) -> Duration {
 pub(crate) async fn run(mut ctx: RunContext) -> RunOutcome {
     let mut result = orchestrate(&mut ctx).await;
     result.mark_degraded(ctx.gateway.degraded());
-    let summary = RunSummary {
-        health: result.health,
-        answer: result.answer.clone(),
-        partial: result.partial.unwrap_or(false),
-        degraded: result.degraded.clone().unwrap_or_default(),
-        counts: RunCounts {
-            dispatches: Some(result.dispatches),
-            tasks: Some(result.history.len() as u64),
-            failed_tasks: Some(
-                result
-                    .history
-                    .iter()
-                    .filter(|t| t.status == TaskStatus::Failed)
-                    .count() as u64,
-            ),
-            ..RunCounts::default()
-        },
-        ..RunSummary::default()
-    };
+    let mut summary = RunSummary::default();
+    summary.partial = result.partial.unwrap_or(false);
+    summary.degraded = result.degraded.clone().unwrap_or_default();
+    summary.put(figures::HEALTH, result.health);
+    summary.set_answer(result.answer.clone());
+    let failed = result
+        .history
+        .iter()
+        .filter(|t| t.status == TaskStatus::Failed)
+        .count();
+    summary.counts.set(figures::DISPATCHES, result.dispatches);
+    summary.counts.set(TASKS, result.history.len() as u64);
+    summary.counts.set(FAILED_TASKS, failed as u64);
     let outcome = RunOutcome {
         error: None,
         status: result.status,

@@ -8,6 +8,10 @@ use crate::telemetry::names as n;
 use crate::telemetry::{ROOT, SpanNo, TraceSpans, wire};
 use std::collections::{HashMap, HashSet};
 
+/// The orchestrator's own attribute, beside the shared ones in
+/// `telemetry::names`: the number of a dispatch wave.
+pub(crate) const WAVE: &str = "conclave.wave";
+
 /// The orchestrator's open spans.
 #[derive(Debug, Default)]
 pub(crate) struct OrchestrationSpans {
@@ -45,7 +49,7 @@ impl OrchestrationSpans {
             }
             TaskEvent::WaveStarted { wave, tasks } => {
                 let no = trace.open(ROOT, format!("wave {wave}"), t);
-                trace.set(no, n::WAVE, *wave);
+                trace.set(no, WAVE, *wave);
                 trace.set(no, n::TASKS, tasks.len() as u64);
                 for task in tasks {
                     self.task_wave.insert(task.clone(), no);

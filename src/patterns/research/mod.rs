@@ -10,6 +10,7 @@
 mod answer_checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
+pub(crate) mod figures;
 pub(crate) mod plan;
 mod read_extract;
 pub(crate) mod result;
@@ -19,7 +20,7 @@ pub(crate) mod stops;
 pub(crate) mod trace;
 mod workflow;
 
-use super::{Figures, RunContext, RunOutcome, Runner};
+use super::{RunContext, RunOutcome, Runner};
 use crate::bus::ResearchEvent;
 use crate::bus::{
     EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
@@ -48,10 +49,6 @@ use std::time::Duration;
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_MAX_SECONDS,
-    figures: Figures {
-        steps: true,
-        ..Figures::NONE
-    },
     compare: &compare::Rules,
     explain_stop: stops::explain,
 };
@@ -265,14 +262,11 @@ impl Desk<'_> {
     }
 
     fn finish(self, run_id: String, ended: Result<Answer, Stop>) -> RunOutcome {
-        let summary = match &ended {
-            Ok(answer) => RunSummary {
-                answer: Some(answer.answer.clone()),
-                citations: answer.citations.clone(),
-                ..RunSummary::default()
-            },
-            Err(_) => RunSummary::default(),
-        };
+        let mut summary = RunSummary::default();
+        if let Ok(answer) = &ended {
+            summary.set_answer(Some(answer.answer.clone()));
+            summary.put(figures::CITATIONS, &answer.citations);
+        }
         let result = match ended {
             Ok(answer) => ResearchResult {
                 run_id,

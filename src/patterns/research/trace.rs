@@ -6,6 +6,13 @@ use crate::bus::ResearchEvent;
 use crate::telemetry::names as n;
 use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
 
+/// The research run's own names, beside the shared ones in
+/// `telemetry::names`: a step's attribute, and the policy's events on
+/// each source.
+pub(crate) const STEP: &str = "conclave.step";
+pub(crate) const EVENT_SOURCE_ALLOWED: &str = "conclave.source_allowed";
+pub(crate) const EVENT_SOURCE_DENIED: &str = "conclave.source_denied";
+
 /// The research run's open step.
 #[derive(Debug, Default)]
 pub(crate) struct ResearchSpans {
@@ -21,7 +28,7 @@ impl ResearchSpans {
                     trace.end(previous, t);
                 }
                 let no = trace.open(ROOT, format!("step {}", wire(&step.phase)), t);
-                trace.set(no, n::STEP, step.step);
+                trace.set(no, STEP, step.step);
                 trace.set(no, n::PHASE, wire(&step.phase));
                 self.step = Some(no);
             }
@@ -33,13 +40,13 @@ impl ResearchSpans {
             }
             ResearchEvent::SourceAllowed(source) => {
                 let attrs = Attrs::default().with(n::URL, source.url.as_str());
-                trace.event(self.in_step(), n::EVENT_SOURCE_ALLOWED, t, attrs);
+                trace.event(self.in_step(), EVENT_SOURCE_ALLOWED, t, attrs);
             }
             ResearchEvent::SourceDenied(source) => {
                 let attrs = Attrs::default()
                     .with(n::URL, source.url.as_str())
                     .with(n::REASON, wire(&source.reason));
-                trace.event(self.in_step(), n::EVENT_SOURCE_DENIED, t, attrs);
+                trace.event(self.in_step(), EVENT_SOURCE_DENIED, t, attrs);
             }
             _ => {}
         }

@@ -8,10 +8,11 @@ pub(crate) mod result;
 
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
+use super::team::figures::HANDOFFS;
 use super::team::result::{TeamEnd, TeamRan};
 use super::team::stops::TeamStop;
 use super::team::trace::TraceEntry;
-use super::{Figures, RunContext, RunOutcome, Runner};
+use super::{RunContext, RunOutcome, Runner};
 use crate::bus::TeamEvent;
 use crate::bus::{EventKind, HandoffRejection, RunCounts};
 use crate::control::SharedGate;
@@ -39,7 +40,6 @@ const TURN_PROMPT: Prompt = compiled_in!("swarm_turn.md", json);
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
-    figures: Figures::NONE,
     compare: &super::team::compare::Rules,
     explain_stop: super::team::stops::explain,
 };
@@ -298,10 +298,7 @@ impl<'a> Swarm<'a> {
             ended,
             llm_calls: self.team.llm_calls(),
             degraded: self.team.degraded(),
-            counts: RunCounts {
-                handoffs: Some(self.handoffs.len() as u64),
-                ..RunCounts::default()
-            },
+            counts: RunCounts::of([(HANDOFFS, self.handoffs.len() as u64)]),
             final_agent: self.holder,
             steps: SwarmSteps {
                 chain: self.chain,

@@ -8,6 +8,7 @@ pub(crate) mod action;
 pub(crate) mod agent;
 mod budget;
 pub(crate) mod compare;
+pub(crate) mod figures;
 pub(crate) mod part;
 pub(crate) mod result;
 pub(crate) mod spans;

@@ -3,6 +3,7 @@
 //! answer and the calls, then each pattern's own steps (a swarm's chain and
 //! transfers, a coordinator's member calls), the trace and the history.
 
+use super::figures::{FINAL_AGENT, LLM_CALLS};
 use super::part::Part;
 use super::trace::TraceEntry;
 use crate::bus::{RunCounts, RunStatus, RunSummary};
@@ -127,17 +128,13 @@ impl<S: Serialize> TeamEnd<S> {
             Err(reason) => (RunStatus::Stopped, reason, None),
         };
         let partial = !self.degraded.is_empty();
-        let summary = RunSummary {
-            answer: answer.clone(),
-            partial,
-            degraded: self.degraded.clone(),
-            final_agent: Some(self.final_agent.clone()),
-            counts: RunCounts {
-                llm_calls: Some(self.llm_calls),
-                ..self.counts
-            },
-            ..RunSummary::default()
-        };
+        let mut summary = RunSummary::default();
+        summary.partial = partial;
+        summary.degraded = self.degraded.clone();
+        summary.counts = self.counts;
+        summary.set_answer(answer.clone());
+        summary.put(FINAL_AGENT, &self.final_agent);
+        summary.counts.set(LLM_CALLS, self.llm_calls);
         let result = TeamResult {
             status,
             stop_reason: stop_reason.clone(),

@@ -12,6 +12,14 @@ use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
 
+/// A team's own names, beside the shared ones in `telemetry::names`: how
+/// a turn ended, the transfers so far, and the transfer events.
+pub(crate) const TURN_OUTCOME: &str = "conclave.turn.outcome";
+pub(crate) const HANDOFFS: &str = "conclave.handoffs";
+pub(crate) const EVENT_TRANSFER_REQUESTED: &str = "conclave.transfer_requested";
+pub(crate) const EVENT_HANDOFF: &str = "conclave.handoff";
+pub(crate) const EVENT_HANDOFF_REJECTED: &str = "conclave.handoff_rejected";
+
 /// The team's open turns and member calls.
 #[derive(Debug, Default)]
 pub(crate) struct TeamSpans {
@@ -69,13 +77,13 @@ impl TeamSpans {
                     .with(n::FROM, from.as_str())
                     .with(n::TO, to.as_str())
                     .with(n::TURN, *turn);
-                trace.event(no, n::EVENT_TRANSFER_REQUESTED, t, attrs);
+                trace.event(no, EVENT_TRANSFER_REQUESTED, t, attrs);
             }
             TeamEvent::HandoffAccepted {
                 from, to, handoffs, ..
             } => {
                 let on = self.member_span_of(from);
-                handoff(trace, on, n::EVENT_HANDOFF, [from, to], None, *handoffs, t);
+                handoff(trace, on, EVENT_HANDOFF, [from, to], None, *handoffs, t);
             }
             TeamEvent::HandoffRejected {
                 from,
@@ -85,7 +93,7 @@ impl TeamSpans {
                 ..
             } => {
                 let on = self.member_span_of(from);
-                let name = n::EVENT_HANDOFF_REJECTED;
+                let name = EVENT_HANDOFF_REJECTED;
                 handoff(trace, on, name, [from, to], Some(reason), *handoffs, t);
             }
             TeamEvent::MemberCallStarted {
@@ -168,7 +176,7 @@ impl TeamSpans {
         let Some(no) = self.turn_span(turn) else {
             return;
         };
-        trace.set(no, n::TURN_OUTCOME, outcome.as_str());
+        trace.set(no, TURN_OUTCOME, outcome.as_str());
         match outcome {
             // The calls the agent asked for follow its turn's
             // model call: the turn lasts until they are done.
@@ -253,5 +261,5 @@ fn handoff(
     if let Some(reason) = reason {
         attrs = attrs.with(n::REASON, reason.to_string());
     }
-    trace.event(on, name, t, attrs.with(n::HANDOFFS, handoffs));
+    trace.event(on, name, t, attrs.with(HANDOFFS, handoffs));
 }

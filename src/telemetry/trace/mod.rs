@@ -128,13 +128,13 @@ impl TraceBuilder {
                 let root = self.span(ROOT);
                 root.attrs.set(n::STATUS, wire(status));
                 root.attrs.set(n::STOP_REASON, stop_reason.to_string());
-                if let Some(decision) = summary.decision {
+                if let Some(decision) = summary.decision() {
                     root.attrs.set(n::DECISION, decision.as_str());
                 }
-                if let Some(health) = summary.health {
+                if let Some(health) = summary.health() {
                     root.attrs.set(n::HEALTH, wire(&health));
                 }
-                if let Some(agent) = &summary.final_agent {
+                if let Some(agent) = &summary.final_agent() {
                     root.attrs.set(n::FINAL_AGENT, agent.as_str());
                 }
                 if *status == crate::bus::RunStatus::Stopped {
@@ -145,7 +145,7 @@ impl TraceBuilder {
                     root.attrs.set(n::ERROR_TYPE, error_type(stop_reason));
                 }
                 if self.content {
-                    let answer = summary.answer.clone().or_else(|| {
+                    let answer = summary.answer().map(str::to_string).or_else(|| {
                         result
                             .get("final_answer")
                             .and_then(|v| v.as_str())

@@ -43,7 +43,15 @@ impl App {
             Some(Overlay::Details(details)) => Some(details.text()),
             _ => {
                 let answer = (self.focus == PaneId::Result)
-                    .then(|| self.run()?.state.outcome.as_ref()?.summary.answer.clone())
+                    .then(|| {
+                        self.run()?
+                            .state
+                            .outcome
+                            .as_ref()?
+                            .summary
+                            .answer()
+                            .map(str::to_string)
+                    })
                     .flatten();
                 answer.or_else(|| {
                     self.selected_json()

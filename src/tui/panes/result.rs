@@ -155,7 +155,7 @@ fn lines(run: &RunView) -> Vec<Line<'static>> {
         ));
     }
     lines.extend(unit.tally(fold, outcome));
-    if let Some(answer) = &summary.answer {
+    if let Some(answer) = summary.answer() {
         lines.push(Line::raw(""));
         // The answer keeps its paragraphs; each is cleaned on its own.
         let answer = clean_lines(answer);
@@ -249,7 +249,11 @@ pub(crate) fn facts(state: &RunState, outcome: &Outcome) -> StopFacts {
         .map(|info| crate::scenario::SpendLimits::of(&info.scenario))
         .unwrap_or_default();
     StopFacts {
-        rounds: outcome.summary.counts.rounds,
+        rounds: outcome
+            .summary
+            .counts
+            .get(crate::patterns::collaboration::figures::ROUNDS)
+            .and_then(|n| u32::try_from(n).ok()),
         budget: state
             .budget
             .filter(|(kind, _, _)| Some(*kind) == stopped_by)

@@ -151,19 +151,12 @@ fn by_label(tally: &Tally, labels: impl Fn(&JobResult) -> Vec<String>) -> Vec<Gr
 /// A bar per budget measure and value ("rounds 2"), in the order of the
 /// measures, then of the values.
 fn by_used(tally: &Tally) -> Vec<Group> {
-    let order = [
-        "rounds",
-        "waves",
-        "dispatches",
-        "handoffs",
-        "member_calls",
-        "steps",
-    ];
+    let results = (0..tally.combination_count()).flat_map(|c| tally.results(c).iter());
+    let names = crate::sweep::merged_names(results.clone().map(|r| &r.used));
     let mut keys: BTreeSet<(usize, u64)> = BTreeSet::new();
-    for c in 0..tally.combination_count() {
-        for r in tally.results(c) {
-            for (name, value) in r.used.named() {
-                let place = order.iter().position(|o| *o == name).unwrap_or(order.len());
+    for r in results {
+        for (name, value) in r.used.named() {
+            if let Some(place) = names.iter().position(|n| *n == name) {
                 keys.insert((place, value));
             }
         }
@@ -174,10 +167,10 @@ fn by_used(tally: &Tally) -> Vec<Group> {
             let bars = keys
                 .iter()
                 .map(|&(place, value)| {
-                    let name = order.get(place).copied().unwrap_or("?");
+                    let name = names[place];
                     Bar {
                         label: format!("{} {value}", name.replace('_', " ")),
-                        runs: by_seed(results, |r| r.used.named().contains(&(name, value))),
+                        runs: by_seed(results, |r| r.used.get(name) == Some(value)),
                     }
                 })
                 .collect();
@@ -275,10 +268,7 @@ mod tests {
                 status: RunStatus::Ok,
                 stop_reason: StopReason::Success,
                 verdict: Some(verdict.into()),
-                used: Used {
-                    rounds: Some(calls % 3),
-                    ..Used::default()
-                },
+                used: Used::new([("rounds", calls % 3)]),
                 model_calls: calls,
                 tool_calls: 0,
                 input_tokens: calls * 100,

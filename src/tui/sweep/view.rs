@@ -289,7 +289,6 @@ fn run_row(result: &JobResult) -> String {
     let used: Vec<String> = result
         .used
         .named()
-        .into_iter()
         .map(|(name, n)| format!("{} {n}", name.replace('_', " ")))
         .collect();
     let mut measures = used;

@@ -243,11 +243,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cut = dir.path().join("cut.jsonl");
         std::fs::write(&cut, &text).unwrap();
-        let summary = RunSummary {
-            health: Some(Health::Yellow),
-            partial: true,
-            ..RunSummary::default()
-        };
+        let mut summary = RunSummary::default();
+        summary.partial = true;
+        summary.put("health", Health::Yellow);
         text.push_str(&event(
             seq,
             EventKind::RunFinished {

@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::bus::{ResearchEvent, RoundEvent, TeamEvent};
+use crate::patterns::collaboration::trace::STANCE;
+use crate::patterns::team::spans::EVENT_HANDOFF;
 
 #[tokio::test(start_paused = true)]
 async fn a_round_table_is_a_workflow_of_rounds_contributions_and_chats() {
@@ -51,9 +53,9 @@ fn assert_root_is_the_run(events: &[Arc<Event>], spans: &[FinishedSpan]) {
     assert_eq!(text(root, n::STOP_REASON), Some(stop_reason.to_string()));
     assert_eq!(
         text(root, n::DECISION).as_deref(),
-        summary.decision.map(|d| d.as_str())
+        summary.decision().map(|d| d.as_str())
     );
-    assert!(summary.decision.is_some(), "the table decides");
+    assert!(summary.decision().is_some(), "the table decides");
 }
 
 /// One `invoke_agent` span per contribution asked for, under its round.
@@ -88,7 +90,7 @@ fn assert_one_agent_per_contribution(events: &[Arc<Event>], spans: &[FinishedSpa
         assert_eq!(parent.name, format!("round {round}"));
         assert_eq!(parent.parent, Some(ROOT));
         assert_eq!(text(span, n::AGENT_NAME).as_deref(), Some(agent.as_str()));
-        assert!(span.attrs.get(n::STANCE).is_some(), "{span:?}");
+        assert!(span.attrs.get(STANCE).is_some(), "{span:?}");
     }
 }
 
@@ -219,7 +221,7 @@ async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
     let seen: Vec<(String, String)> = root
         .events
         .iter()
-        .filter(|e| e.name == n::EVENT_HANDOFF)
+        .filter(|e| e.name == EVENT_HANDOFF)
         .map(|e| {
             let get = |k| match e.attrs.get(k) {
                 Some(AttrValue::Str(s)) => s.clone(),
@@ -319,12 +321,12 @@ async fn a_team_of_teams_is_a_tree_of_agent_spans() {
     );
     // The nested swarm's handoff is an event of its member call's span.
     let swarm_call = named("execute_tool support_swarm");
-    assert!(swarm_call.events.iter().any(|e| e.name == n::EVENT_HANDOFF));
+    assert!(swarm_call.events.iter().any(|e| e.name == EVENT_HANDOFF));
     assert!(
         !by_no(&spans, ROOT)
             .events
             .iter()
-            .any(|e| e.name == n::EVENT_HANDOFF)
+            .any(|e| e.name == EVENT_HANDOFF)
     );
 }
 

@@ -17,6 +17,7 @@ mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::patterns::team::figures::FINAL_AGENT;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
@@ -279,7 +280,7 @@ fn member_details(m: &MemberView) -> Value {
 
 /// Who held control at the end, and whether it answered.
 fn answered_by(outcome: &Outcome) -> Line<'static> {
-    let Some(agent) = &outcome.summary.final_agent else {
+    let Some(agent) = &outcome.summary.read::<String>(FINAL_AGENT) else {
         return widgets::no_decision(outcome.status, "NO ANSWER");
     };
     let (words, style) = match outcome.status {

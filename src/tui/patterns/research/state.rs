@@ -4,6 +4,7 @@
 
 use crate::bus::ResearchEvent;
 use crate::bus::{EventKind, ResearchPhase, RunStatus, RunSummary, SourceDenial};
+use crate::patterns::research::figures::CITATIONS;
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
@@ -229,8 +230,8 @@ impl Research {
                 };
             }
         }
-        self.answer = summary.answer.clone();
-        self.citations = summary.citations.clone();
+        self.answer = summary.answer().map(str::to_string);
+        self.citations = summary.read(CITATIONS).unwrap_or_default();
     }
 }
 
@@ -395,16 +396,12 @@ mod tests {
         assert!(!research.verification.unwrap().ok);
 
         let mut research = fold(&read_step());
-        research.end(
-            RunStatus::Ok,
-            &StopReason::Success,
-            None,
-            &RunSummary {
-                answer: Some("B.".into()),
-                citations: vec!["n1".into(), "n1".into()],
-                ..RunSummary::default()
-            },
-        );
+        research.end(RunStatus::Ok, &StopReason::Success, None, &{
+            let mut summary = RunSummary::default();
+            summary.set_answer(Some("B.".into()));
+            summary.put(CITATIONS, ["n1", "n1"]);
+            summary
+        });
         assert_eq!(research.answer.as_deref(), Some("B."));
         assert_eq!(research.citations, ["n1", "n1"]);
         assert_eq!(research.note("n1").unwrap().title, "B");

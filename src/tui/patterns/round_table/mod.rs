@@ -14,7 +14,8 @@ mod view;
 pub(crate) use selection::TableView;
 
 use super::unit::{Seen, Unit};
-use crate::bus::RunStarted;
+use crate::bus::{Decision, RunStarted};
+use crate::patterns::collaboration::figures::{DECISION, ROUNDS};
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::Find;
@@ -109,7 +110,7 @@ impl Unit for RoundTableUnit {
     }
 
     fn headline(&self, _table: &RoundTable, outcome: &Outcome) -> Line<'static> {
-        match outcome.summary.decision {
+        match outcome.summary.read::<Decision>(DECISION) {
             Some(decision) => {
                 let mut words = decision.as_str().replace('_', " ").to_uppercase();
                 if outcome.shown.decided_by_human {
@@ -125,7 +126,7 @@ impl Unit for RoundTableUnit {
         let rounds = outcome
             .summary
             .counts
-            .rounds
+            .get(ROUNDS)
             .map_or(table.earlier_rounds + table.rounds.len(), |n| n as usize);
         vec![Line::from(vec![
             Span::styled("rounds      ", theme::dim()),

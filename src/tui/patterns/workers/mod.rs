@@ -10,6 +10,7 @@ mod view;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{Decision, Health, RunStarted};
+use crate::patterns::orchestrator::figures::HEALTH;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
@@ -85,7 +86,7 @@ impl Unit for WorkersUnit {
     }
 
     fn headline(&self, _workers: &Workers, outcome: &Outcome) -> Line<'static> {
-        match outcome.summary.health {
+        match outcome.summary.read::<Health>(HEALTH) {
             Some(health) => Line::styled(
                 format!("HEALTH {}", health.as_str().to_uppercase()),
                 theme::decision(match health {

@@ -1,0 +1,107 @@
+//! Every pattern's figures, as its `figures.rs` declares them: the one
+//! place that lists them, a match with no wildcard arm, so a pattern that
+//! forgets its entry does not compile. Data only (it imports the
+//! declarations and the pattern kinds, nothing else), so that the floors
+//! below the patterns may read it.
+
+pub(crate) mod declare;
+
+pub(crate) use declare::{ANSWER, FAILED_TASKS, Figures, Read, Shape, TASKS, Was};
+
+use crate::scenario::PatternKind;
+
+/// The figures `pattern`'s runs report.
+pub(crate) fn figures_of(pattern: PatternKind) -> &'static Figures {
+    match pattern {
+        PatternKind::Collaboration => &super::collaboration::figures::FIGURES,
+        PatternKind::Orchestrator => &super::orchestrator::figures::FIGURES,
+        PatternKind::Swarm => &super::team::figures::SWARM,
+        PatternKind::Coordinator => &super::team::figures::COORDINATOR,
+        PatternKind::Research => &super::research::figures::FIGURES,
+    }
+}
+
+/// Every pattern, in the order of their kinds.
+pub(crate) const PATTERNS: [PatternKind; 5] = [
+    PatternKind::Collaboration,
+    PatternKind::Orchestrator,
+    PatternKind::Swarm,
+    PatternKind::Coordinator,
+    PatternKind::Research,
+];
+
+/// What `patterns` declare (their values, counts or measures), each name
+/// once: the patterns' in their order, each pattern's in its own.
+pub(crate) fn each_of<T: 'static>(
+    patterns: &[PatternKind],
+    of: impl Fn(&'static Figures) -> &'static [T],
+    name: impl Fn(&T) -> &'static str,
+) -> Vec<&'static T> {
+    let mut each: Vec<&'static T> = Vec::new();
+    for pattern in PATTERNS.iter().filter(|p| patterns.contains(p)) {
+        for item in of(figures_of(*pattern)) {
+            if !each.iter().any(|had| name(had) == name(item)) {
+                each.push(item);
+            }
+        }
+    }
+    each
+}
+
+/// The names of the counts `patterns` keep, each once, in their order.
+pub(crate) fn count_names(patterns: &[PatternKind]) -> Vec<&'static str> {
+    each_of(patterns, |f| f.counts, |c| c.name)
+        .into_iter()
+        .map(|c| c.name)
+        .collect()
+}
+
+/// The names of the measures a sweep tallies, of every pattern.
+pub(crate) fn swept_names() -> Vec<&'static str> {
+    each_of(&PATTERNS, |f| f.swept, |s| s.name)
+        .into_iter()
+        .map(|s| s.name)
+        .collect()
+}
+
+/// The names of many lists in one order that keeps each list's: a name
+/// first seen in a list goes right after the name before it there
+/// (first when it is the list's first).
+pub(crate) fn merged<'n, L: IntoIterator<Item = &'n str>>(
+    lists: impl IntoIterator<Item = L>,
+) -> Vec<&'n str> {
+    let mut names: Vec<&str> = Vec::new();
+    for list in lists {
+        let mut after: Option<usize> = None;
+        for name in list {
+            let at = match names.iter().position(|n| *n == name) {
+                Some(at) => at,
+                None => {
+                    let at = after.map_or(0, |a| a + 1);
+                    names.insert(at, name);
+                    at
+                }
+            };
+            after = Some(at);
+        }
+    }
+    names
+}
+
+/// One order of every pattern's summary values, and one of their counts,
+/// that keeps each pattern's own: a summary, whoever fills it, writes
+/// its values and counts in its pattern's order.
+pub(crate) fn summary_order() -> &'static (Vec<&'static str>, Vec<&'static str>) {
+    static ORDER: std::sync::OnceLock<(Vec<&'static str>, Vec<&'static str>)> =
+        std::sync::OnceLock::new();
+    ORDER.get_or_init(|| {
+        let every = PATTERNS.map(figures_of);
+        (
+            merged(every.iter().map(|f| f.summary.iter().map(|v| v.name))),
+            merged(every.iter().map(|f| f.counts.iter().map(|c| c.name))),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests;
