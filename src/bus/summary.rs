@@ -4,8 +4,8 @@
 //! from what it knows; nothing reads it back out of the document, except
 //! for recordings written before it existed (`RunSummary::of_result`).
 
-use super::round::Decision;
-use super::task::Health;
+use crate::patterns::collaboration::events::Decision;
+use crate::patterns::orchestrator::events::Health;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

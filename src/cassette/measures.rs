@@ -5,7 +5,9 @@
 //! and none on the served run's, so the served run's own readings would
 //! be off by that much.
 
-use crate::bus::{Event, EventKind, ResearchEvent, TeamEvent};
+use crate::bus::{Event, EventKind};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::{ResearchEvent, TeamEvent};
 use std::collections::{HashMap, VecDeque};
 
 /// One measure of the run, as the served run asks for it again.
@@ -27,21 +29,21 @@ impl Measures {
     /// Keep what `event` measured, if it measured anything.
     pub(super) fn read(&mut self, event: &Event) {
         let (measure, value) = match &event.kind {
-            EventKind::Team(TeamEvent::MemberCallFinished {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                 turn,
                 member,
                 latency_ms,
                 ..
-            }) => (
+            })) => (
                 Measure::MemberCall {
                     turn: *turn,
                     member: member.clone(),
                 },
                 *latency_ms,
             ),
-            EventKind::Research(ResearchEvent::ResearchStepFinished(step)) => {
-                (Measure::StepEnded(step.step), event.t_ms)
-            }
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepFinished(
+                step,
+            ))) => (Measure::StepEnded(step.step), event.t_ms),
             _ => return,
         };
         self.0.entry(measure).or_default().push_back(value);

@@ -8,6 +8,7 @@ pub(crate) mod collaboration;
 #[cfg(test)]
 pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
+pub mod events;
 pub(crate) mod in_flight;
 pub(crate) mod orchestrator;
 pub(crate) mod research;

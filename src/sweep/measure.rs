@@ -6,6 +6,7 @@
 
 use crate::bus::describe;
 use crate::bus::{CallOutcome, Event, EventKind, EventSink};
+use crate::patterns::events::PatternEvent;
 use crate::scenario::MODEL_TOOL;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -115,8 +116,12 @@ impl EventSink for Measure {
                     add(&self.output_tokens, usage.output);
                 }
             }
-            EventKind::Tasks(_) if describe::opens_step(&event.kind) => bump(&self.waves, 1),
-            EventKind::Research(_) if describe::opens_step(&event.kind) => bump(&self.steps, 1),
+            EventKind::Pattern(PatternEvent::Tasks(_)) if describe::opens_step(&event.kind) => {
+                bump(&self.waves, 1)
+            }
+            EventKind::Pattern(PatternEvent::Research(_)) if describe::opens_step(&event.kind) => {
+                bump(&self.steps, 1)
+            }
             _ => {}
         }
     }

@@ -376,7 +376,9 @@ fn without_log(state: &RunState) -> RunState {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::bus::{ClockMode, Conflict, EventKind, GatePoint, RoundEvent, RunStarted, Stance};
+    use crate::bus::{ClockMode, EventKind, GatePoint, RunStarted};
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::{Conflict, RoundEvent, Stance};
     use crate::scenario::Scenario;
     use crate::tui::patterns::round_table::state::RoundTable;
     use serde_json::json;
@@ -412,28 +414,34 @@ pub(crate) mod tests {
             forked_from: None,
         })];
         for round in 1..=rounds {
-            kinds.push(EventKind::Round(RoundEvent::RoundStarted {
-                round,
-                speakers: vec!["a".into()],
-            }));
+            kinds.push(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundStarted {
+                    round,
+                    speakers: vec!["a".into()],
+                },
+            )));
             for _ in 0..3000 {
                 kinds.push(EventKind::Stepped {
                     gate: GatePoint::Round { round },
                 });
             }
-            kinds.push(EventKind::Round(RoundEvent::ContributionAccepted {
-                round,
-                agent: "a".into(),
-                stance: Stance::Caution,
-                confidence: 0.5,
-                summary: format!("round {round}"),
-                actions: vec![],
-            }));
-            kinds.push(EventKind::Round(RoundEvent::RoundFinished {
-                round,
-                conflicts: vec![Conflict::NoContributions],
-                decision: None,
-            }));
+            kinds.push(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::ContributionAccepted {
+                    round,
+                    agent: "a".into(),
+                    stance: Stance::Caution,
+                    confidence: 0.5,
+                    summary: format!("round {round}"),
+                    actions: vec![],
+                },
+            )));
+            kinds.push(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundFinished {
+                    round,
+                    conflicts: vec![Conflict::NoContributions],
+                    decision: None,
+                },
+            )));
         }
         Recording {
             events: kinds

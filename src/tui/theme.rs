@@ -5,7 +5,8 @@
 //! takes the colours away but keeps bold, reverse and underline, so the
 //! selection and the focused pane stay visible.
 
-use crate::bus::{BreakerState, Decision, Stance};
+use crate::bus::BreakerState;
+use crate::patterns::events::{Decision, Stance};
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 use std::fmt;

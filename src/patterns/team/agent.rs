@@ -10,10 +10,12 @@ use super::part::Part;
 use super::stops::TeamStop;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
 use super::turn_schema::TurnContracts;
-use crate::bus::TeamEvent;
-use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
+use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TeamEvent;
+use crate::patterns::events::TurnOutcome;
 use crate::provider::prompts::Prompt;
 use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -236,10 +238,12 @@ impl<'a> TeamRun<'a> {
             return Err(Halted::before_the_call(reason));
         }
         drop(numbered);
-        self.bus.publish(EventKind::Team(TeamEvent::TurnStarted {
-            turn: number,
-            agent: path.clone(),
-        }));
+        self.bus.publish(EventKind::Pattern(PatternEvent::Team(
+            TeamEvent::TurnStarted {
+                turn: number,
+                agent: path.clone(),
+            },
+        )));
         let request = ModelRequest::new(
             Purpose::Turn {
                 agent: path.clone(),
@@ -280,12 +284,14 @@ impl<'a> TeamRun<'a> {
                 (turn.action.outcome(), Ok(turn))
             }
         };
-        self.bus.publish(EventKind::Team(TeamEvent::TurnFinished {
-            turn: number,
-            agent: path,
-            outcome,
-            latency_ms,
-        }));
+        self.bus.publish(EventKind::Pattern(PatternEvent::Team(
+            TeamEvent::TurnFinished {
+                turn: number,
+                agent: path,
+                outcome,
+                latency_ms,
+            },
+        )));
         result
     }
 

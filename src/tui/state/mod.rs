@@ -178,12 +178,7 @@ impl RunState {
             | EventKind::AttemptStarted { .. } => self.apply_resilience(kind, t_ms),
             // A pattern's event may raise a question to a person, and its
             // next step puts the question behind the run.
-            EventKind::EscalatedToHuman { .. }
-            | EventKind::HumanDecided { .. }
-            | EventKind::Round(_)
-            | EventKind::Tasks(_)
-            | EventKind::Team(_)
-            | EventKind::Research(_) => {
+            EventKind::HumanDecided { .. } | EventKind::Pattern(_) => {
                 let pattern = self.info.as_ref().map(|i| i.pattern);
                 asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
@@ -396,7 +391,9 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{Conflict, FlagState, RoundEvent, RunStarted, RunStatus, Stance};
+    use crate::bus::{FlagState, RunStarted, RunStatus};
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::{Conflict, RoundEvent, Stance};
     use crate::stop::StopReason;
     use crate::tui::patterns::round_table::state::{Cell, RoundTable};
     use serde_json::json;
@@ -447,32 +444,32 @@ mod tests {
             forked_from: None,
         });
         let accepted = |round, agent: &str, stance| {
-            EventKind::Round(RoundEvent::ContributionAccepted {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionAccepted {
                 round,
                 agent: agent.into(),
                 stance,
                 confidence: 0.5,
                 summary: format!("{agent} in {round}"),
                 actions: vec!["act".into()],
-            })
+            }))
         };
         let kinds = vec![
             started,
-            EventKind::Round(RoundEvent::RoundStarted {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                 round: 1,
                 speakers: vec!["a".into(), "b".into()],
-            }),
-            EventKind::Round(RoundEvent::ContributionRequested {
+            })),
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
                 round: 1,
                 agent: "a".into(),
-            }),
+            })),
             accepted(1, "a", Stance::Go),
             accepted(1, "b", Stance::Block),
-            EventKind::Round(RoundEvent::RoundFinished {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
                 round: 1,
                 conflicts: vec![Conflict::BlockingVsNonBlock],
                 decision: None,
-            }),
+            })),
             EventKind::Paused {
                 gate: GatePoint::Round { round: 2 },
             },
@@ -484,15 +481,15 @@ mod tests {
             EventKind::Resumed {
                 gate: GatePoint::Round { round: 2 },
             },
-            EventKind::Round(RoundEvent::RoundStarted {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                 round: 2,
                 speakers: vec!["a".into(), "b".into(), "legal".into()],
-            }),
+            })),
             accepted(2, "a", Stance::Go),
-            EventKind::Round(RoundEvent::ContributionRequested {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
                 round: 2,
                 agent: "b".into(),
-            }),
+            })),
         ];
         kinds
             .into_iter()

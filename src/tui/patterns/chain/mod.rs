@@ -16,7 +16,8 @@ mod swarm;
 mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};
-use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::bus::{RunStarted, RunStatus};
+use crate::patterns::events::Decision;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};

@@ -8,7 +8,8 @@ pub mod state;
 mod view;
 
 use super::unit::{Seen, Unit, calls_in_words};
-use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::bus::{RunStarted, RunStatus};
+use crate::patterns::events::Decision;
 use crate::tui::keymap::Action;
 use crate::tui::selection::{Find, ListView, Shown};
 use crate::tui::state::calls::CallInFlight;
@@ -41,7 +42,7 @@ impl Unit for ResearchUnit {
     fn gate_ahead(&self, research: &Research) -> bool {
         research
             .current
-            .is_none_or(|phase| phase != crate::bus::ResearchPhase::Synthesize)
+            .is_none_or(|phase| phase != crate::patterns::events::ResearchPhase::Synthesize)
     }
 
     fn navigate(&self, selection: &mut ListView, action: Action, research: &Research, page: usize) {

@@ -2,7 +2,7 @@
 //! dashboard's question dialog: the conflicts and each analyst's stance,
 //! in the stances' colours, after the round that escalated.
 
-use crate::bus::{Conflict, SeatStance};
+use crate::patterns::events::{Conflict, SeatStance};
 use crate::sanitize::clean;
 use crate::tui::text::fit;
 use crate::tui::theme;

@@ -3,7 +3,7 @@
 //! answer being written there, as far as it has come.
 
 use super::state::{Cell, RoundTable};
-use crate::bus::Stance;
+use crate::patterns::events::Stance;
 use crate::tui::search;
 use crate::tui::state::partial::PartialText;
 use crate::tui::text::fit;

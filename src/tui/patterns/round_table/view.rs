@@ -5,8 +5,8 @@
 use super::TableView;
 use super::detail;
 use super::state::{Cell, RoundColumn, RoundTable};
-use crate::bus::Conflict;
 use crate::patterns::collaboration::escalate::HumanChoice;
+use crate::patterns::events::Conflict;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;

@@ -9,7 +9,8 @@ pub mod state;
 mod view;
 
 use super::unit::{Seen, Shortfall, Unit};
-use crate::bus::{Decision, Health, RunStarted};
+use crate::bus::RunStarted;
+use crate::patterns::events::{Decision, Health};
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
@@ -188,8 +189,10 @@ fn task_json(task: &TaskView) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::TaskEvent;
-    use crate::bus::{CallOutcome, EventKind, TaskStatus};
+    use crate::bus::{CallOutcome, EventKind};
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::TaskEvent;
+    use crate::patterns::events::TaskStatus;
     use crate::stop::StopReason;
     use crate::tui::patterns::fold::Fold;
     use ratatui::Terminal;
@@ -227,7 +230,7 @@ mod tests {
             elapsed_ms,
         );
         workers.apply(
-            &EventKind::Tasks(TaskEvent::TaskFinished {
+            &EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
                 task: task.into(),
                 worker: WORKER.into(),
                 status: if ok {
@@ -238,7 +241,7 @@ mod tests {
                 attempts_used: 1,
                 stop_reason: (!ok).then_some(StopReason::TaskTimeout),
                 result: None,
-            }),
+            })),
             elapsed_ms,
         );
     }
@@ -249,12 +252,12 @@ mod tests {
         let mut workers = Workers::default();
         for i in 0..tasks {
             workers.apply(
-                &EventKind::Tasks(TaskEvent::TaskQueued {
+                &EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued {
                     task: format!("t{i}"),
                     worker: WORKER.into(),
                     critical: false,
                     max_attempts: 1,
-                }),
+                })),
                 0,
             );
         }
