@@ -3,7 +3,7 @@
 
 use crate::bus::EventKind;
 
-/// The kind of an event as its serde name, e.g. `contribution_accepted`.
+/// The kind of an event as its serde name, e.g. `call_finished`.
 pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
     match kind {
         EventKind::Pattern(event) => event.kind_name(),

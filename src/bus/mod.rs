@@ -241,8 +241,7 @@ fn scrubbed(kind: EventKind) -> EventKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::patterns::events::PatternEvent;
-    use crate::patterns::events::RoundEvent;
+    use crate::patterns::events::{PatternEvent, RoundEvent, TaskEvent};
 
     fn bus(hub: &Hub) -> Bus {
         Bus::new(1, RunClock::start(), hub.clone(), None)
@@ -332,10 +331,8 @@ mod tests {
         let hub = Hub::new(16);
         let mut sub = hub.subscribe();
         let bus = bus(&hub);
-        bus.publish(EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRejected {
-            round: 1,
-            agent: "risk_analyst".into(),
-            reason: "invalid_turn".parse().unwrap(),
+        bus.publish(EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanRejected {
+            reason: "invalid_plan".parse().unwrap(),
             raw: serde_json::json!({"text": format!("Bearer {secret}"), secret: [&secret[4..16]]}),
         })));
         bus.publish(EventKind::FlagChanged {

@@ -8,6 +8,7 @@
 
 use crate::bus::event::values::GateKind;
 use crate::patterns::collaboration::{describe as round_lines, events::RoundNamed};
+pub(crate) use crate::patterns::measure::Measure;
 use crate::patterns::orchestrator::{describe as task_lines, events::TaskNamed};
 use crate::patterns::research::{describe as research_lines, events::ResearchNamed};
 use crate::patterns::team::{describe as team_lines, events::TeamNamed};
@@ -91,6 +92,16 @@ impl PatternEvent {
         match self {
             PatternEvent::Round(event) => round_lines::asks_a_person(event),
             PatternEvent::Tasks(_) | PatternEvent::Team(_) | PatternEvent::Research(_) => false,
+        }
+    }
+
+    /// What the event measured on the run's clock, if anything, with its
+    /// value (the event is at run time `t_ms`).
+    pub(crate) fn measured(&self, t_ms: u64) -> Option<(Measure, u64)> {
+        match self {
+            PatternEvent::Team(event) => team_lines::measured(event),
+            PatternEvent::Research(event) => research_lines::measured(event, t_ms),
+            PatternEvent::Round(_) | PatternEvent::Tasks(_) => None,
         }
     }
 

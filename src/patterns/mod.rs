@@ -10,6 +10,7 @@ pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
 pub mod events;
 pub(crate) mod in_flight;
+pub(crate) mod measure;
 pub(crate) mod orchestrator;
 pub(crate) mod research;
 pub(crate) mod swarm;

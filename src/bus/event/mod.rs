@@ -114,7 +114,7 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         attempt: u32,
         /// What the call is for, e.g. `round 2 · risk_analyst`.
         label: String,
-        /// The role or agent a model call speaks for (a contribution's
+        /// The role or agent a model call speaks for (a round table's
         /// role, a turn's agent or member), so that a pane can show its
         /// text as it arrives where that agent sits.
         #[serde(default, skip_serializing_if = "Option::is_none")]

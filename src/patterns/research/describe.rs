@@ -3,6 +3,7 @@
 
 use super::events::{ResearchEvent, ResearchPhase};
 use crate::bus::event::values::GateKind;
+use crate::patterns::measure::Measure;
 use crate::words::plural;
 
 /// The event's line.
@@ -70,6 +71,14 @@ pub(crate) fn opens_step(event: &ResearchEvent) -> bool {
 pub(crate) fn opened_gate(event: &ResearchEvent) -> Option<(GateKind, u32)> {
     match event {
         ResearchEvent::ResearchStepStarted(started) => Some((GateKind::Step, started.step)),
+        _ => None,
+    }
+}
+
+/// What the event measured: the run time a step ended at.
+pub(crate) fn measured(event: &ResearchEvent, t_ms: u64) -> Option<(Measure, u64)> {
+    match event {
+        ResearchEvent::ResearchStepFinished(step) => Some((Measure::StepEnded(step.step), t_ms)),
         _ => None,
     }
 }

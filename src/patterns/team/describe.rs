@@ -4,6 +4,7 @@
 
 use super::events::TeamEvent;
 use crate::bus::event::values::GateKind;
+use crate::patterns::measure::Measure;
 
 /// The event's line.
 pub(crate) fn line(event: &TeamEvent) -> String {
@@ -96,6 +97,25 @@ pub(crate) fn opens_step(event: &TeamEvent) -> bool {
 pub(crate) fn opened_gate(event: &TeamEvent) -> Option<(GateKind, u32)> {
     match event {
         TeamEvent::TurnStarted { turn, .. } => Some((GateKind::Turn, *turn)),
+        _ => None,
+    }
+}
+
+/// What the event measured: a member call's latency.
+pub(crate) fn measured(event: &TeamEvent) -> Option<(Measure, u64)> {
+    match event {
+        TeamEvent::MemberCallFinished {
+            turn,
+            member,
+            latency_ms,
+            ..
+        } => Some((
+            Measure::MemberCall {
+                turn: *turn,
+                member: member.clone(),
+            },
+            *latency_ms,
+        )),
         _ => None,
     }
 }

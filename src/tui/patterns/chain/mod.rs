@@ -17,7 +17,6 @@ mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::{RunStarted, RunStatus};
-use crate::patterns::events::Decision;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
@@ -284,8 +283,8 @@ fn answered_by(outcome: &Outcome) -> Line<'static> {
         return widgets::no_decision(outcome.status, "NO ANSWER");
     };
     let (words, style) = match outcome.status {
-        RunStatus::Ok => ("ANSWERED BY", theme::decision(Decision::Go)),
-        RunStatus::Stopped => ("STOPPED WITH", theme::decision(Decision::NoGo)),
+        RunStatus::Ok => ("ANSWERED BY", theme::headline(theme::GO)),
+        RunStatus::Stopped => ("STOPPED WITH", theme::headline(theme::BLOCK)),
     };
     Line::styled(format!("{words} {}", fit(agent, 30)), style)
 }

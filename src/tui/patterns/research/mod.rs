@@ -9,7 +9,6 @@ mod view;
 
 use super::unit::{Seen, Unit, calls_in_words};
 use crate::bus::{RunStarted, RunStatus};
-use crate::patterns::events::Decision;
 use crate::tui::keymap::Action;
 use crate::tui::selection::{Find, ListView, Shown};
 use crate::tui::state::calls::CallInFlight;
@@ -100,9 +99,9 @@ impl Unit for ResearchUnit {
 
     fn headline(&self, _research: &Research, outcome: &Outcome) -> Line<'static> {
         if outcome.status == RunStatus::Ok {
-            Line::styled("GROUNDED ANSWER", theme::decision(Decision::Go))
+            Line::styled("GROUNDED ANSWER", theme::headline(theme::GO))
         } else {
-            Line::styled("NO ANSWER", theme::decision(Decision::NoGo))
+            Line::styled("NO ANSWER", theme::headline(theme::BLOCK))
         }
     }
 

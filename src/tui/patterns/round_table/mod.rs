@@ -5,6 +5,7 @@
 //! `detail`).
 
 mod asks;
+mod colours;
 mod detail;
 pub(crate) mod log;
 mod selection;
@@ -115,7 +116,7 @@ impl Unit for RoundTableUnit {
                 if outcome.shown.decided_by_human {
                     words.push_str(" · decided by a person");
                 }
-                Line::styled(fit(&words, 60), theme::decision(decision))
+                Line::styled(fit(&words, 60), colours::decision(decision))
             }
             None => widgets::no_decision(outcome.status, "NO DECISION"),
         }

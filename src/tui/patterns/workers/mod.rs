@@ -10,7 +10,7 @@ mod view;
 
 use super::unit::{Seen, Shortfall, Unit};
 use crate::bus::RunStarted;
-use crate::patterns::events::{Decision, Health};
+use crate::patterns::events::Health;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::{Find, ListView};
@@ -89,10 +89,10 @@ impl Unit for WorkersUnit {
         match outcome.summary.health {
             Some(health) => Line::styled(
                 format!("HEALTH {}", health.as_str().to_uppercase()),
-                theme::decision(match health {
-                    Health::Green => Decision::Go,
-                    Health::Yellow => Decision::GoWithCaution,
-                    Health::Red => Decision::NoGo,
+                theme::headline(match health {
+                    Health::Green => theme::GO,
+                    Health::Yellow => theme::CAUTION,
+                    Health::Red => theme::BLOCK,
                 }),
             ),
             // A run stopped before its aggregate has no health to give.
