@@ -80,6 +80,13 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
             max,
             queued,
         } => format!("{tool}: {in_flight}/{max} in flight, {queued} waiting"),
+        _ => return None,
+    })
+}
+
+/// A task's attempt, as its line, when the event is one.
+pub(super) fn attempt(kind: &EventKind) -> Option<String> {
+    Some(match kind {
         EventKind::AttemptStarted {
             task,
             attempt,

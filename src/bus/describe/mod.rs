@@ -18,6 +18,7 @@ pub(crate) fn describe(kind: &EventKind) -> String {
         EventKind::Pattern(event) => event.describe(),
         shared => run::line(shared)
             .or_else(|| calls::line(shared))
+            .or_else(|| calls::attempt(shared))
             // Every kind has its words in one group; the name is a last resort.
             .unwrap_or_else(|| kind_name(shared).to_string()),
     };

@@ -238,12 +238,10 @@ impl<'a> TeamRun<'a> {
             return Err(Halted::before_the_call(reason));
         }
         drop(numbered);
-        self.bus.publish(EventKind::Pattern(PatternEvent::Team(
-            TeamEvent::TurnStarted {
-                turn: number,
-                agent: path.clone(),
-            },
-        )));
+        self.bus.publish(team_event(TeamEvent::TurnStarted {
+            turn: number,
+            agent: path.clone(),
+        }));
         let request = ModelRequest::new(
             Purpose::Turn {
                 agent: path.clone(),
@@ -284,14 +282,12 @@ impl<'a> TeamRun<'a> {
                 (turn.action.outcome(), Ok(turn))
             }
         };
-        self.bus.publish(EventKind::Pattern(PatternEvent::Team(
-            TeamEvent::TurnFinished {
-                turn: number,
-                agent: path,
-                outcome,
-                latency_ms,
-            },
-        )));
+        self.bus.publish(team_event(TeamEvent::TurnFinished {
+            turn: number,
+            agent: path,
+            outcome,
+            latency_ms,
+        }));
         result
     }
 
@@ -394,4 +390,9 @@ impl<'a> TeamRun<'a> {
 
 pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A team's event as the bus carries it.
+fn team_event(event: TeamEvent) -> EventKind {
+    EventKind::Pattern(PatternEvent::Team(event))
 }

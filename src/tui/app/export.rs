@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::path::Path;
 
 impl App {
-    /// The JSON of what the focused pane has selected: a contribution,
+    /// The JSON of what the focused pane has selected: a seat's answer,
     /// task, transfer, note or tool, the newest event shown, the result.
     pub(super) fn selected_json(&self) -> Option<Value> {
         let slot = self.run()?;

@@ -1,4 +1,4 @@
-//! Details: the selected item as pretty JSON (a contribution, an event or
+//! Details: the selected item as pretty JSON (a seat's answer, an event or
 //! the result document), cleaned for the terminal, in a modal that scrolls
 //! by line and by page, to the top and the end, and searches: every match
 //! highlighted, the current one marked, the next one a key away.
