@@ -1,6 +1,6 @@
 //! The round table's events and their vocabulary: a contribution's stance,
 //! a round's conflicts and decision (000's contract), the escalation to a
-//! person. The bus carries them as [`crate::patterns::events::PatternEvent`];
+//! person. The bus carries them as `PatternEvent` (`patterns::events`);
 //! the result documents, the run summary and every viewer read them. Data
 //! only: nothing here imports the bus's upper parts or the runner.
 

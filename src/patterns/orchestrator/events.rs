@@ -1,6 +1,6 @@
 //! The orchestrator's events and their vocabulary: planned tasks, their
 //! states and the run's health. The bus carries them as
-//! [`crate::patterns::events::PatternEvent`]; the result document and every
+//! `PatternEvent` (`patterns::events`); the result document and every
 //! viewer read them. Data only: it decides nothing.
 
 use crate::bus::event_kinds::event_kinds;

@@ -1,6 +1,6 @@
 //! The research workflow's events and their vocabulary: the workflow's
 //! phases and what each research event carries. The bus carries them as
-//! [`crate::patterns::events::PatternEvent`]; the result document and every
+//! `PatternEvent` (`patterns::events`); the result document and every
 //! viewer read them. Data only: it decides nothing.
 
 use crate::bus::event_kinds::event_kinds;

@@ -1,6 +1,6 @@
 //! The events of a team of agents (swarm and coordinator) and their
 //! vocabulary: how an agent's turn ended and why a transfer was refused.
-//! The bus carries them as [`crate::patterns::events::PatternEvent`]; the
+//! The bus carries them as `PatternEvent` (`patterns::events`); the
 //! result documents and every viewer read them. Data only.
 
 use crate::bus::CallOutcome;
