@@ -2,10 +2,10 @@
 //! of 12 agents over 16,000 rounds), opened and drawn at its last frame, and
 //! a step back from its end.
 
-use conclave::bus::RoundEvent;
-use conclave::bus::{
-    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, RunStarted, Stance,
-};
+use conclave::bus::{BudgetKind, CallOutcome, ClockMode, Event, EventKind, RunStarted};
+use conclave::patterns::events::PatternEvent;
+use conclave::patterns::events::RoundEvent;
+use conclave::patterns::events::{Conflict, Stance};
 use conclave::scenario::Scenario;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -74,10 +74,10 @@ fn write_recording(path: &Path) {
     'rounds: loop {
         round += 1;
         if emit(
-            EventKind::Round(RoundEvent::RoundStarted {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: roles.clone(),
-            }),
+            })),
             &mut out,
         ) >= EVENTS
         {
@@ -86,10 +86,10 @@ fn write_recording(path: &Path) {
         for (i, role) in roles.iter().enumerate() {
             call += 1;
             let kinds = [
-                EventKind::Round(RoundEvent::ContributionRequested {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
                     round,
                     agent: role.clone(),
-                }),
+                })),
                 EventKind::CallStarted {
                     call,
                     tool: "model".into(),
@@ -118,7 +118,7 @@ fn write_recording(path: &Path) {
                     used: call,
                     limit: 10_000_000,
                 },
-                EventKind::Round(RoundEvent::ContributionAccepted {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionAccepted {
                     round,
                     agent: role.clone(),
                     stance: stances[(i + round as usize) % 3],
@@ -127,7 +127,7 @@ fn write_recording(path: &Path) {
                         "{role} weighs round {round}: the facts hold, with one open risk."
                     ),
                     actions: vec!["Watch the failure rate".into(), "Stage the rollout".into()],
-                }),
+                })),
             ];
             for kind in kinds {
                 if emit(kind, &mut out) >= EVENTS {
@@ -135,11 +135,11 @@ fn write_recording(path: &Path) {
                 }
             }
         }
-        let finished = EventKind::Round(RoundEvent::RoundFinished {
+        let finished = EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
             round,
             conflicts: vec![Conflict::BlockingVsNonBlock, Conflict::HighDivergence],
             decision: None,
-        });
+        }));
         if emit(finished, &mut out) >= EVENTS {
             break;
         }

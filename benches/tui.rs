@@ -2,10 +2,10 @@
 //! table of 12 agents × 10 rounds with 5,000 events in the log, and folding
 //! events into run state (events per second).
 
-use conclave::bus::RoundEvent;
-use conclave::bus::{
-    BudgetKind, CallOutcome, ClockMode, Conflict, Event, EventKind, FlagState, RunStarted, Stance,
-};
+use conclave::bus::{BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, RunStarted};
+use conclave::patterns::events::PatternEvent;
+use conclave::patterns::events::RoundEvent;
+use conclave::patterns::events::{Conflict, Stance};
 use conclave::scenario::{PatternKind, Scenario};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::state::RunState;
@@ -60,16 +60,20 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
     let stances = [Stance::Go, Stance::Caution, Stance::Block];
     let mut call = 0u64;
     for round in 1..=rounds {
-        kinds.push(EventKind::Round(RoundEvent::RoundStarted {
-            round,
-            speakers: roles.clone(),
-        }));
+        kinds.push(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::RoundStarted {
+                round,
+                speakers: roles.clone(),
+            },
+        )));
         for (i, role) in roles.iter().enumerate() {
             call += 1;
-            kinds.push(EventKind::Round(RoundEvent::ContributionRequested {
-                round,
-                agent: role.clone(),
-            }));
+            kinds.push(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::ContributionRequested {
+                    round,
+                    agent: role.clone(),
+                },
+            )));
             kinds.push(EventKind::CallStarted {
                 call,
                 tool: "model".into(),
@@ -98,22 +102,26 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 used: call,
                 limit: 1000,
             });
-            kinds.push(EventKind::Round(RoundEvent::ContributionAccepted {
-                round,
-                agent: role.clone(),
-                stance: stances[(i + round as usize) % 3],
-                confidence: 0.5 + (i as f64) / 40.0,
-                summary: format!(
-                    "{role} weighs round {round}: the facts hold, with one open risk to watch."
-                ),
-                actions: vec!["Watch the failure rate".into(), "Stage the rollout".into()],
-            }));
+            kinds.push(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::ContributionAccepted {
+                    round,
+                    agent: role.clone(),
+                    stance: stances[(i + round as usize) % 3],
+                    confidence: 0.5 + (i as f64) / 40.0,
+                    summary: format!(
+                        "{role} weighs round {round}: the facts hold, with one open risk to watch."
+                    ),
+                    actions: vec!["Watch the failure rate".into(), "Stage the rollout".into()],
+                },
+            )));
         }
-        kinds.push(EventKind::Round(RoundEvent::RoundFinished {
-            round,
-            conflicts: vec![Conflict::BlockingVsNonBlock, Conflict::HighDivergence],
-            decision: None,
-        }));
+        kinds.push(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::RoundFinished {
+                round,
+                conflicts: vec![Conflict::BlockingVsNonBlock, Conflict::HighDivergence],
+                decision: None,
+            },
+        )));
     }
     while kinds.len() < total {
         call += 1;

@@ -5,10 +5,11 @@
 //! real runs of the shipped scenarios on the virtual clock.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
-use conclave::bus::TeamEvent;
 use conclave::bus::{CallOutcome, Event, EventKind};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::TeamEvent;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
 use conclave::tui::panes;
@@ -136,7 +137,7 @@ async fn a_coordinator_calls_three_members_side_by_side() {
     // The market analyst has answered; risk and legal are still running.
     let mid = until(
         &events,
-        |k| matches!(k, EventKind::Team(TeamEvent::MemberCallFinished { member, outcome: CallOutcome::Ok, .. }) if member == "market_analyst"),
+        |k| matches!(k, EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished { member, outcome: CallOutcome::Ok, .. })) if member == "market_analyst"),
     );
     let mut app = app_with(&mid);
     let buffer = chain_pane(&app, 100, 10);
@@ -175,7 +176,7 @@ async fn live_a_turns_tool_call_and_a_transfers_message_show_as_they_happen() {
     // Right after billing's invoice lookup, before billing hands on.
     let after_lookup = until(
         &events,
-        |k| matches!(k, EventKind::Team(TeamEvent::ToolUsed { tool, .. }) if tool == "invoice_lookup"),
+        |k| matches!(k, EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed { tool, .. })) if tool == "invoice_lookup"),
     );
     let app = app_with(&after_lookup);
     let pane = text(&chain_pane(&app, 120, 16));
@@ -191,12 +192,12 @@ async fn live_a_turns_tool_call_and_a_transfers_message_show_as_they_happen() {
     let used = after_lookup
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::ToolUsed { args, result, .. }) => {
-                Some((args.clone(), result.clone()))
-            }
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
+                args, result, ..
+            })) => Some((args.clone(), result.clone())),
             _ => None,
         })
         .unwrap();
     assert_eq!(used.0, r#"{"order_id":"A-1042"}"#);
-    assert!(used.1.chars().count() <= conclave::bus::TURN_TEXT_CHARS + 1);
+    assert!(used.1.chars().count() <= conclave::patterns::events::TURN_TEXT_CHARS + 1);
 }

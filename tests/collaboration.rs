@@ -2,11 +2,12 @@
 //! every stop reason of 000, flags at launch and live, pause and step.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::{kinds, run, run_default, said, scenario, table};
-use conclave::bus::RoundEvent;
 use conclave::bus::{EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::RoundEvent;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -296,7 +297,9 @@ fn speakers_by_round(events: &[conclave::bus::Event]) -> Vec<Vec<String>> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Round(RoundEvent::RoundStarted { speakers, .. }) => Some(speakers.clone()),
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
+                speakers, ..
+            })) => Some(speakers.clone()),
             _ => None,
         })
         .collect()
@@ -370,7 +373,10 @@ async fn a_flag_turned_on_live_takes_effect_from_the_next_round() {
         .position(|e| {
             matches!(
                 e.kind,
-                EventKind::Round(RoundEvent::RoundStarted { round: 2, .. })
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
+                    round: 2,
+                    ..
+                }))
             )
         })
         .unwrap();
@@ -436,7 +442,9 @@ async fn step_runs_exactly_one_round_and_the_run_clock_stops_while_paused() {
     let rounds: Vec<u32> = stepped
         .iter()
         .filter_map(|e| match e.kind {
-            EventKind::Round(RoundEvent::RoundFinished { round, .. }) => Some(round),
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
+                round, ..
+            })) => Some(round),
             _ => None,
         })
         .collect();

@@ -4,11 +4,12 @@
 //! refused member calls, and the launch review scenario.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::{run, run_default, scenario};
-use conclave::bus::TeamEvent;
 use conclave::bus::{CallOutcome, EventKind};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::TeamEvent;
 use serde_json::{Value, json};
 
 /// A coordinator `lead` with members m1..m3, each answering after the
@@ -78,7 +79,10 @@ async fn members_run_side_by_side_through_the_gateway() {
     let finished: Vec<&str> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::MemberCallFinished { member, .. }) => Some(member.as_str()),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
+                member,
+                ..
+            })) => Some(member.as_str()),
             _ => None,
         })
         .collect();
@@ -105,9 +109,10 @@ async fn with_parallel_off_members_answer_one_after_another_in_the_order_asked()
     let finished: Vec<(&str, u64)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::MemberCallFinished { member, .. }) => {
-                Some((member.as_str(), e.t_ms))
-            }
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
+                member,
+                ..
+            })) => Some((member.as_str(), e.t_ms)),
             _ => None,
         })
         .collect();
@@ -146,10 +151,10 @@ async fn a_member_past_its_timeout_is_cut_and_the_coordinator_goes_on() {
         .find(|e| {
             matches!(
                 &e.kind,
-                EventKind::Team(TeamEvent::MemberCallFinished {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                     outcome: CallOutcome::Timeout,
                     ..
-                })
+                }))
             )
         })
         .unwrap();

@@ -7,10 +7,11 @@
 //! recording made before prices still replays.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
-use conclave::bus::RoundEvent;
 use conclave::bus::{Event, EventKind, Hub, TokenUsage};
 use conclave::engine::{self, LaunchOptions, ProviderChoice};
+use conclave::patterns::events::RoundEvent;
 use conclave::scenario::{ModelPrice, PriceTable, ProviderKind};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -250,7 +251,10 @@ async fn checkout_with_a_token_budget_below_what_round_2_needs_stops_after_round
     assert!(
         !events.iter().any(|e| matches!(
             e.kind,
-            EventKind::Round(RoundEvent::RoundStarted { round: 2, .. })
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
+                round: 2,
+                ..
+            }))
         )),
         "round 2 never starts"
     );
@@ -588,7 +592,10 @@ async fn checkout_after_round_1(doc: &Value, options: LaunchOptions) -> Vec<Arc<
         .position(|e| {
             matches!(
                 e.kind,
-                EventKind::Round(RoundEvent::RoundFinished { round: 1, .. })
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
+                    round: 1,
+                    ..
+                }))
             )
         })
         .unwrap();

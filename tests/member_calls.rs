@@ -4,6 +4,7 @@
 //! faster for some members in one run and for others in the next.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::cli::{conclave, result};
 use conclave::bus::{Event, EventKind};
@@ -200,7 +201,9 @@ async fn a_turn_asking_for_more_member_calls_than_the_budget_stops_without_start
         .filter(|e| {
             matches!(
                 e.kind,
-                EventKind::Team(conclave::bus::TeamEvent::MemberCallStarted { .. })
+                EventKind::Pattern(PatternEvent::Team(
+                    conclave::patterns::events::TeamEvent::MemberCallStarted { .. }
+                ))
             )
         })
         .count();

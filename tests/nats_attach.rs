@@ -6,13 +6,14 @@
 //! wait polls a condition against a deadline.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::nats::NatsServer;
 use common::screen;
-use conclave::bus::RoundEvent;
 use conclave::bus::{Event, EventKind, GatePoint};
 use conclave::nats::command::{Control, RemoteCommand};
 use conclave::nats::watch::Watcher;
+use conclave::patterns::events::RoundEvent;
 use conclave::record::read_recording;
 use conclave::stop::StopReason;
 use conclave::tui::app::{App, AppOptions};
@@ -307,9 +308,10 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
     let next = events[stepped..]
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::Round(RoundEvent::RoundStarted { round, speakers }) => {
-                Some((*round, speakers.clone()))
-            }
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
+                round,
+                speakers,
+            })) => Some((*round, speakers.clone())),
             _ => None,
         })
         .expect("the stepped round runs");
@@ -327,9 +329,10 @@ async fn attach_shows_another_processs_run_from_its_first_event_and_its_keys_hol
         }
     );
     assert!(
-        events[paused_again + 1..]
-            .iter()
-            .all(|e| !matches!(e.kind, EventKind::Round(RoundEvent::RoundStarted { .. }))),
+        events[paused_again + 1..].iter().all(|e| !matches!(
+            e.kind,
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted { .. }))
+        )),
         "no round after the second hold"
     );
     let EventKind::RunFinished { stop_reason, .. } = &events.last().unwrap().kind else {

@@ -6,6 +6,7 @@
 //! agent as `TEAM/AGENT`; and runs are the same for the same seed.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::cli::{conclave, result};
 use common::files::edit;
@@ -13,8 +14,9 @@ use common::loopback::{Loopback, Reply as Answer};
 use common::real::{Sandbox, stderr, toolbox};
 use common::streaming::{self, Reply, Streamed};
 use common::{run, run_default, scenario, shipped};
-use conclave::bus::{BudgetKind, CallOutcome, Event, EventKind, TeamEvent};
+use conclave::bus::{BudgetKind, CallOutcome, Event, EventKind};
 use conclave::engine::{LaunchOptions, ProviderChoice};
+use conclave::patterns::events::TeamEvent;
 use conclave::scenario::ProviderKind;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -48,7 +50,9 @@ fn turn_agents(events: &[Event]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::TurnStarted { agent, .. }) => Some(agent.clone()),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { agent, .. })) => {
+                Some(agent.clone())
+            }
             _ => None,
         })
         .collect()
@@ -126,11 +130,11 @@ async fn the_shipped_team_of_teams_runs_each_member_team_to_its_own_stop() {
     let announced: Vec<_> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::MemberCallStarted {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
                 member,
                 team: Some(team),
                 ..
-            }) => Some((member.clone(), team.path.clone(), team.pattern.clone())),
+            })) => Some((member.clone(), team.path.clone(), team.pattern.clone())),
             _ => None,
         })
         .collect();
@@ -150,11 +154,11 @@ async fn the_shipped_team_of_teams_runs_each_member_team_to_its_own_stop() {
         ]
     );
     assert!(events.iter().any(|e| matches!(&e.kind,
-        EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. })
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted { from, to, .. }))
             if from == "launch/support_swarm/triage" && to == "launch/support_swarm/billing")));
     // The team's own tool, known to the gateway by the team's name.
     assert!(events.iter().any(|e| matches!(&e.kind,
-        EventKind::Team(TeamEvent::ToolUsed { agent, tool, ok: true, .. })
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed { agent, tool, ok: true, .. }))
             if agent == "launch/research_team/risk_analyst"
                 && tool == "research_team/incident_feed")));
 }
@@ -188,9 +192,11 @@ async fn a_member_teams_node_timeout_stops_it_and_not_the_run() {
         "node_timeout:launch/support_swarm/billing"
     );
     let finished = events.iter().find_map(|e| match &e.kind {
-        EventKind::Team(TeamEvent::MemberCallFinished {
-            member, outcome, ..
-        }) if member == "support_swarm" => Some(*outcome),
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
+            member,
+            outcome,
+            ..
+        })) if member == "support_swarm" => Some(*outcome),
         _ => None,
     });
     assert_eq!(finished, Some(CallOutcome::Error));
@@ -216,11 +222,10 @@ async fn the_callers_member_timeout_cuts_a_member_team_where_it_is() {
     let cut_at = events
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::MemberCallFinished { member, .. })
-                if member == "research_team" =>
-            {
-                Some(e.t_ms)
-            }
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
+                member,
+                ..
+            })) if member == "research_team" => Some(e.t_ms),
             _ => None,
         })
         .unwrap();
@@ -229,7 +234,7 @@ async fn the_callers_member_timeout_cuts_a_member_team_where_it_is() {
         .filter(|e| e.t_ms >= cut_at)
         .filter(|e| {
             matches!(&e.kind,
-            EventKind::Team(TeamEvent::TurnStarted { agent, .. })
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { agent, .. }))
                 if agent.starts_with("launch/research_team/"))
         })
         .collect();

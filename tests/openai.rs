@@ -10,13 +10,14 @@
 //! scenario's own timeouts, all well under a second or two.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::script::{Script, quick, system_of};
 
-use conclave::bus::TaskEvent;
 use conclave::bus::{BreakerState, CallOutcome, Event, EventKind};
 use conclave::engine::{LaunchOptions, ProviderChoice};
 use conclave::patterns::RunOutcome;
+use conclave::patterns::events::TaskEvent;
 use conclave::scenario::ProviderKind;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::view;
@@ -305,7 +306,7 @@ async fn an_orchestrator_plan_on_the_endpoint_equals_the_sim() {
     assert!(
         events
             .iter()
-            .any(|e| matches!(&e.kind, EventKind::Tasks(TaskEvent::PlanAccepted { tasks }) if !tasks.is_empty()))
+            .any(|e| matches!(&e.kind, EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanAccepted { tasks })) if !tasks.is_empty()))
     );
     let requests = server.received_requests().await.unwrap();
     let plan: Value = serde_json::from_slice(&requests[0].body).unwrap();

@@ -4,11 +4,13 @@
 //! runs of other tabs needing a person.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::cli::{conclave, result};
 use common::screen::of_app;
-use conclave::bus::{Event, EventKind, RoundEvent};
+use conclave::bus::{Event, EventKind};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::RoundEvent;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::view;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -132,11 +134,13 @@ async fn escalated(dir: &Path) -> Vec<Arc<Event>> {
 async fn a_round_after_which_the_table_asked_a_person_reads_escalated() {
     let dir = tempfile::tempdir().unwrap();
     let events = escalated(dir.path()).await;
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e.kind, EventKind::EscalatedToHuman { round: 2, .. }))
-    );
+    assert!(events.iter().any(|e| matches!(
+        e.kind,
+        EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman {
+            round: 2,
+            ..
+        }))
+    )));
     // While the table waits, and once the run has stopped for want of an
     // answer.
     for cut in [events.len() - 1, events.len()] {
@@ -167,7 +171,9 @@ async fn a_pause_asked_for_in_the_last_round_says_no_gate_is_left() {
     .await;
     let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
     let rounds = |e: &Event| match &e.kind {
-        EventKind::Round(RoundEvent::RoundStarted { round, .. }) => Some(*round),
+        EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted { round, .. })) => {
+            Some(*round)
+        }
         _ => None,
     };
     let last = events.iter().filter_map(|e| rounds(e)).max().unwrap();
@@ -569,7 +575,7 @@ async fn a_swarm_transfers_details_hold_its_agents_tool_calls_whole() {
 
 #[tokio::test(start_paused = true)]
 async fn a_pause_asked_for_in_the_research_synthesis_says_no_gate_is_left() {
-    use conclave::bus::{ResearchEvent, ResearchPhase};
+    use conclave::patterns::events::{ResearchEvent, ResearchPhase};
     let (_, events) = common::run(
         common::shipped("payments_incident_research.json"),
         LaunchOptions::default(),
@@ -577,7 +583,9 @@ async fn a_pause_asked_for_in_the_research_synthesis_says_no_gate_is_left() {
     .await;
     let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
     let step = |e: &Event| match &e.kind {
-        EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => Some(s.phase),
+        EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(s))) => {
+            Some(s.phase)
+        }
         _ => None,
     };
     for (phase, said) in [

@@ -4,11 +4,12 @@
 //! workers' scripted failures.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::{ops, plan_of, run, run_default, scenario, task, three_tasks};
-use conclave::bus::TaskEvent;
 use conclave::bus::{EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::TaskEvent;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -129,7 +130,7 @@ async fn every_invalid_plan_reason_stops_in_the_plan_phase() {
         assert_eq!((&r["trace"], &r["history"]), (&json!([]), &json!([])));
         assert!(r.get("plan").is_none());
         assert!(events.iter().any(|e| matches!(&e.kind,
-            EventKind::Tasks(TaskEvent::PlanRejected { reason: why, .. }) if why.to_string() == format!("invalid_plan:{reason}"))));
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanRejected { reason: why, .. })) if why.to_string() == format!("invalid_plan:{reason}"))));
     }
 }
 

@@ -3,11 +3,13 @@
 //! for, and identical event streams for identical runs.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::{kinds, ops, run, scenario, three_tasks};
-use conclave::bus::TaskEvent;
-use conclave::bus::{CallOutcome, Event, EventKind, GatePoint, TaskStatus};
+use conclave::bus::{CallOutcome, Event, EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::TaskEvent;
+use conclave::patterns::events::TaskStatus;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -43,7 +45,10 @@ async fn the_morning_report_retries_payments_at_the_timeout_not_when_the_slow_ca
     assert_eq!(r["trace"][1]["retried"], true);
 
     let planned = time_of(&events, |k| {
-        matches!(k, EventKind::Tasks(TaskEvent::PlanAccepted { .. }))
+        matches!(
+            k,
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanAccepted { .. }))
+        )
     });
     let timed_out = time_of(
         &events,
@@ -55,7 +60,7 @@ async fn the_morning_report_retries_payments_at_the_timeout_not_when_the_slow_ca
     );
     let done = time_of(
         &events,
-        |k| matches!(k, EventKind::Tasks(TaskEvent::TaskFinished { task, status: TaskStatus::Done, .. }) if task == "t2"),
+        |k| matches!(k, EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished { task, status: TaskStatus::Done, .. })) if task == "t2"),
     );
     assert_eq!(timed_out - planned, 2000, "the 2.6 s call is cut at 2 s");
     assert_eq!(retried, timed_out, "and dropped, not waited for");
@@ -70,15 +75,21 @@ async fn each_task_reports_queued_attempts_and_finish_in_order() {
     let names: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Tasks(TaskEvent::TaskQueued { task, .. }) => Some(format!("queued {task}")),
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued { task, .. })) => {
+                Some(format!("queued {task}"))
+            }
             EventKind::AttemptStarted { task, attempt, .. } => {
                 Some(format!("start {task}#{attempt}"))
             }
             EventKind::AttemptFinished { task, attempt, .. } => {
                 Some(format!("end {task}#{attempt}"))
             }
-            EventKind::Tasks(TaskEvent::TaskFinished { task, .. }) => Some(format!("done {task}")),
-            EventKind::Tasks(TaskEvent::Aggregated { .. }) => Some("aggregated".into()),
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished { task, .. })) => {
+                Some(format!("done {task}"))
+            }
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::Aggregated { .. })) => {
+                Some("aggregated".into())
+            }
             _ => None,
         })
         .collect();
@@ -230,7 +241,9 @@ async fn the_run_holds_at_a_retry_gate_while_other_tasks_finish() {
     let finished: Vec<&str> = held
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Tasks(TaskEvent::TaskFinished { task, .. }) => Some(task.as_str()),
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished { task, .. })) => {
+                Some(task.as_str())
+            }
             _ => None,
         })
         .collect();
@@ -314,7 +327,7 @@ async fn the_regional_sweep_keeps_eight_tasks_in_flight() {
     for event in &events {
         match &event.kind {
             EventKind::AttemptStarted { attempt: 1, .. } => running += 1,
-            EventKind::Tasks(TaskEvent::TaskFinished { .. }) => running -= 1,
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished { .. })) => running -= 1,
             _ => {}
         }
         most = most.max(running);

@@ -5,10 +5,11 @@
 
 use crate::common;
 use crate::receiver;
+use conclave::patterns::events::PatternEvent;
 
 use conclave::bus::{Event, EventKind, EventSink, Hub};
-use conclave::bus::{RoundEvent, TeamEvent};
 use conclave::engine::{self, LaunchOptions};
+use conclave::patterns::events::{RoundEvent, TeamEvent};
 use conclave::telemetry::{Exporter, OtlpConfig};
 use receiver::{Collector, Got, shape};
 use std::path::Path;
@@ -157,9 +158,10 @@ fn a_round_table_arrives_as_one_trace_of_rounds_agents_and_chats() {
     let contributions: Vec<(u32, String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
-                Some((*round, agent.clone()))
-            }
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
+                round,
+                agent,
+            })) => Some((*round, agent.clone())),
             _ => None,
         })
         .collect();
@@ -283,9 +285,9 @@ fn a_swarms_handoffs_arrive_as_span_events() {
     let handoffs: Vec<(String, String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. }) => {
-                Some((from.clone(), to.clone()))
-            }
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                from, to, ..
+            })) => Some((from.clone(), to.clone())),
             _ => None,
         })
         .collect();
@@ -299,7 +301,12 @@ fn a_swarms_handoffs_arrive_as_span_events() {
     assert_eq!(got, handoffs);
     let turns = events
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::Team(TeamEvent::TurnStarted { .. })))
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { .. }))
+            )
+        })
         .count();
     assert_eq!(named(&spans, "invoke_agent ").len(), turns);
 }

@@ -6,9 +6,11 @@
 //! round 2, and then the events an endpoint's run publishes there.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
-use conclave::bus::{CallOutcome, Event, EventKind, RoundEvent};
+use conclave::bus::{CallOutcome, Event, EventKind};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::RoundEvent;
 use conclave::tui::app::{App, AppOptions};
 use std::sync::Arc;
 
@@ -22,7 +24,7 @@ async fn up_to_finance_in_round_2() -> Vec<Event> {
     let cut = events
         .iter()
         .position(|e| {
-            matches!(&e.kind, EventKind::Round(RoundEvent::ContributionRequested { round: 2, agent }) if agent == "finance_analyst")
+            matches!(&e.kind, EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested { round: 2, agent })) if agent == "finance_analyst")
         })
         .unwrap();
     events[..=cut].to_vec()

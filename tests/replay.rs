@@ -4,6 +4,7 @@
 
 use crate::common;
 use conclave::bus::{Delivery, EventKind, Hub};
+use conclave::patterns::events::{PatternEvent, RoundEvent};
 use conclave::record::read_recording;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -50,7 +51,12 @@ async fn live_app(scenario: &Path, runs_dir: &Path) -> (App, PathBuf) {
         match bus.next().await {
             // A table that asks a person (loyalty_program_asks_a_person)
             // gets the first answer, as a person at the dialog gives it.
-            Delivery::Event(event) if matches!(event.kind, EventKind::EscalatedToHuman { .. }) => {
+            Delivery::Event(event)
+                if matches!(
+                    event.kind,
+                    EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman { .. }))
+                ) =>
+            {
                 app.apply(event);
                 app.update(Action::Down);
                 let effects = app.update(Action::Confirm);

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::research::{OFFICIAL, VENDOR, payments, plan, result_of, timed};
-use conclave::bus::ResearchPhase;
+use conclave::patterns::events::ResearchPhase;
 use serde_json::{Value, json};
 
 #[tokio::test(start_paused = true)]

@@ -3,13 +3,13 @@
 //! launch and at a gate, stepping and cancel.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::research::{payments, result_of, run, timed};
-use conclave::bus::ResearchEvent;
-use conclave::bus::{
-    ClockMode, Event, EventKind, GatePoint, Hub, ResearchPhase, SourceDenial, SourceDenied,
-};
+use conclave::bus::{ClockMode, Event, EventKind, GatePoint, Hub};
 use conclave::engine::{self, LaunchOptions};
+use conclave::patterns::events::ResearchEvent;
+use conclave::patterns::events::{ResearchPhase, SourceDenial, SourceDenied};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -19,28 +19,36 @@ async fn the_events_tell_the_workflow_and_every_call_goes_through_the_gateway() 
     let research: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(s))) => {
                 Some(format!("start {}", s.phase))
             }
-            EventKind::Research(ResearchEvent::ResearchStepFinished(s)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepFinished(s))) => {
                 Some(format!("done {} {}", s.phase, s.count))
             }
-            EventKind::Research(ResearchEvent::SourceFound(_)) => Some("found".into()),
-            EventKind::Research(ResearchEvent::SourcesDeduped(d)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceFound(_))) => {
+                Some("found".into())
+            }
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourcesDeduped(d))) => {
                 Some(format!("deduped {}", d.urls.len()))
             }
-            EventKind::Research(ResearchEvent::SourceAllowed(a)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceAllowed(a))) => {
                 Some(format!("allowed {}", a.domain))
             }
-            EventKind::Research(ResearchEvent::SourceDenied(d)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(d))) => {
                 Some(format!("denied {}", d.domain))
             }
-            EventKind::Research(ResearchEvent::PageRead(p)) => Some(format!("read {}", p.title)),
-            EventKind::Research(ResearchEvent::NoteExtracted(n)) => Some(format!("note {}", n.id)),
-            EventKind::Research(ResearchEvent::NotesVerified(v)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::PageRead(p))) => {
+                Some(format!("read {}", p.title))
+            }
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::NoteExtracted(n))) => {
+                Some(format!("note {}", n.id))
+            }
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::NotesVerified(v))) => {
                 Some(format!("verified {} {}", v.checked, v.ok))
             }
-            EventKind::Research(ResearchEvent::Cited(c)) => Some(format!("cited {}", c.id)),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::Cited(c))) => {
+                Some(format!("cited {}", c.id))
+            }
             _ => None,
         })
         .collect();
@@ -169,7 +177,7 @@ async fn a_flag_that_is_off_keeps_its_domain_out_of_execution() {
     let denied: Vec<&SourceDenied> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Research(ResearchEvent::SourceDenied(d)) => Some(d),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(d))) => Some(d),
             _ => None,
         })
         .collect();
@@ -248,7 +256,7 @@ async fn a_step_passes_one_gate_and_cancel_stops_in_that_step() {
         .filter_map(|e| match &e.kind {
             EventKind::Paused { gate } => Some(format!("paused {gate}")),
             EventKind::Stepped { gate } => Some(format!("stepped {gate}")),
-            EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(s))) => {
                 Some(format!("started {}", s.phase))
             }
             _ => None,

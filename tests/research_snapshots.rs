@@ -4,10 +4,12 @@
 //! finished with an answer, and stopped without a reliable source.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
-use conclave::bus::ResearchEvent;
-use conclave::bus::{Event, EventKind, ResearchPhase};
+use conclave::bus::{Event, EventKind};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::ResearchEvent;
+use conclave::patterns::events::ResearchPhase;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::{Action, PaneId};
 use conclave::tui::panes;
@@ -42,7 +44,7 @@ async fn mid_run() -> Vec<Arc<Event>> {
     let allowed = events
         .iter()
         .position(
-            |e| matches!(&e.kind, EventKind::Research(ResearchEvent::SourceAllowed(a)) if a.domain == "vendor.example.com"),
+            |e| matches!(&e.kind, EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceAllowed(a))) if a.domain == "vendor.example.com"),
         )
         .unwrap();
     let cut = allowed

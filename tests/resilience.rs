@@ -5,11 +5,12 @@
 //! the same run.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::{ops, plan_of, run, scenario, table, task};
-use conclave::bus::TaskEvent;
 use conclave::bus::{BreakerReason, BreakerState, Event, EventKind};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::TaskEvent;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -183,7 +184,7 @@ async fn the_slow_dependency_fills_its_bulkhead_while_the_others_keep_going() {
     let fast_done = |events: &[Event]| {
         events
             .iter()
-            .filter(|e| matches!(&e.kind, EventKind::Tasks(TaskEvent::TaskFinished { worker, .. }) if worker != "search_worker"))
+            .filter(|e| matches!(&e.kind, EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished { worker, .. })) if worker != "search_worker"))
             .map(|e| e.t_ms)
             .max()
             .unwrap()

@@ -9,12 +9,13 @@
 //! ignores `stream` answer whole.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::streaming::{self, COMPLETION_TOKENS, Reply, Streamed, asks_for_the_final_answer};
-use conclave::bus::RoundEvent;
 use conclave::bus::{CallOutcome, Event, EventKind, RunStatus};
 use conclave::engine::{LaunchOptions, ProviderChoice};
 use conclave::patterns::RunOutcome;
+use conclave::patterns::events::RoundEvent;
 use conclave::scenario::ProviderKind;
 use conclave::stop::StopReason;
 use serde_json::{Value, json};
@@ -163,7 +164,10 @@ async fn a_contribution_streamed_in_20_chunks_over_2_s_is_recorded_as_deltas_50_
     // 38 tokens from the first chunk (100 ms) to the last (2000 ms).
     assert_eq!(*tokens_per_s, Some(20.0));
     let accepted = events.iter().find_map(|e| match &e.kind {
-        EventKind::Round(RoundEvent::ContributionAccepted { summary, .. }) => Some(summary.clone()),
+        EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionAccepted {
+            summary,
+            ..
+        })) => Some(summary.clone()),
         _ => None,
     });
     assert_eq!(

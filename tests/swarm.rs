@@ -4,11 +4,13 @@
 //! before each turn, and identical events for identical runs.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use common::{kinds, run, run_default, scenario};
-use conclave::bus::TeamEvent;
-use conclave::bus::{Event, EventKind, GatePoint, HandoffRejection, TurnOutcome};
+use conclave::bus::{Event, EventKind, GatePoint};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::TeamEvent;
+use conclave::patterns::events::{HandoffRejection, TurnOutcome};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,12 +59,12 @@ fn refusals(events: &[Event]) -> Vec<(HandoffRejection, u64, Vec<String>)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::HandoffRejected {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffRejected {
                 reason,
                 handoffs,
                 window,
                 ..
-            }) => Some((reason.clone(), *handoffs, window.clone())),
+            })) => Some((reason.clone(), *handoffs, window.clone())),
             _ => None,
         })
         .collect()
@@ -96,7 +98,10 @@ async fn the_support_desk_hands_over_twice_and_refunds_replies() {
     let deadlines: Vec<Option<u64>> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::HandoffAccepted { deadline_ms, .. }) => Some(*deadline_ms),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                deadline_ms,
+                ..
+            })) => Some(*deadline_ms),
             _ => None,
         })
         .collect();
@@ -214,7 +219,9 @@ async fn the_window_refuses_only_once_full_and_keeps_refused_targets() {
         .iter()
         .rev()
         .find_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::HandoffAccepted { window, .. }) => Some(window.clone()),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                window, ..
+            })) => Some(window.clone()),
             _ => None,
         })
         .unwrap();
@@ -280,10 +287,10 @@ async fn the_node_timeout_cuts_a_turn_at_the_deadline() {
         .find(|e| {
             matches!(
                 &e.kind,
-                EventKind::Team(TeamEvent::TurnFinished {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnFinished {
                     outcome: TurnOutcome::Cut,
                     ..
-                })
+                }))
             )
         })
         .unwrap();
@@ -419,7 +426,12 @@ async fn the_run_waits_at_the_gate_before_each_turn() {
     let stepped = common::drain(&mut sub);
     let turns = stepped
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::Team(TeamEvent::TurnStarted { .. })))
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { .. }))
+            )
+        })
         .count();
     assert_eq!(turns, 1, "a step lets exactly one turn through");
     assert!(matches!(

@@ -8,11 +8,10 @@
 //! and a real run of the scenario folded into the same tree.
 
 use crate::common::{self, screen};
-use conclave::bus::{
-    BudgetKind, CallOutcome, ClockMode, Event, EventKind, MemberTeam, RunStarted, RunStatus,
-    TeamEvent, TurnOutcome,
-};
+use conclave::bus::{BudgetKind, CallOutcome, ClockMode, Event, EventKind, RunStarted, RunStatus};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::PatternEvent;
+use conclave::patterns::events::{MemberTeam, TeamEvent, TurnOutcome};
 use conclave::scenario::{self, Scenario};
 use conclave::stop::StopReason;
 use conclave::tui::app::{App, AppOptions};
@@ -55,40 +54,40 @@ fn team(name: &str, pattern: &str, entry: &str, path: &str) -> Option<MemberTeam
 }
 
 fn call(turn: u32, member: &str, deadline: u64, team: Option<MemberTeam>) -> EventKind {
-    EventKind::Team(TeamEvent::MemberCallStarted {
+    EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
         turn,
         member: member.into(),
         task: format!("task of {}", member.rsplit('/').next().unwrap()),
         deadline_ms: Some(deadline),
         team,
-    })
+    }))
 }
 
 fn answered(turn: u32, member: &str, latency_ms: u64, reply: &str) -> EventKind {
-    EventKind::Team(TeamEvent::MemberCallFinished {
+    EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
         turn,
         member: member.into(),
         outcome: CallOutcome::Ok,
         latency_ms,
         reply: Some(reply.into()),
         reason: None,
-    })
+    }))
 }
 
 fn turn(turn: u32, agent: &str) -> EventKind {
-    EventKind::Team(TeamEvent::TurnStarted {
+    EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
         turn,
         agent: agent.into(),
-    })
+    }))
 }
 
 fn turned(turn: u32, agent: &str, outcome: TurnOutcome, latency_ms: u64) -> EventKind {
-    EventKind::Team(TeamEvent::TurnFinished {
+    EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnFinished {
         turn,
         agent: agent.into(),
         outcome,
         latency_ms,
-    })
+    }))
 }
 
 fn llm_calls(used: u64) -> EventKind {
@@ -143,22 +142,22 @@ fn mid_run() -> Vec<(u64, EventKind)> {
         (1100, turned(3, TRIAGE, TurnOutcome::Transfer, 500)),
         (
             1100,
-            EventKind::Team(TeamEvent::TransferRequested {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TransferRequested {
                 turn: 3,
                 from: TRIAGE.into(),
                 to: BILLING.into(),
                 message: Some("Launch support load: mostly payment questions".into()),
-            }),
+            })),
         ),
         (
             1100,
-            EventKind::Team(TeamEvent::HandoffAccepted {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                 from: TRIAGE.into(),
                 to: BILLING.into(),
                 handoffs: 1,
                 window: vec![BILLING.into()],
                 deadline_ms: None,
-            }),
+            })),
         ),
         (1100, turn(5, BILLING)),
         (1300, turned(2, LEAD, TurnOutcome::CallMembers, 700)),
@@ -183,14 +182,14 @@ fn to_the_end() -> Vec<(u64, EventKind)> {
         (1700, turned(7, RISK, TurnOutcome::ToolCall, 400)),
         (
             2000,
-            EventKind::Team(TeamEvent::ToolUsed {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
                 turn: 7,
                 agent: RISK.into(),
                 tool: "incident_feed".into(),
                 args: r#"{"region":"US"}"#.into(),
                 result: r#"{"open_incidents":0}"#.into(),
                 ok: true,
-            }),
+            })),
         ),
         (1900, turned(6, ANALYST, TurnOutcome::Reply, 600)),
         (1900, answered(2, ANALYST, 600, "Conversion +3.1%.")),
@@ -406,13 +405,13 @@ fn a_team_in_a_team_opens_one_level_at_a_time() {
         (500, turn(3, &format!("{deep}/scout"))),
         (
             900,
-            EventKind::Team(TeamEvent::HandoffAccepted {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                 from: format!("{deep}/scout"),
                 to: format!("{deep}/checker"),
                 handoffs: 1,
                 window: vec![format!("{deep}/checker")],
                 deadline_ms: None,
-            }),
+            })),
         ),
         (900, turn(4, &format!("{deep}/checker"))),
     ]);
@@ -453,7 +452,12 @@ async fn a_real_run_of_the_team_of_teams_folds_into_the_same_tree() {
     let (_, events) = common::run(shipped(), LaunchOptions::default()).await;
     let handed = events
         .iter()
-        .position(|e| matches!(&e.kind, EventKind::Team(TeamEvent::HandoffAccepted { .. })))
+        .position(|e| {
+            matches!(
+                &e.kind,
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted { .. }))
+            )
+        })
         .expect("the swarm hands over");
     let kinds = |events: &[Event]| {
         events
@@ -539,13 +543,13 @@ fn a_hostile_name_in_a_team_is_drawn_clean() {
         (0, turn(2, TRIAGE)),
         (
             500,
-            EventKind::Team(TeamEvent::HandoffAccepted {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                 from: TRIAGE.into(),
                 to: hostile.into(),
                 handoffs: 1,
                 window: vec![hostile.into()],
                 deadline_ms: None,
-            }),
+            })),
         ),
     ]);
     press(&mut app, KeyCode::Char('2'));

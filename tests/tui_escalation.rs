@@ -126,6 +126,7 @@ fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
 
 mod in_process {
     use conclave::bus::{Delivery, EventKind, Hub};
+    use conclave::patterns::events::{PatternEvent, RoundEvent};
     use conclave::scenario;
     use conclave::tui::app::{App, AppOptions};
     use conclave::tui::effect::Effect;
@@ -174,7 +175,10 @@ mod in_process {
         app.update(Action::Focus(2));
         app.update(Action::Zoom);
         until(&mut app, &mut bus, |k| {
-            matches!(k, EventKind::EscalatedToHuman { .. })
+            matches!(
+                k,
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman { .. }))
+            )
         })
         .await;
         assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "it asks");

@@ -4,10 +4,11 @@
 //! come from real runs of the shipped scenarios on the virtual clock.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
 use conclave::bus::{Event, EventKind, Hub};
-use conclave::bus::{RoundEvent, TaskEvent};
 use conclave::engine::{self, LaunchOptions};
+use conclave::patterns::events::{RoundEvent, TaskEvent};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
 use conclave::tui::panes;
@@ -46,7 +47,7 @@ async fn mid_round_2() -> Vec<Arc<Event>> {
     let cut = events
         .iter()
         .position(|e| {
-            matches!(&e.kind, EventKind::Round(RoundEvent::ContributionRequested { round: 2, agent }) if agent == "finance_analyst")
+            matches!(&e.kind, EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested { round: 2, agent })) if agent == "finance_analyst")
         })
         .unwrap();
     events[..=cut].to_vec()
@@ -252,7 +253,8 @@ async fn nothing_overflows_or_panics_at_any_size() {
 /// An orchestrator run caught with one task done, one failed, one retrying
 /// and one running, built event by event.
 fn workers_mid_run() -> Vec<Arc<Event>> {
-    use conclave::bus::{BudgetKind, CallOutcome, ClockMode, PlannedTask, RunStarted, TaskStatus};
+    use conclave::bus::{BudgetKind, CallOutcome, ClockMode, RunStarted};
+    use conclave::patterns::events::{PlannedTask, TaskStatus};
     use conclave::stop::StopReason;
     let scenario = common::shipped("morning_ops_report.json");
     let args = serde_json::json!({"report_date": "2026-02-26", "region": "US"});
@@ -288,20 +290,20 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         ),
         (
             300,
-            EventKind::Tasks(TaskEvent::PlanAccepted {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanAccepted {
                 tasks: planned.clone().into(),
-            }),
+            })),
         ),
     ];
     for task in &planned {
         kinds.push((
             300,
-            EventKind::Tasks(TaskEvent::TaskQueued {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued {
                 task: task.id.clone(),
                 worker: task.worker.clone(),
                 critical: task.critical,
                 max_attempts: 2,
-            }),
+            })),
         ));
     }
     let start = |t: u64, task: &str, worker: &str, attempt: u32| {
@@ -337,14 +339,14 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         finish(700, "t1", "sales_worker", CallOutcome::Ok, 400, None),
         (
             700,
-            EventKind::Tasks(TaskEvent::TaskFinished {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
                 task: "t1".into(),
                 worker: "sales_worker".into(),
                 status: TaskStatus::Done,
                 attempts_used: 1,
                 stop_reason: None,
                 result: Some(serde_json::json!({"gross_sales_usd": 182450.0, "orders": 4820})),
-            }),
+            })),
         ),
         start(700, "t4", "sales_worker", 1),
         finish(
@@ -357,14 +359,14 @@ fn workers_mid_run() -> Vec<Arc<Event>> {
         ),
         (
             800,
-            EventKind::Tasks(TaskEvent::TaskFinished {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
                 task: "t3".into(),
                 worker: "inventory_worker".into(),
                 status: TaskStatus::Failed,
                 attempts_used: 1,
                 stop_reason: Some("worker_error:inventory_worker".parse().unwrap()),
                 result: None,
-            }),
+            })),
         ),
         finish(
             2300,

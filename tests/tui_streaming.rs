@@ -8,10 +8,11 @@
 //! token and the tokens a second.
 
 use crate::common;
+use conclave::patterns::events::PatternEvent;
 
-use conclave::bus::RoundEvent;
 use conclave::bus::{CallOutcome, Event, EventKind, TokenUsage};
 use conclave::engine::LaunchOptions;
+use conclave::patterns::events::RoundEvent;
 use conclave::record::read_recording;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
@@ -164,8 +165,8 @@ async fn the_round_table_shows_the_summary_being_written_then_the_contribution()
     let finished: Vec<Arc<Event>> = events[..cut.len()]
         .iter()
         .chain(events[cut.len()..].iter().take_while(|e| {
-            !matches!(e.kind, EventKind::Round(RoundEvent::ContributionRequested { .. }))
-                || matches!(&e.kind, EventKind::Round(RoundEvent::ContributionRequested { agent, .. }) if agent == "finance_analyst")
+            !matches!(e.kind, EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested { .. })))
+                || matches!(&e.kind, EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested { agent, .. })) if agent == "finance_analyst")
         }))
         .cloned()
         .collect();

@@ -16,7 +16,7 @@ use serde_json::Value;
 /// otherwise. (A record of a tool call always held its args before.)
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
-    /// A model call's purpose (`turn:billing`, `contribution:risk_analyst`,
+    /// A model call's purpose, as its pattern names it (`turn:billing`,
     /// `plan`, `final_brief` …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purpose: Option<String>,

@@ -3,13 +3,10 @@
 
 use crate::bus::EventKind;
 
-/// The kind of an event as its serde name, e.g. `contribution_accepted`.
+/// The kind of an event as its serde name, e.g. `call_finished`.
 pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
     match kind {
-        EventKind::Round(event) => event.into(),
-        EventKind::Tasks(event) => event.into(),
-        EventKind::Team(event) => event.into(),
-        EventKind::Research(event) => event.into(),
+        EventKind::Pattern(event) => event.kind_name(),
         shared => shared.into(),
     }
 }

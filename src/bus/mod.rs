@@ -5,38 +5,25 @@
 
 pub mod cassette;
 pub(crate) mod describe;
-mod event;
-mod event_kinds;
+pub(crate) mod event;
+pub(crate) mod event_kinds;
 mod kinds;
 pub(crate) mod lean;
 mod question;
-mod research;
 mod resilience;
 mod result_doc;
-mod round;
 mod summary;
-mod task;
-mod team;
 
-pub use describe::GateKind;
 pub use event::{
-    BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, GatePoint, RunModel,
+    BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, GateKind, GatePoint, RunModel,
     RunStarted, RunStatus, TokenUsage,
 };
 pub(crate) use event::{RunId, is_known_kind};
 pub use question::{Answer, AnsweredBy, GivenAnswer, NoSuchOption, Question, QuestionOption};
-pub use research::{
-    Cited, NoteExtracted, NotesVerified, PageRead, ResearchEvent, ResearchPhase, SourceAllowed,
-    SourceDenial, SourceDenied, SourceFound, SourcesDeduped, StepFinished, StepStarted,
-};
 pub use resilience::{BreakerReason, BreakerState};
 pub use result_doc::ResultDoc;
-pub use round::{Conflict, Decision, RoundEvent, SeatStance, Stance};
 pub(crate) use summary::RunCounts;
 pub use summary::RunSummary;
-pub use task::{Health, PlannedTask, TaskEvent, TaskStatus};
-pub(crate) use team::turn_json;
-pub use team::{HandoffRejection, MemberTeam, TURN_TEXT_CHARS, TeamEvent, TurnOutcome};
 
 use crate::clock::RunClock;
 use parking_lot::Mutex;
@@ -254,7 +241,7 @@ fn scrubbed(kind: EventKind) -> EventKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::RoundEvent;
+    use crate::patterns::events::{PatternEvent, RoundEvent, TaskEvent};
 
     fn bus(hub: &Hub) -> Bus {
         Bus::new(1, RunClock::start(), hub.clone(), None)
@@ -267,10 +254,12 @@ mod tests {
         let bus = bus(&hub);
         for round in 1..=3 {
             tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
-                round,
-                speakers: vec![],
-            }));
+            bus.publish(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundStarted {
+                    round,
+                    speakers: vec![],
+                },
+            )));
         }
         for (i, want_t) in [(1, 250), (2, 500), (3, 750)] {
             let Delivery::Event(event) = sub.next().await else {
@@ -297,16 +286,20 @@ mod tests {
         let bus = Bus::new(1, RunClock::start(), hub.clone(), None)
             .with_observers(vec![Arc::clone(&collect) as Arc<dyn EventSink>]);
         for round in 1..=10 {
-            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
-                round,
-                speakers: vec![],
-            }));
+            bus.publish(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundStarted {
+                    round,
+                    speakers: vec![],
+                },
+            )));
         }
         bus.close_recording();
-        bus.publish(EventKind::Round(RoundEvent::RoundStarted {
-            round: 11,
-            speakers: vec![],
-        }));
+        bus.publish(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::RoundStarted {
+                round: 11,
+                speakers: vec![],
+            },
+        )));
         assert_eq!(*collect.0.lock(), (1..=11).collect::<Vec<u64>>());
     }
 
@@ -316,10 +309,12 @@ mod tests {
         let mut sub = hub.subscribe();
         let bus = bus(&hub);
         for round in 1..=10 {
-            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
-                round,
-                speakers: vec![],
-            }));
+            bus.publish(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundStarted {
+                    round,
+                    speakers: vec![],
+                },
+            )));
         }
         assert_eq!(sub.next().await, Delivery::Missed(6));
         let Delivery::Event(first_kept) = sub.next().await else {
@@ -336,12 +331,10 @@ mod tests {
         let hub = Hub::new(16);
         let mut sub = hub.subscribe();
         let bus = bus(&hub);
-        bus.publish(EventKind::Round(RoundEvent::ContributionRejected {
-            round: 1,
-            agent: "risk_analyst".into(),
-            reason: "invalid_turn".parse().unwrap(),
+        bus.publish(EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanRejected {
+            reason: "invalid_plan".parse().unwrap(),
             raw: serde_json::json!({"text": format!("Bearer {secret}"), secret: [&secret[4..16]]}),
-        }));
+        })));
         bus.publish(EventKind::FlagChanged {
             name: format!("flag_{}", &secret[10..]),
             on: true,

@@ -8,9 +8,9 @@
 //! existed (`RunSummary::of_result`), by where each pattern declares its
 //! values were written.
 
-use super::round::Decision;
-use super::task::Health;
+use crate::patterns::collaboration::events::Decision;
 use crate::patterns::figures::{self, ANSWER, Was};
+use crate::patterns::orchestrator::events::Health;
 use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -5,18 +5,9 @@
 //! and none on the served run's, so the served run's own readings would
 //! be off by that much.
 
-use crate::bus::{Event, EventKind, ResearchEvent, TeamEvent};
+use crate::bus::{Event, EventKind};
+pub(crate) use crate::patterns::events::Measure;
 use std::collections::{HashMap, VecDeque};
-
-/// One measure of the run, as the served run asks for it again.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Measure {
-    /// A member call's `latency_ms`, by the turn that asked for it and the
-    /// member's path.
-    MemberCall { turn: u32, member: String },
-    /// The run time at which a research step ended, by its number.
-    StepEnded(u32),
-}
 
 /// Each measure's recorded values, in recorded order (a member called
 /// twice in one turn is measured twice).
@@ -26,23 +17,11 @@ pub(crate) struct Measures(HashMap<Measure, VecDeque<u64>>);
 impl Measures {
     /// Keep what `event` measured, if it measured anything.
     pub(super) fn read(&mut self, event: &Event) {
-        let (measure, value) = match &event.kind {
-            EventKind::Team(TeamEvent::MemberCallFinished {
-                turn,
-                member,
-                latency_ms,
-                ..
-            }) => (
-                Measure::MemberCall {
-                    turn: *turn,
-                    member: member.clone(),
-                },
-                *latency_ms,
-            ),
-            EventKind::Research(ResearchEvent::ResearchStepFinished(step)) => {
-                (Measure::StepEnded(step.step), event.t_ms)
-            }
-            _ => return,
+        let EventKind::Pattern(pattern) = &event.kind else {
+            return;
+        };
+        let Some((measure, value)) = pattern.measured(event.t_ms) else {
+            return;
         };
         self.0.entry(measure).or_default().push_back(value);
     }

@@ -1,7 +1,8 @@
 //! Values of a comparison in a few words: a difference's JSON as short
 //! text, a serde name as a word, and the tone of a status or decision.
 
-use crate::bus::{Decision, RunStatus};
+use crate::bus::RunStatus;
+use crate::patterns::events::Decision;
 use serde::Serialize;
 use serde_json::Value;
 

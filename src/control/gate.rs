@@ -2,7 +2,8 @@
 //! 3`, `wave 2`, `turn 5`, `step 4`), or an event number, rounded down to
 //! the gate before that event.
 
-use crate::bus::describe::{GateKind, opened_gate};
+use crate::bus::GateKind;
+use crate::bus::describe::opened_gate;
 use crate::bus::{Event, GatePoint};
 use std::fmt;
 
@@ -120,7 +121,9 @@ impl GateTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{EventKind, RoundEvent};
+    use crate::bus::EventKind;
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::RoundEvent;
     use std::sync::Arc;
 
     fn round(seq: u64, round: u32) -> Arc<Event> {
@@ -128,10 +131,10 @@ mod tests {
             run: 1,
             seq,
             t_ms: 0,
-            kind: EventKind::Round(RoundEvent::RoundStarted {
+            kind: EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                 round,
                 speakers: Vec::new(),
-            }),
+            })),
         })
     }
 

@@ -14,7 +14,7 @@ use super::research::plan::{EXPECTED_ACTIONS, plan_json as research_plan_json, v
 use super::research::stops::ResearchStop;
 use super::team::action::{Action, read};
 use super::team::stops::TeamStop;
-use crate::bus::TurnOutcome;
+use crate::patterns::events::TurnOutcome;
 use crate::provider::ModelOutput;
 use crate::stop::StopReason;
 use proptest::prelude::*;

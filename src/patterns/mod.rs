@@ -8,9 +8,11 @@ pub(crate) mod collaboration;
 #[cfg(test)]
 pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
+pub mod events;
 pub(crate) mod figures;
 pub(crate) mod graph;
 pub(crate) mod in_flight;
+pub(crate) mod measure;
 pub(crate) mod orchestrator;
 pub(crate) mod research;
 pub(crate) mod swarm;

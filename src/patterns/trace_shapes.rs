@@ -7,7 +7,7 @@ use super::collaboration::trace::RoundTableSpans;
 use super::orchestrator::trace::OrchestrationSpans;
 use super::research::trace::ResearchSpans;
 use super::team::spans::TeamSpans;
-use crate::bus::{ResearchEvent, RoundEvent, TaskEvent, TeamEvent};
+use crate::patterns::events::PatternEvent;
 use crate::telemetry::{Shapes, SpanNo, TraceSpans};
 
 /// One run's pattern spans.
@@ -26,20 +26,13 @@ impl PatternSpans {
 }
 
 impl Shapes for PatternSpans {
-    fn round(&mut self, trace: &mut TraceSpans<'_>, event: &RoundEvent, t: u64) {
-        self.round_table.apply(trace, event, t);
-    }
-
-    fn tasks(&mut self, trace: &mut TraceSpans<'_>, event: &TaskEvent, t: u64) {
-        self.orchestration.apply(trace, event, t);
-    }
-
-    fn team(&mut self, trace: &mut TraceSpans<'_>, event: &TeamEvent, t: u64) {
-        self.team.apply(trace, event, t);
-    }
-
-    fn research(&mut self, trace: &mut TraceSpans<'_>, event: &ResearchEvent, t: u64) {
-        self.research.apply(trace, event, t);
+    fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &PatternEvent, t: u64) {
+        match event {
+            PatternEvent::Round(event) => self.round_table.apply(trace, event, t),
+            PatternEvent::Tasks(event) => self.orchestration.apply(trace, event, t),
+            PatternEvent::Team(event) => self.team.apply(trace, event, t),
+            PatternEvent::Research(event) => self.research.apply(trace, event, t),
+        }
     }
 
     /// A model call belongs to its agent's contribution, the turn that

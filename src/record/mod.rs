@@ -314,9 +314,10 @@ fn write_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::RoundEvent;
     use crate::bus::{Bus, EventKind, Hub};
     use crate::clock::RunClock;
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::RoundEvent;
 
     #[test]
     fn a_writer_far_behind_still_writes_every_event_in_order() {
@@ -331,10 +332,10 @@ mod tests {
                 run: 1,
                 seq,
                 t_ms: seq,
-                kind: EventKind::Round(RoundEvent::RoundStarted {
+                kind: EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                     round: 1,
                     speakers: vec!["a".into()],
-                }),
+                })),
             }));
         }
         drop(sink);
@@ -352,10 +353,12 @@ mod tests {
         let (sink, recorder) = Recorder::create(&path).unwrap();
         let bus = Bus::new(3, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=1000 {
-            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
-                round,
-                speakers: vec!["a".into()],
-            }));
+            bus.publish(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundStarted {
+                    round,
+                    speakers: vec!["a".into()],
+                },
+            )));
         }
         drop(bus);
         assert_eq!(recorder.finish().unwrap(), 1000);
@@ -437,10 +440,12 @@ mod tests {
         let (sink, recorder) = Recorder::create(Path::new("/dev/full")).unwrap();
         let bus = Bus::new(1, RunClock::start(), Hub::new(1), Some(Box::new(sink)));
         for round in 1..=5000 {
-            bus.publish(EventKind::Round(RoundEvent::RoundStarted {
-                round,
-                speakers: vec![],
-            }));
+            bus.publish(EventKind::Pattern(PatternEvent::Round(
+                RoundEvent::RoundStarted {
+                    round,
+                    speakers: vec![],
+                },
+            )));
         }
         drop(bus);
         let err = recorder.finish().unwrap_err();

@@ -1,11 +1,12 @@
-//! Colours and styles, in one place so panes agree: stances green, yellow
-//! and red; the focused pane's border bright; secondary text dim. Panes
+//! Colours and styles, in one place so panes agree: good green, wary
+//! yellow and bad red (each pattern's unit maps its own words onto them);
+//! the focused pane's border bright; secondary text dim. Panes
 //! draw in these; the theme the user chose is laid over the whole frame
 //! once it is drawn: high contrast brightens every colour, and `NO_COLOR`
 //! takes the colours away but keeps bold, reverse and underline, so the
 //! selection and the focused pane stay visible.
 
-use crate::bus::{BreakerState, Decision, Stance};
+use crate::bus::BreakerState;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 use std::fmt;
@@ -164,28 +165,10 @@ pub(crate) fn border(focused: bool) -> Style {
     }
 }
 
-pub(crate) fn stance(stance: Stance) -> Style {
-    Style::default().fg(match stance {
-        Stance::Go => GO,
-        Stance::Caution => CAUTION,
-        Stance::Block => BLOCK,
-    })
-}
-
-pub(crate) fn stance_glyph(stance: Stance) -> &'static str {
-    match stance {
-        Stance::Go => "●",
-        Stance::Caution => "▲",
-        Stance::Block => "■",
-    }
-}
-
-pub(crate) fn decision(decision: Decision) -> Style {
-    bold().fg(match decision {
-        Decision::Go => GO,
-        Decision::GoWithCaution => CAUTION,
-        Decision::NoGo => BLOCK,
-    })
+/// A run's headline in a verdict's colour ([`GO`], [`CAUTION`] or
+/// [`BLOCK`]), bold.
+pub(crate) fn headline(colour: Color) -> Style {
+    bold().fg(colour)
 }
 
 pub(crate) fn selected() -> Style {

@@ -1,7 +1,7 @@
-//! The gateway's events: model and tool calls, retries, calls failed
+//! The gateway's events: model and tool calls, a task's attempts, retries, calls failed
 //! fast, stale answers served, breakers and bulkheads.
 
-use super::{attempt_note, outcome_word};
+use super::attempt_note;
 use crate::bus::EventKind;
 use crate::provider::lenient::Extracted;
 use crate::words::plural;
@@ -84,6 +84,43 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
     })
 }
 
+/// A task's attempt, as its line, when the event is one.
+pub(super) fn attempt(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::AttemptStarted {
+            task,
+            attempt,
+            max_attempts,
+            timeout_ms,
+            ..
+        } if *timeout_ms == u64::MAX => {
+            format!("{task} attempt {attempt}/{max_attempts}, no timeout")
+        }
+        EventKind::AttemptStarted {
+            task,
+            attempt,
+            max_attempts,
+            timeout_ms,
+            ..
+        } => format!("{task} attempt {attempt}/{max_attempts}, timeout {timeout_ms} ms"),
+        EventKind::AttemptFinished {
+            task,
+            attempt,
+            outcome,
+            elapsed_ms,
+            reason,
+            ..
+        } => match reason {
+            Some(reason) => format!("{task} attempt {attempt}: {reason} after {elapsed_ms} ms"),
+            None => format!(
+                "{task} attempt {attempt}: {} in {elapsed_ms} ms",
+                outcome.word()
+            ),
+        },
+        _ => return None,
+    })
+}
+
 /// A model or tool call's `call_finished`, in words.
 fn finished(kind: &EventKind) -> Option<String> {
     let EventKind::CallFinished {
@@ -105,7 +142,7 @@ fn finished(kind: &EventKind) -> Option<String> {
     let mut line = format!(
         "{tool}: {}{} in {latency_ms} ms{}",
         if *served { "served " } else { "" },
-        outcome_word(*outcome),
+        outcome.word(),
         attempt_note(*attempt)
     );
     if let Some(usage) = usage {

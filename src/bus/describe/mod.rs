@@ -3,27 +3,25 @@
 //! group of events words its own lines, in a file of its own.
 
 mod calls;
-mod research;
-mod round;
 mod run;
-mod tasks;
-mod team;
 
-use crate::bus::{CallOutcome, EventKind};
+use crate::bus::EventKind;
+use crate::bus::event::values::GateKind;
 use crate::sanitize::clean;
 
 pub(crate) use super::kinds::kind_name;
 
-/// What happened, in a few words.
+/// What happened, in a few words: a pattern's event in its pattern's
+/// words, every other kind in the run's or the gateway's.
 pub(crate) fn describe(kind: &EventKind) -> String {
-    let text = run::line(kind)
-        .or_else(|| calls::line(kind))
-        .or_else(|| round::line(kind))
-        .or_else(|| tasks::line(kind))
-        .or_else(|| team::line(kind))
-        .or_else(|| research::line(kind))
-        // Every kind has its words in one group; the name is a last resort.
-        .unwrap_or_else(|| kind_name(kind).to_string());
+    let text = match kind {
+        EventKind::Pattern(event) => event.describe(),
+        shared => run::line(shared)
+            .or_else(|| calls::line(shared))
+            .or_else(|| calls::attempt(shared))
+            // Every kind has its words in one group; the name is a last resort.
+            .unwrap_or_else(|| kind_name(shared).to_string()),
+    };
     clean(&text).into_owned()
 }
 
@@ -32,32 +30,8 @@ pub(crate) fn describe(kind: &EventKind) -> String {
 /// turn, a research step.
 pub(crate) fn opens_step(kind: &EventKind) -> bool {
     match kind {
-        EventKind::Round(event) => round::opens_step(event),
-        EventKind::Tasks(event) => tasks::opens_step(event),
-        EventKind::Team(event) => team::opens_step(event),
-        EventKind::Research(event) => research::opens_step(event),
+        EventKind::Pattern(event) => event.opens_step(),
         _ => false,
-    }
-}
-
-/// The kinds of gate a run passes before its steps, as the replay
-/// timeline and `fork --at` name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GateKind {
-    Round,
-    Wave,
-    Turn,
-    Step,
-}
-
-impl GateKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GateKind::Round => "round",
-            GateKind::Wave => "wave",
-            GateKind::Turn => "turn",
-            GateKind::Step => "step",
-        }
     }
 }
 
@@ -65,10 +39,7 @@ impl GateKind {
 /// is the gate before that round.
 pub(crate) fn opened_gate(kind: &EventKind) -> Option<(GateKind, u32)> {
     match kind {
-        EventKind::Round(event) => round::opened_gate(event),
-        EventKind::Tasks(event) => tasks::opened_gate(event),
-        EventKind::Team(event) => team::opened_gate(event),
-        EventKind::Research(event) => research::opened_gate(event),
+        EventKind::Pattern(event) => event.opened_gate(),
         _ => None,
     }
 }
@@ -77,21 +48,8 @@ pub(crate) fn opened_gate(kind: &EventKind) -> Option<(GateKind, u32)> {
 /// events a headless replay prints.
 pub(crate) fn closes_step(kind: &EventKind) -> bool {
     match kind {
-        EventKind::Round(event) => round::closes_step(event),
-        EventKind::Tasks(event) => tasks::closes_step(event),
-        EventKind::Team(event) => team::closes_step(event),
-        EventKind::Research(event) => research::closes_step(event),
+        EventKind::Pattern(event) => event.closes_step(),
         _ => false,
-    }
-}
-
-pub(super) fn outcome_word(outcome: CallOutcome) -> &'static str {
-    match outcome {
-        CallOutcome::Ok => "ok",
-        CallOutcome::Timeout => "timeout",
-        CallOutcome::Error => "error",
-        CallOutcome::Cancelled => "cancelled",
-        CallOutcome::Refused => "refused",
     }
 }
 
@@ -124,61 +82,10 @@ pub(crate) fn clock(ms: u64) -> String {
 }
 
 #[cfg(test)]
+mod pattern_tests;
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{Conflict, Decision, RoundEvent, Stance};
-
-    #[test]
-    fn a_member_team_is_told_apart_by_its_pattern_and_path() {
-        let call = EventKind::Team(crate::bus::TeamEvent::MemberCallStarted {
-            turn: 1,
-            member: "support_swarm".into(),
-            task: "Support \u{1b}[2Jload".into(),
-            deadline_ms: None,
-            team: Some(crate::bus::MemberTeam {
-                name: "support_swarm".into(),
-                pattern: "swarm".into(),
-                entry: "triage".into(),
-                path: "launch/support_swarm".into(),
-            }),
-        });
-        assert_eq!(
-            describe(&call),
-            "turn 1 · calls support_swarm, a swarm team of its own (launch/support_swarm/…): Support load"
-        );
-    }
-
-    #[test]
-    fn lines_read_as_sentences_and_are_clean() {
-        let accepted = EventKind::Round(RoundEvent::ContributionAccepted {
-            round: 2,
-            agent: "risk_analyst".into(),
-            stance: Stance::Caution,
-            confidence: 0.71,
-            summary: "watch\u{1b}[2J it".into(),
-            actions: vec![],
-        });
-        assert_eq!(
-            describe(&accepted),
-            "round 2 · risk_analyst: caution 0.71 — watch it"
-        );
-        let finished = EventKind::Round(RoundEvent::RoundFinished {
-            round: 1,
-            conflicts: vec![Conflict::BlockingVsNonBlock],
-            decision: None,
-        });
-        assert_eq!(
-            describe(&finished),
-            "round 1: blocking_vs_non_block → next round"
-        );
-        let decided = EventKind::Round(RoundEvent::RoundFinished {
-            round: 2,
-            conflicts: vec![],
-            decision: Some(Decision::Go),
-        });
-        assert_eq!(describe(&decided), "round 2: no conflicts → go");
-        assert_eq!(kind_name(&decided), "round_finished");
-    }
 
     #[test]
     fn gateway_events_read_as_sentences() {
@@ -260,42 +167,6 @@ mod tests {
         assert_eq!(
             describe(&finished(parts)),
             "model: ok in 400 ms · 1200+300 tokens (1.0k cached · 120 reasoning) · $0.00096"
-        );
-    }
-
-    /// A nested team's agents read by their path in the tree, and a
-    /// hostile name in a path is cleaned like any text.
-    #[test]
-    fn nested_agents_read_by_path_and_are_clean() {
-        use crate::bus::TeamEvent;
-        let handed = EventKind::Team(TeamEvent::HandoffAccepted {
-            from: "launch/support_swarm/triage".into(),
-            to: "launch/support_swarm/bill\u{1b}]52;c;eA==\u{7}ing".into(),
-            handoffs: 1,
-            window: vec![],
-            deadline_ms: None,
-        });
-        assert_eq!(
-            describe(&handed),
-            "launch/support_swarm/triage → launch/support_swarm/billing (handoff 1)"
-        );
-    }
-
-    #[test]
-    fn a_table_that_asks_after_one_blocking_round_says_round() {
-        let asked = |blocking_rounds| EventKind::EscalatedToHuman {
-            round: 3,
-            blocking_rounds,
-            conflicts: vec![],
-            stances: vec![],
-        };
-        assert_eq!(
-            describe(&asked(1)),
-            "round 3: a blocking stance 1 round in a row; asking a person"
-        );
-        assert_eq!(
-            describe(&asked(2)),
-            "round 3: a blocking stance 2 rounds in a row; asking a person"
         );
     }
 

@@ -1,5 +1,5 @@
 //! The run's own events and its control: start, finish, budgets,
-//! flags, pauses and steps.
+//! flags, pauses and steps, a person's answer at a gate.
 
 use crate::bus::{EventKind, RunStatus};
 use crate::words::plural;
@@ -45,6 +45,10 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
         EventKind::ToolsDescribed { tools } => {
             format!("servers described {}", plural(tools.len() as u64, "tool"))
         }
+        EventKind::HumanDecided { choice, note, .. } => match note {
+            Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
+            None => format!("a person chose {}", choice.as_str()),
+        },
         _ => return None,
     })
 }

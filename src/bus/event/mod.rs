@@ -5,14 +5,11 @@
 use super::cassette::CallRecord;
 use super::event_kinds::event_kinds;
 use super::question::AnsweredBy;
-use super::research::ResearchEvent;
 use super::resilience::{BreakerReason, BreakerState};
 use super::result_doc::ResultDoc;
-use super::round::{Conflict, RoundEvent, SeatStance};
 use super::summary::RunSummary;
-use super::task::TaskEvent;
-use super::team::TeamEvent;
 pub use crate::clock::ClockMode;
+use crate::patterns::events::PatternEvent;
 use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
@@ -22,11 +19,13 @@ use std::sync::Arc;
 mod named;
 pub(crate) use named::is_known_kind;
 mod start;
-pub(super) mod values;
+pub(crate) mod values;
 mod wire;
 
 pub use start::RunStarted;
-pub use values::{BudgetKind, CallOutcome, FlagState, GatePoint, RunModel, RunStatus, TokenUsage};
+pub use values::{
+    BudgetKind, CallOutcome, FlagState, GateKind, GatePoint, RunModel, RunStatus, TokenUsage,
+};
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
 pub(crate) type RunId = u32;
@@ -66,17 +65,6 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// stopped on it (e.g. which variable holds a refused key).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
-    },
-    /// `budget.escalate_after_blocking_rounds` rounds in a row had a
-    /// blocking stance: the run waits at the gate for a person's answer.
-    EscalatedToHuman {
-        round: u32,
-        #[serde(default)]
-        blocking_rounds: u32,
-        #[serde(default)]
-        conflicts: Vec<Conflict>,
-        #[serde(default)]
-        stances: Vec<SeatStance>,
     },
     /// A question asked at a gate got its answer (see
     /// [`crate::bus::Question`]): from a person in the dashboard, on the
@@ -126,7 +114,7 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         attempt: u32,
         /// What the call is for, e.g. `round 2 · risk_analyst`.
         label: String,
-        /// The role or agent a model call speaks for (a contribution's
+        /// The role or agent a model call speaks for (a round table's
         /// role, a turn's agent or member), so that a pane can show its
         /// text as it arrives where that agent sits.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,14 +289,8 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         queued: u32,
     },
 } wrapping {
-    /// A round table's step ([`RoundEvent`]).
-    Round(RoundEvent),
-    /// An orchestrator's step ([`TaskEvent`]).
-    Tasks(TaskEvent),
-    /// A swarm's or a coordinator's step ([`TeamEvent`]).
-    Team(TeamEvent),
-    /// A research workflow's step ([`ResearchEvent`]).
-    Research(ResearchEvent),
+    /// A pattern's step, in its pattern's own events ([`PatternEvent`]).
+    Pattern(PatternEvent),
 }
 
 }

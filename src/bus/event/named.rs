@@ -5,41 +5,26 @@
 //! enum, found by the names of its kinds.
 
 use super::{EventKind, KindNamed};
-use crate::bus::research::ResearchNamed;
-use crate::bus::round::RoundNamed;
-use crate::bus::task::TaskNamed;
-use crate::bus::team::TeamNamed;
+use crate::patterns::events::PatternGroup;
 use serde::de::value::StrDeserializer;
 use serde::de::{DeserializeSeed, EnumAccess, Error as _, IgnoredAny, VariantAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Reads one group's events: its enum read as the kind named.
-type GroupReader = for<'a> fn(Named<'a>) -> Result<EventKind, serde_json::Error>;
-
-/// Every group of events by the names of its kinds, learnt from the
-/// groups' own readers (what their derive hands `deserialize_enum`).
-fn groups() -> &'static HashMap<&'static str, GroupReader> {
-    static GROUPS: OnceLock<HashMap<&'static str, GroupReader>> = OnceLock::new();
+/// Every pattern's group of events by the names of its kinds, learnt
+/// from the groups' own readers (what their derive hands
+/// `deserialize_enum`).
+fn groups() -> &'static HashMap<&'static str, PatternGroup> {
+    static GROUPS: OnceLock<HashMap<&'static str, PatternGroup>> = OnceLock::new();
     GROUPS.get_or_init(|| {
-        let readers: [(&[&str], GroupReader); 4] = [
-            (kinds_of(RoundNamed::deserialize), |named| {
-                RoundNamed::deserialize(named).map(EventKind::Round)
-            }),
-            (kinds_of(TaskNamed::deserialize), |named| {
-                TaskNamed::deserialize(named).map(EventKind::Tasks)
-            }),
-            (kinds_of(TeamNamed::deserialize), |named| {
-                TeamNamed::deserialize(named).map(EventKind::Team)
-            }),
-            (kinds_of(ResearchNamed::deserialize), |named| {
-                ResearchNamed::deserialize(named).map(EventKind::Research)
-            }),
-        ];
-        readers
+        PatternGroup::ALL
             .into_iter()
-            .flat_map(|(kinds, read)| kinds.iter().map(move |kind| (*kind, read)))
+            .flat_map(|group| {
+                kinds_of(|kinds| group.read(kinds))
+                    .iter()
+                    .map(move |kind| (*kind, group))
+            })
             .collect()
     })
 }
@@ -48,7 +33,7 @@ fn groups() -> &'static HashMap<&'static str, GroupReader> {
 /// run shares.
 pub(super) fn read_named(named: Named<'_>) -> Result<EventKind, serde_json::Error> {
     match groups().get(named.kind) {
-        Some(read) => read(named),
+        Some(group) => group.read(named).map(EventKind::Pattern),
         None => KindNamed::deserialize(named),
     }
 }
@@ -64,7 +49,9 @@ pub(crate) fn is_known_kind(name: &str) -> bool {
 
 /// The names of the kinds an enum of events reads: `read` is its reading
 /// by name, shown a deserializer that only notes the names.
-fn kinds_of<T>(read: fn(Kinds) -> Result<T, serde::de::value::Error>) -> &'static [&'static str] {
+fn kinds_of<T>(
+    read: impl FnOnce(Kinds) -> Result<T, serde::de::value::Error>,
+) -> &'static [&'static str] {
     let kinds = Kinds::default();
     let _ = read(kinds.clone());
     kinds.0.get()
@@ -188,27 +175,13 @@ impl<'de> VariantAccess<'de> for Named<'de> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{ResearchEvent, RoundEvent, TaskEvent, TeamEvent};
     use strum::VariantNames;
 
     #[test]
     fn each_kind_is_named_as_serde_reads_it() {
-        assert_eq!(
-            <RoundEvent as VariantNames>::VARIANTS,
-            kinds_of(RoundNamed::deserialize)
-        );
-        assert_eq!(
-            <TaskEvent as VariantNames>::VARIANTS,
-            kinds_of(TaskNamed::deserialize)
-        );
-        assert_eq!(
-            <TeamEvent as VariantNames>::VARIANTS,
-            kinds_of(TeamNamed::deserialize)
-        );
-        assert_eq!(
-            ResearchEvent::VARIANTS,
-            kinds_of(ResearchNamed::deserialize)
-        );
+        for group in PatternGroup::ALL {
+            assert_eq!(group.kinds(), kinds_of(|kinds| group.read(kinds)));
+        }
         let shared = kinds_of(KindNamed::deserialize);
         assert_eq!(
             <EventKind as VariantNames>::VARIANTS[..shared.len()],
@@ -216,22 +189,17 @@ mod tests {
         );
         assert_eq!(
             <EventKind as VariantNames>::VARIANTS[shared.len()..],
-            ["round", "tasks", "team", "research"]
+            ["pattern"]
         );
     }
 
     #[test]
     fn no_kind_is_in_two_groups_or_shared() {
         let shared = kinds_of(KindNamed::deserialize);
-        let grouped: usize = [
-            kinds_of(RoundNamed::deserialize),
-            kinds_of(TaskNamed::deserialize),
-            kinds_of(TeamNamed::deserialize),
-            kinds_of(ResearchNamed::deserialize),
-        ]
-        .iter()
-        .map(|kinds| kinds.len())
-        .sum();
+        let grouped: usize = PatternGroup::ALL
+            .iter()
+            .map(|group| kinds_of(|kinds| group.read(kinds)).len())
+            .sum();
         assert_eq!(groups().len(), grouped);
         assert!(shared.iter().all(|kind| !groups().contains_key(kind)));
     }

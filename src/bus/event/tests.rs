@@ -2,7 +2,10 @@
 //! read as.
 
 use super::*;
-use crate::bus::{Decision, Health, ResearchEvent, ResearchPhase, RoundEvent, SourceDenied};
+use crate::patterns::events::{
+    Conflict, Decision, Health, ResearchEvent, ResearchPhase, RoundEvent, SourceDenial,
+    SourceDenied,
+};
 use serde_json::json;
 
 #[test]
@@ -11,11 +14,11 @@ fn events_are_flat_tagged_json() {
         run: 1,
         seq: 7,
         t_ms: 450,
-        kind: EventKind::Round(RoundEvent::RoundFinished {
+        kind: EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
             round: 2,
             conflicts: vec![Conflict::GoVsCaution],
             decision: Some(Decision::GoWithCaution),
-        }),
+        })),
     };
     let value = serde_json::to_value(&event).unwrap();
     assert_eq!(
@@ -59,12 +62,14 @@ fn gate_points_name_where_the_run_waits() {
 
 #[test]
 fn research_events_are_flat_too() {
-    let denied = EventKind::Research(ResearchEvent::SourceDenied(SourceDenied {
-        url: "https://a.example/x".into(),
-        domain: "a.example".into(),
-        reason: super::super::SourceDenial::Execution,
-        gated_by: None,
-    }));
+    let denied = EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(
+        SourceDenied {
+            url: "https://a.example/x".into(),
+            domain: "a.example".into(),
+            reason: SourceDenial::Execution,
+            gated_by: None,
+        },
+    )));
     let value = serde_json::to_value(&denied).unwrap();
     assert_eq!(
         value,

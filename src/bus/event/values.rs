@@ -1,7 +1,9 @@
 //! The small values events carry: token counts, flag states, a run's
-//! status and model, budgets, gates and call outcomes.
+//! status and model, budgets, gates and call outcomes. Data only: the
+//! patterns' event files read them, so nothing here imports the bus's
+//! upper parts.
 
-use crate::bus::ResearchPhase;
+use crate::patterns::research::events::ResearchPhase;
 use crate::scenario::ProviderKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -152,4 +154,38 @@ pub enum CallOutcome {
     /// The gateway refused the call before it reached the tool (allowlist,
     /// budget, deadline, open breaker, full bulkhead or retry budget).
     Refused,
+}
+
+impl CallOutcome {
+    /// The outcome as the event log words it.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            CallOutcome::Ok => "ok",
+            CallOutcome::Timeout => "timeout",
+            CallOutcome::Error => "error",
+            CallOutcome::Cancelled => "cancelled",
+            CallOutcome::Refused => "refused",
+        }
+    }
+}
+
+/// The kinds of gate a run passes before its steps, as the replay
+/// timeline and `fork --at` name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GateKind {
+    Round,
+    Wave,
+    Turn,
+    Step,
+}
+
+impl GateKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateKind::Round => "round",
+            GateKind::Wave => "wave",
+            GateKind::Turn => "turn",
+            GateKind::Step => "step",
+        }
+    }
 }

@@ -126,9 +126,9 @@ fn result(f: &RunFacts) -> Vec<Cell> {
         (_, Some(h), _) => Cell::toned(
             format!("HEALTH {}", h.as_str().to_uppercase()),
             match h {
-                crate::bus::Health::Green => Tone::Good,
-                crate::bus::Health::Yellow => Tone::Caution,
-                crate::bus::Health::Red => Tone::Bad,
+                crate::patterns::events::Health::Green => Tone::Good,
+                crate::patterns::events::Health::Yellow => Tone::Caution,
+                crate::patterns::events::Health::Red => Tone::Bad,
             },
         ),
         (_, _, Some(agent)) => Cell::plain(format!("answered by {agent}")),

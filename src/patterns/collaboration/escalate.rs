@@ -5,9 +5,11 @@
 //! them, and its note joins the shared context.
 
 use super::result::RoundRecord;
-use crate::bus::{AnsweredBy, Bus, Conflict, Question, SeatStance};
-use crate::bus::{Decision, EventKind, GatePoint, Stance};
+use crate::bus::{AnsweredBy, Bus, Question};
+use crate::bus::{EventKind, GatePoint};
 use crate::control::{Cancelled, Gate};
+use crate::patterns::events::{Conflict, PatternEvent, RoundEvent, SeatStance};
+use crate::patterns::events::{Decision, Stance};
 use crate::scenario::Scenario;
 
 /// The id of the table's question, as a control message may name it.
@@ -100,12 +102,12 @@ pub(crate) fn questions(scenario: &Scenario) -> Vec<Question> {
 /// other event. The prompt is one line per analyst, for a terminal
 /// without a dashboard.
 pub(crate) fn question_of(kind: &EventKind) -> Option<Question> {
-    let EventKind::EscalatedToHuman {
+    let EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman {
         round,
         blocking_rounds,
         conflicts,
         stances,
-    } = kind
+    })) = kind
     else {
         return None;
     };
@@ -185,7 +187,7 @@ impl Escalation {
         if self.streak < after {
             return Ok(None);
         }
-        let escalated = EventKind::EscalatedToHuman {
+        let escalated = EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman {
             round: record.round,
             blocking_rounds: self.streak,
             conflicts: record.conflicts.clone(),
@@ -198,7 +200,7 @@ impl Escalation {
                     confidence: c.confidence,
                 })
                 .collect(),
-        };
+        }));
         let asked = question_of(&escalated).expect("an escalation asks");
         bus.publish(escalated);
         let at = GatePoint::Decision {
@@ -229,7 +231,7 @@ mod tests {
 
     #[test]
     fn the_question_names_each_stance_and_the_conflicts() {
-        let kind = EventKind::EscalatedToHuman {
+        let kind = EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman {
             round: 2,
             blocking_rounds: 2,
             conflicts: vec![Conflict::BlockingVsNonBlock],
@@ -245,7 +247,7 @@ mod tests {
                     confidence: 0.72,
                 },
             ],
-        };
+        }));
         let asked = question_of(&kind).unwrap();
         assert_eq!(
             asked.prompt,

@@ -7,7 +7,9 @@
 
 pub(crate) mod compare;
 pub(crate) mod contract;
+pub(crate) mod describe;
 pub(crate) mod escalate;
+pub(crate) mod events;
 pub(crate) mod figures;
 mod limits;
 mod payload;
@@ -17,9 +19,11 @@ pub(crate) mod stops;
 pub(crate) mod trace;
 
 use super::{RunContext, RunOutcome, Runner, answer_words};
-use crate::bus::RoundEvent;
-use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunStatus, RunSummary};
+use crate::bus::{BudgetKind, EventKind, GatePoint, RunStatus, RunSummary};
 use crate::gateway::{CallError, Check};
+use crate::patterns::events::Decision;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::RoundEvent;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
 use crate::pycompat::py_strip;
@@ -53,7 +57,7 @@ struct Table<'a> {
     rounds: u32,
     history: Vec<RoundRecord>,
     trace: Vec<TraceEntry>,
-    open_conflicts: Vec<crate::bus::Conflict>,
+    open_conflicts: Vec<crate::patterns::events::Conflict>,
     escalation: Escalation,
     contracts: schema::Contracts,
 }
@@ -120,9 +124,9 @@ impl Table<'_> {
         let Some(decision) = decided else {
             return Err(Stop::new(RoundStop::MaxRoundsReached.into()));
         };
-        self.ctx
-            .bus
-            .publish(EventKind::Round(RoundEvent::FinalizeStarted { decision }));
+        self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::FinalizeStarted { decision },
+        )));
         let answer = self.brief(decision).await?;
         Ok((answer, decision))
     }
@@ -142,12 +146,12 @@ impl Table<'_> {
     async fn round(&mut self, round: u32) -> Result<Option<Decision>, Stop> {
         let speakers = self.speakers();
         self.rounds = round;
-        self.ctx
-            .bus
-            .publish(EventKind::Round(RoundEvent::RoundStarted {
+        self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::RoundStarted {
                 round,
                 speakers: speakers.clone(),
-            }));
+            },
+        )));
         let mut contributions = Vec::with_capacity(speakers.len());
         for role in &speakers {
             let contribution = self.contribution(round, role).await?;
@@ -163,13 +167,13 @@ impl Table<'_> {
 
         let conflicts = detect_conflicts(&contributions);
         let decision = decide_round(&contributions, self.limits.min_go_votes);
-        self.ctx
-            .bus
-            .publish(EventKind::Round(RoundEvent::RoundFinished {
+        self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::RoundFinished {
                 round,
                 conflicts: conflicts.clone(),
                 decision,
-            }));
+            },
+        )));
         self.trace.push(TraceEntry::Round {
             round,
             conflicts: conflicts.clone(),
@@ -192,12 +196,12 @@ impl Table<'_> {
     /// message budget and the contract are applied.
     async fn contribution(&mut self, round: u32, role: &str) -> Result<Contribution, Stop> {
         let phase = format!("round_{round}:{role}");
-        self.ctx
-            .bus
-            .publish(EventKind::Round(RoundEvent::ContributionRequested {
+        self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
+            RoundEvent::ContributionRequested {
                 round,
                 agent: role.to_string(),
-            }));
+            },
+        )));
         let request = ModelRequest::new(
             Purpose::Contribution {
                 role: role.to_string(),
@@ -255,27 +259,27 @@ impl Table<'_> {
 
         match accepted {
             Ok(contribution) => {
-                self.ctx
-                    .bus
-                    .publish(EventKind::Round(RoundEvent::ContributionAccepted {
+                self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
+                    RoundEvent::ContributionAccepted {
                         round,
                         agent: role.to_string(),
                         stance: contribution.stance,
                         confidence: contribution.confidence,
                         summary: contribution.summary.clone(),
                         actions: contribution.actions.clone(),
-                    }));
+                    },
+                )));
                 Ok(contribution)
             }
             Err(reason) => {
-                self.ctx
-                    .bus
-                    .publish(EventKind::Round(RoundEvent::ContributionRejected {
+                self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
+                    RoundEvent::ContributionRejected {
                         round,
                         agent: role.to_string(),
                         reason: reason.clone(),
                         raw: raw.clone(),
-                    }));
+                    },
+                )));
                 Err(Stop {
                     reason,
                     phase: Some(phase),

@@ -2,7 +2,8 @@
 //! `run_collaboration` returns it.
 
 use super::contract::Contribution;
-use crate::bus::{Conflict, Decision, RunStatus, Stance};
+use crate::bus::RunStatus;
+use crate::patterns::events::{Conflict, Decision, Stance};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

@@ -2,9 +2,9 @@
 //! contribution an `invoke_agent <agent>` span in it that holds the
 //! agent's model call, the decision on the root.
 
-use crate::bus::RoundEvent;
+use crate::patterns::events::RoundEvent;
 use crate::telemetry::names as n;
-use crate::telemetry::{ROOT, SpanNo, TraceSpans, wire};
+use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
 use std::collections::HashMap;
 
 /// The round table's own attributes, beside the shared ones in
@@ -82,6 +82,12 @@ impl RoundTableSpans {
             }
             RoundEvent::FinalizeStarted { decision } => {
                 trace.set(ROOT, n::DECISION, decision.as_str());
+            }
+            // The run waits for a person: an event on the root, as every
+            // run-wide happening is.
+            RoundEvent::EscalatedToHuman { round, .. } => {
+                let attrs = Attrs::default().with(n::ROUND, *round);
+                trace.event(ROOT, n::EVENT_ESCALATED, t, attrs);
             }
         }
     }

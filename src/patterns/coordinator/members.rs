@@ -5,9 +5,11 @@
 //! member's failure is its answer; only cancelling and budgets stop the run.
 
 use super::result::MemberRecord;
-use crate::bus::TeamEvent;
-use crate::bus::{CallOutcome, EventKind, TaskStatus};
+use crate::bus::{CallOutcome, EventKind};
 use crate::cassette::Measure;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TaskStatus;
+use crate::patterns::events::TeamEvent;
 use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::action::{Action, MemberCall};
 use crate::patterns::team::agent::{Halt, Halted, TeamRun, millis};
@@ -174,14 +176,15 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
         .part
         .deadline((!member_timeout.is_zero()).then(|| started + member_timeout));
     let member_team = super::member_team(team, (member, asked.earlier[index]), deadline);
-    team.bus
-        .publish(EventKind::Team(TeamEvent::MemberCallStarted {
+    team.bus.publish(EventKind::Pattern(PatternEvent::Team(
+        TeamEvent::MemberCallStarted {
             turn,
             member: path.clone(),
             task: call.task.clone(),
             deadline_ms: deadline.map(millis),
             team: member_team.as_ref().and_then(|part| part.announced()),
-        }));
+        },
+    )));
     let mut end = MemberEnd {
         record: MemberRecord {
             turn,
@@ -232,15 +235,16 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
         .filter(|reason| stops_the_run(team, reason))
         .cloned();
     end.started_next = in_lane.end(end.run_stop.is_some()).await;
-    team.bus
-        .publish(EventKind::Team(TeamEvent::MemberCallFinished {
+    team.bus.publish(EventKind::Pattern(PatternEvent::Team(
+        TeamEvent::MemberCallFinished {
             turn,
             member: path,
             outcome,
             latency_ms,
             reply: answered.as_ref().ok().cloned(),
             reason: answered.as_ref().err().cloned(),
-        }));
+        },
+    )));
     end.record.latency_ms = latency_ms;
     match answered {
         Ok(reply) => {

@@ -3,7 +3,7 @@
 //! the health the rules give (red wins over yellow). Pure functions.
 
 use super::result::TaskRecord;
-use crate::bus::{Health, TaskStatus};
+use crate::patterns::events::{Health, TaskStatus};
 use crate::pycompat::{py_eq, py_number, py_truthy};
 use crate::scenario::{HealthLevel, HealthOp, HealthRule, Scenario, short_name};
 use indexmap::IndexMap;

@@ -6,12 +6,14 @@
 //! (at least 0.01 s) and stops the run with `max_seconds` past it.
 
 use super::result::TaskRecord;
-use crate::bus::TaskEvent;
-use crate::bus::{Bus, EventKind, GatePoint, PlannedTask, TaskStatus};
+use crate::bus::{Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{
     DispatchLimits, Gateway, MIN_ATTEMPT_TIMEOUT, SafeModeVerdict, ToolCall, ToolPolicy, ToolReport,
 };
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TaskEvent;
+use crate::patterns::events::{PlannedTask, TaskStatus};
 use crate::patterns::in_flight::InFlight;
 use crate::pycompat::args_hash;
 use crate::stop::StopReason;
@@ -89,14 +91,16 @@ impl<'a> Dispatcher<'a> {
         }
         let end = started + (deadline - started).max(MIN_ATTEMPT_TIMEOUT);
         for task in tasks {
-            self.bus.publish(EventKind::Tasks(TaskEvent::TaskQueued {
-                task: task.id.clone(),
-                worker: task.worker.clone(),
-                critical: task.critical,
-                max_attempts: self
-                    .gateway
-                    .max_attempts(&task.worker, self.policy.max_attempts),
-            }));
+            self.bus.publish(EventKind::Pattern(PatternEvent::Tasks(
+                TaskEvent::TaskQueued {
+                    task: task.id.clone(),
+                    worker: task.worker.clone(),
+                    critical: task.critical,
+                    max_attempts: self
+                        .gateway
+                        .max_attempts(&task.worker, self.policy.max_attempts),
+                },
+            )));
         }
 
         let mut running = InFlight::new(tasks.len());
@@ -127,10 +131,12 @@ impl<'a> Dispatcher<'a> {
                     next += 1;
                 }
                 // Published before any of the wave's attempts runs.
-                self.bus.publish(EventKind::Tasks(TaskEvent::WaveStarted {
-                    wave,
-                    tasks: started,
-                }));
+                self.bus.publish(EventKind::Pattern(PatternEvent::Tasks(
+                    TaskEvent::WaveStarted {
+                        wave,
+                        tasks: started,
+                    },
+                )));
             }
             if running.is_empty() {
                 break;
@@ -176,14 +182,16 @@ impl<'a> Dispatcher<'a> {
                 Ok(observation) => (TaskStatus::Done, Some(observation), None),
                 Err(reason) => (TaskStatus::Failed, None, Some(reason)),
             };
-            self.bus.publish(EventKind::Tasks(TaskEvent::TaskFinished {
-                task: task.id.clone(),
-                worker: task.worker.clone(),
-                status,
-                attempts_used: report.attempts_used,
-                stop_reason: stop_reason.clone(),
-                result: observation.as_ref().and_then(|o| o.get("result").cloned()),
-            }));
+            self.bus.publish(EventKind::Pattern(PatternEvent::Tasks(
+                TaskEvent::TaskFinished {
+                    task: task.id.clone(),
+                    worker: task.worker.clone(),
+                    status,
+                    attempts_used: report.attempts_used,
+                    stop_reason: stop_reason.clone(),
+                    result: observation.as_ref().and_then(|o| o.get("result").cloned()),
+                },
+            )));
             records[index] = Some(TaskRecord {
                 task_id: task.id.clone(),
                 worker: task.worker.clone(),

@@ -7,7 +7,9 @@
 
 mod aggregate;
 pub(crate) mod compare;
+pub(crate) mod describe;
 mod dispatch;
+pub(crate) mod events;
 pub(crate) mod figures;
 pub(crate) mod plan;
 pub(crate) mod plan_schema;
@@ -16,10 +18,12 @@ pub(crate) mod stops;
 pub(crate) mod trace;
 
 use super::{RunContext, RunOutcome, Runner, answer_words};
-use crate::bus::TaskEvent;
-use crate::bus::{EventKind, PlannedTask, RunStatus, RunSummary, TaskStatus};
+use crate::bus::{EventKind, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, TimeoutFrom, ToolPolicy};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TaskEvent;
+use crate::patterns::events::{PlannedTask, TaskStatus};
 use crate::patterns::figures::{FAILED_TASKS, TASKS};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -183,18 +187,22 @@ async fn plan_tasks(
         Ok(tasks) => Arc::<[PlannedTask]>::from(tasks),
         Err((error, raw_plan)) => {
             let reason = StopReason::from(TaskStop::InvalidPlan(error));
-            ctx.bus.publish(EventKind::Tasks(TaskEvent::PlanRejected {
-                reason: reason.clone(),
-                raw: raw_plan.clone(),
-            }));
+            ctx.bus.publish(EventKind::Pattern(PatternEvent::Tasks(
+                TaskEvent::PlanRejected {
+                    reason: reason.clone(),
+                    raw: raw_plan.clone(),
+                },
+            )));
             let mut result = OrchestratorResult::stopped(reason, Phase::Plan);
             result.raw_plan = Some(raw_plan);
             return Err(result);
         }
     };
-    ctx.bus.publish(EventKind::Tasks(TaskEvent::PlanAccepted {
-        tasks: Arc::clone(&tasks),
-    }));
+    ctx.bus.publish(EventKind::Pattern(PatternEvent::Tasks(
+        TaskEvent::PlanAccepted {
+            tasks: Arc::clone(&tasks),
+        },
+    )));
     Ok(tasks)
 }
 
@@ -284,10 +292,12 @@ async fn finalize(
     dispatches: u64,
 ) -> OrchestratorResult {
     let (health, aggregate) = aggregate::aggregate(&ctx.scenario, &records);
-    ctx.bus.publish(EventKind::Tasks(TaskEvent::Aggregated {
-        health,
-        aggregate: aggregate.clone(),
-    }));
+    ctx.bus.publish(EventKind::Pattern(PatternEvent::Tasks(
+        TaskEvent::Aggregated {
+            health,
+            aggregate: aggregate.clone(),
+        },
+    )));
     let stopped_in_finalize = |reason| {
         let mut result = OrchestratorResult::stopped(reason, Phase::Finalize);
         result.health = Some(health);

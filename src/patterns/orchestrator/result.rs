@@ -1,7 +1,8 @@
 //! The orchestrator result document, field for field as 001's
 //! `run_orchestrator` returns it in each case.
 
-use crate::bus::{Health, PlannedTask, RunStatus, TaskStatus};
+use crate::bus::RunStatus;
+use crate::patterns::events::{Health, PlannedTask, TaskStatus};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

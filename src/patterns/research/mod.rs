@@ -10,6 +10,8 @@
 mod answer_checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
+pub(crate) mod describe;
+pub(crate) mod events;
 pub(crate) mod figures;
 pub(crate) mod plan;
 mod read_extract;
@@ -21,15 +23,15 @@ pub(crate) mod trace;
 mod workflow;
 
 use super::{RunContext, RunOutcome, Runner};
-use crate::bus::ResearchEvent;
-use crate::bus::{
-    EventKind, GatePoint, ResearchPhase, RunStatus, RunSummary, StepFinished, StepStarted,
-};
+use crate::bus::{EventKind, GatePoint, RunStatus, RunSummary};
 use crate::cassette::Measure;
 use crate::control::SharedGate;
 use crate::gateway::{
     CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
 };
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::ResearchEvent;
+use crate::patterns::events::{ResearchPhase, StepFinished, StepStarted};
 use crate::provider::contract::Contract;
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -168,10 +170,9 @@ impl Desk<'_> {
         if let Some(reason) = self.gateway.spend_stop() {
             return Err(reason.into());
         }
-        self.bus
-            .publish(EventKind::Research(ResearchEvent::ResearchStepStarted(
-                StepStarted { step, phase },
-            )));
+        self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+            ResearchEvent::ResearchStepStarted(StepStarted { step, phase }),
+        )));
         Ok(())
     }
 
@@ -180,15 +181,15 @@ impl Desk<'_> {
     /// (see `Measure`).
     fn done(&mut self, counts: TraceCounts, detail: HistoryDetail, count: usize) {
         let step = self.phase.step();
-        let ended =
-            self.bus
-                .publish_stamped(EventKind::Research(ResearchEvent::ResearchStepFinished(
-                    StepFinished {
-                        step,
-                        phase: self.phase,
-                        count: u64::try_from(count).unwrap_or(u64::MAX),
-                    },
-                )));
+        let ended = self
+            .bus
+            .publish_stamped(EventKind::Pattern(PatternEvent::Research(
+                ResearchEvent::ResearchStepFinished(StepFinished {
+                    step,
+                    phase: self.phase,
+                    count: u64::try_from(count).unwrap_or(u64::MAX),
+                }),
+            )));
         let ended = self
             .gateway
             .served_measure(&Measure::StepEnded(step))

@@ -8,8 +8,12 @@ use super::sources::{Verdict, allowed_domains, evaluate};
 use super::stops::ResearchStop;
 use super::workflow::text;
 use super::{Desk, Stop, tool_failed};
-use crate::bus::ResearchEvent;
-use crate::bus::{EventKind, NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied};
+use crate::bus::EventKind;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::ResearchEvent;
+use crate::patterns::events::{
+    NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
+};
 use crate::provider::Purpose;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::{ResearchTool, url_domain};
@@ -91,15 +95,14 @@ impl Desk<'_> {
                 url: url.to_string(),
                 reason,
             });
-            self.bus
-                .publish(EventKind::Research(ResearchEvent::SourceDenied(
-                    SourceDenied {
-                        url: url.to_string(),
-                        domain,
-                        reason,
-                        gated_by,
-                    },
-                )));
+            self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+                ResearchEvent::SourceDenied(SourceDenied {
+                    url: url.to_string(),
+                    domain,
+                    reason,
+                    gated_by,
+                }),
+            )));
             return None;
         }
         Some(domain)
@@ -107,13 +110,12 @@ impl Desk<'_> {
 
     /// Read an allowed source: the page, announced.
     async fn read_page(&self, step_id: &str, url: &str, domain: String) -> Result<Value, Stop> {
-        self.bus
-            .publish(EventKind::Research(ResearchEvent::SourceAllowed(
-                SourceAllowed {
-                    url: url.to_string(),
-                    domain,
-                },
-            )));
+        self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+            ResearchEvent::SourceAllowed(SourceAllowed {
+                url: url.to_string(),
+                domain,
+            }),
+        )));
         // A real read follows a redirect only to a domain these checks
         // allow now.
         let args = if self.fetches_pages() {
@@ -124,12 +126,13 @@ impl Desk<'_> {
         };
         let page = self.tool(step_id, ResearchTool::ReadSource, args).await?;
         let page = Value::Object(page);
-        self.bus
-            .publish(EventKind::Research(ResearchEvent::PageRead(PageRead {
+        self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+            ResearchEvent::PageRead(PageRead {
                 url: url.to_string(),
                 title: text(&page, "title"),
                 published_at: text(&page, "published_at"),
-            })));
+            }),
+        )));
         Ok(page)
     }
 
@@ -175,17 +178,16 @@ impl Desk<'_> {
         for item in items {
             let mut note = item.clone();
             note["id"] = format!("n{}", notes.len() + 1).into();
-            self.bus
-                .publish(EventKind::Research(ResearchEvent::NoteExtracted(
-                    NoteExtracted {
-                        id: text(&note, "id"),
-                        url: text(&note, "url"),
-                        title: text(&note, "title"),
-                        published_at: text(&note, "published_at"),
-                        claim: text(&note, "claim"),
-                        quote: text(&note, "quote"),
-                    },
-                )));
+            self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+                ResearchEvent::NoteExtracted(NoteExtracted {
+                    id: text(&note, "id"),
+                    url: text(&note, "url"),
+                    title: text(&note, "title"),
+                    published_at: text(&note, "published_at"),
+                    claim: text(&note, "claim"),
+                    quote: text(&note, "quote"),
+                }),
+            )));
             notes.push(note);
             if notes.len() >= self.limits.max_notes {
                 break;

@@ -1,7 +1,8 @@
 //! The research result document, field for field and in the order 004's
 //! `run_research_agent` returns it, with its trace and history entries.
 
-use crate::bus::{ResearchPhase, RunStatus, SourceDenial};
+use crate::bus::RunStatus;
+use crate::patterns::events::{ResearchPhase, SourceDenial};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

@@ -10,8 +10,10 @@ use super::schema;
 use super::sources::dedupe;
 use super::stops::ResearchStop;
 use super::{Answer, Desk, Stop};
-use crate::bus::ResearchEvent;
-use crate::bus::{Cited, EventKind, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
+use crate::bus::EventKind;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::ResearchEvent;
+use crate::patterns::events::{Cited, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
 use crate::provider::Purpose;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
@@ -118,14 +120,13 @@ impl Desk<'_> {
         let mut candidates = Vec::new();
         for item in results.iter().filter(|item| item.is_object()) {
             let url = py_strip(&text(item, "url")).to_string();
-            self.bus
-                .publish(EventKind::Research(ResearchEvent::SourceFound(
-                    SourceFound {
-                        rank: u32::try_from(candidates.len() + 1).unwrap_or(u32::MAX),
-                        url: url.clone(),
-                        title: text(item, "title"),
-                    },
-                )));
+            self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+                ResearchEvent::SourceFound(SourceFound {
+                    rank: u32::try_from(candidates.len() + 1).unwrap_or(u32::MAX),
+                    url: url.clone(),
+                    title: text(item, "title"),
+                }),
+            )));
             candidates.push(url);
         }
         self.done(
@@ -149,12 +150,11 @@ impl Desk<'_> {
         if deduped.is_empty() {
             return Err(ResearchStop::NoSourcesAfterDedupe.into());
         }
-        self.bus
-            .publish(EventKind::Research(ResearchEvent::SourcesDeduped(
-                SourcesDeduped {
-                    urls: deduped.clone(),
-                },
-            )));
+        self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+            ResearchEvent::SourcesDeduped(SourcesDeduped {
+                urls: deduped.clone(),
+            }),
+        )));
         self.done(
             TraceCounts::Dedupe {
                 urls_after_dedupe: deduped.len(),
@@ -179,17 +179,16 @@ impl Desk<'_> {
             .and_then(py_int)
             .unwrap_or(0);
         let issues = verification.get("issues").unwrap_or(&Value::Null);
-        self.bus
-            .publish(EventKind::Research(ResearchEvent::NotesVerified(
-                NotesVerified {
-                    checked: u64::try_from(checked).unwrap_or(0),
-                    ok,
-                    issues: match issues {
-                        Value::Array(items) => items.iter().map(py_str).collect(),
-                        _ => Vec::new(),
-                    },
+        self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+            ResearchEvent::NotesVerified(NotesVerified {
+                checked: u64::try_from(checked).unwrap_or(0),
+                ok,
+                issues: match issues {
+                    Value::Array(items) => items.iter().map(py_str).collect(),
+                    _ => Vec::new(),
                 },
-            )));
+            }),
+        )));
         if !ok {
             return Err(Stop {
                 reason: Some(
@@ -256,13 +255,14 @@ impl Desk<'_> {
             })
             .collect();
         for detail in &details {
-            self.bus
-                .publish(EventKind::Research(ResearchEvent::Cited(Cited {
+            self.bus.publish(EventKind::Pattern(PatternEvent::Research(
+                ResearchEvent::Cited(Cited {
                     id: detail.id.clone(),
                     url: detail.url.clone(),
                     title: detail.title.clone(),
                     published_at: detail.published_at.clone(),
-                })));
+                }),
+            )));
         }
         self.done(
             TraceCounts::Synthesize {

@@ -13,9 +13,11 @@ use super::team::result::{TeamEnd, TeamRan};
 use super::team::stops::TeamStop;
 use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome, Runner};
-use crate::bus::TeamEvent;
-use crate::bus::{EventKind, HandoffRejection, RunCounts};
+use crate::bus::{EventKind, RunCounts};
 use crate::control::SharedGate;
+use crate::patterns::events::HandoffRejection;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TeamEvent;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::stop::StopReason;
@@ -149,7 +151,7 @@ impl<'a> Swarm<'a> {
                         .output
                         .get(super::team::action::MESSAGE)
                         .filter(|m| !m.is_null())
-                        .map(crate::bus::turn_json);
+                        .map(crate::patterns::events::turn_json);
                     let refused = self.transfer(turn.number, &to, message);
                     entry.target = Some(to);
                     entry.ok = Some(refused.is_none());
@@ -197,12 +199,14 @@ impl<'a> Swarm<'a> {
         let bus = self.team.bus;
         let part = &self.team.part;
         let (from_path, to_path) = (part.path_of(&from), part.path_of(to));
-        bus.publish(EventKind::Team(TeamEvent::TransferRequested {
-            turn,
-            from: from_path.to_string(),
-            to: to_path.to_string(),
-            message,
-        }));
+        bus.publish(EventKind::Pattern(PatternEvent::Team(
+            TeamEvent::TransferRequested {
+                turn,
+                from: from_path.to_string(),
+                to: to_path.to_string(),
+                message,
+            },
+        )));
         let gate = self.team.gate;
         let decided = self.controller.decide(
             &from,
@@ -222,23 +226,27 @@ impl<'a> Swarm<'a> {
                 self.chain.push(to.to_string());
                 self.deadline =
                     (!self.node_timeout.is_zero()).then(|| self.team.now() + self.node_timeout);
-                bus.publish(EventKind::Team(TeamEvent::HandoffAccepted {
-                    from: from_path.to_string(),
-                    to: to_path.to_string(),
-                    handoffs,
-                    window,
-                    deadline_ms: self.deadline.map(millis),
-                }));
+                bus.publish(EventKind::Pattern(PatternEvent::Team(
+                    TeamEvent::HandoffAccepted {
+                        from: from_path.to_string(),
+                        to: to_path.to_string(),
+                        handoffs,
+                        window,
+                        deadline_ms: self.deadline.map(millis),
+                    },
+                )));
                 None
             }
             Err(reason) => {
-                bus.publish(EventKind::Team(TeamEvent::HandoffRejected {
-                    from: from_path.to_string(),
-                    to: to_path.to_string(),
-                    reason: reason.clone(),
-                    handoffs,
-                    window,
-                }));
+                bus.publish(EventKind::Pattern(PatternEvent::Team(
+                    TeamEvent::HandoffRejected {
+                        from: from_path.to_string(),
+                        to: to_path.to_string(),
+                        reason: reason.clone(),
+                        handoffs,
+                        window,
+                    },
+                )));
                 Some(reason)
             }
         };

@@ -10,10 +10,12 @@ use super::part::Part;
 use super::stops::TeamStop;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
 use super::turn_schema::TurnContracts;
-use crate::bus::TeamEvent;
-use crate::bus::{BudgetKind, Bus, EventKind, GatePoint, TurnOutcome};
+use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TeamEvent;
+use crate::patterns::events::TurnOutcome;
 use crate::provider::prompts::Prompt;
 use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};
@@ -236,7 +238,7 @@ impl<'a> TeamRun<'a> {
             return Err(Halted::before_the_call(reason));
         }
         drop(numbered);
-        self.bus.publish(EventKind::Team(TeamEvent::TurnStarted {
+        self.bus.publish(team_event(TeamEvent::TurnStarted {
             turn: number,
             agent: path.clone(),
         }));
@@ -280,7 +282,7 @@ impl<'a> TeamRun<'a> {
                 (turn.action.outcome(), Ok(turn))
             }
         };
-        self.bus.publish(EventKind::Team(TeamEvent::TurnFinished {
+        self.bus.publish(team_event(TeamEvent::TurnFinished {
             turn: number,
             agent: path,
             outcome,
@@ -388,4 +390,9 @@ impl<'a> TeamRun<'a> {
 
 pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A team's event as the bus carries it.
+fn team_event(event: TeamEvent) -> EventKind {
+    EventKind::Pattern(PatternEvent::Team(event))
 }

@@ -8,6 +8,8 @@ pub(crate) mod action;
 pub(crate) mod agent;
 mod budget;
 pub(crate) mod compare;
+pub(crate) mod describe;
+pub(crate) mod events;
 pub(crate) mod figures;
 pub(crate) mod part;
 pub(crate) mod result;

@@ -6,7 +6,7 @@
 //! and call their team's own tools, which the gateway knows as
 //! `TEAM/TOOL`; the scenario's own agents keep their bare names.
 
-use crate::bus::MemberTeam;
+use crate::patterns::events::MemberTeam;
 use crate::scenario::{AgentSpec, PatternKind, Scenario, TeamLimits, TeamSpec, WorkerSpec};
 use indexmap::IndexMap;
 use std::borrow::Cow;

@@ -7,7 +7,8 @@
 //! and rejected transfers as events on the team's span (the root at the
 //! top), transfers asked for on the turn.
 
-use crate::bus::{CallOutcome, HandoffRejection, TeamEvent, TurnOutcome};
+use crate::bus::CallOutcome;
+use crate::patterns::events::{HandoffRejection, TeamEvent, TurnOutcome};
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};

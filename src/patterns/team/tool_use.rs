@@ -4,8 +4,10 @@
 
 use super::agent::{Halt, TeamRun};
 use super::trace::TraceEntry;
-use crate::bus::{EventKind, TeamEvent};
+use crate::bus::EventKind;
 use crate::gateway::{REAL_CALL_TIMEOUT, SafeModeVerdict, TimeoutFrom, ToolCall, ToolPolicy};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TeamEvent;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -66,15 +68,19 @@ impl TeamRun<'_> {
             Ok(observation) => observation,
             Err(reason) => json!({"error": reason}),
         };
-        self.bus.publish(EventKind::Team(TeamEvent::ToolUsed {
-            turn,
-            agent: path.into_owned(),
-            tool: known_as.into_owned(),
-            args: crate::bus::turn_json(args),
-            // What the tool answered, without the gateway's wrapping.
-            result: crate::bus::turn_json(observation.get("result").unwrap_or(&observation)),
-            ok: entry.ok == Some(true),
-        }));
+        self.bus.publish(EventKind::Pattern(PatternEvent::Team(
+            TeamEvent::ToolUsed {
+                turn,
+                agent: path.into_owned(),
+                tool: known_as.into_owned(),
+                args: crate::patterns::events::turn_json(args),
+                // What the tool answered, without the gateway's wrapping.
+                result: crate::patterns::events::turn_json(
+                    observation.get("result").unwrap_or(&observation),
+                ),
+                ok: entry.ok == Some(true),
+            },
+        )));
         Ok(
             json!({"turn": turn, "agent": agent, "tool": tool, "args": args,
                   "observation": observation}),

@@ -1,7 +1,7 @@
 //! A team run's trace: one entry per turn, as the swarm's and the
 //! coordinator's result documents list them.
 
-use crate::bus::TurnOutcome;
+use crate::patterns::events::TurnOutcome;
 use serde::Serialize;
 
 /// One turn: who took it, how it ended, what it aimed at.

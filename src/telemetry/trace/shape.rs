@@ -7,23 +7,18 @@
 
 use super::spans::TraceSpans;
 use super::{ROOT, TraceBuilder, wire};
-use crate::bus::{EventKind, ResearchEvent, RoundEvent, TaskEvent, TeamEvent};
+use crate::bus::EventKind;
+use crate::patterns::events::PatternEvent;
 use crate::telemetry::names as n;
 use crate::telemetry::span::{Attrs, SpanNo};
 use std::fmt;
 
 /// One run's pattern spans: the containers its pattern's events open and
-/// close, and the calls they hold. Each group of events comes whole; the
+/// close, and the calls they hold. A pattern's event comes whole; the
 /// shapes say what it does to the trace.
 pub(crate) trait Shapes: fmt::Debug + Send {
-    /// Fold in a round table's event.
-    fn round(&mut self, trace: &mut TraceSpans<'_>, event: &RoundEvent, t: u64);
-    /// Fold in an orchestrator's event (its plan, waves, tasks, aggregate).
-    fn tasks(&mut self, trace: &mut TraceSpans<'_>, event: &TaskEvent, t: u64);
-    /// Fold in a team's event (a swarm's or a coordinator's).
-    fn team(&mut self, trace: &mut TraceSpans<'_>, event: &TeamEvent, t: u64);
-    /// Fold in a research run's event.
-    fn research(&mut self, trace: &mut TraceSpans<'_>, event: &ResearchEvent, t: u64);
+    /// Fold in a pattern's event.
+    fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &PatternEvent, t: u64);
     /// The span a model call for `agent`, labelled `label`, starting at run
     /// time `t` belongs under, if one of the pattern's spans holds it (it
     /// may open that span).
@@ -73,10 +68,7 @@ impl fmt::Debug for TraceShapes {
 pub(super) struct Lent;
 
 impl Shapes for Lent {
-    fn round(&mut self, _: &mut TraceSpans<'_>, _: &RoundEvent, _: u64) {}
-    fn tasks(&mut self, _: &mut TraceSpans<'_>, _: &TaskEvent, _: u64) {}
-    fn team(&mut self, _: &mut TraceSpans<'_>, _: &TeamEvent, _: u64) {}
-    fn research(&mut self, _: &mut TraceSpans<'_>, _: &ResearchEvent, _: u64) {}
+    fn apply(&mut self, _: &mut TraceSpans<'_>, _: &PatternEvent, _: u64) {}
     fn model_parent(
         &mut self,
         _: &mut TraceSpans<'_>,
@@ -126,16 +118,11 @@ impl TraceBuilder {
             .unwrap_or(ROOT)
     }
 
-    /// Fold in an event that is not a call's: a pattern's group goes to
+    /// Fold in an event that is not a call's: a pattern's event goes to
     /// its shapes whole.
     pub(super) fn apply_shape(&mut self, kind: &EventKind, t: u64) {
         match kind {
-            EventKind::Round(event) => self.with_shapes(|s, trace| s.round(trace, event, t)),
-            EventKind::Tasks(event) => self.with_shapes(|s, trace| s.tasks(trace, event, t)),
-            EventKind::Team(event) => self.with_shapes(|s, trace| s.team(trace, event, t)),
-            EventKind::Research(event) => {
-                self.with_shapes(|s, trace| s.research(trace, event, t));
-            }
+            EventKind::Pattern(event) => self.with_shapes(|s, trace| s.apply(trace, event, t)),
             other => self.apply_run_wide(other, t),
         }
     }
@@ -166,10 +153,6 @@ impl TraceBuilder {
             EventKind::Paused { gate } => self.gate_event(n::EVENT_PAUSED, gate, t),
             EventKind::Resumed { gate } => self.gate_event(n::EVENT_RESUMED, gate, t),
             EventKind::Stepped { gate } => self.gate_event(n::EVENT_STEPPED, gate, t),
-            EventKind::EscalatedToHuman { round, .. } => {
-                let attrs = Attrs::default().with(n::ROUND, *round);
-                self.event(ROOT, n::EVENT_ESCALATED, t, attrs);
-            }
             EventKind::HumanDecided { choice, .. } => {
                 let attrs = Attrs::default().with(n::CHOICE, choice.as_str());
                 self.event(ROOT, n::EVENT_HUMAN_DECIDED, t, attrs);

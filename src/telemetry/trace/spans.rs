@@ -5,7 +5,7 @@
 //! which stays open until the run's end.
 
 use super::{TraceBuilder, error_type};
-use crate::bus::TaskStatus;
+use crate::patterns::events::TaskStatus;
 use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;

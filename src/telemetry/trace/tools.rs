@@ -5,7 +5,8 @@
 
 use super::calls::{Attempt, Call, What, outcome_error};
 use super::{ROOT, TraceBuilder, error_type, wire};
-use crate::bus::{CallOutcome, EventKind, TaskStatus};
+use crate::bus::{CallOutcome, EventKind};
+use crate::patterns::events::TaskStatus;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::span::{Attrs, SpanNo};

@@ -59,7 +59,7 @@ fn dialog(app: &App) -> &crate::tui::overlays::fork::ForkPrompt {
 
 fn round(number: u32) -> GateTarget {
     GateTarget {
-        kind: crate::bus::describe::GateKind::Round,
+        kind: crate::bus::GateKind::Round,
         number,
     }
 }

@@ -2,9 +2,10 @@
 //! and without an engine (runs are shown from their events alone).
 
 use super::*;
-use crate::bus::RoundEvent;
 use crate::bus::{ClockMode, Event, EventKind, FlagState, RunStarted, RunStatus};
 use crate::control::Control;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::RoundEvent;
 use crate::stop::StopReason;
 use crate::tui::catalog::{Item, Recorded};
 use crate::tui::effect::{Done, Effect};
@@ -46,14 +47,14 @@ pub(crate) fn events(pattern: &str) -> Vec<Arc<Event>> {
             scenario,
             forked_from: None,
         }),
-        EventKind::Round(RoundEvent::RoundStarted {
+        EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
             round: 1,
             speakers: vec!["a".into(), "b".into()],
-        }),
-        EventKind::Round(RoundEvent::RoundStarted {
+        })),
+        EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
             round: 2,
             speakers: vec!["a".into(), "b".into()],
-        }),
+        })),
     ];
     numbered(kinds)
 }

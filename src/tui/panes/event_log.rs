@@ -4,6 +4,7 @@
 
 use crate::bus::EventKind;
 use crate::bus::describe::{clock, describe, kind_name};
+use crate::patterns::events::PatternEvent;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns;
 use crate::tui::state::RunState;
@@ -89,10 +90,10 @@ pub fn draw(
 
 fn kind_style(kind: &EventKind) -> Style {
     match kind {
-        EventKind::Round(event) => patterns::round_table::log::style(event),
-        EventKind::Tasks(event) => patterns::workers::log::style(event),
-        EventKind::Team(event) => patterns::chain::log::style(event),
-        EventKind::Research(event) => patterns::research::log::style(event),
+        EventKind::Pattern(PatternEvent::Round(event)) => patterns::round_table::log::style(event),
+        EventKind::Pattern(PatternEvent::Tasks(event)) => patterns::workers::log::style(event),
+        EventKind::Pattern(PatternEvent::Team(event)) => patterns::chain::log::style(event),
+        EventKind::Pattern(PatternEvent::Research(event)) => patterns::research::log::style(event),
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }
@@ -103,9 +104,7 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::CallRejected { .. } => theme::error(),
         EventKind::FallbackServed { .. } => Style::default().fg(theme::CAUTION),
         EventKind::BreakerTransition { to, .. } => theme::breaker(*to),
-        EventKind::EscalatedToHuman { .. } | EventKind::HumanDecided { .. } => {
-            Style::default().fg(theme::CAUTION)
-        }
+        EventKind::HumanDecided { .. } => Style::default().fg(theme::CAUTION),
         EventKind::Paused { .. } | EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
             Style::default().fg(theme::CAUTION)
         }

@@ -25,10 +25,11 @@ impl Marks {
         if let Some((kind, number)) = crate::bus::describe::opened_gate(&event.kind) {
             self.gates.push((index, GateTarget { kind, number }));
         }
-        if matches!(
-            event.kind,
-            EventKind::EscalatedToHuman { .. } | EventKind::HumanDecided { .. }
-        ) {
+        let asks = match &event.kind {
+            EventKind::Pattern(pattern) => pattern.asks_a_person(),
+            kind => matches!(kind, EventKind::HumanDecided { .. }),
+        };
+        if asks {
             self.stops.push(index + 1);
         }
         if let EventKind::CallFinished { record: None, .. } = &event.kind {

@@ -195,7 +195,8 @@ mod tests {
     /// from its first line and its end however long it is.
     #[test]
     fn a_recording_is_listed_with_its_scenario_and_its_outcome() {
-        use crate::bus::{ClockMode, Health, RunStarted};
+        use crate::bus::{ClockMode, RunStarted};
+        use crate::patterns::events::Health;
         let Item::Scenario(Ok(scenario)) = &built_in()[0].item else {
             panic!("a valid built-in scenario");
         };

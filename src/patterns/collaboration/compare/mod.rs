@@ -6,10 +6,12 @@
 
 mod tables;
 
-use crate::bus::RoundEvent;
-use crate::bus::{Conflict, Decision, Event, EventKind, Stance};
+use crate::bus::{Event, EventKind};
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::RoundEvent;
+use crate::patterns::events::{Conflict, Decision, Stance};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -77,19 +79,24 @@ impl Table {
         let mut table = Table::default();
         for event in events {
             match &event.kind {
-                EventKind::Round(RoundEvent::RoundStarted { round, .. }) => {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
+                    round, ..
+                })) => {
                     table.cells.entry(*round).or_default();
                 }
-                EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
+                    round,
+                    agent,
+                })) => {
                     table.set(*round, agent, Contribution::Asked);
                 }
-                EventKind::Round(RoundEvent::ContributionAccepted {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionAccepted {
                     round,
                     agent,
                     stance,
                     confidence,
                     ..
-                }) => table.set(
+                })) => table.set(
                     *round,
                     agent,
                     Contribution::Accepted {
@@ -97,23 +104,23 @@ impl Table {
                         confidence: *confidence,
                     },
                 ),
-                EventKind::Round(RoundEvent::ContributionRejected {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRejected {
                     round,
                     agent,
                     reason,
                     ..
-                }) => table.set(
+                })) => table.set(
                     *round,
                     agent,
                     Contribution::Rejected {
                         reason: reason.clone(),
                     },
                 ),
-                EventKind::Round(RoundEvent::RoundFinished {
+                EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
                     round,
                     conflicts,
                     decision,
-                }) => {
+                })) => {
                     table.ends.insert(
                         *round,
                         RoundEnd {
@@ -248,7 +255,7 @@ impl CompareRules for Rules {
     /// comparison's facts and flag changes already compare: runs diverge
     /// where someone first acts differently, not where the roster is read.
     fn leave_out(&self, kind: &EventKind, fields: &mut serde_json::Map<String, serde_json::Value>) {
-        if let EventKind::Round(RoundEvent::RoundStarted { .. }) = kind {
+        if let EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted { .. })) = kind {
             fields.remove("speakers");
         }
     }

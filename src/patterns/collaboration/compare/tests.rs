@@ -4,6 +4,7 @@
 use super::*;
 use crate::bus::{ClockMode, FlagState, RunStarted};
 use crate::compare::{Comparison, Side, compare, short};
+use crate::patterns::events::PatternEvent;
 use crate::scenario::{PatternKind, Scenario};
 use serde_json::json;
 
@@ -38,21 +39,21 @@ fn started(name: &str, legal: bool) -> EventKind {
 }
 
 fn said(agent: &str, stance: Stance) -> EventKind {
-    EventKind::Round(RoundEvent::ContributionAccepted {
+    EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionAccepted {
         round: 1,
         agent: agent.into(),
         stance,
         confidence: 0.8,
         summary: format!("{agent} speaks"),
         actions: vec![],
-    })
+    }))
 }
 
 fn round(speakers: &[&str]) -> EventKind {
-    EventKind::Round(RoundEvent::RoundStarted {
+    EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
         round: 1,
         speakers: speakers.iter().map(|s| s.to_string()).collect(),
-    })
+    }))
 }
 
 fn call(latency_ms: u64) -> EventKind {

@@ -5,10 +5,12 @@
 
 mod tables;
 
-use crate::bus::TaskEvent;
-use crate::bus::{Event, EventKind, TaskStatus};
+use crate::bus::{Event, EventKind};
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TaskEvent;
+use crate::patterns::events::TaskStatus;
 use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -67,7 +69,7 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
     let mut tasks: IndexMap<String, TaskFacts> = IndexMap::new();
     for event in events {
         match &event.kind {
-            EventKind::Tasks(TaskEvent::PlanAccepted { tasks: planned }) => {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::PlanAccepted { tasks: planned })) => {
                 for task in planned.iter() {
                     tasks.entry(task.id.clone()).or_insert(TaskFacts {
                         worker: task.worker.clone(),
@@ -78,12 +80,12 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
                     });
                 }
             }
-            EventKind::Tasks(TaskEvent::TaskQueued {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued {
                 task,
                 worker,
                 critical,
                 ..
-            }) => {
+            })) => {
                 tasks.entry(task.clone()).or_insert(TaskFacts {
                     worker: worker.clone(),
                     critical: *critical,
@@ -98,13 +100,13 @@ fn tasks_of(events: &[Arc<Event>]) -> IndexMap<String, TaskFacts> {
                     facts.attempts = facts.attempts.max(*attempt);
                 }
             }
-            EventKind::Tasks(TaskEvent::TaskFinished {
+            EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
                 task,
                 status,
                 attempts_used,
                 stop_reason,
                 ..
-            }) => {
+            })) => {
                 if let Some(facts) = tasks.get_mut(task) {
                     facts.state = match status {
                         TaskStatus::Done => TaskState::Done,

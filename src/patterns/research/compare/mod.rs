@@ -4,10 +4,12 @@
 
 mod tables;
 
-use crate::bus::ResearchEvent;
-use crate::bus::{Event, EventKind, ResearchPhase, SourceDenial};
+use crate::bus::{Event, EventKind};
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::ResearchEvent;
+use crate::patterns::events::{ResearchPhase, SourceDenial};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -85,10 +87,14 @@ impl Research {
         let mut research = Research::default();
         for event in events {
             match &event.kind {
-                EventKind::Research(ResearchEvent::ResearchStepFinished(step)) => {
+                EventKind::Pattern(PatternEvent::Research(
+                    ResearchEvent::ResearchStepFinished(step),
+                )) => {
                     research.steps.insert(step.phase, step.count);
                 }
-                EventKind::Research(ResearchEvent::SourcesDeduped(deduped)) => {
+                EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourcesDeduped(
+                    deduped,
+                ))) => {
                     for url in &deduped.urls {
                         research
                             .sources
@@ -96,12 +102,14 @@ impl Research {
                             .or_insert(SourceFate::Listed);
                     }
                 }
-                EventKind::Research(ResearchEvent::SourceAllowed(allowed)) => {
+                EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceAllowed(
+                    allowed,
+                ))) => {
                     research
                         .sources
                         .insert(allowed.url.clone(), SourceFate::Allowed);
                 }
-                EventKind::Research(ResearchEvent::SourceDenied(denied)) => {
+                EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(denied))) => {
                     research.sources.insert(
                         denied.url.clone(),
                         SourceFate::Denied {
@@ -110,10 +118,10 @@ impl Research {
                         },
                     );
                 }
-                EventKind::Research(ResearchEvent::PageRead(page)) => {
+                EventKind::Pattern(PatternEvent::Research(ResearchEvent::PageRead(page))) => {
                     research.sources.insert(page.url.clone(), SourceFate::Read);
                 }
-                EventKind::Research(ResearchEvent::NoteExtracted(note)) => {
+                EventKind::Pattern(PatternEvent::Research(ResearchEvent::NoteExtracted(note))) => {
                     research.notes.push(note.id.clone())
                 }
                 _ => {}

@@ -5,9 +5,11 @@
 
 mod tables;
 
-use crate::bus::TeamEvent;
-use crate::bus::{CallOutcome, Event, EventKind, TurnOutcome};
+use crate::bus::{CallOutcome, Event, EventKind};
 use crate::compare::{Aligned, Alignment, CompareRules, Difference};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TeamEvent;
+use crate::patterns::events::TurnOutcome;
 use crate::stop::StopReason;
 use serde::Serialize;
 use std::sync::Arc;
@@ -83,7 +85,7 @@ impl Chain {
         let mut chain = Chain::default();
         for event in events {
             match &event.kind {
-                EventKind::Team(TeamEvent::TurnStarted { turn, agent }) => {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { turn, agent })) => {
                     if chain.chain.is_empty() {
                         chain.chain.push(agent.clone());
                     }
@@ -95,12 +97,20 @@ impl Chain {
                         },
                     ));
                 }
-                EventKind::Team(TeamEvent::TurnFinished { turn, outcome, .. }) => {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnFinished {
+                    turn,
+                    outcome,
+                    ..
+                })) => {
                     if let Some((_, facts)) = chain.turns.iter_mut().find(|(t, _)| t == turn) {
                         facts.outcome = Some(*outcome);
                     }
                 }
-                EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. }) => {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                    from,
+                    to,
+                    ..
+                })) => {
                     chain.chain.push(to.clone());
                     chain.handoffs.push(Handoff {
                         from: from.clone(),
@@ -109,30 +119,35 @@ impl Chain {
                         reason: None,
                     });
                 }
-                EventKind::Team(TeamEvent::HandoffRejected {
-                    from, to, reason, ..
-                }) => chain.handoffs.push(Handoff {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffRejected {
+                    from,
+                    to,
+                    reason,
+                    ..
+                })) => chain.handoffs.push(Handoff {
                     from: from.clone(),
                     to: to.clone(),
                     accepted: false,
                     reason: Some(reason.to_string()),
                 }),
-                EventKind::Team(TeamEvent::MemberCallStarted { turn, member, .. }) => {
-                    chain.members.push((
-                        (*turn, member.clone()),
-                        MemberCall {
-                            outcome: None,
-                            reason: None,
-                        },
-                    ))
-                }
-                EventKind::Team(TeamEvent::MemberCallFinished {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
+                    turn,
+                    member,
+                    ..
+                })) => chain.members.push((
+                    (*turn, member.clone()),
+                    MemberCall {
+                        outcome: None,
+                        reason: None,
+                    },
+                )),
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                     turn,
                     member,
                     outcome,
                     reason,
                     ..
-                }) => {
+                })) => {
                     let key = (*turn, member.clone());
                     if let Some((_, call)) = chain.members.iter_mut().find(|(k, _)| *k == key) {
                         call.outcome = Some(*outcome);

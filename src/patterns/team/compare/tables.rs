@@ -1,9 +1,10 @@
 //! Two runs' the chain's turns, transfers and member calls, aligned, as the rows a comparison shows.
 
 use super::{ChainAligned, Handoff, MemberCall, TurnFacts};
-use crate::bus::{CallOutcome, TurnOutcome};
+use crate::bus::CallOutcome;
 use crate::compare::sections::{Cell, Row, Section, Tone, one};
 use crate::compare::values::words;
+use crate::patterns::events::TurnOutcome;
 
 fn turn_tone(outcome: Option<TurnOutcome>) -> Tone {
     match outcome {

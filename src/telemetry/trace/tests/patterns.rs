@@ -1,8 +1,9 @@
 //! Each pattern's run of a shipped scenario as the trace it becomes.
 
 use super::*;
-use crate::bus::{ResearchEvent, RoundEvent, TeamEvent};
 use crate::patterns::collaboration::trace::STANCE;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::{ResearchEvent, RoundEvent, TeamEvent};
 use crate::patterns::team::spans::EVENT_HANDOFF;
 
 #[tokio::test(start_paused = true)]
@@ -63,9 +64,10 @@ fn assert_one_agent_per_contribution(events: &[Arc<Event>], spans: &[FinishedSpa
     let contributions: Vec<(u32, &String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
-                Some((*round, agent))
-            }
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
+                round,
+                agent,
+            })) => Some((*round, agent)),
             _ => None,
         })
         .collect();
@@ -200,7 +202,12 @@ async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
     assert_well_formed(&spans);
     let turns = events
         .iter()
-        .filter(|e| matches!(&e.kind, EventKind::Team(TeamEvent::TurnStarted { .. })))
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { .. }))
+            )
+        })
         .count();
     assert_eq!(
         spans
@@ -212,7 +219,9 @@ async fn a_swarms_turns_are_agent_spans_and_its_handoffs_events() {
     let handoffs: Vec<(&String, &String)> = events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Team(TeamEvent::HandoffAccepted { from, to, .. }) => Some((from, to)),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                from, to, ..
+            })) => Some((from, to)),
             _ => None,
         })
         .collect();
@@ -257,7 +266,7 @@ async fn a_coordinators_member_calls_hold_the_members_turns() {
         .filter(|e| {
             matches!(
                 &e.kind,
-                EventKind::Team(TeamEvent::MemberCallStarted { .. })
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted { .. }))
             )
         })
         .count();
@@ -340,7 +349,9 @@ async fn a_research_run_is_a_workflow_of_steps() {
         .filter(|e| {
             matches!(
                 &e.kind,
-                EventKind::Research(ResearchEvent::ResearchStepStarted(_))
+                EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(
+                    _
+                )))
             )
         })
         .count();

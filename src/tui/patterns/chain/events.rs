@@ -4,8 +4,10 @@
 //! own chain (`nested`).
 
 use super::state::{Chain, Link, MemberState, ToolCallView, TurnView};
-use crate::bus::TeamEvent;
-use crate::bus::{BudgetKind, CallOutcome, EventKind, TurnOutcome};
+use crate::bus::{BudgetKind, CallOutcome, EventKind};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TeamEvent;
+use crate::patterns::events::TurnOutcome;
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -27,38 +29,41 @@ impl Fold for Chain {
 
 impl Chain {
     pub(super) fn fold(&mut self, kind: &EventKind, t_ms: u64) {
-        if let EventKind::Team(event) = kind
+        if let EventKind::Pattern(PatternEvent::Team(event)) = kind
             && self.route(event, t_ms)
         {
             return;
         }
         match kind {
-            EventKind::Team(TeamEvent::TurnStarted { turn, agent }) => {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { turn, agent })) => {
                 self.turn_started(*turn, agent, t_ms)
             }
-            EventKind::Team(TeamEvent::TurnFinished {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnFinished {
                 turn,
                 agent,
                 outcome,
                 ..
-            }) if self.turn.as_ref().is_some_and(|t| t.turn == *turn) => {
+            })) if self.turn.as_ref().is_some_and(|t| t.turn == *turn) => {
                 self.turn = None;
                 if let Some(link) = self.links.last_mut().filter(|l| &l.agent == agent) {
                     link.turns += 1;
                     link.cut |= *outcome == TurnOutcome::Cut;
                 }
             }
-            EventKind::Team(TeamEvent::TransferRequested { message, .. }) => {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TransferRequested {
+                message,
+                ..
+            })) => {
                 self.asked_message = message.clone();
             }
-            EventKind::Team(TeamEvent::ToolUsed {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
                 turn,
                 agent,
                 tool,
                 args,
                 result,
                 ok,
-            }) => self.tool_calls.push(ToolCallView {
+            })) => self.tool_calls.push(ToolCallView {
                 at_ms: t_ms,
                 turn: *turn,
                 agent: agent.clone(),
@@ -75,38 +80,38 @@ impl Chain {
                 self.llm_calls = *used;
                 self.limits.max_llm_calls = *limit;
             }
-            EventKind::Team(TeamEvent::HandoffAccepted {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                 from,
                 to,
                 handoffs,
                 window,
                 deadline_ms,
-            }) => {
+            })) => {
                 self.record(from, to, t_ms, None, *handoffs, window);
                 self.hand_over(to, t_ms, *deadline_ms);
             }
-            EventKind::Team(TeamEvent::HandoffRejected {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffRejected {
                 from,
                 to,
                 reason,
                 handoffs,
                 window,
-            }) => self.record(from, to, t_ms, Some(reason.clone()), *handoffs, window),
-            EventKind::Team(TeamEvent::MemberCallStarted {
+            })) => self.record(from, to, t_ms, Some(reason.clone()), *handoffs, window),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
                 turn,
                 member,
                 task,
                 deadline_ms,
                 team,
-            }) => self.call((*turn, member, task), *deadline_ms, team.as_ref(), t_ms),
-            EventKind::Team(TeamEvent::MemberCallFinished {
+            })) => self.call((*turn, member, task), *deadline_ms, team.as_ref(), t_ms),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                 member,
                 outcome,
                 latency_ms,
                 reply,
                 reason,
                 ..
-            }) => self.call_finished(member, *outcome, *latency_ms, reply, reason),
+            })) => self.call_finished(member, *outcome, *latency_ms, reply, reason),
             _ => {}
         }
     }

@@ -1,7 +1,7 @@
 //! How the event log colours a team of agents's events.
 
 use crate::bus::CallOutcome;
-use crate::bus::TeamEvent;
+use crate::patterns::events::TeamEvent;
 use crate::tui::theme;
 use ratatui::style::Style;
 

@@ -72,11 +72,13 @@ fn levels(team: &SubTeam) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{EventKind, MemberTeam, TeamEvent};
+    use crate::bus::EventKind;
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::{MemberTeam, TeamEvent};
     use crate::tui::patterns::fold::Fold;
 
     fn call(turn: u32, member: &str, path: Option<&str>) -> EventKind {
-        EventKind::Team(TeamEvent::MemberCallStarted {
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
             turn,
             member: member.into(),
             task: "look".into(),
@@ -87,7 +89,7 @@ mod tests {
                 entry: "lead".into(),
                 path: path.into(),
             }),
-        })
+        }))
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod swarm;
 mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};
-use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::bus::{RunStarted, RunStatus};
 use crate::patterns::team::figures::FINAL_AGENT;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
@@ -284,8 +284,8 @@ fn answered_by(outcome: &Outcome) -> Line<'static> {
         return widgets::no_decision(outcome.status, "NO ANSWER");
     };
     let (words, style) = match outcome.status {
-        RunStatus::Ok => ("ANSWERED BY", theme::decision(Decision::Go)),
-        RunStatus::Stopped => ("STOPPED WITH", theme::decision(Decision::NoGo)),
+        RunStatus::Ok => ("ANSWERED BY", theme::headline(theme::GO)),
+        RunStatus::Stopped => ("STOPPED WITH", theme::headline(theme::BLOCK)),
     };
     Line::styled(format!("{words} {}", fit(agent, 30)), style)
 }

@@ -7,7 +7,9 @@
 //! turn count sees them all.
 
 use super::state::{Chain, MemberState, MemberView, SubTeam};
-use crate::bus::{CallOutcome, EventKind, HandoffRejection, MemberTeam, TeamEvent};
+use crate::bus::{CallOutcome, EventKind};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::{HandoffRejection, MemberTeam, TeamEvent};
 use crate::words::plural;
 use std::sync::Arc;
 
@@ -195,7 +197,7 @@ impl Chain {
         if team.chain.team_call(name).is_some() {
             team.chain.route_down(event, name, t_ms);
         } else {
-            let event = EventKind::Team(relative(event, &team.path));
+            let event = EventKind::Pattern(PatternEvent::Team(relative(event, &team.path)));
             team.chain.fold(&event, t_ms);
             team.chain.trim();
         }
@@ -328,7 +330,9 @@ fn relative(event: &TeamEvent, path: &str) -> TeamEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{RunStatus, RunSummary, TurnOutcome};
+    use crate::bus::{RunStatus, RunSummary};
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::TurnOutcome;
     use crate::patterns::team::stops::TeamStop;
     use crate::scenario::Scenario;
     use crate::stop::StopReason;
@@ -385,41 +389,41 @@ mod tests {
     }
 
     fn call(turn: u32, member: &str, team: Option<MemberTeam>) -> EventKind {
-        EventKind::Team(TeamEvent::MemberCallStarted {
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
             turn,
             member: member.into(),
             task: "look".into(),
             deadline_ms: None,
             team,
-        })
+        }))
     }
 
     fn answered(turn: u32, member: &str) -> EventKind {
-        EventKind::Team(TeamEvent::MemberCallFinished {
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
             turn,
             member: member.into(),
             outcome: CallOutcome::Ok,
             latency_ms: 100,
             reply: Some("fine".into()),
             reason: None,
-        })
+        }))
     }
 
     fn turn(turn: u32, agent: &str) -> EventKind {
-        EventKind::Team(TeamEvent::TurnStarted {
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
             turn,
             agent: agent.into(),
-        })
+        }))
     }
 
     fn handed(from: &str, to: &str, handoffs: u64) -> EventKind {
-        EventKind::Team(TeamEvent::HandoffAccepted {
+        EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
             from: from.into(),
             to: to.into(),
             handoffs,
             window: vec![to.into()],
             deadline_ms: None,
-        })
+        }))
     }
 
     fn apply_all(chain: &mut Chain, events: &[EventKind]) {
@@ -447,12 +451,12 @@ mod tests {
                 call(1, "support_swarm", swarm_team()),
                 call(1, "legal_reviewer", None),
                 turn(2, "launch/support_swarm/triage"),
-                EventKind::Team(TeamEvent::TransferRequested {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TransferRequested {
                     turn: 2,
                     from: "launch/support_swarm/triage".into(),
                     to: "launch/support_swarm/billing".into(),
                     message: Some("payments".into()),
-                }),
+                })),
                 handed(
                     "launch/support_swarm/triage",
                     "launch/support_swarm/billing",
@@ -460,14 +464,14 @@ mod tests {
                 ),
                 turn(3, "legal_reviewer"),
                 turn(4, "launch/support_swarm/billing"),
-                EventKind::Team(TeamEvent::ToolUsed {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
                     turn: 4,
                     agent: "launch/support_swarm/billing".into(),
                     tool: "invoice_lookup".into(),
                     args: "{}".into(),
                     result: "{}".into(),
                     ok: true,
-                }),
+                })),
             ],
         );
         assert_eq!(agents(chain), ["launch"], "no nested agent holds the top");
@@ -491,7 +495,7 @@ mod tests {
         );
 
         chain.apply(
-            &EventKind::Team(TeamEvent::MemberCallFinished {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                 turn: 1,
                 member: "support_swarm".into(),
                 outcome: CallOutcome::Error,
@@ -503,7 +507,7 @@ mod tests {
                     }
                     .into(),
                 ),
-            }),
+            })),
             1000,
         );
         assert!(sub(chain, "support_swarm").turn.is_none(), "it stopped");
@@ -631,12 +635,12 @@ mod tests {
                     "launch/support_swarm/billing",
                     1,
                 ),
-                EventKind::Team(TeamEvent::TurnFinished {
+                EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnFinished {
                     turn: 1,
                     agent: "launch/support_swarm/triage".into(),
                     outcome: TurnOutcome::Transfer,
                     latency_ms: 1,
-                }),
+                })),
             ],
         );
         assert_eq!(agents(chain), ["launch"]);
@@ -649,7 +653,7 @@ mod tests {
     #[test]
     fn a_made_up_member_with_a_slash_is_shown_where_it_was_asked_for() {
         let refused = |turn, member: &str| {
-            EventKind::Team(TeamEvent::MemberCallFinished {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                 turn,
                 member: member.into(),
                 outcome: CallOutcome::Refused,
@@ -661,7 +665,7 @@ mod tests {
                     }
                     .into(),
                 ),
-            })
+            }))
         };
         let chain = &mut launch();
         apply_all(

@@ -3,7 +3,8 @@
 //! read, the turn in flight, and the coordinator's member calls, folded
 //! from the team events. The limits come from the run's scenario.
 
-use crate::bus::{CallOutcome, HandoffRejection};
+use crate::bus::CallOutcome;
+use crate::patterns::events::HandoffRejection;
 use crate::scenario::{DEFAULT_MAX_LLM_CALLS, Scenario};
 use crate::stop::StopReason;
 use std::collections::BTreeMap;
@@ -369,8 +370,10 @@ pub(crate) struct SubTeam {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::TeamEvent;
-    use crate::bus::{EventKind, RunStatus, RunSummary, TurnOutcome};
+    use crate::bus::{EventKind, RunStatus, RunSummary};
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::TeamEvent;
+    use crate::patterns::events::TurnOutcome;
     use crate::tui::patterns::fold::Fold;
     use crate::tui::state::outcome::Outcome;
     use serde_json::json;
@@ -406,24 +409,24 @@ mod tests {
             let (from, to) = (agents[(n % 2) as usize], agents[((n + 1) % 2) as usize]);
             if n % 10 == 9 {
                 chain.apply(
-                    &EventKind::Team(TeamEvent::HandoffRejected {
+                    &EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffRejected {
                         from: from.into(),
                         to: "refunds".into(),
                         reason: HandoffRejection::SelfTransfer,
                         handoffs: n + 1,
                         window: vec![],
-                    }),
+                    })),
                     n,
                 );
             }
             chain.apply(
-                &EventKind::Team(TeamEvent::HandoffAccepted {
+                &EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                     from: from.into(),
                     to: to.into(),
                     handoffs: n + 1,
                     window: vec![],
                     deadline_ms: None,
-                }),
+                })),
                 n,
             );
             assert!(chain.links.len() < 2 * KEPT && chain.handoffs.len() < 2 * KEPT);
@@ -443,24 +446,24 @@ mod tests {
         let chain = &mut Chain::seated(&scenario("swarm"), false);
         assert_eq!(chain.holder().unwrap().agent, "triage");
         chain.apply(
-            &EventKind::Team(TeamEvent::TurnStarted {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
                 turn: 1,
                 agent: "triage".into(),
-            }),
+            })),
             0,
         );
         assert_eq!(chain.turn.as_ref().unwrap().agent, "triage");
         chain.apply(
-            &EventKind::Team(TeamEvent::TurnFinished {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnFinished {
                 turn: 1,
                 agent: "triage".into(),
                 outcome: TurnOutcome::Transfer,
                 latency_ms: 300,
-            }),
+            })),
             300,
         );
         chain.apply(
-            &EventKind::Team(TeamEvent::HandoffRejected {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffRejected {
                 from: "triage".into(),
                 to: "ghost".into(),
                 reason: HandoffRejection::UnknownAgent {
@@ -468,17 +471,17 @@ mod tests {
                 },
                 handoffs: 0,
                 window: vec![],
-            }),
+            })),
             300,
         );
         chain.apply(
-            &EventKind::Team(TeamEvent::HandoffAccepted {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                 from: "triage".into(),
                 to: "billing".into(),
                 handoffs: 1,
                 window: vec!["billing".into()],
                 deadline_ms: Some(2600),
-            }),
+            })),
             600,
         );
         let agents: Vec<&str> = chain.links.iter().map(|l| l.agent.as_str()).collect();
@@ -498,34 +501,34 @@ mod tests {
         assert_eq!(chain.coordinator.as_deref(), Some("triage"));
         for member in ["billing", "refunds"] {
             chain.apply(
-                &EventKind::Team(TeamEvent::MemberCallStarted {
+                &EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {
                     turn: 1,
                     member: member.into(),
                     task: "look".into(),
                     deadline_ms: None,
                     team: None,
-                }),
+                })),
                 100,
             );
         }
         chain.apply(
-            &EventKind::Team(TeamEvent::TurnStarted {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
                 turn: 2,
                 agent: "billing".into(),
-            }),
+            })),
             100,
         );
         assert!(chain.turn.is_none(), "a member's turn is the member's");
         assert_eq!(chain.members[0].turns, 1);
         chain.apply(
-            &EventKind::Team(TeamEvent::MemberCallFinished {
+            &EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallFinished {
                 turn: 1,
                 member: "billing".into(),
                 outcome: CallOutcome::Ok,
                 latency_ms: 400,
                 reply: Some("paid".into()),
                 reason: None,
-            }),
+            })),
             500,
         );
         assert_eq!(chain.latest_batch().count(), 2);

@@ -1,6 +1,6 @@
 //! How the event log colours the research workflow's events.
 
-use crate::bus::ResearchEvent;
+use crate::patterns::events::ResearchEvent;
 use crate::tui::theme;
 use ratatui::style::Style;
 

@@ -8,7 +8,7 @@ pub mod state;
 mod view;
 
 use super::unit::{Seen, Unit, calls_in_words};
-use crate::bus::{Decision, RunStarted, RunStatus};
+use crate::bus::{RunStarted, RunStatus};
 use crate::tui::keymap::Action;
 use crate::tui::selection::{Find, ListView, Shown};
 use crate::tui::state::calls::CallInFlight;
@@ -41,7 +41,7 @@ impl Unit for ResearchUnit {
     fn gate_ahead(&self, research: &Research) -> bool {
         research
             .current
-            .is_none_or(|phase| phase != crate::bus::ResearchPhase::Synthesize)
+            .is_none_or(|phase| phase != crate::patterns::events::ResearchPhase::Synthesize)
     }
 
     fn navigate(&self, selection: &mut ListView, action: Action, research: &Research, page: usize) {
@@ -99,9 +99,9 @@ impl Unit for ResearchUnit {
 
     fn headline(&self, _research: &Research, outcome: &Outcome) -> Line<'static> {
         if outcome.status == RunStatus::Ok {
-            Line::styled("GROUNDED ANSWER", theme::decision(Decision::Go))
+            Line::styled("GROUNDED ANSWER", theme::headline(theme::GO))
         } else {
-            Line::styled("NO ANSWER", theme::decision(Decision::NoGo))
+            Line::styled("NO ANSWER", theme::headline(theme::BLOCK))
         }
     }
 

@@ -2,8 +2,10 @@
 //! sources from search to reading, the notes with their provenance and the
 //! answer's citations, folded from the research events and the run's end.
 
-use crate::bus::ResearchEvent;
-use crate::bus::{EventKind, ResearchPhase, RunStatus, RunSummary, SourceDenial};
+use crate::bus::{EventKind, RunStatus, RunSummary};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::ResearchEvent;
+use crate::patterns::events::{ResearchPhase, SourceDenial};
 use crate::patterns::research::figures::CITATIONS;
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
@@ -135,15 +137,17 @@ impl Research {
     /// Fold one research event; others are ignored.
     fn fold(&mut self, kind: &EventKind) {
         match kind {
-            EventKind::Research(ResearchEvent::ResearchStepStarted(s)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(s))) => {
                 *self.step_mut(s.phase) = StepState::Running;
                 self.current = Some(s.phase);
             }
-            EventKind::Research(ResearchEvent::ResearchStepFinished(s)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepFinished(s))) => {
                 *self.step_mut(s.phase) = StepState::Done { count: s.count };
             }
-            EventKind::Research(ResearchEvent::SourceFound(_)) => self.found += 1,
-            EventKind::Research(ResearchEvent::SourcesDeduped(d)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceFound(_))) => {
+                self.found += 1
+            }
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourcesDeduped(d))) => {
                 self.sources = d
                     .urls
                     .iter()
@@ -154,12 +158,12 @@ impl Research {
                     })
                     .collect();
             }
-            EventKind::Research(ResearchEvent::SourceAllowed(a)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceAllowed(a))) => {
                 if let Some(source) = self.source_mut(&a.url) {
                     source.status = SourceStatus::Allowed;
                 }
             }
-            EventKind::Research(ResearchEvent::SourceDenied(d)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(d))) => {
                 if let Some(source) = self.source_mut(&d.url) {
                     source.status = SourceStatus::Denied {
                         reason: d.reason,
@@ -167,7 +171,7 @@ impl Research {
                     };
                 }
             }
-            EventKind::Research(ResearchEvent::PageRead(p)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::PageRead(p))) => {
                 if let Some(source) = self.source_mut(&p.url) {
                     source.status = SourceStatus::Read {
                         title: p.title.clone(),
@@ -176,7 +180,7 @@ impl Research {
                     };
                 }
             }
-            EventKind::Research(ResearchEvent::NoteExtracted(n)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::NoteExtracted(n))) => {
                 if let Some(SourceView {
                     status: SourceStatus::Read { notes, .. },
                     ..
@@ -194,14 +198,16 @@ impl Research {
                     quote: n.quote.clone(),
                 });
             }
-            EventKind::Research(ResearchEvent::NotesVerified(v)) => {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::NotesVerified(v))) => {
                 self.verification = Some(Verification {
                     checked: v.checked,
                     ok: v.ok,
                     issues: v.issues.clone(),
                 });
             }
-            EventKind::Research(ResearchEvent::Cited(c)) => self.cited.push(c.id.clone()),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::Cited(c))) => {
+                self.cited.push(c.id.clone())
+            }
             _ => {}
         }
     }
@@ -255,7 +261,8 @@ impl Fold for Research {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::{
         NoteExtracted, NotesVerified, PageRead, SourceAllowed, SourceDenied, SourceFound,
         SourcesDeduped, StepFinished, StepStarted,
     };
@@ -272,55 +279,73 @@ mod tests {
     fn read_step() -> Vec<EventKind> {
         let url = |s: &str| format!("https://{s}.example/x");
         vec![
-            EventKind::Research(ResearchEvent::ResearchStepStarted(StepStarted {
-                step: 3,
-                phase: ResearchPhase::Dedupe,
-            })),
-            EventKind::Research(ResearchEvent::SourceFound(SourceFound {
-                rank: 1,
-                url: url("a"),
-                title: "A".into(),
-            })),
-            EventKind::Research(ResearchEvent::SourceFound(SourceFound {
-                rank: 2,
-                url: url("A"),
-                title: "A again".into(),
-            })),
-            EventKind::Research(ResearchEvent::SourcesDeduped(SourcesDeduped {
-                urls: vec![url("a"), url("b"), url("c")],
-            })),
-            EventKind::Research(ResearchEvent::ResearchStepFinished(StepFinished {
-                step: 3,
-                phase: ResearchPhase::Dedupe,
-                count: 3,
-            })),
-            EventKind::Research(ResearchEvent::ResearchStepStarted(StepStarted {
-                step: 4,
-                phase: ResearchPhase::ReadExtract,
-            })),
-            EventKind::Research(ResearchEvent::SourceDenied(SourceDenied {
-                url: url("a"),
-                domain: "a.example".into(),
-                reason: SourceDenial::Execution,
-                gated_by: Some("a_reads".into()),
-            })),
-            EventKind::Research(ResearchEvent::SourceAllowed(SourceAllowed {
-                url: url("b"),
-                domain: "b.example".into(),
-            })),
-            EventKind::Research(ResearchEvent::PageRead(PageRead {
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(
+                StepStarted {
+                    step: 3,
+                    phase: ResearchPhase::Dedupe,
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceFound(
+                SourceFound {
+                    rank: 1,
+                    url: url("a"),
+                    title: "A".into(),
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceFound(
+                SourceFound {
+                    rank: 2,
+                    url: url("A"),
+                    title: "A again".into(),
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourcesDeduped(
+                SourcesDeduped {
+                    urls: vec![url("a"), url("b"), url("c")],
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepFinished(
+                StepFinished {
+                    step: 3,
+                    phase: ResearchPhase::Dedupe,
+                    count: 3,
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::ResearchStepStarted(
+                StepStarted {
+                    step: 4,
+                    phase: ResearchPhase::ReadExtract,
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(
+                SourceDenied {
+                    url: url("a"),
+                    domain: "a.example".into(),
+                    reason: SourceDenial::Execution,
+                    gated_by: Some("a_reads".into()),
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceAllowed(
+                SourceAllowed {
+                    url: url("b"),
+                    domain: "b.example".into(),
+                },
+            ))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::PageRead(PageRead {
                 url: url("b"),
                 title: "B".into(),
                 published_at: "2026-03-07".into(),
-            })),
-            EventKind::Research(ResearchEvent::NoteExtracted(NoteExtracted {
-                id: "n1".into(),
-                url: url("b"),
-                title: "B".into(),
-                published_at: "2026-03-07".into(),
-                claim: "B says so.".into(),
-                quote: "A quote long enough.".into(),
-            })),
+            }))),
+            EventKind::Pattern(PatternEvent::Research(ResearchEvent::NoteExtracted(
+                NoteExtracted {
+                    id: "n1".into(),
+                    url: url("b"),
+                    title: "B".into(),
+                    published_at: "2026-03-07".into(),
+                    claim: "B says so.".into(),
+                    quote: "A quote long enough.".into(),
+                },
+            ))),
         ]
     }
 
@@ -365,12 +390,12 @@ mod tests {
     #[test]
     fn the_end_marks_the_failed_step_and_keeps_the_answer() {
         let mut events = read_step();
-        events.push(EventKind::Research(ResearchEvent::NotesVerified(
-            NotesVerified {
+        events.push(EventKind::Pattern(PatternEvent::Research(
+            ResearchEvent::NotesVerified(NotesVerified {
                 checked: 1,
                 ok: false,
                 issues: vec!["stale_source".into()],
-            },
+            }),
         )));
         let mut research = fold(&events);
         let reason = StopReason::from(ResearchStop::VerificationFailed {

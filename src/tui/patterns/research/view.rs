@@ -7,7 +7,7 @@
 
 use super::sections::{Look, draw_answer, notes, sources};
 use super::state::{Research, StepState};
-use crate::bus::ResearchPhase;
+use crate::patterns::events::ResearchPhase;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;

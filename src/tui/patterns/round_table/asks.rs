@@ -2,7 +2,8 @@
 //! dashboard's question dialog: the conflicts and each analyst's stance,
 //! in the stances' colours, after the round that escalated.
 
-use crate::bus::{Conflict, SeatStance};
+use super::colours;
+use crate::patterns::events::{Conflict, SeatStance};
 use crate::sanitize::clean;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -49,13 +50,13 @@ pub(super) fn lines(asked: &Escalated, width: usize) -> Vec<Line<'static>> {
         let agent = clean(&seat.agent);
         lines.push(Line::from(vec![
             Span::styled(
-                format!("{} ", theme::stance_glyph(seat.stance)),
-                theme::stance(seat.stance),
+                format!("{} ", colours::stance_glyph(seat.stance)),
+                colours::stance(seat.stance),
             ),
             Span::raw(format!("{:<22}", fit(&agent, 22))),
             Span::styled(
                 format!("{:<8}", seat.stance.as_str()),
-                theme::stance(seat.stance),
+                colours::stance(seat.stance),
             ),
             Span::styled(format!("{:.2}", seat.confidence), theme::dim()),
         ]));

@@ -2,8 +2,9 @@
 //! words (its stance, summary and actions, or why it is missing), or the
 //! answer being written there, as far as it has come.
 
+use super::colours;
 use super::state::{Cell, RoundTable};
-use crate::bus::Stance;
+use crate::patterns::events::Stance;
 use crate::tui::search;
 use crate::tui::state::partial::PartialText;
 use crate::tui::text::fit;
@@ -114,9 +115,9 @@ fn stance_words(stance: Stance, confidence: f64) -> Span<'static> {
     Span::styled(
         format!(
             "{} {} · confidence {confidence:.2}",
-            theme::stance_glyph(stance),
+            colours::stance_glyph(stance),
             stance.as_str()
         ),
-        theme::stance(stance),
+        colours::stance(stance),
     )
 }

@@ -1,6 +1,6 @@
 //! How the event log colours the round table's events.
 
-use crate::bus::RoundEvent;
+use crate::patterns::events::RoundEvent;
 use crate::tui::theme;
 use ratatui::style::Style;
 
@@ -13,5 +13,6 @@ pub(crate) fn style(event: &RoundEvent) -> Style {
         | RoundEvent::RoundFinished { .. }
         | RoundEvent::FinalizeStarted { .. } => theme::bold(),
         RoundEvent::ContributionRequested { .. } => theme::dim(),
+        RoundEvent::EscalatedToHuman { .. } => Style::default().fg(theme::CAUTION),
     }
 }

@@ -5,6 +5,7 @@
 //! `detail`).
 
 mod asks;
+mod colours;
 mod detail;
 pub(crate) mod log;
 mod selection;
@@ -14,8 +15,9 @@ mod view;
 pub(crate) use selection::TableView;
 
 use super::unit::{Seen, Unit};
-use crate::bus::{Decision, RunStarted};
+use crate::bus::RunStarted;
 use crate::patterns::collaboration::figures::{DECISION, ROUNDS};
+use crate::patterns::events::Decision;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::selection::Find;
@@ -116,7 +118,7 @@ impl Unit for RoundTableUnit {
                 if outcome.shown.decided_by_human {
                     words.push_str(" · decided by a person");
                 }
-                Line::styled(fit(&words, 60), theme::decision(decision))
+                Line::styled(fit(&words, 60), colours::decision(decision))
             }
             None => widgets::no_decision(outcome.status, "NO DECISION"),
         }

@@ -125,7 +125,7 @@ fn said(cell: &Cell) -> String {
 mod tests {
     use super::super::state::{Contribution, RoundColumn};
     use super::*;
-    use crate::bus::Stance;
+    use crate::patterns::events::Stance;
     use std::sync::Arc;
 
     fn said_in_round(round: u32, summaries: &[&str]) -> Arc<RoundColumn> {

@@ -4,9 +4,11 @@
 //! checkpoints stay cheap.
 
 use super::asks::Escalated;
-use crate::bus::RoundEvent;
-use crate::bus::{Conflict, Decision, EventKind, RunStarted, Stance};
+use crate::bus::{EventKind, RunStarted};
 use crate::patterns::collaboration::escalate::HumanChoice;
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::RoundEvent;
+use crate::patterns::events::{Conflict, Decision, Stance};
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -103,7 +105,10 @@ impl Fold for RoundTable {
 
     fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         match kind {
-            EventKind::Round(RoundEvent::RoundStarted { round, speakers }) => {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
+                round,
+                speakers,
+            })) => {
                 for role in speakers {
                     self.role_index(role);
                 }
@@ -125,17 +130,18 @@ impl Fold for RoundTable {
                     self.earlier_rounds += over;
                 }
             }
-            EventKind::Round(RoundEvent::ContributionRequested { round, agent }) => {
-                self.set_cell(*round, agent, Cell::Waiting)
-            }
-            EventKind::Round(RoundEvent::ContributionAccepted {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRequested {
+                round,
+                agent,
+            })) => self.set_cell(*round, agent, Cell::Waiting),
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionAccepted {
                 round,
                 agent,
                 stance,
                 confidence,
                 summary,
                 actions,
-            }) => self.set_cell(
+            })) => self.set_cell(
                 *round,
                 agent,
                 Cell::Accepted(Contribution {
@@ -145,12 +151,12 @@ impl Fold for RoundTable {
                     actions: actions.clone(),
                 }),
             ),
-            EventKind::Round(RoundEvent::ContributionRejected {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::ContributionRejected {
                 round,
                 agent,
                 reason,
                 raw,
-            }) => self.set_cell(
+            })) => self.set_cell(
                 *round,
                 agent,
                 Cell::Rejected {
@@ -158,23 +164,23 @@ impl Fold for RoundTable {
                     raw: raw.clone(),
                 },
             ),
-            EventKind::Round(RoundEvent::RoundFinished {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
                 round,
                 conflicts,
                 decision,
-            }) => {
+            })) => {
                 if let Some(column) = self.column(*round) {
                     column.conflicts = conflicts.clone();
                     column.decision = *decision;
                     column.finished = true;
                 }
             }
-            EventKind::EscalatedToHuman {
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman {
                 round,
                 blocking_rounds,
                 conflicts,
                 stances,
-            } => {
+            })) => {
                 if let Some(column) = self.column(*round) {
                     column.escalated = true;
                 }
@@ -250,24 +256,25 @@ impl RoundTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patterns::events::PatternEvent;
 
     #[test]
     fn a_long_table_keeps_its_latest_rounds_and_counts_the_rest() {
         let mut table = RoundTable::default();
         for round in 1..=2_000u32 {
             table.apply(
-                &EventKind::Round(RoundEvent::RoundStarted {
+                &EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                     round,
                     speakers: vec!["finance".into()],
-                }),
+                })),
                 0,
             );
             table.apply(
-                &EventKind::Round(RoundEvent::RoundFinished {
+                &EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundFinished {
                     round,
                     conflicts: vec![],
                     decision: None,
-                }),
+                })),
                 0,
             );
             assert!(table.rounds.len() < 2 * KEPT_ROUNDS);

@@ -3,10 +3,11 @@
 //! decision; below the grid the selected contribution (`detail`).
 
 use super::TableView;
+use super::colours;
 use super::detail;
 use super::state::{Cell, RoundColumn, RoundTable};
-use crate::bus::Conflict;
 use crate::patterns::collaboration::escalate::HumanChoice;
+use crate::patterns::events::Conflict;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
@@ -251,7 +252,7 @@ fn outcome_rows(table: &RoundTable, window: &Window, live: bool) -> [Line<'stati
             (true, None) => Span::styled(pad("→ next", CELL), theme::dim()),
             (true, Some(d)) => Span::styled(
                 pad(&d.as_str().replace('_', " ").to_uppercase(), CELL),
-                theme::decision(d),
+                colours::decision(d),
             ),
         }
     });
@@ -268,7 +269,7 @@ fn person_cell(choice: HumanChoice) -> Span<'static> {
         HumanChoice::Continue => "person: → next",
     };
     let style = choice.decision().map_or(theme::bold(), |d| {
-        theme::decision(d).add_modifier(Modifier::BOLD)
+        colours::decision(d).add_modifier(Modifier::BOLD)
     });
     Span::styled(pad(words, CELL), style)
 }
@@ -317,13 +318,13 @@ fn cell_span(cell: Option<&Cell>, written: bool) -> Span<'static> {
             pad(
                 &format!(
                     "{} {:<7} {:.2}",
-                    theme::stance_glyph(c.stance),
+                    colours::stance_glyph(c.stance),
                     c.stance.as_str(),
                     c.confidence
                 ),
                 CELL,
             ),
-            theme::stance(c.stance),
+            colours::stance(c.stance),
         ),
     }
 }

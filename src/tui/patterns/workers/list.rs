@@ -139,8 +139,10 @@ fn errors(task: &TaskView) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::TaskEvent;
-    use crate::bus::{EventKind, TaskStatus};
+    use crate::bus::EventKind;
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::TaskEvent;
+    use crate::patterns::events::TaskStatus;
     use crate::stop::StopReason;
     use crate::tui::patterns::fold::Fold;
     use proptest::prelude::*;
@@ -183,12 +185,12 @@ mod tests {
     fn event(task: usize, step: u8) -> EventKind {
         let (task, worker) = (format!("t{task}"), "payments_worker".to_string());
         match step {
-            0 => EventKind::Tasks(TaskEvent::TaskQueued {
+            0 => EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued {
                 task,
                 worker,
                 critical: false,
                 max_attempts: 2,
-            }),
+            })),
             1 => EventKind::AttemptStarted {
                 task,
                 worker,
@@ -203,7 +205,7 @@ mod tests {
                 delay_ms: 500,
                 after: StopReason::TaskTimeout,
             },
-            _ => EventKind::Tasks(TaskEvent::TaskFinished {
+            _ => EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
                 task,
                 worker,
                 status: if step == 3 {
@@ -214,7 +216,7 @@ mod tests {
                 attempts_used: 1,
                 stop_reason: None,
                 result: None,
-            }),
+            })),
         }
     }
 

@@ -1,7 +1,7 @@
 //! How the event log colours the orchestrator's events.
 
-use crate::bus::TaskEvent;
-use crate::bus::TaskStatus;
+use crate::patterns::events::TaskEvent;
+use crate::patterns::events::TaskStatus;
 use crate::tui::theme;
 use ratatui::style::Style;
 

@@ -9,7 +9,8 @@ pub mod state;
 mod view;
 
 use super::unit::{Seen, Shortfall, Unit};
-use crate::bus::{Decision, Health, RunStarted};
+use crate::bus::RunStarted;
+use crate::patterns::events::Health;
 use crate::patterns::orchestrator::figures::HEALTH;
 use crate::scenario::Scenario;
 use crate::tui::keymap::{Action, Scope, UnitKeys};
@@ -89,10 +90,10 @@ impl Unit for WorkersUnit {
         match outcome.summary.read::<Health>(HEALTH) {
             Some(health) => Line::styled(
                 format!("HEALTH {}", health.as_str().to_uppercase()),
-                theme::decision(match health {
-                    Health::Green => Decision::Go,
-                    Health::Yellow => Decision::GoWithCaution,
-                    Health::Red => Decision::NoGo,
+                theme::headline(match health {
+                    Health::Green => theme::GO,
+                    Health::Yellow => theme::CAUTION,
+                    Health::Red => theme::BLOCK,
                 }),
             ),
             // A run stopped before its aggregate has no health to give.
@@ -189,8 +190,10 @@ fn task_json(task: &TaskView) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::TaskEvent;
-    use crate::bus::{CallOutcome, EventKind, TaskStatus};
+    use crate::bus::{CallOutcome, EventKind};
+    use crate::patterns::events::PatternEvent;
+    use crate::patterns::events::TaskEvent;
+    use crate::patterns::events::TaskStatus;
     use crate::stop::StopReason;
     use crate::tui::patterns::fold::Fold;
     use ratatui::Terminal;
@@ -228,7 +231,7 @@ mod tests {
             elapsed_ms,
         );
         workers.apply(
-            &EventKind::Tasks(TaskEvent::TaskFinished {
+            &EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
                 task: task.into(),
                 worker: WORKER.into(),
                 status: if ok {
@@ -239,7 +242,7 @@ mod tests {
                 attempts_used: 1,
                 stop_reason: (!ok).then_some(StopReason::TaskTimeout),
                 result: None,
-            }),
+            })),
             elapsed_ms,
         );
     }
@@ -250,12 +253,12 @@ mod tests {
         let mut workers = Workers::default();
         for i in 0..tasks {
             workers.apply(
-                &EventKind::Tasks(TaskEvent::TaskQueued {
+                &EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued {
                     task: format!("t{i}"),
                     worker: WORKER.into(),
                     critical: false,
                     max_attempts: 1,
-                }),
+                })),
                 0,
             );
         }

@@ -3,8 +3,10 @@
 //! health.
 
 use super::durations::Durations;
-use crate::bus::TaskEvent;
-use crate::bus::{BudgetKind, CallOutcome, EventKind, Health, TaskStatus};
+use crate::bus::{BudgetKind, CallOutcome, EventKind};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::events::TaskEvent;
+use crate::patterns::events::{Health, TaskStatus};
 use crate::stop::StopReason;
 use crate::tui::patterns::fold::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -278,7 +280,7 @@ impl Fold for Workers {
     /// Fold one orchestrator event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::Tasks(event) => self.apply_task(event),
+            EventKind::Pattern(PatternEvent::Tasks(event)) => self.apply_task(event),
             EventKind::AttemptStarted {
                 task,
                 worker,
@@ -354,6 +356,7 @@ impl Fold for Workers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patterns::events::PatternEvent;
 
     /// The counts from the rows, checking each row's bucket on the way.
     fn recount(workers: &Workers) -> (usize, usize, usize, usize, usize) {
@@ -368,12 +371,12 @@ mod tests {
     }
 
     fn queued(task: &str) -> EventKind {
-        EventKind::Tasks(TaskEvent::TaskQueued {
+        EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskQueued {
             task: task.into(),
             worker: "payments_worker".into(),
             critical: false,
             max_attempts: 2,
-        })
+        }))
     }
 
     fn started(task: &str, attempt: u32) -> EventKind {
@@ -387,14 +390,14 @@ mod tests {
     }
 
     fn finished(task: &str, status: TaskStatus) -> EventKind {
-        EventKind::Tasks(TaskEvent::TaskFinished {
+        EventKind::Pattern(PatternEvent::Tasks(TaskEvent::TaskFinished {
             task: task.into(),
             worker: "payments_worker".into(),
             status,
             attempts_used: 1,
             stop_reason: None,
             result: None,
-        })
+        }))
     }
 
     #[test]

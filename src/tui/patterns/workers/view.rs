@@ -8,7 +8,7 @@
 use super::durations::Durations;
 use super::list::{self, SHOW_WORDS};
 use super::state::{TaskState, TaskView, Workers};
-use crate::bus::Health;
+use crate::patterns::events::Health;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;

@@ -1,8 +1,9 @@
-//! The orchestrator's vocabulary on the bus: planned tasks, their states and
-//! the run's health. Shared by the events, the result document and every
-//! viewer; it holds data only and decides nothing.
+//! The orchestrator's events and their vocabulary: planned tasks, their
+//! states and the run's health. The bus carries them as
+//! `PatternEvent` (`patterns::events`); the result document and every
+//! viewer read them. Data only: it decides nothing.
 
-use super::event_kinds::event_kinds;
+use crate::bus::event_kinds::event_kinds;
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,8 +1,9 @@
-//! The research pattern's vocabulary on the bus: the workflow's phases and
-//! what each research event carries. Shared by the events, the result
-//! document and every viewer; it holds data only and decides nothing.
+//! The research workflow's events and their vocabulary: the workflow's
+//! phases and what each research event carries. The bus carries them as
+//! `PatternEvent` (`patterns::events`); the result document and every
+//! viewer read them. Data only: it decides nothing.
 
-use super::event_kinds::event_kinds;
+use crate::bus::event_kinds::event_kinds;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -1,8 +1,10 @@
-//! The round table's vocabulary on the bus: a contribution's stance and a
-//! round's conflicts and decision (000's contract). Shared by the events,
-//! the result documents, the run summary and every viewer; data only.
+//! The round table's events and their vocabulary: a contribution's stance,
+//! a round's conflicts and decision (000's contract), the escalation to a
+//! person. The bus carries them as `PatternEvent` (`patterns::events`);
+//! the result documents, the run summary and every viewer read them. Data
+//! only: nothing here imports the bus's upper parts or the runner.
 
-use super::event_kinds::event_kinds;
+use crate::bus::event_kinds::event_kinds;
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -116,6 +118,17 @@ pub enum RoundEvent, read as RoundNamed = "RoundEvent" {
         round: u32,
         conflicts: Vec<Conflict>,
         decision: Option<Decision>,
+    },
+    /// `budget.escalate_after_blocking_rounds` rounds in a row had a
+    /// blocking stance: the run waits at the gate for a person's answer.
+    EscalatedToHuman {
+        round: u32,
+        #[serde(default)]
+        blocking_rounds: u32,
+        #[serde(default)]
+        conflicts: Vec<Conflict>,
+        #[serde(default)]
+        stances: Vec<SeatStance>,
     },
     /// The team reached a decision and the final brief is being written.
     FinalizeStarted {

@@ -1,9 +1,10 @@
-//! The swarm's and the coordinator's vocabulary on the bus: how an agent's
-//! turn ended and why a transfer was refused. Shared by the events, the
-//! result documents and every viewer; it holds data only and decides nothing.
+//! The events of a team of agents (swarm and coordinator) and their
+//! vocabulary: how an agent's turn ended and why a transfer was refused.
+//! The bus carries them as `PatternEvent` (`patterns::events`); the
+//! result documents and every viewer read them. Data only.
 
-use super::event::values::CallOutcome;
-use super::event_kinds::event_kinds;
+use crate::bus::CallOutcome;
+use crate::bus::event_kinds::event_kinds;
 use crate::stop::StopReason;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -181,13 +182,13 @@ pub enum TeamEvent, read as TeamNamed = "TeamEvent" {
         from: String,
         to: String,
         /// The message the agent handed over with control, cut to
-        /// [`crate::bus::TURN_TEXT_CHARS`].
+        /// [`TURN_TEXT_CHARS`].
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
     /// An agent's turn called a tool (swarm, coordinator and its members):
     /// what it asked and what came back, each as JSON text cut to
-    /// [`crate::bus::TURN_TEXT_CHARS`], so that a pane shows the call as
+    /// [`TURN_TEXT_CHARS`], so that a pane shows the call as
     /// it happens and not only the final history.
     ToolUsed {
         turn: u32,
