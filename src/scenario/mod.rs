@@ -12,7 +12,7 @@ mod json_text;
 mod latency;
 mod origin;
 mod path;
-mod pattern_kind;
+pub(crate) mod pattern_kind;
 mod pricing;
 mod provider_spec;
 mod reach;
@@ -22,12 +22,15 @@ pub(crate) mod script;
 mod shape;
 mod sources;
 mod spend;
-mod team;
 pub(crate) mod text;
 mod types;
 mod value_words;
-mod workers;
+pub(crate) mod workers;
 
+pub use crate::patterns::collaboration::scenario::Team;
+pub(crate) use crate::patterns::team::scenario::{
+    AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
+};
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
 pub(crate) use json_text::{JsonText, members as json_members};
@@ -46,11 +49,10 @@ pub use resilience::{GatewayMechanism, ResilienceSpec};
 pub use shape::json_schema;
 pub(crate) use sources::{ResearchTool, Sources, normalize_url, url_domain};
 pub(crate) use spend::SpendLimits;
-pub(crate) use team::{
-    AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
-};
+#[cfg(test)]
+pub(crate) use types::Budget;
 pub(crate) use types::ProviderSpec;
-pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario, Team};
+pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
 pub use workers::WorkerSpec;
 pub(crate) use workers::{HealthLevel, HealthOp, HealthRule, short_name};
 

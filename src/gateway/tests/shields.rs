@@ -350,7 +350,7 @@ async fn model_calls_are_retried_with_backoff_in_the_gateway() {
         json!({"retries": {"max_attempts": 3, "backoff_ms": [100, 200], "jitter": "none"}}),
         json!({"w_worker": {}}),
     ));
-    let request = || ModelRequest::new(Purpose::Plan, &Prompt::UNUSED, json!({}));
+    let request = || ModelRequest::new(Purpose::unscripted("plan"), &Prompt::UNUSED, json!({}));
     let start = Instant::now();
     let result = rig.gateway.model("plan".into(), request()).await;
     assert_eq!(result, Err(CallError::Timeout), "three scripted timeouts");

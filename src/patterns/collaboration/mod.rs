@@ -11,7 +11,9 @@ pub(crate) mod escalate;
 mod limits;
 mod payload;
 pub(crate) mod result;
+pub(crate) mod scenario;
 pub(crate) mod schema;
+pub(crate) mod sim;
 pub(crate) mod stops;
 pub(crate) mod trace;
 
@@ -20,7 +22,7 @@ use crate::bus::RoundEvent;
 use crate::bus::{BudgetKind, Decision, EventKind, GatePoint, RunCounts, RunStatus, RunSummary};
 use crate::gateway::{CallError, Check};
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::scenario::Team;
 use crate::stop::StopReason;
@@ -198,10 +200,9 @@ impl Table<'_> {
                 round,
                 agent: role.to_string(),
             }));
+        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
         let request = ModelRequest::new(
-            Purpose::Contribution {
-                role: role.to_string(),
-            },
+            sim::contribution(role, focus.unwrap_or("the question as a whole")),
             &CONTRIBUTION_PROMPT,
             self.contribution_payload(role),
         )
@@ -287,7 +288,7 @@ impl Table<'_> {
 
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
         let request = ModelRequest::new(
-            Purpose::FinalBrief,
+            sim::final_brief(),
             &BRIEF_PROMPT,
             json!({
                 "goal": self.ctx.goal,

@@ -10,7 +10,6 @@ use super::workflow::text;
 use super::{Desk, Stop, tool_failed};
 use crate::bus::ResearchEvent;
 use crate::bus::{EventKind, NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied};
-use crate::provider::Purpose;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::{ResearchTool, url_domain};
 use crate::stop::StopReason;
@@ -151,7 +150,7 @@ impl Desk<'_> {
             let output = self
                 .model(
                     "notes",
-                    Purpose::Notes,
+                    super::sim::notes(),
                     &NOTES_PROMPT,
                     payload,
                     std::sync::Arc::clone(&super::schema::NOTES_CONTRACT),

@@ -12,7 +12,6 @@ use super::stops::ResearchStop;
 use super::{Answer, Desk, Stop};
 use crate::bus::ResearchEvent;
 use crate::bus::{Cited, EventKind, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
-use crate::provider::Purpose;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
 use crate::scenario::ResearchTool;
@@ -65,7 +64,7 @@ impl Desk<'_> {
         let output = self
             .model(
                 "plan",
-                Purpose::ResearchPlan,
+                super::sim::plan(),
                 &PLAN_PROMPT,
                 payload,
                 Arc::clone(&schema::RESEARCH_PLAN),
@@ -235,7 +234,7 @@ impl Desk<'_> {
         let output = self
             .model(
                 "synthesis",
-                Purpose::Synthesis,
+                super::sim::synthesis(),
                 &SYNTHESIS_PROMPT,
                 payload,
                 contract,

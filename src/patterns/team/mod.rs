@@ -10,6 +10,8 @@ mod budget;
 pub(crate) mod compare;
 pub(crate) mod part;
 pub(crate) mod result;
+pub(crate) mod scenario;
+pub(crate) mod sim;
 pub(crate) mod spans;
 pub(crate) mod stops;
 mod tool_use;

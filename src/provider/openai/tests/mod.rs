@@ -2,25 +2,15 @@ use super::config::{
     ApiKey, AskingSettings, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE,
 };
 use super::*;
+use crate::patterns::collaboration::sim::contribution as contribution_of;
+use crate::provider::ProviderError;
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
 use serde_json::json;
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const KEY: &str = "sk-test-3f9c1e77a0d24b5b8c6e";
-
-fn scenario() -> Arc<Scenario> {
-    Arc::new(
-        serde_json::from_value(json!({
-            "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
-            "team": {"roles": {"risk_analyst": {"focus": "payments"}}, "sequence": ["risk_analyst"]},
-            "provider": {"kind": "openai"}
-        }))
-        .unwrap(),
-    )
-}
 
 fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
     provider_with(server, timeout, false)
@@ -38,16 +28,14 @@ fn provider_with(server: &MockServer, timeout: Duration, stream: bool) -> OpenAi
         stream,
         asking: AskingSettings::default(),
     };
-    OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
+    OpenAiProvider::new(config, Prompts::default()).unwrap()
 }
 
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
 
 fn contribution() -> ModelRequest {
     ModelRequest::new(
-        Purpose::Contribution {
-            role: "risk_analyst".into(),
-        },
+        contribution_of("risk_analyst", "payments"),
         &CONTRIBUTION_PROMPT,
         json!({"goal": "Decide."}),
     )
@@ -200,7 +188,7 @@ async fn the_public_endpoint_without_a_key_names_the_variable() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
@@ -489,9 +477,7 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
         .mount(&server)
         .await;
     let request = ModelRequest::new(
-        Purpose::Contribution {
-            role: "risk_analyst".into(),
-        },
+        contribution_of("risk_analyst", "payments"),
         &CONTRIBUTION_PROMPT,
         json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
     );
@@ -551,7 +537,7 @@ async fn an_endless_body_stops_at_the_cap_without_buffering_past_it() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
@@ -587,7 +573,7 @@ async fn a_declared_length_past_the_cap_is_refused_before_reading() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
@@ -615,7 +601,7 @@ async fn an_endless_error_body_still_reports_its_status() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
