@@ -118,8 +118,13 @@ mod tests {
     use super::*;
     use crate::provider::sim::Unscripted;
 
-    const CONTRIBUTION: Prompt = compiled_in!("collaboration_contribution.md", json);
-    const BRIEF: Prompt = compiled_in!("collaboration_brief.md", text);
+    /// A prompt that names its speaker, compiled in as a pattern's are.
+    const SPEAKER: Prompt = Prompt {
+        file: "speaker.md",
+        text: "You are the {{role}}.\nYour focus: {{focus}}\n{\"agent\": \"{{role}}\"}",
+        json: true,
+    };
+    const BRIEF: Prompt = compiled_in!("orchestrator_brief.md", text);
 
     fn spoken() -> Purpose {
         Purpose::new(
@@ -139,7 +144,7 @@ mod tests {
 
     #[test]
     fn a_prompt_gets_the_words_its_purpose_fills_and_asks_for_json_when_its_answer_is() {
-        let prompt = Prompts::default().system(&CONTRIBUTION, &spoken()).unwrap();
+        let prompt = Prompts::default().system(&SPEAKER, &spoken()).unwrap();
         assert!(prompt.json);
         assert!(prompt.text.contains("You are the risk_analyst"));
         assert!(prompt.text.contains("Your focus: payments and chargebacks"));
@@ -149,16 +154,18 @@ mod tests {
 
     #[test]
     fn a_placeholder_the_purpose_leaves_unfilled_reads_as_nothing() {
-        let prompt = Prompts::default().system(&CONTRIBUTION, &brief()).unwrap();
-        assert!(prompt.text.contains("You are the "));
-        assert!(!prompt.text.contains("{{"), "{}", prompt.text);
+        let prompt = Prompts::default().system(&SPEAKER, &brief()).unwrap();
+        assert_eq!(
+            prompt.text,
+            "You are the .\nYour focus: \n{\"agent\": \"\"}"
+        );
     }
 
     #[test]
     fn a_folder_overrides_prompts_by_file_name() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
-            dir.path().join("collaboration_brief.md"),
+            dir.path().join("orchestrator_brief.md"),
             "Write it as a haiku.",
         )
         .unwrap();
@@ -169,7 +176,7 @@ mod tests {
         );
         assert!(
             prompts
-                .system(&CONTRIBUTION, &spoken())
+                .system(&SPEAKER, &spoken())
                 .unwrap()
                 .text
                 .starts_with("You are the risk_analyst"),

@@ -9,18 +9,17 @@ mod checks;
 mod error;
 mod hints;
 mod json_text;
-mod latency;
+pub(crate) mod latency;
 mod origin;
 mod path;
 pub(crate) mod pattern_kind;
 mod pricing;
 mod provider_spec;
 mod reach;
-mod real;
+pub(crate) mod real;
 mod resilience;
 pub(crate) mod script;
 mod shape;
-mod sources;
 mod spend;
 pub(crate) mod text;
 mod types;
@@ -28,6 +27,12 @@ mod value_words;
 pub(crate) mod workers;
 
 pub use crate::patterns::collaboration::scenario::Team;
+pub(crate) use crate::patterns::orchestrator::scenario::{
+    HealthLevel, HealthOp, HealthRule, short_name,
+};
+pub(crate) use crate::patterns::research::scenario::{
+    ResearchTool, Sources, normalize_url, url_domain,
+};
 pub(crate) use crate::patterns::team::scenario::{
     AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
 };
@@ -47,14 +52,12 @@ pub(crate) use resilience::{
 };
 pub use resilience::{GatewayMechanism, ResilienceSpec};
 pub use shape::json_schema;
-pub(crate) use sources::{ResearchTool, Sources, normalize_url, url_domain};
 pub(crate) use spend::SpendLimits;
 #[cfg(test)]
 pub(crate) use types::Budget;
 pub(crate) use types::ProviderSpec;
 pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
 pub use workers::WorkerSpec;
-pub(crate) use workers::{HealthLevel, HealthOp, HealthRule, short_name};
 
 use error::Problem;
 use serde_json::{Map, Value};

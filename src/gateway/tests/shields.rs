@@ -5,8 +5,9 @@
 
 use super::*;
 use crate::bus::{BreakerReason, BreakerState};
+use crate::patterns::orchestrator::sim::plan;
+use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
-use crate::provider::{ModelRequest, Purpose};
 use tokio::time::Instant;
 
 fn shielded(resilience: Value, workers: Value) -> Arc<Scenario> {
@@ -350,7 +351,7 @@ async fn model_calls_are_retried_with_backoff_in_the_gateway() {
         json!({"retries": {"max_attempts": 3, "backoff_ms": [100, 200], "jitter": "none"}}),
         json!({"w_worker": {}}),
     ));
-    let request = || ModelRequest::new(Purpose::unscripted("plan"), &Prompt::UNUSED, json!({}));
+    let request = || ModelRequest::new(plan(), &Prompt::UNUSED, json!({}));
     let start = Instant::now();
     let result = rig.gateway.model("plan".into(), request()).await;
     assert_eq!(result, Err(CallError::Timeout), "three scripted timeouts");

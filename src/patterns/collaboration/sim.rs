@@ -136,6 +136,19 @@ mod tests {
         assert_eq!(brief.agent(), None);
     }
 
+    #[test]
+    fn a_contributions_prompt_gets_the_role_and_its_focus_and_asks_for_json() {
+        use crate::provider::prompts::{Prompts, compiled_in};
+        const CONTRIBUTION: Prompt = compiled_in!("collaboration_contribution.md", json);
+        let purpose = contribution("risk_analyst", "payments and chargebacks");
+        let prompt = Prompts::default().system(&CONTRIBUTION, &purpose).unwrap();
+        assert!(prompt.json);
+        assert!(prompt.text.contains("You are the risk_analyst"));
+        assert!(prompt.text.contains("Your focus: payments and chargebacks"));
+        assert!(prompt.text.contains(r#"{"agent": "risk_analyst""#));
+        assert!(!prompt.text.contains("{{"));
+    }
+
     #[tokio::test(start_paused = true)]
     async fn each_roles_responses_are_consumed_in_order_and_a_role_without_any_fails() {
         let sim = sim(
