@@ -10,7 +10,7 @@ use super::team::scenario as team;
 use crate::scenario::pattern_kind::PatternKind;
 
 /// Every pattern, in the order the format lists them.
-const PATTERNS: [PatternKind; 5] = [
+pub(crate) const PATTERNS: [PatternKind; 5] = [
     PatternKind::Collaboration,
     PatternKind::Orchestrator,
     PatternKind::Swarm,
@@ -35,47 +35,4 @@ pub(crate) fn readers(key: &str, shared: &[&str]) -> Vec<PatternKind> {
         .into_iter()
         .filter(|p| shared.contains(&key) || own_keys(*p).contains(&key))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::Budget;
-
-    #[test]
-    fn every_budget_key_is_read_by_some_pattern() {
-        let every = Budget {
-            max_rounds: Some(1),
-            max_messages: Some(1),
-            max_seconds: Some(1.0),
-            min_go_votes: Some(1),
-            escalate_after_blocking_rounds: Some(1),
-            max_tasks: Some(1),
-            max_parallel: Some(1),
-            max_retries_per_task: Some(1),
-            max_dispatches: Some(1),
-            task_timeout_seconds: Some(1.0),
-            max_llm_calls: Some(1),
-            max_steps: Some(1),
-            max_tokens: Some(1),
-            max_cost_usd: Some(1.0),
-        };
-        let keys = every.keys_set();
-        assert_eq!(keys.len(), 14);
-        for key in keys {
-            assert!(
-                !readers(key, Budget::SHARED_KEYS).is_empty(),
-                "{key} is read by no pattern"
-            );
-        }
-        assert_eq!(
-            readers("max_llm_calls", Budget::SHARED_KEYS),
-            [PatternKind::Swarm, PatternKind::Coordinator]
-        );
-        assert_eq!(readers("max_tokens", Budget::SHARED_KEYS), PATTERNS);
-        assert_eq!(
-            readers("max_rounds", Budget::SHARED_KEYS),
-            [PatternKind::Collaboration]
-        );
-    }
 }

@@ -5,6 +5,8 @@
 //! and the cross-references between its parts. Checking costs memory in
 //! the file's size, never a record per value.
 
+#[cfg(test)]
+mod budget_tests;
 mod checks;
 mod error;
 mod hints;
@@ -53,8 +55,6 @@ pub(crate) use resilience::{
 pub use resilience::{GatewayMechanism, ResilienceSpec};
 pub use shape::json_schema;
 pub(crate) use spend::SpendLimits;
-#[cfg(test)]
-pub(crate) use types::Budget;
 pub(crate) use types::ProviderSpec;
 pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
 pub use workers::WorkerSpec;

@@ -5,9 +5,10 @@
 
 use super::*;
 use crate::bus::{BreakerReason, BreakerState};
-use crate::patterns::orchestrator::sim::plan;
-use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
+use crate::provider::sim::{Script, SimScript};
+use crate::provider::{ModelOutput, ModelRequest, ProviderError, Purpose};
+use crate::scenario::ProviderSpec;
 use tokio::time::Instant;
 
 fn shielded(resilience: Value, workers: Value) -> Arc<Scenario> {
@@ -343,6 +344,24 @@ async fn without_a_section_a_worker_error_is_not_retried() {
             | EventKind::Bulkhead { .. }
             | EventKind::CallRejected { .. }
     )));
+}
+
+/// A planner's call whose outputs the sim plays from `provider.plan`.
+#[derive(Debug)]
+struct ScriptedPlan;
+
+impl SimScript for ScriptedPlan {
+    fn script<'a>(&self, spec: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        spec.plan.as_ref().map_or(Script::None, Script::Text)
+    }
+
+    fn unscripted(&self, _: &Purpose, _: &Value) -> Result<ModelOutput, ProviderError> {
+        Err(ProviderError::Failed("no plan".into()))
+    }
+}
+
+fn plan() -> Purpose {
+    Purpose::new("plan", "plan", "planner", &ScriptedPlan)
 }
 
 #[tokio::test(start_paused = true)]

@@ -2,15 +2,23 @@ use super::config::{
     ApiKey, AskingSettings, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE,
 };
 use super::*;
-use crate::patterns::collaboration::sim::contribution as contribution_of;
-use crate::provider::ProviderError;
 use crate::provider::prompts::{Prompt, compiled_in};
+use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
 use serde_json::json;
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const KEY: &str = "sk-test-3f9c1e77a0d24b5b8c6e";
+
+/// A round table's analyst's call, as its pattern builds it: the prompt
+/// is told the role and its focus.
+fn analyst_call() -> Purpose {
+    Purpose::unscripted("risk_analyst")
+        .spoken_by("risk_analyst")
+        .filling("role", "risk_analyst")
+        .filling("focus", "payments")
+}
 
 fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
     provider_with(server, timeout, false)
@@ -35,7 +43,7 @@ const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md"
 
 fn contribution() -> ModelRequest {
     ModelRequest::new(
-        contribution_of("risk_analyst", "payments"),
+        analyst_call(),
         &CONTRIBUTION_PROMPT,
         json!({"goal": "Decide."}),
     )
@@ -477,7 +485,7 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
         .mount(&server)
         .await;
     let request = ModelRequest::new(
-        contribution_of("risk_analyst", "payments"),
+        analyst_call(),
         &CONTRIBUTION_PROMPT,
         json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
     );
