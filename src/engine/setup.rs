@@ -41,7 +41,7 @@ pub(super) fn provider(
             })
             .map_err(|e| refused(&e))?;
             let prompts = Prompts::new(choice.prompts.clone());
-            OpenAiProvider::new(config, prompts, Arc::clone(scenario))
+            OpenAiProvider::new(config, prompts)
                 .map(Provider::OpenAi)
                 .map_err(|e| refused(&e))
         }

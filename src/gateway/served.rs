@@ -470,7 +470,7 @@ mod tests {
         use crate::provider::contract::RepairTurn;
         use crate::provider::prompts::Prompt;
         let request = ModelRequest::new(
-            crate::provider::Purpose::Plan,
+            crate::provider::Purpose::unscripted("plan"),
             &Prompt::UNUSED,
             json!({"a": 1}),
         );

@@ -4,6 +4,7 @@
 
 mod answer_words;
 mod asking;
+pub(crate) mod budget_keys;
 pub(crate) mod collaboration;
 #[cfg(test)]
 pub(crate) mod contract_checks;

@@ -24,8 +24,8 @@ pub(crate) type AnswerOfCalls = Arc<dyn Fn(&[ToolCall]) -> Result<Value, String>
 /// A contract as a request carries it.
 #[derive(Clone)]
 pub(crate) struct Contract {
-    /// The schema's name as a request names it (`contribution`, `plan`,
-    /// `turn`, `coordinator_turn`, `research_plan`, `notes`, `synthesis`).
+    /// The schema's name as a request names it, chosen by the pattern that
+    /// asks (`plan`, `turn`, `notes`).
     pub(crate) name: &'static str,
     /// The answer's JSON Schema, in OpenAI's strict subset: every object
     /// closed (`additionalProperties: false`), every property required

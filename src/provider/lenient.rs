@@ -157,17 +157,17 @@ mod tests {
 
     #[test]
     fn whole_json_is_read_as_it_is() {
-        assert_eq!(read(r#" {"stance": "go"} "#), Lenient::Whole);
+        assert_eq!(read(r#" {"verdict": "go"} "#), Lenient::Whole);
         assert_eq!(read("[1, 2]"), Lenient::Whole);
     }
 
     #[test]
     fn a_fenced_object_is_the_answer() {
-        let text = "```json\n{\"stance\": \"go\", \"note\": \"a } in a string\"}\n```";
+        let text = "```json\n{\"verdict\": \"go\", \"note\": \"a } in a string\"}\n```";
         assert_eq!(
             read(text),
             Lenient::Found(
-                json!({"stance": "go", "note": "a } in a string"}),
+                json!({"verdict": "go", "note": "a } in a string"}),
                 Extracted::Fence
             )
         );
@@ -207,7 +207,7 @@ mod tests {
         assert_eq!(read("Refund sent."), Lenient::None { tries: false });
         assert_eq!(read(""), Lenient::None { tries: false });
         for broken in [
-            "```json\n{\"stance\": \"go\",\n```",
+            "```json\n{\"verdict\": \"go\",\n```",
             "{\"transfer_to\": \"billing\", \"mess",
             "I think {\"reply\": \"cut",
             "```json\n{\"reply\": ",

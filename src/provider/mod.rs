@@ -32,87 +32,100 @@ pub(crate) use sim::SimProvider;
 pub(crate) use sim::workers::SimWorkers;
 pub(crate) use workers::Workers;
 
-/// What a model call is for. The sim picks its script by it; an HTTP
-/// provider fills its prompt's speaker in from it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Purpose {
-    /// A collaboration role's contribution to a round.
-    Contribution { role: String },
-    /// The orchestrator's plan of tasks.
-    Plan,
-    /// The final brief after the team decided or the workers reported.
-    FinalBrief,
-    /// One turn of a swarm or coordinator agent: `agent` is its path
-    /// (`launch/research_team/analyst` in a member team, its name at the
-    /// top), `team` the member team's name in the scenario's `teams`.
-    Turn { agent: String, team: Option<String> },
-    /// The research plan: the steps of the bounded workflow.
-    ResearchPlan,
-    /// The notes of one page a research run read for real.
-    Notes,
-    /// The research answer, written from the verified notes.
-    Synthesis,
+/// What a model call is for, as the pattern that makes the call built it:
+/// its name in recordings, who speaks and who spends, the words its prompt
+/// is filled with and how the sim answers it. The provider never tells
+/// patterns apart: it reads a purpose only through these.
+#[derive(Clone, Debug)]
+pub(crate) struct Purpose {
+    /// As a recording names the call, to match it by: `plan`,
+    /// `final_brief`, a role's or an agent's call with its name after a
+    /// colon. Cassettes hold these: they never change.
+    label: String,
+    /// The key of the call's outputs in a sim script, which counts the
+    /// calls made (a member team's agent is scripted as `TEAM/AGENT`).
+    script_key: String,
+    /// The role or agent the call speaks for, when it speaks for one.
+    speaker: Option<String>,
+    /// Who spends the call's tokens, as the run's `usage.by_agent` names
+    /// them.
+    spender: String,
+    /// The words the prompt's `{{placeholders}}` are filled with.
+    fills: Vec<(&'static str, String)>,
+    /// How the sim answers the call.
+    sim: &'static dyn sim::SimScript,
 }
 
 impl Purpose {
-    /// The key of this purpose's outputs in a sim script: a member team's
-    /// agent is scripted as `TEAM/AGENT`.
-    pub(crate) fn script_key(&self) -> std::borrow::Cow<'_, str> {
-        match self {
-            Purpose::Contribution { role } => role.into(),
-            Purpose::Plan | Purpose::ResearchPlan => "plan".into(),
-            Purpose::FinalBrief => "final_answer".into(),
-            Purpose::Turn { agent, team: None } => agent.into(),
-            Purpose::Turn {
-                agent,
-                team: Some(team),
-            } => format!("{team}/{}", own_name(agent)).into(),
-            Purpose::Notes => "notes".into(),
-            Purpose::Synthesis => "synthesis".into(),
+    /// A call named `label` in recordings, scripted under `script_key` and
+    /// answered by `sim` when the sim plays the model; it speaks for no one
+    /// and `spender` spends its tokens.
+    pub(crate) fn new(
+        label: impl Into<String>,
+        script_key: impl Into<String>,
+        spender: impl Into<String>,
+        sim: &'static dyn sim::SimScript,
+    ) -> Self {
+        Purpose {
+            label: label.into(),
+            script_key: script_key.into(),
+            speaker: None,
+            spender: spender.into(),
+            fills: Vec::new(),
+            sim,
         }
+    }
+
+    /// The purpose, spoken by `speaker` (a role or an agent's path).
+    pub(crate) fn spoken_by(mut self, speaker: impl Into<String>) -> Self {
+        self.speaker = Some(speaker.into());
+        self
+    }
+
+    /// The purpose, its prompt's `{{placeholder}}` filled with `text`.
+    pub(crate) fn filling(mut self, placeholder: &'static str, text: impl Into<String>) -> Self {
+        self.fills.push((placeholder, text.into()));
+        self
+    }
+
+    /// The key of this purpose's outputs in a sim script.
+    pub(crate) fn script_key(&self) -> &str {
+        &self.script_key
     }
 
     /// The role or agent the call speaks for, when it speaks for one.
     pub(crate) fn agent(&self) -> Option<&str> {
-        match self {
-            Purpose::Contribution { role } => Some(role),
-            Purpose::Turn { agent, .. } => Some(agent),
-            _ => None,
-        }
+        self.speaker.as_deref()
     }
-}
 
-impl Purpose {
-    /// The purpose as a recording names it, to match a call by:
-    /// `contribution:<role>`, `turn:<agent>`, `plan`, `final_brief`,
-    /// `research_plan`, `notes`, `synthesis`.
+    /// The purpose as a recording names it, to match a call by.
     pub(crate) fn key(&self) -> String {
-        match self {
-            Purpose::Contribution { role } => format!("contribution:{role}"),
-            Purpose::Turn { agent, .. } => format!("turn:{agent}"),
-            Purpose::Plan => "plan".to_string(),
-            Purpose::FinalBrief => "final_brief".to_string(),
-            Purpose::ResearchPlan => "research_plan".to_string(),
-            Purpose::Notes => "notes".to_string(),
-            Purpose::Synthesis => "synthesis".to_string(),
-        }
+        self.label.clone()
     }
 
     /// Who spends the call's tokens, as the run's `usage.by_agent` names
-    /// them: the role or agent that speaks, `planner` for the
-    /// orchestrator's plan, `final_answer` for the text that closes a round
-    /// table or an orchestrator run, and the research step's name (`plan`,
-    /// `synthesize`).
+    /// them.
     pub(crate) fn spender(&self) -> &str {
-        match self {
-            Purpose::Plan => "planner",
-            Purpose::ResearchPlan => "plan",
-            Purpose::Notes => "read_extract",
-            Purpose::Synthesis => "synthesize",
-            Purpose::Contribution { role } => role,
-            Purpose::FinalBrief => "final_answer",
-            Purpose::Turn { agent, .. } => agent,
-        }
+        &self.spender
+    }
+
+    /// The words the prompt's placeholders are filled with, by name.
+    pub(crate) fn fills(&self) -> &[(&'static str, String)] {
+        &self.fills
+    }
+
+    /// How the sim answers the call.
+    pub(crate) fn sim(&self) -> &'static dyn sim::SimScript {
+        self.sim
+    }
+}
+
+#[cfg(test)]
+impl Purpose {
+    /// A test's call named and spent by `label`, which no scenario
+    /// scripts.
+    pub(crate) fn unscripted(label: &str) -> Self {
+        Purpose::new(label, label, label, &sim::Unscripted)
     }
 }
 
@@ -379,9 +392,4 @@ impl Provider {
             }
         }
     }
-}
-
-/// An agent's own name, the last part of its path.
-pub(crate) fn own_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }

@@ -1,13 +1,11 @@
 //! The system prompts of the HTTP provider. Each pattern names the prompt
 //! of each of its calls (`ModelRequest::prompt`), compiled in from
 //! `assets/prompts/`; a folder given with `--prompts` overrides any of them
-//! by file name. `{{role}}` and `{{focus}}` (a round table's analyst),
-//! `{{agent}}` and `{{description}}` (a swarm's or a coordinated team's
-//! agent) are filled in from the scenario. The provider never tells
+//! by file name. The pattern fills the prompt's placeholders (`{{role}}`,
+//! `{{agent}}`, ...) in the call's purpose. The provider never tells
 //! patterns apart: it sends the prompt it is handed.
 
 use super::Purpose;
-use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 
 /// A prompt a pattern hands the provider: its file name under
@@ -56,6 +54,11 @@ pub(crate) enum PromptError {
     Unreadable { path: String, message: String },
 }
 
+/// The placeholders a purpose may fill (`{{role}}` in a prompt), in the
+/// order they are written in. One a call's purpose leaves unfilled reads
+/// as nothing: a prompt written for another call may carry it.
+pub(crate) const PLACEHOLDERS: [&str; 4] = ["role", "focus", "agent", "description"];
+
 /// Where prompts come from.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Prompts {
@@ -75,48 +78,23 @@ impl Prompts {
     }
 
     /// `prompt`, or the file of its name in the `--prompts` folder, with
-    /// the speaker of `purpose` filled in from `scenario`.
+    /// the placeholders the pattern filled in `purpose` written in.
     pub(crate) fn system(
         &self,
-        scenario: &Scenario,
         prompt: &Prompt,
         purpose: &Purpose,
     ) -> Result<SystemPrompt, PromptError> {
-        let template = self.text(prompt)?;
-        let (role, focus) = match purpose {
-            Purpose::Contribution { role } => (
-                role.as_str(),
-                scenario
-                    .team
-                    .as_ref()
-                    .and_then(|t| t.roles.get(role))
-                    .and_then(|r| r.focus.as_deref())
-                    .unwrap_or("the question as a whole"),
-            ),
-            _ => ("", ""),
-        };
-        let (agent, description) = match purpose {
-            // A member team's agent is told its own name, as the team
-            // lifted out into a scenario of its own would tell it.
-            Purpose::Turn { agent, team } => {
-                let own = super::own_name(agent);
-                let agents = match team {
-                    None => Some(&scenario.agents),
-                    Some(team) => scenario.teams.get(team).map(|t| &t.agents),
-                };
-                let description = agents
-                    .and_then(|agents| agents.get(own))
-                    .and_then(|a| a.description.as_deref());
-                (own, description.unwrap_or(""))
-            }
-            _ => ("", ""),
-        };
+        let mut text = self.text(prompt)?;
+        for placeholder in PLACEHOLDERS {
+            let fill = purpose
+                .fills()
+                .iter()
+                .find(|(name, _)| *name == placeholder)
+                .map_or("", |(_, fill)| fill.as_str());
+            text = text.replace(&format!("{{{{{placeholder}}}}}"), fill);
+        }
         Ok(SystemPrompt {
-            text: template
-                .replace("{{role}}", role)
-                .replace("{{focus}}", focus)
-                .replace("{{agent}}", agent)
-                .replace("{{description}}", description),
+            text,
             json: prompt.json,
         })
     }
@@ -138,88 +116,71 @@ impl Prompts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::provider::sim::Unscripted;
 
-    const CONTRIBUTION: Prompt = compiled_in!("collaboration_contribution.md", json);
-    const BRIEF: Prompt = compiled_in!("collaboration_brief.md", text);
-    const COORDINATOR_TURN: Prompt = compiled_in!("coordinator_turn.md", json);
+    /// A prompt that names its speaker, compiled in as a pattern's are.
+    const SPEAKER: Prompt = Prompt {
+        file: "speaker.md",
+        text: "You are the {{role}}.\nYour focus: {{focus}}\n{\"agent\": \"{{role}}\"}",
+        json: true,
+    };
+    const BRIEF: Prompt = compiled_in!("orchestrator_brief.md", text);
 
-    fn scenario() -> Scenario {
-        serde_json::from_value(json!({
-            "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
-            "team": {"roles": {"risk_analyst": {"focus": "payments and chargebacks"}}, "sequence": ["risk_analyst"]},
-            "provider": {"kind": "openai"}
-        }))
-        .unwrap()
+    fn spoken() -> Purpose {
+        Purpose::new(
+            "speak:risk_analyst",
+            "risk_analyst",
+            "risk_analyst",
+            &Unscripted,
+        )
+        .spoken_by("risk_analyst")
+        .filling("role", "risk_analyst")
+        .filling("focus", "payments and chargebacks")
     }
 
-    fn contribution() -> Purpose {
-        Purpose::Contribution {
-            role: "risk_analyst".into(),
-        }
+    fn brief() -> Purpose {
+        Purpose::new("final_brief", "final_answer", "final_answer", &Unscripted)
     }
 
     #[test]
-    fn contributions_get_the_role_and_its_focus_and_ask_for_json() {
-        let prompt = Prompts::default()
-            .system(&scenario(), &CONTRIBUTION, &contribution())
-            .unwrap();
+    fn a_prompt_gets_the_words_its_purpose_fills_and_asks_for_json_when_its_answer_is() {
+        let prompt = Prompts::default().system(&SPEAKER, &spoken()).unwrap();
         assert!(prompt.json);
         assert!(prompt.text.contains("You are the risk_analyst"));
         assert!(prompt.text.contains("Your focus: payments and chargebacks"));
         assert!(prompt.text.contains(r#"{"agent": "risk_analyst""#));
-        let brief = Prompts::default()
-            .system(&scenario(), &BRIEF, &Purpose::FinalBrief)
-            .unwrap();
-        assert!(!brief.json);
+        assert!(!Prompts::default().system(&BRIEF, &brief()).unwrap().json);
+    }
+
+    #[test]
+    fn a_placeholder_the_purpose_leaves_unfilled_reads_as_nothing() {
+        let prompt = Prompts::default().system(&SPEAKER, &brief()).unwrap();
+        assert_eq!(
+            prompt.text,
+            "You are the .\nYour focus: \n{\"agent\": \"\"}"
+        );
     }
 
     #[test]
     fn a_folder_overrides_prompts_by_file_name() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
-            dir.path().join("collaboration_brief.md"),
+            dir.path().join("orchestrator_brief.md"),
             "Write it as a haiku.",
         )
         .unwrap();
         let prompts = Prompts::new(Some(dir.path().to_path_buf()));
         assert_eq!(
-            prompts
-                .system(&scenario(), &BRIEF, &Purpose::FinalBrief)
-                .unwrap()
-                .text,
+            prompts.system(&BRIEF, &brief()).unwrap().text,
             "Write it as a haiku."
         );
         assert!(
             prompts
-                .system(&scenario(), &CONTRIBUTION, &contribution())
+                .system(&SPEAKER, &spoken())
                 .unwrap()
                 .text
                 .starts_with("You are the risk_analyst"),
             "the others stay compiled in"
         );
-    }
-
-    #[test]
-    fn a_turn_gets_its_agent_and_the_agents_description() {
-        let team: Scenario = serde_json::from_value(json!({
-            "name": "t", "pattern": "coordinator", "goal": "g", "context": {},
-            "entry": "lead",
-            "agents": {"lead": {"description": "Runs the desk."},
-                       "billing": {"description": "Knows invoices."}},
-            "provider": {"kind": "openai"}
-        }))
-        .unwrap();
-        let lead = Purpose::Turn {
-            agent: "lead".into(),
-            team: None,
-        };
-        let prompt = Prompts::default()
-            .system(&team, &COORDINATOR_TURN, &lead)
-            .unwrap();
-        assert!(prompt.json);
-        assert!(prompt.text.starts_with("You are lead, the coordinator"));
-        assert!(prompt.text.contains("Runs the desk."));
-        assert!(!prompt.text.contains("{{"));
     }
 }

@@ -4,19 +4,19 @@
 //! same seed gives the same answers at the same moments.
 
 pub(crate) mod estimate;
-mod orchestrator;
-mod research;
+mod script;
 pub(crate) mod sources;
 mod turns;
 pub(crate) mod workers;
 
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::clock::RunClock;
-use crate::pycompat::py_strip;
 use crate::rng::RunRng;
 use crate::scenario::script::{Fault, ScriptedOutput, script_entries, script_entry_texts};
 use crate::scenario::{Latency, ProviderSpec};
-use serde_json::Value;
+#[cfg(test)]
+pub(crate) use script::Unscripted;
+pub(crate) use script::{Script, SimScript};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -50,19 +50,6 @@ impl SimProvider {
             .map(crate::duration::clamp_seconds)
     }
 
-    fn script(&self, purpose: &Purpose) -> Option<&Value> {
-        match purpose {
-            Purpose::Contribution { role } => self.spec.responses.as_ref()?.get(role),
-            // Kept as text: see `next_plan`.
-            Purpose::Plan | Purpose::ResearchPlan => None,
-            Purpose::FinalBrief => self.spec.final_answer.as_ref(),
-            Purpose::Turn { .. } => self.spec.turns.as_ref()?.get(&*purpose.script_key()),
-            Purpose::Synthesis => self.spec.synthesis.as_ref(),
-            // The sim quotes the page it is given (see `research`).
-            Purpose::Notes => None,
-        }
-    }
-
     fn latency(&self) -> Duration {
         let ms = match self.spec.latency_ms {
             None => 0,
@@ -78,34 +65,29 @@ impl SimProvider {
         &self,
         purpose: &Purpose,
     ) -> Option<(Result<ScriptedOutput, String>, Option<Duration>)> {
-        if matches!(purpose, Purpose::Plan | Purpose::ResearchPlan) {
-            return self.next_plan(purpose).map(|output| (output, None));
-        }
-        let script = self.script(purpose)?;
-        let entries = script_entries(script);
-        let entry = &entries[self.next_call(purpose, entries.len())?];
-        Some(match purpose {
-            Purpose::Turn { .. } => {
-                let (entry, latency) = turns::split_latency(entry);
-                (ScriptedOutput::parse(&entry), latency)
+        match purpose.sim().script(&self.spec, purpose) {
+            Script::None => None,
+            Script::Whole(value) => Some((Ok(ScriptedOutput::Json(value)), None)),
+            // A plan stays the scenario's text, which the pattern reads
+            // into tasks as it checks them: a plan of 100,000 tasks is
+            // never held as one value.
+            Script::Text(plan) => {
+                let entries = script_entry_texts(plan.text());
+                let entry = entries[self.next_call(purpose, entries.len())?];
+                Some((ScriptedOutput::from_text(plan, entry), None))
             }
-            _ => (ScriptedOutput::parse(entry), None),
-        })
-    }
-
-    /// The planner's next output. A plan object stays the scenario's text,
-    /// which the pattern reads into tasks as it checks them: a plan of
-    /// 100,000 tasks is never held as one value.
-    fn next_plan(&self, purpose: &Purpose) -> Option<Result<ScriptedOutput, String>> {
-        let plan = self.spec.plan.as_ref()?;
-        if *purpose == Purpose::ResearchPlan && plan.is_array() {
-            // A research plan is asked for once; a list is its steps.
-            let steps = research::plan_of_steps(&plan.to_value());
-            return Some(Ok(ScriptedOutput::Json(steps)));
+            Script::Outputs(script) => {
+                let entries = script_entries(script);
+                let entry = &entries[self.next_call(purpose, entries.len())?];
+                Some((ScriptedOutput::parse(entry), None))
+            }
+            Script::TimedOutputs(script) => {
+                let entries = script_entries(script);
+                let entry = &entries[self.next_call(purpose, entries.len())?];
+                let (entry, latency) = turns::split_latency(entry);
+                Some((ScriptedOutput::parse(&entry), latency))
+            }
         }
-        let entries = script_entry_texts(plan.text());
-        let entry = entries[self.next_call(purpose, entries.len())?];
-        Some(ScriptedOutput::from_text(plan, entry))
     }
 
     /// Whether `output` is the scenario's plan, a single object given
@@ -163,90 +145,53 @@ impl SimProvider {
             Some(Ok(ScriptedOutput::Fault(Fault::Timeout))) => Err(ProviderError::Timeout),
             Some(Ok(ScriptedOutput::Fault(Fault::Empty))) => Ok(ModelOutput::Text(String::new())),
             Some(Err(message)) => Err(ProviderError::Failed(message)),
-            None => match request.purpose {
-                Purpose::Plan => Ok(ModelOutput::Json(orchestrator::default_plan(
-                    &request.payload,
-                ))),
-                Purpose::FinalBrief if request.payload.get("aggregate").is_some() => Ok(
-                    ModelOutput::Text(orchestrator::brief_from_aggregate(&request.payload)),
-                ),
-                Purpose::FinalBrief => Ok(ModelOutput::Text(brief_from_history(&request.payload))),
-                Purpose::ResearchPlan => {
-                    Ok(ModelOutput::Json(research::default_plan(&request.payload)))
-                }
-                Purpose::Notes => Ok(ModelOutput::Json(research::notes_from_page(
-                    &request.payload,
-                ))),
-                Purpose::Synthesis => Ok(ModelOutput::Json(research::synthesis_from_notes(
-                    &request.payload,
-                ))),
-                Purpose::Contribution { ref role } => Err(ProviderError::Failed(format!(
-                    "the sim has no scripted output for role {role:?}"
-                ))),
-                Purpose::Turn { ref agent, .. } => Err(ProviderError::Failed(format!(
-                    "the sim has no scripted turns for agent {agent:?}"
-                ))),
-            },
+            None => request
+                .purpose
+                .sim()
+                .unscripted(&request.purpose, &request.payload),
         }
     }
-}
-
-/// The sim's own final brief when the scenario scripts none: the decision,
-/// the last round's stances and the first actions the team proposed.
-fn brief_from_history(payload: &Value) -> String {
-    let decision = payload["final_decision"].as_str().unwrap_or("no decision");
-    let rounds = payload["history"].as_array().map_or(0, Vec::len);
-    let last = payload["history"]
-        .as_array()
-        .and_then(|h| h.last())
-        .and_then(|round| round["contributions"].as_array());
-    let mut brief = format!(
-        "Decision: {} after {}.",
-        decision.replace('_', " ").to_uppercase(),
-        crate::words::plural(rounds as u64, "round")
-    );
-    let Some(contributions) = last else {
-        return brief;
-    };
-    let stances: Vec<String> = contributions
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {} ({})",
-                c["agent"].as_str().unwrap_or("?"),
-                c["stance"].as_str().unwrap_or("?"),
-                c["confidence"]
-            )
-        })
-        .collect();
-    if !stances.is_empty() {
-        brief.push_str(&format!(" Final stances: {}.", stances.join(", ")));
-    }
-    let actions: Vec<&str> = contributions
-        .iter()
-        .filter_map(|c| c["actions"].as_array()?.first()?.as_str())
-        .map(py_strip)
-        .take(2)
-        .collect();
-    if !actions.is_empty() {
-        brief.push_str(&format!(" Next: {}.", actions.join("; ")));
-    }
-    brief
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::provider::prompts::Prompt;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn sim(spec: Value, seed: u64) -> SimProvider {
         SimProvider::new(serde_json::from_value(spec).unwrap(), RunRng::seeded(seed))
     }
 
-    fn contribution(role: &str) -> ModelRequest {
+    /// A test's script: a speaker's outputs in `responses`, the plan as
+    /// its text.
+    #[derive(Debug)]
+    struct Scripted;
+
+    impl SimScript for Scripted {
+        fn script<'a>(&self, spec: &'a ProviderSpec, purpose: &Purpose) -> Script<'a> {
+            let responses = spec.responses.as_ref();
+            match purpose.agent() {
+                Some(who) => responses
+                    .and_then(|r| r.get(who))
+                    .map_or(Script::None, Script::Outputs),
+                None => spec.plan.as_ref().map_or(Script::None, Script::Text),
+            }
+        }
+
+        fn unscripted(&self, _: &Purpose, _: &Value) -> Result<ModelOutput, ProviderError> {
+            Ok(ModelOutput::Text("unscripted".into()))
+        }
+    }
+
+    fn spoken(who: &str) -> ModelRequest {
+        let purpose = Purpose::new(format!("speak:{who}"), who, who, &Scripted).spoken_by(who);
+        ModelRequest::new(purpose, &Prompt::UNUSED, json!({}))
+    }
+
+    fn planned() -> ModelRequest {
         ModelRequest::new(
-            Purpose::Contribution { role: role.into() },
+            Purpose::new("plan", "plan", "planner", &Scripted),
             &Prompt::UNUSED,
             json!({}),
         )
@@ -256,25 +201,25 @@ mod tests {
     async fn outputs_are_consumed_in_order_and_the_last_repeats() {
         let sim = sim(
             json!({"kind": "sim", "latency_ms": 200, "responses": {
-                "a": ["first", {"stance": "go"}, {"$fault": "empty"}],
+                "a": ["first", {"verdict": "go"}, {"$fault": "empty"}],
                 "b": {"$fault": "timeout"}
             }}),
             1,
         );
         let start = tokio::time::Instant::now();
-        let a = contribution("a");
+        let a = spoken("a");
         assert_eq!(
             sim.complete(&a).await,
             Ok(ModelOutput::Text("first".into()))
         );
         assert_eq!(
             sim.complete(&a).await,
-            Ok(ModelOutput::Json(json!({"stance": "go"})))
+            Ok(ModelOutput::Json(json!({"verdict": "go"})))
         );
         assert_eq!(sim.complete(&a).await, Ok(ModelOutput::Text(String::new())));
         assert_eq!(sim.complete(&a).await, Ok(ModelOutput::Text(String::new())));
         assert_eq!(
-            sim.complete(&contribution("b")).await,
+            sim.complete(&spoken("b")).await,
             Err(ProviderError::Timeout)
         );
         assert_eq!(
@@ -291,7 +236,7 @@ mod tests {
             json!({"kind": "sim", "plan": [plan, {"$fault": "timeout"}, "not a plan"]}),
             1,
         );
-        let request = ModelRequest::new(Purpose::Plan, &Prompt::UNUSED, json!({}));
+        let request = planned();
         let Ok(ModelOutput::JsonText(text)) = sim.complete(&request).await else {
             panic!("a plan object stays text");
         };
@@ -313,7 +258,7 @@ mod tests {
             let mut took = Vec::new();
             for _ in 0..20 {
                 let start = tokio::time::Instant::now();
-                sim.complete(&contribution("a")).await.unwrap();
+                sim.complete(&spoken("a")).await.unwrap();
                 took.push(start.elapsed().as_millis());
             }
             runs.push(took);
@@ -324,26 +269,13 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn without_a_final_answer_the_sim_writes_one() {
-        let sim = sim(json!({"kind": "sim"}), 0);
-        let payload = json!({"final_decision": "go_with_caution", "history": [
-            {"round": 1, "contributions": [{"agent": "risk", "stance": "caution", "confidence": 0.7,
-                                            "actions": ["Watch the payment failure rate"]}]}
-        ]});
-        let brief = sim
-            .complete(&ModelRequest::new(
-                Purpose::FinalBrief,
-                &Prompt::UNUSED,
-                payload,
-            ))
-            .await
-            .unwrap();
+    async fn a_call_its_script_leaves_out_gets_the_purposes_own_answer_after_its_latency() {
+        let sim = sim(json!({"kind": "sim", "latency_ms": 300}), 0);
+        let start = tokio::time::Instant::now();
         assert_eq!(
-            brief,
-            ModelOutput::Text(
-                "Decision: GO WITH CAUTION after 1 round. Final stances: risk caution (0.7). Next: Watch the payment failure rate."
-                    .into()
-            )
+            sim.complete(&planned()).await,
+            Ok(ModelOutput::Text("unscripted".into()))
         );
+        assert_eq!(start.elapsed(), Duration::from_millis(300));
     }
 }

@@ -19,7 +19,7 @@ use super::json_text::JsonText;
 use super::path::JsonPath;
 use super::pattern_kind::PatternKind;
 use super::script::{ScriptedOutput, script_entries, script_entry_texts};
-use super::types::{ProviderKind, Scenario};
+use super::types::{Budget, ProviderKind, Scenario};
 use serde_json::Value;
 
 pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
@@ -90,7 +90,8 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         }
     }
     if let Some(budget) = &scenario.budget {
-        for (key, owners) in budget.keys_set() {
+        for key in budget.keys_set() {
+            let owners = crate::patterns::budget_keys::readers(key, Budget::SHARED_KEYS);
             if !owners.contains(&pattern) {
                 let owners: Vec<&str> = owners.iter().map(|p| p.as_str()).collect();
                 problems.push(Problem::at_key(

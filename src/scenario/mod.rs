@@ -5,29 +5,39 @@
 //! and the cross-references between its parts. Checking costs memory in
 //! the file's size, never a record per value.
 
+#[cfg(test)]
+mod budget_tests;
 mod checks;
 mod error;
 mod hints;
 mod json_text;
-mod latency;
+pub(crate) mod latency;
 mod origin;
 mod path;
-mod pattern_kind;
+pub(crate) mod pattern_kind;
 mod pricing;
 mod provider_spec;
 mod reach;
-mod real;
+pub(crate) mod real;
 mod resilience;
 pub(crate) mod script;
 mod shape;
-mod sources;
 mod spend;
-mod team;
 pub(crate) mod text;
 mod types;
 mod value_words;
-mod workers;
+pub(crate) mod workers;
 
+pub use crate::patterns::collaboration::scenario::Team;
+pub(crate) use crate::patterns::orchestrator::scenario::{
+    HealthLevel, HealthOp, HealthRule, short_name,
+};
+pub(crate) use crate::patterns::research::scenario::{
+    ResearchTool, Sources, normalize_url, url_domain,
+};
+pub(crate) use crate::patterns::team::scenario::{
+    AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
+};
 pub(crate) use error::Problem;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
@@ -45,15 +55,10 @@ pub(crate) use resilience::{
 };
 pub use resilience::{GatewayMechanism, ResilienceSpec};
 pub use shape::json_schema;
-pub(crate) use sources::{ResearchTool, Sources, normalize_url, url_domain};
 pub(crate) use spend::SpendLimits;
-pub(crate) use team::{
-    AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
-};
 pub(crate) use types::ProviderSpec;
-pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario, Team};
+pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
 pub use workers::WorkerSpec;
-pub(crate) use workers::{HealthLevel, HealthOp, HealthRule, short_name};
 
 use serde_json::{Map, Value};
 use std::ops::Range;

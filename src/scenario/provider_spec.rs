@@ -64,10 +64,8 @@ pub(crate) struct ProviderSpec {
     /// turn's `"latency_ms"` overrides the simulated latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) turns: Option<IndexMap<String, Value>>,
-    /// sim, research: the synthesis, `{"answer": text, "citations": [note
-    /// ids]}` (one call per run). Without it the sim answers from the first
-    /// three notes' claims and cites them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = crate::patterns::research::scenario::SYNTHESIS_SCRIPT)]
     pub(crate) synthesis: Option<Value>,
     /// sim: the final brief. Without it the sim writes a short brief from
     /// the run's history (collaboration) or aggregate (orchestrator).

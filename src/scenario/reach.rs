@@ -6,8 +6,8 @@
 
 use super::path::JsonPath;
 use super::real::RealCall;
-use super::sources::ResearchTool;
 use super::types::Scenario;
+use crate::patterns::research::scenario::ResearchTool;
 use std::net::IpAddr;
 use std::path::PathBuf;
 

@@ -10,9 +10,11 @@ pub(crate) use super::provider_spec::ProviderSpec;
 pub use super::provider_spec::{OutputMode, ProviderKind};
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
-use super::sources::Sources;
-use super::team::{AgentSpec, TeamLimits, TeamSpec};
-use super::workers::{HealthRule, WorkerSpec};
+use super::workers::WorkerSpec;
+use crate::patterns::collaboration::scenario::{Team, budget_docs as round_table};
+use crate::patterns::orchestrator::scenario::HealthRule;
+use crate::patterns::research::scenario::Sources;
+use crate::patterns::team::scenario::{AgentSpec, TeamLimits, TeamSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -108,13 +110,12 @@ pub struct Scenario {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Budget {
-    /// collaboration: rounds before the run stops with `max_rounds_reached`
-    /// (default 3).
+    // The round table's keys, described in its own scenario section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = round_table::MAX_ROUNDS)]
     pub(crate) max_rounds: Option<u32>,
-    /// collaboration: contributions the gateway accepts for checking before
-    /// `max_messages` (default 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = round_table::MAX_MESSAGES)]
     pub(crate) max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
     /// (collaboration default 40, orchestrator and research 25, swarm and
@@ -122,14 +123,12 @@ pub(crate) struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub(crate) max_seconds: Option<f64>,
-    /// collaboration: `go` votes a round needs to decide (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = round_table::MIN_GO_VOTES)]
     pub(crate) min_go_votes: Option<u32>,
-    /// collaboration: after this many rounds in a row with a blocking
-    /// stance the run asks a person (the dashboard's dialog, or `--decide`);
-    /// headless without an answer it stops with `escalated_to_human`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
+    #[schemars(description = round_table::ESCALATE_AFTER_BLOCKING_ROUNDS)]
     pub(crate) escalate_after_blocking_rounds: Option<u32>,
     /// orchestrator: tasks a plan may hold (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,87 +172,34 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// The keys that are set, by name, with the patterns they belong to.
-    pub(crate) fn keys_set(&self) -> Vec<(&'static str, &'static [PatternKind])> {
-        const COLLABORATION: &[PatternKind] = &[PatternKind::Collaboration];
-        const ORCHESTRATOR: &[PatternKind] = &[PatternKind::Orchestrator];
-        const TEAMS: &[PatternKind] = &[PatternKind::Swarm, PatternKind::Coordinator];
-        const RESEARCH: &[PatternKind] = &[PatternKind::Research];
-        const EVERY: &[PatternKind] = &[
-            PatternKind::Collaboration,
-            PatternKind::Orchestrator,
-            PatternKind::Swarm,
-            PatternKind::Coordinator,
-            PatternKind::Research,
-        ];
+    /// The keys every pattern reads: the run's time, tokens and cost.
+    pub(crate) const SHARED_KEYS: &'static [&'static str] =
+        &["max_seconds", "max_tokens", "max_cost_usd"];
+
+    /// The keys that are set, by name, in the order the format lists them;
+    /// which pattern reads which is `patterns::budget_keys`'s to say.
+    pub(crate) fn keys_set(&self) -> Vec<&'static str> {
         [
-            ("max_rounds", self.max_rounds.is_some(), COLLABORATION),
-            ("max_messages", self.max_messages.is_some(), COLLABORATION),
-            ("max_seconds", self.max_seconds.is_some(), EVERY),
-            ("min_go_votes", self.min_go_votes.is_some(), COLLABORATION),
+            ("max_rounds", self.max_rounds.is_some()),
+            ("max_messages", self.max_messages.is_some()),
+            ("max_seconds", self.max_seconds.is_some()),
+            ("min_go_votes", self.min_go_votes.is_some()),
             (
                 "escalate_after_blocking_rounds",
                 self.escalate_after_blocking_rounds.is_some(),
-                COLLABORATION,
             ),
-            ("max_tasks", self.max_tasks.is_some(), ORCHESTRATOR),
-            ("max_parallel", self.max_parallel.is_some(), ORCHESTRATOR),
-            (
-                "max_retries_per_task",
-                self.max_retries_per_task.is_some(),
-                ORCHESTRATOR,
-            ),
-            (
-                "max_dispatches",
-                self.max_dispatches.is_some(),
-                ORCHESTRATOR,
-            ),
-            (
-                "task_timeout_seconds",
-                self.task_timeout_seconds.is_some(),
-                ORCHESTRATOR,
-            ),
-            ("max_llm_calls", self.max_llm_calls.is_some(), TEAMS),
-            ("max_steps", self.max_steps.is_some(), RESEARCH),
-            ("max_tokens", self.max_tokens.is_some(), EVERY),
-            ("max_cost_usd", self.max_cost_usd.is_some(), EVERY),
+            ("max_tasks", self.max_tasks.is_some()),
+            ("max_parallel", self.max_parallel.is_some()),
+            ("max_retries_per_task", self.max_retries_per_task.is_some()),
+            ("max_dispatches", self.max_dispatches.is_some()),
+            ("task_timeout_seconds", self.task_timeout_seconds.is_some()),
+            ("max_llm_calls", self.max_llm_calls.is_some()),
+            ("max_steps", self.max_steps.is_some()),
+            ("max_tokens", self.max_tokens.is_some()),
+            ("max_cost_usd", self.max_cost_usd.is_some()),
         ]
         .into_iter()
-        .filter(|(_, set, _)| *set)
-        .map(|(name, _, patterns)| (name, patterns))
-        .collect()
-    }
-}
-
-impl TeamLimits {
-    /// The keys that are set, by name, with the pattern they belong to.
-    pub(crate) fn keys_set(&self) -> Vec<(&'static str, PatternKind)> {
-        const SWARM: PatternKind = PatternKind::Swarm;
-        const COORDINATOR: PatternKind = PatternKind::Coordinator;
-        [
-            ("max_handoffs", self.max_handoffs.is_some(), SWARM),
-            ("node_timeout_ms", self.node_timeout_ms.is_some(), SWARM),
-            (
-                "repetitive_handoff_window",
-                self.repetitive_handoff_window.is_some(),
-                SWARM,
-            ),
-            (
-                "repetitive_handoff_min_unique",
-                self.repetitive_handoff_min_unique.is_some(),
-                SWARM,
-            ),
-            (
-                "member_timeout_ms",
-                self.member_timeout_ms.is_some(),
-                COORDINATOR,
-            ),
-            ("parallel", self.parallel.is_some(), COORDINATOR),
-            ("skip_summary", self.skip_summary.is_some(), COORDINATOR),
-        ]
-        .into_iter()
-        .filter(|(_, set, _)| *set)
-        .map(|(name, _, pattern)| (name, pattern))
+        .filter_map(|(name, set)| set.then_some(name))
         .collect()
     }
 }
@@ -304,20 +250,22 @@ impl FlagSpec {
     }
 }
 
-/// The collaboration team.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Team {
-    /// Every role that may take part (the policy allowlist), by name.
-    pub(crate) roles: IndexMap<String, RoleSpec>,
-    /// The speaking order of every round; each name must be a declared role.
-    pub sequence: Vec<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RoleSpec {
-    /// What the role looks at, given to the model as its brief.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) focus: Option<String>,
+impl Scenario {
+    /// Every member team's tools, each with where it is written and the
+    /// name the gateway knows it by (`TEAM/TOOL`, so that two teams' tools
+    /// of one name are two tools, each with its own breaker).
+    pub(crate) fn team_tools(
+        &self,
+    ) -> impl Iterator<Item = (super::JsonPath, String, &WorkerSpec)> {
+        self.teams.iter().flat_map(|(team, spec)| {
+            spec.tools.iter().map(move |(tool, worker)| {
+                let at = super::JsonPath::root()
+                    .key("teams")
+                    .key(team)
+                    .key("tools")
+                    .key(tool);
+                (at, format!("{team}/{tool}"), worker)
+            })
+        })
+    }
 }

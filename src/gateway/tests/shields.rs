@@ -6,7 +6,9 @@
 use super::*;
 use crate::bus::{BreakerReason, BreakerState};
 use crate::provider::prompts::Prompt;
-use crate::provider::{ModelRequest, Purpose};
+use crate::provider::sim::{Script, SimScript};
+use crate::provider::{ModelOutput, ModelRequest, ProviderError, Purpose};
+use crate::scenario::ProviderSpec;
 use tokio::time::Instant;
 
 fn shielded(resilience: Value, workers: Value) -> Arc<Scenario> {
@@ -344,13 +346,31 @@ async fn without_a_section_a_worker_error_is_not_retried() {
     )));
 }
 
+/// A planner's call whose outputs the sim plays from `provider.plan`.
+#[derive(Debug)]
+struct ScriptedPlan;
+
+impl SimScript for ScriptedPlan {
+    fn script<'a>(&self, spec: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        spec.plan.as_ref().map_or(Script::None, Script::Text)
+    }
+
+    fn unscripted(&self, _: &Purpose, _: &Value) -> Result<ModelOutput, ProviderError> {
+        Err(ProviderError::Failed("no plan".into()))
+    }
+}
+
+fn plan() -> Purpose {
+    Purpose::new("plan", "plan", "planner", &ScriptedPlan)
+}
+
 #[tokio::test(start_paused = true)]
 async fn model_calls_are_retried_with_backoff_in_the_gateway() {
     let mut rig = rig_for(shielded(
         json!({"retries": {"max_attempts": 3, "backoff_ms": [100, 200], "jitter": "none"}}),
         json!({"w_worker": {}}),
     ));
-    let request = || ModelRequest::new(Purpose::Plan, &Prompt::UNUSED, json!({}));
+    let request = || ModelRequest::new(plan(), &Prompt::UNUSED, json!({}));
     let start = Instant::now();
     let result = rig.gateway.model("plan".into(), request()).await;
     assert_eq!(result, Err(CallError::Timeout), "three scripted timeouts");

@@ -14,7 +14,9 @@ pub(crate) mod figures;
 mod limits;
 mod payload;
 pub(crate) mod result;
+pub(crate) mod scenario;
 pub(crate) mod schema;
+pub(crate) mod sim;
 pub(crate) mod stops;
 pub(crate) mod trace;
 
@@ -25,7 +27,7 @@ use crate::patterns::events::Decision;
 use crate::patterns::events::PatternEvent;
 use crate::patterns::events::RoundEvent;
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::scenario::Team;
 use crate::stop::StopReason;
@@ -202,10 +204,9 @@ impl Table<'_> {
                 agent: role.to_string(),
             },
         )));
+        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
         let request = ModelRequest::new(
-            Purpose::Contribution {
-                role: role.to_string(),
-            },
+            sim::contribution(role, focus.unwrap_or("the question as a whole")),
             &CONTRIBUTION_PROMPT,
             self.contribution_payload(role),
         )
@@ -291,7 +292,7 @@ impl Table<'_> {
 
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
         let request = ModelRequest::new(
-            Purpose::FinalBrief,
+            sim::final_brief(),
             &BRIEF_PROMPT,
             json!({
                 "goal": self.ctx.goal,

@@ -14,6 +14,8 @@ pub(crate) mod figures;
 pub(crate) mod plan;
 pub(crate) mod plan_schema;
 pub(crate) mod result;
+pub(crate) mod scenario;
+pub(crate) mod sim;
 pub(crate) mod stops;
 pub(crate) mod trace;
 
@@ -26,7 +28,7 @@ use crate::patterns::events::TaskEvent;
 use crate::patterns::events::{PlannedTask, TaskStatus};
 use crate::patterns::figures::{FAILED_TASKS, TASKS};
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::scenario::Scenario;
 use crate::stop::StopReason;
@@ -160,7 +162,7 @@ async fn plan_tasks(
     let workers = scenario.workers.keys().map(String::as_str);
     let contract = Arc::new(plan_schema::plan_contract(workers, limits.max_tasks));
     let payload = plan_payload(scenario, &ctx.goal, limits.max_tasks);
-    let request = ModelRequest::new(Purpose::Plan, &PLAN_PROMPT, payload).keeping(contract);
+    let request = ModelRequest::new(sim::plan(), &PLAN_PROMPT, payload).keeping(contract);
     let declared = |worker: &str| scenario.workers.contains_key(worker);
     let verify = |output: &ModelOutput| {
         read_plan(output.clone(), declared, limits.max_tasks)
@@ -310,7 +312,7 @@ async fn finalize(
         return stopped_in_finalize(StopReason::MaxSeconds);
     }
     let request = ModelRequest::new(
-        Purpose::FinalBrief,
+        sim::final_brief(),
         &BRIEF_PROMPT,
         json!({"goal": ctx.goal, "aggregate": aggregate}),
     );

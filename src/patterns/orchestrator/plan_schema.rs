@@ -72,7 +72,7 @@ mod tests {
     use super::*;
     use crate::patterns::contract_checks::{json_of, outputs, shipped};
     use crate::provider::contract::strict::{check_answer, check_contract};
-    use crate::provider::{ModelRequest, Purpose, SimProvider};
+    use crate::provider::{ModelRequest, SimProvider};
     use crate::rng::RunRng;
     use crate::scenario::PatternKind;
     use serde_json::json;
@@ -102,7 +102,7 @@ mod tests {
             (spec.plan, spec.latency_ms) = (None, None);
             let sim = SimProvider::new(Arc::new(spec), RunRng::seeded(0));
             let payload = plan_payload(&scenario, &scenario.goal, limits.max_tasks);
-            let request = ModelRequest::new(Purpose::Plan, &PLAN_PROMPT, payload);
+            let request = ModelRequest::new(super::super::sim::plan(), &PLAN_PROMPT, payload);
             let own = sim
                 .complete(&request)
                 .await

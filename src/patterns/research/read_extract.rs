@@ -14,7 +14,6 @@ use crate::patterns::events::ResearchEvent;
 use crate::patterns::events::{
     NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
 };
-use crate::provider::Purpose;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::{ResearchTool, url_domain};
 use crate::stop::StopReason;
@@ -154,7 +153,7 @@ impl Desk<'_> {
             let output = self
                 .model(
                     "notes",
-                    Purpose::Notes,
+                    super::sim::notes(),
                     &NOTES_PROMPT,
                     payload,
                     std::sync::Arc::clone(&super::schema::NOTES_CONTRACT),

@@ -14,7 +14,6 @@ use crate::bus::EventKind;
 use crate::patterns::events::PatternEvent;
 use crate::patterns::events::ResearchEvent;
 use crate::patterns::events::{Cited, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
-use crate::provider::Purpose;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
 use crate::scenario::ResearchTool;
@@ -67,7 +66,7 @@ impl Desk<'_> {
         let output = self
             .model(
                 "plan",
-                Purpose::ResearchPlan,
+                super::sim::plan(),
                 &PLAN_PROMPT,
                 payload,
                 Arc::clone(&schema::RESEARCH_PLAN),
@@ -234,7 +233,7 @@ impl Desk<'_> {
         let output = self
             .model(
                 "synthesis",
-                Purpose::Synthesis,
+                super::sim::synthesis(),
                 &SYNTHESIS_PROMPT,
                 payload,
                 contract,

@@ -18,7 +18,7 @@ use crate::patterns::events::TeamEvent;
 use crate::patterns::events::TurnOutcome;
 use crate::provider::prompts::Prompt;
 use crate::provider::shared_facts::SharedFacts;
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::provider::{ModelOutput, ModelRequest};
 use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use parking_lot::Mutex;
@@ -243,10 +243,7 @@ impl<'a> TeamRun<'a> {
             agent: path.clone(),
         }));
         let request = ModelRequest::new(
-            Purpose::Turn {
-                agent: path.clone(),
-                team: self.part.team_name().map(str::to_string),
-            },
+            super::sim::turn(&path, self.part.team_name(), self.description(&path)),
             prompt,
             self.payload(agent, context),
         )
@@ -358,6 +355,13 @@ impl<'a> TeamRun<'a> {
 
     /// What the model is told for `agent`'s turn: the goal, who it is, the
     /// shared facts, the tools, and what the pattern adds in `context`.
+    /// The description of the agent at `path`, as its team declares it.
+    fn description(&self, path: &str) -> &str {
+        let own = super::sim::own_name(path);
+        let agent = self.part.agents.get(own);
+        agent.and_then(|a| a.description.as_deref()).unwrap_or("")
+    }
+
     fn payload(&self, agent: &str, context: Value) -> Value {
         let description = |name: &str| {
             self.part

@@ -13,6 +13,8 @@ pub(crate) mod events;
 pub(crate) mod figures;
 pub(crate) mod part;
 pub(crate) mod result;
+pub(crate) mod scenario;
+pub(crate) mod sim;
 pub(crate) mod spans;
 pub(crate) mod stops;
 mod tool_use;

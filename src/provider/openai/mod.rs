@@ -29,10 +29,8 @@ use super::output::{Feature, OutputPolicy};
 use super::prompts::{PromptError, Prompts};
 use super::{Completion, ModelOutput, ModelRequest, TextSink};
 use crate::bus::TokenUsage;
-use crate::scenario::Scenario;
 use crate::secrets;
 use serde_json::Value;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use stream::StreamFailure;
 
@@ -94,16 +92,11 @@ pub(crate) struct OpenAiProvider {
     client: reqwest::Client,
     config: OpenAiConfig,
     prompts: Prompts,
-    scenario: Arc<Scenario>,
     policy: OutputPolicy,
 }
 
 impl OpenAiProvider {
-    pub(crate) fn new(
-        config: OpenAiConfig,
-        prompts: Prompts,
-        scenario: Arc<Scenario>,
-    ) -> Result<Self, OpenAiError> {
+    pub(crate) fn new(config: OpenAiConfig, prompts: Prompts) -> Result<Self, OpenAiError> {
         http::install_crypto();
         if let Some(key) = &config.key {
             secrets::register(key.expose());
@@ -123,7 +116,6 @@ impl OpenAiProvider {
             policy: OutputPolicy::new(config.asking.output, config.asking.temperature),
             config,
             prompts,
-            scenario,
         })
     }
 
@@ -170,9 +162,7 @@ impl OpenAiProvider {
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
             return Err(OpenAiError::NoKey { url });
         }
-        let system = self
-            .prompts
-            .system(&self.scenario, request.prompt, &request.purpose)?;
+        let system = self.prompts.system(request.prompt, &request.purpose)?;
         let contract = request.contract.as_deref();
         let sent = request::body(&self.config, self.policy.now(), &system, request);
         let mut call = self.client.post(&url).json(&sent.body);

@@ -203,7 +203,11 @@ mod tests {
 
     #[test]
     fn four_characters_make_a_token_rounded_up() {
-        let request = ModelRequest::new(Purpose::Plan, &Prompt::UNUSED, json!({"goal": "é"}));
+        let request = ModelRequest::new(
+            Purpose::unscripted("plan"),
+            &Prompt::UNUSED,
+            json!({"goal": "é"}),
+        );
         // {"goal":"é"} is 12 characters; "Ready." is 6.
         let usage = estimate(&request, &ModelOutput::Text("Ready.".into()));
         assert_eq!((usage.input, usage.output, usage.estimated), (3, 2, true));
@@ -222,7 +226,7 @@ mod tests {
         assert_eq!(text_chars(text), None);
         let value: Value = serde_json::from_str(text).unwrap();
         let scripted = JsonText::in_text(std::sync::Arc::new(text.to_string()), 0..text.len());
-        let request = ModelRequest::new(Purpose::Plan, &Prompt::UNUSED, json!({}));
+        let request = ModelRequest::new(Purpose::unscripted("plan"), &Prompt::UNUSED, json!({}));
         assert_eq!(
             estimate(&request, &ModelOutput::JsonText(scripted)),
             estimate(&request, &ModelOutput::Json(value))

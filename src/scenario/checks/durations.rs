@@ -10,11 +10,11 @@ use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::resilience::{BackoffSpec, BreakerSpec, BulkheadSpec, RetriesSpec};
 use super::super::script::script_entries;
-use super::super::sources::ResearchTool;
 use super::super::types::Scenario;
 use super::super::workers::WorkerSpec;
 use super::turns::LATENCY as TURN_LATENCY_KEY;
 use crate::duration::{self, DurationError};
+use crate::patterns::research::scenario::ResearchTool;
 use indexmap::IndexMap;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {

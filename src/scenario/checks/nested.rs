@@ -8,9 +8,9 @@
 use super::super::error::Problem;
 use super::super::path::JsonPath;
 use super::super::pattern_kind::PatternKind;
-use super::super::team::{AgentSpec, MAX_TEAM_DEPTH, TeamSpec};
 use super::super::types::Scenario;
 use super::names::is_valid_name;
+use crate::patterns::team::scenario::{AgentSpec, MAX_TEAM_DEPTH, TeamSpec};
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -52,11 +52,7 @@ fn members(
         if !pattern.has_coordinator() {
             problems.push(Problem::at_key(
                 path,
-                format!(
-                    "a swarm's agents are agents only, found the team {} as agent {}: a swarm hands control to its agents, and a team cannot take the sub-agents a handoff needs; put a coordinator over the swarm and make the team a member of that coordinator",
-                    Value::from(member.as_str()),
-                    Value::from(name.as_str())
-                ),
+                crate::patterns::team::scenario::team_as_swarm_agent(member, name),
             ));
         } else if entry == Some(name.as_str()) {
             problems.push(Problem::at_key(

@@ -7,7 +7,7 @@ use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::shape::describe_value;
 use super::super::types::Scenario;
-use super::super::workers::{HealthOp, short_name};
+use crate::patterns::orchestrator::scenario::{HealthOp, short_name};
 use serde_json::Value;
 
 /// Keys the aggregate uses itself, so no worker's short name may take them.

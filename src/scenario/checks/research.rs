@@ -8,8 +8,8 @@ use super::super::hints::ResearchLimits;
 use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
 use super::super::script::{FAULT_KEY, ScriptedOutput};
-use super::super::sources::{ResearchTool, Sources, ToolBehaviour, normalize_url};
 use super::super::types::{ProviderKind, Scenario};
+use crate::patterns::research::scenario::{ResearchTool, Sources, ToolBehaviour, normalize_url};
 use crate::pycompat::url_refusal;
 use serde_json::Value;
 

@@ -8,8 +8,8 @@ use super::super::path::JsonPath;
 use super::super::resilience::{
     BackoffSpec, BreakerSpec, DEFAULT_TIMEOUT_KEY, MODEL_TOOL, RetriesSpec,
 };
-use super::super::sources::ResearchTool;
 use super::super::types::Scenario;
+use crate::patterns::research::scenario::ResearchTool;
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {

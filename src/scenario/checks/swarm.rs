@@ -9,9 +9,9 @@
 use super::super::error::Problem;
 use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
-use super::super::team::AgentSpec;
 use super::super::types::{ProviderKind, Scenario};
 use super::super::workers::WorkerSpec;
+use crate::patterns::team::scenario::AgentSpec;
 use indexmap::IndexMap;
 use serde_json::Value;
 

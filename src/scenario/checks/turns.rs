@@ -9,8 +9,8 @@ use super::super::path::JsonPath;
 use super::super::pattern_kind::PatternKind;
 use super::super::script::{FAULT_KEY, ScriptedOutput, script_entries};
 use super::super::shape::describe_value;
-use super::super::team::{AgentSpec, TeamSpec};
 use super::super::types::Scenario;
+use crate::patterns::team::scenario::{AgentSpec, TeamSpec};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 

@@ -42,7 +42,7 @@ async fn every_accepted_sim_answer_keeps_its_contract() {
             None => Vec::new(),
         };
         let payload = json!({"goal": scenario.goal, "request": scenario.context.value()});
-        plans.push(ask(&sim, Purpose::ResearchPlan, payload).await);
+        plans.push(ask(&sim, super::super::sim::plan(), payload).await);
         for answer in plans.iter().filter(|p| validate_plan(p, 8).is_ok()) {
             check_answer(plan, answer);
             checked += 1;
@@ -52,7 +52,7 @@ async fn every_accepted_sim_answer_keeps_its_contract() {
         let mut kept = Vec::new();
         for (url, page) in &pages {
             let payload = json!({"url": url, "page": page, "max_notes": 6});
-            let answer = ask(&sim, Purpose::Notes, payload).await;
+            let answer = ask(&sim, super::super::sim::notes(), payload).await;
             check_answer(notes, &answer);
             checked += 1;
             for note in answer[NOTES].as_array().unwrap() {
@@ -68,7 +68,8 @@ async fn every_accepted_sim_answer_keeps_its_contract() {
             .iter()
             .map(|n| n["id"].as_str().unwrap().into())
             .collect();
-        let mut syntheses = vec![ask(&sim, Purpose::Synthesis, json!({"notes": kept})).await];
+        let mut syntheses =
+            vec![ask(&sim, super::super::sim::synthesis(), json!({"notes": kept})).await];
         if let Some(script) = &scenario.provider.synthesis {
             syntheses.extend(outputs(script).into_iter().filter_map(json_of));
         }

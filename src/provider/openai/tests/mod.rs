@@ -11,15 +11,13 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const KEY: &str = "sk-test-3f9c1e77a0d24b5b8c6e";
 
-fn scenario() -> Arc<Scenario> {
-    Arc::new(
-        serde_json::from_value(json!({
-            "name": "t", "pattern": "collaboration", "goal": "g", "context": {},
-            "team": {"roles": {"risk_analyst": {"focus": "payments"}}, "sequence": ["risk_analyst"]},
-            "provider": {"kind": "openai"}
-        }))
-        .unwrap(),
-    )
+/// A round table's analyst's call, as its pattern builds it: the prompt
+/// is told the role and its focus.
+fn analyst_call() -> Purpose {
+    Purpose::unscripted("risk_analyst")
+        .spoken_by("risk_analyst")
+        .filling("role", "risk_analyst")
+        .filling("focus", "payments")
 }
 
 fn provider(server: &MockServer, timeout: Duration) -> OpenAiProvider {
@@ -38,16 +36,14 @@ fn provider_with(server: &MockServer, timeout: Duration, stream: bool) -> OpenAi
         stream,
         asking: AskingSettings::default(),
     };
-    OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
+    OpenAiProvider::new(config, Prompts::default()).unwrap()
 }
 
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
 
 fn contribution() -> ModelRequest {
     ModelRequest::new(
-        Purpose::Contribution {
-            role: "risk_analyst".into(),
-        },
+        analyst_call(),
         &CONTRIBUTION_PROMPT,
         json!({"goal": "Decide."}),
     )
@@ -200,7 +196,7 @@ async fn the_public_endpoint_without_a_key_names_the_variable() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
@@ -489,9 +485,7 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
         .mount(&server)
         .await;
     let request = ModelRequest::new(
-        Purpose::Contribution {
-            role: "risk_analyst".into(),
-        },
+        analyst_call(),
         &CONTRIBUTION_PROMPT,
         json!({"history": [{"summary": format!("the key is {KEY}"), KEY: &KEY[3..15]}]}),
     );
@@ -551,7 +545,7 @@ async fn an_endless_body_stops_at_the_cap_without_buffering_past_it() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
@@ -587,7 +581,7 @@ async fn a_declared_length_past_the_cap_is_refused_before_reading() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await
@@ -615,7 +609,7 @@ async fn an_endless_error_body_still_reports_its_status() {
         stream: false,
         asking: AskingSettings::default(),
     };
-    let error = OpenAiProvider::new(config, Prompts::default(), scenario())
+    let error = OpenAiProvider::new(config, Prompts::default())
         .unwrap()
         .complete(&contribution(), None)
         .await

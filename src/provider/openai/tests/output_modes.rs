@@ -20,7 +20,7 @@ fn asking(server: &MockServer, model: &str, asking: AskingSettings) -> OpenAiPro
         stream: false,
         asking,
     };
-    OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
+    OpenAiProvider::new(config, Prompts::default()).unwrap()
 }
 
 fn in_mode(output: OutputMode) -> AskingSettings {
@@ -156,7 +156,7 @@ async fn several_functions_are_offered_and_one_of_them_required() {
 #[tokio::test]
 async fn without_a_contract_json_prompts_ask_for_json_unless_prompted_and_text_for_nothing() {
     let server = answering().await;
-    let brief = ModelRequest::new(Purpose::FinalBrief, &BRIEF_PROMPT, json!({}));
+    let brief = ModelRequest::new(Purpose::unscripted("final_brief"), &BRIEF_PROMPT, json!({}));
     for mode in [
         OutputMode::Auto,
         OutputMode::Native,

@@ -18,7 +18,7 @@ fn streaming(server: &MockServer, max_body_bytes: usize) -> OpenAiProvider {
         stream: true,
         asking: AskingSettings::default(),
     };
-    OpenAiProvider::new(config, Prompts::default(), scenario()).unwrap()
+    OpenAiProvider::new(config, Prompts::default()).unwrap()
 }
 
 /// A chunk carrying `content`, as OpenAI and LiteLLM send them.

@@ -1,24 +1,93 @@
-//! What the sim writes for a research run whose scenario scripts no `plan`
-//! or no `synthesis`: the five canonical steps searching for the request's
-//! question, and a short answer from the first three notes that cites
-//! them; and the notes of a page read for real: its first sentences, each
-//! its own claim and quote. Pure functions of the request payload.
+//! The research run's calls as the sim answers them: the plan (scripted
+//! in `provider.plan`), the notes of a page and the synthesis (scripted in
+//! `provider.synthesis`). What the sim writes when the scenario scripts no
+//! `plan` or no `synthesis`: the five canonical steps searching for the
+//! request's question, and a short answer from the first three notes that
+//! cites them; and the notes of a page read for real: its first sentences,
+//! each its own claim and quote. Pure functions of the request payload.
 
+use crate::provider::sim::{Script, SimScript};
+use crate::provider::{ModelOutput, ProviderError, Purpose};
 use crate::pycompat::{py_str, py_strip};
+use crate::scenario::ProviderSpec;
 use serde_json::{Value, json};
+
+/// The call for the research plan: the steps of the bounded workflow.
+pub(crate) fn plan() -> Purpose {
+    Purpose::new("research_plan", "plan", "plan", &PlanScript)
+}
+
+/// The call for the notes of one page the run read for real.
+pub(crate) fn notes() -> Purpose {
+    Purpose::new("notes", "notes", "read_extract", &NotesScript)
+}
+
+/// The call for the answer, written from the verified notes.
+pub(crate) fn synthesis() -> Purpose {
+    Purpose::new("synthesis", "synthesis", "synthesize", &SynthesisScript)
+}
+
+/// `provider.plan`: the plan, or the list of its steps given whole (a
+/// research plan is asked for once).
+#[derive(Debug)]
+struct PlanScript;
+
+impl SimScript for PlanScript {
+    fn script<'a>(&self, spec: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        match &spec.plan {
+            Some(plan) if plan.is_array() => Script::Whole(plan_of_steps(&plan.to_value())),
+            Some(plan) => Script::Text(plan),
+            None => Script::None,
+        }
+    }
+
+    fn unscripted(&self, _: &Purpose, payload: &Value) -> Result<ModelOutput, ProviderError> {
+        Ok(ModelOutput::Json(default_plan(payload)))
+    }
+}
+
+/// The sim quotes the page it is given: notes are never scripted.
+#[derive(Debug)]
+struct NotesScript;
+
+impl SimScript for NotesScript {
+    fn script<'a>(&self, _: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        Script::None
+    }
+
+    fn unscripted(&self, _: &Purpose, payload: &Value) -> Result<ModelOutput, ProviderError> {
+        Ok(ModelOutput::Json(notes_from_page(payload)))
+    }
+}
+
+/// `provider.synthesis`.
+#[derive(Debug)]
+struct SynthesisScript;
+
+impl SimScript for SynthesisScript {
+    fn script<'a>(&self, spec: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        spec.synthesis
+            .as_ref()
+            .map_or(Script::None, Script::Outputs)
+    }
+
+    fn unscripted(&self, _: &Purpose, payload: &Value) -> Result<ModelOutput, ProviderError> {
+        Ok(ModelOutput::Json(synthesis_from_notes(payload)))
+    }
+}
 
 /// How the sim's own answer opens and closes around the notes' claims.
 pub(crate) const ANSWER_OPENING: &str = "Summary from the notes: ";
 pub(crate) const ANSWER_CLOSING: &str = " Figures and estimates may change as the sources update.";
 
 /// A scripted list of steps, as the planner's output.
-pub(super) fn plan_of_steps(steps: &Value) -> Value {
+fn plan_of_steps(steps: &Value) -> Value {
     json!({"steps": steps})
 }
 
 /// Search for the question of the payload's request, then dedupe, read,
 /// verify and answer.
-pub(super) fn default_plan(payload: &Value) -> Value {
+fn default_plan(payload: &Value) -> Value {
     let question = payload
         .pointer("/request/request/question")
         .cloned()
@@ -43,7 +112,7 @@ const MIN_QUOTE_CHARS: usize = 20;
 /// least 20 characters; headings and fragments are passed over), at most
 /// two and at most the payload's `max_notes`, each quoted as its own
 /// claim.
-pub(super) fn notes_from_page(payload: &Value) -> Value {
+fn notes_from_page(payload: &Value) -> Value {
     let body = payload
         .pointer("/page/body")
         .and_then(Value::as_str)
@@ -86,7 +155,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// The first three notes' claims between an opening and a closing, citing
 /// those notes; no notes, no answer.
-pub(super) fn synthesis_from_notes(payload: &Value) -> Value {
+fn synthesis_from_notes(payload: &Value) -> Value {
     let notes = payload["notes"].as_array().map_or(&[][..], Vec::as_slice);
     if notes.is_empty() {
         return json!({"answer": "", "citations": []});

@@ -1,11 +1,13 @@
-//! The research pattern's section of a scenario file (`sources`): what the
-//! simulated research tools find, and the URL normalisation of 004 that
-//! keys its pages. Types and pure functions only; the checks live in
-//! `checks`, the tools in the provider and the workflow in the pattern.
+//! The research pattern's sections of a scenario file: what the simulated
+//! research tools find (`sources`) and the URL normalisation of 004 that
+//! keys its pages, the `budget` keys it reads and what a sim script's
+//! `synthesis` holds. Types and pure functions only: the scenario floor
+//! reads and checks them, so this file imports nothing above it and
+//! nothing of the research runner.
 
-use super::latency::WorkerLatency;
-use super::real::{CommandSpec, HttpSpec, McpToolSpec, RealCall, RealKeys};
 use crate::pycompat::{py_strip, urlparse};
+use crate::scenario::latency::WorkerLatency;
+use crate::scenario::real::{CommandSpec, HttpSpec, McpToolSpec, RealCall, RealKeys};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -235,6 +237,12 @@ pub(crate) fn normalize_url(url: &str) -> String {
 pub(crate) fn url_domain(url: &str) -> String {
     urlparse(py_strip(url)).netloc.to_lowercase()
 }
+
+/// The `budget` keys a research run reads beside the shared ones.
+pub(crate) const BUDGET_KEYS: &[&str] = &["max_steps"];
+
+/// The schema's words for the sim's `provider.synthesis`.
+pub(crate) const SYNTHESIS_SCRIPT: &str = "sim, research: the synthesis, `{\"answer\": text, \"citations\": [note\nids]}` (one call per run). Without it the sim answers from the first\nthree notes' claims and cites them.";
 
 #[cfg(test)]
 mod tests {

@@ -1,14 +1,59 @@
-//! What the sim writes for an orchestrator run whose scenario scripts no
-//! `plan` or no `final_answer`: a plan with one critical task per worker in
-//! the catalog, and a brief from the aggregate. Pure functions of the
-//! request payload.
+//! The orchestrator's calls as the sim answers them: the plan (scripted in
+//! `provider.plan`) and the final brief (`provider.final_answer`). What the
+//! sim writes for a run whose scenario scripts no `plan` or no
+//! `final_answer`: a plan with one critical task per worker in the
+//! catalog, and a brief from the aggregate. Pure functions of the request
+//! payload.
 
+use crate::provider::sim::{Script, SimScript};
+use crate::provider::{ModelOutput, ProviderError, Purpose};
 use crate::pycompat::py_json_dumps;
+use crate::scenario::ProviderSpec;
 use serde_json::{Map, Value, json};
+
+/// The call for the planner's plan of tasks.
+pub(crate) fn plan() -> Purpose {
+    Purpose::new("plan", "plan", "planner", &PlanScript)
+}
+
+/// The call for the brief after the workers reported.
+pub(crate) fn final_brief() -> Purpose {
+    Purpose::new("final_brief", "final_answer", "final_answer", &BriefScript)
+}
+
+/// `provider.plan`, kept as the scenario's text.
+#[derive(Debug)]
+struct PlanScript;
+
+impl SimScript for PlanScript {
+    fn script<'a>(&self, spec: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        spec.plan.as_ref().map_or(Script::None, Script::Text)
+    }
+
+    fn unscripted(&self, _: &Purpose, payload: &Value) -> Result<ModelOutput, ProviderError> {
+        Ok(ModelOutput::Json(default_plan(payload)))
+    }
+}
+
+/// `provider.final_answer`.
+#[derive(Debug)]
+struct BriefScript;
+
+impl SimScript for BriefScript {
+    fn script<'a>(&self, spec: &'a ProviderSpec, _: &Purpose) -> Script<'a> {
+        spec.final_answer
+            .as_ref()
+            .map_or(Script::None, Script::Outputs)
+    }
+
+    fn unscripted(&self, _: &Purpose, payload: &Value) -> Result<ModelOutput, ProviderError> {
+        Ok(ModelOutput::Text(brief_from_aggregate(payload)))
+    }
+}
 
 /// One critical task per worker of `available_workers`, in catalog order,
 /// each asked for the payload's `report_date` and `region`.
-pub(super) fn default_plan(payload: &Value) -> Value {
+fn default_plan(payload: &Value) -> Value {
     let tasks: Vec<Value> = payload["available_workers"]
         .as_array()
         .map(Vec::as_slice)
@@ -29,7 +74,7 @@ pub(super) fn default_plan(payload: &Value) -> Value {
 
 /// The headline health, the first three facts of each worker's result and
 /// the failed tasks.
-pub(super) fn brief_from_aggregate(payload: &Value) -> String {
+fn brief_from_aggregate(payload: &Value) -> String {
     let aggregate = payload["aggregate"]
         .as_object()
         .cloned()

@@ -1,8 +1,10 @@
 //! The swarm's and the coordinator's sections of a scenario file: the
-//! agents (`agents`, `entry`) and the swarm's safety limits (`limits`).
-//! Types only; the checks live in `checks`, the behaviour in the swarm and
-//! coordinator patterns.
+//! agents (`agents`, `entry`), the member teams (`teams`) and the team's
+//! safety limits (`limits`), with their defaults. Data only: the scenario
+//! floor reads and checks them, so this file imports nothing above it and
+//! nothing of the team's runner.
 
+use crate::scenario::pattern_kind::PatternKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +18,9 @@ pub(crate) const DEFAULT_REPETITIVE_HANDOFF_MIN_UNIQUE: u32 = 3;
 /// The team budgets' defaults (DESIGN.md "swarm").
 pub(crate) const DEFAULT_MAX_LLM_CALLS: u32 = 30;
 pub(crate) const DEFAULT_TEAM_MAX_SECONDS: f64 = 120.0;
+
+/// The `budget` keys a swarm or a coordinator reads beside the shared ones.
+pub(crate) const BUDGET_KEYS: &[&str] = &["max_llm_calls"];
 
 /// An agent of a swarm or coordinator team.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -38,6 +43,16 @@ pub(crate) struct AgentSpec {
     pub(crate) team: Option<String>,
 }
 
+/// Why a swarm's agent `agent` cannot be the team `team`, as the
+/// scenario's check words it.
+pub(crate) fn team_as_swarm_agent(team: &str, agent: &str) -> String {
+    format!(
+        "a swarm's agents are agents only, found the team {} as agent {}: a swarm hands control to its agents, and a team cannot take the sub-agents a handoff needs; put a coordinator over the swarm and make the team a member of that coordinator",
+        serde_json::Value::from(team),
+        serde_json::Value::from(agent)
+    )
+}
+
 /// The most levels of teams one under another: the scenario's own team is
 /// level 0, a member team level 1, its member team level 2, and so on.
 pub(crate) const MAX_TEAM_DEPTH: usize = 4;
@@ -49,7 +64,7 @@ pub(crate) const MAX_TEAM_DEPTH: usize = 4;
 #[serde(deny_unknown_fields)]
 pub(crate) struct TeamSpec {
     /// `swarm` or `coordinator`.
-    pub(crate) pattern: super::pattern_kind::PatternKind,
+    pub(crate) pattern: PatternKind,
     /// swarm: the agent that takes the first turn; coordinator: the
     /// coordinator, which calls the other agents as its members.
     pub(crate) entry: String,
@@ -62,7 +77,7 @@ pub(crate) struct TeamSpec {
     /// The tools the team's agents may call, by name, as a scenario's
     /// `tools`.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
-    pub(crate) tools: indexmap::IndexMap<String, super::workers::WorkerSpec>,
+    pub(crate) tools: indexmap::IndexMap<String, crate::scenario::workers::WorkerSpec>,
 }
 
 /// What a coordinator's member sees when it is called (002's history scope).
@@ -147,22 +162,35 @@ impl TeamLimits {
     }
 }
 
-impl super::Scenario {
-    /// Every member team's tools, each with where it is written and the
-    /// name the gateway knows it by (`TEAM/TOOL`, so that two teams' tools
-    /// of one name are two tools, each with its own breaker).
-    pub(crate) fn team_tools(
-        &self,
-    ) -> impl Iterator<Item = (super::JsonPath, String, &super::WorkerSpec)> {
-        self.teams.iter().flat_map(|(team, spec)| {
-            spec.tools.iter().map(move |(tool, worker)| {
-                let at = super::JsonPath::root()
-                    .key("teams")
-                    .key(team)
-                    .key("tools")
-                    .key(tool);
-                (at, format!("{team}/{tool}"), worker)
-            })
-        })
+impl TeamLimits {
+    /// The keys that are set, by name, with the pattern they belong to.
+    pub(crate) fn keys_set(&self) -> Vec<(&'static str, PatternKind)> {
+        const SWARM: PatternKind = PatternKind::Swarm;
+        const COORDINATOR: PatternKind = PatternKind::Coordinator;
+        [
+            ("max_handoffs", self.max_handoffs.is_some(), SWARM),
+            ("node_timeout_ms", self.node_timeout_ms.is_some(), SWARM),
+            (
+                "repetitive_handoff_window",
+                self.repetitive_handoff_window.is_some(),
+                SWARM,
+            ),
+            (
+                "repetitive_handoff_min_unique",
+                self.repetitive_handoff_min_unique.is_some(),
+                SWARM,
+            ),
+            (
+                "member_timeout_ms",
+                self.member_timeout_ms.is_some(),
+                COORDINATOR,
+            ),
+            ("parallel", self.parallel.is_some(), COORDINATOR),
+            ("skip_summary", self.skip_summary.is_some(), COORDINATOR),
+        ]
+        .into_iter()
+        .filter(|(_, set, _)| *set)
+        .map(|(name, _, pattern)| (name, pattern))
+        .collect()
     }
 }
