@@ -7,20 +7,17 @@
 
 use super::chain::{members_view::MembersView, state::Chain};
 use super::research::state::Research;
-use super::round_table::{TableView, state::RoundTable};
+use super::round_table::{selection::TableView, state::RoundTable};
 use super::workers::state::Workers;
 use crate::bus::EventKind;
 use crate::tui::selection::ListView;
 use crate::tui::state::outcome::Outcome;
 use std::fmt::Debug;
 
-/// A pattern's fold over its own events: `fold = events.fold(apply)`, the
-/// same for a live run and its replay.
-pub trait Fold: Clone + Debug + Default + PartialEq + Send + Sync {
-    /// Fold one event at run time `t_ms`; another pattern's are ignored.
-    fn apply(&mut self, kind: &EventKind, t_ms: u64);
-    /// The run ended: what was in flight will not finish.
-    fn close(&mut self, outcome: &Outcome);
+pub(crate) use super::folding::Fold;
+
+/// A fold the run's fold can hold: each pattern's, named below.
+pub trait Seat: Fold {
     /// This fold as the run's.
     fn seated(self) -> PatternFold;
     /// The run's fold, when it is this one.
@@ -43,7 +40,7 @@ pub(crate) enum Seated {
 }
 
 impl PatternFold {
-    pub(crate) fn new<F: Fold>(fold: F) -> Self {
+    pub(crate) fn new<F: Seat>(fold: F) -> Self {
         fold.seated()
     }
 
@@ -69,7 +66,7 @@ impl PatternFold {
 
     /// The fold as its unit's type; `None` before the run's start or for
     /// another pattern's.
-    pub fn get<F: Fold>(&self) -> Option<&F> {
+    pub fn get<F: Seat>(&self) -> Option<&F> {
         F::of(self)
     }
 }
@@ -128,22 +125,25 @@ selection!(TableView, Table);
 selection!(ListView, List);
 selection!(MembersView, Members);
 
-/// `seated` and `of` of a `Fold`, for the variant of `PatternFold` that
-/// holds it; each pattern's `impl Fold` calls it once.
-macro_rules! seat_as {
-    ($variant:ident) => {
-        fn seated(self) -> $crate::tui::patterns::fold::PatternFold {
-            $crate::tui::patterns::fold::PatternFold($crate::tui::patterns::fold::Seated::$variant(
-                Box::new(self),
-            ))
-        }
+/// `Seat` for each variant of `PatternFold`.
+macro_rules! seat {
+    ($type:ty, $variant:ident) => {
+        impl Seat for $type {
+            fn seated(self) -> PatternFold {
+                PatternFold(Seated::$variant(Box::new(self)))
+            }
 
-        fn of(fold: &$crate::tui::patterns::fold::PatternFold) -> Option<&Self> {
-            match &fold.0 {
-                $crate::tui::patterns::fold::Seated::$variant(fold) => Some(fold),
-                _ => None,
+            fn of(fold: &PatternFold) -> Option<&Self> {
+                match &fold.0 {
+                    Seated::$variant(fold) => Some(fold),
+                    _ => None,
+                }
             }
         }
     };
 }
-pub(crate) use seat_as;
+
+seat!(RoundTable, RoundTable);
+seat!(Workers, Workers);
+seat!(Chain, Chain);
+seat!(Research, Research);

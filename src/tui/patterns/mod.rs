@@ -6,6 +6,7 @@
 
 pub(crate) mod chain;
 pub(crate) mod fold;
+pub(crate) mod folding;
 pub mod research;
 pub(crate) mod round_table;
 pub(crate) mod unit;

@@ -5,7 +5,7 @@
 //! holds any pattern's through `PatternUnit`. Drawing reads and never
 //! changes.
 
-use super::fold::{Fold, PatternFold, PatternSelection, Selection};
+use super::fold::{PatternFold, PatternSelection, Seat, Selection};
 use crate::bus::RunStarted;
 use crate::scenario::{MODEL_TOOL, Scenario};
 use crate::tui::keymap::{Action, Scope};
@@ -69,7 +69,7 @@ impl<'a> Seen<'a> {
 
 /// One pattern's part of the dashboard, in its own types.
 pub(crate) trait Unit: Sync + 'static {
-    type Fold: Fold;
+    type Fold: Seat;
     type Selection: Selection;
 
     /// The fold at the run's start, seated from its scenario and flags.
@@ -267,7 +267,7 @@ pub trait PatternUnit: Sync {
 }
 
 /// Call `f` with the fold as `F`, or with `F`'s empty fold.
-fn with<F: Fold, R>(fold: &PatternFold, f: impl FnOnce(&F) -> R) -> R {
+fn with<F: Seat, R>(fold: &PatternFold, f: impl FnOnce(&F) -> R) -> R {
     match fold.get::<F>() {
         Some(fold) => f(fold),
         None => f(&F::default()),

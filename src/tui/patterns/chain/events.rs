@@ -9,12 +9,10 @@ use crate::patterns::events::PatternEvent;
 use crate::patterns::events::TeamEvent;
 use crate::patterns::events::TurnOutcome;
 use crate::stop::StopReason;
-use crate::tui::patterns::fold::Fold;
+use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
 
 impl Fold for Chain {
-    crate::tui::patterns::fold::seat_as!(Chain);
-
     /// Fold one team event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         self.fold(kind, t_ms);

@@ -75,7 +75,7 @@ mod tests {
     use crate::bus::EventKind;
     use crate::patterns::events::PatternEvent;
     use crate::patterns::events::{MemberTeam, TeamEvent};
-    use crate::tui::patterns::fold::Fold;
+    use crate::tui::patterns::folding::Fold;
 
     fn call(turn: u32, member: &str, path: Option<&str>) -> EventKind {
         EventKind::Pattern(PatternEvent::Team(TeamEvent::MemberCallStarted {

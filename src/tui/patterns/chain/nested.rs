@@ -337,7 +337,7 @@ mod tests {
     use crate::scenario::Scenario;
     use crate::stop::StopReason;
     use crate::tui::patterns::chain::state::TEAM_KEPT;
-    use crate::tui::patterns::fold::Fold;
+    use crate::tui::patterns::folding::Fold;
     use crate::tui::state::outcome::Outcome;
     use serde_json::json;
 

@@ -374,7 +374,7 @@ mod tests {
     use crate::patterns::events::PatternEvent;
     use crate::patterns::events::TeamEvent;
     use crate::patterns::events::TurnOutcome;
-    use crate::tui::patterns::fold::Fold;
+    use crate::tui::patterns::folding::Fold;
     use crate::tui::state::outcome::Outcome;
     use serde_json::json;
 

@@ -9,7 +9,7 @@ use crate::patterns::events::{ResearchPhase, SourceDenial};
 use crate::patterns::research::figures::CITATIONS;
 use crate::scenario::url_domain;
 use crate::stop::StopReason;
-use crate::tui::patterns::fold::Fold;
+use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -242,8 +242,6 @@ impl Research {
 }
 
 impl Fold for Research {
-    crate::tui::patterns::fold::seat_as!(Research);
-
     fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         self.fold(kind);
     }

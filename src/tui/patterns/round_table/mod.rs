@@ -8,7 +8,7 @@ mod asks;
 mod colours;
 mod detail;
 pub(crate) mod log;
-mod selection;
+pub(crate) mod selection;
 pub(crate) mod state;
 mod view;
 

@@ -10,7 +10,7 @@ use crate::patterns::events::PatternEvent;
 use crate::patterns::events::RoundEvent;
 use crate::patterns::events::{Conflict, Decision, Stance};
 use crate::stop::StopReason;
-use crate::tui::patterns::fold::Fold;
+use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
 use serde_json::Value;
 use std::sync::Arc;
@@ -101,8 +101,6 @@ impl RoundTable {
 }
 
 impl Fold for RoundTable {
-    crate::tui::patterns::fold::seat_as!(RoundTable);
-
     fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
         match kind {
             EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {

@@ -144,7 +144,7 @@ mod tests {
     use crate::patterns::events::TaskEvent;
     use crate::patterns::events::TaskStatus;
     use crate::stop::StopReason;
-    use crate::tui::patterns::fold::Fold;
+    use crate::tui::patterns::folding::Fold;
     use proptest::prelude::*;
 
     /// A task's rank read from its row, as the list defines it.

@@ -195,7 +195,7 @@ mod tests {
     use crate::patterns::events::TaskEvent;
     use crate::patterns::events::TaskStatus;
     use crate::stop::StopReason;
-    use crate::tui::patterns::fold::Fold;
+    use crate::tui::patterns::folding::Fold;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 

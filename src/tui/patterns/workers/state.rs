@@ -8,7 +8,7 @@ use crate::patterns::events::PatternEvent;
 use crate::patterns::events::TaskEvent;
 use crate::patterns::events::{Health, TaskStatus};
 use crate::stop::StopReason;
-use crate::tui::patterns::fold::Fold;
+use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
 use serde_json::Value;
 
@@ -275,8 +275,6 @@ impl Workers {
 }
 
 impl Fold for Workers {
-    crate::tui::patterns::fold::seat_as!(Workers);
-
     /// Fold one orchestrator event at run time `t_ms`; others are ignored.
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
