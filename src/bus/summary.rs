@@ -156,7 +156,7 @@ fn says_nothing(value: &Value) -> bool {
 fn written(result: &Value) -> Option<RunSummary> {
     let mut summary = RunSummary::default();
     let at = |pointer: &str| result.pointer(pointer).filter(|v| !v.is_null());
-    for declared in figures::PATTERNS.map(figures::figures_of) {
+    for declared in figures::PATTERNS.iter().map(|p| figures::figures_of(*p)) {
         for figure in declared.summary {
             match figure.was {
                 Was::Value(pointer) => {

@@ -2,7 +2,7 @@
 //! need of it: the questions a scenario may ask (so that an answer given
 //! on the command line is checked before anything runs) and the question
 //! an event of the run raised (so that a dialog or a terminal shows it).
-//! One exhaustive match: a new pattern says whether it asks.
+//! Each pattern's `Runner` says whether its runs ask, and how.
 
 use crate::bus::{EventKind, GivenAnswer, NoSuchOption, Question};
 use crate::scenario::{PatternKind, Scenario};
@@ -20,22 +20,10 @@ pub(crate) struct Asking {
     pub(crate) question_of: fn(&EventKind) -> Option<Question>,
 }
 
-const ROUND_TABLE: Asking = Asking {
-    who: "a round table that asks a person",
-    when: "a collaboration scenario with budget.escalate_after_blocking_rounds",
-    questions: super::collaboration::escalate::questions,
-    question_of: super::collaboration::escalate::question_of,
-};
-
-/// How runs of `pattern` ask a person; `None` when they never do.
+/// How runs of `pattern` ask a person (its `Runner` says); `None` when
+/// they never do.
 pub(crate) fn asking(pattern: PatternKind) -> Option<&'static Asking> {
-    match pattern {
-        PatternKind::Collaboration => Some(&ROUND_TABLE),
-        PatternKind::Orchestrator
-        | PatternKind::Swarm
-        | PatternKind::Coordinator
-        | PatternKind::Research => None,
-    }
+    super::runner(pattern).asking
 }
 
 /// The question `kind`, an event of a run of `pattern`, raised.
@@ -97,14 +85,8 @@ pub(crate) fn check_given(
 
 /// Every pattern that may ask, in the order of the patterns.
 fn every_asker() -> Vec<&'static Asking> {
-    [
-        PatternKind::Collaboration,
-        PatternKind::Orchestrator,
-        PatternKind::Swarm,
-        PatternKind::Coordinator,
-        PatternKind::Research,
-    ]
-    .into_iter()
-    .filter_map(asking)
-    .collect()
+    super::declared::PATTERNS
+        .iter()
+        .filter_map(|pattern| asking(*pattern))
+        .collect()
 }

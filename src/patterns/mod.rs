@@ -4,11 +4,11 @@
 
 mod answer_words;
 mod asking;
-pub(crate) mod budget_keys;
 pub(crate) mod collaboration;
 #[cfg(test)]
 pub(crate) mod contract_checks;
 pub(crate) mod coordinator;
+pub(crate) mod declared;
 pub mod events;
 pub(crate) mod figures;
 pub(crate) mod graph;
@@ -78,6 +78,9 @@ pub(crate) struct Runner {
     /// The pattern's words for its own stop reasons (its `stops.rs`), and
     /// for a shared one it words its own way; `None` for the rest.
     pub(crate) explain_stop: fn(&StopReason, &StopFacts) -> Option<String>,
+    /// How the pattern's runs ask a person a question at a gate; `None`
+    /// when they never do.
+    pub(crate) asking: Option<&'static asking::Asking>,
 }
 
 /// A run under way, boxed so that every pattern's runs are one type.

@@ -1,8 +1,8 @@
 //! Which pattern reads which `budget` key, as the patterns declare it in
-//! `patterns::budget_keys`: every key the format has is read by one.
+//! `patterns::declared`: every key the format has is read by one.
 
 use super::types::Budget;
-use crate::patterns::budget_keys::{PATTERNS, readers};
+use crate::patterns::declared::{PATTERNS, budget_readers as readers};
 use crate::scenario::PatternKind;
 
 #[test]

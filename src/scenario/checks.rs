@@ -91,7 +91,7 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     if let Some(budget) = &scenario.budget {
         for key in budget.keys_set() {
-            let owners = crate::patterns::budget_keys::readers(key, Budget::SHARED_KEYS);
+            let owners = crate::patterns::declared::budget_readers(key, Budget::SHARED_KEYS);
             if !owners.contains(&pattern) {
                 let owners: Vec<&str> = owners.iter().map(|p| p.as_str()).collect();
                 problems.push(Problem::at_key(

@@ -177,7 +177,7 @@ impl Budget {
         &["max_seconds", "max_tokens", "max_cost_usd"];
 
     /// The keys that are set, by name, in the order the format lists them;
-    /// which pattern reads which is `patterns::budget_keys`'s to say.
+    /// which pattern reads which is `patterns::declared`'s to say.
     pub(crate) fn keys_set(&self) -> Vec<&'static str> {
         [
             ("max_rounds", self.max_rounds.is_some()),

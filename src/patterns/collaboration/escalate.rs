@@ -265,3 +265,12 @@ mod tests {
         assert_eq!(HumanChoice::named("maybe"), None);
     }
 }
+
+/// How the round table asks a person: when a blocking stance lasts
+/// `budget.escalate_after_blocking_rounds` rounds.
+pub(crate) const ASKING: crate::patterns::asking::Asking = crate::patterns::asking::Asking {
+    who: "a round table that asks a person",
+    when: "a collaboration scenario with budget.escalate_after_blocking_rounds",
+    questions,
+    question_of,
+};

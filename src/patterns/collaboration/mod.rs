@@ -48,6 +48,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_MAX_SECONDS,
     compare: &compare::Rules,
     explain_stop: stops::explain,
+    asking: Some(&escalate::ASKING),
 };
 
 struct Table<'a> {

@@ -70,6 +70,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
     compare: &super::team::compare::Rules,
     explain_stop: super::team::stops::explain,
+    asking: None,
 };
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {

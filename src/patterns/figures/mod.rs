@@ -1,34 +1,15 @@
-//! Every pattern's figures, as its `figures.rs` declares them: the one
-//! place that lists them, a match with no wildcard arm, so a pattern that
-//! forgets its entry does not compile. Data only (it imports the
-//! declarations and the pattern kinds, nothing else), so that the floors
-//! below the patterns may read it.
+//! Every pattern's figures, as its `figures.rs` declares them and
+//! [`super::declared`] lists them, read across patterns. Data only (it
+//! imports the declarations and the pattern kinds, nothing else), so that
+//! the floors below the patterns may read it.
 
 pub(crate) mod declare;
 
 pub(crate) use declare::{ANSWER, FAILED_TASKS, Figures, Read, Shape, TASKS, Was};
 
-use crate::scenario::PatternKind;
+use crate::scenario::pattern_kind::PatternKind;
 
-/// The figures `pattern`'s runs report.
-pub(crate) fn figures_of(pattern: PatternKind) -> &'static Figures {
-    match pattern {
-        PatternKind::Collaboration => &super::collaboration::figures::FIGURES,
-        PatternKind::Orchestrator => &super::orchestrator::figures::FIGURES,
-        PatternKind::Swarm => &super::team::figures::SWARM,
-        PatternKind::Coordinator => &super::team::figures::COORDINATOR,
-        PatternKind::Research => &super::research::figures::FIGURES,
-    }
-}
-
-/// Every pattern, in the order of their kinds.
-pub(crate) const PATTERNS: [PatternKind; 5] = [
-    PatternKind::Collaboration,
-    PatternKind::Orchestrator,
-    PatternKind::Swarm,
-    PatternKind::Coordinator,
-    PatternKind::Research,
-];
+pub(crate) use super::declared::{PATTERNS, figures_of};
 
 /// What `patterns` declare (their values, counts or measures), each name
 /// once: the patterns' in their order, each pattern's in its own.
@@ -95,7 +76,7 @@ pub(crate) fn summary_order() -> &'static (Vec<&'static str>, Vec<&'static str>)
     static ORDER: std::sync::OnceLock<(Vec<&'static str>, Vec<&'static str>)> =
         std::sync::OnceLock::new();
     ORDER.get_or_init(|| {
-        let every = PATTERNS.map(figures_of);
+        let every: Vec<&Figures> = PATTERNS.iter().map(|p| figures_of(*p)).collect();
         (
             merged(every.iter().map(|f| f.summary.iter().map(|v| v.name))),
             merged(every.iter().map(|f| f.counts.iter().map(|c| c.name))),

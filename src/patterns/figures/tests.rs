@@ -16,7 +16,7 @@ fn keeps(order: &[&str], names: &[&str]) -> bool {
 fn one_summary_order_keeps_every_pattern_s_own() {
     let (values, counts) = summary_order();
     for pattern in PATTERNS {
-        let figures = figures_of(pattern);
+        let figures = figures_of(*pattern);
         let own: Vec<&str> = figures.summary.iter().map(|v| v.name).collect();
         assert!(keeps(values, &own), "{pattern}: {own:?} in {values:?}");
         assert!(
@@ -31,7 +31,7 @@ fn one_summary_order_keeps_every_pattern_s_own() {
 #[test]
 fn a_sweep_reads_counts_its_pattern_keeps_and_names_each_measure_once() {
     for pattern in PATTERNS {
-        let figures = figures_of(pattern);
+        let figures = figures_of(*pattern);
         for swept in figures.swept {
             if swept.read == Read::Count {
                 assert!(

@@ -58,6 +58,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_MAX_SECONDS,
     compare: &compare::Rules,
     explain_stop: stops::explain,
+    asking: None,
 };
 
 /// The limits of one orchestrator run.

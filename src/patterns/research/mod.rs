@@ -55,6 +55,7 @@ pub(crate) const RUNNER: Runner = Runner {
     default_max_seconds: DEFAULT_MAX_SECONDS,
     compare: &compare::Rules,
     explain_stop: stops::explain,
+    asking: None,
 };
 
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
