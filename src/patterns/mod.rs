@@ -18,7 +18,6 @@ pub(crate) mod orchestrator;
 pub(crate) mod research;
 pub(crate) mod swarm;
 pub(crate) mod team;
-mod trace_shapes;
 
 pub(crate) use asking::check_given;
 pub use asking::{GivenAnswerError, question_of};
@@ -34,10 +33,16 @@ use crate::control::Gate;
 use crate::gateway::{Gateway, Usage};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::{StopFacts, StopReason};
+use crate::telemetry::{Shapes, SpanNo, TraceSpans};
+use collaboration::trace::RoundTableSpans;
+use events::PatternEvent;
+use orchestrator::trace::OrchestrationSpans;
+use research::trace::ResearchSpans;
 use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use team::spans::TeamSpans;
 
 /// Everything a runner may use.
 pub(crate) struct RunContext {
@@ -117,7 +122,70 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
 
 /// What each pattern's events make of a run's trace, for the exporter.
 pub fn trace_shapes() -> crate::telemetry::TraceShapes {
-    crate::telemetry::TraceShapes::new(trace_shapes::PatternSpans::for_run)
+    crate::telemetry::TraceShapes::new(PatternSpans::for_run)
+}
+
+// Every pattern's part of a run's trace, as the exporter asks for it: each
+// group of events goes to its pattern's spans, and a call belongs to the
+// innermost pattern span that holds it. The swarm and the coordinator
+// share the team's.
+
+/// One run's pattern spans.
+#[derive(Debug, Default)]
+struct PatternSpans {
+    round_table: RoundTableSpans,
+    orchestration: OrchestrationSpans,
+    team: TeamSpans,
+    research: ResearchSpans,
+}
+
+impl PatternSpans {
+    fn for_run() -> Box<dyn Shapes> {
+        Box::<PatternSpans>::default()
+    }
+}
+
+impl Shapes for PatternSpans {
+    fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &PatternEvent, t: u64) {
+        match event {
+            PatternEvent::Round(event) => self.round_table.apply(trace, event, t),
+            PatternEvent::Tasks(event) => self.orchestration.apply(trace, event, t),
+            PatternEvent::Team(event) => self.team.apply(trace, event, t),
+            PatternEvent::Research(event) => self.research.apply(trace, event, t),
+        }
+    }
+
+    /// A model call belongs to its agent's contribution, the turn that
+    /// made it, the planner or the research step, in that order.
+    fn model_parent(
+        &mut self,
+        trace: &mut TraceSpans<'_>,
+        agent: Option<&str>,
+        label: &str,
+        t: u64,
+    ) -> Option<SpanNo> {
+        self.round_table
+            .model_parent(agent)
+            .or_else(|| self.team.call_parent(label))
+            .or_else(|| self.orchestration.model_parent(trace, label, t))
+            .or_else(|| self.research.step())
+    }
+
+    /// A tool call belongs to its task's wave, the turn that asked for it
+    /// or the research step, in that order.
+    fn tool_parent(&self, task: &str) -> Option<SpanNo> {
+        self.orchestration
+            .tool_parent(task)
+            .or_else(|| self.team.call_parent(task))
+            .or_else(|| self.research.step())
+    }
+
+    fn forget(&mut self, no: SpanNo) {
+        self.round_table.forget(no);
+        self.orchestration.forget(no);
+        self.team.forget(no);
+        self.research.forget(no);
+    }
 }
 
 /// The result document of `result`, the run's `usage` last: every

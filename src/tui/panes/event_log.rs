@@ -4,7 +4,6 @@
 
 use crate::bus::EventKind;
 use crate::bus::describe::{clock, describe, kind_name};
-use crate::patterns::events::PatternEvent;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns;
 use crate::tui::state::RunState;
@@ -90,10 +89,7 @@ pub fn draw(
 
 fn kind_style(kind: &EventKind) -> Style {
     match kind {
-        EventKind::Pattern(PatternEvent::Round(event)) => patterns::round_table::log::style(event),
-        EventKind::Pattern(PatternEvent::Tasks(event)) => patterns::workers::log::style(event),
-        EventKind::Pattern(PatternEvent::Team(event)) => patterns::chain::log::style(event),
-        EventKind::Pattern(PatternEvent::Research(event)) => patterns::research::log::style(event),
+        EventKind::Pattern(event) => patterns::log_style(event),
         EventKind::RunStarted(_) | EventKind::RunFinished { .. } => {
             Style::default().fg(theme::ACCENT)
         }

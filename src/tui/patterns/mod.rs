@@ -12,6 +12,7 @@ pub(crate) mod round_table;
 pub(crate) mod unit;
 pub mod workers;
 
+use crate::patterns::events::PatternEvent;
 use crate::scenario::PatternKind;
 use unit::PatternUnit;
 
@@ -23,5 +24,16 @@ pub(crate) fn unit(pattern: PatternKind) -> &'static dyn PatternUnit {
         PatternKind::Swarm => &chain::SwarmUnit,
         PatternKind::Coordinator => &chain::CoordinatorUnit,
         PatternKind::Research => &research::ResearchUnit,
+    }
+}
+
+/// The colour of a pattern's event in the event log, by the pattern whose
+/// event it is (a run's log holds its member teams' events too).
+pub(crate) fn log_style(event: &PatternEvent) -> ratatui::style::Style {
+    match event {
+        PatternEvent::Round(event) => round_table::log::style(event),
+        PatternEvent::Tasks(event) => workers::log::style(event),
+        PatternEvent::Team(event) => chain::log::style(event),
+        PatternEvent::Research(event) => research::log::style(event),
     }
 }
