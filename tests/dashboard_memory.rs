@@ -283,31 +283,34 @@ fn many_tasks(tasks: usize) -> serde_json::Value {
     })
 }
 
+/// Member calls of one turn, and tasks of one plan, in
+/// [`a_member_call_costs_about_what_a_task_costs`].
+const FAN_OUT: usize = 10_000;
+
 #[test]
 fn a_member_call_costs_about_what_a_task_costs() {
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
-    const CALLS: usize = 10_000;
-    let (tasks, result) = peak_heap_of_run(&many_tasks(CALLS));
+    let (tasks, result) = peak_heap_of_run(&many_tasks(FAN_OUT));
     assert!(
         result.contains("\"stop_reason\":\"success\""),
         "{result:.300}"
     );
     drop(result);
-    let (members, result) = peak_heap_of_run(&member_fan_out(CALLS));
+    let (members, result) = peak_heap_of_run(&member_fan_out(FAN_OUT));
     assert!(
         result.contains("\"stop_reason\":\"success\""),
         "{result:.300}"
     );
     assert_eq!(
         result.matches("\"status\":\"done\",\"latency_ms\"").count(),
-        CALLS,
+        FAN_OUT,
         "every member call answered"
     );
-    eprintln!("{CALLS} tasks: peak heap {tasks} bytes; {CALLS} member calls: {members} bytes");
+    eprintln!("{FAN_OUT} tasks: peak heap {tasks} bytes; {FAN_OUT} member calls: {members} bytes");
     // A turn may ask for any number of calls: each holds its record, its
     // trace entry and its history entry, not JSON trees of them.
     assert!(
         members * 4 < tasks * 5,
-        "{CALLS} member calls peaked at {members} bytes of heap, {CALLS} tasks at {tasks}"
+        "{FAN_OUT} member calls peaked at {members} bytes of heap, {FAN_OUT} tasks at {tasks}"
     );
 }
