@@ -150,28 +150,7 @@ fn a_long_runs_replay_holds_where_its_events_are_not_the_events() {
 /// Record an orchestrator run of `tasks` tasks of 1–50 ms, 256 at a time,
 /// on the virtual clock; the recording's path.
 fn record_orchestrator(dir: &std::path::Path, tasks: usize) -> std::path::PathBuf {
-    let workers = [
-        "sales_worker",
-        "payments_worker",
-        "inventory_worker",
-        "fraud_worker",
-    ];
-    let plan: Vec<serde_json::Value> = (0..tasks)
-        .map(|i| {
-            json!({"id": format!("t{i}"), "worker": workers[i % 4],
-                   "args": {"report_date": "2026-02-26", "region": "US"}, "critical": i % 10 == 0})
-        })
-        .collect();
-    let behaviour =
-        json!({"data": {"2026-02-26:US": {"value": 1}}, "latency_ms": {"min": 1, "max": 50}});
-    let document = json!({
-        "name": "many_tasks", "pattern": "orchestrator", "goal": "Report.",
-        "context": {"report_date": "2026-02-26", "region": "US"},
-        "workers": workers.iter().map(|w| (w.to_string(), behaviour.clone())).collect::<serde_json::Map<_, _>>(),
-        "provider": {"kind": "sim", "final_answer": "Done.", "plan": {"kind": "plan", "tasks": plan}},
-        "budget": {"max_tasks": tasks, "max_parallel": 256, "max_dispatches": tasks,
-                   "max_retries_per_task": 1, "task_timeout_seconds": 2.0, "max_seconds": 600}
-    });
+    let document = many_tasks(tasks);
     let path = dir.join("many.jsonl");
     assert_eq!(recorded(&document, &path)["stop_reason"], "success");
     path
@@ -233,5 +212,105 @@ fn a_finished_runs_screen_holds_its_result_as_text_not_as_a_tree() {
     assert!(
         held < text / 4,
         "the screen holds {held} bytes more once drawn; the result's text is {text}"
+    );
+}
+
+/// The peak heap of a run of `document` on the virtual clock, over what
+/// was held when it started (its scenario read), and its result's text.
+fn peak_heap_of_run(document: &serde_json::Value) -> (usize, String) {
+    let scenario = Arc::new(scenario::parse(&document.to_string(), "fan_out.json").unwrap());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let before = counting::reset_peak();
+    let outcome = runtime.block_on(async {
+        let handle = engine::launch(scenario, &Hub::default(), LaunchOptions::default()).unwrap();
+        handle.finish().await.unwrap()
+    });
+    let peak = counting::peak().saturating_sub(before);
+    (peak, outcome.result.text().to_string())
+}
+
+/// A coordinator whose one turn calls `calls` members, four members in
+/// turn, each call answered in one turn of 1–50 ms; then it answers: the
+/// scale bench's `coordinator_100k`, smaller.
+fn member_fan_out(calls: usize) -> serde_json::Value {
+    let members = ["a0", "a1", "a2", "a3"];
+    let asked: Vec<serde_json::Value> = (0..calls)
+        .map(|i| json!({"member": members[i % 4], "task": format!("part {i}")}))
+        .collect();
+    let mut agents = json!({"lead": {"description": "Splits the report"}});
+    let mut turns = json!({"lead": [{"call_members": asked}, {"reply": "Done."}]});
+    for member in members {
+        agents[member] = json!({"description": "Reports one part"});
+        turns[member] = json!([{"reply": format!("{member} is done.")}]);
+    }
+    json!({
+        "name": "member_fan_out", "pattern": "coordinator", "goal": "Report.", "seed": 3,
+        "context": {"report_date": "2026-02-26", "region": "US"}, "entry": "lead",
+        "agents": agents,
+        "budget": {"max_llm_calls": calls + 10, "max_seconds": 600},
+        "provider": {"kind": "sim", "latency_ms": {"min": 1, "max": 50}, "turns": turns}
+    })
+}
+
+/// An orchestrator whose plan has `tasks` tasks of 1–50 ms, 256 at a time:
+/// the scale bench's `orchestrator_100k`, smaller.
+fn many_tasks(tasks: usize) -> serde_json::Value {
+    let workers = [
+        "sales_worker",
+        "payments_worker",
+        "inventory_worker",
+        "fraud_worker",
+    ];
+    let plan: Vec<serde_json::Value> = (0..tasks)
+        .map(|i| {
+            json!({"id": format!("t{i}"), "worker": workers[i % 4],
+                   "args": {"report_date": "2026-02-26", "region": "US"}, "critical": i % 10 == 0})
+        })
+        .collect();
+    let behaviour =
+        json!({"data": {"2026-02-26:US": {"value": 1}}, "latency_ms": {"min": 1, "max": 50}});
+    json!({
+        "name": "many_tasks", "pattern": "orchestrator", "goal": "Report.",
+        "context": {"report_date": "2026-02-26", "region": "US"},
+        "workers": workers.iter().map(|w| (w.to_string(), behaviour.clone())).collect::<serde_json::Map<_, _>>(),
+        "provider": {"kind": "sim", "final_answer": "Done.", "plan": {"kind": "plan", "tasks": plan}},
+        "budget": {"max_tasks": tasks, "max_parallel": 256, "max_dispatches": tasks,
+                   "max_retries_per_task": 1, "task_timeout_seconds": 2.0, "max_seconds": 600}
+    })
+}
+
+/// Member calls of one turn, and tasks of one plan, in
+/// [`a_member_call_costs_about_what_a_task_costs`].
+const FAN_OUT: usize = 10_000;
+
+#[test]
+fn a_member_call_costs_about_what_a_task_costs() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let (tasks, result) = peak_heap_of_run(&many_tasks(FAN_OUT));
+    assert!(
+        result.contains("\"stop_reason\":\"success\""),
+        "{result:.300}"
+    );
+    drop(result);
+    let (members, result) = peak_heap_of_run(&member_fan_out(FAN_OUT));
+    assert!(
+        result.contains("\"stop_reason\":\"success\""),
+        "{result:.300}"
+    );
+    assert_eq!(
+        result.matches("\"status\":\"done\",\"latency_ms\"").count(),
+        FAN_OUT,
+        "every member call answered"
+    );
+    eprintln!("{FAN_OUT} tasks: peak heap {tasks} bytes; {FAN_OUT} member calls: {members} bytes");
+    // A turn may ask for any number of calls: each holds its record, its
+    // trace entry and its history entry, not JSON trees of them.
+    assert!(
+        members * 4 < tasks * 5,
+        "{FAN_OUT} member calls peaked at {members} bytes of heap, {FAN_OUT} tasks at {tasks}"
     );
 }

@@ -4,6 +4,7 @@
 //! until it replies, in the order named whenever they can move together. A
 //! member's failure is its answer; only cancelling and budgets stop the run.
 
+use super::history::{self, Entry, Names};
 use super::result::MemberRecord;
 use crate::bus::{CallOutcome, EventKind};
 use crate::cassette::Measure;
@@ -18,17 +19,18 @@ use crate::patterns::team::trace::TraceEntry;
 use crate::patterns::team::turn_order::Lane;
 use crate::scenario::MemberHistory;
 use crate::stop::StopReason;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
 /// How one member call ended, and what it adds to the run's record.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(super) struct MemberEnd {
     pub(crate) record: MemberRecord,
     pub(crate) trace: Vec<TraceEntry>,
-    pub(crate) history: Vec<Value>,
+    pub(crate) history: Vec<Entry>,
     /// A stop of the whole run met during the call: cancelling, one of
     /// the run's budgets, or safe mode without partial results.
     pub(crate) run_stop: Option<StopReason>,
@@ -45,8 +47,11 @@ pub(super) struct Asked<'a> {
     /// For each call, how many calls of the same member come before it.
     pub(super) earlier: &'a [usize],
     pub(super) member_timeout: Duration,
-    /// The coordinator's conversation so far, for members that share it.
-    pub(super) shared: &'a [Value],
+    /// The coordinator's conversation so far, for members that share it
+    /// (built when a member of the team does).
+    pub(super) shared: Option<&'a Value>,
+    /// The team's agents' names, shared by their history entries.
+    pub(super) names: &'a Names,
 }
 
 /// For each of `calls`, how many calls of the same member come before it
@@ -69,10 +74,17 @@ pub(super) fn earlier_calls(calls: &[MemberCall]) -> Vec<usize> {
 pub(super) const MEMBERS_IN_FLIGHT: usize = 256;
 
 /// Run the members `asked.calls` names at once, [`MEMBERS_IN_FLIGHT`] at a
-/// time; their ends in call order. Once one meets a stop of the whole run
-/// no call starts after it, as [`call_in_turn`] does. Their turns take
-/// their numbers in the order the run decides, not as they come back.
-pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
+/// time, giving their ends to `take` in call order as soon as the calls
+/// before have ended (an end that comes early waits for them; a turn's
+/// calls are not held until the last ends). Once one meets a stop of the
+/// whole run no call starts after it, as [`call_in_turn`] does. Their
+/// turns take their numbers in the order the run decides, not as they
+/// come back.
+pub(super) async fn call_all(
+    team: &TeamRun<'_>,
+    asked: Asked<'_>,
+    take: &mut (dyn FnMut(MemberEnd) + Send),
+) {
     let calls = asked.calls;
     let first = team
         .turns()
@@ -91,7 +103,10 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
             })
         };
         let mut running = InFlight::new(calls.len());
-        let mut ends: Vec<Option<MemberEnd>> = vec![None; calls.len()];
+        // Ends that came before an earlier call's; the calls started are
+        // always the first ones named, so every one of them is taken.
+        let mut early: BTreeMap<usize, MemberEnd> = BTreeMap::new();
+        let mut taken = 0;
         let mut next = calls.len().min(MEMBERS_IN_FLIGHT);
         for index in 0..next {
             running.push(index, start(index));
@@ -103,29 +118,34 @@ pub(super) async fn call_all(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<Member
                     running.push(next, start(next));
                     next += 1;
                 }
-                ends[index] = Some(end);
+                early.insert(index, end);
+            }
+            while let Some(end) = early.remove(&taken) {
+                take(end);
+                taken += 1;
             }
         }
-        ends.into_iter().flatten().collect()
     })
     .await
 }
 
 /// Run the members `calls` names one after another, in the order named
-/// (`limits.parallel: false`); a stop of the whole run met by one calls
-/// none after it. Their ends in call order.
-pub(super) async fn call_in_turn(team: &TeamRun<'_>, asked: Asked<'_>) -> Vec<MemberEnd> {
+/// (`limits.parallel: false`), giving each end to `take`; a stop of the
+/// whole run met by one calls none after it.
+pub(super) async fn call_in_turn(
+    team: &TeamRun<'_>,
+    asked: Asked<'_>,
+    take: &mut (dyn FnMut(MemberEnd) + Send),
+) {
     let lanes = team.turns().call(team.lane, asked.calls.len(), 1);
-    let mut ends = Vec::with_capacity(asked.calls.len());
     for (index, lane) in lanes.enumerate() {
         let end = call_one(team, asked, (index, lane)).await;
         let next = end.started_next;
-        ends.push(end);
+        take(end);
         if !next {
             break;
         }
     }
-    ends
 }
 
 /// A member call's chain of turns, which leaves the run's turn order when
@@ -215,8 +235,9 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
         ran.ended
     } else {
         let sees = team.part.agents.get(member).and_then(|a| a.history);
-        let shared = (sees == Some(MemberHistory::Shared)).then_some(shared);
-        converse(team, (call, lane), deadline, shared, &mut end).await
+        let shared = shared.filter(|_| sees == Some(MemberHistory::Shared));
+        let agent = asked.names.get(member);
+        converse(team, (call, lane), deadline, (agent, shared), &mut end).await
     };
     let outcome = match &answered {
         Ok(_) => CallOutcome::Ok,
@@ -280,12 +301,13 @@ fn latency_of(team: &TeamRun<'_>, turn: u32, path: &str, started: Duration) -> u
         .unwrap_or_else(|| millis(team.now().saturating_sub(started)))
 }
 
-/// The member's turns until its reply.
+/// The member `agent`'s turns until its reply; `shared`, the
+/// coordinator's conversation, when the member sees it.
 async fn converse(
     team: &TeamRun<'_>,
     (call, lane): (&MemberCall, Lane),
     deadline: Option<Duration>,
-    shared: Option<&[Value]>,
+    (agent, shared): (std::sync::Arc<str>, Option<&Value>),
     end: &mut MemberEnd,
 ) -> Result<String, StopReason> {
     let member = call.member.as_str();
@@ -296,10 +318,14 @@ async fn converse(
         .into()
     };
     loop {
-        let mut context = json!({"task": call.task, "recent": end.history});
+        // In `json!`'s key order, from owned values.
+        let mut context = Map::new();
+        context.insert("task".into(), call.task.as_str().into());
+        context.insert("recent".into(), history::to_values(&end.history));
         if let Some(shared) = shared {
-            context["coordinator_history"] = json!(shared);
+            context.insert("coordinator_history".into(), shared.clone());
         }
+        let context = Value::Object(context);
         let turn = match team
             .turn(lane, member, &super::MEMBER_PROMPT, deadline, context)
             .await
@@ -320,8 +346,12 @@ async fn converse(
         };
         let mut entry =
             TraceEntry::turn(turn.number, member, turn.action.outcome(), turn.latency_ms);
-        end.history
-            .push(json!({"turn": turn.number, "agent": member, "output": turn.output}));
+        end.history.push(Entry::turn(
+            turn.number,
+            std::sync::Arc::clone(&agent),
+            &turn.output,
+        ));
+        drop(turn.output);
         match turn.action {
             Action::Reply(reply) => {
                 end.trace.push(entry);
@@ -344,7 +374,7 @@ async fn converse(
                 match record {
                     Ok(record) => {
                         end.trace.push(entry);
-                        end.history.push(record);
+                        end.history.push(Entry::Tool(Box::new(record)));
                     }
                     Err(halt) => {
                         let reason = match halt {

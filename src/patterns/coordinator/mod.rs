@@ -4,6 +4,7 @@
 //! budgets count every model call, the members' included; a member's
 //! deadline (`member_timeout_ms`) is applied by the gateway.
 
+mod history;
 mod members;
 pub(crate) mod result;
 
@@ -19,12 +20,14 @@ use super::{RunContext, RunOutcome, Runner};
 use crate::bus::RunCounts;
 use crate::control::SharedGate;
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::scenario::{DEFAULT_TEAM_MAX_SECONDS, PatternKind};
+use crate::scenario::{DEFAULT_TEAM_MAX_SECONDS, MemberHistory, PatternKind};
 use crate::stop::StopReason;
+use history::{Entry, Names};
 use result::{CoordinatorSteps, MemberRecord};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How many history entries the coordinator is shown.
@@ -107,9 +110,12 @@ struct Desk<'a> {
     parallel: bool,
     /// The members' answers end the run (`limits.skip_summary`).
     skip_summary: bool,
-    member_calls: Vec<MemberRecord>,
+    /// The team's agents' names, each held once for the history.
+    names: Names,
+    /// Shared with the answers of the turn that made them, in `history`.
+    member_calls: Vec<Arc<MemberRecord>>,
     trace: Vec<TraceEntry>,
-    history: Vec<Value>,
+    history: Vec<Entry>,
 }
 
 impl<'a> Desk<'a> {
@@ -120,6 +126,7 @@ impl<'a> Desk<'a> {
             member_timeout: crate::duration::clamp_millis(limits.member_timeout_ms()),
             parallel: limits.parallel(),
             skip_summary: limits.skip_summary(),
+            names: Names::of(team.part.agents.keys()),
             member_calls: Vec::new(),
             trace: Vec::new(),
             history: Vec::new(),
@@ -151,8 +158,12 @@ impl<'a> Desk<'a> {
                 turn.action.outcome(),
                 turn.latency_ms,
             );
-            self.history
-                .push(json!({"turn": turn.number, "agent": coordinator, "output": turn.output}));
+            self.history.push(Entry::turn(
+                turn.number,
+                self.names.get(&coordinator),
+                &turn.output,
+            ));
+            drop(turn.output);
             match turn.action {
                 Action::Reply(answer) => {
                     self.trace.push(entry);
@@ -174,7 +185,8 @@ impl<'a> Desk<'a> {
                         .use_tool(&coordinator, turn.number, &tool, &args, None, &mut entry)
                         .await;
                     self.trace.push(entry);
-                    self.history.push(record.map_err(|h| self.halt_reason(h))?);
+                    let record = record.map_err(|h| self.halt_reason(h))?;
+                    self.history.push(Entry::Tool(Box::new(record)));
                 }
                 Action::CallMembers(calls) => {
                     entry.members = calls.iter().map(|c| c.member.clone()).collect();
@@ -201,50 +213,65 @@ impl<'a> Desk<'a> {
     }
 
     /// Call the members of turn `turn`, at once or in turn, and give their
-    /// answers back to the coordinator; `Some` when they end the run.
+    /// answers back to the coordinator; `Some` when they end the run. Each
+    /// call's end is taken into the record as soon as the calls before it
+    /// have ended: what a call leaves is held once.
     async fn call_members(
         &mut self,
         coordinator: &str,
         turn: u32,
         calls: &[MemberCall],
     ) -> Option<Result<String, StopReason>> {
-        // What a member with shared history sees: the coordinator's
-        // conversation as the coordinator does.
-        let shared = &self.history[self.history.len().saturating_sub(RECENT)..];
         let earlier = members::earlier_calls(calls);
+        let shared = self.shared_history();
         let asked = members::Asked {
             coordinator,
             turn,
             calls,
             earlier: &earlier,
             member_timeout: self.member_timeout,
-            shared,
-        };
-        let ends = if self.parallel {
-            members::call_all(&self.team, asked).await
-        } else {
-            members::call_in_turn(&self.team, asked).await
+            shared: shared.as_ref(),
+            names: &self.names,
         };
         let mut run_stop = None;
-        let mut answers = Vec::with_capacity(ends.len());
-        for end in ends {
-            answers.push(json!({
-                "member": end.record.member,
-                "status": end.record.status,
-                "reply": end.record.reply,
-                "error": end.record.stop_reason,
-            }));
+        let mut answers = Vec::new();
+        let mut take = |end: members::MemberEnd| {
             self.trace.extend(end.trace);
             self.history.extend(end.history);
-            self.member_calls.push(end.record);
-            run_stop = run_stop.or(end.run_stop);
+            let record = Arc::new(end.record);
+            answers.push(Arc::clone(&record));
+            self.member_calls.push(record);
+            run_stop = run_stop.take().or(end.run_stop);
+        };
+        if self.parallel {
+            members::call_all(&self.team, asked, &mut take).await;
+        } else {
+            members::call_in_turn(&self.team, asked, &mut take).await;
         }
-        self.history
-            .push(json!({"turn": turn, "agent": coordinator, "members": answers}));
+        self.history.push(Entry::Members {
+            turn,
+            agent: self.names.get(coordinator),
+            answers,
+        });
         if let Some(reason) = run_stop {
             return Some(Err(reason));
         }
         self.answered_by_members(turn).map(Ok)
+    }
+
+    /// What a member with shared history sees: the coordinator's
+    /// conversation as the coordinator does, as it stood when the turn
+    /// called its members. Built once a turn, and only when a member of
+    /// the team shares it.
+    fn shared_history(&self) -> Option<Value> {
+        let shares = self
+            .team
+            .part
+            .agents
+            .values()
+            .any(|agent| agent.history == Some(MemberHistory::Shared));
+        let start = self.history.len().saturating_sub(RECENT);
+        shares.then(|| history::to_values(&self.history[start..]))
     }
 
     /// With `skip_summary`, the answers of turn `turn`'s members that
@@ -277,10 +304,13 @@ impl<'a> Desk<'a> {
             })
             .collect();
         let start = self.history.len().saturating_sub(RECENT);
-        // Copied as it is: `json!` would write the entries out and read
-        // them back, the members' answers of a turn that asked many.
-        let recent = Value::Array(self.history[start..].to_vec());
-        json!({"members": members, "recent": recent})
+        // Built in `json!`'s key order from owned values: `json!` would
+        // copy the recent history, the members' answers of a turn that
+        // asked many.
+        let mut context = serde_json::Map::new();
+        context.insert("members".into(), Value::Array(members));
+        context.insert("recent".into(), history::to_values(&self.history[start..]));
+        Value::Object(context)
     }
 
     /// Why the coordinator's run stops when a call of its is halted. The
@@ -292,7 +322,7 @@ impl<'a> Desk<'a> {
         }
     }
 
-    fn end(self, ended: Result<String, StopReason>) -> TeamEnd<CoordinatorSteps> {
+    fn end(self, ended: Result<String, StopReason>) -> TeamEnd<CoordinatorSteps, Entry> {
         TeamEnd {
             ended,
             llm_calls: self.team.llm_calls(),

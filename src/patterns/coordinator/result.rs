@@ -6,11 +6,13 @@ use crate::patterns::events::TaskStatus;
 use crate::patterns::team::result::TeamRecord;
 use crate::stop::StopReason;
 use serde::Serialize;
+use std::sync::Arc;
 
-/// A coordinator's own steps in its result: every call of a member.
+/// A coordinator's own steps in its result: every call of a member, each
+/// record shared with the answers in the history.
 #[derive(Debug, Serialize)]
 pub(crate) struct CoordinatorSteps {
-    pub(crate) member_calls: Vec<MemberRecord>,
+    pub(crate) member_calls: Vec<Arc<MemberRecord>>,
 }
 
 /// How one member call ended.

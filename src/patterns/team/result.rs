@@ -13,8 +13,9 @@ use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;
 
-/// How a team's run ended, and what it leaves.
-pub(crate) struct TeamEnd<S> {
+/// How a team's run ended, and what it leaves: its history as entries of
+/// `H`, JSON values or a pattern's own typed entries.
+pub(crate) struct TeamEnd<S, H = Value> {
     /// The answer, or why the run stopped.
     pub(crate) ended: Result<String, StopReason>,
     /// Who held control last (the coordinator, for a coordinator's run).
@@ -27,11 +28,11 @@ pub(crate) struct TeamEnd<S> {
     /// The pattern's own counts for the run's summary.
     pub(crate) counts: RunCounts,
     pub(crate) trace: Vec<TraceEntry>,
-    pub(crate) history: Vec<Value>,
+    pub(crate) history: Vec<H>,
 }
 
 #[derive(Debug, Serialize)]
-struct TeamResult<S> {
+struct TeamResult<S, H> {
     status: RunStatus,
     stop_reason: StopReason,
     final_agent: String,
@@ -41,7 +42,7 @@ struct TeamResult<S> {
     #[serde(flatten)]
     steps: S,
     trace: Vec<TraceEntry>,
-    history: Vec<Value>,
+    history: Vec<H>,
     #[serde(skip_serializing_if = "Option::is_none")]
     partial: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,7 +77,11 @@ pub(crate) struct TeamRecord {
     pub(crate) history: Vec<Value>,
 }
 
-impl<S: Serialize> TeamEnd<S> {
+impl<S, H> TeamEnd<S, H>
+where
+    S: Serialize + Send + 'static,
+    H: Serialize + Into<Value> + Send + 'static,
+{
     /// The end of member team `part`, for its caller.
     pub(crate) fn ran(self, part: &Part<'_>) -> TeamRan {
         let stop_reason = match &self.ended {
@@ -114,7 +119,7 @@ impl<S: Serialize> TeamEnd<S> {
                 final_agent: self.final_agent,
                 llm_calls: self.llm_calls,
                 steps,
-                history: self.history,
+                history: self.history.into_iter().map(Into::into).collect(),
             },
             trace,
         }
@@ -147,12 +152,16 @@ impl<S: Serialize> TeamEnd<S> {
             partial: partial.then_some(true),
             degraded: partial.then_some(self.degraded),
         };
+        let document = crate::patterns::document(&result, gateway);
+        // A turn of 100,000 member calls leaves as many records, which the
+        // run's end need not wait to free.
+        crate::patterns::drop_aside(result);
         RunOutcome {
             error: None,
             status,
             stop_reason,
             phase: None,
-            result: crate::patterns::document(&result, gateway),
+            result: document,
             summary,
         }
     }

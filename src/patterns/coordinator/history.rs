@@ -1,0 +1,161 @@
+//! The coordinator's history, typed: a turn of 100,000 member calls leaves
+//! 100,000 entries, each kept as small as it can be (the agent's name
+//! shared, the model's output kept as the text it came as, a member's
+//! answer its call's record shared with `member_calls`). An entry becomes a
+//! JSON value only where a prompt needs it, and is written into the result
+//! document as the value would have been, byte for byte.
+
+use super::result::MemberRecord;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One entry of the history the coordinator and its members see.
+#[derive(Clone, Debug)]
+pub(super) enum Entry {
+    /// An agent's turn: `{"turn", "agent", "output"}`.
+    Turn {
+        turn: u32,
+        agent: Arc<str>,
+        /// The output as the history records it, as compact JSON text.
+        output: Box<RawValue>,
+    },
+    /// What a tool call gave back, as the team's tool use records it
+    /// (boxed: the turns, many more, stay small).
+    Tool(Box<Value>),
+    /// The answers of turn `turn`'s members: `{"turn", "agent", "members":
+    /// [{"member", "status", "reply", "error"}]}`.
+    Members {
+        turn: u32,
+        agent: Arc<str>,
+        answers: Vec<Arc<MemberRecord>>,
+    },
+}
+
+impl Entry {
+    /// The turn `turn` of `agent`, which answered `output`.
+    pub(super) fn turn(turn: u32, agent: Arc<str>, output: &Value) -> Self {
+        // serde_json writes a value it holds; `null` stands in should it not.
+        let output = serde_json::value::to_raw_value(output)
+            .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON"));
+        Entry::Turn {
+            turn,
+            agent,
+            output,
+        }
+    }
+
+    /// The entry as a JSON value, for a prompt: the value the history held
+    /// before it was typed.
+    pub(super) fn to_value(&self) -> Value {
+        match self {
+            Entry::Tool(record) => Value::clone(record),
+            Entry::Turn {
+                turn,
+                agent,
+                output,
+            } => {
+                // Read back from text serde_json wrote: the same value.
+                let output = serde_json::from_str(output.get()).unwrap_or(Value::Null);
+                let mut entry = Map::new();
+                entry.insert("turn".into(), (*turn).into());
+                entry.insert("agent".into(), agent.as_ref().into());
+                entry.insert("output".into(), output);
+                Value::Object(entry)
+            }
+            Entry::Members { .. } => serde_json::to_value(self).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// `entries` as a JSON array, for a prompt.
+pub(super) fn to_values(entries: &[Entry]) -> Value {
+    Value::Array(entries.iter().map(Entry::to_value).collect())
+}
+
+impl Serialize for Entry {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Entry::Tool(record) => record.serialize(serializer),
+            Entry::Turn {
+                turn,
+                agent,
+                output,
+            } => {
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("turn", turn)?;
+                map.serialize_entry("agent", agent.as_ref())?;
+                map.serialize_entry("output", output)?;
+                map.end()
+            }
+            Entry::Members {
+                turn,
+                agent,
+                answers,
+            } => {
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("turn", turn)?;
+                map.serialize_entry("agent", agent.as_ref())?;
+                map.serialize_entry("members", &Answers(answers))?;
+                map.end()
+            }
+        }
+    }
+}
+
+/// A turn's member calls as the coordinator is told their answers.
+struct Answers<'a>(&'a [Arc<MemberRecord>]);
+
+impl Serialize for Answers<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|record| Answer(record)))
+    }
+}
+
+/// One member call's answer: who, how it ended, the reply or the error
+/// (`null` when there is none).
+struct Answer<'a>(&'a MemberRecord);
+
+impl Serialize for Answer<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let record = self.0;
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("member", &record.member)?;
+        map.serialize_entry("status", &record.status)?;
+        map.serialize_entry("reply", &record.reply)?;
+        map.serialize_entry("error", &record.stop_reason)?;
+        map.end()
+    }
+}
+
+/// The names of a team's agents, each held once: every entry of an agent
+/// shares it.
+#[derive(Default)]
+pub(super) struct Names(BTreeMap<String, Arc<str>>);
+
+impl Names {
+    pub(super) fn of<'n>(names: impl IntoIterator<Item = &'n String>) -> Self {
+        Names(
+            names
+                .into_iter()
+                .map(|name| (name.clone(), Arc::from(name.as_str())))
+                .collect(),
+        )
+    }
+
+    /// `name`, shared when it is one of the team's agents.
+    pub(super) fn get(&self, name: &str) -> Arc<str> {
+        self.0.get(name).cloned().unwrap_or_else(|| Arc::from(name))
+    }
+}
+
+impl From<Entry> for Value {
+    fn from(entry: Entry) -> Value {
+        match entry {
+            Entry::Tool(record) => *record,
+            entry => entry.to_value(),
+        }
+    }
+}
