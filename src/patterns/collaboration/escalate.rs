@@ -225,6 +225,15 @@ impl Escalation {
     }
 }
 
+/// How the round table asks a person: when a blocking stance lasts
+/// `budget.escalate_after_blocking_rounds` rounds.
+pub(crate) const ASKING: crate::patterns::asking::Asking = crate::patterns::asking::Asking {
+    who: "a round table that asks a person",
+    when: "a collaboration scenario with budget.escalate_after_blocking_rounds",
+    questions,
+    question_of,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,12 +274,3 @@ mod tests {
         assert_eq!(HumanChoice::named("maybe"), None);
     }
 }
-
-/// How the round table asks a person: when a blocking stance lasts
-/// `budget.escalate_after_blocking_rounds` rounds.
-pub(crate) const ASKING: crate::patterns::asking::Asking = crate::patterns::asking::Asking {
-    who: "a round table that asks a person",
-    when: "a collaboration scenario with budget.escalate_after_blocking_rounds",
-    questions,
-    question_of,
-};

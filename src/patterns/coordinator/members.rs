@@ -239,16 +239,7 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
         let agent = asked.names.get(member);
         converse(team, (call, lane), deadline, (agent, shared), &mut end).await
     };
-    let outcome = match &answered {
-        Ok(_) => CallOutcome::Ok,
-        Err(StopReason::Cancelled) => CallOutcome::Cancelled,
-        Err(StopReason::AgentDenied { .. }) => CallOutcome::Refused,
-        Err(reason) => match reason.pattern::<TeamStop>() {
-            Some(TeamStop::MemberTimeout { .. }) => CallOutcome::Timeout,
-            Some(TeamStop::UnknownMember { .. }) => CallOutcome::Refused,
-            _ => CallOutcome::Error,
-        },
-    };
+    let outcome = outcome_of(&answered);
     let latency_ms = latency_of(team, turn, &path, started);
     end.run_stop = answered
         .as_ref()
@@ -275,6 +266,20 @@ async fn call_one(team: &TeamRun<'_>, asked: Asked<'_>, (index, lane): (usize, L
         Err(reason) => end.record.stop_reason = Some(reason),
     }
     end
+}
+
+/// How a member call that ended with `answered` went, as its event says.
+fn outcome_of<T>(answered: &Result<T, StopReason>) -> CallOutcome {
+    match answered {
+        Ok(_) => CallOutcome::Ok,
+        Err(StopReason::Cancelled) => CallOutcome::Cancelled,
+        Err(StopReason::AgentDenied { .. }) => CallOutcome::Refused,
+        Err(reason) => match reason.pattern::<TeamStop>() {
+            Some(TeamStop::MemberTimeout { .. }) => CallOutcome::Timeout,
+            Some(TeamStop::UnknownMember { .. }) => CallOutcome::Refused,
+            _ => CallOutcome::Error,
+        },
+    }
 }
 
 /// Whether a member call's `reason` stops the whole run: cancelling, one

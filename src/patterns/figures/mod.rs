@@ -39,7 +39,7 @@ pub(crate) fn count_names(patterns: &[PatternKind]) -> Vec<&'static str> {
 
 /// The names of the measures a sweep tallies, of every pattern.
 pub(crate) fn swept_names() -> Vec<&'static str> {
-    each_of(&PATTERNS, |f| f.swept, |s| s.name)
+    each_of(PATTERNS, |f| f.swept, |s| s.name)
         .into_iter()
         .map(|s| s.name)
         .collect()
