@@ -86,28 +86,6 @@ pub struct ProviderChoice {
     pub no_stream: bool,
 }
 
-impl ProviderChoice {
-    /// The model a run launched with this choice over `scenario` is priced
-    /// as, named as the engine names it: `--model`, else for an endpoint
-    /// the scenario's `provider.model`, `OPENAI_MODEL` or the default, and
-    /// for the sim [`crate::pricing::SIM_MODEL`].
-    pub(crate) fn model_priced(&self, scenario: &Scenario) -> String {
-        use crate::provider::openai;
-        if let Some(model) = &self.model {
-            return model.clone();
-        }
-        match self.kind.unwrap_or(scenario.provider.kind) {
-            ProviderKind::Sim => crate::pricing::SIM_MODEL.to_string(),
-            ProviderKind::Openai => scenario
-                .provider
-                .model
-                .clone()
-                .or_else(|| std::env::var(openai::MODEL_VARIABLE).ok())
-                .unwrap_or_else(|| openai::DEFAULT_MODEL.to_string()),
-        }
-    }
-}
-
 impl Default for LaunchOptions {
     fn default() -> Self {
         LaunchOptions {

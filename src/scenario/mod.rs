@@ -388,18 +388,3 @@ fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors 
     errors.sort_by_key(|e| e.position.map(|p| (p.line, p.column)));
     error::capped(errors)
 }
-
-impl Scenario {
-    /// Errors found in this scenario after it was loaded (at launch),
-    /// placed in its file as the loader places its own.
-    pub(crate) fn errors_at(&self, found: Vec<(JsonPath, String)>) -> ScenarioErrors {
-        self.origin
-            .errors(found.into_iter().map(|(p, m)| Problem::at(p, m)).collect())
-    }
-
-    /// A top-level fact of the shared context (`report_date`, `region`),
-    /// or `null` when the context has none.
-    pub(crate) fn fact(&self, key: &str) -> Value {
-        self.context.get(key).unwrap_or(Value::Null)
-    }
-}

@@ -269,3 +269,22 @@ impl Scenario {
         })
     }
 }
+
+impl Scenario {
+    /// Errors found in this scenario after it was loaded (at launch),
+    /// placed in its file as the loader places its own.
+    pub(crate) fn errors_at(&self, found: Vec<(super::JsonPath, String)>) -> super::ScenarioErrors {
+        self.origin.errors(
+            found
+                .into_iter()
+                .map(|(p, m)| super::Problem::at(p, m))
+                .collect(),
+        )
+    }
+
+    /// A top-level fact of the shared context (`report_date`, `region`),
+    /// or `null` when the context has none.
+    pub(crate) fn fact(&self, key: &str) -> Value {
+        self.context.get(key).unwrap_or(Value::Null)
+    }
+}

@@ -11,7 +11,11 @@
 
 use super::spec::{Condition, EdgeSpec, FieldType, GraphSpec, Merge, NodeSpec, Wait};
 use crate::scenario::{JsonPath, Problem};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+
+mod ways;
+pub(crate) use ways::{Ways, apart};
+use ways::{node_ways, ways};
 
 pub(crate) type NodeId = usize;
 pub(crate) type EdgeId = usize;
@@ -339,69 +343,6 @@ fn mark_back_edges(shape: &mut Shape) {
     for (edge, back) in shape.edges.iter_mut().zip(back) {
         edge.back = back;
     }
-}
-
-/// The routing choices of one way through the graph.
-pub(crate) type Way = BTreeSet<Choice>;
-/// The ways to a node or an edge: any one of them.
-pub(crate) type Ways = Vec<Way>;
-
-/// The most ways kept per edge: past it, the ways are merged into the
-/// choices they all share, which only makes the lint stricter.
-pub(crate) const MAX_WAYS: usize = 64;
-
-/// Two ways cannot both be taken in one pass: a router chose differently.
-fn conflict(a: &Way, b: &Way) -> bool {
-    a.iter()
-        .any(|&(router, x)| b.iter().any(|&(other, y)| other == router && x != y))
-}
-
-/// No way of `a` can be taken in one pass with a way of `b`.
-pub(crate) fn apart(a: &Ways, b: &Ways) -> bool {
-    a.iter().all(|x| b.iter().all(|y| conflict(x, y)))
-}
-
-fn node_ways(shape: &Shape, ways: &[Ways], node: NodeId) -> Ways {
-    if shape.forward_in[node].is_empty() {
-        return vec![Way::new()];
-    }
-    let mut all: Ways = Vec::new();
-    for &e in &shape.forward_in[node] {
-        for way in &ways[e] {
-            if !all.contains(way) {
-                all.push(way.clone());
-            }
-        }
-    }
-    if all.len() > MAX_WAYS {
-        let shared = all.iter().skip(1).fold(all[0].clone(), |common, way| {
-            common.intersection(way).copied().collect()
-        });
-        all = vec![shared];
-    }
-    all
-}
-
-/// Each edge's ways, over the forward edges in topological order.
-fn ways(shape: &Shape) -> Vec<Ways> {
-    let mut ways: Vec<Ways> = vec![Vec::new(); shape.edges.len()];
-    for node in topological(shape) {
-        let carried = node_ways(shape, &ways, node);
-        let routes = shape.routes(node);
-        for &e in &shape.out[node] {
-            ways[e] = carried
-                .iter()
-                .map(|way| {
-                    let mut own = way.clone();
-                    if routes {
-                        own.insert((node, e));
-                    }
-                    own
-                })
-                .collect();
-        }
-    }
-    ways
 }
 
 /// The nodes in an order where every forward edge runs from earlier to

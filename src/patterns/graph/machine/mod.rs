@@ -23,12 +23,15 @@
 //!   end node was reached and no join still waits, else `stalled`, naming
 //!   each join that waits and the inputs it waits on.
 
-use super::condition::{Checked, Facts, evaluate};
+use super::condition::Checked;
 use super::lint::cycle_path;
 use super::shape::{EdgeId, Kind, NodeId, Shape};
-use super::spec::{Merge, NodeStatus, Unmatched, Wait, WaitFor};
+use super::spec::{Merge, NodeStatus, Unmatched};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
+
+mod arrive;
+mod route;
 
 /// Where a node stands, as the graph pane colours it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -294,21 +297,6 @@ impl<'a> Machine<'a> {
         Ok(step)
     }
 
-    fn routes_on_status(&self, node: NodeId) -> bool {
-        fn reads(c: &super::spec::Condition) -> bool {
-            use super::spec::Condition as C;
-            match c {
-                C::Status { .. } => true,
-                C::All { all: list } | C::Any { any: list } => list.iter().any(reads),
-                C::Not { not } => reads(not),
-                _ => false,
-            }
-        }
-        self.shape.out[node]
-            .iter()
-            .any(|&e| self.shape.edges[e].when.as_ref().is_some_and(reads))
-    }
-
     /// The node's writes into the shared state, each by its key's merge.
     fn write(&mut self, node: NodeId, output: &Value) {
         let spec = &self.shape.nodes[node].spec;
@@ -347,177 +335,5 @@ impl<'a> Machine<'a> {
                 }
             }
         }
-    }
-
-    /// The out-edges taken: a router's first match (or its default), or
-    /// all of a node that does not route.
-    fn route(
-        &mut self,
-        node: NodeId,
-        output: &Value,
-        answer: Option<&str>,
-        status: NodeStatus,
-        step: &mut Step,
-    ) -> Result<Vec<EdgeId>, Halt> {
-        let out = &self.shape.out[node];
-        if !self.shape.routes(node) {
-            return Ok(out.clone());
-        }
-        let visits = |id: &str| self.shape.node(id).map_or(0, |n| self.visits[n]);
-        let facts = Facts {
-            output,
-            state: &self.state,
-            visits: &visits,
-            status,
-            answer,
-        };
-        let mut taken = None;
-        let mut all_checked = Vec::new();
-        for &e in out {
-            let Some(when) = &self.shape.edges[e].when else {
-                continue;
-            };
-            let mut checked = Vec::new();
-            let held = taken.is_none() && evaluate(when, &facts, &mut checked);
-            if taken.is_none() {
-                all_checked.extend(checked.iter().map(|c| c.said.clone()));
-                step.evaluated.push(Evaluated {
-                    edge: e,
-                    checked,
-                    taken: held,
-                });
-            }
-            if held {
-                taken = Some(e);
-            }
-        }
-        if taken.is_none()
-            && let Some(&default) = out.iter().find(|&&e| self.shape.edges[e].default)
-        {
-            step.evaluated.push(Evaluated {
-                edge: default,
-                checked: Vec::new(),
-                taken: true,
-            });
-            taken = Some(default);
-        }
-        match (taken, self.unmatched) {
-            (Some(e), _) => Ok(vec![e]),
-            (None, Unmatched::Skip) => Ok(Vec::new()),
-            (None, Unmatched::Stop) => Err(Halt::NoRoute {
-                node: self.shape.nodes[node].id.clone(),
-                values: all_checked,
-            }),
-        }
-    }
-
-    /// Edge `e` brings its source's output (`Some`) or "skipped" (`None`).
-    fn deliver(&mut self, e: EdgeId, brought: Option<Value>, step: &mut Step) -> Result<(), Halt> {
-        let mut queue = vec![(e, brought)];
-        while let Some((e, brought)) = queue.pop() {
-            let edge = &self.shape.edges[e];
-            let to = edge.to;
-            if edge.back {
-                if let Some(output) = brought {
-                    self.make_ready(to, output);
-                }
-                continue;
-            }
-            let from = edge.from;
-            if self.arrive(to, from, brought)? == Some(true) {
-                self.states[to] = NodeState::Skipped;
-                step.skipped.push(to);
-                // Depth first, in declaration order: pushed reversed.
-                for &next in self.shape.out[to].iter().rev() {
-                    if !self.shape.edges[next].back {
-                        queue.push((next, None));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// One input of `to` is in. `Some(true)`: the node is skipped;
-    /// `Some(false)`: it fired; `None`: it waits or already fired; a stop
-    /// when a quorum can no longer be met.
-    fn arrive(
-        &mut self,
-        to: NodeId,
-        from: NodeId,
-        brought: Option<Value>,
-    ) -> Result<Option<bool>, Halt> {
-        let expected = self.shape.forward_in[to].len();
-        let kind = self.shape.nodes[to].kind.clone();
-        let inbox = &mut self.inbox[to];
-        inbox.count += 1;
-        let mut fire: Option<Value> = None;
-        let mut skipped = false;
-        match &kind {
-            Kind::Join { wait, inputs } => {
-                if inbox.got.len() != inputs.len() {
-                    inbox.got = vec![None; inputs.len()];
-                }
-                if let Some(place) = inputs.iter().position(|&i| i == from) {
-                    inbox.got[place] = Some(brought);
-                }
-                let arrived = inbox
-                    .got
-                    .iter()
-                    .filter(|g| matches!(g, Some(Some(_))))
-                    .count();
-                let all_in = inbox.count >= expected;
-                let due = match wait {
-                    Wait::Named(WaitFor::All) => all_in && arrived > 0,
-                    Wait::Named(WaitFor::Any) => arrived > 0,
-                    Wait::Quorum { quorum } => arrived >= *quorum as usize,
-                };
-                if due && !inbox.fired {
-                    let mut map = Map::new();
-                    for (i, got) in inbox.got.iter().enumerate() {
-                        if let Some(Some(value)) = got {
-                            map.insert(self.shape.nodes[inputs[i]].id.clone(), value.clone());
-                        }
-                    }
-                    fire = Some(Value::Object(map));
-                } else if all_in && !inbox.fired && arrived == 0 {
-                    skipped = true;
-                } else if all_in && !inbox.fired {
-                    *inbox = Inbox::default();
-                    return Err(Halt::NodeFailed {
-                        node: self.shape.nodes[to].id.clone(),
-                        error: format!(
-                            "its quorum of {} was not met: {arrived} of {expected} inputs arrived, the rest were skipped",
-                            quorum_of(wait)
-                        ),
-                    });
-                }
-            }
-            _ => match brought {
-                Some(value) if !inbox.fired => fire = Some(value),
-                _ if inbox.count >= expected && !inbox.fired => skipped = true,
-                _ => {}
-            },
-        }
-        let inbox = &mut self.inbox[to];
-        if fire.is_some() {
-            inbox.fired = true;
-        }
-        let all_in = inbox.count >= expected;
-        if all_in {
-            *inbox = Inbox::default();
-        }
-        if let Some(input) = fire {
-            self.make_ready(to, input);
-            return Ok(Some(false));
-        }
-        Ok(skipped.then_some(true))
-    }
-}
-
-fn quorum_of(wait: &Wait) -> u32 {
-    match wait {
-        Wait::Quorum { quorum } => *quorum,
-        Wait::Named(_) => 1,
     }
 }
