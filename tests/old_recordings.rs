@@ -15,12 +15,11 @@
 //! `NAME.jsonl` was recorded.
 
 use crate::common::cli::conclave;
+use crate::common::screen;
 use conclave::bus::Event;
 use conclave::tui::app::{App, AppOptions};
-use conclave::tui::view;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::sync::Arc;
 
 /// The fixtures, by name, in name order.
@@ -48,6 +47,19 @@ fn recorded_exit(result: &str) -> i32 {
     if doc["status"] == "ok" { 0 } else { 3 }
 }
 
+/// `out` printed the result the run of `recording` printed, and exited as
+/// that run did.
+fn assert_prints_recorded_result(name: &str, recording: &Path, out: &Output) {
+    let expected = recorded_result(recording);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expected,
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(recorded_exit(&expected)), "{name}");
+}
+
 fn events_of(recording: &Path) -> Vec<Event> {
     std::fs::read_to_string(recording)
         .unwrap()
@@ -73,14 +85,7 @@ fn every_line_reads_and_writes_back_byte_for_byte() {
 fn headless_replay_prints_the_result_the_run_printed() {
     for (name, path) in fixtures() {
         let out = conclave(&["replay", "--headless", path.to_str().unwrap()]);
-        let expected = recorded_result(&path);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(out.status.code(), Some(recorded_exit(&expected)), "{name}");
+        assert_prints_recorded_result(&name, &path, &out);
     }
 }
 
@@ -99,30 +104,8 @@ fn each_recording_serves_its_own_scenario_as_a_cassette() {
             "--cassette",
             path.to_str().unwrap(),
         ]);
-        let expected = recorded_result(&path);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(out.status.code(), Some(recorded_exit(&expected)), "{name}");
+        assert_prints_recorded_result(&name, &path, &out);
     }
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| view::draw(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..buffer.area.height {
-        let line: String = (0..buffer.area.width)
-            .map(|x| buffer[(x, y)].symbol())
-            .collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 #[test]
@@ -135,6 +118,6 @@ fn the_dashboard_draws_each_finished_recording_as_it_did() {
             Some(format!("tests/fixtures/recordings/{name}.jsonl")),
         )
         .expect("a recording starts with run_started");
-        insta::assert_snapshot!(format!("old_{name}_160x48"), screen(&app, 160, 48));
+        insta::assert_snapshot!(format!("old_{name}_160x48"), screen::of_app(&app, 160, 48));
     }
 }
