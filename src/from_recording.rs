@@ -46,6 +46,7 @@ pub(crate) fn fork(command: ForkCommand) -> Exit {
         flags: command.flags,
         goal: command.goal,
         seed: command.seed,
+        edits: command.outputs,
         answer: command.answer.given(),
         provider: command.model.choice(),
         record: command.record,

@@ -210,6 +210,10 @@ pub struct ForkedFrom {
     /// when it is not the fork's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<crate::bus::RunModel>,
+    /// The recorded outputs the fork served changed, as given
+    /// (`review:/verdict="approve"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edited: Vec<String>,
 }
 
 /// `forked from FILE run N at GATE`, as replay and the dashboard say it
@@ -222,6 +226,10 @@ impl std::fmt::Display for ForkedFrom {
             crate::sanitize::clean(&self.file),
             self.run,
             crate::sanitize::clean(&self.gate)
-        )
+        )?;
+        for edit in &self.edited {
+            write!(f, ", {}", crate::sanitize::clean(edit))?;
+        }
+        Ok(())
     }
 }

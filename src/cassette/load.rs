@@ -161,6 +161,7 @@ impl Reading {
                 }
                 let recorded = Recorded {
                     call: *call,
+                    seq: event.seq,
                     ended: record.ended_us.map(Duration::from_micros),
                     record,
                     outcome: *outcome,

@@ -16,10 +16,12 @@
 //! recorded latencies as they did the first time.
 
 mod differ;
+mod edit;
 mod load;
 mod measures;
 
 pub use crate::control::{GateError, GateTarget};
+pub use edit::{EditError, OutputEdit};
 pub use load::{CassetteError, Parent};
 pub(crate) use measures::Measure;
 
@@ -46,6 +48,8 @@ pub enum MissPolicy {
 pub(crate) struct Recorded {
     /// Which `call_finished` of the recording it is (its call id).
     pub(crate) call: u64,
+    /// The seq of that `call_finished` event.
+    pub(crate) seq: u64,
     pub(crate) record: CallRecord,
     pub(crate) outcome: CallOutcome,
     /// How long the call took, on the run clock.

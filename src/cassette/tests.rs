@@ -5,7 +5,7 @@ use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
 
-fn event(seq: u64, kind: EventKind) -> Arc<Event> {
+pub(super) fn event(seq: u64, kind: EventKind) -> Arc<Event> {
     Arc::new(Event {
         run: 1,
         seq,
@@ -14,7 +14,7 @@ fn event(seq: u64, kind: EventKind) -> Arc<Event> {
     })
 }
 
-fn started() -> EventKind {
+pub(super) fn started() -> EventKind {
     let scenario = crate::scenario::parse(
         &json!({"name": "t", "pattern": "swarm", "goal": "g", "context": {}, "entry": "a",
                 "agents": {"a": {"description": "A"}}, "budget": {"max_llm_calls": 4},
@@ -37,7 +37,7 @@ fn started() -> EventKind {
     })
 }
 
-fn finished(call: u64, tool: &str, record: CallRecord) -> EventKind {
+pub(super) fn finished(call: u64, tool: &str, record: CallRecord) -> EventKind {
     EventKind::CallFinished {
         call,
         tool: tool.into(),

@@ -25,6 +25,12 @@ pub(crate) struct ForkCommand {
     // by default).
     #[command(flatten)]
     pub(crate) answer: AnswerArgs,
+    /// Serve a node's recorded output changed, e.g. --output
+    /// review:/verdict=approve: its last answer before the gate, with the
+    /// value at the JSON Pointer set (read as JSON, else as a string).
+    /// Repeatable.
+    #[arg(long = "output", value_name = "NODE:/POINTER=VALUE")]
+    pub(crate) outputs: Vec<conclave::cassette::OutputEdit>,
     /// Seed of the fork's random choices (the recorded run's by default).
     #[arg(long)]
     pub(crate) seed: Option<u64>,

@@ -8,7 +8,7 @@
 
 use super::ProviderChoice;
 use crate::bus::cassette::ForkedFrom;
-use crate::cassette::{Cassette, GateTarget, MissPolicy};
+use crate::cassette::{Cassette, GateTarget, MissPolicy, OutputEdit};
 use crate::control;
 use crate::scenario::Scenario;
 use std::path::PathBuf;
@@ -36,6 +36,8 @@ pub struct ForkPlan {
     pub at: GateTarget,
     /// Flags set at the gate.
     pub flags: Vec<(String, bool)>,
+    /// Recorded outputs the cassette serves changed.
+    pub edits: Vec<OutputEdit>,
 }
 
 impl CassettePlan {
@@ -79,6 +81,8 @@ pub struct ForkRequest {
     pub goal: Option<String>,
     /// The seed of the fork's random choices, over the parent's.
     pub seed: Option<u64>,
+    /// Recorded outputs served changed (a graph node's verdict flipped).
+    pub edits: Vec<OutputEdit>,
 }
 
 /// A fork ready to launch.
@@ -128,11 +132,25 @@ impl ForkRequest {
         } else {
             cassette
         };
+        // An output is edited where it was recorded before the gate: the
+        // gate's own event bounds which answer is the node's last.
+        let gate_seq = cassette
+            .parent()
+            .gates
+            .iter()
+            .find(|(_, gate)| *gate == at)
+            .map_or(u64::MAX, |(seq, _)| *seq);
+        for edit in &self.edits {
+            cassette
+                .edit_output(edit, gate_seq)
+                .map_err(|e| format!("{}: {e}", shown()))?;
+        }
         let plan = CassettePlan {
             cassette: Arc::new(cassette.with_miss(MissPolicy::Stop)),
             fork: Some(ForkPlan {
                 at,
                 flags: self.flags.clone(),
+                edits: self.edits.clone(),
             }),
         };
         Ok(PlannedFork {
@@ -177,5 +195,6 @@ pub(super) fn forked_from(plan: &CassettePlan, own: &crate::bus::RunModel) -> Op
         run: parent.run,
         gate: fork.at.to_string(),
         model: parent.started.model.as_ref().filter(other).cloned(),
+        edited: fork.edits.iter().map(ToString::to_string).collect(),
     })
 }

@@ -390,6 +390,7 @@ mod tests {
         };
         let recorded = Recorded {
             call: 1,
+            seq: 1,
             record,
             outcome: CallOutcome::Ok,
             latency: Duration::from_millis(5),

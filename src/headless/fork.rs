@@ -21,6 +21,8 @@ pub struct HeadlessFork {
     pub flags: Vec<(String, bool)>,
     pub goal: Option<String>,
     pub seed: Option<u64>,
+    /// Recorded outputs served changed.
+    pub edits: Vec<crate::cassette::OutputEdit>,
     /// The answer to the run's question, over the recorded person's.
     pub answer: Option<crate::bus::GivenAnswer>,
     pub provider: ProviderChoice,
@@ -68,6 +70,7 @@ impl HeadlessFork {
             flags: self.flags.clone(),
             goal: self.goal.clone(),
             seed: self.seed,
+            edits: self.edits.clone(),
         }
     }
 }

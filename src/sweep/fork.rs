@@ -116,6 +116,7 @@ impl SweepFork {
             run: self.run,
             gate: self.at.to_string(),
             model: None,
+            edited: Vec::new(),
         }
     }
 
@@ -136,6 +137,7 @@ impl SweepFork {
             fork: Some(ForkPlan {
                 at: self.at,
                 flags: flags.to_vec(),
+                edits: Vec::new(),
             }),
         })
     }

@@ -84,6 +84,11 @@ impl App {
             .as_ref()
             .map_or("", |info| info.goal.as_str());
         let prompt = ForkPrompt::new(recording.clone(), gate, flags, goal);
+        let output = slot.unit.fork_output(&slot.state.pattern, &slot.ui.pattern);
+        let prompt = match output {
+            Some(output) => prompt.with_output(&output),
+            None => prompt,
+        };
         self.overlay = Some(Overlay::Fork(Box::new(prompt)));
     }
 
@@ -111,6 +116,14 @@ impl App {
         let Some(Overlay::Fork(prompt)) = self.overlay.take() else {
             return Vec::new();
         };
+        let edits = match prompt.edits() {
+            Ok(edits) => edits,
+            Err(words) => {
+                self.notice = Some(words);
+                self.overlay = Some(Overlay::Fork(prompt));
+                return Vec::new();
+            }
+        };
         let Some(slot) = self.run() else {
             return Vec::new();
         };
@@ -122,6 +135,7 @@ impl App {
             flags: prompt.changed_flags(),
             goal: prompt.changed_goal(),
             seed: None,
+            edits,
         });
         launch.model = prompt.model();
         self.notice = Some(format!("forking at {}…", prompt.gate));

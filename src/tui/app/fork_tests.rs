@@ -126,11 +126,67 @@ fn enter_asks_for_the_fork_with_the_flag_turned_the_goal_and_the_model() {
             flags: vec![("legal".into(), true)],
             goal: Some("Decide. Fast.".into()),
             seed: None,
+            edits: Vec::new(),
         })
     );
     assert_eq!(launch.model.as_deref(), Some("gpt-x"));
     assert!(app.overlay.is_none());
     assert!(app.runs.pinned().is_none(), "pinned once the fork started");
+}
+
+/// The dialog offering `output` to edit, as a pane that names a node's
+/// output offers it.
+fn offering(app: &mut App, output: &str) {
+    let Some(Overlay::Fork(prompt)) = app.overlay.take() else {
+        panic!("the fork dialog is open");
+    };
+    app.overlay = Some(Overlay::Fork(Box::new(prompt.with_output(output))));
+}
+
+#[test]
+fn an_offered_output_is_edited_and_forked_with_and_a_bad_one_keeps_the_dialog() {
+    let mut app = replaying(events("collaboration"));
+    press(&mut app, KeyCode::Char('>'));
+    press(&mut app, KeyCode::Char('x'));
+    offering(&mut app, "review:/verdict=\"revise\"");
+    // Past the flag, the goal and the model to the output, its text
+    // cleared and typed again.
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Down);
+    }
+    for _ in 0.."review:/verdict=\"revise\"".len() {
+        press(&mut app, KeyCode::Backspace);
+    }
+    for c in "review/verdict=approve".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    assert_eq!(press(&mut app, KeyCode::Enter), Vec::new());
+    let notice = app.notice.clone().unwrap();
+    assert!(notice.contains("expected NODE:/POINTER=VALUE"), "{notice}");
+    assert!(
+        dialog(&app).output.is_some(),
+        "the dialog stays open to mend it"
+    );
+
+    for _ in 0.."review/verdict=approve".len() {
+        press(&mut app, KeyCode::Backspace);
+    }
+    for c in "review:/verdict=approve".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Launch { launch, .. }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    let edits = &launch.fork.as_ref().unwrap().edits;
+    assert_eq!(
+        edits,
+        &vec![
+            "review:/verdict=approve"
+                .parse::<crate::cassette::OutputEdit>()
+                .unwrap()
+        ]
+    );
 }
 
 #[test]

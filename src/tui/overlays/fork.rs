@@ -4,7 +4,7 @@
 //! Esc drops it.
 
 use super::frame_box;
-use crate::cassette::GateTarget;
+use crate::cassette::{GateTarget, OutputEdit};
 use crate::sanitize::clean;
 use crate::tui::layout::centered;
 use crate::tui::replay::ForkGate;
@@ -42,6 +42,9 @@ pub struct ForkPrompt {
     pub(crate) row: usize,
     pub(crate) goal: TextArea<'static>,
     pub(crate) model: TextArea<'static>,
+    /// A recorded output to serve changed (`review:/verdict=approve`),
+    /// offered when the pane forked from names a node whose output it is.
+    pub(crate) output: Option<TextArea<'static>>,
 }
 
 /// `text`'s lines joined by spaces.
@@ -85,9 +88,21 @@ impl ForkPrompt {
                 "",
                 "the model of the calls made live (the dashboard's if blank)",
             ),
+            output: None,
         };
         prompt.show_cursor();
         prompt
+    }
+
+    /// The dialog with an output field, holding `text` (a node's output
+    /// as its pane offers it to edit: `review:/verdict="approve"`).
+    pub(crate) fn with_output(mut self, text: &str) -> Self {
+        self.output = Some(field(
+            &one_line(&clean(text)),
+            "a recorded output to serve changed: NODE:/POINTER=VALUE",
+        ));
+        self.show_cursor();
+        self
     }
 
     fn goal_row(&self) -> usize {
@@ -96,7 +111,7 @@ impl ForkPrompt {
 
     /// The next or the previous row.
     pub(crate) fn move_by(&mut self, down: bool) {
-        let last = self.goal_row() + 1;
+        let last = self.goal_row() + 1 + usize::from(self.output.is_some());
         self.row = if down {
             (self.row + 1).min(last)
         } else {
@@ -117,6 +132,10 @@ impl ForkPrompt {
         };
         self.goal.set_cursor_style(cursor(goal));
         self.model.set_cursor_style(cursor(model));
+        let output = self.row == self.goal_row() + 2;
+        if let Some(field) = &mut self.output {
+            field.set_cursor_style(cursor(output));
+        }
     }
 
     /// The field with the focus, when a text row has it.
@@ -124,6 +143,7 @@ impl ForkPrompt {
         match self.row.checked_sub(self.goal_row()) {
             Some(0) => Some(&mut self.goal),
             Some(1) => Some(&mut self.model),
+            Some(2) => self.output.as_mut(),
             _ => None,
         }
     }
@@ -152,6 +172,20 @@ impl ForkPrompt {
         (!goal.is_empty() && goal != self.parent_goal.trim()).then_some(goal)
     }
 
+    /// The output edit typed, if any; what is wrong with it, in words.
+    pub(crate) fn edits(&self) -> Result<Vec<OutputEdit>, String> {
+        let Some(field) = &self.output else {
+            return Ok(Vec::new());
+        };
+        let text = field.lines().join("").trim().to_string();
+        if text.is_empty() {
+            return Ok(Vec::new());
+        }
+        text.parse()
+            .map(|edit| vec![edit])
+            .map_err(|e: crate::cassette::EditError| e.to_string())
+    }
+
     /// The model typed, if any.
     pub(crate) fn model(&self) -> Option<String> {
         let model = self.model.lines().join("").trim().to_string();
@@ -165,7 +199,8 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
     // a line saying there are none), a blank, the goal and the model, in a
     // frame.
     let rows = u16::try_from(prompt.flags.len()).unwrap_or(8).clamp(1, 12);
-    let area = centered(screen, 90, rows + 8 + GOAL_ROWS - 1);
+    let output_rows = u16::from(prompt.output.is_some());
+    let area = centered(screen, 90, rows + 8 + GOAL_ROWS - 1 + output_rows);
     let title = format!("Fork at {}", prompt.gate);
     let hint = "↑/↓ row · space turns a flag · type goal/model · Enter forks · Esc cancels";
     let inner = frame_box(frame, area, &title, hint);
@@ -185,10 +220,13 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
     let text_height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     frame.render_widget(Paragraph::new(lines), inner);
     let goal_row = prompt.goal_row();
-    let fields = [
+    let mut fields = vec![
         ("goal  ", &prompt.goal, 0, GOAL_ROWS),
         ("model ", &prompt.model, GOAL_ROWS, 1),
     ];
+    if let Some(output) = &prompt.output {
+        fields.push(("output", output, GOAL_ROWS + 1, 1));
+    }
     for (offset, (label, field, below, height)) in fields.into_iter().enumerate() {
         let y = inner.y + text_height + below;
         if y >= inner.y + inner.height {

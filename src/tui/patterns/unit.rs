@@ -134,6 +134,13 @@ pub(crate) trait Unit: Sync + 'static {
     /// The selected item as JSON, for `Enter`.
     fn details(&self, fold: &Self::Fold, selection: &Self::Selection) -> Option<Value>;
 
+    /// A recorded output a fork from the selected item may serve changed,
+    /// as the fork dialog's output field starts with it
+    /// (`review:/verdict="approve"`); `None`: the dialog has no such field.
+    fn fork_output(&self, _fold: &Self::Fold, _selection: &Self::Selection) -> Option<String> {
+        None
+    }
+
     /// The result pane's first line, once the run has ended: the decision,
     /// the health, who answered.
     fn headline(&self, fold: &Self::Fold, outcome: &Outcome) -> Line<'static>;
@@ -257,6 +264,7 @@ pub trait PatternUnit: Sync {
         seen: Seen,
     );
     fn details(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<Value>;
+    fn fork_output(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<String>;
     fn headline(&self, fold: &PatternFold, outcome: &Outcome) -> Line<'static>;
     fn tally(&self, fold: &PatternFold, outcome: &Outcome) -> Vec<Line<'static>>;
     fn after_answer(&self, fold: &PatternFold) -> Vec<Line<'static>>;
@@ -355,6 +363,14 @@ impl<U: Unit> PatternUnit for U {
     fn details(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<Value> {
         with(fold, |fold| {
             selected(selection, |selection| Unit::details(self, fold, selection))
+        })
+    }
+
+    fn fork_output(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<String> {
+        with(fold, |fold| {
+            selected(selection, |selection| {
+                Unit::fork_output(self, fold, selection)
+            })
         })
     }
 

@@ -154,6 +154,7 @@ fn a_fork_of_a_recording_made_before_cassettes_does_not_start_and_says_why() {
         flags: Vec::new(),
         goal: None,
         seed: None,
+        edits: Vec::new(),
     });
     let mut world = World::new(Hub::new(16), LaunchSettings::default());
     let done = world.carry_out(Effect::Launch {

@@ -283,6 +283,7 @@ fn a_fork_served_up_to_its_gate_does_what_its_parent_did() {
             run: 1,
             gate: "round 1".into(),
             model: None,
+            edited: Vec::new(),
         });
     }
     let mut served = call(100);
