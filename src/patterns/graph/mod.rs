@@ -9,6 +9,7 @@
 // the tests use them.
 #![allow(dead_code)]
 
+pub(crate) mod compare;
 pub(crate) mod condition;
 pub(crate) mod describe;
 pub(crate) mod events;
