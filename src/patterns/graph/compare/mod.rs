@@ -20,7 +20,7 @@ use std::sync::Arc;
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Reached {
     /// The run never came to it.
-    NotReached,
+    Unreached,
     /// Started, and the run ended before it did.
     Running,
     Done,
@@ -32,7 +32,7 @@ pub(crate) enum Reached {
 impl Reached {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Reached::NotReached => "not reached",
+            Reached::Unreached => "not reached",
             Reached::Running => "running",
             Reached::Done => "done",
             Reached::Failed => "failed",
@@ -93,7 +93,7 @@ impl Walked {
     fn node(&mut self, id: &str) -> &mut NodeFacts {
         self.nodes.entry(id.to_string()).or_insert(NodeFacts {
             visits: 0,
-            reached: Reached::NotReached,
+            reached: Reached::Unreached,
         })
     }
 
@@ -210,13 +210,9 @@ fn align(a: &[Arc<Event>], b: &[Arc<Event>]) -> GraphAligned {
     let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
     GraphAligned {
         path: paired(&numbers, &steps_a, &steps_b),
-        nodes: paired(
-            union(a.nodes.keys(), b.nodes.keys()).into_iter(),
-            &a.nodes,
-            &b.nodes,
-        ),
+        nodes: paired(union(a.nodes.keys(), b.nodes.keys()), &a.nodes, &b.nodes),
         routes: paired(
-            union(a.routes.keys(), b.routes.keys()).into_iter(),
+            union(a.routes.keys(), b.routes.keys()),
             &a.routes,
             &b.routes,
         ),

@@ -10,7 +10,7 @@ fn tone(reached: Reached) -> Tone {
         Reached::Done => Tone::Good,
         Reached::Failed | Reached::InvalidOutput => Tone::Bad,
         Reached::Running => Tone::Caution,
-        Reached::NotReached | Reached::Skipped => Tone::Plain,
+        Reached::Unreached | Reached::Skipped => Tone::Plain,
     }
 }
 

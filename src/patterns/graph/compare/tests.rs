@@ -127,7 +127,7 @@ fn a_fork_that_never_reached_a_node_shows_it_not_reached_in_the_node_table() {
     fork.extend(ran(2, "review", 1));
     let aligned = align(&parent, &run(fork));
     let publish = aligned.nodes.iter().find(|r| r.key == "publish").unwrap();
-    assert_eq!(publish.b.as_ref().unwrap().reached, Reached::NotReached);
+    assert_eq!(publish.b.as_ref().unwrap().reached, Reached::Unreached);
     let sections = aligned.sections();
     let titles: Vec<&str> = sections.iter().map(|s| s.title.as_str()).collect();
     assert_eq!(
