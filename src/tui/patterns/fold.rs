@@ -6,6 +6,7 @@
 //! reads a clock.
 
 use super::chain::{members_view::MembersView, state::Chain};
+use super::graph::GraphFold;
 use super::research::state::Research;
 use super::round_table::{selection::TableView, state::RoundTable};
 use super::workers::state::Workers;
@@ -37,6 +38,7 @@ pub(crate) enum Seated {
     Workers(Box<Workers>),
     Chain(Box<Chain>),
     Research(Box<Research>),
+    Graph(Box<GraphFold>),
 }
 
 impl PatternFold {
@@ -51,6 +53,7 @@ impl PatternFold {
             Seated::Workers(fold) => fold.apply(kind, t_ms),
             Seated::Chain(fold) => fold.apply(kind, t_ms),
             Seated::Research(fold) => fold.apply(kind, t_ms),
+            Seated::Graph(fold) => fold.apply(kind, t_ms),
         }
     }
 
@@ -61,6 +64,7 @@ impl PatternFold {
             Seated::Workers(fold) => fold.close(outcome),
             Seated::Chain(fold) => fold.close(outcome),
             Seated::Research(fold) => fold.close(outcome),
+            Seated::Graph(fold) => fold.close(outcome),
         }
     }
 
@@ -147,3 +151,4 @@ seat!(RoundTable, RoundTable);
 seat!(Workers, Workers);
 seat!(Chain, Chain);
 seat!(Research, Research);
+seat!(GraphFold, Graph);
