@@ -19,8 +19,8 @@ use std::sync::PoisonError;
 /// One value of one recorded output to change: `NODE:POINTER=VALUE`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputEdit {
-    /// The node whose output it is: the purpose its model calls were
-    /// recorded under.
+    /// The node whose output it is: the name in the purpose its model
+    /// calls were recorded under (`review` for `node:review`).
     pub node: String,
     /// A JSON Pointer into the output (`/verdict`); empty for the whole.
     pub pointer: String,
@@ -73,6 +73,18 @@ impl FromStr for OutputEdit {
     }
 }
 
+impl OutputEdit {
+    /// Whether a call recorded for `purpose` speaks for the edit's node:
+    /// the purpose is the node's name, or its kind and the name
+    /// (`node:review`, `turn:billing`).
+    fn names(&self, purpose: &str) -> bool {
+        purpose == self.node
+            || purpose
+                .split_once(':')
+                .is_some_and(|(_, name)| name == self.node)
+    }
+}
+
 impl Cassette {
     /// The cassette with `edit` made to the last answer of its node
     /// recorded before event `before` (the seq of the event that opened
@@ -85,7 +97,7 @@ impl Cassette {
         let mut shelves = self.shelves.lock().unwrap_or_else(PoisonError::into_inner);
         let last = shelves
             .iter_mut()
-            .filter(|((_, purpose), _)| purpose.as_deref() == Some(edit.node.as_str()))
+            .filter(|((_, purpose), _)| purpose.as_deref().is_some_and(|p| edit.names(p)))
             .flat_map(|(_, shelf)| shelf.calls.iter_mut())
             .filter(|recorded| recorded.seq < before && recorded.record.answer.is_some())
             .max_by_key(|recorded| recorded.seq);

@@ -72,12 +72,18 @@ fn cassette(answers: &[(u64, &str, Answer)]) -> Cassette {
     Cassette::of_events(std::path::Path::new("parent.jsonl"), &events).expect("a cassette")
 }
 
-fn answers_of(cassette: &Cassette, purpose: &str) -> Vec<Answer> {
+/// The answers recorded for `node`'s calls, in the order they ended.
+fn answers_of(cassette: &Cassette, node: &str) -> Vec<Answer> {
+    let edit = edit(&format!("{node}:=0"));
     let shelves = cassette.shelves.lock().unwrap();
-    shelves
+    let mut calls: Vec<&Recorded> = shelves
         .iter()
-        .filter(|((_, p), _)| p.as_deref() == Some(purpose))
+        .filter(|((_, p), _)| p.as_deref().is_some_and(|p| edit.names(p)))
         .flat_map(|(_, shelf)| shelf.calls.iter())
+        .collect();
+    calls.sort_by_key(|recorded| recorded.seq);
+    calls
+        .into_iter()
         .filter_map(|recorded| recorded.record.answer.clone())
         .collect()
 }
@@ -92,7 +98,7 @@ fn the_last_answer_before_the_gate_is_the_one_edited() {
         ),
         (
             4,
-            "review",
+            "node:review",
             Answer::Text("Here you go:\n```json\n{\"verdict\": \"revise\"}\n```".into()),
         ),
         (
