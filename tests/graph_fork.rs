@@ -1,0 +1,106 @@
+//! A fork from a graph node with its recorded output changed: the review
+//! loop's first review flipped from "revise" to "approve" goes straight to
+//! publish, and the comparison of parent and fork shows where the two
+//! paths part. The built binary, as a user runs it, on the sim.
+
+use crate::common;
+
+use common::cli::{conclave, result};
+use common::real::stderr;
+use serde_json::Value;
+use std::path::Path;
+
+const REVIEW_LOOP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/scenarios/graph_review_loop.json"
+);
+
+/// The review loop recorded into `dir`.
+fn recorded(dir: &Path) -> String {
+    let recording = dir.join("parent.jsonl").display().to_string();
+    let ran = conclave(&["run", REVIEW_LOOP, "--headless", "--record", &recording]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    recording
+}
+
+fn path_of(document: &Value) -> Vec<String> {
+    document["path"]
+        .as_array()
+        .expect("a graph result has its path")
+        .iter()
+        .map(|node| node.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_fork_with_the_first_review_approved_publishes_at_once_and_compare_shows_the_other_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = recorded(dir.path());
+    let fork = dir.path().join("fork.jsonl").display().to_string();
+    let forked = conclave(&[
+        "fork",
+        &parent,
+        "--at",
+        "step 5",
+        "--output",
+        "review:/verdict=approve",
+        "--headless",
+        "--record",
+        &fork,
+    ]);
+    assert_eq!(forked.status.code(), Some(0), "{}", stderr(&forked));
+    let document = result(&forked);
+    assert_eq!(
+        path_of(&document),
+        ["plan", "research", "draft", "review", "publish", "done"]
+    );
+    assert_eq!(document["state"]["verdict"], "approve");
+
+    let compared = conclave(&["compare", &parent, &fork, "--headless"]);
+    assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
+    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let differences = comparison["differences"].as_array().unwrap();
+    let routes = differences
+        .iter()
+        .find(|d| d["what"] == "routes.review")
+        .expect("the review's choices differ");
+    assert_eq!(
+        routes["a"],
+        serde_json::json!(["draft", "draft", "publish"])
+    );
+    assert_eq!(routes["b"], serde_json::json!(["publish"]));
+    let started = std::fs::read_to_string(&fork).unwrap();
+    let first: Value = serde_json::from_str(started.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first["forked_from"]["edited"],
+        serde_json::json!(["review:/verdict=\"approve\""])
+    );
+}
+
+#[test]
+fn an_edit_the_recording_cannot_serve_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = recorded(dir.path());
+    for (edit, said) in [
+        ("publish:/ok=true", "no answer of \"publish\""),
+        (
+            "review:/nowhere/deep=1",
+            "/nowhere/deep: the output has no object there",
+        ),
+        ("review/verdict=approve", "expected NODE:/POINTER=VALUE"),
+    ] {
+        let forked = conclave(&[
+            "fork",
+            &parent,
+            "--at",
+            "step 5",
+            "--output",
+            edit,
+            "--headless",
+        ]);
+        assert_eq!(forked.status.code(), Some(2), "{edit}: {}", stderr(&forked));
+        let words = stderr(&forked);
+        assert!(words.contains(said), "{edit}: {words}");
+        assert!(forked.stdout.is_empty(), "{edit}: nothing runs");
+    }
+}
