@@ -7,6 +7,7 @@
 pub(crate) mod chain;
 pub(crate) mod fold;
 pub(crate) mod folding;
+pub(crate) mod graph;
 pub mod research;
 pub(crate) mod round_table;
 pub(crate) mod unit;
