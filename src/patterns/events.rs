@@ -8,6 +8,7 @@
 
 use crate::bus::event::values::GateKind;
 use crate::patterns::collaboration::{describe as round_lines, events::RoundNamed};
+use crate::patterns::graph::{describe as graph_lines, events::GraphNamed};
 pub(crate) use crate::patterns::measure::Measure;
 use crate::patterns::orchestrator::{describe as task_lines, events::TaskNamed};
 use crate::patterns::research::{describe as research_lines, events::ResearchNamed};
@@ -16,6 +17,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 pub use crate::patterns::collaboration::events::{
     Conflict, Decision, RoundEvent, SeatStance, Stance,
+};
+pub use crate::patterns::graph::events::{
+    ActivationStatus, EdgeCheck, GraphEvent, GraphNodeKind, PlannedEdge, PlannedNode,
 };
 pub use crate::patterns::orchestrator::events::{Health, PlannedTask, TaskEvent, TaskStatus};
 pub use crate::patterns::research::events::{
@@ -41,6 +45,8 @@ pub enum PatternEvent {
     Team(TeamEvent),
     /// A research workflow's step ([`ResearchEvent`]).
     Research(ResearchEvent),
+    /// A graph workflow's step ([`GraphEvent`]).
+    Graph(GraphEvent),
 }
 
 impl PatternEvent {
@@ -51,6 +57,7 @@ impl PatternEvent {
             PatternEvent::Tasks(event) => event.into(),
             PatternEvent::Team(event) => event.into(),
             PatternEvent::Research(event) => event.into(),
+            PatternEvent::Graph(event) => event.into(),
         }
     }
 
@@ -62,6 +69,7 @@ impl PatternEvent {
             PatternEvent::Tasks(event) => task_lines::line(event),
             PatternEvent::Team(event) => team_lines::line(event),
             PatternEvent::Research(event) => research_lines::line(event),
+            PatternEvent::Graph(event) => graph_lines::line(event),
         }
     }
 
@@ -73,6 +81,7 @@ impl PatternEvent {
             PatternEvent::Tasks(event) => task_lines::opens_step(event),
             PatternEvent::Team(event) => team_lines::opens_step(event),
             PatternEvent::Research(event) => research_lines::opens_step(event),
+            PatternEvent::Graph(event) => graph_lines::opens_step(event),
         }
     }
 
@@ -83,6 +92,7 @@ impl PatternEvent {
             PatternEvent::Tasks(event) => task_lines::opened_gate(event),
             PatternEvent::Team(event) => team_lines::opened_gate(event),
             PatternEvent::Research(event) => research_lines::opened_gate(event),
+            PatternEvent::Graph(event) => graph_lines::opened_gate(event),
         }
     }
 
@@ -91,6 +101,7 @@ impl PatternEvent {
     pub(crate) fn asks_a_person(&self) -> bool {
         match self {
             PatternEvent::Round(event) => round_lines::asks_a_person(event),
+            PatternEvent::Graph(event) => graph_lines::asks_a_person(event),
             PatternEvent::Tasks(_) | PatternEvent::Team(_) | PatternEvent::Research(_) => false,
         }
     }
@@ -101,7 +112,7 @@ impl PatternEvent {
         match self {
             PatternEvent::Team(event) => team_lines::measured(event),
             PatternEvent::Research(event) => research_lines::measured(event, t_ms),
-            PatternEvent::Round(_) | PatternEvent::Tasks(_) => None,
+            PatternEvent::Round(_) | PatternEvent::Tasks(_) | PatternEvent::Graph(_) => None,
         }
     }
 
@@ -112,6 +123,7 @@ impl PatternEvent {
             PatternEvent::Tasks(event) => task_lines::closes_step(event),
             PatternEvent::Team(event) => team_lines::closes_step(event),
             PatternEvent::Research(event) => research_lines::closes_step(event),
+            PatternEvent::Graph(event) => graph_lines::closes_step(event),
         }
     }
 }
@@ -126,14 +138,16 @@ pub(crate) enum PatternGroup {
     Tasks,
     Team,
     Research,
+    Graph,
 }
 
 impl PatternGroup {
-    pub(crate) const ALL: [PatternGroup; 4] = [
+    pub(crate) const ALL: [PatternGroup; 5] = [
         PatternGroup::Round,
         PatternGroup::Tasks,
         PatternGroup::Team,
         PatternGroup::Research,
+        PatternGroup::Graph,
     ];
 
     /// One of the group's kinds, read as the kind the deserializer names.
@@ -143,6 +157,7 @@ impl PatternGroup {
             PatternGroup::Tasks => TaskNamed::deserialize(de).map(PatternEvent::Tasks),
             PatternGroup::Team => TeamNamed::deserialize(de).map(PatternEvent::Team),
             PatternGroup::Research => ResearchNamed::deserialize(de).map(PatternEvent::Research),
+            PatternGroup::Graph => GraphNamed::deserialize(de).map(PatternEvent::Graph),
         }
     }
 
@@ -155,6 +170,7 @@ impl PatternGroup {
             PatternGroup::Tasks => TaskEvent::VARIANTS,
             PatternGroup::Team => TeamEvent::VARIANTS,
             PatternGroup::Research => ResearchEvent::VARIANTS,
+            PatternGroup::Graph => GraphEvent::VARIANTS,
         }
     }
 }

@@ -152,6 +152,9 @@ impl Shapes for PatternSpans {
             PatternEvent::Tasks(event) => self.orchestration.apply(trace, event, t),
             PatternEvent::Team(event) => self.team.apply(trace, event, t),
             PatternEvent::Research(event) => self.research.apply(trace, event, t),
+            // The graph's spans are not built yet: its runs export the
+            // calls and the run's own span only.
+            PatternEvent::Graph(_) => {}
         }
     }
 

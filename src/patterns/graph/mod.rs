@@ -10,6 +10,8 @@
 #![allow(dead_code)]
 
 pub(crate) mod condition;
+pub(crate) mod describe;
+pub(crate) mod events;
 pub(crate) mod lint;
 pub(crate) mod machine;
 pub(crate) mod shape;

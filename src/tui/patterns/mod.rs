@@ -36,5 +36,6 @@ pub(crate) fn log_style(event: &PatternEvent) -> ratatui::style::Style {
         PatternEvent::Tasks(event) => workers::log::style(event),
         PatternEvent::Team(event) => chain::log::style(event),
         PatternEvent::Research(event) => research::log::style(event),
+        PatternEvent::Graph(event) => graph::log::style(event),
     }
 }

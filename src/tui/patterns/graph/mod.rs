@@ -11,6 +11,7 @@ mod canvas;
 mod geometry;
 mod layout;
 mod live;
+pub(crate) mod log;
 mod plan;
 mod plane;
 pub(crate) mod state;
