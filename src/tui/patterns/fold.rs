@@ -6,6 +6,8 @@
 //! reads a clock.
 
 use super::chain::{members_view::MembersView, state::Chain};
+use super::graph::GraphFold;
+use super::graph::selection::GraphView;
 use super::research::state::Research;
 use super::round_table::{selection::TableView, state::RoundTable};
 use super::workers::state::Workers;
@@ -37,6 +39,7 @@ pub(crate) enum Seated {
     Workers(Box<Workers>),
     Chain(Box<Chain>),
     Research(Box<Research>),
+    Graph(Box<GraphFold>),
 }
 
 impl PatternFold {
@@ -51,6 +54,7 @@ impl PatternFold {
             Seated::Workers(fold) => fold.apply(kind, t_ms),
             Seated::Chain(fold) => fold.apply(kind, t_ms),
             Seated::Research(fold) => fold.apply(kind, t_ms),
+            Seated::Graph(fold) => fold.apply(kind, t_ms),
         }
     }
 
@@ -61,6 +65,7 @@ impl PatternFold {
             Seated::Workers(fold) => fold.close(outcome),
             Seated::Chain(fold) => fold.close(outcome),
             Seated::Research(fold) => fold.close(outcome),
+            Seated::Graph(fold) => fold.close(outcome),
         }
     }
 
@@ -83,6 +88,7 @@ pub(crate) enum Kept {
     Table(TableView),
     List(ListView),
     Members(MembersView),
+    Graph(GraphView),
 }
 
 /// What a selection must be: one of `PatternSelection`'s.
@@ -124,6 +130,7 @@ macro_rules! selection {
 selection!(TableView, Table);
 selection!(ListView, List);
 selection!(MembersView, Members);
+selection!(GraphView, Graph);
 
 /// `Seat` for each variant of `PatternFold`.
 macro_rules! seat {
@@ -147,3 +154,4 @@ seat!(RoundTable, RoundTable);
 seat!(Workers, Workers);
 seat!(Chain, Chain);
 seat!(Research, Research);
+seat!(GraphFold, Graph);

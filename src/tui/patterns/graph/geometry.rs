@@ -95,11 +95,6 @@ impl<'a> Geometry<'a> {
         self.top + l as u32 * (self.node_height() + GAP)
     }
 
-    /// The first row of the gap above layer `l` (the top margin for 0).
-    pub(crate) fn gap_above(&self, l: usize) -> u32 {
-        self.layer_top(l).saturating_sub(GAP)
-    }
-
     /// The left column of the slot at `index` in layer `l`.
     pub(crate) fn slot_left(&self, l: usize, index: usize) -> u32 {
         let nodes = self.layout.nodes_before[l][index];

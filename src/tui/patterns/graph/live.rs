@@ -62,6 +62,8 @@ pub(crate) struct Activation {
     pub(crate) started_ms: u64,
     pub(crate) input: String,
     pub(crate) finished: Option<Finished>,
+    /// What it wrote into the shared state: each key with its value.
+    pub(crate) writes: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -47,6 +47,15 @@ pub(crate) fn draw(
         return;
     };
     let geometry = Geometry::new(&graph.layout, zoom);
+    // A graph narrower than the pane stands in its middle.
+    let width = geometry.size().0;
+    let mut area = area;
+    if let Ok(width) = u16::try_from(width)
+        && width < area.width
+    {
+        area.x += (area.width - width) / 2;
+        area.width = width;
+    }
     let (left, top) = origin(&geometry, selected, area);
     let (right, bottom) = (left + u32::from(area.width), top + u32::from(area.height));
     let mut canvas = Canvas::new(left, top, area.width, area.height);

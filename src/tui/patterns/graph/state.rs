@@ -39,6 +39,10 @@ pub(crate) struct GraphFold {
     pub(crate) max_steps: u32,
     /// The nodes in activation order.
     pub(crate) path: imbl::Vector<usize>,
+    /// A human node asking, with its question, until it is answered.
+    pub(crate) asking: Option<(usize, String)>,
+    /// The run has ended.
+    pub(crate) ended: bool,
 }
 
 impl GraphFold {
