@@ -35,7 +35,9 @@ impl GateTarget {
             GatePoint::Round { round } => (GateKind::Round, *round),
             GatePoint::Wave { wave } => (GateKind::Wave, *wave),
             GatePoint::Turn { turn, .. } => (GateKind::Turn, *turn),
-            GatePoint::Step { step, .. } => (GateKind::Step, *step),
+            GatePoint::Step { step, .. } | GatePoint::Activation { step, .. } => {
+                (GateKind::Step, *step)
+            }
             GatePoint::Retry { .. } | GatePoint::Decision { .. } => return false,
         };
         kind == self.kind && number == self.number

@@ -45,6 +45,20 @@ impl<'g> SharedGate<'g> {
         passed
     }
 
+    /// Ask `question` at `at` (see [`Gate::ask`]): a graph's human node,
+    /// while other nodes run.
+    pub(crate) async fn ask(
+        &self,
+        at: GatePoint,
+        question: &crate::bus::Question,
+    ) -> Result<Option<crate::bus::Answer>, Cancelled> {
+        let _passing = Passing::enter(self);
+        let mut gate = self.gate.lock().await;
+        let asked = gate.ask(at, question).await;
+        *self.flags.lock() = gate.flags().clone();
+        asked
+    }
+
     /// Wait until no step is held at a gate. A step that would start
     /// beside others waits here, so that a paused run starts its steps in
     /// the order and at the run times it would have unpaused, and what it

@@ -24,6 +24,7 @@ pub(crate) fn figures_of(pattern: PatternKind) -> &'static Figures {
         PatternKind::Swarm => &super::team::figures::SWARM,
         PatternKind::Coordinator => &super::team::figures::COORDINATOR,
         PatternKind::Research => &super::research::figures::FIGURES,
+        PatternKind::Graph => &super::graph::figures::FIGURES,
     }
 }
 
@@ -35,6 +36,9 @@ fn own_keys(pattern: PatternKind) -> &'static [&'static str] {
         PatternKind::Orchestrator => orchestrator::BUDGET_KEYS,
         PatternKind::Swarm | PatternKind::Coordinator => team::BUDGET_KEYS,
         PatternKind::Research => research::BUDGET_KEYS,
+        // The graph's bounds are its section's own (`max_steps`,
+        // `max_visits`): it reads only the shared budget keys.
+        PatternKind::Graph => &[],
     }
 }
 

@@ -100,6 +100,7 @@ pub(crate) fn runner(pattern: PatternKind) -> &'static Runner {
         PatternKind::Swarm => &swarm::RUNNER,
         PatternKind::Coordinator => &coordinator::RUNNER,
         PatternKind::Research => &research::RUNNER,
+        PatternKind::Graph => &graph::RUNNER,
     }
 }
 

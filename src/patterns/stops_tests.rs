@@ -20,6 +20,7 @@ pub(crate) fn every_pattern() -> Vec<PatternKind> {
         PatternKind::Swarm,
         PatternKind::Coordinator,
         PatternKind::Research,
+        PatternKind::Graph,
     ];
     for kind in &kinds {
         match kind {
@@ -27,7 +28,8 @@ pub(crate) fn every_pattern() -> Vec<PatternKind> {
             | PatternKind::Orchestrator
             | PatternKind::Swarm
             | PatternKind::Coordinator
-            | PatternKind::Research => {}
+            | PatternKind::Research
+            | PatternKind::Graph => {}
         }
     }
     kinds

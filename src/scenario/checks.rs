@@ -29,6 +29,7 @@ pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
         PatternKind::Orchestrator => orchestrator::check(scenario, &mut problems),
         PatternKind::Swarm | PatternKind::Coordinator => swarm::check(scenario, &mut problems),
         PatternKind::Research => research::check(scenario, &mut problems),
+        PatternKind::Graph => crate::patterns::graph::checks::check(scenario, &mut problems),
     }
     names::check(scenario, &mut problems);
     nested::check(scenario, &mut problems);
@@ -68,19 +69,22 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
         scenario.health_rules.is_some(),
     );
     foreign("sources", PatternKind::Research, scenario.sources.is_some());
+    foreign("graph", PatternKind::Graph, scenario.graph.is_some());
     foreign(
         "teams",
         PatternKind::Coordinator,
         !scenario.teams.is_empty(),
     );
     let team = pattern.is_team();
-    for (section, present) in [
-        ("entry", scenario.entry.is_some()),
-        ("agents", !scenario.agents.is_empty()),
-        ("limits", scenario.limits.is_some()),
-        ("tools", !scenario.tools.is_empty()),
+    // A graph's agent and tool nodes name the scenario's agents and tools.
+    let graph = pattern == PatternKind::Graph;
+    for (section, present, in_graph) in [
+        ("entry", scenario.entry.is_some(), false),
+        ("agents", !scenario.agents.is_empty(), true),
+        ("limits", scenario.limits.is_some(), false),
+        ("tools", !scenario.tools.is_empty(), true),
     ] {
-        if present && !team {
+        if present && !team && !(graph && in_graph) {
             problems.push(Problem::at_key(
                 root.key(section),
                 format!(

@@ -27,6 +27,7 @@ pub enum PatternKind {
     Swarm,
     Coordinator,
     Research,
+    Graph,
 }
 
 impl PatternKind {
@@ -37,6 +38,7 @@ impl PatternKind {
             PatternKind::Swarm => "swarm",
             PatternKind::Coordinator => "coordinator",
             PatternKind::Research => "research",
+            PatternKind::Graph => "graph",
         }
     }
 

@@ -12,6 +12,7 @@ use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
 use super::workers::WorkerSpec;
 use crate::patterns::collaboration::scenario::{Team, budget_docs as round_table};
+use crate::patterns::graph::spec::GraphSpec;
 use crate::patterns::orchestrator::scenario::HealthRule;
 use crate::patterns::research::scenario::Sources;
 use crate::patterns::team::scenario::{AgentSpec, TeamLimits, TeamSpec};
@@ -90,6 +91,10 @@ pub struct Scenario {
     /// results, the pages and the notes each page yields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sources: Option<Sources>,
+    /// graph: the workflow as nodes and edges, with its entry, step
+    /// bound, shared state and conditions (docs/graph.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) graph: Option<GraphSpec>,
     /// How the gateway shields the run's dependencies: timeouts, retries
     /// with backoff and jitter, a retry budget, circuit breakers, bulkheads
     /// and safe mode (any pattern).

@@ -125,6 +125,12 @@ pub enum GatePoint {
     Decision {
         round: u32,
     },
+    /// Before the `step`-th activation of a graph run, of node `node`
+    /// (a human node asks its question here too).
+    Activation {
+        step: u32,
+        node: String,
+    },
 }
 
 impl fmt::Display for GatePoint {
@@ -140,6 +146,7 @@ impl fmt::Display for GatePoint {
             GatePoint::Decision { round } => {
                 write!(f, "before a person's decision after round {round}")
             }
+            GatePoint::Activation { step, node } => write!(f, "before step {step} ({node})"),
         }
     }
 }

@@ -220,3 +220,34 @@ pub(crate) fn tests(condition: &Condition, into: &mut Vec<Test>) {
         Condition::Status { .. } | Condition::Answer { .. } => {}
     }
 }
+
+/// A condition in words, as the graph pane labels its edge:
+/// `verdict=="revise" and visits(draft)<3`.
+pub(crate) fn words(condition: &Condition) -> String {
+    let joined = |list: &[Condition], with: &str| {
+        let parts: Vec<String> = list
+            .iter()
+            .map(|c| match c {
+                Condition::All { .. } | Condition::Any { .. } => format!("({})", words(c)),
+                _ => words(c),
+            })
+            .collect();
+        parts.join(with)
+    };
+    match condition {
+        Condition::All { all } => joined(all, " and "),
+        Condition::Any { any } => joined(any, " or "),
+        Condition::Not { not } => format!("not ({})", words(not)),
+        Condition::Field { field, test } => {
+            format!("{}{}", name_of(field), apply(test, &Value::Null).1)
+        }
+        Condition::State { state, test } => {
+            format!("state{}{}", dotted(state), apply(test, &Value::Null).1)
+        }
+        Condition::Visits { visits, test } => {
+            format!("visits({visits}){}", apply(test, &Value::Null).1)
+        }
+        Condition::Status { status } => format!("status=={}", word(*status)),
+        Condition::Answer { answer } => format!("answer=={answer:?}"),
+    }
+}

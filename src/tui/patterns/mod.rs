@@ -25,6 +25,7 @@ pub(crate) fn unit(pattern: PatternKind) -> &'static dyn PatternUnit {
         PatternKind::Swarm => &chain::SwarmUnit,
         PatternKind::Coordinator => &chain::CoordinatorUnit,
         PatternKind::Research => &research::ResearchUnit,
+        PatternKind::Graph => &graph::GraphUnit,
     }
 }
 

@@ -244,6 +244,30 @@ impl<'a> Machine<'a> {
             .collect()
     }
 
+    /// A join's barrier of the current pass, while it waits: the inputs
+    /// that arrived and those it still waits on, in its declared order.
+    pub(crate) fn barrier(&self, n: NodeId) -> Option<(Vec<String>, Vec<String>)> {
+        let inbox = &self.inbox[n];
+        let Kind::Join { inputs, .. } = &self.shape.nodes[n].kind else {
+            return None;
+        };
+        if inbox.count == 0 || inbox.fired {
+            return None;
+        }
+        let arrived = inputs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| matches!(inbox.got.get(*i), Some(Some(Some(_)))))
+            .map(|(_, &input)| self.shape.nodes[input].id.clone())
+            .collect();
+        Some((arrived, self.missing(n)))
+    }
+
+    /// The input a ready node will start with.
+    pub(crate) fn input_of(&self, n: NodeId) -> Option<&Value> {
+        self.inputs[n].as_ref()
+    }
+
     /// The cycle `node` runs in, as words (`draft → review → draft`).
     fn cycle_of(&self, node: NodeId) -> String {
         let shape = self.shape;
@@ -261,7 +285,11 @@ impl<'a> Machine<'a> {
 
     /// Node `node`, started earlier, ended so.
     pub(crate) fn finish(&mut self, node: NodeId, ended: Ended) -> Result<Step, Halt> {
-        self.running -= 1;
+        debug_assert!(
+            self.states[node] == NodeState::Running,
+            "only a started node finishes"
+        );
+        self.running = self.running.saturating_sub(1);
         let mut step = Step::default();
         let (output, answer, status) = match ended {
             Ended::Ok { output, answer } => (output, answer, NodeStatus::Ok),

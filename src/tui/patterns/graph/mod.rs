@@ -5,10 +5,6 @@
 //! (`selection`), the words under the graph (`explain`) and the pane
 //! (`view`).
 
-// Seated as the graph run's unit once `PatternKind::Graph` is wired in;
-// until then only the tests draw it.
-#![allow(dead_code)]
-
 mod canvas;
 mod details;
 mod events;

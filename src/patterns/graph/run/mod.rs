@@ -1,0 +1,352 @@
+//! The graph's runner: drives the [`Machine`] on the run's clock. Every
+//! node the machine hands out as ready starts at once (no superstep
+//! barrier), each after the gate `step N`, so that pausing and stepping go
+//! one activation at a time. Activations run beside each other; those that
+//! end at the same instant are settled in declaration order, whatever
+//! order their timers fired in, so two runs and a replay publish the same
+//! events in the same order. Each end is told to the machine, and what it
+//! decided (writes, edges with their checks, skips, joins) is published.
+
+mod node;
+pub(crate) mod output;
+mod settle;
+
+use super::events::{GraphNodeKind, PlannedEdge, PlannedNode, graph_json};
+use super::machine::{Halt, Machine};
+use super::result::GraphResult;
+use super::shape::{Kind, NodeId, Shape, compile};
+use super::spec::Wait;
+use super::stops::GraphStop;
+use crate::bus::{Bus, GatePoint, RunStatus, RunSummary};
+use crate::control::SharedGate;
+use crate::gateway::{DispatchLimits, Gateway, TimeoutFrom, ToolPolicy};
+use crate::patterns::events::GraphEvent;
+use crate::patterns::in_flight::InFlight;
+use crate::patterns::{RunContext, RunOutcome};
+use crate::provider::prompts::{Prompt, compiled_in};
+use crate::scenario::{DEFAULT_MAX_SECONDS, JsonPath, Scenario};
+use crate::stop::StopReason;
+use indexmap::IndexMap;
+use node::Outcome;
+use serde_json::{Value, json};
+use std::pin::pin;
+use std::time::Duration;
+
+/// The system prompt of an agent node's call (and of a map's items).
+pub(crate) const NODE_PROMPT: Prompt = compiled_in!("graph_node.md", json);
+
+/// What the activations share: the run's scenario, bus, gate and gateway,
+/// and the compiled graph.
+pub(super) struct Desk<'a> {
+    scenario: &'a Scenario,
+    goal: &'a str,
+    bus: &'a Bus,
+    gate: &'a SharedGate<'a>,
+    gateway: &'a Gateway,
+    shape: &'a Shape,
+    /// Tools are called once, with no timeout of the pattern's own (a
+    /// `resilience` section gives them retries and timeouts).
+    policy: ToolPolicy,
+    dispatch: DispatchLimits,
+}
+
+/// A running node's step, visit, and the tokens and dollars its spender
+/// had used when it started.
+type Started = (u32, u32, (u64, f64));
+
+/// What the run went through, for its result.
+#[derive(Debug, Default)]
+struct Walk {
+    steps: u32,
+    path: Vec<String>,
+    /// Each node's last output, by node.
+    outputs: Vec<Option<Value>>,
+    /// Each running node's start.
+    running: Vec<Option<Started>>,
+}
+
+/// How the drive ended: the machine's stop, or a shared one.
+enum End {
+    Halt(Halt),
+    Stop(StopReason),
+}
+
+pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
+    let RunContext {
+        scenario,
+        goal,
+        bus,
+        mut gate,
+        gateway,
+        ..
+    } = ctx;
+    let spec = scenario
+        .graph
+        .clone()
+        .unwrap_or_else(|| unreachable!("a graph scenario without its graph is refused at load"));
+    let shape = compile(&spec, &JsonPath::root().key("graph"))
+        .unwrap_or_else(|_| unreachable!("a graph that does not compile is refused at load"));
+    let gate = SharedGate::new(&mut gate);
+    let desk = Desk {
+        scenario: &scenario,
+        goal: &goal,
+        bus: &bus,
+        gate: &gate,
+        gateway: &gateway,
+        shape: &shape,
+        policy: ToolPolicy {
+            max_attempts: 1,
+            attempt_timeout: Duration::MAX,
+            timeout_from: TimeoutFrom::Deadline,
+        },
+        dispatch: DispatchLimits::unmetered(),
+    };
+    let mut machine = Machine::new(&shape, spec.on_unmatched(), json!({"goal": goal}));
+    let mut walk = Walk {
+        outputs: vec![None; shape.nodes.len()],
+        running: vec![None; shape.nodes.len()],
+        ..Walk::default()
+    };
+    let end = desk.drive(&mut machine, &mut walk).await;
+    desk.finish(&machine, walk, end)
+}
+
+impl Desk<'_> {
+    /// The run's time budget.
+    fn max_seconds(&self) -> Duration {
+        let seconds = self
+            .scenario
+            .budget
+            .as_ref()
+            .and_then(|b| b.max_seconds)
+            .unwrap_or(DEFAULT_MAX_SECONDS);
+        crate::duration::clamp_seconds(seconds)
+    }
+
+    async fn drive(&self, machine: &mut Machine<'_>, walk: &mut Walk) -> End {
+        self.publish(planned(self.shape));
+        let clock = self.bus.clock();
+        let mut out_of_time = pin!(clock.sleep_until(self.max_seconds()));
+        let mut running: InFlight<'_, Outcome> = InFlight::new(self.shape.nodes.len());
+        loop {
+            let ready = match machine.start_ready() {
+                Ok(ready) => ready,
+                Err(halt) => return End::Halt(halt),
+            };
+            for activation in ready {
+                walk.steps += 1;
+                let step = walk.steps;
+                let node = activation.node;
+                let id = self.shape.nodes[node].id.clone();
+                let at = GatePoint::Activation {
+                    step,
+                    node: id.clone(),
+                };
+                if self.gate.pass(at).await.is_err() {
+                    return End::Stop(StopReason::Cancelled);
+                }
+                if let Some(reason) = self.gateway.spend_stop() {
+                    return End::Stop(reason);
+                }
+                if clock.elapsed() > self.max_seconds() {
+                    return End::Stop(StopReason::MaxSeconds);
+                }
+                self.publish(GraphEvent::NodeStarted {
+                    node: id.clone(),
+                    visit: activation.visit,
+                    step,
+                    input: graph_json(&activation.input),
+                });
+                walk.path.push(id.clone());
+                walk.running[node] = Some((step, activation.visit, self.used_by(&id)));
+                let state = machine.state.clone();
+                running.push(node, self.activate(node, step, activation.input, state));
+            }
+            if running.is_empty() {
+                return End::Halt(machine.outcome());
+            }
+            let ended = tokio::select! {
+                biased;
+                ended = running.next_batch() => ended,
+                () = &mut out_of_time => return End::Stop(StopReason::MaxSeconds),
+            };
+            for (node, outcome) in ended {
+                if let Err(end) = self.settle(machine, walk, node, outcome) {
+                    return end;
+                }
+            }
+            if machine.idle() {
+                return End::Halt(machine.outcome());
+            }
+        }
+    }
+
+    /// The tokens and dollars the node `spender` has used so far.
+    fn used_by(&self, spender: &str) -> (u64, f64) {
+        let usage = serde_json::to_value(self.gateway.usage()).unwrap_or(Value::Null);
+        let mine = &usage["by_agent"][spender];
+        let tokens = ["input_tokens", "output_tokens"]
+            .iter()
+            .filter_map(|k| mine[*k].as_u64())
+            .sum();
+        (tokens, mine["cost_usd"].as_f64().unwrap_or(0.0))
+    }
+
+    fn finish(&self, machine: &Machine<'_>, walk: Walk, end: End) -> RunOutcome {
+        let (reason, details) = match end {
+            End::Halt(halt) => stop_of(halt),
+            End::Stop(reason) => (reason, None),
+        };
+        let status = if reason == StopReason::Success {
+            RunStatus::Ok
+        } else {
+            RunStatus::Stopped
+        };
+        let stop = crate::patterns::explain(
+            crate::scenario::PatternKind::Graph,
+            &reason,
+            &crate::stop::StopFacts::default(),
+        );
+        let nodes = &self.shape.nodes;
+        let visits: IndexMap<String, u32> = nodes
+            .iter()
+            .zip(&machine.visits)
+            .map(|(n, v)| (n.id.clone(), *v))
+            .collect();
+        let outputs: IndexMap<String, Value> = nodes
+            .iter()
+            .zip(walk.outputs)
+            .filter_map(|(n, o)| Some((n.id.clone(), o?)))
+            .collect();
+        let stop_reason = match &reason {
+            StopReason::Success => "completed".to_string(),
+            other => other.to_string(),
+        };
+        let mut summary = RunSummary::default();
+        summary.put(super::figures::PATH, &walk.path);
+        summary.put(super::figures::VISITS, &visits);
+        summary.put(super::figures::STOP, &stop);
+        summary.counts =
+            crate::bus::RunCounts::of([(super::figures::ACTIVATIONS, u64::from(walk.steps))]);
+        let result = GraphResult {
+            pattern: "graph",
+            status,
+            stop_reason,
+            stop,
+            path: walk.path,
+            visits,
+            outputs,
+            state: machine.state.clone(),
+            details,
+        };
+        RunOutcome {
+            error: None,
+            status,
+            stop_reason: reason,
+            phase: None,
+            result: crate::patterns::document(&result, self.gateway),
+            summary,
+        }
+    }
+}
+
+/// A machine's stop as the run's reason, with the details the result
+/// gives of it.
+fn stop_of(halt: Halt) -> (StopReason, Option<Value>) {
+    match halt {
+        Halt::Completed => (StopReason::Success, None),
+        Halt::MaxSteps { limit } => (
+            GraphStop::MaxSteps.into(),
+            Some(json!({"max_steps": limit})),
+        ),
+        Halt::MaxVisits { node, cycle, limit } => {
+            let details = json!({"cycle": {"node": node, "cycle": cycle, "max_visits": limit}});
+            let cycle = cycle.replace(" → ", ">");
+            (GraphStop::MaxVisits { node, cycle }.into(), Some(details))
+        }
+        Halt::NoRoute { node, values } => {
+            let details = json!({"no_route": {"node": node, "values": values}});
+            let values = values.join("; ");
+            (GraphStop::NoRoute { node, values }.into(), Some(details))
+        }
+        Halt::Stalled { waiting } => {
+            let details: Vec<Value> = waiting
+                .iter()
+                .map(|(join, on)| json!({"join": join, "waiting_on": on}))
+                .collect();
+            let words: Vec<String> = waiting
+                .iter()
+                .map(|(join, on)| format!("{join}<{}", on.join(",")))
+                .collect();
+            let waiting = words.join(";");
+            (
+                GraphStop::Stalled { waiting }.into(),
+                Some(json!({ "waiting": details })),
+            )
+        }
+        Halt::NodeFailed { node, error } => {
+            let details = json!({"failed": {"node": node, "error": error}});
+            (GraphStop::NodeFailed { node }.into(), Some(details))
+        }
+    }
+}
+
+/// The graph as `graph_planned` carries it.
+fn planned(shape: &Shape) -> GraphEvent {
+    let nodes = shape
+        .nodes
+        .iter()
+        .map(|n| {
+            let (kind, label) = match &n.kind {
+                Kind::Agent { agent } => (GraphNodeKind::Agent, agent.clone()),
+                Kind::Tool { tool } => (GraphNodeKind::Tool, tool.clone()),
+                Kind::Team { team } => (GraphNodeKind::Team, team.clone()),
+                Kind::Map { over, .. } => (GraphNodeKind::Map, over.clone()),
+                Kind::Join { .. } => (GraphNodeKind::Join, String::new()),
+                Kind::Human { question, .. } => (GraphNodeKind::Human, question.clone()),
+                Kind::End => (GraphNodeKind::End, String::new()),
+            };
+            let wait = match &n.kind {
+                Kind::Join { wait, .. } => Some(wait_words(wait)),
+                _ => None,
+            };
+            PlannedNode {
+                id: n.id.clone(),
+                kind,
+                label,
+                wait,
+                max_visits: n.spec.max_visits,
+            }
+        })
+        .collect();
+    let edges = shape
+        .edges
+        .iter()
+        .map(|e| PlannedEdge {
+            from: shape.nodes[e.from].id.clone(),
+            to: shape.nodes[e.to].id.clone(),
+            when: e.when.as_ref().map(super::condition::words),
+            default: e.default,
+            back: e.back,
+        })
+        .collect();
+    GraphEvent::GraphPlanned {
+        nodes,
+        edges,
+        max_steps: shape.max_steps,
+    }
+}
+
+/// A join's rule in words: `all`, `any`, `quorum 2`.
+pub(crate) fn wait_words(wait: &Wait) -> String {
+    match wait {
+        Wait::Named(super::spec::WaitFor::All) => "all".into(),
+        Wait::Named(super::spec::WaitFor::Any) => "any".into(),
+        Wait::Quorum { quorum } => format!("quorum {quorum}"),
+    }
+}
+
+/// The node's id, for the settling of its end.
+fn id_of(shape: &Shape, node: NodeId) -> &str {
+    &shape.nodes[node].id
+}
