@@ -26,6 +26,7 @@ mod fork_dashboard;
 mod fork_faithful;
 mod fork_link;
 mod fork_programs;
+mod graph_pane;
 mod honest_usage;
 mod hostile_models;
 mod hostile_recordings;
