@@ -110,3 +110,31 @@ async fn keys_move_along_the_graph_and_enter_opens_a_nodes_activations() {
         "the draft visited three times:\n{shown}"
     );
 }
+
+/// The real binary in a pseudo-terminal: the graph pane live, one step
+/// (one activation), node states changing, the review's edges explained.
+#[test]
+fn the_live_graph_pane_steps_one_activation_and_explains_the_review() {
+    use crate::common::pty::Session;
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(
+        &["run", "scenarios/graph_review_loop.json", "--paused"],
+        home.path(),
+    );
+    session.wait_text("Graph · 7 nodes · step 0/60");
+    session.press("s");
+    // The plan ran; the research is ready, held at its step's gate.
+    session.wait_for("the plan's activation, and no other", |t| {
+        t.contains("step 1/60") && t.contains("✓ plan") && t.contains("◎ research")
+    });
+    session.press(" ");
+    session.wait_text("GRAPH COMPLETED");
+    // The pattern pane, the entry, then three layers down to the review.
+    session.press("2g");
+    session.press("jjj");
+    session.wait_for("the review's edges with their values", |t| {
+        t.contains("review→draft") && t.contains("review→publish") && t.contains(r#"=="approve" ✓"#)
+    });
+    session.press("q");
+    assert!(session.wait_exit().success());
+}
