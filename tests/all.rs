@@ -26,6 +26,8 @@ mod fork_dashboard;
 mod fork_faithful;
 mod fork_link;
 mod fork_programs;
+mod graph;
+mod graph_checks;
 mod graph_pane;
 mod honest_usage;
 mod hostile_models;

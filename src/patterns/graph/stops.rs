@@ -80,7 +80,9 @@ impl PatternReason for GraphStop {
 
     fn explain(&self, _: &StopFacts) -> String {
         match self {
-            GraphStop::MaxSteps => "the graph made as many activations as its step bound allows".into(),
+            GraphStop::MaxSteps => {
+                "the graph made as many activations as its step bound allows".into()
+            }
             GraphStop::MaxVisits { node, cycle } => format!(
                 "node {node} ran as often as it may in the cycle {}",
                 cycle.replace('>', " → ")
@@ -89,7 +91,8 @@ impl PatternReason for GraphStop {
                 format!("no edge out of {node} matched and it has no default ({values})")
             }
             GraphStop::Stalled { waiting } if waiting.is_empty() => {
-                "the graph can go no further: nothing is left to run and no end node was reached".into()
+                "the graph can go no further: nothing is left to run and no end node was reached"
+                    .into()
             }
             GraphStop::Stalled { waiting } => {
                 let joins: Vec<String> = waiting

@@ -102,7 +102,7 @@ pub(crate) struct Shape {
     /// choices made on that way (at most [`MAX_WAYS`] kept).
     pub(crate) ways: Vec<Ways>,
     pub(crate) max_steps: u32,
-    pub(crate) merge: HashMap<String, Merge>,
+    pub(crate) merge: indexmap::IndexMap<String, Merge>,
 }
 
 impl Shape {
