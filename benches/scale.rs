@@ -16,6 +16,9 @@
 //!   member calls (four members, each called 25,000 times, each call one
 //!   turn of 1–50 ms), headless on the virtual clock: the orchestrator's
 //!   100,000 tasks as a coordinator's fan-out.
+//! - `graph_map`: a graph whose map node fans 100,000 model calls out
+//!   (1–50 ms each, 256 at once) over a list its planner wrote, headless
+//!   on the virtual clock: the orchestrator's tasks as a graph's map.
 //! - `swarm`: one swarm run of 2,500 to 20,000 model calls, headless.
 //! - `nested_teams`: a coordinator calling 50 to 400 member teams at once,
 //!   each a swarm of 40 turns: 2,002 to 16,002 model calls, headless.
@@ -143,6 +146,12 @@ fn main() {
             rss,
             "RSS",
         );
+    }
+    if wanted("graph") {
+        let file = dir.join("graph_map.json");
+        write_graph_map(&file, tasks);
+        let (took, rss) = process(&["run", "--headless", path(&file)]);
+        row(&format!("graph_map_{k}k headless"), took, rss, "RSS");
     }
     if wanted("swarm") {
         for calls in [2_500, 5_000, 10_000, 20_000] {
@@ -567,6 +576,33 @@ fn write_member_fan_out(file: &Path, calls: usize) {
         );
     }
     put(&mut out, "}}}\n");
+    out.flush().expect("written");
+}
+
+/// A graph whose planner lists `items` steps and whose map node asks a
+/// researcher each, 256 at once, 1–50 ms a call: `items` + 1 model calls,
+/// the findings collected in step order.
+fn write_graph_map(file: &Path, items: usize) {
+    let mut out = create(file);
+    let put = |out: &mut BufWriter<std::fs::File>, text: &str| {
+        out.write_all(text.as_bytes()).expect("written");
+    };
+    put(
+        &mut out,
+        "{\"name\": \"graph_map\", \"pattern\": \"graph\", \"goal\": \"Report.\", \"context\": {},\n\"agents\": {\"planner\": {\"description\": \"Lists the steps\"}, \"researcher\": {\"description\": \"Answers one step\"}},\n\"graph\": {\"entry\": \"plan\", \"state\": {\"steps\": {\"merge\": \"replace\"}, \"findings\": {\"merge\": \"append\"}},\n\"nodes\": [{\"id\": \"plan\", \"agent\": \"planner\", \"output\": {\"steps\": \"list\"}, \"write\": {\"steps\": \"/steps\"}},\n{\"id\": \"research\", \"map\": \"state.steps\", \"agent\": \"researcher\", \"max_parallel\": 256, \"collect\": \"findings\", \"output\": {\"finding\": \"string\"}},\n{\"id\": \"done\", \"end\": true}],\n\"edges\": [{\"from\": \"plan\", \"to\": \"research\"}, {\"from\": \"research\", \"to\": \"done\"}]},\n",
+    );
+    put(
+        &mut out,
+        &format!(
+            "\"budget\": {{\"max_llm_calls\": {}, \"max_seconds\": 600}},\n\"provider\": {{\"kind\": \"sim\", \"latency_ms\": {{\"min\": 1, \"max\": 50}}, \"turns\": {{\"plan\": {{\"steps\": [",
+            items + 10
+        ),
+    );
+    for i in 0..items {
+        let comma = if i > 0 { ", " } else { "" };
+        put(&mut out, &format!("{comma}\"step {i}\""));
+    }
+    put(&mut out, "]}}}}\n");
     out.flush().expect("written");
 }
 

@@ -1,11 +1,14 @@
 //! The dashboard's costs: drawing the full screen at 200×60 for a round
-//! table of 12 agents × 10 rounds with 5,000 events in the log, and folding
-//! events into run state (events per second).
+//! table of 12 agents × 10 rounds with 5,000 events in the log, folding
+//! events into run state (events per second), and the graph pane's first
+//! frame (its graph laid out and drawn) for a map over 10,000 items and
+//! for 10,000 declared nodes in 100 layers, at most 50 ms each.
 
 use conclave::bus::{BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, RunStarted};
 use conclave::patterns::events::PatternEvent;
 use conclave::patterns::events::RoundEvent;
 use conclave::patterns::events::{Conflict, Stance};
+use conclave::patterns::events::{GraphEvent, GraphNodeKind, PlannedEdge, PlannedNode};
 use conclave::scenario::{PatternKind, Scenario};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::state::RunState;
@@ -185,5 +188,146 @@ fn reduce(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render, reduce);
+/// A graph run's first events: its start and its plan of `nodes` and
+/// `edges`, then `more`.
+fn graph_run(
+    nodes: Vec<PlannedNode>,
+    edges: Vec<PlannedEdge>,
+    more: Vec<GraphEvent>,
+) -> Vec<Arc<Event>> {
+    let text = std::fs::read_to_string("scenarios/graph_review_loop.json").unwrap();
+    let scenario: Arc<Scenario> = Arc::new(serde_json::from_str(&text).unwrap());
+    let mut kinds = vec![EventKind::RunStarted(RunStarted {
+        pattern: PatternKind::Graph,
+        seed: 1,
+        goal: "Publish.".into(),
+        clock: ClockMode::Virtual,
+        flags: Vec::<FlagState>::new(),
+        source: None,
+        started_at_ms: 0,
+        model: None,
+        scenario,
+        forked_from: None,
+    })];
+    let planned = GraphEvent::GraphPlanned {
+        nodes,
+        edges,
+        max_steps: 60_000,
+    };
+    kinds.extend(
+        std::iter::once(planned)
+            .chain(more)
+            .map(|e| EventKind::Pattern(PatternEvent::Graph(e))),
+    );
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            Arc::new(Event {
+                run: 1,
+                seq: i as u64 + 1,
+                t_ms: i as u64,
+                kind,
+            })
+        })
+        .collect()
+}
+
+fn graph_node(id: String, kind: GraphNodeKind, label: &str) -> PlannedNode {
+    PlannedNode {
+        id,
+        kind,
+        label: label.into(),
+        wait: None,
+        max_visits: None,
+    }
+}
+
+fn graph_edge(from: &str, to: &str) -> PlannedEdge {
+    PlannedEdge {
+        from: from.into(),
+        to: to.into(),
+        when: None,
+        default: false,
+        back: false,
+    }
+}
+
+/// The review loop whose research maps over 10,000 items, half done.
+fn graph_map() -> Vec<Arc<Event>> {
+    let ids = ["plan", "research", "draft", "review", "done"];
+    let kinds = [
+        GraphNodeKind::Agent,
+        GraphNodeKind::Map,
+        GraphNodeKind::Agent,
+        GraphNodeKind::Agent,
+        GraphNodeKind::End,
+    ];
+    let nodes = ids
+        .iter()
+        .zip(kinds)
+        .map(|(id, kind)| graph_node(id.to_string(), kind, "state.steps"))
+        .collect();
+    let edges = ids.windows(2).map(|w| graph_edge(w[0], w[1])).collect();
+    let more = vec![
+        GraphEvent::NodeStarted {
+            node: "research".into(),
+            visit: 1,
+            step: 2,
+            input: "[]".into(),
+        },
+        GraphEvent::MapProgress {
+            node: "research".into(),
+            done: 5_000,
+            failed: 0,
+            running: 4,
+            of: 10_000,
+        },
+    ];
+    graph_run(nodes, edges, more)
+}
+
+/// 10,000 declared nodes in 100 layers of 100, each node leading to the
+/// node under it and the one right of that.
+fn graph_layers() -> Vec<Arc<Event>> {
+    const SIDE: usize = 100;
+    let id = |layer: usize, i: usize| format!("n{layer:03}_{i:03}");
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for layer in 0..SIDE {
+        for i in 0..SIDE {
+            nodes.push(graph_node(id(layer, i), GraphNodeKind::Agent, "worker"));
+            if layer + 1 < SIDE {
+                edges.push(graph_edge(&id(layer, i), &id(layer + 1, i)));
+                edges.push(graph_edge(&id(layer, i), &id(layer + 1, (i + 1) % SIDE)));
+            }
+        }
+    }
+    let more = vec![GraphEvent::NodeStarted {
+        node: id(50, 50),
+        visit: 1,
+        step: 1,
+        input: "{}".into(),
+    }];
+    graph_run(nodes, edges, more)
+}
+
+/// The first frame of a graph run's dashboard: its events folded (the
+/// graph laid out) and the screen drawn.
+fn graph(c: &mut Criterion) {
+    let mut group = c.benchmark_group("graph_first_frame");
+    for (name, events) in [("map_10000", graph_map()), ("layers_10000", graph_layers())] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut app = App::new(AppOptions::default());
+                app.add_from_events(&events, None).unwrap();
+                let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+                terminal.draw(|frame| view::draw(frame, &app)).unwrap().area
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, render, reduce, graph);
 criterion_main!(benches);

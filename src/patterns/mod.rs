@@ -36,6 +36,7 @@ use crate::stop::{StopFacts, StopReason};
 use crate::telemetry::{Shapes, SpanNo, TraceSpans};
 use collaboration::trace::RoundTableSpans;
 use events::PatternEvent;
+use graph::trace::GraphSpans;
 use orchestrator::trace::OrchestrationSpans;
 use research::trace::ResearchSpans;
 use serde::Serialize;
@@ -138,6 +139,7 @@ struct PatternSpans {
     orchestration: OrchestrationSpans,
     team: TeamSpans,
     research: ResearchSpans,
+    graph: GraphSpans,
 }
 
 impl PatternSpans {
@@ -153,9 +155,7 @@ impl Shapes for PatternSpans {
             PatternEvent::Tasks(event) => self.orchestration.apply(trace, event, t),
             PatternEvent::Team(event) => self.team.apply(trace, event, t),
             PatternEvent::Research(event) => self.research.apply(trace, event, t),
-            // The graph's spans are not built yet: its runs export the
-            // calls and the run's own span only.
-            PatternEvent::Graph(_) => {}
+            PatternEvent::Graph(event) => self.graph.apply(trace, event, t),
         }
     }
 
@@ -173,6 +173,7 @@ impl Shapes for PatternSpans {
             .or_else(|| self.team.call_parent(label))
             .or_else(|| self.orchestration.model_parent(trace, label, t))
             .or_else(|| self.research.step())
+            .or_else(|| self.graph.call_parent(label))
     }
 
     /// A tool call belongs to its task's wave, the turn that asked for it
@@ -182,6 +183,7 @@ impl Shapes for PatternSpans {
             .tool_parent(task)
             .or_else(|| self.team.call_parent(task))
             .or_else(|| self.research.step())
+            .or_else(|| self.graph.call_parent(task))
     }
 
     fn forget(&mut self, no: SpanNo) {
@@ -189,6 +191,7 @@ impl Shapes for PatternSpans {
         self.orchestration.forget(no);
         self.team.forget(no);
         self.research.forget(no);
+        self.graph.forget(no);
     }
 }
 

@@ -69,6 +69,10 @@ pub enum Action {
     Fork,
     /// Show the next run that waits on a person or stopped with an error.
     Attend,
+    /// Draw the focused pane's items larger (the graph's nodes as boxes).
+    ZoomIn,
+    /// Draw the focused pane's items smaller (the graph's nodes as lines).
+    ZoomOut,
 }
 
 /// Where a key applies.
@@ -95,6 +99,8 @@ pub enum UnitKeys {
     Workers,
     /// Coordinator: opening a member team's call to its own chain.
     Members,
+    /// Graph: moving sideways along a layer, zooming.
+    Graph,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +171,7 @@ const TABLE: PaneId = PaneId::Pattern;
 const ROUNDS: Scope = Scope::Unit(UnitKeys::RoundTable);
 const WORKERS: Scope = Scope::Unit(UnitKeys::Workers);
 const MEMBERS: Scope = Scope::Unit(UnitKeys::Members);
+const GRAPH: Scope = Scope::Unit(UnitKeys::Graph);
 const TOOLS: Scope = Scope::Pane(PaneId::Resilience);
 const RUNS: Scope = Scope::Pane(PaneId::Runs);
 const PICKER: Scope = Scope::Overlay(OverlayKind::Picker);
@@ -221,6 +228,11 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "running/failed", scope: WORKERS },
     Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "open team", scope: MEMBERS },
     Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "close team", scope: MEMBERS },
+    Binding { keys: &[key('h'), code(KeyCode::Left)], label: "h/←", action: Action::Left, help: "node to the left", scope: GRAPH },
+    Binding { keys: &[key('l'), code(KeyCode::Right)], label: "l/→", action: Action::Right, help: "node to the right", scope: GRAPH },
+    Binding { keys: &[key('+'), key('=')], label: "+", action: Action::ZoomIn, help: "zoom in: boxes", scope: GRAPH },
+    Binding { keys: &[key('-')], label: "-", action: Action::ZoomOut, help: "zoom out: one line a node", scope: GRAPH },
+    Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "boxes/lines (in a replay too)", scope: GRAPH },
     Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "JSON", scope: Scope::Pane(TABLE) },

@@ -1,7 +1,7 @@
 //! The graph pattern's figures by name (see `patterns::figures`): data
 //! only, so that any floor may read it.
 
-use crate::patterns::figures::declare::{Count, Figure, Figures, Read, Shape, Swept, Was};
+use crate::patterns::figures::declare::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
 
 /// The node ids in the order they were activated.
 pub(crate) const PATH: &str = "path";
@@ -14,6 +14,8 @@ pub(crate) const ACTIVATIONS: &str = "activations";
 
 pub(crate) const FIGURES: Figures = Figures {
     summary: &[
+        // The output the end node was reached with.
+        ANSWER,
         Figure {
             name: PATH,
             shape: Shape::List,
@@ -34,15 +36,9 @@ pub(crate) const FIGURES: Figures = Figures {
         name: ACTIVATIONS,
         was: Was::Length("/path"),
     }],
-    swept: &[
-        // The activations its events opened.
-        Swept {
-            name: "steps",
-            read: Read::StepsOpened,
-        },
-        Swept {
-            name: ACTIVATIONS,
-            read: Read::Count,
-        },
-    ],
+    // The activations its events opened (each opens a step).
+    swept: &[Swept {
+        name: "steps",
+        read: Read::StepsOpened,
+    }],
 };

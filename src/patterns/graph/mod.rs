@@ -22,6 +22,7 @@ pub(crate) mod shape;
 pub(crate) mod sim;
 pub(crate) mod spec;
 pub(crate) mod stops;
+pub(crate) mod trace;
 
 use super::Runner;
 use crate::scenario::DEFAULT_MAX_SECONDS;

@@ -50,6 +50,7 @@ pub fn key_table() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
                     Scope::Unit(UnitKeys::RoundTable),
                     Scope::Unit(UnitKeys::Workers),
                     Scope::Unit(UnitKeys::Members),
+                    Scope::Unit(UnitKeys::Graph),
                 ]);
             }
             let keys = keymap::bindings_in(&scopes)

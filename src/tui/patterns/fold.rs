@@ -7,6 +7,7 @@
 
 use super::chain::{members_view::MembersView, state::Chain};
 use super::graph::GraphFold;
+use super::graph::selection::GraphView;
 use super::research::state::Research;
 use super::round_table::{selection::TableView, state::RoundTable};
 use super::workers::state::Workers;
@@ -87,6 +88,7 @@ pub(crate) enum Kept {
     Table(TableView),
     List(ListView),
     Members(MembersView),
+    Graph(GraphView),
 }
 
 /// What a selection must be: one of `PatternSelection`'s.
@@ -128,6 +130,7 @@ macro_rules! selection {
 selection!(TableView, Table);
 selection!(ListView, List);
 selection!(MembersView, Members);
+selection!(GraphView, Graph);
 
 /// `Seat` for each variant of `PatternFold`.
 macro_rules! seat {

@@ -215,14 +215,24 @@ impl Desk<'_> {
             .collect();
         let outputs: IndexMap<String, Value> = nodes
             .iter()
-            .zip(walk.outputs)
-            .filter_map(|(n, o)| Some((n.id.clone(), o?)))
+            .zip(&walk.outputs)
+            .filter_map(|(n, o)| Some((n.id.clone(), o.clone()?)))
             .collect();
         let stop_reason = match &reason {
             StopReason::Success => "completed".to_string(),
             other => other.to_string(),
         };
         let mut summary = RunSummary::default();
+        // The answer: what the last end node reached was reached with.
+        let answer = walk
+            .path
+            .iter()
+            .rev()
+            .filter_map(|id| self.shape.node(id))
+            .find(|&n| matches!(nodes[n].kind, Kind::End))
+            .and_then(|n| walk.outputs[n].as_ref())
+            .filter(|_| reason == StopReason::Success);
+        summary.set_answer(answer.map(graph_json));
         summary.put(super::figures::PATH, &walk.path);
         summary.put(super::figures::VISITS, &visits);
         summary.put(super::figures::STOP, &stop);

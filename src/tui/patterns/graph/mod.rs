@@ -1,100 +1,50 @@
-//! The graph pattern's part of the dashboard. A stub until its pane is
-//! built: a fold of the activations in order (the path) with each node's
-//! last status, drawn as one line per activation, and the event log's
-//! colours of its events.
+//! The graph pattern's part of the dashboard: the planned graph laid out
+//! in layers (`layout`, `geometry`), drawn with boxes and arrows
+//! (`canvas`, `plane`), each node's and edge's live state folded from the
+//! run's events (`events`, `state`, `live`), the selected node and zoom
+//! (`selection`), the words under the graph (`explain`) and the pane
+//! (`view`).
 
-use super::unit::{Seen, Unit};
-use crate::bus::{EventKind, RunStarted, RunStatus};
-use crate::patterns::events::{ActivationStatus, GraphEvent, PatternEvent};
-use crate::tui::keymap::Action;
-use crate::tui::selection::{ListView, Shown};
+mod canvas;
+mod details;
+mod events;
+mod explain;
+mod geometry;
+mod layout;
+mod live;
+pub(crate) mod log;
+mod plan;
+mod plane;
+pub(crate) mod selection;
+pub(crate) mod state;
+mod view;
+
+#[cfg(test)]
+mod fold_tests;
+#[cfg(test)]
+mod tests;
+
+use super::unit::{Seen, Shortfall, Unit};
+use crate::bus::{RunStarted, RunStatus};
+use crate::scenario::Scenario;
+use crate::tui::keymap::{Action, Scope, UnitKeys};
 use crate::tui::state::outcome::Outcome;
+use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::widgets::plural;
+use live::NodeState;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
-use serde_json::{Value, json};
-
-pub(crate) mod log {
-    //! How the event log colours the graph pattern's events.
-
-    use crate::patterns::events::{ActivationStatus, GraphEvent};
-    use crate::tui::theme;
-    use ratatui::style::Style;
-
-    /// The colour of the event's line in the event log.
-    pub(crate) fn style(event: &GraphEvent) -> Style {
-        match event {
-            GraphEvent::NodeFinished { status, .. } if *status != ActivationStatus::Ok => {
-                theme::error()
-            }
-            GraphEvent::NodeStarted { .. } | GraphEvent::HumanAsked { .. } => theme::bold(),
-            GraphEvent::NodeFinished { .. } | GraphEvent::JoinFired { .. } => {
-                Style::default().fg(theme::GO)
-            }
-            _ => theme::dim(),
-        }
-    }
-}
-
-/// One activation as the stub pane lists it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Activation {
-    pub(crate) node: String,
-    pub(crate) step: u32,
-    pub(crate) visit: u32,
-    /// `None` while it runs.
-    pub(crate) status: Option<ActivationStatus>,
-}
-
-/// The run's activations in the order they started.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct GraphFold {
-    pub(crate) path: Vec<Activation>,
-}
-
-impl super::folding::Fold for GraphFold {
-    fn apply(&mut self, kind: &EventKind, _t_ms: u64) {
-        let EventKind::Pattern(PatternEvent::Graph(event)) = kind else {
-            return;
-        };
-        match event {
-            GraphEvent::NodeStarted {
-                node, visit, step, ..
-            } => self.path.push(Activation {
-                node: node.clone(),
-                step: *step,
-                visit: *visit,
-                status: None,
-            }),
-            GraphEvent::NodeFinished { step, status, .. } => {
-                if let Some(a) = self.path.iter_mut().rev().find(|a| a.step == *step) {
-                    a.status = Some(*status);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn close(&mut self, _outcome: &Outcome) {}
-}
+use ratatui::text::{Line, Span};
+use selection::GraphView;
+use serde_json::Value;
+pub(crate) use state::GraphFold;
 
 pub(crate) struct GraphUnit;
 
-fn shown(fold: &GraphFold) -> Shown {
-    let len = fold.path.len();
-    Shown::all(len, len.checked_sub(1))
-}
-
-fn words(a: &Activation) -> String {
-    let status = a.status.map_or("running", ActivationStatus::as_str);
-    format!("step {}  {} #{}  {status}", a.step, a.node, a.visit)
-}
-
 impl Unit for GraphUnit {
     type Fold = GraphFold;
-    type Selection = ListView;
+    type Selection = GraphView;
 
     fn seat(&self, _started: &RunStarted) -> GraphFold {
         GraphFold::default()
@@ -104,52 +54,109 @@ impl Unit for GraphUnit {
         "step"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, fold: &GraphFold, page: usize) {
-        selection.navigate(action, &shown(fold), page, &[]);
+    fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
+        Some(Scope::Unit(UnitKeys::Graph))
+    }
+
+    fn navigate(&self, selection: &mut GraphView, action: Action, fold: &GraphFold, page: usize) {
+        selection.navigate(action, fold, page);
     }
 
     fn wanted_height(&self, fold: &GraphFold) -> u16 {
-        u16::try_from(fold.path.len().clamp(3, 20) + 2).unwrap_or(22)
+        view::wanted_height(fold)
     }
 
-    fn draw(
-        &self,
-        frame: &mut Frame,
-        area: Rect,
-        fold: &GraphFold,
-        _selection: &ListView,
-        _seen: Seen,
-    ) {
-        let skip = fold.path.len().saturating_sub(usize::from(area.height));
-        let lines: Vec<Line> = fold.path[skip..]
-            .iter()
-            .map(|a| Line::raw(crate::sanitize::clean(&words(a)).into_owned()))
-            .collect();
-        frame.render_widget(Paragraph::new(lines), area);
+    fn draw(&self, frame: &mut Frame, area: Rect, fold: &GraphFold, view: &GraphView, seen: Seen) {
+        view::draw(frame, area, fold, view, seen);
     }
 
-    fn details(&self, fold: &GraphFold, selection: &ListView) -> Option<Value> {
-        let a = fold.path.get(selection.item(&shown(fold))?)?;
-        Some(json!({"node": a.node, "step": a.step, "visit": a.visit,
-            "status": a.status.map(ActivationStatus::as_str)}))
+    fn details(&self, fold: &GraphFold, selection: &GraphView) -> Option<Value> {
+        details::node(fold, selection.selected(fold)?)
     }
 
-    fn headline(&self, _fold: &GraphFold, outcome: &Outcome) -> Line<'static> {
-        if outcome.status == RunStatus::Ok {
-            Line::styled("GRAPH COMPLETED", theme::headline(theme::GO))
-        } else {
-            Line::styled("GRAPH STOPPED", theme::headline(theme::BLOCK))
+    /// The selected agent node's last output, its first field offered to
+    /// change in a fork (`review:/verdict="revise"`): the value the run
+    /// routed on, as a fork from the node flips it.
+    fn fork_output(&self, fold: &GraphFold, selection: &GraphView) -> Option<String> {
+        let node = selection.selected(fold)?;
+        let planned = &fold.graph.as_ref()?.plan.nodes[node];
+        if planned.kind != "agent" {
+            return None;
         }
+        let finished = fold.nodes[node].activations.last()?.finished.as_ref()?;
+        let output: Value = serde_json::from_str(&finished.output).ok()?;
+        let (field, value) = output.as_object()?.iter().next()?;
+        let field = field.replace('~', "~0").replace('/', "~1");
+        Some(format!("{}:/{field}={value}", planned.id))
     }
 
+    fn headline(&self, fold: &GraphFold, outcome: &Outcome) -> Line<'static> {
+        let last = fold
+            .path
+            .last()
+            .and_then(|n| Some(fold.graph.as_ref()?.plan.nodes[*n].id.clone()));
+        let (words, colour) = match outcome.status {
+            RunStatus::Ok => ("COMPLETED", theme::GO),
+            RunStatus::Stopped => ("STOPPED", theme::BLOCK),
+        };
+        let at = last
+            .map(|id| format!(" AT {}", fit(&id, 30)))
+            .unwrap_or_default();
+        Line::styled(format!("GRAPH {words}{at}"), theme::headline(colour))
+    }
+
+    /// The path taken and the nodes' states.
     fn tally(&self, fold: &GraphFold, _outcome: &Outcome) -> Vec<Line<'static>> {
-        let path: Vec<&str> = fold.path.iter().map(|a| a.node.as_str()).collect();
-        vec![Line::raw(
-            crate::sanitize::clean(&format!("path        {}", path.join(" → "))).into_owned(),
-        )]
+        let Some(graph) = &fold.graph else {
+            return Vec::new();
+        };
+        let mut path: Vec<&str> = fold
+            .path
+            .iter()
+            .take(40)
+            .map(|n| graph.plan.nodes[*n].id.as_str())
+            .collect();
+        if fold.path.len() > 40 {
+            path.push("…");
+        }
+        let count = |state| fold.nodes.iter().filter(|n| n.state == state).count();
+        vec![
+            row("path        ", fit(&path.join(" → "), 200)),
+            row(
+                "nodes       ",
+                format!(
+                    "{} done, {} failed, {} skipped, {} never ran",
+                    count(NodeState::Done),
+                    count(NodeState::Failed),
+                    count(NodeState::Skipped),
+                    fold.nodes
+                        .iter()
+                        .filter(|n| n.visits == 0 && n.state != NodeState::Skipped)
+                        .count(),
+                ),
+            ),
+            row("steps       ", plural(u64::from(fold.steps), "activation")),
+        ]
+    }
+
+    /// Failed nodes, counted.
+    fn shortfall(&self, fold: &GraphFold) -> Option<Shortfall> {
+        let failed = fold
+            .nodes
+            .iter()
+            .filter(|n| n.state == NodeState::Failed)
+            .count();
+        (failed > 0).then(|| Shortfall {
+            words: format!("{} failed", plural(failed as u64, "node")),
+            lacking: true,
+        })
     }
 
     fn later(&self) -> &'static str {
         "The path the run took and its stop appear here when the run ends."
     }
+}
+
+fn row(label: &'static str, text: String) -> Line<'static> {
+    Line::from(vec![Span::styled(label, theme::dim()), Span::raw(text)])
 }

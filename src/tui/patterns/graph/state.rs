@@ -1,0 +1,60 @@
+//! The graph run's state, folded from its events alone: the plan and its
+//! layout (shared, laid out once), each node's state, visits, activations,
+//! map progress and join barrier, and each edge's last evaluation. A pure
+//! fold, so a replay's checkpoints re-fold it to any cursor and the graph
+//! is recoloured as of there; kept in persistent collections so those
+//! checkpoints share what did not change.
+
+use super::layout::Layout;
+use super::live::{EdgeEval, NodeLive};
+use super::plan::Plan;
+use std::sync::Arc;
+
+/// The planned graph with its layout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Graph {
+    pub(crate) plan: Plan,
+    pub(crate) layout: Layout,
+}
+
+impl Graph {
+    pub(crate) fn new(plan: Plan) -> Self {
+        let layout = Layout::of(&plan);
+        Graph { plan, layout }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct GraphFold {
+    /// The graph, once its plan is published.
+    pub(crate) graph: Option<Arc<Graph>>,
+    pub(crate) nodes: imbl::Vector<NodeLive>,
+    /// Each edge's last evaluation, in the plan's order.
+    pub(crate) edges: imbl::Vector<Option<EdgeEval>>,
+    /// The node whose activation started last: the pane follows it until
+    /// a node is selected.
+    pub(crate) last_started: Option<usize>,
+    /// Activations started, run-wide.
+    pub(crate) steps: u32,
+    pub(crate) max_steps: u32,
+    /// The nodes in activation order.
+    pub(crate) path: imbl::Vector<usize>,
+    /// A human node asking, with its question, until it is answered.
+    pub(crate) asking: Option<(usize, String)>,
+    /// The run has ended.
+    pub(crate) ended: bool,
+}
+
+impl GraphFold {
+    /// The fold of a run whose graph is `plan`, nothing run yet.
+    pub(crate) fn planned(plan: Plan, max_steps: u32) -> Self {
+        let graph = Graph::new(plan);
+        GraphFold {
+            nodes: std::iter::repeat_n(NodeLive::default(), graph.plan.nodes.len()).collect(),
+            edges: std::iter::repeat_n(None, graph.plan.edges.len()).collect(),
+            graph: Some(Arc::new(graph)),
+            max_steps,
+            ..GraphFold::default()
+        }
+    }
+}
