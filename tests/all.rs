@@ -28,6 +28,7 @@ mod fork_link;
 mod fork_programs;
 mod graph;
 mod graph_checks;
+mod graph_live;
 mod honest_usage;
 mod hostile_models;
 mod hostile_recordings;
