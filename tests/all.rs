@@ -29,6 +29,7 @@ mod fork_programs;
 mod graph;
 mod graph_checks;
 mod graph_fork;
+mod graph_live;
 mod graph_pane;
 mod honest_usage;
 mod hostile_models;

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 /// Content, runs cut short, stray events, error names.
 mod edges;
+/// The graph's run as its trace.
+mod graph;
 /// Each pattern's run as its trace.
 mod patterns;
 
