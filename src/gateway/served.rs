@@ -41,10 +41,19 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
             hash.update(part.as_bytes());
         }
     }
-    hash.finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    lowercase_hex(&hash.finalize())
+}
+
+/// `bytes` as lowercase hex, two digits a byte: written digit by digit, as
+/// a formatted string a byte cost a model call more than its hash did.
+fn lowercase_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    hex
 }
 
 /// Bytes written into a hash.

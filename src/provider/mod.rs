@@ -11,10 +11,12 @@ pub mod lenient;
 pub mod mcp;
 pub mod openai;
 pub(crate) mod output;
+pub(crate) mod payload;
 pub(crate) mod process_tree;
 pub(crate) mod program;
 pub(crate) mod program_env;
 pub(crate) mod prompts;
+mod purpose;
 pub(crate) mod real;
 pub(crate) mod shared_facts;
 pub(crate) mod sim;
@@ -27,107 +29,11 @@ use std::time::Duration;
 
 pub(crate) use error::ProviderError;
 pub(crate) use openai::{OpenAiError, OpenAiProvider};
+pub(crate) use purpose::Purpose;
 pub(crate) use real::RealTools;
 pub(crate) use sim::SimProvider;
 pub(crate) use sim::workers::SimWorkers;
 pub(crate) use workers::Workers;
-
-/// What a model call is for, as the pattern that makes the call built it:
-/// its name in recordings, who speaks and who spends, the words its prompt
-/// is filled with and how the sim answers it. The provider never tells
-/// patterns apart: it reads a purpose only through these.
-#[derive(Clone, Debug)]
-pub(crate) struct Purpose {
-    /// As a recording names the call, to match it by: `plan`,
-    /// `final_brief`, a role's or an agent's call with its name after a
-    /// colon. Cassettes hold these: they never change.
-    label: String,
-    /// The key of the call's outputs in a sim script, which counts the
-    /// calls made (a member team's agent is scripted as `TEAM/AGENT`).
-    script_key: String,
-    /// The role or agent the call speaks for, when it speaks for one.
-    speaker: Option<String>,
-    /// Who spends the call's tokens, as the run's `usage.by_agent` names
-    /// them.
-    spender: String,
-    /// The words the prompt's `{{placeholders}}` are filled with.
-    fills: Vec<(&'static str, String)>,
-    /// How the sim answers the call.
-    sim: &'static dyn sim::SimScript,
-}
-
-impl Purpose {
-    /// A call named `label` in recordings, scripted under `script_key` and
-    /// answered by `sim` when the sim plays the model; it speaks for no one
-    /// and `spender` spends its tokens.
-    pub(crate) fn new(
-        label: impl Into<String>,
-        script_key: impl Into<String>,
-        spender: impl Into<String>,
-        sim: &'static dyn sim::SimScript,
-    ) -> Self {
-        Purpose {
-            label: label.into(),
-            script_key: script_key.into(),
-            speaker: None,
-            spender: spender.into(),
-            fills: Vec::new(),
-            sim,
-        }
-    }
-
-    /// The purpose, spoken by `speaker` (a role or an agent's path).
-    pub(crate) fn spoken_by(mut self, speaker: impl Into<String>) -> Self {
-        self.speaker = Some(speaker.into());
-        self
-    }
-
-    /// The purpose, its prompt's `{{placeholder}}` filled with `text`.
-    pub(crate) fn filling(mut self, placeholder: &'static str, text: impl Into<String>) -> Self {
-        self.fills.push((placeholder, text.into()));
-        self
-    }
-
-    /// The key of this purpose's outputs in a sim script.
-    pub(crate) fn script_key(&self) -> &str {
-        &self.script_key
-    }
-
-    /// The role or agent the call speaks for, when it speaks for one.
-    pub(crate) fn agent(&self) -> Option<&str> {
-        self.speaker.as_deref()
-    }
-
-    /// The purpose as a recording names it, to match a call by.
-    pub(crate) fn key(&self) -> String {
-        self.label.clone()
-    }
-
-    /// Who spends the call's tokens, as the run's `usage.by_agent` names
-    /// them.
-    pub(crate) fn spender(&self) -> &str {
-        &self.spender
-    }
-
-    /// The words the prompt's placeholders are filled with, by name.
-    pub(crate) fn fills(&self) -> &[(&'static str, String)] {
-        &self.fills
-    }
-
-    /// How the sim answers the call.
-    pub(crate) fn sim(&self) -> &'static dyn sim::SimScript {
-        self.sim
-    }
-}
-
-#[cfg(test)]
-impl Purpose {
-    /// A test's call named and spent by `label`, which no scenario
-    /// scripts.
-    pub(crate) fn unscripted(label: &str) -> Self {
-        Purpose::new(label, label, label, &sim::Unscripted)
-    }
-}
 
 /// A piece of a streamed answer's text, as the provider lets it out: the
 /// pieces of one call, in order, concatenate to its text so far.
@@ -158,6 +64,9 @@ pub(crate) struct ModelRequest {
     /// The scenario's shared facts, which stand at their key of `payload`
     /// (a `null` there) and are written in when the payload is.
     pub(crate) shared: Option<shared_facts::SharedFacts>,
+    /// A part of the payload the pattern wrote as JSON text before the
+    /// call, which stands at its key of `payload` as the shared facts do.
+    pub(crate) written: Option<payload::WrittenPart>,
     /// The contract the answer must keep, as an endpoint is asked for it
     /// (`provider.output`); none for free text (a brief).
     pub(crate) contract: Option<std::sync::Arc<contract::Contract>>,
@@ -175,6 +84,7 @@ impl ModelRequest {
             prompt,
             payload,
             shared: None,
+            written: None,
             contract: None,
             repair: Vec::new(),
         }

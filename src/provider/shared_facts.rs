@@ -91,51 +91,6 @@ impl ModelRequest {
         self.shared = Some(shared);
         self
     }
-
-    /// The payload as the model is given it, to write (hash, count, send).
-    pub(crate) fn payload_json(&self) -> PayloadJson<'_> {
-        PayloadJson {
-            payload: &self.payload,
-            shared: self.shared.as_ref(),
-        }
-    }
-
-    /// The payload as one value, its shared facts built in: for a real
-    /// endpoint, whose request copies the text anyway.
-    pub(crate) fn payload_value(&self) -> std::borrow::Cow<'_, Value> {
-        match (&self.shared, &self.payload) {
-            (Some(shared), Value::Object(members)) => {
-                let mut members = members.clone();
-                members.insert(shared.key.to_string(), shared.to_value());
-                std::borrow::Cow::Owned(Value::Object(members))
-            }
-            _ => std::borrow::Cow::Borrowed(&self.payload),
-        }
-    }
-}
-
-/// A payload with its shared facts in place, written as one JSON object in
-/// the payload's key order.
-pub(crate) struct PayloadJson<'a> {
-    pub(crate) payload: &'a Value,
-    pub(crate) shared: Option<&'a SharedFacts>,
-}
-
-impl Serialize for PayloadJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (Some(shared), Value::Object(members)) = (self.shared, self.payload) else {
-            return self.payload.serialize(serializer);
-        };
-        let mut map = serializer.serialize_map(Some(members.len()))?;
-        for (key, value) in members {
-            if key == shared.key {
-                map.serialize_entry(key, shared)?;
-            } else {
-                map.serialize_entry(key, value)?;
-            }
-        }
-        map.end()
-    }
 }
 
 #[cfg(test)]
@@ -172,9 +127,10 @@ mod tests {
             let payload = json!({"goal": "g", "shared_context": null, "z": [1]});
             let want = json!({"goal": "g", "shared_context": built, "z": [1]});
             let shared = SharedFacts::new("shared_context", &context(text)).with_notes(&notes);
-            let written = PayloadJson {
+            let written = crate::provider::payload::PayloadJson {
                 payload: &payload,
                 shared: Some(&shared),
+                written: None,
             };
             assert_eq!(
                 serde_json::to_string(&written).unwrap(),

@@ -84,8 +84,9 @@ impl SimProvider {
             Script::TimedOutputs(script) => {
                 let entries = script_entries(script);
                 let entry = &entries[self.next_call(purpose, entries.len())?];
+                // Copied once, without its latency, and read as it is.
                 let (entry, latency) = turns::split_latency(entry);
-                Some((ScriptedOutput::parse(&entry), latency))
+                Some((ScriptedOutput::from_value(entry), latency))
             }
         }
     }

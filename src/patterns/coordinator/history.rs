@@ -6,7 +6,9 @@
 //! document as the value would have been, byte for byte.
 
 use super::result::MemberRecord;
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use crate::patterns::team::turn_payload::TurnContext;
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -73,6 +75,29 @@ impl Entry {
 /// `entries` as a JSON array, for a prompt.
 pub(super) fn to_values(entries: &[Entry]) -> Value {
     Value::Array(entries.iter().map(Entry::to_value).collect())
+}
+
+/// What the coordinator is told besides the basics, in `json!`'s key
+/// order: its members, then the recent history.
+#[derive(Serialize)]
+pub(super) struct Told<'h> {
+    pub(super) members: Vec<Value>,
+    pub(super) recent: &'h [Entry],
+}
+
+/// `told` as the text a prompt is given: what serde_json writes of the
+/// value [`to_values`] would build, byte for byte (each entry's
+/// serialization is that value's), so a served call's prompt hash holds.
+pub(super) fn written(told: &Told<'_>) -> TurnContext {
+    match serde_json::value::to_raw_value(told) {
+        Ok(text) => TurnContext::Written(Arc::from(text)),
+        // Entries are written from values serde_json holds; should one
+        // not write, the value is built as it was.
+        Err(_) => TurnContext::Built(serde_json::json!({
+            "members": told.members,
+            "recent": to_values(told.recent),
+        })),
+    }
 }
 
 impl Serialize for Entry {
@@ -157,5 +182,63 @@ impl From<Entry> for Value {
             Entry::Tool(record) => *record,
             entry => entry.to_value(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::events::TaskStatus;
+    use crate::stop::StopReason;
+    use serde_json::json;
+
+    fn answer(member: &str, reply: Option<&str>, error: Option<StopReason>) -> Arc<MemberRecord> {
+        Arc::new(MemberRecord {
+            turn: 1,
+            member: member.into(),
+            task: "part \"0\"".into(),
+            status: if reply.is_some() {
+                TaskStatus::Done
+            } else {
+                TaskStatus::Failed
+            },
+            latency_ms: 7,
+            reply: reply.map(str::to_string),
+            stop_reason: error,
+            team: None,
+        })
+    }
+
+    #[test]
+    fn the_coordinators_context_is_written_as_the_value_it_stood_for_byte_for_byte() {
+        let names = Names::of(&["lead".to_string(), "a0".to_string()]);
+        let recent = vec![
+            Entry::turn(
+                1,
+                names.get("lead"),
+                &json!({"call_members": [{"member": "a0", "task": "é\n\t\u{1}"}], "x": 2.5e-7, "n": -3, "big": 18446744073709551615u64}),
+            ),
+            Entry::Members {
+                turn: 1,
+                agent: names.get("lead"),
+                answers: vec![
+                    answer("a0", Some("a0 is \"done\"."), None),
+                    answer("a1", None, Some(StopReason::LlmTimeout)),
+                ],
+            },
+            Entry::Tool(Box::new(
+                json!({"turn": 2, "tool": "t", "result": {"z": 1, "a": [null, true]}}),
+            )),
+            Entry::turn(3, names.get("lead"), &json!({"reply": "Done."})),
+        ];
+        let members = vec![json!({"name": "a0", "description": "Reports one part"})];
+        let built = json!({"members": members.clone(), "recent": to_values(&recent)});
+        let TurnContext::Written(text) = written(&Told {
+            members,
+            recent: &recent,
+        }) else {
+            panic!("the context is written as text");
+        };
+        assert_eq!(text.get(), serde_json::to_string(&built).unwrap());
     }
 }

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How one member call ended, and what it adds to the run's record.
@@ -312,7 +313,7 @@ async fn converse(
     team: &TeamRun<'_>,
     (call, lane): (&MemberCall, Lane),
     deadline: Option<Duration>,
-    (agent, shared): (std::sync::Arc<str>, Option<&Value>),
+    (agent, shared): (Arc<str>, Option<&Value>),
     end: &mut MemberEnd,
 ) -> Result<String, StopReason> {
     let member = call.member.as_str();
@@ -342,20 +343,18 @@ async fn converse(
                     Halt::Stop(reason) => reason,
                 };
                 if let Some((number, outcome, latency_ms)) = call {
-                    let mut entry = TraceEntry::turn(number, member, outcome, latency_ms);
+                    let mut entry =
+                        TraceEntry::turn(number, Arc::clone(&agent), outcome, latency_ms);
                     entry.reason = Some(reason.to_string());
                     end.trace.push(entry);
                 }
                 return Err(reason);
             }
         };
-        let mut entry =
-            TraceEntry::turn(turn.number, member, turn.action.outcome(), turn.latency_ms);
-        end.history.push(Entry::turn(
-            turn.number,
-            std::sync::Arc::clone(&agent),
-            &turn.output,
-        ));
+        let outcome = turn.action.outcome();
+        let mut entry = TraceEntry::turn(turn.number, Arc::clone(&agent), outcome, turn.latency_ms);
+        end.history
+            .push(Entry::turn(turn.number, Arc::clone(&agent), &turn.output));
         drop(turn.output);
         match turn.action {
             Action::Reply(reply) => {

@@ -16,6 +16,7 @@ use super::team::result::{TeamEnd, TeamRan};
 use super::team::stops::TeamStop;
 use super::team::trace::TraceEntry;
 use super::team::turn_order::Lane;
+use super::team::turn_payload::TurnContext;
 use super::{RunContext, RunOutcome, Runner};
 use crate::bus::RunCounts;
 use crate::control::SharedGate;
@@ -154,7 +155,7 @@ impl<'a> Desk<'a> {
             };
             let mut entry = TraceEntry::turn(
                 turn.number,
-                &coordinator,
+                self.names.get(&coordinator),
                 turn.action.outcome(),
                 turn.latency_ms,
             );
@@ -205,7 +206,8 @@ impl<'a> Desk<'a> {
     fn halted(&mut self, coordinator: &str, halted: Halted) -> StopReason {
         let reason = self.halt_reason(halted.halt);
         if let Some((number, outcome, latency_ms)) = halted.call {
-            let mut entry = TraceEntry::turn(number, coordinator, outcome, latency_ms);
+            let mut entry =
+                TraceEntry::turn(number, self.names.get(coordinator), outcome, latency_ms);
             entry.reason = Some(reason.to_string());
             self.trace.push(entry);
         }
@@ -291,8 +293,10 @@ impl<'a> Desk<'a> {
     }
 
     /// What the coordinator is told besides the basics: its members and
-    /// the recent history, the members' answers included.
-    fn context(&self) -> Value {
+    /// the recent history, the members' answers included, written as text
+    /// from the typed history: a turn after 100,000 member calls builds no
+    /// tree of their answers.
+    fn context(&self) -> TurnContext {
         let members: Vec<Value> = self
             .team
             .part
@@ -304,13 +308,10 @@ impl<'a> Desk<'a> {
             })
             .collect();
         let start = self.history.len().saturating_sub(RECENT);
-        // Built in `json!`'s key order from owned values: `json!` would
-        // copy the recent history, the members' answers of a turn that
-        // asked many.
-        let mut context = serde_json::Map::new();
-        context.insert("members".into(), Value::Array(members));
-        context.insert("recent".into(), history::to_values(&self.history[start..]));
-        Value::Object(context)
+        history::written(&history::Told {
+            members,
+            recent: &self.history[start..],
+        })
     }
 
     /// Why the coordinator's run stops when a call of its is halted. The

@@ -123,15 +123,20 @@ impl<'a> Swarm<'a> {
                 Err(halted) => {
                     let reason = self.stop_of(halted.halt);
                     if let Some((number, outcome, latency_ms)) = halted.call {
-                        let mut entry = TraceEntry::turn(number, &holder, outcome, latency_ms);
+                        let mut entry =
+                            TraceEntry::turn(number, holder.as_str(), outcome, latency_ms);
                         entry.reason = Some(reason.to_string());
                         self.trace.push(entry);
                     }
                     return Err(reason);
                 }
             };
-            let mut entry =
-                TraceEntry::turn(turn.number, &holder, turn.action.outcome(), turn.latency_ms);
+            let mut entry = TraceEntry::turn(
+                turn.number,
+                holder.as_str(),
+                turn.action.outcome(),
+                turn.latency_ms,
+            );
             self.history
                 .push(json!({"turn": turn.number, "agent": holder, "output": turn.output}));
             match turn.action {

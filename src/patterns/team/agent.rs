@@ -9,18 +9,18 @@ pub(crate) use super::budget::TeamBudget;
 use super::part::Part;
 use super::stops::TeamStop;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
+use super::turn_payload::TurnContext;
 use super::turn_schema::TurnContracts;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
 use crate::patterns::events::{PatternEvent, TeamEvent, TurnOutcome};
 use crate::provider::prompts::Prompt;
-use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use parking_lot::Mutex;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -197,7 +197,7 @@ impl<'a> TeamRun<'a> {
         agent: &str,
         prompt: &'static Prompt,
         deadline: Option<Duration>,
-        context: Value,
+        context: impl Into<TurnContext>,
     ) -> Result<Turn, Halted> {
         let numbered = self.run.turns.number(lane).await;
         let number = numbered.number;
@@ -240,13 +240,9 @@ impl<'a> TeamRun<'a> {
             turn: number,
             agent: path.clone(),
         }));
-        let request = ModelRequest::new(
-            super::sim::turn(&path, self.part.team_name(), self.description(&path)),
-            prompt,
-            self.payload(agent, context),
-        )
-        .sharing(SharedFacts::new("shared_context", &self.scenario.context))
-        .keeping(self.contracts.of(&self.part, agent));
+        let request = self
+            .request((&path, agent), prompt, context.into())
+            .keeping(self.contracts.of(&self.part, agent));
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
         let (answer, took) = self
@@ -349,44 +345,6 @@ impl<'a> TeamRun<'a> {
             limit: max,
         });
         Ok(())
-    }
-
-    /// What the model is told for `agent`'s turn: the goal, who it is, the
-    /// shared facts, the tools, and what the pattern adds in `context`.
-    /// The description of the agent at `path`, as its team declares it.
-    fn description(&self, path: &str) -> &str {
-        let own = super::sim::own_name(path);
-        let agent = self.part.agents.get(own);
-        agent.and_then(|a| a.description.as_deref()).unwrap_or("")
-    }
-
-    fn payload(&self, agent: &str, context: Value) -> Value {
-        let description = |name: &str| {
-            self.part
-                .agents
-                .get(name)
-                .and_then(|a| a.description.clone())
-                .unwrap_or_default()
-        };
-        let tools: Vec<Value> = self
-            .part
-            .tools
-            .iter()
-            .map(|(name, spec)| {
-                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
-            })
-            .collect();
-        // In `json!`'s key order, from owned values: `json!` would
-        // serialize the turn's context into a new tree at every call.
-        let mut payload = serde_json::Map::new();
-        payload.insert("goal".into(), self.goal.as_ref().into());
-        payload.insert("agent".into(), agent.into());
-        payload.insert("description".into(), description(agent).into());
-        // Written in from the scenario's text as the request is sent.
-        payload.insert("shared_context".into(), Value::Null);
-        payload.insert("tools".into(), Value::Array(tools));
-        payload.insert("context".into(), context);
-        Value::Object(payload)
     }
 }
 

@@ -21,5 +21,6 @@ mod tool_use;
 pub(crate) mod trace;
 mod turn_calls;
 pub(crate) mod turn_order;
+pub(crate) mod turn_payload;
 pub(crate) mod turn_schema;
 mod turn_shape;

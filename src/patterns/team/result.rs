@@ -98,8 +98,10 @@ where
             .map(|mut entry| {
                 // The team's own agents; its member teams' entries are
                 // named by their paths already.
-                if !entry.agent.contains('/') {
-                    entry.agent = part.path_of(&entry.agent).into_owned();
+                if !entry.agent.contains('/')
+                    && let std::borrow::Cow::Owned(path) = part.path_of(&entry.agent)
+                {
+                    entry.agent = path.into();
                 }
                 entry
             })

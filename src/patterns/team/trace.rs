@@ -3,12 +3,15 @@
 
 use crate::patterns::events::TurnOutcome;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One turn: who took it, how it ended, what it aimed at.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct TraceEntry {
     pub(crate) turn: u32,
-    pub(crate) agent: String,
+    /// Shared with the agent's other entries: a coordinator's turn of
+    /// 100,000 member calls names four members.
+    pub(crate) agent: Arc<str>,
     pub(crate) outcome: TurnOutcome,
     /// The transfer's target or the tool called.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -26,10 +29,15 @@ pub(crate) struct TraceEntry {
 }
 
 impl TraceEntry {
-    pub(crate) fn turn(turn: u32, agent: &str, outcome: TurnOutcome, latency_ms: u64) -> Self {
+    pub(crate) fn turn(
+        turn: u32,
+        agent: impl Into<Arc<str>>,
+        outcome: TurnOutcome,
+        latency_ms: u64,
+    ) -> Self {
         TraceEntry {
             turn,
-            agent: agent.to_string(),
+            agent: agent.into(),
             outcome,
             target: None,
             members: Vec::new(),

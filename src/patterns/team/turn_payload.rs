@@ -1,0 +1,92 @@
+//! What the model is told for an agent's turn: the goal, who it is, the
+//! scenario's shared facts, the tools, and what the pattern adds in its
+//! context, built as a value or written as JSON text ahead (a coordinator
+//! told the answers of 100,000 member calls writes them once, and no tree
+//! of them is built for the call to hash, count and drop).
+
+use super::agent::TeamRun;
+use crate::provider::ModelRequest;
+use crate::provider::prompts::Prompt;
+use crate::provider::shared_facts::SharedFacts;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// What a pattern adds to a turn's payload, at its key `context`.
+#[derive(Clone, Debug)]
+pub(crate) enum TurnContext {
+    Built(Value),
+    /// Compact JSON text, as serde_json writes the value it stands for:
+    /// the prompt is written, hashed and counted byte for byte as it
+    /// would be with that value in place.
+    Written(Arc<RawValue>),
+}
+
+impl From<Value> for TurnContext {
+    fn from(value: Value) -> Self {
+        TurnContext::Built(value)
+    }
+}
+
+/// The payload's key the context stands at.
+const CONTEXT: &str = "context";
+
+impl TeamRun<'_> {
+    /// The model call for the turn of the agent at `path` (`agent` in its
+    /// team), asked with `prompt`.
+    pub(super) fn request(
+        &self,
+        (path, agent): (&str, &str),
+        prompt: &'static Prompt,
+        context: TurnContext,
+    ) -> ModelRequest {
+        let purpose = super::sim::turn(path, self.part.team_name(), self.description(path));
+        let (context, written) = match context {
+            TurnContext::Built(value) => (value, None),
+            // Its place is kept; the text is written into it.
+            TurnContext::Written(text) => (Value::Null, Some(text)),
+        };
+        let request = ModelRequest::new(purpose, prompt, self.payload(agent, context))
+            .sharing(SharedFacts::new("shared_context", &self.scenario.context));
+        match written {
+            Some(text) => request.writing(CONTEXT, text),
+            None => request,
+        }
+    }
+
+    /// The description of the agent at `path`, as its team declares it.
+    fn description(&self, path: &str) -> &str {
+        let own = super::sim::own_name(path);
+        let agent = self.part.agents.get(own);
+        agent.and_then(|a| a.description.as_deref()).unwrap_or("")
+    }
+
+    fn payload(&self, agent: &str, context: Value) -> Value {
+        let description = |name: &str| {
+            self.part
+                .agents
+                .get(name)
+                .and_then(|a| a.description.clone())
+                .unwrap_or_default()
+        };
+        let tools: Vec<Value> = self
+            .part
+            .tools
+            .iter()
+            .map(|(name, spec)| {
+                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
+            })
+            .collect();
+        // In `json!`'s key order, from owned values: `json!` would
+        // serialize the turn's context into a new tree at every call.
+        let mut payload = serde_json::Map::new();
+        payload.insert("goal".into(), self.goal.as_ref().into());
+        payload.insert("agent".into(), agent.into());
+        payload.insert("description".into(), description(agent).into());
+        // Written in from the scenario's text as the request is sent.
+        payload.insert("shared_context".into(), Value::Null);
+        payload.insert("tools".into(), Value::Array(tools));
+        payload.insert(CONTEXT.into(), context);
+        Value::Object(payload)
+    }
+}

@@ -1,0 +1,135 @@
+//! A model call's payload as it is written (hashed, counted, sent): the
+//! pattern's tree of values with the parts that stand in it as text put in
+//! place, the scenario's shared facts and a part the pattern wrote before
+//! the call. A coordinator's last turn is told the answers of 100,000
+//! member calls: written once as text, they are never built into a tree
+//! of values that the call would hash, count and drop.
+
+use super::ModelRequest;
+use super::shared_facts::SharedFacts;
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A member of the payload the pattern wrote as compact JSON text, as
+/// serde_json writes the value it stands for: the payload is written byte
+/// for byte as it would be with the value in place, so a prompt's hash
+/// does not change for being written ahead.
+#[derive(Clone, Debug)]
+pub(crate) struct WrittenPart {
+    /// The payload's key it stands at.
+    pub(crate) key: &'static str,
+    pub(crate) text: Arc<RawValue>,
+}
+
+impl ModelRequest {
+    /// The request, its payload holding `text` at `key`. The sim's
+    /// unscripted answers read the payload's values, not a written part.
+    pub(crate) fn writing(mut self, key: &'static str, text: Arc<RawValue>) -> Self {
+        if let Value::Object(members) = &mut self.payload {
+            members.insert(key.to_string(), Value::Null);
+        }
+        self.written = Some(WrittenPart { key, text });
+        self
+    }
+
+    /// The payload as the model is given it, to write (hash, count, send).
+    pub(crate) fn payload_json(&self) -> PayloadJson<'_> {
+        PayloadJson {
+            payload: &self.payload,
+            shared: self.shared.as_ref(),
+            written: self.written.as_ref(),
+        }
+    }
+
+    /// The payload as one value, its shared facts and written part built
+    /// in: for a real endpoint, whose request copies the text anyway.
+    pub(crate) fn payload_value(&self) -> Cow<'_, Value> {
+        let Value::Object(members) = &self.payload else {
+            return Cow::Borrowed(&self.payload);
+        };
+        if self.shared.is_none() && self.written.is_none() {
+            return Cow::Borrowed(&self.payload);
+        }
+        let mut members = members.clone();
+        if let Some(shared) = &self.shared {
+            members.insert(shared.key.to_string(), shared.to_value());
+        }
+        if let Some(written) = &self.written {
+            // Text serde_json wrote: it reads back as the value it was.
+            let value = serde_json::from_str(written.text.get()).unwrap_or(Value::Null);
+            members.insert(written.key.to_string(), value);
+        }
+        Cow::Owned(Value::Object(members))
+    }
+}
+
+/// A payload with its shared facts and written part in place, written as
+/// one JSON object in the payload's key order.
+pub(crate) struct PayloadJson<'a> {
+    pub(crate) payload: &'a Value,
+    pub(crate) shared: Option<&'a SharedFacts>,
+    pub(crate) written: Option<&'a WrittenPart>,
+}
+
+impl Serialize for PayloadJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Value::Object(members) = self.payload else {
+            return self.payload.serialize(serializer);
+        };
+        if self.shared.is_none() && self.written.is_none() {
+            return self.payload.serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(Some(members.len()))?;
+        for (key, value) in members {
+            match (self.shared, self.written) {
+                (Some(shared), _) if key == shared.key => map.serialize_entry(key, shared)?,
+                (_, Some(written)) if key == written.key => {
+                    map.serialize_entry(key, &written.text)?;
+                }
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::Purpose;
+    use crate::provider::prompts::Prompt;
+    use serde_json::json;
+
+    fn request(payload: Value) -> ModelRequest {
+        ModelRequest::new(Purpose::unscripted("turn:lead"), &Prompt::UNUSED, payload)
+    }
+
+    #[test]
+    fn a_written_part_is_written_hashed_and_sent_as_the_value_in_its_place_would_be() {
+        let part = json!({"members": [{"name": "a0", "description": "é\n\"x\""}],
+            "recent": [{"turn": 1, "agent": "lead", "output": {"reply": 2.5e-7, "n": -3}}]});
+        let whole = request(json!({"goal": "g", "context": part.clone(), "z": [1]}));
+        let text: Arc<RawValue> = serde_json::value::to_raw_value(&part).unwrap().into();
+        let written = request(json!({"goal": "g", "z": [1]})).writing("context", text);
+        let write = |request: &ModelRequest| serde_json::to_string(&request.payload_json());
+        // The key keeps the place it is given, as a value inserted there
+        // would: the payload's keys come in the order the pattern built.
+        let placed = request(json!({"goal": "g", "context": null, "z": [1]})).writing(
+            "context",
+            serde_json::value::to_raw_value(&part).unwrap().into(),
+        );
+        // What a prompt's hash and the sim's token count read.
+        assert_eq!(write(&placed).unwrap(), write(&whole).unwrap());
+        // What an endpoint is sent.
+        assert_eq!(placed.payload_value().into_owned(), whole.payload);
+        // Put at the end when the payload had no such key.
+        assert_eq!(
+            write(&written).unwrap(),
+            r#"{"goal":"g","z":[1],"context":"#.to_string() + &part.to_string() + "}"
+        );
+    }
+}
