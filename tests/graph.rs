@@ -226,8 +226,8 @@ async fn the_review_loop_routes_by_first_match_with_the_values_said() {
     assert_eq!(
         path(result),
         [
-            "plan", "research", "draft", "review", "draft", "review", "draft", "review", "publish",
-            "done"
+            "plan", "research", "risks", "gather", "draft", "review", "draft", "review", "draft",
+            "review", "publish", "done"
         ]
     );
     let edges: Vec<String> = graph_events(&events)

@@ -44,15 +44,15 @@ fn each_load_time_finding_exits_2_naming_its_place() {
         (
             "a routed value no edge takes",
             |g| {
-                g["edges"].as_array_mut().unwrap().remove(5);
+                g["edges"].as_array_mut().unwrap().remove(8);
             },
             "graph.nodes[3]",
             "its value \"reject\" is taken by no edge and caught by no default",
         ),
         (
             "an unconditional cycle",
-            |g| g["edges"][4] = json!({"from": "review", "to": "draft"}),
-            "graph.edges[4]",
+            |g| g["edges"][7] = json!({"from": "review", "to": "draft"}),
+            "graph.edges[7]",
             "has no condition on any edge",
         ),
         (
@@ -60,7 +60,7 @@ fn each_load_time_finding_exits_2_naming_its_place() {
             |g| {
                 g["nodes"][2].as_object_mut().unwrap().remove("max_visits");
             },
-            "graph.edges[4]",
+            "graph.edges[7]",
             "has no bound: give one of its nodes `max_visits`",
         ),
         (
@@ -70,11 +70,11 @@ fn each_load_time_finding_exits_2_naming_its_place() {
                     .as_array_mut()
                     .unwrap()
                     .push(json!({"id": "merge", "wait": "all", "inputs": ["publish", "ask"]}));
-                g["edges"][8] = json!({"from": "publish", "to": "merge"});
+                g["edges"][11] = json!({"from": "publish", "to": "merge"});
                 let edges = g["edges"].as_array_mut().unwrap();
                 edges.push(json!({"from": "merge", "to": "done"}));
             },
-            "graph.nodes[7].inputs[1]",
+            "graph.nodes[9].inputs[1]",
             "join \"merge\" waits on \"ask\", which has no edge into the join",
         ),
         (
@@ -85,7 +85,7 @@ fn each_load_time_finding_exits_2_naming_its_place() {
                 let edges = g["edges"].as_array_mut().unwrap();
                 edges.push(json!({"from": "orphan", "to": "done"}));
             },
-            "graph.nodes[7]",
+            "graph.nodes[9]",
             "node \"orphan\" cannot be reached from the entry \"plan\"",
         ),
         (
@@ -98,7 +98,7 @@ fn each_load_time_finding_exits_2_naming_its_place() {
                 );
                 nodes.push(json!({"id": "both", "wait": "all", "inputs": ["research", "side"]}));
                 let edges = g["edges"].as_array_mut().unwrap();
-                edges[1] = json!({"from": "research", "to": "both"});
+                edges[2] = json!({"from": "research", "to": "both"});
                 edges.push(json!({"from": "plan", "to": "side"}));
                 edges.push(json!({"from": "side", "to": "both"}));
                 edges.push(json!({"from": "both", "to": "draft"}));
@@ -184,6 +184,8 @@ fn messy(review: &'static str) -> impl Fn(&Captured, usize) -> Reply {
             review.to_string()
         } else if system.contains("You are planner") {
             "Here is the plan:\n```json\n{\"steps\": [\"fees\", \"dates\"]}\n```\nGood luck.".into()
+        } else if system.contains("You are risk_analyst") {
+            "Risks, as asked:\n```json\n{\"risks\": [\"fees\"]}\n```".into()
         } else if system.contains("You are researcher") {
             "Sure! {\"finding\": \"found it\"} Hope that helps.".into()
         } else {
@@ -235,7 +237,7 @@ fn fenced_json_and_prose_around_json_are_read() {
     assert_eq!(result["outputs"]["review"], json!({"verdict": "approve"}));
     assert_eq!(
         result["path"].as_array().unwrap().len(),
-        6,
+        8,
         "approved at once"
     );
 }

@@ -41,7 +41,7 @@ fn a_fork_with_the_first_review_approved_publishes_at_once_and_compare_shows_the
         "fork",
         &parent,
         "--at",
-        "step 5",
+        "step 7",
         "--output",
         "review:/verdict=approve",
         "--headless",
@@ -52,7 +52,9 @@ fn a_fork_with_the_first_review_approved_publishes_at_once_and_compare_shows_the
     let document = result(&forked);
     assert_eq!(
         path_of(&document),
-        ["plan", "research", "draft", "review", "publish", "done"]
+        [
+            "plan", "research", "risks", "gather", "draft", "review", "publish", "done"
+        ]
     );
     assert_eq!(document["state"]["verdict"], "approve");
 
@@ -93,7 +95,7 @@ fn an_edit_the_recording_cannot_serve_exits_2_naming_it() {
             "fork",
             &parent,
             "--at",
-            "step 5",
+            "step 7",
             "--output",
             edit,
             "--headless",

@@ -98,10 +98,14 @@ async fn keys_move_along_the_graph_and_enter_opens_a_nodes_activations() {
     app.update(Action::Top);
     let pane = graph_pane(&app, 90, 44);
     assert!(pane.contains("· plan"), "g selects the entry:\n{pane}");
-    app.update(Action::Down);
-    app.update(Action::Down);
+    for _ in 0..3 {
+        app.update(Action::Down);
+    }
     let pane = graph_pane(&app, 90, 44);
-    assert!(pane.contains("· draft"), "two layers down:\n{pane}");
+    assert!(
+        pane.contains("· draft"),
+        "three layers down, past the join:\n{pane}"
+    );
     app.update(Action::Details);
     let shown = screen(&app, 120, 40);
     assert!(shown.contains("\"activations\""), "{shown}");
@@ -121,7 +125,7 @@ fn the_live_graph_pane_steps_one_activation_and_explains_the_review() {
         &["run", "scenarios/graph_review_loop.json", "--paused"],
         home.path(),
     );
-    session.wait_text("Graph · 7 nodes · step 0/60");
+    session.wait_text("Graph · 9 nodes · step 0/60");
     session.press("s");
     // The plan ran; the research is ready, held at its step's gate.
     session.wait_for("the plan's activation, and no other", |t| {
@@ -129,9 +133,10 @@ fn the_live_graph_pane_steps_one_activation_and_explains_the_review() {
     });
     session.press(" ");
     session.wait_text("GRAPH COMPLETED");
-    // The pattern pane, the entry, then three layers down to the review.
+    // The pattern pane, the entry, then four layers down to the review
+    // (past the research and the join).
     session.press("2g");
-    session.press("jjj");
+    session.press("jjjj");
     session.wait_for("the review's edges with their values", |t| {
         t.contains("review→draft") && t.contains("review→publish") && t.contains(r#"=="approve" ✓"#)
     });
