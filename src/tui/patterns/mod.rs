@@ -5,6 +5,7 @@
 //! pattern a run is; adding a pattern is a folder and a line here.
 
 pub(crate) mod chain;
+mod doing;
 pub(crate) mod fold;
 pub(crate) mod folding;
 pub(crate) mod graph;
