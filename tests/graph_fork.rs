@@ -106,3 +106,69 @@ fn an_edit_the_recording_cannot_serve_exits_2_naming_it() {
         assert!(forked.stdout.is_empty(), "{edit}: nothing runs");
     }
 }
+
+/// The screen's words, borders left out, one space between them.
+fn words(text: &str) -> String {
+    text.replace(['│', '║'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// In the dashboard: a replay stepped past the first review, the review
+/// selected, `x` offers its verdict to change; flipped to "approve", the
+/// fork publishes at once and the comparison opens on the other path.
+#[test]
+fn a_fork_from_the_review_node_with_its_verdict_flipped_compares_the_other_path() {
+    use crate::common::pty::Session;
+    let home = tempfile::tempdir().unwrap();
+    let parent = recorded(home.path());
+    let mut session = Session::start(&["replay", &parent], home.path());
+    session.wait_text("Replay at event 1");
+    // The first gate, then six activations: the plan, the research, the
+    // risks, the join, the draft and the first review.
+    session.press("s");
+    session.wait_text("step 0/12");
+    for shown in 1..=6 {
+        session.press("s");
+        session.wait_text(&format!("step {shown}/12"));
+    }
+    // The graph pane, its entry, and four layers down to the review.
+    session.press("2g");
+    session.press("jjjj");
+    session.wait_for("the review selected", |t| {
+        words(t).contains("▶ review") || words(t).contains("✓ review agent critic")
+    });
+    session.press("x");
+    session.wait_text("Fork at step 7");
+    session.wait_for("the review's output offered", |t| {
+        words(t).contains(r#"edit review:/verdict="revise""#)
+    });
+    // Down past the goal and the model to the output; "revise" (with
+    // its closing quote) rubbed out and "approve" typed.
+    session.press("\x1b[B");
+    session.press("\x1b[B");
+    for _ in 0.."revise\"".len() {
+        session.press("\x7f");
+    }
+    session.press("approve\"");
+    session.wait_for("the verdict flipped", |t| {
+        words(t).contains(r#"edit review:/verdict="approve""#)
+    });
+    session.press("\r");
+    session.wait_text("First divergence");
+    session.wait_for("each run's choices at the review", |t| {
+        let text = words(t);
+        text.contains("→ draft, → draft, → publish") && text.contains("→ publish")
+    });
+    let forks = common::pty::recordings(home.path());
+    assert_eq!(forks.len(), 1, "the fork is recorded like any run");
+    let fork = std::fs::read_to_string(&forks[0]).unwrap();
+    assert!(
+        fork.contains(r#""edited":["review:/verdict=\"approve\""]"#),
+        "{fork}"
+    );
+    session.press("\x1b");
+    session.press("q");
+    assert!(session.wait_exit().success());
+}

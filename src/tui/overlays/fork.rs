@@ -225,7 +225,7 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, prompt: &ForkPrompt) {
         ("model ", &prompt.model, GOAL_ROWS, 1),
     ];
     if let Some(output) = &prompt.output {
-        fields.push(("output", output, GOAL_ROWS + 1, 1));
+        fields.push(("edit  ", output, GOAL_ROWS + 1, 1));
     }
     for (offset, (label, field, below, height)) in fields.into_iter().enumerate() {
         let y = inner.y + text_height + below;
