@@ -593,10 +593,7 @@ fn write_graph_map(file: &Path, items: usize) {
     );
     put(
         &mut out,
-        &format!(
-            "\"budget\": {{\"max_llm_calls\": {}, \"max_seconds\": 600}},\n\"provider\": {{\"kind\": \"sim\", \"latency_ms\": {{\"min\": 1, \"max\": 50}}, \"turns\": {{\"plan\": {{\"steps\": [",
-            items + 10
-        ),
+        "\"budget\": {\"max_seconds\": 600},\n\"provider\": {\"kind\": \"sim\", \"latency_ms\": {\"min\": 1, \"max\": 50}, \"turns\": {\"plan\": {\"steps\": [",
     );
     for i in 0..items {
         let comma = if i > 0 { ", " } else { "" };

@@ -20,13 +20,14 @@ async fn each_activation_is_an_agent_span_holding_its_calls() {
     assert_eq!(
         nodes,
         [
-            "plan", "research", "draft", "review", "draft", "review", "draft", "review", "publish",
-            "done"
-        ]
+            "plan", "risks", "research", "gather", "draft", "review", "draft", "review", "draft",
+            "review", "publish", "done"
+        ],
+        "in the order they ended: the risks before the slower research"
     );
     assert!(agents.iter().all(|s| s.parent == Some(root.no)));
-    let third_draft = agents[6];
-    assert_eq!(third_draft.attrs.get(STEP), Some(&AttrValue::Int(7)));
+    let third_draft = agents[8];
+    assert_eq!(third_draft.attrs.get(STEP), Some(&AttrValue::Int(9)));
     assert_eq!(third_draft.attrs.get(VISIT), Some(&AttrValue::Int(3)));
     let chats: Vec<&FinishedSpan> = spans
         .iter()
@@ -34,8 +35,8 @@ async fn each_activation_is_an_agent_span_holding_its_calls() {
         .collect();
     assert_eq!(
         chats.len(),
-        10,
-        "three items of the map, one call of each other agent"
+        11,
+        "three items of the map, one call of each other agent's activation"
     );
     for chat in chats {
         let parent = by_no(&spans, chat.parent.unwrap());
