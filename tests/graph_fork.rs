@@ -169,6 +169,7 @@ fn a_fork_from_the_review_node_with_its_verdict_flipped_compares_the_other_path(
         "{fork}"
     );
     session.press("\x1b");
+    session.wait_for("the comparison closed", |t| !t.contains("First divergence"));
     session.press("q");
     assert!(session.wait_exit().success());
 }
