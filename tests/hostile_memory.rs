@@ -194,3 +194,74 @@ fn a_big_shared_context_costs_a_small_multiple_of_its_size() {
         finished.max_rss_kib
     );
 }
+
+/// A line far longer than the cap is skipped while the replay stays far
+/// smaller than the line, and the run's result still comes out. Measured
+/// on the replay's own process (`wait4`), in this small test process: a
+/// measure of every child of the big test binary would count whichever
+/// other test's child was largest.
+#[test]
+fn a_line_far_over_the_cap_is_skipped_in_bounded_memory() {
+    use std::io::{Seek, SeekFrom, Write};
+    const GIB: u64 = 1 << 30;
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = dir.path().join("run.jsonl");
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/checkout_v2_launch.json"
+    );
+    let ran = common::cli::conclave(&[
+        "run",
+        scenario,
+        "--headless",
+        "--record",
+        recorded.to_str().unwrap(),
+    ]);
+    let code = ran.status.code().unwrap();
+    let result: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    let text = std::fs::read(&recorded).unwrap();
+    let lines: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+
+    let path = dir.path().join("long.jsonl");
+    let mut file = std::fs::File::create(&path).unwrap();
+    file.write_all(lines[0]).unwrap();
+    file.write_all(b"\n").unwrap();
+    // A hole reads as a gigabyte of NUL bytes without taking the disk.
+    let start = file.stream_position().unwrap();
+    file.seek(SeekFrom::Start(start + GIB)).unwrap();
+    file.write_all(b"\n").unwrap();
+    for line in &lines[1..] {
+        file.write_all(line).unwrap();
+        file.write_all(b"\n").unwrap();
+    }
+    drop(file);
+
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut replay = Command::new(env!("CARGO_BIN_EXE_conclave"));
+    replay
+        .args(["replay", path.to_str().unwrap(), "--headless"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap());
+    let finished = common::bounded::run(replay, Duration::from_secs(120), "long line");
+    let stderr = std::fs::read_to_string(&err).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(finished.exit, Some(code), "{stderr}");
+    let replayed: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(replayed, result);
+    assert!(
+        stderr.contains(&format!(
+            "long.jsonl:2: a line of {} bytes, longer than the line cap (128 MiB); skipped",
+            GIB + 1
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("long.jsonl:").count(), 1, "{stderr}");
+    let peak = u64::try_from(finished.max_rss_kib).unwrap() * 1024;
+    assert!(
+        peak < GIB / 4,
+        "the replay held {peak} bytes for a 1 GiB line"
+    );
+}
