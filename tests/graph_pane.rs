@@ -4,16 +4,15 @@
 //! moving along the graph and Enter opening a node's activations.
 
 use crate::common;
+use common::screen::{of_app as screen, text};
 use conclave::bus::{Event, EventKind};
 use conclave::engine::LaunchOptions;
 use conclave::patterns::events::{GraphEvent, PatternEvent};
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::keymap::Action;
 use conclave::tui::panes;
-use conclave::tui::view;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
 use std::sync::Arc;
 
 async fn review_loop() -> Vec<Arc<Event>> {
@@ -29,17 +28,6 @@ fn app_with(events: &[Arc<Event>]) -> App {
     app
 }
 
-fn text(buffer: &Buffer) -> String {
-    let area = buffer.area;
-    let mut out = String::new();
-    for y in 0..area.height {
-        let line: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 fn graph_pane(app: &App, width: u16, height: u16) -> String {
     let run = app.run().unwrap().view();
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -49,12 +37,6 @@ fn graph_pane(app: &App, width: u16, height: u16) -> String {
             panes::pattern::draw(frame, area, run.unit, run.state, run.ui, run.now_ms, true)
         })
         .unwrap();
-    text(terminal.backend().buffer())
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| view::draw(frame, app)).unwrap();
     text(terminal.backend().buffer())
 }
 
