@@ -107,6 +107,43 @@ fn an_edit_the_recording_cannot_serve_exits_2_naming_it() {
     }
 }
 
+/// A recording is a file anyone may edit: a fork of one whose scenario no
+/// longer holds (an edge to a node that is not there) exits 2 naming the
+/// place, as loading the scenario would, and runs nothing.
+#[test]
+fn a_fork_of_a_recording_whose_scenario_was_edited_to_break_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = recorded(dir.path());
+    let text = std::fs::read_to_string(&parent).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut first: Value = serde_json::from_str(&lines[0]).unwrap();
+    first["scenario"]["graph"]["edges"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"from": "plan", "to": "nowhere"}));
+    lines[0] = first.to_string();
+    let edited = dir.path().join("edited.jsonl");
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let forked = conclave(&[
+        "fork",
+        edited.to_str().unwrap(),
+        "--at",
+        "step 2",
+        "--headless",
+    ]);
+    assert_eq!(forked.status.code(), Some(2), "{}", stderr(&forked));
+    let words = stderr(&forked);
+    assert!(
+        words.contains("its scenario does not hold: graph.edges[12].to"),
+        "{words}"
+    );
+    assert!(
+        !words.contains("panicked") && !words.contains("crashed"),
+        "{words}"
+    );
+    assert!(forked.stdout.is_empty());
+}
+
 /// The screen's words, borders left out, one space between them.
 fn words(text: &str) -> String {
     text.replace(['│', '║'], " ")

@@ -111,6 +111,8 @@ impl ForkRequest {
         let at = GateTarget::resolve(&self.at, &cassette.parent().gates)
             .map_err(|e| format!("{}: {e}", shown()))?;
         let started = cassette.parent().started.clone();
+        crate::scenario::recheck(&started.scenario)
+            .map_err(|e| format!("{}: its scenario does not hold: {e}", shown()))?;
         // A flag the scenario does not declare is refused as `run`
         // refuses it, not dropped at the gate.
         let declared: Vec<String> = started.scenario.flags.keys().cloned().collect();

@@ -331,6 +331,22 @@ fn member_value(
     }
 }
 
+/// The checks a file's scenario passes when it loads, run again on one a
+/// recording holds, before a fork runs it: a recording is a file anyone
+/// may edit, and the runners trust what loading checked (a graph that
+/// compiles). Each problem as `PATH: what`, joined.
+pub(crate) fn recheck(scenario: &Scenario) -> Result<(), String> {
+    let problems = checks::check(scenario);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let words: Vec<String> = problems
+        .iter()
+        .map(|problem| format!("{}: {}", problem.path, problem.message))
+        .collect();
+    Err(words.join("; "))
+}
+
 /// A scenario as a recording's `run_started` holds it, read as the loader
 /// reads a file, its `context` and `plan` left as text: a recorded plan of
 /// 100,000 tasks is not built as a tree to be replayed. Nothing is checked

@@ -61,6 +61,8 @@ impl SweepFork {
         let cassette = Cassette::of_events(path, &recording.events).map_err(|e| e.to_string())?;
         let parent = cassette.parent();
         let at = GateTarget::resolve(at, &parent.gates).map_err(|e| format!("{shown}: {e}"))?;
+        crate::scenario::recheck(&parent.started.scenario)
+            .map_err(|e| format!("{shown}: its scenario does not hold: {e}"))?;
         Ok(SweepFork {
             path: path.to_path_buf(),
             at,
