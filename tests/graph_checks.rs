@@ -174,15 +174,27 @@ fn two_recorded_runs_and_a_replay_are_byte_identical() {
 /// The graph's agents answer in the ways real models do: the review as
 /// `review` says, every other node as `{"text": …}` or its own fields.
 fn messy(review: &'static str) -> impl Fn(&Captured, usize) -> Reply {
+    critic_says(json!({"role": "assistant", "content": review}), "stop")
+}
+
+/// As [`messy`], the critic's whole message and finish reason given (a
+/// refusal, an answer cut at its length, reasoning beside the answer).
+fn critic_says(critic: Value, finish: &'static str) -> impl Fn(&Captured, usize) -> Reply {
     move |request, _| {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         let system = body["messages"][0]["content"]
             .as_str()
             .unwrap_or("")
             .to_string();
-        let content = if system.contains("You are critic") {
-            review.to_string()
-        } else if system.contains("You are planner") {
+        if system.contains("You are critic") {
+            return Reply::json(
+                200,
+                &json!({"object": "chat.completion", "model": "m",
+                        "choices": [{"index": 0, "finish_reason": finish, "message": critic}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+            );
+        }
+        let content: String = if system.contains("You are planner") {
             "Here is the plan:\n```json\n{\"steps\": [\"fees\", \"dates\"]}\n```\nGood luck.".into()
         } else if system.contains("You are risk_analyst") {
             "Risks, as asked:\n```json\n{\"risks\": [\"fees\"]}\n```".into()
@@ -258,4 +270,38 @@ fn a_verdict_outside_the_nodes_values_stops_with_invalid_output() {
         asked, 2,
         "asked once more with what was wrong, then stopped"
     );
+}
+
+/// What the run makes of the critic's answer given, for a look.
+fn critic_run(critic: Value, finish: &'static str) -> (Option<i32>, Value) {
+    let server = Loopback::serve(critic_says(critic, finish));
+    run_against(&server)
+}
+
+/// A refusal and an answer cut at its length stop the run with the shared
+/// model stops at the review, which never counts as having answered; a
+/// reasoning model's thinking beside its answer is no part of the answer.
+#[test]
+fn a_refusal_a_cut_answer_and_reasoning_beside_the_answer_at_a_graph_node() {
+    let last = |result: &Value| result["path"].as_array().unwrap().last().cloned();
+    let refused =
+        json!({"role": "assistant", "content": null, "refusal": "I can't help with that."});
+    let (code, result) = critic_run(refused, "stop");
+    assert_eq!(code, Some(3), "{result}");
+    assert_eq!(result["stop_reason"], "model_refused");
+    assert_eq!(last(&result), Some(json!("review")));
+    assert_eq!(result["outputs"]["review"], Value::Null, "{result}");
+
+    let cut = json!({"role": "assistant", "content": "{\"verdict\": \"appr"});
+    let (code, result) = critic_run(cut, "length");
+    assert_eq!(code, Some(3), "{result}");
+    assert_eq!(result["stop_reason"], "model_output_cut");
+    assert_eq!(last(&result), Some(json!("review")));
+
+    let thinking = json!({"role": "assistant", "content": "{\"verdict\": \"approve\"}",
+                          "reasoning_content": "The draft names the dates; {\"verdict\": \"reject\"} would be wrong."});
+    let (code, result) = critic_run(thinking, "stop");
+    assert_eq!(code, Some(0), "{result}");
+    assert_eq!(result["outputs"]["review"], json!({"verdict": "approve"}));
+    assert_eq!(last(&result), Some(json!("done")));
 }
