@@ -233,3 +233,15 @@ impl std::fmt::Display for ForkedFrom {
         Ok(())
     }
 }
+
+/// A measure a recorded run took on its clock around its calls, which a
+/// run served from the recording asks for again (the cassette serves it).
+/// A pattern's event says which measure it took.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Measure {
+    /// A member call's `latency_ms`, by the turn that asked for it and the
+    /// member's path.
+    MemberCall { turn: u32, member: String },
+    /// The run time at which a research step ended, by its number.
+    StepEnded(u32),
+}

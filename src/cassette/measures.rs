@@ -5,8 +5,8 @@
 //! and none on the served run's, so the served run's own readings would
 //! be off by that much.
 
+pub(crate) use crate::bus::cassette::Measure;
 use crate::bus::{Event, EventKind};
-pub(crate) use crate::patterns::events::Measure;
 use std::collections::{HashMap, VecDeque};
 
 /// Each measure's recorded values, in recorded order (a member called

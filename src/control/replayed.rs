@@ -25,7 +25,7 @@ pub(crate) struct ForkAt {
     /// changes there.
     pub(crate) flags: Vec<(String, bool)>,
     /// The cassette's switch that makes every call live from the gate on
-    /// ([`crate::cassette::Cassette::live_switch`]).
+    /// (the cassette's `live_switch`).
     pub(crate) live: Arc<AtomicBool>,
 }
 

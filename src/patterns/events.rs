@@ -6,10 +6,10 @@
 //! Data only: it imports the patterns' event and describe files, never
 //! the bus's upper parts nor a runner.
 
+pub(crate) use crate::bus::cassette::Measure;
 use crate::bus::event::values::GateKind;
 use crate::patterns::collaboration::{describe as round_lines, events::RoundNamed};
 use crate::patterns::graph::{describe as graph_lines, events::GraphNamed};
-pub(crate) use crate::patterns::measure::Measure;
 use crate::patterns::orchestrator::{describe as task_lines, events::TaskNamed};
 use crate::patterns::research::{describe as research_lines, events::ResearchNamed};
 use crate::patterns::team::{describe as team_lines, events::TeamNamed};

@@ -13,7 +13,6 @@ pub mod events;
 pub(crate) mod figures;
 pub(crate) mod graph;
 pub(crate) mod in_flight;
-pub(crate) mod measure;
 pub(crate) mod orchestrator;
 pub(crate) mod research;
 pub(crate) mod swarm;
@@ -28,7 +27,7 @@ mod hostile_output;
 pub(crate) mod stops_tests;
 
 use crate::bus::ResultDoc;
-use crate::bus::{Bus, RunStatus, RunSummary};
+use crate::bus::{Bus, EventKind, RunStatus, RunSummary};
 use crate::control::Gate;
 use crate::gateway::{Gateway, Usage};
 use crate::scenario::{PatternKind, Scenario};
@@ -149,7 +148,10 @@ impl PatternSpans {
 }
 
 impl Shapes for PatternSpans {
-    fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &PatternEvent, t: u64) {
+    fn apply(&mut self, trace: &mut TraceSpans<'_>, kind: &EventKind, t: u64) {
+        let EventKind::Pattern(event) = kind else {
+            return;
+        };
         match event {
             PatternEvent::Round(event) => self.round_table.apply(trace, event, t),
             PatternEvent::Tasks(event) => self.orchestration.apply(trace, event, t),

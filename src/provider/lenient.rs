@@ -3,18 +3,9 @@
 //! Two different objects, or none, is no answer. Only endpoint answers are
 //! read so; the sim's are read exactly, as the references read them.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// How an answer's JSON was found in its text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Extracted {
-    /// Inside a Markdown code fence.
-    Fence,
-    /// Inside prose, between words before or after it.
-    Prose,
-}
+pub use crate::bus::event::values::Extracted;
 
 /// What the text of an answer holds.
 #[derive(Clone, Debug, PartialEq)]

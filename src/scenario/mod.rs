@@ -8,12 +8,12 @@
 #[cfg(test)]
 mod budget_tests;
 mod checks;
-mod error;
+pub(crate) mod error;
 mod hints;
 mod json_text;
 pub(crate) mod latency;
 mod origin;
-mod path;
+pub(crate) mod path;
 pub(crate) mod pattern_kind;
 mod pricing;
 mod provider_spec;
@@ -24,7 +24,7 @@ pub(crate) mod script;
 mod shape;
 mod spend;
 pub(crate) mod text;
-mod types;
+pub(crate) mod types;
 mod value_words;
 pub(crate) mod workers;
 

@@ -3,7 +3,7 @@
 
 use super::attempt_note;
 use crate::bus::EventKind;
-use crate::provider::lenient::Extracted;
+use crate::bus::event::values::Extracted;
 use crate::words::plural;
 
 /// The event's line, when it is one of this group's.

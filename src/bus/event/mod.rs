@@ -174,7 +174,7 @@ pub enum EventKind, read as KindNamed = "EventKind" {
         /// How an endpoint's JSON answer was found in its text, when it was
         /// not the whole text: inside a code fence or inside prose.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        extracted: Option<crate::provider::lenient::Extracted>,
+        extracted: Option<values::Extracted>,
     },
     /// A model's answer failed its contract (or was cut at the output
     /// limit), and the model is asked again with its answer and what was

@@ -196,3 +196,14 @@ impl GateKind {
         }
     }
 }
+
+/// How an answer's JSON was found in its text (the gateway reads an
+/// endpoint's answer leniently; see `provider::lenient`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Extracted {
+    /// Inside a Markdown code fence.
+    Fence,
+    /// Inside prose, between words before or after it.
+    Prose,
+}

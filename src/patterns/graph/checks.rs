@@ -5,7 +5,9 @@
 
 use super::lint::lint;
 use super::shape::{Kind, compile};
-use crate::scenario::{JsonPath, Problem, ProviderKind, Scenario};
+use crate::scenario::error::Problem;
+use crate::scenario::path::JsonPath;
+use crate::scenario::types::{ProviderKind, Scenario};
 
 pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let root = JsonPath::root();

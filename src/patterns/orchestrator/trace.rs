@@ -65,7 +65,7 @@ impl OrchestrationSpans {
                 status,
                 ..
             } => {
-                trace.end_task_call(task, worker, status, t);
+                trace.end_task_call(task, worker, &wire(status), t);
                 // A wave lasts until the last of its tasks is done.
                 let done = self
                     .waves

@@ -2,8 +2,8 @@
 //! filter: steps, sources, pages, notes, verification and citations.
 
 use super::events::{ResearchEvent, ResearchPhase};
+use crate::bus::cassette::Measure;
 use crate::bus::event::values::GateKind;
-use crate::patterns::measure::Measure;
 use crate::words::plural;
 
 /// The event's line.

@@ -3,8 +3,8 @@
 //! member calls.
 
 use super::events::TeamEvent;
+use crate::bus::cassette::Measure;
 use crate::bus::event::values::GateKind;
-use crate::patterns::measure::Measure;
 
 /// The event's line.
 pub(crate) fn line(event: &TeamEvent) -> String {

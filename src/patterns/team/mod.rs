@@ -20,6 +20,7 @@ pub(crate) mod stops;
 mod tool_use;
 pub(crate) mod trace;
 mod turn_calls;
+pub(crate) mod turn_context;
 pub(crate) mod turn_order;
 pub(crate) mod turn_payload;
 pub(crate) mod turn_schema;

@@ -5,28 +5,11 @@
 //! of them is built for the call to hash, count and drop).
 
 use super::agent::TeamRun;
+pub(crate) use super::turn_context::TurnContext;
 use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
 use crate::provider::shared_facts::SharedFacts;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use std::sync::Arc;
-
-/// What a pattern adds to a turn's payload, at its key `context`.
-#[derive(Clone, Debug)]
-pub(crate) enum TurnContext {
-    Built(Value),
-    /// Compact JSON text, as serde_json writes the value it stands for:
-    /// the prompt is written, hashed and counted byte for byte as it
-    /// would be with that value in place.
-    Written(Arc<RawValue>),
-}
-
-impl From<Value> for TurnContext {
-    fn from(value: Value) -> Self {
-        TurnContext::Built(value)
-    }
-}
 
 /// The payload's key the context stands at.
 const CONTEXT: &str = "context";

@@ -8,7 +8,6 @@
 use super::spans::TraceSpans;
 use super::{ROOT, TraceBuilder, wire};
 use crate::bus::EventKind;
-use crate::patterns::events::PatternEvent;
 use crate::telemetry::names as n;
 use crate::telemetry::span::{Attrs, SpanNo};
 use std::fmt;
@@ -17,8 +16,9 @@ use std::fmt;
 /// close, and the calls they hold. A pattern's event comes whole; the
 /// shapes say what it does to the trace.
 pub(crate) trait Shapes: fmt::Debug + Send {
-    /// Fold in a pattern's event.
-    fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &PatternEvent, t: u64);
+    /// Fold in a pattern's event: `kind` is always an
+    /// `EventKind::Pattern`, which the shapes take apart.
+    fn apply(&mut self, trace: &mut TraceSpans<'_>, kind: &EventKind, t: u64);
     /// The span a model call for `agent`, labelled `label`, starting at run
     /// time `t` belongs under, if one of the pattern's spans holds it (it
     /// may open that span).
@@ -68,7 +68,7 @@ impl fmt::Debug for TraceShapes {
 pub(super) struct Lent;
 
 impl Shapes for Lent {
-    fn apply(&mut self, _: &mut TraceSpans<'_>, _: &PatternEvent, _: u64) {}
+    fn apply(&mut self, _: &mut TraceSpans<'_>, _: &EventKind, _: u64) {}
     fn model_parent(
         &mut self,
         _: &mut TraceSpans<'_>,
@@ -122,7 +122,7 @@ impl TraceBuilder {
     /// its shapes whole.
     pub(super) fn apply_shape(&mut self, kind: &EventKind, t: u64) {
         match kind {
-            EventKind::Pattern(event) => self.with_shapes(|s, trace| s.apply(trace, event, t)),
+            EventKind::Pattern(_) => self.with_shapes(|s, trace| s.apply(trace, kind, t)),
             other => self.apply_run_wide(other, t),
         }
     }

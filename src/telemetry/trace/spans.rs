@@ -5,7 +5,6 @@
 //! which stays open until the run's end.
 
 use super::{TraceBuilder, error_type};
-use crate::patterns::events::TaskStatus;
 use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
@@ -107,9 +106,9 @@ impl<'a> TraceSpans<'a> {
         self.builder.open.values().any(|s| s.parent == Some(no))
     }
 
-    /// Task `task` ended with `status`: the latest call of `worker` for it
-    /// takes the status and ends at its last attempt's end.
-    pub(crate) fn end_task_call(&mut self, task: &str, worker: &str, status: &TaskStatus, t: u64) {
+    /// Task `task` ended with `status` (its wire name): the latest call of
+    /// `worker` for it takes the status and ends at its last attempt's end.
+    pub(crate) fn end_task_call(&mut self, task: &str, worker: &str, status: &str, t: u64) {
         self.builder.tool_task_finished(task, worker, status, t);
     }
 }

@@ -6,7 +6,6 @@
 use super::calls::{Attempt, Call, What, outcome_error};
 use super::{ROOT, TraceBuilder, error_type, wire};
 use crate::bus::{CallOutcome, EventKind};
-use crate::patterns::events::TaskStatus;
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::span::{Attrs, SpanNo};
@@ -120,18 +119,12 @@ impl TraceBuilder {
     /// Task `task` is over: the latest call of `worker` for it takes the
     /// task's status and ends at its last attempt's end. The pattern whose
     /// task it was says so, as it decides what else the task's end closes.
-    pub(super) fn tool_task_finished(
-        &mut self,
-        task: &str,
-        worker: &str,
-        status: &TaskStatus,
-        t: u64,
-    ) {
+    pub(super) fn tool_task_finished(&mut self, task: &str, worker: &str, status: &str, t: u64) {
         let found = self.calls.open.iter().rev().find(
             |c| matches!(&c.what, What::Tool { task: k, tool: w } if k == task && w == worker),
         );
         if let Some(span) = found.map(|c| c.span) {
-            self.span(span).attrs.set(n::TASK_STATUS, wire(status));
+            self.span(span).attrs.set(n::TASK_STATUS, status);
             let end = self.calls.last_end(span).map_or(t, |e| e.min(t));
             self.close_call(span, end);
         }

@@ -6,8 +6,8 @@
 //! reads a clock.
 
 use super::chain::{members_view::MembersView, state::Chain};
-use super::graph::GraphFold;
 use super::graph::selection::GraphView;
+use super::graph::state::GraphFold;
 use super::research::state::Research;
 use super::round_table::{selection::TableView, state::RoundTable};
 use super::workers::state::Workers;

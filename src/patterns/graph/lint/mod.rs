@@ -5,7 +5,8 @@
 
 use super::condition::{could_hold, fields, operators, tests};
 use super::shape::{Kind, NodeId, Shape, declared_values};
-use crate::scenario::{JsonPath, Problem};
+use crate::scenario::error::Problem;
+use crate::scenario::path::JsonPath;
 use serde_json::Value;
 use std::collections::VecDeque;
 

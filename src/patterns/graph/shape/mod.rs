@@ -10,7 +10,8 @@
 //! rest of the rules are [`super::lint`]'s.
 
 use super::spec::{Condition, EdgeSpec, FieldType, GraphSpec, Merge, NodeSpec, Wait};
-use crate::scenario::{JsonPath, Problem};
+use crate::scenario::error::Problem;
+use crate::scenario::path::JsonPath;
 use std::collections::HashMap;
 
 mod ways;
