@@ -10,9 +10,9 @@ use conclave::bus::GivenAnswer;
 #[derive(Args, Debug, Default, Clone)]
 pub(crate) struct AnswerArgs {
     /// Answer in advance the first question the run asks a person that
-    /// offers OPTION (today the round table's, with
-    /// budget.escalate_after_blocking_rounds: go, go_with_caution, no_go or
-    /// continue). OPTION is checked against the options of the questions
+    /// offers OPTION: the round table's, with
+    /// budget.escalate_after_blocking_rounds (go, go_with_caution, no_go or
+    /// continue), or a graph's human node (its options). OPTION is checked against the options of the questions
     /// the scenario may ask; when none takes it, or the scenario asks
     /// nothing, the command exits 2 naming them. Without it a question
     /// nobody answers takes its default, or the run stops there (the round

@@ -16,6 +16,7 @@ use crate::scenario::{PatternKind, ProviderKind, Scenario};
 use crate::stop::StopReason;
 use crate::telemetry::Exporter;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -247,19 +248,23 @@ fn result_of(
     summary: &RunSummary,
     measured: Measured,
 ) -> JobResult {
-    let verdict = verdict(summary);
+    let declared = figures::figures_of(pattern);
+    let verdict = declared.verdict.and_then(|name| verdict(summary, name));
     let counts = &summary.counts;
     // The measures the pattern declares, in its order, each read where
     // the declaration says.
-    let used = Used::new(
-        figures::figures_of(pattern)
-            .swept
-            .iter()
-            .filter_map(|swept| match swept.read {
-                Read::Count => counts.get(swept.name).map(|n| (swept.name, n)),
-                Read::StepsOpened => Some((swept.name, measured.steps_opened)),
-            }),
-    );
+    let used = Used::new(declared.swept.iter().flat_map(|swept| {
+        let name = swept.name.to_string();
+        match swept.read {
+            Read::Count => counts
+                .get(swept.name)
+                .map(|n| (name, n))
+                .into_iter()
+                .collect(),
+            Read::StepsOpened => vec![(name, measured.steps_opened)],
+            Read::EachKey => each_key(summary, swept.name),
+        }
+    }));
     let partial = status == RunStatus::Ok && summary.falls_short();
     let mut outcome = outcome_key(status, &stop_reason, verdict.as_deref());
     if partial {
@@ -285,15 +290,36 @@ fn result_of(
     }
 }
 
-/// What the run decided, in the pattern's own terms.
-fn verdict(summary: &RunSummary) -> Option<String> {
-    if let Some(decision) = summary.decision() {
-        return Some(decision.as_str().to_string());
+/// What the run came to, in the pattern's own terms: its summary's value
+/// `name` in words (`go`, `green`, `billing`), a list's items joined by
+/// `→` (a graph's path).
+fn verdict(summary: &RunSummary, name: &str) -> Option<String> {
+    match summary.value(name)? {
+        Value::Null => None,
+        Value::String(word) => Some(word.clone()),
+        Value::Array(items) => Some(items.iter().map(words).collect::<Vec<_>>().join("→")),
+        other => Some(other.to_string()),
     }
-    if let Some(health) = summary.health() {
-        return Some(health.as_str().to_string());
-    }
-    summary.final_agent()
+}
+
+/// A value's word: a string as it is, anything else as JSON.
+fn words(value: &Value) -> String {
+    value
+        .as_str()
+        .map_or_else(|| value.to_string(), str::to_string)
+}
+
+/// The counts in the summary's object `name`, each as `name.KEY`, in the
+/// object's order (a graph's `visits.draft`); none when it has no such
+/// object.
+fn each_key(summary: &RunSummary, name: &str) -> Vec<(String, u64)> {
+    let Some(Value::Object(counts)) = summary.value(name) else {
+        return Vec::new();
+    };
+    counts
+        .iter()
+        .filter_map(|(key, n)| Some((format!("{name}.{key}"), n.as_u64()?)))
+        .collect()
 }
 
 /// "<status>/<stop_reason>/<verdict>", "-" for a run without a verdict.

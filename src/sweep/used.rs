@@ -17,10 +17,10 @@ pub struct Used(Vec<(String, u64)>);
 impl Used {
     /// The counts as given, in their order; a name given twice keeps its
     /// first place and its last value.
-    pub fn new<'n>(named: impl IntoIterator<Item = (&'n str, u64)>) -> Used {
+    pub fn new<N: AsRef<str>>(named: impl IntoIterator<Item = (N, u64)>) -> Used {
         let mut used = Used::default();
         for (name, n) in named {
-            used.set(name, n);
+            used.set(name.as_ref(), n);
         }
         used
     }

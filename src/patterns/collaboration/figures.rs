@@ -25,4 +25,5 @@ pub(crate) const FIGURES: Figures = Figures {
         name: ROUNDS,
         read: Read::Count,
     }],
+    verdict: Some(DECISION),
 };

@@ -16,6 +16,11 @@ pub(crate) struct Figures {
     /// The measures a sweep tallies of each run, in the order the sweep
     /// document lists them.
     pub(crate) swept: &'static [Swept],
+    /// The summary value a sweep tallies as what the run came to (its
+    /// `verdicts`, and the last part of its outcome's key), in words: a
+    /// list reads as its items joined by `→`. `None`: runs of the pattern
+    /// come to no verdict (`-`).
+    pub(crate) verdict: Option<&'static str>,
 }
 
 /// A value of the run summary, by its name there.
@@ -87,4 +92,8 @@ pub(crate) enum Read {
     /// The steps the run's events opened (`describe::opens_step`), zero
     /// included: counted as the run went, whatever its result says.
     StepsOpened,
+    /// One measure per key of the summary's value of the same name, an
+    /// object of counts (a graph's `visits`), named `NAME.KEY` in the
+    /// object's order; left out of a run that has no such value.
+    EachKey,
 }

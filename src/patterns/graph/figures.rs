@@ -36,9 +36,17 @@ pub(crate) const FIGURES: Figures = Figures {
         name: ACTIVATIONS,
         was: Was::Length("/path"),
     }],
-    // The activations its events opened (each opens a step).
-    swept: &[Swept {
-        name: "steps",
-        read: Read::StepsOpened,
-    }],
+    // The activations its events opened (each opens a step), and each
+    // node's visits (`visits.draft`).
+    swept: &[
+        Swept {
+            name: "steps",
+            read: Read::StepsOpened,
+        },
+        Swept {
+            name: VISITS,
+            read: Read::EachKey,
+        },
+    ],
+    verdict: Some(PATH),
 };

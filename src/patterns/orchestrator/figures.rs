@@ -45,4 +45,5 @@ pub(crate) const FIGURES: Figures = Figures {
             read: Read::Count,
         },
     ],
+    verdict: Some(HEALTH),
 };

@@ -21,4 +21,5 @@ pub(crate) const FIGURES: Figures = Figures {
         name: "steps",
         read: Read::StepsOpened,
     }],
+    verdict: None,
 };

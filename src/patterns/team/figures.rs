@@ -37,6 +37,7 @@ pub(crate) const SWARM: Figures = Figures {
         name: HANDOFFS,
         read: Read::Count,
     }],
+    verdict: Some(FINAL_AGENT),
 };
 
 pub(crate) const COORDINATOR: Figures = Figures {
@@ -52,4 +53,5 @@ pub(crate) const COORDINATOR: Figures = Figures {
         name: MEMBER_CALLS,
         read: Read::Count,
     }],
+    verdict: Some(FINAL_AGENT),
 };
