@@ -21,11 +21,23 @@ const DEADLINE: Duration = Duration::from_secs(60);
 
 #[tokio::test]
 async fn every_event_of_a_run_reaches_the_stream_in_order_with_its_message_id_and_limits() {
+    the_stream_holds_every_event_of("scenarios/checkout_v2_launch.json", 0).await;
+}
+
+/// A graph run's events (its plan, activations, edges, joins and human
+/// question) go on the stream as any pattern's do, and read back as the
+/// same typed events; a stalled graph's run, which exits 3, too.
+#[tokio::test]
+async fn a_graph_run_s_events_reach_the_stream_as_they_were_recorded() {
+    the_stream_holds_every_event_of("scenarios/graph_review_loop.json", 0).await;
+    the_stream_holds_every_event_of("scenarios/graph_stalled_join.json", 3).await;
+}
+
+async fn the_stream_holds_every_event_of(scenario: &str, exit: i32) {
     let server = NatsServer::start();
     let dir = tempfile::tempdir().unwrap();
     let recorded = dir.path().join("local.jsonl");
     let recorded = recorded.to_str().unwrap();
-    let scenario = "scenarios/checkout_v2_launch.json";
     let local = conclave(&["run", scenario, "--headless", "--record", recorded]);
     let published = conclave(&[
         "run",
@@ -38,7 +50,7 @@ async fn every_event_of_a_run_reaches_the_stream_in_order_with_its_message_id_an
         "--nats-max-bytes",
         "64MiB",
     ]);
-    assert_eq!(published.status.code(), Some(0), "{published:?}");
+    assert_eq!(published.status.code(), Some(exit), "{published:?}");
     assert_eq!(
         result(&published),
         result(&local),
@@ -110,6 +122,10 @@ async fn every_event_of_a_run_reaches_the_stream_in_order_with_its_message_id_an
         got.last().unwrap().kind,
         EventKind::RunFinished { .. }
     ));
+    assert!(
+        got.iter().any(|e| matches!(e.kind, EventKind::Pattern(_))),
+        "{scenario}: the pattern's own events are on the stream"
+    );
 }
 
 #[test]
