@@ -77,6 +77,7 @@ impl GraphFold {
                 visit,
                 step,
                 input,
+                ..
             } => {
                 let Some(n) = plan.node(node) else { return };
                 let live = &mut self.nodes[n];

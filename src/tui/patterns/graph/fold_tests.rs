@@ -76,6 +76,7 @@ fn started(node: &str, visit: u32, step: u32) -> GraphEvent {
         visit,
         step,
         input: r#"{"steps":["a","b"]}"#.into(),
+        team: None,
     }
 }
 
