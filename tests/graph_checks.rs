@@ -116,10 +116,10 @@ fn each_load_time_finding_exits_2_naming_its_place() {
             "is not a join",
         ),
         (
-            "a team node, not run yet",
+            "a team node naming no team",
             |g| g["nodes"][2] = json!({"id": "draft", "team": "drafting", "max_visits": 3}),
             "graph.nodes[2].team",
-            "team nodes are not yet run by the graph pattern",
+            "node \"draft\": expected a team declared in teams (none is declared), found \"drafting\"",
         ),
     ];
     for (what, change, place, words) in cases {
