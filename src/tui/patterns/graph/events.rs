@@ -14,13 +14,16 @@ use crate::tui::state::outcome::Outcome;
 
 impl Fold for GraphFold {
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
-        if let EventKind::Pattern(PatternEvent::Graph(event)) = kind {
-            self.graph_event(event, t_ms);
+        match kind {
+            EventKind::Pattern(PatternEvent::Graph(event)) => self.graph_event(event, t_ms),
+            EventKind::Pattern(PatternEvent::Team(event)) => self.team_event(event, t_ms),
+            _ => {}
         }
     }
 
     fn close(&mut self, _outcome: &Outcome) {
         self.ended = true;
+        self.teams_stopped();
     }
 }
 
@@ -32,7 +35,9 @@ impl GraphFold {
             max_steps,
         } = event
         {
+            let scenario = self.scenario.take();
             *self = planned(nodes, edges, *max_steps);
+            self.scenario = scenario;
             return;
         }
         let Some(graph) = self.graph.clone() else {
@@ -77,9 +82,12 @@ impl GraphFold {
                 visit,
                 step,
                 input,
-                ..
+                team,
             } => {
                 let Some(n) = plan.node(node) else { return };
+                if let Some(team) = team {
+                    self.team_started(n, node, *step, input, team, t_ms);
+                }
                 let live = &mut self.nodes[n];
                 live.state = NodeState::Running;
                 live.visits = live.visits.max(*visit);
@@ -114,9 +122,16 @@ impl GraphFold {
                     of: u64::from(*of),
                 });
             }
-            GraphEvent::NodeFinished { node, .. } => {
+            GraphEvent::NodeFinished {
+                node,
+                step,
+                status,
+                output,
+                ..
+            } => {
                 if let Some(n) = plan.node(node) {
                     self.finished(n, event, t_ms);
+                    self.team_finished(n, *step, *status, output, t_ms);
                 }
             }
             GraphEvent::EdgeEvaluated { from, to, .. } => {
