@@ -324,3 +324,73 @@ fn a_team_node_naming_no_team_exits_2() {
         "{line}"
     );
 }
+
+/// The dashboard on a finished run of the shipped team loop: Enter on the
+/// team node opens its team's own pane, the latest visit's member calls
+/// under its path; `←` shows the first visit; Esc returns to the graph.
+#[tokio::test(start_paused = true)]
+async fn enter_on_a_team_node_opens_its_teams_pane() {
+    use common::screen::of_app as screen;
+    use conclave::tui::app::{App, AppOptions};
+    use conclave::tui::keymap::Action;
+    let (_, events) = common::run(
+        common::shipped("graph_team_draft.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<std::sync::Arc<Event>> = events.into_iter().map(std::sync::Arc::new).collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, Some("scenarios/graph_team_draft.json".into()))
+        .expect("events start with run_started");
+    app.update(Action::Focus(2));
+    app.update(Action::Top);
+    app.update(Action::Down);
+    app.update(Action::Details);
+    let shown = screen(&app, 120, 40);
+    assert!(
+        shown.contains("node draft · team drafting (coordinator) · visit 2 of 2, draft#2"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Coordinator editor"),
+        "the team's own pane:\n{shown}"
+    );
+    assert!(
+        shown.contains("fact_checker") && shown.contains("writer"),
+        "its member calls:\n{shown}"
+    );
+    assert!(!shown.contains("\"activations\""), "no JSON: {shown}");
+    app.update(Action::Left);
+    let shown = screen(&app, 120, 40);
+    assert!(shown.contains("visit 1 of 2, draft ·"), "{shown}");
+    app.update(Action::Close);
+    let shown = screen(&app, 120, 40);
+    assert!(
+        shown.contains("Graph · 5 nodes"),
+        "back to the graph:\n{shown}"
+    );
+    assert!(!shown.contains("visit 1 of 2"), "{shown}");
+}
+
+/// The real binary in a pseudo-terminal: the team loop runs, Enter on the
+/// team node opens its team's pane, Esc returns to the graph.
+#[test]
+fn the_live_dashboard_opens_a_team_nodes_pane() {
+    use crate::common::pty::Session;
+    let home = tempfile::tempdir().unwrap();
+    let mut session = Session::start(&["run", "scenarios/graph_team_draft.json"], home.path());
+    session.wait_text("GRAPH COMPLETED");
+    session.press("2g");
+    session.press("j");
+    session.wait_text("· draft");
+    session.press("\r");
+    session.wait_for("the drafting team's pane", |t| {
+        t.contains("team drafting (coordinator) · visit 2 of 2") && t.contains("Coordinator editor")
+    });
+    session.press("\u{1b}");
+    session.wait_for("the graph again", |t| {
+        t.contains("Graph · 5 nodes") && !t.contains("visit 2 of 2")
+    });
+    session.press("q");
+    assert!(session.wait_exit().success());
+}
