@@ -77,30 +77,10 @@ impl GraphFold {
     fn on_plan(&mut self, plan: &Plan, event: &GraphEvent, t_ms: u64) {
         match event {
             GraphEvent::GraphPlanned { .. } => {}
-            GraphEvent::NodeStarted {
-                node,
-                visit,
-                step,
-                input,
-                team,
-            } => {
-                let Some(n) = plan.node(node) else { return };
-                if let Some(team) = team {
-                    self.team_started(n, node, *step, input, team, t_ms);
+            GraphEvent::NodeStarted { node, .. } => {
+                if let Some(n) = plan.node(node) {
+                    self.started(n, event, t_ms);
                 }
-                let live = &mut self.nodes[n];
-                live.state = NodeState::Running;
-                live.visits = live.visits.max(*visit);
-                live.activations.push_back(Activation {
-                    visit: *visit,
-                    step: *step,
-                    started_ms: t_ms,
-                    input: input.clone(),
-                    ..Activation::default()
-                });
-                self.last_started = Some(n);
-                self.steps = self.steps.max(*step);
-                self.path.push_back(n);
             }
             GraphEvent::HumanAsked { node, question, .. } => {
                 let Some(n) = plan.node(node) else { return };
@@ -184,6 +164,36 @@ impl GraphFold {
                 }
             }
         }
+    }
+
+    /// Activation of node `n` started (a team node's, its team's run too).
+    fn started(&mut self, n: usize, event: &GraphEvent, t_ms: u64) {
+        let GraphEvent::NodeStarted {
+            node,
+            visit,
+            step,
+            input,
+            team,
+        } = event
+        else {
+            return;
+        };
+        if let Some(team) = team {
+            self.team_started(n, node, *step, input, team, t_ms);
+        }
+        let live = &mut self.nodes[n];
+        live.state = NodeState::Running;
+        live.visits = live.visits.max(*visit);
+        live.activations.push_back(Activation {
+            visit: *visit,
+            step: *step,
+            started_ms: t_ms,
+            input: input.clone(),
+            ..Activation::default()
+        });
+        self.last_started = Some(n);
+        self.steps = self.steps.max(*step);
+        self.path.push_back(n);
     }
 
     /// Activation of node `n` ended.
