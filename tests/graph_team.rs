@@ -394,3 +394,75 @@ fn the_live_dashboard_opens_a_team_nodes_pane() {
     session.press("q");
     assert!(session.wait_exit().success());
 }
+
+/// A fork from a gate inside a team node's second visit: the recording
+/// serves the calls before it, the run goes on live from the team's turn,
+/// and ends as the parent did.
+#[test]
+fn a_fork_starts_at_a_turn_inside_the_team_node() {
+    let sandbox = Sandbox::new();
+    let scenario =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/graph_team_draft.json");
+    let parent = sandbox.path("parent.jsonl");
+    let ran = sandbox.run(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--headless",
+        "--record",
+        parent.to_str().unwrap(),
+    ]);
+    assert_eq!(ran.status.code(), Some(0));
+    let text = std::fs::read_to_string(&parent).unwrap();
+    // The event that starts the second visit's writer's turn.
+    let seq = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "turn_started" && e["agent"] == "draft#2/writer")
+        .map(|e| e["seq"].as_u64().unwrap())
+        .expect("the second visit's writer takes a turn");
+    let turn = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["seq"] == seq)
+        .unwrap()["turn"]
+        .as_u64()
+        .unwrap();
+    let child = sandbox.path("fork.jsonl");
+    let at = format!("#{seq}");
+    let forked = sandbox.run(&[
+        "fork",
+        parent.to_str().unwrap(),
+        "--at",
+        &at,
+        "--headless",
+        "--record",
+        child.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        forked.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&forked.stderr)
+    );
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(&child)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        first["forked_from"]["gate"],
+        format!("turn {turn}"),
+        "{first}"
+    );
+    let result: Value = serde_json::from_slice(&forked.stdout).unwrap();
+    let parent_result: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    assert_eq!(result["path"], parent_result["path"]);
+    assert_eq!(result["outputs"], parent_result["outputs"]);
+    assert!(
+        String::from_utf8_lossy(&forked.stderr).contains("served"),
+        "calls before the gate are served"
+    );
+}
