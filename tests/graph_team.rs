@@ -352,7 +352,7 @@ async fn enter_on_a_team_node_opens_its_teams_pane() {
         "{shown}"
     );
     assert!(
-        shown.contains("Coordinator editor"),
+        shown.contains("Coordinator editor · LLM calls 4/30"),
         "the team's own pane:\n{shown}"
     );
     assert!(

@@ -2,8 +2,8 @@
 //! others: an agent's model call with its output checked, a tool through
 //! the gateway, a map's items answered at most `max_parallel` at once and
 //! collected in item order, a person's answer at a human node's gate, a
-//! team run nested (`team.rs`), a join's or an end's input passed on. Each says how it ended and what its
-//! model calls used.
+//! team run nested (`team.rs`), a join's or an end's input passed on.
+//! Each says how it ended and what its model calls used.
 
 use super::output::{check, contract, fields_json, fields_of};
 use super::{Desk, NODE_PROMPT};

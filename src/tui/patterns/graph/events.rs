@@ -7,7 +7,7 @@
 use super::live::{Activation, Barrier, EdgeEval, Finished, MapProgress, NodeState};
 use super::plan::{NamedEdge, Plan, PlanNode};
 use super::state::GraphFold;
-use crate::bus::EventKind;
+use crate::bus::{BudgetKind, EventKind};
 use crate::patterns::events::{ActivationStatus, GraphEvent, PatternEvent};
 use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
@@ -17,6 +17,10 @@ impl Fold for GraphFold {
         match kind {
             EventKind::Pattern(PatternEvent::Graph(event)) => self.graph_event(event, t_ms),
             EventKind::Pattern(PatternEvent::Team(event)) => self.team_event(event, t_ms),
+            EventKind::BudgetConsumed {
+                budget: BudgetKind::LlmCalls,
+                ..
+            } => self.team_calls(kind, t_ms),
             _ => {}
         }
     }

@@ -12,7 +12,7 @@ use crate::bus::{CallOutcome, EventKind};
 use crate::patterns::events::{ActivationStatus, MemberTeam, PatternEvent, TeamEvent};
 use crate::tui::keymap::Action;
 use crate::tui::patterns::chain::members_view::MembersView;
-use crate::tui::patterns::chain::state::Chain;
+use crate::tui::patterns::chain::state::{Chain, MemberState};
 use crate::tui::patterns::chain::{members, swarm};
 use crate::tui::patterns::unit::Seen;
 use crate::tui::selection::ListView;
@@ -115,6 +115,31 @@ impl GraphFold {
             .map(|(n, _)| *n);
         if let Some(chain) = found.and_then(|n| self.teams.get_mut(&n)) {
             Arc::make_mut(chain).route(event, t_ms);
+        }
+    }
+
+    /// A model call counted against a team's call budget (`used` of
+    /// `limit`): the running team's, the one started last when several
+    /// run, whose pane shows it as a coordinator's or a swarm's run does.
+    pub(super) fn team_calls(&mut self, kind: &EventKind, t_ms: u64) {
+        let running = |chain: &Arc<Chain>| {
+            chain
+                .members
+                .last()
+                .filter(|m| m.state == MemberState::Running)
+                .map(|m| m.started_ms)
+        };
+        let latest = self
+            .teams
+            .iter()
+            .filter_map(|(n, chain)| Some((running(chain)?, *n)))
+            .max();
+        let Some(chain) = latest.and_then(|(_, n)| self.teams.get_mut(&n)) else {
+            return;
+        };
+        let call = Arc::make_mut(chain).members.last_mut();
+        if let Some(team) = call.and_then(|m| m.team.as_deref_mut()) {
+            team.chain.fold(kind, t_ms);
         }
     }
 
