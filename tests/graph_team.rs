@@ -466,3 +466,32 @@ fn a_fork_starts_at_a_turn_inside_the_team_node() {
         "calls before the gate are served"
     );
 }
+
+/// The nested teams' checks hold under a graph: a team node's team is one
+/// level below the graph, so a line of member teams five deep is refused,
+/// naming its place, as under a coordinator.
+#[test]
+fn teams_nest_at_most_four_levels_below_a_graph() {
+    let (team, turns) = swarm(json!({"reply": "x"}));
+    let mut document = with_team(team, turns, None);
+    let coordinator = |member: &str| {
+        json!({"pattern": "coordinator", "entry": "lead",
+               "agents": {"lead": {"description": "asks"}, "m": {"team": member}}})
+    };
+    document["teams"]["crew"] = coordinator("t2");
+    for (name, member) in [("t2", "t3"), ("t3", "t4"), ("t4", "t5")] {
+        document["teams"][name] = coordinator(member);
+    }
+    document["teams"]["t5"] =
+        json!({"pattern": "swarm", "entry": "x", "agents": {"x": {"description": "x"}}});
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("graph.json", &document);
+    let out = sandbox.run(&["validate", file.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("teams.t4.agents.m.team"), "{said}");
+    assert!(
+        said.contains("team \"t5\" is nested 5 levels deep here"),
+        "{said}"
+    );
+}
