@@ -275,6 +275,7 @@ fn graph_map() -> Vec<Arc<Event>> {
             visit: 1,
             step: 2,
             input: "[]".into(),
+            team: None,
         },
         GraphEvent::MapProgress {
             node: "research".into(),
@@ -308,6 +309,7 @@ fn graph_layers() -> Vec<Arc<Event>> {
         visit: 1,
         step: 1,
         input: "{}".into(),
+        team: None,
     }];
     graph_run(nodes, edges, more)
 }

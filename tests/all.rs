@@ -32,6 +32,7 @@ mod graph_fork;
 mod graph_live;
 mod graph_pane;
 mod graph_sweep;
+mod graph_team;
 mod honest_usage;
 mod hostile_models;
 mod hostile_recordings;

@@ -388,7 +388,11 @@ async fn two_runs_publish_the_same_events() {
             .map(|e| serde_json::to_string(e).unwrap())
             .collect()
     };
-    for file in ["graph_review_loop.json", "graph_stalled_join.json"] {
+    for file in [
+        "graph_review_loop.json",
+        "graph_stalled_join.json",
+        "graph_team_draft.json",
+    ] {
         let (_, first) = common::run(common::shipped(file), LaunchOptions::default()).await;
         let (_, second) = common::run(common::shipped(file), LaunchOptions::default()).await;
         assert_eq!(lines(first), lines(second), "{file}");

@@ -116,10 +116,10 @@ fn each_load_time_finding_exits_2_naming_its_place() {
             "is not a join",
         ),
         (
-            "a team node, not run yet",
+            "a team node naming no team",
             |g| g["nodes"][2] = json!({"id": "draft", "team": "drafting", "max_visits": 3}),
             "graph.nodes[2].team",
-            "team nodes are not yet run by the graph pattern",
+            "node \"draft\": expected a team declared in teams (none is declared), found \"drafting\"",
         ),
     ];
     for (what, change, place, words) in cases {
@@ -136,12 +136,19 @@ fn each_load_time_finding_exits_2_naming_its_place() {
     assert_eq!(code, Some(0), "the shipped loop is clean: {said}");
 }
 
-/// A recorded run is the same twice, and its replay prints its result.
+/// A recorded run is the same twice, and its replay prints its result:
+/// the review loop, and the loop whose draft is a team node.
 #[test]
 fn two_recorded_runs_and_a_replay_are_byte_identical() {
+    recorded_twice_and_replayed("graph_review_loop.json");
+    recorded_twice_and_replayed("graph_team_draft.json");
+}
+
+fn recorded_twice_and_replayed(file: &str) {
     let sandbox = Sandbox::new();
-    let scenario =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/graph_review_loop.json");
+    let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
     let scenario = scenario.to_str().unwrap();
     let mut recordings = Vec::new();
     let mut results = Vec::new();
@@ -160,14 +167,14 @@ fn two_recorded_runs_and_a_replay_are_byte_identical() {
         // The first line holds the wall clock's start; the rest is the run.
         recordings.push(text.lines().skip(1).map(String::from).collect::<Vec<_>>());
     }
-    assert_eq!(recordings[0], recordings[1]);
-    assert_eq!(results[0], results[1]);
+    assert_eq!(recordings[0], recordings[1], "{file}");
+    assert_eq!(results[0], results[1], "{file}");
     let first = sandbox.path("one.jsonl");
     let replay = sandbox.run(&["replay", first.to_str().unwrap(), "--headless"]);
     assert_eq!(replay.status.code(), Some(0));
     assert_eq!(
         replay.stdout, results[0],
-        "the replay prints the run's result"
+        "{file}: the replay prints the run's result"
     );
 }
 

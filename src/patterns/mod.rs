@@ -157,7 +157,7 @@ impl Shapes for PatternSpans {
             PatternEvent::Tasks(event) => self.orchestration.apply(trace, event, t),
             PatternEvent::Team(event) => self.team.apply(trace, event, t),
             PatternEvent::Research(event) => self.research.apply(trace, event, t),
-            PatternEvent::Graph(event) => self.graph.apply(trace, event, t),
+            PatternEvent::Graph(event) => self.graph.apply(trace, event, t, &mut self.team),
         }
     }
 

@@ -70,10 +70,12 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
     );
     foreign("sources", PatternKind::Research, scenario.sources.is_some());
     foreign("graph", PatternKind::Graph, scenario.graph.is_some());
+    // A graph's team nodes run teams of `teams`, as a coordinator's
+    // members do.
     foreign(
         "teams",
         PatternKind::Coordinator,
-        !scenario.teams.is_empty(),
+        !scenario.teams.is_empty() && pattern != PatternKind::Graph,
     );
     let team = pattern.is_team();
     // A graph's agent and tool nodes name the scenario's agents and tools.

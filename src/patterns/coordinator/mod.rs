@@ -95,8 +95,8 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
 }
 
 /// A member team that is a coordinator, run to its own stop for its
-/// caller.
-async fn run_member(team: TeamRun<'_>) -> TeamRan {
+/// caller (a coordinator's member call, or a graph's team node).
+pub(crate) async fn run_member(team: TeamRun<'_>) -> TeamRan {
     let mut desk = Desk::new(team);
     let ended = desk.play().await;
     let part = desk.team.part.clone();

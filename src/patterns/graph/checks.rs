@@ -1,7 +1,9 @@
 //! A graph scenario's checks at load: the section read as a graph
 //! (`shape`), every lint finding, the agents, tools and teams its nodes
-//! name, and the sim's scripts named by node. Each problem names its
-//! place in the file (`graph.nodes[3]`, `graph.edges[2]`).
+//! name, and the sim's scripts named by node (or, for a team's agents, by
+//! `TEAM/AGENT`). Each problem names its place in the file
+//! (`graph.nodes[3]`, `graph.edges[2]`). A team's own part, its depth
+//! and its use are the nested teams' checks (`scenario::checks::nested`).
 
 use super::lint::lint;
 use super::shape::{Kind, compile};
@@ -48,13 +50,8 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 "agents",
             ),
             Kind::Tool { tool } => named("tool", tool, scenario.tools.contains_key(tool), "tools"),
-            Kind::Team { .. } => Some(Problem::at(
-                place.key("team"),
-                format!(
-                    "node {:?}: team nodes are not yet run by the graph pattern; make it an agent node",
-                    node.id
-                ),
-            )),
+            Kind::Team { team } => (!scenario.teams.contains_key(team))
+                .then(|| Problem::at(place.key("team"), unknown_team(scenario, &node.id, team))),
             Kind::Join { .. } | Kind::Human { .. } | Kind::End => None,
         };
         problems.extend(problem);
@@ -63,6 +60,9 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         && let Some(turns) = &scenario.provider.turns
     {
         for name in turns.keys() {
+            if team_agent(scenario, name) {
+                continue;
+            }
             let found = match shape.node(name).map(|n| &shape.nodes[n].kind) {
                 Some(Kind::Agent { .. } | Kind::Map { .. }) => continue,
                 Some(kind) => format!("{name:?}, a {} node", kind.word()),
@@ -70,8 +70,33 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
             };
             problems.push(Problem::at_key(
                 root.key("provider").key("turns").key(name),
-                format!("expected the id of an agent or map node of the graph, found {found}"),
+                format!(
+                    "expected the id of an agent or map node of the graph, or TEAM/AGENT for an agent of a team in teams, found {found}"
+                ),
             ));
         }
     }
+}
+
+/// A team node naming no team of `teams`, in words that list the known.
+fn unknown_team(scenario: &Scenario, node: &str, found: &str) -> String {
+    let known: Vec<&str> = scenario.teams.keys().map(String::as_str).collect();
+    let known = if known.is_empty() {
+        "none is declared".to_string()
+    } else {
+        known.join(", ")
+    };
+    format!("node {node:?}: expected a team declared in teams ({known}), found {found:?}")
+}
+
+/// Whether `key` of `provider.turns` is `TEAM/AGENT`, an agent of a team
+/// of `teams`: a team node's agents are scripted as a coordinator's
+/// member teams' are.
+fn team_agent(scenario: &Scenario, key: &str) -> bool {
+    key.split_once('/').is_some_and(|(team, agent)| {
+        scenario
+            .teams
+            .get(team)
+            .is_some_and(|spec| spec.agents.contains_key(agent))
+    })
 }

@@ -9,6 +9,7 @@
 //! was written.
 
 use crate::bus::event_kinds::event_kinds;
+use crate::patterns::team::events::MemberTeam;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -132,6 +133,11 @@ pub enum GraphEvent, read as GraphNamed = "GraphEvent" {
         step: u32,
         /// JSON text, clipped.
         input: String,
+        /// A team node's team, as this activation runs it: its agents
+        /// are named `PATH/AGENT` (the node's id, then `#VISIT` from the
+        /// second visit on), so that no two visits mix.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        team: Option<MemberTeam>,
     },
     /// A human node's question, asked at its gate.
     HumanAsked {

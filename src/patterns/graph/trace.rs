@@ -2,9 +2,11 @@
 //! `invoke_agent <node>` span under the run's `invoke_workflow` span, with
 //! the node's id, its step and its visit, holding the model and tool calls
 //! the activation made (an agent's call is labelled `node:ID`, a map
-//! item's `node:ID[i]`, a tool call's task is the node's id).
+//! item's `node:ID[i]`, a tool call's task is the node's id) and, for a
+//! team node, its team's turns (the team's spans, nested under it).
 
 use crate::patterns::events::{ActivationStatus, GraphEvent};
+use crate::patterns::team::spans::TeamSpans;
 use crate::telemetry::{ROOT, SpanNo, TraceSpans};
 use std::collections::HashMap;
 
@@ -21,15 +23,30 @@ pub(crate) struct GraphSpans {
 }
 
 impl GraphSpans {
-    pub(crate) fn apply(&mut self, trace: &mut TraceSpans<'_>, event: &GraphEvent, t: u64) {
+    /// Fold in a graph's event; a team node's team is handed to `teams`,
+    /// whose turns then go under the node's activation.
+    pub(crate) fn apply(
+        &mut self,
+        trace: &mut TraceSpans<'_>,
+        event: &GraphEvent,
+        t: u64,
+        teams: &mut TeamSpans,
+    ) {
         match event {
             GraphEvent::NodeStarted {
-                node, visit, step, ..
+                node,
+                visit,
+                step,
+                team,
+                ..
             } => {
                 let no = trace.open_agent(ROOT, node, t);
                 trace.set(no, NODE, node.as_str());
                 trace.set(no, STEP, *step);
                 trace.set(no, VISIT, *visit);
+                if let Some(team) = team {
+                    teams.hold(&team.path, no);
+                }
                 if let Some(previous) = self.open.insert(node.clone(), no) {
                     trace.end(previous, t);
                 }

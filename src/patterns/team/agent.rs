@@ -98,6 +98,32 @@ pub(super) struct RunShared {
     pub(super) safe_mode_stop: Mutex<Option<StopReason>>,
 }
 
+/// What a graph run's team nodes share: one order of turns, so that a
+/// turn's number (its gate, what a fork stops at) is the run's, whichever
+/// node's team took it. The graph itself takes no turns: no lane stands
+/// in the ring until a team calls members.
+pub(crate) struct NodeTurns(Arc<RunShared>);
+
+impl NodeTurns {
+    pub(crate) fn new() -> Self {
+        let run = Arc::<RunShared>::default();
+        run.turns.leave(SCENARIO_LANE);
+        NodeTurns(run)
+    }
+
+    /// The team node's `lane` is done: out of the ring, where its member
+    /// calls' end may have put it.
+    pub(crate) fn done(&self, lane: Lane) {
+        self.0.turns.leave(lane);
+    }
+
+    /// Whether `reason` is the stop safe mode called for after a tool
+    /// call failed fast: a stop of the whole run.
+    pub(crate) fn is_safe_mode_stop(&self, reason: &StopReason) -> bool {
+        self.0.safe_mode_stop.lock().as_ref() == Some(reason)
+    }
+}
+
 impl<'a> TeamRun<'a> {
     pub(crate) fn new(
         scenario: &'a Scenario,
@@ -142,6 +168,22 @@ impl<'a> TeamRun<'a> {
             tool_limits: Arc::clone(&self.tool_limits),
             contracts: TurnContracts::default(),
         }
+    }
+
+    /// This team as a graph's team node: the team `part`, its turns
+    /// numbered in the graph run's order `turns` on a lane of their own,
+    /// within the graph's time budget `max_seconds`.
+    pub(crate) fn in_graph(
+        mut self,
+        part: Part<'a>,
+        turns: &NodeTurns,
+        max_seconds: Duration,
+    ) -> Self {
+        self.part = part;
+        self.run = Arc::clone(&turns.0);
+        self.lane = self.run.turns.outside();
+        self.budget.max_seconds = max_seconds;
+        self
     }
 
     /// The order the run's turns take their numbers in, which this team's

@@ -117,6 +117,17 @@ impl TeamSpans {
         }
     }
 
+    /// A graph's team node started: the turns of the team at `path` go
+    /// under the activation's span `no`, as a member team's go under its
+    /// member call.
+    pub(crate) fn hold(&mut self, path: &str, no: SpanNo) {
+        self.members.push(Member {
+            name: path.to_owned(),
+            no,
+            team: Some(path.to_owned()),
+        });
+    }
+
     /// The turn a model or tool call labelled `label` belongs to.
     pub(crate) fn call_parent(&self, label: &str) -> Option<SpanNo> {
         self.turns

@@ -272,6 +272,16 @@ impl TurnOrder {
         self.at_place(lane, at_place).await.flatten()
     }
 
+    /// A lane of its own, outside the ring, for a chain of turns no lane
+    /// of the ring called (a graph's team node): its turns number as they
+    /// come, and the member calls it makes join the ring.
+    pub(crate) fn outside(&self) -> Lane {
+        let mut ring = self.ring.lock();
+        let lane = ring.next_lane;
+        ring.next_lane += 1;
+        lane
+    }
+
     /// `lane` is gone without ending (its run was dropped): out of the
     /// ring at once, so that no other lane waits for it.
     pub(crate) fn leave(&self, lane: Lane) {

@@ -2,8 +2,9 @@
 //! may be a team of the scenario's `teams`, itself a swarm or a
 //! coordinator. Every `{"team": NAME}` names a declared team, and only in a
 //! coordinator's agents; no team contains itself at any depth; teams nest
-//! at most [`MAX_TEAM_DEPTH`] levels below the scenario's own; each team's
-//! part is whole as a scenario's would be; and every team is used.
+//! at most [`MAX_TEAM_DEPTH`] levels below the scenario's own (a graph's
+//! team nodes are its members); each team's part is whole as a scenario's
+//! would be; and every team is used.
 
 use super::super::error::Problem;
 use super::super::path::JsonPath;
@@ -201,6 +202,15 @@ impl<'a> Graph<'a> {
             &scenario.agents,
             JsonPath::root(),
         )];
+        // A graph's team nodes are its members: its teams sit one level
+        // below it, as a coordinator's member teams do.
+        if let Some(graph) = scenario.graph.as_ref() {
+            let at = JsonPath::root().key("graph").key("nodes");
+            edges[0].extend(graph.nodes.iter().enumerate().filter_map(|(i, node)| {
+                let index = scenario.teams.get_index_of(node.team.as_deref()?)?;
+                Some((index + 1, at.index(i).key("team")))
+            }));
+        }
         for (name, team) in &scenario.teams {
             let at = JsonPath::root().key("teams").key(name);
             edges.push(edges_of(team.pattern, &team.agents, at));
@@ -257,7 +267,7 @@ impl<'a> Graph<'a> {
     /// deep. Lines are followed at most one level past the cap, so a
     /// scenario of many teams costs a few passes over its members.
     fn depth(&self, scenario: &Scenario, problems: &mut Vec<Problem>) {
-        if !scenario.pattern.is_team() {
+        if !scenario.pattern.is_team() && scenario.pattern != PatternKind::Graph {
             return;
         }
         let longest = MAX_TEAM_DEPTH + 2;

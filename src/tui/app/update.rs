@@ -372,6 +372,14 @@ impl App {
 
     /// Open the JSON of what the focused pane has selected.
     fn open_details(&mut self) {
+        // A pattern's item may open a pane of its own (a graph's team
+        // node, its team's pane) instead of its JSON.
+        if self.focus == PaneId::Pattern
+            && let Some(slot) = self.run_mut()
+            && slot.unit.open(&slot.state.pattern, &mut slot.ui.pattern)
+        {
+            return;
+        }
         if let Some(value) = self.selected_json() {
             self.overlay = Some(Overlay::Details(DetailsView::new(
                 &serde_json::to_string_pretty(&value).unwrap_or_default(),

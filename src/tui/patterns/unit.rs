@@ -133,6 +133,13 @@ pub(crate) trait Unit: Sync + 'static {
     /// The selected item as JSON, for `Enter`.
     fn details(&self, fold: &Self::Fold, selection: &Self::Selection) -> Option<Value>;
 
+    /// `Enter` opens a pane of the selected item's own in the pattern's
+    /// pane (a graph's team node opens its team's); whether it did. When
+    /// not, `Enter` shows the item's JSON.
+    fn open(&self, _fold: &Self::Fold, _selection: &mut Self::Selection) -> bool {
+        false
+    }
+
     /// A recorded output a fork from the selected item may serve changed,
     /// as the fork dialog's output field starts with it
     /// (`review:/verdict="approve"`); `None`: the dialog has no such field.
@@ -222,6 +229,7 @@ pub trait PatternUnit: Sync {
         seen: Seen,
     );
     fn details(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<Value>;
+    fn open(&self, fold: &PatternFold, selection: &mut PatternSelection) -> bool;
     fn fork_output(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<String>;
     fn headline(&self, fold: &PatternFold, outcome: &Outcome) -> Line<'static>;
     fn tally(&self, fold: &PatternFold, outcome: &Outcome) -> Vec<Line<'static>>;
@@ -322,6 +330,15 @@ impl<U: Unit> PatternUnit for U {
         with(fold, |fold| {
             selected(selection, |selection| Unit::details(self, fold, selection))
         })
+    }
+
+    fn open(&self, fold: &PatternFold, selection: &mut PatternSelection) -> bool {
+        let mut moved: U::Selection = selection.get().cloned().unwrap_or_default();
+        let opened = with(fold, |fold| Unit::open(self, fold, &mut moved));
+        if opened {
+            selection.set(moved);
+        }
+        opened
     }
 
     fn fork_output(&self, fold: &PatternFold, selection: &PatternSelection) -> Option<String> {

@@ -10,6 +10,7 @@
 mod node;
 pub(crate) mod output;
 mod settle;
+mod team;
 
 use super::events::{GraphNodeKind, PlannedEdge, PlannedNode, graph_json};
 use super::machine::{Halt, Machine};
@@ -22,6 +23,7 @@ use crate::control::SharedGate;
 use crate::gateway::{DispatchLimits, Gateway, TimeoutFrom, ToolPolicy};
 use crate::patterns::events::GraphEvent;
 use crate::patterns::in_flight::InFlight;
+use crate::patterns::team::agent::NodeTurns;
 use crate::patterns::{RunContext, RunOutcome};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::scenario::{DEFAULT_MAX_SECONDS, JsonPath, Scenario};
@@ -44,6 +46,8 @@ pub(super) struct Desk<'a> {
     gate: &'a SharedGate<'a>,
     gateway: &'a Gateway,
     shape: &'a Shape,
+    /// The turn order the team nodes' teams share.
+    turns: NodeTurns,
     /// Tools are called once, with no timeout of the pattern's own (a
     /// `resilience` section gives them retries and timeouts).
     policy: ToolPolicy,
@@ -94,6 +98,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         gate: &gate,
         gateway: &gateway,
         shape: &shape,
+        turns: NodeTurns::new(),
         policy: ToolPolicy {
             max_attempts: 1,
             attempt_timeout: Duration::MAX,
@@ -156,11 +161,13 @@ impl Desk<'_> {
                     visit: activation.visit,
                     step,
                     input: graph_json(&activation.input),
+                    team: self.team_of(node, activation.visit),
                 });
                 walk.path.push(id.clone());
                 walk.running[node] = Some((step, activation.visit, self.used_by(&id)));
                 let state = machine.state.clone();
-                running.push(node, self.activate(node, step, activation.input, state));
+                let at = (step, activation.visit);
+                running.push(node, self.activate(node, at, activation.input, state));
             }
             if running.is_empty() {
                 return End::Halt(machine.outcome());
@@ -181,15 +188,27 @@ impl Desk<'_> {
         }
     }
 
-    /// The tokens and dollars the node `spender` has used so far.
+    /// The tokens and dollars the node `spender` has used so far: its own
+    /// calls, and a team node's agents' (`NODE/AGENT`, `NODE#2/AGENT`).
     fn used_by(&self, spender: &str) -> (u64, f64) {
         let usage = serde_json::to_value(self.gateway.usage()).unwrap_or(Value::Null);
-        let mine = &usage["by_agent"][spender];
-        let tokens = ["input_tokens", "output_tokens"]
-            .iter()
-            .filter_map(|k| mine[*k].as_u64())
-            .sum();
-        (tokens, mine["cost_usd"].as_f64().unwrap_or(0.0))
+        let Some(by_agent) = usage["by_agent"].as_object() else {
+            return (0, 0.0);
+        };
+        let mine = by_agent.iter().filter(|(name, _)| {
+            name.strip_prefix(spender)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '#']))
+        });
+        mine.fold((0, 0.0), |(tokens, cost), (_, used)| {
+            let more: u64 = ["input_tokens", "output_tokens"]
+                .iter()
+                .filter_map(|k| used[*k].as_u64())
+                .sum();
+            (
+                tokens + more,
+                cost + used["cost_usd"].as_f64().unwrap_or(0.0),
+            )
+        })
     }
 
     fn finish(&self, machine: &Machine<'_>, walk: Walk, end: End) -> RunOutcome {

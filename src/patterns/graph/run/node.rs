@@ -2,8 +2,8 @@
 //! others: an agent's model call with its output checked, a tool through
 //! the gateway, a map's items answered at most `max_parallel` at once and
 //! collected in item order, a person's answer at a human node's gate, a
-//! join's or an end's input passed on. Each says how it ended and what its
-//! model calls used.
+//! team run nested (`team.rs`), a join's or an end's input passed on.
+//! Each says how it ended and what its model calls used.
 
 use super::output::{check, contract, fields_json, fields_of};
 use super::{Desk, NODE_PROMPT};
@@ -39,12 +39,13 @@ pub(super) enum Outcome {
 pub(super) type Activation<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
 
 impl Desk<'_> {
-    /// The activation of `node`, its `step`-th of the run, with `input` and
-    /// the shared state as it stood when it started.
+    /// The activation of `node`, its `step`-th of the run and its own
+    /// `visit`-th, with `input` and the shared state as it stood when it
+    /// started.
     pub(super) fn activate<'s>(
         &'s self,
         node: NodeId,
-        step: u32,
+        (step, visit): (u32, u32),
         input: Value,
         state: Value,
     ) -> Activation<'s> {
@@ -55,20 +56,24 @@ impl Desk<'_> {
             Kind::Human { question, options } => {
                 Box::pin(self.human(node, step, question, options))
             }
-            // Team nodes are refused at load; a join and an end pass their
-            // input on.
-            Kind::Join { .. } | Kind::End | Kind::Team { .. } => {
-                Box::pin(std::future::ready(Outcome::Ok {
-                    output: input,
-                    answer: None,
-                }))
-            }
+            Kind::Team { .. } => Box::pin(self.team(node, visit, input)),
+            // A join and an end pass their input on.
+            Kind::Join { .. } | Kind::End => Box::pin(std::future::ready(Outcome::Ok {
+                output: input,
+                answer: None,
+            })),
         }
     }
 
     /// One model call of `agent` for `node`, its answer checked against
     /// the node's `output`; `label` names the call.
-    async fn ask_model(&self, node: NodeId, agent: &str, label: String, payload: Value) -> Outcome {
+    pub(super) async fn ask_model(
+        &self,
+        node: NodeId,
+        agent: &str,
+        label: String,
+        payload: Value,
+    ) -> Outcome {
         let spec = &self.shape.nodes[node].spec;
         let fields = fields_of(spec);
         let description = self

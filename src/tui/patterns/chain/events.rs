@@ -26,7 +26,7 @@ impl Fold for Chain {
 }
 
 impl Chain {
-    pub(super) fn fold(&mut self, kind: &EventKind, t_ms: u64) {
+    pub(crate) fn fold(&mut self, kind: &EventKind, t_ms: u64) {
         if let EventKind::Pattern(PatternEvent::Team(event)) = kind
             && self.route(event, t_ms)
         {

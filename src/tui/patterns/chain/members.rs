@@ -30,14 +30,14 @@ const MEMBER_ROWS: usize = 6;
 const MEMBER_MIN_WIDTH: u16 = 16;
 
 /// How tall the pane would like to be.
-pub(super) fn wanted_height(chain: &Chain) -> u16 {
+pub(crate) fn wanted_height(chain: &Chain) -> u16 {
     let latest = chain.members.last().map(|m| m.turn);
     let teams = tree::summaries(chain.latest_batch());
     let rows = 2 + MEMBER_ROWS + teams + other_batches(chain, latest).len().min(4);
     u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, view: &MembersView, seen: Seen) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, view: &MembersView, seen: Seen) {
     let selection = &view.list;
     let coordinator = chain.coordinator.as_deref().unwrap_or_default();
     let mut title = format!(

@@ -8,11 +8,11 @@ mod events;
 mod list;
 pub(crate) mod log;
 mod member_row;
-mod members;
+pub(crate) mod members;
 pub(crate) mod members_view;
 pub(crate) mod nested;
 pub(crate) mod state;
-mod swarm;
+pub(crate) mod swarm;
 mod tree;
 
 use super::unit::{Seen, Shortfall, Unit};

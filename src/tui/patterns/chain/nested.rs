@@ -121,7 +121,7 @@ impl MemberView {
 impl Chain {
     /// The member call `member` starts at `t_ms`; its team's chain is
     /// seated when the member is a team.
-    pub(super) fn call(
+    pub(crate) fn call(
         &mut self,
         (turn, member, task): (u32, &str, &str),
         deadline_ms: Option<u64>,
@@ -155,7 +155,7 @@ impl Chain {
     /// than shown as the top's own. Any other name with a slash is a
     /// model's (a member or a transfer target it made up) and folds here,
     /// where its refusal is shown.
-    pub(super) fn route(&mut self, event: &TeamEvent, t_ms: u64) -> bool {
+    pub(crate) fn route(&mut self, event: &TeamEvent, t_ms: u64) -> bool {
         let Some(name) = named(event).filter(|name| name.contains('/')) else {
             return false;
         };
@@ -223,7 +223,7 @@ impl Chain {
 
     /// The chain's team stopped (its call ended, or the run did): nothing
     /// in it, nor in the teams under it, is in flight any more.
-    pub(super) fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.finished = true;
         self.turn = None;
         for member in &mut self.members {

@@ -193,6 +193,18 @@ impl Chain {
         }
     }
 
+    /// The chain a graph's team node holds its team's runs in: the node
+    /// stands where a coordinator would, each activation a call of it to
+    /// its team, whose chain is folded under the call as a member team's.
+    pub(crate) fn of_team_node(scenario: &Scenario, node: &str) -> Chain {
+        let mut chain = Chain {
+            teams: Arc::new(TeamLimits::of(scenario)),
+            ..Chain::default()
+        };
+        chain.seat(node.to_string(), true, 0);
+        chain
+    }
+
     /// Give control to `entry` at `t_ms`, the coordinator when
     /// `coordinated`.
     pub(super) fn seat(&mut self, entry: String, coordinated: bool, t_ms: u64) {

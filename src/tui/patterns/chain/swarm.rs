@@ -42,7 +42,7 @@ pub(super) fn list_rows(height: usize) -> usize {
     height.saturating_sub(3).max(1)
 }
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
     let focused = seen.focused;
     let mut title = format!(
         "Swarm chain · handoffs {} · LLM calls {}",

@@ -8,9 +8,9 @@ use super::live::{Activation, NodeLive};
 use super::state::GraphFold;
 use serde_json::{Value, json};
 
-/// What a team node's `Enter` says while the engine runs no team nodes.
-pub(crate) const NO_TEAM_PANE: &str = "team nodes are not yet run by the graph pattern \
-     (the scenario is refused at load), so there is no team pane to open";
+/// What a team node's details say of its pane, before its team has run
+/// (once it has, `Enter` opens the pane instead of these details).
+const TEAM_PANE: &str = "Enter opens the team's own pane once the node has run";
 
 pub(crate) fn node(fold: &GraphFold, n: usize) -> Option<Value> {
     let graph = fold.graph.as_ref()?;
@@ -52,7 +52,8 @@ pub(crate) fn node(fold: &GraphFold, n: usize) -> Option<Value> {
         });
     }
     if node.kind == "team" {
-        details["team"] = json!({ "name": node.label, "pane": NO_TEAM_PANE });
+        let runs = fold.teams.get(&n).map_or(0, |chain| chain.members.len());
+        details["team"] = json!({ "name": node.label, "runs": runs, "pane": TEAM_PANE });
     }
     Some(details)
 }

@@ -7,20 +7,27 @@
 use super::live::{Activation, Barrier, EdgeEval, Finished, MapProgress, NodeState};
 use super::plan::{NamedEdge, Plan, PlanNode};
 use super::state::GraphFold;
-use crate::bus::EventKind;
+use crate::bus::{BudgetKind, EventKind};
 use crate::patterns::events::{ActivationStatus, GraphEvent, PatternEvent};
 use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
 
 impl Fold for GraphFold {
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
-        if let EventKind::Pattern(PatternEvent::Graph(event)) = kind {
-            self.graph_event(event, t_ms);
+        match kind {
+            EventKind::Pattern(PatternEvent::Graph(event)) => self.graph_event(event, t_ms),
+            EventKind::Pattern(PatternEvent::Team(event)) => self.team_event(event, t_ms),
+            EventKind::BudgetConsumed {
+                budget: BudgetKind::LlmCalls,
+                ..
+            } => self.team_calls(kind, t_ms),
+            _ => {}
         }
     }
 
     fn close(&mut self, _outcome: &Outcome) {
         self.ended = true;
+        self.teams_stopped();
     }
 }
 
@@ -32,7 +39,9 @@ impl GraphFold {
             max_steps,
         } = event
         {
+            let scenario = self.scenario.take();
             *self = planned(nodes, edges, *max_steps);
+            self.scenario = scenario;
             return;
         }
         let Some(graph) = self.graph.clone() else {
@@ -72,26 +81,10 @@ impl GraphFold {
     fn on_plan(&mut self, plan: &Plan, event: &GraphEvent, t_ms: u64) {
         match event {
             GraphEvent::GraphPlanned { .. } => {}
-            GraphEvent::NodeStarted {
-                node,
-                visit,
-                step,
-                input,
-            } => {
-                let Some(n) = plan.node(node) else { return };
-                let live = &mut self.nodes[n];
-                live.state = NodeState::Running;
-                live.visits = live.visits.max(*visit);
-                live.activations.push_back(Activation {
-                    visit: *visit,
-                    step: *step,
-                    started_ms: t_ms,
-                    input: input.clone(),
-                    ..Activation::default()
-                });
-                self.last_started = Some(n);
-                self.steps = self.steps.max(*step);
-                self.path.push_back(n);
+            GraphEvent::NodeStarted { node, .. } => {
+                if let Some(n) = plan.node(node) {
+                    self.started(n, event, t_ms);
+                }
             }
             GraphEvent::HumanAsked { node, question, .. } => {
                 let Some(n) = plan.node(node) else { return };
@@ -113,9 +106,16 @@ impl GraphFold {
                     of: u64::from(*of),
                 });
             }
-            GraphEvent::NodeFinished { node, .. } => {
+            GraphEvent::NodeFinished {
+                node,
+                step,
+                status,
+                output,
+                ..
+            } => {
                 if let Some(n) = plan.node(node) {
                     self.finished(n, event, t_ms);
+                    self.team_finished(n, *step, *status, output, t_ms);
                 }
             }
             GraphEvent::EdgeEvaluated { from, to, .. } => {
@@ -168,6 +168,36 @@ impl GraphFold {
                 }
             }
         }
+    }
+
+    /// Activation of node `n` started (a team node's, its team's run too).
+    fn started(&mut self, n: usize, event: &GraphEvent, t_ms: u64) {
+        let GraphEvent::NodeStarted {
+            node,
+            visit,
+            step,
+            input,
+            team,
+        } = event
+        else {
+            return;
+        };
+        if let Some(team) = team {
+            self.team_started(n, node, *step, input, team, t_ms);
+        }
+        let live = &mut self.nodes[n];
+        live.state = NodeState::Running;
+        live.visits = live.visits.max(*visit);
+        live.activations.push_back(Activation {
+            visit: *visit,
+            step: *step,
+            started_ms: t_ms,
+            input: input.clone(),
+            ..Activation::default()
+        });
+        self.last_started = Some(n);
+        self.steps = self.steps.max(*step);
+        self.path.push_back(n);
     }
 
     /// Activation of node `n` ended.

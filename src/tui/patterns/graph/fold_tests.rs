@@ -76,6 +76,7 @@ fn started(node: &str, visit: u32, step: u32) -> GraphEvent {
         visit,
         step,
         input: r#"{"steps":["a","b"]}"#.into(),
+        team: None,
     }
 }
 
@@ -332,9 +333,8 @@ fn enter_opens_a_nodes_activations() {
     assert_eq!(activations[1]["tokens"], 420);
     assert_eq!(activations[0]["input"]["steps"][1], "b");
     assert_eq!(
-        json["team"]["pane"],
-        details::NO_TEAM_PANE,
-        "team nodes say why no pane opens"
+        json["team"]["runs"], 0,
+        "no run of its team was announced: Enter shows these details"
     );
     let plan = fold.graph.as_ref().unwrap().plan.node("plan").unwrap();
     let json = details::node(&fold, plan).unwrap();

@@ -17,6 +17,7 @@ mod plan;
 mod plane;
 pub(crate) mod selection;
 pub(crate) mod state;
+mod team_pane;
 mod view;
 
 #[cfg(test)]
@@ -46,8 +47,11 @@ impl Unit for GraphUnit {
     type Fold = GraphFold;
     type Selection = GraphView;
 
-    fn seat(&self, _started: &RunStarted) -> GraphFold {
-        GraphFold::default()
+    fn seat(&self, started: &RunStarted) -> GraphFold {
+        GraphFold {
+            scenario: Some(std::sync::Arc::clone(&started.scenario)),
+            ..GraphFold::default()
+        }
     }
 
     fn gate_word(&self) -> &'static str {
@@ -67,11 +71,25 @@ impl Unit for GraphUnit {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, fold: &GraphFold, view: &GraphView, seen: Seen) {
-        view::draw(frame, area, fold, view, seen);
+        match &view.team {
+            Some(pane) if fold.has_team_pane(pane.node) => {
+                team_pane::draw(frame, area, fold, pane, seen);
+            }
+            _ => view::draw(frame, area, fold, view, seen),
+        }
     }
 
     fn details(&self, fold: &GraphFold, selection: &GraphView) -> Option<Value> {
         details::node(fold, selection.selected(fold)?)
+    }
+
+    /// A team node whose team has run opens its team's own pane.
+    fn open(&self, fold: &GraphFold, selection: &mut GraphView) -> bool {
+        let Some(n) = selection.selected(fold).filter(|n| fold.has_team_pane(*n)) else {
+            return false;
+        };
+        selection.team = Some(team_pane::TeamPane::on(n));
+        true
     }
 
     /// The selected agent node's last output, its first field offered to

@@ -7,15 +7,18 @@
 use super::geometry::Zoom;
 use super::layout::Slot;
 use super::state::GraphFold;
+use super::team_pane::TeamPane;
 use crate::tui::keymap::Action;
 
 /// Graphs with more nodes than this open compact.
 const LARGE_GRAPH: usize = 60;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct GraphView {
     pub(crate) node: Option<usize>,
     pub(crate) zoom: Option<Zoom>,
+    /// The team pane opened on a team node, shown in place of the graph.
+    pub(crate) team: Option<TeamPane>,
 }
 
 impl GraphView {
@@ -39,6 +42,13 @@ impl GraphView {
 
     /// Apply a move; `page` is the pane's height in rows.
     pub(crate) fn navigate(&mut self, action: Action, fold: &GraphFold, page: usize) {
+        if let Some(pane) = &mut self.team {
+            match action {
+                Action::Close => self.team = None,
+                other => pane.navigate(other, fold, page),
+            }
+            return;
+        }
         let Some(graph) = &fold.graph else {
             return;
         };

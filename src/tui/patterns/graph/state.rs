@@ -8,6 +8,8 @@
 use super::layout::Layout;
 use super::live::{EdgeEval, NodeLive};
 use super::plan::Plan;
+use crate::scenario::Scenario;
+use crate::tui::patterns::chain::state::Chain;
 use std::sync::Arc;
 
 /// The planned graph with its layout.
@@ -43,6 +45,10 @@ pub(crate) struct GraphFold {
     pub(crate) asking: Option<(usize, String)>,
     /// The run has ended.
     pub(crate) ended: bool,
+    /// Each team node's runs of its team, by node (`team_pane`).
+    pub(crate) teams: imbl::OrdMap<usize, Arc<Chain>>,
+    /// The run's scenario, for its teams' limits.
+    pub(crate) scenario: Option<Arc<Scenario>>,
 }
 
 impl GraphFold {
