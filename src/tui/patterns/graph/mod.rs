@@ -18,6 +18,7 @@ mod plane;
 pub(crate) mod selection;
 pub(crate) mod state;
 mod team_pane;
+mod team_view;
 mod view;
 
 #[cfg(test)]
@@ -73,7 +74,7 @@ impl Unit for GraphUnit {
     fn draw(&self, frame: &mut Frame, area: Rect, fold: &GraphFold, view: &GraphView, seen: Seen) {
         match &view.team {
             Some(pane) if fold.has_team_pane(pane.node) => {
-                team_pane::draw(frame, area, fold, pane, seen);
+                team_view::draw(frame, area, fold, pane, seen);
             }
             _ => view::draw(frame, area, fold, view, seen),
         }
