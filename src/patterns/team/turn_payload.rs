@@ -7,7 +7,6 @@
 use super::agent::TeamRun;
 use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
-use crate::provider::shared_facts::SharedFacts;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -47,7 +46,7 @@ impl TeamRun<'_> {
             TurnContext::Written(text) => (Value::Null, Some(text)),
         };
         let request = ModelRequest::new(purpose, prompt, self.payload(agent, context))
-            .sharing(SharedFacts::new("shared_context", &self.scenario.context));
+            .sharing(self.facts.clone());
         match written {
             Some(text) => request.writing(CONTEXT, text),
             None => request,
