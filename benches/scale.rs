@@ -44,6 +44,13 @@
 //! into a 620 MB tree): `dashboard_live_100k` went from 757 MB heap and
 //! 972 MB RSS to 338 MB heap and 412 MB RSS on the same machine, 207 MB
 //! held at its end.
+//!
+//! A member call's payload written once (its characters counted as its
+//! prompt is hashed, for the sim's token estimate) and the team's shared
+//! facts kept as compact text: `coordinator_100k` went from 4.14 s to
+//! 3.97 s of CPU (user and system) against the orchestrator row's 2.86 s
+//! and 2.89 s, the same run's result byte for byte, on a machine under a
+//! load of 8 to 14.
 
 #[path = "common/counting.rs"]
 mod counting;

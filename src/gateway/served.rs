@@ -30,8 +30,9 @@ pub(super) fn prompt_sha256(request: &ModelRequest) -> String {
     hash.update(request.prompt.text.as_bytes());
     hash.update(b"\n");
     // Written into the hash as it is serialized: a final brief's payload
-    // holds every task's result, and is not copied into a string.
-    let _ = serde_json::to_writer(Hashing(&mut hash), &request.payload_json());
+    // holds every task's result, and is not copied into a string. Its
+    // characters are counted on the way, for the sim's token estimate.
+    request.write_payload(Hashing(&mut hash));
     // A repair asks again after the failed answers: each one and what was
     // wrong with it is part of what was asked. A first ask hashes as it
     // always did.

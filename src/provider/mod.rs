@@ -73,6 +73,10 @@ pub(crate) struct ModelRequest {
     /// Earlier answers of this call that failed their contract, each with
     /// what was wrong, in order: the request asks again after them.
     pub(crate) repair: Vec<contract::RepairTurn>,
+    /// Characters of the payload as written, counted the first time it is
+    /// (for the prompt's hash): the sim's token estimate reads the count
+    /// instead of writing the payload again.
+    pub(crate) payload_chars: std::sync::OnceLock<u64>,
 }
 
 impl ModelRequest {
@@ -87,6 +91,7 @@ impl ModelRequest {
             written: None,
             contract: None,
             repair: Vec::new(),
+            payload_chars: std::sync::OnceLock::new(),
         }
     }
 

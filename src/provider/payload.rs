@@ -3,7 +3,9 @@
 //! place, the scenario's shared facts and a part the pattern wrote before
 //! the call. A coordinator's last turn is told the answers of 100,000
 //! member calls: written once as text, they are never built into a tree
-//! of values that the call would hash, count and drop.
+//! of values that the call would hash, count and drop. The payload is
+//! written once per call: the prompt's hash counts its characters on the
+//! way, for the sim's token estimate.
 
 use super::ModelRequest;
 use super::shared_facts::SharedFacts;
@@ -12,7 +14,37 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::io::Write;
+use std::sync::{Arc, OnceLock};
+
+/// A writer that passes its bytes on to `out` and counts the characters
+/// among them (every byte but a UTF-8 continuation byte starts one).
+pub(crate) struct CharCount<W> {
+    out: W,
+    pub(crate) chars: u64,
+}
+
+impl<W: Write> CharCount<W> {
+    pub(crate) fn new(out: W) -> Self {
+        CharCount { out, chars: 0 }
+    }
+}
+
+impl<W: Write> Write for CharCount<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.out.write(bytes)?;
+        let starts = bytes[..written]
+            .iter()
+            .filter(|b| (**b & 0xC0) != 0x80)
+            .count();
+        self.chars += starts as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
 
 /// A member of the payload the pattern wrote as compact JSON text, as
 /// serde_json writes the value it stands for: the payload is written byte
@@ -33,7 +65,28 @@ impl ModelRequest {
             members.insert(key.to_string(), Value::Null);
         }
         self.written = Some(WrittenPart { key, text });
+        self.payload_chars = OnceLock::new();
         self
+    }
+
+    /// Write the payload as the model is given it into `out` (a prompt's
+    /// hash), its characters counted on the way and kept.
+    pub(crate) fn write_payload(&self, out: impl Write) {
+        let mut counted = CharCount::new(out);
+        // Only `out` could fail, and a hash or a count does not.
+        if serde_json::to_writer(&mut counted, &self.payload_json()).is_ok() {
+            let _ = self.payload_chars.set(counted.chars);
+        }
+    }
+
+    /// Characters of the payload as written: the count its hash kept, or
+    /// counted now.
+    pub(crate) fn payload_chars(&self) -> u64 {
+        if let Some(chars) = self.payload_chars.get() {
+            return *chars;
+        }
+        self.write_payload(std::io::sink());
+        self.payload_chars.get().copied().unwrap_or_default()
     }
 
     /// The payload as the model is given it, to write (hash, count, send).
@@ -131,5 +184,31 @@ mod tests {
             write(&written).unwrap(),
             r#"{"goal":"g","z":[1],"context":"#.to_string() + &part.to_string() + "}"
         );
+    }
+
+    #[test]
+    fn the_characters_counted_as_the_payload_is_hashed_are_those_it_is_written_with() {
+        let raw =
+            |text: &str| -> Arc<RawValue> { RawValue::from_string(text.into()).unwrap().into() };
+        let chars = |request: &ModelRequest| {
+            let text = serde_json::to_string(&request.payload_json()).unwrap();
+            text.chars().count() as u64
+        };
+        let request = request(json!({"goal": "é\n€", "context": null}))
+            .writing("context", raw(r#"{"a":"ü","b":[1,2.5]}"#));
+        let mut hashed = Vec::new();
+        request.write_payload(&mut hashed);
+        assert_eq!(
+            String::from_utf8(hashed).unwrap(),
+            serde_json::to_string(&request.payload_json()).unwrap()
+        );
+        assert_eq!(request.payload_chars.get(), Some(&chars(&request)));
+        // A request given more after it was counted is counted again.
+        let more = request.clone().writing("z", raw(r#"["ß"]"#));
+        assert_eq!(more.payload_chars(), chars(&more));
+        let shared = crate::scenario::JsonText::from_value(json!({"région": "US"}));
+        // The request was counted before its facts were shared.
+        let sharing = request.sharing(SharedFacts::new("shared_context", &shared));
+        assert_eq!(sharing.payload_chars(), chars(&sharing));
     }
 }

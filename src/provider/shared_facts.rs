@@ -2,26 +2,40 @@
 //! carries them: the scenario's own text, shared by every call and written
 //! into each prompt as it is sent or hashed, never copied into a tree of
 //! values per call (a 50 MB context would be a gigabyte at every call).
+//! Facts of a size a prompt carries are written as compact JSON once, on
+//! the first call, and that text is shared by the calls after it: a
+//! coordinator's 100,000 member calls (`cargo bench --bench scale --
+//! coordinator`) would otherwise read the scenario's text 100,000 times.
 
 use super::ModelRequest;
 use crate::scenario::JsonText;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::{Arc, OnceLock};
 
 /// What a payload holds at its key: the shared facts and, after a person
 /// answered an escalation, their notes (`human_notes`, added to an object
 /// as a member, around any other value).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct SharedFacts {
     /// The payload's key it stands at.
     pub(crate) key: &'static str,
     pub(crate) context: JsonText,
     pub(crate) notes: Vec<String>,
+    /// The facts as compact JSON, written the first time they are and
+    /// shared by every clone; `None` inside for facts over [`KEPT_UP_TO`]
+    /// bytes written.
+    compact: Arc<OnceLock<Option<Box<RawValue>>>>,
 }
 
 /// The key the notes go under.
 const NOTES: &str = "human_notes";
+
+/// Facts up to this many bytes, written, are kept; bigger ones are written
+/// from the scenario's text at every call rather than held twice.
+const KEPT_UP_TO: usize = 1 << 20;
 
 impl SharedFacts {
     pub(crate) fn new(key: &'static str, context: &JsonText) -> Self {
@@ -29,13 +43,27 @@ impl SharedFacts {
             key,
             context: context.clone(),
             notes: Vec::new(),
+            compact: Arc::default(),
         }
     }
 
     /// With a person's notes.
     pub(crate) fn with_notes(mut self, notes: &[String]) -> Self {
         self.notes = notes.to_vec();
+        self.compact = Arc::default();
         self
+    }
+
+    /// The facts as compact JSON, written once, when they are small
+    /// enough to keep.
+    fn compact(&self) -> Option<&RawValue> {
+        self.compact
+            .get_or_init(|| {
+                let mut text = Bounded(Vec::new());
+                serde_json::to_writer(&mut text, &FromText(self)).ok()?;
+                RawValue::from_string(String::from_utf8(text.0).ok()?).ok()
+            })
+            .as_deref()
     }
 
     /// The facts as one value, built whole: for a reader that needs a
@@ -47,18 +75,50 @@ impl SharedFacts {
 }
 
 impl Serialize for SharedFacts {
-    /// As `json!` wrote the context with the notes inserted: an object's
-    /// own `human_notes` member is replaced where it stands, or the notes
-    /// follow its last member.
+    /// As `json!` wrote the context with the notes inserted. A payload is
+    /// written compact (hashed, counted) or built into a value, and both
+    /// take the kept text as the value it was written from.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.notes.is_empty() {
-            return self.context.serialize(serializer);
+        match self.compact() {
+            Some(text) => text.serialize(serializer),
+            None => FromText(self).serialize(serializer),
         }
-        let text = self.context.text();
+    }
+}
+
+/// Facts written from the scenario's text.
+struct FromText<'a>(&'a SharedFacts);
+
+/// Bytes written, up to [`KEPT_UP_TO`]: writing more fails.
+struct Bounded(Vec<u8>);
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + bytes.len() > KEPT_UP_TO {
+            return Err(std::io::ErrorKind::FileTooLarge.into());
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Serialize for FromText<'_> {
+    /// An object's own `human_notes` member is replaced where it stands,
+    /// or the notes follow its last member.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let facts = self.0;
+        if facts.notes.is_empty() {
+            return facts.context.serialize(serializer);
+        }
+        let text = facts.context.text();
         if !text.trim_start().starts_with('{') {
             let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("context", &self.context)?;
-            map.serialize_entry(NOTES, &self.notes)?;
+            map.serialize_entry("context", &facts.context)?;
+            map.serialize_entry(NOTES, &facts.notes)?;
             return map.end();
         }
         let members = crate::scenario::json_members(text, 0..text.len())
@@ -67,15 +127,15 @@ impl Serialize for SharedFacts {
         let mut placed = false;
         for (key, at) in &members {
             if key == NOTES {
-                map.serialize_entry(key, &self.notes)?;
+                map.serialize_entry(key, &facts.notes)?;
                 placed = true;
             } else {
-                let part = self.context.part(&text[at.clone()]);
+                let part = facts.context.part(&text[at.clone()]);
                 map.serialize_entry(key, &part)?;
             }
         }
         if !placed {
-            map.serialize_entry(NOTES, &self.notes)?;
+            map.serialize_entry(NOTES, &facts.notes)?;
         }
         map.end()
     }
@@ -89,6 +149,7 @@ impl ModelRequest {
             members.insert(shared.key.to_string(), Value::Null);
         }
         self.shared = Some(shared);
+        self.payload_chars = std::sync::OnceLock::new();
         self
     }
 }
@@ -137,6 +198,30 @@ mod tests {
                 want.to_string(),
                 "{text} with {notes:?}"
             );
+            // Written again from the kept text, and built into a value.
+            assert_eq!(serde_json::to_string(&written).unwrap(), want.to_string());
+            assert_eq!(shared.to_value(), want["shared_context"]);
         }
+    }
+
+    #[test]
+    fn facts_too_big_to_keep_are_written_from_the_text_each_time() {
+        let rows: Vec<String> = (0..KEPT_UP_TO / 8)
+            .map(|i| format!("{{\"i\": {i}}}"))
+            .collect();
+        let text = format!("{{\"rows\": [{}]}}", rows.join(", "));
+        let shared = SharedFacts::new("shared_context", &context(&text));
+        let whole: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&shared).unwrap(), whole.to_string());
+        assert!(shared.compact().is_none(), "not kept");
+        let small = SharedFacts::new("shared_context", &context(r#"{"a": [1]}"#));
+        assert_eq!(
+            small.clone().compact().map(RawValue::get),
+            Some(r#"{"a":[1]}"#)
+        );
+        assert!(
+            small.compact.get().is_some(),
+            "kept, and shared with its clones"
+        );
     }
 }

@@ -16,6 +16,7 @@ use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
 use crate::patterns::events::{PatternEvent, TeamEvent, TurnOutcome};
 use crate::provider::prompts::Prompt;
+use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::scenario::Scenario;
 use crate::stop::StopReason;
@@ -85,6 +86,8 @@ pub(crate) struct TeamRun<'a> {
     pub(super) tool_limits: Arc<DispatchLimits>,
     /// The contract of each agent's turns, built at its first turn.
     contracts: TurnContracts,
+    /// The scenario's shared facts, written once for all the run's calls.
+    pub(super) facts: SharedFacts,
 }
 
 /// What every team of one run shares.
@@ -145,6 +148,7 @@ impl<'a> TeamRun<'a> {
             lane: SCENARIO_LANE,
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
             contracts: TurnContracts::default(),
+            facts: SharedFacts::new("shared_context", &scenario.context),
         }
     }
 
@@ -167,6 +171,7 @@ impl<'a> TeamRun<'a> {
             lane,
             tool_limits: Arc::clone(&self.tool_limits),
             contracts: TurnContracts::default(),
+            facts: self.facts.clone(),
         }
     }
 

@@ -8,7 +8,6 @@ use super::agent::TeamRun;
 pub(crate) use super::turn_context::TurnContext;
 use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
-use crate::provider::shared_facts::SharedFacts;
 use serde_json::{Value, json};
 
 /// The payload's key the context stands at.
@@ -30,7 +29,7 @@ impl TeamRun<'_> {
             TurnContext::Written(text) => (Value::Null, Some(text)),
         };
         let request = ModelRequest::new(purpose, prompt, self.payload(agent, context))
-            .sharing(SharedFacts::new("shared_context", &self.scenario.context));
+            .sharing(self.facts.clone());
         match written {
             Some(text) => request.writing(CONTEXT, text),
             None => request,

@@ -6,6 +6,7 @@
 //! is as reproducible as its result.
 
 use crate::bus::TokenUsage;
+use crate::provider::payload::CharCount;
 use crate::provider::{ModelOutput, ModelRequest};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -25,11 +26,8 @@ pub(crate) fn estimate(request: &ModelRequest, output: &ModelOutput) -> TokenUsa
         }
     };
     TokenUsage {
-        input: tokens({
-            let mut counter = Counter::default();
-            counter.add(&request.payload_json());
-            counter.0
-        }),
+        // Counted as the prompt's hash wrote the payload.
+        input: tokens(request.payload_chars()),
         output: tokens(out),
         estimated: true,
         ..TokenUsage::default()
@@ -40,36 +38,13 @@ fn tokens(chars: u64) -> u64 {
     chars.div_ceil(CHARS_PER_TOKEN)
 }
 
-/// Counts the characters written to it.
-#[derive(Default)]
-struct Counter(u64);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        // Every byte but a UTF-8 continuation byte starts a character.
-        let starts = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
-        self.0 += starts as u64;
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Counter {
-    /// Count `value` as compact JSON writes it.
-    fn add<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
-        // Writing to a counter cannot fail.
-        let _ = serde_json::to_writer(&mut *self, value);
-    }
-}
-
 /// Characters of `value` written as compact JSON, counted as it is
 /// written rather than held.
-fn json_chars(value: &Value) -> u64 {
-    let mut counter = Counter::default();
-    counter.add(value);
-    counter.0
+fn json_chars<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
+    let mut counter = CharCount::new(std::io::sink());
+    // Writing to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.chars
 }
 
 /// Characters of the value JSON `text` stands for, written as compact
@@ -121,9 +96,7 @@ impl<'de> Visitor<'de> for CompactChars {
     }
 
     fn visit_str<E>(self, value: &str) -> Result<u64, E> {
-        let mut counter = Counter::default();
-        counter.add(value);
-        Ok(counter.0)
+        Ok(json_chars(value))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<u64, A::Error> {
