@@ -246,6 +246,24 @@ impl Meter {
             && overflowed(self.ledger().total.cost_usd)
     }
 
+    /// The tokens (input and output) and dollars `spender` has used so
+    /// far, as its entry of `usage.by_agent` says them (no price: no
+    /// dollars), read from its tally alone: a runner that asks at every
+    /// activation would otherwise copy a table that grows with the run.
+    pub(crate) fn spent_by(&self, spender: &str) -> (u64, f64) {
+        let ledger = self.ledger();
+        let Some(tally) = ledger.by_agent.get(spender) else {
+            return (0, 0.0);
+        };
+        let dollars = match self.price {
+            // What a result's JSON holds: a number that is not finite is
+            // written as none.
+            Some(_) if tally.cost_usd.is_finite() => tally.cost_usd,
+            _ => 0.0,
+        };
+        (tally.tokens(), dollars)
+    }
+
     /// The `usage` of the run's result, as it stands.
     pub(crate) fn usage(&self) -> Usage {
         let ledger = self.ledger();
@@ -307,6 +325,28 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn one_spenders_figures_are_its_entry_of_the_usage() {
+        for price in [Some(ONE_TWO), None] {
+            let meter = Meter::new(price, SpendLimits::default());
+            assert_eq!(meter.spent_by("review"), (0, 0.0));
+            meter.charge("plan", used(1000, 500));
+            meter.charge("review", used(30, 7));
+            meter.charge("review", used(0, 3));
+            let usage = usage_of(&meter);
+            for who in ["plan", "review", "nobody"] {
+                let entry = &usage["by_agent"][who];
+                let tokens = ["input_tokens", "output_tokens"]
+                    .iter()
+                    .filter_map(|k| entry[*k].as_u64())
+                    .sum();
+                let dollars = entry["cost_usd"].as_f64().unwrap_or(0.0);
+                assert_eq!(meter.spent_by(who), (tokens, dollars), "{who}");
+            }
+            assert_eq!(meter.spent_by("review").0, 40);
+        }
     }
 
     #[test]

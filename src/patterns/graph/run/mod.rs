@@ -158,7 +158,7 @@ impl Desk<'_> {
                     input: graph_json(&activation.input),
                 });
                 walk.path.push(id.clone());
-                walk.running[node] = Some((step, activation.visit, self.used_by(&id)));
+                walk.running[node] = Some((step, activation.visit, self.gateway.spent_by(&id)));
                 let state = machine.state.clone();
                 running.push(node, self.activate(node, step, activation.input, state));
             }
@@ -179,17 +179,6 @@ impl Desk<'_> {
                 return End::Halt(machine.outcome());
             }
         }
-    }
-
-    /// The tokens and dollars the node `spender` has used so far.
-    fn used_by(&self, spender: &str) -> (u64, f64) {
-        let usage = serde_json::to_value(self.gateway.usage()).unwrap_or(Value::Null);
-        let mine = &usage["by_agent"][spender];
-        let tokens = ["input_tokens", "output_tokens"]
-            .iter()
-            .filter_map(|k| mine[*k].as_u64())
-            .sum();
-        (tokens, mine["cost_usd"].as_f64().unwrap_or(0.0))
     }
 
     fn finish(&self, machine: &Machine<'_>, walk: Walk, end: End) -> RunOutcome {

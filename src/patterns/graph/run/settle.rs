@@ -25,7 +25,7 @@ impl Desk<'_> {
     ) -> Result<(), End> {
         let id = id_of(self.shape, node).to_string();
         let (step, visit, before) = walk.running[node].take().unwrap_or_default();
-        let after = self.used_by(&id);
+        let after = self.gateway.spent_by(&id);
         let finished =
             |status, output: &Value, answer: Option<String>, error| GraphEvent::NodeFinished {
                 node: id.clone(),
