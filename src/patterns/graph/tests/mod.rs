@@ -3,6 +3,7 @@
 //! one broken graph per finding.
 
 mod joins;
+mod tools;
 
 use super::lint::lint;
 use super::machine::{Ended, Halt, Machine, NodeState};
