@@ -31,6 +31,7 @@ mod graph_checks;
 mod graph_fork;
 mod graph_live;
 mod graph_pane;
+mod graph_prompt;
 mod graph_tools;
 mod honest_usage;
 mod hostile_models;
