@@ -743,3 +743,69 @@ async fn the_log_scrolled_to_its_oldest_is_full_of_its_oldest_events() {
         );
     }
 }
+
+/// With more entries than rows at 100×30 (the shipped scenarios, the two
+/// graph ones among them, and recordings), the list scrolls and the
+/// dashboard's key line stays under the picker.
+#[tokio::test(start_paused = true)]
+async fn the_picker_keeps_the_key_line_in_sight_and_scrolls_its_list_at_100x30() {
+    let dir = tempfile::tempdir().unwrap();
+    let outage = full_run("vendor_outage.json").await;
+    for i in 0..8u64 {
+        let name = format!("run{i}.jsonl");
+        record(
+            &dir.path().join(&name),
+            &started_at(&outage, 1_764_000_000_000 + i * 60_000),
+        );
+        aged(&dir.path().join(&name), 100 - i);
+    }
+    let mut app = App::new(AppOptions {
+        recordings_dir: Some(dir.path().to_path_buf()),
+        scenarios_dir: dir.path().join("no scenarios here"),
+        ..AppOptions::default()
+    });
+    let scan = app.key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+    conclave::tui::world::settle(&mut app, scan);
+    assert!(
+        app.catalog.len() > 27,
+        "more entries than the picker has rows"
+    );
+    let rows = |text: &str| text.lines().map(String::from).collect::<Vec<_>>();
+
+    let top = rows(&screen(&mut app, 100, 30));
+    assert_eq!(top.len(), 30);
+    let keys = &top[29];
+    assert!(
+        keys.contains("j/↓ next") && keys.contains("Enter launch"),
+        "{top:#?}"
+    );
+    assert!(
+        top[28].contains("└ j/k select"),
+        "the picker ends above it: {top:#?}"
+    );
+    let graphs = top.iter().filter(|l| l.contains("│graph ")).count();
+    assert_eq!(graphs, 2, "both graph scenarios listed: {top:#?}");
+
+    press(&mut app, KeyCode::End);
+    let bottom = rows(&screen(&mut app, 100, 30));
+    assert_eq!(&bottom[29], keys, "{bottom:#?}");
+    assert!(bottom[28].contains("└ j/k select"), "{bottom:#?}");
+    let recordings = bottom
+        .iter()
+        .filter(|l| l.contains("replay vendor_outage"))
+        .count();
+    assert_eq!(
+        recordings, 8,
+        "the recordings, last, are scrolled into sight: {bottom:#?}"
+    );
+    let origin = &app.catalog.last().unwrap().origin;
+    let file = origin.rsplit('/').next().unwrap();
+    assert!(
+        bottom.iter().any(|l| l.contains(file)),
+        "the last entry is the one selected: {bottom:#?}"
+    );
+    assert!(
+        !bottom.iter().any(|l| l.contains("Checkout v2 launch")),
+        "the list scrolled: {bottom:#?}"
+    );
+}

@@ -246,6 +246,48 @@ impl Meter {
             && overflowed(self.ledger().total.cost_usd)
     }
 
+    /// The tokens (input and output) and dollars `spender` has used so
+    /// far, as its entry of `usage.by_agent` says them (no price: no
+    /// dollars), read from its tally alone: a runner that asks at every
+    /// activation would otherwise copy a table that grows with the run.
+    pub(crate) fn spent_by(&self, spender: &str) -> (u64, f64) {
+        let ledger = self.ledger();
+        ledger
+            .by_agent
+            .get(spender)
+            .map_or((0, 0.0), |tally| self.spent(tally))
+    }
+
+    /// What `spender` and the spenders under it (`NODE/AGENT`,
+    /// `NODE#2/AGENT`: a graph team node's agents, visit by visit) have
+    /// used so far, added up as `spent_by` reads each. It reads every
+    /// entry: only a team node asks it.
+    pub(crate) fn spent_under(&self, spender: &str) -> (u64, f64) {
+        let ledger = self.ledger();
+        let under = |name: &str| {
+            name.strip_prefix(spender)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '#']))
+        };
+        ledger
+            .by_agent
+            .iter()
+            .filter(|(name, _)| under(name))
+            .map(|(_, tally)| self.spent(tally))
+            .fold((0, 0.0), |(tokens, dollars), (t, d)| {
+                (tokens + t, dollars + d)
+            })
+    }
+
+    /// One tally's tokens and dollars as the result's JSON holds them: a
+    /// cost that is not finite is written as none, and no price, none.
+    fn spent(&self, tally: &Tally) -> (u64, f64) {
+        let dollars = match self.price {
+            Some(_) if tally.cost_usd.is_finite() => tally.cost_usd,
+            _ => 0.0,
+        };
+        (tally.tokens(), dollars)
+    }
+
     /// The `usage` of the run's result, as it stands.
     pub(crate) fn usage(&self) -> Usage {
         let ledger = self.ledger();
@@ -307,6 +349,28 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn one_spenders_figures_are_its_entry_of_the_usage() {
+        for price in [Some(ONE_TWO), None] {
+            let meter = Meter::new(price, SpendLimits::default());
+            assert_eq!(meter.spent_by("review"), (0, 0.0));
+            meter.charge("plan", used(1000, 500));
+            meter.charge("review", used(30, 7));
+            meter.charge("review", used(0, 3));
+            let usage = usage_of(&meter);
+            for who in ["plan", "review", "nobody"] {
+                let entry = &usage["by_agent"][who];
+                let tokens = ["input_tokens", "output_tokens"]
+                    .iter()
+                    .filter_map(|k| entry[*k].as_u64())
+                    .sum();
+                let dollars = entry["cost_usd"].as_f64().unwrap_or(0.0);
+                assert_eq!(meter.spent_by(who), (tokens, dollars), "{who}");
+            }
+            assert_eq!(meter.spent_by("review").0, 40);
+        }
     }
 
     #[test]

@@ -186,6 +186,18 @@ impl Gateway {
         self.meter.usage()
     }
 
+    /// The tokens and dollars `spender` has used so far, as its entry of
+    /// the run's `usage.by_agent` says them.
+    pub(crate) fn spent_by(&self, spender: &str) -> (u64, f64) {
+        self.meter.spent_by(spender)
+    }
+
+    /// The tokens and dollars `spender` and the spenders under it
+    /// (`NODE/AGENT`, `NODE#2/AGENT`) have used so far.
+    pub(crate) fn spent_under(&self, spender: &str) -> (u64, f64) {
+        self.meter.spent_under(spender)
+    }
+
     /// The run's time budget (`max_seconds`) on the run clock: a retry
     /// whose wait the endpoint asked for (`Retry-After`) and that would
     /// start past it fails at once with `max_seconds` instead.

@@ -163,7 +163,7 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
             }
         }
         Some(Overlay::Picker(picker)) => {
-            overlays::picker::draw(frame, screen, &app.catalog, picker)
+            overlays::picker::draw(frame, above(screen, areas.footer), &app.catalog, picker)
         }
         Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
         Some(Overlay::Details(details)) => overlays::details::draw(frame, screen, details),

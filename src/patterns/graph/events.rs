@@ -187,7 +187,8 @@ pub enum GraphEvent, read as GraphNamed = "GraphEvent" {
     NodeSkipped {
         node: String,
     },
-    /// An input reached a join that has not fired.
+    /// An input or a "skipped" reached a join that has not fired: on the
+    /// ending node's own edges or further down a skipped branch.
     JoinWaiting {
         node: String,
         /// The join's rule in words.

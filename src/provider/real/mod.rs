@@ -23,7 +23,8 @@ use mcp::Mcp;
 use crate::provider::WorkerError;
 use crate::provider::fetch::{Fetcher, allowed_by, search_output};
 use crate::scenario::{
-    CommandSpec, JsonPath, RealCall, ResearchLimits, ResearchTool, Scenario, ScenarioErrors,
+    CommandSpec, JsonPath, PatternKind, RealCall, ResearchLimits, ResearchTool, Scenario,
+    ScenarioErrors,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -72,7 +73,8 @@ enum RealTool {
 enum Wrap {
     /// An orchestrator worker: `{"status": "done", "worker", "result"}`.
     Worker,
-    /// A team's tool: `{"status": "done", "tool", "result"}`.
+    /// A team's tool or a graph's tool node: `{"status": "done", "tool",
+    /// "result"}`.
     Tool,
     /// A research tool: `{"status": "ok", "data"}` (004's tools).
     Research,
@@ -304,7 +306,9 @@ impl RealTools {
 fn real_calls(scenario: &Scenario) -> Vec<(JsonPath, String, RealCall<'_>, Wrap)> {
     let root = JsonPath::root();
     let mut calls = Vec::new();
-    let (section, specs, wrap) = if scenario.pattern.is_team() {
+    // A graph's tool nodes call the scenario's `tools`, as a team's agents do.
+    let calls_tools = scenario.pattern.is_team() || scenario.pattern == PatternKind::Graph;
+    let (section, specs, wrap) = if calls_tools {
         ("tools", &scenario.tools, Wrap::Tool)
     } else {
         ("workers", &scenario.workers, Wrap::Worker)

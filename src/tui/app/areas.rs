@@ -26,4 +26,15 @@ impl App {
         };
         Areas::compute(screen, &wanted)
     }
+
+    /// The screen above the footer: where an overlay that keeps the key
+    /// line in sight (the picker) is drawn and paged.
+    pub(crate) fn above_footer(&self, screen: Rect) -> Rect {
+        Rect {
+            height: screen
+                .height
+                .saturating_sub(self.areas(screen).footer.height),
+            ..screen
+        }
+    }
 }

@@ -50,6 +50,7 @@ impl App {
     /// A key of a search being typed.
     pub(super) fn search_key(&mut self, action: Action) {
         let screen = self.screen;
+        let picker_room = self.above_footer(screen);
         let how = match action {
             Action::Down => Find::Next,
             Action::Up => Find::Previous,
@@ -89,7 +90,7 @@ impl App {
                 picker.filter.clear();
             }
             (Some(Overlay::Picker(picker)), Action::Down | Action::Up) => {
-                picker.navigate(action, &self.catalog, screen);
+                picker.navigate(action, &self.catalog, picker_room);
             }
             _ => {}
         }

@@ -93,6 +93,7 @@ impl App {
 
     fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         let screen = self.screen;
+        let picker_room = self.above_footer(screen);
         match (&mut self.overlay, action) {
             (Some(Overlay::Decide(_)), _) => return self.update_decide(action),
             (Some(Overlay::Fork(_)), _) => return self.update_fork(action),
@@ -142,7 +143,7 @@ impl App {
                 return self.pick(entry);
             }
             (Some(Overlay::Picker(picker)), _) if action != Action::Close => {
-                picker.navigate(action, &self.catalog, screen);
+                picker.navigate(action, &self.catalog, picker_room);
             }
             (Some(overlay), Action::Close) => {
                 if matches!(overlay, Overlay::Filter(_))

@@ -4,6 +4,8 @@
 //! is typed, `o` sorts it, `v` keeps the scenarios or the failed runs;
 //! Enter launches or replays the selected entry. Under `conclave attach`
 //! it lists the live runs of every engine instead, and Enter attaches one.
+//! It is drawn and paged in the room above the dashboard's key line, which
+//! stays in sight: a list longer than the room scrolls.
 
 use super::frame_box;
 use crate::tui::catalog::{Entry, Item};

@@ -26,6 +26,9 @@ impl Machine<'_> {
                 continue;
             }
             let from = edge.from;
+            if matches!(self.shape.nodes[to].kind, Kind::Join { .. }) {
+                step.joins.push(to);
+            }
             if self.arrive(to, from, brought)? == Some(true) {
                 self.states[to] = NodeState::Skipped;
                 step.skipped.push(to);

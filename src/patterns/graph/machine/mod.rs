@@ -81,6 +81,9 @@ pub(crate) struct Step {
     pub(crate) evaluated: Vec<Evaluated>,
     /// Nodes skipped, in the order the "skipped" reached them.
     pub(crate) skipped: Vec<NodeId>,
+    /// Every join an input or a "skipped" reached, however far down, in
+    /// declaration order: their barriers changed.
+    pub(crate) joins: Vec<NodeId>,
 }
 
 /// Why a run stopped (its stop reasons, each naming what it is about).
@@ -322,6 +325,8 @@ impl<'a> Machine<'a> {
                 self.deliver(e, None, &mut step)?;
             }
         }
+        step.joins.sort_unstable();
+        step.joins.dedup();
         Ok(step)
     }
 

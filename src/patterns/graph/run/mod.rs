@@ -164,7 +164,7 @@ impl Desk<'_> {
                     team: self.team_of(node, activation.visit),
                 });
                 walk.path.push(id.clone());
-                walk.running[node] = Some((step, activation.visit, self.used_by(&id)));
+                walk.running[node] = Some((step, activation.visit, self.used_by(node, &id)));
                 let state = machine.state.clone();
                 let at = (step, activation.visit);
                 running.push(node, self.activate(node, at, activation.input, state));
@@ -190,25 +190,13 @@ impl Desk<'_> {
 
     /// The tokens and dollars the node `spender` has used so far: its own
     /// calls, and a team node's agents' (`NODE/AGENT`, `NODE#2/AGENT`).
-    fn used_by(&self, spender: &str) -> (u64, f64) {
-        let usage = serde_json::to_value(self.gateway.usage()).unwrap_or(Value::Null);
-        let Some(by_agent) = usage["by_agent"].as_object() else {
-            return (0, 0.0);
-        };
-        let mine = by_agent.iter().filter(|(name, _)| {
-            name.strip_prefix(spender)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '#']))
-        });
-        mine.fold((0, 0.0), |(tokens, cost), (_, used)| {
-            let more: u64 = ["input_tokens", "output_tokens"]
-                .iter()
-                .filter_map(|k| used[*k].as_u64())
-                .sum();
-            (
-                tokens + more,
-                cost + used["cost_usd"].as_f64().unwrap_or(0.0),
-            )
-        })
+    /// Each node's entry is read alone, so a map of 10,000 items does not
+    /// read the whole table at each activation.
+    fn used_by(&self, node: NodeId, spender: &str) -> (u64, f64) {
+        match self.shape.nodes[node].kind {
+            Kind::Team { .. } => self.gateway.spent_under(spender),
+            _ => self.gateway.spent_by(spender),
+        }
     }
 
     fn finish(&self, machine: &Machine<'_>, walk: Walk, end: End) -> RunOutcome {

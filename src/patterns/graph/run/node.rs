@@ -13,6 +13,7 @@ use crate::patterns::events::{GraphEvent, PatternEvent};
 use crate::patterns::graph::shape::{Kind, NodeId};
 use crate::patterns::graph::sim::{GraphSim, NODE_KEY, OUTPUT_KEY};
 use crate::patterns::in_flight::InFlight;
+use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelRequest, Purpose};
 use crate::stop::StopReason;
 use serde_json::{Value, json};
@@ -35,6 +36,10 @@ pub(super) enum Outcome {
     /// The run stops: cancelled, or a shared stop of a model call.
     Stop(StopReason),
 }
+
+/// The payload's key the scenario's `context` stands at, as a team's
+/// agents are given it.
+const SHARED: &str = "shared_context";
 
 pub(super) type Activation<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
 
@@ -87,8 +92,11 @@ impl Desk<'_> {
             .spoken_by(agent)
             .filling("agent", agent)
             .filling("description", description);
-        let request =
-            ModelRequest::new(purpose, &NODE_PROMPT, payload).keeping(Arc::new(contract(&fields)));
+        // The scenario's shared facts, as every other pattern's agents are
+        // told them, written in from its text as the request is sent.
+        let request = ModelRequest::new(purpose, &NODE_PROMPT, payload)
+            .sharing(SharedFacts::new(SHARED, &self.scenario.context))
+            .keeping(Arc::new(contract(&fields)));
         let verify = |output: &crate::provider::ModelOutput| {
             let mut answer = output.clone().into_json(Value::String);
             check(&fields, &mut answer)
@@ -122,7 +130,7 @@ impl Desk<'_> {
     async fn agent(&self, node: NodeId, agent: &str, input: Value, state: Value) -> Outcome {
         let id = &self.shape.nodes[node].id;
         let payload = json!({
-            NODE_KEY: id, "goal": self.goal, "input": input, "state": state,
+            NODE_KEY: id, "goal": self.goal, SHARED: null, "input": input, "state": state,
             OUTPUT_KEY: fields_json(&fields_of(&self.shape.nodes[node].spec)),
         });
         self.ask_model(node, agent, format!("node:{id}"), payload)
@@ -179,7 +187,7 @@ impl Desk<'_> {
         while done + failed < of {
             while running.len() < parallel && next < items.len() {
                 let payload = json!({
-                    NODE_KEY: id, "goal": self.goal, "item": items[next], "index": next,
+                    NODE_KEY: id, "goal": self.goal, SHARED: null, "item": items[next], "index": next,
                     OUTPUT_KEY: fields,
                 });
                 let label = format!("node:{id}[{next}]");

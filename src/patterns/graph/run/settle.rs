@@ -1,8 +1,9 @@
 //! One activation's end, told to the machine and published: the node's
 //! end with what its calls used, its writes into the shared state, each of
 //! its out-edges as evaluated (in declaration order, with the checks' real
-//! values), the nodes a "skipped" reached, and the joins its edges reached
-//! (fired, or waiting on the rest).
+//! values), the nodes a "skipped" reached, and every join an input or a
+//! "skipped" reached, however far down (fired, or waiting on the rest), in
+//! declaration order.
 
 use super::node::Outcome;
 use super::{Desk, End, Walk, id_of, wait_words};
@@ -24,7 +25,7 @@ impl Desk<'_> {
     ) -> Result<(), End> {
         let id = id_of(self.shape, node).to_string();
         let (step, visit, before) = walk.running[node].take().unwrap_or_default();
-        let after = self.used_by(&id);
+        let after = self.used_by(node, &id);
         let finished =
             |status, output: &Value, answer: Option<String>, error| GraphEvent::NodeFinished {
                 node: id.clone(),
@@ -110,11 +111,10 @@ impl Desk<'_> {
     }
 
     /// What the machine decided at the node's end: each out-edge, the
-    /// skipped nodes, the joins its edges reached.
+    /// skipped nodes, the joins whose barriers changed.
     fn publish_step(&self, machine: &Machine<'_>, node: NodeId, step: &Step) {
         let shape = self.shape;
         let routes = shape.routes(node);
-        let mut joins = Vec::new();
         for &e in &shape.out[node] {
             let edge = &shape.edges[e];
             let evaluated = step.evaluated.iter().find(|ev| ev.edge == e);
@@ -143,21 +143,18 @@ impl Desk<'_> {
                 visits: bound.map(|_| machine.visits[edge.to]),
                 max_visits: bound,
             });
-            if matches!(shape.nodes[edge.to].kind, Kind::Join { .. }) && !joins.contains(&edge.to) {
-                joins.push(edge.to);
-            }
         }
         for &skipped in &step.skipped {
             self.publish(GraphEvent::NodeSkipped {
                 node: shape.nodes[skipped].id.clone(),
             });
         }
-        for join in joins {
+        for &join in &step.joins {
             self.publish_join(machine, join);
         }
     }
 
-    /// A join an edge reached: fired (ready with its inputs' outputs), or
+    /// A join an input or a "skipped" reached: fired (ready with its inputs' outputs), or
     /// waiting on the rest of its inputs.
     fn publish_join(&self, machine: &Machine<'_>, join: NodeId) {
         let id = self.shape.nodes[join].id.clone();

@@ -2,6 +2,9 @@
 //! answers, each node finishing in the order it started, and the lint on
 //! one broken graph per finding.
 
+mod joins;
+mod tools;
+
 use super::lint::lint;
 use super::machine::{Ended, Halt, Machine, NodeState};
 use super::shape::{Shape, compile};
