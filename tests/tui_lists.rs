@@ -744,8 +744,8 @@ async fn the_log_scrolled_to_its_oldest_is_full_of_its_oldest_events() {
     }
 }
 
-/// With more entries than rows at 100×30 (the shipped scenarios, the two
-/// graph ones among them, and recordings), the list scrolls and the
+/// With more entries than rows at 100×30 (the shipped scenarios, the
+/// three graph ones among them, and recordings), the list scrolls and the
 /// dashboard's key line stays under the picker.
 #[tokio::test(start_paused = true)]
 async fn the_picker_keeps_the_key_line_in_sight_and_scrolls_its_list_at_100x30() {
@@ -784,7 +784,7 @@ async fn the_picker_keeps_the_key_line_in_sight_and_scrolls_its_list_at_100x30()
         "the picker ends above it: {top:#?}"
     );
     let graphs = top.iter().filter(|l| l.contains("│graph ")).count();
-    assert_eq!(graphs, 2, "both graph scenarios listed: {top:#?}");
+    assert_eq!(graphs, 3, "the three graph scenarios listed: {top:#?}");
 
     press(&mut app, KeyCode::End);
     let bottom = rows(&screen(&mut app, 100, 30));
