@@ -5,9 +5,11 @@
 
 use crate::common;
 
+use common::graph::{graph_events, run};
+
 use conclave::bus::{Event, EventKind, RunStatus};
 use conclave::engine::LaunchOptions;
-use conclave::patterns::events::{GraphEvent, PatternEvent};
+use conclave::patterns::events::GraphEvent;
 use serde_json::{Value, json};
 
 /// A graph scenario on the sim: every agent node answered by agent `a`,
@@ -20,21 +22,6 @@ fn graph(graph: Value, turns: Value) -> Value {
         "graph": graph,
         "provider": {"kind": "sim", "latency_ms": 100, "turns": turns}
     })
-}
-
-async fn run(document: &Value) -> (Value, Vec<Event>) {
-    let (outcome, events) = common::run(common::scenario(document), LaunchOptions::default()).await;
-    (outcome.result.value().clone(), events)
-}
-
-fn graph_events(events: &[Event]) -> Vec<&GraphEvent> {
-    events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Pattern(PatternEvent::Graph(g)) => Some(g),
-            _ => None,
-        })
-        .collect()
 }
 
 fn path(result: &Value) -> Vec<&str> {

@@ -7,6 +7,8 @@
 
 use crate::common;
 
+use common::graph::{graph_events, run};
+
 use common::real::Sandbox;
 use conclave::bus::{Event, EventKind};
 use conclave::engine::LaunchOptions;
@@ -57,21 +59,6 @@ fn swarm(replies: Value) -> (Value, Value) {
         "crew/hand": replies,
     });
     (team, turns)
-}
-
-async fn run(document: &Value) -> (Value, Vec<Event>) {
-    let (outcome, events) = common::run(common::scenario(document), LaunchOptions::default()).await;
-    (outcome.result.value().clone(), events)
-}
-
-fn graph_events(events: &[Event]) -> Vec<&GraphEvent> {
-    events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Pattern(PatternEvent::Graph(g)) => Some(g),
-            _ => None,
-        })
-        .collect()
 }
 
 fn team_events(events: &[Event]) -> Vec<&TeamEvent> {

@@ -7,6 +7,7 @@ pub mod bounded;
 pub mod cli;
 pub mod damage;
 pub mod files;
+pub mod graph;
 pub mod loopback;
 pub mod messy;
 pub mod nats;

@@ -267,8 +267,9 @@ impl Chain {
 }
 
 /// The agent the event is about: the one taking a turn or calling a tool,
-/// the one handing control on, the member called.
-fn named(event: &TeamEvent) -> Option<&str> {
+/// the one handing control on, the member called (a graph's team pane
+/// reads it too).
+pub(crate) fn named(event: &TeamEvent) -> Option<&str> {
     match event {
         TeamEvent::TurnStarted { agent, .. }
         | TeamEvent::TurnFinished { agent, .. }

@@ -12,6 +12,7 @@ use crate::bus::{CallOutcome, EventKind};
 use crate::patterns::events::{ActivationStatus, MemberTeam, PatternEvent, TeamEvent};
 use crate::tui::keymap::Action;
 use crate::tui::patterns::chain::members_view::MembersView;
+use crate::tui::patterns::chain::nested;
 use crate::tui::patterns::chain::state::{Chain, MemberState};
 use std::sync::Arc;
 
@@ -90,7 +91,9 @@ impl GraphFold {
     /// A team's event: folded into the run of the team node whose team's
     /// agent it names.
     pub(super) fn team_event(&mut self, event: &TeamEvent, t_ms: u64) {
-        let Some(name) = named(event) else { return };
+        let Some(name) = nested::named(event) else {
+            return;
+        };
         let holds = |chain: &Arc<Chain>| {
             chain.members.iter().any(|m| {
                 m.team.as_ref().is_some_and(|t| {
@@ -190,20 +193,5 @@ impl GraphFold {
     /// team has run.
     pub(crate) fn has_team_pane(&self, n: usize) -> bool {
         self.teams.get(&n).is_some_and(|c| !c.members.is_empty())
-    }
-}
-
-/// The agent a team's event names: the one taking a turn or calling a
-/// tool, the one handing control on, the member called.
-fn named(event: &TeamEvent) -> Option<&str> {
-    match event {
-        TeamEvent::TurnStarted { agent, .. }
-        | TeamEvent::TurnFinished { agent, .. }
-        | TeamEvent::ToolUsed { agent, .. } => Some(agent),
-        TeamEvent::TransferRequested { from, .. }
-        | TeamEvent::HandoffAccepted { from, .. }
-        | TeamEvent::HandoffRejected { from, .. } => Some(from),
-        TeamEvent::MemberCallStarted { member, .. }
-        | TeamEvent::MemberCallFinished { member, .. } => Some(member),
     }
 }
