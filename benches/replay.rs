@@ -159,7 +159,9 @@ fn replay(c: &mut Criterion) {
         b.iter(|| {
             let mut app = App::new(AppOptions::default());
             conclave::tui::world::open_replay(&mut app, &path).unwrap();
-            app.playback(Action::End);
+            // The end is read from the file as the loop reads it.
+            let seek = app.playback(Action::End);
+            conclave::tui::world::settle(&mut app, seek);
             let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
             terminal.draw(|f| view::draw(f, &app)).unwrap();
             assert_eq!(app.run().unwrap().state.last_seq, EVENTS as u64);
