@@ -19,6 +19,7 @@ mod pricing;
 mod provider_spec;
 mod reach;
 pub(crate) mod real;
+mod recorded;
 mod resilience;
 pub(crate) mod script;
 mod shape;
@@ -49,6 +50,8 @@ pub use pattern_kind::PatternKind;
 pub use pricing::{ModelPrice, PriceTable, load_prices, parse_prices};
 pub(crate) use reach::{Endpoint, Program, is_loopback};
 pub(crate) use real::{CommandSpec, HttpMethod, HttpSpec, McpServerSpec, RealCall, env_name};
+use recorded::{member_value, with_texts};
+pub(crate) use recorded::{recheck, recorded};
 pub(crate) use resilience::{
     BackoffSpec, BreakerRule, BulkheadRule, ExponentialBackoff, FailureRule, Jitter, MODEL_TOOL,
     RetryBudgetSpec, RetryRule, SafeModeFallback, SafeModeSpec, ToolResilience,
@@ -65,7 +68,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use text::places;
-use text::structure::{self, CONTEXT, Finding, MAX_DEPTH, MAX_VALUES_OUTSIDE_CONTEXT};
+use text::structure::{self, Finding, MAX_DEPTH, MAX_VALUES_OUTSIDE_CONTEXT};
 
 /// The top-level member that names the model provider, and its member that
 /// scripts the sim's planner: both read by name before the schema runs.
@@ -307,78 +310,6 @@ pub(crate) fn findings_errors(text: &str, file: &str, findings: &[Finding]) -> S
         })
         .collect();
     error::capped(errors)
-}
-
-/// A scenario's top-level member `key`, written at `span` of `text`, as the
-/// document holds it: `context` as `null` and `provider` without its
-/// `plan`, their places in the text noted instead.
-fn member_value(
-    text: &str,
-    key: &str,
-    span: Range<usize>,
-    context: &mut Option<Range<usize>>,
-    plan: &mut Option<Range<usize>>,
-) -> serde_json::Result<Value> {
-    if key == CONTEXT {
-        *context = Some(span);
-        Ok(Value::Null)
-    } else if key == PROVIDER {
-        let (provider, at) = json_text::object_but(text, span, PLAN)?;
-        *plan = at;
-        Ok(provider)
-    } else {
-        serde_json::from_str(&text[span])
-    }
-}
-
-/// The checks a file's scenario passes when it loads, run again on one a
-/// recording holds, before a fork runs it: a recording is a file anyone
-/// may edit, and the runners trust what loading checked (a graph that
-/// compiles). Each problem as `PATH: what`, joined.
-pub(crate) fn recheck(scenario: &Scenario) -> Result<(), String> {
-    let problems = checks::check(scenario);
-    if problems.is_empty() {
-        return Ok(());
-    }
-    let words: Vec<String> = problems
-        .iter()
-        .map(|problem| format!("{}: {}", problem.path, problem.message))
-        .collect();
-    Err(words.join("; "))
-}
-
-/// A scenario as a recording's `run_started` holds it, read as the loader
-/// reads a file, its `context` and `plan` left as text: a recorded plan of
-/// 100,000 tasks is not built as a tree to be replayed. Nothing is checked
-/// beyond its shape: the run that recorded it was checked at launch.
-pub(crate) fn recorded(text: String) -> serde_json::Result<Scenario> {
-    let text = Arc::new(text);
-    let members = json_text::members(&text, 0..text.len())?;
-    let mut document = Map::with_capacity(members.len());
-    let (mut context, mut plan) = (None, None);
-    for (key, span) in members {
-        let value = member_value(&text, &key, span, &mut context, &mut plan)?;
-        document.insert(key, value);
-    }
-    let mut scenario: Scenario = serde_json::from_value(Value::Object(document))?;
-    with_texts(&mut scenario, &text, context, plan);
-    Ok(scenario)
-}
-
-/// `scenario` with its `context` and `plan` as their spans of `text`.
-fn with_texts(
-    scenario: &mut Scenario,
-    text: &Arc<String>,
-    context: Option<Range<usize>>,
-    plan: Option<Range<usize>>,
-) {
-    if let Some(span) = context {
-        scenario.context = JsonText::in_text(Arc::clone(text), span);
-    }
-    if let Some(span) = plan {
-        Arc::make_mut(&mut scenario.provider).plan =
-            Some(JsonText::in_text(Arc::clone(text), span));
-    }
 }
 
 /// Each problem placed in the text, in the order of the file, at most

@@ -13,6 +13,7 @@ pub(crate) mod events;
 pub(crate) mod figures;
 pub(crate) mod part;
 pub(crate) mod result;
+mod run_shared;
 pub(crate) mod scenario;
 pub(crate) mod sim;
 pub(crate) mod spans;
