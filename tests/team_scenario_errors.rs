@@ -62,6 +62,33 @@ fn the_valid_bases_are_valid() {
     scenario::parse(&valid_coordinator().to_string(), "ok.json").unwrap();
 }
 
+/// A member without turns that many calls name is reported once, at the
+/// first call that names it, and the check writes no place for the rest.
+#[test]
+fn a_member_called_many_times_without_turns_is_reported_once_at_its_first_call() {
+    let calls: Vec<Value> = (0..1_000)
+        .map(|i| {
+            let member = ["market", "risk"][i % 2];
+            json!({"member": member, "task": format!("part {i}")})
+        })
+        .collect();
+    let mut file = valid_coordinator();
+    file["provider"]["turns"]["lead"] =
+        json!([{"call_members": calls}, {"call_members": [{"member": "risk"}]}]);
+    file["provider"]["turns"]
+        .as_object_mut()
+        .unwrap()
+        .remove("risk");
+    let errors = errors_of(&file.to_string());
+    let messages: Vec<&str> = errors.0.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "missing the turns of agent \"risk\" (it gets a turn through provider.turns.lead[0].call_members[1].member)"
+        ]
+    );
+}
+
 #[test]
 fn each_malformed_team_file_gets_its_documented_error() {
     let cases: Vec<(&str, String, &str)> = vec![

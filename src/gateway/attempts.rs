@@ -144,7 +144,11 @@ impl Gateway {
     ) -> Result<Completion, CallError> {
         lock(ask.last).call = Some(text.call());
         let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
-        let completion = async {
+        // Boxed: an answer under its timeout is most of an attempt's
+        // size, and every future above this one would hold it whole and
+        // copy it at each call (the scale bench's coordinator_100k and
+        // orchestrator_100k rows, one per model call).
+        let completion = Box::pin(async {
             let call = self.complete(ask.request, &ask.asked, sink, noted);
             // On the run clock, as the sim takes its time: a pause does
             // not time a call out.
@@ -157,7 +161,7 @@ impl Gateway {
                     .unwrap_or(Err(ProviderError::Timeout)),
                 None => call.await,
             }
-        };
+        });
         let cut = async {
             match ask.deadline {
                 Some(at) => self.bus.clock().sleep_until(at).await,
@@ -165,7 +169,7 @@ impl Gateway {
             }
         };
         let spender = ask.request.purpose.spender();
-        let call = async {
+        let call = std::pin::pin!(async {
             tokio::select! {
                 biased;
                 answer = completion => answer
@@ -182,7 +186,7 @@ impl Gateway {
                     .map_err(CallError::from_provider),
                 () = cut => Err(CallError::Cut),
             }
-        };
+        });
         let answered = text.relay(call, pieces).await;
         noted.ended(self.bus.clock().elapsed(), Some(ask.entry));
         answered

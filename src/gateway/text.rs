@@ -12,6 +12,7 @@ use crate::bus::{Bus, EventKind, TokenUsage};
 use crate::provider::TextPiece;
 use parking_lot::Mutex;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -102,19 +103,22 @@ impl CallText {
     /// come and publishing them as they fall due; the pieces still queued
     /// when it ends are taken before its result is returned (published by
     /// [`CallText::settle`] or [`CallText::finish`]).
+    ///
+    /// `call` is pinned by the caller where it is made: a future taken by value
+    /// would be held twice in this one's state (as the argument and
+    /// pinned), and a model call's is the biggest part of it.
     pub(super) async fn relay<T>(
         &self,
-        call: impl Future<Output = T>,
+        mut call: Pin<&mut impl Future<Output = T>>,
         mut pieces: UnboundedReceiver<TextPiece>,
     ) -> T {
         let clock = self.bus.clock().clone();
-        tokio::pin!(call);
         loop {
             let due = self.due();
             tokio::select! {
                 biased;
                 Some(piece) = pieces.recv() => self.take(piece),
-                result = &mut call => {
+                result = call.as_mut() => {
                     while let Ok(piece) = pieces.try_recv() {
                         self.take(piece);
                     }
@@ -227,7 +231,7 @@ mod tests {
             // The answer comes a moment after the last piece.
             tokio::time::sleep(Duration::from_millis(1)).await;
         };
-        text.relay(call, pieces).await;
+        text.relay(std::pin::pin!(call), pieces).await;
         text.settle().await;
         let timing = text.finish();
         let mut deltas = Vec::new();
@@ -285,7 +289,7 @@ mod tests {
             // Quiet for long after: "b" must not wait for the end.
             tokio::time::sleep(Duration::from_millis(500)).await;
         };
-        text.relay(call, pieces).await;
+        text.relay(std::pin::pin!(call), pieces).await;
         text.settle().await;
         text.finish();
         let mut deltas = Vec::new();
@@ -318,7 +322,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(100)).await;
             sink.send(piece(": \"go\"}")).unwrap();
         };
-        text.relay(call, pieces).await;
+        text.relay(std::pin::pin!(call), pieces).await;
         text.settle().await;
         let timing = text.finish();
         let mut deltas = Vec::new();

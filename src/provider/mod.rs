@@ -255,7 +255,10 @@ impl Provider {
                     usage: Some(sim::estimate::estimate(request, &output)),
                     ..Completion::from(output)
                 }),
-            Provider::OpenAi(http) => Ok(http.complete(request, text).await?),
+            // Boxed: the endpoint's call (its connection, its stream) is
+            // many times the size of the sim's, and every future that
+            // awaits this one would carry that size and copy it per call.
+            Provider::OpenAi(http) => Ok(Box::pin(http.complete(request, text)).await?),
             Provider::Offline(_) => Err(ProviderError::Failed(
                 "this run is served from a cassette and calls no model".to_string(),
             )),

@@ -31,10 +31,15 @@ impl Workers {
         started: Duration,
         clock: &RunClock,
     ) -> Result<Value, WorkerError> {
-        match self.real.call(worker, args).await {
-            Some(answer) => answer,
-            None => self.sim.call(worker, args, started, clock).await,
+        // A real call (a connection, a program, an MCP session) is boxed:
+        // it is many times the size of a simulated worker's, and every
+        // call that awaits this one would carry that size and copy it.
+        if self.real.is_real(worker)
+            && let Some(answer) = Box::pin(self.real.call(worker, args)).await
+        {
+            return answer;
         }
+        self.sim.call(worker, args, started, clock).await
     }
 
     /// A call served from a cassette still plays a simulated worker's

@@ -80,7 +80,13 @@ struct Calls {
 }
 
 impl Ring {
+    /// Where `lane` stands in the ring: looked up from the place first,
+    /// where a lane that numbers a turn or ends a call almost always is
+    /// (the ring holds up to 256 member calls).
     fn index_of(&self, lane: Lane) -> Option<usize> {
+        if self.holds_place(lane) {
+            return Some(self.place);
+        }
         self.lanes.iter().position(|&l| l == lane)
     }
 
@@ -300,10 +306,10 @@ impl TurnOrder {
         loop {
             let notify = {
                 let mut ring = self.ring.lock();
-                ring.index_of(lane)?;
                 if ring.holds_place(lane) {
                     return Some(take(&mut ring));
                 }
+                ring.index_of(lane)?;
                 ring.notify_of(lane)
             };
             // A wake-up given since the lock was let go is kept.

@@ -49,16 +49,18 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
         ));
         return;
     };
-    let mut needed: Vec<(String, JsonPath)> = Vec::new();
+    // Each agent that gets a turn, with the first place that gives it
+    // one: a turn of 100,000 member calls names a handful of agents.
+    let mut needed: IndexMap<String, JsonPath> = IndexMap::new();
     let top = Part::top(scenario);
     if let Some(entry) = top.entry.filter(|e| top.is_agent(e)) {
-        needed.push((entry.to_string(), JsonPath::root().key("entry")));
+        needed.insert(entry.to_string(), JsonPath::root().key("entry"));
     }
     for (name, team) in &scenario.teams {
         let part = Part::team(name, team);
         if let Some(entry) = part.entry.filter(|e| part.is_agent(e)) {
             let at = JsonPath::root().key("teams").key(name).key("entry");
-            needed.push((part.key_of(entry), at));
+            needed.entry(part.key_of(entry)).or_insert(at);
         }
     }
     for (agent, script) in turns {
@@ -85,17 +87,18 @@ pub(super) fn check_turns(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 path.clone()
             };
             check_turn(entry, speaker, &at, problems);
-            for (target, target_path) in targets(entry, &at) {
-                if part.is_agent(&target) {
-                    needed.push((part.key_of(&target), target_path));
+            for (target, place) in targets(entry) {
+                if part.is_agent(target) {
+                    let key = part.key_of(target);
+                    if !needed.contains_key(&key) {
+                        needed.insert(key, place.under(&at));
+                    }
                 }
             }
         }
     }
-    let mut reported: Vec<&str> = Vec::new();
     for (agent, used_at) in &needed {
-        if !turns.contains_key(agent) && !reported.contains(&agent.as_str()) {
-            reported.push(agent);
+        if !turns.contains_key(agent) {
             problems.push(Problem::at(
                 turns_path.clone(),
                 format!(
@@ -192,23 +195,35 @@ impl<'a> Part<'a> {
     }
 }
 
-/// The agents a turn hands control to or calls, with where it names them.
-fn targets(entry: &Value, at: &JsonPath) -> Vec<(String, JsonPath)> {
-    let mut out = Vec::new();
-    if let Some(to) = entry.get("transfer_to").and_then(Value::as_str) {
-        out.push((to.to_string(), at.key("transfer_to")));
-    }
-    if let Some(calls) = entry.get("call_members").and_then(Value::as_array) {
-        for (i, call) in calls.iter().enumerate() {
-            if let Some(member) = call.get("member").and_then(Value::as_str) {
-                out.push((
-                    member.to_string(),
-                    at.key("call_members").index(i).key("member"),
-                ));
-            }
+/// Where in a turn it names an agent: the path is written only for an
+/// agent met the first time.
+#[derive(Clone, Copy)]
+enum Named {
+    TransferTo,
+    /// The member of the turn's call `i`.
+    Member(usize),
+}
+
+impl Named {
+    fn under(self, turn: &JsonPath) -> JsonPath {
+        match self {
+            Named::TransferTo => turn.key("transfer_to"),
+            Named::Member(i) => turn.key("call_members").index(i).key("member"),
         }
     }
-    out
+}
+
+/// The agents a turn hands control to or calls, with where it names them.
+fn targets(entry: &Value) -> impl Iterator<Item = (&str, Named)> {
+    let to = entry.get("transfer_to").and_then(Value::as_str);
+    let calls = entry.get("call_members").and_then(Value::as_array);
+    let members = calls.into_iter().flatten().enumerate();
+    to.map(|to| (to, Named::TransferTo))
+        .into_iter()
+        .chain(members.filter_map(|(i, call)| {
+            let member = call.get("member").and_then(Value::as_str)?;
+            Some((member, Named::Member(i)))
+        }))
 }
 
 fn check_turn(entry: &Value, speaker: Speaker, at: &JsonPath, problems: &mut Vec<Problem>) {
@@ -342,7 +357,6 @@ fn check_turn_fields(
         _ => match &map["call_members"] {
             Value::Array(calls) if !calls.is_empty() => {
                 for (i, call) in calls.iter().enumerate() {
-                    let path = at.key("call_members").index(i);
                     let fits = call.as_object().is_some_and(|c| {
                         c.get("member").is_some_and(Value::is_string)
                             && c.get("task").is_none_or(Value::is_string)
@@ -350,7 +364,7 @@ fn check_turn_fields(
                     });
                     if !fits {
                         problems.push(Problem::at(
-                            path,
+                            at.key("call_members").index(i),
                             format!(
                                 "expected {{\"member\": name, \"task\": text}}, found {}",
                                 describe_value(call)
