@@ -3,8 +3,9 @@
 //! meter as each answer arrives, and retried as the retry rule says. What
 //! the answer then says (its contract, its repair) is `model`'s concern.
 
+use super::prompt_hash;
 use super::retry::{Next, Retrier};
-use super::served::{self, Noted};
+use super::served::Noted;
 use super::text::CallText;
 use super::{CallDetails, CallError, Gateway, MODEL_TOOL, Shielded, lock, millis};
 use crate::bus::cassette::CallRecord;
@@ -79,7 +80,7 @@ impl Gateway {
             request,
             asked: CallRecord {
                 purpose: Some(request.purpose.key()),
-                prompt_sha256: Some(served::prompt_sha256(request)),
+                prompt_sha256: Some(prompt_hash::prompt_sha256(request)),
                 span_ms: None,
                 ended_us: None,
                 args: None,

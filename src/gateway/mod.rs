@@ -18,6 +18,7 @@ mod last_good;
 mod limits;
 mod meter;
 mod model;
+mod prompt_hash;
 mod retry;
 mod retry_budget;
 mod safe_mode;
