@@ -7,6 +7,7 @@ pub mod cassette;
 pub(crate) mod describe;
 pub(crate) mod event;
 pub(crate) mod event_kinds;
+pub(crate) mod figures;
 mod kinds;
 pub(crate) mod lean;
 mod question;

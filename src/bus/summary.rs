@@ -8,8 +8,9 @@
 //! existed (`RunSummary::of_result`), by where each pattern declares its
 //! values were written.
 
+use super::figures::{ANSWER, Was};
 use crate::patterns::collaboration::events::Decision;
-use crate::patterns::figures::{self, ANSWER, Was};
+use crate::patterns::figures;
 use crate::patterns::orchestrator::events::Health;
 use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -17,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
-pub(crate) use crate::patterns::figures::FAILED_TASKS;
+pub(crate) use super::figures::FAILED_TASKS;
 
 /// Written as one JSON object: the values in their pattern's order, then
 /// `partial` and `degraded` where they say something, then `counts`.

@@ -5,7 +5,9 @@
 
 use super::Difference;
 use super::sections::Section;
-use crate::bus::{Event, EventKind};
+use super::values::Cell;
+use crate::bus::figures::Figures;
+use crate::bus::{Event, EventKind, RunSummary};
 use crate::scenario::PatternKind;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -33,10 +35,20 @@ pub trait CompareRules: Sync {
     /// setup, which the comparison's facts already hold (a round's
     /// roster). Nothing by default.
     fn leave_out(&self, _kind: &EventKind, _fields: &mut Map<String, Value>) {}
+
+    /// The figures the pattern's runs report (its `figures.rs`): the
+    /// values, lists and counts two runs' summaries are compared by.
+    fn figures(&self) -> &'static Figures;
+
+    /// What a finished run came to in the pattern's own words, toned (a
+    /// decision, a health, the agent that answered); `None` when its
+    /// summary says nothing of the kind, and the run reads as answered or
+    /// not.
+    fn came_to(&self, summary: &RunSummary) -> Option<Cell>;
 }
 
-/// Each pattern's rules, as the patterns register them
-/// (`crate::patterns::compare_rules`).
+/// Each pattern's rules, as the patterns register them (`compare_rules`
+/// in the patterns' floor).
 pub type RulesOf = fn(PatternKind) -> &'static dyn CompareRules;
 
 /// The runs' pattern steps, aligned by the pattern's rules.

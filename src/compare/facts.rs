@@ -3,16 +3,18 @@
 //! outcome (status, stop reason, the typed summary), and what it asked of
 //! each tool. Every pattern is compared on these.
 
-use super::Difference;
+use super::values::Cell;
+use super::{Difference, RulesOf};
 use crate::bus::cassette::ForkedFrom;
+use crate::bus::figures::{self, ANSWER, FAILED_TASKS, Figures, Shape, TASKS};
 use crate::bus::{CallOutcome, Event, EventKind, RunStatus, RunSummary, TokenUsage};
-use crate::patterns::figures::{self, ANSWER, FAILED_TASKS, Shape, TASKS};
 use crate::scenario::{PatternKind, Scenario};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
+use strum::VariantArray;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunFacts {
@@ -50,6 +52,13 @@ pub struct RunFacts {
     pub(crate) tools: IndexMap<String, ToolCounts>,
     #[serde(skip)]
     scenario_file: Option<Arc<Scenario>>,
+    /// What the run's pattern declares its runs report, by its rules.
+    #[serde(skip)]
+    figures: &'static Figures,
+    /// What the run came to, in its pattern's words, once it finished
+    /// with a summary that says.
+    #[serde(skip)]
+    pub(crate) came_to: Option<Cell>,
 }
 
 /// A flag turned during the run, at event `seq`.
@@ -75,7 +84,9 @@ pub(crate) struct ToolCounts {
 }
 
 impl RunFacts {
-    pub(super) fn of(label: &str, events: &[Arc<Event>]) -> RunFacts {
+    /// The facts of the run called `label`, folded from its `events`;
+    /// its pattern's `rules` say what its summary holds.
+    pub(super) fn of(label: &str, events: &[Arc<Event>], rules: RulesOf) -> RunFacts {
         let mut facts = RunFacts {
             recording: label.to_string(),
             scenario: String::new(),
@@ -97,10 +108,15 @@ impl RunFacts {
             tokens: TokenUsage::default(),
             tools: IndexMap::new(),
             scenario_file: None,
+            figures: &Figures::NONE,
+            came_to: None,
         };
         for event in events {
             facts.apply(event);
         }
+        let rules = rules(facts.pattern);
+        facts.figures = rules.figures();
+        facts.came_to = facts.summary.as_ref().and_then(|s| rules.came_to(s));
         facts
     }
 
@@ -197,11 +213,11 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("phase", &a.phase, &b.phase);
     let sa = a.summary.clone().unwrap_or_default();
     let sb = b.summary.clone().unwrap_or_default();
-    summary_differences(&mut out, [a.pattern, b.pattern], (&sa, &sb));
+    summary_differences(&mut out, declared(a, b), (&sa, &sb));
     out.field("partial", &a.partial, &b.partial);
     out.field("degraded", &sa.degraded, &sb.degraded);
-    summary_lists(&mut out, [a.pattern, b.pattern], (&sa, &sb));
-    for name in compared_counts([a.pattern, b.pattern]) {
+    summary_lists(&mut out, declared(a, b), (&sa, &sb));
+    for name in compared_counts(a, b) {
         out.field(
             &format!("counts.{name}"),
             &sa.counts.get(name),
@@ -232,10 +248,10 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
 /// as their patterns declare them: a run without one has null.
 fn summary_differences(
     out: &mut Differences,
-    patterns: [PatternKind; 2],
+    declared: Vec<&'static Figures>,
     (a, b): (&RunSummary, &RunSummary),
 ) {
-    let values = figures::each_of(&patterns, |f| f.summary, |v| v.name);
+    let values = figures::each_in(declared, |f| f.summary, |v| v.name);
     for value in values {
         if value.shape == Shape::Value && value.name != ANSWER.name {
             out.field(value.name, &a.value(value.name), &b.value(value.name));
@@ -247,10 +263,10 @@ fn summary_differences(
 /// run without one has an empty list.
 fn summary_lists(
     out: &mut Differences,
-    patterns: [PatternKind; 2],
+    declared: Vec<&'static Figures>,
     (a, b): (&RunSummary, &RunSummary),
 ) {
-    let values = figures::each_of(&patterns, |f| f.summary, |v| v.name);
+    let values = figures::each_in(declared, |f| f.summary, |v| v.name);
     let list = |s: &RunSummary, name: &str| s.value(name).cloned().unwrap_or(Value::Array(vec![]));
     for value in values {
         if value.shape == Shape::List {
@@ -261,11 +277,22 @@ fn summary_lists(
 
 /// The counts the runs' patterns keep, compared one by one: those of
 /// tasks show in the result's shortfall instead.
-pub(crate) fn compared_counts(patterns: [PatternKind; 2]) -> Vec<&'static str> {
-    figures::count_names(&patterns)
+pub(crate) fn compared_counts(a: &RunFacts, b: &RunFacts) -> Vec<&'static str> {
+    figures::each_in(declared(a, b), |f| f.counts, |c| c.name)
         .into_iter()
+        .map(|c| c.name)
         .filter(|name| ![TASKS, FAILED_TASKS].contains(name))
         .collect()
+}
+
+/// The figures of the two runs' patterns, each pattern once, in the order
+/// of the pattern kinds (the format's), whichever run is which.
+fn declared(a: &RunFacts, b: &RunFacts) -> Vec<&'static Figures> {
+    let place = |kind: PatternKind| PatternKind::VARIANTS.iter().position(|k| *k == kind);
+    let mut both = vec![(a.pattern, a.figures), (b.pattern, b.figures)];
+    both.sort_by_key(|(kind, _)| place(*kind));
+    both.dedup_by_key(|(kind, _)| *kind);
+    both.into_iter().map(|(_, figures)| figures).collect()
 }
 
 /// The difference in how long the runs took, which alone leaves them

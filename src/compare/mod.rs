@@ -114,8 +114,8 @@ impl<'a> Side<'a> {
 
 /// Compare run `a` with run `b`, their steps by their pattern's `rules`.
 pub fn compare(a: Side, b: Side, rules: RulesOf) -> Comparison {
-    let facts_a = RunFacts::of(a.label, a.events);
-    let facts_b = RunFacts::of(b.label, b.events);
+    let facts_a = RunFacts::of(a.label, a.events, rules);
+    let facts_b = RunFacts::of(b.label, b.events, rules);
     let same_pattern = facts_a.pattern == facts_b.pattern;
     let aligned = same_pattern && facts_a.scenario == facts_b.scenario;
     let mut notes = Vec::new();

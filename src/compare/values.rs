@@ -1,8 +1,8 @@
 //! Values of a comparison in a few words: a difference's JSON as short
-//! text, a serde name as a word, and the tone of a status or decision.
+//! text, a serde name as a word, a cell's text and tone, and the tone of a
+//! run's status.
 
 use crate::bus::RunStatus;
-use crate::patterns::events::Decision;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -15,6 +15,33 @@ pub(crate) enum Tone {
     Bad,
     /// The run has nothing here.
     Absent,
+}
+
+/// A short text and its tone: one cell of a comparison's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    pub(crate) text: String,
+    pub(crate) tone: Tone,
+}
+
+impl Cell {
+    pub(crate) fn plain(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            tone: Tone::Plain,
+        }
+    }
+
+    pub(crate) fn toned(text: impl Into<String>, tone: Tone) -> Cell {
+        Cell {
+            text: text.into(),
+            tone,
+        }
+    }
+
+    pub(crate) fn absent() -> Cell {
+        Cell::toned("—", Tone::Absent)
+    }
 }
 
 /// A JSON value as short text: `—` for nothing, strings as they are,
@@ -46,13 +73,5 @@ pub(crate) fn status_tone(status: RunStatus) -> Tone {
     match status {
         RunStatus::Ok => Tone::Good,
         RunStatus::Stopped => Tone::Bad,
-    }
-}
-
-pub(crate) fn decision_tone(decision: Decision) -> Tone {
-    match decision {
-        Decision::Go => Tone::Good,
-        Decision::GoWithCaution => Tone::Caution,
-        Decision::NoGo => Tone::Bad,
     }
 }

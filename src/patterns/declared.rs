@@ -6,10 +6,10 @@
 //! the scenario, the bus and the sweep may read it.
 
 use super::collaboration::scenario as round_table;
-use super::figures::declare::Figures;
 use super::orchestrator::scenario as orchestrator;
 use super::research::scenario as research;
 use super::team::scenario as team;
+use crate::bus::figures::Figures;
 use crate::scenario::pattern_kind::PatternKind;
 use strum::VariantArray;
 

@@ -3,10 +3,10 @@
 //! run time and events.
 
 use super::{Cell, Row, Section, Tone, one};
+use crate::bus::figures::{FAILED_TASKS, TASKS};
 use crate::compare::RunFacts;
 use crate::compare::facts::{compared_counts, union};
-use crate::compare::values::{decision_tone, status_tone, words};
-use crate::patterns::figures::{FAILED_TASKS, TASKS};
+use crate::compare::values::{status_tone, words};
 
 pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
     // The recordings are named in the view's title: their names always differ.
@@ -46,7 +46,7 @@ pub(super) fn section(a: &RunFacts, b: &RunFacts) -> Section {
     }
     rows.push(Row::new("outcome", outcome(a), outcome(b)));
     rows.push(Row::new("result", result(a), result(b)));
-    for name in compared_counts([a.pattern, b.pattern]) {
+    for name in compared_counts(a, b) {
         let (x, y) = (count(a, name), count(b, name));
         if x.is_some() || y.is_some() {
             let cell = |n: Option<u64>| n.map_or(Cell::absent(), |n| Cell::plain(n.to_string()));
@@ -112,28 +112,17 @@ fn outcome(f: &RunFacts) -> Vec<Cell> {
     }
 }
 
-/// What the run came to: its decision, health or answer, and PARTIAL.
+/// What the run came to, in its pattern's words (a decision, a health,
+/// the agent that answered) or as answered, and PARTIAL.
 fn result(f: &RunFacts) -> Vec<Cell> {
     let Some(summary) = &f.summary else {
         return vec![Cell::absent()];
     };
 
-    let mut cell = match (summary.decision(), summary.health(), summary.final_agent()) {
-        (Some(d), _, _) => Cell::toned(
-            d.as_str().replace('_', " ").to_uppercase(),
-            decision_tone(d),
-        ),
-        (_, Some(h), _) => Cell::toned(
-            format!("HEALTH {}", h.as_str().to_uppercase()),
-            match h {
-                crate::patterns::events::Health::Green => Tone::Good,
-                crate::patterns::events::Health::Yellow => Tone::Caution,
-                crate::patterns::events::Health::Red => Tone::Bad,
-            },
-        ),
-        (_, _, Some(agent)) => Cell::plain(format!("answered by {agent}")),
-        _ if summary.answer().is_some() => Cell::plain("answered"),
-        _ => Cell::toned("no decision", Tone::Caution),
+    let mut cell = match &f.came_to {
+        Some(came_to) => came_to.clone(),
+        None if summary.answer().is_some() => Cell::plain("answered"),
+        None => Cell::toned("no decision", Tone::Caution),
     };
     if f.partial {
         cell.text

@@ -6,35 +6,9 @@
 
 mod facts;
 
-pub(crate) use super::values::Tone;
 use super::values::short;
+pub(crate) use super::values::{Cell, Tone};
 use super::{Comparison, Which};
-
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Cell {
-    pub(crate) text: String,
-    pub(crate) tone: Tone,
-}
-
-impl Cell {
-    pub(crate) fn plain(text: impl Into<String>) -> Cell {
-        Cell {
-            text: text.into(),
-            tone: Tone::Plain,
-        }
-    }
-
-    pub(crate) fn toned(text: impl Into<String>, tone: Tone) -> Cell {
-        Cell {
-            text: text.into(),
-            tone,
-        }
-    }
-
-    pub(crate) fn absent() -> Cell {
-        Cell::toned("—", Tone::Absent)
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Row {

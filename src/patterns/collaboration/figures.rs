@@ -1,7 +1,7 @@
 //! The round table's figures by name (see `patterns::figures`): data
 //! only, so that any floor may read it.
 
-use crate::patterns::figures::declare::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
+use crate::bus::figures::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
 
 /// The table's decision, as `Decision` writes it.
 pub(crate) const DECISION: &str = "decision";

@@ -72,7 +72,7 @@ fn run_team<'t, 'a: 't>(
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
-    compare: &super::team::compare::Rules,
+    compare: &super::team::compare::COORDINATOR,
     explain_stop: super::team::stops::explain,
     asking: None,
 };

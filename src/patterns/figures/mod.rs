@@ -1,11 +1,11 @@
 //! Every pattern's figures, as its `figures.rs` declares them and
 //! [`super::declared`] lists them, read across patterns. Data only (it
 //! imports the declarations and the pattern kinds, nothing else), so that
-//! the floors below the patterns may read it.
+//! the floors below the patterns may read it. The declarations' types are
+//! the bus's (`bus::figures`), which the comparison reads without this
+//! list.
 
-pub(crate) mod declare;
-
-pub(crate) use declare::{ANSWER, FAILED_TASKS, Figures, Read, Shape, TASKS, Was};
+pub(crate) use crate::bus::figures::{FAILED_TASKS, Figures, Read, TASKS};
 
 use crate::scenario::pattern_kind::PatternKind;
 
@@ -18,23 +18,8 @@ pub(crate) fn each_of<T: 'static>(
     of: impl Fn(&'static Figures) -> &'static [T],
     name: impl Fn(&T) -> &'static str,
 ) -> Vec<&'static T> {
-    let mut each: Vec<&'static T> = Vec::new();
-    for pattern in PATTERNS.iter().filter(|p| patterns.contains(p)) {
-        for item in of(figures_of(*pattern)) {
-            if !each.iter().any(|had| name(had) == name(item)) {
-                each.push(item);
-            }
-        }
-    }
-    each
-}
-
-/// The names of the counts `patterns` keep, each once, in their order.
-pub(crate) fn count_names(patterns: &[PatternKind]) -> Vec<&'static str> {
-    each_of(patterns, |f| f.counts, |c| c.name)
-        .into_iter()
-        .map(|c| c.name)
-        .collect()
+    let declared = PATTERNS.iter().filter(|p| patterns.contains(p));
+    crate::bus::figures::each_in(declared.map(|p| figures_of(*p)), of, name)
 }
 
 /// The names of the measures a sweep tallies, of every pattern.

@@ -2,6 +2,7 @@
 //! a sweep reads only counts its pattern keeps.
 
 use super::*;
+use crate::bus::figures::ANSWER;
 
 /// Whether `order` lists `names` in their order.
 fn keeps(order: &[&str], names: &[&str]) -> bool {
@@ -53,4 +54,15 @@ fn lists_merge_keeping_each_one_s_order() {
     assert_eq!(merged, ["a", "b", "c", "d"]);
     assert!(keeps(&merged, &["a", "b"]) && keeps(&merged, &["c", "d"]));
     assert!(!keeps(&merged, &["d", "a"]));
+}
+
+#[test]
+fn each_patterns_compare_rules_report_the_figures_it_declares() {
+    for pattern in PATTERNS {
+        assert_eq!(
+            crate::patterns::compare_rules(*pattern).figures(),
+            figures_of(*pattern),
+            "{pattern}"
+        );
+    }
 }

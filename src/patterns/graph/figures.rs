@@ -1,7 +1,7 @@
 //! The graph pattern's figures by name (see `patterns::figures`): data
 //! only, so that any floor may read it.
 
-use crate::patterns::figures::declare::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
+use crate::bus::figures::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
 
 /// The node ids in the order they were activated.
 pub(crate) const PATH: &str = "path";

@@ -1,7 +1,7 @@
 //! The orchestrator's figures by name (see `patterns::figures`): data
 //! only, so that any floor may read it.
 
-use crate::patterns::figures::declare::{
+use crate::bus::figures::{
     ANSWER, Count, FAILED_TASKS, Figure, Figures, Read, Shape, Swept, TASKS, Was,
 };
 

@@ -1,7 +1,7 @@
 //! The research workflow's figures by name (see `patterns::figures`):
 //! data only, so that any floor may read it.
 
-use crate::patterns::figures::declare::{ANSWER, Figure, Figures, Read, Shape, Swept, Was};
+use crate::bus::figures::{ANSWER, Figure, Figures, Read, Shape, Swept, Was};
 
 /// The notes the answer cites, as written.
 pub(crate) const CITATIONS: &str = "citations";

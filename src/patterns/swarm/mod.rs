@@ -42,7 +42,7 @@ const TURN_PROMPT: Prompt = compiled_in!("swarm_turn.md", json);
 pub(crate) const RUNNER: Runner = Runner {
     run: |ctx| Box::pin(run(ctx)),
     default_max_seconds: DEFAULT_TEAM_MAX_SECONDS,
-    compare: &super::team::compare::Rules,
+    compare: &super::team::compare::SWARM,
     explain_stop: super::team::stops::explain,
     asking: None,
 };

@@ -2,7 +2,7 @@
 //! swarm's and the coordinator's, whose summaries this folder writes.
 //! Data only, so that any floor may read it.
 
-use crate::patterns::figures::declare::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
+use crate::bus::figures::{ANSWER, Count, Figure, Figures, Read, Shape, Swept, Was};
 
 /// The agent holding control at the end.
 pub(crate) const FINAL_AGENT: &str = "final_agent";

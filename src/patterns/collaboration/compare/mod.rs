@@ -6,7 +6,9 @@
 
 mod tables;
 
-use crate::bus::{Event, EventKind};
+use crate::bus::figures::Figures;
+use crate::bus::{Event, EventKind, RunSummary};
+use crate::compare::sections::{Cell, Tone};
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
 use crate::patterns::events::PatternEvent;
@@ -258,6 +260,26 @@ impl CompareRules for Rules {
         if let EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted { .. })) = kind {
             fields.remove("speakers");
         }
+    }
+
+    fn figures(&self) -> &'static Figures {
+        &super::figures::FIGURES
+    }
+
+    /// The table's decision: `GO WITH CAUTION`.
+    fn came_to(&self, summary: &RunSummary) -> Option<Cell> {
+        let decision = summary.decision()?;
+        let words = decision.as_str().replace('_', " ").to_uppercase();
+        Some(Cell::toned(words, decision_tone(decision)))
+    }
+}
+
+/// How a decision reads at a glance.
+pub(super) fn decision_tone(decision: Decision) -> Tone {
+    match decision {
+        Decision::Go => Tone::Good,
+        Decision::GoWithCaution => Tone::Caution,
+        Decision::NoGo => Tone::Bad,
     }
 }
 

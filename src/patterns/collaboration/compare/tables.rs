@@ -1,8 +1,8 @@
 //! Two runs' the round table's agents by round, with each round's end, aligned, as the rows a comparison shows.
 
+use super::decision_tone;
 use super::{Contribution, RoundEnd, RoundEnds, RoundsAligned};
 use crate::compare::sections::{Cell, Row, Section, Tone};
-use crate::compare::values::decision_tone;
 use crate::patterns::events::Stance;
 
 fn contribution(cell: &Option<Contribution>) -> Cell {

@@ -7,7 +7,9 @@
 
 mod tables;
 
-use crate::bus::{Event, EventKind};
+use crate::bus::figures::Figures;
+use crate::bus::{Event, EventKind, RunSummary};
+use crate::compare::sections::Cell;
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
 use crate::patterns::events::{ActivationStatus, GraphEvent, PatternEvent};
@@ -257,6 +259,15 @@ pub(crate) struct Rules;
 impl CompareRules for Rules {
     fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
         Alignment::new(align(a, b))
+    }
+
+    fn figures(&self) -> &'static Figures {
+        &super::figures::FIGURES
+    }
+
+    /// A workflow comes to no verdict: the run reads as answered or not.
+    fn came_to(&self, _summary: &RunSummary) -> Option<Cell> {
+        None
     }
 }
 

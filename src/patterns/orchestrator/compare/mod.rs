@@ -5,9 +5,12 @@
 
 mod tables;
 
-use crate::bus::{Event, EventKind};
+use crate::bus::figures::Figures;
+use crate::bus::{Event, EventKind, RunSummary};
+use crate::compare::sections::{Cell, Tone};
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference, Which};
+use crate::patterns::events::Health;
 use crate::patterns::events::PatternEvent;
 use crate::patterns::events::TaskEvent;
 use crate::patterns::events::TaskStatus;
@@ -195,5 +198,21 @@ pub(crate) struct Rules;
 impl CompareRules for Rules {
     fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
         Alignment::new(align(a, b))
+    }
+
+    fn figures(&self) -> &'static Figures {
+        &super::figures::FIGURES
+    }
+
+    /// The aggregate's health: `HEALTH YELLOW`.
+    fn came_to(&self, summary: &RunSummary) -> Option<Cell> {
+        let health = summary.health()?;
+        let tone = match health {
+            Health::Green => Tone::Good,
+            Health::Yellow => Tone::Caution,
+            Health::Red => Tone::Bad,
+        };
+        let words = format!("HEALTH {}", health.as_str().to_uppercase());
+        Some(Cell::toned(words, tone))
     }
 }

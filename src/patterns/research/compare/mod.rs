@@ -4,7 +4,9 @@
 
 mod tables;
 
-use crate::bus::{Event, EventKind};
+use crate::bus::figures::Figures;
+use crate::bus::{Event, EventKind, RunSummary};
+use crate::compare::sections::Cell;
 use crate::compare::union;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference};
 use crate::patterns::events::PatternEvent;
@@ -200,5 +202,14 @@ pub(crate) struct Rules;
 impl CompareRules for Rules {
     fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
         Alignment::new(align(a, b))
+    }
+
+    fn figures(&self) -> &'static Figures {
+        &super::figures::FIGURES
+    }
+
+    /// A brief comes to no verdict: the run reads as answered or not.
+    fn came_to(&self, _summary: &RunSummary) -> Option<Cell> {
+        None
     }
 }

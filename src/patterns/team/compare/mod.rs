@@ -5,7 +5,9 @@
 
 mod tables;
 
-use crate::bus::{CallOutcome, Event, EventKind};
+use crate::bus::figures::Figures;
+use crate::bus::{CallOutcome, Event, EventKind, RunSummary};
+use crate::compare::sections::Cell;
 use crate::compare::{Aligned, Alignment, CompareRules, Difference};
 use crate::patterns::events::PatternEvent;
 use crate::patterns::events::TeamEvent;
@@ -259,11 +261,35 @@ impl Aligned for ChainAligned {
     }
 }
 
-/// The rules by which two runs of this pattern are compared.
-pub(crate) struct Rules;
+/// The rules by which two runs of a team pattern are compared: the
+/// swarm's and the coordinator's chains align alike, and each pattern
+/// reports its own figures.
+pub(crate) struct Rules {
+    figures: &'static Figures,
+}
+
+/// A swarm's rules.
+pub(crate) const SWARM: Rules = Rules {
+    figures: &super::figures::SWARM,
+};
+
+/// A coordinator's rules.
+pub(crate) const COORDINATOR: Rules = Rules {
+    figures: &super::figures::COORDINATOR,
+};
 
 impl CompareRules for Rules {
     fn align(&self, a: &[Arc<Event>], b: &[Arc<Event>]) -> Alignment {
         Alignment::new(align(a, b))
+    }
+
+    fn figures(&self) -> &'static Figures {
+        self.figures
+    }
+
+    /// The agent that answered: `answered by writer`.
+    fn came_to(&self, summary: &RunSummary) -> Option<Cell> {
+        let agent = summary.final_agent()?;
+        Some(Cell::plain(format!("answered by {agent}")))
     }
 }

@@ -7,7 +7,7 @@
 
 /// The figures a pattern's runs report.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Figures {
+pub struct Figures {
     /// The summary's values, the answer among them, in the order a
     /// summary writes them.
     pub(crate) summary: &'static [Figure],
@@ -96,4 +96,32 @@ pub(crate) enum Read {
     /// object of counts (a graph's `visits`), named `NAME.KEY` in the
     /// object's order; left out of a run that has no such value.
     EachKey,
+}
+
+impl Figures {
+    /// No figures: a run whose pattern is not yet known reports none.
+    pub(crate) const NONE: Figures = Figures {
+        summary: &[],
+        counts: &[],
+        swept: &[],
+        verdict: None,
+    };
+}
+
+/// What `declared` hold (their values, counts or measures), each name
+/// once: the declarations' in the order given, each one's in its own.
+pub(crate) fn each_in<T: 'static>(
+    declared: impl IntoIterator<Item = &'static Figures>,
+    of: impl Fn(&'static Figures) -> &'static [T],
+    name: impl Fn(&T) -> &'static str,
+) -> Vec<&'static T> {
+    let mut each: Vec<&'static T> = Vec::new();
+    for figures in declared {
+        for item in of(figures) {
+            if !each.iter().any(|had| name(had) == name(item)) {
+                each.push(item);
+            }
+        }
+    }
+    each
 }
