@@ -12,7 +12,7 @@ use conclave::patterns::events::PatternEvent;
 use conclave::bus::{Event, EventKind, Hub, TokenUsage};
 use conclave::engine::{self, LaunchOptions, ProviderChoice};
 use conclave::patterns::events::RoundEvent;
-use conclave::scenario::{ModelPrice, PriceTable, ProviderKind};
+use conclave::scenario::{ModelPrice, PriceTable};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -148,10 +148,8 @@ async fn the_cost_in_the_result_is_the_server_s_tokens_at_the_table_s_prices() {
         .await;
     let options = LaunchOptions {
         provider: ProviderChoice {
-            kind: Some(ProviderKind::Openai),
-            base_url: Some(format!("{}/v1", server.uri())),
             pricing: Some(table("mock-model", 1.0, 2.0)),
-            ..ProviderChoice::default()
+            ..common::endpoint_at(&server.uri())
         },
         ..LaunchOptions::default()
     };

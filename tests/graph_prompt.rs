@@ -5,8 +5,6 @@
 
 use crate::common;
 
-use conclave::engine::{LaunchOptions, ProviderChoice};
-use conclave::scenario::ProviderKind;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -59,15 +57,7 @@ async fn an_agent_node_and_a_maps_items_carry_the_context_their_input_and_the_sc
         .respond_with(answer)
         .mount(&server)
         .await;
-    let options = LaunchOptions {
-        provider: ProviderChoice {
-            kind: Some(ProviderKind::Openai),
-            model: Some("mock-model".into()),
-            base_url: Some(format!("{}/v1", server.uri())),
-            ..ProviderChoice::default()
-        },
-        ..LaunchOptions::default()
-    };
+    let options = common::on_endpoint_at(&server.uri());
     let (outcome, _) = common::run(common::scenario(&scenario()), options).await;
     let result = outcome.result.value().clone();
     assert_eq!(result["stop_reason"], "completed", "{result:#}");

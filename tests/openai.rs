@@ -15,10 +15,9 @@ use conclave::patterns::events::PatternEvent;
 use common::script::{Script, quick, system_of};
 
 use conclave::bus::{BreakerState, CallOutcome, Event, EventKind};
-use conclave::engine::{LaunchOptions, ProviderChoice};
+use conclave::engine::LaunchOptions;
 use conclave::patterns::RunOutcome;
 use conclave::patterns::events::TaskEvent;
-use conclave::scenario::ProviderKind;
 use conclave::tui::app::{App, AppOptions};
 use conclave::tui::view;
 use ratatui::Terminal;
@@ -163,15 +162,7 @@ async fn serve(doc: &Value) -> MockServer {
 }
 
 fn on(server: &MockServer) -> LaunchOptions {
-    LaunchOptions {
-        provider: ProviderChoice {
-            kind: Some(ProviderKind::Openai),
-            model: Some("mock-model".into()),
-            base_url: Some(format!("{}/v1", server.uri())),
-            ..ProviderChoice::default()
-        },
-        ..LaunchOptions::default()
-    }
+    common::on_endpoint_at(&server.uri())
 }
 
 async fn on_sim(doc: &Value) -> RunOutcome {

@@ -19,7 +19,7 @@ pub mod script;
 pub mod streaming;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};
-use conclave::engine::{self, LaunchOptions, RunHandle};
+use conclave::engine::{self, LaunchOptions, ProviderChoice, RunHandle};
 use conclave::patterns::RunOutcome;
 use conclave::scenario::{self, Scenario};
 use serde_json::Value;
@@ -55,6 +55,25 @@ pub async fn run(scenario: Arc<Scenario>, options: LaunchOptions) -> (RunOutcome
     let (handle, mut sub) = launch(scenario, options);
     let outcome = handle.finish().await.expect("run finishes");
     (outcome, drain(&mut sub))
+}
+
+/// The provider of a run against the OpenAI-compatible endpoint served at
+/// `base` (a loopback server's address), as `mock-model`.
+pub fn endpoint_at(base: &str) -> ProviderChoice {
+    ProviderChoice {
+        kind: Some(conclave::scenario::ProviderKind::Openai),
+        model: Some("mock-model".into()),
+        base_url: Some(format!("{base}/v1")),
+        ..ProviderChoice::default()
+    }
+}
+
+/// Launch options for a run against the endpoint served at `base`.
+pub fn on_endpoint_at(base: &str) -> LaunchOptions {
+    LaunchOptions {
+        provider: endpoint_at(base),
+        ..LaunchOptions::default()
+    }
 }
 
 pub async fn run_default(scenario: Arc<Scenario>) -> RunOutcome {
