@@ -116,3 +116,4 @@ mod tui_snapshots;
 mod tui_streaming;
 mod tui_streaming_e2e;
 mod tui_sweep;
+mod vocabulary;

@@ -14,7 +14,6 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
-use strum::VariantArray;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunFacts {
@@ -288,9 +287,8 @@ pub(crate) fn compared_counts(a: &RunFacts, b: &RunFacts) -> Vec<&'static str> {
 /// The figures of the two runs' patterns, each pattern once, in the order
 /// of the pattern kinds (the format's), whichever run is which.
 fn declared(a: &RunFacts, b: &RunFacts) -> Vec<&'static Figures> {
-    let place = |kind: PatternKind| PatternKind::VARIANTS.iter().position(|k| *k == kind);
     let mut both = vec![(a.pattern, a.figures), (b.pattern, b.figures)];
-    both.sort_by_key(|(kind, _)| place(*kind));
+    both.sort_by_key(|(kind, _)| kind.place());
     both.dedup_by_key(|(kind, _)| *kind);
     both.into_iter().map(|(_, figures)| figures).collect()
 }

@@ -62,6 +62,20 @@ impl PatternKind {
         matches!(self, PatternKind::Swarm | PatternKind::Coordinator)
     }
 
+    /// Whether runs of this kind are agents of the scenario's `agents`
+    /// taking turns, as a team's do or a graph's agent nodes: the sim
+    /// scripts their turns in `provider.turns`, they call the scenario's
+    /// `tools`, and an agent may be a member team.
+    pub(crate) fn runs_agents(self) -> bool {
+        self.is_team() || self == PatternKind::Graph
+    }
+
+    /// Where this kind stands in the format's order of kinds (the order
+    /// every list of patterns keeps).
+    pub(crate) fn place(self) -> usize {
+        self as usize
+    }
+
     /// Whether the team's `entry` agent coordinates: it keeps control and
     /// calls the other agents as members, who answer it.
     pub(crate) fn has_coordinator(self) -> bool {

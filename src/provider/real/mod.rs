@@ -23,8 +23,7 @@ use mcp::Mcp;
 use crate::provider::WorkerError;
 use crate::provider::fetch::{Fetcher, allowed_by, search_output};
 use crate::scenario::{
-    CommandSpec, JsonPath, PatternKind, RealCall, ResearchLimits, ResearchTool, Scenario,
-    ScenarioErrors,
+    CommandSpec, JsonPath, RealCall, ResearchLimits, ResearchTool, Scenario, ScenarioErrors,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -307,8 +306,7 @@ fn real_calls(scenario: &Scenario) -> Vec<(JsonPath, String, RealCall<'_>, Wrap)
     let root = JsonPath::root();
     let mut calls = Vec::new();
     // A graph's tool nodes call the scenario's `tools`, as a team's agents do.
-    let calls_tools = scenario.pattern.is_team() || scenario.pattern == PatternKind::Graph;
-    let (section, specs, wrap) = if calls_tools {
+    let (section, specs, wrap) = if scenario.pattern.runs_agents() {
         ("tools", &scenario.tools, Wrap::Tool)
     } else {
         ("workers", &scenario.workers, Wrap::Worker)

@@ -267,7 +267,7 @@ impl<'a> Graph<'a> {
     /// deep. Lines are followed at most one level past the cap, so a
     /// scenario of many teams costs a few passes over its members.
     fn depth(&self, scenario: &Scenario, problems: &mut Vec<Problem>) {
-        if !scenario.pattern.is_team() && scenario.pattern != PatternKind::Graph {
+        if !scenario.pattern.runs_agents() {
             return;
         }
         let longest = MAX_TEAM_DEPTH + 2;

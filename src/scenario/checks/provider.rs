@@ -107,11 +107,12 @@ fn check_pattern_scripts(scenario: &Scenario, path: &JsonPath, problems: &mut Ve
             ),
         ));
     }
-    let team = scenario.pattern.is_team();
     // A graph's agent and map nodes are scripted by node id (the graph's
-    // own checks read those scripts).
-    let graph = scenario.pattern == super::PatternKind::Graph;
-    if provider.kind == ProviderKind::Sim && provider.turns.is_some() && !team && !graph {
+    // own checks read those scripts), a team's agents by name.
+    if provider.kind == ProviderKind::Sim
+        && provider.turns.is_some()
+        && !scenario.pattern.runs_agents()
+    {
         problems.push(Problem::at_key(
             path.key("turns"),
             format!(
@@ -120,7 +121,7 @@ fn check_pattern_scripts(scenario: &Scenario, path: &JsonPath, problems: &mut Ve
             ),
         ));
     }
-    if team && provider.final_answer.is_some() {
+    if scenario.pattern.is_team() && provider.final_answer.is_some() {
         problems.push(Problem::at_key(
             path.key("final_answer"),
             format!(

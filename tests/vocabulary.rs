@@ -1,0 +1,94 @@
+//! A pattern's words stay in its two folders (`src/patterns/<p>/` and
+//! `src/tui/patterns/<p>/`): the shared floors see a pattern through its
+//! registries and traits, so few files outside name a pattern's kind or
+//! its own vocabulary. Read from the source as it stands, its tests left
+//! out (a test file, or a file's part from its `#[cfg(test)]` on).
+
+use std::path::{Path, PathBuf};
+
+/// The words only a pattern's own folders should need.
+const PATTERN_WORDS: [&str; 5] = ["handoff", "stance", "citation", "consensus", "contribution"];
+
+/// Every `.rs` file under `dir`, in a stable order.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The files outside the pattern folders, each with its text before its
+/// tests, named from `src/`.
+fn shared_floors() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let name = path
+                .strip_prefix(&src)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let own = name.starts_with("patterns/") || name.starts_with("tui/patterns/");
+            let test = name.ends_with("tests.rs") || name.split('/').any(|part| part == "tests");
+            if own || test {
+                return None;
+            }
+            let text = std::fs::read_to_string(&path).ok()?;
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            Some((name, code))
+        })
+        .collect()
+}
+
+#[test]
+fn at_most_three_files_outside_the_pattern_folders_name_a_pattern_kind() {
+    let naming: Vec<String> = shared_floors()
+        .into_iter()
+        .filter(|(_, code)| code.contains("PatternKind::"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        naming.len() <= 3,
+        "{} files name `PatternKind::`: {naming:?}",
+        naming.len()
+    );
+}
+
+#[test]
+fn at_most_eight_files_outside_the_pattern_folders_name_a_patterns_own_words() {
+    let naming: Vec<String> = shared_floors()
+        .into_iter()
+        .filter(|(_, code)| {
+            let code = code.to_lowercase();
+            PATTERN_WORDS.iter().any(|word| code.contains(word))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        naming.len() <= 8,
+        "{} files name a pattern's words: {naming:?}",
+        naming.len()
+    );
+}
+
+#[test]
+fn the_floors_are_read_as_the_count_needs_them() {
+    // The reading itself: the kinds' own file is among the floors, and a
+    // pattern's file is not.
+    let floors = shared_floors();
+    assert!(floors.iter().any(|(name, code)| {
+        name == "scenario/pattern_kind.rs" && code.contains("PatternKind::Graph")
+    }));
+    assert!(!floors.iter().any(|(name, _)| name.starts_with("patterns/")));
+}
