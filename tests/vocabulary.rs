@@ -51,35 +51,32 @@ fn shared_floors() -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn at_most_three_files_outside_the_pattern_folders_name_a_pattern_kind() {
+/// Fails unless at most `limit` of the shared floors' files have code in
+/// which `says` finds `what`.
+fn at_most(limit: usize, what: &str, says: impl Fn(&str) -> bool) {
     let naming: Vec<String> = shared_floors()
         .into_iter()
-        .filter(|(_, code)| code.contains("PatternKind::"))
+        .filter(|(_, code)| says(code))
         .map(|(name, _)| name)
         .collect();
     assert!(
-        naming.len() <= 3,
-        "{} files name `PatternKind::`: {naming:?}",
+        naming.len() <= limit,
+        "{} files name {what}: {naming:?}",
         naming.len()
     );
 }
 
 #[test]
+fn at_most_three_files_outside_the_pattern_folders_name_a_pattern_kind() {
+    at_most(3, "`PatternKind::`", |code| code.contains("PatternKind::"));
+}
+
+#[test]
 fn at_most_eight_files_outside_the_pattern_folders_name_a_patterns_own_words() {
-    let naming: Vec<String> = shared_floors()
-        .into_iter()
-        .filter(|(_, code)| {
-            let code = code.to_lowercase();
-            PATTERN_WORDS.iter().any(|word| code.contains(word))
-        })
-        .map(|(name, _)| name)
-        .collect();
-    assert!(
-        naming.len() <= 8,
-        "{} files name a pattern's words: {naming:?}",
-        naming.len()
-    );
+    at_most(8, "a pattern's words", |code| {
+        let code = code.to_lowercase();
+        PATTERN_WORDS.iter().any(|word| code.contains(word))
+    });
 }
 
 #[test]
