@@ -10,6 +10,7 @@ pub(crate) mod event_kinds;
 pub(crate) mod figures;
 mod kinds;
 pub(crate) mod lean;
+pub(crate) mod pattern;
 mod question;
 mod resilience;
 mod result_doc;
@@ -20,6 +21,7 @@ pub use event::{
     RunStarted, RunStatus, TokenUsage,
 };
 pub(crate) use event::{RunId, is_known_kind};
+pub use pattern::PatternPayload;
 pub use question::{Answer, AnsweredBy, GivenAnswer, NoSuchOption, Question, QuestionOption};
 pub use resilience::{BreakerReason, BreakerState};
 pub use result_doc::ResultDoc;

@@ -7,13 +7,17 @@
 //! the bus's upper parts nor a runner.
 
 pub(crate) use crate::bus::cassette::Measure;
+use crate::bus::event::named::{Named, kinds_of};
 use crate::bus::event::values::GateKind;
+use crate::bus::pattern::PatternPayload;
 use crate::patterns::collaboration::{describe as round_lines, events::RoundNamed};
 use crate::patterns::graph::{describe as graph_lines, events::GraphNamed};
 use crate::patterns::orchestrator::{describe as task_lines, events::TaskNamed};
 use crate::patterns::research::{describe as research_lines, events::ResearchNamed};
 use crate::patterns::team::{describe as team_lines, events::TeamNamed};
 use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 pub use crate::patterns::collaboration::events::{
     Conflict, Decision, RoundEvent, SeatStance, Stance,
@@ -172,5 +176,82 @@ impl PatternGroup {
             PatternGroup::Research => ResearchEvent::VARIANTS,
             PatternGroup::Graph => GraphEvent::VARIANTS,
         }
+    }
+}
+
+/// Every pattern's group of events by the names of its kinds, learnt
+/// from the groups' own readers (what their derive hands
+/// `deserialize_enum`).
+fn groups() -> &'static HashMap<&'static str, PatternGroup> {
+    static GROUPS: OnceLock<HashMap<&'static str, PatternGroup>> = OnceLock::new();
+    GROUPS.get_or_init(|| {
+        PatternGroup::ALL
+            .into_iter()
+            .flat_map(|group| {
+                kinds_of(|kinds| group.read(kinds))
+                    .iter()
+                    .map(move |kind| (*kind, group))
+            })
+            .collect()
+    })
+}
+
+impl PatternPayload for PatternEvent {
+    fn kind_name(&self) -> &'static str {
+        PatternEvent::kind_name(self)
+    }
+
+    fn describe(&self) -> String {
+        PatternEvent::describe(self)
+    }
+
+    fn opens_step(&self) -> bool {
+        PatternEvent::opens_step(self)
+    }
+
+    fn opened_gate(&self) -> Option<(GateKind, u32)> {
+        PatternEvent::opened_gate(self)
+    }
+
+    fn closes_step(&self) -> bool {
+        PatternEvent::closes_step(self)
+    }
+
+    fn is_kind(name: &str) -> bool {
+        groups().contains_key(name)
+    }
+
+    fn read_named(named: Named<'_>) -> Result<Self, serde_json::Error> {
+        match groups().get(named.kind) {
+            Some(group) => group.read(named),
+            None => Err(serde::de::Error::custom(format_args!(
+                "`{}` is no pattern's event",
+                named.kind
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::event::KindNamed;
+
+    #[test]
+    fn each_kind_is_named_as_serde_reads_it() {
+        for group in PatternGroup::ALL {
+            assert_eq!(group.kinds(), kinds_of(|kinds| group.read(kinds)));
+        }
+    }
+
+    #[test]
+    fn no_kind_is_in_two_groups_or_shared() {
+        let shared = kinds_of(KindNamed::<PatternEvent>::deserialize);
+        let grouped: usize = PatternGroup::ALL
+            .iter()
+            .map(|group| kinds_of(|kinds| group.read(kinds)).len())
+            .sum();
+        assert_eq!(groups().len(), grouped);
+        assert!(shared.iter().all(|kind| !groups().contains_key(kind)));
     }
 }

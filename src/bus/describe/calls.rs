@@ -7,7 +7,7 @@ use crate::bus::event::values::Extracted;
 use crate::words::plural;
 
 /// The event's line, when it is one of this group's.
-pub(super) fn line(kind: &EventKind) -> Option<String> {
+pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
     Some(match kind {
         EventKind::CallStarted {
             tool,
@@ -85,7 +85,7 @@ pub(super) fn line(kind: &EventKind) -> Option<String> {
 }
 
 /// A task's attempt, as its line, when the event is one.
-pub(super) fn attempt(kind: &EventKind) -> Option<String> {
+pub(super) fn attempt<P>(kind: &EventKind<P>) -> Option<String> {
     Some(match kind {
         EventKind::AttemptStarted {
             task,
@@ -122,7 +122,7 @@ pub(super) fn attempt(kind: &EventKind) -> Option<String> {
 }
 
 /// A model or tool call's `call_finished`, in words.
-fn finished(kind: &EventKind) -> Option<String> {
+fn finished<P>(kind: &EventKind<P>) -> Option<String> {
     let EventKind::CallFinished {
         tool,
         attempt,

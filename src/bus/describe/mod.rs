@@ -6,6 +6,7 @@ mod calls;
 mod run;
 
 use crate::bus::EventKind;
+use crate::bus::pattern::PatternPayload;
 use crate::bus::event::values::GateKind;
 use crate::sanitize::clean;
 
@@ -13,7 +14,7 @@ pub(crate) use super::kinds::kind_name;
 
 /// What happened, in a few words: a pattern's event in its pattern's
 /// words, every other kind in the run's or the gateway's.
-pub(crate) fn describe(kind: &EventKind) -> String {
+pub(crate) fn describe<P: PatternPayload>(kind: &EventKind<P>) -> String {
     let text = match kind {
         EventKind::Pattern(event) => event.describe(),
         shared => run::line(shared)
@@ -28,7 +29,7 @@ pub(crate) fn describe(kind: &EventKind) -> String {
 /// Whether `kind` begins one of its pattern's steps, the units a replay
 /// steps through and a sweep counts: a round, a dispatch wave, an agent's
 /// turn, a research step.
-pub(crate) fn opens_step(kind: &EventKind) -> bool {
+pub(crate) fn opens_step<P: PatternPayload>(kind: &EventKind<P>) -> bool {
     match kind {
         EventKind::Pattern(event) => event.opens_step(),
         _ => false,
@@ -37,7 +38,7 @@ pub(crate) fn opens_step(kind: &EventKind) -> bool {
 
 /// The gate `kind` opens a step after, with its number: a round's start
 /// is the gate before that round.
-pub(crate) fn opened_gate(kind: &EventKind) -> Option<(GateKind, u32)> {
+pub(crate) fn opened_gate<P: PatternPayload>(kind: &EventKind<P>) -> Option<(GateKind, u32)> {
     match kind {
         EventKind::Pattern(event) => event.opened_gate(),
         _ => None,
@@ -46,7 +47,7 @@ pub(crate) fn opened_gate(kind: &EventKind) -> Option<(GateKind, u32)> {
 
 /// Whether `kind` closes a round, a task, a turn or a research step: the
 /// events a headless replay prints.
-pub(crate) fn closes_step(kind: &EventKind) -> bool {
+pub(crate) fn closes_step<P: PatternPayload>(kind: &EventKind<P>) -> bool {
     match kind {
         EventKind::Pattern(event) => event.closes_step(),
         _ => false,
@@ -87,11 +88,16 @@ mod pattern_tests;
 mod tests {
     use super::*;
 
+    /// A shared kind's words, of a run of this crate's patterns.
+    fn describe(kind: &EventKind) -> String {
+        super::describe(kind)
+    }
+
     #[test]
     fn gateway_events_read_as_sentences() {
         use crate::bus::{BreakerReason, BreakerState};
         use crate::stop::StopReason;
-        let opened = EventKind::BreakerTransition {
+        let opened: EventKind = EventKind::BreakerTransition {
             tool: "enrichment_worker".into(),
             from: BreakerState::Closed,
             to: BreakerState::Open,
@@ -101,7 +107,7 @@ mod tests {
             describe(&opened),
             "enrichment_worker: closed → open (failure_threshold)"
         );
-        let rejected = EventKind::CallRejected {
+        let rejected: EventKind = EventKind::CallRejected {
             tool: "search_worker".into(),
             attempt: 2,
             reason: StopReason::BulkheadFull {
@@ -112,7 +118,7 @@ mod tests {
             describe(&rejected),
             "search_worker (attempt 2): failed fast, bulkhead_full:search_worker"
         );
-        let retry = EventKind::RetryScheduled {
+        let retry: EventKind = EventKind::RetryScheduled {
             tool: "model".into(),
             task: None,
             attempt: 2,

@@ -5,7 +5,7 @@ use crate::bus::{EventKind, RunStatus};
 use crate::words::plural;
 
 /// The event's line, when it is one of this group's.
-pub(super) fn line(kind: &EventKind) -> Option<String> {
+pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
     Some(match kind {
         EventKind::RunStarted(started) => format!(
             "{} ({}) seed {}",

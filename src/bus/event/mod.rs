@@ -3,6 +3,7 @@
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
 use super::cassette::CallRecord;
+use super::pattern::PatternPayload;
 use super::event_kinds::event_kinds;
 use super::question::AnsweredBy;
 use super::resilience::{BreakerReason, BreakerState};
@@ -16,8 +17,13 @@ use serde::{Deserialize, Serialize};
 
 use std::sync::Arc;
 
-mod named;
-pub(crate) use named::is_known_kind;
+pub(crate) mod named;
+
+/// Whether this version reads events of the kind `name`, one every run
+/// shares or a pattern's.
+pub(crate) fn is_known_kind(name: &str) -> bool {
+    named::is_known_kind_of::<PatternEvent>(name)
+}
 mod start;
 pub(crate) mod values;
 mod wire;
@@ -31,21 +37,28 @@ pub use values::{
 pub(crate) type RunId = u32;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(from = "wire::WireEvent")]
-pub struct Event {
+#[serde(
+    from = "wire::WireEvent<P>",
+    bound(serialize = "P: Serialize", deserialize = "P: PatternPayload")
+)]
+pub struct Event<P = PatternEvent> {
     pub run: RunId,
     /// 1, 2, 3 … per run, without gaps.
     pub seq: u64,
     /// Milliseconds since the run started, on the engine's run clock.
     pub t_ms: u64,
     #[serde(flatten)]
-    pub kind: EventKind,
+    pub kind: EventKind<P>,
 }
 
 event_kinds! {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum EventKind, read as KindNamed = "EventKind" {
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    bound(serialize = "P: Serialize", deserialize = "P: PatternPayload")
+)]
+pub enum EventKind<P = PatternEvent>, read as KindNamed = "EventKind" {
     RunStarted(RunStarted),
     RunFinished {
         status: RunStatus,
@@ -290,7 +303,7 @@ pub enum EventKind, read as KindNamed = "EventKind" {
     },
 } wrapping {
     /// A pattern's step, in its pattern's own events ([`PatternEvent`]).
-    Pattern(PatternEvent),
+    Pattern(P),
 }
 
 }

@@ -1,55 +1,42 @@
 //! Reading an event whose kind's name is known before its fields: the
 //! line's object shown to serde as that kind, so that the kind's own
 //! reading goes straight through the text rather than through serde's
-//! buffer of every field. A pattern's events are read through its group's
-//! enum, found by the names of its kinds.
+//! buffer of every field. A pattern's events are read by the patterns'
+//! own reading ([`PatternPayload::read_named`]), found by the names of
+//! their kinds.
 
 use super::{EventKind, KindNamed};
-use crate::patterns::events::PatternGroup;
+use crate::bus::pattern::PatternPayload;
 use serde::de::value::StrDeserializer;
 use serde::de::{DeserializeSeed, EnumAccess, Error as _, IgnoredAny, VariantAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Every pattern's group of events by the names of its kinds, learnt
-/// from the groups' own readers (what their derive hands
-/// `deserialize_enum`).
-fn groups() -> &'static HashMap<&'static str, PatternGroup> {
-    static GROUPS: OnceLock<HashMap<&'static str, PatternGroup>> = OnceLock::new();
-    GROUPS.get_or_init(|| {
-        PatternGroup::ALL
-            .into_iter()
-            .flat_map(|group| {
-                kinds_of(|kinds| group.read(kinds))
-                    .iter()
-                    .map(move |kind| (*kind, group))
-            })
-            .collect()
-    })
-}
-
-/// The kind named, read as its group's event or as one of the kinds every
+/// The kind named, read as a pattern's event or as one of the kinds every
 /// run shares.
-pub(super) fn read_named(named: Named<'_>) -> Result<EventKind, serde_json::Error> {
-    match groups().get(named.kind) {
-        Some(group) => group.read(named).map(EventKind::Pattern),
-        None => KindNamed::deserialize(named),
+pub(super) fn read_named<P: PatternPayload>(
+    named: Named<'_>,
+) -> Result<EventKind<P>, serde_json::Error> {
+    if P::is_kind(named.kind) {
+        P::read_named(named).map(EventKind::Pattern)
+    } else {
+        KindNamed::<P>::deserialize(named)
     }
 }
 
-/// Whether this version reads events of the kind `name`.
-pub(crate) fn is_known_kind(name: &str) -> bool {
+/// Whether this version reads events of the kind `name`, a pattern's
+/// (`P`) or one every run shares.
+pub(crate) fn is_known_kind_of<P: PatternPayload>(name: &str) -> bool {
     static SHARED: OnceLock<&'static [&'static str]> = OnceLock::new();
-    groups().contains_key(name)
+    P::is_kind(name)
         || SHARED
-            .get_or_init(|| kinds_of(KindNamed::deserialize))
+            .get_or_init(|| kinds_of(KindNamed::<P>::deserialize))
             .contains(&name)
 }
 
 /// The names of the kinds an enum of events reads: `read` is its reading
 /// by name, shown a deserializer that only notes the names.
-fn kinds_of<T>(
+pub(crate) fn kinds_of<T>(
     read: impl FnOnce(Kinds) -> Result<T, serde::de::value::Error>,
 ) -> &'static [&'static str] {
     let kinds = Kinds::default();
@@ -60,7 +47,7 @@ fn kinds_of<T>(
 /// A deserializer that notes the variants it is asked to read and reads
 /// nothing.
 #[derive(Clone, Default)]
-struct Kinds(std::rc::Rc<std::cell::Cell<&'static [&'static str]>>);
+pub(crate) struct Kinds(std::rc::Rc<std::cell::Cell<&'static [&'static str]>>);
 
 impl<'de> Deserializer<'de> for Kinds {
     type Error = serde::de::value::Error;
@@ -90,9 +77,9 @@ impl<'de> Deserializer<'de> for Kinds {
 /// the line's object as its fields: the kind's own reading then goes
 /// straight through the text. The head's keys are fields no kind has, so
 /// they are passed over as the tagged reading passes over them.
-pub(super) struct Named<'a> {
-    pub(super) kind: &'a str,
-    pub(super) text: &'a str,
+pub struct Named<'a> {
+    pub(crate) kind: &'a str,
+    pub(crate) text: &'a str,
 }
 
 impl<'de> Named<'de> {
@@ -178,11 +165,8 @@ mod tests {
     use strum::VariantNames;
 
     #[test]
-    fn each_kind_is_named_as_serde_reads_it() {
-        for group in PatternGroup::ALL {
-            assert_eq!(group.kinds(), kinds_of(|kinds| group.read(kinds)));
-        }
-        let shared = kinds_of(KindNamed::deserialize);
+    fn the_shared_kinds_are_named_as_serde_reads_them() {
+        let shared = kinds_of(KindNamed::<crate::patterns::events::PatternEvent>::deserialize);
         assert_eq!(
             <EventKind as VariantNames>::VARIANTS[..shared.len()],
             *shared
@@ -191,16 +175,5 @@ mod tests {
             <EventKind as VariantNames>::VARIANTS[shared.len()..],
             ["pattern"]
         );
-    }
-
-    #[test]
-    fn no_kind_is_in_two_groups_or_shared() {
-        let shared = kinds_of(KindNamed::deserialize);
-        let grouped: usize = PatternGroup::ALL
-            .iter()
-            .map(|group| kinds_of(|kinds| group.read(kinds)).len())
-            .sum();
-        assert_eq!(groups().len(), grouped);
-        assert!(shared.iter().all(|kind| !groups().contains_key(kind)));
     }
 }

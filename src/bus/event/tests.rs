@@ -32,7 +32,7 @@ fn events_are_flat_tagged_json() {
 
 #[test]
 fn gate_points_name_where_the_run_waits() {
-    let paused = EventKind::Paused {
+    let paused: EventKind = EventKind::Paused {
         gate: GatePoint::Round { round: 2 },
     };
     assert_eq!(
@@ -62,7 +62,7 @@ fn gate_points_name_where_the_run_waits() {
 
 #[test]
 fn research_events_are_flat_too() {
-    let denied = EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(
+    let denied: EventKind = EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(
         SourceDenied {
             url: "https://a.example/x".into(),
             domain: "a.example".into(),
@@ -81,7 +81,7 @@ fn research_events_are_flat_too() {
 
 #[test]
 fn orchestrator_events_carry_task_and_attempt() {
-    let event = EventKind::AttemptFinished {
+    let event: EventKind = EventKind::AttemptFinished {
         task: "t2".into(),
         worker: "payments_worker".into(),
         attempt: 1,
@@ -100,7 +100,7 @@ fn orchestrator_events_carry_task_and_attempt() {
 
 #[test]
 fn gateway_events_carry_their_serde_names() {
-    let retry = EventKind::RetryScheduled {
+    let retry: EventKind = EventKind::RetryScheduled {
         tool: "model".into(),
         task: None,
         attempt: 2,
@@ -118,7 +118,7 @@ fn gateway_events_carry_their_serde_names() {
         serde_json::from_value::<EventKind>(older).unwrap(),
         EventKind::RetryScheduled { tool, task: Some(task), .. } if tool == "payments_worker" && task == "t2"
     ));
-    let transition = EventKind::BreakerTransition {
+    let transition: EventKind = EventKind::BreakerTransition {
         tool: "enrichment_worker".into(),
         from: BreakerState::Open,
         to: BreakerState::HalfOpen,
@@ -129,7 +129,7 @@ fn gateway_events_carry_their_serde_names() {
         json!({"type": "breaker_transition", "tool": "enrichment_worker", "from": "open",
                "to": "half_open", "reason": "cooled_down"})
     );
-    let rejected = EventKind::CallRejected {
+    let rejected: EventKind = EventKind::CallRejected {
         tool: "enrichment_worker".into(),
         attempt: 1,
         reason: StopReason::CircuitOpen {
@@ -140,7 +140,7 @@ fn gateway_events_carry_their_serde_names() {
         serde_json::to_value(&rejected).unwrap()["reason"],
         json!("circuit_open:enrichment_worker")
     );
-    let bulkhead = EventKind::Bulkhead {
+    let bulkhead: EventKind = EventKind::Bulkhead {
         tool: "search_worker".into(),
         in_flight: 2,
         max: 2,
@@ -224,7 +224,7 @@ fn reading_an_event_in_two_looks_gives_what_serde_reads() {
     ];
     for line in lines {
         let serde: Event = serde_json::from_str(line).unwrap();
-        assert_eq!(Event::from_text(line), Some(serde), "{line}");
+        assert_eq!(<Event>::from_text(line), Some(serde), "{line}");
     }
     for bad in [
         r#"{"run":1,"seq":7,"type":"round_finished"}"#,
@@ -244,7 +244,7 @@ fn reading_an_event_in_two_looks_gives_what_serde_reads() {
         r#"{"run":1,"seq":7,"t_ms":4,"type":"flag_changed","name":"f","on":true} {}"#,
         r#"{"run":1,"seq":9,"t_ms":3,"type":"research_step_finished","step":2,"count":4}"#,
     ] {
-        assert_eq!(Event::from_text(bad), None, "{bad}");
+        assert_eq!(<Event>::from_text(bad), None, "{bad}");
         assert!(serde_json::from_str::<Event>(bad).is_err(), "{bad}");
     }
 }
@@ -280,7 +280,7 @@ fn a_run_start_reads_its_scenario_as_the_file_was_read() {
     };
     let line = serde_json::to_string(&event).unwrap();
     let serde: Event = serde_json::from_str(&line).unwrap();
-    let read = Event::from_text(&line).expect("the line reads");
+    let read = <Event>::from_text(&line).expect("the line reads");
     assert_eq!(read, serde);
     assert_eq!(read, event);
     let EventKind::RunStarted(started) = &read.kind else {
@@ -297,7 +297,7 @@ fn a_run_start_reads_its_scenario_as_the_file_was_read() {
         "\"pattern\":7,\"goal\"",
     );
     assert_ne!(broken, line);
-    assert_eq!(Event::from_text(&broken), None);
+    assert_eq!(<Event>::from_text(&broken), None);
     assert!(serde_json::from_str::<Event>(&broken).is_err());
     // A key of the scenario given twice, at its top or in its provider, is
     // refused too.
@@ -309,7 +309,7 @@ fn a_run_start_reads_its_scenario_as_the_file_was_read() {
         let scenario = scenario.replacen(once, twice, 1);
         let repeated = format!("{head}\"scenario\":{scenario}");
         assert_ne!(repeated, line, "{twice}");
-        assert_eq!(Event::from_text(&repeated), None, "{twice}");
+        assert_eq!(<Event>::from_text(&repeated), None, "{twice}");
         assert!(serde_json::from_str::<Event>(&repeated).is_err(), "{twice}");
     }
 }

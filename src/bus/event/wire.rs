@@ -7,6 +7,7 @@ use super::{
     ClockMode, Event, EventKind, FlagState, PatternKind, RunId, RunModel, RunStarted, RunStatus,
 };
 use crate::bus::ResultDoc;
+use crate::bus::pattern::PatternPayload;
 use crate::bus::summary::RunSummary;
 use crate::stop::StopReason;
 use serde::Deserialize;
@@ -15,12 +16,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 #[derive(Deserialize)]
-pub(super) struct WireEvent {
+#[serde(bound(deserialize = "P: PatternPayload"))]
+pub(super) struct WireEvent<P> {
     run: RunId,
     seq: u64,
     t_ms: u64,
     #[serde(flatten)]
-    kind: EventKind,
+    kind: EventKind<P>,
 }
 
 /// An event's place and the name of its kind, read apart from the kind.
@@ -91,12 +93,12 @@ impl Started<'_> {
     }
 }
 
-impl Event {
+impl<P: PatternPayload> Event<P> {
     /// Read one event from its JSON text: its place and its kind in two
     /// looks at the text rather than one through `flatten`, which buffers
     /// every field and then the kind's again. `None` when either fails;
     /// reading it as an [`Event`] then says why.
-    pub(crate) fn from_text(text: &str) -> Option<Event> {
+    pub(crate) fn from_text(text: &str) -> Option<Event<P>> {
         let head: Head = serde_json::from_str(text).ok()?;
         let kind = if head.kind == "run_started" {
             let started: Started = serde_json::from_str(text).ok()?;
@@ -123,7 +125,7 @@ impl Event {
     /// [`Event::from_text`] for a line the caller gives up: a run's finish
     /// keeps its result in the line's own memory rather than a copy. The
     /// line back when it holds no event.
-    pub(crate) fn from_line(line: String) -> Result<Event, String> {
+    pub(crate) fn from_line(line: String) -> Result<Event<P>, String> {
         let head = serde_json::from_str::<Head>(&line).ok();
         let Some(Head {
             run,
@@ -176,7 +178,7 @@ impl Finished<'_> {
 }
 
 impl Ending {
-    fn kind(self, result: ResultDoc) -> EventKind {
+    fn kind<P>(self, result: ResultDoc) -> EventKind<P> {
         EventKind::RunFinished {
             status: self.status,
             stop_reason: self.stop_reason,
@@ -188,8 +190,8 @@ impl Ending {
     }
 }
 
-impl From<WireEvent> for Event {
-    fn from(wire: WireEvent) -> Event {
+impl<P> From<WireEvent<P>> for Event<P> {
+    fn from(wire: WireEvent<P>) -> Event<P> {
         let mut kind = wire.kind;
         // An empty summary is also what a run whose result holds nothing
         // typed publishes; its result then gives the same empty summary.

@@ -122,7 +122,7 @@ fn a_fork_of_a_recording_made_before_cassettes_does_not_start_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("old.jsonl");
     let launch = checkout();
-    let started = crate::bus::EventKind::RunStarted(crate::bus::RunStarted {
+    let started: crate::bus::EventKind = crate::bus::EventKind::RunStarted(crate::bus::RunStarted {
         pattern: launch.scenario.pattern,
         seed: 7,
         goal: "g".into(),
