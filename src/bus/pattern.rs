@@ -4,10 +4,9 @@
 //! steps and gates it marks) and serde. Each pattern's events implement
 //! it in the pattern's own folder; the floors below never name them.
 
-use super::event::named::Named;
 use super::event::values::GateKind;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserializer, Serialize};
 use std::fmt;
 
 /// What the floors below the patterns ask of a pattern's event.
@@ -35,7 +34,7 @@ pub trait PatternPayload:
     /// Whether `name` is the name of one of these events' kinds.
     fn is_kind(name: &str) -> bool;
 
-    /// The event of the kind `named` names (one of these events' kinds),
-    /// read straight from its text.
-    fn read_named(named: Named<'_>) -> Result<Self, serde_json::Error>;
+    /// The event of the kind `kind` (one of these events' kinds), read
+    /// from `de`, which shows serde that kind with its fields.
+    fn read_kind<'de, D: Deserializer<'de>>(kind: &str, de: D) -> Result<Self, D::Error>;
 }

@@ -7,7 +7,7 @@
 //! the bus's upper parts nor a runner.
 
 pub(crate) use crate::bus::cassette::Measure;
-use crate::bus::event::named::{Named, kinds_of};
+use crate::bus::event::named::kinds_of;
 use crate::bus::event::values::GateKind;
 use crate::bus::pattern::PatternPayload;
 use crate::patterns::collaboration::{describe as round_lines, events::RoundNamed};
@@ -221,12 +221,11 @@ impl PatternPayload for PatternEvent {
         groups().contains_key(name)
     }
 
-    fn read_named(named: Named<'_>) -> Result<Self, serde_json::Error> {
-        match groups().get(named.kind) {
-            Some(group) => group.read(named),
+    fn read_kind<'de, D: Deserializer<'de>>(kind: &str, de: D) -> Result<Self, D::Error> {
+        match groups().get(kind) {
+            Some(group) => group.read(de),
             None => Err(serde::de::Error::custom(format_args!(
-                "`{}` is no pattern's event",
-                named.kind
+                "`{kind}` is no pattern's event"
             ))),
         }
     }

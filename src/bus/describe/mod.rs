@@ -6,8 +6,8 @@ mod calls;
 mod run;
 
 use crate::bus::EventKind;
-use crate::bus::pattern::PatternPayload;
 use crate::bus::event::values::GateKind;
+use crate::bus::pattern::PatternPayload;
 use crate::sanitize::clean;
 
 pub(crate) use super::kinds::kind_name;

@@ -3,8 +3,8 @@
 //! Adding a kind is backwards compatible; renaming one breaks old recordings.
 
 use super::cassette::CallRecord;
-use super::pattern::PatternPayload;
 use super::event_kinds::event_kinds;
+use super::pattern::PatternPayload;
 use super::question::AnsweredBy;
 use super::resilience::{BreakerReason, BreakerState};
 use super::result_doc::ResultDoc;

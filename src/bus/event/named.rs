@@ -2,7 +2,7 @@
 //! line's object shown to serde as that kind, so that the kind's own
 //! reading goes straight through the text rather than through serde's
 //! buffer of every field. A pattern's events are read by the patterns'
-//! own reading ([`PatternPayload::read_named`]), found by the names of
+//! own reading ([`PatternPayload::read_kind`]), found by the names of
 //! their kinds.
 
 use super::{EventKind, KindNamed};
@@ -18,7 +18,7 @@ pub(super) fn read_named<P: PatternPayload>(
     named: Named<'_>,
 ) -> Result<EventKind<P>, serde_json::Error> {
     if P::is_kind(named.kind) {
-        P::read_named(named).map(EventKind::Pattern)
+        P::read_kind(named.kind, named).map(EventKind::Pattern)
     } else {
         KindNamed::<P>::deserialize(named)
     }
@@ -77,7 +77,7 @@ impl<'de> Deserializer<'de> for Kinds {
 /// the line's object as its fields: the kind's own reading then goes
 /// straight through the text. The head's keys are fields no kind has, so
 /// they are passed over as the tagged reading passes over them.
-pub struct Named<'a> {
+pub(crate) struct Named<'a> {
     pub(crate) kind: &'a str,
     pub(crate) text: &'a str,
 }

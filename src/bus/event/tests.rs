@@ -62,14 +62,14 @@ fn gate_points_name_where_the_run_waits() {
 
 #[test]
 fn research_events_are_flat_too() {
-    let denied: EventKind = EventKind::Pattern(PatternEvent::Research(ResearchEvent::SourceDenied(
-        SourceDenied {
+    let denied: EventKind = EventKind::Pattern(PatternEvent::Research(
+        ResearchEvent::SourceDenied(SourceDenied {
             url: "https://a.example/x".into(),
             domain: "a.example".into(),
             reason: SourceDenial::Execution,
             gated_by: None,
-        },
-    )));
+        }),
+    ));
     let value = serde_json::to_value(&denied).unwrap();
     assert_eq!(
         value,
