@@ -14,13 +14,13 @@
 macro_rules! event_kinds {
     (
         $(#[$attr:meta])*
-        pub enum $name:ident $(<$p:ident = $default:ty>)?, read as $named:ident = $remote:literal { $($kinds:tt)* }
+        pub enum $name:ident $(<$p:ident $(= $default:ty)?>)?, read as $named:ident = $remote:literal { $($kinds:tt)* }
         $(wrapping { $($(#[doc = $doc:literal])* $group:ident($payload:ty),)* })?
     ) => {
         $(#[$attr])*
         #[derive(strum::IntoStaticStr, strum::VariantNames)]
         #[strum(serialize_all = "snake_case")]
-        pub enum $name $(<$p = $default>)? {
+        pub enum $name $(<$p $(= $default)?>)? {
             $($kinds)*
             $($($(#[doc = $doc])* #[serde(untagged)] $group($payload),)*)?
         }
