@@ -122,20 +122,19 @@ fn a_fork_of_a_recording_made_before_cassettes_does_not_start_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("old.jsonl");
     let launch = checkout();
-    let started: crate::bus::EventKind =
-        crate::bus::EventKind::RunStarted(crate::bus::RunStarted {
-            pattern: launch.scenario.pattern,
-            seed: 7,
-            goal: "g".into(),
-            clock: crate::bus::ClockMode::Virtual,
-            flags: Vec::new(),
-            source: None,
-            started_at_ms: 0,
-            model: None,
-            scenario: Arc::clone(&launch.scenario),
-            forked_from: None,
-        });
-    let first = crate::bus::Event {
+    let started = crate::bus::EventKind::RunStarted(crate::bus::RunStarted {
+        pattern: launch.scenario.pattern,
+        seed: 7,
+        goal: "g".into(),
+        clock: crate::bus::ClockMode::Virtual,
+        flags: Vec::new(),
+        source: None,
+        started_at_ms: 0,
+        model: None,
+        scenario: Arc::clone(&launch.scenario),
+        forked_from: None,
+    });
+    let first: crate::bus::Event = crate::bus::Event {
         run: 1,
         seq: 1,
         t_ms: 0,
