@@ -1,6 +1,6 @@
 //! A run's result in named values, published beside the result document
 //! the references define: the values its pattern declares (a decision, a
-//! health, an agent, the notes cited; `patterns::figures`), the answer
+//! health, an agent, the notes cited; `Registry::figures`), the answer
 //! among them, whether it fell short, and the counts its runner kept.
 //! Each pattern's runner fills it by the names it declares, and viewers
 //! read it back the same way; this floor spells none of them. Nothing
@@ -9,9 +9,7 @@
 //! values were written.
 
 use super::figures::{ANSWER, Was};
-use crate::patterns::collaboration::events::Decision;
-use crate::patterns::figures;
-use crate::patterns::orchestrator::events::Health;
+use super::pattern::{Patterns, Registry};
 use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -66,7 +64,7 @@ impl RunCounts {
             *value = n;
             return;
         }
-        let order = &figures::summary_order().1;
+        let order = &Patterns::summary_order().1;
         let at = self
             .0
             .iter()
@@ -85,7 +83,7 @@ impl RunSummary {
         if says_nothing(&value) {
             return;
         }
-        let order = &figures::summary_order().0;
+        let order = &Patterns::summary_order().0;
         let at = self
             .values
             .iter()
@@ -115,20 +113,11 @@ impl RunSummary {
         self.put(ANSWER.name, answer);
     }
 
-    /// The team's decision, for the viewers that show any run's verdict.
-    pub(crate) fn decision(&self) -> Option<Decision> {
-        self.read("decision")
-    }
-
-    /// The aggregate's health, for the viewers that show any run's verdict.
-    pub(crate) fn health(&self) -> Option<Health> {
-        self.read("health")
-    }
-
-    /// The agent holding control at the end, for the viewers that show any
-    /// run's verdict.
-    pub(crate) fn final_agent(&self) -> Option<String> {
-        self.read("final_agent")
+    /// The value of `name` when it is text, as written: a verdict word
+    /// (`decision`, `health`) or a name (`final_agent`), for the viewers
+    /// that show any run's verdict without knowing its pattern's types.
+    pub(crate) fn text(&self, name: &str) -> Option<&str> {
+        self.value(name)?.as_str()
     }
 
     /// Whether a run that finished did less than it was asked: safe mode
@@ -157,7 +146,7 @@ fn says_nothing(value: &Value) -> bool {
 fn written(result: &Value) -> Option<RunSummary> {
     let mut summary = RunSummary::default();
     let at = |pointer: &str| result.pointer(pointer).filter(|v| !v.is_null());
-    for declared in figures::PATTERNS.iter().map(|p| figures::figures_of(*p)) {
+    for declared in Patterns::figures() {
         for figure in declared.summary {
             match figure.was {
                 Was::Value(pointer) => {

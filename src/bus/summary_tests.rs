@@ -1,6 +1,7 @@
 //! The summary's tests: each pattern's summary written as it always was.
 
 use super::*;
+use crate::patterns::events::{Decision, Health};
 use crate::patterns::figures::TASKS;
 use serde_json::json;
 
@@ -78,7 +79,7 @@ fn an_old_result_document_gives_the_summary_its_run_would_have_published() {
     let collaboration = json!({"status": "ok", "final_decision": "go_with_caution",
         "answer": "Launch behind a flag.", "rounds_used": 2, "history": []});
     let summary = RunSummary::of_result(&collaboration);
-    assert_eq!(summary.decision(), Some(Decision::GoWithCaution));
+    assert_eq!(summary.read("decision"), Some(Decision::GoWithCaution));
     assert_eq!(summary.answer(), Some("Launch behind a flag."));
     assert_eq!(summary.counts.get("rounds"), Some(2));
     assert_eq!(
@@ -89,14 +90,14 @@ fn an_old_result_document_gives_the_summary_its_run_would_have_published() {
     let orchestrator = json!({"status": "stopped", "aggregate": {"health": "yellow"},
         "partial": true, "degraded": ["enrichment_api"]});
     let summary = RunSummary::of_result(&orchestrator);
-    assert_eq!(summary.health(), Some(Health::Yellow));
+    assert_eq!(summary.read("health"), Some(Health::Yellow));
     assert!(summary.partial);
     assert_eq!(summary.degraded, ["enrichment_api"]);
 
     let swarm = json!({"final_agent": "billing", "llm_calls": 4,
         "handoffs": [{"from": "triage", "to": "billing", "accepted": true}]});
     let summary = RunSummary::of_result(&swarm);
-    assert_eq!(summary.final_agent().as_deref(), Some("billing"));
+    assert_eq!(summary.text("final_agent"), Some("billing"));
     assert_eq!(summary.counts.get("handoffs"), Some(1));
     assert_eq!(summary.counts.get("llm_calls"), Some(4));
 }

@@ -3,7 +3,7 @@
 //! `scenario.rs`). One match a declaration, each with no wildcard arm, so a
 //! new pattern that forgets its entry does not compile. Data only: it
 //! imports the declarations and the pattern kinds, nothing else, so that
-//! the scenario, the bus and the sweep may read it.
+//! the scenario and the sweep may read it.
 
 use super::collaboration::scenario as round_table;
 use super::orchestrator::scenario as orchestrator;

@@ -14,6 +14,7 @@ pub(crate) mod figures;
 pub(crate) mod graph;
 pub(crate) mod in_flight;
 pub(crate) mod orchestrator;
+mod registry;
 pub(crate) mod research;
 pub(crate) mod swarm;
 pub(crate) mod team;

@@ -6,6 +6,7 @@
 //! (`world::catalog_scan`); this is what the picker makes of them.
 
 use crate::bus::{RunStatus, RunSummary};
+use crate::patterns::events::{Decision, Health};
 use crate::patterns::figures::{FAILED_TASKS, TASKS};
 use crate::scenario::{self, PatternKind, Scenario};
 use crate::stop::StopReason;
@@ -96,11 +97,11 @@ impl Recorded {
         };
         let mut words = format!("{glyph} {}", finish.stop_reason);
         let summary = &finish.summary;
-        if let Some(decision) = summary.decision() {
+        if let Some(decision) = summary.read::<Decision>("decision") {
             words.push_str(&format!(" · {}", upper(decision.as_str())));
-        } else if let Some(health) = summary.health() {
+        } else if let Some(health) = summary.read::<Health>("health") {
             words.push_str(&format!(" · health {}", upper(health.as_str())));
-        } else if let Some(agent) = &summary.final_agent() {
+        } else if let Some(agent) = summary.text("final_agent") {
             words.push_str(&format!(" · by {agent}"));
         }
         if let Some(failed) = summary.counts.get(FAILED_TASKS).filter(|n| *n > 0) {

@@ -8,6 +8,7 @@ use super::document::Document;
 use super::slot::RunSlot;
 use crate::bus::describe::{describe, kind_name};
 use crate::compare::{Comparison, markdown};
+use crate::patterns::events::{Decision, Health};
 use crate::sanitize::clean_lines;
 use std::path::Path;
 
@@ -67,13 +68,13 @@ pub(crate) fn result(slot: &RunSlot) -> Option<Document> {
         crate::compare::short(&status),
         outcome.stop_reason
     ));
-    if let Some(decision) = summary.decision() {
+    if let Some(decision) = summary.read::<Decision>("decision") {
         md.push_str(&format!("- decision: {}\n", decision.as_str()));
     }
-    if let Some(health) = summary.health() {
+    if let Some(health) = summary.read::<Health>("health") {
         md.push_str(&format!("- health: {}\n", health.as_str()));
     }
-    if let Some(agent) = &summary.final_agent() {
+    if let Some(agent) = summary.text("final_agent") {
         md.push_str(&format!("- final agent: {}\n", markdown::inline(agent)));
     }
     if summary.partial {

@@ -4,13 +4,12 @@
 
 use super::cassette::CallRecord;
 use super::event_kinds::event_kinds;
-use super::pattern::PatternPayload;
+use super::pattern::{PatternEvents, PatternPayload};
 use super::question::AnsweredBy;
 use super::resilience::{BreakerReason, BreakerState};
 use super::result_doc::ResultDoc;
 use super::summary::RunSummary;
 pub use crate::clock::ClockMode;
-use crate::patterns::events::PatternEvent;
 use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use serde::{Deserialize, Serialize};
@@ -22,7 +21,7 @@ pub(crate) mod named;
 /// Whether this version reads events of the kind `name`, one every run
 /// shares or a pattern's.
 pub(crate) fn is_known_kind(name: &str) -> bool {
-    named::is_known_kind_of::<PatternEvent>(name)
+    named::is_known_kind_of::<PatternEvents>(name)
 }
 mod start;
 pub(crate) mod values;
@@ -41,7 +40,7 @@ pub(crate) type RunId = u32;
     from = "wire::WireEvent<P>",
     bound(serialize = "P: Serialize", deserialize = "P: PatternPayload")
 )]
-pub struct Event<P = PatternEvent> {
+pub struct Event<P = PatternEvents> {
     pub run: RunId,
     /// 1, 2, 3 … per run, without gaps.
     pub seq: u64,
@@ -58,7 +57,7 @@ event_kinds! {
     rename_all = "snake_case",
     bound(serialize = "P: Serialize", deserialize = "P: PatternPayload")
 )]
-pub enum EventKind<P = PatternEvent>, read as KindNamed = "EventKind" {
+pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
     RunStarted(RunStarted),
     RunFinished {
         status: RunStatus,
@@ -302,7 +301,8 @@ pub enum EventKind<P = PatternEvent>, read as KindNamed = "EventKind" {
         queued: u32,
     },
 } wrapping {
-    /// A pattern's step, in its pattern's own events ([`PatternEvent`]).
+    /// A pattern's step, in its pattern's own events (the registry's
+    /// [`PatternEvents`]).
     Pattern(P),
 }
 

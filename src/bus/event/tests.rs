@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::patterns::events::{
-    Conflict, Decision, Health, ResearchEvent, ResearchPhase, RoundEvent, SourceDenial,
-    SourceDenied,
+    Conflict, Decision, Health, PatternEvent, ResearchEvent, ResearchPhase, RoundEvent,
+    SourceDenial, SourceDenied,
 };
 use serde_json::json;
 
@@ -200,9 +200,9 @@ fn a_run_finish_recorded_before_summaries_reads_with_the_summary_its_result_give
     let EventKind::RunFinished { summary, .. } = event.kind else {
         panic!("not a finish: {event:?}");
     };
-    assert_eq!(summary.health(), Some(Health::Red));
+    assert_eq!(summary.read("health"), Some(Health::Red));
     assert_eq!(summary.answer(), Some("Page the team."));
-    assert_eq!(summary.decision(), None);
+    assert_eq!(summary.read::<Decision>("decision"), None);
 }
 
 #[test]

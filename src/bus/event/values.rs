@@ -3,7 +3,8 @@
 //! patterns' event files read them, so nothing here imports the bus's
 //! upper parts.
 
-use crate::patterns::research::events::ResearchPhase;
+pub use crate::bus::pattern::GateKind;
+use crate::bus::pattern::StepPhase;
 use crate::scenario::ProviderKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -117,7 +118,7 @@ pub enum GatePoint {
     /// Before a step of the research workflow.
     Step {
         step: u32,
-        phase: ResearchPhase,
+        phase: StepPhase,
     },
     /// Where a round table that escalated waits for a person's decision,
     /// after round `round` (not before the next one: the person may end
@@ -172,27 +173,6 @@ impl CallOutcome {
             CallOutcome::Error => "error",
             CallOutcome::Cancelled => "cancelled",
             CallOutcome::Refused => "refused",
-        }
-    }
-}
-
-/// The kinds of gate a run passes before its steps, as the replay
-/// timeline and `fork --at` name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GateKind {
-    Round,
-    Wave,
-    Turn,
-    Step,
-}
-
-impl GateKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GateKind::Round => "round",
-            GateKind::Wave => "wave",
-            GateKind::Turn => "turn",
-            GateKind::Step => "step",
         }
     }
 }

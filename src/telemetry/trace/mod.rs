@@ -128,14 +128,16 @@ impl TraceBuilder {
                 let root = self.span(ROOT);
                 root.attrs.set(n::STATUS, wire(status));
                 root.attrs.set(n::STOP_REASON, stop_reason.to_string());
-                if let Some(decision) = summary.decision() {
-                    root.attrs.set(n::DECISION, decision.as_str());
-                }
-                if let Some(health) = summary.health() {
-                    root.attrs.set(n::HEALTH, wire(&health));
-                }
-                if let Some(agent) = &summary.final_agent() {
-                    root.attrs.set(n::FINAL_AGENT, agent.as_str());
+                // The verdict as its pattern wrote it: a word, or the
+                // agent that answered.
+                for (value, attribute) in [
+                    ("decision", n::DECISION),
+                    ("health", n::HEALTH),
+                    ("final_agent", n::FINAL_AGENT),
+                ] {
+                    if let Some(text) = summary.text(value) {
+                        root.attrs.set(attribute, text);
+                    }
                 }
                 if *status == crate::bus::RunStatus::Stopped {
                     root.status = SpanStatus::Error(match error {

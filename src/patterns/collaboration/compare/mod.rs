@@ -268,7 +268,7 @@ impl CompareRules for Rules {
 
     /// The table's decision: `GO WITH CAUTION`.
     fn came_to(&self, summary: &RunSummary) -> Option<Cell> {
-        let decision = summary.decision()?;
+        let decision: Decision = summary.read(super::figures::DECISION)?;
         let words = decision.as_str().replace('_', " ").to_uppercase();
         Some(Cell::toned(words, decision_tone(decision)))
     }

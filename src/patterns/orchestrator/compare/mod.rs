@@ -206,7 +206,7 @@ impl CompareRules for Rules {
 
     /// The aggregate's health: `HEALTH YELLOW`.
     fn came_to(&self, summary: &RunSummary) -> Option<Cell> {
-        let health = summary.health()?;
+        let health: Health = summary.read(super::figures::HEALTH)?;
         let tone = match health {
             Health::Green => Tone::Good,
             Health::Yellow => Tone::Caution,

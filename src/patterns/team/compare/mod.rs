@@ -289,7 +289,7 @@ impl CompareRules for Rules {
 
     /// The agent that answered: `answered by writer`.
     fn came_to(&self, summary: &RunSummary) -> Option<Cell> {
-        let agent = summary.final_agent()?;
+        let agent = summary.text(super::figures::FINAL_AGENT)?;
         Some(Cell::plain(format!("answered by {agent}")))
     }
 }

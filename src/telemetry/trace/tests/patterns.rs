@@ -52,11 +52,8 @@ fn assert_root_is_the_run(events: &[Arc<Event>], spans: &[FinishedSpan]) {
     };
     assert_eq!(text(root, n::STATUS), Some(wire(status)));
     assert_eq!(text(root, n::STOP_REASON), Some(stop_reason.to_string()));
-    assert_eq!(
-        text(root, n::DECISION).as_deref(),
-        summary.decision().map(|d| d.as_str())
-    );
-    assert!(summary.decision().is_some(), "the table decides");
+    assert_eq!(text(root, n::DECISION).as_deref(), summary.text("decision"));
+    assert!(summary.text("decision").is_some(), "the table decides");
 }
 
 /// One `invoke_agent` span per contribution asked for, under its round.
