@@ -89,3 +89,37 @@ fn the_floors_are_read_as_the_count_needs_them() {
     }));
     assert!(!floors.iter().any(|(name, _)| name.starts_with("patterns/")));
 }
+
+/// The folders under the patterns' floor: each pattern reaches them, so
+/// none of them may reach back (the bus through its `Registry`, the
+/// comparison through `CompareRules`, the telemetry through `Shapes`).
+/// The scenario still names each pattern's section (docs/development.md).
+const BELOW_THE_PATTERNS: [&str; 13] = [
+    "bus/",
+    "cassette/",
+    "compare/",
+    "control/",
+    "gateway/",
+    "provider/",
+    "pycompat/",
+    "record/",
+    "secrets/",
+    "stop/",
+    "telemetry/",
+    "toolbox/",
+    "trust/",
+];
+
+#[test]
+fn no_floor_below_the_patterns_imports_them() {
+    let importing: Vec<String> = shared_floors()
+        .into_iter()
+        .filter(|(name, _)| BELOW_THE_PATTERNS.iter().any(|f| name.starts_with(f)))
+        .filter(|(_, code)| code.contains("crate::patterns"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        importing.is_empty(),
+        "these import the patterns: {importing:?}"
+    );
+}
