@@ -1,38 +1,44 @@
 //! The cross-reference checks a schema cannot express: every name a scenario
 //! uses must be declared, each section must belong to the scenario's
-//! pattern, and the sim must have a script for everyone who speaks.
+//! pattern, and the sim must have a script for everyone who speaks. Each
+//! pattern's own section is checked in its folder (`patterns::<p>::checks`,
+//! the teams' nesting in `team::checks::nested`); the checks here are the
+//! ones every pattern shares.
 
 mod durations;
 mod names;
-mod nested;
-mod orchestrator;
 mod provider;
 mod real;
-mod research;
 mod resilience;
 mod spend;
-mod swarm;
-mod turns;
+
+pub(crate) use names::is_valid_name;
 
 use super::error::Problem;
 use super::json_text::JsonText;
 use super::path::JsonPath;
 use super::pattern_kind::PatternKind;
 use super::script::{ScriptedOutput, script_entries, script_entry_texts};
-use super::types::{Budget, ProviderKind, Scenario};
+use super::types::{Budget, Scenario};
 use serde_json::Value;
 
 pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     let mut problems = Vec::new();
     match scenario.pattern {
-        PatternKind::Collaboration => check_collaboration(scenario, &mut problems),
-        PatternKind::Orchestrator => orchestrator::check(scenario, &mut problems),
-        PatternKind::Swarm | PatternKind::Coordinator => swarm::check(scenario, &mut problems),
-        PatternKind::Research => research::check(scenario, &mut problems),
+        PatternKind::Collaboration => {
+            crate::patterns::collaboration::checks::check(scenario, &mut problems)
+        }
+        PatternKind::Orchestrator => {
+            crate::patterns::orchestrator::checks::check(scenario, &mut problems)
+        }
+        PatternKind::Swarm | PatternKind::Coordinator => {
+            crate::patterns::team::checks::check(scenario, &mut problems)
+        }
+        PatternKind::Research => crate::patterns::research::checks::check(scenario, &mut problems),
         PatternKind::Graph => crate::patterns::graph::checks::check(scenario, &mut problems),
     }
     names::check(scenario, &mut problems);
-    nested::check(scenario, &mut problems);
+    crate::patterns::team::checks::nested::check(scenario, &mut problems);
     provider::check(scenario, &mut problems);
     check_sections(scenario, &mut problems);
     resilience::check(scenario, &mut problems);
@@ -112,137 +118,7 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
 }
 
-fn check_collaboration(scenario: &Scenario, problems: &mut Vec<Problem>) {
-    let root = JsonPath::root();
-    let Some(team) = &scenario.team else {
-        problems.push(Problem::at(
-            root,
-            "missing field \"team\": a collaboration scenario declares its roles and their speaking order",
-        ));
-        return;
-    };
-    let roles_path = root.key("team").key("roles");
-    let declared: Vec<&str> = team.roles.keys().map(String::as_str).collect();
-    if declared.is_empty() {
-        problems.push(Problem::at(
-            roles_path.clone(),
-            "expected at least one role",
-        ));
-    }
-    let expected_role = |found: &str| {
-        format!(
-            "expected a role declared in team.roles ({}), found {}",
-            declared.join(", "),
-            Value::from(found)
-        )
-    };
-    for (i, role) in team.sequence.iter().enumerate() {
-        if !team.roles.contains_key(role) {
-            problems.push(Problem::at(
-                root.key("team").key("sequence").index(i),
-                expected_role(role),
-            ));
-        }
-    }
-    for (name, flag) in &scenario.flags {
-        let flag_path = root.key("flags").key(name);
-        for (i, role) in flag.roles.iter().enumerate() {
-            if !team.roles.contains_key(role) {
-                problems.push(Problem::at(
-                    flag_path.key("roles").index(i),
-                    expected_role(role),
-                ));
-            }
-        }
-        for (field, names) in [
-            ("workers", &flag.workers),
-            ("agents", &flag.agents),
-            ("domains", &flag.domains),
-        ] {
-            if !names.is_empty() {
-                problems.push(Problem::at_key(
-                    flag_path.key(field),
-                    format!(
-                        "collaboration flags gate roles; expected \"roles\" instead of \"{field}\""
-                    ),
-                ));
-            }
-        }
-    }
-    if scenario.provider.kind == ProviderKind::Sim {
-        check_role_scripts(scenario, &declared, problems);
-    }
-}
-
-/// Every role that can speak needs scripted outputs: the sequence, and the
-/// roles of flags that join the table.
-fn check_role_scripts(scenario: &Scenario, declared: &[&str], problems: &mut Vec<Problem>) {
-    let Some(team) = &scenario.team else { return };
-    let provider_path = JsonPath::root().key("provider");
-    let responses_path = provider_path.key("responses");
-    let mut speakers: Vec<(String, JsonPath)> = team
-        .sequence
-        .iter()
-        .enumerate()
-        .map(|(i, role)| {
-            (
-                role.clone(),
-                JsonPath::root().key("team").key("sequence").index(i),
-            )
-        })
-        .collect();
-    for (name, flag) in scenario.flags.iter().filter(|(_, f)| f.joins) {
-        for (i, role) in flag.roles.iter().enumerate() {
-            speakers.push((
-                role.clone(),
-                JsonPath::root()
-                    .key("flags")
-                    .key(name)
-                    .key("roles")
-                    .index(i),
-            ));
-        }
-    }
-    let Some(responses) = &scenario.provider.responses else {
-        problems.push(Problem::at(
-            provider_path,
-            "missing field \"responses\": the sim needs each speaking role's outputs",
-        ));
-        return;
-    };
-    let mut reported = Vec::new();
-    for (role, used_at) in &speakers {
-        if team.roles.contains_key(role)
-            && !responses.contains_key(role)
-            && !reported.contains(role)
-        {
-            reported.push(role.clone());
-            problems.push(Problem::at(
-                responses_path.clone(),
-                format!(
-                    "missing the outputs of role {} (it speaks at {used_at})",
-                    Value::from(role.as_str())
-                ),
-            ));
-        }
-    }
-    for (role, script) in responses {
-        let path = responses_path.key(role);
-        if !team.roles.contains_key(role) {
-            problems.push(Problem::at_key(
-                path.clone(),
-                format!(
-                    "{} is not a role declared in team.roles ({})",
-                    Value::from(role.as_str()),
-                    declared.join(", ")
-                ),
-            ));
-        }
-        check_script(script, &path, problems);
-    }
-}
-
-fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
+pub(crate) fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
     let entries = script_entries(script);
     check_entries(
         entries,

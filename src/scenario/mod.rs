@@ -39,6 +39,7 @@ pub(crate) use crate::patterns::research::scenario::{
 pub(crate) use crate::patterns::team::scenario::{
     AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
 };
+pub(crate) use checks::{check_script, is_valid_name};
 pub(crate) use error::Problem;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
@@ -61,6 +62,7 @@ pub use shape::json_schema;
 pub(crate) use spend::SpendLimits;
 pub(crate) use types::ProviderSpec;
 pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
+pub(crate) use value_words::describe_value;
 pub use workers::WorkerSpec;
 
 use serde_json::{Map, Value};

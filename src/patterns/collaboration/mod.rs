@@ -5,6 +5,7 @@
 //! `agent_denied`, and a flag that `joins` seats its roles after the sequence
 //! from the next round.
 
+pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
 pub(crate) mod describe;

@@ -3,7 +3,7 @@
 //! name, and the sim's scripts named by node (or, for a team's agents, by
 //! `TEAM/AGENT`). Each problem names its place in the file
 //! (`graph.nodes[3]`, `graph.edges[2]`). A team's own part, its depth
-//! and its use are the nested teams' checks (`scenario::checks::nested`).
+//! and its use are the nested teams' checks (`team::checks::nested`).
 
 use super::lint::lint;
 use super::shape::{Kind, compile};

@@ -6,6 +6,7 @@
 //! live, from the next wave or retry.
 
 mod aggregate;
+pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod describe;
 mod dispatch;

@@ -8,6 +8,7 @@
 //! control gate before each step. It never retries or times a call.
 
 mod answer_checks;
+pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
 pub(crate) mod describe;

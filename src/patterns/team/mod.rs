@@ -7,6 +7,7 @@
 pub(crate) mod action;
 pub(crate) mod agent;
 mod budget;
+pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod describe;
 pub(crate) mod events;

@@ -12,10 +12,12 @@ use super::super::resilience::{BackoffSpec, BreakerSpec, BulkheadSpec, RetriesSp
 use super::super::script::script_entries;
 use super::super::types::Scenario;
 use super::super::workers::WorkerSpec;
-use super::turns::LATENCY as TURN_LATENCY_KEY;
 use crate::duration::{self, DurationError};
 use crate::patterns::research::scenario::ResearchTool;
 use indexmap::IndexMap;
+
+/// The key of a scripted turn's simulated latency.
+const TURN_LATENCY_KEY: &str = "latency_ms";
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let mut check = Durations { problems };

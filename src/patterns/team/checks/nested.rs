@@ -6,16 +6,16 @@
 //! team nodes are its members); each team's part is whole as a scenario's
 //! would be; and every team is used.
 
-use super::super::error::Problem;
-use super::super::path::JsonPath;
-use super::super::pattern_kind::PatternKind;
-use super::super::types::Scenario;
-use super::names::is_valid_name;
-use crate::patterns::team::scenario::{AgentSpec, MAX_TEAM_DEPTH, TeamSpec};
+use super::super::scenario::{AgentSpec, MAX_TEAM_DEPTH, TeamSpec};
+use crate::scenario::error::Problem;
+use crate::scenario::is_valid_name;
+use crate::scenario::path::JsonPath;
+use crate::scenario::pattern_kind::PatternKind;
+use crate::scenario::types::Scenario;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let root = JsonPath::root();
     if scenario.pattern.is_team() {
         members(scenario, None, &root, problems);
@@ -53,7 +53,7 @@ fn members(
         if !pattern.has_coordinator() {
             problems.push(Problem::at_key(
                 path,
-                crate::patterns::team::scenario::team_as_swarm_agent(member, name),
+                super::super::scenario::team_as_swarm_agent(member, name),
             ));
         } else if entry == Some(name.as_str()) {
             problems.push(Problem::at_key(
@@ -168,7 +168,7 @@ fn agents_and_tools(team: &TeamSpec, at: &JsonPath, problems: &mut Vec<Problem>)
         ));
     }
     let tools_path = at.key("tools");
-    super::swarm::check_tool_specs(&team.tools, &team.agents, &tools_path, problems);
+    super::check_tool_specs(&team.tools, &team.agents, &tools_path, problems);
 }
 
 /// Which team names which as a member: the edges of the nesting, each with

@@ -3,17 +3,17 @@
 //! by normalised URL, flags that gate declared domains, well-formed tool
 //! latencies, and a question for the sim's own plan to search for.
 
-use super::super::error::Problem;
-use super::super::hints::ResearchLimits;
-use super::super::latency::WorkerLatency;
-use super::super::path::JsonPath;
-use super::super::script::{FAULT_KEY, ScriptedOutput};
-use super::super::types::{ProviderKind, Scenario};
-use crate::patterns::research::scenario::{ResearchTool, Sources, ToolBehaviour, normalize_url};
+use super::scenario::{ResearchTool, Sources, ToolBehaviour, normalize_url};
 use crate::pycompat::url_refusal;
+use crate::scenario::ResearchLimits;
+use crate::scenario::error::Problem;
+use crate::scenario::latency::WorkerLatency;
+use crate::scenario::path::JsonPath;
+use crate::scenario::script::{FAULT_KEY, ScriptedOutput};
+use crate::scenario::types::{ProviderKind, Scenario};
 use serde_json::Value;
 
-pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     match &scenario.sources {
         Some(sources) => check_sources(sources, problems),
         None => problems.push(Problem::at(
@@ -224,7 +224,7 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
         problems.push(Problem::at(provider.key("plan").key(FAULT_KEY), message));
     }
     if let Some(synthesis) = &scenario.provider.synthesis {
-        super::check_script(synthesis, &provider.key("synthesis"), problems);
+        crate::scenario::check_script(synthesis, &provider.key("synthesis"), problems);
     }
     if scenario.provider.kind == ProviderKind::Sim && scenario.provider.plan.is_none() {
         let request = scenario.context.get("request");
@@ -245,7 +245,7 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 at,
                 format!(
                     "expected a string (the sim's plan searches for it), found {}",
-                    super::super::shape::describe_value(other)
+                    crate::scenario::describe_value(other)
                 ),
             )),
             None => problems.push(Problem::at(

@@ -4,19 +4,19 @@
 //! coordinator calls its members; a member replies or calls a tool), with
 //! no field its kind does not read.
 
-use super::super::error::Problem;
-use super::super::path::JsonPath;
-use super::super::pattern_kind::PatternKind;
-use super::super::script::{FAULT_KEY, ScriptedOutput, script_entries};
-use super::super::shape::describe_value;
-use super::super::types::Scenario;
-use crate::patterns::team::scenario::{AgentSpec, TeamSpec};
+use super::super::scenario::{AgentSpec, TeamSpec};
+use crate::scenario::describe_value;
+use crate::scenario::error::Problem;
+use crate::scenario::path::JsonPath;
+use crate::scenario::pattern_kind::PatternKind;
+use crate::scenario::script::{FAULT_KEY, ScriptedOutput, script_entries};
+use crate::scenario::types::Scenario;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 /// The key of a scripted turn's own latency, which a turn of any kind may
 /// carry.
-pub(super) const LATENCY: &str = "latency_ms";
+const LATENCY: &str = "latency_ms";
 
 /// Who takes a turn, which says what kinds of turn it may take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

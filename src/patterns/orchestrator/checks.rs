@@ -2,18 +2,18 @@
 //! only name declared workers, each worker's short name must be its own
 //! key in the aggregate, and the simulated calls must be well-formed.
 
-use super::super::error::Problem;
-use super::super::latency::WorkerLatency;
-use super::super::path::JsonPath;
-use super::super::shape::describe_value;
-use super::super::types::Scenario;
-use crate::patterns::orchestrator::scenario::{HealthOp, short_name};
+use super::scenario::{HealthOp, short_name};
+use crate::scenario::describe_value;
+use crate::scenario::error::Problem;
+use crate::scenario::latency::WorkerLatency;
+use crate::scenario::path::JsonPath;
+use crate::scenario::types::Scenario;
 use serde_json::Value;
 
 /// Keys the aggregate uses itself, so no worker's short name may take them.
 const AGGREGATE_KEYS: [&str; 4] = ["report_date", "region", "health", "failed_tasks"];
 
-pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let root = JsonPath::root();
     let declared: Vec<&str> = scenario.workers.keys().map(String::as_str).collect();
     if declared.is_empty() {

@@ -6,12 +6,15 @@
 //! the run refuses it (`unknown_agent`, `worker_missing`) as it would a
 //! real model's.
 
-use super::super::error::Problem;
-use super::super::latency::WorkerLatency;
-use super::super::path::JsonPath;
-use super::super::types::{ProviderKind, Scenario};
-use super::super::workers::WorkerSpec;
-use crate::patterns::team::scenario::AgentSpec;
+pub(crate) mod nested;
+mod turns;
+
+use super::scenario::AgentSpec;
+use crate::scenario::error::Problem;
+use crate::scenario::latency::WorkerLatency;
+use crate::scenario::path::JsonPath;
+use crate::scenario::types::{ProviderKind, Scenario};
+use crate::scenario::workers::WorkerSpec;
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -41,7 +44,7 @@ fn flag_agents(
     }
 }
 
-pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let root = JsonPath::root();
     let pattern = scenario.pattern;
     let declared: Vec<&str> = scenario.agents.keys().map(String::as_str).collect();
@@ -130,7 +133,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     check_tools(scenario, problems);
     if scenario.provider.kind == ProviderKind::Sim {
-        super::turns::check_turns(scenario, problems);
+        turns::check_turns(scenario, problems);
     }
 }
 
