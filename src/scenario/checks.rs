@@ -6,21 +6,16 @@
 //! ones every pattern shares.
 
 mod durations;
-mod names;
 mod provider;
 mod real;
 mod resilience;
 mod spend;
 
-pub(crate) use names::is_valid_name;
-
 use super::error::Problem;
-use super::json_text::JsonText;
+use super::names;
 use super::path::JsonPath;
 use super::pattern_kind::PatternKind;
-use super::script::{ScriptedOutput, script_entries, script_entry_texts};
 use super::types::{Budget, Scenario};
-use serde_json::Value;
 
 pub(crate) fn check(scenario: &Scenario) -> Vec<Problem> {
     let mut problems = Vec::new();
@@ -114,44 +109,6 @@ fn check_sections(scenario: &Scenario, problems: &mut Vec<Problem>) {
                     ),
                 ));
             }
-        }
-    }
-}
-
-pub(crate) fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
-    let entries = script_entries(script);
-    check_entries(
-        entries,
-        script.is_array(),
-        ScriptedOutput::check,
-        path,
-        problems,
-    );
-}
-
-/// [`check_script`] of a script kept as text, without building it.
-fn check_script_text(script: &JsonText, path: &JsonPath, problems: &mut Vec<Problem>) {
-    let entries = script_entry_texts(script.text());
-    let check = |entry: &&str| ScriptedOutput::check_text(entry);
-    check_entries(&entries, script.is_array(), check, path, problems);
-}
-
-/// Each of a script's outputs read as an output; `listed` when the script
-/// is a list of them rather than the only one.
-fn check_entries<E>(
-    entries: &[E],
-    listed: bool,
-    check: impl Fn(&E) -> Result<(), String>,
-    path: &JsonPath,
-    problems: &mut Vec<Problem>,
-) {
-    if entries.is_empty() {
-        problems.push(Problem::at(path.clone(), "expected at least one output"));
-    }
-    for (i, entry) in entries.iter().enumerate() {
-        if let Err(message) = check(entry) {
-            let at = if listed { path.index(i) } else { path.clone() };
-            problems.push(Problem::at(at.key(super::script::FAULT_KEY), message));
         }
     }
 }

@@ -9,9 +9,10 @@
 mod budget_tests;
 mod checks;
 pub(crate) mod error;
-mod hints;
+pub(crate) mod hints;
 mod json_text;
 pub(crate) mod latency;
+pub(crate) mod names;
 mod origin;
 pub(crate) mod path;
 pub(crate) mod pattern_kind;
@@ -26,7 +27,7 @@ mod shape;
 mod spend;
 pub(crate) mod text;
 pub(crate) mod types;
-mod value_words;
+pub(crate) mod value_words;
 pub(crate) mod workers;
 
 pub use crate::patterns::collaboration::scenario::Team;
@@ -39,7 +40,6 @@ pub(crate) use crate::patterns::research::scenario::{
 pub(crate) use crate::patterns::team::scenario::{
     AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
 };
-pub(crate) use checks::{check_script, is_valid_name};
 pub(crate) use error::Problem;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
@@ -62,7 +62,6 @@ pub use shape::json_schema;
 pub(crate) use spend::SpendLimits;
 pub(crate) use types::ProviderSpec;
 pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
-pub(crate) use value_words::describe_value;
 pub use workers::WorkerSpec;
 
 use serde_json::{Map, Value};

@@ -2,7 +2,9 @@
 //! string is the model's raw text, `{"$fault": ...}` a failed call, any other
 //! value the JSON the model returned; a list is one output per call.
 
-use super::JsonText;
+use super::error::Problem;
+use super::json_text::JsonText;
+use super::path::JsonPath;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -135,6 +137,46 @@ pub(crate) fn script_entry_texts(text: &str) -> Vec<&str> {
     serde_json::from_str::<Vec<&RawValue>>(text)
         .map(|entries| entries.into_iter().map(RawValue::get).collect())
         .unwrap_or_default()
+}
+
+/// Each output of the sim script `script`, written at `path`, read as an
+/// output: what every pattern's checks ask of the scripts it names.
+pub(crate) fn check_script(script: &Value, path: &JsonPath, problems: &mut Vec<Problem>) {
+    let entries = script_entries(script);
+    check_entries(
+        entries,
+        script.is_array(),
+        ScriptedOutput::check,
+        path,
+        problems,
+    );
+}
+
+/// [`check_script`] of a script kept as text, without building it.
+pub(crate) fn check_script_text(script: &JsonText, path: &JsonPath, problems: &mut Vec<Problem>) {
+    let entries = script_entry_texts(script.text());
+    let check = |entry: &&str| ScriptedOutput::check_text(entry);
+    check_entries(&entries, script.is_array(), check, path, problems);
+}
+
+/// Each of a script's outputs read as an output; `listed` when the script
+/// is a list of them rather than the only one.
+fn check_entries<E>(
+    entries: &[E],
+    listed: bool,
+    check: impl Fn(&E) -> Result<(), String>,
+    path: &JsonPath,
+    problems: &mut Vec<Problem>,
+) {
+    if entries.is_empty() {
+        problems.push(Problem::at(path.clone(), "expected at least one output"));
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        if let Err(message) = check(entry) {
+            let at = if listed { path.index(i) } else { path.clone() };
+            problems.push(Problem::at(at.key(FAULT_KEY), message));
+        }
+    }
 }
 
 /// Whether the JSON `text` is an object without a `$fault` key, seen

@@ -2,9 +2,9 @@
 //! speaking order and the flags naming only those), and with the sim the
 //! outputs of every role that can speak.
 
-use crate::scenario::check_script;
 use crate::scenario::error::Problem;
 use crate::scenario::path::JsonPath;
+use crate::scenario::script::check_script;
 use crate::scenario::types::{ProviderKind, Scenario};
 use serde_json::Value;
 

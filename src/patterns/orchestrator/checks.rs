@@ -3,11 +3,11 @@
 //! key in the aggregate, and the simulated calls must be well-formed.
 
 use super::scenario::{HealthOp, short_name};
-use crate::scenario::describe_value;
 use crate::scenario::error::Problem;
 use crate::scenario::latency::WorkerLatency;
 use crate::scenario::path::JsonPath;
 use crate::scenario::types::Scenario;
+use crate::scenario::value_words::describe_value;
 use serde_json::Value;
 
 /// Keys the aggregate uses itself, so no worker's short name may take them.

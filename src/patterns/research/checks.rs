@@ -5,8 +5,8 @@
 
 use super::scenario::{ResearchTool, Sources, ToolBehaviour, normalize_url};
 use crate::pycompat::url_refusal;
-use crate::scenario::ResearchLimits;
 use crate::scenario::error::Problem;
+use crate::scenario::hints::ResearchLimits;
 use crate::scenario::latency::WorkerLatency;
 use crate::scenario::path::JsonPath;
 use crate::scenario::script::{FAULT_KEY, ScriptedOutput};
@@ -224,7 +224,7 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
         problems.push(Problem::at(provider.key("plan").key(FAULT_KEY), message));
     }
     if let Some(synthesis) = &scenario.provider.synthesis {
-        crate::scenario::check_script(synthesis, &provider.key("synthesis"), problems);
+        crate::scenario::script::check_script(synthesis, &provider.key("synthesis"), problems);
     }
     if scenario.provider.kind == ProviderKind::Sim && scenario.provider.plan.is_none() {
         let request = scenario.context.get("request");
@@ -245,7 +245,7 @@ fn check_scripts(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 at,
                 format!(
                     "expected a string (the sim's plan searches for it), found {}",
-                    crate::scenario::describe_value(other)
+                    crate::scenario::value_words::describe_value(other)
                 ),
             )),
             None => problems.push(Problem::at(

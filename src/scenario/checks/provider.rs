@@ -5,8 +5,8 @@
 use super::super::error::Problem;
 use super::super::latency::Latency;
 use super::super::path::JsonPath;
+use super::super::script::{check_script, check_script_text};
 use super::super::types::{ProviderKind, ProviderSpec, Scenario};
-use super::{check_script, check_script_text};
 
 /// The most times an answer that breaks its contract is asked for again.
 pub(crate) const MAX_OUTPUT_RETRIES: u32 = 10;

@@ -8,7 +8,7 @@
 
 use super::super::scenario::{AgentSpec, MAX_TEAM_DEPTH, TeamSpec};
 use crate::scenario::error::Problem;
-use crate::scenario::is_valid_name;
+use crate::scenario::names::is_valid_name;
 use crate::scenario::path::JsonPath;
 use crate::scenario::pattern_kind::PatternKind;
 use crate::scenario::types::Scenario;

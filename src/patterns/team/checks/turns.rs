@@ -5,12 +5,12 @@
 //! no field its kind does not read.
 
 use super::super::scenario::{AgentSpec, TeamSpec};
-use crate::scenario::describe_value;
 use crate::scenario::error::Problem;
 use crate::scenario::path::JsonPath;
 use crate::scenario::pattern_kind::PatternKind;
 use crate::scenario::script::{FAULT_KEY, ScriptedOutput, script_entries};
 use crate::scenario::types::Scenario;
+use crate::scenario::value_words::describe_value;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 

@@ -2,12 +2,12 @@
 //! `^[a-zA-Z0-9_-]+$` (002's rule for team members, and what model APIs
 //! accept as a tool's name). It only reads the declared names.
 
-use super::super::error::Problem;
-use super::super::path::JsonPath;
-use super::super::types::Scenario;
+use super::error::Problem;
+use super::path::JsonPath;
+use super::types::Scenario;
 use serde_json::Value;
 
-pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
+pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let root = JsonPath::root();
     let sections = [
         ("agents", "an agent", names(scenario.agents.keys())),
