@@ -3,7 +3,9 @@
 //! and a team's agents call alike. Types only; the checks live in
 //! `checks`, the behaviour in the provider and the patterns.
 
+use super::error::Problem;
 use super::latency::WorkerLatency;
+use super::path::JsonPath;
 use super::real::{CommandSpec, HttpSpec, McpToolSpec, RealCall, RealKeys};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -54,6 +56,38 @@ pub struct WorkerSpec {
     /// Real: a tool of an MCP server answers each call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) mcp: Option<McpToolSpec>,
+}
+
+impl WorkerSpec {
+    /// What the schema cannot say of the times of the worker or tool
+    /// written at `path`: a latency range upside down, a list of
+    /// latencies that is empty, an outage that ends before it starts.
+    pub(crate) fn check_times(&self, path: &JsonPath, problems: &mut Vec<Problem>) {
+        match &self.latency_ms {
+            Some(WorkerLatency::Range(range)) if range.min > range.max => {
+                problems.push(Problem::at(
+                    path.key("latency_ms"),
+                    format!(
+                        "expected min ≤ max, found min {} and max {}",
+                        range.min, range.max
+                    ),
+                ))
+            }
+            Some(WorkerLatency::PerCall(calls)) if calls.is_empty() => problems.push(Problem::at(
+                path.key("latency_ms"),
+                "expected at least one latency",
+            )),
+            _ => {}
+        }
+        for (i, [from, to]) in self.outage_ms.iter().enumerate() {
+            if from >= to {
+                problems.push(Problem::at(
+                    path.key("outage_ms").index(i),
+                    format!("expected from < to, found [{from}, {to}]"),
+                ));
+            }
+        }
+    }
 }
 
 impl WorkerSpec {

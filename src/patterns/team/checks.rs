@@ -11,7 +11,6 @@ mod turns;
 
 use super::scenario::AgentSpec;
 use crate::scenario::error::Problem;
-use crate::scenario::latency::WorkerLatency;
 use crate::scenario::path::JsonPath;
 use crate::scenario::types::{ProviderKind, Scenario};
 use crate::scenario::workers::WorkerSpec;
@@ -162,29 +161,6 @@ pub(super) fn check_tool_specs(
                 ),
             ));
         }
-        match &spec.latency_ms {
-            Some(WorkerLatency::Range(range)) if range.min > range.max => {
-                problems.push(Problem::at(
-                    path.key("latency_ms"),
-                    format!(
-                        "expected min ≤ max, found min {} and max {}",
-                        range.min, range.max
-                    ),
-                ))
-            }
-            Some(WorkerLatency::PerCall(calls)) if calls.is_empty() => problems.push(Problem::at(
-                path.key("latency_ms"),
-                "expected at least one latency",
-            )),
-            _ => {}
-        }
-        for (i, [from, to]) in spec.outage_ms.iter().enumerate() {
-            if from >= to {
-                problems.push(Problem::at(
-                    path.key("outage_ms").index(i),
-                    format!("expected from < to, found [{from}, {to}]"),
-                ));
-            }
-        }
+        spec.check_times(&path, problems);
     }
 }
