@@ -244,6 +244,31 @@ pub struct FlagSpec {
 }
 
 impl FlagSpec {
+    /// The fields of a flag written at `path` in a `pattern` scenario that
+    /// gate names of another kind than `own`, the kind its pattern's flags
+    /// gate (`roles`, `workers`, `agents` or `domains`; `joins` goes with
+    /// `roles`), each a problem at its key.
+    pub(crate) fn check_gates(
+        &self,
+        path: &super::JsonPath,
+        (pattern, own): (&dyn std::fmt::Display, &str),
+        problems: &mut Vec<super::Problem>,
+    ) {
+        let set = [
+            ("roles", !self.roles.is_empty()),
+            ("workers", !self.workers.is_empty()),
+            ("agents", !self.agents.is_empty()),
+            ("domains", !self.domains.is_empty()),
+            ("joins", self.joins && own != "roles"),
+        ];
+        for (field, _) in set.into_iter().filter(|(f, set)| *set && *f != own) {
+            problems.push(super::Problem::at_key(
+                path.key(field),
+                format!("{pattern} flags gate {own}; expected \"{own}\" instead of \"{field}\""),
+            ));
+        }
+    }
+
     /// Every name the flag gates, whatever its kind.
     pub(crate) fn gated_names(&self) -> impl Iterator<Item = &str> {
         self.roles
@@ -291,5 +316,39 @@ impl Scenario {
     /// or `null` when the context has none.
     pub(crate) fn fact(&self, key: &str) -> Value {
         self.context.get(key).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FlagSpec;
+    use crate::scenario::JsonPath;
+
+    fn gates(flag: &FlagSpec, own: &str) -> Vec<String> {
+        let mut problems = Vec::new();
+        flag.check_gates(&JsonPath::root(), (&"p", own), &mut problems);
+        problems.into_iter().map(|p| p.message).collect()
+    }
+
+    #[test]
+    fn a_flag_gating_another_kind_is_named_field_by_field_and_joins_goes_with_roles() {
+        let flag = FlagSpec {
+            roles: vec!["r".into()],
+            workers: vec!["w".into()],
+            joins: true,
+            ..FlagSpec::default()
+        };
+        assert_eq!(
+            gates(&flag, "workers"),
+            [
+                "p flags gate workers; expected \"workers\" instead of \"roles\"",
+                "p flags gate workers; expected \"workers\" instead of \"joins\"",
+            ]
+        );
+        assert_eq!(
+            gates(&flag, "roles"),
+            ["p flags gate roles; expected \"roles\" instead of \"workers\""]
+        );
+        assert!(gates(&FlagSpec::default(), "agents").is_empty());
     }
 }

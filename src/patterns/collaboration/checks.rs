@@ -50,20 +50,7 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ));
             }
         }
-        for (field, names) in [
-            ("workers", &flag.workers),
-            ("agents", &flag.agents),
-            ("domains", &flag.domains),
-        ] {
-            if !names.is_empty() {
-                problems.push(Problem::at_key(
-                    flag_path.key(field),
-                    format!(
-                        "collaboration flags gate roles; expected \"roles\" instead of \"{field}\""
-                    ),
-                ));
-            }
-        }
+        flag.check_gates(&flag_path, (&"collaboration", "roles"), problems);
     }
     if scenario.provider.kind == ProviderKind::Sim {
         check_role_scripts(scenario, &declared, problems);

@@ -40,19 +40,7 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ));
             }
         }
-        for (field, set) in [
-            ("roles", !flag.roles.is_empty()),
-            ("agents", !flag.agents.is_empty()),
-            ("domains", !flag.domains.is_empty()),
-            ("joins", flag.joins),
-        ] {
-            if set {
-                problems.push(Problem::at_key(
-                    flag_path.key(field),
-                    format!("orchestrator flags gate workers; expected \"workers\" instead of \"{field}\""),
-                ));
-            }
-        }
+        flag.check_gates(&flag_path, (&"orchestrator", "workers"), problems);
     }
 
     for (i, rule) in scenario.health_rules.iter().flatten().enumerate() {

@@ -187,21 +187,7 @@ fn check_flags(scenario: &Scenario, problems: &mut Vec<Problem>) {
                 ));
             }
         }
-        for (field, set) in [
-            ("roles", !flag.roles.is_empty()),
-            ("workers", !flag.workers.is_empty()),
-            ("agents", !flag.agents.is_empty()),
-            ("joins", flag.joins),
-        ] {
-            if set {
-                problems.push(Problem::at_key(
-                    flag_path.key(field),
-                    format!(
-                        "research flags gate domains; expected \"domains\" instead of \"{field}\""
-                    ),
-                ));
-            }
-        }
+        flag.check_gates(&flag_path, (&"research", "domains"), problems);
     }
 }
 

@@ -94,21 +94,7 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
             &expected_agent,
             problems,
         );
-        for (field, set) in [
-            ("roles", !flag.roles.is_empty()),
-            ("workers", !flag.workers.is_empty()),
-            ("domains", !flag.domains.is_empty()),
-            ("joins", flag.joins),
-        ] {
-            if set {
-                problems.push(Problem::at_key(
-                    flag_path.key(field),
-                    format!(
-                        "{pattern} flags gate agents; expected \"agents\" instead of \"{field}\""
-                    ),
-                ));
-            }
-        }
+        flag.check_gates(&flag_path, (&pattern, "agents"), problems);
     }
 
     for (name, agent) in &scenario.agents {
