@@ -26,8 +26,13 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 const AGENTS: usize = 12;
 const ROUNDS: u32 = 10;
 
+/// The round table's roles, in speaking order.
+fn roles() -> Vec<String> {
+    (0..AGENTS).map(|i| format!("analyst_{i:02}")).collect()
+}
+
 fn scenario() -> Arc<Scenario> {
-    let roles: Vec<String> = (0..AGENTS).map(|i| format!("analyst_{i:02}")).collect();
+    let roles = roles();
     let responses: serde_json::Map<String, serde_json::Value> =
         roles.iter().map(|r| (r.clone(), json!("{}"))).collect();
     Arc::new(
@@ -47,7 +52,7 @@ fn scenario() -> Arc<Scenario> {
 /// call events to `total` events.
 fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
     let scenario = scenario();
-    let roles: Vec<String> = scenario.team.as_ref().unwrap().sequence.clone();
+    let roles = roles();
     let mut kinds = vec![EventKind::RunStarted(RunStarted {
         pattern: PatternKind::Collaboration,
         seed: 1,

@@ -327,8 +327,9 @@ fn sim_workers(scenario: &Scenario, rng: &RunRng) -> SimWorkers {
         tools.insert(name, spec.clone());
     }
     if tools.is_empty() {
-        SimWorkers::new(scenario.workers.clone(), rng.clone())
-            .with_sources(scenario.sources.clone())
+        SimWorkers::new(scenario.workers.clone(), rng.clone()).with_pattern_tools(
+            crate::patterns::research::sim_tools::sim_tools(scenario, rng),
+        )
     } else {
         SimWorkers::tools(tools, rng.clone())
     }

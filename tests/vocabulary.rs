@@ -92,9 +92,9 @@ fn the_floors_are_read_as_the_count_needs_them() {
 
 /// The folders under the patterns' floor: each pattern reaches them, so
 /// none of them may reach back (the bus through its `Registry`, the
-/// comparison through `CompareRules`, the telemetry through `Shapes`).
-/// The scenario still names each pattern's section (docs/development.md).
-const BELOW_THE_PATTERNS: [&str; 13] = [
+/// comparison through `CompareRules`, the telemetry through `Shapes`, the
+/// scenario through `Sections` and `SectionChecks`).
+const BELOW_THE_PATTERNS: [&str; 14] = [
     "bus/",
     "cassette/",
     "compare/",
@@ -103,6 +103,7 @@ const BELOW_THE_PATTERNS: [&str; 13] = [
     "provider/",
     "pycompat/",
     "record/",
+    "scenario/",
     "secrets/",
     "stop/",
     "telemetry/",

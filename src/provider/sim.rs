@@ -5,7 +5,6 @@
 
 pub(crate) mod estimate;
 mod script;
-pub(crate) mod sources;
 mod turns;
 pub(crate) mod workers;
 

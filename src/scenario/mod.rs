@@ -21,8 +21,10 @@ mod provider_spec;
 mod reach;
 pub(crate) mod real;
 mod recorded;
+pub(crate) mod research_tools;
 mod resilience;
 pub(crate) mod script;
+pub(crate) mod sections;
 mod shape;
 mod spend;
 pub(crate) mod text;
@@ -30,16 +32,7 @@ pub(crate) mod types;
 pub(crate) mod value_words;
 pub(crate) mod workers;
 
-pub use crate::patterns::collaboration::scenario::Team;
-pub(crate) use crate::patterns::orchestrator::scenario::{
-    HealthLevel, HealthOp, HealthRule, short_name,
-};
-pub(crate) use crate::patterns::research::scenario::{
-    ResearchTool, Sources, normalize_url, url_domain,
-};
-pub(crate) use crate::patterns::team::scenario::{
-    AgentSpec, DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, MemberHistory, TeamLimits, TeamSpec,
-};
+pub(crate) use checks::SectionChecks;
 pub(crate) use error::Problem;
 pub use error::{MAX_REPORTED, ScenarioError, ScenarioErrors};
 pub(crate) use hints::{DEFAULT_MAX_SECONDS, ResearchLimits};
@@ -53,16 +46,22 @@ pub(crate) use reach::{Endpoint, Program, is_loopback};
 pub(crate) use real::{CommandSpec, HttpMethod, HttpSpec, McpServerSpec, RealCall, env_name};
 use recorded::{member_value, with_texts};
 pub(crate) use recorded::{recheck, recorded};
+pub(crate) use research_tools::{
+    ResearchTool, ResearchTools, ToolBehaviour, normalize_url, url_domain,
+};
 pub(crate) use resilience::{
     BackoffSpec, BreakerRule, BulkheadRule, ExponentialBackoff, FailureRule, Jitter, MODEL_TOOL,
     RetryBudgetSpec, RetryRule, SafeModeFallback, SafeModeSpec, ToolResilience,
 };
 pub use resilience::{GatewayMechanism, ResilienceSpec};
+pub(crate) use sections::{MemberTeam, TimedLimits, ToolSection};
+pub(crate) use sections::{PatternSections, Sections};
 pub use shape::json_schema;
 pub(crate) use spend::SpendLimits;
 pub(crate) use types::ProviderSpec;
 pub use types::{FlagSpec, OutputMode, ProviderKind, Scenario};
 pub use workers::WorkerSpec;
+pub(crate) use workers::short_name;
 
 use serde_json::{Map, Value};
 use std::ops::Range;

@@ -65,7 +65,7 @@ pub(crate) struct ProviderSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) turns: Option<IndexMap<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(description = crate::patterns::research::scenario::SYNTHESIS_SCRIPT)]
+    #[schemars(description = <super::sections::PatternSections as super::sections::Sections>::SYNTHESIS_SCRIPT_DOC)]
     pub(crate) synthesis: Option<Value>,
     /// sim: the final brief. Without it the sim writes a short brief from
     /// the run's history (collaboration) or aggregate (orchestrator).

@@ -6,8 +6,9 @@
 
 use super::path::JsonPath;
 use super::real::RealCall;
+use super::research_tools::ResearchTool;
+use super::sections::ToolSection;
 use super::types::Scenario;
-use crate::patterns::research::scenario::ResearchTool;
 use std::net::IpAddr;
 use std::path::PathBuf;
 
@@ -52,7 +53,7 @@ impl Scenario {
             }
         }
         if let Some(sources) = &self.sources {
-            for (tool, call) in sources.tools.real() {
+            for (tool, call) in sources.tools().real() {
                 calls.push((root.key("sources").key("tools").key(tool.as_str()), call));
             }
         }
@@ -69,7 +70,7 @@ impl Scenario {
     pub(crate) fn fetches_pages(&self) -> bool {
         self.sources
             .as_ref()
-            .and_then(|s| s.tools.get(ResearchTool::ReadSource))
+            .and_then(|s| s.tools().get(ResearchTool::ReadSource))
             .is_some_and(|b| b.fetch)
     }
 

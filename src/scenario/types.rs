@@ -10,12 +10,11 @@ pub(crate) use super::provider_spec::ProviderSpec;
 pub use super::provider_spec::{OutputMode, ProviderKind};
 use super::real::McpServerSpec;
 use super::resilience::{GatewayMechanism, ResilienceSpec};
+use super::sections::{
+    AgentSection, GraphSection, HealthRuleSection, MemberTeam, MemberTeamSection, PatternSections,
+    Sections, SourcesSection, TeamLimitsSection, TeamSection,
+};
 use super::workers::WorkerSpec;
-use crate::patterns::collaboration::scenario::{Team, budget_docs as round_table};
-use crate::patterns::graph::spec::GraphSpec;
-use crate::patterns::orchestrator::scenario::HealthRule;
-use crate::patterns::research::scenario::Sources;
-use crate::patterns::team::scenario::{AgentSpec, TeamLimits, TeamSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -56,14 +55,14 @@ pub struct Scenario {
     pub flags: IndexMap<String, FlagSpec>,
     /// The collaboration team: its roles and their speaking order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub team: Option<Team>,
+    pub(crate) team: Option<TeamSection>,
     /// orchestrator: the workers a plan may use (the policy allowlist), by
     /// name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub workers: IndexMap<String, WorkerSpec>,
     /// orchestrator: what turns the run's health yellow or red.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) health_rules: Option<Vec<HealthRule>>,
+    pub(crate) health_rules: Option<Vec<HealthRuleSection>>,
     /// swarm: the agent that takes the first turn; coordinator: the
     /// coordinator, which calls the other agents as its members.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,11 +70,11 @@ pub struct Scenario {
     /// swarm and coordinator: every agent of the team (the policy
     /// allowlist), by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub(crate) agents: IndexMap<String, AgentSpec>,
+    pub(crate) agents: IndexMap<String, AgentSection>,
     /// swarm and coordinator: the team's safety limits; each missing one
     /// takes 002's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) limits: Option<TeamLimits>,
+    pub(crate) limits: Option<TeamLimitsSection>,
     /// swarm and coordinator: the tools agents may call, by name, each
     /// simulated like an orchestrator worker. A tool's `data` is keyed by
     /// the values of the call's args joined with `:` in the order given
@@ -86,15 +85,15 @@ pub struct Scenario {
     /// written as a swarm or coordinator scenario's part is; at most 4
     /// levels deep, never within itself. Sim turns: `TEAM/AGENT`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub(crate) teams: IndexMap<String, TeamSpec>,
+    pub(crate) teams: IndexMap<String, MemberTeamSection>,
     /// research: what the simulated research tools find: the search
     /// results, the pages and the notes each page yields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) sources: Option<Sources>,
+    pub(crate) sources: Option<SourcesSection>,
     /// graph: the workflow as nodes and edges, with its entry, step
     /// bound, shared state and conditions (docs/graph.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) graph: Option<GraphSpec>,
+    pub(crate) graph: Option<GraphSection>,
     /// How the gateway shields the run's dependencies: timeouts, retries
     /// with backoff and jitter, a retry budget, circuit breakers, bulkheads
     /// and safe mode (any pattern).
@@ -117,10 +116,10 @@ pub struct Scenario {
 pub(crate) struct Budget {
     // The round table's keys, described in its own scenario section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(description = round_table::MAX_ROUNDS)]
+    #[schemars(description = <PatternSections as Sections>::ROUND_TABLE_BUDGET_DOCS[0])]
     pub(crate) max_rounds: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(description = round_table::MAX_MESSAGES)]
+    #[schemars(description = <PatternSections as Sections>::ROUND_TABLE_BUDGET_DOCS[1])]
     pub(crate) max_messages: Option<u32>,
     /// Seconds of run time before the run stops with `max_seconds`
     /// (collaboration default 40, orchestrator and research 25, swarm and
@@ -129,11 +128,11 @@ pub(crate) struct Budget {
     #[schemars(range(min = 0))]
     pub(crate) max_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(description = round_table::MIN_GO_VOTES)]
+    #[schemars(description = <PatternSections as Sections>::ROUND_TABLE_BUDGET_DOCS[2])]
     pub(crate) min_go_votes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    #[schemars(description = round_table::ESCALATE_AFTER_BLOCKING_ROUNDS)]
+    #[schemars(description = <PatternSections as Sections>::ROUND_TABLE_BUDGET_DOCS[3])]
     pub(crate) escalate_after_blocking_rounds: Option<u32>,
     /// orchestrator: tasks a plan may hold (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -281,6 +280,24 @@ impl FlagSpec {
 }
 
 impl Scenario {
+    /// Each section a pattern owns, by key, and whether this scenario
+    /// writes it, in the format's order: the checks refuse one written in
+    /// a scenario whose pattern reads none of it.
+    pub(crate) fn sections_written(&self) -> [(&'static str, bool); 10] {
+        [
+            ("team", self.team.is_some()),
+            ("workers", !self.workers.is_empty()),
+            ("health_rules", self.health_rules.is_some()),
+            ("sources", self.sources.is_some()),
+            ("graph", self.graph.is_some()),
+            ("teams", !self.teams.is_empty()),
+            ("entry", self.entry.is_some()),
+            ("agents", !self.agents.is_empty()),
+            ("limits", self.limits.is_some()),
+            ("tools", !self.tools.is_empty()),
+        ]
+    }
+
     /// Every member team's tools, each with where it is written and the
     /// name the gateway knows it by (`TEAM/TOOL`, so that two teams' tools
     /// of one name are two tools, each with its own breaker).
@@ -288,7 +305,7 @@ impl Scenario {
         &self,
     ) -> impl Iterator<Item = (super::JsonPath, String, &WorkerSpec)> {
         self.teams.iter().flat_map(|(team, spec)| {
-            spec.tools.iter().map(move |(tool, worker)| {
+            spec.tools().iter().map(move |(tool, worker)| {
                 let at = super::JsonPath::root()
                     .key("teams")
                     .key(team)

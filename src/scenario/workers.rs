@@ -104,3 +104,10 @@ impl WorkerSpec {
         }
     }
 }
+
+/// A worker's short name: its name less a trailing `_worker`, the key of
+/// its result in the orchestrator's aggregate and of a simulated worker's
+/// missing-data warning (`payments_worker` → `payments`).
+pub(crate) fn short_name(worker: &str) -> &str {
+    worker.strip_suffix("_worker").unwrap_or(worker)
+}

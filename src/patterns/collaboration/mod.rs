@@ -30,12 +30,12 @@ use crate::patterns::events::RoundEvent;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
-use crate::scenario::Team;
 use crate::stop::StopReason;
 use contract::{Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts};
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
+use scenario::Team;
 use serde_json::json;
 use stops::{RoundStop, Stop};
 

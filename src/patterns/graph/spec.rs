@@ -9,6 +9,13 @@
 //! `not`. So a graph can be checked at load, saved, replayed and forked.
 
 use indexmap::IndexMap;
+
+/// The sections of a scenario file a graph owns.
+pub(crate) const SECTIONS: &[&str] = &["graph"];
+
+/// The sections a graph reads beside its own: its agent, tool and team
+/// nodes name the scenario's agents, tools and member teams.
+pub(crate) const READS: &[&str] = &["agents", "tools", "teams"];
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -3,9 +3,10 @@
 //! the health the rules give (red wins over yellow). Pure functions.
 
 use super::result::TaskRecord;
+use super::scenario::{HealthLevel, HealthOp, HealthRule};
 use crate::patterns::events::{Health, TaskStatus};
 use crate::pycompat::{py_eq, py_number, py_truthy};
-use crate::scenario::{HealthLevel, HealthOp, HealthRule, Scenario, short_name};
+use crate::scenario::{Scenario, short_name};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 

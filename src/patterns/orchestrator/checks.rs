@@ -2,9 +2,10 @@
 //! only name declared workers, each worker's short name must be its own
 //! key in the aggregate, and the simulated calls must be well-formed.
 
-use super::scenario::{HealthOp, short_name};
+use super::scenario::HealthOp;
 use crate::scenario::error::Problem;
 use crate::scenario::path::JsonPath;
+use crate::scenario::short_name;
 use crate::scenario::types::Scenario;
 use crate::scenario::value_words::describe_value;
 use serde_json::Value;

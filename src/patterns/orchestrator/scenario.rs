@@ -8,6 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The sections of a scenario file an orchestrator owns.
+pub(crate) const SECTIONS: &[&str] = &["workers", "health_rules"];
+
 /// The `budget` keys an orchestrator reads beside the shared ones.
 pub(crate) const BUDGET_KEYS: &[&str] = &[
     "max_tasks",
@@ -91,10 +94,4 @@ impl HealthOp {
 pub(crate) enum HealthLevel {
     Yellow,
     Red,
-}
-
-/// A worker's short name: its name less a trailing `_worker`, the key of
-/// its result in the aggregate (`payments_worker` → `payments`).
-pub(crate) fn short_name(worker: &str) -> &str {
-    worker.strip_suffix("_worker").unwrap_or(worker)
 }

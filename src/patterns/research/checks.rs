@@ -3,7 +3,7 @@
 //! by normalised URL, flags that gate declared domains, well-formed tool
 //! latencies, and a question for the sim's own plan to search for.
 
-use super::scenario::{ResearchTool, Sources, ToolBehaviour, normalize_url};
+use super::scenario::Sources;
 use crate::pycompat::url_refusal;
 use crate::scenario::error::Problem;
 use crate::scenario::hints::ResearchLimits;
@@ -11,6 +11,7 @@ use crate::scenario::latency::WorkerLatency;
 use crate::scenario::path::JsonPath;
 use crate::scenario::script::{FAULT_KEY, ScriptedOutput};
 use crate::scenario::types::{ProviderKind, Scenario};
+use crate::scenario::{ResearchTool, ToolBehaviour, normalize_url};
 use serde_json::Value;
 
 pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {

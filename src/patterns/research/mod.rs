@@ -20,6 +20,7 @@ pub(crate) mod result;
 pub(crate) mod scenario;
 pub(crate) mod schema;
 pub(crate) mod sim;
+pub(crate) mod sim_tools;
 mod sources;
 pub(crate) mod stops;
 pub(crate) mod trace;

@@ -3,7 +3,7 @@
 //! recent targets the limits read. Pure: it neither waits nor publishes.
 
 use crate::patterns::events::HandoffRejection;
-use crate::scenario::TeamLimits;
+use crate::patterns::team::scenario::TeamLimits;
 use std::collections::{HashSet, VecDeque};
 
 /// The swarm's limits; 0 turns a limit off.

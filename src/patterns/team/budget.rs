@@ -1,7 +1,8 @@
 //! The run's budgets over the turns of every team: how many model calls
 //! and how much run time, at any depth.
 
-use crate::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS, Scenario};
+use super::scenario::{DEFAULT_MAX_LLM_CALLS, DEFAULT_TEAM_MAX_SECONDS};
+use crate::scenario::Scenario;
 use std::time::Duration;
 
 /// The run's budgets over every agent's model calls.

@@ -6,8 +6,9 @@
 //! and call their team's own tools, which the gateway knows as
 //! `TEAM/TOOL`; the scenario's own agents keep their bare names.
 
+use super::scenario::{AgentSpec, TeamLimits, TeamSpec};
 use crate::patterns::events::MemberTeam;
-use crate::scenario::{AgentSpec, PatternKind, Scenario, TeamLimits, TeamSpec, WorkerSpec};
+use crate::scenario::{PatternKind, Scenario, WorkerSpec};
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::time::Duration;

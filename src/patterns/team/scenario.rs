@@ -5,6 +5,7 @@
 //! nothing of the team's runner.
 
 use crate::scenario::pattern_kind::PatternKind;
+use crate::scenario::workers::WorkerSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,13 @@ pub(crate) const DEFAULT_TEAM_MAX_SECONDS: f64 = 120.0;
 
 /// The `budget` keys a swarm or a coordinator reads beside the shared ones.
 pub(crate) const BUDGET_KEYS: &[&str] = &["max_llm_calls"];
+
+/// The sections of a scenario file a swarm owns.
+pub(crate) const SWARM_SECTIONS: &[&str] = &["entry", "agents", "limits", "tools"];
+
+/// The sections of a scenario file a coordinator owns: a swarm's, and the
+/// member teams.
+pub(crate) const COORDINATOR_SECTIONS: &[&str] = &["entry", "agents", "limits", "tools", "teams"];
 
 /// An agent of a swarm or coordinator team.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -77,7 +85,7 @@ pub(crate) struct TeamSpec {
     /// The tools the team's agents may call, by name, as a scenario's
     /// `tools`.
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
-    pub(crate) tools: indexmap::IndexMap<String, crate::scenario::workers::WorkerSpec>,
+    pub(crate) tools: indexmap::IndexMap<String, WorkerSpec>,
 }
 
 /// What a coordinator's member sees when it is called (002's history scope).
@@ -192,5 +200,26 @@ impl TeamLimits {
         .filter(|(_, set, _)| *set)
         .map(|(name, _, pattern)| (name, pattern))
         .collect()
+    }
+}
+
+impl crate::scenario::TimedLimits for TeamLimits {
+    fn timeouts_ms(&self) -> Vec<(&'static str, Option<u64>)> {
+        vec![
+            ("node_timeout_ms", self.node_timeout_ms),
+            ("member_timeout_ms", self.member_timeout_ms),
+        ]
+    }
+}
+
+impl crate::scenario::MemberTeam for TeamSpec {
+    type Limits = TeamLimits;
+
+    fn tools(&self) -> &indexmap::IndexMap<String, WorkerSpec> {
+        &self.tools
+    }
+
+    fn limits(&self) -> Option<&TeamLimits> {
+        self.limits.as_ref()
     }
 }

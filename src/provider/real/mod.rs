@@ -24,6 +24,7 @@ use crate::provider::WorkerError;
 use crate::provider::fetch::{Fetcher, allowed_by, search_output};
 use crate::scenario::{
     CommandSpec, JsonPath, RealCall, ResearchLimits, ResearchTool, Scenario, ScenarioErrors,
+    ToolSection,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -322,7 +323,7 @@ fn real_calls(scenario: &Scenario) -> Vec<(JsonPath, String, RealCall<'_>, Wrap)
         }
     }
     if let Some(sources) = &scenario.sources {
-        for (tool, call) in sources.tools.real() {
+        for (tool, call) in sources.tools().real() {
             if tool == ResearchTool::SearchSources {
                 let path = root.key("sources").key("tools").key(tool.as_str());
                 calls.push((path, tool.as_str().to_string(), call, Wrap::Research));

@@ -1,19 +1,20 @@
 //! Simulated workers: where an orchestrator task's call ends up once the
-//! gateway lets it through (a research tool's call is handed on to the
-//! research tools). Each answers from the scenario's `workers` section,
+//! gateway lets it through (a call to a tool a pattern brings, such as
+//! research's, is handed on to that pattern's `PatternTools`). Each answers from the scenario's `workers` section,
 //! after its scripted latency, like 001's deterministic specialists. A
 //! worker never times out, retries or publishes events: the gateway does
 //! all three.
 
-use super::sources::SimSources;
 use crate::clock::RunClock;
 use crate::provider::WorkerError;
 use crate::pycompat::py_str;
 use crate::rng::RunRng;
-use crate::scenario::{ResearchTool, Sources, WorkerLatency, WorkerSpec, short_name};
+use crate::scenario::{WorkerLatency, WorkerSpec, short_name};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -23,6 +24,23 @@ use std::time::Duration;
 pub(crate) const REQUEST_ID_ARG: &str = "request_id";
 /// The args every simulated worker takes.
 pub(crate) const WORKER_ARGS: [&str; 2] = ["report_date", "region"];
+
+/// Simulated tools a pattern brings with its own section of the scenario
+/// (research's answer from its `sources`): the simulated workers hand a
+/// call on to them by name. Like a worker, a tool never times out,
+/// retries or publishes: the gateway does.
+pub(crate) trait PatternTools: std::fmt::Debug + Send + Sync {
+    /// Whether calls to `name` are answered here.
+    fn serves(&self, name: &str) -> bool;
+
+    /// Answer a call to `name` with `args`, after its latency on `clock`.
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        args: &'a Value,
+        clock: &'a RunClock,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, WorkerError>> + Send + 'a>>;
+}
 
 /// The workers of one run.
 #[derive(Debug)]
@@ -34,8 +52,8 @@ pub(crate) struct SimWorkers {
     /// How many calls each worker has started.
     calls: Mutex<HashMap<String, u32>>,
     in_flight: Arc<AtomicUsize>,
-    /// The research tools, for a research run.
-    sources: Option<SimSources>,
+    /// The tools the run's pattern brings, if any.
+    pattern_tools: Option<Box<dyn PatternTools>>,
 }
 
 impl SimWorkers {
@@ -46,7 +64,7 @@ impl SimWorkers {
             rng,
             calls: Mutex::new(HashMap::new()),
             in_flight: Arc::new(AtomicUsize::new(0)),
-            sources: None,
+            pattern_tools: None,
         }
     }
 
@@ -59,13 +77,13 @@ impl SimWorkers {
             rng,
             calls: Mutex::new(HashMap::new()),
             in_flight: Arc::new(AtomicUsize::new(0)),
-            sources: None,
+            pattern_tools: None,
         }
     }
 
-    /// Answer the research tools' calls from `sources` too.
-    pub(crate) fn with_sources(mut self, sources: Option<Sources>) -> Self {
-        self.sources = sources.map(|spec| SimSources::new(spec, self.rng.clone()));
+    /// Hand calls to the tools `tools` serves on to them.
+    pub(crate) fn with_pattern_tools(mut self, tools: Option<Box<dyn PatternTools>>) -> Self {
+        self.pattern_tools = tools;
         self
     }
 
@@ -86,9 +104,11 @@ impl SimWorkers {
         started: Duration,
         clock: &RunClock,
     ) -> Result<Value, WorkerError> {
-        if let (Some(sources), Some(tool)) = (&self.sources, ResearchTool::parse(worker)) {
+        if let Some(tools) = &self.pattern_tools
+            && tools.serves(worker)
+        {
             let _in_flight = InFlight::enter(&self.in_flight);
-            return sources.call(tool, args, clock).await;
+            return tools.call(worker, args, clock).await;
         }
         let spec = self.specs.get(worker).ok_or(WorkerError::Missing)?;
         let key = match self.keys {

@@ -8,12 +8,13 @@ use super::super::error::Problem;
 use super::super::latency::Latency;
 use super::super::latency::WorkerLatency;
 use super::super::path::JsonPath;
+use super::super::research_tools::ResearchTool;
 use super::super::resilience::{BackoffSpec, BreakerSpec, BulkheadSpec, RetriesSpec};
 use super::super::script::script_entries;
+use super::super::sections::{MemberTeam, TimedLimits, ToolSection};
 use super::super::types::Scenario;
 use super::super::workers::WorkerSpec;
 use crate::duration::{self, DurationError};
-use crate::patterns::research::scenario::ResearchTool;
 use indexmap::IndexMap;
 
 /// The key of a scripted turn's simulated latency.
@@ -59,7 +60,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     check.workers(&scenario.tools, root.key("tools"));
     if let Some(sources) = &scenario.sources {
         for tool in ResearchTool::ALL {
-            if let Some(behaviour) = sources.tools.get(tool) {
+            if let Some(behaviour) = sources.tools().get(tool) {
                 let path = root
                     .key("sources")
                     .key("tools")
@@ -71,7 +72,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     let teams = scenario.teams.iter().map(|(name, team)| {
         let at = root.key("teams").key(name);
-        (at, team.limits.as_ref(), Some(&team.tools))
+        (at, team.limits(), Some(team.tools()))
     });
     for (at, limits, tools) in
         std::iter::once((root.clone(), scenario.limits.as_ref(), None)).chain(teams)
@@ -81,8 +82,9 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
         }
         if let Some(limits) = limits {
             let path = at.key("limits");
-            check.some_millis(limits.node_timeout_ms, path.key("node_timeout_ms"));
-            check.some_millis(limits.member_timeout_ms, path.key("member_timeout_ms"));
+            for (key, ms) in limits.timeouts_ms() {
+                check.some_millis(ms, path.key(key));
+            }
         }
     }
     if let Some(resilience) = &scenario.resilience {

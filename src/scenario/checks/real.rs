@@ -8,6 +8,7 @@
 use super::super::error::Problem;
 use super::super::path::JsonPath;
 use super::super::real::{CommandSpec, HttpSpec, McpServerSpec, RealKeys, env_name};
+use super::super::sections::ToolSection;
 use super::super::types::Scenario;
 use super::super::workers::WorkerSpec;
 use indexmap::IndexMap;
@@ -28,7 +29,7 @@ pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     }
     if let Some(sources) = &scenario.sources {
         let tools = root.key("sources").key("tools");
-        for (tool, keys) in sources.tools.real_keys() {
+        for (tool, keys) in sources.tools().real_keys() {
             check_kinds(
                 scenario,
                 keys,

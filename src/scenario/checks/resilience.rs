@@ -5,11 +5,11 @@
 
 use super::super::error::Problem;
 use super::super::path::JsonPath;
+use super::super::research_tools::ResearchTool;
 use super::super::resilience::{
     BackoffSpec, BreakerSpec, DEFAULT_TIMEOUT_KEY, MODEL_TOOL, RetriesSpec,
 };
 use super::super::types::Scenario;
-use crate::patterns::research::scenario::ResearchTool;
 use serde_json::Value;
 
 pub(super) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {

@@ -5,7 +5,8 @@
 
 use crate::bus::CallOutcome;
 use crate::patterns::events::HandoffRejection;
-use crate::scenario::{DEFAULT_MAX_LLM_CALLS, Scenario};
+use crate::patterns::team::scenario::DEFAULT_MAX_LLM_CALLS;
+use crate::scenario::Scenario;
 use crate::stop::StopReason;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -80,7 +81,7 @@ pub(crate) struct ChainLimits {
 impl ChainLimits {
     /// A team's limits as its scenario part writes them; the model call
     /// budget is the run's.
-    pub(super) fn of(limits: crate::scenario::TeamLimits) -> ChainLimits {
+    pub(super) fn of(limits: crate::patterns::team::scenario::TeamLimits) -> ChainLimits {
         ChainLimits {
             max_handoffs: limits.max_handoffs(),
             node_timeout_ms: limits.node_timeout_ms(),

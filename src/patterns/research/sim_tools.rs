@@ -3,18 +3,31 @@
 //! after each call's scripted latency, with the outputs 004's tools return
 //! (`{"status": "ok", "data": ...}`, or `not_found` for a page they lack).
 //! A tool never times out, retries or publishes events: the gateway does.
+//! The simulated workers hand these tools' calls on here
+//! (`provider::sim::workers::PatternTools`).
 
+use super::scenario::Sources;
 use crate::clock::RunClock;
 use crate::provider::WorkerError;
+use crate::provider::sim::workers::PatternTools;
 use crate::pycompat::{py_int, py_str, py_strip};
 use crate::rng::RunRng;
-use crate::scenario::{ResearchTool, Sources, WorkerLatency, normalize_url};
+use crate::scenario::{ResearchTool, Scenario, WorkerLatency, normalize_url};
 use serde_json::{Map, Value, json};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// A quote shorter than this, once stripped, is too short (004's verifier).
 const MIN_QUOTE_CHARS: usize = 20;
+
+/// The simulated research tools of `scenario`, answering from its
+/// `sources` with `rng`'s draws; none when it has no `sources`.
+pub(crate) fn sim_tools(scenario: &Scenario, rng: &RunRng) -> Option<Box<dyn PatternTools>> {
+    let sources = scenario.sources.clone()?;
+    Some(Box::new(SimSources::new(sources, rng.clone())))
+}
 
 #[derive(Debug)]
 pub(crate) struct SimSources {
@@ -50,7 +63,7 @@ impl SimSources {
             calls[slot]
         };
         let behaviour = self.spec.tools.get(tool);
-        let latency = self.latency(behaviour.and_then(|b| b.latency_ms.as_ref()), call);
+        let latency = self.latency_of(behaviour.and_then(|b| b.latency_ms.as_ref()), call);
         if !latency.is_zero() {
             clock.sleep(latency).await;
         }
@@ -66,7 +79,7 @@ impl SimSources {
         })
     }
 
-    fn latency(&self, latency: Option<&WorkerLatency>, call: u32) -> Duration {
+    fn latency_of(&self, latency: Option<&WorkerLatency>, call: u32) -> Duration {
         let ms = match latency {
             None => 0,
             Some(WorkerLatency::Fixed(ms)) => *ms,
@@ -163,6 +176,26 @@ impl SimSources {
             })
             .map(|n| n.issues.clone())
             .unwrap_or_default()
+    }
+}
+
+impl PatternTools for SimSources {
+    fn serves(&self, name: &str) -> bool {
+        ResearchTool::parse(name).is_some()
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        args: &'a Value,
+        clock: &'a RunClock,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, WorkerError>> + Send + 'a>> {
+        Box::pin(async move {
+            match ResearchTool::parse(name) {
+                Some(tool) => SimSources::call(self, tool, args, clock).await,
+                None => Err(WorkerError::Missing),
+            }
+        })
     }
 }
 
