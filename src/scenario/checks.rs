@@ -21,7 +21,7 @@ use super::types::{Budget, Scenario};
 
 /// The checks of the patterns' own sections, given with the sections'
 /// registry (`impl SectionChecks for PatternSections` in
-/// `patterns/registry.rs`).
+/// `patterns/declared.rs`).
 pub(crate) trait SectionChecks {
     /// Check the section of `scenario`'s own pattern, pushing each problem
     /// found.
