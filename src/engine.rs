@@ -320,16 +320,16 @@ fn refuse_unlaunchable(
 }
 
 /// The simulated workers: the scenario's tools, its member teams' among
-/// them, when it has any, else its workers and sources.
+/// them, when it has any, else its workers and the tools its pattern
+/// brings (research's, answering from its `sources`).
 fn sim_workers(scenario: &Scenario, rng: &RunRng) -> SimWorkers {
     let mut tools = scenario.tools.clone();
     for (_, name, spec) in scenario.team_tools() {
         tools.insert(name, spec.clone());
     }
     if tools.is_empty() {
-        SimWorkers::new(scenario.workers.clone(), rng.clone()).with_pattern_tools(
-            crate::patterns::research::sim_tools::sim_tools(scenario, rng),
-        )
+        SimWorkers::new(scenario.workers.clone(), rng.clone())
+            .with_pattern_tools(crate::patterns::declared::sim_tools(scenario, rng))
     } else {
         SimWorkers::tools(tools, rng.clone())
     }

@@ -11,6 +11,8 @@ use super::orchestrator::scenario as orchestrator;
 use super::research::scenario as research;
 use super::team::scenario as team;
 use crate::bus::figures::Figures;
+use crate::provider::sim::workers::PatternTools;
+use crate::rng::RunRng;
 use crate::scenario::pattern_kind::PatternKind;
 use crate::scenario::{PatternSections, Problem, Scenario, SectionChecks, Sections};
 use strum::VariantArray;
@@ -65,6 +67,19 @@ fn own_sections(pattern: PatternKind) -> &'static [&'static str] {
         PatternKind::Coordinator => team::COORDINATOR_SECTIONS,
         PatternKind::Research => research::SECTIONS,
         PatternKind::Graph => graph::SECTIONS,
+    }
+}
+
+/// The simulated tools `scenario`'s pattern brings with its own section,
+/// which the simulated workers answer its calls to by name.
+pub(crate) fn sim_tools(scenario: &Scenario, rng: &RunRng) -> Option<Box<dyn PatternTools>> {
+    match scenario.pattern {
+        PatternKind::Research => super::research::sim_tools::sim_tools(scenario, rng),
+        PatternKind::Collaboration
+        | PatternKind::Orchestrator
+        | PatternKind::Swarm
+        | PatternKind::Coordinator
+        | PatternKind::Graph => None,
     }
 }
 
