@@ -58,7 +58,8 @@ pub(crate) type TextSink = tokio::sync::mpsc::UnboundedSender<TextPiece>;
 /// and the JSON payload the model is given.
 #[derive(Clone, Debug)]
 pub(crate) struct ModelRequest {
-    pub(crate) purpose: Purpose,
+    /// Shared: a team builds each agent's once, for all its turns.
+    pub(crate) purpose: std::sync::Arc<Purpose>,
     pub(crate) prompt: &'static prompts::Prompt,
     pub(crate) payload: Value,
     /// The scenario's shared facts, which stand at their key of `payload`
@@ -82,9 +83,13 @@ pub(crate) struct ModelRequest {
 impl ModelRequest {
     /// A request for free text or for JSON read as the references read
     /// it, with no contract an endpoint is asked to keep.
-    pub(crate) fn new(purpose: Purpose, prompt: &'static prompts::Prompt, payload: Value) -> Self {
+    pub(crate) fn new(
+        purpose: impl Into<std::sync::Arc<Purpose>>,
+        prompt: &'static prompts::Prompt,
+        payload: Value,
+    ) -> Self {
         ModelRequest {
-            purpose,
+            purpose: purpose.into(),
             prompt,
             payload,
             shared: None,

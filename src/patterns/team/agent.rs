@@ -12,6 +12,7 @@ use super::run_shared::RunShared;
 use super::stops::TeamStop;
 use super::turn_context::TurnContext;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
+use super::turn_payload::TurnPurposes;
 use super::turn_schema::TurnContracts;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
@@ -87,6 +88,8 @@ pub(crate) struct TeamRun<'a> {
     pub(super) tool_limits: Arc<DispatchLimits>,
     /// The contract of each agent's turns, built at its first turn.
     contracts: TurnContracts,
+    /// What each agent's turns are asked for, built at its first turn.
+    pub(super) purposes: TurnPurposes,
     /// The scenario's shared facts, written once for all the run's calls.
     pub(super) facts: SharedFacts,
 }
@@ -112,6 +115,7 @@ impl<'a> TeamRun<'a> {
             lane: SCENARIO_LANE,
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
             contracts: TurnContracts::default(),
+            purposes: TurnPurposes::default(),
             facts: SharedFacts::new("shared_context", &scenario.context),
         }
     }
@@ -135,6 +139,7 @@ impl<'a> TeamRun<'a> {
             lane,
             tool_limits: Arc::clone(&self.tool_limits),
             contracts: TurnContracts::default(),
+            purposes: TurnPurposes::default(),
             facts: self.facts.clone(),
         }
     }
@@ -149,6 +154,9 @@ impl<'a> TeamRun<'a> {
         max_seconds: Duration,
     ) -> Self {
         self.part = part;
+        // What was built for the agents of the part before is not theirs.
+        self.contracts = TurnContracts::default();
+        self.purposes = TurnPurposes::default();
         self.run = Arc::clone(&turns.0);
         self.lane = self.run.turns.outside();
         self.budget.max_seconds = max_seconds;

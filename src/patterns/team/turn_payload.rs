@@ -6,9 +6,12 @@
 
 use super::agent::TeamRun;
 pub(crate) use super::turn_context::TurnContext;
-use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
+use crate::provider::{ModelRequest, Purpose};
+use parking_lot::Mutex;
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The payload's key the context stands at.
 const CONTEXT: &str = "context";
@@ -22,7 +25,9 @@ impl TeamRun<'_> {
         prompt: &'static Prompt,
         context: TurnContext,
     ) -> ModelRequest {
-        let purpose = super::sim::turn(path, self.part.team_name(), self.description(path));
+        let purpose = self.purposes.of(agent, || {
+            super::sim::turn(path, self.part.team_name(), self.description(path))
+        });
         let (context, written) = match context {
             TurnContext::Built(value) => (value, None),
             // Its place is kept; the text is written into it.
@@ -70,5 +75,23 @@ impl TeamRun<'_> {
         payload.insert("tools".into(), Value::Array(tools));
         payload.insert(CONTEXT.into(), context);
         Value::Object(payload)
+    }
+}
+
+/// What each agent of one team run is asked for (its prompt's words, its
+/// script, who spends its tokens), built at its first turn and shared by
+/// the rest: a coordinator's 100,000 member calls are four members' turns.
+#[derive(Default)]
+pub(crate) struct TurnPurposes(Mutex<HashMap<String, Arc<Purpose>>>);
+
+impl TurnPurposes {
+    fn of(&self, agent: &str, build: impl FnOnce() -> Purpose) -> Arc<Purpose> {
+        let mut built = self.0.lock();
+        if let Some(purpose) = built.get(agent) {
+            return Arc::clone(purpose);
+        }
+        let purpose = Arc::new(build());
+        built.insert(agent.to_string(), Arc::clone(&purpose));
+        purpose
     }
 }
