@@ -18,6 +18,14 @@ impl Gateway {
         self.cassette.as_deref().map_or(Serve::Live, ask)
     }
 
+    /// Whether a model call's text may arrive before its answer: an
+    /// endpoint's streams, and a cassette plays its recorded deltas back.
+    /// The sim's answer comes whole, so its call sets up no relay for its
+    /// text (the scale bench's `coordinator_100k`, 100,000 of them).
+    pub(super) fn streams(&self) -> bool {
+        self.cassette.is_some() || self.provider.is_remote()
+    }
+
     /// Played-back calls wait out their recorded times on the virtual
     /// clock only.
     pub(super) fn playback(&self) -> Playback {
@@ -44,7 +52,7 @@ impl Gateway {
         &self,
         request: &ModelRequest,
         asked: &CallRecord,
-        text: TextSink,
+        text: Option<TextSink>,
         noted: &Noted,
     ) -> Result<Completion, ProviderError> {
         let purpose = asked.purpose.as_deref().unwrap_or_default();
@@ -53,7 +61,7 @@ impl Gateway {
             Serve::Live => {
                 let result = self
                     .provider
-                    .complete(request, Some(text), self.bus.clock())
+                    .complete(request, text, self.bus.clock())
                     .await;
                 let answer = match &result {
                     Ok(completion)
@@ -72,6 +80,9 @@ impl Gateway {
                 noted.note(recorded.record.answer.clone(), true);
                 noted.served_latency(recorded.latency);
                 noted.served_span(recorded.record.span_ms);
+                // A cassette's call streams: `text` is given (see
+                // `Gateway::streams`).
+                let text = text.unwrap_or_else(|| tokio::sync::mpsc::unbounded_channel().0);
                 served::completion(*recorded, text, self.playback()).await
             }
             Serve::Miss => {

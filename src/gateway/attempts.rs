@@ -144,7 +144,12 @@ impl Gateway {
         noted: &Noted,
     ) -> Result<Completion, CallError> {
         lock(ask.last).call = Some(text.call());
-        let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
+        let (sink, pieces) = if self.streams() {
+            let (sink, pieces) = tokio::sync::mpsc::unbounded_channel();
+            (Some(sink), Some(pieces))
+        } else {
+            (None, None)
+        };
         // Boxed: an answer under its timeout is most of an attempt's
         // size, and every future above this one would hold it whole and
         // copy it at each call (the scale bench's coordinator_100k and
@@ -188,7 +193,10 @@ impl Gateway {
                 () = cut => Err(CallError::Cut),
             }
         });
-        let answered = text.relay(call, pieces).await;
+        let answered = match pieces {
+            Some(pieces) => text.relay(call, pieces).await,
+            None => call.await,
+        };
         noted.ended(self.bus.clock().elapsed(), Some(ask.entry));
         answered
     }
