@@ -12,7 +12,7 @@ use super::run_shared::RunShared;
 use super::stops::TeamStop;
 use super::turn_context::TurnContext;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
-use super::turn_payload::TurnPurposes;
+use super::turn_payload::TurnAsks;
 use super::turn_schema::TurnContracts;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
@@ -88,8 +88,8 @@ pub(crate) struct TeamRun<'a> {
     pub(super) tool_limits: Arc<DispatchLimits>,
     /// The contract of each agent's turns, built at its first turn.
     contracts: TurnContracts,
-    /// What each agent's turns are asked for, built at its first turn.
-    pub(super) purposes: TurnPurposes,
+    /// What each agent's turns are asked with, built at its first turn.
+    pub(super) asks: TurnAsks,
     /// The scenario's shared facts, written once for all the run's calls.
     pub(super) facts: SharedFacts,
 }
@@ -115,7 +115,7 @@ impl<'a> TeamRun<'a> {
             lane: SCENARIO_LANE,
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
             contracts: TurnContracts::default(),
-            purposes: TurnPurposes::default(),
+            asks: TurnAsks::default(),
             facts: SharedFacts::new("shared_context", &scenario.context),
         }
     }
@@ -139,7 +139,7 @@ impl<'a> TeamRun<'a> {
             lane,
             tool_limits: Arc::clone(&self.tool_limits),
             contracts: TurnContracts::default(),
-            purposes: TurnPurposes::default(),
+            asks: TurnAsks::default(),
             facts: self.facts.clone(),
         }
     }
@@ -156,7 +156,7 @@ impl<'a> TeamRun<'a> {
         self.part = part;
         // What was built for the agents of the part before is not theirs.
         self.contracts = TurnContracts::default();
-        self.purposes = TurnPurposes::default();
+        self.asks = TurnAsks::default();
         self.run = Arc::clone(&turns.0);
         self.lane = self.run.turns.outside();
         self.budget.max_seconds = max_seconds;

@@ -9,7 +9,7 @@ pub(crate) use super::turn_context::TurnContext;
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelRequest, Purpose};
 use parking_lot::Mutex;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -25,15 +25,22 @@ impl TeamRun<'_> {
         prompt: &'static Prompt,
         context: TurnContext,
     ) -> ModelRequest {
-        let purpose = self.purposes.of(agent, || {
-            super::sim::turn(path, self.part.team_name(), self.description(path))
+        let asked = self.asks.of(agent, || Asked {
+            purpose: Arc::new(super::sim::turn(
+                path,
+                self.part.team_name(),
+                self.description(path),
+            )),
+            head: self.payload_head(agent),
         });
         let (context, written) = match context {
             TurnContext::Built(value) => (value, None),
             // Its place is kept; the text is written into it.
             TurnContext::Written(text) => (Value::Null, Some(text)),
         };
-        let request = ModelRequest::new(purpose, prompt, self.payload(agent, context))
+        let mut payload = asked.head.clone();
+        payload.insert(CONTEXT.into(), context);
+        let request = ModelRequest::new(Arc::clone(&asked.purpose), prompt, Value::Object(payload))
             .sharing(self.facts.clone());
         match written {
             Some(text) => request.writing(CONTEXT, text),
@@ -48,7 +55,10 @@ impl TeamRun<'_> {
         agent.and_then(|a| a.description.as_deref()).unwrap_or("")
     }
 
-    fn payload(&self, agent: &str, context: Value) -> Value {
+    /// What every turn of `agent` is told before its context, in
+    /// `json!`'s key order: the goal, who it is, the shared facts' place
+    /// and the tools.
+    fn payload_head(&self, agent: &str) -> Map<String, Value> {
         let description = |name: &str| {
             self.part
                 .agents
@@ -64,34 +74,38 @@ impl TeamRun<'_> {
                 json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
             })
             .collect();
-        // In `json!`'s key order, from owned values: `json!` would
-        // serialize the turn's context into a new tree at every call.
-        let mut payload = serde_json::Map::new();
+        let mut payload = Map::new();
         payload.insert("goal".into(), self.goal.as_ref().into());
         payload.insert("agent".into(), agent.into());
         payload.insert("description".into(), description(agent).into());
         // Written in from the scenario's text as the request is sent.
         payload.insert("shared_context".into(), Value::Null);
         payload.insert("tools".into(), Value::Array(tools));
-        payload.insert(CONTEXT.into(), context);
-        Value::Object(payload)
+        payload
     }
 }
 
-/// What each agent of one team run is asked for (its prompt's words, its
-/// script, who spends its tokens), built at its first turn and shared by
-/// the rest: a coordinator's 100,000 member calls are four members' turns.
-#[derive(Default)]
-pub(crate) struct TurnPurposes(Mutex<HashMap<String, Arc<Purpose>>>);
+/// What every turn of one agent is asked with: its purpose (its prompt's
+/// words, its script, who spends its tokens) and its payload's head.
+struct Asked {
+    purpose: Arc<Purpose>,
+    head: Map<String, Value>,
+}
 
-impl TurnPurposes {
-    fn of(&self, agent: &str, build: impl FnOnce() -> Purpose) -> Arc<Purpose> {
+/// What each agent of one team run is asked with, built at its first turn
+/// and copied or shared by the rest: a coordinator's 100,000 member calls
+/// are four members' turns (the scale bench's `coordinator_100k`).
+#[derive(Default)]
+pub(crate) struct TurnAsks(Mutex<HashMap<String, Arc<Asked>>>);
+
+impl TurnAsks {
+    fn of(&self, agent: &str, build: impl FnOnce() -> Asked) -> Arc<Asked> {
         let mut built = self.0.lock();
-        if let Some(purpose) = built.get(agent) {
-            return Arc::clone(purpose);
+        if let Some(asked) = built.get(agent) {
+            return Arc::clone(asked);
         }
-        let purpose = Arc::new(build());
-        built.insert(agent.to_string(), Arc::clone(&purpose));
-        purpose
+        let asked = Arc::new(build());
+        built.insert(agent.to_string(), Arc::clone(&asked));
+        asked
     }
 }
