@@ -57,11 +57,14 @@ impl Gateway {
         };
         let ended = self.bus.clock().elapsed();
         // The text's last delta keeps its spacing from the one before; a
-        // cancelled run does not wait for it.
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => {}
-            () = text.settle() => {}
+        // cancelled run does not wait for it. Without text left (a tool's
+        // call, the sim's answer) there is nothing to wait for.
+        if text.is_pending() {
+            tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => {}
+                () = text.settle() => {}
+            }
         }
         let timing = text.finish();
         let outcome = outcome_of(&result);

@@ -131,9 +131,13 @@ impl Gateway {
     }
 
     /// What the recording measured for `measure`, while the run is served
-    /// from it: the served run gives the recorded value back.
-    pub(crate) fn served_measure(&self, measure: &crate::cassette::Measure) -> Option<u64> {
-        self.cassette.as_ref().and_then(|c| c.measured(measure))
+    /// from it: the served run gives the recorded value back. `measure`
+    /// is made only then.
+    pub(crate) fn served_measure(
+        &self,
+        measure: impl FnOnce() -> crate::cassette::Measure,
+    ) -> Option<u64> {
+        self.cassette.as_ref().and_then(|c| c.measured(&measure()))
     }
 
     /// The call the cassette did not hold, which stopped the run, in

@@ -150,6 +150,11 @@ impl CallText {
         }
     }
 
+    /// Whether text is waiting to be published.
+    pub(super) fn is_pending(&self) -> bool {
+        self.due().is_some()
+    }
+
     /// The run time at which the text waiting may be published.
     fn due(&self) -> Option<Duration> {
         let state = self.state.lock();

@@ -298,12 +298,12 @@ fn stops_the_run(team: &TeamRun<'_>, reason: &StopReason) -> bool {
 /// counted the work between the calls, which takes no time on the served
 /// run's.
 fn latency_of(team: &TeamRun<'_>, turn: u32, path: &str, started: Duration) -> u64 {
-    let measure = Measure::MemberCall {
+    let measure = || Measure::MemberCall {
         turn,
         member: path.to_string(),
     };
     team.gateway
-        .served_measure(&measure)
+        .served_measure(measure)
         .unwrap_or_else(|| millis(team.now().saturating_sub(started)))
 }
 

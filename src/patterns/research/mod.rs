@@ -197,7 +197,7 @@ impl Desk<'_> {
             )));
         let ended = self
             .gateway
-            .served_measure(&Measure::StepEnded(step))
+            .served_measure(|| Measure::StepEnded(step))
             .unwrap_or(ended);
         self.trace.push(TraceEntry {
             step,
