@@ -61,6 +61,15 @@
 //! runs each: `coordinator_100k` went from 3.60 s to 2.99 s (0.84×) and
 //! `orchestrator_100k` from 2.62 s to 2.36 s (0.90×), the one against the
 //! other from 1.37× to 1.27×; both results byte for byte as before.
+//!
+//! Each agent's purpose and payload head built once per team run, and no
+//! channel or relay set up for the text of an answer that comes whole
+//! (the sim's, no cassette): `coordinator_100k` went from 2.10 s to
+//! 1.89 s wall (0.88×, six pairs) while `orchestrator_100k` stayed at
+//! 1.87 s (1.01×); the one against the other, run pair by pair with one
+//! binary, from 1.30× to 1.00× wall and 0.98× CPU, 220 MiB against
+//! 263 MiB at the peak. This bench's rows then: `coordinator_100k` 1.83 s
+//! and 236 MB RSS, `orchestrator_100k` 2.00 s and 271 MB.
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -132,6 +141,9 @@ fn main() {
         row(&format!("orchestrator_{k}k headless"), took, rss, "RSS");
     }
     if wanted("orchestrator") || needs_recording {
+        // A recording is never written over: one a kept folder holds from
+        // an earlier run of this bench goes first.
+        let _ = std::fs::remove_file(&recording);
         let (took, rss) = process(&[
             "run",
             "--headless",
