@@ -21,6 +21,7 @@ pub(crate) mod spans;
 pub(crate) mod stops;
 mod tool_use;
 pub(crate) mod trace;
+mod turn_asks;
 mod turn_calls;
 pub(crate) mod turn_context;
 pub(crate) mod turn_order;

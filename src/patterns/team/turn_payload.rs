@@ -5,12 +5,11 @@
 //! of them is built for the call to hash, count and drop).
 
 use super::agent::TeamRun;
+use super::turn_asks::Asked;
 pub(crate) use super::turn_context::TurnContext;
+use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
-use crate::provider::{ModelRequest, Purpose};
-use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The payload's key the context stands at.
@@ -82,30 +81,5 @@ impl TeamRun<'_> {
         payload.insert("shared_context".into(), Value::Null);
         payload.insert("tools".into(), Value::Array(tools));
         payload
-    }
-}
-
-/// What every turn of one agent is asked with: its purpose (its prompt's
-/// words, its script, who spends its tokens) and its payload's head.
-struct Asked {
-    purpose: Arc<Purpose>,
-    head: Map<String, Value>,
-}
-
-/// What each agent of one team run is asked with, built at its first turn
-/// and copied or shared by the rest: a coordinator's 100,000 member calls
-/// are four members' turns (the scale bench's `coordinator_100k`).
-#[derive(Default)]
-pub(crate) struct TurnAsks(Mutex<HashMap<String, Arc<Asked>>>);
-
-impl TurnAsks {
-    fn of(&self, agent: &str, build: impl FnOnce() -> Asked) -> Arc<Asked> {
-        let mut built = self.0.lock();
-        if let Some(asked) = built.get(agent) {
-            return Arc::clone(asked);
-        }
-        let asked = Arc::new(build());
-        built.insert(agent.to_string(), Arc::clone(&asked));
-        asked
     }
 }

@@ -1,0 +1,65 @@
+//! What each agent of a team run is asked with at every turn, built at
+//! its first: the turn's purpose and the head of its payload (see
+//! `turn_payload`).
+
+use crate::provider::Purpose;
+use parking_lot::Mutex;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What every turn of one agent is asked with: its purpose (its prompt's
+/// words, its script, who spends its tokens) and its payload's head.
+pub(super) struct Asked {
+    pub(super) purpose: Arc<Purpose>,
+    pub(super) head: Map<String, Value>,
+}
+
+/// What each agent of one team run is asked with, built at its first turn
+/// and copied or shared by the rest: a coordinator's 100,000 member calls
+/// are four members' turns (the scale bench's `coordinator_100k`).
+#[derive(Default)]
+pub(crate) struct TurnAsks(Mutex<HashMap<String, Arc<Asked>>>);
+
+impl TurnAsks {
+    pub(super) fn of(&self, agent: &str, build: impl FnOnce() -> Asked) -> Arc<Asked> {
+        let mut built = self.0.lock();
+        if let Some(asked) = built.get(agent) {
+            return Arc::clone(asked);
+        }
+        let asked = Arc::new(build());
+        built.insert(agent.to_string(), Arc::clone(&asked));
+        asked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn an_agents_asks_are_built_at_its_first_turn_and_shared_by_the_rest() {
+        let asks = TurnAsks::default();
+        let built = Cell::new(0);
+        let asked = |agent: &str| {
+            asks.of(agent, || {
+                built.set(built.get() + 1);
+                let mut head = Map::new();
+                head.insert("agent".into(), agent.into());
+                Asked {
+                    purpose: Arc::new(crate::patterns::team::sim::turn(agent, None, "")),
+                    head,
+                }
+            })
+        };
+        let first = asked("a0");
+        let again = asked("a0");
+        let other = asked("a1");
+        assert_eq!(built.get(), 2, "a0 built once, a1 once");
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(other.head["agent"], "a1");
+        assert_eq!(other.purpose.script_key(), "a1");
+        assert_eq!(first.purpose.script_key(), "a0");
+    }
+}
