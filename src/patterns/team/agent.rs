@@ -13,7 +13,6 @@ use super::stops::TeamStop;
 use super::turn_asks::TurnAsks;
 use super::turn_context::TurnContext;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
-use super::turn_schema::TurnContracts;
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
@@ -86,9 +85,8 @@ pub(crate) struct TeamRun<'a> {
     /// Tool calls have no dispatch budget and no run deadline of their
     /// own: only the agent's deadline bounds them.
     pub(super) tool_limits: Arc<DispatchLimits>,
-    /// The contract of each agent's turns, built at its first turn.
-    contracts: TurnContracts,
-    /// What each agent's turns are asked with, built at its first turn.
+    /// What each agent's turns are asked with (contract, purpose, payload
+    /// head), built at its first turn.
     pub(super) asks: TurnAsks,
     /// The scenario's shared facts, written once for all the run's calls.
     pub(super) facts: SharedFacts,
@@ -114,7 +112,6 @@ impl<'a> TeamRun<'a> {
             run: Arc::default(),
             lane: SCENARIO_LANE,
             tool_limits: Arc::new(DispatchLimits::without_budget(Duration::MAX)),
-            contracts: TurnContracts::default(),
             asks: TurnAsks::default(),
             facts: SharedFacts::new("shared_context", &scenario.context),
         }
@@ -138,7 +135,6 @@ impl<'a> TeamRun<'a> {
             run: Arc::clone(&self.run),
             lane,
             tool_limits: Arc::clone(&self.tool_limits),
-            contracts: TurnContracts::default(),
             asks: TurnAsks::default(),
             facts: self.facts.clone(),
         }
@@ -155,7 +151,6 @@ impl<'a> TeamRun<'a> {
     ) -> Self {
         self.part = part;
         // What was built for the agents of the part before is not theirs.
-        self.contracts = TurnContracts::default();
         self.asks = TurnAsks::default();
         self.run = Arc::clone(&turns.0);
         self.lane = self.run.turns.outside();
@@ -259,9 +254,7 @@ impl<'a> TeamRun<'a> {
             turn: number,
             agent: path.clone(),
         }));
-        let request = self
-            .request((&path, agent), prompt, context.into())
-            .keeping(self.contracts.of(&self.part, agent));
+        let request = self.request((&path, agent), prompt, context.into());
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
         let (answer, took) = self

@@ -1,16 +1,20 @@
 //! What each agent of a team run is asked with at every turn, built at
-//! its first: the turn's purpose and the head of its payload (see
-//! `turn_payload`).
+//! its first: the contract its turn keeps, the turn's purpose and the head
+//! of its payload (see `turn_payload`). A swarm of many agents builds only
+//! for those that get a turn.
 
 use crate::provider::Purpose;
+use crate::provider::contract::Contract;
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// What every turn of one agent is asked with: its purpose (its prompt's
-/// words, its script, who spends its tokens) and its payload's head.
+/// What every turn of one agent is asked with: the contract its answer
+/// keeps (`turn_schema`), its purpose (its prompt's words, its script, who
+/// spends its tokens) and its payload's head.
 pub(super) struct Asked {
+    pub(super) contract: Arc<Contract>,
     pub(super) purpose: Arc<Purpose>,
     pub(super) head: Map<String, Value>,
 }
@@ -48,6 +52,9 @@ mod tests {
                 let mut head = Map::new();
                 head.insert("agent".into(), agent.into());
                 Asked {
+                    contract: Arc::new(crate::patterns::team::turn_schema::turn_contract(
+                        &crate::patterns::team::turn_schema::TurnShape::default(),
+                    )),
                     purpose: Arc::new(crate::patterns::team::sim::turn(agent, None, "")),
                     head,
                 }

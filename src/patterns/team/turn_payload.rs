@@ -7,6 +7,7 @@
 use super::agent::TeamRun;
 use super::turn_asks::Asked;
 pub(crate) use super::turn_context::TurnContext;
+use super::turn_schema::{TurnShape, turn_contract};
 use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
 use serde_json::{Map, Value, json};
@@ -17,7 +18,7 @@ const CONTEXT: &str = "context";
 
 impl TeamRun<'_> {
     /// The model call for the turn of the agent at `path` (`agent` in its
-    /// team), asked with `prompt`.
+    /// team), asked with `prompt`, keeping the agent's turn contract.
     pub(super) fn request(
         &self,
         (path, agent): (&str, &str),
@@ -25,6 +26,7 @@ impl TeamRun<'_> {
         context: TurnContext,
     ) -> ModelRequest {
         let asked = self.asks.of(agent, || Asked {
+            contract: Arc::new(turn_contract(&TurnShape::of(&self.part, agent))),
             purpose: Arc::new(super::sim::turn(
                 path,
                 self.part.team_name(),
@@ -40,7 +42,8 @@ impl TeamRun<'_> {
         let mut payload = asked.head.clone();
         payload.insert(CONTEXT.into(), context);
         let request = ModelRequest::new(Arc::clone(&asked.purpose), prompt, Value::Object(payload))
-            .sharing(self.facts.clone());
+            .sharing(self.facts.clone())
+            .keeping(Arc::clone(&asked.contract));
         match written {
             Some(text) => request.writing(CONTEXT, text),
             None => request,

@@ -9,14 +9,10 @@
 use super::action::{
     ACTION_KEYS, ARGS, CALL, CALL_MEMBERS, MEMBER, MESSAGE, REPLY, TASK, TRANSFER_TO,
 };
-use super::part::Part;
 use super::turn_calls;
 pub(crate) use super::turn_shape::TurnShape;
 use crate::provider::contract::{Contract, wire};
-use parking_lot::Mutex;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::Arc;
 
 /// The contract of a turn shaped `shape`.
 pub(crate) fn turn_contract(shape: &TurnShape) -> Contract {
@@ -113,23 +109,6 @@ fn normalise(mut turn: Value) -> Value {
         }
     }
     turn
-}
-
-/// The turn contracts of one team run, each built at its agent's first
-/// turn: a swarm of many agents builds only those that get a turn.
-#[derive(Default)]
-pub(crate) struct TurnContracts(Mutex<HashMap<String, Arc<Contract>>>);
-
-impl TurnContracts {
-    pub(crate) fn of(&self, part: &Part<'_>, agent: &str) -> Arc<Contract> {
-        let mut built = self.0.lock();
-        if let Some(contract) = built.get(agent) {
-            return Arc::clone(contract);
-        }
-        let contract = Arc::new(turn_contract(&TurnShape::of(part, agent)));
-        built.insert(agent.to_string(), Arc::clone(&contract));
-        contract
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::super::action::{self, Action};
+use super::super::part::Part;
 use super::super::turn_calls::{Stands, offered};
 use super::*;
 use crate::patterns::contract_checks::{outputs, shipped};
@@ -381,14 +382,12 @@ fn a_name_a_function_cannot_take_is_offered_under_a_prefix_and_reads_back_as_its
 }
 
 #[test]
-fn an_agents_contract_is_built_once_a_team_run() {
+fn a_swarm_agents_contract_offers_the_other_agents_to_hand_control_to() {
     let text = r#"{"name": "s", "pattern": "swarm", "goal": "g", "context": {}, "entry": "a",
         "agents": {"a": {}, "b": {}}, "provider": {"kind": "sim", "turns": {"a": "hi"}}}"#;
     let scenario = crate::scenario::parse(text, "s.json").unwrap();
     let part = Part::of_scenario(&scenario);
-    let contracts = TurnContracts::default();
-    let a = contracts.of(&part, "a");
-    assert!(Arc::ptr_eq(&a, &contracts.of(&part, "a")));
+    let a = turn_contract(&TurnShape::of(&part, "a"));
     assert_eq!(
         a.schema["properties"]["transfer_to"]["anyOf"][0]["enum"],
         json!(["b"])
