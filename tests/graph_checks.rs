@@ -103,7 +103,7 @@ fn each_load_time_finding_exits_2_naming_its_place() {
                 edges.push(json!({"from": "side", "to": "both"}));
                 edges.push(json!({"from": "both", "to": "draft"}));
             },
-            "graph.state.findings",
+            "graph.nodes[9]",
             "may run at once and both write the state key \"findings\"",
         ),
         (
