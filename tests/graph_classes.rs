@@ -104,3 +104,40 @@ async fn out_of_time_says_when() {
         "out of time: the run's time limit was reached at 2.0s"
     );
 }
+
+/// `reads`: an agent node is shown those keys of the state only (`[]`
+/// none), and its `node_started` says what it was shown; a node without
+/// `reads` is shown the whole state, as before, and its event says
+/// nothing of it.
+#[tokio::test(start_paused = true)]
+async fn reads_shows_an_agent_node_only_the_keys_it_names() {
+    let document = graph(
+        json!({
+            "entry": "plan",
+            "state": {"steps": {"merge": "replace"}, "findings": {"merge": "append"}},
+            "nodes": [
+                {"id": "plan", "agent": "a", "output": {"steps": "list"}, "write": {"steps": "/steps"}},
+                {"id": "research", "map": "state.steps", "agent": "a", "collect": "findings"},
+                {"id": "some", "agent": "a", "reads": ["findings"]},
+                {"id": "none", "agent": "a", "reads": []},
+                {"id": "all", "agent": "a"},
+                {"id": "done", "end": true}
+            ],
+            "edges": [{"from": "plan", "to": "research"}, {"from": "research", "to": "some"},
+                      {"from": "some", "to": "none"}, {"from": "none", "to": "all"}, {"from": "all", "to": "done"}]
+        }),
+        json!({"plan": {"steps": ["x", "y"]}, "research": {"text": "found"}}),
+    );
+    let (result, events) = run(&document).await;
+    assert_eq!(result["stop_reason"], "completed", "{result:#}");
+    let read = |id: &str| {
+        graph_events(&events).into_iter().find_map(|e| match e {
+            GraphEvent::NodeStarted { node, read, .. } if node == id => Some(read.clone()),
+            _ => None,
+        })
+    };
+    let shown: Value = serde_json::from_str(&read("some").unwrap().unwrap()).unwrap();
+    assert_eq!(shown, json!({"findings": [{"text": "found"}, {"text": "found"}]}));
+    assert_eq!(read("none"), Some(Some("{}".to_string())));
+    assert_eq!(read("all"), Some(None));
+}

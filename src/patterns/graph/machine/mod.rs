@@ -307,6 +307,29 @@ impl<'a> Machine<'a> {
         Some((arrived, self.missing(n, pass)))
     }
 
+    /// What of the state node `n` is shown when it starts: an agent's
+    /// `reads` (its keys, in the order it lists them; `[]` none), the
+    /// whole state for an agent without `reads`, a map's list alone, and
+    /// nothing for the other kinds, which read no state.
+    pub(crate) fn view(&self, n: NodeId) -> Value {
+        let spec = &self.shape.nodes[n].spec;
+        match (&self.shape.nodes[n].kind, &spec.reads) {
+            (Kind::Agent { .. }, Some(keys)) => Value::Object(
+                keys.iter()
+                    .map(|k| (k.clone(), self.state.get(k).cloned().unwrap_or(Value::Null)))
+                    .collect(),
+            ),
+            (Kind::Agent { .. }, None) => self.state.clone(),
+            (Kind::Map { over, .. }, _) => {
+                let key = over.strip_prefix("state.").unwrap_or(over);
+                let mut only = Map::new();
+                only.insert(key.to_string(), self.state.get(key).cloned().unwrap_or(Value::Null));
+                Value::Object(only)
+            }
+            _ => Value::Null,
+        }
+    }
+
     /// The input a ready node was last made ready with.
     pub(crate) fn input_of(&self, n: NodeId) -> Option<&Value> {
         self.inputs[n].back()

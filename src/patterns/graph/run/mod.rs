@@ -155,16 +155,19 @@ impl Desk<'_> {
                 if clock.elapsed() > self.max_seconds() {
                     return End::Stop(StopReason::MaxSeconds);
                 }
+                let state = machine.view(node);
+                let read = self.shape.nodes[node].spec.reads.is_some()
+                    && matches!(self.shape.nodes[node].kind, Kind::Agent { .. });
                 self.publish(GraphEvent::NodeStarted {
                     node: id.clone(),
                     visit: activation.visit,
                     step,
                     input: graph_json(&activation.input),
                     team: self.team_of(node, activation.visit),
+                    read: read.then(|| graph_json(&state)),
                 });
                 walk.path.push(id.clone());
                 walk.running[node] = Some((step, activation.visit, self.used_by(node, &id)));
-                let state = machine.state.clone();
                 let at = (step, activation.visit);
                 running.push(node, self.activate(node, at, activation.input, state));
             }

@@ -193,3 +193,43 @@ fn stalled_lists_only_joins() {
         }
     );
 }
+
+/// `reads` picks the keys an agent is shown; the advice names the agent
+/// nodes without it once a key can grow; `reads` off an agent node, or
+/// naming no key of the state, is refused.
+#[test]
+fn reads_picks_the_state_shown_and_is_advised_and_checked() {
+    let graph = |reads: Value| {
+        let mut g = json!({
+            "entry": "w",
+            "state": {"notes": {"merge": "append"}, "verdict": {"merge": "replace"}},
+            "nodes": [{"id": "w", "agent": "a", "write": {"notes": "/text"}}, {"id": "done", "end": true}],
+            "edges": [{"from": "w", "to": "done"}]
+        });
+        if !reads.is_null() {
+            g["nodes"][0]["reads"] = reads;
+        }
+        g
+    };
+    let at = crate::scenario::JsonPath::root().key("graph");
+    let with = shape(graph(json!(["verdict"])));
+    let mut machine = Machine::new(&with, Unmatched::Stop, Value::Null);
+    assert_eq!(machine.view(0), json!({"verdict": null}));
+    machine.state["notes"] = json!(["a"]);
+    assert_eq!(machine.view(0), json!({"verdict": null}));
+    assert_eq!(crate::patterns::graph::lint::advice(&with, &at), None);
+    let none = shape(graph(json!([])));
+    assert_eq!(Machine::new(&none, Unmatched::Stop, Value::Null).view(0), json!({}));
+    let without = shape(graph(Value::Null));
+    assert_eq!(
+        Machine::new(&without, Unmatched::Stop, Value::Null).view(0),
+        json!({"notes": [], "verdict": null})
+    );
+    let advice = crate::patterns::graph::lint::advice(&without, &at).unwrap();
+    assert!(advice.contains("the state keys notes can grow"), "{advice}");
+    assert!(advice.contains("graph.nodes[0] (\"w\")"), "{advice}");
+    assert_eq!(
+        super::findings(graph(json!(["nope"]))),
+        [r#"graph.nodes[0].reads: node "w" reads the state key "nope", which graph.state does not declare"#]
+    );
+}
