@@ -346,7 +346,12 @@ pub fn validate(files: &[PathBuf]) -> Exit {
     let mut all_valid = true;
     for file in files {
         match scenario::load(file) {
-            Ok(_) => output::line(&format!("{}: ok", file.display())),
+            Ok(scenario) => {
+                output::line(&format!("{}: ok", file.display()));
+                if let Some(advice) = crate::patterns::graph::advice(&scenario) {
+                    output::message(&format!("{}: {advice}", file.display()));
+                }
+            }
             Err(errors) => {
                 all_valid = false;
                 output::message(&errors.to_string());

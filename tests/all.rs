@@ -28,6 +28,7 @@ mod fork_link;
 mod fork_programs;
 mod graph;
 mod graph_checks;
+mod graph_classes;
 mod graph_fork;
 mod graph_live;
 mod graph_pane;

@@ -103,7 +103,7 @@ fn each_load_time_finding_exits_2_naming_its_place() {
                 edges.push(json!({"from": "side", "to": "both"}));
                 edges.push(json!({"from": "both", "to": "draft"}));
             },
-            "graph.state.findings",
+            "graph.nodes[9]",
             "may run at once and both write the state key \"findings\"",
         ),
         (
@@ -311,4 +311,23 @@ fn a_refusal_a_cut_answer_and_reasoning_beside_the_answer_at_a_graph_node() {
     assert_eq!(code, Some(0), "{result}");
     assert_eq!(result["outputs"]["review"], json!({"verdict": "approve"}));
     assert_eq!(last(&result), Some(json!("done")));
+}
+
+/// `validate` keeps a graph whose state can grow and whose agent nodes
+/// declare no `reads`, and says so once; declared everywhere, it is quiet.
+#[test]
+fn validate_advises_reads_once_the_state_can_grow() {
+    let (code, said) = validate(&review_loop(|_| {}));
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(said.matches("warning:").count(), 1, "{said}");
+    assert!(said.contains("findings"), "{said}");
+    let (code, said) = validate(&review_loop(|g| {
+        for node in g["nodes"].as_array_mut().unwrap() {
+            if node.get("agent").is_some() && node.get("map").is_none() {
+                node["reads"] = json!(["verdict"]);
+            }
+        }
+    }));
+    assert_eq!(code, Some(0), "{said}");
+    assert!(!said.contains("warning:"), "{said}");
 }

@@ -138,6 +138,11 @@ pub enum GraphEvent, read as GraphNamed = "GraphEvent" {
         /// second visit on), so that no two visits mix.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         team: Option<MemberTeam>,
+        /// An agent node with `reads`: the part of the state its call was
+        /// shown, JSON text, clipped (`{}` for `"reads": []`). Absent for
+        /// a node without `reads`, which is shown the whole state.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        read: Option<String>,
     },
     /// A human node's question, asked at its gate.
     HumanAsked {

@@ -38,3 +38,12 @@ pub(crate) const RUNNER: Runner = Runner {
 
 #[cfg(test)]
 mod tests;
+
+/// What `conclave validate` advises on a loaded graph scenario, if
+/// anything ([`lint::advice`]).
+pub(crate) fn advice(scenario: &crate::scenario::Scenario) -> Option<String> {
+    let graph = scenario.graph.as_ref()?;
+    let at = crate::scenario::JsonPath::root().key("graph");
+    let shape = shape::compile(graph, &at).ok()?;
+    lint::advice(&shape, &at)
+}

@@ -144,6 +144,10 @@ pub(crate) struct NodeSpec {
     /// cycle needs one node with a bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) max_visits: Option<u32>,
+    /// agent: the state keys its call is shown (`[]`: none). Without it
+    /// the call is shown the whole state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) reads: Option<Vec<String>>,
 }
 
 /// A join's rule, written out.

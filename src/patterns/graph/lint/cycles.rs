@@ -106,7 +106,7 @@ impl Lint<'_> {
                             self.name(a),
                             self.name(b)
                         );
-                        self.say(self.at.key("state").key(&key), words);
+                        self.say(self.at.key("nodes").index(b), words);
                         break 'pairs;
                     }
                 }

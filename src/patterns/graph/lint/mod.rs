@@ -126,6 +126,29 @@ impl Lint<'_> {
                 );
             }
         }
+        self.reads(node);
+    }
+
+    /// `reads` is an agent node's, and names keys of `graph.state`.
+    fn reads(&mut self, node: NodeId) {
+        let n = &self.shape.nodes[node];
+        let Some(keys) = &n.spec.reads else { return };
+        let place = self.node_at(node).key("reads");
+        let name = n.id.clone();
+        if !matches!(n.kind, Kind::Agent { .. }) {
+            let words = format!("node {name:?}: `reads` is for agent nodes (a map reads its list, a tool, team or join no state)");
+            self.say(place, words);
+            return;
+        }
+        let unknown: Vec<String> = keys
+            .iter()
+            .filter(|k| !self.shape.merge.contains_key(*k))
+            .cloned()
+            .collect();
+        for key in unknown {
+            let words = format!("node {name:?} reads the state key {key:?}, which graph.state does not declare");
+            self.say(place.clone(), words);
+        }
     }
 
     /// A node that is not a join fires once per arrival: two incoming
@@ -321,4 +344,35 @@ pub(crate) fn cycle_path(shape: &Shape, head: NodeId, tail: NodeId) -> Vec<NodeI
     }
     path.reverse();
     path
+}
+
+/// The advice `conclave validate` prints without refusing the graph: once
+/// a state key can grow (`append`, or a map's `collect`), the agent nodes
+/// with no `reads` are each sent the whole state, however large it grows.
+pub(crate) fn advice(shape: &Shape, at: &JsonPath) -> Option<String> {
+    use super::spec::Merge;
+    let growing: Vec<&str> = shape
+        .merge
+        .iter()
+        .filter(|(key, merge)| {
+            **merge == Merge::Append
+                || shape.nodes.iter().any(|n| n.spec.collect.as_deref() == Some(key.as_str()))
+        })
+        .map(|(key, _)| key.as_str())
+        .collect();
+    let unread: Vec<String> = shape
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(n.kind, Kind::Agent { .. }) && n.spec.reads.is_none())
+        .map(|(i, n)| format!("{} ({:?})", at.key("nodes").index(i), n.id))
+        .collect();
+    if growing.is_empty() || unread.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "warning: the state keys {} can grow, and the agent nodes {} declare no `reads`: each is sent the whole state; declare the keys each reads (`\"reads\": []` for none)",
+        growing.join(", "),
+        unread.join(", ")
+    ))
 }

@@ -2,7 +2,7 @@
 //! node's inbox of the pass, a join's rule, and "skipped" sent on from a
 //! node all of whose inputs were skipped.
 
-use super::{Halt, Inbox, Machine, NodeState, Step};
+use super::{Halt, Machine, NodeState, Pass, Step};
 use crate::patterns::graph::shape::{EdgeId, Kind, NodeId};
 use crate::patterns::graph::spec::{Wait, WaitFor};
 use serde_json::{Map, Value};
@@ -25,11 +25,10 @@ impl Machine<'_> {
                 }
                 continue;
             }
-            let from = edge.from;
             if matches!(self.shape.nodes[to].kind, Kind::Join { .. }) {
                 step.joins.push(to);
             }
-            if self.arrive(to, from, brought)? == Some(true) {
+            if self.arrive(to, e, brought)? == Some(true) {
                 self.states[to] = NodeState::Skipped;
                 step.skipped.push(to);
                 // Depth first, in declaration order: pushed reversed.
@@ -43,74 +42,79 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// One input of `to` is in. `Some(true)`: the node is skipped;
-    /// `Some(false)`: it fired; `None`: it waits or already fired; a stop
-    /// when a quorum can no longer be met.
+    /// One input of `to` is in, along edge `e`, into the oldest pass
+    /// that has nothing from that edge yet. `Some(true)`: the node is
+    /// skipped; `Some(false)`: it fired; `None`: it waits or already fired
+    /// in that pass; a stop when a quorum can no longer be met. A pass
+    /// every input of which is in is closed.
     fn arrive(
         &mut self,
         to: NodeId,
-        from: NodeId,
+        e: EdgeId,
         brought: Option<Value>,
     ) -> Result<Option<bool>, Halt> {
-        let expected = self.shape.forward_in[to].len();
-        let kind = self.shape.nodes[to].kind.clone();
-        let inbox = &mut self.inbox[to];
-        inbox.count += 1;
+        let slots = self.shape.forward_in[to].len();
+        let place = self.shape.forward_in[to]
+            .iter()
+            .position(|&x| x == e)
+            .unwrap_or_else(|| unreachable!("a forward edge is among its target's in-edges"));
+        let passes = &mut self.inbox[to];
+        let k = match passes.iter().position(|p| p.got[place].is_none()) {
+            Some(k) => k,
+            None => {
+                passes.push_back(Pass {
+                    got: vec![None; slots],
+                    fired: false,
+                });
+                passes.len() - 1
+            }
+        };
+        passes[k].got[place] = Some(brought.clone());
+        let pass = &passes[k];
+        let arrived = pass.got.iter().filter(|g| matches!(g, Some(Some(_)))).count();
+        let all_in = pass.got.iter().all(Option::is_some);
+        let fired = pass.fired;
         let mut fire: Option<Value> = None;
         let mut skipped = false;
-        match &kind {
-            Kind::Join { wait, inputs } => {
-                if inbox.got.len() != inputs.len() {
-                    inbox.got = vec![None; inputs.len()];
-                }
-                if let Some(place) = inputs.iter().position(|&i| i == from) {
-                    inbox.got[place] = Some(brought);
-                }
-                let arrived = inbox
-                    .got
-                    .iter()
-                    .filter(|g| matches!(g, Some(Some(_))))
-                    .count();
-                let all_in = inbox.count >= expected;
+        match &self.shape.nodes[to].kind {
+            Kind::Join { wait, .. } => {
                 let due = match wait {
                     Wait::Named(WaitFor::All) => all_in && arrived > 0,
                     Wait::Named(WaitFor::Any) => arrived > 0,
                     Wait::Quorum { quorum } => arrived >= *quorum as usize,
                 };
-                if due && !inbox.fired {
+                if due && !fired {
                     let mut map = Map::new();
-                    for (i, got) in inbox.got.iter().enumerate() {
-                        if let Some(Some(value)) = got {
-                            map.insert(self.shape.nodes[inputs[i]].id.clone(), value.clone());
+                    for source in self.sources(to) {
+                        if let Some(Some(value)) = self.slot_of(to, source, &self.inbox[to][k]) {
+                            map.insert(self.shape.nodes[source].id.clone(), value);
                         }
                     }
                     fire = Some(Value::Object(map));
-                } else if all_in && !inbox.fired && arrived == 0 {
+                } else if all_in && !fired && arrived == 0 {
                     skipped = true;
-                } else if all_in && !inbox.fired {
-                    *inbox = Inbox::default();
+                } else if all_in && !fired {
+                    self.inbox[to].remove(k);
                     return Err(Halt::NodeFailed {
                         node: self.shape.nodes[to].id.clone(),
                         error: format!(
-                            "its quorum of {} was not met: {arrived} of {expected} inputs arrived, the rest were skipped",
+                            "its quorum of {} was not met: {arrived} of {slots} inputs arrived, the rest were skipped",
                             quorum_of(wait)
                         ),
                     });
                 }
             }
             _ => match brought {
-                Some(value) if !inbox.fired => fire = Some(value),
-                _ if inbox.count >= expected && !inbox.fired => skipped = true,
+                Some(value) if !fired => fire = Some(value),
+                _ if all_in && !fired => skipped = true,
                 _ => {}
             },
         }
-        let inbox = &mut self.inbox[to];
         if fire.is_some() {
-            inbox.fired = true;
+            self.inbox[to][k].fired = true;
         }
-        let all_in = inbox.count >= expected;
         if all_in {
-            *inbox = Inbox::default();
+            self.inbox[to].remove(k);
         }
         if let Some(input) = fire {
             self.make_ready(to, input);

@@ -28,7 +28,7 @@ use super::lint::cycle_path;
 use super::shape::{EdgeId, Kind, NodeId, Shape};
 use super::spec::{Merge, NodeStatus, Unmatched};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 mod arrive;
 mod route;
@@ -111,12 +111,12 @@ pub(crate) enum Halt {
     },
 }
 
-/// A node's inputs of the current pass.
-#[derive(Clone, Debug, Default)]
-struct Inbox {
-    /// Inputs in (arrived or skipped).
-    count: usize,
-    /// A join: what each input brought, by its place in `inputs`.
+/// A node's inputs of one pass: what each forward in-edge brought (its
+/// source's output, or `None` for "skipped"), by its place in the node's
+/// forward in-edges. The k-th arrival along an edge belongs to the k-th
+/// open pass, so a loop's passes never mix.
+#[derive(Clone, Debug)]
+struct Pass {
     got: Vec<Option<Option<Value>>>,
     fired: bool,
 }
@@ -128,10 +128,15 @@ pub(crate) struct Machine<'a> {
     pub(crate) visits: Vec<u32>,
     pub(crate) states: Vec<NodeState>,
     steps: u32,
-    inbox: Vec<Inbox>,
-    /// Ready nodes with their input, started in declaration order.
+    /// Each node's open passes, oldest first.
+    inbox: Vec<VecDeque<Pass>>,
+    /// Ready nodes, started in declaration order, each with its inputs
+    /// in the order they came: a node made ready again while its last
+    /// activation still runs starts once that activation has ended.
     ready: BTreeSet<NodeId>,
-    inputs: Vec<Option<Value>>,
+    inputs: Vec<VecDeque<Value>>,
+    /// Nodes with an activation running.
+    active: Vec<bool>,
     running: usize,
     ended: bool,
 }
@@ -157,9 +162,10 @@ impl<'a> Machine<'a> {
             visits: vec![0; n],
             states: vec![NodeState::Waiting; n],
             steps: 0,
-            inbox: vec![Inbox::default(); n],
+            inbox: vec![VecDeque::new(); n],
             ready: BTreeSet::new(),
-            inputs: vec![None; n],
+            inputs: vec![VecDeque::new(); n],
+            active: vec![false; n],
             running: 0,
             ended: false,
         };
@@ -168,41 +174,62 @@ impl<'a> Machine<'a> {
     }
 
     fn make_ready(&mut self, node: NodeId, input: Value) {
-        self.states[node] = NodeState::Ready;
-        self.inputs[node] = Some(input);
+        if !self.active[node] {
+            self.states[node] = NodeState::Ready;
+        }
+        self.inputs[node].push_back(input);
         self.ready.insert(node);
     }
 
-    /// The ready nodes, started now in declaration order; a stop when one
-    /// of them would pass `max_steps` or its `max_visits`.
-    pub(crate) fn start_ready(&mut self) -> Result<Vec<Activation>, Halt> {
+    /// The ready nodes, started now in declaration order (one activation
+    /// of each that is not running already), and the stop raised when the
+    /// next of them would pass `max_steps` or its `max_visits`: the
+    /// activations before it did start, so the runner starts them before
+    /// it stops.
+    pub(crate) fn start_ready(&mut self) -> (Vec<Activation>, Option<Halt>) {
         let mut started = Vec::new();
-        while let Some(node) = self.ready.pop_first() {
-            if self.steps >= self.shape.max_steps {
-                return Err(Halt::MaxSteps {
-                    limit: self.shape.max_steps,
-                });
+        let free: Vec<NodeId> = self
+            .ready
+            .iter()
+            .copied()
+            .filter(|&n| !self.active[n])
+            .collect();
+        for node in free {
+            if let Some(halt) = self.limit_of(node) {
+                return (started, Some(halt));
             }
-            if let Some(limit) = self.shape.nodes[node].spec.max_visits
-                && self.visits[node] >= limit
-            {
-                return Err(Halt::MaxVisits {
-                    node: self.shape.nodes[node].id.clone(),
-                    cycle: self.cycle_of(node),
-                    limit,
-                });
+            let input = self.inputs[node].pop_front().unwrap_or(Value::Null);
+            if self.inputs[node].is_empty() {
+                self.ready.remove(&node);
             }
             self.steps += 1;
             self.visits[node] += 1;
             self.running += 1;
+            self.active[node] = true;
             self.states[node] = NodeState::Running;
             started.push(Activation {
                 node,
                 visit: self.visits[node],
-                input: self.inputs[node].take().unwrap_or(Value::Null),
+                input,
             });
         }
-        Ok(started)
+        (started, None)
+    }
+
+    /// The stop starting `node` now would raise: `max_steps` first, then
+    /// the node's `max_visits`.
+    fn limit_of(&self, node: NodeId) -> Option<Halt> {
+        if self.steps >= self.shape.max_steps {
+            return Some(Halt::MaxSteps {
+                limit: self.shape.max_steps,
+            });
+        }
+        let limit = self.shape.nodes[node].spec.max_visits?;
+        (self.visits[node] >= limit).then(|| Halt::MaxVisits {
+            node: self.shape.nodes[node].id.clone(),
+            cycle: self.cycle_of(node),
+            limit,
+        })
     }
 
     /// Nothing is ready or running: the run is over.
@@ -210,14 +237,16 @@ impl<'a> Machine<'a> {
         self.ready.is_empty() && self.running == 0
     }
 
-    /// The run's end once idle: completed, or stalled naming who waits.
+    /// The run's end once idle: completed, or stalled naming each join
+    /// that waits (a node that is not a join never waits: it fires at its
+    /// first input, or is skipped).
     pub(crate) fn outcome(&self) -> Halt {
         let waiting: Vec<(String, Vec<String>)> = (0..self.shape.nodes.len())
-            .filter(|&n| {
-                let inbox = &self.inbox[n];
-                inbox.count > 0 && !inbox.fired
+            .filter(|&n| matches!(self.shape.nodes[n].kind, Kind::Join { .. }))
+            .filter_map(|n| {
+                let pass = self.open(n)?;
+                Some((self.shape.nodes[n].id.clone(), self.missing(n, pass)))
             })
-            .map(|n| (self.shape.nodes[n].id.clone(), self.missing(n)))
             .collect();
         if waiting.is_empty() && self.ended {
             Halt::Completed
@@ -226,73 +255,122 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// The inputs node `n` still waits on in this pass.
-    fn missing(&self, n: NodeId) -> Vec<String> {
-        let inbox = &self.inbox[n];
-        let sources: Vec<NodeId> = match &self.shape.nodes[n].kind {
-            Kind::Join { inputs, .. } => inputs
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| inbox.got.get(*i).is_none_or(Option::is_none))
-                .map(|(_, &input)| input)
-                .collect(),
+    /// Node `n`'s oldest pass that has inputs in and has not fired.
+    fn open(&self, n: NodeId) -> Option<&Pass> {
+        self.inbox[n].iter().find(|p| !p.fired)
+    }
+
+    /// What edge `slot` into `n` brought in `pass`, if anything yet.
+    fn slot_of(&self, n: NodeId, source: NodeId, pass: &Pass) -> Option<Option<Value>> {
+        let forward = &self.shape.forward_in[n];
+        let place = forward
+            .iter()
+            .position(|&e| self.shape.edges[e].from == source)?;
+        pass.got[place].clone()
+    }
+
+    /// The inputs of `n`, in the join's declared order (its forward
+    /// in-edges' sources for any other node).
+    fn sources(&self, n: NodeId) -> Vec<NodeId> {
+        match &self.shape.nodes[n].kind {
+            Kind::Join { inputs, .. } => inputs.clone(),
             _ => self.shape.forward_in[n]
                 .iter()
                 .map(|&e| self.shape.edges[e].from)
                 .collect(),
-        };
-        sources
-            .iter()
-            .map(|&s| self.shape.nodes[s].id.clone())
+        }
+    }
+
+    /// The inputs node `n` still waits on in `pass`.
+    fn missing(&self, n: NodeId, pass: &Pass) -> Vec<String> {
+        self.sources(n)
+            .into_iter()
+            .filter(|&s| self.slot_of(n, s, pass).is_none())
+            .map(|s| self.shape.nodes[s].id.clone())
             .collect()
     }
 
-    /// A join's barrier of the current pass, while it waits: the inputs
-    /// that arrived and those it still waits on, in its declared order.
+    /// A join's barrier of its oldest open pass, while it waits: the
+    /// inputs that arrived and those it still waits on, in its declared
+    /// order.
     pub(crate) fn barrier(&self, n: NodeId) -> Option<(Vec<String>, Vec<String>)> {
-        let inbox = &self.inbox[n];
-        let Kind::Join { inputs, .. } = &self.shape.nodes[n].kind else {
-            return None;
-        };
-        if inbox.count == 0 || inbox.fired {
+        if !matches!(self.shape.nodes[n].kind, Kind::Join { .. }) {
             return None;
         }
-        let arrived = inputs
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| matches!(inbox.got.get(*i), Some(Some(Some(_)))))
-            .map(|(_, &input)| self.shape.nodes[input].id.clone())
+        let pass = self.open(n)?;
+        let arrived = self
+            .sources(n)
+            .into_iter()
+            .filter(|&s| matches!(self.slot_of(n, s, pass), Some(Some(_))))
+            .map(|s| self.shape.nodes[s].id.clone())
             .collect();
-        Some((arrived, self.missing(n)))
+        Some((arrived, self.missing(n, pass)))
     }
 
-    /// The input a ready node will start with.
+    /// What of the state node `n` is shown when it starts: an agent's
+    /// `reads` (its keys, in the order it lists them; `[]` none), the
+    /// whole state for an agent without `reads`, a map's list alone, and
+    /// nothing for the other kinds, which read no state.
+    pub(crate) fn view(&self, n: NodeId) -> Value {
+        let spec = &self.shape.nodes[n].spec;
+        match (&self.shape.nodes[n].kind, &spec.reads) {
+            (Kind::Agent { .. }, Some(keys)) => Value::Object(
+                keys.iter()
+                    .map(|k| (k.clone(), self.state.get(k).cloned().unwrap_or(Value::Null)))
+                    .collect(),
+            ),
+            (Kind::Agent { .. }, None) => self.state.clone(),
+            (Kind::Map { over, .. }, _) => {
+                let key = over.strip_prefix("state.").unwrap_or(over);
+                let mut only = Map::new();
+                only.insert(key.to_string(), self.state.get(key).cloned().unwrap_or(Value::Null));
+                Value::Object(only)
+            }
+            _ => Value::Null,
+        }
+    }
+
+    /// The input a ready node was last made ready with.
     pub(crate) fn input_of(&self, n: NodeId) -> Option<&Value> {
-        self.inputs[n].as_ref()
+        self.inputs[n].back()
     }
 
-    /// The cycle `node` runs in, as words (`draft → review → draft`).
+    /// The cycle `node` runs in, as words (`draft → review → draft`):
+    /// the first loop (by its back edge's declaration) whose shortest way
+    /// round passes the node, else the first that passes it at all (a
+    /// node on a fan-out inside the loop: head → … → node → … → tail →
+    /// head).
     fn cycle_of(&self, node: NodeId) -> String {
         let shape = self.shape;
-        for edge in shape.edges.iter().filter(|e| e.back) {
+        let loops = || shape.edges.iter().filter(|e| e.back);
+        let shortest = loops().find_map(|edge| {
             let path = cycle_path(shape, edge.to, edge.from);
-            if path.first() == Some(&edge.to) && path.contains(&node) {
+            (path.first() == Some(&edge.to) && path.contains(&node)).then_some((path, edge.to))
+        });
+        let through = || {
+            loops().find_map(|edge| {
+                let to = cycle_path(shape, edge.to, node);
+                let on = cycle_path(shape, node, edge.from);
+                let round = to.first() == Some(&edge.to) && on.first() == Some(&node);
+                round.then(|| (to.into_iter().chain(on.into_iter().skip(1)).collect(), edge.to))
+            })
+        };
+        match shortest.or_else(through) {
+            Some((path, head)) => {
                 let mut words: Vec<&str> =
-                    path.iter().map(|&n| shape.nodes[n].id.as_str()).collect();
-                words.push(&shape.nodes[edge.to].id);
-                return words.join(" → ");
+                    path.iter().map(|&n| shape.nodes[n].id.as_str()).collect::<Vec<_>>();
+                words.push(&shape.nodes[head].id);
+                words.join(" → ")
             }
+            None => shape.nodes[node].id.clone(),
         }
-        shape.nodes[node].id.clone()
     }
 
     /// Node `node`, started earlier, ended so.
     pub(crate) fn finish(&mut self, node: NodeId, ended: Ended) -> Result<Step, Halt> {
-        debug_assert!(
-            self.states[node] == NodeState::Running,
-            "only a started node finishes"
-        );
+        debug_assert!(self.active[node], "only a started node finishes");
         self.running = self.running.saturating_sub(1);
+        self.active[node] = false;
         let mut step = Step::default();
         let (output, answer, status) = match ended {
             Ended::Ok { output, answer } => (output, answer, NodeStatus::Ok),
@@ -324,6 +402,10 @@ impl<'a> Machine<'a> {
             } else if !self.shape.edges[e].back && !looping {
                 self.deliver(e, None, &mut step)?;
             }
+        }
+        if self.ready.contains(&node) {
+            // Made ready again while it ran: it starts next.
+            self.states[node] = NodeState::Ready;
         }
         step.joins.sort_unstable();
         step.joins.dedup();

@@ -134,10 +134,9 @@ impl Desk<'_> {
         let mut out_of_time = pin!(clock.sleep_until(self.max_seconds()));
         let mut running: InFlight<'_, Outcome> = InFlight::new(self.shape.nodes.len());
         loop {
-            let ready = match machine.start_ready() {
-                Ok(ready) => ready,
-                Err(halt) => return End::Halt(halt),
-            };
+            // The activations before a stop start (their gates, their
+            // `node_started`, the path), then the run stops on it.
+            let (ready, halt) = machine.start_ready();
             for activation in ready {
                 walk.steps += 1;
                 let step = walk.steps;
@@ -156,18 +155,24 @@ impl Desk<'_> {
                 if clock.elapsed() > self.max_seconds() {
                     return End::Stop(StopReason::MaxSeconds);
                 }
+                let state = machine.view(node);
+                let read = self.shape.nodes[node].spec.reads.is_some()
+                    && matches!(self.shape.nodes[node].kind, Kind::Agent { .. });
                 self.publish(GraphEvent::NodeStarted {
                     node: id.clone(),
                     visit: activation.visit,
                     step,
                     input: graph_json(&activation.input),
                     team: self.team_of(node, activation.visit),
+                    read: read.then(|| graph_json(&state)),
                 });
                 walk.path.push(id.clone());
                 walk.running[node] = Some((step, activation.visit, self.used_by(node, &id)));
-                let state = machine.state.clone();
                 let at = (step, activation.visit);
                 running.push(node, self.activate(node, at, activation.input, state));
+            }
+            if let Some(halt) = halt {
+                return End::Halt(halt);
             }
             if running.is_empty() {
                 return End::Halt(machine.outcome());
@@ -209,11 +214,11 @@ impl Desk<'_> {
         } else {
             RunStatus::Stopped
         };
-        let stop = crate::patterns::explain(
-            crate::scenario::PatternKind::Graph,
-            &reason,
-            &crate::stop::StopFacts::default(),
-        );
+        let facts = crate::stop::StopFacts {
+            elapsed_ms: u64::try_from(self.bus.clock().elapsed().as_millis()).unwrap_or(u64::MAX),
+            ..crate::stop::StopFacts::default()
+        };
+        let stop = crate::patterns::explain(crate::scenario::PatternKind::Graph, &reason, &facts);
         let nodes = &self.shape.nodes;
         let visits: IndexMap<String, u32> = nodes
             .iter()

@@ -16,7 +16,9 @@ fn reported(shape: &Shape, answer: impl Fn(&str) -> Ended) -> Vec<String> {
     let mut running = std::collections::VecDeque::new();
     let mut lines = Vec::new();
     loop {
-        running.extend(machine.start_ready().expect("no stop"));
+        let (started, halt) = machine.start_ready();
+        assert_eq!(halt, None, "no stop");
+        running.extend(started);
         let Some(a) = running.pop_front() else {
             return lines;
         };

@@ -2,6 +2,7 @@
 //! answers, each node finishing in the order it started, and the lint on
 //! one broken graph per finding.
 
+mod classes;
 mod joins;
 mod tools;
 
@@ -54,14 +55,13 @@ fn run(
     let mut trace = Vec::new();
     let mut running = std::collections::VecDeque::new();
     loop {
-        match machine.start_ready() {
-            Ok(started) => {
-                for a in started {
-                    trace.push(format!("{}#{}", shape.nodes[a.node].id, a.visit));
-                    running.push_back(a);
-                }
-            }
-            Err(halt) => return (trace, halt, machine.state),
+        let (started, halt) = machine.start_ready();
+        for a in started {
+            trace.push(format!("{}#{}", shape.nodes[a.node].id, a.visit));
+            running.push_back(a);
+        }
+        if let Some(halt) = halt {
+            return (trace, halt, machine.state);
         }
         let Some(a) = running.pop_front() else {
             return (trace, machine.outcome(), machine.state);
@@ -474,7 +474,8 @@ fn a_loop_rearms_its_join_each_pass() {
 fn states_follow_the_run() {
     let shape = shape(routed_join(json!("all")));
     let mut machine = Machine::new(&shape, super::spec::Unmatched::Stop, Value::Null);
-    let started = machine.start_ready().unwrap();
+    let (started, halt) = machine.start_ready();
+    assert_eq!(halt, None);
     assert_eq!(machine.states[0], NodeState::Running);
     machine
         .finish(started[0].node, ok(json!({"side": "right"})))
@@ -573,7 +574,7 @@ fn the_lint_names_parallel_writers_without_append() {
     assert_eq!(
         found,
         [
-            r#"graph.state.notes: nodes "left" and "right" may run at once and both write the state key "notes": declare it `"merge": "append"`"#
+            r#"graph.nodes[2]: nodes "left" and "right" may run at once and both write the state key "notes": declare it `"merge": "append"`"#
         ]
     );
     graph["state"]["notes"]["merge"] = json!("append");

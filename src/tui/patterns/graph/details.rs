@@ -63,6 +63,9 @@ fn activation(a: &Activation) -> Value {
     let mut value = json!({
         "visit": a.visit, "step": a.step, "started_ms": a.started_ms, "input": read(&a.input),
     });
+    if let Some(shown) = &a.read {
+        value["read"] = read(shown);
+    }
     if let Some(done) = &a.finished {
         value["finished_ms"] = json!(done.ms);
         value["status"] = json!(done.status);

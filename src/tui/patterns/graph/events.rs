@@ -178,6 +178,7 @@ impl GraphFold {
             step,
             input,
             team,
+            read,
         } = event
         else {
             return;
@@ -193,6 +194,7 @@ impl GraphFold {
             step: *step,
             started_ms: t_ms,
             input: input.clone(),
+            read: read.clone(),
             ..Activation::default()
         });
         self.last_started = Some(n);

@@ -77,6 +77,7 @@ fn started(node: &str, visit: u32, step: u32) -> GraphEvent {
         step,
         input: r#"{"steps":["a","b"]}"#.into(),
         team: None,
+        read: None,
     }
 }
 

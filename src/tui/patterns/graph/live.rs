@@ -61,6 +61,8 @@ pub(crate) struct Activation {
     pub(crate) step: u32,
     pub(crate) started_ms: u64,
     pub(crate) input: String,
+    /// What of the state an agent node with `reads` was shown.
+    pub(crate) read: Option<String>,
     pub(crate) finished: Option<Finished>,
     /// What it wrote into the shared state: each key with its value.
     pub(crate) writes: Vec<(String, String)>,
