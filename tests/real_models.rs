@@ -611,6 +611,31 @@ fn an_endpoint_refusing_json_schema_is_asked_with_tools_and_ends_as_on_the_sim()
 }
 
 #[test]
+fn llama_cpp_pythons_500_naming_response_format_steps_down_at_once_and_ends_as_on_the_sim() {
+    behaves(Behaviour::LlamaCppPython, |case| {
+        let refused = case
+            .requests
+            .iter()
+            .filter(|r| r["response_format"]["type"] == "json_schema")
+            .count();
+        assert_eq!(refused, 1, "asked natively once: {}", case.about());
+        assert_eq!(
+            mode_changes(case),
+            [("native".to_string(), "tool".to_string())],
+            "{}",
+            case.about()
+        );
+        assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
+        let waited = case
+            .run
+            .events
+            .iter()
+            .any(|e| e["type"] == "retry_scheduled" || e["type"] == "breaker_transition");
+        assert!(!waited, "no backoff, no breaker: {}", case.about());
+    });
+}
+
+#[test]
 fn an_endpoint_refusing_every_response_format_is_prompted_and_ends_as_on_the_sim() {
     behaves(Behaviour::NoResponseFormat, |case| {
         let last = case
