@@ -611,6 +611,76 @@ fn an_endpoint_refusing_json_schema_is_asked_with_tools_and_ends_as_on_the_sim()
 }
 
 #[test]
+fn llama_cpp_pythons_500_naming_response_format_steps_down_at_once_and_ends_as_on_the_sim() {
+    behaves(Behaviour::LlamaCppPython, |case| {
+        let refused = case
+            .requests
+            .iter()
+            .filter(|r| r["response_format"]["type"] == "json_schema")
+            .count();
+        assert_eq!(refused, 1, "asked natively once: {}", case.about());
+        assert_eq!(
+            mode_changes(case),
+            [("native".to_string(), "tool".to_string())],
+            "{}",
+            case.about()
+        );
+        assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
+        let waited = case
+            .run
+            .events
+            .iter()
+            .any(|e| e["type"] == "retry_scheduled" || e["type"] == "breaker_transition");
+        assert!(!waited, "no backoff, no breaker: {}", case.about());
+    });
+}
+
+#[test]
+fn an_agent_its_flag_denies_is_asked_once_and_the_table_stops_as_on_the_sim() {
+    let doc = quick("legal_review_required.json");
+    let sim = headless(&doc, &[]);
+    let model_calls = |run: &Run| {
+        run.events
+            .iter()
+            .filter(|e| e["type"] == "call_started" && e["tool"] == "model")
+            .count()
+    };
+    for streamed in [false, true] {
+        let endpoint = Messy::serve(&doc, Behaviour::Plain, streamed);
+        let mut args = vec![
+            "--provider",
+            "openai",
+            "--base-url",
+            &endpoint.base_url,
+            "--model",
+            "mock-model",
+        ];
+        if !streamed {
+            args.push("--no-stream");
+        }
+        let run = headless(&doc, &args);
+        let about = format!("streamed {streamed}: {}\n{}", run.stderr, run.result);
+        assert_eq!(run.exit, sim.exit, "{about}");
+        assert_eq!(
+            round_table(&run.result),
+            round_table(&sim.result),
+            "{about}"
+        );
+        assert_eq!(
+            run.result["stop_reason"], "agent_denied:legal_analyst",
+            "{about}"
+        );
+        assert_eq!(endpoint.requests().len(), model_calls(&sim), "{about}");
+        assert!(!endpoint.requests().iter().any(is_repair), "{about}");
+        assert_eq!(
+            run.result["usage"]["repairs"].as_u64().unwrap_or(0),
+            0,
+            "{about}"
+        );
+    }
+}
+
+#[test]
 fn an_endpoint_refusing_every_response_format_is_prompted_and_ends_as_on_the_sim() {
     behaves(Behaviour::NoResponseFormat, |case| {
         let last = case

@@ -226,6 +226,10 @@ impl Gateway {
             },
             Err(error) => CallDetails {
                 error: error.message(),
+                fallback: matches!(
+                    error,
+                    CallError::Provider(ProviderError::Unsupported { .. })
+                ),
                 ..details
             },
         }

@@ -69,6 +69,7 @@ impl Gateway {
         let timing = text.finish();
         let outcome = outcome_of(&result);
         let details = details_of(&result);
+        let fallback = details.fallback;
         self.bus.publish(EventKind::CallFinished {
             call: id,
             tool: at.shield.name().to_string(),
@@ -87,7 +88,14 @@ impl Gateway {
             record: details.record,
             extracted: details.extracted,
         });
-        pass.settle(outcome);
+        // A feature the endpoint refused by name says nothing of its
+        // health: the run asks the next way at once, and the breaker
+        // counts nothing.
+        if fallback {
+            pass.settle(CallOutcome::Cancelled);
+        } else {
+            pass.settle(outcome);
+        }
         result
     }
 
@@ -126,6 +134,8 @@ pub(super) struct CallDetails {
     pub(super) reasoning: Option<String>,
     /// How a model's JSON was found in its text, when it was extracted.
     pub(super) extracted: Option<crate::provider::lenient::Extracted>,
+    /// The endpoint refused a feature of the request by name.
+    pub(super) fallback: bool,
 }
 
 /// Which attempt of which tool's call, and what it is for.

@@ -217,10 +217,12 @@ impl Table<'_> {
         // An answer that breaks the contract is asked for again (on an
         // endpoint); repairs are the same message, not more of them.
         let declared = |agent: &str| self.team.roles.contains_key(agent);
+        // Only what the model can fix is repaired: a broken contract or
+        // an agent the table does not seat. A role its flag denies is a
+        // policy outcome, judged below once, as on the sim.
         let verify = |output: &ModelOutput| {
-            let flags = self.ctx.gate.flags();
             let raw = read_contribution(output.clone());
-            contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
+            contribution_of(&raw, role, declared)
                 .map(|_| ())
                 .map_err(|e| {
                     answer_words::problem(&RoundStop::InvalidContribution(e), &raw, &REQUIRED_KEYS)

@@ -63,8 +63,9 @@ pub(crate) enum OpenAiError {
         http::MAX_BODY_VARIABLE
     )]
     TooLarge { limit: usize },
-    /// A 4xx other than 401, 403 and 429: the request itself is wrong (a
-    /// model the endpoint does not serve, a path that is not an endpoint).
+    /// A 4xx other than 401, 403 and 429, or a 5xx refusing a parameter
+    /// the request sent: the request itself is wrong (a model the
+    /// endpoint does not serve, a path that is not an endpoint).
     #[error(
         "the endpoint refused the request (HTTP {status}){message}: check the model name and the base URL"
     )]
@@ -75,8 +76,8 @@ pub(crate) enum OpenAiError {
     UnexpectedStatus { status: u16, message: String },
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// A 400 or 422 naming a feature the request used: the run may ask
-    /// without it.
+    /// A 4xx, or a 5xx in words of refusal, naming a feature the request
+    /// used: the run may ask without it.
     #[error("the endpoint refused {feature} (HTTP {status}): {said}")]
     Unsupported {
         status: u16,
@@ -204,6 +205,12 @@ impl OpenAiProvider {
             });
         }
         let words = excerpt(&body);
+        if unsupported::refuses_a_parameter(status, &body, &sent.body) {
+            return Err(OpenAiError::BadRequest {
+                status,
+                message: words,
+            });
+        }
         Err(match status {
             429 => OpenAiError::RateLimited { retry_after },
             401 | 403 => OpenAiError::Auth { status, url },

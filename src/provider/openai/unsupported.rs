@@ -1,9 +1,14 @@
-//! A refused request read for the feature it names. A 400 or 422 whose
-//! words (OpenAI's `error.message`, `error.param` and `error.code`; vLLM's
-//! top-level `message`; FastAPI's `detail`; or a plain-text body) name a
-//! feature the request used is a refusal of that feature, which the run
-//! can ask without. Any other refusal stays a refused request: a name is
-//! only read as the feature when the request sent it.
+//! A refused request read for the feature it names, whatever the status.
+//! A 4xx (but 401, 403, 404, 408 and 429, which say nothing of a feature)
+//! whose words (OpenAI's `error.message`, `error.param` and `error.code`;
+//! vLLM's top-level `message`; FastAPI's `detail`; or a plain-text body)
+//! name a feature the request used is a refusal of that feature, which the
+//! run can ask without. So is a 5xx whose words name one and say it is
+//! refused (unsupported, invalid, not permitted, "should be" something
+//! else): llama-cpp-python answers a request its schema does not take with
+//! a 500 quoting pydantic's validation error. Any other refusal stays a
+//! refused request, and any other 5xx a server error: a name is only read
+//! as the feature when the request sent it.
 
 use crate::provider::output::Feature;
 use serde_json::Value;
@@ -22,6 +27,7 @@ fn names(feature: Feature) -> &'static [&'static str] {
             "tool_calls",
             "function",
             "functions",
+            "parallel_tool_calls",
         ],
         Feature::Temperature => &["temperature"],
         Feature::MaxCompletionTokens => &["max_completion_tokens"],
@@ -35,10 +41,18 @@ pub(super) fn refused_feature(
     body: &[u8],
     used: &[Feature],
 ) -> Option<(Feature, String)> {
-    if !matches!(status, 400 | 422) || used.is_empty() {
+    let refusal = match status {
+        401 | 403 | 404 | 408 | 429 => false,
+        400..=499 | 500..=599 => true,
+        _ => false,
+    };
+    if !refusal || used.is_empty() {
         return None;
     }
     let said = Said::of(body);
+    if status >= 500 && !says_refused(&said.words) {
+        return None;
+    }
     // The parameter the endpoint names, when it names one, over words
     // that may mention others in passing ("'max_tokens' is not supported
     // … use 'max_completion_tokens' instead" refuses `max_tokens`).
@@ -49,6 +63,58 @@ pub(super) fn refused_feature(
             .any(|name| words.iter().any(|word| word == name))
     })?;
     Some((feature, said.message))
+}
+
+/// The parameters a request may send that an endpoint may refuse: a 5xx
+/// naming one of these that the request sent, in words of refusal, is a
+/// refused request rather than a failing server.
+pub(super) const PARAMETERS: [&str; 9] = [
+    "response_format",
+    "json_schema",
+    "tools",
+    "tool_choice",
+    "temperature",
+    "max_completion_tokens",
+    "parallel_tool_calls",
+    "stream_options",
+    "reasoning_effort",
+];
+
+/// Whether a 5xx `body` refuses a parameter of `sent` (the request's
+/// body) that no feature covers, such as `stream_options` or
+/// `reasoning_effort`: the request is refused, and asking it again as it
+/// is cannot mend that.
+pub(super) fn refuses_a_parameter(status: u16, body: &[u8], sent: &Value) -> bool {
+    if !(500..=599).contains(&status) {
+        return false;
+    }
+    let said = Said::of(body);
+    if !says_refused(&said.words) {
+        return false;
+    }
+    let words = tokens(said.param.as_deref().unwrap_or(&said.words));
+    PARAMETERS.iter().any(|name| {
+        sent.get(name).is_some_and(|value| !value.is_null()) && words.iter().any(|w| w == name)
+    })
+}
+
+/// Whether words say a parameter is refused: unsupported, invalid, not
+/// permitted or allowed, or that it "should be" something else (pydantic:
+/// "Input should be 'text' or 'json_object'").
+fn says_refused(words: &str) -> bool {
+    let words = words.to_ascii_lowercase();
+    [
+        "unsupported",
+        "not supported",
+        "invalid",
+        "not permitted",
+        "not allowed",
+        "should be",
+        "extra inputs",
+        "unrecognized",
+    ]
+    .iter()
+    .any(|phrase| words.contains(phrase))
 }
 
 /// What an error body says.
@@ -161,9 +227,78 @@ mod tests {
             refused_feature(404, words, &[Feature::ResponseFormat]),
             None
         );
+        assert_eq!(
+            refused_feature(429, words, &[Feature::ResponseFormat]),
+            None
+        );
         let fastapi = json!({"detail": [{"loc": ["body", "tool_choice"], "msg": "extra fields not permitted"}]});
         assert_eq!(refused(fastapi, &[Feature::Tools]), Some(Feature::Tools));
         let vllm = json!({"object": "error", "message": "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set", "type": "BadRequestError", "param": null, "code": 400});
         assert_eq!(refused(vllm, &[Feature::Tools]), Some(Feature::Tools));
+    }
+
+    /// llama-cpp-python's 500: pydantic's validation error, as Python
+    /// prints it, in an OpenAI-shaped error.
+    const LLAMA_CPP_PYTHON: &str = r#"{"error": {"message": "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]", "type": "internal_server_error", "param": null, "code": null}}"#;
+
+    #[test]
+    fn a_5xx_naming_a_sent_feature_in_words_of_refusal_refuses_it() {
+        let used = [Feature::JsonSchema, Feature::Temperature];
+        let (feature, said) = refused_feature(500, LLAMA_CPP_PYTHON.as_bytes(), &used).unwrap();
+        assert_eq!(feature, Feature::JsonSchema);
+        assert!(
+            said.contains("Input should be 'text' or 'json_object'"),
+            "{said}"
+        );
+        let pydantic = json!({"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"],
+            "msg": "Input should be 'text' or 'json_object'", "input": "json_schema"}]});
+        assert_eq!(
+            refused_feature(500, pydantic.to_string().as_bytes(), &used).map(|f| f.0),
+            Some(Feature::JsonSchema)
+        );
+        // Not sent: a server failing, not a refusal.
+        assert_eq!(
+            refused_feature(500, LLAMA_CPP_PYTHON.as_bytes(), &[Feature::Temperature]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_5xx_that_only_mentions_a_feature_is_a_failing_server() {
+        let used = [Feature::JsonSchema, Feature::Temperature];
+        for body in [
+            json!({"error": {"message": "CUDA out of memory while sampling at temperature 0"}}),
+            json!({"error": {"message": "upstream timed out; response_format json_schema"}}),
+        ] {
+            assert_eq!(
+                refused_feature(500, body.to_string().as_bytes(), &used),
+                None
+            );
+            assert_eq!(
+                refused_feature(503, body.to_string().as_bytes(), &used),
+                None
+            );
+        }
+        let unsupported = json!({"error": {"message": "temperature is not supported"}});
+        assert_eq!(
+            refused_feature(502, unsupported.to_string().as_bytes(), &used).map(|f| f.0),
+            Some(Feature::Temperature)
+        );
+    }
+
+    #[test]
+    fn a_5xx_refusing_a_parameter_no_feature_covers_is_a_refused_request() {
+        let body = json!({"error": {"message": "[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options'), 'msg': 'Extra inputs are not permitted'}]"}});
+        let bytes = body.to_string();
+        let sent = json!({"model": "m", "stream": true, "stream_options": {"include_usage": true}});
+        assert!(refuses_a_parameter(500, bytes.as_bytes(), &sent));
+        assert!(!refuses_a_parameter(400, bytes.as_bytes(), &sent));
+        assert!(!refuses_a_parameter(
+            500,
+            bytes.as_bytes(),
+            &json!({"model": "m"})
+        ));
+        let busy = json!({"error": {"message": "stream_options: the server is busy"}}).to_string();
+        assert!(!refuses_a_parameter(500, busy.as_bytes(), &sent));
     }
 }

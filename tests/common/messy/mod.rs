@@ -50,6 +50,10 @@ pub enum Behaviour {
     NoJsonSchema,
     /// 400 for any `response_format` and for `tools`.
     NoResponseFormat,
+    /// As llama-cpp-python's server: 500 for a `response_format` of a type
+    /// other than `text` and `json_object`, quoting pydantic's validation
+    /// error as Python prints it.
+    LlamaCppPython,
     /// Most of each prompt served from the endpoint's cache.
     CachedPrompt,
     /// The first JSON answer of each kind of call misses a required key; a
@@ -189,6 +193,9 @@ impl Endpoint {
                 let said = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.";
                 error(400, said, Some("response_format"), None)
             }),
+            Behaviour::LlamaCppPython => format
+                .filter(|f| f["type"] != "text" && f["type"] != "json_object")
+                .map(|f| pydantic_error(&f["type"])),
             // As llama.cpp's server answers parameters it does not take.
             Behaviour::NoResponseFormat if format.is_some() => Some(llama_error("response_format")),
             Behaviour::NoResponseFormat if body.get("tools").is_some() => {
@@ -311,5 +318,21 @@ fn llama_error(param: &str) -> Reply {
         400,
         &json!({"error": {"code": 400, "message": format!("Unsupported param: {param}"),
                           "type": "invalid_request_error"}}),
+    )
+}
+
+/// llama-cpp-python's answer to a `response_format` its schema does not
+/// take (llama_cpp/server/errors.py): the validation error goes through
+/// its route handler's catch-all, so it is a 500 whose message is
+/// `str(error)`, pydantic's errors as Python prints a list of dicts.
+fn pydantic_error(given: &Value) -> Reply {
+    let input = given.as_str().unwrap_or_default();
+    let message = format!(
+        "[{{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '{input}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}]"
+    );
+    Reply::json(
+        500,
+        &json!({"error": {"message": message, "type": "internal_server_error",
+                          "param": null, "code": null}}),
     )
 }
