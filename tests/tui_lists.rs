@@ -809,3 +809,75 @@ async fn the_picker_keeps_the_key_line_in_sight_and_scrolls_its_list_at_100x30()
         "the list scrolled: {bottom:#?}"
     );
 }
+
+/// The first event number on each of the log's rows.
+fn log_seqs(text: &str) -> Vec<u64> {
+    log_rows(text)
+        .iter()
+        .filter_map(|row| {
+            let after = &row[row.find('#')? + 1..];
+            after.split_whitespace().next()?.parse().ok()
+        })
+        .collect()
+}
+
+/// A scrolled log holds still while events arrive, after `Home`, `k` or a
+/// page up alike; it follows again on `G`, or once the user scrolls back
+/// down to the newest.
+#[tokio::test(start_paused = true)]
+async fn a_scrolled_log_holds_still_while_events_arrive() {
+    let events = full_run("regional_ops_sweep.json").await;
+    let at = until(&events, 1_500);
+    assert!(events.len() > at.len() + 100, "events arrive after 1.5 s");
+    for keys in [
+        &[KeyCode::Home][..],
+        &[KeyCode::Char('k'); 3][..],
+        &[KeyCode::PageUp][..],
+    ] {
+        let mut app = app_with(&at);
+        screen(&mut app, 160, 48);
+        press(&mut app, KeyCode::Char('3'));
+        for key in keys {
+            press(&mut app, *key);
+        }
+        let before = log_seqs(&screen(&mut app, 160, 48));
+        if keys[0] == KeyCode::Home {
+            assert_eq!(before[0], 1, "Home shows the run's first event");
+        }
+        for event in &events[at.len()..at.len() + 100] {
+            app.apply(Arc::clone(event));
+        }
+        let text = screen(&mut app, 160, 48);
+        assert_eq!(log_seqs(&text), before, "{keys:?}: the view held:\n{text}");
+        assert!(text.contains("G follows"), "{text}");
+        press(&mut app, KeyCode::Char('G'));
+        let text = screen(&mut app, 160, 48);
+        let newest = newest_line(&events[..at.len() + 100]);
+        assert_eq!(log_seqs(&text).last(), Some(&newest), "G follows:\n{text}");
+    }
+
+    // Scrolled down to the newest, the log follows again by itself.
+    let mut app = app_with(&at);
+    screen(&mut app, 160, 48);
+    press(&mut app, KeyCode::Char('3'));
+    press(&mut app, KeyCode::Char('k'));
+    for event in &events[at.len()..at.len() + 5] {
+        app.apply(Arc::clone(event));
+    }
+    for _ in 0..6 {
+        press(&mut app, KeyCode::Char('j'));
+    }
+    for event in &events[at.len() + 5..at.len() + 20] {
+        app.apply(Arc::clone(event));
+    }
+    let text = screen(&mut app, 160, 48);
+    assert!(text.contains("following"), "{text}");
+    let newest = newest_line(&events[..at.len() + 20]);
+    assert_eq!(log_seqs(&text).last(), Some(&newest));
+}
+
+/// The newest event that is a line of the log (a call's deltas are not).
+fn newest_line(events: &[Arc<Event>]) -> u64 {
+    let line = |e: &&Arc<Event>| !matches!(e.kind, conclave::bus::EventKind::CallDelta { .. });
+    events.iter().rev().find(line).expect("a line").seq
+}

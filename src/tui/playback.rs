@@ -92,7 +92,7 @@ impl RunSlot {
         let filter = self.ui.log.filter.clone();
         self.ui.after_event(&self.state);
         if filter.is_some() {
-            self.ui.log.set_filter(filter, &self.state);
+            self.ui.log.refilter(filter, &self.state);
         }
     }
 

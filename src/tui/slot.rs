@@ -149,6 +149,6 @@ impl RunSlot {
         self.state = state;
         let filter = self.ui.log.filter.clone();
         self.ui.after_event(&self.state);
-        self.ui.log.set_filter(filter, &self.state);
+        self.ui.log.refilter(filter, &self.state);
     }
 }

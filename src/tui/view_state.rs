@@ -196,11 +196,14 @@ impl RunUi {
     }
 }
 
-/// The event log's scroll, follow mode and filter.
+/// The event log's scroll, follow mode and filter. A scrolled view is held
+/// by the number of its newest line, so it stays where the user put it while
+/// events arrive (and while a replay plays) until `G`, or until the user
+/// scrolls back down to the newest.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogView {
-    /// Lines between the newest visible line and the newest event.
-    pub(crate) offset: usize,
+    /// The `seq` of the newest line shown while scrolled; `None` follows.
+    pub(crate) anchor: Option<u64>,
     pub filter: Option<String>,
     /// Indexes into the log of the events that match the filter, kept up to
     /// date as events arrive.
@@ -209,13 +212,20 @@ pub struct LogView {
 
 impl LogView {
     pub(crate) fn follows(&self) -> bool {
-        self.offset == 0
+        self.anchor.is_none()
     }
 
-    /// Set or clear the filter and find the matching events.
+    /// Set or clear the filter and find the matching events; the view
+    /// follows again.
     pub(crate) fn set_filter(&mut self, filter: Option<String>, state: &RunState) {
+        self.anchor = None;
+        self.refilter(filter, state);
+    }
+
+    /// Find the events matching `filter` in a state shown anew (a replay
+    /// moved), keeping the scroll where it is.
+    pub(crate) fn refilter(&mut self, filter: Option<String>, state: &RunState) {
         self.filter = filter.filter(|f| !f.is_empty());
-        self.offset = 0;
         self.matches = match &self.filter {
             Some(query) => state
                 .log
@@ -231,18 +241,39 @@ impl LogView {
     fn after_event(&mut self, state: &RunState) {
         if let (Some(query), Some(event)) = (&self.filter, state.log.events.back())
             && matches(query, event)
+            && self.matches.last() < Some(&event.seq)
         {
             self.matches.push(event.seq);
         }
     }
 
+    /// The `seq` of the `i`th line the view counts.
+    fn seq_at(&self, state: &RunState, i: usize) -> Option<u64> {
+        match &self.filter {
+            None => state.log.events.get(i).map(|e| e.seq),
+            Some(_) => self.matches.get(i).copied(),
+        }
+    }
+
+    /// How many of the view's lines are at or before its newest shown one.
+    fn end(&self, state: &RunState) -> usize {
+        let count = self.count(state);
+        let Some(anchor) = self.anchor else {
+            return count;
+        };
+        match &self.filter {
+            None => state.log.events.partition_point(|e| e.seq <= anchor),
+            Some(_) => self.matches.partition_point(|seq| *seq <= anchor),
+        }
+    }
+
     /// Indexes into `state.log.events` of the `height` events shown,
-    /// oldest first, ending `offset` lines above the newest.
+    /// oldest first, ending at the anchor (or the newest, following).
     pub(crate) fn window(&self, state: &RunState, height: usize) -> Vec<usize> {
         let count = self.count(state);
         // Scrolled to the oldest, the pane is still full: a page never
         // ends before the page's worth of events there are.
-        let end = count.saturating_sub(self.offset).max(height.min(count));
+        let end = self.end(state).max(height.min(count));
         let start = end.saturating_sub(height);
         match &self.filter {
             None => (start..end).collect(),
@@ -268,23 +299,30 @@ impl LogView {
     }
 
     /// Scroll by a line or a `page` of lines, to the oldest, or follow
-    /// again; `Close` clears the filter.
+    /// again; `Close` clears the filter. Reaching the newest follows.
     fn navigate(&mut self, action: Action, state: &RunState, page: usize) {
         let page = page.max(1);
+        let count = self.count(state);
         // The farthest up is a full page of the oldest events.
-        let last = self.count(state).saturating_sub(page);
-        self.offset = match action {
-            Action::Up => (self.offset + 1).min(last),
-            Action::Down => self.offset.saturating_sub(1),
-            Action::PageUp => (self.offset + page).min(last),
-            Action::PageDown => self.offset.saturating_sub(page),
-            Action::Top => last,
-            Action::Follow | Action::Bottom => 0,
+        let first = page.min(count);
+        let end = self.end(state).max(first);
+        let end = match action {
+            Action::Up => end.saturating_sub(1).max(first),
+            Action::Down => end + 1,
+            Action::PageUp => end.saturating_sub(page).max(first),
+            Action::PageDown => end + page,
+            Action::Top => first,
+            Action::Follow | Action::Bottom => count,
             Action::Close if self.filter.is_some() => {
                 self.set_filter(None, state);
-                0
+                return;
             }
-            _ => self.offset,
+            _ => return,
+        };
+        self.anchor = if end >= count {
+            None
+        } else {
+            end.checked_sub(1).and_then(|i| self.seq_at(state, i))
         };
     }
 }
