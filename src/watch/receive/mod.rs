@@ -16,6 +16,8 @@ mod grpc;
 mod http;
 mod intake;
 mod reply;
+#[cfg(test)]
+mod tests;
 
 use counters::Counters;
 pub use counters::{ReceiveCounts, Refusal};

@@ -28,7 +28,17 @@ fn with_body(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> A
 pub(super) fn success(encoding: Encoding, answer: &ExportTraceServiceResponse) -> Answer {
     let body = match encoding {
         Encoding::Protobuf => answer.encode_to_vec(),
-        Encoding::Json => serde_json::to_vec(answer).unwrap_or_else(|_| b"{}".to_vec()),
+        // Written by hand: the mapping would write an absent
+        // `partialSuccess` as null, where OTLP/JSON leaves it out.
+        Encoding::Json => match &answer.partial_success {
+            None => b"{}".to_vec(),
+            Some(partial) => serde_json::json!({"partialSuccess": {
+                "rejectedSpans": partial.rejected_spans,
+                "errorMessage": partial.error_message,
+            }})
+            .to_string()
+            .into_bytes(),
+        },
     };
     with_body(StatusCode::OK, encoding.content_type(), body)
 }
