@@ -111,48 +111,63 @@ async fn malformed_bodies_are_answered_400_with_what_was_wrong() {
 #[tokio::test]
 async fn a_gzip_bomb_is_refused_at_the_limit() {
     let (receiving, mut batches) = start(config(), 4).await;
-    // 1 GiB of zeros in about a megabyte; inflated whole it would hold the gigabyte.
-    let zeros = vec![0u8; 1 << 20];
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::best());
-    for _ in 0..1024 {
-        encoder.write_all(&zeros).unwrap();
-    }
-    let bomb = encoder.finish().unwrap();
+    // 1 GiB of zeros in about a megabyte: a gzip member of a megabyte of
+    // zeros, 1024 times (members in a row are one body).
+    let member = gzip(&vec![0u8; 1 << 20]);
+    let bomb = member.repeat(1024);
+    assert!(bomb.len() < 8 << 20, "{}", bomb.len());
     let (status, message) = status_of(receiving.http_addr(), PROTOBUF, Some("gzip"), bomb).await;
     assert_eq!(status, 413);
     assert!(message.contains("8388608 bytes"), "{message}");
     assert!(batches.try_recv().is_err());
 }
 
-#[tokio::test]
-async fn big_and_strange_but_well_formed_spans_pass_through_as_sent() {
+/// A receiver whose limit is raised to 16 MiB.
+async fn roomy() -> (Receiving, mpsc::Receiver<Batch>) {
     let config = ReceiveConfig {
         max_body: 16 << 20,
         ..config()
     };
-    let (receiving, mut batches) = start(config, 4).await;
-    let addr = receiving.http_addr();
+    start(config, 4).await
+}
 
+#[tokio::test]
+async fn a_ten_megabyte_attribute_passes_under_a_raised_limit() {
+    let (receiving, mut batches) = roomy().await;
     let mut huge = span(1, 1, None, "huge attribute");
     huge.attributes[0].value = Some(AnyValue {
         value: Some(any_value::Value::StringValue("y".repeat(10 << 20))),
     });
-    let (status, _) = status_of(addr, PROTOBUF, None, protobuf(&request(vec![huge.clone()]))).await;
+    let body = protobuf(&request(vec![huge.clone()]));
+    let (status, _) = status_of(receiving.http_addr(), PROTOBUF, None, body).await;
     assert_eq!(status, 200);
     let batch = batches.recv().await.unwrap();
-    assert_eq!(spans_of(&batch)[0], &huge);
+    assert!(spans_of(&batch)[0] == &huge);
+}
 
+#[tokio::test]
+async fn escape_sequences_in_names_pass_through_as_sent() {
+    let (receiving, mut batches) = roomy().await;
     let escapes = "\u{1b}[2J\u{1b}]0;owned\u{7}\u{9b}31m\r\u{0}name";
     let json = json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
         "traceId": "0102030405060708090a0b0c0d0e0f10", "spanId": "0102030405060708",
         "name": escapes, "attributes": [{"key": escapes, "value": {"stringValue": escapes}}]}]}]}]});
-    let (status, _) = status_of(addr, JSON, None, json.to_string().into_bytes()).await;
+    let (status, _) = status_of(
+        receiving.http_addr(),
+        JSON,
+        None,
+        json.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 200);
     let batch = batches.recv().await.unwrap();
     assert_eq!(spans_of(&batch)[0].name, escapes);
     assert_eq!(spans_of(&batch)[0].attributes[0].key, escapes);
+}
 
-    // 100,000 spans of one trace in one request.
+#[tokio::test]
+async fn a_hundred_thousand_spans_of_one_trace_in_one_request_pass() {
+    let (receiving, mut batches) = roomy().await;
     let many: Vec<Span> = (0..100_000u32)
         .map(|n| {
             let mut s = span(7, 1, Some(1), "");
@@ -160,13 +175,8 @@ async fn big_and_strange_but_well_formed_spans_pass_through_as_sent() {
             s
         })
         .collect();
-    let (status, _) = status_of(
-        addr,
-        PROTOBUF,
-        Some("gzip"),
-        gzip(&protobuf(&request(many))),
-    )
-    .await;
+    let body = gzip(&protobuf(&request(many)));
+    let (status, _) = status_of(receiving.http_addr(), PROTOBUF, Some("gzip"), body).await;
     assert_eq!(status, 200);
     assert_eq!(spans_of(&batches.recv().await.unwrap()).len(), 100_000);
 }
