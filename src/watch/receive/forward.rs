@@ -22,6 +22,8 @@ pub(super) struct Payload {
     pub(super) gzip: bool,
 }
 
+const TRACES_PATH: &str = "/v1/traces";
+
 /// Batches queued per target at most, whatever their size.
 const QUEUED_BATCHES: usize = 1024;
 
@@ -59,11 +61,11 @@ impl Forwarder {
     }
 }
 
-/// The URL requests are posted to: `URL` itself, or `URL/v1/traces` when
-/// it has no path, as `OTEL_EXPORTER_OTLP_ENDPOINT` is read.
+/// The URL requests are posted to: `URL` with `/v1/traces` added unless
+/// it ends in it already, as `--otlp` reads its URL.
 fn target_url(url: &str) -> Result<reqwest::Url, ReceiveError> {
     let bad = |why: &str| ReceiveError::BadForward {
-        url: url.to_string(),
+        url: crate::sanitize::clean(url).into_owned(),
         why: why.to_string(),
     };
     let mut parsed = reqwest::Url::parse(url).map_err(|e| {
@@ -76,8 +78,9 @@ fn target_url(url: &str) -> Result<reqwest::Url, ReceiveError> {
             "expected an http:// or https:// URL of an OTLP/HTTP collector",
         ));
     }
-    if parsed.path() == "/" || parsed.path().is_empty() {
-        parsed.set_path("/v1/traces");
+    let path = parsed.path().trim_end_matches('/').to_string();
+    if !path.ends_with(TRACES_PATH) {
+        parsed.set_path(&format!("{path}{TRACES_PATH}"));
     }
     Ok(parsed)
 }
@@ -186,6 +189,10 @@ mod tests {
                 .unwrap()
                 .path(),
             "/api/public/otel/v1/traces"
+        );
+        assert_eq!(
+            target_url("https://c:4318/otel/").unwrap().as_str(),
+            "https://c:4318/otel/v1/traces"
         );
         let error = target_url("ftp://x").unwrap_err().to_string();
         assert!(error.starts_with("--forward ftp://x:"), "{error}");

@@ -104,7 +104,7 @@ impl Server {
     async fn answer(&self, request: Request<Incoming>) -> Answer {
         let answer = match self.framing(&request) {
             Ok(framing) => self.receive(request, framing).await,
-            Err(refused) => refused,
+            Err(refused) => *refused,
         };
         if let Some(why) = refusal_of(&answer) {
             self.intake.counters.refused(why);
@@ -114,10 +114,10 @@ impl Server {
 
     /// The request's path, method, token, content type and encoding
     /// checked, before any of its body is read.
-    fn framing(&self, request: &Request<Incoming>) -> Result<Framing, Answer> {
+    fn framing(&self, request: &Request<Incoming>) -> Result<Framing, Box<Answer>> {
         if request.uri().path() != TRACES_PATH {
             let message = format!("no such path: traces are posted to {TRACES_PATH}");
-            return Err(reply::refusal(Refusal::NotFound, None, &message));
+            return Err(Box::new(reply::refusal(Refusal::NotFound, None, &message)));
         }
         if request.method() != Method::POST {
             let mut answer = reply::refusal(Refusal::NotFound, None, "traces are sent with POST");
@@ -126,7 +126,7 @@ impl Server {
                 hyper::header::ALLOW,
                 Method::POST.as_str().parse().expect("a header value"),
             );
-            return Err(answer);
+            return Err(Box::new(answer));
         }
         let headers = request.headers();
         let encoding = headers
@@ -136,11 +136,19 @@ impl Server {
             && !token.admits(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))
         {
             let message = "this receiver needs an Authorization: Bearer token (the value of its --token-env variable)";
-            return Err(reply::refusal(Refusal::Unauthorized, encoding, message));
+            return Err(Box::new(reply::refusal(
+                Refusal::Unauthorized,
+                encoding,
+                message,
+            )));
         }
         let Some(encoding) = encoding else {
             let message = "Content-Type must be application/x-protobuf or application/json";
-            return Err(reply::refusal(Refusal::Unsupported, None, message));
+            return Err(Box::new(reply::refusal(
+                Refusal::Unsupported,
+                None,
+                message,
+            )));
         };
         let gzip = match headers
             .get(CONTENT_ENCODING)
@@ -151,11 +159,11 @@ impl Server {
             Some(value) if value.eq_ignore_ascii_case(b"gzip") => true,
             Some(_) => {
                 let message = "Content-Encoding must be gzip or none";
-                return Err(reply::refusal(
+                return Err(Box::new(reply::refusal(
                     Refusal::Unsupported,
                     Some(encoding),
                     message,
-                ));
+                )));
             }
         };
         let length = headers
@@ -163,7 +171,7 @@ impl Server {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
         if length.is_some_and(|n| n > self.limits.max_body as u64) {
-            return Err(self.too_large(encoding));
+            return Err(Box::new(self.too_large(encoding)));
         }
         Ok(Framing {
             encoding,
