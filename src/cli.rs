@@ -15,6 +15,7 @@ mod outlets;
 mod parse;
 mod run;
 mod sweep;
+mod watch;
 
 pub(crate) use answer::AnswerArgs;
 pub(crate) use fork::ForkCommand;
@@ -25,6 +26,7 @@ pub(crate) use parse::{
 };
 pub(crate) use run::{RunCommand, TuiCommand};
 pub(crate) use sweep::{SweepCommand, WorkerCommand};
+pub(crate) use watch::WatchCommand;
 
 /// A terminal dashboard and engine for multi-agent runs. Without a command
 /// it opens the dashboard on the scenario picker.
@@ -61,6 +63,10 @@ pub(crate) enum Command {
         #[command(flatten)]
         look: LookArgs,
     },
+    /// Watch other frameworks' runs live: receive their OpenTelemetry
+    /// traces (OTLP over HTTP and gRPC) and show each trace as a run, in
+    /// the dashboard or with --headless as one JSON line per finished run.
+    Watch(WatchCommand),
     /// Compare two recorded runs side by side and name the first event
     /// where they diverge.
     Compare {

@@ -40,4 +40,5 @@ pub mod telemetry;
 pub mod toolbox;
 pub mod trust;
 pub mod tui;
+pub mod watch;
 pub(crate) mod words;

@@ -1,0 +1,78 @@
+//! `conclave watch`'s arguments: where to listen for OTLP traces, how
+//! runs settle and how many are kept, where they are recorded, and
+//! whether they are printed (`--headless`) or drawn.
+
+use super::parse::pricing_file;
+use clap::Args;
+use conclave::scenario::PriceTable;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub(crate) struct WatchCommand {
+    /// The HTTP address OTLP/HTTP senders post to (/v1/traces). Beyond
+    /// loopback it needs --token-env.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:4318")]
+    pub(crate) listen: SocketAddr,
+    /// The gRPC address OTLP/gRPC senders export to.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:4317")]
+    pub(crate) grpc: SocketAddr,
+    /// Do not listen for gRPC.
+    #[arg(long)]
+    pub(crate) no_grpc: bool,
+    /// The environment variable holding the bearer token every sender
+    /// must present (needed to listen beyond loopback).
+    #[arg(long, value_name = "VAR")]
+    pub(crate) token_env: Option<String>,
+    /// A run is finished when its root span has arrived and nothing came
+    /// for this many milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = conclave::watch::runs::DEFAULT_SETTLE_MS)]
+    pub(crate) settle_ms: u64,
+    /// Exit after this many runs have finished.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) runs: Option<u64>,
+    /// Record every finished run here, one JSONL file per run (the folder
+    /// is made when missing).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) record_dir: Option<PathBuf>,
+    /// Print one JSON line per finished run on stdout instead of opening
+    /// the dashboard.
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Send every batch received, unchanged, on to this OTLP/HTTP
+    /// collector too (repeat for more than one).
+    #[arg(long, value_name = "URL")]
+    pub(crate) forward: Vec<String>,
+    /// Model prices (USD per million tokens) over the compiled-in ones,
+    /// for model calls whose spans carry no cost.
+    #[arg(long, value_name = "FILE", value_parser = pricing_file)]
+    pub(crate) pricing: Option<PriceTable>,
+}
+
+impl WatchCommand {
+    /// The watch's settings, as the library takes them.
+    pub(crate) fn settings(self) -> conclave::watch::start::WatchSettings {
+        use conclave::watch::receive::ReceiveConfig;
+        let receive = ReceiveConfig {
+            listen: self.listen,
+            grpc: (!self.no_grpc).then_some(self.grpc),
+            token_env: self.token_env,
+            forward: self.forward,
+            ..ReceiveConfig::default()
+        };
+        let limits = conclave::watch::runs::Limits {
+            settle: std::time::Duration::from_millis(self.settle_ms),
+            ..conclave::watch::runs::Limits::default()
+        };
+        conclave::watch::start::WatchSettings {
+            receive,
+            options: conclave::watch::consume::WatchOptions {
+                limits,
+                record_dir: self.record_dir,
+                runs: self.runs,
+                prices: self.pricing,
+                close_finished: self.headless,
+            },
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! `conclave watch`: other frameworks' runs, received as OpenTelemetry
+//! traces and drawn in Conclave's panes. The receiver (`receive`) hands
+//! decoded batches on; the compact spans (`span`) go into one forest per
+//! trace (`forest`), runs are assembled and settled (`runs`), each span is
+//! read by one table of vocabularies (`vocab`, `read`, both pure) and a
+//! finished run is summed up (`summary`), printed (`--headless`) and
+//! recorded (`record`). The network, the clock and the dashboard stay
+//! outside the reader: `consume` is the loop that joins them.
+
+pub mod consume;
+pub mod forest;
+pub mod read;
+pub mod receive;
+pub mod record;
+pub mod runs;
+pub mod span;
+pub mod start;
+pub mod summary;
+pub mod vocab;

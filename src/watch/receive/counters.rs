@@ -1,0 +1,141 @@
+//! The receiver's live counts: what it accepted, refused (by answer) and
+//! forwarded. Atomics, so that counting never waits on a lock.
+
+use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why a request was refused; each is one answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::EnumIter)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// 400 / `INVALID_ARGUMENT`: a body that does not decode.
+    BadRequest,
+    /// 401 / `UNAUTHENTICATED`: no token or the wrong one.
+    Unauthorized,
+    /// 404 or 405: another path or method than `POST /v1/traces`.
+    NotFound,
+    /// 408: headers or body not sent in time.
+    Timeout,
+    /// 413 / `RESOURCE_EXHAUSTED`: a body over the limit.
+    TooLarge,
+    /// 415: another content type or encoding.
+    Unsupported,
+    /// 429 / `RESOURCE_EXHAUSTED` with a retry hint: the queue was full.
+    QueueFull,
+    /// 503 / `UNAVAILABLE`: the consumer has stopped.
+    Unavailable,
+}
+
+const REFUSALS: usize = 8;
+
+impl Refusal {
+    /// The HTTP status the refusal is answered with.
+    pub fn status(self) -> u16 {
+        match self {
+            Refusal::BadRequest => 400,
+            Refusal::Unauthorized => 401,
+            Refusal::NotFound => 404,
+            Refusal::Timeout => 408,
+            Refusal::TooLarge => 413,
+            Refusal::Unsupported => 415,
+            Refusal::QueueFull => 429,
+            Refusal::Unavailable => 503,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Counters {
+    requests_accepted: AtomicU64,
+    spans_accepted: AtomicU64,
+    spans_rejected: AtomicU64,
+    spans_refused: AtomicU64,
+    refused: [AtomicU64; REFUSALS],
+    forward_sent: AtomicU64,
+    forward_dropped: AtomicU64,
+    forward_failed: AtomicU64,
+}
+
+/// A snapshot of the counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReceiveCounts {
+    /// Requests accepted (answered 200).
+    pub requests_accepted: u64,
+    /// Spans handed on to the consumer.
+    pub spans_accepted: u64,
+    /// Spans taken out of accepted requests for invalid ids (named in
+    /// each answer's `partial_success`).
+    pub spans_rejected: u64,
+    /// Spans in requests refused because the queue was full (the sender
+    /// is asked to retry them).
+    pub spans_refused: u64,
+    refused: [u64; REFUSALS],
+    /// Batches the forward targets answered with success.
+    pub forward_sent: u64,
+    /// Batches not forwarded because a target's queue was full.
+    pub forward_dropped: u64,
+    /// Batches a target refused, or did not answer in time.
+    pub forward_failed: u64,
+}
+
+impl ReceiveCounts {
+    /// Requests refused for `why`.
+    pub fn refused(&self, why: Refusal) -> u64 {
+        self.refused[why.index()]
+    }
+
+    /// Requests refused for any reason.
+    pub fn refused_total(&self) -> u64 {
+        self.refused.iter().sum()
+    }
+}
+
+fn add(counter: &AtomicU64, n: u64) {
+    counter.fetch_add(n, Ordering::Relaxed);
+}
+
+impl Counters {
+    pub(super) fn accepted(&self, spans: u64, rejected: u64) {
+        add(&self.requests_accepted, 1);
+        add(&self.spans_accepted, spans);
+        add(&self.spans_rejected, rejected);
+    }
+
+    pub(super) fn refused(&self, why: Refusal) {
+        add(&self.refused[why.index()], 1);
+    }
+
+    pub(super) fn refused_spans(&self, spans: u64) {
+        add(&self.spans_refused, spans);
+    }
+
+    pub(super) fn forward_sent(&self) {
+        add(&self.forward_sent, 1);
+    }
+
+    pub(super) fn forward_dropped(&self) {
+        add(&self.forward_dropped, 1);
+    }
+
+    pub(super) fn forward_failed(&self) {
+        add(&self.forward_failed, 1);
+    }
+
+    pub(super) fn snapshot(&self) -> ReceiveCounts {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        ReceiveCounts {
+            requests_accepted: load(&self.requests_accepted),
+            spans_accepted: load(&self.spans_accepted),
+            spans_rejected: load(&self.spans_rejected),
+            spans_refused: load(&self.spans_refused),
+            refused: std::array::from_fn(|i| load(&self.refused[i])),
+            forward_sent: load(&self.forward_sent),
+            forward_dropped: load(&self.forward_dropped),
+            forward_failed: load(&self.forward_failed),
+        }
+    }
+}

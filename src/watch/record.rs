@@ -1,0 +1,192 @@
+//! Watched runs as recordings: one JSONL file per run, lossless. The
+//! first line names the run (`{"type":"watch_started", ...}`), then one
+//! line per kept span in arrival order (`{"type":"span_arrived",
+//! "at_ms", "kind", "under_placeholder", "span"}`: the derived reading
+//! beside the compact raw span, ids in hex as OTLP's JSON writes them),
+//! and last the run's summary (`{"type":"watch_finished", "summary"}`).
+//! Reading one back rebuilds the run from its spans alone, so `conclave
+//! replay` and `conclave compare` work on it (see `replay.rs`).
+
+use super::runs::{Arrival, Run};
+use super::span::{Span, trace_hex};
+use super::summary::WatchSummary;
+use super::vocab::Kind;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The first line's `type`, by which a watch recording is told from a
+/// run's.
+pub const STARTED: &str = "watch_started";
+
+/// One line of a watch recording.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Line {
+    WatchStarted {
+        trace_id: String,
+        #[serde(default)]
+        joined: Vec<String>,
+    },
+    SpanArrived {
+        at_ms: u64,
+        kind: Kind,
+        #[serde(default)]
+        under_placeholder: bool,
+        span: Span,
+    },
+    WatchFinished {
+        summary: serde_json::Value,
+    },
+}
+
+/// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`; the
+/// path written. A recording is never written over: a second run of the
+/// same trace id gets `-2`, `-3` ….
+pub fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let stem = format!("watch-{}", trace_hex(run.trace_id));
+    let mut n = 1;
+    let (path, file) = loop {
+        let name = if n == 1 {
+            format!("{stem}.jsonl")
+        } else {
+            format!("{stem}-{n}.jsonl")
+        };
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => break (path, file),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let mut out = std::io::BufWriter::new(file);
+    let first = Line::WatchStarted {
+        trace_id: trace_hex(run.trace_id),
+        joined: run.joined.iter().map(|t| trace_hex(*t)).collect(),
+    };
+    write_line(&mut out, &first)?;
+    for Arrival {
+        at_ms,
+        span,
+        kind,
+        under_placeholder,
+    } in &run.arrivals
+    {
+        let line = Line::SpanArrived {
+            at_ms: *at_ms,
+            kind: *kind,
+            under_placeholder: *under_placeholder,
+            span: span.clone(),
+        };
+        write_line(&mut out, &line)?;
+    }
+    let mut summary = summary.clone();
+    summary.recording = Some(path.display().to_string());
+    let summary = serde_json::to_value(&summary).map_err(std::io::Error::other)?;
+    write_line(&mut out, &Line::WatchFinished { summary })?;
+    out.flush()?;
+    Ok(path)
+}
+
+fn write_line(out: &mut impl Write, line: &Line) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, line).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+/// Whether `path` holds a watch recording: its first line is a
+/// `watch_started` line. Any failure to read says no.
+pub fn is_watch_recording(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    let mut reader = BufReader::new(file).take(64 * 1024);
+    if reader.read_until(b'\n', &mut first).is_err() {
+        return false;
+    }
+    serde_json::from_slice::<serde_json::Value>(&first)
+        .ok()
+        .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(|t| t == STARTED))
+        .unwrap_or(false)
+}
+
+/// A watch recording read back.
+#[derive(Clone, Debug)]
+pub struct WatchRecording {
+    pub trace_id: String,
+    /// The spans, in arrival order, with their arrival times.
+    pub spans: Vec<(u64, Span)>,
+    /// The summary written at the end, if the file got that far.
+    pub summary: Option<serde_json::Value>,
+}
+
+/// Why a watch recording could not be read: the file and the line.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: expected a watch recording's line ({why})")]
+    Line {
+        path: String,
+        line: usize,
+        why: String,
+    },
+}
+
+/// Read the watch recording at `path`.
+pub fn read(path: &Path) -> Result<WatchRecording, ReadError> {
+    let shown = path.display().to_string();
+    let io = |source| ReadError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut rec = WatchRecording {
+        trace_id: String::new(),
+        spans: Vec::new(),
+        summary: None,
+    };
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut no = 0;
+    loop {
+        buf.clear();
+        let n = (&mut reader)
+            .take(crate::record::MAX_LINE as u64)
+            .read_until(b'\n', &mut buf)
+            .map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        no += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let line: Line = serde_json::from_slice(&buf).map_err(|e| ReadError::Line {
+            path: shown.clone(),
+            line: no,
+            why: e.to_string(),
+        })?;
+        match line {
+            Line::WatchStarted { trace_id, .. } => rec.trace_id = trace_id,
+            Line::SpanArrived { at_ms, span, .. } => rec.spans.push((at_ms, span)),
+            Line::WatchFinished { summary } => rec.summary = Some(summary),
+        }
+    }
+    if no == 0 || rec.trace_id.is_empty() {
+        return Err(ReadError::Line {
+            path: shown,
+            line: 1,
+            why: format!("the first line must be a {STARTED:?} line"),
+        });
+    }
+    Ok(rec)
+}

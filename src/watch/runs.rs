@@ -1,0 +1,265 @@
+//! Run assembly: one trace is one run, which appears at its first span
+//! and is finished when its root span has arrived (spans arrive ended)
+//! and nothing more came for the settle time. Traces that share a
+//! `gen_ai.conversation.id` or `session.id` while the first is live are
+//! one run (AutoGen without an application span sends each message as a
+//! trace of its own). Bounded: at most `max_runs` runs are held (the
+//! oldest finished one is closed to make room; when none is finished, the
+//! new trace's spans are dropped and counted) and at most
+//! `max_spans` spans per run. Time is handed in (`now`), never read, so
+//! the assembly runs the same on a paused clock.
+
+use super::forest::{Forest, Inserted};
+use super::read::read;
+use super::span::{Span, SpanId, TraceId};
+use super::vocab::Kind;
+use serde::Serialize;
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The default settle time (`--settle-ms`).
+pub const DEFAULT_SETTLE_MS: u64 = 2000;
+/// The default most runs held at once.
+pub const DEFAULT_MAX_RUNS: usize = 64;
+/// The default most spans kept per run.
+pub const DEFAULT_MAX_SPANS: usize = 20_000;
+
+/// The assembly's limits.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub settle: Duration,
+    pub max_runs: usize,
+    pub max_spans: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            settle: Duration::from_millis(DEFAULT_SETTLE_MS),
+            max_runs: DEFAULT_MAX_RUNS,
+            max_spans: DEFAULT_MAX_SPANS,
+        }
+    }
+}
+
+/// One span's arrival in a run's event stream: what the dashboard and
+/// the recording are handed, in arrival order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Arrival {
+    /// Milliseconds since the run's first span arrived.
+    pub at_ms: u64,
+    /// The span, as received (compact, cut to size).
+    pub span: Span,
+    /// What the table says it is.
+    pub kind: Kind,
+    /// Its parent had not arrived: it hangs under a placeholder.
+    pub under_placeholder: bool,
+}
+
+/// One watched run.
+#[derive(Debug)]
+pub struct Run {
+    pub trace_id: TraceId,
+    pub forest: Forest,
+    pub first_at: Instant,
+    pub last_at: Instant,
+    /// Every kept span's arrival, in order.
+    pub arrivals: Vec<Arrival>,
+    /// The conversation the run is joined by, if its spans name one.
+    pub conversation: Option<String>,
+    pub finished: bool,
+    /// Traces joined into this run besides its own.
+    pub joined: Vec<TraceId>,
+}
+
+impl Run {
+    /// Whether the run is finished at `now` by the settle rule.
+    fn settled(&self, now: Instant, settle: Duration) -> bool {
+        self.forest.root().is_some() && now.saturating_duration_since(self.last_at) >= settle
+    }
+}
+
+/// Every run being watched.
+#[derive(Debug, Default)]
+pub struct Runs {
+    limits: Limits,
+    runs: HashMap<TraceId, Run>,
+    /// Run ids, oldest first.
+    order: VecDeque<TraceId>,
+    /// A joined trace's run.
+    alias: HashMap<TraceId, TraceId>,
+    /// Spans dropped because no run could be held for them.
+    pub dropped_spans: u64,
+    /// Spans that came for a run already finished (not kept).
+    pub late_spans: u64,
+}
+
+impl Runs {
+    pub fn new(limits: Limits) -> Runs {
+        Runs {
+            limits,
+            ..Runs::default()
+        }
+    }
+
+    /// Take in one batch's spans at `now`; the runs that appeared.
+    pub fn accept(&mut self, spans: Vec<Span>, now: Instant) -> Vec<TraceId> {
+        let mut opened = Vec::new();
+        for span in spans {
+            let Some(id) = self.run_for(&span, now, &mut opened) else {
+                self.dropped_spans += 1;
+                continue;
+            };
+            let run = self.runs.get_mut(&id).expect("run_for returns a held run");
+            if run.finished {
+                self.late_spans += 1;
+                continue;
+            }
+            let under_placeholder = span
+                .parent
+                .is_some_and(|p| run.forest.get(p).is_none_or(|n| n.span.is_none()));
+            let kind = read(&span).kind();
+            let arrival = Arrival {
+                at_ms: ms_between(run.first_at, now),
+                span: span.clone(),
+                kind,
+                under_placeholder,
+            };
+            if matches!(
+                run.forest.insert(span),
+                Inserted::Kept | Inserted::CutCircle
+            ) {
+                run.arrivals.push(arrival);
+            }
+            run.last_at = now;
+        }
+        opened
+    }
+
+    /// The run `span` belongs to, opened when it is the first span of its
+    /// trace; `None` when no room can be made.
+    fn run_for(&mut self, span: &Span, now: Instant, opened: &mut Vec<TraceId>) -> Option<TraceId> {
+        if let Some(id) = self.alias.get(&span.trace_id) {
+            return Some(*id);
+        }
+        if self.runs.contains_key(&span.trace_id) {
+            return Some(span.trace_id);
+        }
+        let conversation = read(span).conversation;
+        if let Some(conv) = &conversation
+            && let Some(run) = self
+                .runs
+                .values_mut()
+                .find(|r| !r.finished && r.conversation.as_ref() == Some(conv))
+        {
+            run.joined.push(span.trace_id);
+            let id = run.trace_id;
+            self.alias.insert(span.trace_id, id);
+            return Some(id);
+        }
+        if self.runs.len() >= self.limits.max_runs.max(1) && !self.close_oldest_finished() {
+            return None;
+        }
+        self.runs.insert(
+            span.trace_id,
+            Run {
+                trace_id: span.trace_id,
+                forest: Forest::new(self.limits.max_spans),
+                first_at: now,
+                last_at: now,
+                arrivals: Vec::new(),
+                conversation,
+                finished: false,
+                joined: Vec::new(),
+            },
+        );
+        self.order.push_back(span.trace_id);
+        opened.push(span.trace_id);
+        Some(span.trace_id)
+    }
+
+    fn close_oldest_finished(&mut self) -> bool {
+        let Some(at) = self
+            .order
+            .iter()
+            .position(|id| self.runs.get(id).is_some_and(|r| r.finished))
+        else {
+            return false;
+        };
+        if let Some(id) = self.order.remove(at) {
+            self.close(id);
+        }
+        true
+    }
+
+    /// Let go of run `id` (and its joined traces).
+    pub fn close(&mut self, id: TraceId) -> Option<Run> {
+        let run = self.runs.remove(&id)?;
+        self.order.retain(|r| *r != id);
+        for joined in &run.joined {
+            self.alias.remove(joined);
+        }
+        Some(run)
+    }
+
+    /// Mark the runs settled by `now` finished; their ids, oldest first.
+    pub fn settle(&mut self, now: Instant) -> Vec<TraceId> {
+        let settle = self.limits.settle;
+        let mut done = Vec::new();
+        for id in &self.order {
+            if let Some(run) = self.runs.get_mut(id)
+                && !run.finished
+                && run.settled(now, settle)
+            {
+                run.finished = true;
+                done.push(*id);
+            }
+        }
+        done
+    }
+
+    /// When the next run may settle, if any is waiting to.
+    pub fn next_settle(&self) -> Option<Instant> {
+        self.runs
+            .values()
+            .filter(|r| !r.finished && r.forest.root().is_some())
+            .map(|r| r.last_at + self.limits.settle)
+            .min()
+    }
+
+    /// The run `id`.
+    pub fn get(&self, id: TraceId) -> Option<&Run> {
+        self.runs.get(&id)
+    }
+
+    /// The runs held, oldest first.
+    pub fn ids(&self) -> impl Iterator<Item = TraceId> + '_ {
+        self.order.iter().copied()
+    }
+
+    /// How many runs are held.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The span ids of run `id` still waiting for their parent.
+    pub fn placeholders(&self, id: TraceId) -> Vec<SpanId> {
+        let Some(run) = self.runs.get(&id) else {
+            return Vec::new();
+        };
+        run.forest
+            .tops()
+            .into_iter()
+            .filter(|top| run.forest.get(*top).is_some_and(|n| n.span.is_none()))
+            .collect()
+    }
+}
+
+fn ms_between(from: Instant, to: Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
+}

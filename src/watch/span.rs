@@ -1,0 +1,282 @@
+//! The compact owned [`Span`] the watch keeps of each received span: ids
+//! as numbers, times in nanoseconds since the Unix epoch, attributes as
+//! plain values. Made once from the OTLP message types, it is all the
+//! reader, the recording and the panes see of a span. Every string value
+//! is cut at [`MAX_VALUE_CHARS`] characters (a cut value ends in `…`), a
+//! span keeps at most [`MAX_ATTRS`] attributes and [`MAX_EVENTS`] events;
+//! the text is kept raw here, and everything shown of it goes through
+//! `crate::sanitize` first.
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+use serde::{Deserialize, Serialize};
+
+/// The most characters of one string value (an attribute, a name, an
+/// event's attribute) kept; the rest is cut and marked with `…`.
+pub const MAX_VALUE_CHARS: usize = 4096;
+/// The most attributes kept per span (the first ones sent).
+pub const MAX_ATTRS: usize = 128;
+/// The most events kept per span (the first ones sent).
+pub const MAX_EVENTS: usize = 32;
+
+/// A trace's id, as the 16 bytes read big-endian.
+pub type TraceId = u128;
+/// A span's id, as the 8 bytes read big-endian.
+pub type SpanId = u64;
+
+/// An attribute's value. Arrays and maps are kept as their JSON text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+impl Value {
+    /// The value as text (a number written as JSON writes it).
+    pub fn text(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            Value::Int(n) => n.to_string(),
+            Value::Float(x) => x.to_string(),
+            Value::Bool(b) => b.to_string(),
+        }
+    }
+
+    /// The value as a count of tokens: a whole number, or text that is
+    /// one; negative counts are none.
+    pub fn count(&self) -> Option<u64> {
+        match self {
+            Value::Int(n) => u64::try_from(*n).ok(),
+            Value::Float(x) if x.is_finite() && *x >= 0.0 => Some(*x as u64),
+            Value::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// The value as dollars: a finite number not below zero.
+    pub fn dollars(&self) -> Option<f64> {
+        let x = match self {
+            Value::Int(n) => *n as f64,
+            Value::Float(x) => *x,
+            Value::Str(s) => s.trim().parse().ok()?,
+            Value::Bool(_) => return None,
+        };
+        (x.is_finite() && x >= 0.0).then_some(x)
+    }
+}
+
+/// Something that happened within a span (an exception, a handoff).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpanEvent {
+    pub name: String,
+    pub at_ns: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attrs: Vec<(String, Value)>,
+}
+
+/// One received span, owned and cut to size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Span {
+    #[serde(with = "hex_trace")]
+    pub trace_id: TraceId,
+    #[serde(with = "hex_span")]
+    pub span_id: SpanId,
+    /// The parent's id as sent; `None` for a root.
+    #[serde(default, with = "hex_parent", skip_serializing_if = "Option::is_none")]
+    pub parent: Option<SpanId>,
+    pub name: String,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// `Some(message)` when the span's status is ERROR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attrs: Vec<(String, Value)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<SpanEvent>,
+    /// The resource's `service.name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    /// The instrumentation scope's name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scope: String,
+}
+
+impl Span {
+    /// The attribute `key`, if the span carries it.
+    pub fn attr(&self, key: &str) -> Option<&Value> {
+        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The attribute `key` as text.
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.attr(key).map(Value::text)
+    }
+
+    /// How long the span took, in milliseconds (0 when its times are
+    /// backwards).
+    pub fn ms(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns) / 1_000_000
+    }
+}
+
+/// Every span of `request`, in wire order. Spans with an id of the wrong
+/// length (the receiver takes them out already) are skipped.
+pub fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
+    let mut out = Vec::new();
+    for resource in &request.resource_spans {
+        let service = resource.resource.as_ref().and_then(|r| {
+            r.attributes
+                .iter()
+                .find(|kv| kv.key == "service.name")
+                .and_then(|kv| kv.value.as_ref().map(|v| cut(&value_of(v).text())))
+        });
+        for scope in &resource.scope_spans {
+            let scope_name = scope
+                .scope
+                .as_ref()
+                .map(|s| cut(&s.name))
+                .unwrap_or_default();
+            for span in &scope.spans {
+                let (Some(trace_id), Some(span_id)) = (id16(&span.trace_id), id8(&span.span_id))
+                else {
+                    continue;
+                };
+                let error = span
+                    .status
+                    .as_ref()
+                    .filter(|s| s.code == 2)
+                    .map(|s| cut(&s.message));
+                out.push(Span {
+                    trace_id,
+                    span_id,
+                    parent: id8(&span.parent_span_id).filter(|p| *p != 0),
+                    name: cut(&span.name),
+                    start_ns: span.start_time_unix_nano,
+                    end_ns: span.end_time_unix_nano,
+                    error,
+                    attrs: attrs_of(&span.attributes),
+                    events: span
+                        .events
+                        .iter()
+                        .take(MAX_EVENTS)
+                        .map(|e| SpanEvent {
+                            name: cut(&e.name),
+                            at_ns: e.time_unix_nano,
+                            attrs: attrs_of(&e.attributes),
+                        })
+                        .collect(),
+                    service: service.clone(),
+                    scope: scope_name.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn attrs_of(kvs: &[KeyValue]) -> Vec<(String, Value)> {
+    kvs.iter()
+        .take(MAX_ATTRS)
+        .filter_map(|kv| Some((cut(&kv.key), value_of(kv.value.as_ref()?))))
+        .collect()
+}
+
+fn value_of(value: &AnyValue) -> Value {
+    match &value.value {
+        Some(any_value::Value::StringValue(s)) => Value::Str(cut(s)),
+        Some(any_value::Value::BoolValue(b)) => Value::Bool(*b),
+        Some(any_value::Value::IntValue(n)) => Value::Int(*n),
+        Some(any_value::Value::DoubleValue(x)) => Value::Float(*x),
+        Some(any_value::Value::BytesValue(b)) => Value::Str(cut(&hex(b))),
+        Some(any_value::Value::ArrayValue(list)) => {
+            let items: Vec<serde_json::Value> =
+                list.values.iter().map(|v| json_of(&value_of(v))).collect();
+            Value::Str(cut(&serde_json::Value::Array(items).to_string()))
+        }
+        Some(any_value::Value::KvlistValue(map)) => {
+            let items: serde_json::Map<String, serde_json::Value> = map
+                .values
+                .iter()
+                .filter_map(|kv| Some((kv.key.clone(), json_of(&value_of(kv.value.as_ref()?)))))
+                .collect();
+            Value::Str(cut(&serde_json::Value::Object(items).to_string()))
+        }
+        // A string-table index (profiles' dictionary) or nothing: no text.
+        Some(any_value::Value::StringValueStrindex(_)) | None => Value::Str(String::new()),
+    }
+}
+
+fn json_of(value: &Value) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// `text` cut at [`MAX_VALUE_CHARS`] characters, marked with `…` when cut.
+pub fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_VALUE_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+fn id16(bytes: &[u8]) -> Option<u128> {
+    Some(u128::from_be_bytes(bytes.try_into().ok()?))
+}
+
+fn id8(bytes: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(bytes.try_into().ok()?))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A trace id as the 32 hex digits OTLP's JSON writes.
+pub fn trace_hex(id: TraceId) -> String {
+    format!("{id:032x}")
+}
+
+/// A span id as the 16 hex digits OTLP's JSON writes.
+pub fn span_hex(id: SpanId) -> String {
+    format!("{id:016x}")
+}
+
+mod hex_trace {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+    pub(super) fn serialize<S: Serializer>(id: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::trace_hex(*id))
+    }
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(d)?;
+        u128::from_str_radix(&text, 16).map_err(D::Error::custom)
+    }
+}
+
+mod hex_span {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+    pub(super) fn serialize<S: Serializer>(id: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::span_hex(*id))
+    }
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let text = String::deserialize(d)?;
+        u64::from_str_radix(&text, 16).map_err(D::Error::custom)
+    }
+}
+
+mod hex_parent {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+    pub(super) fn serialize<S: Serializer>(id: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match id {
+            Some(id) => s.serialize_str(&super::span_hex(*id)),
+            None => s.serialize_none(),
+        }
+    }
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        let text = Option::<String>::deserialize(d)?;
+        text.map(|t| u64::from_str_radix(&t, 16).map_err(D::Error::custom))
+            .transpose()
+    }
+}

@@ -1,0 +1,127 @@
+//! Starting a watch: the receiver bound, the loop running, and what it
+//! finds handed to a viewer. [`start`] is the dashboard's entry point
+//! (it reads the [`WatchFeed`]); [`headless`] prints one JSON line per
+//! finished run (`conclave watch --headless`).
+
+use super::consume::{WatchFeed, WatchOptions, watch};
+use super::receive::{ReceiveConfig, Receiving, serve};
+use super::summary::WatchSummary;
+use crate::exit::Exit;
+use std::borrow::Cow;
+use tokio::sync::mpsc;
+
+/// Batches waiting for the watch; a full queue makes the receiver answer
+/// 429 / `RESOURCE_EXHAUSTED`.
+pub const QUEUE: usize = 64;
+
+/// Everything `conclave watch`'s flags say.
+#[derive(Clone, Debug, Default)]
+pub struct WatchSettings {
+    pub receive: ReceiveConfig,
+    pub options: WatchOptions,
+}
+
+/// A started watch: the receiver (its addresses and counters), what the
+/// watch finds, and the loop's task (it ends after `--runs N` runs, or
+/// when the feed's reader goes away).
+#[derive(Debug)]
+pub struct Started {
+    pub receiving: Receiving,
+    pub feed: mpsc::UnboundedReceiver<WatchFeed>,
+    pub task: tokio::task::JoinHandle<()>,
+}
+
+/// Bind the receiver and start the watch on the current runtime.
+pub async fn start(settings: WatchSettings) -> Result<Started, super::receive::ReceiveError> {
+    let (sink, batches) = mpsc::channel(QUEUE);
+    let receiving = serve(settings.receive, sink).await?;
+    let (tx, feed) = mpsc::unbounded_channel();
+    let options = settings.options;
+    let task = tokio::spawn(async move {
+        watch(batches, options, tx).await;
+    });
+    Ok(Started {
+        receiving,
+        feed,
+        task,
+    })
+}
+
+/// `conclave watch --headless`: one JSON line per finished run on
+/// stdout, problems on stderr, until `--runs N` runs have finished or a
+/// signal comes.
+pub fn headless(settings: WatchSettings) -> Exit {
+    let runtime = match crate::runtime::start(&mut tokio::runtime::Builder::new_multi_thread()) {
+        Ok(runtime) => runtime,
+        Err(exit) => return exit,
+    };
+    runtime.block_on(async move {
+        let mut started = match start(settings).await {
+            Ok(started) => started,
+            Err(e) => {
+                crate::output::message(&format!("conclave watch: {e}"));
+                return Exit::BadInput;
+            }
+        };
+        let grpc = started
+            .receiving
+            .grpc_addr()
+            .map_or_else(|| "off".to_string(), |a| a.to_string());
+        crate::output::message(&format!(
+            "conclave watch: listening for OTLP on http://{}/v1/traces and gRPC {grpc}",
+            started.receiving.http_addr()
+        ));
+        let mut signals = crate::signals::Signals::new().ok();
+        loop {
+            let signal = async {
+                match signals.as_mut() {
+                    Some(s) => s.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                item = started.feed.recv() => match item {
+                    Some(item) => print(&item),
+                    None => break,
+                },
+                Some(signal) = signal => {
+                    started.receiving.shutdown().await;
+                    return Exit::Signalled(signal);
+                }
+            }
+        }
+        started.receiving.shutdown().await;
+        Exit::Ok
+    })
+}
+
+fn print(item: &WatchFeed) {
+    match item {
+        WatchFeed::Finished(summary) => crate::output::line(&line(summary)),
+        WatchFeed::Problem(problem) => {
+            crate::output::message(&format!("conclave watch: {problem}"))
+        }
+        WatchFeed::Opened(_) | WatchFeed::Arrived { .. } => {}
+    }
+}
+
+/// The summary as `--headless`'s JSON line: every text cleaned as a
+/// pane shows it (no escape sequence, control or bidi character).
+pub fn line(summary: &WatchSummary) -> String {
+    let mut value = serde_json::to_value(summary).unwrap_or(serde_json::Value::Null);
+    clean_json(&mut value);
+    value.to_string()
+}
+
+fn clean_json(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            if let Cow::Owned(clean) = crate::sanitize::clean(text) {
+                *text = clean;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(clean_json),
+        serde_json::Value::Object(map) => map.values_mut().for_each(clean_json),
+        _ => {}
+    }
+}

@@ -1,0 +1,229 @@
+//! What a watched run amounts to, read from its whole forest: the agents
+//! in order of first activity, the handoffs, the tool calls, the model
+//! calls with their tokens summed (over model spans only, never an
+//! agent's aggregate) and their cost. This is what `--headless` prints
+//! and what the recording ends with. Pure: a forest and a price table in,
+//! a [`WatchSummary`] out.
+
+use super::forest::Forest;
+use super::read::{Reading, read};
+use super::span::{Span, SpanId, trace_hex};
+use super::vocab::{Kind, framework_of};
+use crate::scenario::PriceTable;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// A handoff from one agent to another.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Handoff {
+    pub from: String,
+    pub to: String,
+}
+
+/// One tool call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToolCall {
+    /// The agent whose span holds the call (`null` when none does).
+    pub agent: Option<String>,
+    pub tool: String,
+    /// `ok` or `error`.
+    pub status: &'static str,
+    pub ms: u64,
+}
+
+/// Where a run's cost came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostFrom {
+    /// Every priced call carried its cost on its span.
+    Span,
+    /// Every priced call was priced from Conclave's table (and `--pricing`).
+    PriceTable,
+    /// Some of each.
+    Mixed,
+}
+
+/// A watched run, as `conclave watch --headless` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WatchSummary {
+    pub trace_id: String,
+    pub service: Option<String>,
+    pub framework: Option<String>,
+    pub agents: Vec<String>,
+    pub handoffs: Vec<Handoff>,
+    pub tool_calls: Vec<ToolCall>,
+    pub model_calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// `None` (null) when no model call could be priced.
+    pub cost_usd: Option<f64>,
+    pub cost_from: Option<CostFrom>,
+    /// Model calls that could not be priced.
+    pub unpriced_calls: u64,
+    pub errors: u64,
+    pub spans: u64,
+    /// Spans not kept (over the run's limit, or sent twice).
+    pub dropped_spans: u64,
+    /// The recording's path, once written.
+    pub recording: Option<String>,
+}
+
+/// The agent each span runs under: the nearest agent span at or above
+/// it (`self` included when `with_self`).
+struct Agents<'a> {
+    forest: &'a Forest,
+    readings: &'a HashMap<SpanId, Reading>,
+}
+
+impl Agents<'_> {
+    fn of(&self, id: SpanId, with_self: bool) -> Option<String> {
+        let skip = usize::from(!with_self);
+        self.forest
+            .ancestry(id)
+            .into_iter()
+            .skip(skip)
+            .find_map(|up| {
+                let r = self.readings.get(&up)?;
+                (r.kind() == Kind::Agent).then(|| r.agent.clone()).flatten()
+            })
+    }
+}
+
+/// Read the run held in `forest`.
+pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -> WatchSummary {
+    let spans: Vec<&Span> = forest.arrived().collect();
+    let readings: HashMap<SpanId, Reading> = spans.iter().map(|s| (s.span_id, read(s))).collect();
+    let agents_of = Agents {
+        forest,
+        readings: &readings,
+    };
+    let mut by_start: Vec<&Span> = spans.clone();
+    by_start.sort_by_key(|s| s.start_ns);
+    let mut summary = WatchSummary {
+        trace_id: trace_hex(trace_id),
+        service: forest
+            .root()
+            .or(spans.first().copied())
+            .and_then(|s| s.service.clone()),
+        framework: spans
+            .iter()
+            .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
+            .map(str::to_string),
+        agents: Vec::new(),
+        handoffs: Vec::new(),
+        tool_calls: Vec::new(),
+        model_calls: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: None,
+        cost_from: None,
+        unpriced_calls: 0,
+        errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
+        spans: spans.len() as u64,
+        dropped_spans: forest.dropped,
+        recording: None,
+    };
+    let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
+    let mut open_target: Vec<(u64, String)> = Vec::new();
+    let (mut from_span, mut from_table) = (false, false);
+    for span in &by_start {
+        let r = &readings[&span.span_id];
+        for (from, to) in &r.event_handoffs {
+            let at = span
+                .events
+                .iter()
+                .map(|e| e.at_ns)
+                .find(|_| true)
+                .unwrap_or(span.start_ns);
+            handoffs.push((
+                at,
+                Handoff {
+                    from: from.clone(),
+                    to: to.clone(),
+                },
+            ));
+        }
+        match r.kind() {
+            Kind::Agent => {
+                if let Some(name) = &r.agent
+                    && !summary.agents.contains(name)
+                {
+                    summary.agents.push(name.clone());
+                }
+            }
+            Kind::Handoff => {
+                let from = r
+                    .handoff_from
+                    .clone()
+                    .or_else(|| agents_of.of(span.span_id, false));
+                match (from, r.handoff_to.clone()) {
+                    (Some(from), Some(to)) => handoffs.push((span.start_ns, Handoff { from, to })),
+                    (Some(from), None) => open_target.push((span.start_ns, from)),
+                    _ => {}
+                }
+            }
+            Kind::Tool => summary.tool_calls.push(ToolCall {
+                agent: agents_of.of(span.span_id, false),
+                tool: r.tool.clone().unwrap_or_else(|| span.name.clone()),
+                status: if span.error.is_some() { "error" } else { "ok" },
+                ms: span.ms(),
+            }),
+            Kind::Model => {
+                summary.model_calls += 1;
+                let input = r.input_tokens.unwrap_or(0);
+                let output = r.output_tokens.unwrap_or(0);
+                summary.input_tokens = summary.input_tokens.saturating_add(input);
+                summary.output_tokens = summary.output_tokens.saturating_add(output);
+                let cost = match (r.cost_usd, r.model.as_deref()) {
+                    (Some(cost), _) => {
+                        from_span = true;
+                        Some(cost)
+                    }
+                    (None, Some(model)) => price(model, input, output, prices).inspect(|_| {
+                        from_table = true;
+                    }),
+                    (None, None) => None,
+                };
+                match cost {
+                    Some(cost) => {
+                        let sum = summary.cost_usd.unwrap_or(0.0) + cost;
+                        summary.cost_usd = Some(crate::pricing::round_dollars(sum));
+                    }
+                    None => summary.unpriced_calls += 1,
+                }
+            }
+            _ => {}
+        }
+    }
+    // A handoff that does not name its target (Traceloop's) goes to the
+    // next agent that starts after it under another name.
+    for (at, from) in open_target {
+        let next = by_start.iter().find_map(|s| {
+            let r = &readings[&s.span_id];
+            let name = r.agent.as_ref().filter(|_| r.kind() == Kind::Agent)?;
+            (s.start_ns >= at && *name != from).then(|| name.clone())
+        });
+        if let Some(to) = next {
+            handoffs.push((at, Handoff { from, to }));
+        }
+    }
+    handoffs.sort_by_key(|(at, _)| *at);
+    summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
+    summary.cost_from = match (from_span, from_table) {
+        (true, true) => Some(CostFrom::Mixed),
+        (true, false) => Some(CostFrom::Span),
+        (false, true) => Some(CostFrom::PriceTable),
+        (false, false) => None,
+    };
+    summary
+}
+
+fn price(model: &str, input: u64, output: u64, prices: Option<&PriceTable>) -> Option<f64> {
+    let price = crate::pricing::price_of(model, prices, None)?;
+    let usage = crate::bus::TokenUsage {
+        input,
+        output,
+        ..Default::default()
+    };
+    Some(crate::pricing::cost(&usage, &price))
+}

@@ -1,0 +1,249 @@
+//! The vocabularies `conclave watch` reads, as one table of data: each
+//! row names the framework or convention it comes from, the attribute
+//! (or span name, or span event) it looks at, the value it needs, if
+//! any, and what it says of the span. The reader (`read.rs`) walks the
+//! table in order: the first row that gives a span its [`Kind`] decides
+//! the kind, and the first row that gives each other field decides that
+//! field, so a convention listed earlier wins over a later fallback. A
+//! span no row gives a kind stays a generic span. docs/watch.md prints
+//! this table.
+
+/// What a span is, for the panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// An agent's run (a turn in the chain pane).
+    Agent,
+    /// A model call: model, tokens, cost.
+    Model,
+    /// A tool call (a worker row).
+    Tool,
+    /// Control passed from one agent to another.
+    Handoff,
+    /// A guardrail's check.
+    Guardrail,
+    /// The whole workflow (the run's own span).
+    Workflow,
+    /// A step of a chain or graph (a LangGraph node, a task).
+    Chain,
+    /// An agent being made, not run.
+    Setup,
+    /// None of the above: shown as the span it is (and any kind this
+    /// version does not know, read back from a recording).
+    #[serde(other)]
+    Generic,
+}
+
+/// What a row reads off a span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Says {
+    /// The span is of this kind.
+    Is(Kind),
+    /// The agent's name.
+    AgentName,
+    /// The agent's or the tool's name, whichever the span's kind is.
+    EntityName,
+    /// The tool's name.
+    ToolName,
+    /// The model asked for.
+    RequestModel,
+    /// The model that answered (preferred over the one asked for).
+    ResponseModel,
+    /// Input (prompt) tokens of one model call.
+    InputTokens,
+    /// Output (completion) tokens of one model call.
+    OutputTokens,
+    /// What the call cost, in US dollars.
+    CostUsd,
+    /// The conversation (session) the trace belongs to.
+    Conversation,
+    /// Why the span failed.
+    ErrorType,
+    /// The agent a handoff leaves.
+    HandoffFrom,
+    /// The agent a handoff goes to.
+    HandoffTo,
+    /// The graph node the span runs.
+    GraphNode,
+    /// The graph node before it.
+    GraphParent,
+    /// A JSON object of metadata (LangGraph's `langgraph_node`, `langgraph_step`).
+    Metadata,
+}
+
+/// Where a row looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Looks {
+    /// An attribute, with any value or with this one.
+    Attr(&'static str, Option<&'static str>),
+    /// The span's name starts with this; the rest of the name is the value.
+    NamePrefix(&'static str),
+    /// A span event of this name; its attributes are read by the rows
+    /// that look at `EventAttr`.
+    Event(&'static str),
+    /// An attribute of an event a `Event` row found.
+    EventAttr(&'static str),
+}
+
+/// One row of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Who writes it.
+    pub source: &'static str,
+    pub looks: Looks,
+    pub says: Says,
+}
+
+const fn attr(source: &'static str, key: &'static str, says: Says) -> Row {
+    Row {
+        source,
+        looks: Looks::Attr(key, None),
+        says,
+    }
+}
+
+const fn attr_is(source: &'static str, key: &'static str, value: &'static str, kind: Kind) -> Row {
+    Row {
+        source,
+        looks: Looks::Attr(key, Some(value)),
+        says: Says::Is(kind),
+    }
+}
+
+const fn name(source: &'static str, prefix: &'static str, says: Says) -> Row {
+    Row {
+        source,
+        looks: Looks::NamePrefix(prefix),
+        says,
+    }
+}
+
+const GENAI: &str = "OpenTelemetry GenAI semantic conventions";
+const OI: &str = "OpenInference";
+const AGENTS: &str = "OpenAI Agents SDK (OpenTelemetry contrib instrumentation)";
+const AGENTS_OI: &str = "OpenAI Agents SDK (OpenInference instrumentation)";
+const TRACELOOP: &str = "Traceloop / OpenLLMetry";
+const PYDANTIC: &str = "PydanticAI";
+const CONCLAVE: &str = "Conclave";
+
+/// The table, in the order it is read.
+pub const VOCABULARY: &[Row] = &[
+    // The contrib Agents-SDK handoff span carries both agents.
+    attr(AGENTS, "gen_ai.handoff.from_agent", Says::Is(Kind::Handoff)),
+    attr(AGENTS, "gen_ai.handoff.from_agent", Says::HandoffFrom),
+    attr(AGENTS, "gen_ai.handoff.to_agent", Says::HandoffTo),
+    // OpenInference writes a handoff as a TOOL span "handoff to X"
+    // (and Traceloop leaves the target out: the next agent is it).
+    name(AGENTS_OI, "handoff to ", Says::Is(Kind::Handoff)),
+    name(AGENTS_OI, "handoff to ", Says::HandoffTo),
+    name(AGENTS_OI, "transfer_to_", Says::Is(Kind::Handoff)),
+    name(AGENTS_OI, "transfer_to_", Says::HandoffTo),
+    attr_is(GENAI, "gen_ai.operation.name", "invoke_agent", Kind::Agent),
+    attr_is(GENAI, "gen_ai.operation.name", "create_agent", Kind::Setup),
+    attr_is(GENAI, "gen_ai.operation.name", "chat", Kind::Model),
+    attr_is(
+        GENAI,
+        "gen_ai.operation.name",
+        "text_completion",
+        Kind::Model,
+    ),
+    attr_is(
+        GENAI,
+        "gen_ai.operation.name",
+        "generate_content",
+        Kind::Model,
+    ),
+    attr_is(GENAI, "gen_ai.operation.name", "execute_tool", Kind::Tool),
+    attr_is(
+        GENAI,
+        "gen_ai.operation.name",
+        "invoke_workflow",
+        Kind::Workflow,
+    ),
+    attr_is(OI, "openinference.span.kind", "AGENT", Kind::Agent),
+    attr_is(OI, "openinference.span.kind", "LLM", Kind::Model),
+    attr_is(OI, "openinference.span.kind", "TOOL", Kind::Tool),
+    attr_is(OI, "openinference.span.kind", "GUARDRAIL", Kind::Guardrail),
+    attr_is(OI, "openinference.span.kind", "CHAIN", Kind::Chain),
+    attr_is(TRACELOOP, "traceloop.span.kind", "agent", Kind::Agent),
+    attr_is(TRACELOOP, "traceloop.span.kind", "tool", Kind::Tool),
+    attr_is(TRACELOOP, "traceloop.span.kind", "workflow", Kind::Workflow),
+    attr_is(TRACELOOP, "traceloop.span.kind", "task", Kind::Chain),
+    attr(TRACELOOP, "llm.request.type", Says::Is(Kind::Model)),
+    // Names.
+    attr(GENAI, "gen_ai.agent.name", Says::AgentName),
+    attr(OI, "agent.name", Says::AgentName),
+    attr(PYDANTIC, "agent_name", Says::AgentName),
+    name(GENAI, "invoke_agent ", Says::AgentName),
+    attr(GENAI, "gen_ai.tool.name", Says::ToolName),
+    attr(OI, "tool.name", Says::ToolName),
+    name(GENAI, "execute_tool ", Says::ToolName),
+    attr(TRACELOOP, "traceloop.entity.name", Says::EntityName),
+    // Models, tokens, cost: read on model spans only, so that an agent
+    // span's aggregates (PydanticAI's gen_ai.aggregated_usage.*, CrewAI's
+    // root llm.token_count.total) are never counted.
+    attr(GENAI, "gen_ai.response.model", Says::ResponseModel),
+    attr(GENAI, "gen_ai.request.model", Says::RequestModel),
+    attr(OI, "llm.model_name", Says::RequestModel),
+    attr(GENAI, "gen_ai.usage.input_tokens", Says::InputTokens),
+    attr(GENAI, "gen_ai.usage.output_tokens", Says::OutputTokens),
+    attr(GENAI, "gen_ai.usage.prompt_tokens", Says::InputTokens),
+    attr(GENAI, "gen_ai.usage.completion_tokens", Says::OutputTokens),
+    attr(OI, "llm.token_count.prompt", Says::InputTokens),
+    attr(OI, "llm.token_count.completion", Says::OutputTokens),
+    attr(OI, "llm.cost.total", Says::CostUsd),
+    attr(CONCLAVE, "conclave.cost_usd", Says::CostUsd),
+    // Conversations, errors, graphs.
+    attr(GENAI, "gen_ai.conversation.id", Says::Conversation),
+    attr(OI, "session.id", Says::Conversation),
+    attr(GENAI, "error.type", Says::ErrorType),
+    attr(OI, "graph.node.id", Says::GraphNode),
+    attr(OI, "graph.node.parent_id", Says::GraphParent),
+    attr(OI, "metadata", Says::Metadata),
+    // Conclave's own handoffs are events on the team's span.
+    Row {
+        source: CONCLAVE,
+        looks: Looks::Event("conclave.handoff"),
+        says: Says::Is(Kind::Handoff),
+    },
+    Row {
+        source: CONCLAVE,
+        looks: Looks::EventAttr("conclave.from"),
+        says: Says::HandoffFrom,
+    },
+    Row {
+        source: CONCLAVE,
+        looks: Looks::EventAttr("conclave.to"),
+        says: Says::HandoffTo,
+    },
+];
+
+/// Which framework sent a span, by its instrumentation scope's name (the
+/// first prefix that fits) or its service name; a second, small table.
+pub const FRAMEWORKS: &[(&str, &str)] = &[
+    (
+        "openinference.instrumentation.openai_agents",
+        "openai-agents",
+    ),
+    (
+        "opentelemetry.instrumentation.openai_agents",
+        "openai-agents",
+    ),
+    ("openai.agents", "openai-agents"),
+    ("openinference.instrumentation.langchain", "langgraph"),
+    ("opentelemetry.instrumentation.langchain", "langgraph"),
+    ("pydantic-ai", "pydantic-ai"),
+    ("pydantic_ai", "pydantic-ai"),
+    ("autogen", "autogen"),
+    ("openinference.instrumentation.crewai", "crewai"),
+    ("crewai", "crewai"),
+    ("conclave", "conclave"),
+];
+
+/// The framework `scope` (or a service name) names, if the table knows it.
+pub fn framework_of(scope: &str) -> Option<&'static str> {
+    FRAMEWORKS
+        .iter()
+        .find(|(prefix, _)| scope.starts_with(prefix))
+        .map(|(_, name)| *name)
+}
