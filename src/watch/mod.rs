@@ -17,3 +17,6 @@ pub mod span;
 pub mod start;
 pub mod summary;
 pub mod vocab;
+
+#[cfg(test)]
+mod tests;
