@@ -88,6 +88,8 @@ pub enum Scope {
     Overlay(OverlayKind),
     /// A replayed run, before its panes.
     Replay,
+    /// The screen of `conclave watch`: its runs and its span tree.
+    Watch,
 }
 
 /// The patterns whose pane adds keys of its own.
@@ -187,9 +189,19 @@ const SHIFT_TAB: &[Key] = &[
 const COMPARE: Scope = Scope::Overlay(OverlayKind::Compare);
 const SWEEP: Scope = Scope::Overlay(OverlayKind::Sweep);
 const FORK: Scope = Scope::Overlay(OverlayKind::Fork);
+const WATCH: Scope = Scope::Watch;
 
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
+    Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: WATCH },
+    Binding { keys: &[key('['), key('h'), code(KeyCode::Left)], label: "[", action: Action::PrevRun, help: "previous run", scope: WATCH },
+    Binding { keys: &[key(']'), key('l'), code(KeyCode::Right)], label: "]", action: Action::NextRun, help: "next run", scope: WATCH },
+    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "span tree up", scope: WATCH },
+    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "span tree down", scope: WATCH },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: WATCH },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: WATCH },
+    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "tree top", scope: WATCH },
+    Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "tree bottom", scope: WATCH },
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: Scope::Everywhere },
     Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Everywhere },
     Binding { keys: &[key('n')], label: "n", action: Action::NewRun, help: "new run", scope: Scope::Everywhere },

@@ -38,6 +38,7 @@ pub mod theme;
 pub(crate) mod tool_list;
 pub mod view;
 pub mod view_state;
+pub mod watched;
 pub(crate) mod widgets;
 pub mod world;
 pub(crate) mod wrap;

@@ -34,6 +34,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Replay (before the panes' keys)", Scope::Replay),
     ("Fork of a replay (x)", Scope::Overlay(OverlayKind::Fork)),
     ("Sweep (S)", Scope::Overlay(OverlayKind::Sweep)),
+    ("Watched runs (conclave watch)", Scope::Watch),
 ];
 
 /// Every key of the dashboard, by where it applies (the pattern pane's

@@ -1,0 +1,199 @@
+//! What the dashboard knows of the runs `conclave watch` receives: one
+//! tab per trace, opened at its first span and numbered once (a number is
+//! never given again), its spans kept as the same forest the watch builds
+//! (placeholders and all), live until the watch says it settled. Folded
+//! from the watch's [`WatchFeed`] in order; knows nothing of ratatui.
+
+use crate::scenario::PriceTable;
+use crate::watch::consume::WatchFeed;
+use crate::watch::forest::Forest;
+use crate::watch::read::read;
+use crate::watch::runs::{Arrival, Limits};
+use crate::watch::span::{SpanId, TraceId};
+use crate::watch::summary::{CostFrom, WatchSummary, summarise};
+use crate::watch::vocab::Kind;
+use std::collections::HashMap;
+
+/// One watched run, as its tab shows it.
+#[derive(Debug)]
+pub(crate) struct WatchedRun {
+    /// The tab's number: 1, 2, 3 … in the order runs appeared.
+    pub(crate) tab: u32,
+    pub(crate) trace_id: TraceId,
+    pub(crate) forest: Forest,
+    /// Every span in the order it arrived: the event log's lines.
+    pub(crate) arrivals: Vec<Arrival>,
+    /// What the run amounts to so far (the watch's own once it finished).
+    pub(crate) summary: WatchSummary,
+    /// Model calls per agent, in order of the agent's first call.
+    pub(crate) spend: Vec<AgentSpend>,
+    pub(crate) finished: bool,
+}
+
+/// What one agent's model calls took and cost.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct AgentSpend {
+    pub(crate) agent: String,
+    pub(crate) calls: u64,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) cost_from: Option<CostFrom>,
+}
+
+/// Every watched run on the dashboard.
+#[derive(Debug)]
+pub(crate) struct Watched {
+    pub(crate) runs: Vec<WatchedRun>,
+    pub(crate) selected: usize,
+    next_tab: u32,
+    limits: Limits,
+    prices: Option<PriceTable>,
+    /// The last problem the watch reported (a run not recorded).
+    pub(crate) problem: Option<String>,
+}
+
+impl Watched {
+    pub(crate) fn new(limits: Limits, prices: Option<PriceTable>) -> Watched {
+        Watched {
+            runs: Vec::new(),
+            selected: 0,
+            next_tab: 1,
+            limits,
+            prices,
+            problem: None,
+        }
+    }
+
+    pub(crate) fn selected(&self) -> Option<&WatchedRun> {
+        self.runs.get(self.selected)
+    }
+
+    /// Take one thing the watch said.
+    pub(crate) fn take(&mut self, feed: WatchFeed) {
+        match feed {
+            WatchFeed::Opened(id) => self.open(id),
+            WatchFeed::Arrived { run, spans } => {
+                if let Some(at) = self.index_of(run) {
+                    let watched = &mut self.runs[at];
+                    for arrival in spans {
+                        watched.forest.insert(arrival.span.clone());
+                        watched.arrivals.push(arrival);
+                    }
+                    watched.summary = summarise(run, &watched.forest, self.prices.as_ref());
+                    watched.spend = spend(&watched.forest, self.prices.as_ref());
+                }
+            }
+            WatchFeed::Finished(summary) => {
+                let id = u128::from_str_radix(&summary.trace_id, 16).ok();
+                if let Some(at) = id.and_then(|id| self.index_of(id)) {
+                    self.runs[at].finished = true;
+                    self.runs[at].summary = *summary;
+                }
+            }
+            WatchFeed::Problem(problem) => self.problem = Some(problem),
+        }
+    }
+
+    fn index_of(&self, id: TraceId) -> Option<usize> {
+        self.runs.iter().position(|r| r.trace_id == id)
+    }
+
+    /// A tab for run `id`, after the others; the oldest finished tab
+    /// makes room when the dashboard holds as many as the watch keeps.
+    fn open(&mut self, id: TraceId) {
+        if self.index_of(id).is_some() {
+            return;
+        }
+        if self.runs.len() >= self.limits.max_runs.max(1)
+            && let Some(at) = self.runs.iter().position(|r| r.finished)
+        {
+            self.runs.remove(at);
+            self.selected = self.selected.saturating_sub(usize::from(at < self.selected));
+        }
+        let forest = Forest::new(self.limits.max_spans);
+        let summary = summarise(id, &forest, None);
+        self.runs.push(WatchedRun {
+            tab: self.next_tab,
+            trace_id: id,
+            forest,
+            arrivals: Vec::new(),
+            summary,
+            spend: Vec::new(),
+            finished: false,
+        });
+        self.next_tab += 1;
+        if self.runs.len() == 1 {
+            self.selected = 0;
+        }
+    }
+
+    pub(crate) fn select_previous(&mut self) {
+        self.selected = self.selected.saturating_sub(1);
+    }
+
+    pub(crate) fn select_next(&mut self) {
+        self.selected = (self.selected + 1).min(self.runs.len().saturating_sub(1));
+    }
+}
+
+/// The model calls of `forest` per agent: each call counted for the
+/// nearest agent span above it ("(no agent)" when none is); its cost from
+/// the span when it carries one, else from the price table.
+pub(crate) fn spend(forest: &Forest, prices: Option<&PriceTable>) -> Vec<AgentSpend> {
+    let readings: HashMap<SpanId, crate::watch::read::Reading> =
+        forest.arrived().map(|s| (s.span_id, read(s))).collect();
+    let mut out: Vec<AgentSpend> = Vec::new();
+    let mut spans: Vec<_> = forest.arrived().collect();
+    spans.sort_by_key(|s| s.start_ns);
+    for span in spans {
+        let r = &readings[&span.span_id];
+        if r.kind() != Kind::Model {
+            continue;
+        }
+        let agent = forest
+            .ancestry(span.span_id)
+            .into_iter()
+            .skip(1)
+            .find_map(|up| {
+                let above = readings.get(&up)?;
+                (above.kind() == Kind::Agent).then(|| above.agent.clone())?
+            })
+            .unwrap_or_else(|| "(no agent)".to_string());
+        let at = match out.iter().position(|s| s.agent == agent) {
+            Some(at) => at,
+            None => {
+                out.push(AgentSpend {
+                    agent,
+                    ..AgentSpend::default()
+                });
+                out.len() - 1
+            }
+        };
+        let (input, output) = (r.input_tokens.unwrap_or(0), r.output_tokens.unwrap_or(0));
+        let priced = match (r.cost_usd, r.model.as_deref()) {
+            (Some(cost), _) => Some((cost, CostFrom::Span)),
+            (None, Some(model)) => crate::pricing::price_of(model, prices, None).map(|price| {
+                let usage = crate::bus::TokenUsage {
+                    input,
+                    output,
+                    ..Default::default()
+                };
+                (crate::pricing::cost(&usage, &price), CostFrom::PriceTable)
+            }),
+            (None, None) => None,
+        };
+        let entry = &mut out[at];
+        entry.calls += 1;
+        entry.input_tokens = entry.input_tokens.saturating_add(input);
+        entry.output_tokens = entry.output_tokens.saturating_add(output);
+        if let Some((cost, from)) = priced {
+            entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + cost);
+            entry.cost_from = Some(match entry.cost_from {
+                Some(before) if before != from => CostFrom::Mixed,
+                _ => from,
+            });
+        }
+    }
+    out
+}
