@@ -32,40 +32,10 @@ static ALLOCATOR: counting::Counting = counting::Counting;
 const CALLS: u32 = 50_000;
 
 /// The recording of a swarm whose two agents hand control to each other
-/// until the model-call budget stops it, made once for the tests here:
-/// once per process, and once per run of the tests when a runner (such as
-/// cargo-nextest, which names its run in `NEXTEST_RUN_ID`) starts a process
-/// per test.
+/// until the model-call budget stops it, made once for the tests here.
 fn long_swarm() -> &'static std::path::Path {
     static RECORDED: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    RECORDED.get_or_init(|| shared_long_swarm(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))))
-}
-
-/// The long swarm's recording for this run of the tests, in `dir`: made by
-/// the first process of the run to ask, under a file lock, while the others
-/// wait for it; a recording of an earlier run goes first.
-fn shared_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
-    use std::os::fd::AsRawFd;
-    let run = std::env::var("NEXTEST_RUN_ID").unwrap_or_else(|_| std::process::id().to_string());
-    let lock = std::fs::File::create(dir.join("long.lock")).unwrap();
-    // SAFETY: flock on a descriptor this process holds open; released when
-    // `lock` is closed.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
-    let path = dir.join(format!("long-{run}.jsonl"));
-    if path.exists() {
-        return path;
-    }
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("long") && name.ends_with(".jsonl") {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-    // Recorded aside and moved in whole: a run that fails half way leaves
-    // no recording for the next process to take.
-    let recorded = record_long_swarm(dir);
-    std::fs::rename(&recorded, &path).unwrap();
-    path
+    RECORDED.get_or_init(|| record_long_swarm(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))))
 }
 
 fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
