@@ -1,0 +1,339 @@
+//! `conclave watch` at scale: a loopback client sends 1,000,000 spans
+//! (10,000 traces of 100 spans: a workflow root, agents, model calls with
+//! GenAI attributes, tool calls) over OTLP/HTTP protobuf, five whole
+//! traces a request, children before their root, four requests at once,
+//! and the bench prints spans per second (from the first request to the
+//! consumer having taken the last span) and the process's peak resident
+//! memory (`VmHWM`). The target: at least 20,000 spans/s and at most
+//! 300 MiB on two cores.
+//!
+//! Rows, each in a process of its own (so that each peak is its own):
+//! - `drain`: the receiver and a consumer that only drains batches.
+//! - `watch`: the receiver and the real watch (`watch::start`, as
+//!   `conclave watch --headless` runs it): runs assembled, read, settled
+//!   and summed up; finished runs closed.
+//!
+//! A 429 (the watch's queue full) is counted and the request sent again
+//! after 20 ms, so every span arrives; the counts say how often.
+//! `cargo bench --bench watch -- drain` runs the rows whose name holds
+//! `drain`; `CONCLAVE_WATCH_TRACES` changes the 10,000.
+
+use conclave::watch::consume::{WatchFeed, WatchOptions};
+use conclave::watch::receive::{Batch, ReceiveConfig, Receiving, serve};
+use conclave::watch::start::{WatchSettings, start};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
+use prost::Message;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+const ALONE: &str = "CONCLAVE_WATCH_ALONE";
+const ROWS: [&str; 2] = ["drain", "watch"];
+const SPANS_PER_TRACE: usize = 100;
+const TRACES_PER_REQUEST: usize = 5;
+const SENDERS: usize = 4;
+
+fn main() {
+    if let Ok(row) = std::env::var(ALONE) {
+        return run_row(&row);
+    }
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    for row in ROWS {
+        if !filters.is_empty() && !filters.iter().any(|f| row.contains(f.as_str())) {
+            continue;
+        }
+        let exe = std::env::current_exe().expect("the bench's own path");
+        let status = Command::new(exe)
+            .env(ALONE, row)
+            .status()
+            .expect("the row runs");
+        assert!(status.success(), "row {row} failed");
+    }
+}
+
+fn traces() -> usize {
+    std::env::var("CONCLAVE_WATCH_TRACES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000)
+}
+
+fn run_row(row: &str) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        match row {
+            "drain" => drain_row().await,
+            "watch" => watch_row().await,
+            other => panic!("no row {other}"),
+        }
+    });
+    println!("  peak RSS {:.1} MiB", peak_rss_kib() as f64 / 1024.0);
+}
+
+fn receive_config() -> ReceiveConfig {
+    ReceiveConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        grpc: None,
+        ..ReceiveConfig::default()
+    }
+}
+
+async fn drain_row() {
+    let (sink, mut batches) = mpsc::channel::<Batch>(64);
+    let receiving = serve(receive_config(), sink)
+        .await
+        .expect("the receiver starts");
+    let consumer = tokio::spawn(async move {
+        let mut spans = 0usize;
+        while let Some(batch) = batches.recv().await {
+            spans += batch
+                .request
+                .resource_spans
+                .iter()
+                .flat_map(|r| &r.scope_spans)
+                .map(|s| s.spans.len())
+                .sum::<usize>();
+        }
+        spans
+    });
+    let began = Instant::now();
+    let refused = send_all(&receiving).await;
+    let counts = receiving.counts();
+    receiving.shutdown().await;
+    let spans = consumer.await.unwrap();
+    report("drain", began.elapsed(), spans, refused, &counts);
+}
+
+async fn watch_row() {
+    let settings = WatchSettings {
+        receive: receive_config(),
+        options: WatchOptions {
+            close_finished: true,
+            ..WatchOptions::default()
+        },
+    };
+    let started = start(settings).await.expect("the watch starts");
+    let mut feed = started.feed;
+    let reader = tokio::spawn(async move {
+        let (mut runs, mut spans, mut dropped) = (0u64, 0u64, 0u64);
+        while let Some(item) = feed.recv().await {
+            if let WatchFeed::Finished(summary) = item {
+                runs += 1;
+                spans += summary.spans;
+                dropped += summary.dropped_spans;
+            }
+        }
+        (runs, spans, dropped)
+    });
+    let began = Instant::now();
+    let refused = send_all(&started.receiving).await;
+    let counts = started.receiving.counts();
+    started.receiving.shutdown().await;
+    started.task.await.unwrap();
+    let (runs, spans, dropped) = reader.await.unwrap();
+    report("watch", began.elapsed(), spans as usize, refused, &counts);
+    println!(
+        "  runs finished {runs}, spans in them {spans}, dropped by the watch's limits {dropped}"
+    );
+}
+
+fn report(
+    row: &str,
+    took: Duration,
+    consumed: usize,
+    refused: u64,
+    counts: &conclave::watch::receive::ReceiveCounts,
+) {
+    let sent = traces() * SPANS_PER_TRACE;
+    println!(
+        "{row}: {sent} spans sent, {consumed} taken by the consumer in {:.2} s: {:.0} spans/s",
+        took.as_secs_f64(),
+        consumed as f64 / took.as_secs_f64()
+    );
+    println!(
+        "  requests accepted {}, answered 429 {refused} (sent again), spans accepted {}",
+        counts.requests_accepted, counts.spans_accepted
+    );
+}
+
+/// Send every trace, `SENDERS` requests at once; the 429s answered.
+async fn send_all(receiving: &Receiving) -> u64 {
+    let url = format!("http://{}/v1/traces", receiving.http_addr());
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let next = Arc::new(AtomicU64::new(0));
+    let refused = Arc::new(AtomicU64::new(0));
+    let requests = (traces() / TRACES_PER_REQUEST) as u64;
+    let senders: Vec<_> = (0..SENDERS)
+        .map(|_| {
+            let (client, url, next, refused) = (
+                client.clone(),
+                url.clone(),
+                Arc::clone(&next),
+                Arc::clone(&refused),
+            );
+            tokio::spawn(async move {
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    if n >= requests {
+                        return;
+                    }
+                    let body = request(n).encode_to_vec();
+                    loop {
+                        let response = client
+                            .post(&url)
+                            .header("content-type", "application/x-protobuf")
+                            .body(body.clone())
+                            .send()
+                            .await
+                            .expect("the receiver answers");
+                        match response.status().as_u16() {
+                            200 => break,
+                            429 => {
+                                refused.fetch_add(1, Ordering::Relaxed);
+                                tokio::time::sleep(Duration::from_millis(20)).await;
+                            }
+                            other => panic!("answered {other}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    refused.load(Ordering::Relaxed)
+}
+
+fn string(key: &str, value: &str) -> KeyValue {
+    KeyValue {
+        key: key.into(),
+        value: Some(AnyValue {
+            value: Some(any_value::Value::StringValue(value.into())),
+        }),
+        ..KeyValue::default()
+    }
+}
+
+fn int(key: &str, value: i64) -> KeyValue {
+    KeyValue {
+        key: key.into(),
+        value: Some(AnyValue {
+            value: Some(any_value::Value::IntValue(value)),
+        }),
+        ..KeyValue::default()
+    }
+}
+
+/// Request `n`: five whole traces, each root last.
+fn request(n: u64) -> ExportTraceServiceRequest {
+    let spans = (0..TRACES_PER_REQUEST as u64)
+        .flat_map(|t| trace(n * TRACES_PER_REQUEST as u64 + t))
+        .collect();
+    ExportTraceServiceRequest {
+        resource_spans: vec![ResourceSpans {
+            resource: Some(Resource {
+                attributes: vec![string("service.name", "bench")],
+                ..Resource::default()
+            }),
+            scope_spans: vec![ScopeSpans {
+                scope: Some(InstrumentationScope {
+                    name: "bench".into(),
+                    ..InstrumentationScope::default()
+                }),
+                spans,
+                ..ScopeSpans::default()
+            }],
+            ..ResourceSpans::default()
+        }],
+    }
+}
+
+/// A trace of 100 spans: a workflow root, 9 agents under it, each with
+/// 5 model calls and 5 tool calls; children first.
+fn trace(t: u64) -> Vec<Span> {
+    let trace_id = [(t + 1).to_be_bytes(), 0xabcd_u64.to_be_bytes()].concat();
+    let id = |i: u64| ((t << 8) | (i + 1)).to_be_bytes().to_vec();
+    let start = 1_700_000_000_000_000_000 + t * 1_000_000_000;
+    let span = |i: u64, parent: Option<u64>, name: String, attributes: Vec<KeyValue>| Span {
+        trace_id: trace_id.clone(),
+        span_id: id(i),
+        parent_span_id: parent.map(id).unwrap_or_default(),
+        name,
+        kind: 1,
+        start_time_unix_nano: start + i * 1_000_000,
+        end_time_unix_nano: start + i * 1_000_000 + 500_000,
+        attributes,
+        ..Span::default()
+    };
+    let mut spans = Vec::with_capacity(SPANS_PER_TRACE);
+    for agent in 0..9u64 {
+        let a = 1 + agent * 11;
+        let name = format!("agent_{agent}");
+        for call in 0..10u64 {
+            let i = a + 1 + call;
+            spans.push(if call % 2 == 0 {
+                span(
+                    i,
+                    Some(a),
+                    "chat gpt-4o".into(),
+                    vec![
+                        string("gen_ai.operation.name", "chat"),
+                        string("gen_ai.request.model", "gpt-4o"),
+                        int("gen_ai.usage.input_tokens", 120),
+                        int("gen_ai.usage.output_tokens", 40),
+                    ],
+                )
+            } else {
+                span(
+                    i,
+                    Some(a),
+                    "execute_tool lookup".into(),
+                    vec![
+                        string("gen_ai.operation.name", "execute_tool"),
+                        string("gen_ai.tool.name", "lookup"),
+                    ],
+                )
+            });
+        }
+        spans.push(span(
+            a,
+            Some(0),
+            format!("invoke_agent {name}"),
+            vec![
+                string("gen_ai.operation.name", "invoke_agent"),
+                string("gen_ai.agent.name", &name),
+            ],
+        ));
+    }
+    spans.push(span(
+        0,
+        None,
+        "invoke_workflow bench".into(),
+        vec![string("gen_ai.operation.name", "invoke_workflow")],
+    ));
+    spans
+}
+
+/// The process's peak resident memory, KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
