@@ -157,12 +157,7 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Watch(args)) if args.headless => {
             conclave::watch::start::headless(args.settings())
         }
-        Some(Command::Watch(_)) => {
-            conclave::output::message(
-                "conclave watch: the dashboard for watched runs is not in this build yet; use --headless",
-            );
-            Exit::BadInput
-        }
+        Some(Command::Watch(args)) => conclave::tui::watched::watch(args.settings()),
         Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Worker(args)) => worker(args),

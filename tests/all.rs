@@ -118,3 +118,4 @@ mod tui_streaming;
 mod tui_streaming_e2e;
 mod tui_sweep;
 mod vocabulary;
+mod watch_dashboard;

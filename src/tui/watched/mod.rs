@@ -6,10 +6,10 @@
 
 pub(crate) mod screen;
 pub(crate) mod state;
-pub(crate) mod tree;
-pub(crate) mod tree_pane;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tree;
+pub(crate) mod tree_pane;
 
 use crate::exit::Exit;
 use crate::tui::keymap::{self, Action, Scope};

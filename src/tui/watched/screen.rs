@@ -25,7 +25,7 @@ use ratatui::widgets::{Block, Paragraph};
 pub(crate) fn draw(frame: &mut Frame, watched: &Watched, scroll: usize, listening: &str) {
     let [tabs, header, body, log, footer] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(2),
+        Constraint::Length(3),
         Constraint::Min(6),
         Constraint::Length(8),
         Constraint::Length(1),
@@ -36,7 +36,10 @@ pub(crate) fn draw(frame: &mut Frame, watched: &Watched, scroll: usize, listenin
     let Some(run) = watched.selected() else {
         let waiting = format!("waiting for the first span: {listening}");
         frame.render_widget(
-            Paragraph::new(Line::styled(fit(&waiting, usize::from(body.width)), theme::dim())),
+            Paragraph::new(Line::styled(
+                fit(&waiting, usize::from(body.width)),
+                theme::dim(),
+            )),
             body,
         );
         return;
@@ -134,7 +137,7 @@ fn header_lines(run: &WatchedRun, width: u16) -> Vec<Line<'static>> {
         Line::raw(fit(&second, w)),
     ];
     if let Some(attention) = attention(run) {
-        lines[1] = Line::styled(fit(&attention, w), theme::error());
+        lines.push(Line::styled(fit(&attention, w), theme::error()));
     }
     lines
 }
@@ -148,7 +151,11 @@ pub(crate) fn attention(run: &WatchedRun) -> Option<String> {
         "needs attention: {} span(s) failed; first: {}: {}",
         run.summary.errors.max(1),
         failed.span.name,
-        if message.is_empty() { "error" } else { &message }
+        if message.is_empty() {
+            "error"
+        } else {
+            &message
+        }
     ))
 }
 
@@ -172,7 +179,10 @@ fn chain_lines(run: &WatchedRun, width: u16) -> Vec<Line<'static>> {
         let spent = run.spend.iter().find(|p| &p.agent == agent);
         lines.push(Line::styled(fit(&format!("▸ {agent}"), w), theme::bold()));
         if let Some(spent) = spent {
-            lines.push(Line::styled(fit(&format!("    {}", spend_words(spent)), w), theme::dim()));
+            lines.push(Line::styled(
+                fit(&format!("    {}", spend_words(spent)), w),
+                theme::dim(),
+            ));
         }
     }
     for spent in run.spend.iter().filter(|p| !s.agents.contains(&p.agent)) {
@@ -181,7 +191,10 @@ fn chain_lines(run: &WatchedRun, width: u16) -> Vec<Line<'static>> {
     }
     for handoff in &s.handoffs {
         let text = format!("  {} → {}", handoff.from, handoff.to);
-        lines.push(Line::styled(fit(&text, w), Style::default().fg(theme::ACCENT)));
+        lines.push(Line::styled(
+            fit(&text, w),
+            Style::default().fg(theme::ACCENT),
+        ));
     }
     for call in &s.tool_calls {
         let (glyph, style) = if call.status == "error" {
@@ -223,7 +236,11 @@ fn draw_log(frame: &mut Frame, area: Rect, run: &WatchedRun) {
             millis(arrival.at_ms),
             span.name,
             millis(span.ms()),
-            if arrival.under_placeholder { " (parent not arrived)" } else { "" }
+            if arrival.under_placeholder {
+                " (parent not arrived)"
+            } else {
+                ""
+            }
         );
         lines.push(Line::styled(fit(&text, w), style));
         for event in &span.events {

@@ -109,7 +109,9 @@ impl Watched {
             && let Some(at) = self.runs.iter().position(|r| r.finished)
         {
             self.runs.remove(at);
-            self.selected = self.selected.saturating_sub(usize::from(at < self.selected));
+            self.selected = self
+                .selected
+                .saturating_sub(usize::from(at < self.selected));
         }
         let forest = Forest::new(self.limits.max_spans);
         let summary = summarise(id, &forest, None);

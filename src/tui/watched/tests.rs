@@ -43,7 +43,10 @@ fn span(id: u64, parent: Option<u64>, name: &str, start: u64, end: u64) -> Span 
 }
 
 fn with(mut span: Span, attrs: &[(&str, Value)]) -> Span {
-    span.attrs = attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    span.attrs = attrs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     span
 }
 
@@ -55,7 +58,12 @@ fn s(text: &str) -> Value {
 /// calls the model (3) and hands off (4) to `billing` (5), which calls a
 /// tool that fails (6) and the model (7).
 fn run_spans() -> Vec<Span> {
-    let agent = |name: &str| vec![("gen_ai.operation.name", s("invoke_agent")), ("gen_ai.agent.name", s(name))];
+    let agent = |name: &str| {
+        vec![
+            ("gen_ai.operation.name", s("invoke_agent")),
+            ("gen_ai.agent.name", s(name)),
+        ]
+    };
     let model = |input, output| {
         vec![
             ("gen_ai.operation.name", s("chat")),
@@ -67,19 +75,34 @@ fn run_spans() -> Vec<Span> {
     };
     let mut tool = with(
         span(6, Some(5), "execute_tool lookup_invoice", 60, 90),
-        &[("gen_ai.operation.name", s("execute_tool")), ("gen_ai.tool.name", s("lookup_invoice"))],
+        &[
+            ("gen_ai.operation.name", s("execute_tool")),
+            ("gen_ai.tool.name", s("lookup_invoice")),
+        ],
     );
     tool.error = Some("invoice \u{1b}[31mnot found".into());
     vec![
         with(span(3, Some(2), "chat gpt-4o-mini", 5, 30), &model(100, 20)),
         with(
             span(4, Some(2), "agent_handoff", 31, 32),
-            &[("gen_ai.handoff.from_agent", s("triage")), ("gen_ai.handoff.to_agent", s("billing"))],
+            &[
+                ("gen_ai.handoff.from_agent", s("triage")),
+                ("gen_ai.handoff.to_agent", s("billing")),
+            ],
         ),
-        with(span(2, Some(1), "invoke_agent triage", 2, 33), &agent("triage")),
+        with(
+            span(2, Some(1), "invoke_agent triage", 2, 33),
+            &agent("triage"),
+        ),
         tool,
-        with(span(7, Some(5), "chat gpt-4o-mini", 91, 120), &model(200, 40)),
-        with(span(5, Some(1), "invoke_agent billing", 40, 125), &agent("billing")),
+        with(
+            span(7, Some(5), "chat gpt-4o-mini", 91, 120),
+            &model(200, 40),
+        ),
+        with(
+            span(5, Some(1), "invoke_agent billing", 40, 125),
+            &agent("billing"),
+        ),
         span(1, None, "support workflow", 0, 130),
     ]
 }
@@ -114,7 +137,10 @@ fn a_child_hangs_under_a_running_placeholder_until_its_parent_comes() {
     assert_eq!(rows[0].id, 1);
     assert!(rows[0].span.is_none() && rows[0].running);
     assert_eq!(rows[0].ms, 31, "the time its children cover so far");
-    assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+    assert_eq!(
+        rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
     insta::assert_snapshot!("span_tree_placeholder", tree_drawn(&forest));
     for span in run_spans().into_iter().skip(3) {
         forest.insert(span);
@@ -150,7 +176,10 @@ fn watched_with(spans: Vec<Span>, finished: bool) -> Watched {
             span,
         })
         .collect();
-    watched.take(WatchFeed::Arrived { run: 7, spans: arrivals });
+    watched.take(WatchFeed::Arrived {
+        run: 7,
+        spans: arrivals,
+    });
     if finished {
         let run = &watched.runs[0];
         let summary = crate::watch::summary::summarise(7, &run.forest, None);
@@ -172,11 +201,14 @@ fn a_watched_runs_tab_shows_agents_handoffs_tools_spend_and_attention() {
     let watched = watched_with(run_spans(), true);
     let run = &watched.runs[0];
     assert_eq!(run.spend.len(), 2);
-    assert_eq!((run.spend[1].agent.as_str(), run.spend[1].input_tokens), ("billing", 200));
+    assert_eq!(
+        (run.spend[1].agent.as_str(), run.spend[1].input_tokens),
+        ("billing", 200)
+    );
     let drawn = screen_drawn(&watched, (110, 30));
     assert!(drawn.contains("1 ✓ finished support workflow"), "{drawn}");
     assert!(drawn.contains("triage → billing"), "{drawn}");
-    assert!(drawn.contains("$0.50 (from span)"), "{drawn}");
+    assert!(drawn.contains("$0.5 (from span)"), "{drawn}");
     assert!(drawn.contains("needs attention"), "{drawn}");
     assert!(!drawn.contains('\u{1b}'));
     insta::assert_snapshot!("watched_run_tab", drawn);
@@ -185,7 +217,13 @@ fn a_watched_runs_tab_shows_agents_handoffs_tools_spend_and_attention() {
 #[test]
 fn tabs_are_numbered_once_and_keys_move_between_them() {
     use crate::watch::consume::WatchFeed;
-    let mut watched = Watched::new(Limits { max_runs: 2, ..Limits::default() }, None);
+    let mut watched = Watched::new(
+        Limits {
+            max_runs: 2,
+            ..Limits::default()
+        },
+        None,
+    );
     watched.take(WatchFeed::Opened(1));
     watched.take(WatchFeed::Opened(2));
     let mut summary = crate::watch::summary::summarise(1, &Forest::new(1), None);
@@ -216,7 +254,10 @@ fn request(spans: &[Span]) -> ExportTraceServiceRequest {
         .map(|sp| opentelemetry_proto::tonic::trace::v1::Span {
             trace_id: sp.trace_id.to_be_bytes().to_vec(),
             span_id: sp.span_id.to_be_bytes().to_vec(),
-            parent_span_id: sp.parent.map(|p| p.to_be_bytes().to_vec()).unwrap_or_default(),
+            parent_span_id: sp
+                .parent
+                .map(|p| p.to_be_bytes().to_vec())
+                .unwrap_or_default(),
             name: sp.name.clone(),
             kind: span::SpanKind::Internal as i32,
             start_time_unix_nano: sp.start_ns,
@@ -240,7 +281,10 @@ fn request(spans: &[Span]) -> ExportTraceServiceRequest {
     ExportTraceServiceRequest {
         resource_spans: vec![ResourceSpans {
             resource: Some(Resource {
-                attributes: vec![kv("service.name", any_value::Value::StringValue("support-bot".into()))],
+                attributes: vec![kv(
+                    "service.name",
+                    any_value::Value::StringValue("support-bot".into()),
+                )],
                 ..Default::default()
             }),
             scope_spans: vec![ScopeSpans {
@@ -257,7 +301,10 @@ fn request(spans: &[Span]) -> ExportTraceServiceRequest {
 }
 
 /// Take everything the watch has said so far.
-async fn drain(feed: &mut mpsc::UnboundedReceiver<crate::watch::consume::WatchFeed>, watched: &mut Watched) {
+async fn drain(
+    feed: &mut mpsc::UnboundedReceiver<crate::watch::consume::WatchFeed>,
+    watched: &mut Watched,
+) {
     // Let the watch's task run on the paused clock.
     tokio::time::sleep(Duration::from_millis(1)).await;
     while let Ok(item) = feed.try_recv() {
@@ -269,7 +316,10 @@ async fn drain(feed: &mut mpsc::UnboundedReceiver<crate::watch::consume::WatchFe
 async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
     let settle = Duration::from_millis(2000);
     let options = WatchOptions {
-        limits: Limits { settle, ..Limits::default() },
+        limits: Limits {
+            settle,
+            ..Limits::default()
+        },
         ..WatchOptions::default()
     };
     let (batches, receiver) = mpsc::channel(8);
@@ -283,7 +333,11 @@ async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
     for batch in sends {
         let bytes = batch.len();
         batches
-            .send(Batch { request: request(batch), received: tokio::time::Instant::now(), bytes })
+            .send(Batch {
+                request: request(batch),
+                received: tokio::time::Instant::now(),
+                bytes,
+            })
             .await
             .unwrap();
         drain(&mut feed, &mut watched).await;
@@ -292,7 +346,11 @@ async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
     }
     // Before the root: the run has its tab, live, with the placeholder.
     assert!(seen[0].contains("1 ● live support-bot"), "{}", seen[0]);
-    assert!(seen[0].contains("0000000000000001 not arrived yet"), "{}", seen[0]);
+    assert!(
+        seen[0].contains("0000000000000001 not arrived yet"),
+        "{}",
+        seen[0]
+    );
     assert!(seen[0].contains("running ≥"), "{}", seen[0]);
     assert!(seen[1].contains("· live ·") && seen[1].contains("not arrived yet"));
     // The root came: still live until nothing came for the settle time.
@@ -300,7 +358,10 @@ async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
     assert!(!seen[2].contains("not arrived yet"), "{}", seen[2]);
     tokio::time::sleep(Duration::from_millis(1000)).await;
     drain(&mut feed, &mut watched).await;
-    assert!(!watched.runs[0].finished, "1.5 s after the root it still runs");
+    assert!(
+        !watched.runs[0].finished,
+        "1.5 s after the root it still runs"
+    );
     tokio::time::sleep(Duration::from_millis(600)).await;
     drain(&mut feed, &mut watched).await;
     let last = screen_drawn(&watched, (110, 30));

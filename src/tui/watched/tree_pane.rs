@@ -82,8 +82,8 @@ fn line(row: &TreeRow, width: usize) -> Line<'static> {
     let lead = format!("{guide}{mark}");
     let room = width.saturating_sub(lead.chars().count() + state.chars().count() + 1);
     let name = fit(&name, room);
-    let pad = width
-        .saturating_sub(lead.chars().count() + name.chars().count() + state.chars().count());
+    let pad =
+        width.saturating_sub(lead.chars().count() + name.chars().count() + state.chars().count());
     Line::from(vec![
         Span::styled(lead, theme::dim()),
         Span::styled(name, style),
