@@ -137,7 +137,10 @@ async fn reads_shows_an_agent_node_only_the_keys_it_names() {
         })
     };
     let shown: Value = serde_json::from_str(&read("some").unwrap().unwrap()).unwrap();
-    assert_eq!(shown, json!({"findings": [{"text": "found"}, {"text": "found"}]}));
+    assert_eq!(
+        shown,
+        json!({"findings": [{"text": "found"}, {"text": "found"}]})
+    );
     assert_eq!(read("none"), Some(Some("{}".to_string())));
     assert_eq!(read("all"), Some(None));
 }

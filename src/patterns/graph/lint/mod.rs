@@ -136,7 +136,9 @@ impl Lint<'_> {
         let place = self.node_at(node).key("reads");
         let name = n.id.clone();
         if !matches!(n.kind, Kind::Agent { .. }) {
-            let words = format!("node {name:?}: `reads` is for agent nodes (a map reads its list, a tool, team or join no state)");
+            let words = format!(
+                "node {name:?}: `reads` is for agent nodes (a map reads its list, a tool, team or join no state)"
+            );
             self.say(place, words);
             return;
         }
@@ -146,7 +148,9 @@ impl Lint<'_> {
             .cloned()
             .collect();
         for key in unknown {
-            let words = format!("node {name:?} reads the state key {key:?}, which graph.state does not declare");
+            let words = format!(
+                "node {name:?} reads the state key {key:?}, which graph.state does not declare"
+            );
             self.say(place.clone(), words);
         }
     }
@@ -356,7 +360,10 @@ pub(crate) fn advice(shape: &Shape, at: &JsonPath) -> Option<String> {
         .iter()
         .filter(|(key, merge)| {
             **merge == Merge::Append
-                || shape.nodes.iter().any(|n| n.spec.collect.as_deref() == Some(key.as_str()))
+                || shape
+                    .nodes
+                    .iter()
+                    .any(|n| n.spec.collect.as_deref() == Some(key.as_str()))
         })
         .map(|(key, _)| key.as_str())
         .collect();

@@ -71,7 +71,11 @@ impl Machine<'_> {
         };
         passes[k].got[place] = Some(brought.clone());
         let pass = &passes[k];
-        let arrived = pass.got.iter().filter(|g| matches!(g, Some(Some(_)))).count();
+        let arrived = pass
+            .got
+            .iter()
+            .filter(|g| matches!(g, Some(Some(_))))
+            .count();
         let all_in = pass.got.iter().all(Option::is_some);
         let fired = pass.fired;
         let mut fire: Option<Value> = None;

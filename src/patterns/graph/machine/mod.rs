@@ -323,7 +323,10 @@ impl<'a> Machine<'a> {
             (Kind::Map { over, .. }, _) => {
                 let key = over.strip_prefix("state.").unwrap_or(over);
                 let mut only = Map::new();
-                only.insert(key.to_string(), self.state.get(key).cloned().unwrap_or(Value::Null));
+                only.insert(
+                    key.to_string(),
+                    self.state.get(key).cloned().unwrap_or(Value::Null),
+                );
                 Value::Object(only)
             }
             _ => Value::Null,
@@ -352,13 +355,20 @@ impl<'a> Machine<'a> {
                 let to = cycle_path(shape, edge.to, node);
                 let on = cycle_path(shape, node, edge.from);
                 let round = to.first() == Some(&edge.to) && on.first() == Some(&node);
-                round.then(|| (to.into_iter().chain(on.into_iter().skip(1)).collect(), edge.to))
+                round.then(|| {
+                    (
+                        to.into_iter().chain(on.into_iter().skip(1)).collect(),
+                        edge.to,
+                    )
+                })
             })
         };
         match shortest.or_else(through) {
             Some((path, head)) => {
-                let mut words: Vec<&str> =
-                    path.iter().map(|&n| shape.nodes[n].id.as_str()).collect::<Vec<_>>();
+                let mut words: Vec<&str> = path
+                    .iter()
+                    .map(|&n| shape.nodes[n].id.as_str())
+                    .collect::<Vec<_>>();
                 words.push(&shape.nodes[head].id);
                 words.join(" → ")
             }

@@ -59,7 +59,10 @@ fn a_stop_while_ready_nodes_start_keeps_those_before_it() {
     assert_eq!((started.len(), halt), (1, None));
     machine.finish(0, ok(json!({"text": "s"}))).unwrap();
     let (started, halt) = machine.start_ready();
-    let started: Vec<&str> = started.iter().map(|a| shape.nodes[a.node].id.as_str()).collect();
+    let started: Vec<&str> = started
+        .iter()
+        .map(|a| shape.nodes[a.node].id.as_str())
+        .collect();
     assert_eq!(started, ["x"]);
     assert_eq!(halt, Some(Halt::MaxSteps { limit: 2 }));
     assert_eq!(machine.visits, [1, 1, 0, 0, 0], "visits count what started");
@@ -219,7 +222,10 @@ fn reads_picks_the_state_shown_and_is_advised_and_checked() {
     assert_eq!(machine.view(0), json!({"verdict": null}));
     assert_eq!(crate::patterns::graph::lint::advice(&with, &at), None);
     let none = shape(graph(json!([])));
-    assert_eq!(Machine::new(&none, Unmatched::Stop, Value::Null).view(0), json!({}));
+    assert_eq!(
+        Machine::new(&none, Unmatched::Stop, Value::Null).view(0),
+        json!({})
+    );
     let without = shape(graph(Value::Null));
     assert_eq!(
         Machine::new(&without, Unmatched::Stop, Value::Null).view(0),
@@ -230,6 +236,31 @@ fn reads_picks_the_state_shown_and_is_advised_and_checked() {
     assert!(advice.contains("graph.nodes[0] (\"w\")"), "{advice}");
     assert_eq!(
         super::findings(graph(json!(["nope"]))),
-        [r#"graph.nodes[0].reads: node "w" reads the state key "nope", which graph.state does not declare"#]
+        [
+            r#"graph.nodes[0].reads: node "w" reads the state key "nope", which graph.state does not declare"#
+        ]
     );
+}
+
+/// Two decided readings: `max_steps` wins over `max_visits` on one
+/// activation, and a key never written keeps its empty value.
+#[test]
+fn max_steps_wins_and_unwritten_keys_stay_empty() {
+    let shape = shape(json!({
+        "entry": "d", "max_steps": 2,
+        "state": {"notes": {"merge": "append"}, "verdict": {"merge": "replace"}},
+        "nodes": [{"id": "d", "agent": "a", "max_visits": 1},
+                  {"id": "r", "agent": "a", "output": {"verdict": ["again", "go"]}},
+                  {"id": "done", "end": true}],
+        "edges": [{"from": "d", "to": "r"},
+                  {"from": "r", "to": "d", "when": {"field": "/verdict", "eq": "again"}},
+                  {"from": "r", "to": "done", "default": true}]
+    }));
+    let mut machine = Machine::new(&shape, Unmatched::Stop, Value::Null);
+    assert_eq!(machine.state, json!({"notes": [], "verdict": null}));
+    let _ = machine.start_ready();
+    machine.finish(0, ok(json!({"text": "d"}))).unwrap();
+    let _ = machine.start_ready();
+    machine.finish(1, ok(json!({"verdict": "again"}))).unwrap();
+    assert_eq!(machine.start_ready().1, Some(Halt::MaxSteps { limit: 2 }));
 }
