@@ -132,6 +132,13 @@ fn command(cli: Cli) -> Exit {
             recording,
             headless: true,
             ..
+        }) if conclave::watch::record::is_watch_recording(&recording) => {
+            conclave::watch::replay::replay(&recording)
+        }
+        Some(Command::Replay {
+            recording,
+            headless: true,
+            ..
         }) => headless::replay(&recording),
         Some(Command::Replay {
             recording,
@@ -167,6 +174,15 @@ fn command(cli: Cli) -> Exit {
             Ok(otlp) => headless::export(&recording, otlp),
         },
         Some(Command::Schema) => headless::schema(),
+        Some(Command::Compare {
+            a,
+            b,
+            headless: true,
+        }) if conclave::watch::record::is_watch_recording(&a)
+            && conclave::watch::record::is_watch_recording(&b) =>
+        {
+            conclave::watch::replay::compare(&a, &b)
+        }
         Some(Command::Compare {
             a,
             b,

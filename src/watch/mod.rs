@@ -12,6 +12,7 @@ pub mod forest;
 pub mod read;
 pub mod receive;
 pub mod record;
+pub mod replay;
 pub mod runs;
 pub mod span;
 pub mod start;

@@ -125,7 +125,8 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     };
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
-    let (mut from_span, mut from_table) = (false, false);
+    // Calls priced from their span, from the table.
+    let mut priced = (false, false);
     for span in &by_start {
         let r = &readings[&span.span_id];
         for (from, to) in &r.event_handoffs {
@@ -168,54 +169,71 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
                 status: if span.error.is_some() { "error" } else { "ok" },
                 ms: span.ms(),
             }),
-            Kind::Model => {
-                summary.model_calls += 1;
-                let input = r.input_tokens.unwrap_or(0);
-                let output = r.output_tokens.unwrap_or(0);
-                summary.input_tokens = summary.input_tokens.saturating_add(input);
-                summary.output_tokens = summary.output_tokens.saturating_add(output);
-                let cost = match (r.cost_usd, r.model.as_deref()) {
-                    (Some(cost), _) => {
-                        from_span = true;
-                        Some(cost)
-                    }
-                    (None, Some(model)) => price(model, input, output, prices).inspect(|_| {
-                        from_table = true;
-                    }),
-                    (None, None) => None,
-                };
-                match cost {
-                    Some(cost) => {
-                        let sum = summary.cost_usd.unwrap_or(0.0) + cost;
-                        summary.cost_usd = Some(crate::pricing::round_dollars(sum));
-                    }
-                    None => summary.unpriced_calls += 1,
-                }
-            }
+            Kind::Model => add_model_call(&mut summary, r, prices, &mut priced),
             _ => {}
         }
     }
-    // A handoff that does not name its target (Traceloop's) goes to the
-    // next agent that starts after it under another name.
-    for (at, from) in open_target {
-        let next = by_start.iter().find_map(|s| {
-            let r = &readings[&s.span_id];
-            let name = r.agent.as_ref().filter(|_| r.kind() == Kind::Agent)?;
-            (s.start_ns >= at && *name != from).then(|| name.clone())
-        });
-        if let Some(to) = next {
-            handoffs.push((at, Handoff { from, to }));
-        }
-    }
+    handoffs.extend(targets_of(open_target, &by_start, &readings));
     handoffs.sort_by_key(|(at, _)| *at);
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
-    summary.cost_from = match (from_span, from_table) {
+    summary.cost_from = match priced {
         (true, true) => Some(CostFrom::Mixed),
         (true, false) => Some(CostFrom::Span),
         (false, true) => Some(CostFrom::PriceTable),
         (false, false) => None,
     };
     summary
+}
+
+/// Count one model call: its tokens, and its cost from the span or the
+/// price table (`priced` says which were used).
+fn add_model_call(
+    summary: &mut WatchSummary,
+    r: &Reading,
+    prices: Option<&PriceTable>,
+    priced: &mut (bool, bool),
+) {
+    summary.model_calls += 1;
+    let input = r.input_tokens.unwrap_or(0);
+    let output = r.output_tokens.unwrap_or(0);
+    summary.input_tokens = summary.input_tokens.saturating_add(input);
+    summary.output_tokens = summary.output_tokens.saturating_add(output);
+    let cost = match (r.cost_usd, r.model.as_deref()) {
+        (Some(cost), _) => {
+            priced.0 = true;
+            Some(cost)
+        }
+        (None, Some(model)) => price(model, input, output, prices).inspect(|_| priced.1 = true),
+        (None, None) => None,
+    };
+    match cost {
+        Some(cost) => {
+            let sum = summary.cost_usd.unwrap_or(0.0) + cost;
+            summary.cost_usd = Some(crate::pricing::round_dollars(sum));
+        }
+        None => summary.unpriced_calls += 1,
+    }
+}
+
+/// A handoff that does not name its target (Traceloop's) goes to the
+/// next agent that starts after it under another name.
+fn targets_of(
+    open: Vec<(u64, String)>,
+    by_start: &[&Span],
+    readings: &HashMap<SpanId, Reading>,
+) -> Vec<(u64, Handoff)> {
+    let mut out = Vec::new();
+    for (at, from) in open {
+        let next = by_start.iter().find_map(|s| {
+            let r = &readings[&s.span_id];
+            let name = r.agent.as_ref().filter(|_| r.kind() == Kind::Agent)?;
+            (s.start_ns >= at && *name != from).then(|| name.clone())
+        });
+        if let Some(to) = next {
+            out.push((at, Handoff { from, to }));
+        }
+    }
+    out
 }
 
 fn price(model: &str, input: u64, output: u64, prices: Option<&PriceTable>) -> Option<f64> {

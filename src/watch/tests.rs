@@ -67,113 +67,123 @@ fn own(p: Proto) -> Span {
     super::span::spans_of(&request("s", vec![p])).remove(0)
 }
 
+/// Span name, attributes, the kind read, the agent and the tool named.
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    Kind,
+    Option<&'static str>,
+    Option<&'static str>,
+);
+
+const CASES: &[Case] = &[
+    (
+        "invoke_agent triage",
+        &[
+            ("gen_ai.operation.name", "invoke_agent"),
+            ("gen_ai.agent.name", "triage"),
+        ],
+        Kind::Agent,
+        Some("triage"),
+        None,
+    ),
+    (
+        "invoke_agent billing",
+        &[("gen_ai.operation.name", "invoke_agent")],
+        Kind::Agent,
+        Some("billing"),
+        None,
+    ),
+    (
+        "x",
+        &[
+            ("openinference.span.kind", "AGENT"),
+            ("agent.name", "writer"),
+        ],
+        Kind::Agent,
+        Some("writer"),
+        None,
+    ),
+    (
+        "lookup",
+        &[("openinference.span.kind", "TOOL"), ("tool.name", "lookup")],
+        Kind::Tool,
+        None,
+        Some("lookup"),
+    ),
+    (
+        "execute_tool search",
+        &[("gen_ai.operation.name", "execute_tool")],
+        Kind::Tool,
+        None,
+        Some("search"),
+    ),
+    (
+        "handoff to billing",
+        &[("openinference.span.kind", "TOOL")],
+        Kind::Handoff,
+        None,
+        None,
+    ),
+    (
+        "agent_handoff",
+        &[
+            ("gen_ai.handoff.from_agent", "a"),
+            ("gen_ai.handoff.to_agent", "b"),
+        ],
+        Kind::Handoff,
+        None,
+        None,
+    ),
+    (
+        "route",
+        &[
+            ("traceloop.span.kind", "tool"),
+            ("traceloop.entity.name", "calc"),
+        ],
+        Kind::Tool,
+        None,
+        Some("calc"),
+    ),
+    (
+        "crew",
+        &[
+            ("traceloop.span.kind", "agent"),
+            ("traceloop.entity.name", "planner"),
+        ],
+        Kind::Agent,
+        Some("planner"),
+        None,
+    ),
+    (
+        "ChatOpenAI",
+        &[
+            ("openinference.span.kind", "LLM"),
+            ("llm.model_name", "gpt-4o"),
+        ],
+        Kind::Model,
+        None,
+        None,
+    ),
+    (
+        "supervisor",
+        &[("openinference.span.kind", "CHAIN")],
+        Kind::Chain,
+        None,
+        None,
+    ),
+    (
+        "GET /",
+        &[("http.method", "GET")],
+        Kind::Generic,
+        None,
+        None,
+    ),
+];
+
 #[test]
 fn each_vocabulary_gives_the_kind_and_names_it_should() {
-    let cases: &[(&str, &[(&str, &str)], Kind, Option<&str>, Option<&str>)] = &[
-        (
-            "invoke_agent triage",
-            &[
-                ("gen_ai.operation.name", "invoke_agent"),
-                ("gen_ai.agent.name", "triage"),
-            ],
-            Kind::Agent,
-            Some("triage"),
-            None,
-        ),
-        (
-            "invoke_agent billing",
-            &[("gen_ai.operation.name", "invoke_agent")],
-            Kind::Agent,
-            Some("billing"),
-            None,
-        ),
-        (
-            "x",
-            &[
-                ("openinference.span.kind", "AGENT"),
-                ("agent.name", "writer"),
-            ],
-            Kind::Agent,
-            Some("writer"),
-            None,
-        ),
-        (
-            "lookup",
-            &[("openinference.span.kind", "TOOL"), ("tool.name", "lookup")],
-            Kind::Tool,
-            None,
-            Some("lookup"),
-        ),
-        (
-            "execute_tool search",
-            &[("gen_ai.operation.name", "execute_tool")],
-            Kind::Tool,
-            None,
-            Some("search"),
-        ),
-        (
-            "handoff to billing",
-            &[("openinference.span.kind", "TOOL")],
-            Kind::Handoff,
-            None,
-            None,
-        ),
-        (
-            "agent_handoff",
-            &[
-                ("gen_ai.handoff.from_agent", "a"),
-                ("gen_ai.handoff.to_agent", "b"),
-            ],
-            Kind::Handoff,
-            None,
-            None,
-        ),
-        (
-            "route",
-            &[
-                ("traceloop.span.kind", "tool"),
-                ("traceloop.entity.name", "calc"),
-            ],
-            Kind::Tool,
-            None,
-            Some("calc"),
-        ),
-        (
-            "crew",
-            &[
-                ("traceloop.span.kind", "agent"),
-                ("traceloop.entity.name", "planner"),
-            ],
-            Kind::Agent,
-            Some("planner"),
-            None,
-        ),
-        (
-            "ChatOpenAI",
-            &[
-                ("openinference.span.kind", "LLM"),
-                ("llm.model_name", "gpt-4o"),
-            ],
-            Kind::Model,
-            None,
-            None,
-        ),
-        (
-            "supervisor",
-            &[("openinference.span.kind", "CHAIN")],
-            Kind::Chain,
-            None,
-            None,
-        ),
-        (
-            "GET /",
-            &[("http.method", "GET")],
-            Kind::Generic,
-            None,
-            None,
-        ),
-    ];
-    for (name, attrs, kind, agent, tool) in cases {
+    for (name, attrs, kind, agent, tool) in CASES {
         let r = read(&own(proto(1, None, name, attrs)));
         assert_eq!(r.kind(), *kind, "{name}");
         assert_eq!(r.agent.as_deref(), *agent, "{name}");
@@ -516,6 +526,20 @@ async fn bodies_posted_to_the_receiver_come_out_as_the_headless_line_and_a_recor
     let back = super::record::read(&path).unwrap();
     assert_eq!(back.spans.len(), 3);
     assert_eq!(back.spans[0].1.name, "execute_tool lookup");
+    // Replay rebuilds the same run from the recorded spans alone.
+    let rebuilt = super::replay::rebuild(&path).unwrap();
+    assert_eq!(
+        (&rebuilt.agents, &rebuilt.tool_calls),
+        (&summary.agents, &summary.tool_calls)
+    );
+    assert_eq!(super::replay::first_divergence(&rebuilt, &summary), None);
+    let mut other = (*summary).clone();
+    other.tool_calls[0].status = "error";
+    let first = super::replay::first_divergence(&rebuilt, &other).unwrap();
+    assert_eq!(
+        (first["in"].as_str(), first["index"].as_u64()),
+        (Some("tool_calls"), Some(0))
+    );
 }
 
 #[test]

@@ -1,0 +1,83 @@
+//! `conclave replay --headless` and `conclave compare --headless` on
+//! watch recordings: the run rebuilt from its recorded spans alone, in
+//! arrival order (each arrival a line on stderr, with its time), and two
+//! runs compared by agent chain, handoffs and tool calls, naming the
+//! first place they differ.
+
+use super::forest::Forest;
+use super::record::read;
+use super::runs::DEFAULT_MAX_SPANS;
+use super::summary::{WatchSummary, summarise};
+use crate::exit::Exit;
+use crate::output;
+use std::path::Path;
+
+/// The run recorded at `path`, rebuilt from its spans.
+pub fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
+    let rec = read(path).map_err(|e| {
+        output::message(&format!("conclave: {e}"));
+        Exit::BadInput
+    })?;
+    let mut forest = Forest::new(DEFAULT_MAX_SPANS.max(rec.spans.len()));
+    let trace = u128::from_str_radix(&rec.trace_id, 16).unwrap_or(0);
+    for (_, span) in rec.spans {
+        forest.insert(span);
+    }
+    let mut summary = summarise(trace, &forest, None);
+    summary.recording = Some(path.display().to_string());
+    Ok(summary)
+}
+
+/// Step through a watch recording: each span's arrival on stderr, the
+/// run's line on stdout.
+pub fn replay(path: &Path) -> Exit {
+    if let Ok(rec) = read(path) {
+        for (at_ms, span) in &rec.spans {
+            let kind = super::read::read(span).kind();
+            output::message(&format!("+{at_ms} ms  {kind:?}  {}", span.name));
+        }
+    }
+    match rebuild(path) {
+        Ok(summary) => {
+            output::line(&super::start::line(&summary));
+            Exit::Ok
+        }
+        Err(exit) => exit,
+    }
+}
+
+/// Where two watched runs first differ: `agents`, `handoffs` or
+/// `tool_calls`, the index and each side's value; `None` when they agree.
+pub fn first_divergence(a: &WatchSummary, b: &WatchSummary) -> Option<serde_json::Value> {
+    fn first<T: serde::Serialize + PartialEq>(
+        what: &str,
+        a: &[T],
+        b: &[T],
+    ) -> Option<serde_json::Value> {
+        let at = (0..a.len().max(b.len())).find(|i| a.get(*i) != b.get(*i))?;
+        Some(serde_json::json!({"in": what, "index": at, "a": a.get(at), "b": b.get(at)}))
+    }
+    first("agents", &a.agents, &b.agents)
+        .or_else(|| first("handoffs", &a.handoffs, &b.handoffs))
+        .or_else(|| {
+            let calls = |s: &WatchSummary| -> Vec<(Option<String>, String, &'static str)> {
+                s.tool_calls
+                    .iter()
+                    .map(|t| (t.agent.clone(), t.tool.clone(), t.status))
+                    .collect()
+            };
+            first("tool_calls", &calls(a), &calls(b))
+        })
+}
+
+/// `conclave compare --headless` of two watch recordings: one JSON
+/// document naming the first divergence (`null` when none).
+pub fn compare(a: &Path, b: &Path) -> Exit {
+    let (a, b) = match (rebuild(a), rebuild(b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(exit), _) | (_, Err(exit)) => return exit,
+    };
+    let divergence = first_divergence(&a, &b);
+    output::document(&serde_json::json!({"diverged": divergence.is_some(), "first": divergence}));
+    Exit::Ok
+}
