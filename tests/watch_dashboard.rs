@@ -61,14 +61,22 @@ fn body(spans: Vec<Span>) -> Vec<u8> {
     .encode_to_vec()
 }
 
+/// POST `spans` to the watch as one OTLP/HTTP protobuf request, over a
+/// plain loopback connection (HTTP/1.1, the connection closed after).
 fn post(port: u16, spans: Vec<Span>) {
-    let answer = reqwest::blocking::Client::new()
-        .post(format!("http://127.0.0.1:{port}/v1/traces"))
-        .header("content-type", "application/x-protobuf")
-        .body(body(spans))
-        .send()
-        .expect("the watch answers on loopback");
-    assert_eq!(answer.status().as_u16(), 200);
+    use std::io::{Read, Write};
+    let body = body(spans);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the watch listens");
+    let head = format!(
+        "POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-protobuf\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(&body).unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
 fn free_port() -> u16 {

@@ -43,7 +43,7 @@ pub(super) fn refused_feature(
 ) -> Option<(Feature, String)> {
     let refusal = match status {
         401 | 403 | 404 | 408 | 429 => false,
-        400..=499 | 500..=599 => true,
+        400..=599 => true,
         _ => false,
     };
     if !refusal || used.is_empty() {
