@@ -21,3 +21,6 @@ pub mod vocab;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fixture_tests;

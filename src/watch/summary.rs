@@ -11,7 +11,7 @@ use super::span::{Span, SpanId, trace_hex};
 use super::vocab::{Kind, framework_of};
 use crate::scenario::PriceTable;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A handoff from one agent to another.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -76,6 +76,24 @@ struct Agents<'a> {
 }
 
 impl Agents<'_> {
+    /// The agent that called agent span `id` through a tool (PydanticAI's
+    /// delegation nests the callee's agent span under the caller's tool
+    /// span): a handoff from that agent to this one.
+    fn delegated_by(&self, id: SpanId) -> Option<String> {
+        let mut through_tool = false;
+        for up in self.forest.ancestry(id).into_iter().skip(1) {
+            let Some(r) = self.readings.get(&up) else {
+                continue;
+            };
+            match r.kind() {
+                Kind::Tool => through_tool = true,
+                Kind::Agent => return through_tool.then(|| r.agent.clone()).flatten(),
+                _ => {}
+            }
+        }
+        None
+    }
+
     fn of(&self, id: SpanId, with_self: bool) -> Option<String> {
         let skip = usize::from(!with_self);
         self.forest
@@ -123,6 +141,7 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
         dropped_spans: forest.dropped,
         recording: None,
     };
+    let (active, wrappers) = agent_roles(&spans, &readings, &agents_of);
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
     // Calls priced from their span, from the table.
@@ -148,8 +167,15 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
             Kind::Agent => {
                 if let Some(name) = &r.agent
                     && !summary.agents.contains(name)
+                    && (active.contains(name) || !wrappers.contains(name))
                 {
                     summary.agents.push(name.clone());
+                }
+                if let (Some(from), Some(to)) = (agents_of.delegated_by(span.span_id), &r.agent)
+                    && &from != to
+                {
+                    let to = to.clone();
+                    handoffs.push((span.start_ns, Handoff { from, to }));
                 }
             }
             Kind::Handoff => {
@@ -183,6 +209,34 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
         (false, false) => None,
     };
     summary
+}
+
+/// Which agents did something of their own (the nearest agent of a model
+/// or tool call), and which only wrap other agents (the Agents SDK's
+/// "Agent workflow" span holds each agent's span and calls nothing
+/// itself): a wrapper that did nothing is no agent of the run.
+fn agent_roles(
+    spans: &[&Span],
+    readings: &HashMap<SpanId, Reading>,
+    agents_of: &Agents<'_>,
+) -> (HashSet<String>, HashSet<String>) {
+    let mut active = HashSet::new();
+    let mut wrappers = HashSet::new();
+    for span in spans {
+        let r = &readings[&span.span_id];
+        match r.kind() {
+            Kind::Model | Kind::Tool => active.extend(agents_of.of(span.span_id, false)),
+            Kind::Agent => {
+                if let Some(outer) = agents_of.of(span.span_id, false)
+                    && r.agent.as_ref() != Some(&outer)
+                {
+                    wrappers.insert(outer);
+                }
+            }
+            _ => {}
+        }
+    }
+    (active, wrappers)
 }
 
 /// Count one model call: its tokens, and its cost from the span or the

@@ -1,0 +1,193 @@
+//! The captured traces of real frameworks (`tests/fixtures/watch/`, each
+//! set with its capture script and the facts the script made the
+//! framework produce) sent to the real receiver over HTTP, as the
+//! exporter sent them, and over gRPC, and read back as the headless line.
+
+use super::consume::{WatchFeed, WatchOptions};
+use super::receive::ReceiveConfig;
+use super::runs::Limits;
+use super::start::{WatchSettings, line, start};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_client::TraceServiceClient;
+use serde_json::{Value, json};
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One captured request: its body as sent and how it was labelled.
+struct Sent {
+    body: Vec<u8>,
+    content_type: String,
+    encoding: Option<String>,
+}
+
+fn set_dir(set: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/watch")
+        .join(set)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn requests(set: &str) -> Vec<Sent> {
+    let dir = set_dir(set);
+    let index = read_json(&dir.join("index.json"));
+    let mut listed: Vec<&Value> = index["requests"].as_array().unwrap().iter().collect();
+    listed.sort_by_key(|r| r["order"].as_u64());
+    listed
+        .into_iter()
+        .map(|r| Sent {
+            body: std::fs::read(dir.join(r["file"].as_str().unwrap())).unwrap(),
+            content_type: r["content_type"].as_str().unwrap().to_string(),
+            encoding: r["content_encoding"].as_str().map(str::to_string),
+        })
+        .collect()
+}
+
+/// The request a body holds, inflated first when it was sent gzipped.
+fn decoded(sent: &Sent) -> ExportTraceServiceRequest {
+    let body = match sent.encoding.as_deref() {
+        Some("gzip") => {
+            let mut out = Vec::new();
+            flate2::read::GzDecoder::new(&sent.body[..])
+                .read_to_end(&mut out)
+                .unwrap();
+            out
+        }
+        _ => sent.body.clone(),
+    };
+    prost::Message::decode(&body[..]).unwrap()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Wire {
+    Http,
+    Grpc,
+}
+
+/// Every finished run's headless line, for the set sent over `wire`.
+async fn watched(set: &str, wire: Wire, runs: u64) -> Vec<Value> {
+    let mut started = start(WatchSettings {
+        receive: ReceiveConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            grpc: (wire == Wire::Grpc).then(|| "127.0.0.1:0".parse().unwrap()),
+            ..ReceiveConfig::default()
+        },
+        options: WatchOptions {
+            limits: Limits {
+                settle: Duration::from_millis(100),
+                ..Limits::default()
+            },
+            runs: Some(runs),
+            ..WatchOptions::default()
+        },
+    })
+    .await
+    .unwrap();
+    crate::provider::http::install_crypto();
+    let sent = requests(set);
+    match wire {
+        Wire::Http => {
+            let url = format!("http://{}/v1/traces", started.receiving.http_addr());
+            let client = reqwest::Client::new();
+            for request in &sent {
+                let mut post = client
+                    .post(&url)
+                    .header("content-type", &request.content_type)
+                    .body(request.body.clone());
+                if let Some(encoding) = &request.encoding {
+                    post = post.header("content-encoding", encoding);
+                }
+                assert_eq!(post.send().await.unwrap().status(), 200, "{set}");
+            }
+        }
+        Wire::Grpc => {
+            let addr = started.receiving.grpc_addr().unwrap();
+            let mut client = TraceServiceClient::connect(format!("http://{addr}"))
+                .await
+                .unwrap();
+            for request in &sent {
+                client.export(decoded(request)).await.unwrap();
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    while (lines.len() as u64) < runs {
+        match started.feed.recv().await.expect("the watch runs") {
+            WatchFeed::Finished(summary) => {
+                lines.push(serde_json::from_str(&line(&summary)).unwrap());
+            }
+            _ => continue,
+        }
+    }
+    lines
+}
+
+/// The facts the capture script wrote, against the headless line.
+fn facts(line: &Value) -> Value {
+    let tool_calls: Vec<Value> = line["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| json!({"agent": c["agent"], "tool": c["tool"], "status": c["status"]}))
+        .collect();
+    json!({
+        "agents": line["agents"],
+        "handoffs": line["handoffs"],
+        "tool_calls": tool_calls,
+        "model_calls": line["model_calls"],
+        "input_tokens": line["input_tokens"],
+        "output_tokens": line["output_tokens"],
+    })
+}
+
+async fn holds(set: &str) {
+    let expected = read_json(&set_dir(set).join("expected.json"));
+    let expected = json!({
+        "agents": expected["agents"],
+        "handoffs": expected["handoffs"],
+        "tool_calls": expected["tool_calls"],
+        "model_calls": expected["model_calls"],
+        "input_tokens": expected["input_tokens"],
+        "output_tokens": expected["output_tokens"],
+    });
+    for wire in [Wire::Http, Wire::Grpc] {
+        let lines = watched(set, wire, 1).await;
+        assert_eq!(facts(&lines[0]), expected, "{set}");
+    }
+}
+
+#[tokio::test]
+async fn the_agents_sdk_through_openinference_reads_as_its_run() {
+    holds("openai_agents_openinference").await;
+}
+
+#[tokio::test]
+async fn the_agents_sdk_with_a_failing_tool_reads_as_its_run() {
+    holds("openai_agents_openinference_tool_error").await;
+}
+
+#[tokio::test]
+async fn the_agents_sdk_through_the_contrib_instrumentation_reads_as_its_run() {
+    holds("openai_agents_contrib").await;
+}
+
+#[tokio::test]
+#[ignore = "not read yet: LangGraph's supervisor is a CHAIN span and its route shows only in node order (issue 57 stays open)"]
+async fn langgraph_through_openinference_reads_as_its_run() {
+    holds("langgraph_openinference").await;
+}
+
+#[tokio::test]
+async fn pydantic_ai_delegating_through_a_tool_reads_as_its_run() {
+    holds("pydantic_ai").await;
+}
+
+#[tokio::test]
+#[ignore = "not read yet: AutoGen writes no model spans; its tokens and turns are in the runtime spans' message JSON (issue 57 stays open)"]
+async fn an_autogen_group_chat_reads_as_its_run() {
+    holds("autogen").await;
+}
