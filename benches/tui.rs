@@ -281,6 +281,7 @@ fn graph_map() -> Vec<Arc<Event>> {
             step: 2,
             input: "[]".into(),
             team: None,
+            read: None,
         },
         GraphEvent::MapProgress {
             node: "research".into(),
@@ -315,6 +316,7 @@ fn graph_layers() -> Vec<Arc<Event>> {
         step: 1,
         input: "{}".into(),
         team: None,
+        read: None,
     }];
     graph_run(nodes, edges, more)
 }

@@ -148,21 +148,7 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     let mut priced = (false, false);
     for span in &by_start {
         let r = &readings[&span.span_id];
-        for (from, to) in &r.event_handoffs {
-            let at = span
-                .events
-                .iter()
-                .map(|e| e.at_ns)
-                .find(|_| true)
-                .unwrap_or(span.start_ns);
-            handoffs.push((
-                at,
-                Handoff {
-                    from: from.clone(),
-                    to: to.clone(),
-                },
-            ));
-        }
+        handoffs.extend(event_handoffs(span, r));
         match r.kind() {
             Kind::Agent => {
                 if let Some(name) = &r.agent
@@ -209,6 +195,18 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
         (false, false) => None,
     };
     summary
+}
+
+/// The handoffs a span's events tell of, at the time of its first event.
+fn event_handoffs<'a>(span: &Span, r: &'a Reading) -> impl Iterator<Item = (u64, Handoff)> + 'a {
+    let at = span.events.first().map_or(span.start_ns, |e| e.at_ns);
+    r.event_handoffs.iter().map(move |(from, to)| {
+        let handoff = Handoff {
+            from: from.clone(),
+            to: to.clone(),
+        };
+        (at, handoff)
+    })
 }
 
 /// Which agents did something of their own (the nearest agent of a model

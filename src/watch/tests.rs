@@ -356,10 +356,11 @@ fn kv(k: &str, v: &str) -> KeyValue {
 }
 
 fn kv_value(k: &str, value: any_value::Value) -> KeyValue {
-    let mut kv = KeyValue::default();
-    kv.key = k.into();
-    kv.value = Some(AnyValue { value: Some(value) });
-    kv
+    KeyValue {
+        key: k.into(),
+        value: Some(AnyValue { value: Some(value) }),
+        ..KeyValue::default()
+    }
 }
 
 fn batch(spans: Vec<Proto>) -> Batch {
