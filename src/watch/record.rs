@@ -99,8 +99,13 @@ fn write_line(out: &mut impl Write, line: &Line) -> std::io::Result<()> {
 }
 
 /// Whether `path` holds a watch recording: its first line is a
-/// `watch_started` line. Any failure to read says no.
+/// `watch_started` line. Any failure to read says no, and so does
+/// anything but a regular file (opening a FIFO would wait for a writer;
+/// the ordinary reader then refuses it by name).
 pub fn is_watch_recording(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
