@@ -12,6 +12,10 @@
 //! - `watch`: the receiver and the real watch (`watch::start`, as
 //!   `conclave watch --headless` runs it): runs assembled, read, settled
 //!   and summed up; finished runs closed.
+//! - `dashboard`: the receiver, the watch as `conclave watch` runs it for
+//!   its screen (finished runs kept until room is wanted), and the
+//!   screen folding every feed item and drawing a 160x48 frame whenever
+//!   something changed, at most every 33 ms, as the dashboard does.
 //!
 //! A 429 (the watch's queue full) is counted and the request sent again
 //! after 20 ms, so every span arrives; the counts say how often.
@@ -20,12 +24,15 @@
 
 use conclave::watch::consume::{WatchFeed, WatchOptions};
 use conclave::watch::receive::{Batch, ReceiveConfig, Receiving, serve};
+use conclave::tui::watched::Offscreen;
 use conclave::watch::start::{WatchSettings, start};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,7 +40,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 const ALONE: &str = "CONCLAVE_WATCH_ALONE";
-const ROWS: [&str; 2] = ["drain", "watch"];
+const ROWS: [&str; 3] = ["drain", "watch", "dashboard"];
 const SPANS_PER_TRACE: usize = 100;
 const TRACES_PER_REQUEST: usize = 5;
 const SENDERS: usize = 4;
@@ -76,6 +83,7 @@ fn run_row(row: &str) {
         match row {
             "drain" => drain_row().await,
             "watch" => watch_row().await,
+            "dashboard" => dashboard_row().await,
             other => panic!("no row {other}"),
         }
     });
@@ -128,13 +136,19 @@ async fn watch_row() {
     let mut feed = started.feed;
     let reader = tokio::spawn(async move {
         let (mut runs, mut spans, mut dropped) = (0u64, 0u64, 0u64);
+        let mut no_room = 0u64;
         while let Some(item) = feed.recv().await {
-            if let WatchFeed::Finished(summary) = item {
-                runs += 1;
-                spans += summary.spans;
-                dropped += summary.dropped_spans;
+            match item {
+                WatchFeed::Finished(summary) => {
+                    runs += 1;
+                    spans += summary.spans;
+                    dropped += summary.dropped_spans;
+                }
+                WatchFeed::Dropped(total) => no_room = total,
+                _ => {}
             }
         }
+        dropped += no_room;
         (runs, spans, dropped)
     });
     let began = Instant::now();
@@ -146,6 +160,61 @@ async fn watch_row() {
     report("watch", began.elapsed(), spans as usize, refused, &counts);
     println!(
         "  runs finished {runs}, spans in them {spans}, dropped by the watch's limits {dropped}"
+    );
+}
+
+async fn dashboard_row() {
+    let settings = WatchSettings {
+        receive: receive_config(),
+        options: WatchOptions::default(),
+    };
+    let limits = settings.options.limits;
+    let started = start(settings).await.expect("the watch starts");
+    let mut feed = started.feed;
+    let drawer = tokio::spawn(async move {
+        let mut screen = Offscreen::new(limits);
+        let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("a test terminal");
+        let (mut frames, mut runs, mut spans) = (0u64, 0u64, 0u64);
+        let (mut dropped, mut no_room) = (0u64, 0u64);
+        let mut dirty = false;
+        let mut tick = tokio::time::interval(Duration::from_millis(33));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                item = feed.recv() => match item {
+                    Some(item) => {
+                        match &item {
+                            WatchFeed::Finished(summary) => {
+                                runs += 1;
+                                spans += summary.spans;
+                                dropped += summary.dropped_spans;
+                            }
+                            WatchFeed::Dropped(total) => no_room = *total,
+                            _ => {}
+                        }
+                        screen.take(item);
+                        dirty = true;
+                    }
+                    None => break,
+                },
+                _ = tick.tick(), if dirty => {
+                    terminal.draw(|frame| screen.draw(frame)).expect("a frame");
+                    frames += 1;
+                    dirty = false;
+                }
+            }
+        }
+        (frames, runs, spans, dropped + no_room)
+    });
+    let began = Instant::now();
+    let refused = send_all(&started.receiving).await;
+    let counts = started.receiving.counts();
+    started.receiving.shutdown().await;
+    started.task.await.unwrap();
+    let (frames, runs, spans, dropped) = drawer.await.unwrap();
+    report("dashboard", began.elapsed(), spans as usize, refused, &counts);
+    println!(
+        "  runs finished {runs}, spans in them {spans}, dropped by the watch's limits {dropped}, frames drawn {frames}"
     );
 }
 

@@ -39,6 +39,9 @@ pub enum WatchFeed {
     Finished(Box<WatchSummary>),
     /// A run could not be recorded: why.
     Problem(String),
+    /// Spans dropped so far because no run could be held for them (every
+    /// held run live and still waiting for its root): the running total.
+    Dropped(u64),
 }
 
 /// The watch's state between batches.
@@ -47,6 +50,8 @@ pub struct Watch {
     pub runs: Runs,
     options: WatchOptions,
     finished: u64,
+    /// The dropped count the viewer was last told.
+    told_dropped: u64,
 }
 
 impl Watch {
@@ -55,18 +60,25 @@ impl Watch {
             runs: Runs::new(options.limits),
             options,
             finished: 0,
+            told_dropped: 0,
         }
     }
 
     /// Take in one batch; what a viewer is told of it.
     pub fn take(&mut self, batch: &Batch) -> Vec<WatchFeed> {
+        let spans = spans_of(&batch.request);
+        // Room for new traces: runs whose root came finish early rather
+        // than a new trace being dropped.
+        let wanted = self.runs.room_wanted(&spans);
+        let early = self.runs.finish_early(wanted);
+        let mut feed = self.finish(early);
         let before: Vec<(TraceId, usize)> = self
             .runs
             .ids()
             .map(|id| (id, self.runs.get(id).map_or(0, |r| r.arrivals.len())))
             .collect();
-        let opened = self.runs.accept(spans_of(&batch.request), batch.received);
-        let mut feed: Vec<WatchFeed> = opened.iter().map(|id| WatchFeed::Opened(*id)).collect();
+        let opened = self.runs.accept(spans, batch.received);
+        feed.extend(opened.iter().map(|id| WatchFeed::Opened(*id)));
         let ids: Vec<TraceId> = self.runs.ids().collect();
         for id in ids {
             let from = before.iter().find(|(b, _)| *b == id).map_or(0, |(_, n)| *n);
@@ -79,13 +91,24 @@ impl Watch {
                 });
             }
         }
+        if self.runs.dropped_spans > self.told_dropped {
+            self.told_dropped = self.runs.dropped_spans;
+            feed.push(WatchFeed::Dropped(self.told_dropped));
+        }
         feed
     }
 
     /// Settle the runs at `now`: each finished one summed up and recorded.
     pub fn settle(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
+        let settled = self.runs.settle(now);
+        self.finish(settled)
+    }
+
+    /// Runs `ids`, just marked finished: each summed up, recorded, and
+    /// let go when no viewer looks at it again.
+    fn finish(&mut self, ids: Vec<TraceId>) -> Vec<WatchFeed> {
         let mut feed = Vec::new();
-        for id in self.runs.settle(now) {
+        for id in ids {
             let Some(run) = self.runs.get(id) else {
                 continue;
             };
@@ -120,7 +143,7 @@ impl Watch {
 pub async fn watch(
     mut batches: mpsc::Receiver<Batch>,
     options: WatchOptions,
-    feed: mpsc::UnboundedSender<WatchFeed>,
+    feed: mpsc::Sender<WatchFeed>,
 ) -> Watch {
     let mut state = Watch::new(options);
     loop {
@@ -139,7 +162,7 @@ pub async fn watch(
             () = settle_at => state.settle(tokio::time::Instant::now()),
         };
         for item in told {
-            if feed.send(item).is_err() {
+            if feed.send(item).await.is_err() {
                 return state;
             }
         }
@@ -151,7 +174,7 @@ pub async fn watch(
     if !state.done() {
         let far = tokio::time::Instant::now() + state.options.limits.settle;
         for item in state.settle(far) {
-            if feed.send(item).is_err() {
+            if feed.send(item).await.is_err() {
                 break;
             }
         }

@@ -55,6 +55,8 @@ pub struct Forest {
     pub dropped: u64,
     /// Parent links cut to keep the forest a forest.
     pub cut: u64,
+    /// A span with no parent arrived, kept or not (over the limit).
+    rooted: bool,
 }
 
 impl Forest {
@@ -66,12 +68,14 @@ impl Forest {
             limit,
             dropped: 0,
             cut: 0,
+            rooted: false,
         }
     }
 
     /// Add one span as it arrives.
     pub fn insert(&mut self, span: Span) -> Inserted {
         let id = span.span_id;
+        self.rooted |= span.parent.is_none();
         if self.nodes.get(&id).is_some_and(|n| n.span.is_some()) {
             self.dropped += 1;
             return Inserted::Duplicate;
@@ -170,6 +174,12 @@ impl Forest {
 
     /// The run's root span, once it has arrived: the span sent without a
     /// parent (the first such, when more than one was).
+    /// Whether the trace's root has arrived, even one dropped over the
+    /// span limit: what settling waits for, answered without a walk.
+    pub fn rooted(&self) -> bool {
+        self.rooted
+    }
+
     pub fn root(&self) -> Option<&Span> {
         self.arrived().find(|s| s.parent.is_none())
     }

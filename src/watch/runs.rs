@@ -5,7 +5,9 @@
 //! one run (AutoGen without an application span sends each message as a
 //! trace of its own). Bounded: at most `max_runs` runs are held (the
 //! oldest finished one is closed to make room; when none is finished, the
-//! new trace's spans are dropped and counted) and at most
+//! watch finishes the oldest runs whose root has arrived ahead of their
+//! settle time, see [`Runs::room_wanted`]; only when every held run still
+//! waits for its root are the new trace's spans dropped and counted) and at most
 //! `max_spans` spans per run. Time is handed in (`now`), never read, so
 //! the assembly runs the same on a paused clock.
 
@@ -76,7 +78,7 @@ pub struct Run {
 impl Run {
     /// Whether the run is finished at `now` by the settle rule.
     fn settled(&self, now: Instant, settle: Duration) -> bool {
-        self.forest.root().is_some() && now.saturating_duration_since(self.last_at) >= settle
+        self.forest.rooted() && now.saturating_duration_since(self.last_at) >= settle
     }
 }
 
@@ -135,6 +137,43 @@ impl Runs {
             run.last_at = now;
         }
         opened
+    }
+
+    /// How many held runs must be let go for the new traces among `spans`
+    /// to be held: those beyond the free places and the finished runs
+    /// that can be closed. Traces that would join a run by conversation
+    /// are counted as new, so the answer errs towards room.
+    pub fn room_wanted(&self, spans: &[Span]) -> usize {
+        let mut new: Vec<TraceId> = spans
+            .iter()
+            .map(|s| s.trace_id)
+            .filter(|id| !self.runs.contains_key(id) && !self.alias.contains_key(id))
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        let finished = self.runs.values().filter(|r| r.finished).count();
+        let free = self.limits.max_runs.max(1).saturating_sub(self.runs.len()) + finished;
+        new.len().saturating_sub(free)
+    }
+
+    /// Finish up to `n` of the oldest runs whose root has arrived, ahead
+    /// of their settle time (a span of theirs that comes later is counted
+    /// late); their ids, oldest first.
+    pub fn finish_early(&mut self, n: usize) -> Vec<TraceId> {
+        let mut done = Vec::new();
+        for id in &self.order {
+            if done.len() == n {
+                break;
+            }
+            if let Some(run) = self.runs.get_mut(id)
+                && !run.finished
+                && run.forest.rooted()
+            {
+                run.finished = true;
+                done.push(*id);
+            }
+        }
+        done
     }
 
     /// The run `span` belongs to, opened when it is the first span of its
@@ -223,7 +262,7 @@ impl Runs {
     pub fn next_settle(&self) -> Option<Instant> {
         self.runs
             .values()
-            .filter(|r| !r.finished && r.forest.root().is_some())
+            .filter(|r| !r.finished && r.forest.rooted())
             .map(|r| r.last_at + self.limits.settle)
             .min()
     }

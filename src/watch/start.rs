@@ -14,6 +14,12 @@ use tokio::sync::mpsc;
 /// 429 / `RESOURCE_EXHAUSTED`.
 pub const QUEUE: usize = 64;
 
+/// What the watch has told a viewer and the viewer has not yet read. A
+/// viewer that falls behind holds the watch, whose batch queue then
+/// fills and the receiver answers 429: memory stays bounded, and nothing
+/// is dropped unseen.
+pub const FEED: usize = 1024;
+
 /// Everything `conclave watch`'s flags say.
 #[derive(Clone, Debug, Default)]
 pub struct WatchSettings {
@@ -27,7 +33,7 @@ pub struct WatchSettings {
 #[derive(Debug)]
 pub struct Started {
     pub receiving: Receiving,
-    pub feed: mpsc::UnboundedReceiver<WatchFeed>,
+    pub feed: mpsc::Receiver<WatchFeed>,
     pub task: tokio::task::JoinHandle<()>,
 }
 
@@ -35,7 +41,7 @@ pub struct Started {
 pub async fn start(settings: WatchSettings) -> Result<Started, super::receive::ReceiveError> {
     let (sink, batches) = mpsc::channel(QUEUE);
     let receiving = serve(settings.receive, sink).await?;
-    let (tx, feed) = mpsc::unbounded_channel();
+    let (tx, feed) = mpsc::channel(FEED);
     let options = settings.options;
     let task = tokio::spawn(async move {
         watch(batches, options, tx).await;
@@ -72,6 +78,7 @@ pub fn headless(settings: WatchSettings) -> Exit {
             started.receiving.http_addr()
         ));
         let mut signals = crate::signals::Signals::new().ok();
+        let mut dropped = Dropped::default();
         loop {
             let signal = async {
                 match signals.as_mut() {
@@ -81,18 +88,55 @@ pub fn headless(settings: WatchSettings) -> Exit {
             };
             tokio::select! {
                 item = started.feed.recv() => match item {
+                    Some(WatchFeed::Dropped(total)) => dropped.saw(total),
                     Some(item) => print(&item),
                     None => break,
                 },
                 Some(signal) = signal => {
                     started.receiving.shutdown().await;
+                    dropped.flush();
                     return Exit::Signalled(signal);
                 }
             }
         }
         started.receiving.shutdown().await;
+        dropped.flush();
         Exit::Ok
     })
+}
+
+/// The dropped count on stderr: at once the first time, then at most
+/// once a second while it grows, and the total at the end.
+#[derive(Default)]
+struct Dropped {
+    total: u64,
+    said: u64,
+    said_at: Option<tokio::time::Instant>,
+}
+
+impl Dropped {
+    fn saw(&mut self, total: u64) {
+        self.total = total;
+        let now = tokio::time::Instant::now();
+        if self
+            .said_at
+            .is_none_or(|at| now.duration_since(at) >= std::time::Duration::from_secs(1))
+        {
+            self.flush();
+            self.said_at = Some(now);
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.total > self.said {
+            crate::output::message(&format!(
+                "conclave watch: {} spans dropped so far: every run held was live and waiting \
+                 for its root, so no new trace could be held",
+                self.total
+            ));
+            self.said = self.total;
+        }
+    }
 }
 
 fn print(item: &WatchFeed) {
@@ -101,7 +145,7 @@ fn print(item: &WatchFeed) {
         WatchFeed::Problem(problem) => {
             crate::output::message(&format!("conclave watch: {problem}"))
         }
-        WatchFeed::Opened(_) | WatchFeed::Arrived { .. } => {}
+        WatchFeed::Opened(_) | WatchFeed::Arrived { .. } | WatchFeed::Dropped(_) => {}
     }
 }
 

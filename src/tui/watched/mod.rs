@@ -20,7 +20,7 @@ use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use state::Watched;
 use std::time::Duration;
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::Receiver;
 use tokio::time::Instant;
 
 /// The shortest time between two frames.
@@ -67,6 +67,32 @@ pub fn watch(settings: WatchSettings) -> Exit {
     })
 }
 
+/// The watched runs' screen without a terminal of its own: what `conclave
+/// watch` folds and draws, for a caller that owns the frames (the bench
+/// draws it while a million spans arrive).
+#[derive(Debug)]
+pub struct Offscreen {
+    watched: Watched,
+}
+
+impl Offscreen {
+    pub fn new(limits: crate::watch::runs::Limits) -> Offscreen {
+        Offscreen {
+            watched: Watched::new(limits, None),
+        }
+    }
+
+    /// Take one thing the watch said.
+    pub fn take(&mut self, item: WatchFeed) {
+        self.watched.take(item);
+    }
+
+    /// Draw the whole screen into `frame`.
+    pub fn draw(&self, frame: &mut ratatui::Frame) {
+        screen::draw(frame, &self.watched, 0, "a bench");
+    }
+}
+
 /// What the screen remembers besides the runs: the span tree's first row.
 #[derive(Debug, Default)]
 pub(crate) struct WatchUi {
@@ -102,7 +128,7 @@ pub(crate) fn act(watched: &mut Watched, ui: &mut WatchUi, action: Action, page:
 
 async fn view(
     screen: &mut terminal::Screen,
-    feed: &mut UnboundedReceiver<WatchFeed>,
+    feed: &mut Receiver<WatchFeed>,
     mut watched: Watched,
     listening: &str,
 ) -> Exit {

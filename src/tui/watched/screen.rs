@@ -32,7 +32,7 @@ pub(crate) fn draw(frame: &mut Frame, watched: &Watched, scroll: usize, listenin
     ])
     .areas(frame.area());
     frame.render_widget(Paragraph::new(tab_line(watched, tabs.width)), tabs);
-    draw_footer(frame, footer);
+    draw_footer(frame, footer, watched);
     let Some(run) = watched.selected() else {
         let waiting = format!("waiting for the first span: {listening}");
         frame.render_widget(
@@ -258,8 +258,25 @@ fn draw_log(frame: &mut Frame, area: Rect, run: &WatchedRun) {
     frame.render_widget(Paragraph::new(lines.split_off(skip)), inner);
 }
 
-fn draw_footer(frame: &mut Frame, area: Rect) {
+/// The keys, after what the watch had to say: spans it dropped for want
+/// of room, a run it could not record.
+fn draw_footer(frame: &mut Frame, area: Rect, watched: &Watched) {
     let mut spans = Vec::new();
+    if watched.dropped > 0 {
+        spans.push(Span::styled(
+            format!(
+                "⚠ {} spans dropped: every run held waits for its root  ",
+                watched.dropped
+            ),
+            theme::error(),
+        ));
+    }
+    if let Some(problem) = &watched.problem {
+        spans.push(Span::styled(
+            format!("⚠ {}  ", fit(problem, usize::from(area.width) / 2)),
+            theme::error(),
+        ));
+    }
     for binding in keymap::bindings(Scope::Watch) {
         spans.push(Span::styled(binding.label, theme::bold()));
         spans.push(Span::styled(format!(" {}  ", binding.help), theme::dim()));

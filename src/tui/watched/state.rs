@@ -51,6 +51,8 @@ pub(crate) struct Watched {
     prices: Option<PriceTable>,
     /// The last problem the watch reported (a run not recorded).
     pub(crate) problem: Option<String>,
+    /// Spans the watch dropped for want of room, so far.
+    pub(crate) dropped: u64,
 }
 
 impl Watched {
@@ -62,6 +64,7 @@ impl Watched {
             limits,
             prices,
             problem: None,
+            dropped: 0,
         }
     }
 
@@ -92,6 +95,7 @@ impl Watched {
                 }
             }
             WatchFeed::Problem(problem) => self.problem = Some(problem),
+            WatchFeed::Dropped(total) => self.dropped = total,
         }
     }
 

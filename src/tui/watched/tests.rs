@@ -302,7 +302,7 @@ fn request(spans: &[Span]) -> ExportTraceServiceRequest {
 
 /// Take everything the watch has said so far.
 async fn drain(
-    feed: &mut mpsc::UnboundedReceiver<crate::watch::consume::WatchFeed>,
+    feed: &mut mpsc::Receiver<crate::watch::consume::WatchFeed>,
     watched: &mut Watched,
 ) {
     // Let the watch's task run on the paused clock.
@@ -323,7 +323,7 @@ async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
         ..WatchOptions::default()
     };
     let (batches, receiver) = mpsc::channel(8);
-    let (feed_tx, mut feed) = mpsc::unbounded_channel();
+    let (feed_tx, mut feed) = mpsc::channel(crate::watch::start::FEED);
     let loop_task = tokio::spawn(watch(receiver, options, feed_tx));
     let mut watched = Watched::new(Limits::default(), None);
     let spans = run_spans();

@@ -443,18 +443,52 @@ async fn hostile_shapes_are_held_within_the_limits() {
     let run = watch.runs.get(7).unwrap();
     assert_eq!(run.forest.len(), 50);
     assert_eq!(run.forest.dropped, 100_002 - 50);
-    // Two more traces: the second is held only once the first finished.
-    let mut other = batch(vec![proto(1, None, "r", &[])]);
-    other.request.resource_spans[0].scope_spans[0].spans[0].trace_id = 8u128.to_be_bytes().to_vec();
-    watch.take(&other);
-    let mut third = batch(vec![proto(1, None, "r", &[])]);
-    third.request.resource_spans[0].scope_spans[0].spans[0].trace_id = 9u128.to_be_bytes().to_vec();
-    watch.take(&third);
-    assert_eq!(watch.runs.dropped_spans, 1);
-    tokio::time::advance(Duration::from_millis(10)).await;
-    watch.settle(tokio::time::Instant::now());
-    watch.take(&third);
-    assert!(watch.runs.get(9).is_some());
+    // Two more traces, two runs held at most: the third finishes the
+    // oldest run whose root came ahead of its settle time, and is held.
+    watch.take(&in_trace(8, vec![proto(1, None, "r", &[])]));
+    let told = watch.take(&in_trace(9, vec![proto(1, None, "r", &[])]));
+    let WatchFeed::Finished(summary) = &told[0] else {
+        panic!("the oldest run finishes first: {told:?}");
+    };
+    assert_eq!(summary.trace_id, format!("{:032x}", 7));
+    assert!(watch.runs.get(7).is_none() && watch.runs.get(9).is_some());
+    assert_eq!(watch.runs.dropped_spans, 0);
+}
+
+/// `spans` in a batch of trace `trace`.
+fn in_trace(trace: u128, spans: Vec<Proto>) -> Batch {
+    let mut b = batch(spans);
+    for span in &mut b.request.resource_spans[0].scope_spans[0].spans {
+        span.trace_id = trace.to_be_bytes().to_vec();
+    }
+    b
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_trace_is_dropped_and_counted_only_when_every_run_held_waits_for_its_root() {
+    let mut watch = Watch::new(WatchOptions {
+        limits: Limits {
+            max_runs: 2,
+            ..Limits::default()
+        },
+        ..WatchOptions::default()
+    });
+    // Two live runs, neither root arrived: a child each.
+    watch.take(&in_trace(1, vec![proto(2, Some(1), "child", &[])]));
+    watch.take(&in_trace(2, vec![proto(2, Some(1), "child", &[])]));
+    let told = watch.take(&in_trace(3, vec![proto(2, Some(1), "a", &[]), proto(1, None, "r", &[])]));
+    assert!(watch.runs.get(3).is_none());
+    assert_eq!(watch.runs.dropped_spans, 2);
+    assert!(matches!(told.as_slice(), [WatchFeed::Dropped(2)]), "{told:?}");
+    // The count is said again only when it grows.
+    let told = watch.take(&in_trace(1, vec![proto(3, Some(1), "more", &[])]));
+    assert!(!told.iter().any(|t| matches!(t, WatchFeed::Dropped(_))), "{told:?}");
+    // Run 1's root comes: the next new trace finishes it early and is held.
+    watch.take(&in_trace(1, vec![proto(1, None, "root", &[])]));
+    let told = watch.take(&in_trace(4, vec![proto(1, None, "r", &[])]));
+    assert!(matches!(&told[0], WatchFeed::Finished(s) if s.trace_id == format!("{:032x}", 1)));
+    assert!(watch.runs.get(4).is_some());
+    assert_eq!(watch.runs.dropped_spans, 2);
 }
 
 #[tokio::test]
