@@ -22,9 +22,9 @@
 //! `cargo bench --bench watch -- drain` runs the rows whose name holds
 //! `drain`; `CONCLAVE_WATCH_TRACES` changes the 10,000.
 
+use conclave::tui::watched::Offscreen;
 use conclave::watch::consume::{WatchFeed, WatchOptions};
 use conclave::watch::receive::{Batch, ReceiveConfig, Receiving, serve};
-use conclave::tui::watched::Offscreen;
 use conclave::watch::start::{WatchSettings, start};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
@@ -212,7 +212,13 @@ async fn dashboard_row() {
     started.receiving.shutdown().await;
     started.task.await.unwrap();
     let (frames, runs, spans, dropped) = drawer.await.unwrap();
-    report("dashboard", began.elapsed(), spans as usize, refused, &counts);
+    report(
+        "dashboard",
+        began.elapsed(),
+        spans as usize,
+        refused,
+        &counts,
+    );
     println!(
         "  runs finished {runs}, spans in them {spans}, dropped by the watch's limits {dropped}, frames drawn {frames}"
     );

@@ -12,6 +12,7 @@ pub mod effect;
 mod event_loop;
 pub(crate) mod export;
 mod inspect;
+pub mod key_words;
 pub mod keymap;
 pub(crate) mod launch;
 pub(crate) mod layout;

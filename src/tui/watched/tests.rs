@@ -301,10 +301,7 @@ fn request(spans: &[Span]) -> ExportTraceServiceRequest {
 }
 
 /// Take everything the watch has said so far.
-async fn drain(
-    feed: &mut mpsc::Receiver<crate::watch::consume::WatchFeed>,
-    watched: &mut Watched,
-) {
+async fn drain(feed: &mut mpsc::Receiver<crate::watch::consume::WatchFeed>, watched: &mut Watched) {
     // Let the watch's task run on the paused clock.
     tokio::time::sleep(Duration::from_millis(1)).await;
     while let Ok(item) = feed.try_recv() {

@@ -476,13 +476,22 @@ async fn a_trace_is_dropped_and_counted_only_when_every_run_held_waits_for_its_r
     // Two live runs, neither root arrived: a child each.
     watch.take(&in_trace(1, vec![proto(2, Some(1), "child", &[])]));
     watch.take(&in_trace(2, vec![proto(2, Some(1), "child", &[])]));
-    let told = watch.take(&in_trace(3, vec![proto(2, Some(1), "a", &[]), proto(1, None, "r", &[])]));
+    let told = watch.take(&in_trace(
+        3,
+        vec![proto(2, Some(1), "a", &[]), proto(1, None, "r", &[])],
+    ));
     assert!(watch.runs.get(3).is_none());
     assert_eq!(watch.runs.dropped_spans, 2);
-    assert!(matches!(told.as_slice(), [WatchFeed::Dropped(2)]), "{told:?}");
+    assert!(
+        matches!(told.as_slice(), [WatchFeed::Dropped(2)]),
+        "{told:?}"
+    );
     // The count is said again only when it grows.
     let told = watch.take(&in_trace(1, vec![proto(3, Some(1), "more", &[])]));
-    assert!(!told.iter().any(|t| matches!(t, WatchFeed::Dropped(_))), "{told:?}");
+    assert!(
+        !told.iter().any(|t| matches!(t, WatchFeed::Dropped(_))),
+        "{told:?}"
+    );
     // Run 1's root comes: the next new trace finishes it early and is held.
     watch.take(&in_trace(1, vec![proto(1, None, "root", &[])]));
     let told = watch.take(&in_trace(4, vec![proto(1, None, "r", &[])]));

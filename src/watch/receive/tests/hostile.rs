@@ -194,3 +194,29 @@ async fn the_default_limit_refuses_a_ten_megabyte_attribute() {
     let (status, _) = status_of(receiving.http_addr(), PROTOBUF, Some("gzip"), gzip(&body)).await;
     assert_eq!(status, 413, "compressed small, inflated over the limit");
 }
+
+#[tokio::test]
+async fn negative_timestamps_are_refused_and_future_ones_pass_as_sent() {
+    let (receiving, mut batches) = roomy().await;
+    let addr = receiving.http_addr();
+    let with_start = |start: Value| {
+        json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
+            "traceId": "0102030405060708090a0b0c0d0e0f10", "spanId": "0102030405060708",
+            "name": "t", "startTimeUnixNano": start, "endTimeUnixNano": "1"}]}]}]})
+        .to_string()
+        .into_bytes()
+    };
+    // A timestamp is unsigned: a negative one does not decode.
+    for negative in [json!("-5"), json!(-5)] {
+        let (status, message) = status_of(addr, JSON, None, with_start(negative)).await;
+        assert_eq!(status, 400, "{message}");
+    }
+    // One in the far future (and ending before it starts) passes as sent;
+    // the reader draws it with no duration.
+    let (status, _) = status_of(addr, JSON, None, with_start(json!(u64::MAX.to_string()))).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        spans_of(&batches.recv().await.unwrap())[0].start_time_unix_nano,
+        u64::MAX
+    );
+}
