@@ -127,13 +127,7 @@ pub(super) fn chart(
             values: per_second,
             style: spark_colour(),
         },
-        Figure {
-            name: "errors",
-            top: 1.0,
-            scale: "100%".into(),
-            values: columns.iter().map(Column::error_rate).collect(),
-            style: theme::error(),
-        },
+        error_figure(columns.iter().map(Column::error_rate).collect()),
         Figure {
             // The scale's top is the timeout when it is above every p95:
             // said, so that it is not read as the p95 itself.
@@ -156,6 +150,28 @@ pub(super) fn chart(
     lines.push(breaker_row(tool, &columns));
     lines.extend(axis(now_ms, plot));
     lines
+}
+
+/// The error rates against a scale that fits them: its top is the
+/// highest rate rounded up to 10, 25, 50 or 100%, and reads `none` while
+/// nothing failed, so a quiet tool is never labelled `100%`.
+fn error_figure(values: Vec<Option<f64>>) -> Figure {
+    let highest = values.iter().flatten().copied().fold(0.0, f64::max);
+    let top = [0.1, 0.25, 0.5, 1.0]
+        .into_iter()
+        .find(|top| highest <= *top)
+        .unwrap_or(1.0);
+    Figure {
+        name: "errors",
+        top,
+        scale: if highest > 0.0 {
+            format!("{:.0}%", top * 100.0)
+        } else {
+            "none".into()
+        },
+        values,
+        style: theme::error(),
+    }
 }
 
 fn title(tool: &ToolHealth, now_ms: u64, width: usize, slowest: f64) -> Line<'static> {
@@ -315,5 +331,18 @@ mod tests {
         assert!(labels.contains("4.9s"), "{labels}");
         assert_eq!(lines[0].to_string().matches('┴').count(), 2);
         assert_eq!(at(754_999), "12:34.9", "long runs read as a clock");
+    }
+
+    #[test]
+    fn the_error_scale_fits_the_rates_and_reads_none_without_errors() {
+        let quiet = error_figure(vec![Some(0.0), None, Some(0.0)]);
+        assert_eq!((quiet.scale.as_str(), quiet.top), ("none", 0.1));
+        let some = error_figure(vec![Some(0.0), Some(0.2), Some(0.05)]);
+        assert_eq!((some.scale.as_str(), some.top), ("25%", 0.25));
+        let all = error_figure(vec![Some(1.0)]);
+        assert_eq!(all.scale, "100%");
+        // The figure's top row names the scale, never 100% for a quiet tool.
+        let rows = figure_rows(&quiet, &[], 2);
+        assert!(rows[0].to_string().starts_with("errors  none ┤"), "{}", rows[0]);
     }
 }
