@@ -1,0 +1,312 @@
+//! Conclave's own runs as the check of both sides of OTLP: a shipped
+//! scenario of each pattern runs on the simulated model with its export
+//! pointed at a `conclave watch` receiver on a loopback port, and what the
+//! watch makes of the trace (its headless summary) is held against the
+//! run itself, read from its own events and result: the agents in order
+//! of first activity, the handoffs in order, the tool calls (agent, tool,
+//! status), the model calls, the tokens and the cost.
+//!
+//! In process: the run on the paused clock, the exporter on its own
+//! threads as `run --otlp` starts it, and the watch (receiver and loop,
+//! as `conclave watch` starts them) on a runtime of its own in real time.
+//! Nothing waits on the wall clock: the exporter's finish returns once
+//! every span was answered, the receiver is then shut down, and the
+//! watch settles what it holds when its batches end. The settle time is
+//! an hour, so it never decides anything here.
+
+use crate::common;
+use conclave::bus::Event;
+use conclave::engine::{LaunchOptions, ProviderChoice};
+use conclave::telemetry::{Exporter, OtlpConfig};
+use conclave::watch::consume::{WatchFeed, WatchOptions};
+use conclave::watch::receive::ReceiveConfig;
+use conclave::watch::runs::Limits;
+use conclave::watch::start::{WatchSettings, start};
+use conclave::watch::summary::{CostFrom, WatchSummary};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// The simulated model's tokens priced, so that every run has a cost.
+const PRICES: &str = r#"{"sim": {"input": 1.5, "output": 6.0}}"#;
+
+/// What a run did, in the summary's terms.
+#[derive(Debug, PartialEq)]
+struct Did {
+    agents: Vec<String>,
+    handoffs: Vec<(String, String)>,
+    /// (agent, tool, status).
+    tool_calls: Vec<(Option<String>, String, String)>,
+    model_calls: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+/// `file` run with its export sent to a watch: the watch's summary, and
+/// the run's events and result.
+fn watched(file: &str) -> (WatchSummary, Vec<Value>, Value) {
+    let watch_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let settings = WatchSettings {
+        receive: ReceiveConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            grpc: None,
+            ..ReceiveConfig::default()
+        },
+        options: WatchOptions {
+            limits: Limits {
+                settle: Duration::from_secs(3600),
+                ..Limits::default()
+            },
+            runs: Some(1),
+            close_finished: true,
+            ..WatchOptions::default()
+        },
+    };
+    let mut started = watch_runtime
+        .block_on(start(settings))
+        .expect("the watch listens");
+    let url = format!("http://{}", started.receiving.http_addr());
+    let exporter = Exporter::start(
+        &OtlpConfig::to(&url).unwrap(),
+        conclave::patterns::trace_shapes(),
+    )
+    .unwrap();
+    let options = LaunchOptions {
+        observers: vec![exporter.observer()],
+        provider: ProviderChoice {
+            pricing: Some(conclave::scenario::parse_prices(PRICES, "prices").unwrap()),
+            ..ProviderChoice::default()
+        },
+        ..LaunchOptions::default()
+    };
+    let run_runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let (outcome, events) = run_runtime.block_on(common::run(common::shipped(file), options));
+    assert_eq!(exporter.finish(), None, "every span was sent");
+    let receiving = started.receiving;
+    watch_runtime.block_on(receiving.shutdown());
+    let summary = watch_runtime.block_on(async {
+        loop {
+            match started.feed.recv().await {
+                Some(WatchFeed::Finished(summary)) => break *summary,
+                Some(WatchFeed::Problem(problem)) => panic!("{problem}"),
+                Some(_) => {}
+                None => panic!("the watch ended without finishing the run"),
+            }
+        }
+    });
+    let events = events.iter().map(json).collect();
+    (
+        summary,
+        events,
+        serde_json::to_value(&*outcome.result).unwrap(),
+    )
+}
+
+fn json(event: &Event) -> Value {
+    serde_json::to_value(event).unwrap()
+}
+
+fn text(value: &Value, key: &str) -> String {
+    value[key].as_str().unwrap_or_default().to_string()
+}
+
+/// What the run's own events say it did. An agent acts when a round asks
+/// for its contribution, when it takes a turn, or when the graph runs its
+/// node; the orchestrator's planner and the research steps are steps of
+/// the workflow, and the workers and tools are tool calls. A handoff is
+/// an accepted transfer, or a member called by the agent whose turn
+/// called it. A tool call is a worker's or tool's call (its first
+/// attempt; retries are attempts of the same call), asked for by the
+/// turn or node its task names, with the outcome of its last attempt; or
+/// a member call, with its outcome. A model call is a model call's first
+/// attempt.
+fn did(events: &[Value], result: &Value) -> Did {
+    let mut did = Did {
+        agents: Vec::new(),
+        handoffs: Vec::new(),
+        tool_calls: Vec::new(),
+        model_calls: 0,
+        input_tokens: result["usage"]["input_tokens"].as_u64().unwrap(),
+        output_tokens: result["usage"]["output_tokens"].as_u64().unwrap(),
+    };
+    let mut turns: HashMap<u64, String> = HashMap::new();
+    // The agent a model call's label is the turn of; the graph's nodes.
+    let mut asked_by: HashMap<String, String> = HashMap::new();
+    // The latest call of each (task, worker), and of each member.
+    let mut open: HashMap<(String, String), usize> = HashMap::new();
+    let status = |ok: bool| if ok { "ok" } else { "error" }.to_string();
+    for event in events {
+        let acting = match event["type"].as_str().unwrap() {
+            "contribution_requested" => Some(text(event, "agent")),
+            "turn_started" => {
+                turns.insert(event["turn"].as_u64().unwrap(), text(event, "agent"));
+                Some(text(event, "agent"))
+            }
+            "node_started" => {
+                asked_by.insert(text(event, "node"), text(event, "node"));
+                Some(text(event, "node"))
+            }
+            "call_started" if event["tool"] == "model" => {
+                if let Some(agent) = event["agent"].as_str() {
+                    asked_by.insert(text(event, "label"), agent.to_string());
+                }
+                if event["attempt"] == 1 {
+                    did.model_calls += 1;
+                }
+                None
+            }
+            "handoff_accepted" => {
+                did.handoffs.push((text(event, "from"), text(event, "to")));
+                None
+            }
+            "member_call_started" => {
+                let caller = turns[&event["turn"].as_u64().unwrap()].clone();
+                let member = text(event, "member");
+                did.handoffs.push((caller.clone(), member.clone()));
+                open.insert((String::new(), member.clone()), did.tool_calls.len());
+                did.tool_calls.push((Some(caller), member, String::new()));
+                None
+            }
+            "member_call_finished" => {
+                let call = open[&(String::new(), text(event, "member"))];
+                did.tool_calls[call].2 = status(event["outcome"] == "ok");
+                None
+            }
+            "attempt_started" if event["attempt"] == 1 => {
+                let (task, worker) = (text(event, "task"), text(event, "worker"));
+                let agent = asked_by.get(&task).cloned();
+                open.insert((task, worker.clone()), did.tool_calls.len());
+                did.tool_calls.push((agent, worker, String::new()));
+                None
+            }
+            "attempt_finished" => {
+                let call = open[&(text(event, "task"), text(event, "worker"))];
+                did.tool_calls[call].2 = status(event["outcome"] == "ok");
+                None
+            }
+            _ => None,
+        };
+        if let Some(agent) = acting
+            && !did.agents.contains(&agent)
+        {
+            did.agents.push(agent);
+        }
+    }
+    did
+}
+
+/// What the watch says the run did.
+fn seen(summary: &WatchSummary) -> Did {
+    Did {
+        agents: summary.agents.clone(),
+        handoffs: summary
+            .handoffs
+            .iter()
+            .map(|h| (h.from.clone(), h.to.clone()))
+            .collect(),
+        tool_calls: summary
+            .tool_calls
+            .iter()
+            .map(|c| (c.agent.clone(), c.tool.clone(), c.status.to_string()))
+            .collect(),
+        model_calls: summary.model_calls,
+        input_tokens: summary.input_tokens,
+        output_tokens: summary.output_tokens,
+    }
+}
+
+/// The watch shows `file`'s run as the run itself tells it; what the run
+/// did, for a test to say more of.
+fn holds(file: &str) -> Did {
+    let (summary, events, result) = watched(file);
+    let did = did(&events, &result);
+    assert_eq!(seen(&summary), did, "{file}: the watch against the run");
+    assert_eq!(summary.framework.as_deref(), Some("conclave"));
+    assert_eq!(summary.service.as_deref(), Some("conclave"));
+    assert_eq!(summary.dropped_spans, 0);
+    // The cost is the run's own, carried on the model calls' spans: the
+    // watch's price table has no price for the simulated model.
+    let cost = result["usage"]["cost_usd"]
+        .as_f64()
+        .expect("the run is priced");
+    let watched = summary.cost_usd.expect("the watch shows a cost");
+    assert!(
+        (watched - cost).abs() < 1e-9,
+        "{file}: {watched} against {cost}"
+    );
+    assert_eq!(summary.cost_from, Some(CostFrom::Span));
+    assert_eq!(summary.unpriced_calls, 0);
+    did
+}
+
+#[test]
+fn a_round_tables_members_model_calls_tokens_and_cost() {
+    let did = holds("checkout_v2_launch.json");
+    assert_eq!(
+        did.agents,
+        ["demand_analyst", "finance_analyst", "risk_analyst"]
+    );
+    assert!(did.handoffs.is_empty() && did.tool_calls.is_empty());
+}
+
+#[test]
+fn an_orchestrators_parallel_workers_with_a_retried_one() {
+    let did = holds("morning_ops_report.json");
+    assert!(
+        did.agents.is_empty(),
+        "the planner is a step, the workers tools"
+    );
+    let workers: Vec<&str> = did.tool_calls.iter().map(|c| c.1.as_str()).collect();
+    assert_eq!(
+        workers,
+        ["sales_worker", "payments_worker", "inventory_worker"]
+    );
+}
+
+#[test]
+fn a_swarms_chain_of_handoffs_and_its_agents_tools() {
+    let did = holds("support_swarm.json");
+    assert_eq!(did.agents, ["triage", "billing", "refunds"]);
+    assert_eq!(did.handoffs.len(), 2);
+    assert_eq!(did.tool_calls.len(), 2);
+}
+
+#[test]
+fn a_coordinators_parallel_member_calls_and_a_members_tool() {
+    let did = holds("launch_coordinator.json");
+    assert_eq!(did.handoffs.len(), 3, "one per member call");
+    assert!(
+        did.tool_calls
+            .iter()
+            .any(|c| c.0.as_deref() == Some("risk_analyst") && c.1 == "incident_feed")
+    );
+}
+
+#[test]
+fn a_research_pipelines_steps_tools_and_model_calls() {
+    let did = holds("payments_incident_research.json");
+    assert!(did.agents.is_empty());
+    assert!(did.tool_calls.len() >= 4);
+}
+
+#[test]
+fn a_graphs_nodes_in_order_with_parallel_ones_and_a_tool_node() {
+    let did = holds("graph_review_loop.json");
+    assert_eq!(did.agents[..3], ["plan", "research", "risks"]);
+    assert_eq!(
+        did.tool_calls,
+        [(
+            Some("publish".to_string()),
+            "publish_api".to_string(),
+            "ok".to_string()
+        )]
+    );
+}
