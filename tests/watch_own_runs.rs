@@ -122,8 +122,9 @@ fn text(value: &Value, key: &str) -> String {
 /// for its contribution, when it takes a turn, or when the graph runs its
 /// node; the orchestrator's planner and the research steps are steps of
 /// the workflow, and the workers and tools are tool calls. A handoff is
-/// an accepted transfer, or a member called by the agent whose turn
-/// called it. A tool call is a worker's or tool's call (its first
+/// an accepted transfer, or a member call: from the agent whose turn
+/// called, to the member when its first turn starts (a member that is a
+/// team: the first of that team's agents to take a turn). A tool call is a worker's or tool's call (its first
 /// attempt; retries are attempts of the same call), asked for by the
 /// turn or node its task names, with the outcome of its last attempt; or
 /// a member call, with its outcome. A model call is a model call's first
@@ -138,6 +139,8 @@ fn did(events: &[Value], result: &Value) -> Did {
         output_tokens: result["usage"]["output_tokens"].as_u64().unwrap(),
     };
     let mut turns: HashMap<u64, String> = HashMap::new();
+    // Member calls whose member has not taken a turn yet: (caller, member).
+    let mut calling: Vec<(String, String)> = Vec::new();
     // The agent a model call's label is the turn of; the graph's nodes.
     let mut asked_by: HashMap<String, String> = HashMap::new();
     // The latest call of each (task, worker), and of each member.
@@ -147,8 +150,16 @@ fn did(events: &[Value], result: &Value) -> Did {
         let acting = match event["type"].as_str().unwrap() {
             "contribution_requested" => Some(text(event, "agent")),
             "turn_started" => {
-                turns.insert(event["turn"].as_u64().unwrap(), text(event, "agent"));
-                Some(text(event, "agent"))
+                let agent = text(event, "agent");
+                turns.insert(event["turn"].as_u64().unwrap(), agent.clone());
+                if let Some(at) = calling
+                    .iter()
+                    .position(|(_, m)| *m == agent || agent.contains(&format!("/{m}/")))
+                {
+                    let (caller, _) = calling.remove(at);
+                    did.handoffs.push((caller, agent.clone()));
+                }
+                Some(agent)
             }
             "node_started" => {
                 asked_by.insert(text(event, "node"), text(event, "node"));
@@ -170,7 +181,7 @@ fn did(events: &[Value], result: &Value) -> Did {
             "member_call_started" => {
                 let caller = turns[&event["turn"].as_u64().unwrap()].clone();
                 let member = text(event, "member");
-                did.handoffs.push((caller.clone(), member.clone()));
+                calling.push((caller.clone(), member.clone()));
                 open.insert((String::new(), member.clone()), did.tool_calls.len());
                 did.tool_calls.push((Some(caller), member, String::new()));
                 None
@@ -288,6 +299,22 @@ fn a_coordinators_parallel_member_calls_and_a_members_tool() {
             .iter()
             .any(|c| c.0.as_deref() == Some("risk_analyst") && c.1 == "incident_feed")
     );
+}
+
+#[test]
+fn a_team_of_teams_hands_to_each_teams_lead_and_its_swarm_hands_on() {
+    let did = holds("nested_launch_team.json");
+    for handoff in [
+        ("launch", "launch/research_team/research_lead"),
+        ("launch", "launch/support_swarm/triage"),
+        (
+            "launch/support_swarm/triage",
+            "launch/support_swarm/billing",
+        ),
+    ] {
+        let handoff = (handoff.0.to_string(), handoff.1.to_string());
+        assert!(did.handoffs.contains(&handoff), "{handoff:?}");
+    }
 }
 
 #[test]
