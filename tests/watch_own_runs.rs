@@ -337,3 +337,107 @@ fn a_graphs_nodes_in_order_with_parallel_ones_and_a_tool_node() {
         )]
     );
 }
+
+/// The commands as a user types them: `conclave watch --headless` on a
+/// port of its own, and `conclave run … --otlp` to it. The watch's line
+/// names the chain, the handoffs, the tool calls, the tokens and the cost
+/// the run's own result does.
+#[test]
+fn the_commands_as_typed_show_a_swarm_as_its_result_does() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let prices = dir.path().join("prices.json");
+    std::fs::write(&prices, PRICES).unwrap();
+    let conclave = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
+        command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+        for (name, _) in std::env::vars().filter(|(n, _)| n.starts_with("OTEL_")) {
+            command.env_remove(name);
+        }
+        command
+    };
+    let mut watch = conclave(&[
+        "watch",
+        "--headless",
+        "--runs",
+        "1",
+        "--listen",
+        "127.0.0.1:0",
+        "--no-grpc",
+        "--settle-ms",
+        "200",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut said = String::new();
+    std::io::BufReader::new(watch.stderr.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    let address = said
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split("/v1/traces").next())
+        .unwrap_or_else(|| panic!("the watch says where it listens: {said}"));
+    let url = format!("http://{address}");
+    let run = conclave(&[
+        "run",
+        "scenarios/support_swarm.json",
+        "--headless",
+        "--pricing",
+        prices.to_str().unwrap(),
+        "--otlp",
+        &url,
+    ])
+    .output()
+    .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let watched = watch.wait_with_output().unwrap();
+    assert!(watched.status.success());
+    let line: Value = serde_json::from_slice(&watched.stdout).unwrap();
+    assert_eq!(line["agents"], result["chain"]);
+    let pairs = |list: &Value| -> Vec<(Value, Value)> {
+        let list = list.as_array().unwrap();
+        list.iter()
+            .map(|h| (h["from"].clone(), h["to"].clone()))
+            .collect()
+    };
+    assert_eq!(pairs(&line["handoffs"]), pairs(&result["handoffs"]));
+    let used: Vec<(Value, Value, &str)> = result["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|turn| turn["outcome"] == "tool_call")
+        .map(|turn| {
+            let status = if turn["ok"] == true { "ok" } else { "error" };
+            (turn["agent"].clone(), turn["target"].clone(), status)
+        })
+        .collect();
+    let called: Vec<(Value, Value, &str)> = line["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["agent"].clone(),
+                c["tool"].clone(),
+                c["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(called, used);
+    assert_eq!(line["model_calls"], result["llm_calls"]);
+    for tokens in ["input_tokens", "output_tokens"] {
+        assert_eq!(line[tokens], result["usage"][tokens]);
+    }
+    let cost = result["usage"]["cost_usd"].as_f64().unwrap();
+    assert!((line["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-9);
+    assert_eq!(line["cost_from"], "span");
+}
