@@ -119,3 +119,4 @@ mod tui_streaming_e2e;
 mod tui_sweep;
 mod vocabulary;
 mod watch_dashboard;
+mod watch_own_runs;

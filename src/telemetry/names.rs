@@ -87,7 +87,9 @@ pub(crate) const URL: &str = "conclave.url";
 /// A model call served from a recording (a cassette, a fork's served
 /// part): nothing was asked of a model, and it cost nothing now.
 pub(crate) const SERVED: &str = "conclave.served";
-/// What a call cost this run, in US dollars: 0 on a served call.
+/// What a model call cost this run, in US dollars, when its model has a
+/// price (the run's own figure, priced as the run priced it): 0 on a
+/// served call.
 pub(crate) const COST_USD: &str = "conclave.cost_usd";
 /// A served call's recorded tokens, apart from `gen_ai.usage.*`, which a
 /// backend would price again.

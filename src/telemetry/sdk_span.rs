@@ -68,7 +68,7 @@ pub(super) fn span_data(
     for event in &span.events {
         events.events.push(opentelemetry::trace::Event::new(
             event.name,
-            at(event.at_ms),
+            at(event.at_ns),
             attributes(&event.attrs.0),
             0,
         ));
@@ -89,8 +89,8 @@ pub(super) fn span_data(
             SpanKind::Internal
         },
         name: Cow::Owned(crate::secrets::scrub(&span.name).into_owned()),
-        start_time: at(span.start_ms),
-        end_time: at(span.end_ms),
+        start_time: at(span.start_ns),
+        end_time: at(span.end_ns),
         attributes: attributes(&span.attrs.0),
         dropped_attributes_count: 0,
         events,
@@ -103,8 +103,8 @@ pub(super) fn span_data(
     }
 }
 
-fn at(ms: u64) -> std::time::SystemTime {
-    UNIX_EPOCH + Duration::from_millis(ms)
+fn at(ns: u64) -> std::time::SystemTime {
+    UNIX_EPOCH + Duration::from_nanos(ns)
 }
 
 fn attributes(attrs: &[(&'static str, AttrValue)]) -> Vec<KeyValue> {

@@ -81,7 +81,8 @@ impl Attrs {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct SpanEvent {
     pub(crate) name: &'static str,
-    pub(crate) at_ms: u64,
+    /// Nanoseconds since the Unix epoch (see [`FinishedSpan::start_ns`]).
+    pub(crate) at_ns: u64,
     pub(crate) attrs: Attrs,
 }
 
@@ -100,8 +101,11 @@ pub(crate) struct FinishedSpan {
     pub(crate) no: SpanNo,
     pub(crate) parent: Option<SpanNo>,
     pub(crate) name: String,
-    pub(crate) start_ms: u64,
-    pub(crate) end_ms: u64,
+    /// Nanoseconds since the Unix epoch: the run's millisecond placed on
+    /// its wall-clock start, plus the rank within that millisecond of the
+    /// event that opened the span (see `TraceBuilder`'s `tick`).
+    pub(crate) start_ns: u64,
+    pub(crate) end_ns: u64,
     pub(crate) attrs: Attrs,
     pub(crate) events: Vec<SpanEvent>,
     pub(crate) status: SpanStatus,

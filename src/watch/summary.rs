@@ -78,16 +78,18 @@ struct Agents<'a> {
 impl Agents<'_> {
     /// The agent that called agent span `id` through a tool (PydanticAI's
     /// delegation nests the callee's agent span under the caller's tool
-    /// span): a handoff from that agent to this one.
-    fn delegated_by(&self, id: SpanId) -> Option<String> {
-        let mut through_tool = false;
+    /// span), and the tool span: a handoff from that agent to this one,
+    /// once per tool span (a callee's later turns under the same call,
+    /// as Conclave's coordinator members take them, are no new handoff).
+    fn delegated_by(&self, id: SpanId) -> Option<(SpanId, String)> {
+        let mut through_tool = None;
         for up in self.forest.ancestry(id).into_iter().skip(1) {
             let Some(r) = self.readings.get(&up) else {
                 continue;
             };
             match r.kind() {
-                Kind::Tool => through_tool = true,
-                Kind::Agent => return through_tool.then(|| r.agent.clone()).flatten(),
+                Kind::Tool => through_tool = through_tool.or(Some(up)),
+                Kind::Agent => return through_tool.zip(r.agent.clone()),
                 _ => {}
             }
         }
@@ -115,6 +117,8 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
         forest,
         readings: &readings,
     };
+    // The tool spans whose callee was told as a handoff.
+    let mut delegations: HashSet<SpanId> = HashSet::new();
     let mut by_start: Vec<&Span> = spans.clone();
     by_start.sort_by_key(|s| s.start_ns);
     let mut summary = WatchSummary {
@@ -157,8 +161,10 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
                 {
                     summary.agents.push(name.clone());
                 }
-                if let (Some(from), Some(to)) = (agents_of.delegated_by(span.span_id), &r.agent)
+                if let (Some((call, from)), Some(to)) =
+                    (agents_of.delegated_by(span.span_id), &r.agent)
                     && &from != to
+                    && delegations.insert(call)
                 {
                     let to = to.clone();
                     handoffs.push((span.start_ns, Handoff { from, to }));

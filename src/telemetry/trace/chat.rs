@@ -76,6 +76,14 @@ impl TraceBuilder {
             let attrs = &mut self.span(span).attrs;
             attrs.set(input, usage.input);
             attrs.set(output, usage.output);
+            // What the call cost the run, as the run priced it (its
+            // scenario's and `--pricing`'s prices), so that a viewer
+            // shows the run's own figure rather than pricing it again.
+            if !ended.served
+                && let Some(cost) = usage.cost_usd
+            {
+                attrs.set(n::COST_USD, cost);
+            }
         }
         // Only the simulated model is known to answer as the
         // model asked for; an endpoint's own name for the model

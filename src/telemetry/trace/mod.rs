@@ -2,7 +2,11 @@
 //! one trace, each handed over as soon as it is finished. A pure state
 //! machine over [`Event`]s (a live run's and a recording's are the same),
 //! with no clock, no I/O and no OpenTelemetry type; times are the run's
-//! own `t_ms`, placed on its wall-clock start. What a pattern's events
+//! own `t_ms`, placed on its wall-clock start, and within one millisecond
+//! ordered as the bus ordered the events (the `tick`), so that spans a
+//! run began in one millisecond keep their order in any viewer that
+//! sorts by start time (parallel calls, a graph's parallel nodes).
+//! What a pattern's events
 //! make of the trace is the pattern's own ([`Shapes`]), handed in from
 //! above.
 
@@ -38,6 +42,10 @@ pub(crate) struct TraceBuilder {
     start_ms: u64,
     /// The latest `t_ms` seen.
     last_t: u64,
+    /// The current event's `t_ms` and how many events came before it in
+    /// that millisecond: the nanoseconds a span or span event it makes is
+    /// placed at past the millisecond (at most [`MAX_RANK`]).
+    tick: Option<(u64, u64)>,
     next_no: SpanNo,
     open: BTreeMap<SpanNo, OpenSpan>,
     pattern: Option<PatternKind>,
@@ -71,7 +79,15 @@ struct OpenSpan {
     done_at: Option<u64>,
     /// When the latest of its children ended.
     last_child_end: u64,
+    /// The start's nanoseconds past its millisecond.
+    start_rank: u64,
+    /// When the latest of its children ended, in wall-clock nanoseconds.
+    last_child_end_ns: u64,
 }
+
+/// The most nanoseconds an event's rank adds to its millisecond, so that
+/// a time never reaches the next millisecond.
+const MAX_RANK: u64 = 999_999;
 
 impl TraceBuilder {
     pub(crate) fn new(content: bool, shapes: TraceShapes) -> Self {
@@ -79,6 +95,7 @@ impl TraceBuilder {
             content,
             start_ms: 0,
             last_t: 0,
+            tick: None,
             next_no: ROOT,
             open: BTreeMap::new(),
             pattern: None,
@@ -103,6 +120,10 @@ impl TraceBuilder {
         if self.ended {
             return Vec::new();
         }
+        self.tick = Some(match self.tick {
+            Some((t, rank)) if t == event.t_ms => (t, rank.saturating_add(1).min(MAX_RANK)),
+            _ => (event.t_ms, 0),
+        });
         if let EventKind::RunStarted(started) = &event.kind {
             if self.open.contains_key(&ROOT) {
                 return Vec::new();
@@ -231,6 +252,13 @@ impl TraceBuilder {
     fn open_span(&mut self, parent: Option<SpanNo>, name: String, t: u64) -> SpanNo {
         let no = self.next_no;
         self.next_no += 1;
+        // Never before its parent (a retried call's attempts are opened
+        // when the call ends, at their own earlier times).
+        let parent_rank = parent
+            .and_then(|p| self.open.get(&p))
+            .filter(|p| p.start_t == t)
+            .map_or(0, |p| p.start_rank);
+        let start_rank = self.rank(t).max(parent_rank);
         self.open.insert(
             no,
             OpenSpan {
@@ -242,6 +270,8 @@ impl TraceBuilder {
                 status: SpanStatus::Unset,
                 done_at: None,
                 last_child_end: 0,
+                start_rank,
+                last_child_end_ns: 0,
             },
         );
         no
@@ -281,8 +311,8 @@ impl TraceBuilder {
     /// Add `event` at run time `t` to span `no` (the root when `no` has
     /// ended).
     fn event(&mut self, no: SpanNo, name: &'static str, t: u64, attrs: Attrs) {
-        let at_ms = self.wall(t);
-        self.span(no).events.push(SpanEvent { name, at_ms, attrs });
+        let at_ns = self.wall_ns(t, self.rank(t));
+        self.span(no).events.push(SpanEvent { name, at_ns, attrs });
     }
 
     /// A content event (only with `--otlp-content`): `text` as the
@@ -328,16 +358,21 @@ impl TraceBuilder {
             None => t,
         }
         .max(span.start_t);
+        let start_ns = self.wall_ns(span.start_t, span.start_rank);
+        let end_ns = self
+            .wall_ns(end_t, self.rank(end_t))
+            .max(start_ns)
+            .max(span.last_child_end_ns);
         if let Some(parent) = span.parent.and_then(|p| self.open.get_mut(&p)) {
             parent.last_child_end = parent.last_child_end.max(end_t);
+            parent.last_child_end_ns = parent.last_child_end_ns.max(end_ns);
         }
-        let start_ms = self.wall(span.start_t);
         self.finished.push(FinishedSpan {
             no,
             parent: span.parent,
             name: span.name,
-            start_ms,
-            end_ms: self.wall(end_t),
+            start_ns,
+            end_ns,
             attrs: span.attrs,
             events: span.events,
             status: span.status,
@@ -349,8 +384,23 @@ impl TraceBuilder {
         self.ended = true;
     }
 
-    fn wall(&self, t: u64) -> u64 {
-        self.start_ms.saturating_add(t)
+    /// Run time `t` and `rank` nanoseconds past it, as wall-clock
+    /// nanoseconds since the Unix epoch.
+    fn wall_ns(&self, t: u64, rank: u64) -> u64 {
+        self.start_ms
+            .saturating_add(t)
+            .saturating_mul(1_000_000)
+            .saturating_add(rank)
+    }
+
+    /// The nanoseconds a span or span event at run time `t` is placed
+    /// past its millisecond: the current event's rank when `t` is the
+    /// current event's millisecond, else none.
+    fn rank(&self, t: u64) -> u64 {
+        match self.tick {
+            Some((now, rank)) if now == t => rank,
+            _ => 0,
+        }
     }
 }
 

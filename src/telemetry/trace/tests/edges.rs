@@ -46,7 +46,10 @@ async fn a_recording_cut_short_still_ends_every_span() {
     assert_well_formed(&spans);
     let root = by_no(&spans, ROOT);
     assert!(matches!(root.status, SpanStatus::Error(_)));
-    assert_eq!(root.end_ms - root.start_ms, cut.last().unwrap().t_ms);
+    assert_eq!(
+        root.end_ns / 1_000_000 - root.start_ns / 1_000_000,
+        cut.last().unwrap().t_ms
+    );
     assert!(builder.finish().is_empty(), "once");
 }
 
@@ -84,4 +87,36 @@ fn error_types_stay_low_in_cardinality() {
     );
     assert_eq!(error_type(&StopReason::TaskTimeout), "timeout");
     assert_eq!(error_type(&StopReason::LlmTimeout), "timeout");
+}
+
+/// A coordinator's lead calls its three members in one millisecond: their
+/// spans start in that millisecond, in the order the bus told of the
+/// calls, so a viewer that sorts by start time lists them as the run did.
+#[tokio::test(start_paused = true)]
+async fn spans_begun_in_one_millisecond_keep_the_order_of_their_events() {
+    let events = events_of("launch_coordinator.json", &[]).await;
+    let called: Vec<String> = events
+        .iter()
+        .filter_map(|e| {
+            let value = serde_json::to_value(&**e).ok()?;
+            (value["type"] == "member_call_started")
+                .then(|| value["member"].as_str().map(str::to_string))?
+        })
+        .collect();
+    assert_eq!(called.len(), 3, "the lead calls three members at once");
+    let spans = spans_of(&events, false);
+    assert_well_formed(&spans);
+    let mut calls: Vec<&FinishedSpan> = spans
+        .iter()
+        .filter(|s| called.iter().any(|m| s.name == format!("execute_tool {m}")))
+        .collect();
+    calls.sort_by_key(|s| s.start_ns);
+    let order: Vec<String> = calls
+        .iter()
+        .map(|s| s.name.trim_start_matches("execute_tool ").to_string())
+        .collect();
+    assert_eq!(order, called);
+    let millisecond = calls[0].start_ns / 1_000_000;
+    assert!(calls.iter().all(|s| s.start_ns / 1_000_000 == millisecond));
+    assert!(calls.windows(2).all(|w| w[0].start_ns < w[1].start_ns));
 }

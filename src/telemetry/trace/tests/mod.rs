@@ -71,18 +71,18 @@ fn assert_well_formed(spans: &[FinishedSpan]) {
     numbers.dedup();
     assert_eq!(numbers.len(), spans.len(), "every span once");
     for span in spans {
-        assert!(span.start_ms <= span.end_ms, "{span:?}");
+        assert!(span.start_ns <= span.end_ns, "{span:?}");
         if let Some(parent) = span.parent {
             let parent = by_no(spans, parent);
             assert!(
-                parent.start_ms <= span.start_ms && span.end_ms <= parent.end_ms,
+                parent.start_ns <= span.start_ns && span.end_ns <= parent.end_ns,
                 "{} [{}, {}] lies within {} [{}, {}]",
                 span.name,
-                span.start_ms,
-                span.end_ms,
+                span.start_ns,
+                span.end_ns,
                 parent.name,
-                parent.start_ms,
-                parent.end_ms
+                parent.start_ns,
+                parent.end_ns
             );
         }
     }

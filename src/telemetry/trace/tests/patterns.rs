@@ -35,8 +35,11 @@ fn assert_root_is_the_run(events: &[Arc<Event>], spans: &[FinishedSpan]) {
     let EventKind::RunStarted(run) = &started.kind else {
         panic!("a run starts with run_started")
     };
-    assert_eq!(root.start_ms, run.started_at_ms + started.t_ms);
-    assert_eq!(root.end_ms, run.started_at_ms + finished.t_ms);
+    assert_eq!(
+        root.start_ns,
+        (run.started_at_ms + started.t_ms) * 1_000_000
+    );
+    assert_eq!(root.end_ns / 1_000_000, run.started_at_ms + finished.t_ms);
     assert_eq!(
         root.attrs.get(n::SEED),
         Some(&AttrValue::Int(i64::try_from(run.seed).unwrap()))
