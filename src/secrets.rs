@@ -8,6 +8,7 @@
 //! With nothing registered (the sim) scrubbing is one atomic load; otherwise
 //! it is linear in the text. It never logs or returns a secret.
 
+mod find;
 mod stream;
 
 pub(crate) use stream::StreamScrubber;
@@ -62,6 +63,13 @@ pub(crate) fn scrub_json(value: &mut Value) -> bool {
         return false;
     }
     registry().scrub_value(value)
+}
+
+/// Whether the JSON `text` may hold a registered secret in a string or a
+/// key (decoded), found without building its tree; `false` whenever no
+/// secret is registered.
+pub(crate) fn json_holds_secret(text: &str) -> bool {
+    is_active() && find::holds_secret(&registry(), text)
 }
 
 /// A model's (or a tool's) text as it enters the process: scrubbed as

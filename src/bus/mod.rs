@@ -224,15 +224,23 @@ impl Bus {
 /// built from (a scenario, a goal, a tool's answer). The provider scrubs
 /// what it takes in already; this is the net under every other source.
 /// With no secret registered (the sim) it costs one atomic load; with one
-/// (a remote model, where a call takes seconds) a walk of the event's JSON,
-/// rebuilt only when something was masked.
+/// (a remote model, where a call takes seconds) a streamed walk of the
+/// event's JSON text, which builds no tree (an event may carry a 50 MB
+/// context), and the event rebuilt only when something is to be masked.
 fn scrubbed(kind: EventKind) -> EventKind {
     if !crate::secrets::is_active() {
         return kind;
     }
-    let Ok(mut value) = serde_json::to_value(&kind) else {
+    let Ok(text) = serde_json::to_string(&kind) else {
         return kind;
     };
+    if !crate::secrets::json_holds_secret(&text) {
+        return kind;
+    }
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return kind;
+    };
+    drop(text);
     if !crate::secrets::scrub_json(&mut value) {
         return kind;
     }

@@ -95,10 +95,10 @@ impl ResultDoc {
     /// one, its strings are scrubbed in the tree, where a secret is found
     /// whatever JSON escaping its text went through.
     pub(crate) fn scrubbed(self) -> Self {
-        if !crate::secrets::is_active() {
+        if !crate::secrets::json_holds_secret(self.text()) {
             return self;
         }
-        let mut tree = self.value().clone();
+        let mut tree = self.tree_copy();
         if crate::secrets::scrub_json(&mut tree) {
             Self::from_value(&tree)
         } else {
