@@ -176,9 +176,14 @@ async fn the_agents_sdk_through_the_contrib_instrumentation_reads_as_its_run() {
 }
 
 #[tokio::test]
-#[ignore = "not read yet: LangGraph's supervisor is a CHAIN span and its route shows only in node order (issue 57 stays open)"]
+
 async fn langgraph_through_openinference_reads_as_its_run() {
     holds("langgraph_openinference").await;
+}
+
+#[tokio::test]
+async fn langgraph_supervisor_through_openinference_reads_as_its_run() {
+    holds("langgraph_supervisor_openinference").await;
 }
 
 #[tokio::test]
@@ -187,7 +192,7 @@ async fn pydantic_ai_delegating_through_a_tool_reads_as_its_run() {
 }
 
 #[tokio::test]
-#[ignore = "not read yet: AutoGen writes no model spans; its tokens and turns are in the runtime spans' message JSON (issue 57 stays open)"]
+
 async fn an_autogen_group_chat_reads_as_its_run() {
     holds("autogen").await;
 }

@@ -94,6 +94,9 @@ impl Agents<'_> {
         None
     }
 
+    /// The agent span `id` works for: the nearest span at or above it
+    /// (`self` included when `with_self`) that names the agent it works
+    /// for (LangGraph's graph node), or that is an agent span.
     fn of(&self, id: SpanId, with_self: bool) -> Option<String> {
         let skip = usize::from(!with_self);
         self.forest
@@ -102,7 +105,9 @@ impl Agents<'_> {
             .skip(skip)
             .find_map(|up| {
                 let r = self.readings.get(&up)?;
-                (r.kind() == Kind::Agent).then(|| r.agent.clone()).flatten()
+                r.actor
+                    .clone()
+                    .or_else(|| (r.kind() == Kind::Agent).then(|| r.agent.clone()).flatten())
             })
     }
 }
@@ -146,6 +151,8 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     let mut open_target: Vec<(u64, String)> = Vec::new();
     // Calls priced from their span, from the table.
     let mut priced = (false, false);
+    // The messages whose model calls are counted (AutoGen's, by id).
+    let mut told: HashSet<&str> = HashSet::new();
     for span in &by_start {
         let r = &readings[&span.span_id];
         handoffs.extend(event_handoffs(span, r));
@@ -181,11 +188,39 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
                 status: if span.error.is_some() { "error" } else { "ok" },
                 ms: span.ms(),
             }),
-            Kind::Model => add_model_call(&mut summary, r, prices, &mut priced),
+            Kind::Model => {
+                // An agent that calls a model acts, agent span or not
+                // (LangGraph's supervisor node is a chain).
+                if let Some(name) = agents_of.of(span.span_id, true)
+                    && !summary.agents.contains(&name)
+                {
+                    summary.agents.push(name);
+                }
+                let call = Call {
+                    input: r.input_tokens.unwrap_or(0),
+                    output: r.output_tokens.unwrap_or(0),
+                    cost: r.cost_usd,
+                    model: r.model.as_deref(),
+                };
+                add_model_call(&mut summary, call, prices, &mut priced);
+            }
             _ => {}
+        }
+        for usage in &r.message_usage {
+            if told.insert(usage.id.as_str()) {
+                let call = Call {
+                    input: usage.input_tokens,
+                    output: usage.output_tokens,
+                    cost: None,
+                    model: None,
+                };
+                add_model_call(&mut summary, call, prices, &mut priced);
+            }
         }
     }
     handoffs.extend(targets_of(open_target, &by_start, &readings));
+    let turns = turn_handoffs(&by_start, &readings, &agents_of, &summary.agents, &handoffs);
+    handoffs.extend(turns);
     handoffs.sort_by_key(|(at, _)| *at);
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
     summary.cost_from = match priced {
@@ -237,20 +272,73 @@ fn agent_roles(
     (active, wrappers)
 }
 
+/// One model call's figures, from its span or its message.
+struct Call<'a> {
+    input: u64,
+    output: u64,
+    cost: Option<f64>,
+    model: Option<&'a str>,
+}
+
+/// The handoffs of a run that passes control by turns (LangGraph,
+/// AutoGen): each change of the agent that acts, by the start of the
+/// agent, model and tool spans that say so, at the start of the new
+/// agent's first span. A change a handoff span already told of (between
+/// the two spans) is not told twice; an agent that is no agent of the run
+/// (a graph node that calls no model) takes no turn.
+fn turn_handoffs(
+    by_start: &[&Span],
+    readings: &HashMap<SpanId, Reading>,
+    agents_of: &Agents<'_>,
+    agents: &[String],
+    told: &[(u64, Handoff)],
+) -> Vec<(u64, Handoff)> {
+    let mut out = Vec::new();
+    let mut last: Option<(String, u64)> = None;
+    for span in by_start {
+        let r = &readings[&span.span_id];
+        if !r.turns || !matches!(r.kind(), Kind::Agent | Kind::Model | Kind::Tool) {
+            continue;
+        }
+        let Some(actor) = agents_of
+            .of(span.span_id, true)
+            .filter(|a| agents.contains(a))
+        else {
+            continue;
+        };
+        let at = span.start_ns;
+        if let Some((from, since)) = &last
+            && *from != actor
+        {
+            let handoff = Handoff {
+                from: from.clone(),
+                to: actor.clone(),
+            };
+            if !told
+                .iter()
+                .any(|(when, h)| *h == handoff && (*since..=at).contains(when))
+            {
+                out.push((at, handoff));
+            }
+        }
+        last = Some((actor, at));
+    }
+    out
+}
+
 /// Count one model call: its tokens, and its cost from the span or the
 /// price table (`priced` says which were used).
 fn add_model_call(
     summary: &mut WatchSummary,
-    r: &Reading,
+    call: Call<'_>,
     prices: Option<&PriceTable>,
     priced: &mut (bool, bool),
 ) {
     summary.model_calls += 1;
-    let input = r.input_tokens.unwrap_or(0);
-    let output = r.output_tokens.unwrap_or(0);
+    let (input, output) = (call.input, call.output);
     summary.input_tokens = summary.input_tokens.saturating_add(input);
     summary.output_tokens = summary.output_tokens.saturating_add(output);
-    let cost = match (r.cost_usd, r.model.as_deref()) {
+    let cost = match (call.cost, call.model) {
         (Some(cost), _) => {
             priced.0 = true;
             Some(cost)
