@@ -5,6 +5,7 @@
 //! and what the recording ends with. Pure: a forest and a price table in,
 //! a [`WatchSummary`] out.
 
+use super::acting::{Agents, ModelCall, calls_of};
 use super::forest::Forest;
 use super::read::{Reading, read};
 use super::span::{Span, SpanId, trace_hex};
@@ -68,50 +69,6 @@ pub struct WatchSummary {
     pub recording: Option<String>,
 }
 
-/// The agent each span runs under: the nearest agent span at or above
-/// it (`self` included when `with_self`).
-struct Agents<'a> {
-    forest: &'a Forest,
-    readings: &'a HashMap<SpanId, Reading>,
-}
-
-impl Agents<'_> {
-    /// The agent that called agent span `id` through a tool (PydanticAI's
-    /// delegation nests the callee's agent span under the caller's tool
-    /// span): a handoff from that agent to this one.
-    fn delegated_by(&self, id: SpanId) -> Option<String> {
-        let mut through_tool = false;
-        for up in self.forest.ancestry(id).into_iter().skip(1) {
-            let Some(r) = self.readings.get(&up) else {
-                continue;
-            };
-            match r.kind() {
-                Kind::Tool => through_tool = true,
-                Kind::Agent => return through_tool.then(|| r.agent.clone()).flatten(),
-                _ => {}
-            }
-        }
-        None
-    }
-
-    /// The agent span `id` works for: the nearest span at or above it
-    /// (`self` included when `with_self`) that names the agent it works
-    /// for (LangGraph's graph node), or that is an agent span.
-    fn of(&self, id: SpanId, with_self: bool) -> Option<String> {
-        let skip = usize::from(!with_self);
-        self.forest
-            .ancestry(id)
-            .into_iter()
-            .skip(skip)
-            .find_map(|up| {
-                let r = self.readings.get(&up)?;
-                r.actor
-                    .clone()
-                    .or_else(|| (r.kind() == Kind::Agent).then(|| r.agent.clone()).flatten())
-            })
-    }
-}
-
 /// Read the run held in `forest`.
 pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -> WatchSummary {
     let spans: Vec<&Span> = forest.arrived().collect();
@@ -149,13 +106,13 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     let (active, wrappers) = agent_roles(&spans, &readings, &agents_of);
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
-    // Calls priced from their span, from the table.
-    let mut priced = (false, false);
-    // The messages whose model calls are counted (AutoGen's, by id).
-    let mut told: HashSet<&str> = HashSet::new();
+    let mut last_turn: Option<String> = None;
     for span in &by_start {
         let r = &readings[&span.span_id];
         handoffs.extend(event_handoffs(span, r));
+        if r.turns && matches!(r.kind(), Kind::Agent | Kind::Model) {
+            last_turn = agents_of.of(span.span_id, true).or(last_turn);
+        }
         match r.kind() {
             Kind::Agent => {
                 if let Some(name) = &r.agent
@@ -183,39 +140,27 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
                 }
             }
             Kind::Tool => summary.tool_calls.push(ToolCall {
-                agent: agents_of.of(span.span_id, false),
+                agent: agents_of
+                    .of(span.span_id, false)
+                    // A node that calls no model is no agent: in a run of
+                    // turns its tool is the last acting agent's (a lone
+                    // LangGraph ReAct agent runs its tools in node `tools`).
+                    .filter(|a| !r.turns || summary.agents.contains(a))
+                    .or_else(|| last_turn.clone().filter(|_| r.turns)),
                 tool: r.tool.clone().unwrap_or_else(|| span.name.clone()),
                 status: if span.error.is_some() { "error" } else { "ok" },
                 ms: span.ms(),
             }),
+            // An agent that calls a model acts, agent span or not
+            // (LangGraph's supervisor node is a chain).
             Kind::Model => {
-                // An agent that calls a model acts, agent span or not
-                // (LangGraph's supervisor node is a chain).
                 if let Some(name) = agents_of.of(span.span_id, true)
                     && !summary.agents.contains(&name)
                 {
                     summary.agents.push(name);
                 }
-                let call = Call {
-                    input: r.input_tokens.unwrap_or(0),
-                    output: r.output_tokens.unwrap_or(0),
-                    cost: r.cost_usd,
-                    model: r.model.as_deref(),
-                };
-                add_model_call(&mut summary, call, prices, &mut priced);
             }
             _ => {}
-        }
-        for usage in &r.message_usage {
-            if told.insert(usage.id.as_str()) {
-                let call = Call {
-                    input: usage.input_tokens,
-                    output: usage.output_tokens,
-                    cost: None,
-                    model: None,
-                };
-                add_model_call(&mut summary, call, prices, &mut priced);
-            }
         }
     }
     handoffs.extend(targets_of(open_target, &by_start, &readings));
@@ -223,12 +168,7 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     handoffs.extend(turns);
     handoffs.sort_by_key(|(at, _)| *at);
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
-    summary.cost_from = match priced {
-        (true, true) => Some(CostFrom::Mixed),
-        (true, false) => Some(CostFrom::Span),
-        (false, true) => Some(CostFrom::PriceTable),
-        (false, false) => None,
-    };
+    add_model_calls(&mut summary, &calls_of(&by_start, &agents_of, prices));
     summary
 }
 
@@ -270,14 +210,6 @@ fn agent_roles(
         }
     }
     (active, wrappers)
-}
-
-/// One model call's figures, from its span or its message.
-struct Call<'a> {
-    input: u64,
-    output: u64,
-    cost: Option<f64>,
-    model: Option<&'a str>,
 }
 
 /// The handoffs of a run that passes control by turns (LangGraph,
@@ -326,33 +258,29 @@ fn turn_handoffs(
     out
 }
 
-/// Count one model call: its tokens, and its cost from the span or the
-/// price table (`priced` says which were used).
-fn add_model_call(
-    summary: &mut WatchSummary,
-    call: Call<'_>,
-    prices: Option<&PriceTable>,
-    priced: &mut (bool, bool),
-) {
-    summary.model_calls += 1;
-    let (input, output) = (call.input, call.output);
-    summary.input_tokens = summary.input_tokens.saturating_add(input);
-    summary.output_tokens = summary.output_tokens.saturating_add(output);
-    let cost = match (call.cost, call.model) {
-        (Some(cost), _) => {
-            priced.0 = true;
-            Some(cost)
+/// Sum the run's model calls: tokens, cost, and where the cost came from.
+fn add_model_calls(summary: &mut WatchSummary, calls: &[ModelCall]) {
+    let mut from = (false, false);
+    for call in calls {
+        summary.model_calls += 1;
+        summary.input_tokens = summary.input_tokens.saturating_add(call.input_tokens);
+        summary.output_tokens = summary.output_tokens.saturating_add(call.output_tokens);
+        match (call.cost_usd, call.cost_from) {
+            (Some(cost), Some(by)) => {
+                let sum = summary.cost_usd.unwrap_or(0.0) + cost;
+                summary.cost_usd = Some(crate::pricing::round_dollars(sum));
+                from.0 |= by == CostFrom::Span;
+                from.1 |= by != CostFrom::Span;
+            }
+            _ => summary.unpriced_calls += 1,
         }
-        (None, Some(model)) => price(model, input, output, prices).inspect(|_| priced.1 = true),
-        (None, None) => None,
-    };
-    match cost {
-        Some(cost) => {
-            let sum = summary.cost_usd.unwrap_or(0.0) + cost;
-            summary.cost_usd = Some(crate::pricing::round_dollars(sum));
-        }
-        None => summary.unpriced_calls += 1,
     }
+    summary.cost_from = match from {
+        (true, true) => Some(CostFrom::Mixed),
+        (true, false) => Some(CostFrom::Span),
+        (false, true) => Some(CostFrom::PriceTable),
+        (false, false) => None,
+    };
 }
 
 /// A handoff that does not name its target (Traceloop's) goes to the
@@ -374,14 +302,4 @@ fn targets_of(
         }
     }
     out
-}
-
-fn price(model: &str, input: u64, output: u64, prices: Option<&PriceTable>) -> Option<f64> {
-    let price = crate::pricing::price_of(model, prices, None)?;
-    let usage = crate::bus::TokenUsage {
-        input,
-        output,
-        ..Default::default()
-    };
-    Some(crate::pricing::cost(&usage, &price))
 }
