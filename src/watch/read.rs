@@ -129,9 +129,8 @@ pub fn read(span: &Span) -> Reading {
     if r.kind == Some(Kind::Tool) && r.tool.is_none() {
         r.tool = Some(span.name.clone());
     }
-    if r.kind == Some(Kind::Handoff) && r.handoff_to.is_none() {
-        r.handoff_to = r.agent.clone();
-    }
+    // A handoff that names no target (Traceloop's, whose agent name is
+    // the agent it leaves) goes to the next agent: the summary's to say.
     r.event_handoffs = event_handoffs(span);
     r
 }
