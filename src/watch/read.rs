@@ -32,6 +32,9 @@ pub struct Reading {
     pub event_handoffs: Vec<(String, String)>,
     /// The agent the span works for, whatever agent span it sits under.
     pub actor: Option<String>,
+    /// The graph node's activation the span runs in (LangGraph's
+    /// `supervisor:<uuid>`).
+    pub activation: Option<String>,
     /// The run passes control by turns (each change of the agent that
     /// acts is a handoff).
     pub turns: bool,
@@ -161,6 +164,7 @@ fn apply(r: &mut Reading, says: Says, source: &'static str, value: &Value) {
         Says::NodeName => set(&mut r.langgraph_node, text()),
         Says::Step => set(&mut r.langgraph_step, value.count()),
         Says::Actor => set(&mut r.actor, text()),
+        Says::Activation => set(&mut r.activation, text()),
         Says::Turns => r.turns = true,
         Says::MessageUsage => {
             if r.message_usage.is_empty() {

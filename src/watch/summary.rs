@@ -79,30 +79,7 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     };
     let mut by_start: Vec<&Span> = spans.clone();
     by_start.sort_by_key(|s| s.start_ns);
-    let mut summary = WatchSummary {
-        trace_id: trace_hex(trace_id),
-        service: forest
-            .root()
-            .or(spans.first().copied())
-            .and_then(|s| s.service.clone()),
-        framework: spans
-            .iter()
-            .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
-            .map(str::to_string),
-        agents: Vec::new(),
-        handoffs: Vec::new(),
-        tool_calls: Vec::new(),
-        model_calls: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: None,
-        cost_from: None,
-        unpriced_calls: 0,
-        errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
-        spans: spans.len() as u64,
-        dropped_spans: forest.dropped,
-        recording: None,
-    };
+    let mut summary = empty(trace_id, forest, &spans);
     let (active, wrappers) = agent_roles(&spans, &readings, &agents_of);
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
@@ -170,6 +147,34 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
     add_model_calls(&mut summary, &calls_of(&by_start, &agents_of, prices));
     summary
+}
+
+/// The summary of `spans` before any is read: its ids, names and counts.
+fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
+    WatchSummary {
+        trace_id: trace_hex(trace_id),
+        service: forest
+            .root()
+            .or(spans.first().copied())
+            .and_then(|s| s.service.clone()),
+        framework: spans
+            .iter()
+            .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
+            .map(str::to_string),
+        agents: Vec::new(),
+        handoffs: Vec::new(),
+        tool_calls: Vec::new(),
+        model_calls: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: None,
+        cost_from: None,
+        unpriced_calls: 0,
+        errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
+        spans: spans.len() as u64,
+        dropped_spans: forest.dropped,
+        recording: None,
+    }
 }
 
 /// The handoffs a span's events tell of, at the time of its first event.

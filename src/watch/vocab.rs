@@ -75,6 +75,9 @@ pub enum Says {
     /// an agent span with one is that agent's (LangGraph's inner `agent`
     /// node of a worker is the worker).
     Actor,
+    /// One activation of a graph node, told from the node's other
+    /// activations (LangGraph's `supervisor:<uuid>`): the graph pane's visit.
+    Activation,
     /// The framework passes control by turns and writes no handoff: each
     /// change of the agent that acts (by the start of its agent, model and
     /// tool spans) is a handoff, unless a handoff span already said so.
@@ -264,6 +267,12 @@ pub const VOCABULARY: &[Row] = &[
         ("metadata", "langgraph_checkpoint_ns"),
         Some(':'),
         Says::Actor,
+    ),
+    json(
+        LANGGRAPH,
+        ("metadata", "langgraph_checkpoint_ns"),
+        Some('|'),
+        Says::Activation,
     ),
     json(
         LANGGRAPH,

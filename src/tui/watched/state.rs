@@ -4,7 +4,9 @@
 //! (placeholders and all), live until the watch says it settled. Folded
 //! from the watch's [`WatchFeed`] in order; knows nothing of ratatui.
 
+use super::graph::graph_of;
 use crate::scenario::PriceTable;
+use crate::tui::patterns::graph::GraphFold;
 use crate::watch::acting::model_calls;
 use crate::watch::consume::WatchFeed;
 use crate::watch::forest::Forest;
@@ -25,6 +27,9 @@ pub(crate) struct WatchedRun {
     pub(crate) summary: WatchSummary,
     /// Model calls per agent, in order of the agent's first call.
     pub(crate) spend: Vec<AgentSpend>,
+    /// The run's graph, where its spans let one be drawn (LangGraph's
+    /// nodes, OpenInference's `graph.node.*`).
+    pub(crate) graph: Option<GraphFold>,
     pub(crate) finished: bool,
 }
 
@@ -80,12 +85,16 @@ impl Watched {
                     }
                     watched.summary = summarise(run, &watched.forest, self.prices.as_ref());
                     watched.spend = spend(&watched.forest, self.prices.as_ref());
+                    watched.graph = graph_of(&watched.forest);
                 }
             }
             WatchFeed::Finished(summary) => {
                 let id = u128::from_str_radix(&summary.trace_id, 16).ok();
                 if let Some(at) = id.and_then(|id| self.index_of(id)) {
                     self.runs[at].finished = true;
+                    if let Some(graph) = &mut self.runs[at].graph {
+                        graph.ended = true;
+                    }
                     self.runs[at].summary = *summary;
                 }
             }
@@ -120,6 +129,7 @@ impl Watched {
             arrivals: Vec::new(),
             summary,
             spend: Vec::new(),
+            graph: None,
             finished: false,
         });
         self.next_tab += 1;
