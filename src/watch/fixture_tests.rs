@@ -171,14 +171,24 @@ async fn the_agents_sdk_with_a_failing_tool_reads_as_its_run() {
 }
 
 #[tokio::test]
+async fn the_agents_sdk_through_traceloop_reads_as_its_run() {
+    holds("openai_agents_traceloop").await;
+}
+
+#[tokio::test]
 async fn the_agents_sdk_through_the_contrib_instrumentation_reads_as_its_run() {
     holds("openai_agents_contrib").await;
 }
 
 #[tokio::test]
-#[ignore = "not read yet: LangGraph's supervisor is a CHAIN span and its route shows only in node order (issue 57 stays open)"]
+
 async fn langgraph_through_openinference_reads_as_its_run() {
     holds("langgraph_openinference").await;
+}
+
+#[tokio::test]
+async fn langgraph_supervisor_through_openinference_reads_as_its_run() {
+    holds("langgraph_supervisor_openinference").await;
 }
 
 #[tokio::test]
@@ -187,7 +197,51 @@ async fn pydantic_ai_delegating_through_a_tool_reads_as_its_run() {
 }
 
 #[tokio::test]
-#[ignore = "not read yet: AutoGen writes no model spans; its tokens and turns are in the runtime spans' message JSON (issue 57 stays open)"]
+
 async fn an_autogen_group_chat_reads_as_its_run() {
     holds("autogen").await;
+}
+
+/// AutoGen without an application span sends each message as a trace of
+/// its own, and nothing joins them (no conversation or session id): the
+/// watch shows what was sent, one run per trace, as docs/watch.md says.
+/// Each speaker is a run of one agent and no handoff; the usage sits in the
+/// runs of the messages that carry it, each message in two traces (the
+/// manager's and the other speakers'), so runs must not be added up.
+#[tokio::test]
+async fn autogen_without_a_root_span_is_one_run_per_message() {
+    for wire in [Wire::Http, Wire::Grpc] {
+        let lines = watched("autogen_noroot", wire, 20).await;
+        let runs: Vec<Value> = lines.iter().map(facts).collect();
+        let mut speakers: Vec<&Value> = runs
+            .iter()
+            .filter(|r| r["agents"] != json!([]))
+            .map(|r| &r["agents"])
+            .collect();
+        speakers.sort_by_key(|a| a.to_string());
+        assert_eq!(
+            speakers,
+            [
+                &json!(["planner"]),
+                &json!(["researcher"]),
+                &json!(["writer"])
+            ]
+        );
+        assert!(runs.iter().all(|r| r["handoffs"] == json!([])));
+        let tools: Vec<&Value> = runs
+            .iter()
+            .flat_map(|r| r["tool_calls"].as_array().unwrap())
+            .collect();
+        let lookup = json!({"agent": "researcher", "tool": "lookup_population", "status": "ok"});
+        assert_eq!(tools, [&lookup]);
+        let sum = |key: &str| runs.iter().map(|r| r[key].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(
+            (
+                sum("model_calls"),
+                sum("input_tokens"),
+                sum("output_tokens")
+            ),
+            (6, 2 * 97, 2 * 33)
+        );
+    }
 }

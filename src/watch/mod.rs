@@ -7,6 +7,7 @@
 //! recorded (`record`). The network, the clock and the dashboard stay
 //! outside the reader: `consume` is the loop that joins them.
 
+pub mod acting;
 pub mod consume;
 pub mod forest;
 pub mod read;

@@ -30,8 +30,28 @@ pub struct Reading {
     pub langgraph_step: Option<u64>,
     /// Handoffs written as span events (Conclave's own), in event order.
     pub event_handoffs: Vec<(String, String)>,
+    /// The agent the span works for, whatever agent span it sits under.
+    pub actor: Option<String>,
+    /// The graph node's activation the span runs in (LangGraph's
+    /// `supervisor:<uuid>`).
+    pub activation: Option<String>,
+    /// The run passes control by turns (each change of the agent that
+    /// acts is a handoff).
+    pub turns: bool,
+    /// Model calls told inside the span's message (AutoGen's).
+    pub message_usage: Vec<MessageUsage>,
     response_model: Option<String>,
     entity: Option<String>,
+}
+
+/// One model call a message tells of: its message's id (the same
+/// message reaches every recipient), the agent that sent it, its tokens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageUsage {
+    pub id: String,
+    pub agent: Option<String>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 impl Reading {
@@ -44,6 +64,8 @@ impl Reading {
 /// Read `span` through the table.
 pub fn read(span: &Span) -> Reading {
     let mut r = Reading::default();
+    // Each JSON attribute is parsed once, for every row that looks into it.
+    let mut parsed: Vec<(&str, Option<serde_json::Value>)> = Vec::new();
     for row in VOCABULARY {
         match row.looks {
             Looks::Attr(key, want) => {
@@ -61,6 +83,33 @@ pub fn read(span: &Span) -> Reading {
                     apply(&mut r, row.says, row.source, &value);
                 }
             }
+            Looks::JsonField { attr, field, upto } => {
+                let at = match parsed.iter().position(|(key, _)| *key == attr) {
+                    Some(at) => at,
+                    None => {
+                        let object = span
+                            .attr(attr)
+                            .and_then(|v| serde_json::from_str(&v.text()).ok());
+                        parsed.push((attr, object));
+                        parsed.len() - 1
+                    }
+                };
+                let Some(found) = parsed[at].1.as_ref().and_then(|o| o.get(field)) else {
+                    continue;
+                };
+                let text = match found {
+                    serde_json::Value::String(text) => text.clone(),
+                    serde_json::Value::Null => continue,
+                    other => other.to_string(),
+                };
+                let text = match upto {
+                    Some(upto) => text.split(upto).next().unwrap_or_default().to_string(),
+                    None => text,
+                };
+                if !text.is_empty() {
+                    apply(&mut r, row.says, row.source, &Value::Str(text));
+                }
+            }
             Looks::Event(_) | Looks::EventAttr(_) => {}
         }
     }
@@ -72,15 +121,19 @@ pub fn read(span: &Span) -> Reading {
             _ => {}
         }
     }
+    if r.kind == Some(Kind::Agent)
+        && let Some(actor) = &r.actor
+    {
+        r.agent = Some(actor.clone());
+    }
     if r.kind == Some(Kind::Agent) && r.agent.is_none() {
         r.agent = Some(span.name.clone());
     }
     if r.kind == Some(Kind::Tool) && r.tool.is_none() {
         r.tool = Some(span.name.clone());
     }
-    if r.kind == Some(Kind::Handoff) && r.handoff_to.is_none() {
-        r.handoff_to = r.agent.clone();
-    }
+    // A handoff that names no target (Traceloop's, whose agent name is
+    // the agent it leaves) goes to the next agent: the summary's to say.
     r.event_handoffs = event_handoffs(span);
     r
 }
@@ -108,20 +161,14 @@ fn apply(r: &mut Reading, says: Says, source: &'static str, value: &Value) {
         Says::HandoffTo => set(&mut r.handoff_to, text()),
         Says::GraphNode => set(&mut r.graph_node, text()),
         Says::GraphParent => set(&mut r.graph_parent, text()),
-        Says::Metadata => {
-            let Ok(serde_json::Value::Object(map)) =
-                serde_json::from_str::<serde_json::Value>(&value.text())
-            else {
-                return;
-            };
-            if let Some(node) = map.get("langgraph_node").and_then(|v| v.as_str()) {
-                set(&mut r.langgraph_node, Some(node.to_string()));
-            }
-            if let Some(step) = map
-                .get("langgraph_step")
-                .and_then(serde_json::Value::as_u64)
-            {
-                set(&mut r.langgraph_step, Some(step));
+        Says::NodeName => set(&mut r.langgraph_node, text()),
+        Says::Step => set(&mut r.langgraph_step, value.count()),
+        Says::Actor => set(&mut r.actor, text()),
+        Says::Activation => set(&mut r.activation, text()),
+        Says::Turns => r.turns = true,
+        Says::MessageUsage => {
+            if r.message_usage.is_empty() {
+                r.message_usage = usages_in(&value.text());
             }
         }
     }
@@ -159,4 +206,47 @@ fn event_handoffs(span: &Span) -> Vec<(String, String)> {
             ))
         })
         .collect()
+}
+
+/// Every message in `text` (JSON, perhaps cut short at the value limit)
+/// with a `models_usage` object, and the `id` and `source` written before
+/// it in the same object (AutoGen writes them first, before any content,
+/// so a cut message still reads). A usage with no id is not counted: it
+/// could not be told from its copies.
+fn usages_in(text: &str) -> Vec<MessageUsage> {
+    const KEY: &str = "\"models_usage\"";
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(KEY).map(|i| from + i) {
+        from = at + KEY.len();
+        let Some(serde_json::Value::Object(usage)) = value_after(&text[from..]) else {
+            continue;
+        };
+        // The object's own keys before `models_usage` (no nested one between).
+        let head = &text[text[..at].rfind(['{', '}']).map_or(0, |b| b + 1)..at];
+        let field = |name: &str| match value_after(&head[head.find(name)? + name.len()..]) {
+            Some(serde_json::Value::String(text)) => Some(text),
+            _ => None,
+        };
+        let Some(id) = field("\"id\"") else {
+            continue;
+        };
+        let tokens = |key: &str| usage.get(key).and_then(serde_json::Value::as_u64);
+        out.push(MessageUsage {
+            id,
+            agent: field("\"source\""),
+            input_tokens: tokens("prompt_tokens").unwrap_or(0),
+            output_tokens: tokens("completion_tokens").unwrap_or(0),
+        });
+    }
+    out
+}
+
+/// The JSON value after a key: `: value`, whatever follows it.
+fn value_after(text: &str) -> Option<serde_json::Value> {
+    let rest = text.trim_start().strip_prefix(':')?;
+    serde_json::Deserializer::from_str(rest)
+        .into_iter::<serde_json::Value>()
+        .next()?
+        .ok()
 }

@@ -5,6 +5,7 @@
 //! and what the recording ends with. Pure: a forest and a price table in,
 //! a [`WatchSummary`] out.
 
+use super::acting::{Agents, ModelCall, calls_of};
 use super::forest::Forest;
 use super::read::{Reading, read};
 use super::span::{Span, SpanId, trace_hex};
@@ -68,47 +69,6 @@ pub struct WatchSummary {
     pub recording: Option<String>,
 }
 
-/// The agent each span runs under: the nearest agent span at or above
-/// it (`self` included when `with_self`).
-struct Agents<'a> {
-    forest: &'a Forest,
-    readings: &'a HashMap<SpanId, Reading>,
-}
-
-impl Agents<'_> {
-    /// The agent that called agent span `id` through a tool (PydanticAI's
-    /// delegation nests the callee's agent span under the caller's tool
-    /// span), and the tool span: a handoff from that agent to this one,
-    /// once per tool span (a callee's later turns under the same call,
-    /// as Conclave's coordinator members take them, are no new handoff).
-    fn delegated_by(&self, id: SpanId) -> Option<(SpanId, String)> {
-        let mut through_tool = None;
-        for up in self.forest.ancestry(id).into_iter().skip(1) {
-            let Some(r) = self.readings.get(&up) else {
-                continue;
-            };
-            match r.kind() {
-                Kind::Tool => through_tool = through_tool.or(Some(up)),
-                Kind::Agent => return through_tool.zip(r.agent.clone()),
-                _ => {}
-            }
-        }
-        None
-    }
-
-    fn of(&self, id: SpanId, with_self: bool) -> Option<String> {
-        let skip = usize::from(!with_self);
-        self.forest
-            .ancestry(id)
-            .into_iter()
-            .skip(skip)
-            .find_map(|up| {
-                let r = self.readings.get(&up)?;
-                (r.kind() == Kind::Agent).then(|| r.agent.clone()).flatten()
-            })
-    }
-}
-
 /// Read the run held in `forest`.
 pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -> WatchSummary {
     let spans: Vec<&Span> = forest.arrived().collect();
@@ -121,38 +81,17 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     let mut delegations: HashSet<SpanId> = HashSet::new();
     let mut by_start: Vec<&Span> = spans.clone();
     by_start.sort_by_key(|s| s.start_ns);
-    let mut summary = WatchSummary {
-        trace_id: trace_hex(trace_id),
-        service: forest
-            .root()
-            .or(spans.first().copied())
-            .and_then(|s| s.service.clone()),
-        framework: spans
-            .iter()
-            .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
-            .map(str::to_string),
-        agents: Vec::new(),
-        handoffs: Vec::new(),
-        tool_calls: Vec::new(),
-        model_calls: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: None,
-        cost_from: None,
-        unpriced_calls: 0,
-        errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
-        spans: spans.len() as u64,
-        dropped_spans: forest.dropped,
-        recording: None,
-    };
+    let mut summary = empty(trace_id, forest, &spans);
     let (active, wrappers) = agent_roles(&spans, &readings, &agents_of);
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
-    // Calls priced from their span, from the table.
-    let mut priced = (false, false);
+    let mut last_turn: Option<String> = None;
     for span in &by_start {
         let r = &readings[&span.span_id];
         handoffs.extend(event_handoffs(span, r));
+        if r.turns && matches!(r.kind(), Kind::Agent | Kind::Model) {
+            last_turn = agents_of.of(span.span_id, true).or(last_turn);
+        }
         match r.kind() {
             Kind::Agent => {
                 if let Some(name) = &r.agent
@@ -182,25 +121,64 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
                 }
             }
             Kind::Tool => summary.tool_calls.push(ToolCall {
-                agent: agents_of.of(span.span_id, false),
+                agent: agents_of
+                    .of(span.span_id, false)
+                    // A node that calls no model is no agent: in a run of
+                    // turns its tool is the last acting agent's (a lone
+                    // LangGraph ReAct agent runs its tools in node `tools`).
+                    .filter(|a| !r.turns || summary.agents.contains(a))
+                    .or_else(|| last_turn.clone().filter(|_| r.turns)),
                 tool: r.tool.clone().unwrap_or_else(|| span.name.clone()),
                 status: if span.error.is_some() { "error" } else { "ok" },
                 ms: span.ms(),
             }),
-            Kind::Model => add_model_call(&mut summary, r, prices, &mut priced),
+            // An agent that calls a model acts, agent span or not
+            // (LangGraph's supervisor node is a chain).
+            Kind::Model => {
+                if let Some(name) = agents_of.of(span.span_id, true)
+                    && !summary.agents.contains(&name)
+                {
+                    summary.agents.push(name);
+                }
+            }
             _ => {}
         }
     }
     handoffs.extend(targets_of(open_target, &by_start, &readings));
+    let turns = turn_handoffs(&by_start, &readings, &agents_of, &summary.agents, &handoffs);
+    handoffs.extend(turns);
     handoffs.sort_by_key(|(at, _)| *at);
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
-    summary.cost_from = match priced {
-        (true, true) => Some(CostFrom::Mixed),
-        (true, false) => Some(CostFrom::Span),
-        (false, true) => Some(CostFrom::PriceTable),
-        (false, false) => None,
-    };
+    add_model_calls(&mut summary, &calls_of(&by_start, &agents_of, prices));
     summary
+}
+
+/// The summary of `spans` before any is read: its ids, names and counts.
+fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
+    WatchSummary {
+        trace_id: trace_hex(trace_id),
+        service: forest
+            .root()
+            .or(spans.first().copied())
+            .and_then(|s| s.service.clone()),
+        framework: spans
+            .iter()
+            .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
+            .map(str::to_string),
+        agents: Vec::new(),
+        handoffs: Vec::new(),
+        tool_calls: Vec::new(),
+        model_calls: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: None,
+        cost_from: None,
+        unpriced_calls: 0,
+        errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
+        spans: spans.len() as u64,
+        dropped_spans: forest.dropped,
+        recording: None,
+    }
 }
 
 /// The handoffs a span's events tell of, at the time of its first event.
@@ -243,34 +221,75 @@ fn agent_roles(
     (active, wrappers)
 }
 
-/// Count one model call: its tokens, and its cost from the span or the
-/// price table (`priced` says which were used).
-fn add_model_call(
-    summary: &mut WatchSummary,
-    r: &Reading,
-    prices: Option<&PriceTable>,
-    priced: &mut (bool, bool),
-) {
-    summary.model_calls += 1;
-    let input = r.input_tokens.unwrap_or(0);
-    let output = r.output_tokens.unwrap_or(0);
-    summary.input_tokens = summary.input_tokens.saturating_add(input);
-    summary.output_tokens = summary.output_tokens.saturating_add(output);
-    let cost = match (r.cost_usd, r.model.as_deref()) {
-        (Some(cost), _) => {
-            priced.0 = true;
-            Some(cost)
+/// The handoffs of a run that passes control by turns (LangGraph,
+/// AutoGen): each change of the agent that acts, by the start of the
+/// agent, model and tool spans that say so, at the start of the new
+/// agent's first span. A change a handoff span already told of (between
+/// the two spans) is not told twice; an agent that is no agent of the run
+/// (a graph node that calls no model) takes no turn.
+fn turn_handoffs(
+    by_start: &[&Span],
+    readings: &HashMap<SpanId, Reading>,
+    agents_of: &Agents<'_>,
+    agents: &[String],
+    told: &[(u64, Handoff)],
+) -> Vec<(u64, Handoff)> {
+    let mut out = Vec::new();
+    let mut last: Option<(String, u64)> = None;
+    for span in by_start {
+        let r = &readings[&span.span_id];
+        if !r.turns || !matches!(r.kind(), Kind::Agent | Kind::Model | Kind::Tool) {
+            continue;
         }
-        (None, Some(model)) => price(model, input, output, prices).inspect(|_| priced.1 = true),
-        (None, None) => None,
-    };
-    match cost {
-        Some(cost) => {
-            let sum = summary.cost_usd.unwrap_or(0.0) + cost;
-            summary.cost_usd = Some(crate::pricing::round_dollars(sum));
+        let Some(actor) = agents_of
+            .of(span.span_id, true)
+            .filter(|a| agents.contains(a))
+        else {
+            continue;
+        };
+        let at = span.start_ns;
+        if let Some((from, since)) = &last
+            && *from != actor
+        {
+            let handoff = Handoff {
+                from: from.clone(),
+                to: actor.clone(),
+            };
+            if !told
+                .iter()
+                .any(|(when, h)| *h == handoff && (*since..=at).contains(when))
+            {
+                out.push((at, handoff));
+            }
         }
-        None => summary.unpriced_calls += 1,
+        last = Some((actor, at));
     }
+    out
+}
+
+/// Sum the run's model calls: tokens, cost, and where the cost came from.
+fn add_model_calls(summary: &mut WatchSummary, calls: &[ModelCall]) {
+    let mut from = (false, false);
+    for call in calls {
+        summary.model_calls += 1;
+        summary.input_tokens = summary.input_tokens.saturating_add(call.input_tokens);
+        summary.output_tokens = summary.output_tokens.saturating_add(call.output_tokens);
+        match (call.cost_usd, call.cost_from) {
+            (Some(cost), Some(by)) => {
+                let sum = summary.cost_usd.unwrap_or(0.0) + cost;
+                summary.cost_usd = Some(crate::pricing::round_dollars(sum));
+                from.0 |= by == CostFrom::Span;
+                from.1 |= by != CostFrom::Span;
+            }
+            _ => summary.unpriced_calls += 1,
+        }
+    }
+    summary.cost_from = match from {
+        (true, true) => Some(CostFrom::Mixed),
+        (true, false) => Some(CostFrom::Span),
+        (false, true) => Some(CostFrom::PriceTable),
+        (false, false) => None,
+    };
 }
 
 /// A handoff that does not name its target (Traceloop's) goes to the
@@ -292,14 +311,4 @@ fn targets_of(
         }
     }
     out
-}
-
-fn price(model: &str, input: u64, output: u64, prices: Option<&PriceTable>) -> Option<f64> {
-    let price = crate::pricing::price_of(model, prices, None)?;
-    let usage = crate::bus::TokenUsage {
-        input,
-        output,
-        ..Default::default()
-    };
-    Some(crate::pricing::cost(&usage, &price))
 }

@@ -67,8 +67,25 @@ pub enum Says {
     GraphNode,
     /// The graph node before it.
     GraphParent,
-    /// A JSON object of metadata (LangGraph's `langgraph_node`, `langgraph_step`).
-    Metadata,
+    /// The graph node the span runs in, by name (LangGraph's `langgraph_node`).
+    NodeName,
+    /// The graph's step the span runs in (LangGraph's `langgraph_step`).
+    Step,
+    /// The agent the span works for, whatever agent span it sits under:
+    /// an agent span with one is that agent's (LangGraph's inner `agent`
+    /// node of a worker is the worker).
+    Actor,
+    /// One activation of a graph node, told from the node's other
+    /// activations (LangGraph's `supervisor:<uuid>`): the graph pane's visit.
+    Activation,
+    /// The framework passes control by turns and writes no handoff: each
+    /// change of the agent that acts (by the start of its agent, model and
+    /// tool spans) is a handoff, unless a handoff span already said so.
+    Turns,
+    /// Model calls told inside a message's JSON, each with the message's
+    /// id, source and usage (AutoGen's `models_usage`): a message sent to
+    /// several recipients is counted once per run.
+    MessageUsage,
 }
 
 /// Where a row looks.
@@ -83,6 +100,13 @@ pub enum Looks {
     Event(&'static str),
     /// An attribute of an event a `Event` row found.
     EventAttr(&'static str),
+    /// A field of an attribute that holds a JSON object; the value is the
+    /// field's text up to the first `upto` character, when one is given.
+    JsonField {
+        attr: &'static str,
+        field: &'static str,
+        upto: Option<char>,
+    },
 }
 
 /// One row of the table.
@@ -103,11 +127,7 @@ const fn attr(source: &'static str, key: &'static str, says: Says) -> Row {
 }
 
 const fn attr_is(source: &'static str, key: &'static str, value: &'static str, kind: Kind) -> Row {
-    Row {
-        source,
-        looks: Looks::Attr(key, Some(value)),
-        says: Says::Is(kind),
-    }
+    attr_says(source, key, value, Says::Is(kind))
 }
 
 const fn name(source: &'static str, prefix: &'static str, says: Says) -> Row {
@@ -118,12 +138,41 @@ const fn name(source: &'static str, prefix: &'static str, says: Says) -> Row {
     }
 }
 
+const fn json(
+    source: &'static str,
+    (attr, field): (&'static str, &'static str),
+    upto: Option<char>,
+    says: Says,
+) -> Row {
+    Row {
+        source,
+        looks: Looks::JsonField { attr, field, upto },
+        says,
+    }
+}
+
+const fn attr_says(
+    source: &'static str,
+    key: &'static str,
+    value: &'static str,
+    says: Says,
+) -> Row {
+    Row {
+        source,
+        looks: Looks::Attr(key, Some(value)),
+        says,
+    }
+}
+
 const GENAI: &str = "OpenTelemetry GenAI semantic conventions";
 const OI: &str = "OpenInference";
 const AGENTS: &str = "OpenAI Agents SDK (OpenTelemetry contrib instrumentation)";
 const AGENTS_OI: &str = "OpenAI Agents SDK (OpenInference instrumentation)";
 const TRACELOOP: &str = "Traceloop / OpenLLMetry";
 const PYDANTIC: &str = "PydanticAI";
+const LANGGRAPH: &str = "LangGraph (OpenInference LangChain instrumentation)";
+const AUTOGEN: &str = "AutoGen (its own tracing)";
+const HANDOFF_TOOLS: &str = "OpenAI Agents SDK, langgraph-supervisor (handoff tools)";
 const CONCLAVE: &str = "Conclave";
 
 /// The table, in the order it is read.
@@ -136,8 +185,11 @@ pub const VOCABULARY: &[Row] = &[
     // (and Traceloop leaves the target out: the next agent is it).
     name(AGENTS_OI, "handoff to ", Says::Is(Kind::Handoff)),
     name(AGENTS_OI, "handoff to ", Says::HandoffTo),
-    name(AGENTS_OI, "transfer_to_", Says::Is(Kind::Handoff)),
-    name(AGENTS_OI, "transfer_to_", Says::HandoffTo),
+    // The handoff tools `transfer_to_X` of the Agents SDK and of
+    // langgraph-supervisor (which OpenInference marks AGENT, for the
+    // "agent" in their name): handoffs, never tool calls or agents.
+    name(HANDOFF_TOOLS, "transfer_to_", Says::Is(Kind::Handoff)),
+    name(HANDOFF_TOOLS, "transfer_to_", Says::HandoffTo),
     attr_is(GENAI, "gen_ai.operation.name", "invoke_agent", Kind::Agent),
     attr_is(GENAI, "gen_ai.operation.name", "create_agent", Kind::Setup),
     attr_is(GENAI, "gen_ai.operation.name", "chat", Kind::Model),
@@ -199,7 +251,39 @@ pub const VOCABULARY: &[Row] = &[
     attr(GENAI, "error.type", Says::ErrorType),
     attr(OI, "graph.node.id", Says::GraphNode),
     attr(OI, "graph.node.parent_id", Says::GraphParent),
-    attr(OI, "metadata", Says::Metadata),
+    // LangGraph writes no handoff and marks a node AGENT only when its
+    // name holds "agent": a span works for the top graph node it runs in
+    // (the first part of `langgraph_checkpoint_ns`, `supervisor:<uuid>|…`),
+    // and each change of that node is a handoff.
+    json(
+        LANGGRAPH,
+        ("metadata", "langgraph_node"),
+        None,
+        Says::NodeName,
+    ),
+    json(LANGGRAPH, ("metadata", "langgraph_step"), None, Says::Step),
+    json(
+        LANGGRAPH,
+        ("metadata", "langgraph_checkpoint_ns"),
+        Some(':'),
+        Says::Actor,
+    ),
+    json(
+        LANGGRAPH,
+        ("metadata", "langgraph_checkpoint_ns"),
+        Some('|'),
+        Says::Activation,
+    ),
+    json(
+        LANGGRAPH,
+        ("metadata", "langgraph_checkpoint_ns"),
+        None,
+        Says::Turns,
+    ),
+    // AutoGen's group chat: speakers take turns, and no model call has a
+    // span; the usage is in the runtime spans' `message` JSON.
+    attr_says(AUTOGEN, "gen_ai.system", "autogen", Says::Turns),
+    attr(AUTOGEN, "message", Says::MessageUsage),
     // Conclave's own handoffs are events on the team's span.
     Row {
         source: CONCLAVE,

@@ -4,6 +4,9 @@
 //! says (`state`) and draws it (`screen`, `tree_pane`). The loop here
 //! draws on change at most 30 times a second, never in a busy loop.
 
+pub(crate) mod graph;
+#[cfg(test)]
+mod graph_tests;
 pub(crate) mod screen;
 pub(crate) mod state;
 #[cfg(test)]

@@ -11,6 +11,9 @@ use super::state::{AgentSpend, Watched, WatchedRun};
 use super::tree_pane;
 use crate::figures::{compact, dollars};
 use crate::tui::keymap::{self, Scope};
+use crate::tui::patterns::graph::GraphFold;
+use crate::tui::patterns::graph::selection::GraphView;
+use crate::tui::patterns::unit::{Seen, Unit};
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::millis;
@@ -51,9 +54,33 @@ pub(crate) fn draw(frame: &mut Frame, watched: &Watched, scroll: usize, listenin
     let inner = chain.inner(left);
     frame.render_widget(chain, left);
     frame.render_widget(Paragraph::new(chain_lines(run, inner.width)), inner);
+    let right = match &run.graph {
+        Some(graph) => draw_graph(frame, right, graph),
+        None => right,
+    };
     let tree = Block::bordered().title("span tree (◆ critical path)");
     tree_pane::draw(frame, right, &run.forest, scroll, tree);
     draw_log(frame, log, run);
+}
+
+/// The run's graph in the graph pattern's own pane, at the top of `area`
+/// (at most half of it); the rest of `area` is returned.
+fn draw_graph(frame: &mut Frame, area: Rect, graph: &GraphFold) -> Rect {
+    let unit = crate::tui::patterns::graph::GraphUnit;
+    let height = unit.wanted_height(graph).min(area.height / 2);
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
+    let spent = std::collections::BTreeMap::new();
+    let seen = Seen {
+        now_ms: 0,
+        live: false,
+        outcome: None,
+        focused: false,
+        calling: &[],
+        spent: &spent,
+    };
+    unit.draw(frame, top, graph, &GraphView::default(), seen);
+    rest
 }
 
 /// `1 ● live svc │ 2 ✓ finished svc │ …`, the selected tab highlighted.

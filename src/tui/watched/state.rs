@@ -4,15 +4,15 @@
 //! (placeholders and all), live until the watch says it settled. Folded
 //! from the watch's [`WatchFeed`] in order; knows nothing of ratatui.
 
+use super::graph::graph_of;
 use crate::scenario::PriceTable;
+use crate::tui::patterns::graph::GraphFold;
+use crate::watch::acting::model_calls;
 use crate::watch::consume::WatchFeed;
 use crate::watch::forest::Forest;
-use crate::watch::read::read;
 use crate::watch::runs::{Arrival, Limits};
-use crate::watch::span::{SpanId, TraceId};
+use crate::watch::span::TraceId;
 use crate::watch::summary::{CostFrom, WatchSummary, summarise};
-use crate::watch::vocab::Kind;
-use std::collections::HashMap;
 
 /// One watched run, as its tab shows it.
 #[derive(Debug)]
@@ -27,6 +27,9 @@ pub(crate) struct WatchedRun {
     pub(crate) summary: WatchSummary,
     /// Model calls per agent, in order of the agent's first call.
     pub(crate) spend: Vec<AgentSpend>,
+    /// The run's graph, where its spans let one be drawn (LangGraph's
+    /// nodes, OpenInference's `graph.node.*`).
+    pub(crate) graph: Option<GraphFold>,
     pub(crate) finished: bool,
 }
 
@@ -85,12 +88,16 @@ impl Watched {
                     }
                     watched.summary = summarise(run, &watched.forest, self.prices.as_ref());
                     watched.spend = spend(&watched.forest, self.prices.as_ref());
+                    watched.graph = graph_of(&watched.forest);
                 }
             }
             WatchFeed::Finished(summary) => {
                 let id = u128::from_str_radix(&summary.trace_id, 16).ok();
                 if let Some(at) = id.and_then(|id| self.index_of(id)) {
                     self.runs[at].finished = true;
+                    if let Some(graph) = &mut self.runs[at].graph {
+                        graph.ended = true;
+                    }
                     self.runs[at].summary = *summary;
                 }
             }
@@ -126,6 +133,7 @@ impl Watched {
             arrivals: Vec::new(),
             summary,
             spend: Vec::new(),
+            graph: None,
             finished: false,
         });
         self.next_tab += 1;
@@ -143,29 +151,15 @@ impl Watched {
     }
 }
 
-/// The model calls of `forest` per agent: each call counted for the
-/// nearest agent span above it ("(no agent)" when none is); its cost from
-/// the span when it carries one, else from the price table.
+/// The model calls of `forest` per agent, in order of each agent's first
+/// call: the watch's own reading of the calls (the agent each was made
+/// for, "(no agent)" when no span says; its cost from the span when it
+/// carries one, else from the price table), so the panes and the headless
+/// line agree.
 pub(crate) fn spend(forest: &Forest, prices: Option<&PriceTable>) -> Vec<AgentSpend> {
-    let readings: HashMap<SpanId, crate::watch::read::Reading> =
-        forest.arrived().map(|s| (s.span_id, read(s))).collect();
     let mut out: Vec<AgentSpend> = Vec::new();
-    let mut spans: Vec<_> = forest.arrived().collect();
-    spans.sort_by_key(|s| s.start_ns);
-    for span in spans {
-        let r = &readings[&span.span_id];
-        if r.kind() != Kind::Model {
-            continue;
-        }
-        let agent = forest
-            .ancestry(span.span_id)
-            .into_iter()
-            .skip(1)
-            .find_map(|up| {
-                let above = readings.get(&up)?;
-                (above.kind() == Kind::Agent).then(|| above.agent.clone())?
-            })
-            .unwrap_or_else(|| "(no agent)".to_string());
+    for call in model_calls(forest, prices) {
+        let agent = call.agent.unwrap_or_else(|| "(no agent)".to_string());
         let at = match out.iter().position(|s| s.agent == agent) {
             Some(at) => at,
             None => {
@@ -176,24 +170,11 @@ pub(crate) fn spend(forest: &Forest, prices: Option<&PriceTable>) -> Vec<AgentSp
                 out.len() - 1
             }
         };
-        let (input, output) = (r.input_tokens.unwrap_or(0), r.output_tokens.unwrap_or(0));
-        let priced = match (r.cost_usd, r.model.as_deref()) {
-            (Some(cost), _) => Some((cost, CostFrom::Span)),
-            (None, Some(model)) => crate::pricing::price_of(model, prices, None).map(|price| {
-                let usage = crate::bus::TokenUsage {
-                    input,
-                    output,
-                    ..Default::default()
-                };
-                (crate::pricing::cost(&usage, &price), CostFrom::PriceTable)
-            }),
-            (None, None) => None,
-        };
         let entry = &mut out[at];
         entry.calls += 1;
-        entry.input_tokens = entry.input_tokens.saturating_add(input);
-        entry.output_tokens = entry.output_tokens.saturating_add(output);
-        if let Some((cost, from)) = priced {
+        entry.input_tokens = entry.input_tokens.saturating_add(call.input_tokens);
+        entry.output_tokens = entry.output_tokens.saturating_add(call.output_tokens);
+        if let (Some(cost), Some(from)) = (call.cost_usd, call.cost_from) {
             entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + cost);
             entry.cost_from = Some(match entry.cost_from {
                 Some(before) if before != from => CostFrom::Mixed,

@@ -1,0 +1,193 @@
+//! A watched run's graph, where its spans let one be drawn: a LangGraph
+//! run's top nodes, each activation (one entry of
+//! `langgraph_checkpoint_ns`, `supervisor:<id>`) a visit of its node, and
+//! the edges in the order the route took them; or the nodes OpenInference
+//! names with `graph.node.id`, each edge from `graph.node.parent_id`.
+//! Written as the graph pattern's own events and folded by its own fold,
+//! so the graph pane draws a watched graph as it draws Conclave's. Pure:
+//! a forest in, a fold out.
+
+use crate::bus::EventKind;
+use crate::patterns::events::{
+    ActivationStatus, GraphEvent, GraphNodeKind, PatternEvent, PlannedEdge, PlannedNode,
+};
+use crate::tui::patterns::folding::Fold;
+use crate::tui::patterns::graph::GraphFold;
+use crate::watch::forest::Forest;
+use crate::watch::read::read;
+use crate::watch::vocab::Kind;
+
+/// One visit of a node: the spans of one activation.
+struct Visit {
+    node: String,
+    /// Where the route came from, when the spans say (`graph.node.parent_id`).
+    from: Option<String>,
+    start_ns: u64,
+    end_ns: u64,
+    /// The node's own span has arrived (spans arrive ended).
+    ended: bool,
+    failed: bool,
+    tokens: u64,
+}
+
+/// The graph of the run held in `forest`, `None` when its spans name none.
+pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
+    let visits = visits(forest);
+    if visits.is_empty() {
+        return None;
+    }
+    // Where each visit came from: the node the spans name, else the one before.
+    let froms: Vec<Option<&str>> = visits
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let before = i.checked_sub(1).map(|b| visits[b].node.as_str());
+            v.from.as_deref().or(before).filter(|f| *f != v.node)
+        })
+        .collect();
+    let mut fold = GraphFold::default();
+    let mut apply = |event: GraphEvent, t_ms: u64| {
+        fold.apply(&EventKind::Pattern(PatternEvent::Graph(event)), t_ms);
+    };
+    apply(planned(&visits, &froms), 0);
+    let first = visits[0].start_ns;
+    let ms = |ns: u64| ns.saturating_sub(first) / 1_000_000;
+    for (i, (visit, from)) in visits.iter().zip(&froms).enumerate() {
+        let step = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let node = visit.node.clone();
+        let nth = visits[..=i].iter().filter(|v| v.node == visit.node).count();
+        let visit_no = u32::try_from(nth).unwrap_or(u32::MAX);
+        if let Some(from) = from {
+            let taken = GraphEvent::EdgeEvaluated {
+                from: from.to_string(),
+                to: node.clone(),
+                checks: Vec::new(),
+                taken: true,
+                visits: None,
+                max_visits: None,
+            };
+            apply(taken, ms(visit.start_ns));
+        }
+        let started = GraphEvent::NodeStarted {
+            node: node.clone(),
+            visit: visit_no,
+            step,
+            input: String::new(),
+            team: None,
+            read: None,
+        };
+        apply(started, ms(visit.start_ns));
+        if visit.ended {
+            let finished = GraphEvent::NodeFinished {
+                node,
+                visit: visit_no,
+                step,
+                status: if visit.failed {
+                    ActivationStatus::Failed
+                } else {
+                    ActivationStatus::Ok
+                },
+                output: String::new(),
+                answer: None,
+                error: None,
+                tokens: visit.tokens,
+                cost_usd: 0.0,
+            };
+            apply(finished, ms(visit.end_ns));
+        }
+    }
+    Some(fold)
+}
+
+/// The graph as the visits drew it: the nodes in order of first visit,
+/// each edge once, in the order the route first took it; an edge back
+/// to a node visited earlier closes a loop.
+fn planned(visits: &[Visit], froms: &[Option<&str>]) -> GraphEvent {
+    let mut nodes: Vec<&str> = Vec::new();
+    for visit in visits {
+        if !nodes.contains(&visit.node.as_str()) {
+            nodes.push(&visit.node);
+        }
+    }
+    let at = |n: &str| nodes.iter().position(|m| *m == n).unwrap_or(0);
+    let mut edges: Vec<PlannedEdge> = Vec::new();
+    for (visit, from) in visits.iter().zip(froms) {
+        let Some(from) = from else { continue };
+        if edges.iter().any(|e| e.from == *from && e.to == visit.node) {
+            continue;
+        }
+        edges.push(PlannedEdge {
+            from: from.to_string(),
+            to: visit.node.clone(),
+            when: None,
+            default: false,
+            back: at(&visit.node) <= at(from),
+        });
+    }
+    GraphEvent::GraphPlanned {
+        nodes: nodes
+            .iter()
+            .map(|n| PlannedNode {
+                id: n.to_string(),
+                kind: GraphNodeKind::Agent,
+                label: n.to_string(),
+                wait: None,
+                max_visits: None,
+            })
+            .collect(),
+        edges,
+        max_steps: u32::try_from(visits.len()).unwrap_or(u32::MAX),
+    }
+}
+
+/// The visits the spans tell of, in order of start.
+fn visits(forest: &Forest) -> Vec<Visit> {
+    let mut by_key: Vec<(String, Visit)> = Vec::new();
+    for span in forest.arrived() {
+        let r = read(span);
+        let (key, node, from, own) = match (&r.activation, &r.graph_node) {
+            (Some(activation), _) => {
+                let node = activation.split(':').next().unwrap_or_default().to_string();
+                let own = span.name == node && r.langgraph_node.as_deref() == Some(&node);
+                (activation.clone(), node, None, own)
+            }
+            (None, Some(node)) => (
+                format!("{:016x}", span.span_id),
+                node.clone(),
+                r.graph_parent.clone(),
+                true,
+            ),
+            (None, None) => continue,
+        };
+        let tokens = if r.kind() == Kind::Model {
+            r.input_tokens.unwrap_or(0) + r.output_tokens.unwrap_or(0)
+        } else {
+            0
+        };
+        let at = match by_key.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                let visit = Visit {
+                    node,
+                    from,
+                    start_ns: span.start_ns,
+                    end_ns: span.end_ns,
+                    ended: false,
+                    failed: false,
+                    tokens: 0,
+                };
+                by_key.push((key, visit));
+                by_key.len() - 1
+            }
+        };
+        let visit = &mut by_key[at].1;
+        visit.start_ns = visit.start_ns.min(span.start_ns);
+        visit.end_ns = visit.end_ns.max(span.end_ns);
+        visit.ended |= own;
+        visit.failed |= span.error.is_some();
+        visit.tokens = visit.tokens.saturating_add(tokens);
+    }
+    let mut visits: Vec<Visit> = by_key.into_iter().map(|(_, v)| v).collect();
+    visits.sort_by_key(|v| v.start_ns);
+    visits
+}
