@@ -208,7 +208,12 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("flag_changes", &a.flag_changes, &b.flag_changes);
     out.field("finished", &a.finished, &b.finished);
     out.field("status", &a.status, &b.status);
-    out.field("stop_reason", &a.stop_reason, &b.stop_reason);
+    let word = |f: &RunFacts| {
+        f.stop_reason
+            .as_ref()
+            .map(|r| crate::patterns::stop_word(f.pattern, r))
+    };
+    out.field("stop_reason", &word(a), &word(b));
     out.field("phase", &a.phase, &b.phase);
     let sa = a.summary.clone().unwrap_or_default();
     let sb = b.summary.clone().unwrap_or_default();

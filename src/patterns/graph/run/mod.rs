@@ -230,10 +230,7 @@ impl Desk<'_> {
             .zip(&walk.outputs)
             .filter_map(|(n, o)| Some((n.id.clone(), o.clone()?)))
             .collect();
-        let stop_reason = match &reason {
-            StopReason::Success => "completed".to_string(),
-            other => other.to_string(),
-        };
+        let stop_reason = crate::patterns::stop_word(crate::scenario::PatternKind::Graph, &reason);
         let mut summary = RunSummary::default();
         // The answer: what the last end node reached was reached with.
         let answer = walk
@@ -274,7 +271,7 @@ impl Desk<'_> {
 
 /// A machine's stop as the run's reason, with the details the result
 /// gives of it.
-fn stop_of(halt: Halt) -> (StopReason, Option<Value>) {
+pub(super) fn stop_of(halt: Halt) -> (StopReason, Option<Value>) {
     match halt {
         Halt::Completed => (StopReason::Success, None),
         Halt::MaxSteps { limit } => (
