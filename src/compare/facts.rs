@@ -9,7 +9,6 @@ use crate::bus::cassette::ForkedFrom;
 use crate::bus::figures::{self, ANSWER, FAILED_TASKS, Figures, Shape, TASKS};
 use crate::bus::{CallOutcome, Event, EventKind, RunStatus, RunSummary, TokenUsage};
 use crate::scenario::{PatternKind, Scenario};
-use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
@@ -35,7 +34,9 @@ pub struct RunFacts {
     /// Whether the run's finish is among them.
     pub(crate) finished: bool,
     pub(crate) status: Option<RunStatus>,
-    pub(crate) stop_reason: Option<StopReason>,
+    /// The stop reason as the run's own result writes it (a graph's
+    /// finished run `completed`, not `success`).
+    pub(crate) stop_reason: Option<String>,
     pub(crate) phase: Option<String>,
     /// The run's result in types (decision, health, answer, final agent,
     /// partial and degraded, counts), once it finished.
@@ -172,7 +173,7 @@ impl RunFacts {
             } => {
                 self.finished = true;
                 self.status = Some(*status);
-                self.stop_reason = Some(stop_reason.clone());
+                self.stop_reason = Some(crate::patterns::stop_word(self.pattern, stop_reason));
                 self.phase = phase.clone();
                 self.summary = Some(summary.as_ref().clone());
                 self.partial = *status == RunStatus::Ok && summary.falls_short();
@@ -208,12 +209,7 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("flag_changes", &a.flag_changes, &b.flag_changes);
     out.field("finished", &a.finished, &b.finished);
     out.field("status", &a.status, &b.status);
-    let word = |f: &RunFacts| {
-        f.stop_reason
-            .as_ref()
-            .map(|r| crate::patterns::stop_word(f.pattern, r))
-    };
-    out.field("stop_reason", &word(a), &word(b));
+    out.field("stop_reason", &a.stop_reason, &b.stop_reason);
     out.field("phase", &a.phase, &b.phase);
     let sa = a.summary.clone().unwrap_or_default();
     let sb = b.summary.clone().unwrap_or_default();

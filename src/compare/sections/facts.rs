@@ -106,11 +106,7 @@ fn flag_changes(f: &RunFacts) -> Vec<Cell> {
 fn outcome(f: &RunFacts) -> Vec<Cell> {
     match (&f.status, &f.stop_reason) {
         (Some(status), Some(reason)) => vec![Cell::toned(
-            format!(
-                "{} · {}",
-                words(status),
-                crate::patterns::stop_word(f.pattern, reason)
-            ),
+            format!("{} · {reason}", words(status)),
             status_tone(*status),
         )],
         _ => vec![Cell::toned("no finish", Tone::Caution)],
