@@ -91,7 +91,12 @@ fn compare_words_a_graph_runs_stop_as_its_result_does() {
     let stalled = dir.path().join("stalled.jsonl").display().to_string();
     let file = REVIEW_LOOP.replace("graph_review_loop", "graph_stalled_join");
     let ran = conclave(&["run", &file, "--headless", "--record", &stalled]);
-    assert_eq!(ran.status.code(), Some(3), "a stopped run: {}", stderr(&ran));
+    assert_eq!(
+        ran.status.code(),
+        Some(3),
+        "a stopped run: {}",
+        stderr(&ran)
+    );
     let compared = conclave(&["compare", &done, &stalled, "--headless"]);
     assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
     let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();

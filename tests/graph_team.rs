@@ -393,8 +393,7 @@ async fn enter_on_a_team_node_opens_its_teams_pane() {
 /// its number, `handoff N`.
 fn selected_transfer(app: &conclave::tui::app::App) -> Option<String> {
     use ratatui::style::Modifier;
-    let mut terminal =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
     terminal
         .draw(|frame| conclave::tui::view::draw(frame, app))
         .unwrap();
@@ -406,7 +405,13 @@ fn selected_transfer(app: &conclave::tui::app::App) -> Option<String> {
             .iter()
             .any(|c| c.modifier.contains(Modifier::REVERSED));
         let at = text.find("· handoff ")?;
-        reversed.then(|| text[at + 2..].split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        reversed.then(|| {
+            text[at + 2..]
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
     })
 }
 
@@ -425,14 +430,19 @@ async fn j_and_k_move_along_a_swarm_team_nodes_chain() {
     assert_eq!(result["stop_reason"], "completed", "{result:#}");
     let events: Vec<std::sync::Arc<Event>> = events.into_iter().map(std::sync::Arc::new).collect();
     let mut app = App::new(AppOptions::default());
-    app.add_from_events(&events, None).expect("events start with run_started");
+    app.add_from_events(&events, None)
+        .expect("events start with run_started");
     app.update(Action::Focus(2));
     app.update(Action::Top);
     app.update(Action::Down);
     app.update(Action::Details);
     let shown = common::screen::of_app(&app, 120, 40);
     assert!(shown.contains("team crew (swarm)"), "{shown}");
-    assert_eq!(selected_transfer(&app).as_deref(), Some("handoff 3"), "{shown}");
+    assert_eq!(
+        selected_transfer(&app).as_deref(),
+        Some("handoff 3"),
+        "{shown}"
+    );
     app.update(Action::Up);
     assert_eq!(selected_transfer(&app).as_deref(), Some("handoff 2"));
     app.update(Action::Up);

@@ -144,7 +144,11 @@ async fn an_http_tool_node_posts_its_input_and_a_failing_one_stops_the_run_node_
     assert_eq!(error.as_deref(), Some("worker_error:publish_api"));
     assert_eq!(server.requests().len(), 2, "one call each, no retry");
     assert!(!r["path"].as_array().unwrap().contains(&json!("done")));
-    assert_eq!(r["outputs"].get("publish"), None, "a failed node has no output");
+    assert_eq!(
+        r["outputs"].get("publish"),
+        None,
+        "a failed node has no output"
+    );
 }
 
 /// A failed activation leaves the node's earlier output: `publish` posts
@@ -169,7 +173,8 @@ async fn a_failed_activation_leaves_the_nodes_earlier_output() {
         {"from": "publish", "to": "done", "default": true}
     ]);
     document["provider"]["turns"]["plan"] = json!([{"title": "Q3 report"}, {"title": "Q4"}]);
-    let (outcome, events) = common::run(common::scenario(&document), LaunchOptions::default()).await;
+    let (outcome, events) =
+        common::run(common::scenario(&document), LaunchOptions::default()).await;
     let r = outcome.result.value().clone();
     assert_eq!(r["stop_reason"], "completed", "{r:#}");
     assert_eq!(r["visits"]["publish"], 2);
@@ -179,5 +184,8 @@ async fn a_failed_activation_leaves_the_nodes_earlier_output() {
         })) if node == "publish")
     });
     assert!(failed, "the second post failed");
-    assert_eq!(r["outputs"]["publish"]["result"], json!({"published": true}));
+    assert_eq!(
+        r["outputs"]["publish"]["result"],
+        json!({"published": true})
+    );
 }

@@ -113,8 +113,14 @@ fn the_load_checks_the_list_leaves_out_name_their_place() {
     let cases: Vec<(Change, &str)> = vec![
         (
             |g| {
-                g["nodes"].as_array_mut().unwrap().push(json!({"id": "dead", "agent": "x"}));
-                g["edges"].as_array_mut().unwrap().push(json!({"from": "s", "to": "dead"}));
+                g["nodes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"id": "dead", "agent": "x"}));
+                g["edges"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"from": "s", "to": "dead"}));
             },
             r#"graph.nodes[2]: node "dead" has no edge out of it: add one, or make it an end node"#,
         ),
@@ -128,7 +134,10 @@ fn the_load_checks_the_list_leaves_out_name_their_place() {
         ),
         (
             |g| {
-                g["nodes"].as_array_mut().unwrap().insert(1, json!({"id": "j", "wait": "all", "inputs": []}));
+                g["nodes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .insert(1, json!({"id": "j", "wait": "all", "inputs": []}));
                 g["edges"] = json!([{"from": "s", "to": "j"}, {"from": "j", "to": "done"}]);
             },
             r#"graph.nodes[1].inputs: join "j": expected the nodes it waits on"#,
