@@ -19,6 +19,14 @@
 //! - `graph_map`: a graph whose map node fans 100,000 model calls out
 //!   (1–50 ms each, 256 at once) over a list its planner wrote, headless
 //!   on the virtual clock: the orchestrator's tasks as a graph's map.
+//! - `graph_chain`: a graph of as many nodes as the orchestrator has tasks
+//!   (a planner, a map over a tenth as many items collected into the
+//!   state, then a chain of agent nodes to the end), headless on the
+//!   virtual clock, once with each chain node declaring `"reads": []` and
+//!   once without (each sent the whole state): its wall time, and the
+//!   input tokens its result estimates. Held against the orchestrator row
+//!   (`CONCLAVE_SCALE_TASKS=10000 cargo bench --bench scale -- orchestrator
+//!   graph_chain`).
 //! - `swarm`: one swarm run of 2,500 to 20,000 model calls, headless.
 //! - `nested_teams`: a coordinator calling 50 to 400 member teams at once,
 //!   each a swarm of 40 turns: 2,002 to 16,002 model calls, headless.
@@ -182,6 +190,28 @@ fn main() {
         let (took, rss) = process(&["run", "--headless", path(&file)]);
         row(&format!("graph_map_{k}k headless"), took, rss, "RSS");
     }
+    if wanted("graph_chain") {
+        // The 10,000-task orchestrator's size as a graph: a chain, with a
+        // map over a tenth as many items collected into the state first.
+        for reads in [true, false] {
+            let file = dir.join(format!("graph_chain_{reads}.json"));
+            let nodes = tasks.max(100);
+            write_graph_chain(&file, nodes, reads);
+            let result = dir.join(format!("graph_chain_{reads}.result.json"));
+            let (took, rss) = process_to(&["run", "--headless", path(&file)], &result);
+            let said = if reads { "reads" } else { "no reads" };
+            row(&format!("graph_chain_{k}k {said}"), took, rss, "RSS");
+            let document: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&result).expect("the result"))
+                    .expect("the result is JSON");
+            assert_eq!(document["stop_reason"], "completed", "the chain completes");
+            let usage = &document["usage"];
+            println!(
+                "{:<40} {} input tokens (estimated), {} output",
+                "  its usage", usage["input_tokens"], usage["output_tokens"]
+            );
+        }
+    }
     if wanted("swarm") {
         for calls in [2_500, 5_000, 10_000, 20_000] {
             let file = dir.join(format!("swarm_{calls}.json"));
@@ -268,6 +298,14 @@ fn row(name: &str, took: Duration, bytes: usize, what: &str) {
 fn process(args: &[&str]) -> (Duration, usize) {
     let mut binary = Command::new(BINARY);
     binary.args(args).stdout(Stdio::null());
+    measured(binary, &format!("conclave {args:?}"))
+}
+
+/// As [`process`], its output written to `out`.
+fn process_to(args: &[&str], out: &Path) -> (Duration, usize) {
+    let mut binary = Command::new(BINARY);
+    let file = std::fs::File::create(out).expect("a temporary file");
+    binary.args(args).stdout(file);
     measured(binary, &format!("conclave {args:?}"))
 }
 
@@ -656,6 +694,52 @@ fn write_swarm(file: &Path, calls: usize) {
         "provider": {"kind": "sim", "latency_ms": {"min": 1, "max": 5},
                      "turns": {"planner": turns("critic", half, false),
                                "critic": turns("planner", half - 1, true)}}
+    });
+    let mut out = create(file);
+    serde_json::to_writer(&mut out, &document).expect("written");
+    out.flush().expect("written");
+}
+
+/// A graph of `nodes` nodes in the shape an independent checker ran: a
+/// planner that lists `nodes / 10` steps, a map that asks a researcher
+/// each (256 at once) and collects the findings into the state, then a
+/// chain of agent nodes to the end, each declaring `"reads": []` when
+/// `reads`, else sent the whole state.
+fn write_graph_chain(file: &Path, nodes: usize, reads: bool) {
+    use serde_json::json;
+    let items = nodes / 10;
+    let chain = nodes - 3;
+    let mut list = vec![
+        json!({"id": "plan", "agent": "planner", "output": {"steps": "list"}, "write": {"steps": "/steps"}}),
+        json!({"id": "research", "map": "state.steps", "agent": "researcher", "max_parallel": 256,
+               "collect": "findings", "output": {"finding": "string"}}),
+    ];
+    let mut edges = vec![json!({"from": "plan", "to": "research"})];
+    let mut last = "research".to_string();
+    for i in 0..chain {
+        let id = format!("n{i}");
+        let mut node = json!({"id": id, "agent": "writer"});
+        if reads {
+            node["reads"] = json!([]);
+        }
+        list.push(node);
+        edges.push(json!({"from": last, "to": id}));
+        last = id;
+    }
+    list.push(json!({"id": "done", "end": true}));
+    edges.push(json!({"from": last, "to": "done"}));
+    let steps: Vec<String> = (0..items).map(|i| format!("step {i}")).collect();
+    let document = json!({
+        "name": "graph_chain", "pattern": "graph", "goal": "Report.", "context": {},
+        "agents": {"planner": {"description": "Lists the steps"},
+                   "researcher": {"description": "Answers one step"},
+                   "writer": {"description": "Writes one part"}},
+        "graph": {"entry": "plan", "max_steps": nodes + items + 10,
+                  "state": {"steps": {"merge": "replace"}, "findings": {"merge": "append"}},
+                  "nodes": list, "edges": edges},
+        "budget": {"max_seconds": 600_000},
+        "provider": {"kind": "sim", "latency_ms": {"min": 1, "max": 50},
+                     "turns": {"plan": {"steps": steps}}}
     });
     let mut out = create(file);
     serde_json::to_writer(&mut out, &document).expect("written");

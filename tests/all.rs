@@ -29,6 +29,7 @@ mod fork_programs;
 mod graph;
 mod graph_checks;
 mod graph_classes;
+mod graph_decided;
 mod graph_fork;
 mod graph_live;
 mod graph_pane;

@@ -61,6 +61,9 @@ fn a_fork_with_the_first_review_approved_publishes_at_once_and_compare_shows_the
     let compared = conclave(&["compare", &parent, &fork, "--headless"]);
     assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
     let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    // Each run's stop as its own result writes it.
+    assert_eq!(comparison["a"]["stop_reason"], "completed");
+    assert_eq!(comparison["b"]["stop_reason"], "completed");
     let differences = comparison["differences"].as_array().unwrap();
     let routes = differences
         .iter()
@@ -76,6 +79,39 @@ fn a_fork_with_the_first_review_approved_publishes_at_once_and_compare_shows_the
     assert_eq!(
         first["forked_from"]["edited"],
         serde_json::json!(["review:/verdict=\"approve\""])
+    );
+}
+
+/// `compare` words each graph run's stop as its result does: a finished
+/// run `completed` (never `success`), a stalled one by its reason.
+#[test]
+fn compare_words_a_graph_runs_stop_as_its_result_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let done = recorded(dir.path());
+    let stalled = dir.path().join("stalled.jsonl").display().to_string();
+    let file = REVIEW_LOOP.replace("graph_review_loop", "graph_stalled_join");
+    let ran = conclave(&["run", &file, "--headless", "--record", &stalled]);
+    assert_eq!(
+        ran.status.code(),
+        Some(3),
+        "a stopped run: {}",
+        stderr(&ran)
+    );
+    let compared = conclave(&["compare", &done, &stalled, "--headless"]);
+    assert_eq!(compared.status.code(), Some(0), "{}", stderr(&compared));
+    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let reason = comparison["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["what"] == "stop_reason")
+        .expect("the stops differ");
+    assert_eq!(
+        (&reason["a"], &reason["b"]),
+        (
+            &serde_json::json!("completed"),
+            &serde_json::json!("stalled:merge<price")
+        )
     );
 }
 

@@ -312,6 +312,36 @@ fn a_team_node_naming_no_team_exits_2() {
     );
 }
 
+/// A team declared in a graph scenario that no node runs exits 2 naming
+/// the team's place and the graph's nodes, not a coordinator.
+#[test]
+fn a_team_no_node_runs_exits_2_naming_the_graph() {
+    let (team, mut turns) = swarm(json!({"reply": "x"}));
+    let mut document = with_team(team.clone(), turns.clone(), None);
+    document["teams"]["spare"] = team;
+    turns["spare/lead"] = json!({"transfer_to": "hand"});
+    turns["spare/hand"] = json!({"reply": "x"});
+    turns["check"] = document["provider"]["turns"]["check"].clone();
+    document["provider"]["turns"] = turns;
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("graph.json", &document);
+    let out = sandbox.run(&["validate", file.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    let line = said
+        .lines()
+        .find(|l| l.contains("teams.spare"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(line.contains("graph.json:"), "{line}");
+    assert!(
+        line.ends_with(
+            r#"teams.spare: team "spare" is run by no node of this graph (nor by a coordinator of a team it runs): name it in a node of graph.nodes as {"id": …, "team": "spare"}, or remove it"#
+        ),
+        "{line}"
+    );
+    assert!(!said.contains("coordinator of this scenario"), "{said}");
+}
+
 /// The dashboard on a finished run of the shipped team loop: Enter on the
 /// team node opens its team's own pane, the latest visit's member calls
 /// under its path; `←` shows the first visit; Esc returns to the graph.
@@ -357,6 +387,68 @@ async fn enter_on_a_team_node_opens_its_teams_pane() {
         "back to the graph:\n{shown}"
     );
     assert!(!shown.contains("visit 1 of 2"), "{shown}");
+}
+
+/// The transfer a swarm's pane shows selected (its row drawn reversed):
+/// its number, `handoff N`.
+fn selected_transfer(app: &conclave::tui::app::App) -> Option<String> {
+    use ratatui::style::Modifier;
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+    terminal
+        .draw(|frame| conclave::tui::view::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.height).find_map(|y| {
+        let cells: Vec<_> = (0..buffer.area.width).map(|x| &buffer[(x, y)]).collect();
+        let text: String = cells.iter().map(|c| c.symbol()).collect();
+        let reversed = cells
+            .iter()
+            .any(|c| c.modifier.contains(Modifier::REVERSED));
+        let at = text.find("· handoff ")?;
+        reversed.then(|| {
+            text[at + 2..]
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    })
+}
+
+/// A swarm team node's pane: `k` and `j` move along the swarm's chain of
+/// transfers as in a swarm's own run (from the latest, which it follows).
+#[tokio::test(start_paused = true)]
+async fn j_and_k_move_along_a_swarm_team_nodes_chain() {
+    use conclave::tui::app::{App, AppOptions};
+    use conclave::tui::keymap::Action;
+    let (mut team, mut turns) = swarm(json!([{"transfer_to": "lead"}, {"reply": "done"}]));
+    team["limits"] = json!({"repetitive_handoff_window": 0, "repetitive_handoff_min_unique": 0});
+    turns["crew/lead"] = json!({"transfer_to": "hand"});
+    let mut document = with_team(team, turns, None);
+    document["provider"]["turns"]["check"] = json!({"verdict": "ok"});
+    let (result, events) = run(&document).await;
+    assert_eq!(result["stop_reason"], "completed", "{result:#}");
+    let events: Vec<std::sync::Arc<Event>> = events.into_iter().map(std::sync::Arc::new).collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&events, None)
+        .expect("events start with run_started");
+    app.update(Action::Focus(2));
+    app.update(Action::Top);
+    app.update(Action::Down);
+    app.update(Action::Details);
+    let shown = common::screen::of_app(&app, 120, 40);
+    assert!(shown.contains("team crew (swarm)"), "{shown}");
+    assert_eq!(
+        selected_transfer(&app).as_deref(),
+        Some("handoff 3"),
+        "{shown}"
+    );
+    app.update(Action::Up);
+    assert_eq!(selected_transfer(&app).as_deref(), Some("handoff 2"));
+    app.update(Action::Up);
+    assert_eq!(selected_transfer(&app).as_deref(), Some("handoff 1"));
+    app.update(Action::Down);
+    assert_eq!(selected_transfer(&app).as_deref(), Some("handoff 2"));
 }
 
 /// The real binary in a pseudo-terminal: the team loop runs, Enter on the

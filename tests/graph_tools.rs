@@ -144,4 +144,48 @@ async fn an_http_tool_node_posts_its_input_and_a_failing_one_stops_the_run_node_
     assert_eq!(error.as_deref(), Some("worker_error:publish_api"));
     assert_eq!(server.requests().len(), 2, "one call each, no retry");
     assert!(!r["path"].as_array().unwrap().contains(&json!("done")));
+    assert_eq!(
+        r["outputs"].get("publish"),
+        None,
+        "a failed node has no output"
+    );
+}
+
+/// A failed activation leaves the node's earlier output: `publish` posts
+/// the first title, and fails on the second, which routes on its status
+/// to the end; `outputs.publish` is still the first post's.
+#[tokio::test]
+async fn a_failed_activation_leaves_the_nodes_earlier_output() {
+    let server = Loopback::serve(|request, _| {
+        let sent: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        if sent["title"] == "Q3 report" {
+            Reply::json(200, &json!({"published": true}))
+        } else {
+            Reply::text(500, "unexpected")
+        }
+    });
+    let mut document = publishing(json!({"description": "publishes",
+                                         "http": {"url": format!("{}/post", server.base_url)}}));
+    document["graph"]["nodes"][0]["max_visits"] = json!(2);
+    document["graph"]["edges"] = json!([
+        {"from": "plan", "to": "publish"},
+        {"from": "publish", "to": "plan", "when": {"all": [{"status": "ok"}, {"visits": "plan", "lt": 2}]}},
+        {"from": "publish", "to": "done", "default": true}
+    ]);
+    document["provider"]["turns"]["plan"] = json!([{"title": "Q3 report"}, {"title": "Q4"}]);
+    let (outcome, events) =
+        common::run(common::scenario(&document), LaunchOptions::default()).await;
+    let r = outcome.result.value().clone();
+    assert_eq!(r["stop_reason"], "completed", "{r:#}");
+    assert_eq!(r["visits"]["publish"], 2);
+    let failed = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Pattern(PatternEvent::Graph(GraphEvent::NodeFinished {
+            node, error: Some(_), ..
+        })) if node == "publish")
+    });
+    assert!(failed, "the second post failed");
+    assert_eq!(
+        r["outputs"]["publish"]["result"],
+        json!({"published": true})
+    );
 }

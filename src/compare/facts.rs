@@ -9,7 +9,6 @@ use crate::bus::cassette::ForkedFrom;
 use crate::bus::figures::{self, ANSWER, FAILED_TASKS, Figures, Shape, TASKS};
 use crate::bus::{CallOutcome, Event, EventKind, RunStatus, RunSummary, TokenUsage};
 use crate::scenario::{PatternKind, Scenario};
-use crate::stop::StopReason;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
@@ -35,7 +34,9 @@ pub struct RunFacts {
     /// Whether the run's finish is among them.
     pub(crate) finished: bool,
     pub(crate) status: Option<RunStatus>,
-    pub(crate) stop_reason: Option<StopReason>,
+    /// The stop reason as the run's own result writes it (a graph's
+    /// finished run `completed`, not `success`).
+    pub(crate) stop_reason: Option<String>,
     pub(crate) phase: Option<String>,
     /// The run's result in types (decision, health, answer, final agent,
     /// partial and degraded, counts), once it finished.
@@ -172,7 +173,7 @@ impl RunFacts {
             } => {
                 self.finished = true;
                 self.status = Some(*status);
-                self.stop_reason = Some(stop_reason.clone());
+                self.stop_reason = Some(crate::patterns::stop_word(self.pattern, stop_reason));
                 self.phase = phase.clone();
                 self.summary = Some(summary.as_ref().clone());
                 self.partial = *status == RunStatus::Ok && summary.falls_short();

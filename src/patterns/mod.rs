@@ -118,6 +118,17 @@ pub(crate) fn explain(pattern: PatternKind, reason: &StopReason, facts: &StopFac
     (runner(pattern).explain_stop)(reason, facts).unwrap_or_else(|| reason.explain(facts))
 }
 
+/// A run of `pattern`'s stop reason as its result document writes it: a
+/// graph's run that reached its end says `completed`; every other reason
+/// (and every other pattern's) is its name. What `compare` shows, so that
+/// a run reads the same there as in its own result.
+pub(crate) fn stop_word(pattern: PatternKind, reason: &StopReason) -> String {
+    match (pattern, reason) {
+        (PatternKind::Graph, StopReason::Success) => "completed".to_string(),
+        _ => reason.to_string(),
+    }
+}
+
 pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
     (runner(ctx.scenario.pattern).run)(ctx).await
 }

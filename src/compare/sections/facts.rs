@@ -101,7 +101,8 @@ fn flag_changes(f: &RunFacts) -> Vec<Cell> {
     })
 }
 
-/// How the run ended: its status and stop reason.
+/// How the run ended: its status and stop reason, as its own result
+/// writes it (a graph's finished run `completed`).
 fn outcome(f: &RunFacts) -> Vec<Cell> {
     match (&f.status, &f.stop_reason) {
         (Some(status), Some(reason)) => vec![Cell::toned(

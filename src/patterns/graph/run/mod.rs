@@ -26,6 +26,7 @@ use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::agent::NodeTurns;
 use crate::patterns::{RunContext, RunOutcome};
 use crate::provider::prompts::{Prompt, compiled_in};
+use crate::provider::shared_facts::SharedFacts;
 use crate::scenario::{DEFAULT_MAX_SECONDS, JsonPath, Scenario};
 use crate::stop::StopReason;
 use indexmap::IndexMap;
@@ -52,6 +53,10 @@ pub(super) struct Desk<'a> {
     /// `resilience` section gives them retries and timeouts).
     policy: ToolPolicy,
     dispatch: DispatchLimits,
+    /// Each node's fields and contract, built once for all its calls.
+    calls: Vec<output::NodeCall>,
+    /// The scenario's shared facts, written once for every call.
+    shared: SharedFacts,
 }
 
 /// A running node's step, visit, and the tokens and dollars its spender
@@ -105,6 +110,12 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
             timeout_from: TimeoutFrom::Deadline,
         },
         dispatch: DispatchLimits::unmetered(),
+        calls: shape
+            .nodes
+            .iter()
+            .map(|n| output::NodeCall::of(&n.spec))
+            .collect(),
+        shared: SharedFacts::new(node::SHARED, &scenario.context),
     };
     let mut machine = Machine::new(&shape, spec.on_unmatched(), json!({"goal": goal}));
     let mut walk = Walk {
@@ -230,10 +241,7 @@ impl Desk<'_> {
             .zip(&walk.outputs)
             .filter_map(|(n, o)| Some((n.id.clone(), o.clone()?)))
             .collect();
-        let stop_reason = match &reason {
-            StopReason::Success => "completed".to_string(),
-            other => other.to_string(),
-        };
+        let stop_reason = crate::patterns::stop_word(crate::scenario::PatternKind::Graph, &reason);
         let mut summary = RunSummary::default();
         // The answer: what the last end node reached was reached with.
         let answer = walk
@@ -274,7 +282,7 @@ impl Desk<'_> {
 
 /// A machine's stop as the run's reason, with the details the result
 /// gives of it.
-fn stop_of(halt: Halt) -> (StopReason, Option<Value>) {
+pub(super) fn stop_of(halt: Halt) -> (StopReason, Option<Value>) {
     match halt {
         Halt::Completed => (StopReason::Success, None),
         Halt::MaxSteps { limit } => (

@@ -5,7 +5,7 @@
 //! team run nested (`team.rs`), a join's or an end's input passed on.
 //! Each says how it ended and what its model calls used.
 
-use super::output::{check, contract, fields_json, fields_of};
+use super::output::check;
 use super::{Desk, NODE_PROMPT};
 use crate::bus::GatePoint;
 use crate::gateway::{CallError, Check, ToolCall};
@@ -13,7 +13,6 @@ use crate::patterns::events::{GraphEvent, PatternEvent};
 use crate::patterns::graph::shape::{Kind, NodeId};
 use crate::patterns::graph::sim::{GraphSim, NODE_KEY, OUTPUT_KEY};
 use crate::patterns::in_flight::InFlight;
-use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelRequest, Purpose};
 use crate::stop::StopReason;
 use serde_json::{Value, json};
@@ -39,7 +38,7 @@ pub(super) enum Outcome {
 
 /// The payload's key the scenario's `context` stands at, as a team's
 /// agents are given it.
-const SHARED: &str = "shared_context";
+pub(super) const SHARED: &str = "shared_context";
 
 pub(super) type Activation<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
 
@@ -79,8 +78,8 @@ impl Desk<'_> {
         label: String,
         payload: Value,
     ) -> Outcome {
-        let spec = &self.shape.nodes[node].spec;
-        let fields = fields_of(spec);
+        let call = &self.calls[node];
+        let fields = &call.fields;
         let description = self
             .scenario
             .agents
@@ -95,11 +94,11 @@ impl Desk<'_> {
         // The scenario's shared facts, as every other pattern's agents are
         // told them, written in from its text as the request is sent.
         let request = ModelRequest::new(purpose, &NODE_PROMPT, payload)
-            .sharing(SharedFacts::new(SHARED, &self.scenario.context))
-            .keeping(Arc::new(contract(&fields)));
+            .sharing(self.shared.clone())
+            .keeping(Arc::clone(&call.contract));
         let verify = |output: &crate::provider::ModelOutput| {
             let mut answer = output.clone().into_json(Value::String);
-            check(&fields, &mut answer)
+            check(fields, &mut answer)
         };
         let checked = Check {
             verify: &verify,
@@ -112,7 +111,7 @@ impl Desk<'_> {
         match answer.unwrap_or(Err(CallError::Timeout)) {
             Ok(output) => {
                 let mut answer = output.into_json(Value::String);
-                match check(&fields, &mut answer) {
+                match check(fields, &mut answer) {
                     Ok(()) => Outcome::Ok {
                         output: answer,
                         answer: None,
@@ -131,7 +130,7 @@ impl Desk<'_> {
         let id = &self.shape.nodes[node].id;
         let payload = json!({
             NODE_KEY: id, "goal": self.goal, SHARED: null, "input": input, "state": state,
-            OUTPUT_KEY: fields_json(&fields_of(&self.shape.nodes[node].spec)),
+            OUTPUT_KEY: self.calls[node].shown.clone(),
         });
         self.ask_model(node, agent, format!("node:{id}"), payload)
             .await
@@ -180,7 +179,7 @@ impl Desk<'_> {
         let parallel = self.shape.nodes[node].spec.max_parallel;
         let parallel = parallel.unwrap_or(crate::patterns::graph::spec::DEFAULT_MAX_PARALLEL);
         let parallel = usize::try_from(parallel.max(1)).unwrap_or(usize::MAX);
-        let fields = fields_json(&fields_of(&self.shape.nodes[node].spec));
+        let fields = &self.calls[node].shown;
         let mut running = InFlight::new(items.len());
         let mut results: Vec<Option<Value>> = vec![None; items.len()];
         let (mut next, mut done, mut failed) = (0, 0u32, 0u32);

@@ -3,6 +3,7 @@
 //! one broken graph per finding.
 
 mod classes;
+mod decided;
 mod joins;
 mod tools;
 

@@ -28,7 +28,7 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     let graph = Graph::new(scenario);
     graph.cycles(problems);
     graph.depth(scenario, problems);
-    graph.unused(problems);
+    graph.unused(scenario.graph.is_some(), problems);
 }
 
 /// The `{"team": …}` members of the scenario's own part (`team` `None`) or
@@ -315,8 +315,9 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// An error for each team no coordinator of the scenario reaches.
-    fn unused(&self, problems: &mut Vec<Problem>) {
+    /// An error for each team no coordinator of the scenario reaches (nor,
+    /// in a graph scenario, `in_graph`, any of its team nodes).
+    fn unused(&self, in_graph: bool, problems: &mut Vec<Problem>) {
         let mut reached = vec![false; self.names.len()];
         let mut todo = vec![0usize];
         reached[0] = true;
@@ -330,13 +331,19 @@ impl<'a> Graph<'a> {
         }
         for (i, name) in self.names.iter().enumerate().skip(1) {
             if !reached[i] {
-                problems.push(Problem::at_key(
-                    JsonPath::root().key("teams").key(name),
+                let name = Value::from(*name);
+                let words = if in_graph {
                     format!(
-                        "team {} is not a member of any coordinator of this scenario: name it in a coordinator's agents as {{\"team\": {}}}, or remove it",
-                        Value::from(*name),
-                        Value::from(*name)
-                    ),
+                        "team {name} is run by no node of this graph (nor by a coordinator of a team it runs): name it in a node of graph.nodes as {{\"id\": …, \"team\": {name}}}, or remove it"
+                    )
+                } else {
+                    format!(
+                        "team {name} is not a member of any coordinator of this scenario: name it in a coordinator's agents as {{\"team\": {name}}}, or remove it"
+                    )
+                };
+                problems.push(Problem::at_key(
+                    JsonPath::root().key("teams").key(self.names[i]),
+                    words,
                 ));
             }
         }

@@ -51,8 +51,7 @@ impl Unit for SwarmUnit {
     }
 
     fn navigate(&self, selection: &mut ListView, action: Action, chain: &Chain, page: usize) {
-        let rows = swarm::list_rows(page);
-        selection.navigate(action, &list::handoffs(chain), rows, &[]);
+        swarm::navigate(selection, action, chain, page);
     }
 
     fn find(

@@ -10,7 +10,7 @@ use super::list;
 use super::state::{Chain, HandoffView, ToolCallView};
 use crate::bus::RunStatus;
 use crate::sanitize::clean;
-use crate::tui::keymap::PaneId;
+use crate::tui::keymap::{Action, PaneId};
 use crate::tui::patterns::unit::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
@@ -40,6 +40,13 @@ pub(super) fn wanted_height(chain: &Chain) -> u16 {
 /// about: the chain, the holder and the window take the rest.
 pub(super) fn list_rows(height: usize) -> usize {
     height.saturating_sub(3).max(1)
+}
+
+/// A key in a swarm's chain pane `page` rows tall: `j`/`k` and the rest
+/// move along its transfers (as the swarm's own run does, and a team
+/// node's swarm in a graph).
+pub(crate) fn navigate(list: &mut ListView, action: Action, chain: &Chain, page: usize) {
+    list.navigate(action, &super::list::handoffs(chain), list_rows(page), &[]);
 }
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {

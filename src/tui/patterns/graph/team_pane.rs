@@ -4,7 +4,8 @@
 //! team's chain is folded under it from the team's events, which name
 //! their agents by the visit's path), and the team's own pane, which
 //! `Enter` on the node opens in place of the graph: a coordinator team's
-//! member calls, a swarm's chain, as the team's own run draws them.
+//! member calls, a swarm's chain, as the team's own run draws them, `j`/`k`
+//! moving along its member calls or its transfers as there.
 //! `←`/`→` go through the visits, `Esc` returns to the graph.
 
 use super::state::GraphFold;
@@ -14,6 +15,8 @@ use crate::tui::keymap::Action;
 use crate::tui::patterns::chain::members_view::MembersView;
 use crate::tui::patterns::chain::nested;
 use crate::tui::patterns::chain::state::{Chain, MemberState};
+use crate::tui::patterns::chain::swarm;
+use crate::tui::selection::ListView;
 use std::sync::Arc;
 
 /// The team pane opened on a team node.
@@ -24,6 +27,8 @@ pub(crate) struct TeamPane {
     /// latest.
     visit: Option<usize>,
     pub(super) members: MembersView,
+    /// A swarm team's transfers, as its own run's pane selects them.
+    pub(super) chain: ListView,
 }
 
 impl TeamPane {
@@ -51,14 +56,20 @@ impl TeamPane {
             Action::Left => self.visit = Some(at.saturating_sub(1)),
             Action::Right => self.visit = Some((at + 1).min(runs.saturating_sub(1))),
             other => {
-                if let Some(team) = chain.members.get(at).and_then(|c| c.team.as_deref()) {
+                let Some(team) = chain.members.get(at).and_then(|c| c.team.as_deref()) else {
+                    return;
+                };
+                if team.pattern == "coordinator" {
                     self.members.navigate(other, &team.chain, page);
+                } else {
+                    swarm::navigate(&mut self.chain, other, &team.chain, page);
                 }
                 return;
             }
         }
         if self.visit != Some(at) {
             self.members = MembersView::default();
+            self.chain = ListView::default();
         }
     }
 }

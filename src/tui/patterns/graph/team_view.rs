@@ -6,7 +6,6 @@ use super::state::GraphFold;
 use super::team_pane::TeamPane;
 use crate::tui::patterns::chain::{members, swarm};
 use crate::tui::patterns::unit::Seen;
-use crate::tui::selection::ListView;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -44,6 +43,6 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, fold: &GraphFold, pane: &TeamP
     if team.pattern == "coordinator" {
         members::draw(frame, body, &team.chain, &pane.members, seen);
     } else {
-        swarm::draw(frame, body, &team.chain, &ListView::default(), seen);
+        swarm::draw(frame, body, &team.chain, &pane.chain, seen);
     }
 }
