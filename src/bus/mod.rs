@@ -231,7 +231,7 @@ fn scrubbed(kind: EventKind) -> EventKind {
     if !crate::secrets::is_active() {
         return kind;
     }
-    let Ok(text) = serde_json::to_string(&kind) else {
+    let Some(text) = json_text(&kind) else {
         return kind;
     };
     if !crate::secrets::json_holds_secret(&text) {
@@ -247,6 +247,27 @@ fn scrubbed(kind: EventKind) -> EventKind {
     // Every event reads back from its JSON, as a replay reads it: its only
     // float outside a JSON value is a validated (finite) confidence.
     serde_json::from_value(value).unwrap_or(kind)
+}
+
+/// `value` as JSON text in a buffer of exactly its size: counted first,
+/// then written, so that a 50 MB event costs 50 MB once, not a buffer
+/// doubled on the way there.
+fn json_text<T: serde::Serialize>(value: &T) -> Option<String> {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value).ok()?;
+    let mut text = Vec::with_capacity(count.0);
+    serde_json::to_writer(&mut text, value).ok()?;
+    String::from_utf8(text).ok()
 }
 
 #[cfg(test)]

@@ -92,7 +92,10 @@ mod tests {
     #[test]
     fn a_secret_is_found_in_strings_and_keys_whatever_their_escapes() {
         let s = scrubber();
-        assert!(holds_secret(&s, r#"{"a": [1, {"b": "key sk-find-Qw3Er5Ty7Ui9"}]}"#));
+        assert!(holds_secret(
+            &s,
+            r#"{"a": [1, {"b": "key sk-find-Qw3Er5Ty7Ui9"}]}"#
+        ));
         assert!(holds_secret(&s, r#"{"sk-find-Qw3Er5Ty7Ui9": 1}"#));
         // Escaped characters are decoded before looking.
         assert!(holds_secret(&s, r#"["sk-find-\u0051w3Er5Ty7Ui9"]"#));
@@ -105,7 +108,10 @@ mod tests {
         let s = scrubber();
         let numbers = format!("{{\"xs\": [{}1]}}", "1,".repeat(100_000));
         assert!(!holds_secret(&s, &numbers));
-        assert!(!holds_secret(&s, r#"{"a": "plain", "b": null, "c": true, "d": -1.5}"#));
+        assert!(!holds_secret(
+            &s,
+            r#"{"a": "plain", "b": null, "c": true, "d": -1.5}"#
+        ));
         assert!(holds_secret(&s, "{not json"), "unsure means look closer");
         assert!(holds_secret(&s, "1 2"), "trailing text means look closer");
         let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));

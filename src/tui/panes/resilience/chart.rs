@@ -343,6 +343,10 @@ mod tests {
         assert_eq!(all.scale, "100%");
         // The figure's top row names the scale, never 100% for a quiet tool.
         let rows = figure_rows(&quiet, &[], 2);
-        assert!(rows[0].to_string().starts_with("errors  none ┤"), "{}", rows[0]);
+        assert!(
+            rows[0].to_string().starts_with("errors  none ┤"),
+            "{}",
+            rows[0]
+        );
     }
 }
