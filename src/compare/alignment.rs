@@ -45,6 +45,13 @@ pub trait CompareRules: Sync {
     /// summary says nothing of the kind, and the run reads as answered or
     /// not.
     fn came_to(&self, summary: &RunSummary) -> Option<Cell>;
+
+    /// A finished run's stop in the words of the run's own result
+    /// document: the stop reason as written, unless the pattern words it
+    /// otherwise (a finished graph run is `completed`).
+    fn stop_word(&self, reason: &crate::stop::StopReason) -> String {
+        reason.to_string()
+    }
 }
 
 /// Each pattern's rules, as the patterns register them (`compare_rules`

@@ -37,6 +37,10 @@ pub struct RunFacts {
     /// The stop reason as the run's own result writes it (a graph's
     /// finished run `completed`, not `success`).
     pub(crate) stop_reason: Option<String>,
+    /// The stop as the run's events carry it, worded by the pattern's
+    /// rules into `stop_reason` once the run's pattern is known.
+    #[serde(skip)]
+    stop: Option<crate::stop::StopReason>,
     pub(crate) phase: Option<String>,
     /// The run's result in types (decision, health, answer, final agent,
     /// partial and degraded, counts), once it finished.
@@ -101,6 +105,7 @@ impl RunFacts {
             finished: false,
             status: None,
             stop_reason: None,
+            stop: None,
             phase: None,
             summary: None,
             partial: false,
@@ -115,6 +120,7 @@ impl RunFacts {
             facts.apply(event);
         }
         let rules = rules(facts.pattern);
+        facts.stop_reason = facts.stop.as_ref().map(|reason| rules.stop_word(reason));
         facts.figures = rules.figures();
         facts.came_to = facts.summary.as_ref().and_then(|s| rules.came_to(s));
         facts
@@ -173,7 +179,7 @@ impl RunFacts {
             } => {
                 self.finished = true;
                 self.status = Some(*status);
-                self.stop_reason = Some(crate::patterns::stop_word(self.pattern, stop_reason));
+                self.stop = Some(stop_reason.clone());
                 self.phase = phase.clone();
                 self.summary = Some(summary.as_ref().clone());
                 self.partial = *status == RunStatus::Ok && summary.falls_short();

@@ -261,6 +261,10 @@ impl CompareRules for Rules {
         Alignment::new(align(a, b))
     }
 
+    fn stop_word(&self, reason: &crate::stop::StopReason) -> String {
+        crate::patterns::stop_word(crate::scenario::PatternKind::Graph, reason)
+    }
+
     fn figures(&self) -> &'static Figures {
         &super::figures::FIGURES
     }
