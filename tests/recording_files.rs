@@ -44,6 +44,7 @@ fn dashboard(
         LaunchSettings {
             runs_dir: Some(runs.to_path_buf()),
             named_at: Some(at),
+            clock: Some(conclave::clock::ClockMode::Virtual),
             ..LaunchSettings::default()
         },
     );

@@ -40,6 +40,7 @@ async fn live_app(scenario: &Path, runs_dir: &Path) -> (App, PathBuf) {
         hub,
         conclave::tui::world::LaunchSettings {
             runs_dir: Some(runs_dir.to_path_buf()),
+            clock: Some(conclave::clock::ClockMode::Virtual),
             ..Default::default()
         },
     );

@@ -567,6 +567,7 @@ async fn q_asks_before_cancelling_a_live_run() {
         hub,
         conclave::tui::world::LaunchSettings {
             start_paused: true,
+            clock: Some(conclave::clock::ClockMode::Virtual),
             ..Default::default()
         },
     );

@@ -145,6 +145,8 @@ pub(super) fn new_world(hub: Hub, opening: &Opening, remote: Option<RemoteSource
         link: opening.link.cloned(),
         exporter: opening.exporter.cloned(),
         named_at: None,
+        // The system's clock: a person watches the run.
+        clock: None,
     };
     let mut world = World::new(hub, settings);
     if let Some(source) = remote {

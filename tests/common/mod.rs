@@ -196,9 +196,17 @@ pub fn carry(
     }
 }
 
-/// A world launching on `hub` as the dashboard does by default.
+/// A world launching on `hub` as the dashboard does by default, but on
+/// tokio's clock, which the tests' paused runtime advances without
+/// waiting.
 pub fn world(hub: Hub) -> conclave::tui::world::World {
-    conclave::tui::world::World::new(hub, Default::default())
+    conclave::tui::world::World::new(
+        hub,
+        conclave::tui::world::LaunchSettings {
+            clock: Some(conclave::clock::ClockMode::Virtual),
+            ..Default::default()
+        },
+    )
 }
 
 /// `recording` written again to `out` with each event changed by `change`

@@ -32,6 +32,11 @@ pub struct LaunchSettings {
     /// The time recordings are named after, over the clock's: one instant
     /// for several launches, as two dashboards started in one second.
     pub named_at: Option<jiff::Timestamp>,
+    /// The clock runs launched here run on: the system's (`None`, the
+    /// dashboard's), or tokio's, which a test's paused runtime advances
+    /// without waiting (a real clock under a paused runtime waits the
+    /// run's whole time on the wall).
+    pub clock: Option<ClockMode>,
 }
 
 impl World {
@@ -90,7 +95,13 @@ impl World {
             record: recording,
             record_mode,
             start_paused: self.settings.start_paused,
-            clock: Some(ClockMode::Real),
+            clock: match self.settings.clock {
+                // A run that reaches the world (programs, servers, pages)
+                // keeps the clock the engine picks for it.
+                Some(ClockMode::Virtual) if launch.scenario.has_real_calls() => None,
+                Some(mode) => Some(mode),
+                None => Some(ClockMode::Real),
+            },
             source: launch.source.clone(),
             provider,
             allow_exec: launch.allow_exec,

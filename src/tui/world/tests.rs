@@ -15,7 +15,7 @@ fn checkout() -> Launch {
 #[test]
 fn a_file_is_written_whole_or_the_app_is_told_why_not() {
     let dir = tempfile::tempdir().unwrap();
-    let mut world = World::new(Hub::new(16), LaunchSettings::default());
+    let mut world = World::new(Hub::new(16), virtual_settings());
     let path = dir.path().join("out.json");
     let done = world.carry_out(Effect::Write {
         path: path.clone(),
@@ -46,7 +46,7 @@ async fn a_launch_starts_an_engine_that_takes_commands_until_the_world_finishes_
         hub,
         LaunchSettings {
             start_paused: true,
-            ..LaunchSettings::default()
+            ..virtual_settings()
         },
     );
     let done = world.carry_out(Effect::Launch {
@@ -96,7 +96,7 @@ fn a_launch_that_cannot_record_is_told_with_its_name() {
         .build()
         .unwrap();
     let _in_runtime = runtime.enter();
-    let mut world = World::new(Hub::new(16), LaunchSettings::default());
+    let mut world = World::new(Hub::new(16), virtual_settings());
     let mut launch = checkout();
     launch.record = Some(dir.path().join("no-such-folder").join("run.jsonl"));
     let done = world.carry_out(Effect::Restart {
@@ -156,7 +156,7 @@ fn a_fork_of_a_recording_made_before_cassettes_does_not_start_and_says_why() {
         seed: None,
         edits: Vec::new(),
     });
-    let mut world = World::new(Hub::new(16), LaunchSettings::default());
+    let mut world = World::new(Hub::new(16), virtual_settings());
     let done = world.carry_out(Effect::Launch {
         run: 1,
         launch: fork,
@@ -166,4 +166,13 @@ fn a_fork_of_a_recording_made_before_cassettes_does_not_start_and_says_why() {
     };
     assert!(why.contains("older than cassettes"), "{why}");
     assert!(world.engines.is_empty(), "no engine started");
+}
+
+/// Settings whose runs go on tokio's clock, which a paused test runtime
+/// advances without waiting on the wall.
+fn virtual_settings() -> LaunchSettings {
+    LaunchSettings {
+        clock: Some(crate::clock::ClockMode::Virtual),
+        ..LaunchSettings::default()
+    }
 }
