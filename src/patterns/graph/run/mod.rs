@@ -33,6 +33,7 @@ use indexmap::IndexMap;
 use node::Outcome;
 use serde_json::{Value, json};
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The system prompt of an agent node's call (and of a map's items).
@@ -54,7 +55,7 @@ pub(super) struct Desk<'a> {
     policy: ToolPolicy,
     dispatch: DispatchLimits,
     /// Each node's fields and contract, built once for all its calls.
-    calls: Vec<output::NodeCall>,
+    calls: Vec<Arc<output::NodeCall>>,
     /// The scenario's shared facts, written once for every call.
     shared: SharedFacts,
 }
@@ -89,11 +90,10 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
         gateway,
         ..
     } = ctx;
-    let spec = scenario
-        .graph
-        .clone()
-        .unwrap_or_else(|| unreachable!("a graph scenario without its graph is refused at load"));
-    let shape = compile(&spec, &JsonPath::root().key("graph"))
+    let Some(spec) = scenario.graph.as_ref() else {
+        unreachable!("a graph scenario without its graph is refused at load")
+    };
+    let shape = compile(spec, &JsonPath::root().key("graph"))
         .unwrap_or_else(|_| unreachable!("a graph that does not compile is refused at load"));
     let gate = SharedGate::new(&mut gate);
     let desk = Desk {
@@ -110,11 +110,7 @@ pub(crate) async fn run(ctx: RunContext) -> RunOutcome {
             timeout_from: TimeoutFrom::Deadline,
         },
         dispatch: DispatchLimits::unmetered(),
-        calls: shape
-            .nodes
-            .iter()
-            .map(|n| output::NodeCall::of(&n.spec))
-            .collect(),
+        calls: output::NodeCall::per_node(shape.nodes.iter().map(|n| &n.spec)),
         shared: SharedFacts::new(node::SHARED, &scenario.context),
     };
     let mut machine = Machine::new(&shape, spec.on_unmatched(), json!({"goal": goal}));

@@ -36,7 +36,35 @@ impl NodeCall {
             fields,
         }
     }
+
+    /// Each node's call, in node order: nodes that declare the same
+    /// `output` share one (10,000 writers of a chain build one contract).
+    pub(crate) fn per_node<'a>(specs: impl Iterator<Item = &'a NodeSpec>) -> Vec<Arc<NodeCall>> {
+        let mut built: Vec<(&IndexMap<String, FieldType>, Arc<NodeCall>)> = Vec::new();
+        specs
+            .map(|spec| {
+                // In the same order too: the payload shows the fields in it.
+                let same = built
+                    .iter()
+                    .find(|(output, _)| output.iter().eq(spec.output.iter()));
+                if let Some((_, call)) = same {
+                    return Arc::clone(call);
+                }
+                let call = Arc::new(NodeCall::of(spec));
+                // A graph of many different outputs would search a long
+                // list for each node: only the first few are kept to share.
+                if built.len() < SHARED_OUTPUTS {
+                    built.push((&spec.output, Arc::clone(&call)));
+                }
+                call
+            })
+            .collect()
+    }
 }
+
+/// How many distinct `output` declarations [`NodeCall::per_node`] keeps to
+/// share.
+const SHARED_OUTPUTS: usize = 16;
 
 /// The fields as a call's payload shows them: `{"verdict": ["approve",
 /// "revise"], "steps": "list"}`.

@@ -199,7 +199,7 @@ fn kind_of(spec: &NodeSpec, by_id: &HashMap<String, NodeId>) -> Result<Kind, Str
 /// where the section is written (`graph`).
 pub(crate) fn compile(spec: &GraphSpec, at: &JsonPath) -> Result<Shape, Vec<Problem>> {
     let mut problems = Vec::new();
-    let mut by_id = HashMap::new();
+    let mut by_id = HashMap::with_capacity(spec.nodes.len());
     for (i, node) in spec.nodes.iter().enumerate() {
         if by_id.insert(node.id.clone(), i).is_some() {
             let place = at.key("nodes").index(i).key("id");
@@ -212,7 +212,7 @@ pub(crate) fn compile(spec: &GraphSpec, at: &JsonPath) -> Result<Shape, Vec<Prob
             ));
         }
     }
-    let mut nodes = Vec::new();
+    let mut nodes = Vec::with_capacity(spec.nodes.len());
     for (i, node) in spec.nodes.iter().enumerate() {
         match kind_of(node, &by_id) {
             Ok(kind) => nodes.push(Node {
@@ -271,7 +271,7 @@ fn read_edges(
     at: &JsonPath,
     problems: &mut Vec<Problem>,
 ) -> Vec<Edge> {
-    let mut edges = Vec::new();
+    let mut edges = Vec::with_capacity(written.len());
     for (i, edge) in written.iter().enumerate() {
         let place = at.key("edges").index(i);
         let end = |key: &str, id: &String, problems: &mut Vec<Problem>| {
