@@ -302,7 +302,13 @@ fn ended(run: &RunView) -> Vec<Vec<Span<'static>>> {
         RunStatus::Stopped => theme::error(),
     };
     let mut stop = vec![Span::styled(
-        format!("stop: {}", fit(&outcome.stop_reason.to_string(), 60)),
+        format!(
+            "stop: {}",
+            fit(
+                &crate::patterns::stop_word(run.scenario.pattern, &outcome.stop_reason),
+                60
+            )
+        ),
         style,
     )];
     if partial {

@@ -115,26 +115,21 @@ fn lines(run: &RunView) -> Vec<Line<'static>> {
         RunStatus::Ok => ("finished", Style::default().fg(theme::GO)),
         RunStatus::Stopped => ("stopped", theme::error()),
     };
-    lines.push(labelled(
-        label,
-        vec![
-            Span::styled(
-                fit(
-                    &crate::patterns::explain(
-                        run.scenario.pattern,
-                        &outcome.stop_reason,
-                        &facts(state, outcome),
-                    ),
-                    300,
-                ),
-                style,
-            ),
-            Span::styled(
-                format!(" · {}", fit(&outcome.stop_reason.to_string(), 200)),
-                theme::dim(),
-            ),
-        ],
-    ));
+    let explained = crate::patterns::explain(
+        run.scenario.pattern,
+        &outcome.stop_reason,
+        &facts(state, outcome),
+    );
+    let word = crate::patterns::stop_word(run.scenario.pattern, &outcome.stop_reason);
+    let mut said = vec![Span::styled(fit(&explained, 300), style)];
+    // The stop's word, where the explanation is not that word already.
+    if explained != word {
+        said.push(Span::styled(
+            format!(" · {}", fit(&word, 200)),
+            theme::dim(),
+        ));
+    }
+    lines.push(labelled(label, said));
     // A person's notes to the table: what they decided it on.
     for note in &outcome.shown.human_notes {
         lines.push(labelled(
