@@ -125,3 +125,40 @@ fn the_live_graph_pane_steps_one_activation_and_explains_the_review() {
     session.press("q");
     assert!(session.wait_exit().success());
 }
+
+/// At 80×24 the pane has eight rows: the nodes are a list with their
+/// states, every node in reach, and the selected node's edges beside it,
+/// scrolled with PgDn.
+#[tokio::test(start_paused = true)]
+async fn a_small_screen_lists_the_nodes_and_scrolls_the_edges() {
+    let events = review_loop().await;
+    let second_review = until_start(&events, "review", 2);
+    let mut app = app_with(&second_review);
+    let shown = screen(&app, 80, 24);
+    insta::assert_snapshot!("graph_second_review_80x24", shown);
+    for node in [
+        "research", "gather", "draft", "review", "ask", "publish", "done",
+    ] {
+        assert!(
+            shown.contains(&format!(" {node} ")),
+            "{node} is listed:\n{shown}"
+        );
+    }
+    assert!(
+        shown.contains("▶ review running ×2"),
+        "the running review:\n{shown}"
+    );
+    assert!(
+        shown.contains("review→draft  verdict="),
+        "its out-edges beside the list:\n{shown}"
+    );
+    assert!(!shown.contains("┌agent"), "no boxes:\n{shown}");
+    // The page keys scroll the words, not the selection, in a small pane.
+    app.update(Action::Focus(2));
+    app.update(Action::PageDown);
+    let paged = screen(&app, 80, 24);
+    assert!(paged.contains("· review (following)"), "{paged}");
+    app.update(Action::Up);
+    let up = screen(&app, 80, 24);
+    assert!(up.contains("· draft─") || up.contains("· draft "), "{up}");
+}

@@ -380,6 +380,15 @@ async fn enter_on_a_team_node_opens_its_teams_pane() {
     app.update(Action::Left);
     let shown = screen(&app, 120, 40);
     assert!(shown.contains("visit 1 of 2, draft ·"), "{shown}");
+    // The line wraps at its words rather than losing its keys at the
+    // pane's edge, at 160 columns as at 80.
+    for width in [160, 80] {
+        let shown = screen(&app, width, 40);
+        assert!(
+            shown.contains("Esc back to the graph"),
+            "{width} columns:\n{shown}"
+        );
+    }
     app.update(Action::Close);
     let shown = screen(&app, 120, 40);
     assert!(

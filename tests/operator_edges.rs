@@ -231,7 +231,11 @@ fn two_replays_of_one_scenario_and_a_fork_say_what_each_tab_is() {
     let tabs = shown.lines().find(|l| l.contains("runs")).unwrap();
     assert!(tabs.contains("replay first.jsonl"), "{tabs}");
     assert!(tabs.contains("replay second.jsonl"), "{tabs}");
-    assert!(tabs.contains("fork of 1 at wave 2"), "{tabs}");
+    assert!(tabs.contains("fork of #1 at wave 2"), "{tabs}");
+    // Every tab has a number of its own: the fork ran as run 1 too.
+    for number in ["1 ⏸", "2 ⏸", "3 ⏸"] {
+        assert_eq!(tabs.matches(number).count(), 1, "{number:?}: {tabs}");
+    }
 }
 
 #[test]
@@ -280,7 +284,7 @@ async fn a_run_of_another_tab_asking_a_person_is_named_across_the_top() {
     let shown = of_app(&app, 120, 40);
     let top = shown.lines().next().unwrap();
     assert!(
-        top.contains("needs attention: run 3 asks a person (E to jump)"),
+        top.contains("needs attention: run 1 asks a person (E to jump)"),
         "{shown}"
     );
     press(&mut app, KeyCode::Char('E'));
@@ -571,6 +575,14 @@ async fn a_swarm_transfers_details_hold_its_agents_tool_calls_whole() {
         shown.contains("\"duplicate\": true"),
         "the result too:\n{shown}"
     );
+    assert!(shown.contains("\"message\": \""), "its message:\n{shown}");
+    // The last transfer holds what its receiver did after it.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Enter);
+    let shown = of_app(&app, 120, 40);
+    assert!(shown.contains("\"then\": {"), "{shown}");
+    assert!(shown.contains("\"holder\": \""), "{shown}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -599,4 +611,127 @@ async fn a_pause_asked_for_in_the_research_synthesis_says_no_gate_is_left() {
         let shown = of_app(&app, 160, 48);
         assert!(shown.contains(said), "{phase:?}:\n{shown}");
     }
+}
+
+/// The orchestrator's gates are its waves and its retries: while a task may
+/// still retry, a pause waits for that gate; once the retried task runs
+/// its last attempt and no task waits to start, none is left.
+#[tokio::test(start_paused = true)]
+async fn a_pause_asked_for_at_the_orchestrators_last_retry_says_no_gate_is_left() {
+    let (_, events) = common::run(
+        common::shipped("morning_ops_report.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let events: Vec<Arc<Event>> = events.into_iter().map(Arc::new).collect();
+    let attempt_of_payments = |e: &Event| match &e.kind {
+        EventKind::AttemptStarted {
+            worker, attempt, ..
+        } if worker == "payments_worker" => Some(*attempt),
+        _ => None,
+    };
+    for (attempt, said) in [(1, "PAUSING…"), (2, "NO GATE LEFT")] {
+        let at = events
+            .iter()
+            .position(|e| attempt_of_payments(e) == Some(attempt))
+            .unwrap();
+        let mut app = App::new(AppOptions::default());
+        app.add_from_events(&events[..=at], None).unwrap();
+        press(&mut app, KeyCode::Char(' '));
+        let shown = of_app(&app, 160, 48);
+        assert!(shown.contains(said), "attempt {attempt}:\n{shown}");
+    }
+}
+
+/// A run that stopped on a failed model call in another tab is named
+/// across the top until the user has shown it once.
+#[tokio::test(start_paused = true)]
+async fn a_stopped_run_leaves_the_attention_line_once_it_was_shown() {
+    use conclave::bus::RunStatus;
+    let (_, events) = common::run(
+        common::shipped("checkout_v2_launch.json"),
+        LaunchOptions::default(),
+    )
+    .await;
+    let run = |run: u32| {
+        events
+            .iter()
+            .map(move |e| Arc::new(Event { run, ..e.clone() }))
+    };
+    let (finished, before): (Vec<Arc<Event>>, Vec<Arc<Event>>) =
+        run(3).partition(|e| matches!(e.kind, EventKind::RunFinished { .. }));
+    let mut stopped = (*finished[0]).clone();
+    let EventKind::RunFinished {
+        status,
+        stop_reason,
+        error,
+        ..
+    } = &mut stopped.kind
+    else {
+        unreachable!()
+    };
+    *status = RunStatus::Stopped;
+    *stop_reason = serde_json::from_value(serde_json::json!("llm_unavailable")).unwrap();
+    *error = Some("the endpoint answered 503".into());
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&before, None).unwrap();
+    app.add_from_events(&run(4).collect::<Vec<_>>(), None)
+        .unwrap();
+    app.apply(Arc::new(stopped));
+    let top = |app: &App| of_app(app, 120, 40).lines().next().unwrap().to_string();
+    assert!(
+        top(&app).contains("needs attention: run 1 stopped: llm_unavailable"),
+        "{}",
+        top(&app)
+    );
+    press(&mut app, KeyCode::Char('E'));
+    assert_eq!(app.runs.selected, 0, "E shows the stopped run");
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.runs.selected, 1);
+    assert!(
+        !of_app(&app, 120, 40).contains("needs attention"),
+        "seen once, the stop no longer calls:\n{}",
+        of_app(&app, 120, 40)
+    );
+}
+
+/// Two runs of one scenario say what tells them apart: their seeds, and
+/// `live` only while a run goes on.
+#[tokio::test(start_paused = true)]
+async fn twin_tabs_say_their_seeds_and_live_only_while_running() {
+    let run = |seed: u64| async move {
+        let (_, events) = common::run(
+            common::shipped("checkout_v2_launch.json"),
+            LaunchOptions {
+                seed: Some(seed),
+                ..LaunchOptions::default()
+            },
+        )
+        .await;
+        events
+            .into_iter()
+            .map(Arc::new)
+            .collect::<Vec<Arc<Event>>>()
+    };
+    let (first, second) = (run(7).await, run(8).await);
+    let running: Vec<Arc<Event>> = second
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::RunFinished { .. }))
+        .map(|e| {
+            Arc::new(Event {
+                run: 2,
+                ..(**e).clone()
+            })
+        })
+        .collect();
+    let mut app = App::new(AppOptions::default());
+    app.add_from_events(&first, None).unwrap();
+    app.add_from_events(&running, None).unwrap();
+    let shown = of_app(&app, 200, 40);
+    let tabs = shown.lines().find(|l| l.contains("runs")).unwrap();
+    assert!(tabs.contains("1 ✓ checkout_v2_launch · seed 7 │"), "{tabs}");
+    assert!(
+        tabs.contains("2 ▶ checkout_v2_launch · seed 8 · live │"),
+        "{tabs}"
+    );
 }

@@ -49,6 +49,8 @@ const ROUNDS: Scope = Scope::Unit(UnitKeys::RoundTable);
 const WORKERS: Scope = Scope::Unit(UnitKeys::Workers);
 const MEMBERS: Scope = Scope::Unit(UnitKeys::Members);
 const GRAPH: Scope = Scope::Unit(UnitKeys::Graph);
+/// The label of a dialog's typing, a row of help with no key of its own.
+pub(crate) const TYPING: &str = "letters";
 const TOOLS: Scope = Scope::Pane(PaneId::Resilience);
 const RUNS: Scope = Scope::Pane(PaneId::Runs);
 const PICKER: Scope = Scope::Overlay(OverlayKind::Picker);
@@ -120,6 +122,9 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('+'), key('=')], label: "+", action: Action::ZoomIn, help: "zoom in: boxes", scope: GRAPH },
     Binding { keys: &[key('-')], label: "-", action: Action::ZoomOut, help: "zoom out: one line a node", scope: GRAPH },
     Binding { keys: &[key('v')], label: "v", action: Action::Show, help: "boxes/lines (in a replay too)", scope: GRAPH },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "the node's activations; on a team node that ran, its team's own pane (←/→ its visits, Esc back to the graph)", scope: GRAPH },
+    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "a page of layers up; in a small pane (80×24), scroll the edges explained", scope: GRAPH },
+    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "a page of layers down; in a small pane, scroll the edges explained", scope: GRAPH },
     Binding { keys: &[key('/')], label: "/", action: Action::Search, help: "search", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear", scope: Scope::Pane(TABLE) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Details, help: "JSON", scope: Scope::Pane(TABLE) },
@@ -209,6 +214,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key(' ')], label: "space", action: Action::Toggle, help: "turn flag", scope: FORK },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "fork", scope: FORK },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: FORK },
+    Binding { keys: &[], label: TYPING, action: Action::Confirm, help: "on the goal, model or edit row: type it (Backspace deletes, ←/→ move)", scope: FORK },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "clear filter", scope: Scope::Overlay(OverlayKind::Filter) },
     Binding { keys: &[key('p')], label: "p", action: Action::Pin, help: "pin run", scope: Scope::Everywhere },
     Binding { keys: &[key('c')], label: "c", action: Action::Compare, help: "compare with pinned", scope: Scope::Everywhere },
@@ -219,6 +225,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[code(KeyCode::Down), code(KeyCode::Tab)], label: "↓", action: Action::Down, help: "next answer", scope: Scope::Overlay(OverlayKind::Decide) },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "answer (with the note typed)", scope: Scope::Overlay(OverlayKind::Decide) },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "later: the run waits (d reopens)", scope: Scope::Overlay(OverlayKind::Decide) },
+    Binding { keys: &[], label: TYPING, action: Action::Confirm, help: "a note to go with the answer (Backspace deletes)", scope: Scope::Overlay(OverlayKind::Decide) },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: Scope::Overlay(OverlayKind::Details) },
     Binding { keys: &[key('y')], label: "y", action: Action::Copy, help: "copy JSON", scope: COMPARE },
     Binding { keys: &[key('w')], label: "w", action: Action::Write, help: "write (.json or .md)", scope: COMPARE },

@@ -67,6 +67,12 @@ const WIDE: u16 = 120;
 const LOG_MIN: u16 = 5;
 /// The fewest rows the pattern pane gets when there are that many.
 const PATTERN_MIN: u16 = 6;
+/// On a narrow screen, the rows below the pattern pane it leaves to the
+/// log and the resilience strip (up to half the body): the log keeps at
+/// least seven of them, five events, at 80×24.
+const BOTTOM_NARROW: u16 = 10;
+/// The log's rows the strip never takes on a narrow screen.
+const LOG_NARROW: u16 = 7;
 
 impl Areas {
     pub(crate) fn compute(area: Rect, wanted: &Wanted) -> Areas {
@@ -170,7 +176,9 @@ fn wide(body: Rect, wanted: &Wanted) -> (Rect, Rect, Rect, Rect) {
 /// The pattern pane, the resilience strip under it, and the log and the
 /// result side by side below. The pattern pane takes its rows up to three
 /// fifths of the body, less what the result's row needs (up to two
-/// fifths); the strip takes what the log and result can spare.
+/// fifths) and never the ten rows (up to half the body) kept for the
+/// strip and a log of five events; the strip takes what the log and
+/// result can spare.
 fn narrow(body: Rect, wanted: &Wanted) -> (Rect, Rect, Rect, Rect) {
     let side_by_side = body.width >= 60;
     let result_width = if side_by_side {
@@ -183,7 +191,10 @@ fn narrow(body: Rect, wanted: &Wanted) -> (Rect, Rect, Rect, Rect) {
     } else {
         (wanted.result)(result_width).saturating_mul(2)
     };
-    let bottom_needs = result_rows.max(LOG_MIN).min(body.height * 2 / 5);
+    let bottom_needs = result_rows
+        .max(LOG_MIN)
+        .min(body.height * 2 / 5)
+        .max(BOTTOM_NARROW.min(body.height / 2));
     let top_rows = wanted
         .pattern
         .min(body.height.saturating_mul(3) / 5)
@@ -192,11 +203,11 @@ fn narrow(body: Rect, wanted: &Wanted) -> (Rect, Rect, Rect, Rect) {
     let [top, bottom] =
         Layout::vertical([Constraint::Length(top_rows), Constraint::Min(0)]).areas(body);
     // The strip takes at most a fifth of the body, and never the log's and
-    // result's last five rows.
+    // result's last seven rows.
     let strip = wanted
         .strip
         .min((body.height / 5).max(2))
-        .min(bottom.height.saturating_sub(5));
+        .min(bottom.height.saturating_sub(LOG_NARROW));
     let [resilience, rest] =
         Layout::vertical([Constraint::Length(strip), Constraint::Min(0)]).areas(bottom);
     let [log, result] = if side_by_side {
@@ -310,8 +321,8 @@ mod tests {
         // two fifths of the body, and the pattern pane yields that much.
         let screen = Rect::new(0, 0, 80, 24);
         let areas = Areas::compute(screen, &Wanted::fixed(12, &endless, 4));
-        assert_eq!(areas.pattern.height, 12);
-        assert_eq!(areas.result.height, 20 - 12 - 3);
+        assert_eq!(areas.pattern.height, 10);
+        assert_eq!(areas.result.height, 20 - 10 - 3);
         let areas = Areas::compute(screen, &Wanted::fixed(10, &short, 4));
         assert_eq!(areas.pattern.height, 10);
     }
@@ -355,7 +366,22 @@ mod tests {
             assert_eq!(with.resilience.y, with.pattern.bottom());
             assert_eq!(with.resilience.width, 80);
             assert_eq!(with.resilience.height, tools_shown + 1);
-            assert!(with.log.height >= 5, "{:?}", with.log);
+            assert!(with.log.height >= 7, "{:?}", with.log);
         }
+    }
+
+    /// At 80×24 the log shows five events whatever the pattern pane wants,
+    /// and the rows a small pattern pane does not need.
+    #[test]
+    fn at_80x24_the_log_keeps_five_events_and_takes_what_a_small_pattern_pane_leaves() {
+        let screen = Rect::new(0, 0, 80, 24);
+        let endless = |_: u16| 400;
+        for strip in [0, 3, 12] {
+            let areas = Areas::compute(screen, &Wanted::fixed(100, &endless, strip));
+            assert!(areas.log.height >= 7, "strip {strip}: {:?}", areas.log);
+        }
+        let small = Areas::compute(screen, &Wanted::fixed(6, &endless, 3));
+        assert_eq!(small.pattern.height, 6);
+        assert_eq!(small.log.height, 20 - 6 - 3);
     }
 }

@@ -125,6 +125,16 @@ impl Runs {
         self.pinned
     }
 
+    /// The shown run's stop, once it has one, was seen: the attention line
+    /// leaves it out from then on.
+    pub(crate) fn acknowledge_shown(&mut self) {
+        if let Some(slot) = self.selected_mut()
+            && slot.state.outcome.is_some()
+        {
+            slot.ui.stop_seen = true;
+        }
+    }
+
     pub(crate) fn select_previous(&mut self) {
         self.selected = self.selected.saturating_sub(1);
     }

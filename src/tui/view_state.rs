@@ -126,6 +126,9 @@ pub struct RunUi {
     pub(crate) pending_flags: Vec<(String, bool)>,
     /// Pause or step was asked for and the run has not reached its gate.
     pub(crate) pause_requested: bool,
+    /// The run's stop was shown to the user: it no longer needs attention
+    /// from another tab.
+    pub(crate) stop_seen: bool,
 }
 
 impl RunUi {

@@ -44,6 +44,7 @@ impl App {
         }
         let mut effects = self.take_key(key);
         effects.extend(self.replay_wants());
+        self.runs.acknowledge_shown();
         effects
     }
 

@@ -188,6 +188,8 @@ impl App {
         self.runs.apply(Arc::clone(&event));
         self.follow_question(&event);
         self.follow_fork(&event);
+        // A stop that happens in view is seen as it happens.
+        self.runs.acknowledge_shown();
     }
 
     /// What the app decided on the events folded since, for the loop to

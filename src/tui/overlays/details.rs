@@ -153,31 +153,38 @@ impl DetailsView {
     }
 }
 
-/// The lines cut into rows of at most `width` columns.
+/// The lines cut into rows of at most `width` columns, after a space
+/// where a row has one past the line's indentation, else inside a word.
 fn rows(lines: &[String], width: usize) -> Vec<Row> {
     let width = width.max(1);
     let mut rows = Vec::new();
     for (i, line) in lines.iter().enumerate() {
+        let chars: Vec<(char, usize)> = line.chars().map(|c| (c, c.width().unwrap_or(0))).collect();
+        let lead = chars.iter().take_while(|(c, _)| *c == ' ').count();
         let mut start = 0;
-        let mut used = 0;
-        let mut count = 0;
-        for c in line.chars() {
-            let w = c.width().unwrap_or(0);
-            if used + w > width && count > start {
-                rows.push(Row {
-                    line: i,
-                    chars: start..count,
-                });
-                start = count;
-                used = 0;
+        loop {
+            let mut end = start;
+            let mut used = 0;
+            while end < chars.len() && (end == start || used + chars[end].1 <= width) {
+                used += chars[end].1;
+                end += 1;
             }
-            used += w;
-            count += 1;
+            if end < chars.len()
+                && let Some(after_space) = (start.max(lead) + 1..end)
+                    .rev()
+                    .find(|&k| chars[k - 1].0 == ' ')
+            {
+                end = after_space;
+            }
+            rows.push(Row {
+                line: i,
+                chars: start..end,
+            });
+            if end >= chars.len() {
+                break;
+            }
+            start = end;
         }
-        rows.push(Row {
-            line: i,
-            chars: start..count,
-        });
     }
     rows
 }
@@ -326,6 +333,30 @@ mod tests {
         assert_eq!(
             spans,
             vec![(0, 0..40), (0, 40..80), (0, 80..95), (1, 0..0), (2, 0..3)]
+        );
+    }
+
+    #[test]
+    fn long_lines_wrap_after_a_space_not_inside_a_word() {
+        let message =
+            r#"    "message": "Charge ch_2 duplicates ch_1; refund ch_2 and tell the customer""#;
+        let rows = rows(&[message.to_string()], 40);
+        let text: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                message
+                    .chars()
+                    .skip(r.chars.start)
+                    .take(r.chars.len())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            text,
+            vec![
+                r#"    "message": "Charge ch_2 duplicates "#,
+                r#"ch_1; refund ch_2 and tell the customer""#,
+            ]
         );
     }
 

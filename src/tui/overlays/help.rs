@@ -33,6 +33,7 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Writing to a file (w)", Scope::Overlay(OverlayKind::Export)),
     ("Replay (before the panes' keys)", Scope::Replay),
     ("Fork of a replay (x)", Scope::Overlay(OverlayKind::Fork)),
+    ("A person's answer (d)", Scope::Overlay(OverlayKind::Decide)),
     ("Sweep (S)", Scope::Overlay(OverlayKind::Sweep)),
     ("Watched runs (conclave watch)", Scope::Watch),
 ];
@@ -66,6 +67,30 @@ pub fn key_table() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
 /// the screen, and as tall as the screen allows.
 fn area_on(screen: Rect) -> Rect {
     centered(screen, 110, 40)
+}
+
+/// `line` wrapped to `width` with its first span (a key's label) as a
+/// hanging indent: the rows after the first start under the help's words,
+/// not at column 0.
+fn hanging(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let label = line.spans.first().map_or(0, |s| s.width());
+    if line.spans.len() < 2 || label + 8 > width {
+        return wrap(std::slice::from_ref(line), width);
+    }
+    let words = Line::from(line.spans[1..].to_vec());
+    wrap(&[words], width - label)
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut row)| {
+            let lead = if i == 0 {
+                line.spans[0].clone()
+            } else {
+                Span::raw(" ".repeat(label))
+            };
+            row.spans.insert(0, lead);
+            row
+        })
+        .collect()
 }
 
 /// Every line of help for `app` now, unwrapped.
@@ -112,7 +137,11 @@ fn wrapped(app: &App, screen: Rect) -> (Vec<Line<'static>>, u16) {
     let area = area_on(screen);
     // The box's border on each side.
     let width = usize::from(area.width.saturating_sub(2));
-    (wrap(&lines(app), width), area.height.saturating_sub(2))
+    let rows = lines(app)
+        .iter()
+        .flat_map(|line| hanging(line, width))
+        .collect();
+    (rows, area.height.saturating_sub(2))
 }
 
 /// The furthest the help scrolls on `screen`: its last line at the
@@ -136,4 +165,65 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, app: &App, scroll: u16) {
     };
     let inner = frame_box(frame, area_on(screen), "Keys", &hint);
     frame.render_widget(Paragraph::new(rows).scroll((scroll, 0)), inner);
+}
+
+#[cfg(test)]
+mod hanging_tests {
+    use super::*;
+
+    #[test]
+    fn a_wrapped_entry_continues_under_its_words_not_at_column_0() {
+        let line = Line::from(vec![
+            Span::raw(format!("  {:<7}", "Enter")),
+            Span::raw("the node's activations; on a team node that ran, its team's own pane"),
+        ]);
+        let rows = hanging(&line, 40);
+        assert!(rows.len() > 1, "{rows:?}");
+        let text = |row: &Line| {
+            row.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        assert!(
+            text(&rows[0]).starts_with("  Enter  the node's"),
+            "{rows:?}"
+        );
+        for row in &rows[1..] {
+            let text = text(row);
+            assert!(
+                text.starts_with("         ") && !text[9..].starts_with(' '),
+                "{text:?}"
+            );
+            assert!(text.chars().count() <= 40, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_graph_the_fork_and_a_persons_answer_say_their_keys() {
+        let table = key_table();
+        let helps = |group: &str| -> Vec<&str> {
+            table
+                .iter()
+                .filter(|(title, _)| title.starts_with(group))
+                .flat_map(|(_, keys)| keys.iter().map(|(_, help)| *help))
+                .collect()
+        };
+        let graph = helps("Pattern pane").join(" | ");
+        assert!(
+            graph.contains("its team's own pane (←/→ its visits, Esc back to the graph)"),
+            "{graph}"
+        );
+        assert!(graph.contains("scroll the edges explained"), "{graph}");
+        let fork = helps("Fork").join(" | ");
+        assert!(
+            fork.contains("on the goal, model or edit row: type it"),
+            "{fork}"
+        );
+        let answer = helps("A person's answer").join(" | ");
+        assert!(
+            answer.contains("previous answer") && answer.contains("a note"),
+            "{answer}"
+        );
+    }
 }

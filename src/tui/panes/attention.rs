@@ -1,6 +1,7 @@
 //! The attention line across the top: every run other than the one shown
 //! that waits on a person or stopped with an error, so a question or a
-//! failure in another tab is never only a glyph. `E` jumps to the first.
+//! failure in another tab is never only a glyph. `E` jumps to the first;
+//! a stopped run leaves the line once it has been shown.
 
 use crate::bus::RunStatus;
 use crate::tui::runs::Runs;
@@ -30,7 +31,7 @@ pub(crate) fn needing(runs: &Runs) -> Vec<Needs> {
         .filter_map(|index| {
             why(slots[index]).map(|why| Needs {
                 index,
-                words: format!("run {} {why}", name(slots[index])),
+                words: format!("run {} {why}", name(slots[index], index)),
             })
         })
         .collect()
@@ -47,6 +48,10 @@ fn why(slot: &RunSlot) -> Option<String> {
     if slot.is_live() && slot.state.asked.as_ref().is_some_and(|e| e.waiting()) {
         return Some("asks a person".into());
     }
+    if slot.ui.stop_seen {
+        // Shown once since it stopped: the user knows.
+        return None;
+    }
     let outcome = slot.state.outcome.as_ref()?;
     let reason = &outcome.stop_reason;
     let failed = outcome.error.is_some() || reason.is_model_failure() || reason.is_answer_failure();
@@ -54,11 +59,12 @@ fn why(slot: &RunSlot) -> Option<String> {
         .then(|| format!("stopped: {}", fit(&reason.to_string(), 40)))
 }
 
-/// The run as the run list names it.
-fn name(slot: &RunSlot) -> String {
+/// The run as the run list names it: by its tab's number, or as its
+/// engine names an attached run.
+fn name(slot: &RunSlot, index: usize) -> String {
     match slot.remote() {
         Some(id) => fit(&id.to_string(), 24),
-        None => slot.state.run.to_string(),
+        None => (index + 1).to_string(),
     }
 }
 

@@ -93,6 +93,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 /// and the attention jump, so the footer keeps to what a screen needs
 /// most (an overlay's keys are all listed: they are all there is).
 fn in_footer(binding: &Binding) -> bool {
+    // What typing does in a dialog is said by its fields, and in help.
+    if binding.label == keymap::TYPING {
+        return false;
+    }
     let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
     match binding.action {
         Action::Focus(_)

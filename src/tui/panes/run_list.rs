@@ -39,6 +39,7 @@ pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool, search: O
         .enumerate()
         .map(|(i, (slot, what))| {
             let marks = Marks {
+                number: i + 1,
                 selected: i == runs.selected,
                 pinned: runs.pinned() == Some(i),
                 what,
@@ -95,15 +96,19 @@ struct Marks {
     selected: bool,
     /// The run `c` compares the selected run with.
     pinned: bool,
+    /// The tab's own number, from 1: two tabs never share one (a replay
+    /// and its fork both ran as run 1).
+    number: usize,
     /// What the run is, where its scenario and flags alone would not tell
     /// it from another tab's: a fork (always), a replay, a live run.
     what: Option<String>,
 }
 
-/// Per tab, what the run is: `fork of 1 at round 2` for a fork (the
+/// Per tab, what the run is: `fork of #1 at round 2` for a fork (the
 /// parent by its tab where it has one, else by its file); for tabs that
-/// would otherwise read the same (one scenario, the same flags), `replay
-/// FILE` or `live`.
+/// would otherwise read the same (one scenario, the same flags), what
+/// tells them apart: `replay FILE`, `seed 7` where their seeds differ,
+/// `live` while the run goes on, else the time it started.
 fn what_each_is(runs: &Runs) -> Vec<Option<String>> {
     let slots: Vec<&RunSlot> = runs.iter().collect();
     let same = |a: &RunSlot, b: &RunSlot| {
@@ -113,6 +118,7 @@ fn what_each_is(runs: &Runs) -> Vec<Option<String>> {
         .iter()
         .enumerate()
         .map(|(i, slot)| {
+            let live = slot.replay.is_none() && slot.is_live();
             if let Some(from) = slot
                 .state
                 .info
@@ -121,26 +127,64 @@ fn what_each_is(runs: &Runs) -> Vec<Option<String>> {
             {
                 let parent = slots
                     .iter()
-                    .find(|s| s.recording.as_deref() == Some(std::path::Path::new(&from.file)))
+                    .position(|s| s.recording.as_deref() == Some(std::path::Path::new(&from.file)))
                     .map_or_else(
                         || fit(&file_name(&from.file), 24),
-                        |s| s.state.run.to_string(),
+                        |p| format!("#{}", p + 1),
                     );
-                return Some(format!("fork of {parent} at {}", fit(&from.gate, 16)));
+                let mut words = format!("fork of {parent} at {}", fit(&from.gate, 16));
+                if live {
+                    words.push_str(" · live");
+                }
+                return Some(words);
             }
-            let twin = slots
+            let twins: Vec<&&RunSlot> = slots
                 .iter()
                 .enumerate()
-                .any(|(j, other)| j != i && same(slot, other));
-            twin.then(|| match (&slot.replay, &slot.recording) {
+                .filter(|(j, other)| *j != i && same(slot, other))
+                .map(|(_, other)| other)
+                .collect();
+            if twins.is_empty() {
+                return None;
+            }
+            let mut words = Vec::new();
+            match (&slot.replay, &slot.recording) {
                 (Some(_), Some(path)) => {
-                    format!("replay {}", fit(&file_name(&path.to_string_lossy()), 24))
+                    words.push(format!(
+                        "replay {}",
+                        fit(&file_name(&path.to_string_lossy()), 24)
+                    ));
                 }
-                (Some(_), None) => "replay".to_string(),
-                (None, _) => "live".to_string(),
-            })
+                (Some(_), None) => words.push("replay".to_string()),
+                (None, _) => {}
+            }
+            let seed = seed_of(slot);
+            if seed.is_some() && twins.iter().any(|t| seed_of(t) != seed) {
+                words.push(format!("seed {}", seed.unwrap_or_default()));
+            }
+            if live {
+                words.push("live".to_string());
+            } else if words.is_empty() {
+                words.extend(started_at(slot));
+            }
+            (!words.is_empty()).then(|| words.join(" · "))
         })
         .collect()
+}
+
+/// The seed the run started with, once it started.
+fn seed_of(slot: &RunSlot) -> Option<u64> {
+    slot.state.info.as_ref().map(|info| info.seed)
+}
+
+/// `started 14:03:22`, in the machine's time zone.
+fn started_at(slot: &RunSlot) -> Option<String> {
+    let ms = slot.state.info.as_ref()?.started_at_ms;
+    let at = jiff::Timestamp::from_millisecond(i64::try_from(ms).ok()?).ok()?;
+    (ms > 0).then(|| {
+        let local = at.to_zoned(jiff::tz::TimeZone::system());
+        format!("started {}", local.strftime("%H:%M:%S"))
+    })
 }
 
 fn file_name(path: &str) -> String {
@@ -188,7 +232,7 @@ fn tab(slot: &RunSlot, marks: &Marks, search: Option<&str>) -> Line<'static> {
     // An attached run is named as its engine names it.
     let number = match slot.remote() {
         Some(id) => fit(&id.to_string(), 24),
-        None => slot.state.run.to_string(),
+        None => marks.number.to_string(),
     };
     // Runs of one scenario told apart by the flags they run with, where
     // those differ from the scenario's defaults: `+legal_analyst`.

@@ -84,6 +84,8 @@ pub(crate) struct RunInfo {
     pub(crate) started_flags: Vec<crate::bus::FlagState>,
     /// A fork's parent: its recording, run and gate.
     pub(crate) forked_from: Option<crate::bus::cassette::ForkedFrom>,
+    /// When the run started, in milliseconds since the epoch (0: not said).
+    pub(crate) started_at_ms: u64,
 }
 
 /// What the run is doing.
@@ -229,6 +231,7 @@ impl RunState {
             scenario,
             started_flags: started.flags.clone(),
             forked_from: started.forked_from.clone(),
+            started_at_ms: started.started_at_ms,
         });
         self.activity = Activity::Running;
     }

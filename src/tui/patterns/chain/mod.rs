@@ -97,11 +97,24 @@ impl Unit for SwarmUnit {
             .filter(|c| c.agent == h.from && (since..=h.at_ms).contains(&c.at_ms))
             .map(tool_call_json)
             .collect();
-        Some(json!({
+        let mut details = json!({
             "from": h.from, "to": h.to, "at_ms": h.at_ms, "accepted": h.rejected.is_none(),
             "reason": h.rejected, "handoffs": h.counted, "window": h.window,
-            "tool_calls": calls,
-        }))
+            "message": h.message, "tool_calls": calls,
+        });
+        // The last transfer also holds what its receiver did after it: no
+        // later transfer would show those calls.
+        if i + 1 == chain.handoffs.len() {
+            let holder = if h.rejected.is_none() { &h.to } else { &h.from };
+            let after: Vec<Value> = chain
+                .tool_calls
+                .iter()
+                .filter(|c| &c.agent == holder && c.at_ms > h.at_ms)
+                .map(tool_call_json)
+                .collect();
+            details["then"] = json!({"holder": holder, "tool_calls": after});
+        }
+        Some(details)
     }
 
     fn headline(&self, _chain: &Chain, outcome: &Outcome) -> Line<'static> {

@@ -16,6 +16,7 @@ pub(crate) mod log;
 mod plan;
 mod plane;
 pub(crate) mod selection;
+mod small;
 pub(crate) mod state;
 mod team_pane;
 mod team_view;

@@ -19,6 +19,9 @@ pub(crate) struct GraphView {
     pub(crate) zoom: Option<Zoom>,
     /// The team pane opened on a team node, shown in place of the graph.
     pub(crate) team: Option<TeamPane>,
+    /// Rows of the selected node's explanations scrolled past, in a small
+    /// pane's list layout.
+    pub(crate) words_scroll: usize,
 }
 
 impl GraphView {
@@ -63,6 +66,21 @@ impl GraphView {
             Zoom::Boxes => 7,
             Zoom::Compact => 4,
         };
+        if super::small::is_small(page) {
+            // A small pane's page keys scroll the selected node's words.
+            match action {
+                Action::PageUp => {
+                    self.words_scroll = self.words_scroll.saturating_sub(page.max(1));
+                    return;
+                }
+                Action::PageDown => {
+                    let rows = super::explain::lines(fold, at, 80).len();
+                    self.words_scroll = (self.words_scroll + page.max(1)).min(rows);
+                    return;
+                }
+                _ => {}
+            }
+        }
         let moved = match action {
             Action::Up => step(graph, at, -1),
             Action::Down => step(graph, at, 1),
@@ -95,6 +113,7 @@ impl GraphView {
         };
         if let Some(node) = moved {
             self.node = Some(node);
+            self.words_scroll = 0;
         }
     }
 }

@@ -8,10 +8,14 @@ use crate::tui::patterns::chain::{members, swarm};
 use crate::tui::patterns::unit::Seen;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::tui::wrap::{clip, wrap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+
+/// The most rows the line naming the node, team and visit takes.
+const HEAD_ROWS: usize = 3;
 
 /// The team pane of `pane.node`: a line naming the node, its team and the
 /// visit shown, then the team's own pane.
@@ -29,7 +33,6 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, fold: &GraphFold, pane: &TeamP
     let Some(team) = chain.members.get(at).and_then(|c| c.team.as_deref()) else {
         return;
     };
-    let [head, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     let words = format!(
         "node {} · team {} ({}) · visit {} of {runs}, {} · ←/→ visits · Esc back to the graph",
         fit(node, 24),
@@ -38,8 +41,21 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, fold: &GraphFold, pane: &TeamP
         at + 1,
         fit(&team.path, 30),
     );
-    let line = Line::from(vec![Span::styled(words, theme::bold())]);
-    frame.render_widget(Paragraph::new(line), head);
+    // The line wraps at its words, on up to three rows, rather than
+    // losing its keys at the pane's edge.
+    let rows = wrap(
+        &[Line::from(vec![Span::styled(words, theme::bold())])],
+        usize::from(area.width),
+    );
+    let rows = clip(
+        rows,
+        HEAD_ROWS.min(usize::from(area.height)),
+        usize::from(area.width),
+    );
+    let head_rows = u16::try_from(rows.len()).unwrap_or(1);
+    let [head, body] =
+        Layout::vertical([Constraint::Length(head_rows), Constraint::Min(0)]).areas(area);
+    frame.render_widget(Paragraph::new(rows), head);
     if team.pattern == "coordinator" {
         members::draw(frame, body, &team.chain, &pane.members, seen);
     } else {

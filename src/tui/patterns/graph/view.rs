@@ -1,11 +1,13 @@
 //! The graph pane: a title with the graph's size, the step and the zoom;
 //! the graph drawn in layers around the selected node; under it, the
 //! selected node's out-edges as last evaluated, the waiting joins, the
-//! maps under way and a question asked.
+//! maps under way and a question asked. A small pane draws the nodes as
+//! a list instead (`small`).
 
 use super::explain;
 use super::plane;
 use super::selection::GraphView;
+use super::small;
 use super::state::GraphFold;
 use crate::tui::keymap::PaneId;
 use crate::tui::patterns::unit::Seen;
@@ -44,6 +46,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, fold: &GraphFold, view: &Graph
         frame.render_widget(Paragraph::new(waiting), inner);
         return;
     };
+    if inner.height < small::SMALL {
+        small::draw(frame, inner, fold, selected, view.words_scroll);
+        return;
+    }
     let mut words = explain::lines(fold, selected, usize::from(inner.width));
     let room = usize::from(inner.height.saturating_sub(LEAST_GRAPH));
     words.truncate(WORDS.min(room));

@@ -39,6 +39,29 @@ impl Unit for WorkersUnit {
         "wave"
     }
 
+    /// A wave gate is ahead while tasks wait to start, and a retry gate
+    /// while a task waits to retry or runs an attempt that is not its
+    /// last; none once the plan was refused.
+    fn gate_ahead(&self, workers: &Workers) -> bool {
+        if workers.plan_rejected.is_some() {
+            return false;
+        }
+        if workers.tasks.is_empty()
+            || workers.in_bucket(state::QUEUED) > 0
+            || workers.in_bucket(state::RETRYING) > 0
+        {
+            return true;
+        }
+        workers
+            .buckets()
+            .iter()
+            .zip(workers.tasks.iter())
+            .any(|(bucket, task)| {
+                *bucket == state::RUNNING
+                    && matches!(task.state, TaskState::Running { attempt, .. } if attempt < task.max_attempts)
+            })
+    }
+
     fn keys(&self, _scenario: &Scenario) -> Option<Scope> {
         Some(Scope::Unit(UnitKeys::Workers))
     }
