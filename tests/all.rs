@@ -42,6 +42,7 @@ mod hostile_models;
 mod hostile_recordings;
 mod hostile_scenarios;
 mod huge_numbers;
+mod knob_flags;
 mod last_known_good;
 mod mcp;
 mod member_calls;

@@ -106,6 +106,9 @@ pub(crate) struct Overrides {
     pub(crate) base_url: Option<String>,
     /// `--no-stream`: one whole answer per call, whatever the scenario says.
     pub(crate) no_stream: bool,
+    /// `--call-timeout`: named as the origin of the timeout it gives (the
+    /// scenario's section the endpoint reads has it in place already).
+    pub(crate) call_timeout: Option<f64>,
 }
 
 /// Where a setting came from, as a user would name it.
@@ -181,6 +184,11 @@ impl OpenAiConfig {
             .or_else(|| env(MODEL_VARIABLE))
             .unwrap_or_else(|| DEFAULT_MODEL.to_string());
         let timeout = match (spec.timeout_seconds, env(TIMEOUT_VARIABLE)) {
+            (Some(seconds), _) if overrides.call_timeout.is_some() => checked_timeout(
+                seconds,
+                &seconds.to_string(),
+                Origin::Flag("--call-timeout"),
+            )?,
             (Some(seconds), _) => checked_timeout(
                 seconds,
                 &seconds.to_string(),

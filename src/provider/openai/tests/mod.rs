@@ -220,6 +220,7 @@ fn resolve_with(
         model: None,
         base_url: base_url.map(str::to_string),
         no_stream: false,
+        call_timeout: None,
     };
     let vars: Vec<(String, String)> = vars
         .iter()
