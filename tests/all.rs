@@ -105,6 +105,7 @@ mod sweep_from;
 mod team_cli;
 mod team_safe_mode;
 mod team_scenario_errors;
+mod tool_mode_turns;
 mod tree_dashboard;
 mod tree_snapshots;
 mod trust;
