@@ -97,6 +97,7 @@ mod scenario_errors;
 mod scenario_properties;
 mod secrets;
 mod short_records;
+mod slow_models;
 mod streaming;
 mod swarm;
 mod sweep;
