@@ -71,8 +71,7 @@ pub struct LaunchOptions {
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
-/// `--base-url`, `--prompts`, `--no-stream` and the knobs (`--output`,
-/// `--temperature`, ...) on the command line.
+/// `--base-url`, `--prompts`, `--no-stream` and the knobs on the command line.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProviderChoice {
     pub kind: Option<ProviderKind>,
@@ -85,9 +84,7 @@ pub struct ProviderChoice {
     pub pricing: Option<PriceTable>,
     /// `--no-stream`: ask for whole answers, whatever the scenario says.
     pub no_stream: bool,
-    /// `--output`, `--output-retries`, `--temperature`,
-    /// `--max-output-tokens`, `--reasoning-effort`, `--call-timeout`: over
-    /// the scenario's `provider` fields of the same names.
+    /// `--output`, `--temperature`, ...: over the scenario's `provider`.
     pub knobs: ProviderKnobs,
 }
 
