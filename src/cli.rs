@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 mod answer;
 mod fork;
+mod knobs;
 mod outlets;
 mod parse;
 mod run;
@@ -19,6 +20,7 @@ mod watch;
 
 pub(crate) use answer::AnswerArgs;
 pub(crate) use fork::ForkCommand;
+pub(crate) use knobs::KnobArgs;
 pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
 pub(crate) use parse::{
     existing_folder, parse_base_url, parse_flag, parse_flag_values, parse_seeds, parse_threads,
@@ -253,6 +255,8 @@ pub(crate) struct ModelArgs {
     /// dashboard then shows no text until each call finishes).
     #[arg(long)]
     pub(crate) no_stream: bool,
+    #[command(flatten)]
+    pub(crate) knobs: KnobArgs,
 }
 
 impl ModelArgs {
@@ -267,6 +271,7 @@ impl ModelArgs {
             prompts: self.prompts,
             pricing: self.pricing,
             no_stream: self.no_stream,
+            knobs: self.knobs.knobs(),
         }
     }
 }

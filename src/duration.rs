@@ -47,6 +47,12 @@ pub(crate) fn from_millis(ms: u64) -> Result<Duration, DurationError> {
     Ok(duration)
 }
 
+/// A duration in seconds as a person writes it: `60`, `0.2`, `1.25`.
+pub(crate) fn seconds_text(duration: Duration) -> String {
+    let seconds = (duration.as_secs_f64() * 1000.0).round() / 1000.0;
+    format!("{seconds}")
+}
+
 /// `ms` milliseconds as a duration, held to [`MAX`]: for values already
 /// validated, or read from a source (a server's header) that is clipped
 /// rather than refused.

@@ -10,7 +10,7 @@ use crate::patterns::{RunContext, RunOutcome};
 use crate::provider::{SimWorkers, Workers};
 use crate::record::{RecordMode, RecordPathError, Recorder};
 use crate::rng::RunRng;
-use crate::scenario::{PriceTable, ProviderKind, Scenario, ScenarioErrors};
+use crate::scenario::{PriceTable, ProviderKind, ProviderKnobs, Scenario, ScenarioErrors};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -71,7 +71,7 @@ pub struct LaunchOptions {
 }
 
 /// A model other than the scenario's: `--provider`, `--model`,
-/// `--base-url`, `--prompts` and `--no-stream` on the command line.
+/// `--base-url`, `--prompts`, `--no-stream` and the knobs on the command line.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProviderChoice {
     pub kind: Option<ProviderKind>,
@@ -84,6 +84,8 @@ pub struct ProviderChoice {
     pub pricing: Option<PriceTable>,
     /// `--no-stream`: ask for whole answers, whatever the scenario says.
     pub no_stream: bool,
+    /// `--output`, `--temperature`, ...: over the scenario's `provider`.
+    pub knobs: ProviderKnobs,
 }
 
 impl Default for LaunchOptions {

@@ -5,7 +5,10 @@ use super::{AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, ScreenArgs, parse_flag};
 use clap::Args;
 use std::path::PathBuf;
 
+/// `--output` edits a node's recorded output here, so the output mode is
+/// set only as `--output-mode`, the name every command also takes.
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |arg| arg.long("output-mode").visible_alias(None)))]
 pub(crate) struct ForkCommand {
     /// The recording to fork (JSONL, as --record or the dashboard writes it).
     pub(crate) recording: PathBuf,

@@ -22,24 +22,21 @@ pub(super) fn provider(
     choice: &ProviderChoice,
     rng: &RunRng,
 ) -> Result<Provider, LaunchError> {
+    let spec = choice.spec(scenario);
     match choice.kind.unwrap_or(scenario.provider.kind) {
-        ProviderKind::Sim => Ok(Provider::Sim(Box::new(SimProvider::new(
-            scenario.provider.clone(),
-            rng.clone(),
-        )))),
+        ProviderKind::Sim => Ok(Provider::Sim(Box::new(SimProvider::new(spec, rng.clone())))),
         ProviderKind::Openai => {
             let overrides = openai::Overrides {
                 model: choice.model.clone(),
                 base_url: choice.base_url.clone(),
                 no_stream: choice.no_stream,
+                call_timeout: choice.knobs.timeout_seconds,
             };
             let refused = |e: &dyn std::fmt::Display| {
                 LaunchError::Provider(crate::secrets::scrub(&e.to_string()).into_owned())
             };
-            let config = OpenAiConfig::resolve(&scenario.provider, &overrides, |name| {
-                std::env::var(name).ok()
-            })
-            .map_err(|e| refused(&e))?;
+            let config = OpenAiConfig::resolve(&spec, &overrides, |name| std::env::var(name).ok())
+                .map_err(|e| refused(&e))?;
             let prompts = Prompts::new(choice.prompts.clone());
             OpenAiProvider::new(config, prompts)
                 .map(Provider::OpenAi)
@@ -67,9 +64,10 @@ pub(super) fn served(
             name: choice.model.clone().unwrap_or_default(),
             base_url: None,
         });
+        let spec = choice.spec(scenario);
         let offline = Provider::Offline(crate::provider::Offline {
-            policy: OutputPolicy::of(&scenario.provider, &model.name),
-            output_retries: scenario.provider.output_retries(ProviderKind::Openai),
+            policy: OutputPolicy::of(&spec, &model.name),
+            output_retries: spec.output_retries(ProviderKind::Openai),
             model,
         });
         return Ok((offline, choice.clone()));
@@ -246,6 +244,16 @@ pub(super) fn output_retries(_scenario: &Scenario, provider: &Provider) -> u32 {
 }
 
 impl super::ProviderChoice {
+    /// The scenario's `provider` section with this choice's knobs over
+    /// its fields.
+    pub(crate) fn spec(&self, scenario: &Scenario) -> Arc<crate::scenario::ProviderSpec> {
+        if self.knobs.is_empty() {
+            Arc::clone(&scenario.provider)
+        } else {
+            Arc::new(self.knobs.over(&scenario.provider))
+        }
+    }
+
     /// The model a run launched with this choice over `scenario` is priced
     /// as, named as the engine names it: `--model`, else for an endpoint
     /// the scenario's `provider.model`, `OPENAI_MODEL` or the default, and

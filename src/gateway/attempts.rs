@@ -329,13 +329,32 @@ impl Gateway {
     /// Remember the words of the model call that failed last, for the
     /// run's finish.
     fn note_failure(&self, error: &CallError) {
-        if let Some(message) = error.message() {
+        if let Some(message) = error.message().or_else(|| self.timeout_words(error)) {
             *self
                 .last_failure
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) =
                 Some((error.stop_reason(), message));
         }
+    }
+
+    /// The words of a live endpoint's call that got no answer in time:
+    /// after how long, and what raises it (the scenario's resilience
+    /// timeout for `model` wins over the provider's, and `--call-timeout`
+    /// raises only the latter).
+    fn timeout_words(&self, error: &CallError) -> Option<String> {
+        if !matches!(error, CallError::Timeout) {
+            return None;
+        }
+        let words = self.provider.timeout_words()?;
+        let shield = self.shields.tool(MODEL_TOOL);
+        Some(match shield.settings.timeout_ms {
+            Some(ms) => format!(
+                "the model gave no answer within {} s, the scenario's resilience timeout for model (resilience.timeouts_ms), which wins over --call-timeout: raise it there",
+                crate::duration::seconds_text(crate::duration::clamp_millis(ms))
+            ),
+            None => words,
+        })
     }
 
     /// The words to finish a run stopped with `reason` with: the last

@@ -297,6 +297,16 @@ impl Provider {
         }
     }
 
+    /// The words of a live endpoint's call that got no answer within
+    /// its timeout: after how long, and how to raise it. None for the sim
+    /// (whose timeouts are scripted) and for a run from a recording.
+    pub(crate) fn timeout_words(&self) -> Option<String> {
+        match self {
+            Provider::OpenAi(http) => Some(http.timeout_words()),
+            Provider::Sim(_) | Provider::Offline(_) => None,
+        }
+    }
+
     /// Whether the endpoint is asked for each contract itself (`native`
     /// or `tool` output), so that an answer outside it is no answer.
     pub(crate) fn replies_by_contract(&self) -> bool {

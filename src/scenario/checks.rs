@@ -8,6 +8,7 @@
 
 mod durations;
 mod provider;
+pub(crate) use provider::MAX_OUTPUT_RETRIES;
 mod real;
 mod resilience;
 mod spend;

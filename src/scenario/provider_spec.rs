@@ -144,7 +144,7 @@ impl ProviderSpec {
 
 /// A field that may be given as `null`: given at all is `Some`, so that
 /// `null` (send none) and absent (the default) stay apart.
-fn given<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(super) fn given<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(deserializer).map(Some)

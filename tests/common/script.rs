@@ -53,8 +53,11 @@ impl Script {
                         entry
                     })
                     .collect();
-                // A member team's agent is told its own name, not its path.
-                let own = agent.rsplit('/').next().unwrap_or(agent);
+                // A member team's agent is told its own name, not its path;
+                // a graph's agent node is scripted by its id and told the
+                // name of the agent it runs.
+                let own = graph_agent(doc, agent)
+                    .unwrap_or_else(|| agent.rsplit('/').next().unwrap_or(agent));
                 rules.push(rule(format!("You are {own},"), without_latency));
             }
         }
@@ -119,6 +122,15 @@ impl Script {
         self.rule_of(system)
             .is_some_and(|rule| self.rules[rule].prose)
     }
+}
+
+/// The agent a graph's node `id` runs, when `id` is an agent node.
+fn graph_agent<'a>(doc: &'a Value, id: &str) -> Option<&'a str> {
+    doc["graph"]["nodes"]
+        .as_array()?
+        .iter()
+        .find(|node| node["id"] == id)?["agent"]
+        .as_str()
 }
 
 /// A request's system prompt.

@@ -5,7 +5,7 @@
 
 use super::super::{Nats, NatsError};
 use crate::engine::ProviderChoice;
-use crate::scenario::{PriceTable, ProviderKind};
+use crate::scenario::{PriceTable, ProviderKind, ProviderKnobs};
 use crate::sweep::{Job, JobResult};
 use async_nats::jetstream::{consumer, stream};
 use serde::{Deserialize, Serialize};
@@ -64,7 +64,8 @@ pub(crate) struct JobMessage {
 }
 
 /// The sweep's choice of model over the scenario's (`--provider`,
-/// `--model`, `--base-url`, `--pricing`, `--no-stream`), applied by every
+/// `--model`, `--base-url`, `--pricing`, `--no-stream` and the knobs,
+/// `--output`, `--temperature`, ...), applied by every
 /// worker as the sweep's machine would. No key travels: a worker that
 /// calls a real model reads its own `OPENAI_API_KEY`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -74,6 +75,10 @@ pub(crate) struct ModelSetup {
     pub(crate) base_url: Option<String>,
     pub(crate) pricing: Option<PriceTable>,
     pub(crate) no_stream: bool,
+    /// `--output`, `--temperature`, ...: absent when none is given, so
+    /// that a job without knobs reads as before.
+    #[serde(default, skip_serializing_if = "ProviderKnobs::is_empty")]
+    pub(crate) knobs: ProviderKnobs,
 }
 
 impl ModelSetup {
@@ -92,6 +97,7 @@ impl ModelSetup {
             base_url: choice.base_url.clone(),
             pricing: choice.pricing.clone(),
             no_stream: choice.no_stream,
+            knobs: choice.knobs.clone(),
         })
     }
 
@@ -103,6 +109,7 @@ impl ModelSetup {
             prompts: None,
             pricing: self.pricing.clone(),
             no_stream: self.no_stream,
+            knobs: self.knobs.clone(),
         }
     }
 }
@@ -204,6 +211,29 @@ mod tests {
         assert_eq!(jobs_subject("h-1-00aa"), "conclave.jobs.h-1-00aa");
         assert_eq!(results_subject("h-1-00aa"), "conclave.results.h-1-00aa");
         assert_eq!(message_id("h-1-00aa", "c1-s17"), "h-1-00aa/c1-s17");
+    }
+
+    #[test]
+    fn the_knobs_travel_with_a_job_and_a_job_without_them_reads_as_before() {
+        let choice = ProviderChoice {
+            no_stream: true,
+            knobs: ProviderKnobs {
+                output: Some(crate::scenario::OutputMode::Tool),
+                temperature: Some(None),
+                timeout_seconds: Some(300.0),
+                ..ProviderKnobs::default()
+            },
+            ..ProviderChoice::default()
+        };
+        let setup = ModelSetup::of(&choice).unwrap();
+        let text = serde_json::to_string(&setup).unwrap();
+        let read: ModelSetup = serde_json::from_str(&text).unwrap();
+        assert_eq!(read.choice(), choice);
+        let before =
+            r#"{"kind":null,"model":null,"base_url":null,"pricing":null,"no_stream":false}"#;
+        let read: ModelSetup = serde_json::from_str(before).unwrap();
+        assert_eq!(read.choice(), ProviderChoice::default());
+        assert_eq!(serde_json::to_string(&read).unwrap(), before);
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub(crate) struct OpenAiConfig {
     pub(crate) base_url: String,
     pub(crate) model: String,
     pub(crate) timeout: Duration,
+    /// Where the timeout came from, for the words of a call that ran
+    /// out of it.
+    pub(crate) timeout_origin: Origin,
     pub(crate) key: Option<ApiKey>,
     /// The largest response body read (`CONCLAVE_MAX_BODY_BYTES`), and
     /// the largest stream.
@@ -106,6 +109,9 @@ pub(crate) struct Overrides {
     pub(crate) base_url: Option<String>,
     /// `--no-stream`: one whole answer per call, whatever the scenario says.
     pub(crate) no_stream: bool,
+    /// `--call-timeout`: named as the origin of the timeout it gives (the
+    /// scenario's section the endpoint reads has it in place already).
+    pub(crate) call_timeout: Option<f64>,
 }
 
 /// Where a setting came from, as a user would name it.
@@ -180,12 +186,18 @@ impl OpenAiConfig {
             .or_else(|| spec.model.clone())
             .or_else(|| env(MODEL_VARIABLE))
             .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-        let timeout = match (spec.timeout_seconds, env(TIMEOUT_VARIABLE)) {
-            (Some(seconds), _) => checked_timeout(
-                seconds,
-                &seconds.to_string(),
-                Origin::Scenario("timeout_seconds"),
-            )?,
+        let (timeout, timeout_origin) = match (spec.timeout_seconds, env(TIMEOUT_VARIABLE)) {
+            (Some(seconds), _) => {
+                let origin = if overrides.call_timeout.is_some() {
+                    Origin::Flag("--call-timeout")
+                } else {
+                    Origin::Scenario("timeout_seconds")
+                };
+                (
+                    checked_timeout(seconds, &seconds.to_string(), origin)?,
+                    origin,
+                )
+            }
             (None, Some(text)) => {
                 let origin = Origin::Env(TIMEOUT_VARIABLE);
                 let seconds = text
@@ -196,13 +208,17 @@ impl OpenAiConfig {
                         found: quoted(&text),
                         problem: "not a number".into(),
                     })?;
-                checked_timeout(seconds, &quoted(&text), origin)?
+                (checked_timeout(seconds, &quoted(&text), origin)?, origin)
             }
-            (None, None) => Duration::from_secs_f64(DEFAULT_TIMEOUT_SECONDS),
+            (None, None) => (
+                Duration::from_secs_f64(DEFAULT_TIMEOUT_SECONDS),
+                Origin::Default,
+            ),
         };
         Ok(OpenAiConfig {
             base_url,
             timeout,
+            timeout_origin,
             key,
             max_body_bytes: http::max_body_bytes(env)?,
             // Streaming is the default: the dashboard shows the text as it
@@ -215,6 +231,19 @@ impl OpenAiConfig {
 
     pub(super) fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url)
+    }
+
+    /// What a call that got no answer within the timeout stops with: how
+    /// long it waited, where that came from and the flag that raises it.
+    pub(crate) fn timeout_words(&self) -> String {
+        let from = match self.timeout_origin {
+            Origin::Default => "the default".to_string(),
+            origin => origin.to_string(),
+        };
+        format!(
+            "the model gave no answer within {} s, the timeout per call ({from}); a slow model may need longer: raise it with --call-timeout SECONDS",
+            crate::duration::seconds_text(self.timeout)
+        )
     }
 }
 

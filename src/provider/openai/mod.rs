@@ -147,6 +147,11 @@ impl OpenAiProvider {
         self.config.asking.output_retries
     }
 
+    /// What a call that ran out of its timeout stops with.
+    pub(crate) fn timeout_words(&self) -> String {
+        self.config.timeout_words()
+    }
+
     /// The output limit every request sends (`max_output_tokens`).
     pub(crate) fn output_limit(&self) -> Option<u64> {
         self.config.asking.max_output_tokens

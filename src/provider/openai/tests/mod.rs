@@ -31,6 +31,7 @@ fn provider_with(server: &MockServer, timeout: Duration, stream: bool) -> OpenAi
         base_url: format!("{}/v1", server.uri()),
         model: "test-model".into(),
         timeout,
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream,
@@ -191,6 +192,7 @@ async fn the_public_endpoint_without_a_key_names_the_variable() {
         base_url: DEFAULT_BASE_URL.into(),
         model: DEFAULT_MODEL.into(),
         timeout: Duration::from_secs(1),
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,
@@ -220,6 +222,7 @@ fn resolve_with(
         model: None,
         base_url: base_url.map(str::to_string),
         no_stream: false,
+        call_timeout: None,
     };
     let vars: Vec<(String, String)> = vars
         .iter()
@@ -540,6 +543,7 @@ async fn an_endless_body_stops_at_the_cap_without_buffering_past_it() {
         base_url: url,
         model: "m".into(),
         timeout: Duration::from_secs(600),
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: 1024 * 1024,
         stream: false,
@@ -576,6 +580,7 @@ async fn a_declared_length_past_the_cap_is_refused_before_reading() {
         base_url: url,
         model: "m".into(),
         timeout: Duration::from_secs(600),
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,
@@ -604,6 +609,7 @@ async fn an_endless_error_body_still_reports_its_status() {
         base_url: url,
         model: "m".into(),
         timeout: Duration::from_secs(600),
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: None,
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,

@@ -15,6 +15,7 @@ fn asking(server: &MockServer, model: &str, asking: AskingSettings) -> OpenAiPro
         base_url: format!("{}/v1", server.uri()),
         model: model.into(),
         timeout: Duration::from_secs(5),
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes: http::DEFAULT_MAX_BODY_BYTES,
         stream: false,

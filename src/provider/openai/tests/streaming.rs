@@ -13,6 +13,7 @@ fn streaming(server: &MockServer, max_body_bytes: usize) -> OpenAiProvider {
         base_url: format!("{}/v1", server.uri()),
         model: "test-model".into(),
         timeout: Duration::from_secs(5),
+        timeout_origin: crate::provider::openai::config::Origin::Default,
         key: Some(ApiKey::new(KEY.into())),
         max_body_bytes,
         stream: true,

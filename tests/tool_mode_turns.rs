@@ -1,0 +1,138 @@
+//! Tool mode ends a member's turn at its `reply` (issue 58): a member of a
+//! coordinator, of a nested team and of a graph's team node that answers
+//! through the `reply` function is asked once, as one that answers with
+//! text is. The real binary runs the shipped scenarios against the
+//! loopback model in `--output tool`; the endpoint gets as many model
+//! calls as the sim makes, and each run ends as on the sim.
+
+use crate::common;
+
+use common::messy::{Behaviour, Messy};
+use common::script::quick;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// A headless run of `doc` with `args`: its exit, result and recording.
+struct Run {
+    exit: Option<i32>,
+    result: Value,
+    stderr: String,
+    events: Vec<Value>,
+}
+
+fn headless(doc: &Value, args: &[&str]) -> Run {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("scenario.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let recording = work.path().join("run.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .arg("run")
+        .arg(&file)
+        .arg("--headless")
+        .arg("--record")
+        .arg(&recording)
+        .args(args)
+        .env("OPENAI_API_KEY", "sk-tool-mode-test-dummy-key")
+        .env("XDG_STATE_HOME", work.path().join("state"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let result = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is one JSON document ({e}):\n{}\n{stderr}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    Run {
+        exit: output.status.code(),
+        result,
+        stderr,
+        events: recorded(&recording),
+    }
+}
+
+fn recorded(recording: &Path) -> Vec<Value> {
+    std::fs::read_to_string(recording)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// The model calls a run made, as its recording has them: who asked.
+fn model_calls(run: &Run) -> Vec<String> {
+    let started: std::collections::HashMap<&Value, String> = run
+        .events
+        .iter()
+        .filter(|e| e["type"] == "call_started" && e["tool"] == "model")
+        .map(|e| (&e["call"], e["agent"].as_str().unwrap_or("-").to_string()))
+        .collect();
+    run.events
+        .iter()
+        .filter(|e| e["type"] == "call_finished" && e["tool"] == "model")
+        .map(|e| started.get(&e["call"]).cloned().unwrap_or_default())
+        .collect()
+}
+
+/// `file` on the sim and against the loopback model asked in tool mode,
+/// streamed and whole.
+fn asks_as_many_as_the_sim(file: &str, decision: &[&str]) {
+    let doc = quick(file);
+    let sim = headless(&doc, &[]);
+    let sim_calls = model_calls(&sim);
+    assert!(!sim_calls.is_empty(), "{}", sim.stderr);
+    for streamed in [true, false] {
+        let endpoint = Messy::serve(&doc, Behaviour::Plain, streamed);
+        let mut args = vec![
+            "--provider",
+            "openai",
+            "--model",
+            "mock-model",
+            "--base-url",
+            &endpoint.base_url,
+            "--output",
+            "tool",
+        ];
+        if !streamed {
+            args.push("--no-stream");
+        }
+        let run = headless(&doc, &args);
+        let about = format!(
+            "{file} ({}): sim called {sim_calls:?}, the endpoint run {:?}\nstderr: {}\nresult: {}",
+            if streamed { "streamed" } else { "whole" },
+            model_calls(&run),
+            run.stderr,
+            run.result
+        );
+        assert_eq!(endpoint.requests().len(), sim_calls.len(), "{about}");
+        assert_eq!(model_calls(&run).len(), sim_calls.len(), "{about}");
+        assert_eq!(run.exit, sim.exit, "{about}");
+        for key in decision {
+            assert_eq!(run.result[*key], sim.result[*key], "{key}: {about}");
+        }
+    }
+}
+
+#[test]
+fn a_nested_teams_members_replying_through_the_reply_function_are_asked_once() {
+    asks_as_many_as_the_sim(
+        "nested_launch_team.json",
+        &[
+            "status",
+            "stop_reason",
+            "final_agent",
+            "answer",
+            "llm_calls",
+        ],
+    );
+}
+
+#[test]
+fn a_graphs_team_node_asks_its_writer_and_fact_checker_once_a_visit() {
+    asks_as_many_as_the_sim(
+        "graph_team_draft.json",
+        &["status", "stop_reason", "path", "visits", "outputs"],
+    );
+}
