@@ -30,11 +30,12 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
     };
     problems.extend(lint(&shape, &at));
     for (i, node) in shape.nodes.iter().enumerate() {
-        let place = at.key("nodes").index(i);
+        // A node's place is built only for what is said of it.
+        let place = || at.key("nodes").index(i);
         let named = |key: &str, name: &str, declared: bool, section: &str| {
             (!declared).then(|| {
                 Problem::at(
-                    place.key(key),
+                    place().key(key),
                     format!(
                         "node {:?}: expected a name declared in {section}, found {name:?}",
                         node.id
@@ -51,7 +52,7 @@ pub(crate) fn check(scenario: &Scenario, problems: &mut Vec<Problem>) {
             ),
             Kind::Tool { tool } => named("tool", tool, scenario.tools.contains_key(tool), "tools"),
             Kind::Team { team } => (!scenario.teams.contains_key(team))
-                .then(|| Problem::at(place.key("team"), unknown_team(scenario, &node.id, team))),
+                .then(|| Problem::at(place().key("team"), unknown_team(scenario, &node.id, team))),
             Kind::Join { .. } | Kind::Human { .. } | Kind::End => None,
         };
         problems.extend(problem);

@@ -70,58 +70,54 @@ impl Lint<'_> {
 
     /// Rules of one node alone.
     fn own_rules(&mut self, node: NodeId) {
-        let n = &self.shape.nodes[node];
-        let place = self.node_at(node);
-        let name = n.id.clone();
+        // The shape outlives the lint: a node is read without holding it,
+        // and its place is built only for what is said (a graph of 10,000
+        // nodes says nothing of most).
+        let shape = self.shape;
+        let n = &shape.nodes[node];
+        let name = &n.id;
         if n.spec.max_visits == Some(0) {
             self.say(
-                place.key("max_visits"),
+                self.node_at(node).key("max_visits"),
                 format!("node {name:?}: expected at least 1"),
             );
         }
         match &n.kind {
             Kind::End if !self.shape.out[node].is_empty() => {
                 self.say(
-                    place.clone(),
+                    self.node_at(node),
                     format!("node {name:?} is an end: expected no edges out of it"),
                 );
             }
             Kind::End => {}
             _ if self.shape.out[node].is_empty() => self.say(
-                place.clone(),
+                self.node_at(node),
                 format!("node {name:?} has no edge out of it: add one, or make it an end node"),
             ),
             _ => {}
         }
         match &n.kind {
             Kind::Human { options, .. } if options.is_empty() => self.say(
-                place.key("options"),
+                self.node_at(node).key("options"),
                 format!("node {name:?} asks a person: expected at least one option"),
             ),
             Kind::Map { over, .. } => match over.strip_prefix("state.") {
                 Some(key) if self.shape.merge.contains_key(key) => {}
                 _ => self.say(
-                    place.key("map"),
+                    self.node_at(node).key("map"),
                     format!("node {name:?}: expected `state.KEY` naming a key of graph.state, found {over:?}"),
                 ),
             },
             Kind::Join { inputs, .. } if inputs.is_empty() => self.say(
-                place.key("inputs"),
+                self.node_at(node).key("inputs"),
                 format!("join {name:?}: expected the nodes it waits on"),
             ),
             _ => {}
         }
-        let keys: Vec<String> = n
-            .spec
-            .write
-            .keys()
-            .chain(n.spec.collect.iter())
-            .cloned()
-            .collect();
-        for key in keys {
-            if !self.shape.merge.contains_key(&key) {
+        for key in n.spec.write.keys().chain(n.spec.collect.iter()) {
+            if !shape.merge.contains_key(key) {
                 self.say(
-                    place.clone(),
+                    self.node_at(node),
                     format!("node {name:?} writes the state key {key:?}, which graph.state does not declare"),
                 );
             }
@@ -131,22 +127,23 @@ impl Lint<'_> {
 
     /// `reads` is an agent node's, and names keys of `graph.state`.
     fn reads(&mut self, node: NodeId) {
-        let n = &self.shape.nodes[node];
+        let shape = self.shape;
+        let n = &shape.nodes[node];
         let Some(keys) = &n.spec.reads else { return };
+        let name = &n.id;
+        let unknown = keys.iter().filter(|k| !shape.merge.contains_key(*k));
+        let is_agent = matches!(n.kind, Kind::Agent { .. });
+        if is_agent && unknown.clone().next().is_none() {
+            return;
+        }
         let place = self.node_at(node).key("reads");
-        let name = n.id.clone();
-        if !matches!(n.kind, Kind::Agent { .. }) {
+        if !is_agent {
             let words = format!(
                 "node {name:?}: `reads` is for agent nodes (a map reads its list, a tool, team or join no state)"
             );
             self.say(place, words);
             return;
         }
-        let unknown: Vec<String> = keys
-            .iter()
-            .filter(|k| !self.shape.merge.contains_key(*k))
-            .cloned()
-            .collect();
         for key in unknown {
             let words = format!(
                 "node {name:?} reads the state key {key:?}, which graph.state does not declare"

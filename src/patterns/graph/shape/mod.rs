@@ -273,12 +273,12 @@ fn read_edges(
 ) -> Vec<Edge> {
     let mut edges = Vec::with_capacity(written.len());
     for (i, edge) in written.iter().enumerate() {
-        let place = at.key("edges").index(i);
+        // The edge's place is built only for an end it cannot find.
         let end = |key: &str, id: &String, problems: &mut Vec<Problem>| {
             let found = by_id.get(id).copied();
             if found.is_none() {
                 problems.push(Problem::at(
-                    place.key(key),
+                    at.key("edges").index(i).key(key),
                     format!("expected the id of a node, found {id:?}"),
                 ));
             }
