@@ -4,8 +4,8 @@
 //! with a counting allocator while the recording of a real run (a swarm
 //! handing control back and forth for 50,000 model calls, about 350,000
 //! events) is folded one event at a time; and a replay of that recording
-//! holds where its events are, not the events. One test at a time: the
-//! allocator counts every thread.
+//! holds where its events are, not the events. Each test measures in a
+//! process of its own: the allocator counts every thread of its process.
 
 #[path = "../benches/common/counting.rs"]
 mod counting;
@@ -26,6 +26,39 @@ use std::sync::{Arc, Mutex};
 /// Held by each test for all it does, so that no other allocates meanwhile.
 static ALONE: Mutex<()> = Mutex::new(());
 
+/// Set in a process started to measure one test: the test's name.
+const MEASURED: &str = "CONCLAVE_MEMORY_TEST";
+/// Where the long swarm's recording is, for the processes started here.
+const LONG_SWARM: &str = "CONCLAVE_LONG_SWARM";
+
+/// Whether this process measures test `name`. In the process started for
+/// it, yes; otherwise `name` runs in a process of its own (this test
+/// binary again, filtered to it), which is waited for, and this one does
+/// nothing more. The counting allocator counts every thread of its
+/// process: a process to itself is what a measurement needs, and two
+/// processes measure side by side on two cores.
+fn measured_here(name: &str, swarm: bool) -> bool {
+    if std::env::var(MEASURED).is_ok_and(|measured| measured == name) {
+        return true;
+    }
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(MEASURED, name);
+    if swarm {
+        command.env(LONG_SWARM, long_swarm());
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{name}, measured in a process of its own: {}\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    false
+}
+
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;
 
@@ -35,7 +68,11 @@ const CALLS: u32 = 50_000;
 /// until the model-call budget stops it, made once for the tests here.
 fn long_swarm() -> &'static std::path::Path {
     static RECORDED: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    RECORDED.get_or_init(|| record_long_swarm(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))))
+    RECORDED.get_or_init(|| match std::env::var_os(LONG_SWARM) {
+        // Recorded by the process that started this one.
+        Some(path) => std::path::PathBuf::from(path),
+        None => record_long_swarm(std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))),
+    })
 }
 
 fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
@@ -83,6 +120,12 @@ fn recorded(document: &serde_json::Value, path: &std::path::Path) -> serde_json:
 
 #[test]
 fn a_long_runs_dashboard_state_stays_within_a_fixed_ceiling() {
+    if !measured_here(
+        "a_long_runs_dashboard_state_stays_within_a_fixed_ceiling",
+        true,
+    ) {
+        return;
+    }
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let path = long_swarm();
     let lines = std::io::BufReader::new(std::fs::File::open(path).unwrap()).lines();
@@ -119,6 +162,12 @@ fn a_long_runs_dashboard_state_stays_within_a_fixed_ceiling() {
 
 #[test]
 fn a_long_runs_replay_holds_where_its_events_are_not_the_events() {
+    if !measured_here(
+        "a_long_runs_replay_holds_where_its_events_are_not_the_events",
+        true,
+    ) {
+        return;
+    }
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let path = long_swarm();
 
@@ -158,6 +207,12 @@ fn record_orchestrator(dir: &std::path::Path, tasks: usize) -> std::path::PathBu
 
 #[test]
 fn a_replays_checkpoints_share_the_rows_that_did_not_change() {
+    if !measured_here(
+        "a_replays_checkpoints_share_the_rows_that_did_not_change",
+        false,
+    ) {
+        return;
+    }
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let path = record_orchestrator(dir.path(), 20_000);
@@ -187,6 +242,12 @@ fn a_replays_checkpoints_share_the_rows_that_did_not_change() {
 
 #[test]
 fn a_finished_runs_screen_holds_its_result_as_text_not_as_a_tree() {
+    if !measured_here(
+        "a_finished_runs_screen_holds_its_result_as_text_not_as_a_tree",
+        false,
+    ) {
+        return;
+    }
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let path = record_orchestrator(dir.path(), 5_000);
@@ -289,6 +350,9 @@ const FAN_OUT: usize = 10_000;
 
 #[test]
 fn a_member_call_costs_about_what_a_task_costs() {
+    if !measured_here("a_member_call_costs_about_what_a_task_costs", false) {
+        return;
+    }
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let (tasks, result) = peak_heap_of_run(&many_tasks(FAN_OUT));
     assert!(

@@ -224,8 +224,10 @@ async fn every_size_draws_whole_and_zoomed() {
         })
         .collect();
     for events in [&finished, &mid, &coordinator] {
+        // Folded once, then resized as a terminal is.
+        let mut app = app_with(events, AppOptions::default(), 80, 24);
         for &(width, height) in &sizes {
-            let mut app = app_with(events, AppOptions::default(), width, height);
+            app.screen = Rect::new(0, 0, width, height);
             for (pane, number) in [
                 (PaneId::Pattern, "[2]"),
                 (PaneId::Log, "[3]"),
