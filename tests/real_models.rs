@@ -181,17 +181,17 @@ fn scenario(pattern: &Pattern) -> Value {
 }
 
 /// One headless run of the binary.
-struct Run {
-    exit: Option<i32>,
-    result: Value,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) exit: Option<i32>,
+    pub(crate) result: Value,
+    pub(crate) stderr: String,
     /// The recording's events.
-    events: Vec<Value>,
+    pub(crate) events: Vec<Value>,
 }
 
 /// `conclave run FILE --headless --record REC` with `args`, in a folder of
 /// its own.
-fn headless(doc: &Value, args: &[&str]) -> Run {
+pub(crate) fn headless(doc: &Value, args: &[&str]) -> Run {
     headless_in(tempfile::tempdir().unwrap().path(), doc, args)
 }
 

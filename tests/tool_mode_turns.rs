@@ -6,60 +6,11 @@
 //! calls as the sim makes, and each run ends as on the sim.
 
 use crate::common;
+use crate::real_models::{Run, headless};
 
 use common::messy::{Behaviour, Messy};
 use common::script::quick;
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
-
-/// A headless run of `doc` with `args`: its exit, result and recording.
-struct Run {
-    exit: Option<i32>,
-    result: Value,
-    stderr: String,
-    events: Vec<Value>,
-}
-
-fn headless(doc: &Value, args: &[&str]) -> Run {
-    let work = tempfile::tempdir().unwrap();
-    let file = work.path().join("scenario.json");
-    std::fs::write(&file, doc.to_string()).unwrap();
-    let recording = work.path().join("run.jsonl");
-    let output = Command::new(env!("CARGO_BIN_EXE_conclave"))
-        .arg("run")
-        .arg(&file)
-        .arg("--headless")
-        .arg("--record")
-        .arg(&recording)
-        .args(args)
-        .env("OPENAI_API_KEY", "sk-tool-mode-test-dummy-key")
-        .env("XDG_STATE_HOME", work.path().join("state"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let result = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is one JSON document ({e}):\n{}\n{stderr}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    });
-    Run {
-        exit: output.status.code(),
-        result,
-        stderr,
-        events: recorded(&recording),
-    }
-}
-
-fn recorded(recording: &Path) -> Vec<Value> {
-    std::fs::read_to_string(recording)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
-}
 
 /// The model calls a run made, as its recording has them: who asked.
 fn model_calls(run: &Run) -> Vec<String> {
