@@ -143,6 +143,14 @@ fn a_big_context_of_numbers_with_a_key_set_costs_a_small_multiple_of_its_size() 
     big_context_run(true);
 }
 
+/// The same size of small objects (`{"i": 7, "v": 3}`, two million of
+/// them): the context stays text through the run, its checks and its
+/// prompts, never a tree of values.
+#[test]
+fn a_big_context_of_nested_objects_with_a_key_set_costs_a_small_multiple_of_its_size() {
+    big_context_run(false);
+}
+
 /// The last line of the file at `path`, read from its end: the
 /// recording's first lines hold the whole context, which this process
 /// must not take in (the other tests measure it).
@@ -205,11 +213,14 @@ fn big_context_run(numbers: bool) {
         last["result"]["final_decision"], "go_with_caution",
         "{last}"
     );
-    // Measured at 3.5 times the file (180 MB for 50 MB); the aim is 3.
-    let ceiling_kib = 4 * CONTEXT_BYTES as i64 / 1024;
+    // Measured at 2.2 times the file (112 MB for 50 MB, of which 55 MB is
+    // what this unoptimised binary takes for a small context). It was 3.5
+    // while the recorder grew one buffer to hold the run's first line, and
+    // the scrubber wrote the context out again to look for the key.
+    let ceiling_kib = 3 * CONTEXT_BYTES as i64 / 1024;
     assert!(
-        finished.max_rss_kib < ceiling_kib,
-        "a {} MiB context peaked at {} KiB, over 4 times its size ({ceiling_kib} KiB)",
+        finished.max_rss_kib <= ceiling_kib,
+        "a {} MiB context peaked at {} KiB, over 3 times its size ({ceiling_kib} KiB)",
         CONTEXT_BYTES >> 20,
         finished.max_rss_kib
     );

@@ -231,22 +231,40 @@ fn scrubbed(kind: EventKind) -> EventKind {
     if !crate::secrets::is_active() {
         return kind;
     }
-    let Some(text) = json_text(&kind) else {
-        return kind;
-    };
-    if !crate::secrets::json_holds_secret(&text) {
+    if !holds_secret(&kind) {
         return kind;
     }
-    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
+    let Some(Ok(mut value)) = json_text(&kind).map(|text| serde_json::from_str(&text)) else {
         return kind;
     };
-    drop(text);
     if !crate::secrets::scrub_json(&mut value) {
         return kind;
     }
     // Every event reads back from its JSON, as a replay reads it: its only
     // float outside a JSON value is a validated (finite) confidence.
     serde_json::from_value(value).unwrap_or(kind)
+}
+
+/// Whether `kind`'s JSON may hold a registered secret. A run's start is
+/// read without writing its scenario's shared facts out again: they are
+/// the file's JSON text already, read where they are, and the rest of the
+/// event is written without them (a 50 MB context would otherwise be
+/// held twice while the run starts).
+fn holds_secret(kind: &EventKind) -> bool {
+    let said =
+        |kind: &EventKind| json_text(kind).is_some_and(|t| crate::secrets::json_holds_secret(&t));
+    let EventKind::RunStarted(start) = kind else {
+        return said(kind);
+    };
+    let Some(facts) = start.scenario.context_text() else {
+        return said(kind);
+    };
+    if crate::secrets::json_holds_secret(facts) {
+        return true;
+    }
+    let mut bare = start.clone();
+    bare.scenario = Arc::new(start.scenario.without_context());
+    said(&EventKind::RunStarted(bare))
 }
 
 /// `value` as JSON text in a buffer of exactly its size: counted first,
@@ -392,5 +410,52 @@ mod tests {
         assert!(seen[0].contains("Bearer [redacted]"), "{}", seen[0]);
         assert!(seen[1].contains("flag_[redacted]"), "{}", seen[1]);
         assert!(seen[2].contains("\"name\":\"plain\""), "{}", seen[2]);
+    }
+
+    /// A run's start is looked through in its shared facts (read as the
+    /// file's text, escapes decoded) and in the rest of it.
+    #[tokio::test]
+    async fn a_runs_start_is_scrubbed_in_its_shared_facts_and_in_the_rest() {
+        let secret = "sk-bus-start-Hm4Kq7Rt2Vx9Nz3";
+        crate::secrets::register(secret);
+        let shipped = include_str!("../../scenarios/checkout_v2_launch.json");
+        let started = |context: &str, goal: &str| {
+            let mut document: serde_json::Value = serde_json::from_str(shipped).unwrap();
+            document["context"] = serde_json::json!("@context@");
+            let text = document.to_string().replace("\"@context@\"", context);
+            let scenario = crate::scenario::parse_bytes(text.into_bytes(), "s.json").unwrap();
+            assert!(scenario.context_text().is_some(), "held as the file's text");
+            EventKind::RunStarted(crate::bus::RunStarted {
+                pattern: scenario.pattern,
+                seed: 1,
+                goal: goal.into(),
+                clock: crate::bus::ClockMode::Virtual,
+                flags: Vec::new(),
+                source: None,
+                started_at_ms: 0,
+                model: None,
+                forked_from: None,
+                scenario: Arc::new(scenario),
+            })
+        };
+        // The key with its first letter escaped, as a file may write it.
+        let escaped = format!("\\u0073{}", &secret[1..]);
+        let hub = Hub::new(16);
+        let mut sub = hub.subscribe();
+        let bus = bus(&hub);
+        bus.publish(started(&format!("{{\"note\": \"key {escaped}\"}}"), "g"));
+        bus.publish(started("{\"rows\": [1, 2]}", &format!("use {secret}")));
+        bus.publish(started("{\"rows\": [1, 2]}", "plain"));
+        let mut seen = Vec::new();
+        while let Some(Delivery::Event(event)) = sub.try_next() {
+            seen.push(serde_json::to_string(&*event).unwrap());
+        }
+        assert_eq!(seen.len(), 3);
+        for line in &seen {
+            assert!(!line.contains(&secret[3..]), "{line}");
+        }
+        assert!(seen[0].contains("key [redacted]"), "{}", seen[0]);
+        assert!(seen[1].contains("use [redacted]"), "{}", seen[1]);
+        assert!(seen[2].contains("\"rows\":[1,2]"), "{}", seen[2]);
     }
 }

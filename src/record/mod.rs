@@ -3,13 +3,17 @@
 //! recording is lossless and never makes the engine wait (far behind, it
 //! is handed each event as its line, which holds half the memory); it writes whole
 //! lines, all that are waiting at once, so a killed process leaves a file
-//! that is valid up to its last line. A write that fails (a full disk) ends
+//! that is valid up to its last line. A line over a megabyte (a run's
+//! start with a 50 MB context) is written in pieces rather than held whole
+//! a second time; a kill in the middle of it leaves it cut, and a reader
+//! skips a cut line and says so. A write that fails (a full disk) ends
 //! the file there: the writer keeps emptying its channel and says so at the
 //! end.
 
 mod events;
 mod file_kind;
 mod line;
+mod long_line;
 mod one_run;
 mod problem;
 mod reader;
@@ -256,6 +260,9 @@ fn lower_priority() {
 /// a few hundred kilobytes rather than held as one buffer.
 const BATCH: usize = 1024;
 
+/// The batch buffer's size, to which it returns after a larger batch.
+const BUFFER: usize = 256 * 1024;
+
 fn write_lines(
     mut file: File,
     events: &Receiver<Queued>,
@@ -265,7 +272,7 @@ fn write_lines(
     // The first write that failed: the file ends there, and the channel is
     // still emptied so that the run's memory does not grow.
     let mut failed: Option<io::Error> = None;
-    let mut bytes = Vec::with_capacity(256 * 1024);
+    let mut bytes = Vec::with_capacity(BUFFER);
     // Waits for the next event; the others waiting join its batch.
     while let Ok(first) = events.recv() {
         let batch = std::iter::once(first)
@@ -281,13 +288,27 @@ fn write_lines(
         for queued in batch {
             match queued {
                 Queued::Line(line) => bytes.extend_from_slice(&line),
-                Queued::Event(event) => {
-                    if let Err(e) = serde_json::to_writer(&mut bytes, &*event) {
-                        failed.get_or_insert(e.into());
+                Queued::Event(event) => match long_line::line_into(&mut bytes, &event) {
+                    Ok(long_line::Taken::Joined) => {}
+                    // A long line goes out after the lines before it.
+                    Ok(long_line::Taken::Long) => {
+                        let out = file
+                            .write_all(&bytes)
+                            .and_then(|()| long_line::write_long(&mut file, &event));
+                        bytes.clear();
+                        if let Err(e) = out {
+                            failed = Some(e);
+                            break;
+                        }
+                        written += lines + 1;
+                        lines = 0;
+                        continue;
+                    }
+                    Err(e) => {
+                        failed.get_or_insert(e);
                         break;
                     }
-                    bytes.push(b'\n');
-                }
+                },
             }
             lines += 1;
         }
@@ -300,6 +321,9 @@ fn write_lines(
             }
         }
         bytes.clear();
+        // A batch of many long lines' worth is not kept for the rest of
+        // the run.
+        bytes.shrink_to(BUFFER);
     }
     if let Some(e) = failed {
         return Err(e);

@@ -64,6 +64,12 @@ impl JsonText {
         }
     }
 
+    /// The value's text when it is held already, never written for the
+    /// asking.
+    pub(crate) fn held_text(&self) -> Option<&str> {
+        self.text.get().map(|_| self.text())
+    }
+
     /// The whole value, parsed on first use and kept.
     pub(crate) fn value(&self) -> &Value {
         self.parsed

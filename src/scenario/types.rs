@@ -334,6 +334,20 @@ impl Scenario {
     pub(crate) fn fact(&self, key: &str) -> Value {
         self.context.get(key).unwrap_or(Value::Null)
     }
+
+    /// The shared context's JSON text, when the scenario holds it as text
+    /// (read from a file); `None` when it holds only its value.
+    pub(crate) fn context_text(&self) -> Option<&str> {
+        self.context.held_text()
+    }
+
+    /// This scenario with no shared context (`null`).
+    pub(crate) fn without_context(&self) -> Scenario {
+        Scenario {
+            context: JsonText::from_value(Value::Null),
+            ..self.clone()
+        }
+    }
 }
 
 #[cfg(test)]
