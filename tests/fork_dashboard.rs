@@ -197,3 +197,51 @@ fn the_fork_dialog_keeps_the_round_the_replay_shows_and_goes_live_at_the_next() 
         "{screen}"
     );
 }
+
+/// From the start of a replay whose table asked a person (and stopped,
+/// nobody answering headless), the dialog forks at round 1 and offers the
+/// table's question; the answer picked there answers it in the fork,
+/// which then decides where its parent stopped.
+#[test]
+fn the_fork_dialog_forks_at_round_1_with_the_answer_to_the_question_it_will_meet() {
+    let home = tempfile::tempdir().unwrap();
+    let parent = home.path().join("asked.jsonl");
+    let output = conclave(&[
+        "run",
+        "scenarios/loyalty_program_asks_a_person.json",
+        "--headless",
+        "--record",
+        parent.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(3), "stopped: nobody answered");
+    let mut session = Session::start(&["replay", parent.to_str().unwrap()], home.path());
+    session.wait_text("round 0/");
+    session.press("x");
+    session.wait_text("Fork at round 1");
+    session.wait_for("the gate row and the answer offered", |t| {
+        let t = words(t);
+        t.contains("gate ‹ round 1 ›")
+            && t.contains("served: nothing · live: round 1 on")
+            && t.contains("answer ‹ a person answers (the dashboard asks) ›")
+            && t.contains("asked after the gate")
+    });
+    // Down to the answer row, the last; right once: the first option.
+    for _ in 0..8 {
+        session.press("\x1b[B");
+    }
+    session.press("\x1b[C");
+    session.wait_for("the first option picked", |t| {
+        words(t).contains("answer ‹ go ›")
+    });
+    session.press("\r");
+    session.wait_text("First divergence");
+    let forks = common::pty::recordings(home.path());
+    assert_eq!(forks.len(), 1, "the fork is recorded like any run");
+    let fork = std::fs::read_to_string(&forks[0]).unwrap();
+    assert!(fork.contains("\"type\":\"human_decided\""), "{fork}");
+    assert!(fork.contains("\"stop_reason\":\"success\""), "{fork}");
+    session.press("\x1b");
+    session.wait_for("the comparison closed", |t| !t.contains("First divergence"));
+    session.press("q");
+    assert!(session.wait_exit().success());
+}

@@ -31,6 +31,14 @@ pub fn question_of(pattern: PatternKind, kind: &EventKind) -> Option<Question> {
     asking(pattern).and_then(|a| (a.question_of)(kind))
 }
 
+/// The questions a run of `scenario` may ask a person; none when it
+/// never asks.
+pub(crate) fn questions(scenario: &Scenario) -> Vec<Question> {
+    asking(scenario.pattern)
+        .map(|a| (a.questions)(scenario))
+        .unwrap_or_default()
+}
+
 /// Why an answer given on the command line cannot be used for a run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GivenAnswerError {

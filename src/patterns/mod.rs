@@ -20,6 +20,7 @@ pub(crate) mod swarm;
 pub(crate) mod team;
 
 pub(crate) use asking::check_given;
+pub(crate) use asking::questions;
 pub use asking::{GivenAnswerError, question_of};
 
 #[cfg(test)]

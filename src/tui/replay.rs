@@ -71,6 +71,8 @@ pub struct Replay {
     /// The gates the run passed (round 3, wave 2), by the index of the
     /// event that opened the step after each: where a fork can go live.
     gates: Vec<(usize, GateTarget)>,
+    /// The flags at each gate and the questions after it, for a fork.
+    fork_facts: marks::ForkFacts,
     /// A call finished without what it asked and answered: the recording
     /// was made before cassettes and cannot serve a fork.
     unrecorded_calls: bool,
@@ -139,6 +141,7 @@ impl Replay {
             stops: marks.stops,
             breaker_moves: marks.breaker_moves,
             gates: marks.gates,
+            fork_facts: marks.fork_facts,
             unrecorded_calls: marks.unrecorded_calls,
             asked_move: false,
             playing: false,
@@ -342,16 +345,6 @@ impl Replay {
             self.playing = false;
         }
         changed
-    }
-
-    /// The gate of the step the replay stands in: the last gate opened at
-    /// or before the last event applied.
-    pub(crate) fn gate(&self) -> Option<GateTarget> {
-        self.gates
-            .iter()
-            .rev()
-            .find(|(at, _)| *at < self.position)
-            .map(|(_, gate)| *gate)
     }
 
     /// Whether the recording keeps every call's question and answer, as a

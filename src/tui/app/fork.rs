@@ -1,6 +1,7 @@
-//! A replay forked from where it stands: `x` opens the dialog at the next
-//! gate, so that every step the replay shows is served, with the
-//! scenario's flags as they stood there; Enter launches the fork as a new run, served from the recording
+//! A replay forked: `x` opens the dialog at the next gate, so that every
+//! step the replay shows is served (←/→ picks any other gate the run
+//! passed), with the scenario's flags as they stood there and the answer
+//! to the question the fork will meet; Enter launches the fork as a new run, served from the recording
 //! up to the gate (the world reads the recording and plans it), and pins
 //! the replay. Once the fork has finished and its recording is complete,
 //! the loop reads the two recordings and they open side by side at their
@@ -14,7 +15,7 @@ use crate::engine::ForkRequest;
 use crate::tui::effect::{CompareSide, Effect, SideEvents, Started};
 use crate::tui::keymap::Action;
 use crate::tui::launch::Launch;
-use crate::tui::overlays::fork::{ForkFlag, ForkPrompt};
+use crate::tui::overlays::fork::ForkPrompt;
 use crate::tui::runs::Overrides;
 use crate::tui::slot::RunSlot;
 use crate::tui::view_state::Overlay;
@@ -47,8 +48,8 @@ pub(super) fn unforkable(slot: Option<&RunSlot>) -> Option<&'static str> {
             "this recording keeps no call's question and answer (made before cassettes): record the run again to fork it",
         );
     }
-    if replay.gate().is_none() {
-        return Some("no gate yet: step (s) into a round, wave, turn or step to fork there");
+    if !replay.has_gates() {
+        return Some("this run passed no gate (a round, wave, turn or step) to fork at");
     }
     None
 }
@@ -65,25 +66,18 @@ impl App {
         let (Some(replay), Some(recording)) = (&slot.replay, &slot.recording) else {
             return;
         };
-        let Some(gate) = replay.fork_gate() else {
+        let Some(gates) = replay.fork_gates() else {
             return;
         };
-        let flags = slot
-            .state
-            .flags
-            .iter()
-            .map(|flag| ForkFlag {
-                name: flag.name.clone(),
-                at_gate: flag.on,
-                on: flag.on,
-            })
-            .collect();
         let goal = slot
             .state
             .info
             .as_ref()
             .map_or("", |info| info.goal.as_str());
-        let prompt = ForkPrompt::new(recording.clone(), gate, flags, goal);
+        let may_ask = crate::patterns::questions(&slot.scenario)
+            .into_iter()
+            .next();
+        let prompt = ForkPrompt::new(recording.clone(), gates, goal, may_ask);
         let output = slot.unit.fork_output(&slot.state.pattern, &slot.ui.pattern);
         let prompt = match output {
             Some(output) => prompt.with_output(&output),
@@ -138,6 +132,7 @@ impl App {
             edits,
         });
         launch.model = prompt.model();
+        launch.answer = prompt.given_answer();
         self.notice = Some(format!("forking at {}…", prompt.gate));
         self.start(launch)
     }

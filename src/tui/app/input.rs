@@ -76,6 +76,16 @@ impl App {
                 return Vec::new();
             }
             Some(Overlay::Fork(prompt)) => {
+                // ←/→ on the gate or the answer row pick; in a field they
+                // move its cursor.
+                let step = match key.code {
+                    KeyCode::Left => Some(false),
+                    KeyCode::Right => Some(true),
+                    _ => None,
+                };
+                if step.is_some_and(|forward| prompt.step_choice(forward)) {
+                    return Vec::new();
+                }
                 match keymap::lookup(Scope::Overlay(OverlayKind::Fork), &key) {
                     Some(action) => return self.update(action),
                     None => {

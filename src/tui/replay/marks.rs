@@ -2,8 +2,9 @@
 //! gate units begin, where stepping stops for a person, where breakers
 //! move, the gates a fork can go live at.
 
-use crate::bus::{BreakerState, Event, EventKind};
+use crate::bus::{BreakerState, Event, EventKind, FlagState, Question};
 use crate::cassette::GateTarget;
+use crate::scenario::PatternKind;
 
 /// Where a recording's gate units begin and its breakers move, found in
 /// one look at its events.
@@ -15,10 +16,68 @@ pub(super) struct Marks {
     pub(super) breaker_moves: Vec<(usize, BreakerState)>,
     pub(super) gates: Vec<(usize, GateTarget)>,
     pub(super) unrecorded_calls: bool,
+    pub(super) fork_facts: ForkFacts,
+}
+
+/// What a fork dialog offers at each gate: the flags as they stood there,
+/// and the questions the run asked a person after it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ForkFacts {
+    pattern: Option<PatternKind>,
+    /// The flags at the run's start, in declaration order.
+    flags: Vec<FlagState>,
+    /// Each flag turned, by the index of its event.
+    turned: Vec<(usize, String, bool)>,
+    /// Each question asked, by the index of the event that asked it.
+    questions: Vec<(usize, Question)>,
+}
+
+impl ForkFacts {
+    fn see(&mut self, index: usize, kind: &EventKind) {
+        match kind {
+            EventKind::RunStarted(start) => {
+                self.pattern = Some(start.pattern);
+                self.flags.clone_from(&start.flags);
+            }
+            EventKind::FlagChanged { name, on, .. } => self.turned.push((index, name.clone(), *on)),
+            kind => {
+                let asked = self
+                    .pattern
+                    .and_then(|pattern| crate::patterns::question_of(pattern, kind));
+                if let Some(question) = asked {
+                    self.questions.push((index, question));
+                }
+            }
+        }
+    }
+
+    /// The flags as they stood before the event at `index`.
+    pub(crate) fn flags_before(&self, index: usize) -> Vec<FlagState> {
+        let mut flags = self.flags.clone();
+        for (_, name, on) in self.turned.iter().take_while(|(at, ..)| *at < index) {
+            match flags.iter_mut().find(|flag| flag.name == *name) {
+                Some(flag) => flag.on = *on,
+                None => flags.push(FlagState {
+                    name: name.clone(),
+                    on: *on,
+                }),
+            }
+        }
+        flags
+    }
+
+    /// The first question asked at or after the event at `index`.
+    pub(crate) fn question_from(&self, index: usize) -> Option<&Question> {
+        self.questions
+            .iter()
+            .find(|(at, _)| *at >= index)
+            .map(|(_, question)| question)
+    }
 }
 
 impl Marks {
     pub(super) fn see(&mut self, index: usize, event: &Event) {
+        self.fork_facts.see(index, &event.kind);
         if crate::bus::describe::opens_step(&event.kind) {
             self.units.push(index);
         }
