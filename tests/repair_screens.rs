@@ -58,6 +58,7 @@ fn endpoint_turn() -> Vec<EventKind> {
             reasoning: None,
             record: None,
             extracted: None,
+            fallback: false,
         };
     vec![
         started(first, 1),
@@ -85,6 +86,7 @@ fn endpoint_turn() -> Vec<EventKind> {
             call: first + 2,
             text: "{\"agent\": \"finance_analyst\", \"summary\": \"Margins hold at the".into(),
             reasoning: false,
+            arguments: false,
         },
     ]
 }

@@ -146,6 +146,7 @@ mod tests {
             record: None,
             served: false,
             extracted: None,
+            fallback: false,
         };
         Arc::new(Event {
             run: 1,

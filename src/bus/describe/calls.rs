@@ -19,10 +19,15 @@ pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
             call,
             text,
             reasoning,
+            arguments,
         } => format!(
             "call {call}: {} more{}",
             plural(text.chars().count() as u64, "character"),
-            if *reasoning { " of reasoning" } else { "" }
+            match (*reasoning, *arguments) {
+                (true, _) => " of reasoning",
+                (false, true) => " of arguments",
+                (false, false) => "",
+            }
         ),
         EventKind::CallFinished { .. } => finished(kind)?,
         EventKind::OutputModeChanged { from, to, said } => {

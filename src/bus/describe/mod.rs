@@ -145,6 +145,7 @@ mod tests {
             served: false,
             reasoning: None,
             extracted: None,
+            fallback: false,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,
