@@ -22,6 +22,7 @@ mod cost;
 mod durations_at_run_time;
 mod escalation;
 mod escaping_programs;
+mod fallback_row;
 mod fork_dashboard;
 mod fork_faithful;
 mod fork_link;
