@@ -107,6 +107,7 @@ mod sweep_from;
 mod team_cli;
 mod team_safe_mode;
 mod team_scenario_errors;
+mod token_parts;
 mod tool_mode_turns;
 mod tree_dashboard;
 mod tree_snapshots;
