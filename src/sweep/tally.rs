@@ -123,17 +123,20 @@ fn combination_document(flags: &[(String, bool)], runs: &[JobResult]) -> Value {
     })
 }
 
+/// A count each run has.
+type Measure = fn(&JobResult) -> u64;
+
 /// The spread of the runs' input and output tokens, and of the parts of
 /// them the endpoint said were cached (of the input) and reasoning (of
 /// the output), each of those only when some run had some: a sweep on the
 /// sim reads as it did before they were counted.
 fn tokens_document(runs: &[JobResult]) -> Value {
-    let measure = |of: fn(&JobResult) -> u64| spread(&runs.iter().map(of).collect::<Vec<_>>());
+    let measure = |of: Measure| spread(&runs.iter().map(of).collect::<Vec<_>>());
     let mut doc = json!({
         "input": measure(|r| r.input_tokens),
         "output": measure(|r| r.output_tokens),
     });
-    let parts: [(&str, fn(&JobResult) -> u64); 2] = [
+    let parts: [(&str, Measure); 2] = [
         ("cached", |r| r.cached_tokens),
         ("reasoning", |r| r.reasoning_tokens),
     ];
