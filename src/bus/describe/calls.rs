@@ -139,6 +139,7 @@ fn finished<P>(kind: &EventKind<P>) -> Option<String> {
         tokens_per_s,
         served,
         extracted,
+        fallback,
         ..
     } = kind
     else {
@@ -171,6 +172,9 @@ fn finished<P>(kind: &EventKind<P>) -> Option<String> {
     }
     if let Some(error) = error {
         line.push_str(&format!(": {error}"));
+    }
+    if *fallback {
+        line.push_str(" · a fallback: asked again another way");
     }
     if let Some(how) = extracted {
         line.push_str(match how {
