@@ -39,6 +39,7 @@ fn kind(i: u64) -> EventKind {
         record: None,
         served: false,
         extracted: None,
+        fallback: false,
     }
 }
 

@@ -112,6 +112,7 @@ fn write_recording(path: &Path) {
                     record: None,
                     served: false,
                     extracted: None,
+                    fallback: false,
                 },
                 EventKind::BudgetConsumed {
                     budget: BudgetKind::Messages,

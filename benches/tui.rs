@@ -104,6 +104,7 @@ fn events(rounds: u32, total: usize) -> Vec<Arc<Event>> {
                 record: None,
                 served: false,
                 extracted: None,
+                fallback: false,
             });
             kinds.push(EventKind::BudgetConsumed {
                 budget: BudgetKind::Messages,

@@ -22,10 +22,10 @@ use serde_json::{Value, json};
 
 /// What every call reports: 2,000 prompt tokens, 1,500 of them cached;
 /// 400 completion tokens, 250 of them reasoning.
-const PROMPT: u64 = 2_000;
-const CACHED: u64 = 1_500;
-const COMPLETION: u64 = 400;
-const REASONING: u64 = 250;
+pub(crate) const PROMPT: u64 = 2_000;
+pub(crate) const CACHED: u64 = 1_500;
+pub(crate) const COMPLETION: u64 = 400;
+pub(crate) const REASONING: u64 = 250;
 
 /// gpt-4.1's compiled-in price (2.00 in, 0.50 cached in, 8.00 out per
 /// million): 500 × 2 + 1,500 × 0.5 + 400 × 8 = 4,950 per million.
@@ -69,7 +69,7 @@ fn usage() -> Value {
 /// A reasoning model: whole answers carry `message.reasoning` (as Ollama
 /// sends it), streamed ones `delta.reasoning_content` pieces before the
 /// content (as DeepSeek and vLLM do).
-fn reasoning_model(request: &Captured, _: usize) -> Reply {
+pub(crate) fn reasoning_model(request: &Captured, _: usize) -> Reply {
     let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
     let (who, content) = content_for(&body);
     let reasoning = reasoning_of(&who);
@@ -107,7 +107,7 @@ fn reasoning_model(request: &Captured, _: usize) -> Reply {
 
 /// Two analysts who both say go in round 1, then the closing prose: three
 /// model calls, the last given the first two's contributions.
-fn two_analysts(sandbox: &Sandbox) -> String {
+pub(crate) fn two_analysts(sandbox: &Sandbox) -> String {
     let doc = json!({
         "name": "two_analysts", "pattern": "collaboration",
         "goal": "Decide whether to launch", "context": {"region": "US"},

@@ -197,7 +197,7 @@ pub(crate) fn headless(doc: &Value, args: &[&str]) -> Run {
 
 /// [`headless`] in the folder `work`, which keeps the recording
 /// (`run.jsonl`).
-fn headless_in(work: &Path, doc: &Value, args: &[&str]) -> Run {
+pub(crate) fn headless_in(work: &Path, doc: &Value, args: &[&str]) -> Run {
     let file = work.join("scenario.json");
     std::fs::write(&file, doc.to_string()).unwrap();
     let recording = work.join("run.jsonl");

@@ -2,6 +2,7 @@
 //! endpoint refused the `native` output mode (the header and the log quote
 //! it), and an answer that broke its contract is being asked for again
 //! (`↻ repair 1/1: …` where the analyst sits, in the log and the header).
+//! The refused attempt is a fallback on the model's row, not an error.
 //! The run is the shipped round table on the sim up to finance's turn in
 //! round 2, and then the events an endpoint's run publishes there.
 
@@ -42,6 +43,8 @@ fn endpoint_turn() -> Vec<EventKind> {
         label: "round 2 · finance_analyst".into(),
         agent: Some("finance_analyst".into()),
     };
+    // A refused feature's attempt is marked a fallback, as the gateway
+    // marks it when the run then asks another way.
     let finished =
         |call: u64, attempt: u32, outcome, error: Option<&str>| EventKind::CallFinished {
             call,
@@ -58,6 +61,7 @@ fn endpoint_turn() -> Vec<EventKind> {
             reasoning: None,
             record: None,
             extracted: None,
+            fallback: outcome == CallOutcome::Error,
         };
     vec![
         started(first, 1),
@@ -85,6 +89,7 @@ fn endpoint_turn() -> Vec<EventKind> {
             call: first + 2,
             text: "{\"agent\": \"finance_analyst\", \"summary\": \"Margins hold at the".into(),
             reasoning: false,
+            arguments: false,
         },
     ]
 }
@@ -122,6 +127,18 @@ async fn a_repair_and_a_refused_output_mode_show_in_the_pane_the_log_and_the_hea
     assert!(
         screen.contains("the endpoint refused native output"),
         "the log quotes the refusal:\n{screen}"
+    );
+    let model = screen
+        .lines()
+        .find(|line| line.contains("│ model "))
+        .unwrap_or_else(|| panic!("the model's row:\n{screen}"));
+    assert!(
+        model.contains("err   0%"),
+        "a fallback is no error on the model's row: {model}"
+    );
+    assert!(
+        screen.contains("fallback 1"),
+        "the model's row counts it as a fallback:\n{screen}"
     );
     insta::assert_snapshot!("repair_and_fallback_160x48", screen);
     insta::assert_snapshot!(

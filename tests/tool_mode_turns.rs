@@ -3,10 +3,12 @@
 //! through the `reply` function is asked once, as one that answers with
 //! text is. The real binary runs the shipped scenarios against the
 //! loopback model in `--output tool`; the endpoint gets as many model
-//! calls as the sim makes, and each run ends as on the sim.
+//! calls as the sim makes, and each run ends as on the sim. A tool-mode
+//! run's answers stream as function arguments, recorded as such and
+//! served again by its cassette delta for delta.
 
 use crate::common;
-use crate::real_models::{Run, headless};
+use crate::real_models::{Run, headless, headless_in};
 
 use common::messy::{Behaviour, Messy};
 use common::script::quick;
@@ -86,4 +88,54 @@ fn a_graphs_team_node_asks_its_writer_and_fact_checker_once_a_visit() {
         "graph_team_draft.json",
         &["status", "stop_reason", "path", "visits", "outputs"],
     );
+}
+
+/// The `call_delta`s of a run: their text and whether they are a
+/// function call's arguments.
+fn deltas(run: &Run) -> Vec<(Value, Value)> {
+    run.events
+        .iter()
+        .filter(|e| e["type"] == "call_delta")
+        .map(|e| (e["text"].clone(), e["arguments"].clone()))
+        .collect()
+}
+
+#[test]
+fn a_tool_mode_runs_streamed_arguments_are_recorded_as_such_and_served_again() {
+    let doc = quick("launch_coordinator.json");
+    let endpoint = Messy::serve(&doc, Behaviour::Plain, true);
+    let work = tempfile::tempdir().unwrap();
+    let live = [
+        "--provider",
+        "openai",
+        "--model",
+        "mock-model",
+        "--base-url",
+        &endpoint.base_url,
+        "--output",
+        "tool",
+    ];
+    let recorded = headless_in(work.path(), &doc, &live);
+    assert_eq!(recorded.exit, Some(0), "{}", recorded.stderr);
+    let streamed = deltas(&recorded);
+    assert!(
+        !streamed.is_empty() && streamed.iter().all(|(_, arguments)| arguments == true),
+        "every answer came as a function call's arguments: {streamed:?}"
+    );
+    let asked = endpoint.requests().len();
+
+    // Served from the recording: the same deltas, nothing asked.
+    let cassette = work.path().join("recorded.jsonl");
+    std::fs::rename(work.path().join("run.jsonl"), &cassette).unwrap();
+    let mut served_args = live.to_vec();
+    served_args.extend(["--cassette", cassette.to_str().unwrap()]);
+    let served = headless_in(work.path(), &doc, &served_args);
+    assert_eq!(served.exit, Some(0), "{}", served.stderr);
+    assert_eq!(served.result, recorded.result);
+    assert_eq!(
+        endpoint.requests().len(),
+        asked,
+        "nothing reached the model"
+    );
+    assert_eq!(deltas(&served), streamed, "streamed as recorded");
 }

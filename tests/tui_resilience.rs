@@ -153,6 +153,7 @@ fn four_tools() -> Vec<Arc<Event>> {
                     record: None,
                     served: false,
                     extracted: None,
+                    fallback: false,
                 },
             ));
         }
@@ -496,6 +497,7 @@ fn the_pane_s_figures_come_from_the_calls_times() {
                 record: None,
                 served: false,
                 extracted: None,
+                fallback: false,
             },
         );
     }

@@ -70,6 +70,7 @@ fn with_deltas(events: &[Arc<Event>], call: u64, pieces: &[&str]) -> Vec<Arc<Eve
                 call,
                 text: text.to_string(),
                 reasoning: false,
+                arguments: false,
             },
         }));
     }
@@ -261,6 +262,7 @@ async fn the_models_row_shows_the_time_to_the_first_token_and_tokens_a_second() 
             record: None,
             served: false,
             extracted: None,
+            fallback: false,
         },
     }));
     let app = app_with(&streamed);

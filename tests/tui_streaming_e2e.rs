@@ -154,3 +154,97 @@ fn with_no_stream_the_dashboard_asks_for_whole_answers() {
     pty.press("q");
     assert!(pty.wait_exit().success());
 }
+
+/// The characters the screen says a model has written so far
+/// (`writing… N characters`), if it says so.
+fn characters_written(screen: &str) -> Option<u64> {
+    let (_, after) = screen.split_once("writing… ")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[test]
+fn in_tool_mode_the_dashboard_counts_the_arguments_as_the_model_writes_them() {
+    let release = Arc::new(Notify::new());
+    let hold = Arc::clone(&release);
+    let text = contribution();
+    let (base_url, seen) = serve_in_background(move |request: &Value, _| {
+        match request["tool_choice"]["function"]["name"].as_str() {
+            // The contribution as the forced function's arguments: the
+            // first piece, then wait for the test.
+            Some(name) => Reply::Stream(Streamed {
+                function: Some(name.to_string()),
+                hold: Some((1, Arc::clone(&hold))),
+                ..Streamed::new(&text, 20, Duration::from_millis(100))
+            }),
+            None => Reply::Stream(Streamed::new(
+                "Ship checkout v2 everywhere.",
+                4,
+                Duration::from_millis(50),
+            )),
+        }
+    });
+    let home = tempfile::tempdir().unwrap();
+    let file = scenario(home.path());
+    let mut pty = Session::start(
+        &[
+            "tui",
+            file.to_str().unwrap(),
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+            "--output",
+            "tool",
+        ],
+        home.path(),
+    );
+
+    // The first piece of the arguments has come: the pane counts it.
+    pty.wait_for("a nonzero count of characters written", |screen| {
+        characters_written(screen).is_some_and(|n| n > 0)
+    });
+    let screen = pty.text();
+    assert!(
+        screen.contains("risk_analyst · round 1 · writing…"),
+        "{screen}"
+    );
+    assert!(!screen.contains("FINISHED"), "{screen}");
+    assert!(
+        seen.lock().unwrap()[0]["tools"].is_array(),
+        "asked in tool mode"
+    );
+
+    // The rest: the validated contribution, and the model's row timed the
+    // arguments as the answer's first token.
+    release.notify_one();
+    pty.wait_text("FINISHED");
+    let screen = pty.text();
+    assert!(
+        row_of(&screen, "risk_analyst").is_some_and(|r| r.contains("go") && !r.contains("✎")),
+        "{screen}"
+    );
+    assert!(screen.contains("ttft"), "{screen}");
+    pty.press("q");
+    assert!(pty.wait_exit().success());
+
+    // The recording marks the deltas as arguments; they make the
+    // contribution.
+    let recording = std::fs::read_to_string(&recordings(home.path())[0]).unwrap();
+    let events: Vec<Value> = recording
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let call = events
+        .iter()
+        .find(|e| e["type"] == "call_started" && e["agent"] == "risk_analyst")
+        .unwrap()["call"]
+        .clone();
+    let deltas: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "call_delta" && e["call"] == call)
+        .collect();
+    assert!(deltas.iter().all(|e| e["arguments"] == true), "{deltas:?}");
+    let written: String = deltas.iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(written, contribution());
+}

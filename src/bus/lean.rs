@@ -115,6 +115,7 @@ mod tests {
             reasoning: None,
             record: Some(Box::new(record)),
             extracted: None,
+            fallback: false,
         }
     }
 

@@ -129,12 +129,14 @@ impl Reading {
                 call,
                 text,
                 reasoning,
+                arguments,
             } => {
                 let since = at.saturating_sub(self.started.get(call).copied().unwrap_or(at));
                 self.deltas.entry(*call).or_default().push(RecordedDelta {
                     at: since,
                     text: text.clone(),
                     reasoning: *reasoning,
+                    arguments: *arguments,
                 });
             }
             EventKind::CallFinished {

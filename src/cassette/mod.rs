@@ -71,6 +71,8 @@ pub(crate) struct RecordedDelta {
     pub(crate) text: String,
     /// The text is the model's reasoning, not its answer.
     pub(crate) reasoning: bool,
+    /// The text is a function call's arguments as they came.
+    pub(crate) arguments: bool,
 }
 
 /// How the cassette answers one call.

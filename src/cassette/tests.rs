@@ -53,6 +53,7 @@ pub(super) fn finished(call: u64, tool: &str, record: CallRecord) -> EventKind {
         reasoning: None,
         record: Some(Box::new(record)),
         extracted: None,
+        fallback: false,
     }
 }
 

@@ -161,6 +161,8 @@ impl RunFacts {
                     // Held at the largest count, as the run's usage is.
                     self.tokens.input = self.tokens.input.saturating_add(usage.input);
                     self.tokens.output = self.tokens.output.saturating_add(usage.output);
+                    self.tokens.cached = self.tokens.cached.saturating_add(usage.cached);
+                    self.tokens.reasoning = self.tokens.reasoning.saturating_add(usage.reasoning);
                     self.tokens.estimated |= usage.estimated;
                     if let Some(cost) = usage.cost_usd {
                         let sum = self.tokens.cost_usd.unwrap_or(0.0) + cost;
@@ -233,6 +235,8 @@ pub(super) fn differences(a: &RunFacts, b: &RunFacts) -> Vec<Difference> {
     out.field("answer", &sa.answer(), &sb.answer());
     out.field("tokens.input", &a.tokens.input, &b.tokens.input);
     out.field("tokens.output", &a.tokens.output, &b.tokens.output);
+    out.field("tokens.cached", &a.tokens.cached, &b.tokens.cached);
+    out.field("tokens.reasoning", &a.tokens.reasoning, &b.tokens.reasoning);
     out.field("tokens.cost_usd", &a.tokens.cost_usd, &b.tokens.cost_usd);
     for tool in union(a.tools.keys(), b.tools.keys()) {
         let ta = a.tools.get(tool).copied().unwrap_or_default();

@@ -224,14 +224,20 @@ impl Gateway {
                     .and_then(|(_, how)| how),
                 ..details
             },
-            Err(error) => CallDetails {
-                error: error.message(),
-                fallback: matches!(
-                    error,
-                    CallError::Provider(ProviderError::Unsupported { .. })
-                ),
-                ..details
-            },
+            Err(error) => {
+                let refused = match error {
+                    CallError::Provider(ProviderError::Unsupported { feature, .. }) => {
+                        Some(*feature)
+                    }
+                    _ => None,
+                };
+                CallDetails {
+                    error: error.message(),
+                    fallback: refused.is_some(),
+                    fallback_taken: refused.is_some_and(|f| self.provider.adapts(f)),
+                    ..details
+                }
+            }
         }
     }
 

@@ -87,6 +87,7 @@ impl Gateway {
             reasoning: details.reasoning,
             record: details.record,
             extracted: details.extracted,
+            fallback: details.fallback_taken,
         });
         // A feature the endpoint refused by name says nothing of its
         // health: the run asks the next way at once, and the breaker
@@ -136,6 +137,9 @@ pub(super) struct CallDetails {
     pub(super) extracted: Option<crate::provider::lenient::Extracted>,
     /// The endpoint refused a feature of the request by name.
     pub(super) fallback: bool,
+    /// … and the call asks again another way: the attempt was a
+    /// fallback, as its event says.
+    pub(super) fallback_taken: bool,
 }
 
 /// Which attempt of which tool's call, and what it is for.

@@ -207,6 +207,7 @@ pub(super) async fn completion(
             text: delta.text,
             new: true,
             reasoning: delta.reasoning,
+            arguments: delta.arguments,
         });
     }
     let Some(answer) = recorded.record.answer else {

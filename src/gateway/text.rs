@@ -3,7 +3,8 @@
 //! per call, whatever is left published before the call's finish, so that
 //! the deltas of a call concatenate to its text and the bus and recording
 //! stay small. Reasoning text goes out in deltas of its own, marked, in
-//! the order it came, and is never timed as the answer's first token. It
+//! the order it came, and is never timed as the answer's first token; a
+//! function call's arguments (tool mode) too, timed as the answer is. It
 //! also times the first and the last piece of the answer: the time to the
 //! first token and the tokens a second. It never waits on the provider:
 //! pieces queue in a channel the call drains between them.
@@ -44,6 +45,7 @@ struct Pending {
 #[derive(Debug)]
 struct Run {
     reasoning: bool,
+    arguments: bool,
     text: String,
 }
 
@@ -53,9 +55,12 @@ impl Pending {
             return;
         }
         match self.runs.last_mut() {
-            Some(run) if run.reasoning == piece.reasoning => run.text.push_str(&piece.text),
+            Some(run) if (run.reasoning, run.arguments) == (piece.reasoning, piece.arguments) => {
+                run.text.push_str(&piece.text);
+            }
             _ => self.runs.push(Run {
                 reasoning: piece.reasoning,
+                arguments: piece.arguments,
                 text: piece.text,
             }),
         }
@@ -178,6 +183,7 @@ impl CallText {
                 call: self.call,
                 text: run.text,
                 reasoning: run.reasoning,
+                arguments: run.arguments,
             });
             state.sent_at = Some(Duration::from_millis(t_ms));
         }
@@ -217,6 +223,7 @@ mod tests {
             text: text.into(),
             new: true,
             reasoning: false,
+            arguments: false,
         }
     }
 

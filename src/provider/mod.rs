@@ -48,6 +48,10 @@ pub(crate) struct TextPiece {
     /// The piece is the model's reasoning (`reasoning_content`), not its
     /// answer: shown apart, never timed as the answer's first token.
     pub(crate) reasoning: bool,
+    /// The piece is a function call's arguments as the model writes them
+    /// (tool mode): the answer in the making, shown and timed as its text
+    /// is, though not its text.
+    pub(crate) arguments: bool,
 }
 
 /// Where a streaming provider hands over the text of an answer as it

@@ -168,10 +168,19 @@ impl OutputPolicy {
         self.now.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether the run can ask without `feature`: a temperature and the
+    /// output limit's name always, an output feature under `auto` only.
+    pub(crate) fn adapts(&self, feature: Feature) -> bool {
+        self.adaptive || matches!(feature, Feature::Temperature | Feature::MaxCompletionTokens)
+    }
+
     /// Ask without `feature` from now on, which the endpoint refused in
     /// the words `said`; `None` when nothing can change (an explicit
     /// output mode never does).
     pub(crate) fn adapt(&self, feature: Feature, said: &str) -> Option<Adapted> {
+        if !self.adapts(feature) {
+            return None;
+        }
         let mut now = self.lock();
         let change = |what, from: String, to: String, first| Adapted {
             what,
@@ -194,7 +203,6 @@ impl OutputPolicy {
                 let from = TokenLimit::MaxCompletionTokens.as_str().to_string();
                 change(Setting::TokenLimit, from, "max_tokens".into(), first)
             }
-            _ if !self.adaptive => return None,
             _ => {
                 let from = now.mode;
                 let first = from.sends(feature);
@@ -240,6 +248,12 @@ impl Provider {
     /// nothing can (the sim, an explicit output mode).
     pub(crate) fn adapt(&self, feature: Feature, said: &str) -> Option<Adapted> {
         self.policy()?.adapt(feature, said)
+    }
+
+    /// Whether a refusal of `feature` makes the run ask another way
+    /// (see [`OutputPolicy::adapts`]): a fallback, not a failure.
+    pub(crate) fn adapts(&self, feature: Feature) -> bool {
+        self.policy().is_some_and(|policy| policy.adapts(feature))
     }
 
     /// How many times an answer that fails its contract is asked for

@@ -63,6 +63,14 @@ pub struct JobResult {
     pub tool_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of the input tokens, those the endpoint served from its prompt
+    /// cache; of the output tokens, those the model spent reasoning. Left
+    /// out when none (a run on the sim), and 0 from a worker that did not
+    /// count them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
     /// The run finished with work undone: safe mode skipped calls or tasks
     /// failed. Its outcome key ends in `/partial`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -77,6 +85,10 @@ pub struct JobResult {
     /// its model has no price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// How a sweep's runs are set up beyond the job: the same for every job.
@@ -283,6 +295,8 @@ fn result_of(
         tool_calls: measured.tool_calls,
         input_tokens: measured.input_tokens,
         output_tokens: measured.output_tokens,
+        cached_tokens: measured.cached_tokens,
+        reasoning_tokens: measured.reasoning_tokens,
         partial,
         failed_tasks: counts.get(FAILED_TASKS),
         tool_calls_by_tool: measured.tool_calls_by_tool,

@@ -1,5 +1,6 @@
 //! What a run used that its result does not count: model and tool calls
-//! (in all and per tool), tokens, dollars, and the steps its events
+//! (in all and per tool), tokens (with their cached and reasoning parts),
+//! dollars, and the steps its events
 //! opened (which a pattern may report as waves or steps), read off its
 //! events as they are published. It only counts; it never holds an event or waits.
 //! Token sums stop at the largest count (2^64 − 1) rather than wrap: a
@@ -19,6 +20,8 @@ pub(crate) struct Measure {
     tool_calls: AtomicU64,
     input_tokens: AtomicU64,
     output_tokens: AtomicU64,
+    cached_tokens: AtomicU64,
+    reasoning_tokens: AtomicU64,
     steps_opened: AtomicU64,
     /// Calls per tool and the dollars of priced calls; one lock per
     /// finished call, which nothing else holds.
@@ -38,6 +41,10 @@ pub(crate) struct Measured {
     pub(crate) tool_calls: u64,
     pub(crate) input_tokens: u64,
     pub(crate) output_tokens: u64,
+    /// Of the input, the tokens the endpoint served from its prompt cache;
+    /// of the output, those the model spent reasoning.
+    pub(crate) cached_tokens: u64,
+    pub(crate) reasoning_tokens: u64,
     /// Steps the run's events opened (`describe::opens_step`): rounds,
     /// waves, turns or workflow steps, as its pattern takes them.
     pub(crate) steps_opened: u64,
@@ -67,6 +74,8 @@ impl Measure {
             tool_calls: read(&self.tool_calls),
             input_tokens: read(&self.input_tokens),
             output_tokens: read(&self.output_tokens),
+            cached_tokens: read(&self.cached_tokens),
+            reasoning_tokens: read(&self.reasoning_tokens),
             steps_opened: read(&self.steps_opened),
         }
     }
@@ -113,6 +122,8 @@ impl EventSink for Measure {
                 if let Some(usage) = usage {
                     add(&self.input_tokens, usage.input);
                     add(&self.output_tokens, usage.output);
+                    add(&self.cached_tokens, usage.cached);
+                    add(&self.reasoning_tokens, usage.reasoning);
                 }
             }
             kind if describe::opens_step(kind) => bump(&self.steps_opened, 1),
@@ -146,6 +157,7 @@ mod tests {
             record: None,
             served: false,
             extracted: None,
+            fallback: false,
         };
         Arc::new(Event {
             run: 1,

@@ -116,14 +116,38 @@ fn combination_document(flags: &[(String, bool)], runs: &[JobResult]) -> Value {
         "model_calls": measure(|r| r.model_calls),
         "tool_calls": measure(|r| r.tool_calls),
         "tool_calls_by_tool": by_tool_document(runs),
-        "tokens": {
-            "input": measure(|r| r.input_tokens),
-            "output": measure(|r| r.output_tokens),
-        },
+        "tokens": tokens_document(runs),
         "partial": runs.iter().filter(|r| r.partial).count(),
         "failed_tasks": failed_tasks_document(runs),
         "cost_usd": cost_document(runs),
     })
+}
+
+/// A count each run has.
+type Measure = fn(&JobResult) -> u64;
+
+/// The spread of the runs' input and output tokens, and of the parts of
+/// them the endpoint said were cached (of the input) and reasoning (of
+/// the output), each of those only when some run had some: a sweep on the
+/// sim reads as it did before they were counted.
+fn tokens_document(runs: &[JobResult]) -> Value {
+    let measure = |of: Measure| spread(&runs.iter().map(of).collect::<Vec<_>>());
+    let mut doc = json!({
+        "input": measure(|r| r.input_tokens),
+        "output": measure(|r| r.output_tokens),
+    });
+    let parts: [(&str, Measure); 2] = [
+        ("cached", |r| r.cached_tokens),
+        ("reasoning", |r| r.reasoning_tokens),
+    ];
+    for (name, of) in parts {
+        if runs.iter().any(|r| of(r) > 0)
+            && let Value::Object(fields) = &mut doc
+        {
+            fields.insert(name.into(), measure(of));
+        }
+    }
+    doc
 }
 
 /// Per tool, in name order, the spread of its calls over the runs and of
@@ -244,6 +268,8 @@ mod tests {
             tool_calls: 0,
             input_tokens: 10 * calls,
             output_tokens: calls,
+            cached_tokens: 0,
+            reasoning_tokens: 0,
             partial: false,
             failed_tasks: None,
             tool_calls_by_tool: Default::default(),

@@ -1,6 +1,7 @@
 //! The names every Conclave trace shares, in one place: the OpenTelemetry
 //! GenAI semantic conventions' attribute names (as of semantic conventions
-//! 1.38) and Conclave's own `conclave.*` names for what the conventions
+//! 1.38, and the usage's cache-read and reasoning parts as the conventions
+//! named them since, still experimental) and Conclave's own `conclave.*` names for what the conventions
 //! lack. Nothing else in the exporter spells an attribute, an event or an
 //! operation; a rename in the conventions is a change here alone. A name
 //! only one pattern's spans use lives in that pattern's `trace.rs` (or
@@ -18,6 +19,13 @@ pub(crate) const RESPONSE_MODEL: &str = "gen_ai.response.model";
 pub(crate) const USAGE_INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
 /// `gen_ai.usage.output_tokens`: completion tokens of a model call.
 pub(crate) const USAGE_OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
+/// `gen_ai.usage.cache_read.input_tokens`: of the input tokens, those the
+/// endpoint served from its prompt cache (included in the input tokens,
+/// as the conventions ask).
+pub(crate) const USAGE_CACHE_READ_INPUT_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
+/// `gen_ai.usage.reasoning.output_tokens`: of the output tokens, those the
+/// model spent reasoning (included in the output tokens).
+pub(crate) const USAGE_REASONING_OUTPUT_TOKENS: &str = "gen_ai.usage.reasoning.output_tokens";
 /// `gen_ai.agent.name`: the agent an `invoke_agent` span runs.
 pub(crate) const AGENT_NAME: &str = "gen_ai.agent.name";
 /// `gen_ai.tool.name`: the tool an `execute_tool` span calls.
@@ -95,6 +103,8 @@ pub(crate) const COST_USD: &str = "conclave.cost_usd";
 /// backend would price again.
 pub(crate) const SERVED_INPUT_TOKENS: &str = "conclave.served.input_tokens";
 pub(crate) const SERVED_OUTPUT_TOKENS: &str = "conclave.served.output_tokens";
+pub(crate) const SERVED_CACHE_READ_INPUT_TOKENS: &str = "conclave.served.cache_read.input_tokens";
+pub(crate) const SERVED_REASONING_OUTPUT_TOKENS: &str = "conclave.served.reasoning.output_tokens";
 
 /// Conclave's span events.
 pub(crate) const EVENT_RETRY: &str = "conclave.retry";

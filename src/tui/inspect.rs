@@ -31,6 +31,10 @@ pub(super) fn tool_json(tool: &ToolHealth, now_ms: u64) -> Value {
         "timeout_ms": tool.timeout_ms,
         "health": {"band": tool.rank.band.as_str(), "score": tool.rank.score},
     });
+    // Only a model an endpoint refused a feature of has fallbacks.
+    if tool.fallbacks > 0 {
+        json["fallbacks"] = json!(tool.fallbacks);
+    }
     // Only a tool whose answers streamed (the model's) has these.
     if let Some(streaming) = tool.streaming {
         json["first_token_ms"] = json!(streaming.first_token_ms);

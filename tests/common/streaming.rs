@@ -3,8 +3,8 @@
 //! runtime it is started on: on a test's paused clock the pacing is the
 //! run's virtual time, so "20 chunks over 2 s" costs no wall time and the
 //! run sees exactly that. It can also break a stream off, hold it until
-//! the test lets it go on, answer with a status first, or ignore `stream`
-//! and answer whole. A plain tokio `TcpListener`: nothing leaves the
+//! the test lets it go on, answer with a status first, ignore `stream`
+//! and answer whole, or stream the answer as a function call's arguments. A plain tokio `TcpListener`: nothing leaves the
 //! machine.
 
 use serde_json::{Value, json};
@@ -41,6 +41,10 @@ pub struct Streamed {
     /// LiteLLM's usage chunk (`choices: [{"index": 0, "delta": {}}]`)
     /// rather than OpenAI's (`choices: []`).
     pub litellm: bool,
+    /// Tool mode: `text` is the arguments of a call of this function,
+    /// streamed as OpenAI streams them (the name first, then the
+    /// arguments a piece a chunk), finished as `tool_calls`.
+    pub function: Option<String>,
 }
 
 impl Streamed {
@@ -52,6 +56,7 @@ impl Streamed {
             cut_after: None,
             hold: None,
             litellm: false,
+            function: None,
         }
     }
 
@@ -177,8 +182,13 @@ async fn stream(socket: &mut TcpStream, streamed: &Streamed) -> std::io::Result<
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
     socket.write_all(head.as_bytes()).await?;
     let event = |value: Value| format!("data: {value}\n\n");
+    let mut opening = json!({"role": "assistant", "content": ""});
+    if let Some(name) = &streamed.function {
+        opening = json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0,
+            "id": "call_0", "type": "function", "function": {"name": name, "arguments": ""}}]});
+    }
     let role = json!({"object": "chat.completion.chunk",
-                      "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]});
+                      "choices": [{"index": 0, "delta": opening}]});
     socket.write_all(event(role).as_bytes()).await?;
     for (i, part) in streamed.parts().into_iter().enumerate() {
         if streamed.cut_after == Some(i) {
@@ -190,13 +200,22 @@ async fn stream(socket: &mut TcpStream, streamed: &Streamed) -> std::io::Result<
             release.notified().await;
         }
         tokio::time::sleep(streamed.every).await;
+        let delta = match streamed.function {
+            Some(_) => json!({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}),
+            None => json!({"content": part}),
+        };
         let chunk = json!({"object": "chat.completion.chunk",
-                           "choices": [{"index": 0, "delta": {"content": part}, "finish_reason": null}]});
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
         socket.write_all(event(chunk).as_bytes()).await?;
         socket.flush().await?;
     }
+    let reason = if streamed.function.is_some() {
+        "tool_calls"
+    } else {
+        "stop"
+    };
     let finish = json!({"object": "chat.completion.chunk",
-                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]});
     let choices = if streamed.litellm {
         json!([{"index": 0, "delta": {}}])
     } else {

@@ -19,10 +19,15 @@ pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
             call,
             text,
             reasoning,
+            arguments,
         } => format!(
             "call {call}: {} more{}",
             plural(text.chars().count() as u64, "character"),
-            if *reasoning { " of reasoning" } else { "" }
+            match (*reasoning, *arguments) {
+                (true, _) => " of reasoning",
+                (false, true) => " of arguments",
+                (false, false) => "",
+            }
         ),
         EventKind::CallFinished { .. } => finished(kind)?,
         EventKind::OutputModeChanged { from, to, said } => {
@@ -134,6 +139,7 @@ fn finished<P>(kind: &EventKind<P>) -> Option<String> {
         tokens_per_s,
         served,
         extracted,
+        fallback,
         ..
     } = kind
     else {
@@ -166,6 +172,9 @@ fn finished<P>(kind: &EventKind<P>) -> Option<String> {
     }
     if let Some(error) = error {
         line.push_str(&format!(": {error}"));
+    }
+    if *fallback {
+        line.push_str(" · a fallback: asked again another way");
     }
     if let Some(how) = extracted {
         line.push_str(match how {

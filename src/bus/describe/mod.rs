@@ -145,6 +145,7 @@ mod tests {
             served: false,
             reasoning: None,
             extracted: None,
+            fallback: false,
         };
         let counted = crate::bus::TokenUsage {
             input: 1200,
@@ -173,6 +174,27 @@ mod tests {
         assert_eq!(
             describe(&finished(parts)),
             "model: ok in 400 ms · 1200+300 tokens (1.0k cached · 120 reasoning) · $0.00096"
+        );
+        let refused: EventKind = EventKind::CallFinished {
+            call: 4,
+            tool: "model".into(),
+            attempt: 1,
+            latency_ms: 3,
+            outcome: crate::bus::CallOutcome::Error,
+            usage: None,
+            error: Some("the endpoint refused json_schema".into()),
+            http_status: None,
+            first_token_ms: None,
+            tokens_per_s: None,
+            record: None,
+            served: false,
+            reasoning: None,
+            extracted: None,
+            fallback: true,
+        };
+        assert_eq!(
+            describe(&refused),
+            "model: error in 3 ms: the endpoint refused json_schema · a fallback: asked again another way"
         );
     }
 

@@ -134,10 +134,11 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
     },
     /// Text of a streaming model call as it arrived since the previous
     /// delta of that call: the deltas of a call, in order, concatenate to
-    /// its text (those marked `reasoning`, to its reasoning). Published at most once per 50 ms per call (a call whose
-    /// text turns from reasoning to answer within one may publish a delta
-    /// of each at once); what is left is published before the call's
-    /// `call_finished`.
+    /// its text (those marked `reasoning`, to its reasoning; those marked
+    /// `arguments`, to its function calls' arguments). Published at most
+    /// once per 50 ms per call (a call whose text turns from reasoning to
+    /// answer within one may publish a delta of each at once); what is
+    /// left is published before the call's `call_finished`.
     CallDelta {
         call: u64,
         text: String,
@@ -145,6 +146,12 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         /// comes before its answer and is never part of it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         reasoning: bool,
+        /// The text is a function call's arguments as the model writes
+        /// them (tool mode): the answer in the making, which the call's
+        /// answer is read from, though not the call's text. Absent in
+        /// recordings made before it was published.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        arguments: bool,
     },
     CallFinished {
         call: u64,
@@ -187,6 +194,13 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         /// not the whole text: inside a code fence or inside prose.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         extracted: Option<values::Extracted>,
+        /// The attempt failed because the endpoint refused a feature of
+        /// the request by name, and the call asks again another way
+        /// (`output_mode_changed` or `request_adapted` says how): a
+        /// fallback, which says nothing of the endpoint's health. Absent in
+        /// recordings made before it was published.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fallback: bool,
     },
     /// A model's answer failed its contract (or was cut at the output
     /// limit), and the model is asked again with its answer and what was

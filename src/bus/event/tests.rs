@@ -313,3 +313,54 @@ fn a_run_start_reads_its_scenario_as_the_file_was_read() {
         assert!(serde_json::from_str::<Event>(&repeated).is_err(), "{twice}");
     }
 }
+
+#[test]
+fn a_deltas_arguments_and_a_fallback_are_written_only_when_true_and_read_as_false_when_absent() {
+    // As recordings made before them hold these events.
+    let delta: EventKind =
+        serde_json::from_value(json!({"type": "call_delta", "call": 3, "text": "{\"su"})).unwrap();
+    assert!(matches!(
+        delta,
+        EventKind::CallDelta {
+            arguments: false,
+            ..
+        }
+    ));
+    assert_eq!(
+        serde_json::to_value(&delta).unwrap(),
+        json!({"type": "call_delta", "call": 3, "text": "{\"su"})
+    );
+    let finished: EventKind = serde_json::from_value(json!({"type": "call_finished",
+        "call": 3, "tool": "model", "attempt": 1, "latency_ms": 4, "outcome": "error"}))
+    .unwrap();
+    assert!(matches!(
+        finished,
+        EventKind::CallFinished {
+            fallback: false,
+            ..
+        }
+    ));
+    assert!(
+        serde_json::to_value(&finished)
+            .unwrap()
+            .get("fallback")
+            .is_none()
+    );
+
+    // Said when true.
+    let tool_mode: EventKind = EventKind::CallDelta {
+        call: 3,
+        text: "{\"su".into(),
+        reasoning: false,
+        arguments: true,
+    };
+    assert_eq!(serde_json::to_value(&tool_mode).unwrap()["arguments"], true);
+    let mut refused = serde_json::to_value(&finished).unwrap();
+    refused["fallback"] = json!(true);
+    let back: EventKind = serde_json::from_value(refused.clone()).unwrap();
+    assert!(matches!(
+        back,
+        EventKind::CallFinished { fallback: true, .. }
+    ));
+    assert_eq!(serde_json::to_value(&back).unwrap(), refused);
+}

@@ -167,15 +167,27 @@ fn tool_calls(t: crate::compare::ToolCounts) -> Vec<Cell> {
     vec![Cell::toned(text, tone)]
 }
 
-/// The run's tokens in and out, and their cost when priced.
+/// The run's tokens in and out, the cached part of the input and the
+/// reasoning part of the output where the endpoint said them, and their
+/// cost when priced: `2000 in (1500 cached) · 400 out (250 reasoning)`.
 fn tokens(f: &RunFacts) -> Vec<Cell> {
     let about = if f.tokens.estimated { "~" } else { "" };
     let cost = f.tokens.cost_usd.map_or_else(String::new, |dollars| {
         format!(" · {about}${}", crate::figures::dollars(dollars))
     });
+    let part = |n: u64, what: &str| {
+        if n > 0 {
+            format!(" ({n} {what})")
+        } else {
+            String::new()
+        }
+    };
     one(format!(
-        "{about}{} in · {about}{} out{cost}",
-        f.tokens.input, f.tokens.output
+        "{about}{} in{} · {about}{} out{}{cost}",
+        f.tokens.input,
+        part(f.tokens.cached, "cached"),
+        f.tokens.output,
+        part(f.tokens.reasoning, "reasoning"),
     ))
 }
 

@@ -30,12 +30,15 @@ impl Extras {
         extras
     }
 
-    /// A streamed chunk's choice: its delta's pieces, added to those before.
-    pub(super) fn take_delta(&mut self, choice: &Value) {
-        self.take(choice, "delta");
+    /// A streamed chunk's choice: its delta's pieces, added to those
+    /// before; the arguments text it brought, as it came (unscrubbed).
+    pub(super) fn take_delta(&mut self, choice: &Value) -> String {
+        self.take(choice, "delta")
     }
 
-    fn take(&mut self, choice: &Value, part: &str) {
+    /// Take a choice's `part`; the arguments text it brought.
+    fn take(&mut self, choice: &Value, part: &str) -> String {
+        let mut brought = String::new();
         let message = &choice[part];
         if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {
@@ -49,9 +52,13 @@ impl Extras {
                     name.push_str(piece);
                 }
                 match call.pointer("/function/arguments") {
-                    Some(Value::String(piece)) => arguments.push_str(piece),
+                    Some(Value::String(piece)) => {
+                        arguments.push_str(piece);
+                        brought.push_str(piece);
+                    }
                     Some(Value::Null) | None => {}
                     Some(value) => {
+                        brought.push_str(&value.to_string());
                         self.given.insert(index, value.clone());
                     }
                 }
@@ -63,6 +70,7 @@ impl Extras {
         if choice.get("finish_reason").and_then(Value::as_str) == Some("length") {
             self.cut = true;
         }
+        brought
     }
 
     /// The answer's text and why it stopped, from its `content` (already

@@ -4,7 +4,9 @@
 //! taken from the chunk that carries it (OpenAI's with `choices: []`,
 //! LiteLLM's with `choices: [{"index": 0, "delta": {}}]`), to `[DONE]`.
 //! Reasoning text (`delta.reasoning_content` or `delta.reasoning`) is
-//! handed on marked as such and kept apart from the answer.
+//! handed on marked as such and kept apart from the answer; so are a
+//! function call's arguments as they come (tool mode), which the answer
+//! is read from once the calls are whole.
 //! A stream that breaks off before `[DONE]` or a finish, or a chunk that is
 //! no chunk, is a bad response quoting the text so far. A server that
 //! ignores `stream` and sends one JSON completion (whatever its content
@@ -124,6 +126,9 @@ struct Reading {
     /// two are separate texts, a secret is split within one of them.
     reasoning: String,
     reasoning_scrubber: StreamScrubber,
+    /// The scrubber of the function calls' arguments as they come, a text
+    /// of their own too.
+    arguments_scrubber: StreamScrubber,
     usage: Option<TokenUsage>,
     /// A chunk said why the model stopped (`finish_reason`).
     finished: bool,
@@ -139,6 +144,7 @@ impl Reading {
             text: String::new(),
             reasoning: String::new(),
             reasoning_scrubber: StreamScrubber::default(),
+            arguments_scrubber: StreamScrubber::default(),
             usage: None,
             finished: false,
             extras: Extras::default(),
@@ -204,7 +210,8 @@ impl Reading {
             Some(Value::String(content)) => self.add(content),
             Some(_) => return Err(self.broken("a chunk's delta content is not text")),
         }
-        self.extras.take_delta(choice);
+        let arguments = self.extras.take_delta(choice);
+        self.add_arguments(&arguments);
         if choice
             .get("finish_reason")
             .is_some_and(|reason| !reason.is_null())
@@ -229,6 +236,24 @@ impl Reading {
             text,
             new: true,
             reasoning: false,
+            arguments: false,
+        });
+    }
+
+    /// Function call arguments as they came in a delta: handed on marked
+    /// as such, as far as their scrubber lets them out (the calls
+    /// themselves are gathered by `extras`).
+    fn add_arguments(&mut self, arguments: &str) {
+        if arguments.is_empty() {
+            return;
+        }
+        self.let_out_reasoning();
+        let text = self.arguments_scrubber.push(arguments);
+        self.send(TextPiece {
+            text,
+            new: true,
+            reasoning: false,
+            arguments: true,
         });
     }
 
@@ -244,6 +269,7 @@ impl Reading {
             text,
             new: true,
             reasoning: true,
+            arguments: false,
         });
     }
 
@@ -262,6 +288,7 @@ impl Reading {
                 text: reasoning,
                 new: false,
                 reasoning: true,
+                arguments: false,
             });
         }
     }
@@ -270,13 +297,21 @@ impl Reading {
     /// broke off where it is.
     fn flush(&mut self) {
         self.let_out_reasoning();
-        let text = self.scrubber.finish();
-        if !text.is_empty() {
-            self.send(TextPiece {
-                text,
-                new: false,
-                reasoning: false,
-            });
+        for arguments in [false, true] {
+            let scrubber = if arguments {
+                &mut self.arguments_scrubber
+            } else {
+                &mut self.scrubber
+            };
+            let text = scrubber.finish();
+            if !text.is_empty() {
+                self.send(TextPiece {
+                    text,
+                    new: false,
+                    reasoning: false,
+                    arguments,
+                });
+            }
         }
     }
 

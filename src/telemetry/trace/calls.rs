@@ -110,11 +110,13 @@ impl TraceBuilder {
                 attempt,
                 ..
             } => self.number_worker_call(*call, tool, *attempt),
-            // The answer's text only: reasoning is no part of the output.
+            // The answer's text only: reasoning is no part of the output,
+            // nor are a function call's arguments its text.
             EventKind::CallDelta {
                 call,
                 text,
                 reasoning: false,
+                arguments: false,
             } => {
                 if self.content
                     && let Some(open) = self.calls.by_call_id(*call)

@@ -68,14 +68,31 @@ impl TraceBuilder {
         if let Some(usage) = ended.usage {
             // A served answer's tokens are named apart, so that no backend
             // prices them again: they cost nothing now.
-            let (input, output) = if ended.served {
-                (n::SERVED_INPUT_TOKENS, n::SERVED_OUTPUT_TOKENS)
+            let [input, output, cached, reasoning] = if ended.served {
+                [
+                    n::SERVED_INPUT_TOKENS,
+                    n::SERVED_OUTPUT_TOKENS,
+                    n::SERVED_CACHE_READ_INPUT_TOKENS,
+                    n::SERVED_REASONING_OUTPUT_TOKENS,
+                ]
             } else {
-                (n::USAGE_INPUT_TOKENS, n::USAGE_OUTPUT_TOKENS)
+                [
+                    n::USAGE_INPUT_TOKENS,
+                    n::USAGE_OUTPUT_TOKENS,
+                    n::USAGE_CACHE_READ_INPUT_TOKENS,
+                    n::USAGE_REASONING_OUTPUT_TOKENS,
+                ]
             };
             let attrs = &mut self.span(span).attrs;
             attrs.set(input, usage.input);
             attrs.set(output, usage.output);
+            // Parts of the two counts, where the endpoint said them.
+            if usage.cached > 0 {
+                attrs.set(cached, usage.cached);
+            }
+            if usage.reasoning > 0 {
+                attrs.set(reasoning, usage.reasoning);
+            }
             // What the call cost the run, as the run priced it (its
             // scenario's and `--pricing`'s prices), so that a viewer
             // shows the run's own figure rather than pricing it again.

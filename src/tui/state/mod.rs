@@ -314,11 +314,13 @@ impl RunState {
                 self.resilience.apply(kind, t_ms);
             }
             // Shown where the call's agent sits until the call finishes
-            // (and not a line of the log).
+            // (and not a line of the log); a function call's arguments are
+            // the answer in the making, shown as its text is.
             EventKind::CallDelta {
                 call,
                 text,
                 reasoning,
+                ..
             } => {
                 if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
                     if *reasoning {

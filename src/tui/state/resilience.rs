@@ -146,6 +146,11 @@ impl Resilience {
             EventKind::CallStarted { tool, .. } => self.tool(tool, t_ms).started(t_ms),
             EventKind::CallFinished {
                 tool,
+                fallback: true,
+                ..
+            } => self.tool(tool, t_ms).fell_back(),
+            EventKind::CallFinished {
+                tool,
                 outcome,
                 latency_ms,
                 first_token_ms,
@@ -265,6 +270,7 @@ mod tests {
                 record: None,
                 served: false,
                 extracted: None,
+                fallback: false,
             },
             t_ms,
         );
@@ -353,6 +359,38 @@ mod tests {
         calls_ok(&mut r, 14_000, 16_000);
         assert!(r.tools.iter().all(|t| t.rank.band == health::Band::Healthy));
         assert_eq!(names(&r), ["a_worker", "b_worker", "model"]);
+    }
+
+    #[test]
+    fn a_fallback_is_counted_as_such_and_not_as_an_error() {
+        let mut r = seated();
+        call(&mut r, "model", 100, CallOutcome::Ok);
+        // The endpoint refused json_schema: the attempt ends in an error
+        // the run then asks around.
+        let refused = EventKind::CallFinished {
+            call: 2,
+            tool: "model".into(),
+            attempt: 1,
+            latency_ms: 3,
+            outcome: CallOutcome::Error,
+            usage: None,
+            error: Some("the endpoint refused json_schema".into()),
+            http_status: None,
+            first_token_ms: None,
+            tokens_per_s: None,
+            reasoning: None,
+            record: None,
+            served: false,
+            extracted: None,
+            fallback: true,
+        };
+        r.apply(&refused, 200);
+        call(&mut r, "model", 300, CallOutcome::Ok);
+        let model = &r.tools[r.index["model"]];
+        assert_eq!(model.fallbacks, 1);
+        assert_eq!(model.failures, 0);
+        assert_eq!(model.error_rate(300), Some(0.0), "two answers, no error");
+        assert_eq!(model.latency(100), Some(10), "its latency is no answer's");
     }
 
     #[test]

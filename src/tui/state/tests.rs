@@ -208,6 +208,7 @@ fn calls_in_flight_are_kept_until_each_finishes() {
             record: None,
             served: false,
             extracted: None,
+            fallback: false,
         },
     ));
     let state = RunState::from_events(1, &events);
@@ -257,6 +258,7 @@ fn spend_kept_apart_stays_bounded_whatever_a_recording_names() {
             record: None,
             served: false,
             extracted: None,
+            fallback: false,
         }));
     }
     assert_eq!(state.spend_by_agent.len(), MAX_SPENDERS);

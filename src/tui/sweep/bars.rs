@@ -273,6 +273,8 @@ mod tests {
                 tool_calls: 0,
                 input_tokens: calls * 100,
                 output_tokens: 0,
+                cached_tokens: 0,
+                reasoning_tokens: 0,
                 partial: false,
                 failed_tasks: None,
                 tool_calls_by_tool: Default::default(),

@@ -296,12 +296,22 @@ fn run_row(result: &JobResult) -> String {
     if result.tool_calls > 0 {
         measures.push(format!("{} tool calls", result.tool_calls));
     }
-    measures.push(
-        match result.input_tokens.saturating_add(result.output_tokens) {
-            u64::MAX => format!("{} tokens (held: past the largest count)", u64::MAX),
-            tokens => format!("{tokens} tokens"),
-        },
-    );
+    let mut tokens = match result.input_tokens.saturating_add(result.output_tokens) {
+        u64::MAX => format!("{} tokens (held: past the largest count)", u64::MAX),
+        tokens => format!("{tokens} tokens"),
+    };
+    let parts: Vec<String> = [
+        (result.cached_tokens, "cached"),
+        (result.reasoning_tokens, "reasoning"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if !parts.is_empty() {
+        tokens.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    measures.push(tokens);
     format!(
         "seed {:<6} {:<36} {}",
         result.seed,

@@ -72,6 +72,7 @@ fn call(latency_ms: u64) -> EventKind {
         record: None,
         served: false,
         extracted: None,
+        fallback: false,
     }
 }
 

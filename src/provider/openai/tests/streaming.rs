@@ -250,3 +250,46 @@ async fn a_key_split_across_chunks_never_leaves_the_provider() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_function_calls_arguments_are_handed_on_as_they_come_marked_and_scrubbed() {
+    // Tool mode: the answer comes as a function call's arguments, a few
+    // characters a chunk, a key split across them.
+    let arguments = format!("{{\"summary\": \"echo {KEY} and {}\"}}", &KEY[5..17]);
+    for size in [1, 4, 9] {
+        let mut chunks = vec![
+            json!({"object": "chat.completion.chunk", "choices": [{"index": 0,
+            "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0,
+                "id": "call_0", "type": "function",
+                "function": {"name": "submit_contribution", "arguments": ""}}]}}]}),
+        ];
+        let chars: Vec<char> = arguments.chars().collect();
+        for part in chars.chunks(size) {
+            let part: String = part.iter().collect();
+            chunks.push(
+                json!({"object": "chat.completion.chunk", "choices": [{"index": 0,
+                "delta": {"tool_calls": [{"index": 0, "function": {"arguments": part}}]},
+                "finish_reason": null}]}),
+            );
+        }
+        chunks.push(json!({"object": "chat.completion.chunk",
+                           "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}));
+        let server = serving(events(&chunks, true)).await;
+        let (answer, pieces) = ask(&streaming(&server, http::DEFAULT_MAX_BODY_BYTES)).await;
+        answer.unwrap();
+        assert!(
+            pieces.iter().all(|p| p.arguments && !p.reasoning),
+            "every piece is marked as arguments: {pieces:?}"
+        );
+        assert!(
+            pieces.iter().filter(|p| p.new).count() >= chars.len() / size,
+            "handed on as they came, not at the end: {pieces:?}"
+        );
+        let streamed = joined(&pieces);
+        assert_no_key(&streamed);
+        assert_eq!(
+            streamed, "{\"summary\": \"echo [redacted] and [redacted]\"}",
+            "chunks of {size}"
+        );
+    }
+}

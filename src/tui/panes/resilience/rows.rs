@@ -2,7 +2,8 @@
 //! a coloured badge (CLOSED green, OPEN red with the countdown to
 //! half-open, HALF-OPEN yellow with probes used), consecutive failures
 //! against the threshold, the bulkhead's in-flight of max as a gauge with
-//! queued and rejected calls, calls, retries, the error rate over the last
+//! queued and rejected calls, calls, retries, the fallbacks an endpoint's
+//! refused features caused (never errors), the error rate over the last
 //! 10 s (refusals counted), latency p50/p95, for a streamed model the time
 //! to the first token and the tokens a second, and a sparkline of its calls
 //! over the run. One row per tool where room is short, two or three where
@@ -47,6 +48,9 @@ impl Look {
                 format!(" stale {}", tool.stale),
                 Style::default().fg(theme::CAUTION),
             )]);
+        }
+        if let Some(fallbacks) = fallbacks(tool) {
+            columns.push(vec![Span::raw(" "), fallbacks]);
         }
         columns.push(vec![Span::raw(" "), error_rate(tool, self.now)]);
         columns.push(vec![Span::raw(" "), latencies(tool)]);
@@ -119,6 +123,9 @@ impl Look {
                 format!("  stale {}", tool.stale),
                 Style::default().fg(theme::CAUTION),
             )]);
+        }
+        if let Some(fallbacks) = fallbacks(tool) {
+            traffic.push(vec![Span::raw("  "), fallbacks]);
         }
         if self.shielded {
             traffic.push(vec![Span::raw("  "), error_rate(tool, self.now)]);
@@ -284,6 +291,17 @@ fn error_rate(tool: &ToolHealth, now: u64) -> Span<'static> {
             Span::styled(format!("err {:>3.0}%", rate * 100.0), style)
         }
     }
+}
+
+/// The calls the endpoint refused a feature of, asked again another way:
+/// `fallback 2`; none without.
+fn fallbacks(tool: &ToolHealth) -> Option<Span<'static>> {
+    (tool.fallbacks > 0).then(|| {
+        Span::styled(
+            format!("fallback {}", tool.fallbacks),
+            Style::default().fg(theme::ACCENT),
+        )
+    })
 }
 
 fn latencies(tool: &ToolHealth) -> Span<'static> {

@@ -30,6 +30,9 @@ pub struct ToolHealth {
     pub retries: u64,
     /// Calls served its last good answer instead (stale).
     pub stale: u64,
+    /// Model calls the endpoint refused a feature of by name, asked again
+    /// another way: fallbacks, neither failures nor latencies.
+    pub fallbacks: u64,
     /// Attempts the gateway failed fast, for any reason.
     pub rejected: u64,
     /// The longest timeout an attempt of the tool was given (the
@@ -137,6 +140,7 @@ impl ToolHealth {
             failures: 0,
             retries: 0,
             stale: 0,
+            fallbacks: 0,
             rejected: 0,
             timeout_ms: settings.timeout_ms,
             recent: VecDeque::new(),
@@ -270,6 +274,13 @@ impl ToolHealth {
                 }
             }
         }
+    }
+
+    /// An attempt ended refused for a feature the run then asked without:
+    /// a fallback, which says nothing of the tool's health (its breaker
+    /// counts nothing either).
+    pub(super) fn fell_back(&mut self) {
+        self.fallbacks += 1;
     }
 
     /// The gateway failed an attempt fast; `by_shield` when the tool's own
