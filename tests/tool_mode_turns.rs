@@ -93,10 +93,21 @@ fn a_graphs_team_node_asks_its_writer_and_fact_checker_once_a_visit() {
 /// The `call_delta`s of a run: their text and whether they are a
 /// function call's arguments.
 fn deltas(run: &Run) -> Vec<(Value, Value)> {
-    run.events
+    // Each call's deltas in their order; calls made side by side
+    // interleave as the network has them, so they are taken call by call.
+    let mut deltas: Vec<(u64, Value, Value)> = run
+        .events
         .iter()
         .filter(|e| e["type"] == "call_delta")
-        .map(|e| (e["text"].clone(), e["arguments"].clone()))
+        .map(|e| {
+            let call = e["call"].as_u64().unwrap_or_default();
+            (call, e["text"].clone(), e["arguments"].clone())
+        })
+        .collect();
+    deltas.sort_by_key(|(call, ..)| *call);
+    deltas
+        .into_iter()
+        .map(|(_, text, arguments)| (text, arguments))
         .collect()
 }
 

@@ -211,7 +211,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('x')], label: "x", action: Action::Fork, help: "fork at this gate", scope: Scope::Replay },
     Binding { keys: &[code(KeyCode::Up), code(KeyCode::BackTab)], label: "↑", action: Action::Up, help: "previous row", scope: FORK },
     Binding { keys: &[code(KeyCode::Down), code(KeyCode::Tab)], label: "↓", action: Action::Down, help: "next row", scope: FORK },
-    Binding { keys: &[], label: "←/→", action: Action::Toggle, help: "gate or answer: the one before or after", scope: FORK },
+    Binding { keys: &[], label: "←/→", action: Action::Toggle, help: "pick gate, answer", scope: FORK },
     Binding { keys: &[key(' ')], label: "space", action: Action::Toggle, help: "turn flag", scope: FORK },
     Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "fork", scope: FORK },
     Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "cancel", scope: FORK },
