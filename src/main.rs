@@ -168,6 +168,7 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Worker(args)) => worker(args),
+        Some(Command::Probe(args)) => conclave::provider::openai::probe::probe(args.options()),
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Export { recording, otlp }) => match otlp.config() {
             Err(exit) => exit,
@@ -210,7 +211,7 @@ fn open_dashboard(tui: TuiCommand) -> Exit {
         tui.scenario,
         tui.screen,
         Overrides::default(),
-        tui.model.choice(),
+        choice(tui.model, tui.endpoint_profile),
         tui.exec,
         None,
         Outlets {
@@ -239,7 +240,7 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
             answer: run.answer.given(),
             cassette,
         },
-        run.model.choice(),
+        choice(run.model, run.endpoint_profile),
         run.exec,
         run.cache,
         Outlets {
@@ -266,7 +267,7 @@ fn run_headless(run: RunCommand) -> Exit {
         flags: run.flags,
         record: run.record,
         goal: run.goal,
-        provider: run.model.choice(),
+        provider: choice(run.model, run.endpoint_profile),
         allow_exec: run.exec.allow_exec,
         answer: run.answer.given(),
         cache: run.cache,

@@ -2,7 +2,12 @@
 //! `tui` (the dashboard, launching the scenario at once if one is given)
 //! and `run` (in the dashboard, or headless).
 
-use super::{AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_flag};
+use super::{
+    AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, endpoint_profile_file,
+    parse_flag,
+};
+use conclave::engine::ProviderChoice;
+use conclave::provider::openai::EndpointProfile;
 use clap::{Args, ValueEnum};
 use conclave::bus::ClockMode;
 use std::path::PathBuf;
@@ -14,6 +19,12 @@ pub(crate) struct TuiCommand {
     pub(crate) scenario: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
+    /// Start an endpoint's run from this profile (conclave probe --write):
+    /// its first request already asks in the mode and with the parameters
+    /// the endpoint accepts.
+    #[arg(long, value_name = "FILE", value_parser = endpoint_profile_file)]
+    pub(crate) endpoint_profile: Option<EndpointProfile>,
+
     #[command(flatten)]
     pub(crate) screen: ScreenArgs,
     #[command(flatten)]
@@ -67,6 +78,12 @@ pub(crate) struct RunCommand {
     pub(crate) cassette_miss: Option<conclave::cassette::MissPolicy>,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
+    /// Start an endpoint's run from this profile (conclave probe --write):
+    /// its first request already asks in the mode and with the parameters
+    /// the endpoint accepts.
+    #[arg(long, value_name = "FILE", value_parser = endpoint_profile_file)]
+    pub(crate) endpoint_profile: Option<EndpointProfile>,
+
     #[command(flatten)]
     pub(crate) screen: ScreenArgs,
     #[command(flatten)]
@@ -89,5 +106,13 @@ impl From<Clock> for ClockMode {
             Clock::Real => ClockMode::Real,
             Clock::Virtual => ClockMode::Virtual,
         }
+    }
+}
+
+/// The model of a run: `model`'s choice, started from `profile`.
+pub(crate) fn choice(model: ModelArgs, profile: Option<EndpointProfile>) -> ProviderChoice {
+    ProviderChoice {
+        endpoint_profile: profile,
+        ..model.choice()
     }
 }

@@ -153,6 +153,21 @@ impl OutputPolicy {
         )
     }
 
+    /// Start where an endpoint's profile says a run settles: in `mode`
+    /// when the run asks in `auto` (it may still move down from there), with
+    /// no temperature when the endpoint refuses one, and the token limit
+    /// under `limit`. An explicit output mode stays as the run set it.
+    pub(crate) fn start_from(&self, mode: Mode, no_temperature: bool, limit: TokenLimit) {
+        let mut now = self.lock();
+        if self.adaptive {
+            now.mode = mode;
+        }
+        if no_temperature {
+            now.temperature = None;
+        }
+        now.token_limit = limit;
+    }
+
     /// Whether a request with a contract asks for it as such (`native`,
     /// `tool`), so that an answer outside it is no answer.
     pub(crate) fn asks_by_contract(&self) -> bool {
