@@ -1,7 +1,8 @@
 //! `conclave probe` (issue 58): the real binary probes the loopback model
 //! as it behaves like OpenAI, like an endpoint refusing `json_schema` with
 //! a 400, like llama-cpp-python's 500 quoting pydantic and like a model
-//! refusing a temperature. Each refusal is named with the endpoint's
+//! refusing a temperature, and like llama-cpp-python refusing
+//! `stream_options`. Each refusal is named with the endpoint's
 //! words, with the mode `auto` settles on; the key is nowhere. A run
 //! started from the profile it writes makes no fallback request and ends
 //! as on the sim. A dead and a hanging endpoint are reported per request
@@ -108,7 +109,7 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
 
 /// What each refusing endpoint refuses, the words it says it in and the
 /// mode `auto` settles on.
-const REFUSING: [(Behaviour, &str, &str, &str, &str); 3] = [
+const REFUSING: [(Behaviour, &str, &str, &str, &str); 4] = [
     (
         Behaviour::NoJsonSchema,
         "native (response_format json_schema):",
@@ -128,6 +129,13 @@ const REFUSING: [(Behaviour, &str, &str, &str, &str); 3] = [
         "temperature 0:",
         "refused temperature, HTTP 400",
         "'temperature' does not support 0 with this model",
+        "native",
+    ),
+    (
+        Behaviour::NoStreamOptions,
+        "stream with usage (stream_options):",
+        "refused stream_options, HTTP 500",
+        "Extra inputs are not permitted",
         "native",
     ),
 ];
@@ -189,6 +197,9 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
         for request in &requests {
             match behaviour {
                 Behaviour::Reasoner => assert_eq!(request.get("temperature"), None, "{about}"),
+                Behaviour::NoStreamOptions => {
+                    assert_eq!(request.get("stream_options"), None, "{about}");
+                }
                 _ => assert_ne!(request["response_format"]["type"], "json_schema", "{about}"),
             }
         }

@@ -228,6 +228,11 @@ fn print(answer: &Answer) {
             "refused {}, HTTP {status}, {millis} ms: {said}",
             feature.as_str()
         ),
+        // The same request whole is accepted (it went before): the
+        // stream's options are what the endpoint refuses.
+        Err(OpenAiError::BadRequest { status, message }) if answer.asked == Asked::Stream => {
+            format!("refused stream_options, HTTP {status}, {millis} ms{message}")
+        }
         Err(e) => format!("no answer, {millis} ms: {e}"),
     };
     let line = format!("{}: {verdict}", answer.asked.label());
