@@ -25,7 +25,7 @@ pub(crate) use knobs::KnobArgs;
 pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
 pub(crate) use parse::{
     existing_folder, parse_base_url, parse_flag, parse_flag_values, parse_seeds, parse_threads,
-    endpoint_profile_file, pricing_file,
+    pricing_file,
 };
 pub(crate) use probe::ProbeCommand;
 pub(crate) use run::{RunCommand, TuiCommand, choice};

@@ -207,11 +207,15 @@ fn command(cli: Cli) -> Exit {
 /// `conclave tui`, and `conclave` alone: the dashboard, launching the
 /// scenario at once if one is given.
 fn open_dashboard(tui: TuiCommand) -> Exit {
+    let provider = match choice(tui.model, tui.endpoint_profile) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
     dashboard(
         tui.scenario,
         tui.screen,
         Overrides::default(),
-        choice(tui.model, tui.endpoint_profile),
+        provider,
         tui.exec,
         None,
         Outlets {
@@ -225,6 +229,10 @@ fn open_dashboard(tui: TuiCommand) -> Exit {
 /// scenario at once with the run's seed, flags and goal, and its calls
 /// served from `--cassette`.
 fn run_in_dashboard(run: RunCommand) -> Exit {
+    let provider = match choice(run.model, run.endpoint_profile) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
     let cassette = match from_recording::cassette_of(run.cassette, run.cassette_miss) {
         Ok(cassette) => cassette,
         Err(exit) => return exit,
@@ -240,7 +248,7 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
             answer: run.answer.given(),
             cassette,
         },
-        choice(run.model, run.endpoint_profile),
+        provider,
         run.exec,
         run.cache,
         Outlets {
@@ -252,6 +260,10 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
 
 /// `conclave run --headless`: one run, its result on stdout.
 fn run_headless(run: RunCommand) -> Exit {
+    let provider = match choice(run.model, run.endpoint_profile) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
     let otlp = match run.otlp.config() {
         Ok(otlp) => otlp,
         Err(exit) => return exit,
@@ -267,7 +279,7 @@ fn run_headless(run: RunCommand) -> Exit {
         flags: run.flags,
         record: run.record,
         goal: run.goal,
-        provider: choice(run.model, run.endpoint_profile),
+        provider,
         allow_exec: run.exec.allow_exec,
         answer: run.answer.given(),
         cache: run.cache,

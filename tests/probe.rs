@@ -257,22 +257,34 @@ fn a_bad_profile_exits_2_naming_the_file_the_place_and_what_was_expected() {
         r#"{"endpoint_profile": 1, "base_url": "http://h/v1", "model": "m", "output": "tools"}"#,
     )
     .unwrap();
-    let output = common::cli::conclave(&[
-        "run",
-        "scenarios/checkout_v2_launch.json",
-        "--headless",
-        "--endpoint-profile",
-        profile.to_str().unwrap(),
-    ]);
-    assert_eq!(output.status.code(), Some(2), "{}", about(&output));
-    let stderr = text(&output.stderr);
-    for says in [
-        "--endpoint-profile",
-        "endpoint.json",
-        "line 1 column",
-        "unknown variant `tools`, expected one of",
-    ] {
-        assert!(stderr.contains(says), "{says}: {stderr}");
+    let missing = work.path().join("missing.json");
+    let cases = [
+        (
+            &profile,
+            [
+                "line 1 column",
+                "unknown variant `tools`, expected one of",
+            ],
+        ),
+        (
+            &missing,
+            ["cannot read the endpoint profile", "missing.json"],
+        ),
+    ];
+    for (file, says) in cases {
+        let file = file.to_str().unwrap();
+        let scenario = "scenarios/checkout_v2_launch.json";
+        // The dashboard refuses it before it opens, as run --headless does.
+        for command in [&["run", scenario, "--headless"][..], &["tui", scenario]] {
+            let mut args = command.to_vec();
+            args.extend(["--endpoint-profile", file]);
+            let output = common::cli::conclave(&args);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {}", about(&output));
+            let stderr = text(&output.stderr);
+            for says in ["--endpoint-profile", file].iter().chain(&says) {
+                assert!(stderr.contains(says), "{says}: {stderr}");
+            }
+            assert!(output.stdout.is_empty());
+        }
     }
-    assert!(output.stdout.is_empty());
 }

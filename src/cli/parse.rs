@@ -52,14 +52,6 @@ pub(crate) fn pricing_file(text: &str) -> Result<PriceTable, String> {
     conclave::scenario::load_prices(std::path::Path::new(text)).map_err(|e| e.to_string())
 }
 
-/// An endpoint profile, read and checked as it is parsed: a bad one is
-/// refused (exit 2) naming the file, the place and what was expected.
-pub(crate) fn endpoint_profile_file(
-    text: &str,
-) -> Result<conclave::provider::openai::EndpointProfile, String> {
-    conclave::provider::openai::EndpointProfile::load(std::path::Path::new(text))
-}
-
 /// A folder the user named, refused at once (exit 2) when it is not one,
 /// rather than when the first prompt is needed or never (with the sim).
 pub(crate) fn existing_folder(text: &str) -> Result<PathBuf, String> {

@@ -3,10 +3,11 @@
 //! and `run` (in the dashboard, or headless).
 
 use super::{
-    AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, endpoint_profile_file,
-    parse_flag,
+    AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_flag,
 };
 use conclave::engine::ProviderChoice;
+use conclave::exit::Exit;
+use conclave::output;
 use conclave::provider::openai::EndpointProfile;
 use clap::{Args, ValueEnum};
 use conclave::bus::ClockMode;
@@ -22,8 +23,8 @@ pub(crate) struct TuiCommand {
     /// Start an endpoint's run from this profile (conclave probe --write):
     /// its first request already asks in the mode and with the parameters
     /// the endpoint accepts.
-    #[arg(long, value_name = "FILE", value_parser = endpoint_profile_file)]
-    pub(crate) endpoint_profile: Option<EndpointProfile>,
+    #[arg(long, value_name = "FILE")]
+    pub(crate) endpoint_profile: Option<PathBuf>,
 
     #[command(flatten)]
     pub(crate) screen: ScreenArgs,
@@ -81,8 +82,8 @@ pub(crate) struct RunCommand {
     /// Start an endpoint's run from this profile (conclave probe --write):
     /// its first request already asks in the mode and with the parameters
     /// the endpoint accepts.
-    #[arg(long, value_name = "FILE", value_parser = endpoint_profile_file)]
-    pub(crate) endpoint_profile: Option<EndpointProfile>,
+    #[arg(long, value_name = "FILE")]
+    pub(crate) endpoint_profile: Option<PathBuf>,
 
     #[command(flatten)]
     pub(crate) screen: ScreenArgs,
@@ -109,10 +110,21 @@ impl From<Clock> for ClockMode {
     }
 }
 
-/// The model of a run: `model`'s choice, started from `profile`.
-pub(crate) fn choice(model: ModelArgs, profile: Option<EndpointProfile>) -> ProviderChoice {
-    ProviderChoice {
-        endpoint_profile: profile,
+/// The model of a run: `model`'s choice, started from the endpoint
+/// profile in `profile`. A profile that cannot be read, or is no profile,
+/// is refused (exit 2) naming the file, the place and what was expected.
+/// It is read here rather than as the flag is parsed, so that a command
+/// line naming one parses anywhere (the docs' examples are checked so).
+pub(crate) fn choice(model: ModelArgs, profile: Option<PathBuf>) -> Result<ProviderChoice, Exit> {
+    let endpoint_profile = match profile {
+        None => None,
+        Some(path) => Some(EndpointProfile::load(&path).map_err(|e| {
+            output::message(&format!("conclave: --endpoint-profile: {e}"));
+            Exit::BadInput
+        })?),
+    };
+    Ok(ProviderChoice {
+        endpoint_profile,
         ..model.choice()
-    }
+    })
 }
