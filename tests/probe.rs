@@ -66,12 +66,18 @@ fn probed(endpoint: &Messy, work: &Path) -> (String, Value) {
         ("the profile", written.clone()),
     ] {
         assert!(!text.contains(KEY), "the key in {what}: {text}");
-        assert!(!text.to_ascii_lowercase().contains("bearer"), "{what}: {text}");
+        assert!(
+            !text.to_ascii_lowercase().contains("bearer"),
+            "{what}: {text}"
+        );
     }
     // Every request carried the key; the probe sent seven.
     let sent = endpoint.requests();
     assert_eq!(sent.len(), 7, "{}", about(&output));
-    (text(&output.stdout), serde_json::from_str(&written).unwrap())
+    (
+        text(&output.stdout),
+        serde_json::from_str(&written).unwrap(),
+    )
 }
 
 #[test]
@@ -88,7 +94,10 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
         "prompted (the schema in the prompt):",
     ] {
         let line = line(&stdout, label);
-        assert!(line.contains(": accepted, ") && line.ends_with(" ms"), "{line}");
+        assert!(
+            line.contains(": accepted, ") && line.ends_with(" ms"),
+            "{line}"
+        );
     }
     let stream = line(&stdout, "stream with usage (stream_options):");
     assert!(stream.contains("accepted, usage counted"), "{stream}");
@@ -231,14 +240,26 @@ fn a_dead_and_a_hanging_endpoint_are_reported_per_request_and_exit_3() {
         let profile = work.path().join("profile.json");
         let output = probe(
             base_url,
-            &["--call-timeout", "0.3", "--write", profile.to_str().unwrap()],
+            &[
+                "--call-timeout",
+                "0.3",
+                "--write",
+                profile.to_str().unwrap(),
+            ],
         );
         assert_eq!(output.status.code(), Some(3), "{}", about(&output));
         let stdout = text(&output.stdout);
-        let unanswered = stdout.lines().filter(|l| l.contains(": no answer, ")).count();
+        let unanswered = stdout
+            .lines()
+            .filter(|l| l.contains(": no answer, "))
+            .count();
         assert_eq!(unanswered, 7, "{}", about(&output));
         assert!(stdout.contains(says), "{}", about(&output));
-        assert!(stdout.contains("auto settles on: none"), "{}", about(&output));
+        assert!(
+            stdout.contains("auto settles on: none"),
+            "{}",
+            about(&output)
+        );
         let stderr = text(&output.stderr);
         assert!(
             stderr.contains("the probe is incomplete") && stderr.contains("no profile written"),
@@ -261,10 +282,7 @@ fn a_bad_profile_exits_2_naming_the_file_the_place_and_what_was_expected() {
     let cases = [
         (
             &profile,
-            [
-                "line 1 column",
-                "unknown variant `tools`, expected one of",
-            ],
+            ["line 1 column", "unknown variant `tools`, expected one of"],
         ),
         (
             &missing,
@@ -279,7 +297,12 @@ fn a_bad_profile_exits_2_naming_the_file_the_place_and_what_was_expected() {
             let mut args = command.to_vec();
             args.extend(["--endpoint-profile", file]);
             let output = common::cli::conclave(&args);
-            assert_eq!(output.status.code(), Some(2), "{args:?}: {}", about(&output));
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                about(&output)
+            );
             let stderr = text(&output.stderr);
             for says in ["--endpoint-profile", file].iter().chain(&says) {
                 assert!(stderr.contains(says), "{says}: {stderr}");

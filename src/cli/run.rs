@@ -2,15 +2,13 @@
 //! `tui` (the dashboard, launching the scenario at once if one is given)
 //! and `run` (in the dashboard, or headless).
 
-use super::{
-    AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_flag,
-};
+use super::{AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_flag};
+use clap::{Args, ValueEnum};
+use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
 use conclave::output;
 use conclave::provider::openai::EndpointProfile;
-use clap::{Args, ValueEnum};
-use conclave::bus::ClockMode;
 use std::path::PathBuf;
 
 /// What `conclave tui` is given; `conclave` alone is this with nothing.

@@ -21,10 +21,10 @@ mod tests;
 mod unsupported;
 
 pub use config::{BASE_URL_EXPECTED, base_url};
-pub use profile::EndpointProfile;
 pub(crate) use config::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MODEL_VARIABLE, OpenAiConfig, Overrides,
 };
+pub use profile::EndpointProfile;
 
 use super::contract::Contract;
 use super::http::{self, BodyError};

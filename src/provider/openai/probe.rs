@@ -6,8 +6,8 @@
 //! request and never the key (every line is scrubbed, and the key is
 //! registered with the scrubber the moment it is read).
 
-use super::profile::{EndpointProfile, PROFILE_VERSION, Refusable, output_mode};
 use super::config::AskingSettings;
+use super::profile::{EndpointProfile, PROFILE_VERSION, Refusable, output_mode};
 use super::{OpenAiConfig, OpenAiError, OpenAiProvider, Overrides, recordable};
 use crate::exit::Exit;
 use crate::output;
@@ -251,11 +251,7 @@ struct Learned {
 fn learned(answers: &[Answer]) -> Learned {
     let mut refused = BTreeMap::new();
     let mut unanswered = 0;
-    let accepted = |asked: Asked| {
-        answers
-            .iter()
-            .any(|a| a.asked == asked && a.result.is_ok())
-    };
+    let accepted = |asked: Asked| answers.iter().any(|a| a.asked == asked && a.result.is_ok());
     for answer in answers {
         match &answer.result {
             Ok(_) => {}
@@ -322,7 +318,9 @@ fn report(config: &OpenAiConfig, answers: &[Answer], write: Option<&std::path::P
         Ok(mode) => mode.as_str().to_string(),
         Err(why) => format!("none, a run in auto would stop: {why}"),
     };
-    output::line(&crate::secrets::scrub(&format!("auto settles on: {settled}")));
+    output::line(&crate::secrets::scrub(&format!(
+        "auto settles on: {settled}"
+    )));
     let refused: Vec<&str> = learned.refused.keys().map(|r| r.as_str()).collect();
     let refused = if refused.is_empty() {
         "nothing".to_string()
@@ -334,7 +332,11 @@ fn report(config: &OpenAiConfig, answers: &[Answer], write: Option<&std::path::P
         return incomplete(write, "auto settles on no mode");
     };
     if learned.unanswered > 0 {
-        let why = format!("{} of {} requests got no answer", learned.unanswered, answers.len());
+        let why = format!(
+            "{} of {} requests got no answer",
+            learned.unanswered,
+            answers.len()
+        );
         return incomplete(write, &why);
     }
     let Some(path) = write else {
@@ -355,7 +357,9 @@ fn report(config: &OpenAiConfig, answers: &[Answer], write: Option<&std::path::P
         }
         Err(e) => {
             let path = path.display();
-            output::message(&format!("conclave: --write {path}: cannot write the profile: {e}"));
+            output::message(&format!(
+                "conclave: --write {path}: cannot write the profile: {e}"
+            ));
             Exit::BadInput
         }
     }
@@ -367,6 +371,8 @@ fn incomplete(write: Option<&std::path::Path>, why: &str) -> Exit {
         Some(path) => format!("; no profile written to {}", path.display()),
         None => String::new(),
     };
-    output::message(&format!("conclave: the probe is incomplete: {why}{written}"));
+    output::message(&format!(
+        "conclave: the probe is incomplete: {why}{written}"
+    ));
     Exit::Stopped
 }

@@ -191,6 +191,10 @@ mod tests {
             let error = load(text).unwrap_err();
             assert!(error.contains("p.json") && error.contains(says), "{error}");
         }
-        assert!(load(r#"{"endpoint_profile": 1}"#).unwrap_err().contains("line 1 column"));
+        assert!(
+            load(r#"{"endpoint_profile": 1}"#)
+                .unwrap_err()
+                .contains("line 1 column")
+        );
     }
 }
