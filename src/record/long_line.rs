@@ -90,6 +90,7 @@ mod tests {
                 call: 1,
                 text,
                 reasoning: false,
+                arguments: false,
             },
         }
     }
