@@ -389,6 +389,23 @@ mod tests {
     }
 
     #[test]
+    fn a_profile_starts_auto_where_it_settled_and_an_explicit_mode_where_it_was() {
+        let policy = OutputPolicy::new(OutputMode::Auto, Some(0.0));
+        policy.start_from(Mode::Tool, true, TokenLimit::MaxTokens);
+        let now = policy.now();
+        assert_eq!(
+            (now.mode, now.temperature, now.token_limit),
+            (Mode::Tool, None, TokenLimit::MaxTokens)
+        );
+        // Still `auto`: it steps down from there when refused again.
+        assert_eq!(step(&policy, Feature::Tools), output("tool", "json", true));
+        let policy = OutputPolicy::new(OutputMode::Native, Some(0.7));
+        policy.start_from(Mode::Prompted, false, TokenLimit::MaxCompletionTokens);
+        assert_eq!(policy.now().mode, Mode::Native);
+        assert_eq!(policy.now().temperature, Some(0.7));
+    }
+
+    #[test]
     fn reasoning_models_get_no_temperature_unless_the_scenario_gives_one() {
         for model in [
             "o1",
