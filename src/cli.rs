@@ -14,6 +14,7 @@ mod fork;
 mod knobs;
 mod outlets;
 mod parse;
+mod probe;
 mod run;
 mod sweep;
 mod watch;
@@ -26,7 +27,8 @@ pub(crate) use parse::{
     existing_folder, parse_base_url, parse_flag, parse_flag_values, parse_seeds, parse_threads,
     pricing_file,
 };
-pub(crate) use run::{RunCommand, TuiCommand};
+pub(crate) use probe::ProbeCommand;
+pub(crate) use run::{RunCommand, TuiCommand, choice};
 pub(crate) use sweep::{SweepCommand, WorkerCommand};
 pub(crate) use watch::WatchCommand;
 
@@ -92,6 +94,10 @@ pub(crate) enum Command {
     /// Run sweep jobs from a NATS server (JetStream) until stopped: each
     /// job's result is published, then the job acknowledged.
     Worker(WorkerCommand),
+    /// Send an OpenAI-compatible endpoint a handful of tiny requests and
+    /// print what it accepts and refuses, the mode auto settles on and each
+    /// request's latency; --write keeps it as a profile a run starts from.
+    Probe(ProbeCommand),
     /// Check scenario files and report every error.
     Validate {
         /// The scenario files to check.
@@ -272,6 +278,7 @@ impl ModelArgs {
             pricing: self.pricing,
             no_stream: self.no_stream,
             knobs: self.knobs.knobs(),
+            endpoint_profile: None,
         }
     }
 }

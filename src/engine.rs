@@ -86,6 +86,9 @@ pub struct ProviderChoice {
     pub no_stream: bool,
     /// `--output`, `--temperature`, ...: over the scenario's `provider`.
     pub knobs: ProviderKnobs,
+    /// `--endpoint-profile FILE`: an endpoint's run starts asking as
+    /// `conclave probe` found it answers.
+    pub endpoint_profile: Option<crate::provider::openai::EndpointProfile>,
 }
 
 impl Default for LaunchOptions {

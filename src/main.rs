@@ -168,6 +168,7 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Worker(args)) => worker(args),
+        Some(Command::Probe(args)) => conclave::provider::openai::probe::probe(args.options()),
         Some(Command::Validate { files }) => headless::validate(&files),
         Some(Command::Export { recording, otlp }) => match otlp.config() {
             Err(exit) => exit,
@@ -206,11 +207,15 @@ fn command(cli: Cli) -> Exit {
 /// `conclave tui`, and `conclave` alone: the dashboard, launching the
 /// scenario at once if one is given.
 fn open_dashboard(tui: TuiCommand) -> Exit {
+    let provider = match choice(tui.model, tui.endpoint_profile) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
     dashboard(
         tui.scenario,
         tui.screen,
         Overrides::default(),
-        tui.model.choice(),
+        provider,
         tui.exec,
         None,
         Outlets {
@@ -224,6 +229,10 @@ fn open_dashboard(tui: TuiCommand) -> Exit {
 /// scenario at once with the run's seed, flags and goal, and its calls
 /// served from `--cassette`.
 fn run_in_dashboard(run: RunCommand) -> Exit {
+    let provider = match choice(run.model, run.endpoint_profile) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
     let cassette = match from_recording::cassette_of(run.cassette, run.cassette_miss) {
         Ok(cassette) => cassette,
         Err(exit) => return exit,
@@ -239,7 +248,7 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
             answer: run.answer.given(),
             cassette,
         },
-        run.model.choice(),
+        provider,
         run.exec,
         run.cache,
         Outlets {
@@ -251,6 +260,10 @@ fn run_in_dashboard(run: RunCommand) -> Exit {
 
 /// `conclave run --headless`: one run, its result on stdout.
 fn run_headless(run: RunCommand) -> Exit {
+    let provider = match choice(run.model, run.endpoint_profile) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
     let otlp = match run.otlp.config() {
         Ok(otlp) => otlp,
         Err(exit) => return exit,
@@ -266,7 +279,7 @@ fn run_headless(run: RunCommand) -> Exit {
         flags: run.flags,
         record: run.record,
         goal: run.goal,
-        provider: run.model.choice(),
+        provider,
         allow_exec: run.exec.allow_exec,
         answer: run.answer.given(),
         cache: run.cache,

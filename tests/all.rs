@@ -70,6 +70,7 @@ mod otlp_far_ends;
 mod outcome_e2e;
 mod output;
 mod package_hosts;
+mod probe;
 mod program_env;
 mod question_gate;
 mod real_breaker;

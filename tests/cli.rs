@@ -340,7 +340,7 @@ fn schema_prints_a_json_schema() {
 fn help_lists_the_commands_the_readme_shows() {
     let output = conclave(&["--help"]);
     let help = String::from_utf8_lossy(&output.stdout);
-    for command in ["run", "validate", "schema", "attach"] {
+    for command in ["run", "validate", "schema", "attach", "probe"] {
         assert!(help.contains(command), "{help}");
     }
     let output = conclave(&["run", "--help"]);
@@ -353,6 +353,7 @@ fn help_lists_the_commands_the_readme_shows() {
         "--record",
         "--goal",
         "--pricing",
+        "--endpoint-profile",
         "--nats",
         "--nats-max-age",
         "--nats-max-bytes",

@@ -5,6 +5,10 @@
 use super::{AnswerArgs, ExecArgs, ModelArgs, OtlpArgs, PublishArgs, ScreenArgs, parse_flag};
 use clap::{Args, ValueEnum};
 use conclave::bus::ClockMode;
+use conclave::engine::ProviderChoice;
+use conclave::exit::Exit;
+use conclave::output;
+use conclave::provider::openai::EndpointProfile;
 use std::path::PathBuf;
 
 /// What `conclave tui` is given; `conclave` alone is this with nothing.
@@ -14,6 +18,12 @@ pub(crate) struct TuiCommand {
     pub(crate) scenario: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
+    /// Start an endpoint's run from this profile (conclave probe --write):
+    /// its first request already asks in the mode and with the parameters
+    /// the endpoint accepts.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) endpoint_profile: Option<PathBuf>,
+
     #[command(flatten)]
     pub(crate) screen: ScreenArgs,
     #[command(flatten)]
@@ -67,6 +77,12 @@ pub(crate) struct RunCommand {
     pub(crate) cassette_miss: Option<conclave::cassette::MissPolicy>,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
+    /// Start an endpoint's run from this profile (conclave probe --write):
+    /// its first request already asks in the mode and with the parameters
+    /// the endpoint accepts.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) endpoint_profile: Option<PathBuf>,
+
     #[command(flatten)]
     pub(crate) screen: ScreenArgs,
     #[command(flatten)]
@@ -90,4 +106,23 @@ impl From<Clock> for ClockMode {
             Clock::Virtual => ClockMode::Virtual,
         }
     }
+}
+
+/// The model of a run: `model`'s choice, started from the endpoint
+/// profile in `profile`. A profile that cannot be read, or is no profile,
+/// is refused (exit 2) naming the file, the place and what was expected.
+/// It is read here rather than as the flag is parsed, so that a command
+/// line naming one parses anywhere (the docs' examples are checked so).
+pub(crate) fn choice(model: ModelArgs, profile: Option<PathBuf>) -> Result<ProviderChoice, Exit> {
+    let endpoint_profile = match profile {
+        None => None,
+        Some(path) => Some(EndpointProfile::load(&path).map_err(|e| {
+            output::message(&format!("conclave: --endpoint-profile: {e}"));
+            Exit::BadInput
+        })?),
+    };
+    Ok(ProviderChoice {
+        endpoint_profile,
+        ..model.choice()
+    })
 }

@@ -35,12 +35,19 @@ pub(super) fn provider(
             let refused = |e: &dyn std::fmt::Display| {
                 LaunchError::Provider(crate::secrets::scrub(&e.to_string()).into_owned())
             };
-            let config = OpenAiConfig::resolve(&spec, &overrides, |name| std::env::var(name).ok())
-                .map_err(|e| refused(&e))?;
+            let mut config =
+                OpenAiConfig::resolve(&spec, &overrides, |name| std::env::var(name).ok())
+                    .map_err(|e| refused(&e))?;
+            let profile = choice.endpoint_profile.as_ref();
+            if let Some(profile) = profile {
+                profile.shape(&mut config);
+            }
             let prompts = Prompts::new(choice.prompts.clone());
-            OpenAiProvider::new(config, prompts)
-                .map(Provider::OpenAi)
-                .map_err(|e| refused(&e))
+            let provider = OpenAiProvider::new(config, prompts).map_err(|e| refused(&e))?;
+            if let Some(profile) = profile {
+                profile.start(&provider);
+            }
+            Ok(Provider::OpenAi(provider))
         }
     }
 }

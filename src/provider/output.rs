@@ -153,6 +153,21 @@ impl OutputPolicy {
         )
     }
 
+    /// Start where an endpoint's profile says a run settles: in `mode`
+    /// when the run asks in `auto` (it may still move down from there), with
+    /// no temperature when the endpoint refuses one, and the token limit
+    /// under `limit`. An explicit output mode stays as the run set it.
+    pub(crate) fn start_from(&self, mode: Mode, no_temperature: bool, limit: TokenLimit) {
+        let mut now = self.lock();
+        if self.adaptive {
+            now.mode = mode;
+        }
+        if no_temperature {
+            now.temperature = None;
+        }
+        now.token_limit = limit;
+    }
+
     /// Whether a request with a contract asks for it as such (`native`,
     /// `tool`), so that an answer outside it is no answer.
     pub(crate) fn asks_by_contract(&self) -> bool {
@@ -371,6 +386,23 @@ mod tests {
         );
         assert_eq!(policy.now().token_limit, TokenLimit::MaxTokens);
         assert_eq!(policy.now().mode, Mode::Native);
+    }
+
+    #[test]
+    fn a_profile_starts_auto_where_it_settled_and_an_explicit_mode_where_it_was() {
+        let policy = OutputPolicy::new(OutputMode::Auto, Some(0.0));
+        policy.start_from(Mode::Tool, true, TokenLimit::MaxTokens);
+        let now = policy.now();
+        assert_eq!(
+            (now.mode, now.temperature, now.token_limit),
+            (Mode::Tool, None, TokenLimit::MaxTokens)
+        );
+        // Still `auto`: it steps down from there when refused again.
+        assert_eq!(step(&policy, Feature::Tools), output("tool", "json", true));
+        let policy = OutputPolicy::new(OutputMode::Native, Some(0.7));
+        policy.start_from(Mode::Prompted, false, TokenLimit::MaxCompletionTokens);
+        assert_eq!(policy.now().mode, Mode::Native);
+        assert_eq!(policy.now().temperature, Some(0.7));
     }
 
     #[test]

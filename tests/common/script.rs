@@ -15,6 +15,9 @@ pub struct Rule {
     pub prose: bool,
 }
 
+/// The piece of `conclave probe`'s system prompt the endpoint knows it by.
+pub const PROBE_NEEDLE: &str = "You answer a probe of this endpoint by Conclave";
+
 pub struct Script {
     pub rules: Vec<Rule>,
     cursors: Mutex<Vec<usize>>,
@@ -89,6 +92,8 @@ impl Script {
                 entries(synthesis),
             ));
         }
+        // `conclave probe`'s tiny requests, which any endpoint answers.
+        rules.push(rule(PROBE_NEEDLE.to_string(), vec![json!({"ok": true})]));
         let cursors = Mutex::new(vec![0; rules.len()]);
         Script { rules, cursors }
     }

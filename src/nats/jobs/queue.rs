@@ -110,6 +110,7 @@ impl ModelSetup {
             pricing: self.pricing.clone(),
             no_stream: self.no_stream,
             knobs: self.knobs.clone(),
+            endpoint_profile: None,
         }
     }
 }

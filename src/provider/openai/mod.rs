@@ -11,7 +11,9 @@
 //! a log line or a `Debug` print.
 
 mod answer;
-mod config;
+pub(crate) mod config;
+pub mod probe;
+mod profile;
 mod request;
 mod stream;
 #[cfg(test)]
@@ -22,6 +24,7 @@ pub use config::{BASE_URL_EXPECTED, base_url};
 pub(crate) use config::{
     DEFAULT_BASE_URL, DEFAULT_MODEL, KEY_VARIABLE, MODEL_VARIABLE, OpenAiConfig, Overrides,
 };
+pub use profile::EndpointProfile;
 
 use super::contract::Contract;
 use super::http::{self, BodyError};
@@ -128,14 +131,7 @@ impl OpenAiProvider {
     /// The endpoint's base URL as a recording may keep it: without a
     /// user or password, which are secrets.
     pub(crate) fn recordable_base_url(&self) -> String {
-        match reqwest::Url::parse(&self.config.base_url) {
-            Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
-                let _ = url.set_username("");
-                let _ = url.set_password(None);
-                url.as_str().trim_end_matches('/').to_string()
-            }
-            _ => self.config.base_url.clone(),
-        }
+        recordable(&self.config.base_url)
     }
 
     /// How the run asks, shared by its calls.
@@ -253,7 +249,19 @@ impl OpenAiProvider {
     }
 }
 
-/// rustls needs one process-wide crypto provider; ring is the one built in.
+/// A base URL as a recording or a profile may keep it: without a user or
+/// a password, which are secrets.
+fn recordable(base_url: &str) -> String {
+    match reqwest::Url::parse(base_url) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.as_str().trim_end_matches('/').to_string()
+        }
+        _ => base_url.to_string(),
+    }
+}
+
 /// A text as an error may quote it: scrubbed of secrets, stripped of
 /// control characters, at most 300 characters.
 fn shown(text: &str) -> String {

@@ -54,6 +54,9 @@ pub enum Behaviour {
     /// other than `text` and `json_object`, quoting pydantic's validation
     /// error as Python prints it.
     LlamaCppPython,
+    /// As llama-cpp-python's server on a request with `stream_options`: 500,
+    /// pydantic's `extra_forbidden` error.
+    NoStreamOptions,
     /// Most of each prompt served from the endpoint's cache.
     CachedPrompt,
     /// The first JSON answer of each kind of call misses a required key; a
@@ -196,6 +199,9 @@ impl Endpoint {
             Behaviour::LlamaCppPython => format
                 .filter(|f| f["type"] != "text" && f["type"] != "json_object")
                 .map(|f| pydantic_error(&f["type"])),
+            Behaviour::NoStreamOptions => body
+                .get("stream_options")
+                .map(|_| extra_forbidden("stream_options")),
             // As llama.cpp's server answers parameters it does not take.
             Behaviour::NoResponseFormat if format.is_some() => Some(llama_error("response_format")),
             Behaviour::NoResponseFormat if body.get("tools").is_some() => {
@@ -329,6 +335,18 @@ fn pydantic_error(given: &Value) -> Reply {
     let input = given.as_str().unwrap_or_default();
     let message = format!(
         "[{{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '{input}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}]"
+    );
+    Reply::json(
+        500,
+        &json!({"error": {"message": message, "type": "internal_server_error",
+                          "param": null, "code": null}}),
+    )
+}
+
+/// llama-cpp-python's answer to a parameter its schema does not have.
+fn extra_forbidden(param: &str) -> Reply {
+    let message = format!(
+        "[{{'type': 'extra_forbidden', 'loc': ('body', '{param}'), 'msg': 'Extra inputs are not permitted', 'input': {{'include_usage': True}}}}]"
     );
     Reply::json(
         500,
