@@ -13,7 +13,6 @@ use crate::rng::RunRng;
 use crate::scenario::{PriceTable, ProviderKind, ProviderKnobs, Scenario, ScenarioErrors};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
 mod fork;
@@ -70,8 +69,8 @@ pub struct LaunchOptions {
     pub cassette: Option<CassettePlan>,
 }
 
-/// A model other than the scenario's: `--provider`, `--model`,
-/// `--base-url`, `--prompts`, `--no-stream` and the knobs on the command line.
+/// A model other than the scenario's: `--provider`, `--model`, `--base-url`,
+/// `--prompts`, `--no-stream`, the knobs and `--endpoint-profile`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProviderChoice {
     pub kind: Option<ProviderKind>,
@@ -86,8 +85,7 @@ pub struct ProviderChoice {
     pub no_stream: bool,
     /// `--output`, `--temperature`, ...: over the scenario's `provider`.
     pub knobs: ProviderKnobs,
-    /// `--endpoint-profile FILE`: an endpoint's run starts asking as
-    /// `conclave probe` found it answers.
+    /// `--endpoint-profile FILE`: what `conclave probe` found the endpoint takes.
     pub endpoint_profile: Option<crate::provider::openai::EndpointProfile>,
 }
 
@@ -264,8 +262,8 @@ pub fn launch(
         clock: clock_mode,
         flags: gate.flags().states(),
         source: options.source.clone(),
-        started_at_ms: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
+        started_at_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         model: Some(model.clone()),
         forked_from: options

@@ -1,6 +1,6 @@
 //! The `conclave` command line: parses arguments and calls the library.
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 use conclave::bus::ClockMode;
 use conclave::engine::ProviderChoice;
 use conclave::exit::Exit;
@@ -16,6 +16,7 @@ mod cli;
 #[cfg(test)]
 mod doc_snippets;
 mod from_recording;
+mod generated;
 mod man;
 
 use cli::*;
@@ -198,8 +199,8 @@ fn command(cli: Cli) -> Exit {
             record: true,
             ..TuiOptions::default()
         }),
-        Some(Command::Completions { shell }) => completions(shell),
-        Some(Command::Man) => man_page(),
+        Some(Command::Completions { shell }) => generated::completions(shell),
+        Some(Command::Man) => generated::man_page(),
         Some(Command::Toolbox { tool }) => toolbox(tool),
     }
 }
@@ -373,33 +374,4 @@ fn worker(command: WorkerCommand) -> Exit {
         ack_wait: command.ack_wait,
         allow_exec: command.exec.allow_exec,
     })
-}
-
-/// `conclave completions SHELL`: the shell's completion script.
-fn completions(shell: Shell) -> Exit {
-    let shell = match shell {
-        Shell::Bash => clap_complete::Shell::Bash,
-        Shell::Zsh => clap_complete::Shell::Zsh,
-        Shell::Fish => clap_complete::Shell::Fish,
-    };
-    let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "conclave", &mut script);
-    print_text(&script)
-}
-
-/// `conclave man`: the manual page, in roff.
-fn man_page() -> Exit {
-    match man::page(Cli::command()) {
-        Ok(page) => print_text(page.as_bytes()),
-        Err(e) => {
-            output::message(&format!("conclave: cannot write the man page: {e}"));
-            Exit::Internal
-        }
-    }
-}
-
-/// Generated text (a completion script, a man page) on stdout.
-fn print_text(text: &[u8]) -> Exit {
-    output::line(String::from_utf8_lossy(text).trim_end_matches('\n'));
-    Exit::Ok
 }

@@ -21,7 +21,7 @@ use serde_json::json;
 const PARENT: &str = "/recordings/parent.jsonl";
 
 /// The app replaying `events` as if read from [`PARENT`], at their start.
-fn replaying(events: Vec<Arc<Event>>) -> App {
+pub(super) fn replaying(events: Vec<Arc<Event>>) -> App {
     let EventKind::RunStarted(started) = &events[0].kind else {
         panic!("a run's start first");
     };
@@ -41,7 +41,7 @@ fn replaying(events: Vec<Arc<Event>>) -> App {
     app
 }
 
-fn event(seq: u64, value: serde_json::Value) -> Arc<Event> {
+pub(super) fn event(seq: u64, value: serde_json::Value) -> Arc<Event> {
     let mut value = value;
     value["run"] = json!(1);
     value["seq"] = json!(seq);
@@ -50,14 +50,14 @@ fn event(seq: u64, value: serde_json::Value) -> Arc<Event> {
 }
 
 /// The dialog open, or a panic saying what is open instead.
-fn dialog(app: &App) -> &crate::tui::overlays::fork::ForkPrompt {
+pub(super) fn dialog(app: &App) -> &crate::tui::overlays::fork::ForkPrompt {
     match &app.overlay {
         Some(Overlay::Fork(prompt)) => prompt,
         _ => panic!("the fork dialog is open; notice: {:?}", app.notice),
     }
 }
 
-fn round(number: u32) -> GateTarget {
+pub(super) fn round(number: u32) -> GateTarget {
     GateTarget {
         kind: crate::bus::GateKind::Round,
         number,
@@ -328,124 +328,4 @@ fn a_finished_fork_leaves_an_open_overlay_alone_and_says_how_to_compare() {
         Some("run 1 finished: c compares it with its parent (pinned)")
     );
     assert_eq!(app.fork_watch, None, "compared once at most");
-}
-
-/// The screen's text at 120×40.
-fn screen(app: &mut App) -> String {
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
-    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    terminal
-        .draw(|frame| crate::tui::view::draw(frame, app))
-        .unwrap();
-    let buffer = terminal.backend().buffer();
-    buffer
-        .content
-        .chunks(usize::from(buffer.area.width))
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The run's start, round 1, the flag `legal` turned on, round 2, and
-/// (with `asks`) the table asking a person in round 2.
-fn turned_then_asked(asks: bool) -> Vec<Arc<Event>> {
-    use crate::patterns::events::{PatternEvent, RoundEvent};
-    let mut all = events("collaboration");
-    let round_2 = all.pop().unwrap();
-    all.push(event(
-        3,
-        json!({"type": "flag_changed", "name": "legal", "on": true}),
-    ));
-    all.push(Arc::new(Event {
-        seq: 4,
-        ..(*round_2).clone()
-    }));
-    if asks {
-        all.push(Arc::new(Event {
-            run: 1,
-            seq: 5,
-            t_ms: 500,
-            kind: EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman {
-                round: 2,
-                blocking_rounds: 2,
-                conflicts: Vec::new(),
-                stances: Vec::new(),
-            })),
-        }));
-    }
-    all
-}
-
-#[test]
-fn left_and_right_on_the_gate_row_pick_any_gate_with_its_flags_as_they_stood() {
-    let mut app = replaying(turned_then_asked(false));
-    press(&mut app, KeyCode::Char('>'));
-    press(&mut app, KeyCode::Char('x'));
-    // At the end: round 2 again, the flag on as it stood there.
-    assert_eq!(dialog(&app).gate, round(2));
-    assert!(dialog(&app).again);
-    assert!(dialog(&app).flags[0].at_gate, "turned on before round 2");
-    // The focus starts on the flag; the gate row is above it.
-    press(&mut app, KeyCode::Up);
-    press(&mut app, KeyCode::Left);
-    let prompt = dialog(&app);
-    assert_eq!(prompt.gate, round(1));
-    assert_eq!((prompt.served.clone(), prompt.again), (vec![], true));
-    assert_eq!(
-        (prompt.flags[0].at_gate, prompt.flags[0].on),
-        (false, false),
-        "the flag as it stood at round 1"
-    );
-    press(&mut app, KeyCode::Left);
-    assert_eq!(dialog(&app).gate, round(1), "no gate before the first");
-    // A flag turned for the fork stays turned at another gate.
-    press(&mut app, KeyCode::Down);
-    press(&mut app, KeyCode::Char(' '));
-    press(&mut app, KeyCode::Up);
-    press(&mut app, KeyCode::Right);
-    let prompt = dialog(&app);
-    assert_eq!(prompt.gate, round(2));
-    assert_eq!(prompt.served, vec![round(1)]);
-    assert!(prompt.flags[0].on);
-    assert_eq!(prompt.changed_flags(), Vec::new(), "on as it stood there");
-    let effects = press(&mut app, KeyCode::Enter);
-    let [Effect::Launch { launch, .. }] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    assert_eq!(launch.fork.as_ref().unwrap().at, "round 2");
-    assert_eq!(launch.answer, None, "nothing asked, nothing offered");
-}
-
-#[test]
-fn the_answer_row_offers_the_question_the_fork_meets_and_forks_with_the_answer() {
-    let mut app = replaying(turned_then_asked(true));
-    press(&mut app, KeyCode::Char('x'));
-    let rows = dialog(&app).rows();
-    assert_eq!(rows.last(), Some(&crate::tui::overlays::fork::Row::Answer));
-    let answer = dialog(&app).answer.clone().unwrap();
-    assert!(answer.recorded, "the run asked it after round 1");
-    assert_eq!(answer.picked, None, "a person answers, to start");
-    for _ in 0..rows.len() {
-        press(&mut app, KeyCode::Down);
-    }
-    // Right twice: the second option; left once: the first.
-    press(&mut app, KeyCode::Right);
-    press(&mut app, KeyCode::Right);
-    press(&mut app, KeyCode::Left);
-    let first = answer.question.options[0].name.clone();
-    let screen = screen(&mut app);
-    assert!(screen.contains(&format!("‹ {first} ›")), "{screen}");
-    assert!(screen.contains("asked after the gate"), "{screen}");
-    let effects = press(&mut app, KeyCode::Enter);
-    let [Effect::Launch { launch, .. }] = effects.as_slice() else {
-        panic!("{effects:?}");
-    };
-    assert_eq!(
-        launch.answer,
-        Some(crate::bus::GivenAnswer::new(
-            first,
-            crate::tui::overlays::fork::ANSWER_FLAG
-        ))
-    );
 }

@@ -12,22 +12,10 @@ use crate::tui::overlays::picker::PickerView;
 use crate::tui::recording::Opened;
 use crate::tui::replay::Replay;
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 /// The screen's text at 100×30.
 fn screen(app: &mut App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    terminal
-        .draw(|frame| crate::tui::view::draw(frame, app))
-        .unwrap();
-    let buffer = terminal.backend().buffer();
-    buffer
-        .content
-        .chunks(usize::from(buffer.area.width))
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
+    super::tests::screen_of(app, 100, 30)
 }
 
 /// The picker on one recording, at `path` (which need not exist: the

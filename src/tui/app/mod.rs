@@ -323,6 +323,8 @@ impl App {
 #[cfg(test)]
 mod effects_tests;
 #[cfg(test)]
+mod fork_gate_tests;
+#[cfg(test)]
 mod fork_tests;
 #[cfg(test)]
 mod loading_tests;

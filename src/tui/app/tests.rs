@@ -98,6 +98,23 @@ pub(crate) fn app_with(events: &[Arc<Event>]) -> App {
     app
 }
 
+/// The screen's text at `width`×`height`, as a terminal would show it.
+pub(crate) fn screen_of(app: &mut App, width: u16, height: u16) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| crate::tui::view::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    buffer
+        .content
+        .chunks(usize::from(buffer.area.width))
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub(crate) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.key(KeyEvent::new(code, KeyModifiers::NONE))
 }
