@@ -112,3 +112,44 @@ fn the_answer_row_offers_the_question_the_fork_meets_and_forks_with_the_answer()
         ))
     );
 }
+
+/// A run that asked nobody, of a scenario whose table may ask a person:
+/// the answer row offers the table's question, said as one the scenario
+/// may ask, and a gate whose run asks after it says it was asked there.
+#[test]
+fn where_the_run_asked_nobody_the_answer_row_offers_the_question_the_scenario_may_ask() {
+    let mut all = events("collaboration");
+    let EventKind::RunStarted(started) = &all[0].kind else {
+        panic!("a run's start first");
+    };
+    let mut started = started.clone();
+    let mut scenario = (*started.scenario).clone();
+    scenario.budget = serde_json::from_value(json!({"escalate_after_blocking_rounds": 2})).unwrap();
+    started.scenario = Arc::new(scenario);
+    all[0] = Arc::new(Event {
+        kind: EventKind::RunStarted(started),
+        ..(*all[0]).clone()
+    });
+    let mut app = replaying(all);
+    press(&mut app, KeyCode::Char('x'));
+    let answer = dialog(&app).answer.clone().expect("the table may ask");
+    assert!(!answer.recorded, "the run itself asked nothing");
+    assert_eq!(answer.picked, None);
+    assert!(
+        answer.question.options.iter().any(|o| o.name == "go"),
+        "{:?}",
+        answer.question.options
+    );
+    let screen = super::tests::screen_of(&mut app, 120, 40);
+    assert!(screen.contains("the scenario may ask"), "{screen}");
+
+    // Without a scenario that may ask and a run that asked, no row.
+    let mut plain = replaying(events("collaboration"));
+    press(&mut plain, KeyCode::Char('x'));
+    assert_eq!(dialog(&plain).answer, None);
+    assert!(
+        !dialog(&plain)
+            .rows()
+            .contains(&crate::tui::overlays::fork::Row::Answer)
+    );
+}
