@@ -182,7 +182,27 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
             profile["refused"][name].as_str().unwrap().contains(words),
             "{profile}"
         );
-        // A run from the profile: every request answered, none refused.
+        // llama-cpp-python takes max_completion_tokens and ignores it.
+        let limit = line(&stdout, "max_completion_tokens:");
+        let ignored = behaviour == Behaviour::LlamaCppPython;
+        assert_eq!(
+            limit.contains("accepted but ignored: the answer took"),
+            ignored,
+            "{behaviour:?}: {limit}"
+        );
+        assert_eq!(
+            limit.contains(": accepted, "),
+            !ignored,
+            "{behaviour:?}: {limit}"
+        );
+        let kept = profile["refused"]["max_completion_tokens"].as_str();
+        assert_eq!(
+            kept.is_some_and(|words| words.starts_with("ignored: the answer took")),
+            ignored,
+            "{profile}"
+        );
+        // A run from the profile: every request answered, none refused,
+        // the limit under the name the endpoint honours.
         let endpoint = Messy::serve(&doc, behaviour, true);
         let profile = work.path().join("profile.json");
         let run = headless_in(
@@ -197,6 +217,8 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
                 &endpoint.base_url,
                 "--endpoint-profile",
                 profile.to_str().unwrap(),
+                "--max-output-tokens",
+                "400",
             ],
         );
         let about = format!("{behaviour:?}: {}\n{}", run.stderr, run.result);
@@ -204,6 +226,12 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
         assert_eq!(requests.len(), endpoint.answered(), "{about}");
         assert_eq!(requests.len(), model_calls(&sim), "{about}");
         for request in &requests {
+            let name = if ignored {
+                "max_tokens"
+            } else {
+                "max_completion_tokens"
+            };
+            assert_eq!(request[name], 400, "{request}: {about}");
             match behaviour {
                 Behaviour::Reasoner => assert_eq!(request.get("temperature"), None, "{about}"),
                 Behaviour::NoStreamOptions => {

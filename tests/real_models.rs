@@ -83,6 +83,9 @@ const PATTERNS: [Pattern; 6] = [
 /// The output limit the reasoning model's scenario sets.
 const MAX_OUTPUT_TOKENS: u64 = 2048;
 
+/// The limit the llama-cpp-python runs send, as the runs did.
+const LOCAL_OUTPUT_TOKENS: u64 = 400;
+
 fn pick(result: &Value, keys: &[&str]) -> Value {
     keys.iter()
         .map(|key| (key.to_string(), result[*key].clone()))
@@ -264,6 +267,10 @@ fn on_endpoint(
     if behaviour == Behaviour::Reasoner {
         doc["provider"]["max_output_tokens"] = MAX_OUTPUT_TOKENS.into();
         model = "mock-reasoner";
+    }
+    // As a user tries a local server: with a limit, which it ignores.
+    if behaviour == Behaviour::LlamaCppPython {
+        doc["provider"]["max_output_tokens"] = LOCAL_OUTPUT_TOKENS.into();
     }
     let endpoint = Messy::serve(&doc, behaviour, streamed);
     let mut args = vec![
@@ -625,7 +632,16 @@ fn llama_cpp_pythons_500_naming_response_format_steps_down_at_once_and_ends_as_o
             "{}",
             case.about()
         );
-        assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
+        // A prose brief asked under `max_completion_tokens` rambles past
+        // it; the contract's answers are function calls, which end.
+        let limits = limit_changes(case);
+        assert!(limits.len() <= 1, "{}", case.about());
+        assert_eq!(
+            case.usage("fallbacks"),
+            1 + limits.len() as u64,
+            "{}",
+            case.about()
+        );
         let waited = case
             .run
             .events
@@ -633,6 +649,91 @@ fn llama_cpp_pythons_500_naming_response_format_steps_down_at_once_and_ends_as_o
             .any(|e| e["type"] == "retry_scheduled" || e["type"] == "breaker_transition");
         assert!(!waited, "no backoff, no breaker: {}", case.about());
     });
+}
+
+/// The run's `request_adapted` events about the token limit.
+fn limit_changes<'a>(case: &'a Case) -> Vec<&'a Value> {
+    case.run
+        .events
+        .iter()
+        .filter(|e| e["type"] == "request_adapted" && e["parameter"] == "output_limit")
+        .collect()
+}
+
+#[test]
+fn an_ignored_max_completion_tokens_goes_out_as_max_tokens_after_the_first_answer_past_it() {
+    behaves_in(Behaviour::LlamaCppPython, Some("json"), |case| {
+        let changes = limit_changes(case);
+        assert_eq!(changes.len(), 1, "{}", case.about());
+        let change = changes[0];
+        assert_eq!(change["from"], "max_completion_tokens", "{}", case.about());
+        assert_eq!(change["to"], "max_tokens", "{}", case.about());
+        let said = change["said"].as_str().unwrap_or_default();
+        let over = if case.streamed {
+            "where Conclave cut it"
+        } else {
+            "tokens, more than the 400"
+        };
+        assert!(
+            said.contains(over) && said.contains("ignores that name"),
+            "{said}"
+        );
+        assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
+        // Only a call started before the change asks the old way.
+        let started_before = case
+            .run
+            .events
+            .iter()
+            .take_while(|e| e["seq"] != change["seq"])
+            .filter(|e| e["type"] == "call_started" && e["tool"] == "model")
+            .count();
+        let old_way = case
+            .requests
+            .iter()
+            .filter(|r| r.get("max_completion_tokens").is_some())
+            .count();
+        assert!(
+            (1..=started_before).contains(&old_way),
+            "{old_way} asked the old way, {started_before} started before: {}",
+            case.about()
+        );
+        for request in &case.requests {
+            let limit = ["max_completion_tokens", "max_tokens"]
+                .iter()
+                .filter_map(|name| request[*name].as_u64())
+                .collect::<Vec<_>>();
+            assert_eq!(limit, [LOCAL_OUTPUT_TOKENS], "{request}: {}", case.about());
+        }
+        assert!(case.requests.len() > old_way, "{}", case.about());
+    });
+}
+
+#[test]
+fn a_cassette_of_a_run_past_an_ignored_limit_adapts_as_the_run_did() {
+    let mut doc = scenario(&PATTERNS[0]);
+    doc["provider"]["output"] = "json".into();
+    doc["provider"]["max_output_tokens"] = LOCAL_OUTPUT_TOKENS.into();
+    let endpoint = Messy::serve(&doc, Behaviour::LlamaCppPython, false);
+    let args = ["--provider", "openai", "--model", "mock-model"];
+    let work = tempfile::tempdir().unwrap();
+    let mut live_args = args.to_vec();
+    live_args.extend(["--base-url", &endpoint.base_url, "--no-stream"]);
+    let live = headless_in(work.path(), &doc, &live_args);
+    let recording = work.path().join("run.jsonl");
+    let mut served_args = args.to_vec();
+    served_args.extend(["--cassette", recording.to_str().unwrap()]);
+    let served = headless(&doc, &served_args);
+    let changes = |run: &Run| -> Vec<Value> {
+        run.events
+            .iter()
+            .filter(|e| e["type"] == "request_adapted")
+            .map(|e| json!([e["parameter"], e["from"], e["to"], e["said"]]))
+            .collect()
+    };
+    assert_eq!(changes(&live).len(), 1, "{}", live.stderr);
+    assert_eq!(changes(&served), changes(&live), "{}", served.stderr);
+    assert_eq!(served.result["stop_reason"], live.result["stop_reason"]);
+    assert_eq!(served.exit, live.exit);
 }
 
 #[test]

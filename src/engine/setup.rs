@@ -75,6 +75,7 @@ pub(super) fn served(
         let offline = Provider::Offline(crate::provider::Offline {
             policy: OutputPolicy::of(&spec, &model.name),
             output_retries: spec.output_retries(ProviderKind::Openai),
+            output_limit: spec.max_output_tokens,
             model,
         });
         return Ok((offline, choice.clone()));

@@ -10,7 +10,7 @@ use super::text::CallText;
 use super::{CallDetails, CallError, Gateway, MODEL_TOOL, Shielded, lock, millis};
 use crate::bus::cassette::CallRecord;
 use crate::bus::{CallOutcome, EventKind};
-use crate::provider::output::Setting;
+use crate::provider::output::{Feature, Setting};
 use crate::provider::{Completion, ModelRequest, ProviderError};
 use crate::stop::StopReason;
 use std::sync::Mutex;
@@ -117,7 +117,10 @@ impl Gateway {
                 lock(last).span = Some(span);
             }
             let error = match answered {
-                Ok(completion) => return Some(Ok(completion)),
+                Ok(completion) => {
+                    self.heed_limit(&completion);
+                    return Some(Ok(completion));
+                }
                 Err(CallError::Cut) => return None,
                 Err(error) => error,
             };
@@ -292,7 +295,36 @@ impl Gateway {
         let CallError::Provider(ProviderError::Unsupported { feature, said }) = error else {
             return false;
         };
-        let Some(adapted) = self.provider.adapt(*feature, said) else {
+        self.adapt_to(*feature, said)
+    }
+
+    /// An answer longer than the token limit its request sent: an
+    /// endpoint that takes `max_completion_tokens` and ignores it
+    /// (llama-cpp-python does) is sent the limit as `max_tokens` from now
+    /// on, published and counted as a refusal of the name is. The answer
+    /// itself stands: it was paid for, and what it says is read as usual.
+    fn heed_limit(&self, completion: &Completion) {
+        let (Some(limit), Some(usage)) = (self.provider.limit_sent(), completion.usage) else {
+            return;
+        };
+        if usage.output <= limit {
+            return;
+        }
+        let took = if usage.estimated {
+            format!("ran past {} pieces, where Conclave cut it", usage.output)
+        } else {
+            format!("took {} tokens", usage.output)
+        };
+        let said = format!(
+            "the answer {took}, more than the {limit} max_completion_tokens asked for: the endpoint ignores that name"
+        );
+        self.adapt_to(Feature::MaxCompletionTokens, &said);
+    }
+
+    /// Ask without `feature` from now on, as the endpoint's words `said`
+    /// make the run: whether anything changed.
+    fn adapt_to(&self, feature: Feature, said: &str) -> bool {
+        let Some(adapted) = self.provider.adapt(feature, said) else {
             return false;
         };
         if adapted.first {

@@ -243,6 +243,10 @@ pub(crate) struct Offline {
     /// Served refusals of a feature adapt it as they adapted the endpoint.
     pub(crate) policy: output::OutputPolicy,
     pub(crate) output_retries: u32,
+    /// The token limit the recorded run's requests sent
+    /// (`provider.max_output_tokens`): an answer served past it adapts the
+    /// run as it adapted the endpoint's.
+    pub(crate) output_limit: Option<u64>,
 }
 
 impl Provider {

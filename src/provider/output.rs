@@ -271,6 +271,16 @@ impl Provider {
         self.policy().is_some_and(|policy| policy.adapts(feature))
     }
 
+    /// The token limit requests send, under whichever name: a live
+    /// endpoint's, or the one a served run's endpoint was sent.
+    pub(crate) fn limit_sent(&self) -> Option<u64> {
+        match self {
+            Provider::OpenAi(http) => http.output_limit(),
+            Provider::Offline(offline) => offline.output_limit,
+            Provider::Sim(_) => None,
+        }
+    }
+
     /// How many times an answer that fails its contract is asked for
     /// again (`provider.output_retries`: 1 for an endpoint, 0 for the sim
     /// by default).
@@ -448,6 +458,7 @@ mod tests {
             },
             policy: OutputPolicy::of(&spec, "gpt-4.1-mini"),
             output_retries: spec.output_retries(ProviderKind::Openai),
+            output_limit: None,
         });
         let live = OutputPolicy::of(&spec, "gpt-4.1-mini");
         for feature in [Feature::Temperature, Feature::JsonSchema, Feature::Tools] {

@@ -73,6 +73,12 @@ impl Extras {
         brought
     }
 
+    /// The answer stops here, cut (`finish_reason: "length"`) whatever
+    /// came before.
+    pub(super) fn cut_here(&mut self) {
+        self.cut = true;
+    }
+
     /// The answer's text and why it stopped, from its `content` (already
     /// scrubbed) and what else it carried, for a request that asked for
     /// `contract`.

@@ -176,13 +176,21 @@ impl OpenAiProvider {
         if response.status().is_success() {
             if self.config.stream && is_event_stream(&response) {
                 let body = response.bytes_stream();
-                return stream::read(body, self.config.max_body_bytes, text, contract)
-                    .await
-                    .map_err(|failure| match failure {
-                        StreamFailure::Transport(e) => self.transport_error(&e),
-                        StreamFailure::TooLarge { limit } => OpenAiError::TooLarge { limit },
-                        StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
-                    });
+                let tokens = self.config.asking.max_output_tokens;
+                let mut completion =
+                    stream::read(body, self.config.max_body_bytes, text, contract, tokens)
+                        .await
+                        .map_err(|failure| match failure {
+                            StreamFailure::Transport(e) => self.transport_error(&e),
+                            StreamFailure::TooLarge { limit } => OpenAiError::TooLarge { limit },
+                            StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
+                        })?;
+                // A stream cut for running past its limit counted only
+                // what came: its prompt is estimated as the sim's is.
+                if let Some(usage) = completion.usage.as_mut().filter(|u| u.estimated) {
+                    usage.input = crate::provider::sim::estimate::tokens(request.payload_chars());
+                }
+                return Ok(completion);
             }
             let body = http::read_capped(response, self.config.max_body_bytes)
                 .await

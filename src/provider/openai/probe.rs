@@ -36,6 +36,11 @@ pub struct ProbeOptions {
 /// The most tokens a probe's answer may take: it asks for `{"ok": true}`.
 const PROBE_TOKENS: u64 = 64;
 
+/// The limit the token-limit request sends: fewer tokens than the answer
+/// it asks for takes, so that an endpoint that honours the limit cuts the
+/// answer and one that takes the name and ignores it answers past it.
+const LIMIT_TOKENS: u64 = 2;
+
 const PROMPT: Prompt = Prompt {
     file: "probe.md",
     text: "You answer a probe of this endpoint by Conclave. Answer with the JSON object {\"ok\": true} and nothing else.",
@@ -122,9 +127,11 @@ fn config(options: &ProbeOptions) -> Result<OpenAiConfig, String> {
 async fn ask_all(config: &OpenAiConfig) -> Vec<Answer> {
     let mut answers = Vec::new();
     let first = ask(config, Asked::TokenLimit, TokenLimit::MaxCompletionTokens).await;
-    let limit = match refused_feature(&first) {
-        Some(Feature::MaxCompletionTokens) => TokenLimit::MaxTokens,
-        _ => TokenLimit::MaxCompletionTokens,
+    let refused = refused_feature(&first) == Some(Feature::MaxCompletionTokens);
+    let limit = if refused || ignored(&first).is_some() {
+        TokenLimit::MaxTokens
+    } else {
+        TokenLimit::MaxCompletionTokens
     };
     print(&first);
     answers.push(first);
@@ -157,7 +164,11 @@ async fn ask(base: &OpenAiConfig, asked: Asked, limit: TokenLimit) -> Answer {
             output: output_mode(mode),
             output_retries: 0,
             temperature: (asked == Asked::Temperature).then_some(0.0),
-            max_output_tokens: Some(PROBE_TOKENS),
+            max_output_tokens: Some(if asked == Asked::TokenLimit {
+                LIMIT_TOKENS
+            } else {
+                PROBE_TOKENS
+            }),
             reasoning_effort: None,
         },
         ..base.clone()
@@ -203,6 +214,21 @@ fn request() -> ModelRequest {
         .keeping(Arc::new(contract))
 }
 
+/// The token-limit request answered past its limit: the endpoint takes
+/// `max_completion_tokens` and ignores it (llama-cpp-python does), in
+/// words a profile keeps.
+fn ignored(answer: &Answer) -> Option<String> {
+    let Ok(completion) = &answer.result else {
+        return None;
+    };
+    let tokens = completion.usage?.output;
+    (answer.asked == Asked::TokenLimit && tokens > LIMIT_TOKENS).then(|| {
+        format!(
+            "ignored: the answer took {tokens} tokens where max_completion_tokens asked for at most {LIMIT_TOKENS}"
+        )
+    })
+}
+
 fn refused_feature(answer: &Answer) -> Option<Feature> {
     match &answer.result {
         Err(OpenAiError::Unsupported { feature, .. }) => Some(*feature),
@@ -218,7 +244,14 @@ fn print(answer: &Answer) {
         Ok(completion) if answer.asked == Asked::Stream && completion.usage.is_none() => {
             format!("accepted, but no usage came with the stream, {millis} ms")
         }
+        Ok(completion) if completion.usage.is_some_and(|usage| usage.estimated) => format!(
+            "accepted, but the answer ran past its token limit and Conclave cut it, {millis} ms"
+        ),
         Ok(_) if answer.asked == Asked::Stream => format!("accepted, usage counted, {millis} ms"),
+        Ok(_) if ignored(answer).is_some() => format!(
+            "accepted but {}, {millis} ms; the limit goes out as max_tokens",
+            ignored(answer).unwrap_or_default()
+        ),
         Ok(_) => format!("accepted, {millis} ms"),
         Err(OpenAiError::Unsupported {
             status,
@@ -254,7 +287,11 @@ fn learned(answers: &[Answer]) -> Learned {
     let accepted = |asked: Asked| answers.iter().any(|a| a.asked == asked && a.result.is_ok());
     for answer in answers {
         match &answer.result {
-            Ok(_) => {}
+            Ok(_) => {
+                if let Some(words) = ignored(answer) {
+                    refused.insert(Refusable::MaxCompletionTokens, words);
+                }
+            }
             Err(OpenAiError::Unsupported { feature, said, .. }) => {
                 refused.insert(refusable(*feature), said.clone());
             }

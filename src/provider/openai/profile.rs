@@ -28,7 +28,8 @@ pub struct EndpointProfile {
     pub model: String,
     /// The mode `auto` settles on: native, tool, json or prompted.
     pub output: OutputMode,
-    /// The parameters the endpoint refused, each with its words.
+    /// The parameters the endpoint refused (or, for the token limit's
+    /// name, ignored), each with its words.
     #[serde(default)]
     pub refused: BTreeMap<Refusable, String>,
 }
@@ -44,7 +45,8 @@ pub enum Refusable {
     /// `response_format: json_object` (the `json` mode).
     ResponseFormat,
     Temperature,
-    /// The token limit under this name (`max_tokens` is sent instead).
+    /// The token limit under this name, refused or taken and ignored
+    /// (`max_tokens` is sent instead).
     MaxCompletionTokens,
     /// `stream_options` with `include_usage` (answers are asked whole).
     StreamOptions,

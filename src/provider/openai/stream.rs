@@ -11,6 +11,11 @@
 //! no chunk, is a bad response quoting the text so far. A server that
 //! ignores `stream` and sends one JSON completion (whatever its content
 //! type says) is read as the non-streaming path reads it.
+//! A stream that runs on well past the token limit the request sent is
+//! cut there: the endpoint took the limit and ignored it (llama-cpp-python
+//! does so with `max_completion_tokens`), and the model would otherwise
+//! write until the call's timeout. The answer so far is then a cut one,
+//! its usage the pieces counted, marked as estimated.
 
 use super::answer::Extras;
 use super::{OpenAiError, parse_completion, reasoning_of, usage_of};
@@ -41,18 +46,19 @@ pub(super) enum StreamFailure {
 
 /// Read the body of a successful response as a stream of chunks, handing
 /// the text to `sink` as it arrives; `limit` caps the body and each event.
-/// The request asked for `contract`.
+/// The request asked for `contract`, and for at most `tokens` tokens.
 pub(super) async fn read<S, B>(
     mut body: S,
     limit: usize,
     sink: Option<TextSink>,
     contract: Option<&Contract>,
+    tokens: Option<u64>,
 ) -> Result<Completion, StreamFailure>
 where
     S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
     B: AsRef<[u8]>,
 {
-    let mut reading = Reading::new(sink);
+    let mut reading = Reading::new(sink, tokens.map(pieces_past));
     let mut sse = SseReader::new(limit, limit);
     let mut opening = Vec::new();
     let mut sniffed = false;
@@ -79,12 +85,12 @@ where
         };
         let events = events.map_err(|e| reading.sse_failure(e))?;
         if reading.take_all(events)? {
-            return Ok(reading.done(contract));
+            return Ok(reading.end(contract));
         }
     }
     let last = sse.finish().map_err(|e| reading.sse_failure(e))?;
     if reading.take_all(last.into_iter().collect())? || reading.finished {
-        return Ok(reading.done(contract));
+        return Ok(reading.end(contract));
     }
     Err(reading.broken("the stream ended before the model finished"))
 }
@@ -116,6 +122,14 @@ where
     })
 }
 
+/// How many pieces of text a stream asked for at most `tokens` tokens may
+/// bring before the limit is known to be ignored. A server sends a token
+/// a chunk at most, so an honoured limit never gets past `tokens`; the
+/// margin spares a server that splits a token's bytes over two chunks.
+pub(super) fn pieces_past(tokens: u64) -> u64 {
+    tokens.saturating_add(tokens / 4).saturating_add(16)
+}
+
 /// What one stream has given so far.
 struct Reading {
     sink: Option<TextSink>,
@@ -134,10 +148,14 @@ struct Reading {
     finished: bool,
     /// Function calls, a refusal and a cut, as they came.
     extras: Extras,
+    /// Deltas that brought text: content, reasoning or arguments.
+    pieces: u64,
+    /// Past this many pieces the request's token limit is ignored.
+    past: Option<u64>,
 }
 
 impl Reading {
-    fn new(sink: Option<TextSink>) -> Self {
+    fn new(sink: Option<TextSink>, past: Option<u64>) -> Self {
         Reading {
             sink,
             scrubber: StreamScrubber::default(),
@@ -148,13 +166,30 @@ impl Reading {
             usage: None,
             finished: false,
             extras: Extras::default(),
+            pieces: 0,
+            past,
         }
     }
 
-    /// Take the events read; whether the stream is done (`[DONE]`).
+    /// Whether the stream has run past its token limit.
+    fn over(&self) -> bool {
+        self.past.is_some_and(|past| self.pieces > past)
+    }
+
+    /// The answer: whole, or cut where it ran past its limit.
+    fn end(self, contract: Option<&Contract>) -> Completion {
+        if self.over() {
+            self.cut_off(contract)
+        } else {
+            self.done(contract)
+        }
+    }
+
+    /// Take the events read; whether the stream is done (`[DONE]`) or
+    /// read no further (past its limit).
     fn take_all(&mut self, events: Vec<SseEvent>) -> Result<bool, StreamFailure> {
         for event in events {
-            if self.take(event)? {
+            if self.take(event)? || self.over() {
                 return Ok(true);
             }
         }
@@ -227,6 +262,7 @@ impl Reading {
         if content.is_empty() {
             return;
         }
+        self.pieces += 1;
         // The reasoning is over when the answer begins: what its scrubber
         // holds goes out before the answer, not after it.
         self.let_out_reasoning();
@@ -247,6 +283,7 @@ impl Reading {
         if arguments.is_empty() {
             return;
         }
+        self.pieces += 1;
         self.let_out_reasoning();
         let text = self.arguments_scrubber.push(arguments);
         self.send(TextPiece {
@@ -263,6 +300,7 @@ impl Reading {
         let Some(piece) = reasoning_of(delta).filter(|piece| !piece.is_empty()) else {
             return;
         };
+        self.pieces += 1;
         self.reasoning.push_str(piece);
         let text = self.reasoning_scrubber.push(piece);
         self.send(TextPiece {
@@ -326,6 +364,20 @@ impl Reading {
             finish,
             ..Completion::from(ModelOutput::Text(text))
         }
+    }
+
+    /// The answer so far, cut where the stream ran past its limit: the
+    /// endpoint never cut it, so Conclave does, and counts what came.
+    fn cut_off(mut self, contract: Option<&Contract>) -> Completion {
+        self.extras.cut_here();
+        let pieces = self.pieces;
+        let mut completion = self.done(contract);
+        completion.usage = Some(TokenUsage {
+            output: pieces,
+            estimated: true,
+            ..TokenUsage::default()
+        });
+        completion
     }
 
     /// The stream is unusable; `why`, and the text so far.

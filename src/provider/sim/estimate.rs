@@ -34,7 +34,8 @@ pub(crate) fn estimate(request: &ModelRequest, output: &ModelOutput) -> TokenUsa
     }
 }
 
-fn tokens(chars: u64) -> u64 {
+/// Tokens `chars` characters stand for, by the rule of thumb.
+pub(crate) fn tokens(chars: u64) -> u64 {
     chars.div_ceil(CHARS_PER_TOKEN)
 }
 

@@ -52,7 +52,10 @@ pub enum Behaviour {
     NoResponseFormat,
     /// As llama-cpp-python's server: 500 for a `response_format` of a type
     /// other than `text` and `json_object`, quoting pydantic's validation
-    /// error as Python prints it.
+    /// error as Python prints it. It takes `max_completion_tokens` and
+    /// ignores it (it honours `max_tokens`): a text answer asked for
+    /// under that name rambles on past the limit, as a small model does,
+    /// in prose, or in blank lines inside `json_object`'s grammar.
     LlamaCppPython,
     /// As llama-cpp-python's server on a request with `stream_options`: 500,
     /// pydantic's `extra_forbidden` error.
@@ -236,6 +239,25 @@ impl Endpoint {
             ),
             (_, said) => said,
         };
+        let mut usage = self.usage();
+        let said = match (said, self.limit_of(body)) {
+            (Said::Text(text), Limit::Ignored(tokens)) => {
+                let ramble = ramble(body, tokens);
+                usage["completion_tokens"] = json!(COMPLETION_TOKENS + ramble.len() as u64 / 4);
+                Said::Text(text + &ramble)
+            }
+            (Said::Text(text), Limit::Honoured(tokens)) if tokens < COMPLETION_TOKENS => {
+                usage["completion_tokens"] = json!(tokens);
+                let kept = (tokens * 4) as usize;
+                return Answer {
+                    said: Said::Text(text.chars().take(kept).collect()),
+                    finish: "length",
+                    reasoning: None,
+                    usage,
+                };
+            }
+            (said, _) => said,
+        };
         let finish = match (&said, self.behaviour) {
             (_, Behaviour::Cut) => "length",
             (Said::Calls(_), _) => "tool_calls",
@@ -250,7 +272,19 @@ impl Endpoint {
             said,
             finish,
             reasoning,
-            usage: self.usage(),
+            usage,
+        }
+    }
+
+    /// The token limit `body` sends, as this endpoint takes it.
+    fn limit_of(&self, body: &Value) -> Limit {
+        if let Some(tokens) = body.get("max_tokens").and_then(Value::as_u64) {
+            return Limit::Honoured(tokens);
+        }
+        match body.get("max_completion_tokens").and_then(Value::as_u64) {
+            Some(tokens) if self.behaviour == Behaviour::LlamaCppPython => Limit::Ignored(tokens),
+            Some(tokens) => Limit::Honoured(tokens),
+            None => Limit::None,
         }
     }
 
@@ -268,6 +302,26 @@ impl Endpoint {
         }
         usage
     }
+}
+
+/// A request's token limit, as the endpoint takes it.
+enum Limit {
+    None,
+    Honoured(u64),
+    /// Taken and ignored: the model writes on past it.
+    Ignored(u64),
+}
+
+/// What a model writes on past an ignored limit of `tokens`: twice as
+/// many pieces as the limit and then some, in prose, or in blank lines
+/// where `json_object`'s grammar allows nothing else after the object.
+fn ramble(body: &Value, tokens: u64) -> String {
+    let pieces = (tokens * 2 + 64) as usize;
+    if body["response_format"]["type"] == "json_object" {
+        return "\n".repeat(pieces * written::CHUNK_CHARS);
+    }
+    let words = "\n\nTo add more: the team should weigh it again. ";
+    words.repeat(pieces * written::CHUNK_CHARS / words.len() + 1)
 }
 
 /// `entry` without one key the contract requires, when it has one: a

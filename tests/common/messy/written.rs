@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 /// How many characters one streamed chunk carries.
-const CHUNK_CHARS: usize = 8;
+pub(super) const CHUNK_CHARS: usize = 8;
 
 /// What the model says, before it is written as a completion.
 pub(super) enum Said {

@@ -269,3 +269,33 @@ async fn a_streamed_answer_cut_at_its_limit_or_refused_says_so() {
     );
     assert_eq!(text_of(&answer), "");
 }
+
+/// A stream of `pieces` one-word chunks to a request for at most 400
+/// tokens, from a server that ignores the limit.
+async fn ask_streamed_limited(pieces: usize) -> Completion {
+    let mut chunks: Vec<Value> = (0..pieces)
+        .map(|_| delta_chunk(json!({"content": "word "}), None))
+        .collect();
+    chunks.push(delta_chunk(json!({}), Some("stop")));
+    let server = serving(events(&chunks, true)).await;
+    let mut provider = provider_with(&server, Duration::from_secs(5), true);
+    provider.config.asking.max_output_tokens = Some(400);
+    provider.complete(&contribution(), None).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_stream_running_far_past_its_token_limit_is_cut_there_and_its_pieces_counted() {
+    let cut = ask_streamed_limited(2000).await;
+    assert_eq!(cut.finish, Finish::Length);
+    // 400 and a quarter, and 16 to spare: the 517th piece is one too many.
+    assert_eq!(text_of(&cut), "word ".repeat(517));
+    let usage = cut.usage.unwrap();
+    assert!(usage.estimated);
+    assert_eq!(usage.output, 517);
+    assert!(usage.input > 0, "the prompt estimated: {usage:?}");
+    // Up to the margin the stream is read whole, as the endpoint ends it.
+    let whole = ask_streamed_limited(516).await;
+    assert_eq!(whole.finish, Finish::Stop);
+    assert_eq!(text_of(&whole), "word ".repeat(516));
+    assert!(!whole.usage.is_some_and(|usage| usage.estimated));
+}
