@@ -240,6 +240,7 @@ fn refused_feature(answer: &Answer) -> Option<Feature> {
 /// words) or no answer (why), and how long it took.
 fn print(answer: &Answer) {
     let millis = answer.took.as_millis();
+    let ignored = ignored(answer);
     let verdict = match &answer.result {
         Ok(completion) if answer.asked == Asked::Stream && completion.usage.is_none() => {
             format!("accepted, but no usage came with the stream, {millis} ms")
@@ -248,9 +249,9 @@ fn print(answer: &Answer) {
             "accepted, but the answer ran past its token limit and Conclave cut it, {millis} ms"
         ),
         Ok(_) if answer.asked == Asked::Stream => format!("accepted, usage counted, {millis} ms"),
-        Ok(_) if ignored(answer).is_some() => format!(
+        Ok(_) if ignored.is_some() => format!(
             "accepted but {}, {millis} ms; the limit goes out as max_tokens",
-            ignored(answer).unwrap_or_default()
+            ignored.unwrap_or_default()
         ),
         Ok(_) => format!("accepted, {millis} ms"),
         Err(OpenAiError::Unsupported {
