@@ -226,6 +226,16 @@ pub fn launch(
     };
     let clock_mode = clock_mode(&scenario, options.clock, offline);
     let clock = RunClock::start_on(clock_mode);
+    // A fork on the real clock plays its served part as the virtual clock
+    // would, in its parent's order and at once, until it goes live.
+    let forwarded = clock_mode == ClockMode::Real
+        && options
+            .cassette
+            .as_ref()
+            .is_some_and(|plan| plan.fork.is_some());
+    if forwarded {
+        clock.forward();
+    }
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink)
         .with_observers(options.observers.clone());
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
@@ -280,7 +290,12 @@ pub fn launch(
         gateway: Arc::clone(&gateway),
         seed,
     };
-    let task = tokio::spawn(task::run_to_end(ctx, gateway, bus));
+    let run = task::run_to_end(ctx, gateway, bus);
+    let task = if forwarded {
+        tokio::spawn(crate::clock::Forwarded::new(clock.clone(), run))
+    } else {
+        tokio::spawn(run)
+    };
     Ok(RunHandle {
         controller,
         clock,

@@ -52,6 +52,7 @@ pub(crate) fn fork(command: ForkCommand) -> Exit {
         record: command.record,
         allow_exec: command.exec.allow_exec,
         otlp,
+        clock: command.clock.map(Into::into),
     };
     if command.headless {
         return headless::fork(args);

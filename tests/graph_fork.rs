@@ -246,3 +246,55 @@ fn a_fork_from_the_review_node_with_its_verdict_flipped_compares_the_other_path(
     session.press("q");
     assert!(session.wait_exit().success());
 }
+
+/// The events of a recording.
+fn events(path: &str) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_fork_on_the_real_clock_serves_its_parallel_calls_in_its_parents_order_and_times() {
+    // As the dashboard forks: on the real clock. Served at once, research's
+    // map items and risks would end before their siblings start, and the
+    // comparison would find a divergence where nothing changed.
+    let dir = tempfile::tempdir().unwrap();
+    let parent = recorded(dir.path());
+    let fork = dir.path().join("fork.jsonl").display().to_string();
+    let forked = conclave(&[
+        "fork",
+        &parent,
+        "--at",
+        "step 11",
+        "--clock",
+        "real",
+        "--headless",
+        "--record",
+        &fork,
+    ]);
+    assert_eq!(forked.status.code(), Some(0), "{}", stderr(&forked));
+    let compared = conclave(&["compare", &parent, &fork, "--headless"]);
+    let document = result(&compared);
+    assert_eq!(document["first_divergence"], Value::Null, "{document}");
+    assert_eq!(document["identical"], true, "{document}");
+    // The served part kept its parent's times: the fork went live when
+    // its parent reached the gate, not a moment after it started.
+    let gate = events(&parent)
+        .into_iter()
+        .find(|e| e["type"] == "node_started" && e["step"] == 11)
+        .unwrap();
+    let live = events(&fork)
+        .into_iter()
+        .find(|e| e["type"] == "went_live")
+        .unwrap();
+    assert!(
+        live["t_ms"].as_u64() >= gate["t_ms"].as_u64(),
+        "{live} {gate}"
+    );
+    let wrong = conclave(&["fork", &parent, "--at", "step 11", "--clock", "real"]);
+    assert_eq!(wrong.status.code(), Some(2), "--clock needs --headless");
+    assert!(stderr(&wrong).contains("--headless"), "{}", stderr(&wrong));
+}

@@ -45,6 +45,11 @@ pub(crate) struct ForkCommand {
     /// dashboard.
     #[arg(long)]
     pub(crate) headless: bool,
+    /// The fork's clock with --headless: virtual (instant and
+    /// reproducible; the default on the sim) or real, as the dashboard
+    /// forks. On the real clock the served part still takes no time.
+    #[arg(long, value_enum, requires = "headless")]
+    pub(crate) clock: Option<super::run::Clock>,
     #[command(flatten)]
     pub(crate) model: ModelArgs,
     #[command(flatten)]

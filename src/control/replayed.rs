@@ -102,6 +102,8 @@ impl Gate {
         }
         if here.went_live {
             self.bus.publish(EventKind::WentLive { gate: at.clone() });
+            // The live part runs in real time.
+            self.bus.clock().stop_forwarding();
         }
     }
 }

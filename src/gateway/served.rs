@@ -173,7 +173,10 @@ impl Playback {
     pub(super) fn new(clock: RunClock) -> Self {
         Playback {
             started: clock.elapsed(),
-            timed: clock.is_virtual(),
+            // On the real clock only while a fork's served part
+            // fast-forwards: a call that ends in the live part ends as it
+            // comes, not at the time its parent's did.
+            timed: clock.is_virtual() || clock.forwards(),
             clock,
         }
     }

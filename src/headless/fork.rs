@@ -29,6 +29,8 @@ pub struct HeadlessFork {
     pub record: Option<PathBuf>,
     pub allow_exec: bool,
     pub otlp: Option<crate::telemetry::OtlpConfig>,
+    /// `--clock`: the run's clock, else the one a run of it would keep.
+    pub clock: Option<crate::clock::ClockMode>,
 }
 
 /// Run the fork and print its result as `run --headless` does.
@@ -46,7 +48,7 @@ pub fn fork(args: HeadlessFork) -> Exit {
     let run = HeadlessRun {
         scenario: args.recording.clone(),
         seed: Some(planned.seed),
-        clock: None,
+        clock: args.clock,
         flags: planned.flags,
         record: args.record,
         goal: Some(planned.goal),

@@ -3,7 +3,12 @@
 //! event's `t_ms` read it, so a paused run neither ages nor times out, and
 //! the sim's calls take their time on it, so a call in flight while the run
 //! is held at a gate takes as long as it would have. It never reads the
-//! wall clock.
+//! wall clock. A fork's served part on the real clock fast-forwards
+//! ([`forward`]).
+
+mod forward;
+
+pub(crate) use forward::Forwarded;
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -36,6 +41,9 @@ struct ClockInner {
     paused_total: AtomicU64,
     /// Wakes what waits on the clock when a pause ends.
     resumed: Notify,
+    /// Nanoseconds the clock jumped while it fast-forwarded.
+    jumped: AtomicU64,
+    forward: forward::Forward,
 }
 
 impl RunClock {
@@ -61,6 +69,8 @@ impl RunClock {
                 paused_at: AtomicU64::new(NOT_PAUSED),
                 paused_total: AtomicU64::new(0),
                 resumed: Notify::new(),
+                jumped: AtomicU64::new(0),
+                forward: forward::Forward::default(),
             }),
         }
     }
@@ -70,7 +80,11 @@ impl RunClock {
             Source::Tokio { origin } => origin.elapsed().as_nanos(),
             Source::Monotonic { origin } => origin.elapsed().as_nanos(),
         };
-        u64::try_from(nanos).unwrap_or(u64::MAX - 1)
+        let jumped = self.inner.jumped.load(Ordering::Acquire);
+        u64::try_from(nanos)
+            .unwrap_or(u64::MAX - 1)
+            .saturating_add(jumped)
+            .min(u64::MAX - 1)
     }
 
     /// Run time so far, pauses excluded.
@@ -114,6 +128,10 @@ impl RunClock {
             let now = self.elapsed();
             if now >= at {
                 return;
+            }
+            if self.forwards() {
+                self.forward_to(at).await;
+                continue;
             }
             tokio::time::sleep(at - now).await;
         }
