@@ -224,18 +224,7 @@ pub fn launch(
         }
         None => (None, None),
     };
-    let clock_mode = clock_mode(&scenario, options.clock, offline);
-    let clock = RunClock::start_on(clock_mode);
-    // A fork on the real clock plays its served part as the virtual clock
-    // would, in its parent's order and at once, until it goes live.
-    let forwarded = clock_mode == ClockMode::Real
-        && options
-            .cassette
-            .as_ref()
-            .is_some_and(|plan| plan.fork.is_some());
-    if forwarded {
-        clock.forward();
-    }
+    let (clock_mode, clock) = setup::clock(&scenario, &options, offline);
     let bus = Bus::new(options.run, clock.clone(), hub.clone(), sink)
         .with_observers(options.observers.clone());
     let (controller, gate) = control::channel(flags, bus.clone(), options.start_paused);
@@ -290,12 +279,7 @@ pub fn launch(
         gateway: Arc::clone(&gateway),
         seed,
     };
-    let run = task::run_to_end(ctx, gateway, bus);
-    let task = if forwarded {
-        tokio::spawn(crate::clock::Forwarded::new(clock.clone(), run))
-    } else {
-        tokio::spawn(run)
-    };
+    let task = task::spawn(ctx, gateway, bus, &clock);
     Ok(RunHandle {
         controller,
         clock,
@@ -351,17 +335,6 @@ fn sim_workers(scenario: &Scenario, rng: &RunRng) -> SimWorkers {
     } else {
         SimWorkers::tools(tools, rng.clone())
     }
-}
-
-/// The run's clock: the one asked for, else the real clock for a scenario
-/// that calls anything real, which answers in real time; a run served
-/// wholly from a cassette calls nothing real.
-fn clock_mode(scenario: &Scenario, asked: Option<ClockMode>, offline: bool) -> ClockMode {
-    asked.unwrap_or(if scenario.has_real_calls() && !offline {
-        ClockMode::Real
-    } else {
-        ClockMode::Virtual
-    })
 }
 
 impl RunHandle {

@@ -3,6 +3,7 @@
 //! its MCP servers give the tools the scenario leaves undescribed.
 
 use super::{LaunchError, ProviderChoice};
+use crate::clock::{ClockMode, RunClock};
 use crate::gateway::Meter;
 use crate::patterns;
 use crate::pricing;
@@ -281,6 +282,34 @@ impl super::ProviderChoice {
                 .unwrap_or_else(|| openai::DEFAULT_MODEL.to_string()),
         }
     }
+}
+
+/// The run's clock: the one asked for, else the real clock for a scenario
+/// that calls anything real, which answers in real time; a run served
+/// wholly from a cassette calls nothing real. A fork on the real clock
+/// plays its served part as on the virtual clock, at once
+/// ([`RunClock::forward`]).
+pub(super) fn clock(
+    scenario: &Scenario,
+    options: &super::LaunchOptions,
+    offline: bool,
+) -> (ClockMode, RunClock) {
+    let mode = options
+        .clock
+        .unwrap_or(if scenario.has_real_calls() && !offline {
+            ClockMode::Real
+        } else {
+            ClockMode::Virtual
+        });
+    let clock = RunClock::start_on(mode);
+    let forks = options
+        .cassette
+        .as_ref()
+        .is_some_and(|plan| plan.fork.is_some());
+    if mode == ClockMode::Real && forks {
+        clock.forward();
+    }
+    (mode, clock)
 }
 
 #[cfg(test)]

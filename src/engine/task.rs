@@ -4,6 +4,7 @@
 
 use super::setup::described_by_servers;
 use crate::bus::{Bus, EventKind, RunStatus};
+use crate::clock::{Forwarded, RunClock};
 use crate::gateway::{CacheError, Gateway};
 use crate::patterns::{self, RunContext, RunOutcome};
 use crate::stop::StopReason;
@@ -18,9 +19,25 @@ pub(crate) struct RunEnd {
     pub(crate) refused_program: Option<String>,
 }
 
+/// The run's task on the runtime: one that fast-forwards while its clock
+/// does (a fork's served part on the real clock).
+pub(super) fn spawn(
+    ctx: RunContext,
+    gateway: Arc<Gateway>,
+    bus: Bus,
+    clock: &RunClock,
+) -> tokio::task::JoinHandle<RunEnd> {
+    let run = run_to_end(ctx, gateway, bus);
+    if clock.forwards() {
+        tokio::spawn(Forwarded::new(clock.clone(), run))
+    } else {
+        tokio::spawn(run)
+    }
+}
+
 /// Run the pattern, then stop the workers, save the tools' last good
 /// answers and publish the finish.
-pub(super) async fn run_to_end(mut ctx: RunContext, gateway: Arc<Gateway>, bus: Bus) -> RunEnd {
+async fn run_to_end(mut ctx: RunContext, gateway: Arc<Gateway>, bus: Bus) -> RunEnd {
     // MCP servers start before the first turn, so a tool the scenario
     // leaves undescribed is described to the model as its server lists it
     // (a run from a recording takes the recorded descriptions, and starts

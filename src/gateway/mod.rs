@@ -8,6 +8,7 @@
 //! reaches its tool. Pattern runners never time or retry calls themselves.
 
 mod answers;
+mod asking;
 mod attempts;
 mod backoff;
 mod breaker;

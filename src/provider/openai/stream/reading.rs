@@ -1,126 +1,20 @@
-//! A chat completion read as it streams (`"stream": true`): server-sent
-//! events of `chat.completion.chunk`s, each chunk's text handed on as it
-//! comes (scrubbed, a secret split across chunks included), the usage
-//! taken from the chunk that carries it (OpenAI's with `choices: []`,
-//! LiteLLM's with `choices: [{"index": 0, "delta": {}}]`), to `[DONE]`.
-//! Reasoning text (`delta.reasoning_content` or `delta.reasoning`) is
-//! handed on marked as such and kept apart from the answer; so are a
-//! function call's arguments as they come (tool mode), which the answer
-//! is read from once the calls are whole.
-//! A stream that breaks off before `[DONE]` or a finish, or a chunk that is
-//! no chunk, is a bad response quoting the text so far. A server that
-//! ignores `stream` and sends one JSON completion (whatever its content
-//! type says) is read as the non-streaming path reads it.
-//! A stream that runs on well past the token limit the request sent is
-//! cut there: the endpoint took the limit and ignored it (llama-cpp-python
-//! does so with `max_completion_tokens`), and the model would otherwise
-//! write until the call's timeout. The answer so far is then a cut one,
-//! its usage the pieces counted, marked as estimated.
+//! What one stream has given so far: the answer's text, its reasoning
+//! and its function calls' arguments, each handed on as it comes through
+//! a scrubber of its own, the usage, whether the model finished, and how
+//! many pieces came, against the token limit the request sent.
 
-use super::answer::Extras;
-use super::{OpenAiError, parse_completion, reasoning_of, usage_of};
+use super::super::answer::Extras;
+use super::super::{reasoning_of, usage_of};
+use super::{StreamFailure, quoted};
 use crate::bus::TokenUsage;
 use crate::provider::contract::Contract;
-use crate::provider::sse::{SseError, SseEvent, SseReader};
+use crate::provider::sse::{SseError, SseEvent};
 use crate::provider::{Completion, ModelOutput, TextPiece, TextSink};
 use crate::secrets::{self, StreamScrubber};
-use futures_util::{Stream, StreamExt};
 use serde_json::Value;
 
 /// How much of the text so far a failed stream's message quotes.
 const QUOTED_CHARS: usize = 2000;
-
-/// The first byte of a body that is one JSON document rather than events.
-const DOCUMENT_START: u8 = b'{';
-
-/// Why reading a stream failed, before it becomes the provider's error.
-#[derive(Debug)]
-pub(super) enum StreamFailure {
-    /// The body could not be read on: a timeout, or another transport error.
-    Transport(reqwest::Error),
-    /// Past the body cap.
-    TooLarge { limit: usize },
-    /// The stream broke off or carried something that is no chunk.
-    Broken(String),
-}
-
-/// Read the body of a successful response as a stream of chunks, handing
-/// the text to `sink` as it arrives; `limit` caps the body and each event.
-/// The request asked for `contract`, and for at most `tokens` tokens.
-pub(super) async fn read<S, B>(
-    mut body: S,
-    limit: usize,
-    sink: Option<TextSink>,
-    contract: Option<&Contract>,
-    tokens: Option<u64>,
-) -> Result<Completion, StreamFailure>
-where
-    S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
-    B: AsRef<[u8]>,
-{
-    let mut reading = Reading::new(sink, tokens.map(pieces_past));
-    let mut sse = SseReader::new(limit, limit);
-    let mut opening = Vec::new();
-    let mut sniffed = false;
-    while let Some(bytes) = body.next().await {
-        let bytes = bytes.map_err(|e| reading.transport(e))?;
-        let bytes = bytes.as_ref();
-        let events = if sniffed {
-            sse.feed(bytes)
-        } else {
-            // A server that ignores `stream` answers with one JSON
-            // document, sometimes under an event-stream content type.
-            opening.extend_from_slice(bytes);
-            match opening.iter().find(|b| !b.is_ascii_whitespace()) {
-                None if opening.len() > limit => return Err(StreamFailure::TooLarge { limit }),
-                None => continue,
-                Some(&DOCUMENT_START) => {
-                    return whole_document(opening, body, limit, contract).await;
-                }
-                Some(_) => {
-                    sniffed = true;
-                    sse.feed(&std::mem::take(&mut opening))
-                }
-            }
-        };
-        let events = events.map_err(|e| reading.sse_failure(e))?;
-        if reading.take_all(events)? {
-            return Ok(reading.end(contract));
-        }
-    }
-    let last = sse.finish().map_err(|e| reading.sse_failure(e))?;
-    if reading.take_all(last.into_iter().collect())? || reading.finished {
-        return Ok(reading.end(contract));
-    }
-    Err(reading.broken("the stream ended before the model finished"))
-}
-
-/// The rest of a body that turned out to be one JSON completion.
-async fn whole_document<S, B>(
-    mut document: Vec<u8>,
-    mut body: S,
-    limit: usize,
-    contract: Option<&Contract>,
-) -> Result<Completion, StreamFailure>
-where
-    S: Stream<Item = Result<B, reqwest::Error>> + Unpin,
-    B: AsRef<[u8]>,
-{
-    while let Some(bytes) = body.next().await {
-        let bytes = bytes.map_err(StreamFailure::Transport)?;
-        if document.len() + bytes.as_ref().len() > limit {
-            return Err(StreamFailure::TooLarge { limit });
-        }
-        document.extend_from_slice(bytes.as_ref());
-    }
-    if document.len() > limit {
-        return Err(StreamFailure::TooLarge { limit });
-    }
-    parse_completion(&document, contract).map_err(|e| match e {
-        OpenAiError::BadResponse(words) => StreamFailure::Broken(words),
-        other => StreamFailure::Broken(other.to_string()),
-    })
-}
 
 /// How many pieces of text a stream asked for at most `tokens` tokens may
 /// bring before the limit is known to be ignored. A server sends a token
@@ -131,7 +25,7 @@ pub(super) fn pieces_past(tokens: u64) -> u64 {
 }
 
 /// What one stream has given so far.
-struct Reading {
+pub(super) struct Reading {
     sink: Option<TextSink>,
     scrubber: StreamScrubber,
     /// The model's text as it came, not yet scrubbed whole.
@@ -145,7 +39,7 @@ struct Reading {
     arguments_scrubber: StreamScrubber,
     usage: Option<TokenUsage>,
     /// A chunk said why the model stopped (`finish_reason`).
-    finished: bool,
+    pub(super) finished: bool,
     /// Function calls, a refusal and a cut, as they came.
     extras: Extras,
     /// Deltas that brought text: content, reasoning or arguments.
@@ -155,7 +49,7 @@ struct Reading {
 }
 
 impl Reading {
-    fn new(sink: Option<TextSink>, past: Option<u64>) -> Self {
+    pub(super) fn new(sink: Option<TextSink>, past: Option<u64>) -> Self {
         Reading {
             sink,
             scrubber: StreamScrubber::default(),
@@ -177,7 +71,7 @@ impl Reading {
     }
 
     /// The answer: whole, or cut where it ran past its limit.
-    fn end(self, contract: Option<&Contract>) -> Completion {
+    pub(super) fn end(self, contract: Option<&Contract>) -> Completion {
         if self.over() {
             self.cut_off(contract)
         } else {
@@ -187,7 +81,7 @@ impl Reading {
 
     /// Take the events read; whether the stream is done (`[DONE]`) or
     /// read no further (past its limit).
-    fn take_all(&mut self, events: Vec<SseEvent>) -> Result<bool, StreamFailure> {
+    pub(super) fn take_all(&mut self, events: Vec<SseEvent>) -> Result<bool, StreamFailure> {
         for event in events {
             if self.take(event)? || self.over() {
                 return Ok(true);
@@ -381,7 +275,7 @@ impl Reading {
     }
 
     /// The stream is unusable; `why`, and the text so far.
-    fn broken(&mut self, why: &str) -> StreamFailure {
+    pub(super) fn broken(&mut self, why: &str) -> StreamFailure {
         self.flush();
         let chars = self.text.chars().count();
         let so_far = if chars == 0 {
@@ -398,7 +292,7 @@ impl Reading {
         StreamFailure::Broken(format!("{why}; {so_far}"))
     }
 
-    fn transport(&mut self, error: reqwest::Error) -> StreamFailure {
+    pub(super) fn transport(&mut self, error: reqwest::Error) -> StreamFailure {
         if error.is_timeout() {
             self.flush();
             return StreamFailure::Transport(error);
@@ -410,7 +304,7 @@ impl Reading {
         self.broken(&why)
     }
 
-    fn sse_failure(&mut self, error: SseError) -> StreamFailure {
+    pub(super) fn sse_failure(&mut self, error: SseError) -> StreamFailure {
         match error {
             SseError::TooLarge { limit } | SseError::EventTooLarge { limit } => {
                 self.flush();
@@ -419,10 +313,4 @@ impl Reading {
             SseError::NotUtf8 => self.broken("a chunk of the stream is not UTF-8"),
         }
     }
-}
-
-/// An endpoint's words, as a message may quote them.
-fn quoted(text: &str) -> String {
-    let text: String = text.chars().take(300).collect();
-    crate::sanitize::clean(&secrets::scrub_model_text(&text)).into_owned()
 }
