@@ -670,9 +670,9 @@ fn an_ignored_max_completion_tokens_goes_out_as_max_tokens_after_the_first_answe
         assert_eq!(change["to"], "max_tokens", "{}", case.about());
         let said = change["said"].as_str().unwrap_or_default();
         let over = if case.streamed {
-            "where Conclave cut it"
+            "pieces before Conclave cut it"
         } else {
-            "tokens, more than the 400"
+            "tokens, more than the 400 tokens"
         };
         assert!(
             said.contains(over) && said.contains("ignores that name"),

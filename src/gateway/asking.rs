@@ -34,12 +34,12 @@ impl Gateway {
             return;
         }
         let took = if usage.estimated {
-            format!("ran past {} pieces, where Conclave cut it", usage.output)
+            format!("ran on to {} pieces before Conclave cut it", usage.output)
         } else {
             format!("took {} tokens", usage.output)
         };
         let said = format!(
-            "the answer {took}, more than the {limit} max_completion_tokens asked for: the endpoint ignores that name"
+            "the answer {took}, more than the {limit} tokens max_completion_tokens asked for: the endpoint ignores that name"
         );
         self.adapt_to(Feature::MaxCompletionTokens, &said);
     }
