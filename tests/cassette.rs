@@ -64,11 +64,7 @@ fn record(scenario: &str, dir: &Path, extra: &[&str]) -> (PathBuf, Output) {
 }
 
 fn events(recording: &Path) -> Vec<Value> {
-    std::fs::read_to_string(recording)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    crate::common::recorded(recording)
 }
 
 fn shipped_scenarios() -> Vec<String> {

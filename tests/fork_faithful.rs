@@ -108,11 +108,7 @@ fn with_key(args: &[&str], state: &Path) -> Output {
 }
 
 fn events(recording: &str) -> Vec<Value> {
-    std::fs::read_to_string(recording)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    common::recorded(recording)
 }
 
 /// A loopback endpoint that says `caution` (the sim says `go`), each

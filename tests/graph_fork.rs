@@ -247,13 +247,8 @@ fn a_fork_from_the_review_node_with_its_verdict_flipped_compares_the_other_path(
     assert!(session.wait_exit().success());
 }
 
-/// The events of a recording.
-fn events(path: &str) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+fn events(recording: &str) -> Vec<Value> {
+    common::recorded(recording)
 }
 
 #[test]

@@ -61,11 +61,7 @@ fn assert_prints_recorded_result(name: &str, recording: &Path, out: &Output) {
 }
 
 fn events_of(recording: &Path) -> Vec<Event> {
-    std::fs::read_to_string(recording)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    crate::common::recorded(recording)
 }
 
 #[test]

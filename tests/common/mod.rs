@@ -25,6 +25,20 @@ use conclave::scenario::{self, Scenario};
 use serde_json::Value;
 use std::sync::Arc;
 
+/// Every line of the JSONL recording at `path`, read as `T` (a JSON value
+/// or an [`Event`]); panics on a line that does not read, as a test of a
+/// whole recording wants.
+pub fn recorded<T: serde::de::DeserializeOwned>(path: impl AsRef<std::path::Path>) -> Vec<T> {
+    let path = path.as_ref();
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: {e}: {line}", path.display()))
+        })
+        .collect()
+}
+
 pub fn scenario(document: &Value) -> Arc<Scenario> {
     match scenario::parse(&document.to_string(), "test.json") {
         Ok(s) => Arc::new(s),
