@@ -113,6 +113,12 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
     assert!(requests[3]["tools"].is_array());
     assert_eq!(requests[4]["response_format"]["type"], "json_object");
     assert_eq!(requests[1]["temperature"], 0);
+    // The token limit asked for fewer tokens than the answer takes; the
+    // rest ask for 64, under the name the endpoint honours.
+    assert_eq!(requests[0]["max_completion_tokens"], 2);
+    for request in &requests[1..] {
+        assert_eq!(request["max_completion_tokens"], 64, "{request}");
+    }
     assert_eq!(requests[6]["stream_options"]["include_usage"], true);
 }
 
@@ -201,6 +207,12 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
             ignored,
             "{profile}"
         );
+        if ignored {
+            for request in &endpoint.requests()[1..] {
+                assert_eq!(request["max_tokens"], 64, "{request}");
+                assert_eq!(request.get("max_completion_tokens"), None, "{request}");
+            }
+        }
         // A run from the profile: every request answered, none refused,
         // the limit under the name the endpoint honours.
         let endpoint = Messy::serve(&doc, behaviour, true);
