@@ -17,7 +17,7 @@ use tokio::sync::broadcast;
 
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const EVENTS: u64 = 100_000;
 const CAPACITY: usize = 4096;

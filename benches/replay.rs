@@ -22,7 +22,7 @@ use std::time::Duration;
 
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const EVENTS: usize = 1_000_000;
 const AGENTS: usize = 12;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 // The same allocator as the command's, so that both sides pay the same.
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SCENARIO: &str = "scenarios/checkout_v2_launch.json";
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const AGENTS: usize = 12;
 const ROUNDS: u32 = 10;

@@ -21,11 +21,14 @@ mod man;
 
 use cli::*;
 
-// jemalloc keeps the recorder's frees of events allocated on the engine's
-// thread off the engine's path (glibc's arenas serialise them).
+// mimalloc keeps the recorder's frees of events allocated on the engine's
+// thread off the engine's path (glibc's arenas serialise them). It is one
+// file of C to build, where jemalloc's configure-and-make held every clean
+// build (and CI) up by three minutes; `cargo bench --bench bus` publishes
+// within 10% of what it did on jemalloc (docs/development.md).
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Where a dashboard's runs go besides the screen: traces to an OTLP
 /// collector, events to a NATS server.

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct Counting;
 
 #[cfg(not(target_env = "msvc"))]
-static INNER: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static INNER: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(target_env = "msvc")]
 static INNER: std::alloc::System = std::alloc::System;
 
