@@ -67,15 +67,23 @@ fn conclave(args: &[&str], env: &[(&str, String)]) -> Finished {
     }
 }
 
-/// What is wrong with how `conclave` refused `file`, if anything.
-fn misbehaviour(case: &Case, file: &str, finished: &Finished) -> Option<String> {
-    let stderr = &finished.stderr;
-    let problem = if finished.status.code() != Some(2) {
-        format!("exit status {:?}, not 2", finished.status)
+/// What is wrong with how `conclave` refused `file`, if anything: `status`
+/// is the process's, `stdout` and `stderr` what it printed about `file`.
+fn misbehaviour(
+    case: &Case,
+    file: &str,
+    status: ExitStatus,
+    stdout: &str,
+    stderr: &str,
+) -> Option<String> {
+    let problem = if status.code() != Some(2) {
+        format!("exit status {status:?}, not 2")
     } else if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         "panic text on stderr".to_string()
-    } else if !finished.stdout.is_empty() {
+    } else if !stdout.is_empty() {
         "output on stdout".to_string()
+    } else if stderr.is_empty() {
+        "no error".to_string()
     } else if !stderr.lines().all(|line| line.starts_with(file)) {
         "an error that does not start with the file's name".to_string()
     } else if case.placed && !has_place(stderr, file) {
@@ -103,19 +111,60 @@ fn has_place(stderr: &str, file: &str) -> bool {
 }
 
 /// How `validate` and `run --headless` misbehaved on each file, if they did.
+///
+/// `validate` checks every file given to it, so the files that share an
+/// environment go to one `validate` (one process per file would spend the
+/// test's time starting processes); each file's lines are then held to what
+/// a `validate` of that file alone must print. `run` takes one scenario, so
+/// it runs once per file.
 fn misbehaviours(cases: &[(Case, String)]) -> Vec<String> {
-    cases
-        .iter()
-        .flat_map(|(case, file)| {
-            [
-                vec!["validate", file.as_str()],
-                vec!["run", file.as_str(), "--headless"],
-            ]
-            .into_iter()
-            .filter_map(|args: Vec<&str>| misbehaviour(case, file, &conclave(&args, &case.env)))
-            .collect::<Vec<_>>()
-        })
-        .collect()
+    let mut failures = Vec::new();
+    let mut by_env: BTreeMap<&[(&str, String)], Vec<&(Case, String)>> = BTreeMap::new();
+    for entry in cases {
+        by_env.entry(&entry.0.env).or_default().push(entry);
+    }
+    for (env, together) in by_env {
+        let mut args = vec!["validate"];
+        args.extend(together.iter().map(|(_, file)| file.as_str()));
+        let finished = conclave(&args, env);
+        let mut lines: BTreeMap<&str, String> = BTreeMap::new();
+        for line in finished.stderr.lines() {
+            let Some((_, file)) = together.iter().find(|(_, file)| {
+                line.strip_prefix(file.as_str())
+                    .is_some_and(|rest| rest.starts_with(':'))
+            }) else {
+                failures.push(format!(
+                    "validate of {} files: a line that names none of them: {line}",
+                    together.len()
+                ));
+                continue;
+            };
+            let said = lines.entry(file.as_str()).or_default();
+            said.push_str(line);
+            said.push('\n');
+        }
+        for (case, file) in together {
+            let stderr = lines.get(file.as_str()).map_or("", String::as_str);
+            failures.extend(misbehaviour(
+                case,
+                file,
+                finished.status,
+                &finished.stdout,
+                stderr,
+            ));
+        }
+    }
+    for (case, file) in cases {
+        let finished = conclave(&["run", file.as_str(), "--headless"], &case.env);
+        failures.extend(misbehaviour(
+            case,
+            file,
+            finished.status,
+            &finished.stdout,
+            &finished.stderr,
+        ));
+    }
+    failures
 }
 
 #[test]
