@@ -110,6 +110,9 @@ fn has_place(stderr: &str, file: &str) -> bool {
     matches!((number(), number()), (Some(line), Some(column)) if line >= 1 && column >= 1)
 }
 
+/// The variables a case sets for the processes that read its file.
+type Environment = [(&'static str, String)];
+
 /// How `validate` and `run --headless` misbehaved on each file, if they did.
 ///
 /// `validate` checks every file given to it, so the files that share an
@@ -119,7 +122,7 @@ fn has_place(stderr: &str, file: &str) -> bool {
 /// it runs once per file.
 fn misbehaviours(cases: &[(Case, String)]) -> Vec<String> {
     let mut failures = Vec::new();
-    let mut by_env: BTreeMap<&[(&str, String)], Vec<&(Case, String)>> = BTreeMap::new();
+    let mut by_env: BTreeMap<&Environment, Vec<&(Case, String)>> = BTreeMap::new();
     for entry in cases {
         by_env.entry(&entry.0.env).or_default().push(entry);
     }
