@@ -22,6 +22,9 @@ use std::time::Duration;
 /// Far longer than any of these runs takes: a hang detector, not a timer.
 const BOUND: Duration = Duration::from_secs(20);
 
+/// What [`BOUND`] grows by for each file one `validate` is given.
+const PER_FILE: Duration = Duration::from_millis(100);
+
 struct Finished {
     status: ExitStatus,
     stdout: String,
@@ -31,6 +34,11 @@ struct Finished {
 /// Run `conclave` with `args`; a run still going after [`BOUND`] is killed
 /// and fails the test as a hang.
 fn conclave(args: &[&str], env: &[(&str, String)]) -> Finished {
+    conclave_within(args, env, BOUND)
+}
+
+/// [`conclave`], killed as hung after `bound`.
+fn conclave_within(args: &[&str], env: &[(&str, String)], bound: Duration) -> Finished {
     let mut child = Command::new(env!("CARGO_BIN_EXE_conclave"))
         .args(args)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
@@ -52,12 +60,12 @@ fn conclave(args: &[&str], env: &[(&str, String)]) -> Finished {
     let pid = child.id();
     let (done, waited) = mpsc::channel();
     std::thread::spawn(move || done.send(child.wait()));
-    let status = match waited.recv_timeout(BOUND) {
+    let status = match waited.recv_timeout(bound) {
         Ok(status) => status.expect("the binary is waited for"),
         Err(_) => {
             // SAFETY: `pid` is the child this test started and has not reaped.
             unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-            panic!("conclave {args:?} still runs after {BOUND:?}");
+            panic!("conclave {args:?} still runs after {bound:?}");
         }
     };
     Finished {
@@ -129,7 +137,9 @@ fn misbehaviours(cases: &[(Case, String)]) -> Vec<String> {
     for (env, together) in by_env {
         let mut args = vec!["validate"];
         args.extend(together.iter().map(|(_, file)| file.as_str()));
-        let finished = conclave(&args, env);
+        // A hang detector still: a file takes milliseconds to check.
+        let bound = BOUND + PER_FILE * together.len() as u32;
+        let finished = conclave_within(&args, env, bound);
         let mut lines: BTreeMap<&str, String> = BTreeMap::new();
         for line in finished.stderr.lines() {
             let Some((_, file)) = together.iter().find(|(_, file)| {
