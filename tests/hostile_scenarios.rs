@@ -118,6 +118,61 @@ fn has_place(stderr: &str, file: &str) -> bool {
     matches!((number(), number()), (Some(line), Some(column)) if line >= 1 && column >= 1)
 }
 
+/// `stderr`'s lines by the file of `files` each starts with (`FILE:`), each
+/// file's joined as a `validate` of it alone prints them; the lines that
+/// start with none of them apart.
+fn by_file<'a>(stderr: &'a str, files: &[&'a str]) -> (BTreeMap<&'a str, String>, Vec<&'a str>) {
+    let mut lines: BTreeMap<&str, String> = BTreeMap::new();
+    let mut strays = Vec::new();
+    for line in stderr.lines() {
+        let named = files.iter().find(|file| {
+            line.strip_prefix(**file)
+                .is_some_and(|rest| rest.starts_with(':'))
+        });
+        match named {
+            Some(file) => {
+                let said = lines.entry(*file).or_default();
+                said.push_str(line);
+                said.push('\n');
+            }
+            None => strays.push(line),
+        }
+    }
+    (lines, strays)
+}
+
+/// A batch's errors reach the file they name, a file whose name begins
+/// another's keeps only its own, and a line naming no file of the batch
+/// (a panic's) is kept apart, where the corpus test fails on it.
+#[test]
+fn a_batchs_errors_are_told_apart_by_file() {
+    let stderr = "d/a.json:3:5: expected a number\n\
+                  d/a.json.json:1:1: not valid JSON\n\
+                  thread 'main' panicked at src/x.rs:1:1\n\
+                  d/a.json: and 2 more errors\n";
+    let (lines, strays) = by_file(stderr, &["d/a.json", "d/a.json.json", "d/b.json"]);
+    assert_eq!(
+        lines["d/a.json"],
+        "d/a.json:3:5: expected a number\nd/a.json: and 2 more errors\n"
+    );
+    assert_eq!(
+        lines["d/a.json.json"],
+        "d/a.json.json:1:1: not valid JSON\n"
+    );
+    assert!(
+        !lines.contains_key("d/b.json"),
+        "a file with no line has none"
+    );
+    assert_eq!(strays, ["thread 'main' panicked at src/x.rs:1:1"]);
+    let case = corpus::corpus(false).remove(0);
+    let exit_2 = Command::new("sh").args(["-c", "exit 2"]).status().unwrap();
+    let failure = misbehaviour(&case, "d/b.json", exit_2, "", "");
+    assert!(
+        failure.as_ref().is_some_and(|f| f.contains("no error")),
+        "a file of a batch that printed nothing about it fails: {failure:?}"
+    );
+}
+
 /// The variables a case sets for the processes that read its file.
 type Environment = [(&'static str, String)];
 
@@ -135,27 +190,20 @@ fn misbehaviours(cases: &[(Case, String)]) -> Vec<String> {
         by_env.entry(&entry.0.env).or_default().push(entry);
     }
     for (env, together) in by_env {
-        let mut args = vec!["validate"];
-        args.extend(together.iter().map(|(_, file)| file.as_str()));
+        let files: Vec<&str> = together.iter().map(|(_, file)| file.as_str()).collect();
+        let args: Vec<&str> = std::iter::once("validate")
+            .chain(files.iter().copied())
+            .collect();
         // A hang detector still: a file takes milliseconds to check.
-        let bound = BOUND + PER_FILE * together.len() as u32;
+        let bound = BOUND + PER_FILE * files.len() as u32;
         let finished = conclave_within(&args, env, bound);
-        let mut lines: BTreeMap<&str, String> = BTreeMap::new();
-        for line in finished.stderr.lines() {
-            let Some((_, file)) = together.iter().find(|(_, file)| {
-                line.strip_prefix(file.as_str())
-                    .is_some_and(|rest| rest.starts_with(':'))
-            }) else {
-                failures.push(format!(
-                    "validate of {} files: a line that names none of them: {line}",
-                    together.len()
-                ));
-                continue;
-            };
-            let said = lines.entry(file.as_str()).or_default();
-            said.push_str(line);
-            said.push('\n');
-        }
+        let (lines, strays) = by_file(&finished.stderr, &files);
+        failures.extend(strays.into_iter().map(|line| {
+            format!(
+                "validate of {} files: a line that names none of them: {line}",
+                files.len()
+            )
+        }));
         for (case, file) in together {
             let stderr = lines.get(file.as_str()).map_or("", String::as_str);
             failures.extend(misbehaviour(
