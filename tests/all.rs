@@ -1,12 +1,20 @@
 //! The integration tests, one test binary: each module is one file of
 //! `tests/`, and linking the crate once instead of once per file is most
-//! of what CI saves on two cores. Three files stay binaries of their own
-//! (see `Cargo.toml`): `dashboard_memory` counts every allocation of its
-//! process, `hostile_memory` measures a child whose peak includes this
-//! process's size at the fork, and `compare_secrets` registers a secret
-//! for the whole process.
+//! of what CI saves on two cores. A test that measures its whole process
+//! (`dashboard_memory` counts every allocation, `hostile_memory` measures
+//! a child whose peak includes its parent's size at the fork) runs in a
+//! process of its own, this binary filtered to it (`common::alone`).
+//! `compare_secrets` stays a binary of its own (see `Cargo.toml`): it
+//! registers a secret for the whole process.
 
 mod common;
+/// The allocator of every test here, counting the bytes held: what
+/// `dashboard_memory` measures, in a process of its own.
+#[path = "../benches/common/counting.rs"]
+mod counting;
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
 /// A loopback OTLP collector, for the OTLP and NATS tests.
 #[path = "otlp/receiver.rs"]
 mod receiver;
@@ -19,6 +27,7 @@ mod compare;
 mod conformance;
 mod coordinator;
 mod cost;
+mod dashboard_memory;
 mod durations_at_run_time;
 mod escalation;
 mod escaping_programs;
@@ -39,6 +48,7 @@ mod graph_sweep;
 mod graph_team;
 mod graph_tools;
 mod honest_usage;
+mod hostile_memory;
 mod hostile_models;
 mod hostile_recordings;
 mod hostile_scenarios;

@@ -5,11 +5,11 @@
 //! handing control back and forth for 50,000 model calls, about 350,000
 //! events) is folded one event at a time; and a replay of that recording
 //! holds where its events are, not the events. Each test measures in a
-//! process of its own: the allocator counts every thread of its process.
+//! process of its own (`common::alone`): the test binary's allocator
+//! counts every thread of its process.
 
-#[path = "../benches/common/counting.rs"]
-mod counting;
-
+use crate::common;
+use crate::counting;
 use conclave::bus::{Event, Hub};
 use conclave::engine::{self, LaunchOptions};
 use conclave::scenario;
@@ -26,41 +26,26 @@ use std::sync::{Arc, Mutex};
 /// Held by each test for all it does, so that no other allocates meanwhile.
 static ALONE: Mutex<()> = Mutex::new(());
 
-/// Set in a process started to measure one test: the test's name.
-const MEASURED: &str = "CONCLAVE_MEMORY_TEST";
 /// Where the long swarm's recording is, for the processes started here.
 const LONG_SWARM: &str = "CONCLAVE_LONG_SWARM";
 
 /// Whether this process measures test `name`. In the process started for
-/// it, yes; otherwise `name` runs in a process of its own (this test
+/// it, yes; otherwise `name` runs in a process of its own (the test
 /// binary again, filtered to it), which is waited for, and this one does
 /// nothing more. The counting allocator counts every thread of its
 /// process: a process to itself is what a measurement needs, and two
 /// processes measure side by side on two cores.
 fn measured_here(name: &str, swarm: bool) -> bool {
-    if std::env::var(MEASURED).is_ok_and(|measured| measured == name) {
-        return true;
-    }
-    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
-    command
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
-        .env(MEASURED, name);
     if swarm {
-        command.env(LONG_SWARM, long_swarm());
+        common::alone::here(
+            module_path!(),
+            name,
+            &[(LONG_SWARM, long_swarm().as_os_str())],
+        )
+    } else {
+        common::alone::here(module_path!(), name, &[])
     }
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{name}, measured in a process of its own: {}\n{}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    false
 }
-
-#[global_allocator]
-static ALLOCATOR: counting::Counting = counting::Counting;
 
 const CALLS: u32 = 50_000;
 

@@ -1,9 +1,10 @@
 //! An endless response body costs bounded memory: the real binary against
 //! a loopback endpoint that never stops sending, its peak memory measured
-//! by `wait4`. A file of its own, so that this test process stays small
-//! (a child's measure includes its parent's memory at the start).
+//! by `wait4`. Each test runs in a process of its own ([`alone`]), so
+//! that the process that starts the binary stays small: a child's measure
+//! includes its parent's memory at the fork.
 
-mod common;
+use crate::common;
 
 use common::loopback::{Body, Loopback, Reply};
 use serde_json::{Value, json};
@@ -11,6 +12,12 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const KEY: &str = "sk-Mm4vQ8tR1yW6pZ3nC9kL2xB7hJ5dF0gS";
+
+/// Whether this process runs test `name`; otherwise it runs in a process
+/// of its own (`common::alone`).
+fn alone(name: &str) -> bool {
+    common::alone::here(module_path!(), name, &[])
+}
 
 fn endless_run(status: u16, cap: Option<&str>) -> (common::bounded::Finished, Value) {
     served_run(status, || Body::Endless, cap)
@@ -61,6 +68,9 @@ fn served_run(
 
 #[test]
 fn an_endless_body_stops_at_the_cap_in_bounded_memory() {
+    if !alone("an_endless_body_stops_at_the_cap_in_bounded_memory") {
+        return;
+    }
     // What this process holds already counts in the child's measure.
     let own = common::bounded::own_peak_kib();
     assert!(
@@ -140,6 +150,9 @@ fn round_table_with_context(file: &std::path::Path, bytes: u64, numbers: bool) {
 /// 2.4 GB allocation and aborted under this limit).
 #[test]
 fn a_big_context_of_numbers_with_a_key_set_costs_a_small_multiple_of_its_size() {
+    if !alone("a_big_context_of_numbers_with_a_key_set_costs_a_small_multiple_of_its_size") {
+        return;
+    }
     big_context_run(true);
 }
 
@@ -148,6 +161,9 @@ fn a_big_context_of_numbers_with_a_key_set_costs_a_small_multiple_of_its_size() 
 /// prompts, never a tree of values.
 #[test]
 fn a_big_context_of_nested_objects_with_a_key_set_costs_a_small_multiple_of_its_size() {
+    if !alone("a_big_context_of_nested_objects_with_a_key_set_costs_a_small_multiple_of_its_size") {
+        return;
+    }
     big_context_run(false);
 }
 
@@ -238,6 +254,9 @@ fn big_context_run(numbers: bool) {
 /// other test's child was largest.
 #[test]
 fn a_line_far_over_the_cap_is_skipped_in_bounded_memory() {
+    if !alone("a_line_far_over_the_cap_is_skipped_in_bounded_memory") {
+        return;
+    }
     use std::io::{Seek, SeekFrom, Write};
     const GIB: u64 = 1 << 30;
     let dir = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod alone;
 pub mod bounded;
 pub mod cli;
 pub mod damage;
