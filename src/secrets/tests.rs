@@ -149,3 +149,42 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Text made of pieces of the secrets, their neighbours in the
+    /// alphabet and characters beyond ASCII: the bytes' way finds the
+    /// ranges the characters' way does, hit for hit.
+    #[test]
+    fn runs_of_ascii_secrets_are_found_by_bytes_as_by_characters(
+        secrets in proptest::collection::vec("[A-Za-z0-9_-]{8,24}", 1..3),
+        pieces in proptest::collection::vec(
+            (0usize..3, 0usize..24, 0usize..24, "[a-z0-9é€ -]{0,6}"), 0..12),
+    ) {
+        let refs: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        let scrubber = scrubber(&refs);
+        let mut text = String::new();
+        for (which, from, len, noise) in pieces {
+            let secret = &secrets[which % secrets.len()];
+            let from = from.min(secret.len());
+            let to = (from + len).min(secret.len());
+            text.push_str(&secret[from..to]);
+            text.push_str(&noise);
+        }
+        prop_assert_eq!(
+            scrubber.window_hits_by_bytes(&text),
+            scrubber.window_hits_by_chars(&text),
+            "{:?}", text
+        );
+    }
+}
+
+#[test]
+fn a_secret_beyond_ascii_is_still_found_among_ascii_ones() {
+    let scrubber = scrubber(&[KEY, "clé-secrète-ÆØÅ-9"]);
+    assert_eq!(
+        scrubber.scrub(&format!("a {KEY} b secrète-ÆØÅ c")),
+        format!("a {MASK} b {MASK} c")
+    );
+}
