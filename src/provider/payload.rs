@@ -36,10 +36,14 @@ impl<W: Write> CharCount<W> {
 impl<W: Write> Write for CharCount<W> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         let written = self.out.write(bytes)?;
-        let starts = bytes[..written]
-            .iter()
-            .filter(|b| (**b & 0xC0) != 0x80)
-            .count();
+        let bytes = &bytes[..written];
+        // Whole characters are counted by the standard library's own
+        // (optimised even in a debug build: a 50 MB context is counted at
+        // every call); a piece that cuts a character, byte by byte.
+        let starts = match std::str::from_utf8(bytes) {
+            Ok(text) => text.chars().count(),
+            Err(_) => bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count(),
+        };
         self.chars += starts as u64;
         Ok(written)
     }
@@ -81,7 +85,7 @@ impl ModelRequest {
     pub(crate) fn write_payload(&self, out: impl Write) {
         let mut pieces = BufWriter::with_capacity(PIECE, CharCount::new(out));
         // Only `out` could fail, and a hash or a count does not.
-        let written = serde_json::to_writer(&mut pieces, &self.payload_json());
+        let written = self.payload_json().write_compact(&mut pieces);
         if let (Ok(()), Ok(counted)) = (written, pieces.into_inner()) {
             let _ = self.payload_chars.set(counted.chars);
         }
@@ -134,6 +138,34 @@ pub(crate) struct PayloadJson<'a> {
     pub(crate) payload: &'a Value,
     pub(crate) shared: Option<&'a SharedFacts>,
     pub(crate) written: Option<&'a WrittenPart>,
+}
+
+impl PayloadJson<'_> {
+    /// Write the payload as compact JSON, byte for byte as serde_json
+    /// writes it ([`Serialize`] below), the shared facts as
+    /// [`SharedFacts::write_compact`] writes them: a 50 MB context is
+    /// copied into each prompt's hash, not parsed and written again.
+    pub(crate) fn write_compact(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let (Value::Object(members), Some(shared)) = (self.payload, self.shared) else {
+            return serde_json::to_writer(out, self).map_err(std::io::Error::from);
+        };
+        out.write_all(b"{")?;
+        for (n, (key, value)) in members.iter().enumerate() {
+            if n > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            match self.written {
+                _ if key == shared.key => shared.write_compact(out)?,
+                Some(written) if key == written.key => {
+                    serde_json::to_writer(&mut *out, &written.text)?;
+                }
+                _ => serde_json::to_writer(&mut *out, value)?,
+            }
+        }
+        out.write_all(b"}")
+    }
 }
 
 impl Serialize for PayloadJson<'_> {

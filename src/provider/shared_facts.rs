@@ -66,6 +66,21 @@ impl SharedFacts {
             .as_deref()
     }
 
+    /// Write the facts as compact JSON, as serde_json writes them: the
+    /// kept text; or, for facts too big to keep, the scenario's text
+    /// without its whitespace where that is serde's text
+    /// ([`JsonText::write_compact`]), parsed and written again only where
+    /// it is not.
+    pub(crate) fn write_compact(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        if let Some(kept) = self.compact() {
+            return out.write_all(kept.get().as_bytes());
+        }
+        if self.notes.is_empty() && self.context.write_compact(out)? {
+            return Ok(());
+        }
+        serde_json::to_writer(out, self).map_err(std::io::Error::from)
+    }
+
     /// The facts as one value, built whole: for a reader that needs a
     /// value (a real endpoint's request), where the text will be copied
     /// anyway.
@@ -201,6 +216,78 @@ mod tests {
             // Written again from the kept text, and built into a value.
             assert_eq!(serde_json::to_string(&written).unwrap(), want.to_string());
             assert_eq!(shared.to_value(), want["shared_context"]);
+            // Written for a prompt's hash.
+            assert_eq!(written_compact(&written), want.to_string());
+        }
+    }
+
+    fn written_compact(payload: &crate::provider::payload::PayloadJson) -> String {
+        let mut out = Vec::new();
+        payload.write_compact(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Facts too big to keep, in serde_json's form or not, with notes or
+    /// without: a prompt's hash reads what serde_json writes for the
+    /// payload built whole, whether the text's whitespace is dropped or
+    /// the text is parsed and written again.
+    #[test]
+    fn big_facts_are_written_for_a_hash_as_the_payload_built_whole_is() {
+        // Rows up to twice the size kept: over it once written compact.
+        let rows = |row: &dyn Fn(usize) -> String| {
+            let mut rows: Vec<String> = Vec::new();
+            let mut size = 0;
+            while size < 2 * KEPT_UP_TO {
+                rows.push(row(rows.len()));
+                size += rows[rows.len() - 1].len() + 6;
+            }
+            format!(
+                "{{\n  \"rows\": [\n    {}\n  ],\r\n\t\"z\": \"a b/c\"}}",
+                rows.join(",\n    ")
+            )
+        };
+        let cases = [
+            (
+                rows(&|i| format!("{{\"i\": {i}, \"s\": \"q\\\"\\u001f\\n\"}}")),
+                true,
+            ),
+            (rows(&|i| format!("{{\"x\": {i}.5}}")), false),
+            (rows(&|i| format!("\"a\\/{i}\"")), false),
+            (rows(&|i| format!("-{i}")), false),
+            (rows(&|i| format!("-{}", i + 1)), true),
+            (rows(&|i| format!("{}", i + 1)), true),
+        ];
+        for (n, (text, in_form)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                crate::scenario::compact_json::in_serde_form(&text),
+                in_form,
+                "{:.80}",
+                text
+            );
+            let whole: Value = serde_json::from_str(&text).unwrap();
+            // With notes, the facts are written through serde; the first
+            // case is enough to see it.
+            let notes = [vec![], vec!["go".to_string()]];
+            for notes in &notes[..if n == 0 { 2 } else { 1 }] {
+                let mut built = whole.clone();
+                if !notes.is_empty() {
+                    built[NOTES] = json!(notes);
+                }
+                let payload = json!({"goal": "g", "shared_context": null, "z": [1]});
+                let want = json!({"goal": "g", "shared_context": built, "z": [1]});
+                let shared = SharedFacts::new("shared_context", &context(&text)).with_notes(notes);
+                assert!(shared.compact().is_none(), "not kept");
+                let written = crate::provider::payload::PayloadJson {
+                    payload: &payload,
+                    shared: Some(&shared),
+                    written: None,
+                };
+                assert!(
+                    written_compact(&written) == want.to_string(),
+                    "{:.80} with {notes:?}",
+                    text
+                );
+            }
         }
     }
 

@@ -25,6 +25,9 @@ pub(crate) struct JsonText {
     parsed: Arc<OnceLock<Value>>,
     /// Whether no object of the text names a key twice, once looked at.
     unique_keys: Arc<OnceLock<bool>>,
+    /// Whether the text without its whitespace is what serde_json writes
+    /// for its value, once looked at.
+    serde_form: Arc<OnceLock<bool>>,
 }
 
 impl JsonText {
@@ -36,6 +39,7 @@ impl JsonText {
             span: Some(span),
             parsed: Arc::new(OnceLock::new()),
             unique_keys: Arc::new(OnceLock::new()),
+            serde_form: Arc::new(OnceLock::new()),
         }
     }
 
@@ -45,6 +49,7 @@ impl JsonText {
             span: None,
             parsed: Arc::new(OnceLock::from(value)),
             unique_keys: Arc::new(OnceLock::new()),
+            serde_form: Arc::new(OnceLock::new()),
         }
     }
 
@@ -68,6 +73,24 @@ impl JsonText {
     /// asking.
     pub(crate) fn held_text(&self) -> Option<&str> {
         self.text.get().map(|_| self.text())
+    }
+
+    /// Write the value as compact JSON, byte for byte as serde_json
+    /// writes it, when the text without its whitespace is that: a copy of
+    /// the text rather than a parse of it. `Ok(false)`, with nothing
+    /// written, where it is not (see [`super::compact_json`]): the caller
+    /// writes the value through serde.
+    pub(crate) fn write_compact(&self, out: &mut impl std::io::Write) -> std::io::Result<bool> {
+        if self.parsed.get().is_some()
+            || !*self.unique_keys.get_or_init(|| unique_keys(self.text()))
+            || !*self
+                .serde_form
+                .get_or_init(|| super::compact_json::in_serde_form(self.text()))
+        {
+            return Ok(false);
+        }
+        super::compact_json::write_without_whitespace(self.text(), out)?;
+        Ok(true)
     }
 
     /// The whole value, parsed on first use and kept.

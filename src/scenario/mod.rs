@@ -8,6 +8,7 @@
 #[cfg(test)]
 mod budget_tests;
 mod checks;
+pub(crate) mod compact_json;
 pub(crate) mod error;
 pub(crate) mod hints;
 mod json_text;
