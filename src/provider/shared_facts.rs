@@ -282,8 +282,10 @@ mod tests {
                     shared: Some(&shared),
                     written: None,
                 };
+                // Compared without printing: megabytes of text.
+                let expected = want.to_string();
                 assert!(
-                    written_compact(&written) == want.to_string(),
+                    written_compact(&written) == expected,
                     "{:.80} with {notes:?}",
                     text
                 );
