@@ -73,13 +73,17 @@ fn record_long_swarm(dir: &std::path::Path) -> std::path::PathBuf {
                      "turns": {"planner": [{"transfer_to": "critic", "message": "Draft."}],
                                "critic": [{"transfer_to": "planner", "message": "A gap."}]}}
     });
+    // Recorded under a name of this process's own (a recording is never
+    // written over, and a runner that starts a process per test records
+    // in several at once), then moved into place over an earlier one: the
+    // same run of the sim, whichever process recorded it.
     let path = dir.join("long.jsonl");
-    // A recording is never written over: this test's own, from an earlier
-    // run of the tests, goes first.
-    let _ = std::fs::remove_file(&path);
-    let result = recorded(&document, &path);
+    let own = dir.join(format!("long.jsonl.{}", std::process::id()));
+    let _ = std::fs::remove_file(&own);
+    let result = recorded(&document, &own);
     assert_eq!(result["stop_reason"], "max_llm_calls");
     assert_eq!(result["llm_calls"], CALLS);
+    std::fs::rename(&own, &path).unwrap();
     path
 }
 
