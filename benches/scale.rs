@@ -33,6 +33,9 @@
 //! - `validate_50mb`: `conclave validate` of a 50 MB scenario, its bulk a
 //!   `context` of small objects (outside `context` a scenario may hold at
 //!   most a million JSON values).
+//! - `run_50mb`: `conclave run --headless` of the same scenario, a round
+//!   table of seven model calls on the sim, each carrying the context in
+//!   its prompt (hashed and counted at every call).
 //!
 //! Every row reports the peak resident memory of its process (from
 //! `wait4`): the rows that run the binary, the binary's; the dashboard rows
@@ -234,11 +237,17 @@ fn main() {
             );
         }
     }
-    if wanted("validate") {
+    if wanted("validate_50mb") || wanted("run_50mb") {
         let file = dir.join("context_50mb.json");
         write_context_of_size(&file, 50 << 20);
-        let (took, rss) = process(&["validate", path(&file)]);
-        row("validate_50mb context", took, rss, "RSS");
+        if wanted("validate_50mb") {
+            let (took, rss) = process(&["validate", path(&file)]);
+            row("validate_50mb context", took, rss, "RSS");
+        }
+        if wanted("run_50mb") {
+            let (took, rss) = process(&["run", "--headless", path(&file)]);
+            row("run_50mb context headless", took, rss, "RSS");
+        }
     }
     if wanted("headless_replay") {
         let (took, rss) = process(&["replay", "--headless", path(&recording)]);
