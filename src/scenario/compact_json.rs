@@ -132,11 +132,11 @@ pub(crate) fn write_without_whitespace(text: &str, out: &mut impl Write) -> io::
 }
 
 /// The index of the quote that closes the string whose contents start at
-/// `from` (the text is valid JSON).
+/// `from` (the text is valid JSON; text that is not ends at its end).
 fn string_close(bytes: &[u8], from: usize) -> usize {
     let mut at = from;
     loop {
-        match memchr::memchr2(b'"', b'\\', &bytes[at..]) {
+        match memchr::memchr2(b'"', b'\\', bytes.get(at..).unwrap_or_default()) {
             Some(n) if bytes[at + n] == b'"' => return at + n,
             // The escaped character is never the closing quote.
             Some(n) => at += n + 2,
@@ -176,6 +176,16 @@ mod tests {
         ] {
             assert!(in_serde_form(text), "{text}");
             assert_eq!(dropped(text), serde_compact(text), "{text}");
+        }
+    }
+
+    /// Text cut inside a string, which the loader never lets through, is
+    /// refused by the check and copied to its end without a panic.
+    #[test]
+    fn text_cut_after_an_escape_is_refused_and_copied_to_its_end() {
+        for cut in [r#""a\"#, r#"["a\"#, r#"{"k": "\u00"#] {
+            assert!(!in_serde_form(cut), "{cut}");
+            assert_eq!(dropped(cut), cut.replace(": ", ":"), "{cut}");
         }
     }
 
