@@ -24,11 +24,33 @@ pub fn json_schema() -> &'static Value {
     })
 }
 
+/// The validator of [`json_schema`], compiled once per process.
+///
+/// The schema is published as draft 2020-12, but checked here as draft 7:
+/// it uses only keywords that mean the same in both (the test
+/// `the_schema_means_the_same_in_draft_7` holds it to that), and the
+/// draft 7 meta-schema the validator first checks the schema against is a
+/// third of the cost to compile. Every command that loads a scenario pays
+/// that compile, about 16 ms of a debug binary's 50. Formats are
+/// annotations in 2020-12, so they stay unchecked here too.
 fn validator() -> &'static Validator {
     static VALIDATOR: OnceLock<Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        jsonschema::validator_for(json_schema()).expect("the derived schema is a valid schema")
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft7)
+            .should_validate_formats(false)
+            .build(&as_draft_7(json_schema()))
+            .expect("the derived schema is a valid schema")
     })
+}
+
+/// `schema` without its `$schema`, which would name draft 2020-12.
+fn as_draft_7(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(map) = schema.as_object_mut() {
+        map.remove("$schema");
+    }
+    schema
 }
 
 /// The structural problems of `document`, at most `limit` of them.
@@ -283,3 +305,7 @@ pub(crate) fn describe_kind(first: u8) -> &'static str {
         _ => "a number",
     }
 }
+
+#[cfg(test)]
+#[path = "shape_dialect_tests.rs"]
+mod dialect_tests;
