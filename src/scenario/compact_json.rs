@@ -45,14 +45,24 @@ pub(crate) fn in_serde_form(text: &str) -> bool {
 /// The index of the quote that closes the string whose contents start at
 /// `from`, when every escape in it is one serde_json writes.
 fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    closing_quote(bytes, from, escape_as_written)
+}
+
+/// The index of the quote that closes the string whose contents start at
+/// `from`: none where the text ends first or `escape` refuses an escape
+/// (given what follows a backslash, it says how long the escape is).
+fn closing_quote(
+    bytes: &[u8],
+    from: usize,
+    escape: impl Fn(&[u8]) -> Option<usize>,
+) -> Option<usize> {
     let mut at = from;
     loop {
-        at += memchr::memchr2(b'"', b'\\', &bytes[at..])?;
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
         if bytes[at] == b'"' {
             return Some(at);
         }
-        let length = escape_as_written(&bytes[at + 1..])?;
-        at += 1 + length;
+        at += 1 + escape(&bytes[at + 1..])?;
     }
 }
 
@@ -121,7 +131,9 @@ pub(crate) fn write_without_whitespace(text: &str, out: &mut impl Write) -> io::
         };
         out.write_all(&bytes[at..stop])?;
         if bytes[stop] == b'"' {
-            let end = string_close(bytes, stop + 1);
+            // The text is valid JSON, so the character after a backslash
+            // is never the closing quote; text that is not ends at its end.
+            let end = closing_quote(bytes, stop + 1, |_| Some(1)).unwrap_or(bytes.len() - 1);
             out.write_all(&bytes[stop..=end])?;
             at = end + 1;
         } else {
@@ -129,20 +141,6 @@ pub(crate) fn write_without_whitespace(text: &str, out: &mut impl Write) -> io::
         }
     }
     Ok(())
-}
-
-/// The index of the quote that closes the string whose contents start at
-/// `from` (the text is valid JSON; text that is not ends at its end).
-fn string_close(bytes: &[u8], from: usize) -> usize {
-    let mut at = from;
-    loop {
-        match memchr::memchr2(b'"', b'\\', bytes.get(at..).unwrap_or_default()) {
-            Some(n) if bytes[at + n] == b'"' => return at + n,
-            // The escaped character is never the closing quote.
-            Some(n) => at += n + 2,
-            None => return bytes.len() - 1,
-        }
-    }
 }
 
 #[cfg(test)]

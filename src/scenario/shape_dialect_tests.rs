@@ -239,7 +239,9 @@ fn draft_7_finds_what_draft_2020_12_finds_in_every_broken_scenario() {
         let checked = findings(validator(), document);
         with_errors += usize::from(!published.is_empty());
         if published != checked {
-            differences.push(format!("{document}\n  2020-12: {published:?}\n  7: {checked:?}"));
+            differences.push(format!(
+                "{document}\n  2020-12: {published:?}\n  7: {checked:?}"
+            ));
         }
     }
     // Most places are inside free-form values (a context, a sim's
