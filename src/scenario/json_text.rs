@@ -43,6 +43,17 @@ impl JsonText {
         }
     }
 
+    /// The value written at `span` of `text`, a scenario file the loader
+    /// has accepted: valid JSON in which no object names a key twice (its
+    /// pass over the structure looks at every object), which writing the
+    /// value then need not step through the text again to learn.
+    pub(crate) fn in_checked_text(text: Arc<String>, span: Range<usize>) -> Self {
+        JsonText {
+            unique_keys: Arc::new(OnceLock::from(true)),
+            ..JsonText::in_text(text, span)
+        }
+    }
+
     pub(crate) fn from_value(value: Value) -> Self {
         JsonText {
             text: Arc::new(OnceLock::new()),
@@ -383,6 +394,50 @@ mod tests {
     fn in_file(file: &str, context: &str) -> JsonText {
         let start = file.find(context).unwrap();
         JsonText::in_text(Arc::new(file.to_string()), start..start + context.len())
+    }
+
+    /// A shipped scenario whose context is `context`.
+    fn scenario_with_context(context: &str) -> String {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/checkout_v2_launch.json"
+        );
+        let mut document: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        document["context"] = json!("CONTEXT");
+        document.to_string().replace("\"CONTEXT\"", context)
+    }
+
+    #[test]
+    fn a_loaded_context_has_no_key_twice_and_is_written_without_a_pass_to_learn_it() {
+        let context = r#"{"rows": [{"k": 1, "v": {"k": 2}}, {"k": 3}], "k": 4}"#;
+        let text = scenario_with_context(context);
+        let loaded = crate::scenario::parse(&text, "s.json").unwrap();
+        assert_eq!(loaded.context.unique_keys.get(), Some(&true));
+        let mut written = Vec::new();
+        assert!(loaded.context.write_compact(&mut written).unwrap());
+        assert_eq!(written, context.replace(' ', "").as_bytes());
+        // A recording's scenario was not checked so: its keys are looked at
+        // when it is written.
+        let recorded = super::super::recorded::recorded(text).unwrap();
+        assert_eq!(recorded.context.unique_keys.get(), None);
+    }
+
+    /// What `in_checked_text` relies on: the loader refuses a key twice in
+    /// any object of the context, however deep.
+    #[test]
+    fn the_loader_refuses_a_key_twice_anywhere_in_the_context() {
+        for context in [
+            r#"{"k": 1, "k": 2}"#,
+            r#"{"rows": [{"a": 1}, {"a": 1, "b": {"c": 1, "c": 2}}]}"#,
+            r#"[[[{"x": [], "\u0078": {}}]]]"#,
+        ] {
+            let refused = crate::scenario::parse(&scenario_with_context(context), "s.json")
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(refused.contains("duplicate key"), "{context}: {refused}");
+        }
     }
 
     #[test]

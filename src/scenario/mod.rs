@@ -164,7 +164,14 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
         }
         place(vec![Problem::at(json_path, e.into_inner().to_string())])
     })?;
-    with_texts(&mut scenario, &text, context, plan);
+    // The structure's pass found no key twice in any object.
+    with_texts(
+        &mut scenario,
+        &text,
+        context,
+        plan,
+        JsonText::in_checked_text,
+    );
     let problems = checks::check(&scenario);
     if !problems.is_empty() {
         return Err(place(problems));

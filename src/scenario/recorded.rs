@@ -39,7 +39,7 @@ pub(crate) fn recorded(text: String) -> serde_json::Result<Scenario> {
         document.insert(key, value);
     }
     let mut scenario: Scenario = serde_json::from_value(Value::Object(document))?;
-    with_texts(&mut scenario, &text, context, plan);
+    with_texts(&mut scenario, &text, context, plan, JsonText::in_text);
     Ok(scenario)
 }
 
@@ -49,13 +49,13 @@ pub(super) fn with_texts(
     text: &Arc<String>,
     context: Option<Range<usize>>,
     plan: Option<Range<usize>>,
+    in_text: fn(Arc<String>, Range<usize>) -> JsonText,
 ) {
     if let Some(span) = context {
-        scenario.context = JsonText::in_text(Arc::clone(text), span);
+        scenario.context = in_text(Arc::clone(text), span);
     }
     if let Some(span) = plan {
-        Arc::make_mut(&mut scenario.provider).plan =
-            Some(JsonText::in_text(Arc::clone(text), span));
+        Arc::make_mut(&mut scenario.provider).plan = Some(in_text(Arc::clone(text), span));
     }
 }
 
