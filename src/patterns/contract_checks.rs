@@ -6,10 +6,10 @@
 use crate::scenario::Scenario;
 use crate::scenario::script::{ScriptedOutput, script_entries};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Every scenario in `scenarios/`, with its file name.
-pub(crate) fn shipped() -> Vec<(String, Scenario)> {
+/// The files of `scenarios/`, in order of name.
+pub(crate) fn shipped_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("scenarios/")
@@ -18,6 +18,11 @@ pub(crate) fn shipped() -> Vec<(String, Scenario)> {
         .collect();
     files.sort();
     files
+}
+
+/// Every scenario in `scenarios/`, with its file name.
+pub(crate) fn shipped() -> Vec<(String, Scenario)> {
+    shipped_files()
         .into_iter()
         .map(|path| {
             let scenario = crate::scenario::load(&path).expect("a shipped scenario loads");
