@@ -21,6 +21,7 @@ mod receiver;
 
 mod cassette;
 mod chain_snapshots;
+mod ci_lints;
 mod cli;
 mod collaboration;
 mod compare;
