@@ -79,8 +79,14 @@ async fn a_page_past_the_cap_is_refused_whether_declared_or_streamed() {
         )
     );
 
-    // A body with no length, sent until the reader stops taking it.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    // A body with no length, sent until the reader stops taking it. The
+    // kernel holds what was sent and not read: a send buffer of its own
+    // size (an accepted socket takes its listener's) keeps that far under
+    // the bound on machines whose buffers grow to megabytes.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_send_buffer_size(16 * 1024).unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(1).unwrap();
     let address = listener.local_addr().unwrap();
     let streamer = tokio::spawn(async move {
         use tokio::io::AsyncWriteExt;
