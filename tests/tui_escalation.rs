@@ -148,16 +148,23 @@ mod in_process {
         app: &mut App,
         bus: &mut conclave::bus::Subscription,
         stop: impl Fn(&EventKind) -> bool,
-    ) {
+    ) -> Arc<conclave::bus::Event> {
         loop {
             if let Delivery::Event(event) = bus.next().await {
                 let done = stop(&event.kind);
-                app.apply(event);
+                app.apply(Arc::clone(&event));
                 if done {
-                    return;
+                    return event;
                 }
             }
         }
+    }
+
+    fn escalated(kind: &EventKind) -> bool {
+        matches!(
+            kind,
+            EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman { .. }))
+        )
     }
 
     #[tokio::test(start_paused = true)]
@@ -174,13 +181,7 @@ mod in_process {
         // The round table alone: the other panes chart the wall clock.
         app.update(Action::Focus(2));
         app.update(Action::Zoom);
-        until(&mut app, &mut bus, |k| {
-            matches!(
-                k,
-                EventKind::Pattern(PatternEvent::Round(RoundEvent::EscalatedToHuman { .. }))
-            )
-        })
-        .await;
+        until(&mut app, &mut bus, escalated).await;
         assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "it asks");
         insta::assert_snapshot!("escalation_dialog", screen(&app));
 
@@ -214,6 +215,77 @@ mod in_process {
         let decided = screen(&app);
         assert!(decided.contains("NO GO · decided by a person"), "{decided}");
         insta::assert_snapshot!("escalation_decided", decided);
+        for handle in world.take_handles() {
+            handle.finish().await.unwrap();
+        }
+    }
+
+    /// The keys stay the user's while a run asks: Ctrl-C quits from the
+    /// dialog that takes text (staying brings it back as it was), and a
+    /// question closed does not open again by itself when the run's events
+    /// raise it again (a publisher on an attached run's subject can repeat
+    /// them), until it was answered.
+    #[tokio::test(start_paused = true)]
+    async fn ctrl_c_leaves_the_question_and_a_closed_question_stays_closed_until_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = super::escalating(dir.path());
+        let scenario = Arc::new(scenario::load(std::path::Path::new(&file)).unwrap());
+        let hub = Hub::default();
+        let mut bus = hub.subscribe();
+        let mut world = crate::common::world(hub.clone());
+        let mut app = App::new(AppOptions::default());
+        let effects = app.launch(scenario, Some(file.clone()));
+        crate::common::carry(&mut world, &mut app, effects);
+        let asking = until(&mut app, &mut bus, escalated).await;
+        assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "it asks");
+        for c in "q to quit".chars() {
+            app.key(key(KeyCode::Char(c)));
+        }
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+
+        // The run is live: Ctrl-C asks first, any other key stays, and the
+        // question is back with its note.
+        assert!(app.key(ctrl_c).is_empty());
+        assert!(
+            matches!(&app.overlay, Some(Overlay::Quit { under: Some(under) }) if matches!(**under, Overlay::Decide(_))),
+            "asked over the question"
+        );
+        assert!(screen(&app).contains("Quit?"));
+        assert!(app.key(key(KeyCode::Char('n'))).is_empty());
+        assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "back");
+        assert!(screen(&app).contains("q to quit"), "{}", screen(&app));
+        // A second Ctrl-C quits.
+        assert!(app.key(ctrl_c).is_empty());
+        assert_eq!(app.key(ctrl_c), vec![Effect::Quit]);
+        app.key(key(KeyCode::Char('n')));
+        assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "back");
+
+        // Closed, the question stays closed when raised again, and q quits
+        // (after asking, the run being live).
+        app.key(key(KeyCode::Esc));
+        app.apply(Arc::clone(&asking));
+        assert!(app.overlay.is_none(), "a repeated question stays closed");
+        app.key(key(KeyCode::Char('q')));
+        assert!(matches!(app.overlay, Some(Overlay::Quit { under: None })));
+        app.key(key(KeyCode::Char('n')));
+        // `d` still opens it; an answer, then a new question, opens it by
+        // itself again.
+        app.key(key(KeyCode::Char('d')));
+        assert!(matches!(app.overlay, Some(Overlay::Decide(_))));
+        app.key(key(KeyCode::Esc));
+        let answered: conclave::bus::Event = serde_json::from_value(serde_json::json!({
+            "run": asking.run, "seq": asking.seq + 1, "t_ms": asking.t_ms,
+            "type": "human_decided", "choice": "one_more_round",
+        }))
+        .unwrap();
+        app.apply(Arc::new(answered));
+        let mut again = (*asking).clone();
+        again.seq += 2;
+        app.apply(Arc::new(again));
+        assert!(
+            matches!(app.overlay, Some(Overlay::Decide(_))),
+            "a question asked after an answer opens by itself"
+        );
         for handle in world.take_handles() {
             handle.finish().await.unwrap();
         }

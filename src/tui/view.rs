@@ -167,7 +167,7 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
         }
         Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
         Some(Overlay::Details(details)) => overlays::details::draw(frame, screen, details),
-        Some(Overlay::Quit) => overlays::quit::draw(frame, screen, &app.runs),
+        Some(Overlay::Quit { .. }) => overlays::quit::draw(frame, screen, &app.runs),
         Some(Overlay::Compare { comparison, scroll }) => {
             super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll)
         }

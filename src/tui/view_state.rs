@@ -38,8 +38,11 @@ pub enum Overlay {
         query: String,
         edited: bool,
     },
-    /// Quitting while a run is live, to confirm.
-    Quit,
+    /// Quitting while a run is live, to confirm; `under` is the dialog it
+    /// covers (Ctrl-C quits from any), open again if the user stays.
+    Quit {
+        under: Option<Box<Overlay>>,
+    },
     /// Two runs side by side.
     Compare {
         comparison: Box<crate::compare::Comparison>,
@@ -92,7 +95,7 @@ impl Overlay {
             Overlay::Filter(_) => OverlayKind::Filter,
             Overlay::Jump(_) => OverlayKind::Jump,
             Overlay::Search { .. } => OverlayKind::Search,
-            Overlay::Quit => OverlayKind::Quit,
+            Overlay::Quit { .. } => OverlayKind::Quit,
             Overlay::Compare { .. } => OverlayKind::Compare,
             Overlay::Export(_) => OverlayKind::Export,
             Overlay::Trust(_) => OverlayKind::Trust,
@@ -129,6 +132,9 @@ pub struct RunUi {
     /// The run's stop was shown to the user: it no longer needs attention
     /// from another tab.
     pub(crate) stop_seen: bool,
+    /// The user closed the dialog of the question the run asks: it does
+    /// not open by itself again until the question is answered (`d` does).
+    pub(crate) question_dismissed: bool,
 }
 
 impl RunUi {

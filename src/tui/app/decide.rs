@@ -1,7 +1,8 @@
 //! The question a run asks a person: the dialog opens when the selected
 //! run asks (or on `d` while it waits), takes one of the question's options
 //! and a note, and sends them to the run's engine; it closes when the
-//! answer is in the run's events. Dismissed, the run goes on waiting.
+//! answer is in the run's events. Dismissed, the run goes on waiting and
+//! the dialog does not open by itself again before an answer.
 
 use super::App;
 use crate::bus::{AnsweredBy, Event, EventKind};
@@ -26,12 +27,20 @@ impl App {
                 if matches!(&self.overlay, Some(Overlay::Decide(p)) if p.run == event.run) {
                     self.overlay = None;
                 }
+                if let Some(slot) = self.runs.iter_mut().find(|s| s.state.run == event.run) {
+                    slot.ui.question_dismissed = false;
+                }
             }
             // The event that raised the question is the one that made the
-            // run ask.
+            // run ask. Raised again before an answer (a publisher on the
+            // run's subject may repeat it), a dismissed question stays
+            // closed: the keys stay the user's.
             _ if self.overlay.is_none() => {
                 let newly = self.run().filter(|slot| {
-                    slot.state.run == event.run && asks(slot) && raised(slot, event)
+                    slot.state.run == event.run
+                        && !slot.ui.question_dismissed
+                        && asks(slot)
+                        && raised(slot, event)
                 });
                 if let Some(slot) = newly {
                     self.overlay = Some(Overlay::Decide(Box::new(prompt(slot))));
@@ -72,7 +81,11 @@ impl App {
                 return vec![Effect::Control { run, command }];
             }
             Action::Close => {
+                let run = prompt.run;
                 self.overlay = None;
+                if let Some(slot) = self.runs.iter_mut().find(|s| s.state.run == run) {
+                    slot.ui.question_dismissed = true;
+                }
                 let who = self
                     .run()
                     .and_then(|slot| slot.state.asked.as_ref())

@@ -8,7 +8,8 @@ use super::*;
 use crate::clock::RunClock;
 use crate::control::Control;
 use crate::tui::effect::{Done, Effect, Started};
-use crossterm::event::KeyCode;
+use crate::tui::keymap::OverlayKind;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What the loop says when the engine of `launch` started as run `run`.
 fn started(run: crate::bus::RunId, launch: &Launch, old: Option<crate::bus::RunId>) -> Done {
@@ -53,7 +54,7 @@ fn enter_in_the_picker_asks_for_a_launch_and_the_run_shows_once_it_started() {
     assert_eq!(app.focus, PaneId::Pattern, "on its pattern's pane");
     assert!(app.live_runs(), "quitting now asks first");
     assert_eq!(press(&mut app, KeyCode::Char('q')), Vec::new());
-    assert!(matches!(app.overlay, Some(Overlay::Quit)));
+    assert!(matches!(app.overlay, Some(Overlay::Quit { .. })));
 }
 
 #[test]
@@ -235,4 +236,56 @@ fn a_run_of_another_engine_is_shown_at_once_and_followed_by_the_loop() {
 
 fn app_with(events: &[Arc<crate::bus::Event>]) -> App {
     super::tests::app_with(events)
+}
+
+#[test]
+fn ctrl_c_quits_from_any_dialog_and_staying_goes_back_to_it() {
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    // No run: out at once, from a dialog that takes text as from any.
+    let mut app = picking();
+    press(&mut app, KeyCode::Char('/'));
+    assert_eq!(
+        app.overlay.as_ref().map(Overlay::kind),
+        Some(OverlayKind::Search)
+    );
+    assert_eq!(app.key(ctrl_c), vec![Effect::Quit]);
+    let mut app = App::new(AppOptions::default());
+    press(&mut app, KeyCode::Char('?'));
+    assert_eq!(app.key(ctrl_c), vec![Effect::Quit]);
+
+    // A live run: asked first over each dialog, which staying brings back.
+    let mut app = picking();
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Launch { run: 1, launch }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    app.done(started(1, launch, None));
+    app.focus = PaneId::Log;
+    for (opens, kind) in [
+        (KeyCode::Char('?'), OverlayKind::Help),
+        (KeyCode::Char('e'), OverlayKind::Goal),
+        (KeyCode::Char('/'), OverlayKind::Filter),
+        (KeyCode::Char('n'), OverlayKind::Picker),
+    ] {
+        press(&mut app, opens);
+        assert_eq!(
+            app.overlay.as_ref().map(Overlay::kind),
+            Some(kind),
+            "{:?}",
+            app.notice
+        );
+        assert_eq!(app.key(ctrl_c), Vec::new(), "{kind:?}: asked first");
+        let Some(Overlay::Quit { under: Some(under) }) = &app.overlay else {
+            panic!("{kind:?}: {:?}", app.overlay.as_ref().map(Overlay::kind));
+        };
+        assert_eq!(under.kind(), kind);
+        assert_eq!(press(&mut app, KeyCode::Char('x')), Vec::new());
+        assert_eq!(app.overlay.as_ref().map(Overlay::kind), Some(kind));
+        assert_eq!(app.notice.as_deref(), Some("not quitting: the runs go on"));
+        assert_eq!(app.key(ctrl_c), Vec::new());
+        assert_eq!(app.key(ctrl_c), vec![Effect::Quit], "{kind:?}: twice quits");
+        press(&mut app, KeyCode::Char('x'));
+        press(&mut app, KeyCode::Esc);
+        assert!(app.overlay.is_none(), "{kind:?} closes on Esc");
+    }
 }

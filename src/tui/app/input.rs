@@ -10,7 +10,7 @@ use crate::tui::effect::Effect;
 use crate::tui::keymap::{self, Action, OverlayKind, PaneId, Scope};
 use crate::tui::layout::Areas;
 use crate::tui::view_state::Overlay;
-use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 impl App {
     /// Where a key is looked up, first to last.
@@ -41,6 +41,12 @@ impl App {
         if key.code == KeyCode::Esc && self.waiting_line().is_some() {
             self.abandon();
             return Vec::new();
+        }
+        // Ctrl-C quits from anywhere. Raw mode makes it a key rather than
+        // a signal, and a dialog that takes text would take it as one.
+        if is_ctrl_c(&key) && !matches!(self.overlay, Some(Overlay::Quit { .. })) {
+            self.notice = None;
+            return self.update(Action::Quit);
         }
         let mut effects = self.take_key(key);
         effects.extend(self.replay_wants());
@@ -127,7 +133,7 @@ impl App {
                 }
                 text.clone()
             }
-            Some(Overlay::Quit) => {
+            Some(Overlay::Quit { .. }) => {
                 let action = keymap::lookup(Scope::Overlay(OverlayKind::Quit), &key);
                 return self.update(action.unwrap_or(Action::Close));
             }
@@ -183,6 +189,10 @@ impl App {
         }
         effects
     }
+}
+
+fn is_ctrl_c(key: &KeyEvent) -> bool {
+    key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL)
 }
 
 /// Type `key` into `text` when it is a character `allowed` takes, or

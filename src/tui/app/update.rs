@@ -73,7 +73,8 @@ impl App {
         if action == Action::Quit {
             // Quitting cancels live runs: asked first.
             if self.live_runs() {
-                self.overlay = Some(Overlay::Quit);
+                let under = self.overlay.take().map(Box::new);
+                self.overlay = Some(Overlay::Quit { under });
                 return Vec::new();
             }
             vec![Effect::Quit]
@@ -118,9 +119,9 @@ impl App {
                 | Action::Top
                 | Action::Follow,
             ) => self.scroll_comparison(action),
-            (Some(Overlay::Quit), Action::Confirm) => return vec![Effect::Quit],
-            (Some(Overlay::Quit), _) => {
-                self.overlay = None;
+            (Some(Overlay::Quit { .. }), Action::Confirm) => return vec![Effect::Quit],
+            (Some(Overlay::Quit { under }), _) => {
+                self.overlay = under.take().map(|under| *under);
                 self.notice = Some("not quitting: the runs go on".into());
             }
             (Some(Overlay::Details(details)), Action::Close) if !details.query.is_empty() => {

@@ -97,6 +97,10 @@ fn in_footer(binding: &Binding) -> bool {
     if binding.label == keymap::TYPING {
         return false;
     }
+    // A key taken before every scope's (Ctrl-C) is said in help.
+    if binding.keys.is_empty() && binding.scope == Scope::Everywhere {
+        return false;
+    }
     let pane = matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_));
     match binding.action {
         Action::Focus(_)
