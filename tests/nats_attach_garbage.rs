@@ -3,7 +3,9 @@
 //! delta, a kind no engine publishes and another run's escalation, put on
 //! the run's subject beside a real engine's events. Each costs only
 //! itself: the run goes on showing its engine's events, `q` quits and
-//! SIGTERM ends the dashboard with the terminal given back.
+//! SIGTERM ends the dashboard with the terminal given back. A publisher
+//! that forges the engine's message ids gets its events shown, but cannot
+//! take the keys: its repeated question leaves `q` and Ctrl-C to quit.
 
 use crate::common;
 
@@ -68,8 +70,13 @@ fn garbage(run: u32) -> Vec<Vec<u8>> {
     ]
 }
 
-/// Put [`garbage`] on the subject of the one live run at `url`.
-fn publish_garbage(url: &str) {
+/// What goes on a run's subject: `(payload, Some(seq))` carries the
+/// message id the run's engine gives its event `seq`, as a publisher that
+/// knows the scheme (a lying one) would put it.
+type Message = (Vec<u8>, Option<u64>);
+
+/// Put `messages(run)` on the subject of the one live run at `url`.
+fn publish(url: &str, messages: impl FnOnce(u32) -> Vec<Message>) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -90,15 +97,62 @@ fn publish_garbage(url: &str) {
         };
         let nats = conclave::nats::connect(url).await.expect("connects");
         let subject = format!("conclave.events.{}.{}", id.engine, id.run);
-        for payload in garbage(id.run) {
+        for (payload, seq) in messages(id.run) {
+            let mut headers = async_nats::HeaderMap::new();
+            if let Some(seq) = seq {
+                let message_id = format!("{}/{}/{seq}", id.engine, id.run);
+                headers.insert(async_nats::header::NATS_MESSAGE_ID, message_id.as_str());
+            }
             nats.js
-                .publish(subject.clone(), payload.into())
+                .publish_with_headers(subject.clone(), headers, payload.into())
                 .await
                 .expect("published")
                 .await
                 .expect("stored");
         }
     });
+}
+
+/// Put [`garbage`] on the subject of the one live run at `url`.
+fn publish_garbage(url: &str) {
+    publish(url, |run| {
+        garbage(run)
+            .into_iter()
+            .map(|payload| (payload, None))
+            .collect()
+    });
+}
+
+/// Events of run `run` from `seq` on, with its engine's message ids: the
+/// table's question, a 900 kB delta of words, lines and escapes, and a
+/// call whose label marks that they arrived.
+fn forged(run: u32, seq: u64, marker: &str) -> Vec<Message> {
+    let words: String = (0..90_000)
+        .map(|i| match i % 50 {
+            0 => "\n".to_string(),
+            25 => "\u{1b}[2J\u{1b}]52;c;cHduZWQ=\u{7} ".to_string(),
+            _ => format!("word{i} "),
+        })
+        .collect();
+    let events = [
+        serde_json::json!({
+            "run": run, "seq": seq, "t_ms": 5, "type": "escalated_to_human",
+            "round": 1, "blocking_rounds": 3,
+        }),
+        serde_json::json!({
+            "run": run, "seq": seq + 1, "t_ms": 5, "type": "call_started", "call": seq,
+            "tool": "model", "attempt": 1, "agent": "demand_analyst", "label": marker,
+        }),
+        serde_json::json!({
+            "run": run, "seq": seq + 2, "t_ms": 5, "type": "call_delta", "call": seq,
+            "text": &words[..words.len().min(900_000)],
+        }),
+    ];
+    events
+        .iter()
+        .zip(seq..)
+        .map(|(event, seq)| (event.to_string().into_bytes(), Some(seq)))
+        .collect()
 }
 
 /// `conclave attach` in a terminal, showing the engine's run.
@@ -165,5 +219,47 @@ fn attach_to_a_run_with_garbage_events_shows_the_rest_and_quits_on_q_and_sigterm
     let status = attach.wait_exit();
     assert_eq!(status.exit_code(), 128 + 15, "{status:?}");
     assert_restored(&attach);
+    let _ = engine.child.kill();
+}
+
+/// A publisher that knows the run's message ids puts the table's question
+/// on its subject, again and again: the dialog it opens takes text, so `q`
+/// there is a letter. Closed, it stays closed when asked again, and `q`
+/// quits; open, Ctrl-C quits.
+#[test]
+fn a_question_put_on_the_subject_again_and_again_leaves_q_and_ctrl_c_to_quit() {
+    let server = NatsServer::start();
+    let url = server.url();
+    let state = tempfile::tempdir().unwrap();
+    let mut engine = held_engine(&url, state.path());
+    publish(&url, |run| forged(run, 5000, "forged first"));
+
+    let mut attach = attached(&url, state.path());
+    attach.wait_text("The table asks you");
+    attach.press("\u{1b}");
+    attach.wait_for("the dialog closed", |t| !t.contains("The table asks you"));
+    publish(&url, |run| forged(run, 5010, "forged again"));
+    attach.wait_text("forged again");
+    let shown = attach.text();
+    assert!(
+        !shown.contains("The table asks you"),
+        "a question closed stays closed:\n{shown}"
+    );
+    attach.press("q");
+    let status = attach.wait_exit();
+    assert!(status.success(), "{status:?}");
+    assert_restored(&attach);
+
+    let mut attach = attached(&url, state.path());
+    attach.wait_text("The table asks you");
+    attach.press("\u{3}");
+    let status = attach.wait_exit();
+    assert!(status.success(), "{status:?}");
+    assert_restored(&attach);
+    let raw = String::from_utf8_lossy(&attach.raw.lock().unwrap()).into_owned();
+    assert!(
+        !raw.contains("\x1b]52;c;cHduZWQ="),
+        "no escape reached the terminal"
+    );
     let _ = engine.child.kill();
 }
