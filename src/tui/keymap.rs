@@ -82,7 +82,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: Scope::Everywhere },
     Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Everywhere },
     // Taken before any dialog's keys (`App::key`); a row of help only.
-    Binding { keys: &[], label: "Ctrl-C", action: Action::Quit, help: "quit from anywhere, a dialog that takes text too (asks first while a run is live; a second Ctrl-C quits)", scope: Scope::Everywhere },
+    Binding { keys: &[], label: "Ctrl-C", action: Action::Quit, help: "quit, from any dialog too (twice while a run is live)", scope: Scope::Everywhere },
     Binding { keys: &[key('n')], label: "n", action: Action::NewRun, help: "new run", scope: Scope::Everywhere },
     Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "pause/resume", scope: Scope::Everywhere },
     Binding { keys: &[key('s')], label: "s", action: Action::Step, help: "step one gate", scope: Scope::Everywhere },
