@@ -286,6 +286,17 @@ mod in_process {
             matches!(app.overlay, Some(Overlay::Decide(_))),
             "a question asked after an answer opens by itself"
         );
+        // Answered (elsewhere) while the user is asked whether to quit:
+        // staying does not bring back a question already answered.
+        app.key(ctrl_c);
+        let answered_again: conclave::bus::Event = serde_json::from_value(serde_json::json!({
+            "run": asking.run, "seq": asking.seq + 3, "t_ms": asking.t_ms,
+            "type": "human_decided", "choice": "go",
+        }))
+        .unwrap();
+        app.apply(Arc::new(answered_again));
+        app.key(key(KeyCode::Char('n')));
+        assert!(app.overlay.is_none(), "the answered question is gone");
         for handle in world.take_handles() {
             handle.finish().await.unwrap();
         }

@@ -24,8 +24,15 @@ impl App {
     pub(super) fn follow_question(&mut self, event: &Event) {
         match &event.kind {
             EventKind::HumanDecided { .. } | EventKind::RunFinished { .. } => {
-                if matches!(&self.overlay, Some(Overlay::Decide(p)) if p.run == event.run) {
+                // Open, or under the question whether to quit.
+                let answered = |o: &Overlay| matches!(o, Overlay::Decide(p) if p.run == event.run);
+                if self.overlay.as_ref().is_some_and(answered) {
                     self.overlay = None;
+                }
+                if let Some(Overlay::Quit { under }) = &mut self.overlay
+                    && under.as_deref().is_some_and(answered)
+                {
+                    *under = None;
                 }
                 if let Some(slot) = self.runs.iter_mut().find(|s| s.state.run == event.run) {
                     slot.ui.question_dismissed = false;
