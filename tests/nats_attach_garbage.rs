@@ -165,6 +165,14 @@ fn attached(url: &str, state: &Path) -> Session {
     attach
 }
 
+/// `q` ends attach with success and the terminal given back.
+fn quit_with_q(attach: &mut Session) {
+    attach.press("q");
+    let status = attach.wait_exit();
+    assert!(status.success(), "{status:?}");
+    assert_restored(attach);
+}
+
 /// The terminal was given back: main screen, cursor shown.
 fn assert_restored(session: &Session) {
     let screen = session.screen.lock().unwrap();
@@ -207,10 +215,7 @@ fn attach_to_a_run_with_garbage_events_shows_the_rest_and_quits_on_q_and_sigterm
         !shown.contains("asks a person") && !shown.contains("ESCALATED"),
         "another run's escalation is not this run's:\n{shown}"
     );
-    attach.press("q");
-    let status = attach.wait_exit();
-    assert!(status.success(), "{status:?}");
-    assert_restored(&attach);
+    quit_with_q(&mut attach);
 
     let mut attach = attached(&url, state.path());
     let pid = attach.child.process_id().expect("a pid") as libc::pid_t;
@@ -245,10 +250,7 @@ fn a_question_put_on_the_subject_again_and_again_leaves_q_and_ctrl_c_to_quit() {
         !shown.contains("The table asks you"),
         "a question closed stays closed:\n{shown}"
     );
-    attach.press("q");
-    let status = attach.wait_exit();
-    assert!(status.success(), "{status:?}");
-    assert_restored(&attach);
+    quit_with_q(&mut attach);
 
     let mut attach = attached(&url, state.path());
     attach.wait_text("The table asks you");

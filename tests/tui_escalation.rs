@@ -125,13 +125,14 @@ fn the_table_asks_in_a_dialog_and_the_choice_ends_the_run() {
 }
 
 mod in_process {
-    use conclave::bus::{Delivery, EventKind, Hub};
+    use conclave::bus::{Delivery, EventKind, Hub, Subscription};
     use conclave::patterns::events::{PatternEvent, RoundEvent};
     use conclave::scenario;
     use conclave::tui::app::{App, AppOptions};
     use conclave::tui::effect::Effect;
     use conclave::tui::keymap::Action;
     use conclave::tui::view_state::Overlay;
+    use conclave::tui::world::World;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use std::sync::Arc;
 
@@ -146,7 +147,7 @@ mod in_process {
     /// Fold the hub's events into `app` until one `stop` accepts.
     async fn until(
         app: &mut App,
-        bus: &mut conclave::bus::Subscription,
+        bus: &mut Subscription,
         stop: impl Fn(&EventKind) -> bool,
     ) -> Arc<conclave::bus::Event> {
         loop {
@@ -160,6 +161,19 @@ mod in_process {
         }
     }
 
+    /// The escalating table launched as the dashboard launches a run.
+    fn launched(dir: &std::path::Path) -> (App, World, Subscription) {
+        let file = super::escalating(dir);
+        let scenario = Arc::new(scenario::load(std::path::Path::new(&file)).unwrap());
+        let hub = Hub::default();
+        let bus = hub.subscribe();
+        let mut world = crate::common::world(hub.clone());
+        let mut app = App::new(AppOptions::default());
+        let effects = app.launch(scenario, Some(file));
+        crate::common::carry(&mut world, &mut app, effects);
+        (app, world, bus)
+    }
+
     fn escalated(kind: &EventKind) -> bool {
         matches!(
             kind,
@@ -170,14 +184,7 @@ mod in_process {
     #[tokio::test(start_paused = true)]
     async fn the_dialog_opens_on_the_escalation_and_closes_on_the_answer() {
         let dir = tempfile::tempdir().unwrap();
-        let file = super::escalating(dir.path());
-        let scenario = Arc::new(scenario::load(std::path::Path::new(&file)).unwrap());
-        let hub = Hub::default();
-        let mut bus = hub.subscribe();
-        let mut world = crate::common::world(hub.clone());
-        let mut app = App::new(AppOptions::default());
-        let effects = app.launch(scenario, Some(file.clone()));
-        crate::common::carry(&mut world, &mut app, effects);
+        let (mut app, mut world, mut bus) = launched(dir.path());
         // The round table alone: the other panes chart the wall clock.
         app.update(Action::Focus(2));
         app.update(Action::Zoom);
@@ -228,14 +235,7 @@ mod in_process {
     #[tokio::test(start_paused = true)]
     async fn ctrl_c_leaves_the_question_and_a_closed_question_stays_closed_until_answered() {
         let dir = tempfile::tempdir().unwrap();
-        let file = super::escalating(dir.path());
-        let scenario = Arc::new(scenario::load(std::path::Path::new(&file)).unwrap());
-        let hub = Hub::default();
-        let mut bus = hub.subscribe();
-        let mut world = crate::common::world(hub.clone());
-        let mut app = App::new(AppOptions::default());
-        let effects = app.launch(scenario, Some(file.clone()));
-        crate::common::carry(&mut world, &mut app, effects);
+        let (mut app, mut world, mut bus) = launched(dir.path());
         let asking = until(&mut app, &mut bus, escalated).await;
         assert!(matches!(app.overlay, Some(Overlay::Decide(_))), "it asks");
         for c in "q to quit".chars() {
