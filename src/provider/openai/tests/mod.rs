@@ -513,7 +513,13 @@ async fn a_prompt_never_carries_the_key_back_to_the_model() {
 /// how many bytes it managed to send.
 async fn endless(head: &'static str) -> (String, tokio::task::JoinHandle<usize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    // What was sent and not read sits in the kernel's buffers, which grow
+    // to tens of megabytes on some machines: a small send buffer (which
+    // the accepted socket takes) keeps the count a measure of the reader.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_send_buffer_size(16 * 1024).unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(1).unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let task = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
