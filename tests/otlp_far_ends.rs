@@ -59,6 +59,7 @@ fn hanging_collector() -> Loopback {
         status: String::new(),
         headers: Vec::new(),
         body: Body::Stall,
+        closes_after: false,
     })
 }
 

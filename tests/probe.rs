@@ -2,7 +2,8 @@
 //! as it behaves like OpenAI, like an endpoint refusing `json_schema` with
 //! a 400, like llama-cpp-python's 500 quoting pydantic and like a model
 //! refusing a temperature, and like llama-cpp-python refusing
-//! `stream_options`. Each refusal is named with the endpoint's
+//! `stream_options`, and like `llama-server --no-jinja`'s 500 for tools.
+//! Each refusal is named with the endpoint's
 //! words, with the mode `auto` settles on; the key is nowhere. A run
 //! started from the profile it writes makes no fallback request and ends
 //! as on the sim. A dead and a hanging endpoint are reported per request
@@ -124,7 +125,7 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
 
 /// What each refusing endpoint refuses, the words it says it in and the
 /// mode `auto` settles on.
-const REFUSING: [(Behaviour, &str, &str, &str, &str); 4] = [
+const REFUSING: [(Behaviour, &str, &str, &str, &str); 5] = [
     (
         Behaviour::NoJsonSchema,
         "native (response_format json_schema):",
@@ -144,6 +145,13 @@ const REFUSING: [(Behaviour, &str, &str, &str, &str); 4] = [
         "temperature 0:",
         "refused temperature, HTTP 400",
         "'temperature' does not support 0 with this model",
+        "native",
+    ),
+    (
+        Behaviour::NoJinja,
+        "tool (one forced function call):",
+        "refused tools, HTTP 500",
+        "tools param requires --jinja flag",
         "native",
     ),
     (
@@ -249,6 +257,7 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
                 Behaviour::NoStreamOptions => {
                     assert_eq!(request.get("stream_options"), None, "{about}");
                 }
+                Behaviour::NoJinja => assert_eq!(request.get("tools"), None, "{about}"),
                 _ => assert_ne!(request["response_format"]["type"], "json_schema", "{about}"),
             }
         }

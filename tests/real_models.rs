@@ -272,6 +272,16 @@ fn on_endpoint(
     if behaviour == Behaviour::LlamaCppPython {
         doc["provider"]["max_output_tokens"] = LOCAL_OUTPUT_TOKENS.into();
     }
+    // As the runs against llama-server were tried: with retries off, so
+    // that a call failing for a closed connection stops the run.
+    if behaviour == Behaviour::ClosesAfterStream {
+        doc["resilience"]["retries"]["max_attempts"] = 1.into();
+    }
+    // One try more than the interruptions need, after a short back-off.
+    if behaviour == Behaviour::Interrupts {
+        doc["resilience"]["retries"] = json!({"max_attempts": 2,
+                                              "backoff_ms": {"base_ms": 10, "max_ms": 20}});
+    }
     let endpoint = Messy::serve(&doc, behaviour, streamed);
     let mut args = vec![
         "--provider",
@@ -865,6 +875,76 @@ fn a_refusal_stops_with_model_refused_quoting_the_model() {
             case.run.stderr.contains("can't help with that"),
             "stderr quotes {REFUSAL:?}: {}",
             case.about()
+        );
+    });
+}
+
+#[test]
+fn a_connection_the_server_closed_after_a_stream_is_not_an_unreachable_endpoint() {
+    behaves(Behaviour::ClosesAfterStream, |case| {
+        let failed: Vec<&Value> = case
+            .run
+            .events
+            .iter()
+            .filter(|e| e["type"] == "call_finished" && e["tool"] == "model")
+            .filter(|e| e["outcome"] != "ok")
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "no model call failed: {failed:?}: {}",
+            case.about()
+        );
+        let recording = serde_json::to_string(&case.run.events).unwrap();
+        assert!(!recording.contains("cannot reach"), "{}", case.about());
+        assert!(
+            !case.run.stderr.contains("cannot reach"),
+            "{}",
+            case.about()
+        );
+        // Every call after the first streamed one met the closed
+        // connection: the behaviour was really met, not dodged.
+        let calls = case.model_calls_finished().len();
+        if case.streamed && calls > 1 {
+            assert!(case.endpoint.closed_under() > 0, "{}", case.about());
+        } else {
+            assert_eq!(case.endpoint.closed_under(), 0, "{}", case.about());
+        }
+    });
+}
+
+#[test]
+fn an_interrupted_stream_is_tried_again_never_judged_as_the_answer() {
+    behaves(Behaviour::Interrupts, |case| {
+        no_repair(case);
+        let interrupted: Vec<&Value> = case
+            .run
+            .events
+            .iter()
+            .filter(|e| e["type"] == "call_finished" && e["tool"] == "model")
+            .filter(|e| e["outcome"] != "ok")
+            .collect();
+        if case.streamed {
+            assert!(!interrupted.is_empty(), "{}", case.about());
+            let retries = case
+                .run
+                .events
+                .iter()
+                .filter(|e| e["type"] == "retry_scheduled" && e["tool"] == "model")
+                .count();
+            assert_eq!(
+                retries,
+                interrupted.len(),
+                "each tried again: {}",
+                case.about()
+            );
+        } else {
+            assert!(interrupted.is_empty(), "{}", case.about());
+        }
+        // The cut text was never an answer.
+        assert!(
+            !serde_json::to_string(&case.run.events)
+                .unwrap()
+                .contains("answer began")
         );
     });
 }

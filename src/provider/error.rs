@@ -58,15 +58,19 @@ impl From<OpenAiError> for ProviderError {
                     retry_after,
                 }
             }
-            OpenAiError::Unreachable { .. } => ProviderError::Unavailable {
-                message,
-                retry_after: None,
-            },
+            OpenAiError::Unreachable { .. } | OpenAiError::Interrupted(_) => {
+                ProviderError::Unavailable {
+                    message,
+                    retry_after: None,
+                }
+            }
             OpenAiError::Auth { .. } | OpenAiError::NoKey { .. } => ProviderError::Auth(message),
             OpenAiError::BadResponse(_) | OpenAiError::TooLarge { .. } => {
                 ProviderError::BadResponse(message)
             }
-            OpenAiError::BadRequest { .. } => ProviderError::BadRequest(message),
+            OpenAiError::BadRequest { .. } | OpenAiError::ContextOverflow { .. } => {
+                ProviderError::BadRequest(message)
+            }
             OpenAiError::UnexpectedStatus { .. } => ProviderError::UnexpectedStatus(message),
             OpenAiError::Prompt(_) => ProviderError::Failed(message),
             OpenAiError::Unsupported { feature, said, .. } => {

@@ -6,6 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// One request as the server read it.
@@ -52,6 +53,11 @@ pub struct Reply {
     pub status: String,
     pub headers: Vec<(String, String)>,
     pub body: Body,
+    /// After this reply the server is done with the connection but does
+    /// not say so (its headers keep it alive): the next request sent on it
+    /// is read, not answered, and the connection closed, as a client sees
+    /// a server that closed it while the request was on its way.
+    pub closes_after: bool,
 }
 
 impl Reply {
@@ -60,7 +66,15 @@ impl Reply {
             status: format!("{status} Status"),
             headers: Vec::new(),
             body,
+            closes_after: false,
         }
+    }
+
+    /// This reply, after which the connection is closed as
+    /// [`Reply::closes_after`] says.
+    pub fn then_closes(mut self) -> Self {
+        self.closes_after = true;
+        self
     }
 
     pub fn text(status: u16, text: &str) -> Self {
@@ -83,6 +97,9 @@ pub struct Loopback {
     /// `http://127.0.0.1:PORT/v1`, the base URL to give the provider.
     pub base_url: String,
     pub requests: Arc<Mutex<Vec<Captured>>>,
+    /// How many requests came on a connection the server was done with
+    /// ([`Reply::closes_after`]) and had it closed under them.
+    pub closed_under: Arc<AtomicUsize>,
 }
 
 impl Loopback {
@@ -92,16 +109,28 @@ impl Loopback {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let closed_under = Arc::new(AtomicUsize::new(0));
         let respond: Arc<Responder> = Arc::new(respond);
         let seen = Arc::clone(&requests);
+        let closed = Arc::clone(&closed_under);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
                 let (respond, seen) = (Arc::clone(&respond), Arc::clone(&seen));
-                std::thread::spawn(move || answer(stream, &*respond, &seen));
+                let closed = Arc::clone(&closed);
+                std::thread::spawn(move || answer(stream, &*respond, &seen, &closed));
             }
         });
-        Loopback { base_url, requests }
+        Loopback {
+            base_url,
+            requests,
+            closed_under,
+        }
+    }
+
+    /// How many requests had their connection closed under them.
+    pub fn closed_under(&self) -> usize {
+        self.closed_under.load(Ordering::Acquire)
     }
 
     pub fn requests(&self) -> Vec<Captured> {
@@ -110,7 +139,12 @@ impl Loopback {
 }
 
 /// Answer each request of one connection until the client is done.
-fn answer(stream: TcpStream, respond: &Responder, seen: &Mutex<Vec<Captured>>) {
+fn answer(
+    stream: TcpStream,
+    respond: &Responder,
+    seen: &Mutex<Vec<Captured>>,
+    closed_under: &AtomicUsize,
+) {
     let Ok(mut writer) = stream.try_clone() else {
         return;
     };
@@ -122,7 +156,17 @@ fn answer(stream: TcpStream, respond: &Responder, seen: &Mutex<Vec<Captured>>) {
             seen.len() - 1
         };
         let reply = respond(&request, number);
+        let closes = reply.closes_after;
         if write_reply(&mut writer, reply).is_err() {
+            return;
+        }
+        if closes {
+            // The request sent into the closing connection never reaches
+            // the server's handler: it is neither answered nor counted.
+            if read_request(&mut reader).is_some() {
+                closed_under.fetch_add(1, Ordering::AcqRel);
+            }
+            let _ = writer.shutdown(std::net::Shutdown::Both);
             return;
         }
     }

@@ -12,12 +12,14 @@
 
 mod answer;
 pub(crate) mod config;
+mod overflow;
 pub mod probe;
 mod profile;
 mod request;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod transport;
 mod unsupported;
 
 pub use config::{BASE_URL_EXPECTED, base_url};
@@ -61,6 +63,11 @@ pub(crate) enum OpenAiError {
     NoKey { url: String },
     #[error("the endpoint's answer is not a chat completion: {0}")]
     BadResponse(String),
+    /// The server ended a streamed answer early: tried again as an
+    /// endpoint that failed is (a server that interrupts a stream for
+    /// another request answers the next try whole).
+    #[error("{0}")]
+    Interrupted(String),
     #[error(
         "the endpoint's answer is larger than {limit} bytes (raise {} to accept more)",
         http::MAX_BODY_VARIABLE
@@ -77,6 +84,16 @@ pub(crate) enum OpenAiError {
     /// knows (1xx, 3xx: redirects are not followed, codes past 599).
     #[error("the endpoint answered with the unexpected HTTP status {status}{message}")]
     UnexpectedStatus { status: u16, message: String },
+    /// The server said the prompt does not fit the model's context.
+    #[error(
+        "the prompt does not fit the model's context on the server (HTTP {status}: {said}): start the server with a larger context (llama-server -c, llama-cpp-python --n_ctx) or give the run a shorter input"
+    )]
+    ContextOverflow {
+        status: u16,
+        /// The server's words, scrubbed and sanitised, at most 300
+        /// characters.
+        said: String,
+    },
     #[error(transparent)]
     Prompt(#[from] PromptError),
     /// A 4xx, or a 5xx in words of refusal, naming a feature the request
@@ -94,6 +111,10 @@ pub(crate) enum OpenAiError {
 #[derive(Debug)]
 pub(crate) struct OpenAiProvider {
     client: reqwest::Client,
+    /// A client that keeps no connection: a request that met a pooled
+    /// connection the server had closed is sent again on this one, so it
+    /// goes out on a connection of its own.
+    fresh: reqwest::Client,
     config: OpenAiConfig,
     prompts: Prompts,
     policy: OutputPolicy,
@@ -107,16 +128,20 @@ impl OpenAiProvider {
         }
         // A redirect is reported, not followed: a chat completion posted
         // to a moved endpoint would come back as a GET elsewhere.
-        let client = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| OpenAiError::Unreachable {
-                url: config.endpoint(),
-                message: secrets::scrub(&e.to_string()).into_owned(),
-            })?;
+        let build = |idle_per_host: usize| {
+            reqwest::Client::builder()
+                .timeout(config.timeout)
+                .redirect(reqwest::redirect::Policy::none())
+                .pool_max_idle_per_host(idle_per_host)
+                .build()
+                .map_err(|e| OpenAiError::Unreachable {
+                    url: config.endpoint(),
+                    message: secrets::scrub(&e.to_string()).into_owned(),
+                })
+        };
         Ok(OpenAiProvider {
-            client,
+            client: build(usize::MAX)?,
+            fresh: build(0)?,
             policy: OutputPolicy::new(config.asking.output, config.asking.temperature),
             config,
             prompts,
@@ -167,11 +192,25 @@ impl OpenAiProvider {
         let system = self.prompts.system(request.prompt, &request.purpose)?;
         let contract = request.contract.as_deref();
         let sent = request::body(&self.config, self.policy.now(), &system, request);
-        let mut call = self.client.post(&url).json(&sent.body);
-        if let Some(key) = &self.config.key {
-            call = call.bearer_auth(key.expose());
+        let send = |client: &reqwest::Client| {
+            let call = client.post(&url).json(&sent.body);
+            match &self.config.key {
+                Some(key) => call.bearer_auth(key.expose()),
+                None => call,
+            }
+            .send()
+        };
+        // A server may close a connection its headers kept alive (llama.cpp's
+        // server does after every streamed answer); the pool hands it out
+        // again and the request fails before any byte of an answer. That
+        // is the pool's miss, not the endpoint's failure: the request goes
+        // again at once on a connection of its own, and only what that
+        // meets is the call's outcome.
+        let response = match send(&self.client).await {
+            Err(e) if transport::met_a_closed_connection(&e) => send(&self.fresh).await,
+            sent => sent,
         }
-        let response = call.send().await.map_err(|e| self.transport_error(&e))?;
+        .map_err(|e| self.transport_error(&e))?;
         let status = response.status().as_u16();
         if response.status().is_success() {
             if self.config.stream && is_event_stream(&response) {
@@ -184,6 +223,7 @@ impl OpenAiProvider {
                             StreamFailure::Transport(e) => self.transport_error(&e),
                             StreamFailure::TooLarge { limit } => OpenAiError::TooLarge { limit },
                             StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
+                            StreamFailure::Interrupted(words) => OpenAiError::Interrupted(words),
                         })?;
                 // A stream cut for running past its limit counted only
                 // what came: its prompt is estimated as the sim's is.
@@ -206,6 +246,12 @@ impl OpenAiProvider {
             .get(reqwest::header::LOCATION)
             .map(|to| String::from_utf8_lossy(to.as_bytes()).into_owned());
         let body = http::read_excerpt(response, http::ERROR_EXCERPT_BYTES).await;
+        if let Some(said) = overflow::context_overflow(status, &body) {
+            return Err(OpenAiError::ContextOverflow {
+                status,
+                said: shown(said.trim()),
+            });
+        }
         if let Some((feature, said)) = unsupported::refused_feature(status, &body, &sent.used) {
             return Err(OpenAiError::Unsupported {
                 status,
@@ -251,7 +297,7 @@ impl OpenAiProvider {
         } else {
             OpenAiError::Unreachable {
                 url: self.config.endpoint(),
-                message: secrets::scrub(&error.to_string()).into_owned(),
+                message: secrets::scrub(&transport::cause(error)).into_owned(),
             }
         }
     }

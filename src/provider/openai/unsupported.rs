@@ -99,8 +99,10 @@ pub(super) fn refuses_a_parameter(status: u16, body: &[u8], sent: &Value) -> boo
 }
 
 /// Whether words say a parameter is refused: unsupported, invalid, not
-/// permitted or allowed, or that it "should be" something else (pydantic:
-/// "Input should be 'text' or 'json_object'").
+/// permitted or allowed, that it "should be" something else (pydantic:
+/// "Input should be 'text' or 'json_object'"), or that it needs the
+/// server started with a flag (llama.cpp's `llama-server --no-jinja`:
+/// "tools param requires --jinja flag", a 500).
 fn says_refused(words: &str) -> bool {
     let words = words.to_ascii_lowercase();
     [
@@ -112,23 +114,24 @@ fn says_refused(words: &str) -> bool {
         "should be",
         "extra inputs",
         "unrecognized",
+        "requires --",
     ]
     .iter()
     .any(|phrase| words.contains(phrase))
 }
 
 /// What an error body says.
-struct Said {
+pub(super) struct Said {
     /// `error.param`.
     param: Option<String>,
     /// Every field that may name the feature, in one text.
-    words: String,
+    pub(super) words: String,
     /// What to quote: the message, else the whole body.
-    message: String,
+    pub(super) message: String,
 }
 
 impl Said {
-    fn of(body: &[u8]) -> Said {
+    pub(super) fn of(body: &[u8]) -> Said {
         let text = String::from_utf8_lossy(body).trim().to_string();
         let Ok(document) = serde_json::from_str::<Value>(&text) else {
             return Said {
@@ -260,6 +263,35 @@ mod tests {
         assert_eq!(
             refused_feature(500, LLAMA_CPP_PYTHON.as_bytes(), &[Feature::Temperature]),
             None
+        );
+    }
+
+    /// llama.cpp's `llama-server --no-jinja` answering a request with
+    /// tools: a 500 in its own error shape.
+    #[test]
+    fn a_5xx_saying_a_sent_feature_requires_a_server_flag_refuses_it() {
+        let body = json!({"error": {"code": 500, "message": "tools param requires --jinja flag",
+                                    "type": "server_error"}});
+        let bytes = body.to_string();
+        let (feature, said) = refused_feature(
+            500,
+            bytes.as_bytes(),
+            &[Feature::Tools, Feature::Temperature],
+        )
+        .unwrap();
+        assert_eq!(feature, Feature::Tools);
+        assert_eq!(said, "tools param requires --jinja flag");
+        assert_eq!(
+            refused_feature(500, bytes.as_bytes(), &[Feature::JsonSchema]),
+            None,
+            "tools were not sent: a failing server"
+        );
+        let memory =
+            json!({"error": {"message": "sampling at temperature 0 requires more memory"}});
+        assert_eq!(
+            refused_feature(500, memory.to_string().as_bytes(), &[Feature::Temperature]),
+            None,
+            "a need of the server's own is no refusal"
         );
     }
 

@@ -14,9 +14,10 @@ use super::loopback::{Loopback, Reply};
 use super::script::{Script, system_of};
 use said::{calls_of, text_of};
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use written::{Answer, Said, stream, whole};
+use std::sync::{Arc, Mutex};
+use written::{Answer, Said, interrupted, stream, whole};
 
 /// Tokens every answer reports.
 pub const PROMPT_TOKENS: u64 = 120;
@@ -60,6 +61,19 @@ pub enum Behaviour {
     /// As llama-cpp-python's server on a request with `stream_options`: 500,
     /// pydantic's `extra_forbidden` error.
     NoStreamOptions,
+    /// As llama.cpp's `llama-server`: after each streamed answer it is done
+    /// with the connection, though its headers said keep-alive; a request
+    /// sent on that connection next is never answered, the connection is
+    /// closed under it.
+    ClosesAfterStream,
+    /// As llama-cpp-python's server with `interrupt_requests` on (its
+    /// default) and a second request arriving: the first time each request
+    /// is streamed, the answer stops after a few characters with `[DONE]`
+    /// and no finish reason; the same request again is answered.
+    Interrupts,
+    /// As `llama-server --no-jinja`: a 500, "tools param requires --jinja
+    /// flag", for any request with tools; schemas it takes.
+    NoJinja,
     /// Most of each prompt served from the endpoint's cache.
     CachedPrompt,
     /// The first JSON answer of each kind of call misses a required key; a
@@ -88,6 +102,7 @@ impl Messy {
             streamed,
             answered: AtomicUsize::new(0),
             broken: AtomicUsize::new(0),
+            interrupted: Mutex::new(HashSet::new()),
         });
         let serving = Arc::clone(&endpoint);
         let server = Loopback::serve(move |request, _| {
@@ -110,6 +125,12 @@ impl Messy {
             .iter()
             .map(|request| serde_json::from_slice(&request.body).unwrap_or(Value::Null))
             .collect()
+    }
+
+    /// How many requests were sent on a connection this endpoint had
+    /// closed after a streamed answer (`ClosesAfterStream`).
+    pub fn closed_under(&self) -> usize {
+        self.server.closed_under()
     }
 
     /// How many requests got a completion (not an error).
@@ -142,12 +163,22 @@ struct Endpoint {
     streamed: bool,
     answered: AtomicUsize,
     broken: AtomicUsize,
+    /// The requests interrupted once already (`Interrupts`).
+    interrupted: Mutex<HashSet<String>>,
 }
 
 impl Endpoint {
     fn reply(&self, body: &Value) -> Reply {
         if let Some(refused) = self.refuses(body) {
             return refused;
+        }
+        let streams = self.streamed && body["stream"] == true;
+        if self.behaviour == Behaviour::Interrupts
+            && streams
+            && self.interrupted.lock().unwrap().insert(body.to_string())
+        {
+            return Reply::text(200, &interrupted("{\"summ"))
+                .header("content-type", "text/event-stream");
         }
         let system = system_of(body);
         let Some(rule) = self.script.rule_of(system) else {
@@ -173,7 +204,14 @@ impl Endpoint {
         self.answered.fetch_add(1, Ordering::AcqRel);
         let answer = self.answer(body, &entry, broken);
         if self.streamed && body["stream"] == true {
-            Reply::text(200, &stream(&answer)).header("content-type", "text/event-stream")
+            let reply = Reply::text(200, &stream(&answer))
+                .header("content-type", "text/event-stream")
+                .header("connection", "keep-alive");
+            if self.behaviour == Behaviour::ClosesAfterStream {
+                reply.then_closes()
+            } else {
+                reply
+            }
         } else {
             Reply::json(200, &whole(&answer))
         }
@@ -205,6 +243,13 @@ impl Endpoint {
             Behaviour::NoStreamOptions => body
                 .get("stream_options")
                 .map(|_| extra_forbidden("stream_options")),
+            Behaviour::NoJinja => body.get("tools").filter(|t| !t.is_null()).map(|_| {
+                Reply::json(
+                    500,
+                    &json!({"error": {"code": 500, "message": "tools param requires --jinja flag",
+                                      "type": "server_error"}}),
+                )
+            }),
             // As llama.cpp's server answers parameters it does not take.
             Behaviour::NoResponseFormat if format.is_some() => Some(llama_error("response_format")),
             Behaviour::NoResponseFormat if body.get("tools").is_some() => {

@@ -110,3 +110,20 @@ fn pieces(text: &str) -> impl Iterator<Item = String> + '_ {
             .collect()
     })
 }
+
+/// A stream the server interrupted (as llama-cpp-python does when another
+/// request arrives): `text` so far, then `[DONE]`, with no finish reason
+/// and no usage.
+pub(super) fn interrupted(text: &str) -> String {
+    let mut events = String::new();
+    let deltas = std::iter::once(json!({"role": "assistant", "content": ""}))
+        .chain(pieces(text).map(|piece| json!({"content": piece})));
+    for delta in deltas {
+        let chunk = json!({"id": "chatcmpl-messy", "object": "chat.completion.chunk",
+                           "model": "messy-model",
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
+        events.push_str(&format!("data: {chunk}\n\n"));
+    }
+    events.push_str("data: [DONE]\n\n");
+    events
+}

@@ -8,7 +8,9 @@
 //! function call's arguments as they come (tool mode), which the answer
 //! is read from once the calls are whole.
 //! A stream that breaks off before `[DONE]` or a finish, or a chunk that is
-//! no chunk, is a bad response quoting the text so far. A server that
+//! no chunk, is a bad response quoting the text so far; a `[DONE]` with no
+//! finish reason and no usage before it is an answer the server
+//! interrupted, which may go through on another try. A server that
 //! ignores `stream` and sends one JSON completion (whatever its content
 //! type says) is read as the non-streaming path reads it.
 //! A stream that runs on well past the token limit the request sent is
@@ -39,6 +41,8 @@ pub(super) enum StreamFailure {
     TooLarge { limit: usize },
     /// The stream broke off or carried something that is no chunk.
     Broken(String),
+    /// The server ended the stream (`[DONE]`) before the model finished.
+    Interrupted(String),
 }
 
 /// Read the body of a successful response as a stream of chunks, handing

@@ -93,6 +93,15 @@ impl Reading {
     fn take(&mut self, event: SseEvent) -> Result<bool, StreamFailure> {
         let data = event.data.trim();
         if data == "[DONE]" {
+            // `[DONE]` before any chunk said why the model stopped (or
+            // brought the usage that comes after it) is a server ending
+            // the answer early: llama-cpp-python does so to a stream
+            // whenever another request arrives. What came is not the
+            // model's answer; a stream cut for running past its limit is
+            // Conclave's own cut, and whole as far as it goes.
+            if !self.finished && self.usage.is_none() && !self.over() {
+                return Err(self.interrupted());
+            }
             return Ok(true);
         }
         if event.name == "error" {
@@ -272,6 +281,15 @@ impl Reading {
             ..TokenUsage::default()
         });
         completion
+    }
+
+    /// The server ended the stream before the model finished.
+    fn interrupted(&mut self) -> StreamFailure {
+        let why = "the server ended the stream before the model finished ([DONE] came with no finish reason): it was interrupted, not answered";
+        match self.broken(why) {
+            StreamFailure::Broken(words) => StreamFailure::Interrupted(words),
+            other => other,
+        }
     }
 
     /// The stream is unusable; `why`, and the text so far.

@@ -155,6 +155,39 @@ async fn a_stream_cut_short_is_a_bad_response_with_the_text_so_far() {
     );
 }
 
+/// llama-cpp-python interrupts a stream when another request arrives: the
+/// text so far, then `[DONE]`, with no finish reason and no usage.
+#[tokio::test]
+async fn a_stream_the_server_ends_early_with_done_is_interrupted_and_may_be_tried_again() {
+    let cut = "{\"summary\": \"Fraud checks are";
+    for (said, chunks) in [(cut, chunks_of(cut, 4)), ("", Vec::new())] {
+        let server = serving(events(&chunks, true)).await;
+        let (answer, _) = ask(&streaming(&server, http::DEFAULT_MAX_BODY_BYTES)).await;
+        let error = answer.unwrap_err();
+        let words = error.to_string();
+        assert!(matches!(error, OpenAiError::Interrupted(_)), "{error:?}");
+        assert!(
+            words.contains("the server ended the stream before the model finished"),
+            "{words}"
+        );
+        assert!(words.contains(said), "the text so far: {words}");
+        assert!(
+            matches!(
+                ProviderError::from(error),
+                ProviderError::Unavailable { .. }
+            ),
+            "tried again as an endpoint that failed is, not judged as an answer"
+        );
+    }
+    // The usage chunk comes only after the finish: with it, `[DONE]` ends
+    // a whole answer whose finish chunk a server left out.
+    let mut chunks = chunks_of("Ship it.", 2);
+    chunks.push(openai_usage());
+    let server = serving(events(&chunks, true)).await;
+    let (answer, _) = ask(&streaming(&server, http::DEFAULT_MAX_BODY_BYTES)).await;
+    assert_eq!(answer.unwrap().output, ModelOutput::Text("Ship it.".into()));
+}
+
 #[tokio::test]
 async fn a_chunk_that_is_no_chunk_is_a_bad_response_with_the_text_so_far() {
     let cases = [
