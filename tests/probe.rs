@@ -72,9 +72,9 @@ fn probed(endpoint: &Messy, work: &Path) -> (String, Value) {
             "{what}: {text}"
         );
     }
-    // Every request carried the key; the probe sent seven.
+    // Every request carried the key; the probe sent eight.
     let sent = endpoint.requests();
-    assert_eq!(sent.len(), 7, "{}", about(&output));
+    assert_eq!(sent.len(), 8, "{}", about(&output));
     (
         text(&output.stdout),
         serde_json::from_str(&written).unwrap(),
@@ -91,6 +91,7 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
         "temperature 0:",
         "native (response_format json_schema):",
         "tool (one forced function call):",
+        "tool (two functions, tool_choice required):",
         "json (response_format json_object):",
         "prompted (the schema in the prompt):",
     ] {
@@ -112,7 +113,10 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
     let requests = endpoint.requests();
     assert_eq!(requests[2]["response_format"]["type"], "json_schema");
     assert!(requests[3]["tools"].is_array());
-    assert_eq!(requests[4]["response_format"]["type"], "json_object");
+    assert_eq!(requests[3]["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(requests[4]["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(requests[4]["tool_choice"], "required");
+    assert_eq!(requests[5]["response_format"]["type"], "json_object");
     assert_eq!(requests[1]["temperature"], 0);
     // The token limit asked for fewer tokens than the answer takes; the
     // rest ask for 64, under the name the endpoint honours.
@@ -120,7 +124,82 @@ fn an_openai_like_endpoint_accepts_everything_and_auto_settles_on_native() {
     for request in &requests[1..] {
         assert_eq!(request["max_completion_tokens"], 64, "{request}");
     }
-    assert_eq!(requests[6]["stream_options"]["include_usage"], true);
+    assert_eq!(requests[7]["stream_options"]["include_usage"], true);
+}
+
+/// Servers that take `tools` and answer without a call: found by reading
+/// the answers, counted as refused, and walked past by `auto`.
+#[test]
+fn tools_an_endpoint_ignores_are_found_in_its_answers_and_auto_walks_past_them() {
+    let doc = quick("support_swarm.json");
+    let sim = headless(&doc, &[]);
+    let cases = [
+        // llama-server with a chat template without tools.
+        (Behaviour::IgnoresTools, 2, "native"),
+        // llama-cpp-python: one function by name honoured, `required` not.
+        (Behaviour::IgnoresRequired, 1, "json"),
+    ];
+    for (behaviour, ignored, settled) in cases {
+        let work = tempfile::tempdir().unwrap();
+        let endpoint = Messy::serve(&doc, behaviour, true);
+        let (stdout, profile) = probed(&endpoint, work.path());
+        let lines: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.contains(": ignored tools, "))
+            .collect();
+        assert_eq!(lines.len(), ignored, "{behaviour:?}:\n{stdout}");
+        assert!(
+            line(&stdout, "tool (two functions, tool_choice required):").contains(
+                "the answer made none; it answered in text, which began: Sure, I can help"
+            ),
+            "{behaviour:?}:\n{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("\nauto settles on: {settled}\n")),
+            "{behaviour:?}:\n{stdout}"
+        );
+        assert_eq!(profile["output"], settled, "{profile}");
+        assert!(
+            profile["refused"]["tools"]
+                .as_str()
+                .unwrap()
+                .starts_with("ignored: "),
+            "{profile}"
+        );
+        // A run from the profile asks the settled way from its first
+        // request: no fallback, and it ends as on the sim.
+        let endpoint = Messy::serve(&doc, behaviour, true);
+        let profile = work.path().join("profile.json");
+        let run = headless_in(
+            work.path(),
+            &doc,
+            &[
+                "--provider",
+                "openai",
+                "--model",
+                "mock-model",
+                "--base-url",
+                &endpoint.base_url,
+                "--endpoint-profile",
+                profile.to_str().unwrap(),
+            ],
+        );
+        let about = format!("{behaviour:?}: {}\n{}", run.stderr, run.result);
+        assert!(
+            !run.events
+                .iter()
+                .any(|e| e["type"] == "output_mode_changed"),
+            "{about}"
+        );
+        assert!(
+            endpoint.requests().iter().all(|r| r.get("tools").is_none()),
+            "{about}"
+        );
+        assert_eq!(run.exit, sim.exit, "{about}");
+        for key in ["status", "stop_reason", "final_agent", "answer"] {
+            assert_eq!(run.result[key], sim.result[key], "{key}: {about}");
+        }
+    }
 }
 
 /// What each refusing endpoint refuses, the words it says it in and the
@@ -184,8 +263,14 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
             refused.contains(verdict) && refused.contains(words),
             "{behaviour:?}: {refused}"
         );
+        // Tools are refused for both tool requests, one function or two.
+        let times = if behaviour == Behaviour::NoJinja {
+            2
+        } else {
+            1
+        };
         let others = stdout.lines().filter(|l| l.contains(": refused ")).count();
-        assert_eq!(others, 1, "{behaviour:?} refuses one thing:\n{stdout}");
+        assert_eq!(others, times, "{behaviour:?} refuses one thing:\n{stdout}");
         assert!(
             stdout.contains(&format!("\nauto settles on: {settled}\n")),
             "{behaviour:?}:\n{stdout}"
@@ -302,7 +387,7 @@ fn a_dead_and_a_hanging_endpoint_are_reported_per_request_and_exit_3() {
             .lines()
             .filter(|l| l.contains(": no answer, "))
             .count();
-        assert_eq!(unanswered, 7, "{}", about(&output));
+        assert_eq!(unanswered, 8, "{}", about(&output));
         assert!(stdout.contains(says), "{}", about(&output));
         assert!(
             stdout.contains("auto settles on: none"),

@@ -949,6 +949,44 @@ fn an_interrupted_stream_is_tried_again_never_judged_as_the_answer() {
     });
 }
 
+#[test]
+fn several_functions_ignored_under_required_step_auto_down_to_json_once() {
+    behaves(Behaviour::IgnoresRequired, |case| {
+        // Native is refused by the 500 first, as llama-cpp-python does; a
+        // turn's several functions are then ignored, one function by name
+        // is not.
+        let mut expected = vec![("native".to_string(), "tool".to_string())];
+        if case.pattern.team {
+            expected.push(("tool".to_string(), "json".to_string()));
+        }
+        assert_eq!(mode_changes(case), expected, "{}", case.about());
+        let said = case
+            .run
+            .events
+            .iter()
+            .find(|e| e["type"] == "output_mode_changed" && e["from"] == "tool")
+            .map(|e| e["said"].as_str().unwrap_or_default().to_string());
+        if let Some(said) = said {
+            assert!(said.contains("made none"), "{said}: {}", case.about());
+        }
+        // The prose was never read as an answer.
+        no_repair(case);
+    });
+}
+
+#[test]
+fn an_explicit_tool_mode_on_an_endpoint_ignoring_tools_stops_saying_so() {
+    let swarm = &PATTERNS[2];
+    for streamed in [false, true] {
+        let (run, _endpoint) = on_endpoint(swarm, Behaviour::IgnoresTools, Some("tool"), streamed);
+        let about = format!("{}\n{}", run.stderr, run.result);
+        assert_eq!(run.exit, Some(3), "{about}");
+        assert_eq!(run.result["stop_reason"], "llm_bad_request", "{about}");
+        assert!(run.stderr.contains("ignored"), "{about}");
+        assert!(run.stderr.contains("tool_choice"), "{about}");
+    }
+}
+
 /// The fallbacks and repairs a run's recording shows, in order.
 fn adaptations(events: &[Value]) -> Vec<Value> {
     events

@@ -259,6 +259,7 @@ pub(super) async fn completion(
         served: true,
         reasoning: recorded.reasoning,
         finish,
+        calls: 0,
     })
 }
 

@@ -76,6 +76,10 @@ impl From<OpenAiError> for ProviderError {
             OpenAiError::Unsupported { feature, said, .. } => {
                 ProviderError::Unsupported { feature, said }
             }
+            OpenAiError::Ignored { feature, said } => ProviderError::Unsupported {
+                feature,
+                said: format!("ignored: {said}"),
+            },
         }
     }
 }

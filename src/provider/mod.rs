@@ -173,6 +173,9 @@ pub(crate) struct Completion {
     /// The model's reasoning text (`reasoning_content`), kept apart from
     /// the answer and never carried into a later prompt.
     pub(crate) reasoning: Option<String>,
+    /// How many function calls the answer made (an endpoint's answer in
+    /// tool mode; 0 for text, the sim and a cassette).
+    pub(crate) calls: usize,
 }
 
 impl From<ModelOutput> for Completion {
@@ -183,6 +186,7 @@ impl From<ModelOutput> for Completion {
             served: false,
             finish: contract::Finish::Stop,
             reasoning: None,
+            calls: 0,
         }
     }
 }

@@ -73,6 +73,15 @@ impl Extras {
         brought
     }
 
+    /// How many function calls the answer made.
+    pub(super) fn calls(&self) -> usize {
+        self.calls
+            .keys()
+            .chain(self.given.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    }
+
     /// The answer stops here, cut (`finish_reason: "length"`) whatever
     /// came before.
     pub(super) fn cut_here(&mut self) {

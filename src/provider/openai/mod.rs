@@ -63,6 +63,16 @@ pub(crate) enum OpenAiError {
     NoKey { url: String },
     #[error("the endpoint's answer is not a chat completion: {0}")]
     BadResponse(String),
+    /// A request that forced a function call (`tool_choice`) answered
+    /// with none: the endpoint took `tools` and ignored them (a server
+    /// whose chat template has no tools, or that honours only one named
+    /// function). The run may ask without them, as for a refusal.
+    #[error("the endpoint ignored {feature}: {said}")]
+    Ignored {
+        feature: Feature,
+        /// What the answer did instead, with how it began.
+        said: String,
+    },
     /// The server ended a streamed answer early: tried again as an
     /// endpoint that failed is (a server that interrupts a stream for
     /// another request answers the next try whole).
@@ -230,7 +240,7 @@ impl OpenAiProvider {
                 if let Some(usage) = completion.usage.as_mut().filter(|u| u.estimated) {
                     usage.input = crate::provider::sim::estimate::tokens(request.payload_chars());
                 }
-                return Ok(completion);
+                return called_as_forced(&sent.used, completion);
             }
             let body = http::read_capped(response, self.config.max_body_bytes)
                 .await
@@ -238,7 +248,7 @@ impl OpenAiProvider {
                     BodyError::TooLarge { limit } => OpenAiError::TooLarge { limit },
                     BodyError::Transport(e) => self.transport_error(&e),
                 })?;
-            return parse_completion(&body, contract);
+            return called_as_forced(&sent.used, parse_completion(&body, contract)?);
         }
         let retry_after = http::retry_after(response.headers(), SystemTime::now());
         let location = response
@@ -303,6 +313,31 @@ impl OpenAiProvider {
     }
 }
 
+/// `completion`, unless the request forced a function call (tool mode
+/// always does: the one function by name, or `required`) and the answer
+/// made none while saying nothing of why (no refusal, not cut): the
+/// endpoint ignored the tools, and the text, written without the contract
+/// the functions carried, is not read as the answer.
+fn called_as_forced(used: &[Feature], completion: Completion) -> Result<Completion, OpenAiError> {
+    let silent = matches!(completion.finish, super::contract::Finish::Stop);
+    if !used.contains(&Feature::Tools) || completion.calls > 0 || !silent {
+        return Ok(completion);
+    }
+    let began = match &completion.output {
+        ModelOutput::Text(text) if !text.trim().is_empty() => {
+            let start: String = text.trim().chars().take(120).collect();
+            format!("it answered in text, which began: {}", shown(&start))
+        }
+        _ => "it answered with no text".to_string(),
+    };
+    Err(OpenAiError::Ignored {
+        feature: Feature::Tools,
+        said: format!(
+            "the request offered tools and forced a call (tool_choice), and the answer made none; {began}"
+        ),
+    })
+}
+
 /// A base URL as a recording or a profile may keep it: without a user or
 /// a password, which are secrets.
 fn recordable(base_url: &str) -> String {
@@ -365,8 +400,11 @@ fn parse_completion(body: &[u8], contract: Option<&Contract>) -> Result<Completi
         }
     };
     let usage = body.get("usage").map(usage_of);
-    let (text, finish) = answer::Extras::of_choice(&body["choices"][0]).finish(content, contract);
+    let extras = answer::Extras::of_choice(&body["choices"][0]);
+    let calls = extras.calls();
+    let (text, finish) = extras.finish(content, contract);
     Ok(Completion {
+        calls,
         usage,
         reasoning: reasoning_of(message)
             .filter(|text| !text.is_empty())

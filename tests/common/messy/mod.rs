@@ -30,6 +30,9 @@ pub const REASONING_TOKENS: u64 = 24;
 /// What a reasoning model thinks before each answer.
 pub const REASONING: &str =
     "Thinking it over: the facts first, then what the contract asks for, then the answer.";
+/// What a model that never saw the tools it was offered writes instead.
+pub const IGNORED_TOOLS: &str =
+    "Sure, I can help with that. Let me look into it and get back to you shortly.";
 /// What a refusing model says instead of answering.
 pub const REFUSAL: &str = "I'm sorry, but I can't help with that.";
 
@@ -71,6 +74,15 @@ pub enum Behaviour {
     /// is streamed, the answer stops after a few characters with `[DONE]`
     /// and no finish reason; the same request again is answered.
     Interrupts,
+    /// As llama-cpp-python's server with tools: the 500 for `json_schema`
+    /// of `LlamaCppPython`, one function forced by name honoured, and
+    /// several with `tool_choice: "required"` ignored (no grammar, the
+    /// tools not even in the prompt): the model answers in prose.
+    IgnoresRequired,
+    /// As `llama-server` with a chat template without tools: it takes
+    /// `tools` and renders none, and ignores `tool_choice`; the model
+    /// answers in prose. `json_schema` it enforces.
+    IgnoresTools,
     /// As `llama-server --no-jinja`: a 500, "tools param requires --jinja
     /// flag", for any request with tools; schemas it takes.
     NoJinja,
@@ -173,6 +185,21 @@ impl Endpoint {
             return refused;
         }
         let streams = self.streamed && body["stream"] == true;
+        if self.ignores_tools(body) {
+            // The model never saw the tools: its prose answers nothing the
+            // script holds, so the script does not move on.
+            let answer = Answer {
+                said: Said::Text(IGNORED_TOOLS.to_string()),
+                finish: "stop",
+                reasoning: None,
+                usage: self.usage(),
+            };
+            return if streams {
+                Reply::text(200, &stream(&answer)).header("content-type", "text/event-stream")
+            } else {
+                Reply::json(200, &whole(&answer))
+            };
+        }
         if self.behaviour == Behaviour::Interrupts
             && streams
             && self.interrupted.lock().unwrap().insert(body.to_string())
@@ -217,6 +244,17 @@ impl Endpoint {
         }
     }
 
+    /// Whether this endpoint ignores the tools `body` offers.
+    fn ignores_tools(&self, body: &Value) -> bool {
+        let tools = body.get("tools").is_some_and(|t| !t.is_null());
+        tools
+            && match self.behaviour {
+                Behaviour::IgnoresTools => true,
+                Behaviour::IgnoresRequired => body["tool_choice"] == "required",
+                _ => false,
+            }
+    }
+
     /// The 400 an endpoint of this behaviour answers the request with, in
     /// the words such servers use.
     fn refuses(&self, body: &Value) -> Option<Reply> {
@@ -237,7 +275,7 @@ impl Endpoint {
                 let said = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.";
                 error(400, said, Some("response_format"), None)
             }),
-            Behaviour::LlamaCppPython => format
+            Behaviour::LlamaCppPython | Behaviour::IgnoresRequired => format
                 .filter(|f| f["type"] != "text" && f["type"] != "json_object")
                 .map(|f| pydantic_error(&f["type"])),
             Behaviour::NoStreamOptions => body

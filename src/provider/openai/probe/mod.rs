@@ -55,6 +55,10 @@ enum Asked {
     TokenLimit,
     Temperature,
     Mode(Mode),
+    /// Tool mode as a swarm's or coordinator's turn asks: two functions,
+    /// `tool_choice: "required"` (some servers honour only one function
+    /// forced by name).
+    Required,
     Stream,
 }
 
@@ -65,6 +69,7 @@ impl Asked {
             Asked::Temperature => "temperature 0",
             Asked::Mode(Mode::Native) => "native (response_format json_schema)",
             Asked::Mode(Mode::Tool) => "tool (one forced function call)",
+            Asked::Required => "tool (two functions, tool_choice required)",
             Asked::Mode(Mode::Json) => "json (response_format json_object)",
             Asked::Mode(Mode::Prompted) => "prompted (the schema in the prompt)",
             Asked::Stream => "stream with usage (stream_options)",
@@ -141,6 +146,7 @@ async fn ask_all(config: &OpenAiConfig) -> Vec<Answer> {
         Asked::Temperature,
         Asked::Mode(Mode::Native),
         Asked::Mode(Mode::Tool),
+        Asked::Required,
         Asked::Mode(Mode::Json),
         Asked::Mode(Mode::Prompted),
         Asked::Stream,
@@ -158,6 +164,7 @@ async fn ask_all(config: &OpenAiConfig) -> Vec<Answer> {
 async fn ask(base: &OpenAiConfig, asked: Asked, limit: TokenLimit) -> Answer {
     let mode = match asked {
         Asked::Mode(mode) => mode,
+        Asked::Required => Mode::Tool,
         _ => Mode::Prompted,
     };
     let config = OpenAiConfig {
@@ -179,7 +186,11 @@ async fn ask(base: &OpenAiConfig, asked: Asked, limit: TokenLimit) -> Answer {
     let result = match OpenAiProvider::new(config, Prompts::default()) {
         Ok(provider) => {
             provider.policy.start_from(mode, false, limit);
-            provider.complete(&request(), None).await
+            let request = request(asked == Asked::Required);
+            provider
+                .complete(&request, None)
+                .await
+                .and_then(|c| as_asked(mode, c))
         }
         Err(e) => Err(e),
     };
@@ -205,15 +216,79 @@ impl SimScript for ProbeScript {
     }
 }
 
-fn request() -> ModelRequest {
+/// The probe's request; with `two` functions, so that tool mode asks for
+/// one of them with `tool_choice: "required"`.
+fn request(two: bool) -> ModelRequest {
     let purpose = Purpose::new("probe", "probe", "probe", &ProbeScript);
     let schema = wire::object(
         "The probe's answer",
         vec![("ok", wire::boolean("Always true"))],
     );
-    let contract = wire::single("probe", schema, |value| value);
+    let mut contract = wire::single("probe", schema, |value| value);
+    if two {
+        let mut other = contract.functions[0].clone();
+        other.name = "decline_probe".to_string();
+        other.description = "Decline the probe: never the right call here.".to_string();
+        contract.functions.push(other);
+    }
     ModelRequest::new(purpose, &PROMPT, serde_json::json!({"probe": "answer ok"}))
         .keeping(Arc::new(contract))
+}
+
+/// An answer read as the mode it was asked in expects: `native` and
+/// `json` ask the endpoint for JSON, so an answer that is no JSON object
+/// means the endpoint took the parameter and ignored it. (Tool mode's
+/// missing call is the provider's own finding; a prompted answer is read
+/// leniently by a run and judged by its contract, not here.)
+fn as_asked(mode: Mode, completion: Completion) -> Result<Completion, OpenAiError> {
+    let feature = match mode {
+        Mode::Native => Feature::JsonSchema,
+        Mode::Json => Feature::ResponseFormat,
+        Mode::Tool | Mode::Prompted => return Ok(completion),
+    };
+    let ModelOutput::Text(text) = &completion.output else {
+        return Ok(completion);
+    };
+    match serde_json::from_str::<serde_json::Value>(text.trim()) {
+        Ok(serde_json::Value::Object(_)) => Ok(completion),
+        _ => {
+            let start: String = text.trim().chars().take(80).collect();
+            Err(OpenAiError::Ignored {
+                feature,
+                said: format!(
+                    "the answer is not a JSON object; it began: {}",
+                    super::shown(&start)
+                ),
+            })
+        }
+    }
+}
+
+/// Whether an accepted answer is the `{"ok": true}` the probe asked for,
+/// read as a run reads a prompted answer (a fence or prose around it is
+/// fine); what it began with when not.
+fn not_ok(answer: &Answer) -> Option<String> {
+    // The token limit's answer is meant to be cut short of it.
+    let Ok(completion) = &answer.result else {
+        return None;
+    };
+    if answer.asked == Asked::TokenLimit {
+        return None;
+    }
+    let ModelOutput::Text(text) = &completion.output else {
+        return None;
+    };
+    use crate::provider::lenient::{Lenient, read};
+    let value = match read(text) {
+        Lenient::Whole => serde_json::from_str(text.trim()).ok(),
+        Lenient::Found(value, _) => Some(value),
+        Lenient::Several | Lenient::None { .. } => None,
+    };
+    if value.is_some_and(|value| value.get("ok") == Some(&serde_json::Value::Bool(true))) {
+        return None;
+    }
+    let start: String = text.trim().chars().take(60).collect();
+    Some(super::shown(&start))
 }
 
 /// The token-limit request answered past its limit: the endpoint takes

@@ -2,7 +2,7 @@
 //! then the mode `auto` settles on (walked down by the run's own policy),
 //! what was refused, and the profile when asked for.
 
-use super::{Answer, Asked, ignored};
+use super::{Answer, Asked, ignored, not_ok};
 use crate::exit::Exit;
 use crate::output;
 use crate::provider::openai::profile::{EndpointProfile, PROFILE_VERSION, Refusable, output_mode};
@@ -28,7 +28,15 @@ pub(super) fn print(answer: &Answer) {
             "accepted but {}, {millis} ms; the limit goes out as max_tokens",
             ignored.unwrap_or_default()
         ),
-        Ok(_) => format!("accepted, {millis} ms"),
+        Ok(_) => match not_ok(answer) {
+            Some(began) => format!(
+                "accepted, {millis} ms; but the answer is not {{\"ok\": true}}: it began {began}"
+            ),
+            None => format!("accepted, {millis} ms"),
+        },
+        Err(OpenAiError::Ignored { feature, said }) => {
+            format!("ignored {}, {millis} ms: {said}", feature.as_str())
+        }
         Err(OpenAiError::Unsupported {
             status,
             feature,
@@ -71,6 +79,9 @@ fn learned(answers: &[Answer]) -> Learned {
             Err(OpenAiError::Unsupported { feature, said, .. }) => {
                 refused.insert(refusable(*feature), said.clone());
             }
+            Err(OpenAiError::Ignored { feature, said }) => {
+                refused.insert(refusable(*feature), format!("ignored: {said}"));
+            }
             // The same request whole was accepted: what the endpoint
             // refuses is the stream's options.
             Err(OpenAiError::BadRequest { message, .. })
@@ -105,18 +116,26 @@ fn settles(answers: &[Answer]) -> Result<Mode, String> {
     let policy = OutputPolicy::new(OutputMode::Auto, None);
     loop {
         let mode = policy.now().mode;
-        let answer = answers
-            .iter()
-            .find(|a| a.asked == Asked::Mode(mode))
+        // Tool mode holds only when a turn's several functions are called
+        // too: the first of its answers that failed, else the one asked.
+        let asked_in = |a: &&Answer| {
+            a.asked == Asked::Mode(mode) || (mode == Mode::Tool && a.asked == Asked::Required)
+        };
+        let mut asked = answers.iter().filter(asked_in);
+        let first = asked.clone().next();
+        let answer = asked
+            .find(|a| a.result.is_err())
+            .or(first)
             .ok_or_else(|| format!("{} was not asked", mode.as_str()))?;
         match &answer.result {
             Ok(_) => return Ok(mode),
-            Err(OpenAiError::Unsupported { feature, said, .. }) => {
-                match policy.adapt(*feature, said) {
-                    Some(adapted) if adapted.first => continue,
-                    _ => return Err(format!("{} was refused: {said}", mode.as_str())),
-                }
-            }
+            Err(
+                OpenAiError::Unsupported { feature, said, .. }
+                | OpenAiError::Ignored { feature, said },
+            ) => match policy.adapt(*feature, said) {
+                Some(adapted) if adapted.first => continue,
+                _ => return Err(format!("{} was refused: {said}", mode.as_str())),
+            },
             Err(e) => return Err(format!("{} got no answer: {e}", mode.as_str())),
         }
     }

@@ -259,8 +259,10 @@ impl Reading {
     fn done(mut self, contract: Option<&Contract>) -> Completion {
         self.flush();
         let content = secrets::scrub_model_text(&self.text).into_owned();
+        let calls = self.extras.calls();
         let (text, finish) = self.extras.finish(content, contract);
         Completion {
+            calls,
             usage: self.usage,
             reasoning: (!self.reasoning.is_empty())
                 .then(|| secrets::scrub_model_text(&self.reasoning).into_owned()),

@@ -51,9 +51,10 @@ async fn bodies(server: &MockServer) -> Vec<Value> {
         .collect()
 }
 
-/// The body `provider` sends for `request`.
+/// The body `provider` sends for `request` (the server answers every
+/// request with text, which tool mode takes for tools ignored).
 async fn sent(server: &MockServer, provider: &OpenAiProvider, request: &ModelRequest) -> Value {
-    provider.complete(request, None).await.unwrap();
+    let _ = provider.complete(request, None).await;
     bodies(server).await.pop().unwrap()
 }
 
@@ -399,13 +400,27 @@ async fn openai_refusals_of_a_parameter_are_told_apart_and_adapted_to() {
         (adapted.from.as_str(), adapted.to.as_str()),
         ("native", "tool")
     );
-    // Now in tool mode: the server answers in text although tools were
-    // offered, which is the answer.
-    let answer = provider.complete(&verdict_request(), None).await.unwrap();
-    assert_eq!(
-        answer.output,
-        ModelOutput::Text("{\"stance\": \"go\", \"reason\": null}".into())
+    // Now in tool mode: the server answers in text although a call was
+    // forced: the tools were ignored, and the text is not the answer.
+    let error = provider
+        .complete(&verdict_request(), None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            OpenAiError::Ignored { feature: Feature::Tools, said }
+                if said.contains("made none") && said.contains("{\"stance\"")
+        ),
+        "{error:?}"
     );
+    assert!(matches!(
+        ProviderError::from(error),
+        ProviderError::Unsupported {
+            feature: Feature::Tools,
+            ..
+        }
+    ));
     let last = bodies(&server).await.pop().unwrap();
     assert_eq!(last["max_completion_tokens"], 64);
     assert!(last.get("temperature").is_none() && last.get("tools").is_some());
