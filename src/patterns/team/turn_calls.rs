@@ -12,6 +12,10 @@
 //! a `reply` together with member calls is an error. A call of a function
 //! not offered, or arguments that are not a JSON object, is an error.
 //!
+//! A function that takes one text (`reply`, a member's `{task}`) is read
+//! as leniently as a text answer is: its text under its own key, under any
+//! one other key (small models write `reply {"reply": …}`), or given bare.
+//!
 //! `reply` and `transfer_to_agent` are always the turn's own. A member or
 //! tool whose name is one of them, is already taken (members are named
 //! before tools), is over 64 characters or is not a valid function name is
@@ -171,12 +175,16 @@ pub(super) fn reader(shape: &TurnShape) -> AnswerOfCalls {
                 wire::listed(&names)
             ));
         }
-        let mut read = Vec::with_capacity(calls.len());
+        let mut found = Vec::with_capacity(calls.len());
         for call in calls {
             let Some((_, stands)) = offered.iter().find(|(n, _)| *n == call.name) else {
                 return Err(wire::not_offered(&call.name, &names));
             };
-            read.push((stands, &call.name, wire::arguments(call)?));
+            found.push((stands, leniently(stands, call)));
+        }
+        let mut read = Vec::with_capacity(found.len());
+        for (stands, call) in &found {
+            read.push((*stands, &call.name, wire::arguments(call)?));
         }
         if coordinator {
             coordinator_turn(&read)
@@ -189,6 +197,31 @@ pub(super) fn reader(shape: &TurnShape) -> AnswerOfCalls {
 }
 
 type Read<'c> = (&'c Stands, &'c String, &'c Map<String, Value>);
+
+/// `call` with its text where a function of one text wants it, when the
+/// model wrote it as one lone string under another key or bare; any other
+/// call as it came.
+fn leniently(stands: &Stands, call: &ToolCall) -> ToolCall {
+    let key = match stands {
+        Stands::Reply => TEXT,
+        Stands::Member(_) => TASK,
+        Stands::Transfer | Stands::Tool(_) => return call.clone(),
+    };
+    let lone = match &call.arguments {
+        Value::String(text) => Some(text.as_str()),
+        Value::Object(map) if map.len() == 1 && !map.contains_key(key) => {
+            map.values().next().and_then(Value::as_str)
+        }
+        _ => None,
+    };
+    match lone {
+        Some(text) => ToolCall {
+            name: call.name.clone(),
+            arguments: json!({ key: text }),
+        },
+        None => call.clone(),
+    }
+}
 
 /// A coordinator's calls as one turn: the first tool call; else its member
 /// calls together; else its first reply.

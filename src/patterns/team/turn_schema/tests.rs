@@ -286,17 +286,33 @@ fn a_swarm_turn_is_one_action_the_first_transfer_winning() {
             "`escalate` is not a function you were given",
         ),
         (
-            vec![call("reply", json!("Done."))],
+            vec![call("reply", json!(["Done."]))],
             "the arguments of `reply` are not a JSON object",
         ),
         (
-            vec![call("reply", json!({"answer": "Done."}))],
+            vec![call("reply", json!({"answer": "Done.", "tone": "calm"}))],
+            "`reply` takes `text`, a string",
+        ),
+        (
+            vec![call("reply", json!({"text": 7}))],
             "`reply` takes `text`, a string",
         ),
     ];
     for (calls, words) in refused {
         let error = read(&calls).expect_err(words);
         assert!(error.contains(words), "{error}");
+    }
+    // A reply's one text, however a small model wrote it.
+    for arguments in [
+        json!({"reply": "Done."}),
+        json!({"answer": "Done."}),
+        json!("Done."),
+    ] {
+        assert_eq!(
+            read(&[call("reply", arguments.clone())]),
+            Ok(json!({"reply": "Done."})),
+            "{arguments}"
+        );
     }
 }
 
@@ -332,6 +348,11 @@ fn a_coordinators_member_calls_go_together_and_a_tool_call_goes_alone() {
     assert!(error.unwrap_err().contains("cannot come with member calls"));
     let error = read(&[call("transfer_to_agent", json!({"agent": "legal"}))]);
     assert!(error.unwrap_err().contains("not a function you were given"));
+    // A member's task under another lone key is its task.
+    assert_eq!(
+        read(&[call("legal", json!({"legal": "Consent?"}))]),
+        Ok(json!({"call_members": [{"member": "legal", "task": "Consent?"}]}))
+    );
 }
 
 #[test]
