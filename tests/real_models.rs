@@ -987,6 +987,53 @@ fn an_explicit_tool_mode_on_an_endpoint_ignoring_tools_stops_saying_so() {
     }
 }
 
+#[test]
+fn a_stream_without_usage_is_counted_by_estimate_and_marked_so() {
+    behaves(Behaviour::NoStreamUsage, |case| {
+        let usage = &case.run.result["usage"];
+        assert!(case.usage("input_tokens") > 0, "{}", case.about());
+        assert!(case.usage("output_tokens") > 0, "{}", case.about());
+        // Whole answers count their own tokens; streamed ones are
+        // estimated, and the run says so.
+        assert_eq!(
+            usage["estimated"] == true,
+            case.streamed,
+            "{}",
+            case.about()
+        );
+        for call in case.model_calls_finished() {
+            let estimated = call["usage"]["estimated"] == true;
+            assert_eq!(estimated, case.streamed, "{call}: {}", case.about());
+        }
+    });
+}
+
+#[test]
+fn a_token_budget_trips_on_estimated_tokens() {
+    let swarm = &PATTERNS[2];
+    let mut doc = scenario(swarm);
+    doc["budget"]["max_tokens"] = 500.into();
+    let endpoint = Messy::serve(&doc, Behaviour::NoStreamUsage, true);
+    let run = headless(
+        &doc,
+        &[
+            "--provider",
+            "openai",
+            "--base-url",
+            &endpoint.base_url,
+            "--model",
+            "mock-model",
+        ],
+    );
+    let about = format!("{}\n{}", run.stderr, run.result);
+    assert_eq!(run.result["stop_reason"], "max_tokens", "{about}");
+    assert_eq!(run.result["usage"]["estimated"], true, "{about}");
+    assert!(
+        run.result["usage"]["input_tokens"].as_u64().unwrap_or(0) > 500 / 2,
+        "{about}"
+    );
+}
+
 /// The fallbacks and repairs a run's recording shows, in order.
 fn adaptations(events: &[Value]) -> Vec<Value> {
     events

@@ -4,7 +4,10 @@
 //! they stand for an answer, else the calls written out, which then fail
 //! the contract's check in its own words. Everything read is scrubbed.
 
+use super::{OpenAiError, shown};
 use crate::provider::contract::{Contract, Finish, ToolCall};
+use crate::provider::output::Feature;
+use crate::provider::{Completion, ModelOutput};
 use crate::secrets;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -153,4 +156,32 @@ fn written(calls: &[ToolCall]) -> String {
         .map(|call| json!({"name": call.name, "arguments": call.arguments}))
         .collect();
     Value::Array(calls).to_string()
+}
+
+/// `completion`, unless the request forced a function call (tool mode
+/// always does: the one function by name, or `required`) and the answer
+/// made none while saying nothing of why (no refusal, not cut): the
+/// endpoint ignored the tools, and the text, written without the contract
+/// the functions carried, is not read as the answer.
+pub(super) fn called_as_forced(
+    used: &[Feature],
+    completion: Completion,
+) -> Result<Completion, OpenAiError> {
+    let silent = matches!(completion.finish, Finish::Stop);
+    if !used.contains(&Feature::Tools) || completion.calls > 0 || !silent {
+        return Ok(completion);
+    }
+    let began = match &completion.output {
+        ModelOutput::Text(text) if !text.trim().is_empty() => {
+            let start: String = text.trim().chars().take(120).collect();
+            format!("it answered in text, which began: {}", shown(&start))
+        }
+        _ => "it answered with no text".to_string(),
+    };
+    Err(OpenAiError::Ignored {
+        feature: Feature::Tools,
+        said: format!(
+            "the request offered tools and forced a call (tool_choice), and the answer made none; {began}"
+        ),
+    })
 }

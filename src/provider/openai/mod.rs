@@ -12,6 +12,7 @@
 
 mod answer;
 pub(crate) mod config;
+mod estimate;
 mod overflow;
 pub mod probe;
 mod profile;
@@ -20,6 +21,9 @@ mod stream;
 #[cfg(test)]
 mod tests;
 mod transport;
+mod whole;
+
+use whole::{parse_completion, reasoning_of, usage_of};
 mod unsupported;
 
 pub use config::{BASE_URL_EXPECTED, base_url};
@@ -28,14 +32,11 @@ pub(crate) use config::{
 };
 pub use profile::EndpointProfile;
 
-use super::contract::Contract;
 use super::http::{self, BodyError};
 use super::output::{Feature, OutputPolicy};
 use super::prompts::{PromptError, Prompts};
-use super::{Completion, ModelOutput, ModelRequest, TextSink};
-use crate::bus::TokenUsage;
+use super::{Completion, ModelRequest, TextSink};
 use crate::secrets;
-use serde_json::Value;
 use std::time::{Duration, SystemTime};
 use stream::StreamFailure;
 
@@ -226,7 +227,7 @@ impl OpenAiProvider {
             if self.config.stream && is_event_stream(&response) {
                 let body = response.bytes_stream();
                 let tokens = self.config.asking.max_output_tokens;
-                let mut completion =
+                let completion =
                     stream::read(body, self.config.max_body_bytes, text, contract, tokens)
                         .await
                         .map_err(|failure| match failure {
@@ -235,12 +236,8 @@ impl OpenAiProvider {
                             StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
                             StreamFailure::Interrupted(words) => OpenAiError::Interrupted(words),
                         })?;
-                // A stream cut for running past its limit counted only
-                // what came: its prompt is estimated as the sim's is.
-                if let Some(usage) = completion.usage.as_mut().filter(|u| u.estimated) {
-                    usage.input = crate::provider::sim::estimate::tokens(request.payload_chars());
-                }
-                return called_as_forced(&sent.used, completion);
+                let completion = estimate::counted(&sent.body, completion);
+                return answer::called_as_forced(&sent.used, completion);
             }
             let body = http::read_capped(response, self.config.max_body_bytes)
                 .await
@@ -248,7 +245,8 @@ impl OpenAiProvider {
                     BodyError::TooLarge { limit } => OpenAiError::TooLarge { limit },
                     BodyError::Transport(e) => self.transport_error(&e),
                 })?;
-            return called_as_forced(&sent.used, parse_completion(&body, contract)?);
+            let completion = estimate::counted(&sent.body, parse_completion(&body, contract)?);
+            return answer::called_as_forced(&sent.used, completion);
         }
         let retry_after = http::retry_after(response.headers(), SystemTime::now());
         let location = response
@@ -313,31 +311,6 @@ impl OpenAiProvider {
     }
 }
 
-/// `completion`, unless the request forced a function call (tool mode
-/// always does: the one function by name, or `required`) and the answer
-/// made none while saying nothing of why (no refusal, not cut): the
-/// endpoint ignored the tools, and the text, written without the contract
-/// the functions carried, is not read as the answer.
-fn called_as_forced(used: &[Feature], completion: Completion) -> Result<Completion, OpenAiError> {
-    let silent = matches!(completion.finish, super::contract::Finish::Stop);
-    if !used.contains(&Feature::Tools) || completion.calls > 0 || !silent {
-        return Ok(completion);
-    }
-    let began = match &completion.output {
-        ModelOutput::Text(text) if !text.trim().is_empty() => {
-            let start: String = text.trim().chars().take(120).collect();
-            format!("it answered in text, which began: {}", shown(&start))
-        }
-        _ => "it answered with no text".to_string(),
-    };
-    Err(OpenAiError::Ignored {
-        feature: Feature::Tools,
-        said: format!(
-            "the request offered tools and forced a call (tool_choice), and the answer made none; {began}"
-        ),
-    })
-}
-
 /// A base URL as a recording or a profile may keep it: without a user or
 /// a password, which are secrets.
 fn recordable(base_url: &str) -> String {
@@ -370,85 +343,6 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
-/// The model's text (scrubbed), why it stopped and the usage out of a
-/// chat-completion body answering a request for `contract`.
-fn parse_completion(body: &[u8], contract: Option<&Contract>) -> Result<Completion, OpenAiError> {
-    let body: Value = serde_json::from_slice(body)
-        .map_err(|e| OpenAiError::BadResponse(format!("not JSON ({e})")))?;
-    let message = body
-        .pointer("/choices/0/message")
-        .filter(|message| message.is_object())
-        .ok_or_else(|| OpenAiError::BadResponse("no choices[0].message object".into()))?;
-    let content = match message.get("content") {
-        Some(Value::String(text)) => secrets::scrub_model_text(text).into_owned(),
-        Some(Value::Null) | None => String::new(),
-        Some(Value::Array(parts)) if parts.iter().all(is_text_part) => {
-            // Joined first: a secret split across parts is still one run.
-            let text: String = parts
-                .iter()
-                .filter_map(|part| part["text"].as_str())
-                .collect();
-            secrets::scrub_model_text(&text).into_owned()
-        }
-        Some(other) => {
-            let mut other = other.clone();
-            secrets::scrub_json(&mut other);
-            return Err(OpenAiError::BadResponse(format!(
-                "the message content is not text but {}",
-                shown(&other.to_string())
-            )));
-        }
-    };
-    let usage = body.get("usage").map(usage_of);
-    let extras = answer::Extras::of_choice(&body["choices"][0]);
-    let calls = extras.calls();
-    let (text, finish) = extras.finish(content, contract);
-    Ok(Completion {
-        calls,
-        usage,
-        reasoning: reasoning_of(message)
-            .filter(|text| !text.is_empty())
-            .map(|text| secrets::scrub_model_text(text).into_owned()),
-        finish,
-        ..Completion::from(ModelOutput::Text(text))
-    })
-}
-
-/// The reasoning text of a message or a stream's delta, as the servers
-/// that send it name it: `reasoning_content` (DeepSeek, vLLM, llama.cpp)
-/// or `reasoning` (Ollama, OpenRouter). Anything but text is not read:
-/// reasoning is shown and kept, never needed for the answer.
-fn reasoning_of(message: &Value) -> Option<&str> {
-    ["reasoning_content", "reasoning"]
-        .into_iter()
-        .find_map(|key| message.get(key).and_then(Value::as_str))
-}
-
-/// The tokens a `usage` object counts (absent counts read as 0), with
-/// the cached part of the prompt (`prompt_tokens_details.cached_tokens`)
-/// and the reasoning part of the completion
-/// (`completion_tokens_details.reasoning_tokens`), each held at the count
-/// it is a part of. A count past the
-/// largest (2^64 − 1, which JSON can write) is held there rather than read
-/// as none; the run's usage then says it is held.
-fn usage_of(usage: &Value) -> TokenUsage {
-    let count = |pointer: &str| {
-        usage.pointer(pointer).map_or(0, |n| {
-            n.as_u64()
-                .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
-                .unwrap_or(0)
-        })
-    };
-    let (input, output) = (count("/prompt_tokens"), count("/completion_tokens"));
-    TokenUsage {
-        input,
-        output,
-        cached: count("/prompt_tokens_details/cached_tokens").min(input),
-        reasoning: count("/completion_tokens_details/reasoning_tokens").min(output),
-        ..TokenUsage::default()
-    }
-}
-
 /// Whether the response says it is a stream of server-sent events.
 fn is_event_stream(response: &reqwest::Response) -> bool {
     response
@@ -456,10 +350,4 @@ fn is_event_stream(response: &reqwest::Response) -> bool {
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|t| t.to_str().ok())
         .is_some_and(|t| t.to_ascii_lowercase().contains("text/event-stream"))
-}
-
-/// A part of a content list that holds text (`{"type": "text", "text": …}`),
-/// as some OpenAI-compatible servers answer.
-fn is_text_part(part: &Value) -> bool {
-    part.get("type").is_none_or(|t| t == "text") && part.get("text").is_some_and(Value::is_string)
 }

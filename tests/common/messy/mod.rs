@@ -74,6 +74,9 @@ pub enum Behaviour {
     /// is streamed, the answer stops after a few characters with `[DONE]`
     /// and no finish reason; the same request again is answered.
     Interrupts,
+    /// As llama-cpp-python's server streams: no usage chunk, whatever
+    /// `stream_options` asks (a whole answer still counts its tokens).
+    NoStreamUsage,
     /// As llama-cpp-python's server with tools: the 500 for `json_schema`
     /// of `LlamaCppPython`, one function forced by name honoured, and
     /// several with `tool_choice: "required"` ignored (no grammar, the
@@ -231,7 +234,11 @@ impl Endpoint {
         self.answered.fetch_add(1, Ordering::AcqRel);
         let answer = self.answer(body, &entry, broken);
         if self.streamed && body["stream"] == true {
-            let reply = Reply::text(200, &stream(&answer))
+            let mut events = stream(&answer);
+            if self.behaviour == Behaviour::NoStreamUsage {
+                events = without_usage(&events);
+            }
+            let reply = Reply::text(200, &events)
                 .header("content-type", "text/event-stream")
                 .header("connection", "keep-alive");
             if self.behaviour == Behaviour::ClosesAfterStream {
@@ -439,6 +446,14 @@ fn without_a_key(entry: &Value) -> Option<Value> {
     let mut map = map.clone();
     map.remove(key);
     Some(Value::Object(map))
+}
+
+/// A stream's events without the chunk that carries the usage.
+fn without_usage(events: &str) -> String {
+    events
+        .split_inclusive("\n\n")
+        .filter(|event| !event.contains("\"usage\""))
+        .collect()
 }
 
 /// The first half of `text`, by characters.

@@ -297,5 +297,8 @@ async fn a_stream_running_far_past_its_token_limit_is_cut_there_and_its_pieces_c
     let whole = ask_streamed_limited(516).await;
     assert_eq!(whole.finish, Finish::Stop);
     assert_eq!(text_of(&whole), "word ".repeat(516));
-    assert!(!whole.usage.is_some_and(|usage| usage.estimated));
+    // No usage came with it: its tokens are estimated from its text.
+    let usage = whole.usage.unwrap();
+    assert!(usage.estimated);
+    assert_eq!(usage.output, (516 * 5_u64).div_ceil(4));
 }

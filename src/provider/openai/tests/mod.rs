@@ -2,9 +2,13 @@ use super::config::{
     ApiKey, AskingSettings, BASE_URL_VARIABLE, ConfigError, DEFAULT_MODEL, TIMEOUT_VARIABLE,
 };
 use super::*;
+use crate::bus::TokenUsage;
+use crate::provider::ModelOutput;
+use crate::provider::contract::Contract;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
+use serde_json::Value;
 use serde_json::json;
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -131,7 +131,11 @@ async fn a_stream_that_finishes_without_done_or_usage_is_whole() {
     let (answer, _) = ask(&streaming(&server, http::DEFAULT_MAX_BODY_BYTES)).await;
     let answer = answer.unwrap();
     assert_eq!(answer.output, ModelOutput::Text("Ship it.".into()));
-    assert_eq!(answer.usage, None, "no usage chunk, no usage");
+    // No usage chunk: the tokens are estimated, and marked so.
+    let usage = answer.usage.unwrap();
+    assert!(usage.estimated, "{usage:?}");
+    assert_eq!(usage.output, 2, "\"Ship it.\" is eight characters");
+    assert!(usage.input > 0, "{usage:?}");
 }
 
 #[tokio::test]
