@@ -4,7 +4,6 @@ use super::config::{
 use super::*;
 use crate::bus::TokenUsage;
 use crate::provider::ModelOutput;
-use crate::provider::contract::Contract;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ProviderError, Purpose};
 use crate::scenario::ProviderSpec;
