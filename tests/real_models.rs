@@ -975,6 +975,24 @@ fn several_functions_ignored_under_required_step_auto_down_to_json_once() {
 }
 
 #[test]
+fn a_prompt_past_the_servers_context_stops_saying_so_and_what_to_change() {
+    for streamed in [false, true] {
+        let (run, endpoint) = on_endpoint(&PATTERNS[0], Behaviour::SmallContext, None, streamed);
+        let about = format!("{}\n{}", run.stderr, run.result);
+        assert_eq!(run.result["stop_reason"], "llm_bad_request", "{about}");
+        assert_eq!(endpoint.requests().len(), 1, "not asked again: {about}");
+        for words in [
+            "does not fit the model's context",
+            "exceeds the available context size (512 tokens)",
+            "llama-server -c",
+        ] {
+            assert!(run.stderr.contains(words), "{words}: {about}");
+        }
+        assert!(!run.stderr.contains("check the model name"), "{about}");
+    }
+}
+
+#[test]
 fn an_explicit_tool_mode_on_an_endpoint_ignoring_tools_stops_saying_so() {
     let swarm = &PATTERNS[2];
     for streamed in [false, true] {

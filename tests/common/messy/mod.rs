@@ -86,6 +86,9 @@ pub enum Behaviour {
     /// `tools` and renders none, and ignores `tool_choice`; the model
     /// answers in prose. `json_schema` it enforces.
     IgnoresTools,
+    /// As `llama-server -c 512`: every request is past its context, and
+    /// refused with its 400 saying how many tokens each side has.
+    SmallContext,
     /// As `llama-server --no-jinja`: a 500, "tools param requires --jinja
     /// flag", for any request with tools; schemas it takes.
     NoJinja,
@@ -288,6 +291,15 @@ impl Endpoint {
             Behaviour::NoStreamOptions => body
                 .get("stream_options")
                 .map(|_| extra_forbidden("stream_options")),
+            Behaviour::SmallContext => {
+                let asked = body.to_string().len() / 4;
+                Some(Reply::json(
+                    400,
+                    &json!({"error": {"code": 400,
+                        "message": format!("request ({asked} tokens) exceeds the available context size (512 tokens), try increasing it"),
+                        "type": "exceed_context_size_error", "n_prompt_tokens": asked, "n_ctx": 512}}),
+                ))
+            }
             Behaviour::NoJinja => body.get("tools").filter(|t| !t.is_null()).map(|_| {
                 Reply::json(
                     500,
