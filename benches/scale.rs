@@ -5,6 +5,11 @@
 //! - `orchestrator_100k`: `conclave run --headless` of 100,000 tasks of
 //!   1–50 ms, 256 in parallel, on the virtual clock; then the same run
 //!   recorded, which makes the recording the replay rows open.
+//! - `fan_out_20k`: the orchestrator's plan at 20,000 tasks (whatever
+//!   `CONCLAVE_SCALE_TASKS` says), headless and recorded, five processes
+//!   each, interleaved: the medians of their wall times and peaks, and
+//!   the recorded run's against the other. `tests/fan_out_memory.rs`
+//!   holds the same runs' peaks in the unoptimised build.
 //! - `dashboard_live_100k`: the same run in the dashboard on the real
 //!   clock, events folded and a 200×60 frame drawn every 16 ms.
 //! - `dashboard_replay_100k`: the dashboard opening that run's recording,
@@ -176,6 +181,9 @@ fn main() {
             size as f64 / 1e6
         );
     }
+    if wanted("fan_out") {
+        fan_out(dir);
+    }
     if wanted("coordinator") {
         let file = dir.join("members.json");
         write_member_fan_out(&file, tasks);
@@ -268,6 +276,62 @@ fn main() {
             alone(row, dir);
         }
     }
+}
+
+/// Tasks of the `fan_out` rows: the size the guard test
+/// (`tests/fan_out_memory.rs`) holds, whatever `CONCLAVE_SCALE_TASKS` says.
+const FAN_OUT: usize = 20_000;
+
+/// Processes per `fan_out` row; the medians of their figures are printed.
+const FAN_OUT_PROCESSES: usize = 5;
+
+/// The orchestrator's plan of [`FAN_OUT`] tasks run headless and recorded,
+/// the two runs interleaved process by process, and the medians of their
+/// wall times and peaks printed with the recorded run's ratio to the
+/// other: the figures a change to the engine, the recorder, the bus, the
+/// gateway or the scrubber quotes before and after.
+fn fan_out(dir: &Path) {
+    let plan = dir.join("fan_out.json");
+    write_orchestrator(&plan, FAN_OUT);
+    let mut headless = Vec::new();
+    let mut recorded = Vec::new();
+    for _ in 0..FAN_OUT_PROCESSES {
+        headless.push(process(&["run", "--headless", path(&plan)]));
+        let recording = dir.join("fan_out.jsonl");
+        let _ = std::fs::remove_file(&recording);
+        recorded.push(process(&[
+            "run",
+            "--headless",
+            "--record",
+            path(&recording),
+            path(&plan),
+        ]));
+    }
+    let k = FAN_OUT / 1000;
+    let (took, rss) = medians(&mut headless);
+    row(&format!("fan_out_{k}k headless"), took, rss, "RSS");
+    let (took_recorded, rss_recorded) = medians(&mut recorded);
+    row(
+        &format!("fan_out_{k}k headless, recorded"),
+        took_recorded,
+        rss_recorded,
+        "RSS",
+    );
+    println!(
+        "{:<40} {:>8.2}x {:>8.2}x (medians of {FAN_OUT_PROCESSES}, interleaved)",
+        "  recorded against headless",
+        took_recorded.as_secs_f64() / took.as_secs_f64(),
+        rss_recorded as f64 / rss as f64
+    );
+}
+
+/// The median wall time and the median peak of `runs`.
+fn medians(runs: &mut [(Duration, usize)]) -> (Duration, usize) {
+    let middle = runs.len() / 2;
+    runs.sort_by_key(|run| run.0);
+    let took = runs[middle].0;
+    runs.sort_by_key(|run| run.1);
+    (took, runs[middle].1)
 }
 
 /// Run this bench again for the dashboard row `row` alone, on the files in

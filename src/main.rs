@@ -27,8 +27,7 @@ use cli::*;
 // build (and CI) up by three minutes; `cargo bench --bench bus` publishes
 // within 10% of what it did on jemalloc (docs/development.md).
 #[cfg(not(target_env = "msvc"))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod allocator;
 
 /// Where a dashboard's runs go besides the screen: traces to an OTLP
 /// collector, events to a NATS server.
@@ -105,6 +104,8 @@ fn toolbox(tool: ToolboxCommand) -> Exit {
 }
 
 fn main() -> ExitCode {
+    #[cfg(not(target_env = "msvc"))]
+    allocator::tune();
     let _ = color_eyre::install();
     // Every secret of the environment is masked in whatever any command
     // writes, from the start: an argument error quotes the arguments, and

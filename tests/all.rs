@@ -33,6 +33,7 @@ mod durations_at_run_time;
 mod escalation;
 mod escaping_programs;
 mod fallback_row;
+mod fan_out_memory;
 mod fork_dashboard;
 mod fork_faithful;
 mod fork_link;

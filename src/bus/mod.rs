@@ -3,6 +3,7 @@
 //! missed when they fall behind; the engine never waits for them. The
 //! recorder gets every event, in order, through its own lossless channel.
 
+mod capped;
 pub mod cassette;
 pub(crate) mod describe;
 pub(crate) mod event;
@@ -14,8 +15,10 @@ pub(crate) mod pattern;
 mod question;
 mod resilience;
 mod result_doc;
+mod scrubbed;
 mod summary;
 
+pub(crate) use capped::Capped;
 pub use event::{
     BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, GateKind, GatePoint, RunModel,
     RunStarted, RunStatus, TokenUsage,
@@ -25,6 +28,7 @@ pub use pattern::PatternPayload;
 pub use question::{Answer, AnsweredBy, GivenAnswer, NoSuchOption, Question, QuestionOption};
 pub use resilience::{BreakerReason, BreakerState};
 pub use result_doc::ResultDoc;
+use scrubbed::scrubbed;
 pub(crate) use summary::RunCounts;
 pub use summary::RunSummary;
 
@@ -217,75 +221,6 @@ impl Bus {
         let mut state = self.inner.state.lock();
         state.recorder = None;
     }
-}
-
-/// `kind` without any registered secret in any of its strings, so that no
-/// viewer, recording or screen can get one, whatever text the event was
-/// built from (a scenario, a goal, a tool's answer). The provider scrubs
-/// what it takes in already; this is the net under every other source.
-/// With no secret registered (the sim) it costs one atomic load; with one
-/// (a remote model, where a call takes seconds) a streamed walk of the
-/// event's JSON text, which builds no tree (an event may carry a 50 MB
-/// context), and the event rebuilt only when something is to be masked.
-fn scrubbed(kind: EventKind) -> EventKind {
-    if !crate::secrets::is_active() {
-        return kind;
-    }
-    if !holds_secret(&kind) {
-        return kind;
-    }
-    let Some(Ok(mut value)) = json_text(&kind).map(|text| serde_json::from_str(&text)) else {
-        return kind;
-    };
-    if !crate::secrets::scrub_json(&mut value) {
-        return kind;
-    }
-    // Every event reads back from its JSON, as a replay reads it: its only
-    // float outside a JSON value is a validated (finite) confidence.
-    serde_json::from_value(value).unwrap_or(kind)
-}
-
-/// Whether `kind`'s JSON may hold a registered secret. A run's start is
-/// read without writing its scenario's shared facts out again: they are
-/// the file's JSON text already, read where they are, and the rest of the
-/// event is written without them (a 50 MB context would otherwise be
-/// held twice while the run starts).
-fn holds_secret(kind: &EventKind) -> bool {
-    let said =
-        |kind: &EventKind| json_text(kind).is_some_and(|t| crate::secrets::json_holds_secret(&t));
-    let EventKind::RunStarted(start) = kind else {
-        return said(kind);
-    };
-    let Some(facts) = start.scenario.context_text() else {
-        return said(kind);
-    };
-    if crate::secrets::json_holds_secret(facts) {
-        return true;
-    }
-    let mut bare = start.clone();
-    bare.scenario = Arc::new(start.scenario.without_context());
-    said(&EventKind::RunStarted(bare))
-}
-
-/// `value` as JSON text in a buffer of exactly its size: counted first,
-/// then written, so that a 50 MB event costs 50 MB once, not a buffer
-/// doubled on the way there.
-fn json_text<T: serde::Serialize>(value: &T) -> Option<String> {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    serde_json::to_writer(&mut count, value).ok()?;
-    let mut text = Vec::with_capacity(count.0);
-    serde_json::to_writer(&mut text, value).ok()?;
-    String::from_utf8(text).ok()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! beside the scenario text it repeats, and keep that much for the rest of
 //! the run.
 
-use crate::bus::Event;
+use crate::bus::{Capped, Event};
 use std::io::{self, BufWriter, Write};
 
 /// Past this many bytes a line is written straight to the file.
@@ -24,17 +24,15 @@ pub(super) enum Taken {
 /// longer than [`LONG_LINE`].
 pub(super) fn line_into(batch: &mut Vec<u8>, event: &Event) -> io::Result<Taken> {
     let start = batch.len();
-    let mut capped = Capped {
-        out: &mut *batch,
-        room: LONG_LINE,
-        over: false,
-    };
-    match serde_json::to_writer(&mut capped, event) {
+    let mut capped = Capped::new(batch, LONG_LINE);
+    let written = serde_json::to_writer(&mut capped, event);
+    let over = capped.over();
+    match written {
         Ok(()) => {
             batch.push(b'\n');
             Ok(Taken::Joined)
         }
-        Err(_) if capped.over => {
+        Err(_) if over => {
             batch.truncate(start);
             Ok(Taken::Long)
         }
@@ -51,29 +49,6 @@ pub(super) fn write_long(file: impl Write, event: &Event) -> io::Result<()> {
     serde_json::to_writer(&mut out, event)?;
     out.write_all(b"\n")?;
     out.flush()
-}
-
-/// A writer into a buffer that refuses to take more than `room` bytes.
-struct Capped<'a> {
-    out: &'a mut Vec<u8>,
-    room: usize,
-    over: bool,
-}
-
-impl Write for Capped<'_> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if bytes.len() > self.room {
-            self.over = true;
-            return Err(io::Error::other("a long line"));
-        }
-        self.room -= bytes.len();
-        self.out.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]

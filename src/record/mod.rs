@@ -260,8 +260,12 @@ fn lower_priority() {
 /// a few hundred kilobytes rather than held as one buffer.
 const BATCH: usize = 1024;
 
-/// The batch buffer's size, to which it returns after a larger batch.
+/// The batch buffer's size, to which it returns after a batch that grew
+/// it past [`KEPT`].
 const BUFFER: usize = 256 * 1024;
+
+/// The most the batch buffer keeps between batches.
+const KEPT: usize = 4 * BUFFER;
 
 fn write_lines(
     mut file: File,
@@ -322,8 +326,12 @@ fn write_lines(
         }
         bytes.clear();
         // A batch of many long lines' worth is not kept for the rest of
-        // the run.
-        bytes.shrink_to(BUFFER);
+        // the run. One a little over the buffer (a full batch of ordinary
+        // lines) is: shrunk after every batch, it was grown and given
+        // back to the system again at every batch.
+        if bytes.capacity() > KEPT {
+            bytes.shrink_to(BUFFER);
+        }
     }
     if let Some(e) = failed {
         return Err(e);
