@@ -13,6 +13,7 @@ pub mod loopback;
 pub mod messy;
 pub mod nats;
 pub mod pty;
+pub mod python;
 pub mod real;
 pub mod research;
 pub mod screen;

@@ -9,7 +9,7 @@
 mod install;
 pub mod processes;
 
-pub use install::Release;
+pub use install::{Lock, Release};
 
 use std::fs::File;
 use std::path::Path;
