@@ -111,6 +111,8 @@ mod scenario_properties;
 mod secrets;
 mod short_records;
 mod slow_models;
+mod steer;
+mod steer_faults;
 mod streaming;
 mod swarm;
 mod sweep;

@@ -80,10 +80,11 @@ fn install(framework: Framework, tools: &Path, home: &Path, requirements: &Path)
         pip().arg("-r").arg(requirements),
         &format!("pip install -r {}", requirements.display()),
     );
-    run(
-        pip().arg(root().join("hooks/python")),
-        "pip install ./hooks/python",
-    );
+    // Built from a copy: pip builds in the folder it installs from, and
+    // two frameworks may be installed at once.
+    let hooks = side.join("hooks-python");
+    copy_sources(&root().join("hooks/python"), &hooks);
+    run(pip().arg(&hooks), "pip install ./hooks/python");
     std::fs::rename(&side, home).expect("the virtualenv moves into place");
 }
 
@@ -99,4 +100,21 @@ fn run(command: &mut Command, what: &str) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// The package's sources (no build folders) from `from` into `to`.
+fn copy_sources(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder for the hooks' copy");
+    for entry in std::fs::read_dir(from).expect("hooks/python") {
+        let path = entry.expect("an entry of hooks/python").path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name == "build" || name == "__pycache__" || name.ends_with(".egg-info") {
+            continue;
+        }
+        if path.is_dir() {
+            copy_sources(&path, &to.join(&name));
+        } else {
+            std::fs::copy(&path, to.join(&name)).expect("a hooks file copied");
+        }
+    }
 }
