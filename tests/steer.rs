@@ -27,26 +27,30 @@ fn decisions(line: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// Paused at its first gate (`first`), nothing more happens; three steps
-/// let exactly three gates pass and the fourth (`fourth`) waits; a stop
-/// ends the run the framework's way. The run's trace id.
+/// Paused at its first gate (`first`), nothing more happens than what
+/// came before it (`before`, the events told); three steps let exactly
+/// three gates pass and the fourth (`fourth`) waits; a stop ends the run
+/// the framework's way. The run's trace id.
 fn paused_stepped_stopped(
     watch: &Watch,
     run: &Run,
+    before: &[&str],
     first: (&str, &str),
     fourth: (&str, &str),
 ) -> String {
     let trace = run.expect("run")["trace_id"].as_str().unwrap().to_string();
     let (gate, view) = watch.waiting(&trace, "gate");
-    assert_eq!(
-        (
-            gate["kind"].as_str().unwrap(),
-            gate["name"].as_str().unwrap()
-        ),
-        first
-    );
+    let name = |gate: &Value| (gate["kind"].clone(), gate["name"].clone());
+    assert_eq!(name(&gate), (json!(first.0), json!(first.1)));
     assert_eq!(view["gates"], 1, "{view}");
-    assert!(run.told().is_empty(), "a paused run did something");
+    let told: Vec<Value> = run.told();
+    assert!(
+        told.len() <= before.len(),
+        "a paused run did more: {told:?}"
+    );
+    for (event, expected) in told.iter().zip(before) {
+        assert_eq!(event["event"], *expected, "{told:?}");
+    }
     watch.steer(json!({"op": "step", "trace_id": trace, "gates": 3}));
     let (gate, view) = watch.wait_for("the fourth gate waiting", |runs| {
         let run = runs.iter().find(|r| r["trace_id"] == trace)?;
@@ -76,6 +80,7 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
     let steps = paused_stepped_stopped(
         &watch,
         &run,
+        &[],
         ("agent_turn", "Counter"),
         ("model_call", "Counter"),
     );
@@ -180,7 +185,7 @@ fn a_langgraph_run_is_held_stepped_decided_and_stopped_through_the_watch() {
     watch.steer(hold_all());
     let run = Run::start(Framework::LangGraph, "langgraph_run.py", &watch.url);
 
-    let steps = paused_stepped_stopped(&watch, &run, ("node", "a"), ("node", "d"));
+    let steps = paused_stepped_stopped(&watch, &run, &[], ("node", "a"), ("node", "d"));
     let ran: Vec<Value> = (0..3).map(|_| run.expect("node")["name"].clone()).collect();
     assert_eq!(ran, [json!("a"), json!("b"), json!("c")]);
     assert_eq!(run.expect("stopped")["reason"], "stopped by a person");
@@ -234,5 +239,99 @@ fn a_langgraph_run_is_held_stepped_decided_and_stopped_through_the_watch() {
         decided
             .iter()
             .any(|d| d["decision"] == "rejected" && d["reason"] == reason)
+    );
+}
+
+#[test]
+fn a_pydantic_ai_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let watch = Watch::start(&["--runs", "2"]);
+    watch.steer(hold_all());
+    let run = Run::start(Framework::PydanticAi, "pydantic_ai_run.py", &watch.url);
+
+    // Every tool call is a gate: the first comes after the first model call.
+    let steps = paused_stepped_stopped(
+        &watch,
+        &run,
+        &["model_call"],
+        ("tool_call", "count"),
+        ("tool_call", "count"),
+    );
+    let mut told = Vec::new();
+    loop {
+        let event = run.next();
+        if event["event"] == "stopped" {
+            assert_eq!(event["reason"], "stopped by a person");
+            break;
+        }
+        told.push(event);
+    }
+    let tools: Vec<Value> = named(&told, "tool")
+        .iter()
+        .map(|e| e["n"].clone())
+        .collect();
+    assert_eq!(tools, [json!(1), json!(2), json!(3)], "{told:?}");
+    // The fourth model call asked for the fourth count, held at its gate.
+    assert_eq!(told.last().unwrap()["call"], 4, "{told:?}");
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&decide, "gate");
+    assert_eq!(gate["name"], "lookup_invoice");
+    assert_eq!(gate["agent"], "Billing Agent");
+    assert_eq!(gate["arguments"], json!({"invoice": 7}));
+    assert_eq!(view["flags"][0]["name"], "legal_analyst");
+    let first = run.expect("model_call");
+    assert!(
+        first["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("legal_check"))
+    );
+    watch.steer(json!({"op": "run_on", "trace_id": decide}));
+    let (approval, _) = watch.waiting(&decide, "approval");
+    assert_eq!(approval["tool"], "lookup_invoice");
+    watch
+        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
+    let reason = "over the refund limit; ask the customer first";
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));
+    let second = run.expect("model_call");
+    assert!(
+        second["input"].as_str().unwrap().contains(reason),
+        "{second}"
+    );
+    assert!(
+        !second["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("legal_check")),
+        "{second}"
+    );
+    let (question, _) = watch.waiting(&decide, "question");
+    assert_eq!(question["question"], "Refund or credit?");
+    watch
+        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
+    let third = run.expect("model_call");
+    assert!(
+        third["input"].as_str().unwrap().contains("credit"),
+        "{third}"
+    );
+    assert_eq!(run.expect("finished")["output"], "settled");
+    assert!(run.end().success());
+
+    let lines = [watch.finished(), watch.finished()];
+    assert_eq!(
+        line_of(&lines, &steps)["steering"]["stopped"],
+        "stopped by a person"
+    );
+    let decided = decisions(line_of(&lines, &decide));
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "rejected" && d["reason"] == reason)
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "answered" && d["answer"] == "credit")
     );
 }

@@ -19,6 +19,7 @@ use std::process::{Command, Stdio};
 pub enum Framework {
     OpenAiAgents,
     LangGraph,
+    PydanticAi,
 }
 
 impl Framework {
@@ -26,6 +27,7 @@ impl Framework {
         match self {
             Framework::OpenAiAgents => "openai_agents",
             Framework::LangGraph => "langgraph",
+            Framework::PydanticAi => "pydantic_ai",
         }
     }
 }
