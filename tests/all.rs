@@ -112,6 +112,7 @@ mod secrets;
 mod short_records;
 mod slow_models;
 mod steer;
+mod steer_autogen;
 mod steer_faults;
 mod streaming;
 mod swarm;

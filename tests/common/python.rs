@@ -8,7 +8,7 @@
 //! into place; a changed requirements file gets a new folder. A framework
 //! that cannot be installed fails the test that needs it.
 
-use super::nats::Lock;
+use super::nats::install::Lock;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ pub enum Framework {
     OpenAiAgents,
     LangGraph,
     PydanticAi,
+    AutoGen,
 }
 
 impl Framework {
@@ -28,6 +29,7 @@ impl Framework {
             Framework::OpenAiAgents => "openai_agents",
             Framework::LangGraph => "langgraph",
             Framework::PydanticAi => "pydantic_ai",
+            Framework::AutoGen => "autogen",
         }
     }
 }

@@ -146,6 +146,19 @@ impl Watch {
         })
     }
 
+    /// The lines of the finished runs `traces`, whatever other runs
+    /// finish between them.
+    pub fn finished_runs(&self, traces: &[&str]) -> Vec<Value> {
+        let mut found = Vec::new();
+        while found.len() < traces.len() {
+            let line = self.finished();
+            if traces.iter().any(|t| line["trace_id"] == *t) {
+                found.push(line);
+            }
+        }
+        found
+    }
+
     /// The next JSON line on stdout (a finished run).
     pub fn finished(&self) -> Value {
         let line = self.stdout.recv_timeout(PATIENCE).expect("a finished run");

@@ -1,6 +1,6 @@
 """Hooks that let `conclave watch` steer a run of another framework.
 
-The protocol client (`Steer`) uses the standard library alone; each
+The protocol client (`Steer`) uses the standard library alone (http.client, json); each
 framework's adapter is a module of its own, imported only when used:
 
     from conclave_steer import Steer

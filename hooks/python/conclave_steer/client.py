@@ -19,8 +19,9 @@ import json
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
+import http.client
+import threading
+import urllib.parse
 import uuid
 from typing import Any, Optional, Sequence
 
@@ -83,6 +84,8 @@ class Steer:
         self._declared: set[str] = set()
         self._down_until = 0.0
         self._warned: set[str] = set()
+        self._local = threading.local()
+        self._path = urllib.parse.urlsplit(self.url).path.rstrip("/")
 
     # -- naming the run --------------------------------------------------
 
@@ -202,31 +205,60 @@ class Steer:
         body = dict(body, trace_id=trace, session=self.session)
         if hold:
             body["wait_ms"] = int(self.heartbeat * 1000)
-        data = json.dumps(body).encode()
-        request = urllib.request.Request(self.url + "/v1/steer/hook", data=data, method="POST")
-        request.add_header("Content-Type", "application/json")
-        if self.token:
-            request.add_header("Authorization", "Bearer " + self.token)
         timeout = self.timeout + (self.heartbeat if hold else 0.0)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as refused:
-            try:
-                said = json.loads(refused.read()).get("error", "")
-            except Exception:  # noqa: BLE001 - any unreadable refusal is said as its status
-                said = ""
-            self._warn(f"refused ({refused.code}): {said}", key=f"refused {refused.code}")
-            return None
-        except (OSError, ValueError) as error:
+            status, answer = self._post(json.dumps(body).encode(), timeout)
+        except (OSError, http.client.HTTPException) as error:
             self._down_until = time.monotonic() + self.retry_after
             self._warn(
                 f"cannot reach the watch at {self.url} ({error}); the run goes on unsteered "
-                f"{'(approvals rejected: strict)' if self.strict else ''}"
+                f"{'(approvals rejected: strict) ' if self.strict else ''}"
                 f"and no call is tried for {self.retry_after:g} s",
                 key="down",
             )
             return None
+        try:
+            value = json.loads(answer)
+        except ValueError:
+            value = {}
+        if status != 200:
+            said = value.get("error", "") if isinstance(value, dict) else ""
+            self._warn(f"refused ({status}): {said}", key=f"refused {status}")
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _post(self, data: bytes, timeout: float) -> tuple[int, bytes]:
+        """One request on this thread's kept connection; a connection the
+        watch closed meanwhile is opened again once."""
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        for attempt in (1, 2):
+            connection = getattr(self._local, "connection", None)
+            if connection is None:
+                parts = urllib.parse.urlsplit(self.url)
+                kind = (http.client.HTTPSConnection if parts.scheme == "https"
+                        else http.client.HTTPConnection)
+                connection = kind(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+                self._local.connection = connection
+            connection.timeout = timeout
+            if connection.sock is not None:
+                connection.sock.settimeout(timeout)
+            try:
+                connection.request("POST", self._path + "/v1/steer/hook", body=data,
+                                   headers=headers)
+                response = connection.getresponse()
+                return response.status, response.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                connection.close()
+                self._local.connection = None
+                if attempt == 2:
+                    raise
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                self._local.connection = None
+                raise
+        raise http.client.HTTPException("unreachable")
 
     def _warn(self, message: str, *, key: str) -> None:
         if key in self._warned:
