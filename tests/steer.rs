@@ -177,6 +177,23 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
         .filter(|l| l.contains(r#""type":"steered""#))
         .count();
     assert_eq!(steered, decided.len());
+    // Replayed: the run's line again, its decisions in the log.
+    let path = line_of(&lines, &decide)["recording"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let replayed = std::process::Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args(["replay", "--headless", &path])
+        .output()
+        .unwrap();
+    assert!(replayed.status.success());
+    let again: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    assert_eq!(again["steering"]["decisions"], json!(decided));
+    let log = String::from_utf8_lossy(&replayed.stderr);
+    assert!(
+        log.contains("steered rejected") && log.contains(reason),
+        "{log}"
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! into its summary and recording.
 
 pub mod protocol;
+pub mod replayed;
 pub mod serve;
 pub mod state;
 #[cfg(test)]

@@ -347,3 +347,20 @@ fn garbage_gets_a_clear_answer() {
         "trace_id": "00000000000000000000000000000001", "session": "s", "op": "dance"}));
     assert!(unknown.unwrap_err().to_string().contains("dance"));
 }
+
+#[test]
+fn a_replayed_decision_is_one_clean_log_line() {
+    let decision = Decision::Rejected {
+        tool: "refund".into(),
+        agent: Some("Billing\u{1b}[31m Agent".into()),
+        reason: "no\nway".into(),
+        by: By::Person,
+    };
+    let line = super::replayed::log_line(1200, &decision);
+    assert!(line.starts_with("+1200 ms  steered rejected  {"), "{line}");
+    assert!(!line.contains('\u{1b}') && !line.contains('\n'), "{line:?}");
+    assert_eq!(
+        super::replayed::log_line(5, &Decision::Paused),
+        "+5 ms  steered paused"
+    );
+}
