@@ -69,6 +69,45 @@ fn paused_stepped_stopped(
     trace
 }
 
+/// The reason a person rejects the billing agent's tool call with.
+const REASON: &str = "over the refund limit; ask the customer first";
+
+/// A decide run held at `approval`: the flag legal_analyst turned off, the
+/// call rejected (the model's next call reads the reason, and is offered
+/// no legal_check), the question answered (the model reads the answer),
+/// the run finished. The reason.
+fn flag_off_rejected_answered(
+    watch: &Watch,
+    run: &Run,
+    decide: &str,
+    approval: &Value,
+) -> &'static str {
+    watch
+        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
+    // The tool never ran: the model's next call reads the rejection.
+    let second = run.expect("model_call");
+    let input = second["input"].as_str().unwrap();
+    assert!(
+        input.contains(REASON) && input.contains("rejected by a person"),
+        "{input}"
+    );
+    let offered = second["tools"].as_array().unwrap();
+    assert!(!offered.contains(&json!("legal_check")), "{second}");
+    let (question, _) = watch.waiting(decide, "question");
+    assert_eq!(question["question"], "Refund or credit?");
+    watch
+        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
+    let third = run.expect("model_call");
+    assert!(
+        third["input"].as_str().unwrap().contains("credit"),
+        "{third}"
+    );
+    assert_eq!(run.expect("finished")["output"], "settled");
+    REASON
+}
+
 #[test]
 fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() {
     let dir = tempfile::tempdir().unwrap();
@@ -106,35 +145,7 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
             .unwrap()
             .contains(&json!("legal_check"))
     );
-    watch
-        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
-    let reason = "over the refund limit; ask the customer first";
-    watch
-        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));
-    // The tool never ran: the model's next call reads the rejection.
-    let second = run.expect("model_call");
-    let input = second["input"].as_str().unwrap();
-    assert!(
-        input.contains(reason) && input.contains("rejected by a person"),
-        "{input}"
-    );
-    assert!(
-        !second["tools"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("legal_check")),
-        "{second}"
-    );
-    let (question, _) = watch.waiting(&decide, "question");
-    assert_eq!(question["question"], "Refund or credit?");
-    watch
-        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
-    let third = run.expect("model_call");
-    assert!(
-        third["input"].as_str().unwrap().contains("credit"),
-        "{third}"
-    );
-    assert_eq!(run.expect("finished")["output"], "settled");
+    let reason = flag_off_rejected_answered(&watch, &run, &decide, &approval);
     assert!(run.end().success());
 
     let lines = [watch.finished(), watch.finished()];
@@ -306,33 +317,7 @@ fn a_pydantic_ai_run_is_held_stepped_decided_and_stopped_through_the_watch() {
     watch.steer(json!({"op": "run_on", "trace_id": decide}));
     let (approval, _) = watch.waiting(&decide, "approval");
     assert_eq!(approval["tool"], "lookup_invoice");
-    watch
-        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
-    let reason = "over the refund limit; ask the customer first";
-    watch
-        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));
-    let second = run.expect("model_call");
-    assert!(
-        second["input"].as_str().unwrap().contains(reason),
-        "{second}"
-    );
-    assert!(
-        !second["tools"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("legal_check")),
-        "{second}"
-    );
-    let (question, _) = watch.waiting(&decide, "question");
-    assert_eq!(question["question"], "Refund or credit?");
-    watch
-        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
-    let third = run.expect("model_call");
-    assert!(
-        third["input"].as_str().unwrap().contains("credit"),
-        "{third}"
-    );
-    assert_eq!(run.expect("finished")["output"], "settled");
+    let reason = flag_off_rejected_answered(&watch, &run, &decide, &approval);
     assert!(run.end().success());
 
     let lines = [watch.finished(), watch.finished()];

@@ -12,8 +12,10 @@ pub mod protocol;
 pub mod replayed;
 pub mod serve;
 pub mod state;
+mod steerer;
 #[cfg(test)]
 mod tests;
+mod views;
 
 pub use protocol::{Answer, Ask, ControlOp, ControlRequest, Decision, HookOp, HookRequest};
 pub use protocol::{Refused, RunView};

@@ -4,7 +4,8 @@
 //! in order. Nothing here reads a clock or a socket: every call is given
 //! `now`, and the HTTP side (`serve`) turns a wait into a long poll.
 
-use super::protocol::{Answer, Ask, Decision, FlagDecl, Refused, RunView, WaitView};
+use super::protocol::{Answer, Ask, Decision, FlagDecl, Refused, RunView};
+pub use super::views::{SteerSummary, Timed};
 use crate::watch::span::TraceId;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -71,65 +72,37 @@ pub enum Pace {
 
 #[derive(Clone, Debug)]
 pub(super) struct Waiting {
-    ask: Ask,
-    since: Instant,
+    pub(super) ask: Ask,
+    pub(super) since: Instant,
     polled: Instant,
     /// Set when decided; the hook collects it at its next poll.
-    answer: Option<Answer>,
+    pub(super) answer: Option<Answer>,
     /// A gate queued behind the pace (not an approval or question).
     queued: bool,
 }
 
 #[derive(Clone, Debug)]
 pub(super) struct Flag {
-    default: bool,
-    value: bool,
-    description: String,
+    pub(super) default: bool,
+    pub(super) value: bool,
+    pub(super) description: String,
 }
 
 /// One run's steering.
 #[derive(Clone, Debug)]
 pub struct RunSteer {
     session: String,
-    pace: Pace,
+    pub(super) pace: Pace,
     /// A steerer has acted on this run: its approvals wait for a person.
-    steered: bool,
-    flags: BTreeMap<String, Flag>,
-    waiting: BTreeMap<u64, Waiting>,
-    stopped: Option<String>,
-    decisions: Vec<(Instant, Decision)>,
-    decisions_dropped: u64,
-    gates: u64,
-    first: Instant,
+    pub(super) steered: bool,
+    pub(super) flags: BTreeMap<String, Flag>,
+    pub(super) waiting: BTreeMap<u64, Waiting>,
+    pub(super) stopped: Option<String>,
+    pub(super) decisions: Vec<(Instant, Decision)>,
+    pub(super) decisions_dropped: u64,
+    pub(super) gates: u64,
+    pub(super) first: Instant,
     last: Instant,
-}
-
-/// What a run's steering left, for its summary and recording.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SteerSummary {
-    /// Gates the hook reached.
-    pub gates: u64,
-    /// Why the run was stopped, when a person (or a rule) stopped it.
-    pub stopped: Option<String>,
-    /// The flags' last values.
-    pub flags: BTreeMap<String, bool>,
-    /// Every decision, in order, with its time after the hook's first call.
-    pub decisions: Vec<Timed>,
-    /// Decisions past the limit, not kept.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub decisions_dropped: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// A decision and when, in ms after the hook's first call.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Timed {
-    pub at_ms: u64,
-    #[serde(flatten)]
-    pub decision: Decision,
 }
 
 /// A hook's call, answered now or waited on.
@@ -143,11 +116,11 @@ pub enum Reply {
 /// Every steered run of one watch.
 #[derive(Debug)]
 pub struct Board {
-    limits: Limits,
+    pub(super) limits: Limits,
     policy: Policy,
-    runs: HashMap<TraceId, RunSteer>,
+    pub(super) runs: HashMap<TraceId, RunSteer>,
     /// A trace-less pause: new runs start paused and steered.
-    hold_new: bool,
+    pub(super) hold_new: bool,
     next_id: u64,
 }
 
@@ -429,181 +402,17 @@ impl Board {
         runs.sort_by(|a, b| a.trace_id.cmp(&b.trace_id));
         runs
     }
-
-    /// The steered run `trace`, for a steerer.
-    fn steered(&mut self, trace: TraceId) -> Result<&mut RunSteer, Refused> {
-        let run = self.runs.get_mut(&trace).ok_or(Refused::NoSuchRun)?;
-        run.steered = true;
-        Ok(run)
-    }
-
-    /// Pause `trace` at its next gate; no trace: every run, and every new
-    /// run starts paused.
-    pub fn pause(&mut self, trace: Option<TraceId>, now: Instant) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let Some(trace) = trace else {
-            self.hold_new = true;
-            for run in self.runs.values_mut() {
-                run.steered = true;
-                run.pause(now, max);
-            }
-            return Ok(());
-        };
-        self.steered(trace)?.pause(now, max);
-        Ok(())
-    }
-
-    /// Let `n` more gates of `trace` pass, then hold.
-    pub fn step(&mut self, trace: TraceId, n: u64, now: Instant) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let run = self.steered(trace)?;
-        let passes = match run.pace {
-            Pace::Running => return Err(Refused::NotPaused),
-            Pace::Paused { passes } => passes.saturating_add(n),
-        };
-        run.pace = Pace::Paused { passes };
-        run.decide(now, Decision::Stepped { gates: n }, max);
-        run.release();
-        Ok(())
-    }
-
-    /// Run on: every gate goes; no trace: every run, and new runs too.
-    pub fn run_on(&mut self, trace: Option<TraceId>, now: Instant) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let Some(trace) = trace else {
-            self.hold_new = false;
-            for run in self.runs.values_mut() {
-                run.run_on(now, max);
-            }
-            return Ok(());
-        };
-        self.steered(trace)?.run_on(now, max);
-        Ok(())
-    }
-
-    /// Set a declared flag; the hook sees it at its next gate.
-    pub fn set_flag(
-        &mut self,
-        trace: TraceId,
-        name: &str,
-        on: bool,
-        now: Instant,
-    ) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let run = self.steered(trace)?;
-        let flag = run
-            .flags
-            .get_mut(name)
-            .ok_or_else(|| Refused::NoSuchFlag(name.to_string()))?;
-        flag.value = on;
-        let d = Decision::FlagSet {
-            name: name.to_string(),
-            on,
-        };
-        run.decide(now, d, max);
-        Ok(())
-    }
-
-    /// Decide the approval `id`: approve, or reject with `reason`.
-    pub fn decide_approval(
-        &mut self,
-        trace: TraceId,
-        id: u64,
-        reject: Option<String>,
-        now: Instant,
-    ) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let run = self.steered(trace)?;
-        let waiting = run.open_wait(id)?;
-        let Ask::Approval { tool, agent, .. } = &waiting.ask else {
-            return Err(Refused::WrongKind(id, "an approval"));
-        };
-        let (tool, agent) = (tool.clone(), agent.clone());
-        let (decision, answer) = match reject {
-            None => (
-                Decision::Approved {
-                    tool,
-                    agent,
-                    by: super::protocol::By::Person,
-                },
-                Answer::Approved,
-            ),
-            Some(reason) => (
-                Decision::Rejected {
-                    tool,
-                    agent,
-                    reason: reason.clone(),
-                    by: super::protocol::By::Person,
-                },
-                Answer::Rejected { reason },
-            ),
-        };
-        waiting.answer = Some(answer);
-        run.decide(now, decision, max);
-        Ok(())
-    }
-
-    /// Answer the question `id`.
-    pub fn answer(
-        &mut self,
-        trace: TraceId,
-        id: u64,
-        text: String,
-        now: Instant,
-    ) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let run = self.steered(trace)?;
-        let waiting = run.open_wait(id)?;
-        let Ask::Question {
-            question, options, ..
-        } = &waiting.ask
-        else {
-            return Err(Refused::WrongKind(id, "a question"));
-        };
-        if !options.is_empty() && !options.contains(&text) {
-            return Err(Refused::NotAnOption(options.clone()));
-        }
-        let question = question.clone();
-        waiting.answer = Some(Answer::Answered { text: text.clone() });
-        run.decide(
-            now,
-            Decision::Answered {
-                question,
-                answer: text,
-            },
-            max,
-        );
-        Ok(())
-    }
-
-    /// Stop `trace`: everything waiting, and every later call of its
-    /// hook, is answered stopped.
-    pub fn stop(&mut self, trace: TraceId, reason: String, now: Instant) -> Result<(), Refused> {
-        let max = self.limits.max_decisions;
-        let run = self.steered(trace)?;
-        if run.stopped.is_some() {
-            return Ok(());
-        }
-        run.stopped = Some(reason.clone());
-        for waiting in run.waiting.values_mut() {
-            waiting.answer = Some(Answer::Stopped {
-                reason: reason.clone(),
-            });
-        }
-        run.decide(now, Decision::Stopped { reason }, max);
-        Ok(())
-    }
 }
 
 impl RunSteer {
-    fn values(&self) -> BTreeMap<String, bool> {
+    pub(super) fn values(&self) -> BTreeMap<String, bool> {
         self.flags
             .iter()
             .map(|(name, flag)| (name.clone(), flag.value))
             .collect()
     }
 
-    fn decide(&mut self, now: Instant, decision: Decision, max: usize) {
+    pub(super) fn decide(&mut self, now: Instant, decision: Decision, max: usize) {
         if self.decisions.len() < max {
             self.decisions.push((now, decision));
         } else {
@@ -611,14 +420,14 @@ impl RunSteer {
         }
     }
 
-    fn pause(&mut self, now: Instant, max: usize) {
+    pub(super) fn pause(&mut self, now: Instant, max: usize) {
         if self.pace == Pace::Running {
             self.pace = Pace::Paused { passes: 0 };
             self.decide(now, Decision::Paused, max);
         }
     }
 
-    fn run_on(&mut self, now: Instant, max: usize) {
+    pub(super) fn run_on(&mut self, now: Instant, max: usize) {
         if self.pace != Pace::Running {
             self.pace = Pace::Running;
             self.decide(now, Decision::RanOn, max);
@@ -627,7 +436,7 @@ impl RunSteer {
     }
 
     /// Let queued gates go, oldest first, as the pace allows.
-    fn release(&mut self) {
+    pub(super) fn release(&mut self) {
         for waiting in self.waiting.values_mut() {
             if !waiting.queued || waiting.answer.is_some() {
                 continue;
@@ -644,66 +453,15 @@ impl RunSteer {
     }
 
     /// The wait `id`, still undecided.
-    fn open_wait(&mut self, id: u64) -> Result<&mut Waiting, Refused> {
+    pub(super) fn open_wait(&mut self, id: u64) -> Result<&mut Waiting, Refused> {
         match self.waiting.get_mut(&id) {
             Some(w) if w.answer.is_none() => Ok(w),
             Some(_) => Err(Refused::Decided(id)),
             None => Err(Refused::NoSuchWait(id)),
         }
     }
-
-    fn view(&self, trace: TraceId, now: Instant) -> RunView {
-        RunView {
-            trace_id: crate::watch::span::trace_hex(trace),
-            paused: self.pace != Pace::Running,
-            passes: match self.pace {
-                Pace::Running => 0,
-                Pace::Paused { passes } => passes,
-            },
-            steered: self.steered,
-            stopped: self.stopped.clone(),
-            gates: self.gates,
-            flags: self
-                .flags
-                .iter()
-                .map(|(name, f)| super::protocol::FlagView {
-                    name: name.clone(),
-                    on: f.value,
-                    default: f.default,
-                    description: f.description.clone(),
-                })
-                .collect(),
-            waiting: self
-                .waiting
-                .iter()
-                .filter(|(_, w)| w.answer.is_none())
-                .map(|(id, w)| WaitView {
-                    id: *id,
-                    waited_ms: millis(now.saturating_duration_since(w.since)),
-                    ask: w.ask.clone(),
-                })
-                .collect(),
-        }
-    }
-
-    fn summary(&self) -> SteerSummary {
-        SteerSummary {
-            gates: self.gates,
-            stopped: self.stopped.clone(),
-            flags: self.values(),
-            decisions: self
-                .decisions
-                .iter()
-                .map(|(at, decision)| Timed {
-                    at_ms: millis(at.saturating_duration_since(self.first)),
-                    decision: decision.clone(),
-                })
-                .collect(),
-            decisions_dropped: self.decisions_dropped,
-        }
-    }
 }
 
-fn millis(d: Duration) -> u64 {
+pub(super) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
