@@ -85,17 +85,22 @@ fn hostile_hooks_get_clear_answers_and_change_nothing_else() {
 
     assert_eq!(hook(&watch, HELD, "flood", gate("first")).1["status"], "go");
     watch.steer(json!({"op": "pause", "trace_id": HELD}));
-    let mut waiting = 0;
-    let mut refused = 0;
-    for n in 0..10_000 {
-        let (status, said) = hook(&watch, HELD, "flood", gate(&format!("g{n}")));
-        match status {
-            200 if said["status"] == "waiting" => waiting += 1,
-            429 if said["error"].as_str().unwrap().contains("too many") => refused += 1,
-            _ => panic!("{status} {said}"),
-        }
-    }
-    assert_eq!((waiting, refused), (64, 10_000 - 64));
+    // Each flood wait is answered `waiting` at once (wait_ms 0) and stays
+    // held; the 65th is refused. A wait its hook never asks about again is
+    // let go after 30 s, so on a slow machine a later one may be held
+    // again: what holds throughout is the bound of 64.
+    let answers: Vec<bool> = (0..10_000)
+        .map(|n| {
+            let (status, said) = hook(&watch, HELD, "flood", gate(&format!("g{n}")));
+            match status {
+                200 if said["status"] == "waiting" => true,
+                429 if said["error"].as_str().unwrap().contains("too many") => false,
+                _ => panic!("{status} {said}"),
+            }
+        })
+        .collect();
+    assert!(answers[..64].iter().all(|held| *held));
+    assert!(answers[64..1_000].iter().all(|held| !held));
     let (status, said) = hook(&watch, HELD, "intruder", json!({"op": "poll", "id": 2}));
     assert_eq!(status, 409);
     assert!(
@@ -110,7 +115,8 @@ fn hostile_hooks_get_clear_answers_and_change_nothing_else() {
         (runs.len() == 2).then(|| runs.to_vec())
     });
     let held = runs.iter().find(|r| r["trace_id"] == HELD).unwrap();
-    assert_eq!(held["waiting"].as_array().unwrap().len(), 64);
+    let holding = held["waiting"].as_array().unwrap().len();
+    assert!((1..=64).contains(&holding), "{holding} waits held");
     let other = runs.iter().find(|r| r["trace_id"] == OTHER).unwrap();
     assert_eq!(other["paused"], false);
 }

@@ -18,25 +18,17 @@ pub const MAX_OPTIONS: usize = 32;
 /// The most gates one step lets pass.
 pub const MAX_STEP: u64 = 1_000_000;
 
-/// Where a gate is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GateKind {
-    AgentTurn,
-    ModelCall,
-    ToolCall,
-    Handoff,
-    Node,
-    Message,
-}
+/// The longest gate kind.
+pub const MAX_KIND: usize = 64;
 
 /// What waits for the steerer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ask", rename_all = "snake_case")]
 pub enum Ask {
-    /// A gate: the run goes on when the pace lets it.
+    /// A gate: the run goes on when the pace lets it. `kind` says where
+    /// (the adapters' kinds are listed in docs/steer.md).
     Gate {
-        kind: GateKind,
+        kind: String,
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<String>,
@@ -167,7 +159,7 @@ pub enum HookOp {
         flags: Vec<FlagDecl>,
     },
     Gate {
-        kind: GateKind,
+        kind: String,
         name: String,
         #[serde(default)]
         agent: Option<String>,
@@ -366,7 +358,18 @@ impl HookRequest {
                     bounded("flags[].description", &flag.description, MAX_TEXT)?;
                 }
             }
-            HookOp::Gate { name, agent: a, .. } => {
+            HookOp::Gate {
+                kind,
+                name,
+                agent: a,
+                ..
+            } => {
+                let plain = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+                if kind.is_empty() || kind.len() > MAX_KIND || !kind.chars().all(plain) {
+                    return Err(Refused::Bad(format!(
+                        "kind {kind:?}: expected lowercase letters, digits and _, at most {MAX_KIND}"
+                    )));
+                }
                 named("name", name)?;
                 agent(a)?;
             }

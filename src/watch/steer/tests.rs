@@ -1,6 +1,6 @@
 //! The board and the long poll, on tokio's paused clock.
 
-use super::protocol::{Answer, Ask, By, Decision, FlagDecl, GateKind, Refused};
+use super::protocol::{Answer, Ask, By, Decision, FlagDecl, Refused};
 use super::state::{Board, Limits, Policy, Reply};
 use super::{HookAnswer, HookRequest, Steering};
 use std::time::Duration;
@@ -11,7 +11,7 @@ const OTHER: u128 = 0xdef;
 
 fn gate(name: &str) -> Ask {
     Ask::Gate {
-        kind: GateKind::ToolCall,
+        kind: "tool_call".into(),
         name: name.into(),
         agent: Some("Billing Agent".into()),
         arguments: Some(serde_json::json!({"invoice": 7})),
