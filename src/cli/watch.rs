@@ -2,7 +2,7 @@
 //! runs settle and how many are kept, where they are recorded, and
 //! whether they are printed (`--headless`) or drawn.
 
-use super::parse::pricing_file;
+use super::parse::{parse_flag, pricing_file};
 use clap::Args;
 use conclave::scenario::PriceTable;
 use std::net::SocketAddr;
@@ -47,6 +47,16 @@ pub(crate) struct WatchCommand {
     /// for model calls whose spans carry no cost.
     #[arg(long, value_name = "FILE", value_parser = pricing_file)]
     pub(crate) pricing: Option<PriceTable>,
+    /// A steered run's flag over its hook's default (repeatable;
+    /// docs/steer.md).
+    #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
+    pub(crate) flags: Vec<(String, bool)>,
+    /// Approve this tool's calls at once when a hook asks (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    pub(crate) approve: Vec<String>,
+    /// Reject this tool's calls at once when a hook asks (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    pub(crate) reject: Vec<String>,
 }
 
 impl WatchCommand {
@@ -64,6 +74,14 @@ impl WatchCommand {
             settle: std::time::Duration::from_millis(self.settle_ms),
             ..conclave::watch::runs::Limits::default()
         };
+        let policy = conclave::watch::steer::Policy {
+            flags: self.flags.into_iter().collect(),
+            approve: self.approve,
+            reject: self.reject,
+            person_present: false,
+        };
+        let limits_steer = conclave::watch::steer::Limits::default();
+        let steering = conclave::watch::steer::Steering::new(limits_steer, policy);
         conclave::watch::start::WatchSettings {
             receive,
             options: conclave::watch::consume::WatchOptions {
@@ -72,6 +90,7 @@ impl WatchCommand {
                 runs: self.runs,
                 prices: self.pricing,
                 close_finished: self.headless,
+                steering: Some(steering),
             },
         }
     }

@@ -26,6 +26,9 @@ pub struct WatchOptions {
     /// Let go of a run once it finished and was handed on (headless: no
     /// viewer looks at it again).
     pub close_finished: bool,
+    /// The runs' steering, served on the receiver's listener; a finished
+    /// run's decisions go into its summary and recording.
+    pub steering: Option<std::sync::Arc<crate::watch::steer::Steering>>,
 }
 
 /// What the watch tells a viewer, in order.
@@ -113,6 +116,7 @@ impl Watch {
                 continue;
             };
             let mut summary = summarise(id, &run.forest, self.options.prices.as_ref());
+            summary.steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
             if let Some(dir) = &self.options.record_dir {
                 match record::write(dir, run, &summary) {
                     Ok(path) => summary.recording = Some(path.display().to_string()),

@@ -17,6 +17,7 @@ pub mod replay;
 pub mod runs;
 pub mod span;
 pub mod start;
+pub mod steer;
 pub mod summary;
 pub mod vocab;
 

@@ -9,6 +9,7 @@
 
 use super::runs::{Arrival, Run};
 use super::span::{Span, trace_hex};
+use super::steer::Decision;
 use super::summary::WatchSummary;
 use super::vocab::Kind;
 use serde::{Deserialize, Serialize};
@@ -34,6 +35,12 @@ pub enum Line {
         #[serde(default)]
         under_placeholder: bool,
         span: Span,
+    },
+    /// A steering decision (docs/steer.md), `at_ms` after the hook's
+    /// first call.
+    Steered {
+        at_ms: u64,
+        decision: Decision,
     },
     WatchFinished {
         summary: serde_json::Value,
@@ -86,6 +93,16 @@ pub fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<P
         write_line(&mut out, &line)?;
     }
     let mut summary = summary.clone();
+    if let Some(steering) = &mut summary.steering {
+        // The decisions are lines of their own; the summary keeps the rest.
+        for timed in std::mem::take(&mut steering.decisions) {
+            let line = Line::Steered {
+                at_ms: timed.at_ms,
+                decision: timed.decision,
+            };
+            write_line(&mut out, &line)?;
+        }
+    }
     summary.recording = Some(path.display().to_string());
     let summary = serde_json::to_value(&summary).map_err(std::io::Error::other)?;
     write_line(&mut out, &Line::WatchFinished { summary })?;
@@ -128,6 +145,8 @@ pub struct WatchRecording {
     pub spans: Vec<(u64, Span)>,
     /// The summary written at the end, if the file got that far.
     pub summary: Option<serde_json::Value>,
+    /// The steering decisions, in order, each ms after the hook's first call.
+    pub steered: Vec<(u64, Decision)>,
 }
 
 /// Why a watch recording could not be read: the file and the line.
@@ -158,6 +177,7 @@ pub fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         trace_id: String::new(),
         spans: Vec::new(),
         summary: None,
+        steered: Vec::new(),
     };
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
@@ -183,6 +203,7 @@ pub fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         match line {
             Line::WatchStarted { trace_id, .. } => rec.trace_id = trace_id,
             Line::SpanArrived { at_ms, span, .. } => rec.spans.push((at_ms, span)),
+            Line::Steered { at_ms, decision } => rec.steered.push((at_ms, decision)),
             Line::WatchFinished { summary } => rec.summary = Some(summary),
         }
     }

@@ -20,11 +20,13 @@ pub fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
     })?;
     let mut forest = Forest::new(DEFAULT_MAX_SPANS.max(rec.spans.len()));
     let trace = u128::from_str_radix(&rec.trace_id, 16).unwrap_or(0);
+    let steering = super::steer::replayed::steering_of(&rec);
     for (_, span) in rec.spans {
         forest.insert(span);
     }
     let mut summary = summarise(trace, &forest, None);
     summary.recording = Some(path.display().to_string());
+    summary.steering = steering;
     Ok(summary)
 }
 
@@ -35,6 +37,10 @@ pub fn replay(path: &Path) -> Exit {
         for (at_ms, span) in &rec.spans {
             let kind = super::read::read(span).kind();
             output::message(&format!("+{at_ms} ms  {kind:?}  {}", span.name));
+        }
+        // The decisions have their own clock: from the hook's first call.
+        for (at_ms, decision) in &rec.steered {
+            output::message(&super::steer::replayed::log_line(*at_ms, decision));
         }
     }
     match rebuild(path) {

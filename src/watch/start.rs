@@ -4,10 +4,11 @@
 //! finished run (`conclave watch --headless`).
 
 use super::consume::{WatchFeed, WatchOptions, watch};
-use super::receive::{ReceiveConfig, Receiving, serve};
+use super::receive::{ReceiveConfig, Receiving, serve, serve_steered};
 use super::summary::WatchSummary;
 use crate::exit::Exit;
 use std::borrow::Cow;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// Batches waiting for the watch; a full queue makes the receiver answer
@@ -40,7 +41,10 @@ pub struct Started {
 /// Bind the receiver and start the watch on the current runtime.
 pub async fn start(settings: WatchSettings) -> Result<Started, super::receive::ReceiveError> {
     let (sink, batches) = mpsc::channel(QUEUE);
-    let receiving = serve(settings.receive, sink).await?;
+    let receiving = match &settings.options.steering {
+        Some(steering) => serve_steered(settings.receive, sink, Arc::clone(steering)).await?,
+        None => serve(settings.receive, sink).await?,
+    };
     let (tx, feed) = mpsc::channel(FEED);
     let options = settings.options;
     let task = tokio::spawn(async move {
@@ -61,6 +65,7 @@ pub fn headless(settings: WatchSettings) -> Exit {
         Ok(runtime) => runtime,
         Err(exit) => return exit,
     };
+    let steered = settings.options.steering.is_some();
     runtime.block_on(async move {
         let mut started = match start(settings).await {
             Ok(started) => started,
@@ -74,8 +79,16 @@ pub fn headless(settings: WatchSettings) -> Exit {
             .grpc_addr()
             .map_or_else(|| "off".to_string(), |a| a.to_string());
         crate::output::message(&format!(
-            "conclave watch: listening for OTLP on http://{}/v1/traces and gRPC {grpc}",
-            started.receiving.http_addr()
+            "conclave watch: listening for OTLP on http://{addr}/v1/traces and gRPC {grpc}{steer}",
+            addr = started.receiving.http_addr(),
+            steer = if steered {
+                format!(
+                    "; steering on http://{}/v1/steer/",
+                    started.receiving.http_addr()
+                )
+            } else {
+                String::new()
+            }
         ));
         let mut signals = crate::signals::Signals::new().ok();
         let mut dropped = Dropped::default();

@@ -67,6 +67,9 @@ pub struct WatchSummary {
     pub dropped_spans: u64,
     /// The recording's path, once written.
     pub recording: Option<String>,
+    /// What was decided when a hook steered the run (docs/steer.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steering: Option<crate::watch::steer::SteerSummary>,
 }
 
 /// Read the run held in `forest`.
@@ -178,6 +181,7 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
         spans: spans.len() as u64,
         dropped_spans: forest.dropped,
         recording: None,
+        steering: None,
     }
 }
 

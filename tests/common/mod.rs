@@ -13,10 +13,12 @@ pub mod loopback;
 pub mod messy;
 pub mod nats;
 pub mod pty;
+pub mod python;
 pub mod real;
 pub mod research;
 pub mod screen;
 pub mod script;
+pub mod steer;
 pub mod streaming;
 
 use conclave::bus::{Delivery, Event, EventKind, Hub};

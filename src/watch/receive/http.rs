@@ -12,6 +12,7 @@ use super::decode::{self, Encoding};
 use super::forward::Payload;
 use super::intake::{Intake, Taken};
 use super::reply::{self, Answer};
+use crate::watch::steer::{self, Steering};
 use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, Request};
@@ -46,6 +47,7 @@ struct Server {
     limits: Limits,
     intake: Arc<Intake>,
     token: Option<Arc<Token>>,
+    steer: Option<Arc<Steering>>,
 }
 
 /// Accept connections until `stop`.
@@ -54,12 +56,14 @@ pub(super) async fn run(
     limits: Limits,
     intake: Arc<Intake>,
     token: Option<Arc<Token>>,
+    steer: Option<Arc<Steering>>,
     stop: CancellationToken,
 ) {
     let server = Arc::new(Server {
         limits,
         intake,
         token,
+        steer,
     });
     let connections = Arc::new(Semaphore::new(limits.max_connections));
     loop {
@@ -102,6 +106,18 @@ struct Framing {
 
 impl Server {
     async fn answer(&self, request: Request<Incoming>) -> Answer {
+        // Steering shares the listener and its token (docs/steer.md).
+        if let Some(steering) = &self.steer
+            && steer::serve::handles(request.uri().path())
+        {
+            let authorization = request.headers().get(AUTHORIZATION);
+            let admitted = self
+                .token
+                .as_ref()
+                .is_none_or(|t| t.admits(authorization.map(|v| v.as_bytes())));
+            let timeout = self.limits.read_timeout;
+            return steer::serve::answer(steering, request, admitted, timeout).await;
+        }
         let answer = match self.framing(&request) {
             Ok(framing) => self.receive(request, framing).await,
             Err(refused) => *refused,

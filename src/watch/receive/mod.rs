@@ -179,10 +179,29 @@ pub async fn serve(
     serve_with_env(config, sink, &|name| std::env::var(name).ok()).await
 }
 
+/// [`serve`] with steering on the HTTP listener (docs/steer.md).
+pub async fn serve_steered(
+    config: ReceiveConfig,
+    sink: mpsc::Sender<Batch>,
+    steering: Arc<crate::watch::steer::Steering>,
+) -> Result<Receiving, ReceiveError> {
+    let env = |name: &str| std::env::var(name).ok();
+    serve_all(config, sink, Some(steering), &env).await
+}
+
 /// [`serve`] reading the token's variable through `env`.
 pub(crate) async fn serve_with_env(
     config: ReceiveConfig,
     sink: mpsc::Sender<Batch>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Receiving, ReceiveError> {
+    serve_all(config, sink, None, env).await
+}
+
+async fn serve_all(
+    config: ReceiveConfig,
+    sink: mpsc::Sender<Batch>,
+    steering: Option<Arc<crate::watch::steer::Steering>>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Receiving, ReceiveError> {
     if config.max_body == 0 {
@@ -214,6 +233,7 @@ pub(crate) async fn serve_with_env(
         http::Limits::of(&config),
         Arc::clone(&shared),
         token.clone(),
+        steering,
         stop.clone(),
     )));
     if let Some(listener) = grpc_listener {

@@ -194,14 +194,14 @@ fn on_path(name: &str) -> Option<PathBuf> {
 
 /// An exclusive `flock` on a file, released when dropped (or when the
 /// process dies, so a killed install never blocks the next).
-struct Lock<'a>(&'a File);
+pub struct Lock<'a>(&'a File);
 
 impl<'a> Lock<'a> {
-    fn take(file: &'a File) -> Self {
+    pub fn take(file: &'a File) -> Self {
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a descriptor this process holds open.
         let status = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        assert_eq!(status, 0, "cannot lock the nats-server install");
+        assert_eq!(status, 0, "cannot lock an install under target/tools");
         Lock(file)
     }
 }

@@ -6,7 +6,7 @@
 //! supported when a test asks. A server can be killed and started again
 //! on the same port and store, as an operator's restart does.
 
-mod install;
+pub mod install;
 pub mod processes;
 
 pub use install::Release;

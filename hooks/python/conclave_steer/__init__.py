@@ -1,0 +1,16 @@
+"""Hooks that let `conclave watch` steer a run of another framework.
+
+The protocol client (`Steer`) uses the standard library alone (http.client, json); each
+framework's adapter is a module of its own, imported only when used:
+
+    from conclave_steer import Steer
+    from conclave_steer.openai_agents import SteerHooks, guarded
+    from conclave_steer.langgraph import SteerCallback
+
+docs/steer.md in Conclave's repository describes the protocol and what
+each adapter holds.
+"""
+
+from .client import Steer, Stopped
+
+__all__ = ["Steer", "Stopped"]

@@ -1,0 +1,103 @@
+"""AutoGen, steered from `conclave watch`.
+
+    steer = Steer()
+    stop = ExternalTermination()
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=[SteerIntervention(steer, stop)])
+    team = RoundRobinGroupChat(agents, termination_condition=done | stop, runtime=runtime)
+
+A gate at every message the runtime carries (`on_send` and
+`on_publish`: the message's type, the agent it goes to or comes from);
+a tool a person approves (`guarded(steer, tool)` around an AgentChat
+tool: a rejection is the tool's result, with the reason); a flag read
+anywhere with `steer.flag(name)`; a person's answer for
+`UserProxyAgent(input_func=person_input(steer))`. A stop sets the
+`ExternalTermination`: the team ends at its next termination check, with
+its stop reason, as any externally terminated run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from autogen_core import CancellationToken, DefaultInterventionHandler, FunctionCall
+from autogen_core.tools import BaseTool, FunctionTool
+
+
+from .client import Steer, Stopped
+
+
+class SteerIntervention(DefaultInterventionHandler):
+    """A gate per message; a stop ends the team through `termination`."""
+
+    def __init__(self, steer: Steer, termination: Any = None) -> None:
+        self.steer = steer
+        self.termination = termination
+        self.stopped = False
+
+    async def _gate(self, message: Any, agent: Optional[str]) -> Any:
+        if self.stopped:
+            return message
+        kind = "message"
+        name = type(message).__name__
+        arguments = None
+        if isinstance(message, FunctionCall):
+            kind, name, arguments = "tool_call", message.name, message.arguments
+        try:
+            await self.steer.agate(kind, name, agent=agent, arguments=arguments)
+        except Stopped:
+            self.stopped = True
+            if self.termination is None:
+                raise
+            self.termination.set()
+        return message
+
+    async def on_send(self, message: Any, *, message_context: Any, recipient: Any) -> Any:
+        return await self._gate(message, getattr(recipient, "type", None))
+
+    async def on_response(self, message: Any, *, sender: Any, recipient: Any) -> Any:
+        return message
+
+    async def on_publish(self, message: Any, *, message_context: Any) -> Any:
+        sender = getattr(message_context, "sender", None)
+        return await self._gate(message, getattr(sender, "type", None))
+
+
+class _Guarded(BaseTool):
+    def __init__(self, steer: Steer, tool: BaseTool) -> None:
+        super().__init__(tool.args_type(), tool.return_type(), tool.name, tool.description)
+        self._steer = steer
+        self._tool = tool
+
+    async def run(self, args: Any, cancellation_token: CancellationToken) -> Any:
+        arguments = args.model_dump() if hasattr(args, "model_dump") else args
+        approved, reason = await self._steer.aapprove(self.name, arguments)
+        if not approved:
+            return f"The call of {self.name} was rejected by a person: {reason}"
+        return await self._tool.run(args, cancellation_token)
+
+    def return_value_as_string(self, value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        return self._tool.return_value_as_string(value)
+
+
+def guarded(steer: Steer, tool: Any) -> BaseTool:
+    """`tool` (a BaseTool, or a function made one), each call approved or
+    rejected by a person first."""
+    if not isinstance(tool, BaseTool):
+        tool = FunctionTool(tool, description=tool.__doc__ or tool.__name__)
+    return _Guarded(steer, tool)
+
+
+def person_input(steer: Steer):
+    """An `input_func` for `UserProxyAgent`: a person's answer through the
+    watch ("" when nobody answers)."""
+
+    async def input_func(prompt: str, cancellation_token: Optional[CancellationToken] = None) -> str:
+        answer = await steer.aask(prompt or "Your answer?")
+        return answer if answer is not None else ""
+
+    return input_func
+
+
+__all__ = ["SteerIntervention", "guarded", "person_input"]

@@ -1,0 +1,282 @@
+"""The steering protocol's client, standard library only.
+
+A `Steer` names its run by the trace id of the current OpenTelemetry
+context (when opentelemetry is importable and a span is current), else by
+a trace id of its own. It declares flags, waits at gates, asks approval
+and questions, and raises `Stopped` when a person stopped the run.
+
+A watch that cannot be reached never holds a run: the call goes on as if
+nobody steered (gates go, flags keep their last known values, approvals
+pass, questions go unanswered), with one warning on stderr, and no call
+is tried again for `retry_after` seconds. A strict hook (`strict=True`)
+rejects what needs approval instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+import http.client
+import threading
+import urllib.parse
+import uuid
+from typing import Any, Optional, Sequence
+
+DEFAULT_URL = "http://127.0.0.1:4318"
+
+
+class Stopped(Exception):
+    """A person stopped the run from the watch."""
+
+    def __init__(self, reason: str = "stopped by a person") -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _current_trace() -> Optional[str]:
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return None
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return format(context.trace_id, "032x")
+
+
+class Steer:
+    """One hook's connection to `conclave watch`'s steering.
+
+    url: the watch's HTTP address (default: $CONCLAVE_STEER_URL, else the
+    OTLP/HTTP port on loopback). token: the bearer token when the watch
+    was started with --token-env (default: $CONCLAVE_STEER_TOKEN).
+    strict: reject what needs approval when the watch cannot be reached.
+    timeout: the longest one request may take beyond its long poll.
+    heartbeat: how long the watch may hold one request (it holds at most
+    its own heartbeat). retry_after: how long an unreachable watch is left
+    alone.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        *,
+        token: Optional[str] = None,
+        strict: bool = False,
+        timeout: float = 5.0,
+        heartbeat: float = 10.0,
+        retry_after: float = 60.0,
+        trace_id: Optional[str] = None,
+    ) -> None:
+        self.url = (url or os.environ.get("CONCLAVE_STEER_URL") or DEFAULT_URL).rstrip("/")
+        self.token = token if token is not None else os.environ.get("CONCLAVE_STEER_TOKEN")
+        self.strict = strict
+        self.timeout = timeout
+        self.heartbeat = heartbeat
+        self.retry_after = retry_after
+        self.session = uuid.uuid4().hex
+        self._own_trace = trace_id or uuid.uuid4().hex
+        self._flags: dict[str, tuple[bool, str]] = {}
+        self._values: dict[str, dict[str, bool]] = {}
+        self._declared: set[str] = set()
+        self._down_until = 0.0
+        self._warned: set[str] = set()
+        self._local = threading.local()
+        self._path = urllib.parse.urlsplit(self.url).path.rstrip("/")
+
+    # -- naming the run --------------------------------------------------
+
+    def trace_id(self) -> str:
+        """The run's trace id: the current OpenTelemetry context's, else the hook's own."""
+        return _current_trace() or self._own_trace
+
+    # -- flags -----------------------------------------------------------
+
+    def flag_declare(self, name: str, default: bool = False, description: str = "") -> None:
+        """Declare a flag; the watch learns of it at the run's first call."""
+        self._flags[name] = (default, description)
+
+    def flag(self, name: str) -> bool:
+        """The flag's value now, as the watch has it (a person's setting,
+        a --flag rule, or the default)."""
+        trace = self.trace_id()
+        if trace in self._declared or not self._flags:
+            answer = self._call({"op": "declare", "flags": []}, trace, hold=False)
+        else:
+            answer = self._declare(trace)
+        if answer is not None:
+            self._values[trace] = answer.get("flags", {})
+        return self._value(trace, name)
+
+    def _value(self, trace: str, name: str) -> bool:
+        values = self._values.get(trace, {})
+        if name in values:
+            return bool(values[name])
+        return self._flags.get(name, (False, ""))[0]
+
+    def _declare(self, trace: str) -> Optional[dict]:
+        flags = [
+            {"name": n, "default": d, "description": text}
+            for n, (d, text) in self._flags.items()
+        ]
+        answer = self._call({"op": "declare", "flags": flags}, trace, hold=False)
+        if answer is not None:
+            self._declared.add(trace)
+        return answer
+
+    # -- gates, approvals, questions --------------------------------------
+
+    def gate(self, kind: str, name: str, agent: Optional[str] = None,
+             arguments: Any = None) -> None:
+        """Wait here until the watch lets the run go. kind: agent_turn,
+        model_call, tool_call, handoff, node or message."""
+        body: dict = {"op": "gate", "kind": kind, "name": name}
+        if agent is not None:
+            body["agent"] = agent
+        if arguments is not None:
+            body["arguments"] = _jsonable(arguments)
+        self._ask(body)
+
+    def approve(self, tool: str, arguments: Any = None,
+                agent: Optional[str] = None) -> tuple[bool, Optional[str]]:
+        """Ask approval of a tool call: (True, None), or (False, reason)."""
+        body: dict = {"op": "approval", "tool": tool, "arguments": _jsonable(arguments)}
+        if agent is not None:
+            body["agent"] = agent
+        answer = self._ask(body)
+        if answer is None:
+            if self.strict:
+                return False, "the watch could not be reached and this hook is strict"
+            return True, None
+        if answer.get("status") == "rejected":
+            return False, answer.get("reason") or "rejected"
+        return True, None
+
+    def ask(self, question: str, options: Optional[Sequence[str]] = None,
+            agent: Optional[str] = None) -> Optional[str]:
+        """Ask a person; their answer, or None when nobody answers."""
+        body: dict = {"op": "question", "question": question, "options": list(options or [])}
+        if agent is not None:
+            body["agent"] = agent
+        answer = self._ask(body)
+        if answer is None or answer.get("status") != "answered":
+            return None
+        return answer.get("text")
+
+    # asyncio.to_thread copies the caller's context: the trace stays the caller's.
+    async def agate(self, *args: Any, **kwargs: Any) -> None:
+        await asyncio.to_thread(self.gate, *args, **kwargs)
+
+    async def aapprove(self, *args: Any, **kwargs: Any) -> tuple[bool, Optional[str]]:
+        return await asyncio.to_thread(self.approve, *args, **kwargs)
+
+    async def aask(self, *args: Any, **kwargs: Any) -> Optional[str]:
+        return await asyncio.to_thread(self.ask, *args, **kwargs)
+
+    async def aflag(self, name: str) -> bool:
+        return await asyncio.to_thread(self.flag, name)
+
+    def _ask(self, body: dict) -> Optional[dict]:
+        trace = self.trace_id()
+        if trace not in self._declared and self._flags:
+            answer = self._declare(trace)
+            if answer is not None:
+                self._values[trace] = answer.get("flags", {})
+        answer = self._call(body, trace, hold=True)
+        while answer is not None and answer.get("status") == "waiting":
+            answer = self._call({"op": "poll", "id": answer["id"]}, trace, hold=True)
+        if answer is None:
+            return None
+        if "flags" in answer:
+            self._values[trace] = answer["flags"]
+        if answer.get("status") == "stopped":
+            raise Stopped(answer.get("reason") or "stopped by a person")
+        return answer
+
+    # -- the wire --------------------------------------------------------
+
+    def _call(self, body: dict, trace: str, *, hold: bool) -> Optional[dict]:
+        """POST one hook request; None when the watch is down or refused."""
+        if time.monotonic() < self._down_until:
+            return None
+        body = dict(body, trace_id=trace, session=self.session)
+        if hold:
+            body["wait_ms"] = int(self.heartbeat * 1000)
+        timeout = self.timeout + (self.heartbeat if hold else 0.0)
+        try:
+            status, answer = self._post(json.dumps(body).encode(), timeout)
+        except (OSError, http.client.HTTPException) as error:
+            self._down_until = time.monotonic() + self.retry_after
+            self._warn(
+                f"cannot reach the watch at {self.url} ({error}); the run goes on unsteered "
+                f"{'(approvals rejected: strict) ' if self.strict else ''}"
+                f"and no call is tried for {self.retry_after:g} s",
+                key="down",
+            )
+            return None
+        try:
+            value = json.loads(answer)
+        except ValueError:
+            value = {}
+        if status != 200:
+            said = value.get("error", "") if isinstance(value, dict) else ""
+            self._warn(f"refused ({status}): {said}", key=f"refused {status}")
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _post(self, data: bytes, timeout: float) -> tuple[int, bytes]:
+        """One request on this thread's kept connection; a connection the
+        watch closed meanwhile is opened again once."""
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        for attempt in (1, 2):
+            connection = getattr(self._local, "connection", None)
+            if connection is None:
+                parts = urllib.parse.urlsplit(self.url)
+                kind = (http.client.HTTPSConnection if parts.scheme == "https"
+                        else http.client.HTTPConnection)
+                connection = kind(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+                self._local.connection = connection
+            connection.timeout = timeout
+            if connection.sock is not None:
+                connection.sock.settimeout(timeout)
+            try:
+                connection.request("POST", self._path + "/v1/steer/hook", body=data,
+                                   headers=headers)
+                response = connection.getresponse()
+                return response.status, response.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                connection.close()
+                self._local.connection = None
+                if attempt == 2:
+                    raise
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                self._local.connection = None
+                raise
+        raise http.client.HTTPException("unreachable")
+
+    def _warn(self, message: str, *, key: str) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        print(f"conclave_steer: {message}", file=sys.stderr, flush=True)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)

@@ -1,0 +1,111 @@
+"""LangGraph, steered from `conclave watch`.
+
+    steer = Steer()
+    graph.invoke(state, config={"callbacks": [SteerCallback(steer)]})
+
+A gate before every node (its name; the node's input as arguments); a
+flag read in a conditional edge (`steer.flag("legal_analyst")`); a tool
+a person approves (`guarded(steer, fn)` around the function before
+`@tool`: a rejection is the tool's answer, with the reason); `interrupt()`
+answered by a person (`invoke(graph, state, config, steer)` resumes the
+graph with `Command(resume=answer)` until it finishes; unanswered, the
+run stays interrupted and its result is returned). A stop raises
+`Stopped` out of `invoke`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from .client import Steer
+
+
+class SteerCallback(BaseCallbackHandler):
+    """A gate before every LangGraph node."""
+
+    raise_error = True
+    run_inline = True
+
+    def __init__(self, steer: Steer) -> None:
+        self.steer = steer
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID,
+                       parent_run_id: Any = None, tags: Any = None,
+                       metadata: Any = None, **kwargs: Any) -> None:
+        node = (metadata or {}).get("langgraph_node")
+        # A node's own run, not the runnables inside it.
+        if node is None or kwargs.get("name") != node:
+            return
+        self.steer.gate("node", str(node), agent=str(node), arguments=_brief(inputs))
+
+
+def guarded(steer: Steer, fn):
+    """`fn`, each call approved or rejected by a person first."""
+    name = fn.__name__
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            approved, reason = await steer.aapprove(name, _arguments(fn, args, kwargs))
+            if not approved:
+                return f"The call of {name} was rejected by a person: {reason}"
+            return await fn(*args, **kwargs)
+
+        return run_async
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        approved, reason = steer.approve(name, _arguments(fn, args, kwargs))
+        if not approved:
+            return f"The call of {name} was rejected by a person: {reason}"
+        return fn(*args, **kwargs)
+
+    return run
+
+
+def invoke(graph: Any, state: Any, config: Any, steer: Steer) -> Any:
+    """`graph.invoke`, every `interrupt()` answered by a person through the
+    watch (a checkpointer and a thread id in `config` are needed, as for
+    any interrupt)."""
+    from langgraph.types import Command
+
+    result = graph.invoke(state, config)
+    while isinstance(result, dict) and result.get("__interrupt__"):
+        asked = result["__interrupt__"][0].value
+        if isinstance(asked, dict):
+            question = str(asked.get("question", asked))
+            options = asked.get("options") or []
+        else:
+            question, options = str(asked), []
+        answer = steer.ask(question, options)
+        if answer is None:
+            # Nobody answered: the run stays interrupted, as without a hook.
+            return result
+        result = graph.invoke(Command(resume=answer), config)
+    return result
+
+
+def _arguments(fn: Any, args: Any, kwargs: Any) -> Any:
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        return {k: _brief(v) for k, v in bound.arguments.items()}
+    except TypeError:
+        return {"args": [_brief(a) for a in args], **{k: _brief(v) for k, v in kwargs.items()}}
+
+
+def _brief(value: Any) -> Any:
+    """A value as JSON can hold it, cut to a few kB."""
+    import json
+
+    try:
+        text = json.dumps(value, default=repr)
+    except (TypeError, ValueError):
+        text = json.dumps(repr(value))
+    if len(text) > 4000:
+        return text[:4000] + "…"
+    return json.loads(text)

@@ -1,0 +1,175 @@
+//! The steerer's side of the board: pause, step, run on, set a flag,
+//! decide an approval, answer a question, stop. Each makes the run
+//! steered (its approvals then wait for a person) and is a decision of
+//! the run.
+
+use super::protocol::{Answer, Ask, By, Decision, Refused};
+use super::state::{Board, Pace, RunSteer};
+use crate::watch::span::TraceId;
+use tokio::time::Instant;
+
+impl Board {
+    /// The steered run `trace`, for a steerer.
+    fn steered(&mut self, trace: TraceId) -> Result<&mut RunSteer, Refused> {
+        let run = self.runs.get_mut(&trace).ok_or(Refused::NoSuchRun)?;
+        run.steered = true;
+        Ok(run)
+    }
+
+    /// Pause `trace` at its next gate; no trace: every run, and every new
+    /// run starts paused.
+    pub fn pause(&mut self, trace: Option<TraceId>, now: Instant) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let Some(trace) = trace else {
+            self.hold_new = true;
+            for run in self.runs.values_mut() {
+                run.steered = true;
+                run.pause(now, max);
+            }
+            return Ok(());
+        };
+        self.steered(trace)?.pause(now, max);
+        Ok(())
+    }
+
+    /// Let `n` more gates of `trace` pass, then hold.
+    pub fn step(&mut self, trace: TraceId, n: u64, now: Instant) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let run = self.steered(trace)?;
+        let passes = match run.pace {
+            Pace::Running => return Err(Refused::NotPaused),
+            Pace::Paused { passes } => passes.saturating_add(n),
+        };
+        run.pace = Pace::Paused { passes };
+        run.decide(now, Decision::Stepped { gates: n }, max);
+        run.release();
+        Ok(())
+    }
+
+    /// Run on: every gate goes; no trace: every run, and new runs too.
+    pub fn run_on(&mut self, trace: Option<TraceId>, now: Instant) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let Some(trace) = trace else {
+            self.hold_new = false;
+            for run in self.runs.values_mut() {
+                run.run_on(now, max);
+            }
+            return Ok(());
+        };
+        self.steered(trace)?.run_on(now, max);
+        Ok(())
+    }
+
+    /// Set a declared flag; the hook sees it at its next gate.
+    pub fn set_flag(
+        &mut self,
+        trace: TraceId,
+        name: &str,
+        on: bool,
+        now: Instant,
+    ) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let run = self.steered(trace)?;
+        let flag = run
+            .flags
+            .get_mut(name)
+            .ok_or_else(|| Refused::NoSuchFlag(name.to_string()))?;
+        flag.value = on;
+        let d = Decision::FlagSet {
+            name: name.to_string(),
+            on,
+        };
+        run.decide(now, d, max);
+        Ok(())
+    }
+
+    /// Decide the approval `id`: approve, or reject with `reason`.
+    pub fn decide_approval(
+        &mut self,
+        trace: TraceId,
+        id: u64,
+        reject: Option<String>,
+        now: Instant,
+    ) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let run = self.steered(trace)?;
+        let waiting = run.open_wait(id)?;
+        let Ask::Approval { tool, agent, .. } = &waiting.ask else {
+            return Err(Refused::WrongKind(id, "an approval"));
+        };
+        let (tool, agent) = (tool.clone(), agent.clone());
+        let (decision, answer) = match reject {
+            None => (
+                Decision::Approved {
+                    tool,
+                    agent,
+                    by: By::Person,
+                },
+                Answer::Approved,
+            ),
+            Some(reason) => (
+                Decision::Rejected {
+                    tool,
+                    agent,
+                    reason: reason.clone(),
+                    by: By::Person,
+                },
+                Answer::Rejected { reason },
+            ),
+        };
+        waiting.answer = Some(answer);
+        run.decide(now, decision, max);
+        Ok(())
+    }
+
+    /// Answer the question `id`.
+    pub fn answer(
+        &mut self,
+        trace: TraceId,
+        id: u64,
+        text: String,
+        now: Instant,
+    ) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let run = self.steered(trace)?;
+        let waiting = run.open_wait(id)?;
+        let Ask::Question {
+            question, options, ..
+        } = &waiting.ask
+        else {
+            return Err(Refused::WrongKind(id, "a question"));
+        };
+        if !options.is_empty() && !options.contains(&text) {
+            return Err(Refused::NotAnOption(options.clone()));
+        }
+        let question = question.clone();
+        waiting.answer = Some(Answer::Answered { text: text.clone() });
+        run.decide(
+            now,
+            Decision::Answered {
+                question,
+                answer: text,
+            },
+            max,
+        );
+        Ok(())
+    }
+
+    /// Stop `trace`: everything waiting, and every later call of its
+    /// hook, is answered stopped.
+    pub fn stop(&mut self, trace: TraceId, reason: String, now: Instant) -> Result<(), Refused> {
+        let max = self.limits.max_decisions;
+        let run = self.steered(trace)?;
+        if run.stopped.is_some() {
+            return Ok(());
+        }
+        run.stopped = Some(reason.clone());
+        for waiting in run.waiting.values_mut() {
+            waiting.answer = Some(Answer::Stopped {
+                reason: reason.clone(),
+            });
+        }
+        run.decide(now, Decision::Stopped { reason }, max);
+        Ok(())
+    }
+}

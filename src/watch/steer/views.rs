@@ -1,0 +1,89 @@
+//! What the board shows: a run as the steerer lists it, and the steering
+//! a finished run leaves for its summary and recording.
+
+use super::protocol::{Decision, FlagView, RunView, WaitView};
+use super::state::{Pace, RunSteer, millis};
+use crate::watch::span::TraceId;
+use std::collections::BTreeMap;
+use tokio::time::Instant;
+
+/// What a run's steering left, for its summary and recording.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SteerSummary {
+    /// Gates the hook reached.
+    pub gates: u64,
+    /// Why the run was stopped, when a person (or a rule) stopped it.
+    pub stopped: Option<String>,
+    /// The flags' last values.
+    pub flags: BTreeMap<String, bool>,
+    /// Every decision, in order, with its time after the hook's first call.
+    pub decisions: Vec<Timed>,
+    /// Decisions past the limit, not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub decisions_dropped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A decision and when, in ms after the hook's first call.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Timed {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub decision: Decision,
+}
+
+impl RunSteer {
+    pub(super) fn view(&self, trace: TraceId, now: Instant) -> RunView {
+        RunView {
+            trace_id: crate::watch::span::trace_hex(trace),
+            paused: self.pace != Pace::Running,
+            passes: match self.pace {
+                Pace::Running => 0,
+                Pace::Paused { passes } => passes,
+            },
+            steered: self.steered,
+            stopped: self.stopped.clone(),
+            gates: self.gates,
+            flags: self
+                .flags
+                .iter()
+                .map(|(name, f)| FlagView {
+                    name: name.clone(),
+                    on: f.value,
+                    default: f.default,
+                    description: f.description.clone(),
+                })
+                .collect(),
+            waiting: self
+                .waiting
+                .iter()
+                .filter(|(_, w)| w.answer.is_none())
+                .map(|(id, w)| WaitView {
+                    id: *id,
+                    waited_ms: millis(now.saturating_duration_since(w.since)),
+                    ask: w.ask.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    pub(super) fn summary(&self) -> SteerSummary {
+        SteerSummary {
+            gates: self.gates,
+            stopped: self.stopped.clone(),
+            flags: self.values(),
+            decisions: self
+                .decisions
+                .iter()
+                .map(|(at, decision)| Timed {
+                    at_ms: millis(at.saturating_duration_since(self.first)),
+                    decision: decision.clone(),
+                })
+                .collect(),
+            decisions_dropped: self.decisions_dropped,
+        }
+    }
+}

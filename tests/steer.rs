@@ -1,0 +1,339 @@
+//! Steering real frameworks' runs through the real `conclave watch`
+//! (docs/steer.md): each framework, installed pinned by the tests
+//! (`common::python`), runs offline on its own scripted model with the
+//! repository's hook package, and the test steers it through the
+//! watch's HTTP API as a person with curl would. Two runs per framework:
+//! one paused at its first gate, stepped three gates and stopped; one
+//! whose tool call a person rejects (the model reads the reason), whose
+//! flag a person turns off (the next turn goes without it), and whose
+//! question a person answers (the run reads the answer).
+
+use crate::common::python::Framework;
+use crate::common::steer::{Run, Watch, hold_all, named};
+use serde_json::{Value, json};
+
+/// The run's line from the watch among `lines`.
+fn line_of<'a>(lines: &'a [Value], trace: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| l["trace_id"] == trace)
+        .unwrap_or_else(|| panic!("no line for {trace}: {lines:?}"))
+}
+
+fn decisions(line: &Value) -> Vec<Value> {
+    line["steering"]["decisions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Paused at its first gate (`first`), nothing more happens than what
+/// came before it (`before`, the events told); three steps let exactly
+/// three gates pass and the fourth (`fourth`) waits; a stop ends the run
+/// the framework's way. The run's trace id.
+fn paused_stepped_stopped(
+    watch: &Watch,
+    run: &Run,
+    before: &[&str],
+    first: (&str, &str),
+    fourth: (&str, &str),
+) -> String {
+    let trace = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&trace, "gate");
+    let name = |gate: &Value| (gate["kind"].clone(), gate["name"].clone());
+    assert_eq!(name(&gate), (json!(first.0), json!(first.1)));
+    assert_eq!(view["gates"], 1, "{view}");
+    let told: Vec<Value> = run.told();
+    assert!(
+        told.len() <= before.len(),
+        "a paused run did more: {told:?}"
+    );
+    for (event, expected) in told.iter().zip(before) {
+        assert_eq!(event["event"], *expected, "{told:?}");
+    }
+    watch.steer(json!({"op": "step", "trace_id": trace, "gates": 3}));
+    let (gate, view) = watch.wait_for("the fourth gate waiting", |runs| {
+        let run = runs.iter().find(|r| r["trace_id"] == trace)?;
+        let first = run["waiting"].as_array()?.first()?;
+        (run["gates"] == 4).then(|| (first.clone(), run.clone()))
+    });
+    assert_eq!(
+        (
+            gate["kind"].as_str().unwrap(),
+            gate["name"].as_str().unwrap()
+        ),
+        fourth
+    );
+    assert_eq!(view["passes"], 0, "{view}");
+    watch.steer(json!({"op": "stop", "trace_id": trace}));
+    trace
+}
+
+/// The reason a person rejects the billing agent's tool call with.
+const REASON: &str = "over the refund limit; ask the customer first";
+
+/// A decide run held at `approval`: the flag legal_analyst turned off, the
+/// call rejected (the model's next call reads the reason, and is offered
+/// no legal_check), the question answered (the model reads the answer),
+/// the run finished. The reason.
+fn flag_off_rejected_answered(
+    watch: &Watch,
+    run: &Run,
+    decide: &str,
+    approval: &Value,
+) -> &'static str {
+    watch
+        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
+    // The tool never ran: the model's next call reads the rejection.
+    let second = run.expect("model_call");
+    let input = second["input"].as_str().unwrap();
+    assert!(
+        input.contains(REASON) && input.contains("rejected by a person"),
+        "{input}"
+    );
+    let offered = second["tools"].as_array().unwrap();
+    assert!(!offered.contains(&json!("legal_check")), "{second}");
+    let (question, _) = watch.waiting(decide, "question");
+    assert_eq!(question["question"], "Refund or credit?");
+    watch
+        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
+    let third = run.expect("model_call");
+    assert!(
+        third["input"].as_str().unwrap().contains("credit"),
+        "{third}"
+    );
+    assert_eq!(run.expect("finished")["output"], "settled");
+    REASON
+}
+
+#[test]
+fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().to_str().unwrap();
+    let watch = Watch::start(&["--runs", "2", "--record-dir", record]);
+    watch.steer(hold_all());
+    let run = Run::start(Framework::OpenAiAgents, "openai_agents_run.py", &watch.url);
+
+    let steps = paused_stepped_stopped(
+        &watch,
+        &run,
+        &[],
+        ("agent_turn", "Counter"),
+        ("model_call", "Counter"),
+    );
+    // The three gates passed were the turn, a model call and a tool call.
+    assert_eq!(run.expect("model_call")["call"], 1);
+    assert_eq!(run.expect("tool")["n"], 1);
+    assert_eq!(run.expect("stopped")["reason"], "stopped by a person");
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&decide, "gate");
+    assert_eq!(gate["kind"], "agent_turn");
+    assert_eq!(view["flags"][0]["name"], "legal_analyst");
+    assert_eq!(view["flags"][0]["on"], true);
+    watch.steer(json!({"op": "run_on", "trace_id": decide}));
+    let (approval, _) = watch.waiting(&decide, "approval");
+    assert_eq!(approval["tool"], "lookup_invoice");
+    assert_eq!(approval["agent"], "Billing Agent");
+    assert_eq!(approval["arguments"], json!({"invoice": 7}));
+    let first = run.expect("model_call");
+    assert!(
+        first["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("legal_check"))
+    );
+    let reason = flag_off_rejected_answered(&watch, &run, &decide, &approval);
+    assert!(run.end().success());
+
+    let lines = [watch.finished(), watch.finished()];
+    let stopped = line_of(&lines, &steps);
+    assert_eq!(stopped["steering"]["stopped"], "stopped by a person");
+    let kinds: Vec<Value> = decisions(stopped)
+        .iter()
+        .map(|d| d["decision"].clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            json!("held"),
+            json!("stepped"),
+            json!("held"),
+            json!("stopped")
+        ]
+    );
+    let decided = decisions(line_of(&lines, &decide));
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "rejected" && d["by"] == "person" && d["reason"] == reason)
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "flag_set" && d["on"] == false)
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "answered" && d["answer"] == "credit")
+    );
+    // Recorded: the decisions are lines of the run's recording.
+    let recording =
+        std::fs::read_to_string(line_of(&lines, &decide)["recording"].as_str().unwrap()).unwrap();
+    let steered = recording
+        .lines()
+        .filter(|l| l.contains(r#""type":"steered""#))
+        .count();
+    assert_eq!(steered, decided.len());
+    // Replayed: the run's line again, its decisions in the log.
+    let path = line_of(&lines, &decide)["recording"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let replayed = std::process::Command::new(env!("CARGO_BIN_EXE_conclave"))
+        .args(["replay", "--headless", &path])
+        .output()
+        .unwrap();
+    assert!(replayed.status.success());
+    let again: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    assert_eq!(again["steering"]["decisions"], json!(decided));
+    let log = String::from_utf8_lossy(&replayed.stderr);
+    assert!(
+        log.contains("steered rejected") && log.contains(reason),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_langgraph_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let watch = Watch::start(&["--runs", "2"]);
+    watch.steer(hold_all());
+    let run = Run::start(Framework::LangGraph, "langgraph_run.py", &watch.url);
+
+    let steps = paused_stepped_stopped(&watch, &run, &[], ("node", "a"), ("node", "d"));
+    let ran: Vec<Value> = (0..3).map(|_| run.expect("node")["name"].clone()).collect();
+    assert_eq!(ran, [json!("a"), json!("b"), json!("c")]);
+    assert_eq!(run.expect("stopped")["reason"], "stopped by a person");
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, _) = watch.waiting(&decide, "gate");
+    assert_eq!(gate["name"], "model");
+    watch.steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_review", "on": false}));
+    watch.steer(json!({"op": "run_on", "trace_id": decide}));
+    let (approval, _) = watch.waiting(&decide, "approval");
+    assert_eq!(approval["tool"], "lookup_invoice");
+    assert_eq!(approval["arguments"], json!({"invoice": 7}));
+    assert_eq!(run.expect("model_call")["call"], 1);
+    let reason = "invoices are looked up by billing only";
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));
+    let second = run.expect("model_call");
+    assert!(
+        second["input"].as_str().unwrap().contains(reason),
+        "{second}"
+    );
+    let (question, _) = watch.waiting(&decide, "question");
+    assert_eq!(question["options"], json!(["refund", "credit"]));
+    let (status, said) = watch.control(json!({"op": "answer", "trace_id": decide,
+        "id": question["id"], "text": "cash"}));
+    assert_eq!(status, 400, "{said}");
+    watch
+        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
+    assert_eq!(run.expect("answered")["text"], "credit");
+    let finished = run.expect("finished");
+    let messages = finished["output"].as_array().unwrap();
+    assert!(
+        messages.contains(&json!("The person chose credit.")),
+        "{finished}"
+    );
+    // The flag turned off took the edge to the legal node away.
+    assert!(
+        !messages.contains(&json!("legal review done")),
+        "{finished}"
+    );
+    assert!(named(&run.told(), "node").is_empty());
+    assert!(run.end().success());
+
+    let lines = [watch.finished(), watch.finished()];
+    assert_eq!(
+        line_of(&lines, &steps)["steering"]["stopped"],
+        "stopped by a person"
+    );
+    let decided = decisions(line_of(&lines, &decide));
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "rejected" && d["reason"] == reason)
+    );
+}
+
+#[test]
+fn a_pydantic_ai_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let watch = Watch::start(&["--runs", "2"]);
+    watch.steer(hold_all());
+    let run = Run::start(Framework::PydanticAi, "pydantic_ai_run.py", &watch.url);
+
+    // Every tool call is a gate: the first comes after the first model call.
+    let steps = paused_stepped_stopped(
+        &watch,
+        &run,
+        &["model_call"],
+        ("tool_call", "count"),
+        ("tool_call", "count"),
+    );
+    let mut told = Vec::new();
+    loop {
+        let event = run.next();
+        if event["event"] == "stopped" {
+            assert_eq!(event["reason"], "stopped by a person");
+            break;
+        }
+        told.push(event);
+    }
+    let tools: Vec<Value> = named(&told, "tool")
+        .iter()
+        .map(|e| e["n"].clone())
+        .collect();
+    assert_eq!(tools, [json!(1), json!(2), json!(3)], "{told:?}");
+    // The fourth model call asked for the fourth count, held at its gate.
+    assert_eq!(told.last().unwrap()["call"], 4, "{told:?}");
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&decide, "gate");
+    assert_eq!(gate["name"], "lookup_invoice");
+    assert_eq!(gate["agent"], "Billing Agent");
+    assert_eq!(gate["arguments"], json!({"invoice": 7}));
+    assert_eq!(view["flags"][0]["name"], "legal_analyst");
+    let first = run.expect("model_call");
+    assert!(
+        first["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("legal_check"))
+    );
+    watch.steer(json!({"op": "run_on", "trace_id": decide}));
+    let (approval, _) = watch.waiting(&decide, "approval");
+    assert_eq!(approval["tool"], "lookup_invoice");
+    let reason = flag_off_rejected_answered(&watch, &run, &decide, &approval);
+    assert!(run.end().success());
+
+    let lines = [watch.finished(), watch.finished()];
+    assert_eq!(
+        line_of(&lines, &steps)["steering"]["stopped"],
+        "stopped by a person"
+    );
+    let decided = decisions(line_of(&lines, &decide));
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "rejected" && d["reason"] == reason)
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "answered" && d["answer"] == "credit")
+    );
+}

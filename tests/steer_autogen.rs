@@ -1,0 +1,107 @@
+//! Steering a real AutoGen AgentChat team through the real `conclave
+//! watch` (docs/steer.md): a gate at every message its runtime carries,
+//! a stop ending the team through its ExternalTermination, a guarded
+//! tool's call rejected with the person's reason, a user proxy's input
+//! answered by a person.
+
+use crate::common::python::Framework;
+use crate::common::steer::{Run, Watch, hold_all, named};
+use serde_json::{Value, json};
+
+#[test]
+fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
+    // AutoGen's own spans make traces of their own besides each run's:
+    // the watch runs until both runs' lines have come.
+    let watch = Watch::start(&[]);
+    watch.steer(hold_all());
+    let run = Run::start(Framework::AutoGen, "autogen_run.py", &watch.url);
+
+    let steps = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, view) = watch.waiting(&steps, "gate");
+    assert_eq!(
+        (gate["kind"].clone(), gate["name"].clone()),
+        (json!("message"), json!("GroupChatStart"))
+    );
+    assert_eq!(view["gates"], 1);
+    assert!(run.told().is_empty(), "a paused team did something");
+    watch.steer(json!({"op": "step", "trace_id": steps, "gates": 3}));
+    let gate = watch.wait_for("the fourth message held", |runs| {
+        let run = runs.iter().find(|r| r["trace_id"] == steps)?;
+        let first = run["waiting"].as_array()?.first()?;
+        (run["gates"] == 4).then(|| first.clone())
+    });
+    assert_eq!(gate["name"], "GroupChatRequestPublish");
+    // Three messages passed, none of them a request to speak: no model call.
+    assert!(named(&run.told(), "model_call").is_empty());
+    watch.steer(json!({"op": "stop", "trace_id": steps}));
+    let mut told = Vec::new();
+    let finished = loop {
+        let event = run.next();
+        if event["event"] == "finished" {
+            break event;
+        }
+        told.push(event);
+    };
+    assert_eq!(finished["stop_reason"], "External termination requested");
+    // The turn under way when the stop came is the last one.
+    assert!(named(&told, "model_call").len() <= 1, "{told:?}");
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    watch.waiting(&decide, "gate");
+    watch.steer(json!({"op": "run_on", "trace_id": decide}));
+    let (approval, _) = watch.waiting(&decide, "approval");
+    assert_eq!(approval["tool"], "lookup_invoice");
+    assert_eq!(approval["arguments"], json!({"invoice": 7}));
+    assert_eq!(run.expect("model_call")["call"], 1);
+    let reason = "invoices are looked up by billing only";
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));
+    // The reflection on the tool's result reads the rejection.
+    let second = run.expect("model_call");
+    assert!(
+        second["input"].as_str().unwrap().contains(reason),
+        "{second}"
+    );
+    let (question, _) = watch.waiting(&decide, "question");
+    watch.steer(
+        json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit, please"}),
+    );
+    let third = run.expect("model_call");
+    assert!(
+        third["input"].as_str().unwrap().contains("credit, please"),
+        "{third}"
+    );
+    let finished = run.expect("finished");
+    assert!(
+        finished["messages"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("credit, please")),
+        "{finished}"
+    );
+    assert!(run.end().success());
+
+    let lines = watch.finished_runs(&[&steps, &decide]);
+    let line = |trace: &str| {
+        lines
+            .iter()
+            .find(|l| l["trace_id"] == trace)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(line(&steps)["steering"]["stopped"], "stopped by a person");
+    let decided: Vec<Value> = line(&decide)["steering"]["decisions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "rejected" && d["reason"] == reason)
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "answered" && d["answer"] == "credit, please")
+    );
+}
