@@ -177,7 +177,11 @@ fn every_pane_scrolls_to_its_last_row(session: &mut Session) {
     assert!(session.text().contains("lookup_94"), "{}", session.text());
     session.press("g");
     session.wait_for("the agents from the top", |t| !t.contains("lookup_95"));
-    page_down_to(session, "lookup_95", "lookup_94");
+    page_down_to(
+        session,
+        |t| t.contains("lookup_95"),
+        |t| t.contains("lookup_94"),
+    );
     // [2] the graph: its last node.
     session.press("2");
     session.press("G");
@@ -190,43 +194,59 @@ fn every_pane_scrolls_to_its_last_row(session: &mut Session) {
     session.wait_for("the graph's first node", |t| node(t, 0) && !node(t, 9));
     // [3] the span tree: the last agent's last tool call is the last row.
     session.press("3");
-    session.wait_for("the tree from the top", |t| !t.contains("tool call 9-5"));
+    session.wait_for("the tree from the top", |t| !in_tree(t, "tool call 9-5"));
     session.press("G");
-    session.wait_text("tool call 9-5");
+    session.wait_for("the tree's last row", |t| in_tree(t, "tool call 9-5"));
     assert!(
-        session.text().contains("tool call 9-4"),
+        in_tree(&session.text(), "tool call 9-4"),
         "{}",
         session.text()
     );
     session.press("g");
-    session.wait_for("the tree from the top", |t| !t.contains("tool call 9-5"));
-    page_down_to(session, "tool call 9-5", "tool call 9-4");
+    session.wait_for("the tree from the top", |t| !in_tree(t, "tool call 9-5"));
+    page_down_to(
+        session,
+        |t| in_tree(t, "tool call 9-5"),
+        |t| in_tree(t, "tool call 9-4"),
+    );
     // [4] the event log follows its newest line (the root, `[generic]`)
     // until scrolled up, and from `G` again.
     session.press("4");
     session.wait_text("[generic]");
     session.press("g");
     session.wait_for("the log from its first line", |t| !t.contains("[generic]"));
-    page_down_to(session, "[generic]", "tool call 9-5 [tool]");
+    page_down_to(
+        session,
+        |t| t.contains("[generic]"),
+        |t| t.contains("tool call 9-5 [tool]"),
+    );
     session.press("g");
     session.wait_for("the log from its first line", |t| !t.contains("[generic]"));
     session.press("G");
     session.wait_text("[generic]");
 }
 
-/// Press PgDn until `last` shows (a page at a time, never more than the
-/// rows in all), then `before` shows with it: the last row at the pane's
-/// bottom, not alone at its top.
-fn page_down_to(session: &mut Session, last: &str, before: &str) {
+/// Whether a line of the span tree names `name` (the event log's lines
+/// of the same spans say `[tool]`).
+fn in_tree(screen: &str, name: &str) -> bool {
+    screen
+        .lines()
+        .any(|l| l.contains(name) && !l.contains("[tool]"))
+}
+
+/// Press PgDn until the last row shows (a page at a time, never more
+/// presses than there are rows), then the row before it shows with it:
+/// the last row at the pane's bottom, not alone at its top.
+fn page_down_to(session: &mut Session, last: impl Fn(&str) -> bool, before: impl Fn(&str) -> bool) {
     for _ in 0..80 {
-        if session.text().contains(last) {
+        if last(&session.text()) {
             break;
         }
         session.press("\x1b[6~");
         std::thread::sleep(std::time::Duration::from_millis(30));
     }
-    session.wait_text(last);
-    assert!(session.text().contains(before), "{}", session.text());
+    session.wait_for("the last row by pages", &last);
+    assert!(before(&session.text()), "{}", session.text());
 }
 
 /// `?` lists the watch's keys, none it cannot act on; Esc closes it.

@@ -1,8 +1,11 @@
 //! The dashboard of `conclave watch`: other frameworks' runs, received as
 //! OpenTelemetry traces by `crate::watch`, one tab per trace. The watch
 //! owns the network, the runs and their settling; this only folds what it
-//! says (`state`) and draws it (`screen`, `tree_pane`). The loop here
-//! draws on change at most 30 times a second, never in a busy loop.
+//! says (`state`, each span once), keeps the keys' state (`ui`) and draws
+//! it (`screen`, `panes`, `tree_pane`). The same screen shows the watch's
+//! recordings (`recorded`: `conclave replay` and `conclave compare`). The
+//! loop here draws on change at most 30 times a second, never in a busy
+//! loop.
 
 mod chain;
 pub(crate) mod graph;
