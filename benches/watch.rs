@@ -307,23 +307,8 @@ async fn send_all(receiving: &Receiving) -> u64 {
                         return;
                     }
                     let body = request(n).encode_to_vec();
-                    loop {
-                        let response = client
-                            .post(&url)
-                            .header("content-type", "application/x-protobuf")
-                            .body(body.clone())
-                            .send()
-                            .await
-                            .expect("the receiver answers");
-                        match response.status().as_u16() {
-                            200 => break,
-                            429 => {
-                                refused.fetch_add(1, Ordering::Relaxed);
-                                tokio::time::sleep(Duration::from_millis(20)).await;
-                            }
-                            other => panic!("answered {other}"),
-                        }
-                    }
+                    let again = post_until_taken(&client, &url, body).await;
+                    refused.fetch_add(again, Ordering::Relaxed);
                 }
             })
         })
@@ -343,25 +328,32 @@ async fn send_one_run(receiving: &Receiving) -> u64 {
     let mut refused = 0;
     for spans in one_run().chunks(ONE_RUN_BATCH) {
         let body = wrapped(spans.to_vec()).encode_to_vec();
-        loop {
-            let response = client
-                .post(&url)
-                .header("content-type", "application/x-protobuf")
-                .body(body.clone())
-                .send()
-                .await
-                .expect("the receiver answers");
-            match response.status().as_u16() {
-                200 => break,
-                429 => {
-                    refused += 1;
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                other => panic!("answered {other}"),
-            }
-        }
+        refused += post_until_taken(&client, &url, body).await;
     }
     refused
+}
+
+/// POST `body` until the receiver takes it; how many times it answered
+/// 429 (each waited 20 ms for).
+async fn post_until_taken(client: &reqwest::Client, url: &str, body: Vec<u8>) -> u64 {
+    let mut refused = 0;
+    loop {
+        let response = client
+            .post(url)
+            .header("content-type", "application/x-protobuf")
+            .body(body.clone())
+            .send()
+            .await
+            .expect("the receiver answers");
+        match response.status().as_u16() {
+            200 => return refused,
+            429 => {
+                refused += 1;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            other => panic!("answered {other}"),
+        }
+    }
 }
 
 /// The one-run rows' trace: children first, the root last.
