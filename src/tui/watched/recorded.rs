@@ -30,10 +30,9 @@ pub fn replay(path: &Path) -> Exit {
 /// `conclave compare A B` of two watch recordings: A in tab 1, B in tab 2.
 pub fn compare(a: &Path, b: &Path) -> Exit {
     let mut watched = Watched::new(Limits::default(), None);
-    let summaries = load(&mut watched, a).and_then(|sa| Ok((sa, load(&mut watched, b)?)));
-    let (sa, sb) = match summaries {
-        Ok(both) => both,
-        Err(exit) => return exit,
+    let (sa, sb) = match (load(&mut watched, a), load(&mut watched, b)) {
+        (Ok(sa), Ok(sb)) => (sa, sb),
+        (Err(exit), _) | (_, Err(exit)) => return exit,
     };
     watched.compared = Some(compared_words(&sa, &sb));
     watched.source = format!("{} and {}", a.display(), b.display());
