@@ -17,6 +17,15 @@
 //!   screen folding every feed item and drawing a 160x48 frame whenever
 //!   something changed, at most every 33 ms, as the dashboard does.
 //!
+//! - `one-run-headless` and `one-run-drawn`: one trace of 20,000 spans
+//!   (the per-run limit; 1,818 agents of 10 calls and a root), posted in
+//!   200 requests of 100 spans one after the other, children first, read
+//!   by the watch as `--headless` reads it and as the dashboard reads and
+//!   draws it. Each prints the process's CPU time (user + system, the
+//!   sender's share included, the same in both): the drawn row's target is
+//!   at most twice the headless one, a run's cost not growing with its
+//!   size.
+//!
 //! A 429 (the watch's queue full) is counted and the request sent again
 //! after 20 ms, so every span arrives; the counts say how often.
 //! `cargo bench --bench watch -- drain` runs the rows whose name holds
@@ -40,7 +49,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 const ALONE: &str = "CONCLAVE_WATCH_ALONE";
-const ROWS: [&str; 3] = ["drain", "watch", "dashboard"];
+const ROWS: [&str; 5] = [
+    "drain",
+    "watch",
+    "dashboard",
+    "one-run-headless",
+    "one-run-drawn",
+];
+/// Agents in the one-run rows' trace: 11 spans each, and the root.
+const ONE_RUN_AGENTS: u64 = 1_818;
+const ONE_RUN_BATCH: usize = 100;
 const SPANS_PER_TRACE: usize = 100;
 const TRACES_PER_REQUEST: usize = 5;
 const SENDERS: usize = 4;
@@ -82,12 +100,40 @@ fn run_row(row: &str) {
     runtime.block_on(async {
         match row {
             "drain" => drain_row().await,
-            "watch" => watch_row().await,
-            "dashboard" => dashboard_row().await,
+            "watch" => watch_row(Load::Many).await,
+            "dashboard" => dashboard_row(Load::Many).await,
+            "one-run-headless" => watch_row(Load::OneRun).await,
+            "one-run-drawn" => dashboard_row(Load::OneRun).await,
             other => panic!("no row {other}"),
         }
     });
     println!("  peak RSS {:.1} MiB", peak_rss_kib() as f64 / 1024.0);
+    println!("  CPU {:.2} s (user + system)", cpu_seconds());
+}
+
+/// What a row sends.
+#[derive(Clone, Copy, PartialEq)]
+enum Load {
+    /// `traces()` traces of 100 spans, five a request, four requests at once.
+    Many,
+    /// One trace of 20,000 spans, 100 a request, one request at a time.
+    OneRun,
+}
+
+impl Load {
+    async fn send(self, receiving: &Receiving) -> u64 {
+        match self {
+            Load::Many => send_all(receiving).await,
+            Load::OneRun => send_one_run(receiving).await,
+        }
+    }
+
+    fn spans(self) -> usize {
+        match self {
+            Load::Many => traces() * SPANS_PER_TRACE,
+            Load::OneRun => one_run().len(),
+        }
+    }
 }
 
 fn receive_config() -> ReceiveConfig {
@@ -121,10 +167,10 @@ async fn drain_row() {
     let counts = receiving.counts();
     receiving.shutdown().await;
     let spans = consumer.await.unwrap();
-    report("drain", began.elapsed(), spans, refused, &counts);
+    report(Load::Many, began.elapsed(), spans, refused, &counts);
 }
 
-async fn watch_row() {
+async fn watch_row(load: Load) {
     let settings = WatchSettings {
         receive: receive_config(),
         options: WatchOptions {
@@ -152,18 +198,18 @@ async fn watch_row() {
         (runs, spans, dropped)
     });
     let began = Instant::now();
-    let refused = send_all(&started.receiving).await;
+    let refused = load.send(&started.receiving).await;
     let counts = started.receiving.counts();
     started.receiving.shutdown().await;
     started.task.await.unwrap();
     let (runs, spans, dropped) = reader.await.unwrap();
-    report("watch", began.elapsed(), spans as usize, refused, &counts);
+    report(load, began.elapsed(), spans as usize, refused, &counts);
     println!(
         "  runs finished {runs}, spans in them {spans}, dropped by the watch's limits {dropped}"
     );
 }
 
-async fn dashboard_row() {
+async fn dashboard_row(load: Load) {
     let settings = WatchSettings {
         receive: receive_config(),
         options: WatchOptions::default(),
@@ -207,31 +253,26 @@ async fn dashboard_row() {
         (frames, runs, spans, dropped + no_room)
     });
     let began = Instant::now();
-    let refused = send_all(&started.receiving).await;
+    let refused = load.send(&started.receiving).await;
     let counts = started.receiving.counts();
     started.receiving.shutdown().await;
     started.task.await.unwrap();
     let (frames, runs, spans, dropped) = drawer.await.unwrap();
-    report(
-        "dashboard",
-        began.elapsed(),
-        spans as usize,
-        refused,
-        &counts,
-    );
+    report(load, began.elapsed(), spans as usize, refused, &counts);
     println!(
         "  runs finished {runs}, spans in them {spans}, dropped by the watch's limits {dropped}, frames drawn {frames}"
     );
 }
 
 fn report(
-    row: &str,
+    load: Load,
     took: Duration,
     consumed: usize,
     refused: u64,
     counts: &conclave::watch::receive::ReceiveCounts,
 ) {
-    let sent = traces() * SPANS_PER_TRACE;
+    let row = std::env::var(ALONE).unwrap_or_default();
+    let sent = load.spans();
     println!(
         "{row}: {sent} spans sent, {consumed} taken by the consumer in {:.2} s: {:.0} spans/s",
         took.as_secs_f64(),
@@ -266,23 +307,8 @@ async fn send_all(receiving: &Receiving) -> u64 {
                         return;
                     }
                     let body = request(n).encode_to_vec();
-                    loop {
-                        let response = client
-                            .post(&url)
-                            .header("content-type", "application/x-protobuf")
-                            .body(body.clone())
-                            .send()
-                            .await
-                            .expect("the receiver answers");
-                        match response.status().as_u16() {
-                            200 => break,
-                            429 => {
-                                refused.fetch_add(1, Ordering::Relaxed);
-                                tokio::time::sleep(Duration::from_millis(20)).await;
-                            }
-                            other => panic!("answered {other}"),
-                        }
-                    }
+                    let again = post_until_taken(&client, &url, body).await;
+                    refused.fetch_add(again, Ordering::Relaxed);
                 }
             })
         })
@@ -291,6 +317,48 @@ async fn send_all(receiving: &Receiving) -> u64 {
         sender.await.unwrap();
     }
     refused.load(Ordering::Relaxed)
+}
+
+/// Send the one-run trace, 100 spans a request, one request at a time
+/// (the root in the last); the 429s answered.
+async fn send_one_run(receiving: &Receiving) -> u64 {
+    let url = format!("http://{}/v1/traces", receiving.http_addr());
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let mut refused = 0;
+    for spans in one_run().chunks(ONE_RUN_BATCH) {
+        let body = wrapped(spans.to_vec()).encode_to_vec();
+        refused += post_until_taken(&client, &url, body).await;
+    }
+    refused
+}
+
+/// POST `body` until the receiver takes it; how many times it answered
+/// 429 (each waited 20 ms for).
+async fn post_until_taken(client: &reqwest::Client, url: &str, body: Vec<u8>) -> u64 {
+    let mut refused = 0;
+    loop {
+        let response = client
+            .post(url)
+            .header("content-type", "application/x-protobuf")
+            .body(body.clone())
+            .send()
+            .await
+            .expect("the receiver answers");
+        match response.status().as_u16() {
+            200 => return refused,
+            429 => {
+                refused += 1;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            other => panic!("answered {other}"),
+        }
+    }
+}
+
+/// The one-run rows' trace: children first, the root last.
+fn one_run() -> Vec<Span> {
+    trace_of(0, ONE_RUN_AGENTS)
 }
 
 fn string(key: &str, value: &str) -> KeyValue {
@@ -316,8 +384,13 @@ fn int(key: &str, value: i64) -> KeyValue {
 /// Request `n`: five whole traces, each root last.
 fn request(n: u64) -> ExportTraceServiceRequest {
     let spans = (0..TRACES_PER_REQUEST as u64)
-        .flat_map(|t| trace(n * TRACES_PER_REQUEST as u64 + t))
+        .flat_map(|t| trace_of(n * TRACES_PER_REQUEST as u64 + t, 9))
         .collect();
+    wrapped(spans)
+}
+
+/// `spans` in one request of one resource and scope.
+fn wrapped(spans: Vec<Span>) -> ExportTraceServiceRequest {
     ExportTraceServiceRequest {
         resource_spans: vec![ResourceSpans {
             resource: Some(Resource {
@@ -337,11 +410,11 @@ fn request(n: u64) -> ExportTraceServiceRequest {
     }
 }
 
-/// A trace of 100 spans: a workflow root, 9 agents under it, each with
-/// 5 model calls and 5 tool calls; children first.
-fn trace(t: u64) -> Vec<Span> {
+/// Trace `t`: a workflow root, `agents` agents under it (9 make 100
+/// spans), each with 5 model calls and 5 tool calls; children first.
+fn trace_of(t: u64, agents: u64) -> Vec<Span> {
     let trace_id = [(t + 1).to_be_bytes(), 0xabcd_u64.to_be_bytes()].concat();
-    let id = |i: u64| ((t << 8) | (i + 1)).to_be_bytes().to_vec();
+    let id = |i: u64| ((t << 16) | (i + 1)).to_be_bytes().to_vec();
     let start = 1_700_000_000_000_000_000 + t * 1_000_000_000;
     let span = |i: u64, parent: Option<u64>, name: String, attributes: Vec<KeyValue>| Span {
         trace_id: trace_id.clone(),
@@ -354,8 +427,8 @@ fn trace(t: u64) -> Vec<Span> {
         attributes,
         ..Span::default()
     };
-    let mut spans = Vec::with_capacity(SPANS_PER_TRACE);
-    for agent in 0..9u64 {
+    let mut spans = Vec::with_capacity(usize::try_from(agents * 11 + 1).unwrap_or(0));
+    for agent in 0..agents {
         let a = 1 + agent * 11;
         let name = format!("agent_{agent}");
         for call in 0..10u64 {
@@ -401,6 +474,18 @@ fn trace(t: u64) -> Vec<Span> {
         vec![string("gen_ai.operation.name", "invoke_workflow")],
     ));
     spans
+}
+
+/// The process's CPU time so far, user and system, in seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: `getrusage` writes the whole struct it is given.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The process's peak resident memory, KiB.

@@ -145,6 +145,11 @@ fn command(cli: Cli) -> Exit {
             headless: true,
             ..
         }) => headless::replay(&recording),
+        Some(Command::Replay { recording, .. })
+            if conclave::watch::record::is_watch_recording(&recording) =>
+        {
+            conclave::tui::watched::replay(&recording)
+        }
         Some(Command::Replay {
             recording,
             headless: false,
@@ -180,32 +185,37 @@ fn command(cli: Cli) -> Exit {
             Ok(otlp) => headless::export(&recording, otlp),
         },
         Some(Command::Schema) => headless::schema(),
-        Some(Command::Compare {
-            a,
-            b,
-            headless: true,
-        }) if conclave::watch::record::is_watch_recording(&a)
-            && conclave::watch::record::is_watch_recording(&b) =>
-        {
-            conclave::watch::replay::compare(&a, &b)
-        }
-        Some(Command::Compare {
-            a,
-            b,
-            headless: true,
-        }) => headless::compare(&a, &b),
-        Some(Command::Compare {
-            a,
-            b,
-            headless: false,
-        }) => tui::run(TuiOptions {
-            compare: Some((a, b)),
-            record: true,
-            ..TuiOptions::default()
-        }),
+        Some(Command::Compare { a, b, headless }) => compare(&a, &b, headless),
         Some(Command::Completions { shell }) => generated::completions(shell),
         Some(Command::Man) => generated::man_page(),
         Some(Command::Toolbox { tool }) => toolbox(tool),
+    }
+}
+
+/// `conclave compare A B`: two of the watch's recordings on the watch's
+/// screen (or as one JSON document with `--headless`), two of Conclave's
+/// in the dashboard (or headless); one of each is refused by name.
+fn compare(a: &std::path::Path, b: &std::path::Path, headless: bool) -> Exit {
+    use conclave::watch::record::is_watch_recording;
+    match (is_watch_recording(a), is_watch_recording(b), headless) {
+        (true, true, true) => conclave::watch::replay::compare(a, b),
+        (true, true, false) => conclave::tui::watched::compare(a, b),
+        (false, false, true) => headless::compare(a, b),
+        (false, false, false) => tui::run(TuiOptions {
+            compare: Some((a.to_path_buf(), b.to_path_buf())),
+            record: true,
+            ..TuiOptions::default()
+        }),
+        (watched, _, _) => {
+            let (one, other) = if watched { (a, b) } else { (b, a) };
+            output::message(&format!(
+                "conclave compare: {} is a recording of `conclave watch` and {} is not; \
+                 compare compares two watched runs or two of Conclave's runs",
+                one.display(),
+                other.display()
+            ));
+            Exit::BadInput
+        }
     }
 }
 

@@ -142,3 +142,4 @@ mod tui_sweep;
 mod vocabulary;
 mod watch_dashboard;
 mod watch_own_runs;
+mod watch_screen;

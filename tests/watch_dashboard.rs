@@ -16,7 +16,7 @@ use prost::Message;
 
 const TRACE: u128 = 0x5eed_0000_0000_0000_0000_0000_0000_0057;
 
-fn text(key: &str, value: &str) -> KeyValue {
+pub fn text(key: &str, value: &str) -> KeyValue {
     KeyValue {
         key: key.into(),
         value: Some(AnyValue {
@@ -63,7 +63,7 @@ fn body(spans: Vec<Span>) -> Vec<u8> {
 
 /// POST `spans` to the watch as one OTLP/HTTP protobuf request, over a
 /// plain loopback connection (HTTP/1.1, the connection closed after).
-fn post(port: u16, spans: Vec<Span>) {
+pub fn post(port: u16, spans: Vec<Span>) {
     use std::io::{Read, Write};
     let body = body(spans);
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the watch listens");
@@ -79,7 +79,7 @@ fn post(port: u16, spans: Vec<Span>) {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

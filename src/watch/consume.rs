@@ -45,6 +45,9 @@ pub enum WatchFeed {
     /// Spans dropped so far because no run could be held for them (every
     /// held run live and still waiting for its root): the running total.
     Dropped(u64),
+    /// Spans that came for a run already finished (not kept): the
+    /// running total, told when it grew.
+    Late(u64),
 }
 
 /// The watch's state between batches.
@@ -53,8 +56,9 @@ pub struct Watch {
     pub runs: Runs,
     options: WatchOptions,
     finished: u64,
-    /// The dropped count the viewer was last told.
+    /// The dropped and late counts the viewer was last told.
     told_dropped: u64,
+    told_late: u64,
 }
 
 impl Watch {
@@ -64,6 +68,7 @@ impl Watch {
             options,
             finished: 0,
             told_dropped: 0,
+            told_late: 0,
         }
     }
 
@@ -97,6 +102,10 @@ impl Watch {
         if self.runs.dropped_spans > self.told_dropped {
             self.told_dropped = self.runs.dropped_spans;
             feed.push(WatchFeed::Dropped(self.told_dropped));
+        }
+        if self.runs.late_spans > self.told_late {
+            self.told_late = self.runs.late_spans;
+            feed.push(WatchFeed::Late(self.told_late));
         }
         feed
     }

@@ -158,7 +158,10 @@ fn print(item: &WatchFeed) {
         WatchFeed::Problem(problem) => {
             crate::output::message(&format!("conclave watch: {problem}"))
         }
-        WatchFeed::Opened(_) | WatchFeed::Arrived { .. } | WatchFeed::Dropped(_) => {}
+        WatchFeed::Opened(_)
+        | WatchFeed::Arrived { .. }
+        | WatchFeed::Dropped(_)
+        | WatchFeed::Late(_) => {}
     }
 }
 

@@ -98,6 +98,17 @@ impl Session {
     /// The foreground colour of the first cell of the first place `needle`
     /// shows on screen, as the terminal was told to draw it.
     pub fn colour_of(&self, needle: &str) -> Option<vt100::Color> {
+        self.cell_of(needle, |cell| cell.fgcolor())
+    }
+
+    /// Whether the first place `needle` shows on screen starts in a cell
+    /// drawn in reverse video (a highlighted tab, a selected row).
+    pub fn reversed(&self, needle: &str) -> bool {
+        self.cell_of(needle, |cell| cell.inverse()).unwrap_or(false)
+    }
+
+    /// `look` at the first cell of the first place `needle` shows on screen.
+    fn cell_of<T>(&self, needle: &str, look: impl Fn(&vt100::Cell) -> T) -> Option<T> {
         let parser = self.screen.lock().unwrap();
         let screen = parser.screen();
         let (rows, cols) = screen.size();
@@ -115,7 +126,7 @@ impl Session {
                 let mut seen = 0;
                 for (col, contents) in &line {
                     if seen >= at {
-                        return screen.cell(row, *col).map(|c| c.fgcolor());
+                        return screen.cell(row, *col).map(&look);
                     }
                     seen += contents.len();
                 }

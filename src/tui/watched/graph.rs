@@ -28,6 +28,9 @@ struct Visit {
     ended: bool,
     failed: bool,
     tokens: u64,
+    /// It acts as an agent: a model call was made in it, or its span
+    /// reads as an agent's.
+    agent: bool,
 }
 
 /// The graph of the run held in `forest`, `None` when its spans name none.
@@ -52,11 +55,14 @@ pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
     apply(planned(&visits, &froms), 0);
     let first = visits[0].start_ns;
     let ms = |ns: u64| ns.saturating_sub(first) / 1_000_000;
+    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
     for (i, (visit, from)) in visits.iter().zip(&froms).enumerate() {
         let step = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let node = visit.node.clone();
-        let nth = visits[..=i].iter().filter(|v| v.node == visit.node).count();
-        let visit_no = u32::try_from(nth).unwrap_or(u32::MAX);
+        let visit_no = *seen
+            .entry(visit.node.as_str())
+            .and_modify(|n| *n = n.saturating_add(1))
+            .or_insert(1);
         if let Some(from) = from {
             let taken = GraphEvent::EdgeEvaluated {
                 from: from.to_string(),
@@ -101,7 +107,10 @@ pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
 
 /// The graph as the visits drew it: the nodes in order of first visit,
 /// each edge once, in the order the route first took it; an edge back
-/// to a node visited earlier closes a loop.
+/// to a node visited earlier closes a loop. A node is an agent when a
+/// visit of it called a model or its span reads as an agent's, else a
+/// tool node (LangGraph's `tools`): docs/watch.md, a node that calls no
+/// model is no agent.
 fn planned(visits: &[Visit], froms: &[Option<&str>]) -> GraphEvent {
     let mut nodes: Vec<&str> = Vec::new();
     for visit in visits {
@@ -129,7 +138,11 @@ fn planned(visits: &[Visit], froms: &[Option<&str>]) -> GraphEvent {
             .iter()
             .map(|n| PlannedNode {
                 id: n.to_string(),
-                kind: GraphNodeKind::Agent,
+                kind: if visits.iter().any(|v| v.node == *n && v.agent) {
+                    GraphNodeKind::Agent
+                } else {
+                    GraphNodeKind::Tool
+                },
                 label: n.to_string(),
                 wait: None,
                 max_visits: None,
@@ -143,6 +156,7 @@ fn planned(visits: &[Visit], froms: &[Option<&str>]) -> GraphEvent {
 /// The visits the spans tell of, in order of start.
 fn visits(forest: &Forest) -> Vec<Visit> {
     let mut by_key: Vec<(String, Visit)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for span in forest.arrived() {
         let r = read(span);
         let (key, node, from, own) = match (&r.activation, &r.graph_node) {
@@ -159,13 +173,15 @@ fn visits(forest: &Forest) -> Vec<Visit> {
             ),
             (None, None) => continue,
         };
-        let tokens = if r.kind() == Kind::Model {
+        let model = r.kind() == Kind::Model;
+        let agent = model || r.kind() == Kind::Agent;
+        let tokens = if model {
             r.input_tokens.unwrap_or(0) + r.output_tokens.unwrap_or(0)
         } else {
             0
         };
-        let at = match by_key.iter().position(|(k, _)| *k == key) {
-            Some(at) => at,
+        let at = match index.get(&key) {
+            Some(at) => *at,
             None => {
                 let visit = Visit {
                     node,
@@ -175,7 +191,9 @@ fn visits(forest: &Forest) -> Vec<Visit> {
                     ended: false,
                     failed: false,
                     tokens: 0,
+                    agent: false,
                 };
+                index.insert(key.clone(), by_key.len());
                 by_key.push((key, visit));
                 by_key.len() - 1
             }
@@ -186,6 +204,7 @@ fn visits(forest: &Forest) -> Vec<Visit> {
         visit.ended |= own;
         visit.failed |= span.error.is_some();
         visit.tokens = visit.tokens.saturating_add(tokens);
+        visit.agent |= agent;
     }
     let mut visits: Vec<Visit> = by_key.into_iter().map(|(_, v)| v).collect();
     visits.sort_by_key(|v| v.start_ns);

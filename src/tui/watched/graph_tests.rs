@@ -6,6 +6,7 @@
 use super::graph::graph_of;
 use super::screen;
 use super::state::Watched;
+use super::ui::WatchUi;
 use crate::watch::consume::WatchFeed;
 use crate::watch::forest::Forest;
 use crate::watch::runs::{Arrival, Limits};
@@ -56,10 +57,11 @@ fn watched_of(spans: Vec<Span>) -> Watched {
     watched
 }
 
-fn drawn(watched: &Watched, size: (u16, u16)) -> String {
+fn drawn(watched: &mut Watched, size: (u16, u16)) -> String {
+    watched.read_selected(tokio::time::Instant::now());
     let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
     terminal
-        .draw(|f| screen::draw(f, watched, 0, "listening on test"))
+        .draw(|f| screen::draw(f, watched, &WatchUi::default()))
         .unwrap();
     let buffer = terminal.backend().buffer();
     let mut out = String::new();
@@ -100,7 +102,7 @@ fn a_langgraph_runs_nodes_are_its_graph_with_each_visit() {
     );
     assert_eq!(fold.steps, 5);
     let mut watched = watched_of(spans);
-    let live = drawn(&watched, (160, 60));
+    let live = drawn(&mut watched, (160, 60));
     assert!(live.contains("Graph · 3 nodes · step 5/5"), "{live}");
     assert!(live.contains("supervisor (following)"), "{live}");
     insta::assert_snapshot!("watched_langgraph_graph", live);
@@ -108,7 +110,7 @@ fn a_langgraph_runs_nodes_are_its_graph_with_each_visit() {
     let summary =
         crate::watch::summary::summarise(watched.runs[0].trace_id, &watched.runs[0].forest, None);
     watched.take(WatchFeed::Finished(Box::new(summary)));
-    let finished = drawn(&watched, (160, 60));
+    let finished = drawn(&mut watched, (160, 60));
     assert!(
         finished.contains("step 5/5 · boxes · supervisor─"),
         "{finished}"
@@ -123,5 +125,5 @@ fn a_run_whose_spans_name_no_graph_has_no_graph_pane() {
         forest.insert(span);
     }
     assert!(graph_of(&forest).is_none());
-    assert!(!drawn(&watched_of(spans), (160, 60)).contains("Graph ·"));
+    assert!(!drawn(&mut watched_of(spans), (160, 60)).contains("Graph ·"));
 }

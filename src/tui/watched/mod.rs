@@ -1,30 +1,40 @@
 //! The dashboard of `conclave watch`: other frameworks' runs, received as
 //! OpenTelemetry traces by `crate::watch`, one tab per trace. The watch
 //! owns the network, the runs and their settling; this only folds what it
-//! says (`state`) and draws it (`screen`, `tree_pane`). The loop here
-//! draws on change at most 30 times a second, never in a busy loop.
+//! says (`state`, each span once), keeps the keys' state (`ui`) and draws
+//! it (`screen`, `panes`, `tree_pane`). The same screen shows the watch's
+//! recordings (`recorded`: `conclave replay` and `conclave compare`). The
+//! loop here draws on change at most 30 times a second, never in a busy
+//! loop.
 
+mod chain;
 pub(crate) mod graph;
 #[cfg(test)]
 mod graph_tests;
+mod panes;
+mod recorded;
 pub(crate) mod screen;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 pub(crate) mod tree;
 pub(crate) mod tree_pane;
+pub(crate) mod ui;
 
 use crate::exit::Exit;
-use crate::tui::keymap::{self, Action, Scope};
+use crate::tui::keymap::{self, OverlayKind, Scope};
 use crate::tui::terminal;
 use crate::watch::consume::WatchFeed;
+use crate::watch::receive::Receiving;
 use crate::watch::start::{WatchSettings, start};
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
+pub use recorded::{compare, replay};
 use state::Watched;
 use std::time::Duration;
 use tokio::sync::mpsc::Receiver;
 use tokio::time::Instant;
+use ui::{WatchUi, act};
 
 /// The shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(33);
@@ -40,6 +50,7 @@ pub fn watch(settings: WatchSettings) -> Exit {
     runtime.block_on(async move {
         let limits = settings.options.limits;
         let prices = settings.options.prices.clone();
+        let forward = settings.receive.forward.clone();
         let mut started = match start(settings).await {
             Ok(started) => started,
             Err(e) => {
@@ -62,8 +73,16 @@ pub fn watch(settings: WatchSettings) -> Exit {
                 return Exit::BadInput;
             }
         };
-        let watched = Watched::new(limits, prices);
-        let exit = view(&mut screen, &mut started.feed, watched, &listening).await;
+        let mut watched = Watched::new(limits, prices);
+        watched.source = listening;
+        watched.forward = forward;
+        let exit = view(
+            &mut screen,
+            Some(&mut started.feed),
+            watched,
+            Some(&started.receiving),
+        )
+        .await;
         terminal::restore();
         started.receiving.shutdown().await;
         exit
@@ -76,12 +95,14 @@ pub fn watch(settings: WatchSettings) -> Exit {
 #[derive(Debug)]
 pub struct Offscreen {
     watched: Watched,
+    ui: WatchUi,
 }
 
 impl Offscreen {
     pub fn new(limits: crate::watch::runs::Limits) -> Offscreen {
         Offscreen {
             watched: Watched::new(limits, None),
+            ui: WatchUi::default(),
         }
     }
 
@@ -90,62 +111,36 @@ impl Offscreen {
         self.watched.take(item);
     }
 
-    /// Draw the whole screen into `frame`.
-    pub fn draw(&self, frame: &mut ratatui::Frame) {
-        screen::draw(frame, &self.watched, 0, "a bench");
+    /// Draw the whole screen into `frame`, the run on screen read again
+    /// first when its share of the time allows, as the dashboard does.
+    pub fn draw(&mut self, frame: &mut ratatui::Frame) {
+        self.watched.read_selected(Instant::now());
+        screen::draw(frame, &self.watched, &self.ui);
     }
 }
 
-/// What the screen remembers besides the runs: the span tree's first row.
-#[derive(Debug, Default)]
-pub(crate) struct WatchUi {
-    pub(crate) scroll: usize,
-}
-
-/// Apply `action` to the screen; whether it asks to quit.
-pub(crate) fn act(watched: &mut Watched, ui: &mut WatchUi, action: Action, page: usize) -> bool {
-    let rows = watched
-        .selected()
-        .map_or(0, |r| tree_pane::height(&r.forest));
-    let last = rows.saturating_sub(1);
-    match action {
-        Action::Quit => return true,
-        Action::PrevRun => {
-            watched.select_previous();
-            ui.scroll = 0;
-        }
-        Action::NextRun => {
-            watched.select_next();
-            ui.scroll = 0;
-        }
-        Action::Up => ui.scroll = ui.scroll.saturating_sub(1),
-        Action::Down => ui.scroll = (ui.scroll + 1).min(last),
-        Action::PageUp => ui.scroll = ui.scroll.saturating_sub(page),
-        Action::PageDown => ui.scroll = (ui.scroll + page).min(last),
-        Action::Top => ui.scroll = 0,
-        Action::Bottom => ui.scroll = last,
-        _ => {}
-    }
-    false
-}
-
+/// The screen until `q` or a signal: what `feed` says folded in (a
+/// recording's runs are in `watched` already, and no feed comes), the
+/// receiver's counts read once a second, a frame drawn on change at most
+/// every [`FRAME`], and the run on screen read again when due.
 async fn view(
     screen: &mut terminal::Screen,
-    feed: &mut Receiver<WatchFeed>,
+    mut feed: Option<&mut Receiver<WatchFeed>>,
     mut watched: Watched,
-    listening: &str,
+    receiving: Option<&Receiving>,
 ) -> Exit {
     let mut input = EventStream::new();
     let mut signals = crate::signals::Signals::new().ok();
     let mut ui = WatchUi::default();
     let mut dirty = true;
-    let mut feed_open = true;
     let mut last_draw = Instant::now() - FRAME;
+    let mut counting = tokio::time::interval(Duration::from_secs(1));
     loop {
-        if dirty && last_draw.elapsed() >= FRAME {
-            let drawn = terminal::draw(screen, |frame| {
-                screen::draw(frame, &watched, ui.scroll, listening);
-            });
+        let now = Instant::now();
+        if dirty && now >= last_draw + FRAME {
+            watched.read_selected(now);
+            watched.counts = receiving.map(Receiving::counts);
+            let drawn = terminal::draw(screen, |frame| screen::draw(frame, &watched, &ui));
             if let Err(e) = drawn {
                 terminal::restore();
                 crate::output::message(&format!("conclave watch: cannot draw: {e}"));
@@ -154,42 +149,64 @@ async fn view(
             dirty = false;
             last_draw = Instant::now();
         }
-        let page = usize::from(screen.size().map_or(24, |s| s.height)).saturating_sub(14);
+        // A frame when one is wanted, or when the run on screen is due
+        // to be read again.
+        let wake = if dirty {
+            Some(last_draw + FRAME)
+        } else {
+            watched.read_due(now).map(|at| at.max(last_draw + FRAME))
+        };
         let signal = async {
             match signals.as_mut() {
                 Some(s) => s.next().await,
                 None => std::future::pending().await,
             }
         };
-        let redraw_at = async {
-            if dirty {
-                tokio::time::sleep_until(last_draw + FRAME).await;
-            } else {
-                std::future::pending::<()>().await;
+        let item = async {
+            match feed.as_mut() {
+                Some(feed) => feed.recv().await,
+                None => std::future::pending().await,
             }
         };
         tokio::select! {
-            item = feed.recv(), if feed_open => match item {
+            item = item => match item {
                 Some(item) => {
                     watched.take(item);
                     dirty = true;
                 }
                 // The watch ended (`--runs N` reached): the last frame stays
                 // until a key says quit.
-                None => feed_open = false,
+                None => feed = None,
             },
             Some(Ok(event)) = input.next() => {
                 if let TermEvent::Key(key) = event
                     && key.kind != KeyEventKind::Release
-                    && let Some(action) = keymap::lookup(Scope::Watch, &key)
-                    && act(&mut watched, &mut ui, action, page.max(1))
                 {
-                    return Exit::Ok;
+                    let scope = if ui.help {
+                        Scope::Overlay(OverlayKind::Help)
+                    } else {
+                        Scope::Watch
+                    };
+                    if let Some(action) = keymap::lookup(scope, &key)
+                        && act(&mut watched, &mut ui, action)
+                    {
+                        return Exit::Ok;
+                    }
                 }
                 dirty = true;
             }
+            _ = counting.tick(), if receiving.is_some() => {
+                dirty |= receiving.map(Receiving::counts) != watched.counts;
+            }
             Some(signal) = signal => return Exit::Signalled(signal),
-            () = redraw_at => {}
+            () = sleep_until(wake) => dirty = true,
         }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }

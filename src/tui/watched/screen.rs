@@ -1,163 +1,166 @@
-//! The watch's screen: a tab per watched run (`live` while it runs,
-//! `finished` once it settled), the selected run's header (agents, model
-//! calls, tokens, cost marked from the span or the price table), the
-//! needs-attention line when a span failed, the agent chain with its
-//! handoffs and each agent's spend, the tool calls as worker rows, the
-//! span tree, the event log (one line per span, its span events below it)
-//! and the footer read from the key table. Text from spans is cleaned
-//! (`fit` cleans) before it is drawn. Draws and mutates nothing.
+//! The watch's screen: the tab bar (`run n of N`, the selected run's tab
+//! always in it and highlighted, the runs left out on either side
+//! counted), the selected run's header (agents, model calls, tokens,
+//! cost marked from the span or the price table) with the
+//! needs-attention line when a span failed, the run's panes (`panes`),
+//! the footer (what the watch and its receiver counted, forward
+//! failures with their targets, then the keys read from the key table)
+//! and help (`?`) over it all. Draws and mutates nothing but the panes'
+//! last shown sizes.
 
-use super::state::{AgentSpend, Watched, WatchedRun};
-use super::tree_pane;
-use crate::figures::{compact, dollars};
-use crate::tui::keymap::{self, Scope};
-use crate::tui::patterns::graph::GraphFold;
-use crate::tui::patterns::graph::selection::GraphView;
-use crate::tui::patterns::unit::{Seen, Unit};
+use super::chain::cost_words;
+use super::panes::{draw_body, draw_log};
+use super::state::{Watched, WatchedRun};
+use super::ui::WatchUi;
+use crate::figures::compact;
+use crate::tui::keymap::{self, Action, Scope};
+use crate::tui::layout::centered;
 use crate::tui::text::fit;
 use crate::tui::theme;
-use crate::tui::widgets::millis;
-use crate::watch::summary::{CostFrom, WatchSummary};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
-/// Draw the whole screen; `scroll` is the span tree's first row shown.
-pub(crate) fn draw(frame: &mut Frame, watched: &Watched, scroll: usize, listening: &str) {
+/// Draw the whole screen.
+pub(crate) fn draw(frame: &mut Frame, watched: &Watched, ui: &WatchUi) {
+    let area = frame.area();
+    let log = if area.height >= 40 { 10 } else { 6 };
     let [tabs, header, body, log, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(3),
-        Constraint::Min(6),
-        Constraint::Length(8),
-        Constraint::Length(1),
+        Constraint::Min(4),
+        Constraint::Length(log),
+        Constraint::Length(2),
     ])
-    .areas(frame.area());
+    .areas(area);
     frame.render_widget(Paragraph::new(tab_line(watched, tabs.width)), tabs);
     draw_footer(frame, footer, watched);
-    let Some(run) = watched.selected() else {
-        let waiting = format!("waiting for the first span: {listening}");
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                fit(&waiting, usize::from(body.width)),
-                theme::dim(),
-            )),
-            body,
-        );
-        return;
-    };
-    frame.render_widget(Paragraph::new(header_lines(run, header.width)), header);
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
-    let chain = Block::bordered().title("agents · handoffs · tools");
-    let inner = chain.inner(left);
-    frame.render_widget(chain, left);
-    frame.render_widget(Paragraph::new(chain_lines(run, inner.width)), inner);
-    let right = match &run.graph {
-        Some(graph) => draw_graph(frame, right, graph),
-        None => right,
-    };
-    let tree = Block::bordered().title("span tree (◆ critical path)");
-    tree_pane::draw(frame, right, &run.forest, scroll, tree);
-    draw_log(frame, log, run);
-}
-
-/// The run's graph in the graph pattern's own pane, at the top of `area`
-/// (at most half of it); the rest of `area` is returned.
-fn draw_graph(frame: &mut Frame, area: Rect, graph: &GraphFold) -> Rect {
-    let unit = crate::tui::patterns::graph::GraphUnit;
-    let height = unit.wanted_height(graph).min(area.height / 2);
-    let [top, rest] =
-        Layout::vertical([Constraint::Length(height), Constraint::Min(0)]).areas(area);
-    let spent = std::collections::BTreeMap::new();
-    let seen = Seen {
-        now_ms: 0,
-        live: false,
-        outcome: None,
-        focused: false,
-        calling: &[],
-        spent: &spent,
-    };
-    unit.draw(frame, top, graph, &GraphView::default(), seen);
-    rest
-}
-
-/// `1 ● live svc │ 2 ✓ finished svc │ …`, the selected tab highlighted.
-fn tab_line(watched: &Watched, width: u16) -> Line<'static> {
-    let mut spans = vec![Span::styled("watched runs ", theme::dim())];
-    if watched.runs.is_empty() {
-        spans.push(Span::styled("none yet", theme::dim()));
+    match watched.selected() {
+        Some(run) => {
+            frame.render_widget(Paragraph::new(header_lines(run, header.width)), header);
+            draw_body(frame, body, run, ui);
+            draw_log(frame, log, run, ui);
+        }
+        None => {
+            let waiting = format!("waiting for the first span: {}", watched.source);
+            let line = Line::styled(fit(&waiting, usize::from(body.width)), theme::dim());
+            frame.render_widget(Paragraph::new(line), body);
+        }
     }
-    for (i, run) in watched.runs.iter().enumerate() {
-        let (glyph, state) = if run.finished {
-            ("✓", "finished")
+    if ui.help {
+        draw_help(frame, area);
+    }
+}
+
+/// A tab's words: `3 ● live name`.
+fn tab_words(run: &WatchedRun) -> String {
+    let (glyph, state) = if run.finished {
+        ("✓", "finished")
+    } else {
+        ("●", "live")
+    };
+    let name = run
+        .root_name
+        .as_deref()
+        .or(run.service.as_deref())
+        .unwrap_or("trace");
+    format!(" {} {glyph} {state} {} ", run.tab, fit(name, 24))
+}
+
+/// `run 7 of 10  ‹3 │ 4 ● live a │ … │ 2›`: as many tabs around the
+/// selected one as fit, the selected highlighted.
+pub(crate) fn tab_line(watched: &Watched, width: u16) -> Line<'static> {
+    let n = watched.runs.len();
+    if n == 0 {
+        return Line::styled("watched runs: none yet", theme::dim());
+    }
+    let selected = watched.selected.min(n - 1);
+    let head = format!("run {} of {n} ", selected + 1);
+    let words: Vec<String> = watched.runs.iter().map(tab_words).collect();
+    let wide = |s: &String| s.chars().count() + 1;
+    // Room for the tabs, the counts of those left out kept aside.
+    let room = usize::from(width).saturating_sub(head.chars().count() + 10);
+    let (mut lo, mut hi) = (selected, selected);
+    let mut used = wide(&words[selected]);
+    loop {
+        let right = hi + 1 < n && used + wide(&words[hi + 1]) <= room;
+        if right {
+            hi += 1;
+            used += wide(&words[hi]);
+        }
+        let left = lo > 0 && used + wide(&words[lo - 1]) <= room;
+        if left {
+            lo -= 1;
+            used += wide(&words[lo]);
+        }
+        if !right && !left {
+            break;
+        }
+    }
+    let mut spans = vec![Span::styled(head, theme::bold())];
+    if lo > 0 {
+        spans.push(Span::styled(format!("‹{lo} "), theme::dim()));
+    }
+    for (i, text) in words.iter().enumerate().take(hi + 1).skip(lo) {
+        if i > lo {
+            spans.push(Span::styled("│", theme::dim()));
+        }
+        let (text, style) = if i == selected {
+            (fit(text, room.max(8)), theme::selected())
         } else {
-            ("●", "live")
-        };
-        let name = run
-            .forest
-            .root()
-            .map(|r| r.name.clone())
-            .or_else(|| run.summary.service.clone())
-            .unwrap_or_else(|| "trace".into());
-        let text = format!("{} {glyph} {state} {}", run.tab, fit(&name, 24));
-        let style = if i == watched.selected {
-            theme::selected()
-        } else {
-            Style::default()
+            (text.clone(), Style::default())
         };
         spans.push(Span::styled(text, style));
-        spans.push(Span::styled(" │ ", theme::dim()));
     }
-    let line = Line::from(spans);
-    if line.width() > usize::from(width) {
-        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        return Line::raw(fit(&text, usize::from(width)));
+    if hi + 1 < n {
+        spans.push(Span::styled(format!(" {}›", n - 1 - hi), theme::dim()));
     }
-    line
-}
-
-/// The cost in words, marked where it came from.
-fn cost_words(cost: Option<f64>, from: Option<CostFrom>) -> String {
-    match (cost, from) {
-        (None, _) => "cost unknown (unpriced)".into(),
-        (Some(c), Some(CostFrom::Span)) => format!("${} (from span)", dollars(c)),
-        (Some(c), Some(CostFrom::PriceTable)) => format!("${} (from price table)", dollars(c)),
-        (Some(c), _) => format!("${} (from span and price table)", dollars(c)),
-    }
+    Line::from(spans)
 }
 
 fn header_lines(run: &WatchedRun, width: u16) -> Vec<Line<'static>> {
-    let s: &WatchSummary = &run.summary;
+    let summary = run.reading.summary.as_ref();
     let state = if run.finished { "finished" } else { "live" };
     let placeholders = run.forest.placeholders();
+    let dropped = run.forest.dropped;
     let first = format!(
         "trace {} · {} · {} · {} · {} spans{}{}",
-        s.trace_id,
+        crate::watch::span::trace_hex(run.trace_id),
         state,
-        s.service.as_deref().unwrap_or("(no service)"),
-        s.framework.as_deref().unwrap_or("(framework unknown)"),
-        s.spans,
+        run.service.as_deref().unwrap_or("(no service)"),
+        summary
+            .and_then(|s| s.framework.as_deref())
+            .unwrap_or("(framework unknown)"),
+        run.forest.len(),
         if placeholders > 0 {
             format!(" · {placeholders} waiting for their parent")
         } else {
             String::new()
         },
-        if s.dropped_spans > 0 {
-            format!(" · {} dropped", s.dropped_spans)
+        if dropped > 0 {
+            format!(" · {dropped} dropped")
         } else {
             String::new()
         },
     );
-    let second = format!(
-        "{} agents · {} model calls · {} tok in · {} tok out · {}",
-        s.agents.len(),
-        s.model_calls,
-        compact(s.input_tokens),
-        compact(s.output_tokens),
-        cost_words(s.cost_usd, s.cost_from),
-    );
+    let second = match summary {
+        Some(s) => format!(
+            "{} agents · {} model calls · {} tok in · {} tok out · {}{}",
+            s.agents.len(),
+            s.model_calls,
+            compact(s.input_tokens),
+            compact(s.output_tokens),
+            cost_words(s.cost_usd, s.cost_from),
+            if run.reading.spans < run.forest.len() {
+                format!(" · as of {} spans", run.reading.spans)
+            } else {
+                String::new()
+            }
+        ),
+        None => "reading the spans…".to_string(),
+    };
     let w = usize::from(width);
     let mut lines = vec![
         Line::styled(fit(&first, w), theme::bold()),
@@ -172,12 +175,13 @@ fn header_lines(run: &WatchedRun, width: u16) -> Vec<Line<'static>> {
 /// The needs-attention line of a run that errored: how many spans failed
 /// and the first one's name and message.
 pub(crate) fn attention(run: &WatchedRun) -> Option<String> {
-    let failed = run.arrivals.iter().find(|a| a.span.error.is_some())?;
-    let message = failed.span.error.clone().unwrap_or_default();
+    let id = run.first_failed?;
+    let failed = run.forest.get(id)?.span.as_ref()?;
+    let message = failed.error.clone().unwrap_or_default();
     Some(format!(
         "needs attention: {} span(s) failed; first: {}: {}",
-        run.summary.errors.max(1),
-        failed.span.name,
+        run.failed.max(1),
+        failed.name,
         if message.is_empty() {
             "error"
         } else {
@@ -186,127 +190,95 @@ pub(crate) fn attention(run: &WatchedRun) -> Option<String> {
     ))
 }
 
-fn spend_words(spend: &AgentSpend) -> String {
-    format!(
-        "{} calls · {} in / {} out · {}",
-        spend.calls,
-        compact(spend.input_tokens),
-        compact(spend.output_tokens),
-        cost_words(spend.cost_usd, spend.cost_from)
-    )
-}
-
-/// The agents in order of first activity with their spend, the handoffs
-/// in order (from → to), then one worker row per tool call.
-fn chain_lines(run: &WatchedRun, width: u16) -> Vec<Line<'static>> {
-    let w = usize::from(width);
-    let s = &run.summary;
-    let mut lines = Vec::new();
-    for agent in &s.agents {
-        let spent = run.spend.iter().find(|p| &p.agent == agent);
-        lines.push(Line::styled(fit(&format!("▸ {agent}"), w), theme::bold()));
-        if let Some(spent) = spent {
-            lines.push(Line::styled(
-                fit(&format!("    {}", spend_words(spent)), w),
-                theme::dim(),
-            ));
-        }
-    }
-    for spent in run.spend.iter().filter(|p| !s.agents.contains(&p.agent)) {
-        let text = format!("▸ {} · {}", spent.agent, spend_words(spent));
-        lines.push(Line::styled(fit(&text, w), theme::dim()));
-    }
-    for handoff in &s.handoffs {
-        let text = format!("  {} → {}", handoff.from, handoff.to);
-        lines.push(Line::styled(
-            fit(&text, w),
-            Style::default().fg(theme::ACCENT),
-        ));
-    }
-    for call in &s.tool_calls {
-        let (glyph, style) = if call.status == "error" {
-            ("✗", theme::error())
-        } else {
-            ("✓", Style::default().fg(theme::GO))
-        };
-        let text = format!(
-            "{glyph} {} · {} · {}",
-            call.tool,
-            call.agent.as_deref().unwrap_or("(no agent)"),
-            millis(call.ms)
-        );
-        lines.push(Line::styled(fit(&text, w), style));
-    }
-    lines
-}
-
-/// The event log: one line per span in arrival order (the newest at the
-/// bottom), its span events (an exception's message) below it.
-fn draw_log(frame: &mut Frame, area: Rect, run: &WatchedRun) {
-    let block = Block::bordered().title("event log (one line per span)");
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let w = usize::from(inner.width);
-    let mut lines = Vec::new();
-    for arrival in &run.arrivals {
-        let span = &arrival.span;
-        let (glyph, style) = match &span.error {
-            Some(_) => ("✗", theme::error()),
-            None => ("✓", Style::default()),
-        };
-        let kind = serde_json::to_value(arrival.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let text = format!(
-            "+{:>6} {glyph} {} [{kind}] {}{}",
-            millis(arrival.at_ms),
-            span.name,
-            millis(span.ms()),
-            if arrival.under_placeholder {
-                " (parent not arrived)"
-            } else {
-                ""
-            }
-        );
-        lines.push(Line::styled(fit(&text, w), style));
-        for event in &span.events {
-            let said = event
-                .attrs
-                .iter()
-                .find(|(k, _)| k == "exception.message")
-                .map(|(_, v)| format!(": {}", v.text()))
-                .unwrap_or_default();
-            let text = format!("         ↳ {}{said}", event.name);
-            lines.push(Line::styled(fit(&text, w), theme::dim()));
-        }
-    }
-    let skip = lines.len().saturating_sub(usize::from(inner.height));
-    frame.render_widget(Paragraph::new(lines.split_off(skip)), inner);
-}
-
-/// The keys, after what the watch had to say: spans it dropped for want
-/// of room, a run it could not record.
-fn draw_footer(frame: &mut Frame, area: Rect, watched: &Watched) {
+/// What the watch and its receiver counted, the problems first.
+fn counts_line(watched: &Watched, width: usize) -> Line<'static> {
     let mut spans = Vec::new();
+    let mut warn = |text: String| spans.push(Span::styled(text, theme::error()));
     if watched.dropped > 0 {
-        spans.push(Span::styled(
-            format!(
-                "⚠ {} spans dropped: every run held waits for its root  ",
-                watched.dropped
-            ),
-            theme::error(),
+        warn(format!(
+            "⚠ {} spans dropped: every run held waits for its root  ",
+            watched.dropped
         ));
     }
     if let Some(problem) = &watched.problem {
+        warn(format!("⚠ {}  ", fit(problem, width / 2)));
+    }
+    if let Some(c) = &watched.counts {
+        if c.forward_failed + c.forward_dropped > 0 {
+            warn(format!(
+                "⚠ forward to {}: {} failed, {} dropped  ",
+                watched.forward.join(", "),
+                c.forward_failed,
+                c.forward_dropped
+            ));
+        }
+        let mut said = format!(
+            "received {} spans in {} requests · refused {} (queue full {}) · rejected spans {}",
+            c.spans_accepted,
+            c.requests_accepted,
+            c.refused_total(),
+            c.refused(crate::watch::receive::Refusal::QueueFull),
+            c.spans_rejected,
+        );
+        if !watched.forward.is_empty() {
+            said.push_str(&format!(" · forwarded {}", c.forward_sent));
+        }
+        spans.push(Span::styled(said, theme::dim()));
+    }
+    if watched.late > 0 {
         spans.push(Span::styled(
-            format!("⚠ {}  ", fit(problem, usize::from(area.width) / 2)),
-            theme::error(),
+            format!(" · late spans {} (their run had finished)", watched.late),
+            theme::dim(),
         ));
     }
-    for binding in keymap::bindings(Scope::Watch) {
-        spans.push(Span::styled(binding.label, theme::bold()));
-        spans.push(Span::styled(format!(" {}  ", binding.help), theme::dim()));
+    if let Some(compared) = &watched.compared {
+        spans.push(Span::styled(compared.clone(), theme::bold()));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    Line::from(spans)
+}
+
+/// The counts, then the keys (the pane numbers are in help).
+fn draw_footer(frame: &mut Frame, area: Rect, watched: &Watched) {
+    let mut keys = Vec::new();
+    for binding in keymap::bindings(Scope::Watch).filter(|b| !matches!(b.action, Action::Focus(_)))
+    {
+        keys.push(Span::styled(binding.label, theme::bold()));
+        keys.push(Span::styled(format!(" {}  ", binding.help), theme::dim()));
+    }
+    let lines = vec![
+        counts_line(watched, usize::from(area.width)),
+        Line::from(keys),
+    ];
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Help: every key of the watch's screen, from the key table.
+fn draw_help(frame: &mut Frame, screen: Rect) {
+    let bindings: Vec<_> = keymap::bindings(Scope::Watch).collect();
+    let height = u16::try_from(bindings.len() + 4).unwrap_or(u16::MAX);
+    let area = centered(screen, 64, height);
+    frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .border_style(theme::border(true))
+        .title(Line::styled(
+            "Help: watched runs · Esc closes",
+            theme::bold(),
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let mut lines = vec![Line::styled(
+        fit("The keys that act on a watched run:", width),
+        theme::dim(),
+    )];
+    for binding in bindings {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("  {:<7}", binding.label),
+                Style::default().fg(theme::ACCENT),
+            ),
+            Span::raw(fit(binding.help, width.saturating_sub(9))),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
 }

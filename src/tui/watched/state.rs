@@ -1,18 +1,65 @@
 //! What the dashboard knows of the runs `conclave watch` receives: one
 //! tab per trace, opened at its first span and numbered once (a number is
-//! never given again), its spans kept as the same forest the watch builds
-//! (placeholders and all), live until the watch says it settled. Folded
-//! from the watch's [`WatchFeed`] in order; knows nothing of ratatui.
+//! never given again), live until the watch says it settled. Folded from
+//! the watch's [`WatchFeed`] in order, each span once: taking a batch
+//! costs what the batch holds, never what the run holds (the span goes
+//! into the forest, a line into the event log, a failure into the
+//! needs-attention line).
+//!
+//! What needs the whole run (its summary, the spend per agent, the graph
+//! and the span tree's rows) is a [`Reading`], made again only for the
+//! run on screen, only when spans came since the last one, and at most
+//! one fifth of the time: after a reading that took `t` the next waits
+//! `4 t` (a run of 20,000 spans arriving in a burst is read a few times,
+//! not once a batch); a finished run is read once more at once, with the
+//! watch's own summary in place of the reading's. Knows nothing of
+//! ratatui.
 
+use super::chain::{ChainRow, rows as chain_rows};
 use super::graph::graph_of;
+use super::tree::{TreeRow, rows};
 use crate::scenario::PriceTable;
 use crate::tui::patterns::graph::GraphFold;
 use crate::watch::acting::model_calls;
 use crate::watch::consume::WatchFeed;
 use crate::watch::forest::Forest;
+use crate::watch::receive::ReceiveCounts;
 use crate::watch::runs::{Arrival, Limits};
-use crate::watch::span::TraceId;
+use crate::watch::span::{SpanId, TraceId};
 use crate::watch::summary::{CostFrom, WatchSummary, summarise};
+use crate::watch::vocab::Kind;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A reading waits this many times what the last one took.
+const READ_SHARE: u32 = 4;
+
+/// One span's line in the event log: the span itself is the forest's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Logged {
+    pub(crate) at_ms: u64,
+    pub(crate) span: SpanId,
+    pub(crate) kind: Kind,
+    pub(crate) under_placeholder: bool,
+}
+
+/// What needs the whole run, as of its last reading.
+#[derive(Debug, Default)]
+pub(crate) struct Reading {
+    /// What the run amounts to (the watch's own once it finished).
+    pub(crate) summary: Option<WatchSummary>,
+    /// Model calls per agent, in order of the agent's first call.
+    pub(crate) spend: Vec<AgentSpend>,
+    /// The run's graph, where its spans let one be drawn (LangGraph's
+    /// nodes, OpenInference's `graph.node.*`).
+    pub(crate) graph: Option<GraphFold>,
+    /// The agents pane's rows.
+    pub(crate) chain: Vec<ChainRow>,
+    /// The span tree's rows, depth first.
+    pub(crate) tree: Vec<TreeRow>,
+    /// Spans the reading saw.
+    pub(crate) spans: usize,
+}
 
 /// One watched run, as its tab shows it.
 #[derive(Debug)]
@@ -21,16 +68,25 @@ pub(crate) struct WatchedRun {
     pub(crate) tab: u32,
     pub(crate) trace_id: TraceId,
     pub(crate) forest: Forest,
-    /// Every span in the order it arrived: the event log's lines.
-    pub(crate) arrivals: Vec<Arrival>,
-    /// What the run amounts to so far (the watch's own once it finished).
-    pub(crate) summary: WatchSummary,
-    /// Model calls per agent, in order of the agent's first call.
-    pub(crate) spend: Vec<AgentSpend>,
-    /// The run's graph, where its spans let one be drawn (LangGraph's
-    /// nodes, OpenInference's `graph.node.*`).
-    pub(crate) graph: Option<GraphFold>,
+    /// Every kept span in the order it arrived: the event log's lines.
+    pub(crate) log: Vec<Logged>,
+    /// The event log's rows before each entry (a span's line, then one
+    /// line per span event), and the rows in all.
+    pub(crate) log_rows: Vec<usize>,
+    pub(crate) log_total: usize,
+    /// Spans that failed, and the first of them.
+    pub(crate) failed: u64,
+    pub(crate) first_failed: Option<SpanId>,
+    /// The top span's name, once a span without a parent arrived.
+    pub(crate) root_name: Option<String>,
+    pub(crate) service: Option<String>,
+    pub(crate) reading: Reading,
     pub(crate) finished: bool,
+    /// Spans came since the last reading.
+    stale: bool,
+    /// When the last reading ended and what it took.
+    read_at: Option<Instant>,
+    read_took: Duration,
 }
 
 /// What one agent's model calls took and cost.
@@ -56,6 +112,16 @@ pub(crate) struct Watched {
     pub(crate) problem: Option<String>,
     /// Spans the watch dropped for want of room, so far.
     pub(crate) dropped: u64,
+    /// Spans that came for a run already finished, so far.
+    pub(crate) late: u64,
+    /// The receiver's counts as last read, and where it forwards to.
+    pub(crate) counts: Option<ReceiveCounts>,
+    pub(crate) forward: Vec<String>,
+    /// Where the runs come from, for the screen to say while none has.
+    pub(crate) source: String,
+    /// Two recorded runs compared (`conclave compare`): where they first
+    /// differ, in words.
+    pub(crate) compared: Option<String>,
 }
 
 impl Watched {
@@ -68,6 +134,11 @@ impl Watched {
             prices,
             problem: None,
             dropped: 0,
+            late: 0,
+            counts: None,
+            forward: Vec::new(),
+            source: String::new(),
+            compared: None,
         }
     }
 
@@ -83,31 +154,50 @@ impl Watched {
                 if let Some(at) = self.index_of(run) {
                     let watched = &mut self.runs[at];
                     for arrival in spans {
-                        watched.forest.insert(arrival.span.clone());
-                        watched.arrivals.push(arrival);
+                        watched.arrived(arrival);
                     }
-                    watched.summary = summarise(run, &watched.forest, self.prices.as_ref());
-                    watched.spend = spend(&watched.forest, self.prices.as_ref());
-                    watched.graph = graph_of(&watched.forest);
                 }
             }
             WatchFeed::Finished(summary) => {
                 let id = u128::from_str_radix(&summary.trace_id, 16).ok();
                 if let Some(at) = id.and_then(|id| self.index_of(id)) {
-                    self.runs[at].finished = true;
-                    if let Some(graph) = &mut self.runs[at].graph {
-                        graph.ended = true;
-                    }
-                    self.runs[at].summary = *summary;
+                    let run = &mut self.runs[at];
+                    run.finished = true;
+                    run.stale = true;
+                    run.reading.summary = Some(*summary);
                 }
             }
             WatchFeed::Problem(problem) => self.problem = Some(problem),
             WatchFeed::Dropped(total) => self.dropped = total,
+            WatchFeed::Late(total) => self.late = total,
         }
     }
 
+    /// Read the run on screen again if spans came since its last reading
+    /// and its share of the time allows; whether it was read.
+    pub(crate) fn read_selected(&mut self, now: Instant) -> bool {
+        let prices = self.prices.as_ref();
+        match self.runs.get_mut(self.selected) {
+            Some(run) if run.due(now).is_some_and(|at| at <= now) => {
+                run.read(prices);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// When the run on screen is next to be read, if spans wait for it.
+    pub(crate) fn read_due(&self, now: Instant) -> Option<Instant> {
+        self.selected().and_then(|run| run.due(now))
+    }
+
+    /// The live run of trace `id` (a trace the watch let go of and
+    /// sees again is a run of its own, as are two recordings of one
+    /// trace compared).
     fn index_of(&self, id: TraceId) -> Option<usize> {
-        self.runs.iter().position(|r| r.trace_id == id)
+        self.runs
+            .iter()
+            .rposition(|r| r.trace_id == id && !r.finished)
     }
 
     /// A tab for run `id`, after the others; the oldest finished tab
@@ -124,17 +214,22 @@ impl Watched {
                 .selected
                 .saturating_sub(usize::from(at < self.selected));
         }
-        let forest = Forest::new(self.limits.max_spans);
-        let summary = summarise(id, &forest, None);
         self.runs.push(WatchedRun {
             tab: self.next_tab,
             trace_id: id,
-            forest,
-            arrivals: Vec::new(),
-            summary,
-            spend: Vec::new(),
-            graph: None,
+            forest: Forest::new(self.limits.max_spans),
+            log: Vec::new(),
+            log_rows: Vec::new(),
+            log_total: 0,
+            failed: 0,
+            first_failed: None,
+            root_name: None,
+            service: None,
+            reading: Reading::default(),
             finished: false,
+            stale: true,
+            read_at: None,
+            read_took: Duration::ZERO,
         });
         self.next_tab += 1;
         if self.runs.len() == 1 {
@@ -148,6 +243,76 @@ impl Watched {
 
     pub(crate) fn select_next(&mut self) {
         self.selected = (self.selected + 1).min(self.runs.len().saturating_sub(1));
+    }
+}
+
+impl WatchedRun {
+    /// One span arrived: into the forest, a line of the log, a failure
+    /// counted; the reading is due again.
+    fn arrived(&mut self, arrival: Arrival) {
+        let span = arrival.span;
+        let id = span.span_id;
+        if span.error.is_some() {
+            self.failed += 1;
+            self.first_failed.get_or_insert(id);
+        }
+        if span.parent.is_none() && self.root_name.is_none() {
+            self.root_name = Some(span.name.clone());
+        }
+        if self.service.is_none() {
+            self.service.clone_from(&span.service);
+        }
+        let rows = 1 + span.events.len();
+        self.forest.insert(span);
+        self.log.push(Logged {
+            at_ms: arrival.at_ms,
+            span: id,
+            kind: arrival.kind,
+            under_placeholder: arrival.under_placeholder,
+        });
+        self.log_rows.push(self.log_total);
+        self.log_total += rows;
+        self.stale = true;
+    }
+
+    /// When the run is next to be read: `None` when nothing came since.
+    fn due(&self, now: Instant) -> Option<Instant> {
+        if !self.stale {
+            return None;
+        }
+        // A finished run's last reading is not kept waiting.
+        if self.finished {
+            return Some(now);
+        }
+        Some(
+            self.read_at
+                .map_or(now, |at| at + self.read_took * READ_SHARE),
+        )
+    }
+
+    /// Read the whole run: its summary (until the watch's own comes), the
+    /// spend per agent, the graph and the tree's rows.
+    fn read(&mut self, prices: Option<&PriceTable>) {
+        let began = std::time::Instant::now();
+        if !self.finished {
+            self.reading.summary = Some(summarise(self.trace_id, &self.forest, prices));
+        }
+        self.reading.spend = spend(&self.forest, prices);
+        self.reading.chain = self
+            .reading
+            .summary
+            .as_ref()
+            .map(|s| chain_rows(s, &self.reading.spend))
+            .unwrap_or_default();
+        self.reading.graph = graph_of(&self.forest).map(|mut graph| {
+            graph.ended = self.finished;
+            graph
+        });
+        self.reading.tree = rows(&self.forest);
+        self.reading.spans = self.forest.len();
+        self.stale = false;
+        self.read_took = began.elapsed();
+        self.read_at = Some(Instant::now());
     }
 }
 

@@ -5,7 +5,8 @@
 //! marked finished after the settle time.
 
 use super::state::Watched;
-use super::{WatchUi, act, screen, tree, tree_pane};
+use super::ui::{WatchUi, act};
+use super::{screen, tree, tree_pane};
 use crate::tui::keymap::Action;
 use crate::watch::consume::{WatchOptions, watch};
 use crate::watch::forest::Forest;
@@ -121,7 +122,11 @@ fn text(buffer: &Buffer) -> String {
 fn tree_drawn(forest: &Forest) -> String {
     let mut terminal = Terminal::new(TestBackend::new(64, 10)).unwrap();
     terminal
-        .draw(|f| tree_pane::draw(f, f.area(), forest, 0, Block::bordered().title("span tree")))
+        .draw(|f| {
+            let rows = tree::rows(forest);
+            let block = Block::bordered().title("span tree");
+            tree_pane::draw(f, f.area(), (forest, &rows), 0, block);
+        })
         .unwrap();
     text(terminal.backend().buffer())
 }
@@ -135,7 +140,7 @@ fn a_child_hangs_under_a_running_placeholder_until_its_parent_comes() {
     let rows = tree::rows(&forest);
     // The placeholder for 1 (not arrived) runs, with 2 and its calls below.
     assert_eq!(rows[0].id, 1);
-    assert!(rows[0].span.is_none() && rows[0].running);
+    assert!(forest.get(1).is_some_and(|n| n.span.is_none()) && rows[0].running);
     assert_eq!(rows[0].ms, 31, "the time its children cover so far");
     assert_eq!(
         rows.iter().map(|r| r.id).collect::<Vec<_>>(),
@@ -188,24 +193,26 @@ fn watched_with(spans: Vec<Span>, finished: bool) -> Watched {
     watched
 }
 
-fn screen_drawn(watched: &Watched, size: (u16, u16)) -> String {
+/// The screen as the loop draws it: the run on screen read when due.
+pub(super) fn screen_drawn(watched: &mut Watched, size: (u16, u16)) -> String {
+    watched.read_selected(tokio::time::Instant::now());
     let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
     terminal
-        .draw(|f| screen::draw(f, watched, 0, "listening on test"))
+        .draw(|f| screen::draw(f, watched, &WatchUi::default()))
         .unwrap();
     text(terminal.backend().buffer())
 }
 
 #[test]
 fn a_watched_runs_tab_shows_agents_handoffs_tools_spend_and_attention() {
-    let watched = watched_with(run_spans(), true);
-    let run = &watched.runs[0];
-    assert_eq!(run.spend.len(), 2);
+    let mut watched = watched_with(run_spans(), true);
+    let drawn = screen_drawn(&mut watched, (110, 30));
+    let spend = &watched.runs[0].reading.spend;
+    assert_eq!(spend.len(), 2);
     assert_eq!(
-        (run.spend[1].agent.as_str(), run.spend[1].input_tokens),
+        (spend[1].agent.as_str(), spend[1].input_tokens),
         ("billing", 200)
     );
-    let drawn = screen_drawn(&watched, (110, 30));
     assert!(drawn.contains("1 ✓ finished support workflow"), "{drawn}");
     assert!(drawn.contains("triage → billing"), "{drawn}");
     assert!(drawn.contains("$0.5 (from span)"), "{drawn}");
@@ -234,9 +241,9 @@ fn tabs_are_numbered_once_and_keys_move_between_them() {
     let tabs: Vec<u32> = watched.runs.iter().map(|r| r.tab).collect();
     assert_eq!(tabs, vec![2, 3]);
     let mut ui = WatchUi::default();
-    assert!(!act(&mut watched, &mut ui, Action::NextRun, 5));
+    assert!(!act(&mut watched, &mut ui, Action::NextRun));
     assert_eq!(watched.selected().map(|r| r.tab), Some(3));
-    assert!(act(&mut watched, &mut ui, Action::Quit, 5));
+    assert!(act(&mut watched, &mut ui, Action::Quit));
 }
 
 fn kv(key: &str, value: any_value::Value) -> KeyValue {
@@ -338,7 +345,7 @@ async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
             .await
             .unwrap();
         drain(&mut feed, &mut watched).await;
-        seen.push(screen_drawn(&watched, (110, 30)));
+        seen.push(screen_drawn(&mut watched, (110, 30)));
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     // Before the root: the run has its tab, live, with the placeholder.
@@ -361,7 +368,7 @@ async fn live_a_run_is_drawn_before_its_root_and_finished_after_settling() {
     );
     tokio::time::sleep(Duration::from_millis(600)).await;
     drain(&mut feed, &mut watched).await;
-    let last = screen_drawn(&watched, (110, 30));
+    let last = screen_drawn(&mut watched, (110, 30));
     assert!(last.contains("1 ✓ finished support workflow"), "{last}");
     insta::assert_snapshot!("live_before_root", seen[0].clone());
     drop(batches);

@@ -6,18 +6,17 @@
 //! the forest in, rows out; the pane draws them and mutates nothing.
 
 use crate::watch::forest::Forest;
-use crate::watch::span::{Span, SpanId};
+use crate::watch::span::SpanId;
 
-/// One row of the span tree.
+/// One row of the span tree; its span is the forest's (a row is kept
+/// between readings, so it holds the id, not the span).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct TreeRow<'a> {
+pub(crate) struct TreeRow {
     pub(crate) id: SpanId,
     /// For each level above this row, whether that ancestor was the last
     /// of its siblings (the pane draws `│` where it was not); the row's
     /// own place is the last entry.
     pub(crate) lasts: Vec<bool>,
-    /// `None` for a placeholder: the parent has not arrived.
-    pub(crate) span: Option<&'a Span>,
     /// How long the span took; for a placeholder, the time its children
     /// cover so far.
     pub(crate) ms: u64,
@@ -91,7 +90,7 @@ pub(crate) fn critical_path(forest: &Forest) -> Vec<SpanId> {
 }
 
 /// Every node of `forest` as a row, depth first.
-pub(crate) fn rows(forest: &Forest) -> Vec<TreeRow<'_>> {
+pub(crate) fn rows(forest: &Forest) -> Vec<TreeRow> {
     let critical = critical_path(forest);
     let mut out = Vec::new();
     let tops = forest.tops();
@@ -112,7 +111,6 @@ pub(crate) fn rows(forest: &Forest) -> Vec<TreeRow<'_>> {
         out.push(TreeRow {
             id,
             lasts: lasts.clone(),
-            span: node.span.as_ref(),
             ms: end.saturating_sub(start) / 1_000_000,
             running: node.is_running(),
             critical: critical.contains(&id),

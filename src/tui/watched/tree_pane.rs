@@ -4,7 +4,7 @@
 //! critical path marked `◆`. Every text from a span goes through
 //! `crate::sanitize` first. Draws and mutates nothing.
 
-use super::tree::{TreeRow, rows};
+use super::tree::TreeRow;
 use crate::sanitize::clean;
 use crate::tui::text::fit;
 use crate::tui::theme;
@@ -17,33 +17,37 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-/// Draw `forest` in `area` framed by `block`, from row `scroll` on.
-pub(crate) fn draw(frame: &mut Frame, area: Rect, forest: &Forest, scroll: usize, block: Block) {
+/// Draw the tree `rows` of `forest` in `area` framed by `block`, from
+/// row `scroll` on; only the rows shown are looked at.
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    (forest, rows): (&Forest, &[TreeRow]),
+    scroll: usize,
+    block: Block,
+) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let all = rows(forest);
-    if all.is_empty() {
+    if rows.is_empty() {
         let none = Line::styled("no spans yet", theme::dim());
         frame.render_widget(Paragraph::new(none), inner);
         return;
     }
-    let first = scroll.min(all.len().saturating_sub(1));
+    let first = scroll.min(rows.len().saturating_sub(1));
     let width = usize::from(inner.width);
-    let lines: Vec<Line> = all[first..]
+    let lines: Vec<Line> = rows[first..]
         .iter()
         .take(usize::from(inner.height))
-        .map(|row| line(row, width))
+        .map(|row| {
+            let span = forest.get(row.id).and_then(|n| n.span.as_ref());
+            line(row, span, width)
+        })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// How many rows the tree of `forest` has (for scrolling).
-pub(crate) fn height(forest: &Forest) -> usize {
-    rows(forest).len()
-}
-
 /// One row: the guides, the mark, the name and the duration.
-fn line(row: &TreeRow, width: usize) -> Line<'static> {
+fn line(row: &TreeRow, span: Option<&crate::watch::span::Span>, width: usize) -> Line<'static> {
     let mut guide = String::new();
     for (depth, last) in row.lasts.iter().enumerate() {
         let own = depth + 1 == row.lasts.len();
@@ -56,7 +60,7 @@ fn line(row: &TreeRow, width: usize) -> Line<'static> {
         });
     }
     let mark = if row.critical { "◆ " } else { "  " };
-    let (name, state, style) = match row.span {
+    let (name, state, style) = match span {
         None => (
             format!("… parent {} not arrived yet", span_hex(row.id)),
             format!("running ≥{}", millis(row.ms)),
