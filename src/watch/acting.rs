@@ -7,7 +7,10 @@
 //! Where the run has model spans too (AutoGen with its OpenAI client
 //! instrumented), a message's usage is matched to the model span with the
 //! same tokens and never added to it: only a message no span matches is a
-//! call of its own.
+//! call of its own. A call made while its agent's span is still open (no
+//! agent span above it has arrived, and it names no agent itself) is the
+//! agent the run's last handoff went to: the Agents SDK's calls after a
+//! handoff, until the new agent's span ends.
 
 use super::forest::Forest;
 use super::read::{Reading, read};
@@ -43,6 +46,15 @@ impl Agents<'_> {
             }
         }
         None
+    }
+
+    /// Whether span `id` hangs under a placeholder: a span above it has
+    /// not arrived (an agent's span arrives when the agent is done).
+    pub(super) fn waits_for_its_agent(&self, id: SpanId) -> bool {
+        let ancestry = self.forest.ancestry(id);
+        ancestry
+            .last()
+            .is_some_and(|top| self.forest.get(*top).is_none_or(|n| n.span.is_none()))
     }
 
     /// The agent span `id` works for: the nearest span at or above it
@@ -112,10 +124,21 @@ pub(super) fn calls_of(
     prices: Option<&PriceTable>,
 ) -> Vec<ModelCall> {
     let mut out: Vec<ModelCall> = Vec::new();
+    // The agent the run's last handoff went to, by start.
+    let mut handed_to: Option<&str> = None;
     for span in by_start {
         let r = &agents.readings[&span.span_id];
+        if r.kind() == Kind::Handoff
+            && let Some(to) = &r.handoff_to
+        {
+            handed_to = Some(to);
+        }
         if r.kind() == Kind::Model {
-            out.push(span_call(span, r, agents, prices));
+            let mut call = span_call(span, r, agents, prices);
+            if call.agent.is_none() && agents.waits_for_its_agent(span.span_id) {
+                call.agent = handed_to.map(str::to_string);
+            }
+            out.push(call);
         }
     }
     // The model spans no message has been matched to yet, by index.

@@ -292,3 +292,68 @@ fn a_crewai_agent_is_its_role_and_the_next_task_a_handoff() {
     assert_eq!(handoffs, [("Market Researcher", "Writer")]);
     assert_eq!((s.model_calls, s.input_tokens), (2, 200));
 }
+
+/// The Agents SDK (OpenInference): after `handoff to Weather agent` the
+/// new agent's calls arrive before its span, which ends last; until then
+/// they are the agent the handoff went to.
+#[test]
+fn calls_after_a_handoff_are_the_new_agents_until_its_span_arrives() {
+    let llm = |id: u64, parent: u64| {
+        proto(
+            id,
+            Some(parent),
+            "response",
+            &[
+                ("openinference.span.kind", "LLM"),
+                ("llm.token_count.prompt", "10"),
+                ("llm.token_count.completion", "2"),
+            ],
+        )
+    };
+    let arrived = vec![
+        proto(
+            2,
+            Some(1),
+            "Triage agent",
+            &[
+                ("openinference.span.kind", "AGENT"),
+                ("agent.name", "Triage agent"),
+            ],
+        ),
+        llm(3, 2),
+        proto(
+            4,
+            Some(2),
+            "handoff to Weather agent",
+            &[("openinference.span.kind", "TOOL")],
+        ),
+        // The weather agent's turn (span 6) has not arrived: its call waits.
+        llm(7, 6),
+    ];
+    let agents = |forest: &Forest| -> Vec<Option<String>> {
+        model_calls(forest, None)
+            .into_iter()
+            .map(|c| c.agent)
+            .collect()
+    };
+    let open = forest_of(arrived.clone());
+    assert_eq!(
+        agents(&open),
+        [Some("Triage agent".into()), Some("Weather agent".into())]
+    );
+    // Once its span arrives the agent span above the call names it.
+    let mut done = arrived;
+    done.push(proto(
+        6,
+        Some(1),
+        "Helper agent",
+        &[
+            ("openinference.span.kind", "AGENT"),
+            ("agent.name", "Helper agent"),
+        ],
+    ));
+    assert_eq!(
+        agents(&forest_of(done)),
+        [Some("Triage agent".into()), Some("Helper agent".into())]
+    );
+}
