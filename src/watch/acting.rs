@@ -19,7 +19,7 @@ use super::summary::CostFrom;
 use super::vocab::Kind;
 use crate::pricing::price_as;
 use crate::scenario::PriceTable;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// The agent each span works for.
 pub(super) struct Agents<'a> {
@@ -141,8 +141,13 @@ pub(super) fn calls_of(
             out.push(call);
         }
     }
-    // The model spans no message has been matched to yet, by index.
-    let mut unmatched: Vec<usize> = (0..out.len()).collect();
+    // The model spans no message has been matched to yet, by their
+    // tokens, each list in order of start.
+    let mut unmatched: HashMap<(u64, u64), VecDeque<usize>> = HashMap::new();
+    for (at, call) in out.iter().enumerate() {
+        let tokens = (call.input_tokens, call.output_tokens);
+        unmatched.entry(tokens).or_default().push_back(at);
+    }
     // The messages whose model calls are counted, by id.
     let mut told: HashSet<&str> = HashSet::new();
     for span in by_start {
@@ -151,14 +156,13 @@ pub(super) fn calls_of(
             if !told.insert(usage.id.as_str()) {
                 continue;
             }
-            let same = unmatched.iter().position(|&i| {
-                (out[i].input_tokens, out[i].output_tokens)
-                    == (usage.input_tokens, usage.output_tokens)
-            });
+            let same = unmatched
+                .get_mut(&(usage.input_tokens, usage.output_tokens))
+                .and_then(VecDeque::pop_front);
             match same {
                 // The span told this call already: the message names its agent.
                 Some(at) => {
-                    let call = &mut out[unmatched.remove(at)];
+                    let call = &mut out[at];
                     if call.agent.is_none() {
                         call.agent.clone_from(&usage.agent);
                     }

@@ -89,7 +89,10 @@ pub fn headless(settings: WatchSettings) -> Exit {
         ));
         let mut signals = crate::signals::Signals::new().ok();
         let mut dropped = Dropped::default();
-        let mut counts = Counts::default();
+        // Nothing is said until something is counted.
+        let mut counts = Counts {
+            said: started.receiving.status(),
+        };
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
