@@ -59,11 +59,16 @@ impl Agents<'_> {
 
     /// The agent span `id` works for: the nearest span at or above it
     /// (`self` included when `with_self`) that names the agent it works
-    /// for (LangGraph's graph node), or that is an agent span.
-    /// A model or tool call with none above it (its agent span has not
-    /// arrived: spans arrive when they end) is the agent it names itself
+    /// for (LangGraph's graph node), or that is an agent span. A model or
+    /// tool call with none above it (its agent span has not arrived:
+    /// spans arrive when they end) is the agent it names itself
     /// (PydanticAI's `gen_ai.agent.name`, CrewAI's `tool.agent_role`).
     pub(super) fn of(&self, id: SpanId, with_self: bool) -> Option<String> {
+        self.above(id, with_self).or_else(|| self.named_by(id))
+    }
+
+    /// The agent the nearest span at or above `id` names.
+    fn above(&self, id: SpanId, with_self: bool) -> Option<String> {
         let skip = usize::from(!with_self);
         self.forest
             .ancestry(id)
@@ -75,12 +80,14 @@ impl Agents<'_> {
                     .clone()
                     .or_else(|| (r.kind() == Kind::Agent).then(|| r.agent.clone()).flatten())
             })
-            .or_else(|| {
-                let r = self.readings.get(&id)?;
-                matches!(r.kind(), Kind::Model | Kind::Tool)
-                    .then(|| r.caller.clone())
-                    .flatten()
-            })
+    }
+
+    /// The agent model or tool call `id` names for itself.
+    fn named_by(&self, id: SpanId) -> Option<String> {
+        let r = self.readings.get(&id)?;
+        matches!(r.kind(), Kind::Model | Kind::Tool)
+            .then(|| r.caller.clone())
+            .flatten()
     }
 }
 
@@ -135,8 +142,14 @@ pub(super) fn calls_of(
         }
         if r.kind() == Kind::Model {
             let mut call = span_call(span, r, agents, prices);
-            if call.agent.is_none() && agents.waits_for_its_agent(span.span_id) {
-                call.agent = handed_to.map(str::to_string);
+            // Under a placeholder after a handoff, the handoff's target is
+            // surer than a name the call gives itself (the contrib Agents
+            // SDK instrumentation stamps "OpenAI Agent" on every call).
+            if let Some(to) = handed_to
+                && agents.above(span.span_id, true).is_none()
+                && agents.waits_for_its_agent(span.span_id)
+            {
+                call.agent = Some(to.to_string());
             }
             out.push(call);
         }

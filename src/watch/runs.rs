@@ -55,7 +55,8 @@ pub struct Arrival {
     pub span: Span,
     /// What the table says it is.
     pub kind: Kind,
-    /// Its parent had not arrived: it hangs under a placeholder.
+    /// Its parent had not arrived, neither before it nor in the same
+    /// request: it hangs under a placeholder.
     pub under_placeholder: bool,
 }
 

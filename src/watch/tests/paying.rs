@@ -357,3 +357,35 @@ fn calls_after_a_handoff_are_the_new_agents_until_its_span_arrives() {
         [Some("Triage agent".into()), Some("Helper agent".into())]
     );
 }
+
+/// The contrib Agents SDK instrumentation stamps `gen_ai.agent.name =
+/// "OpenAI Agent"` on every call: after a handoff, while the new agent's
+/// span is open, the handoff's target names the call, not that stamp.
+#[test]
+fn after_a_handoff_the_target_wins_over_a_calls_stamped_name() {
+    let forest = forest_of(vec![
+        proto(
+            2,
+            Some(1),
+            "agent_handoff",
+            &[
+                ("gen_ai.handoff.from_agent", "triage"),
+                ("gen_ai.handoff.to_agent", "billing"),
+            ],
+        ),
+        chat(
+            4,
+            Some(3),
+            &[
+                ("gen_ai.agent.name", "OpenAI Agent"),
+                ("gen_ai.usage.input_tokens", "10"),
+                ("gen_ai.usage.output_tokens", "2"),
+            ],
+        ),
+    ]);
+    let agents: Vec<Option<String>> = model_calls(&forest, None)
+        .into_iter()
+        .map(|c| c.agent)
+        .collect();
+    assert_eq!(agents, [Some("billing".into())]);
+}
