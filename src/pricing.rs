@@ -75,6 +75,49 @@ pub(crate) fn price_of(
         })
 }
 
+/// The name a dated snapshot of a model is sold under: the name without
+/// its date (`gpt-4o-2024-08-06` is `gpt-4o`, OpenAI's `-YYYY-MM-DD`;
+/// `claude-sonnet-4-5-20250929` is `claude-sonnet-4-5`, Anthropic's
+/// `-YYYYMMDD`); `None` when the name ends in no date.
+pub(crate) fn snapshot_base(model: &str) -> Option<&str> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let dated = |date: &str| {
+        let parts: Vec<&str> = date.split('-').collect();
+        match parts.as_slice() {
+            [y, m, d] => {
+                y.len() == 4 && m.len() == 2 && d.len() == 2 && parts.iter().all(|p| digits(p))
+            }
+            [ymd] => ymd.len() == 8 && digits(ymd),
+            _ => false,
+        }
+    };
+    // `-YYYY-MM-DD` is 11 characters at the end, `-YYYYMMDD` 9.
+    [11, 9].into_iter().find_map(|len| {
+        let at = model.len().checked_sub(len)?;
+        let (base, date) = (model.get(..at)?, model.get(at + 1..)?);
+        (model.as_bytes()[at] == b'-' && dated(date) && !base.is_empty()).then_some(base)
+    })
+}
+
+/// The price a watched call is charged at, and the name it was priced as:
+/// `model` as named (the model that answered), else its dated snapshot's
+/// base name, else `request` (the model asked for) and its base name.
+/// The flag's table (`--pricing`) comes before the compiled-in list at
+/// each step. A run's own calls are priced by [`price_of`] only, exactly
+/// as the endpoint is asked; this is for spans that report what answered.
+pub(crate) fn price_as(
+    model: &str,
+    request: Option<&str>,
+    flag: Option<&PriceTable>,
+) -> Option<(ModelPrice, String)> {
+    let names = [Some(model), snapshot_base(model)]
+        .into_iter()
+        .chain([request, request.and_then(snapshot_base)]);
+    names
+        .flatten()
+        .find_map(|name| price_of(name, flag, None).map(|price| (price, name.to_string())))
+}
+
 /// The most dollars a cost reads: the largest finite number. A cost that
 /// would be more (a price near 1e308 per million tokens) is held here,
 /// never infinite, which JSON cannot write.
@@ -243,6 +286,51 @@ mod tests {
             );
         }
         assert_eq!(rows.len(), built_in().len(), "and no other model");
+    }
+
+    #[test]
+    fn a_dated_snapshot_is_priced_as_its_base_name_or_the_model_asked_for() {
+        assert_eq!(snapshot_base("gpt-4o-2024-08-06"), Some("gpt-4o"));
+        assert_eq!(
+            snapshot_base("gpt-4.1-mini-2025-04-14"),
+            Some("gpt-4.1-mini")
+        );
+        assert_eq!(
+            snapshot_base("claude-sonnet-4-5-20250929"),
+            Some("claude-sonnet-4-5")
+        );
+        for undated in [
+            "gpt-4o",
+            "o4-mini",
+            "gpt-4o-2024-8-06",
+            "-2024-08-06",
+            "x-2024-08-0a",
+        ] {
+            assert_eq!(snapshot_base(undated), None, "{undated}");
+        }
+        let named = |model, request| price_as(model, request, None).map(|(p, n)| (p.input, n));
+        assert_eq!(
+            named("gpt-4.1-mini", None),
+            Some((0.40, "gpt-4.1-mini".into()))
+        );
+        assert_eq!(
+            named("gpt-4o-2024-08-06", None),
+            Some((2.50, "gpt-4o".into()))
+        );
+        assert_eq!(
+            named("my-deployment", Some("gpt-4.1-mini-2025-04-14")),
+            Some((0.40, "gpt-4.1-mini".into()))
+        );
+        assert_eq!(named("my-deployment", Some("mine")), None);
+        // A table that names the snapshot prices it as named.
+        let flag = table("gpt-4o-2024-08-06", 5.0, 15.0);
+        let exact = price_as("gpt-4o-2024-08-06", None, Some(&flag)).unwrap();
+        assert_eq!(
+            (exact.0.input, exact.1.as_str()),
+            (5.0, "gpt-4o-2024-08-06")
+        );
+        // A run's own model is still priced exactly as it is asked for.
+        assert_eq!(price_of("gpt-4o-2024-08-06", None, None), None);
     }
 
     #[test]

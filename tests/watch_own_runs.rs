@@ -373,9 +373,14 @@ fn the_commands_as_typed_show_a_swarm_as_its_result_does() {
     .spawn()
     .unwrap();
     let mut said = String::new();
-    std::io::BufReader::new(watch.stderr.take().unwrap())
-        .read_line(&mut said)
-        .unwrap();
+    let mut stderr = std::io::BufReader::new(watch.stderr.take().unwrap());
+    stderr.read_line(&mut said).unwrap();
+    // The watch says its counts on stderr until it ends: read them all.
+    let rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        rest
+    });
     let address = said
         .split("http://")
         .nth(1)
@@ -400,7 +405,14 @@ fn the_commands_as_typed_show_a_swarm_as_its_result_does() {
     );
     let result: Value = serde_json::from_slice(&run.stdout).unwrap();
     let watched = watch.wait_with_output().unwrap();
-    assert!(watched.status.success());
+    let counts = rest.join().unwrap();
+    assert!(watched.status.success(), "{counts}");
+    // At the end, the receiver's counts in all and the late spans.
+    let total = counts.lines().last().unwrap_or_default();
+    assert!(
+        total.starts_with("conclave watch: in all: ") && total.contains(" late spans"),
+        "{counts}"
+    );
     let line: Value = serde_json::from_slice(&watched.stdout).unwrap();
     assert_eq!(line["agents"], result["chain"]);
     let pairs = |list: &Value| -> Vec<(Value, Value)> {

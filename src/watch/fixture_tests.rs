@@ -70,6 +70,12 @@ enum Wire {
 
 /// Every finished run's headless line, for the set sent over `wire`.
 async fn watched(set: &str, wire: Wire, runs: u64) -> Vec<Value> {
+    watched_requests(set, requests(set), wire, runs).await
+}
+
+/// Every finished run's headless line, for requests `sent` (of `set`)
+/// sent over `wire`.
+async fn watched_requests(set: &str, sent: Vec<Sent>, wire: Wire, runs: u64) -> Vec<Value> {
     let mut started = start(WatchSettings {
         receive: ReceiveConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
@@ -88,7 +94,6 @@ async fn watched(set: &str, wire: Wire, runs: u64) -> Vec<Value> {
     .await
     .unwrap();
     crate::provider::http::install_crypto();
-    let sent = requests(set);
     match wire {
         Wire::Http => {
             let url = format!("http://{}/v1/traces", started.receiving.http_addr());
@@ -144,20 +149,29 @@ fn facts(line: &Value) -> Value {
     })
 }
 
-async fn holds(set: &str) {
-    let expected = read_json(&set_dir(set).join("expected.json"));
-    let expected = json!({
+/// The facts of one run the capture script noted.
+fn noted(expected: &Value) -> Value {
+    json!({
         "agents": expected["agents"],
         "handoffs": expected["handoffs"],
         "tool_calls": expected["tool_calls"],
         "model_calls": expected["model_calls"],
         "input_tokens": expected["input_tokens"],
         "output_tokens": expected["output_tokens"],
-    });
+    })
+}
+
+/// Set `set` reads as the one run its script noted, over HTTP and gRPC;
+/// the lines, HTTP's first.
+async fn holds(set: &str) -> Vec<Value> {
+    let expected = noted(&read_json(&set_dir(set).join("expected.json")));
+    let mut seen = Vec::new();
     for wire in [Wire::Http, Wire::Grpc] {
         let lines = watched(set, wire, 1).await;
         assert_eq!(facts(&lines[0]), expected, "{set}");
+        seen.extend(lines);
     }
+    seen
 }
 
 #[tokio::test]
@@ -181,7 +195,6 @@ async fn the_agents_sdk_through_the_contrib_instrumentation_reads_as_its_run() {
 }
 
 #[tokio::test]
-
 async fn langgraph_through_openinference_reads_as_its_run() {
     holds("langgraph_openinference").await;
 }
@@ -197,7 +210,6 @@ async fn pydantic_ai_delegating_through_a_tool_reads_as_its_run() {
 }
 
 #[tokio::test]
-
 async fn an_autogen_group_chat_reads_as_its_run() {
     holds("autogen").await;
 }
@@ -244,4 +256,98 @@ async fn autogen_without_a_root_span_is_one_run_per_message() {
             (6, 2 * 97, 2 * 33)
         );
     }
+}
+
+/// AutoGen's recommended set-up: its own spans, and
+/// `opentelemetry-instrumentation-openai-v2` on its OpenAI client. Each
+/// model call has a `chat` span and, again, its usage in the messages
+/// (`models_usage`): counted once, matched to the span. The spans name
+/// the dated snapshot `gpt-4o-2024-08-06`, priced as `gpt-4o`, and say so.
+#[tokio::test]
+async fn autogen_with_its_openai_client_instrumented_counts_each_call_once() {
+    for line in holds("autogen_openai").await {
+        assert_eq!(line["cost_from"], "price_table");
+        assert_eq!(
+            line["priced_as"],
+            json!([{"model": "gpt-4o-2024-08-06", "as": "gpt-4o"}])
+        );
+        // 285 input tokens at 2.50 and 45 output at 10.00 per million.
+        assert_eq!(line["cost_usd"], json!(0.0011625));
+        assert_eq!(line["unpriced_calls"], 0);
+    }
+}
+
+/// CrewAI 1.x in OpenInference's event-listener mode: the agents are the
+/// roles (`graph.node.id`), not the span names
+/// (`Market Researcher.Research the European e-bike market size and growt.execute`).
+#[tokio::test]
+async fn a_crewai_crew_in_event_listener_mode_reads_as_its_run() {
+    for line in holds("crewai_event_listener").await {
+        // gpt-4.1-mini, 778 input tokens at 0.40 and 77 output at 1.60.
+        assert_eq!(line["cost_usd"], json!(0.0004344));
+        assert_eq!(line["priced_as"], json!([]));
+    }
+}
+
+/// Two runs of one LangGraph app on one thread: two traces, each its own
+/// root, sharing `session.id` (the thread). Two runs, each with its own
+/// counts, both naming the conversation.
+async fn two_runs_of_one_thread(sent: Vec<Sent>, how: &str) {
+    let set = "langgraph_thread";
+    let expected = read_json(&set_dir(set).join("expected.json"));
+    let runs: Vec<Value> = expected["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(noted)
+        .collect();
+    assert_eq!(runs.len(), 2);
+    for wire in [Wire::Http, Wire::Grpc] {
+        let sent = sent
+            .iter()
+            .map(|s| Sent {
+                body: s.body.clone(),
+                content_type: s.content_type.clone(),
+                encoding: s.encoding.clone(),
+            })
+            .collect();
+        let lines = watched_requests(set, sent, wire, 2).await;
+        let mut seen: Vec<Value> = lines.iter().map(facts).collect();
+        let mut want = runs.clone();
+        seen.sort_by_key(Value::to_string);
+        want.sort_by_key(Value::to_string);
+        assert_eq!(seen, want, "{how}");
+        assert_ne!(lines[0]["trace_id"], lines[1]["trace_id"], "{how}");
+        for line in &lines {
+            assert_eq!(line["conversation"], expected["conversation"], "{how}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn two_runs_of_one_langgraph_thread_are_two_runs_of_one_conversation() {
+    two_runs_of_one_thread(requests("langgraph_thread"), "as captured").await;
+}
+
+/// The same two traces in one request: posted at once, still two runs.
+#[tokio::test]
+async fn two_traces_of_one_session_posted_at_once_are_two_runs() {
+    let mut one = ExportTraceServiceRequest::default();
+    for sent in requests("langgraph_thread") {
+        one.resource_spans.extend(decoded(&sent).resource_spans);
+    }
+    let traces: std::collections::HashSet<Vec<u8>> = one
+        .resource_spans
+        .iter()
+        .flat_map(|r| &r.scope_spans)
+        .flat_map(|s| &s.spans)
+        .map(|s| s.trace_id.clone())
+        .collect();
+    assert_eq!(traces.len(), 2);
+    let sent = Sent {
+        body: prost::Message::encode_to_vec(&one),
+        content_type: "application/x-protobuf".into(),
+        encoding: None,
+    };
+    two_runs_of_one_thread(vec![sent], "in one request").await;
 }

@@ -14,10 +14,18 @@ pub struct Reading {
     /// The source of the row that gave the kind.
     pub source: Option<&'static str>,
     pub agent: Option<String>,
+    /// The agent a model or tool call names for itself (read when no
+    /// agent span above it has arrived).
+    pub caller: Option<String>,
     pub tool: Option<String>,
+    /// The model that answered, else the one asked for.
     pub model: Option<String>,
+    /// The model asked for (a dated snapshot's price falls back to it).
+    pub request_model: Option<String>,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    /// The part of `input_tokens` served from the prompt cache.
+    pub cached_input_tokens: Option<u64>,
     pub cost_usd: Option<f64>,
     pub conversation: Option<String>,
     pub error_type: Option<String>,
@@ -113,6 +121,7 @@ pub fn read(span: &Span) -> Reading {
             Looks::Event(_) | Looks::EventAttr(_) => {}
         }
     }
+    r.request_model = r.model.clone();
     r.model = r.response_model.take().or(r.model.take());
     if let Some(entity) = r.entity.take() {
         match r.kind {
@@ -148,12 +157,14 @@ fn apply(r: &mut Reading, says: Says, source: &'static str, value: &Value) {
             }
         }
         Says::AgentName => set(&mut r.agent, text()),
+        Says::CallerAgent => set(&mut r.caller, text()),
         Says::EntityName => set(&mut r.entity, text()),
         Says::ToolName => set(&mut r.tool, text()),
         Says::RequestModel => set(&mut r.model, text()),
         Says::ResponseModel => set(&mut r.response_model, text()),
         Says::InputTokens => set(&mut r.input_tokens, value.count()),
         Says::OutputTokens => set(&mut r.output_tokens, value.count()),
+        Says::CachedInputTokens => set(&mut r.cached_input_tokens, value.count()),
         Says::CostUsd => set(&mut r.cost_usd, value.dollars()),
         Says::Conversation => set(&mut r.conversation, text()),
         Says::ErrorType => set(&mut r.error_type, text()),

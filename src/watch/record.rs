@@ -26,8 +26,14 @@ pub const STARTED: &str = "watch_started";
 pub enum Line {
     WatchStarted {
         trace_id: String,
-        #[serde(default)]
+        /// Traces an earlier version joined into the run (by conversation);
+        /// read, never written: one trace is one run.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         joined: Vec<String>,
+        /// The conversation (`gen_ai.conversation.id`, `session.id`) the
+        /// run belongs to, if its spans name one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conversation: Option<String>,
     },
     SpanArrived {
         at_ms: u64,
@@ -74,7 +80,8 @@ pub fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<P
     let mut out = std::io::BufWriter::new(file);
     let first = Line::WatchStarted {
         trace_id: trace_hex(run.trace_id),
-        joined: run.joined.iter().map(|t| trace_hex(*t)).collect(),
+        joined: Vec::new(),
+        conversation: run.conversation.clone(),
     };
     write_line(&mut out, &first)?;
     for Arrival {

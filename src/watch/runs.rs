@@ -16,7 +16,7 @@ use super::read::read;
 use super::span::{Span, SpanId, TraceId};
 use super::vocab::Kind;
 use serde::Serialize;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -55,7 +55,8 @@ pub struct Arrival {
     pub span: Span,
     /// What the table says it is.
     pub kind: Kind,
-    /// Its parent had not arrived: it hangs under a placeholder.
+    /// Its parent had not arrived, neither before it nor in the same
+    /// request: it hangs under a placeholder.
     pub under_placeholder: bool,
 }
 
@@ -68,11 +69,10 @@ pub struct Run {
     pub last_at: Instant,
     /// Every kept span's arrival, in order.
     pub arrivals: Vec<Arrival>,
-    /// The conversation the run is joined by, if its spans name one.
+    /// The conversation the run belongs to, if its spans name one (the
+    /// first span that does); other runs may belong to it too.
     pub conversation: Option<String>,
     pub finished: bool,
-    /// Traces joined into this run besides its own.
-    pub joined: Vec<TraceId>,
 }
 
 impl Run {
@@ -89,8 +89,6 @@ pub struct Runs {
     runs: HashMap<TraceId, Run>,
     /// Run ids, oldest first.
     order: VecDeque<TraceId>,
-    /// A joined trace's run.
-    alias: HashMap<TraceId, TraceId>,
     /// Spans dropped because no run could be held for them.
     pub dropped_spans: u64,
     /// Spans that came for a run already finished (not kept).
@@ -106,8 +104,12 @@ impl Runs {
     }
 
     /// Take in one batch's spans at `now`; the runs that appeared.
+    /// A span whose parent comes in the same batch (a child sent in the
+    /// same request as its parent) does not hang under a placeholder.
     pub fn accept(&mut self, spans: Vec<Span>, now: Instant) -> Vec<TraceId> {
         let mut opened = Vec::new();
+        let in_batch: HashSet<(TraceId, SpanId)> =
+            spans.iter().map(|s| (s.trace_id, s.span_id)).collect();
         for span in spans {
             let Some(id) = self.run_for(&span, now, &mut opened) else {
                 self.dropped_spans += 1;
@@ -118,10 +120,15 @@ impl Runs {
                 self.late_spans += 1;
                 continue;
             }
-            let under_placeholder = span
-                .parent
-                .is_some_and(|p| run.forest.get(p).is_none_or(|n| n.span.is_none()));
-            let kind = read(&span).kind();
+            let reading = read(&span);
+            if run.conversation.is_none() {
+                run.conversation = reading.conversation.clone();
+            }
+            let under_placeholder = span.parent.is_some_and(|p| {
+                run.forest.get(p).is_none_or(|n| n.span.is_none())
+                    && !in_batch.contains(&(span.trace_id, p))
+            });
+            let kind = reading.kind();
             let arrival = Arrival {
                 at_ms: ms_between(run.first_at, now),
                 span: span.clone(),
@@ -141,13 +148,12 @@ impl Runs {
 
     /// How many held runs must be let go for the new traces among `spans`
     /// to be held: those beyond the free places and the finished runs
-    /// that can be closed. Traces that would join a run by conversation
-    /// are counted as new, so the answer errs towards room.
+    /// that can be closed.
     pub fn room_wanted(&self, spans: &[Span]) -> usize {
         let mut new: Vec<TraceId> = spans
             .iter()
             .map(|s| s.trace_id)
-            .filter(|id| !self.runs.contains_key(id) && !self.alias.contains_key(id))
+            .filter(|id| !self.runs.contains_key(id))
             .collect();
         new.sort_unstable();
         new.dedup();
@@ -176,26 +182,11 @@ impl Runs {
         done
     }
 
-    /// The run `span` belongs to, opened when it is the first span of its
-    /// trace; `None` when no room can be made.
+    /// The run `span` belongs to (its trace's), opened when it is the
+    /// first span of its trace; `None` when no room can be made.
     fn run_for(&mut self, span: &Span, now: Instant, opened: &mut Vec<TraceId>) -> Option<TraceId> {
-        if let Some(id) = self.alias.get(&span.trace_id) {
-            return Some(*id);
-        }
         if self.runs.contains_key(&span.trace_id) {
             return Some(span.trace_id);
-        }
-        let conversation = read(span).conversation;
-        if let Some(conv) = &conversation
-            && let Some(run) = self
-                .runs
-                .values_mut()
-                .find(|r| !r.finished && r.conversation.as_ref() == Some(conv))
-        {
-            run.joined.push(span.trace_id);
-            let id = run.trace_id;
-            self.alias.insert(span.trace_id, id);
-            return Some(id);
         }
         if self.runs.len() >= self.limits.max_runs.max(1) && !self.close_oldest_finished() {
             return None;
@@ -208,9 +199,8 @@ impl Runs {
                 first_at: now,
                 last_at: now,
                 arrivals: Vec::new(),
-                conversation,
+                conversation: None,
                 finished: false,
-                joined: Vec::new(),
             },
         );
         self.order.push_back(span.trace_id);
@@ -232,14 +222,23 @@ impl Runs {
         true
     }
 
-    /// Let go of run `id` (and its joined traces).
+    /// Let go of run `id`.
     pub fn close(&mut self, id: TraceId) -> Option<Run> {
         let run = self.runs.remove(&id)?;
         self.order.retain(|r| *r != id);
-        for joined in &run.joined {
-            self.alias.remove(joined);
-        }
         Some(run)
+    }
+
+    /// The runs held that belong to `conversation`, oldest first.
+    pub fn in_conversation<'a>(
+        &'a self,
+        conversation: &'a str,
+    ) -> impl Iterator<Item = TraceId> + 'a {
+        self.order.iter().copied().filter(move |id| {
+            self.runs
+                .get(id)
+                .is_some_and(|r| r.conversation.as_deref() == Some(conversation))
+        })
     }
 
     /// Mark the runs settled by `now` finished; their ids, oldest first.

@@ -4,11 +4,13 @@
 //! finished run (`conclave watch --headless`).
 
 use super::consume::{WatchFeed, WatchOptions, watch};
-use super::receive::{ReceiveConfig, Receiving, serve, serve_steered};
+use super::receive::{ReceiveConfig, ReceiverStatus, Receiving, serve, serve_steered};
 use super::summary::WatchSummary;
 use crate::exit::Exit;
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Batches waiting for the watch; a full queue makes the receiver answer
@@ -36,6 +38,9 @@ pub struct Started {
     pub receiving: Receiving,
     pub feed: mpsc::Receiver<WatchFeed>,
     pub task: tokio::task::JoinHandle<()>,
+    /// Spans that came for a run already finished (not kept): written
+    /// when the loop ends, so known once `task` has.
+    pub late: Arc<AtomicU64>,
 }
 
 /// Bind the receiver and start the watch on the current runtime.
@@ -47,13 +52,17 @@ pub async fn start(settings: WatchSettings) -> Result<Started, super::receive::R
     };
     let (tx, feed) = mpsc::channel(FEED);
     let options = settings.options;
+    let late = Arc::new(AtomicU64::new(0));
+    let told = Arc::clone(&late);
     let task = tokio::spawn(async move {
-        watch(batches, options, tx).await;
+        let state = watch(batches, options, tx).await;
+        told.store(state.runs.late_spans, Ordering::Relaxed);
     });
     Ok(Started {
         receiving,
         feed,
         task,
+        late,
     })
 }
 
@@ -92,6 +101,12 @@ pub fn headless(settings: WatchSettings) -> Exit {
         ));
         let mut signals = crate::signals::Signals::new().ok();
         let mut dropped = Dropped::default();
+        // Nothing is said until something is counted.
+        let mut counts = Counts {
+            said: started.receiving.status(),
+        };
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let signal = async {
                 match signals.as_mut() {
@@ -105,17 +120,92 @@ pub fn headless(settings: WatchSettings) -> Exit {
                     Some(item) => print(&item),
                     None => break,
                 },
+                _ = tick.tick() => {
+                    if let Some(said) = counts.saw(started.receiving.status()) {
+                        crate::output::message(&said);
+                    }
+                }
                 Some(signal) = signal => {
-                    started.receiving.shutdown().await;
                     dropped.flush();
+                    stop(started, counts).await;
                     return Exit::Signalled(signal);
                 }
             }
         }
-        started.receiving.shutdown().await;
         dropped.flush();
+        stop(started, counts).await;
         Exit::Ok
     })
+}
+
+/// Stop the receiver, let the watch's loop end, and say the counts in all.
+async fn stop(mut started: Started, counts: Counts) {
+    let status = started.receiving.status();
+    started.receiving.shutdown().await;
+    // With the receiver stopped the batches end and the loop with them;
+    // its late count is known once it has.
+    let ended = tokio::time::timeout(Duration::from_secs(2), &mut started.task)
+        .await
+        .is_ok();
+    let late = ended.then(|| started.late.load(Ordering::Relaxed));
+    crate::output::message(&counts.total(&status, late));
+}
+
+/// The receiver's counts on stderr (`--headless`): when they changed since
+/// they were last said, asked at most once a second, and in all at the end.
+#[derive(Default)]
+struct Counts {
+    said: ReceiverStatus,
+}
+
+impl Counts {
+    /// The line to say for `now`, if anything changed since the last.
+    fn saw(&mut self, now: ReceiverStatus) -> Option<String> {
+        if now == self.said {
+            return None;
+        }
+        let line = format!("conclave watch: {}", receiver_words(&now));
+        self.said = now;
+        Some(line)
+    }
+
+    /// The counts in all, and the late spans when the loop's end told them.
+    fn total(&self, status: &ReceiverStatus, late: Option<u64>) -> String {
+        let late = match late {
+            Some(n) => format!("; {n} late spans (came after their run had finished; not kept)"),
+            None => String::new(),
+        };
+        format!("conclave watch: in all: {}{late}", receiver_words(status))
+    }
+}
+
+/// The receiver's counts in words: requests and spans taken, answers by
+/// status, and each forward target's sent, dropped and failed, with why
+/// its last failed one failed.
+pub fn receiver_words(status: &ReceiverStatus) -> String {
+    let c = &status.counts;
+    let mut words = format!(
+        "{} requests accepted, {} spans ({} rejected for invalid ids, {} refused for a full queue)",
+        c.requests_accepted, c.spans_accepted, c.spans_rejected, c.spans_refused
+    );
+    let answers: Vec<String> = c
+        .answers()
+        .iter()
+        .map(|(status, n)| format!("{status} ×{n}"))
+        .collect();
+    if !answers.is_empty() {
+        words.push_str(&format!("; answers {}", answers.join(", ")));
+    }
+    for f in &status.forwards {
+        words.push_str(&format!(
+            "; forward to {}: {} sent, {} dropped (queue full), {} failed",
+            f.target, f.sent, f.dropped, f.failed
+        ));
+        if let Some(why) = &f.last_failure {
+            words.push_str(&format!(" (last: {why})"));
+        }
+    }
+    words
 }
 
 /// The dropped count on stderr: at once the first time, then at most
@@ -183,5 +273,41 @@ fn clean_json(value: &mut serde_json::Value) {
         serde_json::Value::Array(items) => items.iter_mut().for_each(clean_json),
         serde_json::Value::Object(map) => map.values_mut().for_each(clean_json),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::receive::ForwardCounts;
+
+    #[test]
+    fn the_counts_are_said_when_they_change_and_in_all_at_the_end() {
+        let mut counts = Counts::default();
+        assert_eq!(counts.saw(ReceiverStatus::default()), None, "nothing yet");
+        let mut now = ReceiverStatus::default();
+        now.counts.requests_accepted = 2;
+        now.counts.spans_accepted = 9;
+        now.forwards.push(ForwardCounts {
+            target: "http://127.0.0.1:9".into(),
+            failed: 2,
+            last_failure: Some("Connection refused (os error 111)".into()),
+            ..ForwardCounts::default()
+        });
+        let said = counts.saw(now.clone()).unwrap();
+        assert_eq!(
+            said,
+            "conclave watch: 2 requests accepted, 9 spans (0 rejected for invalid ids, \
+             0 refused for a full queue); answers 200 ×2; forward to http://127.0.0.1:9: \
+             0 sent, 0 dropped (queue full), 2 failed (last: Connection refused (os error 111))"
+        );
+        assert_eq!(counts.saw(now.clone()), None, "said once until they change");
+        let total = counts.total(&now, Some(3));
+        assert!(
+            total.starts_with("conclave watch: in all: 2 requests"),
+            "{total}"
+        );
+        assert!(total.ends_with("; 3 late spans (came after their run had finished; not kept)"));
+        assert!(!counts.total(&now, None).contains("late"));
     }
 }

@@ -44,21 +44,41 @@ pub enum CostFrom {
     Mixed,
 }
 
+/// A model priced under another name than the one its spans report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PricedAs {
+    /// The model the spans name (`gpt-4o-2024-08-06`).
+    pub model: String,
+    /// The name the price table priced it as (`gpt-4o`).
+    #[serde(rename = "as")]
+    pub priced_as: String,
+}
+
 /// A watched run, as `conclave watch --headless` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WatchSummary {
     pub trace_id: String,
     pub service: Option<String>,
     pub framework: Option<String>,
+    /// The conversation the run belongs to (`gen_ai.conversation.id`,
+    /// `session.id`): other runs may belong to it too, each with its own
+    /// counts.
+    pub conversation: Option<String>,
     pub agents: Vec<String>,
     pub handoffs: Vec<Handoff>,
     pub tool_calls: Vec<ToolCall>,
     pub model_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// The part of `input_tokens` served from the prompt cache, priced
+    /// at the cached-input price.
+    pub cached_input_tokens: u64,
     /// `None` (null) when no model call could be priced.
     pub cost_usd: Option<f64>,
     pub cost_from: Option<CostFrom>,
+    /// Models the price table priced under another name (a dated
+    /// snapshot as its base name, or as the model asked for).
+    pub priced_as: Vec<PricedAs>,
     /// Model calls that could not be priced.
     pub unpriced_calls: u64,
     pub errors: u64,
@@ -85,6 +105,9 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
     let mut by_start: Vec<&Span> = spans.clone();
     by_start.sort_by_key(|s| s.start_ns);
     let mut summary = empty(trace_id, forest, &spans);
+    summary.conversation = spans
+        .iter()
+        .find_map(|s| readings[&s.span_id].conversation.clone());
     let (active, wrappers) = agent_roles(&spans, &readings, &agents_of);
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
@@ -148,6 +171,8 @@ pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -
         }
     }
     handoffs.extend(targets_of(open_target, &by_start, &readings));
+    let graph = graph_handoffs(&by_start, &readings, &summary.agents, &handoffs);
+    handoffs.extend(graph);
     let turns = turn_handoffs(&by_start, &readings, &agents_of, &summary.agents, &handoffs);
     handoffs.extend(turns);
     handoffs.sort_by_key(|(at, _)| *at);
@@ -168,14 +193,17 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
             .iter()
             .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
             .map(str::to_string),
+        conversation: None,
         agents: Vec::new(),
         handoffs: Vec::new(),
         tool_calls: Vec::new(),
         model_calls: 0,
         input_tokens: 0,
         output_tokens: 0,
+        cached_input_tokens: 0,
         cost_usd: None,
         cost_from: None,
+        priced_as: Vec::new(),
         unpriced_calls: 0,
         errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
         spans: spans.len() as u64,
@@ -271,6 +299,38 @@ fn turn_handoffs(
     out
 }
 
+/// The handoffs an agent span's graph edge tells of (OpenInference's
+/// `graph.node.parent_id`: CrewAI's next task's agent, the Agents SDK's
+/// agent after a handoff), at the agent's start: from the node before it
+/// to the agent, when both are agents of the run and no handoff told the
+/// same change before (the Agents SDK's `handoff to X` span).
+fn graph_handoffs(
+    by_start: &[&Span],
+    readings: &HashMap<SpanId, Reading>,
+    agents: &[String],
+    told: &[(u64, Handoff)],
+) -> Vec<(u64, Handoff)> {
+    let mut out: Vec<(u64, Handoff)> = Vec::new();
+    for span in by_start {
+        let r = &readings[&span.span_id];
+        let (Some(to), Some(from)) = (&r.agent, &r.graph_parent) else {
+            continue;
+        };
+        if r.kind() != Kind::Agent || from == to || !agents.contains(from) || !agents.contains(to) {
+            continue;
+        }
+        let handoff = Handoff {
+            from: from.clone(),
+            to: to.clone(),
+        };
+        let before = |(at, h): &(u64, Handoff)| *h == handoff && *at <= span.start_ns;
+        if !told.iter().any(before) && !out.iter().any(before) {
+            out.push((span.start_ns, handoff));
+        }
+    }
+    out
+}
+
 /// Sum the run's model calls: tokens, cost, and where the cost came from.
 fn add_model_calls(summary: &mut WatchSummary, calls: &[ModelCall]) {
     let mut from = (false, false);
@@ -278,6 +338,18 @@ fn add_model_calls(summary: &mut WatchSummary, calls: &[ModelCall]) {
         summary.model_calls += 1;
         summary.input_tokens = summary.input_tokens.saturating_add(call.input_tokens);
         summary.output_tokens = summary.output_tokens.saturating_add(call.output_tokens);
+        summary.cached_input_tokens = summary
+            .cached_input_tokens
+            .saturating_add(call.cached_input_tokens);
+        if let (Some(model), Some(priced_as)) = (&call.model, &call.priced_as) {
+            let named = PricedAs {
+                model: model.clone(),
+                priced_as: priced_as.clone(),
+            };
+            if !summary.priced_as.contains(&named) {
+                summary.priced_as.push(named);
+            }
+        }
         match (call.cost_usd, call.cost_from) {
             (Some(cost), Some(by)) => {
                 let sum = summary.cost_usd.unwrap_or(0.0) + cost;

@@ -41,6 +41,12 @@ pub enum Says {
     Is(Kind),
     /// The agent's name.
     AgentName,
+    /// The agent a model or tool call says it is made for, by its own
+    /// attributes: read while the call's agent span has not arrived
+    /// (PydanticAI's `gen_ai.agent.name` on its `chat` spans, CrewAI's
+    /// `tool.agent_role`); the nearest agent span above it wins once it
+    /// has.
+    CallerAgent,
     /// The agent's or the tool's name, whichever the span's kind is.
     EntityName,
     /// The tool's name.
@@ -53,6 +59,8 @@ pub enum Says {
     InputTokens,
     /// Output (completion) tokens of one model call.
     OutputTokens,
+    /// The part of the input tokens served from the prompt cache.
+    CachedInputTokens,
     /// What the call cost, in US dollars.
     CostUsd,
     /// The conversation (session) the trace belongs to.
@@ -172,6 +180,7 @@ const TRACELOOP: &str = "Traceloop / OpenLLMetry";
 const PYDANTIC: &str = "PydanticAI";
 const LANGGRAPH: &str = "LangGraph (OpenInference LangChain instrumentation)";
 const AUTOGEN: &str = "AutoGen (its own tracing)";
+const CREWAI: &str = "CrewAI (OpenInference CrewAI instrumentation)";
 const HANDOFF_TOOLS: &str = "OpenAI Agents SDK, langgraph-supervisor (handoff tools)";
 const CONCLAVE: &str = "Conclave";
 
@@ -227,6 +236,11 @@ pub const VOCABULARY: &[Row] = &[
     attr(OI, "agent.name", Says::AgentName),
     attr(PYDANTIC, "agent_name", Says::AgentName),
     name(GENAI, "invoke_agent ", Says::AgentName),
+    // CrewAI's agent span is named `<role>.<task, cut>.execute`; its
+    // graph node is the role (so are the Agents SDK's agents').
+    attr(OI, "graph.node.id", Says::AgentName),
+    attr(GENAI, "gen_ai.agent.name", Says::CallerAgent),
+    attr(CREWAI, "tool.agent_role", Says::CallerAgent),
     attr(GENAI, "gen_ai.tool.name", Says::ToolName),
     attr(OI, "tool.name", Says::ToolName),
     name(GENAI, "execute_tool ", Says::ToolName),
@@ -243,7 +257,19 @@ pub const VOCABULARY: &[Row] = &[
     attr(GENAI, "gen_ai.usage.completion_tokens", Says::OutputTokens),
     attr(OI, "llm.token_count.prompt", Says::InputTokens),
     attr(OI, "llm.token_count.completion", Says::OutputTokens),
+    attr(
+        GENAI,
+        "gen_ai.usage.cache_read.input_tokens",
+        Says::CachedInputTokens,
+    ),
+    attr(
+        OI,
+        "llm.token_count.prompt_details.cache_read",
+        Says::CachedInputTokens,
+    ),
+    // A framework's own cost is preferred to Conclave's price table.
     attr(OI, "llm.cost.total", Says::CostUsd),
+    attr(PYDANTIC, "operation.cost", Says::CostUsd),
     attr(CONCLAVE, "conclave.cost_usd", Says::CostUsd),
     // Conversations, errors, graphs.
     attr(GENAI, "gen_ai.conversation.id", Says::Conversation),

@@ -1,7 +1,9 @@
 //! The receiver's live counts: what it accepted, refused (by answer) and
-//! forwarded. Atomics, so that counting never waits on a lock.
+//! forwarded, in all and per `--forward` target. Atomics, so that counting
+//! never waits on a lock (only a failed forward takes one, to keep why).
 
 use serde::Serialize;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why a request was refused; each is one answer.
@@ -50,6 +52,8 @@ impl Refusal {
 
 #[derive(Debug, Default)]
 pub(super) struct Counters {
+    /// Each `--forward` target's own counts, in the order given.
+    targets: Vec<TargetCounter>,
     requests_accepted: AtomicU64,
     spans_accepted: AtomicU64,
     spans_rejected: AtomicU64,
@@ -94,11 +98,121 @@ impl ReceiveCounts {
     }
 }
 
+impl ReceiveCounts {
+    /// The answers given, by HTTP status (gRPC's mapped as the page says),
+    /// the ones given at least once, lowest status first: 200 for the
+    /// accepted requests, then each refusal's.
+    pub fn answers(&self) -> Vec<(u16, u64)> {
+        let mut out = vec![(200, self.requests_accepted)];
+        for why in <Refusal as strum::IntoEnumIterator>::iter() {
+            out.push((why.status(), self.refused(why)));
+        }
+        out.retain(|(_, n)| *n > 0);
+        out
+    }
+}
+
+/// One `--forward` target's counts.
+#[derive(Debug)]
+struct TargetCounter {
+    target: String,
+    sent: AtomicU64,
+    dropped: AtomicU64,
+    failed: AtomicU64,
+    last_failure: Mutex<Option<String>>,
+}
+
+/// What one `--forward` target got.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ForwardCounts {
+    /// The target as given (`--forward URL`).
+    pub target: String,
+    /// Batches it answered with success.
+    pub sent: u64,
+    /// Batches not sent because its queue was full.
+    pub dropped: u64,
+    /// Batches it refused or did not answer in time.
+    pub failed: u64,
+    /// Why the last failed one failed (`connection refused`, `answered
+    /// 503`, `no answer in 10 s`).
+    pub last_failure: Option<String>,
+}
+
+/// Everything the receiver counts, as one typed snapshot: the counts in
+/// all, and each forward target's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReceiverStatus {
+    pub counts: ReceiveCounts,
+    pub forwards: Vec<ForwardCounts>,
+}
+
 fn add(counter: &AtomicU64, n: u64) {
     counter.fetch_add(n, Ordering::Relaxed);
 }
 
 impl Counters {
+    /// Counters for the `--forward` targets `targets` (as given).
+    pub(super) fn for_targets(targets: &[String]) -> Counters {
+        Counters {
+            targets: targets
+                .iter()
+                .map(|t| TargetCounter {
+                    target: crate::sanitize::clean(t).into_owned(),
+                    sent: AtomicU64::new(0),
+                    dropped: AtomicU64::new(0),
+                    failed: AtomicU64::new(0),
+                    last_failure: Mutex::new(None),
+                })
+                .collect(),
+            ..Counters::default()
+        }
+    }
+
+    /// Target `at` answered a forward with success.
+    pub(super) fn forward_sent_to(&self, at: usize) {
+        self.forward_sent();
+        if let Some(t) = self.targets.get(at) {
+            add(&t.sent, 1);
+        }
+    }
+
+    /// Target `at`'s queue had no room for a forward.
+    pub(super) fn forward_dropped_to(&self, at: usize) {
+        self.forward_dropped();
+        if let Some(t) = self.targets.get(at) {
+            add(&t.dropped, 1);
+        }
+    }
+
+    /// Target `at` refused a forward or did not answer it, for `why`.
+    pub(super) fn forward_failed_to(&self, at: usize, why: String) {
+        self.forward_failed();
+        if let Some(t) = self.targets.get(at) {
+            add(&t.failed, 1);
+            if let Ok(mut last) = t.last_failure.lock() {
+                *last = Some(why);
+            }
+        }
+    }
+
+    pub(super) fn status(&self) -> ReceiverStatus {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        ReceiverStatus {
+            counts: self.snapshot(),
+            forwards: self
+                .targets
+                .iter()
+                .map(|t| ForwardCounts {
+                    target: t.target.clone(),
+                    sent: load(&t.sent),
+                    dropped: load(&t.dropped),
+                    failed: load(&t.failed),
+                    last_failure: t.last_failure.lock().ok().and_then(|l| l.clone()),
+                })
+                .collect(),
+        }
+    }
+
     pub(super) fn accepted(&self, spans: u64, rejected: u64) {
         add(&self.requests_accepted, 1);
         add(&self.spans_accepted, spans);

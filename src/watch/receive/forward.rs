@@ -51,11 +51,11 @@ impl Forwarder {
     /// each without.
     pub(super) fn offer(&self, payload: Payload) {
         let size = payload.body.len();
-        for target in &self.targets {
+        for (at, target) in self.targets.iter().enumerate() {
             let held = target.held.fetch_add(size, Ordering::AcqRel);
             if held + size > self.budget || target.queue.try_send(payload.clone()).is_err() {
                 target.held.fetch_sub(size, Ordering::AcqRel);
-                self.counters.forward_dropped();
+                self.counters.forward_dropped_to(at);
             }
         }
     }
@@ -101,7 +101,7 @@ pub(super) fn start(
     if !urls.is_empty() {
         crate::provider::http::install_crypto();
     }
-    for (url, given) in urls.into_iter().zip(&config.forward) {
+    for (at, (url, given)) in urls.into_iter().zip(&config.forward).enumerate() {
         let client = reqwest::Client::builder()
             .timeout(config.forward_timeout)
             .redirect(reqwest::redirect::Policy::none())
@@ -113,6 +113,8 @@ pub(super) fn start(
         let (queue, waiting) = mpsc::channel(QUEUED_BATCHES);
         let held = Arc::new(AtomicUsize::new(0));
         let sender = Sender {
+            at,
+            timeout: config.forward_timeout,
             client,
             url,
             held: Arc::clone(&held),
@@ -131,6 +133,9 @@ pub(super) fn start(
 
 /// One target's task.
 struct Sender {
+    /// The target's place among `--forward`'s, for its counts.
+    at: usize,
+    timeout: std::time::Duration,
     client: reqwest::Client,
     url: reqwest::Url,
     held: Arc<AtomicUsize>,
@@ -153,15 +158,15 @@ impl Sender {
                 sent = self.send(payload) => sent,
             };
             self.held.fetch_sub(size, Ordering::AcqRel);
-            if sent {
-                self.counters.forward_sent();
-            } else {
-                self.counters.forward_failed();
+            match sent {
+                Ok(()) => self.counters.forward_sent_to(self.at),
+                Err(why) => self.counters.forward_failed_to(self.at, why),
             }
         }
     }
 
-    async fn send(&self, payload: Payload) -> bool {
+    /// Post `payload`; why it failed, in a few words, when it did.
+    async fn send(&self, payload: Payload) -> Result<(), String> {
         let mut request = self
             .client
             .post(self.url.clone())
@@ -170,8 +175,23 @@ impl Sender {
         if payload.gzip {
             request = request.header(reqwest::header::CONTENT_ENCODING, "gzip");
         }
-        matches!(request.send().await, Ok(response) if response.status().is_success())
+        match request.send().await {
+            Ok(response) if response.status().is_success() => Ok(()),
+            Ok(response) => Err(format!("answered {}", response.status().as_u16())),
+            Err(e) if e.is_timeout() => Err(format!("no answer in {} s", self.timeout.as_secs())),
+            Err(e) => Err(innermost(&e)),
+        }
     }
+}
+
+/// The innermost cause of `e` (`Connection refused (os error 111)`), the
+/// words that say what went wrong without the URL around them.
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    crate::sanitize::clean(&cause.to_string()).into_owned()
 }
 
 #[cfg(test)]

@@ -198,7 +198,7 @@ impl Server {
 
     fn too_large(&self, encoding: Encoding) -> Answer {
         let message = format!(
-            "the body is over the limit of {} bytes (after decompression; --max-body)",
+            "the body is over the limit of {} bytes (after decompression); send smaller batches (the exporter's batch size)",
             self.limits.max_body
         );
         reply::refusal(Refusal::TooLarge, Some(encoding), &message)

@@ -20,7 +20,7 @@ mod reply;
 mod tests;
 
 use counters::Counters;
-pub use counters::{ReceiveCounts, Refusal};
+pub use counters::{ForwardCounts, ReceiveCounts, ReceiverStatus, Refusal};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -60,7 +60,8 @@ pub struct ReceiveConfig {
     /// `--token-env`: the variable holding the bearer token every sender
     /// must present; required when either address is not loopback.
     pub token_env: Option<String>,
-    /// `--max-body`: the largest body, in bytes, after decompression.
+    /// The largest body, in bytes, after decompression (8 MiB; no flag
+    /// sets it: an exporter sends smaller batches, see watch_receiver.md).
     pub max_body: usize,
     /// `--forward`: OTLP/HTTP collectors every accepted batch is sent on to.
     pub forward: Vec<String>,
@@ -117,8 +118,8 @@ pub enum ReceiveError {
     /// A `--forward` URL that cannot be sent to.
     #[error("--forward {url}: {why}")]
     BadForward { url: String, why: String },
-    /// `--max-body 0`.
-    #[error("--max-body {0}: the limit must be at least one byte")]
+    /// A body limit of 0 (set by a caller of the library; no flag sets it).
+    #[error("a body limit of {0} bytes: the limit must be at least one byte")]
     BadLimit(usize),
     /// An address that cannot be bound.
     #[error("{flag} {addr}: cannot listen there: {source}")]
@@ -153,6 +154,12 @@ impl Receiving {
     /// What was accepted, refused and forwarded so far.
     pub fn counts(&self) -> ReceiveCounts {
         self.counters.snapshot()
+    }
+
+    /// Every count, each forward target's with it, as one snapshot (what
+    /// `--headless` says on stderr and a dashboard can show).
+    pub fn status(&self) -> ReceiverStatus {
+        self.counters.status()
     }
 
     /// Stop listening and forwarding, and wait until the tasks have ended.
@@ -209,7 +216,7 @@ async fn serve_all(
     }
     let token = auth::token_for(&config, env)?.map(Arc::new);
     let stop = CancellationToken::new();
-    let counters = Arc::new(Counters::default());
+    let counters = Arc::new(Counters::for_targets(&config.forward));
     let (forwarder, mut tasks) = forward::start(&config, &counters, &stop)?;
     let http_listener = bind("--listen", config.listen).await?;
     let grpc_listener = match config.grpc {

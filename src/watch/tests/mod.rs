@@ -3,6 +3,8 @@
 //! real bodies posted to the real receiver on loopback coming out as the
 //! headless line and a recording.
 
+mod arrivals;
+mod paying;
 mod turns;
 
 use super::consume::{Watch, WatchFeed, WatchOptions};

@@ -229,3 +229,35 @@ async fn a_forward_url_that_cannot_be_used_is_named() {
         "{error}"
     );
 }
+
+/// A dead target's failures are counted against it, with why, and said
+/// with its name (what `--headless` prints on stderr).
+#[tokio::test(start_paused = true)]
+async fn a_dead_targets_failures_are_named_with_the_target_and_why() {
+    let to = dead().await;
+    let (receiving, _batches) = start(forwarding(to, 1 << 20), 64).await;
+    let body = protobuf(&request(vec![span(1, 1, None, "d")]));
+    for _ in 0..3 {
+        post(receiving.http_addr(), PROTOBUF, None, None, body.clone()).await;
+    }
+    until("every forward failed", || {
+        receiving.status().forwards[0].failed == 3
+    })
+    .await;
+    let status = receiving.status();
+    assert_eq!(status.counts.forward_failed, 3);
+    let target = &status.forwards[0];
+    assert_eq!(target.target, format!("http://{to}"));
+    assert_eq!((target.sent, target.dropped), (0, 0));
+    let why = target.last_failure.as_deref().unwrap_or_default();
+    assert!(!why.is_empty() && !why.contains("http://"), "{why}");
+    let words = crate::watch::start::receiver_words(&status);
+    assert!(
+        words.contains(&format!(
+            "forward to http://{to}: 0 sent, 0 dropped (queue full), 3 failed (last: {why})"
+        )),
+        "{words}"
+    );
+    assert!(words.contains("answers 200 ×3"), "{words}");
+    receiving.shutdown().await;
+}
