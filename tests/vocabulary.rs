@@ -71,12 +71,48 @@ fn at_most_three_files_outside_the_pattern_folders_name_a_pattern_kind() {
     at_most(3, "`PatternKind::`", |code| code.contains("PatternKind::"));
 }
 
+/// The watch (`src/watch/`, `src/tui/watched/`) reads other frameworks'
+/// traces, whose own vocabularies have handoffs (OpenInference's `handoff
+/// to X`, the Agents SDK's `agent_handoff`): that word is the watch's own
+/// there, not the swarm's, so its folders are counted apart from the
+/// floors, and the floors' limit is what they need without them.
+fn in_the_watch(name: &str) -> bool {
+    name.starts_with("watch/") || name.starts_with("tui/watched/")
+}
+
 #[test]
-fn at_most_eight_files_outside_the_pattern_folders_name_a_patterns_own_words() {
-    at_most(8, "a pattern's words", |code| {
-        let code = code.to_lowercase();
-        PATTERN_WORDS.iter().any(|word| code.contains(word))
-    });
+fn at_most_two_files_outside_the_pattern_and_watch_folders_name_a_patterns_own_words() {
+    let naming: Vec<String> = shared_floors()
+        .into_iter()
+        .filter(|(name, _)| !in_the_watch(name))
+        .filter(|(_, code)| {
+            let code = code.to_lowercase();
+            PATTERN_WORDS.iter().any(|word| code.contains(word))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        naming.len() <= 2,
+        "{} files name a pattern's words: {naming:?}",
+        naming.len()
+    );
+}
+
+#[test]
+fn the_watch_names_no_pattern_word_but_handoff() {
+    let others: Vec<String> = shared_floors()
+        .into_iter()
+        .filter(|(name, _)| in_the_watch(name))
+        .filter(|(_, code)| {
+            let code = code.to_lowercase();
+            PATTERN_WORDS
+                .iter()
+                .filter(|word| **word != "handoff")
+                .any(|word| code.contains(word))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
 }
 
 #[test]
