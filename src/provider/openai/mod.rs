@@ -248,55 +248,7 @@ impl OpenAiProvider {
             let completion = estimate::counted(&sent.body, parse_completion(&body, contract)?);
             return answer::called_as_forced(&sent.used, completion);
         }
-        let retry_after = http::retry_after(response.headers(), SystemTime::now());
-        let location = response
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .map(|to| String::from_utf8_lossy(to.as_bytes()).into_owned());
-        let body = http::read_excerpt(response, http::ERROR_EXCERPT_BYTES).await;
-        if let Some(said) = overflow::context_overflow(status, &body) {
-            return Err(OpenAiError::ContextOverflow {
-                status,
-                said: shown(said.trim()),
-            });
-        }
-        if let Some((feature, said)) = unsupported::refused_feature(status, &body, &sent.used) {
-            return Err(OpenAiError::Unsupported {
-                status,
-                feature,
-                said: shown(said.trim()),
-            });
-        }
-        let words = excerpt(&body);
-        if unsupported::refuses_a_parameter(status, &body, &sent.body) {
-            return Err(OpenAiError::BadRequest {
-                status,
-                message: words,
-            });
-        }
-        Err(match status {
-            429 => OpenAiError::RateLimited { retry_after },
-            401 | 403 => OpenAiError::Auth { status, url },
-            500..=599 => OpenAiError::Server {
-                status,
-                message: words,
-                retry_after,
-            },
-            400..=499 => OpenAiError::BadRequest {
-                status,
-                message: words,
-            },
-            _ => OpenAiError::UnexpectedStatus {
-                status,
-                message: match location {
-                    Some(to) => format!(
-                        " (a redirect to {}, which Conclave does not follow: give that address as the base URL)",
-                        shown(&to)
-                    ),
-                    None => words,
-                },
-            },
-        })
+        Err(refusal(response, status, url, &sent).await)
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> OpenAiError {
@@ -308,6 +260,67 @@ impl OpenAiProvider {
                 message: secrets::scrub(&transport::cause(error)).into_owned(),
             }
         }
+    }
+}
+
+/// What an answer with the failing `status` says, in the endpoint's
+/// words: a prompt past the context, a refused feature or parameter, a
+/// rate limit, refused credentials, a failing server, a refused request,
+/// or a status no failure names (a redirect is said with where it went).
+async fn refusal(
+    response: reqwest::Response,
+    status: u16,
+    url: String,
+    sent: &request::Sent,
+) -> OpenAiError {
+    let retry_after = http::retry_after(response.headers(), SystemTime::now());
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .map(|to| String::from_utf8_lossy(to.as_bytes()).into_owned());
+    let body = http::read_excerpt(response, http::ERROR_EXCERPT_BYTES).await;
+    if let Some(said) = overflow::context_overflow(status, &body) {
+        return OpenAiError::ContextOverflow {
+            status,
+            said: shown(said.trim()),
+        };
+    }
+    if let Some((feature, said)) = unsupported::refused_feature(status, &body, &sent.used) {
+        return OpenAiError::Unsupported {
+            status,
+            feature,
+            said: shown(said.trim()),
+        };
+    }
+    let words = excerpt(&body);
+    if unsupported::refuses_a_parameter(status, &body, &sent.body) {
+        return OpenAiError::BadRequest {
+            status,
+            message: words,
+        };
+    }
+    match status {
+        429 => OpenAiError::RateLimited { retry_after },
+        401 | 403 => OpenAiError::Auth { status, url },
+        500..=599 => OpenAiError::Server {
+            status,
+            message: words,
+            retry_after,
+        },
+        400..=499 => OpenAiError::BadRequest {
+            status,
+            message: words,
+        },
+        _ => OpenAiError::UnexpectedStatus {
+            status,
+            message: match location {
+                Some(to) => format!(
+                    " (a redirect to {}, which Conclave does not follow: give that address as the base URL)",
+                    shown(&to)
+                ),
+                None => words,
+            },
+        },
     }
 }
 
