@@ -3,7 +3,23 @@
 //! listener, as `conclave watch` serves it), over one kept connection as
 //! the Python hook keeps one per thread. Every gate goes at once. The
 //! median and the 99th percentile of 2,000 gates are printed apart;
-//! criterion times one gate.
+//! criterion times one gate. Then a whole run: a LangGraph graph of
+//! 1,000 node visits on a stub model (benches/steer_run.py, the pinned
+//! LangGraph the steering tests install under target/tools), timed
+//! without the hook and with it, interleaved in one process, medians
+//! printed with the hook's share.
+
+// The steering tests' installer of the pinned frameworks (and the lock
+// it takes), shared with this bench.
+#[allow(dead_code)]
+#[path = "../tests/common/nats/install.rs"]
+mod nats_install;
+mod nats {
+    pub(crate) use super::nats_install as install;
+}
+#[allow(dead_code)]
+#[path = "../tests/common/python.rs"]
+mod python;
 
 use conclave::watch::receive::{ReceiveConfig, serve_steered};
 use conclave::watch::steer::{Limits, Policy, Steering};
@@ -64,6 +80,56 @@ fn gate_round_trip(c: &mut Criterion) {
         times[GATES * 99 / 100]
     );
     c.bench_function("steer_gate_round_trip", |b| b.iter(gate));
+    run_cost(receiving.http_addr());
+}
+
+/// Gates of the LangGraph run (node visits), and how many times it runs
+/// each way.
+const RUN_GATES: usize = 1_000;
+const ROUNDS: usize = 15;
+
+/// A 1,000-gate LangGraph run with the hook and without, nobody steering.
+fn run_cost(addr: std::net::SocketAddr) {
+    use python::{Framework, python, root};
+    let python = python(Framework::LangGraph);
+    let script = root().join("benches/steer_run.py");
+    let output = std::process::Command::new(python)
+        .arg(&script)
+        .args([
+            format!("http://{addr}"),
+            RUN_GATES.to_string(),
+            ROUNDS.to_string(),
+        ])
+        .env("PYTHONPATH", root().join("hooks/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("the LangGraph run starts");
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let said: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the run's timings as JSON");
+    let median = |key: &str| {
+        let mut times: Vec<f64> = said[key]
+            .as_array()
+            .expect("timings")
+            .iter()
+            .filter_map(serde_json::Value::as_f64)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let (without, with) = (median("without"), median("with"));
+    println!(
+        "steer run of {RUN_GATES} gates (LangGraph, stub model, nobody steering), medians of {ROUNDS} interleaved: \
+         without the hook {:.1} ms, with it {:.1} ms ({:+.1}%)",
+        without * 1e3,
+        with * 1e3,
+        (with / without - 1.0) * 100.0
+    );
 }
 
 criterion_group!(benches, gate_round_trip);

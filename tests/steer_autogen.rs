@@ -48,11 +48,16 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
 
     let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
     watch.waiting(&decide, "gate");
+    // The flag turned off before the agent's turn: its tool is not offered.
+    watch
+        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
     watch.steer(json!({"op": "run_on", "trace_id": decide}));
     let (approval, _) = watch.waiting(&decide, "approval");
     assert_eq!(approval["tool"], "lookup_invoice");
     assert_eq!(approval["arguments"], json!({"invoice": 7}));
-    assert_eq!(run.expect("model_call")["call"], 1);
+    let first = run.expect("model_call");
+    assert_eq!(first["call"], 1);
+    assert_eq!(first["tools"], json!(["lookup_invoice"]), "{first}");
     let reason = "invoices are looked up by billing only";
     watch
         .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));

@@ -78,7 +78,7 @@ impl WatchCommand {
             flags: self.flags.into_iter().collect(),
             approve: self.approve,
             reject: self.reject,
-            person_present: false,
+            person_present: !self.headless,
         };
         let limits_steer = conclave::watch::steer::Limits::default();
         let steering = conclave::watch::steer::Steering::new(limits_steer, policy);

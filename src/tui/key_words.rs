@@ -70,6 +70,8 @@ pub enum Action {
     ZoomIn,
     /// Draw the focused pane's items smaller (the graph's nodes as lines).
     ZoomOut,
+    /// Stop a watched run through its steering hook.
+    StopRun,
 }
 
 /// Where a key applies.
@@ -87,6 +89,9 @@ pub enum Scope {
     Replay,
     /// The screen of `conclave watch`: its runs and its span tree.
     Watch,
+    /// The watch's keys for a run with a steering hook (docs/steer.md),
+    /// offered only where the run on screen has one.
+    WatchSteer,
 }
 
 /// The patterns whose pane adds keys of its own.
@@ -128,4 +133,6 @@ pub enum OverlayKind {
     Sweep,
     /// A replay's fork: its flags, goal and model.
     Fork,
+    /// Stopping a watched run, to confirm.
+    StopRun,
 }

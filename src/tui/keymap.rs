@@ -67,6 +67,7 @@ const COMPARE: Scope = Scope::Overlay(OverlayKind::Compare);
 const SWEEP: Scope = Scope::Overlay(OverlayKind::Sweep);
 const FORK: Scope = Scope::Overlay(OverlayKind::Fork);
 const WATCH: Scope = Scope::Watch;
+const STEER: Scope = Scope::WatchSteer;
 
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
@@ -86,6 +87,13 @@ pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first row", scope: WATCH },
     Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "last row (the log follows again)", scope: WATCH },
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: WATCH },
+    Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "pause at the next gate / run on", scope: STEER },
+    Binding { keys: &[key('n'), key('s')], label: "n/s", action: Action::Step, help: "step one gate", scope: STEER },
+    Binding { keys: &[key('f')], label: "f", action: Action::Flags, help: "the run's flags (toggle live)", scope: STEER },
+    Binding { keys: &[key('d')], label: "d", action: Action::Decide, help: "approve a tool call, answer a question", scope: STEER },
+    Binding { keys: &[key('x')], label: "x", action: Action::StopRun, help: "stop the run (asks first)", scope: STEER },
+    Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "stop it: its hook ends the run as its framework does", scope: Scope::Overlay(OverlayKind::StopRun) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "any other key", action: Action::Close, help: "keep it running", scope: Scope::Overlay(OverlayKind::StopRun) },
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: Scope::Everywhere },
     Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Everywhere },
     // Taken before any dialog's keys (`App::key`); a row of help only.

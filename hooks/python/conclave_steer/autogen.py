@@ -9,7 +9,10 @@ A gate at every message the runtime carries (`on_send` and
 `on_publish`: the message's type, the agent it goes to or comes from);
 a tool a person approves (`guarded(steer, tool)` around an AgentChat
 tool: a rejection is the tool's result, with the reason); a flag read
-anywhere with `steer.flag(name)`; a person's answer for
+anywhere with `steer.flag(name)`, and tools offered by a flag
+(`AssistantAgent(workbench=flagged(steer, tools, {"escalate": "legal_analyst"}))`:
+a tool whose flag reads off is left out of the agent's next model call);
+a person's answer for
 `UserProxyAgent(input_func=person_input(steer))`. A stop sets the
 `ExternalTermination`: the team ends at its next termination check, with
 its stop reason, as any externally terminated run.
@@ -20,7 +23,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from autogen_core import CancellationToken, DefaultInterventionHandler, FunctionCall
-from autogen_core.tools import BaseTool, FunctionTool
+from autogen_core.tools import (
+    BaseTool,
+    FunctionTool,
+    StaticWorkbench,
+    TextResultContent,
+    ToolResult,
+)
 
 
 from .client import Steer, Stopped
@@ -89,6 +98,45 @@ def guarded(steer: Steer, tool: Any) -> BaseTool:
     return _Guarded(steer, tool)
 
 
+class FlaggedWorkbench(StaticWorkbench):
+    """An agent's tools, each offered while its flag (if it has one) is on.
+    The flags are read at every model call (the workbench lists its tools
+    for each), so a flag turned off removes the tool from the next turn; a
+    call of a tool switched off meanwhile is refused, as an error result."""
+
+    def __init__(self, steer: Steer, tools: list, flags: dict[str, str]) -> None:
+        made = [t if isinstance(t, BaseTool) else FunctionTool(t, description=t.__doc__ or t.__name__)
+                for t in tools]
+        super().__init__(made)
+        self._steer = steer
+        self._flags = dict(flags)
+
+    async def _off(self) -> set[str]:
+        off = set()
+        for tool, flag in self._flags.items():
+            if not await self._steer.aflag(flag):
+                off.add(tool)
+        return off
+
+    async def list_tools(self) -> Any:
+        off = await self._off()
+        return [schema for schema in await super().list_tools() if schema["name"] not in off]
+
+    async def call_tool(self, name: str, arguments: Any = None,
+                        cancellation_token: Optional[CancellationToken] = None,
+                        call_id: Optional[str] = None) -> ToolResult:
+        if name in await self._off():
+            said = f"The tool {name} is switched off (the flag {self._flags[name]} is off)."
+            return ToolResult(name=name, result=[TextResultContent(content=said)], is_error=True)
+        return await super().call_tool(name, arguments, cancellation_token, call_id)
+
+
+def flagged(steer: Steer, tools: list, flags: dict[str, str]) -> FlaggedWorkbench:
+    """A workbench of `tools`, `flags` naming the flag each flagged tool
+    needs on (declare the flags on `steer` first)."""
+    return FlaggedWorkbench(steer, tools, flags)
+
+
 def person_input(steer: Steer):
     """An `input_func` for `UserProxyAgent`: a person's answer through the
     watch ("" when nobody answers)."""
@@ -100,4 +148,4 @@ def person_input(steer: Steer):
     return input_func
 
 
-__all__ = ["SteerIntervention", "guarded", "person_input"]
+__all__ = ["FlaggedWorkbench", "SteerIntervention", "flagged", "guarded", "person_input"]

@@ -83,6 +83,10 @@ class Steer:
         self._values: dict[str, dict[str, bool]] = {}
         self._declared: set[str] = set()
         self._down_until = 0.0
+        # Per run: until when gates may pass without asking (a lease the
+        # watch gives a running run), and how many did since the last call.
+        self._lease: dict[str, float] = {}
+        self._passed: dict[str, int] = {}
         self._warned: set[str] = set()
         self._local = threading.local()
         self._path = urllib.parse.urlsplit(self.url).path.rstrip("/")
@@ -103,6 +107,8 @@ class Steer:
         """The flag's value now, as the watch has it (a person's setting,
         a --flag rule, or the default)."""
         trace = self.trace_id()
+        if trace in self._declared and self._leased(trace):
+            return self._value(trace, name)
         if trace in self._declared or not self._flags:
             answer = self._call({"op": "declare", "flags": []}, trace, hold=False)
         else:
@@ -132,7 +138,13 @@ class Steer:
     def gate(self, kind: str, name: str, agent: Optional[str] = None,
              arguments: Any = None) -> None:
         """Wait here until the watch lets the run go. kind: agent_turn,
-        model_call, tool_call, handoff, node or message."""
+        model_call, tool_call, handoff, node or message. While the watch's
+        lease lasts (a run nobody holds), the gate passes without asking
+        and is counted in the next call."""
+        trace = self.trace_id()
+        if self._leased(trace):
+            self._passed[trace] = self._passed.get(trace, 0) + 1
+            return
         body: dict = {"op": "gate", "kind": kind, "name": name}
         if agent is not None:
             body["agent"] = agent
@@ -192,6 +204,11 @@ class Steer:
             return None
         if "flags" in answer:
             self._values[trace] = answer["flags"]
+        lease = answer.get("lease_ms") if answer.get("status") == "go" else None
+        if isinstance(lease, (int, float)) and lease > 0:
+            self._lease[trace] = time.monotonic() + lease / 1000.0
+        else:
+            self._lease.pop(trace, None)
         if answer.get("status") == "stopped":
             raise Stopped(answer.get("reason") or "stopped by a person")
         return answer
@@ -203,6 +220,9 @@ class Steer:
         if time.monotonic() < self._down_until:
             return None
         body = dict(body, trace_id=trace, session=self.session)
+        passed = self._passed.pop(trace, 0)
+        if passed:
+            body["passed"] = passed
         if hold:
             body["wait_ms"] = int(self.heartbeat * 1000)
         timeout = self.timeout + (self.heartbeat if hold else 0.0)
@@ -259,6 +279,9 @@ class Steer:
                 self._local.connection = None
                 raise
         raise http.client.HTTPException("unreachable")
+
+    def _leased(self, trace: str) -> bool:
+        return time.monotonic() < self._lease.get(trace, 0.0)
 
     def _warn(self, message: str, *, key: str) -> None:
         if key in self._warned:

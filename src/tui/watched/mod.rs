@@ -15,6 +15,8 @@ mod panes;
 mod recorded;
 pub(crate) mod screen;
 pub(crate) mod state;
+pub(crate) mod steer;
+mod steer_draw;
 #[cfg(test)]
 mod tests;
 pub(crate) mod tree;
@@ -22,12 +24,14 @@ pub(crate) mod tree_pane;
 pub(crate) mod ui;
 
 use crate::exit::Exit;
-use crate::tui::keymap::{self, OverlayKind, Scope};
+use crate::tui::keymap::{self, Action, OverlayKind, Scope};
 use crate::tui::terminal;
 use crate::watch::consume::WatchFeed;
 use crate::watch::receive::Receiving;
 use crate::watch::start::{WatchSettings, start};
-use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use crossterm::event::{
+    Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+};
 use futures_util::StreamExt;
 pub use recorded::{compare, replay};
 use state::Watched;
@@ -51,6 +55,7 @@ pub fn watch(settings: WatchSettings) -> Exit {
         let limits = settings.options.limits;
         let prices = settings.options.prices.clone();
         let forward = settings.receive.forward.clone();
+        let steering = settings.options.steering.clone();
         let mut started = match start(settings).await {
             Ok(started) => started,
             Err(e) => {
@@ -76,6 +81,7 @@ pub fn watch(settings: WatchSettings) -> Exit {
         let mut watched = Watched::new(limits, prices);
         watched.source = listening;
         watched.forward = forward;
+        watched.steer = steering.map(steer::Steered::new);
         let exit = view(
             &mut screen,
             Some(&mut started.feed),
@@ -135,6 +141,7 @@ async fn view(
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut counting = tokio::time::interval(Duration::from_secs(1));
+    let mut steer_changes = watched.steer.as_ref().map(|s| s.steering.subscribe());
     loop {
         let now = Instant::now();
         if dirty && now >= last_draw + FRAME {
@@ -168,7 +175,18 @@ async fn view(
                 None => std::future::pending().await,
             }
         };
+        let steered = async {
+            match steer_changes.as_mut() {
+                Some(changes) => changes.changed().await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
+            true = steered => {
+                watched.steering_changed();
+                ui.offer_decision(&watched);
+                dirty = true;
+            }
             item = item => match item {
                 Some(item) => {
                     watched.take(item);
@@ -181,17 +199,10 @@ async fn view(
             Some(Ok(event)) = input.next() => {
                 if let TermEvent::Key(key) = event
                     && key.kind != KeyEventKind::Release
+                    && let Some(action) = action_of(&watched, &mut ui, &key)
+                    && act(&mut watched, &mut ui, action)
                 {
-                    let scope = if ui.help {
-                        Scope::Overlay(OverlayKind::Help)
-                    } else {
-                        Scope::Watch
-                    };
-                    if let Some(action) = keymap::lookup(scope, &key)
-                        && act(&mut watched, &mut ui, action)
-                    {
-                        return Exit::Ok;
-                    }
+                    return Exit::Ok;
                 }
                 dirty = true;
             }
@@ -201,6 +212,38 @@ async fn view(
             Some(signal) = signal => return Exit::Signalled(signal),
             () = sleep_until(wake) => dirty = true,
         }
+    }
+}
+
+/// What `key` asks of the screen where it stands: help, a steering
+/// dialog (letters typed into a decision's note; any key but `y` keeps a
+/// run from stopping), or the screen's keys (a hooked run's steering keys
+/// besides).
+fn action_of(watched: &Watched, ui: &mut WatchUi, key: &KeyEvent) -> Option<Action> {
+    let scope = ui.scope();
+    if scope == Scope::Watch {
+        let steer = watched.steered_view().is_some();
+        let scopes: &[Scope] = if steer {
+            &[Scope::Watch, Scope::WatchSteer]
+        } else {
+            &[Scope::Watch]
+        };
+        return keymap::lookup_in(scopes, key);
+    }
+    let action = keymap::lookup(scope, key);
+    match scope {
+        Scope::Overlay(OverlayKind::Decide) if action.is_none() => {
+            match key.code {
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    ui.type_note(Some(c));
+                }
+                KeyCode::Backspace => ui.type_note(None),
+                _ => {}
+            }
+            None
+        }
+        Scope::Overlay(OverlayKind::StopRun) => Some(action.unwrap_or(Action::Close)),
+        _ => action,
     }
 }
 

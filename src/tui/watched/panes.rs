@@ -7,7 +7,7 @@
 //! made. Text from spans is cleaned (`fit` cleans) before it is drawn.
 
 use super::chain::Look;
-use super::state::WatchedRun;
+use super::state::{Logged, WatchedRun};
 use super::tree_pane;
 use super::ui::{WatchPane, WatchUi};
 use crate::tui::patterns::graph::GraphFold;
@@ -118,23 +118,39 @@ pub(crate) fn draw_log(frame: &mut Frame, area: Rect, run: &WatchedRun, ui: &Wat
         if lines.len() >= height + skip {
             break;
         }
-        let Some(span) = run.forest.get(logged.span).and_then(|n| n.span.as_ref()) else {
+        let (at_ms, span, kind, under_placeholder) = match logged {
+            Logged::Span {
+                at_ms,
+                span,
+                kind,
+                under_placeholder,
+            } => (*at_ms, *span, *kind, *under_placeholder),
+            Logged::Steered { at_ms, said } => {
+                let text = format!("+{:>6} ⚑ steered: {said}", millis(*at_ms));
+                lines.push(Line::styled(
+                    fit(&text, width),
+                    Style::default().fg(theme::ACCENT),
+                ));
+                continue;
+            }
+        };
+        let Some(span) = run.forest.get(span).and_then(|n| n.span.as_ref()) else {
             continue;
         };
         let (glyph, style) = match &span.error {
             Some(_) => ("✗", theme::error()),
             None => ("✓", Style::default()),
         };
-        let kind = serde_json::to_value(logged.kind)
+        let kind = serde_json::to_value(kind)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         let text = format!(
             "+{:>6} {glyph} {} [{kind}] {}{}",
-            millis(logged.at_ms),
+            millis(at_ms),
             span.name,
             millis(span.ms()),
-            if logged.under_placeholder {
+            if under_placeholder {
                 " (parent not arrived)"
             } else {
                 ""

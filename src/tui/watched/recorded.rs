@@ -68,7 +68,7 @@ pub(crate) fn compared_words(a: &WatchSummary, b: &WatchSummary) -> String {
 /// The run recorded at `path` into `watched` as a tab of its own; its
 /// summary. A file that is not one says so, exit 2.
 fn load(watched: &mut Watched, path: &Path) -> Result<WatchSummary, Exit> {
-    let rec = crate::watch::record::read(path).map_err(|e| {
+    let mut rec = crate::watch::record::read(path).map_err(|e| {
         crate::output::message(&format!("conclave: {e}"));
         Exit::BadInput
     })?;
@@ -91,8 +91,16 @@ fn load(watched: &mut Watched, path: &Path) -> Result<WatchSummary, Exit> {
         .collect();
     let mut finished = summary.clone();
     finished.trace_id = crate::watch::span::trace_hex(id);
+    let steered = std::mem::take(&mut rec.steered);
     watched.take(WatchFeed::Opened(id));
     watched.take(WatchFeed::Arrived { run: id, spans });
+    // The run's steering decisions, after its spans as recorded.
+    if let Some(at) = watched.index_of(id) {
+        for (at_ms, decision) in &steered {
+            let said = super::steer::decision_words(decision);
+            watched.runs[at].steered(*at_ms, said);
+        }
+    }
     watched.take(WatchFeed::Finished(Box::new(finished)));
     Ok(summary)
 }

@@ -11,6 +11,7 @@
 use super::chain::cost_words;
 use super::panes::{draw_body, draw_log};
 use super::state::{Watched, WatchedRun};
+use super::steer_draw::{draw_dialog, steer_line};
 use super::ui::WatchUi;
 use crate::figures::compact;
 use crate::tui::keymap::{self, Action, Scope};
@@ -36,10 +37,23 @@ pub(crate) fn draw(frame: &mut Frame, watched: &Watched, ui: &WatchUi) {
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(tab_line(watched, tabs.width)), tabs);
-    draw_footer(frame, footer, watched);
+    draw_footer(frame, footer, watched, ui);
     match watched.selected() {
         Some(run) => {
-            frame.render_widget(Paragraph::new(header_lines(run, header.width)), header);
+            let mut lines = header_lines(run, header.width);
+            if let Some((_, view)) = watched.steered_view() {
+                let (said, loud) = steer_line(view);
+                let style = if loud {
+                    theme::headline(theme::CAUTION)
+                } else {
+                    theme::dim()
+                };
+                let said = Line::styled(fit(&said, usize::from(header.width)), style);
+                // The steering line before a failure's: what the person can do first.
+                lines.insert(2.min(lines.len()), said);
+                lines.truncate(3);
+            }
+            frame.render_widget(Paragraph::new(lines), header);
             draw_body(frame, body, run, ui);
             draw_log(frame, log, run, ui);
         }
@@ -50,14 +64,23 @@ pub(crate) fn draw(frame: &mut Frame, watched: &Watched, ui: &WatchUi) {
         }
     }
     if ui.help {
-        draw_help(frame, area);
+        draw_help(frame, area, watched.any_steered());
+    } else if let Some(dialog) = &ui.dialog {
+        draw_dialog(frame, area, watched, dialog);
     }
 }
 
-/// A tab's words: `3 ● live name`.
-fn tab_words(run: &WatchedRun) -> String {
+/// A tab's words: `3 ● live name` (`⏸ paused` while its hook holds it).
+fn tab_words(watched: &Watched, run: &WatchedRun) -> String {
+    let paused = watched
+        .steer
+        .as_ref()
+        .and_then(|s| s.views.get(&run.trace_id))
+        .is_some_and(|v| v.paused);
     let (glyph, state) = if run.finished {
         ("✓", "finished")
+    } else if paused {
+        ("⏸", "paused")
     } else {
         ("●", "live")
     };
@@ -78,7 +101,7 @@ pub(crate) fn tab_line(watched: &Watched, width: u16) -> Line<'static> {
     }
     let selected = watched.selected.min(n - 1);
     let head = format!("run {} of {n} ", selected + 1);
-    let words: Vec<String> = watched.runs.iter().map(tab_words).collect();
+    let words: Vec<String> = watched.runs.iter().map(|r| tab_words(watched, r)).collect();
     let wide = |s: &String| s.chars().count() + 1;
     // Room for the tabs, the counts of those left out kept aside.
     let room = usize::from(width).saturating_sub(head.chars().count() + 10);
@@ -237,24 +260,33 @@ fn counts_line(watched: &Watched, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
-/// The counts, then the keys (the pane numbers are in help).
-fn draw_footer(frame: &mut Frame, area: Rect, watched: &Watched) {
+/// The counts (or what a steering key came to), then the keys (the pane
+/// numbers are in help; a hooked run's steering keys first).
+fn draw_footer(frame: &mut Frame, area: Rect, watched: &Watched, ui: &WatchUi) {
     let mut keys = Vec::new();
-    for binding in keymap::bindings(Scope::Watch).filter(|b| !matches!(b.action, Action::Focus(_)))
-    {
+    let steer = watched.steered_view().is_some();
+    let bindings = keymap::bindings(Scope::WatchSteer)
+        .filter(|_| steer)
+        .chain(keymap::bindings(Scope::Watch))
+        .filter(|b| !matches!(b.action, Action::Focus(_)));
+    for binding in bindings {
         keys.push(Span::styled(binding.label, theme::bold()));
         keys.push(Span::styled(format!(" {}  ", binding.help), theme::dim()));
     }
-    let lines = vec![
-        counts_line(watched, usize::from(area.width)),
-        Line::from(keys),
-    ];
+    let first = match &ui.said {
+        Some(said) => Line::styled(fit(said, usize::from(area.width)), theme::error()),
+        None => counts_line(watched, usize::from(area.width)),
+    };
+    let lines = vec![first, Line::from(keys)];
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// Help: every key of the watch's screen, from the key table.
-fn draw_help(frame: &mut Frame, screen: Rect) {
-    let bindings: Vec<_> = keymap::bindings(Scope::Watch).collect();
+/// Help: every key of the watch's screen, from the key table (the
+/// steering keys where a run has a hook).
+fn draw_help(frame: &mut Frame, screen: Rect, steer: bool) {
+    let bindings: Vec<_> = keymap::bindings(Scope::Watch)
+        .chain(keymap::bindings(Scope::WatchSteer).filter(|_| steer))
+        .collect();
     let height = u16::try_from(bindings.len() + 4).unwrap_or(u16::MAX);
     let area = centered(screen, 64, height);
     frame.render_widget(Clear, area);

@@ -34,13 +34,21 @@ use tokio::time::Instant;
 /// A reading waits this many times what the last one took.
 const READ_SHARE: u32 = 4;
 
-/// One span's line in the event log: the span itself is the forest's.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Logged {
-    pub(crate) at_ms: u64,
-    pub(crate) span: SpanId,
-    pub(crate) kind: Kind,
-    pub(crate) under_placeholder: bool,
+/// One line of the event log: a span (the span itself is the forest's),
+/// or a steering decision (docs/steer.md), in words.
+#[derive(Clone, Debug)]
+pub(crate) enum Logged {
+    Span {
+        at_ms: u64,
+        span: SpanId,
+        kind: Kind,
+        under_placeholder: bool,
+    },
+    Steered {
+        /// After the hook's first call.
+        at_ms: u64,
+        said: Box<str>,
+    },
 }
 
 /// What needs the whole run, as of its last reading.
@@ -122,6 +130,8 @@ pub(crate) struct Watched {
     /// Two recorded runs compared (`conclave compare`): where they first
     /// differ, in words.
     pub(crate) compared: Option<String>,
+    /// The watch's steering, when its runs can be steered from here.
+    pub(crate) steer: Option<super::steer::Steered>,
 }
 
 impl Watched {
@@ -139,6 +149,7 @@ impl Watched {
             forward: Vec::new(),
             source: String::new(),
             compared: None,
+            steer: None,
         }
     }
 
@@ -194,7 +205,7 @@ impl Watched {
     /// The live run of trace `id` (a trace the watch let go of and
     /// sees again is a run of its own, as are two recordings of one
     /// trace compared).
-    fn index_of(&self, id: TraceId) -> Option<usize> {
+    pub(crate) fn index_of(&self, id: TraceId) -> Option<usize> {
         self.runs
             .iter()
             .rposition(|r| r.trace_id == id && !r.finished)
@@ -202,7 +213,7 @@ impl Watched {
 
     /// A tab for run `id`, after the others; the oldest finished tab
     /// makes room when the dashboard holds as many as the watch keeps.
-    fn open(&mut self, id: TraceId) {
+    pub(crate) fn open(&mut self, id: TraceId) {
         if self.index_of(id).is_some() {
             return;
         }
@@ -264,7 +275,7 @@ impl WatchedRun {
         }
         let rows = 1 + span.events.len();
         self.forest.insert(span);
-        self.log.push(Logged {
+        self.log.push(Logged::Span {
             at_ms: arrival.at_ms,
             span: id,
             kind: arrival.kind,
@@ -273,6 +284,16 @@ impl WatchedRun {
         self.log_rows.push(self.log_total);
         self.log_total += rows;
         self.stale = true;
+    }
+
+    /// A steering decision's line in the event log.
+    pub(crate) fn steered(&mut self, at_ms: u64, said: String) {
+        self.log.push(Logged::Steered {
+            at_ms,
+            said: said.into(),
+        });
+        self.log_rows.push(self.log_total);
+        self.log_total += 1;
     }
 
     /// When the run is next to be read: `None` when nothing came since.

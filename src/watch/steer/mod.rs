@@ -8,6 +8,7 @@
 //! something changed. A finished run's steering ([`SteerSummary`]) goes
 //! into its summary and recording.
 
+mod arrive;
 pub mod protocol;
 pub mod replayed;
 pub mod serve;
@@ -72,6 +73,9 @@ impl Steering {
         let trace = protocol::trace_of(&request.trace_id)?;
         let session = request.session;
         let now = Instant::now();
+        if request.passed > 0 {
+            self.board().passed(trace, &session, request.passed, now)?;
+        }
         let heartbeat = self.board().limits().heartbeat;
         let wait = request
             .wait_ms
@@ -80,6 +84,8 @@ impl Steering {
         let ask = match request.op {
             HookOp::Declare { flags } => {
                 let flags = self.board().declare(trace, &session, flags, now)?;
+                // A new run or new flags: a viewer lists them.
+                self.changed();
                 return Ok(HookAnswer::Flags(flags));
             }
             HookOp::Poll { id } => return self.wait(trace, &session, id, wait).await,
@@ -118,13 +124,11 @@ impl Steering {
             board.expire(now);
             board.arrive(trace, &session, ask, now)?
         };
+        // Something waits, or a gate was counted: a viewer lists it.
+        self.changed();
         match reply {
             Reply::Now(answer, flags) => Ok(HookAnswer::Now(answer, flags)),
-            Reply::Wait(id) => {
-                // The steerer's list changed: something waits.
-                self.changed();
-                self.wait(trace, &session, id, wait).await
-            }
+            Reply::Wait(id) => self.wait(trace, &session, id, wait).await,
         }
     }
 
@@ -202,6 +206,11 @@ impl Steering {
         }
         let version = *self.changed.borrow();
         (version, self.list())
+    }
+
+    /// The decisions of run `trace` from the `from`th on.
+    pub fn decisions(&self, trace: TraceId, from: usize) -> Vec<Timed> {
+        self.board().decisions(trace, from)
     }
 
     /// A receiver of change notices, for a viewer that redraws the list.

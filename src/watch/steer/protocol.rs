@@ -66,7 +66,11 @@ pub struct FlagDecl {
 /// What a hook's call is answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
-    Go,
+    /// Go on; while `lease_ms` lasts, the hook may let gates pass
+    /// without asking (it counts them in its next call's `passed`).
+    Go {
+        lease_ms: u64,
+    },
     Approved,
     Rejected {
         reason: String,
@@ -148,6 +152,9 @@ pub struct HookRequest {
     /// How long this call may be held, ms (at most the heartbeat).
     #[serde(default)]
     pub wait_ms: Option<u64>,
+    /// Gates the hook let pass under a lease since its last call.
+    #[serde(default)]
+    pub passed: u64,
     #[serde(flatten)]
     pub op: HookOp,
 }
@@ -347,6 +354,12 @@ impl HookRequest {
     /// The request's texts within their bounds.
     pub fn check(&self) -> Result<(), Refused> {
         named("session", &self.session)?;
+        if self.passed > MAX_STEP {
+            return Err(Refused::Bad(format!(
+                "passed {}: expected at most {MAX_STEP} gates between two calls",
+                self.passed
+            )));
+        }
         let agent = |agent: &Option<String>| match agent {
             Some(a) => named("agent", a),
             None => Ok(()),
@@ -424,7 +437,8 @@ impl ControlRequest {
 pub fn answer_json(answer: &Answer, flags: &BTreeMap<String, bool>) -> serde_json::Value {
     use serde_json::json;
     let mut value = match answer {
-        Answer::Go => json!({"status": "go"}),
+        Answer::Go { lease_ms: 0 } => json!({"status": "go"}),
+        Answer::Go { lease_ms } => json!({"status": "go", "lease_ms": lease_ms}),
         Answer::Approved => json!({"status": "approved"}),
         Answer::Rejected { reason } => json!({"status": "rejected", "reason": reason}),
         Answer::Answered { text } => json!({"status": "answered", "text": text}),

@@ -29,6 +29,11 @@ pub struct Limits {
     /// A wait its hook has not polled for this long is let go (the hook
     /// died or gave up).
     pub forget: Duration,
+    /// How long a running run's hook may let gates pass without asking
+    /// (it counts them and says so at its next call): nobody steering
+    /// then costs a gate no round trip, and a pause, a flag or a stop is
+    /// seen at most this late. Zero: every gate asks.
+    pub lease: Duration,
 }
 
 impl Default for Limits {
@@ -41,6 +46,7 @@ impl Default for Limits {
             max_decisions: 10_000,
             heartbeat: Duration::from_secs(10),
             forget: Duration::from_secs(30),
+            lease: Duration::from_millis(100),
         }
     }
 }
@@ -71,7 +77,7 @@ pub enum Pace {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Waiting {
+pub(crate) struct Waiting {
     pub(super) ask: Ask,
     pub(super) since: Instant,
     polled: Instant,
@@ -257,68 +263,7 @@ impl Board {
             };
             return Ok(Reply::Now(answer, run.values()));
         }
-        let answer = match &ask {
-            Ask::Gate { .. } => {
-                run.gates += 1;
-                match run.pace {
-                    Pace::Running => Some(Answer::Go),
-                    Pace::Paused { passes } if passes > 0 => {
-                        run.pace = Pace::Paused { passes: passes - 1 };
-                        Some(Answer::Go)
-                    }
-                    Pace::Paused { .. } => None,
-                }
-            }
-            Ask::Approval { tool, agent, .. } => {
-                if policy.reject.iter().any(|t| t == tool) {
-                    let reason = format!("the watch's --reject {tool} rule");
-                    let d = Decision::Rejected {
-                        tool: tool.clone(),
-                        agent: agent.clone(),
-                        reason: reason.clone(),
-                        by: super::protocol::By::Rule,
-                    };
-                    run.decide(now, d, limits.max_decisions);
-                    Some(Answer::Rejected { reason })
-                } else if policy.approve.iter().any(|t| t == tool)
-                    || !(run.steered || policy.person_present)
-                {
-                    let by = if policy.approve.iter().any(|t| t == tool) {
-                        super::protocol::By::Rule
-                    } else {
-                        super::protocol::By::Nobody
-                    };
-                    let d = Decision::Approved {
-                        tool: tool.clone(),
-                        agent: agent.clone(),
-                        by,
-                    };
-                    run.decide(now, d, limits.max_decisions);
-                    Some(Answer::Approved)
-                } else {
-                    None
-                }
-            }
-            Ask::Question { question, .. } => {
-                if run.steered || policy.person_present {
-                    let questions = run
-                        .waiting
-                        .values()
-                        .filter(|w| matches!(w.ask, Ask::Question { .. }))
-                        .count();
-                    if questions >= limits.max_questions {
-                        return Err(Refused::TooMany("questions waiting in one run"));
-                    }
-                    None
-                } else {
-                    let d = Decision::Unanswered {
-                        question: question.clone(),
-                    };
-                    run.decide(now, d, limits.max_decisions);
-                    Some(Answer::Unanswered)
-                }
-            }
-        };
+        let answer = run.answer_now(&ask, &policy, limits, now)?;
         if let Some(answer) = answer {
             return Ok(Reply::Now(answer, run.values()));
         }
@@ -344,6 +289,19 @@ impl Board {
         );
         self.next_id += 1;
         Ok(Reply::Wait(id))
+    }
+
+    /// Gates the hook let pass under its lease since its last call.
+    pub fn passed(
+        &mut self,
+        trace: TraceId,
+        session: &str,
+        gates: u64,
+        now: Instant,
+    ) -> Result<(), Refused> {
+        let run = self.run_for(trace, session, now)?;
+        run.gates = run.gates.saturating_add(gates);
+        Ok(())
     }
 
     /// The hook asks again after a heartbeat: the answer when decided
@@ -442,10 +400,10 @@ impl RunSteer {
                 continue;
             }
             match &mut self.pace {
-                Pace::Running => waiting.answer = Some(Answer::Go),
+                Pace::Running => waiting.answer = Some(Answer::Go { lease_ms: 0 }),
                 Pace::Paused { passes } if *passes > 0 => {
                     *passes -= 1;
-                    waiting.answer = Some(Answer::Go);
+                    waiting.answer = Some(Answer::Go { lease_ms: 0 });
                 }
                 Pace::Paused { .. } => break,
             }

@@ -27,7 +27,7 @@ fn approval(tool: &str) -> Ask {
 }
 
 fn go(reply: Reply) -> bool {
-    matches!(reply, Reply::Now(Answer::Go, _))
+    matches!(reply, Reply::Now(Answer::Go { .. }, _))
 }
 
 fn board() -> Board {
@@ -135,7 +135,8 @@ async fn flags_take_the_rule_over_the_default_and_a_person_over_both() {
     assert!(values["legal_analyst"]);
     assert!(values["refunds"]);
     board.set_flag(RUN, "refunds", false, now).unwrap();
-    let Reply::Now(Answer::Go, flags) = board.arrive(RUN, "s", gate("g"), now).unwrap() else {
+    let Reply::Now(Answer::Go { .. }, flags) = board.arrive(RUN, "s", gate("g"), now).unwrap()
+    else {
         panic!("the gate goes");
     };
     assert!(!flags["refunds"]);
@@ -295,7 +296,7 @@ async fn a_held_gate_is_answered_waiting_at_the_heartbeat_and_go_when_stepped() 
     let gate = serde_json::json!({"trace_id": trace, "session": "s", "op": "gate",
         "kind": "node", "name": "agent"});
     let answer = steering.hook(request(gate.clone())).await.unwrap();
-    assert!(matches!(answer, HookAnswer::Now(Answer::Go, _)));
+    assert!(matches!(answer, HookAnswer::Now(Answer::Go { .. }, _)));
     let pause: super::ControlRequest =
         serde_json::from_value(serde_json::json!({"op": "pause", "trace_id": trace})).unwrap();
     steering.control(pause).unwrap();
@@ -318,11 +319,48 @@ async fn a_held_gate_is_answered_waiting_at_the_heartbeat_and_go_when_stepped() 
         serde_json::from_value(serde_json::json!({"op": "step", "trace_id": trace})).unwrap();
     steering.control(step).unwrap();
     let answer = polling.await.unwrap().unwrap();
-    assert!(matches!(answer, HookAnswer::Now(Answer::Go, _)));
+    assert!(matches!(answer, HookAnswer::Now(Answer::Go { .. }, _)));
     assert_eq!(
         started.elapsed(),
         Limits::default().heartbeat + Duration::from_secs(2)
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_running_run_leases_its_gates_and_the_hook_counts_what_passed() {
+    let steering = Steering::new(Limits::default(), Policy::default());
+    let trace = "000000000000000000000000000000cd";
+    let gate = |passed: u64| {
+        request(
+            serde_json::json!({"trace_id": trace, "session": "s", "op": "gate",
+            "kind": "node", "name": "agent", "passed": passed}),
+        )
+    };
+    let lease = |answer| match answer {
+        HookAnswer::Now(Answer::Go { lease_ms }, _) => lease_ms,
+        other => panic!("not a go: {other:?}"),
+    };
+    assert_eq!(lease(steering.hook(gate(0)).await.unwrap()), 100);
+    // 41 gates passed under the lease, then the 42nd asks.
+    assert_eq!(lease(steering.hook(gate(41)).await.unwrap()), 100);
+    assert_eq!(steering.list()[0].gates, 43);
+    let control = |json: serde_json::Value| {
+        let mut json = json;
+        json["trace_id"] = trace.into();
+        steering
+            .control(serde_json::from_value(json).unwrap())
+            .unwrap();
+    };
+    control(serde_json::json!({"op": "pause"}));
+    control(serde_json::json!({"op": "step", "gates": 1}));
+    // A stepped gate has no lease: the next one asks again.
+    assert_eq!(lease(steering.hook(gate(0)).await.unwrap()), 0);
+    let too_many = request(serde_json::json!({"trace_id": trace, "session": "s",
+        "op": "gate", "kind": "node", "name": "a", "passed": 2_000_000}));
+    assert!(matches!(
+        steering.hook(too_many).await,
+        Err(Refused::Bad(_))
+    ));
 }
 
 #[test]

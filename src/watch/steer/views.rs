@@ -35,6 +35,25 @@ pub struct Timed {
     pub decision: Decision,
 }
 
+impl super::state::Board {
+    /// The decisions of run `trace` from the `from`th on, each with its
+    /// time after the hook's first call (a viewer's log keeps up by
+    /// asking from what it has).
+    pub fn decisions(&self, trace: TraceId, from: usize) -> Vec<Timed> {
+        let Some(run) = self.runs.get(&trace) else {
+            return Vec::new();
+        };
+        run.decisions
+            .iter()
+            .skip(from)
+            .map(|(at, decision)| Timed {
+                at_ms: millis(at.saturating_duration_since(run.first)),
+                decision: decision.clone(),
+            })
+            .collect()
+    }
+}
+
 impl RunSteer {
     pub(super) fn view(&self, trace: TraceId, now: Instant) -> RunView {
         RunView {

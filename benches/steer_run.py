@@ -1,0 +1,63 @@
+"""What the steering hook costs a LangGraph run nobody steers: one graph
+whose `agent` node calls a stub model and loops back until it has run
+GATES times (a gate before every node, so GATES + 1 gates a run), run
+without the hook and with `SteerCallback`, interleaved ROUNDS times in
+this one process. Prints one JSON line: the seconds of each run, both
+ways, and the gates the watch counted. Usage: steer_run.py URL GATES ROUNDS"""
+
+import json
+import sys
+import time
+from typing import TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from conclave_steer import Steer
+from conclave_steer.langgraph import SteerCallback
+
+url, gates, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+
+class State(TypedDict):
+    turns: int
+    said: str
+
+
+def stub_model(prompt: str) -> str:
+    # What a stub model does: read the prompt, answer in a fixed shape.
+    return json.dumps({"answer": prompt[-16:], "tokens": len(prompt) // 4})
+
+
+def agent(state: State) -> State:
+    return {"turns": state["turns"] + 1, "said": stub_model(f"turn {state['turns']}: {state['said']}")}
+
+
+def again(state: State) -> str:
+    return "agent" if state["turns"] < gates else END
+
+
+builder = StateGraph(State)
+builder.add_node("agent", agent)
+builder.add_edge(START, "agent")
+builder.add_conditional_edges("agent", again)
+graph = builder.compile()
+config = {"recursion_limit": gates + 10}
+
+
+def timed(callbacks):
+    began = time.perf_counter()
+    out = graph.invoke({"turns": 0, "said": ""}, config=dict(config, callbacks=callbacks))
+    took = time.perf_counter() - began
+    assert out["turns"] == gates, out
+    return took
+
+
+without, hooked = [], []
+timed([])  # warm up both ways once
+steer = Steer(url)
+timed([SteerCallback(steer)])
+for _ in range(rounds):
+    without.append(timed([]))
+    steer = Steer(url)  # a run of its own each time
+    hooked.append(timed([SteerCallback(steer)]))
+print(json.dumps({"without": without, "with": hooked}), flush=True)

@@ -1,0 +1,204 @@
+//! What the screen says of a steered run: the header's line (where it
+//! waits: `PAUSED at tool lookup_invoice · Billing Agent`, what waits for
+//! a person, a stop) and the steering dialogs: the run's flags, an
+//! approval with the agent, the tool and its arguments whole, a question
+//! with its options or the answer typed, a stop to confirm. Every text
+//! from a hook is cleaned (`fit`, `wrap`) before it is drawn.
+
+use super::state::Watched;
+use super::steer::{Dialog, gate_words, options_of};
+use crate::tui::layout::centered;
+use crate::tui::text::fit;
+use crate::tui::theme;
+use crate::watch::steer::{Ask, RunView};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+/// The header's steering line, and whether it asks for the person.
+pub(crate) fn steer_line(view: &RunView) -> (String, bool) {
+    if let Some(reason) = &view.stopped {
+        return (format!("⏹ stopped: {reason}"), true);
+    }
+    let person: Vec<String> = view
+        .waiting
+        .iter()
+        .filter(|w| !matches!(w.ask, Ask::Gate { .. }))
+        .map(|w| gate_words(&w.ask))
+        .collect();
+    let gate = view
+        .waiting
+        .iter()
+        .find(|w| matches!(w.ask, Ask::Gate { .. }));
+    let mut line = match (view.paused, gate) {
+        (true, Some(gate)) => format!(
+            "⏸ PAUSED at {} · n steps, space runs on",
+            gate_words(&gate.ask)
+        ),
+        (true, None) => "⏸ PAUSED: holds at its next gate · n steps, space runs on".to_string(),
+        (false, _) => format!("▶ steered · {} gates · space pauses", view.gates),
+    };
+    if !person.is_empty() {
+        line.push_str(&format!(
+            " · waits for you: {} · d decides",
+            person.join(", ")
+        ));
+    }
+    (line, view.paused || !person.is_empty())
+}
+
+/// The open steering dialog, over the screen.
+pub(crate) fn draw_dialog(frame: &mut Frame, screen: Rect, watched: &Watched, dialog: &Dialog) {
+    let Some(steer) = watched.steer.as_ref() else {
+        return;
+    };
+    let trace = match dialog {
+        Dialog::Flags { trace, .. } | Dialog::Decide { trace, .. } | Dialog::Stop { trace } => {
+            *trace
+        }
+    };
+    let Some(view) = steer.views.get(&trace) else {
+        return;
+    };
+    let width = screen.width.saturating_sub(4).clamp(20, 100);
+    let inner_width = usize::from(width.saturating_sub(2));
+    let (title, lines) = match dialog {
+        Dialog::Flags { selected, .. } => flag_lines(view, *selected, inner_width),
+        Dialog::Decide {
+            id, choice, note, ..
+        } => match view.waiting.iter().find(|w| w.id == *id) {
+            Some(wait) => decide_lines(&wait.ask, *choice, note, inner_width),
+            None => return,
+        },
+        Dialog::Stop { .. } => (
+            "Stop this run?".to_string(),
+            vec![
+                Line::raw("Its hook ends the run as its framework ends one"),
+                Line::raw("(an exception, a termination); the run says"),
+                Line::raw("\"stopped by a person\"."),
+                Line::raw(""),
+                Line::styled("y stops it · any other key keeps it running", theme::dim()),
+            ],
+        ),
+    };
+    let most = screen.height.saturating_sub(2).max(3);
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(most);
+    let area = centered(screen, width, height);
+    frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .border_style(theme::border(true))
+        .title(Line::styled(fit(&title, inner_width), theme::bold()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn flag_lines(view: &RunView, selected: usize, width: usize) -> (String, Vec<Line<'static>>) {
+    let mut lines = Vec::new();
+    for (i, flag) in view.flags.iter().enumerate() {
+        let mark = if flag.on { "[x]" } else { "[ ]" };
+        let default = if flag.default { "on" } else { "off" };
+        let text = format!(
+            "{mark} {}  {} (default {default})",
+            flag.name, flag.description
+        );
+        let style = if i == selected {
+            theme::selected()
+        } else {
+            Style::default()
+        };
+        lines.push(Line::styled(fit(&text, width), style));
+    }
+    lines.push(Line::styled(
+        fit(
+            "Enter/space toggles (the hook sees it at its next gate) · Esc closes",
+            width,
+        ),
+        theme::dim(),
+    ));
+    ("Flags of this run".to_string(), lines)
+}
+
+fn decide_lines(
+    ask: &Ask,
+    choice: usize,
+    note: &str,
+    width: usize,
+) -> (String, Vec<Line<'static>>) {
+    let mut lines = Vec::new();
+    let mut said = |label: &str, text: &str| {
+        for (i, row) in rows(text, width.saturating_sub(11).max(8))
+            .into_iter()
+            .enumerate()
+        {
+            let head = if i == 0 { label } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{head:<10} "), theme::dim()),
+                Span::raw(fit(&row, width.saturating_sub(11))),
+            ]));
+        }
+    };
+    let (title, typed) = match ask {
+        Ask::Approval {
+            tool,
+            agent,
+            arguments,
+        } => {
+            said("agent", agent.as_deref().unwrap_or("(not named)"));
+            said("tool", tool);
+            let arguments = serde_json::to_string_pretty(arguments).unwrap_or_default();
+            for (i, row) in arguments.lines().enumerate() {
+                let head = if i == 0 { "arguments" } else { "" };
+                said(head, row);
+            }
+            ("Approve this tool call?", "reason (to reject)")
+        }
+        Ask::Question {
+            question, agent, ..
+        } => {
+            said("agent", agent.as_deref().unwrap_or("(not named)"));
+            said("asks", question);
+            ("A question for you", "answer")
+        }
+        Ask::Gate { .. } => ("A gate", "note"),
+    };
+    lines.push(Line::raw(""));
+    for (i, option) in options_of(ask).iter().enumerate() {
+        let (mark, style) = if i == choice {
+            ("▶", theme::selected())
+        } else {
+            (" ", Style::default())
+        };
+        lines.push(Line::styled(fit(&format!("{mark} {option}"), width), style));
+    }
+    lines.push(Line::from(vec![
+        Span::styled(format!("{typed}: "), theme::dim()),
+        Span::raw(fit(
+            &format!("{note}▏"),
+            width.saturating_sub(typed.len() + 2),
+        )),
+    ]));
+    lines.push(Line::styled(
+        fit(
+            "↑/↓ choose · type · Enter answers · Esc later (d reopens)",
+            width,
+        ),
+        theme::dim(),
+    ));
+    (title.to_string(), lines)
+}
+
+/// `text` in rows of at most `width` characters, every character kept
+/// (arguments are shown whole).
+fn rows(text: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = crate::sanitize::clean(text).chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    chars
+        .chunks(width.max(1))
+        .map(|c| c.iter().collect())
+        .collect()
+}

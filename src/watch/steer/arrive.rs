@@ -1,0 +1,91 @@
+//! What a hook's ask is answered at once, when nothing has to wait: a
+//! gate the pace lets go (with a lease while the run runs), an approval
+//! a `--approve`/`--reject` rule or nobody steering decides, a question
+//! nobody is there to answer. `None`: it waits for the pace or a person.
+
+use super::protocol::{Answer, Ask, By, Decision, Refused};
+use super::state::{Limits, Pace, Policy, RunSteer, millis};
+use tokio::time::Instant;
+
+impl RunSteer {
+    pub(super) fn answer_now(
+        &mut self,
+        ask: &Ask,
+        policy: &Policy,
+        limits: Limits,
+        now: Instant,
+    ) -> Result<Option<Answer>, Refused> {
+        Ok(match ask {
+            Ask::Gate { .. } => {
+                self.gates += 1;
+                match self.pace {
+                    Pace::Running => Some(Answer::Go {
+                        lease_ms: millis(limits.lease),
+                    }),
+                    Pace::Paused { passes } if passes > 0 => {
+                        self.pace = Pace::Paused { passes: passes - 1 };
+                        Some(Answer::Go { lease_ms: 0 })
+                    }
+                    Pace::Paused { .. } => None,
+                }
+            }
+            Ask::Approval { tool, agent, .. } => {
+                self.approval_now(tool, agent.as_ref(), policy, limits, now)
+            }
+            Ask::Question { question, .. } => {
+                if !(self.steered || policy.person_present) {
+                    let d = Decision::Unanswered {
+                        question: question.clone(),
+                    };
+                    self.decide(now, d, limits.max_decisions);
+                    return Ok(Some(Answer::Unanswered));
+                }
+                let questions = self
+                    .waiting
+                    .values()
+                    .filter(|w| matches!(w.ask, Ask::Question { .. }))
+                    .count();
+                if questions >= limits.max_questions {
+                    return Err(Refused::TooMany("questions waiting in one run"));
+                }
+                None
+            }
+        })
+    }
+
+    /// A rule decides, or nobody steering approves; else a person will.
+    fn approval_now(
+        &mut self,
+        tool: &str,
+        agent: Option<&String>,
+        policy: &Policy,
+        limits: Limits,
+        now: Instant,
+    ) -> Option<Answer> {
+        let (tool, agent) = (tool.to_string(), agent.cloned());
+        if policy.reject.contains(&tool) {
+            let reason = format!("the watch's --reject {tool} rule");
+            let d = Decision::Rejected {
+                tool,
+                agent,
+                reason: reason.clone(),
+                by: By::Rule,
+            };
+            self.decide(now, d, limits.max_decisions);
+            return Some(Answer::Rejected { reason });
+        }
+        let by = if policy.approve.contains(&tool) {
+            By::Rule
+        } else if !(self.steered || policy.person_present) {
+            By::Nobody
+        } else {
+            return None;
+        };
+        self.decide(
+            now,
+            Decision::Approved { tool, agent, by },
+            limits.max_decisions,
+        );
+        Some(Answer::Approved)
+    }
+}
