@@ -3,11 +3,12 @@
 //! listener, as `conclave watch` serves it), over one kept connection as
 //! the Python hook keeps one per thread. Every gate goes at once. The
 //! median and the 99th percentile of 2,000 gates are printed apart;
-//! criterion times one gate. Then a whole run: a LangGraph graph of
-//! 1,000 node visits on a stub model (benches/steer_run.py, the pinned
-//! LangGraph the steering tests install under target/tools), timed
-//! without the hook and with it, interleaved in one process, medians
-//! printed with the hook's share.
+//! criterion times one gate. Then whole runs of 1,000 gates on a stub
+//! model, an OpenAI Agents SDK run (benches/steer_agents_run.py) and a
+//! LangGraph one (benches/steer_run.py), in the pinned frameworks the
+//! steering tests install under target/tools, each timed without the
+//! hook and with it, interleaved in one process, medians printed with
+//! the hook's share.
 
 // The steering tests' installer of the pinned frameworks (and the lock
 // it takes), shared with this bench.
@@ -83,27 +84,53 @@ fn gate_round_trip(c: &mut Criterion) {
     run_cost(receiving.http_addr());
 }
 
-/// Gates of the LangGraph run (node visits), and how many times it runs
-/// each way.
-const RUN_GATES: usize = 1_000;
-const ROUNDS: usize = 15;
+/// How many times each run goes each way.
+const ROUNDS: usize = 7;
 
-/// A 1,000-gate LangGraph run with the hook and without, nobody steering.
+/// 1,000-gate runs with the hook and without, nobody steering: the
+/// OpenAI Agents SDK (50 turns of a model call and 19 tool calls) and
+/// LangGraph (1,000 node visits; LangChain's callbacks cost what any
+/// handler costs there).
 fn run_cost(addr: std::net::SocketAddr) {
-    use python::{Framework, python, root};
-    let python = python(Framework::LangGraph);
-    let script = root().join("benches/steer_run.py");
-    let output = std::process::Command::new(python)
+    use python::Framework;
+    let url = format!("http://{addr}");
+    let rounds = ROUNDS.to_string();
+    let agents = ["50", "19", &rounds];
+    let (without, with) = timed(
+        Framework::OpenAiAgents,
+        "steer_agents_run.py",
+        &url,
+        &agents,
+    );
+    print_cost("OpenAI Agents SDK", without, with);
+    let graph = ["1000", &rounds];
+    let (without, with) = timed(Framework::LangGraph, "steer_run.py", &url, &graph);
+    print_cost("LangGraph", without, with);
+}
+
+fn print_cost(framework: &str, without: f64, with: f64) {
+    println!(
+        "steer run of 1000 gates ({framework}, stub model, nobody steering), medians of {ROUNDS} interleaved: \
+         without the hook {:.1} ms, with it {:.1} ms ({:+.1}%)",
+        without * 1e3,
+        with * 1e3,
+        (with / without - 1.0) * 100.0
+    );
+}
+
+/// `script` of benches/ run by `framework`'s Python: the medians of its
+/// runs without the hook and with it, in seconds.
+fn timed(framework: python::Framework, script: &str, url: &str, args: &[&str]) -> (f64, f64) {
+    let script = python::root().join("benches").join(script);
+    let output = std::process::Command::new(python::python(framework))
         .arg(&script)
-        .args([
-            format!("http://{addr}"),
-            RUN_GATES.to_string(),
-            ROUNDS.to_string(),
-        ])
-        .env("PYTHONPATH", root().join("hooks/python"))
+        .arg(url)
+        .args(args)
+        .env("PYTHONPATH", python::root().join("hooks/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("OPENAI_AGENTS_DISABLE_TRACING", "1")
         .output()
-        .expect("the LangGraph run starts");
+        .expect("the run starts");
     assert!(
         output.status.success(),
         "{}: {}",
@@ -122,14 +149,7 @@ fn run_cost(addr: std::net::SocketAddr) {
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]
     };
-    let (without, with) = (median("without"), median("with"));
-    println!(
-        "steer run of {RUN_GATES} gates (LangGraph, stub model, nobody steering), medians of {ROUNDS} interleaved: \
-         without the hook {:.1} ms, with it {:.1} ms ({:+.1}%)",
-        without * 1e3,
-        with * 1e3,
-        (with / without - 1.0) * 100.0
-    );
+    (median("without"), median("with"))
 }
 
 criterion_group!(benches, gate_round_trip);

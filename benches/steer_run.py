@@ -1,6 +1,6 @@
 """What the steering hook costs a LangGraph run nobody steers: one graph
-whose `agent` node calls a stub model and loops back until it has run
-GATES times (a gate before every node, so GATES + 1 gates a run), run
+whose `agent` node calls a stub chat model (LangChain's fake, answering
+at once) and loops back until it has run GATES times (a gate before every node, so GATES + 1 gates a run), run
 without the hook and with `SteerCallback`, interleaved ROUNDS times in
 this one process. Prints one JSON line: the seconds of each run, both
 ways, and the gates the watch counted. Usage: steer_run.py URL GATES ROUNDS"""
@@ -10,6 +10,8 @@ import sys
 import time
 from typing import TypedDict
 
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from conclave_steer import Steer
@@ -23,13 +25,12 @@ class State(TypedDict):
     said: str
 
 
-def stub_model(prompt: str) -> str:
-    # What a stub model does: read the prompt, answer in a fixed shape.
-    return json.dumps({"answer": prompt[-16:], "tokens": len(prompt) // 4})
+model = FakeListChatModel(responses=["Noted; on to the next step."])
 
 
 def agent(state: State) -> State:
-    return {"turns": state["turns"] + 1, "said": stub_model(f"turn {state['turns']}: {state['said']}")}
+    answer = model.invoke([HumanMessage(f"turn {state['turns']}: {state['said'][-40:]}")])
+    return {"turns": state["turns"] + 1, "said": str(answer.content)}
 
 
 def again(state: State) -> str:

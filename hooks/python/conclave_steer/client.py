@@ -15,6 +15,7 @@ rejects what needs approval instead.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import sys
@@ -36,12 +37,16 @@ class Stopped(Exception):
         self.reason = reason
 
 
+try:
+    from opentelemetry import trace as _otel_trace
+except ImportError:
+    _otel_trace = None
+
+
 def _current_trace() -> Optional[str]:
-    try:
-        from opentelemetry import trace
-    except ImportError:
+    if _otel_trace is None:
         return None
-    context = trace.get_current_span().get_span_context()
+    context = _otel_trace.get_current_span().get_span_context()
     if not context.is_valid:
         return None
     return format(context.trace_id, "032x")
@@ -87,6 +92,9 @@ class Steer:
         # watch gives a running run), and how many did since the last call.
         self._lease: dict[str, float] = {}
         self._passed: dict[str, int] = {}
+        self._renewing: set[str] = set()
+        # Gates passed in a run's last lease are told at the process's end.
+        atexit.register(self.flush)
         self._warned: set[str] = set()
         self._local = threading.local()
         self._path = urllib.parse.urlsplit(self.url).path.rstrip("/")
@@ -107,7 +115,7 @@ class Steer:
         """The flag's value now, as the watch has it (a person's setting,
         a --flag rule, or the default)."""
         trace = self.trace_id()
-        if trace in self._declared and self._leased(trace):
+        if trace in self._declared and trace in self._lease:
             return self._value(trace, name)
         if trace in self._declared or not self._flags:
             answer = self._call({"op": "declare", "flags": []}, trace, hold=False)
@@ -140,14 +148,15 @@ class Steer:
         """Wait here until the watch lets the run go. kind: agent_turn,
         model_call, tool_call, handoff, node or message. While the watch's
         lease lasts (a run nobody holds), the gate passes without asking
-        and is counted in the next call."""
-        trace = self.trace_id()
-        if self._leased(trace):
-            self._passed[trace] = self._passed.get(trace, 0) + 1
+        and is counted in the next call. `arguments` may be a function
+        returning them: it is called only when the gate asks."""
+        if self._pass_leased():
             return
         body: dict = {"op": "gate", "kind": kind, "name": name}
         if agent is not None:
             body["agent"] = agent
+        if callable(arguments):
+            arguments = arguments()
         if arguments is not None:
             body["arguments"] = _jsonable(arguments)
         self._ask(body)
@@ -180,6 +189,9 @@ class Steer:
 
     # asyncio.to_thread copies the caller's context: the trace stays the caller's.
     async def agate(self, *args: Any, **kwargs: Any) -> None:
+        # Under a lease the gate passes here, without a thread's hop.
+        if self._pass_leased():
+            return
         await asyncio.to_thread(self.gate, *args, **kwargs)
 
     async def aapprove(self, *args: Any, **kwargs: Any) -> tuple[bool, Optional[str]]:
@@ -189,6 +201,9 @@ class Steer:
         return await asyncio.to_thread(self.ask, *args, **kwargs)
 
     async def aflag(self, name: str) -> bool:
+        trace = self.trace_id()
+        if trace in self._declared and trace in self._lease:
+            return self._value(trace, name)
         return await asyncio.to_thread(self.flag, name)
 
     def _ask(self, body: dict) -> Optional[dict]:
@@ -280,8 +295,41 @@ class Steer:
                 raise
         raise http.client.HTTPException("unreachable")
 
-    def _leased(self, trace: str) -> bool:
-        return time.monotonic() < self._lease.get(trace, 0.0)
+    def _pass_leased(self) -> bool:
+        """A gate of the current run passes under its lease: counted. A
+        lease run out is renewed on a thread of its own while the gates
+        go on passing, so that a run nobody holds never waits on the
+        watch; a renewal refused (the run was paused or stopped) ends the
+        lease and the next gate asks."""
+        trace = self.trace_id()
+        until = self._lease.get(trace)
+        if until is None:
+            return False
+        self._passed[trace] = self._passed.get(trace, 0) + 1
+        if time.monotonic() >= until and trace not in self._renewing:
+            self._renewing.add(trace)
+            threading.Thread(target=self._renew, args=(trace,), daemon=True).start()
+        return True
+
+    def flush(self) -> None:
+        """Tell the watch of the gates passed under leases and not told
+        yet (at the process's end, or when a run ends)."""
+        for trace, passed in list(self._passed.items()):
+            if passed:
+                self._call({"op": "lease"}, trace, hold=False)
+
+    def _renew(self, trace: str) -> None:
+        try:
+            answer = self._call({"op": "lease"}, trace, hold=False)
+            if answer is not None and "flags" in answer:
+                self._values[trace] = answer["flags"]
+            lease = answer.get("lease_ms") if answer and answer.get("status") == "go" else None
+            if isinstance(lease, (int, float)) and lease > 0:
+                self._lease[trace] = time.monotonic() + lease / 1000.0
+            else:
+                self._lease.pop(trace, None)
+        finally:
+            self._renewing.discard(trace)
 
     def _warn(self, message: str, *, key: str) -> None:
         if key in self._warned:

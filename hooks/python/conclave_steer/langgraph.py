@@ -30,6 +30,13 @@ class SteerCallback(BaseCallbackHandler):
 
     raise_error = True
     run_inline = True
+    # Only the chains' starts are read: every other event passes it by.
+    ignore_llm = True
+    ignore_chat_model = True
+    ignore_retriever = True
+    ignore_agent = True
+    ignore_retry = True
+    ignore_custom_event = True
 
     def __init__(self, steer: Steer) -> None:
         self.steer = steer
@@ -41,7 +48,8 @@ class SteerCallback(BaseCallbackHandler):
         # A node's own run, not the runnables inside it.
         if node is None or kwargs.get("name") != node:
             return
-        self.steer.gate("node", str(node), agent=str(node), arguments=_brief(inputs))
+        # The node's input is read only when the gate asks (not under a lease).
+        self.steer.gate("node", str(node), agent=str(node), arguments=lambda: _brief(inputs))
 
 
 def guarded(steer: Steer, fn):

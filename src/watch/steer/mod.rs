@@ -89,6 +89,10 @@ impl Steering {
                 return Ok(HookAnswer::Flags(flags));
             }
             HookOp::Poll { id } => return self.wait(trace, &session, id, wait).await,
+            HookOp::Lease => {
+                let (answer, flags) = self.board().lease(trace, &session, now)?;
+                return Ok(HookAnswer::Now(answer, flags));
+            }
             HookOp::Gate {
                 kind,
                 name,

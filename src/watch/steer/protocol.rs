@@ -80,6 +80,9 @@ pub enum Answer {
     },
     /// Nobody is there to answer: the hook takes its default.
     Unanswered,
+    /// A lease renewed no further: the run is held, the hook's next gate
+    /// asks.
+    Hold,
     Stopped {
         reason: String,
     },
@@ -191,6 +194,9 @@ pub enum HookOp {
     Poll {
         id: u64,
     },
+    /// Renew a lease (never held, counts no gate): `go` with a new lease
+    /// while the run runs, else `hold` or `stopped`.
+    Lease,
 }
 
 /// A steerer's request.
@@ -405,7 +411,7 @@ impl HookRequest {
                 }
                 agent(a)?;
             }
-            HookOp::Poll { .. } => {}
+            HookOp::Poll { .. } | HookOp::Lease => {}
         }
         Ok(())
     }
@@ -443,6 +449,7 @@ pub fn answer_json(answer: &Answer, flags: &BTreeMap<String, bool>) -> serde_jso
         Answer::Rejected { reason } => json!({"status": "rejected", "reason": reason}),
         Answer::Answered { text } => json!({"status": "answered", "text": text}),
         Answer::Unanswered => json!({"status": "unanswered"}),
+        Answer::Hold => json!({"status": "hold"}),
         Answer::Stopped { reason } => json!({"status": "stopped", "reason": reason}),
     };
     value["flags"] = json!(flags);

@@ -304,6 +304,25 @@ impl Board {
         Ok(())
     }
 
+    /// A lease renewed: `go` with a new one while the run runs.
+    pub fn lease(
+        &mut self,
+        trace: TraceId,
+        session: &str,
+        now: Instant,
+    ) -> Result<(Answer, BTreeMap<String, bool>), Refused> {
+        let lease = millis(self.limits.lease);
+        let run = self.run_for(trace, session, now)?;
+        let answer = match (&run.stopped, run.pace) {
+            (Some(reason), _) => Answer::Stopped {
+                reason: reason.clone(),
+            },
+            (None, Pace::Running) => Answer::Go { lease_ms: lease },
+            (None, Pace::Paused { .. }) => Answer::Hold,
+        };
+        Ok((answer, run.values()))
+    }
+
     /// The hook asks again after a heartbeat: the answer when decided
     /// (the wait then ends), else wait on.
     pub fn poll(

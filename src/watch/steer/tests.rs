@@ -355,6 +355,25 @@ async fn a_running_run_leases_its_gates_and_the_hook_counts_what_passed() {
     control(serde_json::json!({"op": "step", "gates": 1}));
     // A stepped gate has no lease: the next one asks again.
     assert_eq!(lease(steering.hook(gate(0)).await.unwrap()), 0);
+    // A lease is renewed while the run runs, held while it is paused, and
+    // a renewal counts no gate.
+    let renew = || {
+        request(
+            serde_json::json!({"trace_id": trace, "session": "s", "op": "lease",
+            "passed": 5}),
+        )
+    };
+    let held = steering.hook(renew()).await.unwrap();
+    assert!(matches!(held, HookAnswer::Now(Answer::Hold, _)), "{held:?}");
+    control(serde_json::json!({"op": "run_on"}));
+    assert_eq!(lease(steering.hook(renew()).await.unwrap()), 100);
+    assert_eq!(steering.list()[0].gates, 44 + 10);
+    control(serde_json::json!({"op": "stop"}));
+    let stopped = steering.hook(renew()).await.unwrap();
+    assert!(matches!(
+        stopped,
+        HookAnswer::Now(Answer::Stopped { .. }, _)
+    ));
     let too_many = request(serde_json::json!({"trace_id": trace, "session": "s",
         "op": "gate", "kind": "node", "name": "a", "passed": 2_000_000}));
     assert!(matches!(
