@@ -142,5 +142,6 @@ mod tui_streaming_e2e;
 mod tui_sweep;
 mod vocabulary;
 mod watch_dashboard;
+mod watch_forward;
 mod watch_own_runs;
 mod watch_screen;
