@@ -92,7 +92,12 @@ class Steer:
         # watch gives a running run), and how many did since the last call.
         self._lease: dict[str, float] = {}
         self._passed: dict[str, int] = {}
+        # Runs whose lease ran out, renewed by one thread of the hook's own
+        # (started with the first lease), woken by an event: a gate never
+        # waits for a thread to start.
         self._renewing: set[str] = set()
+        self._wake = threading.Event()
+        self._renewer: Optional[threading.Thread] = None
         # Gates passed in a run's last lease are told at the process's end.
         atexit.register(self.flush)
         self._warned: set[str] = set()
@@ -222,6 +227,10 @@ class Steer:
         lease = answer.get("lease_ms") if answer.get("status") == "go" else None
         if isinstance(lease, (int, float)) and lease > 0:
             self._lease[trace] = time.monotonic() + lease / 1000.0
+            if self._renewer is None:
+                self._renewer = threading.Thread(target=self._renew_all, daemon=True,
+                                                 name="conclave_steer lease")
+                self._renewer.start()
         else:
             self._lease.pop(trace, None)
         if answer.get("status") == "stopped":
@@ -297,7 +306,7 @@ class Steer:
 
     def _pass_leased(self) -> bool:
         """A gate of the current run passes under its lease: counted. A
-        lease run out is renewed on a thread of its own while the gates
+        lease run out is renewed by the hook's own thread while the gates
         go on passing, so that a run nobody holds never waits on the
         watch; a renewal refused (the run was paused or stopped) ends the
         lease and the next gate asks."""
@@ -308,7 +317,7 @@ class Steer:
         self._passed[trace] = self._passed.get(trace, 0) + 1
         if time.monotonic() >= until and trace not in self._renewing:
             self._renewing.add(trace)
-            threading.Thread(target=self._renew, args=(trace,), daemon=True).start()
+            self._wake.set()
         return True
 
     def flush(self) -> None:
@@ -318,18 +327,25 @@ class Steer:
             if passed:
                 self._call({"op": "lease"}, trace, hold=False)
 
+    def _renew_all(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            for trace in list(self._renewing):
+                try:
+                    self._renew(trace)
+                finally:
+                    self._renewing.discard(trace)
+
     def _renew(self, trace: str) -> None:
-        try:
-            answer = self._call({"op": "lease"}, trace, hold=False)
-            if answer is not None and "flags" in answer:
-                self._values[trace] = answer["flags"]
-            lease = answer.get("lease_ms") if answer and answer.get("status") == "go" else None
-            if isinstance(lease, (int, float)) and lease > 0:
-                self._lease[trace] = time.monotonic() + lease / 1000.0
-            else:
-                self._lease.pop(trace, None)
-        finally:
-            self._renewing.discard(trace)
+        answer = self._call({"op": "lease"}, trace, hold=False)
+        if answer is not None and "flags" in answer:
+            self._values[trace] = answer["flags"]
+        lease = answer.get("lease_ms") if answer and answer.get("status") == "go" else None
+        if isinstance(lease, (int, float)) and lease > 0:
+            self._lease[trace] = time.monotonic() + lease / 1000.0
+        else:
+            self._lease.pop(trace, None)
 
     def _warn(self, message: str, *, key: str) -> None:
         if key in self._warned:
