@@ -2,13 +2,19 @@
 //! (`hooks/python`, or any client of the protocol in docs/steer.md)
 //! names its run by its trace id, declares flags, waits at gates, asks
 //! approval of tool calls and a person's answers, and learns of a stop.
-//! The [`Board`] (`state`, pure) holds each run's steering; [`Steering`]
+//! The [`Board`] (`state`, pure) holds each run's steering: the hook's
+//! side in `hook_side` (what is answered at once in `arrive`), the
+//! steerer's in `steerer`, what is refused in `bounds`; [`Steering`]
 //! shares it between the HTTP side (`serve`, on the receiver's listener)
 //! and a steerer in-process (the dashboard), and wakes long polls when
 //! something changed. A finished run's steering ([`SteerSummary`]) goes
 //! into its summary and recording.
 
 mod arrive;
+mod bounds;
+mod hook_side;
+#[cfg(test)]
+mod long_poll_tests;
 pub mod protocol;
 pub mod replayed;
 pub mod serve;
