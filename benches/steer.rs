@@ -89,8 +89,10 @@ const ROUNDS: usize = 7;
 
 /// 1,000-gate runs with the hook and without, nobody steering: the
 /// OpenAI Agents SDK (50 turns of a model call and 19 tool calls) and
-/// LangGraph (1,000 node visits; LangChain's callbacks cost what any
-/// handler costs there).
+/// LangGraph (1,000 node visits), hooked by its callback handler (where
+/// LangChain's dispatch of callbacks costs what any handler costs) and
+/// by `gate_node` around the node's function. (LangGraph's script runs
+/// twice, once per row.)
 fn run_cost(addr: std::net::SocketAddr) {
     use python::Framework;
     let url = format!("http://{addr}");
@@ -105,7 +107,9 @@ fn run_cost(addr: std::net::SocketAddr) {
     print_cost("OpenAI Agents SDK", without, with);
     let graph = ["1000", &rounds];
     let (without, with) = timed(Framework::LangGraph, "steer_run.py", &url, &graph);
-    print_cost("LangGraph", without, with);
+    print_cost("LangGraph, SteerCallback", without, with);
+    let (without, with) = timed_as(Framework::LangGraph, "steer_run.py", &url, &graph, "nodes");
+    print_cost("LangGraph, gate_node", without, with);
 }
 
 fn print_cost(framework: &str, without: f64, with: f64) {
@@ -121,6 +125,17 @@ fn print_cost(framework: &str, without: f64, with: f64) {
 /// `script` of benches/ run by `framework`'s Python: the medians of its
 /// runs without the hook and with it, in seconds.
 fn timed(framework: python::Framework, script: &str, url: &str, args: &[&str]) -> (f64, f64) {
+    timed_as(framework, script, url, args, "with")
+}
+
+/// As [`timed`], the hooked runs read from `with`.
+fn timed_as(
+    framework: python::Framework,
+    script: &str,
+    url: &str,
+    args: &[&str],
+    with: &str,
+) -> (f64, f64) {
     let script = python::root().join("benches").join(script);
     let output = std::process::Command::new(python::python(framework))
         .arg(&script)
@@ -149,7 +164,7 @@ fn timed(framework: python::Framework, script: &str, url: &str, args: &[&str]) -
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]
     };
-    (median("without"), median("with"))
+    (median("without"), median(with))
 }
 
 criterion_group!(benches, gate_round_trip);
