@@ -5,7 +5,7 @@
 //! the spend per agent in, rows of text out; the pane cleans and fits
 //! them as it draws.
 
-use super::state::AgentSpend;
+use super::spend::AgentSpend;
 use crate::figures::{compact, dollars};
 use crate::tui::widgets::millis;
 use crate::watch::summary::{CostFrom, WatchSummary};

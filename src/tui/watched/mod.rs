@@ -14,9 +14,11 @@ mod graph_tests;
 mod panes;
 mod recorded;
 pub(crate) mod screen;
+pub(crate) mod spend;
 pub(crate) mod state;
 pub(crate) mod steer;
 mod steer_draw;
+pub(crate) mod steered;
 #[cfg(test)]
 mod tests;
 pub(crate) mod tree;
@@ -81,7 +83,7 @@ pub fn watch(settings: WatchSettings) -> Exit {
         let mut watched = Watched::new(limits, prices);
         watched.source = listening;
         watched.forward = forward;
-        watched.steer = steering.map(steer::Steered::new);
+        watched.steer = steering.map(steered::Steered::new);
         let exit = view(
             &mut screen,
             Some(&mut started.feed),
@@ -184,7 +186,7 @@ async fn view(
         tokio::select! {
             true = steered => {
                 watched.steering_changed();
-                ui.offer_decision(&watched);
+                ui.steer.offer_decision(&watched, ui.help);
                 dirty = true;
             }
             item = item => match item {

@@ -65,7 +65,7 @@ pub(crate) fn draw(frame: &mut Frame, watched: &Watched, ui: &WatchUi) {
     }
     if ui.help {
         draw_help(frame, area, watched.any_steered());
-    } else if let Some(dialog) = &ui.dialog {
+    } else if let Some(dialog) = &ui.steer.dialog {
         draw_dialog(frame, area, watched, dialog);
     }
 }
@@ -273,7 +273,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, watched: &Watched, ui: &WatchUi) {
         keys.push(Span::styled(binding.label, theme::bold()));
         keys.push(Span::styled(format!(" {}  ", binding.help), theme::dim()));
     }
-    let first = match &ui.said {
+    let first = match &ui.steer.said {
         Some(said) => Line::styled(fit(said, usize::from(area.width)), theme::error()),
         None => counts_line(watched, usize::from(area.width)),
     };

@@ -17,16 +17,16 @@
 
 use super::chain::{ChainRow, rows as chain_rows};
 use super::graph::graph_of;
+use super::spend::{AgentSpend, spend};
 use super::tree::{TreeRow, rows};
 use crate::scenario::PriceTable;
 use crate::tui::patterns::graph::GraphFold;
-use crate::watch::acting::model_calls;
 use crate::watch::consume::WatchFeed;
 use crate::watch::forest::Forest;
 use crate::watch::receive::ReceiveCounts;
 use crate::watch::runs::{Arrival, Limits};
 use crate::watch::span::{SpanId, TraceId};
-use crate::watch::summary::{CostFrom, WatchSummary, summarise};
+use crate::watch::summary::{WatchSummary, summarise};
 use crate::watch::vocab::Kind;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -97,17 +97,6 @@ pub(crate) struct WatchedRun {
     read_took: Duration,
 }
 
-/// What one agent's model calls took and cost.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct AgentSpend {
-    pub(crate) agent: String,
-    pub(crate) calls: u64,
-    pub(crate) input_tokens: u64,
-    pub(crate) output_tokens: u64,
-    pub(crate) cost_usd: Option<f64>,
-    pub(crate) cost_from: Option<CostFrom>,
-}
-
 /// Every watched run on the dashboard.
 #[derive(Debug)]
 pub(crate) struct Watched {
@@ -131,7 +120,7 @@ pub(crate) struct Watched {
     /// differ, in words.
     pub(crate) compared: Option<String>,
     /// The watch's steering, when its runs can be steered from here.
-    pub(crate) steer: Option<super::steer::Steered>,
+    pub(crate) steer: Option<super::steered::Steered>,
 }
 
 impl Watched {
@@ -335,38 +324,4 @@ impl WatchedRun {
         self.read_took = began.elapsed();
         self.read_at = Some(Instant::now());
     }
-}
-
-/// The model calls of `forest` per agent, in order of each agent's first
-/// call: the watch's own reading of the calls (the agent each was made
-/// for, "(no agent)" when no span says; its cost from the span when it
-/// carries one, else from the price table), so the panes and the headless
-/// line agree.
-pub(crate) fn spend(forest: &Forest, prices: Option<&PriceTable>) -> Vec<AgentSpend> {
-    let mut out: Vec<AgentSpend> = Vec::new();
-    for call in model_calls(forest, prices) {
-        let agent = call.agent.unwrap_or_else(|| "(no agent)".to_string());
-        let at = match out.iter().position(|s| s.agent == agent) {
-            Some(at) => at,
-            None => {
-                out.push(AgentSpend {
-                    agent,
-                    ..AgentSpend::default()
-                });
-                out.len() - 1
-            }
-        };
-        let entry = &mut out[at];
-        entry.calls += 1;
-        entry.input_tokens = entry.input_tokens.saturating_add(call.input_tokens);
-        entry.output_tokens = entry.output_tokens.saturating_add(call.output_tokens);
-        if let (Some(cost), Some(from)) = (call.cost_usd, call.cost_from) {
-            entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + cost);
-            entry.cost_from = Some(match entry.cost_from {
-                Some(before) if before != from => CostFrom::Mixed,
-                _ => from,
-            });
-        }
-    }
-    out
 }

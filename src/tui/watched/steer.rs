@@ -1,6 +1,6 @@
 //! Steering a watched run from its screen (docs/steer.md): the runs whose
-//! hook talks to this watch, as the watch's steering lists them, and the
-//! keys that act on them, the same as for Conclave's own runs: space
+//! hook talks to this watch, read again when the steering changes (the
+//! state held is `steered`'s), and the keys that act on them, the same as for Conclave's own runs: space
 //! pauses at the next gate and runs on, `n`/`s` steps one gate, `f` the
 //! run's flags, `d` a waiting approval or question, `x` a stop. A run
 //! whose hook spoke before any of its spans came gets its tab at once
@@ -8,60 +8,11 @@
 //! decision becomes a line of the run's event log.
 
 use super::state::Watched;
-use super::ui::WatchUi;
+use super::steered::{Dialog, SteerUi};
 use crate::tui::keymap::Action;
-use crate::watch::span::{TraceId, trace_hex};
-use crate::watch::steer::{Ask, ControlOp, ControlRequest, Decision, RunView, Steering};
+use crate::watch::span::TraceId;
+use crate::watch::steer::{Ask, ControlOp, Decision, RunView};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
-/// The watch's steering as the screen last read it.
-#[derive(Debug)]
-pub(crate) struct Steered {
-    pub(crate) steering: Arc<Steering>,
-    /// Each run with a hook, as last listed.
-    pub(crate) views: HashMap<TraceId, RunView>,
-    /// How many of each run's decisions are in its log.
-    logged: HashMap<TraceId, usize>,
-}
-
-/// A steering dialog over the screen.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Dialog {
-    /// The run's flags, one selected.
-    Flags { trace: TraceId, selected: usize },
-    /// An approval or a question waiting in the run: the option chosen
-    /// (approve/reject, or the question's options) and the text typed
-    /// (the reason of a rejection, or a free answer).
-    Decide {
-        trace: TraceId,
-        id: u64,
-        choice: usize,
-        note: String,
-    },
-    /// A stop, to confirm.
-    Stop { trace: TraceId },
-}
-
-impl Steered {
-    pub(crate) fn new(steering: Arc<Steering>) -> Steered {
-        Steered {
-            steering,
-            views: HashMap::new(),
-            logged: HashMap::new(),
-        }
-    }
-
-    fn control(&self, trace: TraceId, op: ControlOp) -> Result<(), String> {
-        let request = ControlRequest {
-            trace_id: Some(trace_hex(trace)),
-            op,
-        };
-        self.steering
-            .control(request)
-            .map_err(|e| format!("steering: {e}"))
-    }
-}
 
 impl Watched {
     /// The hooked run on screen: its trace and how the watch lists it.
@@ -192,11 +143,11 @@ fn first_decision(view: &RunView, put_off: &HashSet<u64>) -> Option<u64> {
         .map(|w| w.id)
 }
 
-impl WatchUi {
+impl SteerUi {
     /// Open the decision dialog for a new approval or question of the run
-    /// on screen, unless something else is open.
-    pub(crate) fn offer_decision(&mut self, watched: &Watched) {
-        if self.help || self.dialog.is_some() {
+    /// on screen, unless something else is open (`help`).
+    pub(crate) fn offer_decision(&mut self, watched: &Watched, help: bool) {
+        if help || self.dialog.is_some() {
             return;
         }
         if let Some((trace, view)) = watched.steered_view()
@@ -213,7 +164,7 @@ impl WatchUi {
 }
 
 /// A steering key on the run on screen; what went wrong, in words.
-pub(crate) fn act_steer(watched: &Watched, ui: &mut WatchUi, action: Action) -> Result<(), String> {
+pub(crate) fn act_steer(watched: &Watched, ui: &mut SteerUi, action: Action) -> Result<(), String> {
     let Some(steer) = watched.steer.as_ref() else {
         return Ok(());
     };
@@ -260,7 +211,7 @@ pub(crate) fn act_steer(watched: &Watched, ui: &mut WatchUi, action: Action) -> 
 /// A key in a steering dialog.
 pub(crate) fn act_dialog(
     watched: &Watched,
-    ui: &mut WatchUi,
+    ui: &mut SteerUi,
     action: Action,
 ) -> Result<(), String> {
     let (Some(steer), Some(dialog)) = (watched.steer.as_ref(), ui.dialog.clone()) else {

@@ -6,7 +6,8 @@
 //! from a hook is cleaned (`fit`, `wrap`) before it is drawn.
 
 use super::state::Watched;
-use super::steer::{Dialog, gate_words, options_of};
+use super::steer::{gate_words, options_of};
+use super::steered::Dialog;
 use crate::tui::layout::centered;
 use crate::tui::text::fit;
 use crate::tui::theme;

@@ -6,11 +6,11 @@
 //! (`act`), read from the key table's watch scope; nothing is drawn.
 
 use super::state::Watched;
-use super::steer::{Dialog, act_dialog, act_steer};
+use super::steer::{act_dialog, act_steer};
+use super::steered::{Dialog, SteerUi};
 use crate::tui::keymap::{Action, OverlayKind, Scope};
 use crate::tui::patterns::graph::selection::GraphView;
 use std::cell::Cell;
-use std::collections::HashSet;
 
 /// The panes of a watched run, numbered as their titles say.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,18 +71,14 @@ pub(crate) struct WatchUi {
     pub(crate) graph: GraphView,
     pub(crate) help: bool,
     pub(crate) shown: Cell<[Shown; 4]>,
-    /// A steering dialog (flags, a decision, a stop).
-    pub(crate) dialog: Option<Dialog>,
-    /// Decisions the person put off (Esc): not offered again until `d`.
-    pub(crate) put_off: HashSet<u64>,
-    /// What the last steering key came to when it could not be done.
-    pub(crate) said: Option<String>,
+    /// The steering dialog and what the person put off.
+    pub(crate) steer: SteerUi,
 }
 
 impl WatchUi {
     /// Where keys are looked up now: help, a dialog, or the screen.
     pub(crate) fn scope(&self) -> Scope {
-        match (&self.dialog, self.help) {
+        match (&self.steer.dialog, self.help) {
             (_, true) => Scope::Overlay(OverlayKind::Help),
             (Some(Dialog::Flags { .. }), _) => Scope::Overlay(OverlayKind::Flags),
             (Some(Dialog::Decide { .. }), _) => Scope::Overlay(OverlayKind::Decide),
@@ -93,7 +89,7 @@ impl WatchUi {
 
     /// A letter typed into the decision dialog (`None`: Backspace).
     pub(crate) fn type_note(&mut self, typed: Option<char>) {
-        if let Some(Dialog::Decide { note, .. }) = &mut self.dialog {
+        if let Some(Dialog::Decide { note, .. }) = &mut self.steer.dialog {
             match typed {
                 Some(c) if note.chars().count() < 2000 => note.push(c),
                 Some(_) => {}
@@ -175,9 +171,9 @@ pub(crate) fn act(watched: &mut Watched, ui: &mut WatchUi, action: Action) -> bo
         ui.help = !matches!(action, Action::Close | Action::Help | Action::Quit);
         return false;
     }
-    ui.said = None;
-    if ui.dialog.is_some() {
-        ui.said = act_dialog(watched, ui, action).err();
+    ui.steer.said = None;
+    if ui.steer.dialog.is_some() {
+        ui.steer.said = act_dialog(watched, &mut ui.steer, action).err();
         return false;
     }
     let order = panes(watched);
@@ -185,7 +181,7 @@ pub(crate) fn act(watched: &mut Watched, ui: &mut WatchUi, action: Action) -> bo
     match action {
         Action::Quit => return true,
         Action::TogglePause | Action::Step | Action::Flags | Action::Decide | Action::StopRun => {
-            ui.said = act_steer(watched, ui, action).err();
+            ui.steer.said = act_steer(watched, &mut ui.steer, action).err();
         }
         Action::Help => ui.help = true,
         Action::PrevRun | Action::NextRun => {

@@ -260,6 +260,34 @@ pub struct WaitView {
     pub ask: Ask,
 }
 
+/// What a run's steering left, for its summary and recording.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteerSummary {
+    /// Gates the hook reached.
+    pub gates: u64,
+    /// Why the run was stopped, when a person (or a rule) stopped it.
+    pub stopped: Option<String>,
+    /// The flags' last values.
+    pub flags: BTreeMap<String, bool>,
+    /// Every decision, in order, with its time after the hook's first call.
+    pub decisions: Vec<Timed>,
+    /// Decisions past the limit, not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub decisions_dropped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A decision and when, in ms after the hook's first call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timed {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub decision: Decision,
+}
+
 /// A hook's answer as JSON: `status` and what goes with it, and the
 /// run's flags.
 pub fn answer_json(answer: &Answer, flags: &BTreeMap<String, bool>) -> serde_json::Value {

@@ -5,7 +5,7 @@
 //! `now`, and the HTTP side (`serve`) turns a wait into a long poll.
 
 use super::protocol::{Answer, Ask, Decision, Refused, RunView};
-pub use super::views::{SteerSummary, Timed};
+pub use super::protocol::{SteerSummary, Timed};
 use crate::watch::span::TraceId;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;

@@ -1,39 +1,11 @@
-//! What the board shows: a run as the steerer lists it, and the steering
-//! a finished run leaves for its summary and recording.
+//! What the board shows: a run as the steerer lists it, its decisions for
+//! a viewer's log, and the steering a finished run leaves for its summary
+//! and recording.
 
-use super::protocol::{Decision, FlagView, RunView, WaitView};
+use super::protocol::{FlagView, RunView, SteerSummary, Timed, WaitView};
 use super::state::{Pace, RunSteer, millis};
 use crate::watch::span::TraceId;
-use std::collections::BTreeMap;
 use tokio::time::Instant;
-
-/// What a run's steering left, for its summary and recording.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SteerSummary {
-    /// Gates the hook reached.
-    pub gates: u64,
-    /// Why the run was stopped, when a person (or a rule) stopped it.
-    pub stopped: Option<String>,
-    /// The flags' last values.
-    pub flags: BTreeMap<String, bool>,
-    /// Every decision, in order, with its time after the hook's first call.
-    pub decisions: Vec<Timed>,
-    /// Decisions past the limit, not kept.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub decisions_dropped: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// A decision and when, in ms after the hook's first call.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Timed {
-    pub at_ms: u64,
-    #[serde(flatten)]
-    pub decision: Decision,
-}
 
 impl super::state::Board {
     /// The decisions of run `trace` from the `from`th on, each with its
