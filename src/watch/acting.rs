@@ -15,11 +15,24 @@
 use super::forest::Forest;
 use super::read::{Reading, read};
 use super::span::{Span, SpanId};
-use super::summary::CostFrom;
 use super::vocab::Kind;
 use crate::pricing::price_as;
 use crate::scenario::PriceTable;
+use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Where a call's cost came from, and a run's: the summary sums its
+/// calls' and says `mixed` where they differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostFrom {
+    /// Every priced call carried its cost on its span.
+    Span,
+    /// Every priced call was priced from Conclave's table (and `--pricing`).
+    PriceTable,
+    /// Some of each.
+    Mixed,
+}
 
 /// The agent each span works for.
 pub(super) struct Agents<'a> {

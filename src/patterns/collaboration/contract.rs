@@ -3,7 +3,7 @@
 //! reason), conflict detection and the round decision. Pure functions.
 
 use super::stops::ContributionError;
-use crate::patterns::events::{Conflict, Decision, Stance};
+use crate::patterns::collaboration::events::{Conflict, Decision, Stance};
 use crate::pycompat::{py_round, py_strip};
 use serde::Serialize;
 use serde_json::Value;

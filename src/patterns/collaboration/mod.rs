@@ -24,9 +24,9 @@ pub(crate) mod trace;
 use super::{RunContext, RunOutcome, Runner, answer_words};
 use crate::bus::{BudgetKind, EventKind, GatePoint, RunStatus, RunSummary};
 use crate::gateway::{CallError, Check};
-use crate::patterns::events::Decision;
+use crate::patterns::collaboration::events::Decision;
+use crate::patterns::collaboration::events::RoundEvent;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::RoundEvent;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
@@ -61,7 +61,7 @@ struct Table<'a> {
     rounds: u32,
     history: Vec<RoundRecord>,
     trace: Vec<TraceEntry>,
-    open_conflicts: Vec<crate::patterns::events::Conflict>,
+    open_conflicts: Vec<crate::patterns::collaboration::events::Conflict>,
     escalation: Escalation,
     contracts: schema::Contracts,
 }

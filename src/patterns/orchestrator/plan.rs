@@ -10,7 +10,7 @@
 //! the value, which says what is wrong.
 
 use super::stops::PlanError;
-use crate::patterns::events::PlannedTask;
+use crate::patterns::orchestrator::events::PlannedTask;
 use crate::provider::ModelOutput;
 use crate::pycompat::py_strip;
 use serde::Deserialize;

@@ -34,8 +34,8 @@ use crate::gateway::{
     CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
 };
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::ResearchEvent;
-use crate::patterns::events::{ResearchPhase, StepFinished, StepStarted};
+use crate::patterns::research::events::ResearchEvent;
+use crate::patterns::research::events::{ResearchPhase, StepFinished, StepStarted};
 use crate::provider::contract::Contract;
 use crate::provider::prompts::Prompt;
 use crate::provider::{ModelOutput, ModelRequest, Purpose};

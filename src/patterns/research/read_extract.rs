@@ -10,8 +10,8 @@ use super::workflow::text;
 use super::{Desk, Stop, tool_failed};
 use crate::bus::EventKind;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::ResearchEvent;
-use crate::patterns::events::{
+use crate::patterns::research::events::ResearchEvent;
+use crate::patterns::research::events::{
     NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
 };
 use crate::provider::prompts::{Prompt, compiled_in};

@@ -12,8 +12,10 @@ use super::stops::ResearchStop;
 use super::{Answer, Desk, Stop};
 use crate::bus::EventKind;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::ResearchEvent;
-use crate::patterns::events::{Cited, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
+use crate::patterns::research::events::ResearchEvent;
+use crate::patterns::research::events::{
+    Cited, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped,
+};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
 use crate::scenario::ResearchTool;

@@ -3,7 +3,7 @@
 //! model's reply unless it is JSON naming one of those; whatever else
 //! JSON the model returns is no turn at all. Pure functions.
 
-use crate::patterns::events::TurnOutcome;
+use crate::patterns::team::events::TurnOutcome;
 use crate::provider::ModelOutput;
 use crate::pycompat::{parse_model_text, py_strip};
 use serde_json::{Map, Value, json};
