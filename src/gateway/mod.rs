@@ -36,7 +36,7 @@ use guarded::{CallDetails, Cancelled, Shielded};
 pub(crate) use last_good::{CacheError, LastKnownGood};
 pub(crate) use limits::DispatchLimits;
 pub(crate) use meter::{Meter, Usage};
-pub(crate) use model::Check;
+pub(crate) use model::{Check, Checked};
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
     MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,

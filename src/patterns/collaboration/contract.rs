@@ -23,6 +23,15 @@ pub(super) const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "conf
 /// How many of a contribution's actions are kept.
 pub(super) const MAX_ACTIONS: usize = 3;
 
+/// The agent a contribution names, as [`validate_contribution`] reads
+/// it: `None` where it names none.
+pub(crate) fn named_agent(raw: &Value) -> Option<&str> {
+    raw.get("agent")?
+        .as_str()
+        .map(py_strip)
+        .filter(|a| !a.is_empty())
+}
+
 /// Check a model's contribution. `allowed` is the execution allowlist.
 /// Unknown keys are ignored, as 000 tolerates chatty models.
 pub(crate) fn validate_contribution(
@@ -36,11 +45,7 @@ pub(crate) fn validate_contribution(
         return Err(ContributionError::MissingKeys);
     }
 
-    let agent = fields["agent"]
-        .as_str()
-        .map(py_strip)
-        .filter(|a| !a.is_empty())
-        .ok_or(ContributionError::Agent)?;
+    let agent = named_agent(raw).ok_or(ContributionError::Agent)?;
     if !allowed(agent) {
         return Err(ContributionError::AgentNotAllowed {
             agent: agent.to_string(),

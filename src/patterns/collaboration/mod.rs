@@ -31,13 +31,15 @@ use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::stop::StopReason;
-use contract::{Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts};
+use contract::{
+    Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts, named_agent,
+};
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use scenario::Team;
-use serde_json::json;
-use stops::{RoundStop, Stop};
+use serde_json::{Value, json};
+use stops::{ContributionError, RoundStop, Stop};
 
 /// The system prompts of a role's contribution and of the final brief.
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
@@ -220,16 +222,24 @@ impl Table<'_> {
         // Only what the model can fix is repaired: a broken contract or
         // an agent the table does not seat. A role its flag denies is a
         // policy outcome, judged below once, as on the sim.
-        let verify = |output: &ModelOutput| {
-            let raw = read_contribution(output.clone());
-            contribution_of(&raw, role, declared)
-                .map(|_| ())
-                .map_err(|e| {
-                    answer_words::problem(&RoundStop::InvalidContribution(e), &raw, &REQUIRED_KEYS)
-                })
+        // The answer is read once, by the gateway's check.
+        let read = |output: ModelOutput| {
+            let raw = read_contribution(output);
+            match contribution_of(&raw, role, declared) {
+                Ok(contribution) => Ok((contribution, raw)),
+                Err(error) => Err((error, raw)),
+            }
+        };
+        let problem = |(error, raw): &(ContributionError, Value)| {
+            answer_words::problem(
+                &RoundStop::InvalidContribution(error.clone()),
+                raw,
+                &REQUIRED_KEYS,
+            )
         };
         let check = Check {
-            verify: &verify,
+            read: &read,
+            problem: &problem,
             before_repair: &|| Ok(()),
         };
         let (answer, _) = self
@@ -237,8 +247,9 @@ impl Table<'_> {
             .gateway
             .model_checked(format!("round {round} · {role}"), request, None, &check)
             .await;
-        let raw = match answer.unwrap_or(Err(CallError::Timeout)) {
-            Ok(output) => read_contribution(output),
+        let (read, raw) = match answer.unwrap_or(Err(CallError::Timeout)) {
+            Ok(Ok((contribution, raw))) => (Ok(contribution), raw),
+            Ok(Err((error, raw))) => (Err(error), raw),
             Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
         };
 
@@ -257,8 +268,26 @@ impl Table<'_> {
             if self.messages > self.limits.max_messages {
                 Err(StopReason::MaxMessages)
             } else {
-                contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
-                    .map_err(|e| RoundStop::InvalidContribution(e).into())
+                // An answer the check took names the role, which the flags
+                // allow; one it did not that names a seated agent the
+                // flags deny is that agent's rejection, as the contract
+                // judges the agent before the fields after it.
+                read.map_err(|error| {
+                    let denied = named_agent(&raw).filter(|a| declared(a) && !flags.allows(a));
+                    let error = match (error, denied) {
+                        (
+                            error @ (ContributionError::NotObject
+                            | ContributionError::MissingKeys
+                            | ContributionError::Agent),
+                            _,
+                        )
+                        | (error, None) => error,
+                        (_, Some(agent)) => ContributionError::AgentNotAllowed {
+                            agent: agent.to_string(),
+                        },
+                    };
+                    RoundStop::InvalidContribution(error).into()
+                })
             }
         };
 
@@ -319,6 +348,8 @@ impl Table<'_> {
 
 /// 000 reads text that is not JSON as `{"invalid": true, "raw": text}`.
 fn read_contribution(output: ModelOutput) -> serde_json::Value {
+    #[cfg(test)]
+    crate::patterns::parses::note("contribution");
     output.into_json(|raw| json!({"invalid": true, "raw": raw}))
 }
 
