@@ -14,7 +14,11 @@
 //!   per pass: `all` fires once each has arrived or was skipped, `any` at
 //!   the first arrival, a quorum at its n-th; it re-arms once all its
 //!   inputs of the pass are in. A skipped node sends "skipped" on, so joins
-//!   below it resolve instead of waiting.
+//!   below it resolve instead of waiting; a node skipped while an earlier
+//!   pass's activation of it is still ready or running sends its
+//!   "skipped" on once that activation has ended, so what a node sends
+//!   goes out in the order of its passes and no later pass's "skipped"
+//!   overtakes an earlier pass's output.
 //! - Edges that close a cycle carry no "skipped": a loop that is not taken
 //!   simply ends. A router that takes its loop again sends nothing along
 //!   its other edges: the pass goes on round the loop, and they are
@@ -138,6 +142,11 @@ pub(crate) struct Machine<'a> {
     inputs: Vec<VecDeque<Value>>,
     /// Nodes with an activation running.
     active: Vec<bool>,
+    /// Each node's activations that have ended.
+    finished: Vec<u32>,
+    /// Each node's "skipped" held behind its activations, oldest first:
+    /// each goes on once that many of the node's activations have ended.
+    held: Vec<VecDeque<u32>>,
     running: usize,
     ended: bool,
 }
@@ -167,6 +176,8 @@ impl<'a> Machine<'a> {
             ready: BTreeSet::new(),
             inputs: vec![VecDeque::new(); n],
             active: vec![false; n],
+            finished: vec![0; n],
+            held: vec![VecDeque::new(); n],
             running: 0,
             ended: false,
         };
@@ -260,7 +271,9 @@ impl<'a> Machine<'a> {
     /// the first loop (by its back edge's declaration) whose shortest way
     /// round passes the node, else the first that passes it at all (a
     /// node on a fan-out inside the loop: head → … → node → … → tail →
-    /// head).
+    /// head), else the first whose head reaches it (a node on a branch
+    /// leaving the loop, visited once a pass: the loop's shortest way
+    /// round).
     fn cycle_of(&self, node: NodeId) -> String {
         let shape = self.shape;
         let loops = || shape.edges.iter().filter(|e| e.back);
@@ -281,7 +294,17 @@ impl<'a> Machine<'a> {
                 })
             })
         };
-        match shortest.or_else(through) {
+        // A node on a branch leaving a loop, which the loop reaches on
+        // each pass: the first loop whose head reaches it, its shortest
+        // way round.
+        let reaching = || {
+            loops().find_map(|edge| {
+                let round = cycle_path(shape, edge.to, edge.from);
+                let reaches = cycle_path(shape, edge.to, node).first() == Some(&edge.to);
+                (round.first() == Some(&edge.to) && reaches).then_some((round, edge.to))
+            })
+        };
+        match shortest.or_else(through).or_else(reaching) {
             Some((path, head)) => {
                 let mut words: Vec<&str> = path
                     .iter()
@@ -299,6 +322,7 @@ impl<'a> Machine<'a> {
         debug_assert!(self.active[node], "only a started node finishes");
         self.running = self.running.saturating_sub(1);
         self.active[node] = false;
+        self.finished[node] += 1;
         let mut step = Step::default();
         let (output, answer, status) = match ended {
             Ended::Ok { output, answer } => (output, answer, NodeStatus::Ok),
@@ -331,6 +355,7 @@ impl<'a> Machine<'a> {
                 self.deliver(e, None, &mut step)?;
             }
         }
+        self.release_held(node, &mut step)?;
         if self.ready.contains(&node) {
             // Made ready again while it ran: it starts next.
             self.states[node] = NodeState::Ready;
