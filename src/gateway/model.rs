@@ -7,7 +7,7 @@
 //! A repair is a new model call: it counts against every budget.
 
 use super::attempts::LastAttempt;
-use super::{CallError, Gateway, lock};
+use super::{CallError, Gateway, ReadingPolicy, lock};
 use crate::bus::EventKind;
 use crate::provider::contract::{Finish, RepairTurn};
 use crate::provider::lenient::{self, Extracted, Lenient};
@@ -138,7 +138,7 @@ impl Gateway {
             // The sim's answers are read as the references read them, and
             // never repaired: what the check read is the pattern's to take
             // or stop on.
-            if !cut && !self.reads_leniently() {
+            if !cut && !self.reading.reads_leniently() {
                 self.repaired(&request);
                 return (Some(Ok((check.read)(output))), took);
             }
@@ -203,16 +203,10 @@ impl Gateway {
         (answer, took, last.call)
     }
 
-    /// Whether answers are read as an endpoint's (leniently, repaired),
-    /// rather than exactly as the references read the sim's.
-    pub(crate) fn reads_leniently(&self) -> bool {
-        self.provider.is_remote()
-    }
-
-    /// Whether the endpoint is asked for the contract itself (`native` or
-    /// `tool` mode), so that a reply comes only through it.
-    pub(crate) fn replies_by_contract(&self) -> bool {
-        self.provider.replies_by_contract()
+    /// How the run's answers are read and its calls treated, for the
+    /// kind of its provider.
+    pub(crate) fn reading(&self) -> &ReadingPolicy {
+        &self.reading
     }
 
     /// An answer as its pattern reads it, and how its JSON was found. An
@@ -228,7 +222,7 @@ impl Gateway {
         let ModelOutput::Text(text) = output else {
             return None;
         };
-        if !self.provider.is_remote() || !request.prompt.json {
+        if !self.reading.reads_leniently() || !request.prompt.json {
             return None;
         }
         let (value, extracted) = match lenient::read(text) {
@@ -248,7 +242,7 @@ impl Gateway {
 
     /// What a cut answer is told, with the limit when the run set one.
     fn cut_words(&self) -> String {
-        let limit = match self.provider.output_limit() {
+        let limit = match self.reading.output_limit() {
             Some(tokens) => format!("max_output_tokens {tokens}"),
             None => "the model's own limit".to_string(),
         };

@@ -3,6 +3,7 @@
 //! model's reply unless it is JSON naming one of those; whatever else
 //! JSON the model returns is no turn at all. Pure functions.
 
+pub(crate) use crate::gateway::Reading;
 use crate::patterns::team::events::TurnOutcome;
 use crate::provider::ModelOutput;
 use crate::pycompat::{parse_model_text, py_strip};
@@ -83,23 +84,12 @@ pub(crate) fn read(output: ModelOutput) -> (Action, Value) {
     }
 }
 
-/// How a turn's answer is read: exactly, as the references read the
-/// sim's; or as an endpoint's, where the gateway has already found the one
-/// JSON object in a fence or in prose and put it in the contract's form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Reading {
-    Exact,
-    /// Text left over is a reply only when it is plain prose: text that
-    /// tries to be JSON and is not (a fence, a brace, an object cut short)
-    /// is no turn. `by_contract`: the endpoint was asked for the contract
-    /// (`native`, `tool`), so a reply comes only through it.
-    Endpoint {
-        by_contract: bool,
-    },
-}
-
-/// The turn `output` asks for, read as `reading` says, and the output as
-/// the history records it.
+/// The turn `output` asks for, read as `reading` says (the gateway's, for
+/// the kind of its provider), and the output as the history records it.
+/// An endpoint's text left over is a reply only when it is plain prose:
+/// text that tries to be JSON and is not (a fence, a brace, an object cut
+/// short) is no turn, and while the endpoint is asked for the contract
+/// (`by_contract`) a reply comes only through it.
 pub(crate) fn read_as(output: ModelOutput, reading: Reading) -> (Action, Value) {
     #[cfg(test)]
     crate::patterns::parses::note("turn");

@@ -324,13 +324,7 @@ impl<'a> TeamRun<'a> {
     /// run asks for it natively or by tool (the mode may have moved on
     /// during the call).
     fn reading(&self) -> Reading {
-        if self.gateway.reads_leniently() {
-            Reading::Endpoint {
-                by_contract: self.gateway.replies_by_contract(),
-            }
-        } else {
-            Reading::Exact
-        }
+        self.gateway.reading().now()
     }
 
     /// Count a model call against the run's `max_llm_calls`, then its
