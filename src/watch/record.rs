@@ -23,7 +23,7 @@ pub const STARTED: &str = "watch_started";
 /// One line of a watch recording.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Line {
+pub(crate) enum Line {
     WatchStarted {
         trace_id: String,
         /// Traces an earlier version joined into the run (by conversation);
@@ -149,7 +149,7 @@ pub fn is_watch_recording(path: &Path) -> bool {
 pub struct WatchRecording {
     pub trace_id: String,
     /// The spans, in arrival order, with their arrival times.
-    pub spans: Vec<(u64, Span)>,
+    pub(crate) spans: Vec<(u64, Span)>,
     /// The summary written at the end, if the file got that far.
     pub summary: Option<serde_json::Value>,
     /// The steering decisions, in order, each ms after the hook's first call.

@@ -82,7 +82,11 @@ pub struct WatchSummary {
 }
 
 /// Read the run held in `forest`.
-pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -> WatchSummary {
+pub(crate) fn summarise(
+    trace_id: u128,
+    forest: &Forest,
+    prices: Option<&PriceTable>,
+) -> WatchSummary {
     let spans: Vec<&Span> = forest.arrived().collect();
     let readings: HashMap<SpanId, Reading> = spans.iter().map(|s| (s.span_id, read(s))).collect();
     let agents_of = Agents {
