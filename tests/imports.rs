@@ -8,8 +8,9 @@
 //! floor). Test files and a file's `#[cfg(test)] mod` are left out; `mod
 //! x;` declares a child and is no arrow.
 
+use crate::common::sources::rust_files;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A token of Rust source with comments, strings and chars taken out.
 #[derive(Clone, Debug, PartialEq)]
@@ -324,28 +325,12 @@ fn read_file(module: Vec<String>, text: &str) -> File {
     }
 }
 
-/// Every `.rs` file under `dir`, in a stable order.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The library's files by name from `src/` (the crate root, the binaries
 /// and test files left out).
 fn files() -> BTreeMap<String, File> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut paths = Vec::new();
-    sources(&src, &mut paths);
+    rust_files(&src, &mut paths);
     let mut files = BTreeMap::new();
     for path in paths {
         let name = path
