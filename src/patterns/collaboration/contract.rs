@@ -23,9 +23,31 @@ pub(super) const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "conf
 /// How many of a contribution's actions are kept.
 pub(super) const MAX_ACTIONS: usize = 3;
 
+/// A contribution's refusal once the flags are known: one that names a
+/// seated agent the flags deny (`denied`) is that agent's rejection, as
+/// [`validate_contribution`] judges the agent before the fields after it;
+/// one refused before its agent was read stays as it is.
+pub(crate) fn with_denied_agent(
+    error: ContributionError,
+    raw: &Value,
+    denied: impl Fn(&str) -> bool,
+) -> ContributionError {
+    match error {
+        ContributionError::NotObject
+        | ContributionError::MissingKeys
+        | ContributionError::Agent => error,
+        error => match named_agent(raw).filter(|agent| denied(agent)) {
+            Some(agent) => ContributionError::AgentNotAllowed {
+                agent: agent.to_string(),
+            },
+            None => error,
+        },
+    }
+}
+
 /// The agent a contribution names, as [`validate_contribution`] reads
 /// it: `None` where it names none.
-pub(crate) fn named_agent(raw: &Value) -> Option<&str> {
+fn named_agent(raw: &Value) -> Option<&str> {
     raw.get("agent")?
         .as_str()
         .map(py_strip)

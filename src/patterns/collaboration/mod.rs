@@ -32,7 +32,7 @@ use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::stop::StopReason;
 use contract::{
-    Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts, named_agent,
+    Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts, with_denied_agent,
 };
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
@@ -208,48 +208,8 @@ impl Table<'_> {
                 agent: role.to_string(),
             },
         )));
-        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
-        let request = ModelRequest::new(
-            sim::contribution(role, focus.unwrap_or("the question as a whole")),
-            &CONTRIBUTION_PROMPT,
-            self.contribution_payload(role),
-        )
-        .sharing(self.shared_facts())
-        .keeping(self.contracts.of(role));
-        // An answer that breaks the contract is asked for again (on an
-        // endpoint); repairs are the same message, not more of them.
-        let declared = |agent: &str| self.team.roles.contains_key(agent);
-        // Only what the model can fix is repaired: a broken contract or
-        // an agent the table does not seat. A role its flag denies is a
-        // policy outcome, judged below once, as on the sim.
-        // The answer is read once, by the gateway's check.
-        let read = |output: ModelOutput| {
-            let raw = read_contribution(output);
-            match contribution_of(&raw, role, declared) {
-                Ok(contribution) => Ok((contribution, raw)),
-                Err(error) => Err((error, raw)),
-            }
-        };
-        let problem = |(error, raw): &(ContributionError, Value)| {
-            answer_words::problem(
-                &RoundStop::InvalidContribution(error.clone()),
-                raw,
-                &REQUIRED_KEYS,
-            )
-        };
-        let check = Check {
-            read: &read,
-            problem: &problem,
-            before_repair: &|| Ok(()),
-        };
-        let (answer, _) = self
-            .ctx
-            .gateway
-            .model_checked(format!("round {round} · {role}"), request, None, &check)
-            .await;
-        let (read, raw) = match answer.unwrap_or(Err(CallError::Timeout)) {
-            Ok(Ok((contribution, raw))) => (Ok(contribution), raw),
-            Ok(Err((error, raw))) => (Err(error), raw),
+        let (read, raw) = match self.ask(round, role).await {
+            Ok(answer) => answer,
             Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
         };
 
@@ -269,24 +229,11 @@ impl Table<'_> {
                 Err(StopReason::MaxMessages)
             } else {
                 // An answer the check took names the role, which the flags
-                // allow; one it did not that names a seated agent the
-                // flags deny is that agent's rejection, as the contract
-                // judges the agent before the fields after it.
+                // allow; one it refused may name a seated agent they deny.
+                let denied =
+                    |agent: &str| self.team.roles.contains_key(agent) && !flags.allows(agent);
                 read.map_err(|error| {
-                    let denied = named_agent(&raw).filter(|a| declared(a) && !flags.allows(a));
-                    let error = match (error, denied) {
-                        (
-                            error @ (ContributionError::NotObject
-                            | ContributionError::MissingKeys
-                            | ContributionError::Agent),
-                            _,
-                        )
-                        | (error, None) => error,
-                        (_, Some(agent)) => ContributionError::AgentNotAllowed {
-                            agent: agent.to_string(),
-                        },
-                    };
-                    RoundStop::InvalidContribution(error).into()
+                    RoundStop::InvalidContribution(with_denied_agent(error, &raw, denied)).into()
                 })
             }
         };
@@ -320,6 +267,57 @@ impl Table<'_> {
                     raw_contribution: Some(raw),
                 })
             }
+        }
+    }
+
+    /// `role`'s answer of `round`, read once by the gateway's check: the
+    /// contribution or what the contract refused, and the answer as read.
+    /// An answer that breaks the contract is asked for again (on an
+    /// endpoint); repairs are the same message, not more of them. Only
+    /// what the model can fix is repaired: a broken contract or an agent
+    /// the table does not seat. A role its flag denies is a policy
+    /// outcome, judged after the call once, as on the sim.
+    async fn ask(
+        &mut self,
+        round: u32,
+        role: &str,
+    ) -> Result<(Result<Contribution, ContributionError>, Value), CallError> {
+        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
+        let request = ModelRequest::new(
+            sim::contribution(role, focus.unwrap_or("the question as a whole")),
+            &CONTRIBUTION_PROMPT,
+            self.contribution_payload(role),
+        )
+        .sharing(self.shared_facts())
+        .keeping(self.contracts.of(role));
+        let declared = |agent: &str| self.team.roles.contains_key(agent);
+        let read = |output: ModelOutput| {
+            let raw = read_contribution(output);
+            match contribution_of(&raw, role, declared) {
+                Ok(contribution) => Ok((contribution, raw)),
+                Err(error) => Err((error, raw)),
+            }
+        };
+        let problem = |(error, raw): &(ContributionError, Value)| {
+            answer_words::problem(
+                &RoundStop::InvalidContribution(error.clone()),
+                raw,
+                &REQUIRED_KEYS,
+            )
+        };
+        let check = Check {
+            read: &read,
+            problem: &problem,
+            before_repair: &|| Ok(()),
+        };
+        let (answer, _) = self
+            .ctx
+            .gateway
+            .model_checked(format!("round {round} · {role}"), request, None, &check)
+            .await;
+        match answer.unwrap_or(Err(CallError::Timeout))? {
+            Ok((contribution, raw)) => Ok((Ok(contribution), raw)),
+            Err((error, raw)) => Ok((Err(error), raw)),
         }
     }
 
