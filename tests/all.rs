@@ -55,6 +55,7 @@ mod hostile_models;
 mod hostile_recordings;
 mod hostile_scenarios;
 mod huge_numbers;
+mod imports;
 mod knob_flags;
 mod last_known_good;
 mod mcp;

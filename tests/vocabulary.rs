@@ -4,33 +4,18 @@
 //! its own vocabulary. Read from the source as it stands, its tests left
 //! out (a test file, or a file's part from its `#[cfg(test)]` on).
 
-use std::path::{Path, PathBuf};
+use crate::common::sources::rust_files;
+use std::path::Path;
 
 /// The words only a pattern's own folders should need.
 const PATTERN_WORDS: [&str; 5] = ["handoff", "stance", "citation", "consensus", "contribution"];
-
-/// Every `.rs` file under `dir`, in a stable order.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The files outside the pattern folders, each with its text before its
 /// tests, named from `src/`.
 fn shared_floors() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    rust_files(&src, &mut files);
     files
         .into_iter()
         .filter_map(|path| {

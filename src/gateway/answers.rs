@@ -23,7 +23,7 @@ impl Gateway {
     /// The sim's answer comes whole, so its call sets up no relay for its
     /// text (the scale bench's `coordinator_100k`, 100,000 of them).
     pub(super) fn streams(&self) -> bool {
-        self.cassette.is_some() || self.provider.is_remote()
+        self.reading.streams(self.cassette.is_some())
     }
 
     /// Played-back calls wait out their recorded times on the virtual

@@ -71,7 +71,7 @@ impl Gateway {
         let shield = self.shields.tool(MODEL_TOOL);
         let mut retrier = match &shield.settings.retries {
             Some(rule) if self.shields.retries_on() => Retrier::configured(rule),
-            _ if self.provider.is_remote() => Retrier::remote(),
+            _ if self.reading.retries_by_itself() => Retrier::remote(),
             _ => Retrier::own(1),
         };
         self.shields.first_call();
@@ -89,7 +89,7 @@ impl Gateway {
                 .settings
                 .timeout_ms
                 .map(crate::duration::clamp_millis)
-                .or_else(|| self.provider.timeout()),
+                .or_else(|| self.reading.timeout()),
             deadline,
             entry,
             last,
@@ -236,7 +236,7 @@ impl Gateway {
                 CallDetails {
                     error: error.message(),
                     fallback: refused.is_some(),
-                    fallback_taken: refused.is_some_and(|f| self.provider.adapts(f)),
+                    fallback_taken: refused.is_some_and(|f| self.reading.adapts(f)),
                     ..details
                 }
             }
@@ -321,7 +321,7 @@ impl Gateway {
         if !matches!(error, CallError::Timeout) {
             return None;
         }
-        let words = self.provider.timeout_words()?;
+        let words = self.reading.timeout_words()?.to_string();
         let shield = self.shields.tool(MODEL_TOOL);
         Some(match shield.settings.timeout_ms {
             Some(ms) => format!(

@@ -20,6 +20,7 @@ mod limits;
 mod meter;
 mod model;
 mod prompt_hash;
+mod reading;
 mod retry;
 mod retry_budget;
 mod safe_mode;
@@ -36,7 +37,8 @@ use guarded::{CallDetails, Cancelled, Shielded};
 pub(crate) use last_good::{CacheError, LastKnownGood};
 pub(crate) use limits::DispatchLimits;
 pub(crate) use meter::{Meter, Usage};
-pub(crate) use model::Check;
+pub(crate) use model::{Check, Checked};
+pub(crate) use reading::{Reading, ReadingPolicy};
 pub(crate) use safe_mode::SafeModeVerdict;
 pub(crate) use tool::{
     MIN_ATTEMPT_TIMEOUT, REAL_CALL_TIMEOUT, TimeoutFrom, ToolCall, ToolPolicy, ToolReport,
@@ -84,6 +86,8 @@ pub(crate) struct Gateway {
     /// How many times an answer that fails its contract is asked for
     /// again (`provider.output_retries`).
     output_retries: u32,
+    /// Every question about the kind of the provider, answered once.
+    reading: ReadingPolicy,
     /// The last model answer that failed its contract, was cut or was a
     /// refusal: what a run stopped by an answer says about it.
     answer_failure: std::sync::Mutex<Option<model::AnswerFailure>>,
@@ -101,6 +105,7 @@ impl Gateway {
         Gateway {
             shields: Shields::new(None, Switches::all_on(), RunRng::seeded(0), bus.clone()),
             bus,
+            reading: ReadingPolicy::of(&provider),
             provider,
             workers,
             cancel,

@@ -7,36 +7,50 @@
 //! A repair is a new model call: it counts against every budget.
 
 use super::attempts::LastAttempt;
-use super::{CallError, Gateway, lock};
+use super::{CallError, Gateway, ReadingPolicy, lock};
 use crate::bus::EventKind;
 use crate::provider::contract::{Finish, RepairTurn};
 use crate::provider::lenient::{self, Extracted, Lenient};
 use crate::provider::{Completion, ModelOutput, ModelRequest};
 use crate::stop::StopReason;
+use std::convert::Infallible;
 use std::sync::Mutex;
 use std::time::Duration;
 
 /// How much of a failed answer a stop's line quotes.
 const QUOTED_CHARS: usize = 200;
 
-/// What a pattern checks an answer against before it takes it, and what
-/// must hold before it is asked again.
-pub(crate) struct Check<'a> {
-    /// The answer as read keeps its contract, or what is wrong with it in
-    /// words the model can act on (`missing key "verdict"`).
-    pub(crate) verify: &'a (dyn Fn(&ModelOutput) -> Result<(), String> + Sync),
+/// How a pattern reads an answer before it takes it, and what must hold
+/// before it is asked again. The gateway reads each answer once, with
+/// `read`, and hands the pattern what it read (`T`), or the reading that
+/// failed (`E`) when the repairs run out: the pattern never parses the
+/// answer again, so the check and the pattern cannot read it apart.
+pub(crate) struct Check<'a, T, E> {
+    /// The answer as the pattern takes it, or the pattern's own reading of
+    /// what is wrong with it (the answer as far as it was read with it).
+    pub(crate) read: &'a (dyn Fn(ModelOutput) -> Result<T, E> + Sync),
+    /// What is wrong with a failed reading, in words the model can act on
+    /// (`missing key "verdict"`).
+    pub(crate) problem: &'a (dyn Fn(&E) -> String + Sync),
     /// A repair may be asked: the pattern's own call budget allows one
     /// more model call (`max_llm_calls`), or the reason it does not.
     pub(crate) before_repair: &'a (dyn Fn() -> Result<(), StopReason> + Sync),
 }
 
-impl Check<'static> {
-    /// Every answer keeps the contract: only a cut answer is repaired.
-    pub(crate) const ANY: Check<'static> = Check {
-        verify: &|_| Ok(()),
+impl Check<'static, ModelOutput, Infallible> {
+    /// Every answer is taken as it is: only a cut answer is repaired.
+    pub(crate) const ANY: Check<'static, ModelOutput, Infallible> = Check {
+        read: &Ok,
+        problem: &|never| match *never {},
         before_repair: &|| Ok(()),
     };
 }
+
+/// A checked call's answer: what the check read, or, once the repairs ran
+/// out (at once on the sim, which is never repaired), the reading that
+/// failed, for the pattern to stop on; `None` when the call was cut off
+/// at its deadline.
+pub(crate) type Checked<T, E> = Option<Result<Result<T, E>, CallError>>;
 
 /// A model's answer that the run stopped on, for the line a headless run
 /// prints and the result pane shows.
@@ -78,25 +92,27 @@ impl Gateway {
         label: String,
         request: ModelRequest,
     ) -> Result<ModelOutput, CallError> {
-        self.model_checked(label, request, None, &Check::ANY)
-            .await
-            .0
-            .unwrap_or(Err(CallError::Timeout))
+        let (answer, _) = self.model_checked(label, request, None, &Check::ANY).await;
+        match answer.unwrap_or(Err(CallError::Timeout))? {
+            Ok(output) => Ok(output),
+            Err(never) => match never {},
+        }
     }
 
     /// Call the model for an answer that `check` takes, for an agent that
     /// must be done by `deadline` on the run clock (`None` when the call
     /// was cut off there; an answer exactly at it is in time), and how
-    /// long the call took on the run clock, its repairs included. An
-    /// answer that still fails its check when the repairs run out is
-    /// handed back as read, for the pattern to stop on as it always did.
-    pub(crate) async fn model_checked(
+    /// long the call took on the run clock, its repairs included. Each
+    /// answer is read once, by the check; an answer that still fails it
+    /// when the repairs run out is handed back as the check read it, for
+    /// the pattern to stop on as it always did.
+    pub(crate) async fn model_checked<T, E>(
         &self,
         label: String,
         mut request: ModelRequest,
         deadline: Option<Duration>,
-        check: &Check<'_>,
-    ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
+        check: &Check<'_, T, E>,
+    ) -> (Checked<T, E>, Duration) {
         // Every ask of the call, its repairs included, is timed from the
         // call's start: the last one's span is the call's, as a cassette
         // gives it back (whole milliseconds, never a sum of roundings).
@@ -118,24 +134,34 @@ impl Gateway {
                 Some((read, _)) => (read, Some(completion.output)),
                 None => (completion.output, None),
             };
-            // The sim's answers are checked by their patterns alone, as the
-            // references check them, and never repaired.
-            let problem = match completion.finish {
-                Finish::Length => Some(self.cut_words()),
-                _ if self.reads_leniently() => (check.verify)(&output).err(),
-                _ => None,
-            };
-            let Some(problem) = problem else {
+            let cut = matches!(completion.finish, Finish::Length);
+            // The sim's answers are read as the references read them, and
+            // never repaired: what the check read is the pattern's to take
+            // or stop on.
+            if !cut && !self.reading.reads_leniently() {
                 self.repaired(&request);
-                return (Some(Ok(output)), took);
+                return (Some(Ok((check.read)(output))), took);
+            }
+            let (problem, raw, failed) = if cut {
+                (self.cut_words(), raw.unwrap_or(output), None)
+            } else {
+                // The answer as it came is kept for a repair's turn.
+                let raw = raw.unwrap_or_else(|| output.clone());
+                match (check.read)(output) {
+                    Ok(read) => {
+                        self.repaired(&request);
+                        return (Some(Ok(Ok(read))), took);
+                    }
+                    Err(failed) => ((check.problem)(&failed), raw, Some(failed)),
+                }
             };
-            let raw = raw.unwrap_or_else(|| output.clone()).into_text();
+            let raw = raw.into_text();
             let failure = self.note_answer_failure(&request, call, &problem, &raw);
             let repairs = u32::try_from(request.repair.len()).unwrap_or(u32::MAX);
             if repairs >= self.output_retries {
-                let answer = match completion.finish {
-                    Finish::Length => Err(CallError::OutputCut(failure.line())),
-                    _ => Ok(output),
+                let answer = match failed {
+                    None => Err(CallError::OutputCut(failure.line())),
+                    Some(failed) => Ok(Err(failed)),
                 };
                 return (Some(answer), took);
             }
@@ -177,16 +203,10 @@ impl Gateway {
         (answer, took, last.call)
     }
 
-    /// Whether answers are read as an endpoint's (leniently, repaired),
-    /// rather than exactly as the references read the sim's.
-    pub(crate) fn reads_leniently(&self) -> bool {
-        self.provider.is_remote()
-    }
-
-    /// Whether the endpoint is asked for the contract itself (`native` or
-    /// `tool` mode), so that a reply comes only through it.
-    pub(crate) fn replies_by_contract(&self) -> bool {
-        self.provider.replies_by_contract()
+    /// How the run's answers are read and its calls treated, for the
+    /// kind of its provider.
+    pub(crate) fn reading(&self) -> &ReadingPolicy {
+        &self.reading
     }
 
     /// An answer as its pattern reads it, and how its JSON was found. An
@@ -202,7 +222,7 @@ impl Gateway {
         let ModelOutput::Text(text) = output else {
             return None;
         };
-        if !self.provider.is_remote() || !request.prompt.json {
+        if !self.reading.reads_leniently() || !request.prompt.json {
             return None;
         }
         let (value, extracted) = match lenient::read(text) {
@@ -222,7 +242,7 @@ impl Gateway {
 
     /// What a cut answer is told, with the limit when the run set one.
     fn cut_words(&self) -> String {
-        let limit = match self.provider.output_limit() {
+        let limit = match self.reading.output_limit() {
             Some(tokens) => format!("max_output_tokens {tokens}"),
             None => "the model's own limit".to_string(),
         };

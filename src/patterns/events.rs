@@ -30,7 +30,6 @@ pub use crate::patterns::research::events::{
     Cited, NoteExtracted, NotesVerified, PageRead, ResearchEvent, ResearchPhase, SourceAllowed,
     SourceDenial, SourceDenied, SourceFound, SourcesDeduped, StepFinished, StepStarted,
 };
-pub(crate) use crate::patterns::team::events::turn_json;
 pub use crate::patterns::team::events::{
     HandoffRejection, MemberTeam, TURN_TEXT_CHARS, TeamEvent, TurnOutcome,
 };

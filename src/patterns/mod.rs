@@ -26,7 +26,13 @@ pub use asking::{GivenAnswerError, question_of};
 #[cfg(test)]
 mod hostile_output;
 #[cfg(test)]
+mod one_parse_tests;
+#[cfg(test)]
+pub(crate) mod parses;
+#[cfg(test)]
 pub(crate) mod stops_tests;
+#[cfg(test)]
+pub(crate) mod test_endpoint;
 
 use crate::bus::ResultDoc;
 use crate::bus::{Bus, EventKind, RunStatus, RunSummary};

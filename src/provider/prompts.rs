@@ -5,7 +5,6 @@
 //! `{{agent}}`, ...) in the call's purpose. The provider never tells
 //! patterns apart: it sends the prompt it is handed.
 
-use super::Purpose;
 use std::path::{Path, PathBuf};
 
 /// A prompt a pattern hands the provider: its file name under
@@ -78,16 +77,16 @@ impl Prompts {
     }
 
     /// `prompt`, or the file of its name in the `--prompts` folder, with
-    /// the placeholders the pattern filled in `purpose` written in.
+    /// the placeholders a call's purpose filled (`Purpose::fills`)
+    /// written in.
     pub(crate) fn system(
         &self,
         prompt: &Prompt,
-        purpose: &Purpose,
+        fills: &[(&'static str, String)],
     ) -> Result<SystemPrompt, PromptError> {
         let mut text = self.text(prompt)?;
         for placeholder in PLACEHOLDERS {
-            let fill = purpose
-                .fills()
+            let fill = fills
                 .iter()
                 .find(|(name, _)| *name == placeholder)
                 .map_or("", |(_, fill)| fill.as_str());
@@ -116,6 +115,7 @@ impl Prompts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::Purpose;
     use crate::provider::sim::Unscripted;
 
     /// A prompt that names its speaker, compiled in as a pattern's are.
@@ -144,17 +144,26 @@ mod tests {
 
     #[test]
     fn a_prompt_gets_the_words_its_purpose_fills_and_asks_for_json_when_its_answer_is() {
-        let prompt = Prompts::default().system(&SPEAKER, &spoken()).unwrap();
+        let prompt = Prompts::default()
+            .system(&SPEAKER, spoken().fills())
+            .unwrap();
         assert!(prompt.json);
         assert!(prompt.text.contains("You are the risk_analyst"));
         assert!(prompt.text.contains("Your focus: payments and chargebacks"));
         assert!(prompt.text.contains(r#"{"agent": "risk_analyst""#));
-        assert!(!Prompts::default().system(&BRIEF, &brief()).unwrap().json);
+        assert!(
+            !Prompts::default()
+                .system(&BRIEF, brief().fills())
+                .unwrap()
+                .json
+        );
     }
 
     #[test]
     fn a_placeholder_the_purpose_leaves_unfilled_reads_as_nothing() {
-        let prompt = Prompts::default().system(&SPEAKER, &brief()).unwrap();
+        let prompt = Prompts::default()
+            .system(&SPEAKER, brief().fills())
+            .unwrap();
         assert_eq!(
             prompt.text,
             "You are the .\nYour focus: \n{\"agent\": \"\"}"
@@ -171,12 +180,12 @@ mod tests {
         .unwrap();
         let prompts = Prompts::new(Some(dir.path().to_path_buf()));
         assert_eq!(
-            prompts.system(&BRIEF, &brief()).unwrap().text,
+            prompts.system(&BRIEF, brief().fills()).unwrap().text,
             "Write it as a haiku."
         );
         assert!(
             prompts
-                .system(&SPEAKER, &spoken())
+                .system(&SPEAKER, spoken().fills())
                 .unwrap()
                 .text
                 .starts_with("You are the risk_analyst"),

@@ -1,5 +1,13 @@
 //! What a model call is for, as the pattern that makes the call names it:
-//! the provider reads a call's purpose, never the pattern behind it.
+//! the provider reads a call's purpose, never the pattern behind it. A
+//! purpose carries how the sim answers it (`SimScript`): where in the
+//! scenario's `provider` script its outputs are, and what the sim writes
+//! when the script has none. The sim plays whatever a purpose's script
+//! says; it never knows which pattern asked.
+
+use super::{ModelOutput, ProviderError};
+use crate::scenario::{JsonText, ProviderSpec};
+use serde_json::Value;
 
 /// What a model call is for, as the pattern that makes the call built it:
 /// its name in recordings, who speaks and who spends, the words its prompt
@@ -22,7 +30,7 @@ pub(crate) struct Purpose {
     /// The words the prompt's `{{placeholders}}` are filled with.
     fills: Vec<(&'static str, String)>,
     /// How the sim answers the call.
-    sim: &'static dyn super::sim::SimScript,
+    sim: &'static dyn SimScript,
 }
 
 impl Purpose {
@@ -33,7 +41,7 @@ impl Purpose {
         label: impl Into<String>,
         script_key: impl Into<String>,
         spender: impl Into<String>,
-        sim: &'static dyn super::sim::SimScript,
+        sim: &'static dyn SimScript,
     ) -> Self {
         Purpose {
             label: label.into(),
@@ -84,7 +92,7 @@ impl Purpose {
     }
 
     /// How the sim answers the call.
-    pub(crate) fn sim(&self) -> &'static dyn super::sim::SimScript {
+    pub(crate) fn sim(&self) -> &'static dyn SimScript {
         self.sim
     }
 }
@@ -96,4 +104,32 @@ impl Purpose {
     pub(crate) fn unscripted(label: &str) -> Self {
         Purpose::new(label, label, label, &super::sim::Unscripted)
     }
+}
+
+/// Where a purpose's outputs stand in the scenario's script.
+pub(crate) enum Script<'a> {
+    /// None scripted: the sim writes its own answer.
+    None,
+    /// Outputs consumed one per call (a single value is the only one);
+    /// the last one repeats.
+    Outputs(&'a Value),
+    /// As `Outputs`, and an object output may carry its own `latency_ms`,
+    /// taken as the call's latency and out of the answer.
+    TimedOutputs(&'a Value),
+    /// As `Outputs`, kept as the scenario's text: a plan of 100,000 tasks
+    /// is read as it is checked, never held as one value.
+    Text(&'a JsonText),
+    /// One answer given whole, the same to every call: no call is counted.
+    Whole(Value),
+}
+
+/// How the sim answers one kind of a pattern's calls. A pattern's sim
+/// script implements it in the pattern's folder; a `Purpose` carries it.
+pub(crate) trait SimScript: Send + Sync + std::fmt::Debug {
+    /// Where `purpose`'s outputs are in `spec`.
+    fn script<'a>(&self, spec: &'a ProviderSpec, purpose: &Purpose) -> Script<'a>;
+
+    /// The sim's answer when `spec` scripts no output for `purpose`,
+    /// written from the call's `payload`.
+    fn unscripted(&self, purpose: &Purpose, payload: &Value) -> Result<ModelOutput, ProviderError>;
 }

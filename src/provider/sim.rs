@@ -4,10 +4,12 @@
 //! same seed gives the same answers at the same moments.
 
 pub(crate) mod estimate;
+#[cfg(test)]
 mod script;
 mod turns;
 pub(crate) mod workers;
 
+pub(crate) use super::purpose::{Script, SimScript};
 use super::{ModelOutput, ModelRequest, ProviderError, Purpose};
 use crate::clock::RunClock;
 use crate::rng::RunRng;
@@ -15,7 +17,6 @@ use crate::scenario::script::{Fault, ScriptedOutput, script_entries, script_entr
 use crate::scenario::{Latency, ProviderSpec};
 #[cfg(test)]
 pub(crate) use script::Unscripted;
-pub(crate) use script::{Script, SimScript};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;

@@ -15,11 +15,24 @@
 use super::forest::Forest;
 use super::read::{Reading, read};
 use super::span::{Span, SpanId};
-use super::summary::CostFrom;
 use super::vocab::Kind;
 use crate::pricing::price_as;
 use crate::scenario::PriceTable;
+use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Where a call's cost came from, and a run's: the summary sums its
+/// calls' and says `mixed` where they differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostFrom {
+    /// Every priced call carried its cost on its span.
+    Span,
+    /// Every priced call was priced from Conclave's table (and `--pricing`).
+    PriceTable,
+    /// Some of each.
+    Mixed,
+}
 
 /// The agent each span works for.
 pub(super) struct Agents<'a> {
@@ -93,26 +106,26 @@ impl Agents<'_> {
 
 /// One model call of a run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ModelCall {
+pub(crate) struct ModelCall {
     /// The agent it was made for (`None` when no span says).
-    pub agent: Option<String>,
-    pub model: Option<String>,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    pub(crate) agent: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
     /// The part of `input_tokens` served from the prompt cache (charged
     /// at the cached-input price).
-    pub cached_input_tokens: u64,
+    pub(crate) cached_input_tokens: u64,
     /// `None` when it could not be priced.
-    pub cost_usd: Option<f64>,
+    pub(crate) cost_usd: Option<f64>,
     /// `Span` or `PriceTable`, when priced.
-    pub cost_from: Option<CostFrom>,
+    pub(crate) cost_from: Option<CostFrom>,
     /// The name the price table priced it as, when that is not `model`
     /// (a dated snapshot's base name, or the model asked for).
-    pub priced_as: Option<String>,
+    pub(crate) priced_as: Option<String>,
 }
 
 /// The model calls of the run held in `forest`, in order of start.
-pub fn model_calls(forest: &Forest, prices: Option<&PriceTable>) -> Vec<ModelCall> {
+pub(crate) fn model_calls(forest: &Forest, prices: Option<&PriceTable>) -> Vec<ModelCall> {
     let readings: HashMap<SpanId, Reading> =
         forest.arrived().map(|s| (s.span_id, read(s))).collect();
     let mut by_start: Vec<&Span> = forest.arrived().collect();

@@ -52,8 +52,8 @@ pub enum WatchFeed {
 
 /// The watch's state between batches.
 #[derive(Debug)]
-pub struct Watch {
-    pub runs: Runs,
+pub(crate) struct Watch {
+    pub(crate) runs: Runs,
     options: WatchOptions,
     finished: u64,
     /// The dropped and late counts the viewer was last told.
@@ -62,7 +62,7 @@ pub struct Watch {
 }
 
 impl Watch {
-    pub fn new(options: WatchOptions) -> Watch {
+    pub(crate) fn new(options: WatchOptions) -> Watch {
         Watch {
             runs: Runs::new(options.limits),
             options,
@@ -73,7 +73,7 @@ impl Watch {
     }
 
     /// Take in one batch; what a viewer is told of it.
-    pub fn take(&mut self, batch: &Batch) -> Vec<WatchFeed> {
+    pub(crate) fn take(&mut self, batch: &Batch) -> Vec<WatchFeed> {
         let spans = spans_of(&batch.request);
         // Room for new traces: runs whose root came finish early rather
         // than a new trace being dropped.
@@ -111,7 +111,7 @@ impl Watch {
     }
 
     /// Settle the runs at `now`: each finished one summed up and recorded.
-    pub fn settle(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
+    pub(crate) fn settle(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
         let settled = self.runs.settle(now);
         self.finish(settled)
     }
@@ -146,14 +146,14 @@ impl Watch {
     }
 
     /// Whether `--runs N` runs have finished.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.options.runs.is_some_and(|n| self.finished >= n)
     }
 }
 
 /// Run the watch on `batches` until they end or `--runs N` runs have
 /// finished, handing what happens to `feed`. A closed feed ends it too.
-pub async fn watch(
+pub(crate) async fn watch(
     mut batches: mpsc::Receiver<Batch>,
     options: WatchOptions,
     feed: mpsc::Sender<WatchFeed>,

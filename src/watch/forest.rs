@@ -13,27 +13,27 @@ use std::collections::HashMap;
 
 /// One place in the forest: a span that arrived, or a placeholder.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub(crate) struct Node {
     /// `None` for a placeholder: a parent named by a child, not yet arrived.
-    pub span: Option<Span>,
+    pub(crate) span: Option<Span>,
     /// The node above, as the forest holds it (a cut circle leaves none).
-    pub parent: Option<SpanId>,
+    pub(crate) parent: Option<SpanId>,
     /// The nodes below, in arrival order.
-    pub children: Vec<SpanId>,
+    pub(crate) children: Vec<SpanId>,
     /// 1, 2, 3 … in the order spans arrived (placeholders: 0).
-    pub arrival: u64,
+    pub(crate) arrival: u64,
 }
 
 impl Node {
     /// Whether the node is drawn running: a placeholder has not ended.
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         self.span.is_none()
     }
 }
 
 /// What happened to one span handed to [`Forest::insert`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Inserted {
+pub(crate) enum Inserted {
     /// Kept.
     Kept,
     /// Kept, but its parent link was cut: it named itself or a span below it.
@@ -46,22 +46,22 @@ pub enum Inserted {
 
 /// One trace's spans.
 #[derive(Clone, Debug)]
-pub struct Forest {
+pub(crate) struct Forest {
     nodes: HashMap<SpanId, Node>,
     /// Span ids in arrival order (placeholders not included).
     order: Vec<SpanId>,
     limit: usize,
     /// Spans not kept (duplicates and over the limit).
-    pub dropped: u64,
+    pub(crate) dropped: u64,
     /// Parent links cut to keep the forest a forest.
-    pub cut: u64,
+    pub(crate) cut: u64,
     /// A span with no parent arrived, kept or not (over the limit).
     rooted: bool,
 }
 
 impl Forest {
     /// An empty forest keeping at most `limit` spans.
-    pub fn new(limit: usize) -> Forest {
+    pub(crate) fn new(limit: usize) -> Forest {
         Forest {
             nodes: HashMap::new(),
             order: Vec::new(),
@@ -73,7 +73,7 @@ impl Forest {
     }
 
     /// Add one span as it arrives.
-    pub fn insert(&mut self, span: Span) -> Inserted {
+    pub(crate) fn insert(&mut self, span: Span) -> Inserted {
         let id = span.span_id;
         self.rooted |= span.parent.is_none();
         if self.nodes.get(&id).is_some_and(|n| n.span.is_some()) {
@@ -138,30 +138,25 @@ impl Forest {
     }
 
     /// The node of `id`.
-    pub fn get(&self, id: SpanId) -> Option<&Node> {
+    pub(crate) fn get(&self, id: SpanId) -> Option<&Node> {
         self.nodes.get(&id)
     }
 
     /// The spans in the order they arrived.
-    pub fn arrived(&self) -> impl Iterator<Item = &Span> {
+    pub(crate) fn arrived(&self) -> impl Iterator<Item = &Span> {
         self.order
             .iter()
             .filter_map(|id| self.nodes.get(id).and_then(|n| n.span.as_ref()))
     }
 
     /// How many spans arrived and were kept.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.order.len()
-    }
-
-    /// Whether no span was kept.
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
     }
 
     /// The nodes at the top, spans and placeholders, ordered by arrival
     /// (placeholders last).
-    pub fn tops(&self) -> Vec<SpanId> {
+    pub(crate) fn tops(&self) -> Vec<SpanId> {
         let mut tops: Vec<(u64, SpanId)> = self
             .nodes
             .iter()
@@ -176,21 +171,21 @@ impl Forest {
     /// parent (the first such, when more than one was).
     /// Whether the trace's root has arrived, even one dropped over the
     /// span limit: what settling waits for, answered without a walk.
-    pub fn rooted(&self) -> bool {
+    pub(crate) fn rooted(&self) -> bool {
         self.rooted
     }
 
-    pub fn root(&self) -> Option<&Span> {
+    pub(crate) fn root(&self) -> Option<&Span> {
         self.arrived().find(|s| s.parent.is_none())
     }
 
     /// Placeholders: parents named but not arrived.
-    pub fn placeholders(&self) -> usize {
+    pub(crate) fn placeholders(&self) -> usize {
         self.nodes.values().filter(|n| n.span.is_none()).count()
     }
 
     /// The ids from `id` up to its top, `id` first.
-    pub fn ancestry(&self, id: SpanId) -> Vec<SpanId> {
+    pub(crate) fn ancestry(&self, id: SpanId) -> Vec<SpanId> {
         let mut out = Vec::new();
         let mut at = Some(id);
         while let Some(now) = at {

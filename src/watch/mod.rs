@@ -7,19 +7,19 @@
 //! recorded (`record`). The network, the clock and the dashboard stay
 //! outside the reader: `consume` is the loop that joins them.
 
-pub mod acting;
+pub(crate) mod acting;
 pub mod consume;
-pub mod forest;
-pub mod read;
+pub(crate) mod forest;
+pub(crate) mod read;
 pub mod receive;
 pub mod record;
 pub mod replay;
 pub mod runs;
-pub mod span;
+pub(crate) mod span;
 pub mod start;
 pub mod steer;
 pub mod summary;
-pub mod vocab;
+pub(crate) mod vocab;
 
 #[cfg(test)]
 mod tests;

@@ -8,46 +8,46 @@ use super::vocab::{Kind, Looks, Says, VOCABULARY};
 
 /// What one span says, as the table reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// `None` when no row gives the span a kind: a generic span.
-    pub kind: Option<Kind>,
+    pub(crate) kind: Option<Kind>,
     /// The source of the row that gave the kind.
-    pub source: Option<&'static str>,
-    pub agent: Option<String>,
+    pub(crate) source: Option<&'static str>,
+    pub(crate) agent: Option<String>,
     /// The agent a model or tool call names for itself (read when no
     /// agent span above it has arrived).
-    pub caller: Option<String>,
-    pub tool: Option<String>,
+    pub(crate) caller: Option<String>,
+    pub(crate) tool: Option<String>,
     /// The model that answered, else the one asked for.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// The model asked for (a dated snapshot's price falls back to it).
-    pub request_model: Option<String>,
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
+    pub(crate) request_model: Option<String>,
+    pub(crate) input_tokens: Option<u64>,
+    pub(crate) output_tokens: Option<u64>,
     /// The part of `input_tokens` served from the prompt cache.
-    pub cached_input_tokens: Option<u64>,
-    pub cost_usd: Option<f64>,
-    pub conversation: Option<String>,
-    pub error_type: Option<String>,
-    pub handoff_from: Option<String>,
-    pub handoff_to: Option<String>,
-    pub graph_node: Option<String>,
-    pub graph_parent: Option<String>,
+    pub(crate) cached_input_tokens: Option<u64>,
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) conversation: Option<String>,
+    pub(crate) error_type: Option<String>,
+    pub(crate) handoff_from: Option<String>,
+    pub(crate) handoff_to: Option<String>,
+    pub(crate) graph_node: Option<String>,
+    pub(crate) graph_parent: Option<String>,
     /// LangGraph's `langgraph_node` and `langgraph_step` from `metadata`.
-    pub langgraph_node: Option<String>,
-    pub langgraph_step: Option<u64>,
+    pub(crate) langgraph_node: Option<String>,
+    pub(crate) langgraph_step: Option<u64>,
     /// Handoffs written as span events (Conclave's own), in event order.
-    pub event_handoffs: Vec<(String, String)>,
+    pub(crate) event_handoffs: Vec<(String, String)>,
     /// The agent the span works for, whatever agent span it sits under.
-    pub actor: Option<String>,
+    pub(crate) actor: Option<String>,
     /// The graph node's activation the span runs in (LangGraph's
     /// `supervisor:<uuid>`).
-    pub activation: Option<String>,
+    pub(crate) activation: Option<String>,
     /// The run passes control by turns (each change of the agent that
     /// acts is a handoff).
-    pub turns: bool,
+    pub(crate) turns: bool,
     /// Model calls told inside the span's message (AutoGen's).
-    pub message_usage: Vec<MessageUsage>,
+    pub(crate) message_usage: Vec<MessageUsage>,
     response_model: Option<String>,
     entity: Option<String>,
 }
@@ -55,22 +55,22 @@ pub struct Reading {
 /// One model call a message tells of: its message's id (the same
 /// message reaches every recipient), the agent that sent it, its tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MessageUsage {
-    pub id: String,
-    pub agent: Option<String>,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+pub(crate) struct MessageUsage {
+    pub(crate) id: String,
+    pub(crate) agent: Option<String>,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
 }
 
 impl Reading {
     /// The kind, generic when no row gave one.
-    pub fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         self.kind.unwrap_or(Kind::Generic)
     }
 }
 
 /// Read `span` through the table.
-pub fn read(span: &Span) -> Reading {
+pub(crate) fn read(span: &Span) -> Reading {
     let mut r = Reading::default();
     // Each JSON attribute is parsed once, for every row that looks into it.
     let mut parsed: Vec<(&str, Option<serde_json::Value>)> = Vec::new();

@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 
 /// The first line's `type`, by which a watch recording is told from a
 /// run's.
-pub const STARTED: &str = "watch_started";
+pub(crate) const STARTED: &str = "watch_started";
 
 /// One line of a watch recording.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Line {
+pub(crate) enum Line {
     WatchStarted {
         trace_id: String,
         /// Traces an earlier version joined into the run (by conversation);
@@ -56,7 +56,7 @@ pub enum Line {
 /// Write `run` with its `summary` as `DIR/watch-<trace id>.jsonl`; the
 /// path written. A recording is never written over: a second run of the
 /// same trace id gets `-2`, `-3` ….
-pub fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<PathBuf> {
+pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let stem = format!("watch-{}", trace_hex(run.trace_id));
     let mut n = 1;
@@ -147,18 +147,18 @@ pub fn is_watch_recording(path: &Path) -> bool {
 /// A watch recording read back.
 #[derive(Clone, Debug)]
 pub struct WatchRecording {
-    pub trace_id: String,
+    pub(crate) trace_id: String,
     /// The spans, in arrival order, with their arrival times.
-    pub spans: Vec<(u64, Span)>,
+    pub(crate) spans: Vec<(u64, Span)>,
     /// The summary written at the end, if the file got that far.
-    pub summary: Option<serde_json::Value>,
+    pub(crate) summary: Option<serde_json::Value>,
     /// The steering decisions, in order, each ms after the hook's first call.
-    pub steered: Vec<(u64, Decision)>,
+    pub(crate) steered: Vec<(u64, Decision)>,
 }
 
 /// Why a watch recording could not be read: the file and the line.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("{path}: cannot read: {source}")]
     Io {
         path: String,
@@ -173,7 +173,7 @@ pub enum ReadError {
 }
 
 /// Read the watch recording at `path`.
-pub fn read(path: &Path) -> Result<WatchRecording, ReadError> {
+pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
     let shown = path.display().to_string();
     let io = |source| ReadError::Io {
         path: shown.clone(),

@@ -13,7 +13,7 @@ use crate::output;
 use std::path::Path;
 
 /// The run recorded at `path`, rebuilt from its spans.
-pub fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
+pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
     let rec = read(path).map_err(|e| {
         output::message(&format!("conclave: {e}"));
         Exit::BadInput
@@ -54,7 +54,7 @@ pub fn replay(path: &Path) -> Exit {
 
 /// Where two watched runs first differ: `agents`, `handoffs` or
 /// `tool_calls`, the index and each side's value; `None` when they agree.
-pub fn first_divergence(a: &WatchSummary, b: &WatchSummary) -> Option<serde_json::Value> {
+pub(crate) fn first_divergence(a: &WatchSummary, b: &WatchSummary) -> Option<serde_json::Value> {
     fn first<T: serde::Serialize + PartialEq>(
         what: &str,
         a: &[T],

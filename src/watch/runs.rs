@@ -52,9 +52,9 @@ pub struct Arrival {
     /// Milliseconds since the run's first span arrived.
     pub at_ms: u64,
     /// The span, as received (compact, cut to size).
-    pub span: Span,
+    pub(crate) span: Span,
     /// What the table says it is.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Its parent had not arrived, neither before it nor in the same
     /// request: it hangs under a placeholder.
     pub under_placeholder: bool,
@@ -64,7 +64,7 @@ pub struct Arrival {
 #[derive(Debug)]
 pub struct Run {
     pub trace_id: TraceId,
-    pub forest: Forest,
+    pub(crate) forest: Forest,
     pub first_at: Instant,
     pub last_at: Instant,
     /// Every kept span's arrival, in order.
@@ -106,7 +106,7 @@ impl Runs {
     /// Take in one batch's spans at `now`; the runs that appeared.
     /// A span whose parent comes in the same batch (a child sent in the
     /// same request as its parent) does not hang under a placeholder.
-    pub fn accept(&mut self, spans: Vec<Span>, now: Instant) -> Vec<TraceId> {
+    pub(crate) fn accept(&mut self, spans: Vec<Span>, now: Instant) -> Vec<TraceId> {
         let mut opened = Vec::new();
         let in_batch: HashSet<(TraceId, SpanId)> =
             spans.iter().map(|s| (s.trace_id, s.span_id)).collect();
@@ -149,7 +149,7 @@ impl Runs {
     /// How many held runs must be let go for the new traces among `spans`
     /// to be held: those beyond the free places and the finished runs
     /// that can be closed.
-    pub fn room_wanted(&self, spans: &[Span]) -> usize {
+    pub(crate) fn room_wanted(&self, spans: &[Span]) -> usize {
         let mut new: Vec<TraceId> = spans
             .iter()
             .map(|s| s.trace_id)

@@ -13,21 +13,21 @@ use serde::{Deserialize, Serialize};
 
 /// The most characters of one string value (an attribute, a name, an
 /// event's attribute) kept; the rest is cut and marked with `…`.
-pub const MAX_VALUE_CHARS: usize = 4096;
+pub(crate) const MAX_VALUE_CHARS: usize = 4096;
 /// The most attributes kept per span (the first ones sent).
-pub const MAX_ATTRS: usize = 128;
+pub(crate) const MAX_ATTRS: usize = 128;
 /// The most events kept per span (the first ones sent).
-pub const MAX_EVENTS: usize = 32;
+pub(crate) const MAX_EVENTS: usize = 32;
 
 /// A trace's id, as the 16 bytes read big-endian.
-pub type TraceId = u128;
+pub(crate) type TraceId = u128;
 /// A span's id, as the 8 bytes read big-endian.
-pub type SpanId = u64;
+pub(crate) type SpanId = u64;
 
 /// An attribute's value. Arrays and maps are kept as their JSON text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum Value {
+pub(crate) enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -36,7 +36,7 @@ pub enum Value {
 
 impl Value {
     /// The value as text (a number written as JSON writes it).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Value::Str(s) => s.clone(),
             Value::Int(n) => n.to_string(),
@@ -47,7 +47,7 @@ impl Value {
 
     /// The value as a count of tokens: a whole number, or text that is
     /// one; negative counts are none.
-    pub fn count(&self) -> Option<u64> {
+    pub(crate) fn count(&self) -> Option<u64> {
         match self {
             Value::Int(n) => u64::try_from(*n).ok(),
             Value::Float(x) if x.is_finite() && *x >= 0.0 => Some(*x as u64),
@@ -57,7 +57,7 @@ impl Value {
     }
 
     /// The value as dollars: a finite number not below zero.
-    pub fn dollars(&self) -> Option<f64> {
+    pub(crate) fn dollars(&self) -> Option<f64> {
         let x = match self {
             Value::Int(n) => *n as f64,
             Value::Float(x) => *x,
@@ -70,62 +70,57 @@ impl Value {
 
 /// Something that happened within a span (an exception, a handoff).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SpanEvent {
-    pub name: String,
-    pub at_ns: u64,
+pub(crate) struct SpanEvent {
+    pub(crate) name: String,
+    pub(crate) at_ns: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attrs: Vec<(String, Value)>,
+    pub(crate) attrs: Vec<(String, Value)>,
 }
 
 /// One received span, owned and cut to size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Span {
+pub(crate) struct Span {
     #[serde(with = "hex_trace")]
-    pub trace_id: TraceId,
+    pub(crate) trace_id: TraceId,
     #[serde(with = "hex_span")]
-    pub span_id: SpanId,
+    pub(crate) span_id: SpanId,
     /// The parent's id as sent; `None` for a root.
     #[serde(default, with = "hex_parent", skip_serializing_if = "Option::is_none")]
-    pub parent: Option<SpanId>,
-    pub name: String,
-    pub start_ns: u64,
-    pub end_ns: u64,
+    pub(crate) parent: Option<SpanId>,
+    pub(crate) name: String,
+    pub(crate) start_ns: u64,
+    pub(crate) end_ns: u64,
     /// `Some(message)` when the span's status is ERROR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attrs: Vec<(String, Value)>,
+    pub(crate) attrs: Vec<(String, Value)>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<SpanEvent>,
+    pub(crate) events: Vec<SpanEvent>,
     /// The resource's `service.name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service: Option<String>,
+    pub(crate) service: Option<String>,
     /// The instrumentation scope's name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub scope: String,
+    pub(crate) scope: String,
 }
 
 impl Span {
     /// The attribute `key`, if the span carries it.
-    pub fn attr(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn attr(&self, key: &str) -> Option<&Value> {
         self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    /// The attribute `key` as text.
-    pub fn text(&self, key: &str) -> Option<String> {
-        self.attr(key).map(Value::text)
     }
 
     /// How long the span took, in milliseconds (0 when its times are
     /// backwards).
-    pub fn ms(&self) -> u64 {
+    pub(crate) fn ms(&self) -> u64 {
         self.end_ns.saturating_sub(self.start_ns) / 1_000_000
     }
 }
 
 /// Every span of `request`, in wire order. Spans with an id of the wrong
 /// length (the receiver takes them out already) are skipped.
-pub fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
+pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
     let mut out = Vec::new();
     for resource in &request.resource_spans {
         let service = resource.resource.as_ref().and_then(|r| {
@@ -215,7 +210,7 @@ fn json_of(value: &Value) -> serde_json::Value {
 }
 
 /// `text` cut at [`MAX_VALUE_CHARS`] characters, marked with `…` when cut.
-pub fn cut(text: &str) -> String {
+pub(crate) fn cut(text: &str) -> String {
     match text.char_indices().nth(MAX_VALUE_CHARS) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
@@ -235,12 +230,12 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// A trace id as the 32 hex digits OTLP's JSON writes.
-pub fn trace_hex(id: TraceId) -> String {
+pub(crate) fn trace_hex(id: TraceId) -> String {
     format!("{id:032x}")
 }
 
 /// A span id as the 16 hex digits OTLP's JSON writes.
-pub fn span_hex(id: SpanId) -> String {
+pub(crate) fn span_hex(id: SpanId) -> String {
     format!("{id:016x}")
 }
 

@@ -15,13 +15,13 @@ use tokio::sync::mpsc;
 
 /// Batches waiting for the watch; a full queue makes the receiver answer
 /// 429 / `RESOURCE_EXHAUSTED`.
-pub const QUEUE: usize = 64;
+pub(crate) const QUEUE: usize = 64;
 
 /// What the watch has told a viewer and the viewer has not yet read. A
 /// viewer that falls behind holds the watch, whose batch queue then
 /// fills and the receiver answers 429: memory stays bounded, and nothing
 /// is dropped unseen.
-pub const FEED: usize = 1024;
+pub(crate) const FEED: usize = 1024;
 
 /// Everything `conclave watch`'s flags say.
 #[derive(Clone, Debug, Default)]
@@ -182,7 +182,7 @@ impl Counts {
 /// The receiver's counts in words: requests and spans taken, answers by
 /// status, and each forward target's sent, dropped and failed, with why
 /// its last failed one failed.
-pub fn receiver_words(status: &ReceiverStatus) -> String {
+pub(crate) fn receiver_words(status: &ReceiverStatus) -> String {
     let c = &status.counts;
     let mut words = format!(
         "{} requests accepted, {} spans ({} rejected for invalid ids, {} refused for a full queue)",
@@ -257,7 +257,7 @@ fn print(item: &WatchFeed) {
 
 /// The summary as `--headless`'s JSON line: every text cleaned as a
 /// pane shows it (no escape sequence, control or bidi character).
-pub fn line(summary: &WatchSummary) -> String {
+pub(crate) fn line(summary: &WatchSummary) -> String {
     let mut value = serde_json::to_value(summary).unwrap_or(serde_json::Value::Null);
     clean_json(&mut value);
     value.to_string()

@@ -5,6 +5,7 @@
 //! and what the recording ends with. Pure: a forest and a price table in,
 //! a [`WatchSummary`] out.
 
+pub use super::acting::CostFrom;
 use super::acting::{Agents, ModelCall, calls_of};
 use super::forest::Forest;
 use super::read::{Reading, read};
@@ -30,18 +31,6 @@ pub struct ToolCall {
     /// `ok` or `error`.
     pub status: &'static str,
     pub ms: u64,
-}
-
-/// Where a run's cost came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CostFrom {
-    /// Every priced call carried its cost on its span.
-    Span,
-    /// Every priced call was priced from Conclave's table (and `--pricing`).
-    PriceTable,
-    /// Some of each.
-    Mixed,
 }
 
 /// A model priced under another name than the one its spans report.
@@ -93,7 +82,11 @@ pub struct WatchSummary {
 }
 
 /// Read the run held in `forest`.
-pub fn summarise(trace_id: u128, forest: &Forest, prices: Option<&PriceTable>) -> WatchSummary {
+pub(crate) fn summarise(
+    trace_id: u128,
+    forest: &Forest,
+    prices: Option<&PriceTable>,
+) -> WatchSummary {
     let spans: Vec<&Span> = forest.arrived().collect();
     let readings: HashMap<SpanId, Reading> = spans.iter().map(|s| (s.span_id, read(s))).collect();
     let agents_of = Agents {

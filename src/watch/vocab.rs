@@ -11,7 +11,7 @@
 /// What a span is, for the panes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// An agent's run (a turn in the chain pane).
     Agent,
     /// A model call: model, tokens, cost.
@@ -36,7 +36,7 @@ pub enum Kind {
 
 /// What a row reads off a span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Says {
+pub(crate) enum Says {
     /// The span is of this kind.
     Is(Kind),
     /// The agent's name.
@@ -98,7 +98,7 @@ pub enum Says {
 
 /// Where a row looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Looks {
+pub(crate) enum Looks {
     /// An attribute, with any value or with this one.
     Attr(&'static str, Option<&'static str>),
     /// The span's name starts with this; the rest of the name is the value.
@@ -119,11 +119,11 @@ pub enum Looks {
 
 /// One row of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     /// Who writes it.
-    pub source: &'static str,
-    pub looks: Looks,
-    pub says: Says,
+    pub(crate) source: &'static str,
+    pub(crate) looks: Looks,
+    pub(crate) says: Says,
 }
 
 const fn attr(source: &'static str, key: &'static str, says: Says) -> Row {
@@ -185,7 +185,7 @@ const HANDOFF_TOOLS: &str = "OpenAI Agents SDK, langgraph-supervisor (handoff to
 const CONCLAVE: &str = "Conclave";
 
 /// The table, in the order it is read.
-pub const VOCABULARY: &[Row] = &[
+pub(crate) const VOCABULARY: &[Row] = &[
     // The contrib Agents-SDK handoff span carries both agents.
     attr(AGENTS, "gen_ai.handoff.from_agent", Says::Is(Kind::Handoff)),
     attr(AGENTS, "gen_ai.handoff.from_agent", Says::HandoffFrom),
@@ -330,7 +330,7 @@ pub const VOCABULARY: &[Row] = &[
 
 /// Which framework sent a span, by its instrumentation scope's name (the
 /// first prefix that fits) or its service name; a second, small table.
-pub const FRAMEWORKS: &[(&str, &str)] = &[
+pub(crate) const FRAMEWORKS: &[(&str, &str)] = &[
     (
         "openinference.instrumentation.openai_agents",
         "openai-agents",
@@ -351,7 +351,7 @@ pub const FRAMEWORKS: &[(&str, &str)] = &[
 ];
 
 /// The framework `scope` (or a service name) names, if the table knows it.
-pub fn framework_of(scope: &str) -> Option<&'static str> {
+pub(crate) fn framework_of(scope: &str) -> Option<&'static str> {
     FRAMEWORKS
         .iter()
         .find(|(prefix, _)| scope.starts_with(prefix))

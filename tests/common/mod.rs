@@ -18,6 +18,7 @@ pub mod real;
 pub mod research;
 pub mod screen;
 pub mod script;
+pub mod sources;
 pub mod steer;
 pub mod streaming;
 

@@ -3,7 +3,7 @@
 //! reason), conflict detection and the round decision. Pure functions.
 
 use super::stops::ContributionError;
-use crate::patterns::events::{Conflict, Decision, Stance};
+use crate::patterns::collaboration::events::{Conflict, Decision, Stance};
 use crate::pycompat::{py_round, py_strip};
 use serde::Serialize;
 use serde_json::Value;
@@ -23,6 +23,37 @@ pub(super) const REQUIRED_KEYS: [&str; 5] = ["agent", "stance", "summary", "conf
 /// How many of a contribution's actions are kept.
 pub(super) const MAX_ACTIONS: usize = 3;
 
+/// A contribution's refusal once the flags are known: one that names a
+/// seated agent the flags deny (`denied`) is that agent's rejection, as
+/// [`validate_contribution`] judges the agent before the fields after it;
+/// one refused before its agent was read stays as it is.
+pub(crate) fn with_denied_agent(
+    error: ContributionError,
+    raw: &Value,
+    denied: impl Fn(&str) -> bool,
+) -> ContributionError {
+    match error {
+        ContributionError::NotObject
+        | ContributionError::MissingKeys
+        | ContributionError::Agent => error,
+        error => match named_agent(raw).filter(|agent| denied(agent)) {
+            Some(agent) => ContributionError::AgentNotAllowed {
+                agent: agent.to_string(),
+            },
+            None => error,
+        },
+    }
+}
+
+/// The agent a contribution names, as [`validate_contribution`] reads
+/// it: `None` where it names none.
+fn named_agent(raw: &Value) -> Option<&str> {
+    raw.get("agent")?
+        .as_str()
+        .map(py_strip)
+        .filter(|a| !a.is_empty())
+}
+
 /// Check a model's contribution. `allowed` is the execution allowlist.
 /// Unknown keys are ignored, as 000 tolerates chatty models.
 pub(crate) fn validate_contribution(
@@ -36,11 +67,7 @@ pub(crate) fn validate_contribution(
         return Err(ContributionError::MissingKeys);
     }
 
-    let agent = fields["agent"]
-        .as_str()
-        .map(py_strip)
-        .filter(|a| !a.is_empty())
-        .ok_or(ContributionError::Agent)?;
+    let agent = named_agent(raw).ok_or(ContributionError::Agent)?;
     if !allowed(agent) {
         return Err(ContributionError::AgentNotAllowed {
             agent: agent.to_string(),

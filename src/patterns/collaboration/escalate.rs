@@ -8,8 +8,9 @@ use super::result::RoundRecord;
 use crate::bus::{AnsweredBy, Bus, Question};
 use crate::bus::{EventKind, GatePoint};
 use crate::control::{Cancelled, Gate};
-use crate::patterns::events::{Conflict, PatternEvent, RoundEvent, SeatStance};
-use crate::patterns::events::{Decision, Stance};
+use crate::patterns::collaboration::events::{Conflict, RoundEvent, SeatStance};
+use crate::patterns::collaboration::events::{Decision, Stance};
+use crate::patterns::events::PatternEvent;
 use crate::scenario::Scenario;
 
 /// The id of the table's question, as a control message may name it.

@@ -24,20 +24,22 @@ pub(crate) mod trace;
 use super::{RunContext, RunOutcome, Runner, answer_words};
 use crate::bus::{BudgetKind, EventKind, GatePoint, RunStatus, RunSummary};
 use crate::gateway::{CallError, Check};
-use crate::patterns::events::Decision;
+use crate::patterns::collaboration::events::Decision;
+use crate::patterns::collaboration::events::RoundEvent;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::RoundEvent;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::stop::StopReason;
-use contract::{Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts};
+use contract::{
+    Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts, with_denied_agent,
+};
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use scenario::Team;
-use serde_json::json;
-use stops::{RoundStop, Stop};
+use serde_json::{Value, json};
+use stops::{ContributionError, RoundStop, Stop};
 
 /// The system prompts of a role's contribution and of the final brief.
 const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
@@ -61,7 +63,7 @@ struct Table<'a> {
     rounds: u32,
     history: Vec<RoundRecord>,
     trace: Vec<TraceEntry>,
-    open_conflicts: Vec<crate::patterns::events::Conflict>,
+    open_conflicts: Vec<crate::patterns::collaboration::events::Conflict>,
     escalation: Escalation,
     contracts: schema::Contracts,
 }
@@ -206,39 +208,8 @@ impl Table<'_> {
                 agent: role.to_string(),
             },
         )));
-        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
-        let request = ModelRequest::new(
-            sim::contribution(role, focus.unwrap_or("the question as a whole")),
-            &CONTRIBUTION_PROMPT,
-            self.contribution_payload(role),
-        )
-        .sharing(self.shared_facts())
-        .keeping(self.contracts.of(role));
-        // An answer that breaks the contract is asked for again (on an
-        // endpoint); repairs are the same message, not more of them.
-        let declared = |agent: &str| self.team.roles.contains_key(agent);
-        // Only what the model can fix is repaired: a broken contract or
-        // an agent the table does not seat. A role its flag denies is a
-        // policy outcome, judged below once, as on the sim.
-        let verify = |output: &ModelOutput| {
-            let raw = read_contribution(output.clone());
-            contribution_of(&raw, role, declared)
-                .map(|_| ())
-                .map_err(|e| {
-                    answer_words::problem(&RoundStop::InvalidContribution(e), &raw, &REQUIRED_KEYS)
-                })
-        };
-        let check = Check {
-            verify: &verify,
-            before_repair: &|| Ok(()),
-        };
-        let (answer, _) = self
-            .ctx
-            .gateway
-            .model_checked(format!("round {round} · {role}"), request, None, &check)
-            .await;
-        let raw = match answer.unwrap_or(Err(CallError::Timeout)) {
-            Ok(output) => read_contribution(output),
+        let (read, raw) = match self.ask(round, role).await {
+            Ok(answer) => answer,
             Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
         };
 
@@ -257,8 +228,13 @@ impl Table<'_> {
             if self.messages > self.limits.max_messages {
                 Err(StopReason::MaxMessages)
             } else {
-                contribution_of(&raw, role, |agent| declared(agent) && flags.allows(agent))
-                    .map_err(|e| RoundStop::InvalidContribution(e).into())
+                // An answer the check took names the role, which the flags
+                // allow; one it refused may name a seated agent they deny.
+                let denied =
+                    |agent: &str| self.team.roles.contains_key(agent) && !flags.allows(agent);
+                read.map_err(|error| {
+                    RoundStop::InvalidContribution(with_denied_agent(error, &raw, denied)).into()
+                })
             }
         };
 
@@ -294,6 +270,57 @@ impl Table<'_> {
         }
     }
 
+    /// `role`'s answer of `round`, read once by the gateway's check: the
+    /// contribution or what the contract refused, and the answer as read.
+    /// An answer that breaks the contract is asked for again (on an
+    /// endpoint); repairs are the same message, not more of them. Only
+    /// what the model can fix is repaired: a broken contract or an agent
+    /// the table does not seat. A role its flag denies is a policy
+    /// outcome, judged after the call once, as on the sim.
+    async fn ask(
+        &mut self,
+        round: u32,
+        role: &str,
+    ) -> Result<(Result<Contribution, ContributionError>, Value), CallError> {
+        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
+        let request = ModelRequest::new(
+            sim::contribution(role, focus.unwrap_or("the question as a whole")),
+            &CONTRIBUTION_PROMPT,
+            self.contribution_payload(role),
+        )
+        .sharing(self.shared_facts())
+        .keeping(self.contracts.of(role));
+        let declared = |agent: &str| self.team.roles.contains_key(agent);
+        let read = |output: ModelOutput| {
+            let raw = read_contribution(output);
+            match contribution_of(&raw, role, declared) {
+                Ok(contribution) => Ok((contribution, raw)),
+                Err(error) => Err((error, raw)),
+            }
+        };
+        let problem = |(error, raw): &(ContributionError, Value)| {
+            answer_words::problem(
+                &RoundStop::InvalidContribution(error.clone()),
+                raw,
+                &REQUIRED_KEYS,
+            )
+        };
+        let check = Check {
+            read: &read,
+            problem: &problem,
+            before_repair: &|| Ok(()),
+        };
+        let (answer, _) = self
+            .ctx
+            .gateway
+            .model_checked(format!("round {round} · {role}"), request, None, &check)
+            .await;
+        match answer.unwrap_or(Err(CallError::Timeout))? {
+            Ok((contribution, raw)) => Ok((Ok(contribution), raw)),
+            Err((error, raw)) => Ok((Err(error), raw)),
+        }
+    }
+
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
         let request = ModelRequest::new(
             sim::final_brief(),
@@ -319,6 +346,8 @@ impl Table<'_> {
 
 /// 000 reads text that is not JSON as `{"invalid": true, "raw": text}`.
 fn read_contribution(output: ModelOutput) -> serde_json::Value {
+    #[cfg(test)]
+    crate::patterns::parses::note("contribution");
     output.into_json(|raw| json!({"invalid": true, "raw": raw}))
 }
 

@@ -3,7 +3,7 @@
 
 use super::contract::Contribution;
 use crate::bus::RunStatus;
-use crate::patterns::events::{Conflict, Decision, Stance};
+use crate::patterns::collaboration::events::{Conflict, Decision, Stance};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

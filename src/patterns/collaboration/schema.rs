@@ -4,7 +4,7 @@
 //! be the role asked.
 
 use super::contract::{MAX_ACTIONS, REQUIRED_KEYS};
-use crate::patterns::events::Stance;
+use crate::patterns::collaboration::events::Stance;
 use crate::provider::contract::{Contract, wire};
 use serde_json::Value;
 use std::collections::HashMap;

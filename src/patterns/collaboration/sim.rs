@@ -141,7 +141,9 @@ mod tests {
         use crate::provider::prompts::{Prompts, compiled_in};
         const CONTRIBUTION: Prompt = compiled_in!("collaboration_contribution.md", json);
         let purpose = contribution("risk_analyst", "payments and chargebacks");
-        let prompt = Prompts::default().system(&CONTRIBUTION, &purpose).unwrap();
+        let prompt = Prompts::default()
+            .system(&CONTRIBUTION, purpose.fills())
+            .unwrap();
         assert!(prompt.json);
         assert!(prompt.text.contains("You are the risk_analyst"));
         assert!(prompt.text.contains("Your focus: payments and chargebacks"));

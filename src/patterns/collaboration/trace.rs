@@ -2,7 +2,7 @@
 //! contribution an `invoke_agent <agent>` span in it that holds the
 //! agent's model call, the decision on the root.
 
-use crate::patterns::events::RoundEvent;
+use crate::patterns::collaboration::events::RoundEvent;
 use crate::telemetry::names as n;
 use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
 use std::collections::HashMap;

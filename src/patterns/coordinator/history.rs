@@ -188,7 +188,7 @@ impl From<Entry> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::patterns::events::TaskStatus;
+    use crate::patterns::orchestrator::events::TaskStatus;
     use crate::stop::StopReason;
     use serde_json::json;
 

@@ -2,7 +2,7 @@
 //! coordinator's answer, the model calls used, every member call with its
 //! outcome, a trace of turns and the history the agents saw.
 
-use crate::patterns::events::TaskStatus;
+use crate::patterns::orchestrator::events::TaskStatus;
 use crate::patterns::team::result::TeamRecord;
 use crate::stop::StopReason;
 use serde::Serialize;

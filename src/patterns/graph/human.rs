@@ -4,7 +4,8 @@
 //! `--answer`), and a person may take as long as they need.
 
 use crate::bus::{EventKind, Question};
-use crate::patterns::events::{GraphEvent, PatternEvent};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::graph::events::GraphEvent;
 use crate::scenario::Scenario;
 
 /// Who asks, in words.

@@ -5,7 +5,7 @@
 //! item's `node:ID[i]`, a tool call's task is the node's id) and, for a
 //! team node, its team's turns (the team's spans, nested under it).
 
-use crate::patterns::events::{ActivationStatus, GraphEvent};
+use crate::patterns::graph::events::{ActivationStatus, GraphEvent};
 use crate::patterns::team::spans::TeamSpans;
 use crate::telemetry::{ROOT, SpanNo, TraceSpans};
 use std::collections::HashMap;

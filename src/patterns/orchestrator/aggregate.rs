@@ -4,7 +4,7 @@
 
 use super::result::TaskRecord;
 use super::scenario::{HealthLevel, HealthOp, HealthRule};
-use crate::patterns::events::{Health, TaskStatus};
+use crate::patterns::orchestrator::events::{Health, TaskStatus};
 use crate::pycompat::{py_eq, py_number, py_truthy};
 use crate::scenario::{Scenario, short_name};
 use indexmap::IndexMap;

@@ -12,9 +12,9 @@ use crate::gateway::{
     DispatchLimits, Gateway, MIN_ATTEMPT_TIMEOUT, SafeModeVerdict, ToolCall, ToolPolicy, ToolReport,
 };
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::TaskEvent;
-use crate::patterns::events::{PlannedTask, TaskStatus};
 use crate::patterns::in_flight::InFlight;
+use crate::patterns::orchestrator::events::TaskEvent;
+use crate::patterns::orchestrator::events::{PlannedTask, TaskStatus};
 use crate::pycompat::args_hash;
 use crate::stop::StopReason;
 use std::future::Future;

@@ -25,9 +25,9 @@ use crate::bus::{EventKind, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, DispatchLimits, TimeoutFrom, ToolPolicy};
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::TaskEvent;
-use crate::patterns::events::{PlannedTask, TaskStatus};
 use crate::patterns::figures::{FAILED_TASKS, TASKS};
+use crate::patterns::orchestrator::events::TaskEvent;
+use crate::patterns::orchestrator::events::{PlannedTask, TaskStatus};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
@@ -39,7 +39,7 @@ use result::{OrchestratorResult, Phase, TaskRecord};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use stops::TaskStop;
+use stops::{PlanError, TaskStop};
 
 /// 001's `Budget` defaults.
 pub(crate) const DEFAULT_MAX_TASKS: u32 = 4;
@@ -166,28 +166,27 @@ async fn plan_tasks(
     let payload = plan_payload(scenario, &ctx.goal, limits.max_tasks);
     let request = ModelRequest::new(sim::plan(), &PLAN_PROMPT, payload).keeping(contract);
     let declared = |worker: &str| scenario.workers.contains_key(worker);
-    let verify = |output: &ModelOutput| {
-        read_plan(output.clone(), declared, limits.max_tasks)
-            .map(|_| ())
-            .map_err(|(error, raw)| {
-                answer_words::problem(&TaskStop::InvalidPlan(error), &raw, &PLAN_KEYS)
-            })
+    // The plan is read once, by the gateway's check: the result keeps the
+    // normalised plan; the raw one can be big, and its args are moved
+    // into the tasks.
+    let read = |output: ModelOutput| read_plan(output, declared, limits.max_tasks);
+    let problem = |(error, raw): &(PlanError, Value)| {
+        answer_words::problem(&TaskStop::InvalidPlan(error.clone()), raw, &PLAN_KEYS)
     };
     let check = Check {
-        verify: &verify,
+        read: &read,
+        problem: &problem,
         before_repair: &|| Ok(()),
     };
     let (answer, _) = ctx
         .gateway
         .model_checked("plan".into(), request, None, &check)
         .await;
-    let output = match answer.unwrap_or(Err(CallError::Timeout)) {
-        Ok(output) => output,
+    let read = match answer.unwrap_or(Err(CallError::Timeout)) {
+        Ok(read) => read,
         Err(error) => return Err(OrchestratorResult::stopped(call_stop(&error), Phase::Plan)),
     };
-    // The result keeps the normalised plan; the raw one can be big, and
-    // its args are moved into the tasks.
-    let tasks = match read_plan(output, declared, limits.max_tasks) {
+    let tasks = match read {
         Ok(tasks) => Arc::<[PlannedTask]>::from(tasks),
         Err((error, raw_plan)) => {
             let reason = StopReason::from(TaskStop::InvalidPlan(error));

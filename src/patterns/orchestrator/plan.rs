@@ -10,7 +10,7 @@
 //! the value, which says what is wrong.
 
 use super::stops::PlanError;
-use crate::patterns::events::PlannedTask;
+use crate::patterns::orchestrator::events::PlannedTask;
 use crate::provider::ModelOutput;
 use crate::pycompat::py_strip;
 use serde::Deserialize;
@@ -43,6 +43,8 @@ pub(crate) fn read_plan(
     allowed: impl Fn(&str) -> bool,
     max_tasks: u32,
 ) -> Result<Vec<PlannedTask>, (PlanError, Value)> {
+    #[cfg(test)]
+    crate::patterns::parses::note("plan");
     if let ModelOutput::JsonText(text) = &output
         && let Some(tasks) = tasks_of_text(text.text(), &allowed, max_tasks)
     {

@@ -2,7 +2,7 @@
 //! `run_orchestrator` returns it in each case.
 
 use crate::bus::RunStatus;
-use crate::patterns::events::{Health, PlannedTask, TaskStatus};
+use crate::patterns::orchestrator::events::{Health, PlannedTask, TaskStatus};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

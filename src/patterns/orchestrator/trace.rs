@@ -2,7 +2,7 @@
 //! a plan span, each dispatch wave a span holding its tasks' worker calls
 //! until the last of them is done, the aggregate's health on the root.
 
-use crate::patterns::events::TaskEvent;
+use crate::patterns::orchestrator::events::TaskEvent;
 use crate::scenario::PatternKind;
 use crate::telemetry::names as n;
 use crate::telemetry::{ROOT, SpanNo, TraceSpans, wire};

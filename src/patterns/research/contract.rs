@@ -72,14 +72,24 @@ pub(crate) fn validate_notes(notes: &[Value], max_notes: usize) -> Result<(), No
 /// text}`); an output that is not an object has neither. Like Python,
 /// citations given as text are read character by character and as an
 /// object by key; any other non-list gives none.
+#[cfg(test)]
 pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
-    let value = match output.returned_json() {
+    synthesis_of(&synthesis_json(output))
+}
+
+/// The synthesis answer as JSON, as [`read_synthesis`] parses it.
+pub(crate) fn synthesis_json(output: ModelOutput) -> Value {
+    #[cfg(test)]
+    crate::patterns::parses::note("synthesis");
+    match output.returned_json() {
         Ok(value) => value,
         Err(text) if text.is_empty() => json!({}),
-        Err(text) => {
-            parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
-        }
-    };
+        Err(text) => answer_json(ModelOutput::Text(text)),
+    }
+}
+
+/// The answer and citations of a synthesis parsed by [`synthesis_json`].
+pub(crate) fn synthesis_of(value: &Value) -> (String, Vec<String>) {
     let answer = value
         .get(ANSWER)
         .map(|a| py_strip(&py_str(a)).to_string())
@@ -99,16 +109,26 @@ pub(crate) fn read_synthesis(output: ModelOutput) -> (String, Vec<String>) {
     (answer, citations)
 }
 
-/// The notes a model took from a page read for real, with their
-/// provenance (the URL the pattern read, the page's title and date). Text
-/// is read as JSON like the synthesis; a note is kept only when its claim
+/// An answer as JSON, text that is none as 004 reads it (`{"invalid":
+/// true, "raw": text}`).
+pub(crate) fn answer_json(output: ModelOutput) -> Value {
+    match output.returned_json() {
+        Ok(value) => value,
+        Err(text) => {
+            parse_model_text(&text).unwrap_or_else(|| json!({"invalid": true, "raw": text}))
+        }
+    }
+}
+
+/// The notes a model took from a page read for real (its answer as
+/// [`answer_json`] reads it), with their provenance (the URL the pattern
+/// read, the page's title and date). A note is kept only when its claim
 /// and quote are texts and its quote is on the page (spaces aside), so
 /// that no citation rests on words the page does not hold. A page may
 /// yield none.
-pub(crate) fn read_page_notes(output: ModelOutput, page: &Value, url: &str) -> Vec<Value> {
-    let value = output
-        .returned_json()
-        .unwrap_or_else(|text| parse_model_text(&text).unwrap_or(Value::Null));
+pub(crate) fn read_page_notes(value: &Value, page: &Value, url: &str) -> Vec<Value> {
+    #[cfg(test)]
+    crate::patterns::parses::note("notes");
     let squeeze = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     let body = squeeze(page.get("body").and_then(Value::as_str).unwrap_or(""));
     let field = |key: &str| page.get(key).cloned().unwrap_or_else(|| "".into());
@@ -249,7 +269,7 @@ mod tests {
             .into(),
         );
         assert_eq!(
-            read_page_notes(output, &page, "https://a.example/x"),
+            read_page_notes(&answer_json(output), &page, "https://a.example/x"),
             vec![
                 json!({"claim": "Declines rose.", "quote": "Declines rose to 4.1% after the update.",
                         "url": "https://a.example/x", "title": "Declines",
@@ -260,7 +280,7 @@ mod tests {
             ModelOutput::Text("no json".into()),
             ModelOutput::Json(json!({"notes": "x"})),
         ] {
-            assert!(read_page_notes(nothing, &page, "u").is_empty());
+            assert!(read_page_notes(&answer_json(nothing), &page, "u").is_empty());
         }
     }
 

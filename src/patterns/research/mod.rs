@@ -34,11 +34,11 @@ use crate::gateway::{
     CallError, Check, DispatchLimits, Gateway, TimeoutFrom, ToolCall, ToolPolicy,
 };
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::ResearchEvent;
-use crate::patterns::events::{ResearchPhase, StepFinished, StepStarted};
+use crate::patterns::research::events::ResearchEvent;
+use crate::patterns::research::events::{ResearchPhase, StepFinished, StepStarted};
 use crate::provider::contract::Contract;
 use crate::provider::prompts::Prompt;
-use crate::provider::{ModelOutput, ModelRequest, Purpose};
+use crate::provider::{ModelRequest, Purpose};
 use crate::scenario::{DEFAULT_MAX_SECONDS, ResearchLimits, ResearchTool, Scenario};
 use crate::stop::StopReason;
 use contract::tool_data;
@@ -217,25 +217,22 @@ impl Desk<'_> {
         self.bus.clock().elapsed().as_secs_f64() > self.limits.max_seconds
     }
 
-    /// Ask the model for an answer that `verify` takes (an endpoint's is
-    /// asked again while it does not).
-    async fn model(
+    /// Ask the model for an answer, read once by `check` (an endpoint's is
+    /// asked again while the reading fails): what it read, or the reading
+    /// that failed when the repairs ran out.
+    async fn model<T, E>(
         &self,
         label: &str,
         purpose: Purpose,
         prompt: &'static Prompt,
         payload: Value,
         contract: Arc<Contract>,
-        verify: &(dyn Fn(&ModelOutput) -> Result<(), String> + Sync),
-    ) -> Result<ModelOutput, Stop> {
+        check: &Check<'_, T, E>,
+    ) -> Result<Result<T, E>, Stop> {
         let request = ModelRequest::new(purpose, prompt, payload).keeping(contract);
-        let check = Check {
-            verify,
-            before_repair: &|| Ok(()),
-        };
         let (answer, _) = self
             .gateway
-            .model_checked(label.to_string(), request, None, &check)
+            .model_checked(label.to_string(), request, None, check)
             .await;
         answer
             .unwrap_or(Err(CallError::Timeout))

@@ -54,6 +54,8 @@ impl PlanRefusal {
 /// `{}`, text that is not JSON as `{"invalid": true, "raw": text}`, as the
 /// references read model text), and a bare list is read as the steps.
 pub(crate) fn plan_json(output: ModelOutput) -> Value {
+    #[cfg(test)]
+    crate::patterns::parses::note("research plan");
     let value = match output.returned_json() {
         Ok(value) => value,
         Err(text) if text.is_empty() => json!({}),

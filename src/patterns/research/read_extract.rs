@@ -2,16 +2,17 @@
 //! the execution allowlist, the allowed ones are read within the read
 //! budget and their notes kept within the note budget, as 004's loop does.
 
-use super::contract::{read_page_notes, validate_notes};
+use super::contract::validate_notes;
 use super::result::{DeniedSource, HistoryDetail, TraceCounts};
 use super::sources::{Verdict, allowed_domains, evaluate};
 use super::stops::ResearchStop;
 use super::workflow::text;
 use super::{Desk, Stop, tool_failed};
 use crate::bus::EventKind;
+use crate::gateway::Check;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::ResearchEvent;
-use crate::patterns::events::{
+use crate::patterns::research::events::ResearchEvent;
+use crate::patterns::research::events::{
     NoteExtracted, PageRead, ResearchPhase, SourceAllowed, SourceDenied,
 };
 use crate::provider::prompts::{Prompt, compiled_in};
@@ -150,17 +151,23 @@ impl Desk<'_> {
             let wanted = self.limits.max_notes - kept;
             let payload = json!({"goal": self.goal, "request": self.scenario.context,
                                  "url": url, "page": page, "max_notes": wanted});
-            let output = self
+            let read = self
                 .model(
                     "notes",
                     super::sim::notes(),
                     &NOTES_PROMPT,
                     payload,
                     std::sync::Arc::clone(&super::schema::NOTES_CONTRACT),
-                    &super::answer_checks::notes,
+                    &Check {
+                        read: &|output| super::answer_checks::notes(output, page, url),
+                        problem: &|(problem, _): &(String, Vec<Value>)| problem.clone(),
+                        before_repair: &|| Ok(()),
+                    },
                 )
                 .await?;
-            Ok(read_page_notes(output, page, url))
+            // Notes an answer still wrong when the repairs ran out are
+            // kept as far as they hold, as they always were.
+            Ok(read.unwrap_or_else(|(_, kept)| kept))
         } else {
             let args = json!({"url": url, "page": page});
             let extracted = self.tool(step_id, ResearchTool::ExtractNotes, args).await?;

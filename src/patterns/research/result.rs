@@ -2,7 +2,7 @@
 //! `run_research_agent` returns it, with its trace and history entries.
 
 use crate::bus::RunStatus;
-use crate::patterns::events::{ResearchPhase, SourceDenial};
+use crate::patterns::research::events::{ResearchPhase, SourceDenial};
 use crate::stop::StopReason;
 use serde::Serialize;
 use serde_json::Value;

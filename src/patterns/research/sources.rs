@@ -3,7 +3,7 @@
 //! against the policy allowlist, then the execution allowlist (narrowed by
 //! any flag that is off). Pure functions; reading is the runner's job.
 
-use crate::patterns::events::SourceDenial;
+use crate::patterns::research::events::SourceDenial;
 use crate::scenario::{ResearchLimits, normalize_url};
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! span holding the step's calls, each source the policy allowed or
 //! denied an event on its step.
 
-use crate::patterns::events::ResearchEvent;
+use crate::patterns::research::events::ResearchEvent;
 use crate::telemetry::names as n;
 use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};
 

@@ -3,17 +3,20 @@
 //! calls through the gateway, applies its contract and enters the trace;
 //! the first rule that fails stops the run there.
 
-use super::contract::{read_synthesis, validate_synthesis};
-use super::plan::{self, EXPECTED_ACTIONS, plan_json, validate_plan};
+use super::answer_checks;
+use super::plan::{self, EXPECTED_ACTIONS};
 use super::result::{Aggregate, CitationDetail, HistoryDetail, TraceCounts};
 use super::schema;
 use super::sources::dedupe;
 use super::stops::ResearchStop;
 use super::{Answer, Desk, Stop};
 use crate::bus::EventKind;
+use crate::gateway::Check;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::ResearchEvent;
-use crate::patterns::events::{Cited, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped};
+use crate::patterns::research::events::ResearchEvent;
+use crate::patterns::research::events::{
+    Cited, NotesVerified, ResearchPhase, SourceFound, SourcesDeduped,
+};
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::pycompat::{py_int, py_str, py_strip, py_truthy};
 use crate::scenario::ResearchTool;
@@ -63,20 +66,27 @@ impl Desk<'_> {
             "goal": self.goal, "request": self.scenario.context,
             "actions": EXPECTED_ACTIONS, "max_steps": self.limits.max_steps,
         });
-        let output = self
+        let read = self
             .model(
                 "plan",
                 super::sim::plan(),
                 &PLAN_PROMPT,
                 payload,
                 Arc::clone(&schema::RESEARCH_PLAN),
-                &|output| super::answer_checks::plan(output, self.limits.max_steps),
+                &Check {
+                    read: &|output| answer_checks::plan(output, self.limits.max_steps),
+                    problem: &|refused| answer_checks::plan_problem(refused),
+                    before_repair: &|| Ok(()),
+                },
             )
             .await?;
-        let steps = validate_plan(&plan_json(output), self.limits.max_steps).map_err(|r| Stop {
-            reason: Some(r.reason.into()),
-            details: r.details,
-            ..Stop::default()
+        let steps = read.map_err(|refused| {
+            let (r, _) = *refused;
+            Stop {
+                reason: Some(r.reason.into()),
+                details: r.details,
+                ..Stop::default()
+            }
         })?;
         self.done(
             TraceCounts::Plan { steps: steps.len() },
@@ -230,19 +240,22 @@ impl Desk<'_> {
         let ids: Vec<String> = notes.iter().map(|n| text(n, "id")).collect();
         let max_chars = self.limits.max_answer_chars;
         let contract = Arc::new(schema::synthesis_contract(&ids));
-        let output = self
+        let read = self
             .model(
                 "synthesis",
                 super::sim::synthesis(),
                 &SYNTHESIS_PROMPT,
                 payload,
                 contract,
-                &|output| super::answer_checks::synthesis(output, &ids, max_chars),
+                &Check {
+                    read: &|output| answer_checks::synthesis(output, &ids, max_chars),
+                    problem: &answer_checks::synthesis_problem,
+                    before_repair: &|| Ok(()),
+                },
             )
             .await?;
-        let (answer, citations) = read_synthesis(output);
-        validate_synthesis(&answer, &citations, &ids, self.limits.max_answer_chars)
-            .map_err(|e| Stop::from(ResearchStop::InvalidAnswer(e)))?;
+        let (answer, citations) =
+            read.map_err(|(e, _)| Stop::from(ResearchStop::InvalidAnswer(e)))?;
         let details: Vec<CitationDetail> = notes
             .iter()
             .filter(|n| citations.contains(&text(n, "id")))

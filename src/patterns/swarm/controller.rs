@@ -2,7 +2,7 @@
 //! 002's swarm does it in its source, and keeps the count and the window of
 //! recent targets the limits read. Pure: it neither waits nor publishes.
 
-use crate::patterns::events::HandoffRejection;
+use crate::patterns::team::events::HandoffRejection;
 use crate::patterns::team::scenario::TeamLimits;
 use std::collections::{HashSet, VecDeque};
 

@@ -15,9 +15,9 @@ use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome, Runner};
 use crate::bus::{EventKind, RunCounts};
 use crate::control::SharedGate;
-use crate::patterns::events::HandoffRejection;
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::TeamEvent;
+use crate::patterns::team::events::HandoffRejection;
+use crate::patterns::team::events::TeamEvent;
 use crate::patterns::team::scenario::DEFAULT_TEAM_MAX_SECONDS;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::stop::StopReason;
@@ -157,7 +157,7 @@ impl<'a> Swarm<'a> {
                         .output
                         .get(super::team::action::MESSAGE)
                         .filter(|m| !m.is_null())
-                        .map(crate::patterns::events::turn_json);
+                        .map(crate::patterns::team::events::turn_json);
                     let refused = self.transfer(turn.number, &to, message);
                     entry.target = Some(to);
                     entry.ok = Some(refused.is_none());

@@ -3,7 +3,7 @@
 //! asked for, the model calls used, a trace of turns and the history the
 //! agents saw.
 
-use crate::patterns::events::HandoffRejection;
+use crate::patterns::team::events::HandoffRejection;
 use serde::Serialize;
 
 /// A swarm's own steps in its result: who held control, in order, and

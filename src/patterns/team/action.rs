@@ -3,7 +3,8 @@
 //! model's reply unless it is JSON naming one of those; whatever else
 //! JSON the model returns is no turn at all. Pure functions.
 
-use crate::patterns::events::TurnOutcome;
+pub(crate) use crate::gateway::Reading;
+use crate::patterns::team::events::TurnOutcome;
 use crate::provider::ModelOutput;
 use crate::pycompat::{parse_model_text, py_strip};
 use serde_json::{Map, Value, json};
@@ -83,24 +84,15 @@ pub(crate) fn read(output: ModelOutput) -> (Action, Value) {
     }
 }
 
-/// How a turn's answer is read: exactly, as the references read the
-/// sim's; or as an endpoint's, where the gateway has already found the one
-/// JSON object in a fence or in prose and put it in the contract's form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Reading {
-    Exact,
-    /// Text left over is a reply only when it is plain prose: text that
-    /// tries to be JSON and is not (a fence, a brace, an object cut short)
-    /// is no turn. `by_contract`: the endpoint was asked for the contract
-    /// (`native`, `tool`), so a reply comes only through it.
-    Endpoint {
-        by_contract: bool,
-    },
-}
-
-/// The turn `output` asks for, read as `reading` says, and the output as
-/// the history records it.
+/// The turn `output` asks for, read as `reading` says (the gateway's, for
+/// the kind of its provider), and the output as the history records it.
+/// An endpoint's text left over is a reply only when it is plain prose:
+/// text that tries to be JSON and is not (a fence, a brace, an object cut
+/// short) is no turn, and while the endpoint is asked for the contract
+/// (`by_contract`) a reply comes only through it.
 pub(crate) fn read_as(output: ModelOutput, reading: Reading) -> (Action, Value) {
+    #[cfg(test)]
+    crate::patterns::parses::note("turn");
     let Reading::Endpoint { by_contract } = reading else {
         return read(output);
     };
@@ -124,13 +116,42 @@ pub(crate) fn read_as(output: ModelOutput, reading: Reading) -> (Action, Value) 
     }
 }
 
-/// What is wrong with `output` as a turn read as `reading` says, in words
-/// the model can act on; `agents` are whom the agent may hand off to or
-/// call (its part's agents). A transfer or a call to a name that is not
-/// one fails here, to be repaired; the pattern still decides what such a
-/// turn does once the repairs run out.
-pub(crate) fn problem(
-    output: &ModelOutput,
+/// The turn `output` asks for and its output as the history records it,
+/// read once as `reading` says; where the turn is wrong for an endpoint,
+/// the same with what is wrong in words the model can act on. `agents`
+/// are whom the agent may hand off to or call (its part's agents). A
+/// transfer or a call to a name that is not one fails here, to be
+/// repaired; the pattern still decides what such a turn does once the
+/// repairs run out.
+pub(crate) fn checked(
+    output: ModelOutput,
+    reading: Reading,
+    agents: &dyn Fn(&str) -> bool,
+) -> Result<(Action, Value), Box<WrongTurn>> {
+    let was_text = matches!(output, ModelOutput::Text(_));
+    let (action, value) = read_as(output, reading);
+    match problem(&action, &value, was_text, reading, agents) {
+        None => Ok((action, value)),
+        Some(problem) => Err(Box::new(WrongTurn {
+            turn: (action, value),
+            problem,
+        })),
+    }
+}
+
+/// A turn an endpoint's answer got wrong: the turn as read, and what is
+/// wrong with it in words the model can act on.
+pub(crate) struct WrongTurn {
+    pub(crate) turn: (Action, Value),
+    pub(crate) problem: String,
+}
+
+/// What is wrong with the turn `action` read from an answer (`value` as
+/// the history records it, `was_text` when the answer came as text).
+fn problem(
+    action: &Action,
+    value: &Value,
+    was_text: bool,
     reading: Reading,
     agents: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
@@ -141,9 +162,10 @@ pub(crate) fn problem(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match read_as(output.clone(), reading).0 {
-        Action::Invalid => Some(match output {
-            ModelOutput::Text(text) if !matches!(reading, Reading::Exact) => {
+    match action {
+        // An endpoint's text that is no turn is kept as it came.
+        Action::Invalid => Some(match value {
+            Value::String(text) if was_text && !matches!(reading, Reading::Exact) => {
                 if crate::provider::lenient::looks_like_json(text) {
                     format!(
                         "the answer is not one valid JSON object: answer with one JSON object naming exactly one of {}",
@@ -161,7 +183,7 @@ pub(crate) fn problem(
                 keys()
             ),
         }),
-        Action::Transfer { to } if !agents(&to) => Some(format!(
+        Action::Transfer { to } if !agents(to) => Some(format!(
             "there is no agent \"{to}\" to transfer to: name one of the agents you were given"
         )),
         Action::CallMembers(calls) => calls.iter().find(|call| !agents(&call.member)).map(|call| {
@@ -295,7 +317,11 @@ mod tests {
     fn an_endpoints_turn_is_repaired_for_its_shape_and_for_a_name_that_is_nobody() {
         let lenient = Reading::Endpoint { by_contract: false };
         let agents = |name: &str| ["triage", "billing"].contains(&name);
-        let problem_of = |output: ModelOutput| problem(&output, lenient, &agents);
+        let problem_of = |output: ModelOutput| {
+            checked(output, lenient, &agents)
+                .err()
+                .map(|wrong| wrong.problem)
+        };
         assert_eq!(problem_of(ModelOutput::Text("Refund sent.".into())), None);
         assert!(
             problem_of(ModelOutput::Json(

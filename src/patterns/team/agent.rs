@@ -4,7 +4,7 @@
 //! through the gateway with the agent's deadline. It decides nothing about
 //! where control goes, and it never times a call itself.
 
-use super::action::{self, Action, Reading};
+use super::action::{self, Action, Reading, WrongTurn};
 pub(crate) use super::budget::TeamBudget;
 use super::part::Part;
 pub(crate) use super::run_shared::NodeTurns;
@@ -15,8 +15,9 @@ use super::turn_context::TurnContext;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
-use crate::gateway::{CallError, Check, DispatchLimits, Gateway};
-use crate::patterns::events::{PatternEvent, TeamEvent, TurnOutcome};
+use crate::gateway::{CallError, Check, Checked, DispatchLimits, Gateway};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::team::events::{TeamEvent, TurnOutcome};
 use crate::provider::prompts::Prompt;
 use crate::provider::shared_facts::SharedFacts;
 use crate::provider::{ModelOutput, ModelRequest};
@@ -274,8 +275,10 @@ impl<'a> TeamRun<'a> {
             // the gateway failed fast, or a real endpoint's refusal, stops
             // with its own reason.
             Some(Err(error)) => halted(TurnOutcome::Timeout, Halt::Stop(error.stop_reason())),
-            Some(Ok(output)) => {
-                let (action, output) = action::read_as(output, self.reading());
+            // The turn as the check read it, once: a turn still wrong when
+            // the repairs ran out is the pattern's to judge.
+            Some(Ok(read)) => {
+                let (action, output) = read.unwrap_or_else(|wrong| wrong.turn);
                 let turn = Turn {
                     number,
                     action,
@@ -302,15 +305,13 @@ impl<'a> TeamRun<'a> {
         label: String,
         request: ModelRequest,
         deadline: Option<Duration>,
-    ) -> (Option<Result<ModelOutput, CallError>>, Duration) {
+    ) -> (Checked<(Action, Value), Box<WrongTurn>>, Duration) {
         let agents = |name: &str| self.part.agents.contains_key(name);
-        let verify = |output: &ModelOutput| match action::problem(output, self.reading(), &agents) {
-            Some(problem) => Err(problem),
-            None => Ok(()),
-        };
+        let read = |output: ModelOutput| action::checked(output, self.reading(), &agents);
         let before_repair = || self.count_call();
         let check = Check {
-            verify: &verify,
+            read: &read,
+            problem: &|wrong| wrong.problem.clone(),
             before_repair: &before_repair,
         };
         self.gateway
@@ -323,13 +324,7 @@ impl<'a> TeamRun<'a> {
     /// run asks for it natively or by tool (the mode may have moved on
     /// during the call).
     fn reading(&self) -> Reading {
-        if self.gateway.reads_leniently() {
-            Reading::Endpoint {
-                by_contract: self.gateway.replies_by_contract(),
-            }
-        } else {
-            Reading::Exact
-        }
+        self.gateway.reading().now()
     }
 
     /// Count a model call against the run's `max_llm_calls`, then its

@@ -5,6 +5,7 @@
 
 use crate::bus::CallOutcome;
 use crate::bus::event_kinds::event_kinds;
+use crate::scenario::PatternKind;
 use crate::stop::StopReason;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -155,6 +156,14 @@ pub struct MemberTeam {
     /// (`launch/research_team`). Its agents are named `PATH/AGENT` in
     /// every event, the log and the usage by agent.
     pub path: String,
+}
+
+impl MemberTeam {
+    /// Whether the team is a coordinator's, its lead calling members by
+    /// name, rather than a swarm's, its agents handing control on.
+    pub(crate) fn is_coordinator(&self) -> bool {
+        self.pattern == PatternKind::Coordinator.as_str()
+    }
 }
 
 event_kinds! {

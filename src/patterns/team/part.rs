@@ -7,7 +7,7 @@
 //! `TEAM/TOOL`; the scenario's own agents keep their bare names.
 
 use super::scenario::{AgentSpec, TeamLimits, TeamSpec};
-use crate::patterns::events::MemberTeam;
+use crate::patterns::team::events::MemberTeam;
 use crate::scenario::{PatternKind, Scenario, WorkerSpec};
 use indexmap::IndexMap;
 use std::borrow::Cow;

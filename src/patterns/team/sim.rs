@@ -71,7 +71,10 @@ mod tests {
     fn a_turn_gets_its_agent_and_the_agents_description() {
         const COORDINATOR_TURN: Prompt = compiled_in!("coordinator_turn.md", json);
         let prompt = Prompts::default()
-            .system(&COORDINATOR_TURN, &turn("lead", None, "Runs the desk."))
+            .system(
+                &COORDINATOR_TURN,
+                turn("lead", None, "Runs the desk.").fills(),
+            )
             .unwrap();
         assert!(prompt.json);
         assert!(prompt.text.starts_with("You are lead, the coordinator"));

@@ -8,7 +8,7 @@
 //! top), transfers asked for on the turn.
 
 use crate::bus::CallOutcome;
-use crate::patterns::events::{HandoffRejection, TeamEvent, TurnOutcome};
+use crate::patterns::team::events::{HandoffRejection, TeamEvent, TurnOutcome};
 use crate::stop::StopReason;
 use crate::telemetry::names as n;
 use crate::telemetry::{Attrs, ROOT, SpanNo, TraceSpans, wire};

@@ -7,7 +7,7 @@ use super::trace::TraceEntry;
 use crate::bus::EventKind;
 use crate::gateway::{REAL_CALL_TIMEOUT, SafeModeVerdict, TimeoutFrom, ToolCall, ToolPolicy};
 use crate::patterns::events::PatternEvent;
-use crate::patterns::events::TeamEvent;
+use crate::patterns::team::events::TeamEvent;
 use crate::stop::StopReason;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -73,9 +73,9 @@ impl TeamRun<'_> {
                 turn,
                 agent: path.into_owned(),
                 tool: known_as.into_owned(),
-                args: crate::patterns::events::turn_json(args),
+                args: crate::patterns::team::events::turn_json(args),
                 // What the tool answered, without the gateway's wrapping.
-                result: crate::patterns::events::turn_json(
+                result: crate::patterns::team::events::turn_json(
                     observation.get("result").unwrap_or(&observation),
                 ),
                 ok: entry.ok == Some(true),

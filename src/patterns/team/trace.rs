@@ -1,7 +1,7 @@
 //! A team run's trace: one entry per turn, as the swarm's and the
 //! coordinator's result documents list them.
 
-use crate::patterns::events::TurnOutcome;
+use crate::patterns::team::events::TurnOutcome;
 use serde::Serialize;
 use std::sync::Arc;
 

@@ -200,7 +200,9 @@ impl OpenAiProvider {
         if self.config.key.is_none() && self.config.base_url == DEFAULT_BASE_URL {
             return Err(OpenAiError::NoKey { url });
         }
-        let system = self.prompts.system(request.prompt, &request.purpose)?;
+        let system = self
+            .prompts
+            .system(request.prompt, request.purpose.fills())?;
         let contract = request.contract.as_deref();
         let sent = request::body(&self.config, self.policy.now(), &system, request);
         let send = |client: &reqwest::Client| {

@@ -11,6 +11,7 @@ pub(crate) mod folding;
 pub(crate) mod graph;
 pub mod research;
 pub(crate) mod round_table;
+pub(crate) mod seen;
 pub(crate) mod unit;
 pub mod workers;
 

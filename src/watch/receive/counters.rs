@@ -88,12 +88,12 @@ pub struct ReceiveCounts {
 
 impl ReceiveCounts {
     /// Requests refused for `why`.
-    pub fn refused(&self, why: Refusal) -> u64 {
+    pub(crate) fn refused(&self, why: Refusal) -> u64 {
         self.refused[why.index()]
     }
 
     /// Requests refused for any reason.
-    pub fn refused_total(&self) -> u64 {
+    pub(crate) fn refused_total(&self) -> u64 {
         self.refused.iter().sum()
     }
 }

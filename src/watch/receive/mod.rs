@@ -42,13 +42,13 @@ pub struct Batch {
 }
 
 /// The default HTTP address, OTLP/HTTP's port on loopback.
-pub const DEFAULT_LISTEN: SocketAddr =
+pub(crate) const DEFAULT_LISTEN: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 4318);
 /// The default gRPC address, OTLP/gRPC's port on loopback.
-pub const DEFAULT_GRPC: SocketAddr =
+pub(crate) const DEFAULT_GRPC: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 4317);
 /// The largest body read, after decompression: 8 MiB.
-pub const DEFAULT_MAX_BODY: usize = 8 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BODY: usize = 8 * 1024 * 1024;
 
 /// What `conclave watch`'s flags say of the receiver.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,7 +147,7 @@ impl Receiving {
     }
 
     /// The gRPC address bound, unless `--no-grpc`.
-    pub fn grpc_addr(&self) -> Option<SocketAddr> {
+    pub(crate) fn grpc_addr(&self) -> Option<SocketAddr> {
         self.grpc
     }
 

@@ -3,7 +3,7 @@
 use super::decision_tone;
 use super::{Contribution, RoundEnd, RoundEnds, RoundsAligned};
 use crate::compare::sections::{Cell, Row, Section, Tone};
-use crate::patterns::events::Stance;
+use crate::patterns::collaboration::events::Stance;
 
 fn contribution(cell: &Option<Contribution>) -> Cell {
     match cell {

@@ -1,6 +1,7 @@
 //! Inputs arriving at a node: an edge's output or its "skipped", the
 //! node's inbox of the pass, a join's rule, and "skipped" sent on from a
-//! node all of whose inputs were skipped.
+//! node all of whose inputs were skipped, held behind the node's earlier
+//! activations while one of them is ready or running.
 
 use super::{Halt, Machine, NodeState, Pass, Step};
 use crate::patterns::graph::shape::{EdgeId, Kind, NodeId};
@@ -29,6 +30,13 @@ impl Machine<'_> {
                 step.joins.push(to);
             }
             if self.arrive(to, e, brought)? == Some(true) {
+                // Behind the activations made ready before it, if any.
+                let queued = u32::try_from(self.inputs[to].len()).unwrap_or(u32::MAX);
+                let after = self.visits[to].saturating_add(queued);
+                if after > self.finished[to] {
+                    self.held[to].push_back(after);
+                    continue;
+                }
                 self.states[to] = NodeState::Skipped;
                 step.skipped.push(to);
                 // Depth first, in declaration order: pushed reversed.
@@ -36,6 +44,26 @@ impl Machine<'_> {
                     if !self.shape.edges[next].back {
                         queue.push((next, None));
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The "skipped" of `node` held behind activations that have now all
+    /// ended, sent on after the output of the one that ended last.
+    pub(super) fn release_held(&mut self, node: NodeId, step: &mut Step) -> Result<(), Halt> {
+        while self.held[node]
+            .front()
+            .is_some_and(|&after| after <= self.finished[node])
+        {
+            self.held[node].pop_front();
+            self.states[node] = NodeState::Skipped;
+            step.skipped.push(node);
+            let shape = self.shape;
+            for &e in &shape.out[node] {
+                if !shape.edges[e].back {
+                    self.deliver(e, None, step)?;
                 }
             }
         }

@@ -14,7 +14,11 @@
 //!   per pass: `all` fires once each has arrived or was skipped, `any` at
 //!   the first arrival, a quorum at its n-th; it re-arms once all its
 //!   inputs of the pass are in. A skipped node sends "skipped" on, so joins
-//!   below it resolve instead of waiting.
+//!   below it resolve instead of waiting; a node skipped while an earlier
+//!   pass's activation of it is still ready or running sends its
+//!   "skipped" on once that activation has ended, so what a node sends
+//!   goes out in the order of its passes and no later pass's "skipped"
+//!   overtakes an earlier pass's output.
 //! - Edges that close a cycle carry no "skipped": a loop that is not taken
 //!   simply ends. A router that takes its loop again sends nothing along
 //!   its other edges: the pass goes on round the loop, and they are
@@ -24,13 +28,13 @@
 //!   each join that waits and the inputs it waits on.
 
 use super::condition::Checked;
-use super::lint::cycle_path;
 use super::shape::{EdgeId, Kind, NodeId, Shape};
 use super::spec::{Merge, NodeStatus, Unmatched};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, VecDeque};
 
 mod arrive;
+mod cycle;
 mod passes;
 mod route;
 
@@ -138,6 +142,11 @@ pub(crate) struct Machine<'a> {
     inputs: Vec<VecDeque<Value>>,
     /// Nodes with an activation running.
     active: Vec<bool>,
+    /// Each node's activations that have ended.
+    finished: Vec<u32>,
+    /// Each node's "skipped" held behind its activations, oldest first:
+    /// each goes on once that many of the node's activations have ended.
+    held: Vec<VecDeque<u32>>,
     running: usize,
     ended: bool,
 }
@@ -167,6 +176,8 @@ impl<'a> Machine<'a> {
             ready: BTreeSet::new(),
             inputs: vec![VecDeque::new(); n],
             active: vec![false; n],
+            finished: vec![0; n],
+            held: vec![VecDeque::new(); n],
             running: 0,
             ended: false,
         };
@@ -256,49 +267,12 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// The cycle `node` runs in, as words (`draft → review → draft`):
-    /// the first loop (by its back edge's declaration) whose shortest way
-    /// round passes the node, else the first that passes it at all (a
-    /// node on a fan-out inside the loop: head → … → node → … → tail →
-    /// head).
-    fn cycle_of(&self, node: NodeId) -> String {
-        let shape = self.shape;
-        let loops = || shape.edges.iter().filter(|e| e.back);
-        let shortest = loops().find_map(|edge| {
-            let path = cycle_path(shape, edge.to, edge.from);
-            (path.first() == Some(&edge.to) && path.contains(&node)).then_some((path, edge.to))
-        });
-        let through = || {
-            loops().find_map(|edge| {
-                let to = cycle_path(shape, edge.to, node);
-                let on = cycle_path(shape, node, edge.from);
-                let round = to.first() == Some(&edge.to) && on.first() == Some(&node);
-                round.then(|| {
-                    (
-                        to.into_iter().chain(on.into_iter().skip(1)).collect(),
-                        edge.to,
-                    )
-                })
-            })
-        };
-        match shortest.or_else(through) {
-            Some((path, head)) => {
-                let mut words: Vec<&str> = path
-                    .iter()
-                    .map(|&n| shape.nodes[n].id.as_str())
-                    .collect::<Vec<_>>();
-                words.push(&shape.nodes[head].id);
-                words.join(" → ")
-            }
-            None => shape.nodes[node].id.clone(),
-        }
-    }
-
     /// Node `node`, started earlier, ended so.
     pub(crate) fn finish(&mut self, node: NodeId, ended: Ended) -> Result<Step, Halt> {
         debug_assert!(self.active[node], "only a started node finishes");
         self.running = self.running.saturating_sub(1);
         self.active[node] = false;
+        self.finished[node] += 1;
         let mut step = Step::default();
         let (output, answer, status) = match ended {
             Ended::Ok { output, answer } => (output, answer, NodeStatus::Ok),
@@ -331,6 +305,7 @@ impl<'a> Machine<'a> {
                 self.deliver(e, None, &mut step)?;
             }
         }
+        self.release_held(node, &mut step)?;
         if self.ready.contains(&node) {
             // Made ready again while it ran: it starts next.
             self.states[node] = NodeState::Ready;

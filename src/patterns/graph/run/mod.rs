@@ -21,7 +21,7 @@ use super::stops::GraphStop;
 use crate::bus::{Bus, GatePoint, RunStatus, RunSummary};
 use crate::control::SharedGate;
 use crate::gateway::{DispatchLimits, Gateway, TimeoutFrom, ToolPolicy};
-use crate::patterns::events::GraphEvent;
+use crate::patterns::graph::events::GraphEvent;
 use crate::patterns::in_flight::InFlight;
 use crate::patterns::team::agent::NodeTurns;
 use crate::patterns::{RunContext, RunOutcome};

@@ -9,7 +9,8 @@ use super::output::check;
 use super::{Desk, NODE_PROMPT};
 use crate::bus::GatePoint;
 use crate::gateway::{CallError, Check, ToolCall};
-use crate::patterns::events::{GraphEvent, PatternEvent};
+use crate::patterns::events::PatternEvent;
+use crate::patterns::graph::events::GraphEvent;
 use crate::patterns::graph::shape::{Kind, NodeId};
 use crate::patterns::graph::sim::{GraphSim, NODE_KEY, OUTPUT_KEY};
 use crate::patterns::in_flight::InFlight;
@@ -96,12 +97,18 @@ impl Desk<'_> {
         let request = ModelRequest::new(purpose, &NODE_PROMPT, payload)
             .sharing(self.shared.clone())
             .keeping(Arc::clone(&call.contract));
-        let verify = |output: &crate::provider::ModelOutput| {
-            let mut answer = output.clone().into_json(Value::String);
-            check(fields, &mut answer)
+        // The answer is read once, by the gateway's check: the output the
+        // fields were checked on, or what is wrong with it.
+        let read = |output: crate::provider::ModelOutput| {
+            let mut answer = output.into_json(Value::String);
+            match check(fields, &mut answer) {
+                Ok(()) => Ok(answer),
+                Err(error) => Err((error, answer)),
+            }
         };
         let checked = Check {
-            verify: &verify,
+            read: &read,
+            problem: &|(error, _): &(String, Value)| error.clone(),
             before_repair: &|| Ok(()),
         };
         let (answer, _) = self
@@ -109,19 +116,11 @@ impl Desk<'_> {
             .model_checked(label, request, None, &checked)
             .await;
         match answer.unwrap_or(Err(CallError::Timeout)) {
-            Ok(output) => {
-                let mut answer = output.into_json(Value::String);
-                match check(fields, &mut answer) {
-                    Ok(()) => Outcome::Ok {
-                        output: answer,
-                        answer: None,
-                    },
-                    Err(error) => Outcome::Invalid {
-                        error,
-                        output: answer,
-                    },
-                }
-            }
+            Ok(Ok(output)) => Outcome::Ok {
+                output,
+                answer: None,
+            },
+            Ok(Err((error, output))) => Outcome::Invalid { error, output },
             Err(error) => Outcome::Stop(error.stop_reason()),
         }
     }

@@ -117,6 +117,8 @@ pub(crate) fn check(
     fields: &IndexMap<String, FieldType>,
     answer: &mut Value,
 ) -> Result<(), String> {
+    #[cfg(test)]
+    crate::patterns::parses::note("node output");
     let Some(object) = answer.as_object_mut() else {
         return Err(format!("expected a JSON object, found {}", short(answer)));
     };

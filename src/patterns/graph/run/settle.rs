@@ -7,8 +7,8 @@
 
 use super::node::Outcome;
 use super::{Desk, End, Walk, id_of, wait_words};
-use crate::patterns::events::{ActivationStatus, EdgeCheck, GraphEvent};
 use crate::patterns::graph::events::graph_json;
+use crate::patterns::graph::events::{ActivationStatus, EdgeCheck, GraphEvent};
 use crate::patterns::graph::machine::{Ended, Machine, NodeState, Step};
 use crate::patterns::graph::shape::{Kind, NodeId};
 use crate::patterns::graph::spec::Merge;

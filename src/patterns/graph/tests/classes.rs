@@ -11,7 +11,10 @@ use serde_json::{Value, json};
 
 /// The run of `shape` where `answer(id, visit)` gives each activation's
 /// end and its latency in ms; the trace has `id#visit@ms` per start.
-fn timed(shape: &Shape, answer: impl Fn(&str, u32) -> (Ended, u64)) -> (Vec<String>, Halt) {
+pub(super) fn timed(
+    shape: &Shape,
+    answer: impl Fn(&str, u32) -> (Ended, u64),
+) -> (Vec<String>, Halt) {
     let mut machine = Machine::new(shape, Unmatched::Stop, json!({"goal": "test"}));
     let mut trace = Vec::new();
     // (ends at, node, its end)

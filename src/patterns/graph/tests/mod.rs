@@ -5,6 +5,7 @@
 mod classes;
 mod decided;
 mod joins;
+mod readings;
 mod tools;
 
 use super::lint::lint;

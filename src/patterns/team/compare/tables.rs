@@ -4,7 +4,7 @@ use super::{ChainAligned, Handoff, MemberCall, TurnFacts};
 use crate::bus::CallOutcome;
 use crate::compare::sections::{Cell, Row, Section, Tone, one};
 use crate::compare::values::words;
-use crate::patterns::events::TurnOutcome;
+use crate::patterns::team::events::TurnOutcome;
 
 fn turn_tone(outcome: Option<TurnOutcome>) -> Tone {
     match outcome {

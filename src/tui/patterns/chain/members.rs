@@ -11,7 +11,7 @@ use super::swarm::TURN_TEXT;
 use super::tree;
 use crate::bus::RunStatus;
 use crate::tui::keymap::PaneId;
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::search;
 use crate::tui::state::partial::PartialText;
 use crate::tui::text::fit;

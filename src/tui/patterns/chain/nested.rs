@@ -33,10 +33,11 @@ impl SubTeam {
             teams: Arc::clone(&parent.teams),
             ..Chain::default()
         };
-        chain.seat(team.entry.clone(), team.pattern == "coordinator", t_ms);
+        chain.seat(team.entry.clone(), team.is_coordinator(), t_ms);
         SubTeam {
             name: team.name.clone(),
             pattern: team.pattern.clone(),
+            coordinator: team.is_coordinator(),
             path: team.path.clone(),
             chain,
         }

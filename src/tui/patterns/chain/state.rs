@@ -374,6 +374,8 @@ pub(crate) struct SubTeam {
     pub(crate) name: String,
     /// `swarm` or `coordinator`, as the bus names it.
     pub(crate) pattern: String,
+    /// A coordinator's team (its lead calls members), not a swarm's.
+    pub(crate) coordinator: bool,
     /// The team's place in the tree (`launch/research_team`).
     pub(crate) path: String,
     /// Its agents' chain, named relative to the team.

@@ -11,7 +11,7 @@ use super::state::{Chain, HandoffView, ToolCallView};
 use crate::bus::RunStatus;
 use crate::sanitize::clean;
 use crate::tui::keymap::{Action, PaneId};
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};

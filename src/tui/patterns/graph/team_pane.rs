@@ -59,7 +59,7 @@ impl TeamPane {
                 let Some(team) = chain.members.get(at).and_then(|c| c.team.as_deref()) else {
                     return;
                 };
-                if team.pattern == "coordinator" {
+                if team.coordinator {
                     self.members.navigate(other, &team.chain, page);
                 } else {
                     swarm::navigate(&mut self.chain, other, &team.chain, page);

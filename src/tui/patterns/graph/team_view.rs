@@ -5,7 +5,7 @@
 use super::state::GraphFold;
 use super::team_pane::TeamPane;
 use crate::tui::patterns::chain::{members, swarm};
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::wrap::{clip, wrap};
@@ -56,7 +56,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, fold: &GraphFold, pane: &TeamP
     let [head, body] =
         Layout::vertical([Constraint::Length(head_rows), Constraint::Min(0)]).areas(area);
     frame.render_widget(Paragraph::new(rows), head);
-    if team.pattern == "coordinator" {
+    if team.coordinator {
         members::draw(frame, body, &team.chain, &pane.members, seen);
     } else {
         swarm::draw(frame, body, &team.chain, &pane.chain, seen);

@@ -10,7 +10,7 @@ use super::selection::GraphView;
 use super::small;
 use super::state::GraphFold;
 use crate::tui::keymap::PaneId;
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::theme;
 use crate::tui::widgets::block;
 use ratatui::Frame;

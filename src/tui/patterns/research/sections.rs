@@ -3,7 +3,7 @@
 //! citations or why there is none. Draws and changes nothing.
 
 use super::state::{NoteView, Research, SourceStatus, SourceView};
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::state::partial::PartialText;

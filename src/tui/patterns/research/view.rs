@@ -9,7 +9,7 @@ use super::sections::{Look, draw_answer, notes, sources};
 use super::state::{Research, StepState};
 use crate::patterns::events::ResearchPhase;
 use crate::tui::keymap::PaneId;
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::selection::ListView;
 use crate::tui::state::partial::PartialText;
 

@@ -9,7 +9,7 @@ use super::state::{Cell, RoundColumn, RoundTable};
 use crate::patterns::collaboration::escalate::HumanChoice;
 use crate::patterns::events::Conflict;
 use crate::tui::keymap::PaneId;
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::search;
 use crate::tui::state::partial::PartialText;
 use crate::tui::text::pad;

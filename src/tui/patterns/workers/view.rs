@@ -10,7 +10,7 @@ use super::list::{self, SHOW_WORDS};
 use super::state::{TaskState, TaskView, Workers};
 use crate::patterns::events::Health;
 use crate::tui::keymap::PaneId;
-use crate::tui::patterns::unit::Seen;
+use crate::tui::patterns::seen::Seen;
 use crate::tui::search;
 use crate::tui::selection::ListView;
 use crate::tui::text::{fit, pad};
