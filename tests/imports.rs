@@ -570,13 +570,6 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     walk.found
 }
 
-/// Folders another change is reworking as this check came in, their
-/// circles (`watch/steer/state.rs` and `views.rs`; `tui/watched/chain.rs`,
-/// `state.rs` and, with that change, `steer.rs` and `ui.rs`) left to it:
-/// a circle wholly inside one of them is passed over. Strike a folder
-/// once its circles are gone.
-const REWORKED_ELSEWHERE: [&str; 2] = ["watch/steer/", "tui/watched/"];
-
 #[test]
 fn no_files_of_src_import_each_other_in_a_circle() {
     let graph = Graph::new();
@@ -595,14 +588,8 @@ fn no_files_of_src_import_each_other_in_a_circle() {
             (from.clone(), to.collect())
         })
         .collect();
-    let reworked = |part: &Vec<String>| {
-        REWORKED_ELSEWHERE
-            .iter()
-            .any(|folder| part.iter().all(|file| file.starts_with(folder)))
-    };
     let found: Vec<String> = circles(&edges)
         .into_iter()
-        .filter(|part| !reworked(part))
         .map(|part| {
             let ties: Vec<String> = part
                 .iter()
