@@ -282,6 +282,7 @@ impl Reading {
             estimated: true,
             ..TokenUsage::default()
         });
+        completion.cut_after = Some(pieces);
         completion
     }
 
