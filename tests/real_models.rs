@@ -1052,6 +1052,110 @@ fn a_token_budget_trips_on_estimated_tokens() {
     );
 }
 
+/// The graph pattern's shipped scenarios: a graph's agent nodes, and a
+/// team run as a node, ask the endpoint as the other patterns do.
+const GRAPHS: [Pattern; 2] = [
+    Pattern {
+        name: "graph",
+        file: "graph_review_loop.json",
+        first: "plan",
+        decision: graph,
+        team: false,
+    },
+    Pattern {
+        name: "graph with a team node",
+        file: "graph_team_draft.json",
+        first: "plan",
+        decision: graph,
+        team: false,
+    },
+];
+
+/// A graph's path and each node's output, its lists in no order: a
+/// fan-out's items are asked together and answered in whatever order the
+/// endpoint does (the script serves its entries in that order), and a
+/// join gathers them so.
+fn graph(result: &Value) -> Value {
+    fn unordered(value: &mut Value) {
+        match value {
+            Value::Array(items) => {
+                items.iter_mut().for_each(unordered);
+                items.sort_by_key(Value::to_string);
+            }
+            Value::Object(fields) => fields.values_mut().for_each(unordered),
+            _ => {}
+        }
+    }
+    let mut decision = pick(result, &["status", "stop_reason", "path", "outputs"]);
+    unordered(&mut decision["outputs"]);
+    decision
+}
+
+/// Each local server's shape met by a graph, streamed, as the patterns
+/// above meet it: a connection closed after each stream (retries off), a
+/// stream interrupted once, several functions ignored under `required`, a
+/// stream without usage. Each run ends as on the sim, unrepaired, and
+/// never says it cannot reach the endpoint.
+#[test]
+fn a_graph_meets_each_local_servers_shape_and_ends_as_on_the_sim() {
+    let behaviours = [
+        Behaviour::ClosesAfterStream,
+        Behaviour::Interrupts,
+        Behaviour::IgnoresRequired,
+        Behaviour::NoStreamUsage,
+    ];
+    for pattern in &GRAPHS {
+        let sim = headless(&scenario(pattern), &[]);
+        assert_eq!(sim.exit, Some(0), "{}\n{}", sim.stderr, sim.result);
+        for behaviour in behaviours {
+            let (run, endpoint) = on_endpoint(pattern, behaviour, None, true);
+            let case = Case {
+                pattern,
+                doc: scenario(pattern),
+                streamed: true,
+                requests: endpoint.requests(),
+                run,
+                endpoint,
+            };
+            let about = format!("{behaviour:?}: {}", case.about());
+            ends_as_on_the_sim(&case, &sim);
+            streams_as_asked(&case);
+            no_repair(&case);
+            let recording = serde_json::to_string(&case.run.events).unwrap();
+            assert!(!recording.contains("cannot reach"), "{about}");
+            let model_events = |kind: &str| {
+                case.run
+                    .events
+                    .iter()
+                    .filter(|e| e["type"] == kind && e["tool"] == "model")
+                    .count()
+            };
+            match behaviour {
+                Behaviour::ClosesAfterStream => {
+                    assert!(case.endpoint.closed_under() > 0, "{about}");
+                    assert_eq!(model_events("retry_scheduled"), 0, "{about}");
+                }
+                Behaviour::Interrupts => {
+                    assert!(model_events("retry_scheduled") > 0, "{about}");
+                }
+                Behaviour::IgnoresRequired => {
+                    let changes = mode_changes(&case);
+                    assert_eq!(
+                        changes.first(),
+                        Some(&("native".to_string(), "tool".to_string())),
+                        "{about}"
+                    );
+                }
+                _ => {
+                    assert_eq!(case.run.result["usage"]["estimated"], true, "{about}");
+                    assert!(case.usage("input_tokens") > 0, "{about}");
+                    assert!(case.usage("output_tokens") > 0, "{about}");
+                }
+            }
+        }
+    }
+}
+
 /// The fallbacks and repairs a run's recording shows, in order.
 fn adaptations(events: &[Value]) -> Vec<Value> {
     events
