@@ -688,6 +688,29 @@ fn an_ignored_max_completion_tokens_goes_out_as_max_tokens_after_the_first_answe
             said.contains(over) && said.contains("ignores that name"),
             "{said}"
         );
+        // The stream Conclave cut is repaired in words that say so, never
+        // as a finish reason the endpoint did not send.
+        let repairs: Vec<&str> = case
+            .run
+            .events
+            .iter()
+            .filter(|e| e["type"] == "call_repair")
+            .filter_map(|e| e["error"].as_str())
+            .collect();
+        if case.streamed {
+            assert!(
+                repairs
+                    .iter()
+                    .any(|e| e.starts_with("Conclave cut the stream after ")),
+                "{repairs:?}: {}",
+                case.about()
+            );
+        }
+        assert!(
+            !repairs.iter().any(|e| e.contains("finish_reason")),
+            "{repairs:?}: {}",
+            case.about()
+        );
         assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
         // Only a call started before the change asks the old way.
         let started_before = case
@@ -723,27 +746,39 @@ fn a_cassette_of_a_run_past_an_ignored_limit_adapts_as_the_run_did() {
     let mut doc = scenario(&PATTERNS[0]);
     doc["provider"]["output"] = "json".into();
     doc["provider"]["max_output_tokens"] = LOCAL_OUTPUT_TOKENS.into();
-    let endpoint = Messy::serve(&doc, Behaviour::LlamaCppPython, false);
-    let args = ["--provider", "openai", "--model", "mock-model"];
-    let work = tempfile::tempdir().unwrap();
-    let mut live_args = args.to_vec();
-    live_args.extend(["--base-url", &endpoint.base_url, "--no-stream"]);
-    let live = headless_in(work.path(), &doc, &live_args);
-    let recording = work.path().join("run.jsonl");
-    let mut served_args = args.to_vec();
-    served_args.extend(["--cassette", recording.to_str().unwrap()]);
-    let served = headless(&doc, &served_args);
-    let changes = |run: &Run| -> Vec<Value> {
-        run.events
+    // Whole, the endpoint's answer runs past the limit; streamed,
+    // Conclave cuts it and the repair says so: served back, both say the
+    // same.
+    for streamed in [false, true] {
+        let endpoint = Messy::serve(&doc, Behaviour::LlamaCppPython, streamed);
+        let args = ["--provider", "openai", "--model", "mock-model"];
+        let work = tempfile::tempdir().unwrap();
+        let mut live_args = args.to_vec();
+        live_args.extend(["--base-url", &endpoint.base_url]);
+        if !streamed {
+            live_args.push("--no-stream");
+        }
+        let live = headless_in(work.path(), &doc, &live_args);
+        let recording = work.path().join("run.jsonl");
+        let mut served_args = args.to_vec();
+        served_args.extend(["--cassette", recording.to_str().unwrap()]);
+        let served = headless(&doc, &served_args);
+        let changes = |run: &Run| -> Vec<Value> {
+            run.events
+                .iter()
+                .filter(|e| e["type"] == "request_adapted" || e["type"] == "call_repair")
+                .map(|e| json!([e["parameter"], e["from"], e["to"], e["said"], e["error"]]))
+                .collect()
+        };
+        let adapted = changes(&live)
             .iter()
-            .filter(|e| e["type"] == "request_adapted")
-            .map(|e| json!([e["parameter"], e["from"], e["to"], e["said"]]))
-            .collect()
-    };
-    assert_eq!(changes(&live).len(), 1, "{}", live.stderr);
-    assert_eq!(changes(&served), changes(&live), "{}", served.stderr);
-    assert_eq!(served.result["stop_reason"], live.result["stop_reason"]);
-    assert_eq!(served.exit, live.exit);
+            .filter(|change| change[0].is_string())
+            .count();
+        assert_eq!(adapted, 1, "{}", live.stderr);
+        assert_eq!(changes(&served), changes(&live), "{}", served.stderr);
+        assert_eq!(served.result["stop_reason"], live.result["stop_reason"]);
+        assert_eq!(served.exit, live.exit);
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use super::attempts::LastAttempt;
 use super::{CallError, Gateway, lock};
-use crate::bus::EventKind;
+use crate::bus::{EventKind, TokenUsage};
 use crate::provider::contract::{Finish, RepairTurn};
 use crate::provider::lenient::{self, Extracted, Lenient};
 use crate::provider::{Completion, ModelOutput, ModelRequest};
@@ -121,7 +121,7 @@ impl Gateway {
             // The sim's answers are checked by their patterns alone, as the
             // references check them, and never repaired.
             let problem = match completion.finish {
-                Finish::Length => Some(self.cut_words()),
+                Finish::Length => Some(self.cut_words(completion.usage)),
                 _ if self.reads_leniently() => (check.verify)(&output).err(),
                 _ => None,
             };
@@ -220,9 +220,24 @@ impl Gateway {
         Some((ModelOutput::Json(value), extracted))
     }
 
-    /// What a cut answer is told, with the limit when the run set one.
-    fn cut_words(&self) -> String {
-        let limit = match self.provider.output_limit() {
+    /// What a cut answer is told, with the limit when the run set one,
+    /// and who cut it: a stream that ran past the limit the endpoint
+    /// ignored was cut by Conclave, which the endpoint never said. That
+    /// is read from the answer's usage (the pieces counted, estimated, past
+    /// where Conclave stops reading), so a cassette, which keeps the
+    /// usage and the limit its run sent, says it in the same words.
+    fn cut_words(&self, usage: Option<TokenUsage>) -> String {
+        let limit = self.provider.limit_sent();
+        if let (Some(tokens), Some(usage)) = (limit, usage)
+            && usage.estimated
+            && usage.output > crate::provider::openai::pieces_past(tokens)
+        {
+            return format!(
+                "Conclave cut the stream after {} pieces: the endpoint ignored the output limit (max_output_tokens {tokens}); give a shorter answer that is complete",
+                usage.output
+            );
+        }
+        let limit = match limit {
             Some(tokens) => format!("max_output_tokens {tokens}"),
             None => "the model's own limit".to_string(),
         };
