@@ -134,12 +134,14 @@ fn tools_an_endpoint_ignores_are_found_in_its_answers_and_auto_walks_past_them()
     let doc = quick("support_swarm.json");
     let sim = headless(&doc, &[]);
     let cases = [
-        // llama-server with a chat template without tools.
-        (Behaviour::IgnoresTools, 2, "native"),
-        // llama-cpp-python: one function by name honoured, `required` not.
-        (Behaviour::IgnoresRequired, 1, "json"),
+        // llama-server with a chat template without tools; its streams
+        // bring usage.
+        (Behaviour::IgnoresTools, 2, "native", true),
+        // llama-cpp-python: one function by name honoured, `required` not,
+        // and no usage in a stream.
+        (Behaviour::IgnoresRequired, 1, "json", false),
     ];
-    for (behaviour, ignored, settled) in cases {
+    for (behaviour, ignored, settled, usage) in cases {
         let work = tempfile::tempdir().unwrap();
         let endpoint = Messy::serve(&doc, behaviour, true);
         let (stdout, profile) = probed(&endpoint, work.path());
@@ -156,6 +158,13 @@ fn tools_an_endpoint_ignores_are_found_in_its_answers_and_auto_walks_past_them()
         );
         assert!(
             stdout.contains(&format!("\nauto settles on: {settled}\n")),
+            "{behaviour:?}:\n{stdout}"
+        );
+        let stream = line(&stdout, "stream with usage (stream_options):");
+        assert!(stream.contains("accepted"), "{behaviour:?}:\n{stdout}");
+        assert_eq!(
+            stream.contains("no usage came with the stream"),
+            !usage,
             "{behaviour:?}:\n{stdout}"
         );
         assert_eq!(profile["output"], settled, "{profile}");
@@ -196,6 +205,12 @@ fn tools_an_endpoint_ignores_are_found_in_its_answers_and_auto_walks_past_them()
             "{about}"
         );
         assert_eq!(run.exit, sim.exit, "{about}");
+        // Where the streams bring no usage, the run's tokens are estimated.
+        assert_eq!(run.result["usage"]["estimated"] == true, !usage, "{about}");
+        assert!(
+            run.result["usage"]["input_tokens"].as_u64() > Some(0),
+            "{about}"
+        );
         for key in ["status", "stop_reason", "final_agent", "answer"] {
             assert_eq!(run.result[key], sim.result[key], "{key}: {about}");
         }
@@ -357,6 +372,64 @@ fn each_refusal_is_named_in_the_endpoints_words_and_a_run_from_the_profile_pays_
             assert_eq!(run.result[key], sim.result[key], "{key}: {about}");
         }
     }
+}
+
+/// A small model rambling inside `json_object`'s grammar, cut at the
+/// probe's limit before its JSON closes, as SmolLM2-135M behind
+/// llama-cpp-python was: the cut answer is no sign that the format was
+/// ignored. A stream that brings no usage says so, though its tokens are
+/// estimated now.
+#[test]
+fn an_answer_cut_at_its_limit_is_not_a_format_ignored() {
+    let endpoint = Loopback::serve(|captured, _| {
+        let body: Value = serde_json::from_slice(&captured.body).unwrap_or_default();
+        if body["stream"] == true {
+            let chunk = |delta: Value, finish: Value| {
+                let chunk = serde_json::json!({"id": "c", "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+                format!("data: {chunk}\n\n")
+            };
+            let events = chunk(
+                serde_json::json!({"role": "assistant", "content": "{\"ok\": true}"}),
+                Value::Null,
+            ) + &chunk(serde_json::json!({}), "stop".into())
+                + "data: [DONE]\n\n";
+            return Reply::text(200, &events).header("content-type", "text/event-stream");
+        }
+        Reply::json(
+            200,
+            &serde_json::json!({"id": "c", "object": "chat.completion",
+                "choices": [{"index": 0, "finish_reason": "length",
+                             "message": {"role": "assistant", "content": "{\"name\": \"answer ok\", \"conte"}}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 2, "total_tokens": 42}}),
+        )
+    });
+    let output = probe(&endpoint.base_url, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", about(&output));
+    let stdout = text(&output.stdout);
+    for label in [
+        "native (response_format json_schema):",
+        "json (response_format json_object):",
+    ] {
+        let said = line(&stdout, label);
+        assert!(
+            said.contains("accepted")
+                && said.contains("cut at its limit of 64 tokens before it was complete")
+                && said.contains("answer ok"),
+            "{said}"
+        );
+        assert!(!said.contains("ignored"), "{said}");
+    }
+    assert!(
+        line(&stdout, "max_completion_tokens:").contains("accepted, "),
+        "{stdout}"
+    );
+    assert!(
+        line(&stdout, "stream with usage (stream_options):")
+            .contains("accepted, but no usage came with the stream"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nauto settles on: native\n"), "{stdout}");
 }
 
 #[test]

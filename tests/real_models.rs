@@ -688,6 +688,29 @@ fn an_ignored_max_completion_tokens_goes_out_as_max_tokens_after_the_first_answe
             said.contains(over) && said.contains("ignores that name"),
             "{said}"
         );
+        // The stream Conclave cut is repaired in words that say so, never
+        // as a finish reason the endpoint did not send.
+        let repairs: Vec<&str> = case
+            .run
+            .events
+            .iter()
+            .filter(|e| e["type"] == "call_repair")
+            .filter_map(|e| e["error"].as_str())
+            .collect();
+        if case.streamed {
+            assert!(
+                repairs
+                    .iter()
+                    .any(|e| e.starts_with("Conclave cut the stream after ")),
+                "{repairs:?}: {}",
+                case.about()
+            );
+        }
+        assert!(
+            !repairs.iter().any(|e| e.contains("finish_reason")),
+            "{repairs:?}: {}",
+            case.about()
+        );
         assert_eq!(case.usage("fallbacks"), 1, "{}", case.about());
         // Only a call started before the change asks the old way.
         let started_before = case
@@ -723,27 +746,39 @@ fn a_cassette_of_a_run_past_an_ignored_limit_adapts_as_the_run_did() {
     let mut doc = scenario(&PATTERNS[0]);
     doc["provider"]["output"] = "json".into();
     doc["provider"]["max_output_tokens"] = LOCAL_OUTPUT_TOKENS.into();
-    let endpoint = Messy::serve(&doc, Behaviour::LlamaCppPython, false);
-    let args = ["--provider", "openai", "--model", "mock-model"];
-    let work = tempfile::tempdir().unwrap();
-    let mut live_args = args.to_vec();
-    live_args.extend(["--base-url", &endpoint.base_url, "--no-stream"]);
-    let live = headless_in(work.path(), &doc, &live_args);
-    let recording = work.path().join("run.jsonl");
-    let mut served_args = args.to_vec();
-    served_args.extend(["--cassette", recording.to_str().unwrap()]);
-    let served = headless(&doc, &served_args);
-    let changes = |run: &Run| -> Vec<Value> {
-        run.events
+    // Whole, the endpoint's answer runs past the limit; streamed,
+    // Conclave cuts it and the repair says so: served back, both say the
+    // same.
+    for streamed in [false, true] {
+        let endpoint = Messy::serve(&doc, Behaviour::LlamaCppPython, streamed);
+        let args = ["--provider", "openai", "--model", "mock-model"];
+        let work = tempfile::tempdir().unwrap();
+        let mut live_args = args.to_vec();
+        live_args.extend(["--base-url", &endpoint.base_url]);
+        if !streamed {
+            live_args.push("--no-stream");
+        }
+        let live = headless_in(work.path(), &doc, &live_args);
+        let recording = work.path().join("run.jsonl");
+        let mut served_args = args.to_vec();
+        served_args.extend(["--cassette", recording.to_str().unwrap()]);
+        let served = headless(&doc, &served_args);
+        let changes = |run: &Run| -> Vec<Value> {
+            run.events
+                .iter()
+                .filter(|e| e["type"] == "request_adapted" || e["type"] == "call_repair")
+                .map(|e| json!([e["parameter"], e["from"], e["to"], e["said"], e["error"]]))
+                .collect()
+        };
+        let adapted = changes(&live)
             .iter()
-            .filter(|e| e["type"] == "request_adapted")
-            .map(|e| json!([e["parameter"], e["from"], e["to"], e["said"]]))
-            .collect()
-    };
-    assert_eq!(changes(&live).len(), 1, "{}", live.stderr);
-    assert_eq!(changes(&served), changes(&live), "{}", served.stderr);
-    assert_eq!(served.result["stop_reason"], live.result["stop_reason"]);
-    assert_eq!(served.exit, live.exit);
+            .filter(|change| change[0].is_string())
+            .count();
+        assert_eq!(adapted, 1, "{}", live.stderr);
+        assert_eq!(changes(&served), changes(&live), "{}", served.stderr);
+        assert_eq!(served.result["stop_reason"], live.result["stop_reason"]);
+        assert_eq!(served.exit, live.exit);
+    }
 }
 
 #[test]
@@ -1050,6 +1085,110 @@ fn a_token_budget_trips_on_estimated_tokens() {
         run.result["usage"]["input_tokens"].as_u64().unwrap_or(0) > 500 / 2,
         "{about}"
     );
+}
+
+/// The graph pattern's shipped scenarios: a graph's agent nodes, and a
+/// team run as a node, ask the endpoint as the other patterns do.
+const GRAPHS: [Pattern; 2] = [
+    Pattern {
+        name: "graph",
+        file: "graph_review_loop.json",
+        first: "plan",
+        decision: graph,
+        team: false,
+    },
+    Pattern {
+        name: "graph with a team node",
+        file: "graph_team_draft.json",
+        first: "plan",
+        decision: graph,
+        team: false,
+    },
+];
+
+/// A graph's path and each node's output, its lists in no order: a
+/// fan-out's items are asked together and answered in whatever order the
+/// endpoint does (the script serves its entries in that order), and a
+/// join gathers them so.
+fn graph(result: &Value) -> Value {
+    fn unordered(value: &mut Value) {
+        match value {
+            Value::Array(items) => {
+                items.iter_mut().for_each(unordered);
+                items.sort_by_key(Value::to_string);
+            }
+            Value::Object(fields) => fields.values_mut().for_each(unordered),
+            _ => {}
+        }
+    }
+    let mut decision = pick(result, &["status", "stop_reason", "path", "outputs"]);
+    unordered(&mut decision["outputs"]);
+    decision
+}
+
+/// Each local server's shape met by a graph, streamed, as the patterns
+/// above meet it: a connection closed after each stream (retries off), a
+/// stream interrupted once, several functions ignored under `required`, a
+/// stream without usage. Each run ends as on the sim, unrepaired, and
+/// never says it cannot reach the endpoint.
+#[test]
+fn a_graph_meets_each_local_servers_shape_and_ends_as_on_the_sim() {
+    let behaviours = [
+        Behaviour::ClosesAfterStream,
+        Behaviour::Interrupts,
+        Behaviour::IgnoresRequired,
+        Behaviour::NoStreamUsage,
+    ];
+    for pattern in &GRAPHS {
+        let sim = headless(&scenario(pattern), &[]);
+        assert_eq!(sim.exit, Some(0), "{}\n{}", sim.stderr, sim.result);
+        for behaviour in behaviours {
+            let (run, endpoint) = on_endpoint(pattern, behaviour, None, true);
+            let case = Case {
+                pattern,
+                doc: scenario(pattern),
+                streamed: true,
+                requests: endpoint.requests(),
+                run,
+                endpoint,
+            };
+            let about = format!("{behaviour:?}: {}", case.about());
+            ends_as_on_the_sim(&case, &sim);
+            streams_as_asked(&case);
+            no_repair(&case);
+            let recording = serde_json::to_string(&case.run.events).unwrap();
+            assert!(!recording.contains("cannot reach"), "{about}");
+            let model_events = |kind: &str| {
+                case.run
+                    .events
+                    .iter()
+                    .filter(|e| e["type"] == kind && e["tool"] == "model")
+                    .count()
+            };
+            match behaviour {
+                Behaviour::ClosesAfterStream => {
+                    assert!(case.endpoint.closed_under() > 0, "{about}");
+                    assert_eq!(model_events("retry_scheduled"), 0, "{about}");
+                }
+                Behaviour::Interrupts => {
+                    assert!(model_events("retry_scheduled") > 0, "{about}");
+                }
+                Behaviour::IgnoresRequired => {
+                    let changes = mode_changes(&case);
+                    assert_eq!(
+                        changes.first(),
+                        Some(&("native".to_string(), "tool".to_string())),
+                        "{about}"
+                    );
+                }
+                _ => {
+                    assert_eq!(case.run.result["usage"]["estimated"], true, "{about}");
+                    assert!(case.usage("input_tokens") > 0, "{about}");
+                    assert!(case.usage("output_tokens") > 0, "{about}");
+                }
+            }
+        }
+    }
 }
 
 /// The fallbacks and repairs a run's recording shows, in order.

@@ -8,7 +8,7 @@
 
 use super::attempts::LastAttempt;
 use super::{CallError, Gateway, ReadingPolicy, lock};
-use crate::bus::EventKind;
+use crate::bus::{EventKind, TokenUsage};
 use crate::provider::contract::{Finish, RepairTurn};
 use crate::provider::lenient::{self, Extracted, Lenient};
 use crate::provider::{Completion, ModelOutput, ModelRequest};
@@ -135,6 +135,7 @@ impl Gateway {
                 None => (completion.output, None),
             };
             let cut = matches!(completion.finish, Finish::Length);
+            let usage = completion.usage;
             // The sim's answers are read as the references read them, and
             // never repaired: what the check read is the pattern's to take
             // or stop on.
@@ -143,7 +144,7 @@ impl Gateway {
                 return (Some(Ok((check.read)(output))), took);
             }
             let (problem, raw, failed) = if cut {
-                (self.cut_words(), raw.unwrap_or(output), None)
+                (self.cut_words(usage), raw.unwrap_or(output), None)
             } else {
                 // The answer as it came is kept for a repair's turn.
                 let raw = raw.unwrap_or_else(|| output.clone());
@@ -240,9 +241,24 @@ impl Gateway {
         Some((ModelOutput::Json(value), extracted))
     }
 
-    /// What a cut answer is told, with the limit when the run set one.
-    fn cut_words(&self) -> String {
-        let limit = match self.reading.output_limit() {
+    /// What a cut answer is told, with the limit when the run set one,
+    /// and who cut it: a stream that ran past the limit the endpoint
+    /// ignored was cut by Conclave, which the endpoint never said. That
+    /// is read from the answer's usage (the pieces counted, estimated, past
+    /// where Conclave stops reading), so a cassette, which keeps the
+    /// usage and the limit its run sent, says it in the same words.
+    fn cut_words(&self, usage: Option<TokenUsage>) -> String {
+        let limit = self.reading.limit_sent();
+        if let (Some(tokens), Some(usage)) = (limit, usage)
+            && usage.estimated
+            && usage.output > crate::provider::openai::pieces_past(tokens)
+        {
+            return format!(
+                "Conclave cut the stream after {} pieces: the endpoint ignored the output limit (max_output_tokens {tokens}); give a shorter answer that is complete",
+                usage.output
+            );
+        }
+        let limit = match limit {
             Some(tokens) => format!("max_output_tokens {tokens}"),
             None => "the model's own limit".to_string(),
         };

@@ -92,9 +92,10 @@ impl ReadingPolicy {
         self.provider.adapts(feature)
     }
 
-    /// The most tokens an answer may have, when the run set a limit.
-    pub(crate) fn output_limit(&self) -> Option<u64> {
-        self.provider.output_limit()
+    /// The token limit requests send, when the run set one: a live
+    /// endpoint's, or the one a served run's endpoint was sent.
+    pub(crate) fn limit_sent(&self) -> Option<u64> {
+        self.provider.limit_sent()
     }
 
     /// How long one call may take, where the provider says.

@@ -260,6 +260,7 @@ pub(super) async fn completion(
         reasoning: recorded.reasoning,
         finish,
         calls: 0,
+        cut_after: None,
     })
 }
 

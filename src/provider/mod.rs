@@ -176,6 +176,10 @@ pub(crate) struct Completion {
     /// How many function calls the answer made (an endpoint's answer in
     /// tool mode; 0 for text, the sim and a cassette).
     pub(crate) calls: usize,
+    /// Conclave cut the stream after this many pieces: it ran past the
+    /// limit its request sent, which the endpoint took and ignored (`None`
+    /// when the endpoint ended the answer, and on the sim and a cassette).
+    pub(crate) cut_after: Option<u64>,
 }
 
 impl From<ModelOutput> for Completion {
@@ -187,6 +191,7 @@ impl From<ModelOutput> for Completion {
             finish: contract::Finish::Stop,
             reasoning: None,
             calls: 0,
+            cut_after: None,
         }
     }
 }

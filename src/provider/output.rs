@@ -291,15 +291,6 @@ impl Provider {
             Provider::Offline(offline) => offline.output_retries,
         }
     }
-
-    /// The output limit requests send (`provider.max_output_tokens`), when
-    /// the run sets one and calls an endpoint.
-    pub(crate) fn output_limit(&self) -> Option<u64> {
-        match self {
-            Provider::OpenAi(http) => http.output_limit(),
-            Provider::Sim(_) | Provider::Offline(_) => None,
-        }
-    }
 }
 
 #[cfg(test)]

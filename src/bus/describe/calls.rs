@@ -145,10 +145,16 @@ fn finished<P>(kind: &EventKind<P>) -> Option<String> {
     else {
         return None;
     };
+    // A fallback is the endpoint refusing a way of asking, and the call
+    // asking again another way: not an error of the call.
+    let word = if *fallback {
+        "fallback"
+    } else {
+        outcome.word()
+    };
     let mut line = format!(
-        "{tool}: {}{} in {latency_ms} ms{}",
+        "{tool}: {}{word} in {latency_ms} ms{}",
         if *served { "served " } else { "" },
-        outcome.word(),
         attempt_note(*attempt)
     );
     if let Some(usage) = usage {
@@ -174,7 +180,7 @@ fn finished<P>(kind: &EventKind<P>) -> Option<String> {
         line.push_str(&format!(": {error}"));
     }
     if *fallback {
-        line.push_str(" · a fallback: asked again another way");
+        line.push_str(" · asked again another way");
     }
     if let Some(how) = extracted {
         line.push_str(match how {

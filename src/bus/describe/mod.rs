@@ -194,7 +194,7 @@ mod tests {
         };
         assert_eq!(
             describe(&refused),
-            "model: error in 3 ms: the endpoint refused json_schema · a fallback: asked again another way"
+            "model: fallback in 3 ms: the endpoint refused json_schema · asked again another way"
         );
     }
 

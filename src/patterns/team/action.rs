@@ -178,10 +178,21 @@ fn problem(
                     )
                 }
             }
-            _ => format!(
-                "missing key: the answer must name exactly one of {} with a value of the right type",
-                keys()
-            ),
+            _ => match set_actions(value).as_slice() {
+                several @ [_, _, ..] => format!(
+                    "the answer sets {}; exactly one of {} may be set, the others left out or null",
+                    several
+                        .iter()
+                        .map(|key| format!("\"{key}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    keys()
+                ),
+                _ => format!(
+                    "missing key: the answer must name exactly one of {} with a value of the right type",
+                    keys()
+                ),
+            },
         }),
         Action::Transfer { to } if !agents(to) => Some(format!(
             "there is no agent \"{to}\" to transfer to: name one of the agents you were given"
@@ -194,6 +205,19 @@ fn problem(
         }),
         _ => None,
     }
+}
+
+/// The action keys `output`'s JSON object sets (a null is not set), in
+/// the contract's order: a grammar-bound answer may set several.
+fn set_actions(value: &Value) -> Vec<&'static str> {
+    let Value::Object(map) = value else {
+        return Vec::new();
+    };
+    ACTION_KEYS
+        .iter()
+        .copied()
+        .filter(|key| map.get(*key).is_some_and(|value| !value.is_null()))
+        .collect()
 }
 
 fn of_json(value: &Value) -> Action {
@@ -352,6 +376,17 @@ mod tests {
             )),
             None
         );
+        // Several actions at once (llama-server's grammar allows it): the
+        // words say what was set, not that something is missing.
+        let several = problem_of(ModelOutput::Json(serde_json::json!(
+            {"reply": "Done.", "transfer_to": "billing", "call": null, "call_members": null}
+        )))
+        .unwrap();
+        assert!(
+            several.starts_with("the answer sets \"reply\", \"transfer_to\"; exactly one of"),
+            "{several}"
+        );
+        assert!(!several.contains("missing"), "{several}");
     }
 
     #[test]

@@ -160,14 +160,24 @@ fn written(calls: &[ToolCall]) -> String {
 
 /// `completion`, unless the request forced a function call (tool mode
 /// always does: the one function by name, or `required`) and the answer
-/// made none while saying nothing of why (no refusal, not cut): the
-/// endpoint ignored the tools, and the text, written without the contract
-/// the functions carried, is not read as the answer.
+/// made none while saying nothing of why (no refusal): the endpoint
+/// ignored the tools, and the text, written without the contract the
+/// functions carried, is not read as the answer. An answer cut at its
+/// limit counts too when it wrote text: a server that honours a forced
+/// call writes the call from the first token, so prose cut short (a small
+/// model rambling on under `llama-server` with a template without tools)
+/// is the tools ignored, not a call cut; a cut answer with no text at all
+/// (its tokens spent reasoning) says nothing either way.
 pub(super) fn called_as_forced(
     used: &[Feature],
     completion: Completion,
 ) -> Result<Completion, OpenAiError> {
-    let silent = matches!(completion.finish, Finish::Stop);
+    let wrote = matches!(&completion.output, ModelOutput::Text(text) if !text.trim().is_empty());
+    let silent = match completion.finish {
+        Finish::Stop => true,
+        Finish::Length => wrote,
+        Finish::Refused(_) => false,
+    };
     if !used.contains(&Feature::Tools) || completion.calls > 0 || !silent {
         return Ok(completion);
     }
@@ -184,4 +194,41 @@ pub(super) fn called_as_forced(
             "the request offered tools and forced a call (tool_choice), and the answer made none; {began}"
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(text: &str, finish: Finish) -> Completion {
+        Completion {
+            finish,
+            ..Completion::from(ModelOutput::Text(text.into()))
+        }
+    }
+
+    #[test]
+    fn prose_where_a_call_was_forced_is_the_tools_ignored_even_when_cut() {
+        let tools = [Feature::Tools];
+        for finish in [Finish::Stop, Finish::Length] {
+            let error =
+                called_as_forced(&tools, answered("This is an example of", finish)).unwrap_err();
+            assert!(
+                matches!(&error, OpenAiError::Ignored { feature: Feature::Tools, said }
+                    if said.contains("made none") && said.contains("This is an example")),
+                "{error:?}"
+            );
+        }
+        // Cut with nothing written, refused, or not forced: not a sign.
+        assert!(called_as_forced(&tools, answered("", Finish::Length)).is_ok());
+        let refused = answered("", Finish::Refused("no".into()));
+        assert!(called_as_forced(&tools, refused).is_ok());
+        assert!(called_as_forced(&[], answered("prose", Finish::Length)).is_ok());
+        // A call that was made, cut or not, is read as the call.
+        let called = Completion {
+            calls: 1,
+            ..answered("{\"stance\": \"go", Finish::Length)
+        };
+        assert!(called_as_forced(&tools, called).is_ok());
+    }
 }

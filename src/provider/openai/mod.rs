@@ -39,6 +39,7 @@ use super::{Completion, ModelRequest, TextSink};
 use crate::secrets;
 use std::time::{Duration, SystemTime};
 use stream::StreamFailure;
+pub(crate) use stream::pieces_past;
 
 /// What went wrong with one call. Every message is scrubbed of secrets.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

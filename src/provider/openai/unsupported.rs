@@ -166,8 +166,29 @@ impl Said {
         Said {
             param,
             words,
-            message: message.unwrap_or(text),
+            message: without_trace(&message.unwrap_or(text)),
         }
+    }
+}
+
+/// `message` up to a Python traceback's first frame: llama-cpp-python
+/// follows pydantic's words with `File "/…/site-packages/…", line N`,
+/// which says where the server is installed and nothing about the
+/// request.
+fn without_trace(message: &str) -> String {
+    let frame = message.lines().position(|line| {
+        let line = line.trim_start();
+        line.starts_with("File \"") || line.starts_with("Traceback (most recent call last)")
+    });
+    match frame {
+        Some(at) if at > 0 => message
+            .lines()
+            .take(at)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string(),
+        _ => message.to_string(),
     }
 }
 
@@ -268,6 +289,30 @@ mod tests {
 
     /// llama.cpp's `llama-server --no-jinja` answering a request with
     /// tools: a 500 in its own error shape.
+    #[test]
+    fn a_python_traceback_after_the_words_is_not_quoted() {
+        // llama-cpp-python 0.3.36's 500 for a json_schema, as it came.
+        let body = json!({"error": {"message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}\n\n  File \"/opt/venv/lib/python3.11/site-packages/llama_cpp/server/app.py\", line 376, in create_chat_completion\n    POST /v1/chat/completions",
+            "type": "internal_server_error", "param": null, "code": null}});
+        let (feature, said) =
+            refused_feature(500, body.to_string().as_bytes(), &[Feature::JsonSchema]).unwrap();
+        assert_eq!(feature, Feature::JsonSchema);
+        assert!(said.ends_with("'input': 'json_schema'}"), "{said}");
+        assert!(
+            !said.contains("site-packages") && !said.contains("File"),
+            "{said}"
+        );
+        // A message that is all trace, or has none, is quoted as it is.
+        assert_eq!(
+            without_trace("File \"x.py\", line 1"),
+            "File \"x.py\", line 1"
+        );
+        assert_eq!(
+            without_trace("json_schema is not supported"),
+            "json_schema is not supported"
+        );
+    }
+
     #[test]
     fn a_5xx_saying_a_sent_feature_requires_a_server_flag_refuses_it() {
         let body = json!({"error": {"code": 500, "message": "tools param requires --jinja flag",

@@ -80,7 +80,8 @@ pub enum Behaviour {
     /// As llama-cpp-python's server with tools: the 500 for `json_schema`
     /// of `LlamaCppPython`, one function forced by name honoured, and
     /// several with `tool_choice: "required"` ignored (no grammar, the
-    /// tools not even in the prompt): the model answers in prose.
+    /// tools not even in the prompt): the model answers in prose. Its
+    /// streams bring no usage, as `NoStreamUsage`'s.
     IgnoresRequired,
     /// As `llama-server` with a chat template without tools: it takes
     /// `tools` and renders none, and ignores `tool_choice`; the model
@@ -201,7 +202,7 @@ impl Endpoint {
                 usage: self.usage(),
             };
             return if streams {
-                Reply::text(200, &stream(&answer)).header("content-type", "text/event-stream")
+                Reply::text(200, &self.events(&answer)).header("content-type", "text/event-stream")
             } else {
                 Reply::json(200, &whole(&answer))
             };
@@ -237,11 +238,7 @@ impl Endpoint {
         self.answered.fetch_add(1, Ordering::AcqRel);
         let answer = self.answer(body, &entry, broken);
         if self.streamed && body["stream"] == true {
-            let mut events = stream(&answer);
-            if self.behaviour == Behaviour::NoStreamUsage {
-                events = without_usage(&events);
-            }
-            let reply = Reply::text(200, &events)
+            let reply = Reply::text(200, &self.events(&answer))
                 .header("content-type", "text/event-stream")
                 .header("connection", "keep-alive");
             if self.behaviour == Behaviour::ClosesAfterStream {
@@ -251,6 +248,16 @@ impl Endpoint {
             }
         } else {
             Reply::json(200, &whole(&answer))
+        }
+    }
+
+    /// `answer` as this endpoint streams it: llama-cpp-python's shapes
+    /// without the usage chunk.
+    fn events(&self, answer: &Answer) -> String {
+        let events = stream(answer);
+        match self.behaviour {
+            Behaviour::NoStreamUsage | Behaviour::IgnoresRequired => without_usage(&events),
+            _ => events,
         }
     }
 

@@ -11,7 +11,7 @@ use super::profile::output_mode;
 use super::{OpenAiConfig, OpenAiError, OpenAiProvider, Overrides, recordable};
 use crate::exit::Exit;
 use crate::output;
-use crate::provider::contract::wire;
+use crate::provider::contract::{Finish, wire};
 use crate::provider::output::{Feature, Mode, TokenLimit};
 use crate::provider::prompts::{Prompt, Prompts};
 use crate::provider::sim::{Script, SimScript};
@@ -237,7 +237,8 @@ fn request(two: bool) -> ModelRequest {
 
 /// An answer read as the mode it was asked in expects: `native` and
 /// `json` ask the endpoint for JSON, so an answer that is no JSON object
-/// means the endpoint took the parameter and ignored it. (Tool mode's
+/// means the endpoint took the parameter and ignored it, unless it was
+/// cut at its limit before it could close. (Tool mode's
 /// missing call is the provider's own finding; a prompted answer is read
 /// leniently by a run and judged by its contract, not here.)
 fn as_asked(mode: Mode, completion: Completion) -> Result<Completion, OpenAiError> {
@@ -246,6 +247,11 @@ fn as_asked(mode: Mode, completion: Completion) -> Result<Completion, OpenAiErro
         Mode::Json => Feature::ResponseFormat,
         Mode::Tool | Mode::Prompted => return Ok(completion),
     };
+    // An answer cut at its limit stopped before its JSON could close: a
+    // small model rambling inside the grammar, not the format ignored.
+    if completion.finish == Finish::Length {
+        return Ok(completion);
+    }
     let ModelOutput::Text(text) = &completion.output else {
         return Ok(completion);
     };
@@ -289,6 +295,13 @@ fn not_ok(answer: &Answer) -> Option<String> {
     }
     let start: String = text.trim().chars().take(60).collect();
     Some(super::shown(&start))
+}
+
+/// How an answer's text began, shown as the probe quotes it.
+fn began(completion: &Completion) -> String {
+    let text = completion.output.clone().into_text();
+    let start: String = text.trim().chars().take(60).collect();
+    super::shown(&start)
 }
 
 /// The token-limit request answered past its limit: the endpoint takes

@@ -2,9 +2,10 @@
 //! then the mode `auto` settles on (walked down by the run's own policy),
 //! what was refused, and the profile when asked for.
 
-use super::{Answer, Asked, ignored, not_ok};
+use super::{Answer, Asked, PROBE_TOKENS, began, ignored, not_ok};
 use crate::exit::Exit;
 use crate::output;
+use crate::provider::contract::Finish;
 use crate::provider::openai::profile::{EndpointProfile, PROFILE_VERSION, Refusable, output_mode};
 use crate::provider::openai::{OpenAiConfig, OpenAiError, recordable};
 use crate::provider::output::{Feature, Mode, OutputPolicy};
@@ -17,17 +18,30 @@ pub(super) fn print(answer: &Answer) {
     let millis = answer.took.as_millis();
     let ignored = ignored(answer);
     let verdict = match &answer.result {
-        Ok(completion) if answer.asked == Asked::Stream && completion.usage.is_none() => {
+        Ok(completion) if completion.cut_after.is_some() => format!(
+            "accepted, but the answer ran past its token limit and Conclave cut it after {} pieces, {millis} ms",
+            completion.cut_after.unwrap_or_default()
+        ),
+        // Tokens estimated on an answer Conclave did not cut: none came.
+        Ok(completion)
+            if answer.asked == Asked::Stream
+                && completion.usage.is_none_or(|usage| usage.estimated) =>
+        {
             format!("accepted, but no usage came with the stream, {millis} ms")
         }
-        Ok(completion) if completion.usage.is_some_and(|usage| usage.estimated) => format!(
-            "accepted, but the answer ran past its token limit and Conclave cut it, {millis} ms"
-        ),
         Ok(_) if answer.asked == Asked::Stream => format!("accepted, usage counted, {millis} ms"),
         Ok(_) if ignored.is_some() => format!(
             "accepted but {}, {millis} ms; the limit goes out as max_tokens",
             ignored.unwrap_or_default()
         ),
+        Ok(completion)
+            if completion.finish == Finish::Length && answer.asked != Asked::TokenLimit =>
+        {
+            format!(
+                "accepted, {millis} ms; but the answer was cut at its limit of {PROBE_TOKENS} tokens before it was complete: it began {}",
+                began(completion)
+            )
+        }
         Ok(_) => match not_ok(answer) {
             Some(began) => format!(
                 "accepted, {millis} ms; but the answer is not {{\"ok\": true}}: it began {began}"

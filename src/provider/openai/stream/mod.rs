@@ -25,7 +25,8 @@ use crate::provider::sse::SseReader;
 use crate::provider::{Completion, TextSink};
 use crate::secrets;
 use futures_util::{Stream, StreamExt};
-use reading::{Reading, pieces_past};
+use reading::Reading;
+pub(crate) use reading::pieces_past;
 
 mod reading;
 

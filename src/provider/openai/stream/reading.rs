@@ -20,7 +20,7 @@ const QUOTED_CHARS: usize = 2000;
 /// bring before the limit is known to be ignored. A server sends a token
 /// a chunk at most, so an honoured limit never gets past `tokens`; the
 /// margin spares a server that splits a token's bytes over two chunks.
-pub(super) fn pieces_past(tokens: u64) -> u64 {
+pub(crate) fn pieces_past(tokens: u64) -> u64 {
     tokens.saturating_add(tokens / 4).saturating_add(16)
 }
 
@@ -282,6 +282,7 @@ impl Reading {
             estimated: true,
             ..TokenUsage::default()
         });
+        completion.cut_after = Some(pieces);
         completion
     }
 
