@@ -54,7 +54,7 @@ fn a_fan_out_of_20000_tasks_headless_peaks_under_its_ceiling() {
     if !alone("a_fan_out_of_20000_tasks_headless_peaks_under_its_ceiling") {
         return;
     }
-    let peak = median_peak_kib(false);
+    let peak = median_peak_kib();
     assert!(
         peak <= HEADLESS_CEILING_KIB,
         "a headless fan-out of {TASKS} tasks peaked at {peak} KiB (median of {PROCESSES}), over its ceiling of {HEADLESS_CEILING_KIB} KiB"
@@ -65,7 +65,7 @@ fn a_fan_out_of_20000_tasks_headless_peaks_under_its_ceiling() {
 /// The median peak of [`PROCESSES`] runs of the fan-out, each checked
 /// afterwards to have run every task (read after the last run: what this
 /// process holds when it starts a run counts in that run's peak).
-fn median_peak_kib(recorded: bool) -> i64 {
+fn median_peak_kib() -> i64 {
     let own = common::bounded::own_peak_kib();
     assert!(
         own < 32 * 1024,
@@ -75,22 +75,14 @@ fn median_peak_kib(recorded: bool) -> i64 {
     let plan = work.path().join("fan_out.json");
     write_fan_out(&plan);
     let outs: Vec<_> = (0..PROCESSES)
-        .map(|i| {
-            (
-                work.path().join(format!("result-{i}.json")),
-                work.path().join(format!("run-{i}.jsonl")),
-            )
-        })
+        .map(|i| work.path().join(format!("result-{i}.json")))
         .collect();
     let mut peaks: Vec<i64> = outs
         .iter()
-        .map(|(out, recording)| {
+        .map(|out| {
             let mut command = Command::new(env!("CARGO_BIN_EXE_conclave"));
-            command.args(["run", "--headless"]);
-            if recorded {
-                command.arg("--record").arg(recording);
-            }
             command
+                .args(["run", "--headless"])
                 .arg(&plan)
                 .stdin(Stdio::null())
                 .stdout(std::fs::File::create(out).unwrap())
@@ -104,7 +96,7 @@ fn median_peak_kib(recorded: bool) -> i64 {
             finished.max_rss_kib
         })
         .collect();
-    for (out, recording) in &outs {
+    for out in &outs {
         let result: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap();
         assert_eq!(result["status"], "ok", "the run's result");
@@ -113,17 +105,9 @@ fn median_peak_kib(recorded: bool) -> i64 {
             Some(TASKS),
             "every task planned"
         );
-        if recorded {
-            let lines = std::fs::read(recording)
-                .unwrap()
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            assert!(lines > 3 * TASKS, "every task recorded: {lines} lines");
-        }
     }
     peaks.sort_unstable();
-    eprintln!("peaks (KiB), recorded {recorded}: {peaks:?}");
+    eprintln!("peaks (KiB): {peaks:?}");
     peaks[PROCESSES / 2]
 }
 
