@@ -8,6 +8,7 @@
 pub(crate) mod checks;
 pub(crate) mod compare;
 pub(crate) mod contract;
+mod contribution;
 pub(crate) mod describe;
 pub(crate) mod escalate;
 pub(crate) mod events;
@@ -21,28 +22,26 @@ pub(crate) mod sim;
 pub(crate) mod stops;
 pub(crate) mod trace;
 
-use super::{RunContext, RunOutcome, Runner, answer_words};
-use crate::bus::{BudgetKind, EventKind, GatePoint, RunStatus, RunSummary};
-use crate::gateway::{CallError, Check};
+use super::{RunContext, RunOutcome, Runner};
+use crate::bus::{EventKind, GatePoint, RunStatus, RunSummary};
+use crate::gateway::CallError;
 use crate::patterns::collaboration::events::Decision;
 use crate::patterns::collaboration::events::RoundEvent;
 use crate::patterns::events::PatternEvent;
+use crate::provider::ModelRequest;
 use crate::provider::prompts::{Prompt, compiled_in};
-use crate::provider::{ModelOutput, ModelRequest};
 use crate::pycompat::py_strip;
 use crate::stop::StopReason;
-use contract::{
-    Contribution, REQUIRED_KEYS, contribution_of, decide_round, detect_conflicts, with_denied_agent,
-};
+use contract::{decide_round, detect_conflicts};
 use escalate::{Answer, Escalation};
 pub(crate) use limits::{DEFAULT_MAX_SECONDS, Limits};
 use result::{CollaborationResult, RoundRecord, StanceSummary, TeamSummary, TraceEntry};
 use scenario::Team;
-use serde_json::{Value, json};
-use stops::{ContributionError, RoundStop, Stop};
+use serde_json::json;
+use stops::{RoundStop, Stop};
 
-/// The system prompts of a role's contribution and of the final brief.
-const CONTRIBUTION_PROMPT: Prompt = compiled_in!("collaboration_contribution.md", json);
+/// The system prompt of the final brief (a contribution's is
+/// `contribution`'s).
 const BRIEF_PROMPT: Prompt = compiled_in!("collaboration_brief.md", text);
 
 /// The round table.
@@ -197,130 +196,6 @@ impl Table<'_> {
         Ok(decision)
     }
 
-    /// Ask `role` and pass its answer through the gateway's checks, in 000's
-    /// order: the model is asked first, then the execution allowlist, the
-    /// message budget and the contract are applied.
-    async fn contribution(&mut self, round: u32, role: &str) -> Result<Contribution, Stop> {
-        let phase = format!("round_{round}:{role}");
-        self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
-            RoundEvent::ContributionRequested {
-                round,
-                agent: role.to_string(),
-            },
-        )));
-        let (read, raw) = match self.ask(round, role).await {
-            Ok(answer) => answer,
-            Err(error) => return Err(Stop::new(call_stop(&error)).in_phase(phase)),
-        };
-
-        let flags = self.ctx.gate.flags();
-        let accepted = if !flags.allows(role) {
-            Err(StopReason::AgentDenied {
-                role: role.to_string(),
-            })
-        } else {
-            self.messages += 1;
-            self.ctx.bus.publish(EventKind::BudgetConsumed {
-                budget: BudgetKind::Messages,
-                used: u64::from(self.messages),
-                limit: u64::from(self.limits.max_messages),
-            });
-            if self.messages > self.limits.max_messages {
-                Err(StopReason::MaxMessages)
-            } else {
-                // An answer the check took names the role, which the flags
-                // allow; one it refused may name a seated agent they deny.
-                let denied =
-                    |agent: &str| self.team.roles.contains_key(agent) && !flags.allows(agent);
-                read.map_err(|error| {
-                    RoundStop::InvalidContribution(with_denied_agent(error, &raw, denied)).into()
-                })
-            }
-        };
-
-        match accepted {
-            Ok(contribution) => {
-                self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
-                    RoundEvent::ContributionAccepted {
-                        round,
-                        agent: role.to_string(),
-                        stance: contribution.stance,
-                        confidence: contribution.confidence,
-                        summary: contribution.summary.clone(),
-                        actions: contribution.actions.clone(),
-                    },
-                )));
-                Ok(contribution)
-            }
-            Err(reason) => {
-                self.ctx.bus.publish(EventKind::Pattern(PatternEvent::Round(
-                    RoundEvent::ContributionRejected {
-                        round,
-                        agent: role.to_string(),
-                        reason: reason.clone(),
-                        raw: raw.clone(),
-                    },
-                )));
-                Err(Stop {
-                    reason,
-                    phase: Some(phase),
-                    raw_contribution: Some(raw),
-                })
-            }
-        }
-    }
-
-    /// `role`'s answer of `round`, read once by the gateway's check: the
-    /// contribution or what the contract refused, and the answer as read.
-    /// An answer that breaks the contract is asked for again (on an
-    /// endpoint); repairs are the same message, not more of them. Only
-    /// what the model can fix is repaired: a broken contract or an agent
-    /// the table does not seat. A role its flag denies is a policy
-    /// outcome, judged after the call once, as on the sim.
-    async fn ask(
-        &mut self,
-        round: u32,
-        role: &str,
-    ) -> Result<(Result<Contribution, ContributionError>, Value), CallError> {
-        let focus = self.team.roles.get(role).and_then(|r| r.focus.as_deref());
-        let request = ModelRequest::new(
-            sim::contribution(role, focus.unwrap_or("the question as a whole")),
-            &CONTRIBUTION_PROMPT,
-            self.contribution_payload(role),
-        )
-        .sharing(self.shared_facts())
-        .keeping(self.contracts.of(role));
-        let declared = |agent: &str| self.team.roles.contains_key(agent);
-        let read = |output: ModelOutput| {
-            let raw = read_contribution(output);
-            match contribution_of(&raw, role, declared) {
-                Ok(contribution) => Ok((contribution, raw)),
-                Err(error) => Err((error, raw)),
-            }
-        };
-        let problem = |(error, raw): &(ContributionError, Value)| {
-            answer_words::problem(
-                &RoundStop::InvalidContribution(error.clone()),
-                raw,
-                &REQUIRED_KEYS,
-            )
-        };
-        let check = Check {
-            read: &read,
-            problem: &problem,
-            before_repair: &|| Ok(()),
-        };
-        let (answer, _) = self
-            .ctx
-            .gateway
-            .model_checked(format!("round {round} · {role}"), request, None, &check)
-            .await;
-        match answer.unwrap_or(Err(CallError::Timeout))? {
-            Ok((contribution, raw)) => Ok((Ok(contribution), raw)),
-            Err((error, raw)) => Ok((Err(error), raw)),
-        }
-    }
-
     async fn brief(&mut self, decision: Decision) -> Result<String, Stop> {
         let request = ModelRequest::new(
             sim::final_brief(),
@@ -342,13 +217,6 @@ impl Table<'_> {
         }
         Ok(answer.to_string())
     }
-}
-
-/// 000 reads text that is not JSON as `{"invalid": true, "raw": text}`.
-fn read_contribution(output: ModelOutput) -> serde_json::Value {
-    #[cfg(test)]
-    crate::patterns::parses::note("contribution");
-    output.into_json(|raw| json!({"invalid": true, "raw": raw}))
 }
 
 /// 000 stops a model call that failed with `llm_timeout`, whatever the

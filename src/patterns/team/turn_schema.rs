@@ -112,4 +112,6 @@ fn normalise(mut turn: Value) -> Value {
 }
 
 #[cfg(test)]
+mod calls_tests;
+#[cfg(test)]
 mod tests;

@@ -13,14 +13,14 @@ use serde_json::json;
 /// A scripted turn's own latency, which the sim takes out of the output.
 const TURN_LATENCY_KEY: &str = "latency_ms";
 
-fn named(names: &[&str]) -> Vec<(String, String)> {
+pub(super) fn named(names: &[&str]) -> Vec<(String, String)> {
     names
         .iter()
         .map(|n| (n.to_string(), format!("does {n}")))
         .collect()
 }
 
-fn swarm(targets: &[&str], tools: &[&str]) -> TurnShape {
+pub(super) fn swarm(targets: &[&str], tools: &[&str]) -> TurnShape {
     TurnShape {
         targets: targets.iter().map(|t| t.to_string()).collect(),
         tools: named(tools),
@@ -28,7 +28,7 @@ fn swarm(targets: &[&str], tools: &[&str]) -> TurnShape {
     }
 }
 
-fn coordinator(members: &[&str], tools: &[&str]) -> TurnShape {
+pub(super) fn coordinator(members: &[&str], tools: &[&str]) -> TurnShape {
     TurnShape {
         coordinator: true,
         members: named(members),
@@ -37,7 +37,7 @@ fn coordinator(members: &[&str], tools: &[&str]) -> TurnShape {
     }
 }
 
-fn call(name: &str, arguments: Value) -> ToolCall {
+pub(super) fn call(name: &str, arguments: Value) -> ToolCall {
     ToolCall {
         name: name.into(),
         arguments,
@@ -245,172 +245,4 @@ fn a_strict_answer_reads_as_the_turn_it_stands_for() {
     let mut two = with("reply", json!("Done."));
     two["transfer_to"] = json!("billing");
     assert_eq!(read(two).0, Action::Invalid, "two actions are no turn");
-}
-
-#[test]
-fn a_swarm_turn_is_one_action_the_first_transfer_winning() {
-    let contract = turn_contract(&swarm(&["billing", "refunds"], &["lookup"]));
-    let read = |calls: &[ToolCall]| (contract.answer_of_calls)(calls);
-    assert_eq!(
-        read(&[
-            call("lookup", json!({"q": 1})),
-            call(
-                "transfer_to_agent",
-                json!({"agent": "refunds", "message": null})
-            ),
-            call(
-                "transfer_to_agent",
-                json!({"agent": "billing", "message": "hi"})
-            ),
-        ]),
-        Ok(json!({"transfer_to": "refunds"}))
-    );
-    assert_eq!(
-        read(&[
-            call("lookup", json!({"q": 1})),
-            call("reply", json!({"text": "x"}))
-        ]),
-        Ok(json!({"call": "lookup", "args": {"q": 1}}))
-    );
-    assert_eq!(
-        read(&[call(
-            "transfer_to_agent",
-            json!({"agent": "billing", "message": "over"})
-        )]),
-        Ok(json!({"transfer_to": "billing", "message": "over"}))
-    );
-    let refused = [
-        (vec![], "no function was called"),
-        (
-            vec![call("escalate", json!({}))],
-            "`escalate` is not a function you were given",
-        ),
-        (
-            vec![call("reply", json!(["Done."]))],
-            "the arguments of `reply` are not a JSON object",
-        ),
-        (
-            vec![call("reply", json!({"answer": "Done.", "tone": "calm"}))],
-            "`reply` takes `text`, a string",
-        ),
-        (
-            vec![call("reply", json!({"text": 7}))],
-            "`reply` takes `text`, a string",
-        ),
-    ];
-    for (calls, words) in refused {
-        let error = read(&calls).expect_err(words);
-        assert!(error.contains(words), "{error}");
-    }
-    // A reply's one text, however a small model wrote it.
-    for arguments in [
-        json!({"reply": "Done."}),
-        json!({"answer": "Done."}),
-        json!("Done."),
-    ] {
-        assert_eq!(
-            read(&[call("reply", arguments.clone())]),
-            Ok(json!({"reply": "Done."})),
-            "{arguments}"
-        );
-    }
-}
-
-#[test]
-fn a_coordinators_member_calls_go_together_and_a_tool_call_goes_alone() {
-    let contract = turn_contract(&coordinator(&["analyst", "legal"], &["feed"]));
-    let read = |calls: &[ToolCall]| (contract.answer_of_calls)(calls);
-    assert_eq!(
-        read(&[
-            call("legal", json!({"task": "Consent?"})),
-            call("analyst", json!({"task": "Demand?"})),
-        ]),
-        Ok(
-            json!({"call_members": [{"member": "legal", "task": "Consent?"},
-                                   {"member": "analyst", "task": "Demand?"}]})
-        )
-    );
-    assert_eq!(
-        read(&[
-            call("analyst", json!({"task": "t"})),
-            call("feed", json!({}))
-        ]),
-        Ok(json!({"call": "feed", "args": {}}))
-    );
-    assert_eq!(
-        read(&[call("reply", json!({"text": "Done."}))]),
-        Ok(json!({"reply": "Done."}))
-    );
-    let error = read(&[
-        call("analyst", json!({"task": "t"})),
-        call("reply", json!({"text": "x"})),
-    ]);
-    assert!(error.unwrap_err().contains("cannot come with member calls"));
-    let error = read(&[call("transfer_to_agent", json!({"agent": "legal"}))]);
-    assert!(error.unwrap_err().contains("not a function you were given"));
-    // A member's task under another lone key is its task.
-    assert_eq!(
-        read(&[call("legal", json!({"legal": "Consent?"}))]),
-        Ok(json!({"call_members": [{"member": "legal", "task": "Consent?"}]}))
-    );
-}
-
-#[test]
-fn a_name_a_function_cannot_take_is_offered_under_a_prefix_and_reads_back_as_itself() {
-    let long = "t".repeat(70);
-    let shape = TurnShape {
-        coordinator: true,
-        members: named(&["reply", "feed", "transfer_to_agent"]),
-        tools: named(&["feed", "tool_feed", &long]),
-        ..TurnShape::default()
-    };
-    let contract = turn_contract(&shape);
-    check_contract(&contract);
-    let names: Vec<&str> = contract.functions.iter().map(|f| f.name.as_str()).collect();
-    let cut = format!("tool_{}", "t".repeat(59));
-    assert_eq!(
-        names,
-        [
-            "reply",
-            "member_reply",
-            "feed",
-            "member_transfer_to_agent",
-            "tool_feed",
-            "tool_tool_feed",
-            cut.as_str()
-        ]
-    );
-    assert!(contract.functions[4].description.contains("`feed`"));
-    let read = |calls: &[ToolCall]| (contract.answer_of_calls)(calls);
-    assert_eq!(
-        read(&[call("member_reply", json!({"task": "t"}))]),
-        Ok(json!({"call_members": [{"member": "reply", "task": "t"}]}))
-    );
-    assert_eq!(
-        read(&[call("tool_feed", json!({}))]),
-        Ok(json!({"call": "feed", "args": {}}))
-    );
-    assert_eq!(
-        read(&[call(&cut, json!({}))]),
-        Ok(json!({"call": long, "args": {}}))
-    );
-    // The schema keeps the scenario's own names.
-    let members = &contract.schema["properties"]["call_members"]["anyOf"][0]["items"];
-    assert_eq!(
-        members["properties"]["member"]["enum"],
-        json!(["reply", "feed", "transfer_to_agent"])
-    );
-}
-
-#[test]
-fn a_swarm_agents_contract_offers_the_other_agents_to_hand_control_to() {
-    let text = r#"{"name": "s", "pattern": "swarm", "goal": "g", "context": {}, "entry": "a",
-        "agents": {"a": {}, "b": {}}, "provider": {"kind": "sim", "turns": {"a": "hi"}}}"#;
-    let scenario = crate::scenario::parse(text, "s.json").unwrap();
-    let part = Part::of_scenario(&scenario);
-    let a = turn_contract(&TurnShape::of(&part, "a"));
-    assert_eq!(
-        a.schema["properties"]["transfer_to"]["anyOf"][0]["enum"],
-        json!(["b"])
-    );
 }
