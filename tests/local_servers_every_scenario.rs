@@ -26,6 +26,8 @@ use common::messy::{Behaviour, Messy};
 use serde_json::{Value, json};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The answer a table that asks a person is given, headless.
 const DECIDED: &str = "go_with_caution";
@@ -33,6 +35,12 @@ const DECIDED: &str = "go_with_caution";
 /// A brief scripted for an orchestrator whose scenario leaves it to the
 /// sim: the endpoint answers only from a script.
 const BRIEF: &str = "Operations brief: every task's result is in the report above.";
+
+/// Scenarios run at once by one test.
+const AT_ONCE: usize = 3;
+
+/// The longest a task may take, in seconds.
+const TASK_TIMEOUT_SECONDS: f64 = 0.5;
 
 /// A shipped scenario as the runs here take it.
 struct Shipped {
@@ -59,6 +67,11 @@ impl Shipped {
         };
         if kind == "orchestrator" && doc["provider"].get("final_answer").is_none() {
             doc["provider"]["final_answer"] = BRIEF.into();
+        }
+        // A worker that hangs is given up on at its task's timeout, on the
+        // endpoint's real clock: sooner, as every latency is zero.
+        if let Some(timeout) = doc["budget"]["task_timeout_seconds"].as_f64() {
+            doc["budget"]["task_timeout_seconds"] = timeout.min(TASK_TIMEOUT_SECONDS).into();
         }
         let mut args = Vec::new();
         if runs_a_program(&mut doc) {
@@ -178,25 +191,41 @@ fn shipped_files() -> Vec<String> {
     files
 }
 
-/// `check` on every shipped scenario; the scenarios it fails on are named
-/// together, each with what went wrong.
-fn every_scenario(check: impl Fn(&Shipped)) {
+/// `check` on every shipped scenario, a few at a time (a run mostly
+/// waits: on its endpoint, its programs, a streamed call's last delta);
+/// the scenarios it fails on are named together, each with what went
+/// wrong.
+fn every_scenario(check: impl Fn(&Shipped) + Sync) {
     let mut toolbox = None;
     let mut failed = Vec::new();
+    let mut ready = Vec::new();
     for file in shipped_files() {
-        let outcome = Shipped::of(&file, &mut toolbox).and_then(|shipped| {
-            catch_unwind(AssertUnwindSafe(|| check(&shipped))).map_err(|panic| {
-                panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default()
-            })
-        });
-        if let Err(why) = outcome {
-            failed.push(format!("{file}: {why}"));
+        match Shipped::of(&file, &mut toolbox) {
+            Ok(shipped) => ready.push(shipped),
+            Err(why) => failed.push(format!("{file}: {why}")),
         }
     }
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(failed);
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE {
+            scope.spawn(|| {
+                while let Some(shipped) = ready.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| check(shipped))) {
+                        let why = panic
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        let file = shipped.pattern.file;
+                        failed.lock().unwrap().push(format!("{file}: {why}"));
+                    }
+                }
+            });
+        }
+    });
+    let mut failed = failed.into_inner().unwrap();
+    failed.sort();
     assert!(
         failed.is_empty(),
         "{} shipped scenarios failed:\n{}",

@@ -145,6 +145,10 @@ fn answer(
     seen: &Mutex<Vec<Captured>>,
     closed_under: &AtomicUsize,
 ) {
+    // A reply goes out as its head, then its body: without this the body
+    // waits on the client's delayed acknowledgement of the head, 40 ms a
+    // reply.
+    let _ = stream.set_nodelay(true);
     let Ok(mut writer) = stream.try_clone() else {
         return;
     };
