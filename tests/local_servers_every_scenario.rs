@@ -284,13 +284,7 @@ fn every_shipped_scenario_tries_an_interrupted_stream_again_and_ends_as_on_the_s
     };
     ends_as_on_the_sim_under(Behaviour::Interrupts, adjust, |case| {
         no_repair(case);
-        let interrupted = case
-            .run
-            .events
-            .iter()
-            .filter(|e| e["type"] == "call_finished" && e["tool"] == "model")
-            .filter(|e| e["outcome"] != "ok")
-            .count();
+        let interrupted = case.model_calls_failed().len();
         assert!(interrupted > 0, "{}", case.about());
         assert_eq!(
             model_events(case, "retry_scheduled"),
@@ -384,18 +378,8 @@ fn every_shipped_scenario_stops_on_a_token_budget_its_estimates_pass() {
 fn every_shipped_scenario_meets_a_connection_closed_after_each_stream_with_retries_off() {
     let adjust = |doc: &mut Value| model_retries(doc, json!({"max_attempts": 1}));
     ends_as_on_the_sim_under(Behaviour::ClosesAfterStream, adjust, |case| {
-        let failed: Vec<&Value> = case
-            .run
-            .events
-            .iter()
-            .filter(|e| e["type"] == "call_finished" && e["tool"] == "model")
-            .filter(|e| e["outcome"] != "ok")
-            .collect();
-        assert!(
-            failed.is_empty(),
-            "no model call failed: {failed:?}: {}",
-            case.about()
-        );
+        let failed = case.model_calls_failed();
+        assert!(failed.is_empty(), "{failed:?}: {}", case.about());
         assert_eq!(model_events(case, "retry_scheduled"), 0, "{}", case.about());
         let recording = serde_json::to_string(&case.run.events).unwrap();
         assert!(!recording.contains("cannot reach"), "{}", case.about());

@@ -342,6 +342,17 @@ impl Case<'_> {
         self.run.result["usage"][key].as_u64().unwrap_or(0)
     }
 
+    /// The model calls that did not finish well, as recorded.
+    pub(crate) fn model_calls_failed(&self) -> Vec<&Value> {
+        self.run
+            .events
+            .iter()
+            .filter(|e| {
+                e["type"] == "call_finished" && e["tool"] == "model" && e["outcome"] != "ok"
+            })
+            .collect()
+    }
+
     /// The model calls that finished well, as recorded.
     pub(crate) fn model_calls_finished(&self) -> Vec<&Value> {
         self.run
