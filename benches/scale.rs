@@ -6,10 +6,13 @@
 //!   1–50 ms, 256 in parallel, on the virtual clock; then the same run
 //!   recorded, which makes the recording the replay rows open.
 //! - `fan_out_20k`: the orchestrator's plan at 20,000 tasks (whatever
-//!   `CONCLAVE_SCALE_TASKS` says), headless and recorded, five processes
-//!   each, interleaved: the medians of their wall times and peaks, and
-//!   the recorded run's against the other. `tests/fan_out_memory.rs`
-//!   holds the same runs' peaks in the unoptimised build.
+//!   `CONCLAVE_SCALE_TASKS` says; `CONCLAVE_FAN_OUT_TASKS` sets its own),
+//!   headless and recorded, and the asyncio floor of the same shape
+//!   (`benches/fan_out_floor.py`), five processes each, interleaved: the
+//!   medians of their wall times and peaks, the recorded run's against
+//!   the headless one and the headless one's against the floor.
+//!   `tests/fan_out_memory.rs` holds the headless run's peak in the
+//!   unoptimised build.
 //! - `dashboard_live_100k`: the same run in the dashboard on the real
 //!   clock, events folded and a 200×60 frame drawn every 16 ms.
 //! - `dashboard_replay_100k`: the dashboard opening that run's recording,
@@ -279,22 +282,31 @@ fn main() {
 }
 
 /// Tasks of the `fan_out` rows: the size the guard test
-/// (`tests/fan_out_memory.rs`) holds, whatever `CONCLAVE_SCALE_TASKS` says.
+/// (`tests/fan_out_memory.rs`) holds, whatever `CONCLAVE_SCALE_TASKS` says;
+/// `CONCLAVE_FAN_OUT_TASKS` sets another (100000, the size the floor's bars
+/// are set at).
 const FAN_OUT: usize = 20_000;
 
 /// Processes per `fan_out` row; the medians of their figures are printed.
 const FAN_OUT_PROCESSES: usize = 5;
 
 /// The orchestrator's plan of [`FAN_OUT`] tasks run headless and recorded,
-/// the two runs interleaved process by process, and the medians of their
-/// wall times and peaks printed with the recorded run's ratio to the
-/// other: the figures a change to the engine, the recorder, the bus, the
-/// gateway or the scrubber quotes before and after.
+/// and the same shape of work in plain asyncio (`benches/fan_out_floor.py`,
+/// the floor), the three interleaved process by process, and the medians
+/// of their wall times and peaks printed with their ratios: the figures a
+/// change to the engine, the recorder, the bus, the gateway or the
+/// scrubber quotes before and after.
 fn fan_out(dir: &Path) {
+    let tasks = std::env::var("CONCLAVE_FAN_OUT_TASKS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(FAN_OUT);
     let plan = dir.join("fan_out.json");
-    write_orchestrator(&plan, FAN_OUT);
+    write_orchestrator(&plan, tasks);
+    let floor_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fan_out_floor.py");
     let mut headless = Vec::new();
     let mut recorded = Vec::new();
+    let mut floor = Vec::new();
     for _ in 0..FAN_OUT_PROCESSES {
         headless.push(process(&["run", "--headless", path(&plan)]));
         let recording = dir.join("fan_out.jsonl");
@@ -306,8 +318,14 @@ fn fan_out(dir: &Path) {
             path(&recording),
             path(&plan),
         ]));
+        let mut python = Command::new("python3");
+        python
+            .arg(&floor_script)
+            .arg(tasks.to_string())
+            .stdout(Stdio::null());
+        floor.push(measured(python, "the asyncio floor"));
     }
-    let k = FAN_OUT / 1000;
+    let k = tasks / 1000;
     let (took, rss) = medians(&mut headless);
     row(&format!("fan_out_{k}k headless"), took, rss, "RSS");
     let (took_recorded, rss_recorded) = medians(&mut recorded);
@@ -317,11 +335,29 @@ fn fan_out(dir: &Path) {
         rss_recorded,
         "RSS",
     );
-    println!(
-        "{:<40} {:>8.2}x {:>8.2}x (medians of {FAN_OUT_PROCESSES}, interleaved)",
+    let (took_floor, rss_floor) = medians(&mut floor);
+    row(
+        &format!("fan_out_{k}k asyncio floor"),
+        took_floor,
+        rss_floor,
+        "RSS",
+    );
+    let ratios = |what: &str, (a, a_rss): (Duration, usize), (b, b_rss): (Duration, usize)| {
+        println!(
+            "{what:<40} {:>8.2}x {:>8.2}x (medians of {FAN_OUT_PROCESSES}, interleaved)",
+            a.as_secs_f64() / b.as_secs_f64(),
+            a_rss as f64 / b_rss as f64
+        );
+    };
+    ratios(
         "  recorded against headless",
-        took_recorded.as_secs_f64() / took.as_secs_f64(),
-        rss_recorded as f64 / rss as f64
+        (took_recorded, rss_recorded),
+        (took, rss),
+    );
+    ratios(
+        "  headless against the floor",
+        (took, rss),
+        (took_floor, rss_floor),
     );
 }
 

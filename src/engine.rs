@@ -366,23 +366,52 @@ impl RunHandle {
     /// the outcome is kept when only the recording failed. An error means
     /// the run crashed.
     pub(crate) async fn end(self) -> Result<Ended, EngineError> {
+        let (mut ended, writing) = self.end_while_written().await?;
+        ended.recording_failed = writing.written().await?;
+        Ok(ended)
+    }
+
+    /// Wait for the run to end, but not for its recording: the outcome can
+    /// be used (a long result printed) while the writer finishes the file,
+    /// which [`Writing::written`] then waits for. A crashed run's recording
+    /// is complete before the crash is said.
+    pub(crate) async fn end_while_written(self) -> Result<(Ended, Writing), EngineError> {
         let outcome = self.task.await;
-        let mut recording_failed = None;
-        if let Some(recorder) = self.recorder {
-            let path = recorder.path().to_path_buf();
-            let written = tokio::task::spawn_blocking(move || recorder.finish())
-                .await
-                .map_err(|e| EngineError::crashed(&e))?;
-            if let Err(source) = written {
-                recording_failed = Some(EngineError::Recording { path, source });
+        let writing = Writing(self.recorder);
+        let end = match outcome {
+            Ok(end) => end,
+            Err(e) => {
+                writing.written().await?;
+                return Err(EngineError::crashed(&e));
             }
-        }
-        let end = outcome.map_err(|e| EngineError::crashed(&e))?;
-        Ok(Ended {
+        };
+        let ended = Ended {
             outcome: end.outcome,
-            recording_failed,
+            recording_failed: None,
             cache_failed: end.cache_failed,
             refused_program: end.refused_program,
-        })
+        };
+        Ok((ended, writing))
+    }
+}
+
+/// A run's recording while its writer finishes the file.
+#[must_use = "the recording is complete only once written"]
+pub(crate) struct Writing(Option<Recorder>);
+
+impl Writing {
+    /// Wait until every recorded event is on disk: why the recording is
+    /// incomplete ([`EngineError::Recording`]), when writing it failed.
+    pub(crate) async fn written(self) -> Result<Option<EngineError>, EngineError> {
+        let Some(recorder) = self.0 else {
+            return Ok(None);
+        };
+        let path = recorder.path().to_path_buf();
+        let written = tokio::task::spawn_blocking(move || recorder.finish())
+            .await
+            .map_err(|e| EngineError::crashed(&e))?;
+        Ok(written
+            .err()
+            .map(|source| EngineError::Recording { path, source }))
     }
 }

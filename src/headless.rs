@@ -267,11 +267,24 @@ impl EventSink for Asked {
 }
 
 /// Wait for the run to end, cancelling it on a signal (which stops every
-/// program it started), then print its result as usual.
+/// program it started), then print its result as usual. A long result is
+/// printed while the recorder finishes the recording's last lines.
 async fn run_to_its_end(handle: engine::RunHandle, asked: &Asked, file: &str) -> Exit {
     let controller = handle.controller.clone();
     let mut signals = crate::signals::Signals::new().ok();
-    let run = handle.end();
+    let run = async {
+        let (ended, writing) = handle.end_while_written().await?;
+        crate::provider::real::groups::kill_every_group();
+        let exit = printed(ended, asked, file);
+        // The result stands; the recording the user asked for does not.
+        Ok::<_, engine::EngineError>(match writing.written().await? {
+            Some(failed) => {
+                output::message(&format!("conclave: {failed}"));
+                Exit::Internal
+            }
+            None => exit,
+        })
+    };
     tokio::pin!(run);
     let mut signalled = None;
     let ended = loop {
@@ -288,19 +301,16 @@ async fn run_to_its_end(handle: engine::RunHandle, asked: &Asked, file: &str) ->
             }
         }
     };
-    crate::provider::real::groups::kill_every_group();
-    let exit = match ended {
-        Ok(ended) => printed(ended, asked, file),
-        Err(e) => {
-            output::message(&format!("conclave: {e}"));
-            Exit::Internal
-        }
-    };
+    let exit = ended.unwrap_or_else(|e: engine::EngineError| {
+        crate::provider::real::groups::kill_every_group();
+        output::message(&format!("conclave: {e}"));
+        Exit::Internal
+    });
     signalled.map_or(exit, Exit::Signalled)
 }
 
 /// Print an ended run's result and what failed beside it; the exit its
-/// status (or a recording that could not be written) calls for.
+/// status calls for.
 fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
     // Stopped before a program nobody allowed: a refusal, not a result.
     if let Some(refusal) = &ended.refused_program {
@@ -308,7 +318,7 @@ fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
         return Exit::BadInput;
     }
     let outcome = ended.outcome;
-    output::json_text(outcome.result.text());
+    output::result(&outcome.result);
     if let Some(open) = asked.open() {
         output::message(&format!(
             "{}\nconclave: nobody here can answer: run it again with --decide {} (or --answer, the same), or answer in the dashboard (conclave run {}), where a note can go with the answer",
@@ -322,11 +332,6 @@ fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
     }
     if let Some(failed) = &ended.cache_failed {
         output::message(&format!("conclave: {failed}"));
-    }
-    // The result stands; the recording the user asked for does not.
-    if let Some(failed) = ended.recording_failed {
-        output::message(&format!("conclave: {failed}"));
-        return Exit::Internal;
     }
     match outcome.status {
         RunStatus::Ok => Exit::Ok,

@@ -32,6 +32,17 @@ pub(crate) fn json_text(text: &str) {
     CONSOLE.lock().json_text(text);
 }
 
+/// Print a run's result document as the command's pretty JSON document on
+/// stdout: one this process wrote is laid out by a walk over its bytes.
+pub(crate) fn result(doc: &crate::bus::ResultDoc) {
+    let mut console = CONSOLE.lock();
+    if doc.written_here() {
+        console.pretty(&pretty::pretty_of_compact(doc.text()));
+    } else {
+        console.json_text(doc.text());
+    }
+}
+
 /// Print one line of plain output on stdout (`FILE: ok`).
 pub fn line(text: &str) {
     CONSOLE.lock().line(text);
@@ -253,5 +264,6 @@ pub(crate) fn escape_controls(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+mod pretty;
 #[cfg(test)]
 mod tests;

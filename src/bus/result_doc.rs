@@ -12,12 +12,31 @@ use serde_json::value::RawValue;
 use std::sync::OnceLock;
 
 pub struct ResultDoc {
-    /// Compact JSON, as `serde_json::to_string` writes it. Always JSON:
-    /// serde_json wrote it or read it; so it is not read again to check
-    /// until it is written out (see `Serialize`).
-    text: Box<str>,
+    /// Compact JSON. Always JSON: serde_json wrote it or read it; so it is
+    /// not read again to check.
+    text: Text,
     /// The tree, for readers that look inside; built at most once.
     parsed: OnceLock<Value>,
+}
+
+/// A document's text, by where it came from.
+#[derive(Clone)]
+enum Text {
+    /// serde_json wrote it here, compact: each string and number spelled
+    /// as serde_json spells it, and written out as it is.
+    Written(Box<RawValue>),
+    /// serde_json read it (a recording's line): spelled as its writer
+    /// spelled it, and checked once more where it is written out.
+    Read(Box<str>),
+}
+
+impl Text {
+    fn as_str(&self) -> &str {
+        match self {
+            Text::Written(raw) => raw.get(),
+            Text::Read(text) => text,
+        }
+    }
 }
 
 impl ResultDoc {
@@ -27,9 +46,11 @@ impl ResultDoc {
     /// `serde_json::to_value(..).unwrap_or(Value::Null)` made it.
     pub fn of<T: Serialize + ?Sized>(result: &T) -> Self {
         // What serde_json wrote is JSON: it is not read again to check.
-        match serde_json::value::to_raw_value(result) {
-            Ok(text) => Self::written(text.into()),
-            Err(_) => Self::written("null".into()),
+        let text =
+            serde_json::value::to_raw_value(result).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        ResultDoc {
+            text: Text::Written(text),
+            parsed: OnceLock::new(),
         }
     }
 
@@ -38,17 +59,24 @@ impl ResultDoc {
         Self::of(value)
     }
 
-    /// The document of a text that is JSON: serde_json wrote it or read it.
+    /// The document of a text that is JSON serde_json read.
     fn written(text: Box<str>) -> Self {
         ResultDoc {
-            text,
+            text: Text::Read(text),
             parsed: OnceLock::new(),
         }
     }
 
+    /// Whether serde_json wrote the text in this process, compact, each
+    /// string and number as it writes them (not a recording's text, which
+    /// may be spelled another way).
+    pub(crate) fn written_here(&self) -> bool {
+        matches!(self.text, Text::Written(_))
+    }
+
     /// The compact JSON text.
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
     /// The document as a tree, parsed the first time it is asked for.
@@ -84,9 +112,10 @@ impl ResultDoc {
 
     /// The document as a tree, for a reader that keeps it.
     pub fn into_value(self) -> Value {
+        let text = self.text;
         match self.parsed.into_inner() {
             Some(value) => value,
-            None => serde_json::from_str(&self.text).unwrap_or(Value::Null),
+            None => serde_json::from_str(text.as_str()).unwrap_or(Value::Null),
         }
     }
 
@@ -177,12 +206,18 @@ impl Default for ResultDoc {
 }
 
 impl Serialize for ResultDoc {
-    /// The text as it is. serde_json writes a `RawValue` as it is, and
-    /// making one reads the text through once: here, where a document is
-    /// written out (a recording, a message), rather than at each change.
+    /// The text as it is. serde_json writes a `RawValue` as it is. One it
+    /// wrote here is one already; making one of a text read elsewhere
+    /// reads it through once: here, where a document is written out (a
+    /// recording, a message), rather than at each change.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let raw: &RawValue = serde_json::from_str(&self.text).map_err(S::Error::custom)?;
-        raw.serialize(serializer)
+        match &self.text {
+            Text::Written(raw) => raw.serialize(serializer),
+            Text::Read(text) => {
+                let raw: &RawValue = serde_json::from_str(text).map_err(S::Error::custom)?;
+                raw.serialize(serializer)
+            }
+        }
     }
 }
 

@@ -256,6 +256,11 @@ fn lower_priority() {
     }
 }
 
+/// How long a writer that caught up lets events gather before it takes
+/// them: a run of many short calls is written a few hundred lines at a
+/// time, and a recording lags the run by no more than this.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// The most lines written at once: a long backlog is written in parts of
 /// a few hundred kilobytes rather than held as one buffer.
 const BATCH: usize = 1024;
@@ -289,7 +294,9 @@ fn write_lines(
             continue;
         }
         let mut lines = 0;
+        let mut taken = 0;
         for queued in batch {
+            taken += 1;
             match queued {
                 Queued::Line(line) => bytes.extend_from_slice(&line),
                 Queued::Event(event) => match long_line::line_into(&mut bytes, &event) {
@@ -331,6 +338,13 @@ fn write_lines(
         // back to the system again at every batch.
         if bytes.capacity() > KEPT {
             bytes.shrink_to(BUFFER);
+        }
+        // Caught up: let the next events gather rather than wait for each
+        // one. A writer waiting on the channel is woken by the engine's
+        // thread, in a system call, at every event it publishes; one that
+        // is not waiting costs the engine nothing.
+        if taken < BATCH && failed.is_none() {
+            std::thread::sleep(GATHER);
         }
     }
     if let Some(e) = failed {
