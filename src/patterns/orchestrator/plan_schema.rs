@@ -130,6 +130,19 @@ mod tests {
             json!(["sales_worker"])
         );
         assert_eq!(task["properties"]["args"]["type"], "string");
+        // What llama-server's grammar wrote for args when any string
+        // would do (issue 78): a server that follows the schema now
+        // starts and ends them with a brace.
+        let schema = jsonschema::validator_for(&contract.schema).unwrap();
+        let plan = |args: &str| {
+            json!({"kind": "plan", "tasks": [{"id": "t1", "worker": "sales_worker",
+                "args": args, "critical": true}]})
+        };
+        for bad in ["Sales KPIs for a date and region, by store", "][0],", "{"] {
+            assert!(!schema.is_valid(&plan(bad)), "{bad}");
+        }
+        assert!(schema.is_valid(&plan("{\"region\": \"US\"}")));
+        assert!(schema.is_valid(&plan("{}")));
         let wire = json!({"kind": "plan", "tasks": [{"id": "t1", "worker": "sales_worker",
             "args": "{\"region\": \"US\"}", "critical": true}]});
         let read = (contract.normalise)(wire);

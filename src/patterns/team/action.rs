@@ -3,6 +3,7 @@
 //! model's reply unless it is JSON naming one of those; whatever else
 //! JSON the model returns is no turn at all. Pure functions.
 
+use super::turn_words;
 pub(crate) use crate::gateway::Reading;
 use crate::patterns::team::events::TurnOutcome;
 use crate::provider::ModelOutput;
@@ -118,19 +119,27 @@ pub(crate) fn read_as(output: ModelOutput, reading: Reading) -> (Action, Value) 
 
 /// The turn `output` asks for and its output as the history records it,
 /// read once as `reading` says; where the turn is wrong for an endpoint,
-/// the same with what is wrong in words the model can act on. `agents`
-/// are whom the agent may hand off to or call (its part's agents). A
+/// the same with what is wrong in words the model can act on. `keys`
+/// are the action keys the agent's turn may set (its shape's), `agents`
+/// whom the agent may hand off to or call (its part's agents). A
 /// transfer or a call to a name that is not one fails here, to be
 /// repaired; the pattern still decides what such a turn does once the
 /// repairs run out.
 pub(crate) fn checked(
     output: ModelOutput,
     reading: Reading,
+    keys: &[&str],
     agents: &dyn Fn(&str) -> bool,
 ) -> Result<(Action, Value), Box<WrongTurn>> {
     let was_text = matches!(output, ModelOutput::Text(_));
     let (action, value) = read_as(output, reading);
-    match problem(&action, &value, was_text, reading, agents) {
+    let answer = turn_words::Answer {
+        action: &action,
+        value: &value,
+        was_text,
+        reading,
+    };
+    match turn_words::problem(&answer, keys, agents) {
         None => Ok((action, value)),
         Some(problem) => Err(Box::new(WrongTurn {
             turn: (action, value),
@@ -144,80 +153,6 @@ pub(crate) fn checked(
 pub(crate) struct WrongTurn {
     pub(crate) turn: (Action, Value),
     pub(crate) problem: String,
-}
-
-/// What is wrong with the turn `action` read from an answer (`value` as
-/// the history records it, `was_text` when the answer came as text).
-fn problem(
-    action: &Action,
-    value: &Value,
-    was_text: bool,
-    reading: Reading,
-    agents: &dyn Fn(&str) -> bool,
-) -> Option<String> {
-    let keys = || {
-        ACTION_KEYS
-            .iter()
-            .map(|k| format!("\"{k}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match action {
-        // An endpoint's text that is no turn is kept as it came.
-        Action::Invalid => Some(match value {
-            Value::String(text) if was_text && !matches!(reading, Reading::Exact) => {
-                if crate::provider::lenient::looks_like_json(text) {
-                    format!(
-                        "the answer is not one valid JSON object: answer with one JSON object naming exactly one of {}",
-                        keys()
-                    )
-                } else {
-                    format!(
-                        "a reply comes only through the contract: answer with one JSON object naming exactly one of {}",
-                        keys()
-                    )
-                }
-            }
-            _ => match set_actions(value).as_slice() {
-                several @ [_, _, ..] => format!(
-                    "the answer sets {}; exactly one of {} may be set, the others left out or null",
-                    several
-                        .iter()
-                        .map(|key| format!("\"{key}\""))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    keys()
-                ),
-                _ => format!(
-                    "missing key: the answer must name exactly one of {} with a value of the right type",
-                    keys()
-                ),
-            },
-        }),
-        Action::Transfer { to } if !agents(to) => Some(format!(
-            "there is no agent \"{to}\" to transfer to: name one of the agents you were given"
-        )),
-        Action::CallMembers(calls) => calls.iter().find(|call| !agents(&call.member)).map(|call| {
-            format!(
-                "there is no member \"{}\" to call: name only the members you were given",
-                call.member
-            )
-        }),
-        _ => None,
-    }
-}
-
-/// The action keys `output`'s JSON object sets (a null is not set), in
-/// the contract's order: a grammar-bound answer may set several.
-fn set_actions(value: &Value) -> Vec<&'static str> {
-    let Value::Object(map) = value else {
-        return Vec::new();
-    };
-    ACTION_KEYS
-        .iter()
-        .copied()
-        .filter(|key| map.get(*key).is_some_and(|value| !value.is_null()))
-        .collect()
 }
 
 fn of_json(value: &Value) -> Action {
@@ -335,58 +270,6 @@ mod tests {
             .0,
             Action::Reply("ok".into())
         );
-    }
-
-    #[test]
-    fn an_endpoints_turn_is_repaired_for_its_shape_and_for_a_name_that_is_nobody() {
-        let lenient = Reading::Endpoint { by_contract: false };
-        let agents = |name: &str| ["triage", "billing"].contains(&name);
-        let problem_of = |output: ModelOutput| {
-            checked(output, lenient, &agents)
-                .err()
-                .map(|wrong| wrong.problem)
-        };
-        assert_eq!(problem_of(ModelOutput::Text("Refund sent.".into())), None);
-        assert!(
-            problem_of(ModelOutput::Json(
-                serde_json::json!({"message": "over to billing"})
-            ))
-            .unwrap()
-            .starts_with("missing key")
-        );
-        assert!(
-            problem_of(ModelOutput::Text("```json\n{\"reply\"".into()))
-                .unwrap()
-                .contains("not one valid JSON object")
-        );
-        assert_eq!(
-            problem_of(ModelOutput::Json(serde_json::json!({"transfer_to": "refunds"}))),
-            Some("there is no agent \"refunds\" to transfer to: name one of the agents you were given".into())
-        );
-        assert!(
-            problem_of(ModelOutput::Json(
-                serde_json::json!({"call_members": [{"member": "billing"}, {"member": "ghost"}]})
-            ))
-            .unwrap()
-            .contains("\"ghost\"")
-        );
-        assert_eq!(
-            problem_of(ModelOutput::Json(
-                serde_json::json!({"transfer_to": "billing"})
-            )),
-            None
-        );
-        // Several actions at once (llama-server's grammar allows it): the
-        // words say what was set, not that something is missing.
-        let several = problem_of(ModelOutput::Json(serde_json::json!(
-            {"reply": "Done.", "transfer_to": "billing", "call": null, "call_members": null}
-        )))
-        .unwrap();
-        assert!(
-            several.starts_with("the answer sets \"reply\", \"transfer_to\"; exactly one of"),
-            "{several}"
-        );
-        assert!(!several.contains("missing"), "{several}");
     }
 
     #[test]
