@@ -14,13 +14,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 /// `conclave toolbox serve` on a free port; its base URL.
-struct Toolbox {
+pub(crate) struct Toolbox {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Toolbox {
-    fn serve(args: &[&str]) -> Toolbox {
+    pub(crate) fn serve(args: &[&str]) -> Toolbox {
         let mut child = Command::new(CONCLAVE)
             .args(["toolbox", "serve", "--port", "0"])
             .args(args)

@@ -23,16 +23,16 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// A pattern's shipped scenario and what its result decides.
-struct Pattern {
-    name: &'static str,
-    file: &'static str,
+pub(crate) struct Pattern {
+    pub(crate) name: &'static str,
+    pub(crate) file: &'static str,
     /// The agent (or call) whose answer comes first, which a stop on the
     /// first answer names.
-    first: &'static str,
+    pub(crate) first: &'static str,
     /// The fields of its headless result a user reads as the outcome.
-    decision: fn(&Value) -> Value,
+    pub(crate) decision: fn(&Value) -> Value,
     /// A swarm or coordinator: its `answer` is a member's reply.
-    team: bool,
+    pub(crate) team: bool,
 }
 
 const PATTERNS: [Pattern; 6] = [
@@ -93,7 +93,7 @@ fn pick(result: &Value, keys: &[&str]) -> Value {
         .into()
 }
 
-fn round_table(result: &Value) -> Value {
+pub(crate) fn round_table(result: &Value) -> Value {
     pick(
         result,
         &[
@@ -107,7 +107,7 @@ fn round_table(result: &Value) -> Value {
     )
 }
 
-fn orchestrator(result: &Value) -> Value {
+pub(crate) fn orchestrator(result: &Value) -> Value {
     let tasks: Vec<Value> = result["trace"]
         .as_array()
         .into_iter()
@@ -120,7 +120,7 @@ fn orchestrator(result: &Value) -> Value {
     decision
 }
 
-fn swarm(result: &Value) -> Value {
+pub(crate) fn swarm(result: &Value) -> Value {
     pick(
         result,
         &[
@@ -134,7 +134,7 @@ fn swarm(result: &Value) -> Value {
     )
 }
 
-fn coordinator(result: &Value) -> Value {
+pub(crate) fn coordinator(result: &Value) -> Value {
     let mut decision = pick(result, &["status", "stop_reason", "final_agent", "answer"]);
     decision["members"] = members(&result["member_calls"]);
     decision
@@ -161,7 +161,7 @@ fn members(calls: &Value) -> Value {
     members.into()
 }
 
-fn research(result: &Value) -> Value {
+pub(crate) fn research(result: &Value) -> Value {
     pick(result, &["status", "stop_reason", "answer", "citations"])
 }
 
@@ -169,7 +169,12 @@ fn research(result: &Value) -> Value {
 /// canonical steps from the script, since the endpoint answers only from
 /// one.
 fn scenario(pattern: &Pattern) -> Value {
-    let mut doc = quick(pattern.file);
+    scripted(pattern.file)
+}
+
+/// The shipped scenario `file` as [`scenario`] takes it.
+pub(crate) fn scripted(file: &str) -> Value {
+    let mut doc = quick(file);
     if doc["pattern"] == "research" {
         let question = doc["context"]["request"]["question"].clone();
         doc["provider"]["plan"] = json!({"steps": [
@@ -300,18 +305,18 @@ fn on_endpoint(
 
 /// One pattern's run under one behaviour, for the checks of that
 /// behaviour.
-struct Case<'a> {
-    pattern: &'a Pattern,
-    doc: Value,
-    streamed: bool,
-    run: Run,
-    endpoint: Messy,
-    requests: Vec<Value>,
+pub(crate) struct Case<'a> {
+    pub(crate) pattern: &'a Pattern,
+    pub(crate) doc: Value,
+    pub(crate) streamed: bool,
+    pub(crate) run: Run,
+    pub(crate) endpoint: Messy,
+    pub(crate) requests: Vec<Value>,
 }
 
 impl Case<'_> {
     /// Says which run an assertion is about, with what it printed.
-    fn about(&self) -> String {
+    pub(crate) fn about(&self) -> String {
         let result = self.run.result.to_string();
         let cut = result
             .char_indices()
@@ -333,12 +338,23 @@ impl Case<'_> {
             .filter(|r| !self.endpoint.asks_for_prose(r))
     }
 
-    fn usage(&self, key: &str) -> u64 {
+    pub(crate) fn usage(&self, key: &str) -> u64 {
         self.run.result["usage"][key].as_u64().unwrap_or(0)
     }
 
+    /// The model calls that did not finish well, as recorded.
+    pub(crate) fn model_calls_failed(&self) -> Vec<&Value> {
+        self.run
+            .events
+            .iter()
+            .filter(|e| {
+                e["type"] == "call_finished" && e["tool"] == "model" && e["outcome"] != "ok"
+            })
+            .collect()
+    }
+
     /// The model calls that finished well, as recorded.
-    fn model_calls_finished(&self) -> Vec<&Value> {
+    pub(crate) fn model_calls_finished(&self) -> Vec<&Value> {
         self.run
             .events
             .iter()
@@ -382,7 +398,7 @@ fn behaves_in(behaviour: Behaviour, output: Option<&str>, about: fn(&Case)) {
     }
 }
 
-fn ends_as_on_the_sim(case: &Case, sim: &Run) {
+pub(crate) fn ends_as_on_the_sim(case: &Case, sim: &Run) {
     assert_eq!(case.run.exit, sim.exit, "{}", case.about());
     let decision = case.pattern.decision;
     assert_eq!(
@@ -415,7 +431,7 @@ fn stops_on_the_first_answer(case: &Case, stop: &str) {
 
 /// A swarm or coordinator that ends `success` answers with a reply its
 /// final agent's script gives, word for word.
-fn never_a_false_success(case: &Case) {
+pub(crate) fn never_a_false_success(case: &Case) {
     if !case.pattern.team || case.run.result["stop_reason"] != "success" {
         return;
     }
@@ -438,7 +454,7 @@ fn never_a_false_success(case: &Case) {
 }
 
 /// A streamed run asks for streams, a whole one for whole answers.
-fn streams_as_asked(case: &Case) {
+pub(crate) fn streams_as_asked(case: &Case) {
     assert!(!case.requests.is_empty(), "{}", case.about());
     for request in &case.requests {
         assert_eq!(request["stream"] == true, case.streamed, "{}", case.about());
@@ -447,7 +463,7 @@ fn streams_as_asked(case: &Case) {
 
 /// The recording's changes of output mode, as (from, to), each checked to
 /// quote the endpoint's words naming `feature`s.
-fn mode_changes(case: &Case) -> Vec<(String, String)> {
+pub(crate) fn mode_changes(case: &Case) -> Vec<(String, String)> {
     const MODES: [&str; 4] = ["native", "tool", "json", "prompted"];
     case.run
         .events
@@ -473,7 +489,7 @@ fn mode_changes(case: &Case) -> Vec<(String, String)> {
 }
 
 /// No answer was asked for again: the answer was read as it came.
-fn no_repair(case: &Case) {
+pub(crate) fn no_repair(case: &Case) {
     assert!(
         !case.requests.iter().any(is_repair),
         "read leniently, not repaired: {}",
@@ -1110,7 +1126,7 @@ const GRAPHS: [Pattern; 2] = [
 /// fan-out's items are asked together and answered in whatever order the
 /// endpoint does (the script serves its entries in that order), and a
 /// join gathers them so.
-fn graph(result: &Value) -> Value {
+pub(crate) fn graph(result: &Value) -> Value {
     fn unordered(value: &mut Value) {
         match value {
             Value::Array(items) => {

@@ -40,6 +40,16 @@ pub(super) fn calls_of(body: &Value, entry: &Value, broken: bool) -> Vec<(String
         };
         (name.to_string(), arguments.to_string())
     };
+    // A scripted text that is a JSON object is the model's JSON, as the sim
+    // reads it (a plan scripted as the model's raw text): written as the
+    // function's arguments, not as a string in them.
+    let parsed = match entry {
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(Value::is_object),
+        _ => None,
+    };
+    let entry = parsed.as_ref().unwrap_or(entry);
     let text = |key: &str| entry.get(key).cloned().unwrap_or(Value::Null);
     match entry {
         Value::String(reply) if offered("reply").is_some() => {
