@@ -31,9 +31,15 @@ fn property(key: &str, role: &str) -> Value {
         ),
         "summary" => wire::string("Your assessment in one or two sentences; not blank."),
         "confidence" => wire::number_in("How sure you are, from 0 to 1.", 0.0, 1.0),
-        "actions" => wire::array(
-            wire::string("One action; not blank."),
-            &format!("The actions you propose: at least one; the first {MAX_ACTIONS} are kept."),
+        "actions" => wire::bounded(
+            wire::array(
+                wire::string("One action; not blank."),
+                &format!(
+                    "The actions you propose: at least one; the first {MAX_ACTIONS} are kept."
+                ),
+            ),
+            1,
+            None,
         ),
         other => unreachable!("the contribution key {other} has no schema"),
     }
@@ -115,6 +121,7 @@ mod tests {
             // in the description (issue 78).
             ("confidence", json!(1.5)),
             ("confidence", json!(-0.1)),
+            ("actions", json!([])),
         ] {
             let mut bad = answer.clone();
             bad[key] = wrong;

@@ -27,9 +27,15 @@ pub(crate) fn plan_contract<'a>(
             (KIND, wire::one_of([PLAN_KIND], "Always \"plan\".")),
             (
                 TASKS,
-                wire::array(
-                    task,
-                    &format!("The tasks: at least one, at most {max_tasks}; each id used once."),
+                wire::bounded(
+                    wire::array(
+                        task,
+                        &format!(
+                            "The tasks: at least one, at most {max_tasks}; each id used once."
+                        ),
+                    ),
+                    1,
+                    usize::try_from(max_tasks).ok(),
                 ),
             ),
         ],
@@ -143,6 +149,13 @@ mod tests {
         }
         assert!(schema.is_valid(&plan("{\"region\": \"US\"}")));
         assert!(schema.is_valid(&plan("{}")));
+        // At least one task, at most the run's limit.
+        let mut none = plan("{}");
+        none["tasks"] = json!([]);
+        assert!(!schema.is_valid(&none));
+        let mut five = plan("{}");
+        five["tasks"] = Value::Array(vec![five["tasks"][0].clone(); 5]);
+        assert!(!schema.is_valid(&five), "max_tasks is 4");
         let wire = json!({"kind": "plan", "tasks": [{"id": "t1", "worker": "sales_worker",
             "args": "{\"region\": \"US\"}", "critical": true}]});
         let read = (contract.normalise)(wire);

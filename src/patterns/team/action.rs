@@ -3,7 +3,6 @@
 //! model's reply unless it is JSON naming one of those; whatever else
 //! JSON the model returns is no turn at all. Pure functions.
 
-use super::turn_words;
 pub(crate) use crate::gateway::Reading;
 use crate::patterns::team::events::TurnOutcome;
 use crate::provider::ModelOutput;
@@ -115,44 +114,6 @@ pub(crate) fn read_as(output: ModelOutput, reading: Reading) -> (Action, Value) 
             (action, value)
         }
     }
-}
-
-/// The turn `output` asks for and its output as the history records it,
-/// read once as `reading` says; where the turn is wrong for an endpoint,
-/// the same with what is wrong in words the model can act on. `keys`
-/// are the action keys the agent's turn may set (its shape's), `agents`
-/// whom the agent may hand off to or call (its part's agents). A
-/// transfer or a call to a name that is not one fails here, to be
-/// repaired; the pattern still decides what such a turn does once the
-/// repairs run out.
-pub(crate) fn checked(
-    output: ModelOutput,
-    reading: Reading,
-    keys: &[&str],
-    agents: &dyn Fn(&str) -> bool,
-) -> Result<(Action, Value), Box<WrongTurn>> {
-    let was_text = matches!(output, ModelOutput::Text(_));
-    let (action, value) = read_as(output, reading);
-    let answer = turn_words::Answer {
-        action: &action,
-        value: &value,
-        was_text,
-        reading,
-    };
-    match turn_words::problem(&answer, keys, agents) {
-        None => Ok((action, value)),
-        Some(problem) => Err(Box::new(WrongTurn {
-            turn: (action, value),
-            problem,
-        })),
-    }
-}
-
-/// A turn an endpoint's answer got wrong: the turn as read, and what is
-/// wrong with it in words the model can act on.
-pub(crate) struct WrongTurn {
-    pub(crate) turn: (Action, Value),
-    pub(crate) problem: String,
 }
 
 fn of_json(value: &Value) -> Action {

@@ -4,7 +4,7 @@
 //! through the gateway with the agent's deadline. It decides nothing about
 //! where control goes, and it never times a call itself.
 
-use super::action::{self, Action, Reading, WrongTurn};
+use super::action::{Action, Reading};
 pub(crate) use super::budget::TeamBudget;
 use super::part::Part;
 pub(crate) use super::run_shared::NodeTurns;
@@ -14,6 +14,7 @@ use super::turn_asks::TurnAsks;
 use super::turn_context::TurnContext;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
 use super::turn_shape::TurnShape;
+use super::turn_words::{self, WrongTurn};
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, Checked, DispatchLimits, Gateway};
@@ -310,7 +311,8 @@ impl<'a> TeamRun<'a> {
     ) -> (Checked<(Action, Value), Box<WrongTurn>>, Duration) {
         let agents = |name: &str| self.part.agents.contains_key(name);
         let keys = TurnShape::of(&self.part, agent).action_keys();
-        let read = |output: ModelOutput| action::checked(output, self.reading(), &keys, &agents);
+        let read =
+            |output: ModelOutput| turn_words::checked(output, self.reading(), &keys, &agents);
         let before_repair = || self.count_call();
         let check = Check {
             read: &read,

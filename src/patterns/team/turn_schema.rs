@@ -99,11 +99,14 @@ fn form_of(key: &str, shape: &TurnShape) -> Value {
                     (TASK, wire::string("What you ask the member to do.")),
                 ],
             );
-            let mut calls = wire::array(
-                call,
-                "The members you ask, all at once, in order: at least one.",
+            let calls = wire::bounded(
+                wire::array(
+                    call,
+                    "The members you ask, all at once, in order: at least one.",
+                ),
+                1,
+                None,
             );
-            calls["minItems"] = json!(1);
             wire::object("You ask your members.", vec![(CALL_MEMBERS, calls)])
         }
         other => unreachable!("the action key {other} has no form"),

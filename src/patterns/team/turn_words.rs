@@ -1,12 +1,52 @@
-//! What is wrong with an endpoint's turn, in words the model can act on:
-//! what the answer did, then what it may do, naming only the action keys
-//! of the agent's own turn (a swarm agent is never told of
-//! `call_members`). Pure functions; the gateway decides when to ask again.
+//! A turn read once for its check, and what is wrong with an endpoint's
+//! turn in words the model can act on: what the answer did, then what it
+//! may do, naming only the action keys of the agent's own turn (a swarm
+//! agent is never told of `call_members`). Pure functions; the gateway
+//! decides when to ask again.
 
-use super::action::{ARGS, Action, CALL, CALL_MEMBERS, MEMBER, REPLY, TASK, TRANSFER_TO};
+use super::action::{ARGS, Action, CALL, CALL_MEMBERS, MEMBER, REPLY, TASK, TRANSFER_TO, read_as};
 use crate::gateway::Reading;
 use crate::patterns::answer_words::{args_rule, found};
+use crate::provider::ModelOutput;
 use serde_json::Value;
+
+/// The turn `output` asks for and its output as the history records it,
+/// read once as `reading` says; where the turn is wrong for an endpoint,
+/// the same with what is wrong in words the model can act on. `keys`
+/// are the action keys the agent's turn may set (its shape's), `agents`
+/// whom the agent may hand off to or call (its part's agents). A
+/// transfer or a call to a name that is not one fails here, to be
+/// repaired; the pattern still decides what such a turn does once the
+/// repairs run out.
+pub(crate) fn checked(
+    output: ModelOutput,
+    reading: Reading,
+    keys: &[&str],
+    agents: &dyn Fn(&str) -> bool,
+) -> Result<(Action, Value), Box<WrongTurn>> {
+    let was_text = matches!(output, ModelOutput::Text(_));
+    let (action, value) = read_as(output, reading);
+    let answer = Answer {
+        action: &action,
+        value: &value,
+        was_text,
+        reading,
+    };
+    match problem(&answer, keys, agents) {
+        None => Ok((action, value)),
+        Some(problem) => Err(Box::new(WrongTurn {
+            turn: (action, value),
+            problem,
+        })),
+    }
+}
+
+/// A turn an endpoint's answer got wrong: the turn as read, and what is
+/// wrong with it in words the model can act on.
+pub(crate) struct WrongTurn {
+    pub(crate) turn: (Action, Value),
+    pub(crate) problem: String,
+}
 
 /// A turn as read from an endpoint's answer: the action, the answer as
 /// the history records it, and whether it came as text.

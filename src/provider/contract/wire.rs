@@ -60,6 +60,15 @@ pub(crate) fn array(items: Value, description: &str) -> Value {
     json!({"type": "array", "description": description, "items": items})
 }
 
+/// `array` holding at least `min` items and at most `max`, when it says.
+pub(crate) fn bounded(mut array: Value, min: usize, max: Option<usize>) -> Value {
+    array["minItems"] = json!(min);
+    if let Some(max) = max {
+        array["maxItems"] = json!(max);
+    }
+    array
+}
+
 /// A string that is one of `names`.
 pub(crate) fn one_of<S: Into<String>>(
     names: impl IntoIterator<Item = S>,

@@ -104,6 +104,9 @@ fn the_schemas_name_what_the_checks_accept() {
         broken[STEPS][1]["args"] = json!(bad);
         assert!(!plan_schema.is_valid(&broken), "{bad}");
     }
+    let mut short = wire.clone();
+    short[STEPS].as_array_mut().unwrap().pop();
+    assert!(!plan_schema.is_valid(&short), "one step per action");
     let read = (RESEARCH_PLAN.normalise)(wire);
     assert_eq!(read[STEPS][0]["args"], json!({"query": "why"}));
     assert!(validate_plan(&read, 8).is_ok());

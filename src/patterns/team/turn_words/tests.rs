@@ -1,4 +1,4 @@
-use super::super::action::{ACTION_KEYS, checked};
+use super::super::action::ACTION_KEYS;
 use super::*;
 use crate::provider::ModelOutput;
 use serde_json::json;
