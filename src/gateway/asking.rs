@@ -15,7 +15,7 @@ impl Gateway {
     /// counted once, by the call that made it (a call in parallel refused
     /// for the same feature asks again the new way without a word).
     pub(super) fn adapted(&self, error: &CallError) -> bool {
-        let CallError::Provider(ProviderError::Unsupported { feature, said }) = error else {
+        let CallError::Provider(ProviderError::Unsupported { feature, said, .. }) = error else {
             return false;
         };
         self.adapt_to(*feature, said)

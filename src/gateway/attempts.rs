@@ -41,7 +41,11 @@ struct Ask<'a> {
 fn outcome_of(result: &Result<Completion, CallError>) -> CallOutcome {
     match result {
         Ok(_) => CallOutcome::Ok,
-        Err(CallError::Timeout | CallError::Cut) => CallOutcome::Timeout,
+        Err(
+            CallError::Timeout
+            | CallError::Cut
+            | CallError::Provider(ProviderError::TimedOutWriting { .. }),
+        ) => CallOutcome::Timeout,
         Err(CallError::Cancelled) => CallOutcome::Cancelled,
         Err(CallError::Rejected(_)) => CallOutcome::Refused,
         Err(_) => CallOutcome::Error,
@@ -191,7 +195,18 @@ impl Gateway {
                         };
                         completion
                     })
-                    .map_err(CallError::from_provider),
+                    .map_err(|error| {
+                        // An answer that came back and is not used still
+                        // took the endpoint's tokens: counted as it came.
+                        let charged = error.spent().map(|spent| {
+                            if spent.served {
+                                self.meter.charge_served(spender, Some(spent.usage))
+                            } else {
+                                self.meter.charge(spender, Some(spent.usage))
+                            }
+                        });
+                        CallError::from_provider(error.charged(charged.flatten()))
+                    }),
                 () = cut => Err(CallError::Cut),
             }
         });
@@ -233,7 +248,12 @@ impl Gateway {
                     }
                     _ => None,
                 };
+                let spent = match error {
+                    CallError::Provider(provider) => provider.spent().map(|spent| spent.usage),
+                    _ => None,
+                };
                 CallDetails {
+                    usage: spent,
                     error: error.message(),
                     fallback: refused.is_some(),
                     fallback_taken: refused.is_some_and(|f| self.reading.adapts(f)),

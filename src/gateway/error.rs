@@ -65,7 +65,9 @@ impl CallError {
             CallError::OutputCut(_) => StopReason::ModelOutputCut,
             CallError::Refused(_) => StopReason::ModelRefused,
             CallError::Provider(error) => match error {
-                ProviderError::Timeout | ProviderError::Failed(_) => StopReason::LlmTimeout,
+                ProviderError::Timeout
+                | ProviderError::TimedOutWriting { .. }
+                | ProviderError::Failed(_) => StopReason::LlmTimeout,
                 ProviderError::Unavailable { .. } => StopReason::LlmUnavailable,
                 ProviderError::Auth(_) => StopReason::LlmAuth,
                 ProviderError::BadResponse(_) => StopReason::LlmBadResponse,
@@ -93,7 +95,10 @@ impl CallError {
     /// pass on another try.
     pub(super) fn failure(&self) -> Failure {
         match self {
-            CallError::Timeout | CallError::Provider(ProviderError::Timeout) => Failure::Timeout,
+            CallError::Timeout
+            | CallError::Provider(ProviderError::Timeout | ProviderError::TimedOutWriting { .. }) => {
+                Failure::Timeout
+            }
             CallError::Provider(ProviderError::Failed(_)) => Failure::Transient,
             CallError::Provider(ProviderError::Unavailable { retry_after, .. }) => {
                 Failure::Unavailable {

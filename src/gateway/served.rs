@@ -7,7 +7,9 @@ use crate::bus::cassette::{Answer, CallRecord, ModelFailure, RawJson, ToolFailur
 use crate::cassette::Recorded;
 use crate::clock::RunClock;
 use crate::provider::contract::Finish;
-use crate::provider::{Completion, ModelOutput, ProviderError, TextPiece, TextSink, WorkerError};
+use crate::provider::{
+    Completion, ModelOutput, ProviderError, Spent, TextPiece, TextSink, WorkerError,
+};
 use crate::scenario::JsonText;
 use serde_json::Value;
 use std::sync::{Mutex, PoisonError};
@@ -111,7 +113,10 @@ pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option
                 }
             });
         }
-        Err(ProviderError::Timeout) => return None,
+        // A call whose timeout ran out answered nothing, whatever text had
+        // come: a cassette serves it as a call that never answers, with
+        // the tokens its recording counted.
+        Err(ProviderError::Timeout | ProviderError::TimedOutWriting { .. }) => return None,
         Err(ProviderError::Unavailable {
             message,
             retry_after,
@@ -121,7 +126,7 @@ pub(super) fn model_answer(result: &Result<Completion, ProviderError>) -> Option
         Err(ProviderError::BadRequest(m)) => (ModelFailure::BadRequest, m, None),
         Err(ProviderError::UnexpectedStatus(m)) => (ModelFailure::UnexpectedStatus, m, None),
         Err(ProviderError::Failed(m)) => (ModelFailure::Failed, m, None),
-        Err(ProviderError::Unsupported { feature, said }) => {
+        Err(ProviderError::Unsupported { feature, said, .. }) => {
             (ModelFailure::Unsupported(*feature), said, None)
         }
     };
@@ -213,9 +218,22 @@ pub(super) async fn completion(
             arguments: delta.arguments,
         });
     }
+    // What the recording counted of an answer that came back and was not
+    // used (text cut by the timeout, tools ignored) is counted again.
+    let spent = recorded.usage.map(|usage| Spent {
+        usage,
+        served: true,
+    });
     let Some(answer) = recorded.record.answer else {
         playback.until(end.saturating_add(PAST_THE_TIMEOUT)).await;
-        return Err(ProviderError::Timeout);
+        return Err(match spent {
+            Some(spent) => ProviderError::TimedOutWriting {
+                words: "the model was still writing when the call's timeout ran out, as recorded"
+                    .to_string(),
+                spent,
+            },
+            None => ProviderError::Timeout,
+        });
     };
     playback.until(end).await;
     let mut finish = Finish::Stop;
@@ -239,7 +257,16 @@ pub(super) async fn completion(
             error,
             message,
             retry_after_ms,
-        } => return Err(model_failure(error, message, retry_after_ms)),
+        } => {
+            return Err(match model_failure(error, message, retry_after_ms) {
+                ProviderError::Unsupported { feature, said, .. } => ProviderError::Unsupported {
+                    feature,
+                    said,
+                    spent,
+                },
+                other => other,
+            });
+        }
         Answer::ToolError { .. } => {
             return Err(ProviderError::Failed(
                 "the recording answered this model call as a tool".to_string(),
@@ -282,6 +309,7 @@ fn model_failure(
         ModelFailure::Unsupported(feature) => ProviderError::Unsupported {
             feature,
             said: message,
+            spent: None,
         },
     }
 }
@@ -379,12 +407,14 @@ mod tests {
             let refused = ProviderError::Unsupported {
                 feature,
                 said: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.".into(),
+                spent: None,
             };
             assert_eq!(served(Err(refused.clone())).await, Err(refused));
         }
         let answer = model_answer(&Err(ProviderError::Unsupported {
             feature: Feature::JsonSchema,
             said: "no".into(),
+            spent: None,
         }));
         assert_eq!(
             serde_json::to_value(answer).unwrap(),

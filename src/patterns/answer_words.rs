@@ -33,6 +33,64 @@ pub(crate) fn problem(reason: &impl PatternReason, raw: &Value, required: &[&str
     }
 }
 
+/// How much of a wrong value a repair quotes.
+const FOUND_CHARS: usize = 80;
+
+/// The rule an `args` breaks, `whose` naming it: a JSON object, which the
+/// schema asks for as a string that holds it (the strict subset has no
+/// free-form object), shown with `example`, its arguments as an object.
+pub(crate) fn args_rule(whose: &str, example: &str) -> String {
+    format!(
+        "{whose} must be a JSON object, written as a string that holds it, such as {} (\"{{}}\" when there are none)",
+        Value::from(example)
+    )
+}
+
+/// A value an answer gave, as a repair quotes it: text as text, the rest
+/// as JSON, cut where a word ends.
+pub(crate) fn found(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!(
+            "the text {}",
+            crate::words::excerpt(&Value::from(text.as_str()).to_string(), FOUND_CHARS)
+        ),
+        other => crate::words::excerpt(&other.to_string(), FOUND_CHARS),
+    }
+}
+
+/// The words of a plan refused for the `args` of one of its `list`
+/// (`tasks`, `steps`), each a `noun`: the first whose args are not an
+/// object, by its id, what they must be and what the answer gave. Where
+/// no item has such args (the plan as read differs), the reason's words.
+pub(crate) fn args_problem(
+    reason: &impl PatternReason,
+    raw: &Value,
+    (list, noun): (&str, &str),
+    example: &str,
+) -> String {
+    let items = raw.get(list).and_then(Value::as_array);
+    let wrong = items
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, item)| !item.get("args").is_some_and(Value::is_object));
+    let Some((at, item)) = wrong else {
+        return in_words(reason);
+    };
+    let name = match item.get("id").and_then(Value::as_str) {
+        Some(id) => format!("{noun} {}", Value::from(id)),
+        None => format!("{noun} {}", at + 1),
+    };
+    let gave = match item.get("args") {
+        None => "leaves them out".to_string(),
+        Some(args) => format!("has {}", found(args)),
+    };
+    format!(
+        "{reason}: {}; {name} {gave}",
+        args_rule(&format!("the \"args\" of each {noun}"), example)
+    )
+}
+
 /// A refusal as its reason says it: `invalid_contribution:stance` and
 /// what that means.
 pub(crate) fn in_words(reason: &impl PatternReason) -> String {
@@ -44,6 +102,33 @@ mod tests {
     use super::*;
     use crate::patterns::collaboration::stops::{ContributionError, RoundStop};
     use serde_json::json;
+
+    #[test]
+    fn args_that_are_no_object_are_told_what_they_must_be() {
+        use crate::patterns::orchestrator::stops::{PlanError, TaskStop};
+        let reason = TaskStop::InvalidPlan(PlanError::Args);
+        let plan = json!({"kind": "plan", "tasks": [
+            {"id": "t1", "worker": "w", "args": {"region": "US"}, "critical": true},
+            {"id": "t2", "worker": "w", "args": "Sales KPIs for a date and region, by each store", "critical": true}
+        ]});
+        let words = args_problem(&reason, &plan, ("tasks", "task"), "{\"region\": \"US\"}");
+        assert_eq!(
+            words,
+            r#"invalid_plan:args: the "args" of each task must be a JSON object, written as a string that holds it, such as "{\"region\": \"US\"}" ("{}" when there are none); task "t2" has the text "Sales KPIs for a date and region, by each store""#
+        );
+        let long = "word ".repeat(40);
+        let cut = found(&json!(long));
+        assert!(cut.ends_with("word… (202 characters in all)"), "{cut}");
+        let none = json!({"kind": "plan", "tasks": [{"id": "t1"}]});
+        assert!(
+            args_problem(&reason, &none, ("tasks", "task"), "{}")
+                .ends_with("task \"t1\" leaves them out")
+        );
+        assert_eq!(
+            args_problem(&reason, &json!({"tasks": []}), ("tasks", "task"), "{}"),
+            in_words(&reason)
+        );
+    }
 
     #[test]
     fn the_words_name_the_missing_keys_or_the_rule() {

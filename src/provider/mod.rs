@@ -27,7 +27,7 @@ use crate::clock::RunClock;
 use serde_json::Value;
 use std::time::Duration;
 
-pub(crate) use error::ProviderError;
+pub(crate) use error::{ProviderError, Spent};
 pub(crate) use openai::{OpenAiError, OpenAiProvider};
 pub(crate) use purpose::Purpose;
 pub(crate) use real::RealTools;

@@ -126,11 +126,14 @@ impl Table<'_> {
             }
         };
         let problem = |(error, raw): &(ContributionError, Value)| {
-            answer_words::problem(
-                &RoundStop::InvalidContribution(error.clone()),
-                raw,
-                &REQUIRED_KEYS,
-            )
+            let reason = RoundStop::InvalidContribution(error.clone());
+            match (error, raw.get("confidence")) {
+                (ContributionError::ConfidenceRange, Some(found)) => format!(
+                    "{reason}: \"confidence\" must be a number from 0 to 1; the answer has {}",
+                    answer_words::found(found)
+                ),
+                _ => answer_words::problem(&reason, raw, &REQUIRED_KEYS),
+            }
         };
         let check = Check {
             read: &read,

@@ -30,10 +30,16 @@ fn property(key: &str, role: &str) -> Value {
             "go: ready as planned; caution: go with conditions; block: must not go.",
         ),
         "summary" => wire::string("Your assessment in one or two sentences; not blank."),
-        "confidence" => wire::number("How sure you are, from 0 to 1."),
-        "actions" => wire::array(
-            wire::string("One action; not blank."),
-            &format!("The actions you propose: at least one; the first {MAX_ACTIONS} are kept."),
+        "confidence" => wire::number_in("How sure you are, from 0 to 1.", 0.0, 1.0),
+        "actions" => wire::bounded(
+            wire::array(
+                wire::string("One action; not blank."),
+                &format!(
+                    "The actions you propose: at least one; the first {MAX_ACTIONS} are kept."
+                ),
+            ),
+            1,
+            None,
         ),
         other => unreachable!("the contribution key {other} has no schema"),
     }
@@ -108,11 +114,24 @@ mod tests {
         let answer = json!({"agent": "risk_analyst", "stance": "go", "summary": "Fine.",
                             "confidence": 0.8, "actions": ["Ship"]});
         assert!(validator.is_valid(&answer));
-        for (key, wrong) in [("agent", json!("legal")), ("stance", json!("maybe"))] {
+        for (key, wrong) in [
+            ("agent", json!("legal")),
+            ("stance", json!("maybe")),
+            // What llama-server's grammar wrote when the range was only
+            // in the description (issue 78).
+            ("confidence", json!(1.5)),
+            ("confidence", json!(-0.1)),
+            ("actions", json!([])),
+        ] {
             let mut bad = answer.clone();
             bad[key] = wrong;
             assert!(!validator.is_valid(&bad), "{bad}");
             assert!(validate_contribution(&bad, |a| a == "risk_analyst").is_err());
+        }
+        for edge in [0.0, 1.0] {
+            let mut fine = answer.clone();
+            fine["confidence"] = json!(edge);
+            assert!(validator.is_valid(&fine), "{fine}");
         }
         assert_eq!(contract.functions[0].name, "submit_contribution");
     }

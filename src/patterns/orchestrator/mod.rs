@@ -171,7 +171,16 @@ async fn plan_tasks(
     // into the tasks.
     let read = |output: ModelOutput| read_plan(output, declared, limits.max_tasks);
     let problem = |(error, raw): &(PlanError, Value)| {
-        answer_words::problem(&TaskStop::InvalidPlan(error.clone()), raw, &PLAN_KEYS)
+        let reason = TaskStop::InvalidPlan(error.clone());
+        match error {
+            PlanError::Args => answer_words::args_problem(
+                &reason,
+                raw,
+                ("tasks", "task"),
+                "{\"report_date\": \"2026-02-26\", \"region\": \"US\"}",
+            ),
+            _ => answer_words::problem(&reason, raw, &PLAN_KEYS),
+        }
     };
     let check = Check {
         read: &read,

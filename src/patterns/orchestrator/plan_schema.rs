@@ -27,9 +27,15 @@ pub(crate) fn plan_contract<'a>(
             (KIND, wire::one_of([PLAN_KIND], "Always \"plan\".")),
             (
                 TASKS,
-                wire::array(
-                    task,
-                    &format!("The tasks: at least one, at most {max_tasks}; each id used once."),
+                wire::bounded(
+                    wire::array(
+                        task,
+                        &format!(
+                            "The tasks: at least one, at most {max_tasks}; each id used once."
+                        ),
+                    ),
+                    1,
+                    usize::try_from(max_tasks).ok(),
                 ),
             ),
         ],
@@ -130,6 +136,26 @@ mod tests {
             json!(["sales_worker"])
         );
         assert_eq!(task["properties"]["args"]["type"], "string");
+        // What llama-server's grammar wrote for args when any string
+        // would do (issue 78): a server that follows the schema now
+        // starts and ends them with a brace.
+        let schema = jsonschema::validator_for(&contract.schema).unwrap();
+        let plan = |args: &str| {
+            json!({"kind": "plan", "tasks": [{"id": "t1", "worker": "sales_worker",
+                "args": args, "critical": true}]})
+        };
+        for bad in ["Sales KPIs for a date and region, by store", "][0],", "{"] {
+            assert!(!schema.is_valid(&plan(bad)), "{bad}");
+        }
+        assert!(schema.is_valid(&plan("{\"region\": \"US\"}")));
+        assert!(schema.is_valid(&plan("{}")));
+        // At least one task, at most the run's limit.
+        let mut none = plan("{}");
+        none["tasks"] = json!([]);
+        assert!(!schema.is_valid(&none));
+        let mut five = plan("{}");
+        five["tasks"] = Value::Array(vec![five["tasks"][0].clone(); 5]);
+        assert!(!schema.is_valid(&five), "max_tasks is 4");
         let wire = json!({"kind": "plan", "tasks": [{"id": "t1", "worker": "sales_worker",
             "args": "{\"region\": \"US\"}", "critical": true}]});
         let read = (contract.normalise)(wire);

@@ -8,7 +8,7 @@ use super::contract::{
     answer_json, read_page_notes, synthesis_json, synthesis_of, validate_synthesis,
 };
 use super::plan::{PlanRefusal, PlanStep, plan_json, validate_plan};
-use super::stops::{AnswerError, NotesError, ResearchStop};
+use super::stops::{AnswerError, NotesError, ResearchStop, StepError};
 use crate::patterns::answer_words;
 use crate::provider::ModelOutput;
 use serde_json::{Value, json};
@@ -25,7 +25,15 @@ pub(crate) fn plan(
 
 /// What is wrong with a plan, for the model.
 pub(crate) fn plan_problem((refusal, raw): &(PlanRefusal, Value)) -> String {
-    answer_words::problem(&refusal.reason, raw, &["steps"])
+    match &refusal.reason {
+        reason @ ResearchStop::InvalidStep(StepError::Args) => answer_words::args_problem(
+            reason,
+            raw,
+            ("steps", "step"),
+            "{\"query\": \"payments outage\"}",
+        ),
+        reason => answer_words::problem(reason, raw, &["steps"]),
+    }
 }
 
 /// A page's notes read: those kept from the page (`read_page_notes`), or,

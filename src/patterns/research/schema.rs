@@ -33,6 +33,7 @@ fn research_plan_contract() -> Contract {
             EXPECTED_ACTIONS.join(", ")
         ),
     );
+    let steps = wire::bounded(steps, EXPECTED_ACTIONS.len(), Some(EXPECTED_ACTIONS.len()));
     let schema = wire::object("Your research plan.", vec![(STEPS, steps)]);
     wire::single("research_plan", schema, normalise_plan)
 }
@@ -92,7 +93,11 @@ pub(crate) fn synthesis_contract(note_ids: &[String]) -> Contract {
             (ANSWER, wire::string("The answer, not empty.")),
             (
                 CITATIONS,
-                wire::array(citation, "The notes the answer rests on: at least one."),
+                wire::bounded(
+                    wire::array(citation, "The notes the answer rests on: at least one."),
+                    1,
+                    None,
+                ),
             ),
         ],
     );

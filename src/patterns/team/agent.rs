@@ -4,7 +4,7 @@
 //! through the gateway with the agent's deadline. It decides nothing about
 //! where control goes, and it never times a call itself.
 
-use super::action::{self, Action, Reading, WrongTurn};
+use super::action::{Action, Reading};
 pub(crate) use super::budget::TeamBudget;
 use super::part::Part;
 pub(crate) use super::run_shared::NodeTurns;
@@ -13,6 +13,8 @@ use super::stops::TeamStop;
 use super::turn_asks::TurnAsks;
 use super::turn_context::TurnContext;
 use super::turn_order::{Lane, SCENARIO_LANE, TurnOrder};
+use super::turn_shape::TurnShape;
+use super::turn_words::{self, WrongTurn};
 use crate::bus::{BudgetKind, Bus, EventKind, GatePoint};
 use crate::control::SharedGate;
 use crate::gateway::{CallError, Check, Checked, DispatchLimits, Gateway};
@@ -259,7 +261,7 @@ impl<'a> TeamRun<'a> {
         // The call's own time, as the gateway measured it (or, served
         // from a cassette, as the recording says it measured it then).
         let (answer, took) = self
-            .ask(format!("turn {number} · {path}"), request, deadline)
+            .ask(format!("turn {number} · {path}"), agent, request, deadline)
             .await;
         let latency_ms = millis(took);
         let halted = |outcome, halt| {
@@ -303,11 +305,14 @@ impl<'a> TeamRun<'a> {
     async fn ask(
         &self,
         label: String,
+        agent: &str,
         request: ModelRequest,
         deadline: Option<Duration>,
     ) -> (Checked<(Action, Value), Box<WrongTurn>>, Duration) {
         let agents = |name: &str| self.part.agents.contains_key(name);
-        let read = |output: ModelOutput| action::checked(output, self.reading(), &agents);
+        let keys = TurnShape::of(&self.part, agent).action_keys();
+        let read =
+            |output: ModelOutput| turn_words::checked(output, self.reading(), &keys, &agents);
         let before_repair = || self.count_call();
         let check = Check {
             read: &read,

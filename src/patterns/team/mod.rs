@@ -28,3 +28,4 @@ pub(crate) mod turn_order;
 pub(crate) mod turn_payload;
 pub(crate) mod turn_schema;
 mod turn_shape;
+pub(crate) mod turn_words;

@@ -2,6 +2,7 @@
 //! members or a tool), read from its part: the shape both the turn's
 //! schema and its function calls are built from.
 
+use super::action::{ACTION_KEYS, CALL, CALL_MEMBERS, TRANSFER_TO};
 use super::part::Part;
 use crate::scenario::PatternKind;
 
@@ -45,6 +46,20 @@ impl TurnShape {
                 .map(|(name, spec)| (name.clone(), spec.description.clone().unwrap_or_default()))
                 .collect(),
         }
+    }
+
+    /// The action keys this agent's turn may set, in the contract's
+    /// order: what its schema offers and its repairs name.
+    pub(crate) fn action_keys(&self) -> Vec<&'static str> {
+        ACTION_KEYS
+            .into_iter()
+            .filter(|key| match *key {
+                TRANSFER_TO => !self.targets.is_empty(),
+                CALL => !self.tools.is_empty(),
+                CALL_MEMBERS => self.coordinator,
+                _ => true,
+            })
+            .collect()
     }
 
     pub(super) fn names(list: &[(String, String)]) -> impl Iterator<Item = &str> {

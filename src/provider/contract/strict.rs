@@ -224,14 +224,17 @@ pub(crate) fn check_contract(contract: &Contract) {
 /// every nullable property present (null when the answer leaves it out),
 /// and each free-form object as a string holding it.
 pub(crate) fn to_wire(schema: &Value, answer: &Value) -> Value {
+    if let Some(key) = wrapper(schema, answer) {
+        let inner = to_wire(&schema["properties"][key], answer);
+        return Value::Object(Map::from_iter([(key.to_string(), inner)]));
+    }
     let as_string = branch_with(schema, "description")
         .and_then(Value::as_str)
         .is_some_and(|d| d.starts_with(OBJECT_AS_STRING));
     match answer {
         Value::Object(_) if as_string => Value::String(answer.to_string()),
         Value::Object(fields) => {
-            let Some(properties) = branch_with(schema, "properties").and_then(Value::as_object)
-            else {
+            let Some(properties) = branch_for(schema, fields) else {
                 return answer.clone();
             };
             let mut wire = fields.clone();
@@ -254,6 +257,45 @@ pub(crate) fn to_wire(schema: &Value, answer: &Value) -> Value {
         },
         _ => answer.clone(),
     }
+}
+
+/// The one key of a root that wraps the answer's forms (a turn's
+/// `{"turn": {...}}`: the strict root cannot be an `anyOf`), when
+/// `answer`, in the contract's own form, is not wrapped.
+fn wrapper<'s>(schema: &'s Value, answer: &Value) -> Option<&'s str> {
+    let properties = schema.get("properties")?.as_object()?;
+    let [(key, inner)] = properties.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let forms = inner.get("anyOf").is_some() || inner.get("type") == Some(&"object".into());
+    let Value::Object(fields) = answer else {
+        return None;
+    };
+    (forms && !fields.contains_key(key)).then_some(key.as_str())
+}
+
+/// The properties of the object `schema` is, or of the first `anyOf`
+/// branch whose properties hold every key `fields` sets (the form the
+/// answer takes), else of its first branch that has properties.
+fn branch_for<'s>(
+    schema: &'s Value,
+    fields: &Map<String, Value>,
+) -> Option<&'s Map<String, Value>> {
+    if let Some(properties) = schema.get("properties") {
+        return properties.as_object();
+    }
+    let branches: Vec<&Map<String, Value>> = schema
+        .get("anyOf")?
+        .as_array()?
+        .iter()
+        .filter_map(|b| b.get("properties")?.as_object())
+        .collect();
+    let holds = |p: &&Map<String, Value>| fields.keys().all(|k| p.contains_key(k));
+    branches
+        .iter()
+        .copied()
+        .find(holds)
+        .or(branches.first().copied())
 }
 
 /// `schema`'s `key`, or that of its first `anyOf` branch that has one.

@@ -12,6 +12,14 @@ use std::sync::Arc;
 /// what `normalise` parses back, and what tests write an object as.
 pub(crate) const OBJECT_AS_STRING: &str = "A JSON object written as a string";
 
+/// What such a string must look like, as far as a pattern can say it: a
+/// brace first and last, on one line. Not that it parses (no regular
+/// expression can say that; the contract's check does). llama.cpp's
+/// grammar applies a pattern to the string's text as written between its
+/// quotes, and `.` admits a bare quote there; a model that writes one
+/// breaks its own JSON, which is repaired as any broken answer is.
+pub(crate) const OBJECT_AS_STRING_PATTERN: &str = r"^\{.*\}$";
+
 /// How much of a model's arguments an error quotes.
 const QUOTED_CHARS: usize = 200;
 
@@ -39,12 +47,26 @@ pub(crate) fn number(description: &str) -> Value {
     json!({"type": "number", "description": description})
 }
 
+/// A number from `minimum` to `maximum`, both included.
+pub(crate) fn number_in(description: &str, minimum: f64, maximum: f64) -> Value {
+    json!({"type": "number", "description": description, "minimum": minimum, "maximum": maximum})
+}
+
 pub(crate) fn boolean(description: &str) -> Value {
     json!({"type": "boolean", "description": description})
 }
 
 pub(crate) fn array(items: Value, description: &str) -> Value {
     json!({"type": "array", "description": description, "items": items})
+}
+
+/// `array` holding at least `min` items and at most `max`, when it says.
+pub(crate) fn bounded(mut array: Value, min: usize, max: Option<usize>) -> Value {
+    array["minItems"] = json!(min);
+    if let Some(max) = max {
+        array["maxItems"] = json!(max);
+    }
+    array
 }
 
 /// A string that is one of `names`.
@@ -59,7 +81,9 @@ pub(crate) fn one_of<S: Into<String>>(
 /// A free-form object, asked for as a string that holds it; `what` says
 /// what the object is.
 pub(crate) fn object_as_string(what: &str) -> Value {
-    string(&format!("{OBJECT_AS_STRING}: {what}"))
+    let mut schema = string(&format!("{OBJECT_AS_STRING}: {what}"));
+    schema["pattern"] = json!(OBJECT_AS_STRING_PATTERN);
+    schema
 }
 
 /// `schema`, or null: how the strict subset writes an optional key. A
@@ -154,15 +178,12 @@ pub(crate) fn listed(names: &[&str]) -> String {
     names.join(", ")
 }
 
-/// `value` as compact JSON (a string as its text), cut to a short excerpt.
+/// `value` as compact JSON (a string as its text), cut to a short excerpt
+/// where a word ends.
 pub(crate) fn quoted(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    match text.char_indices().nth(QUOTED_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
+    match value {
+        Value::String(text) => crate::words::excerpt(text, QUOTED_CHARS),
+        other => crate::words::excerpt(&other.to_string(), QUOTED_CHARS),
     }
 }
 
@@ -232,6 +253,12 @@ mod tests {
             assert_eq!(given, want);
         }
         let long = "é".repeat(300);
-        assert_eq!(quoted(&json!(long)).chars().count(), QUOTED_CHARS + 1);
+        assert_eq!(
+            quoted(&json!(long)),
+            format!("{}… (300 characters in all)", "é".repeat(QUOTED_CHARS))
+        );
+        let words = "a plan, with each field ".repeat(20);
+        let cut = quoted(&json!(words));
+        assert!(cut.ends_with("plan,… (480 characters in all)"), "{cut}");
     }
 }

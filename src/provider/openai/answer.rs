@@ -193,6 +193,7 @@ pub(super) fn called_as_forced(
         said: format!(
             "the request offered tools and forced a call (tool_choice), and the answer made none; {began}"
         ),
+        spent: completion.usage,
     })
 }
 
@@ -214,7 +215,7 @@ mod tests {
             let error =
                 called_as_forced(&tools, answered("This is an example of", finish)).unwrap_err();
             assert!(
-                matches!(&error, OpenAiError::Ignored { feature: Feature::Tools, said }
+                matches!(&error, OpenAiError::Ignored { feature: Feature::Tools, said, .. }
                     if said.contains("made none") && said.contains("This is an example")),
                 "{error:?}"
             );

@@ -236,14 +236,30 @@ impl OpenAiConfig {
     /// What a call that got no answer within the timeout stops with: how
     /// long it waited, where that came from and the flag that raises it.
     pub(crate) fn timeout_words(&self) -> String {
-        let from = match self.timeout_origin {
+        format!(
+            "the model gave no answer within {} s, the timeout per call ({}); a slow model may need longer: raise it with --call-timeout SECONDS",
+            crate::duration::seconds_text(self.timeout),
+            self.timeout_from()
+        )
+    }
+
+    /// What a call whose timeout ran out while the model was still
+    /// writing stops with: that it was writing, how much had come, and the
+    /// text so far (`so_far`, already in words).
+    pub(crate) fn timeout_writing_words(&self, pieces: u64, so_far: &str) -> String {
+        format!(
+            "the model was still writing when the timeout per call ran out after {} s ({}): {} had come, not a whole answer; {so_far}; a slow model may need longer: raise it with --call-timeout SECONDS",
+            crate::duration::seconds_text(self.timeout),
+            self.timeout_from(),
+            crate::words::plural(pieces, "piece")
+        )
+    }
+
+    fn timeout_from(&self) -> String {
+        match self.timeout_origin {
             Origin::Default => "the default".to_string(),
             origin => origin.to_string(),
-        };
-        format!(
-            "the model gave no answer within {} s, the timeout per call ({from}); a slow model may need longer: raise it with --call-timeout SECONDS",
-            crate::duration::seconds_text(self.timeout)
-        )
+        }
     }
 }
 

@@ -34,6 +34,17 @@ pub(super) fn counted(sent: &Value, mut completion: Completion) -> Completion {
     completion
 }
 
+/// The tokens of a stream whose timeout ran out: the whole request in,
+/// the `pieces` that came out, estimated.
+pub(super) fn spent(sent: &Value, pieces: u64) -> TokenUsage {
+    TokenUsage {
+        input: tokens(prompt_chars(sent)),
+        output: pieces,
+        estimated: true,
+        ..TokenUsage::default()
+    }
+}
+
 /// Characters of what the model was given: every message's text, and the
 /// schema or functions the request carried, as compact JSON.
 fn prompt_chars(sent: &Value) -> u64 {

@@ -36,6 +36,7 @@ use super::http::{self, BodyError};
 use super::output::{Feature, OutputPolicy};
 use super::prompts::{PromptError, Prompts};
 use super::{Completion, ModelRequest, TextSink};
+use crate::bus::TokenUsage;
 use crate::secrets;
 use std::time::{Duration, SystemTime};
 use stream::StreamFailure;
@@ -46,6 +47,11 @@ pub(crate) use stream::pieces_past;
 pub(crate) enum OpenAiError {
     #[error("the model did not answer within {0:?}")]
     Timeout(Duration),
+    /// The call's timeout ran out while the model was still writing: what
+    /// had come is no answer; `words` say so and quote it, `spent` is its
+    /// estimate (the whole prompt in, the pieces that came out).
+    #[error("{words}")]
+    TimedOutWriting { words: String, spent: TokenUsage },
     #[error("cannot reach {url}: {message}")]
     Unreachable { url: String, message: String },
     #[error("the endpoint is rate limiting (HTTP 429)")]
@@ -74,6 +80,8 @@ pub(crate) enum OpenAiError {
         feature: Feature,
         /// What the answer did instead, with how it began.
         said: String,
+        /// The answer's tokens: the endpoint generated them.
+        spent: Option<TokenUsage>,
     },
     /// The server ended a streamed answer early: tried again as an
     /// endpoint that failed is (a server that interrupts a stream for
@@ -238,6 +246,12 @@ impl OpenAiProvider {
                             StreamFailure::TooLarge { limit } => OpenAiError::TooLarge { limit },
                             StreamFailure::Broken(words) => OpenAiError::BadResponse(words),
                             StreamFailure::Interrupted(words) => OpenAiError::Interrupted(words),
+                            StreamFailure::TimedOut { pieces, so_far } => {
+                                OpenAiError::TimedOutWriting {
+                                    words: self.config.timeout_writing_words(pieces, &so_far),
+                                    spent: estimate::spent(&sent.body, pieces),
+                                }
+                            }
                         })?;
                 let completion = estimate::counted(&sent.body, completion);
                 return answer::called_as_forced(&sent.used, completion);

@@ -32,6 +32,12 @@ pub struct EndpointProfile {
     /// name, ignored), each with its words.
     #[serde(default)]
     pub refused: BTreeMap<Refusable, String>,
+    /// Whether a streamed answer brought its usage, as the probe found:
+    /// `false` when none came (llama-cpp-python's server), so a run's
+    /// tokens are estimated, and says so; absent when the probe could not
+    /// tell (a profile written before it was kept, a stream refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_usage: Option<bool>,
 }
 
 /// A part of a request an endpoint may refuse, as a profile names it.
@@ -162,8 +168,16 @@ mod tests {
             model: "smollm2".into(),
             output: OutputMode::Tool,
             refused: BTreeMap::from([(Refusable::JsonSchema, "Input should be 'text'".into())]),
+            stream_usage: Some(false),
         };
-        assert_eq!(load(&profile.to_json()), Ok(profile));
+        assert!(profile.to_json().contains("\"stream_usage\": false"));
+        assert_eq!(load(&profile.to_json()), Ok(profile.clone()));
+        // A profile written before the stream's usage was kept reads as
+        // one that cannot tell.
+        let older = profile
+            .to_json()
+            .replace(",\n  \"stream_usage\": false", "");
+        assert_eq!(load(&older).map(|p| p.stream_usage), Ok(None), "{older}");
     }
 
     #[test]

@@ -113,11 +113,16 @@ pub(super) fn calls_of(body: &Value, entry: &Value, broken: bool) -> Vec<(String
 /// as JSON text in that string.
 fn wire(value: &Value, schema: &Value, root: &Value) -> Value {
     let schema = resolve(schema, root);
+    if let Some((key, inner)) = wrapper(schema, value, root).filter(|_| std::ptr::eq(schema, root))
+    {
+        return json!({ key: wire(value, inner, root) });
+    }
     if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
         let branches: Vec<&Value> = branches.iter().map(|b| resolve(b, root)).collect();
         let branch = branches
             .iter()
-            .find(|b| allows(b, kind(value)))
+            .find(|b| allows(b, kind(value)) && holds(b, value))
+            .or_else(|| branches.iter().find(|b| allows(b, kind(value))))
             .or_else(|| branches.iter().find(|b| allows(b, "string")));
         return branch.map_or_else(|| value.clone(), |b| wire(value, b, root));
     }
@@ -145,6 +150,34 @@ fn wire(value: &Value, schema: &Value, root: &Value) -> Value {
         }
         _ => value.clone(),
     }
+}
+
+/// The one key of an object schema whose one property is an object or a
+/// choice of them (a turn's `{"turn": {...}}`: a strict root cannot be an
+/// `anyOf`), with that property's schema, when `value` is an object that
+/// does not name it: the script writes the turn unwrapped.
+fn wrapper<'a>(schema: &'a Value, value: &Value, root: &'a Value) -> Option<(&'a str, &'a Value)> {
+    let properties = schema.get("properties")?.as_object()?;
+    let [(key, inner)] = properties.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let inner = resolve(inner, root);
+    let forms = inner.get("anyOf").is_some() || inner.get("type") == Some(&json!("object"));
+    let unwrapped = value.as_object().is_some_and(|map| !map.contains_key(key));
+    (forms && unwrapped).then_some((key.as_str(), inner))
+}
+
+/// Whether the object schema `branch` names every key `value` sets (a
+/// choice of closed objects is told apart by its keys).
+fn holds(branch: &Value, value: &Value) -> bool {
+    let (Some(properties), Value::Object(map)) =
+        (branch.get("properties").and_then(Value::as_object), value)
+    else {
+        return true;
+    };
+    map.iter()
+        .filter(|(_, v)| !v.is_null())
+        .all(|(key, _)| properties.contains_key(key))
 }
 
 /// The schema a `$ref` into the root's definitions points at.

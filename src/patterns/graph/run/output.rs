@@ -160,12 +160,10 @@ fn fits_kind(kind: FieldKind, value: &mut Value) -> bool {
     }
 }
 
+/// `value` as JSON, cut where a word ends: the model is asked again
+/// with it, and copies what it is shown.
 fn short(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    crate::words::excerpt(&value.to_string(), 60)
 }
 
 #[cfg(test)]

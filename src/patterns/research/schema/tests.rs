@@ -95,6 +95,18 @@ fn the_schemas_name_what_the_checks_accept() {
     let wire = json!({"steps": EXPECTED_ACTIONS.iter().enumerate()
         .map(|(i, a)| json!({"id": format!("r{i}"), "action": a, "args": "{\"query\": \"why\"}"}))
         .collect::<Vec<_>>()});
+    let plan_schema = jsonschema::validator_for(plan).unwrap();
+    assert!(plan_schema.is_valid(&wire));
+    // A step's args as llama-server's grammar wrote them when any string
+    // would do (issue 78): outside the schema now.
+    for bad in ["],", "{", "payments outage"] {
+        let mut broken = wire.clone();
+        broken[STEPS][1]["args"] = json!(bad);
+        assert!(!plan_schema.is_valid(&broken), "{bad}");
+    }
+    let mut short = wire.clone();
+    short[STEPS].as_array_mut().unwrap().pop();
+    assert!(!plan_schema.is_valid(&short), "one step per action");
     let read = (RESEARCH_PLAN.normalise)(wire);
     assert_eq!(read[STEPS][0]["args"], json!({"query": "why"}));
     assert!(validate_plan(&read, 8).is_ok());

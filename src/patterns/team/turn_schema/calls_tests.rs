@@ -158,7 +158,8 @@ fn a_name_a_function_cannot_take_is_offered_under_a_prefix_and_reads_back_as_its
         Ok(json!({"call": long, "args": {}}))
     );
     // The schema keeps the scenario's own names.
-    let members = &contract.schema["properties"]["call_members"]["anyOf"][0]["items"];
+    let members =
+        &contract.schema["properties"]["turn"]["anyOf"][2]["properties"]["call_members"]["items"];
     assert_eq!(
         members["properties"]["member"]["enum"],
         json!(["reply", "feed", "transfer_to_agent"])
@@ -173,7 +174,7 @@ fn a_swarm_agents_contract_offers_the_other_agents_to_hand_control_to() {
     let part = Part::of_scenario(&scenario);
     let a = turn_contract(&TurnShape::of(&part, "a"));
     assert_eq!(
-        a.schema["properties"]["transfer_to"]["anyOf"][0]["enum"],
+        a.schema["properties"]["turn"]["anyOf"][1]["properties"]["transfer_to"]["enum"],
         json!(["b"])
     );
 }

@@ -137,11 +137,13 @@ fn every_taken_sim_turn_keeps_its_agents_contract_natively_and_as_calls() {
                     if !taken(&shape, &action) {
                         continue;
                     }
-                    check_answer(&contract, &answer);
+                    // A call without args reads as one with none: the
+                    // strict form always writes them.
                     let mut want = answer.clone();
                     if want.get("call").is_some() && want.get("args").is_none() {
                         want["args"] = json!({});
                     }
+                    check_answer(&contract, &want);
                     let calls = calls_for(&shape, &answer);
                     assert_eq!((contract.answer_of_calls)(&calls), Ok(want), "{agent}");
                     checked += 1;
@@ -152,20 +154,43 @@ fn every_taken_sim_turn_keeps_its_agents_contract_natively_and_as_calls() {
     assert!(checked >= 25, "only {checked} turns checked");
 }
 
+/// The forms of a turn's schema, each by the action key it sets.
+fn forms(contract: &Contract) -> Vec<(String, Value)> {
+    let turn = &contract.schema["properties"][TURN];
+    let forms = match turn.get("anyOf") {
+        Some(forms) => forms.as_array().unwrap().clone(),
+        None => vec![turn.clone()],
+    };
+    forms
+        .into_iter()
+        .map(|form| {
+            let key = form["required"][0].as_str().unwrap().to_string();
+            (key, form)
+        })
+        .collect()
+}
+
 #[test]
 fn each_agent_is_offered_what_its_part_lets_it_do() {
     let swarm_turn = turn_contract(&swarm(&["billing", "refunds"], &["refund_api"]));
-    let props = &swarm_turn.schema["properties"];
     assert_eq!(swarm_turn.name, "turn");
+    assert_eq!(swarm_turn.schema["required"], json!([TURN]));
+    let swarm_forms = forms(&swarm_turn);
+    let keys: Vec<&str> = swarm_forms.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["reply", "transfer_to", "call"]);
     assert_eq!(
-        swarm_turn.schema["required"],
-        json!(["reply", "transfer_to", "message", "call", "args"])
+        swarm_forms[1].1["required"],
+        json!(["transfer_to", "message"])
     );
     assert_eq!(
-        props["transfer_to"]["anyOf"][0]["enum"],
+        swarm_forms[1].1["properties"]["transfer_to"]["enum"],
         json!(["billing", "refunds"])
     );
-    assert_eq!(props["call"]["anyOf"][0]["enum"], json!(["refund_api"]));
+    assert_eq!(swarm_forms[2].1["required"], json!(["call", "args"]));
+    assert_eq!(
+        swarm_forms[2].1["properties"]["call"]["enum"],
+        json!(["refund_api"])
+    );
     let names: Vec<&str> = swarm_turn
         .functions
         .iter()
@@ -190,19 +215,26 @@ fn each_agent_is_offered_what_its_part_lets_it_do() {
 
     let lead = turn_contract(&coordinator(&["analyst", "legal"], &[]));
     assert_eq!(lead.name, "coordinator_turn");
-    assert_eq!(lead.schema["required"], json!(["reply", "call_members"]));
-    let member = &lead.schema["properties"]["call_members"]["anyOf"][0]["items"];
+    let lead_forms = forms(&lead);
+    let keys: Vec<&str> = lead_forms.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["reply", "call_members"]);
+    let calls = &lead_forms[1].1["properties"]["call_members"];
+    assert_eq!(calls["minItems"], 1);
     assert_eq!(
-        member["properties"]["member"]["enum"],
+        calls["items"]["properties"]["member"]["enum"],
         json!(["analyst", "legal"])
     );
     let names: Vec<&str> = lead.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["reply", "analyst", "legal"]);
     assert_eq!(lead.functions[1].parameters["required"], json!(["task"]));
 
-    // A coordinator's member replies or calls a tool, nothing else.
+    // A coordinator's member replies or calls a tool, nothing else: one
+    // form, the reply, without an anyOf.
     let member_turn = turn_contract(&swarm(&[], &[]));
-    assert_eq!(member_turn.schema["required"], json!(["reply"]));
+    assert_eq!(
+        member_turn.schema["properties"][TURN]["required"],
+        json!(["reply"])
+    );
     check_contract(&member_turn);
 }
 
@@ -210,15 +242,8 @@ fn each_agent_is_offered_what_its_part_lets_it_do() {
 fn a_strict_answer_reads_as_the_turn_it_stands_for() {
     let contract = turn_contract(&swarm(&["billing"], &["lookup"]));
     let read = |wire: Value| action::read(ModelOutput::Json((contract.normalise)(wire)));
-    let nulls =
-        json!({"reply": null, "transfer_to": null, "message": null, "call": null, "args": null});
-    let with = |key: &str, value: Value| {
-        let mut turn = nulls.clone();
-        turn[key] = value;
-        turn
-    };
     assert_eq!(
-        read(with("transfer_to", json!("billing"))),
+        read(json!({"turn": {"transfer_to": "billing", "message": null}})),
         (
             Action::Transfer {
                 to: "billing".into()
@@ -226,8 +251,7 @@ fn a_strict_answer_reads_as_the_turn_it_stands_for() {
             json!({"transfer_to": "billing"})
         )
     );
-    let mut tool = with("call", json!("lookup"));
-    tool["args"] = json!("{\"order\": \"A-1\"}");
+    let tool = json!({"turn": {"call": "lookup", "args": "{\"order\": \"A-1\"}"}});
     assert_eq!(
         read(tool.clone()).0,
         Action::Call {
@@ -237,12 +261,66 @@ fn a_strict_answer_reads_as_the_turn_it_stands_for() {
     );
     let once = (contract.normalise)(tool);
     assert_eq!((contract.normalise)(once.clone()), once, "idempotent");
+    // An answer in the contract's own form, as `json` and `prompted`
+    // answers and recordings made before turns were wrapped are, reads
+    // the same.
+    let nulls =
+        json!({"reply": null, "transfer_to": null, "message": null, "call": null, "args": null});
+    let mut unwrapped = nulls.clone();
+    unwrapped["transfer_to"] = json!("billing");
+    assert_eq!(
+        read(unwrapped).0,
+        Action::Transfer {
+            to: "billing".into()
+        }
+    );
     assert_eq!(
         read(nulls.clone()).0,
         Action::Invalid,
         "no action is no turn"
     );
-    let mut two = with("reply", json!("Done."));
+    let mut two = nulls;
+    two["reply"] = json!("Done.");
     two["transfer_to"] = json!("billing");
     assert_eq!(read(two).0, Action::Invalid, "two actions are no turn");
+}
+
+/// What llama-server's grammar produced under the loose schema, each now
+/// outside the schema: a server that follows it can write none of them.
+#[test]
+fn the_schema_holds_out_the_turns_a_grammar_wrote_under_the_loose_one() {
+    let contract = turn_contract(&swarm(&["billing"], &["lookup"]));
+    check_contract(&contract);
+    let schema = jsonschema::validator_for(&contract.schema).unwrap();
+    let wrapped = |turn: Value| json!({ "turn": turn });
+    for bad in [
+        // reply, transfer_to, call and args all set (issue 78).
+        json!({"reply": "Done.", "transfer_to": "billing", "message": null,
+               "call": "lookup", "args": "{}"}),
+        json!({"reply": "Done.", "transfer_to": "billing", "message": "over"}),
+        // args as prose, or garbage, where an object written as a string
+        // is wanted.
+        json!({"call": "lookup", "args": "Sales KPIs for a date and region"}),
+        json!({"call": "lookup", "args": "],"}),
+        json!({"call": "lookup", "args": "{"}),
+        // nothing set
+        json!({"reply": null}),
+        json!({}),
+    ] {
+        assert!(!schema.is_valid(&wrapped(bad.clone())), "{bad}");
+    }
+    for good in [
+        json!({"reply": "Done."}),
+        json!({"transfer_to": "billing", "message": null}),
+        json!({"call": "lookup", "args": "{\"order\": \"A-1042\"}"}),
+        json!({"call": "lookup", "args": "{}"}),
+    ] {
+        assert!(schema.is_valid(&wrapped(good.clone())), "{good}");
+    }
+    let lead = turn_contract(&coordinator(&["analyst"], &[]));
+    let lead_schema = jsonschema::validator_for(&lead.schema).unwrap();
+    assert!(!lead_schema.is_valid(&wrapped(json!({"call_members": []}))));
+    assert!(!lead_schema.is_valid(&wrapped(
+        json!({"reply": "Done.", "call_members": [{"member": "analyst", "task": "x"}]})
+    )));
 }

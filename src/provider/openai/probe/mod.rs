@@ -265,6 +265,7 @@ fn as_asked(mode: Mode, completion: Completion) -> Result<Completion, OpenAiErro
                     "the answer is not a JSON object; it began: {}",
                     super::shown(&start)
                 ),
+                spent: None,
             })
         }
     }

@@ -48,7 +48,7 @@ pub(super) fn print(answer: &Answer) {
             ),
             None => format!("accepted, {millis} ms"),
         },
-        Err(OpenAiError::Ignored { feature, said }) => {
+        Err(OpenAiError::Ignored { feature, said, .. }) => {
             format!("ignored {}, {millis} ms: {said}", feature.as_str())
         }
         Err(OpenAiError::Unsupported {
@@ -93,7 +93,7 @@ fn learned(answers: &[Answer]) -> Learned {
             Err(OpenAiError::Unsupported { feature, said, .. }) => {
                 refused.insert(refusable(*feature), said.clone());
             }
-            Err(OpenAiError::Ignored { feature, said }) => {
+            Err(OpenAiError::Ignored { feature, said, .. }) => {
                 refused.insert(refusable(*feature), format!("ignored: {said}"));
             }
             // The same request whole was accepted: what the endpoint
@@ -145,7 +145,7 @@ fn settles(answers: &[Answer]) -> Result<Mode, String> {
             Ok(_) => return Ok(mode),
             Err(
                 OpenAiError::Unsupported { feature, said, .. }
-                | OpenAiError::Ignored { feature, said },
+                | OpenAiError::Ignored { feature, said, .. },
             ) => match policy.adapt(*feature, said) {
                 Some(adapted) if adapted.first => continue,
                 _ => return Err(format!("{} was refused: {said}", mode.as_str())),
@@ -198,6 +198,7 @@ pub(super) fn report(
         model: config.model.clone(),
         output: output_mode(mode),
         refused: learned.refused,
+        stream_usage: stream_usage(answers),
     };
     let text = crate::secrets::scrub(&profile.to_json()).into_owned();
     match std::fs::write(path, text) {
@@ -212,6 +213,19 @@ pub(super) fn report(
             ));
             Exit::BadInput
         }
+    }
+}
+
+/// Whether the stream the probe asked for brought its usage: not when the
+/// usage is an estimate of an answer Conclave did not cut (none came); no
+/// telling when the stream got no answer, or was cut.
+fn stream_usage(answers: &[Answer]) -> Option<bool> {
+    let stream = answers.iter().find(|a| a.asked == Asked::Stream)?;
+    match &stream.result {
+        Ok(completion) if completion.cut_after.is_none() => {
+            Some(completion.usage.is_some_and(|usage| !usage.estimated))
+        }
+        _ => None,
     }
 }
 

@@ -44,6 +44,9 @@ pub(super) enum StreamFailure {
     Broken(String),
     /// The server ended the stream (`[DONE]`) before the model finished.
     Interrupted(String),
+    /// The call's timeout ran out after `pieces` pieces of text had come;
+    /// `so_far` says the text so far.
+    TimedOut { pieces: u64, so_far: String },
 }
 
 /// Read the body of a successful response as a stream of chunks, handing

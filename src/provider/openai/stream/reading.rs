@@ -298,24 +298,35 @@ impl Reading {
     /// The stream is unusable; `why`, and the text so far.
     pub(super) fn broken(&mut self, why: &str) -> StreamFailure {
         self.flush();
-        let chars = self.text.chars().count();
-        let so_far = if chars == 0 {
-            "no text had come".to_string()
-        } else {
-            let text = secrets::scrub_model_text(&self.text);
-            let quoted: String = text.chars().take(QUOTED_CHARS).collect();
-            let more = if chars > QUOTED_CHARS { "…" } else { "" };
-            format!(
-                "the text so far ({chars} characters): {}{more}",
-                crate::sanitize::clean(&quoted)
-            )
-        };
-        StreamFailure::Broken(format!("{why}; {so_far}"))
+        StreamFailure::Broken(format!("{why}; {}", self.so_far()))
     }
 
+    /// The text so far, in words: how long, and quoted (scrubbed, clean).
+    fn so_far(&self) -> String {
+        let chars = self.text.chars().count();
+        if chars == 0 {
+            return "no text had come".to_string();
+        }
+        let text = secrets::scrub_model_text(&self.text);
+        let quoted: String = text.chars().take(QUOTED_CHARS).collect();
+        let more = if chars > QUOTED_CHARS { "…" } else { "" };
+        format!(
+            "the text so far ({chars} characters): {}{more}",
+            crate::sanitize::clean(&quoted)
+        )
+    }
+
+    /// The body could not be read on. A timeout after text had come is
+    /// the model still writing: what came is kept, in words, and counted.
     pub(super) fn transport(&mut self, error: reqwest::Error) -> StreamFailure {
         if error.is_timeout() {
             self.flush();
+            if self.pieces > 0 {
+                return StreamFailure::TimedOut {
+                    pieces: self.pieces,
+                    so_far: self.so_far(),
+                };
+            }
             return StreamFailure::Transport(error);
         }
         let why = format!(

@@ -650,3 +650,4 @@ mod contracts;
 mod output_modes;
 mod reasoning;
 mod streaming;
+mod timed_out;

@@ -370,6 +370,7 @@ async fn openai_refusals_of_a_parameter_are_told_apart_and_adapted_to() {
         ProviderError::Unsupported {
             feature: Feature::Temperature,
             said,
+            ..
         } => said,
         other => panic!("{other:?}"),
     };
@@ -409,7 +410,7 @@ async fn openai_refusals_of_a_parameter_are_told_apart_and_adapted_to() {
     assert!(
         matches!(
             &error,
-            OpenAiError::Ignored { feature: Feature::Tools, said }
+            OpenAiError::Ignored { feature: Feature::Tools, said, .. }
                 if said.contains("made none") && said.contains("{\"stance\"")
         ),
         "{error:?}"
