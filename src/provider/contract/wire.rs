@@ -12,14 +12,6 @@ use std::sync::Arc;
 /// what `normalise` parses back, and what tests write an object as.
 pub(crate) const OBJECT_AS_STRING: &str = "A JSON object written as a string";
 
-/// What such a string must look like, as far as a pattern can say it: a
-/// brace first and last, on one line. Not that it parses (no regular
-/// expression can say that; the contract's check does). llama.cpp's
-/// grammar applies a pattern to the string's text as written between its
-/// quotes, and `.` admits a bare quote there; a model that writes one
-/// breaks its own JSON, which is repaired as any broken answer is.
-pub(crate) const OBJECT_AS_STRING_PATTERN: &str = r"^\{.*\}$";
-
 /// How much of a model's arguments an error quotes.
 const QUOTED_CHARS: usize = 200;
 
@@ -79,11 +71,15 @@ pub(crate) fn one_of<S: Into<String>>(
 }
 
 /// A free-form object, asked for as a string that holds it; `what` says
-/// what the object is.
+/// what the object is. No `pattern` holds the string to a brace at each
+/// end: llama.cpp's grammar (llama-server, llama-cpp-python) applies a
+/// pattern to the string's raw text, where its `.` admits a bare `"`, so
+/// a model there left the string and wrote on until its limit, and the
+/// answer was no JSON at all (`llm_bad_response`, unrepaired) where a
+/// plain string keeps it JSON and a prose `args` is repaired in words
+/// that say what it must be.
 pub(crate) fn object_as_string(what: &str) -> Value {
-    let mut schema = string(&format!("{OBJECT_AS_STRING}: {what}"));
-    schema["pattern"] = json!(OBJECT_AS_STRING_PATTERN);
-    schema
+    string(&format!("{OBJECT_AS_STRING}: {what}"))
 }
 
 /// `schema`, or null: how the strict subset writes an optional key. A

@@ -298,11 +298,6 @@ fn the_schema_holds_out_the_turns_a_grammar_wrote_under_the_loose_one() {
         json!({"reply": "Done.", "transfer_to": "billing", "message": null,
                "call": "lookup", "args": "{}"}),
         json!({"reply": "Done.", "transfer_to": "billing", "message": "over"}),
-        // args as prose, or garbage, where an object written as a string
-        // is wanted.
-        json!({"call": "lookup", "args": "Sales KPIs for a date and region"}),
-        json!({"call": "lookup", "args": "],"}),
-        json!({"call": "lookup", "args": "{"}),
         // nothing set
         json!({"reply": null}),
         json!({}),
