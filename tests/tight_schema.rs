@@ -50,7 +50,7 @@ impl Respond for Endpoint {
                     let mut admitted = candidates.into_iter().filter(|c| grammar.is_valid(c));
                     // A repair is answered with the last the schema admits.
                     if is_repair(&body) {
-                        admitted.last()
+                        admitted.next_back()
                     } else {
                         admitted.next()
                     }
