@@ -2,6 +2,7 @@
 //! when it is asked again (`missing key "stance"`), from the stop reason
 //! its pattern's contract gave it. Shared by every pattern's repair check.
 
+use crate::pycompat::py_strip;
 use crate::stop::{PatternReason, StopFacts};
 use serde_json::Value;
 
@@ -91,6 +92,41 @@ pub(crate) fn args_problem(
     )
 }
 
+/// The words of a plan refused for the `id` of one of its `list` items,
+/// each a `noun`: the first whose id is not text with something in it, by
+/// its place, what the id must be (`example`) and what the answer gave.
+/// Where no item has such an id, the reason's words.
+pub(crate) fn id_problem(
+    reason: &impl PatternReason,
+    raw: &Value,
+    (list, noun): (&str, &str),
+    example: &str,
+) -> String {
+    let items = raw.get(list).and_then(Value::as_array);
+    let named = |item: &Value| {
+        item.get("id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !py_strip(id).is_empty())
+    };
+    let Some((at, item)) = items
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .find(|(_, item)| !named(item))
+    else {
+        return in_words(reason);
+    };
+    let gave = match item.get("id") {
+        None => "leaves it out".to_string(),
+        Some(id) => format!("has {}", found(id)),
+    };
+    format!(
+        "{reason}: the \"id\" of each {noun} must be a text that names it, such as {}; {noun} {} {gave}",
+        Value::from(example),
+        at + 1
+    )
+}
+
 /// A refusal as its reason says it: `invalid_contribution:stance` and
 /// what that means.
 pub(crate) fn in_words(reason: &impl PatternReason) -> String {
@@ -126,6 +162,41 @@ mod tests {
         );
         assert_eq!(
             args_problem(&reason, &json!({"tasks": []}), ("tasks", "task"), "{}"),
+            in_words(&reason)
+        );
+    }
+
+    #[test]
+    fn an_id_that_names_nothing_is_told_what_it_must_be() {
+        use crate::patterns::orchestrator::stops::{PlanError, TaskStop};
+        use crate::patterns::research::stops::{ResearchStop, StepError};
+        let reason = ResearchStop::InvalidStep(StepError::Id);
+        let plan = json!({"steps": [
+            {"id": "r1", "action": "search_sources", "args": {}},
+            {"id": "  ", "action": "dedupe_urls", "args": {}},
+        ]});
+        assert_eq!(
+            id_problem(&reason, &plan, ("steps", "step"), "r1"),
+            r#"invalid_step:id: the "id" of each step must be a text that names it, such as "r1"; step 2 has the text "  ""#
+        );
+        let none = json!({"steps": [{"action": "search_sources", "args": {}}]});
+        assert!(
+            id_problem(&reason, &none, ("steps", "step"), "r1").ends_with("step 1 leaves it out")
+        );
+        let reason = TaskStop::InvalidPlan(PlanError::TaskId);
+        let plan = json!({"kind": "plan", "tasks": [{"id": 3, "worker": "w", "args": {}, "critical": true}]});
+        assert_eq!(
+            id_problem(&reason, &plan, ("tasks", "task"), "t1"),
+            r#"invalid_plan:task_id: the "id" of each task must be a text that names it, such as "t1"; task 1 has 3"#
+        );
+        // A plan as read where every id names something: the reason's words.
+        assert_eq!(
+            id_problem(
+                &reason,
+                &json!({"tasks": [{"id": "t1"}]}),
+                ("tasks", "task"),
+                "t1"
+            ),
             in_words(&reason)
         );
     }

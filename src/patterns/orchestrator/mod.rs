@@ -179,6 +179,7 @@ async fn plan_tasks(
                 ("tasks", "task"),
                 "{\"report_date\": \"2026-02-26\", \"region\": \"US\"}",
             ),
+            PlanError::TaskId => answer_words::id_problem(&reason, raw, ("tasks", "task"), "t1"),
             _ => answer_words::problem(&reason, raw, &PLAN_KEYS),
         }
     };

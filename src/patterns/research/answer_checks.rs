@@ -32,6 +32,9 @@ pub(crate) fn plan_problem((refusal, raw): &(PlanRefusal, Value)) -> String {
             ("steps", "step"),
             "{\"query\": \"payments outage\"}",
         ),
+        reason @ ResearchStop::InvalidStep(StepError::Id) => {
+            answer_words::id_problem(reason, raw, ("steps", "step"), "r1")
+        }
         reason => answer_words::problem(reason, raw, &["steps"]),
     }
 }
