@@ -69,26 +69,17 @@ pub(crate) fn args_problem(
     (list, noun): (&str, &str),
     example: &str,
 ) -> String {
-    let items = raw.get(list).and_then(Value::as_array);
-    let wrong = items
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .find(|(_, item)| !item.get("args").is_some_and(Value::is_object));
-    let Some((at, item)) = wrong else {
+    let Some((at, item)) = first_wrong(raw, list, |args| args.is_object(), "args") else {
         return in_words(reason);
     };
     let name = match item.get("id").and_then(Value::as_str) {
         Some(id) => format!("{noun} {}", Value::from(id)),
         None => format!("{noun} {}", at + 1),
     };
-    let gave = match item.get("args") {
-        None => "leaves them out".to_string(),
-        Some(args) => format!("has {}", found(args)),
-    };
     format!(
-        "{reason}: {}; {name} {gave}",
-        args_rule(&format!("the \"args\" of each {noun}"), example)
+        "{reason}: {}; {name} {}",
+        args_rule(&format!("the \"args\" of each {noun}"), example),
+        gave(item, "args", "leaves them out")
     )
 }
 
@@ -102,29 +93,39 @@ pub(crate) fn id_problem(
     (list, noun): (&str, &str),
     example: &str,
 ) -> String {
-    let items = raw.get(list).and_then(Value::as_array);
-    let named = |item: &Value| {
-        item.get("id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| !py_strip(id).is_empty())
-    };
-    let Some((at, item)) = items
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .find(|(_, item)| !named(item))
-    else {
+    let names = |id: &Value| id.as_str().is_some_and(|id| !py_strip(id).is_empty());
+    let Some((at, item)) = first_wrong(raw, list, names, "id") else {
         return in_words(reason);
     };
-    let gave = match item.get("id") {
-        None => "leaves it out".to_string(),
-        Some(id) => format!("has {}", found(id)),
-    };
     format!(
-        "{reason}: the \"id\" of each {noun} must be a text that names it, such as {}; {noun} {} {gave}",
+        "{reason}: the \"id\" of each {noun} must be a text that names it, such as {}; {noun} {} {}",
         Value::from(example),
-        at + 1
+        at + 1,
+        gave(item, "id", "leaves it out")
     )
+}
+
+/// The first item of `raw`'s `list` whose `key` is missing or not `right`,
+/// with its place.
+fn first_wrong<'a>(
+    raw: &'a Value,
+    list: &str,
+    right: impl Fn(&Value) -> bool,
+    key: &str,
+) -> Option<(usize, &'a Value)> {
+    let items = raw.get(list).and_then(Value::as_array)?;
+    items
+        .iter()
+        .enumerate()
+        .find(|(_, item)| !item.get(key).is_some_and(&right))
+}
+
+/// What `item` gave for `key`: its value quoted, or `absent`.
+fn gave(item: &Value, key: &str, absent: &str) -> String {
+    match item.get(key) {
+        None => absent.to_string(),
+        Some(value) => format!("has {}", found(value)),
+    }
 }
 
 /// A refusal as its reason says it: `invalid_contribution:stance` and
