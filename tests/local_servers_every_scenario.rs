@@ -104,14 +104,7 @@ impl Shipped {
     /// the endpoint after it.
     fn streamed(&self, doc: &Value, behaviour: Behaviour) -> (Run, Messy) {
         let endpoint = Messy::serve(doc, behaviour, true);
-        let mut args = vec![
-            "--provider",
-            "openai",
-            "--base-url",
-            &endpoint.base_url,
-            "--model",
-            "mock-model",
-        ];
+        let mut args = endpoint.model_args();
         args.extend(self.args.iter().map(String::as_str));
         (headless(doc, &args), endpoint)
     }

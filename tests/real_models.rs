@@ -236,7 +236,7 @@ pub(crate) fn headless_in(work: &Path, doc: &Value, args: &[&str]) -> Run {
     }
 }
 
-fn recorded(recording: &Path) -> Vec<Value> {
+pub(crate) fn recorded(recording: &Path) -> Vec<Value> {
     std::fs::read_to_string(recording)
         .unwrap_or_default()
         .lines()
@@ -809,14 +809,7 @@ fn an_agent_its_flag_denies_is_asked_once_and_the_table_stops_as_on_the_sim() {
     };
     for streamed in [false, true] {
         let endpoint = Messy::serve(&doc, Behaviour::Plain, streamed);
-        let mut args = vec![
-            "--provider",
-            "openai",
-            "--base-url",
-            &endpoint.base_url,
-            "--model",
-            "mock-model",
-        ];
+        let mut args = endpoint.model_args();
         if !streamed {
             args.push("--no-stream");
         }

@@ -7,6 +7,7 @@
 //! what came. The probe's profile keeps whether a stream brings usage.
 
 use crate::common;
+use crate::real_models::recorded;
 use common::messy::{Behaviour, Messy};
 use common::script::quick;
 use conclave::bus::{CallOutcome, EventKind};
@@ -27,14 +28,6 @@ fn conclave(work: &Path, args: &[&str]) -> Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("the binary runs")
-}
-
-fn events(recording: &Path) -> Vec<Value> {
-    std::fs::read_to_string(recording)
-        .unwrap()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
 }
 
 /// The model calls that failed, as recorded.
@@ -62,23 +55,14 @@ fn recorded_and_served(
     let live = conclave(
         work,
         &[
-            "run",
-            file,
-            "--headless",
-            "--record",
-            recording,
-            "--provider",
-            "openai",
-            "--base-url",
-            &endpoint.base_url,
-            "--model",
-            "mock-model",
-            "--output",
-            output,
-        ],
+            ["run", file, "--headless", "--record", recording].as_slice(),
+            &endpoint.model_args(),
+            &["--output", output],
+        ]
+        .concat(),
     );
     let served = conclave(work, &["run", file, "--headless", "--cassette", recording]);
-    (live, served, events(Path::new(recording)))
+    (live, served, recorded(Path::new(recording)))
 }
 
 fn result_of(output: &Output) -> Value {

@@ -112,6 +112,18 @@ pub struct Messy {
 }
 
 impl Messy {
+    /// The arguments that point a run at this endpoint, as the mock model.
+    pub fn model_args(&self) -> Vec<&str> {
+        vec![
+            "--provider",
+            "openai",
+            "--base-url",
+            &self.base_url,
+            "--model",
+            "mock-model",
+        ]
+    }
+
     /// Serve the sim script of scenario `doc`, answering as `behaviour`
     /// says, streamed when `streamed` and the request asks for a stream.
     pub fn serve(doc: &Value, behaviour: Behaviour, streamed: bool) -> Self {
