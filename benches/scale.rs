@@ -11,8 +11,8 @@
 //!   (`benches/fan_out_floor.py`), five processes each, interleaved: the
 //!   medians of their wall times and peaks, the recorded run's against
 //!   the headless one and the headless one's against the floor.
-//!   `tests/fan_out_memory.rs` holds the headless run's peak in the
-//!   unoptimised build.
+//!   `tests/fan_out_memory.rs` holds both runs' peaks in the unoptimised
+//!   build.
 //! - `dashboard_live_100k`: the same run in the dashboard on the real
 //!   clock, events folded and a 200×60 frame drawn every 16 ms.
 //! - `dashboard_replay_100k`: the dashboard opening that run's recording,

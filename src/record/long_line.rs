@@ -1,11 +1,13 @@
-//! An event's line written into the writer's batch buffer, unless it is
-//! long (a run's start carrying a 50 MB context): then it goes straight to
-//! the file through a buffer of a fixed size. A buffer grown by doubling
-//! to hold such a line would cost up to twice the line while it grows,
-//! beside the scenario text it repeats, and keep that much for the rest of
-//! the run.
+//! An event's line written after the lines waiting for the writer,
+//! unless it is long (a run's start carrying a 50 MB context): then it
+//! goes straight to the file through a buffer of a fixed size. A buffer
+//! grown by doubling to hold such a line would cost up to twice the line
+//! while it grows, beside the scenario text it repeats, and keep that much
+//! for the rest of the run.
 
+use super::json_line::{self, Stop};
 use crate::bus::{Capped, Event};
+use serde::Serialize;
 use std::io::{self, BufWriter, Write};
 
 /// Past this many bytes a line is written straight to the file.
@@ -24,9 +26,22 @@ pub(super) enum Taken {
 /// longer than [`LONG_LINE`].
 pub(super) fn line_into(batch: &mut Vec<u8>, event: &Event) -> io::Result<Taken> {
     let start = batch.len();
-    let mut capped = Capped::new(batch, LONG_LINE);
-    let written = serde_json::to_writer(&mut capped, event);
-    let over = capped.over();
+    match json_line::write_event(batch, event, LONG_LINE) {
+        Ok(()) => {
+            batch.push(b'\n');
+            return Ok(Taken::Joined);
+        }
+        Err(Stop::Long) => {
+            batch.truncate(start);
+            return Ok(Taken::Long);
+        }
+        Err(Stop::Other) => batch.truncate(start),
+    }
+    // The writer by value, not `&mut`: serde_json's writes of a brace or
+    // a comma then reach `Capped::write_all` inlined, not through a call.
+    let mut line = serde_json::Serializer::new(Capped::new(batch, LONG_LINE));
+    let written = event.serialize(&mut line);
+    let over = line.into_inner().over();
     match written {
         Ok(()) => {
             batch.push(b'\n');

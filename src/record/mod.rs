@@ -1,17 +1,17 @@
-//! JSONL recordings: one event per line, every seq of a run in order. The
-//! writer runs on its own thread behind std's unbounded channel, so
-//! recording is lossless and never makes the engine wait (far behind, it
-//! is handed each event as its line, which holds half the memory); it writes whole
-//! lines, all that are waiting at once, so a killed process leaves a file
-//! that is valid up to its last line. A line over a megabyte (a run's
-//! start with a 50 MB context) is written in pieces rather than held whole
-//! a second time; a kill in the middle of it leaves it cut, and a reader
-//! skips a cut line and says so. A write that fails (a full disk) ends
-//! the file there: the writer keeps emptying its channel and says so at the
-//! end.
+//! JSONL recordings: one event per line, every seq of a run in order.
+//! Each event is written as its line where it is published and handed to
+//! a writer on its own thread (`writer`), so recording is lossless and
+//! never makes the engine wait; the writer writes whole lines, all that
+//! are waiting at once, so a killed process leaves a file that is valid
+//! up to its last line. A line over a megabyte (a run's start with a 50 MB
+//! context) is written in pieces rather than held whole a second time; a
+//! kill in the middle of it leaves it cut, and a reader skips a cut line
+//! and says so. A write that fails (a full disk) ends the file there: the
+//! writer keeps taking what is handed to it and says so at the end.
 
 mod events;
 mod file_kind;
+mod json_line;
 mod line;
 mod long_line;
 mod one_run;
@@ -19,20 +19,19 @@ mod problem;
 mod reader;
 mod sequence;
 mod start;
+mod writer;
 
 pub use events::{Changed, Events};
 pub use problem::{RecordingError, RecordingProblem};
 pub use reader::{MAX_LINE, Recording, parse_recording};
 pub use reader::{read_recording, read_recording_each};
 pub(crate) use start::run_start;
+pub use writer::RecordSink;
 
-use crate::bus::{Event, EventSink};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 
 /// [`read_recording`], telling `progress` the byte each event's line ends
@@ -47,47 +46,6 @@ pub fn read_recording_reporting(
         events.push(placed.event);
     })?;
     Ok(Recording { events, problems })
-}
-
-/// The bus's end of a recording. Dropping the last clone closes it: the
-/// writer writes what is waiting and finishes.
-#[derive(Clone, Debug)]
-pub struct RecordSink {
-    queue: Sender<Queued>,
-    /// Events handed over and not yet taken by the writer.
-    waiting: Arc<AtomicUsize>,
-}
-
-/// An event waiting for the writer: as it is, or already written as its
-/// line once the writer is [`BEHIND`].
-#[derive(Debug)]
-enum Queued {
-    Event(Arc<Event>),
-    Line(Box<[u8]>),
-}
-
-/// Events waiting past which each is queued as its line: a line takes
-/// about half the memory of the event it writes, and a writer that yields
-/// to a 100,000-task run can fall behind by every event of it.
-const BEHIND: usize = 4096;
-
-impl EventSink for RecordSink {
-    fn accept(&self, event: Arc<Event>) {
-        let queued = if self.waiting.fetch_add(1, Ordering::Relaxed) < BEHIND {
-            Queued::Event(event)
-        } else {
-            match serde_json::to_vec(&*event) {
-                Ok(mut line) => {
-                    line.push(b'\n');
-                    Queued::Line(line.into_boxed_slice())
-                }
-                // The writer meets the same failure and reports it.
-                Err(_) => Queued::Event(event),
-            }
-        };
-        // The writer goes only when every sink is gone.
-        let _ = self.queue.send(queued);
-    }
 }
 
 /// Why a recording cannot be written where it was asked for.
@@ -213,20 +171,20 @@ impl Recorder {
         mode: RecordMode,
     ) -> Result<(RecordSink, Recorder), RecordPathError> {
         let (file, path) = create_file(path, mode)?;
-        let (queue, events) = channel();
-        let waiting = Arc::new(AtomicUsize::new(0));
-        let taken = Arc::clone(&waiting);
+        let shared = writer::Shared::new();
+        let handed = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("conclave-recorder".into())
             .spawn(move || {
                 lower_priority();
-                write_lines(file, &events, &taken)
+                writer::write_lines(file, &handed)
             })
             .map_err(|e| RecordPathError {
                 path: path.clone(),
                 reason: format!("cannot start the recorder: {e}"),
             })?;
-        Ok((RecordSink { queue, waiting }, Recorder { path, thread }))
+        shared.set_writer(thread.thread().clone());
+        Ok((RecordSink::new(shared), Recorder { path, thread }))
     }
 
     /// The file the recording goes to.
@@ -254,107 +212,6 @@ fn lower_priority() {
         let tid = libc::gettid();
         libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
-}
-
-/// How long a writer that caught up lets events gather before it takes
-/// them: a run of many short calls is written a few hundred lines at a
-/// time, and a recording lags the run by no more than this.
-const GATHER: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// The most lines written at once: a long backlog is written in parts of
-/// a few hundred kilobytes rather than held as one buffer.
-const BATCH: usize = 1024;
-
-/// The batch buffer's size, to which it returns after a batch that grew
-/// it past [`KEPT`].
-const BUFFER: usize = 256 * 1024;
-
-/// The most the batch buffer keeps between batches.
-const KEPT: usize = 4 * BUFFER;
-
-fn write_lines(
-    mut file: File,
-    events: &Receiver<Queued>,
-    waiting: &AtomicUsize,
-) -> io::Result<u64> {
-    let mut written = 0u64;
-    // The first write that failed: the file ends there, and the channel is
-    // still emptied so that the run's memory does not grow.
-    let mut failed: Option<io::Error> = None;
-    let mut bytes = Vec::with_capacity(BUFFER);
-    // Waits for the next event; the others waiting join its batch.
-    while let Ok(first) = events.recv() {
-        let batch = std::iter::once(first)
-            .chain(events.try_iter().take(BATCH - 1))
-            .inspect(|_| {
-                waiting.fetch_sub(1, Ordering::Relaxed);
-            });
-        if failed.is_some() {
-            batch.for_each(drop);
-            continue;
-        }
-        let mut lines = 0;
-        let mut taken = 0;
-        for queued in batch {
-            taken += 1;
-            match queued {
-                Queued::Line(line) => bytes.extend_from_slice(&line),
-                Queued::Event(event) => match long_line::line_into(&mut bytes, &event) {
-                    Ok(long_line::Taken::Joined) => {}
-                    // A long line goes out after the lines before it.
-                    Ok(long_line::Taken::Long) => {
-                        let out = file
-                            .write_all(&bytes)
-                            .and_then(|()| long_line::write_long(&mut file, &event));
-                        bytes.clear();
-                        if let Err(e) = out {
-                            failed = Some(e);
-                            break;
-                        }
-                        written += lines + 1;
-                        lines = 0;
-                        continue;
-                    }
-                    Err(e) => {
-                        failed.get_or_insert(e);
-                        break;
-                    }
-                },
-            }
-            lines += 1;
-        }
-        // Whole lines only: a killed process leaves a file that ends at a
-        // line boundary.
-        if failed.is_none() {
-            match file.write_all(&bytes) {
-                Ok(()) => written += lines,
-                Err(e) => failed = Some(e),
-            }
-        }
-        bytes.clear();
-        // A batch of many long lines' worth is not kept for the rest of
-        // the run. One a little over the buffer (a full batch of ordinary
-        // lines) is: shrunk after every batch, it was grown and given
-        // back to the system again at every batch.
-        if bytes.capacity() > KEPT {
-            bytes.shrink_to(BUFFER);
-        }
-        // Caught up: let the next events gather rather than wait for each
-        // one. A writer waiting on the channel is woken by the engine's
-        // thread, in a system call, at every event it publishes; one that
-        // is not waiting costs the engine nothing.
-        if taken < BATCH && failed.is_none() {
-            std::thread::sleep(GATHER);
-        }
-    }
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    file.flush()?;
-    // Not every file can be synced (a pipe, some network mounts); the data
-    // is written either way.
-    let _ = file.sync_data();
-    Ok(written)
 }
 
 #[cfg(test)]

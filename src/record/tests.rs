@@ -1,5 +1,5 @@
 use super::*;
-use crate::bus::{Bus, EventKind, Hub};
+use crate::bus::{Bus, Event, EventKind, EventSink, Hub};
 use crate::clock::RunClock;
 use crate::patterns::events::PatternEvent;
 use crate::patterns::events::RoundEvent;
@@ -9,17 +9,19 @@ fn a_writer_far_behind_still_writes_every_event_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");
     let (sink, recorder) = Recorder::create(&path).unwrap();
-    // Handed over faster than a lowered thread writes them: past
-    // BEHIND, events wait as their lines.
-    let events = 4 * BEHIND as u64;
+    // Handed over faster than a lowered thread writes them: many pieces
+    // of lines wait, and a long line between them waits as its event.
+    let events = 20_000;
+    let long = "x".repeat(2 << 20);
     for seq in 1..=events {
+        let speaker = if seq == events / 2 { &long } else { "a" };
         sink.accept(Arc::new(Event {
             run: 1,
             seq,
             t_ms: seq,
             kind: EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted {
                 round: 1,
-                speakers: vec!["a".into()],
+                speakers: vec![speaker.into()],
             })),
         }));
     }
@@ -29,6 +31,12 @@ fn a_writer_far_behind_still_writes_every_event_in_order() {
     assert!(recording.problems.is_empty(), "{:?}", recording.problems);
     let seqs: Vec<u64> = recording.events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=events).collect::<Vec<_>>());
+    let EventKind::Pattern(PatternEvent::Round(RoundEvent::RoundStarted { speakers, .. })) =
+        &recording.events[events as usize / 2 - 1].kind
+    else {
+        panic!("a round's start")
+    };
+    assert_eq!(speakers, &[long]);
 }
 
 #[test]
