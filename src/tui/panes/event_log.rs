@@ -114,6 +114,7 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::AttemptStarted { .. }
         | EventKind::AttemptFinished { .. }
         | EventKind::Bulkhead { .. }
-        | EventKind::ToolsDescribed { .. } => theme::dim(),
+        | EventKind::ToolsDescribed { .. }
+        | EventKind::SpanArrived { .. } => theme::dim(),
     }
 }

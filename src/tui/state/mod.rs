@@ -185,7 +185,9 @@ impl RunState {
                 asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
             }
-            EventKind::AttemptFinished { .. } => self.pattern.apply(kind, t_ms),
+            EventKind::AttemptFinished { .. } | EventKind::SpanArrived { .. } => {
+                self.pattern.apply(kind, t_ms)
+            }
             // The log says both; nothing else in the run's view changes.
             EventKind::ToolsDescribed { .. } | EventKind::WentLive { .. } => {}
         }
@@ -218,7 +220,7 @@ impl RunState {
                     .and_then(|s| s.description.clone()),
             })
             .collect();
-        self.pattern = patterns::unit(started.pattern).seat(started);
+        self.pattern = patterns::unit_for(started.pattern, started.source.as_deref()).seat(started);
         self.resilience.seat(&scenario, &started.flags);
         self.info = Some(RunInfo {
             name: scenario.name.clone(),

@@ -1,0 +1,170 @@
+//! A watched run's part of the dashboard (`conclave watch`, and replay
+//! and compare of its recordings): the chain of agents, handoffs and
+//! tool calls the watch told of the run's spans, drawn as a swarm's
+//! chain is, beside the span tree only a watched run has. The keys move
+//! through the span tree; `Enter` shows the selected span whole.
+
+pub(crate) mod state;
+
+use super::chain::SwarmUnit;
+use super::unit::{Seen, Unit};
+use crate::bus::RunStarted;
+use crate::sanitize::clean;
+use crate::tui::keymap::Action;
+use crate::tui::selection::{Find, ListView, Shown};
+use crate::tui::state::outcome::Outcome;
+use crate::tui::theme;
+use crate::tui::watched::tree::{TreeRow, rows};
+use crate::tui::watched::tree_pane;
+use crate::watch::span::span_hex;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders};
+use serde_json::{Value, json};
+use state::WatchedRun;
+
+/// A run of another framework, read from its spans.
+pub(crate) struct WatchedUnit;
+
+/// The span tree's rows shown, for a pane `page` rows high inside its
+/// border (the tree takes the lower half when the panes stack).
+fn shown(run: &WatchedRun) -> (Vec<TreeRow>, Shown) {
+    let rows = rows(&run.forest);
+    let shown = Shown::all(rows.len(), None);
+    (rows, shown)
+}
+
+impl Unit for WatchedUnit {
+    type Fold = WatchedRun;
+    type Selection = ListView;
+
+    fn seat(&self, _started: &RunStarted) -> WatchedRun {
+        WatchedRun::default()
+    }
+
+    fn gate_word(&self) -> &'static str {
+        "turn"
+    }
+
+    fn navigate(&self, selection: &mut ListView, action: Action, run: &WatchedRun, page: usize) {
+        let (_, shown) = shown(run);
+        selection.navigate(action, &shown, page, &[]);
+    }
+
+    fn find(
+        &self,
+        selection: &mut ListView,
+        query: &str,
+        how: Find,
+        run: &WatchedRun,
+        page: usize,
+    ) -> bool {
+        let (rows, shown) = shown(run);
+        selection.find(query, how, &shown, page, |i| {
+            rows.get(i)
+                .and_then(|row| run.forest.get(row.id)?.span.as_ref())
+                .map(|span| span.name.clone())
+                .unwrap_or_default()
+        })
+    }
+
+    fn query(&self, selection: &ListView) -> Option<String> {
+        selection.search.clone()
+    }
+
+    fn wanted_height(&self, run: &WatchedRun) -> u16 {
+        let tree = u16::try_from(run.forest.len()).unwrap_or(u16::MAX);
+        SwarmUnit
+            .wanted_height(&run.chain)
+            .max(tree.saturating_add(2))
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, run: &WatchedRun, list: &ListView, seen: Seen) {
+        let direction = if area.width >= 100 {
+            Direction::Horizontal
+        } else {
+            Direction::Vertical
+        };
+        let [chain, tree] = Layout::default()
+            .direction(direction)
+            .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .areas(area);
+        SwarmUnit.draw(frame, chain, &run.chain, &ListView::default(), seen);
+        let (rows, shown) = shown(run);
+        let mut title = format!(
+            " Span tree · {} · ↑↓ Enter ",
+            crate::words::plural(run.forest.len() as u64, "span")
+        );
+        if run.failed > 0 {
+            title.push_str(&format!("· {} failed ", run.failed));
+        }
+        let block = Block::default().borders(Borders::ALL).title(title);
+        let inner = block.inner(tree);
+        let height = usize::from(inner.height);
+        let first = list.first(&shown, height);
+        tree_pane::draw(frame, tree, (&run.forest, &rows), first, block);
+        if seen.focused
+            && let Some(row) = list.row(&shown)
+            && row >= first
+            && row < first + height
+        {
+            let y = inner.y + u16::try_from(row - first).unwrap_or(0);
+            let line = Rect::new(inner.x, y, inner.width, 1);
+            frame
+                .buffer_mut()
+                .set_style(line, theme::dim().add_modifier(Modifier::REVERSED));
+        }
+    }
+
+    /// The selected span whole: its ids, times, attributes and events.
+    fn details(&self, run: &WatchedRun, selection: &ListView) -> Option<Value> {
+        let (rows, shown) = shown(run);
+        let row = rows.get(selection.item(&shown)?)?;
+        let node = run.forest.get(row.id)?;
+        let Some(span) = &node.span else {
+            return Some(json!({
+                "span_id": span_hex(row.id),
+                "not_arrived": "its children named it; it has not ended yet",
+            }));
+        };
+        let mut value = serde_json::to_value(span).ok()?;
+        value["ms"] = json!(span.ms());
+        Some(value)
+    }
+
+    fn headline(&self, run: &WatchedRun, outcome: &Outcome) -> Line<'static> {
+        SwarmUnit.headline(&run.chain, outcome)
+    }
+
+    /// The chain and the transfers, then the spans and their failures.
+    fn tally(&self, run: &WatchedRun, outcome: &Outcome) -> Vec<Line<'static>> {
+        let mut lines = SwarmUnit.tally(&run.chain, outcome);
+        lines.retain(|l| !l.to_string().starts_with("llm calls"));
+        let mut spans = format!("spans       {}", run.forest.len());
+        if run.failed > 0 {
+            spans.push_str(&format!(", {} failed", run.failed));
+        }
+        if run.forest.dropped > 0 {
+            spans.push_str(&format!(", {} not kept", run.forest.dropped));
+        }
+        lines.push(Line::raw(clean(&spans).into_owned()));
+        lines
+    }
+
+    fn doing(
+        &self,
+        run: &WatchedRun,
+        _calling: &[crate::tui::state::calls::CallInFlight],
+    ) -> String {
+        format!(
+            "Watching: {} so far.",
+            crate::words::plural(run.forest.len() as u64, "span")
+        )
+    }
+
+    fn later(&self) -> &'static str {
+        "The run's summary appears here when its spans settle."
+    }
+}

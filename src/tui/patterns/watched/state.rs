@@ -1,0 +1,92 @@
+//! A watched run's fold: the chain of its agents, handoffs and tool
+//! calls (the swarm's own fold, over the events the watch told of the
+//! spans), and the spans themselves as the forest the span tree is drawn
+//! from, each `span_arrived` added once, in time that does not grow with
+//! the run.
+
+use crate::bus::EventKind;
+use crate::patterns::events::{PatternEvent, TeamEvent};
+use crate::tui::patterns::chain::state::{Chain, Link};
+use crate::tui::patterns::folding::Fold;
+use crate::tui::state::outcome::Outcome;
+use crate::watch::forest::Forest;
+use crate::watch::runs::DEFAULT_MAX_SPANS;
+use crate::watch::span::Span;
+use serde::Deserialize;
+
+#[derive(Clone, Debug)]
+pub(crate) struct WatchedRun {
+    pub(crate) chain: Chain,
+    pub(crate) forest: Forest,
+    /// Spans that ended in an error.
+    pub(crate) failed: u64,
+    /// Spans told that could not be read (a recording of another version).
+    pub(crate) unread: u64,
+}
+
+impl Default for WatchedRun {
+    fn default() -> Self {
+        WatchedRun {
+            chain: Chain::default(),
+            forest: Forest::new(DEFAULT_MAX_SPANS),
+            failed: 0,
+            unread: 0,
+        }
+    }
+}
+
+impl PartialEq for WatchedRun {
+    /// The forest only grows: two folds of one run with as many spans
+    /// hold the same spans.
+    fn eq(&self, other: &Self) -> bool {
+        self.chain == other.chain
+            && self.forest.len() == other.forest.len()
+            && self.failed == other.failed
+            && self.unread == other.unread
+    }
+}
+
+impl WatchedRun {
+    /// A watched run declares no entry agent: its chain starts with the
+    /// first agent that takes a turn or hands control on.
+    fn first_link(&mut self, kind: &EventKind, t_ms: u64) {
+        if !self.chain.links.is_empty() {
+            return;
+        }
+        let first = match kind {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { agent, .. })) => agent,
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted { from, .. })) => from,
+            _ => return,
+        };
+        self.chain.links.push(Link {
+            agent: first.clone(),
+            since_ms: t_ms,
+            deadline_ms: None,
+            turns: 0,
+            until_ms: None,
+            cut: false,
+        });
+    }
+}
+
+impl Fold for WatchedRun {
+    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::SpanArrived { span, .. } => match Span::deserialize(span.as_ref()) {
+                Ok(span) => {
+                    self.failed += u64::from(span.error.is_some());
+                    self.forest.insert(span);
+                }
+                Err(_) => self.unread += 1,
+            },
+            other => {
+                self.first_link(other, t_ms);
+                self.chain.apply(other, t_ms);
+            }
+        }
+    }
+
+    fn close(&mut self, outcome: &Outcome) {
+        self.chain.close(outcome);
+    }
+}

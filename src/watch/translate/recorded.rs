@@ -1,0 +1,55 @@
+//! A watch recording as a run's events, for `conclave replay` and
+//! `conclave compare` in the dashboard: the spans told as they arrived,
+//! those that came at the same millisecond (one request) together, and
+//! the run finished with the summary its spans make again, as
+//! `--headless` prints it.
+
+use super::Translator;
+use crate::bus::Event;
+use crate::watch::forest::{Forest, Inserted};
+use crate::watch::record::read;
+use crate::watch::runs::{Arrival, DEFAULT_MAX_SPANS};
+use crate::watch::summary::summarise;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The events of the run recorded at `path`; the error names the file
+/// and the line that cannot be read.
+pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
+    let mut rec = read(path).map_err(|e| e.to_string())?;
+    let trace = u128::from_str_radix(&rec.trace_id, 16).unwrap_or(0);
+    let steering = crate::watch::steer::replayed::steering_of(&rec);
+    let mut forest = Forest::new(DEFAULT_MAX_SPANS.max(rec.spans.len()));
+    let mut translator = Translator::new(1, trace);
+    let mut events = Vec::new();
+    let mut batch: Vec<Arrival> = Vec::new();
+    let mut last_ms = 0;
+    let spans = std::mem::take(&mut rec.spans);
+    for ((at_ms, span), (kind, under_placeholder)) in spans.into_iter().zip(rec.read_as.clone()) {
+        if batch.last().is_some_and(|a| a.at_ms != at_ms) {
+            events.extend(translator.take(&batch, &forest, None));
+            batch.clear();
+        }
+        last_ms = at_ms;
+        if matches!(
+            forest.insert(span.clone()),
+            Inserted::Kept | Inserted::CutCircle
+        ) {
+            batch.push(Arrival {
+                at_ms,
+                span,
+                kind,
+                under_placeholder,
+            });
+        }
+    }
+    events.extend(translator.take(&batch, &forest, None));
+    if events.is_empty() {
+        return Err(format!("{}: the recording holds no span", path.display()));
+    }
+    let mut summary = summarise(trace, &forest, None);
+    summary.recording = Some(path.display().to_string());
+    summary.steering = steering;
+    events.extend(translator.finish(&forest, &summary, None, last_ms));
+    Ok(events.into_iter().map(Arc::new).collect())
+}
