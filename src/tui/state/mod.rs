@@ -164,8 +164,13 @@ impl RunState {
             | EventKind::Stepped { .. } => self.apply_control(kind, t_ms),
             EventKind::CallStarted { .. }
             | EventKind::CallDelta { .. }
-            | EventKind::CallFinished { .. }
             | EventKind::CallRepair { .. } => self.apply_call(kind, t_ms),
+            // A finished call is the pattern's too: a watched run's pane
+            // sums its model calls (the other patterns' folds pass it by).
+            EventKind::CallFinished { .. } => {
+                self.apply_call(kind, t_ms);
+                self.pattern.apply(kind, t_ms);
+            }
             EventKind::OutputModeChanged { to, said, .. } => {
                 self.endpoint = Some(format!("output {to} ({said})"));
             }

@@ -322,4 +322,4 @@ fn cost_word(from: CostFrom) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

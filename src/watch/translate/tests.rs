@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 /// Each run of fixture set `set`, its events and its summary's facts.
-fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
+pub(crate) fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
     let mut runs = Runs::new(Limits::default());
     let mut translators: HashMap<TraceId, (Translator, usize)> = HashMap::new();
     let mut events: HashMap<TraceId, Vec<Event>> = HashMap::new();

@@ -134,14 +134,34 @@ impl Unit for WatchedUnit {
         Some(value)
     }
 
-    fn headline(&self, run: &WatchedRun, outcome: &Outcome) -> Line<'static> {
-        SwarmUnit.headline(&run.chain, outcome)
+    /// The run's model calls, tokens and cost, and where the cost came
+    /// from.
+    fn headline(&self, run: &WatchedRun, _outcome: &Outcome) -> Line<'static> {
+        let spend = &run.spend;
+        let mut words = format!(
+            "WATCHED · {} · {}/{} tok",
+            crate::words::plural(spend.model_calls, "model call"),
+            spend.input,
+            spend.output
+        );
+        match (spend.cost_usd, spend.cost_from()) {
+            (Some(cost), Some(from)) => {
+                words.push_str(&format!(" · ${cost:.4} (from {from})"));
+            }
+            _ => words.push_str(" · cost unknown"),
+        }
+        Line::styled(words, theme::headline(theme::GO))
     }
 
     /// The chain and the transfers, then the spans and their failures.
     fn tally(&self, run: &WatchedRun, outcome: &Outcome) -> Vec<Line<'static>> {
         let mut lines = SwarmUnit.tally(&run.chain, outcome);
-        lines.retain(|l| !l.to_string().starts_with("llm calls"));
+        if run.spend.unpriced > 0 {
+            lines.push(Line::raw(format!(
+                "unpriced    {}",
+                crate::words::plural(run.spend.unpriced, "model call")
+            )));
+        }
         let mut spans = format!("spans       {}", run.forest.len());
         if run.failed > 0 {
             spans.push_str(&format!(", {} failed", run.failed));
@@ -168,3 +188,6 @@ impl Unit for WatchedUnit {
         "The run's summary appears here when its spans settle."
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -22,6 +22,35 @@ pub(crate) struct WatchedRun {
     pub(crate) failed: u64,
     /// Spans told that could not be read (a recording of another version).
     pub(crate) unread: u64,
+    pub(crate) spend: Spend,
+}
+
+/// The run's model calls, their tokens and cost, and where the cost came
+/// from, as the watch's summary sums them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Spend {
+    pub(crate) model_calls: u64,
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cached: u64,
+    /// `None` while no call was priced.
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) unpriced: u64,
+    /// Some call's cost came from its span; some from the price table.
+    pub(crate) from_span: bool,
+    pub(crate) from_table: bool,
+}
+
+impl Spend {
+    /// Where the run's cost came from, as the summary's `cost_from` says.
+    pub(crate) fn cost_from(&self) -> Option<&'static str> {
+        match (self.from_span, self.from_table) {
+            (true, true) => Some("mixed"),
+            (true, false) => Some("span"),
+            (false, true) => Some("price table"),
+            (false, false) => None,
+        }
+    }
 }
 
 impl Default for WatchedRun {
@@ -31,6 +60,7 @@ impl Default for WatchedRun {
             forest: Forest::new(DEFAULT_MAX_SPANS),
             failed: 0,
             unread: 0,
+            spend: Spend::default(),
         }
     }
 }
@@ -43,6 +73,7 @@ impl PartialEq for WatchedRun {
             && self.forest.len() == other.forest.len()
             && self.failed == other.failed
             && self.unread == other.unread
+            && self.spend == other.spend
     }
 }
 
@@ -72,13 +103,38 @@ impl WatchedRun {
 impl Fold for WatchedRun {
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
-            EventKind::SpanArrived { span, .. } => match Span::deserialize(span.as_ref()) {
-                Ok(span) => {
-                    self.failed += u64::from(span.error.is_some());
-                    self.forest.insert(span);
+            EventKind::SpanArrived {
+                span, cost_from, ..
+            } => {
+                match cost_from.as_deref() {
+                    Some("span") => self.spend.from_span = true,
+                    Some(_) => self.spend.from_table = true,
+                    None => {}
                 }
-                Err(_) => self.unread += 1,
-            },
+                match Span::deserialize(span.as_ref()) {
+                    Ok(span) => {
+                        self.failed += u64::from(span.error.is_some());
+                        self.forest.insert(span);
+                    }
+                    Err(_) => self.unread += 1,
+                }
+            }
+            EventKind::CallFinished {
+                tool,
+                usage: Some(usage),
+                ..
+            } if tool == "model" => {
+                let spend = &mut self.spend;
+                spend.model_calls += 1;
+                spend.input = spend.input.saturating_add(usage.input);
+                spend.output = spend.output.saturating_add(usage.output);
+                spend.cached = spend.cached.saturating_add(usage.cached);
+                match usage.cost_usd {
+                    Some(cost) => spend.cost_usd = Some(spend.cost_usd.unwrap_or(0.0) + cost),
+                    None => spend.unpriced += 1,
+                }
+                self.chain.llm_calls = spend.model_calls;
+            }
             other => {
                 self.first_link(other, t_ms);
                 self.chain.apply(other, t_ms);
