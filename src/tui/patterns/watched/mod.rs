@@ -14,7 +14,7 @@ use crate::tui::keymap::Action;
 use crate::tui::selection::{Find, ListView, Shown};
 use crate::tui::state::outcome::Outcome;
 use crate::tui::theme;
-use crate::tui::watched::tree::{TreeRow, rows};
+use crate::tui::watched::tree::TreeRow;
 use crate::tui::watched::tree_pane;
 use crate::watch::span::span_hex;
 use ratatui::Frame;
@@ -28,10 +28,9 @@ use state::WatchedRun;
 /// A run of another framework, read from its spans.
 pub(crate) struct WatchedUnit;
 
-/// The span tree's rows shown, for a pane `page` rows high inside its
-/// border (the tree takes the lower half when the panes stack).
-fn shown(run: &WatchedRun) -> (Vec<TreeRow>, Shown) {
-    let rows = rows(&run.forest);
+/// The span tree's rows, and the list the keys move through.
+fn shown(run: &WatchedRun) -> (&[TreeRow], Shown) {
+    let rows = run.rows();
     let shown = Shown::all(rows.len(), None);
     (rows, shown)
 }
@@ -104,7 +103,7 @@ impl Unit for WatchedUnit {
         let inner = block.inner(tree);
         let height = usize::from(inner.height);
         let first = list.first(&shown, height);
-        tree_pane::draw(frame, tree, (&run.forest, &rows), first, block);
+        tree_pane::draw(frame, tree, (&run.forest, rows), first, block);
         if seen.focused
             && let Some(row) = list.row(&shown)
             && row >= first

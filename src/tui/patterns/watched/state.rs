@@ -9,10 +9,12 @@ use crate::patterns::events::{PatternEvent, TeamEvent};
 use crate::tui::patterns::chain::state::{Chain, Link};
 use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
+use crate::tui::watched::tree::{TreeRow, rows};
 use crate::watch::forest::Forest;
 use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
 use serde::Deserialize;
+use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
 pub(crate) struct WatchedRun {
@@ -23,6 +25,9 @@ pub(crate) struct WatchedRun {
     /// Spans told that could not be read (a recording of another version).
     pub(crate) unread: u64,
     pub(crate) spend: Spend,
+    /// The span tree's rows, made when first drawn after a span came
+    /// (at most once a frame, never once a span).
+    rows: OnceLock<Vec<TreeRow>>,
 }
 
 /// The run's model calls, their tokens and cost, and where the cost came
@@ -61,6 +66,7 @@ impl Default for WatchedRun {
             failed: 0,
             unread: 0,
             spend: Spend::default(),
+            rows: OnceLock::new(),
         }
     }
 }
@@ -78,6 +84,11 @@ impl PartialEq for WatchedRun {
 }
 
 impl WatchedRun {
+    /// The span tree's rows as the forest stands.
+    pub(crate) fn rows(&self) -> &[TreeRow] {
+        self.rows.get_or_init(|| rows(&self.forest))
+    }
+
     /// A watched run declares no entry agent: its chain starts with the
     /// first agent that takes a turn or hands control on.
     fn first_link(&mut self, kind: &EventKind, t_ms: u64) {
@@ -115,6 +126,7 @@ impl Fold for WatchedRun {
                     Ok(span) => {
                         self.failed += u64::from(span.error.is_some());
                         self.forest.insert(span);
+                        self.rows = OnceLock::new();
                     }
                     Err(_) => self.unread += 1,
                 }
