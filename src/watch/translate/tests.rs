@@ -282,3 +282,52 @@ fn a_watch_recording_reads_back_as_the_events_its_run_made() {
     let error = super::recorded::events_of(&other).unwrap_err();
     assert!(error.contains("other.jsonl:2"), "{error}");
 }
+
+#[test]
+fn calls_wait_under_their_running_agent_once_and_are_told_when_it_ends() {
+    let agent = [
+        ("openinference.span.kind", "AGENT"),
+        ("agent.name", "coder"),
+    ];
+    let model = [
+        ("openinference.span.kind", "LLM"),
+        ("llm.token_count.prompt", "5"),
+        ("llm.token_count.completion", "2"),
+    ];
+    let mut runs = Runs::new(Limits::default());
+    let now = tokio::time::Instant::now();
+    let mut translator = Translator::new(1, 7);
+    let mut told = Vec::new();
+    // 2,000 model calls under the agent's span, in 20 requests of 100,
+    // the agent's span (id 2) still running: nothing but the spans told.
+    for batch in 0..20u64 {
+        let from = runs.get(7).map_or(0, |r| r.arrivals.len());
+        let spans = (0..100).map(|i| span(10 + batch * 100 + i, Some(2), &model));
+        runs.accept(spans.collect(), now);
+        let run = runs.get(7).unwrap();
+        told.extend(translator.take(&run.arrivals[from..], &run.forest, None));
+    }
+    let calls = |events: &[Event]| {
+        events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::CallFinished { .. }))
+            .count()
+    };
+    assert_eq!(calls(&told), 0);
+    assert_eq!(translator.waiting.len(), 1, "they wait under the one span");
+    // The agent's span ends: every call is told, once, as the agent's.
+    let from = runs.get(7).unwrap().arrivals.len();
+    runs.accept(vec![span(2, None, &agent)], now);
+    let run = runs.get(7).unwrap();
+    let then = translator.take(&run.arrivals[from..], &run.forest, None);
+    assert_eq!(calls(&then), 2000);
+    assert!(translator.waiting.is_empty());
+    let agents: BTreeSet<&str> = then
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallStarted { agent, .. } => agent.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(agents, BTreeSet::from(["coder"]));
+}
