@@ -340,6 +340,15 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         priced_as: Option<String>,
         span: Box<serde_json::Value>,
     },
+    /// A steering decision made in a watched run through its hook
+    /// (docs/steer.md), as the run's watch recording holds it: only a
+    /// watched run has them. `said` is the decision in the words the
+    /// watch's screen says it (`paused`, `approved refund_invoice (by a
+    /// person)` …), `decision` the recorded decision whole.
+    Steered {
+        said: String,
+        decision: Box<serde_json::Value>,
+    },
 } wrapping {
     /// A pattern's step, in its pattern's own events (the registry's
     /// [`PatternEvents`]).

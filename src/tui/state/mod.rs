@@ -193,8 +193,10 @@ impl RunState {
             EventKind::AttemptFinished { .. } | EventKind::SpanArrived { .. } => {
                 self.pattern.apply(kind, t_ms)
             }
-            // The log says both; nothing else in the run's view changes.
-            EventKind::ToolsDescribed { .. } | EventKind::WentLive { .. } => {}
+            // The log says them; nothing else in the run's view changes.
+            EventKind::ToolsDescribed { .. }
+            | EventKind::WentLive { .. }
+            | EventKind::Steered { .. } => {}
         }
         self.log.push(event);
     }

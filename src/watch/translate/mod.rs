@@ -146,6 +146,29 @@ impl Translator {
         std::mem::take(&mut self.out.events)
     }
 
+    /// A steering decision made in the run at `t_ms` (on its clock), in
+    /// `said`, the words the watch's screen says it. Told only while the
+    /// run is going: its start comes with its first span.
+    pub(crate) fn steered(
+        &mut self,
+        t_ms: u64,
+        said: String,
+        decision: serde_json::Value,
+    ) -> Vec<Event> {
+        if self.out.seq == 0 || self.finished {
+            return Vec::new();
+        }
+        let said = crate::sanitize::clean(&said).into_owned();
+        self.out.push(
+            t_ms,
+            EventKind::Steered {
+                said,
+                decision: Box::new(decision),
+            },
+        );
+        std::mem::take(&mut self.out.events)
+    }
+
     /// The run finished at `t_ms` (on its clock): what still waits is
     /// told, and the run ends with `summary`, the watch's own, as its
     /// result.
