@@ -213,6 +213,17 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
     replay.wait_text("REPLAY");
     replay.press(">");
     replay.wait_text("stop: success");
+    // The header and the pane say what the run is: another framework's,
+    // watched, with no pattern or seed of Conclave's.
+    replay.wait_text("Watched agents: ");
+    let shown = replay.text();
+    let header = shown.lines().next().unwrap_or_default();
+    assert!(header.contains("watched · "), "{shown}");
+    assert!(
+        !header.contains("seed") && !header.contains("swarm"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Swarm chain"), "{shown}");
     replay.press("3");
     replay.press("/");
     replay.press("steered");

@@ -314,6 +314,13 @@ fn ten_runs_at(size: (u16, u16)) {
     replay.wait_text("Span tree · ");
     let shown = replay.text();
     assert!(!shown.contains("fork at this gate"), "{shown}");
+    let header = shown.lines().next().unwrap_or_default();
+    assert!(header.contains("watched · "), "{shown}");
+    assert!(
+        !header.contains("seed") && !header.contains("swarm"),
+        "{shown}"
+    );
+    assert!(shown.contains("Watched agents: "), "{shown}");
     quit(&mut replay);
     let (a, b) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
     let mut compare = Session::start_sized(&["compare", a, b], home.path(), &[], size);

@@ -116,11 +116,7 @@ impl RunSlot {
     /// Whether the run is another framework's, told from its spans by
     /// `conclave watch` (live, or replayed from the watch's recording).
     pub(crate) fn is_watched(&self) -> bool {
-        self.state
-            .info
-            .as_ref()
-            .and_then(|i| i.source.as_deref())
-            .is_some_and(|s| s.starts_with(crate::watch::translate::WATCH_SOURCE))
+        self.state.is_watched()
     }
 
     pub fn remote(&self) -> Option<&crate::nats::subjects::RemoteRunId> {

@@ -135,6 +135,15 @@ impl RunState {
             .collect()
     }
 
+    /// Whether the run is another framework's, told from its spans by
+    /// `conclave watch` (live, or replayed from the watch's recording).
+    pub(crate) fn is_watched(&self) -> bool {
+        self.info
+            .as_ref()
+            .and_then(|i| i.source.as_deref())
+            .is_some_and(|s| s.starts_with(crate::watch::translate::WATCH_SOURCE))
+    }
+
     pub(crate) fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }

@@ -215,7 +215,7 @@ impl Translator {
             (service, "") | ("", service) => format!("{service}, watched"),
             (service, framework) => format!("{service} ({framework}), watched"),
         };
-        let scenario = watched_scenario(&service, &goal);
+        let scenario = watched_scenario(&service, framework, &goal);
         let started_at_ms = forest
             .arrived()
             .map(|s| s.start_ns)
@@ -309,16 +309,25 @@ impl Translator {
 /// `RunStarted.source` of a watched run: this, then its trace id.
 pub(crate) const WATCH_SOURCE: &str = "watch:";
 
-/// The scenario a watched run of `service` is seated with: a swarm of
-/// no declared agents (they are named as the spans tell them), on no
-/// model of Conclave's.
-fn watched_scenario(service: &str, goal: &str) -> Scenario {
+/// The scenario a watched run of `service` (made with `framework`) is
+/// seated with: a swarm of no declared agents (they are named as the
+/// spans tell them), on no model of Conclave's, titled with what it is
+/// (`watched · openai_agents · refunds`) for the dashboard's header.
+fn watched_scenario(service: &str, framework: &str, goal: &str) -> Scenario {
     let name: String = service
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
+    let mut title = "watched".to_string();
+    for part in [framework, service] {
+        if !part.is_empty() {
+            title.push_str(" · ");
+            title.push_str(&crate::sanitize::clean(part));
+        }
+    }
     let doc = serde_json::json!({
         "name": format!("watch_{name}"),
+        "title": title,
         "pattern": "swarm",
         "goal": goal,
         "context": {},

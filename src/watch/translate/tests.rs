@@ -116,7 +116,7 @@ fn facts_of(events: &[Event]) -> Value {
 }
 
 /// Every captured set of real frameworks' requests.
-fn sets() -> Vec<String> {
+pub(crate) fn sets() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
     let mut sets: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()

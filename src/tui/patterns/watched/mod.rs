@@ -7,6 +7,7 @@
 pub(crate) mod state;
 
 use super::chain::SwarmUnit;
+use super::chain::swarm;
 use super::unit::{Seen, Unit};
 use crate::bus::RunStarted;
 use crate::sanitize::clean;
@@ -90,7 +91,18 @@ impl Unit for WatchedUnit {
             .direction(direction)
             .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
             .areas(area);
-        SwarmUnit.draw(frame, chain, &run.chain, &ListView::default(), seen);
+        let agents = run.agents();
+        let named = if agents.is_empty() {
+            "none yet".to_string()
+        } else {
+            clean(&agents.join(", ")).into_owned()
+        };
+        let title = format!(
+            "Watched agents: {named} · {} · {}",
+            crate::words::plural(run.chain.counted, "handoff"),
+            crate::words::plural(run.spend.model_calls, "model call")
+        );
+        swarm::draw_titled(frame, chain, &run.chain, &ListView::default(), seen, &title);
         let (rows, shown) = shown(run);
         let mut title = format!(
             " Span tree · {} · ↑↓ Enter ",

@@ -14,6 +14,7 @@ use crate::watch::forest::Forest;
 use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
@@ -25,6 +26,11 @@ pub(crate) struct WatchedRun {
     /// Spans told that could not be read (a recording of another version).
     pub(crate) unread: u64,
     pub(crate) spend: Spend,
+    /// The agents told, in the order first told (taking a turn, or at
+    /// either end of a handoff).
+    told_agents: Vec<String>,
+    /// Each agent's earliest start (ns) among its agent spans arrived.
+    pub(crate) agent_starts: HashMap<String, u64>,
     /// The span tree's rows, made when first drawn after a span came
     /// (at most once a frame, never once a span).
     rows: OnceLock<Vec<TreeRow>>,
@@ -66,6 +72,8 @@ impl Default for WatchedRun {
             failed: 0,
             unread: 0,
             spend: Spend::default(),
+            told_agents: Vec::new(),
+            agent_starts: HashMap::new(),
             rows: OnceLock::new(),
         }
     }
@@ -87,6 +95,22 @@ impl WatchedRun {
     /// The span tree's rows as the forest stands.
     pub(crate) fn rows(&self) -> &[TreeRow] {
         self.rows.get_or_init(|| rows(&self.forest))
+    }
+
+    /// The run's agents in the order they started: by their agent
+    /// span's start where one arrived (a coordinator's span ends, and
+    /// arrives, after its delegates' turns), then those without one in
+    /// the order first told.
+    pub(crate) fn agents(&self) -> Vec<&str> {
+        let mut agents: Vec<&str> = self.told_agents.iter().map(String::as_str).collect();
+        agents.sort_by_key(|a| self.agent_starts.get(*a).copied().unwrap_or(u64::MAX));
+        agents
+    }
+
+    fn told(&mut self, agent: &str) {
+        if !agent.is_empty() && !self.told_agents.iter().any(|a| a == agent) {
+            self.told_agents.push(agent.to_string());
+        }
     }
 
     /// A watched run declares no entry agent: its chain starts with the
@@ -115,7 +139,10 @@ impl Fold for WatchedRun {
     fn apply(&mut self, kind: &EventKind, t_ms: u64) {
         match kind {
             EventKind::SpanArrived {
-                span, cost_from, ..
+                span,
+                cost_from,
+                span_kind,
+                ..
             } => {
                 match cost_from.as_deref() {
                     Some("span") => self.spend.from_span = true,
@@ -125,6 +152,12 @@ impl Fold for WatchedRun {
                 match Span::deserialize(span.as_ref()) {
                     Ok(span) => {
                         self.failed += u64::from(span.error.is_some());
+                        if span_kind == "agent"
+                            && let Some(agent) = crate::watch::read::read(&span).agent
+                        {
+                            let start = self.agent_starts.entry(agent).or_insert(span.start_ns);
+                            *start = (*start).min(span.start_ns);
+                        }
                         self.forest.insert(span);
                         self.rows = OnceLock::new();
                     }
@@ -148,6 +181,21 @@ impl Fold for WatchedRun {
                 self.chain.llm_calls = spend.model_calls;
             }
             other => {
+                match other {
+                    EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
+                        agent,
+                        ..
+                    })) => self.told(agent),
+                    EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                        from,
+                        to,
+                        ..
+                    })) => {
+                        self.told(from);
+                        self.told(to);
+                    }
+                    _ => {}
+                }
                 self.first_link(other, t_ms);
                 self.chain.apply(other, t_ms);
             }

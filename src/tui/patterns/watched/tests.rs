@@ -100,3 +100,40 @@ fn a_watched_run_folds_the_summarys_chain_and_spend_and_draws_its_span_tree() {
     let last = WatchedUnit.details(run, &list).unwrap();
     assert_ne!(last["span_id"], second["span_id"]);
 }
+
+#[test]
+fn a_watched_runs_agents_are_named_in_the_order_they_started() {
+    use crate::watch::translate::tests::{sets, told};
+    let mut by_start = 0;
+    for set in sets() {
+        for (events, _) in told(&set) {
+            let fold = folded(&events);
+            let run: &WatchedRun = fold.get().expect("a watched run's own fold");
+            let EventKind::RunFinished { result, .. } = &events.last().unwrap().kind else {
+                panic!("{set}: the run ends with its finish");
+            };
+            let summary: Vec<String> =
+                serde_json::from_value(result.value()["agents"].clone()).unwrap();
+            let agents = run.agents();
+            // Where every agent has its span, they are the summary's, in
+            // the summary's order (by start).
+            if !agents.is_empty() && agents.iter().all(|a| run.agent_starts.contains_key(*a)) {
+                assert_eq!(agents, summary, "{set}");
+                by_start += 1;
+            }
+            if set == "pydantic_ai" {
+                // The coordinator's span arrives after its delegate's
+                // turns; it started first and is named first.
+                assert_eq!(agents, ["coordinator", "researcher"]);
+                let text = screen(run, &ListView::default(), (160, 30));
+                assert!(
+                    text.contains(
+                        "Watched agents: coordinator, researcher · 1 handoff · 4 model calls"
+                    ),
+                    "{text}"
+                );
+            }
+        }
+    }
+    assert!(by_start >= 3, "{by_start} runs with agent spans");
+}
