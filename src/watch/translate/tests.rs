@@ -169,6 +169,17 @@ fn each_run_starts_once_ends_once_and_numbers_its_events_without_gaps() {
     }
 }
 
+/// The agent span of `coder`, and a model call of 5/2 tokens.
+const CODER: [(&str, &str); 2] = [
+    ("openinference.span.kind", "AGENT"),
+    ("agent.name", "coder"),
+];
+const CODER_CALL: [(&str, &str); 3] = [
+    ("openinference.span.kind", "LLM"),
+    ("llm.token_count.prompt", "5"),
+    ("llm.token_count.completion", "2"),
+];
+
 fn span(id: u64, parent: Option<u64>, attrs: &[(&str, &str)]) -> Span {
     Span {
         trace_id: 7,
@@ -285,15 +296,7 @@ fn a_watch_recording_reads_back_as_the_events_its_run_made() {
 
 #[test]
 fn calls_wait_under_their_running_agent_once_and_are_told_when_it_ends() {
-    let agent = [
-        ("openinference.span.kind", "AGENT"),
-        ("agent.name", "coder"),
-    ];
-    let model = [
-        ("openinference.span.kind", "LLM"),
-        ("llm.token_count.prompt", "5"),
-        ("llm.token_count.completion", "2"),
-    ];
+    let (agent, model) = (CODER, CODER_CALL);
     let mut runs = Runs::new(Limits::default());
     let now = tokio::time::Instant::now();
     let mut translator = Translator::new(1, 7);
@@ -339,15 +342,7 @@ fn a_recordings_steering_decisions_are_told_among_its_spans_by_their_time() {
     use crate::watch::record::Line;
     use crate::watch::steer::Decision;
     use crate::watch::steer::protocol::By;
-    let agent = [
-        ("openinference.span.kind", "AGENT"),
-        ("agent.name", "coder"),
-    ];
-    let model = [
-        ("openinference.span.kind", "LLM"),
-        ("llm.token_count.prompt", "5"),
-        ("llm.token_count.completion", "2"),
-    ];
+    let (agent, model) = (CODER, CODER_CALL);
     let mut lines = vec![Line::WatchStarted {
         trace_id: crate::watch::span::trace_hex(7),
         joined: Vec::new(),
