@@ -145,11 +145,6 @@ fn command(cli: Cli) -> Exit {
             headless: true,
             ..
         }) => headless::replay(&recording),
-        Some(Command::Replay { recording, .. })
-            if conclave::watch::record::is_watch_recording(&recording) =>
-        {
-            conclave::tui::watched::replay(&recording)
-        }
         Some(Command::Replay {
             recording,
             headless: false,
@@ -192,16 +187,17 @@ fn command(cli: Cli) -> Exit {
     }
 }
 
-/// `conclave compare A B`: two of the watch's recordings on the watch's
-/// screen (or as one JSON document with `--headless`), two of Conclave's
-/// in the dashboard (or headless); one of each is refused by name.
+/// `conclave compare A B`: two recordings, the watch's or Conclave's, in
+/// the dashboard (two of the watch's headless as one JSON document, two
+/// of Conclave's as its comparison); one of each is refused by name.
 fn compare(a: &std::path::Path, b: &std::path::Path, headless: bool) -> Exit {
     use conclave::watch::record::is_watch_recording;
     match (is_watch_recording(a), is_watch_recording(b), headless) {
         (true, true, true) => conclave::watch::replay::compare(a, b),
-        (true, true, false) => conclave::tui::watched::compare(a, b),
         (false, false, true) => headless::compare(a, b),
-        (false, false, false) => tui::run(TuiOptions {
+        // Two watched runs compare in the dashboard as two of Conclave's
+        // do: their spans told as a run's events.
+        (true, true, false) | (false, false, false) => tui::run(TuiOptions {
             compare: Some((a.to_path_buf(), b.to_path_buf())),
             record: true,
             ..TuiOptions::default()

@@ -8,6 +8,7 @@
 //! flag a person turns off (the next turn goes without it), and whose
 //! question a person answers (the run reads the answer).
 
+use crate::common::pty::Session;
 use crate::common::python::Framework;
 use crate::common::steer::{Run, Watch, hold_all, named};
 use serde_json::{Value, json};
@@ -205,6 +206,46 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
         log.contains("steered rejected") && log.contains(reason),
         "{log}"
     );
+    // In the dashboard's replay: each decision a line of the event log,
+    // in the words the watch's screen says it.
+    let home = tempfile::tempdir().unwrap();
+    let mut replay = Session::start_sized(&["replay", &path], home.path(), &[], (160, 48));
+    replay.wait_text("REPLAY");
+    replay.press(">");
+    replay.wait_text("stop: success");
+    // The header and the pane say what the run is: another framework's,
+    // watched, with no pattern or seed of Conclave's.
+    replay.wait_text("Watched agents: ");
+    let shown = replay.text();
+    let header = shown.lines().next().unwrap_or_default();
+    assert!(header.contains("watched · "), "{shown}");
+    assert!(
+        !header.contains("seed") && !header.contains("swarm"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Swarm chain"), "{shown}");
+    replay.press("3");
+    replay.press("/");
+    replay.press("steered");
+    replay.press("\r");
+    replay.wait_text("matching \"steered\"");
+    let rejected = decided
+        .iter()
+        .find(|d| d["decision"] == "rejected")
+        .unwrap();
+    for said in [
+        format!(
+            "steered rejected {} (by a person): {}",
+            rejected["tool"].as_str().unwrap(),
+            &reason[..reason.len().min(20)]
+        ),
+        "steered flag legal_analyst off".to_string(),
+        "steered answered \"Refund or credit?\": credit".to_string(),
+    ] {
+        replay.wait_text(&said);
+    }
+    replay.press("q");
+    assert!(replay.wait_exit().success());
 }
 
 #[test]

@@ -295,7 +295,8 @@ fn ten_runs_at(size: (u16, u16)) {
     let footer = session.text();
     assert!(footer.contains(&format!("in {RUNS} requests")), "{footer}");
     quit(&mut session);
-    // The recordings open without --headless.
+    // The recordings open without --headless, in the dashboard's own
+    // replay (with its timeline) and comparison.
     let files = recorded(&dir);
     let mut replay = Session::start_sized(
         &["replay", files[0].to_str().unwrap()],
@@ -303,16 +304,31 @@ fn ten_runs_at(size: (u16, u16)) {
         &[],
         size,
     );
-    replay.wait_text("run 1 of 1");
-    replay.wait_text("✓ finished workflow");
-    replay.wait_text("[generic]");
+    replay.wait_text("REPLAY");
+    replay.wait_text("seq 1/");
+    // To the end: every span told, the run finished; the span tree only
+    // a watched run has beside its chain; no fork of another framework's
+    // run offered.
+    replay.press(">");
+    replay.wait_text("stop: success");
+    replay.wait_text("Span tree · ");
+    let shown = replay.text();
+    assert!(!shown.contains("fork at this gate"), "{shown}");
+    let header = shown.lines().next().unwrap_or_default();
+    assert!(header.contains("watched · "), "{shown}");
+    assert!(
+        !header.contains("seed") && !header.contains("swarm"),
+        "{shown}"
+    );
+    assert!(shown.contains("Watched agents: "), "{shown}");
     quit(&mut replay);
     let (a, b) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
     let mut compare = Session::start_sized(&["compare", a, b], home.path(), &[], size);
-    compare.wait_text("run 1 of 2");
-    compare.wait_text("compare: 1 and 2 agree on agents, handoffs and tool calls");
-    compare.press("]");
-    compare.wait_text("run 2 of 2");
+    compare.wait_text("Compare · A:");
+    compare.wait_text("First divergence");
+    compare.press("q");
+    compare.wait_for("the comparison closed", |t| !t.contains("Compare · A:"));
+    compare.wait_text("REPLAY");
     quit(&mut compare);
 }
 

@@ -61,10 +61,11 @@ impl RunSlot {
     pub(super) fn new(state: RunState, scenario: Arc<Scenario>, source: Option<String>) -> Self {
         let mut ui = RunUi::default();
         ui.after_event(&state);
+        let started_from = state.info.as_ref().and_then(|i| i.source.as_deref());
         RunSlot {
+            unit: patterns::unit_for(scenario.pattern, started_from),
             state,
             ui,
-            unit: patterns::unit(scenario.pattern),
             scenario,
             source,
             recording: None,
@@ -110,6 +111,12 @@ impl RunSlot {
     /// Whether the run is, or was until it ended, another engine's.
     pub(crate) fn is_attached(&self) -> bool {
         self.attached || self.remote().is_some()
+    }
+
+    /// Whether the run is another framework's, told from its spans by
+    /// `conclave watch` (live, or replayed from the watch's recording).
+    pub(crate) fn is_watched(&self) -> bool {
+        self.state.is_watched()
     }
 
     pub fn remote(&self) -> Option<&crate::nats::subjects::RemoteRunId> {

@@ -81,7 +81,7 @@ impl Agents<'_> {
     }
 
     /// The agent the nearest span at or above `id` names.
-    fn above(&self, id: SpanId, with_self: bool) -> Option<String> {
+    pub(super) fn above(&self, id: SpanId, with_self: bool) -> Option<String> {
         let skip = usize::from(!with_self);
         self.forest
             .ancestry(id)
@@ -219,8 +219,34 @@ fn span_call(
     agents: &Agents<'_>,
     prices: Option<&PriceTable>,
 ) -> ModelCall {
+    let (input, output, cached) = tokens_of(r);
+    let (priced, priced_as) = priced(r, prices);
+    ModelCall {
+        agent: agents.of(span.span_id, true),
+        model: r.model.clone(),
+        input_tokens: input,
+        output_tokens: output,
+        cached_input_tokens: cached,
+        cost_usd: priced.map(|(cost, _)| cost),
+        cost_from: priced.map(|(_, from)| from),
+        priced_as,
+    }
+}
+
+/// A model span's input, output and cached input tokens (the cached
+/// ones never more than the input).
+pub(super) fn tokens_of(r: &Reading) -> (u64, u64, u64) {
     let (input, output) = (r.input_tokens.unwrap_or(0), r.output_tokens.unwrap_or(0));
-    let cached = r.cached_input_tokens.unwrap_or(0).min(input);
+    (input, output, r.cached_input_tokens.unwrap_or(0).min(input))
+}
+
+/// What a model span read as `r` cost and where the figure came from,
+/// and the price table's name for its model when that is not the span's.
+pub(super) fn priced(
+    r: &Reading,
+    prices: Option<&PriceTable>,
+) -> (Option<(f64, CostFrom)>, Option<String>) {
+    let (input, output, cached) = tokens_of(r);
     let mut priced_as = None;
     let priced = match (r.cost_usd, r.model.as_deref()) {
         (Some(cost), _) => Some((cost, CostFrom::Span)),
@@ -240,14 +266,5 @@ fn span_call(
         }
         (None, None) => None,
     };
-    ModelCall {
-        agent: agents.of(span.span_id, true),
-        model: r.model.clone(),
-        input_tokens: input,
-        output_tokens: output,
-        cached_input_tokens: cached,
-        cost_usd: priced.map(|(cost, _)| cost),
-        cost_from: priced.map(|(_, from)| from),
-        priced_as,
-    }
+    (priced, priced_as)
 }

@@ -19,6 +19,7 @@ pub(crate) mod span;
 pub mod start;
 pub mod steer;
 pub mod summary;
+pub(crate) mod translate;
 pub(crate) mod vocab;
 
 #[cfg(test)]

@@ -150,6 +150,9 @@ pub struct WatchRecording {
     pub(crate) trace_id: String,
     /// The spans, in arrival order, with their arrival times.
     pub(crate) spans: Vec<(u64, Span)>,
+    /// Each span's kind and whether it hung under a placeholder, as
+    /// recorded, in the same order.
+    pub(crate) read_as: Vec<(Kind, bool)>,
     /// The summary written at the end, if the file got that far.
     pub(crate) summary: Option<serde_json::Value>,
     /// The steering decisions, in order, each ms after the hook's first call.
@@ -183,6 +186,7 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
     let mut rec = WatchRecording {
         trace_id: String::new(),
         spans: Vec::new(),
+        read_as: Vec::new(),
         summary: None,
         steered: Vec::new(),
     };
@@ -209,7 +213,15 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         })?;
         match line {
             Line::WatchStarted { trace_id, .. } => rec.trace_id = trace_id,
-            Line::SpanArrived { at_ms, span, .. } => rec.spans.push((at_ms, span)),
+            Line::SpanArrived {
+                at_ms,
+                span,
+                kind,
+                under_placeholder,
+            } => {
+                rec.spans.push((at_ms, span));
+                rec.read_as.push((kind, under_placeholder));
+            }
             Line::Steered { at_ms, decision } => rec.steered.push((at_ms, decision)),
             Line::WatchFinished { summary } => rec.summary = Some(summary),
         }

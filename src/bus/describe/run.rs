@@ -45,6 +45,21 @@ pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
         EventKind::ToolsDescribed { tools } => {
             format!("servers described {}", plural(tools.len() as u64, "tool"))
         }
+        EventKind::SpanArrived {
+            span_kind,
+            under_placeholder,
+            span,
+            ..
+        } => {
+            let name = span.get("name").and_then(|n| n.as_str()).unwrap_or("");
+            let wait = if *under_placeholder {
+                " (parent not arrived)"
+            } else {
+                ""
+            };
+            format!("span {name} ({span_kind}){wait}")
+        }
+        EventKind::Steered { said, .. } => said.clone(),
         EventKind::HumanDecided { choice, note, .. } => match note {
             Some(note) => format!("a person chose {} (note: {note})", choice.as_str()),
             None => format!("a person chose {}", choice.as_str()),

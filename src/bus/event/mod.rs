@@ -314,6 +314,41 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         max: u32,
         queued: u32,
     },
+    /// A span of another framework's run, as `conclave watch` received
+    /// it (docs/watch.md): only a watched run has them, one a span in
+    /// arrival order, beside the events of calls and turns the watch
+    /// read from the spans. `span` is the compact span as a watch
+    /// recording writes it; `span_kind` is what the watch read it as
+    /// (`agent`, `model`, `tool` …).
+    SpanArrived {
+        span_kind: String,
+        /// Its parent had not arrived, neither before it nor in the same
+        /// request.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        under_placeholder: bool,
+        /// The model or tool call the span is, by the number its
+        /// `call_started` carries.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<u64>,
+        /// Where a model call's cost came from: `span` (the framework's
+        /// own figure) or `price_table`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_from: Option<String>,
+        /// The price table's name for the model, when it is not the
+        /// span's (a dated snapshot priced as its base name).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        priced_as: Option<String>,
+        span: Box<serde_json::Value>,
+    },
+    /// A steering decision made in a watched run through its hook
+    /// (docs/steer.md), as the run's watch recording holds it: only a
+    /// watched run has them. `said` is the decision in the words the
+    /// watch's screen says it (`paused`, `approved refund_invoice (by a
+    /// person)` …), `decision` the recorded decision whole.
+    Steered {
+        said: String,
+        decision: Box<serde_json::Value>,
+    },
 } wrapping {
     /// A pattern's step, in its pattern's own events (the registry's
     /// [`PatternEvents`]).

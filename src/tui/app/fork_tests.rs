@@ -13,6 +13,7 @@ use crate::engine::ForkRequest;
 use crate::record::Recording;
 use crate::stop::StopReason;
 use crate::tui::effect::{Done, Effect, Started};
+use crate::tui::keymap::Action;
 use crate::tui::recording::Opened;
 use crate::tui::replay::Replay;
 use crossterm::event::KeyCode;
@@ -328,4 +329,27 @@ fn a_finished_fork_leaves_an_open_overlay_alone_and_says_how_to_compare() {
         Some("run 1 finished: c compares it with its parent (pinned)")
     );
     assert_eq!(app.fork_watch, None, "compared once at most");
+}
+
+/// Another framework's run is neither forked nor changed here, but its
+/// replay still plays again from the start (`r`); out of a replay, `r`
+/// (a restart) is refused too.
+#[test]
+fn a_watched_runs_replay_plays_again_from_the_start_and_offers_no_fork() {
+    let (events, _) = crate::watch::translate::tests::told("pydantic_ai").remove(0);
+    let events: Vec<Arc<crate::bus::Event>> = events.into_iter().map(Arc::new).collect();
+    let mut app = replaying(events.clone());
+    for action in [Action::Fork, Action::Flags, Action::EditGoal] {
+        let why = app.unavailable(action);
+        assert!(
+            why.is_some_and(|w| w.contains("another framework's")),
+            "{action:?}: {why:?}"
+        );
+    }
+    assert_eq!(app.unavailable(Action::Restart), None);
+    press(&mut app, KeyCode::Char('x'));
+    assert!(app.overlay.is_none(), "no fork dialog for a watched run");
+    let loaded = super::tests::app_with(&events);
+    assert!(loaded.run().is_some_and(|r| r.replay.is_none()));
+    assert!(loaded.unavailable(Action::Restart).is_some());
 }

@@ -24,6 +24,16 @@ impl App {
         let run = self.run();
         let live = run.is_some_and(RunSlot::is_live);
         match action {
+            // Another framework's run runs where it was started; its
+            // replay still plays again from the start (`r`).
+            Action::Fork | Action::EditGoal | Action::Flags
+                if run.is_some_and(RunSlot::is_watched) =>
+            {
+                Some("a watched run is another framework's: it cannot be forked or changed here")
+            }
+            Action::Restart if run.is_some_and(|r| r.is_watched() && r.replay.is_none()) => {
+                Some("a watched run is another framework's: it cannot be forked or changed here")
+            }
             Action::TogglePause | Action::Step if run.is_none() => Some("no run"),
             Action::TogglePause | Action::Step if !live => Some("the run has finished"),
             // At a person's decision the run waits for the answer alone.

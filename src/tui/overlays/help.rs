@@ -96,6 +96,7 @@ fn hanging(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
 /// Every line of help for `app` now, unwrapped.
 fn lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
+    let watched = app.run().is_some_and(crate::tui::slot::RunSlot::is_watched);
     for (title, scope) in GROUPS {
         lines.push(Line::styled(*title, theme::bold()));
         // The pattern pane's keys with those the run's pattern adds.
@@ -106,11 +107,16 @@ fn lines(app: &App) -> Vec<Line<'static>> {
             scopes.push(keys);
         }
         for binding in keymap::bindings_in(&scopes) {
-            let why = if *scope == Scope::Everywhere {
+            let why = if *scope == Scope::Everywhere || watched {
                 app.unavailable(binding.action)
             } else {
                 None
             };
+            // A watched run is another framework's: what cannot be done
+            // to it is not listed.
+            if watched && why.is_some() && binding.scope != Scope::Everywhere {
+                continue;
+            }
             let mut spans = vec![
                 Span::styled(
                     format!("  {:<7}", binding.label),

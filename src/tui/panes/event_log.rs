@@ -101,9 +101,10 @@ fn kind_style(kind: &EventKind) -> Style {
         EventKind::FallbackServed { .. } => Style::default().fg(theme::CAUTION),
         EventKind::BreakerTransition { to, .. } => theme::breaker(*to),
         EventKind::HumanDecided { .. } => Style::default().fg(theme::CAUTION),
-        EventKind::Paused { .. } | EventKind::Resumed { .. } | EventKind::Stepped { .. } => {
-            Style::default().fg(theme::CAUTION)
-        }
+        EventKind::Paused { .. }
+        | EventKind::Resumed { .. }
+        | EventKind::Stepped { .. }
+        | EventKind::Steered { .. } => Style::default().fg(theme::CAUTION),
         EventKind::FlagChanged { .. } | EventKind::WentLive { .. } => {
             Style::default().fg(Color::Magenta)
         }
@@ -114,6 +115,7 @@ fn kind_style(kind: &EventKind) -> Style {
         | EventKind::AttemptStarted { .. }
         | EventKind::AttemptFinished { .. }
         | EventKind::Bulkhead { .. }
-        | EventKind::ToolsDescribed { .. } => theme::dim(),
+        | EventKind::ToolsDescribed { .. }
+        | EventKind::SpanArrived { .. } => theme::dim(),
     }
 }

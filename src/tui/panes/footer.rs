@@ -41,6 +41,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             groups.push(vec![Scope::Everywhere]);
         }
     }
+    // A watched run is another framework's: what cannot be done to it
+    // is not offered at all.
+    let watched = app.run().is_some_and(crate::tui::slot::RunSlot::is_watched);
     let mut keys = Vec::new();
     for group in &groups {
         for binding in keymap::bindings_in(group) {
@@ -62,7 +65,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             // So is unzooming while nothing is zoomed, and the sweep's key
             // without a sweep.
             if !available
-                && (matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_))
+                && (watched
+                    || matches!(binding.scope, Scope::Pane(_) | Scope::Unit(_))
                     || matches!(
                         binding.action,
                         keymap::Action::Unzoom | keymap::Action::Sweep

@@ -75,9 +75,14 @@ fn first_row(run: &RunView, width: usize) -> Line<'static> {
         .title
         .clone()
         .unwrap_or_else(|| run.scenario.name.clone());
-    let mut rest = vec![run.scenario.pattern.to_string()];
-    if let Some(info) = &state.info {
-        rest.push(format!("seed {}", info.seed));
+    let mut rest = Vec::new();
+    // A watched run's title says what it is (`watched · <framework> ·
+    // <service>`); it has neither Conclave's pattern nor a seed.
+    if !state.is_watched() {
+        rest.push(run.scenario.pattern.to_string());
+        if let Some(info) = &state.info {
+            rest.push(format!("seed {}", info.seed));
+        }
     }
     let forked = state
         .info

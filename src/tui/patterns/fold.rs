@@ -10,6 +10,7 @@ use super::graph::selection::GraphView;
 use super::graph::state::GraphFold;
 use super::research::state::Research;
 use super::round_table::{selection::TableView, state::RoundTable};
+use super::watched::state::WatchedRun;
 use super::workers::state::Workers;
 use crate::bus::EventKind;
 use crate::tui::selection::ListView;
@@ -40,6 +41,7 @@ pub(crate) enum Seated {
     Chain(Box<Chain>),
     Research(Box<Research>),
     Graph(Box<GraphFold>),
+    Watched(Box<WatchedRun>),
 }
 
 impl PatternFold {
@@ -55,6 +57,7 @@ impl PatternFold {
             Seated::Chain(fold) => fold.apply(kind, t_ms),
             Seated::Research(fold) => fold.apply(kind, t_ms),
             Seated::Graph(fold) => fold.apply(kind, t_ms),
+            Seated::Watched(fold) => fold.apply(kind, t_ms),
         }
     }
 
@@ -66,6 +69,7 @@ impl PatternFold {
             Seated::Chain(fold) => fold.close(outcome),
             Seated::Research(fold) => fold.close(outcome),
             Seated::Graph(fold) => fold.close(outcome),
+            Seated::Watched(fold) => fold.close(outcome),
         }
     }
 
@@ -155,3 +159,4 @@ seat!(Workers, Workers);
 seat!(Chain, Chain);
 seat!(Research, Research);
 seat!(GraphFold, Graph);
+seat!(WatchedRun, Watched);

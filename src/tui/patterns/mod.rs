@@ -13,11 +13,22 @@ pub mod research;
 pub(crate) mod round_table;
 pub(crate) mod seen;
 pub(crate) mod unit;
+pub(crate) mod watched;
 pub mod workers;
 
 use crate::patterns::events::PatternEvent;
 use crate::scenario::PatternKind;
 use unit::PatternUnit;
+
+/// The dashboard's part for a run of `pattern` started from `source`
+/// (`RunStarted.source`): a watched run's (`conclave watch`) is its own,
+/// whatever pattern it is seated as.
+pub(crate) fn unit_for(pattern: PatternKind, source: Option<&str>) -> &'static dyn PatternUnit {
+    if source.is_some_and(|s| s.starts_with(crate::watch::translate::WATCH_SOURCE)) {
+        return &watched::WatchedUnit;
+    }
+    unit(pattern)
+}
 
 /// The dashboard's part for runs of `pattern`.
 pub(crate) fn unit(pattern: PatternKind) -> &'static dyn PatternUnit {

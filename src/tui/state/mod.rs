@@ -135,6 +135,15 @@ impl RunState {
             .collect()
     }
 
+    /// Whether the run is another framework's, told from its spans by
+    /// `conclave watch` (live, or replayed from the watch's recording).
+    pub(crate) fn is_watched(&self) -> bool {
+        self.info
+            .as_ref()
+            .and_then(|i| i.source.as_deref())
+            .is_some_and(|s| s.starts_with(crate::watch::translate::WATCH_SOURCE))
+    }
+
     pub(crate) fn is_live(&self) -> bool {
         !matches!(self.activity, Activity::Finished)
     }
@@ -164,8 +173,13 @@ impl RunState {
             | EventKind::Stepped { .. } => self.apply_control(kind, t_ms),
             EventKind::CallStarted { .. }
             | EventKind::CallDelta { .. }
-            | EventKind::CallFinished { .. }
             | EventKind::CallRepair { .. } => self.apply_call(kind, t_ms),
+            // A finished call is the pattern's too: a watched run's pane
+            // sums its model calls (the other patterns' folds pass it by).
+            EventKind::CallFinished { .. } => {
+                self.apply_call(kind, t_ms);
+                self.pattern.apply(kind, t_ms);
+            }
             EventKind::OutputModeChanged { to, said, .. } => {
                 self.endpoint = Some(format!("output {to} ({said})"));
             }
@@ -185,9 +199,13 @@ impl RunState {
                 asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
             }
-            EventKind::AttemptFinished { .. } => self.pattern.apply(kind, t_ms),
-            // The log says both; nothing else in the run's view changes.
-            EventKind::ToolsDescribed { .. } | EventKind::WentLive { .. } => {}
+            EventKind::AttemptFinished { .. } | EventKind::SpanArrived { .. } => {
+                self.pattern.apply(kind, t_ms)
+            }
+            // The log says them; nothing else in the run's view changes.
+            EventKind::ToolsDescribed { .. }
+            | EventKind::WentLive { .. }
+            | EventKind::Steered { .. } => {}
         }
         self.log.push(event);
     }
@@ -218,7 +236,7 @@ impl RunState {
                     .and_then(|s| s.description.clone()),
             })
             .collect();
-        self.pattern = patterns::unit(started.pattern).seat(started);
+        self.pattern = patterns::unit_for(started.pattern, started.source.as_deref()).seat(started);
         self.resilience.seat(&scenario, &started.flags);
         self.info = Some(RunInfo {
             name: scenario.name.clone(),

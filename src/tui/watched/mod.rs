@@ -2,9 +2,9 @@
 //! OpenTelemetry traces by `crate::watch`, one tab per trace. The watch
 //! owns the network, the runs and their settling; this only folds what it
 //! says (`state`, each span once), keeps the keys' state (`ui`) and draws
-//! it (`screen`, `panes`, `tree_pane`). The same screen shows the watch's
-//! recordings (`recorded`: `conclave replay` and `conclave compare`). The
-//! loop here draws on change at most 30 times a second, never in a busy
+//! it (`screen`, `panes`, `tree_pane`). The watch's recordings open in
+//! the dashboard's own replay and comparison (`crate::watch::translate`
+//! tells their spans as a run's events). The loop here draws on change at most 30 times a second, never in a busy
 //! loop.
 
 mod chain;
@@ -12,7 +12,6 @@ pub(crate) mod graph;
 #[cfg(test)]
 mod graph_tests;
 mod panes;
-mod recorded;
 pub(crate) mod screen;
 pub(crate) mod spend;
 pub(crate) mod state;
@@ -35,7 +34,6 @@ use crossterm::event::{
     Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
 };
 use futures_util::StreamExt;
-pub use recorded::{compare, replay};
 use state::Watched;
 use std::time::Duration;
 use tokio::sync::mpsc::Receiver;

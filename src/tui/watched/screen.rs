@@ -254,9 +254,6 @@ fn counts_line(watched: &Watched, width: usize) -> Line<'static> {
             theme::dim(),
         ));
     }
-    if let Some(compared) = &watched.compared {
-        spans.push(Span::styled(compared.clone(), theme::bold()));
-    }
     Line::from(spans)
 }
 

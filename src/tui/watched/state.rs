@@ -116,9 +116,6 @@ pub(crate) struct Watched {
     pub(crate) forward: Vec<String>,
     /// Where the runs come from, for the screen to say while none has.
     pub(crate) source: String,
-    /// Two recorded runs compared (`conclave compare`): where they first
-    /// differ, in words.
-    pub(crate) compared: Option<String>,
     /// The watch's steering, when its runs can be steered from here.
     pub(crate) steer: Option<super::steered::Steered>,
 }
@@ -137,7 +134,6 @@ impl Watched {
             counts: None,
             forward: Vec::new(),
             source: String::new(),
-            compared: None,
             steer: None,
         }
     }
@@ -192,8 +188,7 @@ impl Watched {
     }
 
     /// The live run of trace `id` (a trace the watch let go of and
-    /// sees again is a run of its own, as are two recordings of one
-    /// trace compared).
+    /// sees again is a run of its own).
     pub(crate) fn index_of(&self, id: TraceId) -> Option<usize> {
         self.runs
             .iter()

@@ -11,7 +11,8 @@ use super::state::Watched;
 use super::steered::{Dialog, SteerUi};
 use crate::tui::keymap::Action;
 use crate::watch::span::TraceId;
-use crate::watch::steer::{Ask, ControlOp, Decision, RunView};
+use crate::watch::steer::words::decision_words;
+use crate::watch::steer::{Ask, ControlOp, RunView};
 use std::collections::{HashMap, HashSet};
 
 impl Watched {
@@ -60,67 +61,6 @@ impl Watched {
                 }
             }
         }
-    }
-}
-
-/// A decision as the event log says it.
-pub(crate) fn decision_words(decision: &Decision) -> String {
-    let by = |by: crate::watch::steer::protocol::By| match by {
-        crate::watch::steer::protocol::By::Person => "by a person",
-        crate::watch::steer::protocol::By::Rule => "by a rule",
-        crate::watch::steer::protocol::By::Nobody => "nobody steering",
-    };
-    match decision {
-        Decision::FlagsDeclared { flags } => {
-            let flags: Vec<String> = flags
-                .iter()
-                .map(|(name, on)| format!("{name} {}", on_off(*on)))
-                .collect();
-            format!("flags declared: {}", flags.join(", "))
-        }
-        Decision::Held { gate } => format!("held at {}", gate_words(gate)),
-        Decision::Paused => "paused".to_string(),
-        Decision::Stepped { gates } => format!("stepped {gates} gate(s)"),
-        Decision::RanOn => "ran on".to_string(),
-        Decision::FlagSet { name, on } => format!("flag {name} {}", on_off(*on)),
-        Decision::Approved { tool, by: b, .. } => format!("approved {tool} ({})", by(*b)),
-        Decision::Rejected {
-            tool,
-            reason,
-            by: b,
-            ..
-        } => format!("rejected {tool} ({}): {reason}", by(*b)),
-        Decision::Answered { question, answer } => format!("answered {question:?}: {answer}"),
-        Decision::Unanswered { question } => format!("unanswered {question:?}"),
-        Decision::Stopped { reason } => format!("stopped: {reason}"),
-    }
-}
-
-fn on_off(on: bool) -> &'static str {
-    if on { "on" } else { "off" }
-}
-
-/// Where a run waits: `tool lookup_invoice · Billing Agent`.
-pub(crate) fn gate_words(ask: &Ask) -> String {
-    match ask {
-        Ask::Gate {
-            kind, name, agent, ..
-        } => {
-            let kind = match kind.as_str() {
-                "tool_call" => "tool".to_string(),
-                "agent_turn" => "turn of".to_string(),
-                other => other.replace('_', " "),
-            };
-            match agent {
-                Some(agent) if agent != name => format!("{kind} {name} · {agent}"),
-                _ => format!("{kind} {name}"),
-            }
-        }
-        Ask::Approval { tool, agent, .. } => match agent {
-            Some(agent) => format!("approval of {tool} · {agent}"),
-            None => format!("approval of {tool}"),
-        },
-        Ask::Question { question, .. } => format!("question {question:?}"),
     }
 }
 

@@ -6,11 +6,12 @@
 //! from a hook is cleaned (`fit`, `wrap`) before it is drawn.
 
 use super::state::Watched;
-use super::steer::{gate_words, options_of};
+use super::steer::options_of;
 use super::steered::Dialog;
 use crate::tui::layout::centered;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::watch::steer::words::gate_words;
 use crate::watch::steer::{Ask, RunView};
 use ratatui::Frame;
 use ratatui::layout::Rect;

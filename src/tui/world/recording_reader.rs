@@ -9,6 +9,7 @@ use crate::compare::{self, Comparison, Side};
 use crate::tui::effect::{CompareSide, SideEvents, Unit};
 use crate::tui::recording::Opened;
 use crate::tui::replay::Replay;
+use crate::watch::record::is_watch_recording;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -44,8 +45,16 @@ pub fn open(path: &Path) -> Result<Opened, String> {
 /// [`open`], telling `report` how many bytes are read as it goes.
 pub(crate) fn open_reporting(path: &Path, report: Report<'_>) -> Result<Opened, String> {
     let total = size_of(path);
-    let opened =
-        Replay::open_file_reporting(path, every_mb(total, report)).map_err(|e| e.to_string())?;
+    let opened = if is_watch_recording(path) {
+        // A watched run's spans, told as a run's events (docs/watch.md).
+        let events = crate::watch::translate::recorded::events_of(path)?;
+        Replay::open(crate::record::Recording {
+            events,
+            problems: Vec::new(),
+        })
+    } else {
+        Replay::open_file_reporting(path, every_mb(total, report)).map_err(|e| e.to_string())?
+    };
     let Some((replay, state)) = opened else {
         return Err(format!("{}: no events", path.display()));
     };
@@ -70,6 +79,9 @@ pub(crate) fn open_reporting(path: &Path, report: Report<'_>) -> Result<Opened, 
 fn events_of(side: &CompareSide, report: Report<'_>) -> Result<Vec<Arc<Event>>, String> {
     match &side.events {
         SideEvents::Held(events) => Ok(events.clone()),
+        SideEvents::File(path) if is_watch_recording(path) => {
+            crate::watch::translate::recorded::events_of(path)
+        }
         SideEvents::File(path) => {
             let total = size_of(path);
             crate::record::read_recording_reporting(path, every_mb(total, report))

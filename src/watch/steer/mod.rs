@@ -23,6 +23,7 @@ mod steerer;
 #[cfg(test)]
 mod tests;
 mod views;
+pub(crate) mod words;
 
 pub use protocol::{Answer, Ask, ControlOp, ControlRequest, Decision, HookOp, HookRequest};
 pub use protocol::{Refused, RunView};

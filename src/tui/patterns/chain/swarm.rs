@@ -50,14 +50,26 @@ pub(crate) fn navigate(list: &mut ListView, action: Action, chain: &Chain, page:
 }
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, chain: &Chain, selection: &ListView, seen: Seen) {
-    let focused = seen.focused;
     let mut title = format!(
         "Swarm chain · handoffs {} · LLM calls {}",
         of_limit(chain.counted, u64::from(chain.limits.max_handoffs)),
         of_limit(chain.llm_calls, chain.limits.max_llm_calls)
     );
     title.push_str(&selection.title_words(["", ""]));
-    let block = block(PaneId::Pattern, &title, focused);
+    draw_titled(frame, area, chain, selection, seen, &title);
+}
+
+/// The chain pane under `title` (a watched run's names its agents).
+pub(crate) fn draw_titled(
+    frame: &mut Frame,
+    area: Rect,
+    chain: &Chain,
+    selection: &ListView,
+    seen: Seen,
+    title: &str,
+) {
+    let focused = seen.focused;
+    let block = block(PaneId::Pattern, title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width == 0 || inner.height == 0 {

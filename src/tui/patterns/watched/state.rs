@@ -1,0 +1,208 @@
+//! A watched run's fold: the chain of its agents, handoffs and tool
+//! calls (the swarm's own fold, over the events the watch told of the
+//! spans), and the spans themselves as the forest the span tree is drawn
+//! from, each `span_arrived` added once, in time that does not grow with
+//! the run.
+
+use crate::bus::EventKind;
+use crate::patterns::events::{PatternEvent, TeamEvent};
+use crate::tui::patterns::chain::state::{Chain, Link};
+use crate::tui::patterns::folding::Fold;
+use crate::tui::state::outcome::Outcome;
+use crate::tui::watched::tree::{TreeRow, rows};
+use crate::watch::forest::Forest;
+use crate::watch::runs::DEFAULT_MAX_SPANS;
+use crate::watch::span::Span;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Clone, Debug)]
+pub(crate) struct WatchedRun {
+    pub(crate) chain: Chain,
+    pub(crate) forest: Forest,
+    /// Spans that ended in an error.
+    pub(crate) failed: u64,
+    /// Spans told that could not be read (a recording of another version).
+    pub(crate) unread: u64,
+    pub(crate) spend: Spend,
+    /// The agents told, in the order first told (taking a turn, or at
+    /// either end of a handoff).
+    told_agents: Vec<String>,
+    /// Each agent's earliest start (ns) among its agent spans arrived.
+    pub(crate) agent_starts: HashMap<String, u64>,
+    /// The span tree's rows, made when first drawn after a span came
+    /// (at most once a frame, never once a span).
+    rows: OnceLock<Vec<TreeRow>>,
+}
+
+/// The run's model calls, their tokens and cost, and where the cost came
+/// from, as the watch's summary sums them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Spend {
+    pub(crate) model_calls: u64,
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cached: u64,
+    /// `None` while no call was priced.
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) unpriced: u64,
+    /// Some call's cost came from its span; some from the price table.
+    pub(crate) from_span: bool,
+    pub(crate) from_table: bool,
+}
+
+impl Spend {
+    /// Where the run's cost came from, as the summary's `cost_from` says.
+    pub(crate) fn cost_from(&self) -> Option<&'static str> {
+        match (self.from_span, self.from_table) {
+            (true, true) => Some("mixed"),
+            (true, false) => Some("span"),
+            (false, true) => Some("price table"),
+            (false, false) => None,
+        }
+    }
+}
+
+impl Default for WatchedRun {
+    fn default() -> Self {
+        WatchedRun {
+            chain: Chain::default(),
+            forest: Forest::new(DEFAULT_MAX_SPANS),
+            failed: 0,
+            unread: 0,
+            spend: Spend::default(),
+            told_agents: Vec::new(),
+            agent_starts: HashMap::new(),
+            rows: OnceLock::new(),
+        }
+    }
+}
+
+impl PartialEq for WatchedRun {
+    /// The forest only grows: two folds of one run with as many spans
+    /// hold the same spans.
+    fn eq(&self, other: &Self) -> bool {
+        self.chain == other.chain
+            && self.forest.len() == other.forest.len()
+            && self.failed == other.failed
+            && self.unread == other.unread
+            && self.spend == other.spend
+    }
+}
+
+impl WatchedRun {
+    /// The span tree's rows as the forest stands.
+    pub(crate) fn rows(&self) -> &[TreeRow] {
+        self.rows.get_or_init(|| rows(&self.forest))
+    }
+
+    /// The run's agents in the order they started: by their agent
+    /// span's start where one arrived (a coordinator's span ends, and
+    /// arrives, after its delegates' turns), then those without one in
+    /// the order first told.
+    pub(crate) fn agents(&self) -> Vec<&str> {
+        let mut agents: Vec<&str> = self.told_agents.iter().map(String::as_str).collect();
+        agents.sort_by_key(|a| self.agent_starts.get(*a).copied().unwrap_or(u64::MAX));
+        agents
+    }
+
+    fn told(&mut self, agent: &str) {
+        if !agent.is_empty() && !self.told_agents.iter().any(|a| a == agent) {
+            self.told_agents.push(agent.to_string());
+        }
+    }
+
+    /// A watched run declares no entry agent: its chain starts with the
+    /// first agent that takes a turn or hands control on.
+    fn first_link(&mut self, kind: &EventKind, t_ms: u64) {
+        if !self.chain.links.is_empty() {
+            return;
+        }
+        let first = match kind {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { agent, .. })) => agent,
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted { from, .. })) => from,
+            _ => return,
+        };
+        self.chain.links.push(Link {
+            agent: first.clone(),
+            since_ms: t_ms,
+            deadline_ms: None,
+            turns: 0,
+            until_ms: None,
+            cut: false,
+        });
+    }
+}
+
+impl Fold for WatchedRun {
+    fn apply(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::SpanArrived {
+                span,
+                cost_from,
+                span_kind,
+                ..
+            } => {
+                match cost_from.as_deref() {
+                    Some("span") => self.spend.from_span = true,
+                    Some(_) => self.spend.from_table = true,
+                    None => {}
+                }
+                match Span::deserialize(span.as_ref()) {
+                    Ok(span) => {
+                        self.failed += u64::from(span.error.is_some());
+                        if span_kind == "agent"
+                            && let Some(agent) = crate::watch::read::read(&span).agent
+                        {
+                            let start = self.agent_starts.entry(agent).or_insert(span.start_ns);
+                            *start = (*start).min(span.start_ns);
+                        }
+                        self.forest.insert(span);
+                        self.rows = OnceLock::new();
+                    }
+                    Err(_) => self.unread += 1,
+                }
+            }
+            EventKind::CallFinished {
+                tool,
+                usage: Some(usage),
+                ..
+            } if tool == "model" => {
+                let spend = &mut self.spend;
+                spend.model_calls += 1;
+                spend.input = spend.input.saturating_add(usage.input);
+                spend.output = spend.output.saturating_add(usage.output);
+                spend.cached = spend.cached.saturating_add(usage.cached);
+                match usage.cost_usd {
+                    Some(cost) => spend.cost_usd = Some(spend.cost_usd.unwrap_or(0.0) + cost),
+                    None => spend.unpriced += 1,
+                }
+                self.chain.llm_calls = spend.model_calls;
+            }
+            other => {
+                match other {
+                    EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
+                        agent,
+                        ..
+                    })) => self.told(agent),
+                    EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                        from,
+                        to,
+                        ..
+                    })) => {
+                        self.told(from);
+                        self.told(to);
+                    }
+                    _ => {}
+                }
+                self.first_link(other, t_ms);
+                self.chain.apply(other, t_ms);
+            }
+        }
+    }
+
+    fn close(&mut self, outcome: &Outcome) {
+        self.chain.close(outcome);
+    }
+}

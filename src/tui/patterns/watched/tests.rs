@@ -1,0 +1,139 @@
+//! A captured LangGraph run, told as events by the watch and folded by
+//! the unit a watched run is seated with: its chain, its spans and its
+//! spend are the summary's, its pane draws the span tree, the keys move
+//! through it and `Enter` shows the span whole.
+
+use super::WatchedUnit;
+use super::state::WatchedRun;
+use crate::bus::{Event, EventKind};
+use crate::tui::keymap::Action;
+use crate::tui::patterns::fold::PatternFold;
+use crate::tui::patterns::unit::{Seen, Unit};
+use crate::tui::selection::ListView;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::Value;
+
+fn folded(events: &[Event]) -> PatternFold {
+    let EventKind::RunStarted(started) = &events[0].kind else {
+        panic!("a run starts with its start");
+    };
+    let unit = crate::tui::patterns::unit_for(started.pattern, started.source.as_deref());
+    let mut fold = unit.seat(started);
+    for event in &events[1..] {
+        fold.apply(&event.kind, event.t_ms);
+    }
+    fold
+}
+
+fn screen(run: &WatchedRun, list: &ListView, size: (u16, u16)) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+    terminal
+        .draw(|frame| {
+            let seen = Seen {
+                now_ms: 0,
+                live: false,
+                outcome: None,
+                focused: true,
+                calling: &[],
+                spent: &Default::default(),
+            };
+            WatchedUnit.draw(frame, frame.area(), run, list, seen);
+        })
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_watched_run_folds_the_summarys_chain_and_spend_and_draws_its_span_tree() {
+    let (events, facts) = crate::watch::translate::tests::told("langgraph_openinference").remove(0);
+    let fold = folded(&events);
+    let run: &WatchedRun = fold.get().expect("a watched run's own fold");
+    assert_eq!(Value::from(run.spend.model_calls), facts["model_calls"]);
+    assert_eq!(Value::from(run.spend.input), facts["input_tokens"]);
+    assert_eq!(Value::from(run.spend.output), facts["output_tokens"]);
+    assert_eq!(run.chain.llm_calls, run.spend.model_calls);
+    let handoffs: Vec<String> = run
+        .chain
+        .handoffs
+        .iter()
+        .map(|h| format!("{} → {}", h.from, h.to))
+        .collect();
+    assert_eq!(Value::from(handoffs), facts["handoffs"]);
+    let spans = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::SpanArrived { .. }))
+        .count();
+    assert_eq!(run.forest.len(), spans);
+    assert_eq!(
+        run.chain.links[0].agent, "supervisor",
+        "the chain starts with its first agent"
+    );
+
+    for size in [(160, 40), (80, 40)] {
+        let shown = screen(run, &ListView::default(), size);
+        assert!(
+            shown.contains(&format!("Span tree · {spans} spans")),
+            "{shown}"
+        );
+        assert!(shown.contains("◆ LangGraph"), "{shown}");
+        assert!(shown.contains("supervisor"), "{shown}");
+    }
+
+    // The keys move through the tree; Enter shows the selected span.
+    let mut list = ListView::default();
+    let first = WatchedUnit.details(run, &list).unwrap();
+    assert_eq!(first["name"], "LangGraph");
+    WatchedUnit.navigate(&mut list, Action::Down, run, 10);
+    let second = WatchedUnit.details(run, &list).unwrap();
+    assert_eq!(second["parent"], first["span_id"]);
+    assert!(second["ms"].is_u64());
+    WatchedUnit.navigate(&mut list, Action::Bottom, run, 10);
+    let last = WatchedUnit.details(run, &list).unwrap();
+    assert_ne!(last["span_id"], second["span_id"]);
+}
+
+#[test]
+fn a_watched_runs_agents_are_named_in_the_order_they_started() {
+    use crate::watch::translate::tests::{sets, told};
+    let mut by_start = 0;
+    for set in sets() {
+        for (events, _) in told(&set) {
+            let fold = folded(&events);
+            let run: &WatchedRun = fold.get().expect("a watched run's own fold");
+            let EventKind::RunFinished { result, .. } = &events.last().unwrap().kind else {
+                panic!("{set}: the run ends with its finish");
+            };
+            let summary: Vec<String> =
+                serde_json::from_value(result.value()["agents"].clone()).unwrap();
+            let agents = run.agents();
+            // Where every agent has its span, they are the summary's, in
+            // the summary's order (by start).
+            if !agents.is_empty() && agents.iter().all(|a| run.agent_starts.contains_key(*a)) {
+                assert_eq!(agents, summary, "{set}");
+                by_start += 1;
+            }
+            if set == "pydantic_ai" {
+                // The coordinator's span arrives after its delegate's
+                // turns; it started first and is named first.
+                assert_eq!(agents, ["coordinator", "researcher"]);
+                let text = screen(run, &ListView::default(), (160, 30));
+                assert!(
+                    text.contains(
+                        "Watched agents: coordinator, researcher · 1 handoff · 4 model calls"
+                    ),
+                    "{text}"
+                );
+            }
+        }
+    }
+    assert!(by_start >= 3, "{by_start} runs with agent spans");
+}

@@ -1,0 +1,357 @@
+//! A watched run as the bus's events, so that the dashboard's units draw
+//! it as they draw Conclave's own runs: the run's start (a swarm of the
+//! agents the spans name, seated with none), each span as it arrived
+//! (`span_arrived`, for the span tree only a watched run has), each model
+//! call as a turn of its agent with a `call_started`/`call_finished`
+//! pair carrying its tokens and cost, each tool call as a call and a
+//! `tool_used`, each handoff as a transfer asked for and accepted, and
+//! the run's end with the watch's own summary as its result.
+//!
+//! Incremental: each span is read once, at its arrival, and told once.
+//! Spans arrive when they end, children before their parents, so a
+//! model, tool, agent or handoff span is told as soon as the agent it
+//! works for can be known: when the nearest span above it that names an
+//! agent has arrived, or no span above it is still missing. Until then
+//! it waits under the missing span, and is looked at again only when that
+//! span arrives; what still waits when the run finishes is told then,
+//! by the names the calls give themselves. A span's telling costs its
+//! depth in the tree, never the run's size. The rules are the summary's
+//! (`summary.rs`, `acting.rs`), applied in the order spans are told
+//! rather than over the whole run at its end. Pure: spans in, events out.
+
+mod calls;
+mod chain;
+pub(crate) mod recorded;
+
+use super::acting::{CostFrom, priced};
+use super::forest::Forest;
+use super::read::{Reading, read};
+use super::runs::Arrival;
+use super::span::{SpanId, TraceId, trace_hex};
+use super::summary::WatchSummary;
+use super::vocab::{Kind, framework_of};
+use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus};
+use crate::scenario::{PatternKind, PriceTable, Scenario};
+use crate::stop::StopReason;
+use chain::Chain;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The events of one watched run, numbered as a run's are.
+pub(crate) struct Translator {
+    out: Out,
+    trace: TraceId,
+    /// Each span's reading, made once at its arrival.
+    readings: HashMap<SpanId, Reading>,
+    /// The call number of each model and tool span, given at its arrival.
+    calls: HashMap<SpanId, u64>,
+    next_call: u64,
+    /// Spans whose agent cannot be known yet, by the missing span above
+    /// them they wait for.
+    waiting: HashMap<SpanId, Vec<SpanId>>,
+    chain: Chain,
+    finished: bool,
+}
+
+/// Where the events go: numbered in order, on the run's clock.
+pub(super) struct Out {
+    run: crate::bus::RunId,
+    seq: u64,
+    pub(super) events: Vec<Event>,
+}
+
+impl Out {
+    pub(super) fn push(&mut self, t_ms: u64, kind: EventKind) {
+        self.seq += 1;
+        self.events.push(Event {
+            run: self.run,
+            seq: self.seq,
+            t_ms,
+            kind,
+        });
+    }
+}
+
+impl Translator {
+    /// The translator of trace `trace`, told as run `run` of the process.
+    pub(crate) fn new(run: crate::bus::RunId, trace: TraceId) -> Translator {
+        Translator {
+            out: Out {
+                run,
+                seq: 0,
+                events: Vec::new(),
+            },
+            trace,
+            readings: HashMap::new(),
+            calls: HashMap::new(),
+            next_call: 0,
+            waiting: HashMap::new(),
+            chain: Chain::default(),
+            finished: false,
+        }
+    }
+
+    /// The events `arrivals` make, the spans already in `forest` (the
+    /// run's, which holds every span that arrived, these included).
+    pub(crate) fn take(
+        &mut self,
+        arrivals: &[Arrival],
+        forest: &Forest,
+        prices: Option<&PriceTable>,
+    ) -> Vec<Event> {
+        let Some(last) = arrivals.last() else {
+            return Vec::new();
+        };
+        if self.out.seq == 0 {
+            self.start(&arrivals[0], forest);
+        }
+        let mut ready = Vec::new();
+        for arrival in arrivals {
+            let id = arrival.span.span_id;
+            let reading = read(&arrival.span);
+            let kind = reading.kind();
+            let call = matches!(kind, Kind::Model | Kind::Tool).then(|| {
+                self.next_call += 1;
+                self.calls.insert(id, self.next_call);
+                self.next_call
+            });
+            let (cost, priced_as) = match kind {
+                Kind::Model => priced(&reading, prices),
+                _ => (None, None),
+            };
+            self.readings.insert(id, reading);
+            let span = serde_json::to_value(&arrival.span).unwrap_or_default();
+            self.out.push(
+                arrival.at_ms,
+                EventKind::SpanArrived {
+                    span_kind: kind_word(kind),
+                    under_placeholder: arrival.under_placeholder,
+                    call,
+                    cost_from: cost.map(|(_, from)| cost_word(from).to_string()),
+                    priced_as,
+                    span: Box::new(span),
+                },
+            );
+            ready.push(id);
+            ready.extend(self.waiting.remove(&id).unwrap_or_default());
+        }
+        let mut now = Vec::new();
+        for id in ready {
+            match self.missing_above(id, forest) {
+                Some(missing) => self.waiting.entry(missing).or_default().push(id),
+                None => now.push(id),
+            }
+        }
+        self.tell(now, forest, prices, last.at_ms);
+        std::mem::take(&mut self.out.events)
+    }
+
+    /// A steering decision made in the run at `t_ms` (on its clock), in
+    /// `said`, the words the watch's screen says it. Told only while the
+    /// run is going: its start comes with its first span.
+    pub(crate) fn steered(
+        &mut self,
+        t_ms: u64,
+        said: String,
+        decision: serde_json::Value,
+    ) -> Vec<Event> {
+        if self.out.seq == 0 || self.finished {
+            return Vec::new();
+        }
+        let said = crate::sanitize::clean(&said).into_owned();
+        self.out.push(
+            t_ms,
+            EventKind::Steered {
+                said,
+                decision: Box::new(decision),
+            },
+        );
+        std::mem::take(&mut self.out.events)
+    }
+
+    /// The run finished at `t_ms` (on its clock): what still waits is
+    /// told, and the run ends with `summary`, the watch's own, as its
+    /// result.
+    pub(crate) fn finish(
+        &mut self,
+        forest: &Forest,
+        summary: &WatchSummary,
+        prices: Option<&PriceTable>,
+        t_ms: u64,
+    ) -> Vec<Event> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finished = true;
+        let waiting: Vec<SpanId> = self.waiting.drain().flat_map(|(_, ids)| ids).collect();
+        self.tell(waiting, forest, prices, t_ms);
+        let result = serde_json::to_value(summary).unwrap_or_default();
+        self.out.push(
+            t_ms,
+            EventKind::RunFinished {
+                status: RunStatus::Ok,
+                stop_reason: StopReason::Success,
+                phase: None,
+                result: Arc::new(crate::bus::ResultDoc::from_value(&result)),
+                summary: Box::new(crate::bus::RunSummary::of_result(&result)),
+                error: None,
+            },
+        );
+        std::mem::take(&mut self.out.events)
+    }
+
+    /// The run's first event, at its first span's arrival.
+    fn start(&mut self, first: &Arrival, forest: &Forest) {
+        let span = &first.span;
+        let service = span.service.clone().unwrap_or_default();
+        let framework = framework_of(&span.scope)
+            .or_else(|| framework_of(span.service.as_deref()?))
+            .unwrap_or("");
+        let trace = trace_hex(self.trace);
+        // Two runs of one app are runs of one scenario (they compare
+        // step by step); the trace is the run's source.
+        let goal = match (service.as_str(), framework) {
+            ("", "") => "a watched run".to_string(),
+            (service, "") | ("", service) => format!("{service}, watched"),
+            (service, framework) => format!("{service} ({framework}), watched"),
+        };
+        let scenario = watched_scenario(&service, framework, &goal);
+        let started_at_ms = forest
+            .arrived()
+            .map(|s| s.start_ns)
+            .min()
+            .unwrap_or(span.start_ns)
+            / 1_000_000;
+        self.out.push(
+            first.at_ms,
+            EventKind::RunStarted(RunStarted {
+                pattern: PatternKind::Swarm,
+                seed: 0,
+                goal,
+                clock: ClockMode::Real,
+                flags: Vec::new(),
+                source: Some(format!("{WATCH_SOURCE}{trace}")),
+                started_at_ms,
+                model: None,
+                forked_from: None,
+                scenario: Arc::new(scenario),
+            }),
+        );
+    }
+
+    /// The missing span above `id` its agent waits for, if any: `None`
+    /// once the nearest span above it (itself, for a model call) that
+    /// names an agent has arrived, or every span above it has.
+    fn missing_above(&self, id: SpanId, forest: &Forest) -> Option<SpanId> {
+        let reading = self.readings.get(&id)?;
+        let with_self = match reading.kind() {
+            Kind::Model => true,
+            // In a run of turns an agent's span is its turn, told as it
+            // comes: no agent above it wraps or calls it.
+            Kind::Agent if reading.turns => return None,
+            Kind::Tool | Kind::Agent | Kind::Handoff => false,
+            _ => return None,
+        };
+        for up in forest
+            .ancestry(id)
+            .into_iter()
+            .skip(usize::from(!with_self))
+        {
+            let node = forest.get(up)?;
+            if node.span.is_none() {
+                return Some(up);
+            }
+            let r = self.readings.get(&up)?;
+            if r.actor.is_some() || r.kind() == Kind::Agent {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Tell spans `ids`, in order of their start, at `t_ms`.
+    fn tell(&mut self, mut ids: Vec<SpanId>, forest: &Forest, p: Option<&PriceTable>, t_ms: u64) {
+        let start = |id: &SpanId| {
+            forest
+                .get(*id)
+                .and_then(|n| n.span.as_ref())
+                .map(|s| s.start_ns)
+        };
+        ids.sort_by_key(|id| (start(id), *id));
+        let agents = super::acting::Agents {
+            forest,
+            readings: &self.readings,
+        };
+        self.chain.mark_wrappers(&ids, &agents);
+        for id in &ids {
+            let Some(span) = forest.get(*id).and_then(|n| n.span.as_ref()) else {
+                continue;
+            };
+            let call = self.calls.get(id).copied();
+            self.chain.tell(span, &agents, call, p, t_ms, &mut self.out);
+        }
+        // A message's model calls after the spans': a model span told in
+        // the same breath is matched to it, never added to it.
+        for id in &ids {
+            if let Some(r) = self.readings.get(id) {
+                for usage in &r.message_usage {
+                    let call = self.next_call + 1;
+                    if self.chain.message_call(usage, call, t_ms, &mut self.out) {
+                        self.next_call = call;
+                    }
+                }
+            }
+        }
+        self.chain.quiet_turns(t_ms, &mut self.out);
+    }
+}
+
+/// `RunStarted.source` of a watched run: this, then its trace id.
+pub(crate) const WATCH_SOURCE: &str = "watch:";
+
+/// The scenario a watched run of `service` (made with `framework`) is
+/// seated with: a swarm of no declared agents (they are named as the
+/// spans tell them), on no model of Conclave's, titled with what it is
+/// (`watched · openai_agents · refunds`) for the dashboard's header.
+fn watched_scenario(service: &str, framework: &str, goal: &str) -> Scenario {
+    let name: String = service
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut title = "watched".to_string();
+    for part in [framework, service] {
+        if !part.is_empty() {
+            title.push_str(" · ");
+            title.push_str(&crate::sanitize::clean(part));
+        }
+    }
+    let doc = serde_json::json!({
+        "name": format!("watch_{name}"),
+        "title": title,
+        "pattern": "swarm",
+        "goal": goal,
+        "context": {},
+        "provider": {"kind": "sim"},
+    });
+    serde_json::from_value(doc).expect("the watched run's scenario reads")
+}
+
+/// A span kind as the recordings write it (`model`, `tool` …).
+fn kind_word(kind: Kind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Where a cost came from, as the summary writes it.
+fn cost_word(from: CostFrom) -> &'static str {
+    match from {
+        CostFrom::Span => "span",
+        CostFrom::PriceTable => "price_table",
+        CostFrom::Mixed => "mixed",
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,432 @@
+//! The captured traces of real frameworks, request by request as their
+//! exporters sent them, told as events: the events give the agents,
+//! handoffs (in their order), tool calls, model calls and tokens the
+//! watch's summary gives of the same spans. The agents are compared as a
+//! set: the events name them in the order their turns were told, which
+//! is not always the order they started in (PydanticAI's coordinator's
+//! span arrives after its delegate's turns). And the telling is incremental: each span is
+//! told once, a call as soon as its agent can be known.
+
+use super::Translator;
+use crate::bus::{Event, EventKind};
+use crate::patterns::events::{PatternEvent, TeamEvent};
+use crate::watch::fixture_tests::{decoded, requests};
+use crate::watch::runs::{Limits, Runs};
+use crate::watch::span::{Span, TraceId, spans_of};
+use crate::watch::summary::summarise;
+use serde_json::{Value, json};
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+/// Each run of fixture set `set`, its events and its summary's facts.
+pub(crate) fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
+    let mut runs = Runs::new(Limits::default());
+    let mut translators: HashMap<TraceId, (Translator, usize)> = HashMap::new();
+    let mut events: HashMap<TraceId, Vec<Event>> = HashMap::new();
+    let now = tokio::time::Instant::now();
+    let mut order = Vec::new();
+    for sent in requests(set) {
+        let spans = spans_of(&decoded(&sent));
+        for id in runs.accept(spans, now) {
+            let run = u32::try_from(translators.len() + 1).unwrap();
+            translators.insert(id, (Translator::new(run, id), 0));
+            order.push(id);
+        }
+        for id in &order {
+            let run = runs.get(*id).unwrap();
+            let (translator, seen) = translators.get_mut(id).unwrap();
+            let told = translator.take(&run.arrivals[*seen..], &run.forest, None);
+            *seen = run.arrivals.len();
+            events.entry(*id).or_default().extend(told);
+        }
+    }
+    order
+        .iter()
+        .map(|id| {
+            let run = runs.get(*id).unwrap();
+            let summary = summarise(*id, &run.forest, None);
+            let (translator, _) = translators.get_mut(id).unwrap();
+            let mut all = events.remove(id).unwrap_or_default();
+            all.extend(translator.finish(&run.forest, &summary, None, 0));
+            let facts = json!({
+                "agents": sorted(summary.agents.iter().cloned()),
+                "handoffs": summary
+                    .handoffs
+                    .iter()
+                    .map(|h| format!("{} → {}", h.from, h.to))
+                    .collect::<Vec<_>>(),
+                "tool_calls": sorted(summary.tool_calls.iter().map(|c| {
+                    format!("{} {} {}", c.agent.as_deref().unwrap_or("-"), c.tool, c.status)
+                })),
+                "model_calls": summary.model_calls,
+                "input_tokens": summary.input_tokens,
+                "output_tokens": summary.output_tokens,
+            });
+            (all, facts)
+        })
+        .collect()
+}
+
+fn sorted(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut items: Vec<String> = items.collect();
+    items.sort();
+    items
+}
+
+/// What the events say of the run, in the summary's terms.
+fn facts_of(events: &[Event]) -> Value {
+    let mut agents = BTreeSet::new();
+    let (mut handoffs, mut tools) = (Vec::new(), Vec::new());
+    let (mut calls, mut input, mut output) = (0u64, 0u64, 0u64);
+    for event in events {
+        match &event.kind {
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted { agent, .. })) => {
+                agents.insert(agent.clone());
+            }
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
+                from, to, ..
+            })) => handoffs.push(format!("{from} → {to}")),
+            EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
+                agent, tool, ok, ..
+            })) => {
+                let agent = if agent.is_empty() { "-" } else { agent };
+                let status = if *ok { "ok" } else { "error" };
+                tools.push(format!("{agent} {tool} {status}"));
+            }
+            EventKind::CallFinished {
+                tool,
+                usage: Some(usage),
+                ..
+            } if tool == "model" => {
+                calls += 1;
+                input += usage.input;
+                output += usage.output;
+            }
+            _ => {}
+        }
+    }
+    json!({
+        "agents": agents.into_iter().collect::<Vec<_>>(),
+        "handoffs": handoffs,
+        "tool_calls": sorted(tools.into_iter()),
+        "model_calls": calls,
+        "input_tokens": input,
+        "output_tokens": output,
+    })
+}
+
+/// Every captured set of real frameworks' requests.
+pub(crate) fn sets() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
+    let mut sets: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.ok()?;
+            e.path()
+                .join("index.json")
+                .exists()
+                .then(|| e.file_name().to_string_lossy().into_owned())
+        })
+        .collect();
+    sets.sort();
+    sets
+}
+
+#[test]
+fn the_events_of_every_captured_run_say_what_its_summary_says() {
+    let sets = sets();
+    assert!(sets.len() >= 10, "{sets:?}");
+    for set in sets {
+        for (events, facts) in told(&set) {
+            assert_eq!(facts_of(&events), facts, "{set}");
+        }
+    }
+}
+
+#[test]
+fn each_run_starts_once_ends_once_and_numbers_its_events_without_gaps() {
+    for set in sets() {
+        for (events, _) in told(&set) {
+            assert!(matches!(events[0].kind, EventKind::RunStarted(_)), "{set}");
+            let starts = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::RunStarted(_)));
+            assert_eq!(starts.count(), 1, "{set}");
+            assert!(matches!(
+                events.last().unwrap().kind,
+                EventKind::RunFinished { .. }
+            ));
+            let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+            assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>(), "{set}");
+            // Each event reads back as it was written: a recording of
+            // them replays.
+            for event in &events {
+                let text = serde_json::to_string(event).unwrap();
+                let back: Event = serde_json::from_str(&text).unwrap();
+                assert_eq!(&back, event, "{set}: {text}");
+            }
+        }
+    }
+}
+
+/// The agent span of `coder`, and a model call of 5/2 tokens.
+const CODER: [(&str, &str); 2] = [
+    ("openinference.span.kind", "AGENT"),
+    ("agent.name", "coder"),
+];
+const CODER_CALL: [(&str, &str); 3] = [
+    ("openinference.span.kind", "LLM"),
+    ("llm.token_count.prompt", "5"),
+    ("llm.token_count.completion", "2"),
+];
+
+fn span(id: u64, parent: Option<u64>, attrs: &[(&str, &str)]) -> Span {
+    Span {
+        trace_id: 7,
+        span_id: id,
+        parent,
+        name: format!("s{id}"),
+        start_ns: id * 1_000_000,
+        end_ns: id * 1_000_000 + 500_000,
+        error: None,
+        attrs: attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), crate::watch::span::Value::Str(v.to_string())))
+            .collect(),
+        events: Vec::new(),
+        service: Some("svc".into()),
+        scope: String::new(),
+    }
+}
+
+#[test]
+fn a_call_is_told_when_its_agents_span_arrives_and_each_span_once() {
+    let agent = [
+        ("openinference.span.kind", "AGENT"),
+        ("agent.name", "triage"),
+    ];
+    let model = [
+        ("openinference.span.kind", "LLM"),
+        ("llm.model_name", "gpt-4o"),
+        ("llm.token_count.prompt", "10"),
+        ("llm.token_count.completion", "3"),
+    ];
+    let mut runs = Runs::new(Limits::default());
+    let now = tokio::time::Instant::now();
+    let mut translator = Translator::new(1, 7);
+    let mut take = |spans: Vec<Span>, from: usize| {
+        runs.accept(spans, now);
+        let run = runs.get(7).unwrap();
+        translator.take(&run.arrivals[from..], &run.forest, None)
+    };
+    // The model call ends first, under its agent's span, not yet arrived.
+    let first = take(vec![span(3, Some(2), &model)], 0);
+    assert!(matches!(first[0].kind, EventKind::RunStarted(_)));
+    assert!(matches!(
+        first[1].kind,
+        EventKind::SpanArrived { call: Some(1), .. }
+    ));
+    assert_eq!(first.len(), 2, "the call waits for its agent");
+    let second = take(vec![span(2, Some(1), &agent)], 1);
+    let kinds: Vec<&str> = second
+        .iter()
+        .map(|e| crate::bus::describe::kind_name(&e.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "span_arrived",
+            "turn_started",
+            "call_started",
+            "call_finished",
+            "turn_finished"
+        ]
+    );
+    let EventKind::CallStarted { agent, label, .. } = &second[2].kind else {
+        unreachable!()
+    };
+    assert_eq!(agent.as_deref(), Some("triage"));
+    assert_eq!(label, "triage · gpt-4o");
+    let EventKind::CallFinished {
+        usage: Some(usage), ..
+    } = &second[3].kind
+    else {
+        unreachable!()
+    };
+    assert_eq!((usage.input, usage.output), (10, 3));
+    assert!(usage.cost_usd.is_some(), "gpt-4o is priced");
+    // The root: its span alone, nothing told again.
+    let third = take(vec![span(1, None, &[])], 2);
+    assert_eq!(third.len(), 1);
+    assert_eq!(third[0].seq, 8);
+}
+
+#[test]
+fn a_watch_recording_reads_back_as_the_events_its_run_made() {
+    let mut runs = Runs::new(Limits::default());
+    let now = tokio::time::Instant::now();
+    for sent in requests("openai_agents_openinference") {
+        runs.accept(spans_of(&decoded(&sent)), now);
+    }
+    let id = runs.ids().next().unwrap();
+    let run = runs.get(id).unwrap();
+    let summary = summarise(id, &run.forest, None);
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::watch::record::write(dir.path(), run, &summary).unwrap();
+    let events = super::recorded::events_of(&path).unwrap();
+    let events: Vec<Event> = events.iter().map(|e| (**e).clone()).collect();
+    let (_, facts) = told("openai_agents_openinference").remove(0);
+    assert_eq!(facts_of(&events), facts);
+    let EventKind::RunFinished { result, .. } = &events.last().unwrap().kind else {
+        panic!("the run ends with its finish");
+    };
+    let result = result.value();
+    assert_eq!(result["recording"], json!(path.display().to_string()));
+    assert_eq!(result["model_calls"], facts["model_calls"]);
+    // A line that is no watch recording's: named, with its place.
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(
+        &other,
+        "{\"type\":\"watch_started\",\"trace_id\":\"01\"}\nnot json\n",
+    )
+    .unwrap();
+    let error = super::recorded::events_of(&other).unwrap_err();
+    assert!(error.contains("other.jsonl:2"), "{error}");
+}
+
+#[test]
+fn calls_wait_under_their_running_agent_once_and_are_told_when_it_ends() {
+    let (agent, model) = (CODER, CODER_CALL);
+    let mut runs = Runs::new(Limits::default());
+    let now = tokio::time::Instant::now();
+    let mut translator = Translator::new(1, 7);
+    let mut told = Vec::new();
+    // 2,000 model calls under the agent's span, in 20 requests of 100,
+    // the agent's span (id 2) still running: nothing but the spans told.
+    for batch in 0..20u64 {
+        let from = runs.get(7).map_or(0, |r| r.arrivals.len());
+        let spans = (0..100).map(|i| span(10 + batch * 100 + i, Some(2), &model));
+        runs.accept(spans.collect(), now);
+        let run = runs.get(7).unwrap();
+        told.extend(translator.take(&run.arrivals[from..], &run.forest, None));
+    }
+    let calls = |events: &[Event]| {
+        events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::CallFinished { .. }))
+            .count()
+    };
+    assert_eq!(calls(&told), 0);
+    assert_eq!(translator.waiting.len(), 1, "they wait under the one span");
+    // The agent's span ends: every call is told, once, as the agent's.
+    let from = runs.get(7).unwrap().arrivals.len();
+    runs.accept(vec![span(2, None, &agent)], now);
+    let run = runs.get(7).unwrap();
+    let then = translator.take(&run.arrivals[from..], &run.forest, None);
+    assert_eq!(calls(&then), 2000);
+    assert!(translator.waiting.is_empty());
+    let agents: BTreeSet<&str> = then
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::CallStarted { agent, .. } => agent.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(agents, BTreeSet::from(["coder"]));
+}
+
+#[test]
+fn a_recordings_steering_decisions_are_told_among_its_spans_by_their_time() {
+    use crate::bus::describe::{describe, kind_name};
+    use crate::watch::read::read;
+    use crate::watch::record::Line;
+    use crate::watch::steer::Decision;
+    use crate::watch::steer::protocol::By;
+    let (agent, model) = (CODER, CODER_CALL);
+    let mut lines = vec![Line::WatchStarted {
+        trace_id: crate::watch::span::trace_hex(7),
+        joined: Vec::new(),
+        conversation: None,
+    }];
+    for (at_ms, span) in [
+        (5, span(10, Some(2), &model)),
+        (50, span(11, Some(2), &model)),
+        (100, span(2, None, &agent)),
+    ] {
+        lines.push(Line::SpanArrived {
+            at_ms,
+            kind: read(&span).kind(),
+            under_placeholder: false,
+            span,
+        });
+    }
+    let rejected = Decision::Rejected {
+        tool: "refund".into(),
+        agent: None,
+        reason: "too \u{1b}[31mlarge".into(),
+        by: By::Person,
+    };
+    let stopped = Decision::Stopped {
+        reason: "enough".into(),
+    };
+    for (at_ms, decision) in [
+        (0, Decision::Paused),
+        (20, Decision::Stepped { gates: 1 }),
+        (70, rejected),
+        (200, stopped),
+    ] {
+        lines.push(Line::Steered { at_ms, decision });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("watch-7.jsonl");
+    let text: Vec<String> = lines
+        .iter()
+        .map(|l| serde_json::to_string(l).unwrap())
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let events = super::recorded::events_of(&path).unwrap();
+    // Numbered without gaps, the run's clock never going back.
+    for (n, pair) in events.windows(2).enumerate() {
+        assert_eq!(pair[1].seq, pair[0].seq + 1, "event {n}");
+        assert!(pair[1].t_ms >= pair[0].t_ms, "event {n}: {pair:?}");
+    }
+    // Each told once, in the words the watch's screen says it, among the
+    // spans by its time: the one before any span after the first
+    // request's spans.
+    let told: Vec<(u64, String, String)> = events
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::SpanArrived { span, .. } => {
+                (e.t_ms, "span".into(), span["name"].to_string())
+            }
+            kind => (e.t_ms, kind_name(kind).to_string(), describe(kind)),
+        })
+        .filter(|(_, kind, _)| kind == "span" || kind == "steered")
+        .collect();
+    let said = |t: u64, s: &str| (t, "steered".to_string(), s.to_string());
+    let span_at = |t: u64, name: &str| (t, "span".to_string(), format!("\"{name}\""));
+    assert_eq!(
+        told,
+        [
+            span_at(5, "s10"),
+            said(5, "paused"),
+            said(20, "stepped 1 gate(s)"),
+            span_at(50, "s11"),
+            said(70, "rejected refund (by a person): too large"),
+            span_at(100, "s2"),
+            said(200, "stopped: enough"),
+        ]
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last.t_ms, 200);
+    let EventKind::RunFinished { result, .. } = &last.kind else {
+        panic!("the run ends with its finish");
+    };
+    assert_eq!(
+        result.value()["steering"]["decisions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}
