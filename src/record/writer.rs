@@ -15,7 +15,7 @@ use crate::bus::{Event, EventSink};
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Seek, Write};
 use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 
@@ -152,6 +152,7 @@ const SMALL: usize = PIECE / 2;
 /// taken and dropped, so that the run's memory does not grow.
 pub(super) fn write_lines(mut file: File, shared: &Shared) -> io::Result<u64> {
     let mut written = 0u64;
+    let mut started = Started(0);
     let mut failed: Option<io::Error> = None;
     loop {
         let mut taken = {
@@ -195,6 +196,9 @@ pub(super) fn write_lines(mut file: File, shared: &Shared) -> io::Result<u64> {
                 }
             }
         }
+        if failed.is_none() {
+            started.after(&mut file, false);
+        }
         // Caught up: let the next lines gather rather than take each one.
         // A writer waiting is woken by the engine's thread, in a system
         // call; one that is not waiting costs the engine nothing.
@@ -206,27 +210,44 @@ pub(super) fn write_lines(mut file: File, shared: &Shared) -> io::Result<u64> {
         return Err(e);
     }
     file.flush()?;
-    finish_writing(&file);
+    started.after(&mut file, true);
     Ok(written)
 }
 
-/// Ask the system to start putting the file on disk, without waiting for
-/// it: the process can end at once, and the file is whole either way
-/// (what a process wrote survives its end, however it ends). Waiting for
-/// the disk (`fdatasync`) held a 100,000-task run's exit for a tenth of a
-/// second.
-fn finish_writing(file: &File) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: sync_file_range on a descriptor this function borrows
-        // open; offset 0 and length 0 name the whole file, and
-        // SYNC_FILE_RANGE_WRITE only starts the writing. Not every file
-        // can be (a pipe): the data is written either way.
-        unsafe {
-            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+/// How much is written before the system is asked to start putting it on
+/// disk: so the disk's writing goes on beside the run, and what is left at
+/// the end is the last part (asked at the end for all of a 170 MB
+/// recording, it held the run's exit for a tenth of a second).
+const SYNC_STEP: u64 = 16 << 20;
+
+/// Where the disk's writing of the file was last asked to start from.
+struct Started(u64);
+
+impl Started {
+    /// After a write: past [`SYNC_STEP`] since the last ask, or at the
+    /// `end`, ask the system to start putting what was written on disk,
+    /// without waiting for it. What a process wrote survives its end,
+    /// however it ends; this only shortens the time the file is in memory
+    /// alone. A file that cannot be (a pipe) is written all the same.
+    fn after(&mut self, file: &mut File, end: bool) {
+        let Ok(at) = file.stream_position() else {
+            return;
+        };
+        if at.saturating_sub(self.0) < SYNC_STEP && !end {
+            return;
         }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let from = libc::off64_t::try_from(self.0).unwrap_or(0);
+            let len = libc::off64_t::try_from(at - self.0).unwrap_or(0);
+            // SAFETY: sync_file_range on a descriptor borrowed open; the
+            // range is what this writer wrote, and SYNC_FILE_RANGE_WRITE
+            // only starts the writing.
+            unsafe {
+                libc::sync_file_range(file.as_raw_fd(), from, len, libc::SYNC_FILE_RANGE_WRITE);
+            }
+        }
+        self.0 = at;
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = file;
 }

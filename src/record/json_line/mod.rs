@@ -133,6 +133,9 @@ impl Line<'_> {
         self.room_for(text.len() + 2)?;
         let bytes = text.as_bytes();
         self.out.reserve(bytes.len() + 2);
+        if bytes.len() <= SHORT && self.plain_short(bytes) {
+            return Ok(());
+        }
         self.byte(b'"');
         if !needs_escape(bytes) {
             self.out.extend_from_slice(bytes);
@@ -159,6 +162,36 @@ impl Line<'_> {
         self.out.extend_from_slice(&bytes[run..]);
         self.byte(b'"');
         self.room_for(0)
+    }
+}
+
+/// Strings up to this long are copied and looked at in one pass.
+const SHORT: usize = 32;
+
+impl Line<'_> {
+    /// `bytes` written as a string in one pass that copies and looks at
+    /// each byte, if none is escaped; whether it was. Most strings of an
+    /// event are short (its keys, names, ids), and for them a copy by the
+    /// library's `memcpy` was a call for a few bytes, a tenth of the
+    /// event's time. Room for `bytes` and two quotes is reserved.
+    #[inline]
+    fn plain_short(&mut self, bytes: &[u8]) -> bool {
+        let at = self.out.len();
+        let mut escaped = false;
+        let spare = self.out.spare_capacity_mut();
+        spare[0].write(b'"');
+        for (slot, &b) in spare[1..].iter_mut().zip(bytes) {
+            escaped |= (b < 0x20) | (b == b'"') | (b == b'\\');
+            slot.write(b);
+        }
+        if escaped {
+            return false;
+        }
+        spare[1 + bytes.len()].write(b'"');
+        // SAFETY: the quote, `bytes` and the quote were written just
+        // above, into the spare capacity reserved for them.
+        unsafe { self.out.set_len(at + bytes.len() + 2) };
+        true
     }
 }
 
