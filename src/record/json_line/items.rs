@@ -63,49 +63,28 @@ impl<'l, 'a> Items<'l, 'a> {
     }
 }
 
-impl ser::SerializeSeq for Items<'_, '_> {
-    type Ok = ();
-    type Error = Stop;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Stop> {
-        self.close()
-    }
+/// The traits of a list's items, each item written by `element`.
+macro_rules! elements {
+    ($($trait:ident $method:ident),*) => {
+        $(impl ser::$trait for Items<'_, '_> {
+            type Ok = ();
+            type Error = Stop;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Stop> {
+                self.close()
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for Items<'_, '_> {
-    type Ok = ();
-    type Error = Stop;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Stop> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Items<'_, '_> {
-    type Ok = ();
-    type Error = Stop;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Stop> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Items<'_, '_> {
-    type Ok = ();
-    type Error = Stop;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Stop> {
-        self.close()
-    }
-}
+elements!(
+    SerializeSeq serialize_element,
+    SerializeTuple serialize_element,
+    SerializeTupleStruct serialize_field,
+    SerializeTupleVariant serialize_field
+);
 
 impl ser::SerializeMap for Items<'_, '_> {
     type Ok = ();

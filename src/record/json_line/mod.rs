@@ -13,6 +13,21 @@
 //! key) stops it with [`Stop::Other`], and the caller writes the event
 //! with serde_json instead, so the text is serde_json's either way.
 
+/// A serializer's methods for every integer type: each written by
+/// `self.$how(v)`.
+macro_rules! integers {
+    ($how:ident) => {
+        integers!(@ $how, serialize_i8 i8, serialize_i16 i16, serialize_i32 i32,
+            serialize_i64 i64, serialize_u8 u8, serialize_u16 u16, serialize_u32 u32,
+            serialize_u64 u64);
+    };
+    (@ $how:ident, $($name:ident $ty:ty),*) => {
+        $(fn $name(self, v: $ty) -> Result<(), Stop> {
+            self.$how(v)
+        })*
+    };
+}
+
 mod items;
 #[cfg(test)]
 mod tests;
@@ -78,11 +93,11 @@ pub(super) fn write_event(out: &mut Vec<u8>, event: &Event, room: usize) -> Resu
         within: false,
     };
     line.out.extend_from_slice(b"{\"run\":");
-    line.integer(event.run);
+    line.integer(event.run)?;
     line.out.extend_from_slice(b",\"seq\":");
-    line.integer(event.seq);
+    line.integer(event.seq)?;
     line.out.extend_from_slice(b",\"t_ms\":");
-    line.integer(event.t_ms);
+    line.integer(event.t_ms)?;
     let head = line.out.len();
     line.within = true;
     event.kind.serialize(&mut line)?;
@@ -113,9 +128,10 @@ impl Line<'_> {
     }
 
     #[inline]
-    fn integer(&mut self, value: impl itoa::Integer) {
+    fn integer(&mut self, value: impl itoa::Integer) -> Result<(), Stop> {
         self.out
             .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+        Ok(())
     }
 
     /// Room for `len` more bytes, or [`Stop::Long`].
@@ -257,38 +273,7 @@ impl<'l, 'a> ser::Serializer for &'l mut Line<'a> {
             .extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Stop> {
-        self.integer(v);
-        Ok(())
-    }
+    integers!(integer);
     fn serialize_f32(self, _: f32) -> Result<(), Stop> {
         Err(Stop::Other)
     }

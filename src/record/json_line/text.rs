@@ -12,10 +12,20 @@ macro_rules! refuse {
     };
 }
 
-/// The methods of a serializer of text alone (a key, a raw value) that
-/// stop it: every kind but the scalars it writes.
+/// A serializer of text alone (a key, a raw value): its types, and the
+/// methods that stop it, every kind but the scalars it writes.
 macro_rules! other_than_text {
     () => {
+        type Ok = ();
+        type Error = Stop;
+        type SerializeSeq = Impossible<(), Stop>;
+        type SerializeTuple = Impossible<(), Stop>;
+        type SerializeTupleStruct = Impossible<(), Stop>;
+        type SerializeTupleVariant = Impossible<(), Stop>;
+        type SerializeMap = Impossible<(), Stop>;
+        type SerializeStruct = Impossible<(), Stop>;
+        type SerializeStructVariant = Impossible<(), Stop>;
+
         refuse! {
             serialize_bool(bool);
             serialize_f32(f32);
@@ -84,23 +94,13 @@ pub(super) struct Key<'l, 'a>(pub(super) &'l mut Line<'a>);
 impl Key<'_, '_> {
     fn quoted(self, value: impl itoa::Integer) -> Result<(), Stop> {
         self.0.byte(b'"');
-        self.0.integer(value);
+        self.0.integer(value)?;
         self.0.byte(b'"');
         Ok(())
     }
 }
 
 impl ser::Serializer for Key<'_, '_> {
-    type Ok = ();
-    type Error = Stop;
-    type SerializeSeq = Impossible<(), Stop>;
-    type SerializeTuple = Impossible<(), Stop>;
-    type SerializeTupleStruct = Impossible<(), Stop>;
-    type SerializeTupleVariant = Impossible<(), Stop>;
-    type SerializeMap = Impossible<(), Stop>;
-    type SerializeStruct = Impossible<(), Stop>;
-    type SerializeStructVariant = Impossible<(), Stop>;
-
     fn serialize_str(self, v: &str) -> Result<(), Stop> {
         self.0.string(v)
     }
@@ -122,30 +122,7 @@ impl ser::Serializer for Key<'_, '_> {
     ) -> Result<(), Stop> {
         value.serialize(self)
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Stop> {
-        self.quoted(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Stop> {
-        self.quoted(v)
-    }
+    integers!(quoted);
     other_than_text!();
 }
 
@@ -153,16 +130,6 @@ impl ser::Serializer for Key<'_, '_> {
 pub(super) struct Raw<'l, 'a>(pub(super) &'l mut Line<'a>);
 
 impl ser::Serializer for Raw<'_, '_> {
-    type Ok = ();
-    type Error = Stop;
-    type SerializeSeq = Impossible<(), Stop>;
-    type SerializeTuple = Impossible<(), Stop>;
-    type SerializeTupleStruct = Impossible<(), Stop>;
-    type SerializeTupleVariant = Impossible<(), Stop>;
-    type SerializeMap = Impossible<(), Stop>;
-    type SerializeStruct = Impossible<(), Stop>;
-    type SerializeStructVariant = Impossible<(), Stop>;
-
     fn serialize_str(self, v: &str) -> Result<(), Stop> {
         self.0.room_for(v.len())?;
         self.0.out.extend_from_slice(v.as_bytes());
