@@ -37,21 +37,26 @@ impl<'l, 'a> Items<'l, 'a> {
         Ok(Items::open(line, &[open], close))
     }
 
+    /// Before each item: past the room, the line stops here, so that a
+    /// long list of numbers (a context of 50 MB of them) is not written
+    /// whole first; an item overshoots it by one number at most.
     #[inline]
-    fn next(&mut self) {
+    fn next(&mut self) -> Result<(), Stop> {
+        self.line.room_for(0)?;
         if !self.first {
             self.line.byte(b',');
         }
         self.first = false;
+        Ok(())
     }
 
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {
-        self.next();
+        self.next()?;
         value.serialize(&mut *self.line)
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Stop> {
-        self.next();
+        self.next()?;
         self.line.string(key)?;
         self.line.byte(b':');
         value.serialize(&mut *self.line)
@@ -90,7 +95,7 @@ impl ser::SerializeMap for Items<'_, '_> {
     type Ok = ();
     type Error = Stop;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Stop> {
-        self.next();
+        self.next()?;
         key.serialize(Key(&mut *self.line))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Stop> {

@@ -168,6 +168,15 @@ fn a_value_past_the_room_is_told_apart_and_one_that_fits_is_not() {
     let mut out = b"kept".to_vec();
     assert_eq!(write(&mut out, &long, 102), Ok(()));
     assert_eq!(out.len(), 4 + 102);
+    // A list without strings stops at the room too, not at its end.
+    let numbers = vec![u64::MAX; 100_000];
+    let mut out = Vec::new();
+    assert_eq!(write(&mut out, &numbers, 1000), Err(Stop::Long));
+    assert!(out.len() < 1100, "{} bytes written", out.len());
+    let nested = vec![vec![(); 0]; 100_000];
+    let mut out = Vec::new();
+    assert_eq!(write(&mut out, &nested, 1000), Err(Stop::Long));
+    assert!(out.len() < 1100, "{} bytes written", out.len());
     // Escapes count: 50 quotes take 100 bytes inside the string.
     let quotes = "\"".repeat(50);
     let mut out = Vec::new();
