@@ -10,6 +10,7 @@
 
 mod areas;
 mod compare;
+mod control;
 mod decide;
 mod done;
 mod export;

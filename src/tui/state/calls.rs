@@ -1,7 +1,9 @@
 //! The calls through the gateway a run is waiting on, as the panes name
-//! them.
+//! them, and how a call's events fold into the run.
 
+use super::MAX_SPENDERS;
 use super::partial::PartialText;
+use crate::bus::EventKind;
 
 /// A call through the gateway that has started and not finished.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -69,5 +71,90 @@ impl Repairs {
             .iter()
             .position(|(whom, _)| whom.as_deref() == agent)?;
         Some(self.pending.remove(at).1)
+    }
+}
+
+impl super::RunState {
+    /// A gateway call started, streamed text or finished.
+    pub(super) fn apply_call(&mut self, kind: &EventKind, t_ms: u64) {
+        match kind {
+            EventKind::CallStarted {
+                call,
+                tool,
+                attempt,
+                label,
+                agent,
+            } => {
+                let mut text = PartialText::default();
+                if tool == crate::scenario::MODEL_TOOL
+                    && let Some(note) = self.repairs.starting(agent.as_deref())
+                {
+                    text.set_note(note);
+                }
+                self.calling.push(CallInFlight {
+                    call: *call,
+                    tool: tool.clone(),
+                    attempt: *attempt,
+                    label: label.clone(),
+                    agent: agent.clone(),
+                    text,
+                });
+                self.model_calls += 1;
+                self.resilience.apply(kind, t_ms);
+            }
+            // Shown where the call's agent sits until the call finishes
+            // (and not a line of the log); a function call's arguments are
+            // the answer in the making, shown as its text is.
+            EventKind::CallDelta {
+                call,
+                text,
+                reasoning,
+                ..
+            } => {
+                if let Some(calling) = self.calling.iter_mut().find(|c| c.call == *call) {
+                    if *reasoning {
+                        calling.text.push_reasoning(text);
+                    } else {
+                        calling.text.push(text);
+                    }
+                }
+            }
+            EventKind::CallFinished { call, usage, .. } => {
+                // Whose tokens: the agent the call speaks for, else what a
+                // model call was for (`plan`, `final brief`).
+                let agent = self.calling.iter().find(|c| c.call == *call).and_then(|c| {
+                    c.agent.clone().or_else(|| {
+                        (c.tool == crate::scenario::MODEL_TOOL).then(|| c.label.clone())
+                    })
+                });
+                if let Some(finished) = self.calling.iter().find(|c| c.call == *call)
+                    && finished.tool == crate::scenario::MODEL_TOOL
+                {
+                    self.repairs.finished(*call, finished.agent.clone());
+                }
+                self.calling.retain(|c| c.call != *call);
+                if let Some(usage) = usage {
+                    self.spend.add(usage);
+                    // A recording names whatever agents and labels it likes:
+                    // past `MAX_SPENDERS` a new name is counted in the run's
+                    // total only, so the state stays bounded.
+                    if let Some(agent) = agent
+                        && (self.spend_by_agent.len() < MAX_SPENDERS
+                            || self.spend_by_agent.contains_key(&agent))
+                    {
+                        self.spend_by_agent.entry(agent).or_default().add(usage);
+                    }
+                }
+                self.resilience.apply(kind, t_ms);
+            }
+            EventKind::CallRepair {
+                call,
+                attempt,
+                of,
+                error,
+            } => self.repairs.announced(*call, *attempt, *of, error),
+            // `apply` sends no other kind here.
+            _ => {}
+        }
     }
 }

@@ -354,4 +354,6 @@ fn cost_word(from: CostFrom) -> &'static str {
 }
 
 #[cfg(test)]
+mod recorded_tests;
+#[cfg(test)]
 pub(crate) mod tests;
