@@ -13,9 +13,10 @@
 //!   `conclave watch --headless` runs it): runs assembled, read, settled
 //!   and summed up; finished runs closed.
 //! - `dashboard`: the receiver, the watch as `conclave watch` runs it for
-//!   its screen (finished runs kept until room is wanted), and the
-//!   screen folding every feed item and drawing a 160x48 frame whenever
-//!   something changed, at most every 33 ms, as the dashboard does.
+//!   the dashboard (each run told as the bus's events, finished runs kept
+//!   until room is wanted), and the dashboard folding every feed item
+//!   into its runs and drawing a 160x48 frame whenever something
+//!   changed, at most every 33 ms, as its loop does.
 //!
 //! - `one-run-headless` and `one-run-drawn`: one trace of 20,000 spans
 //!   (the per-run limit; 1,818 agents of 10 calls and a root), posted in
@@ -31,7 +32,7 @@
 //! `cargo bench --bench watch -- drain` runs the rows whose name holds
 //! `drain`; `CONCLAVE_WATCH_TRACES` changes the 10,000.
 
-use conclave::tui::watched::Offscreen;
+use conclave::tui::watching::Offscreen;
 use conclave::watch::consume::{WatchFeed, WatchOptions};
 use conclave::watch::receive::{Batch, ReceiveConfig, Receiving, serve};
 use conclave::watch::start::{WatchSettings, start};
@@ -212,7 +213,12 @@ async fn watch_row(load: Load) {
 async fn dashboard_row(load: Load) {
     let settings = WatchSettings {
         receive: receive_config(),
-        options: WatchOptions::default(),
+        // As `conclave watch` runs it for the dashboard: each run told as
+        // events, finished runs kept until room is wanted.
+        options: WatchOptions {
+            tell: true,
+            ..WatchOptions::default()
+        },
     };
     let limits = settings.options.limits;
     let started = start(settings).await.expect("the watch starts");

@@ -169,7 +169,16 @@ fn command(cli: Cli) -> Exit {
         Some(Command::Watch(args)) if args.headless => {
             conclave::watch::start::headless(args.settings())
         }
-        Some(Command::Watch(args)) => conclave::tui::watched::watch(args.settings()),
+        Some(Command::Watch(mut args)) => {
+            let look = std::mem::take(&mut args.look);
+            view_in_dashboard(
+                &look,
+                TuiOptions {
+                    watch: Some(args.settings()),
+                    ..TuiOptions::default()
+                },
+            )
+        }
         Some(Command::Fork(args)) => from_recording::fork(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Worker(args)) => worker(args),

@@ -577,7 +577,7 @@ fn header_text(app: &conclave::tui::app::App) -> String {
     let run = app.run().unwrap().view();
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 2)).unwrap();
     terminal
-        .draw(|frame| conclave::tui::panes::header::draw(frame, frame.area(), Some(&run)))
+        .draw(|frame| conclave::tui::panes::header::draw(frame, frame.area(), Some(&run), None))
         .unwrap();
     common::screen::text(terminal.backend().buffer())
 }

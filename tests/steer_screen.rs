@@ -1,13 +1,14 @@
-//! Steering from the watch's screen, through the real binary in a
-//! pseudo-terminal and a real hook (`conclave_steer`, driven line by line
-//! by tests/fixtures/steer/screen_hook.py): the run's tab comes with its
-//! hook's first call; space pauses it at its next gate and the header
-//! says where it waits; `n` lets exactly one gate pass; `f` toggles a flag
+//! Steering a watched run from the dashboard, through the real binary in
+//! a pseudo-terminal and a real hook (`conclave_steer`, driven line by
+//! line by tests/fixtures/steer/screen_hook.py), with the keys a run of
+//! Conclave's takes: the run's tab comes with its hook's first call;
+//! space pauses it at its next gate and the header says where it waits;
+//! `s` lets exactly one gate pass; `f` toggles a flag
 //! the hook then reads; a tool call's approval opens a dialog showing the
 //! agent, the tool and its arguments whole, approved with Enter and
 //! rejected with a reason typed; space runs on; `x` then `y` stops the
-//! run, which its hook learns as `Stopped` at its next call that asks. Each decision is a line of
-//! the run's event log.
+//! run, which its hook learns as `Stopped` at its next call that asks.
+//! Each decision is a line of the run's event log.
 
 use crate::common;
 use crate::watch_dashboard::free_port;
@@ -90,14 +91,16 @@ fn a_steered_run_is_paused_stepped_flagged_approved_and_stopped_from_the_screen(
     let listen = format!("127.0.0.1:{port}");
     let args = ["watch", "--listen", &listen, "--no-grpc"];
     let mut screen = Session::start_sized(&args, home.path(), &[], (160, 48));
-    screen.wait_text("waiting for the first span");
+    screen.wait_text("Waiting for the first span");
     let mut hook = Hook::start(port);
 
     // The hook's first call opens the run's tab, before any span.
     hook.send("flag");
     assert_eq!(hook.next()["legal_analyst"], true);
     screen.wait_text("▶ steered · 0 gates · space pauses");
-    screen.wait_text("space pause at the next gate");
+    screen.wait_text("1 ▶ watch_");
+    // The hook's keys are offered: the stop among them.
+    screen.wait_text("x stop the run (asks first)");
 
     // space: paused; the next gate is held and the header says where.
     screen.press(" ");
@@ -105,14 +108,14 @@ fn a_steered_run_is_paused_stepped_flagged_approved_and_stopped_from_the_screen(
     hook.send("gate");
     screen.wait_text("⏸ PAUSED at tool lookup_invoice · Billing Agent");
     hook.quiet();
-    // n: exactly one gate passes, and the next is held again.
-    screen.press("n");
+    // s: exactly one gate passes, and the next is held again.
+    screen.press("s");
     assert_eq!(hook.next()["gate"], 1);
     screen.wait_text("⏸ PAUSED: holds at its next gate");
     hook.send("gate");
     screen.wait_text("⏸ PAUSED at tool lookup_invoice");
     hook.quiet();
-    screen.press("n");
+    screen.press("s");
     assert_eq!(hook.next()["gate"], 2);
 
     // f: the flag toggled; the hook reads it off.
@@ -167,22 +170,22 @@ fn a_steered_run_is_paused_stepped_flagged_approved_and_stopped_from_the_screen(
 
     // The decisions are lines of the run's event log: its first ones at
     // its top, its newest at its bottom.
-    screen.press("4");
+    screen.press("3");
     screen.press("g");
     for said in [
-        "steered: flags declared: legal_analyst on",
-        "steered: paused",
-        "steered: held at tool lookup_invoice · Billing Agent",
-        "steered: stepped 1 gate(s)",
+        "steered flags declared: legal_analyst on",
+        "steered paused",
+        "steered held at tool lookup_invoice · Billing Agent",
+        "steered stepped 1 gate(s)",
     ] {
         screen.wait_text(said);
     }
     screen.press("G");
     for said in [
-        "steered: flag legal_analyst off",
-        "steered: approved refund_invoice (by a person)",
-        "steered: rejected refund_invoice (by a person): too large for a refund",
-        "steered: ran on",
+        "steered flag legal_analyst off",
+        "steered approved refund_invoice (by a person)",
+        "steered rejected refund_invoice (by a person)",
+        "steered ran on",
     ] {
         screen.wait_text(said);
     }

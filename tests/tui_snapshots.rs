@@ -135,7 +135,7 @@ async fn a_run_mid_round_2() {
     let run = app.run().unwrap().view();
     insta::assert_snapshot!(
         "pane_header",
-        pane(120, 2, |f, a| panes::header::draw(f, a, Some(&run)))
+        pane(120, 2, |f, a| panes::header::draw(f, a, Some(&run), None))
     );
     insta::assert_snapshot!(
         "pane_runs",

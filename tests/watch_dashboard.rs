@@ -103,7 +103,7 @@ fn a_watched_run_is_drawn_before_its_root_arrives_and_finished_after_it_settles(
         ],
         home.path(),
     );
-    session.wait_text("waiting for the first span");
+    session.wait_text("Waiting for the first span");
     let agent = |name: &str| {
         vec![
             text("gen_ai.operation.name", "invoke_agent"),
@@ -124,7 +124,11 @@ fn a_watched_run_is_drawn_before_its_root_arrives_and_finished_after_it_settles(
             tool,
         )],
     );
-    session.wait_text("1 ● live support-bot");
+    // A run of the dashboard's own, live, named by its service until its
+    // top span arrives.
+    session.wait_text("1 ▶ watch_support_bot");
+    session.wait_text("RUNNING");
+    session.wait_text("watched · openai-agents · support-bot");
     session.wait_text("parent 0000000000000002 not arrived yet");
     post(
         port,
@@ -137,17 +141,15 @@ fn a_watched_run_is_drawn_before_its_root_arrives_and_finished_after_it_settles(
         )],
     );
     session.wait_text("parent 0000000000000001 not arrived yet");
-    assert!(
-        session.text().contains("lookup_invoice · triage"),
-        "{}",
-        session.text()
-    );
+    // Its agent known, the tool call is told as the agent's.
+    session.wait_text("triage called lookup_invoice");
     post(
         port,
         vec![span(1, None, "support workflow", (0, 40), Vec::new())],
     );
-    session.wait_text("1 ● live support workflow");
-    session.wait_text("1 ✓ finished support workflow");
+    session.wait_text("1 ▶ watch_support_bot · support workflow · live");
+    session.wait_text("1 ✓ watch_support_bot · support workflow");
+    session.wait_text("FINISHED");
     assert!(
         !session.text().contains("not arrived yet"),
         "{}",

@@ -65,7 +65,7 @@ fn on_the_screen_the_failed_forwards_are_shown_with_their_target() {
         &target,
     ];
     let mut screen = Session::start_sized(&args, home.path(), &[], (160, 48));
-    screen.wait_text("waiting for the first span");
+    screen.wait_text("Waiting for the first span");
     post(port, a_span(9));
     screen.wait_for("the forward's failures", |t| {
         t.contains(&format!("⚠ forward to {target}: 1 failed"))

@@ -1,11 +1,12 @@
-//! The watch's screen through the real binary in a pseudo-terminal, with
-//! ten watched runs, at 160x48 and at 80x24: the selected run's tab is
-//! always in the bar and highlighted, with `run n of N`; every pane of a
-//! run scrolls to its last row (`G`, and `PgDn` a page at a time, the
-//! last row at the pane's bottom with the row before it above); `?` opens
-//! help listing the watch's keys and none of the dashboard's that cannot
-//! act on another process's run; the runs' recordings open in `conclave
-//! replay` and `conclave compare` without `--headless`.
+//! `conclave watch` through the real binary in a pseudo-terminal, with
+//! ten watched runs, at 160x48 and at 80x24: they are runs of the
+//! dashboard, the selected run's tab always in its run list and
+//! highlighted, with `n of N`; every pane of a run scrolls to its last
+//! row (`G`, and `PgDn` a page at a time, the last row at the pane's
+//! bottom with the row before it above); `?` opens help listing the keys
+//! that act on a watched run and none that cannot; the footer has the
+//! receiver's counts; the runs' recordings open in `conclave replay`
+//! and `conclave compare` without `--headless`.
 
 use crate::common;
 use crate::watch_dashboard::{free_port, post, text};
@@ -117,15 +118,15 @@ fn watch_ten(home: &Path, dir: &Path, size: (u16, u16)) -> Session {
         dir.to_str().unwrap(),
     ];
     let session = Session::start_sized(&args, home, &[], size);
-    session.wait_text("waiting for the first span");
+    session.wait_text("Waiting for the first span");
     for n in 1..=RUNS {
         post(port, run(n));
     }
-    session.wait_text(&format!("run 1 of {RUNS}"));
+    session.wait_text(&format!("1 of {RUNS}"));
     session.wait_for("every run recorded", |_| {
         recorded(dir).len() == RUNS as usize
     });
-    session.wait_text("1 ✓ finished workflow 1");
+    session.wait_text("1 ✓ watch_support_bot · workflow 1");
     session
 }
 
@@ -137,14 +138,14 @@ fn recorded(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Every tab in turn: `run n of N`, its own tab shown and highlighted.
+/// Every tab in turn: `n of N`, its own tab shown and highlighted.
 fn every_tab_is_shown_when_selected(session: &mut Session) {
     for n in 1..=RUNS {
         if n > 1 {
             session.press("]");
         }
-        session.wait_text(&format!("run {n} of {RUNS}"));
-        let tab = format!("{n} ✓ finished workflow {n}");
+        session.wait_text(&format!("{n} of {RUNS}"));
+        let tab = format!("{n} ✓ watch_support_bot · workflow {n}");
         session.wait_text(&tab);
         assert!(
             session.reversed(&tab),
@@ -156,89 +157,57 @@ fn every_tab_is_shown_when_selected(session: &mut Session) {
     for _ in 1..RUNS {
         session.press("[");
     }
-    session.wait_text(&format!("run 1 of {RUNS}"));
+    session.wait_text(&format!("1 of {RUNS}"));
     assert!(
-        session.reversed("1 ✓ finished workflow 1"),
+        session.reversed("1 ✓ watch_support_bot · workflow 1"),
         "{}",
         session.text()
     );
 }
 
-/// Each pane of the run on screen, focused by its number, to its last
-/// row and back.
+/// Each pane of the run on screen but the pattern's (whose rows are
+/// the watched unit's, tested with them), focused by its number, to its
+/// last row and back.
 fn every_pane_scrolls_to_its_last_row(session: &mut Session) {
-    // [1] the agents: the last tool call is the last row.
-    session.press("1");
-    session.wait_for("the last tool call off the pane", |t| {
-        !t.contains("lookup_95")
+    // [3] the event log follows its newest line (the run's end) until
+    // scrolled up, and from `G` again.
+    session.press("3");
+    session.wait_text("run_finished ok: success");
+    session.press("g");
+    session.wait_for("the log from its first line", |t| {
+        t.contains("run_started") && !t.contains("run_finished")
+    });
+    page_down_to(
+        session,
+        |t| t.contains("run_finished ok: success"),
+        |t| t.contains("tool_used turn 10"),
+    );
+    session.press("g");
+    session.wait_for("the log from its first line", |t| {
+        !t.contains("run_finished")
     });
     session.press("G");
-    session.wait_text("✓ lookup_95 · agent_9");
-    assert!(session.text().contains("lookup_94"), "{}", session.text());
+    session.wait_text("run_finished ok: success");
+    // [5] the tools: the last of 51 (the model and 50 tools) is the last
+    // row (the event log names the tools too: a tool's row is its name
+    // and its error rate).
+    let row = |t: &str, tool: &str| t.contains(&format!(" {tool} err"));
+    session.press("5");
+    session.wait_for("the last tool off the pane", |t| !row(t, "lookup_95"));
+    // End: the last tool (`G` follows the sick ones there).
+    session.press("\x1b[F");
+    session.wait_for("the last tool", |t| row(t, "lookup_95"));
     session.press("g");
-    session.wait_for("the agents from the top", |t| !t.contains("lookup_95"));
-    page_down_to(
-        session,
-        |t| t.contains("lookup_95"),
-        |t| t.contains("lookup_94"),
-    );
-    // [2] the graph: its last node.
+    session.wait_for("the tools from the top", |t| !row(t, "lookup_95"));
+    page_down_to(session, |t| row(t, "lookup_95"), |t| row(t, "lookup_94"));
     session.press("2");
-    session.press("G");
-    // Its boxes (`agent·agent_9`) or, in a small pane, its list (`agent_9 done`).
-    let node = |t: &str, n: u64| {
-        t.contains(&format!("agent·agent_{n}")) || t.contains(&format!("agent_{n} done"))
-    };
-    session.wait_for("the graph's last node", |t| node(t, 9));
-    session.press("g");
-    session.wait_for("the graph's first node", |t| node(t, 0) && !node(t, 9));
-    // [3] the span tree: the last agent's last tool call is the last row.
-    session.press("3");
-    session.wait_for("the tree from the top", |t| !in_tree(t, "tool call 9-5"));
-    session.press("G");
-    session.wait_for("the tree's last row", |t| in_tree(t, "tool call 9-5"));
-    assert!(
-        in_tree(&session.text(), "tool call 9-4"),
-        "{}",
-        session.text()
-    );
-    session.press("g");
-    session.wait_for("the tree from the top", |t| !in_tree(t, "tool call 9-5"));
-    page_down_to(
-        session,
-        |t| in_tree(t, "tool call 9-5"),
-        |t| in_tree(t, "tool call 9-4"),
-    );
-    // [4] the event log follows its newest line (the root, `[generic]`)
-    // until scrolled up, and from `G` again.
-    session.press("4");
-    session.wait_text("[generic]");
-    session.press("g");
-    session.wait_for("the log from its first line", |t| !t.contains("[generic]"));
-    page_down_to(
-        session,
-        |t| t.contains("[generic]"),
-        |t| t.contains("tool call 9-5 [tool]"),
-    );
-    session.press("g");
-    session.wait_for("the log from its first line", |t| !t.contains("[generic]"));
-    session.press("G");
-    session.wait_text("[generic]");
-}
-
-/// Whether a line of the span tree names `name` (the event log's lines
-/// of the same spans say `[tool]`).
-fn in_tree(screen: &str, name: &str) -> bool {
-    screen
-        .lines()
-        .any(|l| l.contains(name) && !l.contains("[tool]"))
 }
 
 /// Press PgDn until the last row shows (a page at a time, never more
 /// presses than there are rows), then the row before it shows with it:
 /// the last row at the pane's bottom, not alone at its top.
 fn page_down_to(session: &mut Session, last: impl Fn(&str) -> bool, before: impl Fn(&str) -> bool) {
-    for _ in 0..80 {
+    for _ in 0..300 {
         if last(&session.text()) {
             break;
         }
@@ -249,35 +218,50 @@ fn page_down_to(session: &mut Session, last: impl Fn(&str) -> bool, before: impl
     assert!(before(&session.text()), "{}", session.text());
 }
 
-/// `?` lists the watch's keys, none it cannot act on; Esc closes it.
+/// `?` lists the keys that act on a watched run, none that cannot (the
+/// help read whole, page by page); Esc closes it.
 fn help_lists_the_keys_that_work(session: &mut Session) {
     session.press("?");
-    session.wait_text("Help: watched runs");
-    let help = session.text();
+    session.wait_text("Keys");
+    let mut help = session.text();
+    for _ in 0..40 {
+        if !session.text().contains("more lines below") {
+            break;
+        }
+        session.press("\x1b[6~");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        help.push_str(&session.text());
+    }
     for works in [
         "previous run",
         "next run",
         "next pane",
         "page down",
-        "last row",
-        "span tree",
+        "zoom pane",
+        "new run",
         "event log",
+        "pin run",
     ] {
         assert!(help.contains(works), "{works} missing:\n{help}");
     }
     for idle in [
-        "pause",
-        "restart",
-        "fork",
-        "new run",
-        "flags",
+        "pause/resume",
+        "restart run",
+        "fork at this gate",
+        "Fork of a replay",
+        "A person's answer",
+        "Replay (before",
+        "Goal editor",
         "edit goal",
-        "zoom",
+        "flags",
+        "step one gate",
+        "stop the run",
+        "unavailable",
     ] {
         assert!(!help.contains(idle), "{idle} offered:\n{help}");
     }
     session.press("\x1b");
-    session.wait_for("help closed", |t| !t.contains("Help: watched runs"));
+    session.wait_for("help closed", |t| !t.contains("Esc closes"));
 }
 
 fn quit(session: &mut Session) {

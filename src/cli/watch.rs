@@ -39,6 +39,8 @@ pub(crate) struct WatchCommand {
     /// the dashboard.
     #[arg(long)]
     pub(crate) headless: bool,
+    #[command(flatten)]
+    pub(crate) look: crate::cli::LookArgs,
     /// Send every batch received, unchanged, on to this OTLP/HTTP
     /// collector too (repeat for more than one).
     #[arg(long, value_name = "URL")]
@@ -91,6 +93,9 @@ impl WatchCommand {
                 prices: self.pricing,
                 close_finished: self.headless,
                 steering: Some(steering),
+                // The dashboard draws each run from the events the watch
+                // tells of it; `--headless` prints summaries alone.
+                tell: !self.headless,
             },
         }
     }

@@ -101,6 +101,11 @@ pub enum Effect {
         job: crate::sweep::Job,
         record: PathBuf,
     },
+    /// Steer the watched run of `trace` through its hook.
+    Steer {
+        trace: crate::watch::span::TraceId,
+        op: crate::watch::steer::ControlOp,
+    },
     Quit,
 }
 
@@ -123,6 +128,9 @@ pub enum Done {
         command: Control,
         why: String,
     },
+    /// The watch's steering did not take what was asked of a hooked
+    /// run: why.
+    NotSteered(String),
     /// The picker's entries, listed.
     Scanned(Vec<Entry>),
     /// How far the reading of `job` has come: `read` of `total`.

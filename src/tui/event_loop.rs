@@ -13,11 +13,15 @@ use super::{sweep, terminal, view};
 use crate::bus::{Delivery, Subscription};
 use crate::exit::Signal;
 use crate::signals::Signals;
+use crate::watch::consume::WatchFeed;
+use crate::watch::receive::Receiving;
+use crate::watch::steer::Steering;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use ratatui::layout::{Rect, Size};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::time::Instant;
 
 /// The shortest time between two frames (30 frames a second).
@@ -27,6 +31,15 @@ const CLOCK_TICK: Duration = Duration::from_millis(100);
 /// How many bus events to fold before looking at input again.
 pub const BATCH: usize = 2048;
 
+/// What `conclave watch` hands the loop: what the watch tells of its
+/// runs, its steering's changes, and its receiver (whose counts are read
+/// once a second).
+pub(super) struct WatchIn<'a> {
+    pub(super) feed: Option<mpsc::Receiver<WatchFeed>>,
+    pub(super) steering: Option<(Arc<Steering>, tokio::sync::watch::Receiver<u64>)>,
+    pub(super) receiving: &'a Receiving,
+}
+
 /// Run the dashboard until the user quits (`None`) or a signal ends it.
 pub(super) async fn run(
     screen: &mut terminal::Screen,
@@ -35,7 +48,12 @@ pub(super) async fn run(
     mut bus: Subscription,
     mut remote_feed: UnboundedReceiver<RemoteFeed>,
     mut feed: Option<sweep::Feed>,
+    watch: Option<WatchIn<'_>>,
 ) -> std::io::Result<Option<Signal>> {
+    let (mut told_feed, mut steering, receiving) = match watch {
+        Some(w) => (w.feed, w.steering, Some(w.receiving)),
+        None => (None, None, None),
+    };
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
     let mut dirty = true;
@@ -43,6 +61,8 @@ pub(super) async fn run(
     let mut size = screen.size()?;
     let mut ended_by = None;
     let mut quit = false;
+    let mut counting = tokio::time::interval(Duration::from_secs(1));
+    counting.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         if quit {
             return Ok(ended_by);
@@ -58,6 +78,9 @@ pub(super) async fn run(
         let now = Instant::now();
         let due = next_frame(app, dirty, last_draw, now);
         if now >= due {
+            if let Some(feed) = told_feed.as_mut() {
+                take_watch_batch(app, feed, None);
+            }
             size = draw_frame(screen, app, &mut bus, now, last_draw)?;
             last_draw = Instant::now();
             dirty = false;
@@ -87,6 +110,28 @@ pub(super) async fn run(
                 take(app, delivery);
                 take_batch(app, &mut bus);
                 dirty = true;
+            }
+            // Read as the bus is: once a frame is due, when it is drawn.
+            told = next_told(told_feed.as_mut()), if !dirty => {
+                match (told, told_feed.as_mut()) {
+                    (Some(told), Some(feed)) => take_watch_batch(app, feed, Some(told)),
+                    // The watch ended (`--runs N` reached): its runs stay
+                    // until the user quits.
+                    _ => told_feed = None,
+                }
+                dirty = true;
+            }
+            going = steering_changed(steering.as_mut()) => {
+                match (&steering, going) {
+                    (Some((steering, _)), true) => app.steering_listed(steering.list()),
+                    _ => steering = None,
+                }
+                dirty = true;
+            }
+            _ = counting.tick(), if receiving.is_some() => {
+                if let Some(receiving) = receiving {
+                    dirty |= app.watch_status(receiving.status());
+                }
             }
             Some(arrived) = remote_feed.recv() => {
                 take_remote_batch(app, &mut remote_feed, arrived);
@@ -209,6 +254,39 @@ fn take_remote_batch(app: &mut App, feed: &mut UnboundedReceiver<RemoteFeed>, ar
     for _ in 0..BATCH {
         match feed.try_recv() {
             Ok(arrived) => app.take_remote(arrived),
+            Err(_) => break,
+        }
+    }
+}
+
+/// What the watch tells next; never, without a watch (or once it ended).
+async fn next_told(feed: Option<&mut mpsc::Receiver<WatchFeed>>) -> Option<WatchFeed> {
+    match feed {
+        Some(feed) => feed.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the watch's steering changed (`false`: it is gone); never,
+/// without one.
+async fn steering_changed(
+    steering: Option<&mut (Arc<Steering>, tokio::sync::watch::Receiver<u64>)>,
+) -> bool {
+    match steering {
+        Some((_, changes)) => changes.changed().await.is_ok(),
+        None => std::future::pending().await,
+    }
+}
+
+/// Take what the watch told (`told`, when the loop woke for it), and up
+/// to [`BATCH`] more that already wait.
+fn take_watch_batch(app: &mut App, feed: &mut mpsc::Receiver<WatchFeed>, told: Option<WatchFeed>) {
+    if let Some(told) = told {
+        app.take_watch(told);
+    }
+    for _ in 0..BATCH {
+        match feed.try_recv() {
+            Ok(told) => app.take_watch(told),
             Err(_) => break,
         }
     }

@@ -87,10 +87,8 @@ pub enum Scope {
     Overlay(OverlayKind),
     /// A replayed run, before its panes.
     Replay,
-    /// The screen of `conclave watch`: its runs and its span tree.
-    Watch,
-    /// The watch's keys for a run with a steering hook (docs/steer.md),
-    /// offered only where the run on screen has one.
+    /// The keys a live watched run takes besides the dashboard's (its
+    /// hook's steering, docs/steer.md), looked up before the global ones.
     WatchSteer,
 }
 

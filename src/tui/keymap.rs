@@ -66,31 +66,10 @@ const SHIFT_TAB: &[Key] = &[
 const COMPARE: Scope = Scope::Overlay(OverlayKind::Compare);
 const SWEEP: Scope = Scope::Overlay(OverlayKind::Sweep);
 const FORK: Scope = Scope::Overlay(OverlayKind::Fork);
-const WATCH: Scope = Scope::Watch;
 const STEER: Scope = Scope::WatchSteer;
 
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
-    Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: WATCH },
-    Binding { keys: &[key('['), key('h'), code(KeyCode::Left)], label: "[", action: Action::PrevRun, help: "previous run", scope: WATCH },
-    Binding { keys: &[key(']'), key('l'), code(KeyCode::Right)], label: "]", action: Action::NextRun, help: "next run", scope: WATCH },
-    Binding { keys: &[code(KeyCode::Tab)], label: "Tab", action: Action::FocusNext, help: "next pane", scope: WATCH },
-    Binding { keys: SHIFT_TAB, label: "S-Tab", action: Action::FocusPrev, help: "previous pane", scope: WATCH },
-    Binding { keys: &[key('1')], label: "1", action: Action::Focus(1), help: "agents, handoffs and tools", scope: WATCH },
-    Binding { keys: &[key('2')], label: "2", action: Action::Focus(2), help: "graph (where the spans tell one)", scope: WATCH },
-    Binding { keys: &[key('3')], label: "3", action: Action::Focus(3), help: "span tree", scope: WATCH },
-    Binding { keys: &[key('4')], label: "4", action: Action::Focus(4), help: "event log", scope: WATCH },
-    Binding { keys: &[key('k'), code(KeyCode::Up)], label: "k/↑", action: Action::Up, help: "up (graph: node above)", scope: WATCH },
-    Binding { keys: &[key('j'), code(KeyCode::Down)], label: "j/↓", action: Action::Down, help: "down (graph: node below)", scope: WATCH },
-    Binding { keys: &[code(KeyCode::PageUp)], label: "PgUp", action: Action::PageUp, help: "page up", scope: WATCH },
-    Binding { keys: &[code(KeyCode::PageDown)], label: "PgDn", action: Action::PageDown, help: "page down", scope: WATCH },
-    Binding { keys: &[key('g'), code(KeyCode::Home)], label: "g", action: Action::Top, help: "first row", scope: WATCH },
-    Binding { keys: &[key('G'), code(KeyCode::End)], label: "G", action: Action::Bottom, help: "last row (the log follows again)", scope: WATCH },
-    Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: WATCH },
-    Binding { keys: &[key(' ')], label: "space", action: Action::TogglePause, help: "pause at the next gate / run on", scope: STEER },
-    Binding { keys: &[key('n'), key('s')], label: "n/s", action: Action::Step, help: "step one gate", scope: STEER },
-    Binding { keys: &[key('f')], label: "f", action: Action::Flags, help: "the run's flags (toggle live)", scope: STEER },
-    Binding { keys: &[key('d')], label: "d", action: Action::Decide, help: "approve a tool call, answer a question", scope: STEER },
     Binding { keys: &[key('x')], label: "x", action: Action::StopRun, help: "stop the run (asks first)", scope: STEER },
     Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "stop it: its hook ends the run as its framework does", scope: Scope::Overlay(OverlayKind::StopRun) },
     Binding { keys: &[code(KeyCode::Esc)], label: "any other key", action: Action::Close, help: "keep it running", scope: Scope::Overlay(OverlayKind::StopRun) },

@@ -40,6 +40,7 @@ pub(crate) mod tool_list;
 pub mod view;
 pub mod view_state;
 pub mod watched;
+pub mod watching;
 pub(crate) mod widgets;
 pub mod world;
 pub(crate) mod wrap;
@@ -132,15 +133,30 @@ async fn dashboard(
     let _listing = remote
         .as_ref()
         .map(|source| AbortOnDrop(source.keep_listing()));
+    // The watch's receiver is bound before the screen opens: a bad
+    // address is said on the command line.
+    let mut watch = match &options.watch {
+        Some(settings) => match startup::start_watch(settings.clone()).await {
+            Ok(started) => Some(started),
+            Err(exit) => return exit,
+        },
+        None => None,
+    };
     let hub = Hub::default();
     // Subscribed before the first launch, so every run is seen from its
     // first event.
     let bus = hub.subscribe();
     let mut app = startup::new_app(options, remote.is_some());
     let mut world = startup::new_world(hub, &opening, remote);
-    let feed = match startup::open_first_view(&mut app, &mut world, &opening) {
-        Ok(feed) => feed,
-        Err(exit) => return exit,
+    let feed = match watch.as_mut() {
+        Some(started) => {
+            startup::show_watch(&mut app, &mut world, started);
+            None
+        }
+        None => match startup::open_first_view(&mut app, &mut world, &opening) {
+            Ok(feed) => feed,
+            Err(exit) => return exit,
+        },
     };
     let mut screen = match terminal::init() {
         Ok(screen) => screen,
@@ -150,8 +166,26 @@ async fn dashboard(
             return Exit::Internal;
         }
     };
-    let result = event_loop::run(&mut screen, &mut app, &mut world, bus, remote_feed, feed).await;
-    tear_down(&mut world, result).await
+    let watch_in = watch.as_mut().map(|started| event_loop::WatchIn {
+        feed: started.feed.take(),
+        steering: started.steering.take(),
+        receiving: &started.receiving,
+    });
+    let result = event_loop::run(
+        &mut screen,
+        &mut app,
+        &mut world,
+        bus,
+        remote_feed,
+        feed,
+        watch_in,
+    )
+    .await;
+    let exit = tear_down(&mut world, result).await;
+    if let Some(started) = watch {
+        started.receiving.shutdown().await;
+    }
+    exit
 }
 
 /// Stops a background task when the dashboard ends.

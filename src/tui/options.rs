@@ -39,4 +39,7 @@ pub struct TuiOptions {
     pub attach: Option<String>,
     /// Run this sweep and show its outcomes (`conclave sweep`).
     pub sweep: Option<crate::sweep::SweepArgs>,
+    /// `conclave watch`: show other frameworks' runs, received as
+    /// OpenTelemetry traces, as runs of the dashboard.
+    pub watch: Option<crate::watch::start::WatchSettings>,
 }

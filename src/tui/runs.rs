@@ -185,6 +185,64 @@ impl Runs {
         Some(run)
     }
 
+    /// Show a watched run told from `trace`, seated with `scenario` (its
+    /// start's), after the others; the number it is shown as. The
+    /// selection stays where it is, but for the first run.
+    pub(crate) fn open_watched(
+        &mut self,
+        trace: crate::watch::span::TraceId,
+        scenario: Arc<crate::scenario::Scenario>,
+    ) -> RunId {
+        let run = self.next_run;
+        self.next_run += 1;
+        let source = format!(
+            "{}{}",
+            crate::watch::translate::WATCH_SOURCE,
+            crate::watch::span::trace_hex(trace)
+        );
+        let mut slot = RunSlot::new(RunState::new(run), scenario, Some(source.clone()));
+        slot.unit = super::patterns::unit_for(crate::scenario::PatternKind::Swarm, Some(&source));
+        slot.driver = Some(Driver::Watched {
+            trace,
+            since: tokio::time::Instant::now(),
+        });
+        self.slots.push(slot);
+        if self.slots.len() == 1 {
+            self.selected = 0;
+        }
+        run
+    }
+
+    /// Let go of the oldest finished watched runs beyond `keep` of them
+    /// (the watch holds as many), never the one shown or pinned.
+    pub(crate) fn let_go_of_watched(&mut self, keep: usize) {
+        loop {
+            let finished: Vec<usize> = (0..self.slots.len())
+                .filter(|i| {
+                    let slot = &self.slots[*i];
+                    slot.is_watched() && slot.replay.is_none() && !slot.is_live()
+                })
+                .collect();
+            if finished.len() <= keep {
+                return;
+            }
+            let Some(at) = finished
+                .into_iter()
+                .find(|i| *i != self.selected && Some(*i) != self.pinned)
+            else {
+                return;
+            };
+            self.slots.remove(at);
+            if self.selected > at {
+                self.selected -= 1;
+            }
+            self.pinned = match self.pinned {
+                Some(p) if p > at => Some(p - 1),
+                other => other,
+            };
+        }
+    }
+
     fn add(&mut self, slot: RunSlot) {
         self.slots.push(slot);
         self.selected = self.slots.len() - 1;

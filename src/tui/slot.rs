@@ -41,6 +41,12 @@ pub struct RunSlot {
 pub(super) enum Driver {
     Local(RunClock),
     Remote(AttachedRun),
+    /// Another framework's run, told by `conclave watch` from the trace's
+    /// spans as they come; its clock counts from its first span's arrival.
+    Watched {
+        trace: crate::watch::span::TraceId,
+        since: tokio::time::Instant,
+    },
 }
 
 /// What drawing reads of a run: everything but its engine.
@@ -82,6 +88,10 @@ impl RunSlot {
         match (&self.replay, &self.driver, self.state.is_live()) {
             (Some(replay), _, _) if replay.playing => replay.clock_ms().max(self.state.t_ms),
             (None, Some(Driver::Local(clock)), true) => clock.elapsed_ms().max(self.state.t_ms),
+            (None, Some(Driver::Watched { since, .. }), true) => {
+                let ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+                ms.max(self.state.t_ms)
+            }
             (None, Some(Driver::Remote(remote)), true) => remote.clock_ms(
                 self.state.t_ms,
                 self.state.info.as_ref().map(|i| i.clock),
@@ -98,7 +108,16 @@ impl RunSlot {
     /// Whether an engine drives the run, here or elsewhere: controls
     /// reach it.
     pub fn has_engine(&self) -> bool {
-        self.driver.is_some()
+        matches!(self.driver, Some(Driver::Local(_) | Driver::Remote(_)))
+    }
+
+    /// The trace a live watched run is told from: what its hook's
+    /// steering names it by.
+    pub(crate) fn watched_trace(&self) -> Option<crate::watch::span::TraceId> {
+        match &self.driver {
+            Some(Driver::Watched { trace, .. }) => Some(*trace),
+            _ => None,
+        }
     }
 
     /// Whether an engine of this process drives the run: quitting cancels

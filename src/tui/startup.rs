@@ -198,6 +198,71 @@ pub(super) fn open_first_view(
     Ok(None)
 }
 
+/// `conclave watch` started: its receiver, what it tells of its runs and
+/// its steering's changes (the loop reads both), where it listens and how
+/// many finished runs it keeps.
+pub(super) struct WatchStarted {
+    pub(super) receiving: crate::watch::receive::Receiving,
+    pub(super) feed: Option<tokio::sync::mpsc::Receiver<crate::watch::consume::WatchFeed>>,
+    pub(super) steering: Option<(
+        Arc<crate::watch::steer::Steering>,
+        tokio::sync::watch::Receiver<u64>,
+    )>,
+    listening: String,
+    keep: usize,
+}
+
+/// Bind the watch's receiver and start the watch, telling its runs as
+/// events; a bad address is said on the command line (exit 2).
+pub(super) async fn start_watch(
+    mut settings: crate::watch::start::WatchSettings,
+) -> Result<WatchStarted, Exit> {
+    settings.options.tell = true;
+    // The dashboard keeps finished runs on screen; the watch holds them
+    // (at most as many as it holds runs) for their recordings.
+    settings.options.close_finished = false;
+    let keep = settings.options.limits.max_runs;
+    let steering = settings.options.steering.clone();
+    let started = match crate::watch::start::start(settings).await {
+        Ok(started) => started,
+        Err(e) => {
+            output::message(&format!("conclave watch: {e}"));
+            return Err(Exit::BadInput);
+        }
+    };
+    let grpc = started
+        .receiving
+        .grpc_addr()
+        .map_or_else(|| "gRPC off".to_string(), |a| format!("gRPC {a}"));
+    let listening = format!(
+        "listening on http://{}/v1/traces and {grpc}",
+        started.receiving.http_addr()
+    );
+    Ok(WatchStarted {
+        steering: steering.map(|s| {
+            let changes = s.subscribe();
+            (s, changes)
+        }),
+        receiving: started.receiving,
+        feed: Some(started.feed),
+        listening,
+        keep,
+    })
+}
+
+/// The dashboard shows the watch's runs as they come, steers them
+/// through its steering, and opens on nothing else.
+pub(super) fn show_watch(app: &mut App, world: &mut World, started: &WatchStarted) {
+    app.watching(
+        started.listening.clone(),
+        started.keep,
+        started.steering.is_some(),
+    );
+    if let Some((steering, _)) = &started.steering {
+        world.steer_with(Arc::clone(steering));
+    }
+}
+
 /// Start the run the command line names, unless the user is asked first
 /// whether its programs may run. It must start before the screen opens: a
 /// bad flag or `--record` path is the user's to fix.

@@ -19,12 +19,21 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let screen = frame.area();
     let areas = app.areas(screen);
     let run = app.run().map(|slot| slot.view());
+    let warnings = app
+        .watching
+        .as_ref()
+        .map(super::watching::Watching::warnings)
+        .unwrap_or_default();
     panes::attention::draw(
         frame,
         areas.attention,
         &panes::attention::needing(&app.runs),
+        &warnings,
     );
-    panes::header::draw(frame, areas.header, run.as_ref());
+    let steer = app
+        .steered()
+        .map(|(_, view)| overlays::steer::steer_line(view));
+    panes::header::draw(frame, areas.header, run.as_ref(), steer);
     panes::run_list::draw(
         frame,
         areas.runs,
@@ -34,7 +43,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     );
     match &run {
         Some(run) => draw_run_panes(frame, app, &areas, run),
-        None => draw_no_runs(frame, screen, &areas),
+        None => draw_no_runs(frame, screen, &areas, app),
     }
     if let Some(run) = &run
         && let Some(replay) = run.replay
@@ -122,8 +131,9 @@ fn draw_run_panes(frame: &mut Frame, app: &App, areas: &Areas, run: &RunView) {
     );
 }
 
-/// Where the run panes would be, the keys that start one.
-fn draw_no_runs(frame: &mut Frame, screen: Rect, areas: &Areas) {
+/// Where the run panes would be, the keys that start one (or, watching,
+/// where the watch listens).
+fn draw_no_runs(frame: &mut Frame, screen: Rect, areas: &Areas, app: &App) {
     let body = Rect {
         y: areas.pattern.y,
         height: areas
@@ -134,14 +144,15 @@ fn draw_no_runs(frame: &mut Frame, screen: Rect, areas: &Areas) {
             .saturating_sub(areas.pattern.y),
         ..screen
     };
+    let said = match &app.watching {
+        Some(watching) => format!(
+            "  Waiting for the first span: {} (? for help, q to quit).",
+            watching.listening
+        ),
+        None => "  No runs yet. Press n to pick a scenario, ? for help, q to quit.".to_string(),
+    };
     frame.render_widget(
-        Paragraph::new(vec![
-            Line::raw(""),
-            Line::styled(
-                "  No runs yet. Press n to pick a scenario, ? for help, q to quit.",
-                theme::dim(),
-            ),
-        ]),
+        Paragraph::new(vec![Line::raw(""), Line::styled(said, theme::dim())]),
         body,
     );
 }
@@ -198,6 +209,12 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
             }
         }
         Some(Overlay::Fork(prompt)) => overlays::fork::draw(frame, screen, prompt),
+        Some(Overlay::Steer(dialog)) => {
+            let view = app.watching.as_ref().and_then(|w| w.view(dialog.trace()));
+            if let Some(view) = view {
+                overlays::steer::draw(frame, screen, view, dialog);
+            }
+        }
         Some(Overlay::Filter(_) | Overlay::Jump(_) | Overlay::Search { .. }) | None => {}
     }
 }

@@ -57,6 +57,8 @@ pub enum Overlay {
     Decide(Box<super::overlays::decide::DecidePrompt>),
     /// The sweep's charts (the sweep itself is the app's).
     Sweep,
+    /// A watched run's hook steered: its flags, a decision, a stop.
+    Steer(super::overlays::steer::SteerDialog),
     /// A replay's fork being set up.
     Fork(Box<super::overlays::fork::ForkPrompt>),
 }
@@ -101,6 +103,7 @@ impl Overlay {
             Overlay::Trust(_) => OverlayKind::Trust,
             Overlay::Decide(_) => OverlayKind::Decide,
             Overlay::Sweep => OverlayKind::Sweep,
+            Overlay::Steer(dialog) => dialog.kind(),
             Overlay::Fork(_) => OverlayKind::Fork,
         }
     }

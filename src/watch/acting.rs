@@ -13,7 +13,7 @@
 //! handoff, until the new agent's span ends.
 
 use super::forest::Forest;
-use super::read::{Reading, read};
+use super::read::Reading;
 use super::span::{Span, SpanId};
 use super::vocab::Kind;
 use crate::pricing::price_as;
@@ -125,9 +125,12 @@ pub(crate) struct ModelCall {
 }
 
 /// The model calls of the run held in `forest`, in order of start.
+#[cfg(test)]
 pub(crate) fn model_calls(forest: &Forest, prices: Option<&PriceTable>) -> Vec<ModelCall> {
-    let readings: HashMap<SpanId, Reading> =
-        forest.arrived().map(|s| (s.span_id, read(s))).collect();
+    let readings: HashMap<SpanId, Reading> = forest
+        .arrived()
+        .map(|s| (s.span_id, super::read::read(s)))
+        .collect();
     let mut by_start: Vec<&Span> = forest.arrived().collect();
     by_start.sort_by_key(|s| s.start_ns);
     let agents = Agents {

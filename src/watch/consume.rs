@@ -4,12 +4,17 @@
 //! (`--record-dir`) and handed on: printed as one JSON line
 //! (`--headless`) or sent to the dashboard as a [`WatchFeed`].
 
+use super::read::Reading;
 use super::receive::Batch;
 use super::record;
-use super::runs::{Arrival, Limits, Runs};
+use super::runs::{Limits, Runs};
 use super::span::{TraceId, spans_of};
+use super::steer::words::decision_words;
 use super::summary::{WatchSummary, summarise};
+use super::translate::Translator;
+use crate::bus::Event;
 use crate::scenario::PriceTable;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use tokio::sync::mpsc;
 
@@ -29,6 +34,10 @@ pub struct WatchOptions {
     /// The runs' steering, served on the receiver's listener; a finished
     /// run's decisions go into its summary and recording.
     pub steering: Option<std::sync::Arc<crate::watch::steer::Steering>>,
+    /// Tell each run as the bus's events ([`WatchFeed::Told`]), for the
+    /// dashboard to draw it as a run of its own; `--headless` prints
+    /// summaries and tells nothing.
+    pub tell: bool,
 }
 
 /// What the watch tells a viewer, in order.
@@ -36,8 +45,10 @@ pub struct WatchOptions {
 pub enum WatchFeed {
     /// A run appeared: its first span arrived.
     Opened(TraceId),
-    /// Spans of a run arrived (kept ones), in arrival order.
-    Arrived { run: TraceId, spans: Vec<Arrival> },
+    /// What a run did since it was last told, as the bus's events, in
+    /// order (its start first, its end last); numbered from 1 as run 0,
+    /// for the viewer to number as its own run ([`WatchOptions::tell`]).
+    Told { run: TraceId, events: Vec<Event> },
     /// A run finished: its summary, the recording's path in it.
     Finished(Box<WatchSummary>),
     /// A run could not be recorded: why.
@@ -59,7 +70,30 @@ pub(crate) struct Watch {
     /// The dropped and late counts the viewer was last told.
     told_dropped: u64,
     told_late: u64,
+    /// Each run's telling as events, while it is going (`tell`).
+    telling: Telling,
 }
+
+/// The runs told as events: a translator per run until it finished, the
+/// steering decisions told of each, and the runs lately finished (a
+/// hook that speaks after its run's end opens no run again).
+#[derive(Default)]
+struct Telling {
+    translators: HashMap<TraceId, Translator>,
+    decisions: HashMap<TraceId, usize>,
+    ended: VecDeque<TraceId>,
+}
+
+impl std::fmt::Debug for Telling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Telling")
+            .field("runs", &self.translators.len())
+            .finish()
+    }
+}
+
+/// How many finished runs' ids the telling remembers.
+const ENDED: usize = 1024;
 
 impl Watch {
     pub(crate) fn new(options: WatchOptions) -> Watch {
@@ -69,6 +103,7 @@ impl Watch {
             finished: 0,
             told_dropped: 0,
             told_late: 0,
+            telling: Telling::default(),
         }
     }
 
@@ -79,25 +114,16 @@ impl Watch {
         // than a new trace being dropped.
         let wanted = self.runs.room_wanted(&spans);
         let early = self.runs.finish_early(wanted);
-        let mut feed = self.finish(early);
-        let before: Vec<(TraceId, usize)> = self
-            .runs
-            .ids()
-            .map(|id| (id, self.runs.get(id).map_or(0, |r| r.arrivals.len())))
-            .collect();
-        let opened = self.runs.accept(spans, batch.received);
+        let mut feed = self.finish(early, batch.received);
+        let mut readings = Vec::new();
+        let opened = self.runs.accept_read(
+            spans,
+            batch.received,
+            self.options.tell.then_some(&mut readings),
+        );
         feed.extend(opened.iter().map(|id| WatchFeed::Opened(*id)));
-        let ids: Vec<TraceId> = self.runs.ids().collect();
-        for id in ids {
-            let from = before.iter().find(|(b, _)| *b == id).map_or(0, |(_, n)| *n);
-            if let Some(run) = self.runs.get(id)
-                && run.arrivals.len() > from
-            {
-                feed.push(WatchFeed::Arrived {
-                    run: id,
-                    spans: run.arrivals[from..].to_vec(),
-                });
-            }
+        if self.options.tell {
+            self.tell_arrivals(readings, &mut feed);
         }
         if self.runs.dropped_spans > self.told_dropped {
             self.told_dropped = self.runs.dropped_spans;
@@ -110,15 +136,86 @@ impl Watch {
         feed
     }
 
+    /// The spans just kept, told as their runs' events: each run's new
+    /// arrivals are the last of its arrivals, as many as it has readings.
+    fn tell_arrivals(&mut self, readings: Vec<(TraceId, Reading)>, feed: &mut Vec<WatchFeed>) {
+        let mut by_run: Vec<(TraceId, Vec<Reading>)> = Vec::new();
+        for (id, reading) in readings {
+            match by_run.iter_mut().find(|(run, _)| *run == id) {
+                Some((_, read)) => read.push(reading),
+                None => by_run.push((id, vec![reading])),
+            }
+        }
+        let prices = self.options.prices.as_ref();
+        for (id, read) in by_run {
+            let Some(run) = self.runs.get(id) else {
+                continue;
+            };
+            let from = run.arrivals.len().saturating_sub(read.len());
+            let translator = self
+                .telling
+                .translators
+                .entry(id)
+                .or_insert_with(|| Translator::new(0, id));
+            let events = translator.take_read(&run.arrivals[from..], read, &run.forest, prices);
+            if !events.is_empty() {
+                feed.push(WatchFeed::Told { run: id, events });
+            }
+        }
+    }
+
+    /// The steering changed: a hooked run with no span yet starts (it may
+    /// be held at its first gate), and each run's new decisions are told.
+    pub(crate) fn steering_changed(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
+        let Some(steering) = self.options.steering.clone() else {
+            return Vec::new();
+        };
+        if !self.options.tell {
+            return Vec::new();
+        }
+        let mut feed = Vec::new();
+        for view in steering.list() {
+            let Ok(id) = u128::from_str_radix(&view.trace_id, 16) else {
+                continue;
+            };
+            if self.telling.ended.contains(&id) {
+                continue;
+            }
+            let at_ms = self.runs.get(id).map_or(0, |r| ms_since(r.first_at, now));
+            let translator = self
+                .telling
+                .translators
+                .entry(id)
+                .or_insert_with(|| Translator::new(0, id));
+            let mut events = Vec::new();
+            if !translator.started() {
+                feed.push(WatchFeed::Opened(id));
+                events.extend(translator.start_hooked(at_ms));
+            }
+            let from = self.telling.decisions.get(&id).copied().unwrap_or(0);
+            let new = steering.decisions(id, from);
+            *self.telling.decisions.entry(id).or_default() += new.len();
+            for timed in new {
+                let said = decision_words(&timed.decision);
+                let decision = serde_json::to_value(&timed.decision).unwrap_or_default();
+                events.extend(translator.steered(timed.at_ms, said, decision));
+            }
+            if !events.is_empty() {
+                feed.push(WatchFeed::Told { run: id, events });
+            }
+        }
+        feed
+    }
+
     /// Settle the runs at `now`: each finished one summed up and recorded.
     pub(crate) fn settle(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
         let settled = self.runs.settle(now);
-        self.finish(settled)
+        self.finish(settled, now)
     }
 
-    /// Runs `ids`, just marked finished: each summed up, recorded, and
-    /// let go when no viewer looks at it again.
-    fn finish(&mut self, ids: Vec<TraceId>) -> Vec<WatchFeed> {
+    /// Runs `ids`, just marked finished at `now`: each summed up,
+    /// recorded, told ended, and let go when no viewer looks at it again.
+    fn finish(&mut self, ids: Vec<TraceId>, now: tokio::time::Instant) -> Vec<WatchFeed> {
         let mut feed = Vec::new();
         for id in ids {
             let Some(run) = self.runs.get(id) else {
@@ -136,6 +233,17 @@ impl Watch {
                     ))),
                 }
             }
+            if let Some(mut translator) = self.telling.translators.remove(&id) {
+                let t_ms = ms_since(run.first_at, now);
+                let prices = self.options.prices.as_ref();
+                let events = translator.finish(&run.forest, &summary, prices, t_ms);
+                feed.push(WatchFeed::Told { run: id, events });
+                self.telling.decisions.remove(&id);
+                if self.telling.ended.len() == ENDED {
+                    self.telling.ended.pop_front();
+                }
+                self.telling.ended.push_back(id);
+            }
             if self.options.close_finished {
                 self.runs.close(id);
             }
@@ -151,6 +259,10 @@ impl Watch {
     }
 }
 
+fn ms_since(from: tokio::time::Instant, to: tokio::time::Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
+}
+
 /// Run the watch on `batches` until they end or `--runs N` runs have
 /// finished, handing what happens to `feed`. A closed feed ends it too.
 pub(crate) async fn watch(
@@ -158,6 +270,10 @@ pub(crate) async fn watch(
     options: WatchOptions,
     feed: mpsc::Sender<WatchFeed>,
 ) -> Watch {
+    let mut steered = match (&options.steering, options.tell) {
+        (Some(steering), true) => Some(steering.subscribe()),
+        _ => None,
+    };
     let mut state = Watch::new(options);
     loop {
         let deadline = state.runs.next_settle();
@@ -167,12 +283,24 @@ pub(crate) async fn watch(
                 None => std::future::pending().await,
             }
         };
+        let changed = async {
+            match steered.as_mut() {
+                Some(changes) => changes.changed().await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
         let told = tokio::select! {
             batch = batches.recv() => match batch {
                 Some(batch) => state.take(&batch),
                 None => break,
             },
             () = settle_at => state.settle(tokio::time::Instant::now()),
+            going = changed => {
+                if !going {
+                    steered = None;
+                }
+                state.steering_changed(tokio::time::Instant::now())
+            }
         };
         for item in told {
             if feed.send(item).await.is_err() {

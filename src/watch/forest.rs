@@ -180,6 +180,7 @@ impl Forest {
     }
 
     /// Placeholders: parents named but not arrived.
+    #[cfg(test)]
     pub(crate) fn placeholders(&self) -> usize {
         self.nodes.values().filter(|n| n.span.is_none()).count()
     }

@@ -12,7 +12,7 @@
 //! the assembly runs the same on a paused clock.
 
 use super::forest::{Forest, Inserted};
-use super::read::read;
+use super::read::{Reading, read};
 use super::span::{Span, SpanId, TraceId};
 use super::vocab::Kind;
 use serde::Serialize;
@@ -106,7 +106,20 @@ impl Runs {
     /// Take in one batch's spans at `now`; the runs that appeared.
     /// A span whose parent comes in the same batch (a child sent in the
     /// same request as its parent) does not hang under a placeholder.
+    #[cfg(test)]
     pub(crate) fn accept(&mut self, spans: Vec<Span>, now: Instant) -> Vec<TraceId> {
+        self.accept_read(spans, now, None)
+    }
+
+    /// [`Runs::accept`], each kept span's reading handed to `readings`
+    /// with its run, in arrival order: a span is read once, here, and
+    /// the watch's telling of it as events uses the same reading.
+    pub(crate) fn accept_read(
+        &mut self,
+        spans: Vec<Span>,
+        now: Instant,
+        mut readings: Option<&mut Vec<(TraceId, Reading)>>,
+    ) -> Vec<TraceId> {
         let mut opened = Vec::new();
         let in_batch: HashSet<(TraceId, SpanId)> =
             spans.iter().map(|s| (s.trace_id, s.span_id)).collect();
@@ -140,6 +153,9 @@ impl Runs {
                 Inserted::Kept | Inserted::CutCircle
             ) {
                 run.arrivals.push(arrival);
+                if let Some(readings) = readings.as_deref_mut() {
+                    readings.push((id, reading));
+                }
             }
             run.last_at = now;
         }

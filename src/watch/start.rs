@@ -249,7 +249,7 @@ fn print(item: &WatchFeed) {
             crate::output::message(&format!("conclave watch: {problem}"))
         }
         WatchFeed::Opened(_)
-        | WatchFeed::Arrived { .. }
+        | WatchFeed::Told { .. }
         | WatchFeed::Dropped(_)
         | WatchFeed::Late(_) => {}
     }

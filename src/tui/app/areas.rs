@@ -21,7 +21,11 @@ impl App {
                 resilience::wanted_strip_rows(&slot.state.resilience)
             }),
             timeline: run.is_some_and(|slot| slot.replay.is_some()),
-            attention: !panes::attention::needing(&self.runs).is_empty(),
+            attention: !panes::attention::needing(&self.runs).is_empty()
+                || self
+                    .watching
+                    .as_ref()
+                    .is_some_and(|w| !w.warnings().is_empty()),
             zoom: self.zoomed_pane(),
         };
         Areas::compute(screen, &wanted)

@@ -35,6 +35,7 @@ impl App {
                 });
             }
             Done::Refused { run, command, why } => self.refused(run, &command, &why),
+            Done::NotSteered(why) => self.notice = Some(first_line(&why)),
             Done::Scanned(entries) => self.scanned(entries),
             Done::Progress {
                 job,

@@ -19,6 +19,9 @@ impl App {
             Some(overlay) => vec![Scope::Overlay(overlay.kind())],
             None => {
                 let mut scopes = self.pane_scopes();
+                if self.run().is_some_and(|r| r.watched_trace().is_some()) {
+                    scopes.push(Scope::WatchSteer);
+                }
                 scopes.push(Scope::Everywhere);
                 scopes
             }
@@ -79,6 +82,25 @@ impl App {
                         prompt.note.input(key);
                     }
                 };
+                return Vec::new();
+            }
+            Some(Overlay::Steer(dialog)) => {
+                let scope = Scope::Overlay(dialog.kind());
+                match keymap::lookup(scope, &key) {
+                    Some(action) => return self.update(action),
+                    // Only `y` stops a run: any other key keeps it going.
+                    None if dialog.kind() == OverlayKind::StopRun => {
+                        return self.update(Action::Close);
+                    }
+                    None if dialog.kind() == OverlayKind::Decide => match key.code {
+                        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                            dialog.type_note(Some(c));
+                        }
+                        KeyCode::Backspace => dialog.type_note(None),
+                        _ => {}
+                    },
+                    None => {}
+                }
                 return Vec::new();
             }
             Some(Overlay::Fork(prompt)) => {

@@ -20,6 +20,7 @@ mod loading;
 mod remote;
 mod restart;
 mod search;
+mod steer;
 mod sweep;
 mod update;
 mod zoom;
@@ -102,6 +103,8 @@ pub struct App {
     pub(crate) jobs: u64,
     /// The picker's folders are being scanned.
     pub(crate) scanning: bool,
+    /// Other frameworks' runs come from `conclave watch`.
+    pub(crate) watching: Option<super::watching::Watching>,
 }
 
 impl App {
@@ -126,6 +129,7 @@ impl App {
             loading: None,
             jobs: 0,
             scanning: false,
+            watching: None,
         }
     }
 

@@ -23,7 +23,20 @@ impl App {
     pub(crate) fn unavailable(&self, action: Action) -> Option<&'static str> {
         let run = self.run();
         let live = run.is_some_and(RunSlot::is_live);
+        let watched_live = run.is_some_and(|r| r.is_watched() && r.replay.is_none());
         match action {
+            // A watched run's hook is steered with the keys a run of
+            // Conclave's takes (docs/steer.md).
+            Action::TogglePause
+            | Action::Step
+            | Action::Flags
+            | Action::Decide
+            | Action::StopRun
+                if watched_live =>
+            {
+                self.unsteerable(action)
+            }
+            Action::StopRun => Some("only a watched run's hook is stopped with x"),
             // Another framework's run runs where it was started; its
             // replay still plays again from the start (`r`).
             Action::Fork | Action::EditGoal | Action::Flags
@@ -107,6 +120,7 @@ impl App {
         let picker_room = self.above_footer(screen);
         match (&mut self.overlay, action) {
             (Some(Overlay::Decide(_)), _) => return self.update_decide(action),
+            (Some(Overlay::Steer(_)), _) => return self.update_steer(action),
             (Some(Overlay::Fork(_)), _) => return self.update_fork(action),
             (Some(Overlay::Sweep), _) => return self.update_sweep(action),
             (Some(Overlay::Trust(_)), Action::Close) => return self.answer_trust(false),
@@ -232,6 +246,13 @@ impl App {
     }
 
     fn update_panes(&mut self, action: Action) -> Vec<Effect> {
+        let steering = matches!(
+            action,
+            Action::TogglePause | Action::Step | Action::Flags | Action::Decide | Action::StopRun
+        );
+        if steering && self.run().is_some_and(|r| r.watched_trace().is_some()) {
+            return self.steer_key(action);
+        }
         match action {
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::NewRun => return self.open_picker(),

@@ -35,7 +35,14 @@ const GROUPS: &[(&str, Scope)] = &[
     ("Fork of a replay (x)", Scope::Overlay(OverlayKind::Fork)),
     ("A person's answer (d)", Scope::Overlay(OverlayKind::Decide)),
     ("Sweep (S)", Scope::Overlay(OverlayKind::Sweep)),
-    ("Watched runs (conclave watch)", Scope::Watch),
+    (
+        "A watched run's hook (conclave watch, docs/steer.md)",
+        Scope::WatchSteer,
+    ),
+    (
+        "Stopping a watched run (x)",
+        Scope::Overlay(OverlayKind::StopRun),
+    ),
 ];
 
 /// Every key of the dashboard, by where it applies (the pattern pane's
@@ -97,7 +104,21 @@ fn hanging(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
 fn lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let watched = app.run().is_some_and(crate::tui::slot::RunSlot::is_watched);
+    let steerable = app.run().is_some_and(|r| r.watched_trace().is_some());
     for (title, scope) in GROUPS {
+        // A watched run's hook's keys, only where the run on screen is one.
+        let hooks = matches!(
+            scope,
+            Scope::WatchSteer | Scope::Overlay(OverlayKind::StopRun)
+        );
+        if hooks && !steerable {
+            continue;
+        }
+        // For a watched run, the dialogs it cannot open and a replay's
+        // keys outside a replay are not listed either.
+        if watched && !group_applies(app, *scope) {
+            continue;
+        }
         lines.push(Line::styled(*title, theme::bold()));
         // The pattern pane's keys with those the run's pattern adds.
         let mut scopes = vec![*scope];
@@ -114,7 +135,7 @@ fn lines(app: &App) -> Vec<Line<'static>> {
             };
             // A watched run is another framework's: what cannot be done
             // to it is not listed.
-            if watched && why.is_some() && binding.scope != Scope::Everywhere {
+            if watched && why.is_some() {
                 continue;
             }
             let mut spans = vec![
@@ -135,6 +156,26 @@ fn lines(app: &App) -> Vec<Line<'static>> {
         lines.push(Line::raw(""));
     }
     lines
+}
+
+/// Whether the keys of `scope` can act on the run on screen: a dialog's
+/// when the key that opens it can, a replay's in a replay.
+fn group_applies(app: &App, scope: Scope) -> bool {
+    use crate::tui::keymap::Action;
+    let opened_by = match scope {
+        Scope::Replay => return app.run().is_some_and(|r| r.replay.is_some()),
+        Scope::Overlay(OverlayKind::Flags) => Action::Flags,
+        Scope::Overlay(OverlayKind::Picker) => Action::NewRun,
+        Scope::Overlay(OverlayKind::Goal) => Action::EditGoal,
+        Scope::Overlay(OverlayKind::Compare) => Action::Compare,
+        Scope::Overlay(OverlayKind::Export) => Action::Write,
+        Scope::Overlay(OverlayKind::Fork) => Action::Fork,
+        Scope::Overlay(OverlayKind::Decide) => Action::Decide,
+        Scope::Overlay(OverlayKind::Sweep) => Action::Sweep,
+        Scope::Overlay(OverlayKind::StopRun) => Action::StopRun,
+        _ => return true,
+    };
+    app.unavailable(opened_by).is_none()
 }
 
 /// The help's rows wrapped to the box on `screen`, and how many of them

@@ -1,8 +1,8 @@
 //! Overlays drawn over the panes: help, flags, the scenario picker, the goal
 //! editor, the JSON details of a selected item, the question before
 //! quitting live runs, the path to write to, the confirmation before a
-//! scenario runs programs, the question a run asks a person and a
-//! replay's fork.
+//! scenario runs programs, the question a run asks a person, a
+//! replay's fork and the steering of a watched run's hook.
 
 pub(crate) mod decide;
 pub(crate) mod details;
@@ -12,6 +12,7 @@ pub(crate) mod goal;
 pub(crate) mod help;
 pub(crate) mod picker;
 pub(crate) mod quit;
+pub(crate) mod steer;
 pub(crate) mod trust;
 pub(crate) mod write;
 

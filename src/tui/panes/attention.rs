@@ -69,22 +69,31 @@ fn name(slot: &RunSlot, index: usize) -> String {
 }
 
 /// `needs attention: run 3 asks a person · run 5 stopped: llm_auth (E to
-/// jump)`, in the caution colour.
-pub(crate) fn draw(frame: &mut Frame, area: Rect, needs: &[Needs]) {
-    if area.height == 0 || needs.is_empty() {
+/// jump)`, in the caution colour; first what went wrong in `conclave
+/// watch` (`⚠ forward to http://…: 3 failed`), in the error colour.
+pub(crate) fn draw(frame: &mut Frame, area: Rect, needs: &[Needs], warnings: &[String]) {
+    if area.height == 0 || (needs.is_empty() && warnings.is_empty()) {
         return;
     }
-    let said: Vec<&str> = needs.iter().map(|n| n.words.as_str()).collect();
-    let line = Line::from(vec![
-        Span::styled(" needs attention: ", theme::bold().fg(theme::CAUTION)),
-        Span::styled(
-            fit(
-                &said.join(" · "),
-                usize::from(area.width).saturating_sub(32),
-            ),
+    let mut room = usize::from(area.width);
+    let mut line = Vec::new();
+    if !warnings.is_empty() {
+        let said = format!(" {} ", warnings.join(" · "));
+        let said = fit(&said, if needs.is_empty() { room } else { room / 2 });
+        room = room.saturating_sub(said.chars().count());
+        line.push(Span::styled(said, theme::error()));
+    }
+    if !needs.is_empty() {
+        let said: Vec<&str> = needs.iter().map(|n| n.words.as_str()).collect();
+        line.push(Span::styled(
+            " needs attention: ",
+            theme::bold().fg(theme::CAUTION),
+        ));
+        line.push(Span::styled(
+            fit(&said.join(" · "), room.saturating_sub(32)),
             theme::bold(),
-        ),
-        Span::styled(" (E to jump)", theme::dim()),
-    ]);
-    frame.render_widget(Paragraph::new(line), area);
+        ));
+        line.push(Span::styled(" (E to jump)", theme::dim()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(line)), area);
 }

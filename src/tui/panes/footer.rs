@@ -29,6 +29,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ));
         spans.push(Span::styled("│", theme::dim()));
     }
+    if let Some(watching) = &app.watching {
+        spans.push(Span::styled(
+            format!(" {} ", fit(&watching.counts(), 96)),
+            theme::dim(),
+        ));
+        spans.push(Span::styled("│", theme::dim()));
+    }
     let replaying = app.overlay.is_none() && app.run().is_some_and(|s| s.replay.is_some());
     let mut groups = Vec::new();
     if replaying {
@@ -38,6 +45,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Some(overlay) => groups.push(vec![Scope::Overlay(overlay.kind())]),
         None => {
             groups.push(app.pane_scopes());
+            if app.run().is_some_and(|r| r.watched_trace().is_some()) {
+                groups.push(vec![Scope::WatchSteer]);
+            }
             groups.push(vec![Scope::Everywhere]);
         }
     }

@@ -21,7 +21,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
+/// `steer` is a hooked watched run's steering line, and whether it asks
+/// for the person (`overlays::steer::steer_line`): it leads the second
+/// row, in place of the flags (the hook's are behind `f`).
+pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>, steer: Option<(String, bool)>) {
     let Some(run) = run else {
         let line = Line::from(vec![
             brand(),
@@ -32,7 +35,7 @@ pub fn draw(frame: &mut Frame, area: Rect, run: Option<&RunView>) {
     };
     let width = usize::from(area.width);
     let lines = if area.height >= 2 {
-        vec![first_row(run, width), second_row(run, width)]
+        vec![first_row(run, width), second_row(run, width, steer)]
     } else {
         vec![first_row(run, width)]
     };
@@ -136,7 +139,7 @@ fn forked_from(from: &crate::bus::cassette::ForkedFrom) -> String {
 
 /// How the run ended, what it spent and counted, and its flags, as far as
 /// `width` allows.
-fn second_row(run: &RunView, width: usize) -> Line<'static> {
+fn second_row(run: &RunView, width: usize, steer: Option<(String, bool)>) -> Line<'static> {
     let state = run.state;
     // What the run spent and how much of its budget: kept before the
     // flags and the counts, so a narrow header loses those first.
@@ -156,9 +159,21 @@ fn second_row(run: &RunView, width: usize) -> Line<'static> {
     // Once the run has ended, how it ended leads the row, then what it
     // cost and its budget, so a narrow header keeps them; the flags follow
     // as room allows (the flags pane and `f` show them all).
-    let groups = match &state.outcome {
-        Some(_) => vec![ended(run), counts, flags(run)],
-        None => vec![counts, flags(run)],
+    let groups = match (&state.outcome, steer) {
+        (None, Some((said, loud))) => {
+            let style = if loud {
+                theme::headline(theme::CAUTION)
+            } else {
+                theme::dim()
+            };
+            vec![vec![vec![Span::styled(said, style)]], counts]
+        }
+        // A watched run has no flags of Conclave's (a hooked run's are
+        // behind `f`).
+        (Some(_), _) if state.is_watched() => vec![ended(run), counts],
+        (None, None) if state.is_watched() => vec![counts],
+        (Some(_), _) => vec![ended(run), counts, flags(run)],
+        (None, None) => vec![counts, flags(run)],
     };
     let mut second = Vec::new();
     for group in groups.into_iter().filter(|g| !g.is_empty()) {

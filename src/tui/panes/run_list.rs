@@ -49,8 +49,17 @@ pub fn draw(frame: &mut Frame, area: Rect, runs: &Runs, focused: bool, search: O
         .collect();
     let widths: Vec<usize> = tabs.iter().map(|t| t.width() + 1).collect();
     let room = usize::from(area.width).saturating_sub(head.width());
-    let (first, last) = window(&widths, runs.selected, room);
+    let window_of = |room| window(&widths, runs.selected, room);
+    let (mut first, mut last) = window_of(room);
+    // Where some tabs are hidden, which run of how many is shown.
+    let mut count = None;
+    if first > 0 || last < tabs.len() {
+        let said = format!("{} of {} ", runs.selected + 1, tabs.len());
+        (first, last) = window_of(room.saturating_sub(said.chars().count()));
+        count = Some(Span::styled(said, theme::bold()));
+    }
     let mut spans = vec![head];
+    spans.extend(count);
     if first > 0 {
         spans.push(Span::styled(format!("‹{first} "), theme::dim()));
     }
@@ -119,6 +128,15 @@ fn what_each_is(runs: &Runs) -> Vec<Option<String>> {
         .enumerate()
         .map(|(i, slot)| {
             let live = slot.replay.is_none() && slot.is_live();
+            // A watched run is named by its top span (`support workflow`),
+            // once that arrived.
+            if let Some(root) = &slot.state.root_span {
+                let mut words = fit(root, 24);
+                if live {
+                    words.push_str(" · live");
+                }
+                return Some(words);
+            }
             if let Some(from) = slot
                 .state
                 .info

@@ -64,6 +64,9 @@ pub struct RunState {
     /// The question the run asks a person, from the event that raised it
     /// until the pattern's next step.
     pub(crate) asked: Option<asked::Asked>,
+    /// A watched run's top span's name, once a span without a parent
+    /// arrived: what the run list names it by.
+    pub(crate) root_span: Option<String>,
 }
 
 /// Agents and call labels whose spend is kept apart, at most.
@@ -199,9 +202,16 @@ impl RunState {
                 asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
             }
-            EventKind::AttemptFinished { .. } | EventKind::SpanArrived { .. } => {
+            EventKind::SpanArrived { span, .. } => {
+                if self.root_span.is_none()
+                    && span.get("parent").is_none()
+                    && let Some(name) = span.get("name").and_then(|n| n.as_str())
+                {
+                    self.root_span = Some(crate::sanitize::clean(name).into_owned());
+                }
                 self.pattern.apply(kind, t_ms)
             }
+            EventKind::AttemptFinished { .. } => self.pattern.apply(kind, t_ms),
             // The log says them; nothing else in the run's view changes.
             EventKind::ToolsDescribed { .. }
             | EventKind::WentLive { .. }

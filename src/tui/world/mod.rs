@@ -47,6 +47,8 @@ pub struct World {
     /// Engines of ended runs waited on for their recordings; why a
     /// recording is incomplete, for the end.
     ending: Vec<tokio::task::JoinHandle<Option<EngineError>>>,
+    /// The watch's steering of hooked runs (`conclave watch`).
+    steering: Option<std::sync::Arc<crate::watch::steer::Steering>>,
 }
 
 impl World {
@@ -63,7 +65,13 @@ impl World {
             later,
             arrived,
             ending: Vec::new(),
+            steering: None,
         }
+    }
+
+    /// Steer watched runs' hooks through `steering`.
+    pub fn steer_with(&mut self, steering: std::sync::Arc<crate::watch::steer::Steering>) {
+        self.steering = Some(steering);
     }
 
     /// Follow runs of other engines from `source`.
@@ -115,6 +123,17 @@ impl World {
             Effect::AwaitRecording { run } => {
                 self.await_recording(run);
                 None
+            }
+            Effect::Steer { trace, op } => {
+                let steering = self.steering.as_ref()?;
+                let request = crate::watch::steer::ControlRequest {
+                    trace_id: Some(crate::watch::span::trace_hex(trace)),
+                    op,
+                };
+                steering
+                    .control(request)
+                    .err()
+                    .map(|e| Done::NotSteered(format!("steering: {e}")))
             }
             Effect::Copy(_) | Effect::Quit => None,
         }

@@ -196,7 +196,7 @@ pub struct ControlRequest {
     pub op: ControlOp,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ControlOp {
     Pause,

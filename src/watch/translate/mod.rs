@@ -57,16 +57,21 @@ pub(crate) struct Translator {
 pub(super) struct Out {
     run: crate::bus::RunId,
     seq: u64,
+    t_ms: u64,
     pub(super) events: Vec<Event>,
 }
 
 impl Out {
+    /// The next event at `t_ms`, or at the last one's time when that is
+    /// later: a run's clock never goes back (a hook's decisions count
+    /// from its first call, spans from the first span's arrival).
     pub(super) fn push(&mut self, t_ms: u64, kind: EventKind) {
         self.seq += 1;
+        self.t_ms = self.t_ms.max(t_ms);
         self.events.push(Event {
             run: self.run,
             seq: self.seq,
-            t_ms,
+            t_ms: self.t_ms,
             kind,
         });
     }
@@ -79,6 +84,7 @@ impl Translator {
             out: Out {
                 run,
                 seq: 0,
+                t_ms: 0,
                 events: Vec::new(),
             },
             trace,
@@ -99,16 +105,29 @@ impl Translator {
         forest: &Forest,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
+        let readings = arrivals.iter().map(|a| read(&a.span)).collect();
+        self.take_read(arrivals, readings, forest, prices)
+    }
+
+    /// [`Translator::take`], each arrival's reading made already (the
+    /// watch reads a span once, as it takes it in): `readings` are the
+    /// arrivals', in their order.
+    pub(crate) fn take_read(
+        &mut self,
+        arrivals: &[Arrival],
+        readings: Vec<Reading>,
+        forest: &Forest,
+        prices: Option<&PriceTable>,
+    ) -> Vec<Event> {
         let Some(last) = arrivals.last() else {
             return Vec::new();
         };
         if self.out.seq == 0 {
-            self.start(&arrivals[0], forest);
+            self.start(Some(&arrivals[0]), forest);
         }
         let mut ready = Vec::new();
-        for arrival in arrivals {
+        for (arrival, reading) in arrivals.iter().zip(readings) {
             let id = arrival.span.span_id;
-            let reading = read(&arrival.span);
             let kind = reading.kind();
             let call = matches!(kind, Kind::Model | Kind::Tool).then(|| {
                 self.next_call += 1;
@@ -200,12 +219,33 @@ impl Translator {
         std::mem::take(&mut self.out.events)
     }
 
-    /// The run's first event, at its first span's arrival.
-    fn start(&mut self, first: &Arrival, forest: &Forest) {
-        let span = &first.span;
-        let service = span.service.clone().unwrap_or_default();
-        let framework = framework_of(&span.scope)
-            .or_else(|| framework_of(span.service.as_deref()?))
+    /// A hooked run whose hook spoke before any of its spans came (a run
+    /// held at its first gate has exported nothing yet): it starts now,
+    /// at `t_ms`, so that it can be stepped; its service and framework
+    /// are not known yet.
+    pub(crate) fn start_hooked(&mut self, t_ms: u64) -> Vec<Event> {
+        if self.out.seq == 0 {
+            self.start(None, &Forest::new(1));
+            if let Some(first) = self.out.events.first_mut() {
+                first.t_ms = t_ms;
+            }
+            self.out.t_ms = t_ms;
+        }
+        std::mem::take(&mut self.out.events)
+    }
+
+    /// Whether the run's start has been told.
+    pub(crate) fn started(&self) -> bool {
+        self.out.seq > 0
+    }
+
+    /// The run's first event, at its first span's arrival (or, for a
+    /// hooked run, at its hook's first word).
+    fn start(&mut self, first: Option<&Arrival>, forest: &Forest) {
+        let span = first.map(|a| &a.span);
+        let service = span.and_then(|s| s.service.clone()).unwrap_or_default();
+        let framework = span
+            .and_then(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
             .unwrap_or("");
         let trace = trace_hex(self.trace);
         // Two runs of one app are runs of one scenario (they compare
@@ -220,10 +260,11 @@ impl Translator {
             .arrived()
             .map(|s| s.start_ns)
             .min()
-            .unwrap_or(span.start_ns)
+            .or(span.map(|s| s.start_ns))
+            .unwrap_or(0)
             / 1_000_000;
         self.out.push(
-            first.at_ms,
+            first.map_or(0, |a| a.at_ms),
             EventKind::RunStarted(RunStarted {
                 pattern: PatternKind::Swarm,
                 seed: 0,

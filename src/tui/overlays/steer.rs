@@ -1,16 +1,16 @@
-//! What the screen says of a steered run: the header's line (where it
-//! waits: `PAUSED at tool lookup_invoice · Billing Agent`, what waits for
-//! a person, a stop) and the steering dialogs: the run's flags, an
-//! approval with the agent, the tool and its arguments whole, a question
-//! with its options or the answer typed, a stop to confirm. Every text
-//! from a hook is cleaned (`fit`, `wrap`) before it is drawn.
+//! The steering dialogs over a watched run whose hook talks to the watch
+//! (docs/steer.md): the run's flags, an approval with the agent, the tool
+//! and its arguments whole, a question with its options or the answer
+//! typed, a stop to confirm; and the header's line of where the run
+//! waits (`PAUSED at tool lookup_invoice · Billing Agent`, what waits for
+//! a person, a stop). Every text from a hook is cleaned (`fit`, `rows`)
+//! before it is drawn.
 
-use super::state::Watched;
-use super::steer::options_of;
-use super::steered::Dialog;
+use crate::tui::keymap::OverlayKind;
 use crate::tui::layout::centered;
 use crate::tui::text::fit;
 use crate::tui::theme;
+use crate::watch::span::TraceId;
 use crate::watch::steer::words::gate_words;
 use crate::watch::steer::{Ask, RunView};
 use ratatui::Frame;
@@ -18,6 +18,67 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
+
+/// A steering dialog over the screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SteerDialog {
+    /// The run's flags, one selected.
+    Flags { trace: TraceId, selected: usize },
+    /// An approval or a question waiting in the run: the option chosen
+    /// (approve/reject, or the question's options) and the text typed
+    /// (the reason of a rejection, or a free answer).
+    Decide {
+        trace: TraceId,
+        id: u64,
+        choice: usize,
+        note: String,
+    },
+    /// A stop, to confirm.
+    Stop { trace: TraceId },
+}
+
+impl SteerDialog {
+    /// The run the dialog acts on.
+    pub(crate) fn trace(&self) -> TraceId {
+        match self {
+            SteerDialog::Flags { trace, .. }
+            | SteerDialog::Decide { trace, .. }
+            | SteerDialog::Stop { trace } => *trace,
+        }
+    }
+
+    /// Where its keys are looked up.
+    pub(crate) fn kind(&self) -> OverlayKind {
+        match self {
+            SteerDialog::Flags { .. } => OverlayKind::Flags,
+            SteerDialog::Decide { .. } => OverlayKind::Decide,
+            SteerDialog::Stop { .. } => OverlayKind::StopRun,
+        }
+    }
+
+    /// A letter typed into the decision's note (`None`: Backspace).
+    pub(crate) fn type_note(&mut self, typed: Option<char>) {
+        if let SteerDialog::Decide { note, .. } = self {
+            match typed {
+                Some(c) if note.chars().count() < 2000 => note.push(c),
+                Some(_) => {}
+                None => {
+                    note.pop();
+                }
+            }
+        }
+    }
+}
+
+/// The options a decision offers: approve/reject, or the question's own
+/// (none: a free answer is typed).
+pub(crate) fn options_of(ask: &Ask) -> Vec<String> {
+    match ask {
+        Ask::Approval { .. } => vec!["approve".into(), "reject".into()],
+        Ask::Question { options, .. } => options.clone(),
+        Ask::Gate { .. } => Vec::new(),
+    }
+}
 
 /// The header's steering line, and whether it asks for the person.
 pub(crate) fn steer_line(view: &RunView) -> (String, bool) {
@@ -36,10 +97,10 @@ pub(crate) fn steer_line(view: &RunView) -> (String, bool) {
         .find(|w| matches!(w.ask, Ask::Gate { .. }));
     let mut line = match (view.paused, gate) {
         (true, Some(gate)) => format!(
-            "⏸ PAUSED at {} · n steps, space runs on",
+            "⏸ PAUSED at {} · s steps, space runs on",
             gate_words(&gate.ask)
         ),
-        (true, None) => "⏸ PAUSED: holds at its next gate · n steps, space runs on".to_string(),
+        (true, None) => "⏸ PAUSED: holds at its next gate · s steps, space runs on".to_string(),
         (false, _) => format!("▶ steered · {} gates · space pauses", view.gates),
     };
     if !person.is_empty() {
@@ -51,30 +112,19 @@ pub(crate) fn steer_line(view: &RunView) -> (String, bool) {
     (line, view.paused || !person.is_empty())
 }
 
-/// The open steering dialog, over the screen.
-pub(crate) fn draw_dialog(frame: &mut Frame, screen: Rect, watched: &Watched, dialog: &Dialog) {
-    let Some(steer) = watched.steer.as_ref() else {
-        return;
-    };
-    let trace = match dialog {
-        Dialog::Flags { trace, .. } | Dialog::Decide { trace, .. } | Dialog::Stop { trace } => {
-            *trace
-        }
-    };
-    let Some(view) = steer.views.get(&trace) else {
-        return;
-    };
+/// The open steering dialog over the screen, for the run `view` lists.
+pub(crate) fn draw(frame: &mut Frame, screen: Rect, view: &RunView, dialog: &SteerDialog) {
     let width = screen.width.saturating_sub(4).clamp(20, 100);
     let inner_width = usize::from(width.saturating_sub(2));
     let (title, lines) = match dialog {
-        Dialog::Flags { selected, .. } => flag_lines(view, *selected, inner_width),
-        Dialog::Decide {
+        SteerDialog::Flags { selected, .. } => flag_lines(view, *selected, inner_width),
+        SteerDialog::Decide {
             id, choice, note, ..
         } => match view.waiting.iter().find(|w| w.id == *id) {
             Some(wait) => decide_lines(&wait.ask, *choice, note, inner_width),
             None => return,
         },
-        Dialog::Stop { .. } => (
+        SteerDialog::Stop { .. } => (
             "Stop this run?".to_string(),
             vec![
                 Line::raw("Its hook ends the run as its framework ends one"),
