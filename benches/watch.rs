@@ -32,7 +32,7 @@
 //! `cargo bench --bench watch -- drain` runs the rows whose name holds
 //! `drain`; `CONCLAVE_WATCH_TRACES` changes the 10,000.
 
-use conclave::tui::watching::Offscreen;
+use conclave::tui::watch_offscreen::WatchOffscreen;
 use conclave::watch::consume::{WatchFeed, WatchOptions};
 use conclave::watch::receive::{Batch, ReceiveConfig, Receiving, serve};
 use conclave::watch::start::{WatchSettings, start};
@@ -224,7 +224,7 @@ async fn dashboard_row(load: Load) {
     let started = start(settings).await.expect("the watch starts");
     let mut feed = started.feed;
     let drawer = tokio::spawn(async move {
-        let mut screen = Offscreen::new(limits);
+        let mut screen = WatchOffscreen::new(limits);
         let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("a test terminal");
         let (mut frames, mut runs, mut spans) = (0u64, 0u64, 0u64);
         let (mut dropped, mut no_room) = (0u64, 0u64);

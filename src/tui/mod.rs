@@ -39,8 +39,11 @@ pub mod theme;
 pub(crate) mod tool_list;
 pub mod view;
 pub mod view_state;
+pub mod watch_offscreen;
 pub mod watched;
-pub mod watching;
+pub(crate) mod watching;
+#[cfg(test)]
+mod watching_tests;
 pub(crate) mod widgets;
 pub mod world;
 pub(crate) mod wrap;

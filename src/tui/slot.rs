@@ -33,6 +33,9 @@ pub struct RunSlot {
     /// The run was attached from another engine (`conclave attach`): it
     /// stays that engine's to restart or edit after it ends.
     pub(super) attached: bool,
+    /// A watched run's hook holds it (its steering paused it): its tab
+    /// says so.
+    pub(crate) held: bool,
 }
 
 /// What drives a live run: an engine of this process, by its clock (to
@@ -79,6 +82,7 @@ impl RunSlot {
             replay: None,
             driver: None,
             attached: false,
+            held: false,
         }
     }
 

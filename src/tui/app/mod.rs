@@ -23,6 +23,7 @@ mod search;
 mod steer;
 mod sweep;
 mod update;
+mod watch;
 mod zoom;
 
 use super::catalog::{self, Entry};

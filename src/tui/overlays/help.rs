@@ -104,16 +104,7 @@ fn hanging(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
 fn lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let watched = app.run().is_some_and(crate::tui::slot::RunSlot::is_watched);
-    let steerable = app.run().is_some_and(|r| r.watched_trace().is_some());
     for (title, scope) in GROUPS {
-        // A watched run's hook's keys, only where the run on screen is one.
-        let hooks = matches!(
-            scope,
-            Scope::WatchSteer | Scope::Overlay(OverlayKind::StopRun)
-        );
-        if hooks && !steerable {
-            continue;
-        }
         // For a watched run, the dialogs it cannot open and a replay's
         // keys outside a replay are not listed either.
         if watched && !group_applies(app, *scope) {
@@ -128,7 +119,7 @@ fn lines(app: &App) -> Vec<Line<'static>> {
             scopes.push(keys);
         }
         for binding in keymap::bindings_in(&scopes) {
-            let why = if *scope == Scope::Everywhere || watched {
+            let why = if matches!(scope, Scope::Everywhere | Scope::WatchSteer) || watched {
                 app.unavailable(binding.action)
             } else {
                 None

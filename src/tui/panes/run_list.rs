@@ -240,6 +240,10 @@ fn tab(slot: &RunSlot, marks: &Marks, search: Option<&str>) -> Line<'static> {
         {
             ("?", theme::bold().fg(theme::CAUTION))
         }
+        // A watched run its hook holds.
+        (Activity::Starting | Activity::Running, None, None) if slot.held => {
+            ("⏸", Style::default().fg(theme::CAUTION))
+        }
         // A replay shows its own playback, not the run's state then.
         (_, _, Some(false)) | (Activity::Paused { .. }, _, _) => {
             ("⏸", Style::default().fg(theme::CAUTION))
