@@ -366,3 +366,59 @@ async fn a_watched_run_without_a_hook_is_not_steered_and_says_why() {
     }
     assert!(app.overlay.is_none());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_run_whose_hook_speaks_first_is_shown_at_once_and_seated_by_its_first_span() {
+    use crate::watch::steer::{HookOp, HookRequest, Steering};
+    let steering = Steering::new(Default::default(), Default::default());
+    let declared = steering
+        .hook(HookRequest {
+            trace_id: trace_hex(9),
+            session: "hook".into(),
+            wait_ms: None,
+            passed: 0,
+            op: HookOp::Declare {
+                flags: vec![crate::watch::steer::protocol::FlagDecl {
+                    name: "legal".into(),
+                    default: true,
+                    description: String::new(),
+                }],
+            },
+        })
+        .await;
+    assert!(declared.is_ok());
+    let mut watch = Watch::new(WatchOptions {
+        steering: Some(steering),
+        tell: true,
+        ..WatchOptions::default()
+    });
+    let mut app = watching_app(64, true);
+    take_all(
+        &mut app,
+        watch.steering_changed(tokio::time::Instant::now()),
+    );
+    let slot = app.run().expect("the hooked run is shown before any span");
+    assert_eq!(slot.watched_trace(), Some(9));
+    assert_eq!(slot.scenario.name, "watch_", "its service is not known yet");
+    let said: Vec<String> = slot
+        .state
+        .log
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            crate::bus::EventKind::Steered { said, .. } => Some(said.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said, vec!["flags declared: legal on".to_string()]);
+    // Its first span seats it; no second run opens for its trace.
+    take_all(&mut app, watch.take(&batch(whole_run(9)[..1].to_vec())));
+    assert_eq!(app.runs.len(), 1);
+    assert_eq!(app.run().unwrap().scenario.name, "watch_shop");
+    // A change of the steering tells nothing twice.
+    assert!(
+        watch
+            .steering_changed(tokio::time::Instant::now())
+            .is_empty()
+    );
+}

@@ -40,6 +40,7 @@ impl App {
                         run
                     }
                 };
+                self.seat_hooked(run, &events);
                 let mut ended = false;
                 for mut event in events {
                     ended |= matches!(event.kind, crate::bus::EventKind::RunFinished { .. });
@@ -91,5 +92,28 @@ impl App {
                 .is_some_and(|view| view.paused && view.stopped.is_none());
         }
         self.offer_decision();
+    }
+}
+
+impl App {
+    /// A hooked run that started before its first span (its service not
+    /// known) is seated as its first span says, once it comes: the header
+    /// names its framework and service from then on.
+    fn seat_hooked(&mut self, run: crate::bus::RunId, events: &[crate::bus::Event]) {
+        let Some(slot) = self.runs.live_mut(run) else {
+            return;
+        };
+        if slot.scenario.name != crate::watch::translate::UNSEATED {
+            return;
+        }
+        let first = events.iter().find_map(|e| match &e.kind {
+            crate::bus::EventKind::SpanArrived { span, .. } => {
+                serde_json::from_value::<crate::watch::span::Span>((**span).clone()).ok()
+            }
+            _ => None,
+        });
+        if let Some(span) = first.filter(|s| s.service.is_some()) {
+            slot.scenario = Arc::new(crate::watch::translate::seat_of(Some(&span)));
+        }
     }
 }

@@ -243,19 +243,9 @@ impl Translator {
     /// hooked run, at its hook's first word).
     fn start(&mut self, first: Option<&Arrival>, forest: &Forest) {
         let span = first.map(|a| &a.span);
-        let service = span.and_then(|s| s.service.clone()).unwrap_or_default();
-        let framework = span
-            .and_then(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
-            .unwrap_or("");
         let trace = trace_hex(self.trace);
-        // Two runs of one app are runs of one scenario (they compare
-        // step by step); the trace is the run's source.
-        let goal = match (service.as_str(), framework) {
-            ("", "") => "a watched run".to_string(),
-            (service, "") | ("", service) => format!("{service}, watched"),
-            (service, framework) => format!("{service} ({framework}), watched"),
-        };
-        let scenario = watched_scenario(&service, framework, &goal);
+        let scenario = seat_of(span);
+        let goal = scenario.goal.clone();
         let started_at_ms = forest
             .arrived()
             .map(|s| s.start_ns)
@@ -347,6 +337,26 @@ impl Translator {
     }
 }
 
+/// The scenario a watched run is seated with, from its first span (none:
+/// a hooked run whose hook spoke first): two runs of one app are runs of
+/// one scenario (they compare step by step), the trace is the run's
+/// source.
+pub(crate) fn seat_of(span: Option<&super::span::Span>) -> Scenario {
+    let service = span.and_then(|s| s.service.clone()).unwrap_or_default();
+    let framework = span
+        .and_then(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
+        .unwrap_or("");
+    let goal = match (service.as_str(), framework) {
+        ("", "") => "a watched run".to_string(),
+        (service, "") | ("", service) => format!("{service}, watched"),
+        (service, framework) => format!("{service} ({framework}), watched"),
+    };
+    watched_scenario(&service, framework, &goal)
+}
+
+/// The scenario name of a run seated before any span told its service.
+pub(crate) const UNSEATED: &str = "watch_";
+
 /// `RunStarted.source` of a watched run: this, then its trace id.
 pub(crate) const WATCH_SOURCE: &str = "watch:";
 
@@ -367,7 +377,7 @@ fn watched_scenario(service: &str, framework: &str, goal: &str) -> Scenario {
         }
     }
     let doc = serde_json::json!({
-        "name": format!("watch_{name}"),
+        "name": format!("{UNSEATED}{name}"),
         "title": title,
         "pattern": "swarm",
         "goal": goal,
