@@ -20,8 +20,6 @@ mod steer_draw;
 pub(crate) mod steered;
 #[cfg(test)]
 mod tests;
-pub(crate) mod tree;
-pub(crate) mod tree_pane;
 pub(crate) mod ui;
 
 use crate::exit::Exit;

@@ -8,10 +8,10 @@
 
 use super::chain::Look;
 use super::state::{Logged, WatchedRun};
-use super::tree_pane;
 use super::ui::{WatchPane, WatchUi};
 use crate::tui::patterns::graph::GraphFold;
 use crate::tui::patterns::unit::{Seen, Unit};
+use crate::tui::patterns::watched::tree_pane;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::millis;

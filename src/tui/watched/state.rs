@@ -18,9 +18,9 @@
 use super::chain::{ChainRow, rows as chain_rows};
 use super::graph::graph_of;
 use super::spend::{AgentSpend, spend};
-use super::tree::{TreeRow, rows};
 use crate::scenario::PriceTable;
 use crate::tui::patterns::graph::GraphFold;
+use crate::tui::patterns::watched::tree::{TreeRow, rows};
 use crate::watch::consume::WatchFeed;
 use crate::watch::forest::Forest;
 use crate::watch::receive::ReceiveCounts;

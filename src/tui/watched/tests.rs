@@ -4,9 +4,9 @@
 //! clock through the watch's own loop, drawn before its root arrives and
 //! marked finished after the settle time.
 
+use super::screen;
 use super::state::Watched;
 use super::ui::{WatchUi, act};
-use super::{screen, tree, tree_pane};
 use crate::tui::keymap::Action;
 use crate::watch::consume::{WatchOptions, watch};
 use crate::watch::forest::Forest;
@@ -20,7 +20,6 @@ use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Status, s
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use ratatui::widgets::Block;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -117,53 +116,6 @@ fn text(buffer: &Buffer) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn tree_drawn(forest: &Forest) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(64, 10)).unwrap();
-    terminal
-        .draw(|f| {
-            let rows = tree::rows(forest);
-            let block = Block::bordered().title("span tree");
-            tree_pane::draw(f, f.area(), (forest, &rows), 0, block);
-        })
-        .unwrap();
-    text(terminal.backend().buffer())
-}
-
-#[test]
-fn a_child_hangs_under_a_running_placeholder_until_its_parent_comes() {
-    let mut forest = Forest::new(100);
-    for span in run_spans().into_iter().take(3) {
-        forest.insert(span);
-    }
-    let rows = tree::rows(&forest);
-    // The placeholder for 1 (not arrived) runs, with 2 and its calls below.
-    assert_eq!(rows[0].id, 1);
-    assert!(forest.get(1).is_some_and(|n| n.span.is_none()) && rows[0].running);
-    assert_eq!(rows[0].ms, 31, "the time its children cover so far");
-    assert_eq!(
-        rows.iter().map(|r| r.id).collect::<Vec<_>>(),
-        vec![1, 2, 3, 4]
-    );
-    insta::assert_snapshot!("span_tree_placeholder", tree_drawn(&forest));
-    for span in run_spans().into_iter().skip(3) {
-        forest.insert(span);
-    }
-    let rows = tree::rows(&forest);
-    assert!(rows.iter().all(|r| !r.running), "every parent arrived");
-    // The root ends with billing (5), which ends with its model call (7).
-    assert_eq!(tree::critical_path(&forest), vec![1, 5, 7]);
-    insta::assert_snapshot!("span_tree_whole", tree_drawn(&forest));
-}
-
-#[test]
-fn span_text_reaches_the_tree_cleaned() {
-    let mut forest = Forest::new(10);
-    forest.insert(span(1, None, "evil\u{1b}]52;c;aGk=\u{7}name\u{202e}", 0, 5));
-    let drawn = tree_drawn(&forest);
-    assert!(drawn.contains("evilname"), "{drawn}");
-    assert!(!drawn.contains('\u{1b}') && !drawn.contains('\u{202e}'));
 }
 
 fn watched_with(spans: Vec<Span>, finished: bool) -> Watched {

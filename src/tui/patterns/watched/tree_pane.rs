@@ -47,7 +47,11 @@ pub(crate) fn draw(
 }
 
 /// One row: the guides, the mark, the name and the duration.
-fn line(row: &TreeRow, span: Option<&crate::watch::span::Span>, width: usize) -> Line<'static> {
+pub(crate) fn line(
+    row: &TreeRow,
+    span: Option<&crate::watch::span::Span>,
+    width: usize,
+) -> Line<'static> {
     let mut guide = String::new();
     for (depth, last) in row.lasts.iter().enumerate() {
         let own = depth + 1 == row.lasts.len();
