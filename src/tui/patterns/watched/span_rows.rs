@@ -103,28 +103,28 @@ impl SpanRows {
             self.tops.push(id);
             return;
         };
-        if !self.places.contains_key(&parent) {
-            self.places.insert(parent, Place::new());
-            if let Err(i) = self.waiting.binary_search(&parent) {
-                self.waiting.insert(i, parent);
-            }
-        }
         let placeholder = forest.get(parent).is_some_and(|n| n.span.is_none());
-        if let Some(above) = self.places.get_mut(&parent) {
-            let key = (start, node.arrival, id);
-            let at = above.children.partition_point(|c| *c < key);
-            above.children.insert(at, key);
-            let ended = (end, start, node.arrival, id);
-            let later = |l: &(u64, u64, u64, SpanId)| {
-                ended.0 > l.0 || (ended.0 == l.0 && (ended.1, ended.2) < (l.1, l.2))
-            };
-            if above.last.as_ref().is_none_or(later) {
-                above.last = Some(ended);
+        let waiting = &mut self.waiting;
+        let above = self.places.entry(parent).or_insert_with(|| {
+            // A placeholder for the parent named, at the top by its id.
+            if let Err(i) = waiting.binary_search(&parent) {
+                waiting.insert(i, parent);
             }
-            if placeholder {
-                above.lo = above.lo.min(start);
-                above.hi = above.hi.max(end);
-            }
+            Place::new()
+        });
+        let key = (start, node.arrival, id);
+        let at = above.children.partition_point(|c| *c < key);
+        above.children.insert(at, key);
+        let ended = (end, start, node.arrival, id);
+        let later = |l: &(u64, u64, u64, SpanId)| {
+            ended.0 > l.0 || (ended.0 == l.0 && (ended.1, ended.2) < (l.1, l.2))
+        };
+        if above.last.as_ref().is_none_or(later) {
+            above.last = Some(ended);
+        }
+        if placeholder {
+            above.lo = above.lo.min(start);
+            above.hi = above.hi.max(end);
         }
         self.grow(forest, parent, size);
     }
