@@ -114,12 +114,30 @@ fn tree_heading(run: &WatchedRun) -> String {
     words
 }
 
+/// `… 88 tool calls before these, not kept (the recording has them)`.
+fn earlier(run: &WatchedRun) -> String {
+    let earlier = &run.chain.earlier;
+    let counted = [
+        (earlier.handoffs, "handoff"),
+        (earlier.tool_calls, "tool call"),
+    ];
+    let words: Vec<String> = counted
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, word)| plural(*n as u64, word))
+        .collect();
+    format!(
+        "… {} before these, not kept (the recording has them)",
+        words.join(" and ")
+    )
+}
+
 /// What `/` looks for in a row.
 pub(crate) fn text(run: &WatchedRun, rows: &Rows, row: Row) -> String {
     let chain = &run.chain;
     match row {
         Row::Agent(i) => rows.agents.get(i).map(|a| a.to_string()),
-        Row::Earlier => Some("earlier".to_string()),
+        Row::Earlier => Some(earlier(run)),
         Row::Handoff(i) => chain.handoffs.get(i).map(|h| {
             let state = match &h.rejected {
                 Some(reason) => format!("refused {reason}"),
@@ -198,15 +216,10 @@ pub(crate) fn details(run: &WatchedRun, rows: &Rows, row: Row) -> Option<Value> 
     }
 }
 
-/// An agent's turns and the tool calls kept of it.
-fn tally(run: &WatchedRun, agent: &str) -> (u32, usize) {
+/// An agent's turns and tool calls.
+fn tally(run: &WatchedRun, agent: &str) -> (u32, u64) {
     let turns = run.turns.get(agent).copied().unwrap_or(0);
-    let calls = run
-        .chain
-        .tool_calls
-        .iter()
-        .filter(|c| c.agent == agent)
-        .count();
+    let calls = run.tool_calls.get(agent).copied().unwrap_or(0);
     (turns, calls)
 }
 
@@ -237,14 +250,7 @@ pub(crate) fn lines(
         .map(|(index, row)| {
             let line = match row {
                 Row::Agent(i) => agent_line(run, rows, i, agent_w, seen, width),
-                Row::Earlier => Line::styled(
-                    format!(
-                        "… {} and {} before these, not kept (the recording has them)",
-                        plural(chain.earlier.handoffs as u64, "handoff"),
-                        plural(chain.earlier.tool_calls as u64, "tool call"),
-                    ),
-                    theme::dim(),
-                ),
+                Row::Earlier => Line::styled(fit(&earlier(run), width), theme::dim()),
                 Row::Handoff(i) => handoff_row(
                     chain.earlier.handoffs + i + 1,
                     &chain.handoffs[i],
@@ -285,7 +291,7 @@ fn agent_line(
     let mut words = format!(
         "{} · {}",
         plural(u64::from(turns), "turn"),
-        plural(calls as u64, "tool call")
+        plural(calls, "tool call")
     );
     if let Some(spent) = seen.spent_by(agent) {
         words.push_str(&format!(" · {spent}"));

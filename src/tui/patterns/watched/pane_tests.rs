@@ -44,6 +44,20 @@ fn tools(a: u64) -> u64 {
     if a < 5 { 10 } else { 9 }
 }
 
+/// The span of tool call `t` of agent `a` (under `agent`), at `at` ms.
+fn tool_call(a: u64, t: u64, agent: u64, start: u64) -> Span {
+    span(
+        10_000 + a * 1000 + t,
+        Some(agent),
+        &format!("tool call {a}-{t}"),
+        (start, start + 50),
+        &[
+            ("gen_ai.operation.name", "execute_tool"),
+            ("gen_ai.tool.name", &format!("lookup_{a}_{t}")),
+        ],
+    )
+}
+
 /// A root, ten agents one after the other, each with its tool calls
 /// (`tool call A-T`, the tool `lookup_A_T`) and, but the last, a handoff
 /// to the next; children first, the root last, as spans arrive.
@@ -53,17 +67,7 @@ fn spans() -> Vec<Span> {
         let agent = 100 + a;
         let at = a * 1000;
         for t in 1..=tools(a) {
-            let start = at + 10 + t * 80;
-            spans.push(span(
-                1000 + a * 20 + t,
-                Some(agent),
-                &format!("tool call {a}-{t}"),
-                (start, start + 50),
-                &[
-                    ("gen_ai.operation.name", "execute_tool"),
-                    ("gen_ai.tool.name", &format!("lookup_{a}_{t}")),
-                ],
-            ));
+            spans.push(tool_call(a, t, agent, at + 10 + t * 80));
         }
         if a + 1 < AGENTS {
             spans.push(span(
@@ -94,13 +98,18 @@ fn spans() -> Vec<Span> {
 
 /// The run's spans told as the watch tells them, in batches of ten.
 fn told() -> Vec<Arc<Event>> {
+    told_of(spans())
+}
+
+/// `spans` told as the watch tells them, in batches of ten.
+fn told_of(spans: Vec<Span>) -> Vec<Arc<Event>> {
     let mut runs = Runs::new(Limits::default());
     let now = tokio::time::Instant::now();
     let mut translator = None;
     let mut seen = 0;
     let mut events = Vec::new();
     let mut trace = 0;
-    for batch in spans().chunks(10) {
+    for batch in spans.chunks(10) {
         for id in runs.accept(batch.to_vec(), now) {
             trace = id;
             translator = Some(Translator::new(1, id));
@@ -255,4 +264,77 @@ fn every_pane_of_a_watched_run_scrolls_to_its_last_row_at_160_by_48() {
 #[test]
 fn every_pane_of_a_watched_run_scrolls_to_its_last_row_at_80_by_24() {
     every_pane_scrolls_at((80, 24));
+}
+
+#[test]
+fn the_pattern_panes_keys_for_a_watched_run_are_its_lists_and_each_works() {
+    use crate::tui::keymap::{PaneId, Scope};
+    let size = (160, 48);
+    let mut app = app_with(&told());
+    let title = "Watched agents: agent_0, agent_1";
+    key(&mut app, KeyCode::Char('2'));
+    // No graph keys (h/l, +/-, v): the list's own, each acting.
+    assert_eq!(app.pane_scopes(), vec![Scope::Pane(PaneId::Pattern)]);
+    key(&mut app, KeyCode::Char('g'));
+    key(&mut app, KeyCode::Char('/'));
+    for c in "lookup_3_7".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let rows = pane(&screen_of(&mut app, size.0, size.1), title);
+    assert!(
+        rows.iter().any(|r| r.contains("called lookup_3_7")),
+        "{}",
+        rows.join("\n")
+    );
+    key(&mut app, KeyCode::Enter);
+    let details = screen_of(&mut app, size.0, size.1);
+    assert!(details.contains(r#""tool": "lookup_3_7""#), "{details}");
+    assert!(details.contains(r#""agent": "agent_3""#), "{details}");
+    key(&mut app, KeyCode::Esc);
+    // Up from the last row is the row before it.
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Enter);
+    let details = screen_of(&mut app, size.0, size.1);
+    assert!(details.contains(r#""name": "tool call 9-8""#), "{details}");
+}
+
+#[test]
+fn a_run_past_the_chains_kept_tool_calls_says_so_and_scrolls_to_its_end() {
+    // One agent with 1,100 tool calls: the chain keeps the latest (512
+    // to 1,023 of them) and a row counts the rest.
+    let mut spans: Vec<Span> = (1..=1100).map(|t| tool_call(0, t, 100, t * 10)).collect();
+    spans.push(span(
+        100,
+        Some(1),
+        "invoke_agent agent_0",
+        (0, 12_000),
+        &[
+            ("gen_ai.operation.name", "invoke_agent"),
+            ("gen_ai.agent.name", "agent_0"),
+        ],
+    ));
+    spans.push(span(1, None, "workflow", (0, 12_000), &[]));
+    let mut app = app_with(&told_of(spans));
+    let title = "Watched agents: agent_0";
+    for size in [(160, 48), (80, 24)] {
+        key(&mut app, KeyCode::Char('2'));
+        key(&mut app, KeyCode::Char('g'));
+        let top = pane(&screen_of(&mut app, size.0, size.1), title);
+        assert!(
+            top[0].contains("agent_0 1 turn · 1100 tool calls"),
+            "{}",
+            top.join("\n")
+        );
+        assert!(
+            top[1].contains("tool calls before these, not kept"),
+            "{}",
+            top.join("\n")
+        );
+        assert!(!top[1].contains("handoff"), "{}", top.join("\n"));
+        key(&mut app, KeyCode::End);
+        let end = pane(&screen_of(&mut app, size.0, size.1), title);
+        at_bottom(&end, "tool call 0-1100", "tool call 0-1099");
+    }
 }

@@ -31,6 +31,9 @@ pub(crate) struct WatchedRun {
     told_agents: Vec<String>,
     /// The turns each agent took, as told.
     pub(crate) turns: HashMap<String, u32>,
+    /// The tool calls each agent made, as told (the chain keeps only
+    /// the latest of a long run).
+    pub(crate) tool_calls: HashMap<String, u64>,
     /// Each agent's earliest start (ns) among its agent spans arrived.
     pub(crate) agent_starts: HashMap<String, u64>,
     /// The span tree's rows, each span put in its place as it comes.
@@ -75,6 +78,7 @@ impl Default for WatchedRun {
             spend: Spend::default(),
             told_agents: Vec::new(),
             turns: HashMap::new(),
+            tool_calls: HashMap::new(),
             agent_starts: HashMap::new(),
             tree: SpanRows::default(),
         }
@@ -188,6 +192,9 @@ impl Fold for WatchedRun {
                         self.told(agent);
                         *self.turns.entry(agent.clone()).or_default() += 1;
                     }
+                    EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
+                        agent, ..
+                    })) => *self.tool_calls.entry(agent.clone()).or_default() += 1,
                     EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                         from,
                         to,
