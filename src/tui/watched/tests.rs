@@ -8,6 +8,7 @@ use super::screen;
 use super::state::Watched;
 use super::ui::{WatchUi, act};
 use crate::tui::keymap::Action;
+use crate::tui::patterns::watched::tree_tests::{run_spans, text};
 use crate::watch::consume::{WatchOptions, watch};
 use crate::watch::forest::Forest;
 use crate::watch::receive::Batch;
@@ -19,104 +20,8 @@ use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Status, span};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-const MS: u64 = 1_000_000;
-
-/// A span of trace 7: `id` under `parent`, from `start` to `end` ms.
-fn span(id: u64, parent: Option<u64>, name: &str, start: u64, end: u64) -> Span {
-    Span {
-        trace_id: 7,
-        span_id: id,
-        parent,
-        name: name.into(),
-        start_ns: start * MS,
-        end_ns: end * MS,
-        error: None,
-        attrs: Vec::new(),
-        events: Vec::new(),
-        service: Some("support-bot".into()),
-        scope: String::new(),
-    }
-}
-
-fn with(mut span: Span, attrs: &[(&str, Value)]) -> Span {
-    span.attrs = attrs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    span
-}
-
-fn s(text: &str) -> Value {
-    Value::Str(text.into())
-}
-
-/// The agents-SDK-like run: a workflow root 1, agent `triage` (2) that
-/// calls the model (3) and hands off (4) to `billing` (5), which calls a
-/// tool that fails (6) and the model (7).
-fn run_spans() -> Vec<Span> {
-    let agent = |name: &str| {
-        vec![
-            ("gen_ai.operation.name", s("invoke_agent")),
-            ("gen_ai.agent.name", s(name)),
-        ]
-    };
-    let model = |input, output| {
-        vec![
-            ("gen_ai.operation.name", s("chat")),
-            ("gen_ai.request.model", s("gpt-4o-mini")),
-            ("gen_ai.usage.input_tokens", Value::Int(input)),
-            ("gen_ai.usage.output_tokens", Value::Int(output)),
-            ("llm.cost.total", Value::Float(0.25)),
-        ]
-    };
-    let mut tool = with(
-        span(6, Some(5), "execute_tool lookup_invoice", 60, 90),
-        &[
-            ("gen_ai.operation.name", s("execute_tool")),
-            ("gen_ai.tool.name", s("lookup_invoice")),
-        ],
-    );
-    tool.error = Some("invoice \u{1b}[31mnot found".into());
-    vec![
-        with(span(3, Some(2), "chat gpt-4o-mini", 5, 30), &model(100, 20)),
-        with(
-            span(4, Some(2), "agent_handoff", 31, 32),
-            &[
-                ("gen_ai.handoff.from_agent", s("triage")),
-                ("gen_ai.handoff.to_agent", s("billing")),
-            ],
-        ),
-        with(
-            span(2, Some(1), "invoke_agent triage", 2, 33),
-            &agent("triage"),
-        ),
-        tool,
-        with(
-            span(7, Some(5), "chat gpt-4o-mini", 91, 120),
-            &model(200, 40),
-        ),
-        with(
-            span(5, Some(1), "invoke_agent billing", 40, 125),
-            &agent("billing"),
-        ),
-        span(1, None, "support workflow", 0, 130),
-    ]
-}
-
-fn text(buffer: &Buffer) -> String {
-    let area = buffer.area;
-    (0..area.height)
-        .map(|y| {
-            let line: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn watched_with(spans: Vec<Span>, finished: bool) -> Watched {
     use crate::watch::consume::WatchFeed;

@@ -172,4 +172,4 @@ mod pane_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tree_tests;
+pub(crate) mod tree_tests;

@@ -45,7 +45,7 @@ fn s(text: &str) -> Value {
 /// The agents-SDK-like run: a workflow root 1, agent `triage` (2) that
 /// calls the model (3) and hands off (4) to `billing` (5), which calls a
 /// tool that fails (6) and the model (7).
-fn run_spans() -> Vec<Span> {
+pub(crate) fn run_spans() -> Vec<Span> {
     let agent = |name: &str| {
         vec![
             ("gen_ai.operation.name", s("invoke_agent")),
@@ -95,7 +95,7 @@ fn run_spans() -> Vec<Span> {
     ]
 }
 
-fn text(buffer: &Buffer) -> String {
+pub(crate) fn text(buffer: &Buffer) -> String {
     let area = buffer.area;
     (0..area.height)
         .map(|y| {
