@@ -85,15 +85,24 @@ impl Unit for WatchedUnit {
             crate::words::plural(run.spend.model_calls, "model call")
         );
         title.push_str(&list.title_words(["", ""]));
-        let block = block(PaneId::Pattern, &title, seen.focused);
+        let mut block = block(PaneId::Pattern, &title, seen.focused).title_bottom(Line::styled(
+            format!(" {} ", pane::tree_heading(run)),
+            theme::dim(),
+        ));
         let inner = block.inner(area);
+        let shown = rows.shown();
+        let height = usize::from(inner.height);
+        let first = list.first(&shown, height);
+        // What lies below the rows shown, on the border's right.
+        let below = rows.len().saturating_sub(first + height);
+        if below > 0 {
+            let more = format!(" {below} more below: PgDn ");
+            block = block.title_bottom(Line::styled(more, theme::dim()).right_aligned());
+        }
         frame.render_widget(block, area);
         if inner.width == 0 || inner.height == 0 {
             return;
         }
-        let shown = rows.shown();
-        let height = usize::from(inner.height);
-        let first = list.first(&shown, height);
         let lines = pane::lines(
             run,
             &rows,

@@ -102,8 +102,9 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// The heading of the span tree.
-fn tree_heading(run: &WatchedRun) -> String {
+/// The heading of the span tree (also on the pane's bottom border, so it
+/// is read wherever the list is scrolled).
+pub(crate) fn tree_heading(run: &WatchedRun) -> String {
     let mut words = format!(
         "Span tree · {} · ◆ critical path",
         plural(run.forest.len() as u64, "span")
