@@ -96,7 +96,7 @@ impl Unit for WatchedUnit {
         // What lies below the rows shown, on the border's right.
         let below = rows.len().saturating_sub(first + height);
         if below > 0 {
-            let more = format!(" {below} more below: PgDn ");
+            let more = format!(" …more ({below}): j/PgDn ");
             block = block.title_bottom(Line::styled(more, theme::dim()).right_aligned());
         }
         frame.render_widget(block, area);
