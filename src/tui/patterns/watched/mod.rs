@@ -57,9 +57,10 @@ impl Unit for WatchedUnit {
     ) -> bool {
         let rows = Rows::of(run);
         let shown = rows.shown();
+        let ids = run.tree.ids();
         selection.find(query, how, &shown, page, |i| {
             rows.get(i)
-                .map(|row| pane::text(run, &rows, row))
+                .map(|row| pane::text(run, &rows, &ids, row))
                 .unwrap_or_default()
         })
     }

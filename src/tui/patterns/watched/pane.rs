@@ -16,7 +16,7 @@ use crate::tui::search;
 use crate::tui::selection::{ListView, Shown};
 use crate::tui::text::fit;
 use crate::tui::theme;
-use crate::watch::span::span_hex;
+use crate::watch::span::{SpanId, span_hex};
 use crate::words::plural;
 use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
@@ -133,8 +133,9 @@ fn earlier(run: &WatchedRun) -> String {
     )
 }
 
-/// What `/` looks for in a row.
-pub(crate) fn text(run: &WatchedRun, rows: &Rows, row: Row) -> String {
+/// What `/` looks for in a row; `ids` are the tree's rows' spans
+/// (`SpanRows::ids`).
+pub(crate) fn text(run: &WatchedRun, rows: &Rows, ids: &[SpanId], row: Row) -> String {
     let chain = &run.chain;
     match row {
         Row::Agent(i) => rows.agents.get(i).map(|a| a.to_string()),
@@ -151,10 +152,9 @@ pub(crate) fn text(run: &WatchedRun, rows: &Rows, row: Row) -> String {
             .get(i)
             .map(|c| format!("{} {} {} {}", c.agent, c.tool, c.args, c.result)),
         Row::Tree => Some(tree_heading(run)),
-        Row::Span(i) => run
-            .tree
-            .id_at(i)
-            .and_then(|id| run.forest.get(id)?.span.as_ref())
+        Row::Span(i) => ids
+            .get(i)
+            .and_then(|id| run.forest.get(*id)?.span.as_ref())
             .map(|span| span.name.clone()),
     }
     .unwrap_or_default()

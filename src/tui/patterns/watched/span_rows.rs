@@ -259,6 +259,29 @@ impl SpanRows {
         out
     }
 
+    /// Every row's span in order, in one walk (what a search reads
+    /// through: a look-up a row would walk down from the top each time).
+    pub(crate) fn ids(&self) -> Vec<SpanId> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut stack: Vec<SpanId> = self
+            .tops
+            .iter()
+            .chain(&self.waiting)
+            .rev()
+            .copied()
+            .collect();
+        while let Some(id) = stack.pop() {
+            if out.len() >= self.len() {
+                break;
+            }
+            out.push(id);
+            if let Some(place) = self.places.get(&id) {
+                stack.extend(place.children.iter().rev().map(|c| c.2));
+            }
+        }
+        out
+    }
+
     /// The span on row `index`.
     pub(crate) fn id_at(&self, index: usize) -> Option<SpanId> {
         let path = self.path_to(index);

@@ -171,6 +171,8 @@ fn rows_hold(spans: &[Span], limit: usize, what: &str) {
             whole,
             "{what}: after {n}"
         );
+        let ids: Vec<_> = whole.iter().map(|r| r.id).collect();
+        assert_eq!(kept.ids(), ids, "{what}: after {n}");
         for first in [1, whole.len() / 2, whole.len().saturating_sub(3)] {
             let end = whole.len().min(first + 5);
             let want = whole.get(first..end).unwrap_or_default();
