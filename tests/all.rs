@@ -149,3 +149,4 @@ mod watch_dashboard;
 mod watch_forward;
 mod watch_own_runs;
 mod watch_screen;
+mod watched_panes;

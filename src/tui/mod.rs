@@ -40,7 +40,6 @@ pub(crate) mod tool_list;
 pub mod view;
 pub mod view_state;
 pub mod watch_offscreen;
-pub mod watched;
 pub(crate) mod watching;
 #[cfg(test)]
 mod watching_tests;

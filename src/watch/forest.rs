@@ -25,6 +25,7 @@ pub(crate) struct Node {
 }
 
 impl Node {
+    #[cfg(test)]
     /// Whether the node is drawn running: a placeholder has not ended.
     pub(crate) fn is_running(&self) -> bool {
         self.span.is_none()

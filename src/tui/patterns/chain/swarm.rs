@@ -117,7 +117,7 @@ pub(crate) fn draw_titled(
 }
 
 /// The column the longest of `names` needs, as drawn (cleaned).
-pub(super) fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+pub(crate) fn name_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
     names
         .map(|n| clean(n).chars().count())
         .max()
@@ -300,7 +300,7 @@ pub(super) fn spent_line(seen: Seen, width: usize) -> Option<Line<'static>> {
 
 /// `billing called invoice_lookup {"order_id":"A-1042"} → {"charges":…}`;
 /// without the agent where the card already names it.
-pub(super) fn tool_call_line(call: &ToolCallView, width: usize, agent: bool) -> Line<'static> {
+pub(crate) fn tool_call_line(call: &ToolCallView, width: usize, agent: bool) -> Line<'static> {
     let head = if agent {
         format!("{} called {} ", clean(&call.agent), clean(&call.tool))
     } else {
@@ -325,7 +325,7 @@ pub(super) fn tool_call_line(call: &ToolCallView, width: usize, agent: bool) -> 
     ])
 }
 
-pub(super) fn handoff_row(
+pub(crate) fn handoff_row(
     number: usize,
     handoff: &HandoffView,
     from_w: usize,

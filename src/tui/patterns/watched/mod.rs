@@ -1,40 +1,35 @@
 //! A watched run's part of the dashboard (`conclave watch`, and replay
-//! and compare of its recordings): the chain of agents, handoffs and
-//! tool calls the watch told of the run's spans, drawn as a swarm's
-//! chain is, beside the span tree only a watched run has. The keys move
-//! through the span tree; `Enter` shows the selected span whole.
+//! and compare of its recordings): the agents, the handoffs and the tool
+//! calls the watch told of the run's spans, and the span tree only a
+//! watched run has, as one list in its pane (`pane`) that the keys
+//! scroll whole to its last row; `Enter` shows the selected row's item
+//! whole (a span with its attributes and events). The tree's rows are
+//! kept as the spans arrive (`span_rows`), drawn by `tree_pane`.
 
+mod pane;
+pub(crate) mod span_rows;
 pub(crate) mod state;
+pub(crate) mod tree;
+pub(crate) mod tree_pane;
 
-use super::chain::SwarmUnit;
-use super::chain::swarm;
 use super::unit::{Seen, Unit};
 use crate::bus::RunStarted;
 use crate::sanitize::clean;
-use crate::tui::keymap::Action;
-use crate::tui::selection::{Find, ListView, Shown};
+use crate::tui::keymap::{Action, PaneId};
+use crate::tui::selection::{Find, ListView};
 use crate::tui::state::outcome::Outcome;
 use crate::tui::theme;
-use crate::tui::watched::tree::TreeRow;
-use crate::tui::watched::tree_pane;
-use crate::watch::span::span_hex;
+use crate::tui::widgets::block;
+use pane::Rows;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Direction, Layout, Rect};
-use ratatui::style::Modifier;
+use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders};
-use serde_json::{Value, json};
+use ratatui::widgets::Paragraph;
+use serde_json::Value;
 use state::WatchedRun;
 
 /// A run of another framework, read from its spans.
 pub(crate) struct WatchedUnit;
-
-/// The span tree's rows, and the list the keys move through.
-fn shown(run: &WatchedRun) -> (&[TreeRow], Shown) {
-    let rows = run.rows();
-    let shown = Shown::all(rows.len(), None);
-    (rows, shown)
-}
 
 impl Unit for WatchedUnit {
     type Fold = WatchedRun;
@@ -49,8 +44,7 @@ impl Unit for WatchedUnit {
     }
 
     fn navigate(&self, selection: &mut ListView, action: Action, run: &WatchedRun, page: usize) {
-        let (_, shown) = shown(run);
-        selection.navigate(action, &shown, page, &[]);
+        selection.navigate(action, &Rows::of(run).shown(), page, &[]);
     }
 
     fn find(
@@ -61,11 +55,12 @@ impl Unit for WatchedUnit {
         run: &WatchedRun,
         page: usize,
     ) -> bool {
-        let (rows, shown) = shown(run);
+        let rows = Rows::of(run);
+        let shown = rows.shown();
+        let ids = run.tree.ids();
         selection.find(query, how, &shown, page, |i| {
             rows.get(i)
-                .and_then(|row| run.forest.get(row.id)?.span.as_ref())
-                .map(|span| span.name.clone())
+                .map(|row| pane::text(run, &rows, &ids, row))
                 .unwrap_or_default()
         })
     }
@@ -75,74 +70,56 @@ impl Unit for WatchedUnit {
     }
 
     fn wanted_height(&self, run: &WatchedRun) -> u16 {
-        let tree = u16::try_from(run.forest.len()).unwrap_or(u16::MAX);
-        SwarmUnit
-            .wanted_height(&run.chain)
-            .max(tree.saturating_add(2))
+        u16::try_from(Rows::of(run).len().saturating_add(2)).unwrap_or(u16::MAX)
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, run: &WatchedRun, list: &ListView, seen: Seen) {
-        let direction = if area.width >= 100 {
-            Direction::Horizontal
-        } else {
-            Direction::Vertical
-        };
-        let [chain, tree] = Layout::default()
-            .direction(direction)
-            .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
-            .areas(area);
-        let agents = run.agents();
-        let named = if agents.is_empty() {
+        let rows = Rows::of(run);
+        let named = if rows.agents.is_empty() {
             "none yet".to_string()
         } else {
-            clean(&agents.join(", ")).into_owned()
+            clean(&rows.agents.join(", ")).into_owned()
         };
-        let title = format!(
+        let mut title = format!(
             "Watched agents: {named} · {} · {}",
             crate::words::plural(run.chain.counted, "handoff"),
             crate::words::plural(run.spend.model_calls, "model call")
         );
-        swarm::draw_titled(frame, chain, &run.chain, &ListView::default(), seen, &title);
-        let (rows, shown) = shown(run);
-        let mut title = format!(
-            " Span tree · {} · ↑↓ Enter ",
-            crate::words::plural(run.forest.len() as u64, "span")
-        );
-        if run.failed > 0 {
-            title.push_str(&format!("· {} failed ", run.failed));
-        }
-        let block = Block::default().borders(Borders::ALL).title(title);
-        let inner = block.inner(tree);
+        title.push_str(&list.title_words(["", ""]));
+        let mut block = block(PaneId::Pattern, &title, seen.focused).title_bottom(Line::styled(
+            format!(" {} ", pane::tree_heading(run)),
+            theme::dim(),
+        ));
+        let inner = block.inner(area);
+        let shown = rows.shown();
         let height = usize::from(inner.height);
         let first = list.first(&shown, height);
-        tree_pane::draw(frame, tree, (&run.forest, rows), first, block);
-        if seen.focused
-            && let Some(row) = list.row(&shown)
-            && row >= first
-            && row < first + height
-        {
-            let y = inner.y + u16::try_from(row - first).unwrap_or(0);
-            let line = Rect::new(inner.x, y, inner.width, 1);
-            frame
-                .buffer_mut()
-                .set_style(line, theme::dim().add_modifier(Modifier::REVERSED));
+        // What lies below the rows shown, on the border's right.
+        let below = rows.len().saturating_sub(first + height);
+        if below > 0 {
+            let more = format!(" …more ({below}): j/PgDn ");
+            block = block.title_bottom(Line::styled(more, theme::dim()).right_aligned());
         }
+        frame.render_widget(block, area);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let lines = pane::lines(
+            run,
+            &rows,
+            (list, &shown),
+            (first, height, usize::from(inner.width)),
+            seen,
+        );
+        frame.render_widget(Paragraph::new(lines), inner);
     }
 
-    /// The selected span whole: its ids, times, attributes and events.
+    /// The selected row's item whole: an agent's tally, a handoff, a tool
+    /// call, a span with its ids, times, attributes and events.
     fn details(&self, run: &WatchedRun, selection: &ListView) -> Option<Value> {
-        let (rows, shown) = shown(run);
-        let row = rows.get(selection.item(&shown)?)?;
-        let node = run.forest.get(row.id)?;
-        let Some(span) = &node.span else {
-            return Some(json!({
-                "span_id": span_hex(row.id),
-                "not_arrived": "its children named it; it has not ended yet",
-            }));
-        };
-        let mut value = serde_json::to_value(span).ok()?;
-        value["ms"] = json!(span.ms());
-        Some(value)
+        let rows = Rows::of(run);
+        let row = rows.get(selection.item(&rows.shown())?)?;
+        pane::details(run, &rows, row)
     }
 
     /// The run's model calls, tokens and cost, and where the cost came
@@ -166,7 +143,7 @@ impl Unit for WatchedUnit {
 
     /// The chain and the transfers, then the spans and their failures.
     fn tally(&self, run: &WatchedRun, outcome: &Outcome) -> Vec<Line<'static>> {
-        let mut lines = SwarmUnit.tally(&run.chain, outcome);
+        let mut lines = super::chain::SwarmUnit.tally(&run.chain, outcome);
         if run.spend.unpriced > 0 {
             lines.push(Line::raw(format!(
                 "unpriced    {}",
@@ -201,4 +178,8 @@ impl Unit for WatchedUnit {
 }
 
 #[cfg(test)]
+mod pane_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) mod tree_tests;

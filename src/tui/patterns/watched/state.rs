@@ -4,18 +4,18 @@
 //! from, each `span_arrived` added once, in time that does not grow with
 //! the run.
 
+use super::span_rows::SpanRows;
 use crate::bus::EventKind;
 use crate::patterns::events::{PatternEvent, TeamEvent};
 use crate::tui::patterns::chain::state::{Chain, Link};
 use crate::tui::patterns::folding::Fold;
 use crate::tui::state::outcome::Outcome;
-use crate::tui::watched::tree::{TreeRow, rows};
 use crate::watch::forest::Forest;
+use crate::watch::forest::Inserted;
 use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
 pub(crate) struct WatchedRun {
@@ -29,11 +29,15 @@ pub(crate) struct WatchedRun {
     /// The agents told, in the order first told (taking a turn, or at
     /// either end of a handoff).
     told_agents: Vec<String>,
+    /// The turns each agent took, as told.
+    pub(crate) turns: HashMap<String, u32>,
+    /// The tool calls each agent made, as told (the chain keeps only
+    /// the latest of a long run).
+    pub(crate) tool_calls: HashMap<String, u64>,
     /// Each agent's earliest start (ns) among its agent spans arrived.
     pub(crate) agent_starts: HashMap<String, u64>,
-    /// The span tree's rows, made when first drawn after a span came
-    /// (at most once a frame, never once a span).
-    rows: OnceLock<Vec<TreeRow>>,
+    /// The span tree's rows, each span put in its place as it comes.
+    pub(crate) tree: SpanRows,
 }
 
 /// The run's model calls, their tokens and cost, and where the cost came
@@ -73,8 +77,10 @@ impl Default for WatchedRun {
             unread: 0,
             spend: Spend::default(),
             told_agents: Vec::new(),
+            turns: HashMap::new(),
+            tool_calls: HashMap::new(),
             agent_starts: HashMap::new(),
-            rows: OnceLock::new(),
+            tree: SpanRows::default(),
         }
     }
 }
@@ -92,11 +98,6 @@ impl PartialEq for WatchedRun {
 }
 
 impl WatchedRun {
-    /// The span tree's rows as the forest stands.
-    pub(crate) fn rows(&self) -> &[TreeRow] {
-        self.rows.get_or_init(|| rows(&self.forest))
-    }
-
     /// The run's agents in the order they started: by their agent
     /// span's start where one arrived (a coordinator's span ends, and
     /// arrives, after its delegates' turns), then those without one in
@@ -158,8 +159,10 @@ impl Fold for WatchedRun {
                             let start = self.agent_starts.entry(agent).or_insert(span.start_ns);
                             *start = (*start).min(span.start_ns);
                         }
-                        self.forest.insert(span);
-                        self.rows = OnceLock::new();
+                        let id = span.span_id;
+                        if let Inserted::Kept | Inserted::CutCircle = self.forest.insert(span) {
+                            self.tree.insert(&self.forest, id);
+                        }
                     }
                     Err(_) => self.unread += 1,
                 }
@@ -185,7 +188,13 @@ impl Fold for WatchedRun {
                     EventKind::Pattern(PatternEvent::Team(TeamEvent::TurnStarted {
                         agent,
                         ..
-                    })) => self.told(agent),
+                    })) => {
+                        self.told(agent);
+                        *self.turns.entry(agent.clone()).or_default() += 1;
+                    }
+                    EventKind::Pattern(PatternEvent::Team(TeamEvent::ToolUsed {
+                        agent, ..
+                    })) => *self.tool_calls.entry(agent.clone()).or_default() += 1,
                     EventKind::Pattern(PatternEvent::Team(TeamEvent::HandoffAccepted {
                         from,
                         to,

@@ -1,7 +1,7 @@
 //! A captured LangGraph run, told as events by the watch and folded by
 //! the unit a watched run is seated with: its chain, its spans and its
-//! spend are the summary's, its pane draws the span tree, the keys move
-//! through it and `Enter` shows the span whole.
+//! spend are the summary's, its pane draws the chain and the span tree as
+//! one list, the keys move through it and `Enter` shows a span whole.
 
 use super::WatchedUnit;
 use super::state::WatchedRun;
@@ -78,26 +78,46 @@ fn a_watched_run_folds_the_summarys_chain_and_spend_and_draws_its_span_tree() {
         "the chain starts with its first agent"
     );
 
-    for size in [(160, 40), (80, 40)] {
-        let shown = screen(run, &ListView::default(), size);
+    // Tall enough for every row, from the top.
+    for size in [(160, 200), (80, 200)] {
+        let shown = screen(run, &ListView::at(0), size);
         assert!(
             shown.contains(&format!("Span tree · {spans} spans")),
             "{shown}"
         );
         assert!(shown.contains("◆ LangGraph"), "{shown}");
         assert!(shown.contains("supervisor"), "{shown}");
+        assert!(shown.contains("Watched agents: "), "{shown}");
     }
 
-    // The keys move through the tree; Enter shows the selected span.
+    // One list: the agents, handoffs and tool calls, then the tree. The
+    // list follows its last row; from the top the keys walk down into
+    // the tree, and Enter shows the selected span whole.
     let mut list = ListView::default();
-    let first = WatchedUnit.details(run, &list).unwrap();
-    assert_eq!(first["name"], "LangGraph");
+    let last = WatchedUnit.details(run, &list).unwrap();
+    WatchedUnit.navigate(&mut list, Action::Top, run, 10);
+    let agent = WatchedUnit.details(run, &list).unwrap();
+    assert_eq!(
+        agent["agent"],
+        run.agents()[0],
+        "the agent that started first"
+    );
+    let mut root = None;
+    for _ in 0..200 {
+        WatchedUnit.navigate(&mut list, Action::Down, run, 10);
+        let item = WatchedUnit.details(run, &list).unwrap();
+        if item["name"] == "LangGraph" {
+            root = Some(item);
+            break;
+        }
+    }
+    let root = root.expect("the tree's root below the chain");
     WatchedUnit.navigate(&mut list, Action::Down, run, 10);
     let second = WatchedUnit.details(run, &list).unwrap();
-    assert_eq!(second["parent"], first["span_id"]);
+    assert_eq!(second["parent"], root["span_id"]);
     assert!(second["ms"].is_u64());
     WatchedUnit.navigate(&mut list, Action::Bottom, run, 10);
-    let last = WatchedUnit.details(run, &list).unwrap();
+    assert_eq!(WatchedUnit.details(run, &list).unwrap(), last);
     assert_ne!(last["span_id"], second["span_id"]);
 }
 

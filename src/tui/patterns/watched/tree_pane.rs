@@ -9,14 +9,19 @@ use crate::sanitize::clean;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::millis;
+#[cfg(test)]
 use crate::watch::forest::Forest;
 use crate::watch::span::span_hex;
+#[cfg(test)]
 use ratatui::Frame;
+#[cfg(test)]
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+#[cfg(test)]
 use ratatui::widgets::{Block, Paragraph};
 
+#[cfg(test)]
 /// Draw the tree `rows` of `forest` in `area` framed by `block`, from
 /// row `scroll` on; only the rows shown are looked at.
 pub(crate) fn draw(
@@ -47,7 +52,11 @@ pub(crate) fn draw(
 }
 
 /// One row: the guides, the mark, the name and the duration.
-fn line(row: &TreeRow, span: Option<&crate::watch::span::Span>, width: usize) -> Line<'static> {
+pub(crate) fn line(
+    row: &TreeRow,
+    span: Option<&crate::watch::span::Span>,
+    width: usize,
+) -> Line<'static> {
     let mut guide = String::new();
     for (depth, last) in row.lasts.iter().enumerate() {
         let own = depth + 1 == row.lasts.len();

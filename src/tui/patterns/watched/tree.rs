@@ -5,6 +5,7 @@
 //! parent still running) and whether it lies on the critical path. Pure:
 //! the forest in, rows out; the pane draws them and mutates nothing.
 
+#[cfg(test)]
 use crate::watch::forest::Forest;
 use crate::watch::span::SpanId;
 
@@ -24,6 +25,7 @@ pub(crate) struct TreeRow {
     pub(crate) critical: bool,
 }
 
+#[cfg(test)]
 /// Where a subtree starts and ends, in nanoseconds: the span's own times,
 /// or for a placeholder the earliest start and latest end below it.
 fn extent(forest: &Forest, id: SpanId) -> (u64, u64) {
@@ -47,6 +49,7 @@ fn extent(forest: &Forest, id: SpanId) -> (u64, u64) {
     if lo == u64::MAX { (0, 0) } else { (lo, hi) }
 }
 
+#[cfg(test)]
 /// A node's children in the order they started (arrival breaks ties).
 fn children_by_start(forest: &Forest, id: SpanId) -> Vec<(SpanId, (u64, u64))> {
     let Some(node) = forest.get(id) else {
@@ -61,6 +64,7 @@ fn children_by_start(forest: &Forest, id: SpanId) -> Vec<(SpanId, (u64, u64))> {
     children
 }
 
+#[cfg(test)]
 /// The critical path: from the top that ends last (the root, once it has
 /// arrived), down through the child that ends last at every level; the
 /// span that finished last is what held its parent up, as trace viewers
@@ -89,6 +93,7 @@ pub(crate) fn critical_path(forest: &Forest) -> Vec<SpanId> {
     path
 }
 
+#[cfg(test)]
 /// Every node of `forest` as a row, depth first.
 pub(crate) fn rows(forest: &Forest) -> Vec<TreeRow> {
     let critical = critical_path(forest);
