@@ -165,10 +165,34 @@ fn every_tab_is_shown_when_selected(session: &mut Session) {
     );
 }
 
-/// Each pane of the run on screen but the pattern's (whose rows are
-/// the watched unit's, tested with them), focused by its number, to its
-/// last row and back.
+/// Whether a row of the span tree names `name` (the event log's lines of
+/// the same spans say `span_arrived`).
+fn in_tree(screen: &str, name: &str) -> bool {
+    screen
+        .lines()
+        .any(|l| l.contains(name) && l.contains('─') && !l.contains("span_arrived"))
+}
+
+/// Each pane of the run on screen, focused by its number, to its last
+/// row and back.
 fn every_pane_scrolls_to_its_last_row(session: &mut Session) {
+    // [2] the pattern pane: its one list (agents, handoffs, tool calls,
+    // then the span tree) ends with the tree's last row at its bottom.
+    session.press("2");
+    session.press("\x1b[F");
+    session.wait_for("the tree's last row", |t| in_tree(t, "tool call 9-5"));
+    assert!(
+        in_tree(&session.text(), "tool call 9-4"),
+        "{}",
+        session.text()
+    );
+    session.press("g");
+    session.wait_for("the list from its top", |t| !in_tree(t, "tool call 9-5"));
+    page_down_to(
+        session,
+        |t| in_tree(t, "tool call 9-5"),
+        |t| in_tree(t, "tool call 9-4"),
+    );
     // [3] the event log follows its newest line (the run's end) until
     // scrolled up, and from `G` again.
     session.press("3");
