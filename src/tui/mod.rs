@@ -5,6 +5,8 @@
 //! most 30 times a second, and not at all while nothing changes.
 
 pub mod app;
+#[cfg(test)]
+pub(crate) mod buffer_text;
 pub(crate) mod catalog;
 pub(crate) mod compare;
 pub(crate) mod document;

@@ -165,34 +165,35 @@ async fn each_trace_is_a_run_of_the_dashboard_numbered_as_its_runs_are() {
     assert!(!again.shown_as.contains_key(&11), "its trace is let go");
 }
 
+/// Trace `trace`'s whole run sent, settled and taken.
+async fn run_whole(app: &mut App, watch: &mut Watch, trace: u128) {
+    take_all(app, watch.take(&batch(whole_run(trace))));
+    tokio::time::advance(Duration::from_millis(200)).await;
+    take_all(app, watch.settle(tokio::time::Instant::now()));
+}
+
+/// The runs on the dashboard, by their top span.
+fn kept(app: &App) -> Vec<String> {
+    app.runs
+        .iter()
+        .map(|s| s.state.root_span.clone().unwrap_or_default())
+        .collect()
+}
+
 #[tokio::test(start_paused = true)]
 async fn finished_runs_beyond_those_the_watch_holds_are_let_go_never_the_one_shown() {
     let mut app = watching_app(2, false);
     let mut watch = watch();
     for trace in 1..=5 {
-        take_all(&mut app, watch.take(&batch(whole_run(trace))));
-        tokio::time::advance(Duration::from_millis(200)).await;
-        take_all(&mut app, watch.settle(tokio::time::Instant::now()));
+        run_whole(&mut app, &mut watch, trace).await;
     }
     // The first run stays while it is shown; the oldest others go.
-    let kept: Vec<String> = app
-        .runs
-        .iter()
-        .map(|s| s.state.root_span.clone().unwrap())
-        .collect();
-    assert_eq!(kept, vec!["workflow 1", "workflow 5"]);
+    assert_eq!(kept(&app), vec!["workflow 1", "workflow 5"]);
     assert_eq!(app.runs.selected, 0);
     // Another run on screen: the first may go when the next one ends.
     app.runs.selected = 1;
-    take_all(&mut app, watch.take(&batch(whole_run(6))));
-    tokio::time::advance(Duration::from_millis(200)).await;
-    take_all(&mut app, watch.settle(tokio::time::Instant::now()));
-    let kept: Vec<String> = app
-        .runs
-        .iter()
-        .map(|s| s.state.root_span.clone().unwrap())
-        .collect();
-    assert_eq!(kept, vec!["workflow 5", "workflow 6"]);
+    run_whole(&mut app, &mut watch, 6).await;
+    assert_eq!(kept(&app), vec!["workflow 5", "workflow 6"]);
     assert_eq!(
         app.run().unwrap().state.root_span.as_deref(),
         Some("workflow 5"),

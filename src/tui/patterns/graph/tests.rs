@@ -136,16 +136,7 @@ pub(super) fn wide(wide: usize) -> Plan {
     Plan::new(nodes, edges)
 }
 
-fn text(buffer: &Buffer) -> String {
-    let area = buffer.area;
-    (0..area.height)
-        .map(|y| {
-            let line: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use crate::tui::buffer_text::text;
 
 fn drawn(fold: &GraphFold, selected: Option<usize>, zoom: Zoom, size: (u16, u16)) -> Buffer {
     let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();

@@ -9,7 +9,6 @@ use crate::watch::forest::{Forest, Inserted};
 use crate::watch::span::{Span, Value};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
 use ratatui::widgets::Block;
 const MS: u64 = 1_000_000;
 
@@ -95,16 +94,7 @@ pub(crate) fn run_spans() -> Vec<Span> {
     ]
 }
 
-pub(crate) fn text(buffer: &Buffer) -> String {
-    let area = buffer.area;
-    (0..area.height)
-        .map(|y| {
-            let line: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+pub(crate) use crate::tui::buffer_text::text;
 
 fn tree_drawn(forest: &Forest) -> String {
     let mut terminal = Terminal::new(TestBackend::new(64, 10)).unwrap();
