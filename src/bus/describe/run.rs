@@ -48,10 +48,9 @@ pub(super) fn line<P>(kind: &EventKind<P>) -> Option<String> {
         EventKind::SpanArrived {
             span_kind,
             under_placeholder,
-            span,
+            name,
             ..
         } => {
-            let name = span.get("name").and_then(|n| n.as_str()).unwrap_or("");
             let wait = if *under_placeholder {
                 " (parent not arrived)"
             } else {

@@ -29,7 +29,8 @@ mod wire;
 
 pub use start::RunStarted;
 pub use values::{
-    BudgetKind, CallOutcome, FlagState, GateKind, GatePoint, RunModel, RunStatus, TokenUsage,
+    BudgetKind, CallOutcome, FlagState, GateKind, GatePoint, RunModel, RunStatus, SpanJson,
+    TokenUsage,
 };
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
@@ -338,7 +339,15 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         /// span's (a dated snapshot priced as its base name).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         priced_as: Option<String>,
-        span: Box<serde_json::Value>,
+        /// The span's name, and whether it has no parent (the run's top).
+        #[serde(default)]
+        name: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        top: bool,
+        /// The agent an agent span names, as the watch read it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        span: SpanJson,
     },
     /// A steering decision made in a watched run through its hook
     /// (docs/steer.md), as the run's watch recording holds it: only a

@@ -187,3 +187,44 @@ pub enum Extracted {
     /// Inside prose, between words before or after it.
     Prose,
 }
+
+/// A watched span as JSON text (`conclave watch`'s compact span, as its
+/// recordings write it): written once where the watch tells the span,
+/// read where a pane needs it whole, and kept as one string in between
+/// rather than a tree of values (a run of 20,000 spans holds 20,000 of
+/// them). Written into an event's JSON as the object it is.
+#[derive(Clone, Debug)]
+pub struct SpanJson(Box<serde_json::value::RawValue>);
+
+impl SpanJson {
+    /// `span` as JSON text.
+    pub fn of<T: Serialize>(span: &T) -> Result<SpanJson, serde_json::Error> {
+        serde_json::value::to_raw_value(span).map(SpanJson)
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for SpanJson {
+    fn eq(&self, other: &SpanJson) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Serialize for SpanJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SpanJson {
+    /// Read through a value, so that an event read from any source (a
+    /// file, a message, a value in a test) gives its span.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SpanJson, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        SpanJson::of(&value).map_err(serde::de::Error::custom)
+    }
+}

@@ -108,7 +108,7 @@ impl App {
         }
         let first = events.iter().find_map(|e| match &e.kind {
             crate::bus::EventKind::SpanArrived { span, .. } => {
-                serde_json::from_value::<crate::watch::span::Span>((**span).clone()).ok()
+                serde_json::from_str::<crate::watch::span::Span>(span.get()).ok()
             }
             _ => None,
         });

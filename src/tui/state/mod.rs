@@ -202,11 +202,8 @@ impl RunState {
                 asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
             }
-            EventKind::SpanArrived { span, .. } => {
-                if self.root_span.is_none()
-                    && span.get("parent").is_none()
-                    && let Some(name) = span.get("name").and_then(|n| n.as_str())
-                {
+            EventKind::SpanArrived { top, name, .. } => {
+                if self.root_span.is_none() && *top {
                     self.root_span = Some(crate::sanitize::clean(name).into_owned());
                 }
                 self.pattern.apply(kind, t_ms)

@@ -30,7 +30,7 @@ use super::runs::Arrival;
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
 use super::vocab::{Kind, framework_of};
-use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus};
+use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus, SpanJson};
 use crate::scenario::{PatternKind, PriceTable, Scenario};
 use crate::stop::StopReason;
 use chain::Chain;
@@ -138,8 +138,13 @@ impl Translator {
                 Kind::Model => priced(&reading, prices),
                 _ => (None, None),
             };
+            let agent = (kind == Kind::Agent)
+                .then(|| reading.agent.clone())
+                .flatten();
             self.readings.insert(id, reading);
-            let span = serde_json::to_value(&arrival.span).unwrap_or_default();
+            let Ok(span) = SpanJson::of(&arrival.span) else {
+                continue;
+            };
             self.out.push(
                 arrival.at_ms,
                 EventKind::SpanArrived {
@@ -148,7 +153,10 @@ impl Translator {
                     call,
                     cost_from: cost.map(|(_, from)| cost_word(from).to_string()),
                     priced_as,
-                    span: Box::new(span),
+                    name: crate::sanitize::clean(&arrival.span.name).into_owned(),
+                    top: arrival.span.parent.is_none(),
+                    agent,
+                    span,
                 },
             );
             ready.push(id);

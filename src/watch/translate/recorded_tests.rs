@@ -103,9 +103,7 @@ fn a_recordings_steering_decisions_are_told_among_its_spans_by_their_time() {
     let told: Vec<(u64, String, String)> = events
         .iter()
         .map(|e| match &e.kind {
-            EventKind::SpanArrived { span, .. } => {
-                (e.t_ms, "span".into(), span["name"].to_string())
-            }
+            EventKind::SpanArrived { name, .. } => (e.t_ms, "span".into(), format!("\"{name}\"")),
             kind => (e.t_ms, kind_name(kind).to_string(), describe(kind)),
         })
         .filter(|(_, kind, _)| kind == "span" || kind == "steered")

@@ -14,7 +14,6 @@ use crate::watch::forest::Forest;
 use crate::watch::forest::Inserted;
 use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
-use serde::Deserialize;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -142,7 +141,7 @@ impl Fold for WatchedRun {
             EventKind::SpanArrived {
                 span,
                 cost_from,
-                span_kind,
+                agent,
                 ..
             } => {
                 match cost_from.as_deref() {
@@ -150,13 +149,14 @@ impl Fold for WatchedRun {
                     Some(_) => self.spend.from_table = true,
                     None => {}
                 }
-                match Span::deserialize(span.as_ref()) {
+                match serde_json::from_str::<Span>(span.get()) {
                     Ok(span) => {
                         self.failed += u64::from(span.error.is_some());
-                        if span_kind == "agent"
-                            && let Some(agent) = crate::watch::read::read(&span).agent
-                        {
-                            let start = self.agent_starts.entry(agent).or_insert(span.start_ns);
+                        if let Some(agent) = agent {
+                            let start = self
+                                .agent_starts
+                                .entry(agent.clone())
+                                .or_insert(span.start_ns);
                             *start = (*start).min(span.start_ns);
                         }
                         let id = span.span_id;

@@ -196,7 +196,6 @@ impl Draw {
 #[test]
 fn the_rows_kept_as_spans_arrive_are_the_rows_made_from_scratch_on_every_captured_trace() {
     use crate::bus::EventKind;
-    use serde::Deserialize;
     let mut draw = Draw(0x5eed);
     let mut traces = 0;
     for set in crate::watch::translate::tests::sets() {
@@ -204,7 +203,9 @@ fn the_rows_kept_as_spans_arrive_are_the_rows_made_from_scratch_on_every_capture
             let spans: Vec<Span> = events
                 .iter()
                 .filter_map(|e| match &e.kind {
-                    EventKind::SpanArrived { span, .. } => Span::deserialize(span.as_ref()).ok(),
+                    EventKind::SpanArrived { span, .. } => {
+                        serde_json::from_str::<Span>(span.get()).ok()
+                    }
                     _ => None,
                 })
                 .collect();
