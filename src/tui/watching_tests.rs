@@ -150,6 +150,16 @@ async fn each_trace_is_a_run_of_the_dashboard_numbered_as_its_runs_are() {
         );
     }
     assert_eq!(runs[0].watched_trace(), Some(11));
+    assert!(
+        runs[0].state.log.events.iter().any(|e| matches!(
+            e.kind,
+            crate::bus::EventKind::SpanArrived {
+                under_placeholder: true,
+                ..
+            }
+        )),
+        "a span whose parent has not come is told so"
+    );
     assert_eq!(runs[1].scenario.name, "watch_shop");
     // The first run is shown; a later one does not take the screen.
     assert_eq!(app.runs.selected, 0);

@@ -7,7 +7,7 @@
 use super::read::Reading;
 use super::receive::Batch;
 use super::record;
-use super::runs::{Limits, Runs};
+use super::runs::{Arrival, Limits, Runs};
 use super::span::{TraceId, spans_of};
 use super::steer::words::decision_words;
 use super::summary::{WatchSummary, summarise};
@@ -97,8 +97,10 @@ const ENDED: usize = 1024;
 
 impl Watch {
     pub(crate) fn new(options: WatchOptions) -> Watch {
+        let mut runs = Runs::new(options.limits);
+        runs.keep_arrivals = options.record_dir.is_some();
         Watch {
-            runs: Runs::new(options.limits),
+            runs,
             options,
             finished: 0,
             told_dropped: 0,
@@ -115,15 +117,15 @@ impl Watch {
         let wanted = self.runs.room_wanted(&spans);
         let early = self.runs.finish_early(wanted);
         let mut feed = self.finish(early, batch.received);
-        let mut readings = Vec::new();
+        let mut told = Vec::new();
         let opened = self.runs.accept_read(
             spans,
             batch.received,
-            self.options.tell.then_some(&mut readings),
+            self.options.tell.then_some(&mut told),
         );
         feed.extend(opened.iter().map(|id| WatchFeed::Opened(*id)));
         if self.options.tell {
-            self.tell_arrivals(readings, &mut feed);
+            self.tell_arrivals(told, &mut feed);
         }
         if self.runs.dropped_spans > self.told_dropped {
             self.told_dropped = self.runs.dropped_spans;
@@ -136,28 +138,30 @@ impl Watch {
         feed
     }
 
-    /// The spans just kept, told as their runs' events: each run's new
-    /// arrivals are the last of its arrivals, as many as it has readings.
-    fn tell_arrivals(&mut self, readings: Vec<(TraceId, Reading)>, feed: &mut Vec<WatchFeed>) {
-        let mut by_run: Vec<(TraceId, Vec<Reading>)> = Vec::new();
-        for (id, reading) in readings {
-            match by_run.iter_mut().find(|(run, _)| *run == id) {
-                Some((_, read)) => read.push(reading),
-                None => by_run.push((id, vec![reading])),
+    /// The spans just kept, told as their runs' events, each run's in
+    /// the order they came.
+    fn tell_arrivals(&mut self, told: Vec<(TraceId, Arrival, Reading)>, feed: &mut Vec<WatchFeed>) {
+        let mut by_run: Vec<(TraceId, Vec<Arrival>, Vec<Reading>)> = Vec::new();
+        for (id, arrival, reading) in told {
+            match by_run.iter_mut().find(|(run, ..)| *run == id) {
+                Some((_, arrivals, read)) => {
+                    arrivals.push(arrival);
+                    read.push(reading);
+                }
+                None => by_run.push((id, vec![arrival], vec![reading])),
             }
         }
         let prices = self.options.prices.as_ref();
-        for (id, read) in by_run {
+        for (id, arrivals, read) in by_run {
             let Some(run) = self.runs.get(id) else {
                 continue;
             };
-            let from = run.arrivals.len().saturating_sub(read.len());
             let translator = self
                 .telling
                 .translators
                 .entry(id)
                 .or_insert_with(|| Translator::new(0, id));
-            let events = translator.take_read(&run.arrivals[from..], read, &run.forest, prices);
+            let events = translator.take_read(&arrivals, read, &run.forest, prices);
             if !events.is_empty() {
                 feed.push(WatchFeed::Told { run: id, events });
             }

@@ -93,12 +93,16 @@ pub struct Runs {
     pub dropped_spans: u64,
     /// Spans that came for a run already finished (not kept).
     pub late_spans: u64,
+    /// Keep every run's arrivals (its recording writes them); a watch
+    /// that records nothing keeps none.
+    pub(crate) keep_arrivals: bool,
 }
 
 impl Runs {
     pub fn new(limits: Limits) -> Runs {
         Runs {
             limits,
+            keep_arrivals: true,
             ..Runs::default()
         }
     }
@@ -111,14 +115,14 @@ impl Runs {
         self.accept_read(spans, now, None)
     }
 
-    /// [`Runs::accept`], each kept span's reading handed to `readings`
-    /// with its run, in arrival order: a span is read once, here, and
-    /// the watch's telling of it as events uses the same reading.
+    /// [`Runs::accept`], each kept span's arrival and reading handed to
+    /// `told` with its run, in arrival order: a span is read once, here,
+    /// and the watch's telling of it as events uses the same reading.
     pub(crate) fn accept_read(
         &mut self,
         spans: Vec<Span>,
         now: Instant,
-        mut readings: Option<&mut Vec<(TraceId, Reading)>>,
+        mut told: Option<&mut Vec<(TraceId, Arrival, Reading)>>,
     ) -> Vec<TraceId> {
         let mut opened = Vec::new();
         let in_batch: HashSet<(TraceId, SpanId)> =
@@ -141,23 +145,30 @@ impl Runs {
                 run.forest.get(p).is_none_or(|n| n.span.is_none())
                     && !in_batch.contains(&(span.trace_id, p))
             });
-            let kind = reading.kind();
-            let arrival = Arrival {
+            // The span as it came, for the recording and the telling (the
+            // forest may cut a circle through it); without either, none.
+            let arrival = (self.keep_arrivals || told.is_some()).then(|| Arrival {
                 at_ms: ms_between(run.first_at, now),
                 span: span.clone(),
-                kind,
+                kind: reading.kind(),
                 under_placeholder,
-            };
-            if matches!(
+            });
+            let kept = matches!(
                 run.forest.insert(span),
                 Inserted::Kept | Inserted::CutCircle
-            ) {
-                run.arrivals.push(arrival);
-                if let Some(readings) = readings.as_deref_mut() {
-                    readings.push((id, reading));
-                }
-            }
+            );
             run.last_at = now;
+            let Some(arrival) = arrival.filter(|_| kept) else {
+                continue;
+            };
+            match told.as_deref_mut() {
+                Some(told) if self.keep_arrivals => {
+                    run.arrivals.push(arrival.clone());
+                    told.push((id, arrival, reading));
+                }
+                Some(told) => told.push((id, arrival, reading)),
+                None => run.arrivals.push(arrival),
+            }
         }
         opened
     }

@@ -25,13 +25,56 @@ pub(crate) type TraceId = u128;
 pub(crate) type SpanId = u64;
 
 /// An attribute's value. Arrays and maps are kept as their JSON text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Written as the plain JSON value it holds, and read back from one by
+/// its JSON type (a whole number past `i64` is a float), without trying
+/// each kind in turn.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub(crate) enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
     Str(String),
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl serde::de::Visitor<'_> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a boolean, a number or a string")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Int(n))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(i64::try_from(n).map_or(Value::Float(n as f64), Value::Int))
+    }
+
+    fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
+        Ok(Value::Float(x))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::Str(s.to_string()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::Str(s))
+    }
 }
 
 impl Value {
@@ -273,5 +316,38 @@ mod hex_parent {
         let text = Option::<String>::deserialize(d)?;
         text.map(|t| u64::from_str_radix(&t, 16).map_err(D::Error::custom))
             .transpose()
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::Value;
+
+    #[test]
+    fn a_value_reads_back_as_it_was_written_and_refuses_what_no_value_is() {
+        let values = [
+            Value::Bool(true),
+            Value::Int(-7),
+            Value::Int(i64::MAX),
+            Value::Float(0.25),
+            Value::Str("12".into()),
+            Value::Str(String::new()),
+        ];
+        for value in values {
+            let text = serde_json::to_string(&value).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).unwrap(),
+                value,
+                "{text}"
+            );
+        }
+        // A whole number past i64 is a float, as JSON reads it.
+        assert_eq!(
+            serde_json::from_str::<Value>("18446744073709551615").unwrap(),
+            Value::Float(18_446_744_073_709_551_615.0)
+        );
+        for none in ["null", "[1]", "{\"a\": 1}"] {
+            assert!(serde_json::from_str::<Value>(none).is_err(), "{none}");
+        }
     }
 }
