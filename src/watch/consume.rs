@@ -7,7 +7,7 @@
 use super::read::Reading;
 use super::receive::Batch;
 use super::record;
-use super::runs::{Arrival, Limits, Runs};
+use super::runs::{Came, Limits, Runs};
 use super::span::{TraceId, spans_of};
 use super::steer::words::decision_words;
 use super::summary::{WatchSummary, summarise};
@@ -140,8 +140,8 @@ impl Watch {
 
     /// The spans just kept, told as their runs' events, each run's in
     /// the order they came.
-    fn tell_arrivals(&mut self, told: Vec<(TraceId, Arrival, Reading)>, feed: &mut Vec<WatchFeed>) {
-        let mut by_run: Vec<(TraceId, Vec<Arrival>, Vec<Reading>)> = Vec::new();
+    fn tell_arrivals(&mut self, told: Vec<(TraceId, Came, Reading)>, feed: &mut Vec<WatchFeed>) {
+        let mut by_run: Vec<(TraceId, Vec<Came>, Vec<Reading>)> = Vec::new();
         for (id, arrival, reading) in told {
             match by_run.iter_mut().find(|(run, ..)| *run == id) {
                 Some((_, arrivals, read)) => {

@@ -60,6 +60,25 @@ pub struct Arrival {
     pub under_placeholder: bool,
 }
 
+/// A span's arrival without the span (the run's forest holds it): what
+/// the telling of it as events needs besides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Came {
+    pub(crate) span: SpanId,
+    pub(crate) at_ms: u64,
+    pub(crate) under_placeholder: bool,
+}
+
+impl Came {
+    pub(crate) fn of(arrival: &Arrival) -> Came {
+        Came {
+            span: arrival.span.span_id,
+            at_ms: arrival.at_ms,
+            under_placeholder: arrival.under_placeholder,
+        }
+    }
+}
+
 /// One watched run.
 #[derive(Debug)]
 pub struct Run {
@@ -122,7 +141,7 @@ impl Runs {
         &mut self,
         spans: Vec<Span>,
         now: Instant,
-        mut told: Option<&mut Vec<(TraceId, Arrival, Reading)>>,
+        mut told: Option<&mut Vec<(TraceId, Came, Reading)>>,
     ) -> Vec<TraceId> {
         let mut opened = Vec::new();
         let in_batch: HashSet<(TraceId, SpanId)> =
@@ -145,10 +164,15 @@ impl Runs {
                 run.forest.get(p).is_none_or(|n| n.span.is_none())
                     && !in_batch.contains(&(span.trace_id, p))
             });
-            // The span as it came, for the recording and the telling (the
-            // forest may cut a circle through it); without either, none.
-            let arrival = (self.keep_arrivals || told.is_some()).then(|| Arrival {
+            let came = Came {
+                span: span.span_id,
                 at_ms: ms_between(run.first_at, now),
+                under_placeholder,
+            };
+            // The span as it came, for the recording (the forest may cut
+            // a circle through it); a watch that records keeps them.
+            let arrival = self.keep_arrivals.then(|| Arrival {
+                at_ms: came.at_ms,
                 span: span.clone(),
                 kind: reading.kind(),
                 under_placeholder,
@@ -158,16 +182,12 @@ impl Runs {
                 Inserted::Kept | Inserted::CutCircle
             );
             run.last_at = now;
-            let Some(arrival) = arrival.filter(|_| kept) else {
+            if !kept {
                 continue;
-            };
-            match told.as_deref_mut() {
-                Some(told) if self.keep_arrivals => {
-                    run.arrivals.push(arrival.clone());
-                    told.push((id, arrival, reading));
-                }
-                Some(told) => told.push((id, arrival, reading)),
-                None => run.arrivals.push(arrival),
+            }
+            run.arrivals.extend(arrival);
+            if let Some(told) = told.as_deref_mut() {
+                told.push((id, came, reading));
             }
         }
         opened

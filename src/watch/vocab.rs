@@ -34,6 +34,23 @@ pub(crate) enum Kind {
     Generic,
 }
 
+impl Kind {
+    /// The kind as recordings and events write it (`model`, `tool` …).
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Kind::Agent => "agent",
+            Kind::Model => "model",
+            Kind::Tool => "tool",
+            Kind::Handoff => "handoff",
+            Kind::Guardrail => "guardrail",
+            Kind::Workflow => "workflow",
+            Kind::Chain => "chain",
+            Kind::Setup => "setup",
+            Kind::Generic => "generic",
+        }
+    }
+}
+
 /// What a row reads off a span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Says {
@@ -356,4 +373,27 @@ pub(crate) fn framework_of(scope: &str) -> Option<&'static str> {
         .iter()
         .find(|(prefix, _)| scope.starts_with(prefix))
         .map(|(_, name)| *name)
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::Kind;
+
+    #[test]
+    fn a_kinds_word_is_the_name_its_recordings_write() {
+        let kinds = [
+            Kind::Agent,
+            Kind::Model,
+            Kind::Tool,
+            Kind::Handoff,
+            Kind::Guardrail,
+            Kind::Workflow,
+            Kind::Chain,
+            Kind::Setup,
+            Kind::Generic,
+        ];
+        for kind in kinds {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.word(), "{kind:?}");
+        }
+    }
 }

@@ -26,7 +26,7 @@ pub(crate) mod recorded;
 use super::acting::{CostFrom, priced};
 use super::forest::Forest;
 use super::read::{Reading, read};
-use super::runs::Arrival;
+use super::runs::{Arrival, Came};
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
 use super::vocab::{Kind, framework_of};
@@ -106,28 +106,33 @@ impl Translator {
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
         let readings = arrivals.iter().map(|a| read(&a.span)).collect();
-        self.take_read(arrivals, readings, forest, prices)
+        let came: Vec<Came> = arrivals.iter().map(Came::of).collect();
+        self.take_read(&came, readings, forest, prices)
     }
 
-    /// [`Translator::take`], each arrival's reading made already (the
-    /// watch reads a span once, as it takes it in): `readings` are the
-    /// arrivals', in their order.
+    /// [`Translator::take`], each span's reading made already (the watch
+    /// reads a span once, as it takes it in): `readings` are the spans
+    /// `came`'s, in their order, and the spans themselves are `forest`'s.
     pub(crate) fn take_read(
         &mut self,
-        arrivals: &[Arrival],
+        came: &[Came],
         readings: Vec<Reading>,
         forest: &Forest,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
-        let Some(last) = arrivals.last() else {
+        let Some(last) = came.last() else {
             return Vec::new();
         };
+        let span_of = |c: &Came| forest.get(c.span).and_then(|n| n.span.as_ref());
         if self.out.seq == 0 {
-            self.start(Some(&arrivals[0]), forest);
+            self.start(span_of(&came[0]).map(|s| (s, came[0].at_ms)), forest);
         }
         let mut ready = Vec::new();
-        for (arrival, reading) in arrivals.iter().zip(readings) {
-            let id = arrival.span.span_id;
+        for (arrival, reading) in came.iter().zip(readings) {
+            let id = arrival.span;
+            let Some(span) = span_of(arrival) else {
+                continue;
+            };
             let kind = reading.kind();
             let call = matches!(kind, Kind::Model | Kind::Tool).then(|| {
                 self.next_call += 1;
@@ -142,7 +147,11 @@ impl Translator {
                 .then(|| reading.agent.clone())
                 .flatten();
             self.readings.insert(id, reading);
-            let Ok(span) = SpanJson::of(&arrival.span) else {
+            let (name, top) = (
+                crate::sanitize::clean(&span.name).into_owned(),
+                span.parent.is_none(),
+            );
+            let Ok(span) = SpanJson::of(span) else {
                 continue;
             };
             self.out.push(
@@ -153,8 +162,8 @@ impl Translator {
                     call,
                     cost_from: cost.map(|(_, from)| cost_word(from).to_string()),
                     priced_as,
-                    name: crate::sanitize::clean(&arrival.span.name).into_owned(),
-                    top: arrival.span.parent.is_none(),
+                    name,
+                    top,
                     agent,
                     span,
                 },
@@ -249,8 +258,8 @@ impl Translator {
 
     /// The run's first event, at its first span's arrival (or, for a
     /// hooked run, at its hook's first word).
-    fn start(&mut self, first: Option<&Arrival>, forest: &Forest) {
-        let span = first.map(|a| &a.span);
+    fn start(&mut self, first: Option<(&super::span::Span, u64)>, forest: &Forest) {
+        let span = first.map(|(s, _)| s);
         let trace = trace_hex(self.trace);
         let scenario = seat_of(span);
         let goal = scenario.goal.clone();
@@ -262,7 +271,7 @@ impl Translator {
             .unwrap_or(0)
             / 1_000_000;
         self.out.push(
-            first.map_or(0, |a| a.at_ms),
+            first.map_or(0, |(_, at_ms)| at_ms),
             EventKind::RunStarted(RunStarted {
                 pattern: PatternKind::Swarm,
                 seed: 0,
@@ -397,10 +406,7 @@ fn watched_scenario(service: &str, framework: &str, goal: &str) -> Scenario {
 
 /// A span kind as the recordings write it (`model`, `tool` …).
 fn kind_word(kind: Kind) -> String {
-    serde_json::to_value(kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    kind.word().to_string()
 }
 
 /// Where a cost came from, as the summary writes it.
