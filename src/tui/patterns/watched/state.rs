@@ -2,13 +2,16 @@
 //! calls (the swarm's own fold, over the events the watch told of the
 //! spans), and the spans themselves as the forest the span tree is drawn
 //! from, each `span_arrived` added once, in time that does not grow with
-//! the run.
+//! the run. The run's graph (`graph.rs`) is made from the forest only
+//! when it is wanted after a span that may name a graph node arrived:
+//! never for a run with no such span.
 
 use super::span_rows::SpanRows;
 use crate::bus::EventKind;
 use crate::patterns::events::{PatternEvent, TeamEvent};
 use crate::tui::patterns::chain::state::{Chain, Link};
 use crate::tui::patterns::folding::Fold;
+use crate::tui::patterns::graph::GraphFold;
 use crate::tui::state::outcome::Outcome;
 use crate::watch::forest::Forest;
 use crate::watch::forest::Inserted;
@@ -16,6 +19,7 @@ use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
 use serde::Deserialize;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
 pub(crate) struct WatchedRun {
@@ -38,6 +42,10 @@ pub(crate) struct WatchedRun {
     pub(crate) agent_starts: HashMap<String, u64>,
     /// The span tree's rows, each span put in its place as it comes.
     pub(crate) tree: SpanRows,
+    /// The run's graph, made when first wanted since the last span that
+    /// may name a graph node arrived (`graph`); `None` while no such span
+    /// did.
+    graph: Option<OnceLock<Option<GraphFold>>>,
 }
 
 /// The run's model calls, their tokens and cost, and where the cost came
@@ -81,6 +89,7 @@ impl Default for WatchedRun {
             tool_calls: HashMap::new(),
             agent_starts: HashMap::new(),
             tree: SpanRows::default(),
+            graph: None,
         }
     }
 }
@@ -106,6 +115,26 @@ impl WatchedRun {
         let mut agents: Vec<&str> = self.told_agents.iter().map(String::as_str).collect();
         agents.sort_by_key(|a| self.agent_starts.get(*a).copied().unwrap_or(u64::MAX));
         agents
+    }
+
+    /// The run's graph, where its spans tell one. Made from the whole
+    /// forest (every span read once) the first time it is wanted after a
+    /// span that may name a graph node arrived, and kept until the next
+    /// such span: a frame costs nothing more while none comes, and a run
+    /// with none never makes it. Made on a reader's call, as a cache: the
+    /// fold's own state does not change.
+    pub(crate) fn graph(&self) -> Option<&GraphFold> {
+        self.graph
+            .as_ref()?
+            .get_or_init(|| super::graph::graph_of(&self.forest))
+            .as_ref()
+    }
+
+    /// Whether the graph is made as the run stands (tests: when it is
+    /// made again).
+    #[cfg(test)]
+    pub(crate) fn graph_made(&self) -> Option<bool> {
+        self.graph.as_ref().map(|made| made.get().is_some())
     }
 
     fn told(&mut self, agent: &str) {
@@ -160,8 +189,12 @@ impl Fold for WatchedRun {
                             *start = (*start).min(span.start_ns);
                         }
                         let id = span.span_id;
+                        let node = crate::watch::read::may_name_graph_node(&span);
                         if let Inserted::Kept | Inserted::CutCircle = self.forest.insert(span) {
                             self.tree.insert(&self.forest, id);
+                            if node {
+                                self.graph = Some(OnceLock::new());
+                            }
                         }
                     }
                     Err(_) => self.unread += 1,
