@@ -5,9 +5,9 @@
 //! names with `graph.node.id`, each edge from `graph.node.parent_id`.
 //! Written as the graph pattern's own events and folded by its own fold,
 //! so the watched pane draws it with the graph pattern's boxes
-//! (`graph_pane`). Pure: a forest in, a fold out; it reads every span
-//! arrived, so the run's fold makes it only when a span that may name a
-//! node arrived since (`WatchedRun::graph`).
+//! (`graph_pane`). Pure: a forest in, a fold out (`graph_of`); or, as
+//! the run's fold keeps it, the visits with each span added as it comes
+//! (`Visits`), the graph made from them when a span named a node since.
 
 use crate::bus::EventKind;
 use crate::patterns::events::{
@@ -15,11 +15,15 @@ use crate::patterns::events::{
 };
 use crate::tui::patterns::folding::Fold;
 use crate::tui::patterns::graph::GraphFold;
+#[cfg(test)]
 use crate::watch::forest::Forest;
 use crate::watch::read::read;
+use crate::watch::span::Span;
 use crate::watch::vocab::Kind;
+use std::collections::HashMap;
 
 /// One visit of a node: the spans of one activation.
+#[derive(Clone, Debug)]
 struct Visit {
     node: String,
     /// Where the route came from, when the spans say (`graph.node.parent_id`).
@@ -36,12 +40,43 @@ struct Visit {
     agent: bool,
 }
 
-/// The graph of the run held in `forest`, `None` when its spans name none.
+/// The graph of the run held in `forest`, `None` when its spans name
+/// none, made from scratch: what the visits kept as the spans arrive
+/// must equal (`graph_tests`).
+#[cfg(test)]
 pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
-    let visits = visits(forest);
-    if visits.is_empty() {
-        return None;
+    let mut visits = Visits::default();
+    for span in forest.arrived() {
+        visits.add(span);
     }
+    visits.graph()
+}
+
+/// The visits the spans told so far, each span added once, in the order
+/// the spans arrived (`add`): the graph is made from them in time that
+/// grows with the visits, not with the spans.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Visits {
+    /// Each visit, in order of its first span.
+    visits: Vec<Visit>,
+    /// Where each visit's key (its activation, or its span) is.
+    index: HashMap<String, usize>,
+}
+
+impl Visits {
+    /// The graph the visits draw, `None` while no span named a node.
+    pub(crate) fn graph(&self) -> Option<GraphFold> {
+        let mut visits: Vec<&Visit> = self.visits.iter().collect();
+        if visits.is_empty() {
+            return None;
+        }
+        visits.sort_by_key(|v| v.start_ns);
+        Some(fold_of(&visits))
+    }
+}
+
+/// The visits, in order of start, as the graph pattern's events folded.
+fn fold_of(visits: &[&Visit]) -> GraphFold {
     // Where each visit came from: the node the spans name, else the one before.
     let froms: Vec<Option<&str>> = visits
         .iter()
@@ -55,10 +90,10 @@ pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
     let mut apply = |event: GraphEvent, t_ms: u64| {
         fold.apply(&EventKind::Pattern(PatternEvent::Graph(event)), t_ms);
     };
-    apply(planned(&visits, &froms), 0);
+    apply(planned(visits, &froms), 0);
     let first = visits[0].start_ns;
     let ms = |ns: u64| ns.saturating_sub(first) / 1_000_000;
-    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::new();
     for (i, (visit, from)) in visits.iter().zip(&froms).enumerate() {
         let step = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let node = visit.node.clone();
@@ -105,7 +140,7 @@ pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
             apply(finished, ms(visit.end_ns));
         }
     }
-    Some(fold)
+    fold
 }
 
 /// The graph as the visits drew it: the nodes in order of first visit,
@@ -117,7 +152,7 @@ pub(crate) fn graph_of(forest: &Forest) -> Option<GraphFold> {
 /// no model is no agent. Its label is left empty: a box's top rule says
 /// the kind alone and the box's own row its name, so neither is cut to
 /// make room for the other.
-fn planned(visits: &[Visit], froms: &[Option<&str>]) -> GraphEvent {
+fn planned(visits: &[&Visit], froms: &[Option<&str>]) -> GraphEvent {
     let mut nodes: Vec<&str> = Vec::new();
     for visit in visits {
         if !nodes.contains(&visit.node.as_str()) {
@@ -159,11 +194,10 @@ fn planned(visits: &[Visit], froms: &[Option<&str>]) -> GraphEvent {
     }
 }
 
-/// The visits the spans tell of, in order of start.
-fn visits(forest: &Forest) -> Vec<Visit> {
-    let mut by_key: Vec<(String, Visit)> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for span in forest.arrived() {
+impl Visits {
+    /// Add `span`'s part to its visit: whether it named a node (it is
+    /// read once, here).
+    pub(crate) fn add(&mut self, span: &Span) -> bool {
         let r = read(span);
         let model = r.kind() == Kind::Model;
         // A LangGraph node acts as an agent only where a model was called
@@ -182,17 +216,18 @@ fn visits(forest: &Forest) -> Vec<Visit> {
                 true,
                 model || r.kind() == Kind::Agent,
             ),
-            (None, None) => continue,
+            (None, None) => return false,
         };
         let tokens = if model {
             r.input_tokens.unwrap_or(0) + r.output_tokens.unwrap_or(0)
         } else {
             0
         };
-        let at = match index.get(&key) {
+        let at = match self.index.get(&key) {
             Some(at) => *at,
             None => {
-                let visit = Visit {
+                self.index.insert(key, self.visits.len());
+                self.visits.push(Visit {
                     node,
                     from,
                     start_ns: span.start_ns,
@@ -201,21 +236,17 @@ fn visits(forest: &Forest) -> Vec<Visit> {
                     failed: false,
                     tokens: 0,
                     agent: false,
-                };
-                index.insert(key.clone(), by_key.len());
-                by_key.push((key, visit));
-                by_key.len() - 1
+                });
+                self.visits.len() - 1
             }
         };
-        let visit = &mut by_key[at].1;
+        let visit = &mut self.visits[at];
         visit.start_ns = visit.start_ns.min(span.start_ns);
         visit.end_ns = visit.end_ns.max(span.end_ns);
         visit.ended |= own;
         visit.failed |= span.error.is_some();
         visit.tokens = visit.tokens.saturating_add(tokens);
         visit.agent |= agent;
+        true
     }
-    let mut visits: Vec<Visit> = by_key.into_iter().map(|(_, v)| v).collect();
-    visits.sort_by_key(|v| v.start_ns);
-    visits
 }

@@ -193,6 +193,21 @@ fn folded(events: &[Arc<Event>]) -> WatchedRun {
     run
 }
 
+#[test]
+fn the_graph_kept_as_spans_arrive_is_the_graph_made_from_the_whole_forest() {
+    for set in [
+        "langgraph_openinference",
+        "langgraph_supervisor_openinference",
+        "openai_agents_openinference",
+        "crewai_event_listener",
+    ] {
+        let run = folded(&told_of(captured(set)));
+        let whole = graph_of(&run.forest);
+        assert!(whole.is_some(), "{set} names its nodes");
+        assert_eq!(run.graph(), whole.as_ref(), "{set}");
+    }
+}
+
 /// `spans`' `span_arrived` events, as the watch tells them.
 fn arrived(spans: Vec<Span>) -> Vec<Arc<Event>> {
     told_of(spans)

@@ -2,10 +2,12 @@
 //! calls (the swarm's own fold, over the events the watch told of the
 //! spans), and the spans themselves as the forest the span tree is drawn
 //! from, each `span_arrived` added once, in time that does not grow with
-//! the run. The run's graph (`graph.rs`) is made from the forest only
-//! when it is wanted after a span that may name a graph node arrived:
-//! never for a run with no such span.
+//! the run. A span that may name a graph node is read into the visits
+//! of the run's graph as it comes (`graph.rs`); the graph is made from
+//! them only when it is wanted after one that did: never for a run with
+//! no such span.
 
+use super::graph::Visits;
 use super::span_rows::SpanRows;
 use crate::bus::EventKind;
 use crate::patterns::events::{PatternEvent, TeamEvent};
@@ -42,8 +44,11 @@ pub(crate) struct WatchedRun {
     pub(crate) agent_starts: HashMap<String, u64>,
     /// The span tree's rows, each span put in its place as it comes.
     pub(crate) tree: SpanRows,
-    /// The run's graph, made when first wanted since the last span that
-    /// may name a graph node arrived (`graph`); `None` while no such span
+    /// The visits of the run's graph nodes, each span that may name a
+    /// node read into them once as it comes.
+    visits: Visits,
+    /// The run's graph, made from `visits` when first wanted since the
+    /// last span that named a node arrived (`graph`); `None` while none
     /// did.
     graph: Option<OnceLock<Option<GraphFold>>>,
 }
@@ -89,6 +94,7 @@ impl Default for WatchedRun {
             tool_calls: HashMap::new(),
             agent_starts: HashMap::new(),
             tree: SpanRows::default(),
+            visits: Visits::default(),
             graph: None,
         }
     }
@@ -117,16 +123,16 @@ impl WatchedRun {
         agents
     }
 
-    /// The run's graph, where its spans tell one. Made from the whole
-    /// forest (every span read once) the first time it is wanted after a
-    /// span that may name a graph node arrived, and kept until the next
-    /// such span: a frame costs nothing more while none comes, and a run
-    /// with none never makes it. Made on a reader's call, as a cache: the
-    /// fold's own state does not change.
+    /// The run's graph, where its spans tell one. Made from the visits
+    /// (in time that grows with the visits, not the spans) the first
+    /// time it is wanted after a span that named a node arrived, and kept
+    /// until the next such span: a frame costs nothing more while none
+    /// comes, and a run with none never makes it. Made on a reader's
+    /// call, as a cache: the fold's own state does not change.
     pub(crate) fn graph(&self) -> Option<&GraphFold> {
         self.graph
             .as_ref()?
-            .get_or_init(|| super::graph::graph_of(&self.forest))
+            .get_or_init(|| self.visits.graph())
             .as_ref()
     }
 
@@ -192,7 +198,11 @@ impl Fold for WatchedRun {
                         let node = crate::watch::read::may_name_graph_node(&span);
                         if let Inserted::Kept | Inserted::CutCircle = self.forest.insert(span) {
                             self.tree.insert(&self.forest, id);
-                            if node {
+                            let kept = self.forest.get(id).and_then(|n| n.span.as_ref());
+                            if node
+                                && let Some(span) = kept
+                                && self.visits.add(span)
+                            {
                                 self.graph = Some(OnceLock::new());
                             }
                         }
