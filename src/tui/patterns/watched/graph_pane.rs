@@ -25,7 +25,7 @@ use unicode_width::UnicodeWidthStr;
 /// a name that does not fit beside its state's glyph is not boxed.
 const BOX_INNER: usize = 18;
 /// Columns between two nodes sharing a row.
-const GAP: usize = 3;
+const GAP: usize = 2;
 /// The latest steps of the route the heading names at most.
 const ROUTE_STEPS: usize = 40;
 
@@ -140,7 +140,7 @@ fn heading(fold: &GraphFold, width: usize) -> Line<'static> {
 /// The nodes in layer order, `✓ supervisor done ×3 · agent`, in `rows`
 /// rows `width` wide: one a row when they fit, else several to a row;
 /// when even so they do not, the last row counts those left.
-fn node_rows(fold: &GraphFold, width: usize, rows: usize) -> Vec<Line<'static>> {
+pub(super) fn node_rows(fold: &GraphFold, width: usize, rows: usize) -> Vec<Line<'static>> {
     let Some(graph) = &fold.graph else {
         return Vec::new();
     };
@@ -184,7 +184,7 @@ fn node_rows(fold: &GraphFold, width: usize, rows: usize) -> Vec<Line<'static>> 
     if lines.len() > rows {
         lines.truncate(rows.max(1));
         let shown: usize = lines.iter().map(Vec::len).sum();
-        let more = |n: usize| format!("+{} more", plural(n as u64, "node"));
+        let more = |n: usize| format!("+{n} more");
         let mut left = nodes.len() - shown;
         if let Some(last) = lines.last_mut() {
             // Room on the last row for the count of those not shown.

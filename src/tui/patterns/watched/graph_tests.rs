@@ -351,3 +351,60 @@ fn a_tool_node_is_drawn_as_one_at_both_sizes() {
         }
     }
 }
+
+/// A chain of `n` agents OpenInference names as graph nodes
+/// (`graph.node.id`, each after the one before by `graph.node.parent_id`).
+fn chain_of(n: u64) -> Forest {
+    let spans: Vec<Span> = (0..n)
+        .map(|a| {
+            let name = format!("agent_{a}");
+            let before = format!("agent_{}", a.saturating_sub(1));
+            let mut attrs = vec![
+                ("openinference.span.kind", "AGENT"),
+                ("graph.node.id", name.as_str()),
+            ];
+            if a > 0 {
+                attrs.push(("graph.node.parent_id", before.as_str()));
+            }
+            span(100 + a, Some(1), &name, (a * 100, a * 100 + 90), &attrs)
+        })
+        .collect();
+    forest_of(&spans)
+}
+
+#[test]
+fn nodes_outnumbering_the_rows_share_them_and_those_left_are_counted() {
+    let text = |lines: &[ratatui::text::Line]| -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    };
+    let ten = graph_of(&chain_of(10)).unwrap();
+    // Ten rows: one a node, in layer order.
+    let rows = text(&super::graph_pane::node_rows(&ten, 80, 10));
+    assert_eq!(rows.len(), 10);
+    assert_eq!(rows[0], "✓ agent_0 done ×1 · agent");
+    assert_eq!(rows[9], "✓ agent_9 done ×1 · agent");
+    // Four rows of 80 columns: several to a row, every node shown.
+    let rows = text(&super::graph_pane::node_rows(&ten, 80, 4));
+    assert!(rows.len() <= 4, "{rows:?}");
+    let all = rows.join("\n");
+    for a in 0..10 {
+        assert!(all.contains(&format!("✓ agent_{a} done")), "{a}: {all}");
+    }
+    assert!(!all.contains("more"), "{all}");
+    // Forty in three rows: as many as fit, the last row counting the rest.
+    let forty = graph_of(&chain_of(40)).unwrap();
+    let rows = text(&super::graph_pane::node_rows(&forty, 80, 3));
+    assert_eq!(rows.len(), 3);
+    let shown = rows
+        .iter()
+        .map(|r| r.matches("✓ agent_").count())
+        .sum::<usize>();
+    let more = format!("+{} more", 40 - shown);
+    assert!(rows[2].ends_with(&more), "{rows:?}");
+    for row in &rows {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(row.as_str()) <= 80,
+            "{row}"
+        );
+    }
+}
