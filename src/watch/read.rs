@@ -147,6 +147,27 @@ pub(crate) fn read(span: &Span) -> Reading {
     r
 }
 
+/// Whether `span` may name a graph node: it has an attribute a row that
+/// says `GraphNode`, `GraphParent` or `Activation` looks at (a JSON
+/// field looked for by its name, not parsed). Cheap, so a view can tell
+/// a span that may change the run's graph from one that cannot without
+/// reading it; it may say yes to a span that names none, never no to one
+/// that names one.
+pub(crate) fn may_name_graph_node(span: &Span) -> bool {
+    VOCABULARY.iter().any(|row| {
+        matches!(
+            row.says,
+            Says::GraphNode | Says::GraphParent | Says::Activation
+        ) && match row.looks {
+            Looks::Attr(key, _) => span.attr(key).is_some(),
+            Looks::JsonField { attr, field, .. } => {
+                matches!(span.attr(attr), Some(Value::Str(text)) if text.contains(field))
+            }
+            _ => false,
+        }
+    })
+}
+
 fn apply(r: &mut Reading, says: Says, source: &'static str, value: &Value) {
     let text = || Some(value.text());
     match says {

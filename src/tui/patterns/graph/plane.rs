@@ -211,7 +211,7 @@ fn visits(live: &NodeLive, max: Option<u32>) -> String {
 
 /// What a box's second line says: the state, a map's items or a join's
 /// arrivals, the visits.
-pub(super) fn status(live: &NodeLive, max: Option<u32>) -> String {
+pub(crate) fn status(live: &NodeLive, max: Option<u32>) -> String {
     let mut words = live.state.word().to_string();
     if let Some(map) = live.map {
         words = format!("{words} {}/{}", map.done + map.failed, map.of);

@@ -4,8 +4,12 @@
 //! watched run has, as one list in its pane (`pane`) that the keys
 //! scroll whole to its last row; `Enter` shows the selected row's item
 //! whole (a span with its attributes and events). The tree's rows are
-//! kept as the spans arrive (`span_rows`), drawn by `tree_pane`.
+//! kept as the spans arrive (`span_rows`), drawn by `tree_pane`. Where
+//! the spans tell a graph (`graph`), it stands above the list in at most
+//! half the pane (`graph_pane`), and a page of the list is what is left.
 
+pub(crate) mod graph;
+mod graph_pane;
 mod pane;
 pub(crate) mod span_rows;
 pub(crate) mod state;
@@ -44,7 +48,7 @@ impl Unit for WatchedUnit {
     }
 
     fn navigate(&self, selection: &mut ListView, action: Action, run: &WatchedRun, page: usize) {
-        selection.navigate(action, &Rows::of(run).shown(), page, &[]);
+        selection.navigate(action, &Rows::of(run).shown(), list_page(run, page), &[]);
     }
 
     fn find(
@@ -58,7 +62,7 @@ impl Unit for WatchedUnit {
         let rows = Rows::of(run);
         let shown = rows.shown();
         let ids = run.tree.ids();
-        selection.find(query, how, &shown, page, |i| {
+        selection.find(query, how, &shown, list_page(run, page), |i| {
             rows.get(i)
                 .map(|row| pane::text(run, &rows, &ids, row))
                 .unwrap_or_default()
@@ -70,7 +74,10 @@ impl Unit for WatchedUnit {
     }
 
     fn wanted_height(&self, run: &WatchedRun) -> u16 {
-        u16::try_from(Rows::of(run).len().saturating_add(2)).unwrap_or(u16::MAX)
+        let rows = Rows::of(run).len().saturating_add(2);
+        u16::try_from(rows)
+            .unwrap_or(u16::MAX)
+            .saturating_add(graph_pane::wanted(run))
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, run: &WatchedRun, list: &ListView, seen: Seen) {
@@ -90,7 +97,14 @@ impl Unit for WatchedUnit {
             format!(" {} ", pane::tree_heading(run)),
             theme::dim(),
         ));
-        let inner = block.inner(area);
+        let within = block.inner(area);
+        // The graph, where the spans tell one, above the list.
+        let graph = graph_pane::height(run, within.height);
+        let inner = Rect {
+            y: within.y + graph,
+            height: within.height - graph,
+            ..within
+        };
         let shown = rows.shown();
         let height = usize::from(inner.height);
         let first = list.first(&shown, height);
@@ -101,6 +115,14 @@ impl Unit for WatchedUnit {
             block = block.title_bottom(Line::styled(more, theme::dim()).right_aligned());
         }
         frame.render_widget(block, area);
+        graph_pane::draw(
+            frame,
+            Rect {
+                height: graph,
+                ..within
+            },
+            run,
+        );
         if inner.width == 0 || inner.height == 0 {
             return;
         }
@@ -177,6 +199,14 @@ impl Unit for WatchedUnit {
     }
 }
 
+/// A page of the pane's list: the pane's rows, less the graph's.
+fn list_page(run: &WatchedRun, page: usize) -> usize {
+    let rows = u16::try_from(page).unwrap_or(u16::MAX);
+    usize::from(rows - graph_pane::height(run, rows)).max(1)
+}
+
+#[cfg(test)]
+mod graph_tests;
 #[cfg(test)]
 mod pane_tests;
 #[cfg(test)]

@@ -20,7 +20,13 @@ use std::sync::Arc;
 const MS: u64 = 1_000_000;
 const AGENTS: u64 = 10;
 
-fn span(id: u64, parent: Option<u64>, name: &str, ms: (u64, u64), attrs: &[(&str, &str)]) -> Span {
+pub(super) fn span(
+    id: u64,
+    parent: Option<u64>,
+    name: &str,
+    ms: (u64, u64),
+    attrs: &[(&str, &str)],
+) -> Span {
     Span {
         trace_id: 0x7e57,
         span_id: id,
@@ -102,7 +108,7 @@ fn told() -> Vec<Arc<Event>> {
 }
 
 /// `spans` told as the watch tells them, in batches of ten.
-fn told_of(spans: Vec<Span>) -> Vec<Arc<Event>> {
+pub(super) fn told_of(spans: Vec<Span>) -> Vec<Arc<Event>> {
     let mut runs = Runs::new(Limits::default());
     let now = tokio::time::Instant::now();
     let mut translator = None;
@@ -128,7 +134,7 @@ fn told_of(spans: Vec<Span>) -> Vec<Arc<Event>> {
 
 /// The rows inside the pane titled `title` (its frame found around the
 /// title), as drawn.
-fn pane(screen: &str, title: &str) -> Vec<String> {
+pub(super) fn pane(screen: &str, title: &str) -> Vec<String> {
     let grid: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
     let (top, at) = grid
         .iter()

@@ -2,19 +2,25 @@
 //! calls (the swarm's own fold, over the events the watch told of the
 //! spans), and the spans themselves as the forest the span tree is drawn
 //! from, each `span_arrived` added once, in time that does not grow with
-//! the run.
+//! the run. A span that may name a graph node is read into the visits
+//! of the run's graph as it comes (`graph.rs`); the graph is made from
+//! them only when it is wanted after one that did: never for a run with
+//! no such span.
 
+use super::graph::Visits;
 use super::span_rows::SpanRows;
 use crate::bus::EventKind;
 use crate::patterns::events::{PatternEvent, TeamEvent};
 use crate::tui::patterns::chain::state::{Chain, Link};
 use crate::tui::patterns::folding::Fold;
+use crate::tui::patterns::graph::GraphFold;
 use crate::tui::state::outcome::Outcome;
 use crate::watch::forest::Forest;
 use crate::watch::forest::Inserted;
 use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
 pub(crate) struct WatchedRun {
@@ -37,6 +43,13 @@ pub(crate) struct WatchedRun {
     pub(crate) agent_starts: HashMap<String, u64>,
     /// The span tree's rows, each span put in its place as it comes.
     pub(crate) tree: SpanRows,
+    /// The visits of the run's graph nodes, each span that may name a
+    /// node read into them once as it comes.
+    visits: Visits,
+    /// The run's graph, made from `visits` when first wanted since the
+    /// last span that named a node arrived (`graph`); `None` while none
+    /// did.
+    graph: Option<OnceLock<Option<GraphFold>>>,
 }
 
 /// The run's model calls, their tokens and cost, and where the cost came
@@ -80,6 +93,8 @@ impl Default for WatchedRun {
             tool_calls: HashMap::new(),
             agent_starts: HashMap::new(),
             tree: SpanRows::default(),
+            visits: Visits::default(),
+            graph: None,
         }
     }
 }
@@ -105,6 +120,26 @@ impl WatchedRun {
         let mut agents: Vec<&str> = self.told_agents.iter().map(String::as_str).collect();
         agents.sort_by_key(|a| self.agent_starts.get(*a).copied().unwrap_or(u64::MAX));
         agents
+    }
+
+    /// The run's graph, where its spans tell one. Made from the visits
+    /// (in time that grows with the visits, not the spans) the first
+    /// time it is wanted after a span that named a node arrived, and kept
+    /// until the next such span: a frame costs nothing more while none
+    /// comes, and a run with none never makes it. Made on a reader's
+    /// call, as a cache: the fold's own state does not change.
+    pub(crate) fn graph(&self) -> Option<&GraphFold> {
+        self.graph
+            .as_ref()?
+            .get_or_init(|| self.visits.graph())
+            .as_ref()
+    }
+
+    /// Whether the graph is made as the run stands (tests: when it is
+    /// made again).
+    #[cfg(test)]
+    pub(crate) fn graph_made(&self) -> Option<bool> {
+        self.graph.as_ref().map(|made| made.get().is_some())
     }
 
     fn told(&mut self, agent: &str) {
@@ -160,8 +195,16 @@ impl Fold for WatchedRun {
                             *start = (*start).min(span.start_ns);
                         }
                         let id = span.span_id;
+                        let node = crate::watch::read::may_name_graph_node(&span);
                         if let Inserted::Kept | Inserted::CutCircle = self.forest.insert(span) {
                             self.tree.insert(&self.forest, id);
+                            let kept = self.forest.get(id).and_then(|n| n.span.as_ref());
+                            if node
+                                && let Some(span) = kept
+                                && self.visits.add(span)
+                            {
+                                self.graph = Some(OnceLock::new());
+                            }
                         }
                     }
                     Err(_) => self.unread += 1,
