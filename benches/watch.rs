@@ -27,6 +27,9 @@
 //!   at most twice the headless one, a run's cost not growing with its
 //!   size.
 //!
+//! Each row runs on the allocator the binary runs on, mimalloc, with its
+//! purge delay at 0 as the binary sets it.
+//!
 //! A 429 (the watch's queue full) is counted and the request sent again
 //! after 20 ms, so every span arrives; the counts say how often.
 //! `cargo bench --bench watch -- drain` runs the rows whose name holds
@@ -48,6 +51,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+
+/// The allocator the `conclave` binary runs with (`src/allocator.rs`),
+/// tuned as it tunes it: freed memory goes back at once.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const ALONE: &str = "CONCLAVE_WATCH_ALONE";
 const ROWS: [&str; 5] = [
@@ -79,6 +87,9 @@ fn main() {
         let exe = std::env::current_exe().expect("the bench's own path");
         let status = Command::new(exe)
             .env(ALONE, row)
+            // The binary sets mimalloc's purge delay to 0 in `main`; the
+            // row's process is given it as mimalloc reads it at start.
+            .env("MIMALLOC_PURGE_DELAY", "0")
             .status()
             .expect("the row runs");
         assert!(status.success(), "row {row} failed");
