@@ -17,7 +17,9 @@ use std::collections::{HashMap, HashSet};
 
 #[derive(Default)]
 pub(super) struct Chain {
-    agents: Vec<String>,
+    /// The run's agents told so far (a run of a thousand agents looks
+    /// each up once a span).
+    agents: HashSet<String>,
     /// Agents whose span holds another agent's: no agent of the run
     /// until they act themselves.
     wrappers: HashSet<String>,
@@ -207,15 +209,15 @@ impl Chain {
     }
 
     fn add_agent(&mut self, name: &str) {
-        if !self.agents.iter().any(|a| a == name) {
-            self.agents.push(name.to_string());
+        if !self.agents.contains(name) {
+            self.agents.insert(name.to_string());
         }
     }
 
     /// In a run of turns, `actor` acts: a change of the agent that acts
     /// is a handoff, unless a handoff told it already.
     fn turn_to(&mut self, actor: &str, t_ms: u64, out: &mut Out) {
-        if !self.agents.iter().any(|a| a == actor) {
+        if !self.agents.contains(actor) {
             return;
         }
         if let Some(from) = self.acting.clone()
