@@ -38,6 +38,61 @@ pub(super) struct WatchIn<'a> {
     pub(super) feed: Option<mpsc::Receiver<WatchFeed>>,
     pub(super) steering: Option<(Arc<Steering>, tokio::sync::watch::Receiver<u64>)>,
     pub(super) receiving: &'a Receiving,
+    pub(super) counting: tokio::time::Interval,
+}
+
+/// What woke the loop on the watch's side.
+enum FromWatch {
+    /// The watch told something (`None`: it ended).
+    Told(Option<WatchFeed>),
+    /// Its steering changed (`false`: it is gone).
+    Steered(bool),
+    /// A second passed: the receiver's counts are read again.
+    Counting,
+}
+
+impl WatchIn<'_> {
+    /// The receiver's counts are read once a second.
+    pub(super) fn counting() -> tokio::time::Interval {
+        let mut counting = tokio::time::interval(Duration::from_secs(1));
+        counting.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        counting
+    }
+
+    /// What comes next from the watch; what it tells only when `told_too`.
+    async fn next(&mut self, told_too: bool) -> FromWatch {
+        tokio::select! {
+            told = next_told(self.feed.as_mut()), if told_too => FromWatch::Told(told),
+            going = steering_changed(self.steering.as_mut()) => FromWatch::Steered(going),
+            _ = self.counting.tick() => FromWatch::Counting,
+        }
+    }
+
+    /// Hand `from` to the app; whether the screen changed.
+    fn take(&mut self, app: &mut App, from: FromWatch) -> bool {
+        match from {
+            FromWatch::Told(told) => match (told, self.feed.as_mut()) {
+                (Some(told), Some(feed)) => take_watch_batch(app, feed, Some(told)),
+                // The watch ended (`--runs N` reached): its runs stay
+                // until the user quits.
+                _ => self.feed = None,
+            },
+            FromWatch::Steered(going) => match (&self.steering, going) {
+                (Some((steering, _)), true) => app.steering_listed(steering.list()),
+                _ => self.steering = None,
+            },
+            FromWatch::Counting => return app.watch_status(self.receiving.status()),
+        }
+        true
+    }
+}
+
+/// What comes next from the watch, if there is one.
+async fn next_from_watch(watch: Option<&mut WatchIn<'_>>, told_too: bool) -> FromWatch {
+    match watch {
+        Some(watch) => watch.next(told_too).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Run the dashboard until the user quits (`None`) or a signal ends it.
@@ -48,12 +103,8 @@ pub(super) async fn run(
     mut bus: Subscription,
     mut remote_feed: UnboundedReceiver<RemoteFeed>,
     mut feed: Option<sweep::Feed>,
-    watch: Option<WatchIn<'_>>,
+    mut watch: Option<WatchIn<'_>>,
 ) -> std::io::Result<Option<Signal>> {
-    let (mut told_feed, mut steering, receiving) = match watch {
-        Some(w) => (w.feed, w.steering, Some(w.receiving)),
-        None => (None, None, None),
-    };
     let mut input = EventStream::new();
     let mut signals = Signals::new()?;
     let mut dirty = true;
@@ -61,8 +112,6 @@ pub(super) async fn run(
     let mut size = screen.size()?;
     let mut ended_by = None;
     let mut quit = false;
-    let mut counting = tokio::time::interval(Duration::from_secs(1));
-    counting.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         if quit {
             return Ok(ended_by);
@@ -78,7 +127,7 @@ pub(super) async fn run(
         let now = Instant::now();
         let due = next_frame(app, dirty, last_draw, now);
         if now >= due {
-            if let Some(feed) = told_feed.as_mut() {
+            if let Some(feed) = watch.as_mut().and_then(|w| w.feed.as_mut()) {
                 take_watch_batch(app, feed, None);
             }
             size = draw_frame(screen, app, &mut bus, now, last_draw)?;
@@ -111,26 +160,11 @@ pub(super) async fn run(
                 take_batch(app, &mut bus);
                 dirty = true;
             }
-            // Read as the bus is: once a frame is due, when it is drawn.
-            told = next_told(told_feed.as_mut()), if !dirty => {
-                match (told, told_feed.as_mut()) {
-                    (Some(told), Some(feed)) => take_watch_batch(app, feed, Some(told)),
-                    // The watch ended (`--runs N` reached): its runs stay
-                    // until the user quits.
-                    _ => told_feed = None,
-                }
-                dirty = true;
-            }
-            going = steering_changed(steering.as_mut()) => {
-                match (&steering, going) {
-                    (Some((steering, _)), true) => app.steering_listed(steering.list()),
-                    _ => steering = None,
-                }
-                dirty = true;
-            }
-            _ = counting.tick(), if receiving.is_some() => {
-                if let Some(receiving) = receiving {
-                    dirty |= app.watch_status(receiving.status());
+            // What the watch tells is read as the bus is: once a frame
+            // is due, when it is drawn.
+            from = next_from_watch(watch.as_mut(), !dirty) => {
+                if let Some(watch) = watch.as_mut() {
+                    dirty |= watch.take(app, from);
                 }
             }
             Some(arrived) = remote_feed.recv() => {

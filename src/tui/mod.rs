@@ -44,6 +44,8 @@ pub mod view_state;
 pub mod watch_offscreen;
 pub(crate) mod watching;
 #[cfg(test)]
+mod watching_steer_tests;
+#[cfg(test)]
 mod watching_tests;
 pub(crate) mod widgets;
 pub mod world;
@@ -174,6 +176,7 @@ async fn dashboard(
         feed: started.feed.take(),
         steering: started.steering.take(),
         receiving: &started.receiving,
+        counting: event_loop::WatchIn::counting(),
     });
     let result = event_loop::run(
         &mut screen,

@@ -84,46 +84,8 @@ impl App {
                 };
                 return Vec::new();
             }
-            Some(Overlay::Steer(dialog)) => {
-                let scope = Scope::Overlay(dialog.kind());
-                match keymap::lookup(scope, &key) {
-                    Some(action) => return self.update(action),
-                    // Only `y` stops a run: any other key keeps it going.
-                    None if dialog.kind() == OverlayKind::StopRun => {
-                        return self.update(Action::Close);
-                    }
-                    None if dialog.kind() == OverlayKind::Decide => match key.code {
-                        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                            dialog.type_note(Some(c));
-                        }
-                        KeyCode::Backspace => dialog.type_note(None),
-                        _ => {}
-                    },
-                    None => {}
-                }
-                return Vec::new();
-            }
-            Some(Overlay::Fork(prompt)) => {
-                // ←/→ on the gate or the answer row pick; in a field they
-                // move its cursor.
-                let step = match key.code {
-                    KeyCode::Left => Some(false),
-                    KeyCode::Right => Some(true),
-                    _ => None,
-                };
-                if step.is_some_and(|forward| prompt.step_choice(forward)) {
-                    return Vec::new();
-                }
-                match keymap::lookup(Scope::Overlay(OverlayKind::Fork), &key) {
-                    Some(action) => return self.update(action),
-                    None => {
-                        if let Some(field) = prompt.field_mut() {
-                            field.input(key);
-                        }
-                    }
-                };
-                return Vec::new();
-            }
+            Some(Overlay::Steer(_)) => return self.steer_dialog_key(key),
+            Some(Overlay::Fork(_)) => return self.fork_dialog_key(key),
             Some(Overlay::Goal(editor)) => {
                 match keymap::lookup(Scope::Overlay(OverlayKind::Goal), &key) {
                     Some(action) => return self.update(action),
@@ -173,6 +135,52 @@ impl App {
         };
         if let Some(slot) = self.run_mut() {
             slot.ui.log.set_filter(Some(typed), &slot.state);
+        }
+        Vec::new()
+    }
+
+    /// A key in a replay's fork dialog: ←/→ on the gate or the answer
+    /// row pick; in a field they move its cursor, which takes the text.
+    fn fork_dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(Overlay::Fork(prompt)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        let step = match key.code {
+            KeyCode::Left => Some(false),
+            KeyCode::Right => Some(true),
+            _ => None,
+        };
+        if step.is_some_and(|forward| prompt.step_choice(forward)) {
+            return Vec::new();
+        }
+        match keymap::lookup(Scope::Overlay(OverlayKind::Fork), &key) {
+            Some(action) => return self.update(action),
+            None => {
+                if let Some(field) = prompt.field_mut() {
+                    field.input(key);
+                }
+            }
+        };
+        Vec::new()
+    }
+
+    /// A key in a steering dialog: its own keys, letters typed into a
+    /// decision's note, and any key but `y` keeping a run from stopping.
+    fn steer_dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(Overlay::Steer(dialog)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match keymap::lookup(Scope::Overlay(dialog.kind()), &key) {
+            Some(action) => return self.update(action),
+            None if dialog.kind() == OverlayKind::StopRun => return self.update(Action::Close),
+            None if dialog.kind() == OverlayKind::Decide => match key.code {
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    dialog.type_note(Some(c));
+                }
+                KeyCode::Backspace => dialog.type_note(None),
+                _ => {}
+            },
+            None => {}
         }
         Vec::new()
     }

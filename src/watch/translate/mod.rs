@@ -22,6 +22,7 @@
 mod calls;
 mod chain;
 pub(crate) mod recorded;
+mod seat;
 
 use super::acting::{CostFrom, priced};
 use super::forest::Forest;
@@ -29,11 +30,12 @@ use super::read::{Reading, read};
 use super::runs::{Arrival, Came};
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
-use super::vocab::{Kind, framework_of};
+use super::vocab::Kind;
 use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus, SpanJson};
-use crate::scenario::{PatternKind, PriceTable, Scenario};
+use crate::scenario::{PatternKind, PriceTable};
 use crate::stop::StopReason;
 use chain::Chain;
+pub(crate) use seat::{UNSEATED, WATCH_SOURCE, seat_of};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -352,56 +354,6 @@ impl Translator {
         }
         self.chain.quiet_turns(t_ms, &mut self.out);
     }
-}
-
-/// The scenario a watched run is seated with, from its first span (none:
-/// a hooked run whose hook spoke first): two runs of one app are runs of
-/// one scenario (they compare step by step), the trace is the run's
-/// source.
-pub(crate) fn seat_of(span: Option<&super::span::Span>) -> Scenario {
-    let service = span.and_then(|s| s.service.clone()).unwrap_or_default();
-    let framework = span
-        .and_then(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
-        .unwrap_or("");
-    let goal = match (service.as_str(), framework) {
-        ("", "") => "a watched run".to_string(),
-        (service, "") | ("", service) => format!("{service}, watched"),
-        (service, framework) => format!("{service} ({framework}), watched"),
-    };
-    watched_scenario(&service, framework, &goal)
-}
-
-/// The scenario name of a run seated before any span told its service.
-pub(crate) const UNSEATED: &str = "watch_";
-
-/// `RunStarted.source` of a watched run: this, then its trace id.
-pub(crate) const WATCH_SOURCE: &str = "watch:";
-
-/// The scenario a watched run of `service` (made with `framework`) is
-/// seated with: a swarm of no declared agents (they are named as the
-/// spans tell them), on no model of Conclave's, titled with what it is
-/// (`watched · openai_agents · refunds`) for the dashboard's header.
-fn watched_scenario(service: &str, framework: &str, goal: &str) -> Scenario {
-    let name: String = service
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    let mut title = "watched".to_string();
-    for part in [framework, service] {
-        if !part.is_empty() {
-            title.push_str(" · ");
-            title.push_str(&crate::sanitize::clean(part));
-        }
-    }
-    let doc = serde_json::json!({
-        "name": format!("{UNSEATED}{name}"),
-        "title": title,
-        "pattern": "swarm",
-        "goal": goal,
-        "context": {},
-        "provider": {"kind": "sim"},
-    });
-    serde_json::from_value(doc).expect("the watched run's scenario reads")
 }
 
 /// A span kind as the recordings write it (`model`, `tool` …).

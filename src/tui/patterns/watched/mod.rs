@@ -206,6 +206,8 @@ fn list_page(run: &WatchedRun, page: usize) -> usize {
 }
 
 #[cfg(test)]
+mod graph_pane_tests;
+#[cfg(test)]
 mod graph_tests;
 #[cfg(test)]
 mod pane_tests;
