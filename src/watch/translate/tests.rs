@@ -301,3 +301,22 @@ fn calls_wait_under_their_running_agent_once_and_are_told_when_it_ends() {
         .collect();
     assert_eq!(agents, BTreeSet::from(["coder"]));
 }
+
+#[test]
+fn a_runs_clock_never_goes_back_when_its_hook_spoke_before_its_spans() {
+    // The hook's decisions count from its first call; the spans from the
+    // first span's arrival, which came later and counts from 0.
+    let mut translator = Translator::new(1, 7);
+    let mut told = translator.start_hooked(900);
+    told.extend(translator.steered(1200, "paused".into(), json!({"decision": "paused"})));
+    let mut runs = Runs::new(Limits::default());
+    runs.accept(vec![span(2, None, &[])], tokio::time::Instant::now());
+    let run = runs.get(7).unwrap();
+    told.extend(translator.take(&run.arrivals, &run.forest, None));
+    let times: Vec<u64> = told.iter().map(|e| e.t_ms).collect();
+    assert_eq!(times[..2], [900, 1200], "{times:?}");
+    assert!(
+        times.len() > 2 && times[2..].iter().all(|t| *t == 1200),
+        "{times:?}"
+    );
+}
