@@ -21,7 +21,7 @@ mod summary;
 pub(crate) use capped::Capped;
 pub use event::{
     BudgetKind, CallOutcome, ClockMode, Event, EventKind, FlagState, GateKind, GatePoint, RunModel,
-    RunStarted, RunStatus, SpanJson, TokenUsage,
+    RunStarted, RunStatus, TokenUsage, WatchedSpan,
 };
 pub(crate) use event::{RunId, is_known_kind};
 pub use pattern::PatternPayload;

@@ -10,7 +10,7 @@ use super::record;
 use super::runs::{Came, Limits, Runs};
 use super::span::{TraceId, spans_of};
 use super::steer::words::decision_words;
-use super::summary::{WatchSummary, summarise};
+use super::summary::{WatchSummary, summarise, summarise_read};
 use super::translate::Translator;
 use crate::bus::Event;
 use crate::scenario::PriceTable;
@@ -225,7 +225,18 @@ impl Watch {
             let Some(run) = self.runs.get(id) else {
                 continue;
             };
-            let mut summary = summarise(id, &run.forest, self.options.prices.as_ref());
+            let translator = self.telling.translators.remove(&id);
+            // A told run's spans were read as they came: its summary
+            // takes those readings rather than reading every span again.
+            let mut summary = match &translator {
+                Some(told) => summarise_read(
+                    id,
+                    &run.forest,
+                    told.readings(),
+                    self.options.prices.as_ref(),
+                ),
+                None => summarise(id, &run.forest, self.options.prices.as_ref()),
+            };
             summary.steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
             if let Some(dir) = &self.options.record_dir {
                 match record::write(dir, run, &summary) {
@@ -237,7 +248,7 @@ impl Watch {
                     ))),
                 }
             }
-            if let Some(mut translator) = self.telling.translators.remove(&id) {
+            if let Some(mut translator) = translator {
                 let t_ms = ms_since(run.first_at, now);
                 let prices = self.options.prices.as_ref();
                 let events = translator.finish(&run.forest, &summary, prices, t_ms);

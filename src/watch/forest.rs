@@ -10,12 +10,15 @@
 
 use super::span::{Span, SpanId};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One place in the forest: a span that arrived, or a placeholder.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
-    /// `None` for a placeholder: a parent named by a child, not yet arrived.
-    pub(crate) span: Option<Span>,
+    /// `None` for a placeholder: a parent named by a child, not yet
+    /// arrived. Shared: the dashboard's events and its pane's forest hold
+    /// the same span.
+    pub(crate) span: Option<Arc<Span>>,
     /// The node above, as the forest holds it (a cut circle leaves none).
     pub(crate) parent: Option<SpanId>,
     /// The nodes below, in arrival order.
@@ -74,7 +77,8 @@ impl Forest {
     }
 
     /// Add one span as it arrives.
-    pub(crate) fn insert(&mut self, span: Span) -> Inserted {
+    pub(crate) fn insert(&mut self, span: impl Into<Arc<Span>>) -> Inserted {
+        let span = span.into();
         let id = span.span_id;
         self.rooted |= span.parent.is_none();
         if self.nodes.get(&id).is_some_and(|n| n.span.is_some()) {
@@ -147,7 +151,7 @@ impl Forest {
     pub(crate) fn arrived(&self) -> impl Iterator<Item = &Span> {
         self.order
             .iter()
-            .filter_map(|id| self.nodes.get(id).and_then(|n| n.span.as_ref()))
+            .filter_map(|id| self.nodes.get(id).and_then(|n| n.span.as_deref()))
     }
 
     /// How many spans arrived and were kept.

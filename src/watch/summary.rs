@@ -87,12 +87,24 @@ pub(crate) fn summarise(
     forest: &Forest,
     prices: Option<&PriceTable>,
 ) -> WatchSummary {
+    let readings: HashMap<SpanId, Reading> =
+        forest.arrived().map(|s| (s.span_id, read(s))).collect();
+    summarise_read(trace_id, forest, &readings, prices)
+}
+
+/// [`summarise`], each span of `forest` read already: `readings` holds
+/// every one's (a span missing from it is read here).
+pub(crate) fn summarise_read(
+    trace_id: u128,
+    forest: &Forest,
+    readings: &HashMap<SpanId, Reading>,
+    prices: Option<&PriceTable>,
+) -> WatchSummary {
     let spans: Vec<&Span> = forest.arrived().collect();
-    let readings: HashMap<SpanId, Reading> = spans.iter().map(|s| (s.span_id, read(s))).collect();
-    let agents_of = Agents {
-        forest,
-        readings: &readings,
-    };
+    if spans.iter().any(|s| !readings.contains_key(&s.span_id)) {
+        return summarise(trace_id, forest, prices);
+    }
+    let agents_of = Agents { forest, readings };
     // The tool spans whose callee was told as a handoff.
     let mut delegations: HashSet<SpanId> = HashSet::new();
     let mut by_start: Vec<&Span> = spans.clone();
@@ -101,7 +113,7 @@ pub(crate) fn summarise(
     summary.conversation = spans
         .iter()
         .find_map(|s| readings[&s.span_id].conversation.clone());
-    let (active, wrappers) = agent_roles(&spans, &readings, &agents_of);
+    let (active, wrappers) = agent_roles(&spans, readings, &agents_of);
     let mut handoffs: Vec<(u64, Handoff)> = Vec::new();
     let mut open_target: Vec<(u64, String)> = Vec::new();
     let mut last_turn: Option<String> = None;
@@ -163,10 +175,10 @@ pub(crate) fn summarise(
             _ => {}
         }
     }
-    handoffs.extend(targets_of(open_target, &by_start, &readings));
-    let graph = graph_handoffs(&by_start, &readings, &summary.agents, &handoffs);
+    handoffs.extend(targets_of(open_target, &by_start, readings));
+    let graph = graph_handoffs(&by_start, readings, &summary.agents, &handoffs);
     handoffs.extend(graph);
-    let turns = turn_handoffs(&by_start, &readings, &agents_of, &summary.agents, &handoffs);
+    let turns = turn_handoffs(&by_start, readings, &agents_of, &summary.agents, &handoffs);
     handoffs.extend(turns);
     handoffs.sort_by_key(|(at, _)| *at);
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();

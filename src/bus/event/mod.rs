@@ -29,8 +29,8 @@ mod wire;
 
 pub use start::RunStarted;
 pub use values::{
-    BudgetKind, CallOutcome, FlagState, GateKind, GatePoint, RunModel, RunStatus, SpanJson,
-    TokenUsage,
+    BudgetKind, CallOutcome, FlagState, GateKind, GatePoint, RunModel, RunStatus, TokenUsage,
+    WatchedSpan,
 };
 
 /// Which run of this process an event belongs to (1, 2, 3 …).
@@ -347,7 +347,7 @@ pub enum EventKind<P = PatternEvents>, read as KindNamed = "EventKind" {
         /// The agent an agent span names, as the watch read it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<String>,
-        span: SpanJson,
+        span: WatchedSpan,
     },
     /// A steering decision made in a watched run through its hook
     /// (docs/steer.md), as the run's watch recording holds it: only a

@@ -6,8 +6,10 @@
 pub use crate::bus::pattern::GateKind;
 use crate::bus::pattern::StepPhase;
 use crate::scenario::ProviderKind;
+use crate::watch::span::Span;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 /// Who serves a run's model calls and under which model name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,43 +190,55 @@ pub enum Extracted {
     Prose,
 }
 
-/// A watched span as JSON text (`conclave watch`'s compact span, as its
-/// recordings write it): written once where the watch tells the span,
-/// read where a pane needs it whole, and kept as one string in between
-/// rather than a tree of values (a run of 20,000 spans holds 20,000 of
-/// them). Written into an event's JSON as the object it is.
-#[derive(Clone, Debug)]
-pub struct SpanJson(Box<serde_json::value::RawValue>);
+/// A watched span as a `span_arrived` event carries it: the watch's own
+/// span, shared with the forests that hold it (the watch's and the
+/// pane's) rather than copied or written out as text, and written into
+/// the event's JSON as the compact span a watch recording writes. A
+/// span a recording holds that this version cannot read (another
+/// version's) is kept as the JSON it was and written back as it was;
+/// the pane counts it unread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchedSpan(Arrived);
 
-impl SpanJson {
-    /// `span` as JSON text.
-    pub fn of<T: Serialize>(span: &T) -> Result<SpanJson, serde_json::Error> {
-        serde_json::value::to_raw_value(span).map(SpanJson)
+#[derive(Clone, Debug, PartialEq)]
+enum Arrived {
+    Read(Arc<Span>),
+    Unread(Box<serde_json::Value>),
+}
+
+impl WatchedSpan {
+    /// `span`, shared.
+    pub(crate) fn of(span: Arc<Span>) -> WatchedSpan {
+        WatchedSpan(Arrived::Read(span))
     }
 
-    /// The JSON text.
-    pub fn get(&self) -> &str {
-        self.0.get()
+    /// The span, where this version could read it.
+    pub(crate) fn span(&self) -> Option<&Arc<Span>> {
+        match &self.0 {
+            Arrived::Read(span) => Some(span),
+            Arrived::Unread(_) => None,
+        }
     }
 }
 
-impl PartialEq for SpanJson {
-    fn eq(&self, other: &SpanJson) -> bool {
-        self.get() == other.get()
-    }
-}
-
-impl Serialize for SpanJson {
+impl Serialize for WatchedSpan {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        match &self.0 {
+            Arrived::Read(span) => span.serialize(serializer),
+            Arrived::Unread(value) => value.serialize(serializer),
+        }
     }
 }
 
-impl<'de> Deserialize<'de> for SpanJson {
+impl<'de> Deserialize<'de> for WatchedSpan {
     /// Read through a value, so that an event read from any source (a
-    /// file, a message, a value in a test) gives its span.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SpanJson, D::Error> {
+    /// file, a message, a value in a test) gives its span, and a span
+    /// this version cannot read still gives its event.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<WatchedSpan, D::Error> {
         let value = serde_json::Value::deserialize(deserializer)?;
-        SpanJson::of(&value).map_err(serde::de::Error::custom)
+        Ok(WatchedSpan(match Span::deserialize(&value) {
+            Ok(span) => Arrived::Read(Arc::new(span)),
+            Err(_) => Arrived::Unread(Box::new(value)),
+        }))
     }
 }

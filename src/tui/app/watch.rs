@@ -107,9 +107,7 @@ impl App {
             return;
         }
         let first = events.iter().find_map(|e| match &e.kind {
-            crate::bus::EventKind::SpanArrived { span, .. } => {
-                serde_json::from_str::<crate::watch::span::Span>(span.get()).ok()
-            }
+            crate::bus::EventKind::SpanArrived { span, .. } => span.span().cloned(),
             _ => None,
         });
         if let Some(span) = first.filter(|s| s.service.is_some()) {

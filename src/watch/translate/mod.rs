@@ -31,7 +31,7 @@ use super::runs::{Arrival, Came};
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
 use super::vocab::Kind;
-use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus, SpanJson};
+use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus, WatchedSpan};
 use crate::scenario::{PatternKind, PriceTable};
 use crate::stop::StopReason;
 use chain::Chain;
@@ -127,7 +127,7 @@ impl Translator {
         };
         let span_of = |c: &Came| forest.get(c.span).and_then(|n| n.span.as_ref());
         if self.out.seq == 0 {
-            self.start(span_of(&came[0]).map(|s| (s, came[0].at_ms)), forest);
+            self.start(span_of(&came[0]).map(|s| (&**s, came[0].at_ms)), forest);
         }
         let mut ready = Vec::new();
         for (arrival, reading) in came.iter().zip(readings) {
@@ -153,9 +153,7 @@ impl Translator {
                 crate::sanitize::clean(&span.name).into_owned(),
                 span.parent.is_none(),
             );
-            let Ok(span) = SpanJson::of(span) else {
-                continue;
-            };
+            let span = WatchedSpan::of(Arc::clone(span));
             self.out.push(
                 arrival.at_ms,
                 EventKind::SpanArrived {
@@ -251,6 +249,11 @@ impl Translator {
             self.out.t_ms = t_ms;
         }
         std::mem::take(&mut self.out.events)
+    }
+
+    /// Each span's reading, made once at its arrival.
+    pub(crate) fn readings(&self) -> &HashMap<SpanId, Reading> {
+        &self.readings
     }
 
     /// Whether the run's start has been told.

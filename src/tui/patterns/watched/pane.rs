@@ -263,7 +263,7 @@ pub(crate) fn lines(
                 Row::Tree => Line::styled(fit(&tree_heading(run), width), theme::bold()),
                 Row::Span(_) => match tree.next() {
                     Some(row) => {
-                        let span = run.forest.get(row.id).and_then(|n| n.span.as_ref());
+                        let span = run.forest.get(row.id).and_then(|n| n.span.as_deref());
                         tree_pane::line(&row, span, width)
                     }
                     None => Line::default(),

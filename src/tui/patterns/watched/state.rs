@@ -19,7 +19,8 @@ use crate::watch::forest::Forest;
 use crate::watch::forest::Inserted;
 use crate::watch::runs::DEFAULT_MAX_SPANS;
 use crate::watch::span::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
@@ -34,6 +35,8 @@ pub(crate) struct WatchedRun {
     /// The agents told, in the order first told (taking a turn, or at
     /// either end of a handoff).
     told_agents: Vec<String>,
+    /// The same agents, to look one up.
+    told_set: HashSet<String>,
     /// The turns each agent took, as told.
     pub(crate) turns: HashMap<String, u32>,
     /// The tool calls each agent made, as told (the chain keeps only
@@ -89,6 +92,7 @@ impl Default for WatchedRun {
             unread: 0,
             spend: Spend::default(),
             told_agents: Vec::new(),
+            told_set: HashSet::new(),
             turns: HashMap::new(),
             tool_calls: HashMap::new(),
             agent_starts: HashMap::new(),
@@ -143,8 +147,33 @@ impl WatchedRun {
     }
 
     fn told(&mut self, agent: &str) {
-        if !agent.is_empty() && !self.told_agents.iter().any(|a| a == agent) {
+        if !agent.is_empty() && !self.told_set.contains(agent) {
+            self.told_set.insert(agent.to_string());
             self.told_agents.push(agent.to_string());
+        }
+    }
+
+    /// A span arrived, `agent`'s span where it names one: into the
+    /// forest (shared, not copied), the tree's rows and the graph's
+    /// visits.
+    fn arrived(&mut self, span: &Arc<Span>, agent: Option<&str>) {
+        self.failed += u64::from(span.error.is_some());
+        if let Some(agent) = agent {
+            let start = match self.agent_starts.get_mut(agent) {
+                Some(start) => start,
+                None => self
+                    .agent_starts
+                    .entry(agent.to_string())
+                    .or_insert(span.start_ns),
+            };
+            *start = (*start).min(span.start_ns);
+        }
+        let id = span.span_id;
+        if let Inserted::Kept | Inserted::CutCircle = self.forest.insert(Arc::clone(span)) {
+            self.tree.insert(&self.forest, id);
+            if crate::watch::read::may_name_graph_node(span) && self.visits.add(span) {
+                self.graph = Some(OnceLock::new());
+            }
         }
     }
 
@@ -184,30 +213,9 @@ impl Fold for WatchedRun {
                     Some(_) => self.spend.from_table = true,
                     None => {}
                 }
-                match serde_json::from_str::<Span>(span.get()) {
-                    Ok(span) => {
-                        self.failed += u64::from(span.error.is_some());
-                        if let Some(agent) = agent {
-                            let start = self
-                                .agent_starts
-                                .entry(agent.clone())
-                                .or_insert(span.start_ns);
-                            *start = (*start).min(span.start_ns);
-                        }
-                        let id = span.span_id;
-                        let node = crate::watch::read::may_name_graph_node(&span);
-                        if let Inserted::Kept | Inserted::CutCircle = self.forest.insert(span) {
-                            self.tree.insert(&self.forest, id);
-                            let kept = self.forest.get(id).and_then(|n| n.span.as_ref());
-                            if node
-                                && let Some(span) = kept
-                                && self.visits.add(span)
-                            {
-                                self.graph = Some(OnceLock::new());
-                            }
-                        }
-                    }
-                    Err(_) => self.unread += 1,
+                match span.span() {
+                    Some(span) => self.arrived(span, agent.as_deref()),
+                    None => self.unread += 1,
                 }
             }
             EventKind::CallFinished {

@@ -157,3 +157,51 @@ fn a_watched_runs_agents_are_named_in_the_order_they_started() {
     }
     assert!(by_start >= 3, "{by_start} runs with agent spans");
 }
+
+#[test]
+fn a_span_this_version_cannot_read_is_counted_unread_and_written_back_as_it_was() {
+    let (events, _) = crate::watch::translate::tests::told("langgraph_openinference").remove(0);
+    let arrived = events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::SpanArrived { .. }))
+        .unwrap();
+    // A later version's span: fields this one does not know, ids it
+    // cannot read.
+    let mut line = serde_json::to_value(arrived).unwrap();
+    let later = serde_json::json!({"trace": "not hex", "span": 7, "parts": [1, 2]});
+    line["span"] = later.clone();
+    let read: Event = serde_json::from_value(line.clone()).expect("the event still reads");
+    assert_eq!(
+        serde_json::to_value(&read).unwrap(),
+        line,
+        "written back whole"
+    );
+    let EventKind::SpanArrived { span, .. } = &read.kind else {
+        panic!("a span's arrival");
+    };
+    assert!(span.span().is_none());
+
+    // A span read back from its recording is the span the watch told.
+    let back: Event = serde_json::from_str(&serde_json::to_string(arrived).unwrap()).unwrap();
+    assert_eq!(&back, arrived);
+
+    let mut fold = folded(&events[..1]);
+    fold.apply(&read.kind, read.t_ms);
+    fold.apply(&arrived.kind, arrived.t_ms);
+    let run: &WatchedRun = fold.get().unwrap();
+    assert_eq!((run.unread, run.forest.len()), (1, 1));
+}
+
+#[test]
+fn the_panes_forest_holds_the_span_the_watch_told_not_a_copy() {
+    let (events, _) = crate::watch::translate::tests::told("langgraph_openinference").remove(0);
+    let fold = folded(&events);
+    let run: &WatchedRun = fold.get().unwrap();
+    for event in &events {
+        if let EventKind::SpanArrived { span, .. } = &event.kind {
+            let told = span.span().expect("a span the watch read");
+            let kept = run.forest.get(told.span_id).and_then(|n| n.span.as_ref());
+            assert!(kept.is_some_and(|kept| std::sync::Arc::ptr_eq(kept, told)));
+        }
+    }
+}

@@ -44,7 +44,7 @@ pub(crate) fn draw(
         .iter()
         .take(usize::from(inner.height))
         .map(|row| {
-            let span = forest.get(row.id).and_then(|n| n.span.as_ref());
+            let span = forest.get(row.id).and_then(|n| n.span.as_deref());
             line(row, span, width)
         })
         .collect();

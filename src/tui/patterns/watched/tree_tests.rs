@@ -203,9 +203,7 @@ fn the_rows_kept_as_spans_arrive_are_the_rows_made_from_scratch_on_every_capture
             let spans: Vec<Span> = events
                 .iter()
                 .filter_map(|e| match &e.kind {
-                    EventKind::SpanArrived { span, .. } => {
-                        serde_json::from_str::<Span>(span.get()).ok()
-                    }
+                    EventKind::SpanArrived { span, .. } => span.span().map(|s| Span::clone(s)),
                     _ => None,
                 })
                 .collect();
