@@ -13,7 +13,7 @@
 //! handoff, until the new agent's span ends.
 
 use super::forest::Forest;
-use super::read::Reading;
+use super::read::{Reading, Readings};
 use super::span::{Span, SpanId};
 use super::vocab::Kind;
 use crate::pricing::price_as;
@@ -37,7 +37,7 @@ pub enum CostFrom {
 /// The agent each span works for.
 pub(super) struct Agents<'a> {
     pub(super) forest: &'a Forest,
-    pub(super) readings: &'a HashMap<SpanId, Reading>,
+    pub(super) readings: &'a Readings,
 }
 
 impl Agents<'_> {
@@ -127,9 +127,9 @@ pub(crate) struct ModelCall {
 /// The model calls of the run held in `forest`, in order of start.
 #[cfg(test)]
 pub(crate) fn model_calls(forest: &Forest, prices: Option<&PriceTable>) -> Vec<ModelCall> {
-    let readings: HashMap<SpanId, Reading> = forest
+    let readings: Readings = forest
         .arrived()
-        .map(|s| (s.span_id, super::read::read(s)))
+        .map(|s| (s.span_id, Box::new(super::read::read(s))))
         .collect();
     let mut by_start: Vec<&Span> = forest.arrived().collect();
     by_start.sort_by_key(|s| s.start_ns);

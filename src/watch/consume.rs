@@ -140,8 +140,12 @@ impl Watch {
 
     /// The spans just kept, told as their runs' events, each run's in
     /// the order they came.
-    fn tell_arrivals(&mut self, told: Vec<(TraceId, Came, Reading)>, feed: &mut Vec<WatchFeed>) {
-        let mut by_run: Vec<(TraceId, Vec<Came>, Vec<Reading>)> = Vec::new();
+    fn tell_arrivals(
+        &mut self,
+        told: Vec<(TraceId, Came, Box<Reading>)>,
+        feed: &mut Vec<WatchFeed>,
+    ) {
+        let mut by_run: Vec<(TraceId, Vec<Came>, Vec<Box<Reading>>)> = Vec::new();
         for (id, arrival, reading) in told {
             match by_run.iter_mut().find(|(run, ..)| *run == id) {
                 Some((_, arrivals, read)) => {

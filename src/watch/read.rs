@@ -6,6 +6,10 @@
 use super::span::{Span, Value};
 use super::vocab::{Kind, Looks, Says, VOCABULARY};
 
+/// Each span's reading by its id, as a run holds them: boxed, so that
+/// the map growing moves ids and pointers, not readings.
+pub(crate) type Readings = std::collections::HashMap<super::span::SpanId, Box<Reading>>;
+
 /// What one span says, as the table reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Reading {

@@ -141,7 +141,7 @@ impl Runs {
         &mut self,
         spans: Vec<Span>,
         now: Instant,
-        mut told: Option<&mut Vec<(TraceId, Came, Reading)>>,
+        mut told: Option<&mut Vec<(TraceId, Came, Box<Reading>)>>,
     ) -> Vec<TraceId> {
         let mut opened = Vec::new();
         let in_batch: HashSet<(TraceId, SpanId)> =
@@ -156,7 +156,7 @@ impl Runs {
                 self.late_spans += 1;
                 continue;
             }
-            let reading = read(&span);
+            let reading = Box::new(read(&span));
             if run.conversation.is_none() {
                 run.conversation = reading.conversation.clone();
             }

@@ -8,12 +8,12 @@
 pub use super::acting::CostFrom;
 use super::acting::{Agents, ModelCall, calls_of};
 use super::forest::Forest;
-use super::read::{Reading, read};
+use super::read::{Reading, Readings, read};
 use super::span::{Span, SpanId, trace_hex};
 use super::vocab::{Kind, framework_of};
 use crate::scenario::PriceTable;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// A handoff from one agent to another.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -87,8 +87,10 @@ pub(crate) fn summarise(
     forest: &Forest,
     prices: Option<&PriceTable>,
 ) -> WatchSummary {
-    let readings: HashMap<SpanId, Reading> =
-        forest.arrived().map(|s| (s.span_id, read(s))).collect();
+    let readings: Readings = forest
+        .arrived()
+        .map(|s| (s.span_id, Box::new(read(s))))
+        .collect();
     summarise_read(trace_id, forest, &readings, prices)
 }
 
@@ -97,7 +99,7 @@ pub(crate) fn summarise(
 pub(crate) fn summarise_read(
     trace_id: u128,
     forest: &Forest,
-    readings: &HashMap<SpanId, Reading>,
+    readings: &Readings,
     prices: Option<&PriceTable>,
 ) -> WatchSummary {
     let spans: Vec<&Span> = forest.arrived().collect();
@@ -236,7 +238,7 @@ fn event_handoffs<'a>(span: &Span, r: &'a Reading) -> impl Iterator<Item = (u64,
 /// itself): a wrapper that did nothing is no agent of the run.
 fn agent_roles(
     spans: &[&Span],
-    readings: &HashMap<SpanId, Reading>,
+    readings: &Readings,
     agents_of: &Agents<'_>,
 ) -> (HashSet<String>, HashSet<String>) {
     let mut active = HashSet::new();
@@ -266,7 +268,7 @@ fn agent_roles(
 /// (a graph node that calls no model) takes no turn.
 fn turn_handoffs(
     by_start: &[&Span],
-    readings: &HashMap<SpanId, Reading>,
+    readings: &Readings,
     agents_of: &Agents<'_>,
     agents: &[String],
     told: &[(u64, Handoff)],
@@ -311,7 +313,7 @@ fn turn_handoffs(
 /// same change before (the Agents SDK's `handoff to X` span).
 fn graph_handoffs(
     by_start: &[&Span],
-    readings: &HashMap<SpanId, Reading>,
+    readings: &Readings,
     agents: &[String],
     told: &[(u64, Handoff)],
 ) -> Vec<(u64, Handoff)> {
@@ -378,7 +380,7 @@ fn add_model_calls(summary: &mut WatchSummary, calls: &[ModelCall]) {
 fn targets_of(
     open: Vec<(u64, String)>,
     by_start: &[&Span],
-    readings: &HashMap<SpanId, Reading>,
+    readings: &Readings,
 ) -> Vec<(u64, Handoff)> {
     let mut out = Vec::new();
     for (at, from) in open {

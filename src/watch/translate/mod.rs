@@ -26,7 +26,7 @@ mod seat;
 
 use super::acting::{CostFrom, priced};
 use super::forest::Forest;
-use super::read::{Reading, read};
+use super::read::{Reading, Readings, read};
 use super::runs::{Arrival, Came};
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
@@ -44,7 +44,7 @@ pub(crate) struct Translator {
     out: Out,
     trace: TraceId,
     /// Each span's reading, made once at its arrival.
-    readings: HashMap<SpanId, Reading>,
+    readings: Readings,
     /// The call number of each model and tool span, given at its arrival.
     calls: HashMap<SpanId, u64>,
     next_call: u64,
@@ -107,7 +107,7 @@ impl Translator {
         forest: &Forest,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
-        let readings = arrivals.iter().map(|a| read(&a.span)).collect();
+        let readings = arrivals.iter().map(|a| Box::new(read(&a.span))).collect();
         let came: Vec<Came> = arrivals.iter().map(Came::of).collect();
         self.take_read(&came, readings, forest, prices)
     }
@@ -118,7 +118,7 @@ impl Translator {
     pub(crate) fn take_read(
         &mut self,
         came: &[Came],
-        readings: Vec<Reading>,
+        readings: Vec<Box<Reading>>,
         forest: &Forest,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
@@ -252,7 +252,7 @@ impl Translator {
     }
 
     /// Each span's reading, made once at its arrival.
-    pub(crate) fn readings(&self) -> &HashMap<SpanId, Reading> {
+    pub(crate) fn readings(&self) -> &Readings {
         &self.readings
     }
 
