@@ -7,7 +7,7 @@
 use super::read::Reading;
 use super::receive::Batch;
 use super::record;
-use super::runs::{Came, Limits, Runs};
+use super::runs::{Came, CameRead, Limits, Runs};
 use super::span::{TraceId, spans_of};
 use super::steer::words::decision_words;
 use super::summary::{WatchSummary, summarise, summarise_read};
@@ -145,18 +145,15 @@ impl Watch {
         told: Vec<(TraceId, Came, Box<Reading>)>,
         feed: &mut Vec<WatchFeed>,
     ) {
-        let mut by_run: Vec<(TraceId, Vec<Came>, Vec<Box<Reading>>)> = Vec::new();
+        let mut by_run: Vec<(TraceId, Vec<CameRead>)> = Vec::new();
         for (id, arrival, reading) in told {
-            match by_run.iter_mut().find(|(run, ..)| *run == id) {
-                Some((_, arrivals, read)) => {
-                    arrivals.push(arrival);
-                    read.push(reading);
-                }
-                None => by_run.push((id, vec![arrival], vec![reading])),
+            match by_run.iter_mut().find(|(run, _)| *run == id) {
+                Some((_, read)) => read.push((arrival, reading)),
+                None => by_run.push((id, vec![(arrival, reading)])),
             }
         }
         let prices = self.options.prices.as_ref();
-        for (id, arrivals, read) in by_run {
+        for (id, read) in by_run {
             let Some(run) = self.runs.get(id) else {
                 continue;
             };
@@ -165,7 +162,7 @@ impl Watch {
                 .translators
                 .entry(id)
                 .or_insert_with(|| Translator::new(0, id));
-            let events = translator.take_read(&arrivals, read, &run.forest, prices);
+            let events = translator.take_read(read, &run.forest, prices);
             if !events.is_empty() {
                 feed.push(WatchFeed::Told { run: id, events });
             }

@@ -60,6 +60,9 @@ pub struct Arrival {
     pub under_placeholder: bool,
 }
 
+/// A span's arrival and its reading, made once as it came.
+pub(crate) type CameRead = (Came, Box<Reading>);
+
 /// A span's arrival without the span (the run's forest holds it): what
 /// the telling of it as events needs besides.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -26,8 +26,8 @@ mod seat;
 
 use super::acting::{CostFrom, priced};
 use super::forest::Forest;
-use super::read::{Reading, Readings, read};
-use super::runs::{Arrival, Came};
+use super::read::{Readings, read};
+use super::runs::{Arrival, Came, CameRead};
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
 use super::vocab::Kind;
@@ -107,32 +107,35 @@ impl Translator {
         forest: &Forest,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
-        let readings = arrivals.iter().map(|a| Box::new(read(&a.span))).collect();
-        let came: Vec<Came> = arrivals.iter().map(Came::of).collect();
-        self.take_read(&came, readings, forest, prices)
+        let read = arrivals
+            .iter()
+            .map(|a| (Came::of(a), Box::new(read(&a.span))))
+            .collect();
+        self.take_read(read, forest, prices)
     }
 
     /// [`Translator::take`], each span's reading made already (the watch
-    /// reads a span once, as it takes it in): `readings` are the spans
-    /// `came`'s, in their order, and the spans themselves are `forest`'s.
+    /// reads a span once, as it takes it in): each span's arrival with
+    /// its reading, in the order they came; the spans themselves are
+    /// `forest`'s.
     pub(crate) fn take_read(
         &mut self,
-        came: &[Came],
-        readings: Vec<Box<Reading>>,
+        read: Vec<CameRead>,
         forest: &Forest,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
-        let Some(last) = came.last() else {
+        let Some(last_ms) = read.last().map(|(came, _)| came.at_ms) else {
             return Vec::new();
         };
         let span_of = |c: &Came| forest.get(c.span).and_then(|n| n.span.as_ref());
         if self.out.seq == 0 {
-            self.start(span_of(&came[0]).map(|s| (&**s, came[0].at_ms)), forest);
+            let first = &read[0].0;
+            self.start(span_of(first).map(|s| (&**s, first.at_ms)), forest);
         }
         let mut ready = Vec::new();
-        for (arrival, reading) in came.iter().zip(readings) {
+        for (arrival, reading) in read {
             let id = arrival.span;
-            let Some(span) = span_of(arrival) else {
+            let Some(span) = span_of(&arrival) else {
                 continue;
             };
             let kind = reading.kind();
@@ -178,7 +181,7 @@ impl Translator {
                 None => now.push(id),
             }
         }
-        self.tell(now, forest, prices, last.at_ms);
+        self.tell(now, forest, prices, last_ms);
         std::mem::take(&mut self.out.events)
     }
 
