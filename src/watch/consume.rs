@@ -4,13 +4,12 @@
 //! (`--record-dir`) and handed on: printed as one JSON line
 //! (`--headless`) or sent to the dashboard as a [`WatchFeed`].
 
-use super::read::Reading;
 use super::receive::Batch;
 use super::record;
-use super::runs::{Came, CameRead, Limits, Runs};
+use super::runs::{Came, Limits, Runs};
 use super::span::{TraceId, spans_of};
 use super::steer::words::decision_words;
-use super::summary::{WatchSummary, summarise, summarise_read};
+use super::summary::{WatchSummary, summarise_read};
 use super::translate::Translator;
 use crate::bus::Event;
 use crate::scenario::PriceTable;
@@ -140,20 +139,16 @@ impl Watch {
 
     /// The spans just kept, told as their runs' events, each run's in
     /// the order they came.
-    fn tell_arrivals(
-        &mut self,
-        told: Vec<(TraceId, Came, Box<Reading>)>,
-        feed: &mut Vec<WatchFeed>,
-    ) {
-        let mut by_run: Vec<(TraceId, Vec<CameRead>)> = Vec::new();
-        for (id, arrival, reading) in told {
+    fn tell_arrivals(&mut self, told: Vec<(TraceId, Came)>, feed: &mut Vec<WatchFeed>) {
+        let mut by_run: Vec<(TraceId, Vec<Came>)> = Vec::new();
+        for (id, arrival) in told {
             match by_run.iter_mut().find(|(run, _)| *run == id) {
-                Some((_, read)) => read.push((arrival, reading)),
-                None => by_run.push((id, vec![(arrival, reading)])),
+                Some((_, came)) => came.push(arrival),
+                None => by_run.push((id, vec![arrival])),
             }
         }
         let prices = self.options.prices.as_ref();
-        for (id, read) in by_run {
+        for (id, came) in by_run {
             let Some(run) = self.runs.get(id) else {
                 continue;
             };
@@ -162,7 +157,7 @@ impl Watch {
                 .translators
                 .entry(id)
                 .or_insert_with(|| Translator::new(0, id));
-            let events = translator.take_read(read, &run.forest, prices);
+            let events = translator.take_read(&came, &run.forest, &run.readings, prices);
             if !events.is_empty() {
                 feed.push(WatchFeed::Told { run: id, events });
             }
@@ -226,18 +221,10 @@ impl Watch {
             let Some(run) = self.runs.get(id) else {
                 continue;
             };
-            let translator = self.telling.translators.remove(&id);
-            // A told run's spans were read as they came: its summary
-            // takes those readings rather than reading every span again.
-            let mut summary = match &translator {
-                Some(told) => summarise_read(
-                    id,
-                    &run.forest,
-                    told.readings(),
-                    self.options.prices.as_ref(),
-                ),
-                None => summarise(id, &run.forest, self.options.prices.as_ref()),
-            };
+            // The run's spans were read as they came: its summary takes
+            // those readings rather than reading every span again.
+            let prices = self.options.prices.as_ref();
+            let mut summary = summarise_read(id, &run.forest, &run.readings, prices);
             summary.steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
             if let Some(dir) = &self.options.record_dir {
                 match record::write(dir, run, &summary) {
@@ -249,10 +236,10 @@ impl Watch {
                     ))),
                 }
             }
-            if let Some(mut translator) = translator {
+            if let Some(mut translator) = self.telling.translators.remove(&id) {
                 let t_ms = ms_since(run.first_at, now);
-                let prices = self.options.prices.as_ref();
-                let events = translator.finish(&run.forest, &summary, prices, t_ms);
+                let events =
+                    translator.finish((&run.forest, &run.readings), &summary, prices, t_ms);
                 feed.push(WatchFeed::Told { run: id, events });
                 self.telling.decisions.remove(&id);
                 if self.telling.ended.len() == ENDED {

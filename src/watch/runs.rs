@@ -12,7 +12,7 @@
 //! the assembly runs the same on a paused clock.
 
 use super::forest::{Forest, Inserted};
-use super::read::{Reading, read};
+use super::read::{Readings, read};
 use super::span::{Span, SpanId, TraceId};
 use super::vocab::Kind;
 use serde::Serialize;
@@ -60,9 +60,6 @@ pub struct Arrival {
     pub under_placeholder: bool,
 }
 
-/// A span's arrival and its reading, made once as it came.
-pub(crate) type CameRead = (Came, Box<Reading>);
-
 /// A span's arrival without the span (the run's forest holds it): what
 /// the telling of it as events needs besides.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,6 +84,9 @@ impl Came {
 pub struct Run {
     pub trace_id: TraceId,
     pub(crate) forest: Forest,
+    /// Each kept span's reading, made once as it came: its telling as
+    /// events and the run's summary at its end take it.
+    pub(crate) readings: Readings,
     pub first_at: Instant,
     pub last_at: Instant,
     /// Every kept span's arrival, in order.
@@ -137,14 +137,15 @@ impl Runs {
         self.accept_read(spans, now, None)
     }
 
-    /// [`Runs::accept`], each kept span's arrival and reading handed to
-    /// `told` with its run, in arrival order: a span is read once, here,
-    /// and the watch's telling of it as events uses the same reading.
+    /// [`Runs::accept`], each kept span's arrival handed to `told` with
+    /// its run, in arrival order: a span is read once, here, its reading
+    /// kept in its run, and the watch's telling of it as events and the
+    /// run's summary at its end use the same reading.
     pub(crate) fn accept_read(
         &mut self,
         spans: Vec<Span>,
         now: Instant,
-        mut told: Option<&mut Vec<(TraceId, Came, Box<Reading>)>>,
+        mut told: Option<&mut Vec<(TraceId, Came)>>,
     ) -> Vec<TraceId> {
         let mut opened = Vec::new();
         let in_batch: HashSet<(TraceId, SpanId)> =
@@ -159,6 +160,7 @@ impl Runs {
                 self.late_spans += 1;
                 continue;
             }
+            let id_of_span = span.span_id;
             let reading = Box::new(read(&span));
             if run.conversation.is_none() {
                 run.conversation = reading.conversation.clone();
@@ -189,8 +191,9 @@ impl Runs {
                 continue;
             }
             run.arrivals.extend(arrival);
+            run.readings.insert(id_of_span, reading);
             if let Some(told) = told.as_deref_mut() {
-                told.push((id, came, reading));
+                told.push((id, came));
             }
         }
         opened
@@ -246,6 +249,7 @@ impl Runs {
             Run {
                 trace_id: span.trace_id,
                 forest: Forest::new(self.limits.max_spans),
+                readings: Readings::default(),
                 first_at: now,
                 last_at: now,
                 arrivals: Vec::new(),

@@ -27,7 +27,7 @@ mod seat;
 use super::acting::{CostFrom, priced};
 use super::forest::Forest;
 use super::read::{Readings, read};
-use super::runs::{Arrival, Came, CameRead};
+use super::runs::{Arrival, Came};
 use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
 use super::vocab::Kind;
@@ -43,8 +43,6 @@ use std::sync::Arc;
 pub(crate) struct Translator {
     out: Out,
     trace: TraceId,
-    /// Each span's reading, made once at its arrival.
-    readings: Readings,
     /// The call number of each model and tool span, given at its arrival.
     calls: HashMap<SpanId, u64>,
     next_call: u64,
@@ -90,7 +88,6 @@ impl Translator {
                 events: Vec::new(),
             },
             trace,
-            readings: HashMap::new(),
             calls: HashMap::new(),
             next_call: 0,
             waiting: HashMap::new(),
@@ -100,42 +97,44 @@ impl Translator {
     }
 
     /// The events `arrivals` make, the spans already in `forest` (the
-    /// run's, which holds every span that arrived, these included).
+    /// run's, which holds every span that arrived, these included); each
+    /// span's reading is made here, into `readings`.
     pub(crate) fn take(
         &mut self,
         arrivals: &[Arrival],
         forest: &Forest,
+        readings: &mut Readings,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
-        let read = arrivals
-            .iter()
-            .map(|a| (Came::of(a), Box::new(read(&a.span))))
-            .collect();
-        self.take_read(read, forest, prices)
+        for a in arrivals {
+            readings.insert(a.span.span_id, Box::new(read(&a.span)));
+        }
+        let came: Vec<Came> = arrivals.iter().map(Came::of).collect();
+        self.take_read(&came, forest, readings, prices)
     }
 
     /// [`Translator::take`], each span's reading made already (the watch
-    /// reads a span once, as it takes it in): each span's arrival with
-    /// its reading, in the order they came; the spans themselves are
-    /// `forest`'s.
+    /// reads a span once, as it takes it in, and its run holds the
+    /// readings): `came` in the order the spans came, the spans
+    /// themselves `forest`'s.
     pub(crate) fn take_read(
         &mut self,
-        read: Vec<CameRead>,
+        came: &[Came],
         forest: &Forest,
+        readings: &Readings,
         prices: Option<&PriceTable>,
     ) -> Vec<Event> {
-        let Some(last_ms) = read.last().map(|(came, _)| came.at_ms) else {
+        let Some(last) = came.last() else {
             return Vec::new();
         };
         let span_of = |c: &Came| forest.get(c.span).and_then(|n| n.span.as_ref());
         if self.out.seq == 0 {
-            let first = &read[0].0;
-            self.start(span_of(first).map(|s| (&**s, first.at_ms)), forest);
+            self.start(span_of(&came[0]).map(|s| (&**s, came[0].at_ms)), forest);
         }
         let mut ready = Vec::new();
-        for (arrival, reading) in read {
+        for arrival in came {
             let id = arrival.span;
-            let Some(span) = span_of(&arrival) else {
+            let (Some(span), Some(reading)) = (span_of(arrival), readings.get(&id)) else {
                 continue;
             };
             let kind = reading.kind();
@@ -145,13 +144,12 @@ impl Translator {
                 self.next_call
             });
             let (cost, priced_as) = match kind {
-                Kind::Model => priced(&reading, prices),
+                Kind::Model => priced(reading, prices),
                 _ => (None, None),
             };
             let agent = (kind == Kind::Agent)
                 .then(|| reading.agent.clone())
                 .flatten();
-            self.readings.insert(id, reading);
             let (name, top) = (
                 crate::sanitize::clean(&span.name).into_owned(),
                 span.parent.is_none(),
@@ -176,12 +174,12 @@ impl Translator {
         }
         let mut now = Vec::new();
         for id in ready {
-            match self.missing_above(id, forest) {
+            match missing_above(id, forest, readings) {
                 Some(missing) => self.waiting.entry(missing).or_default().push(id),
                 None => now.push(id),
             }
         }
-        self.tell(now, forest, prices, last_ms);
+        self.tell(now, (forest, readings), prices, last.at_ms);
         std::mem::take(&mut self.out.events)
     }
 
@@ -213,7 +211,7 @@ impl Translator {
     /// result.
     pub(crate) fn finish(
         &mut self,
-        forest: &Forest,
+        (forest, readings): (&Forest, &Readings),
         summary: &WatchSummary,
         prices: Option<&PriceTable>,
         t_ms: u64,
@@ -223,7 +221,7 @@ impl Translator {
         }
         self.finished = true;
         let waiting: Vec<SpanId> = self.waiting.drain().flat_map(|(_, ids)| ids).collect();
-        self.tell(waiting, forest, prices, t_ms);
+        self.tell(waiting, (forest, readings), prices, t_ms);
         let result = serde_json::to_value(summary).unwrap_or_default();
         self.out.push(
             t_ms,
@@ -252,11 +250,6 @@ impl Translator {
             self.out.t_ms = t_ms;
         }
         std::mem::take(&mut self.out.events)
-    }
-
-    /// Each span's reading, made once at its arrival.
-    pub(crate) fn readings(&self) -> &Readings {
-        &self.readings
     }
 
     /// Whether the run's start has been told.
@@ -295,38 +288,14 @@ impl Translator {
         );
     }
 
-    /// The missing span above `id` its agent waits for, if any: `None`
-    /// once the nearest span above it (itself, for a model call) that
-    /// names an agent has arrived, or every span above it has.
-    fn missing_above(&self, id: SpanId, forest: &Forest) -> Option<SpanId> {
-        let reading = self.readings.get(&id)?;
-        let with_self = match reading.kind() {
-            Kind::Model => true,
-            // In a run of turns an agent's span is its turn, told as it
-            // comes: no agent above it wraps or calls it.
-            Kind::Agent if reading.turns => return None,
-            Kind::Tool | Kind::Agent | Kind::Handoff => false,
-            _ => return None,
-        };
-        for up in forest
-            .ancestry(id)
-            .into_iter()
-            .skip(usize::from(!with_self))
-        {
-            let node = forest.get(up)?;
-            if node.span.is_none() {
-                return Some(up);
-            }
-            let r = self.readings.get(&up)?;
-            if r.actor.is_some() || r.kind() == Kind::Agent {
-                return None;
-            }
-        }
-        None
-    }
-
     /// Tell spans `ids`, in order of their start, at `t_ms`.
-    fn tell(&mut self, mut ids: Vec<SpanId>, forest: &Forest, p: Option<&PriceTable>, t_ms: u64) {
+    fn tell(
+        &mut self,
+        mut ids: Vec<SpanId>,
+        (forest, readings): (&Forest, &Readings),
+        p: Option<&PriceTable>,
+        t_ms: u64,
+    ) {
         let start = |id: &SpanId| {
             forest
                 .get(*id)
@@ -334,10 +303,7 @@ impl Translator {
                 .map(|s| s.start_ns)
         };
         ids.sort_by_key(|id| (start(id), *id));
-        let agents = super::acting::Agents {
-            forest,
-            readings: &self.readings,
-        };
+        let agents = super::acting::Agents { forest, readings };
         self.chain.mark_wrappers(&ids, &agents);
         for id in &ids {
             let Some(span) = forest.get(*id).and_then(|n| n.span.as_ref()) else {
@@ -349,7 +315,7 @@ impl Translator {
         // A message's model calls after the spans': a model span told in
         // the same breath is matched to it, never added to it.
         for id in &ids {
-            if let Some(r) = self.readings.get(id) {
+            if let Some(r) = readings.get(id) {
                 for usage in &r.message_usage {
                     let call = self.next_call + 1;
                     if self.chain.message_call(usage, call, t_ms, &mut self.out) {
@@ -360,6 +326,36 @@ impl Translator {
         }
         self.chain.quiet_turns(t_ms, &mut self.out);
     }
+}
+
+/// The missing span above `id` its agent waits for, if any: `None`
+/// once the nearest span above it (itself, for a model call) that
+/// names an agent has arrived, or every span above it has.
+fn missing_above(id: SpanId, forest: &Forest, readings: &Readings) -> Option<SpanId> {
+    let reading = readings.get(&id)?;
+    let with_self = match reading.kind() {
+        Kind::Model => true,
+        // In a run of turns an agent's span is its turn, told as it
+        // comes: no agent above it wraps or calls it.
+        Kind::Agent if reading.turns => return None,
+        Kind::Tool | Kind::Agent | Kind::Handoff => false,
+        _ => return None,
+    };
+    for up in forest
+        .ancestry(id)
+        .into_iter()
+        .skip(usize::from(!with_self))
+    {
+        let node = forest.get(up)?;
+        if node.span.is_none() {
+            return Some(up);
+        }
+        let r = readings.get(&up)?;
+        if r.actor.is_some() || r.kind() == Kind::Agent {
+            return None;
+        }
+    }
+    None
 }
 
 /// A span kind as the recordings write it (`model`, `tool` …).

@@ -11,11 +11,12 @@
 use super::Translator;
 use crate::bus::Event;
 use crate::watch::forest::{Forest, Inserted};
+use crate::watch::read::Readings;
 use crate::watch::record::read;
 use crate::watch::runs::{Arrival, DEFAULT_MAX_SPANS};
 use crate::watch::steer::Decision;
 use crate::watch::steer::words::decision_words;
-use crate::watch::summary::summarise;
+use crate::watch::summary::summarise_read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
     let steering = crate::watch::steer::replayed::steering_of(&rec);
     let mut forest = Forest::new(DEFAULT_MAX_SPANS.max(rec.spans.len()));
     let mut translator = Translator::new(1, trace);
+    let mut readings = Readings::default();
     let mut events = Vec::new();
     let mut batch: Vec<Arrival> = Vec::new();
     let mut last_ms = 0;
@@ -36,7 +38,7 @@ pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
     let mut decisions = decisions.into_iter().peekable();
     for ((at_ms, span), (kind, under_placeholder)) in spans.into_iter().zip(rec.read_as.clone()) {
         if batch.last().is_some_and(|a| a.at_ms != at_ms) {
-            events.extend(translator.take(&batch, &forest, None));
+            events.extend(translator.take(&batch, &forest, &mut readings, None));
             batch.clear();
             let told = Told {
                 from: last_ms,
@@ -57,7 +59,7 @@ pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
             });
         }
     }
-    events.extend(translator.take(&batch, &forest, None));
+    events.extend(translator.take(&batch, &forest, &mut readings, None));
     if events.is_empty() {
         return Err(format!("{}: the recording holds no span", path.display()));
     }
@@ -68,10 +70,10 @@ pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
     let steered = told.steered(&mut translator, &mut decisions);
     let last_ms = steered.last().map_or(last_ms, |e| e.t_ms);
     events.extend(steered);
-    let mut summary = summarise(trace, &forest, None);
+    let mut summary = summarise_read(trace, &forest, &readings, None);
     summary.recording = Some(path.display().to_string());
     summary.steering = steering;
-    events.extend(translator.finish(&forest, &summary, None, last_ms));
+    events.extend(translator.finish((&forest, &readings), &summary, None, last_ms));
     Ok(events.into_iter().map(Arc::new).collect())
 }
 

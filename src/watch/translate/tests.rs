@@ -18,6 +18,12 @@ use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
+/// Arrivals as the telling takes them (their run holds the spans and
+/// their readings).
+pub(crate) fn came(arrivals: &[crate::watch::runs::Arrival]) -> Vec<crate::watch::runs::Came> {
+    arrivals.iter().map(crate::watch::runs::Came::of).collect()
+}
+
 /// Each run of fixture set `set`, its events and its summary's facts.
 pub(crate) fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
     let mut runs = Runs::new(Limits::default());
@@ -35,7 +41,12 @@ pub(crate) fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
         for id in &order {
             let run = runs.get(*id).unwrap();
             let (translator, seen) = translators.get_mut(id).unwrap();
-            let told = translator.take(&run.arrivals[*seen..], &run.forest, None);
+            let told = translator.take_read(
+                &came(&run.arrivals[*seen..]),
+                &run.forest,
+                &run.readings,
+                None,
+            );
             *seen = run.arrivals.len();
             events.entry(*id).or_default().extend(told);
         }
@@ -45,9 +56,16 @@ pub(crate) fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
         .map(|id| {
             let run = runs.get(*id).unwrap();
             let summary = summarise(*id, &run.forest, None);
+            // The watch sums a run up from the readings its spans were
+            // taken with: the same summary as reading them again.
+            assert_eq!(
+                crate::watch::summary::summarise_read(*id, &run.forest, &run.readings, None),
+                summary,
+                "{set}"
+            );
             let (translator, _) = translators.get_mut(id).unwrap();
             let mut all = events.remove(id).unwrap_or_default();
-            all.extend(translator.finish(&run.forest, &summary, None, 0));
+            all.extend(translator.finish((&run.forest, &run.readings), &summary, None, 0));
             let facts = json!({
                 "agents": sorted(summary.agents.iter().cloned()),
                 "handoffs": summary
@@ -217,7 +235,12 @@ fn a_call_is_told_when_its_agents_span_arrives_and_each_span_once() {
     let mut take = |spans: Vec<Span>, from: usize| {
         runs.accept(spans, now);
         let run = runs.get(7).unwrap();
-        translator.take(&run.arrivals[from..], &run.forest, None)
+        translator.take_read(
+            &came(&run.arrivals[from..]),
+            &run.forest,
+            &run.readings,
+            None,
+        )
     };
     // The model call ends first, under its agent's span, not yet arrived.
     let first = take(vec![span(3, Some(2), &model)], 0);
@@ -275,7 +298,12 @@ fn calls_wait_under_their_running_agent_once_and_are_told_when_it_ends() {
         let spans = (0..100).map(|i| span(10 + batch * 100 + i, Some(2), &model));
         runs.accept(spans.collect(), now);
         let run = runs.get(7).unwrap();
-        told.extend(translator.take(&run.arrivals[from..], &run.forest, None));
+        told.extend(translator.take_read(
+            &came(&run.arrivals[from..]),
+            &run.forest,
+            &run.readings,
+            None,
+        ));
     }
     let calls = |events: &[Event]| {
         events
@@ -289,7 +317,12 @@ fn calls_wait_under_their_running_agent_once_and_are_told_when_it_ends() {
     let from = runs.get(7).unwrap().arrivals.len();
     runs.accept(vec![span(2, None, &agent)], now);
     let run = runs.get(7).unwrap();
-    let then = translator.take(&run.arrivals[from..], &run.forest, None);
+    let then = translator.take_read(
+        &came(&run.arrivals[from..]),
+        &run.forest,
+        &run.readings,
+        None,
+    );
     assert_eq!(calls(&then), 2000);
     assert!(translator.waiting.is_empty());
     let agents: BTreeSet<&str> = then
@@ -312,7 +345,7 @@ fn a_runs_clock_never_goes_back_when_its_hook_spoke_before_its_spans() {
     let mut runs = Runs::new(Limits::default());
     runs.accept(vec![span(2, None, &[])], tokio::time::Instant::now());
     let run = runs.get(7).unwrap();
-    told.extend(translator.take(&run.arrivals, &run.forest, None));
+    told.extend(translator.take_read(&came(&run.arrivals), &run.forest, &run.readings, None));
     let times: Vec<u64> = told.iter().map(|e| e.t_ms).collect();
     assert_eq!(times[..2], [900, 1200], "{times:?}");
     assert!(

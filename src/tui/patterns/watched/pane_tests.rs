@@ -13,6 +13,7 @@ use crate::watch::runs::{Limits, Runs};
 use crate::watch::span::{Span, Value};
 use crate::watch::summary::summarise;
 use crate::watch::translate::Translator;
+use crate::watch::translate::tests::came;
 use crossterm::event::KeyCode;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -122,13 +123,18 @@ pub(super) fn told_of(spans: Vec<Span>) -> Vec<Arc<Event>> {
         }
         let run = runs.get(trace).unwrap();
         let translator = translator.as_mut().unwrap();
-        events.extend(translator.take(&run.arrivals[seen..], &run.forest, None));
+        events.extend(translator.take_read(
+            &came(&run.arrivals[seen..]),
+            &run.forest,
+            &run.readings,
+            None,
+        ));
         seen = run.arrivals.len();
     }
     let run = runs.get(trace).unwrap();
     let summary = summarise(trace, &run.forest, None);
     let translator = translator.as_mut().unwrap();
-    events.extend(translator.finish(&run.forest, &summary, None, 0));
+    events.extend(translator.finish((&run.forest, &run.readings), &summary, None, 0));
     events.into_iter().map(Arc::new).collect()
 }
 
