@@ -33,6 +33,7 @@ pub mod sanitize;
 pub mod scenario;
 pub mod secrets;
 pub(crate) mod signals;
+pub(crate) mod span;
 pub(crate) mod state_dir;
 pub mod stop;
 pub mod sweep;

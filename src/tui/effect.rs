@@ -103,7 +103,7 @@ pub enum Effect {
     },
     /// Steer the watched run of `trace` through its hook.
     Steer {
-        trace: crate::watch::span::TraceId,
+        trace: crate::span::TraceId,
         op: crate::watch::steer::ControlOp,
     },
     Quit,

@@ -190,7 +190,7 @@ impl Runs {
     /// selection stays where it is, but for the first run.
     pub(crate) fn open_watched(
         &mut self,
-        trace: crate::watch::span::TraceId,
+        trace: crate::span::TraceId,
         scenario: Arc<crate::scenario::Scenario>,
     ) -> RunId {
         let run = self.next_run;
@@ -198,7 +198,7 @@ impl Runs {
         let source = format!(
             "{}{}",
             crate::watch::translate::WATCH_SOURCE,
-            crate::watch::span::trace_hex(trace)
+            crate::span::trace_hex(trace)
         );
         let mut slot = RunSlot::new(RunState::new(run), scenario, Some(source.clone()));
         slot.unit = super::patterns::unit_for(crate::scenario::PatternKind::Swarm, Some(&source));

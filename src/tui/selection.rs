@@ -258,6 +258,14 @@ impl ListView {
         self.top = self.top.min(row).max((row + 1).saturating_sub(page));
     }
 
+    /// The picked item is now item `item` (rows came in before it): the
+    /// window moves with it, so it stays where it was on screen.
+    pub(crate) fn repoint(&mut self, item: usize) {
+        if let Some(was) = self.picked.replace(item) {
+            self.top = (self.top + item).saturating_sub(was);
+        }
+    }
+
     /// What the list's title says of its sort, filter and follow mode:
     /// `show` names the rows shown for `Active` and `Failed`.
     pub(crate) fn title_words(&self, show: [&str; 2]) -> String {

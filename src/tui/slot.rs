@@ -47,7 +47,7 @@ pub(super) enum Driver {
     /// Another framework's run, told by `conclave watch` from the trace's
     /// spans as they come; its clock counts from its first span's arrival.
     Watched {
-        trace: crate::watch::span::TraceId,
+        trace: crate::span::TraceId,
         since: tokio::time::Instant,
     },
 }
@@ -117,7 +117,7 @@ impl RunSlot {
 
     /// The trace a live watched run is told from: what its hook's
     /// steering names it by.
-    pub(crate) fn watched_trace(&self) -> Option<crate::watch::span::TraceId> {
+    pub(crate) fn watched_trace(&self) -> Option<crate::span::TraceId> {
         match &self.driver {
             Some(Driver::Watched { trace, .. }) => Some(*trace),
             _ => None,

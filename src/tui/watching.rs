@@ -9,8 +9,8 @@
 //! runs (`app::steer`).
 
 use crate::bus::RunId;
+use crate::span::TraceId;
 use crate::watch::receive::ReceiverStatus;
-use crate::watch::span::TraceId;
 use crate::watch::steer::RunView;
 use std::collections::{HashMap, HashSet};
 

@@ -14,10 +14,10 @@
 
 use super::forest::Forest;
 use super::read::{Reading, Readings};
-use super::span::{Span, SpanId};
 use super::vocab::Kind;
 use crate::pricing::price_as;
 use crate::scenario::PriceTable;
+use crate::span::{Span, SpanId};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 

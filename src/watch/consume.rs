@@ -7,12 +7,12 @@
 use super::receive::Batch;
 use super::record;
 use super::runs::{Came, Limits, Runs};
-use super::span::{TraceId, spans_of};
 use super::steer::words::decision_words;
 use super::summary::{WatchSummary, summarise_read};
 use super::translate::Translator;
 use crate::bus::Event;
 use crate::scenario::PriceTable;
+use crate::span::{TraceId, spans_of};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use tokio::sync::mpsc;

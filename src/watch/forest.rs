@@ -8,7 +8,7 @@
 //! instead; a span id sent twice keeps its first span; beyond the run's
 //! span limit spans are counted as dropped.
 
-use super::span::{Span, SpanId};
+use crate::span::{Span, SpanId};
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -15,7 +15,6 @@ pub mod receive;
 pub mod record;
 pub mod replay;
 pub mod runs;
-pub(crate) mod span;
 pub mod start;
 pub mod steer;
 pub mod summary;

@@ -3,12 +3,12 @@
 //! the same span always reads the same. What a span means within its run
 //! (whose agent a tool call was, the order of the agents) is `summary.rs`'s.
 
-use super::span::{Span, Value};
 use super::vocab::{Kind, Looks, Says, VOCABULARY};
+use crate::span::{Span, Value};
 
 /// Each span's reading by its id, as a run holds them: boxed, so that
 /// the map growing moves ids and pointers, not readings.
-pub(crate) type Readings = std::collections::HashMap<super::span::SpanId, Box<Reading>>;
+pub(crate) type Readings = std::collections::HashMap<crate::span::SpanId, Box<Reading>>;
 
 /// What one span says, as the table reads it.
 #[derive(Clone, Debug, Default, PartialEq)]

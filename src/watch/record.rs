@@ -8,10 +8,10 @@
 //! replay` and `conclave compare` work on it (see `replay.rs`).
 
 use super::runs::{Arrival, Run};
-use super::span::{Span, trace_hex};
 use super::steer::Decision;
 use super::summary::WatchSummary;
 use super::vocab::Kind;
+use crate::span::{Span, trace_hex};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

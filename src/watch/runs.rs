@@ -13,8 +13,8 @@
 
 use super::forest::{Forest, Inserted};
 use super::read::{Readings, read};
-use super::span::{Span, SpanId, TraceId};
 use super::vocab::Kind;
+use crate::span::{Span, SpanId, TraceId};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;

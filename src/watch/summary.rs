@@ -9,9 +9,9 @@ pub use super::acting::CostFrom;
 use super::acting::{Agents, ModelCall, calls_of};
 use super::forest::Forest;
 use super::read::{Reading, Readings, read};
-use super::span::{Span, SpanId, trace_hex};
 use super::vocab::{Kind, framework_of};
 use crate::scenario::PriceTable;
+use crate::span::{Span, SpanId, trace_hex};
 use serde::Serialize;
 use std::collections::HashSet;
 

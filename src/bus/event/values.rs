@@ -6,7 +6,7 @@
 pub use crate::bus::pattern::GateKind;
 use crate::bus::pattern::StepPhase;
 use crate::scenario::ProviderKind;
-use crate::watch::span::Span;
+use crate::span::Span;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;

@@ -7,11 +7,11 @@
 //! run on screen opens its dialog by itself, unless put off (Esc).
 
 use super::App;
+use crate::span::TraceId;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
 use crate::tui::overlays::steer::{SteerDialog, options_of};
 use crate::tui::view_state::Overlay;
-use crate::watch::span::TraceId;
 use crate::watch::steer::{Ask, ControlOp, RunView};
 
 impl App {

@@ -6,11 +6,11 @@
 //! a person, a stop). Every text from a hook is cleaned (`fit`, `rows`)
 //! before it is drawn.
 
+use crate::span::TraceId;
 use crate::tui::keymap::OverlayKind;
 use crate::tui::layout::centered;
 use crate::tui::text::fit;
 use crate::tui::theme;
-use crate::watch::span::TraceId;
 use crate::watch::steer::words::gate_words;
 use crate::watch::steer::{Ask, RunView};
 use ratatui::Frame;

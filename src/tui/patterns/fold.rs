@@ -10,7 +10,7 @@ use super::graph::selection::GraphView;
 use super::graph::state::GraphFold;
 use super::research::state::Research;
 use super::round_table::{selection::TableView, state::RoundTable};
-use super::watched::state::WatchedRun;
+use super::watched::{held::WatchedView, state::WatchedRun};
 use super::workers::state::Workers;
 use crate::bus::EventKind;
 use crate::tui::selection::ListView;
@@ -93,6 +93,7 @@ pub(crate) enum Kept {
     List(ListView),
     Members(MembersView),
     Graph(GraphView),
+    Watched(WatchedView),
 }
 
 /// What a selection must be: one of `PatternSelection`'s.
@@ -135,6 +136,7 @@ selection!(TableView, Table);
 selection!(ListView, List);
 selection!(MembersView, Members);
 selection!(GraphView, Graph);
+selection!(WatchedView, Watched);
 
 /// `Seat` for each variant of `PatternFold`.
 macro_rules! seat {

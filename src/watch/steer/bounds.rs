@@ -3,7 +3,7 @@
 //! it, and each refusal with its HTTP status.
 
 use super::protocol::{ControlOp, ControlRequest, HookOp, HookRequest};
-use crate::watch::span::TraceId;
+use crate::span::TraceId;
 
 /// The longest name (tool, agent, gate, flag, session).
 pub const MAX_NAME: usize = 256;

@@ -5,7 +5,7 @@
 
 use super::protocol::{Answer, Ask, Decision, FlagDecl, Refused};
 use super::state::{Board, Flag, Pace, Reply, Waiting, millis};
-use crate::watch::span::TraceId;
+use crate::span::TraceId;
 use std::collections::BTreeMap;
 use tokio::time::Instant;
 

@@ -29,7 +29,7 @@ pub use protocol::{Answer, Ask, ControlOp, ControlRequest, Decision, HookOp, Hoo
 pub use protocol::{Refused, RunView};
 pub use state::{Board, Limits, Pace, Policy, Reply, SteerSummary, Timed};
 
-use crate::watch::span::TraceId;
+use crate::span::TraceId;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;

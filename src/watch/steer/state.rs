@@ -6,7 +6,7 @@
 
 use super::protocol::{Answer, Ask, Decision, Refused, RunView};
 pub use super::protocol::{SteerSummary, Timed};
-use crate::watch::span::TraceId;
+use crate::span::TraceId;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 use tokio::time::Instant;

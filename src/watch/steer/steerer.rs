@@ -5,7 +5,7 @@
 
 use super::protocol::{Answer, Ask, By, Decision, Refused};
 use super::state::{Board, Pace, RunSteer};
-use crate::watch::span::TraceId;
+use crate::span::TraceId;
 use tokio::time::Instant;
 
 impl Board {

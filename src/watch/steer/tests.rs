@@ -282,7 +282,7 @@ async fn more_runs_than_the_limit_let_the_idlest_go() {
         .unwrap();
     let held: Vec<String> = board.list(now).into_iter().map(|r| r.trace_id).collect();
     assert_eq!(held.len(), 2);
-    assert!(!held.contains(&crate::watch::span::trace_hex(1)));
+    assert!(!held.contains(&crate::span::trace_hex(1)));
 }
 
 #[test]

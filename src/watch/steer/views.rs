@@ -4,7 +4,7 @@
 
 use super::protocol::{FlagView, RunView, SteerSummary, Timed, WaitView};
 use super::state::{Pace, RunSteer, millis};
-use crate::watch::span::TraceId;
+use crate::span::TraceId;
 use tokio::time::Instant;
 
 impl super::state::Board {
@@ -29,7 +29,7 @@ impl super::state::Board {
 impl RunSteer {
     pub(super) fn view(&self, trace: TraceId, now: Instant) -> RunView {
         RunView {
-            trace_id: crate::watch::span::trace_hex(trace),
+            trace_id: crate::span::trace_hex(trace),
             paused: self.pace != Pace::Running,
             passes: match self.pace {
                 Pace::Running => 0,

@@ -3,8 +3,8 @@
 //! same request as its parent never hangs under a placeholder.
 
 use super::{in_trace, proto};
+use crate::span::spans_of;
 use crate::watch::runs::{Limits, Runs};
-use crate::watch::span::spans_of;
 
 #[tokio::test(start_paused = true)]
 async fn traces_sharing_a_session_are_runs_of_one_conversation_never_one_run() {

@@ -12,10 +12,10 @@ use super::forest::Forest;
 use super::read::read;
 use super::receive::{Batch, ReceiveConfig};
 use super::runs::Limits;
-use super::span::{Span, Value};
 use super::start::{WatchSettings, line, start};
 use super::summary::{CostFrom, summarise};
 use super::vocab::Kind;
+use crate::span::{Span, Value};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
 use opentelemetry_proto::tonic::resource::v1::Resource;
@@ -68,7 +68,7 @@ pub(super) fn request(scope: &str, spans: Vec<Proto>) -> ExportTraceServiceReque
 }
 
 fn own(p: Proto) -> Span {
-    super::span::spans_of(&request("s", vec![p])).remove(0)
+    crate::span::spans_of(&request("s", vec![p])).remove(0)
 }
 
 /// Span name, attributes, the kind read, the agent and the tool named.
@@ -595,7 +595,7 @@ async fn bodies_posted_to_the_receiver_come_out_as_the_headless_line_and_a_recor
 fn values_keep_their_type_and_long_text_is_cut() {
     let long = "é".repeat(10_000);
     let s = own(proto(1, None, &long, &[("a", "12"), ("b", "text")]));
-    assert_eq!(s.name.chars().count(), super::span::MAX_VALUE_CHARS + 1);
+    assert_eq!(s.name.chars().count(), crate::span::MAX_VALUE_CHARS + 1);
     assert!(s.name.ends_with('…'));
     assert_eq!(s.attr("a"), Some(&Value::Int(12)));
     let json = serde_json::to_string(&s).unwrap();

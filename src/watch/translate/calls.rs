@@ -4,7 +4,7 @@
 use super::Out;
 use crate::bus::{CallOutcome, EventKind, TokenUsage};
 use crate::patterns::events::{PatternEvent, TeamEvent};
-use crate::watch::span::Span;
+use crate::span::Span;
 use std::collections::HashMap;
 
 /// A call a span tells of: its number, how long it took, how it failed.

@@ -9,9 +9,9 @@ use super::calls::{ARGS, Called, RESULTS, take_one, team, words_of};
 use crate::bus::TokenUsage;
 use crate::patterns::events::{TeamEvent, TurnOutcome};
 use crate::scenario::PriceTable;
+use crate::span::{Span, SpanId};
 use crate::watch::acting::{Agents, priced, tokens_of};
 use crate::watch::read::MessageUsage;
-use crate::watch::span::{Span, SpanId};
 use crate::watch::vocab::Kind;
 use std::collections::{HashMap, HashSet};
 

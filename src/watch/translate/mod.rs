@@ -28,11 +28,11 @@ use super::acting::{CostFrom, priced};
 use super::forest::Forest;
 use super::read::{Readings, read};
 use super::runs::{Arrival, Came};
-use super::span::{SpanId, TraceId, trace_hex};
 use super::summary::WatchSummary;
 use super::vocab::Kind;
 use crate::bus::{ClockMode, Event, EventKind, RunStarted, RunStatus, WatchedSpan};
 use crate::scenario::{PatternKind, PriceTable};
+use crate::span::{SpanId, TraceId, trace_hex};
 use crate::stop::StopReason;
 use chain::Chain;
 pub(crate) use seat::{UNSEATED, WATCH_SOURCE, seat_of};
@@ -259,7 +259,7 @@ impl Translator {
 
     /// The run's first event, at its first span's arrival (or, for a
     /// hooked run, at its hook's first word).
-    fn start(&mut self, first: Option<(&super::span::Span, u64)>, forest: &Forest) {
+    fn start(&mut self, first: Option<(&crate::span::Span, u64)>, forest: &Forest) {
         let span = first.map(|(s, _)| s);
         let trace = trace_hex(self.trace);
         let scenario = seat_of(span);

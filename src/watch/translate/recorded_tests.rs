@@ -3,9 +3,9 @@
 
 use super::tests::{CODER, CODER_CALL, facts_of, span, told};
 use crate::bus::{Event, EventKind};
+use crate::span::spans_of;
 use crate::watch::fixture_tests::{decoded, requests};
 use crate::watch::runs::{Limits, Runs};
-use crate::watch::span::spans_of;
 use crate::watch::summary::summarise;
 use serde_json::json;
 
@@ -51,7 +51,7 @@ fn a_recordings_steering_decisions_are_told_among_its_spans_by_their_time() {
     use crate::watch::steer::protocol::By;
     let (agent, model) = (CODER, CODER_CALL);
     let mut lines = vec![Line::WatchStarted {
-        trace_id: crate::watch::span::trace_hex(7),
+        trace_id: crate::span::trace_hex(7),
         joined: Vec::new(),
         conversation: None,
     }];

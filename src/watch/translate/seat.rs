@@ -10,7 +10,7 @@ use crate::watch::vocab::framework_of;
 /// a hooked run whose hook spoke first): two runs of one app are runs of
 /// one scenario (they compare step by step), the trace is the run's
 /// source.
-pub(crate) fn seat_of(span: Option<&crate::watch::span::Span>) -> Scenario {
+pub(crate) fn seat_of(span: Option<&crate::span::Span>) -> Scenario {
     let service = span.and_then(|s| s.service.clone()).unwrap_or_default();
     let framework = span
         .and_then(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))

@@ -10,9 +10,9 @@
 use super::Translator;
 use crate::bus::{Event, EventKind};
 use crate::patterns::events::{PatternEvent, TeamEvent};
+use crate::span::{Span, TraceId, spans_of};
 use crate::watch::fixture_tests::{decoded, requests};
 use crate::watch::runs::{Limits, Runs};
-use crate::watch::span::{Span, TraceId, spans_of};
 use crate::watch::summary::summarise;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
@@ -209,7 +209,7 @@ pub(super) fn span(id: u64, parent: Option<u64>, attrs: &[(&str, &str)]) -> Span
         error: None,
         attrs: attrs
             .iter()
-            .map(|(k, v)| (k.to_string(), crate::watch::span::Value::Str(v.to_string())))
+            .map(|(k, v)| (k.to_string(), crate::span::Value::Str(v.to_string())))
             .collect(),
         events: Vec::new(),
         service: Some("svc".into()),

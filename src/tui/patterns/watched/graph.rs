@@ -13,12 +13,12 @@ use crate::bus::EventKind;
 use crate::patterns::events::{
     ActivationStatus, GraphEvent, GraphNodeKind, PatternEvent, PlannedEdge, PlannedNode,
 };
+use crate::span::Span;
 use crate::tui::patterns::folding::Fold;
 use crate::tui::patterns::graph::GraphFold;
 #[cfg(test)]
 use crate::watch::forest::Forest;
 use crate::watch::read::read;
-use crate::watch::span::Span;
 use crate::watch::vocab::Kind;
 use std::collections::HashMap;
 

@@ -5,10 +5,10 @@
 use super::graph::graph_of;
 use super::graph_tests::{captured, forest_of, react_spans};
 use super::pane_tests::{pane, span, told_of};
+use crate::span::Span;
 use crate::tui::app::App;
 use crate::tui::app::tests::{app_with, press, screen_of};
 use crate::watch::forest::Forest;
-use crate::watch::span::Span;
 use crossterm::event::KeyCode;
 
 fn key(app: &mut App, code: KeyCode) {

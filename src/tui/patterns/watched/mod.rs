@@ -10,6 +10,7 @@
 
 pub(crate) mod graph;
 mod graph_pane;
+pub(crate) mod held;
 mod pane;
 pub(crate) mod span_rows;
 pub(crate) mod state;
@@ -20,10 +21,11 @@ use super::unit::{Seen, Unit};
 use crate::bus::RunStarted;
 use crate::sanitize::clean;
 use crate::tui::keymap::{Action, PaneId};
-use crate::tui::selection::{Find, ListView};
+use crate::tui::selection::Find;
 use crate::tui::state::outcome::Outcome;
 use crate::tui::theme;
 use crate::tui::widgets::block;
+use held::WatchedView;
 use pane::Rows;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -37,7 +39,7 @@ pub(crate) struct WatchedUnit;
 
 impl Unit for WatchedUnit {
     type Fold = WatchedRun;
-    type Selection = ListView;
+    type Selection = WatchedView;
 
     fn seat(&self, _started: &RunStarted) -> WatchedRun {
         WatchedRun::default()
@@ -47,30 +49,34 @@ impl Unit for WatchedUnit {
         "turn"
     }
 
-    fn navigate(&self, selection: &mut ListView, action: Action, run: &WatchedRun, page: usize) {
-        selection.navigate(action, &Rows::of(run).shown(), list_page(run, page), &[]);
+    fn navigate(&self, view: &mut WatchedView, action: Action, run: &WatchedRun, page: usize) {
+        let page = list_page(run, page);
+        view.change(run, |list, rows| {
+            list.navigate(action, &rows.shown(), page, &[]);
+        });
     }
 
     fn find(
         &self,
-        selection: &mut ListView,
+        view: &mut WatchedView,
         query: &str,
         how: Find,
         run: &WatchedRun,
         page: usize,
     ) -> bool {
-        let rows = Rows::of(run);
-        let shown = rows.shown();
+        let page = list_page(run, page);
         let ids = run.tree.ids();
-        selection.find(query, how, &shown, list_page(run, page), |i| {
-            rows.get(i)
-                .map(|row| pane::text(run, &rows, &ids, row))
-                .unwrap_or_default()
+        view.change(run, |list, rows| {
+            list.find(query, how, &rows.shown(), page, |i| {
+                rows.get(i)
+                    .map(|row| pane::text(run, rows, &ids, row))
+                    .unwrap_or_default()
+            })
         })
     }
 
-    fn query(&self, selection: &ListView) -> Option<String> {
-        selection.search.clone()
+    fn query(&self, view: &WatchedView) -> Option<String> {
+        view.search()
     }
 
     fn wanted_height(&self, run: &WatchedRun) -> u16 {
@@ -80,8 +86,16 @@ impl Unit for WatchedUnit {
             .saturating_add(graph_pane::wanted(run))
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, run: &WatchedRun, list: &ListView, seen: Seen) {
+    fn draw(
+        &self,
+        frame: &mut Frame,
+        area: Rect,
+        run: &WatchedRun,
+        view: &WatchedView,
+        seen: Seen,
+    ) {
         let rows = Rows::of(run);
+        let list = &view.list(run, &rows);
         let named = if rows.agents.is_empty() {
             "none yet".to_string()
         } else {
@@ -138,9 +152,9 @@ impl Unit for WatchedUnit {
 
     /// The selected row's item whole: an agent's tally, a handoff, a tool
     /// call, a span with its ids, times, attributes and events.
-    fn details(&self, run: &WatchedRun, selection: &ListView) -> Option<Value> {
+    fn details(&self, run: &WatchedRun, view: &WatchedView) -> Option<Value> {
         let rows = Rows::of(run);
-        let row = rows.get(selection.item(&rows.shown())?)?;
+        let row = rows.get(view.list(run, &rows).item(&rows.shown())?)?;
         pane::details(run, &rows, row)
     }
 

@@ -10,13 +10,13 @@
 use super::state::WatchedRun;
 use super::tree_pane;
 use crate::sanitize::clean;
+use crate::span::{SpanId, span_hex};
 use crate::tui::patterns::chain::swarm::{handoff_row, name_width, tool_call_line};
 use crate::tui::patterns::seen::Seen;
 use crate::tui::search;
 use crate::tui::selection::{ListView, Shown};
 use crate::tui::text::fit;
 use crate::tui::theme;
-use crate::watch::span::{SpanId, span_hex};
 use crate::words::plural;
 use ratatui::text::{Line, Span};
 use serde_json::{Value, json};
@@ -97,8 +97,18 @@ impl<'a> Rows<'a> {
     }
 
     /// Where the span tree's first row is.
-    fn tree_start(&self) -> usize {
+    pub(crate) fn tree_start(&self) -> usize {
         self.chain.len() + 1
+    }
+
+    /// Where `row` of the agents, handoffs and tool calls, or the tree's
+    /// heading, is.
+    pub(crate) fn position(&self, row: Row) -> Option<usize> {
+        match row {
+            Row::Tree => Some(self.chain.len()),
+            Row::Span(i) => Some(self.tree_start() + i).filter(|_| i < self.spans),
+            row => self.chain.iter().position(|r| *r == row),
+        }
     }
 }
 

@@ -7,10 +7,10 @@
 //! result pane reach the same last page by pages as by `G`.
 
 use crate::bus::Event;
+use crate::span::{Span, Value};
 use crate::tui::app::App;
 use crate::tui::app::tests::{app_with, press, screen_of};
 use crate::watch::runs::{Limits, Runs};
-use crate::watch::span::{Span, Value};
 use crate::watch::summary::summarise;
 use crate::watch::translate::Translator;
 use crate::watch::translate::tests::came;

@@ -8,8 +8,8 @@
 //! trace and on random arrival orders).
 
 use super::tree::TreeRow;
+use crate::span::SpanId;
 use crate::watch::forest::Forest;
-use crate::watch::span::SpanId;
 use std::collections::HashMap;
 
 /// One node's place: its children in the order drawn, how many rows its
@@ -280,6 +280,38 @@ impl SpanRows {
             }
         }
         out
+    }
+
+    /// The row of span (or placeholder) `id`, as `forest` holds it now:
+    /// the walk up from it, counting the rows before it at each level.
+    pub(crate) fn row_of(&self, forest: &Forest, id: SpanId) -> Option<usize> {
+        self.places.get(&id)?;
+        let mut index = 0;
+        let mut at = id;
+        for _ in 0..=self.places.len() {
+            let before = |siblings: &mut dyn Iterator<Item = SpanId>| -> Option<usize> {
+                let mut rows = 0;
+                for sibling in siblings {
+                    if sibling == at {
+                        return Some(rows);
+                    }
+                    rows += self.size(sibling);
+                }
+                None
+            };
+            match forest.get(at).and_then(|n| n.parent) {
+                Some(parent) => {
+                    let children = &self.places.get(&parent)?.children;
+                    index += 1 + before(&mut children.iter().map(|c| c.2))?;
+                    at = parent;
+                }
+                None => {
+                    let mut tops = self.tops.iter().chain(&self.waiting).copied();
+                    return Some(index + before(&mut tops)?);
+                }
+            }
+        }
+        None
     }
 
     /// The span on row `index`.

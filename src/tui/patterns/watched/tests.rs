@@ -4,12 +4,12 @@
 //! one list, the keys move through it and `Enter` shows a span whole.
 
 use super::WatchedUnit;
+use super::held::WatchedView;
 use super::state::WatchedRun;
 use crate::bus::{Event, EventKind};
 use crate::tui::keymap::Action;
 use crate::tui::patterns::fold::PatternFold;
 use crate::tui::patterns::unit::{Seen, Unit};
-use crate::tui::selection::ListView;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::Value;
@@ -26,7 +26,7 @@ fn folded(events: &[Event]) -> PatternFold {
     fold
 }
 
-fn screen(run: &WatchedRun, list: &ListView, size: (u16, u16)) -> String {
+fn screen(run: &WatchedRun, list: &WatchedView, size: (u16, u16)) -> String {
     let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
     terminal
         .draw(|frame| {
@@ -80,7 +80,7 @@ fn a_watched_run_folds_the_summarys_chain_and_spend_and_draws_its_span_tree() {
 
     // Tall enough for every row, from the top.
     for size in [(160, 200), (80, 200)] {
-        let shown = screen(run, &ListView::at(0), size);
+        let shown = screen(run, &WatchedView::at(0), size);
         assert!(
             shown.contains(&format!("Span tree · {spans} spans")),
             "{shown}"
@@ -93,7 +93,7 @@ fn a_watched_run_folds_the_summarys_chain_and_spend_and_draws_its_span_tree() {
     // One list: the agents, handoffs and tool calls, then the tree. The
     // list follows its last row; from the top the keys walk down into
     // the tree, and Enter shows the selected span whole.
-    let mut list = ListView::default();
+    let mut list = WatchedView::default();
     let last = WatchedUnit.details(run, &list).unwrap();
     WatchedUnit.navigate(&mut list, Action::Top, run, 10);
     let agent = WatchedUnit.details(run, &list).unwrap();
@@ -145,7 +145,7 @@ fn a_watched_runs_agents_are_named_in_the_order_they_started() {
                 // The coordinator's span arrives after its delegate's
                 // turns; it started first and is named first.
                 assert_eq!(agents, ["coordinator", "researcher"]);
-                let text = screen(run, &ListView::default(), (160, 30));
+                let text = screen(run, &WatchedView::default(), (160, 30));
                 assert!(
                     text.contains(
                         "Watched agents: coordinator, researcher · 1 handoff · 4 model calls"
@@ -204,4 +204,50 @@ fn the_panes_forest_holds_the_span_the_watch_told_not_a_copy() {
             assert!(kept.is_some_and(|kept| std::sync::Arc::ptr_eq(kept, told)));
         }
     }
+}
+
+/// Fold `events` in two parts; between them, pick the row `pick` lands
+/// on. The picked item, by its details, before and after the second
+/// part, and what its row number before points at after.
+fn picked_across(events: &[Event], cut: usize, pick: Action) -> (Value, Value, Value) {
+    let mut fold = folded(&events[..cut]);
+    let run: &WatchedRun = fold.get().unwrap();
+    let mut view = WatchedView::default();
+    WatchedUnit.navigate(&mut view, Action::Top, run, 10);
+    WatchedUnit.navigate(&mut view, pick, run, 10);
+    let before = WatchedUnit.details(run, &view).unwrap();
+    let rows = super::pane::Rows::of(run);
+    let row = (0..rows.len())
+        .find(|i| WatchedUnit.details(run, &WatchedView::at(*i)).as_ref() == Some(&before))
+        .unwrap();
+    for event in &events[cut..] {
+        fold.apply(&event.kind, event.t_ms);
+    }
+    let run: &WatchedRun = fold.get().unwrap();
+    let after = WatchedUnit.details(run, &view).unwrap();
+    let stale = WatchedUnit.details(run, &WatchedView::at(row)).unwrap();
+    (before, after, stale)
+}
+
+#[test]
+fn a_picked_row_stays_on_its_item_while_rows_come_in_above_it() {
+    use crate::watch::translate::tests::told;
+    // A span near the tree's bottom; the spans that come later take
+    // rows above it.
+    let (events, _) = told("langgraph_openinference").remove(0);
+    let (before, after, stale) = picked_across(&events, events.len() / 2, Action::Bottom);
+    assert_eq!(after["span_id"], before["span_id"], "{after}");
+    assert_ne!(stale["span_id"], before["span_id"], "rows came in above it");
+
+    // The delegate's agent, first until the coordinator's span (which
+    // started first, and ends last) arrives and takes the first row.
+    let (events, _) = told("pydantic_ai").remove(0);
+    let cut = events
+        .iter()
+        .position(|e| matches!(&e.kind, EventKind::SpanArrived { agent: Some(a), .. } if a == "coordinator"))
+        .unwrap();
+    let (before, after, stale) = picked_across(&events, cut, Action::Top);
+    assert_eq!(before["agent"], "researcher");
+    assert_eq!(after["agent"], "researcher", "{after}");
+    assert_eq!(stale["agent"], "coordinator");
 }

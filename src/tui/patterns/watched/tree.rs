@@ -5,9 +5,9 @@
 //! parent still running) and whether it lies on the critical path. Pure:
 //! the forest in, rows out; the pane draws them and mutates nothing.
 
+use crate::span::SpanId;
 #[cfg(test)]
 use crate::watch::forest::Forest;
-use crate::watch::span::SpanId;
 
 /// One row of the span tree; its span is the forest's (a row is kept
 /// between readings, so it holds the id, not the span).

@@ -6,12 +6,12 @@
 
 use super::tree::TreeRow;
 use crate::sanitize::clean;
+use crate::span::span_hex;
 use crate::tui::text::fit;
 use crate::tui::theme;
 use crate::tui::widgets::millis;
 #[cfg(test)]
 use crate::watch::forest::Forest;
-use crate::watch::span::span_hex;
 #[cfg(test)]
 use ratatui::Frame;
 #[cfg(test)]
@@ -52,11 +52,7 @@ pub(crate) fn draw(
 }
 
 /// One row: the guides, the mark, the name and the duration.
-pub(crate) fn line(
-    row: &TreeRow,
-    span: Option<&crate::watch::span::Span>,
-    width: usize,
-) -> Line<'static> {
+pub(crate) fn line(row: &TreeRow, span: Option<&crate::span::Span>, width: usize) -> Line<'static> {
     let mut guide = String::new();
     for (depth, last) in row.lasts.iter().enumerate() {
         let own = depth + 1 == row.lasts.len();

@@ -5,8 +5,8 @@
 
 use super::span_rows::SpanRows;
 use super::{tree, tree_pane};
+use crate::span::{Span, Value};
 use crate::watch::forest::{Forest, Inserted};
-use crate::watch::span::{Span, Value};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::widgets::Block;
@@ -163,6 +163,10 @@ fn rows_hold(spans: &[Span], limit: usize, what: &str) {
         );
         let ids: Vec<_> = whole.iter().map(|r| r.id).collect();
         assert_eq!(kept.ids(), ids, "{what}: after {n}");
+        // Each row is found again from its span (a held selection).
+        for (row, id) in ids.iter().enumerate() {
+            assert_eq!(kept.row_of(&forest, *id), Some(row), "{what}: after {n}");
+        }
         for first in [1, whole.len() / 2, whole.len().saturating_sub(3)] {
             let end = whole.len().min(first + 5);
             let want = whole.get(first..end).unwrap_or_default();

@@ -1,7 +1,9 @@
 //! The compact owned [`Span`] the watch keeps of each received span: ids
 //! as numbers, times in nanoseconds since the Unix epoch, attributes as
 //! plain values. Made once from the OTLP message types, it is all the
-//! reader, the recording and the panes see of a span. Every string value
+//! reader, the recording and the panes see of a span, and what a
+//! `span_arrived` event carries (so it sits below both the watch and the
+//! bus, and imports neither). Every string value
 //! is cut at [`MAX_VALUE_CHARS`] characters (a cut value ends in `…`), a
 //! span keeps at most [`MAX_ATTRS`] attributes and [`MAX_EVENTS`] events;
 //! the text is kept raw here, and everything shown of it goes through
