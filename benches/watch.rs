@@ -120,7 +120,7 @@ fn run_row(row: &str) {
         }
     });
     println!("  peak RSS {:.1} MiB", peak_rss_kib() as f64 / 1024.0);
-    println!("  CPU {:.2} s (user + system)", cpu_seconds());
+    println!("  CPU {:.3} s (user + system)", cpu_seconds());
 }
 
 /// What a row sends.
