@@ -249,6 +249,8 @@ impl Watch {
             }
             if self.options.close_finished {
                 self.runs.close(id);
+            } else {
+                self.runs.forget_readings(id);
             }
             self.finished += 1;
             feed.push(WatchFeed::Finished(Box::new(summary)));

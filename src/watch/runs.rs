@@ -277,6 +277,15 @@ impl Runs {
     }
 
     /// Let go of run `id`.
+    /// Let go of run `id`'s readings: it finished and was summed up, and
+    /// a finished run takes no span more (its forest stays for a viewer
+    /// and a recording).
+    pub(crate) fn forget_readings(&mut self, id: TraceId) {
+        if let Some(run) = self.runs.get_mut(&id) {
+            run.readings = Readings::default();
+        }
+    }
+
     pub fn close(&mut self, id: TraceId) -> Option<Run> {
         let run = self.runs.remove(&id)?;
         self.order.retain(|r| *r != id);

@@ -396,6 +396,7 @@ async fn a_run_appears_at_its_first_span_and_finishes_only_after_the_settle_time
         watch.runs.get(7).unwrap().arrivals.is_empty(),
         "a watch that records nothing keeps no arrivals"
     );
+    assert_eq!(watch.runs.get(7).unwrap().readings.len(), 1);
     assert_eq!(watch.runs.placeholders(7), vec![2]);
     tokio::time::advance(Duration::from_secs(10)).await;
     assert!(
@@ -424,6 +425,10 @@ async fn a_run_appears_at_its_first_span_and_finishes_only_after_the_settle_time
     assert_eq!(summary.agents, ["helper"]);
     assert_eq!(summary.framework.as_deref(), Some("openai-agents"));
     assert_eq!(summary.spans, 3);
+    // Each span was read once, as it came; the finished run keeps its
+    // spans and lets its readings go.
+    let run = watch.runs.get(7).unwrap();
+    assert_eq!((run.forest.len(), run.readings.len()), (3, 0));
 }
 
 #[tokio::test(start_paused = true)]
