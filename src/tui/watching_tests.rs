@@ -10,55 +10,17 @@ use crate::watch::consume::{Watch, WatchFeed, WatchOptions};
 use crate::watch::receive::{Batch, ForwardCounts, ReceiverStatus};
 use crate::watch::runs::Limits;
 use crossterm::event::{KeyCode, KeyEvent};
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
-use opentelemetry_proto::tonic::resource::v1::Resource;
-use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
+use opentelemetry_proto::tonic::trace::v1::Span;
 use std::time::Duration;
-
-fn kv(key: &str, value: &str) -> KeyValue {
-    KeyValue {
-        key: key.into(),
-        value: Some(AnyValue {
-            value: Some(any_value::Value::StringValue(value.into())),
-        }),
-        ..KeyValue::default()
-    }
-}
 
 /// Span `id` of trace `trace` (`parent` none: its top span).
 fn span(trace: u128, id: u64, parent: Option<u64>, name: &str, attrs: &[(&str, &str)]) -> Span {
-    Span {
-        trace_id: trace.to_be_bytes().to_vec(),
-        span_id: id.to_be_bytes().to_vec(),
-        parent_span_id: parent.map(|p| p.to_be_bytes().to_vec()).unwrap_or_default(),
-        name: name.into(),
-        start_time_unix_nano: 1_000_000_000 + id * 10_000_000,
-        end_time_unix_nano: 1_000_000_000 + id * 10_000_000 + 5_000_000,
-        attributes: attrs.iter().map(|(k, v)| kv(k, v)).collect(),
-        ..Span::default()
-    }
+    crate::watch::tests::proto_of(trace, id, parent, name, attrs)
 }
 
 pub(super) fn batch(spans: Vec<Span>) -> Batch {
     Batch {
-        request: ExportTraceServiceRequest {
-            resource_spans: vec![ResourceSpans {
-                resource: Some(Resource {
-                    attributes: vec![kv("service.name", "shop")],
-                    ..Resource::default()
-                }),
-                scope_spans: vec![ScopeSpans {
-                    scope: Some(InstrumentationScope {
-                        name: "opentelemetry.instrumentation.openai_agents".into(),
-                        ..InstrumentationScope::default()
-                    }),
-                    spans,
-                    ..ScopeSpans::default()
-                }],
-                ..ResourceSpans::default()
-            }],
-        },
+        request: crate::watch::tests::request("opentelemetry.instrumentation.openai_agents", spans),
         received: tokio::time::Instant::now(),
         bytes: 0,
     }

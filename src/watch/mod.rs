@@ -22,7 +22,7 @@ pub(crate) mod translate;
 pub(crate) mod vocab;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 mod fixture_tests;

@@ -26,8 +26,19 @@ type Proto = opentelemetry_proto::tonic::trace::v1::Span;
 
 /// A span of trace 7 with `attrs` (string values, or numbers when they parse).
 pub(super) fn proto(id: u64, parent: Option<u64>, name: &str, attrs: &[(&str, &str)]) -> Proto {
+    proto_of(7, id, parent, name, attrs)
+}
+
+/// [`proto`], of trace `trace`.
+pub(crate) fn proto_of(
+    trace: u128,
+    id: u64,
+    parent: Option<u64>,
+    name: &str,
+    attrs: &[(&str, &str)],
+) -> Proto {
     Proto {
-        trace_id: 7u128.to_be_bytes().to_vec(),
+        trace_id: trace.to_be_bytes().to_vec(),
         span_id: id.to_be_bytes().to_vec(),
         parent_span_id: parent.map(|p| p.to_be_bytes().to_vec()).unwrap_or_default(),
         name: name.into(),
@@ -47,7 +58,8 @@ pub(super) fn proto(id: u64, parent: Option<u64>, name: &str, attrs: &[(&str, &s
     }
 }
 
-pub(super) fn request(scope: &str, spans: Vec<Proto>) -> ExportTraceServiceRequest {
+/// `spans` in one request of service `shop`, instrumentation scope `scope`.
+pub(crate) fn request(scope: &str, spans: Vec<Proto>) -> ExportTraceServiceRequest {
     ExportTraceServiceRequest {
         resource_spans: vec![ResourceSpans {
             resource: Some(Resource {
