@@ -27,9 +27,21 @@ pub fn text(key: &str, value: &str) -> KeyValue {
 }
 
 fn span(id: u64, parent: Option<u64>, name: &str, ms: (u64, u64), attrs: Vec<KeyValue>) -> Span {
+    span_of(TRACE, id, parent, name, ms, attrs)
+}
+
+/// Span `id` of trace `trace`, from `ms.0` to `ms.1` after a fixed start.
+pub fn span_of(
+    trace: u128,
+    id: u64,
+    parent: Option<u64>,
+    name: &str,
+    ms: (u64, u64),
+    attrs: Vec<KeyValue>,
+) -> Span {
     let base = 1_700_000_000_000_000_000u64;
     Span {
-        trace_id: TRACE.to_be_bytes().to_vec(),
+        trace_id: trace.to_be_bytes().to_vec(),
         span_id: id.to_be_bytes().to_vec(),
         parent_span_id: parent.map(|p| p.to_be_bytes().to_vec()).unwrap_or_default(),
         name: name.into(),

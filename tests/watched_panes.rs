@@ -8,7 +8,7 @@
 //! result pane reach by pages the page `G` shows.
 
 use crate::common;
-use crate::watch_dashboard::{free_port, post, text};
+use crate::watch_dashboard::{free_port, post, span_of, text};
 
 use common::pty::Session;
 use opentelemetry_proto::tonic::common::v1::KeyValue;
@@ -24,19 +24,8 @@ const END: &str = "\x1b[F";
 const TITLE: &str = "Watched agents: agent_0, agent_1";
 
 fn span(id: u64, parent: Option<u64>, name: &str, ms: (u64, u64), attrs: Vec<KeyValue>) -> Span {
-    let base = 1_700_000_000_000_000_000u64;
-    Span {
-        trace_id: 0x7e57_0000_0000_0000_0000_0000_0000_0095u128
-            .to_be_bytes()
-            .to_vec(),
-        span_id: id.to_be_bytes().to_vec(),
-        parent_span_id: parent.map(|p| p.to_be_bytes().to_vec()).unwrap_or_default(),
-        name: name.into(),
-        start_time_unix_nano: base + ms.0 * 1_000_000,
-        end_time_unix_nano: base + ms.1 * 1_000_000,
-        attributes: attrs,
-        ..Default::default()
-    }
+    const TRACE: u128 = 0x7e57_0000_0000_0000_0000_0000_0000_0095;
+    span_of(TRACE, id, parent, name, ms, attrs)
 }
 
 /// Tool calls of agent `a`: ten for the first five, nine for the rest.
