@@ -151,13 +151,15 @@ fn add(counter: &AtomicU64, n: u64) {
 }
 
 impl Counters {
-    /// Counters for the `--forward` targets `targets` (as given).
+    /// Counters for the `--forward` targets `targets`, each named as
+    /// given but for a `user:password@` in it (shown as `***@`: the
+    /// counts are said on the screen and on stderr).
     pub(super) fn for_targets(targets: &[String]) -> Counters {
         Counters {
             targets: targets
                 .iter()
                 .map(|t| TargetCounter {
-                    target: crate::sanitize::clean(t).into_owned(),
+                    target: crate::sanitize::clean(&crate::nats::shown_url(t)).into_owned(),
                     sent: AtomicU64::new(0),
                     dropped: AtomicU64::new(0),
                     failed: AtomicU64::new(0),

@@ -65,7 +65,7 @@ impl Forwarder {
 /// it ends in it already, as `--otlp` reads its URL.
 fn target_url(url: &str) -> Result<reqwest::Url, ReceiveError> {
     let bad = |why: &str| ReceiveError::BadForward {
-        url: crate::sanitize::clean(url).into_owned(),
+        url: crate::sanitize::clean(&crate::nats::shown_url(url)).into_owned(),
         why: why.to_string(),
     };
     let mut parsed = reqwest::Url::parse(url).map_err(|e| {

@@ -261,3 +261,42 @@ async fn a_dead_targets_failures_are_named_with_the_target_and_why() {
     assert!(words.contains("answers 200 ×3"), "{words}");
     receiving.shutdown().await;
 }
+
+/// A target given with a user and password is counted and said without
+/// them: the counts reach the screen and stderr, and so does an error.
+#[tokio::test(start_paused = true)]
+async fn a_targets_password_is_never_said() {
+    let to = dead().await;
+    let given = ReceiveConfig {
+        forward: vec![format!("http://ops:s3cret-pass@{to}")],
+        ..forwarding(to, 1 << 20)
+    };
+    let (receiving, _batches) = start(given, 64).await;
+    let body = protobuf(&request(vec![span(1, 1, None, "d")]));
+    post(receiving.http_addr(), PROTOBUF, None, None, body).await;
+    until("the forward failed", || {
+        receiving.status().forwards[0].failed == 1
+    })
+    .await;
+    let status = receiving.status();
+    assert_eq!(status.forwards[0].target, format!("http://***@{to}"));
+    let words = crate::watch::start::receiver_words(&status);
+    assert!(
+        !words.contains("s3cret") && !words.contains("ops:"),
+        "{words}"
+    );
+    receiving.shutdown().await;
+
+    let (sink, _batches) = mpsc::channel(1);
+    let bad = ReceiveConfig {
+        forward: vec!["ftp://ops:s3cret-pass@collector:4318".into()],
+        ..config()
+    };
+    let error = serve_with_env(bad, sink, &|_| None).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("--forward ftp://***@collector:4318: "),
+        "{error}"
+    );
+}
