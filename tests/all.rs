@@ -117,6 +117,7 @@ mod slow_models;
 mod steer;
 mod steer_autogen;
 mod steer_faults;
+mod steer_node;
 mod steer_screen;
 mod streaming;
 mod swarm;

@@ -14,14 +14,14 @@ use crate::common::steer::{Run, Watch, hold_all, named};
 use serde_json::{Value, json};
 
 /// The run's line from the watch among `lines`.
-fn line_of<'a>(lines: &'a [Value], trace: &str) -> &'a Value {
+pub(crate) fn line_of<'a>(lines: &'a [Value], trace: &str) -> &'a Value {
     lines
         .iter()
         .find(|l| l["trace_id"] == trace)
         .unwrap_or_else(|| panic!("no line for {trace}: {lines:?}"))
 }
 
-fn decisions(line: &Value) -> Vec<Value> {
+pub(crate) fn decisions(line: &Value) -> Vec<Value> {
     line["steering"]["decisions"]
         .as_array()
         .cloned()
@@ -32,7 +32,7 @@ fn decisions(line: &Value) -> Vec<Value> {
 /// came before it (`before`, the events told); three steps let exactly
 /// three gates pass and the fourth (`fourth`) waits; a stop ends the run
 /// the framework's way. The run's trace id.
-fn paused_stepped_stopped(
+pub(crate) fn paused_stepped_stopped(
     watch: &Watch,
     run: &Run,
     before: &[&str],

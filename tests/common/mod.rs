@@ -12,6 +12,7 @@ pub mod graph;
 pub mod loopback;
 pub mod messy;
 pub mod nats;
+pub mod node;
 pub mod pty;
 pub mod python;
 pub mod real;

@@ -46,18 +46,28 @@ pub fn python(framework: Framework) -> PathBuf {
         .join(format!("{}.txt", framework.stem()));
     let pins =
         std::fs::read(&requirements).unwrap_or_else(|e| panic!("{}: {e}", requirements.display()));
-    let digest = Sha256::digest(&pins);
-    let tag: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-    let tools = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target folder")
-        .join("tools");
+    let tag = tag_of(&pins);
+    let tools = tools();
     let home = tools.join(format!("steer-{}-{tag}", framework.stem()));
     let python = home.join("bin").join("python");
     if !python.is_file() {
         install(framework, &tools, &home, &requirements);
     }
     python
+}
+
+/// The folder under target/ the tests install their tools into.
+pub fn tools() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target folder")
+        .join("tools")
+}
+
+/// A short name for `pins`: the first bytes of their hash, in hex.
+pub fn tag_of(pins: &[u8]) -> String {
+    let digest = Sha256::digest(pins);
+    digest[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn install(framework: Framework, tools: &Path, home: &Path, requirements: &Path) {
@@ -92,7 +102,8 @@ fn install(framework: Framework, tools: &Path, home: &Path, requirements: &Path)
     std::fs::rename(&side, home).expect("the virtualenv moves into place");
 }
 
-fn run(command: &mut Command, what: &str) {
+/// Run `command` (`what` it does, for the failure), which must succeed.
+pub fn run(command: &mut Command, what: &str) {
     let output = command
         .stdin(Stdio::null())
         .output()

@@ -187,7 +187,7 @@ impl Run {
         let root = python::root();
         let fixtures = root.join("tests/fixtures/steer");
         let path = std::env::join_paths([root.join("hooks/python"), fixtures.clone()]).unwrap();
-        let mut child = Command::new(python::python(framework))
+        let child = Command::new(python::python(framework))
             .arg(fixtures.join(script))
             .current_dir(&fixtures)
             .env("CONCLAVE_STEER_URL", url)
@@ -199,6 +199,11 @@ impl Run {
             .stderr(Stdio::piped())
             .spawn()
             .expect("the framework's python starts");
+        Run::of(child)
+    }
+
+    /// A run started as `child`, its stdin, stdout and stderr piped.
+    pub fn of(mut child: Child) -> Run {
         let events = lines(child.stdout.take().unwrap());
         let stderr = lines(child.stderr.take().unwrap());
         Run {

@@ -1,0 +1,169 @@
+//! Steering real Node frameworks' runs through the real `conclave watch`
+//! (docs/steer.md, "Node"): the Vercel AI SDK, the OpenAI Agents SDK for
+//! JavaScript and LangGraph.js, installed pinned by the tests
+//! (`common::node`), each run offline on its own mock or scripted model
+//! with the repository's hook package (hooks/node), one Node process per
+//! framework. Its first run is paused at its first gate, stepped three
+//! gates and stopped (the framework's call ends with the hook's stop); in
+//! its second a person turns a flag off (the next step goes without the
+//! tool, or the edge) and rejects a tool call (the model's next request
+//! reads the reason).
+
+use crate::common::node;
+use crate::common::steer::{Run, Watch, hold_all};
+use crate::steer::{decisions, line_of, paused_stepped_stopped};
+use serde_json::{Value, json};
+
+/// The reason a person rejects the billing agent's tool call with.
+const REASON: &str = "over the refund limit; ask the customer first";
+
+/// The steps run's three gates passed (a model call, the tool's first
+/// call, a model call) and its stop, thrown out of the framework's call.
+fn stepped_then_stopped(run: &Run) {
+    assert_eq!(run.expect("model_call")["call"], 1);
+    assert_eq!(run.expect("tool")["n"], 1);
+    assert_eq!(run.expect("model_call")["call"], 2);
+    let stopped = run.expect("stopped");
+    assert_eq!(stopped["reason"], "stopped by a person", "{stopped}");
+}
+
+/// The decide run held at its first gate with its flag listed, let run on
+/// to its approval of lookup_invoice (7): the approval.
+fn run_on_to_the_approval(watch: &Watch, decide: &str, flag: &str) -> Value {
+    let (_, view) = watch.waiting(decide, "gate");
+    assert_eq!(view["flags"][0]["name"], flag, "{view}");
+    assert_eq!(view["flags"][0]["on"], true, "{view}");
+    watch.steer(json!({"op": "run_on", "trace_id": decide}));
+    let (approval, _) = watch.waiting(decide, "approval");
+    assert_eq!(approval["tool"], "lookup_invoice");
+    assert_eq!(approval["arguments"], json!({"invoice": 7}));
+    approval
+}
+
+/// The flag legal_analyst turned off and the call rejected: the model's
+/// next request reads the reason and is offered no legal_check; the run
+/// finishes with the model's answer.
+fn flag_off_and_rejected(watch: &Watch, run: &Run, decide: &str, approval: &Value) {
+    let first = run.expect("model_call");
+    let offered = first["tools"].as_array().unwrap();
+    assert!(offered.contains(&json!("legal_check")), "{first}");
+    watch
+        .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
+    let second = run.expect("model_call");
+    let input = second["input"].as_str().unwrap();
+    assert!(
+        input.contains(REASON) && input.contains("rejected by a person"),
+        "{input}"
+    );
+    let offered = second["tools"].as_array().unwrap();
+    assert!(!offered.contains(&json!("legal_check")), "{second}");
+    assert!(offered.contains(&json!("lookup_invoice")), "{second}");
+    assert_eq!(run.expect("finished")["output"], "settled");
+}
+
+/// The watch's lines of both runs: the steps run stopped, the decide run's
+/// rejection and flag among its decisions.
+fn both_lines_say_so(watch: &Watch, steps: &str, decide: &str, flag: &str) {
+    let lines = [watch.finished(), watch.finished()];
+    assert_eq!(
+        line_of(&lines, steps)["steering"]["stopped"],
+        "stopped by a person"
+    );
+    let decided = decisions(line_of(&lines, decide));
+    let rejected = |d: &&Value| d["decision"] == "rejected" && d["by"] == "person";
+    assert!(
+        decided
+            .iter()
+            .any(|d| rejected(&d) && d["reason"] == REASON),
+        "{decided:?}"
+    );
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["decision"] == "flag_set" && d["name"] == flag && d["on"] == false),
+        "{decided:?}"
+    );
+}
+
+#[test]
+fn an_ai_sdk_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let watch = Watch::start(&["--runs", "2"]);
+    watch.steer(hold_all());
+    let run = node::start("ai_sdk_run.mjs", &watch.url);
+    let first = ("model_call", "Counter");
+    let steps = paused_stepped_stopped(&watch, &run, &[], first, ("tool_call", "count"));
+    stepped_then_stopped(&run);
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let approval = run_on_to_the_approval(&watch, &decide, "legal_analyst");
+    assert_eq!(approval["agent"], "Billing Agent");
+    flag_off_and_rejected(&watch, &run, &decide, &approval);
+    assert!(run.end().success());
+    both_lines_say_so(&watch, &steps, &decide, "legal_analyst");
+}
+
+#[test]
+fn an_openai_agents_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let watch = Watch::start(&["--runs", "2"]);
+    watch.steer(hold_all());
+    let run = node::start("openai_agents_run.mjs", &watch.url);
+    let first = ("model_call", "Counter");
+    let steps = paused_stepped_stopped(&watch, &run, &[], first, ("tool_call", "count"));
+    stepped_then_stopped(&run);
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    // The SDK's own needsApproval, answered on the run's state.
+    let approval = run_on_to_the_approval(&watch, &decide, "legal_analyst");
+    assert_eq!(approval["agent"], "Billing Agent");
+    flag_off_and_rejected(&watch, &run, &decide, &approval);
+    assert!(run.end().success());
+    both_lines_say_so(&watch, &steps, &decide, "legal_analyst");
+}
+
+#[test]
+fn a_langgraph_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    let watch = Watch::start(&["--runs", "2"]);
+    watch.steer(hold_all());
+    let run = node::start("langgraph_run.mjs", &watch.url);
+    let steps = paused_stepped_stopped(&watch, &run, &[], ("node", "a"), ("node", "d"));
+    let ran: Vec<Value> = (0..3).map(|_| run.expect("node")["name"].clone()).collect();
+    assert_eq!(ran, [json!("a"), json!("b"), json!("c")]);
+    assert_eq!(run.expect("stopped")["reason"], "stopped by a person");
+
+    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    let (gate, _) = watch.waiting(&decide, "gate");
+    assert_eq!(gate["name"], "model");
+    let approval = run_on_to_the_approval(&watch, &decide, "legal_review");
+    watch.steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_review", "on": false}));
+    assert_eq!(run.expect("model_call")["call"], 1);
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
+    let second = run.expect("model_call");
+    let input = second["input"].as_str().unwrap();
+    assert!(
+        input.contains(REASON) && input.contains("rejected by a person"),
+        "{input}"
+    );
+    // interrupt(), answered from the watch, resumes the graph.
+    let (question, _) = watch.waiting(&decide, "question");
+    assert_eq!(question["question"], "Refund or credit?");
+    assert_eq!(question["options"], json!(["refund", "credit"]));
+    watch
+        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
+    assert_eq!(run.expect("answered")["text"], "credit");
+    let finished = run.expect("finished");
+    let messages = finished["output"].as_array().unwrap();
+    assert!(
+        messages.contains(&json!("The person chose credit.")),
+        "{finished}"
+    );
+    // The flag turned off took the edge to the legal node away.
+    assert!(
+        !messages.contains(&json!("legal review done")),
+        "{finished}"
+    );
+    assert!(run.end().success());
+    both_lines_say_so(&watch, &steps, &decide, "legal_review");
+}
