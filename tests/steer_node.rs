@@ -10,7 +10,7 @@
 //! reads the reason).
 
 use crate::common::node;
-use crate::common::steer::{Run, Watch, hold_all};
+use crate::common::steer::{PATIENCE, Run, Watch, hold_all};
 use crate::steer::{decisions, line_of, paused_stepped_stopped};
 use serde_json::{Value, json};
 
@@ -166,4 +166,133 @@ fn a_langgraph_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
     );
     assert!(run.end().success());
     both_lines_say_so(&watch, &steps, &decide, "legal_review");
+}
+
+/// What the hook's client alone (hook_run.mjs) came to.
+struct Came {
+    trace: Value,
+    approval: Value,
+    asked: Value,
+    flag: Value,
+    /// The hook's lines on stderr.
+    said: Vec<String>,
+}
+
+fn client_run(mut run: Run) -> Came {
+    let trace = run.expect("run")["trace_id"].clone();
+    run.expect("gated");
+    let approval = run.expect("approval");
+    let asked = run.expect("asked")["answer"].clone();
+    let flag = run.expect("flag")["on"].clone();
+    drop(run.child.stdin.take());
+    let status = run.child.wait().expect("the run ends");
+    // Its stderr whole: the stream closes with the process.
+    let mut said = Vec::new();
+    while let Ok(line) = run.stderr.recv_timeout(PATIENCE) {
+        said.push(line);
+    }
+    assert!(status.success(), "{status} {said:?}");
+    said.retain(|l| l.starts_with("conclave-steer:"));
+    Came {
+        trace,
+        approval,
+        asked,
+        flag,
+        said,
+    }
+}
+
+#[test]
+fn the_node_hook_names_its_run_by_conclave_run_id_before_anything_else() {
+    let watch = Watch::start(&["--reject", "wire_money", "--flag", "legal_analyst=off"]);
+    let given = "0123456789ABCDEF0123456789abcdef";
+    let env = [("CONCLAVE_RUN_ID", given)];
+    let run = node::start_with("hook_run.mjs", &[], &watch.url, &env);
+    let trace = given.to_lowercase();
+    let Came {
+        trace: named,
+        approval,
+        asked,
+        flag,
+        said,
+    } = client_run(run);
+    assert_eq!(named, trace.as_str());
+    assert_eq!(approval["approved"], false, "{approval}");
+    assert!(
+        approval["reason"]
+            .as_str()
+            .unwrap()
+            .contains("--reject wire_money"),
+        "{approval}"
+    );
+    assert_eq!(asked, Value::Null);
+    assert_eq!(flag, false, "the watch's --flag rule");
+    assert!(said.is_empty(), "{said:?}");
+    let view = watch.wait_for("the run listed by its id", |runs| {
+        runs.iter()
+            .find(|r| r["trace_id"] == trace.as_str())
+            .cloned()
+    });
+    assert_eq!(view["gates"], 1, "{view}");
+    assert_eq!(view["flags"][0]["default"], true, "{view}");
+}
+
+#[test]
+fn a_node_hook_without_its_watch_goes_on_and_a_strict_one_rejects() {
+    // A port nobody listens on any more.
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", gone.local_addr().unwrap());
+    drop(gone);
+    let Came {
+        approval,
+        asked,
+        flag,
+        said,
+        ..
+    } = client_run(node::start("hook_run.mjs", &url));
+    assert_eq!(approval["approved"], true, "{approval}");
+    assert_eq!(asked, Value::Null);
+    assert_eq!(flag, true, "the hook's default");
+    assert_eq!(said.len(), 1, "said once: {said:?}");
+    assert!(said[0].contains("cannot reach the watch"), "{said:?}");
+
+    let strict = node::start_with("hook_run.mjs", &["strict"], &url, &[]);
+    let Came { approval, said, .. } = client_run(strict);
+    assert_eq!(approval["approved"], false, "{approval}");
+    assert!(
+        approval["reason"].as_str().unwrap().contains("strict"),
+        "{approval}"
+    );
+    assert!(said[0].contains("approvals rejected: strict"), "{said:?}");
+}
+
+#[test]
+fn a_node_hook_presents_its_token_and_a_refused_one_goes_on_unsteered() {
+    let env = [("CONCLAVE_TEST_STEER_TOKEN", "s3cret-steer")];
+    let args = [
+        "--token-env",
+        "CONCLAVE_TEST_STEER_TOKEN",
+        "--reject",
+        "wire_money",
+    ];
+    let watch = Watch::start_on("127.0.0.1:0", &args, &env);
+    let token = [("CONCLAVE_STEER_TOKEN", "s3cret-steer")];
+    let run = node::start_with("hook_run.mjs", &[], &watch.url, &token);
+    let Came { approval, said, .. } = client_run(run);
+    assert_eq!(approval["approved"], false, "the watch's rule: {approval}");
+    assert!(said.is_empty(), "{said:?}");
+
+    let wrong = [("CONCLAVE_STEER_TOKEN", "wrong")];
+    let run = node::start_with("hook_run.mjs", &[], &watch.url, &wrong);
+    let Came {
+        approval,
+        asked,
+        flag,
+        said,
+        ..
+    } = client_run(run);
+    assert_eq!(approval["approved"], true, "unsteered: {approval}");
+    assert_eq!((asked, flag), (Value::Null, json!(true)));
+    assert_eq!(said.len(), 1, "said once: {said:?}");
+    assert!(said[0].contains("refused (401)"), "{said:?}");
 }

@@ -77,13 +77,20 @@ fn sync(from: &Path, to: &Path) {
 
 /// `script` of tests/fixtures/steer_node run by Node, its hook pointed at `url`.
 pub fn start(script: &str, url: &str) -> Run {
+    start_with(script, &[], url, &[])
+}
+
+/// `script` run by Node with `args`, its hook pointed at `url`, with `env` besides.
+pub fn start_with(script: &str, args: &[&str], url: &str, env: &[(&str, &str)]) -> Run {
     let home = home();
     let child = Command::new("node")
         .arg(home.join(script))
+        .args(args)
         .current_dir(&home)
-        .env("CONCLAVE_STEER_URL", url)
         .env_remove("CONCLAVE_RUN_ID")
         .env_remove("CONCLAVE_STEER_TOKEN")
+        .env("CONCLAVE_STEER_URL", url)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
