@@ -11,7 +11,7 @@
 
 use crate::common::node;
 use crate::common::steer::{PATIENCE, Run, Watch, hold_all};
-use crate::steer::{decisions, line_of, paused_stepped_stopped};
+use crate::steer::{decisions, interrupt_answered_credit, line_of, paused_stepped_stopped};
 use serde_json::{Value, json};
 
 /// The reason a person rejects the billing agent's tool call with.
@@ -87,11 +87,13 @@ fn both_lines_say_so(watch: &Watch, steps: &str, decide: &str, flag: &str) {
     );
 }
 
-#[test]
-fn an_ai_sdk_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+/// An agent's two runs (`script`): the steps run paused, stepped and
+/// stopped at its model calls and tool calls; the decide run's flag turned
+/// off and its approval rejected.
+fn an_agent_run_steered(script: &str) {
     let watch = Watch::start(&["--runs", "2"]);
     watch.steer(hold_all());
-    let run = node::start("ai_sdk_run.mjs", &watch.url);
+    let run = node::start(script, &watch.url);
     let first = ("model_call", "Counter");
     let steps = paused_stepped_stopped(&watch, &run, &[], first, ("tool_call", "count"));
     stepped_then_stopped(&run);
@@ -105,21 +107,14 @@ fn an_ai_sdk_run_is_held_stepped_decided_and_stopped_through_the_watch() {
 }
 
 #[test]
-fn an_openai_agents_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
-    let watch = Watch::start(&["--runs", "2"]);
-    watch.steer(hold_all());
-    let run = node::start("openai_agents_run.mjs", &watch.url);
-    let first = ("model_call", "Counter");
-    let steps = paused_stepped_stopped(&watch, &run, &[], first, ("tool_call", "count"));
-    stepped_then_stopped(&run);
+fn an_ai_sdk_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    an_agent_run_steered("ai_sdk_run.mjs");
+}
 
-    let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
-    // The SDK's own needsApproval, answered on the run's state.
-    let approval = run_on_to_the_approval(&watch, &decide, "legal_analyst");
-    assert_eq!(approval["agent"], "Billing Agent");
-    flag_off_and_rejected(&watch, &run, &decide, &approval);
-    assert!(run.end().success());
-    both_lines_say_so(&watch, &steps, &decide, "legal_analyst");
+/// Its approvals are the SDK's own needsApproval, answered on the run's state.
+#[test]
+fn an_openai_agents_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
+    an_agent_run_steered("openai_agents_run.mjs");
 }
 
 #[test]
@@ -147,23 +142,7 @@ fn a_langgraph_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
         "{input}"
     );
     // interrupt(), answered from the watch, resumes the graph.
-    let (question, _) = watch.waiting(&decide, "question");
-    assert_eq!(question["question"], "Refund or credit?");
-    assert_eq!(question["options"], json!(["refund", "credit"]));
-    watch
-        .steer(json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit"}));
-    assert_eq!(run.expect("answered")["text"], "credit");
-    let finished = run.expect("finished");
-    let messages = finished["output"].as_array().unwrap();
-    assert!(
-        messages.contains(&json!("The person chose credit.")),
-        "{finished}"
-    );
-    // The flag turned off took the edge to the legal node away.
-    assert!(
-        !messages.contains(&json!("legal review done")),
-        "{finished}"
-    );
+    interrupt_answered_credit(&watch, &run, &decide);
     assert!(run.end().success());
     both_lines_say_so(&watch, &steps, &decide, "legal_review");
 }
