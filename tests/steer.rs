@@ -73,6 +73,27 @@ pub(crate) fn paused_stepped_stopped(
 /// The reason a person rejects the billing agent's tool call with.
 const REASON: &str = "over the refund limit; ask the customer first";
 
+/// The tool call `approval` of the run `decide` rejected with `reason`:
+/// the tool never ran, and the model's next call reads the rejection.
+/// That call.
+pub(crate) fn rejected_and_read(
+    watch: &Watch,
+    run: &Run,
+    decide: &str,
+    approval: &Value,
+    reason: &str,
+) -> Value {
+    watch
+        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": reason}));
+    let next = run.expect("model_call");
+    let input = next["input"].as_str().unwrap();
+    assert!(
+        input.contains(reason) && input.contains("rejected by a person"),
+        "{input}"
+    );
+    next
+}
+
 /// A decide run held at `approval`: the flag legal_analyst turned off, the
 /// call rejected (the model's next call reads the reason, and is offered
 /// no legal_check), the question answered (the model reads the answer),
@@ -85,15 +106,7 @@ fn flag_off_rejected_answered(
 ) -> &'static str {
     watch
         .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
-    watch
-        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
-    // The tool never ran: the model's next call reads the rejection.
-    let second = run.expect("model_call");
-    let input = second["input"].as_str().unwrap();
-    assert!(
-        input.contains(REASON) && input.contains("rejected by a person"),
-        "{input}"
-    );
+    let second = rejected_and_read(watch, run, decide, approval, REASON);
     let offered = second["tools"].as_array().unwrap();
     assert!(!offered.contains(&json!("legal_check")), "{second}");
     let (question, _) = watch.waiting(decide, "question");

@@ -11,7 +11,9 @@
 
 use crate::common::node;
 use crate::common::steer::{PATIENCE, Run, Watch, hold_all};
-use crate::steer::{decisions, interrupt_answered_credit, line_of, paused_stepped_stopped};
+use crate::steer::{
+    decisions, interrupt_answered_credit, line_of, paused_stepped_stopped, rejected_and_read,
+};
 use serde_json::{Value, json};
 
 /// The reason a person rejects the billing agent's tool call with.
@@ -49,14 +51,7 @@ fn flag_off_and_rejected(watch: &Watch, run: &Run, decide: &str, approval: &Valu
     assert!(offered.contains(&json!("legal_check")), "{first}");
     watch
         .steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_analyst", "on": false}));
-    watch
-        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
-    let second = run.expect("model_call");
-    let input = second["input"].as_str().unwrap();
-    assert!(
-        input.contains(REASON) && input.contains("rejected by a person"),
-        "{input}"
-    );
+    let second = rejected_and_read(watch, run, decide, approval, REASON);
     let offered = second["tools"].as_array().unwrap();
     assert!(!offered.contains(&json!("legal_check")), "{second}");
     assert!(offered.contains(&json!("lookup_invoice")), "{second}");
@@ -133,14 +128,7 @@ fn a_langgraph_js_run_is_held_stepped_decided_and_stopped_through_the_watch() {
     let approval = run_on_to_the_approval(&watch, &decide, "legal_review");
     watch.steer(json!({"op": "set_flag", "trace_id": decide, "name": "legal_review", "on": false}));
     assert_eq!(run.expect("model_call")["call"], 1);
-    watch
-        .steer(json!({"op": "reject", "trace_id": decide, "id": approval["id"], "reason": REASON}));
-    let second = run.expect("model_call");
-    let input = second["input"].as_str().unwrap();
-    assert!(
-        input.contains(REASON) && input.contains("rejected by a person"),
-        "{input}"
-    );
+    rejected_and_read(&watch, &run, &decide, &approval, REASON);
     // interrupt(), answered from the watch, resumes the graph.
     interrupt_answered_credit(&watch, &run, &decide);
     assert!(run.end().success());
