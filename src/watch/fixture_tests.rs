@@ -21,13 +21,13 @@ pub(super) struct Sent {
     encoding: Option<String>,
 }
 
-pub(super) fn set_dir(set: &str) -> PathBuf {
+pub(crate) fn set_dir(set: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/watch")
         .join(set)
 }
 
-pub(super) fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }

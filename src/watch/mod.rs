@@ -27,7 +27,7 @@ pub(crate) mod vocab;
 pub(crate) mod tests;
 
 #[cfg(test)]
-mod fixture_tests;
+pub(crate) mod fixture_tests;
 
 #[cfg(test)]
 mod fixture_js_tests;
