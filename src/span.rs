@@ -148,6 +148,9 @@ pub(crate) struct Span {
     /// The instrumentation scope's name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub(crate) scope: String,
+    /// The resource's `telemetry.sdk.language` (`python`, `nodejs` …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) language: Option<String>,
 }
 
 impl Span {
@@ -168,12 +171,16 @@ impl Span {
 pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
     let mut out = Vec::new();
     for resource in &request.resource_spans {
-        let service = resource.resource.as_ref().and_then(|r| {
-            r.attributes
-                .iter()
-                .find(|kv| kv.key == "service.name")
-                .and_then(|kv| kv.value.as_ref().map(|v| cut(&value_of(v).text())))
-        });
+        let resource_attr = |key: &str| {
+            resource.resource.as_ref().and_then(|r| {
+                r.attributes
+                    .iter()
+                    .find(|kv| kv.key == key)
+                    .and_then(|kv| kv.value.as_ref().map(|v| cut(&value_of(v).text())))
+            })
+        };
+        let service = resource_attr("service.name");
+        let language = resource_attr("telemetry.sdk.language");
         for scope in &resource.scope_spans {
             let scope_name = scope
                 .scope
@@ -211,6 +218,7 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
                         .collect(),
                     service: service.clone(),
                     scope: scope_name.clone(),
+                    language: language.clone(),
                 });
             }
         }

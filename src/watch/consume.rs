@@ -110,7 +110,10 @@ impl Watch {
 
     /// Take in one batch; what a viewer is told of it.
     pub(crate) fn take(&mut self, batch: &Batch) -> Vec<WatchFeed> {
-        let spans = spans_of(&batch.request);
+        let mut spans = spans_of(&batch.request);
+        // A framework's control-flow exception (LangGraph's handoffs) is
+        // no failure: the span keeps its exception event, not an error.
+        super::read::settle_control_flow(&mut spans);
         // Room for new traces: runs whose root came finish early rather
         // than a new trace being dropped.
         let wanted = self.runs.room_wanted(&spans);

@@ -21,13 +21,13 @@ pub(super) struct Sent {
     encoding: Option<String>,
 }
 
-fn set_dir(set: &str) -> PathBuf {
+pub(crate) fn set_dir(set: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/watch")
         .join(set)
 }
 
-fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
@@ -163,7 +163,7 @@ fn noted(expected: &Value) -> Value {
 
 /// Set `set` reads as the one run its script noted, over HTTP and gRPC;
 /// the lines, HTTP's first.
-async fn holds(set: &str) -> Vec<Value> {
+pub(super) async fn holds(set: &str) -> Vec<Value> {
     let expected = noted(&read_json(&set_dir(set).join("expected.json")));
     let mut seen = Vec::new();
     for wire in [Wire::Http, Wire::Grpc] {

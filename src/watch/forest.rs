@@ -222,6 +222,7 @@ mod tests {
             events: Vec::new(),
             service: None,
             scope: String::new(),
+            language: None,
         }
     }
 

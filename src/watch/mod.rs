@@ -8,8 +8,10 @@
 //! outside the reader: `consume` is the loop that joins them.
 
 pub(crate) mod acting;
+pub(crate) mod answer;
 pub mod consume;
 pub(crate) mod forest;
+pub(crate) mod framework;
 pub(crate) mod read;
 pub mod receive;
 pub mod record;
@@ -25,4 +27,7 @@ pub(crate) mod vocab;
 pub(crate) mod tests;
 
 #[cfg(test)]
-mod fixture_tests;
+pub(crate) mod fixture_tests;
+
+#[cfg(test)]
+mod fixture_js_tests;

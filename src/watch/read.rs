@@ -3,7 +3,7 @@
 //! the same span always reads the same. What a span means within its run
 //! (whose agent a tool call was, the order of the agents) is `summary.rs`'s.
 
-use super::vocab::{Kind, Looks, Says, VOCABULARY};
+use super::vocab::{CONTROL_FLOW, Kind, LANGGRAPH_START, Looks, Says, VOCABULARY};
 use crate::span::{Span, Value};
 
 /// Each span's reading by its id, as a run holds them: boxed, so that
@@ -134,6 +134,16 @@ pub(crate) fn read(span: &Span) -> Reading {
             _ => {}
         }
     }
+    // LangGraph's entry (`__start__`) runs no node of the app's own.
+    if r.actor.as_deref() == Some(LANGGRAPH_START) {
+        r.actor = None;
+    }
+    if r.activation
+        .as_deref()
+        .is_some_and(|a| a.split(':').next() == Some(LANGGRAPH_START))
+    {
+        r.activation = None;
+    }
     if r.kind == Some(Kind::Agent)
         && let Some(actor) = &r.actor
     {
@@ -170,6 +180,67 @@ pub(crate) fn may_name_graph_node(span: &Span) -> bool {
             _ => false,
         }
     })
+}
+
+/// Whether any row of the table reads something off `span`: an
+/// attribute, name or event a row looks at (a JSON field looked for by
+/// its name, not parsed). A span none does is not understood: the run
+/// counts it, on the screen and in its line, rather than seeming empty.
+pub(crate) fn understood(span: &Span) -> bool {
+    VOCABULARY.iter().any(|row| match row.looks {
+        Looks::Attr(key, want) => span
+            .attr(key)
+            .is_some_and(|v| want.is_none_or(|w| v.text() == w)),
+        Looks::NamePrefix(prefix) => span.name.starts_with(prefix),
+        Looks::JsonField { attr, field, .. } => {
+            matches!(span.attr(attr), Some(Value::Str(text)) if text.contains(field))
+        }
+        Looks::Event(name) => span.events.iter().any(|e| e.name == name),
+        Looks::EventAttr(_) => false,
+    })
+}
+
+/// Whether `span`'s error is a control-flow exception of its framework
+/// ([`CONTROL_FLOW`]: LangGraph's handoffs and interrupts), not a
+/// failure: by its exception event's `exception.type`, else by the first
+/// line of the exception's message or the status message (LangGraph.js
+/// writes the stack, the exception's name first).
+pub(crate) fn control_flow(span: &Span) -> bool {
+    let Some(status) = &span.error else {
+        return false;
+    };
+    let named = |text: &str| {
+        let head = text.trim_start().lines().next().unwrap_or_default();
+        let word = head
+            .split(|c: char| c == ':' || c == '(' || c.is_whitespace())
+            .next()
+            .unwrap_or_default();
+        let last = word.rsplit(['.', ':']).next().unwrap_or_default();
+        CONTROL_FLOW.contains(&last)
+    };
+    let exception = span.events.iter().find(|e| e.name == "exception");
+    let attr = |key: &str| {
+        exception.and_then(|e| {
+            e.attrs
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.text())
+        })
+    };
+    match attr("exception.type") {
+        Some(kind) => named(&kind),
+        None => named(&attr("exception.message").unwrap_or_else(|| status.clone())),
+    }
+}
+
+/// Clear the error of each of `spans` that ended in a control-flow
+/// exception ([`control_flow`]): no failure; its exception event stays.
+pub(crate) fn settle_control_flow(spans: &mut [Span]) {
+    for span in spans {
+        if control_flow(span) {
+            span.error = None;
+        }
+    }
 }
 
 fn apply(r: &mut Reading, says: Says, source: &'static str, value: &Value) {

@@ -8,8 +8,9 @@
 pub use super::acting::CostFrom;
 use super::acting::{Agents, ModelCall, calls_of};
 use super::forest::Forest;
-use super::read::{Reading, Readings, read};
-use super::vocab::{Kind, framework_of};
+use super::framework::framework_of;
+use super::read::{Reading, Readings, read, understood};
+use super::vocab::Kind;
 use crate::scenario::PriceTable;
 use crate::span::{Span, SpanId, trace_hex};
 use serde::Serialize;
@@ -72,8 +73,15 @@ pub struct WatchSummary {
     pub unpriced_calls: u64,
     pub errors: u64,
     pub spans: u64,
+    /// Spans no row of the vocabulary reads anything from
+    /// (docs/watch.md): a run this version cannot read says how much of
+    /// it, never seems an empty success.
+    pub spans_not_understood: u64,
     /// Spans not kept (over the run's limit, or sent twice).
     pub dropped_spans: u64,
+    /// The run's final answer where its trace carries it: the text of
+    /// its last model call that answered in text.
+    pub final_answer: Option<String>,
     /// The recording's path, once written.
     pub recording: Option<String>,
     /// What was decided when a hook steered the run (docs/steer.md).
@@ -185,6 +193,7 @@ pub(crate) fn summarise_read(
     handoffs.sort_by_key(|(at, _)| *at);
     summary.handoffs = handoffs.into_iter().map(|(_, h)| h).collect();
     add_model_calls(&mut summary, &calls_of(&by_start, &agents_of, prices));
+    summary.final_answer = super::answer::final_answer(&by_start, readings);
     summary
 }
 
@@ -198,7 +207,7 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
             .and_then(|s| s.service.clone()),
         framework: spans
             .iter()
-            .find_map(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
+            .find_map(|s| framework_of(s))
             .map(str::to_string),
         conversation: None,
         agents: Vec::new(),
@@ -214,7 +223,9 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
         unpriced_calls: 0,
         errors: spans.iter().filter(|s| s.error.is_some()).count() as u64,
         spans: spans.len() as u64,
+        spans_not_understood: spans.iter().filter(|s| !understood(s)).count() as u64,
         dropped_spans: forest.dropped,
+        final_answer: None,
         recording: None,
         steering: None,
     }

@@ -198,6 +198,8 @@ const PYDANTIC: &str = "PydanticAI";
 const LANGGRAPH: &str = "LangGraph (OpenInference LangChain instrumentation)";
 const AUTOGEN: &str = "AutoGen (its own tracing)";
 const CREWAI: &str = "CrewAI (OpenInference CrewAI instrumentation)";
+const AI_SDK: &str = "Vercel AI SDK 3 to 6 (experimental_telemetry), AI SDK 7 LegacyOpenTelemetry";
+const AI_SDK7: &str = "Vercel AI SDK 7 (@ai-sdk/otel OpenTelemetry)";
 const HANDOFF_TOOLS: &str = "OpenAI Agents SDK, langgraph-supervisor (handoff tools)";
 const CONCLAVE: &str = "Conclave";
 
@@ -248,32 +250,77 @@ pub(crate) const VOCABULARY: &[Row] = &[
     attr_is(TRACELOOP, "traceloop.span.kind", "workflow", Kind::Workflow),
     attr_is(TRACELOOP, "traceloop.span.kind", "task", Kind::Chain),
     attr(TRACELOOP, "llm.request.type", Says::Is(Kind::Model)),
+    // The AI SDK's `ai.*` spans say what they are in `ai.operationId`: a
+    // generate or stream call is an agent's tool loop, its `do*` spans
+    // the model calls, `ai.toolCall` a tool call. AI SDK 7 writes each
+    // step of the loop as an `agent_step` span: a step, not an agent.
+    attr_is(AI_SDK, "ai.operationId", "ai.generateText", Kind::Agent),
+    attr_is(AI_SDK, "ai.operationId", "ai.streamText", Kind::Agent),
+    attr_is(AI_SDK, "ai.operationId", "ai.generateObject", Kind::Agent),
+    attr_is(AI_SDK, "ai.operationId", "ai.streamObject", Kind::Agent),
+    attr_is(
+        AI_SDK,
+        "ai.operationId",
+        "ai.generateText.doGenerate",
+        Kind::Model,
+    ),
+    attr_is(
+        AI_SDK,
+        "ai.operationId",
+        "ai.streamText.doStream",
+        Kind::Model,
+    ),
+    attr_is(
+        AI_SDK,
+        "ai.operationId",
+        "ai.generateObject.doGenerate",
+        Kind::Model,
+    ),
+    attr_is(
+        AI_SDK,
+        "ai.operationId",
+        "ai.streamObject.doStream",
+        Kind::Model,
+    ),
+    attr_is(AI_SDK, "ai.operationId", "ai.toolCall", Kind::Tool),
+    attr_is(AI_SDK7, "gen_ai.operation.name", "agent_step", Kind::Chain),
     // Names.
     attr(GENAI, "gen_ai.agent.name", Says::AgentName),
     attr(OI, "agent.name", Says::AgentName),
     attr(PYDANTIC, "agent_name", Says::AgentName),
+    attr(AI_SDK, "ai.telemetry.functionId", Says::AgentName),
+    attr(AI_SDK, "resource.name", Says::AgentName),
     name(GENAI, "invoke_agent ", Says::AgentName),
     // CrewAI's agent span is named `<role>.<task, cut>.execute`; its
     // graph node is the role (so are the Agents SDK's agents').
     attr(OI, "graph.node.id", Says::AgentName),
     attr(GENAI, "gen_ai.agent.name", Says::CallerAgent),
     attr(CREWAI, "tool.agent_role", Says::CallerAgent),
+    attr(AI_SDK, "ai.telemetry.functionId", Says::CallerAgent),
     attr(GENAI, "gen_ai.tool.name", Says::ToolName),
     attr(OI, "tool.name", Says::ToolName),
+    attr(AI_SDK, "ai.toolCall.name", Says::ToolName),
     name(GENAI, "execute_tool ", Says::ToolName),
     attr(TRACELOOP, "traceloop.entity.name", Says::EntityName),
     // Models, tokens, cost: read on model spans only, so that an agent
     // span's aggregates (PydanticAI's gen_ai.aggregated_usage.*, CrewAI's
-    // root llm.token_count.total) are never counted.
+    // root llm.token_count.total, the AI SDK's loop totals in ai.usage.*
+    // and AI SDK 7's gen_ai.usage.* on invoke_agent) are never counted.
     attr(GENAI, "gen_ai.response.model", Says::ResponseModel),
     attr(GENAI, "gen_ai.request.model", Says::RequestModel),
     attr(OI, "llm.model_name", Says::RequestModel),
+    attr(AI_SDK, "ai.response.model", Says::ResponseModel),
+    attr(AI_SDK, "ai.model.id", Says::RequestModel),
     attr(GENAI, "gen_ai.usage.input_tokens", Says::InputTokens),
     attr(GENAI, "gen_ai.usage.output_tokens", Says::OutputTokens),
     attr(GENAI, "gen_ai.usage.prompt_tokens", Says::InputTokens),
     attr(GENAI, "gen_ai.usage.completion_tokens", Says::OutputTokens),
     attr(OI, "llm.token_count.prompt", Says::InputTokens),
     attr(OI, "llm.token_count.completion", Says::OutputTokens),
+    attr(AI_SDK, "ai.usage.inputTokens", Says::InputTokens),
+    attr(AI_SDK, "ai.usage.outputTokens", Says::OutputTokens),
+    attr(AI_SDK, "ai.usage.promptTokens", Says::InputTokens),
+    attr(AI_SDK, "ai.usage.completionTokens", Says::OutputTokens),
     attr(
         GENAI,
         "gen_ai.usage.cache_read.input_tokens",
@@ -282,6 +329,16 @@ pub(crate) const VOCABULARY: &[Row] = &[
     attr(
         OI,
         "llm.token_count.prompt_details.cache_read",
+        Says::CachedInputTokens,
+    ),
+    attr(
+        AI_SDK,
+        "ai.usage.inputTokenDetails.cacheReadTokens",
+        Says::CachedInputTokens,
+    ),
+    attr(
+        AI_SDK,
+        "ai.usage.cachedInputTokens",
         Says::CachedInputTokens,
     ),
     // A framework's own cost is preferred to Conclave's price table.
@@ -345,35 +402,22 @@ pub(crate) const VOCABULARY: &[Row] = &[
     },
 ];
 
-/// Which framework sent a span, by its instrumentation scope's name (the
-/// first prefix that fits) or its service name; a second, small table.
-pub(crate) const FRAMEWORKS: &[(&str, &str)] = &[
-    (
-        "openinference.instrumentation.openai_agents",
-        "openai-agents",
-    ),
-    (
-        "opentelemetry.instrumentation.openai_agents",
-        "openai-agents",
-    ),
-    ("openai.agents", "openai-agents"),
-    ("openinference.instrumentation.langchain", "langgraph"),
-    ("opentelemetry.instrumentation.langchain", "langgraph"),
-    ("pydantic-ai", "pydantic-ai"),
-    ("pydantic_ai", "pydantic-ai"),
-    ("autogen", "autogen"),
-    ("openinference.instrumentation.crewai", "crewai"),
-    ("crewai", "crewai"),
-    ("conclave", "conclave"),
+/// The exceptions a framework raises to pass control, not because
+/// anything failed (LangGraph's, in Python and JavaScript: a `Command`
+/// handoff to a parent graph is raised as `ParentCommand`, an
+/// `interrupt()` as `GraphInterrupt`; `GraphBubbleUp` is their base).
+/// A span that ended in one is no failure; its exception stays in its
+/// events, shown in its details.
+pub(crate) const CONTROL_FLOW: &[&str] = &[
+    "ParentCommand",
+    "GraphBubbleUp",
+    "GraphInterrupt",
+    "NodeInterrupt",
 ];
 
-/// The framework `scope` (or a service name) names, if the table knows it.
-pub(crate) fn framework_of(scope: &str) -> Option<&'static str> {
-    FRAMEWORKS
-        .iter()
-        .find(|(prefix, _)| scope.starts_with(prefix))
-        .map(|(_, name)| *name)
-}
+/// LangGraph's entry node, which runs nothing of the app's: no node of
+/// its graph, no actor.
+pub(crate) const LANGGRAPH_START: &str = "__start__";
 
 #[cfg(test)]
 mod kind_tests {

@@ -202,9 +202,23 @@ impl RunState {
                 asked::fold(&mut self.asked, pattern, kind);
                 self.pattern.apply(kind, t_ms);
             }
-            EventKind::SpanArrived { top, name, .. } => {
+            EventKind::SpanArrived {
+                top, name, agent, ..
+            } => {
                 if self.root_span.is_none() && *top {
-                    self.root_span = Some(crate::sanitize::clean(name).into_owned());
+                    // AI SDK 7 names its agent's span by the model
+                    // (`invoke_agent gpt-4o-mini`): the agent the same
+                    // span names is the run's name.
+                    let named = match agent {
+                        Some(agent)
+                            if name.starts_with("invoke_agent ")
+                                && !name.contains(agent.as_str()) =>
+                        {
+                            format!("invoke_agent {agent}")
+                        }
+                        _ => name.clone(),
+                    };
+                    self.root_span = Some(crate::sanitize::clean(&named).into_owned());
                 }
                 self.pattern.apply(kind, t_ms)
             }

@@ -5,6 +5,7 @@
 
 mod arrivals;
 mod paying;
+mod reading_js;
 mod turns;
 
 use super::consume::{Watch, WatchFeed, WatchOptions};
@@ -79,7 +80,7 @@ pub(crate) fn request(scope: &str, spans: Vec<Proto>) -> ExportTraceServiceReque
     }
 }
 
-fn own(p: Proto) -> Span {
+pub(super) fn own(p: Proto) -> Span {
     crate::span::spans_of(&request("s", vec![p])).remove(0)
 }
 

@@ -4,7 +4,7 @@
 //! watched by its source.
 
 use crate::scenario::Scenario;
-use crate::watch::vocab::framework_of;
+use crate::watch::framework::framework_of;
 
 /// The scenario a watched run is seated with, from its first span (none:
 /// a hooked run whose hook spoke first): two runs of one app are runs of
@@ -12,9 +12,7 @@ use crate::watch::vocab::framework_of;
 /// source.
 pub(crate) fn seat_of(span: Option<&crate::span::Span>) -> Scenario {
     let service = span.and_then(|s| s.service.clone()).unwrap_or_default();
-    let framework = span
-        .and_then(|s| framework_of(&s.scope).or_else(|| framework_of(s.service.as_deref()?)))
-        .unwrap_or("");
+    let framework = span.and_then(framework_of).unwrap_or("");
     let goal = match (service.as_str(), framework) {
         ("", "") => "a watched run".to_string(),
         (service, "") | ("", service) => format!("{service}, watched"),

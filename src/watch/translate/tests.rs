@@ -32,7 +32,8 @@ pub(crate) fn told(set: &str) -> Vec<(Vec<Event>, Value)> {
     let now = tokio::time::Instant::now();
     let mut order = Vec::new();
     for sent in requests(set) {
-        let spans = spans_of(&decoded(&sent));
+        let mut spans = spans_of(&decoded(&sent));
+        crate::watch::read::settle_control_flow(&mut spans);
         for id in runs.accept(spans, now) {
             let run = u32::try_from(translators.len() + 1).unwrap();
             translators.insert(id, (Translator::new(run, id), 0));
@@ -214,6 +215,7 @@ pub(super) fn span(id: u64, parent: Option<u64>, attrs: &[(&str, &str)]) -> Span
         events: Vec::new(),
         service: Some("svc".into()),
         scope: String::new(),
+        language: None,
     }
 }
 

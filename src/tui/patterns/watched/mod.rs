@@ -186,9 +186,16 @@ impl Unit for WatchedUnit {
                 crate::words::plural(run.spend.unpriced, "model call")
             )));
         }
+        if let Some((_, answer)) = &run.answer {
+            let answer = answer.split_whitespace().collect::<Vec<_>>().join(" ");
+            lines.push(Line::raw(format!("answer      {}", clean(&answer))));
+        }
         let mut spans = format!("spans       {}", run.forest.len());
         if run.failed > 0 {
             spans.push_str(&format!(", {} failed", run.failed));
+        }
+        if run.not_understood > 0 {
+            spans.push_str(&format!(", {} not understood", run.not_understood));
         }
         if run.forest.dropped > 0 {
             spans.push_str(&format!(", {} not kept", run.forest.dropped));

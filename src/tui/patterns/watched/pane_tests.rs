@@ -43,6 +43,7 @@ pub(super) fn span(
         events: Vec::new(),
         service: Some("support-bot".into()),
         scope: String::new(),
+        language: None,
     }
 }
 

@@ -31,6 +31,11 @@ pub(crate) struct WatchedRun {
     pub(crate) failed: u64,
     /// Spans told that could not be read (a recording of another version).
     pub(crate) unread: u64,
+    /// Spans no row of the watch's vocabulary reads anything from.
+    pub(crate) not_understood: u64,
+    /// The run's final answer so far: the text of the model call that
+    /// ended last among those that answered in text, with its end (ns).
+    pub(crate) answer: Option<(u64, String)>,
     pub(crate) spend: Spend,
     /// The agents told, in the order first told (taking a turn, or at
     /// either end of a handoff).
@@ -90,6 +95,8 @@ impl Default for WatchedRun {
             forest: Forest::new(DEFAULT_MAX_SPANS),
             failed: 0,
             unread: 0,
+            not_understood: 0,
+            answer: None,
             spend: Spend::default(),
             told_agents: Vec::new(),
             told_set: HashSet::new(),
@@ -156,8 +163,18 @@ impl WatchedRun {
     /// A span arrived, `agent`'s span where it names one: into the
     /// forest (shared, not copied), the tree's rows and the graph's
     /// visits.
-    fn arrived(&mut self, span: &Arc<Span>, agent: Option<&str>) {
+    fn arrived(&mut self, span: &Arc<Span>, agent: Option<&str>, model: bool) {
         self.failed += u64::from(span.error.is_some());
+        self.not_understood += u64::from(!crate::watch::read::understood(span));
+        if model
+            && self
+                .answer
+                .as_ref()
+                .is_none_or(|(end, _)| span.end_ns >= *end)
+            && let Some(text) = crate::watch::answer::answer_of(span)
+        {
+            self.answer = Some((span.end_ns, text));
+        }
         if let Some(agent) = agent {
             let start = match self.agent_starts.get_mut(agent) {
                 Some(start) => start,
@@ -204,6 +221,7 @@ impl Fold for WatchedRun {
         match kind {
             EventKind::SpanArrived {
                 span,
+                span_kind,
                 cost_from,
                 agent,
                 ..
@@ -214,7 +232,7 @@ impl Fold for WatchedRun {
                     None => {}
                 }
                 match span.span() {
-                    Some(span) => self.arrived(span, agent.as_deref()),
+                    Some(span) => self.arrived(span, agent.as_deref(), span_kind == "model"),
                     None => self.unread += 1,
                 }
             }

@@ -251,3 +251,28 @@ fn a_picked_row_stays_on_its_item_while_rows_come_in_above_it() {
     assert_eq!(after["agent"], "researcher", "{after}");
     assert_eq!(stale["agent"], "coordinator");
 }
+
+/// LangGraph.js's supervisor hands off by raising `ParentCommand`: on the
+/// screen the run has no failed span, its graph no `__start__` node, its
+/// Result pane the answer the run returned and every span understood.
+#[test]
+fn a_langgraph_js_run_shows_no_failure_no_start_node_and_its_answer() {
+    let set = "langgraph_js_supervisor_openinference";
+    let (events, _) = crate::watch::translate::tests::told(set).remove(0);
+    let fold = folded(&events);
+    let run: &WatchedRun = fold.get().expect("a watched run's own fold");
+    assert_eq!((run.failed, run.not_understood), (0, 0));
+    let plan = format!(
+        "{:?}",
+        run.graph().expect("a graph").graph.as_ref().unwrap().plan
+    );
+    assert!(
+        plan.contains("billing") && !plan.contains("__start__"),
+        "{plan}"
+    );
+    let expected = crate::watch::fixture_tests::read_json(
+        &crate::watch::fixture_tests::set_dir(set).join("expected.json"),
+    );
+    let answer = run.answer.as_ref().map(|(_, text)| text.as_str());
+    assert_eq!(Value::from(answer), expected["final_answer"]);
+}

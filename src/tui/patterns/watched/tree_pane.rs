@@ -74,9 +74,14 @@ pub(crate) fn line(row: &TreeRow, span: Option<&crate::span::Span>, width: usize
         Some(span) => {
             let name = clean(&span.name).into_owned();
             match &span.error {
+                // The message's first line (a stack's is the error's name).
                 Some(message) => (
                     name,
-                    format!("✗ {} {}", millis(row.ms), clean(message)),
+                    format!(
+                        "✗ {} {}",
+                        millis(row.ms),
+                        clean(message.trim().lines().next().unwrap_or_default())
+                    ),
                     theme::error(),
                 ),
                 None => (name, millis(row.ms), Style::default()),
@@ -89,6 +94,12 @@ pub(crate) fn line(row: &TreeRow, span: Option<&crate::span::Span>, width: usize
         style
     };
     let lead = format!("{guide}{mark}");
+    // The name keeps up to half the row before a long state takes it.
+    let kept = name.chars().count().min(width / 2);
+    let state = fit(
+        &state,
+        width.saturating_sub(lead.chars().count() + kept + 1),
+    );
     let room = width.saturating_sub(lead.chars().count() + state.chars().count() + 1);
     let name = fit(&name, room);
     let pad =

@@ -26,6 +26,7 @@ fn span(id: u64, parent: Option<u64>, name: &str, start: u64, end: u64) -> Span 
         events: Vec::new(),
         service: Some("support-bot".into()),
         scope: String::new(),
+        language: None,
     }
 }
 
