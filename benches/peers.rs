@@ -89,7 +89,7 @@ fn main() {
         builds,
     };
     println!(
-        "{:<34} {:>16} {:>9} {:>9} {:>9} {:>8} {:>8}",
+        "{:<38} {:>16} {:>9} {:>9} {:>9} {:>8} {:>8}",
         "row", "wall (low-high)", "", "CPU", "peak", "wall/fl", "peak/fl"
     );
     if wanted("fan_out") {
@@ -205,7 +205,7 @@ impl Bench {
             let median = medians(runs);
             let (low, high) = spread(runs);
             println!(
-                "{:<34} {:>7.2} s {:>4.2}-{:<4.2} {:>7.2} s {:>5.0} MiB {:>7.2}x {:>7.2}x",
+                "{:<38} {:>7.2} s {:>4.2}-{:<4.2} {:>7.2} s {:>5.0} MiB {:>7.2}x {:>7.2}x",
                 format!("{row} {}", contender.name),
                 median.wall.as_secs_f64(),
                 low,
@@ -231,7 +231,7 @@ fn slope(short: &[(String, Took)], long: &[(String, Took)], calls: usize) {
             (y.as_secs_f64() - x.as_secs_f64()) * 1e6 / calls as f64
         };
         println!(
-            "{:<34} {:>7.2} µs wall {:>7.2} µs CPU {:>7.0} B peak a model call",
+            "{:<38} {:>7.2} µs wall {:>7.2} µs CPU {:>7.0} B peak a model call",
             format!("chain slope {name}"),
             per(a.wall, b.wall),
             per(a.cpu, b.cpu),
