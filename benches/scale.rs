@@ -92,6 +92,10 @@
 
 #[path = "common/counting.rs"]
 mod counting;
+#[path = "common/measure.rs"]
+mod measure;
+#[path = "common/shapes.rs"]
+mod shapes;
 
 use conclave::bus::{Delivery, Hub, Subscription};
 use conclave::scenario;
@@ -114,19 +118,9 @@ const BINARY: &str = env!("CARGO_BIN_EXE_conclave");
 /// Set for this bench run again to measure one dashboard row alone.
 const ALONE: &str = "CONCLAVE_SCALE_ALONE";
 const FRAME: Duration = Duration::from_millis(16);
-const WORKERS: [&str; 4] = [
-    "sales_worker",
-    "payments_worker",
-    "inventory_worker",
-    "fraud_worker",
-];
 
 fn main() {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with('-'))
-        .collect();
-    let wanted = |row: &str| filters.is_empty() || filters.iter().any(|f| row.contains(f));
+    let wanted = measure::wanted_rows();
     let tasks: usize = std::env::var("CONCLAVE_SCALE_TASKS")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -153,7 +147,7 @@ fn main() {
         .iter()
         .any(|row| wanted(row));
     if wanted("orchestrator") || wanted("dashboard_live") || needs_recording {
-        write_orchestrator(&plan, tasks);
+        shapes::write_fan_out(&plan, tasks);
     }
     if wanted("orchestrator") {
         let (took, rss) = process(&["run", "--headless", path(&plan)]);
@@ -302,7 +296,7 @@ fn fan_out(dir: &Path) {
         .and_then(|n| n.parse().ok())
         .unwrap_or(FAN_OUT);
     let plan = dir.join("fan_out.json");
-    write_orchestrator(&plan, tasks);
+    shapes::write_fan_out(&plan, tasks);
     let floor_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fan_out_floor.py");
     let mut headless = Vec::new();
     let mut recorded = Vec::new();
@@ -420,42 +414,9 @@ fn process_to(args: &[&str], out: &Path) -> (Duration, usize) {
 
 /// Run `command`; its wall time and peak resident memory. A run that fails
 /// stops the bench, with the end of what it said.
-fn measured(mut command: Command, what: &str) -> (Duration, usize) {
-    let stderr = tempfile::tempfile().expect("a temporary file");
-    let start = Instant::now();
-    // Reaped below by `wait4`, which also gives its peak memory.
-    #[allow(clippy::zombie_processes)]
-    let child = command
-        .stderr(stderr.try_clone().expect("a file handle"))
-        .spawn()
-        .expect("the command starts");
-    let pid = i32::try_from(child.id()).expect("a pid");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be overwritten.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pid is this process's own child, not yet waited for; both
-    // pointers are to live locals.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let took = start.elapsed();
-    assert_eq!(reaped, pid, "wait4 failed");
-    let exit = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    if !matches!(exit, Some(0 | 1)) {
-        let mut said = String::new();
-        let mut stderr = stderr;
-        let _ = std::io::Seek::rewind(&mut stderr);
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut said);
-        let tail: String = said
-            .chars()
-            .rev()
-            .take(2000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        panic!("{what} ended with {exit:?}: {tail}");
-    }
-    let rss = usize::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
-    (took, rss)
+fn measured(command: Command, what: &str) -> (Duration, usize) {
+    let took = measure::measured(command, what);
+    (took.wall, took.rss)
 }
 
 /// The run in the dashboard as its loop does it: events folded as they
@@ -581,53 +542,6 @@ fn dashboard_replay(recording: &Path, k: usize) {
 
 fn create(file: &Path) -> BufWriter<std::fs::File> {
     BufWriter::new(std::fs::File::create(file).expect("a temporary file"))
-}
-
-/// An orchestrator scenario whose plan has `tasks` tasks, written as it
-/// goes so that this process stays small.
-fn write_orchestrator(file: &Path, tasks: usize) {
-    let mut out = create(file);
-    write_orchestrator_tasks(&mut out, tasks);
-}
-
-fn write_orchestrator_tasks(out: &mut BufWriter<std::fs::File>, tasks: usize) {
-    let workers: Vec<String> = WORKERS
-        .iter()
-        .map(|w| {
-            format!(
-                "    \"{w}\": {{\"data\": {{\"2026-02-26:US\": {{\"value\": 1}}}}, \"latency_ms\": {{\"min\": 1, \"max\": 50}}}}"
-            )
-        })
-        .collect();
-    let put = |out: &mut BufWriter<std::fs::File>, text: &str| {
-        out.write_all(text.as_bytes()).expect("written");
-    };
-    put(
-        out,
-        "{\n  \"name\": \"many_tasks\",\n  \"pattern\": \"orchestrator\",\n  \"goal\": \"Report.\",\n  \"context\": {\"report_date\": \"2026-02-26\", \"region\": \"US\"},\n",
-    );
-    put(out, "  \"workers\": {\n");
-    put(out, &workers.join(",\n"));
-    put(
-        out,
-        "\n  },\n  \"provider\": {\n    \"kind\": \"sim\",\n    \"final_answer\": \"Done.\",\n    \"plan\": {\"kind\": \"plan\", \"tasks\": [\n",
-    );
-    for i in 0..tasks {
-        let task = format!(
-            "{}      {{\n        \"id\": \"t{i}\",\n        \"worker\": \"{}\",\n        \"args\": {{\"report_date\": \"2026-02-26\", \"region\": \"US\"}},\n        \"critical\": {}\n      }}",
-            if i > 0 { ",\n" } else { "" },
-            WORKERS[i % WORKERS.len()],
-            i % 10 == 0
-        );
-        put(out, &task);
-    }
-    put(
-        out,
-        &format!(
-            "\n    ]}}\n  }},\n  \"budget\": {{\"max_tasks\": {tasks}, \"max_parallel\": 256, \"max_dispatches\": {tasks}, \"max_retries_per_task\": 1, \"task_timeout_seconds\": 2.0, \"max_seconds\": 600}}\n}}\n"
-        ),
-    );
-    out.flush().expect("written");
 }
 
 /// A round table whose `context` holds small objects up to `bytes`.

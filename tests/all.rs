@@ -13,6 +13,11 @@ mod common;
 #[path = "../benches/common/counting.rs"]
 mod counting;
 
+/// The side-by-side bench's shapes as scenarios (`chain_memory` runs its
+/// handoff chain).
+#[path = "../benches/common/shapes.rs"]
+mod shapes;
+
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;
 /// A loopback OTLP collector, for the OTLP and NATS tests.
@@ -20,6 +25,7 @@ static ALLOCATOR: counting::Counting = counting::Counting;
 mod receiver;
 
 mod cassette;
+mod chain_memory;
 mod chain_snapshots;
 mod ci_lints;
 mod cli;

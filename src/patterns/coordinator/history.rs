@@ -1,9 +1,10 @@
-//! The coordinator's history, typed: a turn of 100,000 member calls leaves
-//! 100,000 entries, each kept as small as it can be (the agent's name
-//! shared, the model's output kept as the text it came as, a member's
-//! answer its call's record shared with `member_calls`). An entry becomes a
-//! JSON value only where a prompt needs it, and is written into the result
-//! document as the value would have been, byte for byte.
+//! The coordinator's history, typed (and the swarm's, which has no member
+//! calls): a turn of 100,000 member calls leaves 100,000 entries, a chain
+//! of 40,000 handoffs as many, each kept as small as it can be (the
+//! agent's name shared, the model's output kept as the text it came as, a
+//! member's answer its call's record shared with `member_calls`). An entry
+//! is written into a prompt and the result document as the value would
+//! have been, byte for byte.
 
 use super::result::MemberRecord;
 use crate::patterns::team::turn_payload::TurnContext;
@@ -16,7 +17,7 @@ use std::sync::Arc;
 
 /// One entry of the history the coordinator and its members see.
 #[derive(Clone, Debug)]
-pub(super) enum Entry {
+pub(crate) enum Entry {
     /// An agent's turn: `{"turn", "agent", "output"}`.
     Turn {
         turn: u32,
@@ -38,7 +39,7 @@ pub(super) enum Entry {
 
 impl Entry {
     /// The turn `turn` of `agent`, which answered `output`.
-    pub(super) fn turn(turn: u32, agent: Arc<str>, output: &Value) -> Self {
+    pub(crate) fn turn(turn: u32, agent: Arc<str>, output: &Value) -> Self {
         // serde_json writes a value it holds; `null` stands in should it not.
         let output = serde_json::value::to_raw_value(output)
             .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON"));
@@ -51,7 +52,7 @@ impl Entry {
 
     /// The entry as a JSON value, for a prompt: the value the history held
     /// before it was typed.
-    pub(super) fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         match self {
             Entry::Tool(record) => Value::clone(record),
             Entry::Turn {
@@ -158,10 +159,10 @@ impl Serialize for Answer<'_> {
 /// The names of a team's agents, each held once: every entry of an agent
 /// shares it.
 #[derive(Default)]
-pub(super) struct Names(BTreeMap<String, Arc<str>>);
+pub(crate) struct Names(BTreeMap<String, Arc<str>>);
 
 impl Names {
-    pub(super) fn of<'n>(names: impl IntoIterator<Item = &'n String>) -> Self {
+    pub(crate) fn of<'n>(names: impl IntoIterator<Item = &'n String>) -> Self {
         Names(
             names
                 .into_iter()
@@ -171,7 +172,7 @@ impl Names {
     }
 
     /// `name`, shared when it is one of the team's agents.
-    pub(super) fn get(&self, name: &str) -> Arc<str> {
+    pub(crate) fn get(&self, name: &str) -> Arc<str> {
         self.0.get(name).cloned().unwrap_or_else(|| Arc::from(name))
     }
 }

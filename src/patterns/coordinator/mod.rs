@@ -4,7 +4,7 @@
 //! budgets count every model call, the members' included; a member's
 //! deadline (`member_timeout_ms`) is applied by the gateway.
 
-mod history;
+pub(crate) mod history;
 mod members;
 pub(crate) mod result;
 

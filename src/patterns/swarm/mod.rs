@@ -5,6 +5,7 @@
 
 pub(crate) mod controller;
 pub(crate) mod result;
+mod told;
 
 use super::team::action::Action;
 use super::team::agent::{Halt, TeamRun, millis};
@@ -15,15 +16,20 @@ use super::team::trace::TraceEntry;
 use super::{RunContext, RunOutcome, Runner};
 use crate::bus::{EventKind, RunCounts};
 use crate::control::SharedGate;
+use crate::patterns::coordinator::history::{Entry, Names};
 use crate::patterns::events::PatternEvent;
 use crate::patterns::team::events::HandoffRejection;
 use crate::patterns::team::events::TeamEvent;
 use crate::patterns::team::scenario::DEFAULT_TEAM_MAX_SECONDS;
+use crate::patterns::team::turn_context::TurnContext;
 use crate::provider::prompts::{Prompt, compiled_in};
 use crate::stop::StopReason;
 use controller::{HandoffLimits, TransferController};
 use result::{HandoffRecord, SwarmSteps};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How many history entries an agent is shown.
@@ -77,29 +83,37 @@ struct Swarm<'a> {
     controller: TransferController,
     node_timeout: Duration,
     /// The agent holding control.
-    holder: String,
+    holder: Arc<str>,
     /// Run time by which the holder must be done, when it came by a
     /// transfer and `node_timeout_ms` is set.
     deadline: Option<Duration>,
-    chain: Vec<String>,
+    chain: Vec<Arc<str>>,
     handoffs: Vec<HandoffRecord>,
     trace: Vec<TraceEntry>,
-    history: Vec<Value>,
+    history: Vec<Entry>,
+    /// The team's agents' names, each held once.
+    names: Names,
+    /// Whom each agent may hand control to, as it is told, written at its
+    /// first turn.
+    peers: BTreeMap<Arc<str>, Box<RawValue>>,
 }
 
 impl<'a> Swarm<'a> {
     fn new(team: TeamRun<'a>) -> Self {
         let limits = &team.part.limits;
-        let entry = team.part.entry.clone();
+        let names = Names::of(team.part.agents.keys());
+        let entry = names.get(&team.part.entry);
         Swarm {
             controller: TransferController::new(HandoffLimits::of(limits)),
             node_timeout: crate::duration::clamp_millis(limits.node_timeout_ms()),
-            holder: entry.clone(),
+            holder: Arc::clone(&entry),
             deadline: None,
             chain: vec![entry],
             handoffs: Vec::new(),
             trace: Vec::new(),
             history: Vec::new(),
+            names,
+            peers: BTreeMap::new(),
             team,
         }
     }
@@ -107,7 +121,8 @@ impl<'a> Swarm<'a> {
     /// Turns until a reply (`Ok` with the answer) or a stop.
     async fn play(&mut self) -> Result<String, StopReason> {
         loop {
-            let holder = self.holder.clone();
+            let holder = Arc::clone(&self.holder);
+            let context = self.context();
             let turn = match self
                 .team
                 .turn(
@@ -115,7 +130,7 @@ impl<'a> Swarm<'a> {
                     &holder,
                     &TURN_PROMPT,
                     self.deadline,
-                    self.context(),
+                    context,
                 )
                 .await
             {
@@ -124,7 +139,7 @@ impl<'a> Swarm<'a> {
                     let reason = self.stop_of(halted.halt);
                     if let Some((number, outcome, latency_ms)) = halted.call {
                         let mut entry =
-                            TraceEntry::turn(number, holder.as_str(), outcome, latency_ms);
+                            TraceEntry::turn(number, Arc::clone(&holder), outcome, latency_ms);
                         entry.reason = Some(reason.to_string());
                         self.trace.push(entry);
                     }
@@ -133,12 +148,12 @@ impl<'a> Swarm<'a> {
             };
             let mut entry = TraceEntry::turn(
                 turn.number,
-                holder.as_str(),
+                Arc::clone(&holder),
                 turn.action.outcome(),
                 turn.latency_ms,
             );
             self.history
-                .push(json!({"turn": turn.number, "agent": holder, "output": turn.output}));
+                .push(Entry::turn(turn.number, Arc::clone(&holder), &turn.output));
             match turn.action {
                 Action::Reply(answer) => {
                     self.trace.push(entry);
@@ -179,7 +194,7 @@ impl<'a> Swarm<'a> {
                     match record {
                         Ok(record) => {
                             self.trace.push(entry);
-                            self.history.push(record);
+                            self.history.push(Entry::Tool(Box::new(record)));
                         }
                         Err(halt) => {
                             let reason = self.stop_of(halt);
@@ -201,7 +216,7 @@ impl<'a> Swarm<'a> {
         to: &str,
         message: Option<String>,
     ) -> Option<HandoffRejection> {
-        let from = self.holder.clone();
+        let from = Arc::clone(&self.holder);
         let bus = self.team.bus;
         let part = &self.team.part;
         let (from_path, to_path) = (part.path_of(&from), part.path_of(to));
@@ -228,8 +243,8 @@ impl<'a> Swarm<'a> {
         let handoffs = self.controller.count();
         let refused = match decided {
             Ok(()) => {
-                self.holder = to.to_string();
-                self.chain.push(to.to_string());
+                self.holder = self.names.get(to);
+                self.chain.push(Arc::clone(&self.holder));
                 self.deadline =
                     (!self.node_timeout.is_zero()).then(|| self.team.now() + self.node_timeout);
                 bus.publish(EventKind::Pattern(PatternEvent::Team(
@@ -258,7 +273,7 @@ impl<'a> Swarm<'a> {
         };
         self.handoffs.push(HandoffRecord {
             from,
-            to: to.to_string(),
+            to: self.names.get(to),
             accepted: refused.is_none(),
             reason: refused.clone(),
         });
@@ -280,40 +295,38 @@ impl<'a> Swarm<'a> {
     }
 
     /// What the holder is told besides the basics: whom it may hand
-    /// control to and the recent history.
-    fn context(&self) -> Value {
-        let peers: Vec<Value> = self
-            .team
-            .part
-            .agents
-            .iter()
-            .filter(|(name, _)| **name != self.holder)
-            .map(|(name, spec)| {
-                json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
-            })
-            .collect();
+    /// control to and the recent history, written as text.
+    fn context(&mut self) -> TurnContext {
+        let (part, holder) = (&self.team.part, &self.holder);
+        let peers = self.peers.entry(Arc::clone(holder)).or_insert_with(|| {
+            let peers: Vec<Value> = part
+                .agents
+                .iter()
+                .filter(|(name, _)| name.as_str() != holder.as_ref())
+                .map(|(name, spec)| {
+                    json!({"name": name, "description": spec.description.clone().unwrap_or_default()})
+                })
+                .collect();
+            told::peers_text(&peers)
+        });
         let start = self.history.len().saturating_sub(RECENT);
         let earlier = self.chain.len().saturating_sub(CHAIN_SHOWN);
-        // Built from owned values, in `json!`'s key order: `json!` would
-        // serialize the recent history into a new tree at every turn.
-        let chain = self.chain[earlier..].iter().cloned().map(Value::from);
-        let mut context = serde_json::Map::new();
-        context.insert("can_transfer_to".into(), Value::Array(peers));
-        context.insert("chain".into(), chain.collect());
-        context.insert("recent".into(), self.history[start..].to_vec().into());
-        if earlier > 0 {
-            context.insert("chain_earlier".into(), earlier.into());
+        told::Told {
+            can_transfer_to: peers,
+            chain: &self.chain[earlier..],
+            recent: &self.history[start..],
+            chain_earlier: (earlier > 0).then_some(earlier),
         }
-        Value::Object(context)
+        .written()
     }
 
-    fn end(self, ended: Result<String, StopReason>) -> TeamEnd<SwarmSteps> {
+    fn end(self, ended: Result<String, StopReason>) -> TeamEnd<SwarmSteps, Entry> {
         TeamEnd {
             ended,
             llm_calls: self.team.llm_calls(),
             degraded: self.team.degraded(),
             counts: RunCounts::of([(HANDOFFS, self.handoffs.len() as u64)]),
-            final_agent: self.holder,
+            final_agent: self.holder.to_string(),
             steps: SwarmSteps {
                 chain: self.chain,
                 handoffs: self.handoffs,

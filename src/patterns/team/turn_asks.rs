@@ -1,8 +1,11 @@
 //! What each agent of a team run is asked with at every turn, built at
 //! its first: the contract its turn keeps, the turn's purpose and the head
 //! of its payload (see `turn_payload`). A swarm of many agents builds only
-//! for those that get a turn.
+//! for those that get a turn, and agents whose turns may do the same keep
+//! one contract: a coordinator's 100,000 distinct members built one each
+//! (a few KiB of schema and functions apiece, 1.1 GiB in all).
 
+use super::turn_schema::{TurnShape, turn_contract};
 use crate::provider::Purpose;
 use crate::provider::contract::Contract;
 use parking_lot::Mutex;
@@ -23,17 +26,34 @@ pub(super) struct Asked {
 /// and copied or shared by the rest: a coordinator's 100,000 member calls
 /// are four members' turns (the scale bench's `coordinator_100k`).
 #[derive(Default)]
-pub(crate) struct TurnAsks(Mutex<HashMap<String, Arc<Asked>>>);
+pub(crate) struct TurnAsks {
+    built: Mutex<HashMap<String, Arc<Asked>>>,
+    /// The contracts built, by the shape of the turns that keep them.
+    contracts: Mutex<HashMap<TurnShape, Arc<Contract>>>,
+}
 
 impl TurnAsks {
     pub(super) fn of(&self, agent: &str, build: impl FnOnce() -> Asked) -> Arc<Asked> {
-        let mut built = self.0.lock();
+        let mut built = self.built.lock();
         if let Some(asked) = built.get(agent) {
             return Arc::clone(asked);
         }
         let asked = Arc::new(build());
         built.insert(agent.to_string(), Arc::clone(&asked));
         asked
+    }
+
+    /// The contract of turns shaped `shape`, built the first time a turn
+    /// of that shape is asked, and shared by every agent whose turns have
+    /// it.
+    pub(super) fn contract(&self, shape: TurnShape) -> Arc<Contract> {
+        let mut contracts = self.contracts.lock();
+        if let Some(contract) = contracts.get(&shape) {
+            return Arc::clone(contract);
+        }
+        let contract = Arc::new(turn_contract(&shape));
+        contracts.insert(shape, Arc::clone(&contract));
+        contract
     }
 }
 
@@ -68,5 +88,24 @@ mod tests {
         assert_eq!(other.head["agent"], "a1");
         assert_eq!(other.purpose.script_key(), "a1");
         assert_eq!(first.purpose.script_key(), "a0");
+    }
+
+    #[test]
+    fn turns_of_one_shape_share_their_contract_and_other_shapes_have_their_own() {
+        let asks = TurnAsks::default();
+        let member = TurnShape::default();
+        let swarm = |others: &[&str]| TurnShape {
+            targets: others.iter().map(|o| o.to_string()).collect(),
+            ..TurnShape::default()
+        };
+        let first = asks.contract(member.clone());
+        assert!(Arc::ptr_eq(&first, &asks.contract(member.clone())));
+        let b = asks.contract(swarm(&["a", "c"]));
+        assert!(!Arc::ptr_eq(&first, &b));
+        assert!(!Arc::ptr_eq(&b, &asks.contract(swarm(&["a", "b"]))));
+        assert!(Arc::ptr_eq(&b, &asks.contract(swarm(&["a", "c"]))));
+        // Each is the contract its shape builds.
+        assert_eq!(first.schema, turn_contract(&member).schema);
+        assert_eq!(b.schema, turn_contract(&swarm(&["a", "c"])).schema);
     }
 }

@@ -7,7 +7,7 @@
 use super::agent::TeamRun;
 use super::turn_asks::Asked;
 pub(crate) use super::turn_context::TurnContext;
-use super::turn_schema::{TurnShape, turn_contract};
+use super::turn_schema::TurnShape;
 use crate::provider::ModelRequest;
 use crate::provider::prompts::Prompt;
 use serde_json::{Map, Value, json};
@@ -26,7 +26,7 @@ impl TeamRun<'_> {
         context: TurnContext,
     ) -> ModelRequest {
         let asked = self.asks.of(agent, || Asked {
-            contract: Arc::new(turn_contract(&TurnShape::of(&self.part, agent))),
+            contract: self.asks.contract(TurnShape::of(&self.part, agent)),
             purpose: Arc::new(super::sim::turn(
                 path,
                 self.part.team_name(),

@@ -8,7 +8,7 @@ use crate::scenario::PatternKind;
 
 /// What one agent's turn may do, from its part: names with their
 /// descriptions, in the part's order.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct TurnShape {
     /// It coordinates its part (its members are `members`).
     pub(crate) coordinator: bool,
