@@ -350,6 +350,16 @@ pub fn schema() -> Exit {
 pub fn validate(files: &[PathBuf]) -> Exit {
     let mut all_valid = true;
     for file in files {
+        if let Some(program) = crate::launch::sniff(file) {
+            match program {
+                Ok(_) => output::line(&format!("{}: ok", file.display())),
+                Err(errors) => {
+                    all_valid = false;
+                    output::message(&errors.to_string());
+                }
+            }
+            continue;
+        }
         match scenario::load(file) {
             Ok(scenario) => {
                 output::line(&format!("{}: ok", file.display()));

@@ -131,8 +131,12 @@ fn command(cli: Cli) -> Exit {
     match cli.command {
         None => open_dashboard(TuiCommand::default()),
         Some(Command::Tui(tui)) => open_dashboard(tui),
-        Some(Command::Run(run)) if run.headless => run_headless(run),
-        Some(Command::Run(run)) => run_in_dashboard(run),
+        Some(Command::Run(run)) => match run.launch_program() {
+            Ok(exit) => exit,
+            Err(run) if run.headless => run_headless(*run),
+            Err(run) => run_in_dashboard(*run),
+        },
+        Some(Command::Launch(args)) => args.run(),
         Some(Command::Replay {
             recording,
             headless: true,

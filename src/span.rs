@@ -174,6 +174,16 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
                 .find(|kv| kv.key == "service.name")
                 .and_then(|kv| kv.value.as_ref().map(|v| cut(&value_of(v).text())))
         });
+        // A launched program's spans carry its run's id in their resource:
+        // they join that run whatever trace they were made in (a LangGraph
+        // run resumed after `interrupt()` is a new trace of the same run).
+        let run_id = resource.resource.as_ref().and_then(|r| {
+            r.attributes
+                .iter()
+                .find(|kv| kv.key == RUN_ID_ATTRIBUTE)
+                .and_then(|kv| kv.value.as_ref())
+                .and_then(|v| run_id_of(&value_of(v).text()))
+        });
         for scope in &resource.scope_spans {
             let scope_name = scope
                 .scope
@@ -191,7 +201,7 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
                     .filter(|s| s.code == 2)
                     .map(|s| cut(&s.message));
                 out.push(Span {
-                    trace_id,
+                    trace_id: run_id.unwrap_or(trace_id),
                     span_id,
                     parent: id8(&span.parent_span_id).filter(|p| *p != 0),
                     name: cut(&span.name),
@@ -216,6 +226,19 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
         }
     }
     out
+}
+
+/// The resource attribute that names the Conclave run a launched
+/// program's spans belong to (docs/launch.md).
+pub(crate) const RUN_ID_ATTRIBUTE: &str = "conclave.run.id";
+
+/// A run id as a launch names it: 32 hex digits, not all zero (a trace
+/// id's form, so that the run is keyed as any watched run is).
+pub(crate) fn run_id_of(text: &str) -> Option<TraceId> {
+    if text.len() != 32 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u128::from_str_radix(text, 16).ok().filter(|id| *id != 0)
 }
 
 fn attrs_of(kvs: &[KeyValue]) -> Vec<(String, Value)> {

@@ -126,3 +126,39 @@ pub(crate) fn choice(model: ModelArgs, profile: Option<PathBuf>) -> Result<Provi
         ..model.choice()
     })
 }
+
+impl RunCommand {
+    /// A program scenario's run (`"pattern": "program"`), launched here:
+    /// its exit; any other scenario is handed back to run as a scenario.
+    pub(crate) fn launch_program(self) -> Result<Exit, Box<RunCommand>> {
+        let Some(loaded) = conclave::launch::sniff(&self.scenario) else {
+            return Err(Box::new(self));
+        };
+        let program = match loaded {
+            Ok(program) => program,
+            Err(errors) => {
+                output::message(&errors.to_string());
+                return Ok(Exit::BadInput);
+            }
+        };
+        if !self.headless {
+            output::message(&format!(
+                "conclave run: {} is a program scenario; the dashboard does not launch programs yet, use --headless",
+                self.scenario.display()
+            ));
+            return Ok(Exit::BadInput);
+        }
+        Ok(conclave::launch::headless(
+            conclave::launch::HeadlessLaunch {
+                program,
+                settings: conclave::launch::LaunchSettings {
+                    flags: self.flags,
+                    seed: self.seed,
+                    prices: self.model.pricing,
+                    record: false,
+                },
+                recording: super::launch::recording(self.record, self.screen.no_record),
+            },
+        ))
+    }
+}

@@ -180,7 +180,7 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
 }
 
 /// JSON syntax, checked without building anything.
-fn syntax(text: &str, file: &str) -> Result<(), ScenarioErrors> {
+pub(crate) fn syntax(text: &str, file: &str) -> Result<(), ScenarioErrors> {
     let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) else {
         return Ok(());
     };
@@ -324,7 +324,7 @@ pub(crate) fn findings_errors(text: &str, file: &str, findings: &[Finding]) -> S
 
 /// Each problem placed in the text, in the order of the file, at most
 /// [`MAX_REPORTED`] of them.
-fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors {
+pub(crate) fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors {
     problems.truncate(MAX_REPORTED + 1);
     let wanted: Vec<(&JsonPath, bool)> = problems.iter().map(|p| (&p.path, p.at_key)).collect();
     let offsets: Vec<usize> = places::offsets(text, &wanted)

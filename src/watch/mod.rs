@@ -10,6 +10,7 @@
 pub(crate) mod acting;
 pub mod consume;
 pub(crate) mod forest;
+pub mod output_line;
 pub(crate) mod read;
 pub mod receive;
 pub mod record;
