@@ -184,7 +184,10 @@ fn command(cli: Cli) -> Exit {
             )
         }
         Some(Command::Fork(args)) => from_recording::fork(args),
-        Some(Command::Sweep(args)) => sweep(args),
+        Some(Command::Sweep(args)) => match args.launch_program() {
+            Ok(exit) => exit,
+            Err(args) => sweep(*args),
+        },
         Some(Command::Worker(args)) => worker(args),
         Some(Command::Probe(args)) => conclave::provider::openai::probe::probe(args.options()),
         Some(Command::Validate { files }) => headless::validate(&files),

@@ -376,3 +376,60 @@ mod value_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod run_id_tests {
+    use super::*;
+    use opentelemetry_proto::tonic::resource::v1::Resource;
+    use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span as OtlpSpan};
+
+    fn resource_spans(trace: u8, run: Option<&str>) -> ResourceSpans {
+        let attributes = run
+            .map(|id| KeyValue {
+                key: RUN_ID_ATTRIBUTE.into(),
+                value: Some(AnyValue {
+                    value: Some(any_value::Value::StringValue(id.into())),
+                }),
+                ..KeyValue::default()
+            })
+            .into_iter()
+            .collect();
+        ResourceSpans {
+            resource: Some(Resource {
+                attributes,
+                ..Resource::default()
+            }),
+            scope_spans: vec![ScopeSpans {
+                spans: vec![OtlpSpan {
+                    trace_id: vec![trace; 16],
+                    span_id: vec![trace; 8],
+                    name: "s".into(),
+                    ..OtlpSpan::default()
+                }],
+                ..ScopeSpans::default()
+            }],
+            ..ResourceSpans::default()
+        }
+    }
+
+    #[test]
+    fn spans_naming_a_run_join_it_whatever_their_trace_and_others_keep_theirs() {
+        let run = "000000000000000000000000000000ab";
+        let request = ExportTraceServiceRequest {
+            resource_spans: vec![
+                resource_spans(1, Some(run)),
+                resource_spans(2, Some(run)),
+                resource_spans(3, None),
+                resource_spans(4, Some("not an id")),
+            ],
+        };
+        let traces: Vec<TraceId> = spans_of(&request).iter().map(|s| s.trace_id).collect();
+        let own = |b: u8| u128::from_be_bytes([b; 16]);
+        assert_eq!(traces, [0xab, 0xab, own(3), own(4)]);
+        assert_eq!(
+            run_id_of(&"0".repeat(32)),
+            None,
+            "an id of zeros names no run"
+        );
+    }
+}

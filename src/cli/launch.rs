@@ -62,6 +62,7 @@ impl LaunchCommand {
             seed: self.seed,
             prices: self.pricing,
             record: false,
+            announce: true,
         };
         if !self.headless {
             output::message(

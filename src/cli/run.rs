@@ -156,6 +156,7 @@ impl RunCommand {
                     seed: self.seed,
                     prices: self.model.pricing,
                     record: false,
+                    announce: true,
                 },
                 recording: super::launch::recording(self.record, self.screen.no_record),
             },

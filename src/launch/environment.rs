@@ -9,20 +9,6 @@ use super::scenario::ProgramScenario;
 use crate::span::RUN_ID_ATTRIBUTE;
 use std::net::SocketAddr;
 
-/// The variables every launch sets, which a scenario's `env` may not.
-pub(crate) const SET_BY_LAUNCH: &[&str] = &[
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    "CONCLAVE_STEER_URL",
-    "CONCLAVE_STEER_TOKEN",
-    "CONCLAVE_RUN_ID",
-    "CONCLAVE_SEED",
-    "OPENAI_BASE_URL",
-    "OPENAI_API_BASE",
-];
-
 /// What a launch knows when it sets the program's environment.
 #[derive(Clone, Debug)]
 pub(crate) struct Launch<'a> {

@@ -48,6 +48,7 @@ pub fn headless(launch_of: HeadlessLaunch) -> Exit {
         recording,
     } = launch_of;
     settings.record = recording != Recording::Off;
+    settings.announce = true;
     runtime.block_on(async move {
         let mut signals = crate::signals::Signals::new().ok();
         let finished = match launch(&program, &prepared, settings, None, signals.as_mut()).await {

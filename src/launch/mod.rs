@@ -14,6 +14,7 @@ pub mod recording;
 pub mod result;
 pub mod run;
 pub mod scenario;
+pub mod sweep;
 
 pub use headless::{HeadlessLaunch, Recording, headless};
 pub use run::LaunchSettings;

@@ -51,8 +51,11 @@ impl OutputTail {
     }
 }
 
-/// One stream's lines as read, handed to the run as `(stream, text)`; a
-/// full channel drops the line and counts it, so the reader never waits.
+/// One stream's lines as read, handed to the run as `(stream, text)`.
+/// While the run's channel is full the reader never waits: it keeps the
+/// newest lines (at most [`KEPT_LINES`]) and counts the older ones it
+/// lets go, so the lines that reach the run are always the latest. The
+/// count of lines let go is returned at the stream's end.
 pub(crate) async fn read_lines(
     mut from: impl AsyncRead + Unpin,
     stream: Stream,
@@ -61,12 +64,7 @@ pub(crate) async fn read_lines(
     let mut chunk = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
     let mut skipping = false;
-    let mut dropped = 0u64;
-    let send = |bytes: &[u8], dropped: &mut u64| {
-        if to.try_send((stream, text_of(bytes))).is_err() {
-            *dropped += 1;
-        }
-    };
+    let mut held = Held::default();
     loop {
         let n = match from.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
@@ -76,7 +74,7 @@ pub(crate) async fn read_lines(
         while let Some(end) = rest.iter().position(|b| *b == b'\n') {
             if !skipping {
                 line.extend_from_slice(&rest[..end]);
-                send(&line, &mut dropped);
+                held.send(&to, (stream, text_of(&line)));
             }
             line.clear();
             skipping = false;
@@ -88,16 +86,53 @@ pub(crate) async fn read_lines(
             if rest.len() > room {
                 // The line is longer than is ever kept: its start goes
                 // now, the rest of it is skipped up to its end.
-                send(&line, &mut dropped);
+                held.send(&to, (stream, text_of(&line)));
                 line.clear();
                 skipping = true;
             }
         }
     }
     if !line.is_empty() {
-        send(&line, &mut dropped);
+        held.send(&to, (stream, text_of(&line)));
     }
-    dropped
+    // The stream ended: what is held may wait for room now.
+    for item in held.lines.drain(..) {
+        if to.send(item).await.is_err() {
+            break;
+        }
+    }
+    held.let_go
+}
+
+/// Lines waiting for room in the run's channel, newest kept.
+#[derive(Default)]
+struct Held {
+    lines: VecDeque<(Stream, String)>,
+    let_go: u64,
+}
+
+impl Held {
+    fn send(&mut self, to: &mpsc::Sender<(Stream, String)>, item: (Stream, String)) {
+        while let Some(first) = self.lines.pop_front() {
+            if let Err(e) = to.try_send(first) {
+                self.lines.push_front(e.into_inner());
+                break;
+            }
+        }
+        if !self.lines.is_empty() {
+            self.hold(item);
+        } else if let Err(e) = to.try_send(item) {
+            self.hold(e.into_inner());
+        }
+    }
+
+    fn hold(&mut self, item: (Stream, String)) {
+        if self.lines.len() == KEPT_LINES {
+            self.lines.pop_front();
+            self.let_go += 1;
+        }
+        self.lines.push_back(item);
+    }
 }
 
 /// A line's bytes as text: invalid UTF-8 replaced, a trailing `\r`
@@ -140,11 +175,27 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_full_channel_drops_lines_and_counts_them_rather_than_wait() {
-        let (tx, _rx) = mpsc::channel(2);
-        let input = "a\n".repeat(10);
-        let dropped = read_lines(input.as_bytes(), Stream::Stderr, tx).await;
-        assert_eq!(dropped, 8);
+    async fn a_full_channel_lets_the_oldest_lines_go_and_counts_them_rather_than_wait() {
+        let (tx, mut rx) = mpsc::channel(2);
+        let input: String = (0..(KEPT_LINES + 10)).map(|n| format!("{n}\n")).collect();
+        let reader =
+            tokio::spawn(async move { read_lines(input.as_bytes(), Stream::Stderr, tx).await });
+        let mut got = Vec::new();
+        while let Some((_, text)) = rx.recv().await {
+            got.push(text);
+        }
+        let let_go = reader.await.unwrap();
+        assert_eq!(
+            got.len() as u64 + let_go,
+            KEPT_LINES as u64 + 10,
+            "every line counted"
+        );
+        assert_eq!(
+            got.last().map(String::as_str),
+            Some(&*(KEPT_LINES + 9).to_string()),
+            "the newest line reaches the run"
+        );
+        assert!(let_go > 0, "the reader did not wait for room");
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub struct LaunchSettings {
     pub prices: Option<PriceTable>,
     /// Keep every span's arrival, for the recording.
     pub record: bool,
+    /// Say on stderr where the run receives (its id and address), for a
+    /// person or a test that steers it.
+    pub announce: bool,
 }
 
 /// Why the run ended.
@@ -122,6 +125,12 @@ pub(crate) async fn launch(
         listener: receiving.http_addr(),
         seed: settings.seed,
     });
+    if settings.announce {
+        crate::output::message(&format!(
+            "conclave launch: run {run_id}: OTLP, steering and the gateway on http://{}",
+            receiving.http_addr()
+        ));
+    }
     let mut program = Program::start(&prepared.program, &prepared.args, &prepared.cwd, &env)
         .map_err(|e| {
             LaunchError::BadInput(loaded.error_at(

@@ -14,6 +14,20 @@ use std::path::{Path, PathBuf};
 /// some other scenario (a program's file is a few hundred bytes).
 const SNIFF_BYTES: u64 = 1024 * 1024;
 
+/// The variables every launch sets, which a scenario's `env` may not.
+pub const SET_BY_LAUNCH: &[&str] = &[
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "CONCLAVE_STEER_URL",
+    "CONCLAVE_STEER_TOKEN",
+    "CONCLAVE_RUN_ID",
+    "CONCLAVE_SEED",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+];
+
 /// What a program launched from the command line is named in errors.
 pub(crate) const COMMAND_LINE: &str = "(command line)";
 
@@ -200,7 +214,7 @@ fn check(s: &ProgramScenario) -> Vec<Problem> {
         let at = root.key("env").key(name);
         if let Some(why) = bad_env_name(name) {
             problems.push(Problem::at_key(at, why));
-        } else if super::environment::SET_BY_LAUNCH.contains(&name.as_str()) {
+        } else if SET_BY_LAUNCH.contains(&name.as_str()) {
             problems.push(Problem::at_key(
                 at,
                 format!(
