@@ -116,7 +116,7 @@ fn a_program_that_fails_ends_its_run_failed_with_its_last_stderr_lines() {
     assert_eq!(run["exit_status"], 1);
     let error = run["error"].as_str().unwrap();
     assert!(
-        error.starts_with("the program exited with status 1:\nTraceback"),
+        error.starts_with("the program exited with status 1: Traceback"),
         "{error}"
     );
     assert!(
