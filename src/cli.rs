@@ -119,7 +119,12 @@ pub(crate) enum Command {
         otlp: OtlpArgs,
     },
     /// Print the JSON Schema of scenario files.
-    Schema,
+    Schema {
+        /// The schema of program scenarios ("pattern": "program",
+        /// docs/launch.md) instead.
+        #[arg(long)]
+        program: bool,
+    },
     /// Print a completion script for a shell, e.g. conclave completions bash > /etc/bash_completion.d/conclave.
     Completions {
         #[arg(value_enum)]

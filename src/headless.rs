@@ -340,7 +340,11 @@ fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
 }
 
 /// `conclave schema`: the JSON Schema of scenario files on stdout.
-pub fn schema() -> Exit {
+pub fn schema(program: bool) -> Exit {
+    if program {
+        output::document(&crate::launch::scenario::json_schema());
+        return Exit::Ok;
+    }
     output::document(scenario::json_schema());
     Exit::Ok
 }

@@ -195,7 +195,7 @@ fn command(cli: Cli) -> Exit {
             Err(exit) => exit,
             Ok(otlp) => headless::export(&recording, otlp),
         },
-        Some(Command::Schema) => headless::schema(),
+        Some(Command::Schema { program }) => headless::schema(program),
         Some(Command::Compare { a, b, headless }) => compare(&a, &b, headless),
         Some(Command::Completions { shell }) => generated::completions(shell),
         Some(Command::Man) => generated::man_page(),

@@ -21,20 +21,24 @@ fn scenario(dir: &Path, command: Value, extra: &str) -> String {
     path.display().to_string()
 }
 
+/// A program scenario in `dir` running the Python fixture `script` with
+/// the hook package on its path, declaring the flag `legal_analyst` as
+/// `flag` (a JSON object).
+fn hooked(dir: &Path, script: &str, flag: &str) -> String {
+    let fixture = root().join("tests/fixtures/launch").join(script);
+    let hooks = root().join("hooks/python").display().to_string();
+    let extra = format!(
+        ", \"env\": {{\"PYTHONPATH\": {}}},\n \"flags\": {{\"legal_analyst\": {flag}}}",
+        Value::from(hooks)
+    );
+    scenario(dir, serde_json::json!(["python3", fixture]), &extra)
+}
+
 #[test]
 fn a_plain_program_is_one_run_of_its_spans_steering_and_output_and_is_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = root().join("tests/fixtures/launch/plain_program.py");
-    let hooks = root().join("hooks/python");
     let record = dir.path().join("run.jsonl");
-    let app = scenario(
-        dir.path(),
-        serde_json::json!(["python3", fixture]),
-        &format!(
-            ", \"env\": {{\"PYTHONPATH\": {}}},\n \"flags\": {{\"legal_analyst\": {{\"default\": true}}}}",
-            Value::from(hooks.display().to_string())
-        ),
-    );
+    let app = hooked(dir.path(), "plain_program.py", "{\"default\": true}");
     let out = conclave(&[
         "run",
         &app,
@@ -240,16 +244,7 @@ fn a_program_printing_100_mb_is_read_to_its_end_and_only_its_tail_is_kept() {
 #[test]
 fn a_sweep_of_a_program_counts_its_outcomes_by_the_flag_as_its_code_says() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = root().join("tests/fixtures/launch/sweep_program.py");
-    let hooks = root().join("hooks/python");
-    let app = scenario(
-        dir.path(),
-        serde_json::json!(["python3", fixture]),
-        &format!(
-            ", \"env\": {{\"PYTHONPATH\": {}}},\n \"flags\": {{\"legal_analyst\": {{}}}}",
-            Value::from(hooks.display().to_string())
-        ),
-    );
+    let app = hooked(dir.path(), "sweep_program.py", "{}");
     let out = conclave(&[
         "sweep",
         &app,

@@ -7,7 +7,7 @@ use conclave::exit::Exit;
 use conclave::launch::{HeadlessLaunch, LaunchSettings, Recording};
 use conclave::output;
 use conclave::scenario::PriceTable;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub(crate) struct LaunchCommand {
@@ -45,6 +45,17 @@ pub(crate) fn recording(record: Option<PathBuf>, no_record: bool) -> Recording {
         (Some(path), false) => Recording::To(path),
         (None, false) => Recording::Default,
     }
+}
+
+/// The program scenario at `path`, when the file is one: loaded, or the
+/// exit its errors give (said on stderr).
+pub(crate) fn program_at(path: &Path) -> Option<Result<conclave::launch::LoadedProgram, Exit>> {
+    conclave::launch::sniff(path).map(|loaded| {
+        loaded.map_err(|errors| {
+            output::message(&errors.to_string());
+            Exit::BadInput
+        })
+    })
 }
 
 impl LaunchCommand {

@@ -131,15 +131,10 @@ impl RunCommand {
     /// A program scenario's run (`"pattern": "program"`), launched here:
     /// its exit; any other scenario is handed back to run as a scenario.
     pub(crate) fn launch_program(self) -> Result<Exit, Box<RunCommand>> {
-        let Some(loaded) = conclave::launch::sniff(&self.scenario) else {
-            return Err(Box::new(self));
-        };
-        let program = match loaded {
-            Ok(program) => program,
-            Err(errors) => {
-                output::message(&errors.to_string());
-                return Ok(Exit::BadInput);
-            }
+        let program = match super::launch::program_at(&self.scenario) {
+            None => return Err(Box::new(self)),
+            Some(Err(exit)) => return Ok(exit),
+            Some(Ok(program)) => program,
         };
         if !self.headless {
             output::message(&format!(

@@ -63,15 +63,10 @@ impl SweepCommand {
     pub(crate) fn launch_program(self) -> Result<conclave::exit::Exit, Box<SweepCommand>> {
         use conclave::exit::Exit;
         use conclave::output;
-        let Some(loaded) = self.scenario.as_deref().and_then(conclave::launch::sniff) else {
-            return Err(Box::new(self));
-        };
-        let program = match loaded {
-            Ok(program) => program,
-            Err(errors) => {
-                output::message(&errors.to_string());
-                return Ok(Exit::BadInput);
-            }
+        let program = match self.scenario.as_deref().and_then(super::launch::program_at) {
+            None => return Err(Box::new(self)),
+            Some(Err(exit)) => return Ok(exit),
+            Some(Ok(program)) => program,
         };
         if !self.headless || self.nats.nats.is_some() {
             output::message(

@@ -31,15 +31,8 @@ pub struct HeadlessLaunch {
 
 /// Launch, wait for the end, print the result; the exit status.
 pub fn headless(launch_of: HeadlessLaunch) -> Exit {
-    let prepared = match super::prepare::prepare(&launch_of.program) {
-        Ok(prepared) => prepared,
-        Err(errors) => {
-            output::message(&errors.to_string());
-            return Exit::BadInput;
-        }
-    };
-    let runtime = match crate::runtime::start(&mut tokio::runtime::Builder::new_multi_thread()) {
-        Ok(runtime) => runtime,
+    let (prepared, runtime) = match ready(&launch_of.program) {
+        Ok(ready) => ready,
         Err(exit) => return exit,
     };
     let HeadlessLaunch {
@@ -82,4 +75,17 @@ pub fn headless(launch_of: HeadlessLaunch) -> Exit {
             _ => result.exit(),
         }
     })
+}
+
+/// The program found and a runtime started, or the exit saying why not
+/// (the errors said on stderr).
+pub(crate) fn ready(
+    program: &LoadedProgram,
+) -> Result<(super::prepare::Prepared, tokio::runtime::Runtime), Exit> {
+    let prepared = super::prepare::prepare(program).map_err(|errors| {
+        output::message(&errors.to_string());
+        Exit::BadInput
+    })?;
+    let runtime = crate::runtime::start(&mut tokio::runtime::Builder::new_multi_thread())?;
+    Ok((prepared, runtime))
 }

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// The default bound on a program's time (`max_seconds`).
@@ -131,42 +132,9 @@ pub(crate) async fn launch(
             receiving.http_addr()
         ));
     }
-    let mut program = Program::start(&prepared.program, &prepared.args, &prepared.cwd, &env)
-        .map_err(|e| {
-            LaunchError::BadInput(loaded.error_at(
-                JsonPath::root().key("command").index(0),
-                format!("cannot start {}: {e}", prepared.program.display()),
-            ))
-        })?;
-    let (lines_tx, lines) = mpsc::channel(LINES_QUEUE);
-    let mut readers = Vec::new();
-    if let Some(out) = program.stdout.take() {
-        readers.push(tokio::spawn(read_lines(
-            out,
-            Stream::Stdout,
-            lines_tx.clone(),
-        )));
-    }
-    if let Some(err) = program.stderr.take() {
-        readers.push(tokio::spawn(read_lines(
-            err,
-            Stream::Stderr,
-            lines_tx.clone(),
-        )));
-    }
-    drop(lines_tx);
+    let (program, readers, lines) = start_program(loaded, prepared, &env)?;
     let grace = Duration::from_millis(s.stop_grace_ms.unwrap_or(DEFAULT_GRACE_MS));
-    let (stop_tx, stop_rx) = oneshot::channel();
-    let process = tokio::spawn(async move {
-        let exited = tokio::select! {
-            exited = program.wait() => Some(exited),
-            _ = stop_rx => None,
-        };
-        match exited {
-            Some(exited) => exited,
-            None => program.stop(grace).await,
-        }
-    });
+    let (process, stop_tx) = own(program, grace);
     let mut watch = Watch::new(WatchOptions {
         steering: Some(Arc::clone(&steering)),
         prices: settings.prices.clone(),
@@ -254,7 +222,7 @@ impl Live {
     /// Take in spans and output until the program has ended; how it did.
     async fn drive(
         &mut self,
-        mut process: tokio::task::JoinHandle<std::io::Result<Exited>>,
+        mut process: JoinHandle<std::io::Result<Exited>>,
         max: Duration,
         mut orders: Option<mpsc::Receiver<Order>>,
         mut signals: Option<&mut crate::signals::Signals>,
@@ -264,12 +232,7 @@ impl Live {
         let mut changes = self.steering.subscribe();
         let exited = loop {
             let going = self.stop_tx.is_some();
-            let signal = async {
-                match signals.as_deref_mut() {
-                    Some(s) => s.next().await,
-                    None => std::future::pending().await,
-                }
-            };
+            let signal = crate::signals::next_of(signals.as_deref_mut());
             let order = async {
                 match orders.as_mut() {
                     Some(o) => o.recv().await,
@@ -304,7 +267,7 @@ impl Live {
     /// After the program's end: the rest of its output and of its spans.
     async fn settle(
         &mut self,
-        readers: Vec<tokio::task::JoinHandle<u64>>,
+        readers: Vec<JoinHandle<u64>>,
         receiving: crate::watch::receive::Receiving,
     ) {
         // The program's group is gone: its pipes end, unless something that
@@ -328,6 +291,63 @@ impl Live {
             self.batch(batch);
         }
     }
+}
+
+/// The program started with `env`, its output's readers and their lines.
+#[allow(clippy::type_complexity)]
+fn start_program(
+    loaded: &LoadedProgram,
+    prepared: &Prepared,
+    env: &[(String, String)],
+) -> Result<
+    (
+        Program,
+        Vec<JoinHandle<u64>>,
+        mpsc::Receiver<(Stream, String)>,
+    ),
+    LaunchError,
+> {
+    let mut program = Program::start(&prepared.program, &prepared.args, &prepared.cwd, env)
+        .map_err(|e| {
+            LaunchError::BadInput(loaded.error_at(
+                JsonPath::root().key("command").index(0),
+                format!("cannot start {}: {e}", prepared.program.display()),
+            ))
+        })?;
+    let (lines_tx, lines) = mpsc::channel(LINES_QUEUE);
+    let mut readers = Vec::new();
+    if let Some(out) = program.stdout.take() {
+        readers.push(tokio::spawn(read_lines(
+            out,
+            Stream::Stdout,
+            lines_tx.clone(),
+        )));
+    }
+    if let Some(err) = program.stderr.take() {
+        readers.push(tokio::spawn(read_lines(err, Stream::Stderr, lines_tx)));
+    }
+    Ok((program, readers, lines))
+}
+
+/// The program handed to a task of its own, which waits for its end or,
+/// once told, stops it: the task's handle and the way to tell it. A
+/// runtime that ends drops the task, and the program's group with it.
+fn own(
+    mut program: Program,
+    grace: Duration,
+) -> (JoinHandle<std::io::Result<Exited>>, oneshot::Sender<()>) {
+    let (stop_tx, stop_rx) = oneshot::channel();
+    let process = tokio::spawn(async move {
+        let exited = tokio::select! {
+            exited = program.wait() => Some(exited),
+            _ = stop_rx => None,
+        };
+        match exited {
+            Some(exited) => exited,
+            None => program.stop(grace).await,
+        }
+    });
+    (process, stop_tx)
 }
 
 /// The run's flags: the scenario's defaults, then `--flag`.

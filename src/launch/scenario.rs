@@ -131,6 +131,16 @@ impl LoadedProgram {
     }
 }
 
+/// The JSON Schema of program scenarios (`conclave schema --program`).
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(ProgramScenario))
+        .unwrap_or(serde_json::Value::Null);
+    if let Some(map) = schema.as_object_mut() {
+        map.insert("title".into(), "Conclave program scenario".into());
+    }
+    schema
+}
+
 /// The program scenario at `path`, or `None` when the file is not one
 /// (read it as any other scenario then).
 pub fn sniff(path: &Path) -> Option<Result<LoadedProgram, ScenarioErrors>> {
@@ -163,15 +173,7 @@ pub fn parse(text: &str, file: &str, folder: PathBuf) -> Result<LoadedProgram, S
     let place = |problems| crate::scenario::placed(text, file, problems);
     let mut reader = serde_json::Deserializer::from_str(text);
     let scenario: ProgramScenario = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
-        let mut at = JsonPath::root();
-        for segment in e.path().iter() {
-            at = match segment {
-                serde_path_to_error::Segment::Seq { index } => at.index(*index),
-                serde_path_to_error::Segment::Map { key } => at.key(key),
-                serde_path_to_error::Segment::Enum { variant } => at.key(variant),
-                serde_path_to_error::Segment::Unknown => at,
-            };
-        }
+        let at = crate::scenario::json_path_of(e.path());
         place(vec![Problem::at(at, e.into_inner().to_string())])
     })?;
     let problems = check(&scenario);
@@ -281,6 +283,15 @@ mod tests {
         assert!(!is_program(
             r#"{"name": "x", "pattern": "swarm", "goal": "program"}"#
         ));
+    }
+
+    #[test]
+    fn the_schema_describes_a_program_scenario() {
+        let schema = json_schema();
+        assert_eq!(schema["title"], "Conclave program scenario");
+        let required = schema["required"].as_array().unwrap();
+        assert!(required.contains(&"command".into()), "{schema}");
+        assert!(schema["properties"]["max_seconds"].is_object());
     }
 
     #[test]

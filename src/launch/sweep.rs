@@ -4,7 +4,6 @@
 //! `parallel` at once, and the outcomes (`<status>/<stop_reason>`) counted
 //! per combination as any sweep's are, printed as one JSON document.
 
-use super::prepare::prepare;
 use super::result::LaunchResult;
 use super::run::{LaunchError, LaunchSettings, launch};
 use super::scenario::LoadedProgram;
@@ -61,15 +60,8 @@ pub fn headless(program: LoadedProgram, plan: &SweepPlan, parallel: usize) -> Ex
         ));
         return Exit::BadInput;
     }
-    let prepared = match prepare(&program) {
-        Ok(prepared) => prepared,
-        Err(errors) => {
-            output::message(&errors.to_string());
-            return Exit::BadInput;
-        }
-    };
-    let runtime = match crate::runtime::start(&mut tokio::runtime::Builder::new_multi_thread()) {
-        Ok(runtime) => runtime,
+    let (prepared, runtime) = match super::headless::ready(&program) {
+        Ok(ready) => ready,
         Err(exit) => return exit,
     };
     let combos = combinations(&plan.flags);
@@ -99,12 +91,7 @@ pub fn headless(program: LoadedProgram, plan: &SweepPlan, parallel: usize) -> Ex
         let mut tally: Vec<Combination> = combos.iter().map(|_| Combination::default()).collect();
         let mut signals = crate::signals::Signals::new().ok();
         loop {
-            let signal = async {
-                match signals.as_mut() {
-                    Some(s) => s.next().await,
-                    None => std::future::pending().await,
-                }
-            };
+            let signal = crate::signals::next_of(signals.as_mut());
             tokio::select! {
                 joined = runs.join_next() => match joined {
                     None => break,
