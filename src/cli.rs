@@ -12,6 +12,7 @@ use std::path::PathBuf;
 mod answer;
 mod fork;
 mod knobs;
+mod launch;
 mod outlets;
 mod parse;
 mod probe;
@@ -22,6 +23,7 @@ mod watch;
 pub(crate) use answer::AnswerArgs;
 pub(crate) use fork::ForkCommand;
 pub(crate) use knobs::KnobArgs;
+pub(crate) use launch::LaunchCommand;
 pub(crate) use outlets::{NatsArgs, OtlpArgs, PublishArgs, parse_nats_url};
 pub(crate) use parse::{
     existing_folder, parse_base_url, parse_flag, parse_flag_values, parse_seeds, parse_threads,
@@ -71,6 +73,10 @@ pub(crate) enum Command {
     /// traces (OTLP over HTTP and gRPC) and show each trace as a run, in
     /// the dashboard or with --headless as one JSON line per finished run.
     Watch(WatchCommand),
+    /// Launch another framework's program as a run: its spans, steering,
+    /// model calls and output joined to one run, in the dashboard or with
+    /// --headless as one JSON document (conclave launch --headless -- python app.py).
+    Launch(LaunchCommand),
     /// Compare two recorded runs side by side and name the first event
     /// where they diverge.
     Compare {
@@ -113,7 +119,12 @@ pub(crate) enum Command {
         otlp: OtlpArgs,
     },
     /// Print the JSON Schema of scenario files.
-    Schema,
+    Schema {
+        /// The schema of program scenarios ("pattern": "program",
+        /// docs/launch.md) instead.
+        #[arg(long)]
+        program: bool,
+    },
     /// Print a completion script for a shell, e.g. conclave completions bash > /etc/bash_completion.d/conclave.
     Completions {
         #[arg(value_enum)]

@@ -4,7 +4,8 @@
 //!
 //! A JSON block says what it is after the language, so nothing is skipped
 //! by accident: `json scenario` (a whole scenario), `json scenario-part
-//! FILE` (keys merged into the shipped `scenarios/FILE`), `json pricing` (a
+//! FILE` (keys merged into the shipped `scenarios/FILE`), `json program` (a
+//! program scenario, docs/launch.md), `json pricing` (a
 //! pricing table), `json result`/`json sweep`/`json events` (output shown as
 //! an example: it parses). A block right after `<!-- schema: NAME -->` is a
 //! contract's schema, which `patterns::contract_checks` compares exactly.
@@ -143,11 +144,16 @@ fn check_json(block: &Block) -> Result<(), String> {
             conclave::scenario::load_prices(&file).map_err(|e| e.to_string())?;
             Ok(())
         }
+        (Some("program"), None) => {
+            conclave::launch::scenario::parse(&block.body, &block.place, PathBuf::new())
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }
         (Some("result" | "sweep" | "events"), None) => json_values(&block.body),
         _ if block.after_schema_marker => as_object(&block.body).map(drop),
         _ => Err(format!(
             "a json block says what it is: `json scenario`, `json scenario-part FILE`, \
-             `json pricing`, `json result`, `json sweep` or `json events`, not `{}`",
+             `json program`, `json pricing`, `json result`, `json sweep` or `json events`, not `{}`",
             block.info
         )),
     }

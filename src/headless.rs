@@ -340,7 +340,11 @@ fn printed(ended: engine::Ended, asked: &Asked, file: &str) -> Exit {
 }
 
 /// `conclave schema`: the JSON Schema of scenario files on stdout.
-pub fn schema() -> Exit {
+pub fn schema(program: bool) -> Exit {
+    if program {
+        output::document(&crate::launch::scenario::json_schema());
+        return Exit::Ok;
+    }
     output::document(scenario::json_schema());
     Exit::Ok
 }
@@ -350,6 +354,16 @@ pub fn schema() -> Exit {
 pub fn validate(files: &[PathBuf]) -> Exit {
     let mut all_valid = true;
     for file in files {
+        if let Some(program) = crate::launch::sniff(file) {
+            match program {
+                Ok(_) => output::line(&format!("{}: ok", file.display())),
+                Err(errors) => {
+                    all_valid = false;
+                    output::message(&errors.to_string());
+                }
+            }
+            continue;
+        }
         match scenario::load(file) {
             Ok(scenario) => {
                 output::line(&format!("{}: ok", file.display()));

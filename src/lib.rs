@@ -20,6 +20,7 @@ pub(crate) mod figures;
 pub(crate) mod gateway;
 pub mod headless;
 pub mod known_secrets;
+pub mod launch;
 pub mod nats;
 pub mod output;
 pub mod patterns;

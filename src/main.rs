@@ -131,8 +131,12 @@ fn command(cli: Cli) -> Exit {
     match cli.command {
         None => open_dashboard(TuiCommand::default()),
         Some(Command::Tui(tui)) => open_dashboard(tui),
-        Some(Command::Run(run)) if run.headless => run_headless(run),
-        Some(Command::Run(run)) => run_in_dashboard(run),
+        Some(Command::Run(run)) => match run.launch_program() {
+            Ok(exit) => exit,
+            Err(run) if run.headless => run_headless(*run),
+            Err(run) => run_in_dashboard(*run),
+        },
+        Some(Command::Launch(args)) => args.run(),
         Some(Command::Replay {
             recording,
             headless: true,
@@ -180,7 +184,10 @@ fn command(cli: Cli) -> Exit {
             )
         }
         Some(Command::Fork(args)) => from_recording::fork(args),
-        Some(Command::Sweep(args)) => sweep(args),
+        Some(Command::Sweep(args)) => match args.launch_program() {
+            Ok(exit) => exit,
+            Err(args) => sweep(*args),
+        },
         Some(Command::Worker(args)) => worker(args),
         Some(Command::Probe(args)) => conclave::provider::openai::probe::probe(args.options()),
         Some(Command::Validate { files }) => headless::validate(&files),
@@ -188,7 +195,7 @@ fn command(cli: Cli) -> Exit {
             Err(exit) => exit,
             Ok(otlp) => headless::export(&recording, otlp),
         },
-        Some(Command::Schema) => headless::schema(),
+        Some(Command::Schema { program }) => headless::schema(program),
         Some(Command::Compare { a, b, headless }) => compare(&a, &b, headless),
         Some(Command::Completions { shell }) => generated::completions(shell),
         Some(Command::Man) => generated::man_page(),

@@ -43,3 +43,12 @@ impl Signals {
         std::future::pending().await
     }
 }
+
+/// The next of `signals`' signals, or never when there are none to hear
+/// (a launch driven from the dashboard, whose loop hears them).
+pub(crate) async fn next_of(signals: Option<&mut Signals>) -> Option<Signal> {
+    match signals {
+        Some(s) => s.next().await,
+        None => std::future::pending().await,
+    }
+}

@@ -181,6 +181,10 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
         };
         let service = resource_attr("service.name");
         let language = resource_attr("telemetry.sdk.language");
+        // A launched program's spans carry its run's id in their resource:
+        // they join that run whatever trace they were made in (a LangGraph
+        // run resumed after `interrupt()` is a new trace of the same run).
+        let run_id = resource_attr(RUN_ID_ATTRIBUTE).and_then(|text| run_id_of(&text));
         for scope in &resource.scope_spans {
             let scope_name = scope
                 .scope
@@ -198,7 +202,7 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
                     .filter(|s| s.code == 2)
                     .map(|s| cut(&s.message));
                 out.push(Span {
-                    trace_id,
+                    trace_id: run_id.unwrap_or(trace_id),
                     span_id,
                     parent: id8(&span.parent_span_id).filter(|p| *p != 0),
                     name: cut(&span.name),
@@ -224,6 +228,19 @@ pub(crate) fn spans_of(request: &ExportTraceServiceRequest) -> Vec<Span> {
         }
     }
     out
+}
+
+/// The resource attribute that names the Conclave run a launched
+/// program's spans belong to (docs/launch.md).
+pub(crate) const RUN_ID_ATTRIBUTE: &str = "conclave.run.id";
+
+/// A run id as a launch names it: 32 hex digits, not all zero (a trace
+/// id's form, so that the run is keyed as any watched run is).
+pub(crate) fn run_id_of(text: &str) -> Option<TraceId> {
+    if text.len() != 32 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u128::from_str_radix(text, 16).ok().filter(|id| *id != 0)
 }
 
 fn attrs_of(kvs: &[KeyValue]) -> Vec<(String, Value)> {
@@ -359,5 +376,62 @@ mod value_tests {
         for none in ["null", "[1]", "{\"a\": 1}"] {
             assert!(serde_json::from_str::<Value>(none).is_err(), "{none}");
         }
+    }
+}
+
+#[cfg(test)]
+mod run_id_tests {
+    use super::*;
+    use opentelemetry_proto::tonic::resource::v1::Resource;
+    use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span as OtlpSpan};
+
+    fn resource_spans(trace: u8, run: Option<&str>) -> ResourceSpans {
+        let attributes = run
+            .map(|id| KeyValue {
+                key: RUN_ID_ATTRIBUTE.into(),
+                value: Some(AnyValue {
+                    value: Some(any_value::Value::StringValue(id.into())),
+                }),
+                ..KeyValue::default()
+            })
+            .into_iter()
+            .collect();
+        ResourceSpans {
+            resource: Some(Resource {
+                attributes,
+                ..Resource::default()
+            }),
+            scope_spans: vec![ScopeSpans {
+                spans: vec![OtlpSpan {
+                    trace_id: vec![trace; 16],
+                    span_id: vec![trace; 8],
+                    name: "s".into(),
+                    ..OtlpSpan::default()
+                }],
+                ..ScopeSpans::default()
+            }],
+            ..ResourceSpans::default()
+        }
+    }
+
+    #[test]
+    fn spans_naming_a_run_join_it_whatever_their_trace_and_others_keep_theirs() {
+        let run = "000000000000000000000000000000ab";
+        let request = ExportTraceServiceRequest {
+            resource_spans: vec![
+                resource_spans(1, Some(run)),
+                resource_spans(2, Some(run)),
+                resource_spans(3, None),
+                resource_spans(4, Some("not an id")),
+            ],
+        };
+        let traces: Vec<TraceId> = spans_of(&request).iter().map(|s| s.trace_id).collect();
+        let own = |b: u8| u128::from_be_bytes([b; 16]);
+        assert_eq!(traces, [0xab, 0xab, own(3), own(4)]);
+        assert_eq!(
+            run_id_of(&"0".repeat(32)),
+            None,
+            "an id of zeros names no run"
+        );
     }
 }

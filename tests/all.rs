@@ -64,6 +64,7 @@ mod huge_numbers;
 mod imports;
 mod knob_flags;
 mod last_known_good;
+mod launch;
 mod local_servers_every_scenario;
 mod mcp;
 mod member_calls;

@@ -126,3 +126,35 @@ pub(crate) fn choice(model: ModelArgs, profile: Option<PathBuf>) -> Result<Provi
         ..model.choice()
     })
 }
+
+impl RunCommand {
+    /// A program scenario's run (`"pattern": "program"`), launched here:
+    /// its exit; any other scenario is handed back to run as a scenario.
+    pub(crate) fn launch_program(self) -> Result<Exit, Box<RunCommand>> {
+        let program = match super::launch::program_at(&self.scenario) {
+            None => return Err(Box::new(self)),
+            Some(Err(exit)) => return Ok(exit),
+            Some(Ok(program)) => program,
+        };
+        if !self.headless {
+            output::message(&format!(
+                "conclave run: {} is a program scenario; the dashboard does not launch programs yet, use --headless",
+                self.scenario.display()
+            ));
+            return Ok(Exit::BadInput);
+        }
+        Ok(conclave::launch::headless(
+            conclave::launch::HeadlessLaunch {
+                program,
+                settings: conclave::launch::LaunchSettings {
+                    flags: self.flags,
+                    seed: self.seed,
+                    prices: self.model.pricing,
+                    record: false,
+                    announce: true,
+                },
+                recording: super::launch::recording(self.record, self.screen.no_record),
+            },
+        ))
+    }
+}

@@ -58,6 +58,33 @@ pub(crate) struct SweepCommand {
 }
 
 impl SweepCommand {
+    /// A sweep of a program scenario, run here (headless only): its exit;
+    /// any other scenario is handed back to sweep as a scenario.
+    pub(crate) fn launch_program(self) -> Result<conclave::exit::Exit, Box<SweepCommand>> {
+        use conclave::exit::Exit;
+        use conclave::output;
+        let program = match self.scenario.as_deref().and_then(super::launch::program_at) {
+            None => return Err(Box::new(self)),
+            Some(Err(exit)) => return Ok(exit),
+            Some(Ok(program)) => program,
+        };
+        if !self.headless || self.nats.nats.is_some() {
+            output::message(
+                "conclave sweep: a program scenario sweeps on this machine with --headless \
+                 (the dashboard and NATS workers do not launch programs yet)",
+            );
+            return Ok(Exit::BadInput);
+        }
+        let plan = conclave::sweep::SweepPlan {
+            seeds: self.seeds,
+            flags: self.flags,
+        };
+        let parallel = self
+            .parallel
+            .unwrap_or_else(conclave::sweep::default_parallelism);
+        Ok(conclave::launch::sweep::headless(program, &plan, parallel))
+    }
+
     /// Why a sweep on NATS refuses the options it was given, if it does: its
     /// runs are the workers' (each takes its own `--otlp` and `--parallel`),
     /// and it prints its document rather than show it.

@@ -153,15 +153,7 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
         return Err(place(problems));
     }
     let mut scenario: Scenario = serde_path_to_error::deserialize(document).map_err(|e| {
-        let mut json_path = JsonPath::root();
-        for segment in e.path().iter() {
-            json_path = match segment {
-                serde_path_to_error::Segment::Seq { index } => json_path.index(*index),
-                serde_path_to_error::Segment::Map { key } => json_path.key(key),
-                serde_path_to_error::Segment::Enum { variant } => json_path.key(variant),
-                serde_path_to_error::Segment::Unknown => json_path,
-            };
-        }
+        let json_path = json_path_of(e.path());
         place(vec![Problem::at(json_path, e.into_inner().to_string())])
     })?;
     // The structure's pass found no key twice in any object.
@@ -179,8 +171,23 @@ fn parse_text(text: Arc<String>, file: &str) -> Result<Scenario, ScenarioErrors>
     Ok(scenario)
 }
 
+/// Where a value that did not deserialise stands, as a scenario's
+/// errors name places.
+pub(crate) fn json_path_of(path: &serde_path_to_error::Path) -> JsonPath {
+    let mut json_path = JsonPath::root();
+    for segment in path.iter() {
+        json_path = match segment {
+            serde_path_to_error::Segment::Seq { index } => json_path.index(*index),
+            serde_path_to_error::Segment::Map { key } => json_path.key(key),
+            serde_path_to_error::Segment::Enum { variant } => json_path.key(variant),
+            serde_path_to_error::Segment::Unknown => json_path,
+        };
+    }
+    json_path
+}
+
 /// JSON syntax, checked without building anything.
-fn syntax(text: &str, file: &str) -> Result<(), ScenarioErrors> {
+pub(crate) fn syntax(text: &str, file: &str) -> Result<(), ScenarioErrors> {
     let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) else {
         return Ok(());
     };
@@ -324,7 +331,7 @@ pub(crate) fn findings_errors(text: &str, file: &str, findings: &[Finding]) -> S
 
 /// Each problem placed in the text, in the order of the file, at most
 /// [`MAX_REPORTED`] of them.
-fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors {
+pub(crate) fn placed(text: &str, file: &str, mut problems: Vec<Problem>) -> ScenarioErrors {
     problems.truncate(MAX_REPORTED + 1);
     let wanted: Vec<(&JsonPath, bool)> = problems.iter().map(|p| (&p.path, p.at_key)).collect();
     let offsets: Vec<usize> = places::offsets(text, &wanted)

@@ -7,6 +7,7 @@
 //! Reading one back rebuilds the run from its spans alone, so `conclave
 //! replay` and `conclave compare` work on it (see `replay.rs`).
 
+use super::output_line::OutputLine;
 use super::runs::{Arrival, Run};
 use super::steer::Decision;
 use super::summary::WatchSummary;
@@ -47,6 +48,12 @@ pub(crate) enum Line {
     Steered {
         at_ms: u64,
         decision: Decision,
+    },
+    /// A launched program's output line, `at_ms` after its launch
+    /// (docs/launch.md).
+    ProgramOutput {
+        #[serde(flatten)]
+        line: OutputLine,
     },
     WatchFinished {
         summary: serde_json::Value,
@@ -117,7 +124,7 @@ pub(crate) fn write(dir: &Path, run: &Run, summary: &WatchSummary) -> std::io::R
     Ok(path)
 }
 
-fn write_line(out: &mut impl Write, line: &Line) -> std::io::Result<()> {
+pub(crate) fn write_line(out: &mut impl Write, line: &Line) -> std::io::Result<()> {
     serde_json::to_writer(&mut *out, line).map_err(std::io::Error::other)?;
     out.write_all(b"\n")
 }
@@ -157,6 +164,8 @@ pub struct WatchRecording {
     pub(crate) summary: Option<serde_json::Value>,
     /// The steering decisions, in order, each ms after the hook's first call.
     pub(crate) steered: Vec<(u64, Decision)>,
+    /// A launched program's output lines kept, in order.
+    pub(crate) output: Vec<OutputLine>,
 }
 
 /// Why a watch recording could not be read: the file and the line.
@@ -189,6 +198,7 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
         read_as: Vec::new(),
         summary: None,
         steered: Vec::new(),
+        output: Vec::new(),
     };
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
@@ -223,6 +233,7 @@ pub(crate) fn read(path: &Path) -> Result<WatchRecording, ReadError> {
                 rec.read_as.push((kind, under_placeholder));
             }
             Line::Steered { at_ms, decision } => rec.steered.push((at_ms, decision)),
+            Line::ProgramOutput { line } => rec.output.push(line),
             Line::WatchFinished { summary } => rec.summary = Some(summary),
         }
     }

@@ -42,6 +42,15 @@ pub fn replay(path: &Path) -> Exit {
         for (at_ms, decision) in &rec.steered {
             output::message(&super::steer::replayed::log_line(*at_ms, decision));
         }
+        // A launched program's output has its own clock: from the launch.
+        for line in &rec.output {
+            let stream = match line.stream {
+                super::output_line::Stream::Stdout => "stdout",
+                super::output_line::Stream::Stderr => "stderr",
+            };
+            let text = crate::sanitize::clean(&line.text);
+            output::message(&format!("+{} ms  {stream}  {text}", line.at_ms));
+        }
     }
     match rebuild(path) {
         Ok(summary) => {

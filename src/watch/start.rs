@@ -263,7 +263,7 @@ pub(crate) fn line(summary: &WatchSummary) -> String {
     value.to_string()
 }
 
-fn clean_json(value: &mut serde_json::Value) {
+pub(crate) fn clean_json(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::String(text) => {
             if let Cow::Owned(clean) = crate::sanitize::clean(text) {

@@ -1,8 +1,10 @@
 """The steering protocol's client, standard library only.
 
-A `Steer` names its run by the trace id of the current OpenTelemetry
-context (when opentelemetry is importable and a span is current), else by
-a trace id of its own. It declares flags, waits at gates, asks approval
+A `Steer` names its run by, first, the name it was given (`Steer(run=…)`),
+then `$CONCLAVE_RUN_ID` (set when Conclave launched the program, so that
+every gate joins the launched run whatever span is current), then the
+trace id of the current OpenTelemetry context (when opentelemetry is
+importable and a span is current), else a trace id of its own. It declares flags, waits at gates, asks approval
 and questions, and raises `Stopped` when a person stopped the run.
 
 A watch that cannot be reached never holds a run: the call goes on as if
@@ -62,7 +64,8 @@ class Steer:
     timeout: the longest one request may take beyond its long poll.
     heartbeat: how long the watch may hold one request (it holds at most
     its own heartbeat). retry_after: how long an unreachable watch is left
-    alone.
+    alone. run: the run's id (32 hex digits), for a program whose
+    framework makes no span current and that Conclave did not launch.
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class Steer:
         heartbeat: float = 10.0,
         retry_after: float = 60.0,
         trace_id: Optional[str] = None,
+        run: Optional[str] = None,
     ) -> None:
         self.url = (url or os.environ.get("CONCLAVE_STEER_URL") or DEFAULT_URL).rstrip("/")
         self.token = token if token is not None else os.environ.get("CONCLAVE_STEER_TOKEN")
@@ -84,6 +88,8 @@ class Steer:
         self.retry_after = retry_after
         self.session = uuid.uuid4().hex
         self._own_trace = trace_id or uuid.uuid4().hex
+        # The run named outright: given, or the launch's (32 hex digits).
+        self._run = run or os.environ.get("CONCLAVE_RUN_ID") or None
         self._flags: dict[str, tuple[bool, str]] = {}
         self._values: dict[str, dict[str, bool]] = {}
         self._declared: set[str] = set()
@@ -107,8 +113,9 @@ class Steer:
     # -- naming the run --------------------------------------------------
 
     def trace_id(self) -> str:
-        """The run's trace id: the current OpenTelemetry context's, else the hook's own."""
-        return _current_trace() or self._own_trace
+        """The run's id: the one named (`run=`, `$CONCLAVE_RUN_ID`), else the
+        current OpenTelemetry context's trace id, else the hook's own."""
+        return self._run or _current_trace() or self._own_trace
 
     # -- flags -----------------------------------------------------------
 

@@ -1,0 +1,90 @@
+//! `conclave launch [options] -- PROGRAM [ARGS…]`: a program launched as
+//! a run without a scenario file, in the dashboard or `--headless`.
+
+use super::{parse_flag, pricing_file};
+use clap::Args;
+use conclave::exit::Exit;
+use conclave::launch::{HeadlessLaunch, LaunchSettings, Recording};
+use conclave::output;
+use conclave::scenario::PriceTable;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub(crate) struct LaunchCommand {
+    /// The program and its arguments, after `--`.
+    #[arg(required = true, last = true, value_name = "PROGRAM")]
+    pub(crate) command: Vec<String>,
+    /// The run's name (default: the program's file name).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Print the run's result as one JSON document when the program ends.
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// A flag the program's hook reads, e.g. --flag legal_analyst=on (repeatable).
+    #[arg(long = "flag", value_name = "NAME=on|off", value_parser = parse_flag)]
+    pub(crate) flags: Vec<(String, bool)>,
+    /// Handed to the program as CONCLAVE_SEED.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Record the run to this new JSONL file (default: under
+    /// $XDG_STATE_HOME/conclave/runs/).
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "no_record")]
+    pub(crate) record: Option<PathBuf>,
+    /// Do not record the run.
+    #[arg(long)]
+    pub(crate) no_record: bool,
+    /// Model prices (USD per million tokens) over the compiled-in ones.
+    #[arg(long, value_name = "FILE", value_parser = pricing_file)]
+    pub(crate) pricing: Option<PriceTable>,
+}
+
+/// Where `--record` and `--no-record` say a launched run goes.
+pub(crate) fn recording(record: Option<PathBuf>, no_record: bool) -> Recording {
+    match (record, no_record) {
+        (_, true) => Recording::Off,
+        (Some(path), false) => Recording::To(path),
+        (None, false) => Recording::Default,
+    }
+}
+
+/// The program scenario at `path`, when the file is one: loaded, or the
+/// exit its errors give (said on stderr).
+pub(crate) fn program_at(path: &Path) -> Option<Result<conclave::launch::LoadedProgram, Exit>> {
+    conclave::launch::sniff(path).map(|loaded| {
+        loaded.map_err(|errors| {
+            output::message(&errors.to_string());
+            Exit::BadInput
+        })
+    })
+}
+
+impl LaunchCommand {
+    /// `conclave launch`: the command line as a program scenario.
+    pub(crate) fn run(self) -> Exit {
+        let program = match conclave::launch::prepare::from_command_line(&self.command, self.name) {
+            Ok(program) => program,
+            Err(errors) => {
+                output::message(&errors.to_string());
+                return Exit::BadInput;
+            }
+        };
+        let settings = LaunchSettings {
+            flags: self.flags,
+            seed: self.seed,
+            prices: self.pricing,
+            record: false,
+            announce: true,
+        };
+        if !self.headless {
+            output::message(
+                "conclave launch: the dashboard does not launch programs yet; use --headless",
+            );
+            return Exit::BadInput;
+        }
+        conclave::launch::headless(HeadlessLaunch {
+            program,
+            settings,
+            recording: recording(self.record, self.no_record),
+        })
+    }
+}

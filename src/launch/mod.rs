@@ -1,0 +1,21 @@
+//! Launching another framework's program as a run: a program scenario
+//! (`scenario`), the environment that joins everything it emits to its
+//! run (`environment`), its process and output (`process`, `output`),
+//! the run from start to end over the watch's receiver and steering
+//! (`run`), and its result, recording and headless printing. It sits
+//! between the watch, which it reuses, and the fronts; it never draws.
+
+pub mod environment;
+pub mod headless;
+pub mod output;
+pub mod prepare;
+pub mod process;
+pub mod recording;
+pub mod result;
+pub mod run;
+pub mod scenario;
+pub mod sweep;
+
+pub use headless::{HeadlessLaunch, Recording, headless};
+pub use run::LaunchSettings;
+pub use scenario::{LoadedProgram, sniff};

@@ -1,0 +1,74 @@
+//! A launched run's recording: a watch recording (so `conclave replay`
+//! and `conclave compare` read it as any watched run) holding the
+//! program's spans, its steering decisions, its output lines kept and,
+//! last, the launch's whole result.
+
+use super::result::LaunchResult;
+use super::run::Finished;
+use crate::span::trace_hex;
+use crate::watch::record::{Line, write_line};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where a launched run is recorded when no `--record` says: the
+/// dashboard's runs folder, `launch-<run id>.jsonl`; `None` without a
+/// state folder.
+pub fn default_path(run_id: &str) -> Option<PathBuf> {
+    Some(
+        crate::state_dir::state_dir()?
+            .join("runs")
+            .join(format!("launch-{run_id}.jsonl")),
+    )
+}
+
+/// Write `finished` with its `result` to `path` (its folder made when
+/// missing, a file there already refused); `result.recording` names
+/// the file.
+pub fn write(path: &Path, finished: &Finished, result: &mut LaunchResult) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    // A recording is never written over, as any run's `--record`.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    let mut out = std::io::BufWriter::new(file);
+    write_line(
+        &mut out,
+        &Line::WatchStarted {
+            trace_id: trace_hex(finished.id),
+            joined: Vec::new(),
+            conversation: finished.run.as_ref().and_then(|r| r.conversation.clone()),
+        },
+    )?;
+    for arrival in finished.run.iter().flat_map(|r| &r.arrivals) {
+        write_line(
+            &mut out,
+            &Line::SpanArrived {
+                at_ms: arrival.at_ms,
+                kind: arrival.kind,
+                under_placeholder: arrival.under_placeholder,
+                span: arrival.span.clone(),
+            },
+        )?;
+    }
+    for timed in result.watch.steering.iter().flat_map(|s| &s.decisions) {
+        let line = Line::Steered {
+            at_ms: timed.at_ms,
+            decision: timed.decision.clone(),
+        };
+        write_line(&mut out, &line)?;
+    }
+    for line in &finished.output.lines {
+        write_line(&mut out, &Line::ProgramOutput { line: line.clone() })?;
+    }
+    result.watch.recording = Some(path.display().to_string());
+    let mut summary = result.document();
+    if let Some(steering) = summary.get_mut("steering").and_then(|s| s.as_object_mut()) {
+        // The decisions are lines of their own, as in any watch recording.
+        steering.insert("decisions".into(), serde_json::Value::Array(Vec::new()));
+    }
+    write_line(&mut out, &Line::WatchFinished { summary })?;
+    out.flush()
+}

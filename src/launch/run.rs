@@ -1,0 +1,400 @@
+//! One launched run, from the program's start to its end: the run's own
+//! receiver (OTLP, steering and the gateway's routes on one loopback
+//! listener), the program started with the launch's environment, its
+//! output read, its spans joined to the run by the run's id, and its end
+//! (its exit, `max_seconds`, a stop, a signal to Conclave) turned into
+//! how the run ended. Nothing it started is left running on any path.
+
+use super::environment::{Launch, new_run_id, variables};
+use super::output::{OutputLine, OutputTail, Stream, read_lines};
+use super::prepare::Prepared;
+use super::process::{Exited, Program};
+use super::scenario::LoadedProgram;
+use crate::scenario::{JsonPath, PriceTable, ScenarioErrors};
+use crate::span::{RUN_ID_ATTRIBUTE, TraceId, run_id_of};
+use crate::watch::consume::{Watch, WatchOptions};
+use crate::watch::receive::{Batch, ReceiveConfig, serve_steered};
+use crate::watch::runs::Run;
+use crate::watch::steer::{Limits, Policy, SteerSummary, Steering};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// The default bound on a program's time (`max_seconds`).
+pub const DEFAULT_MAX_SECONDS: u64 = 600;
+/// The default wait between the steps of a stop (`stop_grace_ms`).
+pub const DEFAULT_GRACE_MS: u64 = 5000;
+/// Output lines waiting for the run; more are dropped and counted.
+const LINES_QUEUE: usize = 4096;
+/// How long the output may go on after the program ended (a process that
+/// left its group and kept the pipe open is not waited for).
+const OUTPUT_AFTER_EXIT: Duration = Duration::from_secs(1);
+
+/// What a launch is asked to do besides the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchSettings {
+    /// `--flag NAME=on|off`, over the scenario's defaults.
+    pub flags: Vec<(String, bool)>,
+    pub seed: Option<u64>,
+    pub prices: Option<PriceTable>,
+    /// Keep every span's arrival, for the recording.
+    pub record: bool,
+    /// Say on stderr where the run receives (its id and address), for a
+    /// person or a test that steers it.
+    pub announce: bool,
+}
+
+/// Why the run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The program exited by itself (its status says how).
+    Exited,
+    /// It ran past `max_seconds` and was stopped.
+    MaxSeconds,
+    /// A person (or the steering's stop) stopped it: why.
+    Stopped(String),
+    /// Conclave itself was told to end (Ctrl-C): the signal's number.
+    Interrupted(crate::exit::Signal),
+}
+
+/// A run launched and ended.
+#[derive(Debug)]
+pub struct Finished {
+    pub run_id: String,
+    pub(crate) id: TraceId,
+    pub ended: Ended,
+    pub exited: Exited,
+    pub output: OutputTail,
+    pub duration_ms: u64,
+    /// The flags the run started with.
+    pub flags: BTreeMap<String, bool>,
+    pub(crate) run: Option<Run>,
+    pub(crate) steering: Option<SteerSummary>,
+    pub(crate) prices: Option<PriceTable>,
+}
+
+/// Why a launch could not run.
+#[derive(Debug)]
+pub enum LaunchError {
+    /// The scenario names something that cannot start (exit 2).
+    BadInput(ScenarioErrors),
+    /// Conclave's own side failed (exit 1).
+    Internal(String),
+}
+
+/// Something the run's loop is told to do from outside (the dashboard).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    Stop(String),
+}
+
+/// Launch `prepared` as the run of `loaded` and drive it to its end.
+/// `orders` stops it from outside; `signals`, when given, are Conclave's.
+pub(crate) async fn launch(
+    loaded: &LoadedProgram,
+    prepared: &Prepared,
+    settings: LaunchSettings,
+    orders: Option<mpsc::Receiver<Order>>,
+    signals: Option<&mut crate::signals::Signals>,
+) -> Result<Finished, LaunchError> {
+    let s = &loaded.scenario;
+    let flags = flags_of(loaded, &settings.flags);
+    let steering = Steering::new(
+        Limits::default(),
+        Policy {
+            flags: flags.clone(),
+            ..Policy::default()
+        },
+    );
+    let (sink, batches) = mpsc::channel(crate::watch::start::QUEUE);
+    let receive = ReceiveConfig {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        grpc: None,
+        ..ReceiveConfig::default()
+    };
+    let receiving = serve_steered(receive, sink, Arc::clone(&steering))
+        .await
+        .map_err(|e| LaunchError::Internal(format!("cannot start the run's receiver: {e}")))?;
+    let run_id = new_run_id();
+    let id = run_id_of(&run_id).ok_or_else(|| LaunchError::Internal("a bad run id".into()))?;
+    let env = variables(&Launch {
+        scenario: s,
+        run_id: &run_id,
+        listener: receiving.http_addr(),
+        seed: settings.seed,
+    });
+    if settings.announce {
+        crate::output::message(&format!(
+            "conclave launch: run {run_id}: OTLP, steering and the gateway on http://{}",
+            receiving.http_addr()
+        ));
+    }
+    let (program, readers, lines) = start_program(loaded, prepared, &env)?;
+    let grace = Duration::from_millis(s.stop_grace_ms.unwrap_or(DEFAULT_GRACE_MS));
+    let (process, stop_tx) = own(program, grace);
+    let mut watch = Watch::new(WatchOptions {
+        steering: Some(Arc::clone(&steering)),
+        prices: settings.prices.clone(),
+        ..WatchOptions::default()
+    });
+    watch.runs.keep_arrivals = settings.record;
+    let mut live = Live {
+        run_id,
+        started: Instant::now(),
+        watch,
+        output: OutputTail::default(),
+        batches,
+        lines,
+        steering,
+        stop_tx: Some(stop_tx),
+        ended: Ended::Exited,
+    };
+    let max = Duration::from_secs(s.max_seconds.unwrap_or(DEFAULT_MAX_SECONDS));
+    let exited = live.drive(process, max, orders, signals).await?;
+    let duration_ms = live.now_ms();
+    live.settle(readers, receiving).await;
+    let Live {
+        run_id,
+        mut watch,
+        output,
+        steering,
+        ended,
+        ..
+    } = live;
+    Ok(Finished {
+        run_id,
+        id,
+        ended,
+        exited,
+        output,
+        duration_ms,
+        flags,
+        run: watch.runs.close(id),
+        steering: steering.finish(id),
+        prices: settings.prices,
+    })
+}
+
+/// A run while its program goes: what has come of it so far.
+struct Live {
+    run_id: String,
+    started: Instant,
+    watch: Watch,
+    output: OutputTail,
+    batches: mpsc::Receiver<Batch>,
+    lines: mpsc::Receiver<(Stream, String)>,
+    steering: Arc<Steering>,
+    /// Asks the program's task to stop it; taken once asked.
+    stop_tx: Option<oneshot::Sender<()>>,
+    ended: Ended,
+}
+
+impl Live {
+    fn now_ms(&self) -> u64 {
+        ms(Instant::now().saturating_duration_since(self.started))
+    }
+
+    fn line(&mut self, (stream, text): (Stream, String)) {
+        let at_ms = self.now_ms();
+        self.output.push(OutputLine {
+            at_ms,
+            stream,
+            text,
+        });
+    }
+
+    fn batch(&mut self, mut batch: Batch) {
+        stamp(&mut batch, &self.run_id);
+        self.watch.take(&batch);
+    }
+
+    /// Begin the stop (once): the program's task signals its group.
+    fn stop(&mut self, why: Ended) {
+        if let Some(tx) = self.stop_tx.take() {
+            self.ended = why;
+            let _ = tx.send(());
+        }
+    }
+
+    /// Take in spans and output until the program has ended; how it did.
+    async fn drive(
+        &mut self,
+        mut process: JoinHandle<std::io::Result<Exited>>,
+        max: Duration,
+        mut orders: Option<mpsc::Receiver<Order>>,
+        mut signals: Option<&mut crate::signals::Signals>,
+    ) -> Result<Exited, LaunchError> {
+        let deadline = tokio::time::sleep(max);
+        tokio::pin!(deadline);
+        let mut changes = self.steering.subscribe();
+        let exited = loop {
+            let going = self.stop_tx.is_some();
+            let signal = crate::signals::next_of(signals.as_deref_mut());
+            let order = async {
+                match orders.as_mut() {
+                    Some(o) => o.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                exited = &mut process => break exited,
+                Some(batch) = self.batches.recv() => self.batch(batch),
+                Some(line) = self.lines.recv() => self.line(line),
+                () = &mut deadline, if going => self.stop(Ended::MaxSeconds),
+                Some(signal) = signal, if going => self.stop(Ended::Interrupted(signal)),
+                Some(Order::Stop(why)) = order, if going => self.stop(Ended::Stopped(why)),
+                Ok(()) = changes.changed(), if going => {
+                    if let Some(why) = stopped(&self.steering, &self.run_id) {
+                        self.stop(Ended::Stopped(why));
+                    }
+                }
+            }
+        };
+        match exited {
+            Ok(Ok(exited)) => Ok(exited),
+            Ok(Err(e)) => Err(LaunchError::Internal(format!(
+                "cannot wait for the program: {e}"
+            ))),
+            Err(e) => Err(LaunchError::Internal(format!(
+                "the program's task failed: {e}"
+            ))),
+        }
+    }
+
+    /// After the program's end: the rest of its output and of its spans.
+    async fn settle(
+        &mut self,
+        readers: Vec<JoinHandle<u64>>,
+        receiving: crate::watch::receive::Receiving,
+    ) {
+        // The program's group is gone: its pipes end, unless something that
+        // left the group holds them, which is not waited for.
+        let _ = tokio::time::timeout(OUTPUT_AFTER_EXIT, async {
+            while let Some(line) = self.lines.recv().await {
+                self.line(line);
+            }
+        })
+        .await;
+        for reader in readers {
+            reader.abort();
+            if let Ok(dropped) = reader.await {
+                self.output.lines_not_kept += dropped;
+            }
+        }
+        // Every batch the program sent before it ended was taken by the
+        // receiver before it answered: stopping the receiver ends the queue.
+        receiving.shutdown().await;
+        while let Some(batch) = self.batches.recv().await {
+            self.batch(batch);
+        }
+    }
+}
+
+/// The program started with `env`, its output's readers and their lines.
+#[allow(clippy::type_complexity)]
+fn start_program(
+    loaded: &LoadedProgram,
+    prepared: &Prepared,
+    env: &[(String, String)],
+) -> Result<
+    (
+        Program,
+        Vec<JoinHandle<u64>>,
+        mpsc::Receiver<(Stream, String)>,
+    ),
+    LaunchError,
+> {
+    let mut program = Program::start(&prepared.program, &prepared.args, &prepared.cwd, env)
+        .map_err(|e| {
+            LaunchError::BadInput(loaded.error_at(
+                JsonPath::root().key("command").index(0),
+                format!("cannot start {}: {e}", prepared.program.display()),
+            ))
+        })?;
+    let (lines_tx, lines) = mpsc::channel(LINES_QUEUE);
+    let mut readers = Vec::new();
+    if let Some(out) = program.stdout.take() {
+        readers.push(tokio::spawn(read_lines(
+            out,
+            Stream::Stdout,
+            lines_tx.clone(),
+        )));
+    }
+    if let Some(err) = program.stderr.take() {
+        readers.push(tokio::spawn(read_lines(err, Stream::Stderr, lines_tx)));
+    }
+    Ok((program, readers, lines))
+}
+
+/// The program handed to a task of its own, which waits for its end or,
+/// once told, stops it: the task's handle and the way to tell it. A
+/// runtime that ends drops the task, and the program's group with it.
+fn own(
+    mut program: Program,
+    grace: Duration,
+) -> (JoinHandle<std::io::Result<Exited>>, oneshot::Sender<()>) {
+    let (stop_tx, stop_rx) = oneshot::channel();
+    let process = tokio::spawn(async move {
+        let exited = tokio::select! {
+            exited = program.wait() => Some(exited),
+            _ = stop_rx => None,
+        };
+        match exited {
+            Some(exited) => exited,
+            None => program.stop(grace).await,
+        }
+    });
+    (process, stop_tx)
+}
+
+/// The run's flags: the scenario's defaults, then `--flag`.
+fn flags_of(loaded: &LoadedProgram, given: &[(String, bool)]) -> BTreeMap<String, bool> {
+    let mut flags: BTreeMap<String, bool> = loaded
+        .scenario
+        .flags
+        .iter()
+        .map(|(name, flag)| (name.clone(), flag.default))
+        .collect();
+    flags.extend(given.iter().cloned());
+    flags
+}
+
+/// Every resource of `batch` that names no run names this one: the
+/// run's receiver is its own, so whatever reaches it is the program's
+/// (a span made without the launch's resource attributes too).
+fn stamp(batch: &mut Batch, run_id: &str) {
+    use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+    use opentelemetry_proto::tonic::resource::v1::Resource;
+    for resource in &mut batch.request.resource_spans {
+        let resource = resource.resource.get_or_insert_with(Resource::default);
+        let named = resource
+            .attributes
+            .iter()
+            .any(|kv| kv.key == RUN_ID_ATTRIBUTE);
+        if !named {
+            resource.attributes.push(KeyValue {
+                key: RUN_ID_ATTRIBUTE.to_string(),
+                value: Some(AnyValue {
+                    value: Some(any_value::Value::StringValue(run_id.to_string())),
+                }),
+                ..KeyValue::default()
+            });
+        }
+    }
+}
+
+/// Why the steering stopped run `run_id`, once it has.
+fn stopped(steering: &Steering, run_id: &str) -> Option<String> {
+    steering
+        .list()
+        .into_iter()
+        .find(|view| view.trace_id == run_id)
+        .and_then(|view| view.stopped)
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
