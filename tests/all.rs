@@ -118,6 +118,7 @@ mod steer;
 mod steer_autogen;
 mod steer_faults;
 mod steer_screen;
+mod step_down_retries;
 mod streaming;
 mod swarm;
 mod sweep;
