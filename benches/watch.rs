@@ -184,6 +184,7 @@ async fn drain_row() {
 
 async fn watch_row(load: Load) {
     let settings = WatchSettings {
+        gateway: None,
         receive: receive_config(),
         options: WatchOptions {
             close_finished: true,
@@ -223,6 +224,7 @@ async fn watch_row(load: Load) {
 
 async fn dashboard_row(load: Load) {
     let settings = WatchSettings {
+        gateway: None,
         receive: receive_config(),
         // As `conclave watch` runs it for the dashboard: each run told as
         // events, finished runs kept until room is wanted.

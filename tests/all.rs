@@ -126,6 +126,7 @@ mod steer_autogen;
 mod steer_faults;
 mod steer_node;
 mod steer_screen;
+mod step_down_retries;
 mod streaming;
 mod swarm;
 mod sweep;

@@ -51,6 +51,7 @@ fn watched(file: &str) -> (WatchSummary, Vec<Value>, Value) {
         .build()
         .unwrap();
     let settings = WatchSettings {
+        gateway: None,
         receive: ReceiveConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
             grpc: None,

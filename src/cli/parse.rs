@@ -11,6 +11,16 @@ pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
     openai::base_url(text).map_err(|problem| format!("{}; {problem}", openai::BASE_URL_EXPECTED))
 }
 
+/// `--max-cost USD`: a number of US dollars, 0 or more.
+pub(crate) fn parse_dollars(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(dollars) if dollars.is_finite() && dollars >= 0.0 => Ok(dollars),
+        _ => Err(format!(
+            "expected a number of US dollars, 0 or more (as 0.50), found {text:?}"
+        )),
+    }
+}
+
 pub(crate) fn parse_seeds(text: &str) -> Result<std::ops::RangeInclusive<u64>, String> {
     conclave::sweep::parse_seeds(text).map_err(|e| e.to_string())
 }

@@ -2,7 +2,7 @@
 //! runs settle and how many are kept, where they are recorded, and
 //! whether they are printed (`--headless`) or drawn.
 
-use super::parse::{parse_flag, pricing_file};
+use super::parse::{parse_base_url, parse_dollars, parse_flag, pricing_file};
 use clap::Args;
 use conclave::scenario::PriceTable;
 use std::net::SocketAddr;
@@ -59,6 +59,29 @@ pub(crate) struct WatchCommand {
     /// Reject this tool's calls at once when a hook asks (repeatable).
     #[arg(long, value_name = "TOOL")]
     pub(crate) reject: Vec<String>,
+    /// Serve an OpenAI-compatible model endpoint at
+    /// /gateway/<run>/v1/ on the HTTP listener, calling this upstream
+    /// (its base URL, with /v1; docs/gateway.md).
+    #[arg(long, value_name = "URL", value_parser = parse_base_url)]
+    pub(crate) upstream: Option<String>,
+    /// The environment variable holding the upstream's key.
+    #[arg(
+        long,
+        value_name = "VAR",
+        default_value = "OPENAI_API_KEY",
+        requires = "upstream"
+    )]
+    pub(crate) upstream_key_env: String,
+    /// Each run's budget of tokens (input and output) through the
+    /// endpoint; past it, its calls are refused with a 429 naming it.
+    #[arg(long, value_name = "N", requires = "upstream")]
+    pub(crate) max_tokens: Option<u64>,
+    /// Each run's budget of US dollars through the endpoint.
+    #[arg(long, value_name = "USD", value_parser = parse_dollars, requires = "upstream")]
+    pub(crate) max_cost: Option<f64>,
+    /// Each run's budget of model calls through the endpoint.
+    #[arg(long, value_name = "N", requires = "upstream")]
+    pub(crate) max_calls: Option<u64>,
 }
 
 impl WatchCommand {
@@ -84,7 +107,20 @@ impl WatchCommand {
         };
         let limits_steer = conclave::watch::steer::Limits::default();
         let steering = conclave::watch::steer::Steering::new(limits_steer, policy);
+        let gateway = self
+            .upstream
+            .map(|upstream| conclave::watch::start::EndpointConfig {
+                upstream,
+                key_env: self.upstream_key_env,
+                budgets: conclave::watch::start::Budgets {
+                    max_tokens: self.max_tokens,
+                    max_cost_usd: self.max_cost,
+                    max_calls: self.max_calls,
+                },
+                pricing: self.pricing.clone(),
+            });
         conclave::watch::start::WatchSettings {
+            gateway,
             receive,
             options: conclave::watch::consume::WatchOptions {
                 limits,

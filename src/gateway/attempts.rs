@@ -128,11 +128,13 @@ impl Gateway {
                 Err(error) => error,
             };
             // The endpoint refused a way of asking: ask the next way at
-            // once. Not a retry: nothing failed that waiting would mend.
-            if !self.adapted(&error)
-                && let Err(end) = self
-                    .retry_or_give_up(&mut retrier, &shield, attempt, error)
-                    .await
+            // once. Not a retry: nothing failed that waiting would mend,
+            // and it takes none of the retry rule's attempts.
+            if self.adapted(&error) {
+                retrier.asked_another_way();
+            } else if let Err(end) = self
+                .retry_or_give_up(&mut retrier, &shield, attempt, error)
+                .await
             {
                 return Some(Err(end));
             }

@@ -13,6 +13,7 @@ mod attempts;
 mod backoff;
 mod breaker;
 mod bulkhead;
+pub(crate) mod endpoint;
 mod error;
 mod guarded;
 mod last_good;

@@ -59,6 +59,10 @@ pub(crate) struct Retrier {
     transient: bool,
     unavailable: bool,
     backoff: Option<Backoff>,
+    /// Attempts that asked another way after the endpoint refused one (an
+    /// output mode stepped down): not retries, so not counted against
+    /// `max_attempts` nor the backoff's steps.
+    asked_again: u32,
 }
 
 /// Attempts a remote model call gets when the endpoint is down or rate
@@ -80,6 +84,7 @@ impl Retrier {
             transient: false,
             unavailable: false,
             backoff: None,
+            asked_again: 0,
         }
     }
 
@@ -96,6 +101,7 @@ impl Retrier {
                 BackoffSpec::Exponential(REMOTE_BACKOFF),
                 Jitter::Equal,
             )),
+            asked_again: 0,
         }
     }
 
@@ -107,6 +113,7 @@ impl Retrier {
             transient: true,
             unavailable: true,
             backoff: Some(Backoff::new(rule.backoff.clone(), rule.jitter)),
+            asked_again: 0,
         }
     }
 
@@ -114,7 +121,15 @@ impl Retrier {
         self.max_attempts
     }
 
-    /// After attempt `attempt` failed with `failure`.
+    /// The attempt that just ended was refused a way of asking and the
+    /// call asks again another way at once: the next attempt is not a
+    /// retry, and takes none of `max_attempts`.
+    pub(crate) fn asked_another_way(&mut self) {
+        self.asked_again += 1;
+    }
+
+    /// After attempt `attempt` (counting every attempt of the call) failed
+    /// with `failure`.
     pub(crate) fn next(
         &mut self,
         attempt: u32,
@@ -128,6 +143,9 @@ impl Retrier {
             Failure::Unavailable { retry_after } => (self.unavailable, retry_after),
             Failure::Permanent => (false, None),
         };
+        // The attempts that count: a step down of the way of asking is
+        // not a retry.
+        let attempt = attempt.saturating_sub(self.asked_again).max(1);
         if !retryable || attempt >= self.max_attempts {
             return Next::GiveUp;
         }
@@ -260,5 +278,58 @@ mod tests {
             Next::GiveUp,
             "the sim never needs it"
         );
+    }
+
+    /// What ended an attempt, in the accounting's table.
+    #[derive(Clone, Copy, Debug)]
+    enum Ended {
+        /// The endpoint refused a way of asking; the call asks another.
+        SteppedDown,
+        Failed(Failure),
+    }
+
+    #[test]
+    fn a_step_down_of_the_way_of_asking_takes_no_attempt_of_the_rule() {
+        use Ended::{Failed, SteppedDown};
+        let cut = Failed(Failure::Transient);
+        let down = Failed(Failure::Unavailable { retry_after: None });
+        // max_attempts, what ended each attempt, and what the rule says
+        // after the last: a step down is never a retry, and the backoff
+        // takes its steps from the retries alone.
+        let table: [(u32, &[Ended], Next); 9] = [
+            (2, &[cut], Next::Retry(ms(10))),
+            (2, &[cut, cut], Next::GiveUp),
+            (2, &[SteppedDown, cut], Next::Retry(ms(10))),
+            (2, &[SteppedDown, SteppedDown, cut], Next::Retry(ms(10))),
+            (2, &[SteppedDown, cut, cut], Next::GiveUp),
+            (2, &[cut, SteppedDown, cut], Next::GiveUp),
+            (3, &[SteppedDown, cut, down], Next::Retry(ms(20))),
+            (
+                3,
+                &[SteppedDown, cut, SteppedDown, down],
+                Next::Retry(ms(20)),
+            ),
+            (1, &[SteppedDown, SteppedDown, cut], Next::GiveUp),
+        ];
+        for (max_attempts, ended, expected) in table {
+            let rng = RunRng::seeded(0);
+            let mut retrier = Retrier::configured(&RetryRule {
+                max_attempts,
+                backoff: BackoffSpec::List(vec![10, 20]),
+                jitter: Jitter::None,
+            });
+            let mut last = None;
+            for (index, end) in ended.iter().enumerate() {
+                let attempt = index as u32 + 1;
+                last = match end {
+                    SteppedDown => {
+                        retrier.asked_another_way();
+                        None
+                    }
+                    Failed(failure) => Some(retrier.next(attempt, *failure, None, &rng)),
+                };
+            }
+            assert_eq!(last, Some(expected), "{max_attempts} attempts, {ended:?}");
+        }
     }
 }

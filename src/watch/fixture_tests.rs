@@ -77,6 +77,7 @@ async fn watched(set: &str, wire: Wire, runs: u64) -> Vec<Value> {
 /// sent over `wire`.
 async fn watched_requests(set: &str, sent: Vec<Sent>, wire: Wire, runs: u64) -> Vec<Value> {
     let mut started = start(WatchSettings {
+        gateway: None,
         receive: ReceiveConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
             grpc: (wire == Wire::Grpc).then(|| "127.0.0.1:0".parse().unwrap()),

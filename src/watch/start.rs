@@ -4,9 +4,12 @@
 //! finished run (`conclave watch --headless`).
 
 use super::consume::{WatchFeed, WatchOptions, watch};
-use super::receive::{ReceiveConfig, ReceiverStatus, Receiving, serve, serve_steered};
+use super::receive::{
+    ReceiveConfig, ReceiverStatus, Receiving, serve, serve_steered, serve_with_gateway,
+};
 use super::summary::WatchSummary;
 use crate::exit::Exit;
+pub use crate::gateway::endpoint::{Budgets, EndpointConfig};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +31,9 @@ pub(crate) const FEED: usize = 1024;
 pub struct WatchSettings {
     pub receive: ReceiveConfig,
     pub options: WatchOptions,
+    /// `--upstream` and its budgets: the model endpoint other frameworks'
+    /// programs call (docs/gateway.md), served on the HTTP listener.
+    pub gateway: Option<EndpointConfig>,
 }
 
 /// A started watch: the receiver (its addresses and counters), what the
@@ -46,9 +52,16 @@ pub struct Started {
 /// Bind the receiver and start the watch on the current runtime.
 pub async fn start(settings: WatchSettings) -> Result<Started, super::receive::ReceiveError> {
     let (sink, batches) = mpsc::channel(QUEUE);
-    let receiving = match &settings.options.steering {
-        Some(steering) => serve_steered(settings.receive, sink, Arc::clone(steering)).await?,
-        None => serve(settings.receive, sink).await?,
+    let steering = settings.options.steering.as_ref().map(Arc::clone);
+    let receiving = match (settings.gateway, steering) {
+        (Some(config), steering) => {
+            let upstream = config.upstream.clone();
+            let endpoints = crate::gateway::endpoint::Endpoints::new(config)
+                .map_err(|why| super::receive::ReceiveError::BadUpstream { url: upstream, why })?;
+            serve_with_gateway(settings.receive, sink, steering, Arc::new(endpoints)).await?
+        }
+        (None, Some(steering)) => serve_steered(settings.receive, sink, steering).await?,
+        (None, None) => serve(settings.receive, sink).await?,
     };
     let (tx, feed) = mpsc::channel(FEED);
     let options = settings.options;

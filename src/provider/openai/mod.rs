@@ -23,7 +23,9 @@ mod tests;
 mod transport;
 mod whole;
 
-use whole::{parse_completion, reasoning_of, usage_of};
+pub(crate) use transport::cause as transport_cause;
+pub(crate) use whole::usage_of;
+use whole::{parse_completion, reasoning_of};
 mod unsupported;
 
 pub use config::{BASE_URL_EXPECTED, base_url};

@@ -33,7 +33,7 @@ pub(super) fn met_a_closed_connection(error: &reqwest::Error) -> bool {
 /// The failure in words: what failed and its deepest cause
 /// ("cannot connect: Connection refused (os error 111)"), without the URL,
 /// which the caller names.
-pub(super) fn cause(error: &reqwest::Error) -> String {
+pub(crate) fn cause(error: &reqwest::Error) -> String {
     let what = if error.is_connect() {
         "cannot connect"
     } else if met_a_closed_connection(error) {

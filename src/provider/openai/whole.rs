@@ -73,7 +73,7 @@ pub(super) fn reasoning_of(message: &Value) -> Option<&str> {
 /// it is a part of. A count past the
 /// largest (2^64 − 1, which JSON can write) is held there rather than read
 /// as none; the run's usage then says it is held.
-pub(super) fn usage_of(usage: &Value) -> TokenUsage {
+pub(crate) fn usage_of(usage: &Value) -> TokenUsage {
     let count = |pointer: &str| {
         usage.pointer(pointer).map_or(0, |n| {
             n.as_u64()

@@ -11,8 +11,13 @@ use super::counters::Refusal;
 use super::decode::{self, Encoding};
 use super::forward::Payload;
 use super::intake::{Intake, Taken};
+use super::model_call;
 use super::reply::{self, Answer};
+use crate::gateway::endpoint::{self, Endpoints};
 use crate::watch::steer::{self, Steering};
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, Request};
@@ -48,7 +53,13 @@ struct Server {
     intake: Arc<Intake>,
     token: Option<Arc<Token>>,
     steer: Option<Arc<Steering>>,
+    gateway: Option<Arc<Endpoints>>,
 }
+
+/// What a request is answered with: a whole body, or a model's stream
+/// passed on as it comes.
+type Reply = hyper::Response<BoxBody<Bytes, BoxError>>;
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Accept connections until `stop`.
 pub(super) async fn run(
@@ -57,6 +68,7 @@ pub(super) async fn run(
     intake: Arc<Intake>,
     token: Option<Arc<Token>>,
     steer: Option<Arc<Steering>>,
+    gateway: Option<Arc<Endpoints>>,
     stop: CancellationToken,
 ) {
     let server = Arc::new(Server {
@@ -64,6 +76,7 @@ pub(super) async fn run(
         intake,
         token,
         steer,
+        gateway,
     });
     let connections = Arc::new(Semaphore::new(limits.max_connections));
     loop {
@@ -82,7 +95,7 @@ pub(super) async fn run(
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
                 let server = Arc::clone(&server);
-                async move { Ok::<_, std::convert::Infallible>(server.answer(request).await) }
+                async move { Ok::<_, std::convert::Infallible>(server.reply(request).await) }
             });
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -105,6 +118,24 @@ struct Framing {
 }
 
 impl Server {
+    /// The model endpoint's paths go to the gateway (docs/gateway.md),
+    /// under the listener's token; the rest are answered whole.
+    async fn reply(&self, request: Request<Incoming>) -> Reply {
+        if let Some(gateway) = &self.gateway
+            && request.uri().path().starts_with(endpoint::PREFIX)
+        {
+            let authorization = request.headers().get(AUTHORIZATION);
+            let admitted = self
+                .token
+                .as_ref()
+                .is_none_or(|t| t.admits(authorization.map(|v| v.as_bytes())));
+            return model_call::answer(gateway, request, admitted, self.limits.read_timeout).await;
+        }
+        self.answer(request)
+            .await
+            .map(|body| body.map_err(|never| match never {}).boxed())
+    }
+
     async fn answer(&self, request: Request<Incoming>) -> Answer {
         // Steering shares the listener and its token (docs/steer.md).
         if let Some(steering) = &self.steer

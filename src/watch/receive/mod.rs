@@ -15,6 +15,7 @@ mod forward;
 mod grpc;
 mod http;
 mod intake;
+mod model_call;
 mod reply;
 #[cfg(test)]
 mod tests;
@@ -118,6 +119,9 @@ pub enum ReceiveError {
     /// A `--forward` URL that cannot be sent to.
     #[error("--forward {url}: {why}")]
     BadForward { url: String, why: String },
+    /// An `--upstream` the model endpoint cannot call.
+    #[error("--upstream {url}: {why}")]
+    BadUpstream { url: String, why: String },
     /// A body limit of 0 (set by a caller of the library; no flag sets it).
     #[error("a body limit of {0} bytes: the limit must be at least one byte")]
     BadLimit(usize),
@@ -193,7 +197,19 @@ pub async fn serve_steered(
     steering: Arc<crate::watch::steer::Steering>,
 ) -> Result<Receiving, ReceiveError> {
     let env = |name: &str| std::env::var(name).ok();
-    serve_all(config, sink, Some(steering), &env).await
+    serve_all(config, sink, Some(steering), None, &env).await
+}
+
+/// [`serve`] with steering, when given, and the model endpoint for other
+/// frameworks' calls (docs/gateway.md) on the HTTP listener.
+pub(crate) async fn serve_with_gateway(
+    config: ReceiveConfig,
+    sink: mpsc::Sender<Batch>,
+    steering: Option<Arc<crate::watch::steer::Steering>>,
+    gateway: Arc<crate::gateway::endpoint::Endpoints>,
+) -> Result<Receiving, ReceiveError> {
+    let env = |name: &str| std::env::var(name).ok();
+    serve_all(config, sink, steering, Some(gateway), &env).await
 }
 
 /// [`serve`] reading the token's variable through `env`.
@@ -202,13 +218,14 @@ pub(crate) async fn serve_with_env(
     sink: mpsc::Sender<Batch>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Receiving, ReceiveError> {
-    serve_all(config, sink, None, env).await
+    serve_all(config, sink, None, None, env).await
 }
 
 async fn serve_all(
     config: ReceiveConfig,
     sink: mpsc::Sender<Batch>,
     steering: Option<Arc<crate::watch::steer::Steering>>,
+    gateway: Option<Arc<crate::gateway::endpoint::Endpoints>>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Receiving, ReceiveError> {
     if config.max_body == 0 {
@@ -241,6 +258,7 @@ async fn serve_all(
         Arc::clone(&shared),
         token.clone(),
         steering,
+        gateway,
         stop.clone(),
     )));
     if let Some(listener) = grpc_listener {

@@ -527,6 +527,7 @@ async fn a_trace_is_dropped_and_counted_only_when_every_run_held_waits_for_its_r
 async fn bodies_posted_to_the_receiver_come_out_as_the_headless_line_and_a_recording() {
     let dir = tempfile::tempdir().unwrap();
     let mut started = start(WatchSettings {
+        gateway: None,
         receive: ReceiveConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
             grpc: None,

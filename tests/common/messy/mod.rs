@@ -74,6 +74,10 @@ pub enum Behaviour {
     /// is streamed, the answer stops after a few characters with `[DONE]`
     /// and no finish reason; the same request again is answered.
     Interrupts,
+    /// As llama-cpp-python's server with `interrupt_requests` on: the 500
+    /// for `json_schema` of `LlamaCppPython`, then each request's first
+    /// stream interrupted as `Interrupts` interrupts it.
+    RefusesThenInterrupts,
     /// As llama-cpp-python's server streams: no usage chunk, whatever
     /// `stream_options` asks (a whole answer still counts its tokens).
     NoStreamUsage,
@@ -219,8 +223,10 @@ impl Endpoint {
                 Reply::json(200, &whole(&answer))
             };
         }
-        if self.behaviour == Behaviour::Interrupts
-            && streams
+        if matches!(
+            self.behaviour,
+            Behaviour::Interrupts | Behaviour::RefusesThenInterrupts
+        ) && streams
             && self.interrupted.lock().unwrap().insert(body.to_string())
         {
             return Reply::text(200, &interrupted("{\"summ"))
@@ -304,7 +310,9 @@ impl Endpoint {
                 let said = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.";
                 error(400, said, Some("response_format"), None)
             }),
-            Behaviour::LlamaCppPython | Behaviour::IgnoresRequired => format
+            Behaviour::LlamaCppPython
+            | Behaviour::IgnoresRequired
+            | Behaviour::RefusesThenInterrupts => format
                 .filter(|f| f["type"] != "text" && f["type"] != "json_object")
                 .map(|f| pydantic_error(&f["type"])),
             Behaviour::NoStreamOptions => body

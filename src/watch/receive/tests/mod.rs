@@ -6,6 +6,7 @@ mod forward;
 mod grpc;
 mod hostile;
 mod http;
+mod model_call;
 
 use super::{Batch, ReceiveConfig, Receiving, serve_with_env};
 use bytes::Bytes;

@@ -1,0 +1,324 @@
+//! One call to the endpoint, start to end: the route's run admitted by its
+//! budgets, the request sent upstream with the upstream's key and retried
+//! as a remote model's calls are (`Retrier::remote`: a rate limit, a
+//! server error or no connection, after a jittered wait), the answer
+//! passed back as it came, whole or piece by piece, and its usage charged
+//! to the run when it ends.
+
+use super::{Api, EndpointConfig, Over, Refused, Route, RunSpend, StreamMeter, prepare};
+use crate::bus::TokenUsage;
+use crate::gateway::retry::{Failure, Next, Retrier};
+use crate::rng::RunRng;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The largest request body the endpoint takes: 16 MiB, far above any
+/// prompt a model takes.
+pub(crate) const MAX_REQUEST: usize = 16 * 1024 * 1024;
+/// The largest whole answer passed back: 8 MiB (a stream has no bound,
+/// only its events read for usage have).
+const MAX_ANSWER: usize = 8 * 1024 * 1024;
+/// Runs the endpoint keeps spend for; a new run name past it is refused.
+const MAX_RUNS: usize = 4096;
+/// Pieces of a stream in flight to a slow client; the upstream is read
+/// no faster than the client takes them.
+const PIECES_IN_FLIGHT: usize = 16;
+
+/// What the endpoint answers.
+#[derive(Debug)]
+pub(crate) struct Served {
+    pub(crate) status: u16,
+    pub(crate) content_type: String,
+    /// `x-should-retry: false` on a budget's 429: OpenAI's clients would
+    /// otherwise try again.
+    pub(crate) final_refusal: bool,
+    pub(crate) body: ServedBody,
+}
+
+#[derive(Debug)]
+pub(crate) enum ServedBody {
+    Whole(Vec<u8>),
+    /// Pieces as the upstream sent them; an `Err` is a stream the
+    /// upstream cut, which the client must see broken, not ended.
+    Stream(mpsc::Receiver<Result<Vec<u8>, String>>),
+}
+
+impl Served {
+    pub(crate) fn refusal(refused: &Refused) -> Self {
+        Served::json(refused.status, refused.body())
+    }
+
+    fn over(over: &Over) -> Self {
+        Served {
+            final_refusal: true,
+            ..Served::json(429, over.body())
+        }
+    }
+
+    fn json(status: u16, body: Vec<u8>) -> Self {
+        Served {
+            status,
+            content_type: "application/json".to_string(),
+            final_refusal: false,
+            body: ServedBody::Whole(body),
+        }
+    }
+}
+
+/// The endpoint of every run it serves.
+#[derive(Debug)]
+pub(crate) struct Endpoints {
+    config: EndpointConfig,
+    client: reqwest::Client,
+    runs: Mutex<HashMap<String, Arc<Mutex<RunSpend>>>>,
+}
+
+impl Endpoints {
+    /// The endpoint for `config`; an error says why no HTTP client could
+    /// be made.
+    pub(crate) fn new(config: EndpointConfig) -> Result<Self, String> {
+        crate::provider::http::install_crypto();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("no HTTP client for the upstream: {e}"))?;
+        Ok(Endpoints {
+            config,
+            client,
+            runs: Mutex::default(),
+        })
+    }
+
+    /// Calls, tokens and cost of `run` so far, and the budget it went
+    /// past. (Read by the tests for now: the run's end does not yet say
+    /// them.)
+    #[cfg(test)]
+    pub(crate) fn spent(&self, run: &str) -> Option<(u64, TokenUsage, Option<Over>)> {
+        let spend = lock(&self.runs).get(run).cloned()?;
+        let spend = lock(&spend);
+        let (calls, usage) = spend.spent();
+        Some((calls, usage, spend.over().cloned()))
+    }
+
+    fn spend_of(&self, run: &str) -> Option<Arc<Mutex<RunSpend>>> {
+        let mut runs = lock(&self.runs);
+        if let Some(spend) = runs.get(run) {
+            return Some(Arc::clone(spend));
+        }
+        if runs.len() >= MAX_RUNS {
+            return None;
+        }
+        let spend = RunSpend::new(self.config.budgets, self.config.pricing.clone());
+        let spend = Arc::new(Mutex::new(spend));
+        runs.insert(run.to_string(), Arc::clone(&spend));
+        Some(spend)
+    }
+
+    /// Answer one call to `route` with `body`.
+    pub(crate) async fn call(&self, route: Route<'_>, body: &[u8]) -> Served {
+        if route.api == Api::Models {
+            return match self.send(Api::Models, None).await {
+                Ok(answer) => whole(answer, Api::Models).await.0,
+                Err(refused) => Served::refusal(&refused),
+            };
+        }
+        let prepared = match prepare(route.api, body) {
+            Ok(prepared) => prepared,
+            Err(refused) => return Served::refusal(&refused),
+        };
+        let Some(spend) = self.spend_of(route.run) else {
+            let message = format!(
+                "the endpoint serves at most {MAX_RUNS} runs; {:?} is one more",
+                route.run
+            );
+            return Served::refusal(&Refused::new(429, message));
+        };
+        if let Err(over) = lock(&spend).admit() {
+            return Served::over(&over);
+        }
+        let answer = match self.send(route.api, Some(prepared.body)).await {
+            Ok(answer) => answer,
+            Err(refused) => return Served::refusal(&refused),
+        };
+        let asked = prepared.model;
+        let streamed = answer.status().is_success()
+            && answer
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !streamed {
+            let (served, usage, model) = whole(answer, route.api).await;
+            if let Some(usage) = usage {
+                lock(&spend).charge(usage, model.as_deref(), asked.as_deref());
+            }
+            return served;
+        }
+        let meter = StreamMeter::new(route.api, prepared.strip_usage);
+        stream(answer, meter, spend, asked)
+    }
+
+    /// Send a call upstream, tried again as a remote model's call is: the
+    /// upstream's answer (a refusal among them once the tries are spent),
+    /// or a 502 saying why none came.
+    async fn send(&self, api: Api, body: Option<Vec<u8>>) -> Result<reqwest::Response, Refused> {
+        let url = format!(
+            "{}{}",
+            self.config.upstream.trim_end_matches('/'),
+            api.upstream_path()
+        );
+        let mut retrier = Retrier::remote();
+        let rng = RunRng::seeded(0);
+        let mut attempt = 1;
+        loop {
+            let mut request = match &body {
+                Some(body) => self
+                    .client
+                    .post(&url)
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(body.clone()),
+                None => self.client.get(&url),
+            };
+            if let Some(key) = self.config.key() {
+                request = request.header(reqwest::header::AUTHORIZATION, key.bearer());
+            }
+            let failure = match request.send().await {
+                Ok(answer) if !retryable(answer.status().as_u16()) => return Ok(answer),
+                Ok(answer) => {
+                    let retry_after = crate::provider::http::retry_after(
+                        answer.headers(),
+                        std::time::SystemTime::now(),
+                    );
+                    let failure = Failure::Unavailable { retry_after };
+                    match retrier.next(attempt, failure, None, &rng) {
+                        Next::Retry(delay) => delay,
+                        _ => return Ok(answer),
+                    }
+                }
+                Err(error) => {
+                    let failure = Failure::Unavailable { retry_after: None };
+                    match retrier.next(attempt, failure, None, &rng) {
+                        Next::Retry(delay) => delay,
+                        _ => {
+                            let message = format!(
+                                "Conclave could not reach the upstream model endpoint ({}): {}",
+                                self.config.upstream,
+                                crate::provider::openai::transport_cause(&error)
+                            );
+                            return Err(Refused::new(502, message));
+                        }
+                    }
+                }
+            };
+            tokio::time::sleep(failure).await;
+            attempt += 1;
+        }
+    }
+}
+
+/// A rate limit or a server error: worth another try.
+fn retryable(status: u16) -> bool {
+    status == 429 || (500..600).contains(&status)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A whole answer passed back as it came (up to [`MAX_ANSWER`]), with the
+/// usage it counts and the model that answered.
+async fn whole(
+    mut answer: reqwest::Response,
+    api: Api,
+) -> (Served, Option<TokenUsage>, Option<String>) {
+    let status = answer.status().as_u16();
+    let content_type = answer
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json")
+        .to_string();
+    let mut body = Vec::new();
+    loop {
+        match answer.chunk().await {
+            Ok(Some(piece)) if body.len() + piece.len() <= MAX_ANSWER => body.extend(piece),
+            Ok(Some(_)) => {
+                let message = format!("the upstream's answer is over {MAX_ANSWER} bytes");
+                return (Served::refusal(&Refused::new(502, message)), None, None);
+            }
+            Ok(None) => break,
+            Err(error) => {
+                let message = format!(
+                    "the upstream's answer broke off: {}",
+                    crate::provider::openai::transport_cause(&error)
+                );
+                return (Served::refusal(&Refused::new(502, message)), None, None);
+            }
+        }
+    }
+    let (usage, model) = if (200..300).contains(&status) {
+        super::usage_of_answer(api, &body)
+    } else {
+        (None, None)
+    };
+    let served = Served {
+        status,
+        content_type,
+        final_refusal: false,
+        body: ServedBody::Whole(body),
+    };
+    (served, usage, model)
+}
+
+/// A streamed answer passed back piece by piece as it comes, read for its
+/// usage on the way, charged to the run when it ends (or when the client
+/// goes away: what came is counted, and the upstream is no longer read).
+fn stream(
+    mut answer: reqwest::Response,
+    mut meter: StreamMeter,
+    spend: Arc<Mutex<RunSpend>>,
+    asked: Option<String>,
+) -> Served {
+    let status = answer.status().as_u16();
+    let (pieces, body) = mpsc::channel(PIECES_IN_FLIGHT);
+    tokio::spawn(async move {
+        loop {
+            let next = match answer.chunk().await {
+                Ok(Some(piece)) => Ok(meter.feed(&piece)),
+                // Ended without saying so: cut, and the client must see
+                // it broken rather than ended.
+                Ok(None) if !meter.done() => {
+                    Err("the upstream's stream ended before it said it was done".to_string())
+                }
+                Ok(None) => break,
+                Err(error) => Err(format!(
+                    "the upstream's stream broke off: {}",
+                    crate::provider::openai::transport_cause(&error)
+                )),
+            };
+            let cut = next.is_err();
+            if matches!(&next, Ok(out) if out.is_empty()) {
+                continue;
+            }
+            if pieces.send(next).await.is_err() || cut {
+                break;
+            }
+        }
+        let rest = meter.finish();
+        if !rest.is_empty() {
+            let _ = pieces.send(Ok(rest)).await;
+        }
+        if let Some(usage) = meter.usage() {
+            lock(&spend).charge(usage, meter.model(), asked.as_deref());
+        }
+    });
+    Served {
+        status,
+        content_type: "text/event-stream".to_string(),
+        final_refusal: false,
+        body: ServedBody::Stream(body),
+    }
+}
