@@ -21,10 +21,11 @@ impl RunSteer {
                 match self.pace {
                     Pace::Running => Some(Answer::Go {
                         lease_ms: millis(limits.lease),
+                        epoch: self.epoch,
                     }),
                     Pace::Paused { passes } if passes > 0 => {
                         self.pace = Pace::Paused { passes: passes - 1 };
-                        Some(Answer::Go { lease_ms: 0 })
+                        Some(Answer::go())
                     }
                     Pace::Paused { .. } => None,
                 }
@@ -72,7 +73,8 @@ impl RunSteer {
                 by: By::Rule,
             };
             self.decide(now, d, limits.max_decisions);
-            return Some(Answer::Rejected { reason });
+            let by = By::Rule;
+            return Some(Answer::Rejected { reason, by });
         }
         let by = if policy.approve.contains(&tool) {
             By::Rule

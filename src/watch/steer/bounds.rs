@@ -156,7 +156,7 @@ impl HookRequest {
                 }
                 agent(a)?;
             }
-            HookOp::Poll { .. } | HookOp::Lease => {}
+            HookOp::Poll { .. } | HookOp::Lease { .. } => {}
         }
         Ok(())
     }

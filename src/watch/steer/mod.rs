@@ -16,6 +16,8 @@ mod hook_side;
 #[cfg(test)]
 mod long_poll_tests;
 pub mod protocol;
+#[cfg(test)]
+mod refusal_tests;
 pub mod replayed;
 pub mod serve;
 pub mod state;
@@ -96,9 +98,13 @@ impl Steering {
                 return Ok(HookAnswer::Flags(flags));
             }
             HookOp::Poll { id } => return self.wait(trace, &session, id, wait).await,
-            HookOp::Lease => {
-                let (answer, flags) = self.board().lease(trace, &session, now)?;
-                return Ok(HookAnswer::Now(answer, flags));
+            HookOp::Lease { epoch } => {
+                let wait = if epoch.is_some() {
+                    wait
+                } else {
+                    Duration::ZERO
+                };
+                return self.lease(trace, &session, epoch, wait).await;
             }
             HookOp::Gate {
                 kind,
@@ -163,6 +169,31 @@ impl Steering {
                 Ok(Ok(())) => continue,
                 Ok(Err(_)) | Err(_) => return Ok(HookAnswer::Waiting(id)),
             }
+        }
+    }
+
+    /// Renew a lease; from the `epoch` a hook saw, held up to `wait`
+    /// while the run runs on unchanged (then `go` again), answered as soon
+    /// as it is paused, stopped or a flag is set: a hook long polling so
+    /// learns of a pause at once, without a round trip per gate.
+    async fn lease(
+        &self,
+        trace: TraceId,
+        session: &str,
+        epoch: Option<u64>,
+        wait: Duration,
+    ) -> Result<HookAnswer, Refused> {
+        let mut changes = self.changed.subscribe();
+        let deadline = Instant::now() + wait;
+        loop {
+            changes.borrow_and_update();
+            let now = Instant::now();
+            let seen = if now >= deadline { None } else { epoch };
+            if let Some((answer, flags)) = self.board().lease(trace, session, seen, now)? {
+                return Ok(HookAnswer::Now(answer, flags));
+            }
+            // A closed channel cannot be: this holds its sender.
+            let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
         }
     }
 

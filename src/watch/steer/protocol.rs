@@ -54,13 +54,16 @@ pub struct FlagDecl {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
     /// Go on; while `lease_ms` lasts, the hook may let gates pass
-    /// without asking (it counts them in its next call's `passed`).
+    /// without asking (it counts them in its next call's `passed`), and
+    /// for as long as its lease's long poll from `epoch` is not answered.
     Go {
         lease_ms: u64,
+        epoch: u64,
     },
     Approved,
     Rejected {
         reason: String,
+        by: By,
     },
     Answered {
         text: String,
@@ -73,6 +76,16 @@ pub enum Answer {
     Stopped {
         reason: String,
     },
+}
+
+impl Answer {
+    /// Go on, without a lease: the next gate asks again.
+    pub fn go() -> Answer {
+        Answer::Go {
+            lease_ms: 0,
+            epoch: 0,
+        }
+    }
 }
 
 /// Who decided.
@@ -181,9 +194,15 @@ pub enum HookOp {
     Poll {
         id: u64,
     },
-    /// Renew a lease (never held, counts no gate): `go` with a new lease
-    /// while the run runs, else `hold` or `stopped`.
-    Lease,
+    /// Renew a lease (counts no gate): `go` with a new lease while the
+    /// run runs, else `hold` or `stopped`. With `epoch` (the one the hook
+    /// last saw) and `wait_ms`, a long poll: held while the run runs on as
+    /// it was at `epoch`, answered at once when it is paused, stopped or a
+    /// flag is set.
+    Lease {
+        #[serde(default)]
+        epoch: Option<u64>,
+    },
 }
 
 /// A steerer's request.
@@ -293,10 +312,14 @@ pub struct Timed {
 pub fn answer_json(answer: &Answer, flags: &BTreeMap<String, bool>) -> serde_json::Value {
     use serde_json::json;
     let mut value = match answer {
-        Answer::Go { lease_ms: 0 } => json!({"status": "go"}),
-        Answer::Go { lease_ms } => json!({"status": "go", "lease_ms": lease_ms}),
+        Answer::Go { lease_ms: 0, .. } => json!({"status": "go"}),
+        Answer::Go { lease_ms, epoch } => {
+            json!({"status": "go", "lease_ms": lease_ms, "epoch": epoch})
+        }
         Answer::Approved => json!({"status": "approved"}),
-        Answer::Rejected { reason } => json!({"status": "rejected", "reason": reason}),
+        Answer::Rejected { reason, by } => {
+            json!({"status": "rejected", "reason": reason, "by": by})
+        }
         Answer::Answered { text } => json!({"status": "answered", "text": text}),
         Answer::Unanswered => json!({"status": "unanswered"}),
         Answer::Hold => json!({"status": "hold"}),

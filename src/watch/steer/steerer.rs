@@ -1,7 +1,7 @@
 //! The steerer's side of the board: pause, step, run on, set a flag,
-//! decide an approval, answer a question, stop. Each makes the run
-//! steered (its approvals then wait for a person) and is a decision of
-//! the run.
+//! decide an approval, answer a question, stop. Each that is done makes
+//! the run steered (its approvals then wait for a person) and is a
+//! decision of the run; one refused changes nothing.
 
 use super::protocol::{Answer, Ask, By, Decision, Refused};
 use super::state::{Board, Pace, RunSteer};
@@ -9,11 +9,10 @@ use crate::span::TraceId;
 use tokio::time::Instant;
 
 impl Board {
-    /// The steered run `trace`, for a steerer.
+    /// The run `trace`, for a steerer, as it is (the op marks it steered
+    /// once it is done).
     fn steered(&mut self, trace: TraceId) -> Result<&mut RunSteer, Refused> {
-        let run = self.runs.get_mut(&trace).ok_or(Refused::NoSuchRun)?;
-        run.steered = true;
-        Ok(run)
+        self.runs.get_mut(&trace).ok_or(Refused::NoSuchRun)
     }
 
     /// Pause `trace` at its next gate; no trace: every run, and every new
@@ -28,7 +27,9 @@ impl Board {
             }
             return Ok(());
         };
-        self.steered(trace)?.pause(now, max);
+        let run = self.steered(trace)?;
+        run.pause(now, max);
+        run.steered = true;
         Ok(())
     }
 
@@ -41,6 +42,7 @@ impl Board {
             Pace::Paused { passes } => passes.saturating_add(n),
         };
         run.pace = Pace::Paused { passes };
+        run.steered = true;
         run.decide(now, Decision::Stepped { gates: n }, max);
         run.release();
         Ok(())
@@ -56,7 +58,9 @@ impl Board {
             }
             return Ok(());
         };
-        self.steered(trace)?.run_on(now, max);
+        let run = self.steered(trace)?;
+        run.run_on(now, max);
+        run.steered = true;
         Ok(())
     }
 
@@ -75,6 +79,8 @@ impl Board {
             .get_mut(name)
             .ok_or_else(|| Refused::NoSuchFlag(name.to_string()))?;
         flag.value = on;
+        run.steered = true;
+        run.touch();
         let d = Decision::FlagSet {
             name: name.to_string(),
             on,
@@ -114,10 +120,14 @@ impl Board {
                     reason: reason.clone(),
                     by: By::Person,
                 },
-                Answer::Rejected { reason },
+                Answer::Rejected {
+                    reason,
+                    by: By::Person,
+                },
             ),
         };
         waiting.answer = Some(answer);
+        run.steered = true;
         run.decide(now, decision, max);
         Ok(())
     }
@@ -144,6 +154,7 @@ impl Board {
         }
         let question = question.clone();
         waiting.answer = Some(Answer::Answered { text: text.clone() });
+        run.steered = true;
         run.decide(
             now,
             Decision::Answered {
@@ -160,10 +171,12 @@ impl Board {
     pub fn stop(&mut self, trace: TraceId, reason: String, now: Instant) -> Result<(), Refused> {
         let max = self.limits.max_decisions;
         let run = self.steered(trace)?;
+        run.steered = true;
         if run.stopped.is_some() {
             return Ok(());
         }
         run.stopped = Some(reason.clone());
+        run.touch();
         for waiting in run.waiting.values_mut() {
             waiting.answer = Some(Answer::Stopped {
                 reason: reason.clone(),

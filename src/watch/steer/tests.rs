@@ -180,7 +180,8 @@ async fn a_steered_runs_approval_waits_for_the_person_and_a_rejection_carries_th
         board.decide_approval(RUN, id, None, now),
         Err(Refused::Decided(id))
     );
-    let Reply::Now(Answer::Rejected { reason }, _) = board.poll(RUN, "s", id, now).unwrap() else {
+    let Reply::Now(Answer::Rejected { reason, .. }, _) = board.poll(RUN, "s", id, now).unwrap()
+    else {
         panic!("rejected");
     };
     assert_eq!(reason, "over the limit");
