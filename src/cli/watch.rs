@@ -59,6 +59,10 @@ pub(crate) struct WatchCommand {
     /// Reject this tool's calls at once when a hook asks (repeatable).
     #[arg(long, value_name = "TOOL")]
     pub(crate) reject: Vec<String>,
+    /// A breakpoint: pause a hooked run before a gate of this name (a
+    /// tool, a node, an agent, a handoff; repeatable; docs/steer.md).
+    #[arg(long = "break", value_name = "NAME")]
+    pub(crate) breaks: Vec<String>,
 }
 
 impl WatchCommand {
@@ -80,6 +84,7 @@ impl WatchCommand {
             flags: self.flags.into_iter().collect(),
             approve: self.approve,
             reject: self.reject,
+            breaks: self.breaks.into_iter().collect(),
             person_present: !self.headless,
         };
         let limits_steer = conclave::watch::steer::Limits::default();

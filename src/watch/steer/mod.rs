@@ -15,6 +15,7 @@ mod bounds;
 mod hook_side;
 #[cfg(test)]
 mod long_poll_tests;
+pub(crate) mod marks;
 pub mod protocol;
 #[cfg(test)]
 mod refusal_tests;
@@ -28,7 +29,7 @@ mod views;
 pub(crate) mod words;
 
 pub use protocol::{Answer, Ask, ControlOp, ControlRequest, Decision, HookOp, HookRequest};
-pub use protocol::{Refused, RunView};
+pub use protocol::{Refused, Ruling, RunView};
 pub use state::{Board, Limits, Pace, Policy, Reply, SteerSummary, Timed};
 
 use crate::span::TraceId;
@@ -214,19 +215,43 @@ impl Steering {
             ControlOp::RunOn => board.run_on(trace, now),
             ControlOp::Step { gates } => board.step(need()?, gates, now),
             ControlOp::SetFlag { name, on } => board.set_flag(need()?, &name, on, now),
-            ControlOp::Approve { id } => board.decide_approval(need()?, id, None, now),
+            ControlOp::Approve {
+                id,
+                arguments,
+                for_the_run,
+            } => {
+                let ruling = Ruling::Approve {
+                    arguments,
+                    for_the_run,
+                };
+                board.decide_approval(need()?, id, ruling, now)
+            }
             ControlOp::Reject { id, reason } => {
-                board.decide_approval(need()?, id, Some(reason), now)
+                board.decide_approval(need()?, id, Ruling::Reject(reason), now)
             }
             ControlOp::Answer { id, text } => board.answer(need()?, id, text, now),
             ControlOp::Stop { reason } => {
                 let reason = reason.unwrap_or_else(|| "stopped by a person".to_string());
                 board.stop(need()?, reason, now)
             }
+            ControlOp::SetBreak { name, on } => {
+                board.set_break(&name, on);
+                Ok(())
+            }
         };
         drop(board);
         self.changed();
         done
+    }
+
+    /// The breakpoints every run pauses at.
+    pub fn breaks(&self) -> Vec<String> {
+        self.board().breaks().iter().cloned().collect()
+    }
+
+    /// Whether a pause of every run holds each new run too.
+    pub fn holds_new(&self) -> bool {
+        self.board().holds_new()
     }
 
     /// Every steered run and what waits in it.

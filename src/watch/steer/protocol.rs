@@ -60,7 +60,11 @@ pub enum Answer {
         lease_ms: u64,
         epoch: u64,
     },
-    Approved,
+    /// Approved; with `arguments` when a person edited them (the tool
+    /// is called with these).
+    Approved {
+        arguments: Option<serde_json::Value>,
+    },
     Rejected {
         reason: String,
         by: By,
@@ -76,6 +80,18 @@ pub enum Answer {
     Stopped {
         reason: String,
     },
+}
+
+/// A steerer's ruling on an approval.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ruling {
+    /// Approve, with the arguments edited or not; `for_the_run`: every
+    /// later call of the tool in the run too.
+    Approve {
+        arguments: Option<serde_json::Value>,
+        for_the_run: bool,
+    },
+    Reject(String),
 }
 
 impl Answer {
@@ -125,6 +141,13 @@ pub enum Decision {
         #[serde(default)]
         agent: Option<String>,
         by: By,
+        /// The arguments a person edited the call to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments: Option<serde_json::Value>,
+        /// Approved for the rest of the run (this call, or a later one
+        /// the standing approval let pass).
+        #[serde(default, skip_serializing_if = "is_false")]
+        for_the_run: bool,
     },
     Rejected {
         tool: String,
@@ -142,6 +165,10 @@ pub enum Decision {
     },
     Stopped {
         reason: String,
+    },
+    /// A running run paused at a breakpoint, before the gate `at`.
+    Broke {
+        at: String,
     },
 }
 
@@ -230,6 +257,12 @@ pub enum ControlOp {
     },
     Approve {
         id: u64,
+        /// The call's arguments as a person edited them.
+        #[serde(default)]
+        arguments: Option<serde_json::Value>,
+        /// Approve every later call of the tool in the run too.
+        #[serde(default)]
+        for_the_run: bool,
     },
     Reject {
         id: u64,
@@ -242,6 +275,11 @@ pub enum ControlOp {
     Stop {
         #[serde(default)]
         reason: Option<String>,
+    },
+    /// A breakpoint of every run, set or cleared (no trace id).
+    SetBreak {
+        name: String,
+        on: bool,
     },
 }
 
@@ -299,6 +337,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A decision and when, in ms after the hook's first call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timed {
@@ -316,7 +358,10 @@ pub fn answer_json(answer: &Answer, flags: &BTreeMap<String, bool>) -> serde_jso
         Answer::Go { lease_ms, epoch } => {
             json!({"status": "go", "lease_ms": lease_ms, "epoch": epoch})
         }
-        Answer::Approved => json!({"status": "approved"}),
+        Answer::Approved { arguments: None } => json!({"status": "approved"}),
+        Answer::Approved {
+            arguments: Some(arguments),
+        } => json!({"status": "approved", "arguments": arguments}),
         Answer::Rejected { reason, by } => {
             json!({"status": "rejected", "reason": reason, "by": by})
         }

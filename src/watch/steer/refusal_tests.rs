@@ -129,7 +129,7 @@ async fn approving_an_id_that_does_not_exist_leaves_a_headless_run_unsteered() {
     let ask = json!({"op": "approval", "tool": "refund", "arguments": {}});
     let answer = hook(&steering, ask).await;
     assert!(
-        matches!(answer, HookAnswer::Now(Answer::Approved, _)),
+        matches!(answer, HookAnswer::Now(Answer::Approved { .. }, _)),
         "{answer:?}"
     );
 }

@@ -7,7 +7,7 @@
 use super::protocol::{Answer, Ask, Decision, Refused, RunView};
 pub use super::protocol::{SteerSummary, Timed};
 use crate::span::TraceId;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -64,6 +64,9 @@ pub struct Policy {
     /// Every run's approvals and questions wait for a person, steered or
     /// not (a dashboard is open).
     pub person_present: bool,
+    /// Breakpoints (`--break`, or set by a steerer): a running run pauses
+    /// before a gate with one of these names (or of one of these agents).
+    pub breaks: BTreeSet<String>,
 }
 
 /// A run's pace at its gates.
@@ -102,6 +105,8 @@ pub struct RunSteer {
     /// A steerer has acted on this run: its approvals wait for a person.
     pub(super) steered: bool,
     pub(super) flags: BTreeMap<String, Flag>,
+    /// Tools a person approved for the rest of the run.
+    pub(super) approved_for_run: BTreeSet<String>,
     pub(super) waiting: BTreeMap<u64, Waiting>,
     pub(super) stopped: Option<String>,
     pub(super) decisions: Vec<(Instant, Decision)>,
@@ -196,6 +201,7 @@ impl Board {
                     pace,
                     steered: self.hold_new,
                     flags: BTreeMap::new(),
+                    approved_for_run: BTreeSet::new(),
                     waiting: BTreeMap::new(),
                     stopped: None,
                     decisions: Vec::new(),

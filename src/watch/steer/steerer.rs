@@ -3,7 +3,7 @@
 //! the run steered (its approvals then wait for a person) and is a
 //! decision of the run; one refused changes nothing.
 
-use super::protocol::{Answer, Ask, By, Decision, Refused};
+use super::protocol::{Answer, Ask, By, Decision, Refused, Ruling};
 use super::state::{Board, Pace, RunSteer};
 use crate::span::TraceId;
 use tokio::time::Instant;
@@ -89,12 +89,13 @@ impl Board {
         Ok(())
     }
 
-    /// Decide the approval `id`: approve, or reject with `reason`.
+    /// Decide the approval `id`: approve (its arguments edited, or every
+    /// later call of its tool in the run too), or reject with a reason.
     pub fn decide_approval(
         &mut self,
         trace: TraceId,
         id: u64,
-        reject: Option<String>,
+        ruling: Ruling,
         now: Instant,
     ) -> Result<(), Refused> {
         let max = self.limits.max_decisions;
@@ -104,16 +105,21 @@ impl Board {
             return Err(Refused::WrongKind(id, "an approval"));
         };
         let (tool, agent) = (tool.clone(), agent.clone());
-        let (decision, answer) = match reject {
-            None => (
-                Decision::Approved {
+        let (decision, answer) = match ruling {
+            Ruling::Approve {
+                arguments,
+                for_the_run,
+            } => {
+                let decision = Decision::Approved {
                     tool,
                     agent,
                     by: By::Person,
-                },
-                Answer::Approved,
-            ),
-            Some(reason) => (
+                    arguments: arguments.clone(),
+                    for_the_run,
+                };
+                (decision, Answer::Approved { arguments })
+            }
+            Ruling::Reject(reason) => (
                 Decision::Rejected {
                     tool,
                     agent,
@@ -127,6 +133,14 @@ impl Board {
             ),
         };
         waiting.answer = Some(answer);
+        if let Decision::Approved {
+            tool,
+            for_the_run: true,
+            ..
+        } = &decision
+        {
+            run.approved_for_run.insert(tool.clone());
+        }
         run.steered = true;
         run.decide(now, decision, max);
         Ok(())
@@ -164,6 +178,29 @@ impl Board {
             max,
         );
         Ok(())
+    }
+
+    /// Set or clear a breakpoint of every run: each leased hook learns of
+    /// it at once (its long poll answers).
+    pub fn set_break(&mut self, name: &str, on: bool) {
+        let changed = if on {
+            self.policy.breaks.insert(name.to_string())
+        } else {
+            self.policy.breaks.remove(name)
+        };
+        if changed {
+            self.runs.values_mut().for_each(RunSteer::touch);
+        }
+    }
+
+    /// The breakpoints, for a hook's answer.
+    pub fn breaks(&self) -> &std::collections::BTreeSet<String> {
+        &self.policy.breaks
+    }
+
+    /// Whether every new run is held from its first gate.
+    pub fn holds_new(&self) -> bool {
+        self.hold_new
     }
 
     /// Stop `trace`: everything waiting, and every later call of its
