@@ -224,7 +224,7 @@ async def autogen(steer: Counted) -> None:
     try:
         await run(team, "count", intervention)
     finally:
-        await runtime.stop_when_idle()
+        await runtime.stop()
 
 
 async def main() -> None:

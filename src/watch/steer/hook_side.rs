@@ -9,6 +9,9 @@ use crate::span::TraceId;
 use std::collections::BTreeMap;
 use tokio::time::Instant;
 
+/// A lease's answer and the run's flags.
+type Renewal = (Answer, BTreeMap<String, bool>);
+
 impl Board {
     /// A hook declares its flags: their values now (a `--flag` over a
     /// default, a person's setting over both).
@@ -128,7 +131,7 @@ impl Board {
         session: &str,
         seen: Option<u64>,
         now: Instant,
-    ) -> Result<Option<(Answer, BTreeMap<String, bool>)>, Refused> {
+    ) -> Result<Option<Renewal>, Refused> {
         let lease_ms = millis(self.limits.lease);
         if !self.runs.contains_key(&trace) && self.finished.contains(&trace) {
             let go = Answer::Go { lease_ms, epoch: 0 };
