@@ -8,7 +8,12 @@
 //! LangGraph one (benches/steer_run.py), in the pinned frameworks the
 //! steering tests install under target/tools, each timed without the
 //! hook and with it, interleaved in one process, medians printed with
-//! the hook's share.
+//! the hook's share and the spread of the medians (the largest less the
+//! smallest of three groups of rounds). Last, how late a pause holds:
+//! in each of the four frameworks, a run on a model served over loopback
+//! that answers in 1 s is paused 20 times at random moments
+//! (benches/steer_pause.py); the gates that passed after each pause, and
+//! the model calls that started after it, are printed.
 
 // The steering tests' installer of the pinned frameworks (and the lock
 // it takes), shared with this bench.
@@ -82,64 +87,137 @@ fn gate_round_trip(c: &mut Criterion) {
     );
     c.bench_function("steer_gate_round_trip", |b| b.iter(gate));
     run_cost(receiving.http_addr());
+    pause_latency(receiving.http_addr());
 }
 
-/// How many times each run goes each way.
-const ROUNDS: usize = 7;
+/// Pauses at random moments in each framework's run on a 1 s model: the
+/// gates passed after each pause (median and most), the model calls
+/// started after any, and the median time until held.
+fn pause_latency(addr: std::net::SocketAddr) {
+    use python::Framework;
+    let url = format!("http://{addr}");
+    for (framework, name) in [
+        (Framework::OpenAiAgents, "openai_agents"),
+        (Framework::LangGraph, "langgraph"),
+        (Framework::PydanticAi, "pydantic_ai"),
+        (Framework::AutoGen, "autogen"),
+    ] {
+        let said = python_json(
+            framework,
+            "steer_pause.py",
+            &[name, &url, "20", "1.0", "88"],
+        );
+        let pauses = said["pauses"].as_array().expect("the pauses");
+        let mut gates: Vec<u64> = pauses.iter().filter_map(|p| p["gates"].as_u64()).collect();
+        gates.sort_unstable();
+        let mut held: Vec<f64> = pauses
+            .iter()
+            .filter_map(|p| p["held_ms"].as_f64())
+            .collect();
+        held.sort_by(f64::total_cmp);
+        let calls: u64 = pauses
+            .iter()
+            .filter_map(|p| p["model_calls"].as_u64())
+            .sum();
+        let kinds: Vec<&str> = pauses
+            .iter()
+            .flat_map(|p| p["kinds"].as_array().into_iter().flatten())
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        println!(
+            "steer pause ({name}, 1 s model, {} pauses at random moments): gates passed after \
+             the pause median {}, most {}, their kinds {kinds:?}; model calls started after a \
+             pause {calls}; held after a median {:.0} ms; the run stopped: {}",
+            gates.len(),
+            gates[gates.len() / 2],
+            gates[gates.len() - 1],
+            held[held.len() / 2],
+            said["stopped"]
+        );
+    }
+}
+
+/// How many times each run goes each way (three groups, for the spread).
+const ROUNDS: usize = 12;
 
 /// 1,000-gate runs with the hook and without, nobody steering: the
-/// OpenAI Agents SDK (50 turns of a model call and 19 tool calls) and
-/// LangGraph (1,000 node visits), hooked by its callback handler (where
-/// LangChain's dispatch of callbacks costs what any handler costs) and
-/// by `gate_node` around the node's function. (LangGraph's script runs
-/// twice, once per row.)
+/// OpenAI Agents SDK (50 turns of a model call and 19 tool calls),
+/// LangGraph (1,000 node visits, hooked by its callback handler, where
+/// LangChain's dispatch of callbacks costs what any handler costs, and by
+/// `gate_node` around the node's function), PydanticAI (1,000 tool calls
+/// through `SteerToolset`) and AutoGen (a team whose runtime carries
+/// about 1,000 messages through `SteerIntervention`)
+/// (benches/steer_cost.py for the last two).
 fn run_cost(addr: std::net::SocketAddr) {
     use python::Framework;
     let url = format!("http://{addr}");
     let rounds = ROUNDS.to_string();
-    let agents = ["50", "19", &rounds];
-    let (without, with) = timed(
-        Framework::OpenAiAgents,
-        "steer_agents_run.py",
-        &url,
-        &agents,
-    );
-    print_cost("OpenAI Agents SDK", without, with);
-    let graph = ["1000", &rounds];
-    let (without, with) = timed(Framework::LangGraph, "steer_run.py", &url, &graph);
-    print_cost("LangGraph, SteerCallback", without, with);
-    let (without, with) = timed_as(Framework::LangGraph, "steer_run.py", &url, &graph, "nodes");
-    print_cost("LangGraph, gate_node", without, with);
+    let agents = [url.as_str(), "50", "19", &rounds];
+    let said = python_json(Framework::OpenAiAgents, "steer_agents_run.py", &agents);
+    print_cost("OpenAI Agents SDK, SteerHooks", &said, "with");
+    let graph = [url.as_str(), "1000", &rounds];
+    let said = python_json(Framework::LangGraph, "steer_run.py", &graph);
+    print_cost("LangGraph, SteerCallback", &said, "with");
+    print_cost("LangGraph, gate_node", &said, "nodes");
+    for (framework, name, adapter) in [
+        (
+            Framework::PydanticAi,
+            "pydantic_ai",
+            "PydanticAI, SteerToolset",
+        ),
+        (Framework::AutoGen, "autogen", "AutoGen, SteerIntervention"),
+    ] {
+        let said = python_json(framework, "steer_cost.py", &[name, &url, &rounds]);
+        print_cost(adapter, &said, "with");
+    }
 }
 
-fn print_cost(framework: &str, without: f64, with: f64) {
+/// The medians of `said`'s runs without the hook and with it (`with`),
+/// the hook's share, and the spread of that share over three groups of
+/// rounds (the largest less the smallest): an effect below the spread
+/// is noise.
+fn print_cost(adapter: &str, said: &serde_json::Value, with: &str) {
+    let times = |key: &str| -> Vec<f64> {
+        said[key]
+            .as_array()
+            .expect("timings")
+            .iter()
+            .filter_map(serde_json::Value::as_f64)
+            .collect()
+    };
+    let (without, hooked) = (times("without"), times(with));
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let share = |a: &[f64], b: &[f64]| median(b.to_vec()) / median(a.to_vec()) - 1.0;
+    let third = (without.len() / 3).max(1);
+    let shares: Vec<f64> = (0..3)
+        .map(|g| {
+            let range = g * third..((g + 1) * third).min(without.len());
+            share(&without[range.clone()], &hooked[range])
+        })
+        .collect();
+    let spread = shares.iter().copied().fold(f64::MIN, f64::max)
+        - shares.iter().copied().fold(f64::MAX, f64::min);
     println!(
-        "steer run of 1000 gates ({framework}, stub model, nobody steering), medians of {ROUNDS} interleaved: \
-         without the hook {:.1} ms, with it {:.1} ms ({:+.1}%)",
-        without * 1e3,
-        with * 1e3,
-        (with / without - 1.0) * 100.0
+        "steer run of 1000 gates ({adapter}, stub model, nobody steering), medians of {} \
+         interleaved: without the hook {:.1} ms, with it {:.1} ms ({:+.1}%, spread of the \
+         medians over three groups {:.1} points)",
+        without.len(),
+        median(without.clone()) * 1e3,
+        median(hooked.clone()) * 1e3,
+        share(&without, &hooked) * 100.0,
+        spread * 100.0
     );
 }
 
-/// `script` of benches/ run by `framework`'s Python: the medians of its
-/// runs without the hook and with it, in seconds.
-fn timed(framework: python::Framework, script: &str, url: &str, args: &[&str]) -> (f64, f64) {
-    timed_as(framework, script, url, args, "with")
-}
-
-/// As [`timed`], the hooked runs read from `with`.
-fn timed_as(
-    framework: python::Framework,
-    script: &str,
-    url: &str,
-    args: &[&str],
-    with: &str,
-) -> (f64, f64) {
+/// `script` of benches/ run by `framework`'s Python with `args`: the JSON
+/// line it prints.
+fn python_json(framework: python::Framework, script: &str, args: &[&str]) -> serde_json::Value {
     let script = python::root().join("benches").join(script);
     let output = std::process::Command::new(python::python(framework))
         .arg(&script)
-        .arg(url)
         .args(args)
         .env("PYTHONPATH", python::root().join("hooks/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -152,19 +230,7 @@ fn timed_as(
         script.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    let said: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("the run's timings as JSON");
-    let median = |key: &str| {
-        let mut times: Vec<f64> = said[key]
-            .as_array()
-            .expect("timings")
-            .iter()
-            .filter_map(serde_json::Value::as_f64)
-            .collect();
-        times.sort_by(f64::total_cmp);
-        times[times.len() / 2]
-    };
-    (median("without"), median(with))
+    serde_json::from_slice(&output.stdout).expect("the run's JSON line")
 }
 
 criterion_group!(benches, gate_round_trip);

@@ -126,7 +126,7 @@ fn flag_off_rejected_answered(
 fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().to_str().unwrap();
-    let watch = Watch::start(&["--runs", "2", "--record-dir", record]);
+    let watch = Watch::start(&["--runs", "3", "--record-dir", record]);
     watch.steer(hold_all());
     let run = Run::start(Framework::OpenAiAgents, "openai_agents_run.py", &watch.url);
 
@@ -160,9 +160,24 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
             .contains(&json!("legal_check"))
     );
     let reason = flag_off_rejected_answered(&watch, &run, &decide, &approval);
+    // Stopped while a guarded tool waits for approval: `Stopped` comes
+    // out of Runner.run (not the SDK's UserError), and the model is not
+    // called again.
+    let in_tool = run.expect("run")["trace_id"].as_str().unwrap().to_string();
+    watch.steer(json!({"op": "run_on", "trace_id": in_tool}));
+    watch.waiting(&in_tool, "approval");
+    assert_eq!(run.expect("model_call")["call"], 1);
+    watch.steer(json!({"op": "stop", "trace_id": in_tool, "reason": "wrong invoice"}));
+    let stopped_in_tool = run.expect("stopped");
+    assert_eq!(stopped_in_tool["reason"], "wrong invoice");
+    assert_eq!(stopped_in_tool["kind"], "StoppedRun");
     assert!(run.end().success());
 
-    let lines = [watch.finished(), watch.finished()];
+    let lines = [watch.finished(), watch.finished(), watch.finished()];
+    assert_eq!(
+        line_of(&lines, &in_tool)["steering"]["stopped"],
+        "wrong invoice"
+    );
     let stopped = line_of(&lines, &steps);
     assert_eq!(stopped["steering"]["stopped"], "stopped by a person");
     let kinds: Vec<Value> = decisions(stopped)
@@ -257,6 +272,15 @@ fn an_openai_agents_run_is_held_stepped_decided_and_stopped_through_the_watch() 
     ] {
         replay.wait_text(&said);
     }
+    replay.press("q");
+    assert!(replay.wait_exit().success());
+    // A stopped run's replay says it stopped, never success.
+    let path = stopped["recording"].as_str().unwrap().to_string();
+    let mut replay = Session::start_sized(&["replay", &path], home.path(), &[], (160, 48));
+    replay.wait_text("REPLAY");
+    replay.press(">");
+    replay.wait_text("stop: cancelled");
+    assert!(!replay.text().contains("stop: success"));
     replay.press("q");
     assert!(replay.wait_exit().success());
 }

@@ -1,6 +1,7 @@
 //! Steering a real AutoGen AgentChat team through the real `conclave
 //! watch` (docs/steer.md): a gate at every message its runtime carries,
-//! a stop ending the team through its ExternalTermination, a guarded
+//! a stop raising `Stopped` out of the adapter's `run`, with no model
+//! call after it, a guarded
 //! tool's call rejected with the person's reason, a user proxy's input
 //! answered by a person.
 
@@ -34,17 +35,17 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
     // Three messages passed, none of them a request to speak: no model call.
     assert!(named(&run.told(), "model_call").is_empty());
     watch.steer(json!({"op": "stop", "trace_id": steps}));
+    // Stopped out of the run, and no model call started after the stop.
     let mut told = Vec::new();
-    let finished = loop {
+    let stopped = loop {
         let event = run.next();
-        if event["event"] == "finished" {
+        if event["event"] == "stopped" {
             break event;
         }
         told.push(event);
     };
-    assert_eq!(finished["stop_reason"], "External termination requested");
-    // The turn under way when the stop came is the last one.
-    assert!(named(&told, "model_call").len() <= 1, "{told:?}");
+    assert_eq!(stopped["reason"], "stopped by a person");
+    assert!(named(&told, "model_call").is_empty(), "{told:?}");
 
     let decide = run.expect("run")["trace_id"].as_str().unwrap().to_string();
     watch.waiting(&decide, "gate");
@@ -68,6 +69,13 @@ fn an_autogen_team_is_held_stepped_decided_and_stopped_through_the_watch() {
         "{second}"
     );
     let (question, _) = watch.waiting(&decide, "question");
+    // The dialog names the agent asked and the question: the chat's last
+    // message.
+    assert_eq!(question["agent"], "customer", "{question}");
+    assert_eq!(
+        question["question"], "billing: I could not look it up.",
+        "{question}"
+    );
     watch.steer(
         json!({"op": "answer", "trace_id": decide, "id": question["id"], "text": "credit, please"}),
     );

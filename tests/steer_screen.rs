@@ -6,8 +6,11 @@
 //! `s` lets exactly one gate pass; `f` toggles a flag
 //! the hook then reads; a tool call's approval opens a dialog showing the
 //! agent, the tool and its arguments whole, approved with Enter and
-//! rejected with a reason typed; space runs on; `x` then `y` stops the
-//! run, which its hook learns as `Stopped` at its next call that asks.
+//! approved with its arguments edited (the hook receives those), rejected
+//! with a reason typed, approved for the rest of the run (the next call
+//! passes at once); `b` sets a breakpoint that holds the run before its
+//! named gate; space runs on; `x`, a reason typed and Enter stop the
+//! run, which its hook learns as `Stopped` at its next call.
 //! Each decision is a line of the run's event log.
 
 use crate::common;
@@ -148,12 +151,32 @@ fn a_steered_run_is_paused_stepped_flagged_approved_and_stopped_from_the_screen(
     screen.wait_for("the dialog closed", |t| {
         !t.contains("Approve this tool call?")
     });
-    // Rejected, with the reason typed.
+    // Approved with the arguments edited: the tool receives those.
     hook.send("approve");
     screen.wait_text("Approve this tool call?");
     // Tab: the next answer (one byte, where an arrow's escape sequence
     // may reach the screen in two reads).
-    screen.press("\t");
+    screen.press("\t\t");
+    screen.wait_for("edit chosen", |t| {
+        t.contains("▶ approve with the arguments")
+    });
+    screen.press(r#"{"invoice": "INV-7", "amount": 60}"#);
+    screen.wait_text(r#""amount": 60}"#);
+    screen.press("\r");
+    let edited = hook.next();
+    assert_eq!(edited["approved"], true, "{edited}");
+    assert_eq!(edited["edited"], true, "{edited}");
+    assert_eq!(
+        edited["arguments"],
+        serde_json::json!({"invoice": "INV-7", "amount": 60})
+    );
+    screen.wait_for("the dialog closed", |t| {
+        !t.contains("Approve this tool call?")
+    });
+    // Rejected, with the reason typed.
+    hook.send("approve");
+    screen.wait_text("Approve this tool call?");
+    screen.press("\t\t\t");
     screen.wait_for("reject chosen", |t| t.contains("▶ reject"));
     screen.press("too large for a refund");
     screen.wait_text("too large for a refund");
@@ -161,12 +184,44 @@ fn a_steered_run_is_paused_stepped_flagged_approved_and_stopped_from_the_screen(
     let rejected = hook.next();
     assert_eq!(rejected["approved"], false, "{rejected}");
     assert_eq!(rejected["reason"], "too large for a refund");
+    assert_eq!(rejected["by"], "person");
+    screen.wait_for("the dialog closed", |t| {
+        !t.contains("Approve this tool call?")
+    });
+    // Approved for the rest of the run: its next call passes at once.
+    hook.send("approve");
+    screen.wait_text("Approve this tool call?");
+    screen.press("\t");
+    screen.wait_for("for the run chosen", |t| {
+        t.contains("▶ approve this tool for the rest of the run")
+    });
+    screen.press("\r");
+    assert_eq!(hook.next()["approved"], true);
+    screen.wait_for("the dialog closed", |t| {
+        !t.contains("Approve this tool call?")
+    });
+    hook.send("approve");
+    let standing = hook.next();
+    assert_eq!(standing["approved"], true, "{standing}");
+    assert_eq!(standing["edited"], false, "{standing}");
 
-    // space: runs on; a gate passes at once.
+    // b: a breakpoint before lookup_invoice, the gate the run is at
+    // offered; space runs on, and the next such gate holds it again.
+    screen.press("b");
+    screen.wait_text("Breakpoints");
+    screen.press("lookup_invoice");
+    screen.wait_text("lookup_invoice▏");
+    screen.press("\r");
+    screen.wait_for("the breakpoints closed", |t| !t.contains("Breakpoints"));
     screen.press(" ");
     screen.wait_text("▶ steered");
     hook.send("gate");
+    screen.wait_text("⏸ PAUSED at tool lookup_invoice");
+    hook.quiet();
+    // space: runs on; the held gate passes.
+    screen.press(" ");
     assert_eq!(hook.next()["gate"], 3);
+    screen.wait_text("▶ steered");
 
     // The decisions are lines of the run's event log: its first ones at
     // its top, its newest at its bottom.
@@ -184,20 +239,26 @@ fn a_steered_run_is_paused_stepped_flagged_approved_and_stopped_from_the_screen(
     for said in [
         "steered flag legal_analyst off",
         "steered approved refund_invoice (by a person)",
+        "steered approved refund_invoice (by a person) with arguments",
         "steered rejected refund_invoice (by a person)",
+        "steered approved refund_invoice (by a person, for the rest of the run)",
+        "steered paused at the breakpoint lookup_invoice",
         "steered ran on",
     ] {
         screen.wait_text(said);
     }
 
-    // x, y: stopped; the hook learns it at its next call.
+    // x, a reason typed, Enter: stopped; the hook learns it at its next call.
     screen.press("x");
     screen.wait_text("Stop this run?");
-    screen.press("y");
-    screen.wait_text("⏹ stopped: stopped by a person");
+    screen.press("loops on refunds");
+    screen.wait_text("loops on refunds");
+    screen.press("\r");
+    let said = "stopped by a person: loops on refunds";
+    screen.wait_text(&format!("⏹ stopped: {said}"));
     // An approval always asks (a gate may still be inside its lease).
     hook.send("approve");
-    assert_eq!(hook.next()["stopped"], "stopped by a person");
+    assert_eq!(hook.next()["stopped"], said);
     screen.press("q");
     assert!(screen.wait_exit().success());
 }

@@ -82,6 +82,10 @@ pub(crate) struct WatchCommand {
     /// Each run's budget of model calls through the endpoint.
     #[arg(long, value_name = "N", requires = "upstream")]
     pub(crate) max_calls: Option<u64>,
+    /// A breakpoint: pause a hooked run before a gate of this name (a
+    /// tool, a node, an agent, a handoff; repeatable; docs/steer.md).
+    #[arg(long = "break", value_name = "NAME")]
+    pub(crate) breaks: Vec<String>,
 }
 
 impl WatchCommand {
@@ -103,6 +107,7 @@ impl WatchCommand {
             flags: self.flags.into_iter().collect(),
             approve: self.approve,
             reject: self.reject,
+            breaks: self.breaks.into_iter().collect(),
             person_present: !self.headless,
         };
         let limits_steer = conclave::watch::steer::Limits::default();

@@ -101,9 +101,10 @@ pub enum Effect {
         job: crate::sweep::Job,
         record: PathBuf,
     },
-    /// Steer the watched run of `trace` through its hook.
+    /// Steer the watched run of `trace` through its hook; no trace: every
+    /// run (a pause that holds new runs too, a breakpoint).
     Steer {
-        trace: crate::span::TraceId,
+        trace: Option<crate::span::TraceId>,
         op: crate::watch::steer::ControlOp,
     },
     Quit,

@@ -78,7 +78,10 @@ impl WatchIn<'_> {
                 _ => self.feed = None,
             },
             FromWatch::Steered(going) => match (&self.steering, going) {
-                (Some((steering, _)), true) => app.steering_listed(steering.list()),
+                (Some((steering, _)), true) => {
+                    app.steering_globals(steering.holds_new(), steering.breaks());
+                    app.steering_listed(steering.list());
+                }
                 _ => self.steering = None,
             },
             FromWatch::Counting => return app.watch_status(self.receiving.status()),

@@ -10,6 +10,11 @@ pub enum Action {
     Help,
     NewRun,
     TogglePause,
+    /// Pause every watched run, and hold each new one from its first gate
+    /// (again: run every one on).
+    HoldAll,
+    /// Set or clear a breakpoint of every watched run.
+    Break,
     Step,
     Flags,
     EditGoal,
@@ -133,4 +138,6 @@ pub enum OverlayKind {
     Fork,
     /// Stopping a watched run, to confirm.
     StopRun,
+    /// A watch's breakpoints, one being typed.
+    Break,
 }

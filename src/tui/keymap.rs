@@ -71,8 +71,14 @@ const STEER: Scope = Scope::WatchSteer;
 #[rustfmt::skip]
 pub(crate) const BINDINGS: &[Binding] = &[
     Binding { keys: &[key('x')], label: "x", action: Action::StopRun, help: "stop the run (asks first)", scope: STEER },
-    Binding { keys: &[key('y'), key('Y')], label: "y", action: Action::Confirm, help: "stop it: its hook ends the run as its framework does", scope: Scope::Overlay(OverlayKind::StopRun) },
-    Binding { keys: &[code(KeyCode::Esc)], label: "any other key", action: Action::Close, help: "keep it running", scope: Scope::Overlay(OverlayKind::StopRun) },
+    Binding { keys: &[key('b')], label: "b", action: Action::Break, help: "breakpoints: pause every run before a named gate", scope: STEER },
+    Binding { keys: &[key('P')], label: "P", action: Action::HoldAll, help: "hold every run, new ones from their first gate (again: run all on)", scope: STEER },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "set the breakpoint typed, or clear it when set", scope: Scope::Overlay(OverlayKind::Break) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "close", scope: Scope::Overlay(OverlayKind::Break) },
+    Binding { keys: &[], label: TYPING, action: Action::Confirm, help: "a tool, node, agent or handoff's name (Backspace deletes)", scope: Scope::Overlay(OverlayKind::Break) },
+    Binding { keys: &[code(KeyCode::Enter)], label: "Enter", action: Action::Confirm, help: "stop it, with the reason typed: its hook ends the run as its framework does", scope: Scope::Overlay(OverlayKind::StopRun) },
+    Binding { keys: &[code(KeyCode::Esc)], label: "Esc", action: Action::Close, help: "keep it running", scope: Scope::Overlay(OverlayKind::StopRun) },
+    Binding { keys: &[], label: TYPING, action: Action::Confirm, help: "the stop's reason (Backspace deletes)", scope: Scope::Overlay(OverlayKind::StopRun) },
     Binding { keys: &[key('?')], label: "?", action: Action::Help, help: "help", scope: Scope::Everywhere },
     Binding { keys: &[key('q'), ctrl('c')], label: "q", action: Action::Quit, help: "quit", scope: Scope::Everywhere },
     // Taken before any dialog's keys (`App::key`); a row of help only.

@@ -10,6 +10,7 @@ use super::panes::{self, resilience};
 use super::slot::RunView;
 use super::theme;
 use super::view_state::Overlay;
+use crate::tui::overlays::steer::SteerDialog;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -178,7 +179,7 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
         }
         Some(Overlay::Goal(editor)) => overlays::goal::draw(frame, screen, editor),
         Some(Overlay::Details(details)) => overlays::details::draw(frame, screen, details),
-        Some(Overlay::Quit { .. }) => overlays::quit::draw(frame, screen, &app.runs),
+        Some(Overlay::Quit { .. }) => overlays::quit::draw(frame, screen, &app.runs, &app.held()),
         Some(Overlay::Compare { comparison, scroll }) => {
             super::compare::draw(frame, above(screen, areas.footer), comparison, *scroll)
         }
@@ -209,6 +210,10 @@ fn draw_overlay(frame: &mut Frame, app: &App, run: Option<&RunView>, screen: Rec
             }
         }
         Some(Overlay::Fork(prompt)) => overlays::fork::draw(frame, screen, prompt),
+        Some(Overlay::Steer(SteerDialog::Break { name, .. })) => {
+            let breaks = app.watching.as_ref().map(|w| w.breaks.clone());
+            overlays::steer::draw_breaks(frame, screen, &breaks.unwrap_or_default(), name);
+        }
         Some(Overlay::Steer(dialog)) => {
             let view = app.watching.as_ref().and_then(|w| w.view(dialog.trace()));
             if let Some(view) = view {

@@ -37,6 +37,10 @@ pub(crate) struct Watching {
     pub(crate) steer: Option<HashMap<TraceId, RunView>>,
     /// Decisions the person put off (Esc): not offered again until `d`.
     pub(crate) put_off: HashSet<u64>,
+    /// Every run is held, and each new one from its first gate (`P`).
+    pub(crate) holds_new: bool,
+    /// The breakpoints every run pauses at (`b`, `--break`).
+    pub(crate) breaks: Vec<String>,
 }
 
 impl Watching {

@@ -46,7 +46,7 @@ fn steered(effects: &[Effect]) -> Vec<ControlOp> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Steer { trace: 9, op } => Some(op.clone()),
+            Effect::Steer { trace: Some(9), op } => Some(op.clone()),
             _ => None,
         })
         .collect()
@@ -85,14 +85,20 @@ async fn a_hooked_run_is_paused_stepped_and_flagged_with_the_dashboards_keys() {
     );
     app.key(key(KeyCode::Esc));
     assert!(app.overlay.is_none());
-    // x asks first: any key but y keeps the run going.
+    // x asks first: Esc keeps the run going; Enter stops it with the
+    // reason typed.
     app.key(key(KeyCode::Char('x')));
-    assert!(steered(&app.key(key(KeyCode::Char('n')))).is_empty());
+    assert!(steered(&app.key(key(KeyCode::Esc))).is_empty());
     assert!(app.overlay.is_none());
     app.key(key(KeyCode::Char('x')));
+    for c in "a loop".chars() {
+        app.key(key(KeyCode::Char(c)));
+    }
     assert_eq!(
-        steered(&app.key(key(KeyCode::Char('y')))),
-        vec![ControlOp::Stop { reason: None }]
+        steered(&app.key(key(KeyCode::Enter))),
+        vec![ControlOp::Stop {
+            reason: Some("stopped by a person: a loop".into())
+        }]
     );
 }
 
@@ -119,7 +125,9 @@ async fn an_approval_opens_by_itself_and_is_rejected_with_the_reason_typed() {
     app.steering_listed(vec![waiting.clone()]);
     assert!(app.overlay.is_none());
     app.key(key(KeyCode::Char('d')));
-    app.key(key(KeyCode::Down));
+    for _ in 0..3 {
+        app.key(key(KeyCode::Down));
+    }
     for c in "too big".chars() {
         app.key(key(KeyCode::Char(c)));
     }
@@ -201,5 +209,101 @@ async fn a_run_whose_hook_speaks_first_is_shown_at_once_and_seated_by_its_first_
         watch
             .steering_changed(tokio::time::Instant::now())
             .is_empty()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn quitting_with_a_held_run_asks_first_and_p_holds_every_run() {
+    let mut app = hooked(view(false)).await;
+    // Nothing held: q quits at once.
+    assert_eq!(app.key(key(KeyCode::Char('q'))), vec![Effect::Quit]);
+    app.steering_listed(vec![view(true)]);
+    assert!(app.key(key(KeyCode::Char('q'))).is_empty());
+    assert!(matches!(app.overlay, Some(Overlay::Quit { .. })));
+    assert_eq!(app.held(), vec![format!("{} paused", &trace_hex(9)[..8])]);
+    app.key(key(KeyCode::Esc));
+    assert!(app.overlay.is_none());
+    // P: every run held, new ones too; again, every run runs on.
+    let all = |effects: &[Effect]| -> Vec<ControlOp> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Steer { trace: None, op } => Some(op.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        all(&app.key(key(KeyCode::Char('P')))),
+        vec![ControlOp::Pause]
+    );
+    app.steering_globals(true, Vec::new());
+    assert_eq!(
+        all(&app.key(key(KeyCode::Char('P')))),
+        vec![ControlOp::RunOn]
+    );
+    // b: the breakpoint typed is set, and cleared when set.
+    app.key(key(KeyCode::Char('b')));
+    for c in "lookup".chars() {
+        app.key(key(KeyCode::Char(c)));
+    }
+    let set = ControlOp::SetBreak {
+        name: "lookup".into(),
+        on: true,
+    };
+    assert_eq!(all(&app.key(key(KeyCode::Enter))), vec![set]);
+    app.steering_globals(false, vec!["lookup".into()]);
+    app.key(key(KeyCode::Char('b')));
+    for c in "lookup".chars() {
+        app.key(key(KeyCode::Char(c)));
+    }
+    let cleared = ControlOp::SetBreak {
+        name: "lookup".into(),
+        on: false,
+    };
+    assert_eq!(all(&app.key(key(KeyCode::Enter))), vec![cleared]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_approval_is_approved_for_the_run_or_with_the_arguments_typed() {
+    let mut waiting = view(false);
+    waiting.waiting.push(WaitView {
+        id: 5,
+        waited_ms: 10,
+        ask: Ask::Approval {
+            tool: "refund".into(),
+            agent: Some("billing".into()),
+            arguments: serde_json::json!({"amount": 120}),
+        },
+    });
+    let mut app = hooked(view(false)).await;
+    app.steering_listed(vec![waiting.clone()]);
+    app.key(key(KeyCode::Down));
+    assert_eq!(
+        steered(&app.key(key(KeyCode::Enter))),
+        vec![ControlOp::Approve {
+            id: 5,
+            arguments: None,
+            for_the_run: true
+        }]
+    );
+    app.key(key(KeyCode::Char('d')));
+    app.key(key(KeyCode::Down));
+    app.key(key(KeyCode::Down));
+    // Not JSON: said, nothing sent.
+    app.key(key(KeyCode::Char('x')));
+    assert!(steered(&app.key(key(KeyCode::Enter))).is_empty());
+    assert!(app.notice.as_deref().is_some_and(|n| n.contains("JSON")));
+    app.key(key(KeyCode::Backspace));
+    for c in r#"{"amount": 60}"#.chars() {
+        app.key(key(KeyCode::Char(c)));
+    }
+    assert_eq!(
+        steered(&app.key(key(KeyCode::Enter))),
+        vec![ControlOp::Approve {
+            id: 5,
+            arguments: Some(serde_json::json!({"amount": 60})),
+            for_the_run: false
+        }]
     );
 }

@@ -228,7 +228,8 @@ impl Watch {
             // those readings rather than reading every span again.
             let prices = self.options.prices.as_ref();
             let mut summary = summarise_read(id, &run.forest, &run.readings, prices);
-            summary.steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
+            let steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
+            super::steer::marks::with_steering(&mut summary, steering);
             if let Some(dir) = &self.options.record_dir {
                 match record::write(dir, run, &summary) {
                     Ok(path) => summary.recording = Some(path.display().to_string()),

@@ -26,7 +26,7 @@ pub(crate) fn rebuild(path: &Path) -> Result<WatchSummary, Exit> {
     }
     let mut summary = summarise(trace, &forest, None);
     summary.recording = Some(path.display().to_string());
-    summary.steering = steering;
+    super::steer::marks::with_steering(&mut summary, steering);
     Ok(summary)
 }
 

@@ -11,6 +11,6 @@ docs/steer.md in Conclave's repository describes the protocol and what
 each adapter holds.
 """
 
-from .client import Steer, Stopped
+from .client import Steer, Stopped, Verdict
 
-__all__ = ["Steer", "Stopped"]
+__all__ = ["Steer", "Stopped", "Verdict"]

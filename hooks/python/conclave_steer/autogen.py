@@ -13,16 +13,23 @@ anywhere with `steer.flag(name)`, and tools offered by a flag
 (`AssistantAgent(workbench=flagged(steer, tools, {"escalate": "legal_analyst"}))`:
 a tool whose flag reads off is left out of the agent's next model call);
 a person's answer for
-`UserProxyAgent(input_func=person_input(steer))`. A stop sets the
-`ExternalTermination`: the team ends at its next termination check, with
-its stop reason, as any externally terminated run.
+`UserProxyAgent(input_func=person_input(steer))`, or a `PersonProxy`
+(a user proxy whose question to the person is the chat's last message).
+A stop, with the team run by `run(team, task, intervention)`, drops every
+message from then on (no agent speaks, no model call starts) and raises
+`Stopped` out of `run`; else it sets the `ExternalTermination`: the team
+ends at its next termination check, with its stop reason.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import asyncio
+import re
+import warnings
+from typing import Any, AsyncGenerator, Optional, Sequence
 
-from autogen_core import CancellationToken, DefaultInterventionHandler, FunctionCall
+from autogen_agentchat.agents import UserProxyAgent
+from autogen_core import CancellationToken, DefaultInterventionHandler, DropMessage, FunctionCall
 from autogen_core.tools import (
     BaseTool,
     FunctionTool,
@@ -35,26 +42,47 @@ from autogen_core.tools import (
 from .client import Steer, Stopped
 
 
+# The runtime warns whenever a handler's `on_response` returns None, which
+# it must for a response that is None (an agent's handler that answers
+# nothing): any handler at all warns on every such run. That one warning
+# is silenced; a handler's own mistakes are not.
+warnings.filterwarnings("ignore", message="Intervention handler on_response returned None",
+                        category=RuntimeWarning)
+
+_TEAM_ID = re.compile(r"_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _agent(agent_type: Optional[str]) -> Optional[str]:
+    """An agent's type as the person reads it: without the team's id."""
+    return _TEAM_ID.sub("", agent_type) if agent_type else agent_type
+
+
 class SteerIntervention(DefaultInterventionHandler):
-    """A gate per message; a stop ends the team through `termination`."""
+    """A gate per message. A stop drops every later message when the team
+    runs under `run` (which then raises `Stopped`), else ends the team
+    through `termination`."""
 
     def __init__(self, steer: Steer, termination: Any = None) -> None:
         self.steer = steer
         self.termination = termination
-        self.stopped = False
+        self.stopped: Optional[str] = None
+        self.cancellation: Optional[CancellationToken] = None
 
     async def _gate(self, message: Any, agent: Optional[str]) -> Any:
-        if self.stopped:
-            return message
+        if self.stopped is not None:
+            return DropMessage if self.cancellation is not None else message
         kind = "message"
         name = type(message).__name__
         arguments = None
         if isinstance(message, FunctionCall):
             kind, name, arguments = "tool_call", message.name, message.arguments
         try:
-            await self.steer.agate(kind, name, agent=agent, arguments=arguments)
-        except Stopped:
-            self.stopped = True
+            await self.steer.agate(kind, name, agent=_agent(agent), arguments=arguments)
+        except Stopped as stop:
+            self.stopped = stop.reason
+            if self.cancellation is not None:
+                self.cancellation.cancel()
+                return DropMessage
             if self.termination is None:
                 raise
             self.termination.set()
@@ -79,9 +107,12 @@ class _Guarded(BaseTool):
 
     async def run(self, args: Any, cancellation_token: CancellationToken) -> Any:
         arguments = args.model_dump() if hasattr(args, "model_dump") else args
-        approved, reason = await self._steer.aapprove(self.name, arguments)
-        if not approved:
-            return f"The call of {self.name} was rejected by a person: {reason}"
+        verdict = await self._steer.adecide(self.name, arguments)
+        if not verdict.approved:
+            return verdict.told(self.name)
+        if verdict.edited and isinstance(verdict.arguments, dict):
+            # A person edited the arguments: the tool receives theirs.
+            args = self._tool.args_type().model_validate(verdict.arguments)
         return await self._tool.run(args, cancellation_token)
 
     def return_value_as_string(self, value: Any) -> str:
@@ -137,15 +168,53 @@ def flagged(steer: Steer, tools: list, flags: dict[str, str]) -> FlaggedWorkbenc
     return FlaggedWorkbench(steer, tools, flags)
 
 
-def person_input(steer: Steer):
+def person_input(steer: Steer, agent: Optional[str] = None):
     """An `input_func` for `UserProxyAgent`: a person's answer through the
-    watch ("" when nobody answers)."""
+    watch ("" when nobody answers), asked as `agent`."""
 
     async def input_func(prompt: str, cancellation_token: Optional[CancellationToken] = None) -> str:
-        answer = await steer.aask(prompt or "Your answer?")
+        answer = await steer.aask(prompt or "Your answer?", agent=agent)
         return answer if answer is not None else ""
 
     return input_func
 
 
-__all__ = ["FlaggedWorkbench", "SteerIntervention", "flagged", "guarded", "person_input"]
+class PersonProxy(UserProxyAgent):
+    """A user proxy whose person answers through the watch: asked as this
+    agent, the question the chat's last message ("" when nobody answers)."""
+
+    def __init__(self, name: str, steer: Steer, **kwargs: Any) -> None:
+        self._steer = steer
+        self._last = ""
+        super().__init__(name, input_func=self._ask, **kwargs)
+
+    async def on_messages_stream(self, messages: Sequence[Any],
+                                 cancellation_token: CancellationToken) -> AsyncGenerator:
+        for message in reversed(messages):
+            text = getattr(message, "content", None)
+            if isinstance(text, str) and text.strip():
+                self._last = f"{message.source}: {text}"
+                break
+        async for item in super().on_messages_stream(messages, cancellation_token):
+            yield item
+
+    async def _ask(self, prompt: str, cancellation_token: Optional[CancellationToken] = None) -> str:
+        answer = await self._steer.aask(self._last or prompt, agent=self.name)
+        return answer if answer is not None else ""
+
+
+async def run(team: Any, task: Any, intervention: SteerIntervention, **kwargs: Any) -> Any:
+    """`team.run(task=task)`, stopped from the watch as a run is: from the
+    stop no message passes (no model call starts) and `Stopped` comes out."""
+    token = kwargs.pop("cancellation_token", None) or CancellationToken()
+    intervention.cancellation = token
+    try:
+        return await team.run(task=task, cancellation_token=token, **kwargs)
+    except asyncio.CancelledError:
+        if intervention.stopped is None:
+            raise
+        raise Stopped(intervention.stopped) from None
+
+
+__all__ = ["FlaggedWorkbench", "PersonProxy", "SteerIntervention", "flagged", "guarded",
+           "person_input", "run"]

@@ -28,15 +28,9 @@ import urllib.parse
 import uuid
 from typing import Any, Optional, Sequence
 
+from .answers import Stopped, Verdict, _jsonable
+
 DEFAULT_URL = "http://127.0.0.1:4318"
-
-
-class Stopped(Exception):
-    """A person stopped the run from the watch."""
-
-    def __init__(self, reason: str = "stopped by a person") -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 try:
@@ -66,6 +60,8 @@ class Steer:
     its own heartbeat). retry_after: how long an unreachable watch is left
     alone. run: the run's id (32 hex digits), for a program whose
     framework makes no span current and that Conclave did not launch.
+    lease_poll: the longest a lease's long poll is held, so how often a
+    run's count of gates is told.
     """
 
     def __init__(
@@ -79,6 +75,7 @@ class Steer:
         retry_after: float = 60.0,
         trace_id: Optional[str] = None,
         run: Optional[str] = None,
+        lease_poll: float = 1.0,
     ) -> None:
         self.url = (url or os.environ.get("CONCLAVE_STEER_URL") or DEFAULT_URL).rstrip("/")
         self.token = token if token is not None else os.environ.get("CONCLAVE_STEER_TOKEN")
@@ -95,15 +92,19 @@ class Steer:
         self._declared: set[str] = set()
         self._down_until = 0.0
         # Per run: until when gates may pass without asking (a lease the
-        # watch gives a running run), and how many did since the last call.
+        # watch gives a running run), how many did since the last call, and
+        # how many in all (a run whose count stands still is let go).
         self._lease: dict[str, float] = {}
         self._passed: dict[str, int] = {}
-        # Runs whose lease ran out, renewed by one thread of the hook's own
-        # (started with the first lease), woken by an event: a gate never
-        # waits for a thread to start.
-        self._renewing: set[str] = set()
-        self._wake = threading.Event()
-        self._renewer: Optional[threading.Thread] = None
+        self._count: dict[str, int] = {}
+        self._counting = threading.Lock()
+        # Runs under a lease, each kept fresh by a thread of the hook's own
+        # that long polls the watch from the epoch it saw: a pause, a flag
+        # or a stop ends the poll at once, so no gate passes on stale news.
+        self.lease_poll = lease_poll
+        self._watching: set[str] = set()
+        # Breakpoints: gates of these names (or agents) always ask.
+        self._breaks: frozenset = frozenset()
         # Gates passed in a run's last lease are told at the process's end.
         atexit.register(self.flush)
         self._warned: set[str] = set()
@@ -127,14 +128,14 @@ class Steer:
         """The flag's value now, as the watch has it (a person's setting,
         a --flag rule, or the default)."""
         trace = self.trace_id()
-        if trace in self._declared and trace in self._lease:
+        if trace in self._declared and self._fresh(trace):
             return self._value(trace, name)
         if trace in self._declared or not self._flags:
             answer = self._call({"op": "declare", "flags": []}, trace, hold=False)
         else:
             answer = self._declare(trace)
         if answer is not None:
-            self._values[trace] = answer.get("flags", {})
+            self._told(trace, answer)
         return self._value(trace, name)
 
     def _value(self, trace: str, name: str) -> bool:
@@ -160,9 +161,10 @@ class Steer:
         """Wait here until the watch lets the run go. kind: agent_turn,
         model_call, tool_call, handoff, node or message. While the watch's
         lease lasts (a run nobody holds), the gate passes without asking
-        and is counted in the next call. `arguments` may be a function
-        returning them: it is called only when the gate asks."""
-        if self._pass_leased():
+        and is counted in the next call (but a breakpoint's gate asks).
+        `arguments` may be a function returning them: it is called only
+        when the gate asks."""
+        if self._pass_leased(name, agent):
             return
         body: dict = {"op": "gate", "kind": kind, "name": name}
         if agent is not None:
@@ -176,17 +178,29 @@ class Steer:
     def approve(self, tool: str, arguments: Any = None,
                 agent: Optional[str] = None) -> tuple[bool, Optional[str]]:
         """Ask approval of a tool call: (True, None), or (False, reason)."""
+        verdict = self.decide(tool, arguments, agent)
+        return verdict.approved, verdict.reason
+
+    def decide(self, tool: str, arguments: Any = None,
+               agent: Optional[str] = None) -> Verdict:
+        """Ask approval of a tool call: a `Verdict` (approved, maybe with
+        arguments a person edited; or rejected, with the reason and who
+        decided)."""
         body: dict = {"op": "approval", "tool": tool, "arguments": _jsonable(arguments)}
         if agent is not None:
             body["agent"] = agent
         answer = self._ask(body)
         if answer is None:
             if self.strict:
-                return False, "the watch could not be reached and this hook is strict"
-            return True, None
+                reason = "the watch could not be reached and this hook is strict"
+                return Verdict(False, reason=reason, by="hook")
+            return Verdict(True, arguments)
         if answer.get("status") == "rejected":
-            return False, answer.get("reason") or "rejected"
-        return True, None
+            return Verdict(False, reason=answer.get("reason") or "rejected",
+                           by=str(answer.get("by") or "person"))
+        if "arguments" in answer:
+            return Verdict(True, answer["arguments"], edited=True)
+        return Verdict(True, arguments)
 
     def ask(self, question: str, options: Optional[Sequence[str]] = None,
             agent: Optional[str] = None) -> Optional[str]:
@@ -200,21 +214,25 @@ class Steer:
         return answer.get("text")
 
     # asyncio.to_thread copies the caller's context: the trace stays the caller's.
-    async def agate(self, *args: Any, **kwargs: Any) -> None:
+    async def agate(self, kind: str, name: str, agent: Optional[str] = None,
+                    arguments: Any = None) -> None:
         # Under a lease the gate passes here, without a thread's hop.
-        if self._pass_leased():
+        if self._pass_leased(name, agent):
             return
-        await asyncio.to_thread(self.gate, *args, **kwargs)
+        await asyncio.to_thread(self.gate, kind, name, agent, arguments)
 
     async def aapprove(self, *args: Any, **kwargs: Any) -> tuple[bool, Optional[str]]:
         return await asyncio.to_thread(self.approve, *args, **kwargs)
+
+    async def adecide(self, *args: Any, **kwargs: Any) -> Verdict:
+        return await asyncio.to_thread(self.decide, *args, **kwargs)
 
     async def aask(self, *args: Any, **kwargs: Any) -> Optional[str]:
         return await asyncio.to_thread(self.ask, *args, **kwargs)
 
     async def aflag(self, name: str) -> bool:
         trace = self.trace_id()
-        if trace in self._declared and trace in self._lease:
+        if trace in self._declared and self._fresh(trace):
             return self._value(trace, name)
         return await asyncio.to_thread(self.flag, name)
 
@@ -223,40 +241,36 @@ class Steer:
         if trace not in self._declared and self._flags:
             answer = self._declare(trace)
             if answer is not None:
-                self._values[trace] = answer.get("flags", {})
+                self._told(trace, answer)
         answer = self._call(body, trace, hold=True)
         while answer is not None and answer.get("status") == "waiting":
             answer = self._call({"op": "poll", "id": answer["id"]}, trace, hold=True)
         if answer is None:
             return None
-        if "flags" in answer:
-            self._values[trace] = answer["flags"]
-        lease = answer.get("lease_ms") if answer.get("status") == "go" else None
-        if isinstance(lease, (int, float)) and lease > 0:
-            self._lease[trace] = time.monotonic() + lease / 1000.0
-            if self._renewer is None:
-                self._renewer = threading.Thread(target=self._renew_all, daemon=True,
-                                                 name="conclave_steer lease")
-                self._renewer.start()
-        else:
-            self._lease.pop(trace, None)
+        self._told(trace, answer)
+        self._leased(trace, answer)
         if answer.get("status") == "stopped":
             raise Stopped(answer.get("reason") or "stopped by a person")
         return answer
 
     # -- the wire --------------------------------------------------------
 
-    def _call(self, body: dict, trace: str, *, hold: bool) -> Optional[dict]:
-        """POST one hook request; None when the watch is down or refused."""
+    def _call(self, body: dict, trace: str, *, hold: bool,
+              wait: Optional[float] = None) -> Optional[dict]:
+        """POST one hook request; None when the watch is down or refused.
+        hold: it may wait a heartbeat; wait: it may wait this long."""
         if time.monotonic() < self._down_until:
             return None
         body = dict(body, trace_id=trace, session=self.session)
-        passed = self._passed.pop(trace, 0)
+        with self._counting:
+            passed = self._passed.pop(trace, 0)
         if passed:
             body["passed"] = passed
         if hold:
-            body["wait_ms"] = int(self.heartbeat * 1000)
-        timeout = self.timeout + (self.heartbeat if hold else 0.0)
+            wait = self.heartbeat
+        if wait is not None:
+            body["wait_ms"] = int(wait * 1000)
+        timeout = self.timeout + (wait or 0.0)
         try:
             status, answer = self._post(json.dumps(body).encode(), timeout)
         except (OSError, http.client.HTTPException) as error:
@@ -311,21 +325,78 @@ class Steer:
                 raise
         raise http.client.HTTPException("unreachable")
 
-    def _pass_leased(self) -> bool:
-        """A gate of the current run passes under its lease: counted. A
-        lease run out is renewed by the hook's own thread while the gates
-        go on passing, so that a run nobody holds never waits on the
-        watch; a renewal refused (the run was paused or stopped) ends the
-        lease and the next gate asks."""
+    def leased(self) -> bool:
+        """Whether the current run's gates pass without asking now (a
+        lease the watch keeps fresh)."""
+        return self._fresh(self.trace_id())
+
+    def _told(self, trace: str, answer: dict) -> None:
+        """What every answer tells: the run's flags, the breakpoints."""
+        if "flags" in answer:
+            self._values[trace] = answer["flags"]
+        self._breaks = frozenset(answer.get("breaks") or ())
+
+    def _fresh(self, trace: str) -> bool:
+        """The run's lease holds: what the hook knows of it is current."""
+        until = self._lease.get(trace)
+        return until is not None and time.monotonic() < until
+
+    def _pass_leased(self, name: str, agent: Optional[str]) -> bool:
+        """A gate of the current run passes under its lease: counted. The
+        lease stays while the hook's long poll for the run says nothing
+        changed; a pause, a flag or a stop ends the poll at once and the
+        lease with it, and the next gate asks. A breakpoint's gate asks."""
+        if self._breaks and (name in self._breaks or agent in self._breaks):
+            return False
         trace = self.trace_id()
         until = self._lease.get(trace)
-        if until is None:
+        if until is None or time.monotonic() >= until:
             return False
-        self._passed[trace] = self._passed.get(trace, 0) + 1
-        if time.monotonic() >= until and trace not in self._renewing:
-            self._renewing.add(trace)
-            self._wake.set()
+        with self._counting:
+            self._passed[trace] = self._passed.get(trace, 0) + 1
+            self._count[trace] = self._count.get(trace, 0) + 1
         return True
+
+    def _leased(self, trace: str, answer: Optional[dict]) -> bool:
+        """Take a lease from `answer` (a `go` with `lease_ms`), kept fresh by
+        the run's long poll (started when it has none); no lease: the next
+        gate asks. Whether a lease holds."""
+        lease = answer.get("lease_ms") if answer and answer.get("status") == "go" else None
+        with self._counting:
+            if not isinstance(lease, (int, float)) or lease <= 0:
+                self._lease.pop(trace, None)
+                return False
+            epoch = answer.get("epoch")
+            if not isinstance(epoch, int):
+                # A watch that does not long poll: the lease lasts what it says.
+                self._lease[trace] = time.monotonic() + lease / 1000.0
+                return True
+            # Good while the long poll is out: its wait and a margin.
+            self._lease[trace] = time.monotonic() + self.lease_poll + self.timeout
+            if trace not in self._watching:
+                self._watching.add(trace)
+                threading.Thread(target=self._watch, args=(trace, epoch), daemon=True,
+                                 name="conclave_steer lease").start()
+        return True
+
+    def _watch(self, trace: str, epoch: int) -> None:
+        """Long poll the run's lease from `epoch` until it ends (paused,
+        stopped, the watch gone) or the run passes no gate for a whole
+        poll (it ended, or waits on something slow: its next gate asks)."""
+        while True:
+            count = self._count.get(trace, 0)
+            answer = self._call({"op": "lease", "epoch": epoch}, trace, hold=False,
+                                wait=self.lease_poll)
+            if answer is not None:
+                self._told(trace, answer)
+            with self._counting:
+                idle = self._count.get(trace, 0) == count and not self._passed.get(trace)
+                if idle or answer is None or answer.get("status") != "go":
+                    self._lease.pop(trace, None)
+                    self._watching.discard(trace)
+                    return
+            self._leased(trace, answer)
+            epoch = answer.get("epoch", epoch)
 
     def flush(self) -> None:
         """Tell the watch of the gates passed under leases and not told
@@ -334,43 +405,8 @@ class Steer:
             if passed:
                 self._call({"op": "lease"}, trace, hold=False)
 
-    def _renew_all(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            for trace in list(self._renewing):
-                try:
-                    self._renew(trace)
-                finally:
-                    self._renewing.discard(trace)
-
-    def _renew(self, trace: str) -> None:
-        answer = self._call({"op": "lease"}, trace, hold=False)
-        if answer is not None and "flags" in answer:
-            self._values[trace] = answer["flags"]
-        lease = answer.get("lease_ms") if answer and answer.get("status") == "go" else None
-        if isinstance(lease, (int, float)) and lease > 0:
-            self._lease[trace] = time.monotonic() + lease / 1000.0
-        else:
-            self._lease.pop(trace, None)
-
     def _warn(self, message: str, *, key: str) -> None:
         if key in self._warned:
             return
         self._warned.add(key)
         print(f"conclave_steer: {message}", file=sys.stderr, flush=True)
-
-
-def _jsonable(value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return repr(value)

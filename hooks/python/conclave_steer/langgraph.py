@@ -88,18 +88,20 @@ def guarded(steer: Steer, fn):
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def run_async(*args: Any, **kwargs: Any) -> Any:
-            approved, reason = await steer.aapprove(name, _arguments(fn, args, kwargs))
-            if not approved:
-                return f"The call of {name} was rejected by a person: {reason}"
+            args, kwargs, rejected = _decided(await steer.adecide(
+                name, _arguments(fn, args, kwargs)), name, args, kwargs)
+            if rejected is not None:
+                return rejected
             return await fn(*args, **kwargs)
 
         return run_async
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        approved, reason = steer.approve(name, _arguments(fn, args, kwargs))
-        if not approved:
-            return f"The call of {name} was rejected by a person: {reason}"
+        args, kwargs, rejected = _decided(steer.decide(name, _arguments(fn, args, kwargs)),
+                                          name, args, kwargs)
+        if rejected is not None:
+            return rejected
         return fn(*args, **kwargs)
 
     return run
@@ -127,6 +129,17 @@ def invoke(graph: Any, state: Any, config: Any, steer: Steer) -> Any:
     return result
 
 
+def _decided(verdict: Any, name: str, args: Any, kwargs: Any) -> tuple:
+    """The call's arguments (a person's edit as keywords) and, when
+    rejected, the tool's result saying so and who decided."""
+    if not verdict.approved:
+        return args, kwargs, verdict.told(name)
+    edited = verdict.arguments
+    if verdict.edited and isinstance(edited, dict):
+        return (), dict(edited), None
+    return args, kwargs, None
+
+
 def _arguments(fn: Any, args: Any, kwargs: Any) -> Any:
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
@@ -135,12 +148,25 @@ def _arguments(fn: Any, args: Any, kwargs: Any) -> Any:
         return {"args": [_brief(a) for a in args], **{k: _brief(v) for k, v in kwargs.items()}}
 
 
+def _plain(value: Any) -> Any:
+    """A value JSON cannot hold as itself: a message (any pydantic model)
+    as its fields, else its repr."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(exclude_none=True)
+        except Exception:  # a model that cannot dump itself: its repr
+            pass
+    return repr(value)
+
+
 def _brief(value: Any) -> Any:
-    """A value as JSON can hold it, cut to a few kB."""
+    """A value as JSON can hold it (messages as their fields), cut to a
+    few kB."""
     import json
 
     try:
-        text = json.dumps(value, default=repr)
+        text = json.dumps(value, default=_plain)
     except (TypeError, ValueError):
         text = json.dumps(repr(value))
     if len(text) > 4000:

@@ -53,9 +53,12 @@ class SteerToolset(WrapperToolset):
         agent = getattr(getattr(ctx, "agent", None), "name", None)
         await self.steer.agate("tool_call", name, agent=agent, arguments=tool_args)
         if name in self.approve:
-            approved, reason = await self.steer.aapprove(name, tool_args, agent=agent)
-            if not approved:
-                return f"The call of {name} was rejected by a person: {reason}"
+            verdict = await self.steer.adecide(name, tool_args, agent=agent)
+            if not verdict.approved:
+                return verdict.told(name)
+            if verdict.edited and isinstance(verdict.arguments, dict):
+                # A person edited the arguments: the tool receives theirs.
+                tool_args = verdict.arguments
         return await super().call_tool(name, tool_args, ctx, tool)
 
 

@@ -19,12 +19,21 @@ impl App {
             Some(overlay) => vec![Scope::Overlay(overlay.kind())],
             None => {
                 let mut scopes = self.pane_scopes();
-                if self.run().is_some_and(|r| r.watched_trace().is_some()) {
+                if self.steer_keys() {
                     scopes.push(Scope::WatchSteer);
                 }
                 scopes.push(Scope::Everywhere);
                 scopes
             }
+        }
+    }
+
+    /// Whether a watch's steering keys apply: a watched run on screen, or
+    /// none yet on a watch that steers (every new run may be held).
+    pub(crate) fn steer_keys(&self) -> bool {
+        match self.run() {
+            Some(run) => run.watched_trace().is_some(),
+            None => self.watching.as_ref().is_some_and(|w| w.steer.is_some()),
         }
     }
 
@@ -164,22 +173,27 @@ impl App {
         Vec::new()
     }
 
-    /// A key in a steering dialog: its own keys, letters typed into a
-    /// decision's note, and any key but `y` keeping a run from stopping.
+    /// A key in a steering dialog: its own keys, and letters typed into a
+    /// decision's note or a stop's reason.
     fn steer_dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let Some(Overlay::Steer(dialog)) = &mut self.overlay else {
             return Vec::new();
         };
         match keymap::lookup(Scope::Overlay(dialog.kind()), &key) {
             Some(action) => return self.update(action),
-            None if dialog.kind() == OverlayKind::StopRun => return self.update(Action::Close),
-            None if dialog.kind() == OverlayKind::Decide => match key.code {
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    dialog.type_note(Some(c));
+            None if matches!(
+                dialog.kind(),
+                OverlayKind::Decide | OverlayKind::StopRun | OverlayKind::Break
+            ) =>
+            {
+                match key.code {
+                    KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                        dialog.type_note(Some(c));
+                    }
+                    KeyCode::Backspace => dialog.type_note(None),
+                    _ => {}
                 }
-                KeyCode::Backspace => dialog.type_note(None),
-                _ => {}
-            },
+            }
             None => {}
         }
         Vec::new()

@@ -10,8 +10,11 @@ use super::App;
 use crate::span::TraceId;
 use crate::tui::effect::Effect;
 use crate::tui::keymap::Action;
-use crate::tui::overlays::steer::{SteerDialog, options_of};
+use crate::tui::overlays::steer::{
+    APPROVE_EDITED, APPROVE_FOR_THE_RUN, REJECT, SteerDialog, options_of,
+};
 use crate::tui::view_state::Overlay;
+use crate::watch::steer::words::gate_words;
 use crate::watch::steer::{Ask, ControlOp, RunView};
 
 impl App {
@@ -50,7 +53,10 @@ impl App {
         let Some((trace, view)) = self.steered() else {
             return Vec::new();
         };
-        let op = |op: ControlOp| Effect::Steer { trace, op };
+        let op = |op: ControlOp| Effect::Steer {
+            trace: Some(trace),
+            op,
+        };
         match action {
             Action::TogglePause if view.paused => vec![op(ControlOp::RunOn)],
             Action::TogglePause => vec![op(ControlOp::Pause)],
@@ -68,11 +74,64 @@ impl App {
                 Vec::new()
             }
             Action::StopRun => {
-                self.overlay = Some(Overlay::Steer(SteerDialog::Stop { trace }));
+                let reason = String::new();
+                self.overlay = Some(Overlay::Steer(SteerDialog::Stop { trace, reason }));
                 Vec::new()
             }
             _ => Vec::new(),
         }
+    }
+
+    /// The watched runs a person holds (paused, or waiting for them), as
+    /// the quit dialog names them.
+    pub(crate) fn held(&self) -> Vec<String> {
+        let Some(steer) = self.watching.as_ref().and_then(|w| w.steer.as_ref()) else {
+            return Vec::new();
+        };
+        let mut held: Vec<String> = steer
+            .values()
+            .filter(|v| v.stopped.is_none() && (v.paused || !v.waiting.is_empty()))
+            .map(|v| {
+                let waits = v
+                    .waiting
+                    .iter()
+                    .find(|w| !matches!(w.ask, Ask::Gate { .. }));
+                match waits {
+                    Some(w) => format!("{} waits: {}", short(&v.trace_id), gate_words(&w.ask)),
+                    None => format!("{} paused", short(&v.trace_id)),
+                }
+            })
+            .collect();
+        held.sort();
+        held
+    }
+
+    /// `P` and `b`: every run held (again: run on), the breakpoints.
+    pub(super) fn steer_all(&mut self, action: Action) -> Vec<Effect> {
+        let Some(watching) = self.watching.as_ref() else {
+            return Vec::new();
+        };
+        if action == Action::HoldAll {
+            let op = if watching.holds_new {
+                ControlOp::RunOn
+            } else {
+                ControlOp::Pause
+            };
+            return vec![Effect::Steer { trace: None, op }];
+        }
+        // Typed, or the gate the run on screen is held at.
+        let name = self
+            .steered()
+            .and_then(|(_, view)| {
+                view.waiting.iter().find_map(|w| match &w.ask {
+                    Ask::Gate { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+            })
+            .unwrap_or_default();
+        let trace = self.run().and_then(|r| r.watched_trace()).unwrap_or(0);
+        self.overlay = Some(Overlay::Steer(SteerDialog::Break { trace, name }));
+        Vec::new()
     }
 
     /// Open the decision dialog for the oldest approval or question of
@@ -121,7 +180,10 @@ impl App {
                             name: flag.name.clone(),
                             on: !flag.on,
                         };
-                        return vec![Effect::Steer { trace, op }];
+                        return vec![Effect::Steer {
+                            trace: Some(trace),
+                            op,
+                        }];
                     }
                     _ => {
                         self.overlay = None;
@@ -149,7 +211,10 @@ impl App {
                         return match decide(&wait.ask, id, options.get(choice), &note) {
                             Ok(op) => {
                                 self.overlay = None;
-                                vec![Effect::Steer { trace, op }]
+                                vec![Effect::Steer {
+                                    trace: Some(trace),
+                                    op,
+                                }]
                             }
                             Err(why) => {
                                 self.notice = Some(why.into());
@@ -174,16 +239,40 @@ impl App {
                 }));
                 Vec::new()
             }
-            SteerDialog::Stop { .. } => {
+            SteerDialog::Break { name, .. } => {
+                self.overlay = None;
+                let name = name.trim().to_string();
+                if action != Action::Confirm || name.is_empty() {
+                    return Vec::new();
+                }
+                let on = !self
+                    .watching
+                    .as_ref()
+                    .is_some_and(|w| w.breaks.contains(&name));
+                let op = ControlOp::SetBreak { name, on };
+                vec![Effect::Steer { trace: None, op }]
+            }
+            SteerDialog::Stop { reason, .. } => {
                 self.overlay = None;
                 if action == Action::Confirm {
-                    let op = ControlOp::Stop { reason: None };
-                    return vec![Effect::Steer { trace, op }];
+                    let reason = reason.trim();
+                    let reason =
+                        (!reason.is_empty()).then(|| format!("stopped by a person: {reason}"));
+                    let op = ControlOp::Stop { reason };
+                    return vec![Effect::Steer {
+                        trace: Some(trace),
+                        op,
+                    }];
                 }
                 Vec::new()
             }
         }
     }
+}
+
+/// A trace id as the quit dialog names it: its first 8 digits.
+fn short(trace: &str) -> &str {
+    trace.get(..8).unwrap_or(trace)
 }
 
 /// The oldest approval or question waiting in the run that the person
@@ -204,15 +293,28 @@ fn decide(
 ) -> Result<ControlOp, &'static str> {
     let note = note.trim();
     match ask {
-        Ask::Approval { .. } if option.is_some_and(|o| o == "reject") => Ok(ControlOp::Reject {
+        Ask::Approval { .. } if option.is_some_and(|o| o == REJECT) => Ok(ControlOp::Reject {
             id,
             reason: if note.is_empty() {
-                "rejected by a person".to_string()
+                "no reason given".to_string()
             } else {
                 note.to_string()
             },
         }),
-        Ask::Approval { .. } => Ok(ControlOp::Approve { id }),
+        Ask::Approval { .. } if option.is_some_and(|o| o == APPROVE_EDITED) => {
+            let arguments = serde_json::from_str(note)
+                .map_err(|_| "type the arguments as JSON first (the dialog shows them)")?;
+            Ok(ControlOp::Approve {
+                id,
+                arguments: Some(arguments),
+                for_the_run: false,
+            })
+        }
+        Ask::Approval { .. } => Ok(ControlOp::Approve {
+            id,
+            arguments: None,
+            for_the_run: option.is_some_and(|o| o == APPROVE_FOR_THE_RUN),
+        }),
         Ask::Question { options, .. } if options.is_empty() => {
             if note.is_empty() {
                 return Err("type an answer first");

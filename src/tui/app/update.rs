@@ -37,6 +37,11 @@ impl App {
                 self.unsteerable(action)
             }
             Action::StopRun => Some("only a watched run's hook is stopped with x"),
+            Action::HoldAll | Action::Break
+                if self.watching.as_ref().is_none_or(|w| w.steer.is_none()) =>
+            {
+                Some("only a watch steers runs")
+            }
             // Another framework's run runs where it was started; its
             // replay still plays again from the start (`r`).
             Action::Fork | Action::EditGoal | Action::Flags
@@ -94,8 +99,9 @@ impl App {
             return Vec::new();
         }
         if action == Action::Quit {
-            // Quitting cancels live runs: asked first.
-            if self.live_runs() {
+            // Quitting cancels live runs, and lets held watched runs go:
+            // asked first.
+            if self.live_runs() || !self.held().is_empty() {
                 let under = self.overlay.take().map(Box::new);
                 self.overlay = Some(Overlay::Quit { under });
                 return Vec::new();
@@ -246,6 +252,9 @@ impl App {
     }
 
     fn update_panes(&mut self, action: Action) -> Vec<Effect> {
+        if matches!(action, Action::HoldAll | Action::Break) {
+            return self.steer_all(action);
+        }
         let steering = matches!(
             action,
             Action::TogglePause | Action::Step | Action::Flags | Action::Decide | Action::StopRun

@@ -37,6 +37,7 @@ impl App {
                         let scenario = Arc::clone(&started.scenario);
                         let run = self.runs.open_watched(trace, scenario);
                         watching.shown_as.insert(trace, run);
+                        self.refresh_held();
                         run
                     }
                 };
@@ -73,6 +74,15 @@ impl App {
         }
     }
 
+    /// What the steering holds for every run: whether each new run is
+    /// held, and the breakpoints.
+    pub fn steering_globals(&mut self, holds_new: bool, breaks: Vec<String>) {
+        if let Some(watching) = self.watching.as_mut() {
+            watching.holds_new = holds_new;
+            watching.breaks = breaks;
+        }
+    }
+
     /// The watch's hooked runs, as its steering lists them now: the
     /// dialog for a new approval or question of the run on screen opens.
     pub fn steering_listed(&mut self, views: Vec<RunView>) {
@@ -85,13 +95,22 @@ impl App {
                 steer.insert(trace, view);
             }
         }
+        self.refresh_held();
+        self.offer_decision();
+    }
+
+    /// Each watched run's tab: held (`⏸`) while its steering is paused,
+    /// a run that came after the last listing too.
+    fn refresh_held(&mut self) {
+        let Some(steer) = self.watching.as_ref().and_then(|w| w.steer.as_ref()) else {
+            return;
+        };
         for slot in self.runs.iter_mut() {
             slot.held = slot
                 .watched_trace()
                 .and_then(|trace| steer.get(&trace))
                 .is_some_and(|view| view.paused && view.stopped.is_none());
         }
-        self.offer_decision();
     }
 }
 

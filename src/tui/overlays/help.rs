@@ -43,6 +43,10 @@ const GROUPS: &[(&str, Scope)] = &[
         "Stopping a watched run (x)",
         Scope::Overlay(OverlayKind::StopRun),
     ),
+    (
+        "A watch's breakpoints (b)",
+        Scope::Overlay(OverlayKind::Break),
+    ),
 ];
 
 /// Every key of the dashboard, by where it applies (the pattern pane's
@@ -164,6 +168,7 @@ fn group_applies(app: &App, scope: Scope) -> bool {
         Scope::Overlay(OverlayKind::Decide) => Action::Decide,
         Scope::Overlay(OverlayKind::Sweep) => Action::Sweep,
         Scope::Overlay(OverlayKind::StopRun) => Action::StopRun,
+        Scope::Overlay(OverlayKind::Break) => Action::Break,
         _ => return true,
     };
     app.unavailable(opened_by).is_none()

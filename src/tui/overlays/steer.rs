@@ -33,8 +33,11 @@ pub enum SteerDialog {
         choice: usize,
         note: String,
     },
-    /// A stop, to confirm.
-    Stop { trace: TraceId },
+    /// A stop, to confirm, with the reason typed.
+    Stop { trace: TraceId, reason: String },
+    /// The watch's breakpoints (every run's), a name being typed; `trace`
+    /// the run on screen, when there is one.
+    Break { trace: TraceId, name: String },
 }
 
 impl SteerDialog {
@@ -43,7 +46,8 @@ impl SteerDialog {
         match self {
             SteerDialog::Flags { trace, .. }
             | SteerDialog::Decide { trace, .. }
-            | SteerDialog::Stop { trace } => *trace,
+            | SteerDialog::Stop { trace, .. }
+            | SteerDialog::Break { trace, .. } => *trace,
         }
     }
 
@@ -53,12 +57,17 @@ impl SteerDialog {
             SteerDialog::Flags { .. } => OverlayKind::Flags,
             SteerDialog::Decide { .. } => OverlayKind::Decide,
             SteerDialog::Stop { .. } => OverlayKind::StopRun,
+            SteerDialog::Break { .. } => OverlayKind::Break,
         }
     }
 
-    /// A letter typed into the decision's note (`None`: Backspace).
+    /// A letter typed into the decision's note or the stop's reason
+    /// (`None`: Backspace).
     pub(crate) fn type_note(&mut self, typed: Option<char>) {
-        if let SteerDialog::Decide { note, .. } = self {
+        if let SteerDialog::Decide { note, .. }
+        | SteerDialog::Stop { reason: note, .. }
+        | SteerDialog::Break { name: note, .. } = self
+        {
             match typed {
                 Some(c) if note.chars().count() < 2000 => note.push(c),
                 Some(_) => {}
@@ -70,11 +79,18 @@ impl SteerDialog {
     }
 }
 
-/// The options a decision offers: approve/reject, or the question's own
+/// An approval's options besides plain `approve`.
+pub(crate) const APPROVE_FOR_THE_RUN: &str = "approve this tool for the rest of the run";
+pub(crate) const APPROVE_EDITED: &str = "approve with the arguments typed (JSON)";
+pub(crate) const REJECT: &str = "reject (with the reason typed)";
+
+/// The options a decision offers: an approval's, or the question's own
 /// (none: a free answer is typed).
 pub(crate) fn options_of(ask: &Ask) -> Vec<String> {
     match ask {
-        Ask::Approval { .. } => vec!["approve".into(), "reject".into()],
+        Ask::Approval { .. } => ["approve", APPROVE_FOR_THE_RUN, APPROVE_EDITED, REJECT]
+            .map(String::from)
+            .to_vec(),
         Ask::Question { options, .. } => options.clone(),
         Ask::Gate { .. } => Vec::new(),
     }
@@ -112,11 +128,55 @@ pub(crate) fn steer_line(view: &RunView) -> (String, bool) {
     (line, view.paused || !person.is_empty())
 }
 
+/// The breakpoints dialog: those set, the name typed.
+pub(crate) fn draw_breaks(frame: &mut Frame, screen: Rect, breaks: &[String], name: &str) {
+    let width = screen.width.saturating_sub(4).clamp(20, 100);
+    let inner_width = usize::from(width.saturating_sub(2));
+    let mut lines = vec![Line::raw(fit(
+        "Every run pauses before a gate of these names (tool, node, agent, handoff):",
+        inner_width,
+    ))];
+    if breaks.is_empty() {
+        lines.push(Line::styled("  (none)", theme::dim()));
+    }
+    for set in breaks {
+        lines.push(Line::raw(fit(&format!("  ● {set}"), inner_width)));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("name: ", theme::dim()),
+        Span::raw(fit(&format!("{name}▏"), inner_width.saturating_sub(6))),
+    ]));
+    lines.push(Line::styled(
+        fit(
+            "type · Enter sets it (clears it when set) · Esc closes",
+            inner_width,
+        ),
+        theme::dim(),
+    ));
+    boxed(frame, screen, width, "Breakpoints", lines);
+}
+
+fn boxed(frame: &mut Frame, screen: Rect, width: u16, title: &str, lines: Vec<Line<'static>>) {
+    let inner_width = usize::from(width.saturating_sub(2));
+    let most = screen.height.saturating_sub(2).max(3);
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(most);
+    let area = centered(screen, width, height);
+    frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .border_style(theme::border(true))
+        .title(Line::styled(fit(title, inner_width), theme::bold()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
 /// The open steering dialog over the screen, for the run `view` lists.
 pub(crate) fn draw(frame: &mut Frame, screen: Rect, view: &RunView, dialog: &SteerDialog) {
     let width = screen.width.saturating_sub(4).clamp(20, 100);
     let inner_width = usize::from(width.saturating_sub(2));
     let (title, lines) = match dialog {
+        SteerDialog::Break { .. } => return,
         SteerDialog::Flags { selected, .. } => flag_lines(view, *selected, inner_width),
         SteerDialog::Decide {
             id, choice, note, ..
@@ -124,27 +184,22 @@ pub(crate) fn draw(frame: &mut Frame, screen: Rect, view: &RunView, dialog: &Ste
             Some(wait) => decide_lines(&wait.ask, *choice, note, inner_width),
             None => return,
         },
-        SteerDialog::Stop { .. } => (
+        SteerDialog::Stop { reason, .. } => (
             "Stop this run?".to_string(),
             vec![
                 Line::raw("Its hook ends the run as its framework ends one"),
                 Line::raw("(an exception, a termination); the run says"),
-                Line::raw("\"stopped by a person\"."),
+                Line::raw("\"stopped by a person\" and the reason typed."),
                 Line::raw(""),
-                Line::styled("y stops it · any other key keeps it running", theme::dim()),
+                Line::from(vec![
+                    Span::styled("reason: ", theme::dim()),
+                    Span::raw(fit(&format!("{reason}▏"), inner_width.saturating_sub(8))),
+                ]),
+                Line::styled("type · Enter stops it · Esc keeps it running", theme::dim()),
             ],
         ),
     };
-    let most = screen.height.saturating_sub(2).max(3);
-    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(most);
-    let area = centered(screen, width, height);
-    frame.render_widget(Clear, area);
-    let block = Block::bordered()
-        .border_style(theme::border(true))
-        .title(Line::styled(fit(&title, inner_width), theme::bold()));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    frame.render_widget(Paragraph::new(lines), inner);
+    boxed(frame, screen, width, &title, lines);
 }
 
 fn flag_lines(view: &RunView, selected: usize, width: usize) -> (String, Vec<Line<'static>>) {
@@ -205,7 +260,10 @@ fn decide_lines(
                 let head = if i == 0 { "arguments" } else { "" };
                 said(head, row);
             }
-            ("Approve this tool call?", "reason (to reject)")
+            (
+                "Approve this tool call?",
+                "reason to reject, or arguments (JSON)",
+            )
         }
         Ask::Question {
             question, agent, ..

@@ -29,6 +29,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ));
         spans.push(Span::styled("│", theme::dim()));
     }
+    if app.watching.as_ref().is_some_and(|w| w.holds_new) {
+        spans.push(Span::styled(
+            " ⏸ EVERY RUN HELD, new ones from their first gate: P runs all on ",
+            theme::bold().fg(theme::CAUTION),
+        ));
+        spans.push(Span::styled("│", theme::dim()));
+    }
     if let Some(watching) = &app.watching {
         spans.push(Span::styled(
             format!(" {} ", fit(&watching.counts(), 96)),
@@ -43,11 +50,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     match app.overlay.as_ref() {
         Some(overlay) => groups.push(vec![Scope::Overlay(overlay.kind())]),
+        // A steered run's keys come first: at any width they are in view.
+        None if app.steer_keys() => {
+            groups.push(vec![Scope::WatchSteer, Scope::Everywhere]);
+            groups.push(app.pane_scopes());
+        }
         None => {
             groups.push(app.pane_scopes());
-            if app.run().is_some_and(|r| r.watched_trace().is_some()) {
-                groups.push(vec![Scope::WatchSteer]);
-            }
             groups.push(vec![Scope::Everywhere]);
         }
     }

@@ -127,7 +127,7 @@ impl World {
             Effect::Steer { trace, op } => {
                 let steering = self.steering.as_ref()?;
                 let request = crate::watch::steer::ControlRequest {
-                    trace_id: Some(crate::span::trace_hex(trace)),
+                    trace_id: trace.map(crate::span::trace_hex),
                     op,
                 };
                 steering

@@ -16,15 +16,28 @@ impl RunSteer {
         now: Instant,
     ) -> Result<Option<Answer>, Refused> {
         Ok(match ask {
-            Ask::Gate { .. } => {
+            Ask::Gate { name, agent, .. } => {
                 self.gates += 1;
+                let at = [Some(name), agent.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .find(|n| policy.breaks.contains(n.as_str()));
+                if let (Some(at), Pace::Running) = (at, self.pace) {
+                    self.pace = Pace::Paused { passes: 0 };
+                    self.steered = true;
+                    self.touch();
+                    let d = Decision::Broke { at: at.clone() };
+                    self.decide(now, d, limits.max_decisions);
+                    return Ok(None);
+                }
                 match self.pace {
                     Pace::Running => Some(Answer::Go {
                         lease_ms: millis(limits.lease),
+                        epoch: self.epoch,
                     }),
                     Pace::Paused { passes } if passes > 0 => {
                         self.pace = Pace::Paused { passes: passes - 1 };
-                        Some(Answer::Go { lease_ms: 0 })
+                        Some(Answer::go())
                     }
                     Pace::Paused { .. } => None,
                 }
@@ -72,20 +85,27 @@ impl RunSteer {
                 by: By::Rule,
             };
             self.decide(now, d, limits.max_decisions);
-            return Some(Answer::Rejected { reason });
+            let by = By::Rule;
+            return Some(Answer::Rejected { reason, by });
         }
+        let for_the_run = self.approved_for_run.contains(&tool);
         let by = if policy.approve.contains(&tool) {
             By::Rule
+        } else if for_the_run {
+            By::Person
         } else if !(self.steered || policy.person_present) {
             By::Nobody
         } else {
             return None;
         };
-        self.decide(
-            now,
-            Decision::Approved { tool, agent, by },
-            limits.max_decisions,
-        );
-        Some(Answer::Approved)
+        let d = Decision::Approved {
+            tool,
+            agent,
+            by,
+            arguments: None,
+            for_the_run,
+        };
+        self.decide(now, d, limits.max_decisions);
+        Some(Answer::Approved { arguments: None })
     }
 }

@@ -156,7 +156,7 @@ impl HookRequest {
                 }
                 agent(a)?;
             }
-            HookOp::Poll { .. } | HookOp::Lease => {}
+            HookOp::Poll { .. } | HookOp::Lease { .. } => {}
         }
         Ok(())
     }
@@ -169,7 +169,9 @@ impl ControlRequest {
             ControlOp::Step { gates } if *gates == 0 || *gates > MAX_STEP => {
                 Err(Refused::Bad(format!("gates: from 1 to {MAX_STEP}")))
             }
-            ControlOp::SetFlag { name, .. } => named("name", name),
+            ControlOp::SetFlag { name, .. } | ControlOp::SetBreak { name, .. } => {
+                named("name", name)
+            }
             ControlOp::Reject { reason, .. } => {
                 named("reason", reason)?;
                 bounded("reason", reason, MAX_TEXT)

@@ -9,6 +9,9 @@ use crate::span::TraceId;
 use std::collections::BTreeMap;
 use tokio::time::Instant;
 
+/// A lease's answer and the run's flags.
+type Renewal = (Answer, BTreeMap<String, bool>);
+
 impl Board {
     /// A hook declares its flags: their values now (a `--flag` over a
     /// default, a person's setting over both).
@@ -109,28 +112,44 @@ impl Board {
         gates: u64,
         now: Instant,
     ) -> Result<(), Refused> {
+        if !self.runs.contains_key(&trace) && self.finished.contains(&trace) {
+            // Told after the run ended: its summary is written.
+            return Ok(());
+        }
         let run = self.run_for(trace, session, now)?;
         run.gates = run.gates.saturating_add(gates);
         Ok(())
     }
 
-    /// A lease renewed: `go` with a new one while the run runs.
+    /// A lease renewed: `go` with a new one while the run runs, `hold`
+    /// once paused, `stopped`. With the `epoch` its hook saw: `None` while
+    /// the run runs on as it was then (the long poll waits on). A run
+    /// lately finished is not made again: its lease goes on, untold.
     pub fn lease(
         &mut self,
         trace: TraceId,
         session: &str,
+        seen: Option<u64>,
         now: Instant,
-    ) -> Result<(Answer, BTreeMap<String, bool>), Refused> {
-        let lease = millis(self.limits.lease);
+    ) -> Result<Option<Renewal>, Refused> {
+        let lease_ms = millis(self.limits.lease);
+        if !self.runs.contains_key(&trace) && self.finished.contains(&trace) {
+            let go = Answer::Go { lease_ms, epoch: 0 };
+            return Ok((seen != Some(0)).then(|| (go, BTreeMap::new())));
+        }
         let run = self.run_for(trace, session, now)?;
         let answer = match (&run.stopped, run.pace) {
             (Some(reason), _) => Answer::Stopped {
                 reason: reason.clone(),
             },
-            (None, Pace::Running) => Answer::Go { lease_ms: lease },
+            (None, Pace::Running) if seen == Some(run.epoch) => return Ok(None),
+            (None, Pace::Running) => Answer::Go {
+                lease_ms,
+                epoch: run.epoch,
+            },
             (None, Pace::Paused { .. }) => Answer::Hold,
         };
-        Ok((answer, run.values()))
+        Ok(Some((answer, run.values())))
     }
 
     /// The hook asks again after a heartbeat: the answer when decided

@@ -15,7 +15,10 @@ mod bounds;
 mod hook_side;
 #[cfg(test)]
 mod long_poll_tests;
+pub(crate) mod marks;
 pub mod protocol;
+#[cfg(test)]
+mod refusal_tests;
 pub mod replayed;
 pub mod serve;
 pub mod state;
@@ -26,7 +29,7 @@ mod views;
 pub(crate) mod words;
 
 pub use protocol::{Answer, Ask, ControlOp, ControlRequest, Decision, HookOp, HookRequest};
-pub use protocol::{Refused, RunView};
+pub use protocol::{Refused, Ruling, RunView};
 pub use state::{Board, Limits, Pace, Policy, Reply, SteerSummary, Timed};
 
 use crate::span::TraceId;
@@ -96,9 +99,13 @@ impl Steering {
                 return Ok(HookAnswer::Flags(flags));
             }
             HookOp::Poll { id } => return self.wait(trace, &session, id, wait).await,
-            HookOp::Lease => {
-                let (answer, flags) = self.board().lease(trace, &session, now)?;
-                return Ok(HookAnswer::Now(answer, flags));
+            HookOp::Lease { epoch } => {
+                let wait = if epoch.is_some() {
+                    wait
+                } else {
+                    Duration::ZERO
+                };
+                return self.lease(trace, &session, epoch, wait).await;
             }
             HookOp::Gate {
                 kind,
@@ -166,6 +173,31 @@ impl Steering {
         }
     }
 
+    /// Renew a lease; from the `epoch` a hook saw, held up to `wait`
+    /// while the run runs on unchanged (then `go` again), answered as soon
+    /// as it is paused, stopped or a flag is set: a hook long polling so
+    /// learns of a pause at once, without a round trip per gate.
+    async fn lease(
+        &self,
+        trace: TraceId,
+        session: &str,
+        epoch: Option<u64>,
+        wait: Duration,
+    ) -> Result<HookAnswer, Refused> {
+        let mut changes = self.changed.subscribe();
+        let deadline = Instant::now() + wait;
+        loop {
+            changes.borrow_and_update();
+            let now = Instant::now();
+            let seen = if now >= deadline { None } else { epoch };
+            if let Some((answer, flags)) = self.board().lease(trace, session, seen, now)? {
+                return Ok(HookAnswer::Now(answer, flags));
+            }
+            // A closed channel cannot be: this holds its sender.
+            let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
+        }
+    }
+
     /// A steerer's call.
     pub fn control(&self, request: ControlRequest) -> Result<(), Refused> {
         request.check()?;
@@ -183,19 +215,43 @@ impl Steering {
             ControlOp::RunOn => board.run_on(trace, now),
             ControlOp::Step { gates } => board.step(need()?, gates, now),
             ControlOp::SetFlag { name, on } => board.set_flag(need()?, &name, on, now),
-            ControlOp::Approve { id } => board.decide_approval(need()?, id, None, now),
+            ControlOp::Approve {
+                id,
+                arguments,
+                for_the_run,
+            } => {
+                let ruling = Ruling::Approve {
+                    arguments,
+                    for_the_run,
+                };
+                board.decide_approval(need()?, id, ruling, now)
+            }
             ControlOp::Reject { id, reason } => {
-                board.decide_approval(need()?, id, Some(reason), now)
+                board.decide_approval(need()?, id, Ruling::Reject(reason), now)
             }
             ControlOp::Answer { id, text } => board.answer(need()?, id, text, now),
             ControlOp::Stop { reason } => {
                 let reason = reason.unwrap_or_else(|| "stopped by a person".to_string());
                 board.stop(need()?, reason, now)
             }
+            ControlOp::SetBreak { name, on } => {
+                board.set_break(&name, on);
+                Ok(())
+            }
         };
         drop(board);
         self.changed();
         done
+    }
+
+    /// The breakpoints every run pauses at.
+    pub fn breaks(&self) -> Vec<String> {
+        self.board().breaks().iter().cloned().collect()
+    }
+
+    /// Whether a pause of every run holds each new run too.
+    pub fn holds_new(&self) -> bool {
+        self.board().holds_new()
     }
 
     /// Every steered run and what waits in it.

@@ -54,13 +54,20 @@ pub struct FlagDecl {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
     /// Go on; while `lease_ms` lasts, the hook may let gates pass
-    /// without asking (it counts them in its next call's `passed`).
+    /// without asking (it counts them in its next call's `passed`), and
+    /// for as long as its lease's long poll from `epoch` is not answered.
     Go {
         lease_ms: u64,
+        epoch: u64,
     },
-    Approved,
+    /// Approved; with `arguments` when a person edited them (the tool
+    /// is called with these).
+    Approved {
+        arguments: Option<serde_json::Value>,
+    },
     Rejected {
         reason: String,
+        by: By,
     },
     Answered {
         text: String,
@@ -73,6 +80,28 @@ pub enum Answer {
     Stopped {
         reason: String,
     },
+}
+
+/// A steerer's ruling on an approval.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ruling {
+    /// Approve, with the arguments edited or not; `for_the_run`: every
+    /// later call of the tool in the run too.
+    Approve {
+        arguments: Option<serde_json::Value>,
+        for_the_run: bool,
+    },
+    Reject(String),
+}
+
+impl Answer {
+    /// Go on, without a lease: the next gate asks again.
+    pub fn go() -> Answer {
+        Answer::Go {
+            lease_ms: 0,
+            epoch: 0,
+        }
+    }
 }
 
 /// Who decided.
@@ -112,6 +141,13 @@ pub enum Decision {
         #[serde(default)]
         agent: Option<String>,
         by: By,
+        /// The arguments a person edited the call to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments: Option<serde_json::Value>,
+        /// Approved for the rest of the run (this call, or a later one
+        /// the standing approval let pass).
+        #[serde(default, skip_serializing_if = "is_false")]
+        for_the_run: bool,
     },
     Rejected {
         tool: String,
@@ -129,6 +165,10 @@ pub enum Decision {
     },
     Stopped {
         reason: String,
+    },
+    /// A running run paused at a breakpoint, before the gate `at`.
+    Broke {
+        at: String,
     },
 }
 
@@ -181,9 +221,15 @@ pub enum HookOp {
     Poll {
         id: u64,
     },
-    /// Renew a lease (never held, counts no gate): `go` with a new lease
-    /// while the run runs, else `hold` or `stopped`.
-    Lease,
+    /// Renew a lease (counts no gate): `go` with a new lease while the
+    /// run runs, else `hold` or `stopped`. With `epoch` (the one the hook
+    /// last saw) and `wait_ms`, a long poll: held while the run runs on as
+    /// it was at `epoch`, answered at once when it is paused, stopped or a
+    /// flag is set.
+    Lease {
+        #[serde(default)]
+        epoch: Option<u64>,
+    },
 }
 
 /// A steerer's request.
@@ -211,6 +257,12 @@ pub enum ControlOp {
     },
     Approve {
         id: u64,
+        /// The call's arguments as a person edited them.
+        #[serde(default)]
+        arguments: Option<serde_json::Value>,
+        /// Approve every later call of the tool in the run too.
+        #[serde(default)]
+        for_the_run: bool,
     },
     Reject {
         id: u64,
@@ -223,6 +275,11 @@ pub enum ControlOp {
     Stop {
         #[serde(default)]
         reason: Option<String>,
+    },
+    /// A breakpoint of every run, set or cleared (no trace id).
+    SetBreak {
+        name: String,
+        on: bool,
     },
 }
 
@@ -280,6 +337,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A decision and when, in ms after the hook's first call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timed {
@@ -293,10 +354,17 @@ pub struct Timed {
 pub fn answer_json(answer: &Answer, flags: &BTreeMap<String, bool>) -> serde_json::Value {
     use serde_json::json;
     let mut value = match answer {
-        Answer::Go { lease_ms: 0 } => json!({"status": "go"}),
-        Answer::Go { lease_ms } => json!({"status": "go", "lease_ms": lease_ms}),
-        Answer::Approved => json!({"status": "approved"}),
-        Answer::Rejected { reason } => json!({"status": "rejected", "reason": reason}),
+        Answer::Go { lease_ms: 0, .. } => json!({"status": "go"}),
+        Answer::Go { lease_ms, epoch } => {
+            json!({"status": "go", "lease_ms": lease_ms, "epoch": epoch})
+        }
+        Answer::Approved { arguments: None } => json!({"status": "approved"}),
+        Answer::Approved {
+            arguments: Some(arguments),
+        } => json!({"status": "approved", "arguments": arguments}),
+        Answer::Rejected { reason, by } => {
+            json!({"status": "rejected", "reason": reason, "by": by})
+        }
         Answer::Answered { text } => json!({"status": "answered", "text": text}),
         Answer::Unanswered => json!({"status": "unanswered"}),
         Answer::Hold => json!({"status": "hold"}),

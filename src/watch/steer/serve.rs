@@ -75,12 +75,18 @@ async fn hook(steering: &Steering, bytes: &[u8]) -> Answer {
         Ok(request) => request,
         Err(e) => return refusal(&Refused::Bad(format!("not a hook request: {e}"))),
     };
-    match steering.hook(request).await {
-        Ok(HookAnswer::Now(answer, flags)) => ok(answer_json(&answer, &flags)),
-        Ok(HookAnswer::Waiting(id)) => ok(json!({"status": "waiting", "id": id})),
-        Ok(HookAnswer::Flags(flags)) => ok(json!({"status": "declared", "flags": flags})),
-        Err(refused) => refusal(&refused),
+    let mut said = match steering.hook(request).await {
+        Ok(HookAnswer::Now(answer, flags)) => answer_json(&answer, &flags),
+        Ok(HookAnswer::Waiting(id)) => json!({"status": "waiting", "id": id}),
+        Ok(HookAnswer::Flags(flags)) => json!({"status": "declared", "flags": flags}),
+        Err(refused) => return refusal(&refused),
+    };
+    // The breakpoints, for a hook whose gates pass under a lease.
+    let breaks = steering.breaks();
+    if !breaks.is_empty() {
+        said["breaks"] = json!(breaks);
     }
+    ok(said)
 }
 
 fn control(steering: &Steering, bytes: &[u8]) -> Answer {

@@ -7,7 +7,7 @@
 use super::protocol::{Answer, Ask, Decision, Refused, RunView};
 pub use super::protocol::{SteerSummary, Timed};
 use crate::span::TraceId;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -64,6 +64,9 @@ pub struct Policy {
     /// Every run's approvals and questions wait for a person, steered or
     /// not (a dashboard is open).
     pub person_present: bool,
+    /// Breakpoints (`--break`, or set by a steerer): a running run pauses
+    /// before a gate with one of these names (or of one of these agents).
+    pub breaks: BTreeSet<String>,
 }
 
 /// A run's pace at its gates.
@@ -102,11 +105,17 @@ pub struct RunSteer {
     /// A steerer has acted on this run: its approvals wait for a person.
     pub(super) steered: bool,
     pub(super) flags: BTreeMap<String, Flag>,
+    /// Tools a person approved for the rest of the run.
+    pub(super) approved_for_run: BTreeSet<String>,
     pub(super) waiting: BTreeMap<u64, Waiting>,
     pub(super) stopped: Option<String>,
     pub(super) decisions: Vec<(Instant, Decision)>,
     pub(super) decisions_dropped: u64,
     pub(super) gates: u64,
+    /// Bumped whenever what a leased hook must know changes (the pace, a
+    /// flag, a stop): a lease's long poll is answered at once when it
+    /// differs from the one the hook saw.
+    pub(super) epoch: u64,
     pub(super) first: Instant,
     pub(super) last: Instant,
 }
@@ -128,7 +137,13 @@ pub struct Board {
     /// A trace-less pause: new runs start paused and steered.
     pub(super) hold_new: bool,
     pub(super) next_id: u64,
+    /// Runs lately finished, oldest first: a lease renewed for one makes
+    /// no run again (its hook's last count comes after the run ended).
+    pub(super) finished: VecDeque<TraceId>,
 }
+
+/// How many finished runs the board remembers.
+const FINISHED_KEPT: usize = 1024;
 
 impl Board {
     pub fn new(limits: Limits, policy: Policy) -> Board {
@@ -138,6 +153,7 @@ impl Board {
             runs: HashMap::new(),
             hold_new: false,
             next_id: 1,
+            finished: VecDeque::new(),
         }
     }
 
@@ -185,11 +201,13 @@ impl Board {
                     pace,
                     steered: self.hold_new,
                     flags: BTreeMap::new(),
+                    approved_for_run: BTreeSet::new(),
                     waiting: BTreeMap::new(),
                     stopped: None,
                     decisions: Vec::new(),
                     decisions_dropped: 0,
                     gates: 0,
+                    epoch: 0,
                     first: now,
                     last: now,
                 },
@@ -216,6 +234,10 @@ impl Board {
     /// The steering a finished run leaves, taken out of the board.
     pub fn finish(&mut self, trace: TraceId) -> Option<SteerSummary> {
         let run = self.runs.remove(&trace)?;
+        if self.finished.len() >= FINISHED_KEPT {
+            self.finished.pop_front();
+        }
+        self.finished.push_back(trace);
         Some(run.summary())
     }
 
@@ -247,9 +269,15 @@ impl RunSteer {
         }
     }
 
+    /// What a leased hook knows changed: its lease's long poll answers.
+    pub(super) fn touch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+
     pub(super) fn pause(&mut self, now: Instant, max: usize) {
         if self.pace == Pace::Running {
             self.pace = Pace::Paused { passes: 0 };
+            self.touch();
             self.decide(now, Decision::Paused, max);
         }
     }
@@ -257,6 +285,7 @@ impl RunSteer {
     pub(super) fn run_on(&mut self, now: Instant, max: usize) {
         if self.pace != Pace::Running {
             self.pace = Pace::Running;
+            self.touch();
             self.decide(now, Decision::RanOn, max);
         }
         self.release();
@@ -269,10 +298,10 @@ impl RunSteer {
                 continue;
             }
             match &mut self.pace {
-                Pace::Running => waiting.answer = Some(Answer::Go { lease_ms: 0 }),
+                Pace::Running => waiting.answer = Some(Answer::go()),
                 Pace::Paused { passes } if *passes > 0 => {
                     *passes -= 1;
-                    waiting.answer = Some(Answer::Go { lease_ms: 0 });
+                    waiting.answer = Some(Answer::go());
                 }
                 Pace::Paused { .. } => break,
             }

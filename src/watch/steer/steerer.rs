@@ -1,19 +1,18 @@
 //! The steerer's side of the board: pause, step, run on, set a flag,
-//! decide an approval, answer a question, stop. Each makes the run
-//! steered (its approvals then wait for a person) and is a decision of
-//! the run.
+//! decide an approval, answer a question, stop. Each that is done makes
+//! the run steered (its approvals then wait for a person) and is a
+//! decision of the run; one refused changes nothing.
 
-use super::protocol::{Answer, Ask, By, Decision, Refused};
+use super::protocol::{Answer, Ask, By, Decision, Refused, Ruling};
 use super::state::{Board, Pace, RunSteer};
 use crate::span::TraceId;
 use tokio::time::Instant;
 
 impl Board {
-    /// The steered run `trace`, for a steerer.
+    /// The run `trace`, for a steerer, as it is (the op marks it steered
+    /// once it is done).
     fn steered(&mut self, trace: TraceId) -> Result<&mut RunSteer, Refused> {
-        let run = self.runs.get_mut(&trace).ok_or(Refused::NoSuchRun)?;
-        run.steered = true;
-        Ok(run)
+        self.runs.get_mut(&trace).ok_or(Refused::NoSuchRun)
     }
 
     /// Pause `trace` at its next gate; no trace: every run, and every new
@@ -28,7 +27,9 @@ impl Board {
             }
             return Ok(());
         };
-        self.steered(trace)?.pause(now, max);
+        let run = self.steered(trace)?;
+        run.pause(now, max);
+        run.steered = true;
         Ok(())
     }
 
@@ -41,6 +42,7 @@ impl Board {
             Pace::Paused { passes } => passes.saturating_add(n),
         };
         run.pace = Pace::Paused { passes };
+        run.steered = true;
         run.decide(now, Decision::Stepped { gates: n }, max);
         run.release();
         Ok(())
@@ -56,7 +58,9 @@ impl Board {
             }
             return Ok(());
         };
-        self.steered(trace)?.run_on(now, max);
+        let run = self.steered(trace)?;
+        run.run_on(now, max);
+        run.steered = true;
         Ok(())
     }
 
@@ -75,6 +79,8 @@ impl Board {
             .get_mut(name)
             .ok_or_else(|| Refused::NoSuchFlag(name.to_string()))?;
         flag.value = on;
+        run.steered = true;
+        run.touch();
         let d = Decision::FlagSet {
             name: name.to_string(),
             on,
@@ -83,12 +89,13 @@ impl Board {
         Ok(())
     }
 
-    /// Decide the approval `id`: approve, or reject with `reason`.
+    /// Decide the approval `id`: approve (its arguments edited, or every
+    /// later call of its tool in the run too), or reject with a reason.
     pub fn decide_approval(
         &mut self,
         trace: TraceId,
         id: u64,
-        reject: Option<String>,
+        ruling: Ruling,
         now: Instant,
     ) -> Result<(), Refused> {
         let max = self.limits.max_decisions;
@@ -98,26 +105,43 @@ impl Board {
             return Err(Refused::WrongKind(id, "an approval"));
         };
         let (tool, agent) = (tool.clone(), agent.clone());
-        let (decision, answer) = match reject {
-            None => (
-                Decision::Approved {
+        let (decision, answer) = match ruling {
+            Ruling::Approve {
+                arguments,
+                for_the_run,
+            } => {
+                let decision = Decision::Approved {
                     tool,
                     agent,
                     by: By::Person,
-                },
-                Answer::Approved,
-            ),
-            Some(reason) => (
+                    arguments: arguments.clone(),
+                    for_the_run,
+                };
+                (decision, Answer::Approved { arguments })
+            }
+            Ruling::Reject(reason) => (
                 Decision::Rejected {
                     tool,
                     agent,
                     reason: reason.clone(),
                     by: By::Person,
                 },
-                Answer::Rejected { reason },
+                Answer::Rejected {
+                    reason,
+                    by: By::Person,
+                },
             ),
         };
         waiting.answer = Some(answer);
+        if let Decision::Approved {
+            tool,
+            for_the_run: true,
+            ..
+        } = &decision
+        {
+            run.approved_for_run.insert(tool.clone());
+        }
+        run.steered = true;
         run.decide(now, decision, max);
         Ok(())
     }
@@ -144,6 +168,7 @@ impl Board {
         }
         let question = question.clone();
         waiting.answer = Some(Answer::Answered { text: text.clone() });
+        run.steered = true;
         run.decide(
             now,
             Decision::Answered {
@@ -155,15 +180,40 @@ impl Board {
         Ok(())
     }
 
+    /// Set or clear a breakpoint of every run: each leased hook learns of
+    /// it at once (its long poll answers).
+    pub fn set_break(&mut self, name: &str, on: bool) {
+        let changed = if on {
+            self.policy.breaks.insert(name.to_string())
+        } else {
+            self.policy.breaks.remove(name)
+        };
+        if changed {
+            self.runs.values_mut().for_each(RunSteer::touch);
+        }
+    }
+
+    /// The breakpoints, for a hook's answer.
+    pub fn breaks(&self) -> &std::collections::BTreeSet<String> {
+        &self.policy.breaks
+    }
+
+    /// Whether every new run is held from its first gate.
+    pub fn holds_new(&self) -> bool {
+        self.hold_new
+    }
+
     /// Stop `trace`: everything waiting, and every later call of its
     /// hook, is answered stopped.
     pub fn stop(&mut self, trace: TraceId, reason: String, now: Instant) -> Result<(), Refused> {
         let max = self.limits.max_decisions;
         let run = self.steered(trace)?;
+        run.steered = true;
         if run.stopped.is_some() {
             return Ok(());
         }
         run.stopped = Some(reason.clone());
+        run.touch();
         for waiting in run.waiting.values_mut() {
             waiting.answer = Some(Answer::Stopped {
                 reason: reason.clone(),

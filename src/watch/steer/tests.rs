@@ -1,7 +1,7 @@
 //! The board, on tokio's paused clock (the long poll and the leases are
 //! `long_poll_tests`).
 
-use super::protocol::{Answer, Ask, By, Decision, FlagDecl, Refused};
+use super::protocol::{Answer, Ask, By, Decision, FlagDecl, Refused, Ruling};
 use super::state::{Board, Limits, Policy, Reply};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -26,6 +26,13 @@ fn approval(tool: &str) -> Ask {
     }
 }
 
+fn approve() -> Ruling {
+    Ruling::Approve {
+        arguments: None,
+        for_the_run: false,
+    }
+}
+
 fn go(reply: Reply) -> bool {
     matches!(reply, Reply::Now(Answer::Go { .. }, _))
 }
@@ -44,7 +51,7 @@ async fn nobody_steering_every_gate_goes_at_once_and_approvals_pass() {
             .unwrap()));
     }
     let reply = board.arrive(RUN, "s", approval("refund"), now).unwrap();
-    assert!(matches!(reply, Reply::Now(Answer::Approved, _)));
+    assert!(matches!(reply, Reply::Now(Answer::Approved { .. }, _)));
     let question = Ask::Question {
         question: "Which city?".into(),
         options: vec![],
@@ -174,18 +181,19 @@ async fn a_steered_runs_approval_waits_for_the_person_and_a_rejection_carries_th
     };
     assert_eq!(board.list(now)[0].waiting[0].id, id);
     board
-        .decide_approval(RUN, id, Some("over the limit".into()), now)
+        .decide_approval(RUN, id, Ruling::Reject("over the limit".into()), now)
         .unwrap();
     assert_eq!(
-        board.decide_approval(RUN, id, None, now),
+        board.decide_approval(RUN, id, approve(), now),
         Err(Refused::Decided(id))
     );
-    let Reply::Now(Answer::Rejected { reason }, _) = board.poll(RUN, "s", id, now).unwrap() else {
+    let Reply::Now(Answer::Rejected { reason, .. }, _) = board.poll(RUN, "s", id, now).unwrap()
+    else {
         panic!("rejected");
     };
     assert_eq!(reason, "over the limit");
     let reply = board.arrive(RUN, "s", approval("lookup"), now).unwrap();
-    assert!(matches!(reply, Reply::Now(Answer::Approved, _)));
+    assert!(matches!(reply, Reply::Now(Answer::Approved { .. }, _)));
     let reply = board.arrive(RUN, "s", approval("wire_money"), now).unwrap();
     assert!(matches!(reply, Reply::Now(Answer::Rejected { .. }, _)));
     let by: Vec<By> = board
@@ -300,4 +308,56 @@ fn a_replayed_decision_is_one_clean_log_line() {
         super::replayed::log_line(5, &Decision::Paused),
         "+5 ms  steered paused"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_edited_approval_carries_the_arguments_and_one_for_the_run_approves_later_calls() {
+    let mut board = board();
+    let now = Instant::now();
+    assert!(go(board.arrive(RUN, "s", gate("g"), now).unwrap()));
+    board.run_on(Some(RUN), now).unwrap();
+    let wait = |board: &mut Board, tool: &str| match board.arrive(RUN, "s", approval(tool), now) {
+        Ok(Reply::Wait(id)) => id,
+        other => panic!("a steered run's approval waits: {other:?}"),
+    };
+    let id = wait(&mut board, "refund");
+    let edited = serde_json::json!({"amount": 5});
+    let ruling = Ruling::Approve {
+        arguments: Some(edited.clone()),
+        for_the_run: false,
+    };
+    board.decide_approval(RUN, id, ruling, now).unwrap();
+    let Reply::Now(Answer::Approved { arguments }, _) = board.poll(RUN, "s", id, now).unwrap()
+    else {
+        panic!("approved");
+    };
+    assert_eq!(arguments, Some(edited));
+    // Approved for the rest of the run: the next call passes at once.
+    let id = wait(&mut board, "lookup");
+    let ruling = Ruling::Approve {
+        arguments: None,
+        for_the_run: true,
+    };
+    board.decide_approval(RUN, id, ruling, now).unwrap();
+    let again = board.arrive(RUN, "s", approval("lookup"), now).unwrap();
+    assert!(matches!(
+        again,
+        Reply::Now(Answer::Approved { arguments: None }, _)
+    ));
+    // Another tool still waits for the person.
+    wait(&mut board, "refund");
+    let said: Vec<String> = board
+        .decisions(RUN, 0)
+        .iter()
+        .map(|t| super::words::decision_words(&t.decision))
+        .collect();
+    assert!(
+        said.contains(&"approved refund (by a person) with arguments {\"amount\":5}".to_string()),
+        "{said:?}"
+    );
+    let standing = said
+        .iter()
+        .filter(|s| *s == "approved lookup (by a person, for the rest of the run)")
+        .count();
+    assert_eq!(standing, 2, "{said:?}");
 }

@@ -24,7 +24,22 @@ pub(crate) fn decision_words(decision: &Decision) -> String {
         Decision::Stepped { gates } => format!("stepped {gates} gate(s)"),
         Decision::RanOn => "ran on".to_string(),
         Decision::FlagSet { name, on } => format!("flag {name} {}", on_off(*on)),
-        Decision::Approved { tool, by: b, .. } => format!("approved {tool} ({})", by(*b)),
+        Decision::Approved {
+            tool,
+            by: b,
+            arguments,
+            for_the_run,
+            ..
+        } => {
+            let mut how = by(*b).to_string();
+            if *for_the_run {
+                how.push_str(", for the rest of the run");
+            }
+            match arguments {
+                Some(edited) => format!("approved {tool} ({how}) with arguments {edited}"),
+                None => format!("approved {tool} ({how})"),
+            }
+        }
         Decision::Rejected {
             tool,
             reason,
@@ -34,6 +49,7 @@ pub(crate) fn decision_words(decision: &Decision) -> String {
         Decision::Answered { question, answer } => format!("answered {question:?}: {answer}"),
         Decision::Unanswered { question } => format!("unanswered {question:?}"),
         Decision::Stopped { reason } => format!("stopped: {reason}"),
+        Decision::Broke { at } => format!("paused at the breakpoint {at}"),
     }
 }
 

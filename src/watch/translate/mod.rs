@@ -208,7 +208,7 @@ impl Translator {
 
     /// The run finished at `t_ms` (on its clock): what still waits is
     /// told, and the run ends with `summary`, the watch's own, as its
-    /// result.
+    /// result: `stopped` (cancelled) when a steerer stopped it, else ok.
     pub(crate) fn finish(
         &mut self,
         (forest, readings): (&Forest, &Readings),
@@ -223,11 +223,21 @@ impl Translator {
         let waiting: Vec<SpanId> = self.waiting.drain().flat_map(|(_, ids)| ids).collect();
         self.tell(waiting, (forest, readings), prices, t_ms);
         let result = serde_json::to_value(summary).unwrap_or_default();
+        // A run a steerer stopped ended stopped, whatever its spans say.
+        let stopped = summary
+            .steering
+            .as_ref()
+            .is_some_and(|s| s.stopped.is_some());
+        let (status, stop_reason) = if stopped {
+            (RunStatus::Stopped, StopReason::Cancelled)
+        } else {
+            (RunStatus::Ok, StopReason::Success)
+        };
         self.out.push(
             t_ms,
             EventKind::RunFinished {
-                status: RunStatus::Ok,
-                stop_reason: StopReason::Success,
+                status,
+                stop_reason,
                 phase: None,
                 result: Arc::new(crate::bus::ResultDoc::from_value(&result)),
                 summary: Box::new(crate::bus::RunSummary::of_result(&result)),

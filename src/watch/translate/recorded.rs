@@ -72,7 +72,7 @@ pub(crate) fn events_of(path: &Path) -> Result<Vec<Arc<Event>>, String> {
     events.extend(steered);
     let mut summary = summarise_read(trace, &forest, &readings, None);
     summary.recording = Some(path.display().to_string());
-    summary.steering = steering;
+    crate::watch::steer::marks::with_steering(&mut summary, steering);
     events.extend(translator.finish((&forest, &readings), &summary, None, last_ms));
     Ok(events.into_iter().map(Arc::new).collect())
 }

@@ -1,0 +1,93 @@
+"""What the steering hook costs a PydanticAI or an AutoGen run nobody
+steers, on a stub model answering at once. PydanticAI: an agent whose
+model asks for 100 calls of the tool `count` at each of 10 steps, then
+answers: 1,000 tool calls, through `SteerToolset` or the plain toolset.
+AutoGen: a round robin of one assistant whose model answers at once,
+for 250 turns: about 1,000 messages the runtime carries, through
+`SteerIntervention` or no handler. Each run without and with the hook,
+interleaved ROUNDS times in this one process (a run of its own each
+time). Prints one JSON line: the seconds of each run, both ways.
+Usage: steer_cost.py FRAMEWORK URL ROUNDS"""
+
+import asyncio
+import json
+import sys
+import time
+
+from conclave_steer import Steer
+
+framework, url, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+STEPS, CALLS, TURNS = 10, 100, 250
+
+
+def count(n: int) -> str:
+    """Count."""
+    return f"counted {n}"
+
+
+async def pydantic_ai(hooked: bool) -> float:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.toolsets import FunctionToolset
+    from pydantic_ai.usage import UsageLimits
+    from conclave_steer.pydantic_ai import SteerToolset
+
+    steps = [0]
+
+    async def answer(messages, info) -> ModelResponse:
+        steps[0] += 1
+        if steps[0] > STEPS:
+            return ModelResponse(parts=[TextPart(content="Counted.")])
+        return ModelResponse(parts=[ToolCallPart(tool_name="count", args={"n": k},
+                                                 tool_call_id=f"c{steps[0]}_{k}")
+                                    for k in range(CALLS)])
+
+    tools = FunctionToolset([count])
+    if hooked:
+        tools = SteerToolset(tools, Steer(url))
+    agent = Agent(FunctionModel(answer), toolsets=[tools], name="Counter")
+    began = time.perf_counter()
+    result = await agent.run("count", usage_limits=UsageLimits(request_limit=STEPS + 5))
+    took = time.perf_counter() - began
+    assert result.output == "Counted.", result.output
+    return took
+
+
+async def autogen(hooked: bool) -> float:
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.conditions import MaxMessageTermination
+    from autogen_agentchat.teams import RoundRobinGroupChat
+    from autogen_core import SingleThreadedAgentRuntime
+    from autogen_core.models import ModelFamily, ModelInfo
+    from autogen_ext.models.replay import ReplayChatCompletionClient
+    from conclave_steer.autogen import SteerIntervention
+
+    info = ModelInfo(vision=False, function_calling=True, json_output=False,
+                     family=ModelFamily.UNKNOWN, structured_output=False)
+    handlers = [SteerIntervention(Steer(url))] if hooked else None
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=handlers)
+    counter = AssistantAgent("counter", model_client=ReplayChatCompletionClient(
+        ["counted"] * (TURNS + 5), model_info=info))
+    team = RoundRobinGroupChat([counter], runtime=runtime,
+                               termination_condition=MaxMessageTermination(TURNS))
+    runtime.start()
+    began = time.perf_counter()
+    await team.run(task="count")
+    took = time.perf_counter() - began
+    await runtime.stop_when_idle()
+    return took
+
+
+async def main() -> None:
+    run = globals()[framework]
+    without, hooked = [], []
+    await run(False)  # warm up both ways once
+    await run(True)
+    for _ in range(rounds):
+        without.append(await run(False))
+        hooked.append(await run(True))
+    print(json.dumps({"without": without, "with": hooked}), flush=True)
+
+
+asyncio.run(main())

@@ -1,0 +1,77 @@
+//! Breakpoints (docs/steer.md): `conclave watch --headless --break NAME`
+//! pauses a running hooked run before a gate of that name even while its
+//! hook lets gates pass under a lease, says so as a decision, and lets
+//! it go when run on; a breakpoint set by a steerer (`set_break`, here by
+//! an agent's name) holds the next such gate the same way. The hook is
+//! the real client (tests/fixtures/steer/break_hook.py, standard library
+//! only, on the system's python3).
+
+use crate::common::steer::Watch;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+const TRACE: &str = "b4ea0000000000000000000000000001";
+
+#[test]
+fn a_breakpoint_holds_a_leased_run_before_its_named_gate_headless() {
+    let watch = Watch::start(&["--break", "lookup_invoice"]);
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut hook = Command::new("python3")
+        .arg(format!("{root}/tests/fixtures/steer/break_hook.py"))
+        .arg(TRACE)
+        .env("PYTHONPATH", format!("{root}/hooks/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("CONCLAVE_STEER_URL", &watch.url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs the hook");
+    let (tx, said) = channel::<Value>();
+    let stdout = hook.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || {
+        said.recv_timeout(Duration::from_secs(60))
+            .expect("the hook said")
+    };
+    for n in 0..3 {
+        let gate = next();
+        assert_eq!(
+            (gate["gate"].as_str(), gate["n"].as_u64()),
+            (Some("count"), Some(n))
+        );
+    }
+    // Held before lookup_invoice, the lease notwithstanding.
+    let (gate, view) = watch.waiting(TRACE, "gate");
+    assert_eq!(gate["name"], "lookup_invoice");
+    assert_eq!(view["paused"], true, "{view}");
+    assert!(said.try_recv().is_err(), "the breakpoint's gate passed");
+    watch.steer(json!({"op": "run_on", "trace_id": TRACE}));
+    assert_eq!(next()["gate"], "lookup_invoice");
+    // A breakpoint set by a steerer, by an agent's name.
+    watch.steer(json!({"op": "set_break", "name": "Legal", "on": true}));
+    let stdin = hook.stdin.as_mut().unwrap();
+    writeln!(stdin, "go on").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(next()["n"], 3);
+    let (gate, _) = watch.waiting(TRACE, "gate");
+    assert_eq!(gate["name"], "Legal");
+    watch.steer(json!({"op": "run_on", "trace_id": TRACE}));
+    assert_eq!(next()["gate"], "Legal");
+    assert!(hook.wait().unwrap().success());
+    // A breakpoint needs a name; every gate was counted.
+    let (status, _) = watch.control(json!({"op": "set_break", "name": " ", "on": true}));
+    assert_eq!(status, 400);
+    let runs = watch.wait_for("the run listed", |runs| {
+        runs.iter().find(|r| r["trace_id"] == TRACE).cloned()
+    });
+    assert_eq!(runs["gates"], 6, "{runs}");
+}
