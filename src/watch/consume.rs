@@ -213,6 +213,13 @@ impl Watch {
         self.finish(settled, now)
     }
 
+    /// The watch stops at `now`: every run still going ends (whole when
+    /// its top came, else incomplete), summed up and recorded.
+    pub(crate) fn stop(&mut self, now: tokio::time::Instant) -> Vec<WatchFeed> {
+        let going = self.runs.finish_all();
+        self.finish(going, now)
+    }
+
     /// Runs `ids`, just marked finished at `now`: each summed up,
     /// recorded, told ended, and let go when no viewer looks at it again.
     fn finish(&mut self, ids: Vec<TraceId>, now: tokio::time::Instant) -> Vec<WatchFeed> {
@@ -225,6 +232,7 @@ impl Watch {
             // those readings rather than reading every span again.
             let prices = self.options.prices.as_ref();
             let mut summary = summarise_read(id, &run.forest, &run.readings, prices);
+            summary.incomplete = run.incomplete;
             summary.steering = self.options.steering.as_ref().and_then(|s| s.finish(id));
             if let Some(dir) = &self.options.record_dir {
                 match record::write(dir, run, &summary) {
@@ -270,6 +278,8 @@ fn ms_since(from: tokio::time::Instant, to: tokio::time::Instant) -> u64 {
 
 /// Run the watch on `batches` until they end or `--runs N` runs have
 /// finished, handing what happens to `feed`. A closed feed ends it too.
+/// At its end every run still going ends and is recorded (whole when its
+/// top came, else incomplete), told to the feed while it is read.
 pub(crate) async fn watch(
     mut batches: mpsc::Receiver<Batch>,
     options: WatchOptions,
@@ -307,23 +317,25 @@ pub(crate) async fn watch(
                 state.steering_changed(tokio::time::Instant::now())
             }
         };
-        for item in told {
-            if feed.send(item).await.is_err() {
-                return state;
-            }
-        }
-        if state.done() {
+        if !send_all(&feed, told).await || state.done() {
             break;
         }
     }
-    // The batches ended: what has a root settles now, without waiting.
+    // The batches ended (or the viewer went): what is still going ends
+    // now, without waiting, and is recorded.
     if !state.done() {
-        let far = tokio::time::Instant::now() + state.options.limits.settle;
-        for item in state.settle(far) {
-            if feed.send(item).await.is_err() {
-                break;
-            }
-        }
+        let last = state.stop(tokio::time::Instant::now());
+        send_all(&feed, last).await;
     }
     state
+}
+
+/// Hand `items` to `feed`, in order; whether its reader is still there.
+async fn send_all(feed: &mpsc::Sender<WatchFeed>, items: Vec<WatchFeed>) -> bool {
+    for item in items {
+        if feed.send(item).await.is_err() {
+            return false;
+        }
+    }
+    true
 }

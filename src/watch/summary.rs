@@ -76,6 +76,10 @@ pub struct WatchSummary {
     pub dropped_spans: u64,
     /// The recording's path, once written.
     pub recording: Option<String>,
+    /// Why the run ended before its top span came (`idle`,
+    /// `watch_stopped`, `made_room`); absent for a run that ended whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<super::runs::Incomplete>,
     /// What was decided when a hook steered the run (docs/steer.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steering: Option<crate::watch::steer::SteerSummary>,
@@ -216,6 +220,7 @@ fn empty(trace_id: u128, forest: &Forest, spans: &[&Span]) -> WatchSummary {
         spans: spans.len() as u64,
         dropped_spans: forest.dropped,
         recording: None,
+        incomplete: None,
         steering: None,
     }
 }

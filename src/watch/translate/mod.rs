@@ -223,11 +223,12 @@ impl Translator {
         let waiting: Vec<SpanId> = self.waiting.drain().flat_map(|(_, ids)| ids).collect();
         self.tell(waiting, (forest, readings), prices, t_ms);
         let result = serde_json::to_value(summary).unwrap_or_default();
+        let (status, stop_reason) = ending_of(summary);
         self.out.push(
             t_ms,
             EventKind::RunFinished {
-                status: RunStatus::Ok,
-                stop_reason: StopReason::Success,
+                status,
+                stop_reason,
                 phase: None,
                 result: Arc::new(crate::bus::ResultDoc::from_value(&result)),
                 summary: Box::new(crate::bus::RunSummary::of_result(&result)),
@@ -325,6 +326,21 @@ impl Translator {
             }
         }
         self.chain.quiet_turns(t_ms, &mut self.out);
+    }
+}
+
+/// How a watched run ended: `ok` and `success` when it ended whole;
+/// `stopped` and `incomplete:<why>` (`incomplete:idle`) when its top
+/// span never came.
+fn ending_of(summary: &WatchSummary) -> (RunStatus, StopReason) {
+    match summary.incomplete {
+        None => (RunStatus::Ok, StopReason::Success),
+        Some(why) => {
+            let why = serde_json::to_value(why).unwrap_or_default();
+            let wire = format!("incomplete:{}", why.as_str().unwrap_or("unknown"));
+            let reason = StopReason::Pattern(crate::stop::PatternStop::read(&wire));
+            (RunStatus::Stopped, reason)
+        }
     }
 }
 
