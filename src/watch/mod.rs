@@ -25,4 +25,4 @@ pub(crate) mod vocab;
 pub(crate) mod tests;
 
 #[cfg(test)]
-mod fixture_tests;
+pub(crate) mod fixture_tests;
