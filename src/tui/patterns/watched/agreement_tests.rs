@@ -286,6 +286,13 @@ fn the_dashboards_comparison_finds_no_divergence_where_the_headless_one_finds_no
                 crate::patterns::compare_rules,
             );
             assert_eq!(compared.first_divergence, None, "{set}");
+            // Named as watched runs are: no pattern of Conclave's, no seed.
+            let written = crate::compare::markdown::comparison(&compared);
+            assert!(written.contains("(watched)"), "{written}");
+            assert!(
+                !written.contains("(swarm)") && !written.contains("| seed"),
+                "{written}"
+            );
         }
     }
 }
