@@ -98,8 +98,8 @@ fn left_out(kind: &EventKind) -> bool {
         kind,
         // The servers' descriptions are part of the setup. A watched
         // run's span is how its framework told what happened, with ids
-        // and times of its own: what it did is told by the turns, calls
-        // and handoffs the span led to, as `compare --headless` compares
+        // and times of its own: what it did is told by the other events
+        // the span led to, as `compare --headless` compares
         // them.
         EventKind::CallDelta { .. }
             | EventKind::WentLive { .. }
